@@ -1,0 +1,4 @@
+# protocol/: bytes and text <-> plain C structs. No GL, no HTTP.
+PROTOCOL_OBJS := \
+	$(BUILD)/protocol/opts.o \
+	$(BUILD)/protocol/npy.o

@@ -1,0 +1,2 @@
+# protocol tests (issue 4)
+TEST_NAMES += protocol/test_npy
