@@ -1,0 +1,38 @@
+/* fftbloom: the GPU engine as a command-line tool (info, fft, convert, bloom, convolve, bench). */
+#include "daemon/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *help;
+} commands[] = {
+	{"info", cli_info, "print the GPU context's facts as JSON"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: fftbloom COMMAND [options]   (fftbloom COMMAND --help for its options)\n\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "fftbloom: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,80 @@
+/* Logging to stderr, text or JSON lines; see log.h. */
+#include "daemon/log.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static int g_level = LOG_INFO, g_json;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *names[] = {"error", "warn", "info", "debug"};
+
+void log_setup(int level, int json)
+{
+	g_level = level;
+	g_json = json;
+}
+
+static void json_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+static void emit(int level, const char *msg)
+{
+	if (level > g_level)
+		return;
+	if (level < 0)
+		level = 0;
+	if (level > LOG_DEBUG)
+		level = LOG_DEBUG;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	struct tm tm;
+	gmtime_r(&ts.tv_sec, &tm);
+	char t[32];
+	strftime(t, sizeof t, "%Y-%m-%dT%H:%M:%S", &tm);
+	pthread_mutex_lock(&g_lock);
+	if (g_json) {
+		fprintf(stderr, "{\"ts\":\"%s.%03ldZ\",\"level\":\"%s\",\"msg\":\"", t,
+		        ts.tv_nsec / 1000000, names[level]);
+		json_escape(stderr, msg);
+		fputs("\"}\n", stderr);
+	} else {
+		fprintf(stderr, "%s.%03ldZ %-5s %s\n", t, ts.tv_nsec / 1000000, names[level], msg);
+	}
+	fflush(stderr);
+	pthread_mutex_unlock(&g_lock);
+}
+
+void log_msg(int level, const char *fmt, ...)
+{
+	if (level > g_level)
+		return;
+	char buf[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	emit(level, buf);
+}
+
+static void gles_forward(void *ctx, int level, const char *msg)
+{
+	(void)ctx;
+	emit(level, msg);
+}
+
+const struct gles_log log_gles_sink = {gles_forward, NULL};

@@ -1,0 +1,7 @@
+# daemon/: the two programs' front ends, the config table, logging.
+DAEMON_LIB_OBJS := \
+	$(BUILD)/daemon/config.o \
+	$(BUILD)/daemon/log.o
+DAEMON_OBJS :=
+CLI_OBJS := \
+	$(BUILD)/daemon/cli_info.o

@@ -1,0 +1,362 @@
+/* Headless EGL context creation over the device and surfaceless platforms; see egl.h. */
+#include "gles/egl.h"
+
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES3/gl31.h>
+#include <GLES2/gl2ext.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef EGL_PLATFORM_SURFACELESS_MESA
+#define EGL_PLATFORM_SURFACELESS_MESA 0x31DD
+#endif
+#ifndef GL_SUBGROUP_SIZE_KHR
+#define GL_SUBGROUP_SIZE_KHR 0x9532
+#endif
+
+struct egl_ctx {
+	EGLDisplay dpy;
+	EGLContext ctx;
+	EGLSurface surf; /* EGL_NO_SURFACE unless the display lacks surfaceless contexts */
+	struct egl_info info;
+	struct gles_log log;
+};
+
+void gles_logf(const struct gles_log *log, int level, const char *fmt, ...)
+{
+	if (!log || !log->fn)
+		return;
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	log->fn(log->ctx, level, buf);
+}
+
+const char *egl_error_name(int code)
+{
+	switch (code) {
+	case EGL_SUCCESS: return "EGL_SUCCESS";
+	case EGL_NOT_INITIALIZED: return "EGL_NOT_INITIALIZED";
+	case EGL_BAD_ACCESS: return "EGL_BAD_ACCESS";
+	case EGL_BAD_ALLOC: return "EGL_BAD_ALLOC";
+	case EGL_BAD_ATTRIBUTE: return "EGL_BAD_ATTRIBUTE";
+	case EGL_BAD_CONTEXT: return "EGL_BAD_CONTEXT";
+	case EGL_BAD_CONFIG: return "EGL_BAD_CONFIG";
+	case EGL_BAD_CURRENT_SURFACE: return "EGL_BAD_CURRENT_SURFACE";
+	case EGL_BAD_DISPLAY: return "EGL_BAD_DISPLAY";
+	case EGL_BAD_SURFACE: return "EGL_BAD_SURFACE";
+	case EGL_BAD_MATCH: return "EGL_BAD_MATCH";
+	case EGL_BAD_PARAMETER: return "EGL_BAD_PARAMETER";
+	case EGL_BAD_NATIVE_PIXMAP: return "EGL_BAD_NATIVE_PIXMAP";
+	case EGL_BAD_NATIVE_WINDOW: return "EGL_BAD_NATIVE_WINDOW";
+	case EGL_CONTEXT_LOST: return "EGL_CONTEXT_LOST";
+	}
+	return "EGL_UNKNOWN_ERROR";
+}
+
+const char *egl_strerror(int code)
+{
+	switch (code) {
+	case EGLC_OK: return "ok";
+	case EGLC_E_NO_DISPLAY: return "no EGL display";
+	case EGLC_E_INIT: return "EGL initialisation failed";
+	case EGLC_E_CONTEXT: return "no OpenGL ES 3.1 context";
+	case EGLC_E_DEVICE: return "EGL device index out of range";
+	case EGLC_E_NOMEM: return "out of memory";
+	case EGLC_E_CURRENT: return "eglMakeCurrent failed";
+	}
+	return "unknown error";
+}
+
+static int has_ext(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
+			return 1;
+	return 0;
+}
+
+static void append(char err[EGL_ERR_LEN], const char *fmt, ...)
+{
+	size_t used = strlen(err);
+	if (used >= EGL_ERR_LEN - 1)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err + used, EGL_ERR_LEN - used, fmt, ap);
+	va_end(ap);
+}
+
+#define MAX_DEVICES 16
+
+static int query_devices(EGLDeviceEXT *devs, EGLint *n)
+{
+	*n = 0;
+	const char *cext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+	if (!cext || (!has_ext(cext, "EGL_EXT_device_enumeration") && !has_ext(cext, "EGL_EXT_device_base")))
+		return 0;
+	PFNEGLQUERYDEVICESEXTPROC query =
+		(PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+	if (!query || !query(MAX_DEVICES, devs, n))
+		return 0;
+	return 1;
+}
+
+int egl_device_count(void)
+{
+	EGLDeviceEXT devs[MAX_DEVICES];
+	EGLint n;
+	query_devices(devs, &n);
+	return n;
+}
+
+/* Gets a display for one platform; on failure appends "name: reason" to err. */
+static EGLDisplay get_display(int platform, int index, int *ndev, char *devext, size_t devext_len,
+                              char err[EGL_ERR_LEN])
+{
+	const char *cext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+	PFNEGLGETPLATFORMDISPLAYEXTPROC get_pd =
+		(PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+	if (!cext || !get_pd) {
+		append(err, "%s: EGL_EXT_platform_base missing (%s); ",
+		       platform == EGLP_DEVICE ? "device" : "surfaceless", egl_error_name(eglGetError()));
+		return EGL_NO_DISPLAY;
+	}
+	if (platform == EGLP_DEVICE) {
+		EGLDeviceEXT devs[MAX_DEVICES];
+		EGLint n = 0;
+		if (!has_ext(cext, "EGL_EXT_platform_device") || !query_devices(devs, &n)) {
+			append(err, "device: EGL_EXT_platform_device not available (%s); ",
+			       egl_error_name(eglGetError()));
+			return EGL_NO_DISPLAY;
+		}
+		*ndev = n;
+		if (index < 0 || index >= n) {
+			append(err, "device: index %d out of range (%d EGL devices); ", index, (int)n);
+			return EGL_NO_DISPLAY;
+		}
+		PFNEGLQUERYDEVICESTRINGEXTPROC qds =
+			(PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
+		if (qds) {
+			const char *de = qds(devs[index], EGL_EXTENSIONS);
+			snprintf(devext, devext_len, "%s", de ? de : "");
+		}
+		EGLDisplay d = get_pd(EGL_PLATFORM_DEVICE_EXT, devs[index], NULL);
+		if (d == EGL_NO_DISPLAY)
+			append(err, "device %d: eglGetPlatformDisplayEXT failed: %s; ", index,
+			       egl_error_name(eglGetError()));
+		return d;
+	}
+	if (!has_ext(cext, "EGL_MESA_platform_surfaceless")) {
+		append(err, "surfaceless: EGL_MESA_platform_surfaceless not available (%s); ",
+		       egl_error_name(eglGetError()));
+		return EGL_NO_DISPLAY;
+	}
+	EGLDisplay d = get_pd(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+	if (d == EGL_NO_DISPLAY)
+		append(err, "surfaceless: eglGetPlatformDisplayEXT failed: %s; ",
+		       egl_error_name(eglGetError()));
+	return d;
+}
+
+static void GL_APIENTRY debug_cb(GLenum source, GLenum type, GLuint id, GLenum severity,
+                                 GLsizei length, const GLchar *message, const void *user)
+{
+	(void)source, (void)id, (void)length;
+	const struct egl_ctx *c = user;
+	int level = severity == GL_DEBUG_SEVERITY_HIGH_KHR ? GLES_LOG_ERROR
+	          : severity == GL_DEBUG_SEVERITY_MEDIUM_KHR ? GLES_LOG_WARN : GLES_LOG_DEBUG;
+	if (type == GL_DEBUG_TYPE_ERROR_KHR)
+		level = GLES_LOG_ERROR;
+	gles_logf(&c->log, level, "GL debug: %s", message);
+}
+
+/* Tries to make an ES 3.1 context on one display; 0 on success. */
+static int make_context(struct egl_ctx *c, int debug, const char *pname, char err[EGL_ERR_LEN])
+{
+	EGLint major, minor;
+	if (!eglInitialize(c->dpy, &major, &minor)) {
+		append(err, "%s: eglInitialize failed: %s; ", pname, egl_error_name(eglGetError()));
+		return EGLC_E_INIT;
+	}
+	if (!eglBindAPI(EGL_OPENGL_ES_API)) {
+		append(err, "%s: eglBindAPI(EGL_OPENGL_ES_API) failed: %s; ", pname,
+		       egl_error_name(eglGetError()));
+		eglTerminate(c->dpy);
+		return EGLC_E_CONTEXT;
+	}
+	const char *dext = eglQueryString(c->dpy, EGL_EXTENSIONS);
+	EGLConfig cfg = EGL_NO_CONFIG_KHR;
+	int need_pbuffer = !has_ext(dext, "EGL_KHR_surfaceless_context");
+	if (!has_ext(dext, "EGL_KHR_no_config_context") || need_pbuffer) {
+		const EGLint attrs[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE,
+		                        EGL_PBUFFER_BIT, EGL_NONE};
+		EGLint n = 0;
+		if (!eglChooseConfig(c->dpy, attrs, &cfg, 1, &n) || n < 1) {
+			append(err, "%s: no ES3 config: %s; ", pname, egl_error_name(eglGetError()));
+			eglTerminate(c->dpy);
+			return EGLC_E_CONTEXT;
+		}
+	}
+	EGLint cattrs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1,
+	                   debug ? EGL_CONTEXT_OPENGL_DEBUG : EGL_NONE, EGL_TRUE, EGL_NONE};
+	c->ctx = eglCreateContext(c->dpy, cfg, EGL_NO_CONTEXT, cattrs);
+	if (c->ctx == EGL_NO_CONTEXT) {
+		append(err, "%s: eglCreateContext(ES 3.1) failed: %s; ", pname,
+		       egl_error_name(eglGetError()));
+		eglTerminate(c->dpy);
+		return EGLC_E_CONTEXT;
+	}
+	c->surf = EGL_NO_SURFACE;
+	if (need_pbuffer) {
+		const EGLint pattrs[] = {EGL_WIDTH, 1, EGL_HEIGHT, 1, EGL_NONE};
+		c->surf = eglCreatePbufferSurface(c->dpy, cfg, pattrs);
+	}
+	if (!eglMakeCurrent(c->dpy, c->surf, c->surf, c->ctx)) {
+		append(err, "%s: eglMakeCurrent failed: %s; ", pname, egl_error_name(eglGetError()));
+		eglDestroyContext(c->dpy, c->ctx);
+		eglTerminate(c->dpy);
+		c->ctx = EGL_NO_CONTEXT;
+		return EGLC_E_CURRENT;
+	}
+	snprintf(c->info.egl_version, sizeof c->info.egl_version, "%d.%d", major, minor);
+	const char *v = eglQueryString(c->dpy, EGL_VENDOR);
+	snprintf(c->info.egl_vendor, sizeof c->info.egl_vendor, "%s", v ? v : "");
+	return 0;
+}
+
+static void read_facts(struct egl_ctx *c)
+{
+	struct egl_info *i = &c->info;
+	snprintf(i->gl_vendor, sizeof i->gl_vendor, "%s", (const char *)glGetString(GL_VENDOR));
+	snprintf(i->renderer, sizeof i->renderer, "%s", (const char *)glGetString(GL_RENDERER));
+	snprintf(i->version, sizeof i->version, "%s", (const char *)glGetString(GL_VERSION));
+	snprintf(i->glsl_version, sizeof i->glsl_version, "%s",
+	         (const char *)glGetString(GL_SHADING_LANGUAGE_VERSION));
+	glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &i->max_shared_memory);
+	glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &i->max_invocations);
+	for (GLuint k = 0; k < 3; k++) {
+		glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, k, &i->max_group_size[k]);
+		glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, k, &i->max_group_count[k]);
+	}
+	GLint64 ssbo = 0;
+	glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &ssbo);
+	i->max_ssbo_size = (long long)ssbo;
+	glGetIntegerv(GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS, &i->max_ssbo_bindings);
+	GLint n = 0;
+	glGetIntegerv(GL_NUM_EXTENSIONS, &n);
+	for (GLint k = 0; k < n; k++) {
+		const char *e = (const char *)glGetStringi(GL_EXTENSIONS, (GLuint)k);
+		if (!e)
+			continue;
+		if (!strcmp(e, "GL_EXT_disjoint_timer_query"))
+			i->timer_query = 1;
+		else if (!strcmp(e, "GL_KHR_shader_subgroup"))
+			i->subgroup = 1;
+		else if (!strcmp(e, "GL_EXT_shader_explicit_arithmetic_types_float16") ||
+		         !strcmp(e, "GL_EXT_shader_16bit_storage"))
+			i->fp16 = 1;
+	}
+	if (i->subgroup) {
+		GLint s = 0;
+		glGetIntegerv(GL_SUBGROUP_SIZE_KHR, &s);
+		i->subgroup_size = glGetError() == GL_NO_ERROR ? s : 0;
+	}
+	while (glGetError() != GL_NO_ERROR) {
+	}
+}
+
+int egl_ctx_create(const struct egl_opts *o, const struct gles_log *log, struct egl_ctx **out,
+                   char err[EGL_ERR_LEN])
+{
+	*out = NULL;
+	err[0] = 0;
+	struct egl_ctx *c = calloc(1, sizeof *c);
+	if (!c) {
+		snprintf(err, EGL_ERR_LEN, "out of memory");
+		return EGLC_E_NOMEM;
+	}
+	if (log)
+		c->log = *log;
+	int order[2], count = 0;
+	if (o->platform == EGLP_AUTO || o->platform == EGLP_DEVICE)
+		order[count++] = EGLP_DEVICE;
+	if (o->platform == EGLP_AUTO || o->platform == EGLP_SURFACELESS)
+		order[count++] = EGLP_SURFACELESS;
+	int rc = EGLC_E_NO_DISPLAY;
+	for (int k = 0; k < count; k++) {
+		int ndev = 0;
+		char devext[256] = "";
+		c->dpy = get_display(order[k], o->device_index, &ndev, devext, sizeof devext, err);
+		if (c->dpy == EGL_NO_DISPLAY) {
+			rc = o->platform == EGLP_DEVICE && ndev > 0 ? EGLC_E_DEVICE : EGLC_E_NO_DISPLAY;
+			continue;
+		}
+		const char *pname = order[k] == EGLP_DEVICE ? "device" : "surfaceless";
+		rc = make_context(c, o->debug, pname, err);
+		if (rc == 0) {
+			snprintf(c->info.platform, sizeof c->info.platform, "%s", pname);
+			c->info.device_index = order[k] == EGLP_DEVICE ? o->device_index : -1;
+			c->info.device_count = ndev ? ndev : egl_device_count();
+			snprintf(c->info.device_ext, sizeof c->info.device_ext, "%s", devext);
+			break;
+		}
+	}
+	if (rc) {
+		size_t l = strlen(err);
+		if (l >= 2 && err[l - 2] == ';')
+			err[l - 2] = 0;
+		free(c);
+		return rc;
+	}
+	read_facts(c);
+	if (o->debug) {
+		PFNGLDEBUGMESSAGECALLBACKKHRPROC cb =
+			(PFNGLDEBUGMESSAGECALLBACKKHRPROC)eglGetProcAddress("glDebugMessageCallbackKHR");
+		if (cb) {
+			glEnable(GL_DEBUG_OUTPUT_KHR);
+			glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS_KHR);
+			cb(debug_cb, c);
+			c->info.debug_output = 1;
+		}
+		while (glGetError() != GL_NO_ERROR) {
+		}
+	}
+	gles_logf(&c->log, GLES_LOG_INFO, "EGL %s platform: %s, %s", c->info.platform,
+	          c->info.renderer, c->info.version);
+	*out = c;
+	return 0;
+}
+
+const struct egl_info *egl_ctx_info(const struct egl_ctx *c)
+{
+	return &c->info;
+}
+
+int egl_ctx_make_current(struct egl_ctx *c)
+{
+	return eglMakeCurrent(c->dpy, c->surf, c->surf, c->ctx) ? 0 : EGLC_E_CURRENT;
+}
+
+void egl_ctx_release(struct egl_ctx *c)
+{
+	eglMakeCurrent(c->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+}
+
+void egl_ctx_destroy(struct egl_ctx *c)
+{
+	if (!c)
+		return;
+	eglMakeCurrent(c->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	if (c->surf != EGL_NO_SURFACE)
+		eglDestroySurface(c->dpy, c->surf);
+	eglDestroyContext(c->dpy, c->ctx);
+	eglTerminate(c->dpy);
+	free(c);
+}

@@ -1,0 +1,5 @@
+# gles/: EGL context, programs, FFT, bloom. No jansson, no HTTP.
+GLES_OBJS := \
+	$(BUILD)/gles/egl.o \
+	$(BUILD)/gles/program.o \
+	$(BUILD)/gles/shader_src.o

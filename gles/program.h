@@ -1,0 +1,53 @@
+/* Compute programs compiled from the embedded GLSL with a #define preamble, cached by
+ * (shader name, parameter struct): each variant is compiled once and kept for the context's
+ * life. Also the GL error check helper.
+ *
+ * GL contract: every function runs on the thread that owns the context (egl.h); program_get
+ * compiles and links on a miss, changing no bound state; destroy deletes the programs. */
+#ifndef FFTBLOOM_PROGRAM_H
+#define FFTBLOOM_PROGRAM_H
+
+#include <stddef.h>
+
+#include "gles/gles_log.h"
+
+#define PROGRAM_ERR_LEN 4096
+#define PROGRAM_KEY_MAX 256 /* bytes of parameter struct in a key */
+
+enum program_error {
+	PROGRAM_OK = 0,
+	PROGRAM_E_NOSHADER = -1, /* no shader of that name (or the debug file is missing) */
+	PROGRAM_E_COMPILE = -2,  /* compile failed: err holds the name and the info log */
+	PROGRAM_E_LINK = -3,
+	PROGRAM_E_NOMEM = -4,
+	PROGRAM_E_KEY = -5,      /* key larger than PROGRAM_KEY_MAX */
+	PROGRAM_E_GL = -6,       /* a GL error was raised */
+};
+
+struct program_stats {
+	unsigned long long hits, misses; /* program_get lookups */
+	unsigned count;                  /* programs held */
+	double compile_ms;               /* total compile + link time */
+};
+
+struct program_cache;
+
+/* shader_dir: "" to use the embedded sources, else a folder holding NAME.comp (debug). */
+int program_cache_create(const char *shader_dir, const struct gles_log *log,
+                         struct program_cache **out);
+void program_cache_destroy(struct program_cache *pc); /* NULL-safe */
+
+/* Returns in *prog the program for shader `name` built with `defines` (lines of "#define X v"),
+ * cached under (name, key bytes): callers memset their key struct to 0 before filling it, and
+ * derive defines from it alone. On failure logs and writes the shader's name and info log. */
+int program_get(struct program_cache *pc, const char *name, const void *key, size_t key_len,
+                const char *defines, unsigned *prog, char err[PROGRAM_ERR_LEN]);
+
+void program_cache_stats(const struct program_cache *pc, struct program_stats *st);
+
+/* Checks glGetError; on an error logs "what: GL_INVALID_OPERATION" and returns PROGRAM_E_GL. */
+int gl_check(const struct gles_log *log, const char *what);
+const char *gl_error_name(unsigned code);
+const char *program_strerror(int code);
+
+#endif

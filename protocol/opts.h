@@ -1,0 +1,80 @@
+/* Option tables: one array of opt_def declares every option of a program or request (name, type,
+ * bounds, default, help, environment variable). Flags, the environment, query strings, JSON and
+ * --help are all read through it, so no option is parsed or documented twice. */
+#ifndef FFTBLOOM_OPTS_H
+#define FFTBLOOM_OPTS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define OPT_ERR_LEN 256
+#define OPT_STR_MAX 512
+
+enum opt_type {
+	OPT_INT = 1, /* int; bounds [min, max] */
+	OPT_DOUBLE,  /* double; bounds [min, max] */
+	OPT_BOOL,    /* int 0/1; "1/0/true/false/yes/no/on/off"; a bare flag sets 1 */
+	OPT_STRING,  /* char[OPT_STR_MAX]; max = longest accepted length (0: OPT_STR_MAX-1) */
+	OPT_ENUM,    /* int index into choices "a|b|c" */
+	OPT_SIZE,    /* unsigned long long; suffix k, M or G multiplies by 1024, 1024^2, 1024^3;
+	                bounds [min, max] */
+};
+
+struct opt_def {
+	const char *name;    /* long option without "--"; '-' between words */
+	enum opt_type type;
+	double min, max;     /* bounds for INT, DOUBLE, SIZE */
+	const char *def;     /* default, as text (NULL: empty string / 0) */
+	const char *choices; /* OPT_ENUM: "auto|device|surfaceless" */
+	const char *help;
+	const char *env;     /* environment variable also read, or NULL */
+	size_t offset;       /* offsetof() of the value in the caller's struct */
+};
+
+enum opt_error {
+	OPT_OK = 0,
+	OPT_E_UNKNOWN = -1,  /* no such option */
+	OPT_E_VALUE = -2,    /* not a value of the option's type */
+	OPT_E_BOUNDS = -3,   /* outside [min, max] or not a choice */
+	OPT_E_MISSING = -4,  /* a flag without its value */
+};
+
+const char *opt_strerror(int code);
+
+/* Finds an option by name; '_' in name matches '-' (query strings and JSON use '_'). */
+const struct opt_def *opts_find(const struct opt_def *t, size_t n, const char *name);
+
+/* Sets every option to its default. Returns 0, or a negative code if a default is invalid
+ * (a bug in the table, reported with the option's name in err). */
+int opts_defaults(const struct opt_def *t, size_t n, void *values, char err[OPT_ERR_LEN]);
+
+/* Parses text as option d's value into values. On failure leaves the value unchanged and writes
+ * a message naming the option, the value and the accepted range or choices into err. */
+int opts_set(const struct opt_def *d, void *values, const char *text, char err[OPT_ERR_LEN]);
+
+/* Same, by name. */
+int opts_set_named(const struct opt_def *t, size_t n, void *values, const char *name,
+                   const char *text, char err[OPT_ERR_LEN]);
+
+/* Reads each option's environment variable where it is set. getenv() is called here alone. */
+int opts_from_env(const struct opt_def *t, size_t n, void *values, char err[OPT_ERR_LEN]);
+
+/* Parses "--name value", "--name=value" and bare "--flag" (OPT_BOOL) from argv[first..argc).
+ * Arguments that are not options are moved, in order, to the front of argv[first..] and their
+ * count stored in *npos. "--" ends options. Unknown options are errors. */
+int opts_from_argv(const struct opt_def *t, size_t n, void *values, int argc, char **argv,
+                   int first, int *npos, char err[OPT_ERR_LEN]);
+
+/* Writes the value of d in values as text (for /v1/info, logs). */
+void opts_format(const struct opt_def *d, const void *values, char *buf, size_t len);
+
+/* Prints one help line per option: flag, type or choices, bounds, default, env variable. */
+void opts_print_help(FILE *f, const struct opt_def *t, size_t n);
+
+/* Accessors for a value by its definition. */
+#define OPT_INT_AT(v, d) (*(int *)((char *)(v) + (d)->offset))
+#define OPT_DOUBLE_AT(v, d) (*(double *)((char *)(v) + (d)->offset))
+#define OPT_SIZE_AT(v, d) (*(unsigned long long *)((char *)(v) + (d)->offset))
+#define OPT_STR_AT(v, d) ((char *)(v) + (d)->offset)
+
+#endif

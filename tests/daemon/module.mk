@@ -1,0 +1,1 @@
+TEST_NAMES += daemon/test_config

@@ -1,0 +1,1 @@
+TEST_NAMES += gles/test_gpu_basic

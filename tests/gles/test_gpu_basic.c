@@ -1,0 +1,139 @@
+/* The GPU foundation: a context from `auto`, a compute dispatch checked element by element
+ * against the CPU, the program cache (hits, variants) and compile errors naming the shader. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <GLES3/gl31.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gles/egl.h"
+#include "gles/program.h"
+#include "tests/testutil.h"
+
+struct saxpy_key {
+	int a, b;
+};
+
+static void run_saxpy(struct program_cache *pc, int a, int b, unsigned n)
+{
+	struct saxpy_key key;
+	memset(&key, 0, sizeof key);
+	key.a = a;
+	key.b = b;
+	char defs[128], err[PROGRAM_ERR_LEN];
+	snprintf(defs, sizeof defs, "#define A %d\n#define B %d\n", a, b);
+	unsigned prog;
+	assert_int_equal(program_get(pc, "test_saxpy", &key, sizeof key, defs, &prog, err), 0);
+	float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *out = malloc(n * sizeof *out);
+	tu_fill_f32(x, n, -1, 1);
+	tu_fill_f32(y, n, -1, 1);
+	GLuint buf[2];
+	glGenBuffers(2, buf);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf[0]);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, n * sizeof(float), x, GL_STATIC_DRAW);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf[1]);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, n * sizeof(float), y, GL_STATIC_DRAW);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf[0]);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, buf[1]);
+	glUseProgram(prog);
+	glUniform1ui(glGetUniformLocation(prog, "u_n"), n);
+	glDispatchCompute((n + 63) / 64, 1, 1);
+	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf[1]);
+	void *p = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, n * sizeof(float), GL_MAP_READ_BIT);
+	assert_non_null(p);
+	memcpy(out, p, n * sizeof(float));
+	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+	assert_int_equal(gl_check(NULL, "saxpy"), 0);
+	unsigned bad = 0;
+	double maxerr = 0;
+	for (unsigned i = 0; i < n; i++) {
+		double ref = (double)a * x[i] + (double)y[i] * b + i;
+		double e = fabs(out[i] - ref) / (1 + fabs(ref));
+		if (!(e <= 1e-6))
+			bad++;
+		if (!(e <= maxerr))
+			maxerr = e;
+	}
+	printf("saxpy a=%d b=%d n=%u: %u of %u elements wrong, max rel err %.2e\n", a, b, n, bad, n,
+	       maxerr);
+	assert_int_equal(bad, 0);
+	glDeleteBuffers(2, buf);
+	free(x), free(y), free(out);
+}
+
+static void test_dispatch_matches_cpu(void **state)
+{
+	(void)state;
+	struct egl_ctx *ctx = tu_gl_context();
+	assert_non_null(ctx);
+	const struct egl_info *i = egl_ctx_info(ctx);
+	printf("renderer %s, shared memory %d, invocations %d, ssbo %lld\n", i->renderer,
+	       i->max_shared_memory, i->max_invocations, i->max_ssbo_size);
+	assert_true(i->max_shared_memory >= 16384); /* ES 3.1 minimum */
+	assert_true(i->max_invocations >= 128);
+	struct program_cache *pc;
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	unsigned sizes[] = {1, 63, 64, 65, 1000, 100003};
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+		run_saxpy(pc, 3, -2, sizes[k]);
+	run_saxpy(pc, 5, 7, 777);
+	run_saxpy(pc, 3, -2, 999);
+	struct program_stats st;
+	program_cache_stats(pc, &st);
+	printf("program cache: %u programs, %llu hits, %llu misses\n", st.count, st.hits, st.misses);
+	assert_int_equal(st.count, 2);
+	assert_int_equal(st.misses, 2);
+	assert_int_equal(st.hits, 6);
+	program_cache_destroy(pc);
+}
+
+static void test_compile_error_names_shader(void **state)
+{
+	(void)state;
+	assert_non_null(tu_gl_context());
+	struct program_cache *pc;
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	char err[PROGRAM_ERR_LEN];
+	unsigned prog;
+	int key = 1;
+	/* B undefined: the shader must fail to compile, and the error must say which shader. */
+	int rc = program_get(pc, "test_saxpy", &key, sizeof key, "#define A 1\n", &prog, err);
+	printf("expected failure: %.200s\n", err);
+	assert_int_equal(rc, PROGRAM_E_COMPILE);
+	assert_non_null(strstr(err, "test_saxpy"));
+	rc = program_get(pc, "no_such_shader", &key, sizeof key, "", &prog, err);
+	assert_int_equal(rc, PROGRAM_E_NOSHADER);
+	program_cache_destroy(pc);
+}
+
+static void test_forced_platform_errors_are_named(void **state)
+{
+	(void)state;
+	/* A device index far past the end must fail with a message naming the platform. */
+	struct egl_opts o = {EGLP_DEVICE, 63, 0};
+	struct egl_ctx *c = NULL;
+	char err[EGL_ERR_LEN];
+	int rc = egl_ctx_create(&o, NULL, &c, err);
+	printf("device 63: rc %d: %s\n", rc, err);
+	assert_true(rc < 0);
+	assert_null(c);
+	assert_non_null(strstr(err, "device"));
+	assert_int_equal(egl_ctx_make_current(tu_gl_context()), 0);
+}
+
+int main(void)
+{
+	tu_seed_from_clock();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dispatch_matches_cpu),
+		cmocka_unit_test(test_compile_error_names_shader),
+		cmocka_unit_test(test_forced_platform_errors_are_named),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

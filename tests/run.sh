@@ -1,0 +1,30 @@
+#!/bin/sh
+# Runs every test: each cmocka binary under BUILD/tests and each tests/*/test_*.sh script.
+# Prints one closing line "N passed, N failed" summed over all of them; exits 1 on any failure.
+BUILD=${1:-build}
+export CMOCKA_MESSAGE_OUTPUT=stdout
+passed=0; failed=0; failed_names=""
+run_one() {
+	name=$1; shift
+	echo "=== $name"
+	out=$("$@" 2>&1); rc=$?
+	printf '%s\n' "$out"
+	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
+	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
+	sp=$(printf '%s\n' "$out" | sed -n 's/^SCRIPT: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' | tail -1)
+	sf=$(printf '%s\n' "$out" | sed -n 's/^SCRIPT: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' | tail -1)
+	p=$((p + ${sp:-0})); f=$((f + ${sf:-0}))
+	if [ $rc -ne 0 ] && [ $f -eq 0 ]; then f=1; fi
+	if [ $p -eq 0 ] && [ $f -eq 0 ]; then f=1; echo "$name: ran no test"; fi
+	passed=$((passed + p)); failed=$((failed + f))
+	[ $f -ne 0 ] && failed_names="$failed_names $name"
+}
+for t in $(find "$BUILD/tests" -type f -name 'test_*' ! -name '*.o' ! -name '*.d' 2>/dev/null | sort); do
+	[ -x "$t" ] && run_one "$t" "$t"
+done
+for s in $(ls tests/*/test_*.sh 2>/dev/null | sort); do
+	run_one "$s" env BUILD="$BUILD" sh "$s"
+done
+[ -n "$failed_names" ] && echo "failed:$failed_names"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]

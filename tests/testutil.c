@@ -1,0 +1,110 @@
+/* Test helpers; see testutil.h. */
+#include "tests/testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "gles/egl.h"
+
+static uint64_t g_state = 0x9E3779B97F4A7C15ull;
+
+void tu_seed(uint64_t seed)
+{
+	g_state = seed ? seed : 0x9E3779B97F4A7C15ull;
+}
+
+uint64_t tu_seed_from_clock(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t s = (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec;
+	tu_seed(s);
+	printf("random seed %llu\n", (unsigned long long)s);
+	return s;
+}
+
+static uint64_t next(void)
+{
+	/* xorshift64* */
+	g_state ^= g_state >> 12;
+	g_state ^= g_state << 25;
+	g_state ^= g_state >> 27;
+	return g_state * 2685821657736338717ull;
+}
+
+double tu_uniform(void)
+{
+	return (next() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+double tu_sym(void)
+{
+	return 2.0 * tu_uniform() - 1.0;
+}
+
+void tu_fill_f32(float *x, size_t n, float lo, float hi)
+{
+	for (size_t i = 0; i < n; i++)
+		x[i] = lo + (hi - lo) * (float)tu_uniform();
+}
+
+double tu_rel_l2_f32(const float *a, const double *ref, size_t n)
+{
+	double num = 0, den = 0;
+	for (size_t i = 0; i < n; i++) {
+		double d = (double)a[i] - ref[i];
+		num += d * d;
+		den += ref[i] * ref[i];
+	}
+	if (den == 0)
+		return num == 0 ? 0 : INFINITY;
+	return sqrt(num / den);
+}
+
+double tu_max_abs_f32(const float *a, const double *ref, size_t n)
+{
+	double m = 0;
+	for (size_t i = 0; i < n; i++) {
+		double d = fabs((double)a[i] - ref[i]);
+		if (!(d <= m))
+			m = d; /* NaN propagates */
+	}
+	return m;
+}
+
+int tu_report(const char *name, double rel, double maxabs, double tol)
+{
+	int ok = rel <= tol; /* NaN fails */
+	printf("%-40s rel_l2 %.3e  max_abs %.3e  (tol %.1e) %s\n", name, rel, maxabs, tol,
+	       ok ? "ok" : "FAIL");
+	return ok;
+}
+
+static void tlog(void *ctx, int level, const char *msg)
+{
+	(void)ctx;
+	if (level <= GLES_LOG_WARN)
+		fprintf(stderr, "gl: %s\n", msg);
+}
+
+struct egl_ctx *tu_gl_context(void)
+{
+	static struct egl_ctx *ctx;
+	static int tried;
+	static const struct gles_log sink = {tlog, NULL};
+	if (tried)
+		return ctx;
+	tried = 1;
+	struct egl_opts o = {EGLP_AUTO, 0, 0};
+	char err[EGL_ERR_LEN];
+	if (egl_ctx_create(&o, &sink, &ctx, err)) {
+		fprintf(stderr, "no GL context: %s\n", err);
+		ctx = NULL;
+	} else {
+		printf("GL context: %s (%s platform)\n", egl_ctx_info(ctx)->renderer,
+		       egl_ctx_info(ctx)->platform);
+	}
+	return ctx;
+}
