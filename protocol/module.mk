@@ -1,4 +1,7 @@
 # protocol/: bytes and text <-> plain C structs. No GL, no HTTP.
 PROTOCOL_OBJS := \
 	$(BUILD)/protocol/opts.o \
-	$(BUILD)/protocol/npy.o
+	$(BUILD)/protocol/npy.o \
+	$(BUILD)/protocol/colour.o \
+	$(BUILD)/protocol/image.o \
+	$(BUILD)/protocol/image_pfm.o

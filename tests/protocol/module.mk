@@ -1,2 +1,4 @@
 # protocol tests (issue 4)
 TEST_NAMES += protocol/test_npy
+TEST_NAMES += protocol/test_colour
+TEST_NAMES += protocol/test_image

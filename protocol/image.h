@@ -1,0 +1,126 @@
+/* Images: the one in-memory image type (float32 linear light, straight alpha, 1-4 channels) and
+ * its codecs: JPEG, PNG, OpenEXR, Radiance HDR and PFM, chosen by magic bytes on decode. Every
+ * decoder checks the size from the header against limits before allocating pixels and treats its
+ * input as hostile. No printing; errors are a negative code plus a message naming the format. */
+#ifndef FFTBLOOM_IMAGE_H
+#define FFTBLOOM_IMAGE_H
+
+#include <stddef.h>
+
+enum image_format {
+	IMAGE_FORMAT_UNKNOWN = 0,
+	IMAGE_FORMAT_JPEG,
+	IMAGE_FORMAT_PNG,
+	IMAGE_FORMAT_EXR,
+	IMAGE_FORMAT_HDR,
+	IMAGE_FORMAT_PFM,
+};
+
+/* channels 1-4 (Y, YA, RGB, RGBA); row-major, top row first, interleaved; linear light;
+ * straight alpha */
+struct image {
+	int width, height, channels;
+	float *pixels; /* width * height * channels floats, malloc'd */
+};
+
+/* 0 in a field = use the default; defaults 32768, 32768, 100e6 */
+struct image_limits {
+	unsigned max_width, max_height;
+	unsigned long long max_pixels;
+};
+#define IMAGE_DEFAULT_MAX_WIDTH 32768u
+#define IMAGE_DEFAULT_MAX_HEIGHT 32768u
+#define IMAGE_DEFAULT_MAX_PIXELS 100000000ull
+
+struct image_info {
+	enum image_format format;
+	int bits;         /* 8, 16 (png / half exr), 32 (float) */
+	int channels;     /* as stored: 1-4; palette PNG counts as 3 or 4, CMYK JPEG as 4 */
+	int float_format; /* 1 for EXR/HDR/PFM */
+	int orientation;  /* EXIF orientation applied (1-8), 1 if none */
+};
+
+struct image_encode_opts {
+	int quality;     /* JPEG 1-100, 0 = default 90 */
+	int subsampling; /* JPEG 444 or 420, 0 = default 444 */
+	int bits;        /* PNG 8 or 16; EXR 16 (half) or 32; 0 = PNG 8, EXR 16 */
+	int dither;      /* ordered dither on 8-bit output (PNG 8, JPEG) */
+};
+
+/* What an encoder lost, OR-ed into *lost */
+enum {
+	IMAGE_LOST_ALPHA = 1,     /* the format has no alpha: alpha dropped */
+	IMAGE_LOST_RANGE = 2,     /* values above 1 (integer formats) or above the format's
+				     largest value clipped; NaN or infinity replaced */
+	IMAGE_LOST_PRECISION = 4, /* samples quantised below float32: 8/16-bit codes, half floats,
+				     RGBE's shared exponent, JPEG's lossy coding */
+	IMAGE_LOST_NEGATIVE = 8,  /* negative values clipped to 0 */
+};
+
+#define IMAGE_ERR_LEN 256
+
+enum image_error {
+	IMAGE_OK = 0,
+	IMAGE_E_ARG = -1,         /* bad argument */
+	IMAGE_E_NOMEM = -2,       /* out of memory */
+	IMAGE_E_IO = -3,          /* file could not be opened, read or written */
+	IMAGE_E_UNSUPPORTED = -4, /* unknown format, or a feature of a known one not supported */
+	IMAGE_E_CORRUPT = -5,     /* malformed data */
+	IMAGE_E_TRUNCATED = -6,   /* data ends early */
+	IMAGE_E_TOO_LARGE = -7,   /* width, height or pixel count above the limits */
+	IMAGE_E_EMPTY = -8,       /* zero width or height */
+};
+
+/* Static description of an image_error code. */
+const char *image_strerror(int code);
+
+/* Allocates w x h x channels zeroed pixels into *img (any old contents are not freed).
+ * Returns 0, IMAGE_E_ARG (channels not 1-4), IMAGE_E_EMPTY, IMAGE_E_TOO_LARGE (size overflows)
+ * or IMAGE_E_NOMEM; on failure *img is zeroed. */
+int image_alloc(struct image *img, int w, int h, int channels);
+
+/* Frees the pixels and zeroes the struct; NULL-safe. */
+void image_free(struct image *img);
+
+/* Format from the leading magic bytes; IMAGE_FORMAT_UNKNOWN if none matches. */
+enum image_format image_sniff(const void *buf, size_t len);
+
+/* Format from a file name's extension or a bare name: "x.exr", "png", "jpg", "jpeg", "hdr",
+ * "pfm" (case-insensitive; also "jpe", "rgbe", "pic"). */
+enum image_format image_format_from_name(const char *name_or_ext);
+
+/* "jpeg", "png", "exr", "hdr", "pfm", or "unknown" */
+const char *image_format_name(enum image_format f);
+
+/* Checks a header's size against lim (NULL = defaults): 0, IMAGE_E_EMPTY or IMAGE_E_TOO_LARGE
+ * with a message naming fmt_name in err. Decoders call it before allocating; callers may too. */
+int image_check_limits(const struct image_limits *lim, unsigned long long w, unsigned long long h,
+		       const char *fmt_name, char err[IMAGE_ERR_LEN]);
+
+/* Decodes an image of any supported format, chosen by magic bytes. Integer formats are converted
+ * from sRGB to linear (alpha stays linear); float formats are taken as linear. On failure returns
+ * a negative image_error, writes a message naming the format and the problem, and leaves *out
+ * zeroed. */
+int image_decode(const void *buf, size_t len, const struct image_limits *lim, struct image *out,
+		 struct image_info *info, char err[IMAGE_ERR_LEN]);
+
+/* Encodes img in fmt. *out is malloc'd (the caller frees it). What the format could not keep is
+ * OR-ed into *lost (IMAGE_LOST_*; *lost is cleared first). Returns 0 or a negative image_error. */
+int image_encode(const struct image *img, enum image_format fmt, const struct image_encode_opts *o,
+		 unsigned char **out, size_t *out_len, unsigned *lost, char err[IMAGE_ERR_LEN]);
+
+/* As image_decode, from a file (the file's size is bounded by 2 GiB). */
+int image_read_file(const char *path, const struct image_limits *lim, struct image *out,
+		    struct image_info *info, char err[IMAGE_ERR_LEN]);
+
+/* As image_encode to a file; the format comes from the extension (IMAGE_E_UNSUPPORTED if it
+ * names none). */
+int image_write_file(const char *path, const struct image *img, const struct image_encode_opts *o,
+		     unsigned *lost, char err[IMAGE_ERR_LEN]);
+
+/* Copies in into a new image with `channels` channels: gray is replicated to RGB, a missing alpha
+ * becomes 1, RGB becomes gray by Rec. 709 luminance (0.2126, 0.7152, 0.0722), and a dropped
+ * alpha is discarded. Returns 0 or a negative image_error; *out is zeroed on failure. */
+int image_convert_channels(const struct image *in, int channels, struct image *out);
+
+#endif

@@ -1,0 +1,292 @@
+/* Tests for protocol/image: the image type, sniffing and names, and round trips through every
+ * format and bit depth: bit-exact where the format is lossless for the values given, a PSNR
+ * bound for JPEG. Random images are fresh each run (seed printed). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "protocol/colour.h"
+#include "protocol/image.h"
+#include "tests/testutil.h"
+
+static const int sizes[][2] = { { 1, 1 }, { 2, 3 }, { 7, 1 }, { 1, 9 }, { 17, 5 }, { 64, 33 }, { 127, 2 } };
+#define NSIZES (int)(sizeof sizes / sizeof sizes[0])
+
+static void random_image(struct image *img, int w, int h, int ch, float lo, float hi)
+{
+	assert_int_equal(image_alloc(img, w, h, ch), 0);
+	tu_fill_f32(img->pixels, (size_t)w * h * ch, lo, hi);
+}
+
+/* An image whose samples are exactly what an 8- or 16-bit sRGB decode produces: colour channels
+ * from the sRGB table, alpha as code / max. */
+__attribute__((unused)) static void coded_image(struct image *img, int w, int h, int ch, int bits)
+{
+	const float *t = bits == 8 ? colour_srgb8_table() : colour_srgb16_table();
+	unsigned maxc = bits == 8 ? 255 : 65535;
+	assert_int_equal(image_alloc(img, w, h, ch), 0);
+	size_t n = (size_t)w * h;
+	int alpha = ch == 2 || ch == 4;
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < ch; c++) {
+			unsigned code = (unsigned)(tu_uniform() * (maxc + 1));
+			if (code > maxc)
+				code = maxc;
+			img->pixels[i * ch + c] = alpha && c == ch - 1 ? (float)code / (float)maxc : t[code];
+		}
+}
+
+static void assert_same_image(const struct image *a, const struct image *b, const char *what)
+{
+	assert_int_equal(a->width, b->width);
+	assert_int_equal(a->height, b->height);
+	assert_int_equal(a->channels, b->channels);
+	size_t n = (size_t)a->width * a->height * a->channels;
+	for (size_t i = 0; i < n; i++)
+		if (memcmp(&a->pixels[i], &b->pixels[i], 4))
+			fail_msg("%s %dx%dx%d: sample %zu (x %zu, y %zu): %.9g != %.9g", what, a->width,
+				 a->height, a->channels, i, i / a->channels % a->width,
+				 i / a->channels / a->width, (double)a->pixels[i], (double)b->pixels[i]);
+}
+
+static void roundtrip(const struct image *img, enum image_format f,
+		      const struct image_encode_opts *o, struct image *back, struct image_info *info,
+		      unsigned *lost)
+{
+	unsigned char *buf;
+	size_t len;
+	char err[IMAGE_ERR_LEN];
+	int rc = image_encode(img, f, o, &buf, &len, lost, err);
+	if (rc)
+		fail_msg("encode %s: %s", image_format_name(f), err);
+	assert_int_equal(image_sniff(buf, len), f);
+	rc = image_decode(buf, len, NULL, back, info, err);
+	if (rc)
+		fail_msg("decode %s: %s", image_format_name(f), err);
+	assert_int_equal(info->format, f);
+	free(buf);
+}
+
+static void test_alloc(void **state)
+{
+	(void)state;
+	struct image img;
+	assert_int_equal(image_alloc(&img, 3, 2, 4), 0);
+	for (int i = 0; i < 24; i++)
+		assert_true(img.pixels[i] == 0.0f);
+	image_free(&img);
+	assert_null(img.pixels);
+	image_free(NULL);
+	assert_int_equal(image_alloc(&img, 0, 2, 1), IMAGE_E_EMPTY);
+	assert_int_equal(image_alloc(&img, 2, 2, 5), IMAGE_E_ARG);
+	assert_int_equal(image_alloc(&img, 2, 2, 0), IMAGE_E_ARG);
+	assert_int_equal(image_alloc(&img, -1, 2, 1), IMAGE_E_ARG);
+	assert_null(img.pixels);
+	assert_string_equal(image_strerror(IMAGE_E_TRUNCATED), "truncated image data");
+}
+
+static void test_limits(void **state)
+{
+	(void)state;
+	char err[IMAGE_ERR_LEN];
+	struct image_limits lim = { 100, 50, 1000 };
+	assert_int_equal(image_check_limits(NULL, 32768, 3051, "x", err), 0);
+	assert_int_equal(image_check_limits(NULL, 32768, 3052, "x", err), IMAGE_E_TOO_LARGE);
+	assert_int_equal(image_check_limits(NULL, 32769, 1, "x", err), IMAGE_E_TOO_LARGE);
+	assert_non_null(strstr(err, "width"));
+	assert_int_equal(image_check_limits(NULL, 100000, 100000, "pfm", err), IMAGE_E_TOO_LARGE);
+	assert_non_null(strstr(err, "pfm"));
+	assert_int_equal(image_check_limits(NULL, 0, 5, "x", err), IMAGE_E_EMPTY);
+	assert_int_equal(image_check_limits(&lim, 100, 10, "x", err), 0);
+	assert_int_equal(image_check_limits(&lim, 101, 1, "x", err), IMAGE_E_TOO_LARGE);
+	assert_int_equal(image_check_limits(&lim, 1, 51, "x", err), IMAGE_E_TOO_LARGE);
+	assert_int_equal(image_check_limits(&lim, 50, 21, "x", err), IMAGE_E_TOO_LARGE);
+	assert_non_null(strstr(err, "pixels"));
+}
+
+static void test_sniff_and_names(void **state)
+{
+	(void)state;
+	assert_int_equal(image_sniff("\xff\xd8\xff\xe0", 4), IMAGE_FORMAT_JPEG);
+	assert_int_equal(image_sniff("\x89PNG\r\n\x1a\n", 8), IMAGE_FORMAT_PNG);
+	assert_int_equal(image_sniff("\x89PNG\r\n\x1a", 7), IMAGE_FORMAT_UNKNOWN);
+	assert_int_equal(image_sniff("\x76\x2f\x31\x01\x02", 5), IMAGE_FORMAT_EXR);
+	assert_int_equal(image_sniff("#?RADIANCE\n", 11), IMAGE_FORMAT_HDR);
+	assert_int_equal(image_sniff("PF\n", 3), IMAGE_FORMAT_PFM);
+	assert_int_equal(image_sniff("Pf\n", 3), IMAGE_FORMAT_PFM);
+	assert_int_equal(image_sniff("P6\n", 3), IMAGE_FORMAT_UNKNOWN);
+	assert_int_equal(image_sniff("GIF89a", 6), IMAGE_FORMAT_UNKNOWN);
+	assert_int_equal(image_sniff(NULL, 0), IMAGE_FORMAT_UNKNOWN);
+	assert_int_equal(image_format_from_name("a/b.c/x.EXR"), IMAGE_FORMAT_EXR);
+	assert_int_equal(image_format_from_name("png"), IMAGE_FORMAT_PNG);
+	assert_int_equal(image_format_from_name("x.jpg"), IMAGE_FORMAT_JPEG);
+	assert_int_equal(image_format_from_name("jpeg"), IMAGE_FORMAT_JPEG);
+	assert_int_equal(image_format_from_name("y.hdr"), IMAGE_FORMAT_HDR);
+	assert_int_equal(image_format_from_name("y.pfm"), IMAGE_FORMAT_PFM);
+	assert_int_equal(image_format_from_name("y.tif"), IMAGE_FORMAT_UNKNOWN);
+	assert_int_equal(image_format_from_name("noext"), IMAGE_FORMAT_UNKNOWN);
+	assert_string_equal(image_format_name(IMAGE_FORMAT_EXR), "exr");
+	struct image img;
+	char err[IMAGE_ERR_LEN];
+	assert_int_equal(image_decode("GIF89a....", 10, NULL, &img, NULL, err), IMAGE_E_UNSUPPORTED);
+	assert_non_null(strstr(err, "unknown format"));
+	assert_int_equal(image_decode("", 0, NULL, &img, NULL, err), IMAGE_E_TRUNCATED);
+}
+
+static void test_convert_channels(void **state)
+{
+	(void)state;
+	struct image in, out;
+	random_image(&in, 5, 4, 3, 0, 1);
+	assert_int_equal(image_convert_channels(&in, 4, &out), 0);
+	for (int i = 0; i < 20; i++) {
+		assert_memory_equal(&out.pixels[i * 4], &in.pixels[i * 3], 12);
+		assert_true(out.pixels[i * 4 + 3] == 1.0f);
+	}
+	image_free(&out);
+	assert_int_equal(image_convert_channels(&in, 1, &out), 0);
+	for (int i = 0; i < 20; i++) {
+		float *p = &in.pixels[i * 3];
+		assert_float_equal(out.pixels[i], 0.2126f * p[0] + 0.7152f * p[1] + 0.0722f * p[2],
+				   1e-6);
+	}
+	image_free(&out);
+	image_free(&in);
+	random_image(&in, 3, 3, 2, 0, 1);
+	assert_int_equal(image_convert_channels(&in, 4, &out), 0);
+	for (int i = 0; i < 9; i++) {
+		float *p = &out.pixels[i * 4];
+		assert_true(p[0] == in.pixels[i * 2] && p[1] == p[0] && p[2] == p[0]);
+		assert_true(p[3] == in.pixels[i * 2 + 1]);
+	}
+	image_free(&out);
+	image_free(&in);
+}
+
+/* PFM keeps float32 bits exactly, including negative, huge, infinite and NaN values. */
+static void test_pfm_roundtrip(void **state)
+{
+	(void)state;
+	for (int s = 0; s < NSIZES; s++)
+		for (int ch = 1; ch <= 3; ch += 2) {
+			struct image img, back;
+			struct image_info info;
+			unsigned lost;
+			random_image(&img, sizes[s][0], sizes[s][1], ch, -1e4f, 1e4f);
+			img.pixels[0] = INFINITY;
+			if (img.width * img.height * ch > 2)
+				img.pixels[1] = -0.0f, img.pixels[2] = 1e-40f;
+			roundtrip(&img, IMAGE_FORMAT_PFM, NULL, &back, &info, &lost);
+			assert_int_equal(lost, 0);
+			assert_int_equal(info.bits, 32);
+			assert_int_equal(info.channels, ch);
+			assert_int_equal(info.float_format, 1);
+			assert_same_image(&img, &back, "pfm");
+			image_free(&img);
+			image_free(&back);
+		}
+	/* 2 and 4 channels: alpha dropped and reported */
+	for (int ch = 2; ch <= 4; ch += 2) {
+		struct image img, back;
+		struct image_info info;
+		unsigned lost;
+		random_image(&img, 9, 4, ch, 0, 2);
+		roundtrip(&img, IMAGE_FORMAT_PFM, NULL, &back, &info, &lost);
+		assert_int_equal(lost, IMAGE_LOST_ALPHA);
+		assert_int_equal(back.channels, ch - 1);
+		for (int i = 0; i < 36; i++)
+			assert_memory_equal(&back.pixels[i * (ch - 1)], &img.pixels[i * ch],
+					    (size_t)(ch - 1) * 4);
+		image_free(&img);
+		image_free(&back);
+	}
+}
+
+/* A PFM built by hand, big-endian (positive scale), 2x2 gray: rows are stored bottom first. */
+static void test_pfm_layout(void **state)
+{
+	(void)state;
+	static const unsigned char be[] = "Pf\n2 2\n1.0\n"
+					  "\x3f\x80\x00\x00" "\x40\x00\x00\x00"  /* bottom: 1 2 */
+					  "\x40\x40\x00\x00" "\x40\x80\x00\x00"; /* top: 3 4 */
+	static const unsigned char le[] = "PF 1\t1 -0.5\n"
+					  "\x00\x00\x80\x3f" "\x00\x00\x00\x40" "\x00\x00\x40\x40";
+	struct image img;
+	struct image_info info;
+	char err[IMAGE_ERR_LEN];
+	assert_int_equal(image_decode(be, sizeof be - 1, NULL, &img, &info, err), 0);
+	assert_int_equal(img.channels, 1);
+	assert_true(img.pixels[0] == 3 && img.pixels[1] == 4 && img.pixels[2] == 1 &&
+		    img.pixels[3] == 2);
+	image_free(&img);
+	assert_int_equal(image_decode(le, sizeof le - 1, NULL, &img, &info, err), 0);
+	assert_int_equal(img.channels, 3);
+	assert_true(img.pixels[0] == 1 && img.pixels[1] == 2 && img.pixels[2] == 3);
+	image_free(&img);
+	/* our writer: little-endian, bottom row first */
+	struct image two;
+	unsigned char *buf;
+	size_t len;
+	assert_int_equal(image_alloc(&two, 1, 2, 1), 0);
+	two.pixels[0] = 5; /* top */
+	two.pixels[1] = 6; /* bottom */
+	assert_int_equal(image_encode(&two, IMAGE_FORMAT_PFM, NULL, &buf, &len, NULL, err), 0);
+	assert_int_equal(len, strlen("Pf\n1 2\n-1.0\n") + 8);
+	assert_memory_equal(buf, "Pf\n1 2\n-1.0\n\x00\x00\xc0\x40\x00\x00\xa0\x40", len);
+	free(buf);
+	image_free(&two);
+}
+
+static void test_file_io(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_image.XXXXXX", path[128], err[IMAGE_ERR_LEN];
+	assert_non_null(mkdtemp(dir));
+	struct image img, back;
+	struct image_info info;
+	random_image(&img, 13, 7, 3, -2, 2);
+	snprintf(path, sizeof path, "%s/a.pfm", dir);
+	assert_int_equal(image_write_file(path, &img, NULL, NULL, err), 0);
+	assert_int_equal(image_read_file(path, NULL, &back, &info, err), 0);
+	assert_same_image(&img, &back, "pfm file");
+	image_free(&back);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof path, "%s/a.tiff", dir);
+	assert_int_equal(image_write_file(path, &img, NULL, NULL, err), IMAGE_E_UNSUPPORTED);
+	assert_non_null(strstr(err, "extension"));
+	snprintf(path, sizeof path, "%s/missing.pfm", dir);
+	assert_int_equal(image_read_file(path, NULL, &back, &info, err), IMAGE_E_IO);
+	snprintf(path, sizeof path, "%s/no/such/dir.pfm", dir);
+	assert_int_equal(image_write_file(path, &img, NULL, NULL, err), IMAGE_E_IO);
+	image_free(&img);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	tu_seed_from_clock();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_alloc),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_sniff_and_names),
+		cmocka_unit_test(test_convert_channels),
+		cmocka_unit_test(test_pfm_roundtrip),
+		cmocka_unit_test(test_pfm_layout),
+		cmocka_unit_test(test_file_io),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
