@@ -177,6 +177,8 @@ static image_decode_fn decoder_of(enum image_format f)
 {
 	switch (f) {
 	case IMAGE_FORMAT_PFM: return image_decode_pfm;
+	case IMAGE_FORMAT_PNG: return image_decode_png;
+	case IMAGE_FORMAT_JPEG: return image_decode_jpeg;
 	default: return NULL;
 	}
 }
@@ -185,6 +187,8 @@ static image_encode_fn encoder_of(enum image_format f)
 {
 	switch (f) {
 	case IMAGE_FORMAT_PFM: return image_encode_pfm;
+	case IMAGE_FORMAT_PNG: return image_encode_png;
+	case IMAGE_FORMAT_JPEG: return image_encode_jpeg;
 	default: return NULL;
 	}
 }

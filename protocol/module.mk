@@ -4,4 +4,6 @@ PROTOCOL_OBJS := \
 	$(BUILD)/protocol/npy.o \
 	$(BUILD)/protocol/colour.o \
 	$(BUILD)/protocol/image.o \
-	$(BUILD)/protocol/image_pfm.o
+	$(BUILD)/protocol/image_pfm.o \
+	$(BUILD)/protocol/image_png.o \
+	$(BUILD)/protocol/image_jpeg.o

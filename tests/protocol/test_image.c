@@ -28,7 +28,7 @@ static void random_image(struct image *img, int w, int h, int ch, float lo, floa
 
 /* An image whose samples are exactly what an 8- or 16-bit sRGB decode produces: colour channels
  * from the sRGB table, alpha as code / max. */
-__attribute__((unused)) static void coded_image(struct image *img, int w, int h, int ch, int bits)
+static void coded_image(struct image *img, int w, int h, int ch, int bits)
 {
 	const float *t = bits == 8 ? colour_srgb8_table() : colour_srgb16_table();
 	unsigned maxc = bits == 8 ? 255 : 65535;
@@ -245,6 +245,189 @@ static void test_pfm_layout(void **state)
 	image_free(&two);
 }
 
+/* 8- and 16-bit PNG in every channel count: samples that are exact codes come back bit-exact and
+ * nothing is reported lost. */
+static void test_png_exact(void **state)
+{
+	(void)state;
+	for (int bits = 8; bits <= 16; bits += 8)
+		for (int ch = 1; ch <= 4; ch++)
+			for (int s = 0; s < NSIZES; s++) {
+				struct image img, back;
+				struct image_info info;
+				struct image_encode_opts o = { 0, 0, bits, 0 };
+				unsigned lost;
+				coded_image(&img, sizes[s][0], sizes[s][1], ch, bits);
+				roundtrip(&img, IMAGE_FORMAT_PNG, &o, &back, &info, &lost);
+				assert_int_equal(lost, 0);
+				assert_int_equal(info.bits, bits);
+				assert_int_equal(info.channels, ch);
+				assert_int_equal(info.float_format, 0);
+				assert_same_image(&img, &back, bits == 8 ? "png8" : "png16");
+				image_free(&img);
+				image_free(&back);
+			}
+}
+
+/* Arbitrary floats: each sample comes back as the nearest code (by the sRGB formula), out of
+ * range values are clipped and reported. */
+static void test_png_quantise(void **state)
+{
+	(void)state;
+	for (int bits = 8; bits <= 16; bits += 8) {
+		struct image img, back;
+		struct image_info info;
+		struct image_encode_opts o = { 0, 0, bits, 0 };
+		unsigned lost;
+		random_image(&img, 31, 17, 4, -0.25f, 1.25f);
+		roundtrip(&img, IMAGE_FORMAT_PNG, &o, &back, &info, &lost);
+		assert_int_equal(lost, IMAGE_LOST_NEGATIVE | IMAGE_LOST_RANGE | IMAGE_LOST_PRECISION);
+		double maxerr = 0;
+		for (size_t i = 0; i < 31 * 17 * 4; i++) {
+			float v = img.pixels[i] < 0 ? 0 : img.pixels[i] > 1 ? 1 : img.pixels[i];
+			double e;
+			if (i % 4 == 3) { /* alpha: linear steps */
+				e = fabs(back.pixels[i] - v) * (bits == 8 ? 255 : 65535);
+			} else {
+				unsigned want = bits == 8 ? colour_linear_to_srgb8(v)
+							  : colour_linear_to_srgb16(v);
+				unsigned got = bits == 8 ? colour_linear_to_srgb8(back.pixels[i])
+							 : colour_linear_to_srgb16(back.pixels[i]);
+				assert_int_equal(got, want);
+				e = fabs(linear_to_srgb_d(back.pixels[i]) - linear_to_srgb_d(v)) *
+				    (bits == 8 ? 255 : 65535);
+			}
+			if (e > maxerr)
+				maxerr = e;
+		}
+		print_message("png%d: max error %.4f codes (limit 0.5)\n", bits, maxerr);
+		assert_true(maxerr <= 0.5 + 1e-3);
+		image_free(&img);
+		image_free(&back);
+	}
+	struct image img;
+	unsigned char *buf;
+	size_t len;
+	char err[IMAGE_ERR_LEN];
+	struct image_encode_opts o = { 0, 0, 12, 0 };
+	random_image(&img, 2, 2, 3, 0, 1);
+	assert_int_equal(image_encode(&img, IMAGE_FORMAT_PNG, &o, &buf, &len, NULL, err), IMAGE_E_ARG);
+	assert_null(buf);
+	image_free(&img);
+}
+
+/* Ordered dither: every dithered code is the floor or ceiling of the exact value, and over a
+ * flat area the mean of the codes is the exact value within 1/64 code (rounding alone would be
+ * off by up to half a code). */
+static void test_png_dither(void **state)
+{
+	(void)state;
+	struct image img, back;
+	struct image_info info;
+	struct image_encode_opts o = { 0, 0, 8, 1 };
+	unsigned lost;
+	float level = 0.2f + 0.5f * (float)tu_uniform();
+	assert_int_equal(image_alloc(&img, 16, 16, 1), 0);
+	for (int i = 0; i < 256; i++)
+		img.pixels[i] = level;
+	roundtrip(&img, IMAGE_FORMAT_PNG, &o, &back, &info, &lost);
+	double exact = linear_to_srgb_d(level) * 255, sum = 0;
+	for (int i = 0; i < 256; i++) {
+		unsigned c = colour_linear_to_srgb8(back.pixels[i]);
+		assert_true(c == (unsigned)floor(exact) || c == (unsigned)ceil(exact));
+		sum += c;
+	}
+	print_message("dither: level %.4f codes, mean %.4f\n", exact, sum / 256);
+	assert_true(fabs(sum / 256 - exact) <= 1.0 / 64 + 1e-9);
+	image_free(&img);
+	image_free(&back);
+}
+
+/* A smooth random image: a few low-frequency waves per channel, sRGB values in [0.05, 0.95]. */
+static void smooth_image(struct image *img, int w, int h, int ch)
+{
+	assert_int_equal(image_alloc(img, w, h, ch), 0);
+	for (int c = 0; c < ch; c++) {
+		double fx[3], fy[3], ph[3];
+		for (int k = 0; k < 3; k++) {
+			fx[k] = tu_uniform() * 0.15;
+			fy[k] = tu_uniform() * 0.15;
+			ph[k] = tu_uniform() * 6.28;
+		}
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++) {
+				double v = 0.5;
+				for (int k = 0; k < 3; k++)
+					v += 0.15 * sin(fx[k] * x + fy[k] * y + ph[k]);
+				img->pixels[((size_t)y * w + x) * ch + c] =
+					c == 3 ? (float)v : (float)srgb_to_linear_d(v);
+			}
+	}
+}
+
+static double psnr_srgb(const struct image *a, const struct image *b, int channels)
+{
+	double se = 0;
+	size_t n = (size_t)a->width * a->height;
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < channels; c++) {
+			double d = linear_to_srgb_d(a->pixels[i * a->channels + c]) -
+				   linear_to_srgb_d(b->pixels[i * b->channels + c]);
+			se += d * d;
+		}
+	double mse = se / ((double)n * channels);
+	return mse > 0 ? 10 * log10(1 / mse) : INFINITY;
+}
+
+static void test_jpeg_roundtrip(void **state)
+{
+	(void)state;
+	static const struct {
+		int ch, quality, sub;
+		double min_psnr;
+	} cases[] = {
+		{ 3, 0, 0, 38 }, { 3, 90, 420, 34 }, { 3, 100, 444, 45 }, { 3, 50, 444, 32 },
+		{ 1, 90, 444, 40 }, { 4, 95, 444, 38 }, { 2, 95, 420, 38 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+		for (int s = 0; s < NSIZES; s++) {
+			struct image img, back;
+			struct image_info info;
+			struct image_encode_opts o = { cases[k].quality, cases[k].sub, 0, 0 };
+			unsigned lost;
+			int ch = cases[k].ch, colour = ch == 2 || ch == 4 ? ch - 1 : ch;
+			smooth_image(&img, sizes[s][0] * 2, sizes[s][1] * 2, ch);
+			roundtrip(&img, IMAGE_FORMAT_JPEG, &o, &back, &info, &lost);
+			assert_int_equal(lost, IMAGE_LOST_PRECISION | (colour != ch ? IMAGE_LOST_ALPHA : 0));
+			assert_int_equal(back.channels, colour);
+			assert_int_equal(info.channels, colour);
+			assert_int_equal(info.orientation, 1);
+			assert_int_equal(back.width, img.width);
+			assert_int_equal(back.height, img.height);
+			double p = psnr_srgb(&img, &back, colour);
+			if (s == NSIZES - 1)
+				print_message("jpeg ch %d q %d %d: PSNR %.1f dB (bound %.0f)\n", ch,
+					      cases[k].quality, cases[k].sub, p, cases[k].min_psnr);
+			if (!(p >= cases[k].min_psnr))
+				fail_msg("jpeg ch %d q %d sub %d %dx%d: PSNR %.2f < %.0f", ch,
+					 cases[k].quality, cases[k].sub, img.width, img.height, p,
+					 cases[k].min_psnr);
+			image_free(&img);
+			image_free(&back);
+		}
+	struct image img;
+	unsigned char *buf;
+	size_t len;
+	char err[IMAGE_ERR_LEN];
+	struct image_encode_opts bad_q = { 101, 0, 0, 0 }, bad_s = { 90, 422, 0, 0 };
+	random_image(&img, 8, 8, 3, 0, 1);
+	assert_int_equal(image_encode(&img, IMAGE_FORMAT_JPEG, &bad_q, &buf, &len, NULL, err),
+			 IMAGE_E_ARG);
+	assert_int_equal(image_encode(&img, IMAGE_FORMAT_JPEG, &bad_s, &buf, &len, NULL, err),
+			 IMAGE_E_ARG);
+	image_free(&img);
+}
+
 static void test_file_io(void **state)
 {
 	(void)state;
@@ -286,6 +469,10 @@ int main(void)
 		cmocka_unit_test(test_convert_channels),
 		cmocka_unit_test(test_pfm_roundtrip),
 		cmocka_unit_test(test_pfm_layout),
+		cmocka_unit_test(test_png_exact),
+		cmocka_unit_test(test_png_quantise),
+		cmocka_unit_test(test_png_dither),
+		cmocka_unit_test(test_jpeg_roundtrip),
 		cmocka_unit_test(test_file_io),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

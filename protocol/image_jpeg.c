@@ -1,0 +1,232 @@
+/* JPEG through libjpeg-turbo's TurboJPEG API: gray, YCbCr/RGB and CMYK/YCCK on read, with the
+ * EXIF orientation applied; gray or RGB on write with a quality and 4:4:4 or 4:2:0 chroma.
+ * CMYK is taken as Adobe stores it (inverted), as ImageMagick and Photoshop write it. */
+#include <stdlib.h>
+#include <string.h>
+#include <turbojpeg.h>
+
+#include "protocol/colour.h"
+#include "protocol/image_codec.h"
+
+/* EXIF orientation (1-8) from the first APP1 "Exif" segment before the image data; 1 if none
+ * or unreadable. Bounds-checked throughout: the segment is untrusted. */
+static int exif_orientation(const unsigned char *b, size_t len)
+{
+	size_t p = 2;
+	while (p + 4 <= len && b[p] == 0xff) {
+		unsigned m = b[p + 1];
+		if (m == 0xd8 || (m >= 0xd0 && m <= 0xd7) || m == 0x01 || m == 0xff) {
+			p += m == 0xff ? 1 : 2; /* fill byte or marker without a length */
+			continue;
+		}
+		if (m == 0xda || m == 0xd9)
+			break; /* start of scan / end of image: no EXIF before the data */
+		size_t seg = (size_t)b[p + 2] << 8 | b[p + 3];
+		if (seg < 2 || seg > len - p - 2)
+			break;
+		const unsigned char *s = b + p + 4;
+		size_t n = seg - 2;
+		if (m == 0xe1 && n >= 14 && !memcmp(s, "Exif\0\0", 6)) {
+			const unsigned char *t = s + 6; /* TIFF header */
+			size_t tn = n - 6;
+			int le;
+			if (!memcmp(t, "II*\0", 4))
+				le = 1;
+			else if (!memcmp(t, "MM\0*", 4))
+				le = 0;
+			else
+				return 1;
+#define RD16(q) (le ? (unsigned)(q)[0] | (unsigned)(q)[1] << 8 : (unsigned)(q)[1] | (unsigned)(q)[0] << 8)
+#define RD32(q) (le ? (size_t)(q)[0] | (size_t)(q)[1] << 8 | (size_t)(q)[2] << 16 | (size_t)(q)[3] << 24 \
+		    : (size_t)(q)[3] | (size_t)(q)[2] << 8 | (size_t)(q)[1] << 16 | (size_t)(q)[0] << 24)
+			size_t ifd = RD32(t + 4);
+			if (ifd > tn || tn - ifd < 2)
+				return 1;
+			unsigned count = RD16(t + ifd);
+			for (unsigned i = 0; i < count; i++) {
+				size_t e = ifd + 2 + (size_t)i * 12;
+				if (e > tn || tn - e < 12)
+					return 1;
+				if (RD16(t + e) == 0x0112 && RD16(t + e + 2) == 3) { /* SHORT */
+					unsigned v = RD16(t + e + 8);
+					return v >= 1 && v <= 8 ? (int)v : 1;
+				}
+			}
+#undef RD16
+#undef RD32
+			return 1;
+		}
+		p += 2 + seg;
+	}
+	return 1;
+}
+
+/* Applies orientation o to in (w x h) into out, whose size is already swapped for 5-8. */
+static void orient(const float *in, int w, int h, int ch, int o, float *out)
+{
+	int ow = o >= 5 ? h : w, oh = o >= 5 ? w : h;
+	for (int y = 0; y < oh; y++)
+		for (int x = 0; x < ow; x++) {
+			int sx, sy;
+			switch (o) {
+			case 2: sx = w - 1 - x; sy = y; break;
+			case 3: sx = w - 1 - x; sy = h - 1 - y; break;
+			case 4: sx = x; sy = h - 1 - y; break;
+			case 5: sx = y; sy = x; break;
+			case 6: sx = y; sy = h - 1 - x; break;
+			case 7: sx = w - 1 - y; sy = h - 1 - x; break;
+			case 8: sx = w - 1 - y; sy = x; break;
+			default: sx = x; sy = y; break;
+			}
+			memcpy(out + ((size_t)y * ow + x) * ch, in + ((size_t)sy * w + sx) * ch,
+			       (size_t)ch * sizeof(float));
+		}
+}
+
+int image_decode_jpeg(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		      struct image *out, struct image_info *info, char *err)
+{
+	int rc, w, h, subsamp, cs;
+	unsigned char *raw = NULL;
+	struct image tmp = { 0, 0, 0, NULL };
+	if (len > (unsigned long)-1)
+		return image_fail(err, IMAGE_E_TOO_LARGE, "jpeg: file too large");
+	tjhandle tj = tjInitDecompress();
+	if (!tj)
+		return image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create a decoder");
+	if (tjDecompressHeader3(tj, buf, (unsigned long)len, &w, &h, &subsamp, &cs)) {
+		const char *m = tjGetErrorStr2(tj);
+		rc = image_fail(err, len < 200 && strstr(m, "end") ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT,
+				"jpeg: header: %s", m);
+		goto done;
+	}
+	int o = exif_orientation(buf, len);
+	rc = image_check_limits(lim, (unsigned long long)(o >= 5 ? h : w),
+				(unsigned long long)(o >= 5 ? w : h), "jpeg", err);
+	if (rc)
+		goto done;
+	int pf, rawch, ch;
+	if (cs == TJCS_GRAY) {
+		pf = TJPF_GRAY;
+		rawch = ch = 1;
+	} else if (cs == TJCS_CMYK || cs == TJCS_YCCK) {
+		pf = TJPF_CMYK;
+		rawch = 4;
+		ch = 3;
+	} else {
+		pf = TJPF_RGB;
+		rawch = ch = 3;
+	}
+	size_t n = (size_t)w * (size_t)h;
+	raw = malloc(n * (size_t)rawch);
+	if (!raw) {
+		rc = image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot allocate %dx%d pixels", w, h);
+		goto done;
+	}
+	if (tjDecompress2(tj, buf, (unsigned long)len, raw, w, w * rawch, h, pf,
+			  TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS)) {
+		const char *m = tjGetErrorStr2(tj);
+		if (tjGetErrorCode(tj) == TJERR_FATAL) {
+			rc = image_fail(err, IMAGE_E_CORRUPT, "jpeg: %s", m);
+			goto done;
+		}
+		/* A warning: the image is complete unless the data ran out (libjpeg then pads it
+		 * with gray, which we do not pass off as the picture). */
+		if (strstr(m, "Premature end")) {
+			rc = image_fail(err, IMAGE_E_TRUNCATED, "jpeg: image data truncated: %s", m);
+			goto done;
+		}
+	}
+	rc = image_alloc(&tmp, w, h, ch);
+	if (rc) {
+		rc = image_fail(err, rc, "jpeg: cannot allocate %dx%d pixels", w, h);
+		goto done;
+	}
+	const float *t = colour_srgb8_table();
+	if (pf == TJPF_CMYK) {
+		for (size_t i = 0; i < n; i++) {
+			const unsigned char *s = raw + i * 4;
+			/* inverted CMYK: R = (255 - C)(255 - K) / 255 in stored form c' k' / 255 */
+			for (int c = 0; c < 3; c++)
+				tmp.pixels[i * 3 + c] = srgb_to_linear((float)(s[c] * s[3]) / (255.0f * 255.0f));
+		}
+	} else {
+		for (size_t i = 0; i < n * (size_t)ch; i++)
+			tmp.pixels[i] = t[raw[i]];
+	}
+	if (o == 1) {
+		*out = tmp;
+		tmp.pixels = NULL;
+	} else {
+		rc = image_alloc(out, o >= 5 ? h : w, o >= 5 ? w : h, ch);
+		if (rc) {
+			rc = image_fail(err, rc, "jpeg: cannot allocate %dx%d pixels", w, h);
+			goto done;
+		}
+		orient(tmp.pixels, w, h, ch, o, out->pixels);
+	}
+	info->bits = 8;
+	info->channels = rawch;
+	info->orientation = o;
+	rc = 0;
+done:
+	if (rc)
+		image_free(out);
+	image_free(&tmp);
+	free(raw);
+	tjDestroy(tj);
+	return rc;
+}
+
+int image_encode_jpeg(const struct image *img, const struct image_encode_opts *o,
+		      unsigned char **out, size_t *out_len, unsigned *lost, char *err)
+{
+	if (o->quality < 1 || o->quality > 100)
+		return image_fail(err, IMAGE_E_ARG, "jpeg: quality %d is not in 1-100", o->quality);
+	if (o->subsampling != 444 && o->subsampling != 420)
+		return image_fail(err, IMAGE_E_ARG, "jpeg: subsampling %d is not 444 or 420",
+				  o->subsampling);
+	if (img->width > 65535 || img->height > 65535)
+		return image_fail(err, IMAGE_E_TOO_LARGE, "jpeg: %dx%d exceeds JPEG's 65535 limit",
+				  img->width, img->height);
+	int ch = img->channels, gray = ch <= 2, jch = gray ? 1 : 3;
+	if (ch == 2 || ch == 4)
+		*lost |= IMAGE_LOST_ALPHA;
+	*lost |= IMAGE_LOST_PRECISION;
+	size_t w = (size_t)img->width, h = (size_t)img->height;
+	unsigned char *raw = malloc(w * h * (size_t)jch);
+	if (!raw)
+		return image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot allocate %zu bytes", w * h * jch);
+	const float *s = img->pixels;
+	unsigned char *q = raw;
+	for (size_t y = 0; y < h; y++)
+		for (size_t x = 0; x < w; x++, s += ch)
+			for (int c = 0; c < jch; c++) {
+				float v = image_clip01(s[c], lost);
+				*q++ = o->dither ? colour_linear_to_srgb8_dither(v, (unsigned)x, (unsigned)y)
+						 : colour_linear_to_srgb8(v);
+			}
+	int subsamp = gray ? TJSAMP_GRAY : o->subsampling == 420 ? TJSAMP_420 : TJSAMP_444;
+	unsigned long cap = tjBufSize((int)w, (int)h, subsamp), jlen = cap;
+	unsigned char *jpeg = cap != (unsigned long)-1 ? malloc(cap) : NULL;
+	int rc = 0;
+	tjhandle tj = jpeg ? tjInitCompress() : NULL;
+	if (!tj) {
+		rc = image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create an encoder");
+		goto done;
+	}
+	if (tjCompress2(tj, raw, (int)w, (int)(w * jch), (int)h, gray ? TJPF_GRAY : TJPF_RGB, &jpeg,
+			&jlen, subsamp, o->quality, TJFLAG_ACCURATEDCT | TJFLAG_NOREALLOC)) {
+		rc = image_fail(err, IMAGE_E_ARG, "jpeg: encoding: %s", tjGetErrorStr2(tj));
+		goto done;
+	}
+	*out = jpeg;
+	*out_len = jlen;
+	jpeg = NULL;
+done:
+	if (tj)
+		tjDestroy(tj);
+	free(jpeg);
+	free(raw);
+	return rc;
+}
