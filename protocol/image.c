@@ -179,6 +179,7 @@ static image_decode_fn decoder_of(enum image_format f)
 	case IMAGE_FORMAT_PFM: return image_decode_pfm;
 	case IMAGE_FORMAT_PNG: return image_decode_png;
 	case IMAGE_FORMAT_JPEG: return image_decode_jpeg;
+	case IMAGE_FORMAT_EXR: return image_decode_exr;
 	default: return NULL;
 	}
 }
@@ -189,6 +190,7 @@ static image_encode_fn encoder_of(enum image_format f)
 	case IMAGE_FORMAT_PFM: return image_encode_pfm;
 	case IMAGE_FORMAT_PNG: return image_encode_png;
 	case IMAGE_FORMAT_JPEG: return image_encode_jpeg;
+	case IMAGE_FORMAT_EXR: return image_encode_exr;
 	default: return NULL;
 	}
 }
