@@ -180,6 +180,7 @@ static image_decode_fn decoder_of(enum image_format f)
 	case IMAGE_FORMAT_PNG: return image_decode_png;
 	case IMAGE_FORMAT_JPEG: return image_decode_jpeg;
 	case IMAGE_FORMAT_EXR: return image_decode_exr;
+	case IMAGE_FORMAT_HDR: return image_decode_hdr;
 	default: return NULL;
 	}
 }
@@ -191,6 +192,7 @@ static image_encode_fn encoder_of(enum image_format f)
 	case IMAGE_FORMAT_PNG: return image_encode_png;
 	case IMAGE_FORMAT_JPEG: return image_encode_jpeg;
 	case IMAGE_FORMAT_EXR: return image_encode_exr;
+	case IMAGE_FORMAT_HDR: return image_encode_hdr;
 	default: return NULL;
 	}
 }

@@ -485,6 +485,144 @@ static void test_exr_roundtrip(void **state)
 	image_free(&img);
 }
 
+/* Random valid RGBE pixels (largest mantissa >= 128, as every encoder writes them), with runs so
+ * the run-length coder has something to do. */
+static void random_rgbe(unsigned char *q, size_t n)
+{
+	for (size_t i = 0; i < n; i++, q += 4) {
+		if (i && tu_uniform() < 0.3) {
+			memcpy(q, q - 4, 4);
+			continue;
+		}
+		int big = (int)(tu_uniform() * 3);
+		for (int c = 0; c < 3; c++)
+			q[c] = (unsigned char)(c == big ? 128 + tu_uniform() * 128 : tu_uniform() * 256);
+		q[3] = (unsigned char)(100 + tu_uniform() * 60);
+		if (tu_uniform() < 0.05)
+			memset(q, 0, 4);
+	}
+}
+
+static size_t hdr_file(unsigned char *f, const char *res, const unsigned char *rgbe, size_t n)
+{
+	size_t l = (size_t)sprintf((char *)f, "#?RADIANCE\n# made by hand\nFORMAT=32-bit_rle_rgbe\n\n%s\n", res);
+	memcpy(f + l, rgbe, n * 4); /* flat */
+	return l + n * 4;
+}
+
+/* HDR: decoding RGBE and encoding again gives the same RGBE bytes (flat and run-length widths),
+ * and the decoded values are Radiance's (m + 0.5) * 2^(e - 136). */
+static void test_hdr_roundtrip(void **state)
+{
+	(void)state;
+	for (int s = 0; s < NSIZES; s++) {
+		size_t w = (size_t)sizes[s][0] * 3, h = (size_t)sizes[s][1], n = w * h;
+		unsigned char *rgbe = malloc(n * 4), *file = malloc(n * 4 + 256), *enc;
+		size_t len, elen;
+		struct image img, back;
+		struct image_info info;
+		char err[IMAGE_ERR_LEN], res[64];
+		unsigned lost;
+		random_rgbe(rgbe, n);
+		snprintf(res, sizeof res, "-Y %zu +X %zu", h, w);
+		len = hdr_file(file, res, rgbe, n);
+		assert_int_equal(image_decode(file, len, NULL, &img, &info, err), 0);
+		assert_int_equal(info.format, IMAGE_FORMAT_HDR);
+		assert_int_equal(img.channels, 3);
+		for (size_t i = 0; i < n; i++)
+			for (int c = 0; c < 3; c++) {
+				float want = rgbe[i * 4 + 3] ? ldexpf(rgbe[i * 4 + c] + 0.5f, rgbe[i * 4 + 3] - 136) : 0;
+				assert_true(img.pixels[i * 3 + c] == want);
+			}
+		assert_int_equal(image_encode(&img, IMAGE_FORMAT_HDR, NULL, &enc, &elen, &lost, err), 0);
+		assert_int_equal(lost, 0);
+		if (w >= 8)
+			assert_true(elen < len); /* run-length coded */
+		assert_int_equal(image_decode(enc, elen, NULL, &back, &info, err), 0);
+		assert_same_image(&img, &back, "hdr");
+		/* narrow images are written flat: the bytes after the header are the input's (the
+		 * wider ones decode to the same floats, which for valid RGBE means the same bytes) */
+		if (w < 8)
+			assert_memory_equal(enc + elen - n * 4, rgbe, n * 4);
+		free(enc);
+		image_free(&img);
+		image_free(&back);
+		free(rgbe);
+		free(file);
+	}
+	/* arbitrary floats: within RGBE's precision (8-bit mantissa of the largest component) */
+	struct image img, back;
+	struct image_info info;
+	unsigned lost;
+	random_image(&img, 40, 9, 3, 0, 1000);
+	img.pixels[5] = -1;
+	roundtrip(&img, IMAGE_FORMAT_HDR, NULL, &back, &info, &lost);
+	assert_int_equal(lost, IMAGE_LOST_PRECISION | IMAGE_LOST_NEGATIVE);
+	for (int i = 0; i < 40 * 9; i++) {
+		float *a = &img.pixels[i * 3], *b = &back.pixels[i * 3];
+		float mx = fmaxf(a[0], fmaxf(a[1], a[2]));
+		for (int c = 0; c < 3; c++)
+			if (!(fabsf(b[c] - fmaxf(a[c], 0)) <= mx / 128))
+				fail_msg("hdr pixel %d.%d: %g -> %g", i, c, (double)a[c], (double)b[c]);
+	}
+	image_free(&img);
+	image_free(&back);
+	/* gray in, gray replicated out; alpha reported */
+	random_image(&img, 3, 3, 2, 0, 1);
+	roundtrip(&img, IMAGE_FORMAT_HDR, NULL, &back, &info, &lost);
+	assert_true(lost & IMAGE_LOST_ALPHA);
+	assert_true(back.pixels[0] == back.pixels[1] && back.pixels[1] == back.pixels[2]);
+	image_free(&img);
+	image_free(&back);
+}
+
+/* All eight resolution-line orientations, and old-style runs. */
+static void test_hdr_layouts(void **state)
+{
+	(void)state;
+	/* a 3 wide, 2 high image with pixel values 1..6 in reading order (top-left first) */
+	static const struct {
+		const char *res;
+		int order[6]; /* file pixel k holds image pixel order[k] */
+	} cases[] = {
+		{ "-Y 2 +X 3", { 1, 2, 3, 4, 5, 6 } }, { "-Y 2 -X 3", { 3, 2, 1, 6, 5, 4 } },
+		{ "+Y 2 +X 3", { 4, 5, 6, 1, 2, 3 } }, { "+Y 2 -X 3", { 6, 5, 4, 3, 2, 1 } },
+		{ "+X 3 -Y 2", { 1, 4, 2, 5, 3, 6 } }, { "+X 3 +Y 2", { 4, 1, 5, 2, 6, 3 } },
+		{ "-X 3 -Y 2", { 3, 6, 2, 5, 1, 4 } }, { "-X 3 +Y 2", { 6, 3, 5, 2, 4, 1 } },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		unsigned char rgbe[24], file[256];
+		for (int i = 0; i < 6; i++) {
+			rgbe[i * 4] = rgbe[i * 4 + 1] = rgbe[i * 4 + 2] = (unsigned char)(128 + cases[k].order[i]);
+			rgbe[i * 4 + 3] = 136;
+		}
+		size_t len = hdr_file(file, cases[k].res, rgbe, 6);
+		struct image img;
+		char err[IMAGE_ERR_LEN];
+		assert_int_equal(image_decode(file, len, NULL, &img, NULL, err), 0);
+		assert_int_equal(img.width, 3);
+		assert_int_equal(img.height, 2);
+		for (int i = 0; i < 6; i++)
+			if (img.pixels[i * 3] != 128 + i + 1 + 0.5f)
+				fail_msg("%s: pixel %d is %g", cases[k].res, i, (double)img.pixels[i * 3]);
+		image_free(&img);
+	}
+	/* old-style run: pixel, then (1,1,1,3) repeats it 3 times, then (1,1,1,1) 1 << 8 more */
+	unsigned char file[512];
+	size_t l = (size_t)sprintf((char *)file, "#?RGBE\n\n-Y 1 +X 260\n");
+	const unsigned char px[12] = { 200, 100, 50, 130, 1, 1, 1, 3, 1, 1, 1, 1 };
+	memcpy(file + l, px, 12);
+	struct image img;
+	char err[IMAGE_ERR_LEN];
+	assert_int_equal(image_decode(file, l + 12, NULL, &img, NULL, err), 0);
+	for (int x = 0; x < 260; x++)
+		assert_true(img.pixels[x * 3] == ldexpf(200.5f, -6) && img.pixels[x * 3 + 2] == ldexpf(50.5f, -6));
+	image_free(&img);
+	l = (size_t)sprintf((char *)file, "#?RADIANCE\nFORMAT=32-bit_rle_xyze\n\n-Y 1 +X 1\n");
+	assert_int_equal(image_decode(file, l + 4, NULL, &img, NULL, err), IMAGE_E_UNSUPPORTED);
+	assert_non_null(strstr(err, "xyze"));
+}
+
 static void test_file_io(void **state)
 {
 	(void)state;
@@ -531,6 +669,8 @@ int main(void)
 		cmocka_unit_test(test_png_dither),
 		cmocka_unit_test(test_jpeg_roundtrip),
 		cmocka_unit_test(test_exr_roundtrip),
+		cmocka_unit_test(test_hdr_roundtrip),
+		cmocka_unit_test(test_hdr_layouts),
 		cmocka_unit_test(test_file_io),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
