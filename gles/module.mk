@@ -2,4 +2,7 @@
 GLES_OBJS := \
 	$(BUILD)/gles/egl.o \
 	$(BUILD)/gles/program.o \
-	$(BUILD)/gles/shader_src.o
+	$(BUILD)/gles/shader_src.o \
+	$(BUILD)/gles/fft_plan.o \
+	$(BUILD)/gles/fft_cpu.o \
+	$(BUILD)/gles/fft.o

@@ -102,19 +102,34 @@ static double now_ms(void)
 static int build(struct program_cache *pc, const char *name, const char *defines, GLuint *prog,
                  char err[PROGRAM_ERR_LEN])
 {
-	char *owned = NULL;
-	const char *src = shader_src_get(name, pc->shader_dir, &owned);
-	if (!src) {
-		snprintf(err, PROGRAM_ERR_LEN, "shader '%s': no such shader%s%s", name,
-		         pc->shader_dir[0] ? " in " : "", pc->shader_dir);
-		gles_logf(&pc->log, GLES_LOG_ERROR, "%s", err);
-		return PROGRAM_E_NOSHADER;
+	/* "a+b" names the concatenation of shaders a and b (shared building blocks first) */
+	const char *parts[8];
+	char *owned[8] = {0};
+	int nparts = 0;
+	parts[nparts++] = "#version 310 es\n";
+	parts[nparts++] = defines ? defines : "";
+	char part[64];
+	for (const char *p = name; *p && nparts < 8;) {
+		const char *e = strchr(p, '+');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		snprintf(part, sizeof part, "%.*s", (int)(l < sizeof part ? l : sizeof part - 1), p);
+		const char *src = shader_src_get(part, pc->shader_dir, &owned[nparts]);
+		if (!src) {
+			snprintf(err, PROGRAM_ERR_LEN, "shader '%s': no such shader%s%s", part,
+			         pc->shader_dir[0] ? " in " : "", pc->shader_dir);
+			gles_logf(&pc->log, GLES_LOG_ERROR, "%s", err);
+			for (int i = 0; i < nparts; i++)
+				free(owned[i]);
+			return PROGRAM_E_NOSHADER;
+		}
+		parts[nparts++] = src;
+		p = e ? e + 1 : p + l;
 	}
-	const char *parts[3] = {"#version 310 es\n", defines ? defines : "", src};
 	GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
-	glShaderSource(sh, 3, parts, NULL);
+	glShaderSource(sh, nparts, parts, NULL);
 	glCompileShader(sh);
-	free(owned);
+	for (int i = 0; i < nparts; i++)
+		free(owned[i]);
 	GLint ok = 0;
 	glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
 	if (!ok) {

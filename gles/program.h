@@ -37,9 +37,9 @@ int program_cache_create(const char *shader_dir, const struct gles_log *log,
                          struct program_cache **out);
 void program_cache_destroy(struct program_cache *pc); /* NULL-safe */
 
-/* Returns in *prog the program for shader `name` built with `defines` (lines of "#define X v"),
- * cached under (name, key bytes): callers memset their key struct to 0 before filling it, and
- * derive defines from it alone. On failure logs and writes the shader's name and info log. */
+/* Returns in *prog the program for shader `name` ("a+b": a's text, then b's) built with
+ * `defines` (lines of "#define X v"), cached under (name, key bytes): callers memset their key
+ * struct to 0 before filling it, and derive defines from it alone. On failure logs and writes the shader's name and info log. */
 int program_get(struct program_cache *pc, const char *name, const void *key, size_t key_len,
                 const char *defines, unsigned *prog, char err[PROGRAM_ERR_LEN]);
 

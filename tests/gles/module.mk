@@ -1,1 +1,2 @@
 TEST_NAMES += gles/test_gpu_basic
+TEST_NAMES += gles/test_fft_plan gles/test_fft

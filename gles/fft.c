@@ -1,0 +1,663 @@
+/* The GLES FFT engine: builds the programs and buffers of a plan (fft_plan), then dispatches. */
+#include "gles/fft.h"
+
+#include <GLES3/gl31.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gles/fft_cpu.h"
+
+#define B_DATA 0
+#define B_TWIDDLE 1
+#define B_DST 2
+#define B_WORK 3
+#define B_CHIRP 4
+#define B_FILTER 5
+
+struct prog {
+	GLuint id;
+	GLint u_offset, u_sig_stride, u_elem_stride, u_count;
+};
+
+/* The parameter struct that keys every FFT program; memset to 0 before filling. */
+struct fft_key {
+	int kind; /* 1 shared, 2 global pass, 3 bluestein */
+	int n, components, inverse, twiddles, max_radix;
+	int nsig, nthr, split;
+	int pass, radix, ns, tw_offset, last, sig_fast;
+	int mode, bn;
+};
+
+struct fft_axis {
+	struct fft_plan plan;
+	struct fft_opts opts;
+	int n, adjacent, max_count;
+	size_t capacity;
+	const struct egl_info *info;
+	struct gles_log log;
+	struct prog shared[2];                   /* [inverse] */
+	struct prog pass[2][FFT_MAX_PASSES];     /* global technique, [inverse][pass] */
+	GLuint twiddles;                         /* table of forward twiddles, or 0 */
+	GLuint scratch;                          /* global technique's ping-pong buffer */
+	/* Bluestein */
+	struct fft_axis *inner;                  /* native length-m transforms on the work rows */
+	struct prog bl[2][3];                    /* [inverse][mode-1] */
+	GLuint work, chirp, filter[2];
+};
+
+struct fft {
+	int width, height, axes;
+	struct fft_axis *rows, *cols;
+};
+
+const char *fft_strerror(int code)
+{
+	switch (code) {
+	case FFT_OK: return "ok";
+	case FFT_E_PLAN: return "no FFT plan";
+	case FFT_E_PROGRAM: return "FFT program failed to build";
+	case FFT_E_GL: return "GL error";
+	case FFT_E_NOMEM: return "out of memory";
+	case FFT_E_ARG: return "bad FFT argument";
+	case FFT_E_LIMIT: return "exceeds a device limit";
+	}
+	return "unknown error";
+}
+
+/* ---- text helpers for the #define preamble ---- */
+struct sb {
+	char *s;
+	size_t len, cap;
+	int oom;
+};
+
+static void sbf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sbf(struct sb *b, const char *fmt, ...)
+{
+	va_list ap;
+	for (;;) {
+		size_t room = b->cap - b->len;
+		va_start(ap, fmt);
+		int n = b->s ? vsnprintf(b->s + b->len, room, fmt, ap) : -1;
+		va_end(ap);
+		if (n >= 0 && (size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = b->cap ? b->cap * 2 : 4096;
+		while (n >= 0 && cap - b->len <= (size_t)n)
+			cap *= 2;
+		char *ns = realloc(b->s, cap);
+		if (!ns) {
+			b->oom = 1;
+			return;
+		}
+		b->s = ns;
+		b->cap = cap;
+	}
+}
+
+/* Common defines: element type, direction, twiddle mode, odd butterfly tables. */
+static void common_defines(struct sb *b, int components, int inverse, int twiddles)
+{
+	sbf(b, "#define COMPONENTS %d\n#define INVERSE %d\n#define TW_TABLE %d\n", components,
+	    inverse, twiddles == FFT_TW_TABLE);
+	static const int primes[] = {3, 5, 7, 11, 13};
+	for (int i = 0; i < 5; i++) {
+		int p = primes[i], h = (p - 1) / 2;
+		for (int t = 0; t < 2; t++) {
+			sbf(b, "const float %s%d[%d] = float[](", t ? "SIN" : "COS", p, h * h);
+			for (int k = 1; k <= h; k++)
+				for (int r = 1; r <= h; r++) {
+					double a = 2 * M_PI * (double)((r * k) % p) / p;
+					sbf(b, "%s%.9g", (k == 1 && r == 1) ? "" : ", ", t ? sin(a) : cos(a));
+				}
+			sbf(b, ");\n");
+		}
+	}
+}
+
+static const char *scale_text(char *buf, size_t len, double scale)
+{
+	snprintf(buf, len, "%.9e", scale);
+	return buf;
+}
+
+static int get_prog(struct program_cache *pc, const char *name, const struct fft_key *key,
+                    const char *defines, struct prog *p, char err[FFT_ERR_LEN])
+{
+	char perr[PROGRAM_ERR_LEN];
+	unsigned id;
+	int rc = program_get(pc, name, key, sizeof *key, defines, &id, perr);
+	if (rc) {
+		snprintf(err, FFT_ERR_LEN, "%s", perr);
+		return FFT_E_PROGRAM;
+	}
+	p->id = id;
+	p->u_offset = glGetUniformLocation(id, "u_offset");
+	p->u_sig_stride = glGetUniformLocation(id, "u_sig_stride");
+	p->u_elem_stride = glGetUniformLocation(id, "u_elem_stride");
+	p->u_count = glGetUniformLocation(id, "u_count");
+	return 0;
+}
+
+static int build_shared(struct fft_axis *a, struct program_cache *pc, int inverse,
+                        char err[FFT_ERR_LEN])
+{
+	const struct fft_plan *p = &a->plan;
+	struct fft_key key;
+	memset(&key, 0, sizeof key);
+	key.kind = 1;
+	key.n = p->m;
+	key.components = a->opts.components;
+	key.inverse = inverse;
+	key.twiddles = a->opts.twiddles;
+	key.max_radix = a->opts.max_radix;
+	key.nsig = p->signals;
+	key.nthr = p->threads;
+	key.split = p->split;
+	struct sb b = {0};
+	common_defines(&b, key.components, inverse, key.twiddles);
+	int vregs = 1, used[17] = {0};
+	for (int i = 0; i < p->npasses; i++) {
+		int r = p->pass[i].radix;
+		int per = (p->m / r + p->threads - 1) / p->threads;
+		if (per * r > vregs)
+			vregs = per * r;
+		used[r] = 1;
+	}
+	char sc[32];
+	sbf(&b, "#define N %d\n#define NSIG %d\n#define NTHR %d\n#define VREGS %d\n#define SPLIT %d\n"
+	        "#define SCALE %s\n",
+	    p->m, p->signals, p->threads, vregs, p->split,
+	    scale_text(sc, sizeof sc, inverse ? 1.0 / p->m : 1.0));
+	for (int r = 2; r <= 16; r++)
+		sbf(&b, "#define USE_R%d %d\n", r, used[r]);
+	/* the pass sequence: see fft_shared.comp */
+	sbf(&b, "#define FFT_SEQUENCE ");
+	for (int i = 0; i < p->npasses; i++) {
+		int r = p->pass[i].radix, ns = p->pass[i].ns, two = p->pass[i].tw_offset;
+		if (i == 0)
+			sbf(&b, "load_global_r%d(); ", r);
+		else if (!p->split)
+			sbf(&b, "load_shared_r%d(0); barrier(); ", r);
+		else
+			sbf(&b, "load_shared_r%d(1); barrier(); store_shared_r%d(%du, 2); barrier(); "
+			        "load_shared_r%d(2); barrier(); ",
+			    r, p->pass[i - 1].radix, p->pass[i - 1].ns, r);
+		if (p->npasses == 1)
+			sbf(&b, "barrier(); ");
+		sbf(&b, "compute_r%d(%du, %du); ", r, ns, two);
+		if (i == p->npasses - 1)
+			sbf(&b, "store_global_r%d(%du);", r, ns);
+		else
+			sbf(&b, "store_shared_r%d(%du, %d); barrier(); ", r, ns, p->split ? 1 : 0);
+	}
+	sbf(&b, "\n");
+	if (b.oom) {
+		free(b.s);
+		return FFT_E_NOMEM;
+	}
+	int rc = get_prog(pc, "fft_common+fft_shared", &key, b.s, &a->shared[inverse], err);
+	free(b.s);
+	return rc;
+}
+
+static int build_global(struct fft_axis *a, struct program_cache *pc, int inverse,
+                        char err[FFT_ERR_LEN])
+{
+	const struct fft_plan *p = &a->plan;
+	for (int i = 0; i < p->npasses; i++) {
+		struct fft_key key;
+		memset(&key, 0, sizeof key);
+		key.kind = 2;
+		key.n = p->m;
+		key.components = a->opts.components;
+		key.inverse = inverse;
+		key.twiddles = a->opts.twiddles;
+		key.pass = i;
+		key.radix = p->pass[i].radix;
+		key.ns = p->pass[i].ns;
+		key.tw_offset = p->pass[i].tw_offset;
+		key.last = i == p->npasses - 1;
+		key.sig_fast = a->adjacent;
+		struct sb b = {0};
+		common_defines(&b, key.components, inverse, key.twiddles);
+		char sc[32];
+		double scale = inverse && key.last ? 1.0 / p->m : 1.0;
+		sbf(&b, "#define N %d\n#define RADIX %d\n#define NS %d\n#define TWO %d\n"
+		        "#define SCALE %s\n#define SIG_FAST %d\n#define BFLY bfly%d\n",
+		    p->m, key.radix, key.ns, key.tw_offset, scale_text(sc, sizeof sc, scale),
+		    key.sig_fast, key.radix);
+		if (b.oom) {
+			free(b.s);
+			return FFT_E_NOMEM;
+		}
+		int rc = get_prog(pc, "fft_common+fft_global", &key, b.s, &a->pass[inverse][i], err);
+		free(b.s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int build_bluestein(struct fft_axis *a, struct program_cache *pc, int inverse,
+                           char err[FFT_ERR_LEN])
+{
+	const struct fft_plan *p = &a->plan;
+	for (int mode = 1; mode <= 3; mode++) {
+		struct fft_key key;
+		memset(&key, 0, sizeof key);
+		key.kind = 3;
+		key.n = p->n;
+		key.bn = p->m;
+		key.components = a->opts.components;
+		key.inverse = inverse;
+		key.mode = mode;
+		struct sb b = {0};
+		common_defines(&b, key.components, inverse, FFT_TW_COMPUTED);
+		char sc[32];
+		sbf(&b, "#define N %d\n#define M %d\n#define MODE %d\n#define SCALE %s\n", p->n, p->m,
+		    mode, scale_text(sc, sizeof sc, inverse ? 1.0 / p->n : 1.0));
+		if (b.oom) {
+			free(b.s);
+			return FFT_E_NOMEM;
+		}
+		int rc = get_prog(pc, "fft_common+bluestein", &key, b.s, &a->bl[inverse][mode - 1], err);
+		free(b.s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* A storage buffer of `bytes` bytes, optionally filled from data; 0 on failure. */
+static GLuint make_buffer(size_t bytes, const void *data, const struct gles_log *log)
+{
+	GLuint b = 0;
+	glGenBuffers(1, &b);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(bytes ? bytes : 16), data, GL_STATIC_DRAW);
+	if (gl_check(log, "fft buffer")) {
+		glDeleteBuffers(1, &b);
+		return 0;
+	}
+	return b;
+}
+
+static GLuint upload_f32(const double *v, size_t count, const struct gles_log *log)
+{
+	float *f = malloc((count ? count : 1) * sizeof *f);
+	if (!f)
+		return 0;
+	for (size_t i = 0; i < count; i++)
+		f[i] = (float)v[i];
+	GLuint b = make_buffer(count * sizeof *f, f, log);
+	free(f);
+	return b;
+}
+
+/* Twiddle table: per pass, w^(r*k) at tw_offset + k*(R-1) + r-1, forward sign, in double. */
+static GLuint make_twiddles(const struct fft_plan *p, const struct gles_log *log)
+{
+	double *t = malloc((size_t)(p->tw_count ? p->tw_count : 1) * 2 * sizeof *t);
+	if (!t)
+		return 0;
+	for (int i = 0; i < p->npasses; i++) {
+		int R = p->pass[i].radix, ns = p->pass[i].ns;
+		for (int k = 0; k < ns; k++)
+			for (int r = 1; r < R; r++) {
+				double a = -2 * M_PI * (double)(r * k) / ((double)ns * R);
+				size_t at = (size_t)p->pass[i].tw_offset + (size_t)k * (R - 1) + (r - 1);
+				t[2 * at] = cos(a);
+				t[2 * at + 1] = sin(a);
+			}
+	}
+	GLuint b = upload_f32(t, (size_t)p->tw_count * 2, log);
+	free(t);
+	return b;
+}
+
+/* Bluestein tables: chirp c_n = exp(-i*pi*n^2/N); filter spectra FFT_M(b) for both directions
+ * with b_m = conj(c_m) (forward) or c_m (inverse) at m and M-m. */
+static int make_bluestein_tables(struct fft_axis *a)
+{
+	int n = a->plan.n, m = a->plan.m;
+	double *c = malloc((size_t)n * 2 * sizeof *c), *bb = calloc((size_t)m * 2, sizeof *bb),
+	       *spec = malloc((size_t)m * 2 * sizeof *spec);
+	int rc = FFT_E_NOMEM;
+	if (!c || !bb || !spec)
+		goto out;
+	for (long long i = 0; i < n; i++) {
+		long long e = i * i % (2LL * n);
+		double ang = -M_PI * (double)e / n;
+		c[2 * i] = cos(ang);
+		c[2 * i + 1] = sin(ang);
+	}
+	a->chirp = upload_f32(c, (size_t)n * 2, &a->log);
+	for (int dir = 0; dir < 2; dir++) {
+		memset(bb, 0, (size_t)m * 2 * sizeof *bb);
+		for (int i = 0; i < n; i++) {
+			double re = c[2 * i], im = dir ? c[2 * i + 1] : -c[2 * i + 1];
+			bb[2 * i] = re, bb[2 * i + 1] = im;
+			if (i)
+				bb[2 * (m - i)] = re, bb[2 * (m - i) + 1] = im;
+		}
+		if (fft_cpu(bb, 1, spec, m, -1))
+			goto out;
+		a->filter[dir] = upload_f32(spec, (size_t)m * 2, &a->log);
+	}
+	rc = a->chirp && a->filter[0] && a->filter[1] ? 0 : FFT_E_GL;
+out:
+	free(c), free(bb), free(spec);
+	return rc;
+}
+
+int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n,
+                    int signals_adjacent, size_t capacity, int max_count,
+                    const struct fft_opts *o, const struct gles_log *log,
+                    struct fft_axis **out, char err[FFT_ERR_LEN])
+{
+	*out = NULL;
+	err[0] = 0;
+	if (o->components != 2 && o->components != 4) {
+		snprintf(err, FFT_ERR_LEN, "components must be 2 or 4, not %d", o->components);
+		return FFT_E_ARG;
+	}
+	if (max_count < 1 || capacity < 1) {
+		snprintf(err, FFT_ERR_LEN, "empty FFT batch");
+		return FFT_E_ARG;
+	}
+	struct fft_axis *a = calloc(1, sizeof *a);
+	if (!a)
+		return FFT_E_NOMEM;
+	a->opts = *o;
+	if (!a->opts.max_radix)
+		a->opts.max_radix = 8;
+	a->n = n;
+	a->adjacent = signals_adjacent;
+	a->capacity = capacity;
+	a->max_count = max_count;
+	a->info = info;
+	if (log)
+		a->log = *log;
+	struct fft_plan_opts po = {a->opts.max_radix, o->technique, o->twiddles, o->components,
+	                           info->max_shared_memory, info->max_invocations, signals_adjacent};
+	int rc = fft_plan_make(n, &po, &a->plan);
+	if (rc) {
+		snprintf(err, FFT_ERR_LEN, "length %d: %s", n, fft_plan_strerror(rc));
+		free(a);
+		return FFT_E_PLAN;
+	}
+	size_t elem = (size_t)o->components * sizeof(float);
+	if (a->plan.bluestein) {
+		size_t work = (size_t)max_count * a->plan.m;
+		if (work * elem > (size_t)info->max_ssbo_size) {
+			snprintf(err, FFT_ERR_LEN, "Bluestein work buffer of %zu bytes exceeds the "
+			         "storage-buffer limit of %lld", work * elem, info->max_ssbo_size);
+			rc = FFT_E_LIMIT;
+			goto fail;
+		}
+		/* the inner transform is native (m is 7-smooth) and runs on the work rows */
+		rc = fft_axis_create(pc, info, a->plan.m, 0, work, max_count, o, log, &a->inner, err);
+		if (rc)
+			goto fail;
+		a->work = make_buffer(work * elem, NULL, &a->log);
+		rc = a->work ? make_bluestein_tables(a) : FFT_E_GL;
+		if (rc) {
+			snprintf(err, FFT_ERR_LEN, "length %d: Bluestein buffers: %s", n, fft_strerror(rc));
+			goto fail;
+		}
+		for (int inv = 0; inv < 2; inv++)
+			if ((rc = build_bluestein(a, pc, inv, err)))
+				goto fail;
+		*out = a;
+		return 0;
+	}
+	if (capacity * elem > (size_t)info->max_ssbo_size) {
+		snprintf(err, FFT_ERR_LEN, "buffer of %zu bytes exceeds the storage-buffer limit of %lld",
+		         capacity * elem, info->max_ssbo_size);
+		rc = FFT_E_LIMIT;
+		goto fail;
+	}
+	if (a->opts.twiddles == FFT_TW_TABLE && a->plan.npasses) {
+		a->twiddles = make_twiddles(&a->plan, &a->log);
+		if (!a->twiddles) {
+			snprintf(err, FFT_ERR_LEN, "length %d: twiddle table: out of GPU memory", n);
+			rc = FFT_E_GL;
+			goto fail;
+		}
+	}
+	if (a->plan.npasses == 0) { /* n == 1: the identity */
+		*out = a;
+		return 0;
+	}
+	for (int inv = 0; inv < 2; inv++) {
+		rc = a->plan.shared ? build_shared(a, pc, inv, err) : build_global(a, pc, inv, err);
+		if (rc)
+			goto fail;
+	}
+	if (!a->plan.shared) {
+		a->scratch = make_buffer(capacity * elem, NULL, &a->log);
+		if (!a->scratch) {
+			snprintf(err, FFT_ERR_LEN, "length %d: scratch buffer of %zu bytes: out of GPU memory",
+			         n, capacity * elem);
+			rc = FFT_E_GL;
+			goto fail;
+		}
+	}
+	*out = a;
+	return 0;
+fail:
+	fft_axis_destroy(a);
+	return rc;
+}
+
+void fft_axis_destroy(struct fft_axis *a)
+{
+	if (!a)
+		return;
+	fft_axis_destroy(a->inner);
+	GLuint bufs[] = {a->twiddles, a->scratch, a->work, a->chirp, a->filter[0], a->filter[1]};
+	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+		if (bufs[i])
+			glDeleteBuffers(1, &bufs[i]);
+	free(a);
+}
+
+const struct fft_plan *fft_axis_plan(const struct fft_axis *a)
+{
+	return &a->plan;
+}
+
+static void set_uniforms(const struct prog *p, size_t offset, size_t sig_stride,
+                         size_t elem_stride, int count)
+{
+	glUseProgram(p->id);
+	glUniform1ui(p->u_offset, (GLuint)offset);
+	glUniform1ui(p->u_sig_stride, (GLuint)sig_stride);
+	glUniform1ui(p->u_elem_stride, (GLuint)elem_stride);
+	glUniform1ui(p->u_count, (GLuint)count);
+}
+
+static void barrier(void)
+{
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+/* Signals per dispatch where the signal index runs over work-group y. */
+#define MAX_Y 65535
+
+static int run_native(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
+                      size_t elem_stride, int count, int inverse)
+{
+	const struct fft_plan *p = &a->plan;
+	if (p->npasses == 0)
+		return 0;
+	if (a->twiddles)
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_TWIDDLE, a->twiddles);
+	if (p->shared) {
+		const struct prog *pr = &a->shared[inverse];
+		set_uniforms(pr, offset, sig_stride, elem_stride, count);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_DATA, buf);
+		GLuint groups = (GLuint)((count + p->signals - 1) / p->signals);
+		GLuint gx = groups, gy = 1, maxx = (GLuint)a->info->max_group_count[0];
+		if (gx > maxx) {
+			gx = maxx;
+			gy = (groups + maxx - 1) / maxx;
+		}
+		glDispatchCompute(gx, gy, 1);
+		barrier();
+		return 0;
+	}
+	/* global technique: ping-pong so that the last pass lands in buf */
+	GLuint src = buf, dst = a->scratch;
+	if (p->npasses % 2) {
+		size_t first = offset, last = offset + (size_t)(count - 1) * sig_stride +
+		                              (size_t)(p->m - 1) * elem_stride + 1;
+		size_t esz = (size_t)a->opts.components * sizeof(float);
+		glBindBuffer(GL_COPY_READ_BUFFER, buf);
+		glBindBuffer(GL_COPY_WRITE_BUFFER, a->scratch);
+		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)(first * esz),
+		                    (GLintptr)(first * esz), (GLsizeiptr)((last - first) * esz));
+		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+		src = a->scratch;
+		dst = buf;
+	}
+	for (int i = 0; i < p->npasses; i++) {
+		const struct prog *pr = &a->pass[inverse][i];
+		GLuint nb = (GLuint)(p->m / p->pass[i].radix);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_DATA, src);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_DST, dst);
+		glUseProgram(pr->id);
+		glUniform1ui(pr->u_sig_stride, (GLuint)sig_stride);
+		glUniform1ui(pr->u_elem_stride, (GLuint)elem_stride);
+		for (int s0 = 0; s0 < count; s0 += MAX_Y) {
+			int c = count - s0 < MAX_Y ? count - s0 : MAX_Y;
+			glUniform1ui(pr->u_offset, (GLuint)(offset + (size_t)s0 * sig_stride));
+			glUniform1ui(pr->u_count, (GLuint)c);
+			if (a->adjacent)
+				glDispatchCompute((GLuint)(c + 63) / 64, nb, 1);
+			else
+				glDispatchCompute((nb + 63) / 64, (GLuint)c, 1);
+		}
+		barrier();
+		GLuint t = src;
+		src = dst;
+		dst = t;
+	}
+	return 0;
+}
+
+static int run_bluestein(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
+                         size_t elem_stride, int count, int inverse)
+{
+	const struct fft_plan *p = &a->plan;
+	for (int s0 = 0; s0 < count; s0 += a->max_count) {
+		int c = count - s0 < a->max_count ? count - s0 : a->max_count;
+		size_t off = offset + (size_t)s0 * sig_stride;
+		/* work rows are indexed by the signal within one dispatch (at most MAX_Y) */
+		int step = c < MAX_Y ? c : MAX_Y;
+		for (int y0 = 0; y0 < c; y0 += step) {
+			int cy = c - y0 < step ? c - y0 : step;
+			size_t o2 = off + (size_t)y0 * sig_stride;
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_DATA, buf);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_WORK, a->work);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_CHIRP, a->chirp);
+			/* 1: chirp the input into the zero-padded work rows; 2: forward, times the
+			 * filter spectrum, inverse; 3: chirp again into place */
+			set_uniforms(&a->bl[inverse][0], o2, sig_stride, elem_stride, cy);
+			glDispatchCompute((GLuint)(p->m + 63) / 64, (GLuint)cy, 1);
+			barrier();
+			run_native(a->inner, a->work, 0, (size_t)p->m, 1, cy, 0);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_WORK, a->work);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_FILTER, a->filter[inverse]);
+			set_uniforms(&a->bl[inverse][1], 0, 0, 0, cy);
+			glDispatchCompute((GLuint)(p->m + 63) / 64, (GLuint)cy, 1);
+			barrier();
+			run_native(a->inner, a->work, 0, (size_t)p->m, 1, cy, 1);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_DATA, buf);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_WORK, a->work);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_CHIRP, a->chirp);
+			set_uniforms(&a->bl[inverse][2], o2, sig_stride, elem_stride, cy);
+			glDispatchCompute((GLuint)(p->n + 63) / 64, (GLuint)cy, 1);
+			barrier();
+		}
+	}
+	return 0;
+}
+
+int fft_axis_execute(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
+                     size_t elem_stride, int count, int inverse)
+{
+	if (count <= 0)
+		return 0;
+	inverse = inverse ? 1 : 0;
+	int rc = a->plan.bluestein
+	       ? run_bluestein(a, buf, offset, sig_stride, elem_stride, count, inverse)
+	       : run_native(a, buf, offset, sig_stride, elem_stride, count, inverse);
+	if (!rc && gl_check(&a->log, "fft execute"))
+		rc = FFT_E_GL;
+	return rc;
+}
+
+int fft_create(struct program_cache *pc, const struct egl_info *info, int width, int height,
+               int axes, const struct fft_opts *o, const struct gles_log *log,
+               struct fft **out, char err[FFT_ERR_LEN])
+{
+	*out = NULL;
+	if (width < 1 || height < 1 || axes < FFT_ROWS || axes > FFT_BOTH) {
+		snprintf(err, FFT_ERR_LEN, "bad FFT shape %dx%d or axes %d", width, height, axes);
+		return FFT_E_ARG;
+	}
+	struct fft *f = calloc(1, sizeof *f);
+	if (!f)
+		return FFT_E_NOMEM;
+	f->width = width;
+	f->height = height;
+	f->axes = axes;
+	size_t cap = (size_t)width * height;
+	int rc = 0;
+	if (axes & FFT_ROWS)
+		rc = fft_axis_create(pc, info, width, 0, cap, height, o, log, &f->rows, err);
+	if (!rc && (axes & FFT_COLS))
+		rc = fft_axis_create(pc, info, height, 1, cap, width, o, log, &f->cols, err);
+	if (rc) {
+		fft_destroy(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+void fft_destroy(struct fft *f)
+{
+	if (!f)
+		return;
+	fft_axis_destroy(f->rows);
+	fft_axis_destroy(f->cols);
+	free(f);
+}
+
+int fft_execute(struct fft *f, unsigned buf, int inverse)
+{
+	int rc = 0;
+	if (f->rows)
+		rc = fft_axis_execute(f->rows, buf, 0, (size_t)f->width, 1, f->height, inverse);
+	if (!rc && f->cols)
+		rc = fft_axis_execute(f->cols, buf, 0, 1, (size_t)f->width, f->width, inverse);
+	return rc;
+}
+
+struct fft_axis *fft_rows(struct fft *f)
+{
+	return f->rows;
+}
+
+struct fft_axis *fft_cols(struct fft *f)
+{
+	return f->cols;
+}

@@ -1,0 +1,76 @@
+/* The GLES FFT engine: 1D transforms batched over the rows or the columns of a 2D buffer of
+ * complex float32 (vec2: one signal per element; vec4: two signals per element), and 2D. Any
+ * length >= 1: natively where the prime factors are at most 13, through Bluestein otherwise.
+ * create compiles every program and allocates every buffer; execute only binds and dispatches.
+ *
+ * GL contract: all calls on the context's thread. execute binds shader-storage buffers at
+ * bindings 0-5 and a program, leaves them bound, and ends with a shader-storage memory barrier,
+ * so the caller's next dispatch (or a buffer map after a GL_BUFFER_UPDATE barrier) sees results.
+ * Conventions are numpy's: forward unscaled, inverse scaled by 1/n along each axis. */
+#ifndef FFTBLOOM_FFT_H
+#define FFTBLOOM_FFT_H
+
+#include <stddef.h>
+
+#include "gles/egl.h"
+#include "gles/fft_plan.h"
+#include "gles/program.h"
+
+#define FFT_ERR_LEN PROGRAM_ERR_LEN
+
+enum fft_error {
+	FFT_OK = 0,
+	FFT_E_PLAN = -1,    /* no plan for that length and options (message says why) */
+	FFT_E_PROGRAM = -2, /* a program failed to compile or link */
+	FFT_E_GL = -3,      /* a GL call failed (e.g. out of GPU memory) */
+	FFT_E_NOMEM = -4,
+	FFT_E_ARG = -5,     /* bad argument: size, axes, components */
+	FFT_E_LIMIT = -6,   /* exceeds a device limit (storage-buffer size, group counts) */
+};
+
+enum fft_axes { FFT_ROWS = 1, FFT_COLS = 2, FFT_BOTH = 3 };
+
+struct fft_opts {
+	int technique;   /* enum fft_technique: auto picks shared where the signal fits */
+	int twiddles;    /* enum fft_twiddles */
+	int max_radix;   /* 4, 8 or 16 (0: 8) */
+	int components;  /* 2 (vec2) or 4 (vec4) */
+};
+
+const char *fft_strerror(int code);
+
+/* ---- one axis: length-n transforms of `count` signals in a buffer ---- */
+struct fft_axis;
+
+/* Plans and builds transforms of length n. signals_adjacent: neighbouring signals are
+ * neighbouring elements (columns of a row-major image). capacity: elements of the largest
+ * buffer region it will run on (for the global technique's scratch); max_count: most signals
+ * per execute (for Bluestein's work rows). */
+int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n,
+                    int signals_adjacent, size_t capacity, int max_count,
+                    const struct fft_opts *o, const struct gles_log *log,
+                    struct fft_axis **out, char err[FFT_ERR_LEN]);
+void fft_axis_destroy(struct fft_axis *a); /* NULL-safe */
+
+/* Transforms in place the signals s in [0, count): element i of signal s is at element index
+ * offset + s*sig_stride + i*elem_stride of buffer `buf`. */
+int fft_axis_execute(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
+                     size_t elem_stride, int count, int inverse);
+const struct fft_plan *fft_axis_plan(const struct fft_axis *a);
+
+/* ---- 2D: a width x height row-major buffer ---- */
+struct fft;
+
+int fft_create(struct program_cache *pc, const struct egl_info *info, int width, int height,
+               int axes, const struct fft_opts *o, const struct gles_log *log,
+               struct fft **out, char err[FFT_ERR_LEN]);
+void fft_destroy(struct fft *f); /* NULL-safe */
+
+/* Transforms buffer `buf` (width*height elements) in place along the axes it was made for:
+ * rows first, then columns (forward and inverse alike; the 2D DFT is separable). */
+int fft_execute(struct fft *f, unsigned buf, int inverse);
+
+struct fft_axis *fft_rows(struct fft *f); /* NULL unless rows are transformed */
+struct fft_axis *fft_cols(struct fft *f);
+
+#endif

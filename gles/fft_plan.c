@@ -1,0 +1,165 @@
+/* FFT planning; see fft_plan.h for the index mapping. */
+#include "gles/fft_plan.h"
+
+#include <string.h>
+
+const char *fft_plan_strerror(int code)
+{
+	switch (code) {
+	case FFT_PLAN_OK: return "ok";
+	case FFT_PLAN_E_SIZE: return "transform length out of range";
+	case FFT_PLAN_E_RADIX: return "maximum radix must be 4, 8 or 16";
+	case FFT_PLAN_E_NOFIT: return "signal does not fit in shared memory";
+	}
+	return "unknown error";
+}
+
+int fft_factor(int n, int max_radix, int radices[FFT_MAX_PASSES])
+{
+	if (n < 1 || n > FFT_MAX_N)
+		return FFT_PLAN_E_SIZE;
+	if (max_radix == 0)
+		max_radix = 8;
+	if (max_radix != 4 && max_radix != 8 && max_radix != 16)
+		return FFT_PLAN_E_RADIX;
+	int log2 = 0;
+	while (!(n & 1)) {
+		n >>= 1;
+		log2++;
+	}
+	/* odd prime factors, smallest first, then reversed so the largest comes first */
+	int odd[FFT_MAX_PASSES], nodd = 0;
+	for (int f = 3; (long long)f * f <= n; f += 2)
+		while (n % f == 0) {
+			odd[nodd++] = f;
+			n /= f;
+		}
+	if (n > 1)
+		odd[nodd++] = n;
+	int count = 0;
+	for (int i = nodd - 1; i >= 0; i--)
+		radices[count++] = odd[i];
+	int lmax = max_radix == 4 ? 2 : max_radix == 8 ? 3 : 4;
+	for (int i = 0; i < log2 / lmax; i++)
+		radices[count++] = max_radix;
+	if (log2 % lmax)
+		radices[count++] = 1 << (log2 % lmax);
+	return count;
+}
+
+int fft_is_native(int n)
+{
+	if (n < 1)
+		return 0;
+	for (int f = 2; f <= FFT_MAX_PRIME; f++)
+		while (n % f == 0)
+			n /= f;
+	return n == 1;
+}
+
+int fft_good_size(int n)
+{
+	if (n <= 1)
+		return 1;
+	for (int m = n;; m++) {
+		int k = m;
+		while (!(k % 2)) k /= 2;
+		while (!(k % 3)) k /= 3;
+		while (!(k % 5)) k /= 5;
+		while (!(k % 7)) k /= 7;
+		if (k == 1)
+			return m;
+	}
+}
+
+static int pow2_floor(int x)
+{
+	int p = 1;
+	while (p * 2 <= x)
+		p *= 2;
+	return p;
+}
+
+static int pow2_ceil(int x)
+{
+	int p = 1;
+	while (p < x)
+		p *= 2;
+	return p;
+}
+
+/* Work-group shape for the shared technique; 0 if the signal does not fit. */
+static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
+{
+	int m = p->m;
+	int comps = o->components == 4 ? 4 : 2;
+	int limit = o->shared_limit > 0 ? o->shared_limit : 16384;
+	int maxinv = o->max_invocations > 0 ? o->max_invocations : 128;
+	/* vec4 goes through shared memory whole when it fits, else as two vec2 rounds */
+	int elem = comps * 4;
+	p->split = 0;
+	if ((long long)m * elem > limit && comps == 4) {
+		elem = 8;
+		p->split = 1;
+	}
+	if ((long long)m * elem > limit)
+		return 0;
+	/* invocations per signal: each holds about 8 (vec2) or 4 (vec4) elements between passes */
+	int per = comps == 4 ? 4 : 8;
+	int t = pow2_ceil((m + per - 1) / per);
+	int tmax = maxinv < 256 ? maxinv : 256;
+	if (t > tmax)
+		t = tmax;
+	/* the largest count of butterflies in a pass must not need more than 32 values a thread */
+	int s_fit = pow2_floor(limit / (m * elem));
+	int s;
+	if (o->signals_adjacent) {
+		s = 16 * 4 / comps; /* aim at 64 contiguous bytes per row of the tile */
+	} else {
+		s = 64 / t;          /* at least 64 invocations a group for short signals */
+	}
+	if (s < 1)
+		s = 1;
+	if (s > s_fit)
+		s = s_fit;
+	while (s > 1 && s * t > maxinv)
+		s /= 2;
+	if (s * t > maxinv)
+		return 0;
+	p->threads = t;
+	p->signals = s;
+	p->shared_bytes = s * m * elem;
+	return 1;
+}
+
+int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	if (n < 1 || n > FFT_MAX_N)
+		return FFT_PLAN_E_SIZE;
+	p->n = n;
+	p->bluestein = !fft_is_native(n);
+	p->m = p->bluestein ? fft_good_size(2 * n - 1) : n;
+	if (p->m > FFT_MAX_N)
+		return FFT_PLAN_E_SIZE;
+	int r[FFT_MAX_PASSES];
+	int count = fft_factor(p->m, o->max_radix, r);
+	if (count < 0)
+		return count;
+	int ns = 1, tw = 0;
+	for (int i = 0; i < count; i++) {
+		p->pass[i].radix = r[i];
+		p->pass[i].ns = ns;
+		p->pass[i].tw_offset = tw;
+		tw += ns * (r[i] - 1);
+		ns *= r[i];
+	}
+	p->npasses = count;
+	p->tw_count = tw;
+	if (o->technique != FFT_TECH_GLOBAL) {
+		p->shared = shape_shared(p, o);
+		if (!p->shared && o->technique == FFT_TECH_SHARED)
+			return FFT_PLAN_E_NOFIT;
+	}
+	return 0;
+}

@@ -1,0 +1,79 @@
+/* FFT planning, pure CPU: the radix sequence for a length, the per-pass strides and twiddle
+ * offsets, the work-group shape, and whether a signal fits in shared memory. Executing a plan
+ * (gles/fft) only binds and dispatches what is decided here.
+ *
+ * Index mapping (Stockham autosort, decimation in time, no bit reversal). For a length n with
+ * radices R_0..R_{P-1} (product n), pass p has radix R = R_p and stride Ns = R_0*...*R_{p-1}
+ * (Ns = 1 for the first pass). Each of the n/R butterflies j in [0, n/R) of pass p
+ *   reads      x[j + r*(n/R)]                      for r = 0..R-1,
+ *   multiplies input r by the twiddle  w^(r*k),   k = j mod Ns,  w = exp(-+2*pi*i/(Ns*R)),
+ *   takes the R-point DFT, and
+ *   writes     y[(j/Ns)*Ns*R + k + r*Ns]           for r = 0..R-1.
+ * After the last pass y holds the DFT in natural order. The twiddle table stores, per pass,
+ * w^(r*k) at tw_offset + k*(R-1) + (r-1) (k < Ns, 1 <= r < R), computed in double. */
+#ifndef FFTBLOOM_FFT_PLAN_H
+#define FFTBLOOM_FFT_PLAN_H
+
+#define FFT_MAX_PASSES 32
+#define FFT_MAX_PRIME 13   /* largest prime factor run natively; larger ones go through Bluestein */
+#define FFT_MAX_N (1 << 24)
+
+enum fft_technique { FFT_TECH_AUTO = 0, FFT_TECH_SHARED, FFT_TECH_GLOBAL };
+enum fft_twiddles { FFT_TW_COMPUTED = 0, FFT_TW_TABLE };
+
+enum fft_plan_error {
+	FFT_PLAN_OK = 0,
+	FFT_PLAN_E_SIZE = -1,      /* n < 1 or n > FFT_MAX_N */
+	FFT_PLAN_E_RADIX = -2,     /* max_radix not 4, 8 or 16 */
+	FFT_PLAN_E_NOFIT = -3,     /* shared technique forced but the signal does not fit */
+};
+
+struct fft_plan_opts {
+	int max_radix;       /* 4, 8 or 16 (0: 8): the largest power-of-two radix */
+	int technique;       /* enum fft_technique */
+	int twiddles;        /* enum fft_twiddles */
+	int components;      /* floats per element: 2 (vec2, one signal) or 4 (vec4, two signals) */
+	int shared_limit;    /* bytes of shared memory a work group may use (the device's) */
+	int max_invocations; /* the device's work-group invocation limit */
+	int signals_adjacent;/* 1 when neighbouring signals are neighbours in memory (columns) */
+};
+
+struct fft_pass {
+	int radix;     /* R */
+	int ns;        /* product of the earlier radices */
+	int tw_offset; /* first twiddle of this pass in the table */
+};
+
+struct fft_plan {
+	int n;           /* the transform length asked for */
+	int bluestein;   /* 1: n has a prime factor > FFT_MAX_PRIME; the passes are for m */
+	int m;           /* length run natively: n, or Bluestein's padded length good_size(2n-1) */
+	int npasses;
+	struct fft_pass pass[FFT_MAX_PASSES];
+	int tw_count;    /* complex twiddles in the table, all passes */
+	int shared;      /* 1: one dispatch with the whole signal in shared memory */
+	int threads;     /* invocations per signal (shared technique) */
+	int signals;     /* signals per work group (shared technique) */
+	int shared_bytes;/* shared memory per work group (shared technique) */
+	int split;       /* vec4 data exchanged through shared memory in two vec2 rounds */
+};
+
+/* Radices of n under the strategy: odd prime factors (largest first), then the powers of two in
+ * chunks of max_radix with the remainder last. Returns the count, or a negative error. Factors
+ * larger than FFT_MAX_PRIME are returned as they are (the caller decides on Bluestein). */
+int fft_factor(int n, int max_radix, int radices[FFT_MAX_PASSES]);
+
+/* 1 when every prime factor of n is at most FFT_MAX_PRIME. */
+int fft_is_native(int n);
+
+/* The cheapest natively supported length >= n: the smallest 7-smooth number (factors 2, 3, 5,
+ * 7, whose butterflies are specialised; 11 and 13 run natively but through the slower generic
+ * butterfly, so they are not chosen for padding). n < 1 gives 1. */
+int fft_good_size(int n);
+
+/* Plans a 1D transform of length n. Returns 0 or a negative fft_plan_error. */
+int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p);
+
+const char *fft_plan_strerror(int code);
+
+#endif

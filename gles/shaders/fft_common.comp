@@ -1,0 +1,128 @@
+// FFT building blocks shared by fft_shared and fft_global: the element type, complex products,
+// twiddles and the radix butterflies. Expects from the #define preamble:
+//   COMPONENTS 2|4  (vec2: one complex signal; vec4: two signals, .xy and .zw)
+//   INVERSE 0|1     (sign of the exponent), TW_TABLE 0|1 (twiddles from binding 1)
+//   and the tables COSp/SINp (p = 3, 5, 7, 11, 13) of cos/sin(2 pi r k / p) for the odd
+//   butterflies, written by gles/fft.c in double precision.
+#if COMPONENTS == 4
+#define T vec4
+#define TZERO vec4(0.0)
+#else
+#define T vec2
+#define TZERO vec2(0.0)
+#endif
+
+#if INVERSE
+const float SIGN = 1.0;
+#else
+const float SIGN = -1.0;
+#endif
+const float TWO_PI = 6.28318530717958647692;
+
+vec2 cm2(vec2 a, vec2 w) { return vec2(a.x * w.x - a.y * w.y, a.x * w.y + a.y * w.x); }
+#if COMPONENTS == 4
+T cmul(T a, vec2 w) { return vec4(cm2(a.xy, w), cm2(a.zw, w)); }
+T mul_i(T a) { return vec4(-a.y, a.x, -a.w, a.z); }        // times i
+#else
+T cmul(T a, vec2 w) { return cm2(a, w); }
+T mul_i(T a) { return vec2(-a.y, a.x); }
+#endif
+// times exp(SIGN * i * pi / 2): -i forward, +i inverse
+T mul_si(T a) { return SIGN * mul_i(a); }
+
+#if TW_TABLE
+layout(std430, binding = 1) readonly buffer Twiddles { vec2 tw[]; };
+#endif
+
+// w^(r*k) for the pass with stride ns, radix rad and table offset two.
+vec2 twiddle(uint r, uint k, uint ns, uint rad, uint two)
+{
+#if TW_TABLE
+	vec2 w = tw[two + k * (rad - 1u) + r - 1u];
+	return vec2(w.x, SIGN * -w.y); // table holds the forward twiddles
+#else
+	float a = SIGN * TWO_PI * float(r * k) / float(ns * rad);
+	return vec2(cos(a), sin(a));
+#endif
+}
+
+// ---- butterflies: x[0..R) in place, natural order in and out ----
+void bfly2(inout T x[2])
+{
+	T a = x[0], b = x[1];
+	x[0] = a + b;
+	x[1] = a - b;
+}
+
+void bfly4(inout T x[4])
+{
+	T t0 = x[0] + x[2], t1 = x[0] - x[2], t2 = x[1] + x[3], t3 = mul_si(x[1] - x[3]);
+	x[0] = t0 + t2;
+	x[2] = t0 - t2;
+	x[1] = t1 + t3;
+	x[3] = t1 - t3;
+}
+
+void bfly8(inout T x[8])
+{
+	T e[4] = T[4](x[0], x[2], x[4], x[6]);
+	T o[4] = T[4](x[1], x[3], x[5], x[7]);
+	bfly4(e);
+	bfly4(o);
+	const float H = 0.70710678118654752440;
+	o[1] = cmul(o[1], vec2(H, SIGN * H));
+	o[2] = mul_si(o[2]);
+	o[3] = cmul(o[3], vec2(-H, SIGN * H));
+	for (int k = 0; k < 4; k++) {
+		x[k] = e[k] + o[k];
+		x[k + 4] = e[k] - o[k];
+	}
+}
+
+void bfly16(inout T x[16])
+{
+	T e[8] = T[8](x[0], x[2], x[4], x[6], x[8], x[10], x[12], x[14]);
+	T o[8] = T[8](x[1], x[3], x[5], x[7], x[9], x[11], x[13], x[15]);
+	bfly8(e);
+	bfly8(o);
+	for (int k = 1; k < 8; k++) {
+		float a = SIGN * TWO_PI * float(k) / 16.0;
+		o[k] = cmul(o[k], vec2(cos(a), sin(a)));
+	}
+	for (int k = 0; k < 8; k++) {
+		x[k] = e[k] + o[k];
+		x[k + 8] = e[k] - o[k];
+	}
+}
+
+// Odd radix P = 2H+1 by the symmetric pairing: with s_r = x_r + x_(P-r), d_r = x_r - x_(P-r),
+// X_0 = x_0 + sum s_r; for k = 1..H: A = x_0 + sum cos(2 pi r k/P) s_r, B = sum sin(2 pi r k/P) d_r,
+// X_k = A + i*SIGN*B, X_(P-k) = A - i*SIGN*B. CP/SP hold cos/sin(2 pi r k / P) at (k-1)*H + (r-1).
+#define ODD_BFLY(NAME, P, H, CP, SP)                                    \
+void NAME(inout T x[P])                                                 \
+{                                                                       \
+	T s[H], d[H];                                                       \
+	T x0 = x[0], sum = x[0];                                            \
+	for (int r = 1; r <= H; r++) {                                      \
+		s[r - 1] = x[r] + x[P - r];                                     \
+		d[r - 1] = x[r] - x[P - r];                                     \
+		sum += s[r - 1];                                                \
+	}                                                                   \
+	for (int k = 1; k <= H; k++) {                                      \
+		T a = x0, b = TZERO;                                            \
+		for (int r = 1; r <= H; r++) {                                  \
+			a += CP[(k - 1) * H + r - 1] * s[r - 1];                    \
+			b += SP[(k - 1) * H + r - 1] * d[r - 1];                    \
+		}                                                               \
+		T ib = mul_i(b) * SIGN;                                         \
+		x[k] = a + ib;                                                  \
+		x[P - k] = a - ib;                                              \
+	}                                                                   \
+	x[0] = sum;                                                         \
+}
+
+ODD_BFLY(bfly3, 3, 1, COS3, SIN3)
+ODD_BFLY(bfly5, 5, 2, COS5, SIN5)
+ODD_BFLY(bfly7, 7, 3, COS7, SIN7)
+ODD_BFLY(bfly11, 11, 5, COS11, SIN11)
+ODD_BFLY(bfly13, 13, 6, COS13, SIN13)

@@ -1,0 +1,334 @@
+/* The GLES FFT engine against double-precision CPU references: every length 1..64 and a list of
+ * larger and awkward ones (primes, Bluestein), both techniques and twiddle modes, rows and
+ * columns, vec2 and vec4, 2D shapes, round trips and linearity. Fresh random data each run. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <GLES3/gl31.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gles/egl.h"
+#include "gles/fft.h"
+#include "gles/fft_cpu.h"
+#include "tests/testutil.h"
+
+#define TOL 1e-5
+
+static struct program_cache *g_pc;
+static const struct egl_info *g_info;
+
+static int setup(void **state)
+{
+	(void)state;
+	struct egl_ctx *ctx = tu_gl_context();
+	if (!ctx)
+		return -1;
+	g_info = egl_ctx_info(ctx);
+	return program_cache_create("", NULL, &g_pc);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	program_cache_destroy(g_pc);
+	return 0;
+}
+
+/* Direct DFT in double of one signal: x[i*stride] complex pairs, angle by exact integer
+ * reduction, unscaled, sign -1 forward / +1 inverse. */
+static void dft_ref(const double *x, size_t stride, double *out, int n, int sign)
+{
+	double *w = malloc((size_t)n * 2 * sizeof *w);
+	for (int m = 0; m < n; m++) {
+		w[2 * m] = cos(2 * M_PI * m / n);
+		w[2 * m + 1] = sign * sin(2 * M_PI * m / n);
+	}
+	for (int k = 0; k < n; k++) {
+		double re = 0, im = 0;
+		long long idx = 0;
+		for (int j = 0; j < n; j++) {
+			double xr = x[2 * j * stride], xi = x[2 * j * stride + 1];
+			re += xr * w[2 * idx] - xi * w[2 * idx + 1];
+			im += xr * w[2 * idx + 1] + xi * w[2 * idx];
+			idx += k;
+			if (idx >= n)
+				idx -= n;
+		}
+		out[2 * k] = re;
+		out[2 * k + 1] = im;
+	}
+	free(w);
+}
+
+static GLuint upload(const float *data, size_t floats)
+{
+	GLuint b;
+	glGenBuffers(1, &b);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(floats * sizeof(float)), data,
+	             GL_DYNAMIC_COPY);
+	return b;
+}
+
+static void download(GLuint b, float *out, size_t floats)
+{
+	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
+	void *p = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(floats * sizeof(float)),
+	                           GL_MAP_READ_BIT);
+	assert_non_null(p);
+	memcpy(out, p, floats * sizeof(float));
+	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+}
+
+static const char *tech_name(int t)
+{
+	return t == FFT_TECH_SHARED ? "shared" : t == FFT_TECH_GLOBAL ? "global" : "auto";
+}
+
+/* Transforms `count` signals of length n laid out as rows (adjacent=0: signal s at s*n) or as
+ * columns (adjacent=1: element i of signal s at i*count + s) of a matrix, with `comps` floats per
+ * element, and checks against the direct DFT of each component pair. Returns the rel L2 error. */
+static double check_axis(int n, int count, int adjacent, int comps, int technique, int twiddles,
+                         int inverse, int max_radix)
+{
+	size_t elems = (size_t)n * count, floats = elems * comps;
+	float *x = malloc(floats * sizeof *x), *y = malloc(floats * sizeof *y);
+	double *xd = malloc(floats * sizeof *xd), *ref = malloc(floats * sizeof *ref);
+	double *sig = malloc((size_t)n * 2 * sizeof *sig), *sout = malloc((size_t)n * 2 * sizeof *sout);
+	tu_fill_f32(x, floats, -1, 1);
+	for (size_t i = 0; i < floats; i++)
+		xd[i] = x[i];
+	size_t sig_stride = adjacent ? 1 : (size_t)n, elem_stride = adjacent ? (size_t)count : 1;
+	for (int s = 0; s < count; s++)
+		for (int pair = 0; pair < comps / 2; pair++) {
+			for (int i = 0; i < n; i++) {
+				size_t e = (size_t)s * sig_stride + (size_t)i * elem_stride;
+				sig[2 * i] = xd[e * comps + 2 * pair];
+				sig[2 * i + 1] = xd[e * comps + 2 * pair + 1];
+			}
+			dft_ref(sig, 1, sout, n, inverse ? 1 : -1);
+			for (int i = 0; i < n; i++) {
+				size_t e = (size_t)s * sig_stride + (size_t)i * elem_stride;
+				double sc = inverse ? 1.0 / n : 1.0;
+				ref[e * comps + 2 * pair] = sout[2 * i] * sc;
+				ref[e * comps + 2 * pair + 1] = sout[2 * i + 1] * sc;
+			}
+		}
+	struct fft_opts o = {technique, twiddles, max_radix, comps};
+	struct fft_axis *a;
+	char err[FFT_ERR_LEN];
+	int rc = fft_axis_create(g_pc, g_info, n, adjacent, elems, count, &o, NULL, &a, err);
+	if (rc)
+		printf("fft_axis_create(%d): %s\n", n, err);
+	assert_int_equal(rc, 0);
+	GLuint b = upload(x, floats);
+	assert_int_equal(fft_axis_execute(a, b, 0, sig_stride, elem_stride, count, inverse), 0);
+	download(b, y, floats);
+	double rel = tu_rel_l2_f32(y, ref, floats), mx = tu_max_abs_f32(y, ref, floats);
+	char name[128];
+	const struct fft_plan *p = fft_axis_plan(a);
+	snprintf(name, sizeof name, "n=%d %s%s %s/%s vec%d %s%s", n, inverse ? "inv " : "",
+	         adjacent ? "cols" : "rows", p->shared ? "shared" : "global",
+	         twiddles ? "table" : "computed", comps, p->bluestein ? "bluestein " : "",
+	         tech_name(technique));
+	int ok = tu_report(name, rel, mx, TOL);
+	glDeleteBuffers(1, &b);
+	fft_axis_destroy(a);
+	free(x), free(y), free(xd), free(ref), free(sig), free(sout);
+	assert_true(ok);
+	return rel;
+}
+
+static void test_every_small_length(void **state)
+{
+	(void)state;
+	for (int n = 1; n <= 64; n++) {
+		check_axis(n, 3, 0, 2, FFT_TECH_SHARED, FFT_TW_COMPUTED, 0, 8);
+		check_axis(n, 2, 0, 2, FFT_TECH_GLOBAL, FFT_TW_TABLE, 0, 8);
+	}
+	/* the other two combinations and inverse on a spread of small lengths */
+	int some[] = {1, 2, 3, 5, 7, 11, 13, 16, 17, 30, 31, 32, 49, 60, 64};
+	for (size_t i = 0; i < sizeof some / sizeof some[0]; i++) {
+		check_axis(some[i], 2, 0, 2, FFT_TECH_SHARED, FFT_TW_TABLE, 1, 8);
+		check_axis(some[i], 2, 0, 2, FFT_TECH_GLOBAL, FFT_TW_COMPUTED, 1, 8);
+	}
+}
+
+static void test_larger_lengths(void **state)
+{
+	(void)state;
+	int ns[] = {97, 127, 128, 243, 360, 625, 1000, 1080, 1920, 2048, 2187, 4096, 4099};
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+		int n = ns[i];
+		/* auto (shared where it fits) with computed twiddles, global with the table */
+		check_axis(n, 2, 0, 2, FFT_TECH_AUTO, FFT_TW_COMPUTED, 0, 8);
+		check_axis(n, 2, 0, 2, FFT_TECH_GLOBAL, FFT_TW_TABLE, 0, 8);
+	}
+	/* inverse and the other max radices on a few */
+	check_axis(1080, 2, 0, 2, FFT_TECH_AUTO, FFT_TW_TABLE, 1, 8);
+	check_axis(2048, 2, 0, 2, FFT_TECH_AUTO, FFT_TW_COMPUTED, 0, 16);
+	check_axis(2048, 1, 0, 2, FFT_TECH_GLOBAL, FFT_TW_COMPUTED, 1, 4);
+	check_axis(4099, 1, 0, 2, FFT_TECH_AUTO, FFT_TW_COMPUTED, 1, 8);
+}
+
+static void test_columns_and_vec4(void **state)
+{
+	(void)state;
+	int ns[] = {1, 6, 17, 64, 97, 360, 1080};
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+		check_axis(ns[i], 37, 1, 2, FFT_TECH_AUTO, FFT_TW_COMPUTED, 0, 8);
+		check_axis(ns[i], 5, 1, 4, FFT_TECH_AUTO, FFT_TW_TABLE, 1, 8);
+		check_axis(ns[i], 3, 0, 4, FFT_TECH_GLOBAL, FFT_TW_COMPUTED, 0, 8);
+		check_axis(ns[i], 9, 1, 2, FFT_TECH_GLOBAL, FFT_TW_TABLE, 1, 8);
+	}
+	/* vec4 at a length whose shared exchange is split into two vec2 rounds */
+	check_axis(4096, 2, 0, 4, FFT_TECH_AUTO, FFT_TW_COMPUTED, 0, 8);
+	check_axis(2187, 8, 1, 4, FFT_TECH_AUTO, FFT_TW_COMPUTED, 1, 8);
+}
+
+static void test_cpu_reference(void **state)
+{
+	(void)state;
+	/* the recursive CPU FFT used as the 2D reference, against the direct DFT */
+	int ns[] = {1, 2, 12, 17, 97, 360, 1024, 1331, 4099};
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+		int n = ns[i];
+		double *x = malloc((size_t)n * 2 * sizeof *x), *a = malloc((size_t)n * 2 * sizeof *a),
+		       *b = malloc((size_t)n * 2 * sizeof *b);
+		for (int k = 0; k < 2 * n; k++)
+			x[k] = tu_sym();
+		assert_int_equal(fft_cpu(x, 1, a, n, -1), 0);
+		dft_ref(x, 1, b, n, -1);
+		double num = 0, den = 0;
+		for (int k = 0; k < 2 * n; k++) {
+			num += (a[k] - b[k]) * (a[k] - b[k]);
+			den += b[k] * b[k];
+		}
+		double rel = sqrt(num / den);
+		printf("fft_cpu n=%d: rel_l2 %.2e vs direct DFT\n", n, rel);
+		assert_true(rel < 1e-12);
+		free(x), free(a), free(b);
+	}
+}
+
+/* 2D reference: rows then columns with the CPU FFT in double. */
+static void ref_2d(const float *x, double *out, int w, int h, int inverse)
+{
+	size_t e = (size_t)w * h;
+	double *tmp = malloc(e * 2 * sizeof *tmp), *line = malloc((size_t)(w > h ? w : h) * 2 * sizeof *line);
+	double *xd = malloc(e * 2 * sizeof *xd);
+	for (size_t i = 0; i < 2 * e; i++)
+		xd[i] = x[i];
+	int sign = inverse ? 1 : -1;
+	for (int r = 0; r < h; r++)
+		fft_cpu(xd + (size_t)r * w * 2, 1, tmp + (size_t)r * w * 2, w, sign);
+	for (int c = 0; c < w; c++) {
+		fft_cpu(tmp + (size_t)c * 2, (size_t)w, line, h, sign);
+		for (int r = 0; r < h; r++) {
+			double sc = inverse ? 1.0 / ((double)w * h) : 1.0;
+			out[((size_t)r * w + c) * 2] = line[2 * r] * sc;
+			out[((size_t)r * w + c) * 2 + 1] = line[2 * r + 1] * sc;
+		}
+	}
+	free(tmp), free(line), free(xd);
+}
+
+static void check_2d(int h, int w, int technique, int twiddles)
+{
+	size_t e = (size_t)w * h;
+	float *x = malloc(e * 2 * sizeof *x), *y = malloc(e * 2 * sizeof *y), *z = malloc(e * 2 * sizeof *z);
+	double *ref = malloc(e * 2 * sizeof *ref), *xd = malloc(e * 2 * sizeof *xd);
+	tu_fill_f32(x, e * 2, -1, 1);
+	ref_2d(x, ref, w, h, 0);
+	struct fft_opts o = {technique, twiddles, 8, 2};
+	struct fft *f;
+	char err[FFT_ERR_LEN];
+	int rc = fft_create(g_pc, g_info, w, h, FFT_BOTH, &o, NULL, &f, err);
+	if (rc)
+		printf("fft_create %dx%d: %s\n", h, w, err);
+	assert_int_equal(rc, 0);
+	GLuint b = upload(x, e * 2);
+	assert_int_equal(fft_execute(f, b, 0), 0);
+	download(b, y, e * 2);
+	char name[96];
+	snprintf(name, sizeof name, "2D %dx%d forward %s/%s", h, w, tech_name(technique),
+	         twiddles ? "table" : "computed");
+	int ok = tu_report(name, tu_rel_l2_f32(y, ref, e * 2), tu_max_abs_f32(y, ref, e * 2), TOL);
+	/* round trip back to x */
+	assert_int_equal(fft_execute(f, b, 1), 0);
+	download(b, z, e * 2);
+	for (size_t i = 0; i < e * 2; i++)
+		xd[i] = x[i];
+	snprintf(name, sizeof name, "2D %dx%d round trip", h, w);
+	ok &= tu_report(name, tu_rel_l2_f32(z, xd, e * 2), tu_max_abs_f32(z, xd, e * 2), TOL);
+	glDeleteBuffers(1, &b);
+	fft_destroy(f);
+	free(x), free(y), free(z), free(ref), free(xd);
+	assert_true(ok);
+}
+
+static void test_2d_shapes(void **state)
+{
+	(void)state;
+	check_2d(1, 1, FFT_TECH_AUTO, FFT_TW_COMPUTED);
+	check_2d(3, 5, FFT_TECH_AUTO, FFT_TW_COMPUTED);
+	check_2d(3, 5, FFT_TECH_GLOBAL, FFT_TW_TABLE);
+	check_2d(64, 1, FFT_TECH_AUTO, FFT_TW_TABLE);
+	check_2d(37, 23, FFT_TECH_SHARED, FFT_TW_TABLE);
+	check_2d(17, 4096, FFT_TECH_AUTO, FFT_TW_COMPUTED);
+	check_2d(1080, 1920, FFT_TECH_AUTO, FFT_TW_COMPUTED);
+	check_2d(256, 243, FFT_TECH_GLOBAL, FFT_TW_COMPUTED);
+}
+
+static void test_linearity(void **state)
+{
+	(void)state;
+	/* FFT(a*x + b*y) = a*FFT(x) + b*FFT(y), checked on the GPU results alone */
+	int n = 1000, count = 4;
+	size_t fl = (size_t)n * count * 2;
+	float *x = malloc(fl * sizeof *x), *y = malloc(fl * sizeof *y), *s = malloc(fl * sizeof *s);
+	float *fx = malloc(fl * sizeof *fx), *fy = malloc(fl * sizeof *fy), *fs = malloc(fl * sizeof *fs);
+	double *comb = malloc(fl * sizeof *comb);
+	tu_fill_f32(x, fl, -1, 1);
+	tu_fill_f32(y, fl, -1, 1);
+	const float a = 0.75f, bb = -1.5f;
+	for (size_t i = 0; i < fl; i++)
+		s[i] = a * x[i] + bb * y[i];
+	struct fft_opts o = {FFT_TECH_AUTO, FFT_TW_COMPUTED, 8, 2};
+	struct fft_axis *ax;
+	char err[FFT_ERR_LEN];
+	assert_int_equal(fft_axis_create(g_pc, g_info, n, 0, (size_t)n * count, count, &o, NULL, &ax, err), 0);
+	float *in[3] = {x, y, s}, *out[3] = {fx, fy, fs};
+	for (int k = 0; k < 3; k++) {
+		GLuint b = upload(in[k], fl);
+		assert_int_equal(fft_axis_execute(ax, b, 0, (size_t)n, 1, count, 0), 0);
+		download(b, out[k], fl);
+		glDeleteBuffers(1, &b);
+	}
+	for (size_t i = 0; i < fl; i++)
+		comb[i] = (double)a * fx[i] + (double)bb * fy[i];
+	int ok = tu_report("linearity n=1000", tu_rel_l2_f32(fs, comb, fl), tu_max_abs_f32(fs, comb, fl), TOL);
+	fft_axis_destroy(ax);
+	free(x), free(y), free(s), free(fx), free(fy), free(fs), free(comb);
+	assert_true(ok);
+}
+
+int main(void)
+{
+	tu_seed_from_clock();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpu_reference),
+		cmocka_unit_test(test_every_small_length),
+		cmocka_unit_test(test_larger_lengths),
+		cmocka_unit_test(test_columns_and_vec4),
+		cmocka_unit_test(test_2d_shapes),
+		cmocka_unit_test(test_linearity),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
