@@ -1,7 +1,8 @@
 /* OpenEXR through the OpenEXRCore C API, reading from and writing to memory: the first part of a
  * file, scanline or tiled (level 0), any compression the library decodes, half / float / uint
  * channels Y, RGB, with or without A; written as one ZIP-compressed scanline part in half or
- * float. The data window is checked against the limits before any pixel buffer exists. */
+ * float. OpenEXRCore 3.1 cannot decode DWAA/DWAB (refused as unsupported) and mis-decodes B44
+ * with 32-bit channels (refused before decoding). The data window is checked against the limits before any pixel buffer exists. */
 #include <math.h>
 #include <OpenEXR/openexr.h>
 #include <stdio.h>
@@ -10,7 +11,7 @@
 
 #include "protocol/image_codec.h"
 
-#define EXR_CHUNK_MAX ((uint64_t)512 << 20) /* largest unpacked chunk we let the library build */
+#define EXR_CHUNK_MAX ((uint64_t)256 << 20) /* largest unpacked chunk we let the library build */
 #define EXR_TILE_MAX 8192                    /* largest tile side accepted */
 
 struct exr_io {
@@ -133,33 +134,26 @@ static int map_channels(const exr_attr_chlist_t *cl, struct chan_map *m, char *e
 	return 0;
 }
 
-/* Points the decoder's channels at planar float scratch planes of cw x chh samples, one per
- * output channel; channels we do not want decode nowhere. Planes rather than interleaved
- * output keep OpenEXR 3.1's interleaving fast paths (which assume the file's channel order)
- * out of the way. */
-static void aim_decoder(exr_decode_pipeline_t *d, const exr_attr_chlist_t *cl,
-			const struct chan_map *m, float *scratch, size_t cw, size_t chh)
+/* Points every decoder channel at its own planar float scratch plane of cw x chh samples
+ * (plane i for the pipeline's channel i). Planes rather than interleaved output keep OpenEXR
+ * 3.1's interleaving fast paths (which assume the file's channel order) out of the way, and
+ * decoding even the channels we drop avoids its NULL-pointer paths, which crash on some
+ * corrupt B44 files (found by fuzz_exr). */
+static void aim_decoder(exr_decode_pipeline_t *d, float *scratch, size_t cw, size_t chh)
 {
 	for (int i = 0; i < d->channel_count; i++) {
 		exr_coding_channel_info_t *c = &d->channels[i];
-		int slot = -1;
-		for (int k = 0; k < m->ch; k++)
-			if (m->src[k] >= 0 && !strcmp(cl->entries[m->src[k]].name.str, c->channel_name))
-				slot = k;
-		if (slot < 0) {
-			c->decode_to_ptr = NULL;
-			continue;
-		}
 		c->user_data_type = EXR_PIXEL_FLOAT;
 		c->user_bytes_per_element = 4;
 		c->user_pixel_stride = 4;
 		c->user_line_stride = (int32_t)(cw * 4);
-		c->decode_to_ptr = (uint8_t *)(scratch + (size_t)slot * cw * chh);
+		c->decode_to_ptr = (uint8_t *)(scratch + (size_t)i * cw * chh);
 	}
 }
 
 /* Decodes one chunk whose top-left pixel is (x0, y0) in data-window coordinates: initialises the
- * pipeline on the first chunk, updates it after, then interleaves the planes into out. */
+ * pipeline on the first chunk, updates it after, then interleaves the wanted planes into out.
+ * scratch holds scratch_px samples per file channel. */
 static exr_result_t run_chunk(exr_context_t ctxt, const exr_chunk_info_t *ci,
 			      exr_decode_pipeline_t *d, int *started, const exr_attr_chlist_t *cl,
 			      const struct chan_map *m, struct image *out, float *scratch,
@@ -175,11 +169,13 @@ static exr_result_t run_chunk(exr_context_t ctxt, const exr_chunk_info_t *ci,
 		if (rv)
 			return rv;
 		*started = 1;
-		aim_decoder(d, cl, m, scratch, cw, chh);
+		if (d->channel_count != cl->num_channels)
+			return EXR_ERR_CORRUPT_CHUNK;
+		aim_decoder(d, scratch, cw, chh);
 		rv = exr_decoding_choose_default_routines(ctxt, 0, d);
 	} else {
 		rv = exr_decoding_update(ctxt, 0, ci, d);
-		aim_decoder(d, cl, m, scratch, cw, chh);
+		aim_decoder(d, scratch, cw, chh);
 	}
 	if (!rv)
 		rv = exr_decoding_run(ctxt, 0, d);
@@ -189,10 +185,17 @@ static exr_result_t run_chunk(exr_context_t ctxt, const exr_chunk_info_t *ci,
 	for (int k = 0; k < ch; k++) {
 		if (m->src[k] < 0)
 			continue; /* keeps the fill value */
-		const float *plane = scratch + (size_t)k * cw * chh;
+		const char *name = cl->entries[m->src[k]].name.str;
+		int plane = -1;
+		for (int i = 0; i < d->channel_count; i++)
+			if (d->channels[i].channel_name && !strcmp(d->channels[i].channel_name, name))
+				plane = i;
+		if (plane < 0)
+			return EXR_ERR_CORRUPT_CHUNK;
+		const float *src0 = scratch + (size_t)plane * cw * chh;
 		for (size_t y = 0; y < chh; y++) {
 			float *dst = out->pixels + (((size_t)y0 + y) * (size_t)out->width + (size_t)x0) * ch + k;
-			const float *src = plane + y * cw;
+			const float *src = src0 + y * cw;
 			for (size_t x = 0; x < cw; x++)
 				dst[x * ch] = src[x];
 		}
@@ -263,6 +266,19 @@ int image_decode_exr(const unsigned char *buf, size_t len, const struct image_li
 	rc = map_channels(cl, &m, err);
 	if (rc)
 		goto done;
+	exr_compression_t comp;
+	if ((rv = exr_get_compression(ctxt, 0, &comp))) {
+		rc = exr_error(rv, &io, "compression", err);
+		goto done;
+	}
+	if (comp == EXR_COMPRESSION_B44 || comp == EXR_COMPRESSION_B44A)
+		for (int i = 0; i < cl->num_channels; i++)
+			if (cl->entries[i].pixel_type != EXR_PIXEL_HALF) {
+				/* OpenEXRCore 3.1 decodes these wrongly (silently); refuse them */
+				rc = image_fail(err, IMAGE_E_UNSUPPORTED,
+						"exr: B44 compression with 32-bit channels is not supported");
+				goto done;
+			}
 	uint64_t chunk_bytes = 0;
 	if ((rv = exr_get_chunk_unpacked_size(ctxt, 0, &chunk_bytes))) {
 		rc = exr_error(rv, &io, "chunk size", err);
@@ -294,7 +310,7 @@ int image_decode_exr(const unsigned char *buf, size_t len, const struct image_li
 			goto done;
 		}
 		scratch_px = (size_t)w * (size_t)(lpc < h ? lpc : h);
-		scratch = malloc(scratch_px * (size_t)m.ch * sizeof(float));
+		scratch = malloc(scratch_px * (size_t)cl->num_channels * sizeof(float));
 		if (!scratch) {
 			rc = image_fail(err, IMAGE_E_NOMEM, "exr: cannot allocate a chunk buffer");
 			goto done;
@@ -321,7 +337,7 @@ int image_decode_exr(const unsigned char *buf, size_t len, const struct image_li
 		}
 		int64_t nx = (w + tw - 1) / tw, ny = (h + th - 1) / th;
 		scratch_px = (size_t)(tw < w ? tw : w) * (size_t)(th < h ? th : h);
-		scratch = malloc(scratch_px * (size_t)m.ch * sizeof(float));
+		scratch = malloc(scratch_px * (size_t)cl->num_channels * sizeof(float));
 		if (!scratch) {
 			rc = image_fail(err, IMAGE_E_NOMEM, "exr: cannot allocate a tile buffer");
 			goto done;
