@@ -22,6 +22,7 @@ DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr pytho
               clang libclang-rt-14-dev
 DEPS_BENCH := libfftw3-dev
 
+.DEFAULT_GOAL := all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 include gles/module.mk

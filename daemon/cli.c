@@ -10,6 +10,10 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{"info", cli_info, "print the GPU context's facts as JSON"},
+	{"convert", cli_convert, "convert an image between formats"},
+	{"fft", cli_fft, "GPU FFT of an NPY array (numpy.fft conventions)"},
+	{"bloom", cli_bloom, "FFT convolution bloom of an image"},
+	{"convolve", cli_convolve, "FFT linear convolution of an image with a kernel image"},
 };
 
 static void usage(FILE *f)

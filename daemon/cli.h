@@ -5,5 +5,8 @@
 
 int cli_info(int argc, char **argv);
 int cli_convert(int argc, char **argv);
+int cli_fft(int argc, char **argv);
+int cli_bloom(int argc, char **argv);
+int cli_convolve(int argc, char **argv);
 
 #endif

@@ -4,4 +4,8 @@ DAEMON_LIB_OBJS := \
 	$(BUILD)/daemon/log.o
 DAEMON_OBJS :=
 CLI_OBJS := \
-	$(BUILD)/daemon/cli_info.o
+	$(BUILD)/daemon/cli_info.o \
+	$(BUILD)/daemon/cli_convert.o \
+	$(BUILD)/daemon/cli_common.o \
+	$(BUILD)/daemon/cli_fft.o \
+	$(BUILD)/daemon/cli_bloom.o

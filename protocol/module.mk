@@ -1,6 +1,7 @@
 # protocol/: bytes and text <-> plain C structs. No GL, no HTTP.
 PROTOCOL_OBJS := \
 	$(BUILD)/protocol/opts.o \
+	$(BUILD)/protocol/bloom_params.o \
 	$(BUILD)/protocol/npy.o \
 	$(BUILD)/protocol/colour.o \
 	$(BUILD)/protocol/image.o \

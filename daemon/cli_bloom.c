@@ -1,0 +1,146 @@
+/* fftbloom bloom / convolve: the GPU FFT convolution on image files. Parameters are the table in
+ * protocol/bloom_params (the HTTP API's, same names); the output format is the output's
+ * extension. A one-line summary with the padded size and GPU stage times goes to stderr. */
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/cli.h"
+#include "daemon/cli_common.h"
+#include "daemon/log.h"
+#include "gles/bloom.h"
+#include "protocol/image.h"
+
+struct bloom_cli {
+	struct gpu_config gpu;
+	struct bloom_params p;
+	char output[OPT_STR_MAX];
+	int quality, bits, quiet;
+};
+
+static const struct opt_def own_table[] = {
+	{"output", OPT_STRING, 0, 0, "", NULL,
+	 "output image; its extension (.jpg .png .exr .hdr .pfm) picks the format (also -o)", NULL,
+	 offsetof(struct bloom_cli, output)},
+	{"quality", OPT_INT, 1, 100, "90", NULL, "JPEG quality", NULL, offsetof(struct bloom_cli, quality)},
+	{"bits", OPT_INT, 0, 32, "0", NULL, "PNG 8 or 16, EXR 16 (half) or 32 (float); 0: PNG 8, EXR 16",
+	 NULL, offsetof(struct bloom_cli, bits)},
+	{"quiet", OPT_BOOL, 0, 1, "false", NULL, "no summary line on stderr", NULL,
+	 offsetof(struct bloom_cli, quiet)},
+};
+
+static int run(int op, int argc, char **argv)
+{
+	const char *name = op == BLOOM_OP_BLOOM ? "bloom" : "convolve";
+	struct opt_def t[CLI_MAX_OPTS];
+	size_t n = 0;
+	cli_opts_add(t, &n, own_table, sizeof own_table / sizeof own_table[0], 0);
+	cli_opts_add(t, &n, bloom_params_table, bloom_params_table_len, offsetof(struct bloom_cli, p));
+	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bloom_cli, gpu));
+	if (cli_prepare_argv(argc, argv)) {
+		if (op == BLOOM_OP_BLOOM)
+			printf("usage: fftbloom bloom IN -o OUT [--kernel FILE | --kernel-preset NAME[:k=v,...]] "
+			       "[options]\n  O = I + intensity * (prefilter(I) conv normalised kernel)\n");
+		else
+			printf("usage: fftbloom convolve IN --kernel FILE -o OUT [options]\n"
+			       "  O = I conv kernel (linear, zero outside the image; not normalised unless "
+			       "--normalize luminance)\n");
+		opts_print_help(stdout, t, n);
+		return 0;
+	}
+	struct bloom_cli c;
+	char err[BLOOM_ERR_LEN];
+	int npos = 0;
+	memset(&c, 0, sizeof c);
+	if (opts_defaults(t, n, &c, err) || bloom_params_defaults(&c.p, op) ||
+	    opts_from_env(t, n, &c, err) || opts_from_argv(t, n, &c, argc, argv, 1, &npos, err)) {
+		fprintf(stderr, "fftbloom %s: %s\n", name, err);
+		return 2;
+	}
+	if (npos != 1 || !c.output[0]) {
+		fprintf(stderr, "fftbloom %s: need one input image and -o OUTPUT (see --help)\n", name);
+		return 2;
+	}
+	if (op == BLOOM_OP_CONVOLVE && !c.p.kernel[0] && !c.p.kernel_preset[0]) {
+		fprintf(stderr, "fftbloom convolve: --kernel FILE (or --kernel-preset) is required\n");
+		return 2;
+	}
+	if (c.p.kernel[0] && c.p.kernel_preset[0]) {
+		fprintf(stderr, "fftbloom %s: give --kernel or --kernel-preset, not both\n", name);
+		return 2;
+	}
+	int mode;
+	double cx, cy;
+	if (bloom_params_center(&c.p, &mode, &cx, &cy, err)) {
+		fprintf(stderr, "fftbloom %s: %s\n", name, err);
+		return 2;
+	}
+	if (image_format_from_name(c.output) == IMAGE_FORMAT_UNKNOWN) {
+		fprintf(stderr, "fftbloom %s: %s: unknown output extension (.jpg .png .exr .hdr .pfm)\n",
+		        name, c.output);
+		return 2;
+	}
+	log_setup(LOG_WARN, 0);
+	struct image in = {0}, kimg = {0}, out = {0};
+	struct image_info info;
+	int rc = 1;
+	if (image_read_file(argv[1], NULL, &in, &info, err)) {
+		fprintf(stderr, "fftbloom %s: %s: %s\n", name, argv[1], err);
+		return 1;
+	}
+	if (c.p.kernel[0] && image_read_file(c.p.kernel, NULL, &kimg, NULL, err)) {
+		fprintf(stderr, "fftbloom %s: kernel %s: %s\n", name, c.p.kernel, err);
+		image_free(&in);
+		return 1;
+	}
+	struct cli_gpu g;
+	struct bloom_ctx *b = NULL;
+	if (cli_gpu_open(&c.gpu, &g))
+		goto out;
+	if (bloom_ctx_create(g.pc, g.info, NULL, &log_gles_sink, &b, err)) {
+		fprintf(stderr, "fftbloom %s: %s\n", name, err);
+		goto out;
+	}
+	struct bloom_kernel k = {kimg.pixels ? &kimg : NULL, {0, 0}};
+	struct bloom_stats st;
+	int brc = bloom_run(b, op, &in, &k, &c.p, &out, &st, err);
+	if (brc) {
+		fprintf(stderr, "fftbloom %s: %s\n", name, err);
+		goto out;
+	}
+	struct image_encode_opts eo = {c.quality, 0, c.bits, 0};
+	unsigned lost = 0;
+	if (image_write_file(c.output, &out, &eo, &lost, err)) {
+		fprintf(stderr, "fftbloom %s: %s: %s\n", name, c.output, err);
+		goto out;
+	}
+	if (lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))
+		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n", name,
+		        c.output);
+	if (!c.quiet)
+		fprintf(stderr, "%s %dx%d: padded %dx%d, %s kernel%s, GPU %.2f ms (%s: prefilter %.2f, "
+		        "rows %.2f, cols %.2f, multiply %.2f, inverse cols %.2f, inverse rows %.2f, "
+		        "composite %.2f; kernel spectrum %.2f)\n",
+		        name, in.width, in.height, st.padded_w, st.padded_h,
+		        st.gray_kernel ? "grayscale" : "colour", st.kernel_cached ? " (cached)" : "",
+		        st.gpu_ms, st.timed ? "timer queries" : "wall clock", st.prefilter_ms, st.rows_ms,
+		        st.cols_ms, st.multiply_ms, st.icols_ms, st.irows_ms, st.composite_ms, st.kernel_ms);
+	rc = 0;
+out:
+	bloom_ctx_destroy(b);
+	if (g.ctx)
+		cli_gpu_close(&g);
+	image_free(&in);
+	image_free(&kimg);
+	image_free(&out);
+	return rc;
+}
+
+int cli_bloom(int argc, char **argv)
+{
+	return run(BLOOM_OP_BLOOM, argc, argv);
+}
+
+int cli_convolve(int argc, char **argv)
+{
+	return run(BLOOM_OP_CONVOLVE, argc, argv);
+}

@@ -1,0 +1,59 @@
+/* Shared CLI helpers; see cli_common.h. */
+#include "daemon/cli_common.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/log.h"
+
+int cli_opts_add(struct opt_def *t, size_t *len, const struct opt_def *src, size_t n, size_t base)
+{
+	if (*len + n > CLI_MAX_OPTS)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		t[*len] = src[i];
+		t[*len].offset += base;
+		(*len)++;
+	}
+	return 0;
+}
+
+int cli_prepare_argv(int argc, char **argv)
+{
+	static char output[] = "--output";
+	int help = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o"))
+			argv[i] = output;
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			help = 1;
+		else if (!strcmp(argv[i], "--"))
+			break;
+	}
+	return help;
+}
+
+int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
+{
+	memset(g, 0, sizeof *g);
+	struct egl_opts eo = {gc->platform, gc->device, gc->gl_debug};
+	char err[EGL_ERR_LEN];
+	if (egl_ctx_create(&eo, &log_gles_sink, &g->ctx, err)) {
+		fprintf(stderr, "fftbloom: no OpenGL ES 3.1 context: %s\n", err);
+		return -1;
+	}
+	g->info = egl_ctx_info(g->ctx);
+	if (program_cache_create(gc->shader_dir, &log_gles_sink, &g->pc)) {
+		fprintf(stderr, "fftbloom: out of memory\n");
+		egl_ctx_destroy(g->ctx);
+		return -1;
+	}
+	return 0;
+}
+
+void cli_gpu_close(struct cli_gpu *g)
+{
+	program_cache_destroy(g->pc);
+	egl_ctx_destroy(g->ctx);
+	memset(g, 0, sizeof *g);
+}

@@ -1,0 +1,31 @@
+/* Helpers shared by the GPU subcommands of the fftbloom CLI: option tables merged from the
+ * shared ones (GPU selection, bloom parameters) plus the command's own, "-o" as "--output",
+ * and opening the GPU context with a program cache. */
+#ifndef FFTBLOOM_CLI_COMMON_H
+#define FFTBLOOM_CLI_COMMON_H
+
+#include <stddef.h>
+
+#include "daemon/config.h"
+#include "gles/egl.h"
+#include "gles/program.h"
+
+#define CLI_MAX_OPTS 64
+
+/* Appends n definitions to t (count *len), their offsets moved by base. Returns 0 or -1. */
+int cli_opts_add(struct opt_def *t, size_t *len, const struct opt_def *src, size_t n, size_t base);
+
+/* Rewrites "-o" to "--output" in argv, and returns 1 when "--help" or "-h" is present. */
+int cli_prepare_argv(int argc, char **argv);
+
+struct cli_gpu {
+	struct egl_ctx *ctx;
+	const struct egl_info *info;
+	struct program_cache *pc;
+};
+
+/* Opens the context the options ask for; prints the reason on failure (returns -1). */
+int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g);
+void cli_gpu_close(struct cli_gpu *g);
+
+#endif

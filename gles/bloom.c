@@ -1,0 +1,775 @@
+/* FFT convolution bloom on the GPU; see bloom.h for the operation and its GL contract. */
+#include "gles/bloom.h"
+
+#include <GLES3/gl31.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gles/fft.h"
+#include "gles/gpu_timer.h"
+#include "gles/kernels.h"
+
+/* binding points shared with the bloom shaders */
+#define B_PADDED 0
+#define B_IMAGE 6
+#define B_OUT 7
+#define B_SPECTRUM 8
+
+/* Everything that depends on the padded size: FFT axes (vec4 for the image and colour kernels,
+ * vec2 for grayscale kernels) and the buffers. */
+struct plan {
+	int pw, ph, technique, twiddles;
+	struct fft_axis *rows4, *cols4, *rows2, *cols2;
+	GLuint padded;   /* pw*ph vec4: the packed image, then its spectrum, then the result */
+	GLuint image;    /* pw*ph vec4 (>= w*h): the uploaded image */
+	GLuint out;      /* pw*ph vec4 (>= w*h): the composited result */
+	unsigned long long last_use;
+};
+
+struct kentry {
+	uint64_t digest[2];
+	int pw, ph, cx, cy, kw, kh, gray, normalize, technique, twiddles;
+	double scale; /* kernel_scale asked for */
+	GLuint spectrum;
+	size_t bytes;
+	unsigned long long last_use;
+};
+
+struct prog {
+	GLuint id;
+};
+
+struct bloom_ctx {
+	struct program_cache *pc;
+	const struct egl_info *info;
+	struct gles_log log;
+	struct bloom_ctx_opts opts;
+	struct plan **plans;
+	int nplans;
+	struct kentry *kc;
+	size_t nk, capk, kbytes;
+	unsigned long long tick;
+	struct bloom_cache_stats st;
+	struct gpu_timer *timer;
+	GLuint kupload; /* scratch for kernel uploads, grown as needed */
+	size_t kupload_bytes;
+};
+
+const char *bloom_strerror(int code)
+{
+	switch (code) {
+	case BLOOM_OK: return "ok";
+	case BLOOM_E_ARG: return "bad bloom parameter";
+	case BLOOM_E_TOO_LARGE: return "image too large for the GPU";
+	case BLOOM_E_GPU: return "GPU failure";
+	case BLOOM_E_NOMEM: return "out of memory";
+	}
+	return "unknown error";
+}
+
+int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
+                     const struct bloom_ctx_opts *o, const struct gles_log *log,
+                     struct bloom_ctx **out, char err[BLOOM_ERR_LEN])
+{
+	struct bloom_ctx *b = calloc(1, sizeof *b);
+	if (!b) {
+		snprintf(err, BLOOM_ERR_LEN, "out of memory");
+		return BLOOM_E_NOMEM;
+	}
+	b->pc = pc;
+	b->info = info;
+	if (log)
+		b->log = *log;
+	if (o)
+		b->opts = *o;
+	if (!b->opts.kernel_cache_bytes)
+		b->opts.kernel_cache_bytes = 512u << 20;
+	if (!b->opts.max_plans)
+		b->opts.max_plans = 8;
+	b->plans = calloc((size_t)b->opts.max_plans, sizeof *b->plans);
+	if (!b->plans || gpu_timer_create(info, &b->timer)) {
+		free(b->plans);
+		free(b);
+		snprintf(err, BLOOM_ERR_LEN, "out of memory");
+		return BLOOM_E_NOMEM;
+	}
+	*out = b;
+	return 0;
+}
+
+static void plan_destroy(struct plan *p)
+{
+	if (!p)
+		return;
+	fft_axis_destroy(p->rows4);
+	fft_axis_destroy(p->cols4);
+	fft_axis_destroy(p->rows2);
+	fft_axis_destroy(p->cols2);
+	GLuint bufs[] = {p->padded, p->image, p->out};
+	for (int i = 0; i < 3; i++)
+		if (bufs[i])
+			glDeleteBuffers(1, &bufs[i]);
+	free(p);
+}
+
+void bloom_ctx_destroy(struct bloom_ctx *b)
+{
+	if (!b)
+		return;
+	for (int i = 0; i < b->nplans; i++)
+		plan_destroy(b->plans[i]);
+	for (size_t i = 0; i < b->nk; i++)
+		glDeleteBuffers(1, &b->kc[i].spectrum);
+	if (b->kupload)
+		glDeleteBuffers(1, &b->kupload);
+	gpu_timer_destroy(b->timer);
+	free(b->kc);
+	free(b->plans);
+	free(b);
+}
+
+void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st)
+{
+	*st = b->st;
+	st->kernel_bytes = b->kbytes;
+	st->kernel_entries = b->nk;
+	st->plan_entries = (size_t)b->nplans;
+}
+
+void bloom_kernel_digest(const struct image *k, uint64_t digest[2])
+{
+	/* two independent 64-bit multiply-xorshift streams over the header and the float bits */
+	uint64_t h1 = 0x243F6A8885A308D3ull, h2 = 0x13198A2E03707344ull;
+	uint32_t head[3] = {(uint32_t)k->width, (uint32_t)k->height, (uint32_t)k->channels};
+	size_t n = (size_t)k->width * k->height * k->channels;
+	for (size_t i = 0; i < 3 + n; i++) {
+		uint32_t w;
+		if (i < 3)
+			w = head[i];
+		else
+			memcpy(&w, &k->pixels[i - 3], 4);
+		h1 = (h1 ^ w) * 0x9E3779B97F4A7C15ull;
+		h1 ^= h1 >> 29;
+		h2 = (h2 + w) * 0xC2B2AE3D27D4EB4Full;
+		h2 ^= h2 >> 31;
+	}
+	digest[0] = h1 ^ (h1 >> 32);
+	digest[1] = h2 ^ (h2 >> 33);
+}
+
+static GLuint make_buffer(size_t bytes)
+{
+	GLuint id = 0;
+	glGenBuffers(1, &id);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, NULL, GL_DYNAMIC_COPY);
+	if (glGetError() != GL_NO_ERROR) {
+		glDeleteBuffers(1, &id);
+		return 0;
+	}
+	return id;
+}
+
+static int padded_size(int n, int pad)
+{
+	if (pad == BLOOM_PAD_POW2) {
+		int p = 1;
+		while (p < n)
+			p *= 2;
+		return p;
+	}
+	return fft_good_size(n);
+}
+
+/* The plan for a padded size, from the cache or built (compiling and allocating). */
+static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
+                    struct plan **out, char err[BLOOM_ERR_LEN])
+{
+	b->tick++;
+	for (int i = 0; i < b->nplans; i++) {
+		struct plan *q = b->plans[i];
+		if (q->pw == pw && q->ph == ph && q->technique == p->technique &&
+		    q->twiddles == p->twiddles) {
+			q->last_use = b->tick;
+			b->st.plan_hits++;
+			*out = q;
+			return 0;
+		}
+	}
+	b->st.plan_misses++;
+	size_t elems = (size_t)pw * ph;
+	if (elems * 16 > (size_t)b->info->max_ssbo_size) {
+		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d needs a %zu MiB buffer; this GPU's "
+		         "storage-buffer limit is %lld MiB", pw, ph, (elems * 16) >> 20,
+		         b->info->max_ssbo_size >> 20);
+		return BLOOM_E_TOO_LARGE;
+	}
+	struct plan *q = calloc(1, sizeof *q);
+	if (!q)
+		return BLOOM_E_NOMEM;
+	q->pw = pw;
+	q->ph = ph;
+	q->technique = p->technique;
+	q->twiddles = p->twiddles;
+	char ferr[FFT_ERR_LEN];
+	struct fft_opts o4 = {p->technique, p->twiddles, 8, 4}, o2 = {p->technique, p->twiddles, 8, 2};
+	int rc = fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &o4, &b->log, &q->rows4, ferr);
+	if (!rc)
+		rc = fft_axis_create(b->pc, b->info, ph, 1, elems, pw, &o4, &b->log, &q->cols4, ferr);
+	if (!rc)
+		rc = fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &o2, &b->log, &q->rows2, ferr);
+	if (!rc)
+		rc = fft_axis_create(b->pc, b->info, ph, 1, elems, pw, &o2, &b->log, &q->cols2, ferr);
+	if (rc) {
+		snprintf(err, BLOOM_ERR_LEN, "FFT plan for %dx%d: %.3900s", pw, ph, ferr);
+		plan_destroy(q);
+		return rc == FFT_E_LIMIT ? BLOOM_E_TOO_LARGE : BLOOM_E_GPU;
+	}
+	q->padded = make_buffer(elems * 16);
+	q->image = q->padded ? make_buffer(elems * 16) : 0;
+	q->out = q->image ? make_buffer(elems * 16) : 0;
+	if (!q->out) {
+		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d: out of GPU memory", pw, ph);
+		plan_destroy(q);
+		return BLOOM_E_GPU;
+	}
+	if (b->nplans == b->opts.max_plans) { /* evict the least recently used */
+		int lru = 0;
+		for (int i = 1; i < b->nplans; i++)
+			if (b->plans[i]->last_use < b->plans[lru]->last_use)
+				lru = i;
+		plan_destroy(b->plans[lru]);
+		b->plans[lru] = b->plans[--b->nplans];
+	}
+	q->last_use = b->tick;
+	b->plans[b->nplans++] = q;
+	*out = q;
+	return 0;
+}
+
+static int get_program(struct bloom_ctx *b, const char *name, int variant, GLuint *prog,
+                       char err[BLOOM_ERR_LEN])
+{
+	char defs[128], perr[PROGRAM_ERR_LEN];
+	snprintf(defs, sizeof defs, "#define PREFILTER %d\n#define GRAY %d\n#define BLOOM %d\n",
+	         variant, variant, variant);
+	unsigned id;
+	if (program_get(b->pc, name, &variant, sizeof variant, defs, &id, perr)) {
+		snprintf(err, BLOOM_ERR_LEN, "%s", perr);
+		return BLOOM_E_GPU;
+	}
+	*prog = id;
+	return 0;
+}
+
+static void set_sizes(GLuint prog, int w, int h, int pw, int ph)
+{
+	glUseProgram(prog);
+	glUniform2ui(glGetUniformLocation(prog, "u_img"), (GLuint)w, (GLuint)h);
+	glUniform2ui(glGetUniformLocation(prog, "u_pad"), (GLuint)pw, (GLuint)ph);
+}
+
+static void dispatch2d(int w, int h)
+{
+	glDispatchCompute((GLuint)(w + 15) / 16, (GLuint)(h + 15) / 16, 1);
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+/* Kernel facts the cache key and the spectrum need, computed on the CPU from its pixels. */
+struct kinfo {
+	int kw, kh, cx, cy, gray;
+	double lum_sum;
+	float *rgbl; /* kw*kh vec4 (R, G, B, L) */
+};
+
+static int kernel_info(const struct image *k, const struct bloom_params *p, struct kinfo *ki,
+                       char err[BLOOM_ERR_LEN])
+{
+	memset(ki, 0, sizeof *ki);
+	ki->kw = k->width;
+	ki->kh = k->height;
+	size_t n = (size_t)k->width * k->height;
+	ki->rgbl = malloc(n * 4 * sizeof(float));
+	if (!ki->rgbl)
+		return BLOOM_E_NOMEM;
+	int gray = 1;
+	double sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		const float *s = k->pixels + i * k->channels;
+		float r, g, bl;
+		if (k->channels <= 2) {
+			r = g = bl = s[0];
+		} else {
+			r = s[0], g = s[1], bl = s[2];
+			if (r != g || g != bl)
+				gray = 0;
+		}
+		if (!isfinite(r) || !isfinite(g) || !isfinite(bl)) {
+			snprintf(err, BLOOM_ERR_LEN, "kernel: pixel %zu,%zu is not finite", i % k->width,
+			         i / k->width);
+			free(ki->rgbl);
+			ki->rgbl = NULL;
+			return BLOOM_E_ARG;
+		}
+		float l = 0.2126f * r + 0.7152f * g + 0.0722f * bl;
+		ki->rgbl[i * 4] = r, ki->rgbl[i * 4 + 1] = g, ki->rgbl[i * 4 + 2] = bl;
+		ki->rgbl[i * 4 + 3] = l;
+		sum += (double)0.2126 * r + 0.7152 * g + 0.0722 * bl;
+	}
+	ki->gray = gray;
+	ki->lum_sum = sum;
+	int mode;
+	double x, y;
+	char oerr[OPT_ERR_LEN];
+	if (bloom_params_center(p, &mode, &x, &y, oerr)) {
+		snprintf(err, BLOOM_ERR_LEN, "%s", oerr);
+		free(ki->rgbl);
+		ki->rgbl = NULL;
+		return BLOOM_E_ARG;
+	}
+	if (mode == BLOOM_CENTER_PIXEL) {
+		ki->cx = (int)lround(x);
+		ki->cy = (int)lround(y);
+		if (ki->cx >= ki->kw || ki->cy >= ki->kh) {
+			snprintf(err, BLOOM_ERR_LEN, "kernel-center: %d,%d lies outside the %dx%d kernel",
+			         ki->cx, ki->cy, ki->kw, ki->kh);
+			free(ki->rgbl);
+			ki->rgbl = NULL;
+			return BLOOM_E_ARG;
+		}
+	} else if (mode == BLOOM_CENTER_UV) {
+		ki->cx = (int)fmin(floor(x * ki->kw), ki->kw - 1);
+		ki->cy = (int)fmin(floor(y * ki->kh), ki->kh - 1);
+	} else {
+		ki->cx = ki->kw / 2;
+		ki->cy = ki->kh / 2;
+	}
+	return 0;
+}
+
+/* Resamples a kernel (w x h vec4) to nw x nh with box filtering (area averaging when shrinking,
+ * bilinear-like when growing), keeping each channel's sum. */
+static float *resample(const float *src, int w, int h, int nw, int nh)
+{
+	float *dst = calloc((size_t)nw * nh * 4, sizeof *dst);
+	if (!dst)
+		return NULL;
+	double sx = (double)w / nw, sy = (double)h / nh;
+	for (int y = 0; y < nh; y++) {
+		double y0 = y * sy, y1 = y0 + sy;
+		for (int x = 0; x < nw; x++) {
+			double x0 = x * sx, x1 = x0 + sx, acc[4] = {0, 0, 0, 0};
+			for (int j = (int)floor(y0); j < (int)ceil(y1) && j < h; j++) {
+				double wy = fmin(y1, j + 1) - fmax(y0, j);
+				for (int i = (int)floor(x0); i < (int)ceil(x1) && i < w; i++) {
+					double wx = fmin(x1, i + 1) - fmax(x0, i), wgt = wx * wy;
+					for (int c = 0; c < 4; c++)
+						acc[c] += wgt * src[((size_t)j * w + i) * 4 + c];
+				}
+			}
+			for (int c = 0; c < 4; c++)
+				dst[((size_t)y * nw + x) * 4 + c] = (float)acc[c];
+		}
+	}
+	return dst;
+}
+
+static struct kentry *kcache_find(struct bloom_ctx *b, const uint64_t d[2], int pw, int ph,
+                                  const struct kinfo *ki, const struct bloom_params *p)
+{
+	for (size_t i = 0; i < b->nk; i++) {
+		struct kentry *e = &b->kc[i];
+		if (e->digest[0] == d[0] && e->digest[1] == d[1] && e->pw == pw && e->ph == ph &&
+		    e->cx == ki->cx && e->cy == ki->cy && e->scale == p->kernel_scale &&
+		    e->normalize == p->normalize && e->technique == p->technique &&
+		    e->twiddles == p->twiddles)
+			return e;
+	}
+	return NULL;
+}
+
+static void kcache_evict_to(struct bloom_ctx *b, size_t room)
+{
+	while (b->nk && b->kbytes + room > b->opts.kernel_cache_bytes) {
+		size_t lru = 0;
+		for (size_t i = 1; i < b->nk; i++)
+			if (b->kc[i].last_use < b->kc[lru].last_use)
+				lru = i;
+		glDeleteBuffers(1, &b->kc[lru].spectrum);
+		b->kbytes -= b->kc[lru].bytes;
+		b->kc[lru] = b->kc[--b->nk];
+		b->st.kernel_evictions++;
+	}
+}
+
+/* Computes the kernel spectrum at the plan's padded size into a new cache entry. */
+static int kernel_spectrum(struct bloom_ctx *b, struct plan *q, const uint64_t d[2],
+                           struct kinfo *ki, const struct bloom_params *p, struct kentry **out,
+                           char err[BLOOM_ERR_LEN])
+{
+	size_t elems = (size_t)q->pw * q->ph, bytes = elems * (ki->gray ? 8 : 16);
+	size_t kbytes = (size_t)ki->kw * ki->kh * 16;
+	if (kbytes > b->kupload_bytes) {
+		if (b->kupload)
+			glDeleteBuffers(1, &b->kupload);
+		b->kupload = make_buffer(kbytes);
+		b->kupload_bytes = b->kupload ? kbytes : 0;
+		if (!b->kupload) {
+			snprintf(err, BLOOM_ERR_LEN, "kernel upload: out of GPU memory");
+			return BLOOM_E_GPU;
+		}
+	}
+	kcache_evict_to(b, bytes);
+	GLuint spec = make_buffer(bytes);
+	if (!spec) {
+		snprintf(err, BLOOM_ERR_LEN, "kernel spectrum: out of GPU memory");
+		return BLOOM_E_GPU;
+	}
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->kupload);
+	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)kbytes, ki->rgbl);
+	GLuint prog;
+	int rc = get_program(b, "bloom_common+bloom_kernel", ki->gray, &prog, err);
+	if (rc) {
+		glDeleteBuffers(1, &spec);
+		return rc;
+	}
+	set_sizes(prog, 0, 0, q->pw, q->ph);
+	glUniform2ui(glGetUniformLocation(prog, "u_ksize"), (GLuint)ki->kw, (GLuint)ki->kh);
+	glUniform2ui(glGetUniformLocation(prog, "u_center"), (GLuint)ki->cx, (GLuint)ki->cy);
+	double scale = 1.0;
+	if (p->normalize == BLOOM_NORMALIZE_LUMINANCE)
+		scale = 1.0 / ki->lum_sum;
+	glUniform1f(glGetUniformLocation(prog, "u_scale"), (float)scale);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, spec);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, b->kupload);
+	dispatch2d(q->pw, q->ph);
+	struct fft_axis *rows = ki->gray ? q->rows2 : q->rows4, *cols = ki->gray ? q->cols2 : q->cols4;
+	rc = fft_axis_execute(rows, spec, 0, (size_t)q->pw, 1, q->ph, 0);
+	if (!rc)
+		rc = fft_axis_execute(cols, spec, 0, 1, (size_t)q->pw, q->pw, 0);
+	if (rc) {
+		glDeleteBuffers(1, &spec);
+		snprintf(err, BLOOM_ERR_LEN, "kernel spectrum: FFT failed");
+		return BLOOM_E_GPU;
+	}
+	if (b->nk == b->capk) {
+		size_t cap = b->capk ? b->capk * 2 : 8;
+		struct kentry *nk = realloc(b->kc, cap * sizeof *nk);
+		if (!nk) {
+			glDeleteBuffers(1, &spec);
+			return BLOOM_E_NOMEM;
+		}
+		b->kc = nk;
+		b->capk = cap;
+	}
+	struct kentry *e = &b->kc[b->nk++];
+	memset(e, 0, sizeof *e);
+	e->digest[0] = d[0];
+	e->digest[1] = d[1];
+	e->pw = q->pw;
+	e->ph = q->ph;
+	e->cx = ki->cx;
+	e->cy = ki->cy;
+	e->kw = ki->kw;
+	e->kh = ki->kh;
+	e->gray = ki->gray;
+	e->scale = p->kernel_scale;
+	e->normalize = p->normalize;
+	e->technique = p->technique;
+	e->twiddles = p->twiddles;
+	e->spectrum = spec;
+	e->bytes = bytes;
+	b->kbytes += bytes;
+	*out = e;
+	return 0;
+}
+
+/* Kernel image for this request: the given one, or the preset (default aperture). */
+static int resolve_kernel(struct bloom_ctx *b, const struct bloom_kernel *k,
+                          const struct bloom_params *p, struct image *gen,
+                          const struct image **kimg, uint64_t d[2], char err[BLOOM_ERR_LEN])
+{
+	if (k && k->img) {
+		*kimg = k->img;
+		if (k->digest[0] || k->digest[1])
+			d[0] = k->digest[0], d[1] = k->digest[1];
+		else
+			bloom_kernel_digest(k->img, d);
+		return 0;
+	}
+	const char *spec = p->kernel_preset[0] ? p->kernel_preset : "aperture";
+	int rc = bloom_kernel_preset(b, spec, gen, err);
+	if (rc)
+		return rc;
+	*kimg = gen;
+	bloom_kernel_digest(gen, d);
+	return 0;
+}
+
+int bloom_kernel_preset(struct bloom_ctx *b, const char *spec, struct image *out,
+                        char err[BLOOM_ERR_LEN])
+{
+	struct kernel_spec ks;
+	char kerr[KERNEL_ERR_LEN];
+	if (kernel_spec_parse(spec, &ks, kerr)) {
+		snprintf(err, BLOOM_ERR_LEN, "%s", kerr);
+		return BLOOM_E_ARG;
+	}
+	if (kernel_generate(&ks, b->pc, b->info, out, kerr)) {
+		snprintf(err, BLOOM_ERR_LEN, "%s", kerr);
+		return BLOOM_E_GPU;
+	}
+	return 0;
+}
+
+/* Applies kernel_scale: the kernel's larger side becomes S times the image's shorter side. */
+static int scale_kernel(struct kinfo *ki, const struct bloom_params *p, int w, int h,
+                        char err[BLOOM_ERR_LEN])
+{
+	if (p->kernel_scale <= 0)
+		return 0;
+	int shorter = w < h ? w : h, larger = ki->kw > ki->kh ? ki->kw : ki->kh;
+	double f = p->kernel_scale * shorter / larger;
+	int nw = (int)lround(ki->kw * f), nh = (int)lround(ki->kh * f);
+	if (nw < 1)
+		nw = 1;
+	if (nh < 1)
+		nh = 1;
+	if (nw > 16384 || nh > 16384) {
+		snprintf(err, BLOOM_ERR_LEN, "kernel-scale: the kernel would be %dx%d", nw, nh);
+		return BLOOM_E_ARG;
+	}
+	if (nw == ki->kw && nh == ki->kh)
+		return 0;
+	float *r = resample(ki->rgbl, ki->kw, ki->kh, nw, nh);
+	if (!r)
+		return BLOOM_E_NOMEM;
+	/* the centre moves with the kernel */
+	ki->cx = (int)fmin(floor((ki->cx + 0.5) * nw / ki->kw), nw - 1);
+	ki->cy = (int)fmin(floor((ki->cy + 0.5) * nh / ki->kh), nh - 1);
+	free(ki->rgbl);
+	ki->rgbl = r;
+	ki->kw = nw;
+	ki->kh = nh;
+	return 0;
+}
+
+/* Image (1-4 channels) -> RGBA floats; missing alpha is 1, gray fills R, G and B. */
+static float *to_rgba(const struct image *in)
+{
+	size_t n = (size_t)in->width * in->height;
+	float *v = malloc(n * 16);
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const float *s = in->pixels + i * in->channels;
+		float *d = v + i * 4;
+		switch (in->channels) {
+		case 1: d[0] = d[1] = d[2] = s[0], d[3] = 1; break;
+		case 2: d[0] = d[1] = d[2] = s[0], d[3] = s[1]; break;
+		case 3: d[0] = s[0], d[1] = s[1], d[2] = s[2], d[3] = 1; break;
+		default: memcpy(d, s, 16);
+		}
+	}
+	return v;
+}
+
+int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
+               const struct bloom_params *p, char err[BLOOM_ERR_LEN])
+{
+	struct plan *q;
+	int pw = padded_size(width + kernel_w - 1, p->pad), ph = padded_size(height + kernel_h - 1, p->pad);
+	int rc = get_plan(b, pw, ph, p, &q, err);
+	GLuint prog;
+	for (int v = 0; !rc && v < 2; v++) {
+		rc = get_program(b, "bloom_common+bloom_pack", v, &prog, err);
+		if (!rc)
+			rc = get_program(b, "bloom_common+bloom_multiply", v, &prog, err);
+		if (!rc)
+			rc = get_program(b, "bloom_common+bloom_composite", v, &prog, err);
+		if (!rc)
+			rc = get_program(b, "bloom_common+bloom_kernel", v, &prog, err);
+	}
+	return rc;
+}
+
+int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct bloom_kernel *k,
+              const struct bloom_params *p, struct image *out, struct bloom_stats *st,
+              char err[BLOOM_ERR_LEN])
+{
+	struct bloom_stats local;
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof *st);
+	memset(out, 0, sizeof *out);
+	err[0] = 0;
+	if (!in || in->width < 1 || in->height < 1 || in->channels < 1 || in->channels > 4) {
+		snprintf(err, BLOOM_ERR_LEN, "empty or malformed image");
+		return BLOOM_E_ARG;
+	}
+	if (p->precision == BLOOM_FP16) {
+		snprintf(err, BLOOM_ERR_LEN, "precision=fp16 is not available yet; use fp32");
+		return BLOOM_E_ARG;
+	}
+	struct image gen = {0};
+	const struct image *kimg;
+	uint64_t d[2];
+	struct kinfo ki = {0};
+	float *rgba = NULL;
+	int rc = resolve_kernel(b, k, p, &gen, &kimg, d, err);
+	if (rc)
+		goto done;
+	if ((rc = kernel_info(kimg, p, &ki, err)))
+		goto done;
+	if ((rc = scale_kernel(&ki, p, in->width, in->height, err)))
+		goto done;
+	if (p->normalize == BLOOM_NORMALIZE_LUMINANCE && !(fabs(ki.lum_sum) > 1e-30)) {
+		snprintf(err, BLOOM_ERR_LEN, "kernel: its luminance sums to zero, so it cannot be "
+		         "normalised (use normalize=none)");
+		rc = BLOOM_E_ARG;
+		goto done;
+	}
+	int pw = padded_size(in->width + ki.kw - 1, p->pad);
+	int ph = padded_size(in->height + ki.kh - 1, p->pad);
+	st->padded_w = pw;
+	st->padded_h = ph;
+	st->gray_kernel = ki.gray;
+	struct plan *q;
+	if ((rc = get_plan(b, pw, ph, p, &q, err)))
+		goto done;
+	GLuint pack, mult, comp;
+	if ((rc = get_program(b, "bloom_common+bloom_pack", op == BLOOM_OP_BLOOM, &pack, err)) ||
+	    (rc = get_program(b, "bloom_common+bloom_multiply", ki.gray, &mult, err)) ||
+	    (rc = get_program(b, "bloom_common+bloom_composite", op == BLOOM_OP_BLOOM, &comp, err)))
+		goto done;
+	rgba = to_rgba(in);
+	if (!rgba) {
+		rc = BLOOM_E_NOMEM;
+		goto done;
+	}
+	int w = in->width, h = in->height;
+	double ms[GPU_TIMER_MAX_MARKS];
+	gpu_timer_start(b->timer);
+	/* upload */
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->image);
+	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16, rgba);
+	gpu_timer_mark(b->timer);
+	/* kernel spectrum: cached, or computed now */
+	b->tick++;
+	struct kentry *ke = kcache_find(b, d, pw, ph, &ki, p);
+	if (ke) {
+		b->st.kernel_hits++;
+		st->kernel_cached = 1;
+	} else {
+		b->st.kernel_misses++;
+		if ((rc = kernel_spectrum(b, q, d, &ki, p, &ke, err)))
+			goto done;
+	}
+	ke->last_use = b->tick;
+	gpu_timer_mark(b->timer);
+	/* prefilter / pack */
+	set_sizes(pack, w, h, pw, ph);
+	glUniform1f(glGetUniformLocation(pack, "u_threshold"), (float)p->threshold);
+	glUniform1f(glGetUniformLocation(pack, "u_knee"), (float)p->knee);
+	glUniform1f(glGetUniformLocation(pack, "u_clamp"), (float)p->clamp_max);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+	dispatch2d(pw, ph);
+	gpu_timer_mark(b->timer);
+	/* forward: rows of the image only (the rows below it are all padding), then every column */
+	rc = fft_axis_execute(q->rows4, q->padded, 0, (size_t)pw, 1, h, 0);
+	gpu_timer_mark(b->timer);
+	if (!rc)
+		rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 0);
+	gpu_timer_mark(b->timer);
+	/* multiply */
+	if (!rc) {
+		set_sizes(mult, w, h, pw, ph);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_SPECTRUM, ke->spectrum);
+		dispatch2d(pw, ph);
+	}
+	gpu_timer_mark(b->timer);
+	/* inverse: every column, then the rows the output needs */
+	if (!rc)
+		rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 1);
+	gpu_timer_mark(b->timer);
+	if (!rc)
+		rc = fft_axis_execute(q->rows4, q->padded, 0, (size_t)pw, 1, h, 1);
+	gpu_timer_mark(b->timer);
+	if (rc) {
+		snprintf(err, BLOOM_ERR_LEN, "FFT failed: %s", fft_strerror(rc));
+		rc = BLOOM_E_GPU;
+		goto done;
+	}
+	/* composite */
+	set_sizes(comp, w, h, pw, ph);
+	glUniform1f(glGetUniformLocation(comp, "u_intensity"), (float)p->intensity);
+	glUniform1f(glGetUniformLocation(comp, "u_mix"), (float)p->mix);
+	glUniform1i(glGetUniformLocation(comp, "u_composite"), p->composite);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
+	dispatch2d(w, h);
+	gpu_timer_mark(b->timer);
+	/* download */
+	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->out);
+	const float *res = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16,
+	                                    GL_MAP_READ_BIT);
+	if (!res) {
+		snprintf(err, BLOOM_ERR_LEN, "reading the result: %s", gl_error_name(glGetError()));
+		rc = BLOOM_E_GPU;
+		goto done;
+	}
+	/* a colour kernel gives a gray image colour */
+	int ch = in->channels;
+	if (!ki.gray && ch <= 2)
+		ch += 2;
+	if (image_alloc(out, w, h, ch)) {
+		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+		rc = BLOOM_E_NOMEM;
+		goto done;
+	}
+	size_t n = (size_t)w * h;
+	for (size_t i = 0; i < n; i++) {
+		const float *s = res + i * 4;
+		float *o = out->pixels + i * ch;
+		switch (ch) {
+		case 1: o[0] = s[0]; break;
+		case 2: o[0] = s[0], o[1] = s[3]; break;
+		case 3: o[0] = s[0], o[1] = s[1], o[2] = s[2]; break;
+		default: memcpy(o, s, 16);
+		}
+	}
+	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+	gpu_timer_mark(b->timer);
+	int nm = gpu_timer_read(b->timer, ms);
+	if (nm >= 9) {
+		st->timed = gpu_timer_is_gpu(b->timer) && nm > 0;
+		st->upload_ms = ms[0];
+		st->kernel_ms = ms[1];
+		st->prefilter_ms = ms[2];
+		st->rows_ms = ms[3];
+		st->cols_ms = ms[4];
+		st->multiply_ms = ms[5];
+		st->icols_ms = ms[6];
+		st->irows_ms = ms[7];
+		st->composite_ms = ms[8];
+		st->download_ms = nm > 9 ? ms[9] : 0;
+		for (int i = 2; i <= 8; i++)
+			st->gpu_ms += ms[i];
+	}
+	if (gl_check(&b->log, "bloom")) {
+		image_free(out);
+		snprintf(err, BLOOM_ERR_LEN, "GL error during the bloom");
+		rc = BLOOM_E_GPU;
+	}
+done:
+	free(rgba);
+	free(ki.rgbl);
+	image_free(&gen);
+	return rc;
+}

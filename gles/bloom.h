@@ -1,0 +1,86 @@
+/* The FFT convolution bloom on the GPU: an RGBA image packed as two complex planes (R + iG,
+ * B + iA), padded per axis to the cheapest native FFT length >= image + kernel - 1, transformed,
+ * multiplied by the cached kernel spectrum (colour kernels split the packed channels inside the
+ * multiply, one invocation per (k,l)/(M-k,N-l) pair; grayscale kernels multiply directly) and
+ * transformed back; then composited. Also the plain linear convolution, and the built-in kernels.
+ *
+ * GL contract: one bloom_ctx per GL context, used only on the context's thread. bloom_run
+ * uploads, dispatches and downloads synchronously; it allocates GPU buffers only when a padded
+ * size or kernel is new (plans and kernel spectra are cached; bloom_warm builds them ahead). */
+#ifndef FFTBLOOM_BLOOM_H
+#define FFTBLOOM_BLOOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gles/egl.h"
+#include "gles/program.h"
+#include "protocol/bloom_params.h"
+#include "protocol/image.h"
+
+#define BLOOM_ERR_LEN 4096
+
+enum bloom_error {
+	BLOOM_OK = 0,
+	BLOOM_E_ARG = -1,       /* a bad parameter or kernel (message names it): a client error */
+	BLOOM_E_TOO_LARGE = -2, /* padded size beyond the device's limits: a client error */
+	BLOOM_E_GPU = -3,       /* a GL failure or program build failure: a server error */
+	BLOOM_E_NOMEM = -4,
+};
+
+struct bloom_ctx_opts {
+	size_t kernel_cache_bytes; /* LRU bound on cached kernel spectra; 0: 512 MiB */
+	int max_plans;             /* padded sizes kept with their buffers; 0: 8 */
+};
+
+/* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */
+struct bloom_kernel {
+	const struct image *img; /* NULL: generate params->kernel_preset (default "aperture") */
+	uint64_t digest[2];      /* filled by bloom_kernel_digest, or left 0 to have bloom_run do it */
+};
+
+struct bloom_stats {
+	int padded_w, padded_h;   /* FFT size used */
+	int gray_kernel;          /* 1: grayscale fast path */
+	int kernel_cached;        /* 1: the kernel spectrum came from the cache */
+	int timed;                /* 1: the *_ms fields below are GPU timer queries */
+	double upload_ms, kernel_ms, prefilter_ms, rows_ms, cols_ms, multiply_ms, icols_ms,
+	       irows_ms, composite_ms, download_ms, gpu_ms; /* per stage; gpu_ms all GPU stages */
+};
+
+struct bloom_cache_stats {
+	unsigned long long kernel_hits, kernel_misses, kernel_evictions;
+	size_t kernel_bytes, kernel_entries;
+	unsigned long long plan_hits, plan_misses;
+	size_t plan_entries;
+};
+
+struct bloom_ctx;
+
+int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
+                     const struct bloom_ctx_opts *o, const struct gles_log *log,
+                     struct bloom_ctx **out, char err[BLOOM_ERR_LEN]);
+void bloom_ctx_destroy(struct bloom_ctx *b); /* NULL-safe */
+
+/* Digest of a kernel image's size, channels and pixels. */
+void bloom_kernel_digest(const struct image *k, uint64_t digest[2]);
+
+/* Runs op (BLOOM_OP_BLOOM or BLOOM_OP_CONVOLVE) on `in` (1-4 channels; missing alpha counts as
+ * 1 and is not returned) with the kernel; writes a new image with in's channel count into *out
+ * (caller frees with image_free). Returns 0 or a negative bloom_error with a message. */
+int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct bloom_kernel *k,
+              const struct bloom_params *p, struct image *out, struct bloom_stats *st,
+              char err[BLOOM_ERR_LEN]);
+
+/* Builds the plan, programs and buffers for an image size and kernel size ahead of time. */
+int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
+               const struct bloom_params *p, char err[BLOOM_ERR_LEN]);
+
+/* Generates a built-in kernel from "NAME[:k=v,...]" (gaussian, glare, aperture) as an RGB image. */
+int bloom_kernel_preset(struct bloom_ctx *b, const char *spec, struct image *out,
+                        char err[BLOOM_ERR_LEN]);
+
+void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st);
+const char *bloom_strerror(int code);
+
+#endif
