@@ -130,10 +130,15 @@ int image_decode_jpeg(const unsigned char *buf, size_t len, const struct image_l
 			rc = image_fail(err, IMAGE_E_CORRUPT, "jpeg: %s", m);
 			goto done;
 		}
-		/* A warning: the image is complete unless the data ran out (libjpeg then pads it
-		 * with gray, which we do not pass off as the picture). */
+		/* A warning. libjpeg goes on after it, padding what it could not decode with
+		 * gray, which we do not pass off as the picture: only warnings that leave the
+		 * pixels whole (stray bytes between segments, an odd JFIF version) are let by. */
 		if (strstr(m, "Premature end")) {
 			rc = image_fail(err, IMAGE_E_TRUNCATED, "jpeg: image data truncated: %s", m);
+			goto done;
+		}
+		if (!strstr(m, "extraneous bytes") && !strstr(m, "JFIF")) {
+			rc = image_fail(err, IMAGE_E_CORRUPT, "jpeg: %s", m);
 			goto done;
 		}
 	}

@@ -126,6 +126,19 @@ static void check_failure(const struct sample *s, int rc, const struct image *im
 		fail_msg("%s %s: message '%s' does not name the format", s->name, what, err);
 }
 
+/* Offset just past the last IDAT chunk's data in a PNG. */
+static size_t png_data_end(const unsigned char *b, size_t len)
+{
+	size_t p = 8, end = len;
+	while (p + 12 <= len) {
+		size_t n = (size_t)b[p] << 24 | (size_t)b[p + 1] << 16 | (size_t)b[p + 2] << 8 | b[p + 3];
+		if (!memcmp(b + p + 4, "IDAT", 4))
+			end = p + 8 + n;
+		p += 12 + n;
+	}
+	return end;
+}
+
 static void test_truncated(void **state)
 {
 	(void)state;
@@ -143,10 +156,12 @@ static void test_truncated(void **state)
 			err[0] = 0;
 			int rc = image_decode(c, cut, NULL, &img, NULL, err);
 			if (rc == 0) {
-				/* only a cut in PNG's closing IEND chunk or in the CRC of the last
-				 * IDAT (once the zlib stream, with its own checksum, is complete)
-				 * may still give the image, and then the whole image */
-				if (!(s->f == IMAGE_FORMAT_PNG && cut + 16 >= s->len))
+				/* only a PNG cut after its image data (in the last IDAT's CRC, once
+				 * the zlib stream with its own checksum is complete, or in ancillary
+				 * chunks after it) may still give the image, and then all of it */
+				/* and a mip-mapped EXR cut in the smaller levels, which are not read */
+				if (!(s->f == IMAGE_FORMAT_PNG && cut >= png_data_end(s->buf, s->len)) &&
+				    !(s->f == IMAGE_FORMAT_EXR && strstr(s->name, "mipmap")))
 					fail_msg("%s cut at %zu of %zu decoded", s->name, cut, s->len);
 				assert_memory_equal(img.pixels, full.pixels,
 						    (size_t)full.width * full.height * full.channels * 4);

@@ -13,14 +13,13 @@
 #include <unistd.h>
 
 #include "protocol/npy.h"
+#include "tests/testutil.h"
 
 #define PY "/usr/bin/python3"
 
-static unsigned rng_state = 12345u;
 static float frand(void)
 {
-	rng_state = rng_state * 1664525u + 1013904223u;
-	return (float)((rng_state >> 8) & 0xffffff) / 16777216.0f * 2.0f - 1.0f;
+	return (float)tu_sym();
 }
 
 static void fill_random(struct npy_array *a)
@@ -225,6 +224,7 @@ static char tmpdir[256];
 static int setup_dir(void **state)
 {
 	(void)state;
+	tu_seed_from_clock();
 	snprintf(tmpdir, sizeof tmpdir, "/tmp/test_npy.XXXXXX");
 	return mkdtemp(tmpdir) ? 0 : -1;
 }
@@ -260,7 +260,7 @@ static void test_numpy_writes(void **state)
 	snprintf(cmd, sizeof cmd,
 		 PY " -c \"\n"
 		 "import numpy as np, numpy.lib.format as F\n"
-		 "rng = np.random.default_rng(7)\n"
+		 "rng = np.random.default_rng(%u)\n"
 		 "shapes = {0: (), 1: (13,), 2: (5, 7), 3: (2, 3, 4), 4: (2, 1, 3, 2)}\n"
 		 "for dt in ['<f4', '>f4', '<f8', '>f8', '<c8', '>c8', '<c16', '>c16']:\n"
 		 "  for nd, sh in shapes.items():\n"
@@ -275,7 +275,7 @@ static void test_numpy_writes(void **state)
 		 "np.save('%s/fortran.npy', np.asfortranarray(np.ones((3, 4), np.float32)))\n"
 		 "np.save('%s/int.npy', np.ones(3, np.int32))\n"
 		 "\"",
-		 tmpdir, tmpdir, tmpdir);
+		 (unsigned)(tu_uniform() * 1e9), tmpdir, tmpdir, tmpdir);
 	assert_int_equal(system(cmd), 0);
 	static const char *dts[] = { "f4", "f8", "c8", "c16" };
 	int checked = 0;
