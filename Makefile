@@ -13,7 +13,7 @@ STD     := -std=c11 -D_GNU_SOURCE
 BUILD   ?= build
 CPPFLAGS_ALL := -I. -I$(BUILD) $(CPPFLAGS)
 CFLAGS_ALL   := $(STD) $(OPT) $(WARN) $(CFLAGS) -MMD -MP
-LDLIBS_ALL   := -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljansson -lspng -lOpenEXR-3_1 -lz -lm -lpthread $(LDLIBS)
+LDLIBS_ALL   := -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljansson -lspng -lOpenEXRCore-3_1 -lz -lm -lpthread $(LDLIBS)
 
 # Debian packages: build, run and test needs. `make deps` installs only what is missing.
 DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri \
@@ -30,6 +30,7 @@ include protocol/module.mk
 include daemon/module.mk
 LIB_OBJS := $(GLES_OBJS) $(PROTOCOL_OBJS) $(DAEMON_LIB_OBJS)
 include tests/module.mk
+include tests/fuzz/fuzz.mk
 
 .PHONY: all deps deps-test deps-bench run test sanitize bench fuzz clean
 all: $(BUILD)/fftbloomd $(BUILD)/fftbloom

@@ -14,6 +14,7 @@ static const struct {
 	{"fft", cli_fft, "GPU FFT of an NPY array (numpy.fft conventions)"},
 	{"bloom", cli_bloom, "FFT convolution bloom of an image"},
 	{"convolve", cli_convolve, "FFT linear convolution of an image with a kernel image"},
+	{"bench", cli_bench, "GPU timings of the FFT and bloom workloads (JSON lines)"},
 };
 
 static void usage(FILE *f)

@@ -8,4 +8,5 @@ CLI_OBJS := \
 	$(BUILD)/daemon/cli_convert.o \
 	$(BUILD)/daemon/cli_common.o \
 	$(BUILD)/daemon/cli_fft.o \
-	$(BUILD)/daemon/cli_bloom.o
+	$(BUILD)/daemon/cli_bloom.o \
+	$(BUILD)/daemon/cli_bench.o

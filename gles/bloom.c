@@ -24,7 +24,9 @@ struct plan {
 	struct fft_axis *rows4, *cols4, *rows2, *cols2;
 	GLuint padded;   /* pw*ph vec4: the packed image, then its spectrum, then the result */
 	GLuint image;    /* pw*ph vec4 (>= w*h): the uploaded image */
-	GLuint out;      /* pw*ph vec4 (>= w*h): the composited result */
+	GLuint out;      /* pw*ph vec4 (>= w*h): the composited result, in GPU memory */
+	GLuint staging;  /* the same size, mapped for reading: the copy of out the CPU reads, so
+	                    that the driver never moves `out` itself to host memory */
 	unsigned long long last_use;
 };
 
@@ -107,8 +109,8 @@ static void plan_destroy(struct plan *p)
 	fft_axis_destroy(p->cols4);
 	fft_axis_destroy(p->rows2);
 	fft_axis_destroy(p->cols2);
-	GLuint bufs[] = {p->padded, p->image, p->out};
-	for (int i = 0; i < 3; i++)
+	GLuint bufs[] = {p->padded, p->image, p->out, p->staging};
+	for (int i = 0; i < 4; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
 	free(p);
@@ -159,17 +161,22 @@ void bloom_kernel_digest(const struct image *k, uint64_t digest[2])
 	digest[1] = h2 ^ (h2 >> 33);
 }
 
-static GLuint make_buffer(size_t bytes)
+static GLuint make_buffer_usage(size_t bytes, GLenum usage)
 {
 	GLuint id = 0;
 	glGenBuffers(1, &id);
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
-	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, NULL, GL_DYNAMIC_COPY);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, NULL, usage);
 	if (glGetError() != GL_NO_ERROR) {
 		glDeleteBuffers(1, &id);
 		return 0;
 	}
 	return id;
+}
+
+static GLuint make_buffer(size_t bytes)
+{
+	return make_buffer_usage(bytes, GL_DYNAMIC_COPY);
 }
 
 static int padded_size(int n, int pad)
@@ -230,7 +237,8 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 	q->padded = make_buffer(elems * 16);
 	q->image = q->padded ? make_buffer(elems * 16) : 0;
 	q->out = q->image ? make_buffer(elems * 16) : 0;
-	if (!q->out) {
+	q->staging = q->out ? make_buffer_usage(elems * 16, GL_STREAM_READ) : 0;
+	if (!q->staging) {
 		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d: out of GPU memory", pw, ph);
 		plan_destroy(q);
 		return BLOOM_E_GPU;
@@ -716,7 +724,10 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	gpu_timer_mark(b->timer);
 	/* download */
 	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->out);
+	glBindBuffer(GL_COPY_READ_BUFFER, q->out);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, q->staging);
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)w * h * 16);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->staging);
 	const float *res = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16,
 	                                    GL_MAP_READ_BIT);
 	if (!res) {

@@ -10,6 +10,3 @@ PROTOCOL_OBJS := \
 	$(BUILD)/protocol/image_jpeg.o \
 	$(BUILD)/protocol/image_exr.o \
 	$(BUILD)/protocol/image_hdr.o
-# The OpenEXRCore C API (openexr.h) lives in its own library, not in -lOpenEXR-3_1.
-PROTOCOL_LDLIBS := -lOpenEXRCore-3_1
-LDLIBS_ALL += $(PROTOCOL_LDLIBS)

@@ -1,0 +1,262 @@
+/* fftbloom bench: GPU time per run and per stage from GL timer queries (glFinish-bracketed wall
+ * time where the driver has none), median of many runs after warm-up on random data, several
+ * input sets rotated. One JSON object per line on stdout; a short table on stderr. */
+#include <GLES3/gl31.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/cli.h"
+#include "daemon/cli_common.h"
+#include "daemon/log.h"
+#include "gles/bloom.h"
+#include "gles/fft.h"
+#include "gles/gpu_timer.h"
+
+#define SETS 3
+
+struct bench_cli {
+	struct gpu_config gpu;
+	int runs, warmup, quick;
+	char only[OPT_STR_MAX];
+};
+
+static const struct opt_def own_table[] = {
+	{"runs", OPT_INT, 3, 10000, "50", NULL, "timed runs per workload", NULL,
+	 offsetof(struct bench_cli, runs)},
+	{"warmup", OPT_INT, 0, 1000, "5", NULL, "untimed runs first", NULL,
+	 offsetof(struct bench_cli, warmup)},
+	{"quick", OPT_BOOL, 0, 1, "false", NULL, "small sizes only (for llvmpipe)", NULL,
+	 offsetof(struct bench_cli, quick)},
+	{"only", OPT_STRING, 0, 0, "", NULL, "run only workloads whose name contains this", NULL,
+	 offsetof(struct bench_cli, only)},
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static unsigned long long g_rng = 88172645463325252ull;
+static float frand(void)
+{
+	g_rng ^= g_rng << 13;
+	g_rng ^= g_rng >> 7;
+	g_rng ^= g_rng << 17;
+	return (float)((g_rng >> 11) * (1.0 / 9007199254740992.0)) * 2 - 1;
+}
+
+static const char *tech_names[] = {"auto", "shared", "global"};
+static const char *tw_names[] = {"computed", "table"};
+
+/* One FFT workload: forward and inverse 2D complex float32 transforms of h x w, timed apart. */
+static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_cli *c, int h,
+                     int w, int technique, int twiddles)
+{
+	struct fft_opts o = {technique, twiddles, 8, 2};
+	struct fft *f;
+	char err[FFT_ERR_LEN];
+	if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {
+		fprintf(stderr, "fft %dx%d %s/%s: %s\n", h, w, tech_names[technique], tw_names[twiddles], err);
+		return -1;
+	}
+	size_t n = (size_t)w * h * 2;
+	float *data = malloc(n * sizeof *data);
+	GLuint bufs[SETS];
+	glGenBuffers(SETS, bufs);
+	for (int s = 0; s < SETS; s++) {
+		for (size_t i = 0; i < n; i++)
+			data[i] = frand();
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, bufs[s]);
+		glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * 4), data, GL_DYNAMIC_COPY);
+	}
+	free(data);
+	double *fwd = malloc((size_t)c->runs * sizeof *fwd), *inv = malloc((size_t)c->runs * sizeof *inv);
+	for (int i = 0; i < c->warmup + c->runs; i++) {
+		GLuint b = bufs[i % SETS];
+		double ms[2];
+		gpu_timer_start(t);
+		fft_execute(f, b, 0);
+		gpu_timer_mark(t);
+		fft_execute(f, b, 1); /* back again: the data stays bounded */
+		gpu_timer_mark(t);
+		if (gpu_timer_read(t, ms) < 0) {
+			i--; /* disjoint: run again */
+			continue;
+		}
+		if (i >= c->warmup) {
+			fwd[i - c->warmup] = ms[0];
+			inv[i - c->warmup] = ms[1];
+		}
+	}
+	const struct fft_plan *pr = fft_axis_plan(fft_rows(f)), *pc = fft_axis_plan(fft_cols(f));
+	double mf = median(fwd, c->runs), mi = median(inv, c->runs);
+	printf("{\"workload\":\"fft\",\"size\":\"%dx%d\",\"technique\":\"%s\",\"twiddles\":\"%s\","
+	       "\"rows\":\"%s\",\"cols\":\"%s\",\"forward_ms\":%.4f,\"inverse_ms\":%.4f,"
+	       "\"forward_min_ms\":%.4f,\"runs\":%d,\"timer\":\"%s\"}\n",
+	       h, w, tech_names[technique], tw_names[twiddles], pr->shared ? "shared" : "global",
+	       pc->shared ? "shared" : "global", mf, mi, fwd[0], c->runs,
+	       gpu_timer_is_gpu(t) ? "gl_timestamp" : "glfinish_wall");
+	fprintf(stderr, "fft   %5dx%-5d %-6s %-8s rows %-6s cols %-6s  forward %8.3f ms  inverse %8.3f ms\n",
+	        h, w, tech_names[technique], tw_names[twiddles], pr->shared ? "shared" : "global",
+	        pc->shared ? "shared" : "global", mf, mi);
+	fflush(stdout);
+	free(fwd);
+	free(inv);
+	glDeleteBuffers(SETS, bufs);
+	fft_destroy(f);
+	return 0;
+}
+
+/* One bloom workload, kernel spectrum cached: GPU stages timed by bloom_run's own timer. */
+static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int h, int kw,
+                       int kh, int gray, int pad, int technique, const char *label)
+{
+	struct bloom_ctx *b;
+	char err[BLOOM_ERR_LEN];
+	if (bloom_ctx_create(g->pc, g->info, NULL, &log_gles_sink, &b, err)) {
+		fprintf(stderr, "bloom: %s\n", err);
+		return -1;
+	}
+	struct image img[SETS], k;
+	for (int s = 0; s < SETS; s++) {
+		image_alloc(&img[s], w, h, 4);
+		for (size_t i = 0; i < (size_t)w * h * 4; i++)
+			img[s].pixels[i] = 2.0f * fabsf(frand());
+	}
+	image_alloc(&k, kw, kh, 3);
+	for (size_t i = 0; i < (size_t)kw * kh * 3; i += 3) {
+		float v = fabsf(frand());
+		k.pixels[i] = v;
+		k.pixels[i + 1] = gray ? v : fabsf(frand());
+		k.pixels[i + 2] = gray ? v : fabsf(frand());
+	}
+	struct bloom_params p;
+	bloom_params_defaults(&p, BLOOM_OP_BLOOM);
+	p.pad = pad;
+	p.technique = technique;
+	struct bloom_kernel kr = {&k, {0, 0}};
+	bloom_kernel_digest(&k, kr.digest);
+	int n = c->runs;
+	double *tot = malloc((size_t)n * sizeof *tot), *st_ms[7];
+	for (int s = 0; s < 7; s++)
+		st_ms[s] = malloc((size_t)n * sizeof(double));
+	struct bloom_stats st = {0};
+	int rc = 0;
+	for (int i = 0; i < c->warmup + n && !rc; i++) {
+		struct image out;
+		rc = bloom_run(b, BLOOM_OP_BLOOM, &img[i % SETS], &kr, &p, &out, &st, err);
+		image_free(&out);
+		if (i >= c->warmup && !rc) {
+			int j = i - c->warmup;
+			tot[j] = st.gpu_ms;
+			double v[7] = {st.prefilter_ms, st.rows_ms, st.cols_ms, st.multiply_ms, st.icols_ms,
+			               st.irows_ms, st.composite_ms};
+			for (int s = 0; s < 7; s++)
+				st_ms[s][j] = v[s];
+		}
+	}
+	if (rc) {
+		fprintf(stderr, "bloom %s: %s\n", label, err);
+	} else {
+		double m[7];
+		for (int s = 0; s < 7; s++)
+			m[s] = median(st_ms[s], n);
+		double mt = median(tot, n);
+		printf("{\"workload\":\"bloom\",\"label\":\"%s\",\"image\":\"%dx%d\",\"kernel\":\"%dx%d\","
+		       "\"kernel_type\":\"%s\",\"pad\":\"%s\",\"technique\":\"%s\",\"padded\":\"%dx%d\","
+		       "\"gpu_ms\":%.4f,\"prefilter_ms\":%.4f,\"rows_ms\":%.4f,\"cols_ms\":%.4f,"
+		       "\"multiply_ms\":%.4f,\"inverse_cols_ms\":%.4f,\"inverse_rows_ms\":%.4f,"
+		       "\"composite_ms\":%.4f,\"runs\":%d,\"timed\":%s}\n",
+		       label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good",
+		       tech_names[technique], st.padded_w, st.padded_h, mt, m[0], m[1], m[2], m[3], m[4],
+		       m[5], m[6], n, st.timed ? "true" : "false");
+		fprintf(stderr, "bloom %-22s %5dx%-5d k %4dx%-4d %-6s pad %-4s -> %5dx%-5d  GPU %8.3f ms "
+		        "(pre %.3f rows %.3f cols %.3f mul %.3f icols %.3f irows %.3f comp %.3f)\n",
+		        label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good", st.padded_w,
+		        st.padded_h, mt, m[0], m[1], m[2], m[3], m[4], m[5], m[6]);
+		fflush(stdout);
+	}
+	for (int s = 0; s < SETS; s++)
+		image_free(&img[s]);
+	image_free(&k);
+	free(tot);
+	for (int s = 0; s < 7; s++)
+		free(st_ms[s]);
+	bloom_ctx_destroy(b);
+	return rc;
+}
+
+static int want(const struct bench_cli *c, const char *name)
+{
+	return !c->only[0] || strstr(name, c->only);
+}
+
+int cli_bench(int argc, char **argv)
+{
+	struct opt_def t[CLI_MAX_OPTS];
+	size_t n = 0;
+	cli_opts_add(t, &n, own_table, sizeof own_table / sizeof own_table[0], 0);
+	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bench_cli, gpu));
+	if (cli_prepare_argv(argc, argv)) {
+		printf("usage: fftbloom bench [options]\nFFT and bloom workloads; JSON lines on stdout, "
+		       "a table on stderr.\n");
+		opts_print_help(stdout, t, n);
+		return 0;
+	}
+	struct bench_cli c;
+	char err[OPT_ERR_LEN];
+	int npos = 0;
+	memset(&c, 0, sizeof c);
+	if (opts_defaults(t, n, &c, err) || opts_from_env(t, n, &c, err) ||
+	    opts_from_argv(t, n, &c, argc, argv, 1, &npos, err)) {
+		fprintf(stderr, "fftbloom bench: %s\n", err);
+		return 2;
+	}
+	log_setup(LOG_WARN, 0);
+	struct cli_gpu g;
+	if (cli_gpu_open(&c.gpu, &g))
+		return 1;
+	struct gpu_timer *tm;
+	gpu_timer_create(g.info, &tm);
+	fprintf(stderr, "renderer: %s (%s)\n", g.info->renderer, g.info->version);
+	printf("{\"workload\":\"device\",\"renderer\":\"%s\",\"version\":\"%s\"}\n", g.info->renderer,
+	       g.info->version);
+	static const int full[][2] = {{1024, 1024}, {1080, 1920}, {2048, 2048}, {4096, 4096}, {1350, 2187}};
+	static const int quick[][2] = {{256, 256}, {270, 480}, {512, 512}};
+	const int (*sizes)[2] = c.quick ? quick : full;
+	int nsizes = c.quick ? 3 : 5;
+	if (want(&c, "fft"))
+		for (int i = 0; i < nsizes; i++) {
+			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_AUTO, FFT_TW_COMPUTED);
+			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_AUTO, FFT_TW_TABLE);
+			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_GLOBAL, FFT_TW_COMPUTED);
+		}
+	if (want(&c, "bloom")) {
+		if (c.quick) {
+			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, "480x270 k64");
+			bench_bloom(&g, &c, 480, 270, 64, 64, 1, BLOOM_PAD_GOOD, 0, "480x270 k64 gray");
+			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_POW2, 0, "480x270 k64 pow2");
+		} else {
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, "1080p k256");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 1, BLOOM_PAD_GOOD, 0, "1080p k256 gray");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_POW2, 0, "1080p k256 pow2");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 2, "1080p k256 global");
+			bench_bloom(&g, &c, 1920, 1080, 1920, 1080, 0, BLOOM_PAD_GOOD, 0, "1080p full-frame");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, "2160p k512");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 1, BLOOM_PAD_GOOD, 0, "2160p k512 gray");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_POW2, 0, "2160p k512 pow2");
+		}
+	}
+	gpu_timer_destroy(tm);
+	cli_gpu_close(&g);
+	return 0;
+}
