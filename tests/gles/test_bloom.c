@@ -1,0 +1,481 @@
+/* The GPU convolution and bloom against independent double-precision CPU references: direct
+ * convolution on small images (odd and even kernels, off-centre centres, colour and grayscale),
+ * an FFT-based CPU convolution on larger ones, the bloom formula (prefilter, luminance
+ * normalisation, add and mix), the packed colour path against per-channel runs, energy kept by
+ * a normalised kernel, cache hits, kernel scale, presets and errors. Fresh random data. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gles/bloom.h"
+#include "gles/fft_cpu.h"
+#include "tests/testutil.h"
+
+#define TOL 1e-5
+
+static struct program_cache *g_pc;
+static struct bloom_ctx *g_b;
+
+static int setup(void **state)
+{
+	(void)state;
+	struct egl_ctx *ctx = tu_gl_context();
+	if (!ctx)
+		return -1;
+	char err[BLOOM_ERR_LEN];
+	if (program_cache_create("", NULL, &g_pc))
+		return -1;
+	return bloom_ctx_create(g_pc, egl_ctx_info(ctx), NULL, NULL, &g_b, err);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	bloom_ctx_destroy(g_b);
+	program_cache_destroy(g_pc);
+	return 0;
+}
+
+static struct image rand_image(int w, int h, int c, float lo, float hi)
+{
+	struct image im;
+	assert_int_equal(image_alloc(&im, w, h, c), 0);
+	tu_fill_f32(im.pixels, (size_t)w * h * c, lo, hi);
+	return im;
+}
+
+/* Kernel channel k for image channel ch (the engine's rule: gray kernels apply to every channel;
+ * colour kernels R, G, B to R, G, B and their Rec. 709 luminance to alpha). */
+static double kval(const struct image *k, int x, int y, int ch)
+{
+	const float *p = k->pixels + ((size_t)y * k->width + x) * k->channels;
+	if (k->channels <= 2)
+		return p[0];
+	if (ch < 3)
+		return p[ch];
+	return 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2];
+}
+
+static double lum_sum(const struct image *k)
+{
+	double s = 0;
+	for (int y = 0; y < k->height; y++)
+		for (int x = 0; x < k->width; x++)
+			s += 0.2126 * kval(k, x, y, 0) + 0.7152 * kval(k, x, y, 1) + 0.0722 * kval(k, x, y, 2);
+	return s;
+}
+
+/* Direct linear convolution of RGBA data (w x h x 4 doubles) with the kernel, centre (cx, cy):
+ * O[y,x] = sum_{j,i} I[y-(j-cy), x-(i-cx)] K[j,i], zero outside. */
+static void conv_direct(const double *in, int w, int h, const struct image *k, int cx, int cy,
+                        double scale, double *out)
+{
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			for (int ch = 0; ch < 4; ch++) {
+				double s = 0;
+				for (int j = 0; j < k->height; j++) {
+					int yy = y - (j - cy);
+					if (yy < 0 || yy >= h)
+						continue;
+					for (int i = 0; i < k->width; i++) {
+						int xx = x - (i - cx);
+						if (xx < 0 || xx >= w)
+							continue;
+						s += in[((size_t)yy * w + xx) * 4 + ch] * kval(k, i, j, ch);
+					}
+				}
+				out[((size_t)y * w + x) * 4 + ch] = s * scale;
+			}
+}
+
+/* The same convolution through a CPU FFT in double (for sizes where the direct sum is slow). */
+static void conv_fft(const double *in, int w, int h, const struct image *k, int cx, int cy,
+                     double scale, double *out)
+{
+	int pw = w + k->width - 1, ph = h + k->height - 1;
+	size_t n = (size_t)pw * ph;
+	double *a = malloc(n * 2 * sizeof *a), *b = malloc(n * 2 * sizeof *b),
+	       *t = malloc(n * 2 * sizeof *t), *line = malloc((size_t)(pw > ph ? pw : ph) * 2 * sizeof *line);
+	for (int ch = 0; ch < 4; ch++) {
+		memset(a, 0, n * 2 * sizeof *a);
+		memset(b, 0, n * 2 * sizeof *b);
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++)
+				a[((size_t)y * pw + x) * 2] = in[((size_t)y * w + x) * 4 + ch];
+		for (int j = 0; j < k->height; j++)
+			for (int i = 0; i < k->width; i++) {
+				int yy = ((j - cy) % ph + ph) % ph, xx = ((i - cx) % pw + pw) % pw;
+				b[((size_t)yy * pw + xx) * 2] = kval(k, i, j, ch);
+			}
+		double *bufs[2] = {a, b};
+		for (int q = 0; q < 2; q++) { /* 2D forward FFT in place via t */
+			double *d = bufs[q];
+			for (int y = 0; y < ph; y++)
+				fft_cpu(d + (size_t)y * pw * 2, 1, t + (size_t)y * pw * 2, pw, -1);
+			for (int x = 0; x < pw; x++) {
+				fft_cpu(t + (size_t)x * 2, (size_t)pw, line, ph, -1);
+				for (int y = 0; y < ph; y++) {
+					d[((size_t)y * pw + x) * 2] = line[2 * y];
+					d[((size_t)y * pw + x) * 2 + 1] = line[2 * y + 1];
+				}
+			}
+		}
+		for (size_t i = 0; i < n; i++) {
+			double re = a[2 * i] * b[2 * i] - a[2 * i + 1] * b[2 * i + 1];
+			double im = a[2 * i] * b[2 * i + 1] + a[2 * i + 1] * b[2 * i];
+			a[2 * i] = re;
+			a[2 * i + 1] = im;
+		}
+		for (int y = 0; y < ph; y++)
+			fft_cpu(a + (size_t)y * pw * 2, 1, t + (size_t)y * pw * 2, pw, 1);
+		for (int x = 0; x < w; x++) {
+			fft_cpu(t + (size_t)x * 2, (size_t)pw, line, ph, 1);
+			for (int y = 0; y < h; y++)
+				out[((size_t)y * w + x) * 4 + ch] = line[2 * y] / (double)n * scale;
+		}
+	}
+	free(a), free(b), free(t), free(line);
+}
+
+static double *rgba_of(const struct image *im)
+{
+	size_t n = (size_t)im->width * im->height;
+	double *d = malloc(n * 4 * sizeof *d);
+	for (size_t i = 0; i < n; i++) {
+		const float *p = im->pixels + i * im->channels;
+		switch (im->channels) {
+		case 1: d[4 * i] = d[4 * i + 1] = d[4 * i + 2] = p[0], d[4 * i + 3] = 1; break;
+		case 3: d[4 * i] = p[0], d[4 * i + 1] = p[1], d[4 * i + 2] = p[2], d[4 * i + 3] = 1; break;
+		default: for (int c = 0; c < 4; c++) d[4 * i + c] = p[c];
+		}
+	}
+	return d;
+}
+
+/* Compares out (its channels) with ref (RGBA doubles). */
+static int compare(const char *name, const struct image *out, const double *ref, double tol)
+{
+	size_t n = (size_t)out->width * out->height;
+	double *r = malloc(n * out->channels * sizeof *r);
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < out->channels; c++)
+			r[i * out->channels + c] = ref[i * 4 + (out->channels == 1 ? 0 : c)];
+	size_t m = n * out->channels;
+	int ok = tu_report(name, tu_rel_l2_f32(out->pixels, r, m), tu_max_abs_f32(out->pixels, r, m), tol);
+	free(r);
+	return ok;
+}
+
+static void run_ok(int op, const struct image *in, const struct image *k,
+                   const struct bloom_params *p, struct image *out, struct bloom_stats *st)
+{
+	char err[BLOOM_ERR_LEN];
+	struct bloom_kernel kr = {k, {0, 0}};
+	int rc = bloom_run(g_b, op, in, &kr, p, out, st, err);
+	if (rc)
+		printf("bloom_run: %s\n", err);
+	assert_int_equal(rc, 0);
+}
+
+static void check_convolve(int w, int h, int ic, int kw, int kh, int kc, int gray, const char *center,
+                           int cx, int cy, int fft_ref)
+{
+	struct image in = rand_image(w, h, ic, -1, 1), k = rand_image(kw, kh, kc, 0, 1);
+	if (gray && kc >= 3)
+		for (size_t i = 0; i < (size_t)kw * kh; i++)
+			k.pixels[i * kc + 1] = k.pixels[i * kc + 2] = k.pixels[i * kc];
+	struct bloom_params p;
+	bloom_params_defaults(&p, BLOOM_OP_CONVOLVE);
+	snprintf(p.kernel_center, sizeof p.kernel_center, "%s", center);
+	struct image out;
+	struct bloom_stats st;
+	run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
+	assert_int_equal(st.gray_kernel, gray || kc <= 2);
+	double *src = rgba_of(&in), *ref = malloc((size_t)w * h * 4 * sizeof *ref);
+	(fft_ref ? conv_fft : conv_direct)(src, w, h, &k, cx, cy, 1.0, ref);
+	char name[128];
+	snprintf(name, sizeof name, "convolve %dx%dx%d k %dx%dx%d%s c%d,%d pad %dx%d", w, h, ic, kw,
+	         kh, kc, st.gray_kernel ? " gray" : "", cx, cy, st.padded_w, st.padded_h);
+	int ok = compare(name, &out, ref, TOL);
+	image_free(&in), image_free(&k), image_free(&out);
+	free(src), free(ref);
+	assert_true(ok);
+}
+
+static void test_convolve_small(void **state)
+{
+	(void)state;
+	/* odd and even kernels, 1x1, off-centre and default centres, colour and gray, 1-4 channels */
+	check_convolve(37, 23, 4, 9, 13, 3, 0, "", 4, 6, 0);
+	check_convolve(37, 23, 3, 9, 13, 3, 1, "2,11", 2, 11, 0);
+	check_convolve(37, 23, 4, 4, 6, 3, 0, "0,0", 0, 0, 0);
+	check_convolve(37, 23, 4, 4, 6, 1, 1, "", 2, 3, 0);
+	check_convolve(64, 1, 4, 9, 13, 3, 0, "8,12", 8, 12, 0);
+	check_convolve(1, 50, 3, 4, 6, 3, 0, "", 2, 3, 0);
+	check_convolve(1, 50, 1, 9, 13, 1, 1, "uv:1,0", 8, 0, 0);
+	check_convolve(37, 23, 4, 1, 1, 3, 0, "", 0, 0, 0);
+	check_convolve(5, 3, 4, 17, 11, 3, 0, "", 8, 5, 0); /* kernel larger than the image */
+}
+
+static void test_convolve_large_fft_reference(void **state)
+{
+	(void)state;
+	check_convolve(300, 170, 4, 61, 45, 3, 0, "", 30, 22, 1);
+	check_convolve(257, 131, 3, 64, 64, 3, 1, "10,50", 10, 50, 1);
+}
+
+/* bloom reference: B = prefilter(I) conv K/lum_sum; add or mix */
+static void check_bloom(int composite, double threshold, double knee, int gray)
+{
+	int w = 41, h = 29;
+	struct image in = rand_image(w, h, 4, 0, 3), k = rand_image(7, 9, 3, 0, 1);
+	if (gray)
+		for (size_t i = 0; i < 63; i++)
+			k.pixels[i * 3 + 1] = k.pixels[i * 3 + 2] = k.pixels[i * 3];
+	struct bloom_params p;
+	bloom_params_defaults(&p, BLOOM_OP_BLOOM);
+	p.threshold = threshold;
+	p.knee = knee;
+	p.intensity = 0.7;
+	p.mix = 0.3;
+	p.clamp_max = 2.5;
+	p.composite = composite;
+	struct image out;
+	struct bloom_stats st;
+	run_ok(BLOOM_OP_BLOOM, &in, &k, &p, &out, &st);
+	double *src = rgba_of(&in), *pre = malloc((size_t)w * h * 4 * sizeof *pre);
+	double *b = malloc((size_t)w * h * 4 * sizeof *b), *ref = malloc((size_t)w * h * 4 * sizeof *ref);
+	for (int i = 0; i < w * h; i++) {
+		double *v = src + 4 * i, br = fmax(v[0], fmax(v[1], v[2]));
+		double kn = fmin(knee, threshold);
+		double soft = fmin(fmax(br - threshold + kn, 0), 2 * kn);
+		soft = kn > 0 ? soft * soft / (4 * kn) : 0;
+		double wgt = threshold <= 0 ? 1 : br > 0 ? fmax(soft, br - threshold) / br : 0;
+		for (int c = 0; c < 3; c++)
+			pre[4 * i + c] = fmin(fmax(v[c] * wgt, -2.5), 2.5);
+		pre[4 * i + 3] = v[3];
+	}
+	conv_direct(pre, w, h, &k, 3, 4, 1.0 / lum_sum(&k), b);
+	for (int i = 0; i < w * h; i++) {
+		for (int c = 0; c < 3; c++)
+			ref[4 * i + c] = composite == BLOOM_COMPOSITE_ADD
+			                 ? src[4 * i + c] + 0.7 * b[4 * i + c]
+			                 : 0.7 * src[4 * i + c] + 0.3 * b[4 * i + c];
+		ref[4 * i + 3] = src[4 * i + 3];
+	}
+	char name[96];
+	snprintf(name, sizeof name, "bloom %s threshold %.1f knee %.1f %s", composite ? "mix" : "add",
+	         threshold, knee, gray ? "gray" : "colour");
+	int ok = compare(name, &out, ref, TOL);
+	image_free(&in), image_free(&k), image_free(&out);
+	free(src), free(pre), free(b), free(ref);
+	assert_true(ok);
+}
+
+static void test_bloom_formula(void **state)
+{
+	(void)state;
+	check_bloom(BLOOM_COMPOSITE_ADD, 0, 0, 0);
+	check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
+	check_bloom(BLOOM_COMPOSITE_MIX, 1.5, 0.2, 1);
+	check_bloom(BLOOM_COMPOSITE_MIX, 0.5, 0.0, 0);
+}
+
+static void test_packed_vs_per_channel(void **state)
+{
+	(void)state;
+	/* RGBA with a colour kernel in one packed run, against four single-channel runs each with
+	 * that channel's kernel as a grayscale kernel */
+	int w = 50, h = 31;
+	struct image in = rand_image(w, h, 4, -1, 1), k = rand_image(11, 8, 3, 0, 1);
+	struct bloom_params p;
+	bloom_params_defaults(&p, BLOOM_OP_CONVOLVE);
+	struct image packed;
+	struct bloom_stats st;
+	run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &packed, &st);
+	assert_int_equal(st.gray_kernel, 0);
+	double *ref = malloc((size_t)w * h * 4 * sizeof *ref);
+	for (int ch = 0; ch < 4; ch++) {
+		struct image one, kone, res;
+		image_alloc(&one, w, h, 1);
+		image_alloc(&kone, k.width, k.height, 1);
+		for (int i = 0; i < w * h; i++)
+			one.pixels[i] = in.pixels[4 * i + ch];
+		for (int j = 0; j < k.height; j++)
+			for (int i = 0; i < k.width; i++)
+				kone.pixels[j * k.width + i] = (float)kval(&k, i, j, ch);
+		run_ok(BLOOM_OP_CONVOLVE, &one, &kone, &p, &res, &st);
+		assert_int_equal(st.gray_kernel, 1);
+		assert_int_equal(res.channels, 1);
+		for (int i = 0; i < w * h; i++)
+			ref[4 * i + ch] = res.pixels[i];
+		image_free(&one), image_free(&kone), image_free(&res);
+	}
+	int ok = compare("packed colour vs per-channel gray runs", &packed, ref, TOL);
+	image_free(&in), image_free(&k), image_free(&packed);
+	free(ref);
+	assert_true(ok);
+}
+
+static void test_energy_and_cache(void **state)
+{
+	(void)state;
+	/* content inside a border wider than the kernel: a normalised gray kernel keeps the sum */
+	int w = 96, h = 64, r = 12;
+	struct image in, k = rand_image(2 * r + 1, 2 * r + 1, 1, 0, 1);
+	image_alloc(&in, w, h, 3);
+	for (int y = r; y < h - r; y++)
+		for (int x = r; x < w - r; x++)
+			for (int c = 0; c < 3; c++)
+				in.pixels[((size_t)y * w + x) * 3 + c] = (float)(4 * tu_uniform());
+	struct bloom_params p;
+	bloom_params_defaults(&p, BLOOM_OP_CONVOLVE);
+	p.normalize = BLOOM_NORMALIZE_LUMINANCE;
+	struct image a, b;
+	struct bloom_stats s1, s2;
+	run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &a, &s1);
+	run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &b, &s2);
+	double sin = 0, sout = 0;
+	for (size_t i = 0; i < (size_t)w * h * 3; i++)
+		sin += in.pixels[i], sout += a.pixels[i];
+	double rel = fabs(sout - sin) / sin;
+	printf("energy: in %.6f out %.6f rel diff %.2e\n", sin, sout, rel);
+	assert_true(rel < 1e-5);
+	/* the second run used the cached spectrum and gave the same result, bit for bit */
+	printf("first run cached %d, second %d\n", s1.kernel_cached, s2.kernel_cached);
+	assert_int_equal(s2.kernel_cached, 1);
+	assert_memory_equal(a.pixels, b.pixels, (size_t)w * h * 3 * sizeof(float));
+	struct bloom_cache_stats cs;
+	bloom_ctx_stats(g_b, &cs);
+	printf("kernel cache: %llu hits, %llu misses, %zu bytes\n", cs.kernel_hits, cs.kernel_misses,
+	       cs.kernel_bytes);
+	assert_true(cs.kernel_hits >= 1);
+	image_free(&in), image_free(&k), image_free(&a), image_free(&b);
+}
+
+static void test_kernel_scale_and_presets(void **state)
+{
+	(void)state;
+	/* kernel-scale 0.5 on a 60x40 image: a 10x10 box kernel becomes 20x20 (larger side =
+	 * 0.5 * 40); with normalisation a constant image stays constant away from the edges */
+	struct image in, k;
+	image_alloc(&in, 60, 40, 3);
+	for (size_t i = 0; i < 60 * 40 * 3; i++)
+		in.pixels[i] = 1;
+	image_alloc(&k, 10, 10, 1);
+	for (int i = 0; i < 100; i++)
+		k.pixels[i] = 1;
+	struct bloom_params p;
+	bloom_params_defaults(&p, BLOOM_OP_CONVOLVE);
+	p.normalize = BLOOM_NORMALIZE_LUMINANCE;
+	p.kernel_scale = 0.5;
+	struct image out;
+	struct bloom_stats st;
+	run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
+	printf("kernel-scale 0.5: padded %dx%d\n", st.padded_w, st.padded_h);
+	assert_true(st.padded_w >= 60 + 20 - 1 && st.padded_w < 60 + 20 + 8);
+	assert_true(fabs(out.pixels[(20 * 60 + 30) * 3] - 1) < 1e-5);
+	/* the corner sees the kernel's part up to its centre, which moved from 5 to 11 with it:
+	 * 12 x 12 of 20 x 20 */
+	printf("corner %.6f (expected 0.36)\n", out.pixels[0]);
+	assert_true(fabs(out.pixels[0] - 0.36) < 1e-5);
+	image_free(&out);
+	/* presets: finite, the peak in the centre pixel */
+	const char *specs[] = {"gaussian:sigma=3", "glare:streaks=6,rotation=15,size=63",
+	                       "aperture:blades=6,size=63", "aperture:blades=5,rotation=12,size=31"};
+	for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+		char err[BLOOM_ERR_LEN];
+		struct image kimg;
+		assert_int_equal(bloom_kernel_preset(g_b, specs[s], &kimg, err), 0);
+		int c = kimg.width / 2, peak = 1;
+		float centre = kimg.pixels[((size_t)c * kimg.width + c) * 3 + 1];
+		for (size_t i = 0; i < (size_t)kimg.width * kimg.height * 3; i++) {
+			assert_true(isfinite(kimg.pixels[i]) && kimg.pixels[i] >= -1e-6f);
+			if (i % 3 == 1 && kimg.pixels[i] > centre)
+				peak = 0;
+		}
+		printf("preset %s: %dx%d, centre %.3g\n", specs[s], kimg.width, kimg.height, centre);
+		assert_true(peak);
+		image_free(&kimg);
+	}
+	/* the aperture pattern: red spreads wider than blue (per-wavelength scaling) */
+	struct image ap;
+	char err[BLOOM_ERR_LEN];
+	assert_int_equal(bloom_kernel_preset(g_b, "aperture:blades=6,size=63", &ap, err), 0);
+	double spread[3] = {0, 0, 0}, sum[3] = {0, 0, 0};
+	for (int y = 0; y < 63; y++)
+		for (int x = 0; x < 63; x++)
+			for (int c = 0; c < 3; c++) {
+				double v = ap.pixels[((size_t)y * 63 + x) * 3 + c], r2 = (x - 31.0) * (x - 31) + (y - 31.0) * (y - 31);
+				spread[c] += v * r2;
+				sum[c] += v;
+			}
+	printf("aperture second moments R %.2f G %.2f B %.2f\n", spread[0] / sum[0], spread[1] / sum[1],
+	       spread[2] / sum[2]);
+	assert_true(spread[0] / sum[0] > spread[1] / sum[1] && spread[1] / sum[1] > spread[2] / sum[2]);
+	image_free(&ap);
+	image_free(&in);
+	image_free(&k);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	struct image in = rand_image(8, 8, 3, 0, 1), k;
+	image_alloc(&k, 3, 3, 3); /* all zero: luminance sum 0 */
+	struct bloom_params p;
+	bloom_params_defaults(&p, BLOOM_OP_BLOOM);
+	struct bloom_kernel kr = {&k, {0, 0}};
+	struct image out;
+	char err[BLOOM_ERR_LEN];
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr, &p, &out, NULL, err), BLOOM_E_ARG);
+	printf("zero kernel: %s\n", err);
+	assert_non_null(strstr(err, "normalize"));
+	k.pixels[4] = 1;
+	snprintf(p.kernel_center, sizeof p.kernel_center, "5,1");
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr, &p, &out, NULL, err), BLOOM_E_ARG);
+	printf("bad centre: %s\n", err);
+	p.kernel_center[0] = 0;
+	snprintf(p.kernel_preset, sizeof p.kernel_preset, "sparkle");
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, NULL, &p, &out, NULL, err), BLOOM_E_ARG);
+	printf("bad preset: %s\n", err);
+	snprintf(p.kernel_preset, sizeof p.kernel_preset, "gaussian:sigma=-1");
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, NULL, &p, &out, NULL, err), BLOOM_E_ARG);
+	printf("bad preset key: %s\n", err);
+	/* non-finite input pixels stay local: the rest of the image is unaffected */
+	p.kernel_preset[0] = 0;
+	struct image k2 = rand_image(5, 5, 1, 0, 1);
+	struct bloom_kernel kr2 = {&k2, {0, 0}};
+	in.pixels[10] = NAN;
+	in.pixels[20] = INFINITY;
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr2, &p, &out, NULL, err), 0);
+	int finite = 0;
+	for (int i = 0; i < 64 * 3; i++)
+		finite += isfinite(out.pixels[i]) != 0;
+	printf("non-finite input: %d of 192 outputs finite\n", finite);
+	assert_true(finite >= 190);
+	image_free(&out);
+	image_free(&in), image_free(&k), image_free(&k2);
+}
+
+int main(void)
+{
+	tu_seed_from_clock();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_convolve_small),
+		cmocka_unit_test(test_convolve_large_fft_reference),
+		cmocka_unit_test(test_bloom_formula),
+		cmocka_unit_test(test_packed_vs_per_channel),
+		cmocka_unit_test(test_energy_and_cache),
+		cmocka_unit_test(test_kernel_scale_and_presets),
+		cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
