@@ -15,12 +15,81 @@
 	 "debug: load NAME.comp shaders from this folder instead of the built-in copies",        \
 	 "FFTBLOOM_SHADER_DIR", offsetof(T, base shader_dir)}
 
+#define C(f) offsetof(struct config, f)
+#define DAEMON_OPTS                                                                            \
+	{"listen", OPT_STRING, 0, 63, "127.0.0.1", NULL, "address to listen on (IPv4 or IPv6)",    \
+	 "FFTBLOOM_LISTEN", C(listen)},                                                           \
+	{"port", OPT_INT, 0, 65535, "8080", NULL, "TCP port (0: any free port, logged at start)",  \
+	 "FFTBLOOM_PORT", C(port)},                                                               \
+	{"max-connections", OPT_INT, 1, 100000, "256", NULL, "open connections at most",           \
+	 "FFTBLOOM_MAX_CONNECTIONS", C(max_connections)},                                         \
+	{"max-per-ip", OPT_INT, 0, 100000, "64", NULL,                                            \
+	 "open connections per client address at most (0: no limit)", "FFTBLOOM_MAX_PER_IP",     \
+	 C(max_per_ip)},                                                                          \
+	{"connection-timeout", OPT_INT, 1, 86400, "60", NULL,                                     \
+	 "seconds an idle or stalled connection is kept", "FFTBLOOM_CONNECTION_TIMEOUT",          \
+	 C(conn_timeout)},                                                                        \
+	{"max-body", OPT_SIZE, 1024, 4294967296.0, "128M", NULL,                                  \
+	 "request body limit (413 above it)", "FFTBLOOM_MAX_BODY", C(max_body)},                   \
+	{"max-pixels", OPT_SIZE, 1, 1e9, "50000000", NULL,                                        \
+	 "pixels of a decoded image or kernel at most (413 above it)", "FFTBLOOM_MAX_PIXELS",    \
+	 C(max_pixels)},                                                                          \
+	{"max-side", OPT_INT, 1, 32768, "16384", NULL, "width and height of an image at most",   \
+	 "FFTBLOOM_MAX_SIDE", C(max_side)},                                                       \
+	{"cors-origins", OPT_STRING, 0, 0, "", NULL,                                              \
+	 "origins allowed by CORS, comma-separated, or * (empty: no CORS headers)",               \
+	 "FFTBLOOM_CORS_ORIGINS", C(cors_origins)},                                               \
+	{"api-key-file", OPT_STRING, 0, 0, "", NULL,                                              \
+	 "file holding the API key: /v1/ then requires Authorization: Bearer KEY",                \
+	 "FFTBLOOM_API_KEY_FILE", C(api_key_file)},                                               \
+	{"tls-cert", OPT_STRING, 0, 0, "", NULL, "PEM certificate file: serve HTTPS",              \
+	 "FFTBLOOM_TLS_CERT", C(tls_cert)},                                                       \
+	{"tls-key", OPT_STRING, 0, 0, "", NULL, "PEM private key file for --tls-cert",            \
+	 "FFTBLOOM_TLS_KEY", C(tls_key)},                                                         \
+	{"gpus", OPT_STRING, 0, 200, "0", NULL,                                                   \
+	 "EGL devices to run on, one GPU thread each: N, N,M,... or all",                          \
+	 "FFTBLOOM_GPUS", C(gpus)},                                                               \
+	{"codec-threads", OPT_INT, 1, 256, "2", NULL, "threads decoding and encoding images",     \
+	 "FFTBLOOM_CODEC_THREADS", C(codec_threads)},                                             \
+	{"queue-size", OPT_INT, 1, 100000, "32", NULL,                                            \
+	 "jobs accepted but not yet on a GPU at most (503 above it)", "FFTBLOOM_QUEUE_SIZE",       \
+	 C(queue_size)},                                                                          \
+	{"queue-high-water", OPT_INT, 1, 100, "80", NULL,                                         \
+	 "percent of --queue-size above which /readyz answers 503", "FFTBLOOM_QUEUE_HIGH_WATER",   \
+	 C(queue_high_water)},                                                                    \
+	{"deadline", OPT_DOUBLE, 0.001, 86400, "30", NULL,                                        \
+	 "seconds a job may wait before its GPU run (504 after)", "FFTBLOOM_DEADLINE",            \
+	 C(deadline)},                                                                            \
+	{"drain-timeout", OPT_DOUBLE, 0, 86400, "30", NULL,                                       \
+	 "seconds to finish accepted requests on SIGTERM/SIGINT", "FFTBLOOM_DRAIN_TIMEOUT",       \
+	 C(drain_timeout)},                                                                       \
+	{"heartbeat-timeout", OPT_DOUBLE, 0.1, 86400, "60", NULL,                                 \
+	 "a GPU thread silent this many seconds makes /readyz fail",                              \
+	 "FFTBLOOM_HEARTBEAT_TIMEOUT", C(heartbeat_timeout)},                                     \
+	{"retry-after", OPT_INT, 0, 3600, "1", NULL, "Retry-After seconds sent with 503",          \
+	 "FFTBLOOM_RETRY_AFTER", C(retry_after)},                                                 \
+	{"warm-sizes", OPT_STRING, 0, 0, "", NULL,                                                \
+	 "image sizes WxH,WxH,... planned at start; ready only after", "FFTBLOOM_WARM_SIZES",     \
+	 C(warm_sizes)},                                                                          \
+	{"kernel-dir", OPT_STRING, 0, 0, "", NULL,                                                \
+	 "folder of kernel images registered at start under their file names",                   \
+	 "FFTBLOOM_KERNEL_DIR", C(kernel_dir)},                                                   \
+	{"max-kernels", OPT_INT, 0, 100000, "64", NULL, "named kernels held at most",              \
+	 "FFTBLOOM_MAX_KERNELS", C(max_kernels)},                                                 \
+	{"kernel-cache", OPT_SIZE, 0, 1099511627776.0, "512M", NULL,                              \
+	 "bytes of kernel spectra kept per GPU", "FFTBLOOM_KERNEL_CACHE", C(kernel_cache)},       \
+	{"max-plans", OPT_INT, 1, 1024, "8", NULL, "padded sizes kept with their buffers per GPU", \
+	 "FFTBLOOM_MAX_PLANS", C(max_plans)},                                                     \
+	{"jpeg-quality", OPT_INT, 1, 100, "90", NULL, "JPEG quality of answers (quality= overrides)", \
+	 "FFTBLOOM_JPEG_QUALITY", C(jpeg_quality)}
+
 const struct opt_def config_table[] = {
 	GPU_OPTS(struct config, gpu.),
 	{"log-level", OPT_ENUM, 0, 0, "info", "error|warn|info|debug", "least severe message logged",
 	 "FFTBLOOM_LOG_LEVEL", offsetof(struct config, log_level)},
 	{"log-format", OPT_ENUM, 0, 0, "text", "text|json", "log lines as text or one JSON object each",
 	 "FFTBLOOM_LOG_FORMAT", offsetof(struct config, log_format)},
+	DAEMON_OPTS
 };
 const size_t config_table_len = sizeof config_table / sizeof config_table[0];
 

@@ -21,6 +21,34 @@ struct config {
 	struct gpu_config gpu;
 	int log_level;                 /* error|warn|info|debug */
 	int log_format;                /* text|json */
+	/* fftbloomd: HTTP */
+	char listen[OPT_STR_MAX];      /* IPv4 or IPv6 address to bind */
+	int port;                      /* 0: an ephemeral port (logged) */
+	int max_connections;           /* MHD connection limit */
+	int max_per_ip;                /* MHD per-IP connection limit (0: none) */
+	int conn_timeout;              /* idle connection timeout, seconds */
+	unsigned long long max_body;   /* request body limit, bytes */
+	unsigned long long max_pixels; /* decoded image pixel limit (image and kernel) */
+	int max_side;                  /* decoded image width / height limit */
+	char cors_origins[OPT_STR_MAX];/* comma-separated allowed origins, or "*" */
+	char api_key_file[OPT_STR_MAX];/* when set, /v1/ requires Authorization: Bearer <key> */
+	char tls_cert[OPT_STR_MAX];    /* PEM certificate file: serve HTTPS */
+	char tls_key[OPT_STR_MAX];     /* PEM private key file */
+	/* fftbloomd: work */
+	char gpus[OPT_STR_MAX];        /* "0", "0,1" or "all" */
+	int codec_threads;             /* decode / encode threads */
+	int queue_size;                /* jobs admitted but not yet on a GPU */
+	int queue_high_water;          /* percent of queue_size above which /readyz fails */
+	double deadline;               /* seconds from admission until a queued job is dropped */
+	double drain_timeout;          /* seconds to finish accepted work on SIGTERM */
+	double heartbeat_timeout;      /* a GPU thread silent this long makes /readyz fail */
+	int retry_after;               /* Retry-After seconds on 503 */
+	char warm_sizes[OPT_STR_MAX];  /* "WxH,WxH": plans built before ready */
+	char kernel_dir[OPT_STR_MAX];  /* named kernels loaded at start */
+	int max_kernels;               /* named kernels held at most */
+	unsigned long long kernel_cache; /* per GPU: bytes of kernel spectra kept */
+	int max_plans;                 /* per GPU: padded sizes kept with their buffers */
+	int jpeg_quality;              /* default JPEG quality of answers */
 };
 
 extern const struct opt_def config_table[];

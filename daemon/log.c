@@ -71,6 +71,50 @@ void log_msg(int level, const char *fmt, ...)
 	emit(level, buf);
 }
 
+void log_kv(int level, const char *msg, const char *const *kv, int n)
+{
+	if (level > g_level)
+		return;
+	if (level < 0)
+		level = 0;
+	if (level > LOG_DEBUG)
+		level = LOG_DEBUG;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	struct tm tm;
+	gmtime_r(&ts.tv_sec, &tm);
+	char t[32];
+	strftime(t, sizeof t, "%Y-%m-%dT%H:%M:%S", &tm);
+	pthread_mutex_lock(&g_lock);
+	if (g_json) {
+		fprintf(stderr, "{\"ts\":\"%s.%03ldZ\",\"level\":\"%s\",\"msg\":\"", t,
+		        ts.tv_nsec / 1000000, names[level]);
+		json_escape(stderr, msg);
+		for (int i = 0; i < n; i++) {
+			fputs("\",\"", stderr);
+			json_escape(stderr, kv[2 * i]);
+			fputs("\":\"", stderr);
+			json_escape(stderr, kv[2 * i + 1] ? kv[2 * i + 1] : "");
+		}
+		fputs("\"}\n", stderr);
+	} else {
+		fprintf(stderr, "%s.%03ldZ %-5s %s", t, ts.tv_nsec / 1000000, names[level], msg);
+		for (int i = 0; i < n; i++) {
+			const char *v = kv[2 * i + 1] ? kv[2 * i + 1] : "";
+			if (*v && !strpbrk(v, " \"=\t\n"))
+				fprintf(stderr, " %s=%s", kv[2 * i], v);
+			else {
+				fprintf(stderr, " %s=\"", kv[2 * i]);
+				json_escape(stderr, v);
+				fputc('"', stderr);
+			}
+		}
+		fputc('\n', stderr);
+	}
+	fflush(stderr);
+	pthread_mutex_unlock(&g_lock);
+}
+
 static void gles_forward(void *ctx, int level, const char *msg)
 {
 	(void)ctx;

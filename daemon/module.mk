@@ -1,8 +1,16 @@
 # daemon/: the two programs' front ends, the config table, logging.
 DAEMON_LIB_OBJS := \
 	$(BUILD)/daemon/config.o \
-	$(BUILD)/daemon/log.o
-DAEMON_OBJS :=
+	$(BUILD)/daemon/log.o \
+	$(BUILD)/daemon/multipart.o \
+	$(BUILD)/daemon/apiutil.o
+DAEMON_OBJS := \
+	$(BUILD)/daemon/server.o \
+	$(BUILD)/daemon/jobs.o \
+	$(BUILD)/daemon/kernels.o \
+	$(BUILD)/daemon/metrics.o \
+	$(BUILD)/daemon/openapi.o \
+	$(BUILD)/daemon/healthcheck.o
 CLI_OBJS := \
 	$(BUILD)/daemon/cli_info.o \
 	$(BUILD)/daemon/cli_convert.o \

@@ -1,0 +1,127 @@
+/* The work behind the HTTP API: a pool of codec threads that decode and encode images, one GPU
+ * thread per GPU in use (each alone touches its own EGL context, program cache and bloom
+ * context), a bounded queue between them, and a watchdog that drops queued jobs at their deadline
+ * or when their client has hung up. The HTTP layer submits a job and is called back once, from a
+ * worker thread, when the job's answer (or its refusal) is ready.
+ *
+ * Flow: submit -> decode queue -> codec thread (decode) -> GPU queue -> any free GPU thread
+ * (bloom_run) -> encode queue -> codec thread (encode) -> done(). Since every GPU thread pulls
+ * from the one queue as soon as it is free, a job always goes to the least-loaded GPU. */
+#ifndef FFTBLOOM_JOBS_H
+#define FFTBLOOM_JOBS_H
+
+#include <stddef.h>
+
+#include "daemon/config.h"
+#include "daemon/kernels.h"
+#include "daemon/metrics.h"
+#include "gles/bloom.h"
+#include "protocol/image.h"
+
+#define JOBS_MAX_GPUS 16
+#define JOBS_MAX_WARM 16
+#define JOBS_ERR_LEN 1024
+
+enum jobs_error {
+	JOBS_OK = 0,
+	JOBS_E_FULL = -1,     /* queue-size jobs already wait: answer 503 */
+	JOBS_E_STOPPING = -2, /* shutting down */
+	JOBS_E_INIT = -3,     /* a GPU thread could not make its context */
+	JOBS_E_NOMEM = -4,
+};
+
+enum job_kind { JOB_BLOOM = 0, JOB_CONVOLVE, JOB_KERNEL_PUT };
+
+struct kernel_entry;
+
+struct job {
+	/* Set by the submitter; the encoded buffers must live until done() is called. */
+	int kind;
+	const unsigned char *image;       /* encoded image or kernel (JOB_KERNEL_PUT) */
+	size_t image_len;
+	const unsigned char *kernel_data; /* encoded kernel image, or NULL */
+	size_t kernel_len;
+	struct kernel_entry *named;       /* registered kernel; the reference moves in */
+	struct bloom_params params;
+	int out, png_from_accept;         /* enum api_out and its Accept flag */
+	int quality;                      /* JPEG quality; 0: --jpeg-quality */
+	char put_name[65];                /* JOB_KERNEL_PUT: the name */
+	int client_fd;                    /* the client's socket for hang-up checks; -1: none */
+	void (*done)(struct job *j, void *ctx);
+	void *done_ctx;
+
+	/* Results, valid in done(). */
+	int status;                       /* HTTP status */
+	char code[32];                    /* error code; "" on success */
+	char message[JOBS_ERR_LEN];       /* error message; "" on success */
+	unsigned char *body;              /* malloc'd answer body; the receiver takes and frees it */
+	size_t body_len;
+	const char *content_type;         /* static */
+	int dropped;                      /* 1: the client had gone; nobody to answer */
+	unsigned lost;                    /* IMAGE_LOST_* of the encoding */
+	int gpu;                          /* GPU thread that ran it; -1 */
+	double decode_s, queue_s, gpu_s, encode_s;
+
+	/* Private to jobs.c. */
+	struct image in, kimg, result;
+	struct image_info info;
+	double t_admit, t_queued, deadline;
+	struct job *next;
+};
+
+struct jobs_gpu_status {
+	int device;                  /* requested EGL device index */
+	char platform[16], renderer[256], version[128];
+	int alive, warmed, warm_failed, busy;
+	double heartbeat_age;        /* seconds since the thread last showed life */
+	double busy_s;               /* seconds spent in bloom_run */
+	unsigned long long jobs, failures;
+	struct program_stats programs;
+	struct bloom_cache_stats caches;
+};
+
+struct jobs_status {
+	int queued;                  /* admitted, not yet on a GPU (decoding or waiting) */
+	int queue_size;
+	int in_flight;               /* admitted and not yet answered */
+	int ngpus;
+	struct jobs_gpu_status gpu[JOBS_MAX_GPUS];
+};
+
+struct jobs;
+
+/* Starts the codec threads, the watchdog and one GPU thread per device in `devices`, and waits
+ * until every GPU thread has made its context (warm-up of the --warm-sizes then runs in the
+ * background; see jobs_ready). On failure stops what it started and returns a negative code
+ * with the reason in err. */
+int jobs_create(const struct config *cfg, const int *devices, int ndevices,
+                const int (*warm)[2], int nwarm, struct kernels *kernels, struct metrics *metrics,
+                struct jobs **out, char err[JOBS_ERR_LEN]);
+
+/* Stops taking jobs, answers those still queued with 503 (shutting down), lets running ones
+ * finish and joins every thread; J stays valid (jobs_reserve then says JOBS_E_STOPPING). */
+void jobs_shutdown(struct jobs *J);
+
+/* jobs_shutdown if not done, then frees everything. NULL-safe. */
+void jobs_destroy(struct jobs *J);
+
+/* Admission in two steps, so the caller can suspend its connection in between: jobs_reserve
+ * takes a place for a job of `kind` and returns 0, JOBS_E_FULL (queue-size GPU jobs already
+ * wait) or JOBS_E_STOPPING; after a 0 the caller must call jobs_start, which queues j; done()
+ * is then called exactly once, from another thread. */
+int jobs_reserve(struct jobs *J, int kind);
+void jobs_start(struct jobs *J, struct job *j);
+
+/* Jobs reserved and not yet answered. */
+int jobs_in_flight(struct jobs *J);
+
+void jobs_status(struct jobs *J, struct jobs_status *st);
+
+/* 1 when every GPU thread is alive, warmed and heard from within --heartbeat-timeout, and the
+ * queue is below its high-water mark; otherwise 0 with the reason in why. */
+int jobs_ready(struct jobs *J, char *why, size_t len);
+
+/* The limits applied to decoded images. */
+const struct image_limits *jobs_limits(const struct jobs *J);
+
+#endif

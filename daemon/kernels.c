@@ -1,0 +1,254 @@
+/* Named kernel registry; see kernels.h. */
+#include "daemon/kernels.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/apiutil.h"
+#include "gles/bloom.h"
+
+struct kernels {
+	pthread_mutex_t lock;
+	struct kernel_entry **e; /* sorted by name */
+	int n, max;
+};
+
+const char *kernels_strerror(int code)
+{
+	switch (code) {
+	case KERNELS_OK: return "ok";
+	case KERNELS_E_NAME: return "invalid kernel name (1-64 of A-Z a-z 0-9 . _ -)";
+	case KERNELS_E_FULL: return "kernel registry full";
+	case KERNELS_E_NOTFOUND: return "no such kernel";
+	case KERNELS_E_NOMEM: return "out of memory";
+	case KERNELS_E_DIR: return "kernel folder unreadable";
+	}
+	return "unknown error";
+}
+
+int kernels_create(int max_entries, struct kernels **out)
+{
+	struct kernels *k = calloc(1, sizeof *k);
+	if (!k)
+		return KERNELS_E_NOMEM;
+	k->max = max_entries;
+	k->e = calloc(max_entries > 0 ? (size_t)max_entries : 1, sizeof *k->e);
+	if (!k->e) {
+		free(k);
+		return KERNELS_E_NOMEM;
+	}
+	pthread_mutex_init(&k->lock, NULL);
+	*out = k;
+	return 0;
+}
+
+static void entry_free(struct kernel_entry *e)
+{
+	image_free(&e->img);
+	free(e);
+}
+
+void kernels_destroy(struct kernels *k)
+{
+	if (!k)
+		return;
+	for (int i = 0; i < k->n; i++)
+		entry_free(k->e[i]);
+	free(k->e);
+	pthread_mutex_destroy(&k->lock);
+	free(k);
+}
+
+/* Index of name, or -(insertion point) - 1. Caller holds the lock. */
+static int find(const struct kernels *k, const char *name)
+{
+	int lo = 0, hi = k->n - 1;
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2, c = strcmp(k->e[mid]->name, name);
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -lo - 1;
+}
+
+/* Drops one reference; frees at zero. Caller holds the lock. */
+static void unref(struct kernel_entry *e)
+{
+	if (--e->refs == 0)
+		entry_free(e);
+}
+
+int kernels_put(struct kernels *k, const char *name, struct image *img,
+                const struct image_info *info, int *replaced)
+{
+	*replaced = 0;
+	if (!api_valid_name(name)) {
+		image_free(img);
+		return KERNELS_E_NAME;
+	}
+	struct kernel_entry *e = calloc(1, sizeof *e);
+	if (!e) {
+		image_free(img);
+		return KERNELS_E_NOMEM;
+	}
+	snprintf(e->name, sizeof e->name, "%s", name);
+	e->img = *img;
+	memset(img, 0, sizeof *img);
+	e->info = *info;
+	bloom_kernel_digest(&e->img, e->digest);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	e->created = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+	e->refs = 1; /* the registry's own */
+	pthread_mutex_lock(&k->lock);
+	int i = find(k, name);
+	if (i >= 0) {
+		unref(k->e[i]);
+		k->e[i] = e;
+		*replaced = 1;
+	} else if (k->n >= k->max) {
+		pthread_mutex_unlock(&k->lock);
+		entry_free(e);
+		return KERNELS_E_FULL;
+	} else {
+		i = -i - 1;
+		memmove(&k->e[i + 1], &k->e[i], (size_t)(k->n - i) * sizeof *k->e);
+		k->e[i] = e;
+		k->n++;
+	}
+	pthread_mutex_unlock(&k->lock);
+	return 0;
+}
+
+struct kernel_entry *kernels_get(struct kernels *k, const char *name)
+{
+	struct kernel_entry *e = NULL;
+	pthread_mutex_lock(&k->lock);
+	int i = find(k, name);
+	if (i >= 0) {
+		e = k->e[i];
+		e->refs++;
+	}
+	pthread_mutex_unlock(&k->lock);
+	return e;
+}
+
+void kernels_release(struct kernels *k, struct kernel_entry *e)
+{
+	if (!e)
+		return;
+	pthread_mutex_lock(&k->lock);
+	unref(e);
+	pthread_mutex_unlock(&k->lock);
+}
+
+int kernels_delete(struct kernels *k, const char *name)
+{
+	pthread_mutex_lock(&k->lock);
+	int i = find(k, name);
+	if (i < 0) {
+		pthread_mutex_unlock(&k->lock);
+		return KERNELS_E_NOTFOUND;
+	}
+	unref(k->e[i]);
+	memmove(&k->e[i], &k->e[i + 1], (size_t)(k->n - i - 1) * sizeof *k->e);
+	k->n--;
+	pthread_mutex_unlock(&k->lock);
+	return 0;
+}
+
+void kernels_each(struct kernels *k, void (*fn)(const struct kernel_entry *e, void *ctx), void *ctx)
+{
+	pthread_mutex_lock(&k->lock);
+	for (int i = 0; i < k->n; i++)
+		fn(k->e[i], ctx);
+	pthread_mutex_unlock(&k->lock);
+}
+
+void kernels_totals(struct kernels *k, size_t *count, size_t *bytes)
+{
+	pthread_mutex_lock(&k->lock);
+	*count = (size_t)k->n;
+	*bytes = 0;
+	for (int i = 0; i < k->n; i++)
+		*bytes += (size_t)k->e[i]->img.width * k->e[i]->img.height * k->e[i]->img.channels *
+		          sizeof(float);
+	pthread_mutex_unlock(&k->lock);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int kernels_load_dir(struct kernels *k, const char *dir, const struct image_limits *lim,
+                     int *loaded, char err[KERNELS_ERR_LEN])
+{
+	*loaded = 0;
+	DIR *d = opendir(dir);
+	if (!d) {
+		snprintf(err, KERNELS_ERR_LEN, "kernel-dir: cannot open '%.400s'", dir);
+		return KERNELS_E_DIR;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *dot = strrchr(de->d_name, '.');
+		if (de->d_name[0] == '.' || !dot || image_format_from_name(dot + 1) == IMAGE_FORMAT_UNKNOWN)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nn = realloc(names, cap * sizeof *names);
+			if (!nn) {
+				rc = KERNELS_E_NOMEM;
+				goto out;
+			}
+			names = nn;
+		}
+		if (!(names[n] = strdup(de->d_name))) {
+			rc = KERNELS_E_NOMEM;
+			goto out;
+		}
+		n++;
+	}
+	qsort(names, n, sizeof *names, cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		char path[4096], name[256];
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		snprintf(name, sizeof name, "%s", names[i]);
+		*strrchr(name, '.') = 0;
+		struct image img;
+		struct image_info info;
+		char ierr[IMAGE_ERR_LEN];
+		int r = image_read_file(path, lim, &img, &info, ierr);
+		if (r) {
+			snprintf(err, KERNELS_ERR_LEN, "kernel-dir: %.200s: %.250s", path, ierr);
+			rc = KERNELS_E_DIR;
+			goto out;
+		}
+		int replaced;
+		r = kernels_put(k, name, &img, &info, &replaced);
+		if (r) {
+			snprintf(err, KERNELS_ERR_LEN, "kernel-dir: %.200s: %s", path, kernels_strerror(r));
+			rc = r;
+			goto out;
+		}
+		(*loaded)++;
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	return rc;
+}

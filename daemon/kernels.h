@@ -1,0 +1,61 @@
+/* The named kernel registry: kernel images uploaded with PUT /v1/kernels/NAME or loaded from
+ * --kernel-dir, decoded once and held with their digest so every GPU's spectrum cache recognises
+ * them. Entries are reference counted: a job holds its kernel while it runs, so DELETE or a
+ * replacing PUT never frees pixels in use. Thread-safe. */
+#ifndef FFTBLOOM_DAEMON_KERNELS_H
+#define FFTBLOOM_DAEMON_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/image.h"
+
+#define KERNELS_ERR_LEN 512
+
+enum kernels_error {
+	KERNELS_OK = 0,
+	KERNELS_E_NAME = -1,     /* not 1-64 of [A-Za-z0-9._-] */
+	KERNELS_E_FULL = -2,     /* --max-kernels reached */
+	KERNELS_E_NOTFOUND = -3,
+	KERNELS_E_NOMEM = -4,
+	KERNELS_E_DIR = -5,      /* --kernel-dir unreadable, or a file in it failed to decode */
+};
+
+struct kernel_entry {
+	char name[65];
+	struct image img;      /* linear float, as decoded */
+	struct image_info info;
+	uint64_t digest[2];    /* bloom_kernel_digest of img */
+	double created;        /* CLOCK_REALTIME seconds */
+	int refs;              /* guarded by the registry's lock */
+};
+
+struct kernels;
+
+int kernels_create(int max_entries, struct kernels **out);
+void kernels_destroy(struct kernels *k); /* NULL-safe; entries still referenced are freed too */
+
+/* Registers img (ownership moves in; on failure it is freed) under name, replacing an entry of
+ * that name. *replaced says whether one existed. Returns 0 or a negative kernels_error. */
+int kernels_put(struct kernels *k, const char *name, struct image *img,
+                const struct image_info *info, int *replaced);
+
+/* A referenced entry (release with kernels_release), or NULL. */
+struct kernel_entry *kernels_get(struct kernels *k, const char *name);
+void kernels_release(struct kernels *k, struct kernel_entry *e); /* NULL-safe */
+
+int kernels_delete(struct kernels *k, const char *name);
+
+/* Calls fn for each entry, sorted by name, under the lock (fn must not call back in). */
+void kernels_each(struct kernels *k, void (*fn)(const struct kernel_entry *e, void *ctx), void *ctx);
+
+void kernels_totals(struct kernels *k, size_t *count, size_t *bytes);
+
+/* Registers every regular file of dir whose extension names an image format, under its file
+ * name without the extension. Stops at the first failure with a message naming the file. */
+int kernels_load_dir(struct kernels *k, const char *dir, const struct image_limits *lim,
+                     int *loaded, char err[KERNELS_ERR_LEN]);
+
+const char *kernels_strerror(int code);
+
+#endif

@@ -1,0 +1,223 @@
+/* The OpenAPI 3 document; see openapi.h. */
+#include "daemon/openapi.h"
+
+#include <string.h>
+
+#include "daemon/apiutil.h"
+#include "protocol/bloom_params.h"
+
+/* The JSON schema of one option of the parameter table. */
+static json_t *param_schema(const struct opt_def *d)
+{
+	json_t *s = json_object();
+	switch (d->type) {
+	case OPT_INT:
+		json_object_set_new(s, "type", json_string("integer"));
+		json_object_set_new(s, "minimum", json_real(d->min));
+		json_object_set_new(s, "maximum", json_real(d->max));
+		break;
+	case OPT_DOUBLE:
+	case OPT_SIZE:
+		json_object_set_new(s, "type", json_string("number"));
+		json_object_set_new(s, "minimum", json_real(d->min));
+		json_object_set_new(s, "maximum", json_real(d->max));
+		break;
+	case OPT_BOOL:
+		json_object_set_new(s, "type", json_string("boolean"));
+		break;
+	case OPT_STRING:
+		json_object_set_new(s, "type", json_string("string"));
+		if (d->max > 0)
+			json_object_set_new(s, "maxLength", json_integer((json_int_t)d->max));
+		break;
+	case OPT_ENUM: {
+		json_object_set_new(s, "type", json_string("string"));
+		json_t *e = json_array();
+		const char *p = d->choices;
+		while (p && *p) {
+			const char *bar = strchr(p, '|');
+			size_t l = bar ? (size_t)(bar - p) : strlen(p);
+			json_array_append_new(e, json_stringn(p, l));
+			p = bar ? bar + 1 : NULL;
+		}
+		json_object_set_new(s, "enum", e);
+		break;
+	}
+	}
+	if (d->def && *d->def)
+		json_object_set_new(s, "default", json_string(d->def));
+	return s;
+}
+
+/* Query parameters and the matching JSON "params" object schema. */
+static void parameters(json_t **query, json_t **props)
+{
+	*query = json_array();
+	*props = json_object();
+	for (size_t i = 0; i < bloom_params_table_len; i++) {
+		const struct opt_def *d = &bloom_params_table[i];
+		char name[64];
+		snprintf(name, sizeof name, "%s", d->name);
+		for (char *c = name; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		json_array_append_new(*query, json_pack("{s:s,s:s,s:b,s:s,s:o}", "name", name, "in",
+		                                        "query", "required", 0, "description", d->help,
+		                                        "schema", param_schema(d)));
+		json_object_set_new(*props, name, param_schema(d));
+	}
+	json_t *fmt_enum = json_array();
+	const char *p = API_FORMAT_CHOICES;
+	while (p && *p) {
+		const char *bar = strchr(p, '|');
+		size_t l = bar ? (size_t)(bar - p) : strlen(p);
+		json_array_append_new(fmt_enum, json_stringn(p, l));
+		p = bar ? bar + 1 : NULL;
+	}
+	const char *fmt_help = "answer format; default: the Accept header's first supported image "
+	                       "type, else the input's family (JPEG in: JPEG; PNG in: PNG of the same "
+	                       "depth; EXR, HDR or PFM in: EXR)";
+	json_array_append_new(*query, json_pack("{s:s,s:s,s:s,s:{s:s,s:O}}", "name", "format", "in",
+	                                        "query", "description", fmt_help, "schema", "type",
+	                                        "string", "enum", fmt_enum));
+	json_object_set_new(*props, "format", json_pack("{s:s,s:o}", "type", "string", "enum",
+	                                                fmt_enum));
+	json_t *q = json_pack("{s:s,s:i,s:i}", "type", "integer", "minimum", 1, "maximum", 100);
+	json_array_append_new(*query, json_pack("{s:s,s:s,s:s,s:O}", "name", "quality", "in", "query",
+	                                        "description", "JPEG quality of the answer",
+	                                        "schema", q));
+	json_object_set_new(*props, "quality", q);
+}
+
+static json_t *error_ref(const char *desc)
+{
+	return json_pack("{s:s,s:{s:{s:{s:s}}}}", "description", desc, "content", "application/json",
+	                 "schema", "$ref", "#/components/schemas/Error");
+}
+
+static json_t *image_responses(void)
+{
+	json_t *content = json_object();
+	static const char *types[] = {"image/jpeg", "image/png", "image/x-exr", "image/vnd.radiance",
+	                              "image/x-portable-floatmap"};
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+		json_object_set_new(content, types[i],
+		                    json_pack("{s:{s:s,s:s}}", "schema", "type", "string", "format",
+		                              "binary"));
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_pack("{s:s,s:o}", "description",
+	                                        "the result image; Server-Timing has decode, queue, "
+	                                        "gpu and encode durations",
+	                                        "content", content));
+	json_object_set_new(r, "400", error_ref("a bad parameter (named, with its bounds), a bad "
+	                                        "multipart body or an empty body"));
+	json_object_set_new(r, "401", error_ref("missing or wrong API key"));
+	json_object_set_new(r, "413", error_ref("body, image or padded size too large"));
+	json_object_set_new(r, "415", error_ref("not an image format the server reads"));
+	json_object_set_new(r, "422", error_ref("the image or kernel could not be decoded or used"));
+	json_object_set_new(r, "503", error_ref("queue full (Retry-After) or shutting down"));
+	json_object_set_new(r, "504", error_ref("the job's deadline passed while it was queued"));
+	return r;
+}
+
+static json_t *image_op(const char *summary, json_t *query, json_t *props)
+{
+	json_t *body = json_pack(
+		"{s:b,s:{s:{s:{s:s,s:s}},s:{s:{s:s,s:{s:{s:s,s:s},s:{s:s,s:s},s:{s:s,s:O}},s:[s]}}}}",
+		"required", 1, "content", "application/octet-stream", "schema", "type", "string",
+		"format", "binary", "multipart/form-data", "schema", "type", "object", "properties",
+		"image", "type", "string", "format", "binary", "kernel", "type", "string", "format",
+		"binary", "params", "type", "object", "properties", props, "required", "image");
+	json_object_set_new(json_object_get(json_object_get(body, "content"), "application/octet-stream"),
+	                    "x-also", json_string("image/jpeg, image/png, image/x-exr, ..."));
+	return json_pack("{s:s,s:O,s:o,s:o}", "summary", summary, "parameters", query,
+	                 "requestBody", body, "responses", image_responses());
+}
+
+static json_t *json_ok(const char *desc)
+{
+	return json_pack("{s:{s:s,s:{s:{s:{s:s}}}}}", "200", "description", desc, "content",
+	                 "application/json", "schema", "type", "object");
+}
+
+json_t *openapi_document(const char *version, int api_key)
+{
+	json_t *query, *props;
+	parameters(&query, &props);
+	json_t *paths = json_object();
+	json_object_set_new(paths, "/v1/bloom",
+	                    json_pack("{s:o}", "post",
+	                              image_op("FFT convolution bloom of an image: a raw image body "
+	                                       "with parameters in the query, or multipart parts "
+	                                       "image, kernel (optional image) and params (JSON)",
+	                                       query, props)));
+	json_object_set_new(paths, "/v1/convolve",
+	                    json_pack("{s:o}", "post",
+	                              image_op("linear convolution of an image with a kernel; same "
+	                                       "inputs as /v1/bloom", query, props)));
+	json_t *name = json_pack("[{s:s,s:s,s:b,s:{s:s,s:s}}]", "name", "name", "in", "path",
+	                         "required", 1, "schema", "type", "string", "pattern",
+	                         "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$");
+	json_object_set_new(paths, "/v1/kernels",
+	                    json_pack("{s:{s:s,s:o}}", "get", "summary", "list the named kernels",
+	                              "responses", json_ok("{\"kernels\": [...]}")));
+	json_t *put_resp = json_ok("replaced");
+	json_object_set_new(put_resp, "201", json_pack("{s:s}", "description", "registered"));
+	json_object_set_new(put_resp, "409", error_ref("--max-kernels reached"));
+	json_object_set_new(put_resp, "415", error_ref("not an image"));
+	json_object_set_new(put_resp, "422", error_ref("the kernel image could not be decoded"));
+	json_t *get_resp = json_ok("the kernel's size, format and digest");
+	json_object_set_new(get_resp, "404", error_ref("no such kernel"));
+	json_object_set_new(
+		paths, "/v1/kernels/{name}",
+		json_pack("{s:O,s:{s:s,s:{s:b,s:{s:{s:{s:s,s:s}}}},s:o},s:{s:s,s:o},s:{s:s,s:{s:{s:s},s:o}}}",
+		          "parameters", name, "put", "summary",
+		          "register a kernel image under name (its spectra are cached per padded size)",
+		          "requestBody", "required", 1, "content", "application/octet-stream", "schema",
+		          "type", "string", "format", "binary", "responses", put_resp, "get", "summary",
+		          "one kernel", "responses", get_resp, "delete", "summary", "remove a kernel",
+		          "responses", "204", "description", "removed", "404", error_ref("no such kernel")));
+	json_decref(name);
+	json_object_set_new(paths, "/healthz",
+	                    json_pack("{s:{s:s,s:o}}", "get", "summary", "the process answers",
+	                              "responses", json_ok("ok")));
+	json_t *ready = json_ok("ready");
+	json_object_set_new(ready, "503", json_pack("{s:s}", "description",
+	                                            "not ready: no context, warming up, stale GPU "
+	                                            "heartbeat, queue above its high-water mark, or "
+	                                            "shutting down"));
+	json_object_set_new(paths, "/readyz",
+	                    json_pack("{s:{s:s,s:o}}", "get", "summary",
+	                              "ready for work (for load balancers)", "responses", ready));
+	json_object_set_new(paths, "/metrics",
+	                    json_pack("{s:{s:s,s:{s:{s:s,s:{s:{s:{s:s}}}}}}}", "get", "summary",
+	                              "Prometheus text exposition", "responses", "200", "description",
+	                              "metrics", "content", "text/plain; version=0.0.4", "schema",
+	                              "type", "string"));
+	json_object_set_new(paths, "/v1/info",
+	                    json_pack("{s:{s:s,s:o}}", "get", "summary",
+	                              "renderer, limits, configuration and caches", "responses",
+	                              json_ok("facts")));
+	json_object_set_new(paths, "/openapi.json",
+	                    json_pack("{s:{s:s,s:o}}", "get", "summary", "this document", "responses",
+	                              json_ok("OpenAPI 3.0")));
+	json_t *doc = json_pack(
+		"{s:s,s:{s:s,s:s,s:s},s:[{s:s}],s:o,s:{s:{s:{s:s,s:[s],s:{s:{s:s,s:[s,s,s],s:{s:{s:s},s:{s:s},s:{s:s}}}}}}}}",
+		"openapi", "3.0.3", "info", "title", "fftbloomd", "version", version, "description",
+		"GPU FFT convolution bloom over HTTP. Every answer carries X-Request-Id and "
+		"Server-Timing; errors are {\"error\": {\"status\", \"code\", \"message\"}}.",
+		"servers", "url", "/", "paths", paths, "components", "schemas", "Error", "type",
+		"object", "required", "error", "properties", "error", "type", "object", "required",
+		"status", "code", "message", "properties", "status", "type", "integer", "code", "type",
+		"string", "message", "type", "string");
+	json_decref(query);
+	json_decref(props);
+	if (doc && api_key) {
+		json_object_set_new(json_object_get(doc, "components"), "securitySchemes",
+		                    json_pack("{s:{s:s,s:s}}", "bearer", "type", "http", "scheme",
+		                              "bearer"));
+		json_object_set_new(doc, "x-security-note",
+		                    json_string("/v1/ routes require Authorization: Bearer <key>"));
+	}
+	return doc;
+}

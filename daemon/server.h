@@ -1,0 +1,50 @@
+/* The HTTP/JSON front of fftbloomd on libmicrohttpd: an internal polling thread with epoll,
+ * connection, per-IP and timeout limits, the routes of the API, and suspend/resume around the
+ * jobs that decode, run on a GPU and encode. Every answer carries X-Request-Id and
+ * Server-Timing; every error is {"error": {"status", "code", "message"}}; one log line and one
+ * metrics count per request. */
+#ifndef FFTBLOOM_SERVER_H
+#define FFTBLOOM_SERVER_H
+
+#include <stddef.h>
+
+#include "daemon/config.h"
+#include "daemon/jobs.h"
+#include "daemon/kernels.h"
+#include "daemon/metrics.h"
+
+#define SERVER_ERR_LEN 512
+
+struct server_opts {
+	const struct config *cfg;
+	struct jobs *jobs;
+	struct kernels *kernels;
+	struct metrics *metrics;
+	const char *api_key;     /* NULL: no authentication */
+	size_t api_key_len;
+	const char *tls_cert;    /* PEM text; NULL: plain HTTP */
+	const char *tls_key;
+};
+
+struct server;
+
+/* Starts listening. Returns 0, or -1 with the reason in err. */
+int server_create(const struct server_opts *o, struct server **out, char err[SERVER_ERR_LEN]);
+
+/* The port actually bound (--port 0 picks one). */
+int server_port(const struct server *s);
+
+/* Stops accepting connections; requests already begun are finished, answers from now on close
+ * their connection and /readyz says 503. */
+void server_quiesce(struct server *s);
+
+/* Requests begun (headers received) and not yet completed. */
+int server_active(struct server *s);
+
+/* Seconds since a request last began or completed. */
+double server_idle_s(struct server *s);
+
+/* Stops the daemon (no job may still hold a suspended connection) and frees. NULL-safe. */
+void server_destroy(struct server *s);
+
+#endif

@@ -1,0 +1,720 @@
+"""fftbloomd over real HTTP (run by test_http.sh): every route's happy path compared with the
+fftbloom CLI or a numpy direct convolution, every error path, a burst against a tiny queue, a tiny
+deadline, a client that hangs up, 32 concurrent clients, SIGTERM under load, API keys, CORS, TLS,
+--health-check. Each daemon runs on a free loopback port (--port 0, read from its log) and is
+stopped with SIGTERM; its exit status and its log (sanitizer reports included) are checked.
+Prints "SCRIPT: N passed, N failed" last."""
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
+DAEMON = os.path.join(BUILD, "fftbloomd")
+CLI = os.path.join(BUILD, "fftbloom")
+SAN = "/san" in BUILD or os.path.basename(BUILD.rstrip("/")) == "san"
+TMP = tempfile.mkdtemp(prefix="fftbloomd-test-")
+PASSED = FAILED = 0
+RNG = np.random.default_rng(int(time.time() * 1e6) % 2**32)
+T_START = time.time()
+
+
+def check(name, ok, detail=""):
+    global PASSED, FAILED
+    if ok:
+        PASSED += 1
+        print("ok   %s" % name)
+    else:
+        FAILED += 1
+        print("FAIL %s %s" % (name, detail))
+    sys.stdout.flush()
+    return ok
+
+
+# ---- images ----
+
+def write_pfm(path, a):
+    a = np.asarray(a, dtype="<f4")
+    h, w = a.shape[:2]
+    c = 1 if a.ndim == 2 else a.shape[2]
+    with open(path, "wb") as f:
+        f.write(b"PF\n" if c == 3 else b"Pf\n")
+        f.write(b"%d %d\n-1.0\n" % (w, h))
+        f.write(np.ascontiguousarray(a[::-1]).tobytes())
+    return path
+
+
+def read_pfm(data):
+    head = data.split(b"\n", 3)
+    c = 3 if head[0] == b"PF" else 1
+    w, h = map(int, head[1].split())
+    dt = "<f4" if float(head[2]) < 0 else ">f4"
+    a = np.frombuffer(head[3][: w * h * c * 4], dtype=dt)
+    a = a.reshape(h, w, c) if c == 3 else a.reshape(h, w)
+    return a[::-1].astype(np.float64)
+
+
+def png_bytes(a8):
+    import cv2
+    ok, buf = cv2.imencode(".png", a8)
+    assert ok
+    return buf.tobytes()
+
+
+def jpg_bytes(a8):
+    import cv2
+    ok, buf = cv2.imencode(".jpg", a8)
+    assert ok
+    return buf.tobytes()
+
+
+def rand8(h=48, w=64):
+    a = (RNG.random((h, w, 3)) * 255).astype(np.uint8)
+    a[h // 3 : h // 3 + 4, w // 2 : w // 2 + 4] = 255  # a bright patch for the bloom
+    return a
+
+
+def rand_float(h=48, w=64, scale=2.0):
+    return (RNG.random((h, w, 3)) * scale).astype(np.float32)
+
+
+def direct_convolve(img, k):
+    """Linear convolution, zero outside, kernel centre at (floor(kw/2), floor(kh/2))."""
+    H, W = img.shape[:2]
+    kh, kw = k.shape[:2]
+    cy, cx = kh // 2, kw // 2
+    out = np.zeros(img.shape, dtype=np.float64)
+    for dy in range(kh):
+        for dx in range(kw):
+            sy, sx = dy - cy, dx - cx
+            ys, xs = slice(max(sy, 0), H + min(sy, 0)), slice(max(sx, 0), W + min(sx, 0))
+            yd, xd = slice(max(-sy, 0), H + min(-sy, 0)), slice(max(-sx, 0), W + min(-sx, 0))
+            out[ys, xs] += img[yd, xd].astype(np.float64) * k[dy, dx]
+    return out
+
+
+def close_enough(name, got, ref, tol=1e-4):
+    if got is None or got.shape != ref.shape:
+        return check(name, False, "shape %s vs %s" % (None if got is None else got.shape, ref.shape))
+    err = np.abs(got - ref)
+    rel = float(np.sqrt((err ** 2).sum() / max((ref ** 2).sum(), 1e-30)))
+    mx = float(err.max()) if err.size else 0.0
+    print("     %s: rel_l2 %.3g max_abs %.3g (tol %g)" % (name, rel, mx, tol))
+    return check(name, rel <= tol, "rel_l2 %g max_abs %g" % (rel, mx))
+
+
+# ---- the daemon ----
+
+class Daemon:
+    def __init__(self, *args, env=None, tls=False):
+        self.log_path = os.path.join(TMP, "daemon-%d.log" % int(time.time() * 1e6))
+        self.logf = open(self.log_path, "wb")
+        e = dict(os.environ)
+        e.update(env or {})
+        e.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
+        e.setdefault("LSAN_OPTIONS", "suppressions=" + os.path.abspath(
+            os.path.join(os.path.dirname(__file__), "lsan.supp")))
+        self.args = [DAEMON, "--listen", "127.0.0.1", "--port", "0"] + list(args)
+        self.p = subprocess.Popen(self.args, stdout=self.logf, stderr=subprocess.STDOUT, env=e)
+        self.port = None
+        self.tls = tls
+        deadline = time.time() + 60
+        while time.time() < deadline and self.p.poll() is None:
+            m = re.search(r"listening on https?://[^ ]*:(\d+)", self.log())
+            if m:
+                self.port = int(m.group(1))
+                break
+            time.sleep(0.05)
+        if not self.port:
+            raise RuntimeError("daemon did not start: %s" % self.log())
+
+    def log(self):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def conn(self, timeout=60):
+        if self.tls:
+            ctx = ssl.create_default_context()
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+            return http.client.HTTPSConnection("127.0.0.1", self.port, timeout=timeout, context=ctx)
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+
+    def req(self, method, path, body=None, headers=None, timeout=60):
+        c = self.conn(timeout)
+        try:
+            c.request(method, path, body=body, headers=headers or {})
+            r = c.getresponse()
+            data = r.read()
+            return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+        finally:
+            c.close()
+
+    def metric(self, name):
+        """A sample's value (name with labels), or the sum over a family's samples."""
+        st, _, body = self.req("GET", "/metrics")
+        total, found = 0.0, False
+        for line in body.decode().splitlines():
+            if line.startswith("#"):
+                continue
+            series, value = line.rsplit(" ", 1)
+            if series == name or ("{" not in name and series.split("{")[0] == name):
+                total += float(value)
+                found = True
+        return total if found else None
+
+    def stop(self, name):
+        """SIGTERM; checks exit 0 within the drain time and a clean sanitizer log."""
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+        try:
+            rc = self.p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            rc = "timeout"
+        self.logf.close()
+        log = self.log()
+        bad = [l for l in log.splitlines()
+               if "ERROR: AddressSanitizer" in l or "ERROR: LeakSanitizer" in l
+               or "runtime error:" in l]
+        check("%s: exits 0 on SIGTERM" % name, rc == 0, "rc %s; log tail: %s" % (rc, log[-2000:]))
+        check("%s: no sanitizer report" % name, not bad, "\n".join(bad[:5]) + log[-3000:])
+        return log
+
+
+def multipart(parts):
+    b = "----fftbloomtest%x" % RNG.integers(1 << 60)
+    out = b""
+    for name, data, ctype in parts:
+        out += b"--" + b.encode() + b"\r\n"
+        fn = '; filename="%s.bin"' % name if ctype != "application/json" else ""
+        out += ('Content-Disposition: form-data; name="%s"%s\r\n' % (name, fn)).encode()
+        out += ("Content-Type: %s\r\n\r\n" % ctype).encode()
+        out += data + b"\r\n"
+    out += b"--" + b.encode() + b"--\r\n"
+    return out, "multipart/form-data; boundary=" + b
+
+
+def err_of(body):
+    try:
+        e = json.loads(body)["error"]
+        return e.get("status"), e.get("code"), e.get("message", "")
+    except Exception:
+        return None, None, body[:200]
+
+
+def cli(*args):
+    r = subprocess.run([CLI] + list(args), capture_output=True, text=True, timeout=300)
+    if r.returncode:
+        print("     cli %s: rc %d %s" % (" ".join(args), r.returncode, r.stderr[-500:]))
+    return r.returncode == 0
+
+
+def timing_ok(h):
+    st = h.get("server-timing", "")
+    return all(("%s;dur=" % s) in st for s in ("decode", "queue", "gpu", "encode"))
+
+
+# ---- the tests ----
+
+def test_main():
+    kdir = os.path.join(TMP, "kernels")
+    os.makedirs(kdir, exist_ok=True)
+    kern = RNG.random((5, 7, 3)).astype(np.float32)
+    write_pfm(os.path.join(kdir, "star.pfm"), kern)
+    d = Daemon("--kernel-dir", kdir, "--cors-origins", "http://app.example",
+               "--warm-sizes", "64x48", "--log-format", "json", "--codec-threads", "2")
+    try:
+        st, h, body = d.req("GET", "/healthz")
+        check("healthz 200", st == 200 and json.loads(body)["status"] == "ok", (st, body))
+        check("healthz has X-Request-Id and Server-Timing",
+              bool(h.get("x-request-id")) and timing_ok(h), h)
+        t_end = time.time() + 60
+        while time.time() < t_end:
+            st, h, body = d.req("GET", "/readyz")
+            if st == 200:
+                break
+            time.sleep(0.1)
+        check("readyz 200 after warm-up", st == 200, (st, body))
+        check("warm-up logged", "warmed 64x48" in d.log(), d.log()[-1000:])
+        st, h, body = d.req("GET", "/healthz", headers={"X-Request-Id": "my-id.42"})
+        check("X-Request-Id echoed", h.get("x-request-id") == "my-id.42", h)
+
+        # bloom, raw PNG body, parameters in the query; compared with the CLI
+        a8 = rand8()
+        png = png_bytes(a8)
+        pin = os.path.join(TMP, "in.png")
+        open(pin, "wb").write(png)
+        q = "threshold=0.6&intensity=0.8&kernel_preset=gaussian:sigma=2"
+        st, h, body = d.req("POST", "/v1/bloom?" + q + "&format=pfm", body=png)
+        check("bloom raw 200 pfm", st == 200 and h.get("content-type") == "image/x-portable-floatmap",
+              (st, h, body[:300]))
+        check("bloom Server-Timing has every stage", timing_ok(h), h)
+        ref = os.path.join(TMP, "ref_bloom.pfm")
+        if cli("bloom", pin, "-o", ref, "--threshold", "0.6", "--intensity", "0.8",
+               "--kernel-preset", "gaussian:sigma=2", "--quiet"):
+            close_enough("bloom raw == CLI bloom", read_pfm(body) if st == 200 else None,
+                         read_pfm(open(ref, "rb").read()))
+        else:
+            check("CLI bloom runs", False)
+
+        # default output format follows the input
+        st, h, body = d.req("POST", "/v1/bloom", body=png)
+        check("PNG in -> PNG out", st == 200 and h.get("content-type") == "image/png"
+              and body[:8] == b"\x89PNG\r\n\x1a\n" and body[24] == 8, (st, h))
+        st, h, body = d.req("POST", "/v1/bloom", body=jpg_bytes(a8))
+        check("JPEG in -> JPEG out", st == 200 and h.get("content-type") == "image/jpeg"
+              and body[:2] == b"\xff\xd8", (st, h))
+        import cv2
+        a16 = (RNG.random((48, 64, 3)) * 65535).astype(np.uint16)
+        st, h, body = d.req("POST", "/v1/bloom", body=png_bytes(a16))
+        check("16-bit PNG in -> 16-bit PNG out", st == 200 and body[:8] == b"\x89PNG\r\n\x1a\n"
+              and body[24] == 16, (st, h, body[:32]))
+        fl = rand_float()
+        pf = open(write_pfm(os.path.join(TMP, "f.pfm"), fl), "rb").read()
+        st, h, body = d.req("POST", "/v1/bloom", body=pf)
+        check("float in -> EXR out", st == 200 and h.get("content-type") == "image/x-exr"
+              and body[:4] == b"\x76\x2f\x31\x01", (st, h, body[:8]))
+        st, h, body = d.req("POST", "/v1/bloom", body=pf,
+                            headers={"Accept": "image/webp;q=0.9, image/x-portable-floatmap"})
+        check("Accept picks PFM", st == 200 and body[:2] == b"PF", (st, h))
+        st, h, body = d.req("POST", "/v1/bloom?format=hdr", body=pf)
+        check("format=hdr", st == 200 and body[:2] == b"#?", (st, body[:16]))
+
+        # convolve with a registered kernel (from --kernel-dir) against numpy
+        st, h, body = d.req("POST", "/v1/convolve?kernel=star&format=pfm", body=pf)
+        close_enough("convolve kernel=star == numpy direct convolution",
+                     read_pfm(body) if st == 200 else None, direct_convolve(fl, kern))
+
+        # multipart: image + kernel + params, against the CLI with the same kernel file
+        kimg = RNG.random((9, 9, 3)).astype(np.float32)
+        kpath = write_pfm(os.path.join(TMP, "k.pfm"), kimg)
+        kb = open(kpath, "rb").read()
+        mp, ct = multipart([("image", png, "image/png"), ("kernel", kb, "application/octet-stream"),
+                            ("params", json.dumps({"threshold": 0.5, "intensity": 2,
+                                                   "format": "pfm"}).encode(), "application/json")])
+        st, h, body = d.req("POST", "/v1/bloom", body=mp, headers={"Content-Type": ct})
+        check("multipart bloom 200", st == 200, (st, body[:300]))
+        ref = os.path.join(TMP, "ref_mp.pfm")
+        if cli("bloom", pin, "-o", ref, "--kernel", kpath, "--threshold", "0.5", "--intensity", "2",
+               "--quiet"):
+            close_enough("multipart bloom == CLI bloom --kernel",
+                         read_pfm(body) if st == 200 else None, read_pfm(open(ref, "rb").read()))
+        # convolve multipart against the CLI and numpy
+        mp, ct = multipart([("image", pf, "image/x-portable-floatmap"), ("kernel", kb, "image/x-pfm"),
+                            ("params", b'{"format": "pfm"}', "application/json")])
+        st, h, body = d.req("POST", "/v1/convolve", body=mp, headers={"Content-Type": ct})
+        got = read_pfm(body) if st == 200 else None
+        close_enough("multipart convolve == numpy", got, direct_convolve(fl, kimg))
+        ref = os.path.join(TMP, "ref_conv.pfm")
+        if cli("convolve", os.path.join(TMP, "f.pfm"), "-o", ref, "--kernel", kpath, "--quiet"):
+            close_enough("multipart convolve == CLI convolve", got, read_pfm(open(ref, "rb").read()))
+
+        # kernels: PUT, GET, use, replace, DELETE
+        st, h, body = d.req("PUT", "/v1/kernels/blob", body=kb)
+        j = json.loads(body) if st in (200, 201) else {}
+        check("PUT kernel 201", st == 201 and j.get("width") == 9 and j.get("replaced") is False,
+              (st, body))
+        st, h, body = d.req("GET", "/v1/kernels")
+        names = [k["name"] for k in json.loads(body)["kernels"]] if st == 200 else []
+        check("GET /v1/kernels lists both", names == ["blob", "star"], (st, body))
+        st, h, body = d.req("GET", "/v1/kernels/blob")
+        check("GET /v1/kernels/blob", st == 200 and json.loads(body)["height"] == 9, (st, body))
+        st, h, body = d.req("POST", "/v1/bloom?kernel=blob&threshold=0.5&intensity=2&format=pfm",
+                            body=png)
+        if os.path.exists(os.path.join(TMP, "ref_mp.pfm")):
+            close_enough("bloom kernel=NAME == CLI bloom --kernel",
+                         read_pfm(body) if st == 200 else None,
+                         read_pfm(open(os.path.join(TMP, "ref_mp.pfm"), "rb").read()))
+        st, h, body = d.req("PUT", "/v1/kernels/blob", body=open(write_pfm(
+            os.path.join(TMP, "k2.pfm"), RNG.random((3, 3, 3)).astype(np.float32)), "rb").read())
+        check("PUT again replaces (200)", st == 200 and json.loads(body)["replaced"] is True, (st, body))
+        st, h, body = d.req("DELETE", "/v1/kernels/blob")
+        check("DELETE kernel 204", st == 204, (st, body))
+        st, h, body = d.req("DELETE", "/v1/kernels/blob")
+        check("DELETE again 404", st == 404 and err_of(body)[1] == "kernel_not_found", (st, body))
+        st, h, body = d.req("POST", "/v1/bloom?kernel=blob", body=png)
+        check("kernel=unknown 400 naming it", st == 400 and "blob" in err_of(body)[2], (st, body))
+        st, h, body = d.req("PUT", "/v1/kernels/bad%20name", body=kb)
+        check("bad kernel name 400", st == 400, (st, body))
+        st, h, body = d.req("PUT", "/v1/kernels/x", body=b"not an image at all")
+        check("PUT non-image 415", st == 415, (st, body))
+
+        # errors
+        st, h, body = d.req("GET", "/nope")
+        check("404 JSON error", st == 404 and err_of(body)[:2] == (404, "not_found")
+              and h.get("x-request-id"), (st, body))
+        st, h, body = d.req("GET", "/v1/bloom")
+        check("405 with Allow", st == 405 and "POST" in h.get("allow", "")
+              and err_of(body)[0] == 405, (st, h, body))
+        st, h, body = d.req("DELETE", "/healthz")
+        check("405 DELETE /healthz", st == 405, (st, body))
+        st, h, body = d.req("POST", "/v1/bloom", body=b"")
+        check("empty body 400", st == 400 and err_of(body)[1] == "empty_body", (st, body))
+        st, h, body = d.req("POST", "/v1/bloom", body=bytes(RNG.integers(0, 256, 500, dtype=np.uint8)))
+        check("415 for unknown bytes", st == 415 and err_of(body)[1] == "unsupported_media_type",
+              (st, body))
+        st, h, body = d.req("POST", "/v1/bloom", body=png[: len(png) // 2])
+        s, c, m = err_of(body)
+        check("422 corrupt PNG with the codec's message", st == 422 and s == 422
+              and c.startswith("image_") and "png" in m.lower(), (st, body))
+        bad = bytearray(jpg_bytes(a8))
+        bad[len(bad) // 3 : len(bad) // 3 + 200] = b"\x00" * 200
+        st, h, body = d.req("POST", "/v1/bloom", body=bytes(bad[: len(bad) * 2 // 3]))
+        check("422 corrupt JPEG", st == 422 and "jpeg" in err_of(body)[2].lower(), (st, body))
+        st, h, body = d.req("POST", "/v1/bloom?threshold=70000", body=png)
+        s, c, m = err_of(body)
+        check("400 names the parameter and its bounds", st == 400 and "threshold" in m
+              and "[0, 65504]" in m, (st, body))
+        st, h, body = d.req("POST", "/v1/bloom?intensity=abc", body=png)
+        check("400 for a non-number", st == 400 and "intensity" in err_of(body)[2], (st, body))
+        st, h, body = d.req("POST", "/v1/bloom?glow=3", body=png)
+        check("400 unknown parameter named", st == 400 and "glow" in err_of(body)[2], (st, body))
+        st, h, body = d.req("POST", "/v1/bloom?format=gif", body=png)
+        check("400 bad format", st == 400 and "format" in err_of(body)[2], (st, body))
+        st, h, body = d.req("POST", "/v1/bloom?composite=screen", body=png)
+        check("400 bad enum lists the choices", st == 400 and "add|mix" in err_of(body)[2], (st, body))
+        mp, ct = multipart([("image", png, "image/png"),
+                            ("params", b'{"knee": -1}', "application/json")])
+        st, h, body = d.req("POST", "/v1/bloom", body=mp, headers={"Content-Type": ct})
+        check("400 from a params part", st == 400 and "knee" in err_of(body)[2], (st, body))
+        mp, ct = multipart([("params", b"{}", "application/json")])
+        st, h, body = d.req("POST", "/v1/bloom", body=mp, headers={"Content-Type": ct})
+        check("400 multipart without image", st == 400 and err_of(body)[1] == "missing_image",
+              (st, body))
+        st, h, body = d.req("POST", "/v1/bloom", body=b"--x\r\nbroken",
+                            headers={"Content-Type": "multipart/form-data; boundary=x"})
+        check("400 malformed multipart", st == 400 and err_of(body)[1] == "bad_multipart", (st, body))
+
+        # CORS
+        st, h, body = d.req("OPTIONS", "/v1/bloom", headers={"Origin": "http://app.example",
+                                                             "Access-Control-Request-Method": "POST"})
+        check("CORS preflight", st == 204 and h.get("access-control-allow-origin") == "http://app.example"
+              and "POST" in h.get("access-control-allow-methods", ""), (st, h))
+        st, h, body = d.req("GET", "/healthz", headers={"Origin": "http://evil.example"})
+        check("CORS: other origins get no header", "access-control-allow-origin" not in h, h)
+
+        # info, openapi, metrics
+        st, h, body = d.req("GET", "/v1/info")
+        info = json.loads(body) if st == 200 else {}
+        check("/v1/info", st == 200 and info["gpus"][0]["renderer"] and info["gpus"][0]["alive"]
+              and info["configuration"]["queue-size"] == "32"
+              and info["configuration"]["cors-origins"] == "http://app.example"
+              and info["named_kernels"]["count"] == 1, body[:500])
+        st, h, body = d.req("GET", "/openapi.json")
+        doc = json.loads(body) if st == 200 else {}
+        paths = set(doc.get("paths", {}))
+        want = {"/v1/bloom", "/v1/convolve", "/v1/kernels", "/v1/kernels/{name}", "/healthz",
+                "/readyz", "/metrics", "/v1/info", "/openapi.json"}
+        qn = [p["name"] for p in doc["paths"]["/v1/bloom"]["post"]["parameters"]] if paths else []
+        check("/openapi.json describes every route and parameter",
+              doc.get("openapi", "").startswith("3.") and want <= paths
+              and "threshold" in qn and "kernel_preset" in qn and "format" in qn, sorted(paths))
+        st, h, body = d.req("GET", "/metrics")
+        text = body.decode()
+        check("/metrics is Prometheus text", st == 200 and h.get("content-type", "").startswith("text/plain")
+              and "# TYPE fftbloom_stage_seconds histogram" in text
+              and 'fftbloom_stage_seconds_bucket{stage="gpu",le="+Inf"}' in text
+              and "fftbloom_queue_depth 0" in text and "fftbloom_gpu_busy_seconds_total{gpu=\"0\"}" in text
+              and "fftbloom_kernel_cache_hits_total" in text
+              and "fftbloom_program_cache_misses_total" in text, text[:2000])
+        n400 = d.metric('fftbloom_http_requests_total{route="bloom",status="400"}')
+        check("/metrics counts requests by route and status", n400 is not None and n400 >= 8, n400)
+        st, h, body = d.req("HEAD", "/healthz")
+        check("HEAD /healthz", st == 200 and body == b"", (st, body))
+        # keep-alive: two requests on one connection
+        c = d.conn()
+        c.request("GET", "/healthz")
+        r1 = c.getresponse()
+        r1.read()
+        c.request("POST", "/v1/bloom?format=png", body=png)
+        r2 = c.getresponse()
+        r2.read()
+        c.close()
+        check("keep-alive: two answers on one connection", r1.status == 200 and r2.status == 200
+              and (r1.getheader("Connection") or "").lower() != "close", (r1.status, r2.status))
+        # chunked upload of a real image works; the health check helper
+        r = subprocess.run(["curl", "-s", "-o", os.path.join(TMP, "chunked.png"), "-w", "%{http_code}",
+                            "-H", "Transfer-Encoding: chunked", "--data-binary", "@" + pin,
+                            "http://127.0.0.1:%d/v1/bloom" % d.port], capture_output=True, text=True)
+        check("chunked upload 200 (curl)", r.stdout == "200", r.stdout + r.stderr)
+        r = subprocess.run([DAEMON, "--health-check", "http://127.0.0.1:%d/readyz" % d.port],
+                           capture_output=True, text=True)
+        check("--health-check exits 0 when ready", r.returncode == 0, r.stdout + r.stderr)
+    finally:
+        log = d.stop("main daemon")
+    lines = [l for l in log.splitlines() if l.startswith("{") and '"msg":"request"' in l]
+    parsed = []
+    for l in lines:
+        try:
+            parsed.append(json.loads(l))
+        except ValueError:
+            pass
+    check("JSON log: one parseable line per request with status and timings",
+          len(parsed) == len(lines) and len(parsed) >= 30
+          and all("status" in p and "gpu_ms" in p and "id" in p for p in parsed), len(parsed))
+    r = subprocess.run([DAEMON, "--health-check", "http://127.0.0.1:%d/readyz" % d.port],
+                       capture_output=True, text=True)
+    check("--health-check exits 1 when nothing answers", r.returncode == 1, r.stdout + r.stderr)
+
+
+def test_limits_and_auth():
+    keyf = os.path.join(TMP, "key")
+    open(keyf, "w").write("s3cret-key-%x\n" % RNG.integers(1 << 40))
+    key = open(keyf).read().strip()
+    d = Daemon("--api-key-file", keyf, "--max-body", "64k", "--max-pixels", "2000",
+               env={"FFTBLOOM_QUEUE_SIZE": "7"})
+    try:
+        png = png_bytes(rand8(40, 40))  # 1600 pixels
+        auth = {"Authorization": "Bearer " + key}
+        st, h, body = d.req("POST", "/v1/bloom", body=png)
+        check("401 without a key", st == 401 and err_of(body)[1] == "unauthorized"
+              and "bearer" in h.get("www-authenticate", "").lower(), (st, body))
+        st, h, body = d.req("POST", "/v1/bloom", body=png, headers={"Authorization": "Bearer " + key[:-1] + "x"})
+        check("401 with a wrong key", st == 401, (st, body))
+        st, h, body = d.req("GET", "/v1/info", headers={"Authorization": "Bearer " + key + "x"})
+        check("401 with a longer key", st == 401, (st, body))
+        st, h, body = d.req("POST", "/v1/bloom", body=png, headers=auth)
+        check("200 with the key", st == 200, (st, body[:200]))
+        st, h, body = d.req("GET", "/healthz")
+        check("/healthz needs no key", st == 200, st)
+        st, h, body = d.req("GET", "/v1/info", headers=auth)
+        check("FFTBLOOM_QUEUE_SIZE read from the environment",
+              st == 200 and json.loads(body)["configuration"]["queue-size"] == "7", body[:300])
+        st, h, body = d.req("POST", "/v1/bloom", body=png_bytes(rand8(48, 64)), headers=auth)
+        s, c, m = err_of(body)
+        check("413 too many pixels", st == 413 and c == "image_too_large" and "3072" in m or
+              (st == 413 and "2000" in m), (st, body))
+        big = os.path.join(TMP, "big.bin")
+        open(big, "wb").write(b"\x89PNG\r\n\x1a\n" + bytes(RNG.integers(0, 256, 200000, dtype=np.uint8)))
+        for mode, extra in (("Content-Length", []), ("chunked", ["-H", "Transfer-Encoding: chunked"])):
+            r = subprocess.run(["curl", "-s", "-w", "\n%{http_code}", "-H", "Authorization: Bearer " + key]
+                               + extra + ["--data-binary", "@" + big,
+                                          "http://127.0.0.1:%d/v1/bloom" % d.port],
+                               capture_output=True, text=True)
+            out = r.stdout.rsplit("\n", 1)
+            check("413 body over --max-body (%s)" % mode, len(out) == 2 and out[1] == "413"
+                  and "body_too_large" in out[0], r.stdout[-300:] + r.stderr)
+    finally:
+        d.stop("limits daemon")
+
+
+SLOW = None
+
+
+def slow_body():
+    """A 1024x1024 float image: about a second or more of llvmpipe work per run."""
+    global SLOW
+    if SLOW is None:
+        SLOW = open(write_pfm(os.path.join(TMP, "slow.pfm"), rand_float(1024, 1024)), "rb").read()
+    return SLOW
+
+
+def post_async(d, path, body, results, key, timeout=120):
+    def run():
+        t0 = time.time()
+        try:
+            st, h, b = d.req("POST", path, body=body, timeout=timeout)
+        except Exception as e:  # noqa
+            st, h, b = None, {}, str(e).encode()
+        results[key] = (st, h, b, time.time() - t0)
+    t = threading.Thread(target=run)
+    t.start()
+    return t
+
+
+def test_queue_full():
+    d = Daemon("--queue-size", "1", "--retry-after", "3")
+    try:
+        small = png_bytes(rand8())
+        d.req("POST", "/v1/convolve?kernel_preset=gaussian:sigma=2", body=small)  # compile first
+        res = {}
+        ts = [post_async(d, "/v1/convolve?kernel_preset=gaussian:sigma=2&format=pfm", slow_body(), res, "slow")]
+        time.sleep(0.8)  # decoded and on the GPU
+        for i in range(6):
+            ts.append(post_async(d, "/v1/convolve?kernel_preset=gaussian:sigma=2", small, res, i))
+        for t in ts:
+            t.join()
+        sts = [res[i][0] for i in range(6)]
+        busy = [res[i] for i in range(6) if res[i][0] == 503]
+        check("burst on a 1-slot queue: some 503, the rest 200", len(busy) >= 1
+              and all(s in (200, 503) for s in sts) and res["slow"][0] == 200, sts)
+        check("503 carries Retry-After and code queue_full", all(
+            b[1].get("retry-after") == "3" and err_of(b[2])[1] == "queue_full" for b in busy), busy[:1])
+        n = d.metric('fftbloom_jobs_dropped_total{reason="queue_full"}')
+        check("queue_full counted in /metrics", n == len(busy), (n, len(busy)))
+    finally:
+        d.stop("queue daemon")
+
+
+def test_deadline_and_client_gone():
+    d = Daemon("--deadline", "0.4")
+    try:
+        small = png_bytes(rand8())
+        d.req("POST", "/v1/convolve?kernel_preset=gaussian:sigma=2", body=small)
+        jobs0 = d.metric("fftbloom_gpu_jobs_total")
+        res = {}
+        t = post_async(d, "/v1/convolve?kernel_preset=gaussian:sigma=2&format=pfm", slow_body(), res, "slow")
+        time.sleep(0.5)
+        t0 = time.time()
+        st, h, body = d.req("POST", "/v1/convolve?kernel_preset=gaussian:sigma=2", body=small)
+        waited = time.time() - t0
+        check("504 when the deadline passes in the queue", st == 504
+              and err_of(body)[1] == "deadline_exceeded" and h.get("x-request-id"), (st, body))
+        check("504 answered near the deadline, not after the GPU frees", waited < 1.5
+              and (res.get("slow") is None or res["slow"][3] > waited), waited)
+        # a client that sends a job and hangs up while it is queued
+        s = socket.create_connection(("127.0.0.1", d.port))
+        s.sendall(b"POST /v1/convolve?kernel_preset=gaussian:sigma=2 HTTP/1.1\r\nHost: x\r\n"
+                  b"Content-Length: %d\r\n\r\n" % len(small) + small)
+        time.sleep(0.1)
+        s.close()
+        t_end = time.time() + 5
+        gone = 0
+        while time.time() < t_end:
+            gone = d.metric('fftbloom_jobs_dropped_total{reason="client_gone"}') or 0
+            if gone:
+                break
+            time.sleep(0.05)
+        slow_running = "slow" not in res
+        check("a queued job whose client hung up is dropped", gone == 1 and slow_running, (gone, slow_running))
+        t.join()
+        check("the slow job itself succeeded", res["slow"][0] == 200, res["slow"][:2])
+        jobs1 = d.metric("fftbloom_gpu_jobs_total")
+        check("dropped jobs never reached the GPU", jobs1 - jobs0 == 1, (jobs0, jobs1))
+    finally:
+        d.stop("deadline daemon")
+
+
+def test_concurrency_and_sigterm():
+    d = Daemon("--gpus", "0,1", "--codec-threads", "3", "--max-per-ip", "100", "--drain-timeout", "60")
+    try:
+        k = RNG.random((5, 5, 3)).astype(np.float32)
+        kb = open(write_pfm(os.path.join(TMP, "ck.pfm"), k), "rb").read()
+        st, h, body = d.req("PUT", "/v1/kernels/k5", body=kb)
+        check("PUT k5", st == 201, (st, body))
+        imgs = [rand_float(24 + i % 5, 32 + i % 7) for i in range(32)]
+        bodies = [open(write_pfm(os.path.join(TMP, "c%d.pfm" % i), a), "rb").read() for i, a in enumerate(imgs)]
+        res = {}
+        t0 = time.time()
+        ts = [post_async(d, "/v1/convolve?kernel=k5&format=pfm", b, res, i) for i, b in enumerate(bodies)]
+        for t in ts:
+            t.join()
+        el = time.time() - t0
+        good = 0
+        worst = 0.0
+        gpus = set()
+        for i in range(32):
+            st, h, b, _ = res[i]
+            if st != 200:
+                print("     client %d: %s %s" % (i, st, b[:200]))
+                continue
+            got = read_pfm(b)
+            ref = direct_convolve(imgs[i], k)
+            if got.shape == ref.shape:
+                e = float(np.abs(got - ref).max() / max(np.abs(ref).max(), 1e-30))
+                worst = max(worst, e)
+                good += e < 1e-4
+            gpus.add(h.get("x-gpu"))
+        print("     32 clients in %.2f s; worst relative max error %.3g; GPUs used %s" % (el, worst, sorted(gpus)))
+        check("32 concurrent clients each get their own right answer", good == 32, (good, worst))
+        check("jobs spread over both GPU threads", gpus == {"0", "1"}, gpus)
+
+        # SIGTERM while requests are in flight: every request sent before it is answered
+        n = 12
+        socks = []
+        for i in range(n):
+            s = socket.create_connection(("127.0.0.1", d.port))
+            b = bodies[i]
+            s.sendall(b"POST /v1/convolve?kernel=k5&format=pfm HTTP/1.1\r\nHost: x\r\n"
+                      b"Content-Length: %d\r\n\r\n" % len(b) + b)
+            socks.append(s)
+        time.sleep(0.05)
+        d.p.send_signal(signal.SIGTERM)
+        answers = []
+        for i, s in enumerate(socks):
+            s.settimeout(60)
+            data = b""
+            try:
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+                    m = re.search(rb"Content-Length: (\d+)\r\n", data)
+                    hdr_end = data.find(b"\r\n\r\n")
+                    if m and hdr_end >= 0 and len(data) >= hdr_end + 4 + int(m.group(1)):
+                        break
+            except OSError as e:
+                print("     socket %d: %s" % (i, e))
+            s.close()
+            ok = data.startswith(b"HTTP/1.1 200")
+            if ok:
+                got = read_pfm(data[data.find(b"\r\n\r\n") + 4:])
+                ok = float(np.abs(got - direct_convolve(imgs[i], k)).max()) < 1e-3
+            answers.append(ok)
+        check("SIGTERM under load: every accepted request answered correctly", all(answers), answers)
+        try:
+            socket.create_connection(("127.0.0.1", d.port), timeout=2).close()
+            refused = False
+        except OSError:
+            refused = True
+        check("no new connections after SIGTERM", refused)
+    finally:
+        d.stop("concurrency daemon")
+
+
+def test_tls():
+    if not shutil.which("openssl"):
+        print("skip TLS: no openssl")
+        return
+    cert, key = os.path.join(TMP, "c.pem"), os.path.join(TMP, "k.pem")
+    r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                        "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"], capture_output=True)
+    if r.returncode:
+        print("skip TLS: openssl failed")
+        return
+    d = Daemon("--tls-cert", cert, "--tls-key", key, tls=True)
+    try:
+        st, h, body = d.req("GET", "/healthz")
+        check("HTTPS /healthz", st == 200, st)
+        st, h, body = d.req("POST", "/v1/bloom?format=png", body=png_bytes(rand8()))
+        check("HTTPS bloom", st == 200 and body[:4] == b"\x89PNG", st)
+        check("log says https", "listening on https://" in d.log())
+    finally:
+        d.stop("TLS daemon")
+
+
+def main():
+    if not os.path.exists(DAEMON):
+        check("daemon binary exists", False, DAEMON)
+    else:
+        for t in (test_main, test_limits_and_auth, test_queue_full, test_deadline_and_client_gone,
+                  test_concurrency_and_sigterm, test_tls):
+            t0 = time.time()
+            try:
+                t()
+            except Exception as e:  # noqa
+                import traceback
+                traceback.print_exc()
+                check(t.__name__ + " ran to the end", False, repr(e))
+            print("     (%s: %.1f s)" % (t.__name__, time.time() - t0))
+    shutil.rmtree(TMP, ignore_errors=True)
+    print("test_http: %.1f s" % (time.time() - T_START))
+    print("SCRIPT: %d passed, %d failed" % (PASSED, FAILED))
+    sys.exit(1 if FAILED else 0)
+
+
+if __name__ == "__main__":
+    main()
