@@ -61,7 +61,7 @@ static const char *tw_names[] = {"computed", "table"};
 static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_cli *c, int h,
                      int w, int technique, int twiddles)
 {
-	struct fft_opts o = {technique, twiddles, 8, 2};
+	struct fft_opts o = {technique, twiddles, 8, 2, 0, 0};
 	struct fft *f;
 	char err[FFT_ERR_LEN];
 	if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {
@@ -118,7 +118,7 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 
 /* One bloom workload, kernel spectrum cached: GPU stages timed by bloom_run's own timer. */
 static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int h, int kw,
-                       int kh, int gray, int pad, int technique, const char *label)
+                       int kh, int gray, int pad, int technique, int precision, const char *label)
 {
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
@@ -143,6 +143,7 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 	bloom_params_defaults(&p, BLOOM_OP_BLOOM);
 	p.pad = pad;
 	p.technique = technique;
+	p.precision = precision;
 	struct bloom_kernel kr = {&k, {0, 0}};
 	bloom_kernel_digest(&k, kr.digest);
 	int n = c->runs;
@@ -172,12 +173,13 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 			m[s] = median(st_ms[s], n);
 		double mt = median(tot, n);
 		printf("{\"workload\":\"bloom\",\"label\":\"%s\",\"image\":\"%dx%d\",\"kernel\":\"%dx%d\","
-		       "\"kernel_type\":\"%s\",\"pad\":\"%s\",\"technique\":\"%s\",\"padded\":\"%dx%d\","
+		       "\"kernel_type\":\"%s\",\"pad\":\"%s\",\"technique\":\"%s\",\"precision\":\"%s\","
+		       "\"padded\":\"%dx%d\","
 		       "\"gpu_ms\":%.4f,\"prefilter_ms\":%.4f,\"rows_ms\":%.4f,\"cols_ms\":%.4f,"
 		       "\"multiply_ms\":%.4f,\"inverse_cols_ms\":%.4f,\"inverse_rows_ms\":%.4f,"
 		       "\"composite_ms\":%.4f,\"runs\":%d,\"timed\":%s}\n",
 		       label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good",
-		       tech_names[technique], st.padded_w, st.padded_h, mt, m[0], m[1], m[2], m[3], m[4],
+		       tech_names[technique], precision ? "fp16" : "fp32", st.padded_w, st.padded_h, mt, m[0], m[1], m[2], m[3], m[4],
 		       m[5], m[6], n, st.timed ? "true" : "false");
 		fprintf(stderr, "bloom %-22s %5dx%-5d k %4dx%-4d %-6s pad %-4s -> %5dx%-5d  GPU %8.3f ms "
 		        "(pre %.3f rows %.3f cols %.3f mul %.3f icols %.3f irows %.3f comp %.3f)\n",
@@ -242,18 +244,21 @@ int cli_bench(int argc, char **argv)
 		}
 	if (want(&c, "bloom")) {
 		if (c.quick) {
-			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, "480x270 k64");
-			bench_bloom(&g, &c, 480, 270, 64, 64, 1, BLOOM_PAD_GOOD, 0, "480x270 k64 gray");
-			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_POW2, 0, "480x270 k64 pow2");
+			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 0, "480x270 k64");
+			bench_bloom(&g, &c, 480, 270, 64, 64, 1, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 gray");
+			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_POW2, 0, 0, "480x270 k64 pow2");
+			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 1, "480x270 k64 fp16");
 		} else {
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, "1080p k256");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 1, BLOOM_PAD_GOOD, 0, "1080p k256 gray");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_POW2, 0, "1080p k256 pow2");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 2, "1080p k256 global");
-			bench_bloom(&g, &c, 1920, 1080, 1920, 1080, 0, BLOOM_PAD_GOOD, 0, "1080p full-frame");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, "2160p k512");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 1, BLOOM_PAD_GOOD, 0, "2160p k512 gray");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_POW2, 0, "2160p k512 pow2");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 0, "1080p k256");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 1, BLOOM_PAD_GOOD, 0, 0, "1080p k256 gray");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_POW2, 0, 0, "1080p k256 pow2");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 2, 0, "1080p k256 global");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 1, "1080p k256 fp16");
+			bench_bloom(&g, &c, 1920, 1080, 1920, 1080, 0, BLOOM_PAD_GOOD, 0, 0, "1080p full-frame");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 0, "2160p k512");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 1, BLOOM_PAD_GOOD, 0, 0, "2160p k512 gray");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_POW2, 0, 0, "2160p k512 pow2");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 1, "2160p k512 fp16");
 		}
 	}
 	gpu_timer_destroy(tm);

@@ -20,8 +20,10 @@
 /* Everything that depends on the padded size: FFT axes (vec4 for the image and colour kernels,
  * vec2 for grayscale kernels) and the buffers. */
 struct plan {
-	int pw, ph, technique, twiddles;
-	struct fft_axis *rows4, *cols4, *rows2, *cols2;
+	int pw, ph, technique, twiddles, half;
+	struct fft_axis *rows4, *cols4;  /* the image: vec4, float16 storage when half */
+	struct fft_axis *rows4k, *cols4k;/* colour kernels: vec4 float32 (the image's axes unless half) */
+	struct fft_axis *rows2, *cols2;  /* grayscale kernels: vec2 float32 */
 	GLuint padded;   /* pw*ph vec4: the packed image, then its spectrum, then the result */
 	GLuint image;    /* pw*ph vec4 (>= w*h): the uploaded image */
 	GLuint out;      /* pw*ph vec4 (>= w*h): the composited result, in GPU memory */
@@ -105,6 +107,10 @@ static void plan_destroy(struct plan *p)
 {
 	if (!p)
 		return;
+	if (p->rows4k != p->rows4) {
+		fft_axis_destroy(p->rows4k);
+		fft_axis_destroy(p->cols4k);
+	}
 	fft_axis_destroy(p->rows4);
 	fft_axis_destroy(p->cols4);
 	fft_axis_destroy(p->rows2);
@@ -198,7 +204,7 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 	for (int i = 0; i < b->nplans; i++) {
 		struct plan *q = b->plans[i];
 		if (q->pw == pw && q->ph == ph && q->technique == p->technique &&
-		    q->twiddles == p->twiddles) {
+		    q->twiddles == p->twiddles && q->half == (p->precision == BLOOM_FP16)) {
 			q->last_use = b->tick;
 			b->st.plan_hits++;
 			*out = q;
@@ -220,11 +226,23 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 	q->ph = ph;
 	q->technique = p->technique;
 	q->twiddles = p->twiddles;
+	q->half = p->precision == BLOOM_FP16;
 	char ferr[FFT_ERR_LEN];
-	struct fft_opts o4 = {p->technique, p->twiddles, 8, 4}, o2 = {p->technique, p->twiddles, 8, 2};
+	/* float16 spectra are scaled on the forward transform so that they stay in range */
+	struct fft_opts o4 = {p->technique, p->twiddles, 8, 4, q->half, q->half};
+	struct fft_opts o4k = {p->technique, p->twiddles, 8, 4, 0, 0};
+	struct fft_opts o2 = {p->technique, p->twiddles, 8, 2, 0, 0};
 	int rc = fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &o4, &b->log, &q->rows4, ferr);
 	if (!rc)
 		rc = fft_axis_create(b->pc, b->info, ph, 1, elems, pw, &o4, &b->log, &q->cols4, ferr);
+	q->rows4k = q->rows4;
+	q->cols4k = q->cols4;
+	if (!rc && q->half) {
+		q->rows4k = q->cols4k = NULL;
+		rc = fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &o4k, &b->log, &q->rows4k, ferr);
+		if (!rc)
+			rc = fft_axis_create(b->pc, b->info, ph, 1, elems, pw, &o4k, &b->log, &q->cols4k, ferr);
+	}
 	if (!rc)
 		rc = fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &o2, &b->log, &q->rows2, ferr);
 	if (!rc)
@@ -234,7 +252,7 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 		plan_destroy(q);
 		return rc == FFT_E_LIMIT ? BLOOM_E_TOO_LARGE : BLOOM_E_GPU;
 	}
-	q->padded = make_buffer(elems * 16);
+	q->padded = make_buffer(elems * (q->half ? 8 : 16));
 	q->image = q->padded ? make_buffer(elems * 16) : 0;
 	q->out = q->image ? make_buffer(elems * 16) : 0;
 	q->staging = q->out ? make_buffer_usage(elems * 16, GL_STREAM_READ) : 0;
@@ -257,14 +275,17 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 	return 0;
 }
 
-static int get_program(struct bloom_ctx *b, const char *name, int variant, GLuint *prog,
+/* variant: the shader's one switch (PREFILTER, GRAY or BLOOM); half: P holds float16. */
+static int get_program(struct bloom_ctx *b, const char *name, int variant, int half, GLuint *prog,
                        char err[BLOOM_ERR_LEN])
 {
-	char defs[128], perr[PROGRAM_ERR_LEN];
-	snprintf(defs, sizeof defs, "#define PREFILTER %d\n#define GRAY %d\n#define BLOOM %d\n",
-	         variant, variant, variant);
+	char defs[160], perr[PROGRAM_ERR_LEN];
+	snprintf(defs, sizeof defs,
+	         "#define PREFILTER %d\n#define GRAY %d\n#define BLOOM %d\n#define P_F16 %d\n", variant,
+	         variant, variant, half);
+	int key[2] = {variant, half};
 	unsigned id;
-	if (program_get(b->pc, name, &variant, sizeof variant, defs, &id, perr)) {
+	if (program_get(b->pc, name, key, sizeof key, defs, &id, perr)) {
 		snprintf(err, BLOOM_ERR_LEN, "%s", perr);
 		return BLOOM_E_GPU;
 	}
@@ -438,7 +459,7 @@ static int kernel_spectrum(struct bloom_ctx *b, struct plan *q, const uint64_t d
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->kupload);
 	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)kbytes, ki->rgbl);
 	GLuint prog;
-	int rc = get_program(b, "bloom_common+bloom_kernel", ki->gray, &prog, err);
+	int rc = get_program(b, "bloom_common+bloom_kernel", ki->gray, 0, &prog, err);
 	if (rc) {
 		glDeleteBuffers(1, &spec);
 		return rc;
@@ -453,7 +474,7 @@ static int kernel_spectrum(struct bloom_ctx *b, struct plan *q, const uint64_t d
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, spec);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, b->kupload);
 	dispatch2d(q->pw, q->ph);
-	struct fft_axis *rows = ki->gray ? q->rows2 : q->rows4, *cols = ki->gray ? q->cols2 : q->cols4;
+	struct fft_axis *rows = ki->gray ? q->rows2 : q->rows4k, *cols = ki->gray ? q->cols2 : q->cols4k;
 	rc = fft_axis_execute(rows, spec, 0, (size_t)q->pw, 1, q->ph, 0);
 	if (!rc)
 		rc = fft_axis_execute(cols, spec, 0, 1, (size_t)q->pw, q->pw, 0);
@@ -590,15 +611,16 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	struct plan *q;
 	int pw = padded_size(width + kernel_w - 1, p->pad), ph = padded_size(height + kernel_h - 1, p->pad);
 	int rc = get_plan(b, pw, ph, p, &q, err);
+	int half = p->precision == BLOOM_FP16;
 	GLuint prog;
 	for (int v = 0; !rc && v < 2; v++) {
-		rc = get_program(b, "bloom_common+bloom_pack", v, &prog, err);
+		rc = get_program(b, "bloom_common+bloom_pack", v, half, &prog, err);
 		if (!rc)
-			rc = get_program(b, "bloom_common+bloom_multiply", v, &prog, err);
+			rc = get_program(b, "bloom_common+bloom_multiply", v, half, &prog, err);
 		if (!rc)
-			rc = get_program(b, "bloom_common+bloom_composite", v, &prog, err);
+			rc = get_program(b, "bloom_common+bloom_composite", v, half, &prog, err);
 		if (!rc)
-			rc = get_program(b, "bloom_common+bloom_kernel", v, &prog, err);
+			rc = get_program(b, "bloom_common+bloom_kernel", v, 0, &prog, err);
 	}
 	return rc;
 }
@@ -615,10 +637,6 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	err[0] = 0;
 	if (!in || in->width < 1 || in->height < 1 || in->channels < 1 || in->channels > 4) {
 		snprintf(err, BLOOM_ERR_LEN, "empty or malformed image");
-		return BLOOM_E_ARG;
-	}
-	if (p->precision == BLOOM_FP16) {
-		snprintf(err, BLOOM_ERR_LEN, "precision=fp16 is not available yet; use fp32");
 		return BLOOM_E_ARG;
 	}
 	struct image gen = {0};
@@ -648,9 +666,10 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	if ((rc = get_plan(b, pw, ph, p, &q, err)))
 		goto done;
 	GLuint pack, mult, comp;
-	if ((rc = get_program(b, "bloom_common+bloom_pack", op == BLOOM_OP_BLOOM, &pack, err)) ||
-	    (rc = get_program(b, "bloom_common+bloom_multiply", ki.gray, &mult, err)) ||
-	    (rc = get_program(b, "bloom_common+bloom_composite", op == BLOOM_OP_BLOOM, &comp, err)))
+	int half = q->half;
+	if ((rc = get_program(b, "bloom_common+bloom_pack", op == BLOOM_OP_BLOOM, half, &pack, err)) ||
+	    (rc = get_program(b, "bloom_common+bloom_multiply", ki.gray, half, &mult, err)) ||
+	    (rc = get_program(b, "bloom_common+bloom_composite", op == BLOOM_OP_BLOOM, half, &comp, err)))
 		goto done;
 	rgba = to_rgba(in);
 	if (!rgba) {

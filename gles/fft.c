@@ -25,7 +25,7 @@ struct prog {
 /* The parameter struct that keys every FFT program; memset to 0 before filling. */
 struct fft_key {
 	int kind; /* 1 shared, 2 global pass, 3 bluestein */
-	int n, components, inverse, twiddles, max_radix;
+	int n, components, inverse, twiddles, max_radix, half, norm_forward;
 	int nsig, nthr, split;
 	int pass, radix, ns, tw_offset, last, sig_fast;
 	int mode, bn;
@@ -100,11 +100,11 @@ static void sbf(struct sb *b, const char *fmt, ...)
 	}
 }
 
-/* Common defines: element type, direction, twiddle mode, odd butterfly tables. */
-static void common_defines(struct sb *b, int components, int inverse, int twiddles)
+/* Common defines: element type, storage, direction, twiddle mode, odd butterfly tables. */
+static void common_defines(struct sb *b, int components, int half, int inverse, int twiddles)
 {
-	sbf(b, "#define COMPONENTS %d\n#define INVERSE %d\n#define TW_TABLE %d\n", components,
-	    inverse, twiddles == FFT_TW_TABLE);
+	sbf(b, "#define COMPONENTS %d\n#define STORAGE_F16 %d\n#define INVERSE %d\n#define TW_TABLE %d\n",
+	    components, half, inverse, twiddles == FFT_TW_TABLE);
 	static const int primes[] = {3, 5, 7, 11, 13};
 	for (int i = 0; i < 5; i++) {
 		int p = primes[i], h = (p - 1) / 2;
@@ -118,6 +118,12 @@ static void common_defines(struct sb *b, int components, int inverse, int twiddl
 			sbf(b, ");\n");
 		}
 	}
+}
+
+/* Scale applied where a transform of length n ends: 1/n on the scaled direction. */
+static double end_scale(const struct fft_opts *o, int inverse, int n)
+{
+	return (inverse != 0) != (o->norm_forward != 0) ? 1.0 / n : 1.0;
 }
 
 static const char *scale_text(char *buf, size_t len, double scale)
@@ -159,8 +165,10 @@ static int build_shared(struct fft_axis *a, struct program_cache *pc, int invers
 	key.nsig = p->signals;
 	key.nthr = p->threads;
 	key.split = p->split;
+	key.half = a->opts.half;
+	key.norm_forward = a->opts.norm_forward;
 	struct sb b = {0};
-	common_defines(&b, key.components, inverse, key.twiddles);
+	common_defines(&b, key.components, key.half, inverse, key.twiddles);
 	int vregs = 1, used[17] = {0};
 	for (int i = 0; i < p->npasses; i++) {
 		int r = p->pass[i].radix;
@@ -173,7 +181,7 @@ static int build_shared(struct fft_axis *a, struct program_cache *pc, int invers
 	sbf(&b, "#define N %d\n#define NSIG %d\n#define NTHR %d\n#define VREGS %d\n#define SPLIT %d\n"
 	        "#define SCALE %s\n",
 	    p->m, p->signals, p->threads, vregs, p->split,
-	    scale_text(sc, sizeof sc, inverse ? 1.0 / p->m : 1.0));
+	    scale_text(sc, sizeof sc, end_scale(&a->opts, inverse, p->m)));
 	for (int r = 2; r <= 16; r++)
 		sbf(&b, "#define USE_R%d %d\n", r, used[r]);
 	/* the pass sequence: see fft_shared.comp */
@@ -224,10 +232,12 @@ static int build_global(struct fft_axis *a, struct program_cache *pc, int invers
 		key.tw_offset = p->pass[i].tw_offset;
 		key.last = i == p->npasses - 1;
 		key.sig_fast = a->adjacent;
+		key.half = a->opts.half;
+		key.norm_forward = a->opts.norm_forward;
 		struct sb b = {0};
-		common_defines(&b, key.components, inverse, key.twiddles);
+		common_defines(&b, key.components, key.half, inverse, key.twiddles);
 		char sc[32];
-		double scale = inverse && key.last ? 1.0 / p->m : 1.0;
+		double scale = key.last ? end_scale(&a->opts, inverse, p->m) : 1.0;
 		sbf(&b, "#define N %d\n#define RADIX %d\n#define NS %d\n#define TWO %d\n"
 		        "#define SCALE %s\n#define SIG_FAST %d\n#define BFLY bfly%d\n",
 		    p->m, key.radix, key.ns, key.tw_offset, scale_text(sc, sizeof sc, scale),
@@ -257,11 +267,13 @@ static int build_bluestein(struct fft_axis *a, struct program_cache *pc, int inv
 		key.components = a->opts.components;
 		key.inverse = inverse;
 		key.mode = mode;
+		key.half = a->opts.half;
+		key.norm_forward = a->opts.norm_forward;
 		struct sb b = {0};
-		common_defines(&b, key.components, inverse, FFT_TW_COMPUTED);
+		common_defines(&b, key.components, key.half, inverse, FFT_TW_COMPUTED);
 		char sc[32];
 		sbf(&b, "#define N %d\n#define M %d\n#define MODE %d\n#define SCALE %s\n", p->n, p->m,
-		    mode, scale_text(sc, sizeof sc, inverse ? 1.0 / p->n : 1.0));
+		    mode, scale_text(sc, sizeof sc, end_scale(&a->opts, inverse, p->n)));
 		if (b.oom) {
 			free(b.s);
 			return FFT_E_NOMEM;
@@ -392,20 +404,23 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 		free(a);
 		return FFT_E_PLAN;
 	}
-	size_t elem = (size_t)o->components * sizeof(float);
+	size_t elem = (size_t)o->components * (o->half ? 2 : 4);
 	if (a->plan.bluestein) {
-		size_t work = (size_t)max_count * a->plan.m;
-		if (work * elem > (size_t)info->max_ssbo_size) {
+		size_t work = (size_t)max_count * a->plan.m, welem = (size_t)o->components * 4;
+		if (work * welem > (size_t)info->max_ssbo_size) {
 			snprintf(err, FFT_ERR_LEN, "Bluestein work buffer of %zu bytes exceeds the "
-			         "storage-buffer limit of %lld", work * elem, info->max_ssbo_size);
+			         "storage-buffer limit of %lld", work * welem, info->max_ssbo_size);
 			rc = FFT_E_LIMIT;
 			goto fail;
 		}
-		/* the inner transform is native (m is 7-smooth) and runs on the work rows */
-		rc = fft_axis_create(pc, info, a->plan.m, 0, work, max_count, o, log, &a->inner, err);
+		/* the inner transform is native (m is 7-smooth) and runs on the float32 work rows */
+		struct fft_opts io = *o;
+		io.half = 0;
+		io.norm_forward = 0;
+		rc = fft_axis_create(pc, info, a->plan.m, 0, work, max_count, &io, log, &a->inner, err);
 		if (rc)
 			goto fail;
-		a->work = make_buffer(work * elem, NULL, &a->log);
+		a->work = make_buffer(work * welem, NULL, &a->log);
 		rc = a->work ? make_bluestein_tables(a) : FFT_E_GL;
 		if (rc) {
 			snprintf(err, FFT_ERR_LEN, "length %d: Bluestein buffers: %s", n, fft_strerror(rc));
@@ -518,7 +533,7 @@ static int run_native(struct fft_axis *a, unsigned buf, size_t offset, size_t si
 	if (p->npasses % 2) {
 		size_t first = offset, last = offset + (size_t)(count - 1) * sig_stride +
 		                              (size_t)(p->m - 1) * elem_stride + 1;
-		size_t esz = (size_t)a->opts.components * sizeof(float);
+		size_t esz = (size_t)a->opts.components * (a->opts.half ? 2 : 4);
 		glBindBuffer(GL_COPY_READ_BUFFER, buf);
 		glBindBuffer(GL_COPY_WRITE_BUFFER, a->scratch);
 		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)(first * esz),

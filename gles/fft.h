@@ -6,7 +6,8 @@
  * GL contract: all calls on the context's thread. execute binds shader-storage buffers at
  * bindings 0-5 and a program, leaves them bound, and ends with a shader-storage memory barrier,
  * so the caller's next dispatch (or a buffer map after a GL_BUFFER_UPDATE barrier) sees results.
- * Conventions are numpy's: forward unscaled, inverse scaled by 1/n along each axis. */
+ * Conventions are numpy's: forward unscaled, inverse scaled by 1/n along each axis (or the
+ * reverse with norm_forward). Elements are complex float32 pairs, or float16 pairs with half. */
 #ifndef FFTBLOOM_FFT_H
 #define FFTBLOOM_FFT_H
 
@@ -35,6 +36,9 @@ struct fft_opts {
 	int twiddles;    /* enum fft_twiddles */
 	int max_radix;   /* 4, 8 or 16 (0: 8) */
 	int components;  /* 2 (vec2) or 4 (vec4) */
+	int half;        /* 1: the data buffer holds float16 (packHalf2x16), arithmetic in float32 */
+	int norm_forward;/* 1: scale the forward transform by 1/n and leave the inverse unscaled
+	                    (keeps float16 spectra in range); 0: numpy's convention */
 };
 
 const char *fft_strerror(int code);

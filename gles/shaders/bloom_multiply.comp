@@ -5,7 +5,7 @@
 // B, A from Z2 and the kernel's R, G, B, L), multiplies channel by channel and recombines
 // Z1'[q] = R'q + i G'q, Z1'[p] = conj(R'q) + i conj(G'q) (real signals are Hermitian).
 layout(local_size_x = 16, local_size_y = 16) in;
-layout(std430, binding = 0) buffer Padded { vec4 P[]; };
+layout(std430, binding = 0) buffer Padded { PT P[]; };
 #if GRAY
 layout(std430, binding = 8) readonly buffer Spectrum { vec2 K[]; };
 #else
@@ -31,14 +31,14 @@ void main()
 	uint iq = q.y * u_pad.x + q.x;
 #if GRAY
 	vec2 k = K[iq];
-	vec4 z = P[iq];
-	P[iq] = vec4(cmul2(z.xy, k), cmul2(z.zw, k));
+	vec4 z = p_load(P[iq]);
+	P[iq] = p_store(vec4(cmul2(z.xy, k), cmul2(z.zw, k)));
 #else
 	uvec2 p = uvec2((u_pad.x - q.x) % u_pad.x, (u_pad.y - q.y) % u_pad.y);
 	uint ip = p.y * u_pad.x + p.x;
 	if (ip < iq)
 		return; // the partner's invocation does this pair
-	vec4 zq = P[iq], zp = P[ip], kq = K[iq], kp = K[ip];
+	vec4 zq = p_load(P[iq]), zp = p_load(P[ip]), kq = K[iq], kp = K[ip];
 	vec2 r, g, b, a, kr, kg, kb, kl;
 	split(zq.xy, zp.xy, r, g);
 	split(zq.zw, zp.zw, b, a);
@@ -48,8 +48,8 @@ void main()
 	g = cmul2(g, kg);
 	b = cmul2(b, kb);
 	a = cmul2(a, kl);
-	P[iq] = vec4(join(r, g), join(b, a));
+	P[iq] = p_store(vec4(join(r, g), join(b, a)));
 	if (ip != iq)
-		P[ip] = vec4(join(conj2(r), conj2(g)), join(conj2(b), conj2(a)));
+		P[ip] = p_store(vec4(join(conj2(r), conj2(g)), join(conj2(b), conj2(a))));
 #endif
 }

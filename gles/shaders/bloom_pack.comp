@@ -4,7 +4,7 @@
 // soft = clamp(b - threshold + knee, 0, 2 knee)^2 / (4 knee), knee limited to the threshold (so
 // threshold 0 keeps everything); then clamped to clamp_max.
 layout(local_size_x = 16, local_size_y = 16) in;
-layout(std430, binding = 0) writeonly buffer Padded { vec4 P[]; };
+layout(std430, binding = 0) writeonly buffer Padded { PT P[]; };
 layout(std430, binding = 6) readonly buffer Image { vec4 img[]; };
 uniform float u_threshold, u_knee, u_clamp;
 
@@ -34,5 +34,5 @@ void main()
 		v = vec4(clamp(v.rgb * w, vec3(-u_clamp), vec3(u_clamp)), v.a);
 #endif
 	}
-	P[p.y * u_pad.x + p.x] = v;
+	P[p.y * u_pad.x + p.x] = p_store(v);
 }

@@ -4,7 +4,7 @@
 // (already divided by M); MODE 3 multiplies by the chirp again and writes the result back,
 // scaled by SCALE. The chirp table holds exp(-i*pi*n^2/N) (forward); INVERSE conjugates it.
 layout(local_size_x = 64) in;
-layout(std430, binding = 0) buffer Data { T data[]; };
+layout(std430, binding = 0) buffer Data { ST data[]; };
 layout(std430, binding = 3) buffer Work { T work[]; };
 layout(std430, binding = 4) readonly buffer Chirp { vec2 chirp[]; };
 layout(std430, binding = 5) readonly buffer Filter { vec2 filt[]; };
@@ -29,7 +29,7 @@ void main()
 		return;
 	T x = TZERO;
 	if (i < uint(N))
-		x = cmul(data[u_offset + sig * u_sig_stride + i * u_elem_stride], chirp_at(i));
+		x = cmul(st_load(data[u_offset + sig * u_sig_stride + i * u_elem_stride]), chirp_at(i));
 	work[sig * uint(M) + i] = x;
 #elif MODE == 2
 	if (i >= uint(M))
@@ -38,6 +38,6 @@ void main()
 #else
 	if (i >= uint(N))
 		return;
-	data[u_offset + sig * u_sig_stride + i * u_elem_stride] = cmul(work[sig * uint(M) + i], chirp_at(i)) * SCALE;
+	data[u_offset + sig * u_sig_stride + i * u_elem_stride] = st_store(cmul(work[sig * uint(M) + i], chirp_at(i)) * SCALE);
 #endif
 }

@@ -1,7 +1,8 @@
 // FFT building blocks shared by fft_shared and fft_global: the element type, complex products,
 // twiddles and the radix butterflies. Expects from the #define preamble:
 //   COMPONENTS 2|4  (vec2: one complex signal; vec4: two signals, .xy and .zw)
-//   INVERSE 0|1     (sign of the exponent), TW_TABLE 0|1 (twiddles from binding 1)
+//   INVERSE 0|1     (sign of the exponent), TW_TABLE 0|1 (twiddles from binding 1),
+//   STORAGE_F16 0|1 (data buffers hold float16 pairs),
 //   and the tables COSp/SINp (p = 3, 5, 7, 11, 13) of cos/sin(2 pi r k / p) for the odd
 //   butterflies, written by gles/fft.c in double precision.
 #if COMPONENTS == 4
@@ -10,6 +11,24 @@
 #else
 #define T vec2
 #define TZERO vec2(0.0)
+#endif
+
+// Storage type in the data buffers: T itself, or (STORAGE_F16) halves packed in uints, with the
+// arithmetic in float32 either way.
+#if STORAGE_F16
+#if COMPONENTS == 4
+#define ST uvec2
+T st_load(ST s) { return vec4(unpackHalf2x16(s.x), unpackHalf2x16(s.y)); }
+ST st_store(T v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
+#else
+#define ST uint
+T st_load(ST s) { return unpackHalf2x16(s); }
+ST st_store(T v) { return packHalf2x16(v); }
+#endif
+#else
+#define ST T
+T st_load(ST s) { return s; }
+ST st_store(T v) { return v; }
 #endif
 
 #if INVERSE

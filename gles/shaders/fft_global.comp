@@ -4,8 +4,8 @@
 // offset), SCALE (1.0, or 1/n on an inverse's last pass), SIG_FAST (1: local x runs over
 // neighbouring signals, for columns; 0: over butterflies, for rows), BFLY (the butterfly).
 layout(local_size_x = 64) in;
-layout(std430, binding = 0) readonly buffer Src { T src[]; };
-layout(std430, binding = 2) writeonly buffer Dst { T dst[]; };
+layout(std430, binding = 0) readonly buffer Src { ST src[]; };
+layout(std430, binding = 2) writeonly buffer Dst { ST dst[]; };
 uniform uint u_offset, u_sig_stride, u_elem_stride, u_count;
 
 void main()
@@ -21,11 +21,11 @@ void main()
 	uint base = u_offset + sig * u_sig_stride;
 	uint k = j % uint(NS);
 	T x[RADIX];
-	x[0] = src[base + j * u_elem_stride];
+	x[0] = st_load(src[base + j * u_elem_stride]);
 	for (uint r = 1u; r < uint(RADIX); r++)
-		x[r] = cmul(src[base + (j + r * NB) * u_elem_stride], twiddle(r, k, uint(NS), uint(RADIX), uint(TWO)));
+		x[r] = cmul(st_load(src[base + (j + r * NB) * u_elem_stride]), twiddle(r, k, uint(NS), uint(RADIX), uint(TWO)));
 	BFLY(x);
 	uint o = (j / uint(NS)) * uint(NS) * uint(RADIX) + k;
 	for (uint r = 0u; r < uint(RADIX); r++)
-		dst[base + (o + r * uint(NS)) * u_elem_stride] = x[r] * SCALE;
+		dst[base + (o + r * uint(NS)) * u_elem_stride] = st_store(x[r] * SCALE);
 }

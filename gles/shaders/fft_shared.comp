@@ -6,7 +6,7 @@
 //   SCALE (applied on the final store), FFT_SEQUENCE (the pass calls, from gles/fft.c).
 // Element (signal s, index i) lives at data[u_offset + s*u_sig_stride + i*u_elem_stride].
 layout(local_size_x = NSIG, local_size_y = NTHR) in;
-layout(std430, binding = 0) buffer Data { T data[]; };
+layout(std430, binding = 0) buffer Data { ST data[]; };
 uniform uint u_offset, u_sig_stride, u_elem_stride, u_count;
 
 #if SPLIT
@@ -38,7 +38,7 @@ void LOAD_G()                                                                   
 		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB && g_valid)                                                            \
 			for (uint r = 0u; r < R; r++)                                                 \
-				v[q * R + r] = data[g_base + (j + r * NB) * u_elem_stride];               \
+				v[q * R + r] = st_load(data[g_base + (j + r * NB) * u_elem_stride]);      \
 	}                                                                                     \
 }                                                                                         \
 void LOAD_S(int part)                                                                     \
@@ -90,7 +90,7 @@ void STORE_G(uint ns)                                                           
 		if (j < NB && g_valid) {                                                          \
 			uint o = (j / ns) * ns * R + j % ns;                                          \
 			for (uint r = 0u; r < R; r++)                                                 \
-				data[g_base + (o + r * ns) * u_elem_stride] = v[q * R + r] * SCALE;       \
+				data[g_base + (o + r * ns) * u_elem_stride] = st_store(v[q * R + r] * SCALE); \
 		}                                                                                 \
 	}                                                                                     \
 }

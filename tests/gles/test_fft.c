@@ -120,7 +120,7 @@ static double check_axis(int n, int count, int adjacent, int comps, int techniqu
 				ref[e * comps + 2 * pair + 1] = sout[2 * i + 1] * sc;
 			}
 		}
-	struct fft_opts o = {technique, twiddles, max_radix, comps};
+	struct fft_opts o = {technique, twiddles, max_radix, comps, 0, 0};
 	struct fft_axis *a;
 	char err[FFT_ERR_LEN];
 	int rc = fft_axis_create(g_pc, g_info, n, adjacent, elems, count, &o, NULL, &a, err);
@@ -246,7 +246,7 @@ static void check_2d(int h, int w, int technique, int twiddles)
 	double *ref = malloc(e * 2 * sizeof *ref), *xd = malloc(e * 2 * sizeof *xd);
 	tu_fill_f32(x, e * 2, -1, 1);
 	ref_2d(x, ref, w, h, 0);
-	struct fft_opts o = {technique, twiddles, 8, 2};
+	struct fft_opts o = {technique, twiddles, 8, 2, 0, 0};
 	struct fft *f;
 	char err[FFT_ERR_LEN];
 	int rc = fft_create(g_pc, g_info, w, h, FFT_BOTH, &o, NULL, &f, err);
@@ -300,7 +300,7 @@ static void test_linearity(void **state)
 	const float a = 0.75f, bb = -1.5f;
 	for (size_t i = 0; i < fl; i++)
 		s[i] = a * x[i] + bb * y[i];
-	struct fft_opts o = {FFT_TECH_AUTO, FFT_TW_COMPUTED, 8, 2};
+	struct fft_opts o = {FFT_TECH_AUTO, FFT_TW_COMPUTED, 8, 2, 0, 0};
 	struct fft_axis *ax;
 	char err[FFT_ERR_LEN];
 	assert_int_equal(fft_axis_create(g_pc, g_info, n, 0, (size_t)n * count, count, &o, NULL, &ax, err), 0);
