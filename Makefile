@@ -21,6 +21,7 @@ DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mes
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
               clang libclang-rt-14-dev
 DEPS_BENCH := libfftw3-dev
+DEPS_DOCS  := python3-skimage imagemagick
 
 .DEFAULT_GOAL := all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -32,7 +33,7 @@ LIB_OBJS := $(GLES_OBJS) $(PROTOCOL_OBJS) $(DAEMON_LIB_OBJS)
 include tests/module.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: all deps deps-test deps-bench run test sanitize bench fuzz clean
+.PHONY: all deps deps-test deps-bench deps-docs run test sanitize bench fuzz picture clean
 all: $(BUILD)/fftbloomd $(BUILD)/fftbloom
 
 define install_missing
@@ -48,6 +49,8 @@ deps-test: deps
 	$(call install_missing,$(DEPS_TEST))
 deps-bench: deps
 	$(call install_missing,$(DEPS_BENCH))
+deps-docs: deps
+	$(call install_missing,$(DEPS_DOCS))
 
 # Shaders: gles/shaders/NAME.comp -> build/shaders/NAME.h (generated, not committed).
 SHADERS     := $(wildcard gles/shaders/*.comp)
@@ -81,6 +84,10 @@ sanitize: deps-test
 	ASAN_OPTIONS=detect_leaks=1 sh tests/run.sh build/san
 
 tests: $(TEST_BINS)
+
+# The README's before/after picture (docs/make_picture.sh says how it is made).
+picture: deps-docs all
+	BUILD=$(BUILD) sh docs/make_picture.sh
 
 clean:
 	rm -rf build

@@ -14,6 +14,7 @@ static const struct {
 	{"fft", cli_fft, "GPU FFT of an NPY array (numpy.fft conventions)"},
 	{"bloom", cli_bloom, "FFT convolution bloom of an image"},
 	{"convolve", cli_convolve, "FFT linear convolution of an image with a kernel image"},
+	{"kernel", cli_kernel, "write a built-in kernel (gaussian, glare, aperture) as an image"},
 	{"bench", cli_bench, "GPU timings of the FFT and bloom workloads (JSON lines)"},
 };
 

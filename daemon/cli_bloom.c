@@ -144,3 +144,55 @@ int cli_convolve(int argc, char **argv)
 {
 	return run(BLOOM_OP_CONVOLVE, argc, argv);
 }
+
+/* fftbloom kernel SPEC -o OUT: writes a built-in kernel as an image (EXR/PFM keep its range). */
+int cli_kernel(int argc, char **argv)
+{
+	struct opt_def t[CLI_MAX_OPTS];
+	size_t n = 0;
+	cli_opts_add(t, &n, own_table, 1, 0); /* --output */
+	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bloom_cli, gpu));
+	if (cli_prepare_argv(argc, argv)) {
+		printf("usage: fftbloom kernel NAME[:k=v,...] -o OUT.exr\n"
+		       "  gaussian:sigma=S,size=N | glare:core=,halo=,halo_gain=,streaks=,length=,rotation=,size= |\n"
+		       "  aperture:blades=,rotation=,radius=,size=\n");
+		opts_print_help(stdout, t, n);
+		return 0;
+	}
+	struct bloom_cli c;
+	char err[BLOOM_ERR_LEN];
+	int npos = 0;
+	memset(&c, 0, sizeof c);
+	if (opts_defaults(t, n, &c, err) || opts_from_env(t, n, &c, err) ||
+	    opts_from_argv(t, n, &c, argc, argv, 1, &npos, err)) {
+		fprintf(stderr, "fftbloom kernel: %s\n", err);
+		return 2;
+	}
+	if (npos != 1 || !c.output[0]) {
+		fprintf(stderr, "fftbloom kernel: need one kernel spec and -o OUTPUT (see --help)\n");
+		return 2;
+	}
+	log_setup(LOG_WARN, 0);
+	struct cli_gpu g;
+	struct bloom_ctx *b = NULL;
+	struct image k = {0};
+	int rc = 1;
+	if (cli_gpu_open(&c.gpu, &g))
+		return 1;
+	if (bloom_ctx_create(g.pc, g.info, NULL, &log_gles_sink, &b, err) ||
+	    bloom_kernel_preset(b, argv[1], &k, err)) {
+		fprintf(stderr, "fftbloom kernel: %s\n", err);
+		goto out;
+	}
+	struct image_encode_opts eo = {0, 0, 32, 0};
+	if (image_write_file(c.output, &k, &eo, NULL, err)) {
+		fprintf(stderr, "fftbloom kernel: %s: %s\n", c.output, err);
+		goto out;
+	}
+	rc = 0;
+out:
+	image_free(&k);
+	bloom_ctx_destroy(b);
+	cli_gpu_close(&g);
+	return rc;
+}

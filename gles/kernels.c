@@ -85,7 +85,7 @@ int kernel_spec_parse(const char *spec, struct kernel_spec *ks, char err[KERNEL_
 	} else if (!strcmp(buf, "aperture") || !buf[0]) {
 		ks->kind = KERNEL_APERTURE;
 		ks->blades = 6;
-		ks->radius = 0.03;
+		ks->radius = 0.2;
 		ks->size = 255;
 	} else {
 		snprintf(err, KERNEL_ERR_LEN, "kernel-preset: unknown kernel '%.32s' (gaussian, glare, "
