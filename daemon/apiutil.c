@@ -43,40 +43,42 @@ int api_format_from_accept(const char *accept, int *png_from_accept)
 	double best_q = 0;
 	const char *p = accept;
 	while (*p) {
-		const char *e = strchr(p, ',');
-		if (!e)
-			e = p + strlen(p);
-		/* media range [p, semi), parameters [semi, e) */
-		while (p < e && (*p == ' ' || *p == '\t'))
-			p++;
-		const char *semi = memchr(p, ';', (size_t)(e - p));
-		const char *te = semi ? semi : e;
-		while (te > p && (te[-1] == ' ' || te[-1] == '\t'))
-			te--;
+		size_t seg = strcspn(p, ","); /* one media range with its parameters: p[0..seg) */
+		size_t lead = strspn(p, " \t");
+		if (lead > seg)
+			lead = seg;
+		const char *t = p + lead;
+		size_t rest = seg - lead;
+		size_t tl = strcspn(t, ";,"); /* the type, up to its parameters */
+		if (tl > rest)
+			tl = rest;
+		while (tl && (t[tl - 1] == ' ' || t[tl - 1] == '\t'))
+			tl--;
 		double q = 1;
-		for (const char *s = semi; s && s < e;) {
-			s++;
-			while (s < e && (*s == ' ' || *s == '\t'))
-				s++;
-			if (e - s >= 2 && (s[0] == 'q' || s[0] == 'Q') && s[1] == '=')
-				q = strtod(s + 2, NULL);
-			s = memchr(s, ';', (size_t)(e - s));
-		}
-		size_t tl = (size_t)(te - p);
+		for (size_t i = tl; i + 2 < rest; i++)
+			if (t[i] == ';') {
+				size_t k = i + 1;
+				while (k < rest && (t[k] == ' ' || t[k] == '\t'))
+					k++;
+				if (k + 1 < rest && (t[k] == 'q' || t[k] == 'Q') && t[k + 1] == '=')
+					q = strtod(t + k + 2, NULL);
+			}
 		for (size_t i = 0; i < sizeof media / sizeof media[0]; i++)
-			if (strlen(media[i].type) == tl && !strncasecmp(p, media[i].type, tl) && q > best_q) {
+			if (strlen(media[i].type) == tl && !strncasecmp(t, media[i].type, tl) && q > best_q) {
 				best = media[i].out;
 				best_q = q;
 				*png_from_accept = best == API_OUT_PNG;
 			}
 		/* a wildcard at a higher q than any specific type means "anything": follow the input */
-		if (((tl == 3 && !strncmp(p, "*/*", 3)) || (tl == 7 && !strncasecmp(p, "image/*", 7))) &&
+		if (((tl == 3 && !strncmp(t, "*/*", 3)) || (tl == 7 && !strncasecmp(t, "image/*", 7))) &&
 		    q > best_q) {
 			best = API_OUT_AUTO;
 			best_q = q;
 			*png_from_accept = 0;
 		}
-		p = *e ? e + 1 : e;
+		p += seg;
+		if (*p == ',')
+			p++;
 	}
 	return best;
 }
@@ -142,10 +144,12 @@ int api_parse_gpus(const char *s, int device_count, int *list, int max, int *n,
 		for (int i = 0; i < *n; i++)
 			if (list[i] == v) {
 				snprintf(err, API_ERR_LEN, "gpus: device %ld listed twice", v);
+				*n = 0;
 				return -1;
 			}
 		if (*n >= max) {
 			snprintf(err, API_ERR_LEN, "gpus: more than %d devices", max);
+			*n = 0;
 			return -1;
 		}
 		list[(*n)++] = (int)v;
@@ -190,7 +194,7 @@ int api_parse_sizes(const char *s, int max_side, int (*wh)[2], int max, int *n,
 		wh[*n][0] = (int)w;
 		wh[*n][1] = (int)h;
 		(*n)++;
-		if (*e == ',')
+		if (*e == ',' && e[1])
 			e++;
 		else if (*e)
 			goto bad;

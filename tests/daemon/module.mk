@@ -1,1 +1,2 @@
 TEST_NAMES += daemon/test_config
+TEST_NAMES += daemon/test_multipart daemon/test_apiutil

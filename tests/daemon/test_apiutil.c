@@ -1,0 +1,162 @@
+/* The HTTP API's pure helpers: format negotiation (format=, Accept with q-values, the input's
+ * family), --gpus and --warm-sizes lists, CORS origins, names, constant-time key comparison. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/apiutil.h"
+
+static void test_format_parse(void **state)
+{
+	(void)state;
+	assert_int_equal(api_format_parse("jpeg"), API_OUT_JPEG);
+	assert_int_equal(api_format_parse("JPG"), API_OUT_JPEG);
+	assert_int_equal(api_format_parse("png16"), API_OUT_PNG16);
+	assert_int_equal(api_format_parse("pfm"), API_OUT_PFM);
+	assert_int_equal(api_format_parse("gif"), -1);
+	assert_int_equal(api_format_parse(""), -1);
+	assert_int_equal(api_format_parse(NULL), -1);
+}
+
+static void test_accept(void **state)
+{
+	(void)state;
+	int png;
+	assert_int_equal(api_format_from_accept(NULL, &png), API_OUT_AUTO);
+	assert_int_equal(api_format_from_accept("*/*", &png), API_OUT_AUTO);
+	assert_int_equal(api_format_from_accept("image/png", &png), API_OUT_PNG);
+	assert_int_equal(png, 1);
+	assert_int_equal(api_format_from_accept("image/webp, image/jpeg;q=0.5, image/x-exr;q=0.8", &png),
+	                 API_OUT_EXR);
+	assert_int_equal(png, 0);
+	assert_int_equal(api_format_from_accept("image/png;q=0.2, */*;q=0.9", &png), API_OUT_AUTO);
+	assert_int_equal(api_format_from_accept("image/png, */*;q=0.9", &png), API_OUT_PNG);
+	assert_int_equal(api_format_from_accept("text/html, application/xhtml+xml", &png), API_OUT_AUTO);
+	assert_int_equal(api_format_from_accept("IMAGE/VND.RADIANCE ; q=1", &png), API_OUT_HDR);
+	assert_int_equal(api_format_from_accept("image/jpeg;q=0", &png), API_OUT_AUTO); /* q=0: not */
+	/* ties keep the first listed */
+	assert_int_equal(api_format_from_accept("image/x-portable-floatmap, image/jpeg", &png),
+	                 API_OUT_PFM);
+}
+
+static void test_resolve(void **state)
+{
+	(void)state;
+	struct image_info jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1}, png8 = {IMAGE_FORMAT_PNG, 8, 4, 0, 1},
+	                  png16 = {IMAGE_FORMAT_PNG, 16, 3, 0, 1}, exr = {IMAGE_FORMAT_EXR, 16, 4, 1, 1},
+	                  pfm = {IMAGE_FORMAT_PFM, 32, 3, 1, 1};
+	enum image_format f;
+	int bits;
+	api_format_resolve(API_OUT_AUTO, 0, &jpeg, &f, &bits);
+	assert_int_equal(f, IMAGE_FORMAT_JPEG);
+	api_format_resolve(API_OUT_AUTO, 0, &png8, &f, &bits);
+	assert_true(f == IMAGE_FORMAT_PNG && bits == 8);
+	api_format_resolve(API_OUT_AUTO, 0, &png16, &f, &bits);
+	assert_true(f == IMAGE_FORMAT_PNG && bits == 16);
+	api_format_resolve(API_OUT_AUTO, 0, &exr, &f, &bits);
+	assert_int_equal(f, IMAGE_FORMAT_EXR);
+	api_format_resolve(API_OUT_AUTO, 0, &pfm, &f, &bits);
+	assert_int_equal(f, IMAGE_FORMAT_EXR);
+	api_format_resolve(API_OUT_PNG, 0, &png16, &f, &bits); /* format=png: 8 bits */
+	assert_true(f == IMAGE_FORMAT_PNG && bits == 8);
+	api_format_resolve(API_OUT_PNG, 1, &png16, &f, &bits); /* Accept: image/png keeps 16 */
+	assert_true(f == IMAGE_FORMAT_PNG && bits == 16);
+	api_format_resolve(API_OUT_PNG16, 0, &jpeg, &f, &bits);
+	assert_true(f == IMAGE_FORMAT_PNG && bits == 16);
+	api_format_resolve(API_OUT_JPEG, 0, &exr, &f, &bits);
+	assert_int_equal(f, IMAGE_FORMAT_JPEG);
+	assert_string_equal(api_content_type(IMAGE_FORMAT_EXR), "image/x-exr");
+}
+
+static void test_gpus(void **state)
+{
+	(void)state;
+	int l[16], n;
+	char err[API_ERR_LEN];
+	assert_int_equal(api_parse_gpus("0", 0, l, 16, &n, err), 0);
+	assert_true(n == 1 && l[0] == 0);
+	assert_int_equal(api_parse_gpus("2,0,5", 0, l, 16, &n, err), 0);
+	assert_true(n == 3 && l[0] == 2 && l[1] == 0 && l[2] == 5);
+	assert_int_equal(api_parse_gpus("all", 3, l, 16, &n, err), 0);
+	assert_true(n == 3 && l[2] == 2);
+	assert_int_equal(api_parse_gpus("all", 0, l, 16, &n, err), 0); /* software fallback */
+	assert_int_equal(n, 1);
+	const char *bad[] = {"", "a", "0,", ",0", "0,,1", "-1", "64", "0,0", "1 2", "0x1"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int rc = api_parse_gpus(bad[i], 4, l, 16, &n, err);
+		printf("'%s' -> %d: %s\n", bad[i], rc, err);
+		assert_int_equal(rc, -1);
+		assert_int_equal(n, 0);
+	}
+	assert_int_equal(api_parse_gpus("0,1,2", 0, l, 2, &n, err), -1); /* more than max */
+}
+
+static void test_sizes(void **state)
+{
+	(void)state;
+	int wh[4][2], n;
+	char err[API_ERR_LEN];
+	assert_int_equal(api_parse_sizes("", 100, wh, 4, &n, err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(api_parse_sizes("1920x1080,3840X2160", 16384, wh, 4, &n, err), 0);
+	assert_true(n == 2 && wh[0][0] == 1920 && wh[0][1] == 1080 && wh[1][0] == 3840);
+	assert_int_equal(api_parse_sizes("1x1", 1, wh, 4, &n, err), 0);
+	const char *bad[] = {"x", "10x", "x10", "10*10", "0x5", "5x0", "101x5", "5,5", "1x1,", "1x1;2x2"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int rc = api_parse_sizes(bad[i], 100, wh, 4, &n, err);
+		printf("'%s' -> %d: %s\n", bad[i], rc, err);
+		assert_int_equal(rc, -1);
+	}
+	assert_int_equal(api_parse_sizes("1x1,2x2,3x3", 100, wh, 2, &n, err), -1);
+}
+
+static void test_origins_names(void **state)
+{
+	(void)state;
+	assert_true(api_origin_allowed("https://a.example, https://b.example", "https://b.example"));
+	assert_false(api_origin_allowed("https://a.example", "https://a.example.evil"));
+	assert_false(api_origin_allowed("https://a.example", "https://a.exampl"));
+	assert_false(api_origin_allowed("", "https://a.example"));
+	assert_false(api_origin_allowed("*", NULL));
+	assert_true(api_origin_allowed("*", "http://anything"));
+	assert_true(api_valid_name("aperture_6-blades.v2"));
+	assert_false(api_valid_name(""));
+	assert_false(api_valid_name(".hidden"));
+	assert_false(api_valid_name("a/b"));
+	assert_false(api_valid_name("a b"));
+	char l65[66];
+	memset(l65, 'a', 65);
+	l65[65] = 0;
+	assert_false(api_valid_name(l65));
+	l65[64] = 0;
+	assert_true(api_valid_name(l65));
+}
+
+static void test_key_equal(void **state)
+{
+	(void)state;
+	const char *k = "s3cret-KEY";
+	size_t kl = strlen(k);
+	assert_true(api_key_equal("s3cret-KEY", kl, k, kl));
+	assert_false(api_key_equal("s3cret-KEX", kl, k, kl));
+	assert_false(api_key_equal("t3cret-KEY", kl, k, kl));
+	assert_false(api_key_equal("s3cret-KE", kl - 1, k, kl));
+	assert_false(api_key_equal("s3cret-KEYs3cret-KEY", 2 * kl, k, kl)); /* repeats do not pass */
+	assert_false(api_key_equal("", 0, k, kl));
+	assert_false(api_key_equal("", 0, "", 0)); /* an empty expected key never matches */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_parse), cmocka_unit_test(test_accept),
+		cmocka_unit_test(test_resolve),      cmocka_unit_test(test_gpus),
+		cmocka_unit_test(test_sizes),        cmocka_unit_test(test_origins_names),
+		cmocka_unit_test(test_key_equal),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
