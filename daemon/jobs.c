@@ -177,8 +177,11 @@ static void kernel_put_answer(struct jobs *J, struct job *j)
 	json_t *o = json_pack("{s:s,s:i,s:i,s:i,s:s,s:s,s:b}", "name", j->put_name, "width", w,
 	                      "height", h, "channels", c, "format", image_format_name(info.format),
 	                      "digest", digest, "replaced", replaced);
-	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	char *s = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
 	json_decref(o);
+	char *t = s ? realloc(s, strlen(s) + 2) : NULL;
+	if (t)
+		strcat(s = t, "\n");
 	if (!s) {
 		set_error(j, 500, "out_of_memory", "out of memory");
 		return;

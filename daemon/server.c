@@ -596,8 +596,14 @@ static enum MHD_Result route_info(struct req *r)
 	size_t nk, kb;
 	kernels_totals(S->o.kernels, &nk, &kb);
 	json_t *params = json_array();
-	for (size_t i = 0; i < bloom_params_table_len; i++)
-		json_array_append_new(params, json_string(bloom_params_table[i].name));
+	for (size_t i = 0; i < bloom_params_table_len; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "%s", bloom_params_table[i].name);
+		for (char *c = name; *c; c++)
+			if (*c == '-')
+				*c = '_'; /* the query / JSON spelling */
+		json_array_append_new(params, json_string(name));
+	}
 	json_t *o = json_pack(
 		"{s:s,s:o,s:{s:I,s:I,s:i,s:i,s:f},s:{s:i,s:i,s:i},s:o,s:{s:I,s:I},s:[s,s,s,s,s],"
 		"s:[s,s,s,s,s,s],s:o,s:b,s:b}",
@@ -745,11 +751,15 @@ static enum MHD_Result answer_job(struct req *r)
 		lost[strlen(lost) - 1] = 0;
 	char gpu[16];
 	snprintf(gpu, sizeof gpu, "%d", j->gpu);
-	const char *extra[] = {"X-Image-Lost", lost, "X-Gpu", gpu, NULL, NULL};
-	if (!*lost) {
-		extra[0] = "X-Gpu";
-		extra[1] = gpu;
-		extra[2] = NULL;
+	const char *extra[5] = {NULL};
+	int e = 0;
+	if (*lost) {
+		extra[e++] = "X-Image-Lost";
+		extra[e++] = lost;
+	}
+	if (j->gpu >= 0) {
+		extra[e++] = "X-Gpu";
+		extra[e++] = gpu;
 	}
 	return respond(r, j->status, j->content_type, body, j->body_len, 1, extra);
 }
