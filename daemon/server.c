@@ -843,8 +843,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			                       "bytes is larger than the %llu bytes allowed (--max-body)",
 			                       n, S->cfg.max_body);
 		}
-		if (n && (r->body = malloc(n)))
-			r->cap = n;
+		/* room for the announced body, up to 16 MiB ahead of its arrival */
+		size_t pre = n < (16u << 20) ? (size_t)n : (16u << 20);
+		if (pre && (r->body = malloc(pre)))
+			r->cap = pre;
 		return MHD_YES;
 	}
 	if (*upload_size) {

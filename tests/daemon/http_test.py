@@ -568,16 +568,25 @@ def test_queue_full():
         res = {}
         ts = [post_async(d, "/v1/convolve?kernel_preset=gaussian:sigma=2&format=pfm", slow_body(), res, "slow")]
         time.sleep(0.8)  # decoded and on the GPU
-        for i in range(6):
+        ts.append(post_async(d, "/v1/convolve?kernel_preset=gaussian:sigma=2", small, res, "waiting"))
+        time.sleep(0.3)  # decoded and waiting for the GPU: the one place is taken
+        st, h, body = d.req("GET", "/readyz")
+        reason = json.loads(body).get("reason", "") if st == 503 else ""
+        check("/readyz 503 while the queue is at its high-water mark", st == 503 and "queue" in reason,
+              (st, body))
+        for i in range(5):
             ts.append(post_async(d, "/v1/convolve?kernel_preset=gaussian:sigma=2", small, res, i))
         for t in ts:
             t.join()
-        sts = [res[i][0] for i in range(6)]
-        busy = [res[i] for i in range(6) if res[i][0] == 503]
-        check("burst on a 1-slot queue: some 503, the rest 200", len(busy) >= 1
-              and all(s in (200, 503) for s in sts) and res["slow"][0] == 200, sts)
-        check("503 carries Retry-After and code queue_full", all(
+        sts = [res[i][0] for i in range(5)]
+        busy = [res[i] for i in range(5) if res[i][0] == 503]
+        check("burst on a full 1-place queue: all 503; the queued and the running job 200",
+              sts == [503] * 5 and res["slow"][0] == 200 and res["waiting"][0] == 200,
+              (sts, res["slow"][0], res["waiting"][0]))
+        check("503 carries Retry-After and code queue_full", len(busy) == 5 and all(
             b[1].get("retry-after") == "3" and err_of(b[2])[1] == "queue_full" for b in busy), busy[:1])
+        st, h, body = d.req("GET", "/readyz")
+        check("/readyz 200 again once the queue drains", st == 200, (st, body))
         n = d.metric('fftbloom_jobs_dropped_total{reason="queue_full"}')
         check("queue_full counted in /metrics", n == len(busy), (n, len(busy)))
     finally:

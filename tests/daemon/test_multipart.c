@@ -75,7 +75,7 @@ static void roundtrip(size_t n, int preamble)
 	assert_int_equal(rc, 0);
 	assert_int_equal(got, n);
 	for (size_t i = 0; i < n; i++) {
-		char name[16];
+		char name[32];
 		snprintf(name, sizeof name, "p%zu", i);
 		const struct multipart_part *p = multipart_find(parts, got, name);
 		assert_non_null(p);
