@@ -386,9 +386,7 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 	struct fft_axis *a = calloc(1, sizeof *a);
 	if (!a)
 		return FFT_E_NOMEM;
-	a->opts = *o;
-	if (!a->opts.max_radix)
-		a->opts.max_radix = 8;
+	a->opts = *o; /* max_radix 0: the plan's default for its technique */
 	a->n = n;
 	a->adjacent = signals_adjacent;
 	a->capacity = capacity;

@@ -66,9 +66,14 @@ int fft_factor(int n, int max_radix, int radices[FFT_MAX_PASSES]);
 /* 1 when every prime factor of n is at most FFT_MAX_PRIME. */
 int fft_is_native(int n);
 
-/* The cheapest natively supported length >= n: the smallest 7-smooth number (factors 2, 3, 5,
- * 7, whose butterflies are specialised; 11 and 13 run natively but through the slower generic
- * butterfly, so they are not chosen for padding). n < 1 gives 1. */
+/* The cost model for padding: m times its number of passes (radix 8 at most), since on a GPU
+ * each pass costs a read and a write of the signal (through shared or global memory). */
+double fft_cost(int m);
+
+/* The cheapest natively supported length >= n: among the 7-smooth lengths in [n, 2n] (factors
+ * 2, 3, 5, 7, whose butterflies are specialised; 11 and 13 run natively but through the slower
+ * generic butterfly, so they are not chosen for padding), the one of least fft_cost, the
+ * smallest on a tie. E.g. 2174 -> 2240 (4 passes), not 2187 = 3^7 (7 passes). n < 1 gives 1. */
 int fft_good_size(int n);
 
 /* Plans a 1D transform of length n. Returns 0 or a negative fft_plan_error. */

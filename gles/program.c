@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gles/shader_src.h"
 
@@ -18,6 +20,8 @@ struct entry {
 
 struct program_cache {
 	char shader_dir[512];
+	char binary_dir[512]; /* persisted program binaries, or "" */
+	char driver[512];     /* renderer and version: binaries are only reused on the same driver */
 	struct gles_log log;
 	struct entry *e;
 	size_t n, cap;
@@ -91,6 +95,96 @@ void program_cache_stats(const struct program_cache *pc, struct program_stats *s
 	st->count = (unsigned)pc->n;
 }
 
+void program_cache_set_binary_dir(struct program_cache *pc, const char *dir, const char *driver)
+{
+	snprintf(pc->binary_dir, sizeof pc->binary_dir, "%s", dir ? dir : "");
+	snprintf(pc->driver, sizeof pc->driver, "%s", driver ? driver : "");
+}
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (h ^ 0xff) * 1099511628211ull;
+}
+
+/* The file of a program's binary: its name, then a digest of driver, defines and sources. */
+static void binary_path(const struct program_cache *pc, const char *name, const char **parts,
+                        int nparts, char *path, size_t len)
+{
+	uint64_t h = fnv(14695981039346656037ull, pc->driver);
+	for (int i = 0; i < nparts; i++)
+		h = fnv(h, parts[i]);
+	char clean[64];
+	snprintf(clean, sizeof clean, "%s", name);
+	for (char *c = clean; *c; c++)
+		if (*c == '+' || *c == '/')
+			*c = '_';
+	snprintf(path, len, "%s/%s-%016llx.bin", pc->binary_dir, clean, (unsigned long long)h);
+}
+
+/* Loads a persisted binary into a new program; 0 when it links, else -1 (compile instead). */
+static int load_binary(const char *path, GLuint *prog)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	unsigned char *buf = NULL;
+	long n = -1;
+	int rc = -1;
+	GLenum format;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > (long)sizeof format &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n)) &&
+	    fread(buf, 1, (size_t)n, f) == (size_t)n) {
+		memcpy(&format, buf, sizeof format);
+		GLuint p = glCreateProgram();
+		glProgramBinary(p, format, buf + sizeof format, (GLsizei)(n - (long)sizeof format));
+		GLint ok = 0;
+		glGetProgramiv(p, GL_LINK_STATUS, &ok);
+		while (glGetError() != GL_NO_ERROR) {
+		}
+		if (ok) {
+			*prog = p;
+			rc = 0;
+		} else {
+			glDeleteProgram(p);
+		}
+	}
+	free(buf);
+	fclose(f);
+	return rc;
+}
+
+/* Writes the program's binary (format first) to path, through a temporary file and rename. */
+static void save_binary(const struct program_cache *pc, const char *path, GLuint prog)
+{
+	GLint len = 0;
+	glGetProgramiv(prog, GL_PROGRAM_BINARY_LENGTH, &len);
+	if (len <= 0)
+		return;
+	unsigned char *buf = malloc((size_t)len + sizeof(GLenum));
+	if (!buf)
+		return;
+	GLenum format = 0;
+	GLsizei got = 0;
+	glGetProgramBinary(prog, len, &got, &format, buf + sizeof format);
+	memcpy(buf, &format, sizeof format);
+	char tmp[1100];
+	snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
+	FILE *f = got > 0 ? fopen(tmp, "wb") : NULL;
+	if (f) {
+		int ok = fwrite(buf, 1, (size_t)got + sizeof format, f) == (size_t)got + sizeof format;
+		ok &= fclose(f) == 0;
+		if (!ok || rename(tmp, path))
+			remove(tmp);
+	} else if (got > 0) {
+		gles_logf(&pc->log, GLES_LOG_WARN, "program binary cache: cannot write %s", tmp);
+	}
+	while (glGetError() != GL_NO_ERROR) {
+	}
+	free(buf);
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -125,6 +219,16 @@ static int build(struct program_cache *pc, const char *name, const char *defines
 		parts[nparts++] = src;
 		p = e ? e + 1 : p + l;
 	}
+	char bpath[1100] = "";
+	if (pc->binary_dir[0]) {
+		binary_path(pc, name, parts, nparts, bpath, sizeof bpath);
+		if (load_binary(bpath, prog) == 0) {
+			for (int i = 0; i < nparts; i++)
+				free(owned[i]);
+			pc->st.binary_hits++;
+			return 0;
+		}
+	}
 	GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
 	glShaderSource(sh, nparts, parts, NULL);
 	glCompileShader(sh);
@@ -142,6 +246,8 @@ static int build(struct program_cache *pc, const char *name, const char *defines
 	}
 	GLuint p = glCreateProgram();
 	glAttachShader(p, sh);
+	if (bpath[0])
+		glProgramParameteri(p, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
 	glLinkProgram(p);
 	glDeleteShader(sh);
 	glGetProgramiv(p, GL_LINK_STATUS, &ok);
@@ -153,6 +259,8 @@ static int build(struct program_cache *pc, const char *name, const char *defines
 		glDeleteProgram(p);
 		return PROGRAM_E_LINK;
 	}
+	if (bpath[0])
+		save_binary(pc, bpath, p);
 	*prog = p;
 	return 0;
 }

@@ -27,7 +27,8 @@ enum program_error {
 struct program_stats {
 	unsigned long long hits, misses; /* program_get lookups */
 	unsigned count;                  /* programs held */
-	double compile_ms;               /* total compile + link time */
+	double compile_ms;               /* total compile + link (or binary load) time */
+	unsigned long long binary_hits;  /* misses served from persisted binaries */
 };
 
 struct program_cache;
@@ -36,6 +37,11 @@ struct program_cache;
 int program_cache_create(const char *shader_dir, const struct gles_log *log,
                          struct program_cache **out);
 void program_cache_destroy(struct program_cache *pc); /* NULL-safe */
+
+/* Persists program binaries in dir (which must exist): a miss first tries the binary saved for
+ * the same driver (renderer + version string), defines and sources, and saves what it compiles.
+ * A binary the driver refuses is compiled again. dir "" turns it off. */
+void program_cache_set_binary_dir(struct program_cache *pc, const char *dir, const char *driver);
 
 /* Returns in *prog the program for shader `name` ("a+b": a's text, then b's) built with
  * `defines` (lines of "#define X v"), cached under (name, key bytes): callers memset their key

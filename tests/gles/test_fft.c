@@ -187,6 +187,9 @@ static void test_columns_and_vec4(void **state)
 		check_axis(ns[i], 3, 0, 4, FFT_TECH_GLOBAL, FFT_TW_COMPUTED, 0, 8);
 		check_axis(ns[i], 9, 1, 2, FFT_TECH_GLOBAL, FFT_TW_TABLE, 1, 8);
 	}
+	/* long vec4 columns: auto takes global passes; radix 16 global passes */
+	check_axis(2744, 2, 1, 4, FFT_TECH_AUTO, FFT_TW_TABLE, 0, 0);
+	check_axis(4096, 3, 1, 2, FFT_TECH_GLOBAL, FFT_TW_COMPUTED, 1, 16);
 	/* vec4 at a length whose shared exchange is split into two vec2 rounds */
 	check_axis(4096, 2, 0, 4, FFT_TECH_AUTO, FFT_TW_COMPUTED, 0, 8);
 	check_axis(2187, 8, 1, 4, FFT_TECH_AUTO, FFT_TW_COMPUTED, 1, 8);

@@ -75,24 +75,29 @@ static void test_native_and_good_size(void **state)
 	assert_true(fft_is_native(2 * 3 * 5 * 7 * 11 * 13));
 	assert_false(fft_is_native(17));
 	assert_false(fft_is_native(4099));
-	for (int n = 1; n <= 20000; n++) {
+	for (int n = 1; n <= 20000; n += (n < 3000 ? 1 : 7)) {
 		int g = fft_good_size(n);
-		assert_true(g >= n);
+		assert_true(g >= n && g <= 2 * n);
 		int k = g;
 		for (int f = 2; f <= 7; f++)
 			while (k % f == 0)
 				k /= f;
 		assert_int_equal(k, 1);
-		for (int m = n; m < g; m++) { /* nothing smaller is 7-smooth */
+		/* nothing in [n, 2n] that is 7-smooth is cheaper, or as cheap and shorter */
+		for (int m = n; m <= 2 * n; m++) {
 			int q = m;
 			for (int f = 2; f <= 7; f++)
 				while (q % f == 0)
 					q /= f;
-			assert_int_not_equal(q, 1);
+			if (q != 1)
+				continue;
+			assert_true(fft_cost(m) > fft_cost(g) || (fft_cost(m) == fft_cost(g) && m >= g));
 		}
 	}
 	assert_int_equal(fft_good_size(1080 + 256 - 1), 1344);
-	assert_int_equal(fft_good_size(1920 + 256 - 1), 2187);
+	assert_int_equal(fft_good_size(1920 + 256 - 1), 2240); /* not 2187 = 3^7: 4 passes, not 7 */
+	assert_int_equal(fft_good_size(3840 + 512 - 1), 4375); /* 5^4*7: 5 passes, not 4374's 8 */
+	assert_int_equal(fft_good_size(1), 1);
 }
 
 static void test_passes(void **state)
@@ -147,8 +152,20 @@ static void test_passes(void **state)
 	o.technique = FFT_TECH_AUTO;
 	o.components = 2;
 	o.signals_adjacent = 1;
+	assert_int_equal(fft_plan_make(256, &o, &p), 0);
+	assert_true(p.shared && p.signals * 8 >= 64);
 	assert_int_equal(fft_plan_make(1080, &o, &p), 0);
 	assert_true(p.shared && p.signals >= 4);
+	/* ... but a lone vec4 column per group takes global passes in auto */
+	o.components = 4;
+	o.max_radix = 0;
+	assert_int_equal(fft_plan_make(2744, &o, &p), 0);
+	assert_false(p.shared);
+	assert_int_equal(p.npasses, 4); /* 7 * 7 * 7 * 8 */
+	o.technique = FFT_TECH_SHARED;
+	assert_int_equal(fft_plan_make(2744, &o, &p), 0);
+	assert_true(p.shared && p.signals == 1);
+	o.components = 2;
 	assert_int_equal(fft_plan_make(0, &o, &p), FFT_PLAN_E_SIZE);
 }
 
