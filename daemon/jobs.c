@@ -620,11 +620,6 @@ int jobs_ready(struct jobs *J, char *why, size_t len)
 	return 1;
 }
 
-const struct image_limits *jobs_limits(const struct jobs *J)
-{
-	return &J->lim;
-}
-
 void jobs_shutdown(struct jobs *J)
 {
 	pthread_mutex_lock(&J->lock);

@@ -121,7 +121,4 @@ void jobs_status(struct jobs *J, struct jobs_status *st);
  * queue is below its high-water mark; otherwise 0 with the reason in why. */
 int jobs_ready(struct jobs *J, char *why, size_t len);
 
-/* The limits applied to decoded images. */
-const struct image_limits *jobs_limits(const struct jobs *J);
-
 #endif
