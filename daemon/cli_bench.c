@@ -61,7 +61,7 @@ static const char *tw_names[] = {"computed", "table"};
 static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_cli *c, int h,
                      int w, int technique, int twiddles)
 {
-	struct fft_opts o = {technique, twiddles, 8, 2, 0, 0};
+	struct fft_opts o = {technique, twiddles, 0, 2, 0, 0};
 	struct fft *f;
 	char err[FFT_ERR_LEN];
 	if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {

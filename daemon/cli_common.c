@@ -48,6 +48,11 @@ int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
 		egl_ctx_destroy(g->ctx);
 		return -1;
 	}
+	if (gc->program_cache[0]) {
+		char driver[512];
+		snprintf(driver, sizeof driver, "%s | %s", g->info->renderer, g->info->version);
+		program_cache_set_binary_dir(g->pc, gc->program_cache, driver);
+	}
 	return 0;
 }
 

@@ -13,7 +13,10 @@
 	 "FFTBLOOM_GL_DEBUG", offsetof(T, base gl_debug)},                                       \
 	{"shader-dir", OPT_STRING, 0, 0, "", NULL,                                               \
 	 "debug: load NAME.comp shaders from this folder instead of the built-in copies",        \
-	 "FFTBLOOM_SHADER_DIR", offsetof(T, base shader_dir)}
+	 "FFTBLOOM_SHADER_DIR", offsetof(T, base shader_dir)},                                   \
+	{"program-cache", OPT_STRING, 0, 0, "", NULL,                                            \
+	 "folder for compiled program binaries, reused on the same driver (fast first request)",  \
+	 "FFTBLOOM_PROGRAM_CACHE", offsetof(T, base program_cache)}
 
 #define C(f) offsetof(struct config, f)
 #define DAEMON_OPTS                                                                            \

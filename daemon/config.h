@@ -15,6 +15,7 @@ struct gpu_config {
 	int device;                    /* EGL device index */
 	int gl_debug;                  /* KHR_debug messages to the log */
 	char shader_dir[OPT_STR_MAX];  /* load shaders from here instead of the embedded copies */
+	char program_cache[OPT_STR_MAX]; /* folder of persisted program binaries, "" for none */
 };
 
 struct config {
