@@ -61,7 +61,8 @@ static const char *tw_names[] = {"computed", "table"};
 static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_cli *c, int h,
                      int w, int technique, int twiddles)
 {
-	struct fft_opts o = {technique, twiddles, 0, 2, 0, 0};
+	struct fft_opts o = {.technique = technique, .twiddles = twiddles, .components = 2,
+	                     .wisdom = g->wisdom};
 	struct fft *f;
 	char err[FFT_ERR_LEN];
 	if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {
@@ -122,7 +123,8 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 {
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
-	if (bloom_ctx_create(g->pc, g->info, NULL, &log_gles_sink, &b, err)) {
+	struct bloom_ctx_opts bo = {.wisdom = g->wisdom};
+	if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
 		fprintf(stderr, "bloom: %s\n", err);
 		return -1;
 	}

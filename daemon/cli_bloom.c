@@ -96,7 +96,8 @@ static int run(int op, int argc, char **argv)
 	struct bloom_ctx *b = NULL;
 	if (cli_gpu_open(&c.gpu, &g))
 		goto out;
-	if (bloom_ctx_create(g.pc, g.info, NULL, &log_gles_sink, &b, err)) {
+	struct bloom_ctx_opts bo = {.wisdom = g.wisdom};
+	if (bloom_ctx_create(g.pc, g.info, &bo, &log_gles_sink, &b, err)) {
 		fprintf(stderr, "fftbloom %s: %s\n", name, err);
 		goto out;
 	}

@@ -48,16 +48,21 @@ int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
 		egl_ctx_destroy(g->ctx);
 		return -1;
 	}
-	if (gc->program_cache[0]) {
-		char driver[512];
-		snprintf(driver, sizeof driver, "%s | %s", g->info->renderer, g->info->version);
+	char driver[512];
+	snprintf(driver, sizeof driver, "%s / %s", g->info->renderer, g->info->version);
+	if (gc->program_cache[0])
 		program_cache_set_binary_dir(g->pc, gc->program_cache, driver);
+	if (gc->fft_wisdom[0] && fft_wisdom_create(gc->fft_wisdom, driver, &log_gles_sink, &g->wisdom)) {
+		fprintf(stderr, "fftbloom: out of memory\n");
+		cli_gpu_close(g);
+		return -1;
 	}
 	return 0;
 }
 
 void cli_gpu_close(struct cli_gpu *g)
 {
+	fft_wisdom_destroy(g->wisdom);
 	program_cache_destroy(g->pc);
 	egl_ctx_destroy(g->ctx);
 	memset(g, 0, sizeof *g);

@@ -9,6 +9,7 @@
 #include "daemon/config.h"
 #include "gles/egl.h"
 #include "gles/program.h"
+#include "gles/wisdom.h"
 
 #define CLI_MAX_OPTS 64
 
@@ -22,6 +23,7 @@ struct cli_gpu {
 	struct egl_ctx *ctx;
 	const struct egl_info *info;
 	struct program_cache *pc;
+	struct fft_wisdom *wisdom; /* NULL unless --fft-wisdom was given */
 };
 
 /* Opens the context the options ask for; prints the reason on failure (returns -1). */

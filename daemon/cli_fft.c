@@ -113,7 +113,8 @@ int cli_fft(int argc, char **argv)
 	struct fft *f = NULL;
 	GLuint buf = 0;
 	char ferr[FFT_ERR_LEN];
-	struct fft_opts o = {c.technique, c.twiddles, c.max_radix, 2, 0, 0};
+	struct fft_opts o = {.technique = c.technique, .twiddles = c.twiddles, .max_radix = c.max_radix,
+	                     .components = 2, .wisdom = g.wisdom};
 	if (fft_create(g.pc, g.info, cols, rows, axes, &o, &log_gles_sink, &f, ferr)) {
 		fprintf(stderr, "fftbloom fft: %s\n", ferr);
 		goto out;

@@ -16,7 +16,10 @@
 	 "FFTBLOOM_SHADER_DIR", offsetof(T, base shader_dir)},                                   \
 	{"program-cache", OPT_STRING, 0, 0, "", NULL,                                            \
 	 "folder for compiled program binaries, reused on the same driver (fast first request)",  \
-	 "FFTBLOOM_PROGRAM_CACHE", offsetof(T, base program_cache)}
+	 "FFTBLOOM_PROGRAM_CACHE", offsetof(T, base program_cache)},                             \
+	{"fft-wisdom", OPT_STRING, 0, 0, "", NULL,                                               \
+	 "file of FFT shapes measured fastest on this driver; new shapes are measured once and "  \
+	 "added (\"\": the plan's built-in choices)", "FFTBLOOM_FFT_WISDOM", offsetof(T, base fft_wisdom)}
 
 #define C(f) offsetof(struct config, f)
 #define DAEMON_OPTS                                                                            \

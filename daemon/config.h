@@ -16,6 +16,7 @@ struct gpu_config {
 	int gl_debug;                  /* KHR_debug messages to the log */
 	char shader_dir[OPT_STR_MAX];  /* load shaders from here instead of the embedded copies */
 	char program_cache[OPT_STR_MAX]; /* folder of persisted program binaries, "" for none */
+	char fft_wisdom[OPT_STR_MAX];  /* file of measured FFT shapes, "" to use the plan's guesses */
 };
 
 struct config {

@@ -229,9 +229,12 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 	q->half = p->precision == BLOOM_FP16;
 	char ferr[FFT_ERR_LEN];
 	/* float16 spectra are scaled on the forward transform so that they stay in range */
-	struct fft_opts o4 = {p->technique, p->twiddles, 0, 4, q->half, q->half};
-	struct fft_opts o4k = {p->technique, p->twiddles, 0, 4, 0, 0};
-	struct fft_opts o2 = {p->technique, p->twiddles, 0, 2, 0, 0};
+	struct fft_opts o4 = {.technique = p->technique, .twiddles = p->twiddles, .components = 4,
+	                      .half = q->half, .norm_forward = q->half, .wisdom = b->opts.wisdom};
+	struct fft_opts o4k = {.technique = p->technique, .twiddles = p->twiddles, .components = 4,
+	                       .wisdom = b->opts.wisdom};
+	struct fft_opts o2 = {.technique = p->technique, .twiddles = p->twiddles, .components = 2,
+	                      .wisdom = b->opts.wisdom};
 	int rc = fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &o4, &b->log, &q->rows4, ferr);
 	if (!rc)
 		rc = fft_axis_create(b->pc, b->info, ph, 1, elems, pw, &o4, &b->log, &q->cols4, ferr);

@@ -15,6 +15,7 @@
 
 #include "gles/egl.h"
 #include "gles/program.h"
+#include "gles/wisdom.h"
 #include "protocol/bloom_params.h"
 #include "protocol/image.h"
 
@@ -31,6 +32,7 @@ enum bloom_error {
 struct bloom_ctx_opts {
 	size_t kernel_cache_bytes; /* LRU bound on cached kernel spectra; 0: 512 MiB */
 	int max_plans;             /* padded sizes kept with their buffers; 0: 8 */
+	struct fft_wisdom *wisdom; /* measured FFT shapes (gles/wisdom.h), or NULL; not owned */
 };
 
 /* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gles/fft_cpu.h"
+#include "gles/gpu_timer.h"
 
 #define B_DATA 0
 #define B_TWIDDLE 1
@@ -26,6 +27,7 @@ struct prog {
 struct fft_key {
 	int kind; /* 1 shared, 2 global pass, 3 bluestein */
 	int n, components, inverse, twiddles, max_radix, half, norm_forward;
+	int threads;
 	int nsig, nthr, split;
 	int pass, radix, ns, tw_offset, last, sig_fast;
 	int mode, bn;
@@ -165,6 +167,7 @@ static int build_shared(struct fft_axis *a, struct program_cache *pc, int invers
 	key.nsig = p->signals;
 	key.nthr = p->threads;
 	key.split = p->split;
+	key.threads = a->opts.threads;
 	key.half = a->opts.half;
 	key.norm_forward = a->opts.norm_forward;
 	struct sb b = {0};
@@ -368,10 +371,139 @@ out:
 	return rc;
 }
 
+static int create_axis(struct program_cache *pc, const struct egl_info *info, int n,
+                       int signals_adjacent, size_t capacity, int max_count,
+                       const struct fft_opts *o, const struct gles_log *log,
+                       struct fft_axis **out, char err[FFT_ERR_LEN]);
+
+static unsigned long long tune_rng = 0x2545F4914F6CDD1Dull;
+
+/* GPU time of one forward + inverse run of axis a over `count` signals, median of 3 after one
+ * warm-up, on buffer buf; negative when it failed. */
+static double time_axis(struct fft_axis *a, struct gpu_timer *t, unsigned buf, int count)
+{
+	size_t sig = a->adjacent ? 1 : (size_t)a->n, el = a->adjacent ? (size_t)count : 1;
+	double best[3];
+	for (int i = 0; i < 4; i++) {
+		double ms[2];
+		gpu_timer_start(t);
+		int rc = fft_axis_execute(a, buf, 0, sig, el, count, 0);
+		rc |= fft_axis_execute(a, buf, 0, sig, el, count, 1);
+		gpu_timer_mark(t);
+		if (rc || gpu_timer_read(t, ms) < 1)
+			return -1;
+		if (i)
+			best[i - 1] = ms[0];
+	}
+	double lo = best[0] < best[1] ? best[0] : best[1], hi = best[0] < best[1] ? best[1] : best[0];
+	return best[2] < lo ? lo : best[2] > hi ? hi : best[2];
+}
+
+/* Measures the global technique and the shared one at several work-group sizes on random data
+ * of the real shape, and returns the fastest in *best (technique, threads). */
+static int tune(struct program_cache *pc, const struct egl_info *info, int n, int adjacent,
+                size_t capacity, int max_count, const struct fft_opts *o,
+                const struct gles_log *log, struct fft_opts *best, double *best_ms)
+{
+	int count = max_count;
+	size_t elems = adjacent ? (size_t)n * count : (size_t)count * n;
+	if (elems > capacity)
+		elems = capacity;
+	size_t floats = elems * (size_t)o->components;
+	size_t bytes = floats * (o->half ? 2 : 4);
+	float *data = malloc(floats * sizeof *data);
+	struct gpu_timer *t = NULL;
+	if (!data || gpu_timer_create(info, &t)) {
+		free(data);
+		return -1;
+	}
+	for (size_t i = 0; i < floats; i++) {
+		tune_rng ^= tune_rng << 13, tune_rng ^= tune_rng >> 7, tune_rng ^= tune_rng << 17;
+		data[i] = (float)((tune_rng >> 40) * (1.0 / 16777216.0)) - 0.5f;
+	}
+	GLuint buf;
+	glGenBuffers(1, &buf);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
+	if (o->half) { /* the bits of random halves: exponent and sign kept sane */
+		unsigned short *h = (unsigned short *)data;
+		for (size_t i = 0; i < floats; i++)
+			h[i] = (unsigned short)(0x3000 | ((unsigned)(data[i] * 65536.0f) & 0x83ff));
+	}
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, data, GL_DYNAMIC_COPY);
+	free(data);
+	static const int threads[] = {0, 32, 64, 128, 256, 512};
+	int found = 0;
+	for (int tech = FFT_TECH_SHARED; tech <= FFT_TECH_GLOBAL; tech++)
+		for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+			if (tech == FFT_TECH_GLOBAL && threads[i])
+				break;
+			if (tech == FFT_TECH_SHARED && threads[i] > info->max_invocations)
+				continue;
+			struct fft_opts c = *o;
+			c.technique = tech;
+			c.threads = threads[i];
+			c.wisdom = NULL;
+			struct fft_axis *a;
+			char err[FFT_ERR_LEN];
+			if (create_axis(pc, info, n, adjacent, capacity, max_count, &c, log, &a, err))
+				continue;
+			double ms = time_axis(a, t, buf, count);
+			gles_logf(log, GLES_LOG_DEBUG, "FFT tune n=%d vec%d %s %s threads %d: %.4f ms", n,
+			          o->components, adjacent ? "cols" : "rows",
+			          tech == FFT_TECH_SHARED ? "shared" : "global", a->plan.threads, ms);
+			if (ms > 0 && (!found || ms < *best_ms)) {
+				*best = c;
+				best->threads = tech == FFT_TECH_SHARED ? a->plan.threads : 0;
+				*best_ms = ms;
+				found = 1;
+			}
+			fft_axis_destroy(a);
+		}
+	glDeleteBuffers(1, &buf);
+	gpu_timer_destroy(t);
+	return found ? 0 : -1;
+}
+
 int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n,
                     int signals_adjacent, size_t capacity, int max_count,
                     const struct fft_opts *o, const struct gles_log *log,
                     struct fft_axis **out, char err[FFT_ERR_LEN])
+{
+	if (!o->wisdom || o->technique != FFT_TECH_AUTO || o->threads || n < 2 || !fft_is_native(n))
+		return create_axis(pc, info, n, signals_adjacent, capacity, max_count, o, log, out, err);
+	struct fft_wisdom_key k;
+	memset(&k, 0, sizeof k);
+	k.n = n;
+	k.components = o->components;
+	k.adjacent = signals_adjacent;
+	k.half = o->half;
+	k.twiddles = o->twiddles;
+	while ((1 << (k.count_log2 + 1)) <= max_count)
+		k.count_log2++;
+	struct fft_opts c = *o;
+	int tech, threads;
+	if (fft_wisdom_get(o->wisdom, &k, &tech, &threads) == 0) {
+		c.technique = tech;
+		c.threads = threads;
+	} else {
+		double ms = 0;
+		struct fft_opts best;
+		if (tune(pc, info, n, signals_adjacent, capacity, max_count, o, log, &best, &ms) == 0) {
+			c = best;
+			fft_wisdom_put(o->wisdom, &k, c.technique, c.threads, ms);
+			gles_logf(log, GLES_LOG_INFO, "FFT wisdom: n=%d vec%d %s: %s, %d invocations "
+			          "(%.4f ms)", n, o->components, signals_adjacent ? "cols" : "rows",
+			          c.technique == FFT_TECH_SHARED ? "shared" : "global", c.threads, ms);
+		}
+	}
+	c.wisdom = NULL;
+	return create_axis(pc, info, n, signals_adjacent, capacity, max_count, &c, log, out, err);
+}
+
+static int create_axis(struct program_cache *pc, const struct egl_info *info, int n,
+                       int signals_adjacent, size_t capacity, int max_count,
+                       const struct fft_opts *o, const struct gles_log *log,
+                       struct fft_axis **out, char err[FFT_ERR_LEN])
 {
 	*out = NULL;
 	err[0] = 0;
@@ -395,7 +527,8 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 	if (log)
 		a->log = *log;
 	struct fft_plan_opts po = {a->opts.max_radix, o->technique, o->twiddles, o->components,
-	                           info->max_shared_memory, info->max_invocations, signals_adjacent};
+	                           info->max_shared_memory, info->max_invocations, signals_adjacent,
+	                           o->threads};
 	int rc = fft_plan_make(n, &po, &a->plan);
 	if (rc) {
 		snprintf(err, FFT_ERR_LEN, "length %d: %s", n, fft_plan_strerror(rc));
@@ -415,6 +548,7 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 		struct fft_opts io = *o;
 		io.half = 0;
 		io.norm_forward = 0;
+		io.threads = 0;
 		rc = fft_axis_create(pc, info, a->plan.m, 0, work, max_count, &io, log, &a->inner, err);
 		if (rc)
 			goto fail;

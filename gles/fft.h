@@ -16,6 +16,7 @@
 #include "gles/egl.h"
 #include "gles/fft_plan.h"
 #include "gles/program.h"
+#include "gles/wisdom.h"
 
 #define FFT_ERR_LEN PROGRAM_ERR_LEN
 
@@ -39,6 +40,9 @@ struct fft_opts {
 	int half;        /* 1: the data buffer holds float16 (packHalf2x16), arithmetic in float32 */
 	int norm_forward;/* 1: scale the forward transform by 1/n and leave the inverse unscaled
 	                    (keeps float16 spectra in range); 0: numpy's convention */
+	int threads;     /* shared technique: invocations per signal; 0: the plan's choice */
+	struct fft_wisdom *wisdom; /* with technique auto: the shape measured fastest (measuring
+	                              the candidates on first use of a shape), or NULL */
 };
 
 const char *fft_strerror(int code);

@@ -129,6 +129,14 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 	int tmax = maxinv < 256 ? maxinv : 256;
 	if (t > tmax)
 		t = tmax;
+	if (o->threads > 0) { /* asked for (wisdom): any count, if no invocation holds over 64 values */
+		t = o->threads;
+		for (int i = 0; i < p->npasses; i++) {
+			int nb = m / p->pass[i].radix;
+			if ((nb + t - 1) / t * p->pass[i].radix > 64)
+				return 0;
+		}
+	}
 	/* the largest count of butterflies in a pass must not need more than 32 values a thread */
 	int s_fit = pow2_floor(limit / (m * elem));
 	int s;
@@ -168,11 +176,6 @@ int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p)
 	p->m = p->bluestein ? fft_good_size(2 * n - 1) : n;
 	if (p->m > FFT_MAX_N)
 		return FFT_PLAN_E_SIZE;
-	if (o->technique != FFT_TECH_GLOBAL) {
-		p->shared = shape_shared(p, o);
-		if (!p->shared && o->technique == FFT_TECH_SHARED)
-			return FFT_PLAN_E_NOFIT;
-	}
 	/* default radix 8; 16 saves a global pass now and then but measured slower on an H200
 	 * (4096x4096 vec2 columns: 4 ms in three radix-16 passes, about 0.6 ms in four radix-8) */
 	int max_radix = o->max_radix ? o->max_radix : 8;
@@ -190,5 +193,10 @@ int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p)
 	}
 	p->npasses = count;
 	p->tw_count = tw;
+	if (o->technique != FFT_TECH_GLOBAL) {
+		p->shared = count > 0 && shape_shared(p, o);
+		if (!p->shared && count > 0 && o->technique == FFT_TECH_SHARED)
+			return FFT_PLAN_E_NOFIT;
+	}
 	return 0;
 }

@@ -36,6 +36,7 @@ struct fft_plan_opts {
 	int shared_limit;    /* bytes of shared memory a work group may use (the device's) */
 	int max_invocations; /* the device's work-group invocation limit */
 	int signals_adjacent;/* 1 when neighbouring signals are neighbours in memory (columns) */
+	int threads;         /* shared technique: invocations per signal; 0: the plan's choice */
 };
 
 struct fft_pass {

@@ -6,6 +6,7 @@ GLES_OBJS := \
 	$(BUILD)/gles/fft_plan.o \
 	$(BUILD)/gles/fft_cpu.o \
 	$(BUILD)/gles/fft.o \
+	$(BUILD)/gles/wisdom.o \
 	$(BUILD)/gles/gpu_timer.o \
 	$(BUILD)/gles/kernels.o \
 	$(BUILD)/gles/bloom.o

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gles/egl.h"
 #include "gles/fft.h"
@@ -120,7 +121,7 @@ static double check_axis(int n, int count, int adjacent, int comps, int techniqu
 				ref[e * comps + 2 * pair + 1] = sout[2 * i + 1] * sc;
 			}
 		}
-	struct fft_opts o = {technique, twiddles, max_radix, comps, 0, 0};
+	struct fft_opts o = {.technique = technique, .twiddles = twiddles, .max_radix = max_radix, .components = comps};
 	struct fft_axis *a;
 	char err[FFT_ERR_LEN];
 	int rc = fft_axis_create(g_pc, g_info, n, adjacent, elems, count, &o, NULL, &a, err);
@@ -249,7 +250,7 @@ static void check_2d(int h, int w, int technique, int twiddles)
 	double *ref = malloc(e * 2 * sizeof *ref), *xd = malloc(e * 2 * sizeof *xd);
 	tu_fill_f32(x, e * 2, -1, 1);
 	ref_2d(x, ref, w, h, 0);
-	struct fft_opts o = {technique, twiddles, 8, 2, 0, 0};
+	struct fft_opts o = {.technique = technique, .twiddles = twiddles, .max_radix = 8, .components = 2};
 	struct fft *f;
 	char err[FFT_ERR_LEN];
 	int rc = fft_create(g_pc, g_info, w, h, FFT_BOTH, &o, NULL, &f, err);
@@ -303,7 +304,7 @@ static void test_linearity(void **state)
 	const float a = 0.75f, bb = -1.5f;
 	for (size_t i = 0; i < fl; i++)
 		s[i] = a * x[i] + bb * y[i];
-	struct fft_opts o = {FFT_TECH_AUTO, FFT_TW_COMPUTED, 8, 2, 0, 0};
+	struct fft_opts o = {.technique = FFT_TECH_AUTO, .twiddles = FFT_TW_COMPUTED, .max_radix = 8, .components = 2};
 	struct fft_axis *ax;
 	char err[FFT_ERR_LEN];
 	assert_int_equal(fft_axis_create(g_pc, g_info, n, 0, (size_t)n * count, count, &o, NULL, &ax, err), 0);
@@ -322,6 +323,56 @@ static void test_linearity(void **state)
 	assert_true(ok);
 }
 
+static void test_wisdom(void **state)
+{
+	(void)state;
+	/* the measured shape computes the same transform, is remembered in the file, and a second
+	 * creation of the shape measures nothing */
+	char path[] = "/tmp/fftbloom-wisdom-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	struct fft_wisdom *w;
+	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, &w), 0);
+	int n = 360, count = 5;
+	float *x = malloc((size_t)n * count * 2 * sizeof *x), *y = malloc((size_t)n * count * 2 * sizeof *y);
+	double *ref = malloc((size_t)n * count * 2 * sizeof *ref), *xd = malloc((size_t)n * 2 * sizeof *xd);
+	tu_fill_f32(x, (size_t)n * count * 2, -1, 1);
+	for (int sg = 0; sg < count; sg++) {
+		for (int i = 0; i < 2 * n; i++)
+			xd[i] = x[(size_t)sg * n * 2 + i];
+		dft_ref(xd, 1, ref + (size_t)sg * n * 2, n, -1);
+	}
+	struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 2, .wisdom = w};
+	struct fft_axis *a;
+	char err[FFT_ERR_LEN];
+	assert_int_equal(fft_axis_create(g_pc, g_info, n, 0, (size_t)n * count, count, &o, NULL, &a, err), 0);
+	assert_int_equal(fft_wisdom_count(w), 1);
+	GLuint b = upload(x, (size_t)n * count * 2);
+	assert_int_equal(fft_axis_execute(a, b, 0, (size_t)n, 1, count, 0), 0);
+	download(b, y, (size_t)n * count * 2);
+	const struct fft_plan *p = fft_axis_plan(a);
+	printf("wisdom chose %s with %d invocations\n", p->shared ? "shared" : "global", p->threads);
+	int ok = tu_report("n=360 rows, shape from wisdom", tu_rel_l2_f32(y, ref, (size_t)n * count * 2),
+	                   tu_max_abs_f32(y, ref, (size_t)n * count * 2), TOL);
+	fft_axis_destroy(a);
+	fft_wisdom_destroy(w);
+	/* reloaded from the file: known, so the same choice without measuring */
+	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, &w), 0);
+	assert_int_equal(fft_wisdom_count(w), 1);
+	struct fft_wisdom_key k = {.n = n, .components = 2, .count_log2 = 2};
+	int tech, thr;
+	assert_int_equal(fft_wisdom_get(w, &k, &tech, &thr), 0);
+	fft_wisdom_destroy(w);
+	assert_int_equal(fft_wisdom_create(path, "another driver", NULL, &w), 0);
+	assert_int_equal(fft_wisdom_count(w), 0); /* other drivers' lines are ignored */
+	fft_wisdom_destroy(w);
+	remove(path);
+	glDeleteBuffers(1, &b);
+	free(x), free(y), free(ref), free(xd);
+	assert_true(ok);
+}
+
 int main(void)
 {
 	tu_seed_from_clock();
@@ -332,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_columns_and_vec4),
 		cmocka_unit_test(test_2d_shapes),
 		cmocka_unit_test(test_linearity),
+		cmocka_unit_test(test_wisdom),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -103,7 +103,7 @@ static void test_native_and_good_size(void **state)
 static void test_passes(void **state)
 {
 	(void)state;
-	struct fft_plan_opts o = {8, FFT_TECH_AUTO, FFT_TW_COMPUTED, 2, 49152, 1024, 0};
+	struct fft_plan_opts o = {8, FFT_TECH_AUTO, FFT_TW_COMPUTED, 2, 49152, 1024, 0, 0};
 	int ns_[] = {1, 2, 7, 64, 97, 360, 1000, 1080, 1920, 2048, 2187, 4096, 4099, 6144, 8192};
 	for (size_t i = 0; i < sizeof ns_ / sizeof ns_[0]; i++) {
 		struct fft_plan p;
