@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -98,6 +100,9 @@ void program_cache_stats(const struct program_cache *pc, struct program_stats *s
 void program_cache_set_binary_dir(struct program_cache *pc, const char *dir, const char *driver)
 {
 	snprintf(pc->binary_dir, sizeof pc->binary_dir, "%s", dir ? dir : "");
+	if (pc->binary_dir[0] && mkdir(pc->binary_dir, 0755) && errno != EEXIST)
+		gles_logf(&pc->log, GLES_LOG_WARN, "program binary cache: cannot create %s",
+		          pc->binary_dir);
 	snprintf(pc->driver, sizeof pc->driver, "%s", driver ? driver : "");
 }
 

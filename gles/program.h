@@ -38,7 +38,7 @@ int program_cache_create(const char *shader_dir, const struct gles_log *log,
                          struct program_cache **out);
 void program_cache_destroy(struct program_cache *pc); /* NULL-safe */
 
-/* Persists program binaries in dir (which must exist): a miss first tries the binary saved for
+/* Persists program binaries in dir (created if missing, one level): a miss first tries the binary saved for
  * the same driver (renderer + version string), defines and sources, and saves what it compiles.
  * A binary the driver refuses is compiled again. dir "" turns it off. */
 void program_cache_set_binary_dir(struct program_cache *pc, const char *dir, const char *driver);
