@@ -15,6 +15,7 @@
 #include "daemon/log.h"
 #include "gles/egl.h"
 #include "gles/program.h"
+#include "gles/wisdom.h"
 
 struct fifo {
 	struct job *head, *tail;
@@ -350,6 +351,7 @@ static void *gpu_main(void *arg)
 	struct egl_opts eo = {J->cfg.gpu.platform, g->device, J->cfg.gpu.gl_debug};
 	struct egl_ctx *ctx = NULL;
 	struct program_cache *pc = NULL;
+	struct fft_wisdom *wisdom = NULL;
 	struct bloom_ctx *b = NULL;
 	char eerr[EGL_ERR_LEN];
 	int rc = egl_ctx_create(&eo, &log_gles_sink, &ctx, eerr);
@@ -359,8 +361,21 @@ static void *gpu_main(void *arg)
 	if (!rc && (rc = program_cache_create(J->cfg.gpu.shader_dir, &log_gles_sink, &pc)))
 		snprintf(g->init_err, sizeof g->init_err, "device %d: program cache: %s", g->device,
 		         program_strerror(rc));
+	if (!rc) { /* persisted program binaries and FFT wisdom, per driver (--program-cache,
+	            * --fft-wisdom); each GPU thread keeps its own */
+		const struct egl_info *i = egl_ctx_info(ctx);
+		char driver[512];
+		snprintf(driver, sizeof driver, "%.250s / %.120s", i->renderer, i->version);
+		if (J->cfg.gpu.program_cache[0])
+			program_cache_set_binary_dir(pc, J->cfg.gpu.program_cache, driver);
+		if (J->cfg.gpu.fft_wisdom[0] &&
+		    (rc = fft_wisdom_create(J->cfg.gpu.fft_wisdom, driver, &log_gles_sink, &wisdom)))
+			snprintf(g->init_err, sizeof g->init_err, "device %d: FFT wisdom: out of memory",
+			         g->device);
+	}
 	if (!rc) {
-		struct bloom_ctx_opts bo = {(size_t)J->cfg.kernel_cache, J->cfg.max_plans};
+		struct bloom_ctx_opts bo = {.kernel_cache_bytes = (size_t)J->cfg.kernel_cache,
+		                            .max_plans = J->cfg.max_plans, .wisdom = wisdom};
 		static __thread char berr[BLOOM_ERR_LEN];
 		if ((rc = bloom_ctx_create(pc, egl_ctx_info(ctx), &bo, &log_gles_sink, &b, berr)))
 			snprintf(g->init_err, sizeof g->init_err, "device %d: %.3900s", g->device, berr);
@@ -434,6 +449,7 @@ static void *gpu_main(void *arg)
 	pthread_mutex_unlock(&J->lock);
 out:
 	bloom_ctx_destroy(b);
+	fft_wisdom_destroy(wisdom);
 	program_cache_destroy(pc);
 	egl_ctx_destroy(ctx);
 	return NULL;

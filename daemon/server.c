@@ -626,6 +626,7 @@ static void metrics_gpu(FILE *f, const struct jobs_status *st)
 		{"fftbloom_gpu_busy_seconds_total", "counter", "Seconds each GPU thread spent running jobs."},
 		{"fftbloom_gpu_jobs_total", "counter", "Jobs each GPU thread ran."},
 		{"fftbloom_gpu_up", "gauge", "1 while the GPU thread's context is alive and warmed."},
+		{"fftbloom_gpu_busy", "gauge", "1 while the GPU thread runs a job."},
 		{"fftbloom_program_cache_hits_total", "counter", "Compiled-program cache hits."},
 		{"fftbloom_program_cache_misses_total", "counter", "Compiled-program cache misses (compiles)."},
 		{"fftbloom_program_cache_programs", "gauge", "Programs held."},
@@ -646,15 +647,16 @@ static void metrics_gpu(FILE *f, const struct jobs_status *st)
 			case 0: v = g->busy_s; break;
 			case 1: v = (double)g->jobs; break;
 			case 2: v = g->alive && g->warmed; break;
-			case 3: v = (double)g->programs.hits; break;
-			case 4: v = (double)g->programs.misses; break;
-			case 5: v = g->programs.count; break;
-			case 6: v = (double)g->caches.kernel_hits; break;
-			case 7: v = (double)g->caches.kernel_misses; break;
-			case 8: v = (double)g->caches.kernel_evictions; break;
-			case 9: v = (double)g->caches.kernel_bytes; break;
-			case 10: v = (double)g->caches.plan_hits; break;
-			case 11: v = (double)g->caches.plan_misses; break;
+			case 3: v = g->busy; break;
+			case 4: v = (double)g->programs.hits; break;
+			case 5: v = (double)g->programs.misses; break;
+			case 6: v = g->programs.count; break;
+			case 7: v = (double)g->caches.kernel_hits; break;
+			case 8: v = (double)g->caches.kernel_misses; break;
+			case 9: v = (double)g->caches.kernel_evictions; break;
+			case 10: v = (double)g->caches.kernel_bytes; break;
+			case 11: v = (double)g->caches.plan_hits; break;
+			case 12: v = (double)g->caches.plan_misses; break;
 			}
 			fprintf(f, "%s{gpu=\"%d\"} %.9g\n", fam[k].name, i, v);
 		}
