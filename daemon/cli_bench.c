@@ -123,7 +123,7 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 {
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
-	struct bloom_ctx_opts bo = {.wisdom = g->wisdom};
+	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .separate = strstr(label, "separate") != NULL};
 	if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
 		fprintf(stderr, "bloom: %s\n", err);
 		return -1;
@@ -179,14 +179,15 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 		       "\"padded\":\"%dx%d\","
 		       "\"gpu_ms\":%.4f,\"prefilter_ms\":%.4f,\"rows_ms\":%.4f,\"cols_ms\":%.4f,"
 		       "\"multiply_ms\":%.4f,\"inverse_cols_ms\":%.4f,\"inverse_rows_ms\":%.4f,"
-		       "\"composite_ms\":%.4f,\"runs\":%d,\"timed\":%s}\n",
+		       "\"composite_ms\":%.4f,\"fused\":%s,\"runs\":%d,\"timed\":%s}\n",
 		       label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good",
 		       tech_names[technique], precision ? "fp16" : "fp32", st.padded_w, st.padded_h, mt, m[0], m[1], m[2], m[3], m[4],
-		       m[5], m[6], n, st.timed ? "true" : "false");
+		       m[5], m[6], st.fused ? "true" : "false", n, st.timed ? "true" : "false");
 		fprintf(stderr, "bloom %-22s %5dx%-5d k %4dx%-4d %-6s pad %-4s -> %5dx%-5d  GPU %8.3f ms "
-		        "(pre %.3f rows %.3f cols %.3f mul %.3f icols %.3f irows %.3f comp %.3f)\n",
+		        "(pre %.3f rows %.3f %s %.3f %s %.3f %s %.3f irows %.3f comp %.3f)\n",
 		        label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good", st.padded_w,
-		        st.padded_h, mt, m[0], m[1], m[2], m[3], m[4], m[5], m[6]);
+		        st.padded_h, mt, m[0], m[1], st.fused ? "T" : "cols", m[2],
+		        st.fused ? "fused" : "mul", m[3], st.fused ? "T" : "icols", m[4], m[5], m[6]);
 		fflush(stdout);
 	}
 	for (int s = 0; s < SETS; s++)
@@ -250,17 +251,20 @@ int cli_bench(int argc, char **argv)
 			bench_bloom(&g, &c, 480, 270, 64, 64, 1, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 gray");
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_POW2, 0, 0, "480x270 k64 pow2");
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 1, "480x270 k64 fp16");
+			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 separate");
 		} else {
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 0, "1080p k256");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 1, BLOOM_PAD_GOOD, 0, 0, "1080p k256 gray");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_POW2, 0, 0, "1080p k256 pow2");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 2, 0, "1080p k256 global");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 1, "1080p k256 fp16");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 0, "1080p k256 separate");
 			bench_bloom(&g, &c, 1920, 1080, 1920, 1080, 0, BLOOM_PAD_GOOD, 0, 0, "1080p full-frame");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 0, "2160p k512");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 1, BLOOM_PAD_GOOD, 0, 0, "2160p k512 gray");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_POW2, 0, 0, "2160p k512 pow2");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 1, "2160p k512 fp16");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 0, "2160p k512 separate");
 		}
 	}
 	gpu_timer_destroy(tm);

@@ -119,12 +119,15 @@ static int run(int op, int argc, char **argv)
 		        c.output);
 	if (!c.quiet)
 		fprintf(stderr, "%s %dx%d: padded %dx%d, %s kernel%s, GPU %.2f ms (%s: prefilter %.2f, "
-		        "rows %.2f, cols %.2f, multiply %.2f, inverse cols %.2f, inverse rows %.2f, "
-		        "composite %.2f; kernel spectrum %.2f)\n",
+		        "rows %.2f, %s %.2f, %s %.2f, %s %.2f, inverse rows %.2f, composite %.2f; "
+		        "kernel spectrum %.2f)\n",
 		        name, in.width, in.height, st.padded_w, st.padded_h,
 		        st.gray_kernel ? "grayscale" : "colour", st.kernel_cached ? " (cached)" : "",
 		        st.gpu_ms, st.timed ? "timer queries" : "wall clock", st.prefilter_ms, st.rows_ms,
-		        st.cols_ms, st.multiply_ms, st.icols_ms, st.irows_ms, st.composite_ms, st.kernel_ms);
+		        st.fused ? "transpose" : "cols", st.cols_ms,
+		        st.fused ? "fused columns+multiply" : "multiply", st.multiply_ms,
+		        st.fused ? "transpose back" : "inverse cols", st.icols_ms, st.irows_ms,
+		        st.composite_ms, st.kernel_ms);
 	rc = 0;
 out:
 	bloom_ctx_destroy(b);

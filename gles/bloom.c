@@ -24,6 +24,8 @@ struct plan {
 	struct fft_axis *rows4, *cols4;  /* the image: vec4, float16 storage when half */
 	struct fft_axis *rows4k, *cols4k;/* colour kernels: vec4 float32 (the image's axes unless half) */
 	struct fft_axis *rows2, *cols2;  /* grayscale kernels: vec2 float32 */
+	struct fft_conv *conv4, *conv2;  /* fused columns for colour / gray kernels, or NULL */
+	GLuint q;                        /* fused: the spectrum transposed, pw rows of ph */
 	GLuint padded;   /* pw*ph vec4: the packed image, then its spectrum, then the result */
 	GLuint image;    /* pw*ph vec4 (>= w*h): the uploaded image */
 	GLuint out;      /* pw*ph vec4 (>= w*h): the composited result, in GPU memory */
@@ -35,6 +37,7 @@ struct plan {
 struct kentry {
 	uint64_t digest[2];
 	int pw, ph, cx, cy, kw, kh, gray, normalize, technique, twiddles;
+	int fused; /* stored transposed, for the fused columns */
 	double scale; /* kernel_scale asked for */
 	GLuint spectrum;
 	size_t bytes;
@@ -115,8 +118,10 @@ static void plan_destroy(struct plan *p)
 	fft_axis_destroy(p->cols4);
 	fft_axis_destroy(p->rows2);
 	fft_axis_destroy(p->cols2);
-	GLuint bufs[] = {p->padded, p->image, p->out, p->staging};
-	for (int i = 0; i < 4; i++)
+	fft_conv_destroy(p->conv4);
+	fft_conv_destroy(p->conv2);
+	GLuint bufs[] = {p->padded, p->image, p->out, p->staging, p->q};
+	for (int i = 0; i < 5; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
 	free(p);
@@ -255,6 +260,19 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 		plan_destroy(q);
 		return rc == FFT_E_LIMIT ? BLOOM_E_TOO_LARGE : BLOOM_E_GPU;
 	}
+	if (!b->opts.separate) { /* fused columns where two fit shared memory; else separate */
+		struct fft_opts oc = o4;
+		oc.wisdom = NULL;
+		char cerr[FFT_ERR_LEN];
+		if (!fft_conv_create(b->pc, b->info, ph, pw, 0, &oc, &q->conv4, cerr) &&
+		    !fft_conv_create(b->pc, b->info, ph, pw, 1, &oc, &q->conv2, cerr))
+			q->q = make_buffer(elems * (q->half ? 8 : 16));
+		if (!q->q) {
+			fft_conv_destroy(q->conv4);
+			fft_conv_destroy(q->conv2);
+			q->conv4 = q->conv2 = NULL;
+		}
+	}
 	q->padded = make_buffer(elems * (q->half ? 8 : 16));
 	q->image = q->padded ? make_buffer(elems * 16) : 0;
 	q->out = q->image ? make_buffer(elems * 16) : 0;
@@ -293,6 +311,34 @@ static int get_program(struct bloom_ctx *b, const char *name, int variant, int h
 		return BLOOM_E_GPU;
 	}
 	*prog = id;
+	return 0;
+}
+
+/* Transposes rows [0, src_valid) of src (row stride src_stride) into dst (dst_rows rows of
+ * dst_cols, zero past src_valid). comps/half: the stored element (vec4 / vec2, float16). */
+static int transpose(struct bloom_ctx *b, GLuint src, int src_stride, int src_valid, GLuint dst,
+                     int dst_rows, int dst_cols, int comps, int half, char err[BLOOM_ERR_LEN])
+{
+	static const char *types[2][2] = {{"vec2", "vec4"}, {"uint", "uvec2"}};
+	const char *e = types[half ? 1 : 0][comps == 4];
+	char defs[128], perr[PROGRAM_ERR_LEN];
+	snprintf(defs, sizeof defs, "#define E %s\n#define EZERO %s(0)\n", e, e);
+	int key[2] = {comps, half};
+	unsigned prog;
+	if (program_get(b->pc, "transpose", key, sizeof key, defs, &prog, perr)) {
+		snprintf(err, BLOOM_ERR_LEN, "%s", perr);
+		return BLOOM_E_GPU;
+	}
+	glUseProgram(prog);
+	glUniform1ui(glGetUniformLocation(prog, "u_src_stride"), (GLuint)src_stride);
+	glUniform1ui(glGetUniformLocation(prog, "u_dst_stride"), (GLuint)dst_cols);
+	glUniform1ui(glGetUniformLocation(prog, "u_src_valid"), (GLuint)src_valid);
+	glUniform1ui(glGetUniformLocation(prog, "u_dst_rows"), (GLuint)dst_rows);
+	glUniform1ui(glGetUniformLocation(prog, "u_dst_cols"), (GLuint)dst_cols);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, src);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, dst);
+	glDispatchCompute((GLuint)(dst_rows + 31) / 32, (GLuint)(dst_cols + 31) / 32, 1);
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 	return 0;
 }
 
@@ -409,14 +455,14 @@ static float *resample(const float *src, int w, int h, int nw, int nh)
 }
 
 static struct kentry *kcache_find(struct bloom_ctx *b, const uint64_t d[2], int pw, int ph,
-                                  const struct kinfo *ki, const struct bloom_params *p)
+                                  const struct kinfo *ki, const struct bloom_params *p, int fused)
 {
 	for (size_t i = 0; i < b->nk; i++) {
 		struct kentry *e = &b->kc[i];
 		if (e->digest[0] == d[0] && e->digest[1] == d[1] && e->pw == pw && e->ph == ph &&
 		    e->cx == ki->cx && e->cy == ki->cy && e->scale == p->kernel_scale &&
 		    e->normalize == p->normalize && e->technique == p->technique &&
-		    e->twiddles == p->twiddles)
+		    e->twiddles == p->twiddles && e->fused == fused)
 			return e;
 	}
 	return NULL;
@@ -486,6 +532,19 @@ static int kernel_spectrum(struct bloom_ctx *b, struct plan *q, const uint64_t d
 		snprintf(err, BLOOM_ERR_LEN, "kernel spectrum: FFT failed");
 		return BLOOM_E_GPU;
 	}
+	int fused = q->conv4 != NULL;
+	if (fused) { /* the fused columns read the spectrum transposed, like the image's */
+		GLuint t = make_buffer(bytes);
+		rc = t ? transpose(b, spec, q->pw, q->ph, t, q->pw, q->ph, ki->gray ? 2 : 4, 0, err)
+		       : BLOOM_E_GPU;
+		glDeleteBuffers(1, &spec);
+		if (rc) {
+			if (t)
+				glDeleteBuffers(1, &t);
+			return rc;
+		}
+		spec = t;
+	}
 	if (b->nk == b->capk) {
 		size_t cap = b->capk ? b->capk * 2 : 8;
 		struct kentry *nk = realloc(b->kc, cap * sizeof *nk);
@@ -511,6 +570,7 @@ static int kernel_spectrum(struct bloom_ctx *b, struct plan *q, const uint64_t d
 	e->normalize = p->normalize;
 	e->technique = p->technique;
 	e->twiddles = p->twiddles;
+	e->fused = fused;
 	e->spectrum = spec;
 	e->bytes = bytes;
 	b->kbytes += bytes;
@@ -688,7 +748,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	gpu_timer_mark(b->timer);
 	/* kernel spectrum: cached, or computed now */
 	b->tick++;
-	struct kentry *ke = kcache_find(b, d, pw, ph, &ki, p);
+	struct kentry *ke = kcache_find(b, d, pw, ph, &ki, p, q->conv4 != NULL);
 	if (ke) {
 		b->st.kernel_hits++;
 		st->kernel_cached = 1;
@@ -711,21 +771,37 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	/* forward: rows of the image only (the rows below it are all padding), then every column */
 	rc = fft_axis_execute(q->rows4, q->padded, 0, (size_t)pw, 1, h, 0);
 	gpu_timer_mark(b->timer);
-	if (!rc)
-		rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 0);
-	gpu_timer_mark(b->timer);
-	/* multiply */
-	if (!rc) {
-		set_sizes(mult, w, h, pw, ph);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_SPECTRUM, ke->spectrum);
-		dispatch2d(pw, ph);
+	st->fused = q->conv4 != NULL;
+	if (st->fused) {
+		/* columns become rows of q (zero past the image's rows, never read); each group runs
+		 * two of them forward, multiplies, and back; then the image's rows come back to P */
+		char terr[BLOOM_ERR_LEN];
+		if (!rc)
+			rc = transpose(b, q->padded, pw, h, q->q, pw, ph, 4, half, terr) ? FFT_E_GL : 0;
+		gpu_timer_mark(b->timer);
+		if (!rc)
+			rc = fft_conv_execute(ki.gray ? q->conv2 : q->conv4, q->q, ke->spectrum);
+		gpu_timer_mark(b->timer);
+		if (!rc)
+			rc = transpose(b, q->q, ph, pw, q->padded, h, pw, 4, half, terr) ? FFT_E_GL : 0;
+		gpu_timer_mark(b->timer);
+	} else {
+		if (!rc)
+			rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 0);
+		gpu_timer_mark(b->timer);
+		/* multiply */
+		if (!rc) {
+			set_sizes(mult, w, h, pw, ph);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_SPECTRUM, ke->spectrum);
+			dispatch2d(pw, ph);
+		}
+		gpu_timer_mark(b->timer);
+		/* inverse: every column, then the rows the output needs */
+		if (!rc)
+			rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 1);
+		gpu_timer_mark(b->timer);
 	}
-	gpu_timer_mark(b->timer);
-	/* inverse: every column, then the rows the output needs */
-	if (!rc)
-		rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 1);
-	gpu_timer_mark(b->timer);
 	if (!rc)
 		rc = fft_axis_execute(q->rows4, q->padded, 0, (size_t)pw, 1, h, 1);
 	gpu_timer_mark(b->timer);

@@ -33,6 +33,8 @@ struct bloom_ctx_opts {
 	size_t kernel_cache_bytes; /* LRU bound on cached kernel spectra; 0: 512 MiB */
 	int max_plans;             /* padded sizes kept with their buffers; 0: 8 */
 	struct fft_wisdom *wisdom; /* measured FFT shapes (gles/wisdom.h), or NULL; not owned */
+	int separate;              /* 1: column transforms and multiply as separate passes (for
+	                              comparison); 0: fused where two columns fit shared memory */
 };
 
 /* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */
@@ -46,6 +48,8 @@ struct bloom_stats {
 	int gray_kernel;          /* 1: grayscale fast path */
 	int kernel_cached;        /* 1: the kernel spectrum came from the cache */
 	int timed;                /* 1: the *_ms fields below are GPU timer queries */
+	int fused;                /* 1: columns ran fused (cols_ms: transpose, multiply_ms: column
+	                             FFT + multiply + inverse in one pass, icols_ms: transpose back) */
 	double upload_ms, kernel_ms, prefilter_ms, rows_ms, cols_ms, multiply_ms, icols_ms,
 	       irows_ms, composite_ms, download_ms, gpu_ms; /* per stage; gpu_ms all GPU stages */
 };

@@ -103,10 +103,12 @@ static void sbf(struct sb *b, const char *fmt, ...)
 }
 
 /* Common defines: element type, storage, direction, twiddle mode, odd butterfly tables. */
-static void common_defines(struct sb *b, int components, int half, int inverse, int twiddles)
+static void common_defines(struct sb *b, int components, int half, int inverse, int twiddles,
+                           int conv)
 {
 	sbf(b, "#define COMPONENTS %d\n#define STORAGE_F16 %d\n#define INVERSE %d\n#define TW_TABLE %d\n",
 	    components, half, inverse, twiddles == FFT_TW_TABLE);
+	sbf(b, "#define CONV %d\n", conv);
 	static const int primes[] = {3, 5, 7, 11, 13};
 	for (int i = 0; i < 5; i++) {
 		int p = primes[i], h = (p - 1) / 2;
@@ -152,26 +154,61 @@ static int get_prog(struct program_cache *pc, const char *name, const struct fft
 	return 0;
 }
 
-static int build_shared(struct fft_axis *a, struct program_cache *pc, int inverse,
-                        char err[FFT_ERR_LEN])
+/* The pass calls of fft_shared (FFT_SEQUENCE): the first pass reads global memory, the last
+ * writes it, and between passes the values go through shared memory (in two rounds, .xy then
+ * .zw, when SPLIT). With conv the forward passes are followed by the inverse ones, with the
+ * spectrum multiply while the forward result sits in shared memory in natural order. */
+static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv)
 {
-	const struct fft_plan *p = &a->plan;
+	int n = p->npasses, total = conv ? 2 * n : n;
+	sbf(b, "#define FFT_SEQUENCE ");
+	for (int i = 0; i < total; i++) {
+		const struct fft_pass *cur = &p->pass[i % n];
+		if (i == 0) {
+			sbf(b, "load_global_r%d(); ", cur->radix);
+		} else {
+			const struct fft_pass *prev = &p->pass[(i - 1) % n];
+			int mult = conv && i == n;
+			for (int part = p->split ? 1 : 0; part <= (p->split ? 2 : 0); part++) {
+				sbf(b, "store_shared_r%d(%du, %d); barrier(); ", prev->radix, prev->ns, part);
+				if (mult)
+					sbf(b, "conv_multiply(%d); barrier(); ", part);
+				sbf(b, "load_shared_r%d(%d); barrier(); ", cur->radix, part);
+			}
+			if (mult)
+				sbf(b, "SIGN = 1.0; ");
+		}
+		if (total == 1)
+			sbf(b, "barrier(); ");
+		sbf(b, "compute_r%d(%du, %du); ", cur->radix, cur->ns, cur->tw_offset);
+	}
+	const struct fft_pass *last = &p->pass[(total - 1) % n];
+	sbf(b, "store_global_r%d(%du);\n", last->radix, last->ns);
+}
+
+/* The fft_shared program for plan p: a transform (conv 0) in one direction, or the fused
+ * forward + multiply + inverse (conv 1; kgray: the kernel spectrum is a real kernel's, vec2). */
+static int shared_program(struct program_cache *pc, const struct fft_plan *p,
+                          const struct fft_opts *o, int inverse, int conv, int kgray,
+                          double scale, struct prog *out, char err[FFT_ERR_LEN])
+{
 	struct fft_key key;
 	memset(&key, 0, sizeof key);
 	key.kind = 1;
 	key.n = p->m;
-	key.components = a->opts.components;
+	key.components = o->components;
 	key.inverse = inverse;
-	key.twiddles = a->opts.twiddles;
-	key.max_radix = a->opts.max_radix;
+	key.twiddles = o->twiddles;
+	key.max_radix = o->max_radix;
 	key.nsig = p->signals;
 	key.nthr = p->threads;
 	key.split = p->split;
-	key.threads = a->opts.threads;
-	key.half = a->opts.half;
-	key.norm_forward = a->opts.norm_forward;
+	key.threads = o->threads;
+	key.half = o->half;
+	key.norm_forward = o->norm_forward;
+	key.mode = conv ? 1 + kgray : 0;
 	struct sb b = {0};
-	common_defines(&b, key.components, key.half, inverse, key.twiddles);
+	common_defines(&b, key.components, key.half, inverse, key.twiddles, conv);
 	int vregs = 1, used[17] = {0};
 	for (int i = 0; i < p->npasses; i++) {
 		int r = p->pass[i].radix;
@@ -182,39 +219,25 @@ static int build_shared(struct fft_axis *a, struct program_cache *pc, int invers
 	}
 	char sc[32];
 	sbf(&b, "#define N %d\n#define NSIG %d\n#define NTHR %d\n#define VREGS %d\n#define SPLIT %d\n"
-	        "#define SCALE %s\n",
-	    p->m, p->signals, p->threads, vregs, p->split,
-	    scale_text(sc, sizeof sc, end_scale(&a->opts, inverse, p->m)));
+	        "#define SCALE %s\n#define KGRAY %d\n",
+	    p->m, p->signals, p->threads, vregs, p->split, scale_text(sc, sizeof sc, scale), kgray);
 	for (int r = 2; r <= 16; r++)
 		sbf(&b, "#define USE_R%d %d\n", r, used[r]);
-	/* the pass sequence: see fft_shared.comp */
-	sbf(&b, "#define FFT_SEQUENCE ");
-	for (int i = 0; i < p->npasses; i++) {
-		int r = p->pass[i].radix, ns = p->pass[i].ns, two = p->pass[i].tw_offset;
-		if (i == 0)
-			sbf(&b, "load_global_r%d(); ", r);
-		else if (!p->split)
-			sbf(&b, "load_shared_r%d(0); barrier(); ", r);
-		else
-			sbf(&b, "load_shared_r%d(1); barrier(); store_shared_r%d(%du, 2); barrier(); "
-			        "load_shared_r%d(2); barrier(); ",
-			    r, p->pass[i - 1].radix, p->pass[i - 1].ns, r);
-		if (p->npasses == 1)
-			sbf(&b, "barrier(); ");
-		sbf(&b, "compute_r%d(%du, %du); ", r, ns, two);
-		if (i == p->npasses - 1)
-			sbf(&b, "store_global_r%d(%du);", r, ns);
-		else
-			sbf(&b, "store_shared_r%d(%du, %d); barrier(); ", r, ns, p->split ? 1 : 0);
-	}
-	sbf(&b, "\n");
+	gen_sequence(&b, p, conv);
 	if (b.oom) {
 		free(b.s);
 		return FFT_E_NOMEM;
 	}
-	int rc = get_prog(pc, "fft_common+fft_shared", &key, b.s, &a->shared[inverse], err);
+	int rc = get_prog(pc, "fft_common+fft_shared", &key, b.s, out, err);
 	free(b.s);
 	return rc;
+}
+
+static int build_shared(struct fft_axis *a, struct program_cache *pc, int inverse,
+                        char err[FFT_ERR_LEN])
+{
+	return shared_program(pc, &a->plan, &a->opts, inverse, 0, 0,
+	                      end_scale(&a->opts, inverse, a->plan.m), &a->shared[inverse], err);
 }
 
 static int build_global(struct fft_axis *a, struct program_cache *pc, int inverse,
@@ -238,7 +261,7 @@ static int build_global(struct fft_axis *a, struct program_cache *pc, int invers
 		key.half = a->opts.half;
 		key.norm_forward = a->opts.norm_forward;
 		struct sb b = {0};
-		common_defines(&b, key.components, key.half, inverse, key.twiddles);
+		common_defines(&b, key.components, key.half, inverse, key.twiddles, 0);
 		char sc[32];
 		double scale = key.last ? end_scale(&a->opts, inverse, p->m) : 1.0;
 		sbf(&b, "#define N %d\n#define RADIX %d\n#define NS %d\n#define TWO %d\n"
@@ -273,7 +296,7 @@ static int build_bluestein(struct fft_axis *a, struct program_cache *pc, int inv
 		key.half = a->opts.half;
 		key.norm_forward = a->opts.norm_forward;
 		struct sb b = {0};
-		common_defines(&b, key.components, key.half, inverse, FFT_TW_COMPUTED);
+		common_defines(&b, key.components, key.half, inverse, FFT_TW_COMPUTED, 0);
 		char sc[32];
 		sbf(&b, "#define N %d\n#define M %d\n#define MODE %d\n#define SCALE %s\n", p->n, p->m,
 		    mode, scale_text(sc, sizeof sc, end_scale(&a->opts, inverse, p->n)));
@@ -807,4 +830,69 @@ struct fft_axis *fft_rows(struct fft *f)
 struct fft_axis *fft_cols(struct fft *f)
 {
 	return f->cols;
+}
+
+struct fft_conv {
+	struct fft_plan plan;
+	struct prog prog;
+	int count;
+	const struct egl_info *info;
+};
+
+int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
+                    int gray, const struct fft_opts *o, struct fft_conv **out,
+                    char err[FFT_ERR_LEN])
+{
+	*out = NULL;
+	if (o->components != 4 || n < 2 || count < 1 || !fft_is_native(n)) {
+		snprintf(err, FFT_ERR_LEN, "fused convolution: needs vec4 rows of a native length >= 2");
+		return FFT_E_ARG;
+	}
+	struct fft_conv *c = calloc(1, sizeof *c);
+	if (!c)
+		return FFT_E_NOMEM;
+	c->count = count;
+	c->info = info;
+	struct fft_plan_opts po = {o->max_radix, FFT_TECH_SHARED, o->twiddles, 4,
+	                           info->max_shared_memory, info->max_invocations, 0, o->threads};
+	int rc = fft_plan_make(n, &po, &c->plan);
+	struct fft_plan *p = &c->plan;
+	/* two rows a group: whole vec4 if they fit, else two vec2 rounds */
+	long long limit = info->max_shared_memory;
+	p->split = 2LL * n * 16 > limit;
+	if (rc || (p->split && 2LL * n * 8 > limit) || 2 * p->threads > info->max_invocations) {
+		snprintf(err, FFT_ERR_LEN, "fused convolution: two rows of %d do not fit shared memory", n);
+		free(c);
+		return FFT_E_PLAN;
+	}
+	p->signals = 2;
+	p->shared_bytes = 2 * n * (p->split ? 8 : 16);
+	rc = shared_program(pc, p, o, 0, 1, gray, 1.0 / n, &c->prog, err);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+void fft_conv_destroy(struct fft_conv *c)
+{
+	free(c);
+}
+
+int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel)
+{
+	set_uniforms(&c->prog, 0, (size_t)c->plan.m, 1, c->count);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_DATA, buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 8, kernel);
+	GLuint groups = (GLuint)(c->count / 2 + 1);
+	GLuint gx = groups, gy = 1, maxx = (GLuint)c->info->max_group_count[0];
+	if (gx > maxx) {
+		gx = maxx;
+		gy = (groups + maxx - 1) / maxx;
+	}
+	glDispatchCompute(gx, gy, 1);
+	barrier();
+	return gl_check(NULL, "fft_conv") ? FFT_E_GL : 0;
 }

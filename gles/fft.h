@@ -78,6 +78,21 @@ void fft_destroy(struct fft *f); /* NULL-safe */
  * rows first, then columns (forward and inverse alike; the 2D DFT is separable). */
 int fft_execute(struct fft *f, unsigned buf, int inverse);
 
+/* ---- fused convolution along rows: forward, spectrum multiply, inverse in one dispatch ---- */
+struct fft_conv;
+
+/* For `count` rows of length n of a vec4 buffer (row-major, row stride n): rows k and
+ * (count - k) mod count are transformed together in one work group, so the multiply can pair
+ * each (k, l) with its Hermitian partner (count - k, n - l) as the packed real convolution needs
+ * (gray: a real kernel's plain vec2 spectrum, multiplied directly), then transformed back and
+ * scaled by 1/n. The kernel buffer has the same layout (float32). FFT_E_PLAN when two rows do
+ * not fit the device's shared memory. o: components must be 4; half, twiddles, threads apply. */
+int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
+                    int gray, const struct fft_opts *o, struct fft_conv **out,
+                    char err[FFT_ERR_LEN]);
+void fft_conv_destroy(struct fft_conv *c); /* NULL-safe */
+int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel);
+
 struct fft_axis *fft_rows(struct fft *f); /* NULL unless rows are transformed */
 struct fft_axis *fft_cols(struct fft *f);
 

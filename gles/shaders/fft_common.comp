@@ -2,7 +2,8 @@
 // twiddles and the radix butterflies. Expects from the #define preamble:
 //   COMPONENTS 2|4  (vec2: one complex signal; vec4: two signals, .xy and .zw)
 //   INVERSE 0|1     (sign of the exponent), TW_TABLE 0|1 (twiddles from binding 1),
-//   STORAGE_F16 0|1 (data buffers hold float16 pairs),
+//   STORAGE_F16 0|1 (data buffers hold float16 pairs), CONV 0|1 (fft_shared's fused
+//   forward + multiply + inverse, see there),
 //   and the tables COSp/SINp (p = 3, 5, 7, 11, 13) of cos/sin(2 pi r k / p) for the odd
 //   butterflies, written by gles/fft.c in double precision.
 // NVIDIA's GLSL front end keeps these loops rolled and then indexes the value arrays at run
@@ -35,7 +36,10 @@ T st_load(ST s) { return s; }
 ST st_store(T v) { return v; }
 #endif
 
-#if INVERSE
+#if CONV
+// the fused convolution runs both directions in one program: the sign is set between them
+float SIGN = -1.0;
+#elif INVERSE
 const float SIGN = 1.0;
 #else
 const float SIGN = -1.0;

@@ -17,7 +17,8 @@ shared T s[N * NSIG];
 
 T v[VREGS];
 uint g_lsig, g_tid, g_base;
-bool g_valid;
+bool g_valid; // this invocation's signal exists: load it
+bool g_store; // ... and store it (CONV: the second row of a self-paired group is not stored)
 
 // Per radix R: load from global / shared, twiddle + butterfly, store to shared / global.
 // Butterfly j of this invocation is g_tid + q*NTHR, its inputs v[q*R + r].
@@ -87,7 +88,7 @@ void STORE_G(uint ns)                                                           
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
 		uint j = g_tid + q * uint(NTHR);                                                  \
-		if (j < NB && g_valid) {                                                          \
+		if (j < NB && g_store) {                                                          \
 			uint o = (j / ns) * ns * R + j % ns;                                          \
 			for (uint r = 0u; r < R; r++)                                                 \
 				data[g_base + (o + r * ns) * u_elem_stride] = st_store(v[q * R + r] * SCALE); \
@@ -123,13 +124,101 @@ DEFINE_RADIX(13u, bfly13, load_global_r13, load_shared_r13, compute_r13, store_s
 DEFINE_RADIX(16u, bfly16, load_global_r16, load_shared_r16, compute_r16, store_shared_r16, store_global_r16)
 #endif
 
+#if CONV
+// The fused convolution over the rows of the transposed spectrum Q (row k = column k of the
+// image's spectrum, length N): a group holds rows k and k' = (count - k) mod count (NSIG 2), so
+// the Hermitian partner (k', -l) of every (k, l) is in its shared memory. After the forward
+// passes the spectrum is in shared memory in natural order; conv_multiply multiplies it by the
+// kernel's (same layout, float32; KGRAY: a real kernel's plain spectrum, vec2) and the inverse
+// passes follow. part 1 / 2: only the .xy / .zw plane is in shared memory (SPLIT).
+#if KGRAY
+layout(std430, binding = 8) readonly buffer Kernel { vec2 kq[]; };
+#else
+layout(std430, binding = 8) readonly buffer Kernel { vec4 kq[]; };
+#endif
+uint g_rows[2];
+
+vec2 conj2(vec2 a) { return vec2(a.x, -a.y); }
+// the two real signals packed in a complex one at q, given its value at the partner p
+void unpack2(vec2 zq, vec2 zp, out vec2 a, out vec2 b)
+{
+	vec2 c = conj2(zp);
+	a = 0.5 * (zq + c);
+	vec2 d = 0.5 * (zq - c);
+	b = vec2(d.y, -d.x);
+}
+vec2 pack2(vec2 a, vec2 b) { return a + vec2(-b.y, b.x); }
+
+// one complex plane: image pair (zq, zp) times kernel pair (kq, kp); returns the new pair
+void mul_plane(inout vec2 zq, inout vec2 zp, vec2 kq_, vec2 kp_)
+{
+	vec2 a, b, ka, kb;
+	unpack2(zq, zp, a, b);
+	unpack2(kq_, kp_, ka, kb);
+	a = cm2(a, ka);
+	b = cm2(b, kb);
+	zq = pack2(a, b);
+	zp = pack2(conj2(a), conj2(b));
+}
+
+void conv_multiply(int part)
+{
+	if (!g_valid)
+		return; // a group past the last pair (the dispatch rounds up)
+	for (uint l = g_tid; l < uint(N); l += uint(NTHR)) {
+		if (g_lsig != 0u)
+			break; // invocations of the first row do every pair
+		uint lp = (uint(N) - l) % uint(N);
+		uint iq = l * uint(NSIG), ip = lp * uint(NSIG) + 1u;
+		uint kq_i = g_rows[0] * uint(N) + l, kp_i = g_rows[1] * uint(N) + lp;
+#if KGRAY
+		vec2 k0 = kq[kq_i], k1 = kq[kp_i];
+#if SPLIT
+		s[iq] = cm2(s[iq], k0);
+		s[ip] = cm2(s[ip], k1);
+#else
+		s[iq] = vec4(cm2(s[iq].xy, k0), cm2(s[iq].zw, k0));
+		s[ip] = vec4(cm2(s[ip].xy, k1), cm2(s[ip].zw, k1));
+#endif
+#else
+		vec4 k0 = kq[kq_i], k1 = kq[kp_i];
+#if SPLIT
+		vec2 zq = s[iq], zp = s[ip];
+		if (part == 1)
+			mul_plane(zq, zp, k0.xy, k1.xy);
+		else
+			mul_plane(zq, zp, k0.zw, k1.zw);
+		s[iq] = zq;
+		s[ip] = zp;
+#else
+		vec4 zq = s[iq], zp = s[ip];
+		vec2 a = zq.xy, b = zp.xy, c = zq.zw, d = zp.zw;
+		mul_plane(a, b, k0.xy, k1.xy);
+		mul_plane(c, d, k0.zw, k1.zw);
+		s[iq] = vec4(a, c);
+		s[ip] = vec4(b, d);
+#endif
+#endif
+	}
+}
+#endif
+
 void main()
 {
 	g_lsig = gl_LocalInvocationID.x;
 	g_tid = gl_LocalInvocationID.y;
 	uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+#if CONV
+	g_rows[0] = group;
+	g_rows[1] = (u_count - group) % u_count;
+	uint sig = g_rows[g_lsig];
+	g_valid = group <= u_count / 2u;
+	g_store = g_valid && (g_lsig == 0u || g_rows[1] != g_rows[0]);
+#else
 	uint sig = group * uint(NSIG) + g_lsig;
 	g_valid = sig < u_count;
+	g_store = g_valid;
+#endif
 	g_base = u_offset + sig * u_sig_stride;
 	FFT_SEQUENCE
 }

@@ -465,6 +465,48 @@ static void test_fp16_storage(void **state)
 	assert_true(ok);
 }
 
+/* the fused column pass (transpose, two columns a group forward, multiply, inverse) against
+ * the separate passes, on a colour and a gray kernel, and in float16 */
+static void test_fused_vs_separate(void **state)
+{
+	(void)state;
+	char err[BLOOM_ERR_LEN];
+	struct bloom_ctx *sep;
+	struct bloom_ctx_opts so = {.separate = 1};
+	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &so, NULL, &sep, err), 0);
+	int sizes[][4] = {{120, 77, 31, 17}, {200, 150, 57, 57}, {64, 300, 9, 40}};
+	for (int i = 0; i < 3; i++)
+		for (int gray = 0; gray < 2; gray++)
+			for (int half = 0; half < 2; half++) {
+				int w = sizes[i][0], h = sizes[i][1];
+				struct image in = rand_image(w, h, 4, -1, 1),
+				             k = rand_image(sizes[i][2], sizes[i][3], gray ? 1 : 3, 0, 1);
+				struct bloom_params p;
+				bloom_params_defaults(&p, BLOOM_OP_CONVOLVE);
+				p.precision = half ? BLOOM_FP16 : BLOOM_FP32;
+				struct bloom_kernel kr = {&k, {0, 0}};
+				struct image a, bo;
+				struct bloom_stats sa, sb;
+				assert_int_equal(bloom_run(g_b, BLOOM_OP_CONVOLVE, &in, &kr, &p, &a, &sa, err), 0);
+				assert_int_equal(bloom_run(sep, BLOOM_OP_CONVOLVE, &in, &kr, &p, &bo, &sb, err), 0);
+				assert_int_equal(sa.fused, 1);
+				assert_int_equal(sb.fused, 0);
+				size_t n = (size_t)w * h * 4;
+				double *ref = malloc(n * sizeof *ref);
+				for (size_t j = 0; j < n; j++)
+					ref[j] = bo.pixels[j];
+				char name[96];
+				snprintf(name, sizeof name, "fused vs separate %dx%d %s %s (pad %dx%d)", w, h,
+				         gray ? "gray" : "colour", half ? "fp16" : "fp32", sa.padded_w, sa.padded_h);
+				int ok = tu_report(name, tu_rel_l2_f32(a.pixels, ref, n), tu_max_abs_f32(a.pixels, ref, n),
+				                   half ? TOL_FP16 : TOL);
+				image_free(&in), image_free(&k), image_free(&a), image_free(&bo);
+				free(ref);
+				assert_true(ok);
+			}
+	bloom_ctx_destroy(sep);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -516,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_energy_and_cache),
 		cmocka_unit_test(test_kernel_scale_and_presets),
 		cmocka_unit_test(test_fp16_storage),
+		cmocka_unit_test(test_fused_vs_separate),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
