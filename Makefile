@@ -31,9 +31,10 @@ include protocol/module.mk
 include daemon/module.mk
 LIB_OBJS := $(GLES_OBJS) $(PROTOCOL_OBJS) $(DAEMON_LIB_OBJS)
 include tests/module.mk
+include bench/module.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: all deps deps-test deps-bench deps-docs run test sanitize bench fuzz picture clean
+.PHONY: all deps deps-test deps-bench deps-docs run test sanitize bench bench-frames fuzz picture clean
 all: $(BUILD)/fftbloomd $(BUILD)/fftbloom
 
 define install_missing
@@ -84,6 +85,15 @@ sanitize: deps-test
 	ASAN_OPTIONS=detect_leaks=1 sh tests/run.sh build/san
 
 tests: $(TEST_BINS)
+
+# GPU stages (fftbloom bench --quick), the FFTW peer, the codec ceiling and the end-to-end load
+# on this machine (bench/local.sh): JSON lines under build/bench/, a table at the end.
+bench: deps-bench all $(BENCH_BINS) bench-frames
+	BUILD=$(BUILD) sh bench/local.sh
+
+# Test frames for bench/e2e.sh from python3-skimage's photographs (bench/frames/, not committed).
+bench-frames: deps-docs
+	sh bench/make_frames.sh bench/frames
 
 # The README's before/after picture (docs/make_picture.sh says how it is made).
 picture: deps-docs all

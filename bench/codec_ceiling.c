@@ -1,0 +1,201 @@
+/* codec_ceiling: what the host's cores can decode and encode, the end-to-end bloom's ceiling when
+ * the GPU is never the bottleneck. JPEG decode + encode of each frame on one thread through
+ * protocol/image (the daemon's own codec path: sRGB to linear float32 and back, quality 90),
+ * median of runs after warm-up, frames rotated; the implied frames/s for N cores. Beside it,
+ * libjpeg-turbo alone (8-bit RGB decode + encode, same quality, 4:4:4, accurate DCT): the ceiling
+ * if the float conversions cost nothing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <turbojpeg.h>
+#include <unistd.h>
+
+#include "protocol/image.h"
+
+#define MAX_FILES 64
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	unsigned char *b = NULL;
+	long n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+	if (n > 0 && n < (1l << 30) && (b = malloc((size_t)n)) != NULL) {
+		rewind(f);
+		if (fread(b, 1, (size_t)n, f) != (size_t)n) {
+			free(b);
+			b = NULL;
+		}
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: codec_ceiling [--runs N] [--warmup N] [--max-seconds S] [--quality Q]\n"
+	           "                     [--cores N] [--label TEXT] FRAME.jpg [FRAME.jpg ...]\n"
+	           "JPEG decode + encode per frame on one thread (median); JSON line on stdout, a line\n"
+	           "on stderr. --cores defaults to the online CPUs.\n");
+}
+
+int main(int argc, char **argv)
+{
+	int runs = 30, warmup = 3, quality = 90;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	double max_s = 20;
+	const char *label = "";
+	const char *paths[MAX_FILES];
+	int nf = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--runs") && v)
+			runs = atoi(argv[++i]);
+		else if (!strcmp(a, "--warmup") && v)
+			warmup = atoi(argv[++i]);
+		else if (!strcmp(a, "--quality") && v)
+			quality = atoi(argv[++i]);
+		else if (!strcmp(a, "--cores") && v)
+			cores = atol(argv[++i]);
+		else if (!strcmp(a, "--max-seconds") && v)
+			max_s = atof(argv[++i]);
+		else if (!strcmp(a, "--label") && v && !strpbrk(v, "\"\\"))
+			label = argv[++i];
+		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (a[0] != '-' && nf < MAX_FILES)
+			paths[nf++] = a;
+		else {
+			fprintf(stderr, "codec_ceiling: bad argument '%s'\n", a);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!nf || runs < 1 || runs > 100000 || warmup < 0 || warmup > 1000 || quality < 1 ||
+	    quality > 100 || cores < 1 || !(max_s > 0)) {
+		usage(stderr);
+		return 2;
+	}
+	unsigned char *bufs[MAX_FILES];
+	size_t lens[MAX_FILES];
+	for (int i = 0; i < nf; i++)
+		if (!(bufs[i] = slurp(paths[i], &lens[i]))) {
+			fprintf(stderr, "codec_ceiling: cannot read %s\n", paths[i]);
+			return 1;
+		}
+	double *dec = malloc((size_t)runs * sizeof *dec), *enc = malloc((size_t)runs * sizeof *enc);
+	double *tot = malloc((size_t)runs * sizeof *tot);
+	if (!dec || !enc || !tot)
+		return 1;
+	struct image_encode_opts eo;
+	memset(&eo, 0, sizeof eo);
+	eo.quality = quality;
+	int w = 0, h = 0, ch = 0, done = 0;
+	size_t out_bytes = 0;
+	double t_start = now_s();
+	for (int r = 0; r < warmup + runs; r++) {
+		int f = r % nf;
+		struct image img;
+		struct image_info info;
+		char err[IMAGE_ERR_LEN];
+		unsigned char *out = NULL;
+		size_t out_len = 0;
+		unsigned lost;
+		double t0 = now_s();
+		int rc = image_decode(bufs[f], lens[f], NULL, &img, &info, err);
+		double t1 = now_s();
+		if (!rc)
+			rc = image_encode(&img, IMAGE_FORMAT_JPEG, &eo, &out, &out_len, &lost, err);
+		double t2 = now_s();
+		if (rc) {
+			fprintf(stderr, "codec_ceiling: %s: %s\n", paths[f], err);
+			return 1;
+		}
+		w = img.width;
+		h = img.height;
+		ch = img.channels;
+		image_free(&img);
+		free(out);
+		if (r >= warmup) {
+			dec[done] = (t1 - t0) * 1e3;
+			enc[done] = (t2 - t1) * 1e3;
+			tot[done] = (t2 - t0) * 1e3;
+			out_bytes += out_len;
+			done++;
+			if (done >= 3 && now_s() - t_start > max_s)
+				break;
+		}
+	}
+	double md = median(dec, done), me = median(enc, done), mt = median(tot, done);
+	double fps1 = 1e3 / mt;
+
+	/* libjpeg-turbo alone, same frames and run count */
+	tjhandle td = tjInitDecompress(), tc = tjInitCompress();
+	unsigned char *rgb = malloc((size_t)w * h * 3);
+	unsigned long cap = tjBufSize(w, h, TJSAMP_444);
+	unsigned char *jb = malloc(cap);
+	if (!td || !tc || !rgb || !jb)
+		return 1;
+	int tdone = 0;
+	for (int r = 0; r < warmup + done; r++) {
+		int f = r % nf, fw, fh, ss, cs;
+		unsigned long jl = cap;
+		double t0 = now_s();
+		if (tjDecompressHeader3(td, bufs[f], (unsigned long)lens[f], &fw, &fh, &ss, &cs) ||
+		    fw != w || fh != h ||
+		    tjDecompress2(td, bufs[f], (unsigned long)lens[f], rgb, w, 0, h, TJPF_RGB, 0) ||
+		    tjCompress2(tc, rgb, w, 0, h, TJPF_RGB, &jb, &jl, TJSAMP_444, quality,
+		                TJFLAG_ACCURATEDCT | TJFLAG_NOREALLOC)) {
+			fprintf(stderr, "codec_ceiling: turbojpeg on %s: %s (frames must share one size)\n",
+			        paths[f], tjGetErrorStr2(td));
+			return 1;
+		}
+		if (r >= warmup)
+			tot[tdone++] = (now_s() - t0) * 1e3;
+	}
+	double mtj = median(tot, tdone);
+	tjDestroy(td);
+	tjDestroy(tc);
+	free(rgb);
+	free(jb);
+	printf("{\"workload\":\"codec_ceiling\",\"label\":\"%s\",\"image\":\"%dx%d\",\"channels\":%d,"
+	       "\"quality\":%d,\"frames\":%d,\"runs\":%d,\"decode_ms\":%.3f,\"encode_ms\":%.3f,"
+	       "\"codec_ms\":%.3f,\"fps_per_core\":%.3f,\"cores\":%ld,\"ceiling_fps\":%.3f,"
+	       "\"out_bytes_mean\":%.0f,\"turbojpeg_ms\":%.3f,\"turbojpeg_ceiling_fps\":%.3f}\n",
+	       label, w, h, ch, quality, nf, done, md, me, mt, fps1, cores, fps1 * (double)cores,
+	       (double)out_bytes / done, mtj, 1e3 / mtj * (double)cores);
+	fprintf(stderr, "codec ceiling %dx%d: decode %.2f ms + encode %.2f ms = %.2f ms a frame on one "
+	        "core (median of %d) -> %.1f frames/s per core, %.1f frames/s on %ld cores\n",
+	        w, h, md, me, mt, done, fps1, fps1 * (double)cores, cores);
+	fprintf(stderr, "  libjpeg-turbo alone (8-bit RGB decode + encode): %.2f ms a frame -> %.1f "
+	        "frames/s on %ld cores\n", mtj, 1e3 / mtj * (double)cores, cores);
+	for (int i = 0; i < nf; i++)
+		free(bufs[i]);
+	free(dec);
+	free(enc);
+	free(tot);
+	return 0;
+}

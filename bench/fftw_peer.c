@@ -1,0 +1,467 @@
+/* fftw_peer: the CPU peer of `fftbloom bench`. FFTW single precision on all cores, FFTW_MEASURE:
+ * complex 2D FFTs at fftbloom's FFT sizes, and the bloom as a CPU would do it with the kernel
+ * spectrum cached (4 float32 planes padded to fftbloom's sizes from fft_good_size, batched r2c,
+ * multiply, c2r, composite). Median of runs after warm-up, input sets rotated. JSON lines on
+ * stdout, a short table on stderr. */
+#include <complex.h>
+#include <fftw3.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gles/fft_plan.h"
+
+#define SETS 3
+#define MAX_THREADS 256
+
+struct peer_cfg {
+	int threads, runs, warmup, quick;
+	double max_s; /* timed seconds per workload at most (at least 3 runs) */
+	const char *only, *wisdom;
+};
+
+/* ---- a fixed pool for the memory-bound loops FFTW does not thread ---- */
+
+struct pool {
+	int n;
+	pthread_t th[MAX_THREADS];
+	pthread_barrier_t start, done;
+	void (*fn)(void *arg, int i, int n);
+	void *arg;
+	int quit;
+};
+
+struct worker {
+	struct pool *p;
+	int i;
+};
+static struct worker g_workers[MAX_THREADS];
+
+static void *pool_main(void *arg)
+{
+	struct worker *w = arg;
+	struct pool *p = w->p;
+	for (;;) {
+		pthread_barrier_wait(&p->start);
+		if (p->quit)
+			return NULL;
+		p->fn(p->arg, w->i, p->n);
+		pthread_barrier_wait(&p->done);
+	}
+}
+
+static int pool_create(struct pool *p, int n)
+{
+	memset(p, 0, sizeof *p);
+	p->n = n;
+	pthread_barrier_init(&p->start, NULL, (unsigned)n);
+	pthread_barrier_init(&p->done, NULL, (unsigned)n);
+	for (int i = 1; i < n; i++) {
+		g_workers[i].p = p;
+		g_workers[i].i = i;
+		if (pthread_create(&p->th[i], NULL, pool_main, &g_workers[i]))
+			return -1;
+	}
+	return 0;
+}
+
+/* Runs fn(arg, i, n) for i in 0..n-1, one per thread, the caller taking i = 0. */
+static void pool_run(struct pool *p, void (*fn)(void *, int, int), void *arg)
+{
+	p->fn = fn;
+	p->arg = arg;
+	pthread_barrier_wait(&p->start);
+	fn(arg, 0, p->n);
+	pthread_barrier_wait(&p->done);
+}
+
+static void pool_destroy(struct pool *p)
+{
+	p->quit = 1;
+	pthread_barrier_wait(&p->start);
+	for (int i = 1; i < p->n; i++)
+		pthread_join(p->th[i], NULL);
+	pthread_barrier_destroy(&p->start);
+	pthread_barrier_destroy(&p->done);
+}
+
+/* ---- helpers ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, int n)
+{
+	double *s = malloc((size_t)n * sizeof *s);
+	if (!s)
+		return -1;
+	memcpy(s, v, (size_t)n * sizeof *s);
+	qsort(s, (size_t)n, sizeof *s, cmp_double);
+	double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+	free(s);
+	return m;
+}
+
+static unsigned long long g_rng = 88172645463325252ull;
+static float frand(void)
+{
+	g_rng ^= g_rng << 13;
+	g_rng ^= g_rng >> 7;
+	g_rng ^= g_rng << 17;
+	return (float)((g_rng >> 11) * (1.0 / 9007199254740992.0));
+}
+
+static int want(const struct peer_cfg *c, const char *name)
+{
+	return !c->only || strstr(name, c->only) != NULL;
+}
+
+/* ---- complex 2D FFT ---- */
+
+static int bench_fft(const struct peer_cfg *c, int h, int w)
+{
+	size_t n = (size_t)h * (size_t)w;
+	fftwf_complex *in[SETS], *out = fftwf_alloc_complex(n), *back = fftwf_alloc_complex(n);
+	int ok = out && back;
+	for (int s = 0; s < SETS; s++)
+		ok &= (in[s] = fftwf_alloc_complex(n)) != NULL;
+	if (!ok) {
+		fprintf(stderr, "fft %dx%d: out of memory\n", h, w);
+		return -1;
+	}
+	double t0 = now_s();
+	fftwf_plan fwd = fftwf_plan_dft_2d(h, w, in[0], out, FFTW_FORWARD, FFTW_MEASURE);
+	fftwf_plan inv = fftwf_plan_dft_2d(h, w, out, back, FFTW_BACKWARD, FFTW_MEASURE);
+	double plan_s = now_s() - t0;
+	if (!fwd || !inv) {
+		fprintf(stderr, "fft %dx%d: no plan\n", h, w);
+		return -1;
+	}
+	for (int s = 0; s < SETS; s++)
+		for (size_t i = 0; i < n; i++)
+			in[s][i] = (frand() * 2 - 1) + I * (frand() * 2 - 1);
+	double *tf = malloc((size_t)c->runs * sizeof *tf), *ti = malloc((size_t)c->runs * sizeof *ti);
+	int done = 0;
+	double t_start = now_s();
+	for (int r = 0; r < c->warmup + c->runs; r++) {
+		double a = now_s();
+		fftwf_execute_dft(fwd, in[r % SETS], out);
+		double b = now_s();
+		fftwf_execute(inv);
+		double e = now_s();
+		if (r < c->warmup)
+			continue;
+		tf[done] = (b - a) * 1e3;
+		ti[done] = (e - b) * 1e3;
+		done++;
+		if (done >= 3 && now_s() - t_start > c->max_s)
+			break;
+	}
+	double mf = median(tf, done), mi = median(ti, done);
+	printf("{\"workload\":\"fft\",\"peer\":\"fftw\",\"size\":\"%dx%d\",\"threads\":%d,"
+	       "\"plan\":\"measure\",\"plan_s\":%.3f,\"forward_ms\":%.4f,\"inverse_ms\":%.4f,"
+	       "\"runs\":%d}\n",
+	       h, w, c->threads, plan_s, mf, mi, done);
+	fflush(stdout);
+	fprintf(stderr, "fft   %5dx%-5d  forward %9.3f ms  inverse %9.3f ms  (plan %.1f s, %d runs)\n",
+	        h, w, mf, mi, plan_s, done);
+	fftwf_destroy_plan(fwd);
+	fftwf_destroy_plan(inv);
+	for (int s = 0; s < SETS; s++)
+		fftwf_free(in[s]);
+	fftwf_free(out);
+	fftwf_free(back);
+	free(tf);
+	free(ti);
+	return 0;
+}
+
+/* ---- bloom: 4 planes, padded, r2c, multiply by a cached spectrum, c2r, composite ---- */
+
+struct bloom_job {
+	int w, h, pw, ph, hc; /* image, padded; hc = pw/2+1 complex columns */
+	const float *src;     /* 4 planes of w x h */
+	float *pad;           /* 4 planes of pw x ph; padding stays zero */
+	fftwf_complex *spec;  /* 4 planes of hc x ph */
+	const fftwf_complex *k;
+	const float *conv; /* c2r result, 4 planes of pw x ph */
+	float *out;        /* 4 planes of w x h: src + conv */
+};
+
+/* rows [i*R/n, (i+1)*R/n) of R rows */
+#define SPLIT(R, i, n, lo, hi)                                                               \
+	size_t lo = (size_t)(R) * (size_t)(i) / (size_t)(n), hi = (size_t)(R) * (size_t)((i) + 1) / (size_t)(n)
+
+static void do_pad(void *arg, int i, int n)
+{
+	const struct bloom_job *j = arg;
+	SPLIT(4 * j->h, i, n, lo, hi);
+	for (size_t r = lo; r < hi; r++) {
+		size_t ch = r / (size_t)j->h, y = r % (size_t)j->h;
+		memcpy(j->pad + (ch * (size_t)j->ph + y) * (size_t)j->pw, j->src + r * (size_t)j->w,
+		       (size_t)j->w * sizeof(float));
+	}
+}
+
+static void do_multiply(void *arg, int i, int n)
+{
+	const struct bloom_job *j = arg;
+	SPLIT(4 * j->ph, i, n, lo, hi);
+	size_t a = lo * (size_t)j->hc, b = hi * (size_t)j->hc;
+	fftwf_complex *restrict s = j->spec;
+	const fftwf_complex *restrict k = j->k;
+	for (size_t e = a; e < b; e++)
+		s[e] *= k[e];
+}
+
+static void do_composite(void *arg, int i, int n)
+{
+	const struct bloom_job *j = arg;
+	SPLIT(4 * j->h, i, n, lo, hi);
+	for (size_t r = lo; r < hi; r++) {
+		size_t ch = r / (size_t)j->h, y = r % (size_t)j->h;
+		const float *restrict cv = j->conv + (ch * (size_t)j->ph + y) * (size_t)j->pw;
+		const float *restrict s = j->src + r * (size_t)j->w;
+		float *restrict o = j->out + r * (size_t)j->w;
+		for (int x = 0; x < j->w; x++)
+			o[x] = s[x] + cv[x];
+	}
+}
+
+#define NSTAGE 5
+static const char *stage_names[NSTAGE] = {"pad", "r2c", "multiply", "c2r", "composite"};
+
+static int bench_bloom(const struct peer_cfg *c, struct pool *pool, const char *label, int w, int h,
+                       int kw, int kh, int padded)
+{
+	struct bloom_job j;
+	memset(&j, 0, sizeof j);
+	j.w = w;
+	j.h = h;
+	j.pw = padded ? fft_good_size(w + kw - 1) : w;
+	j.ph = padded ? fft_good_size(h + kh - 1) : h;
+	j.hc = j.pw / 2 + 1;
+	size_t img = (size_t)w * h * 4, real = (size_t)j.pw * j.ph * 4, cplx = (size_t)j.hc * j.ph * 4;
+	float *src[SETS], *pad = fftwf_alloc_real(real), *conv = fftwf_alloc_real(real);
+	float *out = fftwf_alloc_real(img);
+	fftwf_complex *spec = fftwf_alloc_complex(cplx), *k = fftwf_alloc_complex(cplx);
+	int ok = pad && conv && out && spec && k;
+	for (int s = 0; s < SETS; s++)
+		ok &= (src[s] = fftwf_alloc_real(img)) != NULL;
+	if (!ok) {
+		fprintf(stderr, "bloom %s: out of memory\n", label);
+		return -1;
+	}
+	int dims[2] = {j.ph, j.pw};
+	double t0 = now_s();
+	fftwf_plan r2c = fftwf_plan_many_dft_r2c(2, dims, 4, pad, NULL, 1, j.pw * j.ph, spec, NULL, 1,
+	                                         j.hc * j.ph, FFTW_MEASURE);
+	fftwf_plan c2r = fftwf_plan_many_dft_c2r(2, dims, 4, spec, NULL, 1, j.hc * j.ph, conv, NULL, 1,
+	                                         j.pw * j.ph, FFTW_MEASURE);
+	double plan_s = now_s() - t0;
+	if (!r2c || !c2r) {
+		fprintf(stderr, "bloom %s: no plan\n", label);
+		return -1;
+	}
+	/* planning scribbled on the arrays: zero the padding, fill the frames and the kernel spectrum
+	 * (a kernel's padded r2c, scaled by 1/(pw*ph) so the c2r needs no normalisation) */
+	memset(pad, 0, real * sizeof *pad);
+	for (int s = 0; s < SETS; s++)
+		for (size_t i = 0; i < img; i++)
+			src[s][i] = frand();
+	for (int ch = 0; ch < 4; ch++)
+		for (int y = 0; y < kh; y++)
+			for (int x = 0; x < kw; x++)
+				pad[((size_t)ch * j.ph + y) * j.pw + x] = frand() / ((float)kw * kh);
+	fftwf_execute(r2c);
+	float scale = 1.0f / ((float)j.pw * (float)j.ph);
+	for (size_t i = 0; i < cplx; i++)
+		k[i] = spec[i] * scale;
+	memset(pad, 0, real * sizeof *pad);
+	j.pad = pad;
+	j.spec = spec;
+	j.k = k;
+	j.conv = conv;
+	j.out = out;
+
+	double *t[NSTAGE + 1];
+	for (int s = 0; s <= NSTAGE; s++)
+		t[s] = malloc((size_t)c->runs * sizeof *t[s]);
+	int done = 0;
+	double t_start = now_s();
+	for (int r = 0; r < c->warmup + c->runs; r++) {
+		double m[NSTAGE + 1];
+		j.src = src[r % SETS];
+		m[0] = now_s();
+		pool_run(pool, do_pad, &j);
+		m[1] = now_s();
+		fftwf_execute(r2c);
+		m[2] = now_s();
+		pool_run(pool, do_multiply, &j);
+		m[3] = now_s();
+		fftwf_execute(c2r);
+		m[4] = now_s();
+		pool_run(pool, do_composite, &j);
+		m[5] = now_s();
+		if (r < c->warmup)
+			continue;
+		for (int s = 0; s < NSTAGE; s++)
+			t[s][done] = (m[s + 1] - m[s]) * 1e3;
+		t[NSTAGE][done] = (m[NSTAGE] - m[0]) * 1e3;
+		done++;
+		if (done >= 3 && now_s() - t_start > c->max_s)
+			break;
+	}
+	double md[NSTAGE + 1];
+	for (int s = 0; s <= NSTAGE; s++)
+		md[s] = median(t[s], done);
+	printf("{\"workload\":\"bloom\",\"peer\":\"fftw\",\"label\":\"%s\",\"image\":\"%dx%d\","
+	       "\"kernel\":\"%dx%d\",\"padded\":\"%dx%d\",\"size\":\"%dx%d\",\"channels\":4,"
+	       "\"threads\":%d,\"plan_s\":%.3f,\"ms\":%.4f,\"fft_ms\":%.4f,\"stages_ms\":{",
+	       label, w, h, kw, kh, j.pw, j.ph, j.ph, j.pw, c->threads, plan_s, md[NSTAGE],
+	       md[1] + md[2] + md[3]);
+	for (int s = 0; s < NSTAGE; s++)
+		printf("%s\"%s\":%.4f", s ? "," : "", stage_names[s], md[s]);
+	printf("},\"runs\":%d}\n", done);
+	fflush(stdout);
+	fprintf(stderr, "bloom %-18s %5dx%-5d k %4dx%-4d -> %5dx%-5d  total %9.3f ms  (pad %.2f, r2c "
+	        "%.2f, mul %.2f, c2r %.2f, composite %.2f; %d runs)\n",
+	        label, w, h, kw, kh, j.pw, j.ph, md[NSTAGE], md[0], md[1], md[2], md[3], md[4], done);
+	for (int s = 0; s <= NSTAGE; s++)
+		free(t[s]);
+	fftwf_destroy_plan(r2c);
+	fftwf_destroy_plan(c2r);
+	for (int s = 0; s < SETS; s++)
+		fftwf_free(src[s]);
+	fftwf_free(pad);
+	fftwf_free(conv);
+	fftwf_free(out);
+	fftwf_free(spec);
+	fftwf_free(k);
+	return 0;
+}
+
+static void cpu_name(char *buf, size_t len)
+{
+	snprintf(buf, len, "unknown");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			char *v = strchr(line, ':') + 1;
+			while (*v == ' ')
+				v++;
+			v[strcspn(v, "\n")] = 0;
+			for (char *p = v; *p; p++)
+				if (*p == '"' || *p == '\\')
+					*p = '\'';
+			snprintf(buf, len, "%s", v);
+			break;
+		}
+	fclose(f);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: fftw_peer [--quick] [--threads N] [--runs N] [--warmup N] [--max-seconds S]\n"
+	           "                 [--only TEXT] [--wisdom FILE]\n"
+	           "FFTW single precision, FFTW_MEASURE, all cores unless --threads. --quick: the small\n"
+	           "sizes of `fftbloom bench --quick`. --wisdom: read and update FFTW wisdom there.\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct peer_cfg c = {0, 30, 3, 0, 10.0, NULL, NULL};
+	c.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--quick"))
+			c.quick = 1;
+		else if (!strcmp(a, "--threads") && v)
+			c.threads = atoi(argv[++i]);
+		else if (!strcmp(a, "--runs") && v)
+			c.runs = atoi(argv[++i]);
+		else if (!strcmp(a, "--warmup") && v)
+			c.warmup = atoi(argv[++i]);
+		else if (!strcmp(a, "--max-seconds") && v)
+			c.max_s = atof(argv[++i]);
+		else if (!strcmp(a, "--only") && v)
+			c.only = argv[++i];
+		else if (!strcmp(a, "--wisdom") && v)
+			c.wisdom = argv[++i];
+		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "fftw_peer: bad argument '%s'\n", a);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (c.threads < 1 || c.threads > MAX_THREADS || c.runs < 3 || c.runs > 100000 ||
+	    c.warmup < 0 || c.warmup > 1000 || !(c.max_s > 0)) {
+		usage(stderr);
+		return 2;
+	}
+	if (!fftwf_init_threads()) {
+		fprintf(stderr, "fftw_peer: fftwf_init_threads failed\n");
+		return 1;
+	}
+	fftwf_plan_with_nthreads(c.threads);
+	if (c.wisdom && !fftwf_import_wisdom_from_filename(c.wisdom))
+		fprintf(stderr, "fftw_peer: no wisdom read from %s (planning from scratch)\n", c.wisdom);
+	struct pool pool;
+	if (pool_create(&pool, c.threads)) {
+		fprintf(stderr, "fftw_peer: cannot start threads\n");
+		return 1;
+	}
+	char cpu[256];
+	cpu_name(cpu, sizeof cpu);
+	char date[32];
+	time_t t = time(NULL);
+	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	printf("{\"workload\":\"device\",\"peer\":\"fftw\",\"fftw\":\"%s\",\"cpu\":\"%s\",\"threads\":%d,"
+	       "\"date\":\"%s\"}\n",
+	       fftwf_version, cpu, c.threads, date);
+	fprintf(stderr, "FFTW %s, %d threads, %s\n", fftwf_version, c.threads, cpu);
+
+	static const int full[][2] = {{1024, 1024}, {1080, 1920}, {2048, 2048}, {4096, 4096}, {1350, 2187}};
+	static const int quick[][2] = {{256, 256}, {270, 480}, {512, 512}};
+	const int (*sizes)[2] = c.quick ? quick : full;
+	int nsizes = c.quick ? 3 : 5, rc = 0;
+	if (want(&c, "fft"))
+		for (int i = 0; i < nsizes; i++)
+			rc |= bench_fft(&c, sizes[i][0], sizes[i][1]);
+	if (want(&c, "bloom")) {
+		if (c.quick) {
+			rc |= bench_bloom(&c, &pool, "480x270 k64", 480, 270, 64, 64, 1);
+		} else {
+			rc |= bench_bloom(&c, &pool, "1080p k256", 1920, 1080, 256, 256, 1);
+			rc |= bench_bloom(&c, &pool, "1080p full-frame", 1920, 1080, 1920, 1080, 1);
+			rc |= bench_bloom(&c, &pool, "2160p k512", 3840, 2160, 512, 512, 1);
+			/* circular, unpadded: the frame sizes peer_torch.py also times */
+			rc |= bench_bloom(&c, &pool, "1080p frame", 1920, 1080, 256, 256, 0);
+			rc |= bench_bloom(&c, &pool, "2160p frame", 3840, 2160, 512, 512, 0);
+		}
+	}
+	if (c.wisdom && !fftwf_export_wisdom_to_filename(c.wisdom))
+		fprintf(stderr, "fftw_peer: could not write wisdom to %s\n", c.wisdom);
+	pool_destroy(&pool);
+	fftwf_cleanup_threads();
+	return rc ? 1 : 0;
+}

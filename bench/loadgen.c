@@ -1,0 +1,703 @@
+/* loadgen: a small HTTP/1.1 load tool for fftbloomd's end-to-end benchmark. One keep-alive
+ * connection per client thread, request bodies rotated from the given files, every answer checked
+ * (status; a 200 body must be a JPEG), latency percentiles and Server-Timing medians reported.
+ * Loopback only; bounded by a duration, a request count and a per-socket timeout. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_FILES 64
+#define MAX_CLIENTS 1024
+#define MAX_STATUS 32
+#define MAX_HEAD 16384
+#define MAX_BODY (512u << 20)
+#define MAX_SAMPLES (1u << 22) /* latencies kept per thread at most */
+#define NTIMING 5
+
+static const char *timing_names[NTIMING] = {"decode", "queue", "gpu", "encode", "total"};
+
+struct body {
+	unsigned char *data;
+	size_t len;
+};
+
+struct cfg {
+	int clients;
+	double seconds;
+	long long max_req; /* 0: no count limit (the duration bounds the run) */
+	double timeout;    /* seconds a socket may block */
+	int json;
+	int expect_jpeg;
+	const char *label;
+	char host[64], hostname[256], path[2048];
+	int port;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	struct body files[MAX_FILES];
+	int nfiles;
+};
+
+struct sample {
+	float latency_ms;
+	float timing[NTIMING]; /* Server-Timing durations in ms; negative when absent */
+};
+
+struct client {
+	pthread_t th;
+	int idx;
+	const struct cfg *c;
+	struct sample *samples; /* every completed answer (any status) */
+	size_t nsamples, cap;
+	unsigned long long ok, ok_in_time, bad_body, io_errors, connects, bytes_out, bytes_in;
+	int status[MAX_STATUS], status_n[MAX_STATUS], nstatus;
+	double t_last; /* monotonic time of the last completed answer */
+};
+
+static atomic_llong g_issued;
+static double g_t0, g_deadline;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int read_file(const char *path, struct body *b)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	if (fseek(f, 0, SEEK_END) || ftell(f) <= 0 || ftell(f) > (long)MAX_BODY) {
+		fclose(f);
+		return -1;
+	}
+	b->len = (size_t)ftell(f);
+	rewind(f);
+	b->data = malloc(b->len);
+	int rc = b->data && fread(b->data, 1, b->len, f) == b->len ? 0 : -1;
+	fclose(f);
+	return rc;
+}
+
+/* Splits http://HOST[:PORT]/PATH; only loopback hosts are accepted. 0 or -1 with a message. */
+static int parse_url(struct cfg *c, const char *url)
+{
+	if (strncmp(url, "http://", 7)) {
+		fprintf(stderr, "loadgen: only http:// URLs\n");
+		return -1;
+	}
+	const char *h = url + 7, *slash = strchr(h, '/');
+	size_t hl = slash ? (size_t)(slash - h) : strlen(h);
+	if (hl == 0 || hl >= sizeof c->hostname) {
+		fprintf(stderr, "loadgen: bad host in %s\n", url);
+		return -1;
+	}
+	memcpy(c->hostname, h, hl);
+	c->hostname[hl] = 0;
+	snprintf(c->path, sizeof c->path, "%s", slash ? slash : "/");
+	c->port = 80;
+	char *host = c->hostname, *colon;
+	if (host[0] == '[') {
+		char *end = strchr(host, ']');
+		if (!end) {
+			fprintf(stderr, "loadgen: bad host in %s\n", url);
+			return -1;
+		}
+		snprintf(c->host, sizeof c->host, "%.*s", (int)(end - host - 1), host + 1);
+		colon = end[1] == ':' ? end + 1 : NULL;
+	} else {
+		colon = strrchr(host, ':');
+		snprintf(c->host, sizeof c->host, "%.*s", colon ? (int)(colon - host) : (int)hl, host);
+	}
+	if (colon) {
+		char *e;
+		long p = strtol(colon + 1, &e, 10);
+		if (*e || p < 1 || p > 65535) {
+			fprintf(stderr, "loadgen: bad port in %s\n", url);
+			return -1;
+		}
+		c->port = (int)p;
+	}
+	if (!strcmp(c->host, "localhost"))
+		snprintf(c->host, sizeof c->host, "127.0.0.1");
+	memset(&c->addr, 0, sizeof c->addr);
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&c->addr;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&c->addr;
+	if (inet_pton(AF_INET, c->host, &a4->sin_addr) == 1) {
+		if ((ntohl(a4->sin_addr.s_addr) >> 24) != 127) {
+			fprintf(stderr, "loadgen: %s is not a loopback address\n", c->host);
+			return -1;
+		}
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons((unsigned short)c->port);
+		c->addrlen = sizeof *a4;
+	} else if (inet_pton(AF_INET6, c->host, &a6->sin6_addr) == 1) {
+		if (!IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr)) {
+			fprintf(stderr, "loadgen: %s is not a loopback address\n", c->host);
+			return -1;
+		}
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((unsigned short)c->port);
+		c->addrlen = sizeof *a6;
+	} else {
+		fprintf(stderr, "loadgen: host must be 127.x.x.x, ::1 or localhost, not %s\n", c->host);
+		return -1;
+	}
+	return 0;
+}
+
+static int connect_to(const struct cfg *c)
+{
+	int fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	struct timeval tv = {(time_t)c->timeout, (suseconds_t)((c->timeout - (time_t)c->timeout) * 1e6)};
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	if (connect(fd, (const struct sockaddr *)&c->addr, c->addrlen)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int send_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* A connection's read buffer: bytes received but not yet consumed. */
+struct conn {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	unsigned long long *bytes_in;
+};
+
+static int fill(struct conn *k)
+{
+	if (k->cap - k->len < 65536) {
+		size_t nc = k->cap ? k->cap * 2 : 262144;
+		if (nc > MAX_BODY + MAX_HEAD)
+			return -1;
+		char *nb = realloc(k->buf, nc);
+		if (!nb)
+			return -1;
+		k->buf = nb;
+		k->cap = nc;
+	}
+	for (;;) {
+		ssize_t r = recv(k->fd, k->buf + k->len, k->cap - k->len, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		k->len += (size_t)r;
+		*k->bytes_in += (unsigned long long)r;
+		return 0;
+	}
+}
+
+static void consume(struct conn *k, size_t n)
+{
+	memmove(k->buf, k->buf + n, k->len - n);
+	k->len -= n;
+}
+
+/* Finds "\r\n" at or after off, reading more as needed; returns its offset or -1. */
+static long find_crlf(struct conn *k, size_t off, size_t limit)
+{
+	for (;;) {
+		for (size_t i = off; i + 1 < k->len; i++)
+			if (k->buf[i] == '\r' && k->buf[i + 1] == '\n')
+				return (long)i;
+		if (k->len > limit || fill(k))
+			return -1;
+	}
+}
+
+struct answer {
+	int status;
+	int close;
+	float timing[NTIMING];
+	unsigned char head2[2]; /* first two body bytes */
+	size_t body_len;
+};
+
+static void parse_timing(const char *v, float t[NTIMING])
+{
+	for (int i = 0; i < NTIMING; i++) {
+		char key[32];
+		snprintf(key, sizeof key, "%s;dur=", timing_names[i]);
+		const char *p = strstr(v, key);
+		t[i] = p ? strtof(p + strlen(key), NULL) : -1.0f;
+	}
+}
+
+/* Reads one answer. 0, or -1 on an I/O or protocol error (the connection is then dropped). */
+static int read_answer(struct conn *k, struct answer *a, char **body_out)
+{
+	memset(a, 0, sizeof *a);
+	for (int i = 0; i < NTIMING; i++)
+		a->timing[i] = -1;
+	/* the head */
+	size_t hend = 0;
+	for (;;) {
+		char *e = k->len >= 4 ? memmem(k->buf, k->len, "\r\n\r\n", 4) : NULL;
+		if (e) {
+			hend = (size_t)(e - k->buf) + 4;
+			break;
+		}
+		if (k->len > MAX_HEAD || fill(k))
+			return -1;
+	}
+	k->buf[hend - 2] = 0;
+	char *line = k->buf, *next;
+	if (strncmp(line, "HTTP/1.", 7) || strlen(line) < 12)
+		return -1;
+	a->status = atoi(line + 9);
+	if (!strncmp(line, "HTTP/1.0", 8))
+		a->close = 1;
+	long long clen = -1;
+	int chunked = 0;
+	for (line = strstr(line, "\r\n"); line; line = next) {
+		line += 2;
+		next = strstr(line, "\r\n");
+		if (next)
+			*next = 0;
+		char *colon = strchr(line, ':');
+		if (colon) {
+			*colon = 0;
+			char *v = colon + 1;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			if (!strcasecmp(line, "Content-Length"))
+				clen = strtoll(v, NULL, 10);
+			else if (!strcasecmp(line, "Transfer-Encoding") && strcasestr(v, "chunked"))
+				chunked = 1;
+			else if (!strcasecmp(line, "Connection") && strcasestr(v, "close"))
+				a->close = 1;
+			else if (!strcasecmp(line, "Server-Timing"))
+				parse_timing(v, a->timing);
+		}
+		if (!next)
+			break;
+	}
+	consume(k, hend);
+	if (a->status == 204 || a->status == 304 || (a->status >= 100 && a->status < 200))
+		return 0;
+	/* the body: Content-Length, chunked, or until close */
+	char *body = NULL;
+	size_t blen = 0;
+	if (chunked) {
+		for (int guard = 0; guard < 1000000; guard++) {
+			long e = find_crlf(k, 0, MAX_HEAD);
+			if (e < 0)
+				goto fail;
+			unsigned long long n = strtoull(k->buf, NULL, 16);
+			consume(k, (size_t)e + 2);
+			if (n > MAX_BODY || blen + n > MAX_BODY)
+				goto fail;
+			while (k->len < n + 2)
+				if (fill(k))
+					goto fail;
+			if (n) {
+				char *nb = realloc(body, blen + n + 1);
+				if (!nb)
+					goto fail;
+				body = nb;
+				memcpy(body + blen, k->buf, n);
+				blen += n;
+			}
+			consume(k, (size_t)n + 2);
+			if (!n)
+				break; /* no trailers expected */
+		}
+	} else if (clen >= 0) {
+		if ((unsigned long long)clen > MAX_BODY)
+			goto fail;
+		while (k->len < (size_t)clen)
+			if (fill(k))
+				goto fail;
+		body = malloc((size_t)clen + 1);
+		if (!body)
+			goto fail;
+		memcpy(body, k->buf, (size_t)clen);
+		blen = (size_t)clen;
+		consume(k, blen);
+	} else {
+		a->close = 1;
+		while (k->len <= MAX_BODY && !fill(k))
+			;
+		body = malloc(k->len + 1);
+		if (!body)
+			goto fail;
+		memcpy(body, k->buf, k->len);
+		blen = k->len;
+		consume(k, k->len);
+	}
+	a->body_len = blen;
+	if (blen >= 2)
+		memcpy(a->head2, body, 2);
+	if (body_out) {
+		if (!body && !(body = malloc(1)))
+			return -1;
+		body[blen] = 0;
+		*body_out = body;
+	} else {
+		free(body);
+	}
+	return 0;
+fail:
+	free(body);
+	return -1;
+}
+
+static void count_status(struct client *cl, int status)
+{
+	for (int i = 0; i < cl->nstatus; i++)
+		if (cl->status[i] == status) {
+			cl->status_n[i]++;
+			return;
+		}
+	if (cl->nstatus < MAX_STATUS) {
+		cl->status[cl->nstatus] = status;
+		cl->status_n[cl->nstatus++] = 1;
+	}
+}
+
+static void *client_main(void *arg)
+{
+	struct client *cl = arg;
+	const struct cfg *c = cl->c;
+	struct conn k = {-1, NULL, 0, 0, &cl->bytes_in};
+	char head[4096];
+	for (long long i = cl->idx;; i++) {
+		if (now_s() >= g_deadline)
+			break;
+		long long n = atomic_fetch_add(&g_issued, 1);
+		if (c->max_req && n >= c->max_req)
+			break;
+		if (k.fd < 0) {
+			k.len = 0;
+			k.fd = connect_to(c);
+			cl->connects++;
+			if (k.fd < 0) {
+				cl->io_errors++;
+				struct timespec ts = {0, 20000000};
+				nanosleep(&ts, NULL);
+				continue;
+			}
+		}
+		const struct body *b = &c->files[i % c->nfiles];
+		int hl = snprintf(head, sizeof head,
+		                  "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/octet-stream\r\n"
+		                  "Content-Length: %zu\r\nAccept: */*\r\n\r\n",
+		                  c->path, c->hostname, b->len);
+		double t0 = now_s();
+		struct answer a;
+		if (send_all(k.fd, head, (size_t)hl) || send_all(k.fd, b->data, b->len) ||
+		    read_answer(&k, &a, NULL)) {
+			cl->io_errors++;
+			close(k.fd);
+			k.fd = -1;
+			continue;
+		}
+		double t1 = now_s();
+		cl->bytes_out += (unsigned long long)hl + b->len;
+		cl->t_last = t1;
+		count_status(cl, a.status);
+		if (a.status == 200) {
+			if (c->expect_jpeg && !(a.body_len >= 2 && a.head2[0] == 0xFF && a.head2[1] == 0xD8))
+				cl->bad_body++;
+			else {
+				cl->ok++;
+				cl->ok_in_time += t1 <= g_deadline;
+			}
+		}
+		if (cl->nsamples == cl->cap && cl->cap < MAX_SAMPLES) {
+			size_t nc = cl->cap ? cl->cap * 2 : 1024;
+			struct sample *ns = realloc(cl->samples, nc * sizeof *ns);
+			if (ns) {
+				cl->samples = ns;
+				cl->cap = nc;
+			}
+		}
+		if (cl->nsamples < cl->cap) {
+			struct sample *s = &cl->samples[cl->nsamples++];
+			s->latency_ms = (float)((t1 - t0) * 1e3);
+			memcpy(s->timing, a.timing, sizeof s->timing);
+		}
+		if (a.close) {
+			close(k.fd);
+			k.fd = -1;
+		}
+	}
+	if (k.fd >= 0)
+		close(k.fd);
+	free(k.buf);
+	return NULL;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted v (n > 0). */
+static double pct(const float *v, size_t n, double p)
+{
+	size_t i = (size_t)(p / 100.0 * (double)n + 0.999999);
+	if (i < 1)
+		i = 1;
+	if (i > n)
+		i = n;
+	return v[i - 1];
+}
+
+/* One GET; the body goes to stdout. Exit status 0 for a 200, 1 otherwise. */
+static int fetch(const struct cfg *c)
+{
+	unsigned long long bin = 0;
+	struct conn k = {connect_to(c), NULL, 0, 0, &bin};
+	if (k.fd < 0) {
+		fprintf(stderr, "loadgen: cannot connect to %s:%d\n", c->host, c->port);
+		return 1;
+	}
+	char head[4096];
+	int hl = snprintf(head, sizeof head, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+	                  c->path, c->hostname);
+	struct answer a;
+	char *body = NULL;
+	int rc = send_all(k.fd, head, (size_t)hl) || read_answer(&k, &a, &body);
+	close(k.fd);
+	free(k.buf);
+	if (rc) {
+		fprintf(stderr, "loadgen: no answer from %s:%d%s\n", c->host, c->port, c->path);
+		return 1;
+	}
+	fwrite(body, 1, a.body_len, stdout);
+	free(body);
+	return a.status == 200 ? 0 : 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: loadgen -c CLIENTS -d SECONDS -u URL -f FILE [-f FILE ...] [-n MAXREQ] [-t TIMEOUT]\n"
+	        "               [--json] [--label TEXT] [--any-body]\n"
+	        "       loadgen --get URL     (one GET, body to stdout, exit 0 on 200)\n"
+	        "POSTs the files in turn on one keep-alive connection per client until SECONDS pass or\n"
+	        "MAXREQ requests were sent. Loopback URLs only. A 200 answer must be a JPEG unless\n"
+	        "--any-body. The report goes to stderr; --json adds one JSON line on stdout.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static struct cfg c;
+	c.clients = 1;
+	c.seconds = 10;
+	c.timeout = 120;
+	c.expect_jpeg = 1;
+	c.label = "";
+	const char *url = NULL, *get_url = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int takes = 1;
+		if (!strcmp(a, "-c") && v)
+			c.clients = atoi(v);
+		else if (!strcmp(a, "-d") && v)
+			c.seconds = atof(v);
+		else if (!strcmp(a, "-n") && v)
+			c.max_req = atoll(v);
+		else if (!strcmp(a, "-t") && v)
+			c.timeout = atof(v);
+		else if (!strcmp(a, "-u") && v)
+			url = v;
+		else if (!strcmp(a, "--label") && v) {
+			for (const char *p = v; *p; p++)
+				if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20) {
+					fprintf(stderr, "loadgen: --label takes no quotes, backslashes or controls\n");
+					return 2;
+				}
+			c.label = v;
+		} else if (!strcmp(a, "--get") && v)
+			get_url = v;
+		else if (!strcmp(a, "-f") && v) {
+			if (c.nfiles == MAX_FILES || read_file(v, &c.files[c.nfiles])) {
+				fprintf(stderr, "loadgen: cannot read %s (or more than %d files)\n", v, MAX_FILES);
+				return 2;
+			}
+			c.nfiles++;
+		} else {
+			takes = 0;
+			if (!strcmp(a, "--json"))
+				c.json = 1;
+			else if (!strcmp(a, "--any-body"))
+				c.expect_jpeg = 0;
+			else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+				usage(stdout);
+				return 0;
+			} else {
+				fprintf(stderr, "loadgen: bad argument '%s'\n", a);
+				usage(stderr);
+				return 2;
+			}
+		}
+		i += takes;
+	}
+	if (!(c.timeout >= 0.1 && c.timeout <= 3600)) {
+		fprintf(stderr, "loadgen: -t must be 0.1 to 3600 seconds\n");
+		return 2;
+	}
+	if (get_url) {
+		if (parse_url(&c, get_url))
+			return 2;
+		return fetch(&c);
+	}
+	if (!url || !c.nfiles || c.clients < 1 || c.clients > MAX_CLIENTS || !(c.seconds > 0) ||
+	    c.seconds > 86400 || c.max_req < 0) {
+		usage(stderr);
+		return 2;
+	}
+	if (parse_url(&c, url))
+		return 2;
+
+	struct client *cl = calloc((size_t)c.clients, sizeof *cl);
+	if (!cl)
+		return 1;
+	g_t0 = now_s();
+	g_deadline = g_t0 + c.seconds;
+	int started = 0;
+	for (int i = 0; i < c.clients; i++) {
+		cl[i].idx = i;
+		cl[i].c = &c;
+		if (pthread_create(&cl[i].th, NULL, client_main, &cl[i])) {
+			fprintf(stderr, "loadgen: cannot start client thread %d\n", i);
+			break;
+		}
+		started++;
+	}
+	for (int i = 0; i < started; i++)
+		pthread_join(cl[i].th, NULL);
+
+	/* totals */
+	unsigned long long ok = 0, ok_in_time = 0, bad = 0, ioerr = 0, conns = 0, bout = 0, bin = 0;
+	size_t ns = 0;
+	double t_end = g_t0;
+	int st[MAX_STATUS * 4], stn[MAX_STATUS * 4], nst = 0;
+	for (int i = 0; i < started; i++) {
+		ok += cl[i].ok;
+		ok_in_time += cl[i].ok_in_time;
+		bad += cl[i].bad_body;
+		ioerr += cl[i].io_errors;
+		conns += cl[i].connects;
+		bout += cl[i].bytes_out;
+		bin += cl[i].bytes_in;
+		ns += cl[i].nsamples;
+		if (cl[i].t_last > t_end)
+			t_end = cl[i].t_last;
+		for (int j = 0; j < cl[i].nstatus; j++) {
+			int k;
+			for (k = 0; k < nst && st[k] != cl[i].status[j]; k++)
+				;
+			if (k == nst && nst < MAX_STATUS * 4) {
+				st[nst] = cl[i].status[j];
+				stn[nst++] = 0;
+			}
+			if (k < nst)
+				stn[k] += cl[i].status_n[j];
+		}
+	}
+	double elapsed = t_end > g_t0 ? t_end - g_t0 : 1e-9;
+	float *lat = malloc((ns ? ns : 1) * sizeof *lat);
+	float *tv = malloc((ns ? ns : 1) * sizeof *tv);
+	if (!lat || !tv)
+		return 1;
+	size_t m = 0;
+	for (int i = 0; i < started; i++)
+		for (size_t j = 0; j < cl[i].nsamples; j++)
+			lat[m++] = cl[i].samples[j].latency_ms;
+	qsort(lat, ns, sizeof *lat, cmp_float);
+	double p50 = ns ? pct(lat, ns, 50) : 0, p90 = ns ? pct(lat, ns, 90) : 0;
+	double p99 = ns ? pct(lat, ns, 99) : 0, pmax = ns ? lat[ns - 1] : 0;
+	double tmed[NTIMING];
+	for (int t = 0; t < NTIMING; t++) {
+		m = 0;
+		for (int i = 0; i < started; i++)
+			for (size_t j = 0; j < cl[i].nsamples; j++)
+				if (cl[i].samples[j].timing[t] >= 0)
+					tv[m++] = cl[i].samples[j].timing[t];
+		qsort(tv, m, sizeof *tv, cmp_float);
+		tmed[t] = m ? (m % 2 ? tv[m / 2] : 0.5 * (tv[m / 2 - 1] + tv[m / 2])) : -1;
+	}
+	unsigned long long non200 = 0;
+	for (int k = 0; k < nst; k++)
+		if (st[k] != 200)
+			non200 += (unsigned long long)stn[k];
+	/* throughput as wrk counts it: answers completed within the duration (the drain after it,
+	 * long under a deep queue, would otherwise dilute it); -n runs end early: all over elapsed */
+	double window = c.seconds < elapsed ? c.seconds : elapsed;
+	double rps = (double)ok_in_time / window, rps_all = (double)ok / elapsed;
+
+	fprintf(stderr,
+	        "loadgen %s%s%d clients, %.1f s: %llu ok (%.2f req/s within %.1f s, %.2f overall), %llu non-200, %llu bad bodies, "
+	        "%llu I/O errors, %llu connections\n"
+	        "  latency ms: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f   (%zu answers)\n"
+	        "  Server-Timing medians ms: decode %.2f  queue %.2f  gpu %.2f  encode %.2f  total %.2f\n"
+	        "  bytes: %.1f MB out, %.1f MB in\n",
+	        c.label, c.label[0] ? ": " : "", started, elapsed, ok, rps, window, rps_all, non200, bad, ioerr, conns,
+	        p50, p90, p99, pmax, ns, tmed[0], tmed[1], tmed[2], tmed[3], tmed[4], bout / 1e6,
+	        bin / 1e6);
+	for (int k = 0; k < nst; k++)
+		if (st[k] != 200)
+			fprintf(stderr, "  status %d: %d\n", st[k], stn[k]);
+	if (c.json) {
+		printf("{\"workload\":\"e2e\",\"label\":\"%s\",\"clients\":%d,\"seconds\":%.3f,"
+		       "\"requests\":%zu,\"ok\":%llu,\"ok_in_time\":%llu,\"rps\":%.3f,\"rps_all\":%.3f,"
+		       "\"non200\":%llu,\"status\":{",
+		       c.label, started, elapsed, ns, ok, ok_in_time, rps, rps_all, non200);
+		for (int k = 0; k < nst; k++)
+			printf("%s\"%d\":%d", k ? "," : "", st[k], stn[k]);
+		printf("},\"bad_body\":%llu,\"io_errors\":%llu,\"connections\":%llu,"
+		       "\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f},"
+		       "\"server_timing_median_ms\":{",
+		       bad, ioerr, conns, p50, p90, p99, pmax);
+		for (int t = 0; t < NTIMING; t++)
+			printf("%s\"%s\":%.3f", t ? "," : "", timing_names[t], tmed[t]);
+		printf("},\"bytes_out\":%llu,\"bytes_in\":%llu,\"files\":%d}\n", bout, bin, c.nfiles);
+	}
+	for (int i = 0; i < started; i++)
+		free(cl[i].samples);
+	free(cl);
+	free(lat);
+	free(tv);
+	for (int i = 0; i < c.nfiles; i++)
+		free(c.files[i].data);
+	return ok ? 0 : 1;
+}
