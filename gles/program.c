@@ -174,8 +174,11 @@ static void save_binary(const struct program_cache *pc, const char *path, GLuint
 	GLsizei got = 0;
 	glGetProgramBinary(prog, len, &got, &format, buf + sizeof format);
 	memcpy(buf, &format, sizeof format);
-	char tmp[1100];
-	snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
+	char tmp[1200];
+	if (snprintf(tmp, sizeof tmp, "%.1100s.tmp%d", path, (int)getpid()) >= (int)sizeof tmp) {
+		free(buf);
+		return;
+	}
 	FILE *f = got > 0 ? fopen(tmp, "wb") : NULL;
 	if (f) {
 		int ok = fwrite(buf, 1, (size_t)got + sizeof format, f) == (size_t)got + sizeof format;

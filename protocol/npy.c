@@ -435,7 +435,7 @@ int npy_encode(const struct npy_array *a, unsigned char **out, size_t *out_len,
 	       char err[NPY_ERR_LEN])
 {
 	char hdr[512];
-	size_t hl, bytes;
+	size_t hl = 0, bytes = 0;
 	if (!out || !out_len)
 		return fail(err, NPY_E_ARG, "no output buffer");
 	*out = NULL;
@@ -521,7 +521,7 @@ done:
 int npy_write_file(const char *path, const struct npy_array *a, char err[NPY_ERR_LEN])
 {
 	char hdr[512];
-	size_t hl, bytes;
+	size_t hl = 0, bytes = 0;
 	if (!path)
 		return fail(err, NPY_E_ARG, "no path");
 	int rc = encode_prep(a, hdr, sizeof hdr, &hl, &bytes, err);

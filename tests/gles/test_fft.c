@@ -101,7 +101,7 @@ static double check_axis(int n, int count, int adjacent, int comps, int techniqu
 	size_t elems = (size_t)n * count, floats = elems * comps;
 	float *x = malloc(floats * sizeof *x), *y = malloc(floats * sizeof *y);
 	double *xd = malloc(floats * sizeof *xd), *ref = malloc(floats * sizeof *ref);
-	double *sig = malloc((size_t)n * 2 * sizeof *sig), *sout = malloc((size_t)n * 2 * sizeof *sout);
+	double *sig = calloc((size_t)n * 2, sizeof *sig), *sout = calloc((size_t)n * 2, sizeof *sout);
 	tu_fill_f32(x, floats, -1, 1);
 	for (size_t i = 0; i < floats; i++)
 		xd[i] = x[i];

@@ -300,7 +300,7 @@ static void test_numpy_writes(void **state)
 					assert_int_equal(rl, npy_count(&a, NULL) * npy_dtype_size(a.dtype));
 					assert_memory_equal(r, a.data, rl);
 					/* the memory decoder agrees with the file reader */
-					size_t fl;
+					size_t fl = 0;
 					unsigned char *fb = slurp(path, &fl);
 					struct npy_array m;
 					assert_int_equal(npy_decode(fb, fl, 0, &m, err), 0);
