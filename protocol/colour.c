@@ -8,6 +8,12 @@
 static float table8[256];
 static float table16[65536];
 static float thresh8[255]; /* thresh8[k]: smallest linear value that encodes to code k+1 */
+/* start8[i]: the code of i / BUCKETS8, so a value in [i, i+1) / BUCKETS8 starts its search there
+ * and steps at most a few thresholds (the steepest part of the curve, near 0, moves about 0.8
+ * codes a bucket) instead of a binary search over 255 */
+#define BUCKETS8 COLOUR_BUCKETS8
+static unsigned char start8[BUCKETS8 + 1];
+static const struct colour_srgb8_lut lut8 = {start8, thresh8};
 static pthread_once_t once8 = PTHREAD_ONCE_INIT, once16 = PTHREAD_ONCE_INIT;
 
 double srgb_to_linear_d(double s)
@@ -55,6 +61,13 @@ static void build8(void)
 			t = nextafterf(t, 2);
 		thresh8[k] = t;
 	}
+	for (int i = 0; i <= BUCKETS8; i++) {
+		float l = (float)i / BUCKETS8;
+		unsigned c = 0;
+		while (c < 255 && l >= thresh8[c])
+			c++;
+		start8[i] = (unsigned char)c;
+	}
 }
 
 static void build16(void)
@@ -75,19 +88,16 @@ const float *colour_srgb16_table(void)
 	return table16;
 }
 
-uint8_t colour_linear_to_srgb8(float l)
+const struct colour_srgb8_lut *colour_srgb8_lut(void)
 {
 	pthread_once(&once8, build8);
+	return &lut8;
+}
+
+uint8_t colour_linear_to_srgb8(float l)
+{
 	/* the code is the number of thresholds <= l (NaN compares false: 0) */
-	unsigned lo = 0, hi = 255;
-	while (lo < hi) {
-		unsigned mid = (lo + hi + 1) / 2;
-		if (l >= thresh8[mid - 1])
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return (uint8_t)lo;
+	return colour_srgb8_fast(colour_srgb8_lut(), l);
 }
 
 uint16_t colour_linear_to_srgb16(float l)

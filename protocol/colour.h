@@ -24,6 +24,26 @@ const float *colour_srgb16_table(void);
  * NaN gives 0. The 8-bit path is a binary search over the exact decision thresholds, so it equals
  * the formula without calling pow. */
 uint8_t colour_linear_to_srgb8(float l);
+
+/* The tables behind colour_linear_to_srgb8, for encoder loops that inline it: fetch them once,
+ * then colour_srgb8_fast(lut, l) gives the same code. start[i] is the code of i / 4096; thresh[k]
+ * the smallest linear value encoding to k + 1. */
+#define COLOUR_BUCKETS8 4096
+struct colour_srgb8_lut {
+	const unsigned char *start; /* COLOUR_BUCKETS8 + 1 codes */
+	const float *thresh;        /* 255 thresholds */
+};
+const struct colour_srgb8_lut *colour_srgb8_lut(void);
+
+static inline uint8_t colour_srgb8_fast(const struct colour_srgb8_lut *t, float l)
+{
+	if (!(l > 0)) /* NaN too */
+		return 0;
+	unsigned c = l >= 1 ? t->start[COLOUR_BUCKETS8] : t->start[(unsigned)(l * COLOUR_BUCKETS8)];
+	while (c < 255 && l >= t->thresh[c])
+		c++;
+	return (uint8_t)c;
+}
 uint16_t colour_linear_to_srgb16(float l);
 
 /* As colour_linear_to_srgb8 with an ordered dither: the threshold offset comes from an 8x8 Bayer

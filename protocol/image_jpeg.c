@@ -202,6 +202,7 @@ int image_encode_jpeg(const struct image *img, const struct image_encode_opts *o
 	unsigned char *raw = malloc(w * h * (size_t)jch);
 	if (!raw)
 		return image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot allocate %zu bytes", w * h * jch);
+	const struct colour_srgb8_lut *lut = colour_srgb8_lut();
 	const float *s = img->pixels;
 	unsigned char *q = raw;
 	for (size_t y = 0; y < h; y++)
@@ -209,7 +210,7 @@ int image_encode_jpeg(const struct image *img, const struct image_encode_opts *o
 			for (int c = 0; c < jch; c++) {
 				float v = image_clip01(s[c], lost);
 				*q++ = o->dither ? colour_linear_to_srgb8_dither(v, (unsigned)x, (unsigned)y)
-						 : colour_linear_to_srgb8(v);
+						 : colour_srgb8_fast(lut, v);
 			}
 	int subsamp = gray ? TJSAMP_GRAY : o->subsampling == 420 ? TJSAMP_420 : TJSAMP_444;
 	unsigned long cap = tjBufSize((int)w, (int)h, subsamp), jlen = cap;

@@ -147,6 +147,7 @@ int image_encode_png(const struct image *img, const struct image_encode_opts *o,
 	if (!raw)
 		return image_fail(err, IMAGE_E_NOMEM, "png: cannot allocate %zu bytes", n * bps);
 	const float *t8 = colour_srgb8_table(), *t16 = colour_srgb16_table();
+	const struct colour_srgb8_lut *lut = colour_srgb8_lut();
 	const float *s = img->pixels;
 	unsigned char *q = raw;
 	int inexact = 0; /* some sample is not exactly what its code decodes to */
@@ -159,7 +160,7 @@ int image_encode_png(const struct image *img, const struct image_encode_opts *o,
 					uint8_t u = is_alpha ? colour_unorm8(v)
 						    : o->dither ? colour_linear_to_srgb8_dither(
 								  v, (unsigned)x, (unsigned)y)
-								: colour_linear_to_srgb8(v);
+								: colour_srgb8_fast(lut, v);
 					inexact |= (is_alpha ? (float)u / 255.0f : t8[u]) != v;
 					*q++ = u;
 				} else {
