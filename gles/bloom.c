@@ -62,6 +62,15 @@ struct bloom_ctx {
 	struct gpu_timer *timer;
 	GLuint kupload; /* scratch for kernel uploads, grown as needed */
 	size_t kupload_bytes;
+	float *host;    /* reused RGBA staging for uploads (a fresh 33 MB malloc a 1080p frame
+	                   costs page faults every request) */
+	size_t host_bytes;
+	struct preset {
+		char spec[256];
+		struct image img;
+		uint64_t digest[2];
+		unsigned long long last_use;
+	} presets[8]; /* generated built-in kernels by spec (aperture runs an FFT to make) */
 };
 
 const char *bloom_strerror(int code)
@@ -137,6 +146,9 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 		glDeleteBuffers(1, &b->kc[i].spectrum);
 	if (b->kupload)
 		glDeleteBuffers(1, &b->kupload);
+	for (int i = 0; i < 8; i++)
+		image_free(&b->presets[i].img);
+	free(b->host);
 	gpu_timer_destroy(b->timer);
 	free(b->kc);
 	free(b->plans);
@@ -362,12 +374,10 @@ struct kinfo {
 	float *rgbl; /* kw*kh vec4 (R, G, B, L) */
 };
 
-static int kernel_info(const struct image *k, const struct bloom_params *p, struct kinfo *ki,
-                       char err[BLOOM_ERR_LEN])
+/* Reads the kernel's pixels (on a cache miss only): RGBL floats at its own size, gray or not,
+ * the luminance sum; then resamples to the size kernel_geometry chose. */
+static int kernel_pixels(const struct image *k, struct kinfo *ki, char err[BLOOM_ERR_LEN])
 {
-	memset(ki, 0, sizeof *ki);
-	ki->kw = k->width;
-	ki->kh = k->height;
 	size_t n = (size_t)k->width * k->height;
 	ki->rgbl = malloc(n * 4 * sizeof(float));
 	if (!ki->rgbl)
@@ -385,10 +395,8 @@ static int kernel_info(const struct image *k, const struct bloom_params *p, stru
 				gray = 0;
 		}
 		if (!isfinite(r) || !isfinite(g) || !isfinite(bl)) {
-			snprintf(err, BLOOM_ERR_LEN, "kernel: pixel %zu,%zu is not finite", i % k->width,
-			         i / k->width);
-			free(ki->rgbl);
-			ki->rgbl = NULL;
+			snprintf(err, BLOOM_ERR_LEN, "kernel: pixel %zu,%zu is not finite",
+			         i % (size_t)k->width, i / (size_t)k->width);
 			return BLOOM_E_ARG;
 		}
 		float l = 0.2126f * r + 0.7152f * g + 0.0722f * bl;
@@ -398,32 +406,61 @@ static int kernel_info(const struct image *k, const struct bloom_params *p, stru
 	}
 	ki->gray = gray;
 	ki->lum_sum = sum;
+	return 0;
+}
+
+/* The kernel's centre in pixels from kernel_center (default floor(w/2), floor(h/2)). */
+static int kernel_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy,
+                         char err[BLOOM_ERR_LEN])
+{
 	int mode;
 	double x, y;
 	char oerr[OPT_ERR_LEN];
 	if (bloom_params_center(p, &mode, &x, &y, oerr)) {
 		snprintf(err, BLOOM_ERR_LEN, "%s", oerr);
-		free(ki->rgbl);
-		ki->rgbl = NULL;
 		return BLOOM_E_ARG;
 	}
 	if (mode == BLOOM_CENTER_PIXEL) {
-		ki->cx = (int)lround(x);
-		ki->cy = (int)lround(y);
-		if (ki->cx >= ki->kw || ki->cy >= ki->kh) {
+		*cx = (int)lround(x);
+		*cy = (int)lround(y);
+		if (*cx >= kw || *cy >= kh) {
 			snprintf(err, BLOOM_ERR_LEN, "kernel-center: %d,%d lies outside the %dx%d kernel",
-			         ki->cx, ki->cy, ki->kw, ki->kh);
-			free(ki->rgbl);
-			ki->rgbl = NULL;
+			         *cx, *cy, kw, kh);
 			return BLOOM_E_ARG;
 		}
 	} else if (mode == BLOOM_CENTER_UV) {
-		ki->cx = (int)fmin(floor(x * ki->kw), ki->kw - 1);
-		ki->cy = (int)fmin(floor(y * ki->kh), ki->kh - 1);
+		*cx = (int)fmin(floor(x * kw), kw - 1);
+		*cy = (int)fmin(floor(y * kh), kh - 1);
 	} else {
-		ki->cx = ki->kw / 2;
-		ki->cy = ki->kh / 2;
+		*cx = kw / 2;
+		*cy = kh / 2;
 	}
+	return 0;
+}
+
+/* The kernel's size and centre as used: kernel_scale makes its larger side S times the image's
+ * shorter side, and the centre moves with it. Cheap: no pixel is read. */
+static int kernel_geometry(const struct image *k, const struct bloom_params *p, int w, int h,
+                           struct kinfo *ki, char err[BLOOM_ERR_LEN])
+{
+	int rc = kernel_center(p, k->width, k->height, &ki->cx, &ki->cy, err);
+	ki->kw = k->width;
+	ki->kh = k->height;
+	if (rc || p->kernel_scale <= 0)
+		return rc;
+	int shorter = w < h ? w : h, larger = k->width > k->height ? k->width : k->height;
+	double f = p->kernel_scale * shorter / larger;
+	int nw = (int)lround(k->width * f), nh = (int)lround(k->height * f);
+	nw = nw < 1 ? 1 : nw;
+	nh = nh < 1 ? 1 : nh;
+	if (nw > 16384 || nh > 16384) {
+		snprintf(err, BLOOM_ERR_LEN, "kernel-scale: the kernel would be %dx%d", nw, nh);
+		return BLOOM_E_ARG;
+	}
+	ki->cx = (int)fmin(floor((ki->cx + 0.5) * nw / k->width), nw - 1);
+	ki->cy = (int)fmin(floor((ki->cy + 0.5) * nh / k->height), nh - 1);
+	ki->kw = nw;
+	ki->kh = nh;
 	return 0;
 }
 
@@ -592,11 +629,33 @@ static int resolve_kernel(struct bloom_ctx *b, const struct bloom_kernel *k,
 		return 0;
 	}
 	const char *spec = p->kernel_preset[0] ? p->kernel_preset : "aperture";
+	struct preset *slot = &b->presets[0];
+	for (int i = 0; i < 8; i++) {
+		struct preset *e = &b->presets[i];
+		if (e->img.pixels && !strcmp(e->spec, spec)) {
+			e->last_use = ++b->tick;
+			*kimg = &e->img;
+			d[0] = e->digest[0], d[1] = e->digest[1];
+			return 0;
+		}
+		if (!e->img.pixels || e->last_use < slot->last_use)
+			slot = e;
+	}
 	int rc = bloom_kernel_preset(b, spec, gen, err);
 	if (rc)
 		return rc;
-	*kimg = gen;
 	bloom_kernel_digest(gen, d);
+	if (strlen(spec) < sizeof slot->spec) { /* keep it: the image moves into the slot */
+		image_free(&slot->img);
+		snprintf(slot->spec, sizeof slot->spec, "%s", spec);
+		slot->img = *gen;
+		memset(gen, 0, sizeof *gen);
+		slot->digest[0] = d[0], slot->digest[1] = d[1];
+		slot->last_use = ++b->tick;
+		*kimg = &slot->img;
+	} else {
+		*kimg = gen;
+	}
 	return 0;
 }
 
@@ -616,45 +675,34 @@ int bloom_kernel_preset(struct bloom_ctx *b, const char *spec, struct image *out
 	return 0;
 }
 
-/* Applies kernel_scale: the kernel's larger side becomes S times the image's shorter side. */
-static int scale_kernel(struct kinfo *ki, const struct bloom_params *p, int w, int h,
-                        char err[BLOOM_ERR_LEN])
+/* Resamples the kernel's pixels to the size kernel_geometry chose (kernel_scale). */
+static int scale_kernel(struct kinfo *ki, const struct image *k)
 {
-	if (p->kernel_scale <= 0)
+	if (ki->kw == k->width && ki->kh == k->height)
 		return 0;
-	int shorter = w < h ? w : h, larger = ki->kw > ki->kh ? ki->kw : ki->kh;
-	double f = p->kernel_scale * shorter / larger;
-	int nw = (int)lround(ki->kw * f), nh = (int)lround(ki->kh * f);
-	if (nw < 1)
-		nw = 1;
-	if (nh < 1)
-		nh = 1;
-	if (nw > 16384 || nh > 16384) {
-		snprintf(err, BLOOM_ERR_LEN, "kernel-scale: the kernel would be %dx%d", nw, nh);
-		return BLOOM_E_ARG;
-	}
-	if (nw == ki->kw && nh == ki->kh)
-		return 0;
-	float *r = resample(ki->rgbl, ki->kw, ki->kh, nw, nh);
+	float *r = resample(ki->rgbl, k->width, k->height, ki->kw, ki->kh);
 	if (!r)
 		return BLOOM_E_NOMEM;
-	/* the centre moves with the kernel */
-	ki->cx = (int)fmin(floor((ki->cx + 0.5) * nw / ki->kw), nw - 1);
-	ki->cy = (int)fmin(floor((ki->cy + 0.5) * nh / ki->kh), nh - 1);
 	free(ki->rgbl);
 	ki->rgbl = r;
-	ki->kw = nw;
-	ki->kh = nh;
 	return 0;
 }
 
-/* Image (1-4 channels) -> RGBA floats; missing alpha is 1, gray fills R, G and B. */
-static float *to_rgba(const struct image *in)
+/* Image (1-4 channels) -> RGBA floats (missing alpha is 1, gray fills R, G and B) in the
+ * context's reused host buffer; a 4-channel image is uploaded as it is. */
+static const float *to_rgba(struct bloom_ctx *b, const struct image *in)
 {
 	size_t n = (size_t)in->width * in->height;
-	float *v = malloc(n * 16);
-	if (!v)
-		return NULL;
+	if (in->channels == 4)
+		return in->pixels;
+	if (n * 16 > b->host_bytes) {
+		float *nb = realloc(b->host, n * 16);
+		if (!nb)
+			return NULL;
+		b->host = nb;
+		b->host_bytes = n * 16;
+	}
+	float *v = b->host;
 	for (size_t i = 0; i < n; i++) {
 		const float *s = in->pixels + i * in->channels;
 		float *d = v + i * 4;
@@ -706,35 +754,45 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	const struct image *kimg;
 	uint64_t d[2];
 	struct kinfo ki = {0};
-	float *rgba = NULL;
 	int rc = resolve_kernel(b, k, p, &gen, &kimg, d, err);
 	if (rc)
 		goto done;
-	if ((rc = kernel_info(kimg, p, &ki, err)))
+	if ((rc = kernel_geometry(kimg, p, in->width, in->height, &ki, err)))
 		goto done;
-	if ((rc = scale_kernel(&ki, p, in->width, in->height, err)))
-		goto done;
-	if (p->normalize == BLOOM_NORMALIZE_LUMINANCE && !(fabs(ki.lum_sum) > 1e-30)) {
-		snprintf(err, BLOOM_ERR_LEN, "kernel: its luminance sums to zero, so it cannot be "
-		         "normalised (use normalize=none)");
-		rc = BLOOM_E_ARG;
-		goto done;
-	}
 	int pw = padded_size(in->width + ki.kw - 1, p->pad);
 	int ph = padded_size(in->height + ki.kh - 1, p->pad);
 	st->padded_w = pw;
 	st->padded_h = ph;
-	st->gray_kernel = ki.gray;
 	struct plan *q;
 	if ((rc = get_plan(b, pw, ph, p, &q, err)))
 		goto done;
+	/* kernel spectrum: cached, or computed now from the kernel's pixels */
+	b->tick++;
+	int spectrum_timed = 0;
+	struct kentry *ke = kcache_find(b, d, pw, ph, &ki, p, q->conv4 != NULL);
+	if (ke) {
+		b->st.kernel_hits++;
+		st->kernel_cached = 1;
+	} else {
+		b->st.kernel_misses++;
+		if ((rc = kernel_pixels(kimg, &ki, err)) || (rc = scale_kernel(&ki, kimg)))
+			goto done;
+		if (p->normalize == BLOOM_NORMALIZE_LUMINANCE && !(fabs(ki.lum_sum) > 1e-30)) {
+			snprintf(err, BLOOM_ERR_LEN, "kernel: its luminance sums to zero, so it cannot be "
+			         "normalised (use normalize=none)");
+			rc = BLOOM_E_ARG;
+			goto done;
+		}
+		spectrum_timed = 1;
+	}
+	st->gray_kernel = ke ? ke->gray : ki.gray;
 	GLuint pack, mult, comp;
 	int half = q->half;
 	if ((rc = get_program(b, "bloom_common+bloom_pack", op == BLOOM_OP_BLOOM, half, &pack, err)) ||
-	    (rc = get_program(b, "bloom_common+bloom_multiply", ki.gray, half, &mult, err)) ||
+	    (rc = get_program(b, "bloom_common+bloom_multiply", st->gray_kernel, half, &mult, err)) ||
 	    (rc = get_program(b, "bloom_common+bloom_composite", op == BLOOM_OP_BLOOM, half, &comp, err)))
 		goto done;
-	rgba = to_rgba(in);
+	const float *rgba = to_rgba(b, in);
 	if (!rgba) {
 		rc = BLOOM_E_NOMEM;
 		goto done;
@@ -746,17 +804,8 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->image);
 	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16, rgba);
 	gpu_timer_mark(b->timer);
-	/* kernel spectrum: cached, or computed now */
-	b->tick++;
-	struct kentry *ke = kcache_find(b, d, pw, ph, &ki, p, q->conv4 != NULL);
-	if (ke) {
-		b->st.kernel_hits++;
-		st->kernel_cached = 1;
-	} else {
-		b->st.kernel_misses++;
-		if ((rc = kernel_spectrum(b, q, d, &ki, p, &ke, err)))
-			goto done;
-	}
+	if (spectrum_timed && (rc = kernel_spectrum(b, q, d, &ki, p, &ke, err)))
+		goto done;
 	ke->last_use = b->tick;
 	gpu_timer_mark(b->timer);
 	/* prefilter / pack */
@@ -780,7 +829,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 			rc = transpose(b, q->padded, pw, h, q->q, pw, ph, 4, half, terr) ? FFT_E_GL : 0;
 		gpu_timer_mark(b->timer);
 		if (!rc)
-			rc = fft_conv_execute(ki.gray ? q->conv2 : q->conv4, q->q, ke->spectrum);
+			rc = fft_conv_execute(ke->gray ? q->conv2 : q->conv4, q->q, ke->spectrum);
 		gpu_timer_mark(b->timer);
 		if (!rc)
 			rc = transpose(b, q->q, ph, pw, q->padded, h, pw, 4, half, terr) ? FFT_E_GL : 0;
@@ -835,7 +884,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	}
 	/* a colour kernel gives a gray image colour */
 	int ch = in->channels;
-	if (!ki.gray && ch <= 2)
+	if (!ke->gray && ch <= 2)
 		ch += 2;
 	if (image_alloc(out, w, h, ch)) {
 		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
@@ -877,7 +926,6 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 		rc = BLOOM_E_GPU;
 	}
 done:
-	free(rgba);
 	free(ki.rgbl);
 	image_free(&gen);
 	return rc;
