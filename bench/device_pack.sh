@@ -7,11 +7,17 @@ BUILD=${BUILD:-build}
 rm -rf .carry
 mkdir -p .carry/lib .carry/bin
 cp "$BUILD"/fftbloom "$BUILD"/fftbloomd .carry/bin/
+if [ -d "$BUILD/bench" ]; then # the end-to-end tools, where they are built
+	mkdir -p .carry/bin/bench
+	for b in loadgen codec_ceiling fftw_peer; do
+		[ -x "$BUILD/bench/$b" ] && cp "$BUILD/bench/$b" .carry/bin/bench/
+	done
+fi
 if [ -d "$BUILD/tests" ]; then
 	mkdir -p .carry/tests
 	(cd "$BUILD/tests" && find . -type f -name 'test_*' ! -name '*.[od]' -exec cp --parents {} ../../.carry/tests/ \;)
 fi
-for b in .carry/bin/* $(find .carry/tests -type f 2>/dev/null); do
+for b in $(find .carry/bin .carry/tests -type f 2>/dev/null); do
 	ldd "$b" | awk '/=> \// {print $3}'
 done | sort -u | while read -r lib; do
 	case "$(basename "$lib")" in

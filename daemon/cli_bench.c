@@ -149,7 +149,9 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 	struct bloom_kernel kr = {&k, {0, 0}};
 	bloom_kernel_digest(&k, kr.digest);
 	int n = c->runs;
-	double *tot = malloc((size_t)n * sizeof *tot), *st_ms[7];
+	double *tot = malloc((size_t)n * sizeof *tot), *st_ms[7], *wall = malloc((size_t)n * sizeof *wall),
+	       *prep = malloc((size_t)n * sizeof *prep), *rb = malloc((size_t)n * sizeof *rb),
+	       *up = malloc((size_t)n * sizeof *up);
 	for (int s = 0; s < 7; s++)
 		st_ms[s] = malloc((size_t)n * sizeof(double));
 	struct bloom_stats st = {0};
@@ -161,6 +163,10 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 		if (i >= c->warmup && !rc) {
 			int j = i - c->warmup;
 			tot[j] = st.gpu_ms;
+			wall[j] = st.wall_ms;
+			prep[j] = st.prepare_ms;
+			rb[j] = st.readback_ms;
+			up[j] = st.upload_ms;
 			double v[7] = {st.prefilter_ms, st.rows_ms, st.cols_ms, st.multiply_ms, st.icols_ms,
 			               st.irows_ms, st.composite_ms};
 			for (int s = 0; s < 7; s++)
@@ -173,27 +179,32 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 		double m[7];
 		for (int s = 0; s < 7; s++)
 			m[s] = median(st_ms[s], n);
-		double mt = median(tot, n);
+		double mt = median(tot, n), mw = median(wall, n), mp = median(prep, n), mr = median(rb, n),
+		       mu = median(up, n);
 		printf("{\"workload\":\"bloom\",\"label\":\"%s\",\"image\":\"%dx%d\",\"kernel\":\"%dx%d\","
 		       "\"kernel_type\":\"%s\",\"pad\":\"%s\",\"technique\":\"%s\",\"precision\":\"%s\","
 		       "\"padded\":\"%dx%d\","
 		       "\"gpu_ms\":%.4f,\"prefilter_ms\":%.4f,\"rows_ms\":%.4f,\"cols_ms\":%.4f,"
 		       "\"multiply_ms\":%.4f,\"inverse_cols_ms\":%.4f,\"inverse_rows_ms\":%.4f,"
-		       "\"composite_ms\":%.4f,\"fused\":%s,\"runs\":%d,\"timed\":%s}\n",
+		       "\"composite_ms\":%.4f,\"fused\":%s,\"wall_ms\":%.4f,\"prepare_ms\":%.4f,"
+		       "\"upload_ms\":%.4f,\"readback_ms\":%.4f,\"runs\":%d,\"timed\":%s}\n",
 		       label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good",
 		       tech_names[technique], precision ? "fp16" : "fp32", st.padded_w, st.padded_h, mt, m[0], m[1], m[2], m[3], m[4],
-		       m[5], m[6], st.fused ? "true" : "false", n, st.timed ? "true" : "false");
+		       m[5], m[6], st.fused ? "true" : "false", mw, mp, mu, mr, n,
+		       st.timed ? "true" : "false");
 		fprintf(stderr, "bloom %-22s %5dx%-5d k %4dx%-4d %-6s pad %-4s -> %5dx%-5d  GPU %8.3f ms "
 		        "(pre %.3f rows %.3f %s %.3f %s %.3f %s %.3f irows %.3f comp %.3f)\n",
 		        label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good", st.padded_w,
 		        st.padded_h, mt, m[0], m[1], st.fused ? "T" : "cols", m[2],
 		        st.fused ? "fused" : "mul", m[3], st.fused ? "T" : "icols", m[4], m[5], m[6]);
+		fprintf(stderr, "      whole call %.3f ms on the host clock: prepare %.3f, upload %.3f, "
+		        "read back %.3f\n", mw, mp, mu, mr);
 		fflush(stdout);
 	}
 	for (int s = 0; s < SETS; s++)
 		image_free(&img[s]);
 	image_free(&k);
-	free(tot);
+	free(tot), free(wall), free(prep), free(rb), free(up);
 	for (int s = 0; s < 7; s++)
 		free(st_ms[s]);
 	bloom_ctx_destroy(b);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gles/fft.h"
 #include "gles/gpu_timer.h"
@@ -736,6 +737,13 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	return rc;
 }
 
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct bloom_kernel *k,
               const struct bloom_params *p, struct image *out, struct bloom_stats *st,
               char err[BLOOM_ERR_LEN])
@@ -744,6 +752,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	if (!st)
 		st = &local;
 	memset(st, 0, sizeof *st);
+	double t_start = wall_now(), t_read = 0;
 	memset(out, 0, sizeof *out);
 	err[0] = 0;
 	if (!in || in->width < 1 || in->height < 1 || in->channels < 1 || in->channels > 4) {
@@ -799,6 +808,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	}
 	int w = in->width, h = in->height;
 	double ms[GPU_TIMER_MAX_MARKS];
+	st->prepare_ms = wall_now() - t_start;
 	gpu_timer_start(b->timer);
 	/* upload */
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->image);
@@ -875,6 +885,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	glBindBuffer(GL_COPY_WRITE_BUFFER, q->staging);
 	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)w * h * 16);
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->staging);
+	t_read = wall_now();
 	const float *res = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16,
 	                                    GL_MAP_READ_BIT);
 	if (!res) {
@@ -903,6 +914,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 		}
 	}
 	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+	st->readback_ms = wall_now() - t_read;
 	gpu_timer_mark(b->timer);
 	int nm = gpu_timer_read(b->timer, ms);
 	if (nm >= 9) {
@@ -926,6 +938,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 		rc = BLOOM_E_GPU;
 	}
 done:
+	st->wall_ms = wall_now() - t_start;
 	free(ki.rgbl);
 	image_free(&gen);
 	return rc;

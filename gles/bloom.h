@@ -52,6 +52,8 @@ struct bloom_stats {
 	                             FFT + multiply + inverse in one pass, icols_ms: transpose back) */
 	double upload_ms, kernel_ms, prefilter_ms, rows_ms, cols_ms, multiply_ms, icols_ms,
 	       irows_ms, composite_ms, download_ms, gpu_ms; /* per stage; gpu_ms all GPU stages */
+	double wall_ms, prepare_ms, readback_ms; /* host clock: the whole call; before the first GL
+	                                            command; mapping and converting the result */
 };
 
 struct bloom_cache_stats {
