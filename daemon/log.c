@@ -32,46 +32,9 @@ static void json_escape(FILE *f, const char *s)
 	}
 }
 
-static void emit(int level, const char *msg)
-{
-	if (level > g_level)
-		return;
-	if (level < 0)
-		level = 0;
-	if (level > LOG_DEBUG)
-		level = LOG_DEBUG;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	struct tm tm;
-	gmtime_r(&ts.tv_sec, &tm);
-	char t[32];
-	strftime(t, sizeof t, "%Y-%m-%dT%H:%M:%S", &tm);
-	pthread_mutex_lock(&g_lock);
-	if (g_json) {
-		fprintf(stderr, "{\"ts\":\"%s.%03ldZ\",\"level\":\"%s\",\"msg\":\"", t,
-		        ts.tv_nsec / 1000000, names[level]);
-		json_escape(stderr, msg);
-		fputs("\"}\n", stderr);
-	} else {
-		fprintf(stderr, "%s.%03ldZ %-5s %s\n", t, ts.tv_nsec / 1000000, names[level], msg);
-	}
-	fflush(stderr);
-	pthread_mutex_unlock(&g_lock);
-}
-
-void log_msg(int level, const char *fmt, ...)
-{
-	if (level > g_level)
-		return;
-	char buf[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	emit(level, buf);
-}
-
-void log_kv(int level, const char *msg, const char *const *kv, int n)
+/* One log line: the message, then n key/value pairs (JSON members, or key=value text with
+ * values quoted where they need it). */
+static void emit_kv(int level, const char *msg, const char *const *kv, int n)
 {
 	if (level > g_level)
 		return;
@@ -115,10 +78,27 @@ void log_kv(int level, const char *msg, const char *const *kv, int n)
 	pthread_mutex_unlock(&g_lock);
 }
 
+void log_msg(int level, const char *fmt, ...)
+{
+	if (level > g_level)
+		return;
+	char buf[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	emit_kv(level, buf, NULL, 0);
+}
+
+void log_kv(int level, const char *msg, const char *const *kv, int n)
+{
+	emit_kv(level, msg, kv, n);
+}
+
 static void gles_forward(void *ctx, int level, const char *msg)
 {
 	(void)ctx;
-	emit(level, msg);
+	emit_kv(level, msg, NULL, 0);
 }
 
 const struct gles_log log_gles_sink = {gles_forward, NULL};

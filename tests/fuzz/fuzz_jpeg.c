@@ -1,30 +1,9 @@
-/* libFuzzer target for the jpeg decoder: any byte string that sniffs as jpeg goes through
- * image_decode (with small limits, so the fuzzer explores parsing, not allocation); a decoded
- * image is encoded again to exercise the writer on what the reader produced. */
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-
-#include "protocol/image.h"
+/* libFuzzer target for the jpeg decoder (the body is tests/fuzz/fuzz_image.h). */
+#include "tests/fuzz/fuzz_image.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (image_sniff(data, size) != IMAGE_FORMAT_JPEG)
-		return 0;
-	struct image_limits lim = { 4096, 4096, 1u << 22 };
-	struct image img;
-	char err[IMAGE_ERR_LEN];
-	if (image_decode(data, size, &lim, &img, NULL, err))
-		return 0;
-	if ((size_t)img.width * (size_t)img.height <= 1u << 16) {
-		unsigned char *out;
-		size_t len;
-		unsigned lost;
-		if (!image_encode(&img, IMAGE_FORMAT_JPEG, NULL, &out, &len, &lost, err))
-			free(out);
-	}
-	image_free(&img);
-	return 0;
+	return fuzz_image(data, size, IMAGE_FORMAT_JPEG);
 }
