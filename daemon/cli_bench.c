@@ -222,21 +222,13 @@ int cli_bench(int argc, char **argv)
 	size_t n = 0;
 	cli_opts_add(t, &n, own_table, sizeof own_table / sizeof own_table[0], 0);
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bench_cli, gpu));
-	if (cli_prepare_argv(argc, argv)) {
-		printf("usage: fftbloom bench [options]\nFFT and bloom workloads; JSON lines on stdout, "
-		       "a table on stderr.\n");
-		opts_print_help(stdout, t, n);
-		return 0;
-	}
 	struct bench_cli c;
-	char err[OPT_ERR_LEN];
-	int npos = 0;
-	memset(&c, 0, sizeof c);
-	if (opts_defaults(t, n, &c, err) || opts_from_env(t, n, &c, err) ||
-	    opts_from_argv(t, n, &c, argc, argv, 1, &npos, err)) {
-		fprintf(stderr, "fftbloom bench: %s\n", err);
-		return 2;
-	}
+	int npos;
+	int pr = cli_parse("bench", "usage: fftbloom bench [options]\nFFT and bloom workloads; JSON "
+	                   "lines on stdout, a table on stderr.\n", t, n, &c, sizeof c, NULL, NULL,
+	                   argc, argv, &npos);
+	if (pr)
+		return pr == 1 ? 0 : pr;
 	log_setup(LOG_WARN, 0);
 	struct cli_gpu g;
 	if (cli_gpu_open(&c.gpu, &g))

@@ -28,6 +28,12 @@ static const struct opt_def own_table[] = {
 	 offsetof(struct bloom_cli, quiet)},
 };
 
+/* convolve does not normalise unless asked: its own defaults over the table's */
+static int op_defaults(void *values, void *arg)
+{
+	return bloom_params_defaults(&((struct bloom_cli *)values)->p, *(int *)arg);
+}
+
 static int run(int op, int argc, char **argv)
 {
 	const char *name = op == BLOOM_OP_BLOOM ? "bloom" : "convolve";
@@ -36,26 +42,18 @@ static int run(int op, int argc, char **argv)
 	cli_opts_add(t, &n, own_table, sizeof own_table / sizeof own_table[0], 0);
 	cli_opts_add(t, &n, bloom_params_table, bloom_params_table_len, offsetof(struct bloom_cli, p));
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bloom_cli, gpu));
-	if (cli_prepare_argv(argc, argv)) {
-		if (op == BLOOM_OP_BLOOM)
-			printf("usage: fftbloom bloom IN -o OUT [--kernel FILE | --kernel-preset NAME[:k=v,...]] "
-			       "[options]\n  O = I + intensity * (prefilter(I) conv normalised kernel)\n");
-		else
-			printf("usage: fftbloom convolve IN --kernel FILE -o OUT [options]\n"
-			       "  O = I conv kernel (linear, zero outside the image; not normalised unless "
-			       "--normalize luminance)\n");
-		opts_print_help(stdout, t, n);
-		return 0;
-	}
 	struct bloom_cli c;
 	char err[BLOOM_ERR_LEN];
-	int npos = 0;
-	memset(&c, 0, sizeof c);
-	if (opts_defaults(t, n, &c, err) || bloom_params_defaults(&c.p, op) ||
-	    opts_from_env(t, n, &c, err) || opts_from_argv(t, n, &c, argc, argv, 1, &npos, err)) {
-		fprintf(stderr, "fftbloom %s: %s\n", name, err);
-		return 2;
-	}
+	int npos;
+	const char *usage = op == BLOOM_OP_BLOOM
+		? "usage: fftbloom bloom IN -o OUT [--kernel FILE | --kernel-preset NAME[:k=v,...]] "
+		  "[options]\n  O = I + intensity * (prefilter(I) conv normalised kernel)\n"
+		: "usage: fftbloom convolve IN --kernel FILE -o OUT [options]\n"
+		  "  O = I conv kernel (linear, zero outside the image; not normalised unless "
+		  "--normalize luminance)\n";
+	int pr = cli_parse(name, usage, t, n, &c, sizeof c, op_defaults, &op, argc, argv, &npos);
+	if (pr)
+		return pr == 1 ? 0 : pr;
 	if (npos != 1 || !c.output[0]) {
 		fprintf(stderr, "fftbloom %s: need one input image and -o OUTPUT (see --help)\n", name);
 		return 2;
@@ -156,22 +154,15 @@ int cli_kernel(int argc, char **argv)
 	size_t n = 0;
 	cli_opts_add(t, &n, own_table, 1, 0); /* --output */
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bloom_cli, gpu));
-	if (cli_prepare_argv(argc, argv)) {
-		printf("usage: fftbloom kernel NAME[:k=v,...] -o OUT.exr\n"
-		       "  gaussian:sigma=S,size=N | glare:core=,halo=,halo_gain=,streaks=,length=,rotation=,size= |\n"
-		       "  aperture:blades=,rotation=,radius=,size=\n");
-		opts_print_help(stdout, t, n);
-		return 0;
-	}
 	struct bloom_cli c;
 	char err[BLOOM_ERR_LEN];
-	int npos = 0;
-	memset(&c, 0, sizeof c);
-	if (opts_defaults(t, n, &c, err) || opts_from_env(t, n, &c, err) ||
-	    opts_from_argv(t, n, &c, argc, argv, 1, &npos, err)) {
-		fprintf(stderr, "fftbloom kernel: %s\n", err);
-		return 2;
-	}
+	int npos;
+	int pr = cli_parse("kernel", "usage: fftbloom kernel NAME[:k=v,...] -o OUT.exr\n"
+	                   "  gaussian:sigma=S,size=N | glare:core=,halo=,halo_gain=,streaks=,length=,"
+	                   "rotation=,size= |\n  aperture:blades=,rotation=,radius=,size=\n",
+	                   t, n, &c, sizeof c, NULL, NULL, argc, argv, &npos);
+	if (pr)
+		return pr == 1 ? 0 : pr;
 	if (npos != 1 || !c.output[0]) {
 		fprintf(stderr, "fftbloom kernel: need one kernel spec and -o OUTPUT (see --help)\n");
 		return 2;

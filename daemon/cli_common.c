@@ -33,6 +33,26 @@ int cli_prepare_argv(int argc, char **argv)
 	return help;
 }
 
+int cli_parse(const char *name, const char *usage, const struct opt_def *t, size_t n, void *values,
+              size_t size, int (*hook)(void *values, void *arg), void *arg, int argc,
+              char **argv, int *npos)
+{
+	if (cli_prepare_argv(argc, argv)) {
+		fputs(usage, stdout);
+		opts_print_help(stdout, t, n);
+		return 1;
+	}
+	char err[OPT_ERR_LEN];
+	memset(values, 0, size);
+	*npos = 0;
+	if (opts_defaults(t, n, values, err) || (hook && hook(values, arg)) ||
+	    opts_from_env(t, n, values, err) || opts_from_argv(t, n, values, argc, argv, 1, npos, err)) {
+		fprintf(stderr, "fftbloom %s: %s\n", name, err);
+		return 2;
+	}
+	return 0;
+}
+
 int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
 {
 	memset(g, 0, sizeof *g);

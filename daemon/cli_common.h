@@ -19,6 +19,14 @@ int cli_opts_add(struct opt_def *t, size_t *len, const struct opt_def *src, size
 /* Rewrites "-o" to "--output" in argv, and returns 1 when "--help" or "-h" is present. */
 int cli_prepare_argv(int argc, char **argv);
 
+/* Parses a subcommand's options. With --help prints usage and the option table and returns 1
+ * (the command exits 0). Otherwise: values zeroed, defaults, then hook(values, arg) if given,
+ * FFTBLOOM_* variables, flags; positional arguments counted in *npos. A bad option prints
+ * "fftbloom NAME: message" and returns 2 (the exit status for usage errors); success is 0. */
+int cli_parse(const char *name, const char *usage, const struct opt_def *t, size_t n, void *values,
+              size_t size, int (*hook)(void *values, void *arg), void *arg, int argc,
+              char **argv, int *npos);
+
 struct cli_gpu {
 	struct egl_ctx *ctx;
 	const struct egl_info *info;

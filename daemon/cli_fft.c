@@ -40,21 +40,13 @@ int cli_fft(int argc, char **argv)
 	size_t n = 0;
 	cli_opts_add(t, &n, fft_table, sizeof fft_table / sizeof fft_table[0], 0);
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct fft_cli, gpu));
-	if (cli_prepare_argv(argc, argv)) {
-		printf("usage: fftbloom fft IN.npy -o OUT.npy [options]\n"
-		       "1D or 2D arrays of complex64 (float32, float64 and complex128 are converted).\n");
-		opts_print_help(stdout, t, n);
-		return 0;
-	}
 	struct fft_cli c;
-	char err[OPT_ERR_LEN];
-	int npos = 0;
-	memset(&c, 0, sizeof c);
-	if (opts_defaults(t, n, &c, err) || opts_from_env(t, n, &c, err) ||
-	    opts_from_argv(t, n, &c, argc, argv, 1, &npos, err)) {
-		fprintf(stderr, "fftbloom fft: %s\n", err);
-		return 2;
-	}
+	int npos;
+	int pr = cli_parse("fft", "usage: fftbloom fft IN.npy -o OUT.npy [options]\n"
+	                   "1D or 2D arrays of complex64 (float32, float64 and complex128 are "
+	                   "converted).\n", t, n, &c, sizeof c, NULL, NULL, argc, argv, &npos);
+	if (pr)
+		return pr == 1 ? 0 : pr;
 	if (npos != 1 || !c.output[0]) {
 		fprintf(stderr, "fftbloom fft: need one input file and -o OUTPUT (see --help)\n");
 		return 2;
