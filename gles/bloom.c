@@ -370,15 +370,18 @@ static void dispatch2d(int w, int h)
 
 /* Kernel facts the cache key and the spectrum need, computed on the CPU from its pixels. */
 struct kinfo {
-	int kw, kh, cx, cy, gray;
+	int kw, kh, cx, cy, gray; /* size as used (after kernel-scale) and centre */
+	int src_w, src_h;         /* size of rgbl: the kernel's own (the GPU resamples it) */
 	double lum_sum;
 	float *rgbl; /* kw*kh vec4 (R, G, B, L) */
 };
 
 /* Reads the kernel's pixels (on a cache miss only): RGBL floats at its own size, gray or not,
- * the luminance sum; then resamples to the size kernel_geometry chose. */
+ * the luminance sum (the GPU's resampling to the size kernel_geometry chose keeps sums). */
 static int kernel_pixels(const struct image *k, struct kinfo *ki, char err[BLOOM_ERR_LEN])
 {
+	ki->src_w = k->width;
+	ki->src_h = k->height;
 	size_t n = (size_t)k->width * k->height;
 	ki->rgbl = malloc(n * 4 * sizeof(float));
 	if (!ki->rgbl)
@@ -465,33 +468,6 @@ static int kernel_geometry(const struct image *k, const struct bloom_params *p, 
 	return 0;
 }
 
-/* Resamples a kernel (w x h vec4) to nw x nh with box filtering (area averaging when shrinking,
- * bilinear-like when growing), keeping each channel's sum. */
-static float *resample(const float *src, int w, int h, int nw, int nh)
-{
-	float *dst = calloc((size_t)nw * nh * 4, sizeof *dst);
-	if (!dst)
-		return NULL;
-	double sx = (double)w / nw, sy = (double)h / nh;
-	for (int y = 0; y < nh; y++) {
-		double y0 = y * sy, y1 = y0 + sy;
-		for (int x = 0; x < nw; x++) {
-			double x0 = x * sx, x1 = x0 + sx, acc[4] = {0, 0, 0, 0};
-			for (int j = (int)floor(y0); j < (int)ceil(y1) && j < h; j++) {
-				double wy = fmin(y1, j + 1) - fmax(y0, j);
-				for (int i = (int)floor(x0); i < (int)ceil(x1) && i < w; i++) {
-					double wx = fmin(x1, i + 1) - fmax(x0, i), wgt = wx * wy;
-					for (int c = 0; c < 4; c++)
-						acc[c] += wgt * src[((size_t)j * w + i) * 4 + c];
-				}
-			}
-			for (int c = 0; c < 4; c++)
-				dst[((size_t)y * nw + x) * 4 + c] = (float)acc[c];
-		}
-	}
-	return dst;
-}
-
 static struct kentry *kcache_find(struct bloom_ctx *b, const uint64_t d[2], int pw, int ph,
                                   const struct kinfo *ki, const struct bloom_params *p, int fused)
 {
@@ -526,7 +502,7 @@ static int kernel_spectrum(struct bloom_ctx *b, struct plan *q, const uint64_t d
                            char err[BLOOM_ERR_LEN])
 {
 	size_t elems = (size_t)q->pw * q->ph, bytes = elems * (ki->gray ? 8 : 16);
-	size_t kbytes = (size_t)ki->kw * ki->kh * 16;
+	size_t kbytes = (size_t)ki->src_w * ki->src_h * 16;
 	if (kbytes > b->kupload_bytes) {
 		if (b->kupload)
 			glDeleteBuffers(1, &b->kupload);
@@ -553,6 +529,7 @@ static int kernel_spectrum(struct bloom_ctx *b, struct plan *q, const uint64_t d
 	}
 	set_sizes(prog, 0, 0, q->pw, q->ph);
 	glUniform2ui(glGetUniformLocation(prog, "u_ksize"), (GLuint)ki->kw, (GLuint)ki->kh);
+	glUniform2ui(glGetUniformLocation(prog, "u_src"), (GLuint)ki->src_w, (GLuint)ki->src_h);
 	glUniform2ui(glGetUniformLocation(prog, "u_center"), (GLuint)ki->cx, (GLuint)ki->cy);
 	double scale = 1.0;
 	if (p->normalize == BLOOM_NORMALIZE_LUMINANCE)
@@ -676,19 +653,6 @@ int bloom_kernel_preset(struct bloom_ctx *b, const char *spec, struct image *out
 	return 0;
 }
 
-/* Resamples the kernel's pixels to the size kernel_geometry chose (kernel_scale). */
-static int scale_kernel(struct kinfo *ki, const struct image *k)
-{
-	if (ki->kw == k->width && ki->kh == k->height)
-		return 0;
-	float *r = resample(ki->rgbl, k->width, k->height, ki->kw, ki->kh);
-	if (!r)
-		return BLOOM_E_NOMEM;
-	free(ki->rgbl);
-	ki->rgbl = r;
-	return 0;
-}
-
 /* Image (1-4 channels) -> RGBA floats (missing alpha is 1, gray fills R, G and B) in the
  * context's reused host buffer; a 4-channel image is uploaded as it is. */
 static const float *to_rgba(struct bloom_ctx *b, const struct image *in)
@@ -784,7 +748,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 		st->kernel_cached = 1;
 	} else {
 		b->st.kernel_misses++;
-		if ((rc = kernel_pixels(kimg, &ki, err)) || (rc = scale_kernel(&ki, kimg)))
+		if ((rc = kernel_pixels(kimg, &ki, err)))
 			goto done;
 		if (p->normalize == BLOOM_NORMALIZE_LUMINANCE && !(fabs(ki.lum_sum) > 1e-30)) {
 			snprintf(err, BLOOM_ERR_LEN, "kernel: its luminance sums to zero, so it cannot be "

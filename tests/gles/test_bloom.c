@@ -387,6 +387,26 @@ static void test_kernel_scale_and_presets(void **state)
 	printf("corner %.6f (expected 0.36)\n", out.pixels[0]);
 	assert_true(fabs(out.pixels[0] - 0.36) < 1e-5);
 	image_free(&out);
+	/* shrinking (on the GPU, area-weighted) keeps the kernel's sum: a 40x40 random kernel at
+	 * scale 0.25 of a 48x40 image becomes 10x10; an impulse in the middle of the image, with
+	 * normalize none, comes out summing to the original kernel's sum */
+	struct image imp, kr2 = rand_image(40, 40, 1, 0, 1);
+	image_alloc(&imp, 48, 40, 1);
+	imp.pixels[20 * 48 + 24] = 1;
+	double ksum = 0;
+	for (int i = 0; i < 1600; i++)
+		ksum += kr2.pixels[i];
+	bloom_params_defaults(&p, BLOOM_OP_CONVOLVE);
+	p.kernel_scale = 0.25;
+	run_ok(BLOOM_OP_CONVOLVE, &imp, &kr2, &p, &out, &st);
+	double osum = 0;
+	for (int i = 0; i < 48 * 40; i++)
+		osum += out.pixels[i];
+	printf("kernel-scale 0.25: padded %dx%d, sum %.4f (kernel's %.4f)\n", st.padded_w,
+	       st.padded_h, osum, ksum);
+	assert_true(st.padded_w >= 48 + 10 - 1 && st.padded_w < 48 + 10 + 8);
+	assert_true(fabs(osum - ksum) / ksum < 1e-5);
+	image_free(&out), image_free(&imp), image_free(&kr2);
 	/* presets: finite, the peak in the centre pixel */
 	const char *specs[] = {"gaussian:sigma=3", "glare:streaks=6,rotation=15,size=63",
 	                       "aperture:blades=6,size=63", "aperture:blades=5,rotation=12,size=31"};
