@@ -78,6 +78,21 @@ void fft_destroy(struct fft *f); /* NULL-safe */
  * rows first, then columns (forward and inverse alike; the 2D DFT is separable). */
 int fft_execute(struct fft *f, unsigned buf, int inverse);
 
+/* ---- plans cached by (size, axes, options): created on first use, least recently used out ---- */
+struct fft_cache;
+
+int fft_cache_create(struct program_cache *pc, const struct egl_info *info,
+                     const struct gles_log *log, int max_plans, struct fft_cache **out);
+void fft_cache_destroy(struct fft_cache *c); /* NULL-safe; destroys its plans */
+
+/* The plan for (width, height, axes, options), built with fft_create on a miss (the least
+ * recently used plan is destroyed past max_plans: a plan got earlier is valid until then).
+ * o->wisdom is used when building but is not part of the key. */
+int fft_cache_get(struct fft_cache *c, int width, int height, int axes, const struct fft_opts *o,
+                  struct fft **out, char err[FFT_ERR_LEN]);
+void fft_cache_stats(const struct fft_cache *c, unsigned long long *hits,
+                     unsigned long long *misses, int *plans);
+
 /* ---- fused convolution along rows: forward, spectrum multiply, inverse in one dispatch ---- */
 struct fft_conv;
 

@@ -373,6 +373,44 @@ static void test_wisdom(void **state)
 	assert_true(ok);
 }
 
+static void test_plan_cache(void **state)
+{
+	(void)state;
+	struct fft_cache *c;
+	assert_int_equal(fft_cache_create(g_pc, g_info, NULL, 2, &c), 0);
+	struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 2};
+	struct fft *a, *b, *d, *e;
+	char err[FFT_ERR_LEN];
+	assert_int_equal(fft_cache_get(c, 48, 30, FFT_BOTH, &o, &a, err), 0);
+	assert_int_equal(fft_cache_get(c, 48, 30, FFT_BOTH, &o, &b, err), 0);
+	assert_ptr_equal(a, b); /* same size and options: the same plan */
+	o.twiddles = FFT_TW_TABLE;
+	assert_int_equal(fft_cache_get(c, 48, 30, FFT_BOTH, &o, &d, err), 0);
+	assert_ptr_not_equal(a, d); /* other options: another plan */
+	o.twiddles = FFT_TW_COMPUTED;
+	assert_int_equal(fft_cache_get(c, 48, 30, FFT_ROWS, &o, &e, err), 0); /* evicts LRU */
+	unsigned long long hits, misses;
+	int plans;
+	fft_cache_stats(c, &hits, &misses, &plans);
+	printf("plan cache: %llu hits, %llu misses, %d plans\n", hits, misses, plans);
+	assert_true(hits == 1 && misses == 3 && plans == 2);
+	/* the plan from the cache computes the transform */
+	size_t n = 48 * 30 * 2;
+	float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+	double *ref = malloc(n * sizeof *ref);
+	tu_fill_f32(x, n, -1, 1);
+	ref_2d(x, ref, 48, 30, 0);
+	assert_int_equal(fft_cache_get(c, 48, 30, FFT_BOTH, &o, &a, err), 0);
+	GLuint buf = upload(x, n);
+	assert_int_equal(fft_execute(a, buf, 0), 0);
+	download(buf, y, n);
+	int ok = tu_report("cached plan 30x48", tu_rel_l2_f32(y, ref, n), tu_max_abs_f32(y, ref, n), TOL);
+	glDeleteBuffers(1, &buf);
+	free(x), free(y), free(ref);
+	fft_cache_destroy(c);
+	assert_true(ok);
+}
+
 int main(void)
 {
 	tu_seed_from_clock();
@@ -384,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_2d_shapes),
 		cmocka_unit_test(test_linearity),
 		cmocka_unit_test(test_wisdom),
+		cmocka_unit_test(test_plan_cache),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
