@@ -3,6 +3,7 @@
  * finishes the accepted requests (up to --drain-timeout) and exits 0. */
 #include <errno.h>
 #include <pthread.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,10 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
+	/* Frames are tens of MB: glibc would mmap each and unmap it when freed, so every request
+	 * would fault its buffers in page by page. Keep freed blocks in the heap for the next one. */
+	mallopt(M_MMAP_THRESHOLD, 512 << 20);
+	mallopt(M_TRIM_THRESHOLD, 1024 << 20);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage();
