@@ -9,4 +9,5 @@ GLES_OBJS := \
 	$(BUILD)/gles/wisdom.o \
 	$(BUILD)/gles/gpu_timer.o \
 	$(BUILD)/gles/kernels.o \
+	$(BUILD)/gles/half.o \
 	$(BUILD)/gles/bloom.o
