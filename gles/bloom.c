@@ -67,8 +67,6 @@ struct bloom_ctx {
 	float *host;    /* reused RGBA staging for uploads (a fresh 33 MB malloc a 1080p frame
 	                   costs page faults every request) */
 	size_t host_bytes;
-	uint16_t *host16; /* the same as float16 (precision fp16) */
-	size_t host16_bytes;
 	struct preset {
 		char spec[256];
 		struct image img;
@@ -153,7 +151,6 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 	for (int i = 0; i < 8; i++)
 		image_free(&b->presets[i].img);
 	free(b->host);
-	free(b->host16);
 	gpu_timer_destroy(b->timer);
 	free(b->kc);
 	free(b->plans);
@@ -657,6 +654,50 @@ int bloom_kernel_preset(struct bloom_ctx *b, const char *spec, struct image *out
 	return 0;
 }
 
+static void pack4(const float *f, uint16_t *h)
+{
+	if (half_have_f16c())
+		half_pack4_f16c(f, h);
+	else
+		for (int c = 0; c < 4; c++)
+			h[c] = half_from_float(f[c]);
+}
+
+static void unpack4(const uint16_t *h, float *f)
+{
+	if (half_have_f16c())
+		half_unpack4_f16c(h, f);
+	else
+		for (int c = 0; c < 4; c++)
+			f[c] = half_to_float(h[c]);
+}
+
+/* Image (1-4 channels) -> RGBA float16 in the context's host buffer (precision fp16). */
+static const void *to_rgba_half(struct bloom_ctx *b, const struct image *in)
+{
+	size_t n = (size_t)in->width * in->height;
+	if (n * 8 > b->host_bytes) {
+		float *nb = realloc(b->host, n * 8);
+		if (!nb)
+			return NULL;
+		b->host = nb;
+		b->host_bytes = n * 8;
+	}
+	uint16_t *v = (uint16_t *)b->host;
+	for (size_t i = 0; i < n; i++) {
+		const float *s = in->pixels + i * in->channels;
+		float px[4];
+		switch (in->channels) {
+		case 1: px[0] = px[1] = px[2] = s[0], px[3] = 1; break;
+		case 2: px[0] = px[1] = px[2] = s[0], px[3] = s[1]; break;
+		case 3: px[0] = s[0], px[1] = s[1], px[2] = s[2], px[3] = 1; break;
+		default: memcpy(px, s, 16);
+		}
+		pack4(px, v + i * 4);
+	}
+	return v;
+}
+
 /* Image (1-4 channels) -> RGBA floats (missing alpha is 1, gray fills R, G and B) in the
  * context's reused host buffer; a 4-channel image is uploaded as it is. */
 static const float *to_rgba(struct bloom_ctx *b, const struct image *in)
@@ -770,18 +811,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	    (rc = get_program(b, "bloom_common+bloom_composite", op == BLOOM_OP_BLOOM, half, &comp, err)))
 		goto done;
 	size_t px_bytes = half ? 8 : 16; /* precision fp16: frames cross as float16 too */
-	const void *rgba = to_rgba(b, in);
-	size_t nvals = (size_t)in->width * in->height * 4;
-	if (rgba && half) {
-		if (nvals * 2 > b->host16_bytes) {
-			uint16_t *nb = realloc(b->host16, nvals * 2);
-			b->host16 = nb ? nb : b->host16;
-			b->host16_bytes = nb ? nvals * 2 : b->host16_bytes;
-		}
-		if (nvals * 2 <= b->host16_bytes)
-			half_from_floats(rgba, b->host16, nvals);
-		rgba = nvals * 2 <= b->host16_bytes ? b->host16 : NULL;
-	}
+	const void *rgba = half ? to_rgba_half(b, in) : (const void *)to_rgba(b, in);
 	if (!rgba) {
 		rc = BLOOM_E_NOMEM;
 		goto done;
@@ -889,23 +919,14 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	}
 	size_t n = (size_t)w * h;
 	const float *res = mapped;
-	if (half) { /* float16 -> the float RGBA host buffer, in bulk, then the channels below */
-		if (n * 16 > b->host_bytes) {
-			float *nb = realloc(b->host, n * 16);
-			if (!nb) {
-				glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
-				image_free(out);
-				rc = BLOOM_E_NOMEM;
-				goto done;
-			}
-			b->host = nb;
-			b->host_bytes = n * 16;
-		}
-		half_to_floats(mapped, b->host, n * 4);
-		res = b->host;
-	}
+	const uint16_t *res16 = mapped;
 	for (size_t i = 0; i < n; i++) {
-		const float *s = res + i * 4;
+		float px[4];
+		const float *s = px;
+		if (half)
+			unpack4(res16 + i * 4, px);
+		else
+			s = res + i * 4;
 		float *o = out->pixels + i * ch;
 		switch (ch) {
 		case 1: o[0] = s[0]; break;

@@ -49,52 +49,24 @@ float half_to_float(uint16_t h)
  * 2012; the portable code above runs elsewhere and costs about 10x more). */
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
-__attribute__((target("avx,f16c"))) static void pack_f16c(const float *f, uint16_t *h, size_t n)
+__attribute__((target("f16c"))) void half_pack4_f16c(const float *f, uint16_t *h)
 {
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8)
-		_mm_storeu_si128((__m128i *)(h + i),
-		                 _mm256_cvtps_ph(_mm256_loadu_ps(f + i), _MM_FROUND_TO_NEAREST_INT));
-	for (; i < n; i++)
-		h[i] = half_from_float(f[i]);
+	_mm_storel_epi64((__m128i *)h, _mm_cvtps_ph(_mm_loadu_ps(f), _MM_FROUND_TO_NEAREST_INT));
 }
-__attribute__((target("avx,f16c"))) static void unpack_f16c(const uint16_t *h, float *f, size_t n)
+__attribute__((target("f16c"))) void half_unpack4_f16c(const uint16_t *h, float *f)
 {
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8)
-		_mm256_storeu_ps(f + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + i))));
-	for (; i < n; i++)
-		f[i] = half_to_float(h[i]);
+	_mm_storeu_ps(f, _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)h)));
 }
 int half_have_f16c(void)
 {
 	static int known = -1;
 	if (known < 0)
-		known = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx") ? 1 : 0;
+		known = __builtin_cpu_supports("f16c") ? 1 : 0;
 	return known;
 }
 #else
-static void pack_f16c(const float *f, uint16_t *h, size_t n) { (void)f, (void)h, (void)n; }
-static void unpack_f16c(const uint16_t *h, float *f, size_t n) { (void)h, (void)f, (void)n; }
+void half_pack4_f16c(const float *f, uint16_t *h) { (void)f, (void)h; }
+void half_unpack4_f16c(const uint16_t *h, float *f) { (void)h, (void)f; }
 int half_have_f16c(void) { return 0; }
 #endif
 
-void half_from_floats(const float *f, uint16_t *h, size_t n)
-{
-	if (half_have_f16c()) {
-		pack_f16c(f, h, n);
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		h[i] = half_from_float(f[i]);
-}
-
-void half_to_floats(const uint16_t *h, float *f, size_t n)
-{
-	if (half_have_f16c()) {
-		unpack_f16c(h, f, n);
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		f[i] = half_to_float(h[i]);
-}
