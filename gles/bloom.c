@@ -10,7 +10,6 @@
 
 #include "gles/fft.h"
 #include "gles/gpu_timer.h"
-#include "gles/half.h"
 #include "gles/kernels.h"
 
 /* binding points shared with the bloom shaders */
@@ -316,8 +315,8 @@ static int get_program(struct bloom_ctx *b, const char *name, int variant, int h
 {
 	char defs[160], perr[PROGRAM_ERR_LEN];
 	snprintf(defs, sizeof defs,
-	         "#define PREFILTER %d\n#define GRAY %d\n#define BLOOM %d\n#define P_F16 %d\n"
-	         "#define IMG_F16 %d\n", variant, variant, variant, half, half);
+	         "#define PREFILTER %d\n#define GRAY %d\n#define BLOOM %d\n#define P_F16 %d\n", variant,
+	         variant, variant, half);
 	int key[2] = {variant, half};
 	unsigned id;
 	if (program_get(b->pc, name, key, sizeof key, defs, &id, perr)) {
@@ -654,50 +653,6 @@ int bloom_kernel_preset(struct bloom_ctx *b, const char *spec, struct image *out
 	return 0;
 }
 
-static void pack4(const float *f, uint16_t *h)
-{
-	if (half_have_f16c())
-		half_pack4_f16c(f, h);
-	else
-		for (int c = 0; c < 4; c++)
-			h[c] = half_from_float(f[c]);
-}
-
-static void unpack4(const uint16_t *h, float *f)
-{
-	if (half_have_f16c())
-		half_unpack4_f16c(h, f);
-	else
-		for (int c = 0; c < 4; c++)
-			f[c] = half_to_float(h[c]);
-}
-
-/* Image (1-4 channels) -> RGBA float16 in the context's host buffer (precision fp16). */
-static const void *to_rgba_half(struct bloom_ctx *b, const struct image *in)
-{
-	size_t n = (size_t)in->width * in->height;
-	if (n * 8 > b->host_bytes) {
-		float *nb = realloc(b->host, n * 8);
-		if (!nb)
-			return NULL;
-		b->host = nb;
-		b->host_bytes = n * 8;
-	}
-	uint16_t *v = (uint16_t *)b->host;
-	for (size_t i = 0; i < n; i++) {
-		const float *s = in->pixels + i * in->channels;
-		float px[4];
-		switch (in->channels) {
-		case 1: px[0] = px[1] = px[2] = s[0], px[3] = 1; break;
-		case 2: px[0] = px[1] = px[2] = s[0], px[3] = s[1]; break;
-		case 3: px[0] = s[0], px[1] = s[1], px[2] = s[2], px[3] = 1; break;
-		default: memcpy(px, s, 16);
-		}
-		pack4(px, v + i * 4);
-	}
-	return v;
-}
-
 /* Image (1-4 channels) -> RGBA floats (missing alpha is 1, gray fills R, G and B) in the
  * context's reused host buffer; a 4-channel image is uploaded as it is. */
 static const float *to_rgba(struct bloom_ctx *b, const struct image *in)
@@ -810,8 +765,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	    (rc = get_program(b, "bloom_common+bloom_multiply", st->gray_kernel, half, &mult, err)) ||
 	    (rc = get_program(b, "bloom_common+bloom_composite", op == BLOOM_OP_BLOOM, half, &comp, err)))
 		goto done;
-	size_t px_bytes = half ? 8 : 16; /* precision fp16: frames cross as float16 too */
-	const void *rgba = half ? to_rgba_half(b, in) : (const void *)to_rgba(b, in);
+	const float *rgba = to_rgba(b, in);
 	if (!rgba) {
 		rc = BLOOM_E_NOMEM;
 		goto done;
@@ -822,7 +776,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	gpu_timer_start(b->timer);
 	/* upload */
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->image);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)((size_t)w * h * px_bytes), rgba);
+	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16, rgba);
 	gpu_timer_mark(b->timer);
 	if (spectrum_timed && (rc = kernel_spectrum(b, q, d, &ki, p, &ke, err)))
 		goto done;
@@ -893,13 +847,12 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
 	glBindBuffer(GL_COPY_READ_BUFFER, q->out);
 	glBindBuffer(GL_COPY_WRITE_BUFFER, q->staging);
-	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
-	                    (GLsizeiptr)((size_t)w * h * px_bytes));
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)w * h * 16);
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->staging);
 	t_read = wall_now();
-	const void *mapped = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0,
-	                                      (GLsizeiptr)((size_t)w * h * px_bytes), GL_MAP_READ_BIT);
-	if (!mapped) {
+	const float *res = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16,
+	                                    GL_MAP_READ_BIT);
+	if (!res) {
 		snprintf(err, BLOOM_ERR_LEN, "reading the result: %s", gl_error_name(glGetError()));
 		rc = BLOOM_E_GPU;
 		goto done;
@@ -918,15 +871,8 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 		goto done;
 	}
 	size_t n = (size_t)w * h;
-	const float *res = mapped;
-	const uint16_t *res16 = mapped;
 	for (size_t i = 0; i < n; i++) {
-		float px[4];
-		const float *s = px;
-		if (half)
-			unpack4(res16 + i * 4, px);
-		else
-			s = res + i * 4;
+		const float *s = res + i * 4;
 		float *o = out->pixels + i * ch;
 		switch (ch) {
 		case 1: o[0] = s[0]; break;

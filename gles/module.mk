@@ -9,5 +9,4 @@ GLES_OBJS := \
 	$(BUILD)/gles/wisdom.o \
 	$(BUILD)/gles/gpu_timer.o \
 	$(BUILD)/gles/kernels.o \
-	$(BUILD)/gles/half.o \
 	$(BUILD)/gles/bloom.o

@@ -15,15 +15,3 @@ uniform uvec2 u_pad;  // padded width, height
 
 vec2 cmul2(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 vec2 conj2(vec2 a) { return vec2(a.x, -a.y); }
-
-// The image and output buffers: vec4, or (IMG_F16, with precision fp16) four float16 in a uvec2,
-// which halves what crosses between host and GPU.
-#if IMG_F16
-#define IT uvec2
-vec4 i_load(IT s) { return vec4(unpackHalf2x16(s.x), unpackHalf2x16(s.y)); }
-IT i_store(vec4 v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
-#else
-#define IT vec4
-vec4 i_load(IT s) { return s; }
-IT i_store(vec4 v) { return v; }
-#endif

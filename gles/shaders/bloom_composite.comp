@@ -2,8 +2,8 @@
 // alpha stays the input's. Convolve: O = B (all four channels).
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(std430, binding = 0) readonly buffer Padded { PT P[]; };
-layout(std430, binding = 6) readonly buffer Image { IT img[]; };
-layout(std430, binding = 7) writeonly buffer Out { IT o[]; };
+layout(std430, binding = 6) readonly buffer Image { vec4 img[]; };
+layout(std430, binding = 7) writeonly buffer Out { vec4 o[]; };
 uniform float u_intensity, u_mix;
 uniform int u_composite; // 0 add, 1 mix
 
@@ -14,10 +14,10 @@ void main()
 		return;
 	vec4 b = p_load(P[p.y * u_pad.x + p.x]);
 #if BLOOM
-	vec4 i = i_load(img[p.y * u_img.x + p.x]);
+	vec4 i = img[p.y * u_img.x + p.x];
 	vec3 rgb = u_composite == 0 ? i.rgb + u_intensity * b.rgb : mix(i.rgb, b.rgb, u_mix);
-	o[p.y * u_img.x + p.x] = i_store(vec4(rgb, i.a));
+	o[p.y * u_img.x + p.x] = vec4(rgb, i.a);
 #else
-	o[p.y * u_img.x + p.x] = i_store(b);
+	o[p.y * u_img.x + p.x] = b;
 #endif
 }

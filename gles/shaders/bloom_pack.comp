@@ -5,7 +5,7 @@
 // threshold 0 keeps everything); then clamped to clamp_max.
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(std430, binding = 0) writeonly buffer Padded { PT P[]; };
-layout(std430, binding = 6) readonly buffer Image { IT img[]; };
+layout(std430, binding = 6) readonly buffer Image { vec4 img[]; };
 uniform float u_threshold, u_knee, u_clamp;
 
 vec4 finite(vec4 v)
@@ -22,7 +22,7 @@ void main()
 		return;
 	vec4 v = vec4(0.0);
 	if (p.x < u_img.x && p.y < u_img.y) {
-		v = finite(i_load(img[p.y * u_img.x + p.x]));
+		v = finite(img[p.y * u_img.x + p.x]);
 #if PREFILTER
 		float b = max(v.r, max(v.g, v.b));
 		float knee = min(u_knee, u_threshold);

@@ -1,2 +1,2 @@
 TEST_NAMES += gles/test_gpu_basic
-TEST_NAMES += gles/test_fft_plan gles/test_fft gles/test_bloom gles/test_half
+TEST_NAMES += gles/test_fft_plan gles/test_fft gles/test_bloom
