@@ -13,26 +13,9 @@
 
 #include "protocol/image.h"
 
+#include "bench/bench_util.h"
+
 #define MAX_FILES 64
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static unsigned char *slurp(const char *path, size_t *len)
 {
@@ -115,7 +98,7 @@ int main(int argc, char **argv)
 	eo.quality = quality;
 	int w = 0, h = 0, ch = 0, done = 0;
 	size_t out_bytes = 0;
-	double t_start = now_s();
+	double t_start = bench_now_s();
 	for (int r = 0; r < warmup + runs; r++) {
 		int f = r % nf;
 		struct image img;
@@ -124,12 +107,12 @@ int main(int argc, char **argv)
 		unsigned char *out = NULL;
 		size_t out_len = 0;
 		unsigned lost;
-		double t0 = now_s();
+		double t0 = bench_now_s();
 		int rc = image_decode(bufs[f], lens[f], NULL, &img, &info, err);
-		double t1 = now_s();
+		double t1 = bench_now_s();
 		if (!rc)
 			rc = image_encode(&img, IMAGE_FORMAT_JPEG, &eo, &out, &out_len, &lost, err);
-		double t2 = now_s();
+		double t2 = bench_now_s();
 		if (rc) {
 			fprintf(stderr, "codec_ceiling: %s: %s\n", paths[f], err);
 			return 1;
@@ -145,11 +128,11 @@ int main(int argc, char **argv)
 			tot[done] = (t2 - t0) * 1e3;
 			out_bytes += out_len;
 			done++;
-			if (done >= 3 && now_s() - t_start > max_s)
+			if (done >= 3 && bench_now_s() - t_start > max_s)
 				break;
 		}
 	}
-	double md = median(dec, done), me = median(enc, done), mt = median(tot, done);
+	double md = bench_median(dec, done), me = bench_median(enc, done), mt = bench_median(tot, done);
 	double fps1 = 1e3 / mt;
 
 	/* libjpeg-turbo alone, same frames and run count */
@@ -163,7 +146,7 @@ int main(int argc, char **argv)
 	for (int r = 0; r < warmup + done; r++) {
 		int f = r % nf, fw, fh, ss, cs;
 		unsigned long jl = cap;
-		double t0 = now_s();
+		double t0 = bench_now_s();
 		if (tjDecompressHeader3(td, bufs[f], (unsigned long)lens[f], &fw, &fh, &ss, &cs) ||
 		    fw != w || fh != h ||
 		    tjDecompress2(td, bufs[f], (unsigned long)lens[f], rgb, w, 0, h, TJPF_RGB, 0) ||
@@ -174,9 +157,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (r >= warmup)
-			tot[tdone++] = (now_s() - t0) * 1e3;
+			tot[tdone++] = (bench_now_s() - t0) * 1e3;
 	}
-	double mtj = median(tot, tdone);
+	double mtj = bench_median(tot, tdone);
 	tjDestroy(td);
 	tjDestroy(tc);
 	free(rgb);

@@ -88,32 +88,9 @@ static void pool_destroy(struct pool *p)
 	pthread_barrier_destroy(&p->done);
 }
 
+#include "bench/bench_util.h"
+
 /* ---- helpers ---- */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(const double *v, int n)
-{
-	double *s = malloc((size_t)n * sizeof *s);
-	if (!s)
-		return -1;
-	memcpy(s, v, (size_t)n * sizeof *s);
-	qsort(s, (size_t)n, sizeof *s, cmp_double);
-	double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-	free(s);
-	return m;
-}
 
 static unsigned long long g_rng = 88172645463325252ull;
 static float frand(void)
@@ -142,10 +119,10 @@ static int bench_fft(const struct peer_cfg *c, int h, int w)
 		fprintf(stderr, "fft %dx%d: out of memory\n", h, w);
 		return -1;
 	}
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	fftwf_plan fwd = fftwf_plan_dft_2d(h, w, in[0], out, FFTW_FORWARD, FFTW_MEASURE);
 	fftwf_plan inv = fftwf_plan_dft_2d(h, w, out, back, FFTW_BACKWARD, FFTW_MEASURE);
-	double plan_s = now_s() - t0;
+	double plan_s = bench_now_s() - t0;
 	if (!fwd || !inv) {
 		fprintf(stderr, "fft %dx%d: no plan\n", h, w);
 		return -1;
@@ -155,22 +132,22 @@ static int bench_fft(const struct peer_cfg *c, int h, int w)
 			in[s][i] = (frand() * 2 - 1) + I * (frand() * 2 - 1);
 	double *tf = malloc((size_t)c->runs * sizeof *tf), *ti = malloc((size_t)c->runs * sizeof *ti);
 	int done = 0;
-	double t_start = now_s();
+	double t_start = bench_now_s();
 	for (int r = 0; r < c->warmup + c->runs; r++) {
-		double a = now_s();
+		double a = bench_now_s();
 		fftwf_execute_dft(fwd, in[r % SETS], out);
-		double b = now_s();
+		double b = bench_now_s();
 		fftwf_execute(inv);
-		double e = now_s();
+		double e = bench_now_s();
 		if (r < c->warmup)
 			continue;
 		tf[done] = (b - a) * 1e3;
 		ti[done] = (e - b) * 1e3;
 		done++;
-		if (done >= 3 && now_s() - t_start > c->max_s)
+		if (done >= 3 && bench_now_s() - t_start > c->max_s)
 			break;
 	}
-	double mf = median(tf, done), mi = median(ti, done);
+	double mf = bench_median(tf, done), mi = bench_median(ti, done);
 	printf("{\"workload\":\"fft\",\"peer\":\"fftw\",\"size\":\"%dx%d\",\"threads\":%d,"
 	       "\"plan\":\"measure\",\"plan_s\":%.3f,\"forward_ms\":%.4f,\"inverse_ms\":%.4f,"
 	       "\"runs\":%d}\n",
@@ -266,12 +243,12 @@ static int bench_bloom(const struct peer_cfg *c, struct pool *pool, const char *
 		return -1;
 	}
 	int dims[2] = {j.ph, j.pw};
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	fftwf_plan r2c = fftwf_plan_many_dft_r2c(2, dims, 4, pad, NULL, 1, j.pw * j.ph, spec, NULL, 1,
 	                                         j.hc * j.ph, FFTW_MEASURE);
 	fftwf_plan c2r = fftwf_plan_many_dft_c2r(2, dims, 4, spec, NULL, 1, j.hc * j.ph, conv, NULL, 1,
 	                                         j.pw * j.ph, FFTW_MEASURE);
-	double plan_s = now_s() - t0;
+	double plan_s = bench_now_s() - t0;
 	if (!r2c || !c2r) {
 		fprintf(stderr, "bloom %s: no plan\n", label);
 		return -1;
@@ -301,33 +278,33 @@ static int bench_bloom(const struct peer_cfg *c, struct pool *pool, const char *
 	for (int s = 0; s <= NSTAGE; s++)
 		t[s] = malloc((size_t)c->runs * sizeof *t[s]);
 	int done = 0;
-	double t_start = now_s();
+	double t_start = bench_now_s();
 	for (int r = 0; r < c->warmup + c->runs; r++) {
 		double m[NSTAGE + 1];
 		j.src = src[r % SETS];
-		m[0] = now_s();
+		m[0] = bench_now_s();
 		pool_run(pool, do_pad, &j);
-		m[1] = now_s();
+		m[1] = bench_now_s();
 		fftwf_execute(r2c);
-		m[2] = now_s();
+		m[2] = bench_now_s();
 		pool_run(pool, do_multiply, &j);
-		m[3] = now_s();
+		m[3] = bench_now_s();
 		fftwf_execute(c2r);
-		m[4] = now_s();
+		m[4] = bench_now_s();
 		pool_run(pool, do_composite, &j);
-		m[5] = now_s();
+		m[5] = bench_now_s();
 		if (r < c->warmup)
 			continue;
 		for (int s = 0; s < NSTAGE; s++)
 			t[s][done] = (m[s + 1] - m[s]) * 1e3;
 		t[NSTAGE][done] = (m[NSTAGE] - m[0]) * 1e3;
 		done++;
-		if (done >= 3 && now_s() - t_start > c->max_s)
+		if (done >= 3 && bench_now_s() - t_start > c->max_s)
 			break;
 	}
 	double md[NSTAGE + 1];
 	for (int s = 0; s <= NSTAGE; s++)
-		md[s] = median(t[s], done);
+		md[s] = bench_median(t[s], done);
 	printf("{\"workload\":\"bloom\",\"peer\":\"fftw\",\"label\":\"%s\",\"image\":\"%dx%d\","
 	       "\"kernel\":\"%dx%d\",\"padded\":\"%dx%d\",\"size\":\"%dx%d\",\"channels\":4,"
 	       "\"threads\":%d,\"plan_s\":%.3f,\"ms\":%.4f,\"fft_ms\":%.4f,\"stages_ms\":{",

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench_util.h"
 #include "daemon/cli.h"
 #include "daemon/cli_common.h"
 #include "daemon/log.h"
@@ -39,18 +40,6 @@ static const struct opt_def own_table[] = {
 	 offsetof(struct bench_cli, only)},
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static unsigned long long g_rng = 88172645463325252ull;
 static float frand(void)
 {
@@ -58,13 +47,6 @@ static float frand(void)
 	g_rng ^= g_rng >> 7;
 	g_rng ^= g_rng << 17;
 	return (float)((g_rng >> 11) * (1.0 / 9007199254740992.0)) * 2 - 1;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Sustained GPU load (FFTs of a 2048x2048 buffer) for `seconds`: the first workloads measured
@@ -87,9 +69,9 @@ static void warm_gpu(struct cli_gpu *g, double seconds)
 			data[i] = frand();
 	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * 4), data, GL_DYNAMIC_COPY);
 	free(data);
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	int runs = 0;
-	while (now_s() - t0 < seconds) {
+	while (bench_now_s() - t0 < seconds) {
 		for (int i = 0; i < 10; i++) {
 			fft_execute(f, buf, 0);
 			fft_execute(f, buf, 1);
@@ -98,7 +80,7 @@ static void warm_gpu(struct cli_gpu *g, double seconds)
 		runs += 10;
 	}
 	fprintf(stderr, "warm-up: %d forward+inverse 2048x2048 transforms in %.1f s\n", runs,
-	        now_s() - t0);
+	        bench_now_s() - t0);
 	glDeleteBuffers(1, &buf);
 	fft_destroy(f);
 }
@@ -148,7 +130,7 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 		}
 	}
 	const struct fft_plan *pr = fft_axis_plan(fft_rows(f)), *pc = fft_axis_plan(fft_cols(f));
-	double mf = median(fwd, c->runs), mi = median(inv, c->runs);
+	double mf = bench_median(fwd, c->runs), mi = bench_median(inv, c->runs);
 	printf("{\"workload\":\"fft\",\"size\":\"%dx%d\",\"technique\":\"%s\",\"twiddles\":\"%s\","
 	       "\"rows\":\"%s\",\"cols\":\"%s\",\"forward_ms\":%.4f,\"inverse_ms\":%.4f,"
 	       "\"forward_min_ms\":%.4f,\"runs\":%d,\"timer\":\"%s\"}\n",
@@ -227,9 +209,9 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 	} else {
 		double m[7];
 		for (int s = 0; s < 7; s++)
-			m[s] = median(st_ms[s], n);
-		double mt = median(tot, n), mw = median(wall, n), mp = median(prep, n), mr = median(rb, n),
-		       mu = median(up, n);
+			m[s] = bench_median(st_ms[s], n);
+		double mt = bench_median(tot, n), mw = bench_median(wall, n), mp = bench_median(prep, n), mr = bench_median(rb, n),
+		       mu = bench_median(up, n);
 		printf("{\"workload\":\"bloom\",\"label\":\"%s\",\"image\":\"%dx%d\",\"kernel\":\"%dx%d\","
 		       "\"kernel_type\":\"%s\",\"pad\":\"%s\",\"technique\":\"%s\",\"precision\":\"%s\","
 		       "\"padded\":\"%dx%d\","
