@@ -327,21 +327,31 @@ static int get_program(struct bloom_ctx *b, const char *name, int variant, int h
 	return 0;
 }
 
-/* Transposes rows [0, src_valid) of src (row stride src_stride) into dst (dst_rows rows of
- * dst_cols, zero past src_valid). comps/half: the stored element (vec4 / vec2, float16). */
-static int transpose(struct bloom_ctx *b, GLuint src, int src_stride, int src_valid, GLuint dst,
-                     int dst_rows, int dst_cols, int comps, int half, char err[BLOOM_ERR_LEN])
+/* The transpose program for an element of comps floats (float16 pairs when half). */
+static int transpose_program(struct bloom_ctx *b, int comps, int half, unsigned *prog,
+                             char err[BLOOM_ERR_LEN])
 {
 	static const char *types[2][2] = {{"vec2", "vec4"}, {"uint", "uvec2"}};
 	const char *e = types[half ? 1 : 0][comps == 4];
 	char defs[128], perr[PROGRAM_ERR_LEN];
 	snprintf(defs, sizeof defs, "#define E %s\n#define EZERO %s(0)\n", e, e);
 	int key[2] = {comps, half};
-	unsigned prog;
-	if (program_get(b->pc, "transpose", key, sizeof key, defs, &prog, perr)) {
+	if (program_get(b->pc, "transpose", key, sizeof key, defs, prog, perr)) {
 		snprintf(err, BLOOM_ERR_LEN, "%s", perr);
 		return BLOOM_E_GPU;
 	}
+	return 0;
+}
+
+/* Transposes rows [0, src_valid) of src (row stride src_stride) into dst (dst_rows rows of
+ * dst_cols, zero past src_valid). comps/half: the stored element (vec4 / vec2, float16). */
+static int transpose(struct bloom_ctx *b, GLuint src, int src_stride, int src_valid, GLuint dst,
+                     int dst_rows, int dst_cols, int comps, int half, char err[BLOOM_ERR_LEN])
+{
+	unsigned prog;
+	int rc = transpose_program(b, comps, half, &prog, err);
+	if (rc)
+		return rc;
 	glUseProgram(prog);
 	glUniform1ui(glGetUniformLocation(prog, "u_src_stride"), (GLuint)src_stride);
 	glUniform1ui(glGetUniformLocation(prog, "u_dst_stride"), (GLuint)dst_cols);
@@ -698,6 +708,11 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 		if (!rc)
 			rc = get_program(b, "bloom_common+bloom_kernel", v, 0, &prog, err);
 	}
+	unsigned tprog; /* the fused columns' transposes: the image's, and the kernels' */
+	if (!rc && q->conv4)
+		rc = transpose_program(b, 4, half, &tprog, err);
+	for (int comps = 2; !rc && q->conv4 && comps <= 4; comps += 2)
+		rc = transpose_program(b, comps, 0, &tprog, err);
 	return rc;
 }
 
