@@ -123,4 +123,42 @@ int image_write_file(const char *path, const struct image *img, const struct ima
  * alpha is discarded. Returns 0 or a negative image_error; *out is zeroed on failure. */
 int image_convert_channels(const struct image *in, int channels, struct image *out);
 
+/* A JPEG's samples before colour conversion: the Y, Cb, Cr planes (JFIF: full-range BT.601)
+ * with the chroma subsampled sub_x x sub_y (1 or 2 each), or Y alone for a gray JPEG. Decoding
+ * to planes leaves the chroma upsampling, the colour conversion, the sRGB decode and the EXIF
+ * orientation to whoever converts them (the GPU); encoding from planes skips the CPU's colour
+ * conversion and downsampling. One allocation; each plane's rows are padded to a multiple of 4
+ * bytes, so a GPU can read the planes as 32-bit words. */
+struct yuv_image {
+	int width, height;  /* luma size as stored (before the orientation) */
+	int gray;           /* 1: Y only */
+	int sub_x, sub_y;   /* chroma subsampling factors (1 when gray) */
+	int orientation;    /* EXIF orientation (1-8) the converter applies; 1: none */
+	int pw[3], ph[3];   /* plane sizes in samples (0 for absent planes) */
+	int stride[3];      /* bytes per plane row, a multiple of 4 */
+	size_t offset[3];   /* plane starts in data, multiples of 4 */
+	size_t bytes;       /* the planes' total size */
+	unsigned char *data;
+};
+
+/* Allocates planes for a w x h image: gray, or chroma subsampled sub_x x sub_y (1 or 2 each;
+ * planes of ceil(w / sub_x) x ceil(h / sub_y)). Returns 0, IMAGE_E_ARG, IMAGE_E_EMPTY,
+ * IMAGE_E_TOO_LARGE or IMAGE_E_NOMEM; *y is zeroed on failure. As libjpeg lays planes out, the
+ * luma plane is padded to whole chroma blocks (ceil(w / sub_x) * sub_x wide): its extra columns
+ * and rows repeat the edge. */
+int yuv_image_alloc(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y);
+void yuv_image_free(struct yuv_image *y); /* NULL-safe; zeroes the struct */
+
+/* Decodes a JPEG to its planes (no colour conversion or upsampling; the EXIF orientation is
+ * recorded, not applied; limits apply to the oriented size). IMAGE_E_UNSUPPORTED for what the
+ * planes cannot carry (CMYK/YCCK, 4:1:1 and other subsamplings beyond 2x2, a non-JPEG): the
+ * caller decodes with image_decode instead. Other errors as image_decode. */
+int image_decode_jpeg_yuv(const void *buf, size_t len, const struct image_limits *lim,
+			  struct yuv_image *out, struct image_info *info, char err[IMAGE_ERR_LEN]);
+
+/* Encodes planes as a JPEG (quality 1-100; 4:4:4 or 4:2:0 as the planes are, or gray).
+ * Returns 0 or a negative image_error; *out is malloc'd. */
+int image_encode_jpeg_yuv(const struct yuv_image *y, int quality, unsigned char **out,
+			  size_t *out_len, char err[IMAGE_ERR_LEN]);
+
 #endif

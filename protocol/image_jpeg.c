@@ -83,10 +83,26 @@ static void orient(const float *in, int w, int h, int ch, int o, float *out)
 		}
 }
 
+/* After a failed TurboJPEG decode call: 0 for a warning that leaves the pixels whole, else the
+ * error with its message. libjpeg goes on after a warning, padding what it could not decode with
+ * gray, which we do not pass off as the picture: only warnings about stray bytes between
+ * segments or an odd JFIF version are let by. */
+static int decode_failure(tjhandle tj, char *err)
+{
+	const char *m = tjGetErrorStr2(tj);
+	if (tjGetErrorCode(tj) == TJERR_FATAL)
+		return image_fail(err, IMAGE_E_CORRUPT, "jpeg: %s", m);
+	if (strstr(m, "Premature end"))
+		return image_fail(err, IMAGE_E_TRUNCATED, "jpeg: image data truncated: %s", m);
+	if (!strstr(m, "extraneous bytes") && !strstr(m, "JFIF"))
+		return image_fail(err, IMAGE_E_CORRUPT, "jpeg: %s", m);
+	return 0;
+}
+
 int image_decode_jpeg(const unsigned char *buf, size_t len, const struct image_limits *lim,
 		      struct image *out, struct image_info *info, char *err)
 {
-	int rc, w, h, subsamp, cs;
+	int rc, w = 0, h = 0, subsamp = -1, cs = -1;
 	unsigned char *raw = NULL;
 	struct image tmp = { 0, 0, 0, NULL };
 	if (len > (unsigned long)-1)
@@ -124,24 +140,8 @@ int image_decode_jpeg(const unsigned char *buf, size_t len, const struct image_l
 		goto done;
 	}
 	if (tjDecompress2(tj, buf, (unsigned long)len, raw, w, w * rawch, h, pf,
-			  TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS)) {
-		const char *m = tjGetErrorStr2(tj);
-		if (tjGetErrorCode(tj) == TJERR_FATAL) {
-			rc = image_fail(err, IMAGE_E_CORRUPT, "jpeg: %s", m);
-			goto done;
-		}
-		/* A warning. libjpeg goes on after it, padding what it could not decode with
-		 * gray, which we do not pass off as the picture: only warnings that leave the
-		 * pixels whole (stray bytes between segments, an odd JFIF version) are let by. */
-		if (strstr(m, "Premature end")) {
-			rc = image_fail(err, IMAGE_E_TRUNCATED, "jpeg: image data truncated: %s", m);
-			goto done;
-		}
-		if (!strstr(m, "extraneous bytes") && !strstr(m, "JFIF")) {
-			rc = image_fail(err, IMAGE_E_CORRUPT, "jpeg: %s", m);
-			goto done;
-		}
-	}
+			  TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS) && (rc = decode_failure(tj, err)))
+		goto done;
 	rc = image_alloc(&tmp, w, h, ch);
 	if (rc) {
 		rc = image_fail(err, rc, "jpeg: cannot allocate %dx%d pixels", w, h);
@@ -234,5 +234,165 @@ done:
 		tjDestroy(tj);
 	free(jpeg);
 	free(raw);
+	return rc;
+}
+
+int yuv_image_alloc(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y)
+{
+	memset(y, 0, sizeof *y);
+	if (gray)
+		sub_x = sub_y = 1;
+	if (sub_x < 1 || sub_x > 2 || sub_y < 1 || sub_y > 2)
+		return IMAGE_E_ARG;
+	if (w < 1 || h < 1)
+		return IMAGE_E_EMPTY;
+	if (w > 65535 || h > 65535)
+		return IMAGE_E_TOO_LARGE;
+	size_t at = 0;
+	for (int p = 0; p < (gray ? 1 : 3); p++) {
+		/* as libjpeg: luma padded to whole chroma blocks, chroma the ceiling */
+		y->pw[p] = (w + sub_x - 1) / sub_x * (p ? 1 : sub_x);
+		y->ph[p] = (h + sub_y - 1) / sub_y * (p ? 1 : sub_y);
+		y->stride[p] = (y->pw[p] + 3) & ~3;
+		y->offset[p] = at;
+		at += (size_t)y->stride[p] * (size_t)y->ph[p];
+	}
+	y->data = malloc(at);
+	if (!y->data) {
+		memset(y, 0, sizeof *y);
+		return IMAGE_E_NOMEM;
+	}
+	y->width = w, y->height = h, y->gray = gray;
+	y->sub_x = sub_x, y->sub_y = sub_y;
+	y->orientation = 1;
+	y->bytes = at;
+	return 0;
+}
+
+void yuv_image_free(struct yuv_image *y)
+{
+	if (!y)
+		return;
+	free(y->data);
+	memset(y, 0, sizeof *y);
+}
+
+int image_decode_jpeg_yuv(const void *buf, size_t len, const struct image_limits *lim,
+			  struct yuv_image *out, struct image_info *info, char err[IMAGE_ERR_LEN])
+{
+	struct image_limits dl = { 0, 0, 0 };
+	struct image_info li;
+	memset(out, 0, sizeof *out);
+	if (!info)
+		info = &li;
+	memset(info, 0, sizeof *info);
+	if (!lim)
+		lim = &dl;
+	if (image_sniff(buf, len) != IMAGE_FORMAT_JPEG)
+		return image_fail(err, IMAGE_E_UNSUPPORTED, "jpeg planes: not a JPEG");
+	if (len > (unsigned long)-1)
+		return image_fail(err, IMAGE_E_TOO_LARGE, "jpeg: file too large");
+	int rc, w = 0, h = 0, subsamp = -1, cs = -1;
+	tjhandle tj = tjInitDecompress();
+	if (!tj)
+		return image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create a decoder");
+	if (tjDecompressHeader3(tj, buf, (unsigned long)len, &w, &h, &subsamp, &cs)) {
+		const char *m = tjGetErrorStr2(tj);
+		rc = image_fail(err, len < 200 && strstr(m, "end") ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT,
+				"jpeg: header: %s", m);
+		goto done;
+	}
+	int o = exif_orientation(buf, len);
+	rc = image_check_limits(lim, (unsigned long long)(o >= 5 ? h : w),
+				(unsigned long long)(o >= 5 ? w : h), "jpeg", err);
+	if (rc)
+		goto done;
+	int sx, sy, gray = 0;
+	switch (subsamp) {
+	case TJSAMP_GRAY: gray = 1, sx = sy = 1; break;
+	case TJSAMP_444: sx = sy = 1; break;
+	case TJSAMP_422: sx = 2, sy = 1; break;
+	case TJSAMP_420: sx = sy = 2; break;
+	case TJSAMP_440: sx = 1, sy = 2; break;
+	default:
+		rc = image_fail(err, IMAGE_E_UNSUPPORTED, "jpeg planes: subsampling %d not carried",
+				subsamp);
+		goto done;
+	}
+	if (cs == TJCS_CMYK || cs == TJCS_YCCK || (!gray && cs != TJCS_YCbCr)) {
+		rc = image_fail(err, IMAGE_E_UNSUPPORTED, "jpeg planes: colour space %d not carried",
+				cs);
+		goto done;
+	}
+	rc = yuv_image_alloc(out, w, h, gray, sx, sy);
+	if (rc) {
+		rc = image_fail(err, rc, "jpeg: cannot allocate %dx%d planes", w, h);
+		goto done;
+	}
+	/* the library's plane sizes must be the ones the planes were laid out for */
+	for (int p = 0; p < (gray ? 1 : 3); p++)
+		if (tjPlaneWidth(p, w, subsamp) != out->pw[p] || tjPlaneHeight(p, h, subsamp) != out->ph[p]) {
+			rc = image_fail(err, IMAGE_E_UNSUPPORTED, "jpeg planes: unexpected plane size");
+			goto done;
+		}
+	unsigned char *planes[3] = { out->data, NULL, NULL };
+	int strides[3] = { out->stride[0], 0, 0 };
+	for (int p = 1; p < 3 && !gray; p++)
+		planes[p] = out->data + out->offset[p], strides[p] = out->stride[p];
+	if (tjDecompressToYUVPlanes(tj, buf, (unsigned long)len, planes, w, strides, h,
+				    TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS) &&
+	    (rc = decode_failure(tj, err)))
+		goto done;
+	out->orientation = o;
+	info->format = IMAGE_FORMAT_JPEG;
+	info->bits = 8;
+	info->channels = gray ? 1 : 3;
+	info->orientation = o;
+	rc = 0;
+done:
+	if (rc)
+		yuv_image_free(out);
+	tjDestroy(tj);
+	return rc;
+}
+
+int image_encode_jpeg_yuv(const struct yuv_image *y, int quality, unsigned char **out,
+			  size_t *out_len, char err[IMAGE_ERR_LEN])
+{
+	if (quality < 1 || quality > 100)
+		return image_fail(err, IMAGE_E_ARG, "jpeg: quality %d is not in 1-100", quality);
+	int subsamp;
+	if (y->gray)
+		subsamp = TJSAMP_GRAY;
+	else if (y->sub_x == 1)
+		subsamp = y->sub_y == 1 ? TJSAMP_444 : TJSAMP_440;
+	else
+		subsamp = y->sub_y == 1 ? TJSAMP_422 : TJSAMP_420;
+	if (!y->data || y->width < 1 || y->height < 1)
+		return image_fail(err, IMAGE_E_ARG, "jpeg: empty planes");
+	const unsigned char *planes[3] = { y->data, NULL, NULL };
+	int strides[3] = { y->stride[0], 0, 0 };
+	for (int p = 1; p < 3 && !y->gray; p++)
+		planes[p] = y->data + y->offset[p], strides[p] = y->stride[p];
+	unsigned long cap = tjBufSize(y->width, y->height, subsamp), jlen = cap;
+	unsigned char *jpeg = cap != (unsigned long)-1 ? malloc(cap) : NULL;
+	int rc = 0;
+	tjhandle tj = jpeg ? tjInitCompress() : NULL;
+	if (!tj) {
+		rc = image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create an encoder");
+		goto done;
+	}
+	if (tjCompressFromYUVPlanes(tj, planes, y->width, strides, y->height, subsamp, &jpeg, &jlen,
+				    quality, TJFLAG_ACCURATEDCT | TJFLAG_NOREALLOC)) {
+		rc = image_fail(err, IMAGE_E_ARG, "jpeg: encoding: %s", tjGetErrorStr2(tj));
+		goto done;
+	}
+	*out = jpeg;
+	*out_len = jlen;
+	jpeg = NULL;
+done:
+	if (tj)
+		tjDestroy(tj);
+	free(jpeg);
 	return rc;
 }

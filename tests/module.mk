@@ -3,7 +3,7 @@ TEST_NAMES :=
 include tests/daemon/module.mk
 include tests/gles/module.mk
 include tests/protocol/module.mk
-TEST_COMMON := $(BUILD)/tests/testutil.o
+TEST_COMMON := $(BUILD)/tests/testutil.o $(BUILD)/tests/yuv_ref.o
 TEST_BINS := $(patsubst %,$(BUILD)/tests/%,$(TEST_NAMES))
 $(TEST_BINS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_COMMON) $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL) -lcmocka

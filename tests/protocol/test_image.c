@@ -16,6 +16,9 @@
 #include "protocol/colour.h"
 #include "protocol/image.h"
 #include "tests/testutil.h"
+#include "tests/yuv_ref.h"
+
+#include <turbojpeg.h>
 
 static const int sizes[][2] = { { 1, 1 }, { 2, 3 }, { 7, 1 }, { 1, 9 }, { 17, 5 }, { 64, 33 }, { 127, 2 } };
 #define NSIZES (int)(sizeof sizes / sizeof sizes[0])
@@ -444,6 +447,158 @@ static void half_image(struct image *img, int w, int h, int ch)
 
 /* EXR: half files keep half values exactly, float files keep every float32 bit; channel
  * layouts Y, YA, RGB, RGBA survive. */
+/* Largest difference between two images' first `ch` channels in sRGB 8-bit code units. */
+static double max_code_diff(const struct image *a, const struct image *b, int ch)
+{
+	assert_int_equal(a->width, b->width);
+	assert_int_equal(a->height, b->height);
+	double m = 0;
+	size_t n = (size_t)a->width * a->height;
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < ch; c++) {
+			double d = fabs(linear_to_srgb_d(a->pixels[i * a->channels + c]) -
+					linear_to_srgb_d(b->pixels[i * b->channels + c])) * 255;
+			if (!(d <= m))
+				m = d;
+		}
+	return m;
+}
+
+/* JPEG planes: every subsampling the planes carry (gray, 4:4:4, 4:2:2, 4:2:0, 4:4:0), odd sizes
+ * and every EXIF orientation. The planes, converted by the independent reference (tests/yuv_ref),
+ * must match libjpeg's own decode within 1.5 codes: libjpeg rounds the upsampled chroma and the
+ * RGB to integers (0.5 code of chroma is 0.89 code of blue), the reference does not. */
+static void test_jpeg_yuv(void **state)
+{
+	(void)state;
+	static const int subs[][3] = { { 1, 1, 1 }, { 0, 1, 1 }, { 0, 2, 1 }, { 0, 2, 2 }, { 0, 1, 2 } };
+	static const int ysizes[][2] = { { 1, 1 }, { 2, 3 }, { 7, 1 }, { 17, 5 }, { 33, 18 }, { 64, 33 }, { 127, 2 }, { 3, 40 } };
+	int k = 0;
+	for (size_t u = 0; u < sizeof subs / sizeof subs[0]; u++)
+		for (size_t s = 0; s < sizeof ysizes / sizeof ysizes[0]; s++, k++) {
+			int gray = subs[u][0], w = ysizes[s][0], h = ysizes[s][1], o = k % 8 + 1;
+			struct image img, a, b;
+			struct yuv_image planes, back;
+			struct image_info info;
+			unsigned lost = 0;
+			unsigned char *jpeg, *ex;
+			size_t len, exlen;
+			char err[IMAGE_ERR_LEN];
+			/* noise in half the cases: chroma changes between neighbours stress the upsampling */
+			if (k & 1)
+				random_image(&img, w, h, gray ? 1 : 3, 0, 1);
+			else
+				smooth_image(&img, w, h, gray ? 1 : 3);
+			assert_int_equal(yuv_ref_from_image(&img, gray, subs[u][1], subs[u][2], 0, &planes, &lost), 0);
+			assert_int_equal(lost, 0);
+			assert_int_equal(image_encode_jpeg_yuv(&planes, 90, &jpeg, &len, err), 0);
+			assert_int_equal(yuv_ref_add_exif(jpeg, len, o, &ex, &exlen), 0);
+			assert_int_equal(image_decode(ex, exlen, NULL, &a, &info, err), 0);
+			assert_int_equal(info.orientation, o);
+			int rc = image_decode_jpeg_yuv(ex, exlen, NULL, &back, &info, err);
+			if (rc)
+				fail_msg("%dx%d sub %dx%d gray %d: %s", w, h, subs[u][1], subs[u][2], gray, err);
+			assert_int_equal(back.width, w);
+			assert_int_equal(back.height, h);
+			assert_int_equal(back.gray, gray);
+			assert_int_equal(back.sub_x, gray ? 1 : subs[u][1]);
+			assert_int_equal(back.sub_y, gray ? 1 : subs[u][2]);
+			assert_int_equal(back.orientation, o);
+			assert_int_equal(info.orientation, o);
+			assert_int_equal(info.format, IMAGE_FORMAT_JPEG);
+			assert_int_equal(info.channels, gray ? 1 : 3);
+			for (int p = 0; p < 3; p++) {
+				assert_int_equal(back.stride[p] % 4, 0);
+				assert_int_equal(back.offset[p] % 4, 0);
+			}
+			assert_int_equal(yuv_ref_to_image(&back, &b), 0);
+			assert_int_equal(b.channels, a.channels);
+			double d = max_code_diff(&a, &b, a.channels);
+			if (!(d <= 1.5))
+				fail_msg("%dx%d sub %dx%d gray %d orientation %d: planes vs libjpeg differ by "
+					 "%.2f codes (tolerance 1.5)", w, h, subs[u][1], subs[u][2], gray, o, d);
+			/* and the planes keep the picture: JPEG at quality 90 */
+			if (!(k & 1) && o == 1 && w * h >= 256) {
+				double p = psnr_srgb(&img, &a, a.channels);
+				if (!(p >= 30))
+					fail_msg("%dx%d: PSNR %.1f after planes -> JPEG", w, h, p);
+			}
+			image_free(&img);
+			image_free(&a);
+			image_free(&b);
+			yuv_image_free(&planes);
+			yuv_image_free(&back);
+			free(jpeg);
+			free(ex);
+		}
+}
+
+/* What the planes cannot carry is refused as unsupported (the caller falls back to the full
+ * decode); bad input fails as in image_decode and leaves nothing allocated. */
+static void test_jpeg_yuv_errors(void **state)
+{
+	(void)state;
+	struct image img;
+	struct yuv_image y, planes;
+	struct image_info info;
+	char err[IMAGE_ERR_LEN];
+	unsigned char *jpeg;
+	size_t len;
+	unsigned lost = 0;
+	smooth_image(&img, 40, 24, 3);
+	/* CMYK (TurboJPEG writes it as YCCK) */
+	unsigned char cmyk[40 * 24 * 4];
+	for (size_t i = 0; i < sizeof cmyk; i++)
+		cmyk[i] = (unsigned char)(i * 7);
+	tjhandle tj = tjInitCompress();
+	unsigned char *cj = NULL;
+	unsigned long cl = 0;
+	assert_int_equal(tjCompress2(tj, cmyk, 40, 160, 24, TJPF_CMYK, &cj, &cl, TJSAMP_444, 90, 0), 0);
+	tjDestroy(tj);
+	assert_int_equal(image_decode_jpeg_yuv(cj, cl, NULL, &y, &info, err), IMAGE_E_UNSUPPORTED);
+	assert_null(y.data);
+	print_message("cmyk: %s\n", err);
+	tjFree(cj);
+	/* not a JPEG */
+	assert_int_equal(image_decode_jpeg_yuv("\x89PNG\r\n\x1a\n", 8, NULL, &y, &info, err),
+			 IMAGE_E_UNSUPPORTED);
+	/* truncated, and limits on the oriented size */
+	assert_int_equal(yuv_ref_from_image(&img, 0, 2, 2, 0, &planes, &lost), 0);
+	assert_int_equal(image_encode_jpeg_yuv(&planes, 90, &jpeg, &len, err), 0);
+	for (size_t cut = 0; cut < len; cut += len / 7 + 1) {
+		int rc = image_decode_jpeg_yuv(jpeg, cut, NULL, &y, &info, err);
+		if (!(rc == IMAGE_E_TRUNCATED || rc == IMAGE_E_CORRUPT || rc == IMAGE_E_UNSUPPORTED ||
+		      rc == IMAGE_E_EMPTY || rc == IMAGE_E_TOO_LARGE))
+			fail_msg("cut at %zu of %zu: %d %s", cut, len, rc, err);
+		assert_null(y.data);
+	}
+	struct image_limits lim = { 30, 0, 0 };
+	assert_int_equal(image_decode_jpeg_yuv(jpeg, len, &lim, &y, &info, err), IMAGE_E_TOO_LARGE);
+	unsigned char *ex;
+	size_t exlen;
+	assert_int_equal(yuv_ref_add_exif(jpeg, len, 6, &ex, &exlen), 0); /* 24 x 40 once turned */
+	lim.max_width = 30;
+	assert_int_equal(image_decode_jpeg_yuv(ex, exlen, &lim, &y, &info, err), 0);
+	yuv_image_free(&y);
+	assert_int_equal(image_encode_jpeg_yuv(&planes, 0, &jpeg, &len, err), IMAGE_E_ARG);
+	free(ex);
+	free(jpeg);
+	yuv_image_free(&planes);
+	/* allocation arguments */
+	assert_int_equal(yuv_image_alloc(&y, 0, 5, 0, 1, 1), IMAGE_E_EMPTY);
+	assert_int_equal(yuv_image_alloc(&y, 5, 5, 0, 3, 1), IMAGE_E_ARG);
+	assert_int_equal(yuv_image_alloc(&y, 70000, 5, 0, 1, 1), IMAGE_E_TOO_LARGE);
+	assert_int_equal(yuv_image_alloc(&y, 5, 3, 0, 2, 2), 0);
+	assert_int_equal(y.pw[1], 3);
+	assert_int_equal(y.ph[1], 2);
+	assert_int_equal(y.pw[0], 6);
+	assert_int_equal(y.ph[0], 4);
+	assert_int_equal(y.stride[0], 8);
+	assert_int_equal(y.bytes, 8 * 4 + 4 * 2 * 2);
+	yuv_image_free(&y);
+	image_free(&img);
+}
+
 static void test_exr_roundtrip(void **state)
 {
 	(void)state;
@@ -672,6 +827,8 @@ int main(void)
 		cmocka_unit_test(test_png_quantise),
 		cmocka_unit_test(test_png_dither),
 		cmocka_unit_test(test_jpeg_roundtrip),
+		cmocka_unit_test(test_jpeg_yuv),
+		cmocka_unit_test(test_jpeg_yuv_errors),
 		cmocka_unit_test(test_exr_roundtrip),
 		cmocka_unit_test(test_hdr_roundtrip),
 		cmocka_unit_test(test_hdr_layouts),
