@@ -17,6 +17,10 @@
 #define B_IMAGE 6
 #define B_OUT 7
 #define B_SPECTRUM 8
+#define B_PLANES 9
+
+_Static_assert(IMAGE_LOST_RANGE == 2 && IMAGE_LOST_NEGATIVE == 8,
+               "yuv_pack.comp's LOST_* constants");
 
 /* Everything that depends on the padded size: FFT axes (vec4 for the image and colour kernels,
  * vec2 for grayscale kernels) and the buffers. */
@@ -66,6 +70,8 @@ struct bloom_ctx {
 	float *host;    /* reused RGBA staging for uploads (a fresh 33 MB malloc a 1080p frame
 	                   costs page faults every request) */
 	size_t host_bytes;
+	GLuint yin, yout, ystage; /* JPEG planes in, out, and out's mapped copy; grown as needed */
+	size_t yin_bytes, yout_bytes, ystage_bytes;
 	struct preset {
 		char spec[256];
 		struct image img;
@@ -147,6 +153,10 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 		glDeleteBuffers(1, &b->kc[i].spectrum);
 	if (b->kupload)
 		glDeleteBuffers(1, &b->kupload);
+	GLuint ybufs[] = {b->yin, b->yout, b->ystage};
+	for (int i = 0; i < 3; i++)
+		if (ybufs[i])
+			glDeleteBuffers(1, &ybufs[i]);
 	for (int i = 0; i < 8; i++)
 		image_free(&b->presets[i].img);
 	free(b->host);
@@ -708,6 +718,10 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 		if (!rc)
 			rc = get_program(b, "bloom_common+bloom_kernel", v, 0, &prog, err);
 	}
+	if (!rc)
+		rc = get_program(b, "bloom_common+yuv_unpack", 0, 0, &prog, err);
+	if (!rc)
+		rc = get_program(b, "bloom_common+yuv_pack", 0, 0, &prog, err);
 	unsigned tprog; /* the fused columns' transposes: the image's, and the kernels' */
 	if (!rc && q->conv4)
 		rc = transpose_program(b, 4, half, &tprog, err);
@@ -723,19 +737,140 @@ static double wall_now(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* Grows *buf (usage) to at least bytes; 0 or BLOOM_E_NOMEM. */
+static int grow_buffer(GLuint *buf, size_t *have, size_t bytes, GLenum usage)
+{
+	if (bytes <= *have && *buf)
+		return 0;
+	if (*buf)
+		glDeleteBuffers(1, buf);
+	*buf = make_buffer_usage(bytes, usage);
+	*have = *buf ? bytes : 0;
+	return *buf ? 0 : BLOOM_E_NOMEM;
+}
+
+static void set_planes(GLuint prog, const struct yuv_image *y)
+{
+	glUniform2i(glGetUniformLocation(prog, "u_sub"), y->sub_x, y->sub_y);
+	glUniform3ui(glGetUniformLocation(prog, "u_off"), (GLuint)y->offset[0], (GLuint)y->offset[1],
+	             (GLuint)y->offset[2]);
+	glUniform3ui(glGetUniformLocation(prog, "u_stride"), (GLuint)y->stride[0],
+	             (GLuint)y->stride[1], (GLuint)y->stride[2]);
+	glUniform1i(glGetUniformLocation(prog, "u_gray"), y->gray);
+}
+
+/* Planes -> q->image (w x h linear RGBA, oriented). */
+static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
+                         int h, char err[BLOOM_ERR_LEN])
+{
+	GLuint prog;
+	int rc = get_program(b, "bloom_common+yuv_unpack", 0, 0, &prog, err);
+	if (rc)
+		return rc;
+	if (grow_buffer(&b->yin, &b->yin_bytes, y->bytes, GL_STREAM_DRAW)) {
+		snprintf(err, BLOOM_ERR_LEN, "planes upload: out of GPU memory");
+		return BLOOM_E_NOMEM;
+	}
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->yin);
+	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)y->bytes, y->data);
+	set_sizes(prog, w, h, q->pw, q->ph);
+	set_planes(prog, y);
+	glUniform2ui(glGetUniformLocation(prog, "u_src"), (GLuint)y->width, (GLuint)y->height);
+	glUniform1i(glGetUniformLocation(prog, "u_orient"), y->orientation);
+	/* libjpeg replicates rather than filters a horizontally halved plane <= 2 samples wide */
+	glUniform1i(glGetUniformLocation(prog, "u_fancy"), !(y->sub_x == 2 && y->pw[1] <= 2));
+	glUniform2i(glGetUniformLocation(prog, "u_cdim"), y->pw[1], y->ph[1]);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yin);
+	dispatch2d(w, h);
+	return 0;
+}
+
+/* q->out (w x h) -> planes laid out as y in b->yout (the flags word after them), copied to
+ * b->ystage for mapping. */
+static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
+                       int h, int dither, char err[BLOOM_ERR_LEN])
+{
+	GLuint prog;
+	int rc = get_program(b, "bloom_common+yuv_pack", 0, 0, &prog, err);
+	if (rc)
+		return rc;
+	size_t bytes = y->bytes + 4;
+	if (grow_buffer(&b->yout, &b->yout_bytes, bytes, GL_DYNAMIC_COPY) ||
+	    grow_buffer(&b->ystage, &b->ystage_bytes, bytes, GL_STREAM_READ)) {
+		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
+		return BLOOM_E_NOMEM;
+	}
+	GLuint zero = 0;
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->yout);
+	glBufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)y->bytes, 4, &zero);
+	set_sizes(prog, w, h, q->pw, q->ph);
+	set_planes(prog, y);
+	glUniform1i(glGetUniformLocation(prog, "u_dither"), dither);
+	glUniform1ui(glGetUniformLocation(prog, "u_flags"), (GLuint)(y->bytes / 4));
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yout);
+	for (int plane = 0; plane < (y->gray ? 1 : 2); plane++) {
+		glUniform1i(glGetUniformLocation(prog, "u_plane"), plane);
+		glUniform2ui(glGetUniformLocation(prog, "u_pdim"), (GLuint)y->stride[plane] / 4,
+		             (GLuint)y->ph[plane]);
+		glDispatchCompute((GLuint)(y->stride[plane] / 4 + 15) / 16,
+		                  (GLuint)(y->ph[plane] + 15) / 16, 1);
+	}
+	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+	glBindBuffer(GL_COPY_READ_BUFFER, b->yout);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, b->ystage);
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+	return 0;
+}
+
 int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct bloom_kernel *k,
               const struct bloom_params *p, struct image *out, struct bloom_stats *st,
               char err[BLOOM_ERR_LEN])
+{
+	struct bloom_frame f = {in, NULL};
+	struct bloom_result r;
+	memset(&r, 0, sizeof r);
+	int rc = bloom_run_frame(b, op, &f, k, p, &r, st, err);
+	*out = r.img;
+	return rc;
+}
+
+int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
+                    const struct bloom_kernel *k, const struct bloom_params *p,
+                    struct bloom_result *res, struct bloom_stats *st, char err[BLOOM_ERR_LEN])
 {
 	struct bloom_stats local;
 	if (!st)
 		st = &local;
 	memset(st, 0, sizeof *st);
 	double t_start = wall_now(), t_read = 0;
+	struct image *out = &res->img;
 	memset(out, 0, sizeof *out);
+	memset(&res->yuv, 0, sizeof res->yuv);
+	res->channels = 0;
+	res->lost = 0;
 	err[0] = 0;
-	if (!in || in->width < 1 || in->height < 1 || in->channels < 1 || in->channels > 4) {
+	const struct image *in = fin ? fin->img : NULL;
+	const struct yuv_image *yin = in || !fin ? NULL : fin->yuv;
+	int w, h, in_ch;
+	if (in) {
+		w = in->width, h = in->height, in_ch = in->channels;
+	} else if (yin && yin->data) {
+		int turned = yin->orientation >= 5;
+		w = turned ? yin->height : yin->width;
+		h = turned ? yin->width : yin->height;
+		in_ch = yin->gray ? 1 : 3;
+	} else {
+		w = h = in_ch = 0;
+	}
+	if (w < 1 || h < 1 || in_ch < 1 || in_ch > 4 || (in && !in->pixels)) {
 		snprintf(err, BLOOM_ERR_LEN, "empty or malformed image");
+		return BLOOM_E_ARG;
+	}
+	if (res->want_yuv && (res->sub_x < 1 || res->sub_x > 2 || res->sub_y < 1 || res->sub_y > 2)) {
+		snprintf(err, BLOOM_ERR_LEN, "planes: subsampling %dx%d is not 1 or 2 per axis",
+		         res->sub_x, res->sub_y);
 		return BLOOM_E_ARG;
 	}
 	struct image gen = {0};
@@ -745,10 +880,10 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	int rc = resolve_kernel(b, k, p, &gen, &kimg, d, err);
 	if (rc)
 		goto done;
-	if ((rc = kernel_geometry(kimg, p, in->width, in->height, &ki, err)))
+	if ((rc = kernel_geometry(kimg, p, w, h, &ki, err)))
 		goto done;
-	int pw = padded_size(in->width + ki.kw - 1, p->pad);
-	int ph = padded_size(in->height + ki.kh - 1, p->pad);
+	int pw = padded_size(w + ki.kw - 1, p->pad);
+	int ph = padded_size(h + ki.kh - 1, p->pad);
 	st->padded_w = pw;
 	st->padded_h = ph;
 	struct plan *q;
@@ -780,18 +915,32 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	    (rc = get_program(b, "bloom_common+bloom_multiply", st->gray_kernel, half, &mult, err)) ||
 	    (rc = get_program(b, "bloom_common+bloom_composite", op == BLOOM_OP_BLOOM, half, &comp, err)))
 		goto done;
-	const float *rgba = to_rgba(b, in);
-	if (!rgba) {
+	const float *rgba = in ? to_rgba(b, in) : NULL;
+	if (in && !rgba) {
 		rc = BLOOM_E_NOMEM;
 		goto done;
 	}
-	int w = in->width, h = in->height;
+	/* a colour kernel gives a gray image colour */
+	int ch = in_ch;
+	if (!(ke ? ke->gray : ki.gray) && ch <= 2)
+		ch += 2;
+	res->channels = ch;
+	if (res->want_yuv &&
+	    (rc = yuv_image_alloc(&res->yuv, w, h, ch <= 2, res->sub_x, res->sub_y))) {
+		snprintf(err, BLOOM_ERR_LEN, "planes: %s", image_strerror(rc));
+		rc = rc == IMAGE_E_NOMEM ? BLOOM_E_NOMEM : BLOOM_E_TOO_LARGE;
+		goto done;
+	}
 	double ms[GPU_TIMER_MAX_MARKS];
 	st->prepare_ms = wall_now() - t_start;
 	gpu_timer_start(b->timer);
 	/* upload */
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->image);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16, rgba);
+	if (in) {
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->image);
+		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16, rgba);
+	} else if ((rc = upload_planes(b, q, yin, w, h, err))) {
+		goto done;
+	}
 	gpu_timer_mark(b->timer);
 	if (spectrum_timed && (rc = kernel_spectrum(b, q, d, &ki, p, &ke, err)))
 		goto done;
@@ -859,41 +1008,55 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	dispatch2d(w, h);
 	gpu_timer_mark(b->timer);
 	/* download */
-	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-	glBindBuffer(GL_COPY_READ_BUFFER, q->out);
-	glBindBuffer(GL_COPY_WRITE_BUFFER, q->staging);
-	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)w * h * 16);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->staging);
-	t_read = wall_now();
-	const float *res = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16,
-	                                    GL_MAP_READ_BIT);
-	if (!res) {
-		snprintf(err, BLOOM_ERR_LEN, "reading the result: %s", gl_error_name(glGetError()));
-		rc = BLOOM_E_GPU;
-		goto done;
-	}
-	/* a colour kernel gives a gray image colour */
-	int ch = in->channels;
-	if (!ke->gray && ch <= 2)
-		ch += 2;
-	/* every sample is written below: no zeroing (calloc of a 1080p float frame is 25-33 MB) */
-	out->pixels = malloc((size_t)w * h * ch * sizeof(float));
-	out->width = w, out->height = h, out->channels = ch;
-	if (!out->pixels) {
-		memset(out, 0, sizeof *out);
-		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
-		rc = BLOOM_E_NOMEM;
-		goto done;
-	}
-	size_t n = (size_t)w * h;
-	for (size_t i = 0; i < n; i++) {
-		const float *s = res + i * 4;
-		float *o = out->pixels + i * ch;
-		switch (ch) {
-		case 1: o[0] = s[0]; break;
-		case 2: o[0] = s[0], o[1] = s[3]; break;
-		case 3: o[0] = s[0], o[1] = s[1], o[2] = s[2]; break;
-		default: memcpy(o, s, 16);
+	if (res->want_yuv) {
+		if ((rc = make_planes(b, q, &res->yuv, w, h, res->dither, err)))
+			goto done;
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->ystage);
+		t_read = wall_now();
+		const unsigned char *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0,
+		                                          (GLsizeiptr)res->yuv.bytes + 4, GL_MAP_READ_BIT);
+		if (!m) {
+			snprintf(err, BLOOM_ERR_LEN, "reading the planes: %s", gl_error_name(glGetError()));
+			rc = BLOOM_E_GPU;
+			goto done;
+		}
+		memcpy(res->yuv.data, m, res->yuv.bytes);
+		uint32_t flags;
+		memcpy(&flags, m + res->yuv.bytes, 4);
+		res->lost = flags | IMAGE_LOST_PRECISION | (ch == 2 || ch == 4 ? IMAGE_LOST_ALPHA : 0);
+	} else {
+		glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+		glBindBuffer(GL_COPY_READ_BUFFER, q->out);
+		glBindBuffer(GL_COPY_WRITE_BUFFER, q->staging);
+		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)w * h * 16);
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->staging);
+		t_read = wall_now();
+		const float *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16,
+		                                  GL_MAP_READ_BIT);
+		if (!m) {
+			snprintf(err, BLOOM_ERR_LEN, "reading the result: %s", gl_error_name(glGetError()));
+			rc = BLOOM_E_GPU;
+			goto done;
+		}
+		/* every sample is written below: no zeroing (calloc of a 1080p float frame is 25-33 MB) */
+		out->pixels = malloc((size_t)w * h * ch * sizeof(float));
+		out->width = w, out->height = h, out->channels = ch;
+		if (!out->pixels) {
+			memset(out, 0, sizeof *out);
+			glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+			rc = BLOOM_E_NOMEM;
+			goto done;
+		}
+		size_t n = (size_t)w * h;
+		for (size_t i = 0; i < n; i++) {
+			const float *s = m + i * 4;
+			float *o = out->pixels + i * ch;
+			switch (ch) {
+			case 1: o[0] = s[0]; break;
+			case 2: o[0] = s[0], o[1] = s[3]; break;
+			case 3: o[0] = s[0], o[1] = s[1], o[2] = s[2]; break;
+			default: memcpy(o, s, 16);
+			}
 		}
 	}
 	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
@@ -916,11 +1079,14 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 			st->gpu_ms += ms[i];
 	}
 	if (gl_check(&b->log, "bloom")) {
-		image_free(out);
 		snprintf(err, BLOOM_ERR_LEN, "GL error during the bloom");
 		rc = BLOOM_E_GPU;
 	}
 done:
+	if (rc) {
+		image_free(out);
+		yuv_image_free(&res->yuv);
+	}
 	st->wall_ms = wall_now() - t_start;
 	free(ki.rgbl);
 	image_free(&gen);

@@ -80,6 +80,32 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
               const struct bloom_params *p, struct image *out, struct bloom_stats *st,
               char err[BLOOM_ERR_LEN]);
 
+/* A frame in: a float image, or a JPEG's planes (protocol/image.h) that the GPU converts as
+ * libjpeg would (triangle chroma upsampling, JFIF YCbCr -> RGB, sRGB decode, EXIF orientation):
+ * 1-3 bytes a pixel cross the bus instead of 16. */
+struct bloom_frame {
+	const struct image *img;     /* float input, or NULL */
+	const struct yuv_image *yuv; /* planes input, when img is NULL */
+};
+
+/* The result: a float image, or planes for a JPEG encoder made on the GPU as protocol's JPEG
+ * encoder would (clip to [0, 1], sRGB 8-bit codes rounded or ordered-dithered, RGB -> JFIF
+ * YCbCr, chroma averaged over sub_x x sub_y blocks; gray planes when the result has 1-2
+ * channels), so 1.5-3 bytes a pixel come back instead of 16. */
+struct bloom_result {
+	int want_yuv;             /* in: 1: planes */
+	int sub_x, sub_y, dither; /* in, with want_yuv: chroma subsampling (1 or 2), dither */
+	struct image img;         /* out (want_yuv 0): as bloom_run's *out */
+	struct yuv_image yuv;     /* out (want_yuv 1): the caller frees with yuv_image_free */
+	int channels;             /* out: the result's channels (planes keep 1 or 3 of them) */
+	unsigned lost;            /* out (want_yuv 1): IMAGE_LOST_* of making the planes */
+};
+
+/* bloom_run for either kind of frame in and out. Returns 0 or a negative bloom_error. */
+int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *in,
+                    const struct bloom_kernel *k, const struct bloom_params *p,
+                    struct bloom_result *res, struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
+
 /* Builds the plan, programs and buffers for an image size and kernel size ahead of time. */
 int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p, char err[BLOOM_ERR_LEN]);

@@ -16,6 +16,7 @@
 #include "gles/bloom.h"
 #include "gles/fft_cpu.h"
 #include "tests/testutil.h"
+#include "tests/yuv_ref.h"
 
 #define TOL 1e-5
 
@@ -527,6 +528,151 @@ static void test_fused_vs_separate(void **state)
 	bloom_ctx_destroy(sep);
 }
 
+/* Largest difference in sRGB 8-bit codes between a's channels and b's (b has ch channels). */
+static double code_diff(const struct image *a, const struct image *b)
+{
+	double m = 0;
+	size_t n = (size_t)a->width * a->height;
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < b->channels; c++) {
+			double x = a->pixels[i * a->channels + c], y = b->pixels[i * b->channels + c];
+			double sx = x <= 0.0031308 ? 12.92 * x : 1.055 * pow(x, 1 / 2.4) - 0.055;
+			double sy = y <= 0.0031308 ? 12.92 * y : 1.055 * pow(y, 1 / 2.4) - 0.055;
+			double d = fabs(sx - sy) * 255;
+			if (!(d <= m))
+				m = d;
+		}
+	return m;
+}
+
+/* Planes in: the GPU's conversion of a JPEG's planes (every subsampling, odd sizes, every EXIF
+ * orientation) against libjpeg's own decode of the same file, through an identity convolution:
+ * within 1.5 codes (libjpeg rounds the upsampled chroma and its RGB to integers; the GPU does not)
+ * plus the FFT's 1e-5. */
+static void test_yuv_in(void **state)
+{
+	(void)state;
+	static const int subs[][3] = { { 1, 1, 1 }, { 0, 1, 1 }, { 0, 2, 1 }, { 0, 2, 2 }, { 0, 1, 2 } };
+	static const int sz[][2] = { { 37, 23 }, { 3, 40 }, { 64, 33 }, { 1, 1 }, { 130, 7 } };
+	struct image one;
+	assert_int_equal(image_alloc(&one, 1, 1, 1), 0);
+	one.pixels[0] = 1;
+	struct bloom_params p;
+	bloom_params_defaults(&p, BLOOM_OP_CONVOLVE);
+	p.normalize = BLOOM_NORMALIZE_NONE;
+	int k = 0;
+	for (size_t u = 0; u < sizeof subs / sizeof subs[0]; u++)
+		for (size_t s = 0; s < sizeof sz / sizeof sz[0]; s++, k++) {
+			int gray = subs[u][0], o = k % 8 + 1;
+			struct image img = rand_image(sz[s][0], sz[s][1], gray ? 1 : 3, 0, 1), ref;
+			struct yuv_image planes, y;
+			struct image_info info;
+			unsigned lost = 0;
+			unsigned char *jpeg, *ex;
+			size_t len, exlen;
+			char err[BLOOM_ERR_LEN];
+			assert_int_equal(yuv_ref_from_image(&img, gray, subs[u][1], subs[u][2], 0, &planes, &lost), 0);
+			assert_int_equal(image_encode_jpeg_yuv(&planes, 85, &jpeg, &len, err), 0);
+			assert_int_equal(yuv_ref_add_exif(jpeg, len, o, &ex, &exlen), 0);
+			assert_int_equal(image_decode(ex, exlen, NULL, &ref, &info, err), 0);
+			assert_int_equal(image_decode_jpeg_yuv(ex, exlen, NULL, &y, &info, err), 0);
+			struct bloom_frame f = { NULL, &y };
+			struct bloom_result r;
+			memset(&r, 0, sizeof r);
+			struct bloom_kernel kr = { &one, { 0, 0 } };
+			struct bloom_stats st;
+			int rc = bloom_run_frame(g_b, BLOOM_OP_CONVOLVE, &f, &kr, &p, &r, &st, err);
+			if (rc)
+				fail_msg("bloom_run_frame: %s", err);
+			assert_int_equal(r.img.width, ref.width);
+			assert_int_equal(r.img.height, ref.height);
+			assert_int_equal(r.img.channels, ref.channels);
+			assert_int_equal(r.channels, ref.channels);
+			double d = code_diff(&r.img, &ref);
+			if (!(d <= 1.5 + 0.01))
+				fail_msg("%dx%d sub %dx%d gray %d orientation %d: GPU planes vs libjpeg: %.3f "
+					 "codes (tolerance 1.51)", sz[s][0], sz[s][1], subs[u][1], subs[u][2], gray,
+					 o, d);
+			if (s == 0)
+				print_message("planes in: sub %dx%d gray %d: max %.3f codes from libjpeg\n",
+					      subs[u][1], subs[u][2], gray, d);
+			image_free(&img);
+			image_free(&ref);
+			image_free(&r.img);
+			yuv_image_free(&planes);
+			yuv_image_free(&y);
+			free(jpeg);
+			free(ex);
+		}
+	image_free(&one);
+}
+
+/* Planes out: the GPU's planes of a result against the independent reference computed from the
+ * float result of the same run: every sample within 1 code (float vs double rounding of values
+ * near a half), at most 1% of them off at all; the same clipping flags. Colour and gray results,
+ * 4:4:4, 4:2:2, 4:2:0, dither, alpha dropped, values above 1 and below 0. */
+static void test_yuv_out(void **state)
+{
+	(void)state;
+	static const struct {
+		int w, h, ic, kc, sx, sy, dither, op;
+	} cases[] = {
+		{ 37, 23, 3, 3, 1, 1, 0, BLOOM_OP_BLOOM },   { 37, 23, 3, 3, 2, 2, 0, BLOOM_OP_CONVOLVE },
+		{ 65, 30, 4, 1, 2, 1, 1, BLOOM_OP_BLOOM },   { 1, 1, 3, 3, 2, 2, 0, BLOOM_OP_CONVOLVE },
+		{ 20, 9, 1, 1, 2, 2, 0, BLOOM_OP_CONVOLVE }, { 20, 9, 2, 1, 1, 1, 1, BLOOM_OP_BLOOM },
+		{ 33, 17, 1, 3, 2, 2, 0, BLOOM_OP_CONVOLVE },
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct image in = rand_image(cases[c].w, cases[c].h, cases[c].ic, -0.1f, 1.2f);
+		struct image k = rand_image(5, 3, cases[c].kc, -0.2f, 1);
+		struct bloom_params p;
+		bloom_params_defaults(&p, cases[c].op);
+		p.normalize = BLOOM_NORMALIZE_NONE;
+		p.intensity = 0.5;
+		struct bloom_frame f = { &in, NULL };
+		struct bloom_kernel kr = { &k, { 0, 0 } };
+		struct bloom_result fl, pl;
+		memset(&fl, 0, sizeof fl);
+		memset(&pl, 0, sizeof pl);
+		pl.want_yuv = 1;
+		pl.sub_x = cases[c].sx, pl.sub_y = cases[c].sy, pl.dither = cases[c].dither;
+		char err[BLOOM_ERR_LEN];
+		assert_int_equal(bloom_run_frame(g_b, cases[c].op, &f, &kr, &p, &fl, NULL, err), 0);
+		assert_int_equal(bloom_run_frame(g_b, cases[c].op, &f, &kr, &p, &pl, NULL, err), 0);
+		assert_int_equal(pl.channels, fl.img.channels);
+		int gray = fl.img.channels <= 2;
+		struct yuv_image ref;
+		unsigned lost = 0;
+		assert_int_equal(yuv_ref_from_image(&fl.img, gray, cases[c].sx, cases[c].sy, cases[c].dither,
+						    &ref, &lost), 0);
+		lost |= IMAGE_LOST_PRECISION | (fl.img.channels % 2 == 0 ? IMAGE_LOST_ALPHA : 0);
+		assert_int_equal(pl.lost, lost);
+		assert_int_equal(pl.yuv.gray, gray);
+		assert_int_equal(pl.yuv.bytes, ref.bytes);
+		size_t off = 0, total = 0;
+		int worst = 0;
+		for (int q = 0; q < (gray ? 1 : 3); q++)
+			for (int j = 0; j < ref.ph[q]; j++)
+				for (int i = 0; i < ref.pw[q]; i++) {
+					size_t at = ref.offset[q] + (size_t)j * ref.stride[q] + i;
+					int d = abs((int)pl.yuv.data[at] - (int)ref.data[at]);
+					worst = d > worst ? d : worst;
+					off += d != 0;
+					total++;
+				}
+		print_message("planes out %dx%d ch %d sub %dx%d dither %d: %zu of %zu samples off by "
+			      "<= %d\n", cases[c].w, cases[c].h, fl.img.channels, cases[c].sx, cases[c].sy,
+			      cases[c].dither, off, total, worst);
+		if (worst > 1 || off * 100 > total + 99)
+			fail_msg("planes differ from the reference: %zu of %zu, worst %d", off, total, worst);
+		image_free(&in);
+		image_free(&k);
+		image_free(&fl.img);
+		yuv_image_free(&pl.yuv);
+		yuv_image_free(&ref);
+	}
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -579,6 +725,8 @@ int main(void)
 		cmocka_unit_test(test_kernel_scale_and_presets),
 		cmocka_unit_test(test_fp16_storage),
 		cmocka_unit_test(test_fused_vs_separate),
+		cmocka_unit_test(test_yuv_in),
+		cmocka_unit_test(test_yuv_out),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
