@@ -87,7 +87,12 @@
 	{"max-plans", OPT_INT, 1, 1024, "8", NULL, "padded sizes kept with their buffers per GPU", \
 	 "FFTBLOOM_MAX_PLANS", C(max_plans)},                                                     \
 	{"jpeg-quality", OPT_INT, 1, 100, "90", NULL, "JPEG quality of answers (quality= overrides)", \
-	 "FFTBLOOM_JPEG_QUALITY", C(jpeg_quality)}
+	 "FFTBLOOM_JPEG_QUALITY", C(jpeg_quality)},                                               \
+	{"jpeg-subsampling", OPT_ENUM, 0, 0, "444", "444|420", "chroma of JPEG answers",         \
+	 "FFTBLOOM_JPEG_SUBSAMPLING", C(jpeg_subsampling)},                                       \
+	{"jpeg-planes", OPT_BOOL, 0, 1, "true", NULL,                                             \
+	 "JPEG frames cross to the GPU and back as YUV planes (colour conversion on the GPU)",    \
+	 "FFTBLOOM_JPEG_PLANES", C(jpeg_planes)}
 
 const struct opt_def config_table[] = {
 	GPU_OPTS(struct config, gpu.),

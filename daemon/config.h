@@ -51,6 +51,8 @@ struct config {
 	unsigned long long kernel_cache; /* per GPU: bytes of kernel spectra kept */
 	int max_plans;                 /* per GPU: padded sizes kept with their buffers */
 	int jpeg_quality;              /* default JPEG quality of answers */
+	int jpeg_subsampling;          /* 0: 4:4:4, 1: 4:2:0 for JPEG answers */
+	int jpeg_planes;               /* 1: JPEG in and out as YUV planes, converted on the GPU */
 };
 
 extern const struct opt_def config_table[];

@@ -112,6 +112,8 @@ static void finish(struct jobs *J, struct job *j)
 	image_free(&j->in);
 	image_free(&j->kimg);
 	image_free(&j->result);
+	yuv_image_free(&j->yin);
+	yuv_image_free(&j->yresult);
 	kernels_release(J->kernels, j->named);
 	j->named = NULL;
 	if (j->status < 400 && !j->dropped) {
@@ -197,7 +199,13 @@ static void do_decode(struct jobs *J, struct job *j)
 {
 	double t0 = now_s();
 	char err[IMAGE_ERR_LEN];
-	int rc = image_decode(j->image, j->image_len, &J->lim, &j->in, &j->info, err);
+	int rc = IMAGE_E_UNSUPPORTED;
+	/* JPEG frames stay as planes for the GPU to convert, unless they carry what planes cannot */
+	if (J->cfg.jpeg_planes && j->kind != JOB_KERNEL_PUT &&
+	    image_sniff(j->image, j->image_len) == IMAGE_FORMAT_JPEG)
+		rc = image_decode_jpeg_yuv(j->image, j->image_len, &J->lim, &j->yin, &j->info, err);
+	if (rc == IMAGE_E_UNSUPPORTED)
+		rc = image_decode(j->image, j->image_len, &J->lim, &j->in, &j->info, err);
 	if (rc) {
 		decode_error(j, rc, j->kind == JOB_KERNEL_PUT ? "kernel" : "image", err);
 	} else if (j->kernel_data) {
@@ -239,8 +247,13 @@ static void do_encode(struct jobs *J, struct job *j)
 	memset(&eo, 0, sizeof eo);
 	api_format_resolve(j->out, j->png_from_accept, &j->info, &fmt, &eo.bits);
 	eo.quality = j->quality ? j->quality : J->cfg.jpeg_quality;
+	eo.subsampling = J->cfg.jpeg_subsampling ? 420 : 444;
 	char err[IMAGE_ERR_LEN];
-	int rc = image_encode(&j->result, fmt, &eo, &j->body, &j->body_len, &j->lost, err);
+	int rc;
+	if (j->yresult.data) /* planes made on the GPU; lost came with them */
+		rc = image_encode_jpeg_yuv(&j->yresult, eo.quality, &j->body, &j->body_len, err);
+	else
+		rc = image_encode(&j->result, fmt, &eo, &j->body, &j->body_len, &j->lost, err);
 	j->encode_s = now_s() - t0;
 	if (rc) {
 		j->body = NULL;
@@ -318,6 +331,7 @@ static void gpu_warm(struct gpu *g, struct bloom_ctx *b)
 
 static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 {
+	struct jobs *J = g->J;
 	struct bloom_kernel bk;
 	memset(&bk, 0, sizeof bk);
 	if (j->named) {
@@ -331,7 +345,19 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	static __thread char err[BLOOM_ERR_LEN];
 	err[0] = 0;
 	int op = j->kind == JOB_CONVOLVE ? BLOOM_OP_CONVOLVE : BLOOM_OP_BLOOM;
-	int rc = bloom_run(b, op, &j->in, &bk, &j->params, &j->result, &st, err);
+	/* a JPEG answer comes back from the GPU as planes */
+	enum image_format fmt;
+	int bits;
+	api_format_resolve(j->out, j->png_from_accept, &j->info, &fmt, &bits);
+	struct bloom_frame f = {j->yin.data ? NULL : &j->in, j->yin.data ? &j->yin : NULL};
+	struct bloom_result res;
+	memset(&res, 0, sizeof res);
+	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG;
+	res.sub_x = res.sub_y = J->cfg.jpeg_subsampling ? 2 : 1;
+	int rc = bloom_run_frame(b, op, &f, &bk, &j->params, &res, &st, err);
+	j->result = res.img;
+	j->yresult = res.yuv;
+	j->lost = res.lost;
 	if (rc) {
 		const char *code;
 		int status = bloom_status(rc, &code);
@@ -340,6 +366,7 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 			log_msg(LOG_ERROR, "gpu %d: bloom_run failed: %s", g->id, j->message);
 	}
 	image_free(&j->in);
+	yuv_image_free(&j->yin);
 	image_free(&j->kimg);
 	j->gpu = g->id;
 }

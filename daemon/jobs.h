@@ -64,6 +64,7 @@ struct job {
 
 	/* Private to jobs.c. */
 	struct image in, kimg, result;
+	struct yuv_image yin, yresult;    /* JPEG planes in and out (--jpeg-planes) */
 	struct image_info info;
 	double t_admit, t_queued, deadline;
 	struct job *next;

@@ -303,6 +303,62 @@ def test_main():
         check("JPEG in -> JPEG out", st == 200 and h.get("content-type") == "image/jpeg"
               and body[:2] == b"\xff\xd8", (st, h))
         import cv2
+        # JPEG frames cross as planes (--jpeg-planes, on by default): the answers must match the
+        # CLI's float path (libjpeg's colour conversion on the CPU). Decoded, the planes differ
+        # from libjpeg's RGB by <= 1.5 codes (tests/gles/test_bloom.c): on this noise image up
+        # to 1.3% of a linear value, so the blooms agree to rel_l2 1e-2. As JPEG answers, the
+        # planes path must lose no more than the CPU path: its PSNR against the float result is
+        # within 0.5 dB of the CLI JPEG's.
+        jpath = os.path.join(TMP, "in.jpg")
+        open(jpath, "wb").write(jpg_bytes(a8))
+        q = "threshold=0.6&intensity=0.8&kernel_preset=gaussian:sigma=2"
+        cli_args = ["--threshold", "0.6", "--intensity", "0.8", "--kernel-preset",
+                    "gaussian:sigma=2", "--quiet"]
+        st, h, body = d.req("POST", "/v1/bloom?" + q + "&format=pfm", body=open(jpath, "rb").read())
+        ref = os.path.join(TMP, "ref_jpeg.pfm")
+        if st == 200 and cli("bloom", jpath, "-o", ref, *cli_args):
+            close_enough("JPEG planes in == CLI (float decode)", read_pfm(body),
+                         read_pfm(open(ref, "rb").read()), tol=1e-2)
+        else:
+            check("JPEG planes in -> PFM", False, (st, body[:200]))
+        st, h, body = d.req("POST", "/v1/bloom?" + q, body=open(jpath, "rb").read())
+        refj = os.path.join(TMP, "ref_jpeg.jpg")
+        if st == 200 and cli("bloom", jpath, "-o", refj, *cli_args) and os.path.exists(ref):
+            lin = np.clip(read_pfm(open(ref, "rb").read()), 0, 1)
+            srgb = np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * lin ** (1 / 2.4) - 0.055) * 255
+
+            def psnr(jpeg_rgb):
+                mse = float(((jpeg_rgb - srgb) ** 2).mean())
+                return 10 * np.log10(255.0 ** 2 / mse) if mse > 0 else 99.0
+            got = cv2.imdecode(np.frombuffer(body, np.uint8), cv2.IMREAD_COLOR)[:, :, ::-1]
+            want = cv2.imread(refj, cv2.IMREAD_COLOR)[:, :, ::-1]
+            pg, pw = psnr(got.astype(np.float64)), psnr(want.astype(np.float64))
+            print("     JPEG answer vs float result: planes %.2f dB, CLI %.2f dB" % (pg, pw))
+            check("JPEG planes in and out lose no more than the CPU path", pg >= pw - 0.5, (pg, pw))
+            check("planes answer reports precision lost",
+                  "precision" in h.get("x-image-lost", ""), h)
+        else:
+            check("JPEG planes in -> JPEG out", False, (st, body[:200]))
+        # clipping found on the GPU is reported
+        st, h, body = d.req("POST", "/v1/bloom?intensity=20&threshold=0", body=open(jpath, "rb").read())
+        check("planes answer reports clipped range", st == 200 and
+              "range" in h.get("x-image-lost", ""), (st, h))
+        # EXIF orientation 6 (turned): the answer is turned, as the CLI's
+        jb = open(jpath, "rb").read()
+        exif = (b"\xff\xe1\x00\x22Exif\x00\x00II*\x00\x08\x00\x00\x00\x01\x00"
+                b"\x12\x01\x03\x00\x01\x00\x00\x00\x06\x00\x00\x00\x00\x00\x00\x00")
+        turned = jb[:2] + exif + jb[2:]
+        tpath = os.path.join(TMP, "turned.jpg")
+        open(tpath, "wb").write(turned)
+        st, h, body = d.req("POST", "/v1/bloom?" + q + "&format=pfm", body=turned)
+        reft = os.path.join(TMP, "ref_turned.pfm")
+        if st == 200 and cli("bloom", tpath, "-o", reft, *cli_args):
+            got = read_pfm(body)
+            check("EXIF orientation 6 turns the planes", got.shape[:2] == (a8.shape[1], a8.shape[0]),
+                  got.shape)
+            close_enough("turned planes == CLI", got, read_pfm(open(reft, "rb").read()), tol=1e-2)
+        else:
+            check("turned JPEG", False, (st, body[:200]))
         a16 = (RNG.random((48, 64, 3)) * 65535).astype(np.uint16)
         st, h, body = d.req("POST", "/v1/bloom", body=png_bytes(a16))
         check("16-bit PNG in -> 16-bit PNG out", st == 200 and body[:8] == b"\x89PNG\r\n\x1a\n"
