@@ -13,6 +13,8 @@
 #   E2E_CLIENTS="8 32"     concurrent clients, one run each
 #   E2E_SECONDS=20         seconds per run
 #   E2E_QUERY='kernel_preset=gaussian:sigma=8&format=jpeg'
+#   E2E_PLANES="true false"  --jpeg-planes of the load runs: one daemon each (JPEG frames as YUV
+#                          planes converted on the GPU, or decoded to float on the codec threads)
 #   E2E_COLD=1             0 skips the cold-start measurements
 #   E2E_DRIVER_CACHE=0     each cold start gets the driver's shader disk cache in a new empty
 #                          folder (MESA_SHADER_CACHE_DIR, __GL_SHADER_DISK_CACHE_PATH), so what
@@ -29,6 +31,7 @@ E2E_CLIENTS=${E2E_CLIENTS:-8 32}
 E2E_SECONDS=${E2E_SECONDS:-20}
 E2E_QUERY=${E2E_QUERY:-kernel_preset=gaussian:sigma=8&format=jpeg}
 E2E_COLD=${E2E_COLD:-1}
+E2E_PLANES=${E2E_PLANES:-true false}
 E2E_DRIVER_CACHE=${E2E_DRIVER_CACHE:-0}
 E2E_OUT=${E2E_OUT:-$BUILD/bench/e2e.jsonl}
 E2E_READY_TIMEOUT=${E2E_READY_TIMEOUT:-300}
@@ -138,10 +141,12 @@ if [ "$E2E_COLD" != 0 ]; then
 	done
 fi
 
-# the load daemon, with the program cache (filled above when E2E_COLD=1) and the driver's defaults
+# the load daemons, with the program cache (filled above when E2E_COLD=1) and the driver's defaults
 denv=""
 mkdir -p "$cache"
-start_daemon "$tmp/load.log" "$@" --program-cache "$cache"
+cl=""
+for planes in $E2E_PLANES; do
+start_daemon "$tmp/load.log" "$@" --program-cache "$cache" --jpeg-planes "$planes"
 dlog=$tmp/load.log
 renderer=$(sed -n "s/.*gpu 0: '\([^']*\)'.*/\1/p" "$dlog" | head -n 1 | tr -d '"\\')
 ngpus=$(sed -n 's/.*listening on .* (\([0-9]*\) GPU thread.*/\1/p' "$dlog" | head -n 1)
@@ -149,44 +154,49 @@ ncodec=$(sed -n 's/.* \([0-9]*\) codec threads.*/\1/p' "$dlog" | head -n 1)
 emit "{\"workload\":\"e2e_config\",\"date\":\"$date\",\"host\":\"$(uname -n)\",\"cores\":$cores,\"renderer\":\"$renderer\",\"gpus\":${ngpus:-0},\"codec_threads\":${ncodec:-0},\"size\":\"$E2E_SIZE\",\"frames\":$nframes,\"query\":\"$E2E_QUERY\",\"seconds\":$E2E_SECONDS}"
 
 # the codec ceiling of this host on the same frames, measured with the daemon idle
-cl=$("$ceiling" --max-seconds 10 --label "$E2E_SIZE" $frames 2>/dev/null)
-emit "$cl"
+if [ -z "$cl" ]; then
+	cl=$("$ceiling" --max-seconds 10 --label "$E2E_SIZE" $frames 2>/dev/null)
+	emit "$cl"
+fi
 ceiling_fps=$(echo "$cl" | jget ceiling_fps)
+planes_ceiling_fps=$(echo "$cl" | jget planes_ceiling_fps)
 
 # warm-up: every frame once, the plan and kernel spectrum built
 "$loadgen" -c 2 -d 300 -n "$nframes" -t 120 -u "$(url)" $fargs >/dev/null 2>&1 || true
 for c in $E2E_CLIENTS; do
 	b0=$(busy)
 	t0=$(now)
-	line=$("$loadgen" -c "$c" -d "$E2E_SECONDS" -t 120 -u "$(url)" $fargs --json --label "c$c" 2>"$tmp/lg.err") || true
+	line=$("$loadgen" -c "$c" -d "$E2E_SECONDS" -t 120 -u "$(url)" $fargs --json --label "c$c-planes-$planes" 2>"$tmp/lg.err") || true
 	t1=$(now)
 	b1=$(busy)
 	cat "$tmp/lg.err" >&2
 	[ -n "$line" ] || { echo "e2e.sh: loadgen gave no result" >&2; exit 1; }
 	window=$(sub "$t1" "$t0")
 	extra=$(awk -v b0="$b0" -v b1="$b1" -v w="$window" -v n="${ngpus:-1}" -v rps="$(echo "$line" | jget rps)" \
-		-v ceil="$ceiling_fps" 'BEGIN {
+		-v ceil="$ceiling_fps" -v pceil="${planes_ceiling_fps:-0}" 'BEGIN {
 		if (n < 1) n = 1
 		frac = (ceil > 0) ? rps / ceil : 0
-		printf ",\"gpu_busy_s\":%.3f,\"window_s\":%.3f,\"gpu_busy_fraction\":%.4f,\"gpus\":%d,\"ceiling_fps\":%s,\"ceiling_fraction\":%.4f,\"size\":\"'"$E2E_SIZE"'\",\"date\":\"'"$date"'\"",
-		       b1 - b0, w, (b1 - b0) / (w * n), n, ceil, frac }')
+		pfrac = (pceil > 0) ? rps / pceil : 0
+		printf ",\"gpu_busy_s\":%.3f,\"window_s\":%.3f,\"gpu_busy_fraction\":%.4f,\"gpus\":%d,\"ceiling_fps\":%s,\"ceiling_fraction\":%.4f,\"planes_ceiling_fps\":%s,\"planes_ceiling_fraction\":%.4f,\"planes\":\"'"$planes"'\",\"size\":\"'"$E2E_SIZE"'\",\"date\":\"'"$date"'\"",
+		       b1 - b0, w, (b1 - b0) / (w * n), n, ceil, frac, pceil, pfrac }')
 	emit "$(echo "$line" | sed "s/}\$/$extra}/")"
 done
 
 # a size first seen on the warm daemon
 new1=$(one "$newframe")
 new2=$(one "$newframe")
-emit "{\"workload\":\"first_result\",\"date\":\"$date\",\"mode\":\"new_size_warm_daemon\",\"size\":\"$E2E_NEW_SIZE\",\"first_request_ms\":${new1:-null},\"second_request_ms\":${new2:-null}}"
+emit "{\"workload\":\"first_result\",\"date\":\"$date\",\"mode\":\"new_size_warm_daemon_planes_$planes\",\"size\":\"$E2E_NEW_SIZE\",\"first_request_ms\":${new1:-null},\"second_request_ms\":${new2:-null}}"
 stop_daemon
+done
 
 # the table
 {
 	echo
 	echo "fftbloomd end to end, $date, $(uname -n), $cores cores, ${ngpus:-?} GPU thread(s) on '$renderer', ${ncodec:-?} codec threads"
 	echo "frames: $nframes x $E2E_SIZE JPEG; query: $E2E_QUERY"
-	printf '%-8s %9s %9s %9s %9s %7s %9s %9s  %s\n' clients req/s p50_ms p99_ms max_ms non200 gpu_busy ceil_frac "server medians ms (decode/queue/gpu/encode)"
+	printf '%-18s %9s %9s %9s %9s %7s %9s %9s  %s\n' clients req/s p50_ms p99_ms max_ms non200 gpu_busy ceil_frac "server medians ms (decode/queue/gpu/encode)"
 	grep '"workload":"e2e"' "$E2E_OUT" | while IFS= read -r l; do
-		printf '%-8s %9s %9s %9s %9s %7s %9s %9s  %s/%s/%s/%s\n' "$(echo "$l" | jget clients)" \
+		printf '%-18s %9s %9s %9s %9s %7s %9s %9s  %s/%s/%s/%s\n' "$(echo "$l" | sed -n 's/.*"label":"\([^"]*\)".*/\1/p')" \
 			"$(echo "$l" | jget rps)" "$(echo "$l" | jget p50)" "$(echo "$l" | jget p99)" \
 			"$(echo "$l" | jget max)" "$(echo "$l" | jget non200)" \
 			"$(echo "$l" | jget gpu_busy_fraction)" "$(echo "$l" | jget ceiling_fraction)" \
@@ -194,6 +204,7 @@ stop_daemon
 			"$(echo "$l" | jget encode)"
 	done
 	echo "codec ceiling: $(echo "$cl" | jget codec_ms) ms a frame on one core (decode $(echo "$cl" | jget decode_ms) + encode $(echo "$cl" | jget encode_ms)) -> $ceiling_fps frames/s on $cores cores"
+	echo "planes codec ceiling: $(echo "$cl" | jget planes_ms) ms a frame on one core -> $planes_ceiling_fps frames/s on $cores cores"
 	printf '%-22s %10s %12s %13s %12s\n' "first result" "ready_s" "first_ms" "start->1st_s" "second_ms"
 	grep '"workload":"first_result"' "$E2E_OUT" | while IFS= read -r l; do
 		m=$(echo "$l" | sed -n 's/.*"mode":"\([^"]*\)".*/\1/p')
