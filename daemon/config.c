@@ -55,6 +55,9 @@
 	{"gpus", OPT_STRING, 0, 200, "0", NULL,                                                   \
 	 "EGL devices to run on, one GPU thread each: N, N,M,... or all",                          \
 	 "FFTBLOOM_GPUS", C(gpus)},                                                               \
+	{"gpu-threads", OPT_INT, 1, 8, "1", NULL,                                                 \
+	 "GPU threads (contexts) per device: one's transfers overlap another's work",             \
+	 "FFTBLOOM_GPU_THREADS", C(gpu_threads)},                                                 \
 	{"codec-threads", OPT_INT, 1, 256, "2", NULL, "threads decoding and encoding images",     \
 	 "FFTBLOOM_CODEC_THREADS", C(codec_threads)},                                             \
 	{"queue-size", OPT_INT, 1, 100000, "32", NULL,                                            \

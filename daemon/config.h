@@ -38,6 +38,7 @@ struct config {
 	char tls_key[OPT_STR_MAX];     /* PEM private key file */
 	/* fftbloomd: work */
 	char gpus[OPT_STR_MAX];        /* "0", "0,1" or "all" */
+	int gpu_threads;               /* GPU threads (each its own context) per device */
 	int codec_threads;             /* decode / encode threads */
 	int queue_size;                /* jobs admitted but not yet on a GPU */
 	int queue_high_water;          /* percent of queue_size above which /readyz fails */

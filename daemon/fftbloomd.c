@@ -128,6 +128,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fftbloomd: %s\n", aerr);
 		return 2;
 	}
+	if (ndev * cfg.gpu_threads > JOBS_MAX_GPUS) {
+		fprintf(stderr, "fftbloomd: %d devices x %d gpu-threads is more than %d GPU threads\n",
+		        ndev, cfg.gpu_threads, JOBS_MAX_GPUS);
+		return 2;
+	}
+	for (int i = ndev - 1; i >= 0; i--) /* device order kept: 0,0,1,1 */
+		for (int t = 0; t < cfg.gpu_threads; t++)
+			devices[i * cfg.gpu_threads + t] = devices[i];
+	ndev *= cfg.gpu_threads;
 	int warm[JOBS_MAX_WARM][2], nwarm;
 	if (api_parse_sizes(cfg.warm_sizes, cfg.max_side, warm, JOBS_MAX_WARM, &nwarm, aerr)) {
 		fprintf(stderr, "fftbloomd: %s\n", aerr);

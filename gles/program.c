@@ -174,8 +174,11 @@ static void save_binary(const struct program_cache *pc, const char *path, GLuint
 	GLsizei got = 0;
 	glGetProgramBinary(prog, len, &got, &format, buf + sizeof format);
 	memcpy(buf, &format, sizeof format);
+	/* unique per write: several GPU threads of one process may store the same program */
+	static _Atomic unsigned seq;
 	char tmp[1200];
-	if (snprintf(tmp, sizeof tmp, "%.1100s.tmp%d", path, (int)getpid()) >= (int)sizeof tmp) {
+	if (snprintf(tmp, sizeof tmp, "%.1100s.tmp%d.%u", path, (int)getpid(), seq++) >=
+	    (int)sizeof tmp) {
 		free(buf);
 		return;
 	}
