@@ -146,7 +146,7 @@ denv=""
 mkdir -p "$cache"
 cl=""
 for planes in $E2E_PLANES; do
-start_daemon "$tmp/load.log" "$@" --program-cache "$cache" --jpeg-planes "$planes"
+start_daemon "$tmp/load.log" "$@" --program-cache "$cache" --jpeg-planes="$planes"
 dlog=$tmp/load.log
 renderer=$(sed -n "s/.*gpu 0: '\([^']*\)'.*/\1/p" "$dlog" | head -n 1 | tr -d '"\\')
 ngpus=$(sed -n 's/.*listening on .* (\([0-9]*\) GPU thread.*/\1/p' "$dlog" | head -n 1)
