@@ -710,11 +710,11 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	int half = p->precision == BLOOM_FP16;
 	GLuint prog;
 	for (int v = 0; !rc && v < 2; v++) {
-		rc = get_program(b, "bloom_common+bloom_pack", v, half, &prog, err);
+		rc = get_program(b, "bloom_common+bloom_math+bloom_pack", v, half, &prog, err);
 		if (!rc)
 			rc = get_program(b, "bloom_common+bloom_multiply", v, half, &prog, err);
 		if (!rc)
-			rc = get_program(b, "bloom_common+bloom_composite", v, half, &prog, err);
+			rc = get_program(b, "bloom_common+bloom_math+bloom_composite", v, half, &prog, err);
 		if (!rc)
 			rc = get_program(b, "bloom_common+bloom_kernel", v, 0, &prog, err);
 	}
@@ -911,9 +911,9 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	st->gray_kernel = ke ? ke->gray : ki.gray;
 	GLuint pack, mult, comp;
 	int half = q->half;
-	if ((rc = get_program(b, "bloom_common+bloom_pack", op == BLOOM_OP_BLOOM, half, &pack, err)) ||
+	if ((rc = get_program(b, "bloom_common+bloom_math+bloom_pack", op == BLOOM_OP_BLOOM, half, &pack, err)) ||
 	    (rc = get_program(b, "bloom_common+bloom_multiply", st->gray_kernel, half, &mult, err)) ||
-	    (rc = get_program(b, "bloom_common+bloom_composite", op == BLOOM_OP_BLOOM, half, &comp, err)))
+	    (rc = get_program(b, "bloom_common+bloom_math+bloom_composite", op == BLOOM_OP_BLOOM, half, &comp, err)))
 		goto done;
 	const float *rgba = in ? to_rgba(b, in) : NULL;
 	if (in && !rgba) {

@@ -1,5 +1,5 @@
-// Padded result -> output image. BLOOM: add: O = I + intensity * B; mix: O = (1-mix) I + mix B;
-// alpha stays the input's. Convolve: O = B (all four channels).
+// Padded result -> output image: BLOOM: bloom_composite(I, B) (bloom_math); convolve: O = B
+// (all four channels).
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(std430, binding = 0) readonly buffer Padded { PT P[]; };
 layout(std430, binding = 6) readonly buffer Image { vec4 img[]; };
@@ -14,9 +14,8 @@ void main()
 		return;
 	vec4 b = p_load(P[p.y * u_pad.x + p.x]);
 #if BLOOM
-	vec4 i = img[p.y * u_img.x + p.x];
-	vec3 rgb = u_composite == 0 ? i.rgb + u_intensity * b.rgb : mix(i.rgb, b.rgb, u_mix);
-	o[p.y * u_img.x + p.x] = vec4(rgb, i.a);
+	o[p.y * u_img.x + p.x] = bloom_composite(img[p.y * u_img.x + p.x], b, u_intensity, u_mix,
+	                                         u_composite);
 #else
 	o[p.y * u_img.x + p.x] = b;
 #endif

@@ -1,0 +1,31 @@
+// The bloom's per-pixel math, shared by the separate passes (bloom_pack, bloom_composite) and
+// the hooks folded into the row FFTs (bloom_hooks).
+
+// Non-finite samples become 0, so that one bad pixel cannot spread through the whole transform.
+vec4 finite4(vec4 v)
+{
+	bvec4 bad = bvec4(isnan(v.x) || isinf(v.x), isnan(v.y) || isinf(v.y),
+	                  isnan(v.z) || isinf(v.z), isnan(v.w) || isinf(v.w));
+	return mix(v, vec4(0.0), bad);
+}
+
+// Prefilter: w = max(soft, b - threshold) / b with b = max(r, g, b) and soft = clamp(b - threshold
+// + knee, 0, 2 knee)^2 / (4 knee), knee limited to the threshold (so threshold 0 keeps
+// everything); then clamped to clamp_max. Alpha kept.
+vec4 bloom_prefilter(vec4 v, float threshold, float knee_, float clamp_max)
+{
+	float b = max(v.r, max(v.g, v.b));
+	float knee = min(knee_, threshold);
+	float soft = clamp(b - threshold + knee, 0.0, 2.0 * knee);
+	soft = knee > 0.0 ? soft * soft / (4.0 * knee) : 0.0;
+	float w = b > 0.0 ? max(soft, b - threshold) / b : 0.0;
+	if (threshold <= 0.0)
+		w = 1.0;
+	return vec4(clamp(v.rgb * w, vec3(-clamp_max), vec3(clamp_max)), v.a);
+}
+
+// add (mode 0): I + intensity * B; mix (mode 1): (1 - mix) I + mix B; alpha stays the input's.
+vec4 bloom_composite(vec4 i, vec4 b, float intensity, float mix_, int mode)
+{
+	return vec4(mode == 0 ? i.rgb + intensity * b.rgb : mix(i.rgb, b.rgb, mix_), i.a);
+}
