@@ -551,7 +551,7 @@ static int create_axis(struct program_cache *pc, const struct egl_info *info, in
 		a->log = *log;
 	struct fft_plan_opts po = {a->opts.max_radix, o->technique, o->twiddles, o->components,
 	                           info->max_shared_memory, info->max_invocations, signals_adjacent,
-	                           o->threads};
+	                           o->threads, 0, o->half};
 	int rc = fft_plan_make(n, &po, &a->plan);
 	if (rc) {
 		snprintf(err, FFT_ERR_LEN, "length %d: %s", n, fft_plan_strerror(rc));
@@ -854,7 +854,8 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	c->count = count;
 	c->info = info;
 	struct fft_plan_opts po = {o->max_radix, FFT_TECH_SHARED, o->twiddles, 4,
-	                           info->max_shared_memory, info->max_invocations, 0, o->threads};
+	                           info->max_shared_memory, info->max_invocations, 0, o->threads,
+	                           0, o->half};
 	int rc = fft_plan_make(n, &po, &c->plan);
 	struct fft_plan *p = &c->plan;
 	/* two rows a group: whole vec4 if they fit, else two vec2 rounds */

@@ -10,8 +10,20 @@ const char *fft_plan_strerror(int code)
 	case FFT_PLAN_E_SIZE: return "transform length out of range";
 	case FFT_PLAN_E_RADIX: return "maximum radix must be 4, 8 or 16";
 	case FFT_PLAN_E_NOFIT: return "signal does not fit in shared memory";
+	case FFT_PLAN_E_ROWS: return "the blocked technique is for columns (adjacent signals)";
 	}
 	return "unknown error";
+}
+
+const char *fft_technique_name(int technique)
+{
+	static const char *names[] = {"auto", "shared", "global", "blocked"};
+	return technique >= 0 && technique <= FFT_TECH_BLOCKED ? names[technique] : "?";
+}
+
+const char *fft_plan_kind(const struct fft_plan *p)
+{
+	return p->blocked ? "blocked" : p->shared ? "shared" : "global";
 }
 
 int fft_factor(int n, int max_radix, int radices[FFT_MAX_PASSES])
@@ -166,6 +178,104 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 	return 1;
 }
 
+/* Work-group shape of a sweep of length len over c signals: 0 if it does not fit (shared
+ * memory, invocations, or more than 64 values an invocation). */
+static int shape_sweep(const struct fft_plan *p, const struct fft_plan_opts *o, int first,
+                       int count, int c, struct fft_sweep *sw)
+{
+	int comps = o->components == 4 ? 4 : 2;
+	int limit = o->shared_limit > 0 ? o->shared_limit : 16384;
+	int maxinv = o->max_invocations > 0 ? o->max_invocations : 128;
+	long long len = 1;
+	for (int i = first; i < first + count; i++)
+		len *= p->pass[i].radix;
+	if (len * c * comps * 4 > limit) /* shared memory holds float32 whatever the storage */
+		return 0;
+	/* as the shared technique: about 8 (vec2) or 4 (vec4) values an invocation, but no more
+	 * invocations than the most butterflies of a pass (vec4 64 = 8 x 8: 8, not 16 half idle) */
+	int per = comps == 4 ? 4 : 8, nb_max = 1;
+	for (int i = first; i < first + count; i++)
+		if (len / p->pass[i].radix > nb_max)
+			nb_max = (int)(len / p->pass[i].radix);
+	int t = pow2_ceil((int)((len + per - 1) / per));
+	if (t > nb_max)
+		t = nb_max;
+	if (o->threads > 0 && t > o->threads)
+		t = o->threads;
+	if (t > maxinv / c)
+		t = pow2_floor(maxinv / c);
+	if (t < 1)
+		return 0;
+	int vregs = 1;
+	for (int i = first; i < first + count; i++) {
+		int r = p->pass[i].radix, nb = (int)len / r;
+		int v = (nb + t - 1) / t * r;
+		if (v > vregs)
+			vregs = v;
+	}
+	if (vregs > 64)
+		return 0;
+	sw->first = first;
+	sw->count = count;
+	sw->len = (int)len;
+	sw->stride = p->pass[first].ns;
+	sw->threads = t;
+	sw->vregs = vregs;
+	return 1;
+}
+
+/* Groups the passes into sweeps for the blocked technique: the fewest sweeps that fit, and
+ * among those the smallest longest sweep (balanced: 4096 = 64 x 64, not 512 x 8). 0 if a single
+ * pass does not fit. */
+static int shape_blocked(struct fft_plan *p, const struct fft_plan_opts *o)
+{
+	int comps = o->components == 4 ? 4 : 2;
+	int maxinv = o->max_invocations > 0 ? o->max_invocations : 128;
+	/* C: neighbouring signals a group, 64 bytes of each row by default (two 32-byte sectors) */
+	int selem = comps * (o->half ? 2 : 4);
+	int c = o->signals > 0 ? o->signals : 64 / selem;
+	if (c > maxinv)
+		c = maxinv;
+	int np = p->npasses;
+	/* best[i]: sweeps and longest sweep for passes i..np-1; take[i]: passes in the first */
+	int best[FFT_MAX_PASSES + 1], longest[FFT_MAX_PASSES + 1], take[FFT_MAX_PASSES + 1];
+	best[np] = 0;
+	longest[np] = 0;
+	for (int i = np - 1; i >= 0; i--) {
+		best[i] = -1;
+		for (int k = 1; i + k <= np; k++) {
+			struct fft_sweep sw;
+			if (!shape_sweep(p, o, i, k, c, &sw))
+				break; /* longer sweeps do not fit either */
+			if (best[i + k] < 0)
+				continue;
+			int sweeps = 1 + best[i + k];
+			int lg = sw.len > longest[i + k] ? sw.len : longest[i + k];
+			if (best[i] < 0 || sweeps < best[i] || (sweeps == best[i] && lg < longest[i])) {
+				best[i] = sweeps;
+				longest[i] = lg;
+				take[i] = k;
+			}
+		}
+	}
+	if (best[0] < 0)
+		return 0;
+	int comps_bytes = comps * 4, maxt = 0, maxlen = 0;
+	p->nsweeps = 0;
+	for (int i = 0; i < np; i += take[i]) {
+		struct fft_sweep *sw = &p->sweep[p->nsweeps++];
+		shape_sweep(p, o, i, take[i], c, sw);
+		if (sw->threads > maxt)
+			maxt = sw->threads;
+		if (sw->len > maxlen)
+			maxlen = sw->len;
+	}
+	p->signals = c;
+	p->threads = maxt;
+	p->shared_bytes = c * maxlen * comps_bytes;
+	return 1;
+}
+
 int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p)
 {
 	memset(p, 0, sizeof *p);
@@ -193,6 +303,14 @@ int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p)
 	}
 	p->npasses = count;
 	p->tw_count = tw;
+	if (o->technique == FFT_TECH_BLOCKED) {
+		if (!o->signals_adjacent)
+			return FFT_PLAN_E_ROWS;
+		p->blocked = count > 0;
+		if (count > 0 && !shape_blocked(p, o))
+			return FFT_PLAN_E_NOFIT;
+		return 0;
+	}
 	if (o->technique != FFT_TECH_GLOBAL) {
 		p->shared = count > 0 && shape_shared(p, o);
 		if (!p->shared && count > 0 && o->technique == FFT_TECH_SHARED)

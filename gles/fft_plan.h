@@ -10,7 +10,22 @@
  *   takes the R-point DFT, and
  *   writes     y[(j/Ns)*Ns*R + k + r*Ns]           for r = 0..R-1.
  * After the last pass y holds the DFT in natural order. The twiddle table stores, per pass,
- * w^(r*k) at tw_offset + k*(R-1) + (r-1) (k < Ns, 1 <= r < R), computed in double. */
+ * w^(r*k) at tw_offset + k*(R-1) + (r-1) (k < Ns, 1 <= r < R), computed in double.
+ *
+ * Sweeps (blocked technique). Passes p0..p1-1 with stride S = Ns of p0 and radices multiplying
+ * to L act like one pass of radix L: they touch the n/L closed sets g in [0, n/L), each of L
+ * elements, and set g
+ *   reads      x[g + t*(n/L)]                      into local element t = 0..L-1,
+ *   runs the passes as a length-L Stockham on the local array: local pass q (radix R, local
+ *     stride s = product of the sweep's earlier radices) reads local j + r*(L/R) and writes
+ *     local (j/s)*s*R + j%s + r*s, j in [0, L/R), with the twiddle of the whole transform:
+ *     w^(r*k), k = (j%s)*S + g%S, w = exp(-+2*pi*i/(S*s*R)) (table offsets as above), and
+ *   writes     local u to y[(g/S)*S*L + g%S + u*S] u = 0..L-1.
+ * (Proof: before a pass of stride Ns, index i = b*Ns + k holds output k of the length-Ns DFT of
+ * the decimated subsequence b; the pass takes b = b0 + r*(n/(Ns*R)) to b0, k to k + r*Ns. Within
+ * the sweep b = g/S + (n/(S*L))*b_loc and k = k_loc*S + g%S, which the passes map among
+ * themselves; local index b_loc*s + k_loc.) A work group holds C neighbouring signals of one
+ * set g in shared memory, so for columns each local element is C contiguous elements of a row. */
 #ifndef FFTBLOOM_FFT_PLAN_H
 #define FFTBLOOM_FFT_PLAN_H
 
@@ -18,14 +33,19 @@
 #define FFT_MAX_PRIME 13   /* largest prime factor run natively; larger ones go through Bluestein */
 #define FFT_MAX_N (1 << 24)
 
-enum fft_technique { FFT_TECH_AUTO = 0, FFT_TECH_SHARED, FFT_TECH_GLOBAL };
+/* auto: shared where the signal fits, else global; shared: the whole signal in shared memory,
+ * one dispatch; global: one dispatch per radix pass; blocked: one dispatch per sweep of passes
+ * (see above), for signals that are neighbours in memory (columns) */
+enum fft_technique { FFT_TECH_AUTO = 0, FFT_TECH_SHARED, FFT_TECH_GLOBAL, FFT_TECH_BLOCKED };
 enum fft_twiddles { FFT_TW_COMPUTED = 0, FFT_TW_TABLE };
 
 enum fft_plan_error {
 	FFT_PLAN_OK = 0,
 	FFT_PLAN_E_SIZE = -1,      /* n < 1 or n > FFT_MAX_N */
 	FFT_PLAN_E_RADIX = -2,     /* max_radix not 4, 8 or 16 */
-	FFT_PLAN_E_NOFIT = -3,     /* shared technique forced but the signal does not fit */
+	FFT_PLAN_E_NOFIT = -3,     /* shared technique forced but the signal does not fit, or
+	                              blocked and not even one pass of C signals fits */
+	FFT_PLAN_E_ROWS = -4,      /* blocked technique asked for signals that are not adjacent */
 };
 
 struct fft_plan_opts {
@@ -36,13 +56,24 @@ struct fft_plan_opts {
 	int shared_limit;    /* bytes of shared memory a work group may use (the device's) */
 	int max_invocations; /* the device's work-group invocation limit */
 	int signals_adjacent;/* 1 when neighbouring signals are neighbours in memory (columns) */
-	int threads;         /* shared technique: invocations per signal; 0: the plan's choice */
+	int threads;         /* shared technique: invocations per signal; blocked: the most
+	                        invocations per signal in a sweep; 0: the plan's choice */
+	int signals;         /* blocked technique: signals per work group; 0: the plan's choice */
+	int half;            /* data stored as float16 pairs (the blocked plan's rows of C) */
 };
 
 struct fft_pass {
 	int radix;     /* R */
 	int ns;        /* product of the earlier radices */
 	int tw_offset; /* first twiddle of this pass in the table */
+};
+
+struct fft_sweep {
+	int first, count; /* passes [first, first + count) */
+	int len;          /* L: the product of their radices */
+	int stride;       /* S: the product of the earlier radices (the first pass's ns) */
+	int threads;      /* invocations per signal */
+	int vregs;        /* values held per invocation */
 };
 
 struct fft_plan {
@@ -57,6 +88,10 @@ struct fft_plan {
 	int signals;     /* signals per work group (shared technique) */
 	int shared_bytes;/* shared memory per work group (shared technique) */
 	int split;       /* vec4 data exchanged through shared memory in two vec2 rounds */
+	int blocked;     /* 1: one dispatch per sweep (blocked technique); signals, shared_bytes
+	                    and threads (the most of any sweep) describe its work groups */
+	int nsweeps;
+	struct fft_sweep sweep[FFT_MAX_PASSES];
 };
 
 /* Radices of n under the strategy: odd prime factors (largest first), then the powers of two in
@@ -81,5 +116,11 @@ int fft_good_size(int n);
 int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p);
 
 const char *fft_plan_strerror(int code);
+
+/* "auto", "shared", "global", "blocked" ("?" out of range). */
+const char *fft_technique_name(int technique);
+
+/* What a made plan runs: "blocked", "shared" or "global" (also for n = 1, which runs nothing). */
+const char *fft_plan_kind(const struct fft_plan *p);
 
 #endif

@@ -103,7 +103,7 @@ static void test_native_and_good_size(void **state)
 static void test_passes(void **state)
 {
 	(void)state;
-	struct fft_plan_opts o = {8, FFT_TECH_AUTO, FFT_TW_COMPUTED, 2, 49152, 1024, 0, 0};
+	struct fft_plan_opts o = {8, FFT_TECH_AUTO, FFT_TW_COMPUTED, 2, 49152, 1024, 0, 0, 0, 0};
 	int ns_[] = {1, 2, 7, 64, 97, 360, 1000, 1080, 1920, 2048, 2187, 4096, 4099, 6144, 8192};
 	for (size_t i = 0; i < sizeof ns_ / sizeof ns_[0]; i++) {
 		struct fft_plan p;
@@ -169,12 +169,115 @@ static void test_passes(void **state)
 	assert_int_equal(fft_plan_make(0, &o, &p), FFT_PLAN_E_SIZE);
 }
 
+/* Checks a blocked plan's sweeps: they cover the passes in order, multiply to m, start at the
+ * pass strides, fit shared memory and the invocation limit, hold at most 64 values an
+ * invocation; and no grouping with fewer sweeps fits (every k consecutive passes that would
+ * merge two neighbouring sweeps are too long). Prints the grouping. */
+static void check_blocked(int n, const struct fft_plan_opts *o, int want_sweeps)
+{
+	struct fft_plan p;
+	assert_int_equal(fft_plan_make(n, o, &p), 0);
+	assert_true(p.blocked);
+	assert_false(p.shared);
+	int comps = o->components == 4 ? 4 : 2, next = 0;
+	long long prod = 1;
+	char text[256];
+	int at = snprintf(text, sizeof text, "n %5d vec%d%s: %d sweeps of %d signals:", n, comps,
+	                  o->half ? " half" : "", p.nsweeps, p.signals);
+	for (int i = 0; i < p.nsweeps; i++) {
+		const struct fft_sweep *sw = &p.sweep[i];
+		assert_int_equal(sw->first, next);
+		assert_true(sw->count >= 1);
+		long long len = 1;
+		for (int k = sw->first; k < sw->first + sw->count; k++)
+			len *= p.pass[k].radix;
+		assert_true(len == sw->len);
+		assert_int_equal(sw->stride, p.pass[sw->first].ns);
+		assert_true((long long)sw->len * p.signals * comps * 4 <= o->shared_limit);
+		assert_true(sw->threads * p.signals <= o->max_invocations);
+		assert_true(sw->vregs <= 64);
+		for (int k = sw->first; k < sw->first + sw->count; k++) {
+			int nb = sw->len / p.pass[k].radix;
+			assert_true((nb + sw->threads - 1) / sw->threads * p.pass[k].radix <= sw->vregs);
+		}
+		/* merging with the next sweep would not fit shared memory or the values */
+		if (i + 1 < p.nsweeps)
+			assert_true((long long)sw->len * p.sweep[i + 1].len * p.signals * comps * 4 >
+			            o->shared_limit ||
+			            (long long)sw->len * p.sweep[i + 1].len > 64LL * o->max_invocations / p.signals);
+		next += sw->count;
+		prod *= sw->len;
+		at += snprintf(text + at, sizeof text - (size_t)at, " %s%d (x%d)", i ? "x " : "", sw->len,
+		               sw->threads);
+	}
+	assert_int_equal(next, p.npasses);
+	assert_true(prod == p.m);
+	printf("%s\n", text);
+	if (want_sweeps)
+		assert_int_equal(p.nsweeps, want_sweeps);
+}
+
+static void test_blocked(void **state)
+{
+	(void)state;
+	/* the H200's limits (48 KiB, 1024 invocations), and llvmpipe's 32 KiB */
+	struct fft_plan_opts o = {8, FFT_TECH_BLOCKED, FFT_TW_COMPUTED, 2, 49152, 1024, 1, 0, 0, 0};
+	int cols[] = {1024, 2048, 4096, 1080, 2187, 4375, 1350, 2240, 1344, 8192, 65536};
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+		o.components = 2;
+		o.half = 0;
+		check_blocked(cols[i], &o, cols[i] <= 65536 ? 2 : 0);
+		o.components = 4;
+		check_blocked(cols[i], &o, cols[i] <= 65536 ? 2 : 0);
+		o.half = 1;
+		check_blocked(cols[i], &o, 0);
+	}
+	o.components = 2;
+	o.half = 0;
+	/* balanced: 4096 = 64 x 64 rather than 512 x 8; 1024 = (8*8) x (8*2) */
+	struct fft_plan p;
+	assert_int_equal(fft_plan_make(4096, &o, &p), 0);
+	assert_true(p.nsweeps == 2 && p.sweep[0].len == 64 && p.sweep[1].len == 64);
+	assert_int_equal(p.signals, 8); /* 64-byte rows of vec2 */
+	assert_int_equal(fft_plan_make(1024, &o, &p), 0);
+	assert_true(p.nsweeps == 2 && p.sweep[0].len == 64 && p.sweep[1].len == 16);
+	/* one sweep when the whole column fits */
+	check_blocked(360, &o, 1);
+	check_blocked(2, &o, 1);
+	o.shared_limit = 32768;
+	check_blocked(512, &o, 1);
+	check_blocked(1 << 20, &o, 0);
+	/* asked for: signals and a cap on invocations */
+	o.signals = 32;
+	o.threads = 2;
+	check_blocked(4096, &o, 0);
+	assert_int_equal(fft_plan_make(4096, &o, &p), 0);
+	assert_true(p.signals == 32 && p.threads <= 2);
+	o.signals = 0;
+	o.threads = 0;
+	/* half storage: 64-byte rows are 16 vec2 */
+	o.half = 1;
+	assert_int_equal(fft_plan_make(4096, &o, &p), 0);
+	assert_int_equal(p.signals, 16);
+	/* n = 1 runs nothing; rows are refused; a group of signals that leaves no room fails */
+	assert_int_equal(fft_plan_make(1, &o, &p), 0);
+	assert_false(p.blocked);
+	o.signals_adjacent = 0;
+	assert_int_equal(fft_plan_make(64, &o, &p), FFT_PLAN_E_ROWS);
+	o.signals_adjacent = 1;
+	o.signals = 1024;
+	o.shared_limit = 4096;
+	assert_int_equal(fft_plan_make(64, &o, &p), FFT_PLAN_E_NOFIT);
+	assert_string_equal(fft_technique_name(FFT_TECH_BLOCKED), "blocked");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_factorization),
 		cmocka_unit_test(test_native_and_good_size),
 		cmocka_unit_test(test_passes),
+		cmocka_unit_test(test_blocked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
