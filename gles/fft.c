@@ -25,12 +25,13 @@ struct prog {
 
 /* The parameter struct that keys every FFT program; memset to 0 before filling. */
 struct fft_key {
-	int kind; /* 1 shared, 2 global pass, 3 bluestein */
+	int kind; /* 1 shared, 2 global pass, 3 bluestein, 4 blocked sweep */
 	int n, components, inverse, twiddles, max_radix, half, norm_forward;
 	int threads;
 	int nsig, nthr, split;
 	int pass, radix, ns, tw_offset, last, sig_fast;
 	int mode, bn;
+	int sweep_len, sweep_count, inplace;
 };
 
 struct fft_axis {
@@ -42,8 +43,9 @@ struct fft_axis {
 	struct gles_log log;
 	struct prog shared[2];                   /* [inverse] */
 	struct prog pass[2][FFT_MAX_PASSES];     /* global technique, [inverse][pass] */
+	struct prog sweep[2][FFT_MAX_PASSES];    /* blocked technique, [inverse][sweep] */
 	GLuint twiddles;                         /* table of forward twiddles, or 0 */
-	GLuint scratch;                          /* global technique's ping-pong buffer */
+	GLuint scratch;                          /* global and blocked techniques' ping-pong buffer */
 	/* Bluestein */
 	struct fft_axis *inner;                  /* native length-m transforms on the work rows */
 	struct prog bl[2][3];                    /* [inverse][mode-1] */
@@ -280,6 +282,81 @@ static int build_global(struct fft_axis *a, struct program_cache *pc, int invers
 	return 0;
 }
 
+/* The pass calls of one fft_blocked sweep (FFT_SEQUENCE): as gen_sequence, with the passes'
+ * local strides (within the sweep) and their twiddle offsets in the whole transform's table. */
+static void gen_sweep_sequence(struct sb *b, const struct fft_plan *p, const struct fft_sweep *sw)
+{
+	sbf(b, "#define FFT_SEQUENCE ");
+	int ns = 1;
+	for (int i = sw->first; i < sw->first + sw->count; i++) {
+		const struct fft_pass *cur = &p->pass[i];
+		if (i == sw->first) {
+			sbf(b, "load_global_r%d(); ", cur->radix);
+		} else {
+			const struct fft_pass *prev = &p->pass[i - 1];
+			sbf(b, "store_shared_r%d(%du); barrier(); load_shared_r%d(); barrier(); ",
+			    prev->radix, ns / prev->radix, cur->radix);
+		}
+		if (sw->count == 1)
+			sbf(b, "barrier(); "); /* in place: every load before any store */
+		sbf(b, "compute_r%d(%du, %du); ", cur->radix, ns, cur->tw_offset);
+		ns *= cur->radix;
+	}
+	const struct fft_pass *last = &p->pass[sw->first + sw->count - 1];
+	sbf(b, "store_global_r%d(%du);\n", last->radix, ns / last->radix);
+}
+
+static int build_blocked(struct fft_axis *a, struct program_cache *pc, int inverse,
+                         char err[FFT_ERR_LEN])
+{
+	const struct fft_plan *p = &a->plan;
+	for (int i = 0; i < p->nsweeps; i++) {
+		const struct fft_sweep *sw = &p->sweep[i];
+		struct fft_key key;
+		memset(&key, 0, sizeof key);
+		key.kind = 4;
+		key.n = p->m;
+		key.components = a->opts.components;
+		key.inverse = inverse;
+		key.twiddles = a->opts.twiddles;
+		key.max_radix = a->opts.max_radix;
+		key.half = a->opts.half;
+		key.norm_forward = a->opts.norm_forward;
+		key.nsig = p->signals;
+		key.nthr = sw->threads;
+		key.pass = sw->first;
+		key.sweep_count = sw->count;
+		key.sweep_len = sw->len;
+		key.ns = sw->stride;
+		key.tw_offset = p->pass[sw->first].tw_offset;
+		key.last = i == p->nsweeps - 1;
+		key.inplace = p->nsweeps == 1;
+		struct sb b = {0};
+		common_defines(&b, key.components, key.half, inverse, key.twiddles, 0);
+		char sc[32];
+		double scale = key.last ? end_scale(&a->opts, inverse, p->m) : 1.0;
+		sbf(&b, "#define N %d\n#define L %d\n#define S %d\n#define NSIG %d\n#define NTHR %d\n"
+		        "#define VREGS %d\n#define SCALE %s\n#define INPLACE %d\n",
+		    p->m, sw->len, sw->stride, p->signals, sw->threads, sw->vregs,
+		    scale_text(sc, sizeof sc, scale), key.inplace);
+		int used[17] = {0};
+		for (int k = sw->first; k < sw->first + sw->count; k++)
+			used[p->pass[k].radix] = 1;
+		for (int r = 2; r <= 16; r++)
+			sbf(&b, "#define USE_R%d %d\n", r, used[r]);
+		gen_sweep_sequence(&b, p, sw);
+		if (b.oom) {
+			free(b.s);
+			return FFT_E_NOMEM;
+		}
+		int rc = get_prog(pc, "fft_common+fft_blocked", &key, b.s, &a->sweep[inverse][i], err);
+		free(b.s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int build_bluestein(struct fft_axis *a, struct program_cache *pc, int inverse,
                            char err[FFT_ERR_LEN])
 {
@@ -492,7 +569,15 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
                     const struct fft_opts *o, const struct gles_log *log,
                     struct fft_axis **out, char err[FFT_ERR_LEN])
 {
-	if (!o->wisdom || o->technique != FFT_TECH_AUTO || o->threads || n < 2 || !fft_is_native(n))
+	struct fft_opts ro;
+	if (o->technique == FFT_TECH_BLOCKED && !signals_adjacent) {
+		ro = *o; /* blocked is for columns; rows (and Bluestein's work rows) take auto */
+		ro.technique = FFT_TECH_AUTO;
+		ro.threads = ro.signals = 0;
+		o = &ro;
+	}
+	if (!o->wisdom || o->technique != FFT_TECH_AUTO || o->threads || o->signals || n < 2 ||
+	    !fft_is_native(n))
 		return create_axis(pc, info, n, signals_adjacent, capacity, max_count, o, log, out, err);
 	struct fft_wisdom_key k;
 	memset(&k, 0, sizeof k);
@@ -551,7 +636,7 @@ static int create_axis(struct program_cache *pc, const struct egl_info *info, in
 		a->log = *log;
 	struct fft_plan_opts po = {a->opts.max_radix, o->technique, o->twiddles, o->components,
 	                           info->max_shared_memory, info->max_invocations, signals_adjacent,
-	                           o->threads, 0, o->half};
+	                           o->threads, o->signals, o->half};
 	int rc = fft_plan_make(n, &po, &a->plan);
 	if (rc) {
 		snprintf(err, FFT_ERR_LEN, "length %d: %s", n, fft_plan_strerror(rc));
@@ -606,11 +691,12 @@ static int create_axis(struct program_cache *pc, const struct egl_info *info, in
 		return 0;
 	}
 	for (int inv = 0; inv < 2; inv++) {
-		rc = a->plan.shared ? build_shared(a, pc, inv, err) : build_global(a, pc, inv, err);
+		rc = a->plan.blocked ? build_blocked(a, pc, inv, err)
+		   : a->plan.shared ? build_shared(a, pc, inv, err) : build_global(a, pc, inv, err);
 		if (rc)
 			goto fail;
 	}
-	if (!a->plan.shared) {
+	if (!a->plan.shared && !(a->plan.blocked && a->plan.nsweeps == 1)) {
 		a->scratch = make_buffer(capacity * elem, NULL, &a->log);
 		if (!a->scratch) {
 			snprintf(err, FFT_ERR_LEN, "length %d: scratch buffer of %zu bytes: out of GPU memory",
@@ -661,6 +747,56 @@ static void barrier(void)
 /* Signals per dispatch where the signal index runs over work-group y. */
 #define MAX_Y 65535
 
+/* Copies the region the signals occupy from buf to the scratch buffer (same offsets), so that
+ * an odd count of ping-pong dispatches ends in buf. */
+static void copy_to_scratch(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
+                            size_t elem_stride, int count)
+{
+	size_t first = offset, last = offset + (size_t)(count - 1) * sig_stride +
+	                              (size_t)(a->plan.m - 1) * elem_stride + 1;
+	size_t esz = (size_t)a->opts.components * (a->opts.half ? 2 : 4);
+	glBindBuffer(GL_COPY_READ_BUFFER, buf);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, a->scratch);
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)(first * esz),
+	                    (GLintptr)(first * esz), (GLsizeiptr)((last - first) * esz));
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+}
+
+/* Blocked technique: a dispatch per sweep, ping-pong between buf and the scratch buffer so that
+ * the last lands in buf (one sweep runs in place). A sweep's groups are (column group, set g),
+ * the column group fastest, laid over x and y. */
+static int run_blocked(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
+                       size_t elem_stride, int count, int inverse)
+{
+	const struct fft_plan *p = &a->plan;
+	GLuint src = buf, dst = p->nsweeps == 1 ? buf : a->scratch;
+	if (p->nsweeps > 1 && p->nsweeps % 2) {
+		copy_to_scratch(a, buf, offset, sig_stride, elem_stride, count);
+		src = a->scratch;
+		dst = buf;
+	}
+	unsigned long long cgroups = (unsigned long long)(count + p->signals - 1) / p->signals;
+	GLuint maxx = (GLuint)a->info->max_group_count[0];
+	for (int i = 0; i < p->nsweeps; i++) {
+		const struct prog *pr = &a->sweep[inverse][i];
+		unsigned long long total = cgroups * (unsigned long long)(p->m / p->sweep[i].len);
+		GLuint gx = total < maxx ? (GLuint)total : maxx;
+		unsigned long long gy = (total + gx - 1) / gx;
+		if (gy > (unsigned long long)a->info->max_group_count[1])
+			return FFT_E_LIMIT;
+		set_uniforms(pr, offset, sig_stride, elem_stride, count);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_DATA, src);
+		if (dst != src)
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_DST, dst);
+		glDispatchCompute(gx, (GLuint)gy, 1);
+		barrier();
+		GLuint t = src;
+		src = dst;
+		dst = t;
+	}
+	return 0;
+}
+
 static int run_native(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
                       size_t elem_stride, int count, int inverse)
 {
@@ -683,17 +819,12 @@ static int run_native(struct fft_axis *a, unsigned buf, size_t offset, size_t si
 		barrier();
 		return 0;
 	}
+	if (p->blocked)
+		return run_blocked(a, buf, offset, sig_stride, elem_stride, count, inverse);
 	/* global technique: ping-pong so that the last pass lands in buf */
 	GLuint src = buf, dst = a->scratch;
 	if (p->npasses % 2) {
-		size_t first = offset, last = offset + (size_t)(count - 1) * sig_stride +
-		                              (size_t)(p->m - 1) * elem_stride + 1;
-		size_t esz = (size_t)a->opts.components * (a->opts.half ? 2 : 4);
-		glBindBuffer(GL_COPY_READ_BUFFER, buf);
-		glBindBuffer(GL_COPY_WRITE_BUFFER, a->scratch);
-		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)(first * esz),
-		                    (GLintptr)(first * esz), (GLsizeiptr)((last - first) * esz));
-		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+		copy_to_scratch(a, buf, offset, sig_stride, elem_stride, count);
 		src = a->scratch;
 		dst = buf;
 	}

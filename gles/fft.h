@@ -33,14 +33,18 @@ enum fft_error {
 enum fft_axes { FFT_ROWS = 1, FFT_COLS = 2, FFT_BOTH = 3 };
 
 struct fft_opts {
-	int technique;   /* enum fft_technique: auto picks shared where the signal fits */
+	int technique;   /* enum fft_technique: auto picks shared where the signal fits; blocked
+	                    applies to columns (signals_adjacent), and an axis of rows asked for it
+	                    is planned as auto, so that a 2D or bloom plan can ask for it whole */
 	int twiddles;    /* enum fft_twiddles */
 	int max_radix;   /* 4, 8 or 16 (0: 8) */
 	int components;  /* 2 (vec2) or 4 (vec4) */
 	int half;        /* 1: the data buffer holds float16 (packHalf2x16), arithmetic in float32 */
 	int norm_forward;/* 1: scale the forward transform by 1/n and leave the inverse unscaled
 	                    (keeps float16 spectra in range); 0: numpy's convention */
-	int threads;     /* shared technique: invocations per signal; 0: the plan's choice */
+	int threads;     /* shared: invocations per signal; blocked: the most invocations per signal
+	                    in a sweep; 0: the plan's choice */
+	int signals;     /* blocked: signals per work group; 0: the plan's choice (64-byte rows) */
 	struct fft_wisdom *wisdom; /* with technique auto: the shape measured fastest (measuring
 	                              the candidates on first use of a shape), or NULL */
 };

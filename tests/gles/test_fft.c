@@ -19,6 +19,7 @@
 #include "tests/testutil.h"
 
 #define TOL 1e-5
+#define TOL_FP16 2e-3 /* float16 storage, as test_bloom: inputs, sweeps and outputs rounded */
 
 static struct program_cache *g_pc;
 static const struct egl_info *g_info;
@@ -89,7 +90,7 @@ static void download(GLuint b, float *out, size_t floats)
 
 static const char *tech_name(int t)
 {
-	return t == FFT_TECH_SHARED ? "shared" : t == FFT_TECH_GLOBAL ? "global" : "auto";
+	return fft_technique_name(t);
 }
 
 /* Transforms `count` signals of length n laid out as rows (adjacent=0: signal s at s*n) or as
@@ -135,7 +136,7 @@ static double check_axis(int n, int count, int adjacent, int comps, int techniqu
 	char name[128];
 	const struct fft_plan *p = fft_axis_plan(a);
 	snprintf(name, sizeof name, "n=%d %s%s %s/%s vec%d %s%s", n, inverse ? "inv " : "",
-	         adjacent ? "cols" : "rows", p->shared ? "shared" : "global",
+	         adjacent ? "cols" : "rows", fft_plan_kind(p),
 	         twiddles ? "table" : "computed", comps, p->bluestein ? "bluestein " : "",
 	         tech_name(technique));
 	int ok = tu_report(name, rel, mx, TOL);
@@ -261,9 +262,13 @@ static void check_2d(int h, int w, int technique, int twiddles)
 	assert_int_equal(fft_execute(f, b, 0), 0);
 	download(b, y, e * 2);
 	char name[96];
-	snprintf(name, sizeof name, "2D %dx%d forward %s/%s", h, w, tech_name(technique),
-	         twiddles ? "table" : "computed");
+	snprintf(name, sizeof name, "2D %dx%d forward %s/%s (rows %s, cols %s)", h, w,
+	         tech_name(technique), twiddles ? "table" : "computed",
+	         fft_plan_kind(fft_axis_plan(fft_rows(f))), fft_plan_kind(fft_axis_plan(fft_cols(f))));
 	int ok = tu_report(name, tu_rel_l2_f32(y, ref, e * 2), tu_max_abs_f32(y, ref, e * 2), TOL);
+	if (technique == FFT_TECH_BLOCKED && h > 1) /* columns blocked, rows as auto */
+		ok &= !strcmp(fft_plan_kind(fft_axis_plan(fft_cols(f))), "blocked") &&
+		      strcmp(fft_plan_kind(fft_axis_plan(fft_rows(f))), "blocked");
 	/* round trip back to x */
 	assert_int_equal(fft_execute(f, b, 1), 0);
 	download(b, z, e * 2);
@@ -352,7 +357,7 @@ static void test_wisdom(void **state)
 	assert_int_equal(fft_axis_execute(a, b, 0, (size_t)n, 1, count, 0), 0);
 	download(b, y, (size_t)n * count * 2);
 	const struct fft_plan *p = fft_axis_plan(a);
-	printf("wisdom chose %s with %d invocations\n", p->shared ? "shared" : "global", p->threads);
+	printf("wisdom chose %s with %d invocations\n", fft_plan_kind(p), p->threads);
 	int ok = tu_report("n=360 rows, shape from wisdom", tu_rel_l2_f32(y, ref, (size_t)n * count * 2),
 	                   tu_max_abs_f32(y, ref, (size_t)n * count * 2), TOL);
 	fft_axis_destroy(a);
@@ -411,6 +416,159 @@ static void test_plan_cache(void **state)
 	assert_true(ok);
 }
 
+/* ---- the blocked technique ---- */
+
+/* float to IEEE half (round to nearest, ties away; normal and subnormal range) and back. */
+static unsigned short to_half(float f)
+{
+	unsigned u;
+	memcpy(&u, &f, 4);
+	unsigned sign = (u >> 16) & 0x8000u;
+	float a = fabsf(f);
+	if (a >= 65504.0f)
+		return (unsigned short)(sign | 0x7bffu);
+	if (a < 6.103515625e-05f) /* subnormal: units of 2^-24 */
+		return (unsigned short)(sign | (unsigned)lrintf(a * 16777216.0f));
+	int e;
+	float m = frexpf(a, &e); /* a = m * 2^e, m in [0.5, 1) */
+	unsigned mant = (unsigned)lrintf((m * 2.0f - 1.0f) * 1024.0f);
+	if (mant == 1024) {
+		mant = 0;
+		e++;
+	}
+	return (unsigned short)(sign | (unsigned)(e - 1 + 15) << 10 | mant);
+}
+
+static float from_half(unsigned short h)
+{
+	int e = (h >> 10) & 31, m = h & 1023;
+	float v = e ? ldexpf(1.0f + m / 1024.0f, e - 15) : ldexpf((float)m, -24);
+	return (h & 0x8000) ? -v : v;
+}
+
+/* One axis of `count` signals of length n, rows (adjacent 0) or columns, with options o (half:
+ * the buffer holds float16, the reference starts from the rounded inputs), against the double
+ * CPU FFT of every signal and component pair. want: the plan kind expected ("blocked", ...), or
+ * NULL. Fails the test on error above the tolerance. */
+static void check_opts(int n, int count, int adjacent, const struct fft_opts *o, int inverse,
+                       const char *want)
+{
+	int comps = o->components;
+	size_t elems = (size_t)n * count, floats = elems * comps;
+	float *x = malloc(floats * sizeof *x), *y = malloc(floats * sizeof *y);
+	unsigned short *h = malloc(floats * sizeof *h);
+	double *ref = malloc(floats * sizeof *ref), *sig = malloc((size_t)n * 2 * sizeof *sig),
+	       *sout = malloc((size_t)n * 2 * sizeof *sout);
+	tu_fill_f32(x, floats, -1, 1);
+	if (o->half)
+		for (size_t i = 0; i < floats; i++) {
+			h[i] = to_half(x[i]);
+			x[i] = from_half(h[i]);
+		}
+	size_t sig_stride = adjacent ? 1 : (size_t)n, elem_stride = adjacent ? (size_t)count : 1;
+	/* the scaled direction: inverse, or forward with norm_forward */
+	double sc = (inverse != 0) != (o->norm_forward != 0) ? 1.0 / n : 1.0;
+	for (int s = 0; s < count; s++)
+		for (int pair = 0; pair < comps / 2; pair++) {
+			for (int i = 0; i < n; i++) {
+				size_t e = (size_t)s * sig_stride + (size_t)i * elem_stride;
+				sig[2 * i] = x[e * comps + 2 * pair];
+				sig[2 * i + 1] = x[e * comps + 2 * pair + 1];
+			}
+			assert_int_equal(fft_cpu(sig, 1, sout, n, inverse ? 1 : -1), 0);
+			for (int i = 0; i < n; i++) {
+				size_t e = (size_t)s * sig_stride + (size_t)i * elem_stride;
+				ref[e * comps + 2 * pair] = sout[2 * i] * sc;
+				ref[e * comps + 2 * pair + 1] = sout[2 * i + 1] * sc;
+			}
+		}
+	struct fft_axis *a;
+	char err[FFT_ERR_LEN];
+	int rc = fft_axis_create(g_pc, g_info, n, adjacent, elems, count, o, NULL, &a, err);
+	if (rc)
+		printf("fft_axis_create(%d): %s\n", n, err);
+	assert_int_equal(rc, 0);
+	GLuint b;
+	glGenBuffers(1, &b);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(floats * (o->half ? 2 : 4)),
+	             o->half ? (const void *)h : (const void *)x, GL_DYNAMIC_COPY);
+	assert_int_equal(fft_axis_execute(a, b, 0, sig_stride, elem_stride, count, inverse), 0);
+	if (o->half) {
+		download(b, (float *)h, floats / 2);
+		for (size_t i = 0; i < floats; i++)
+			y[i] = from_half(h[i]);
+	} else {
+		download(b, y, floats);
+	}
+	const struct fft_plan *p = fft_axis_plan(a);
+	char name[160];
+	snprintf(name, sizeof name, "n=%d x%d %s%s %s%s %s vec%d%s, %d sweeps of %d signals", n,
+	         count, inverse ? "inv " : "", adjacent ? "cols" : "rows", fft_plan_kind(p),
+	         o->max_radix ? (o->max_radix == 16 ? "/r16" : o->max_radix == 4 ? "/r4" : "") : "",
+	         o->twiddles ? "table" : "computed", comps, o->half ? " half" : "", p->nsweeps,
+	         p->signals);
+	int ok = tu_report(name, tu_rel_l2_f32(y, ref, floats), tu_max_abs_f32(y, ref, floats),
+	                   o->half ? TOL_FP16 : TOL);
+	if (want && strcmp(fft_plan_kind(p), want)) {
+		printf("%s: planned %s, expected %s\n", name, fft_plan_kind(p), want);
+		ok = 0;
+	}
+	glDeleteBuffers(1, &b);
+	fft_axis_destroy(a);
+	free(x), free(y), free(h), free(ref), free(sig), free(sout);
+	assert_true(ok);
+}
+
+static void test_blocked_columns(void **state)
+{
+	(void)state;
+	/* every length in one sweep (in place) and in two, a count of columns that is not a
+	 * multiple of the group's; vec2 and vec4 each forward and inverse in both twiddle modes
+	 * across the lengths */
+	int ns[] = {2, 7, 60, 64, 243, 1000, 1080, 2048, 4096};
+	for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); i++) {
+		int tw = i % 2, inv = (i / 2) % 2;
+		struct fft_opts o = {.technique = FFT_TECH_BLOCKED, .components = 2, .twiddles = tw};
+		check_opts(ns[i], 11, 1, &o, inv, "blocked");
+		o.components = 4;
+		o.twiddles = !tw;
+		check_opts(ns[i], 6, 1, &o, inv == tw, "blocked");
+	}
+	/* float16 storage (arithmetic float32) with the forward scaled, as bloom uses it */
+	struct fft_opts oh = {.technique = FFT_TECH_BLOCKED, .components = 2, .half = 1,
+	                      .norm_forward = 1};
+	check_opts(7, 19, 1, &oh, 0, "blocked");
+	check_opts(4096, 19, 1, &oh, 1, "blocked");
+	oh.components = 4;
+	oh.twiddles = FFT_TW_TABLE;
+	check_opts(1080, 5, 1, &oh, 0, "blocked");
+	/* three sweeps (an odd count: the data is copied to the scratch buffer first): 128 signals
+	 * a group leave room for 32 vec2 values of each in llvmpipe's 32 KiB */
+	struct fft_opts o3 = {.technique = FFT_TECH_BLOCKED, .components = 2, .signals = 128};
+	check_opts(1000, 130, 1, &o3, 0, "blocked");
+	o3.twiddles = FFT_TW_TABLE;
+	check_opts(2048, 129, 1, &o3, 1, "blocked");
+	/* radix 16 and 4 passes in sweeps, and fewer invocations than the plan's (more values each) */
+	struct fft_opts o16 = {.technique = FFT_TECH_BLOCKED, .components = 2, .max_radix = 16};
+	check_opts(4096, 9, 1, &o16, 0, "blocked");
+	o16.max_radix = 4;
+	o16.threads = 4;
+	check_opts(1024, 9, 1, &o16, 1, "blocked");
+	/* rows asked for blocked are planned as auto */
+	struct fft_opts orow = {.technique = FFT_TECH_BLOCKED, .components = 2};
+	check_opts(1080, 3, 0, &orow, 0, "shared");
+	/* a Bluestein length: its work rows are auto too */
+	check_opts(97, 5, 1, &orow, 1, NULL);
+}
+
+static void test_blocked_2d(void **state)
+{
+	(void)state;
+	check_2d(4096, 64, FFT_TECH_BLOCKED, FFT_TW_COMPUTED);
+	check_2d(1080, 96, FFT_TECH_BLOCKED, FFT_TW_TABLE);
+}
+
 int main(void)
 {
 	tu_seed_from_clock();
@@ -423,6 +581,8 @@ int main(void)
 		cmocka_unit_test(test_linearity),
 		cmocka_unit_test(test_wisdom),
 		cmocka_unit_test(test_plan_cache),
+		cmocka_unit_test(test_blocked_columns),
+		cmocka_unit_test(test_blocked_2d),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
