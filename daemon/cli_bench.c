@@ -85,7 +85,7 @@ static void warm_gpu(struct cli_gpu *g, double seconds)
 	fft_destroy(f);
 }
 
-static const char *tech_names[] = {"auto", "shared", "global"};
+static const char *tech_names[] = {"auto", "shared", "global", "blocked"};
 static const char *tw_names[] = {"computed", "table"};
 
 /* One FFT workload: forward and inverse 2D complex float32 transforms of h x w, timed apart. */
@@ -134,12 +134,12 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 	printf("{\"workload\":\"fft\",\"size\":\"%dx%d\",\"technique\":\"%s\",\"twiddles\":\"%s\","
 	       "\"rows\":\"%s\",\"cols\":\"%s\",\"forward_ms\":%.4f,\"inverse_ms\":%.4f,"
 	       "\"forward_min_ms\":%.4f,\"runs\":%d,\"timer\":\"%s\"}\n",
-	       h, w, tech_names[technique], tw_names[twiddles], pr->shared ? "shared" : "global",
-	       pc->shared ? "shared" : "global", mf, mi, fwd[0], c->runs,
+	       h, w, tech_names[technique], tw_names[twiddles], fft_plan_kind(pr),
+	       fft_plan_kind(pc), mf, mi, fwd[0], c->runs,
 	       gpu_timer_is_gpu(t) ? "gl_timestamp" : "glfinish_wall");
-	fprintf(stderr, "fft   %5dx%-5d %-6s %-8s rows %-6s cols %-6s  forward %8.3f ms  inverse %8.3f ms\n",
-	        h, w, tech_names[technique], tw_names[twiddles], pr->shared ? "shared" : "global",
-	        pc->shared ? "shared" : "global", mf, mi);
+	fprintf(stderr, "fft   %5dx%-5d %-7s %-8s rows %-7s cols %-7s  forward %8.3f ms  inverse %8.3f ms\n",
+	        h, w, tech_names[technique], tw_names[twiddles], fft_plan_kind(pr),
+	        fft_plan_kind(pc), mf, mi);
 	fflush(stdout);
 	free(fwd);
 	free(inv);
@@ -283,6 +283,7 @@ int cli_bench(int argc, char **argv)
 			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_AUTO, FFT_TW_COMPUTED);
 			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_AUTO, FFT_TW_TABLE);
 			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_GLOBAL, FFT_TW_COMPUTED);
+			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_BLOCKED, FFT_TW_COMPUTED);
 		}
 	if (want(&c, "bloom")) {
 		if (c.quick) {

@@ -25,8 +25,9 @@ static const struct opt_def fft_table[] = {
 	{"axes", OPT_ENUM, 0, 0, "both", "rows|cols|both",
 	 "rows: along the last axis (numpy axis=-1); cols: along the first; both: 2D", NULL,
 	 offsetof(struct fft_cli, axes)},
-	{"technique", OPT_ENUM, 0, 0, "auto", "auto|shared|global",
-	 "shared memory where a signal fits, or global-memory passes", NULL,
+	{"technique", OPT_ENUM, 0, 0, "auto", "auto|shared|global|blocked",
+	 "shared memory where a signal fits, global-memory passes, or blocked (columns in sweeps "
+	 "of passes through shared memory; rows as auto)", NULL,
 	 offsetof(struct fft_cli, technique)},
 	{"twiddles", OPT_ENUM, 0, 0, "computed", "computed|table", "twiddle factors", NULL,
 	 offsetof(struct fft_cli, twiddles)},

@@ -39,8 +39,9 @@ const struct opt_def bloom_params_table[] = {
 	 "spectra stored as float32, or float16 with float32 arithmetic", NULL, P(precision)},
 	{"pad", OPT_ENUM, 0, 0, "good", "good|pow2",
 	 "padded size per axis: the cheapest native FFT length, or the next power of two", NULL, P(pad)},
-	{"technique", OPT_ENUM, 0, 0, "auto", "auto|shared|global",
-	 "FFT technique: shared memory where a signal fits, or global-memory passes", NULL, P(technique)},
+	{"technique", OPT_ENUM, 0, 0, "auto", "auto|shared|global|blocked",
+	 "FFT technique: shared memory where a signal fits, global-memory passes, or blocked "
+	 "(columns in sweeps of passes through shared memory; rows as auto)", NULL, P(technique)},
 	{"twiddles", OPT_ENUM, 0, 0, "computed", "computed|table", "FFT twiddles: computed or a table",
 	 NULL, P(twiddles)},
 };
