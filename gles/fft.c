@@ -499,8 +499,44 @@ static double time_axis(struct fft_axis *a, struct gpu_timer *t, unsigned buf, i
 	return best[2] < lo ? lo : best[2] > hi ? hi : best[2];
 }
 
-/* Measures the global technique and the shared one at several work-group sizes on random data
- * of the real shape, and returns the fastest in *best (technique, threads). */
+/* The shapes tune measures: shared at several invocation counts, global, and for adjacent
+ * signals blocked with rows of 64 (its default), 32 and 128 bytes and with half the invocations.
+ * Returns the count written to cand (at most 12). */
+static int tune_candidates(const struct egl_info *info, int n, int adjacent,
+                           const struct fft_opts *o, struct fft_opts cand[12])
+{
+	static const int threads[] = {0, 32, 64, 128, 256, 512};
+	int nc = 0;
+	for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++)
+		if (threads[i] <= info->max_invocations) {
+			cand[nc] = *o;
+			cand[nc].technique = FFT_TECH_SHARED;
+			cand[nc++].threads = threads[i];
+		}
+	cand[nc] = *o;
+	cand[nc++].technique = FFT_TECH_GLOBAL;
+	if (!adjacent)
+		return nc;
+	int selem = o->components * (o->half ? 2 : 4);
+	static const int row_bytes[] = {64, 32, 128};
+	for (int i = 0; i < 3; i++) {
+		cand[nc] = *o;
+		cand[nc].technique = FFT_TECH_BLOCKED;
+		cand[nc++].signals = row_bytes[i] / selem > 1 ? row_bytes[i] / selem : 1;
+	}
+	struct fft_plan_opts po = {o->max_radix, FFT_TECH_BLOCKED, o->twiddles, o->components,
+	                           info->max_shared_memory, info->max_invocations, 1, 0, 0, o->half};
+	struct fft_plan p;
+	if (!fft_plan_make(n, &po, &p) && p.blocked && p.threads > 1) {
+		cand[nc] = *o;
+		cand[nc].technique = FFT_TECH_BLOCKED;
+		cand[nc++].threads = p.threads / 2;
+	}
+	return nc;
+}
+
+/* Measures the candidate shapes (tune_candidates) on random data of the real shape, and returns
+ * the fastest in *best (technique, threads, signals). */
 static int tune(struct program_cache *pc, const struct egl_info *info, int n, int adjacent,
                 size_t capacity, int max_count, const struct fft_opts *o,
                 const struct gles_log *log, struct fft_opts *best, double *best_ms)
@@ -531,34 +567,32 @@ static int tune(struct program_cache *pc, const struct egl_info *info, int n, in
 	}
 	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, data, GL_DYNAMIC_COPY);
 	free(data);
-	static const int threads[] = {0, 32, 64, 128, 256, 512};
+	struct fft_opts cand[12];
+	int nc = tune_candidates(info, n, adjacent, o, cand);
 	int found = 0;
-	for (int tech = FFT_TECH_SHARED; tech <= FFT_TECH_GLOBAL; tech++)
-		for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
-			if (tech == FFT_TECH_GLOBAL && threads[i])
-				break;
-			if (tech == FFT_TECH_SHARED && threads[i] > info->max_invocations)
-				continue;
-			struct fft_opts c = *o;
-			c.technique = tech;
-			c.threads = threads[i];
-			c.wisdom = NULL;
-			struct fft_axis *a;
-			char err[FFT_ERR_LEN];
-			if (create_axis(pc, info, n, adjacent, capacity, max_count, &c, log, &a, err))
-				continue;
-			double ms = time_axis(a, t, buf, count);
-			gles_logf(log, GLES_LOG_DEBUG, "FFT tune n=%d vec%d %s %s threads %d: %.4f ms", n,
-			          o->components, adjacent ? "cols" : "rows",
-			          tech == FFT_TECH_SHARED ? "shared" : "global", a->plan.threads, ms);
-			if (ms > 0 && (!found || ms < *best_ms)) {
-				*best = c;
-				best->threads = tech == FFT_TECH_SHARED ? a->plan.threads : 0;
-				*best_ms = ms;
-				found = 1;
-			}
-			fft_axis_destroy(a);
+	for (int i = 0; i < nc; i++) {
+		struct fft_opts c = cand[i];
+		c.wisdom = NULL;
+		struct fft_axis *a;
+		char err[FFT_ERR_LEN];
+		if (create_axis(pc, info, n, adjacent, capacity, max_count, &c, log, &a, err))
+			continue;
+		double ms = time_axis(a, t, buf, count);
+		gles_logf(log, GLES_LOG_DEBUG, "FFT tune n=%d vec%d %s %s: %d signals x %d invocations, "
+		          "%d sweeps: %.4f ms", n, o->components, adjacent ? "cols" : "rows",
+		          fft_technique_name(c.technique), a->plan.signals, a->plan.threads,
+		          a->plan.nsweeps, ms);
+		if (ms > 0 && (!found || ms < *best_ms)) {
+			*best = c;
+			/* the shape measured, so that the plan rebuilt from wisdom is this one */
+			best->threads = c.technique == FFT_TECH_GLOBAL ? 0 : c.threads ? c.threads
+			              : a->plan.threads;
+			best->signals = c.technique == FFT_TECH_BLOCKED ? a->plan.signals : 0;
+			*best_ms = ms;
+			found = 1;
 		}
+		fft_axis_destroy(a);
+	}
 	glDeleteBuffers(1, &buf);
 	gpu_timer_destroy(t);
 	return found ? 0 : -1;
@@ -589,19 +623,23 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 	while ((1 << (k.count_log2 + 1)) <= max_count)
 		k.count_log2++;
 	struct fft_opts c = *o;
-	int tech, threads;
-	if (fft_wisdom_get(o->wisdom, &k, &tech, &threads) == 0) {
-		c.technique = tech;
-		c.threads = threads;
+	struct fft_wisdom_choice ch;
+	if (fft_wisdom_get(o->wisdom, &k, &ch) == 0) {
+		c.technique = ch.technique;
+		c.threads = ch.threads;
+		c.signals = ch.signals;
 	} else {
 		double ms = 0;
 		struct fft_opts best;
 		if (tune(pc, info, n, signals_adjacent, capacity, max_count, o, log, &best, &ms) == 0) {
 			c = best;
-			fft_wisdom_put(o->wisdom, &k, c.technique, c.threads, ms);
-			gles_logf(log, GLES_LOG_INFO, "FFT wisdom: n=%d vec%d %s: %s, %d invocations "
-			          "(%.4f ms)", n, o->components, signals_adjacent ? "cols" : "rows",
-			          c.technique == FFT_TECH_SHARED ? "shared" : "global", c.threads, ms);
+			ch.technique = c.technique;
+			ch.threads = c.threads;
+			ch.signals = c.signals;
+			fft_wisdom_put(o->wisdom, &k, &ch, ms);
+			gles_logf(log, GLES_LOG_INFO, "FFT wisdom: n=%d vec%d %s: %s, %d signals x %d "
+			          "invocations (%.4f ms)", n, o->components, signals_adjacent ? "cols" : "rows",
+			          fft_technique_name(c.technique), c.signals, c.threads, ms);
 		}
 	}
 	c.wisdom = NULL;

@@ -7,7 +7,7 @@
 
 struct entry {
 	struct fft_wisdom_key k;
-	int technique, threads;
+	struct fft_wisdom_choice c;
 };
 
 struct fft_wisdom {
@@ -17,12 +17,12 @@ struct fft_wisdom {
 	int n, cap;
 };
 
-static int add(struct fft_wisdom *w, const struct fft_wisdom_key *k, int technique, int threads)
+static int add(struct fft_wisdom *w, const struct fft_wisdom_key *k,
+               const struct fft_wisdom_choice *c)
 {
 	for (int i = 0; i < w->n; i++)
 		if (!memcmp(&w->e[i].k, k, sizeof *k)) {
-			w->e[i].technique = technique;
-			w->e[i].threads = threads;
+			w->e[i].c = *c;
 			return 0;
 		}
 	if (w->n == w->cap) {
@@ -34,8 +34,7 @@ static int add(struct fft_wisdom *w, const struct fft_wisdom_key *k, int techniq
 		w->cap = cap;
 	}
 	w->e[w->n].k = *k;
-	w->e[w->n].technique = technique;
-	w->e[w->n].threads = threads;
+	w->e[w->n].c = *c;
 	w->n++;
 	return 0;
 }
@@ -58,13 +57,14 @@ int fft_wisdom_create(const char *path, const char *driver, const struct gles_lo
 		char line[512], drv[256];
 		while (fgets(line, sizeof line, f)) {
 			struct fft_wisdom_key k;
-			int tech, thr;
+			struct fft_wisdom_choice c = {0, 0, 0};
 			double ms;
 			memset(&k, 0, sizeof k);
-			if (sscanf(line, "%255[^|]|%d|%d|%d|%d|%d|%d|%d|%d|%lf", drv, &k.n, &k.components,
-			           &k.adjacent, &k.half, &k.twiddles, &k.count_log2, &tech, &thr, &ms) == 10 &&
+			if (sscanf(line, "%255[^|]|%d|%d|%d|%d|%d|%d|%d|%d|%lf|%d", drv, &k.n, &k.components,
+			           &k.adjacent, &k.half, &k.twiddles, &k.count_log2, &c.technique,
+			           &c.threads, &ms, &c.signals) >= 10 &&
 			    !strcmp(drv, w->driver))
-				add(w, &k, tech, thr);
+				add(w, &k, &c);
 		}
 		fclose(f);
 		gles_logf(&w->log, GLES_LOG_INFO, "FFT wisdom: %d shapes from %s", w->n, w->path);
@@ -81,22 +81,21 @@ void fft_wisdom_destroy(struct fft_wisdom *w)
 	free(w);
 }
 
-int fft_wisdom_get(const struct fft_wisdom *w, const struct fft_wisdom_key *k, int *technique,
-                   int *threads)
+int fft_wisdom_get(const struct fft_wisdom *w, const struct fft_wisdom_key *k,
+                   struct fft_wisdom_choice *out)
 {
 	for (int i = 0; i < w->n; i++)
 		if (!memcmp(&w->e[i].k, k, sizeof *k)) {
-			*technique = w->e[i].technique;
-			*threads = w->e[i].threads;
+			*out = w->e[i].c;
 			return 0;
 		}
 	return -1;
 }
 
-void fft_wisdom_put(struct fft_wisdom *w, const struct fft_wisdom_key *k, int technique,
-                    int threads, double ms)
+void fft_wisdom_put(struct fft_wisdom *w, const struct fft_wisdom_key *k,
+                    const struct fft_wisdom_choice *c, double ms)
 {
-	add(w, k, technique, threads);
+	add(w, k, c);
 	if (!w->path[0])
 		return;
 	FILE *f = fopen(w->path, "a");
@@ -104,8 +103,9 @@ void fft_wisdom_put(struct fft_wisdom *w, const struct fft_wisdom_key *k, int te
 		gles_logf(&w->log, GLES_LOG_WARN, "FFT wisdom: cannot append to %s", w->path);
 		return;
 	}
-	fprintf(f, "%s|%d|%d|%d|%d|%d|%d|%d|%d|%.5f\n", w->driver, k->n, k->components, k->adjacent,
-	        k->half, k->twiddles, k->count_log2, technique, threads, ms);
+	fprintf(f, "%s|%d|%d|%d|%d|%d|%d|%d|%d|%.5f|%d\n", w->driver, k->n, k->components,
+	        k->adjacent, k->half, k->twiddles, k->count_log2, c->technique, c->threads, ms,
+	        c->signals);
 	fclose(f);
 }
 

@@ -366,8 +366,8 @@ static void test_wisdom(void **state)
 	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, &w), 0);
 	assert_int_equal(fft_wisdom_count(w), 1);
 	struct fft_wisdom_key k = {.n = n, .components = 2, .count_log2 = 2};
-	int tech, thr;
-	assert_int_equal(fft_wisdom_get(w, &k, &tech, &thr), 0);
+	struct fft_wisdom_choice ch;
+	assert_int_equal(fft_wisdom_get(w, &k, &ch), 0);
 	fft_wisdom_destroy(w);
 	assert_int_equal(fft_wisdom_create(path, "another driver", NULL, &w), 0);
 	assert_int_equal(fft_wisdom_count(w), 0); /* other drivers' lines are ignored */
@@ -569,6 +569,64 @@ static void test_blocked_2d(void **state)
 	check_2d(1080, 96, FFT_TECH_BLOCKED, FFT_TW_TABLE);
 }
 
+struct log_capture {
+	int blocked_ms_lines; /* "FFT tune ... blocked ...: X ms" lines with X > 0 */
+};
+
+static void capture(void *ctx, int level, const char *msg)
+{
+	struct log_capture *c = ctx;
+	(void)level;
+	const char *at = strstr(msg, " blocked: ");
+	double ms;
+	if (!strncmp(msg, "FFT tune", 8) && at && strstr(msg, " cols ") &&
+	    sscanf(strrchr(msg, ':') + 1, "%lf", &ms) == 1 && ms > 0)
+		c->blocked_ms_lines++;
+}
+
+static void test_blocked_wisdom(void **state)
+{
+	(void)state;
+	/* tune measures the blocked shapes for columns beside shared and global; the remembered
+	 * choice (whichever won on this driver) is valid and computes the transform */
+	struct fft_wisdom *w;
+	assert_int_equal(fft_wisdom_create("", "test driver", NULL, &w), 0);
+	struct log_capture cap = {0};
+	struct gles_log log = {capture, &cap};
+	int n = 360, count = 16; /* small: llvmpipe compiles every candidate */
+	struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 2, .wisdom = w};
+	struct fft_axis *a;
+	char err[FFT_ERR_LEN];
+	assert_int_equal(fft_axis_create(g_pc, g_info, n, 1, (size_t)n * count, count, &o, &log, &a,
+	                                 err), 0);
+	printf("blocked shapes measured: %d\n", cap.blocked_ms_lines);
+	assert_true(cap.blocked_ms_lines >= 3);
+	struct fft_wisdom_key k = {.n = n, .components = 2, .adjacent = 1, .count_log2 = 4};
+	struct fft_wisdom_choice ch;
+	assert_int_equal(fft_wisdom_get(w, &k, &ch), 0);
+	const struct fft_plan *p = fft_axis_plan(a);
+	printf("wisdom chose %s (%s), %d signals x %d invocations\n",
+	       fft_technique_name(ch.technique), fft_plan_kind(p), ch.signals, ch.threads);
+	assert_true(ch.technique >= FFT_TECH_SHARED && ch.technique <= FFT_TECH_BLOCKED);
+	assert_string_equal(fft_plan_kind(p), fft_technique_name(ch.technique));
+	if (ch.technique == FFT_TECH_BLOCKED)
+		assert_int_equal(p->signals, ch.signals);
+	fft_axis_destroy(a);
+	/* the choice, taken from wisdom, computes the transform */
+	check_opts(n, count, 1, &o, 0, fft_technique_name(ch.technique));
+	/* and blocked from wisdom: the stored signals and invocations rebuild the same plan */
+	struct fft_wisdom_key kb = {.n = 1080, .components = 4, .adjacent = 1, .count_log2 = 2};
+	struct fft_wisdom_choice cb = {FFT_TECH_BLOCKED, 16, 8};
+	fft_wisdom_put(w, &kb, &cb, 1.0);
+	struct fft_opts o4 = {.technique = FFT_TECH_AUTO, .components = 4, .wisdom = w};
+	assert_int_equal(fft_axis_create(g_pc, g_info, 1080, 1, 1080 * 5, 5, &o4, NULL, &a, err), 0);
+	p = fft_axis_plan(a);
+	assert_true(p->blocked && p->signals == 8 && p->threads <= 16);
+	fft_axis_destroy(a);
+	check_opts(1080, 5, 1, &o4, 1, "blocked");
+	fft_wisdom_destroy(w);
+}
+
 int main(void)
 {
 	tu_seed_from_clock();
@@ -583,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_plan_cache),
 		cmocka_unit_test(test_blocked_columns),
 		cmocka_unit_test(test_blocked_2d),
+		cmocka_unit_test(test_blocked_wisdom),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
