@@ -154,7 +154,8 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 {
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
-	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .separate = strstr(label, "separate") != NULL};
+	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .separate = strstr(label, "separate") != NULL,
+	                            .unfolded = strstr(label, "unfolded") != NULL};
 	if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
 		fprintf(stderr, "bloom: %s\n", err);
 		return -1;
@@ -217,11 +218,11 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 		       "\"padded\":\"%dx%d\","
 		       "\"gpu_ms\":%.4f,\"prefilter_ms\":%.4f,\"rows_ms\":%.4f,\"cols_ms\":%.4f,"
 		       "\"multiply_ms\":%.4f,\"inverse_cols_ms\":%.4f,\"inverse_rows_ms\":%.4f,"
-		       "\"composite_ms\":%.4f,\"fused\":%s,\"wall_ms\":%.4f,\"prepare_ms\":%.4f,"
+		       "\"composite_ms\":%.4f,\"fused\":%s,\"folded\":%s,\"wall_ms\":%.4f,\"prepare_ms\":%.4f,"
 		       "\"upload_ms\":%.4f,\"readback_ms\":%.4f,\"runs\":%d,\"timed\":%s}\n",
 		       label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good",
 		       tech_names[technique], precision ? "fp16" : "fp32", st.padded_w, st.padded_h, mt, m[0], m[1], m[2], m[3], m[4],
-		       m[5], m[6], st.fused ? "true" : "false", mw, mp, mu, mr, n,
+		       m[5], m[6], st.fused ? "true" : "false", st.folded ? "true" : "false", mw, mp, mu, mr, n,
 		       st.timed ? "true" : "false");
 		fprintf(stderr, "bloom %-22s %5dx%-5d k %4dx%-4d %-6s pad %-4s -> %5dx%-5d  GPU %8.3f ms "
 		        "(pre %.3f rows %.3f %s %.3f %s %.3f %s %.3f irows %.3f comp %.3f)\n",
@@ -292,6 +293,7 @@ int cli_bench(int argc, char **argv)
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_POW2, 0, 0, "480x270 k64 pow2");
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 1, "480x270 k64 fp16");
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 separate");
+			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 unfolded");
 		} else {
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 0, "1080p k256");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 1, BLOOM_PAD_GOOD, 0, 0, "1080p k256 gray");
@@ -299,12 +301,15 @@ int cli_bench(int argc, char **argv)
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 2, 0, "1080p k256 global");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 1, "1080p k256 fp16");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 0, "1080p k256 separate");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 0, "1080p k256 unfolded");
 			bench_bloom(&g, &c, 1920, 1080, 1920, 1080, 0, BLOOM_PAD_GOOD, 0, 0, "1080p full-frame");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 0, "2160p k512");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 1, BLOOM_PAD_GOOD, 0, 0, "2160p k512 gray");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_POW2, 0, 0, "2160p k512 pow2");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 1, "2160p k512 fp16");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 0, "2160p k512 separate");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 0, "2160p k512 unfolded");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 3, 0, "2160p k512 blocked separate");
 		}
 	}
 	gpu_timer_destroy(tm);

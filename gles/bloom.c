@@ -18,6 +18,7 @@
 #define B_OUT 7
 #define B_SPECTRUM 8
 #define B_PLANES 9
+#define B_HOOK 10
 
 _Static_assert(IMAGE_LOST_RANGE == 2 && IMAGE_LOST_NEGATIVE == 8,
                "yuv_pack.comp's LOST_* constants");
@@ -29,6 +30,8 @@ struct plan {
 	struct fft_axis *rows4, *cols4;  /* the image: vec4, float16 storage when half */
 	struct fft_axis *rows4k, *cols4k;/* colour kernels: vec4 float32 (the image's axes unless half) */
 	struct fft_axis *rows2, *cols2;  /* grayscale kernels: vec2 float32 */
+	struct fft_axis *rows4h;         /* the image's rows with the prefilter and composite folded
+	                                    in (bloom_hooks), or NULL where they cannot be */
 	struct fft_conv *conv4, *conv2;  /* fused columns for colour / gray kernels, or NULL */
 	GLuint q;                        /* fused: the spectrum transposed, pw rows of ph */
 	GLuint padded;   /* pw*ph vec4: the packed image, then its spectrum, then the result */
@@ -71,6 +74,7 @@ struct bloom_ctx {
 	                   costs page faults every request) */
 	size_t host_bytes;
 	GLuint yin, yout, ystage; /* JPEG planes in, out, and out's mapped copy; grown as needed */
+	GLuint hook;              /* the folded passes' parameters (bloom_hooks.comp's Hook) */
 	size_t yin_bytes, yout_bytes, ystage_bytes;
 	struct preset {
 		char spec[256];
@@ -132,6 +136,7 @@ static void plan_destroy(struct plan *p)
 	}
 	fft_axis_destroy(p->rows4);
 	fft_axis_destroy(p->cols4);
+	fft_axis_destroy(p->rows4h);
 	fft_axis_destroy(p->rows2);
 	fft_axis_destroy(p->cols2);
 	fft_conv_destroy(p->conv4);
@@ -153,8 +158,8 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 		glDeleteBuffers(1, &b->kc[i].spectrum);
 	if (b->kupload)
 		glDeleteBuffers(1, &b->kupload);
-	GLuint ybufs[] = {b->yin, b->yout, b->ystage};
-	for (int i = 0; i < 3; i++)
+	GLuint ybufs[] = {b->yin, b->yout, b->ystage, b->hook};
+	for (int i = 0; i < 4; i++)
 		if (ybufs[i])
 			glDeleteBuffers(1, &ybufs[i]);
 	for (int i = 0; i < 8; i++)
@@ -282,6 +287,13 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 		snprintf(err, BLOOM_ERR_LEN, "FFT plan for %dx%d: %.3900s", pw, ph, ferr);
 		plan_destroy(q);
 		return rc == FFT_E_LIMIT ? BLOOM_E_TOO_LARGE : BLOOM_E_GPU;
+	}
+	if (!b->opts.unfolded) { /* where the image's rows run in shared memory */
+		struct fft_opts oh = o4;
+		oh.hooks = "bloom_math+bloom_hooks";
+		if (fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &oh, &b->log, &q->rows4h, ferr))
+			gles_logf(&b->log, GLES_LOG_DEBUG, "bloom %dx%d: prefilter and composite not "
+			          "folded: %s", pw, ph, ferr);
 	}
 	if (!b->opts.separate) { /* fused columns where two fit shared memory; else separate */
 		struct fft_opts oc = o4;
@@ -759,6 +771,26 @@ static void set_planes(GLuint prog, const struct yuv_image *y)
 	glUniform1i(glGetUniformLocation(prog, "u_gray"), y->gray);
 }
 
+/* The folded passes' parameters (bloom_hooks.comp's Hook block: uvec4, vec4, vec4). */
+static int set_hook(struct bloom_ctx *b, int op, const struct bloom_params *p, int w, int h,
+                    char err[BLOOM_ERR_LEN])
+{
+	if (!b->hook && !(b->hook = make_buffer(48))) {
+		snprintf(err, BLOOM_ERR_LEN, "out of GPU memory");
+		return BLOOM_E_NOMEM;
+	}
+	struct {
+		uint32_t size[4];
+		float pre[4], comp[4];
+	} hk = {{(uint32_t)w, (uint32_t)h, op == BLOOM_OP_BLOOM, (uint32_t)p->composite},
+	        {(float)p->threshold, (float)p->knee, (float)p->clamp_max, 0},
+	        {(float)p->intensity, (float)p->mix, 0, 0}};
+	_Static_assert(sizeof hk == 48, "std430 layout of Hook");
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->hook);
+	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof hk, &hk);
+	return 0;
+}
+
 /* Planes -> q->image (w x h linear RGBA, oriented). */
 static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
                          int h, char err[BLOOM_ERR_LEN])
@@ -946,19 +978,32 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		goto done;
 	ke->last_use = b->tick;
 	gpu_timer_mark(b->timer);
-	/* prefilter / pack */
-	set_sizes(pack, w, h, pw, ph);
-	glUniform1f(glGetUniformLocation(pack, "u_threshold"), (float)p->threshold);
-	glUniform1f(glGetUniformLocation(pack, "u_knee"), (float)p->knee);
-	glUniform1f(glGetUniformLocation(pack, "u_clamp"), (float)p->clamp_max);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-	dispatch2d(pw, ph);
+	st->fused = q->conv4 != NULL;
+	st->folded = q->rows4h != NULL;
+	if (st->folded && (rc = set_hook(b, op, p, w, h, err)))
+		goto done;
+	/* prefilter / pack: with the prefilter folded into the row transform, only the padding rows
+	 * the separate column passes read (the fused path reads none) */
+	int row0 = st->folded ? h : 0;
+	if (!(st->folded && st->fused)) {
+		set_sizes(pack, w, h, pw, ph);
+		glUniform1f(glGetUniformLocation(pack, "u_threshold"), (float)p->threshold);
+		glUniform1f(glGetUniformLocation(pack, "u_knee"), (float)p->knee);
+		glUniform1f(glGetUniformLocation(pack, "u_clamp"), (float)p->clamp_max);
+		glUniform1ui(glGetUniformLocation(pack, "u_row0"), (GLuint)row0);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+		if (ph > row0)
+			dispatch2d(pw, ph - row0);
+	}
 	gpu_timer_mark(b->timer);
 	/* forward: rows of the image only (the rows below it are all padding), then every column */
-	rc = fft_axis_execute(q->rows4, q->padded, 0, (size_t)pw, 1, h, 0);
+	if (st->folded) {
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HOOK, b->hook);
+	}
+	rc = fft_axis_execute(st->folded ? q->rows4h : q->rows4, q->padded, 0, (size_t)pw, 1, h, 0);
 	gpu_timer_mark(b->timer);
-	st->fused = q->conv4 != NULL;
 	if (st->fused) {
 		/* columns become rows of q (zero past the image's rows, never read); each group runs
 		 * two of them forward, multiplies, and back; then the image's rows come back to P */
@@ -989,8 +1034,14 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 			rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 1);
 		gpu_timer_mark(b->timer);
 	}
+	/* inverse rows, the composite folded in (writing `out`) or after */
+	if (st->folded) {
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HOOK, b->hook);
+	}
 	if (!rc)
-		rc = fft_axis_execute(q->rows4, q->padded, 0, (size_t)pw, 1, h, 1);
+		rc = fft_axis_execute(st->folded ? q->rows4h : q->rows4, q->padded, 0, (size_t)pw, 1, h, 1);
 	gpu_timer_mark(b->timer);
 	if (rc) {
 		snprintf(err, BLOOM_ERR_LEN, "FFT failed: %s", fft_strerror(rc));
@@ -998,14 +1049,16 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		goto done;
 	}
 	/* composite */
-	set_sizes(comp, w, h, pw, ph);
-	glUniform1f(glGetUniformLocation(comp, "u_intensity"), (float)p->intensity);
-	glUniform1f(glGetUniformLocation(comp, "u_mix"), (float)p->mix);
-	glUniform1i(glGetUniformLocation(comp, "u_composite"), p->composite);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
-	dispatch2d(w, h);
+	if (!st->folded) {
+		set_sizes(comp, w, h, pw, ph);
+		glUniform1f(glGetUniformLocation(comp, "u_intensity"), (float)p->intensity);
+		glUniform1f(glGetUniformLocation(comp, "u_mix"), (float)p->mix);
+		glUniform1i(glGetUniformLocation(comp, "u_composite"), p->composite);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
+		dispatch2d(w, h);
+	}
 	gpu_timer_mark(b->timer);
 	/* download */
 	if (res->want_yuv) {

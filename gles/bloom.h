@@ -35,6 +35,9 @@ struct bloom_ctx_opts {
 	struct fft_wisdom *wisdom; /* measured FFT shapes (gles/wisdom.h), or NULL; not owned */
 	int separate;              /* 1: column transforms and multiply as separate passes (for
 	                              comparison); 0: fused where two columns fit shared memory */
+	int unfolded;              /* 1: prefilter and composite as passes of their own (for
+	                              comparison); 0: folded into the first and last row transforms
+	                              where those run in shared memory */
 };
 
 /* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */
@@ -48,6 +51,8 @@ struct bloom_stats {
 	int gray_kernel;          /* 1: grayscale fast path */
 	int kernel_cached;        /* 1: the kernel spectrum came from the cache */
 	int timed;                /* 1: the *_ms fields below are GPU timer queries */
+	int folded;               /* 1: prefilter and composite ran inside the row transforms
+	                             (prefilter_ms, composite_ms then time only what is left) */
 	int fused;                /* 1: columns ran fused (cols_ms: transpose, multiply_ms: column
 	                             FFT + multiply + inverse in one pass, icols_ms: transpose back) */
 	double upload_ms, kernel_ms, prefilter_ms, rows_ms, cols_ms, multiply_ms, icols_ms,

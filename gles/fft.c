@@ -32,6 +32,7 @@ struct fft_key {
 	int pass, radix, ns, tw_offset, last, sig_fast;
 	int mode, bn;
 	int sweep_len, sweep_count, inplace;
+	int hooked;
 };
 
 struct fft_axis {
@@ -230,7 +231,23 @@ static int shared_program(struct program_cache *pc, const struct fft_plan *p,
 		free(b.s);
 		return FFT_E_NOMEM;
 	}
-	int rc = get_prog(pc, "fft_common+fft_shared", &key, b.s, out, err);
+	/* hooks: the forward transform's first read, the inverse's last write (not in conv) */
+	char name[256] = "fft_common+fft_shared";
+	key.hooked = o->hooks && !conv;
+	sbf(&b, "#define FFT_LOAD_HOOK %d\n#define FFT_STORE_HOOK %d\n", key.hooked && !inverse,
+	    key.hooked && inverse);
+	if (key.hooked) {
+		if (snprintf(name, sizeof name, "%s+fft_common+fft_shared", o->hooks) >= (int)sizeof name) {
+			free(b.s);
+			snprintf(err, FFT_ERR_LEN, "hook shader names too long");
+			return FFT_E_ARG;
+		}
+	}
+	if (b.oom) {
+		free(b.s);
+		return FFT_E_NOMEM;
+	}
+	int rc = get_prog(pc, name, &key, b.s, out, err);
 	free(b.s);
 	return rc;
 }
@@ -678,6 +695,11 @@ static int create_axis(struct program_cache *pc, const struct egl_info *info, in
 	int rc = fft_plan_make(n, &po, &a->plan);
 	if (rc) {
 		snprintf(err, FFT_ERR_LEN, "length %d: %s", n, fft_plan_strerror(rc));
+		free(a);
+		return FFT_E_PLAN;
+	}
+	if (o->hooks && (!a->plan.shared || a->plan.bluestein || o->components != 4)) {
+		snprintf(err, FFT_ERR_LEN, "length %d: hooks need the shared technique on vec4", n);
 		free(a);
 		return FFT_E_PLAN;
 	}

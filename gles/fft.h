@@ -47,6 +47,12 @@ struct fft_opts {
 	int signals;     /* blocked: signals per work group; 0: the plan's choice (64-byte rows) */
 	struct fft_wisdom *wisdom; /* with technique auto: the shape measured fastest (measuring
 	                              the candidates on first use of a shape), or NULL */
+	const char *hooks; /* shader sources ("a+b") defining, for vec4 data, the forward
+	                      transform's first read  vec4 fft_load_hook(uint sig, uint i)  and the
+	                      inverse's last write  void fft_store_hook(uint sig, uint i, vec4 v)
+	                      (v scaled), in place of the buffer's: so a caller folds its own pass
+	                      into them. The shared technique only (FFT_E_PLAN otherwise); the
+	                      hooks' buffers must not use bindings 0-5. NULL: none */
 };
 
 const char *fft_strerror(int code);

@@ -16,7 +16,7 @@ shared T s[N * NSIG];
 #endif
 
 T v[VREGS];
-uint g_lsig, g_tid, g_base;
+uint g_lsig, g_tid, g_base, g_sig;
 bool g_valid; // this invocation's signal exists: load it
 bool g_store; // ... and store it (CONV: the second row of a self-paired group is not stored)
 
@@ -31,6 +31,19 @@ bool g_store; // ... and store it (CONV: the second row of a self-paired group i
 #define SSTORE(idx, src, part) s[idx] = src;
 #endif
 
+// Global reads of the first pass and writes of the last: the buffer's, or the caller's hooks
+// (gles/fft.h: fft_opts.hooks) for the forward transform's reads and the inverse's writes.
+#if FFT_LOAD_HOOK
+#define GLOAD(i) fft_load_hook(g_sig, i)
+#else
+#define GLOAD(i) st_load(data[g_base + (i) * u_elem_stride])
+#endif
+#if FFT_STORE_HOOK
+#define GSTORE(i, val) fft_store_hook(g_sig, i, val)
+#else
+#define GSTORE(i, val) data[g_base + (i) * u_elem_stride] = st_store(val)
+#endif
+
 #define DEFINE_RADIX(R, BFLY, LOAD_G, LOAD_S, COMPUTE, STORE_S, STORE_G)                  \
 void LOAD_G()                                                                             \
 {                                                                                         \
@@ -39,7 +52,7 @@ void LOAD_G()                                                                   
 		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB && g_valid)                                                            \
 			for (uint r = 0u; r < R; r++)                                                 \
-				v[q * R + r] = st_load(data[g_base + (j + r * NB) * u_elem_stride]);      \
+				v[q * R + r] = GLOAD(j + r * NB);                                         \
 	}                                                                                     \
 }                                                                                         \
 void LOAD_S(int part)                                                                     \
@@ -91,7 +104,7 @@ void STORE_G(uint ns)                                                           
 		if (j < NB && g_store) {                                                          \
 			uint o = (j / ns) * ns * R + j % ns;                                          \
 			for (uint r = 0u; r < R; r++)                                                 \
-				data[g_base + (o + r * ns) * u_elem_stride] = st_store(v[q * R + r] * SCALE); \
+				GSTORE(o + r * ns, v[q * R + r] * SCALE);                                 \
 		}                                                                                 \
 	}                                                                                     \
 }
@@ -220,5 +233,6 @@ void main()
 	g_store = g_valid;
 #endif
 	g_base = u_offset + sig * u_sig_stride;
+	g_sig = sig;
 	FFT_SEQUENCE
 }

@@ -528,6 +528,70 @@ static void test_fused_vs_separate(void **state)
 	bloom_ctx_destroy(sep);
 }
 
+/* The prefilter folded into the first row transform and the composite into the last, against
+ * the separate passes (already checked against the CPU references above): bloom (add and mix,
+ * with a threshold) and convolve, fused and separate columns, float32 and float16 storage, and
+ * non-finite input samples in the convolution (transformed as 0; a bloom adds its result to
+ * the input as it is, so a NaN pixel stays NaN there in both paths). */
+static void test_folded_vs_unfolded(void **state)
+{
+	(void)state;
+	char err[BLOOM_ERR_LEN];
+	struct bloom_ctx *ctx[4];
+	for (int c = 0; c < 4; c++) {
+		struct bloom_ctx_opts o = {.separate = c & 1, .unfolded = c >> 1};
+		assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &ctx[c], err), 0);
+	}
+	int sizes[][4] = {{120, 77, 31, 17}, {64, 300, 9, 40}};
+	for (int i = 0; i < 2; i++)
+		for (int op = 0; op < 3; op++)
+			for (int half = 0; half < 2; half++) {
+				int w = sizes[i][0], h = sizes[i][1];
+				struct image in = rand_image(w, h, 4, -0.5f, 2), k = rand_image(sizes[i][2], sizes[i][3], 3, 0, 1);
+				struct bloom_params p;
+				int bop = op == 0 ? BLOOM_OP_CONVOLVE : BLOOM_OP_BLOOM;
+				if (bop == BLOOM_OP_CONVOLVE) { /* a bloom adds to the input as it is */
+					in.pixels[5] = NAN;
+					in.pixels[4 * w + 2] = INFINITY;
+				}
+				bloom_params_defaults(&p, bop);
+				p.precision = half ? BLOOM_FP16 : BLOOM_FP32;
+				p.composite = op == 2;
+				p.threshold = op == 2 ? 0.8 : 0.0;
+				p.knee = 0.3;
+				p.intensity = 0.7;
+				p.mix = 0.4;
+				struct bloom_kernel kr = {&k, {0, 0}};
+				struct image out[4];
+				struct bloom_stats st[4];
+				for (int c = 0; c < 4; c++) {
+					assert_int_equal(bloom_run(ctx[c], bop, &in, &kr, &p, &out[c], &st[c], err), 0);
+					assert_int_equal(st[c].folded, !(c >> 1));
+					assert_int_equal(st[c].fused, !(c & 1));
+				}
+				size_t n = (size_t)w * h * 4;
+				double *ref = malloc(n * sizeof *ref);
+				for (size_t j = 0; j < n; j++)
+					ref[j] = out[3].pixels[j];
+				for (int c = 0; c < 3; c++) {
+					char name[128];
+					snprintf(name, sizeof name, "%s %s %s vs unfolded separate, %s %dx%d",
+					         c >> 1 ? "unfolded" : "folded", c & 1 ? "separate" : "fused",
+					         op == 0 ? "convolve" : op == 1 ? "bloom add" : "bloom mix",
+					         half ? "fp16" : "fp32", w, h);
+					int ok = tu_report(name, tu_rel_l2_f32(out[c].pixels, ref, n),
+					                   tu_max_abs_f32(out[c].pixels, ref, n), half ? TOL_FP16 : TOL);
+					assert_true(ok);
+				}
+				for (int c = 0; c < 4; c++)
+					image_free(&out[c]);
+				image_free(&in), image_free(&k);
+				free(ref);
+			}
+	for (int c = 0; c < 4; c++)
+		bloom_ctx_destroy(ctx[c]);
+}
+
 /* Largest difference in sRGB 8-bit codes between a's channels and b's (b has ch channels). */
 static double code_diff(const struct image *a, const struct image *b)
 {
@@ -725,6 +789,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_scale_and_presets),
 		cmocka_unit_test(test_fp16_storage),
 		cmocka_unit_test(test_fused_vs_separate),
+		cmocka_unit_test(test_folded_vs_unfolded),
 		cmocka_unit_test(test_yuv_in),
 		cmocka_unit_test(test_yuv_out),
 		cmocka_unit_test(test_errors),
