@@ -21,7 +21,7 @@
 
 struct bench_cli {
 	struct gpu_config gpu;
-	int runs, warmup, quick;
+	int runs, warmup, quick, repeat;
 	double warm_seconds;
 	char only[OPT_STR_MAX];
 };
@@ -36,8 +36,12 @@ static const struct opt_def own_table[] = {
 	{"warm-seconds", OPT_DOUBLE, 0, 600, "3", NULL,
 	 "keep the GPU busy this long before measuring, so its clocks have ramped up", NULL,
 	 offsetof(struct bench_cli, warm_seconds)},
-	{"only", OPT_STRING, 0, 0, "", NULL, "run only workloads whose name contains this", NULL,
+	{"only", OPT_STRING, 0, 0, "", NULL,
+	 "run only the workloads whose kind (fft, bloom) or bloom label contains this", NULL,
 	 offsetof(struct bench_cli, only)},
+	{"repeat", OPT_INT, 1, 100, "1", NULL,
+	 "run the whole list this many times in turn (A/B comparisons: clock drift spreads evenly)",
+	 NULL, offsetof(struct bench_cli, repeat)},
 };
 
 static unsigned long long g_rng = 88172645463325252ull;
@@ -152,6 +156,8 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int h, int kw,
                        int kh, int gray, int pad, int technique, int precision, const char *label)
 {
+	if (c->only[0] && !strstr("bloom", c->only) && !strstr(label, c->only))
+		return 0;
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
 	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .separate = strstr(label, "separate") != NULL,
@@ -245,7 +251,8 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 
 static int want(const struct bench_cli *c, const char *name)
 {
-	return !c->only[0] || strstr(name, c->only);
+	/* bloom labels are matched in bench_bloom */
+	return !c->only[0] || strstr(name, c->only) || (!strcmp(name, "bloom") && !strstr("fft", c->only));
 }
 
 int cli_bench(int argc, char **argv)
@@ -279,6 +286,7 @@ int cli_bench(int argc, char **argv)
 	static const int quick[][2] = {{256, 256}, {270, 480}, {512, 512}};
 	const int (*sizes)[2] = c.quick ? quick : full;
 	int nsizes = c.quick ? 3 : 5;
+	for (int rep = 0; rep < c.repeat; rep++) {
 	if (want(&c, "fft"))
 		for (int i = 0; i < nsizes; i++) {
 			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_AUTO, FFT_TW_COMPUTED);
@@ -311,6 +319,7 @@ int cli_bench(int argc, char **argv)
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 0, "2160p k512 unfolded");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 3, 0, "2160p k512 blocked separate");
 		}
+	}
 	}
 	gpu_timer_destroy(tm);
 	cli_gpu_close(&g);

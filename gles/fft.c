@@ -495,25 +495,28 @@ static int create_axis(struct program_cache *pc, const struct egl_info *info, in
 
 static unsigned long long tune_rng = 0x2545F4914F6CDD1Dull;
 
-/* GPU time of one forward + inverse run of axis a over `count` signals, median of 3 after one
- * warm-up, on buffer buf; negative when it failed. */
-static double time_axis(struct fft_axis *a, struct gpu_timer *t, unsigned buf, int count)
+#define TUNE_ROUNDS 7     /* measurements per candidate; the median counts */
+#define TUNE_WARM_MS 50.0 /* GPU time spent running the candidates before measuring */
+
+/* GPU time of one forward + inverse run of axis a over `count` signals on buffer buf;
+ * negative when it failed. */
+static double time_axis_once(struct fft_axis *a, struct gpu_timer *t, unsigned buf, int count)
 {
 	size_t sig = a->adjacent ? 1 : (size_t)a->n, el = a->adjacent ? (size_t)count : 1;
-	double best[3];
-	for (int i = 0; i < 4; i++) {
-		double ms[2];
-		gpu_timer_start(t);
-		int rc = fft_axis_execute(a, buf, 0, sig, el, count, 0);
-		rc |= fft_axis_execute(a, buf, 0, sig, el, count, 1);
-		gpu_timer_mark(t);
-		if (rc || gpu_timer_read(t, ms) < 1)
-			return -1;
-		if (i)
-			best[i - 1] = ms[0];
-	}
-	double lo = best[0] < best[1] ? best[0] : best[1], hi = best[0] < best[1] ? best[1] : best[0];
-	return best[2] < lo ? lo : best[2] > hi ? hi : best[2];
+	double ms[2];
+	gpu_timer_start(t);
+	int rc = fft_axis_execute(a, buf, 0, sig, el, count, 0);
+	rc |= fft_axis_execute(a, buf, 0, sig, el, count, 1);
+	gpu_timer_mark(t);
+	if (rc || gpu_timer_read(t, ms) < 1)
+		return -1;
+	return ms[0];
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
 }
 
 /* The shapes tune measures: shared at several invocation counts, global, and for adjacent
@@ -584,28 +587,48 @@ static int tune(struct program_cache *pc, const struct egl_info *info, int n, in
 	}
 	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, data, GL_DYNAMIC_COPY);
 	free(data);
+	/* Every candidate is built first and then measured in interleaved rounds, after a warm-up:
+	 * GPU clocks ramp up over tens of milliseconds of load (the H200 under GL: 2-4x), and
+	 * measuring the candidates one after the other favoured whichever came last. */
 	struct fft_opts cand[12];
-	int nc = tune_candidates(info, n, adjacent, o, cand);
-	int found = 0;
+	struct fft_axis *ax[12] = {NULL};
+	double ms[12][TUNE_ROUNDS];
+	int nc = tune_candidates(info, n, adjacent, o, cand), found = 0, live = 0;
 	for (int i = 0; i < nc; i++) {
-		struct fft_opts c = cand[i];
-		c.wisdom = NULL;
-		struct fft_axis *a;
+		cand[i].wisdom = NULL;
 		char err[FFT_ERR_LEN];
-		if (create_axis(pc, info, n, adjacent, capacity, max_count, &c, log, &a, err))
+		if (create_axis(pc, info, n, adjacent, capacity, max_count, &cand[i], log, &ax[i], err))
+			ax[i] = NULL;
+		else
+			live++;
+	}
+	double t_warm = 0; /* warm-up: the live candidates in turn until TUNE_WARM_MS of GPU time */
+	for (int w = 0; live && t_warm < TUNE_WARM_MS && w < 1000; w++)
+		for (int i = 0; i < nc; i++)
+			if (ax[i]) {
+				double m = time_axis_once(ax[i], t, buf, count);
+				t_warm += m > 0 ? m : TUNE_WARM_MS; /* a failure ends the warm-up */
+			}
+	for (int r = 0; r < TUNE_ROUNDS; r++)
+		for (int i = 0; i < nc; i++)
+			ms[i][r] = ax[i] ? time_axis_once(ax[i], t, buf, count) : -1;
+	for (int i = 0; i < nc; i++) {
+		if (!ax[i])
 			continue;
-		double ms = time_axis(a, t, buf, count);
+		qsort(ms[i], TUNE_ROUNDS, sizeof ms[i][0], cmp_double);
+		double med = ms[i][0] < 0 ? -1 : ms[i][TUNE_ROUNDS / 2];
+		struct fft_axis *a = ax[i];
 		gles_logf(log, GLES_LOG_DEBUG, "FFT tune n=%d vec%d %s %s: %d signals x %d invocations, "
 		          "%d sweeps: %.4f ms", n, o->components, adjacent ? "cols" : "rows",
-		          fft_technique_name(c.technique), a->plan.signals, a->plan.threads,
-		          a->plan.nsweeps, ms);
-		if (ms > 0 && (!found || ms < *best_ms)) {
-			*best = c;
+		          fft_technique_name(cand[i].technique), a->plan.signals, a->plan.threads,
+		          a->plan.nsweeps, med);
+		if (med > 0 && (!found || med < *best_ms)) {
+			*best = cand[i];
 			/* the shape measured, so that the plan rebuilt from wisdom is this one */
-			best->threads = c.technique == FFT_TECH_GLOBAL ? 0 : c.threads ? c.threads
-			              : a->plan.threads;
-			best->signals = c.technique == FFT_TECH_BLOCKED ? a->plan.signals : 0;
-			*best_ms = ms;
+			best->threads = cand[i].technique == FFT_TECH_GLOBAL ? 0 : cand[i].threads
+			              ? cand[i].threads : a->plan.threads;
+			best->signals = cand[i].technique == FFT_TECH_BLOCKED ? a->plan.signals : 0;
+			*best_ms = med;
 			found = 1;
 		}
 		fft_axis_destroy(a);
