@@ -37,7 +37,8 @@ static const struct opt_def own_table[] = {
 	 "keep the GPU busy this long before measuring, so its clocks have ramped up", NULL,
 	 offsetof(struct bench_cli, warm_seconds)},
 	{"only", OPT_STRING, 0, 0, "", NULL,
-	 "run only the workloads whose kind (fft, bloom) or bloom label contains this", NULL,
+	 "run only the workloads whose kind (fft, bloom) or label (\"fft 1080x1920 auto computed\", "
+	 "\"1080p k256 fp16\") contains this; =LABEL: that label alone", NULL,
 	 offsetof(struct bench_cli, only)},
 	{"repeat", OPT_INT, 1, 100, "1", NULL,
 	 "run the whole list this many times in turn (A/B comparisons: clock drift spreads evenly)",
@@ -92,10 +93,24 @@ static void warm_gpu(struct cli_gpu *g, double seconds)
 static const char *tech_names[] = {"auto", "shared", "global", "blocked"};
 static const char *tw_names[] = {"computed", "table"};
 
+/* --only: empty (all), a kind ("fft", "bloom"), a part of a label, or "=LABEL" exactly. */
+static int selected(const struct bench_cli *c, const char *kind, const char *label)
+{
+	if (!c->only[0])
+		return 1;
+	if (c->only[0] == '=')
+		return !strcmp(label, c->only + 1);
+	return strstr(kind, c->only) || strstr(label, c->only);
+}
+
 /* One FFT workload: forward and inverse 2D complex float32 transforms of h x w, timed apart. */
 static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_cli *c, int h,
                      int w, int technique, int twiddles)
 {
+	char label[64]; /* "fft HxW TECHNIQUE TWIDDLES", matched by --only */
+	snprintf(label, sizeof label, "fft %dx%d %s %s", h, w, tech_names[technique], tw_names[twiddles]);
+	if (!selected(c, "fft", label))
+		return 0;
 	struct fft_opts o = {.technique = technique, .twiddles = twiddles, .components = 2,
 	                     .wisdom = g->wisdom};
 	struct fft *f;
@@ -156,12 +171,12 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int h, int kw,
                        int kh, int gray, int pad, int technique, int precision, const char *label)
 {
-	if (c->only[0] && !strstr("bloom", c->only) && !strstr(label, c->only))
+	if (!selected(c, "bloom", label))
 		return 0;
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
 	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .separate = strstr(label, "separate") != NULL,
-	                            .unfolded = strstr(label, "unfolded") != NULL};
+	                            .fold = strstr(label, "folded") != NULL};
 	if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
 		fprintf(stderr, "bloom: %s\n", err);
 		return -1;
@@ -249,12 +264,6 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 	return rc;
 }
 
-static int want(const struct bench_cli *c, const char *name)
-{
-	/* bloom labels are matched in bench_bloom */
-	return !c->only[0] || strstr(name, c->only) || (!strcmp(name, "bloom") && !strstr("fft", c->only));
-}
-
 int cli_bench(int argc, char **argv)
 {
 	struct opt_def t[CLI_MAX_OPTS];
@@ -287,21 +296,20 @@ int cli_bench(int argc, char **argv)
 	const int (*sizes)[2] = c.quick ? quick : full;
 	int nsizes = c.quick ? 3 : 5;
 	for (int rep = 0; rep < c.repeat; rep++) {
-	if (want(&c, "fft"))
-		for (int i = 0; i < nsizes; i++) {
+	for (int i = 0; i < nsizes; i++) {
 			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_AUTO, FFT_TW_COMPUTED);
 			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_AUTO, FFT_TW_TABLE);
 			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_GLOBAL, FFT_TW_COMPUTED);
 			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_BLOCKED, FFT_TW_COMPUTED);
 		}
-	if (want(&c, "bloom")) {
+	{ /* --only matches the labels */
 		if (c.quick) {
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 0, "480x270 k64");
 			bench_bloom(&g, &c, 480, 270, 64, 64, 1, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 gray");
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_POW2, 0, 0, "480x270 k64 pow2");
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 1, "480x270 k64 fp16");
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 separate");
-			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 unfolded");
+			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 folded");
 		} else {
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 0, "1080p k256");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 1, BLOOM_PAD_GOOD, 0, 0, "1080p k256 gray");
@@ -309,14 +317,14 @@ int cli_bench(int argc, char **argv)
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 2, 0, "1080p k256 global");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 1, "1080p k256 fp16");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 0, "1080p k256 separate");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 0, "1080p k256 unfolded");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 0, "1080p k256 folded");
 			bench_bloom(&g, &c, 1920, 1080, 1920, 1080, 0, BLOOM_PAD_GOOD, 0, 0, "1080p full-frame");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 0, "2160p k512");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 1, BLOOM_PAD_GOOD, 0, 0, "2160p k512 gray");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_POW2, 0, 0, "2160p k512 pow2");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 1, "2160p k512 fp16");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 0, "2160p k512 separate");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 0, "2160p k512 unfolded");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 0, "2160p k512 folded");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 3, 0, "2160p k512 blocked separate");
 		}
 	}

@@ -288,7 +288,7 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 		plan_destroy(q);
 		return rc == FFT_E_LIMIT ? BLOOM_E_TOO_LARGE : BLOOM_E_GPU;
 	}
-	if (!b->opts.unfolded) { /* where the image's rows run in shared memory */
+	if (b->opts.fold) { /* where the image's rows run in shared memory */
 		struct fft_opts oh = o4;
 		oh.hooks = "bloom_math+bloom_hooks";
 		if (fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &oh, &b->log, &q->rows4h, ferr))

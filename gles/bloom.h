@@ -35,9 +35,10 @@ struct bloom_ctx_opts {
 	struct fft_wisdom *wisdom; /* measured FFT shapes (gles/wisdom.h), or NULL; not owned */
 	int separate;              /* 1: column transforms and multiply as separate passes (for
 	                              comparison); 0: fused where two columns fit shared memory */
-	int unfolded;              /* 1: prefilter and composite as passes of their own (for
-	                              comparison); 0: folded into the first and last row transforms
-	                              where those run in shared memory */
+	int fold;                  /* 1: prefilter and composite folded into the first and last
+	                              row transforms (where those run in shared memory); 0: passes
+	                              of their own, the default: on the H200 the hooked row passes
+	                              ran 2x slower than the passes they saved (bench/RESULTS.md) */
 };
 
 /* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */

@@ -50,7 +50,8 @@ struct fft_opts {
 	const char *hooks; /* shader sources ("a+b") defining, for vec4 data, the forward
 	                      transform's first read  vec4 fft_load_hook(uint sig, uint i)  and the
 	                      inverse's last write  void fft_store_hook(uint sig, uint i, vec4 v)
-	                      (v scaled), in place of the buffer's: so a caller folds its own pass
+	                      (v scaled), in place of the buffer's, and  void fft_hook_init()
+	                      (called first by every invocation): so a caller folds its own pass
 	                      into them. The shared technique only (FFT_E_PLAN otherwise); the
 	                      hooks' buffers must not use bindings 0-5. NULL: none */
 };

@@ -234,5 +234,8 @@ void main()
 #endif
 	g_base = u_offset + sig * u_sig_stride;
 	g_sig = sig;
+#if FFT_LOAD_HOOK || FFT_STORE_HOOK
+	fft_hook_init();
+#endif
 	FFT_SEQUENCE
 }

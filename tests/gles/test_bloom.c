@@ -539,7 +539,7 @@ static void test_folded_vs_unfolded(void **state)
 	char err[BLOOM_ERR_LEN];
 	struct bloom_ctx *ctx[4];
 	for (int c = 0; c < 4; c++) {
-		struct bloom_ctx_opts o = {.separate = c & 1, .unfolded = c >> 1};
+		struct bloom_ctx_opts o = {.separate = c & 1, .fold = !(c >> 1)};
 		assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &ctx[c], err), 0);
 	}
 	int sizes[][4] = {{120, 77, 31, 17}, {64, 300, 9, 40}};
