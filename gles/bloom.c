@@ -75,6 +75,13 @@ struct bloom_ctx {
 	size_t host_bytes;
 	GLuint yin, yout, ystage; /* JPEG planes in, out, and out's mapped copy; grown as needed */
 	GLuint hook;              /* the folded passes' parameters (bloom_hooks.comp's Hook) */
+	struct {                  /* the last bloom_run_frame's GPU stages (bloom_rerun_stages) */
+		int valid, op, w, h;
+		struct plan *q;
+		struct kentry *ke;
+		GLuint pack, mult, comp;
+		struct bloom_params p;
+	} last;
 	size_t yin_bytes, yout_bytes, ystage_bytes;
 	struct preset {
 		char spec[256];
@@ -856,6 +863,100 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 	return 0;
 }
 
+/* The GPU stages of a bloom on the image already in q->image, from the prefilter to the
+ * composite into q->out, with one timer mark after each of the seven (prefilter, rows, columns
+ * or transpose, multiply or fused columns, inverse columns or transpose back, inverse rows,
+ * composite). Sets st->fused and st->folded. */
+static int run_stages(struct bloom_ctx *b, struct plan *q, struct kentry *ke, GLuint pack,
+                      GLuint mult, GLuint comp, int op, const struct bloom_params *p, int w,
+                      int h, struct bloom_stats *st, char err[BLOOM_ERR_LEN])
+{
+	int pw = q->pw, ph = q->ph, half = q->half;
+	st->fused = q->conv4 != NULL;
+	st->folded = q->rows4h != NULL;
+	int rc = 0;
+	if (st->folded && (rc = set_hook(b, op, p, w, h, err)))
+		return rc;
+	/* prefilter / pack: with the prefilter folded into the row transform, only the padding rows
+	 * the separate column passes read (the fused path reads none) */
+	int row0 = st->folded ? h : 0;
+	if (!(st->folded && st->fused)) {
+		set_sizes(pack, w, h, pw, ph);
+		glUniform1f(glGetUniformLocation(pack, "u_threshold"), (float)p->threshold);
+		glUniform1f(glGetUniformLocation(pack, "u_knee"), (float)p->knee);
+		glUniform1f(glGetUniformLocation(pack, "u_clamp"), (float)p->clamp_max);
+		glUniform1ui(glGetUniformLocation(pack, "u_row0"), (GLuint)row0);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+		if (ph > row0)
+			dispatch2d(pw, ph - row0);
+	}
+	gpu_timer_mark(b->timer);
+	/* forward: rows of the image only (the rows below it are all padding), then every column */
+	if (st->folded) {
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HOOK, b->hook);
+	}
+	rc = fft_axis_execute(st->folded ? q->rows4h : q->rows4, q->padded, 0, (size_t)pw, 1, h, 0);
+	gpu_timer_mark(b->timer);
+	if (st->fused) {
+		/* columns become rows of q (zero past the image's rows, never read); each group runs
+		 * two of them forward, multiplies, and back; then the image's rows come back to P */
+		char terr[BLOOM_ERR_LEN];
+		if (!rc)
+			rc = transpose(b, q->padded, pw, h, q->q, pw, ph, 4, half, terr) ? FFT_E_GL : 0;
+		gpu_timer_mark(b->timer);
+		if (!rc)
+			rc = fft_conv_execute(ke->gray ? q->conv2 : q->conv4, q->q, ke->spectrum);
+		gpu_timer_mark(b->timer);
+		if (!rc)
+			rc = transpose(b, q->q, ph, pw, q->padded, h, pw, 4, half, terr) ? FFT_E_GL : 0;
+		gpu_timer_mark(b->timer);
+	} else {
+		if (!rc)
+			rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 0);
+		gpu_timer_mark(b->timer);
+		/* multiply */
+		if (!rc) {
+			set_sizes(mult, w, h, pw, ph);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_SPECTRUM, ke->spectrum);
+			dispatch2d(pw, ph);
+		}
+		gpu_timer_mark(b->timer);
+		/* inverse: every column, then the rows the output needs */
+		if (!rc)
+			rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 1);
+		gpu_timer_mark(b->timer);
+	}
+	/* inverse rows, the composite folded in (writing `out`) or after */
+	if (st->folded) {
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HOOK, b->hook);
+	}
+	if (!rc)
+		rc = fft_axis_execute(st->folded ? q->rows4h : q->rows4, q->padded, 0, (size_t)pw, 1, h, 1);
+	gpu_timer_mark(b->timer);
+	if (rc) {
+		snprintf(err, BLOOM_ERR_LEN, "FFT failed: %s", fft_strerror(rc));
+		return BLOOM_E_GPU;
+	}
+	/* composite */
+	if (!st->folded) {
+		set_sizes(comp, w, h, pw, ph);
+		glUniform1f(glGetUniformLocation(comp, "u_intensity"), (float)p->intensity);
+		glUniform1f(glGetUniformLocation(comp, "u_mix"), (float)p->mix);
+		glUniform1i(glGetUniformLocation(comp, "u_composite"), p->composite);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
+		dispatch2d(w, h);
+	}
+	gpu_timer_mark(b->timer);
+	return 0;
+}
+
 int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct bloom_kernel *k,
               const struct bloom_params *p, struct image *out, struct bloom_stats *st,
               char err[BLOOM_ERR_LEN])
@@ -879,6 +980,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	double t_start = wall_now(), t_read = 0;
 	struct image *out = &res->img;
 	memset(out, 0, sizeof *out);
+	b->last.valid = 0; /* plans or kernel spectra may be evicted below */
 	memset(&res->yuv, 0, sizeof res->yuv);
 	res->channels = 0;
 	res->lost = 0;
@@ -978,88 +1080,11 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		goto done;
 	ke->last_use = b->tick;
 	gpu_timer_mark(b->timer);
-	st->fused = q->conv4 != NULL;
-	st->folded = q->rows4h != NULL;
-	if (st->folded && (rc = set_hook(b, op, p, w, h, err)))
+	if ((rc = run_stages(b, q, ke, pack, mult, comp, op, p, w, h, st, err)))
 		goto done;
-	/* prefilter / pack: with the prefilter folded into the row transform, only the padding rows
-	 * the separate column passes read (the fused path reads none) */
-	int row0 = st->folded ? h : 0;
-	if (!(st->folded && st->fused)) {
-		set_sizes(pack, w, h, pw, ph);
-		glUniform1f(glGetUniformLocation(pack, "u_threshold"), (float)p->threshold);
-		glUniform1f(glGetUniformLocation(pack, "u_knee"), (float)p->knee);
-		glUniform1f(glGetUniformLocation(pack, "u_clamp"), (float)p->clamp_max);
-		glUniform1ui(glGetUniformLocation(pack, "u_row0"), (GLuint)row0);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-		if (ph > row0)
-			dispatch2d(pw, ph - row0);
-	}
-	gpu_timer_mark(b->timer);
-	/* forward: rows of the image only (the rows below it are all padding), then every column */
-	if (st->folded) {
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HOOK, b->hook);
-	}
-	rc = fft_axis_execute(st->folded ? q->rows4h : q->rows4, q->padded, 0, (size_t)pw, 1, h, 0);
-	gpu_timer_mark(b->timer);
-	if (st->fused) {
-		/* columns become rows of q (zero past the image's rows, never read); each group runs
-		 * two of them forward, multiplies, and back; then the image's rows come back to P */
-		char terr[BLOOM_ERR_LEN];
-		if (!rc)
-			rc = transpose(b, q->padded, pw, h, q->q, pw, ph, 4, half, terr) ? FFT_E_GL : 0;
-		gpu_timer_mark(b->timer);
-		if (!rc)
-			rc = fft_conv_execute(ke->gray ? q->conv2 : q->conv4, q->q, ke->spectrum);
-		gpu_timer_mark(b->timer);
-		if (!rc)
-			rc = transpose(b, q->q, ph, pw, q->padded, h, pw, 4, half, terr) ? FFT_E_GL : 0;
-		gpu_timer_mark(b->timer);
-	} else {
-		if (!rc)
-			rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 0);
-		gpu_timer_mark(b->timer);
-		/* multiply */
-		if (!rc) {
-			set_sizes(mult, w, h, pw, ph);
-			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
-			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_SPECTRUM, ke->spectrum);
-			dispatch2d(pw, ph);
-		}
-		gpu_timer_mark(b->timer);
-		/* inverse: every column, then the rows the output needs */
-		if (!rc)
-			rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 1);
-		gpu_timer_mark(b->timer);
-	}
-	/* inverse rows, the composite folded in (writing `out`) or after */
-	if (st->folded) {
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HOOK, b->hook);
-	}
-	if (!rc)
-		rc = fft_axis_execute(st->folded ? q->rows4h : q->rows4, q->padded, 0, (size_t)pw, 1, h, 1);
-	gpu_timer_mark(b->timer);
-	if (rc) {
-		snprintf(err, BLOOM_ERR_LEN, "FFT failed: %s", fft_strerror(rc));
-		rc = BLOOM_E_GPU;
-		goto done;
-	}
-	/* composite */
-	if (!st->folded) {
-		set_sizes(comp, w, h, pw, ph);
-		glUniform1f(glGetUniformLocation(comp, "u_intensity"), (float)p->intensity);
-		glUniform1f(glGetUniformLocation(comp, "u_mix"), (float)p->mix);
-		glUniform1i(glGetUniformLocation(comp, "u_composite"), p->composite);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
-		dispatch2d(w, h);
-	}
-	gpu_timer_mark(b->timer);
+	/* what bloom_rerun_stages repeats */
+	b->last.q = q, b->last.ke = ke, b->last.pack = pack, b->last.mult = mult, b->last.comp = comp;
+	b->last.op = op, b->last.p = *p, b->last.w = w, b->last.h = h, b->last.valid = 1;
 	/* download */
 	if (res->want_yuv) {
 		if ((rc = make_planes(b, q, &res->yuv, w, h, res->dither, err)))
@@ -1144,4 +1169,36 @@ done:
 	free(ki.rgbl);
 	image_free(&gen);
 	return rc;
+}
+
+int bloom_rerun_stages(struct bloom_ctx *b, struct bloom_stats *st, char err[BLOOM_ERR_LEN])
+{
+	memset(st, 0, sizeof *st);
+	if (!b->last.valid) {
+		snprintf(err, BLOOM_ERR_LEN, "no bloom_run to repeat");
+		return BLOOM_E_ARG;
+	}
+	double ms[GPU_TIMER_MAX_MARKS];
+	gpu_timer_start(b->timer);
+	int rc = run_stages(b, b->last.q, b->last.ke, b->last.pack, b->last.mult, b->last.comp,
+	                    b->last.op, &b->last.p, b->last.w, b->last.h, st, err);
+	int nm = gpu_timer_read(b->timer, ms);
+	if (rc)
+		return rc;
+	st->padded_w = b->last.q->pw, st->padded_h = b->last.q->ph;
+	st->gray_kernel = b->last.ke->gray;
+	st->kernel_cached = 1;
+	if (nm >= 7) {
+		st->timed = gpu_timer_is_gpu(b->timer);
+		st->prefilter_ms = ms[0], st->rows_ms = ms[1], st->cols_ms = ms[2];
+		st->multiply_ms = ms[3], st->icols_ms = ms[4], st->irows_ms = ms[5];
+		st->composite_ms = ms[6];
+		for (int i = 0; i < 7; i++)
+			st->gpu_ms += ms[i];
+	}
+	if (gl_check(&b->log, "bloom stages")) {
+		snprintf(err, BLOOM_ERR_LEN, "GL error during the bloom");
+		return BLOOM_E_GPU;
+	}
+	return 0;
 }

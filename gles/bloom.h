@@ -112,6 +112,12 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *in,
                     const struct bloom_kernel *k, const struct bloom_params *p,
                     struct bloom_result *res, struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
 
+/* For benchmarks: runs the GPU stages of the last successful bloom_run / bloom_run_frame again
+ * (prefilter to composite, on the image it uploaded; no transfers) and times them into *st
+ * (gpu_ms and the stage fields). Back-to-back like a GPU library's timing loop: the transfers
+ * of a whole call leave the GPU idle most of the time, and the driver lowers its clocks then. */
+int bloom_rerun_stages(struct bloom_ctx *b, struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
+
 /* Builds the plan, programs and buffers for an image size and kernel size ahead of time. */
 int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p, char err[BLOOM_ERR_LEN]);

@@ -15,6 +15,7 @@
 
 #include "gles/bloom.h"
 #include "gles/fft_cpu.h"
+#include "gles/fft_plan.h"
 #include "tests/testutil.h"
 #include "tests/yuv_ref.h"
 
@@ -592,6 +593,33 @@ static void test_folded_vs_unfolded(void **state)
 		bloom_ctx_destroy(ctx[c]);
 }
 
+/* bloom_rerun_stages (benchmarks): refused before any run; after one, it repeats the GPU stages
+ * and times each of them; the next run's answer is unchanged by it. */
+static void test_rerun_stages(void **state)
+{
+	(void)state;
+	char err[BLOOM_ERR_LEN];
+	struct bloom_ctx *b;
+	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), NULL, NULL, &b, err), 0);
+	struct bloom_stats st;
+	assert_int_equal(bloom_rerun_stages(b, &st, err), BLOOM_E_ARG);
+	struct image in = rand_image(40, 30, 4, 0, 1), k = rand_image(7, 5, 3, 0, 1), a, c;
+	struct bloom_params p;
+	bloom_params_defaults(&p, BLOOM_OP_BLOOM);
+	struct bloom_kernel kr = {&k, {0, 0}};
+	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, &a, &st, err), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(bloom_rerun_stages(b, &st, err), 0);
+		assert_true(st.gpu_ms > 0);
+		assert_true(st.rows_ms > 0 && st.irows_ms > 0);
+		assert_int_equal(st.padded_w, fft_good_size(40 + 7 - 1));
+	}
+	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, &c, &st, err), 0);
+	assert_memory_equal(a.pixels, c.pixels, (size_t)40 * 30 * 4 * sizeof(float));
+	image_free(&in), image_free(&k), image_free(&a), image_free(&c);
+	bloom_ctx_destroy(b);
+}
+
 /* Largest difference in sRGB 8-bit codes between a's channels and b's (b has ch channels). */
 static double code_diff(const struct image *a, const struct image *b)
 {
@@ -790,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_fp16_storage),
 		cmocka_unit_test(test_fused_vs_separate),
 		cmocka_unit_test(test_folded_vs_unfolded),
+		cmocka_unit_test(test_rerun_stages),
 		cmocka_unit_test(test_yuv_in),
 		cmocka_unit_test(test_yuv_out),
 		cmocka_unit_test(test_errors),
