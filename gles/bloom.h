@@ -35,6 +35,8 @@ struct bloom_ctx_opts {
 	struct fft_wisdom *wisdom; /* measured FFT shapes (gles/wisdom.h), or NULL; not owned */
 	int separate;              /* 1: column transforms and multiply as separate passes (for
 	                              comparison); 0: fused where two columns fit shared memory */
+	int fft_bank_pad;          /* fft_opts.bank_pad for every transform (fft.h) */
+	int fft_subgroup;          /* fft_opts.subgroup (enum fft_subgroup) for every transform */
 };
 
 /* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */

@@ -1,6 +1,8 @@
 /* The GLES FFT engine against double-precision CPU references: every length 1..64 and a list of
  * larger and awkward ones (primes, Bluestein), both techniques and twiddle modes, rows and
- * columns, vec2 and vec4, 2D shapes, round trips and linearity. Fresh random data each run. */
+ * columns, vec2 and vec4, 2D shapes, round trips and linearity; the shared technique's padded
+ * exchanges and subgroup transposes (shuffles, or emulated where the driver has none), float32
+ * and float16 storage. Fresh random data each run. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +21,9 @@
 #include "tests/testutil.h"
 
 #define TOL 1e-5
+/* float16 storage: input and output rounded to half (11 significant bits, so about 3e-4 rms
+ * relative on the output); the stated bound is a relative L2 error of 2e-3, as the bloom's */
+#define TOL_FP16 2e-3
 
 static struct program_cache *g_pc;
 static const struct egl_info *g_info;
@@ -92,19 +97,77 @@ static const char *tech_name(int t)
 	return t == FFT_TECH_SHARED ? "shared" : t == FFT_TECH_GLOBAL ? "global" : "auto";
 }
 
-/* Transforms `count` signals of length n laid out as rows (adjacent=0: signal s at s*n) or as
- * columns (adjacent=1: element i of signal s at i*count + s) of a matrix, with `comps` floats per
- * element, and checks against the direct DFT of each component pair. Returns the rel L2 error. */
-static double check_axis(int n, int count, int adjacent, int comps, int technique, int twiddles,
-                         int inverse, int max_radix)
+/* IEEE half <-> float, round to nearest even (the GPU's packHalf2x16 may round either way; the
+ * reference is computed from what was uploaded, so that does not matter). */
+static unsigned short to_half(float f)
 {
+	unsigned u;
+	memcpy(&u, &f, 4);
+	unsigned sign = (u >> 16) & 0x8000u, e = (u >> 23) & 0xffu, man = u & 0x7fffffu;
+	int ex = (int)e - 127 + 15;
+	if (e == 0xff)
+		return (unsigned short)(sign | 0x7c00u | (man ? 0x200u : 0));
+	if (ex >= 31)
+		return (unsigned short)(sign | 0x7c00u);
+	if (ex <= 0) { /* subnormal half or zero */
+		if (ex < -10)
+			return (unsigned short)sign;
+		man |= 0x800000u;
+		int shift = 14 - ex;
+		unsigned h = man >> shift, rem = man & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+		if (rem > halfway || (rem == halfway && (h & 1)))
+			h++;
+		return (unsigned short)(sign | h);
+	}
+	unsigned h = ((unsigned)ex << 10) | (man >> 13), rem = man & 0x1fffu;
+	if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
+		h++; /* may carry into the exponent: still right */
+	return (unsigned short)(sign | h);
+}
+
+static float from_half(unsigned short h)
+{
+	unsigned sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, man = h & 0x3ffu, u;
+	if (e == 0) {
+		float f = ldexpf((float)man, -24);
+		return sign ? -f : f;
+	}
+	if (e == 31)
+		u = sign | 0x7f800000u | (man << 13);
+	else
+		u = sign | ((e - 15 + 127) << 23) | (man << 13);
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+/* What a checked transform's plan did with its exchanges (the switches' tests assert that their
+ * cases use them). */
+struct used {
+	int shared, padded, shuffled, split, checks;
+};
+
+/* Transforms `count` signals of length n laid out as rows (adjacent=0: signal s at s*n) or as
+ * columns (adjacent=1: element i of signal s at i*count + s) of a matrix, with o->components
+ * floats per element (float16 with o->half), and checks against the direct DFT of each
+ * component pair. Adds what the plan used to *u (may be NULL). Returns the rel L2 error. */
+static double check_axis_opts(int n, int count, int adjacent, const struct fft_opts *o,
+                              int inverse, struct used *u)
+{
+	int comps = o->components;
 	size_t elems = (size_t)n * count, floats = elems * comps;
 	float *x = malloc(floats * sizeof *x), *y = malloc(floats * sizeof *y);
 	double *xd = malloc(floats * sizeof *xd), *ref = malloc(floats * sizeof *ref);
 	double *sig = calloc((size_t)n * 2, sizeof *sig), *sout = calloc((size_t)n * 2, sizeof *sout);
+	unsigned short *h = o->half ? malloc(floats * sizeof *h) : NULL;
 	tu_fill_f32(x, floats, -1, 1);
-	for (size_t i = 0; i < floats; i++)
+	for (size_t i = 0; i < floats; i++) {
+		if (h) {
+			h[i] = to_half(x[i]);
+			x[i] = from_half(h[i]);
+		}
 		xd[i] = x[i];
+	}
 	size_t sig_stride = adjacent ? 1 : (size_t)n, elem_stride = adjacent ? (size_t)count : 1;
 	for (int s = 0; s < count; s++)
 		for (int pair = 0; pair < comps / 2; pair++) {
@@ -121,29 +184,68 @@ static double check_axis(int n, int count, int adjacent, int comps, int techniqu
 				ref[e * comps + 2 * pair + 1] = sout[2 * i + 1] * sc;
 			}
 		}
-	struct fft_opts o = {.technique = technique, .twiddles = twiddles, .max_radix = max_radix, .components = comps};
 	struct fft_axis *a;
 	char err[FFT_ERR_LEN];
-	int rc = fft_axis_create(g_pc, g_info, n, adjacent, elems, count, &o, NULL, &a, err);
+	int rc = fft_axis_create(g_pc, g_info, n, adjacent, elems, count, o, NULL, &a, err);
 	if (rc)
 		printf("fft_axis_create(%d): %s\n", n, err);
 	assert_int_equal(rc, 0);
-	GLuint b = upload(x, floats);
+	GLuint b;
+	if (h) {
+		glGenBuffers(1, &b);
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
+		glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(floats * 2), h, GL_DYNAMIC_COPY);
+	} else {
+		b = upload(x, floats);
+	}
 	assert_int_equal(fft_axis_execute(a, b, 0, sig_stride, elem_stride, count, inverse), 0);
-	download(b, y, floats);
+	if (h) {
+		download(b, x, floats / 2); /* the halves, as bytes */
+		memcpy(h, x, floats * 2);
+		for (size_t i = 0; i < floats; i++)
+			y[i] = from_half(h[i]);
+	} else {
+		download(b, y, floats);
+	}
 	double rel = tu_rel_l2_f32(y, ref, floats), mx = tu_max_abs_f32(y, ref, floats);
-	char name[128];
-	const struct fft_plan *p = fft_axis_plan(a);
-	snprintf(name, sizeof name, "n=%d %s%s %s/%s vec%d %s%s", n, inverse ? "inv " : "",
-	         adjacent ? "cols" : "rows", p->shared ? "shared" : "global",
-	         twiddles ? "table" : "computed", comps, p->bluestein ? "bluestein " : "",
-	         tech_name(technique));
-	int ok = tu_report(name, rel, mx, TOL);
+	/* what the plan (the inner one for Bluestein) did with its exchanges */
+	const struct fft_plan *p = fft_axis_plan(a), *pn = p;
+	int pads = 0, shuffles = 0;
+	char name[160], xch[64] = "";
+	if (p->bluestein && fft_axis_inner(a))
+		pn = fft_axis_plan(fft_axis_inner(a));
+	for (int i = 0; pn->shared && i < pn->npasses; i++) {
+		pads += pn->pass[i].pad;
+		shuffles += pn->pass[i].shuffle;
+	}
+	if (pads || shuffles)
+		snprintf(xch, sizeof xch, " (%d padded, %d shuffled%s)", pads, shuffles,
+		         o->subgroup == FFT_SG_EMULATE ? ", emulated" : "");
+	snprintf(name, sizeof name, "n=%d %s%s %s/%s vec%d%s%s %s%s%s", n, inverse ? "inv " : "",
+	         adjacent ? "cols" : "rows", pn->shared ? "shared" : "global",
+	         o->twiddles ? "table" : "computed", comps, pn->split ? " split" : "",
+	         o->half ? " f16" : "", p->bluestein ? "bluestein " : "", tech_name(o->technique), xch);
+	int ok = tu_report(name, rel, mx, o->half ? TOL_FP16 : TOL);
+	if (u) {
+		u->shared += pn->shared;
+		u->padded += pads > 0;
+		u->shuffled += shuffles > 0;
+		u->split += pn->shared && pn->split && (pads || shuffles);
+		u->checks++;
+	}
 	glDeleteBuffers(1, &b);
 	fft_axis_destroy(a);
-	free(x), free(y), free(xd), free(ref), free(sig), free(sout);
+	free(x), free(y), free(xd), free(ref), free(sig), free(sout), free(h);
 	assert_true(ok);
 	return rel;
+}
+
+static double check_axis(int n, int count, int adjacent, int comps, int technique, int twiddles,
+                         int inverse, int max_radix)
+{
+	struct fft_opts o = {.technique = technique, .twiddles = twiddles, .max_radix = max_radix,
+	                     .components = comps};
+	return check_axis_opts(n, count, adjacent, &o, inverse, NULL);
 }
 
 static void test_every_small_length(void **state)
@@ -194,6 +296,110 @@ static void test_columns_and_vec4(void **state)
 	/* vec4 at a length whose shared exchange is split into two vec2 rounds */
 	check_axis(4096, 2, 0, 4, FFT_TECH_AUTO, FFT_TW_COMPUTED, 0, 8);
 	check_axis(2187, 8, 1, 4, FFT_TECH_AUTO, FFT_TW_COMPUTED, 1, 8);
+}
+
+/* The shared technique with the switches: lengths 2..64, 97 and 127 (Bluestein; 127's inner
+ * length 256 has padded and transposed exchanges), 243, 1000, 1080, 1920, 2048 as rows and
+ * columns in vec2 and vec4, forward and inverse; vec4 exchanged in two vec2 rounds (3072 with a
+ * padded exchange, 4096 with two transposes; 4096's padded array does not fit 32 KiB, so its
+ * padding is dropped there); float16 storage. Adds to *u what the plans used. */
+static void check_switches(int bank_pad, int subgroup, struct used *u)
+{
+	struct fft_opts o = {.technique = FFT_TECH_SHARED, .components = 2, .bank_pad = bank_pad,
+	                     .subgroup = subgroup};
+	for (int n = 2; n <= 64; n++) {
+		o.components = n % 3 ? 2 : 4;
+		check_axis_opts(n, 3, 0, &o, n % 2, u);
+	}
+	/* short signals in radix-4 passes on 8 invocations: radix-4 transposes, padded first passes */
+	int short4[] = {8, 16, 32, 48, 64};
+	o.max_radix = 4;
+	o.threads = 8;
+	for (size_t i = 0; i < sizeof short4 / sizeof short4[0]; i++) {
+		o.components = i % 2 ? 4 : 2;
+		check_axis_opts(short4[i], 5, 0, &o, i % 2 == 0, u);
+	}
+	/* radix-16 passes: 256 = 16 * 16, one 16 x 16 transpose over 16 lanes */
+	o.max_radix = 16;
+	o.threads = 0;
+	o.components = 2;
+	check_axis_opts(256, 3, 0, &o, 0, u);
+	o.max_radix = 0;
+	int ns[] = {97, 127, 243, 1000, 1080, 1920, 2048};
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+		for (int comps = 2; comps <= 4; comps += 2)
+			for (int adjacent = 0; adjacent < 2; adjacent++) {
+				o.components = comps;
+				o.twiddles = adjacent ? FFT_TW_TABLE : FFT_TW_COMPUTED;
+				check_axis_opts(ns[i], adjacent ? 5 : 2, adjacent, &o, (comps == 4) != adjacent, u);
+			}
+	o.twiddles = FFT_TW_COMPUTED;
+	o.components = 4;
+	check_axis_opts(3072, 2, 0, &o, 0, u);
+	check_axis_opts(3072, 3, 0, &o, 1, u);
+	check_axis_opts(4096, 2, 0, &o, 1, u);
+	o.half = 1;
+	check_axis_opts(2048, 3, 0, &o, 0, u);
+	o.components = 2;
+	check_axis_opts(1080, 7, 1, &o, 1, u);
+	check_axis_opts(256, 4, 0, &o, 1, u);
+}
+
+static void test_switch_bank_pad(void **state)
+{
+	(void)state;
+	struct used u = {0};
+	check_switches(1, FFT_SG_OFF, &u);
+	printf("bank padding: %d of %d transforms padded (%d split into vec2 rounds)\n", u.padded,
+	       u.checks, u.split);
+	assert_true(u.padded >= 10 && u.split >= 1);
+	/* where the padded array does not fit, the plan keeps the plain layout, not another shape */
+	struct fft_opts o = {.technique = FFT_TECH_SHARED, .components = 4, .bank_pad = 1};
+	struct fft_axis *a;
+	char err[FFT_ERR_LEN];
+	int n = 4096;
+	while (n * 8 < g_info->max_shared_memory)
+		n *= 2;
+	assert_int_equal(fft_axis_create(g_pc, g_info, n, 0, (size_t)n, 1, &o, NULL, &a, err), 0);
+	const struct fft_plan *p = fft_axis_plan(a);
+	printf("n=%d vec4: %s, %d B shared of %d, bank_pad %d\n", n, p->split ? "split" : "whole",
+	       p->shared_bytes, g_info->max_shared_memory, p->bank_pad);
+	assert_true(p->shared && p->split && p->bank_pad == 0 && p->shared_bytes == n * 8);
+	fft_axis_destroy(a);
+}
+
+static void test_switch_subgroup_emulated(void **state)
+{
+	(void)state;
+	/* the transposes' mappings, each shuffle done through shared memory: runs everywhere */
+	struct used u = {0};
+	check_switches(0, FFT_SG_EMULATE, &u);
+	printf("subgroup transposes (emulated): %d of %d transforms (%d split)\n", u.shuffled,
+	       u.checks, u.split);
+	assert_true(u.shuffled >= 10 && u.split >= 1);
+	memset(&u, 0, sizeof u);
+	check_switches(1, FFT_SG_EMULATE, &u);
+	printf("both (emulated): %d padded, %d transposed of %d\n", u.padded, u.shuffled, u.checks);
+	assert_true(u.shuffled >= 10 && u.padded >= 5);
+}
+
+static void test_switch_subgroup(void **state)
+{
+	(void)state;
+	if (!g_info->subgroup_shuffle || g_info->subgroup_size < 2) {
+		printf("skipped: no subgroup shuffle (%s: GL_KHR_shader_subgroup %s, subgroup size %d)\n",
+		       g_info->renderer, g_info->subgroup ? "without compute shuffles" : "missing",
+		       g_info->subgroup_size);
+		skip();
+	}
+	struct used u = {0};
+	check_switches(0, FFT_SG_ON, &u);
+	printf("subgroup transposes: %d of %d transforms, subgroup size %d\n", u.shuffled, u.checks,
+	       g_info->subgroup_size);
+	assert_true(u.shuffled >= 1);
+	memset(&u, 0, sizeof u);
+	check_switches(1, FFT_SG_ON, &u);
+	assert_true(u.shuffled >= 1);
 }
 
 static void test_cpu_reference(void **state)
@@ -420,6 +626,9 @@ int main(void)
 		cmocka_unit_test(test_larger_lengths),
 		cmocka_unit_test(test_columns_and_vec4),
 		cmocka_unit_test(test_2d_shapes),
+		cmocka_unit_test(test_switch_bank_pad),
+		cmocka_unit_test(test_switch_subgroup_emulated),
+		cmocka_unit_test(test_switch_subgroup),
 		cmocka_unit_test(test_linearity),
 		cmocka_unit_test(test_wisdom),
 		cmocka_unit_test(test_plan_cache),
