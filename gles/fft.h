@@ -53,7 +53,9 @@ struct fft_opts {
 	int bank_pad;    /* 1: shared technique: pad the shared-memory index of the exchanges that
 	                    would meet in the same banks, where the array still fits (fft_plan.h) */
 	int subgroup;    /* enum fft_subgroup: shared technique: pairs of passes of one radix
-	                    exchange by subgroup shuffles instead of shared memory (fft_plan.h) */
+	                    exchange by subgroup shuffles instead of shared memory (fft_plan.h);
+	                    neither switch is in the wisdom's key (shapes measured with other
+	                    switches are used as they are) */
 	struct fft_wisdom *wisdom; /* with technique auto: the shape measured fastest (measuring
 	                              the candidates on first use of a shape), or NULL */
 };
@@ -116,7 +118,8 @@ struct fft_conv;
  * each (k, l) with its Hermitian partner (count - k, n - l) as the packed real convolution needs
  * (gray: a real kernel's plain vec2 spectrum, multiplied directly), then transformed back and
  * scaled by 1/n. The kernel buffer has the same layout (float32). FFT_E_PLAN when two rows do
- * not fit the device's shared memory. o: components must be 4; half, twiddles, threads apply. */
+ * not fit the device's shared memory. o: components must be 4; half, twiddles, threads,
+ * bank_pad and subgroup apply. */
 int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
                     int gray, const struct fft_opts *o, struct fft_conv **out,
                     char err[FFT_ERR_LEN]);

@@ -91,7 +91,6 @@ int fft_good_size(int n)
 	return best;
 }
 
-
 static int pow2_floor(int x)
 {
 	int p = 1;

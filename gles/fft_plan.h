@@ -104,9 +104,11 @@ int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p);
  * (large Ns) already spread, and there the padding only moves the consecutive loads across a
  * padding step, so only exchanges after an even radix with Ns*signals < 2^L are padded.
  *
- * Shuffles (o->subgroup): in the plain mapping (butterfly j on invocation j mod threads) no
- * exchange of a transform longer than a few hundred stays inside 32 neighbouring invocations:
- * the store index moves the R digit below the invocation bits. Two neighbouring passes of the
+ * Shuffles (o->subgroup): in the plain mapping (butterfly j on invocation j mod threads) an
+ * exchange stays inside one subgroup only where a pass's butterflies all sit on one subgroup's
+ * invocations (signals of 256 or less); elsewhere the store index moves the R digit into the
+ * invocation bits, so values cross subgroups (or, with Ns a multiple of threads, stay in the
+ * invocation: no such exchange in the default plans). Two neighbouring passes of the
  * same power-of-two radix R <= subgroup/signals are therefore given another mapping: with
  * M = n/(Ns*R*R), block c = lo + Ns*hm (lo < Ns, hm < M) and lane digit k < R, pass p runs
  * butterfly lo + Ns*(hm + M*k) and pass p+1 butterfly lo + Ns*k + Ns*R*hm; then output r of

@@ -305,10 +305,11 @@ static void test_columns_and_vec4(void **state)
  * padding is dropped there); float16 storage. Adds to *u what the plans used. */
 static void check_switches(int bank_pad, int subgroup, struct used *u)
 {
-	struct fft_opts o = {.technique = FFT_TECH_SHARED, .components = 2, .bank_pad = bank_pad,
-	                     .subgroup = subgroup};
+	/* max_radix 8 as the other tests: where a switch changes nothing, their programs are reused */
+	struct fft_opts o = {.technique = FFT_TECH_SHARED, .max_radix = 8, .components = 2,
+	                     .bank_pad = bank_pad, .subgroup = subgroup};
 	for (int n = 2; n <= 64; n++) {
-		o.components = n % 3 ? 2 : 4;
+		o.components = n % 6 ? 2 : 4;
 		check_axis_opts(n, 3, 0, &o, n % 2, u);
 	}
 	/* short signals in radix-4 passes on 8 invocations: radix-4 transposes, padded first passes */
@@ -324,7 +325,7 @@ static void check_switches(int bank_pad, int subgroup, struct used *u)
 	o.threads = 0;
 	o.components = 2;
 	check_axis_opts(256, 3, 0, &o, 0, u);
-	o.max_radix = 0;
+	o.max_radix = 8;
 	int ns[] = {97, 127, 243, 1000, 1080, 1920, 2048};
 	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
 		for (int comps = 2; comps <= 4; comps += 2)
@@ -615,6 +616,29 @@ static void test_plan_cache(void **state)
 	free(x), free(y), free(ref);
 	fft_cache_destroy(c);
 	assert_true(ok);
+	/* the switches are part of the plan key, and of the program key where they change the
+	 * program (512: padded first exchanges, or a transpose of its first two radix-8 passes) */
+	assert_int_equal(fft_cache_create(g_pc, g_info, NULL, 4, &c), 0);
+	struct fft *plain, *padded, *sg, *again;
+	struct program_stats p0, p1, p2;
+	o.technique = FFT_TECH_SHARED;
+	assert_int_equal(fft_cache_get(c, 512, 8, FFT_ROWS, &o, &plain, err), 0);
+	program_cache_stats(g_pc, &p0);
+	o.bank_pad = 1;
+	assert_int_equal(fft_cache_get(c, 512, 8, FFT_ROWS, &o, &padded, err), 0);
+	program_cache_stats(g_pc, &p1);
+	o.bank_pad = 0;
+	o.subgroup = FFT_SG_EMULATE;
+	assert_int_equal(fft_cache_get(c, 512, 8, FFT_ROWS, &o, &sg, err), 0);
+	program_cache_stats(g_pc, &p2);
+	o.subgroup = FFT_SG_OFF;
+	assert_int_equal(fft_cache_get(c, 512, 8, FFT_ROWS, &o, &again, err), 0);
+	printf("switched plans: programs %u -> %u (padded) -> %u (transposed)\n", p0.count, p1.count,
+	       p2.count);
+	assert_true(plain != padded && plain != sg && padded != sg && again == plain);
+	assert_true(fft_axis_plan(fft_rows(padded))->bank_pad && fft_axis_plan(fft_rows(sg))->subgroup);
+	assert_true(p1.count > p0.count && p2.count > p1.count);
+	fft_cache_destroy(c);
 }
 
 int main(void)
