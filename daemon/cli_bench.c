@@ -22,6 +22,7 @@
 struct bench_cli {
 	struct gpu_config gpu;
 	int runs, warmup, quick, repeat, reuse, finish;
+	int fft_bank_pad, fft_subgroup;
 	double warm_seconds;
 	char only[OPT_STR_MAX];
 };
@@ -49,6 +50,12 @@ static const struct opt_def own_table[] = {
 	{"repeat", OPT_INT, 1, 100, "1", NULL,
 	 "run the whole list this many times in turn (A/B comparisons: clock drift spreads evenly)",
 	 NULL, offsetof(struct bench_cli, repeat)},
+	{"fft-bank-pad", OPT_BOOL, 0, 1, "false", NULL,
+	 "shared-memory FFTs: pad the exchanges prone to bank conflicts (FFT and bloom workloads)",
+	 NULL, offsetof(struct bench_cli, fft_bank_pad)},
+	{"fft-subgroup", OPT_BOOL, 0, 1, "false", NULL,
+	 "shared-memory FFTs: exchange pairs of same-radix passes by subgroup shuffles where the "
+	 "context has them (FFT and bloom workloads)", NULL, offsetof(struct bench_cli, fft_subgroup)},
 };
 
 static unsigned long long g_rng = 88172645463325252ull;
@@ -115,6 +122,19 @@ static int selected(const struct bench_cli *c, const char *kind, const char *lab
 	return strstr(kind, c->only) || strstr(label, c->only);
 }
 
+/* A shared-technique plan's exchanges between passes, one letter each: m (shared memory), p
+ * (shared memory at the padded index), s (subgroup transpose); "-" for the global technique. */
+static const char *exchanges(const struct fft_plan *p, char *buf, size_t len)
+{
+	size_t k = 0;
+	for (int i = 0; p->shared && i + 1 < p->npasses && k + 1 < len; i++)
+		buf[k++] = p->pass[i].shuffle ? 's' : p->pass[i].pad ? 'p' : 'm';
+	if (!k && len > 1)
+		buf[k++] = '-';
+	buf[k] = 0;
+	return buf;
+}
+
 /* One FFT workload: forward and inverse 2D complex float32 transforms of h x w, timed apart. */
 static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_cli *c, int h,
                      int w, int technique, int twiddles)
@@ -124,7 +144,8 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 	if (!selected(c, "fft", label))
 		return 0;
 	struct fft_opts o = {.technique = technique, .twiddles = twiddles, .components = 2,
-	                     .wisdom = g->wisdom};
+	                     .wisdom = g->wisdom, .bank_pad = c->fft_bank_pad,
+	                     .subgroup = c->fft_subgroup ? FFT_SG_ON : FFT_SG_OFF};
 	struct fft *f;
 	char err[FFT_ERR_LEN];
 	if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {
@@ -162,15 +183,19 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 	}
 	const struct fft_plan *pr = fft_axis_plan(fft_rows(f)), *pc = fft_axis_plan(fft_cols(f));
 	double mf = bench_median(fwd, c->runs), mi = bench_median(inv, c->runs);
+	char xr[32], xc[32];
 	printf("{\"workload\":\"fft\",\"size\":\"%dx%d\",\"technique\":\"%s\",\"twiddles\":\"%s\","
 	       "\"rows\":\"%s\",\"cols\":\"%s\",\"forward_ms\":%.4f,\"inverse_ms\":%.4f,"
-	       "\"forward_min_ms\":%.4f,\"runs\":%d,\"timer\":\"%s\"}\n",
+	       "\"forward_min_ms\":%.4f,\"runs\":%d,\"timer\":\"%s\",\"bank_pad\":%s,"
+	       "\"subgroup\":%s,\"rows_exchanges\":\"%s\",\"cols_exchanges\":\"%s\"}\n",
 	       h, w, tech_names[technique], tw_names[twiddles], fft_plan_kind(pr),
 	       fft_plan_kind(pc), mf, mi, fwd[0], c->runs,
-	       gpu_timer_is_gpu(t) ? "gl_timestamp" : "glfinish_wall");
-	fprintf(stderr, "fft   %5dx%-5d %-7s %-8s rows %-7s cols %-7s  forward %8.3f ms  inverse %8.3f ms\n",
-	        h, w, tech_names[technique], tw_names[twiddles], fft_plan_kind(pr),
-	        fft_plan_kind(pc), mf, mi);
+	       gpu_timer_is_gpu(t) ? "gl_timestamp" : "glfinish_wall", c->fft_bank_pad ? "true" : "false",
+	       c->fft_subgroup ? "true" : "false", exchanges(pr, xr, sizeof xr),
+	       exchanges(pc, xc, sizeof xc));
+	fprintf(stderr, "fft   %5dx%-5d %-7s %-8s rows %-7s cols %-7s  forward %8.3f ms  inverse %8.3f ms"
+	        "  rows %s cols %s\n", h, w, tech_names[technique], tw_names[twiddles],
+	        fft_plan_kind(pr), fft_plan_kind(pc), mf, mi, xr, xc);
 	fflush(stdout);
 	free(fwd);
 	free(inv);
@@ -188,7 +213,9 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
 	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .separate = strstr(label, "separate") != NULL,
-	                            .fold = strstr(label, "folded") != NULL};
+	                            .fold = strstr(label, "folded") != NULL,
+	                            .fft_bank_pad = c->fft_bank_pad,
+	                            .fft_subgroup = c->fft_subgroup ? FFT_SG_ON : FFT_SG_OFF};
 	b = NULL;
 	int slot = -1;
 	for (int i = 0; c->reuse && i < 32 && slot < 0; i++)
@@ -270,11 +297,13 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 		       "\"gpu_ms\":%.4f,\"prefilter_ms\":%.4f,\"rows_ms\":%.4f,\"cols_ms\":%.4f,"
 		       "\"multiply_ms\":%.4f,\"inverse_cols_ms\":%.4f,\"inverse_rows_ms\":%.4f,"
 		       "\"composite_ms\":%.4f,\"fused\":%s,\"folded\":%s,\"wall_ms\":%.4f,\"prepare_ms\":%.4f,"
-		       "\"upload_ms\":%.4f,\"readback_ms\":%.4f,\"gpu_ms_in_call\":%.4f,\"runs\":%d,\"timed\":%s}\n",
+		       "\"upload_ms\":%.4f,\"readback_ms\":%.4f,\"gpu_ms_in_call\":%.4f,\"runs\":%d,\"timed\":%s,"
+		       "\"bank_pad\":%s,\"subgroup\":%s}\n",
 		       label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good",
 		       tech_names[technique], precision ? "fp16" : "fp32", st.padded_w, st.padded_h, mt, m[0], m[1], m[2], m[3], m[4],
 		       m[5], m[6], st.fused ? "true" : "false", st.folded ? "true" : "false", mw, mp, mu, mr, mc, n,
-		       st.timed ? "true" : "false");
+		       st.timed ? "true" : "false", c->fft_bank_pad ? "true" : "false",
+		       c->fft_subgroup ? "true" : "false");
 		fprintf(stderr, "bloom %-22s %5dx%-5d k %4dx%-4d %-6s pad %-4s -> %5dx%-5d  GPU %8.3f ms "
 		        "(pre %.3f rows %.3f %s %.3f %s %.3f %s %.3f irows %.3f comp %.3f)\n",
 		        label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good", st.padded_w,
@@ -326,8 +355,13 @@ int cli_bench(int argc, char **argv)
 	gpu_timer_create(g.info, &tm);
 	fprintf(stderr, "renderer: %s (%s)\n", g.info->renderer, g.info->version);
 	warm_gpu(&g, c.warm_seconds);
-	printf("{\"workload\":\"device\",\"renderer\":\"%s\",\"version\":\"%s\"}\n", g.info->renderer,
-	       g.info->version);
+	printf("{\"workload\":\"device\",\"renderer\":\"%s\",\"version\":\"%s\",\"subgroup_size\":%d,"
+	       "\"subgroup_shuffle\":%s,\"fft_bank_pad\":%s,\"fft_subgroup\":%s}\n", g.info->renderer,
+	       g.info->version, g.info->subgroup_size, g.info->subgroup_shuffle ? "true" : "false",
+	       c.fft_bank_pad ? "true" : "false", c.fft_subgroup ? "true" : "false");
+	if (c.fft_subgroup && !g.info->subgroup_shuffle)
+		fprintf(stderr, "--fft-subgroup: this context has no subgroup shuffles in compute "
+		        "shaders; every exchange goes through shared memory\n");
 	static const int full[][2] = {{1024, 1024}, {1080, 1920}, {2048, 2048}, {4096, 4096}, {1350, 2187}};
 	static const int quick[][2] = {{256, 256}, {270, 480}, {512, 512}};
 	const int (*sizes)[2] = c.quick ? quick : full;

@@ -59,6 +59,7 @@ int cli_info(int argc, char **argv)
 	json_object_set_new(o, "timer_query", json_boolean(i->timer_query));
 	json_object_set_new(o, "subgroup", json_boolean(i->subgroup));
 	json_object_set_new(o, "subgroup_size", json_integer(i->subgroup_size));
+	json_object_set_new(o, "subgroup_shuffle", json_boolean(i->subgroup_shuffle));
 	json_object_set_new(o, "fp16", json_boolean(i->fp16));
 	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	printf("%s\n", s);

@@ -270,11 +270,12 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 	char ferr[FFT_ERR_LEN];
 	/* float16 spectra are scaled on the forward transform so that they stay in range */
 	struct fft_opts o4 = {.technique = p->technique, .twiddles = p->twiddles, .components = 4,
-	                      .half = q->half, .norm_forward = q->half, .wisdom = b->opts.wisdom};
-	struct fft_opts o4k = {.technique = p->technique, .twiddles = p->twiddles, .components = 4,
-	                       .wisdom = b->opts.wisdom};
-	struct fft_opts o2 = {.technique = p->technique, .twiddles = p->twiddles, .components = 2,
-	                      .wisdom = b->opts.wisdom};
+	                      .half = q->half, .norm_forward = q->half, .wisdom = b->opts.wisdom,
+	                      .bank_pad = b->opts.fft_bank_pad, .subgroup = b->opts.fft_subgroup};
+	struct fft_opts o4k = o4, o2 = o4;
+	o4k.half = o4k.norm_forward = 0;
+	o2.half = o2.norm_forward = 0;
+	o2.components = 2;
 	int rc = fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &o4, &b->log, &q->rows4, ferr);
 	if (!rc)
 		rc = fft_axis_create(b->pc, b->info, ph, 1, elems, pw, &o4, &b->log, &q->cols4, ferr);

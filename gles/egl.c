@@ -16,6 +16,13 @@
 #ifndef GL_SUBGROUP_SIZE_KHR
 #define GL_SUBGROUP_SIZE_KHR 0x9532
 #endif
+#ifndef GL_SUBGROUP_SUPPORTED_STAGES_KHR
+#define GL_SUBGROUP_SUPPORTED_STAGES_KHR 0x9533
+#define GL_SUBGROUP_SUPPORTED_FEATURES_KHR 0x9534
+#endif
+#ifndef GL_SUBGROUP_FEATURE_SHUFFLE_BIT_KHR
+#define GL_SUBGROUP_FEATURE_SHUFFLE_BIT_KHR 0x10
+#endif
 
 struct egl_ctx {
 	EGLDisplay dpy;
@@ -267,6 +274,11 @@ static void read_facts(struct egl_ctx *c)
 		GLint s = 0;
 		glGetIntegerv(GL_SUBGROUP_SIZE_KHR, &s);
 		i->subgroup_size = glGetError() == GL_NO_ERROR ? s : 0;
+		GLint stages = 0, features = 0;
+		glGetIntegerv(GL_SUBGROUP_SUPPORTED_STAGES_KHR, &stages);
+		glGetIntegerv(GL_SUBGROUP_SUPPORTED_FEATURES_KHR, &features);
+		i->subgroup_shuffle = glGetError() == GL_NO_ERROR && (stages & GL_COMPUTE_SHADER_BIT) &&
+		                      (features & GL_SUBGROUP_FEATURE_SHUFFLE_BIT_KHR);
 	}
 	while (glGetError() != GL_NO_ERROR) {
 	}

@@ -44,6 +44,8 @@ struct egl_info {
 	int timer_query;            /* GL_EXT_disjoint_timer_query */
 	int subgroup;               /* GL_KHR_shader_subgroup */
 	int subgroup_size;          /* 0 if unknown */
+	int subgroup_shuffle;       /* subgroup shuffles in compute shaders (GL_KHR_shader_subgroup's
+	                               supported stages and features) */
 	int fp16;                   /* GL_EXT_shader_16bit_storage or explicit fp16 arithmetic */
 	int debug_output;           /* GL_KHR_debug active */
 };

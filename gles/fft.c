@@ -33,6 +33,8 @@ struct fft_key {
 	int mode, bn;
 	int sweep_len, sweep_count, inplace;
 	int hooked;
+	int bank_pad, subgroup, sg_emulate; /* the plan's padding period and transpose width */
+	unsigned pads, shuffles;            /* bit i: the exchange after pass i is padded / shuffled */
 };
 
 struct fft_axis {
@@ -139,6 +141,18 @@ static const char *scale_text(char *buf, size_t len, double scale)
 	return buf;
 }
 
+/* The subgroup width the planner may give transposes: the context's subgroup size where it has
+ * shuffles and on is asked for; 32 when emulated (tests); else 0. */
+static int subgroup_width(const struct egl_info *info, int mode)
+{
+	int s = info->subgroup_size;
+	if (mode == FFT_SG_EMULATE)
+		return 32;
+	if (mode == FFT_SG_ON && info->subgroup_shuffle && s >= 2 && !(s & (s - 1)))
+		return s;
+	return 0;
+}
+
 static int get_prog(struct program_cache *pc, const char *name, const struct fft_key *key,
                     const char *defines, struct prog *p, char err[FFT_ERR_LEN])
 {
@@ -157,36 +171,82 @@ static int get_prog(struct program_cache *pc, const char *name, const struct fft
 	return 0;
 }
 
+/* The butterfly mapping of pass i (fft_shared's bfly_j): 1 writes a subgroup transpose, 2
+ * reads one (nsw: the writer's stride), 0 the plain one. */
+static void pass_map(const struct fft_plan *p, int i, int *map, int *nsw)
+{
+	*map = 0;
+	*nsw = 0;
+	if (p->pass[i].shuffle) {
+		*map = 1;
+		*nsw = p->pass[i].ns;
+	} else if (i > 0 && p->pass[i - 1].shuffle) {
+		*map = 2;
+		*nsw = p->pass[i - 1].ns;
+	}
+}
+
+/* The subgroup transpose after a radix-r pass: one call, or with emulate every swap through
+ * shared memory with its barriers (which belong in main). */
+static void gen_transpose(struct sb *b, const struct fft_plan *p, int r, int emulate)
+{
+	if (!emulate) {
+		sbf(b, "sg_transpose_r%d(); ", r);
+		return;
+	}
+	int per = (p->m / r + p->threads - 1) / p->threads;
+	for (int q = 0; q < per; q++)
+		for (int bit = r / 2; bit >= 1; bit /= 2)
+			for (int i = 0; i < r; i++)
+				for (int part = p->split ? 1 : 0; !(i & bit) && part <= (p->split ? 2 : 0); part++)
+					sbf(b, "sg_put(%du, %du, %du, %du, %d); barrier(); "
+					       "sg_get(%du, %du, %du, %du, %d); barrier(); ",
+					    r, q, bit, i, part, r, q, bit, i, part);
+}
+
 /* The pass calls of fft_shared (FFT_SEQUENCE): the first pass reads global memory, the last
  * writes it, and between passes the values go through shared memory (in two rounds, .xy then
- * .zw, when SPLIT). With conv the forward passes are followed by the inverse ones, with the
- * spectrum multiply while the forward result sits in shared memory in natural order. */
-static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv)
+ * .zw, when SPLIT; at the padded index where the plan pads), or by a subgroup transpose. With
+ * conv the forward passes are followed by the inverse ones, with the spectrum multiply while
+ * the forward result sits in shared memory in natural order (never padded). */
+static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int emulate)
 {
 	int n = p->npasses, total = conv ? 2 * n : n;
 	sbf(b, "#define FFT_SEQUENCE ");
 	for (int i = 0; i < total; i++) {
 		const struct fft_pass *cur = &p->pass[i % n];
+		int map, nsw;
+		pass_map(p, i % n, &map, &nsw);
 		if (i == 0) {
-			sbf(b, "load_global_r%d(); ", cur->radix);
+			sbf(b, "load_global_r%d(%d, %du); ", cur->radix, map, nsw);
 		} else {
 			const struct fft_pass *prev = &p->pass[(i - 1) % n];
-			int mult = conv && i == n;
-			for (int part = p->split ? 1 : 0; part <= (p->split ? 2 : 0); part++) {
-				sbf(b, "store_shared_r%d(%du, %d); barrier(); ", prev->radix, prev->ns, part);
-				if (mult)
-					sbf(b, "conv_multiply(%d); barrier(); ", part);
-				sbf(b, "load_shared_r%d(%d); barrier(); ", cur->radix, part);
+			int mult = conv && i == n, pmap, pnsw;
+			pass_map(p, (i - 1) % n, &pmap, &pnsw);
+			if (prev->shuffle && !mult) {
+				gen_transpose(b, p, prev->radix, emulate);
+			} else {
+				int pad = prev->pad && !mult;
+				for (int part = p->split ? 1 : 0; part <= (p->split ? 2 : 0); part++) {
+					sbf(b, "store_shared_r%d(%du, %d, %d, %d, %du); barrier(); ", prev->radix,
+					    prev->ns, part, pad, pmap, pnsw);
+					if (mult)
+						sbf(b, "conv_multiply(%d); barrier(); ", part);
+					sbf(b, "load_shared_r%d(%d, %d, %d, %du); barrier(); ", cur->radix, part,
+					    pad, map, nsw);
+				}
 			}
 			if (mult)
 				sbf(b, "SIGN = 1.0; ");
 		}
 		if (total == 1)
 			sbf(b, "barrier(); ");
-		sbf(b, "compute_r%d(%du, %du); ", cur->radix, cur->ns, cur->tw_offset);
+		sbf(b, "compute_r%d(%du, %du, %d, %du); ", cur->radix, cur->ns, cur->tw_offset, map, nsw);
 	}
+	int map, nsw;
+	pass_map(p, (total - 1) % n, &map, &nsw);
 	const struct fft_pass *last = &p->pass[(total - 1) % n];
-	sbf(b, "store_global_r%d(%du);\n", last->radix, last->ns);
+	sbf(b, "store_global_r%d(%du, %d, %du);\n", last->radix, last->ns, map, nsw);
 }
 
 /* The fft_shared program for plan p: a transform (conv 0) in one direction, or the fused
@@ -210,7 +270,16 @@ static int shared_program(struct program_cache *pc, const struct fft_plan *p,
 	key.half = o->half;
 	key.norm_forward = o->norm_forward;
 	key.mode = conv ? 1 + kgray : 0;
+	key.bank_pad = p->bank_pad;
+	key.subgroup = p->subgroup;
+	key.sg_emulate = p->subgroup && o->subgroup == FFT_SG_EMULATE;
+	for (int i = 0; i < p->npasses; i++) {
+		key.pads |= p->pass[i].pad ? 1u << i : 0;
+		key.shuffles |= p->pass[i].shuffle ? 1u << i : 0;
+	}
 	struct sb b = {0};
+	if (p->subgroup && !key.sg_emulate) /* before any other token */
+		sbf(&b, "#extension GL_KHR_shader_subgroup_shuffle : require\n");
 	common_defines(&b, key.components, key.half, inverse, key.twiddles, conv);
 	int vregs = 1, used[17] = {0};
 	for (int i = 0; i < p->npasses; i++) {
@@ -221,12 +290,15 @@ static int shared_program(struct program_cache *pc, const struct fft_plan *p,
 		used[r] = 1;
 	}
 	char sc[32];
+	int elem = p->split ? 8 : o->components * 4;
 	sbf(&b, "#define N %d\n#define NSIG %d\n#define NTHR %d\n#define VREGS %d\n#define SPLIT %d\n"
 	        "#define SCALE %s\n#define KGRAY %d\n",
 	    p->m, p->signals, p->threads, vregs, p->split, scale_text(sc, sizeof sc, scale), kgray);
+	sbf(&b, "#define S_ELEMS %d\n#define SPAD_LOG %d\n#define SG_W %d\n#define SG_EMULATE %d\n",
+	    p->shared_bytes / elem, p->bank_pad, p->subgroup, key.sg_emulate);
 	for (int r = 2; r <= 16; r++)
 		sbf(&b, "#define USE_R%d %d\n", r, used[r]);
-	gen_sequence(&b, p, conv);
+	gen_sequence(&b, p, conv, key.sg_emulate);
 	if (b.oom) {
 		free(b.s);
 		return FFT_E_NOMEM;
@@ -545,7 +617,7 @@ static int tune_candidates(const struct egl_info *info, int n, int adjacent,
 		cand[nc++].signals = row_bytes[i] / selem > 1 ? row_bytes[i] / selem : 1;
 	}
 	struct fft_plan_opts po = {o->max_radix, FFT_TECH_BLOCKED, o->twiddles, o->components,
-	                           info->max_shared_memory, info->max_invocations, 1, 0, 0, o->half};
+	                           info->max_shared_memory, info->max_invocations, 1, 0, 0, o->half, 0, 0};
 	struct fft_plan p;
 	if (!fft_plan_make(n, &po, &p) && p.blocked && p.threads > 1) {
 		cand[nc] = *o;
@@ -714,7 +786,8 @@ static int create_axis(struct program_cache *pc, const struct egl_info *info, in
 		a->log = *log;
 	struct fft_plan_opts po = {a->opts.max_radix, o->technique, o->twiddles, o->components,
 	                           info->max_shared_memory, info->max_invocations, signals_adjacent,
-	                           o->threads, o->signals, o->half};
+	                           o->threads, o->signals, o->half, o->bank_pad,
+	                           subgroup_width(info, o->subgroup)};
 	int rc = fft_plan_make(n, &po, &a->plan);
 	if (rc) {
 		snprintf(err, FFT_ERR_LEN, "length %d: %s", n, fft_plan_strerror(rc));
@@ -810,6 +883,11 @@ void fft_axis_destroy(struct fft_axis *a)
 const struct fft_plan *fft_axis_plan(const struct fft_axis *a)
 {
 	return &a->plan;
+}
+
+const struct fft_axis *fft_axis_inner(const struct fft_axis *a)
+{
+	return a->inner;
 }
 
 static void set_uniforms(const struct prog *p, size_t offset, size_t sig_stride,
@@ -1069,7 +1147,7 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	c->info = info;
 	struct fft_plan_opts po = {o->max_radix, FFT_TECH_SHARED, o->twiddles, 4,
 	                           info->max_shared_memory, info->max_invocations, 0, o->threads,
-	                           0, o->half};
+	                           0, o->half, o->bank_pad, subgroup_width(info, o->subgroup)};
 	int rc = fft_plan_make(n, &po, &c->plan);
 	struct fft_plan *p = &c->plan;
 	/* two rows a group: whole vec4 if they fit, else two vec2 rounds */
@@ -1081,7 +1159,7 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 		return FFT_E_PLAN;
 	}
 	p->signals = 2;
-	p->shared_bytes = 2 * n * (p->split ? 8 : 16);
+	fft_plan_exchanges(p, &po); /* padding and transposes for two signals a group */
 	rc = shared_program(pc, p, o, 0, 1, gray, 1.0 / n, &c->prog, err);
 	if (rc) {
 		free(c);
@@ -1094,6 +1172,11 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 void fft_conv_destroy(struct fft_conv *c)
 {
 	free(c);
+}
+
+const struct fft_plan *fft_conv_plan(const struct fft_conv *c)
+{
+	return &c->plan;
 }
 
 int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel)

@@ -32,6 +32,15 @@ enum fft_error {
 
 enum fft_axes { FFT_ROWS = 1, FFT_COLS = 2, FFT_BOTH = 3 };
 
+/* fft_opts.subgroup: register exchanges by subgroup shuffles in the shared technique */
+enum fft_subgroup {
+	FFT_SG_OFF = 0,
+	FFT_SG_ON = 1,      /* where the context has GL_KHR_shader_subgroup shuffles in compute
+	                       shaders (egl_info.subgroup_shuffle); otherwise the same as off */
+	FFT_SG_EMULATE = 2, /* tests: the same exchanges and mappings, each shuffle done through
+	                       shared memory and barriers (for drivers without shuffles); slow */
+};
+
 struct fft_opts {
 	int technique;   /* enum fft_technique: auto picks shared where the signal fits; blocked
 	                    applies to columns (signals_adjacent), and an axis of rows asked for it
@@ -45,6 +54,12 @@ struct fft_opts {
 	int threads;     /* shared: invocations per signal; blocked: the most invocations per signal
 	                    in a sweep; 0: the plan's choice */
 	int signals;     /* blocked: signals per work group; 0: the plan's choice (64-byte rows) */
+	int bank_pad;    /* 1: shared technique: pad the shared-memory index of the exchanges that
+	                    would meet in the same banks, where the array still fits (fft_plan.h) */
+	int subgroup;    /* enum fft_subgroup: shared technique: pairs of passes of one radix
+	                    exchange by subgroup shuffles instead of shared memory (fft_plan.h);
+	                    neither switch is in the wisdom's key (shapes measured with other
+	                    switches are used as they are) */
 	struct fft_wisdom *wisdom; /* with technique auto: the shape measured fastest (measuring
 	                              the candidates on first use of a shape), or NULL */
 	const char *hooks; /* shader sources ("a+b") defining, for vec4 data, the forward
@@ -76,6 +91,8 @@ void fft_axis_destroy(struct fft_axis *a); /* NULL-safe */
 int fft_axis_execute(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
                      size_t elem_stride, int count, int inverse);
 const struct fft_plan *fft_axis_plan(const struct fft_axis *a);
+/* Bluestein's inner transform of its padded length (its plan tells how it runs), or NULL. */
+const struct fft_axis *fft_axis_inner(const struct fft_axis *a);
 
 /* ---- 2D: a width x height row-major buffer ---- */
 struct fft;
@@ -112,11 +129,13 @@ struct fft_conv;
  * each (k, l) with its Hermitian partner (count - k, n - l) as the packed real convolution needs
  * (gray: a real kernel's plain vec2 spectrum, multiplied directly), then transformed back and
  * scaled by 1/n. The kernel buffer has the same layout (float32). FFT_E_PLAN when two rows do
- * not fit the device's shared memory. o: components must be 4; half, twiddles, threads apply. */
+ * not fit the device's shared memory. o: components must be 4; half, twiddles, threads,
+ * bank_pad and subgroup apply. */
 int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
                     int gray, const struct fft_opts *o, struct fft_conv **out,
                     char err[FFT_ERR_LEN]);
 void fft_conv_destroy(struct fft_conv *c); /* NULL-safe */
+const struct fft_plan *fft_conv_plan(const struct fft_conv *c); /* two signals a group */
 int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel);
 
 struct fft_axis *fft_rows(struct fft *f); /* NULL unless rows are transformed */

@@ -174,7 +174,7 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 		return 0;
 	p->threads = t;
 	p->signals = s;
-	p->shared_bytes = s * m * elem;
+	fft_plan_exchanges(p, o);
 	return 1;
 }
 
@@ -274,6 +274,51 @@ static int shape_blocked(struct fft_plan *p, const struct fft_plan_opts *o)
 	p->threads = maxt;
 	p->shared_bytes = c * maxlen * comps_bytes;
 	return 1;
+}
+
+static int is_pow2(int x)
+{
+	return x > 0 && !(x & (x - 1));
+}
+
+void fft_plan_exchanges(struct fft_plan *p, const struct fft_plan_opts *o)
+{
+	int m = p->m, s = p->signals, t = p->threads;
+	int elem = p->split ? 8 : (o->components == 4 ? 16 : 8);
+	int log_b = elem == 16 ? 3 : 4; /* elements per 128 bytes: 8 vec4, 16 vec2 */
+	int limit = o->shared_limit > 0 ? o->shared_limit : 16384;
+	int sg = o->subgroup;
+	int w = is_pow2(sg) && is_pow2(s) && s <= sg ? sg / s : 0; /* a signal's lanes in a subgroup */
+	int any_pad = 0;
+	for (int i = 0; i < p->npasses; i++)
+		p->pass[i].pad = p->pass[i].shuffle = 0;
+	p->subgroup = 0;
+	for (int i = 0; i + 1 < p->npasses; i++) {
+		int r = p->pass[i].radix;
+		if (w && t % w == 0 && t <= m && is_pow2(r) && r >= 2 && r <= w &&
+		    p->pass[i + 1].radix == r && !(i > 0 && p->pass[i - 1].shuffle)) {
+			p->pass[i].shuffle = 1;
+			p->subgroup = sg;
+			continue;
+		}
+		if (o->bank_pad && r % 2 == 0 && (long long)p->pass[i].ns * s < (1 << log_b)) {
+			p->pass[i].pad = 1;
+			any_pad = 1;
+		}
+	}
+	long long elems = (long long)s * m;
+	p->bank_pad = 0;
+	if (any_pad) {
+		long long padded = elems + ((elems - 1) >> log_b);
+		if (padded * elem <= limit) {
+			elems = padded;
+			p->bank_pad = log_b;
+		} else {
+			for (int i = 0; i < p->npasses; i++)
+				p->pass[i].pad = 0;
+		}
+	}
+	p->shared_bytes = (int)(elems * elem);
 }
 
 int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p)

@@ -60,12 +60,19 @@ struct fft_plan_opts {
 	                        invocations per signal in a sweep; 0: the plan's choice */
 	int signals;         /* blocked technique: signals per work group; 0: the plan's choice */
 	int half;            /* data stored as float16 pairs (the blocked plan's rows of C) */
+	int bank_pad;        /* 1: pad the shared-memory index of the exchanges prone to bank
+	                        conflicts (fft_plan_exchanges), where the padded array still fits */
+	int subgroup;        /* consecutive invocations that can exchange registers by shuffles (the
+	                        subgroup size, a power of two), or 0: every exchange through shared */
 };
 
 struct fft_pass {
 	int radix;     /* R */
 	int ns;        /* product of the earlier radices */
 	int tw_offset; /* first twiddle of this pass in the table */
+	int pad;       /* shared technique: the exchange after this pass uses the padded index */
+	int shuffle;   /* shared technique: the exchange after this pass is a register transpose by
+	                  subgroup shuffles, this pass and the next in the block mapping */
 };
 
 struct fft_sweep {
@@ -92,6 +99,8 @@ struct fft_plan {
 	                    and threads (the most of any sweep) describe its work groups */
 	int nsweeps;
 	struct fft_sweep sweep[FFT_MAX_PASSES];
+	int bank_pad;    /* log2 of the padding period in elements when an exchange is padded, or 0 */
+	int subgroup;    /* the subgroup width the shuffled exchanges assume, or 0 when none */
 };
 
 /* Radices of n under the strategy: odd prime factors (largest first), then the powers of two in
@@ -114,6 +123,36 @@ int fft_good_size(int n);
 
 /* Plans a 1D transform of length n. Returns 0 or a negative fft_plan_error. */
 int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p);
+
+/* For a shared-technique plan whose threads, signals and split are set: decides which exchanges
+ * between passes go by subgroup shuffles and which use the padded index (pass[i].shuffle,
+ * pass[i].pad, bank_pad, subgroup), and sets shared_bytes to the array that layout needs (the
+ * padding is dropped when the padded array would not fit o->shared_limit). fft_plan_make calls
+ * it; callers that change a plan's shape (two signals a group for the fused convolution) call it
+ * again. The exchange after the last pass (the fused convolution's multiply) is never padded.
+ *
+ * Padding (o->bank_pad): element index i of the shared array is stored at i + (i >> L), with
+ * 2^L elements per 128 bytes (32 banks of 4 bytes: 16 vec2, 8 vec4). Pass p stores butterfly j's
+ * output r at (j/Ns)*Ns*R + j%Ns + r*Ns (times the signals a group), so where Ns*signals < 2^L
+ * neighbouring invocations store R*signals elements apart: with R even they meet in the same
+ * banks (R-way at Ns = 1), and one skipped element per 2^L spreads them. Odd R and long runs
+ * (large Ns) already spread, and there the padding only moves the consecutive loads across a
+ * padding step, so only exchanges after an even radix with Ns*signals < 2^L are padded.
+ *
+ * Shuffles (o->subgroup): in the plain mapping (butterfly j on invocation j mod threads) an
+ * exchange stays inside one subgroup only where a pass's butterflies all sit on one subgroup's
+ * invocations (signals of 256 or less); elsewhere the store index moves the R digit into the
+ * invocation bits, so values cross subgroups (or, with Ns a multiple of threads, stay in the
+ * invocation: no such exchange in the default plans). Two neighbouring passes of the
+ * same power-of-two radix R <= subgroup/signals are therefore given another mapping: with
+ * M = n/(Ns*R*R), block c = lo + Ns*hm (lo < Ns, hm < M) and lane digit k < R, pass p runs
+ * butterfly lo + Ns*(hm + M*k) and pass p+1 butterfly lo + Ns*k + Ns*R*hm; then output r of
+ * (c, k) in pass p is input k of (c, r) in pass p+1: an R x R transpose over the R lanes of the
+ * block. Lane digit k sits at invocation bits of weight subgroup/(R*signals) inside one subgroup,
+ * so the transpose is log2(R) rounds of subgroupShuffleXor. Pairs are taken greedily from the
+ * first pass (a pass is in one pair at most); both passes need threads to be a multiple of
+ * subgroup/signals, and threads <= n. */
+void fft_plan_exchanges(struct fft_plan *p, const struct fft_plan_opts *o);
 
 const char *fft_plan_strerror(int code);
 

@@ -3,16 +3,20 @@
 // work group), and the passes between exchange through shared memory. Preamble defines:
 //   N (length), NSIG (signals per group, local x), NTHR (invocations per signal, local y),
 //   VREGS (values held per invocation), SPLIT (vec4 exchanged as two vec2 rounds),
+//   S_ELEMS (elements of the shared array), SPAD_LOG (padded exchanges: index i at
+//   i + (i >> SPAD_LOG)), SG_W (invocations a subgroup transpose spans, 0: none), SG_EMULATE
+//   (tests: that transpose through shared memory instead of shuffles),
 //   SCALE (applied on the final store), FFT_SEQUENCE (the pass calls, from gles/fft.c).
 // Element (signal s, index i) lives at data[u_offset + s*u_sig_stride + i*u_elem_stride].
+// gles/fft_plan.h explains the index mappings, the padding and the subgroup transposes.
 layout(local_size_x = NSIG, local_size_y = NTHR) in;
 layout(std430, binding = 0) buffer Data { ST data[]; };
 uniform uint u_offset, u_sig_stride, u_elem_stride, u_count;
 
 #if SPLIT
-shared vec2 s[N * NSIG];
+shared vec2 s[S_ELEMS];
 #else
-shared T s[N * NSIG];
+shared T s[S_ELEMS];
 #endif
 
 T v[VREGS];
@@ -21,8 +25,9 @@ bool g_valid; // this invocation's signal exists: load it
 bool g_store; // ... and store it (CONV: the second row of a self-paired group is not stored)
 
 // Per radix R: load from global / shared, twiddle + butterfly, store to shared / global.
-// Butterfly j of this invocation is g_tid + q*NTHR, its inputs v[q*R + r].
-// part: 0 whole element, 1 the .xy pair, 2 the .zw pair (SPLIT only).
+// Round q of this invocation runs butterfly j = bfly_j(q, ...), its inputs v[q*R + r].
+// part: 0 whole element, 1 the .xy pair, 2 the .zw pair (SPLIT only). pad: 1 for the padded
+// index of this exchange. map, nsw: the butterfly mapping (see bfly_j).
 #if SPLIT
 #define SLOAD(dst, idx, part) if (part == 1) dst.xy = s[idx]; else dst.zw = s[idx];
 #define SSTORE(idx, src, part) s[idx] = part == 1 ? src.xy : src.zw;
@@ -30,6 +35,7 @@ bool g_store; // ... and store it (CONV: the second row of a self-paired group i
 #define SLOAD(dst, idx, part) dst = s[idx];
 #define SSTORE(idx, src, part) s[idx] = src;
 #endif
+#define SIDX(idx, pad) ((pad) != 0 ? (idx) + ((idx) >> uint(SPAD_LOG)) : (idx))
 
 // Global reads of the first pass and writes of the last: the buffer's, or the caller's hooks
 // (gles/fft.h: fft_opts.hooks) for the forward transform's reads and the inverse's writes.
@@ -44,33 +50,57 @@ bool g_store; // ... and store it (CONV: the second row of a self-paired group i
 #define GSTORE(i, val) data[g_base + (i) * u_elem_stride] = st_store(val)
 #endif
 
-#define DEFINE_RADIX(R, BFLY, LOAD_G, LOAD_S, COMPUTE, STORE_S, STORE_G)                  \
-void LOAD_G()                                                                             \
+// The butterfly of round q in a radix-R pass: map 0 (the plain one), j = invocation + q*NTHR;
+// or, for the two passes around a subgroup transpose whose writer has stride nsw, block c with
+// lane digit k (k picks one of R lanes SG_W/R invocations apart in a subgroup; the blocks of a
+// subgroup sit on its neighbouring lanes): map 1, the writer, j = lo + nsw*(hm + M*k); map 2, the
+// reader, j = lo + nsw*k + nsw*R*hm (lo = c % nsw, hm = c / nsw, M = N/(nsw*R*R)). Past the last
+// butterfly: 0xffffffff.
+uint bfly_j(uint q, uint R, int map, uint nsw)
+{
+	if (map == 0)
+		return g_tid + q * uint(NTHR);
+#if SG_W
+	const uint GW = uint(SG_W) / uint(NSIG); // a signal's invocations in one subgroup
+	uint per = GW / R, t = g_tid % GW;
+	uint c = (g_tid / GW) * per + t % per + q * (uint(NTHR) / R);
+	uint M = uint(N) / (max(nsw, 1u) * R * R); // nsw is 0 only for map 0
+	if (c >= nsw * M)
+		return 0xffffffffu;
+	uint lo = c % nsw, hm = c / nsw, k = t / per;
+	return map == 1 ? lo + nsw * (hm + M * k) : lo + nsw * k + nsw * R * hm;
+#else
+	return 0xffffffffu;
+#endif
+}
+
+#define DEFINE_RADIX(R, BFLY, LOAD_G, LOAD_S, COMPUTE, STORE_S, STORE_G)                 \
+void LOAD_G(int map, uint nsw)                                                            \
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = g_tid + q * uint(NTHR);                                                  \
+		uint j = bfly_j(q, R, map, nsw);                                                  \
 		if (j < NB && g_valid)                                                            \
 			for (uint r = 0u; r < R; r++)                                                 \
 				v[q * R + r] = GLOAD(j + r * NB);                                         \
 	}                                                                                     \
 }                                                                                         \
-void LOAD_S(int part)                                                                     \
+void LOAD_S(int part, int pad, int map, uint nsw)                                         \
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = g_tid + q * uint(NTHR);                                                  \
+		uint j = bfly_j(q, R, map, nsw);                                                  \
 		if (j < NB)                                                                       \
 			for (uint r = 0u; r < R; r++) {                                               \
-				SLOAD(v[q * R + r], (j + r * NB) * uint(NSIG) + g_lsig, part)            \
+				SLOAD(v[q * R + r], SIDX((j + r * NB) * uint(NSIG) + g_lsig, pad), part)  \
 			}                                                                             \
 	}                                                                                     \
 }                                                                                         \
-void COMPUTE(uint ns, uint two)                                                           \
+void COMPUTE(uint ns, uint two, int map, uint nsw)                                        \
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = g_tid + q * uint(NTHR);                                                  \
+		uint j = bfly_j(q, R, map, nsw);                                                  \
 		if (j < NB) {                                                                     \
 			uint k = j % ns;                                                              \
 			T x[R];                                                                       \
@@ -83,24 +113,24 @@ void COMPUTE(uint ns, uint two)                                                 
 		}                                                                                 \
 	}                                                                                     \
 }                                                                                         \
-void STORE_S(uint ns, int part)                                                           \
+void STORE_S(uint ns, int part, int pad, int map, uint nsw)                               \
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = g_tid + q * uint(NTHR);                                                  \
+		uint j = bfly_j(q, R, map, nsw);                                                  \
 		if (j < NB) {                                                                     \
 			uint o = (j / ns) * ns * R + j % ns;                                          \
 			for (uint r = 0u; r < R; r++) {                                               \
-				SSTORE((o + r * ns) * uint(NSIG) + g_lsig, v[q * R + r], part)           \
+				SSTORE(SIDX((o + r * ns) * uint(NSIG) + g_lsig, pad), v[q * R + r], part) \
 			}                                                                             \
 		}                                                                                 \
 	}                                                                                     \
 }                                                                                         \
-void STORE_G(uint ns)                                                                     \
+void STORE_G(uint ns, int map, uint nsw)                                                  \
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = g_tid + q * uint(NTHR);                                                  \
+		uint j = bfly_j(q, R, map, nsw);                                                  \
 		if (j < NB && g_store) {                                                          \
 			uint o = (j / ns) * ns * R + j % ns;                                          \
 			for (uint r = 0u; r < R; r++)                                                 \
@@ -135,6 +165,77 @@ DEFINE_RADIX(13u, bfly13, load_global_r13, load_shared_r13, compute_r13, store_s
 #endif
 #if USE_R16
 DEFINE_RADIX(16u, bfly16, load_global_r16, load_shared_r16, compute_r16, store_shared_r16, store_global_r16)
+#endif
+
+#if SG_W
+// The exchange between the two passes of a subgroup transpose (gles/fft_plan.h): in each round q,
+// the R lanes of a block (lane digit k) hold the writer's outputs r in v[q*R + r]; the reader's
+// input r' of lane k is output k of lane r'. Transposed as 2 x 2 blocks of bits: for each bit b
+// of the lane digit and each slot pair (i, i|b) (i without b), the lane with k & b keeps slot
+// i|b and swaps slot i with its partner's slot i|b (lane k ^ b, SG_W/R * b invocations away in
+// the linear index); log2(R) rounds of R/2 shuffles swap every lane bit with its slot bit.
+uint sg_k(uint R)
+{
+	const uint GW = uint(SG_W) / uint(NSIG);
+	return (g_tid % GW) / (GW / R);
+}
+#if SG_EMULATE
+// Tests on drivers without subgroup shuffles: each swap goes through shared memory (free here:
+// every value is in registers), called from FFT_SEQUENCE as put; barrier(); get; barrier();
+// (barriers belong in main). Subgroups are taken as SG_W consecutive invocations.
+void sg_put(uint R, uint q, uint b, uint i, int part)
+{
+	bool hi = (sg_k(R) & b) != 0u;
+	T x = hi ? v[q * R + i] : v[q * R + (i | b)];
+	SSTORE(gl_LocalInvocationIndex, x, part)
+}
+void sg_get(uint R, uint q, uint b, uint i, int part)
+{
+	bool hi = (sg_k(R) & b) != 0u;
+	uint src = gl_LocalInvocationIndex ^ (b * (uint(SG_W) / R));
+	T x = hi ? v[q * R + i] : v[q * R + (i | b)];
+	SLOAD(x, src, part)
+	if (hi)
+		v[q * R + i] = x;
+	else
+		v[q * R + (i | b)] = x;
+}
+#else
+// Lanes must be gl_LocalInvocationIndex % gl_SubgroupSize (consecutive invocations form a
+// subgroup, as on NVIDIA, AMD and Intel) and SG_W at most the subgroup size; the selects keep
+// the register indices constant (a dynamic index would put v in local memory), and every loop
+// counts up to a constant, so that it unrolls.
+#define DEFINE_SG_TRANSPOSE(R, LOG_R, NAME)                                               \
+void NAME()                                                                               \
+{                                                                                         \
+	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
+	uint k = sg_k(R);                                                                     \
+	for (uint q = 0u; q < PER; q++)                                                       \
+		for (uint l = 0u; l < LOG_R; l++) {                                               \
+			uint b = (R / 2u) >> l;                                                       \
+			bool hi = (k & b) != 0u;                                                      \
+			for (uint i = 0u; i < R; i++)                                                 \
+				if ((i & b) == 0u) {                                                      \
+					T lo_v = v[q * R + (i | b)], hi_v = v[q * R + i];                     \
+					T got = subgroupShuffleXor(hi ? hi_v : lo_v, b * (uint(SG_W) / R));   \
+					v[q * R + i] = hi ? got : hi_v;                                       \
+					v[q * R + (i | b)] = hi ? lo_v : got;                                 \
+				}                                                                         \
+		}                                                                                 \
+}
+#if USE_R2
+DEFINE_SG_TRANSPOSE(2u, 1u, sg_transpose_r2)
+#endif
+#if USE_R4
+DEFINE_SG_TRANSPOSE(4u, 2u, sg_transpose_r4)
+#endif
+#if USE_R8
+DEFINE_SG_TRANSPOSE(8u, 3u, sg_transpose_r8)
+#endif
+#if USE_R16
+DEFINE_SG_TRANSPOSE(16u, 4u, sg_transpose_r16)
+#endif
+#endif
 #endif
 
 #if CONV

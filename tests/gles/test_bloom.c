@@ -2,7 +2,8 @@
  * convolution on small images (odd and even kernels, off-centre centres, colour and grayscale),
  * an FFT-based CPU convolution on larger ones, the bloom formula (prefilter, luminance
  * normalisation, add and mix), the packed colour path against per-channel runs, energy kept by
- * a normalised kernel, cache hits, kernel scale, presets and errors. Fresh random data. */
+ * a normalised kernel, cache hits, kernel scale, presets and errors; the FFT's switches (padded
+ * exchanges, subgroup transposes) through the fused column pass. Fresh random data. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "gles/bloom.h"
+#include "gles/fft.h"
 #include "gles/fft_cpu.h"
 #include "gles/fft_plan.h"
 #include "tests/testutil.h"
@@ -529,6 +531,95 @@ static void test_fused_vs_separate(void **state)
 	bloom_ctx_destroy(sep);
 }
 
+/* The fused convolution's plan for a padded size under FFT options: counts its padded and
+ * transposed exchanges, and whether it splits vec4 into vec2 rounds. */
+static void conv_plan_use(int pw, int ph, const struct fft_opts *o, int *pads, int *shuffles,
+                          int *split)
+{
+	struct fft_conv *c;
+	char err[FFT_ERR_LEN];
+	*pads = *shuffles = *split = 0;
+	if (fft_conv_create(g_pc, egl_ctx_info(tu_gl_context()), ph, pw, 0, o, &c, err))
+		return;
+	const struct fft_plan *p = fft_conv_plan(c);
+	for (int i = 0; i < p->npasses; i++) {
+		*pads += p->pass[i].pad;
+		*shuffles += p->pass[i].shuffle;
+	}
+	*split = p->split;
+	fft_conv_destroy(c);
+}
+
+/* Convolutions through a context whose transforms use the FFT switches (the fused columns of
+ * 256, 1536 = 3 * 512 in two vec2 rounds, and 2048), against the CPU references; fp16 too.
+ * Returns how many fused column plans used a padded / transposed exchange. */
+static void check_switched(int bank_pad, int subgroup, int *padded, int *shuffled)
+{
+	char err[BLOOM_ERR_LEN];
+	struct bloom_ctx *sw, *saved = g_b;
+	struct bloom_ctx_opts so = {.fft_bank_pad = bank_pad, .fft_subgroup = subgroup};
+	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &so, NULL, &sw, err), 0);
+	g_b = sw; /* check_convolve runs on g_b */
+	/* image, kernel: padded heights 256 ([8, 8, 4]), 1536 ([3, 8, 8, 8]), 2048 ([8, 8, 8, 4]) */
+	static const int cases[][5] = {{120, 200, 31, 51, 0}, {40, 1400, 9, 51, 1}, {40, 1900, 9, 101, 0}};
+	*padded = *shuffled = 0;
+	for (int i = 0; i < 3; i++) {
+		int w = cases[i][0], h = cases[i][1], kw = cases[i][2], kh = cases[i][3];
+		check_convolve(w, h, 4, kw, kh, 3, cases[i][4], "", kw / 2, kh / 2, 1);
+		struct fft_opts o = {.components = 4, .bank_pad = bank_pad, .subgroup = subgroup};
+		int pads, shuffles, split;
+		conv_plan_use(fft_good_size(w + kw - 1), fft_good_size(h + kh - 1), &o, &pads, &shuffles,
+		              &split);
+		printf("  fused columns of %d: %d padded, %d transposed exchanges%s\n",
+		       fft_good_size(h + kh - 1), pads, shuffles, split ? ", vec2 rounds" : "");
+		*padded += pads > 0;
+		*shuffled += shuffles > 0;
+	}
+	/* float16 storage through the same plans */
+	int w = 120, h = 200;
+	struct image in = rand_image(w, h, 4, 0, 4), k = rand_image(31, 51, 3, 0, 1);
+	struct bloom_params p;
+	bloom_params_defaults(&p, BLOOM_OP_CONVOLVE);
+	p.precision = BLOOM_FP16;
+	struct image out;
+	struct bloom_stats st;
+	run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
+	assert_int_equal(st.fused, 1);
+	double *src = rgba_of(&in), *ref = malloc((size_t)w * h * 4 * sizeof *ref);
+	conv_fft(src, w, h, &k, 15, 25, 1.0, ref);
+	int ok = compare("convolve fp16, switched FFT", &out, ref, TOL_FP16);
+	image_free(&in), image_free(&k), image_free(&out);
+	free(src), free(ref);
+	g_b = saved;
+	bloom_ctx_destroy(sw);
+	assert_true(ok);
+}
+
+static void test_fft_switches(void **state)
+{
+	(void)state;
+	int padded, shuffled;
+	check_switched(1, FFT_SG_OFF, &padded, &shuffled);
+	assert_true(padded >= 2 && shuffled == 0); /* 2048's padded pair does not fit 32 KiB */
+	check_switched(0, FFT_SG_EMULATE, &padded, &shuffled);
+	assert_true(padded == 0 && shuffled == 3);
+	check_switched(1, FFT_SG_EMULATE, &padded, &shuffled);
+	assert_true(shuffled == 3);
+}
+
+static void test_fft_switches_subgroup(void **state)
+{
+	(void)state;
+	int padded, shuffled;
+	const struct egl_info *info = egl_ctx_info(tu_gl_context());
+	if (!info->subgroup_shuffle) {
+		printf("skipped: no subgroup shuffle (%s)\n", info->renderer);
+		skip();
+	}
+	check_switched(1, FFT_SG_ON, &padded, &shuffled);
+	assert_true(shuffled >= 1);
+}
+
 /* The prefilter folded into the first row transform and the composite into the last, against
  * the separate passes (already checked against the CPU references above): bloom (add and mix,
  * with a threshold) and convolve, fused and separate columns, float32 and float16 storage, and
@@ -817,6 +908,8 @@ int main(void)
 		cmocka_unit_test(test_kernel_scale_and_presets),
 		cmocka_unit_test(test_fp16_storage),
 		cmocka_unit_test(test_fused_vs_separate),
+		cmocka_unit_test(test_fft_switches),
+		cmocka_unit_test(test_fft_switches_subgroup),
 		cmocka_unit_test(test_folded_vs_unfolded),
 		cmocka_unit_test(test_rerun_stages),
 		cmocka_unit_test(test_yuv_in),

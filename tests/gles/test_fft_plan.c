@@ -1,5 +1,5 @@
 /* FFT planning on the CPU: factorization strategy, pass strides and twiddle offsets, shared-
- * memory fit, fft_good_size. No GPU needed. */
+ * memory fit, fft_good_size, padded and transposed exchanges. No GPU needed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,7 +103,7 @@ static void test_native_and_good_size(void **state)
 static void test_passes(void **state)
 {
 	(void)state;
-	struct fft_plan_opts o = {8, FFT_TECH_AUTO, FFT_TW_COMPUTED, 2, 49152, 1024, 0, 0, 0, 0};
+	struct fft_plan_opts o = {8, FFT_TECH_AUTO, FFT_TW_COMPUTED, 2, 49152, 1024, 0, 0, 0, 0, 0, 0};
 	int ns_[] = {1, 2, 7, 64, 97, 360, 1000, 1080, 1920, 2048, 2187, 4096, 4099, 6144, 8192};
 	for (size_t i = 0; i < sizeof ns_ / sizeof ns_[0]; i++) {
 		struct fft_plan p;
@@ -221,7 +221,7 @@ static void test_blocked(void **state)
 {
 	(void)state;
 	/* the H200's limits (48 KiB, 1024 invocations), and llvmpipe's 32 KiB */
-	struct fft_plan_opts o = {8, FFT_TECH_BLOCKED, FFT_TW_COMPUTED, 2, 49152, 1024, 1, 0, 0, 0};
+	struct fft_plan_opts o = {8, FFT_TECH_BLOCKED, FFT_TW_COMPUTED, 2, 49152, 1024, 1, 0, 0, 0, 0, 0};
 	int cols[] = {1024, 2048, 4096, 1080, 2187, 4375, 1350, 2240, 1344, 8192, 65536};
 	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
 		o.components = 2;
@@ -271,12 +271,104 @@ static void test_blocked(void **state)
 	assert_string_equal(fft_technique_name(FFT_TECH_BLOCKED), "blocked");
 }
 
+/* A plan's exchanges as text, one letter each: m shared, p padded, s subgroup transpose. */
+static const char *xch(const struct fft_plan *p)
+{
+	static char buf[FFT_MAX_PASSES + 1];
+	int k = 0;
+	for (int i = 0; i + 1 < p->npasses; i++)
+		buf[k++] = p->pass[i].shuffle ? 's' : p->pass[i].pad ? 'p' : 'm';
+	buf[k] = 0;
+	return buf;
+}
+
+static void test_exchanges(void **state)
+{
+	(void)state;
+	/* an H200's limits (48 KiB, 1024 invocations, subgroups of 32): vec4 rows */
+	struct fft_plan_opts o = {.max_radix = 8, .technique = FFT_TECH_AUTO, .components = 4,
+	                          .shared_limit = 49152, .max_invocations = 1024, .subgroup = 32};
+	static const struct { int n; const char *sg, *pad; int pad_bytes; } rows4[] = {
+		{1024, "smm", "pmm", (1024 + 127) * 16},       /* 8 8 8 2 */
+		{1920, "mmsm", "mmmm", 1920 * 16},             /* 5 3 8 8 2 */
+		{2048, "smm", "pmm", (2048 + 255) * 16},       /* 8 8 8 4 */
+		{2240, "mms", "mmm", 2240 * 16},               /* 7 5 8 8 */
+		{4375, "mmmm", "mmmm", 4375 * 8},              /* 7 5 5 5 5, split */
+		{4096, "sms", "ppm", (4096 + 255) * 8},        /* 8 8 8 8, split */
+	};
+	struct fft_plan p;
+	for (size_t i = 0; i < sizeof rows4 / sizeof rows4[0]; i++) {
+		o.bank_pad = 0;
+		o.subgroup = 32;
+		assert_int_equal(fft_plan_make(rows4[i].n, &o, &p), 0);
+		printf("n %d vec4 rows: subgroup %s", rows4[i].n, xch(&p));
+		assert_string_equal(xch(&p), rows4[i].sg);
+		assert_int_equal(p.subgroup, strchr(rows4[i].sg, 's') ? 32 : 0);
+		o.bank_pad = 1;
+		o.subgroup = 0;
+		assert_int_equal(fft_plan_make(rows4[i].n, &o, &p), 0);
+		printf(", padded %s (%d B)\n", xch(&p), p.shared_bytes);
+		assert_string_equal(xch(&p), rows4[i].pad);
+		assert_int_equal(p.shared_bytes, rows4[i].pad_bytes);
+	}
+	/* the padded array past the limit: the plain layout, same shape */
+	o.shared_limit = 32768;
+	assert_int_equal(fft_plan_make(2048, &o, &p), 0);
+	assert_true(p.shared && !p.split && p.bank_pad == 0 && p.shared_bytes == 32768);
+	assert_string_equal(xch(&p), "mmm");
+	/* invariants over every length to 4100, vec2 and vec4, rows and columns, each switch alone
+	 * and both (k bit 0: vec4, bit 1: columns, bits 2-3: padding, subgroup) */
+	int counts[3] = {0, 0, 0};
+	for (int n = 2; n <= 4100; n++)
+		for (int k = 4; k < 16; k++) {
+			struct fft_plan_opts q = {.max_radix = 8, .technique = FFT_TECH_AUTO,
+			                          .components = k & 1 ? 4 : 2, .shared_limit = 49152,
+			                          .max_invocations = 1024, .signals_adjacent = (k >> 1) & 1,
+			                          .bank_pad = (k >> 2) & 1, .subgroup = k & 8 ? 32 : 0};
+			if (fft_plan_make(n, &q, &p) || !p.shared || p.bluestein)
+				continue;
+			int elem = p.split ? 8 : q.components * 4, lb = elem == 16 ? 3 : 4, any = 0;
+			for (int i = 0; i < p.npasses; i++) {
+				const struct fft_pass *x = &p.pass[i];
+				if (x->shuffle) {
+					int w = 32 / p.signals;
+					assert_true(i + 1 < p.npasses && p.pass[i + 1].radix == x->radix);
+					assert_true(!(x->radix & (x->radix - 1)) && x->radix <= w);
+					assert_true(p.threads % w == 0 && p.threads <= p.m);
+					assert_false(x->pad || p.pass[i + 1].shuffle);
+					counts[0]++;
+				}
+				if (x->pad) {
+					assert_true(i + 1 < p.npasses && x->radix % 2 == 0);
+					assert_true(x->ns * p.signals < (1 << lb));
+					any = 1;
+					counts[1]++;
+				}
+			}
+			long long plain = (long long)p.signals * p.m * elem;
+			assert_true(p.shared_bytes <= q.shared_limit);
+			assert_true(any ? p.shared_bytes > plain && p.bank_pad == lb
+			                : p.shared_bytes == plain && p.bank_pad == 0);
+			/* off, the plan is what it was */
+			struct fft_plan r;
+			q.bank_pad = q.subgroup = 0;
+			assert_int_equal(fft_plan_make(n, &q, &r), 0);
+			assert_true(r.shared_bytes == plain && r.threads == p.threads && r.signals == p.signals);
+			for (int i = 0; i < r.npasses; i++)
+				assert_false(r.pass[i].pad || r.pass[i].shuffle);
+			counts[2]++;
+		}
+	printf("%d shared plans: %d transposes, %d padded exchanges\n", counts[2], counts[0], counts[1]);
+	assert_true(counts[0] > 100 && counts[1] > 50);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_factorization),
 		cmocka_unit_test(test_native_and_good_size),
 		cmocka_unit_test(test_passes),
+		cmocka_unit_test(test_exchanges),
 		cmocka_unit_test(test_blocked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
