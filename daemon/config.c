@@ -93,6 +93,9 @@
 	 "FFTBLOOM_JPEG_QUALITY", C(jpeg_quality)},                                               \
 	{"jpeg-subsampling", OPT_ENUM, 0, 0, "444", "444|420", "chroma of JPEG answers",         \
 	 "FFTBLOOM_JPEG_SUBSAMPLING", C(jpeg_subsampling)},                                       \
+	{"persistent-map", OPT_BOOL, 0, 1, "true", NULL,                                          \
+	 "JPEG planes through buffers mapped once (GL_EXT_buffer_storage), where the driver has it", \
+	 "FFTBLOOM_PERSISTENT_MAP", C(persistent_map)},                                           \
 	{"jpeg-planes", OPT_BOOL, 0, 1, "true", NULL,                                             \
 	 "JPEG frames cross to the GPU and back as YUV planes (colour conversion on the GPU)",    \
 	 "FFTBLOOM_JPEG_PLANES", C(jpeg_planes)}

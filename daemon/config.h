@@ -54,6 +54,7 @@ struct config {
 	int jpeg_quality;              /* default JPEG quality of answers */
 	int jpeg_subsampling;          /* 0: 4:4:4, 1: 4:2:0 for JPEG answers */
 	int jpeg_planes;               /* 1: JPEG in and out as YUV planes, converted on the GPU */
+	int persistent_map;            /* 1: planes through persistently mapped buffers */
 };
 
 extern const struct opt_def config_table[];

@@ -1,7 +1,9 @@
 /* FFT convolution bloom on the GPU; see bloom.h for the operation and its GL contract. */
 #include "gles/bloom.h"
 
+#include <EGL/egl.h>
 #include <GLES3/gl31.h>
+#include <GLES2/gl2ext.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +77,11 @@ struct bloom_ctx {
 	size_t host_bytes;
 	GLuint yin, yout, ystage; /* JPEG planes in, out, and out's mapped copy; grown as needed */
 	GLuint hook;              /* the folded passes' parameters (bloom_hooks.comp's Hook) */
+	/* GL_EXT_buffer_storage: yin and ystage made immutable and mapped once, persistently
+	 * (coherent), so a frame's planes go in by memcpy and come out after a fence, with no map,
+	 * unmap or buffer update call per frame; NULL without the extension */
+	PFNGLBUFFERSTORAGEEXTPROC buffer_storage;
+	unsigned char *yin_map, *ystage_map;
 	struct {                  /* the last bloom_run_frame's GPU stages (bloom_rerun_stages) */
 		int valid, op, w, h;
 		struct plan *q;
@@ -129,6 +136,8 @@ int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
 		snprintf(err, BLOOM_ERR_LEN, "out of memory");
 		return BLOOM_E_NOMEM;
 	}
+	if (info->buffer_storage && !b->opts.no_persistent_map)
+		b->buffer_storage = (PFNGLBUFFERSTORAGEEXTPROC)eglGetProcAddress("glBufferStorageEXT");
 	*out = b;
 	return 0;
 }
@@ -769,6 +778,34 @@ static int grow_buffer(GLuint *buf, size_t *have, size_t bytes, GLenum usage)
 	return *buf ? 0 : BLOOM_E_NOMEM;
 }
 
+/* As grow_buffer, for a buffer kept mapped (GL_EXT_buffer_storage, coherent): read 1 for the
+ * CPU reading it, 0 for writing. *map is the mapping. 0 or BLOOM_E_NOMEM. */
+static int grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned char **map,
+                       size_t bytes, int read)
+{
+	if (bytes <= *have && *buf)
+		return 0;
+	if (*buf)
+		glDeleteBuffers(1, buf); /* unmaps it */
+	*buf = 0, *have = 0, *map = NULL;
+	GLbitfield f = (read ? GL_MAP_READ_BIT : GL_MAP_WRITE_BIT) | GL_MAP_PERSISTENT_BIT_EXT |
+	               GL_MAP_COHERENT_BIT_EXT;
+	glGenBuffers(1, buf);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
+	b->buffer_storage(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, NULL, f);
+	if (glGetError() == GL_NO_ERROR)
+		*map = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)bytes, f);
+	if (!*map) {
+		glDeleteBuffers(1, buf);
+		*buf = 0;
+		while (glGetError() != GL_NO_ERROR) {
+		}
+		return BLOOM_E_NOMEM;
+	}
+	*have = bytes;
+	return 0;
+}
+
 static void set_planes(GLuint prog, const struct yuv_image *y)
 {
 	glUniform2i(glGetUniformLocation(prog, "u_sub"), y->sub_x, y->sub_y);
@@ -807,12 +844,18 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	int rc = get_program(b, "bloom_common+yuv_unpack", 0, 0, &prog, err);
 	if (rc)
 		return rc;
-	if (grow_buffer(&b->yin, &b->yin_bytes, y->bytes, GL_STREAM_DRAW)) {
+	if (b->buffer_storage ? grow_mapped(b, &b->yin, &b->yin_bytes, &b->yin_map, y->bytes, 0)
+	                      : grow_buffer(&b->yin, &b->yin_bytes, y->bytes, GL_STREAM_DRAW)) {
 		snprintf(err, BLOOM_ERR_LEN, "planes upload: out of GPU memory");
 		return BLOOM_E_NOMEM;
 	}
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->yin);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)y->bytes, y->data);
+	if (b->yin_map) { /* coherent: seen by the commands issued after it; the last frame's
+	                     commands have all completed (its read-back waited for them) */
+		memcpy(b->yin_map, y->data, y->bytes);
+	} else {
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->yin);
+		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)y->bytes, y->data);
+	}
 	set_sizes(prog, w, h, q->pw, q->ph);
 	set_planes(prog, y);
 	glUniform2ui(glGetUniformLocation(prog, "u_src"), (GLuint)y->width, (GLuint)y->height);
@@ -837,7 +880,8 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 		return rc;
 	size_t bytes = y->bytes + 4;
 	if (grow_buffer(&b->yout, &b->yout_bytes, bytes, GL_DYNAMIC_COPY) ||
-	    grow_buffer(&b->ystage, &b->ystage_bytes, bytes, GL_STREAM_READ)) {
+	    (b->buffer_storage ? grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, bytes, 1)
+	                       : grow_buffer(&b->ystage, &b->ystage_bytes, bytes, GL_STREAM_READ))) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
 		return BLOOM_E_NOMEM;
 	}
@@ -1087,15 +1131,30 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	b->last.q = q, b->last.ke = ke, b->last.pack = pack, b->last.mult = mult, b->last.comp = comp;
 	b->last.op = op, b->last.p = *p, b->last.w = w, b->last.h = h, b->last.valid = 1;
 	/* download */
+	int unmap = 1;
 	if (res->want_yuv) {
 		if ((rc = make_planes(b, q, &res->yuv, w, h, res->dither, err)))
 			goto done;
 		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->ystage);
 		t_read = wall_now();
-		const unsigned char *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0,
-		                                          (GLsizeiptr)res->yuv.bytes + 4, GL_MAP_READ_BIT);
+		const unsigned char *m;
+		if (b->ystage_map) { /* kept mapped: wait for the copy, then read */
+			glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT_EXT);
+			GLsync f = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+			GLenum w = GL_TIMEOUT_EXPIRED;
+			for (int i = 0; f && i < 600 && w == GL_TIMEOUT_EXPIRED; i++) /* 60 s at most */
+				w = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 100000000ull);
+			if (f)
+				glDeleteSync(f);
+			m = w == GL_ALREADY_SIGNALED || w == GL_CONDITION_SATISFIED ? b->ystage_map : NULL;
+			unmap = 0;
+		} else {
+			m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)res->yuv.bytes + 4,
+			                     GL_MAP_READ_BIT);
+		}
 		if (!m) {
-			snprintf(err, BLOOM_ERR_LEN, "reading the planes: %s", gl_error_name(glGetError()));
+			snprintf(err, BLOOM_ERR_LEN, "reading the planes: %s", b->ystage_map
+			         ? "the GPU did not finish within 60 s" : gl_error_name(glGetError()));
 			rc = BLOOM_E_GPU;
 			goto done;
 		}
@@ -1138,7 +1197,8 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 			}
 		}
 	}
-	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+	if (unmap)
+		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
 	st->readback_ms = wall_now() - t_read;
 	gpu_timer_mark(b->timer);
 	int nm = gpu_timer_read(b->timer, ms);

@@ -39,6 +39,8 @@ struct bloom_ctx_opts {
 	                              row transforms (where those run in shared memory); 0: passes
 	                              of their own, the default: on the H200 the hooked row passes
 	                              ran 2x slower than the passes they saved (bench/RESULTS.md) */
+	int no_persistent_map;     /* 1: planes through buffer updates and map/unmap per frame even
+	                              where GL_EXT_buffer_storage offers buffers mapped once */
 	int fft_bank_pad;          /* fft_opts.bank_pad for every transform (fft.h) */
 	int fft_subgroup;          /* fft_opts.subgroup (enum fft_subgroup) for every transform */
 };

@@ -266,6 +266,8 @@ static void read_facts(struct egl_ctx *c)
 			i->timer_query = 1;
 		else if (!strcmp(e, "GL_KHR_shader_subgroup"))
 			i->subgroup = 1;
+		else if (!strcmp(e, "GL_EXT_buffer_storage"))
+			i->buffer_storage = 1;
 		else if (!strcmp(e, "GL_EXT_shader_explicit_arithmetic_types_float16") ||
 		         !strcmp(e, "GL_EXT_shader_16bit_storage"))
 			i->fp16 = 1;

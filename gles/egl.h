@@ -48,6 +48,7 @@ struct egl_info {
 	                               supported stages and features) */
 	int fp16;                   /* GL_EXT_shader_16bit_storage or explicit fp16 arithmetic */
 	int debug_output;           /* GL_KHR_debug active */
+	int buffer_storage;         /* GL_EXT_buffer_storage: persistently mapped buffers */
 };
 
 struct egl_ctx;

@@ -743,6 +743,10 @@ static void test_yuv_in(void **state)
 	struct bloom_params p;
 	bloom_params_defaults(&p, BLOOM_OP_CONVOLVE);
 	p.normalize = BLOOM_NORMALIZE_NONE;
+	struct bloom_ctx *plain;
+	struct bloom_ctx_opts po = {.no_persistent_map = 1};
+	char perr[BLOOM_ERR_LEN];
+	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &po, NULL, &plain, perr), 0);
 	int k = 0;
 	for (size_t u = 0; u < sizeof subs / sizeof subs[0]; u++)
 		for (size_t s = 0; s < sizeof sz / sizeof sz[0]; s++, k++) {
@@ -764,7 +768,8 @@ static void test_yuv_in(void **state)
 			memset(&r, 0, sizeof r);
 			struct bloom_kernel kr = { &one, { 0, 0 } };
 			struct bloom_stats st;
-			int rc = bloom_run_frame(g_b, BLOOM_OP_CONVOLVE, &f, &kr, &p, &r, &st, err);
+			/* every other case through buffers updated and mapped per frame */
+			int rc = bloom_run_frame(k & 1 ? plain : g_b, BLOOM_OP_CONVOLVE, &f, &kr, &p, &r, &st, err);
 			if (rc)
 				fail_msg("bloom_run_frame: %s", err);
 			assert_int_equal(r.img.width, ref.width);
@@ -788,15 +793,30 @@ static void test_yuv_in(void **state)
 			free(ex);
 		}
 	image_free(&one);
+	bloom_ctx_destroy(plain);
 }
 
 /* Planes out: the GPU's planes of a result against the independent reference computed from the
  * float result of the same run: every sample within 1 code (float vs double rounding of values
  * near a half), at most 1% of them off at all; the same clipping flags. Colour and gray results,
  * 4:4:4, 4:2:2, 4:2:0, dither, alpha dropped, values above 1 and below 0. */
+static void yuv_out_cases(struct bloom_ctx *g_b);
+
 static void test_yuv_out(void **state)
 {
 	(void)state;
+	/* with the planes' buffers mapped once (where GL_EXT_buffer_storage is), and per frame */
+	yuv_out_cases(g_b);
+	char err[BLOOM_ERR_LEN];
+	struct bloom_ctx *b;
+	struct bloom_ctx_opts o = {.no_persistent_map = 1};
+	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err), 0);
+	yuv_out_cases(b);
+	bloom_ctx_destroy(b);
+}
+
+static void yuv_out_cases(struct bloom_ctx *g_b)
+{
 	static const struct {
 		int w, h, ic, kc, sx, sy, dither, op;
 	} cases[] = {
