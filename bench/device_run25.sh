@@ -7,7 +7,7 @@ set -u
 O=${OUT:-bench-out}
 mkdir -p "$O"
 export CMOCKA_MESSAGE_OUTPUT=stdout
-for t in gles/test_fft_switches gles/test_bloom; do
+for t in gles/test_fft gles/test_bloom; do
 	.carry/tests/$t > "$O/$(basename $t).log" 2>&1
 	echo "$t: $(grep -E 'PASSED|FAILED|SKIPPED' "$O/$(basename $t).log" | tr '\n' ' ')"
 	grep -E "^ERROR|FAIL" "$O/$(basename $t).log" | head -5

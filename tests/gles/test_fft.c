@@ -1,6 +1,9 @@
 /* The GLES FFT engine against double-precision CPU references: every length 1..64 and a list of
  * larger and awkward ones (primes, Bluestein), both techniques and twiddle modes, rows and
- * columns, vec2 and vec4, 2D shapes, round trips and linearity. Fresh random data each run. */
+ * columns, vec2 and vec4, 2D shapes, round trips and linearity; the blocked column technique;
+ * the shared technique's padded exchanges and subgroup transposes (shuffles, or emulated through
+ * shared memory where the driver has none) and their plan and program keys. Fresh random data
+ * each run. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -450,8 +453,14 @@ static float from_half(unsigned short h)
  * the buffer holds float16, the reference starts from the rounded inputs), against the double
  * CPU FFT of every signal and component pair. want: the plan kind expected ("blocked", ...), or
  * NULL. Fails the test on error above the tolerance. */
+/* What a checked transform's plan did with its shared-memory exchanges (the switches' tests
+ * assert that their cases use them). */
+struct used {
+	int shared, padded, shuffled, split, checks;
+};
+
 static void check_opts(int n, int count, int adjacent, const struct fft_opts *o, int inverse,
-                       const char *want)
+                       const char *want, struct used *u)
 {
 	int comps = o->components;
 	size_t elems = (size_t)n * count, floats = elems * comps;
@@ -501,15 +510,34 @@ static void check_opts(int n, int count, int adjacent, const struct fft_opts *o,
 	} else {
 		download(b, y, floats);
 	}
-	const struct fft_plan *p = fft_axis_plan(a);
-	char name[160];
-	snprintf(name, sizeof name, "n=%d x%d %s%s %s%s %s vec%d%s, %d sweeps of %d signals", n,
+	const struct fft_plan *p = fft_axis_plan(a), *pn = p;
+	/* what the plan (the inner one for Bluestein) did with its exchanges */
+	int pads = 0, shuffles = 0;
+	char xch[64] = "";
+	if (p->bluestein && fft_axis_inner(a))
+		pn = fft_axis_plan(fft_axis_inner(a));
+	for (int i = 0; pn->shared && i < pn->npasses; i++) {
+		pads += pn->pass[i].pad;
+		shuffles += pn->pass[i].shuffle;
+	}
+	if (pads || shuffles)
+		snprintf(xch, sizeof xch, " (%d padded, %d shuffled%s)", pads, shuffles,
+		         o->subgroup == FFT_SG_EMULATE ? ", emulated" : "");
+	char name[200];
+	snprintf(name, sizeof name, "n=%d x%d %s%s %s%s %s vec%d%s%s, %d sweeps of %d signals%s", n,
 	         count, inverse ? "inv " : "", adjacent ? "cols" : "rows", fft_plan_kind(p),
 	         o->max_radix ? (o->max_radix == 16 ? "/r16" : o->max_radix == 4 ? "/r4" : "") : "",
-	         o->twiddles ? "table" : "computed", comps, o->half ? " half" : "", p->nsweeps,
-	         p->signals);
+	         o->twiddles ? "table" : "computed", comps, o->half ? " half" : "",
+	         pn->split ? " split" : "", p->nsweeps, p->signals, xch);
 	int ok = tu_report(name, tu_rel_l2_f32(y, ref, floats), tu_max_abs_f32(y, ref, floats),
 	                   o->half ? TOL_FP16 : TOL);
+	if (u) {
+		u->shared += pn->shared;
+		u->padded += pads > 0;
+		u->shuffled += shuffles > 0;
+		u->split += pn->shared && pn->split && (pads || shuffles);
+		u->checks++;
+	}
 	if (want && strcmp(fft_plan_kind(p), want)) {
 		printf("%s: planned %s, expected %s\n", name, fft_plan_kind(p), want);
 		ok = 0;
@@ -530,36 +558,36 @@ static void test_blocked_columns(void **state)
 	for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); i++) {
 		int tw = i % 2, inv = (i / 2) % 2;
 		struct fft_opts o = {.technique = FFT_TECH_BLOCKED, .components = 2, .twiddles = tw};
-		check_opts(ns[i], 11, 1, &o, inv, "blocked");
+		check_opts(ns[i], 11, 1, &o, inv, "blocked", NULL);
 		o.components = 4;
 		o.twiddles = !tw;
-		check_opts(ns[i], 6, 1, &o, inv == tw, "blocked");
+		check_opts(ns[i], 6, 1, &o, inv == tw, "blocked", NULL);
 	}
 	/* float16 storage (arithmetic float32) with the forward scaled, as bloom uses it */
 	struct fft_opts oh = {.technique = FFT_TECH_BLOCKED, .components = 2, .half = 1,
 	                      .norm_forward = 1};
-	check_opts(7, 19, 1, &oh, 0, "blocked");
-	check_opts(4096, 19, 1, &oh, 1, "blocked");
+	check_opts(7, 19, 1, &oh, 0, "blocked", NULL);
+	check_opts(4096, 19, 1, &oh, 1, "blocked", NULL);
 	oh.components = 4;
 	oh.twiddles = FFT_TW_TABLE;
-	check_opts(1080, 5, 1, &oh, 0, "blocked");
+	check_opts(1080, 5, 1, &oh, 0, "blocked", NULL);
 	/* three sweeps (an odd count: the data is copied to the scratch buffer first): 128 signals
 	 * a group leave room for 32 vec2 values of each in llvmpipe's 32 KiB */
 	struct fft_opts o3 = {.technique = FFT_TECH_BLOCKED, .components = 2, .signals = 128};
-	check_opts(1000, 130, 1, &o3, 0, "blocked");
+	check_opts(1000, 130, 1, &o3, 0, "blocked", NULL);
 	o3.twiddles = FFT_TW_TABLE;
-	check_opts(2048, 129, 1, &o3, 1, "blocked");
+	check_opts(2048, 129, 1, &o3, 1, "blocked", NULL);
 	/* radix 16 and 4 passes in sweeps, and fewer invocations than the plan's (more values each) */
 	struct fft_opts o16 = {.technique = FFT_TECH_BLOCKED, .components = 2, .max_radix = 16};
-	check_opts(4096, 9, 1, &o16, 0, "blocked");
+	check_opts(4096, 9, 1, &o16, 0, "blocked", NULL);
 	o16.max_radix = 4;
 	o16.threads = 4;
-	check_opts(1024, 9, 1, &o16, 1, "blocked");
+	check_opts(1024, 9, 1, &o16, 1, "blocked", NULL);
 	/* rows asked for blocked are planned as auto */
 	struct fft_opts orow = {.technique = FFT_TECH_BLOCKED, .components = 2};
-	check_opts(1080, 3, 0, &orow, 0, "shared");
+	check_opts(1080, 3, 0, &orow, 0, "shared", NULL);
 	/* a Bluestein length: its work rows are auto too */
-	check_opts(97, 5, 1, &orow, 1, NULL);
+	check_opts(97, 5, 1, &orow, 1, NULL, NULL);
 }
 
 static void test_blocked_2d(void **state)
@@ -613,7 +641,7 @@ static void test_blocked_wisdom(void **state)
 		assert_int_equal(p->signals, ch.signals);
 	fft_axis_destroy(a);
 	/* the choice, taken from wisdom, computes the transform */
-	check_opts(n, count, 1, &o, 0, fft_technique_name(ch.technique));
+	check_opts(n, count, 1, &o, 0, fft_technique_name(ch.technique), NULL);
 	/* and blocked from wisdom: the stored signals and invocations rebuild the same plan */
 	struct fft_wisdom_key kb = {.n = 1080, .components = 4, .adjacent = 1, .count_log2 = 2};
 	struct fft_wisdom_choice cb = {FFT_TECH_BLOCKED, 16, 8};
@@ -623,8 +651,151 @@ static void test_blocked_wisdom(void **state)
 	p = fft_axis_plan(a);
 	assert_true(p->blocked && p->signals == 8 && p->threads <= 16);
 	fft_axis_destroy(a);
-	check_opts(1080, 5, 1, &o4, 1, "blocked");
+	check_opts(1080, 5, 1, &o4, 1, "blocked", NULL);
 	fft_wisdom_destroy(w);
+}
+
+/* The shared technique with the switches: lengths 2..64, 97 and 127 (Bluestein; 127's inner
+ * length 256 has padded and transposed exchanges), 243, 1000, 1080, 1920, 2048 as rows and
+ * columns in vec2 and vec4, forward and inverse; vec4 exchanged in two vec2 rounds (3072 with a
+ * padded exchange, 4096 with two transposes; 4096's padded array does not fit 32 KiB, so its
+ * padding is dropped there); float16 storage. Adds to *u what the plans used. */
+static void check_switches(int bank_pad, int subgroup, struct used *u)
+{
+	/* max_radix 8 as the other tests: where a switch changes nothing, their programs are reused */
+	struct fft_opts o = {.technique = FFT_TECH_SHARED, .max_radix = 8, .components = 2,
+	                     .bank_pad = bank_pad, .subgroup = subgroup};
+	for (int n = 2; n <= 64; n++) {
+		o.components = n % 6 ? 2 : 4;
+		check_opts(n, 3, 0, &o, n % 2, NULL, u);
+	}
+	/* short signals in radix-4 passes on 8 invocations: radix-4 transposes, padded first passes */
+	int short4[] = {8, 16, 32, 48, 64};
+	o.max_radix = 4;
+	o.threads = 8;
+	for (size_t i = 0; i < sizeof short4 / sizeof short4[0]; i++) {
+		o.components = i % 2 ? 4 : 2;
+		check_opts(short4[i], 5, 0, &o, i % 2 == 0, NULL, u);
+	}
+	/* radix-16 passes: 256 = 16 * 16, one 16 x 16 transpose over 16 lanes */
+	o.max_radix = 16;
+	o.threads = 0;
+	o.components = 2;
+	check_opts(256, 3, 0, &o, 0, NULL, u);
+	o.max_radix = 8;
+	int ns[] = {97, 127, 243, 1000, 1080, 1920, 2048};
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+		for (int comps = 2; comps <= 4; comps += 2)
+			for (int adjacent = 0; adjacent < 2; adjacent++) {
+				o.components = comps;
+				o.twiddles = adjacent ? FFT_TW_TABLE : FFT_TW_COMPUTED;
+				check_opts(ns[i], adjacent ? 5 : 2, adjacent, &o, (comps == 4) != adjacent, NULL, u);
+			}
+	o.twiddles = FFT_TW_COMPUTED;
+	o.components = 4;
+	check_opts(3072, 2, 0, &o, 0, NULL, u);
+	check_opts(3072, 3, 0, &o, 1, NULL, u);
+	check_opts(4096, 2, 0, &o, 1, NULL, u);
+	o.half = 1;
+	check_opts(2048, 3, 0, &o, 0, NULL, u);
+	o.components = 2;
+	check_opts(1080, 7, 1, &o, 1, NULL, u);
+	check_opts(256, 4, 0, &o, 1, NULL, u);
+}
+
+static void test_switch_bank_pad(void **state)
+{
+	(void)state;
+	struct used u = {0};
+	check_switches(1, FFT_SG_OFF, &u);
+	printf("bank padding: %d of %d transforms padded (%d split into vec2 rounds)\n", u.padded,
+	       u.checks, u.split);
+	assert_true(u.padded >= 10 && u.split >= 1);
+	/* the longest power-of-two vec4 row whose split (vec2 rounds) layout fits this device: padded
+	 * where the padded array fits too (the H200's 48 KiB), else the plain layout, not another
+	 * shape (a power-of-two limit such as llvmpipe's 32 KiB; test_fft_plan checks both) */
+	struct fft_opts o = {.technique = FFT_TECH_SHARED, .components = 4, .bank_pad = 1};
+	struct fft_axis *a;
+	char err[FFT_ERR_LEN];
+	int n = 4096;
+	while (n * 2 * 8 <= g_info->max_shared_memory)
+		n *= 2;
+	assert_int_equal(fft_axis_create(g_pc, g_info, n, 0, (size_t)n, 1, &o, NULL, &a, err), 0);
+	const struct fft_plan *p = fft_axis_plan(a);
+	long long padded = (n + (n - 1) / 16) * 8LL; /* vec2 rounds: 16 elements a 128-byte period */
+	printf("n=%d vec4: %s, %d B shared of %d, bank_pad %d\n", n, p->split ? "split" : "whole",
+	       p->shared_bytes, g_info->max_shared_memory, p->bank_pad);
+	assert_true(p->shared && p->split);
+	if (padded <= g_info->max_shared_memory)
+		assert_true(p->bank_pad != 0 && p->shared_bytes == padded);
+	else
+		assert_true(p->bank_pad == 0 && p->shared_bytes == n * 8);
+	fft_axis_destroy(a);
+}
+
+static void test_switch_subgroup_emulated(void **state)
+{
+	(void)state;
+	/* the transposes' mappings, each shuffle done through shared memory: runs everywhere */
+	struct used u = {0};
+	check_switches(0, FFT_SG_EMULATE, &u);
+	printf("subgroup transposes (emulated): %d of %d transforms (%d split)\n", u.shuffled,
+	       u.checks, u.split);
+	assert_true(u.shuffled >= 10 && u.split >= 1);
+	memset(&u, 0, sizeof u);
+	check_switches(1, FFT_SG_EMULATE, &u);
+	printf("both (emulated): %d padded, %d transposed of %d\n", u.padded, u.shuffled, u.checks);
+	assert_true(u.shuffled >= 10 && u.padded >= 5);
+}
+
+static void test_switch_subgroup(void **state)
+{
+	(void)state;
+	if (!g_info->subgroup_shuffle || g_info->subgroup_size < 2) {
+		printf("skipped: no subgroup shuffle (%s: GL_KHR_shader_subgroup %s, subgroup size %d)\n",
+		       g_info->renderer, g_info->subgroup ? "without compute shuffles" : "missing",
+		       g_info->subgroup_size);
+		skip();
+	}
+	struct used u = {0};
+	check_switches(0, FFT_SG_ON, &u);
+	printf("subgroup transposes: %d of %d transforms, subgroup size %d\n", u.shuffled, u.checks,
+	       g_info->subgroup_size);
+	assert_true(u.shuffled >= 1);
+	memset(&u, 0, sizeof u);
+	check_switches(1, FFT_SG_ON, &u);
+	assert_true(u.shuffled >= 1);
+}
+
+static void test_switch_keys(void **state)
+{
+	(void)state;
+	struct fft_cache *c;
+	struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 2};
+	char err[FFT_ERR_LEN];
+	/* the switches are part of the plan key, and of the program key where they change the
+	 * program (512: padded first exchanges, or a transpose of its first two radix-8 passes) */
+	assert_int_equal(fft_cache_create(g_pc, g_info, NULL, 4, &c), 0);
+	struct fft *plain, *padded, *sg, *again;
+	struct program_stats p0, p1, p2;
+	o.technique = FFT_TECH_SHARED;
+	assert_int_equal(fft_cache_get(c, 512, 8, FFT_ROWS, &o, &plain, err), 0);
+	program_cache_stats(g_pc, &p0);
+	o.bank_pad = 1;
+	assert_int_equal(fft_cache_get(c, 512, 8, FFT_ROWS, &o, &padded, err), 0);
+	program_cache_stats(g_pc, &p1);
+	o.bank_pad = 0;
+	o.subgroup = FFT_SG_EMULATE;
+	assert_int_equal(fft_cache_get(c, 512, 8, FFT_ROWS, &o, &sg, err), 0);
+	program_cache_stats(g_pc, &p2);
+	o.subgroup = FFT_SG_OFF;
+	assert_int_equal(fft_cache_get(c, 512, 8, FFT_ROWS, &o, &again, err), 0);
+	printf("switched plans: programs %u -> %u (padded) -> %u (transposed)\n", p0.count, p1.count,
+	       p2.count);
+	assert_true(plain != padded && plain != sg && padded != sg && again == plain);
+	assert_true(fft_axis_plan(fft_rows(padded))->bank_pad && fft_axis_plan(fft_rows(sg))->subgroup);
+	assert_true(p1.count > p0.count && p2.count > p1.count);
+	fft_cache_destroy(c);
 }
 
 int main(void)
@@ -642,6 +813,10 @@ int main(void)
 		cmocka_unit_test(test_blocked_columns),
 		cmocka_unit_test(test_blocked_2d),
 		cmocka_unit_test(test_blocked_wisdom),
+		cmocka_unit_test(test_switch_bank_pad),
+		cmocka_unit_test(test_switch_subgroup_emulated),
+		cmocka_unit_test(test_switch_subgroup),
+		cmocka_unit_test(test_switch_keys),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
