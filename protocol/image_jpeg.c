@@ -99,10 +99,30 @@ static int decode_failure(tjhandle tj, char *err)
 	return 0;
 }
 
+/* A JPEG's header through the decoder tj, its EXIF orientation, and the oriented size checked
+ * against lim: 0 or the error with its message. */
+struct jpeg_header {
+	int w, h, subsamp, cs, orientation;
+};
+
+static int read_header(tjhandle tj, const unsigned char *buf, size_t len,
+		       const struct image_limits *lim, struct jpeg_header *hd, char *err)
+{
+	hd->w = hd->h = 0, hd->subsamp = hd->cs = -1;
+	if (tjDecompressHeader3(tj, buf, (unsigned long)len, &hd->w, &hd->h, &hd->subsamp, &hd->cs)) {
+		const char *m = tjGetErrorStr2(tj);
+		return image_fail(err, len < 200 && strstr(m, "end") ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT,
+				  "jpeg: header: %s", m);
+	}
+	int o = hd->orientation = exif_orientation(buf, len);
+	return image_check_limits(lim, (unsigned long long)(o >= 5 ? hd->h : hd->w),
+				  (unsigned long long)(o >= 5 ? hd->w : hd->h), "jpeg", err);
+}
+
 int image_decode_jpeg(const unsigned char *buf, size_t len, const struct image_limits *lim,
 		      struct image *out, struct image_info *info, char *err)
 {
-	int rc, w = 0, h = 0, subsamp = -1, cs = -1;
+	int rc;
 	unsigned char *raw = NULL;
 	struct image tmp = { 0, 0, 0, NULL };
 	if (len > (unsigned long)-1)
@@ -110,17 +130,10 @@ int image_decode_jpeg(const unsigned char *buf, size_t len, const struct image_l
 	tjhandle tj = tjInitDecompress();
 	if (!tj)
 		return image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create a decoder");
-	if (tjDecompressHeader3(tj, buf, (unsigned long)len, &w, &h, &subsamp, &cs)) {
-		const char *m = tjGetErrorStr2(tj);
-		rc = image_fail(err, len < 200 && strstr(m, "end") ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT,
-				"jpeg: header: %s", m);
+	struct jpeg_header hd;
+	if ((rc = read_header(tj, buf, len, lim, &hd, err)))
 		goto done;
-	}
-	int o = exif_orientation(buf, len);
-	rc = image_check_limits(lim, (unsigned long long)(o >= 5 ? h : w),
-				(unsigned long long)(o >= 5 ? w : h), "jpeg", err);
-	if (rc)
-		goto done;
+	int w = hd.w, h = hd.h, cs = hd.cs, o = hd.orientation;
 	int pf, rawch, ch;
 	if (cs == TJCS_GRAY) {
 		pf = TJPF_GRAY;
@@ -292,21 +305,14 @@ int image_decode_jpeg_yuv(const void *buf, size_t len, const struct image_limits
 		return image_fail(err, IMAGE_E_UNSUPPORTED, "jpeg planes: not a JPEG");
 	if (len > (unsigned long)-1)
 		return image_fail(err, IMAGE_E_TOO_LARGE, "jpeg: file too large");
-	int rc, w = 0, h = 0, subsamp = -1, cs = -1;
+	int rc;
 	tjhandle tj = tjInitDecompress();
 	if (!tj)
 		return image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create a decoder");
-	if (tjDecompressHeader3(tj, buf, (unsigned long)len, &w, &h, &subsamp, &cs)) {
-		const char *m = tjGetErrorStr2(tj);
-		rc = image_fail(err, len < 200 && strstr(m, "end") ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT,
-				"jpeg: header: %s", m);
+	struct jpeg_header hd;
+	if ((rc = read_header(tj, buf, len, lim, &hd, err)))
 		goto done;
-	}
-	int o = exif_orientation(buf, len);
-	rc = image_check_limits(lim, (unsigned long long)(o >= 5 ? h : w),
-				(unsigned long long)(o >= 5 ? w : h), "jpeg", err);
-	if (rc)
-		goto done;
+	int w = hd.w, h = hd.h, subsamp = hd.subsamp, cs = hd.cs, o = hd.orientation;
 	int sx, sy, gray = 0;
 	switch (subsamp) {
 	case TJSAMP_GRAY: gray = 1, sx = sy = 1; break;
