@@ -153,12 +153,19 @@ static int subgroup_width(const struct egl_info *info, int mode)
 	return 0;
 }
 
+/* The program `name` for key with the defines built in *defs, which it frees (FFT_E_NOMEM
+ * where building them ran out of memory). */
 static int get_prog(struct program_cache *pc, const char *name, const struct fft_key *key,
-                    const char *defines, struct prog *p, char err[FFT_ERR_LEN])
+                    struct sb *defs, struct prog *p, char err[FFT_ERR_LEN])
 {
 	char perr[PROGRAM_ERR_LEN];
 	unsigned id;
-	int rc = program_get(pc, name, key, sizeof *key, defines, &id, perr);
+	if (defs->oom) {
+		free(defs->s);
+		return FFT_E_NOMEM;
+	}
+	int rc = program_get(pc, name, key, sizeof *key, defs->s, &id, perr);
+	free(defs->s);
 	if (rc) {
 		snprintf(err, FFT_ERR_LEN, "%s", perr);
 		return FFT_E_PROGRAM;
@@ -299,10 +306,6 @@ static int shared_program(struct program_cache *pc, const struct fft_plan *p,
 	for (int r = 2; r <= 16; r++)
 		sbf(&b, "#define USE_R%d %d\n", r, used[r]);
 	gen_sequence(&b, p, conv, key.sg_emulate);
-	if (b.oom) {
-		free(b.s);
-		return FFT_E_NOMEM;
-	}
 	/* hooks: the forward transform's first read, the inverse's last write (not in conv) */
 	char name[256] = "fft_common+fft_shared";
 	key.hooked = o->hooks && !conv;
@@ -315,13 +318,7 @@ static int shared_program(struct program_cache *pc, const struct fft_plan *p,
 			return FFT_E_ARG;
 		}
 	}
-	if (b.oom) {
-		free(b.s);
-		return FFT_E_NOMEM;
-	}
-	int rc = get_prog(pc, name, &key, b.s, out, err);
-	free(b.s);
-	return rc;
+	return get_prog(pc, name, &key, &b, out, err);
 }
 
 static int build_shared(struct fft_axis *a, struct program_cache *pc, int inverse,
@@ -359,12 +356,7 @@ static int build_global(struct fft_axis *a, struct program_cache *pc, int invers
 		        "#define SCALE %s\n#define SIG_FAST %d\n#define BFLY bfly%d\n",
 		    p->m, key.radix, key.ns, key.tw_offset, scale_text(sc, sizeof sc, scale),
 		    key.sig_fast, key.radix);
-		if (b.oom) {
-			free(b.s);
-			return FFT_E_NOMEM;
-		}
-		int rc = get_prog(pc, "fft_common+fft_global", &key, b.s, &a->pass[inverse][i], err);
-		free(b.s);
+		int rc = get_prog(pc, "fft_common+fft_global", &key, &b, &a->pass[inverse][i], err);
 		if (rc)
 			return rc;
 	}
@@ -434,12 +426,7 @@ static int build_blocked(struct fft_axis *a, struct program_cache *pc, int inver
 		for (int r = 2; r <= 16; r++)
 			sbf(&b, "#define USE_R%d %d\n", r, used[r]);
 		gen_sweep_sequence(&b, p, sw);
-		if (b.oom) {
-			free(b.s);
-			return FFT_E_NOMEM;
-		}
-		int rc = get_prog(pc, "fft_common+fft_blocked", &key, b.s, &a->sweep[inverse][i], err);
-		free(b.s);
+		int rc = get_prog(pc, "fft_common+fft_blocked", &key, &b, &a->sweep[inverse][i], err);
 		if (rc)
 			return rc;
 	}
@@ -466,12 +453,7 @@ static int build_bluestein(struct fft_axis *a, struct program_cache *pc, int inv
 		char sc[32];
 		sbf(&b, "#define N %d\n#define M %d\n#define MODE %d\n#define SCALE %s\n", p->n, p->m,
 		    mode, scale_text(sc, sizeof sc, end_scale(&a->opts, inverse, p->n)));
-		if (b.oom) {
-			free(b.s);
-			return FFT_E_NOMEM;
-		}
-		int rc = get_prog(pc, "fft_common+bluestein", &key, b.s, &a->bl[inverse][mode - 1], err);
-		free(b.s);
+		int rc = get_prog(pc, "fft_common+bluestein", &key, &b, &a->bl[inverse][mode - 1], err);
 		if (rc)
 			return rc;
 	}
