@@ -76,13 +76,13 @@ run: deps all
 	$(BUILD)/fftbloomd $(ARGS)
 
 test: deps-test all $(TEST_BINS)
-	sh tests/run.sh $(BUILD)
+	sh tests/run.sh $(BUILD) $(TEST_BINS)
 
 # Same tests under AddressSanitizer + UndefinedBehaviorSanitizer, in a build folder of their own.
 sanitize: deps-test
 	$(MAKE) BUILD=build/san OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  LDFLAGS="-fsanitize=address,undefined" all tests
-	ASAN_OPTIONS=detect_leaks=1 sh tests/run.sh build/san
+	ASAN_OPTIONS=detect_leaks=1 sh tests/run.sh build/san $(patsubst $(BUILD)/%,build/san/%,$(TEST_BINS))
 
 tests: $(TEST_BINS)
 

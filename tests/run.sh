@@ -1,7 +1,12 @@
 #!/bin/sh
-# Runs every test: each cmocka binary under BUILD/tests and each tests/*/test_*.sh script.
-# Prints one closing line "N passed, N failed" summed over all of them; exits 1 on any failure.
+# Runs every test: the cmocka binaries given after BUILD (the Makefile passes the ones its
+# folders list; with none, every test_* binary under BUILD/tests) and each tests/*/test_*.sh
+# script. Prints one closing line "N passed, N failed" summed over all of them; exits 1 on any
+# failure.
 BUILD=${1:-build}
+[ $# -gt 0 ] && shift
+bins="$*"
+[ -n "$bins" ] || bins=$(find "$BUILD/tests" -type f -name 'test_*' ! -name '*.o' ! -name '*.d' 2>/dev/null | sort)
 export CMOCKA_MESSAGE_OUTPUT=stdout
 passed=0; failed=0; failed_names=""
 run_one() {
@@ -19,8 +24,8 @@ run_one() {
 	passed=$((passed + p)); failed=$((failed + f))
 	[ $f -ne 0 ] && failed_names="$failed_names $name"
 }
-for t in $(find "$BUILD/tests" -type f -name 'test_*' ! -name '*.o' ! -name '*.d' 2>/dev/null | sort); do
-	[ -x "$t" ] && run_one "$t" "$t"
+for t in $bins; do
+	if [ -x "$t" ]; then run_one "$t" "$t"; else run_one "$t" false; fi
 done
 for s in $(ls tests/*/test_*.sh 2>/dev/null | sort); do
 	run_one "$s" env BUILD="$BUILD" sh "$s"
