@@ -135,21 +135,27 @@ static const char *exchanges(const struct fft_plan *p, char *buf, size_t len)
 	return buf;
 }
 
-/* One FFT workload: forward and inverse 2D complex float32 transforms of h x w, timed apart. */
+/* One FFT workload: forward and inverse 2D complex float32 transforms of h x w, timed apart
+ * (the forward also per axis). signals, rounds: the blocked technique's shape (0: the plan's);
+ * they name the workload "fft HxW blocked computed 32B r8" (row bytes, rounds at most). */
 static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_cli *c, int h,
-                     int w, int technique, int twiddles)
+                     int w, int technique, int twiddles, int signals, int rounds)
 {
-	char label[64]; /* "fft HxW TECHNIQUE TWIDDLES", matched by --only */
-	snprintf(label, sizeof label, "fft %dx%d %s %s", h, w, tech_names[technique], tw_names[twiddles]);
+	char label[64]; /* "fft HxW TECHNIQUE TWIDDLES[ BYTESB rROUNDS]", matched by --only */
+	int len = snprintf(label, sizeof label, "fft %dx%d %s %s", h, w, tech_names[technique],
+	                   tw_names[twiddles]);
+	if (signals || rounds)
+		snprintf(label + len, sizeof label - (size_t)len, " %dB r%d", signals * 8, rounds);
 	if (!selected(c, "fft", label))
 		return 0;
 	struct fft_opts o = {.technique = technique, .twiddles = twiddles, .components = 2,
 	                     .wisdom = g->wisdom, .bank_pad = c->fft_bank_pad,
-	                     .subgroup = c->fft_subgroup ? FFT_SG_ON : FFT_SG_OFF};
+	                     .subgroup = c->fft_subgroup ? FFT_SG_ON : FFT_SG_OFF,
+	                     .signals = signals, .rounds = rounds};
 	struct fft *f;
 	char err[FFT_ERR_LEN];
 	if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {
-		fprintf(stderr, "fft %dx%d %s/%s: %s\n", h, w, tech_names[technique], tw_names[twiddles], err);
+		fprintf(stderr, "%s: %s\n", label, err);
 		return -1;
 	}
 	size_t n = (size_t)w * h * 2;
@@ -163,12 +169,16 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 		glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * 4), data, GL_DYNAMIC_COPY);
 	}
 	free(data);
-	double *fwd = malloc((size_t)c->runs * sizeof *fwd), *inv = malloc((size_t)c->runs * sizeof *inv);
+	/* per run: the forward rows, the forward columns, the inverse (both axes) */
+	double *fwd = malloc((size_t)c->runs * sizeof *fwd), *inv = malloc((size_t)c->runs * sizeof *inv),
+	       *fr = malloc((size_t)c->runs * sizeof *fr), *fc = malloc((size_t)c->runs * sizeof *fc);
 	for (int i = 0; i < c->warmup + c->runs; i++) {
 		GLuint b = bufs[i % SETS];
-		double ms[2];
+		double ms[3];
 		gpu_timer_start(t);
-		fft_execute(f, b, 0);
+		fft_axis_execute(fft_rows(f), b, 0, (size_t)w, 1, h, 0);
+		gpu_timer_mark(t);
+		fft_axis_execute(fft_cols(f), b, 0, 1, (size_t)w, w, 0);
 		gpu_timer_mark(t);
 		fft_execute(f, b, 1); /* back again: the data stays bounded */
 		gpu_timer_mark(t);
@@ -177,28 +187,35 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 			continue;
 		}
 		if (i >= c->warmup) {
-			fwd[i - c->warmup] = ms[0];
-			inv[i - c->warmup] = ms[1];
+			int k = i - c->warmup;
+			fr[k] = ms[0];
+			fc[k] = ms[1];
+			fwd[k] = ms[0] + ms[1];
+			inv[k] = ms[2];
 		}
 	}
 	const struct fft_plan *pr = fft_axis_plan(fft_rows(f)), *pc = fft_axis_plan(fft_cols(f));
-	double mf = bench_median(fwd, c->runs), mi = bench_median(inv, c->runs);
+	double mf = bench_median(fwd, c->runs), mi = bench_median(inv, c->runs),
+	       mr = bench_median(fr, c->runs), mc = bench_median(fc, c->runs);
 	char xr[32], xc[32];
-	printf("{\"workload\":\"fft\",\"size\":\"%dx%d\",\"technique\":\"%s\",\"twiddles\":\"%s\","
-	       "\"rows\":\"%s\",\"cols\":\"%s\",\"forward_ms\":%.4f,\"inverse_ms\":%.4f,"
+	int csweeps = pc->blocked ? pc->nsweeps : pc->shared ? 1 : pc->npasses,
+	    crounds = pc->blocked ? pc->rounds : 1;
+	printf("{\"workload\":\"fft\",\"label\":\"%s\",\"size\":\"%dx%d\",\"technique\":\"%s\","
+	       "\"twiddles\":\"%s\",\"rows\":\"%s\",\"cols\":\"%s\",\"forward_ms\":%.4f,"
+	       "\"forward_rows_ms\":%.4f,\"forward_cols_ms\":%.4f,\"inverse_ms\":%.4f,"
 	       "\"forward_min_ms\":%.4f,\"runs\":%d,\"timer\":\"%s\",\"bank_pad\":%s,"
-	       "\"subgroup\":%s,\"rows_exchanges\":\"%s\",\"cols_exchanges\":\"%s\"}\n",
-	       h, w, tech_names[technique], tw_names[twiddles], fft_plan_kind(pr),
-	       fft_plan_kind(pc), mf, mi, fwd[0], c->runs,
+	       "\"subgroup\":%s,\"rows_exchanges\":\"%s\",\"cols_exchanges\":\"%s\","
+	       "\"cols_dispatches\":%d,\"cols_signals\":%d,\"cols_rounds\":%d}\n",
+	       label, h, w, tech_names[technique], tw_names[twiddles], fft_plan_kind(pr),
+	       fft_plan_kind(pc), mf, mr, mc, mi, fwd[0], c->runs,
 	       gpu_timer_is_gpu(t) ? "gl_timestamp" : "glfinish_wall", c->fft_bank_pad ? "true" : "false",
 	       c->fft_subgroup ? "true" : "false", exchanges(pr, xr, sizeof xr),
-	       exchanges(pc, xc, sizeof xc));
-	fprintf(stderr, "fft   %5dx%-5d %-7s %-8s rows %-7s cols %-7s  forward %8.3f ms  inverse %8.3f ms"
-	        "  rows %s cols %s\n", h, w, tech_names[technique], tw_names[twiddles],
-	        fft_plan_kind(pr), fft_plan_kind(pc), mf, mi, xr, xc);
+	       exchanges(pc, xc, sizeof xc), csweeps, pc->signals, crounds);
+	fprintf(stderr, "%-38s rows %-7s cols %-7s (%d dispatches, %d signals a group, %d rounds)  "
+	        "forward %8.3f ms (rows %.3f cols %.3f)  inverse %8.3f ms\n", label, fft_plan_kind(pr),
+	        fft_plan_kind(pc), csweeps, pc->signals, crounds, mf, mr, mc, mi);
 	fflush(stdout);
-	free(fwd);
-	free(inv);
+	free(fwd), free(inv), free(fr), free(fc);
 	glDeleteBuffers(SETS, bufs);
 	fft_destroy(f);
 	return 0;
@@ -368,10 +385,14 @@ int cli_bench(int argc, char **argv)
 	int nsizes = c.quick ? 3 : 5;
 	for (int rep = 0; rep < c.repeat; rep++) {
 	for (int i = 0; i < nsizes; i++) {
-			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_AUTO, FFT_TW_COMPUTED);
-			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_AUTO, FFT_TW_TABLE);
-			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_GLOBAL, FFT_TW_COMPUTED);
-			bench_fft(&g, tm, &c, sizes[i][0], sizes[i][1], FFT_TECH_BLOCKED, FFT_TW_COMPUTED);
+			int h = sizes[i][0], w = sizes[i][1];
+			bench_fft(&g, tm, &c, h, w, FFT_TECH_AUTO, FFT_TW_COMPUTED, 0, 0);
+			bench_fft(&g, tm, &c, h, w, FFT_TECH_AUTO, FFT_TW_TABLE, 0, 0);
+			bench_fft(&g, tm, &c, h, w, FFT_TECH_GLOBAL, FFT_TW_COMPUTED, 0, 0);
+			bench_fft(&g, tm, &c, h, w, FFT_TECH_BLOCKED, FFT_TW_COMPUTED, 0, 0);
+			/* columns in one sweep, exchanged in rounds: 32- and 64-byte rows */
+			bench_fft(&g, tm, &c, h, w, FFT_TECH_BLOCKED, FFT_TW_COMPUTED, 4, 8);
+			bench_fft(&g, tm, &c, h, w, FFT_TECH_BLOCKED, FFT_TW_COMPUTED, 8, 8);
 		}
 	{ /* --only matches the labels */
 		if (c.quick) {

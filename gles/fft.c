@@ -31,7 +31,7 @@ struct fft_key {
 	int nsig, nthr, split;
 	int pass, radix, ns, tw_offset, last, sig_fast;
 	int mode, bn;
-	int sweep_len, sweep_count, inplace;
+	int sweep_len, sweep_count, inplace, xsig; /* xsig: signals a blocked exchange round */
 	int hooked;
 	int bank_pad, subgroup, sg_emulate; /* the plan's padding period and transpose width */
 	unsigned pads, shuffles;            /* bit i: the exchange after pass i is padded / shuffled */
@@ -364,7 +364,8 @@ static int build_global(struct fft_axis *a, struct program_cache *pc, int invers
 }
 
 /* The pass calls of one fft_blocked sweep (FFT_SEQUENCE): as gen_sequence, with the passes'
- * local strides (within the sweep) and their twiddle offsets in the whole transform's table. */
+ * local strides (within the sweep) and their twiddle offsets in the whole transform's table;
+ * each exchange in sw->rounds rounds (round c: the signals of that round store, then load). */
 static void gen_sweep_sequence(struct sb *b, const struct fft_plan *p, const struct fft_sweep *sw)
 {
 	sbf(b, "#define FFT_SEQUENCE ");
@@ -375,8 +376,9 @@ static void gen_sweep_sequence(struct sb *b, const struct fft_plan *p, const str
 			sbf(b, "load_global_r%d(); ", cur->radix);
 		} else {
 			const struct fft_pass *prev = &p->pass[i - 1];
-			sbf(b, "store_shared_r%d(%du); barrier(); load_shared_r%d(); barrier(); ",
-			    prev->radix, ns / prev->radix, cur->radix);
+			for (int c = 0; c < sw->rounds; c++)
+				sbf(b, "store_shared_r%d(%du, %du); barrier(); load_shared_r%d(%du); barrier(); ",
+				    prev->radix, ns / prev->radix, c, cur->radix, c);
 		}
 		if (sw->count == 1)
 			sbf(b, "barrier(); "); /* in place: every load before any store */
@@ -412,14 +414,15 @@ static int build_blocked(struct fft_axis *a, struct program_cache *pc, int inver
 		key.tw_offset = p->pass[sw->first].tw_offset;
 		key.last = i == p->nsweeps - 1;
 		key.inplace = p->nsweeps == 1;
+		key.xsig = p->signals / sw->rounds;
 		struct sb b = {0};
 		common_defines(&b, key.components, key.half, inverse, key.twiddles, 0);
 		char sc[32];
 		double scale = key.last ? end_scale(&a->opts, inverse, p->m) : 1.0;
 		sbf(&b, "#define N %d\n#define L %d\n#define S %d\n#define NSIG %d\n#define NTHR %d\n"
-		        "#define VREGS %d\n#define SCALE %s\n#define INPLACE %d\n",
+		        "#define VREGS %d\n#define SCALE %s\n#define INPLACE %d\n#define XSIG %d\n",
 		    p->m, sw->len, sw->stride, p->signals, sw->threads, sw->vregs,
-		    scale_text(sc, sizeof sc, scale), key.inplace);
+		    scale_text(sc, sizeof sc, scale), key.inplace, key.xsig);
 		int used[17] = {0};
 		for (int k = sw->first; k < sw->first + sw->count; k++)
 			used[p->pass[k].radix] = 1;
@@ -573,11 +576,15 @@ static int cmp_double(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+#define TUNE_MAX_CAND 16
+#define TUNE_ROUNDS_MAX 8 /* blocked candidates' exchange rounds at most */
+
 /* The shapes tune measures: shared at several invocation counts, global, and for adjacent
- * signals blocked with rows of 64 (its default), 32 and 128 bytes and with half the invocations.
- * Returns the count written to cand (at most 12). */
+ * signals blocked with rows of 64 (its default), 32 and 128 bytes and with half the invocations,
+ * and with rows of 32 and 64 bytes exchanged in up to TUNE_ROUNDS_MAX rounds where that makes
+ * fewer sweeps. Returns the count written to cand (at most TUNE_MAX_CAND). */
 static int tune_candidates(const struct egl_info *info, int n, int adjacent,
-                           const struct fft_opts *o, struct fft_opts cand[12])
+                           const struct fft_opts *o, struct fft_opts cand[TUNE_MAX_CAND])
 {
 	static const int threads[] = {0, 32, 64, 128, 256, 512};
 	int nc = 0;
@@ -599,12 +606,26 @@ static int tune_candidates(const struct egl_info *info, int n, int adjacent,
 		cand[nc++].signals = row_bytes[i] / selem > 1 ? row_bytes[i] / selem : 1;
 	}
 	struct fft_plan_opts po = {o->max_radix, FFT_TECH_BLOCKED, o->twiddles, o->components,
-	                           info->max_shared_memory, info->max_invocations, 1, 0, 0, o->half, 0, 0};
+	                           info->max_shared_memory, info->max_invocations, 1, 0, 0, o->half, 0, 0,
+	                           0};
 	struct fft_plan p;
 	if (!fft_plan_make(n, &po, &p) && p.blocked && p.threads > 1) {
 		cand[nc] = *o;
 		cand[nc].technique = FFT_TECH_BLOCKED;
 		cand[nc++].threads = p.threads / 2;
+	}
+	for (int i = 0; i < 2; i++) {
+		struct fft_plan one, more;
+		po.signals = row_bytes[i] / selem > 1 ? row_bytes[i] / selem : 1;
+		po.rounds = 0;
+		int sweeps = fft_plan_make(n, &po, &one) ? 1 << 30 : one.nsweeps;
+		po.rounds = TUNE_ROUNDS_MAX;
+		if (!fft_plan_make(n, &po, &more) && more.nsweeps < sweeps) {
+			cand[nc] = *o;
+			cand[nc].technique = FFT_TECH_BLOCKED;
+			cand[nc].signals = po.signals;
+			cand[nc++].rounds = TUNE_ROUNDS_MAX;
+		}
 	}
 	return nc;
 }
@@ -644,9 +665,9 @@ static int tune(struct program_cache *pc, const struct egl_info *info, int n, in
 	/* Every candidate is built first and then measured in interleaved rounds, after a warm-up:
 	 * GPU clocks ramp up over tens of milliseconds of load (the H200 under GL: 2-4x), and
 	 * measuring the candidates one after the other favoured whichever came last. */
-	struct fft_opts cand[12];
-	struct fft_axis *ax[12] = {NULL};
-	double ms[12][TUNE_ROUNDS];
+	struct fft_opts cand[TUNE_MAX_CAND];
+	struct fft_axis *ax[TUNE_MAX_CAND] = {NULL};
+	double ms[TUNE_MAX_CAND][TUNE_ROUNDS];
 	int nc = tune_candidates(info, n, adjacent, o, cand), found = 0, live = 0;
 	for (int i = 0; i < nc; i++) {
 		cand[i].wisdom = NULL;
@@ -673,15 +694,17 @@ static int tune(struct program_cache *pc, const struct egl_info *info, int n, in
 		double med = ms[i][0] < 0 ? -1 : ms[i][TUNE_ROUNDS / 2];
 		struct fft_axis *a = ax[i];
 		gles_logf(log, GLES_LOG_DEBUG, "FFT tune n=%d vec%d %s %s: %d signals x %d invocations, "
-		          "%d sweeps: %.4f ms", n, o->components, adjacent ? "cols" : "rows",
-		          fft_technique_name(cand[i].technique), a->plan.signals, a->plan.threads,
-		          a->plan.nsweeps, med);
+		          "%d sweeps, %d exchange rounds: %.4f ms", n, o->components,
+		          adjacent ? "cols" : "rows", fft_technique_name(cand[i].technique),
+		          a->plan.signals, a->plan.threads, a->plan.nsweeps, a->plan.blocked ?
+		          a->plan.rounds : 1, med);
 		if (med > 0 && (!found || med < *best_ms)) {
 			*best = cand[i];
 			/* the shape measured, so that the plan rebuilt from wisdom is this one */
 			best->threads = cand[i].technique == FFT_TECH_GLOBAL ? 0 : cand[i].threads
 			              ? cand[i].threads : a->plan.threads;
 			best->signals = cand[i].technique == FFT_TECH_BLOCKED ? a->plan.signals : 0;
+			best->rounds = cand[i].technique == FFT_TECH_BLOCKED ? cand[i].rounds : 0;
 			*best_ms = med;
 			found = 1;
 		}
@@ -701,10 +724,11 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 	if (o->technique == FFT_TECH_BLOCKED && !signals_adjacent) {
 		ro = *o; /* blocked is for columns; rows (and Bluestein's work rows) take auto */
 		ro.technique = FFT_TECH_AUTO;
-		ro.threads = ro.signals = 0;
+		ro.threads = ro.signals = ro.rounds = 0;
 		o = &ro;
 	}
-	if (!o->wisdom || o->technique != FFT_TECH_AUTO || o->threads || o->signals || n < 2 ||
+	if (!o->wisdom || o->technique != FFT_TECH_AUTO || o->threads || o->signals || o->rounds ||
+	    n < 2 ||
 	    !fft_is_native(n))
 		return create_axis(pc, info, n, signals_adjacent, capacity, max_count, o, log, out, err);
 	struct fft_wisdom_key k;
@@ -722,6 +746,7 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 		c.technique = ch.technique;
 		c.threads = ch.threads;
 		c.signals = ch.signals;
+		c.rounds = ch.rounds;
 	} else {
 		double ms = 0;
 		struct fft_opts best;
@@ -730,10 +755,12 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 			ch.technique = c.technique;
 			ch.threads = c.threads;
 			ch.signals = c.signals;
+			ch.rounds = c.rounds;
 			fft_wisdom_put(o->wisdom, &k, &ch, ms);
 			gles_logf(log, GLES_LOG_INFO, "FFT wisdom: n=%d vec%d %s: %s, %d signals x %d "
-			          "invocations (%.4f ms)", n, o->components, signals_adjacent ? "cols" : "rows",
-			          fft_technique_name(c.technique), c.signals, c.threads, ms);
+			          "invocations, rounds %d (%.4f ms)", n, o->components,
+			          signals_adjacent ? "cols" : "rows", fft_technique_name(c.technique),
+			          c.signals, c.threads, c.rounds, ms);
 		}
 	}
 	c.wisdom = NULL;
@@ -769,7 +796,7 @@ static int create_axis(struct program_cache *pc, const struct egl_info *info, in
 	struct fft_plan_opts po = {a->opts.max_radix, o->technique, o->twiddles, o->components,
 	                           info->max_shared_memory, info->max_invocations, signals_adjacent,
 	                           o->threads, o->signals, o->half, o->bank_pad,
-	                           subgroup_width(info, o->subgroup)};
+	                           subgroup_width(info, o->subgroup), o->rounds};
 	int rc = fft_plan_make(n, &po, &a->plan);
 	if (rc) {
 		snprintf(err, FFT_ERR_LEN, "length %d: %s", n, fft_plan_strerror(rc));
@@ -1129,7 +1156,7 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	c->info = info;
 	struct fft_plan_opts po = {o->max_radix, FFT_TECH_SHARED, o->twiddles, 4,
 	                           info->max_shared_memory, info->max_invocations, 0, o->threads,
-	                           0, o->half, o->bank_pad, subgroup_width(info, o->subgroup)};
+	                           0, o->half, o->bank_pad, subgroup_width(info, o->subgroup), 0};
 	int rc = fft_plan_make(n, &po, &c->plan);
 	struct fft_plan *p = &c->plan;
 	/* two rows a group: whole vec4 if they fit, else two vec2 rounds */

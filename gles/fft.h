@@ -54,6 +54,8 @@ struct fft_opts {
 	int threads;     /* shared: invocations per signal; blocked: the most invocations per signal
 	                    in a sweep; 0: the plan's choice */
 	int signals;     /* blocked: signals per work group; 0: the plan's choice (64-byte rows) */
+	int rounds;      /* blocked: the most rounds a sweep may exchange its signals in through
+	                    shared memory, so that longer sweeps fit (fft_plan.h); 0: one */
 	int bank_pad;    /* 1: shared technique: pad the shared-memory index of the exchanges that
 	                    would meet in the same banks, where the array still fits (fft_plan.h) */
 	int subgroup;    /* enum fft_subgroup: shared technique: pairs of passes of one radix

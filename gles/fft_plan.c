@@ -179,7 +179,8 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 }
 
 /* Work-group shape of a sweep of length len over c signals: 0 if it does not fit (shared
- * memory, invocations, or more than 64 values an invocation). */
+ * memory in at most o->rounds exchange rounds, invocations, or more than 64 values an
+ * invocation). */
 static int shape_sweep(const struct fft_plan *p, const struct fft_plan_opts *o, int first,
                        int count, int c, struct fft_sweep *sw)
 {
@@ -189,7 +190,13 @@ static int shape_sweep(const struct fft_plan *p, const struct fft_plan_opts *o, 
 	long long len = 1;
 	for (int i = first; i < first + count; i++)
 		len *= p->pass[i].radix;
-	if (len * c * comps * 4 > limit) /* shared memory holds float32 whatever the storage */
+	/* shared memory holds float32 whatever the storage, c/rounds signals at a time: the fewest
+	 * rounds (a divisor of c) that fit */
+	int max_rounds = o->rounds > 1 ? o->rounds : 1, rounds = 0;
+	for (int r = 1; r <= max_rounds && r <= c && !rounds; r++)
+		if (c % r == 0 && len * (c / r) * comps * 4 <= limit)
+			rounds = r;
+	if (!rounds)
 		return 0;
 	/* as the shared technique: about 8 (vec2) or 4 (vec4) values an invocation, but no more
 	 * invocations than the most butterflies of a pass (vec4 64 = 8 x 8: 8, not 16 half idle) */
@@ -221,6 +228,7 @@ static int shape_sweep(const struct fft_plan *p, const struct fft_plan_opts *o, 
 	sw->stride = p->pass[first].ns;
 	sw->threads = t;
 	sw->vregs = vregs;
+	sw->rounds = rounds;
 	return 1;
 }
 
@@ -260,19 +268,22 @@ static int shape_blocked(struct fft_plan *p, const struct fft_plan_opts *o)
 	}
 	if (best[0] < 0)
 		return 0;
-	int comps_bytes = comps * 4, maxt = 0, maxlen = 0;
+	int comps_bytes = comps * 4, maxt = 0, maxshared = 0, maxrounds = 1;
 	p->nsweeps = 0;
 	for (int i = 0; i < np; i += take[i]) {
 		struct fft_sweep *sw = &p->sweep[p->nsweeps++];
 		shape_sweep(p, o, i, take[i], c, sw);
 		if (sw->threads > maxt)
 			maxt = sw->threads;
-		if (sw->len > maxlen)
-			maxlen = sw->len;
+		if (c / sw->rounds * sw->len * comps_bytes > maxshared)
+			maxshared = c / sw->rounds * sw->len * comps_bytes;
+		if (sw->rounds > maxrounds)
+			maxrounds = sw->rounds;
 	}
 	p->signals = c;
 	p->threads = maxt;
-	p->shared_bytes = c * maxlen * comps_bytes;
+	p->shared_bytes = maxshared;
+	p->rounds = maxrounds;
 	return 1;
 }
 

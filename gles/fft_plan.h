@@ -25,7 +25,12 @@
  * the decimated subsequence b; the pass takes b = b0 + r*(n/(Ns*R)) to b0, k to k + r*Ns. Within
  * the sweep b = g/S + (n/(S*L))*b_loc and k = k_loc*S + g%S, which the passes map among
  * themselves; local index b_loc*s + k_loc.) A work group holds C neighbouring signals of one
- * set g in shared memory, so for columns each local element is C contiguous elements of a row. */
+ * set g, so for columns each local element is C contiguous elements of a row. Its invocations
+ * hold the values in registers between passes and exchange them through shared memory; where
+ * the C signals' L elements do not fit there at once, a sweep may exchange them in `rounds`
+ * rounds of C/rounds signals each (the registers hold them all meanwhile), so that a whole long
+ * column (4096 vec2: 32 KiB a signal) runs in one sweep and still reads 32-64 contiguous bytes
+ * of each row. */
 #ifndef FFTBLOOM_FFT_PLAN_H
 #define FFTBLOOM_FFT_PLAN_H
 
@@ -64,6 +69,8 @@ struct fft_plan_opts {
 	                        conflicts (fft_plan_exchanges), where the padded array still fits */
 	int subgroup;        /* consecutive invocations that can exchange registers by shuffles (the
 	                        subgroup size, a power of two), or 0: every exchange through shared */
+	int rounds;          /* blocked technique: the most rounds a sweep may exchange its signals
+	                        in (a divisor of C signals at a time); 0 or 1: all at once */
 };
 
 struct fft_pass {
@@ -81,6 +88,8 @@ struct fft_sweep {
 	int stride;       /* S: the product of the earlier radices (the first pass's ns) */
 	int threads;      /* invocations per signal */
 	int vregs;        /* values held per invocation */
+	int rounds;       /* exchanges go through shared memory in this many rounds, C/rounds
+	                     signals each (1: all C at once; a sweep of one pass exchanges nothing) */
 };
 
 struct fft_plan {
@@ -99,6 +108,7 @@ struct fft_plan {
 	                    and threads (the most of any sweep) describe its work groups */
 	int nsweeps;
 	struct fft_sweep sweep[FFT_MAX_PASSES];
+	int rounds;      /* blocked: the most exchange rounds of any sweep (1: none split) */
 	int bank_pad;    /* log2 of the padding period in elements when an exchange is padded, or 0 */
 	int subgroup;    /* the subgroup width the shuffled exchanges assume, or 0 when none */
 };

@@ -1,10 +1,14 @@
 // The blocked technique: one dispatch per sweep of consecutive radix passes (see the sweep
 // mapping in gles/fft_plan.h). A work group loads one closed set g of NSIG neighbouring signals
-// into shared memory (for columns every global access is NSIG contiguous elements of a row),
-// runs the sweep's passes there and writes once. Reads src, writes dst (ping-pong), or with
-// INPLACE one buffer: everything is read before a barrier and written after. Preamble defines:
+// into registers (for columns every global access is NSIG contiguous elements of a row), runs
+// the sweep's passes, exchanging through shared memory between them, and writes once. Reads
+// src, writes dst (ping-pong), or with INPLACE one buffer: everything is read before a barrier
+// and written after. Preamble defines:
 //   N (length), L (this sweep's length), S (its stride), NSIG (signals per group, local x),
 //   NTHR (invocations per signal, local y), VREGS (values held per invocation),
+//   XSIG (signals per exchange round: shared memory holds L x XSIG values; with XSIG < NSIG
+//   an exchange runs in NSIG/XSIG rounds, round c storing and loading signals
+//   [c*XSIG, (c+1)*XSIG) while the others hold theirs in registers),
 //   SCALE (applied on the store), FFT_SEQUENCE (the pass calls, from gles/fft.c).
 //   INPLACE (1: the transform is this one sweep, in place in binding 0, as fft_shared does).
 // Element (signal s, index i) lives at [u_offset + s*u_sig_stride + i*u_elem_stride].
@@ -19,10 +23,10 @@ layout(std430, binding = 2) writeonly buffer Dst { ST dst[]; };
 #endif
 uniform uint u_offset, u_sig_stride, u_elem_stride, u_count;
 
-shared T s[L * NSIG];
+shared T s[L * XSIG];
 
 T v[VREGS];
-uint g_lsig, g_tid, g_base;
+uint g_lsig, g_xsig, g_tid, g_base; // g_xsig: g_lsig within its exchange round
 uint g_in;  // first input index of set g: g, then steps of N/L
 uint g_out; // first output index: (g/S)*S*L + g%S, then steps of S
 uint g_k0;  // g % S: the part of the twiddle exponent fixed by the set
@@ -42,14 +46,16 @@ void LOAD_G()                                                                   
 				v[q * R + r] = st_load(src[g_base + (g_in + (j + r * NB) * (uint(N) / uint(L))) * u_elem_stride]); \
 	}                                                                                     \
 }                                                                                         \
-void LOAD_S()                                                                             \
+void LOAD_S(uint round)                                                                   \
 {                                                                                         \
 	const uint NB = uint(L) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
+	if (g_lsig / uint(XSIG) != round)                                                     \
+		return;                                                                           \
 	for (uint q = 0u; q < PER; q++) {                                                     \
 		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB)                                                                       \
 			for (uint r = 0u; r < R; r++)                                                 \
-				v[q * R + r] = s[(j + r * NB) * uint(NSIG) + g_lsig];                     \
+				v[q * R + r] = s[(j + r * NB) * uint(XSIG) + g_xsig];                     \
 	}                                                                                     \
 }                                                                                         \
 void COMPUTE(uint ns, uint two)                                                           \
@@ -69,15 +75,17 @@ void COMPUTE(uint ns, uint two)                                                 
 		}                                                                                 \
 	}                                                                                     \
 }                                                                                         \
-void STORE_S(uint ns)                                                                     \
+void STORE_S(uint ns, uint round)                                                         \
 {                                                                                         \
 	const uint NB = uint(L) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
+	if (g_lsig / uint(XSIG) != round)                                                     \
+		return;                                                                           \
 	for (uint q = 0u; q < PER; q++) {                                                     \
 		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB) {                                                                     \
 			uint o = (j / ns) * ns * R + j % ns;                                          \
 			for (uint r = 0u; r < R; r++)                                                 \
-				s[(o + r * ns) * uint(NSIG) + g_lsig] = v[q * R + r];                     \
+				s[(o + r * ns) * uint(XSIG) + g_xsig] = v[q * R + r];                     \
 		}                                                                                 \
 	}                                                                                     \
 }                                                                                         \
@@ -125,6 +133,7 @@ DEFINE_RADIX(16u, bfly16, load_global_r16, load_shared_r16, compute_r16, store_s
 void main()
 {
 	g_lsig = gl_LocalInvocationID.x;
+	g_xsig = g_lsig % uint(XSIG);
 	g_tid = gl_LocalInvocationID.y;
 	// groups: the column groups of set 0, then of set 1, ...: groups in flight together read
 	// whole rows

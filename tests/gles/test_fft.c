@@ -457,6 +457,7 @@ static float from_half(unsigned short h)
  * assert that their cases use them). */
 struct used {
 	int shared, padded, shuffled, split, checks;
+	int rounds; /* checks whose blocked plan exchanged in rounds */
 };
 
 static void check_opts(int n, int count, int adjacent, const struct fft_opts *o, int inverse,
@@ -524,11 +525,14 @@ static void check_opts(int n, int count, int adjacent, const struct fft_opts *o,
 		snprintf(xch, sizeof xch, " (%d padded, %d shuffled%s)", pads, shuffles,
 		         o->subgroup == FFT_SG_EMULATE ? ", emulated" : "");
 	char name[200];
-	snprintf(name, sizeof name, "n=%d x%d %s%s %s%s %s vec%d%s%s, %d sweeps of %d signals%s", n,
-	         count, inverse ? "inv " : "", adjacent ? "cols" : "rows", fft_plan_kind(p),
+	char rounds[32] = "";
+	if (p->blocked && p->rounds > 1)
+		snprintf(rounds, sizeof rounds, " in up to %d rounds", p->rounds);
+	snprintf(name, sizeof name, "n=%d x%d %s%s %s%s %s vec%d%s%s, %d sweeps of %d signals%s%s",
+	         n, count, inverse ? "inv " : "", adjacent ? "cols" : "rows", fft_plan_kind(p),
 	         o->max_radix ? (o->max_radix == 16 ? "/r16" : o->max_radix == 4 ? "/r4" : "") : "",
 	         o->twiddles ? "table" : "computed", comps, o->half ? " half" : "",
-	         pn->split ? " split" : "", p->nsweeps, p->signals, xch);
+	         pn->split ? " split" : "", p->nsweeps, p->signals, rounds, xch);
 	int ok = tu_report(name, tu_rel_l2_f32(y, ref, floats), tu_max_abs_f32(y, ref, floats),
 	                   o->half ? TOL_FP16 : TOL);
 	if (u) {
@@ -536,6 +540,7 @@ static void check_opts(int n, int count, int adjacent, const struct fft_opts *o,
 		u->padded += pads > 0;
 		u->shuffled += shuffles > 0;
 		u->split += pn->shared && pn->split && (pads || shuffles);
+		u->rounds += p->blocked && p->nsweeps == 1 && p->rounds > 1;
 		u->checks++;
 	}
 	if (want && strcmp(fft_plan_kind(p), want)) {
@@ -588,6 +593,38 @@ static void test_blocked_columns(void **state)
 	check_opts(1080, 3, 0, &orow, 0, "shared", NULL);
 	/* a Bluestein length: its work rows are auto too */
 	check_opts(97, 5, 1, &orow, 1, NULL, NULL);
+}
+
+/* Whole columns in one sweep, exchanged through shared memory in rounds of a few signals:
+ * lengths with radices 8, 4, 2, 3, 5 and 7 whose groups of signals overflow llvmpipe's 32 KiB
+ * (short enough that the programs build fast there), counts that are not multiples of the
+ * group's, vec2 and vec4, float16 storage, both twiddle modes, both directions, a count of
+ * signals a group that is not a power of two. (4096-long columns, the H200's case, take
+ * minutes to build on llvmpipe; the planner's tests cover their shapes.) */
+static void test_blocked_rounds(void **state)
+{
+	(void)state;
+	struct used u = {0};
+	struct fft_opts o = {.technique = FFT_TECH_BLOCKED, .components = 2, .signals = 8,
+	                     .rounds = 8};
+	check_opts(1024, 11, 1, &o, 0, "blocked", &u); /* 64 KiB: 2 rounds */
+	o.signals = 16;
+	check_opts(1024, 37, 1, &o, 1, "blocked", &u); /* 128 KiB: 4 rounds */
+	o.signals = 16;
+	o.twiddles = FFT_TW_TABLE;
+	check_opts(405, 17, 1, &o, 1, "blocked", &u); /* 3^4 * 5: 2 rounds */
+	o.signals = 4;
+	o.twiddles = FFT_TW_COMPUTED;
+	o.components = 4;
+	check_opts(700, 9, 1, &o, 1, "blocked", &u); /* 2^2 * 5^2 * 7, vec4: 2 rounds */
+	o.signals = 3;
+	o.components = 2;
+	check_opts(1536, 7, 1, &o, 0, "blocked", &u); /* 3 rounds of one signal */
+	struct fft_opts oh = {.technique = FFT_TECH_BLOCKED, .components = 2, .half = 1,
+	                      .norm_forward = 1, .signals = 8, .rounds = 8};
+	check_opts(1024, 10, 1, &oh, 1, "blocked", &u);
+	printf("%d of %d checks ran one sweep in rounds\n", u.rounds, u.checks);
+	assert_int_equal(u.rounds, u.checks);
 }
 
 static void test_blocked_2d(void **state)
@@ -644,7 +681,7 @@ static void test_blocked_wisdom(void **state)
 	check_opts(n, count, 1, &o, 0, fft_technique_name(ch.technique), NULL);
 	/* and blocked from wisdom: the stored signals and invocations rebuild the same plan */
 	struct fft_wisdom_key kb = {.n = 1080, .components = 4, .adjacent = 1, .count_log2 = 2};
-	struct fft_wisdom_choice cb = {FFT_TECH_BLOCKED, 16, 8};
+	struct fft_wisdom_choice cb = {FFT_TECH_BLOCKED, 16, 8, 0};
 	fft_wisdom_put(w, &kb, &cb, 1.0);
 	struct fft_opts o4 = {.technique = FFT_TECH_AUTO, .components = 4, .wisdom = w};
 	assert_int_equal(fft_axis_create(g_pc, g_info, 1080, 1, 1080 * 5, 5, &o4, NULL, &a, err), 0);
@@ -811,6 +848,7 @@ int main(void)
 		cmocka_unit_test(test_wisdom),
 		cmocka_unit_test(test_plan_cache),
 		cmocka_unit_test(test_blocked_columns),
+		cmocka_unit_test(test_blocked_rounds),
 		cmocka_unit_test(test_blocked_2d),
 		cmocka_unit_test(test_blocked_wisdom),
 		cmocka_unit_test(test_switch_bank_pad),

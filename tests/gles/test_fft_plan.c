@@ -103,7 +103,7 @@ static void test_native_and_good_size(void **state)
 static void test_passes(void **state)
 {
 	(void)state;
-	struct fft_plan_opts o = {8, FFT_TECH_AUTO, FFT_TW_COMPUTED, 2, 49152, 1024, 0, 0, 0, 0, 0, 0};
+	struct fft_plan_opts o = {8, FFT_TECH_AUTO, FFT_TW_COMPUTED, 2, 49152, 1024, 0, 0, 0, 0, 0, 0, 0};
 	int ns_[] = {1, 2, 7, 64, 97, 360, 1000, 1080, 1920, 2048, 2187, 4096, 4099, 6144, 8192};
 	for (size_t i = 0; i < sizeof ns_ / sizeof ns_[0]; i++) {
 		struct fft_plan p;
@@ -169,8 +169,19 @@ static void test_passes(void **state)
 	assert_int_equal(fft_plan_make(0, &o, &p), FFT_PLAN_E_SIZE);
 }
 
+/* Signals a blocked exchange round must hold at least: c over its largest divisor that is at
+ * most the rounds allowed. */
+static int least_xsig(int c, int rounds)
+{
+	int r = rounds > 1 ? rounds : 1;
+	while (c % r)
+		r--;
+	return c / r;
+}
+
 /* Checks a blocked plan's sweeps: they cover the passes in order, multiply to m, start at the
- * pass strides, fit shared memory and the invocation limit, hold at most 64 values an
+ * pass strides, fit shared memory in their exchange rounds (the fewest that fit, a divisor of
+ * the signals, at most those allowed) and the invocation limit, hold at most 64 values an
  * invocation; and no grouping with fewer sweeps fits (every k consecutive passes that would
  * merge two neighbouring sweeps are too long). Prints the grouping. */
 static void check_blocked(int n, const struct fft_plan_opts *o, int want_sweeps)
@@ -193,7 +204,13 @@ static void check_blocked(int n, const struct fft_plan_opts *o, int want_sweeps)
 			len *= p.pass[k].radix;
 		assert_true(len == sw->len);
 		assert_int_equal(sw->stride, p.pass[sw->first].ns);
-		assert_true((long long)sw->len * p.signals * comps * 4 <= o->shared_limit);
+		assert_true(sw->rounds >= 1 && p.signals % sw->rounds == 0 && sw->rounds <= p.rounds);
+		assert_true(sw->rounds == 1 || sw->rounds <= o->rounds);
+		long long xbytes = (long long)sw->len * comps * 4;
+		assert_true(xbytes * (p.signals / sw->rounds) <= o->shared_limit);
+		assert_true(xbytes * (p.signals / sw->rounds) <= p.shared_bytes);
+		for (int r = 1; r < sw->rounds; r++) /* no fewer rounds fit */
+			assert_true(p.signals % r || xbytes * (p.signals / r) > o->shared_limit);
 		assert_true(sw->threads * p.signals <= o->max_invocations);
 		assert_true(sw->vregs <= 64);
 		for (int k = sw->first; k < sw->first + sw->count; k++) {
@@ -202,13 +219,16 @@ static void check_blocked(int n, const struct fft_plan_opts *o, int want_sweeps)
 		}
 		/* merging with the next sweep would not fit shared memory or the values */
 		if (i + 1 < p.nsweeps)
-			assert_true((long long)sw->len * p.sweep[i + 1].len * p.signals * comps * 4 >
-			            o->shared_limit ||
+			assert_true((long long)sw->len * p.sweep[i + 1].len * comps * 4 *
+			            least_xsig(p.signals, o->rounds) > o->shared_limit ||
 			            (long long)sw->len * p.sweep[i + 1].len > 64LL * o->max_invocations / p.signals);
 		next += sw->count;
 		prod *= sw->len;
-		at += snprintf(text + at, sizeof text - (size_t)at, " %s%d (x%d)", i ? "x " : "", sw->len,
-		               sw->threads);
+		at += snprintf(text + at, sizeof text - (size_t)at, " %s%d (x%d", i ? "x " : "",
+		               sw->len, sw->threads);
+		if (sw->rounds > 1)
+			at += snprintf(text + at, sizeof text - (size_t)at, ", %d rounds", sw->rounds);
+		at += snprintf(text + at, sizeof text - (size_t)at, ")");
 	}
 	assert_int_equal(next, p.npasses);
 	assert_true(prod == p.m);
@@ -221,7 +241,7 @@ static void test_blocked(void **state)
 {
 	(void)state;
 	/* the H200's limits (48 KiB, 1024 invocations), and llvmpipe's 32 KiB */
-	struct fft_plan_opts o = {8, FFT_TECH_BLOCKED, FFT_TW_COMPUTED, 2, 49152, 1024, 1, 0, 0, 0, 0, 0};
+	struct fft_plan_opts o = {8, FFT_TECH_BLOCKED, FFT_TW_COMPUTED, 2, 49152, 1024, 1, 0, 0, 0, 0, 0, 0};
 	int cols[] = {1024, 2048, 4096, 1080, 2187, 4375, 1350, 2240, 1344, 8192, 65536};
 	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
 		o.components = 2;
@@ -241,6 +261,39 @@ static void test_blocked(void **state)
 	assert_int_equal(p.signals, 8); /* 64-byte rows of vec2 */
 	assert_int_equal(fft_plan_make(1024, &o, &p), 0);
 	assert_true(p.nsweeps == 2 && p.sweep[0].len == 64 && p.sweep[1].len == 16);
+	assert_int_equal(p.rounds, 1); /* none asked for */
+	/* exchange rounds: whole columns in one sweep, c/rounds signals in shared at a time */
+	o.rounds = 8;
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+		o.signals = 4; /* 32-byte rows */
+		check_blocked(cols[i], &o, cols[i] <= 4375 ? 1 : 0);
+		o.signals = 8; /* 64-byte rows */
+		check_blocked(cols[i], &o, cols[i] <= 4375 ? 1 : 0);
+	}
+	o.signals = 4;
+	assert_int_equal(fft_plan_make(4096, &o, &p), 0); /* 32 KiB a signal: one a round */
+	assert_true(p.nsweeps == 1 && p.rounds == 4 && p.shared_bytes == 32768);
+	assert_int_equal(fft_plan_make(2048, &o, &p), 0); /* two signals a round */
+	assert_true(p.nsweeps == 1 && p.rounds == 2 && p.shared_bytes == 32768);
+	assert_int_equal(fft_plan_make(1350, &o, &p), 0); /* all four fit: no rounds */
+	assert_true(p.nsweeps == 1 && p.rounds == 1);
+	o.rounds = 2; /* too few for 4096: two sweeps, one of them in rounds */
+	check_blocked(4096, &o, 2);
+	o.signals = 3; /* rounds divide the signals: 3 x 4096 fits in three rounds, not two */
+	o.rounds = 2;
+	check_blocked(4096, &o, 2);
+	o.rounds = 3;
+	check_blocked(4096, &o, 1);
+	o.signals = 2; /* 8192 vec2 is 64 KiB a signal: never one sweep */
+	o.rounds = 8;
+	check_blocked(8192, &o, 2);
+	o.shared_limit = 32768; /* llvmpipe: 4096 vec2 in four rounds of one signal */
+	o.signals = 4;
+	assert_int_equal(fft_plan_make(4096, &o, &p), 0);
+	assert_true(p.nsweeps == 1 && p.rounds == 4);
+	o.shared_limit = 49152;
+	o.signals = 0;
+	o.rounds = 0;
 	/* one sweep when the whole column fits */
 	check_blocked(360, &o, 1);
 	check_blocked(2, &o, 1);
