@@ -23,9 +23,10 @@
 #define MAX_HEAD 16384
 #define MAX_BODY (512u << 20)
 #define MAX_SAMPLES (1u << 22) /* latencies kept per thread at most */
-#define NTIMING 5
+#define NTIMING 7
 
-static const char *timing_names[NTIMING] = {"decode", "queue", "gpu", "encode", "total"};
+static const char *timing_names[NTIMING] = {"decode", "queue", "gpu", "encode", "total",
+                                            "gpu_copy", "gpu_wait"};
 
 struct body {
 	unsigned char *data;
@@ -669,10 +670,12 @@ int main(int argc, char **argv)
 	        "loadgen %s%s%d clients, %.1f s: %llu ok (%.2f req/s within %.1f s, %.2f overall), %llu non-200, %llu bad bodies, "
 	        "%llu I/O errors, %llu connections\n"
 	        "  latency ms: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f   (%zu answers)\n"
-	        "  Server-Timing medians ms: decode %.2f  queue %.2f  gpu %.2f  encode %.2f  total %.2f\n"
+	        "  Server-Timing medians ms: decode %.2f  queue %.2f  gpu %.2f (copies %.2f, waiting "
+	        "%.2f)  encode %.2f  total %.2f\n"
 	        "  bytes: %.1f MB out, %.1f MB in\n",
 	        c.label, c.label[0] ? ": " : "", started, elapsed, ok, rps, window, rps_all, non200, bad, ioerr, conns,
-	        p50, p90, p99, pmax, ns, tmed[0], tmed[1], tmed[2], tmed[3], tmed[4], bout / 1e6,
+	        p50, p90, p99, pmax, ns, tmed[0], tmed[1], tmed[2], tmed[5], tmed[6], tmed[3], tmed[4],
+	        bout / 1e6,
 	        bin / 1e6);
 	for (int k = 0; k < nst; k++)
 		if (st[k] != 200)

@@ -355,6 +355,8 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG;
 	res.sub_x = res.sub_y = J->cfg.jpeg_subsampling ? 2 : 1;
 	int rc = bloom_run_frame(b, op, &f, &bk, &j->params, &res, &st, err);
+	j->gpu_copy_s = st.copy_ms * 1e-3;
+	j->gpu_wait_s = st.wait_ms * 1e-3;
 	j->result = res.img;
 	j->yresult = res.yuv;
 	j->lost = res.lost;
@@ -587,7 +589,7 @@ void jobs_start(struct jobs *J, struct job *j)
 	j->dropped = 0;
 	j->lost = 0;
 	j->gpu = -1;
-	j->decode_s = j->queue_s = j->gpu_s = j->encode_s = 0;
+	j->decode_s = j->queue_s = j->gpu_s = j->encode_s = j->gpu_copy_s = j->gpu_wait_s = 0;
 	memset(&j->in, 0, sizeof j->in);
 	memset(&j->kimg, 0, sizeof j->kimg);
 	memset(&j->result, 0, sizeof j->result);

@@ -61,6 +61,8 @@ struct job {
 	unsigned lost;                    /* IMAGE_LOST_* of the encoding */
 	int gpu;                          /* GPU thread that ran it; -1 */
 	double decode_s, queue_s, gpu_s, encode_s;
+	double gpu_copy_s, gpu_wait_s;    /* parts of gpu_s: copying the frame and the result
+	                                     between host and GPU buffers, waiting for the GPU */
 
 	/* Private to jobs.c. */
 	struct image in, kimg, result;

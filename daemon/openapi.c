@@ -107,7 +107,8 @@ static json_t *image_responses(void)
 	json_t *r = json_object();
 	json_object_set_new(r, "200", json_pack("{s:s,s:o}", "description",
 	                                        "the result image; Server-Timing has decode, queue, "
-	                                        "gpu and encode durations",
+	                                        "gpu (of which gpu_copy and gpu_wait), encode "
+	                                        "and total durations",
 	                                        "content", content));
 	json_object_set_new(r, "400", error_ref("a bad parameter (named, with its bounds), a bad "
 	                                        "multipart body or an empty body"));

@@ -838,7 +838,7 @@ static int set_hook(struct bloom_ctx *b, int op, const struct bloom_params *p, i
 
 /* Planes -> q->image (w x h linear RGBA, oriented). */
 static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
-                         int h, char err[BLOOM_ERR_LEN])
+                         int h, double *copy_ms, char err[BLOOM_ERR_LEN])
 {
 	GLuint prog;
 	int rc = get_program(b, "bloom_common+yuv_unpack", 0, 0, &prog, err);
@@ -849,6 +849,7 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		snprintf(err, BLOOM_ERR_LEN, "planes upload: out of GPU memory");
 		return BLOOM_E_NOMEM;
 	}
+	double t0 = wall_now();
 	if (b->yin_map) { /* coherent: seen by the commands issued after it; the last frame's
 	                     commands have all completed (its read-back waited for them) */
 		memcpy(b->yin_map, y->data, y->bytes);
@@ -856,6 +857,7 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->yin);
 		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)y->bytes, y->data);
 	}
+	*copy_ms += wall_now() - t0;
 	set_sizes(prog, w, h, q->pw, q->ph);
 	set_planes(prog, y);
 	glUniform2ui(glGetUniformLocation(prog, "u_src"), (GLuint)y->width, (GLuint)y->height);
@@ -1115,9 +1117,11 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	gpu_timer_start(b->timer);
 	/* upload */
 	if (in) {
+		double t0 = wall_now();
 		glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->image);
 		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16, rgba);
-	} else if ((rc = upload_planes(b, q, yin, w, h, err))) {
+		st->copy_ms += wall_now() - t0;
+	} else if ((rc = upload_planes(b, q, yin, w, h, &st->copy_ms, err))) {
 		goto done;
 	}
 	gpu_timer_mark(b->timer);
@@ -1152,13 +1156,16 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 			m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)res->yuv.bytes + 4,
 			                     GL_MAP_READ_BIT);
 		}
+		st->wait_ms = wall_now() - t_read;
 		if (!m) {
 			snprintf(err, BLOOM_ERR_LEN, "reading the planes: %s", b->ystage_map
 			         ? "the GPU did not finish within 60 s" : gl_error_name(glGetError()));
 			rc = BLOOM_E_GPU;
 			goto done;
 		}
+		double t0 = wall_now();
 		memcpy(res->yuv.data, m, res->yuv.bytes);
+		st->copy_ms += wall_now() - t0;
 		uint32_t flags;
 		memcpy(&flags, m + res->yuv.bytes, 4);
 		res->lost = flags | IMAGE_LOST_PRECISION | (ch == 2 || ch == 4 ? IMAGE_LOST_ALPHA : 0);
@@ -1171,6 +1178,8 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		t_read = wall_now();
 		const float *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16,
 		                                  GL_MAP_READ_BIT);
+		double t0 = wall_now();
+		st->wait_ms = t0 - t_read;
 		if (!m) {
 			snprintf(err, BLOOM_ERR_LEN, "reading the result: %s", gl_error_name(glGetError()));
 			rc = BLOOM_E_GPU;
@@ -1196,6 +1205,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 			default: memcpy(o, s, 16);
 			}
 		}
+		st->copy_ms += wall_now() - t0;
 	}
 	if (unmap)
 		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);

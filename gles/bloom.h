@@ -64,6 +64,8 @@ struct bloom_stats {
 	       irows_ms, composite_ms, download_ms, gpu_ms; /* per stage; gpu_ms all GPU stages */
 	double wall_ms, prepare_ms, readback_ms; /* host clock: the whole call; before the first GL
 	                                            command; mapping and converting the result */
+	double copy_ms, wait_ms; /* host clock, parts of wall_ms: copying the frame in and the
+	                            result out (and converting them), and waiting for the GPU */
 };
 
 struct bloom_cache_stats {

@@ -249,9 +249,30 @@ def cli(*args):
     return r.returncode == 0
 
 
+TIMING_STAGES = ("decode", "queue", "gpu", "gpu_copy", "gpu_wait", "encode", "total")
+
+
+def timings(h):
+    """Server-Timing as {name: ms}."""
+    out = {}
+    for part in h.get("server-timing", "").split(","):
+        name, _, dur = part.strip().partition(";dur=")
+        try:
+            out[name] = float(dur)
+        except ValueError:
+            pass
+    return out
+
+
 def timing_ok(h):
-    st = h.get("server-timing", "")
-    return all(("%s;dur=" % s) in st for s in ("decode", "queue", "gpu", "encode"))
+    t = timings(h)
+    return all(s in t and t[s] >= 0 for s in TIMING_STAGES)
+
+
+def timing_parts_ok(h):
+    """gpu_copy and gpu_wait are parts of gpu (each printed rounded to 1 us)."""
+    t = timings(h)
+    return timing_ok(h) and t["gpu_copy"] + t["gpu_wait"] <= t["gpu"] + 0.002 and t["gpu"] > 0
 
 
 # ---- the tests ----
@@ -288,7 +309,8 @@ def test_main():
         st, h, body = d.req("POST", "/v1/bloom?" + q + "&format=pfm", body=png)
         check("bloom raw 200 pfm", st == 200 and h.get("content-type") == "image/x-portable-floatmap",
               (st, h, body[:300]))
-        check("bloom Server-Timing has every stage", timing_ok(h), h)
+        check("bloom Server-Timing has every stage, copies and waits within gpu",
+              timing_parts_ok(h), h)
         ref = os.path.join(TMP, "ref_bloom.pfm")
         if cli("bloom", pin, "-o", ref, "--threshold", "0.6", "--intensity", "0.8",
                "--kernel-preset", "gaussian:sigma=2", "--quiet"):
@@ -339,6 +361,8 @@ def test_main():
             check("JPEG planes in and out lose no more than the CPU path", pg >= pw - 0.5, (pg, pw))
             check("planes answer reports precision lost",
                   "precision" in h.get("x-image-lost", ""), h)
+            check("planes answer's Server-Timing: copies and waits within gpu",
+                  timing_parts_ok(h), h)
         else:
             check("JPEG planes in -> JPEG out", False, (st, body[:200]))
         # clipping found on the GPU is reported
