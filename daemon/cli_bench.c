@@ -21,7 +21,7 @@
 
 struct bench_cli {
 	struct gpu_config gpu;
-	int runs, warmup, quick, repeat, reuse, finish;
+	int runs, warmup, quick, repeat, reuse, finish, verbose;
 	int fft_bank_pad, fft_subgroup;
 	double warm_seconds;
 	char only[OPT_STR_MAX];
@@ -50,6 +50,9 @@ static const struct opt_def own_table[] = {
 	{"repeat", OPT_INT, 1, 100, "1", NULL,
 	 "run the whole list this many times in turn (A/B comparisons: clock drift spreads evenly)",
 	 NULL, offsetof(struct bench_cli, repeat)},
+	{"verbose", OPT_BOOL, 0, 1, "false", NULL,
+	 "log at debug level on stderr: the FFT wisdom's measurement of every candidate shape", NULL,
+	 offsetof(struct bench_cli, verbose)},
 	{"fft-bank-pad", OPT_BOOL, 0, 1, "false", NULL,
 	 "shared-memory FFTs: pad the exchanges prone to bank conflicts (FFT and bloom workloads)",
 	 NULL, offsetof(struct bench_cli, fft_bank_pad)},
@@ -360,7 +363,7 @@ int cli_bench(int argc, char **argv)
 	                   argc, argv, &npos);
 	if (pr)
 		return pr == 1 ? 0 : pr;
-	log_setup(LOG_WARN, 0);
+	log_setup(c.verbose ? LOG_DEBUG : LOG_WARN, 0);
 	/* as fftbloomd does: frames' buffers stay in the heap between runs instead of being mapped
 	 * and faulted in afresh each time */
 	mallopt(M_MMAP_THRESHOLD, 512 << 20);

@@ -693,11 +693,14 @@ static int tune(struct program_cache *pc, const struct egl_info *info, int n, in
 		qsort(ms[i], TUNE_ROUNDS, sizeof ms[i][0], cmp_double);
 		double med = ms[i][0] < 0 ? -1 : ms[i][TUNE_ROUNDS / 2];
 		struct fft_axis *a = ax[i];
-		gles_logf(log, GLES_LOG_DEBUG, "FFT tune n=%d vec%d %s %s: %d signals x %d invocations, "
-		          "%d sweeps, %d exchange rounds: %.4f ms", n, o->components,
-		          adjacent ? "cols" : "rows", fft_technique_name(cand[i].technique),
-		          a->plan.signals, a->plan.threads, a->plan.nsweeps, a->plan.blocked ?
-		          a->plan.rounds : 1, med);
+		char shape[64] = "";
+		if (a->plan.blocked)
+			snprintf(shape, sizeof shape, ", %d sweeps, exchanges in up to %d rounds",
+			         a->plan.nsweeps, a->plan.rounds);
+		gles_logf(log, GLES_LOG_DEBUG, "FFT tune n=%d vec%d %s %s: %d signals x %d invocations%s: "
+		          "%.4f ms", n, o->components, adjacent ? "cols" : "rows",
+		          fft_technique_name(cand[i].technique), a->plan.signals, a->plan.threads, shape,
+		          med);
 		if (med > 0 && (!found || med < *best_ms)) {
 			*best = cand[i];
 			/* the shape measured, so that the plan rebuilt from wisdom is this one */
