@@ -576,13 +576,13 @@ static int cmp_double(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-#define TUNE_MAX_CAND 16
-#define TUNE_ROUNDS_MAX 8 /* blocked candidates' exchange rounds at most */
+#define TUNE_MAX_CAND 12
 
 /* The shapes tune measures: shared at several invocation counts, global, and for adjacent
- * signals blocked with rows of 64 (its default), 32 and 128 bytes and with half the invocations,
- * and with rows of 32 and 64 bytes exchanged in up to TUNE_ROUNDS_MAX rounds where that makes
- * fewer sweeps. Returns the count written to cand (at most TUNE_MAX_CAND). */
+ * signals blocked with rows of 64 (its default), 32 and 128 bytes and with half the invocations.
+ * (Blocked sweeps exchanged in rounds, fft_opts.rounds, are not among them: on the H200 they
+ * made every column shape slower, 4096 vec2 columns 2x; bench/RESULTS.md, run 30.) Returns the
+ * count written to cand (at most TUNE_MAX_CAND). */
 static int tune_candidates(const struct egl_info *info, int n, int adjacent,
                            const struct fft_opts *o, struct fft_opts cand[TUNE_MAX_CAND])
 {
@@ -613,19 +613,6 @@ static int tune_candidates(const struct egl_info *info, int n, int adjacent,
 		cand[nc] = *o;
 		cand[nc].technique = FFT_TECH_BLOCKED;
 		cand[nc++].threads = p.threads / 2;
-	}
-	for (int i = 0; i < 2; i++) {
-		struct fft_plan one, more;
-		po.signals = row_bytes[i] / selem > 1 ? row_bytes[i] / selem : 1;
-		po.rounds = 0;
-		int sweeps = fft_plan_make(n, &po, &one) ? 1 << 30 : one.nsweeps;
-		po.rounds = TUNE_ROUNDS_MAX;
-		if (!fft_plan_make(n, &po, &more) && more.nsweeps < sweeps) {
-			cand[nc] = *o;
-			cand[nc].technique = FFT_TECH_BLOCKED;
-			cand[nc].signals = po.signals;
-			cand[nc++].rounds = TUNE_ROUNDS_MAX;
-		}
 	}
 	return nc;
 }
@@ -707,7 +694,6 @@ static int tune(struct program_cache *pc, const struct egl_info *info, int n, in
 			best->threads = cand[i].technique == FFT_TECH_GLOBAL ? 0 : cand[i].threads
 			              ? cand[i].threads : a->plan.threads;
 			best->signals = cand[i].technique == FFT_TECH_BLOCKED ? a->plan.signals : 0;
-			best->rounds = cand[i].technique == FFT_TECH_BLOCKED ? cand[i].rounds : 0;
 			*best_ms = med;
 			found = 1;
 		}
@@ -749,7 +735,6 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 		c.technique = ch.technique;
 		c.threads = ch.threads;
 		c.signals = ch.signals;
-		c.rounds = ch.rounds;
 	} else {
 		double ms = 0;
 		struct fft_opts best;
@@ -758,12 +743,10 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 			ch.technique = c.technique;
 			ch.threads = c.threads;
 			ch.signals = c.signals;
-			ch.rounds = c.rounds;
 			fft_wisdom_put(o->wisdom, &k, &ch, ms);
 			gles_logf(log, GLES_LOG_INFO, "FFT wisdom: n=%d vec%d %s: %s, %d signals x %d "
-			          "invocations, rounds %d (%.4f ms)", n, o->components,
-			          signals_adjacent ? "cols" : "rows", fft_technique_name(c.technique),
-			          c.signals, c.threads, c.rounds, ms);
+			          "invocations (%.4f ms)", n, o->components, signals_adjacent ? "cols" : "rows",
+			          fft_technique_name(c.technique), c.signals, c.threads, ms);
 		}
 	}
 	c.wisdom = NULL;

@@ -55,7 +55,8 @@ struct fft_opts {
 	                    in a sweep; 0: the plan's choice */
 	int signals;     /* blocked: signals per work group; 0: the plan's choice (64-byte rows) */
 	int rounds;      /* blocked: the most rounds a sweep may exchange its signals in through
-	                    shared memory, so that longer sweeps fit (fft_plan.h); 0: one */
+	                    shared memory, so that longer sweeps fit (fft_plan.h); 0: one. Slower
+	                    on the H200 wherever measured: not among the wisdom's candidates */
 	int bank_pad;    /* 1: shared technique: pad the shared-memory index of the exchanges that
 	                    would meet in the same banks, where the array still fits (fft_plan.h) */
 	int subgroup;    /* enum fft_subgroup: shared technique: pairs of passes of one radix

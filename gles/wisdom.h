@@ -13,10 +13,9 @@ struct fft_wisdom_key {
 	int count_log2; /* batch size, rounded to a power of two */
 };
 
-/* What was measured fastest for a key: the fft_opts fields technique, threads, signals and
- * rounds. */
+/* What was measured fastest for a key: the fft_opts fields technique, threads and signals. */
 struct fft_wisdom_choice {
-	int technique, threads, signals, rounds;
+	int technique, threads, signals;
 };
 
 struct fft_wisdom;
@@ -30,8 +29,8 @@ void fft_wisdom_destroy(struct fft_wisdom *w); /* NULL-safe */
 /* 0 and the choice when known, -1 when not. */
 int fft_wisdom_get(const struct fft_wisdom *w, const struct fft_wisdom_key *k,
                    struct fft_wisdom_choice *out);
-/* Remembers a choice (and appends it to the file: signals and then rounds go after the time,
- * so that lines written before they existed read as 0, and older readers ignore them). */
+/* Remembers a choice (and appends it to the file: signals goes after the time, so that lines
+ * written before it existed read as signals 0, and older readers ignore it). */
 void fft_wisdom_put(struct fft_wisdom *w, const struct fft_wisdom_key *k,
                     const struct fft_wisdom_choice *c, double ms);
 int fft_wisdom_count(const struct fft_wisdom *w);

@@ -692,7 +692,7 @@ static void test_blocked_wisdom(void **state)
 	check_opts(n, count, 1, &o, 0, fft_technique_name(ch.technique), NULL);
 	/* and blocked from wisdom: the stored signals and invocations rebuild the same plan */
 	struct fft_wisdom_key kb = {.n = 1080, .components = 4, .adjacent = 1, .count_log2 = 2};
-	struct fft_wisdom_choice cb = {FFT_TECH_BLOCKED, 16, 8, 0};
+	struct fft_wisdom_choice cb = {FFT_TECH_BLOCKED, 16, 8};
 	fft_wisdom_put(w, &kb, &cb, 1.0);
 	struct fft_opts o4 = {.technique = FFT_TECH_AUTO, .components = 4, .wisdom = w};
 	assert_int_equal(fft_axis_create(g_pc, g_info, 1080, 1, 1080 * 5, 5, &o4, NULL, &a, err), 0);
