@@ -22,7 +22,7 @@
 struct bench_cli {
 	struct gpu_config gpu;
 	int runs, warmup, quick, repeat, reuse, finish, verbose;
-	int fft_bank_pad, fft_subgroup;
+	int fft_bank_pad, fft_subgroup, fft_composite, fft_max_radix;
 	double warm_seconds;
 	char only[OPT_STR_MAX];
 };
@@ -53,6 +53,12 @@ static const struct opt_def own_table[] = {
 	{"verbose", OPT_BOOL, 0, 1, "false", NULL,
 	 "log at debug level on stderr: the FFT wisdom's measurement of every candidate shape", NULL,
 	 offsetof(struct bench_cli, verbose)},
+	{"fft-max-radix", OPT_INT, 4, 16, "8", NULL,
+	 "FFTs' largest power-of-two radix: 4, 8 or 16 (FFT and bloom workloads)", NULL,
+	 offsetof(struct bench_cli, fft_max_radix)},
+	{"fft-composite", OPT_BOOL, 0, 1, "false", NULL,
+	 "FFTs group odd factors into radices 9, 25 and 27 (FFT and bloom workloads)", NULL,
+	 offsetof(struct bench_cli, fft_composite)},
 	{"fft-bank-pad", OPT_BOOL, 0, 1, "false", NULL,
 	 "shared-memory FFTs: pad the exchanges prone to bank conflicts (FFT and bloom workloads)",
 	 NULL, offsetof(struct bench_cli, fft_bank_pad)},
@@ -154,7 +160,8 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 	struct fft_opts o = {.technique = technique, .twiddles = twiddles, .components = 2,
 	                     .wisdom = g->wisdom, .bank_pad = c->fft_bank_pad,
 	                     .subgroup = c->fft_subgroup ? FFT_SG_ON : FFT_SG_OFF,
-	                     .signals = signals, .rounds = rounds};
+	                     .signals = signals, .rounds = rounds, .composite = c->fft_composite,
+	                     .max_radix = c->fft_max_radix};
 	struct fft *f;
 	char err[FFT_ERR_LEN];
 	if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {
@@ -208,12 +215,14 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 	       "\"forward_rows_ms\":%.4f,\"forward_cols_ms\":%.4f,\"inverse_ms\":%.4f,"
 	       "\"forward_min_ms\":%.4f,\"runs\":%d,\"timer\":\"%s\",\"bank_pad\":%s,"
 	       "\"subgroup\":%s,\"rows_exchanges\":\"%s\",\"cols_exchanges\":\"%s\","
-	       "\"cols_dispatches\":%d,\"cols_signals\":%d,\"cols_rounds\":%d}\n",
+	       "\"cols_dispatches\":%d,\"cols_signals\":%d,\"cols_rounds\":%d,\"composite\":%s,"
+	       "\"rows_passes\":%d,\"cols_passes\":%d}\n",
 	       label, h, w, tech_names[technique], tw_names[twiddles], fft_plan_kind(pr),
 	       fft_plan_kind(pc), mf, mr, mc, mi, fwd[0], c->runs,
 	       gpu_timer_is_gpu(t) ? "gl_timestamp" : "glfinish_wall", c->fft_bank_pad ? "true" : "false",
 	       c->fft_subgroup ? "true" : "false", exchanges(pr, xr, sizeof xr),
-	       exchanges(pc, xc, sizeof xc), csweeps, pc->signals, crounds);
+	       exchanges(pc, xc, sizeof xc), csweeps, pc->signals, crounds,
+	       c->fft_composite ? "true" : "false", pr->npasses, pc->npasses);
 	fprintf(stderr, "%-38s rows %-7s cols %-7s (%d dispatches, %d signals a group, %d rounds)  "
 	        "forward %8.3f ms (rows %.3f cols %.3f)  inverse %8.3f ms\n", label, fft_plan_kind(pr),
 	        fft_plan_kind(pc), csweeps, pc->signals, crounds, mf, mr, mc, mi);
@@ -234,7 +243,8 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 	char err[BLOOM_ERR_LEN];
 	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .separate = strstr(label, "separate") != NULL,
 	                            .fold = strstr(label, "folded") != NULL,
-	                            .fft_bank_pad = c->fft_bank_pad,
+	                            .fft_bank_pad = c->fft_bank_pad, .fft_composite = c->fft_composite,
+	                            .fft_max_radix = c->fft_max_radix,
 	                            .fft_subgroup = c->fft_subgroup ? FFT_SG_ON : FFT_SG_OFF};
 	b = NULL;
 	int slot = -1;
@@ -318,12 +328,12 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 		       "\"multiply_ms\":%.4f,\"inverse_cols_ms\":%.4f,\"inverse_rows_ms\":%.4f,"
 		       "\"composite_ms\":%.4f,\"fused\":%s,\"folded\":%s,\"wall_ms\":%.4f,\"prepare_ms\":%.4f,"
 		       "\"upload_ms\":%.4f,\"readback_ms\":%.4f,\"gpu_ms_in_call\":%.4f,\"runs\":%d,\"timed\":%s,"
-		       "\"bank_pad\":%s,\"subgroup\":%s}\n",
+		       "\"bank_pad\":%s,\"subgroup\":%s,\"composite\":%s}\n",
 		       label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good",
 		       tech_names[technique], precision ? "fp16" : "fp32", st.padded_w, st.padded_h, mt, m[0], m[1], m[2], m[3], m[4],
 		       m[5], m[6], st.fused ? "true" : "false", st.folded ? "true" : "false", mw, mp, mu, mr, mc, n,
 		       st.timed ? "true" : "false", c->fft_bank_pad ? "true" : "false",
-		       c->fft_subgroup ? "true" : "false");
+		       c->fft_subgroup ? "true" : "false", c->fft_composite ? "true" : "false");
 		fprintf(stderr, "bloom %-22s %5dx%-5d k %4dx%-4d %-6s pad %-4s -> %5dx%-5d  GPU %8.3f ms "
 		        "(pre %.3f rows %.3f %s %.3f %s %.3f %s %.3f irows %.3f comp %.3f)\n",
 		        label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good", st.padded_w,
@@ -363,6 +373,10 @@ int cli_bench(int argc, char **argv)
 	                   argc, argv, &npos);
 	if (pr)
 		return pr == 1 ? 0 : pr;
+	if (c.fft_max_radix != 4 && c.fft_max_radix != 8 && c.fft_max_radix != 16) {
+		fprintf(stderr, "fftbloom bench: --fft-max-radix must be 4, 8 or 16\n");
+		return 2;
+	}
 	log_setup(c.verbose ? LOG_DEBUG : LOG_WARN, 0);
 	/* as fftbloomd does: frames' buffers stay in the heap between runs instead of being mapped
 	 * and faulted in afresh each time */
@@ -376,9 +390,10 @@ int cli_bench(int argc, char **argv)
 	fprintf(stderr, "renderer: %s (%s)\n", g.info->renderer, g.info->version);
 	warm_gpu(&g, c.warm_seconds);
 	printf("{\"workload\":\"device\",\"renderer\":\"%s\",\"version\":\"%s\",\"subgroup_size\":%d,"
-	       "\"subgroup_shuffle\":%s,\"fft_bank_pad\":%s,\"fft_subgroup\":%s}\n", g.info->renderer,
-	       g.info->version, g.info->subgroup_size, g.info->subgroup_shuffle ? "true" : "false",
-	       c.fft_bank_pad ? "true" : "false", c.fft_subgroup ? "true" : "false");
+	       "\"subgroup_shuffle\":%s,\"fft_bank_pad\":%s,\"fft_subgroup\":%s,\"fft_composite\":%s,"
+	       "\"fft_max_radix\":%d}\n", g.info->renderer, g.info->version, g.info->subgroup_size,
+	       g.info->subgroup_shuffle ? "true" : "false", c.fft_bank_pad ? "true" : "false",
+	       c.fft_subgroup ? "true" : "false", c.fft_composite ? "true" : "false", c.fft_max_radix);
 	if (c.fft_subgroup && !g.info->subgroup_shuffle)
 		fprintf(stderr, "--fft-subgroup: this context has no subgroup shuffles in compute "
 		        "shaders; every exchange goes through shared memory\n");

@@ -14,7 +14,7 @@
 struct fft_cli {
 	struct gpu_config gpu;
 	char output[OPT_STR_MAX];
-	int inverse, axes, technique, twiddles, max_radix, bank_pad, subgroup;
+	int inverse, axes, technique, twiddles, max_radix, bank_pad, subgroup, composite;
 };
 
 static const struct opt_def fft_table[] = {
@@ -33,6 +33,9 @@ static const struct opt_def fft_table[] = {
 	 offsetof(struct fft_cli, twiddles)},
 	{"max-radix", OPT_INT, 4, 16, "8", NULL, "largest power-of-two radix: 4, 8 or 16", NULL,
 	 offsetof(struct fft_cli, max_radix)},
+	{"fft-composite", OPT_BOOL, 0, 1, "false", NULL,
+	 "group odd factors into radices 9, 25 and 27 (fewer passes)", NULL,
+	 offsetof(struct fft_cli, composite)},
 	{"fft-bank-pad", OPT_BOOL, 0, 1, "false", NULL,
 	 "shared technique: pad the exchanges prone to shared-memory bank conflicts", NULL,
 	 offsetof(struct fft_cli, bank_pad)},
@@ -114,7 +117,7 @@ int cli_fft(int argc, char **argv)
 	char ferr[FFT_ERR_LEN];
 	struct fft_opts o = {.technique = c.technique, .twiddles = c.twiddles, .max_radix = c.max_radix,
 	                     .components = 2, .wisdom = g.wisdom, .bank_pad = c.bank_pad,
-	                     .subgroup = c.subgroup ? FFT_SG_ON : FFT_SG_OFF};
+	                     .subgroup = c.subgroup ? FFT_SG_ON : FFT_SG_OFF, .composite = c.composite};
 	if (fft_create(g.pc, g.info, cols, rows, axes, &o, &log_gles_sink, &f, ferr)) {
 		fprintf(stderr, "fftbloom fft: %s\n", ferr);
 		goto out;

@@ -280,7 +280,8 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 	/* float16 spectra are scaled on the forward transform so that they stay in range */
 	struct fft_opts o4 = {.technique = p->technique, .twiddles = p->twiddles, .components = 4,
 	                      .half = q->half, .norm_forward = q->half, .wisdom = b->opts.wisdom,
-	                      .bank_pad = b->opts.fft_bank_pad, .subgroup = b->opts.fft_subgroup};
+	                      .bank_pad = b->opts.fft_bank_pad, .subgroup = b->opts.fft_subgroup,
+	                      .composite = b->opts.fft_composite, .max_radix = b->opts.fft_max_radix};
 	struct fft_opts o4k = o4, o2 = o4;
 	o4k.half = o4k.norm_forward = 0;
 	o2.half = o2.norm_forward = 0;

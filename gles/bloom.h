@@ -42,6 +42,8 @@ struct bloom_ctx_opts {
 	int no_persistent_map;     /* 1: planes through buffer updates and map/unmap per frame even
 	                              where GL_EXT_buffer_storage offers buffers mapped once */
 	int fft_bank_pad;          /* fft_opts.bank_pad for every transform (fft.h) */
+	int fft_composite;         /* fft_opts.composite for every transform */
+	int fft_max_radix;         /* fft_opts.max_radix for every transform (0: the FFT's 8) */
 	int fft_subgroup;          /* fft_opts.subgroup (enum fft_subgroup) for every transform */
 };
 

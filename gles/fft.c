@@ -26,7 +26,7 @@ struct prog {
 /* The parameter struct that keys every FFT program; memset to 0 before filling. */
 struct fft_key {
 	int kind; /* 1 shared, 2 global pass, 3 bluestein, 4 blocked sweep */
-	int n, components, inverse, twiddles, max_radix, half, norm_forward;
+	int n, components, inverse, twiddles, max_radix, composite, half, norm_forward;
 	int threads;
 	int nsig, nthr, split;
 	int pass, radix, ns, tw_offset, last, sig_fast;
@@ -107,7 +107,8 @@ static void sbf(struct sb *b, const char *fmt, ...)
 	}
 }
 
-/* Common defines: element type, storage, direction, twiddle mode, odd butterfly tables. */
+/* Common defines: element type, storage, direction, twiddle mode, odd and composite butterfly
+ * tables. */
 static void common_defines(struct sb *b, int components, int half, int inverse, int twiddles,
                            int conv)
 {
@@ -124,6 +125,18 @@ static void common_defines(struct sb *b, int components, int half, int inverse, 
 					double a = 2 * M_PI * (double)((r * k) % p) / p;
 					sbf(b, "%s%.9g", (k == 1 && r == 1) ? "" : ", ", t ? sin(a) : cos(a));
 				}
+			sbf(b, ");\n");
+		}
+	}
+	static const int composites[] = {9, 25, 27};
+	for (int i = 0; i < 3; i++) {
+		int r = composites[i];
+		for (int t = 0; t < 2; t++) {
+			sbf(b, "const float %sW%d[%d] = float[](", t ? "SIN" : "COS", r, r);
+			for (int m = 0; m < r; m++) {
+				double a = 2 * M_PI * m / r; /* %e: a float literal, also for 1 and 0 */
+				sbf(b, "%s%.9e", m ? ", " : "", t ? sin(a) : cos(a));
+			}
 			sbf(b, ");\n");
 		}
 	}
@@ -270,6 +283,7 @@ static int shared_program(struct program_cache *pc, const struct fft_plan *p,
 	key.inverse = inverse;
 	key.twiddles = o->twiddles;
 	key.max_radix = o->max_radix;
+	key.composite = o->composite;
 	key.nsig = p->signals;
 	key.nthr = p->threads;
 	key.split = p->split;
@@ -288,7 +302,7 @@ static int shared_program(struct program_cache *pc, const struct fft_plan *p,
 	if (p->subgroup && !key.sg_emulate) /* before any other token */
 		sbf(&b, "#extension GL_KHR_shader_subgroup_shuffle : require\n");
 	common_defines(&b, key.components, key.half, inverse, key.twiddles, conv);
-	int vregs = 1, used[17] = {0};
+	int vregs = 1, used[FFT_MAX_RADIX + 1] = {0};
 	for (int i = 0; i < p->npasses; i++) {
 		int r = p->pass[i].radix;
 		int per = (p->m / r + p->threads - 1) / p->threads;
@@ -303,7 +317,7 @@ static int shared_program(struct program_cache *pc, const struct fft_plan *p,
 	    p->m, p->signals, p->threads, vregs, p->split, scale_text(sc, sizeof sc, scale), kgray);
 	sbf(&b, "#define S_ELEMS %d\n#define SPAD_LOG %d\n#define SG_W %d\n#define SG_EMULATE %d\n",
 	    p->shared_bytes / elem, p->bank_pad, p->subgroup, key.sg_emulate);
-	for (int r = 2; r <= 16; r++)
+	for (int r = 2; r <= FFT_MAX_RADIX; r++)
 		sbf(&b, "#define USE_R%d %d\n", r, used[r]);
 	gen_sequence(&b, p, conv, key.sg_emulate);
 	/* hooks: the forward transform's first read, the inverse's last write (not in conv) */
@@ -403,6 +417,7 @@ static int build_blocked(struct fft_axis *a, struct program_cache *pc, int inver
 		key.inverse = inverse;
 		key.twiddles = a->opts.twiddles;
 		key.max_radix = a->opts.max_radix;
+		key.composite = a->opts.composite;
 		key.half = a->opts.half;
 		key.norm_forward = a->opts.norm_forward;
 		key.nsig = p->signals;
@@ -423,10 +438,10 @@ static int build_blocked(struct fft_axis *a, struct program_cache *pc, int inver
 		        "#define VREGS %d\n#define SCALE %s\n#define INPLACE %d\n#define XSIG %d\n",
 		    p->m, sw->len, sw->stride, p->signals, sw->threads, sw->vregs,
 		    scale_text(sc, sizeof sc, scale), key.inplace, key.xsig);
-		int used[17] = {0};
+		int used[FFT_MAX_RADIX + 1] = {0};
 		for (int k = sw->first; k < sw->first + sw->count; k++)
 			used[p->pass[k].radix] = 1;
-		for (int r = 2; r <= 16; r++)
+		for (int r = 2; r <= FFT_MAX_RADIX; r++)
 			sbf(&b, "#define USE_R%d %d\n", r, used[r]);
 		gen_sweep_sequence(&b, p, sw);
 		int rc = get_prog(pc, "fft_common+fft_blocked", &key, &b, &a->sweep[inverse][i], err);
@@ -607,7 +622,7 @@ static int tune_candidates(const struct egl_info *info, int n, int adjacent,
 	}
 	struct fft_plan_opts po = {o->max_radix, FFT_TECH_BLOCKED, o->twiddles, o->components,
 	                           info->max_shared_memory, info->max_invocations, 1, 0, 0, o->half, 0, 0,
-	                           0};
+	                           0, o->composite};
 	struct fft_plan p;
 	if (!fft_plan_make(n, &po, &p) && p.blocked && p.threads > 1) {
 		cand[nc] = *o;
@@ -727,6 +742,8 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 	k.adjacent = signals_adjacent;
 	k.half = o->half;
 	k.twiddles = o->twiddles;
+	k.max_radix = o->max_radix == 8 ? 0 : o->max_radix;
+	k.composite = o->composite;
 	while ((1 << (k.count_log2 + 1)) <= max_count)
 		k.count_log2++;
 	struct fft_opts c = *o;
@@ -782,7 +799,7 @@ static int create_axis(struct program_cache *pc, const struct egl_info *info, in
 	struct fft_plan_opts po = {a->opts.max_radix, o->technique, o->twiddles, o->components,
 	                           info->max_shared_memory, info->max_invocations, signals_adjacent,
 	                           o->threads, o->signals, o->half, o->bank_pad,
-	                           subgroup_width(info, o->subgroup), o->rounds};
+	                           subgroup_width(info, o->subgroup), o->rounds, o->composite};
 	int rc = fft_plan_make(n, &po, &a->plan);
 	if (rc) {
 		snprintf(err, FFT_ERR_LEN, "length %d: %s", n, fft_plan_strerror(rc));
@@ -1142,7 +1159,8 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	c->info = info;
 	struct fft_plan_opts po = {o->max_radix, FFT_TECH_SHARED, o->twiddles, 4,
 	                           info->max_shared_memory, info->max_invocations, 0, o->threads,
-	                           0, o->half, o->bank_pad, subgroup_width(info, o->subgroup), 0};
+	                           0, o->half, o->bank_pad, subgroup_width(info, o->subgroup), 0,
+	                           o->composite};
 	int rc = fft_plan_make(n, &po, &c->plan);
 	struct fft_plan *p = &c->plan;
 	/* two rows a group: whole vec4 if they fit, else two vec2 rounds */

@@ -47,6 +47,7 @@ struct fft_opts {
 	                    is planned as auto, so that a 2D or bloom plan can ask for it whole */
 	int twiddles;    /* enum fft_twiddles */
 	int max_radix;   /* 4, 8 or 16 (0: 8) */
+	int composite;   /* 1: odd factors grouped into radices 9, 25 and 27 (fewer passes) */
 	int components;  /* 2 (vec2) or 4 (vec4) */
 	int half;        /* 1: the data buffer holds float16 (packHalf2x16), arithmetic in float32 */
 	int norm_forward;/* 1: scale the forward transform by 1/n and leave the inverse unscaled

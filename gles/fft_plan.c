@@ -26,7 +26,21 @@ const char *fft_plan_kind(const struct fft_plan *p)
 	return p->blocked ? "blocked" : p->shared ? "shared" : "global";
 }
 
-int fft_factor(int n, int max_radix, int radices[FFT_MAX_PASSES])
+/* k factors of p grouped into the fewest radices of at most p^most, as evenly as they go (the
+ * larger groups first): written to out, count returned. */
+static int group_powers(int p, int k, int most, int *out)
+{
+	int groups = (k + most - 1) / most, count = 0;
+	for (int g = 0; g < groups; g++) {
+		int e = k / groups + (g < k % groups), r = 1;
+		while (e--)
+			r *= p;
+		out[count++] = r;
+	}
+	return count;
+}
+
+int fft_factor(int n, int max_radix, int composite, int radices[FFT_MAX_PASSES])
 {
 	if (n < 1 || n > FFT_MAX_N)
 		return FFT_PLAN_E_SIZE;
@@ -48,6 +62,26 @@ int fft_factor(int n, int max_radix, int radices[FFT_MAX_PASSES])
 		}
 	if (n > 1)
 		odd[nodd++] = n;
+	if (composite) { /* threes into 27s and 9s, fives into 25s; sorted below */
+		int threes = 0, fives = 0, rest = 0;
+		for (int i = 0; i < nodd; i++) {
+			if (odd[i] == 3)
+				threes++;
+			else if (odd[i] == 5)
+				fives++;
+			else
+				odd[rest++] = odd[i];
+		}
+		nodd = rest;
+		nodd += group_powers(3, threes, 3, odd + nodd);
+		nodd += group_powers(5, fives, 2, odd + nodd);
+		for (int i = 1; i < nodd; i++) /* ascending, as the plain factors come */
+			for (int j = i; j > 0 && odd[j - 1] > odd[j]; j--) {
+				int t = odd[j];
+				odd[j] = odd[j - 1];
+				odd[j - 1] = t;
+			}
+	}
 	int count = 0;
 	for (int i = nodd - 1; i >= 0; i--)
 		radices[count++] = odd[i];
@@ -81,7 +115,7 @@ static int smooth7(int m)
 double fft_cost(int m)
 {
 	int r[FFT_MAX_PASSES];
-	int passes = fft_factor(m, 8, r);
+	int passes = fft_factor(m, 8, 0, r);
 	return passes < 0 ? 1e300 : (double)m * (passes ? passes : 1);
 }
 
@@ -346,7 +380,7 @@ int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p)
 	 * (4096x4096 vec2 columns: 4 ms in three radix-16 passes, about 0.6 ms in four radix-8) */
 	int max_radix = o->max_radix ? o->max_radix : 8;
 	int r[FFT_MAX_PASSES];
-	int count = fft_factor(p->m, max_radix, r);
+	int count = fft_factor(p->m, max_radix, o->composite, r);
 	if (count < 0)
 		return count;
 	int ns = 1, tw = 0;

@@ -36,6 +36,7 @@
 
 #define FFT_MAX_PASSES 32
 #define FFT_MAX_PRIME 13   /* largest prime factor run natively; larger ones go through Bluestein */
+#define FFT_MAX_RADIX 27   /* largest radix of a pass (the composite 27 = 3 x 9) */
 #define FFT_MAX_N (1 << 24)
 
 /* auto: shared where the signal fits, else global; shared: the whole signal in shared memory,
@@ -71,6 +72,7 @@ struct fft_plan_opts {
 	                        subgroup size, a power of two), or 0: every exchange through shared */
 	int rounds;          /* blocked technique: the most rounds a sweep may exchange its signals
 	                        in (a divisor of C signals at a time); 0 or 1: all at once */
+	int composite;       /* 1: odd factors grouped into composite radices (fft_factor) */
 };
 
 struct fft_pass {
@@ -115,8 +117,12 @@ struct fft_plan {
 
 /* Radices of n under the strategy: odd prime factors (largest first), then the powers of two in
  * chunks of max_radix with the remainder last. Returns the count, or a negative error. Factors
- * larger than FFT_MAX_PRIME are returned as they are (the caller decides on Bluestein). */
-int fft_factor(int n, int max_radix, int radices[FFT_MAX_PASSES]);
+ * larger than FFT_MAX_PRIME are returned as they are (the caller decides on Bluestein).
+ * composite: the threes grouped into radices 27 and 9 and the fives into 25, in the fewest
+ * passes and as evenly as they go (3^7 = 27 x 9 x 9, 3^4 = 9 x 9, 5^3 = 25 x 5), each group of
+ * passes one pass whose butterfly runs the smaller DFTs in registers (fft_common's NESTED_BFLY);
+ * the largest radix still comes first. */
+int fft_factor(int n, int max_radix, int composite, int radices[FFT_MAX_PASSES]);
 
 /* 1 when every prime factor of n is at most FFT_MAX_PRIME. */
 int fft_is_native(int n);

@@ -60,9 +60,10 @@ int fft_wisdom_create(const char *path, const char *driver, const struct gles_lo
 			struct fft_wisdom_choice c = {0, 0, 0};
 			double ms;
 			memset(&k, 0, sizeof k);
-			if (sscanf(line, "%255[^|]|%d|%d|%d|%d|%d|%d|%d|%d|%lf|%d", drv, &k.n, &k.components,
-			           &k.adjacent, &k.half, &k.twiddles, &k.count_log2, &c.technique,
-			           &c.threads, &ms, &c.signals) >= 10 &&
+			if (sscanf(line, "%255[^|]|%d|%d|%d|%d|%d|%d|%d|%d|%lf|%d|%d|%d", drv, &k.n,
+			           &k.components, &k.adjacent, &k.half, &k.twiddles, &k.count_log2,
+			           &c.technique, &c.threads, &ms, &c.signals, &k.max_radix,
+			           &k.composite) >= 10 &&
 			    !strcmp(drv, w->driver))
 				add(w, &k, &c);
 		}
@@ -103,9 +104,9 @@ void fft_wisdom_put(struct fft_wisdom *w, const struct fft_wisdom_key *k,
 		gles_logf(&w->log, GLES_LOG_WARN, "FFT wisdom: cannot append to %s", w->path);
 		return;
 	}
-	fprintf(f, "%s|%d|%d|%d|%d|%d|%d|%d|%d|%.5f|%d\n", w->driver, k->n, k->components,
+	fprintf(f, "%s|%d|%d|%d|%d|%d|%d|%d|%d|%.5f|%d|%d|%d\n", w->driver, k->n, k->components,
 	        k->adjacent, k->half, k->twiddles, k->count_log2, c->technique, c->threads, ms,
-	        c->signals);
+	        c->signals, k->max_radix, k->composite);
 	fclose(f);
 }
 

@@ -11,6 +11,8 @@
 struct fft_wisdom_key {
 	int n, components, adjacent, half, twiddles;
 	int count_log2; /* batch size, rounded to a power of two */
+	int max_radix;  /* fft_opts.max_radix, 0 for the default 8 */
+	int composite;  /* fft_opts.composite */
 };
 
 /* What was measured fastest for a key: the fft_opts fields technique, threads and signals. */
@@ -29,8 +31,9 @@ void fft_wisdom_destroy(struct fft_wisdom *w); /* NULL-safe */
 /* 0 and the choice when known, -1 when not. */
 int fft_wisdom_get(const struct fft_wisdom *w, const struct fft_wisdom_key *k,
                    struct fft_wisdom_choice *out);
-/* Remembers a choice (and appends it to the file: signals goes after the time, so that lines
- * written before it existed read as signals 0, and older readers ignore it). */
+/* Remembers a choice (and appends it to the file: signals, max_radix and composite go after the
+ * time, so that lines written before they existed read as 0, the defaults, and older readers
+ * ignore them). */
 void fft_wisdom_put(struct fft_wisdom *w, const struct fft_wisdom_key *k,
                     const struct fft_wisdom_choice *c, double ms);
 int fft_wisdom_count(const struct fft_wisdom *w);

@@ -129,6 +129,15 @@ DEFINE_RADIX(13u, bfly13, load_global_r13, load_shared_r13, compute_r13, store_s
 #if USE_R16
 DEFINE_RADIX(16u, bfly16, load_global_r16, load_shared_r16, compute_r16, store_shared_r16, store_global_r16)
 #endif
+#if USE_R9
+DEFINE_RADIX(9u, bfly9, load_global_r9, load_shared_r9, compute_r9, store_shared_r9, store_global_r9)
+#endif
+#if USE_R25
+DEFINE_RADIX(25u, bfly25, load_global_r25, load_shared_r25, compute_r25, store_shared_r25, store_global_r25)
+#endif
+#if USE_R27
+DEFINE_RADIX(27u, bfly27, load_global_r27, load_shared_r27, compute_r27, store_shared_r27, store_global_r27)
+#endif
 
 void main()
 {

@@ -5,7 +5,8 @@
 //   STORAGE_F16 0|1 (data buffers hold float16 pairs), CONV 0|1 (fft_shared's fused
 //   forward + multiply + inverse, see there),
 //   and the tables COSp/SINp (p = 3, 5, 7, 11, 13) of cos/sin(2 pi r k / p) for the odd
-//   butterflies, written by gles/fft.c in double precision.
+//   butterflies and COSWr/SINWr (r = 9, 25, 27) of cos/sin(2 pi m / r) for the composite ones,
+//   written by gles/fft.c in double precision.
 // NVIDIA's GLSL front end keeps these loops rolled and then indexes the value arrays at run
 // time, which puts them in local memory; every loop here has constant bounds, so unroll them.
 #pragma optionNV(unroll all)
@@ -153,3 +154,35 @@ ODD_BFLY(bfly5, 5, 2, COS5, SIN5)
 ODD_BFLY(bfly7, 7, 3, COS7, SIN7)
 ODD_BFLY(bfly11, 11, 5, COS11, SIN11)
 ODD_BFLY(bfly13, 13, 6, COS13, SIN13)
+
+// Composite odd radix R = A*B as one butterfly (fewer passes, so fewer exchanges through shared
+// or global memory), by the Cooley-Tukey split inside the registers: input n = B*n1 + n2,
+// output k = k1 + A*k2; the A-point DFTs over n1 for each n2, the twiddles W_R^(n2*k1), then the
+// B-point DFTs over n2 for each k1. CW/SW hold cos/sin(2 pi m / R), m < R.
+#define NESTED_BFLY(NAME, R, A, B, BFLY_A, BFLY_B, CW, SW)                          \
+void NAME(inout T x[R])                                                             \
+{                                                                                   \
+	T y[R];                                                                         \
+	for (int n2 = 0; n2 < B; n2++) {                                                \
+		T t[A];                                                                     \
+		for (int n1 = 0; n1 < A; n1++)                                              \
+			t[n1] = x[B * n1 + n2];                                                 \
+		BFLY_A(t);                                                                  \
+		for (int k1 = 0; k1 < A; k1++) {                                            \
+			int m = (n2 * k1) % R;                                                  \
+			y[k1 * B + n2] = m == 0 ? t[k1] : cmul(t[k1], vec2(CW[m], SIGN * SW[m])); \
+		}                                                                           \
+	}                                                                               \
+	for (int k1 = 0; k1 < A; k1++) {                                                \
+		T t[B];                                                                     \
+		for (int n2 = 0; n2 < B; n2++)                                              \
+			t[n2] = y[k1 * B + n2];                                                 \
+		BFLY_B(t);                                                                  \
+		for (int k2 = 0; k2 < B; k2++)                                              \
+			x[k1 + A * k2] = t[k2];                                                 \
+	}                                                                               \
+}
+
+NESTED_BFLY(bfly9, 9, 3, 3, bfly3, bfly3, COSW9, SINW9)
+NESTED_BFLY(bfly25, 25, 5, 5, bfly5, bfly5, COSW25, SINW25)
+NESTED_BFLY(bfly27, 27, 3, 9, bfly3, bfly9, COSW27, SINW27)

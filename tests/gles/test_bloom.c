@@ -620,6 +620,23 @@ static void test_fft_switches_subgroup(void **state)
 	assert_true(shuffled >= 1);
 }
 
+/* A context whose transforms group odd factors into composite radices (bloom_ctx_opts.
+ * fft_composite): convolutions padded to 200 x 200 (25 x 8 both ways, the fused columns) and
+ * 600 x 48 (25 x 3 x 8 rows), colour and gray kernels, against the CPU references. */
+static void test_fft_composite(void **state)
+{
+	(void)state;
+	char err[BLOOM_ERR_LEN];
+	struct bloom_ctx *c, *saved = g_b;
+	struct bloom_ctx_opts co = {.fft_composite = 1};
+	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &co, NULL, &c, err), 0);
+	g_b = c; /* check_convolve runs on g_b */
+	check_convolve(170, 150, 4, 31, 51, 3, 0, "", 15, 25, 1);
+	check_convolve(560, 40, 3, 41, 9, 3, 1, "", 20, 4, 1);
+	g_b = saved;
+	bloom_ctx_destroy(c);
+}
+
 /* The prefilter folded into the first row transform and the composite into the last, against
  * the separate passes (already checked against the CPU references above): bloom (add and mix,
  * with a threshold) and convolve, fused and separate columns, float32 and float16 storage, and
@@ -930,6 +947,7 @@ int main(void)
 		cmocka_unit_test(test_fused_vs_separate),
 		cmocka_unit_test(test_fft_switches),
 		cmocka_unit_test(test_fft_switches_subgroup),
+		cmocka_unit_test(test_fft_composite),
 		cmocka_unit_test(test_folded_vs_unfolded),
 		cmocka_unit_test(test_rerun_stages),
 		cmocka_unit_test(test_yuv_in),

@@ -364,13 +364,32 @@ static void test_wisdom(void **state)
 	int ok = tu_report("n=360 rows, shape from wisdom", tu_rel_l2_f32(y, ref, (size_t)n * count * 2),
 	                   tu_max_abs_f32(y, ref, (size_t)n * count * 2), TOL);
 	fft_axis_destroy(a);
+	/* another factorization (360 = 9 x 5 x 8) is another key: measured and kept apart */
+	o.composite = 1;
+	assert_int_equal(fft_axis_create(g_pc, g_info, n, 0, (size_t)n * count, count, &o, NULL, &a, err), 0);
+	assert_int_equal(fft_wisdom_count(w), 2);
+	fft_axis_destroy(a);
 	fft_wisdom_destroy(w);
-	/* reloaded from the file: known, so the same choice without measuring */
+	/* reloaded from the file: known, so the same choices without measuring */
 	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, &w), 0);
-	assert_int_equal(fft_wisdom_count(w), 1);
+	assert_int_equal(fft_wisdom_count(w), 2);
 	struct fft_wisdom_key k = {.n = n, .components = 2, .count_log2 = 2};
 	struct fft_wisdom_choice ch;
 	assert_int_equal(fft_wisdom_get(w, &k, &ch), 0);
+	k.composite = 1;
+	assert_int_equal(fft_wisdom_get(w, &k, &ch), 0);
+	k.max_radix = 16;
+	assert_int_equal(fft_wisdom_get(w, &k, &ch), -1);
+	fft_wisdom_destroy(w);
+	/* a line written before signals, max_radix and composite existed reads as the defaults */
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "test driver|1000|2|1|0|0|4|3|16|0.01234\n");
+	fclose(f);
+	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, &w), 0);
+	struct fft_wisdom_key old = {.n = 1000, .components = 2, .adjacent = 1, .count_log2 = 4};
+	assert_int_equal(fft_wisdom_get(w, &old, &ch), 0);
+	assert_true(ch.technique == FFT_TECH_BLOCKED && ch.threads == 16 && ch.signals == 0);
 	fft_wisdom_destroy(w);
 	assert_int_equal(fft_wisdom_create(path, "another driver", NULL, &w), 0);
 	assert_int_equal(fft_wisdom_count(w), 0); /* other drivers' lines are ignored */
@@ -593,6 +612,34 @@ static void test_blocked_columns(void **state)
 	check_opts(1080, 3, 0, &orow, 0, "shared", NULL);
 	/* a Bluestein length: its work rows are auto too */
 	check_opts(97, 5, 1, &orow, 1, NULL, NULL);
+}
+
+/* Odd factors grouped into the composite radices 9, 25 and 27 (fft_opts.composite), each pass's
+ * butterfly a nested DFT in registers: every technique, rows and columns, vec2 and vec4, float16
+ * storage, both directions and twiddle modes, Bluestein's inner transform. */
+static void test_composite(void **state)
+{
+	(void)state;
+	static const struct {
+		int n, count, adjacent, technique, comps;
+	} c[] = {
+		{9, 5, 0, FFT_TECH_SHARED, 2},      {25, 3, 1, FFT_TECH_SHARED, 4},
+		{27, 4, 0, FFT_TECH_GLOBAL, 2},     {81, 3, 1, FFT_TECH_GLOBAL, 4},
+		{675, 3, 0, FFT_TECH_SHARED, 4},    {2187, 2, 0, FFT_TECH_SHARED, 2},
+		{1350, 9, 1, FFT_TECH_BLOCKED, 2},  {4375, 2, 0, FFT_TECH_AUTO, 2},
+		{1215, 5, 1, FFT_TECH_BLOCKED, 4},  {3 * 25 * 8, 3, 0, FFT_TECH_GLOBAL, 4},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct fft_opts o = {.technique = c[i].technique, .components = c[i].comps,
+		                     .twiddles = (int)i % 2 ? FFT_TW_TABLE : FFT_TW_COMPUTED,
+		                     .composite = 1};
+		check_opts(c[i].n, c[i].count, c[i].adjacent, &o, (i / 2) % 2, NULL, NULL);
+	}
+	struct fft_opts oh = {.technique = FFT_TECH_SHARED, .components = 4, .half = 1,
+	                      .norm_forward = 1, .composite = 1};
+	check_opts(2025, 2, 0, &oh, 0, "shared", NULL); /* 3^4 * 5^2: 9 x 9 x 25 */
+	struct fft_opts ob = {.technique = FFT_TECH_AUTO, .components = 2, .composite = 1};
+	check_opts(337, 3, 0, &ob, 1, NULL, NULL); /* Bluestein: m = 675 = 27 x 25 */
 }
 
 /* One check of the blocked technique with exchange rounds; counts in *need the checks whose
@@ -860,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_plan_cache),
 		cmocka_unit_test(test_blocked_columns),
 		cmocka_unit_test(test_blocked_rounds),
+		cmocka_unit_test(test_composite),
 		cmocka_unit_test(test_blocked_2d),
 		cmocka_unit_test(test_blocked_wisdom),
 		cmocka_unit_test(test_switch_bank_pad),

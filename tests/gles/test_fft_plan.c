@@ -21,13 +21,27 @@ static int largest_prime(int n)
 	return n > 1 ? n : lp;
 }
 
-static void check_factor(int n, int max_radix)
+/* e if n is p^e (e >= 1), else 0 */
+static int power_of(int n, int p)
+{
+	int e = 0;
+	while (n > 1 && n % p == 0) {
+		n /= p;
+		e++;
+	}
+	return n == 1 ? e : 0;
+}
+
+/* composite: the threes and fives come as powers of 3 up to 27 and of 5 up to 25, in the
+ * fewest passes, balanced (exponents within one of each other); every other odd radix prime. */
+static void check_factor(int n, int max_radix, int composite)
 {
 	int r[FFT_MAX_PASSES];
-	int c = fft_factor(n, max_radix, r);
+	int c = fft_factor(n, max_radix, composite, r);
 	assert_true(c >= 0);
 	long long prod = 1;
 	int seen_pow2 = 0, prev_odd = 1 << 30;
+	int e3[FFT_MAX_PASSES], e5[FFT_MAX_PASSES], n3 = 0, n5 = 0, threes = 0, fives = 0;
 	for (int i = 0; i < c; i++) {
 		prod *= r[i];
 		int pow2 = (r[i] & (r[i] - 1)) == 0;
@@ -40,32 +54,65 @@ static void check_factor(int n, int max_radix)
 		} else {
 			assert_false(seen_pow2);          /* odd factors come first */
 			assert_true(r[i] <= prev_odd);    /* largest first */
-			assert_int_equal(largest_prime(r[i]), r[i]); /* each an odd prime */
 			prev_odd = r[i];
+			if (composite && power_of(r[i], 3)) {
+				e3[n3++] = power_of(r[i], 3);
+				assert_true(r[i] <= 27);
+			} else if (composite && power_of(r[i], 5)) {
+				e5[n5++] = power_of(r[i], 5);
+				assert_true(r[i] <= 25);
+			} else {
+				assert_int_equal(largest_prime(r[i]), r[i]); /* an odd prime */
+			}
 		}
 	}
 	assert_true(prod == n);
+	for (int m = n; m % 3 == 0; m /= 3)
+		threes++;
+	for (int m = n; m % 5 == 0; m /= 5)
+		fives++;
+	if (composite) {
+		assert_int_equal(n3, (threes + 2) / 3);
+		assert_int_equal(n5, (fives + 1) / 2);
+		for (int i = 0; i < n3; i++)
+			assert_true(e3[i] == threes / n3 || e3[i] == threes / n3 + 1);
+		for (int i = 0; i < n5; i++)
+			assert_true(e5[i] == fives / n5 || e5[i] == fives / n5 + 1);
+	}
 }
 
 static void test_factorization(void **state)
 {
 	(void)state;
 	int radices[] = {4, 8, 16};
-	for (int k = 0; k < 3; k++)
-		for (int n = 1; n <= 5000; n++)
-			check_factor(n, radices[k]);
-	int big[] = {1 << 20, 3 * 5 * 7 * 11 * 13 * 16, 4099, 65537, 1 << 24, 16777213};
-	for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
-		check_factor(big[i], 8);
+	for (int composite = 0; composite < 2; composite++) {
+		for (int k = 0; k < 3; k++)
+			for (int n = 1; n <= 5000; n++)
+				check_factor(n, radices[k], composite);
+		int big[] = {1 << 20, 3 * 5 * 7 * 11 * 13 * 16, 4099, 65537, 1 << 24, 16777213,
+		             3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3 * 3, 9765625};
+		for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
+			check_factor(big[i], 8, composite);
+	}
 	int r[FFT_MAX_PASSES];
-	assert_int_equal(fft_factor(1080, 8, r), 5); /* 5, 3, 3, 3, 8 */
+	assert_int_equal(fft_factor(1080, 8, 0, r), 5); /* 5, 3, 3, 3, 8 */
 	assert_int_equal(r[0], 5);
 	assert_int_equal(r[4], 8);
-	assert_int_equal(fft_factor(2048, 8, r), 4); /* 8, 8, 8, 4 */
+	assert_int_equal(fft_factor(2048, 8, 0, r), 4); /* 8, 8, 8, 4 */
 	assert_int_equal(r[3], 4);
-	assert_int_equal(fft_factor(1, 8, r), 0);
-	assert_int_equal(fft_factor(0, 8, r), FFT_PLAN_E_SIZE);
-	assert_int_equal(fft_factor(64, 32, r), FFT_PLAN_E_RADIX);
+	assert_int_equal(fft_factor(1, 8, 0, r), 0);
+	assert_int_equal(fft_factor(0, 8, 0, r), FFT_PLAN_E_SIZE);
+	assert_int_equal(fft_factor(64, 32, 0, r), FFT_PLAN_E_RADIX);
+	/* composite: 2187 = 27 x 9 x 9, 1350 = 27 x 25 x 2, 4375 = 25 x 25 x 7, 1080 = 27 x 5 x 8 */
+	static const int want[][5] = {{2187, 27, 9, 9, 0}, {1350, 27, 25, 2, 0},
+	                              {4375, 25, 25, 7, 0}, {1080, 27, 5, 8, 0}, {81, 9, 9, 0, 0}};
+	for (int i = 0; i < 5; i++) {
+		int c = fft_factor(want[i][0], 8, 1, r);
+		for (int k = 0; k < c; k++)
+			assert_int_equal(r[k], want[i][k + 1]);
+		assert_int_equal(c, want[i][4] ? 4 : want[i][3] ? 3 : 2);
+	}
+	assert_int_equal(fft_factor(2240, 8, 1, r), 4); /* 7, 5, 8, 8: nothing to group */
 }
 
 static void test_native_and_good_size(void **state)
@@ -103,13 +150,17 @@ static void test_native_and_good_size(void **state)
 static void test_passes(void **state)
 {
 	(void)state;
-	struct fft_plan_opts o = {8, FFT_TECH_AUTO, FFT_TW_COMPUTED, 2, 49152, 1024, 0, 0, 0, 0, 0, 0, 0};
-	int ns_[] = {1, 2, 7, 64, 97, 360, 1000, 1080, 1920, 2048, 2187, 4096, 4099, 6144, 8192};
-	for (size_t i = 0; i < sizeof ns_ / sizeof ns_[0]; i++) {
+	struct fft_plan_opts o = {8, FFT_TECH_AUTO, FFT_TW_COMPUTED, 2, 49152, 1024, 0, 0, 0, 0, 0, 0, 0, 0};
+	int ns_[] = {1, 2, 7, 64, 97, 360, 1000, 1080, 1920, 2048, 2187, 4096, 4099, 6144, 8192, 1350,
+	             4375};
+	const size_t count = sizeof ns_ / sizeof ns_[0];
+	for (size_t i = 0; i < 2 * count; i++) {
+		o.composite = i >= count; /* every length plain, then composite */
+		int n = ns_[i % count];
 		struct fft_plan p;
-		assert_int_equal(fft_plan_make(ns_[i], &o, &p), 0);
-		assert_int_equal(p.n, ns_[i]);
-		assert_int_equal(p.bluestein, !fft_is_native(ns_[i]));
+		assert_int_equal(fft_plan_make(n, &o, &p), 0);
+		assert_int_equal(p.n, n);
+		assert_int_equal(p.bluestein, !fft_is_native(n));
 		if (p.bluestein)
 			assert_true(p.m >= 2 * p.n - 1);
 		long long ns = 1;
@@ -128,9 +179,11 @@ static void test_passes(void **state)
 			assert_true(p.signals * p.threads <= o.max_invocations);
 			assert_int_equal(p.shared_bytes, p.signals * p.m * 8);
 		}
-		printf("n %5d: m %5d, %d passes, %s, %d x %d invocations, %d B shared\n", p.n, p.m,
-		       p.npasses, p.shared ? "shared" : "global", p.signals, p.threads, p.shared_bytes);
+		printf("n %5d%s: m %5d, %d passes, %s, %d x %d invocations, %d B shared\n", p.n,
+		       o.composite ? " composite" : "", p.m, p.npasses, p.shared ? "shared" : "global",
+		       p.signals, p.threads, p.shared_bytes);
 	}
+	o.composite = 0;
 	/* fit: 6144 vec2 fits 48 KiB, 6145.. does not; vec4 splits */
 	struct fft_plan p;
 	assert_int_equal(fft_plan_make(6144, &o, &p), 0);
@@ -241,7 +294,7 @@ static void test_blocked(void **state)
 {
 	(void)state;
 	/* the H200's limits (48 KiB, 1024 invocations), and llvmpipe's 32 KiB */
-	struct fft_plan_opts o = {8, FFT_TECH_BLOCKED, FFT_TW_COMPUTED, 2, 49152, 1024, 1, 0, 0, 0, 0, 0, 0};
+	struct fft_plan_opts o = {8, FFT_TECH_BLOCKED, FFT_TW_COMPUTED, 2, 49152, 1024, 1, 0, 0, 0, 0, 0, 0, 0};
 	int cols[] = {1024, 2048, 4096, 1080, 2187, 4375, 1350, 2240, 1344, 8192, 65536};
 	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
 		o.components = 2;
