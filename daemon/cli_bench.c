@@ -144,9 +144,11 @@ static const char *exchanges(const struct fft_plan *p, char *buf, size_t len)
 	return buf;
 }
 
-/* One FFT workload: forward and inverse 2D complex float32 transforms of h x w, timed apart
- * (the forward also per axis). signals, rounds: the blocked technique's shape (0: the plan's);
- * they name the workload "fft HxW blocked computed 32B r8" (row bytes, rounds at most). */
+/* One FFT workload: forward and inverse 2D complex float32 transforms of h x w, timed apart;
+ * then, in runs of their own, the forward's rows and columns apart (a timer mark between the
+ * axes costs a few microseconds, so the whole forward is timed without one). signals, rounds:
+ * the blocked technique's shape (0: the plan's); they name the workload "fft HxW blocked
+ * computed 32B r8" (row bytes, rounds at most). */
 static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_cli *c, int h,
                      int w, int technique, int twiddles, int signals, int rounds)
 {
@@ -179,31 +181,38 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 		glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * 4), data, GL_DYNAMIC_COPY);
 	}
 	free(data);
-	/* per run: the forward rows, the forward columns, the inverse (both axes) */
 	double *fwd = malloc((size_t)c->runs * sizeof *fwd), *inv = malloc((size_t)c->runs * sizeof *inv),
 	       *fr = malloc((size_t)c->runs * sizeof *fr), *fc = malloc((size_t)c->runs * sizeof *fc);
-	for (int i = 0; i < c->warmup + c->runs; i++) {
-		GLuint b = bufs[i % SETS];
-		double ms[3];
-		gpu_timer_start(t);
-		fft_axis_execute(fft_rows(f), b, 0, (size_t)w, 1, h, 0);
-		gpu_timer_mark(t);
-		fft_axis_execute(fft_cols(f), b, 0, 1, (size_t)w, w, 0);
-		gpu_timer_mark(t);
-		fft_execute(f, b, 1); /* back again: the data stays bounded */
-		gpu_timer_mark(t);
-		if (gpu_timer_read(t, ms) < 0) {
-			i--; /* disjoint: run again */
-			continue;
-		}
-		if (i >= c->warmup) {
+	for (int split = 0; split < 2; split++) /* the whole forward and inverse; the axes apart */
+		for (int i = 0; i < c->warmup + c->runs; i++) {
+			GLuint b = bufs[i % SETS];
+			double ms[3];
+			gpu_timer_start(t);
+			if (split) {
+				fft_axis_execute(fft_rows(f), b, 0, (size_t)w, 1, h, 0);
+				gpu_timer_mark(t);
+				fft_axis_execute(fft_cols(f), b, 0, 1, (size_t)w, w, 0);
+			} else {
+				fft_execute(f, b, 0);
+			}
+			gpu_timer_mark(t);
+			fft_execute(f, b, 1); /* back again: the data stays bounded */
+			gpu_timer_mark(t);
+			if (gpu_timer_read(t, ms) < 0) {
+				i--; /* disjoint: run again */
+				continue;
+			}
+			if (i < c->warmup)
+				continue;
 			int k = i - c->warmup;
-			fr[k] = ms[0];
-			fc[k] = ms[1];
-			fwd[k] = ms[0] + ms[1];
-			inv[k] = ms[2];
+			if (split) {
+				fr[k] = ms[0];
+				fc[k] = ms[1];
+			} else {
+				fwd[k] = ms[0];
+				inv[k] = ms[1];
+			}
 		}
-	}
 	const struct fft_plan *pr = fft_axis_plan(fft_rows(f)), *pc = fft_axis_plan(fft_cols(f));
 	double mf = bench_median(fwd, c->runs), mi = bench_median(inv, c->runs),
 	       mr = bench_median(fr, c->runs), mc = bench_median(fc, c->runs);
