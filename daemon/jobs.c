@@ -30,6 +30,8 @@ struct gpu {
 	int alive, failed, warmed, warm_failed, busy;
 	double heartbeat, busy_s;
 	unsigned long long njobs, nfail;
+	int lent;                            /* planes lent by this context, not yet given back */
+	unsigned long long lent_total;
 	char platform[16], renderer[256], version[128];
 	char init_err[BLOOM_ERR_LEN];
 	struct program_stats ps;
@@ -113,6 +115,12 @@ static void finish(struct jobs *J, struct job *j)
 	image_free(&j->kimg);
 	image_free(&j->result);
 	yuv_image_free(&j->yin);
+	int lent = j->lease != NULL;
+	if (lent) { /* planes lent by the GPU thread's context: given back, not freed */
+		j->yresult.data = NULL;
+		bloom_lease_return(j->lease);
+		j->lease = NULL;
+	}
 	yuv_image_free(&j->yresult);
 	kernels_release(J->kernels, j->named);
 	j->named = NULL;
@@ -126,6 +134,8 @@ static void finish(struct jobs *J, struct job *j)
 	}
 	j->done(j, j->done_ctx);
 	pthread_mutex_lock(&J->lock);
+	if (lent)
+		J->gpus[j->gpu].lent--;
 	J->in_flight--;
 	pthread_cond_broadcast(&J->watch_cv);
 	pthread_mutex_unlock(&J->lock);
@@ -354,7 +364,9 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	memset(&res, 0, sizeof res);
 	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG;
 	res.sub_x = res.sub_y = J->cfg.jpeg_subsampling ? 2 : 1;
+	res.lend = J->cfg.lend_planes;
 	int rc = bloom_run_frame(b, op, &f, &bk, &j->params, &res, &st, err);
+	j->lease = res.lease;
 	j->gpu_copy_s = st.copy_ms * 1e-3;
 	j->gpu_wait_s = st.wait_ms * 1e-3;
 	j->result = res.img;
@@ -405,7 +417,8 @@ static void *gpu_main(void *arg)
 	if (!rc) {
 		struct bloom_ctx_opts bo = {.kernel_cache_bytes = (size_t)J->cfg.kernel_cache,
 		                            .max_plans = J->cfg.max_plans, .wisdom = wisdom,
-		                            .no_persistent_map = !J->cfg.persistent_map};
+		                            .no_persistent_map = !J->cfg.persistent_map,
+		                            .fence_poll = J->cfg.fence_poll};
 		static __thread char berr[BLOOM_ERR_LEN];
 		if ((rc = bloom_ctx_create(pc, egl_ctx_info(ctx), &bo, &log_gles_sink, &b, berr)))
 			snprintf(g->init_err, sizeof g->init_err, "device %d: %.3900s", g->device, berr);
@@ -461,6 +474,10 @@ static void *gpu_main(void *arg)
 		g->busy = 0;
 		g->busy_s += j->gpu_s;
 		g->njobs++;
+		if (j->lease) {
+			g->lent++;
+			g->lent_total++;
+		}
 		if (j->status >= 400)
 			g->nfail++;
 		g->heartbeat = t1;
@@ -594,6 +611,7 @@ void jobs_start(struct jobs *J, struct job *j)
 	memset(&j->kimg, 0, sizeof j->kimg);
 	memset(&j->result, 0, sizeof j->result);
 	memset(&j->info, 0, sizeof j->info);
+	j->lease = NULL;
 	j->t_admit = now_s();
 	j->deadline = j->t_admit + J->cfg.deadline;
 	pthread_mutex_lock(&J->lock);
@@ -626,6 +644,8 @@ void jobs_status(struct jobs *J, struct jobs_status *st)
 		s->busy_s = g->busy_s;
 		s->jobs = g->njobs;
 		s->failures = g->nfail;
+		s->planes_lent = g->lent;
+		s->planes_lent_total = g->lent_total;
 		s->programs = g->ps;
 		s->caches = g->bs;
 	}

@@ -67,6 +67,8 @@ struct job {
 	/* Private to jobs.c. */
 	struct image in, kimg, result;
 	struct yuv_image yin, yresult;    /* JPEG planes in and out (--jpeg-planes) */
+	struct bloom_lease *lease;        /* yresult's planes lent by a GPU thread (--lend-planes),
+	                                     given back when the job finishes */
 	struct image_info info;
 	double t_admit, t_queued, deadline;
 	struct job *next;
@@ -79,6 +81,8 @@ struct jobs_gpu_status {
 	double heartbeat_age;        /* seconds since the thread last showed life */
 	double busy_s;               /* seconds spent in bloom_run */
 	unsigned long long jobs, failures;
+	int planes_lent;             /* answers' planes lent by this thread's context, not yet back */
+	unsigned long long planes_lent_total; /* answers encoded straight from lent planes */
 	struct program_stats programs;
 	struct bloom_cache_stats caches;
 };

@@ -562,13 +562,15 @@ static json_t *gpus_json(const struct jobs_status *st)
 	for (int i = 0; i < st->ngpus; i++) {
 		const struct jobs_gpu_status *g = &st->gpu[i];
 		json_array_append_new(
-			a, json_pack("{s:i,s:i,s:s,s:s,s:s,s:b,s:b,s:b,s:f,s:f,s:I,s:I,"
+			a, json_pack("{s:i,s:i,s:s,s:s,s:s,s:b,s:b,s:b,s:f,s:f,s:I,s:I,s:i,s:I,"
 			             "s:{s:i,s:I,s:I,s:f},s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
 			             "index", i, "device", g->device, "platform", g->platform, "renderer",
 			             g->renderer, "version", g->version, "alive", g->alive, "warmed",
 			             g->warmed, "busy", g->busy, "heartbeat_age_s", g->heartbeat_age,
 			             "busy_s", g->busy_s, "jobs", (json_int_t)g->jobs, "failures",
-			             (json_int_t)g->failures, "programs", "count", (int)g->programs.count,
+			             (json_int_t)g->failures, "planes_lent", g->planes_lent,
+			             "planes_lent_total", (json_int_t)g->planes_lent_total,
+			             "programs", "count", (int)g->programs.count,
 			             "hits", (json_int_t)g->programs.hits, "misses",
 			             (json_int_t)g->programs.misses, "compile_ms", g->programs.compile_ms,
 			             "caches", "kernel_hits", (json_int_t)g->caches.kernel_hits,
@@ -637,6 +639,10 @@ static void metrics_gpu(FILE *f, const struct jobs_status *st)
 		{"fftbloom_kernel_cache_bytes", "gauge", "Bytes of kernel spectra held."},
 		{"fftbloom_plan_cache_hits_total", "counter", "FFT plan cache hits."},
 		{"fftbloom_plan_cache_misses_total", "counter", "FFT plan cache misses."},
+		{"fftbloom_planes_lent", "gauge",
+		 "JPEG answers' planes lent from the GPU thread's mapped buffers, not yet encoded."},
+		{"fftbloom_planes_lent_total", "counter",
+		 "JPEG answers encoded straight from planes lent by the GPU thread (--lend-planes)."},
 	};
 	for (size_t k = 0; k < sizeof fam / sizeof fam[0]; k++) {
 		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", fam[k].name, fam[k].help, fam[k].name,
@@ -658,6 +664,8 @@ static void metrics_gpu(FILE *f, const struct jobs_status *st)
 			case 10: v = (double)g->caches.kernel_bytes; break;
 			case 11: v = (double)g->caches.plan_hits; break;
 			case 12: v = (double)g->caches.plan_misses; break;
+			case 13: v = g->planes_lent; break;
+			case 14: v = (double)g->planes_lent_total; break;
 			}
 			fprintf(f, "%s{gpu=\"%d\"} %.9g\n", fam[k].name, i, v);
 		}

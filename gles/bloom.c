@@ -5,6 +5,7 @@
 #include <GLES3/gl31.h>
 #include <GLES2/gl2ext.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,19 @@
 #define B_SPECTRUM 8
 #define B_PLANES 9
 #define B_HOOK 10
+
+#define BLOOM_LEASE_BYTES (256u << 20)  /* their mapped memory at most, together */
+#define BLOOM_DESTROY_WAIT_MS 60000     /* how long destroy waits for lent buffers to return */
+
+/* A result's planes left in a buffer mapped persistently from the GPU and lent to the caller
+ * (bloom_result.lend): only the context's thread takes one (out 0 -> 1), any thread returns it
+ * (1 -> 0, after its last read). */
+struct bloom_lease {
+	GLuint buf;
+	size_t bytes;
+	unsigned char *map;
+	atomic_int out;
+};
 
 _Static_assert(IMAGE_LOST_RANGE == 2 && IMAGE_LOST_NEGATIVE == 8,
                "yuv_pack.comp's LOST_* constants");
@@ -82,6 +96,7 @@ struct bloom_ctx {
 	 * unmap or buffer update call per frame; NULL without the extension */
 	PFNGLBUFFERSTORAGEEXTPROC buffer_storage;
 	unsigned char *yin_map, *ystage_map;
+	struct bloom_lease leases[BLOOM_LEASES]; /* result buffers to lend (with buffer_storage) */
 	struct {                  /* the last bloom_run_frame's GPU stages (bloom_rerun_stages) */
 		int valid, op, w, h;
 		struct plan *q;
@@ -138,6 +153,8 @@ int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
 	}
 	if (info->buffer_storage && !b->opts.no_persistent_map)
 		b->buffer_storage = (PFNGLBUFFERSTORAGEEXTPROC)eglGetProcAddress("glBufferStorageEXT");
+	for (int i = 0; i < BLOOM_LEASES; i++)
+		atomic_init(&b->leases[i].out, 0);
 	*out = b;
 	return 0;
 }
@@ -178,6 +195,18 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 	for (int i = 0; i < 4; i++)
 		if (ybufs[i])
 			glDeleteBuffers(1, &ybufs[i]);
+	/* lent result buffers: a codec thread may still be reading one; wait for it to come back,
+	 * and leave one that does not mapped rather than pull the memory from under its reader */
+	for (int i = 0; i < BLOOM_LEASES; i++) {
+		struct bloom_lease *l = &b->leases[i];
+		for (int t = 0; t < BLOOM_DESTROY_WAIT_MS && atomic_load(&l->out); t++)
+			nanosleep(&(struct timespec){0, 1000000}, NULL);
+		if (atomic_load(&l->out))
+			gles_logf(&b->log, GLES_LOG_WARN, "bloom: a lent result buffer was not returned "
+			          "within %d s; left mapped", BLOOM_DESTROY_WAIT_MS / 1000);
+		else if (l->buf)
+			glDeleteBuffers(1, &l->buf);
+	}
 	for (int i = 0; i < 8; i++)
 		image_free(&b->presets[i].img);
 	free(b->host);
@@ -807,6 +836,63 @@ static int grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned 
 	return 0;
 }
 
+/* A result buffer of at least `need` bytes to lend: a free one that is large enough, or a free
+ * one grown while all of them stay within BLOOM_LEASE_BYTES; NULL when none (without
+ * GL_EXT_buffer_storage, all lent, or out of memory): the caller copies the result instead. */
+static struct bloom_lease *lease_take(struct bloom_ctx *b, size_t need)
+{
+	if (!b->buffer_storage)
+		return NULL;
+	struct bloom_lease *fit = NULL, *grow = NULL;
+	size_t total = 0;
+	for (int i = 0; i < BLOOM_LEASES; i++) {
+		struct bloom_lease *l = &b->leases[i];
+		total += l->bytes;
+		if (atomic_load_explicit(&l->out, memory_order_acquire))
+			continue;
+		if (l->buf && l->bytes >= need) {
+			if (!fit || l->bytes < fit->bytes)
+				fit = l;
+		} else if (!grow || l->bytes < grow->bytes) {
+			grow = l;
+		}
+	}
+	if (!fit && grow && total - grow->bytes + need <= BLOOM_LEASE_BYTES &&
+	    !grow_mapped(b, &grow->buf, &grow->bytes, &grow->map, need, 1))
+		fit = grow;
+	if (fit)
+		atomic_store_explicit(&fit->out, 1, memory_order_relaxed);
+	return fit;
+}
+
+void bloom_lease_return(struct bloom_lease *l)
+{
+	if (l)
+		atomic_store_explicit(&l->out, 0, memory_order_release);
+}
+
+/* Waits for every command issued so far to complete: 1 when they have, 0 after 60 s. With
+ * opts.fence_poll, asks without blocking every 20 us instead of blocking inside the driver. */
+static int fence_wait(struct bloom_ctx *b)
+{
+	GLsync f = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+	if (!f)
+		return 0;
+	GLenum w = GL_TIMEOUT_EXPIRED;
+	if (b->opts.fence_poll) {
+		w = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 0);
+		for (double t0 = wall_now(); w == GL_TIMEOUT_EXPIRED && wall_now() - t0 < 60000;) {
+			nanosleep(&(struct timespec){0, 20000}, NULL);
+			w = glClientWaitSync(f, 0, 0);
+		}
+	} else {
+		for (int i = 0; i < 600 && w == GL_TIMEOUT_EXPIRED; i++) /* 60 s at most */
+			w = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 100000000ull);
+	}
+	glDeleteSync(f);
+	return w == GL_ALREADY_SIGNALED || w == GL_CONDITION_SATISFIED;
+}
+
 static void set_planes(GLuint prog, const struct yuv_image *y)
 {
 	glUniform2i(glGetUniformLocation(prog, "u_sub"), y->sub_x, y->sub_y);
@@ -873,9 +959,9 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 }
 
 /* q->out (w x h) -> planes laid out as y in b->yout (the flags word after them), copied to
- * b->ystage for mapping. */
+ * dst for mapping (a lent buffer, or b->ystage, which it grows). */
 static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
-                       int h, int dither, char err[BLOOM_ERR_LEN])
+                       int h, int dither, GLuint dst, char err[BLOOM_ERR_LEN])
 {
 	GLuint prog;
 	int rc = get_program(b, "bloom_common+yuv_pack", 0, 0, &prog, err);
@@ -883,11 +969,14 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 		return rc;
 	size_t bytes = y->bytes + 4;
 	if (grow_buffer(&b->yout, &b->yout_bytes, bytes, GL_DYNAMIC_COPY) ||
-	    (b->buffer_storage ? grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, bytes, 1)
-	                       : grow_buffer(&b->ystage, &b->ystage_bytes, bytes, GL_STREAM_READ))) {
+	    (!dst && (b->buffer_storage
+	              ? grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, bytes, 1)
+	              : grow_buffer(&b->ystage, &b->ystage_bytes, bytes, GL_STREAM_READ)))) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
 		return BLOOM_E_NOMEM;
 	}
+	if (!dst)
+		dst = b->ystage;
 	GLuint zero = 0;
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->yout);
 	glBufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)y->bytes, 4, &zero);
@@ -906,7 +995,7 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 	}
 	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
 	glBindBuffer(GL_COPY_READ_BUFFER, b->yout);
-	glBindBuffer(GL_COPY_WRITE_BUFFER, b->ystage);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, dst);
 	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
 	return 0;
 }
@@ -1030,6 +1119,8 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	memset(out, 0, sizeof *out);
 	b->last.valid = 0; /* plans or kernel spectra may be evicted below */
 	memset(&res->yuv, 0, sizeof res->yuv);
+	res->lease = NULL;
+	struct bloom_lease *lease = NULL; /* taken for this result; moves to res->lease at the end */
 	res->channels = 0;
 	res->lost = 0;
 	err[0] = 0;
@@ -1107,11 +1198,16 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	if (!(ke ? ke->gray : ki.gray) && ch <= 2)
 		ch += 2;
 	res->channels = ch;
-	if (res->want_yuv &&
-	    (rc = yuv_image_alloc(&res->yuv, w, h, ch <= 2, res->sub_x, res->sub_y))) {
-		snprintf(err, BLOOM_ERR_LEN, "planes: %s", image_strerror(rc));
-		rc = rc == IMAGE_E_NOMEM ? BLOOM_E_NOMEM : BLOOM_E_TOO_LARGE;
-		goto done;
+	if (res->want_yuv) { /* planes in a lent buffer, or in memory of the caller's */
+		rc = yuv_image_layout(&res->yuv, w, h, ch <= 2, res->sub_x, res->sub_y);
+		if (!rc && !(lease = res->lend ? lease_take(b, res->yuv.bytes + 4) : NULL) &&
+		    !(res->yuv.data = malloc(res->yuv.bytes)))
+			rc = IMAGE_E_NOMEM;
+		if (rc) {
+			snprintf(err, BLOOM_ERR_LEN, "planes: %s", image_strerror(rc));
+			rc = rc == IMAGE_E_NOMEM ? BLOOM_E_NOMEM : BLOOM_E_TOO_LARGE;
+			goto done;
+		}
 	}
 	double ms[GPU_TIMER_MAX_MARKS];
 	st->prepare_ms = wall_now() - t_start;
@@ -1138,20 +1234,14 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	/* download */
 	int unmap = 1;
 	if (res->want_yuv) {
-		if ((rc = make_planes(b, q, &res->yuv, w, h, res->dither, err)))
+		if ((rc = make_planes(b, q, &res->yuv, w, h, res->dither, lease ? lease->buf : 0, err)))
 			goto done;
-		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->ystage);
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, lease ? lease->buf : b->ystage);
 		t_read = wall_now();
-		const unsigned char *m;
-		if (b->ystage_map) { /* kept mapped: wait for the copy, then read */
+		const unsigned char *m, *map = lease ? lease->map : b->ystage_map;
+		if (map) { /* kept mapped: wait for the copy, then read */
 			glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT_EXT);
-			GLsync f = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-			GLenum w = GL_TIMEOUT_EXPIRED;
-			for (int i = 0; f && i < 600 && w == GL_TIMEOUT_EXPIRED; i++) /* 60 s at most */
-				w = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 100000000ull);
-			if (f)
-				glDeleteSync(f);
-			m = w == GL_ALREADY_SIGNALED || w == GL_CONDITION_SATISFIED ? b->ystage_map : NULL;
+			m = fence_wait(b) ? map : NULL;
 			unmap = 0;
 		} else {
 			m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)res->yuv.bytes + 4,
@@ -1159,14 +1249,20 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		}
 		st->wait_ms = wall_now() - t_read;
 		if (!m) {
-			snprintf(err, BLOOM_ERR_LEN, "reading the planes: %s", b->ystage_map
+			snprintf(err, BLOOM_ERR_LEN, "reading the planes: %s", map
 			         ? "the GPU did not finish within 60 s" : gl_error_name(glGetError()));
 			rc = BLOOM_E_GPU;
 			goto done;
 		}
-		double t0 = wall_now();
-		memcpy(res->yuv.data, m, res->yuv.bytes);
-		st->copy_ms += wall_now() - t0;
+		if (lease) { /* the planes stay where the GPU put them, lent to the caller */
+			res->yuv.data = (unsigned char *)lease->map;
+			res->lease = lease;
+			lease = NULL;
+		} else {
+			double t0 = wall_now();
+			memcpy(res->yuv.data, m, res->yuv.bytes);
+			st->copy_ms += wall_now() - t0;
+		}
 		uint32_t flags;
 		memcpy(&flags, m + res->yuv.bytes, 4);
 		res->lost = flags | IMAGE_LOST_PRECISION | (ch == 2 || ch == 4 ? IMAGE_LOST_ALPHA : 0);
@@ -1235,8 +1331,14 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 done:
 	if (rc) {
 		image_free(out);
+		if (res->lease) { /* lent planes are not the caller's to free */
+			res->yuv.data = NULL;
+			bloom_lease_return(res->lease);
+			res->lease = NULL;
+		}
 		yuv_image_free(&res->yuv);
 	}
+	bloom_lease_return(lease); /* taken but not lent: a failure before the read-back */
 	st->wall_ms = wall_now() - t_start;
 	free(ki.rgbl);
 	image_free(&gen);

@@ -6,7 +6,8 @@
  *
  * GL contract: one bloom_ctx per GL context, used only on the context's thread. bloom_run
  * uploads, dispatches and downloads synchronously; it allocates GPU buffers only when a padded
- * size or kernel is new (plans and kernel spectra are cached; bloom_warm builds them ahead). */
+ * size or kernel is new (plans and kernel spectra are cached; bloom_warm builds them ahead).
+ * The one exception to the thread rule: bloom_lease_return, from any thread. */
 #ifndef FFTBLOOM_BLOOM_H
 #define FFTBLOOM_BLOOM_H
 
@@ -20,6 +21,7 @@
 #include "protocol/image.h"
 
 #define BLOOM_ERR_LEN 4096
+#define BLOOM_LEASES 16 /* result buffers a context lends at once at most (bloom_result.lend) */
 
 enum bloom_error {
 	BLOOM_OK = 0,
@@ -41,6 +43,8 @@ struct bloom_ctx_opts {
 	                              ran 2x slower than the passes they saved (bench/RESULTS.md) */
 	int no_persistent_map;     /* 1: planes through buffer updates and map/unmap per frame even
 	                              where GL_EXT_buffer_storage offers buffers mapped once */
+	int fence_poll;            /* 1: wait for the GPU by asking every 20 us whether it is done;
+	                              0: block in glClientWaitSync (bloom_run_frame's planes) */
 	int fft_bank_pad;          /* fft_opts.bank_pad for every transform (fft.h) */
 	int fft_composite;         /* fft_opts.composite for every transform */
 	int fft_max_radix;         /* fft_opts.max_radix for every transform (0: the FFT's 8) */
@@ -106,14 +110,27 @@ struct bloom_frame {
  * encoder would (clip to [0, 1], sRGB 8-bit codes rounded or ordered-dithered, RGB -> JFIF
  * YCbCr, chroma averaged over sub_x x sub_y blocks; gray planes when the result has 1-2
  * channels), so 1.5-3 bytes a pixel come back instead of 16. */
+struct bloom_lease;
+
 struct bloom_result {
 	int want_yuv;             /* in: 1: planes */
 	int sub_x, sub_y, dither; /* in, with want_yuv: chroma subsampling (1 or 2), dither */
+	int lend;                 /* in, with want_yuv: 1: the planes may stay in the GPU's mapped
+	                             read-back buffer, lent to the caller (lease), instead of being
+	                             copied out; where GL_EXT_buffer_storage is missing or every
+	                             buffer is lent, they are copied as with 0 */
 	struct image img;         /* out (want_yuv 0): as bloom_run's *out */
-	struct yuv_image yuv;     /* out (want_yuv 1): the caller frees with yuv_image_free */
+	struct yuv_image yuv;     /* out (want_yuv 1): the caller frees with yuv_image_free; when
+	                             lease is set, yuv.data is the lent buffer instead: read-only,
+	                             not freed, valid until bloom_lease_return(lease) */
+	struct bloom_lease *lease;/* out: the lent buffer, or NULL when the planes were copied */
 	int channels;             /* out: the result's channels (planes keep 1 or 3 of them) */
 	unsigned lost;            /* out (want_yuv 1): IMAGE_LOST_* of making the planes */
 };
+
+/* Gives a lent buffer back to its context (from any thread, once, after the last read of the
+ * planes in it; NULL does nothing). bloom_ctx_destroy waits up to 60 s for lent buffers. */
+void bloom_lease_return(struct bloom_lease *l);
 
 /* bloom_run for either kind of frame in and out. Returns 0 or a negative bloom_error. */
 int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *in,

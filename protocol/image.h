@@ -147,6 +147,9 @@ struct yuv_image {
  * luma plane is padded to whole chroma blocks (ceil(w / sub_x) * sub_x wide): its extra columns
  * and rows repeat the edge. */
 int yuv_image_alloc(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y);
+/* As yuv_image_alloc, without allocating: every field but data (NULL), for planes that live in
+ * memory the caller provides (y->bytes of it). */
+int yuv_image_layout(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y);
 void yuv_image_free(struct yuv_image *y); /* NULL-safe; zeroes the struct */
 
 /* Decodes a JPEG to its planes (no colour conversion or upsampling; the EXIF orientation is

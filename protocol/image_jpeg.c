@@ -250,7 +250,7 @@ done:
 	return rc;
 }
 
-int yuv_image_alloc(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y)
+int yuv_image_layout(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y)
 {
 	memset(y, 0, sizeof *y);
 	if (gray)
@@ -270,15 +270,23 @@ int yuv_image_alloc(struct yuv_image *y, int w, int h, int gray, int sub_x, int 
 		y->offset[p] = at;
 		at += (size_t)y->stride[p] * (size_t)y->ph[p];
 	}
-	y->data = malloc(at);
-	if (!y->data) {
-		memset(y, 0, sizeof *y);
-		return IMAGE_E_NOMEM;
-	}
 	y->width = w, y->height = h, y->gray = gray;
 	y->sub_x = sub_x, y->sub_y = sub_y;
 	y->orientation = 1;
 	y->bytes = at;
+	return 0;
+}
+
+int yuv_image_alloc(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y)
+{
+	int rc = yuv_image_layout(y, w, h, gray, sub_x, sub_y);
+	if (rc)
+		return rc;
+	y->data = malloc(y->bytes);
+	if (!y->data) {
+		memset(y, 0, sizeof *y);
+		return IMAGE_E_NOMEM;
+	}
 	return 0;
 }
 

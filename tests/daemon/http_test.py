@@ -760,9 +760,10 @@ def test_deadline_and_client_gone():
 
 
 def test_concurrency_and_sigterm():
-    # two devices, two GPU threads (contexts) each: threads 0, 1 on device 0, threads 2, 3 on 1
+    # two devices, two GPU threads (contexts) each: threads 0, 1 on device 0, threads 2, 3 on 1;
+    # fences polled (--fence-wait poll); JPEG answers encoded from lent planes (--lend-planes)
     d = Daemon("--gpus", "0,1", "--gpu-threads", "2", "--codec-threads", "3", "--max-per-ip", "100",
-               "--drain-timeout", "60")
+               "--drain-timeout", "60", "--fence-wait", "poll")
     try:
         k = RNG.random((5, 5, 3)).astype(np.float32)
         kb = open(write_pfm(os.path.join(TMP, "ck.pfm"), k), "rb").read()
@@ -797,13 +798,33 @@ def test_concurrency_and_sigterm():
               gpus <= {"0", "1", "2", "3"} and len(gpus) >= 3 and gpus & {"0", "1"} and gpus & {"2", "3"},
               gpus)
 
-        # SIGTERM while requests are in flight: every request sent before it is answered
+        # JPEG in and out: each answer's planes were lent from a GPU thread's mapped buffer to a
+        # codec thread; 24 at once must give, byte for byte, what each frame gets alone
+        jq = "/v1/bloom?kernel=k5&threshold=0.5"
+        jpgs = [jpg_bytes(rand8(40 + i % 3 * 8, 56 + i % 4 * 8)) for i in range(24)]
+        alone = [d.req("POST", jq, body=b) for b in jpgs[:6]]
+        check("JPEG bloom alone", all(st == 200 and h.get("content-type") == "image/jpeg"
+                                      for st, h, _ in alone), [a[0] for a in alone])
+        jres = {}
+        ts = [post_async(d, jq, jpgs[i % 6], jres, i) for i in range(24)]
+        for t in ts:
+            t.join()
+        same = sum(jres[i][0] == 200 and jres[i][2] == alone[i % 6][2] for i in range(24))
+        check("24 concurrent JPEG blooms each equal to the frame's answer alone", same == 24,
+              (same, [jres[i][0] for i in range(24)]))
+        lent, out = d.metric("fftbloom_planes_lent_total"), d.metric("fftbloom_planes_lent")
+        print("     planes lent: %s in all, %s still out" % (lent, out))
+        check("JPEG answers encoded from lent planes, every one given back", lent >= 30 and out == 0,
+              (lent, out))
+
+        # SIGTERM while requests are in flight: every request sent before it is answered (odd
+        # ones JPEG blooms, whose lent planes may still be out when the GPU threads stop)
         n = 12
         socks = []
         for i in range(n):
             s = socket.create_connection(("127.0.0.1", d.port))
-            b = bodies[i]
-            s.sendall(b"POST /v1/convolve?kernel=k5&format=pfm HTTP/1.1\r\nHost: x\r\n"
+            b, path = (jpgs[i % 6], jq) if i % 2 else (bodies[i], "/v1/convolve?kernel=k5&format=pfm")
+            s.sendall(b"POST %s HTTP/1.1\r\nHost: x\r\n" % path.encode() +
                       b"Content-Length: %d\r\n\r\n" % len(b) + b)
             socks.append(s)
         time.sleep(0.05)
@@ -826,9 +847,11 @@ def test_concurrency_and_sigterm():
                 print("     socket %d: %s" % (i, e))
             s.close()
             ok = data.startswith(b"HTTP/1.1 200")
-            if ok:
-                got = read_pfm(data[data.find(b"\r\n\r\n") + 4:])
-                ok = float(np.abs(got - direct_convolve(imgs[i], k)).max()) < 1e-3
+            body = data[data.find(b"\r\n\r\n") + 4:]
+            if ok and i % 2:
+                ok = body == alone[i % 6][2]
+            elif ok:
+                ok = float(np.abs(read_pfm(body) - direct_convolve(imgs[i], k)).max()) < 1e-3
             answers.append(ok)
         check("SIGTERM under load: every accepted request answered correctly", all(answers), answers)
         try:

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -819,6 +820,100 @@ static void test_yuv_in(void **state)
  * 4:4:4, 4:2:2, 4:2:0, dither, alpha dropped, values above 1 and below 0. */
 static void yuv_out_cases(struct bloom_ctx *g_b);
 
+/* One planes result of the same frame: lent (lend) or copied. */
+static struct bloom_result lend_run(struct bloom_ctx *b, const struct image *in,
+                                    const struct image *k, int lend)
+{
+	struct bloom_params p;
+	bloom_params_defaults(&p, BLOOM_OP_BLOOM);
+	struct bloom_frame f = {in, NULL};
+	struct bloom_kernel kr = {k, {0, 0}};
+	struct bloom_result r;
+	memset(&r, 0, sizeof r);
+	r.want_yuv = 1, r.sub_x = r.sub_y = 2, r.lend = lend;
+	char err[BLOOM_ERR_LEN];
+	if (bloom_run_frame(b, BLOOM_OP_BLOOM, &f, &kr, &p, &r, NULL, err))
+		fail_msg("bloom_run_frame: %s", err);
+	return r;
+}
+
+static void *return_lease(void *l)
+{
+	bloom_lease_return(l);
+	return NULL;
+}
+
+/* Planes lent from the GPU's mapped read-back buffers (bloom_result.lend): byte for byte what
+ * the copy gives, untouched by the frames run while they are out, BLOOM_LEASES at most (then
+ * copied), given back from another thread and lent again; a context that polls its fence; and
+ * a context without persistent mapping, which copies. */
+static void test_yuv_lend(void **state)
+{
+	(void)state;
+	const struct egl_info *info = egl_ctx_info(tu_gl_context());
+	struct image a = rand_image(61, 37, 3, 0, 1.2f), c = rand_image(61, 37, 3, 0, 1.2f);
+	struct image k = rand_image(7, 5, 3, 0, 1);
+	struct bloom_result want = lend_run(g_b, &a, &k, 0), other = lend_run(g_b, &c, &k, 0);
+	assert_null(want.lease);
+	assert_memory_not_equal(want.yuv.data, other.yuv.data, want.yuv.bytes);
+	struct bloom_result out[BLOOM_LEASES + 1];
+	for (int i = 0; i <= BLOOM_LEASES; i++) {
+		out[i] = lend_run(g_b, i % 2 ? &c : &a, &k, 1);
+		const struct bloom_result *ref = i % 2 ? &other : &want;
+		assert_int_equal(out[i].yuv.bytes, ref->yuv.bytes);
+		assert_memory_equal(out[i].yuv.data, ref->yuv.data, ref->yuv.bytes);
+		assert_true(out[i].lost == ref->lost);
+		if (!info->buffer_storage)
+			assert_null(out[i].lease);
+		else if (i < BLOOM_LEASES) /* every buffer out: the last is copied */
+			assert_non_null(out[i].lease);
+		else
+			assert_null(out[i].lease);
+		for (int j = 0; j < i && out[i].lease; j++)
+			assert_true(out[i].lease != out[j].lease && out[i].yuv.data != out[j].yuv.data);
+	}
+	/* the frames run while a buffer was out left its planes alone */
+	assert_memory_equal(out[0].yuv.data, want.yuv.data, want.yuv.bytes);
+	assert_memory_equal(out[1].yuv.data, other.yuv.data, want.yuv.bytes);
+	print_message("lent %d planes buffers (%s), then copied\n", out[0].lease ? BLOOM_LEASES : 0,
+	              info->buffer_storage ? "GL_EXT_buffer_storage" : "no GL_EXT_buffer_storage");
+	/* given back from another thread: lent again */
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, return_lease, out[3].lease), 0);
+	pthread_join(th, NULL);
+	out[3].yuv.data = NULL;
+	struct bloom_result again = lend_run(g_b, &a, &k, 1);
+	assert_true(!info->buffer_storage || again.lease != NULL);
+	assert_memory_equal(again.yuv.data, want.yuv.data, want.yuv.bytes);
+	for (int i = 0; i <= BLOOM_LEASES; i++) {
+		if (out[i].lease)
+			out[i].yuv.data = NULL;
+		bloom_lease_return(out[i].lease);
+		yuv_image_free(&out[i].yuv);
+	}
+	if (again.lease)
+		again.yuv.data = NULL;
+	bloom_lease_return(again.lease);
+	yuv_image_free(&again.yuv);
+	/* polling the fence; no persistent mapping (then lending copies) */
+	char err[BLOOM_ERR_LEN];
+	for (int mode = 0; mode < 2; mode++) {
+		struct bloom_ctx *b;
+		struct bloom_ctx_opts o = {.fence_poll = mode == 0, .no_persistent_map = mode == 1};
+		assert_int_equal(bloom_ctx_create(g_pc, info, &o, NULL, &b, err), 0);
+		struct bloom_result r = lend_run(b, &a, &k, 1);
+		assert_memory_equal(r.yuv.data, want.yuv.data, want.yuv.bytes);
+		assert_true(mode == 1 ? r.lease == NULL : (r.lease != NULL) == info->buffer_storage);
+		if (r.lease)
+			r.yuv.data = NULL;
+		bloom_lease_return(r.lease);
+		yuv_image_free(&r.yuv);
+		bloom_ctx_destroy(b);
+	}
+	yuv_image_free(&want.yuv), yuv_image_free(&other.yuv);
+	image_free(&a), image_free(&c), image_free(&k);
+}
+
 static void test_yuv_out(void **state)
 {
 	(void)state;
@@ -948,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_fft_switches),
 		cmocka_unit_test(test_fft_switches_subgroup),
 		cmocka_unit_test(test_fft_composite),
+		cmocka_unit_test(test_yuv_lend),
 		cmocka_unit_test(test_folded_vs_unfolded),
 		cmocka_unit_test(test_rerun_stages),
 		cmocka_unit_test(test_yuv_in),
