@@ -115,8 +115,8 @@ static void finish(struct jobs *J, struct job *j)
 	image_free(&j->kimg);
 	image_free(&j->result);
 	yuv_image_free(&j->yin);
-	int lent = j->lease != NULL;
-	if (lent) { /* planes lent by the GPU thread's context: given back, not freed */
+	int lent_by = j->lease ? j->gpu : -1; /* read now: j is the submitter's once done() starts */
+	if (j->lease) { /* planes lent by the GPU thread's context: given back, not freed */
 		j->yresult.data = NULL;
 		bloom_lease_return(j->lease);
 		j->lease = NULL;
@@ -134,8 +134,8 @@ static void finish(struct jobs *J, struct job *j)
 	}
 	j->done(j, j->done_ctx);
 	pthread_mutex_lock(&J->lock);
-	if (lent)
-		J->gpus[j->gpu].lent--;
+	if (lent_by >= 0)
+		J->gpus[lent_by].lent--;
 	J->in_flight--;
 	pthread_cond_broadcast(&J->watch_cv);
 	pthread_mutex_unlock(&J->lock);

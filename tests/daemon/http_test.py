@@ -817,6 +817,23 @@ def test_concurrency_and_sigterm():
         check("JPEG answers encoded from lent planes, every one given back", lent >= 30 and out == 0,
               (lent, out))
 
+        # clients that hang up right after sending: the jobs already on a GPU finish with no one
+        # to answer (their job is freed as it is answered), lent planes come back all the same
+        for i in range(12):
+            s = socket.create_connection(("127.0.0.1", d.port))
+            b = jpgs[i % 6]
+            s.sendall(b"POST %s HTTP/1.1\r\nHost: x\r\n" % jq.encode() +
+                      b"Content-Length: %d\r\n\r\n" % len(b) + b)
+            s.close()
+        t_end = time.time() + 30
+        while time.time() < t_end and (d.metric("fftbloom_planes_lent") or 0) > 0:
+            time.sleep(0.1)
+        time.sleep(1)
+        st, _, _ = d.req("GET", "/healthz")
+        out = d.metric("fftbloom_planes_lent")
+        check("hung-up JPEG clients: daemon up, lent planes all back", st == 200 and out == 0,
+              (st, out))
+
         # SIGTERM while requests are in flight: every request sent before it is answered (odd
         # ones JPEG blooms, whose lent planes may still be out when the GPU threads stop)
         n = 12

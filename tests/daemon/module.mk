@@ -1,2 +1,5 @@
 TEST_NAMES += daemon/test_config
 TEST_NAMES += daemon/test_multipart daemon/test_apiutil
+# the job pipeline (codec and GPU threads) without HTTP: links the daemon's job objects too
+TEST_NAMES += daemon/test_jobs
+$(BUILD)/tests/daemon/test_jobs: $(BUILD)/daemon/jobs.o $(BUILD)/daemon/kernels.o $(BUILD)/daemon/metrics.o

@@ -1,0 +1,77 @@
+#!/bin/sh
+# H200 x2 run 32: lent planes (--lend-planes) and polled fences (--fence-wait poll) end to end,
+# one GPU and two, against copies, and two daemons (one per GPU) on one port; 1080p JPEG frames
+# through /v1/bloom at 32 and 64 clients, E2E_SECONDS each, medians of the GPU thread's time
+# split (Server-Timing gpu, gpu_copy, gpu_wait). First, on GPU 0, the FFT workloads timed whole
+# (the bench fix after runs 30-31) beside cuFFT. Results under $OUT.
+set -u
+. bench/device_env.sh >/dev/null 2>&1
+O=${OUT:-bench-out}
+mkdir -p "$O"
+T0=$(date +%s)
+el() { echo "[$(($(date +%s) - T0)) s] $*"; }
+nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
+W=/tmp/wisdom.txt
+cat bench/data/h200-run30-wisdom.txt bench/data/h200-wisdom.txt >$W
+
+# FFT only, whole transforms, each size in a process of its own; cuFFT
+: >"$O/fft.jsonl"
+for s in 1024x1024 1080x1920 2048x2048 4096x4096 1350x2187; do
+	timeout 60 fftbloom bench --only "=fft $s auto computed" --runs 30 --warm-seconds 1 \
+		--fft-wisdom $W >>"$O/fft.jsonl" 2>>"$O/fft.txt"
+done
+grep '^fft' "$O/fft.txt" | cut -c1-190
+CUDA_VISIBLE_DEVICES=0 timeout 100 python3 bench/peer_torch.py >"$O/torch.jsonl"
+grep '"fft"\|copy' "$O/torch.jsonl" | cut -c1-120
+el "FFT done"
+
+frames=$(ls ${E2E_FRAMES_DIR:-bench/frames/1920x1080}/*.jpg)
+fargs=""
+for f in $frames; do fargs="$fargs -f $f"; done
+cores=$(nproc)
+timeout 120 .carry/bin/bench/codec_ceiling $frames >"$O/ceiling.jsonl" 2>"$O/ceiling.err"
+cut -c1-300 "$O/ceiling.jsonl"
+P=18080
+url="http://127.0.0.1:$P/v1/bloom?kernel_preset=gaussian:sigma=8&format=jpeg"
+S=${E2E_SECONDS:-10}
+# run NAME PROCS OPTIONS...: PROCS daemons (1: the options as given; 2: one per GPU, half the
+# cores each), a warm-up, then 32 and 64 clients
+run() {
+	name=$1 procs=$2
+	shift 2
+	pids=""
+	for i in $(seq 0 $((procs - 1))); do
+		extra="--codec-threads $cores"
+		[ "$procs" = 2 ] && extra="--gpus $i --codec-threads $((cores / 2))"
+		.carry/bin/fftbloomd $extra --queue-size 256 --max-per-ip 0 --fft-wisdom $W \
+			--listen 127.0.0.1 --port $P \
+			"$@" >"$O/d-$name-$i.log" 2>&1 &
+		pids="$pids $!"
+		n=0
+		until grep -q 'listening on' "$O/d-$name-$i.log" || [ $n -ge 300 ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
+	done
+	.carry/bin/bench/loadgen -c 8 -d 60 -n 64 -t 120 -u "$url" $fargs >/dev/null 2>&1
+	for c in 32 64; do
+		.carry/bin/bench/loadgen -c $c -d $S -t 120 -u "$url" $fargs --json --label "$name-c$c" \
+			2>"$O/lg.err" >>"$O/e2e.jsonl"
+		echo "$name c$c: $(grep -E 'req/s|Server-Timing' "$O/lg.err" | sed 's/.*ok (//; s/ within.*//; s/.*medians ms://' | tr '\n' ' ')"
+	done
+	sleep 1
+	.carry/bin/bench/loadgen --get "http://127.0.0.1:$P/metrics" 2>/dev/null |
+		grep -E '^fftbloom_planes_lent' | tr '\n' ' '
+	echo
+	for p in $pids; do kill -TERM $p; done
+	wait
+}
+: >"$O/e2e.jsonl"
+run gpu0-copy 1 --gpus 0 --lend-planes=false
+run gpu0-lend 1 --gpus 0
+run all-copy 1 --gpus all --lend-planes=false
+run all-lend 1 --gpus all
+run all-lend-poll 1 --gpus all --fence-wait poll
+run gpu0-lend-poll 1 --gpus 0 --fence-wait poll
+run two-procs-lend 2
+el "e2e done"

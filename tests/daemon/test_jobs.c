@@ -1,0 +1,131 @@
+/* The job pipeline without HTTP: JPEG blooms through the codec and GPU threads (llvmpipe where
+ * there is no GPU), answered as JPEG from planes lent by the GPU thread. Each done() poisons its
+ * job at once, as the server may free it from then on, so a read of a job after its done() shows
+ * up (a crash, or a sanitizer report); the lent planes must all come back. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/apiutil.h"
+#include "daemon/config.h"
+#include "daemon/jobs.h"
+#include "daemon/kernels.h"
+#include "daemon/log.h"
+#include "daemon/metrics.h"
+#include "protocol/image.h"
+
+#define NJOBS 24
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
+static int g_done, g_jpeg;
+
+static void on_done(struct job *j, void *ctx)
+{
+	(void)ctx;
+	pthread_mutex_lock(&g_mu);
+	if (j->status == 200 && j->body_len > 2 && j->body[0] == 0xff && j->body[1] == 0xd8)
+		g_jpeg++;
+	else
+		printf("job: status %d %s %s\n", j->status, j->code, j->message);
+	free(j->body);
+	memset(j, 0xa5, sizeof *j); /* the job is the submitter's again: nothing may read it now */
+	g_done++;
+	pthread_cond_signal(&g_cv);
+	pthread_mutex_unlock(&g_mu);
+}
+
+/* A random w x h JPEG (quality 90), malloc'd. */
+static unsigned char *random_jpeg(int w, int h, unsigned seed, size_t *len)
+{
+	struct image img;
+	assert_int_equal(image_alloc(&img, w, h, 3), 0);
+	for (size_t i = 0; i < (size_t)w * h * 3; i++) {
+		seed = seed * 1103515245u + 12345u;
+		img.pixels[i] = (float)((seed >> 8) & 0xffff) / 65535.0f * 1.5f;
+	}
+	struct image_encode_opts eo;
+	memset(&eo, 0, sizeof eo);
+	eo.quality = 90;
+	unsigned char *buf = NULL;
+	unsigned lost = 0;
+	char err[IMAGE_ERR_LEN];
+	assert_int_equal(image_encode(&img, IMAGE_FORMAT_JPEG, &eo, &buf, len, &lost, err), 0);
+	image_free(&img);
+	return buf;
+}
+
+static void test_lent_planes_and_poisoned_jobs(void **state)
+{
+	(void)state;
+	log_setup(LOG_WARN, 0);
+	struct config cfg;
+	char err[JOBS_ERR_LEN];
+	/* two GPU threads (contexts) on device 0, three codec threads */
+	char a0[] = "test", a1[] = "--gpu-threads=2", a2[] = "--codec-threads=3";
+	char *argv[] = {a0, a1, a2, NULL};
+	assert_int_equal(config_load(&cfg, 3, argv, 1, NULL, err), 0);
+	assert_true(cfg.lend_planes && cfg.jpeg_planes);
+	struct kernels *k;
+	struct metrics *m;
+	struct jobs *J;
+	assert_int_equal(kernels_create(4, &k), 0);
+	assert_int_equal(metrics_create(&m), 0);
+	int devices[] = {0, 0};
+	int rc = jobs_create(&cfg, devices, 2, NULL, 0, k, m, &J, err);
+	if (rc)
+		fail_msg("jobs_create: %s", err);
+	static struct job jobs[NJOBS];
+	unsigned char *jpeg[NJOBS];
+	for (int i = 0; i < NJOBS; i++) {
+		size_t len;
+		jpeg[i] = random_jpeg(40 + i % 3 * 16, 24 + i % 4 * 8, 7u + (unsigned)i, &len);
+		struct job *j = &jobs[i];
+		memset(j, 0, sizeof *j);
+		j->kind = JOB_BLOOM;
+		j->image = jpeg[i];
+		j->image_len = len;
+		bloom_params_defaults(&j->params, BLOOM_OP_BLOOM);
+		snprintf(j->params.kernel_preset, sizeof j->params.kernel_preset, "gaussian:sigma=2");
+		j->out = API_OUT_JPEG;
+		j->client_fd = -1;
+		j->done = on_done;
+		assert_int_equal(jobs_reserve(J, JOB_BLOOM), 0);
+		jobs_start(J, j);
+	}
+	pthread_mutex_lock(&g_mu);
+	while (g_done < NJOBS)
+		pthread_cond_wait(&g_cv, &g_mu);
+	pthread_mutex_unlock(&g_mu);
+	struct jobs_status st;
+	jobs_status(J, &st);
+	int lent = 0, total = 0;
+	for (int i = 0; i < st.ngpus; i++) {
+		lent += st.gpu[i].planes_lent;
+		total += (int)st.gpu[i].planes_lent_total;
+	}
+	printf("%d of %d JPEG answers; planes lent %d in all, %d still out\n", g_jpeg, NJOBS, total,
+	       lent);
+	assert_int_equal(g_jpeg, NJOBS);
+	assert_int_equal(lent, 0);
+	assert_int_equal(total, NJOBS); /* llvmpipe has GL_EXT_buffer_storage: every one lent */
+	jobs_destroy(J);
+	metrics_destroy(m);
+	kernels_destroy(k);
+	for (int i = 0; i < NJOBS; i++)
+		free(jpeg[i]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lent_planes_and_poisoned_jobs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
