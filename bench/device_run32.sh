@@ -1,9 +1,10 @@
 #!/bin/sh
-# H200 x2 run 32: lent planes (--lend-planes) and polled fences (--fence-wait poll) end to end,
-# one GPU and two, against copies, and two daemons (one per GPU) on one port; 1080p JPEG frames
-# through /v1/bloom at 32 and 64 clients, E2E_SECONDS each, medians of the GPU thread's time
-# split (Server-Timing gpu, gpu_copy, gpu_wait). First, on GPU 0, the FFT workloads timed whole
-# (the bench fix after runs 30-31) beside cuFFT. Results under $OUT.
+# Run 32: lent planes (--lend-planes) and polled fences (--fence-wait poll) end to end against
+# copies, with one GPU thread and with two in one process (--gpu-threads 2, or --gpus all on a
+# machine of two GPUs), and two daemons on one port (one per GPU; both on GPU 0 where there is
+# one); 1080p JPEG frames through /v1/bloom at 32 and 64 clients, E2E_SECONDS each, medians of
+# the GPU thread's time split (Server-Timing gpu, gpu_copy, gpu_wait). First, on GPU 0, the FFT
+# workloads timed whole (the bench fix after runs 30-31) beside cuFFT. Results under $OUT.
 set -u
 . bench/device_env.sh >/dev/null 2>&1
 O=${OUT:-bench-out}
@@ -11,6 +12,7 @@ mkdir -p "$O"
 T0=$(date +%s)
 el() { echo "[$(($(date +%s) - T0)) s] $*"; }
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
+ngpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
 W=/tmp/wisdom.txt
 cat bench/data/h200-run30-wisdom.txt bench/data/h200-wisdom.txt >$W
 
@@ -34,15 +36,15 @@ cut -c1-300 "$O/ceiling.jsonl"
 P=18080
 url="http://127.0.0.1:$P/v1/bloom?kernel_preset=gaussian:sigma=8&format=jpeg"
 S=${E2E_SECONDS:-10}
-# run NAME PROCS OPTIONS...: PROCS daemons (1: the options as given; 2: one per GPU, half the
-# cores each), a warm-up, then 32 and 64 clients
+# run NAME PROCS OPTIONS...: PROCS daemons (1: the options as given; 2: one per GPU, or both on
+# GPU 0 with one GPU, half the cores each), a warm-up, then 32 and 64 clients
 run() {
 	name=$1 procs=$2
 	shift 2
 	pids=""
 	for i in $(seq 0 $((procs - 1))); do
 		extra="--codec-threads $cores"
-		[ "$procs" = 2 ] && extra="--gpus $i --codec-threads $((cores / 2))"
+		[ "$procs" = 2 ] && extra="--gpus $((i % ngpus)) --codec-threads $((cores / 2))"
 		.carry/bin/fftbloomd $extra --queue-size 256 --max-per-ip 0 --fft-wisdom $W \
 			--listen 127.0.0.1 --port $P \
 			"$@" >"$O/d-$name-$i.log" 2>&1 &
@@ -67,11 +69,14 @@ run() {
 	wait
 }
 : >"$O/e2e.jsonl"
+two="--gpus all"
+[ "$ngpus" = 1 ] && two="--gpus 0 --gpu-threads 2"
 run gpu0-copy 1 --gpus 0 --lend-planes=false
 run gpu0-lend 1 --gpus 0
-run all-copy 1 --gpus all --lend-planes=false
-run all-lend 1 --gpus all
-run all-lend-poll 1 --gpus all --fence-wait poll
 run gpu0-lend-poll 1 --gpus 0 --fence-wait poll
+run two-copy 1 $two --lend-planes=false
+run two-lend 1 $two
+run two-lend-poll 1 $two --fence-wait poll
 run two-procs-lend 2
+run gpu0-copy-again 1 --gpus 0 --lend-planes=false
 el "e2e done"
