@@ -22,7 +22,8 @@
 struct bench_cli {
 	struct gpu_config gpu;
 	int runs, warmup, quick, repeat, reuse, finish, verbose;
-	int fft_bank_pad, fft_subgroup, fft_composite, fft_max_radix;
+	int fft_max_radix;
+	struct fft_switches sw; /* for the FFT and the bloom workloads */
 	double warm_seconds;
 	char only[OPT_STR_MAX];
 };
@@ -56,15 +57,6 @@ static const struct opt_def own_table[] = {
 	{"fft-max-radix", OPT_INT, 4, 16, "8", NULL,
 	 "FFTs' largest power-of-two radix: 4, 8 or 16 (FFT and bloom workloads)", NULL,
 	 offsetof(struct bench_cli, fft_max_radix)},
-	{"fft-composite", OPT_BOOL, 0, 1, "false", NULL,
-	 "FFTs group odd factors into radices 9, 25 and 27 (FFT and bloom workloads)", NULL,
-	 offsetof(struct bench_cli, fft_composite)},
-	{"fft-bank-pad", OPT_BOOL, 0, 1, "false", NULL,
-	 "shared-memory FFTs: pad the exchanges prone to bank conflicts (FFT and bloom workloads)",
-	 NULL, offsetof(struct bench_cli, fft_bank_pad)},
-	{"fft-subgroup", OPT_BOOL, 0, 1, "false", NULL,
-	 "shared-memory FFTs: exchange pairs of same-radix passes by subgroup shuffles where the "
-	 "context has them (FFT and bloom workloads)", NULL, offsetof(struct bench_cli, fft_subgroup)},
 };
 
 static unsigned long long g_rng = 88172645463325252ull;
@@ -160,10 +152,9 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 	if (!selected(c, "fft", label))
 		return 0;
 	struct fft_opts o = {.technique = technique, .twiddles = twiddles, .components = 2,
-	                     .wisdom = g->wisdom, .bank_pad = c->fft_bank_pad,
-	                     .subgroup = c->fft_subgroup ? FFT_SG_ON : FFT_SG_OFF,
-	                     .signals = signals, .rounds = rounds, .composite = c->fft_composite,
+	                     .wisdom = g->wisdom, .signals = signals, .rounds = rounds,
 	                     .max_radix = c->fft_max_radix};
+	fft_switches_apply(&c->sw, &o);
 	struct fft *f;
 	char err[FFT_ERR_LEN];
 	if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {
@@ -228,10 +219,10 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 	       "\"rows_passes\":%d,\"cols_passes\":%d}\n",
 	       label, h, w, tech_names[technique], tw_names[twiddles], fft_plan_kind(pr),
 	       fft_plan_kind(pc), mf, mr, mc, mi, fwd[0], c->runs,
-	       gpu_timer_is_gpu(t) ? "gl_timestamp" : "glfinish_wall", c->fft_bank_pad ? "true" : "false",
-	       c->fft_subgroup ? "true" : "false", exchanges(pr, xr, sizeof xr),
+	       gpu_timer_is_gpu(t) ? "gl_timestamp" : "glfinish_wall", c->sw.bank_pad ? "true" : "false",
+	       c->sw.subgroup ? "true" : "false", exchanges(pr, xr, sizeof xr),
 	       exchanges(pc, xc, sizeof xc), csweeps, pc->signals, crounds,
-	       c->fft_composite ? "true" : "false", pr->npasses, pc->npasses);
+	       c->sw.composite ? "true" : "false", pr->npasses, pc->npasses);
 	fprintf(stderr, "%-38s rows %-7s cols %-7s (%d dispatches, %d signals a group, %d rounds)  "
 	        "forward %8.3f ms (rows %.3f cols %.3f)  inverse %8.3f ms\n", label, fft_plan_kind(pr),
 	        fft_plan_kind(pc), csweeps, pc->signals, crounds, mf, mr, mc, mi);
@@ -252,9 +243,9 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 	char err[BLOOM_ERR_LEN];
 	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .separate = strstr(label, "separate") != NULL,
 	                            .fold = strstr(label, "folded") != NULL,
-	                            .fft_bank_pad = c->fft_bank_pad, .fft_composite = c->fft_composite,
+	                            .fft_bank_pad = c->sw.bank_pad, .fft_composite = c->sw.composite,
 	                            .fft_max_radix = c->fft_max_radix,
-	                            .fft_subgroup = c->fft_subgroup ? FFT_SG_ON : FFT_SG_OFF};
+	                            .fft_subgroup = c->sw.subgroup ? FFT_SG_ON : FFT_SG_OFF};
 	b = NULL;
 	int slot = -1;
 	for (int i = 0; c->reuse && i < 32 && slot < 0; i++)
@@ -341,8 +332,8 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 		       label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good",
 		       tech_names[technique], precision ? "fp16" : "fp32", st.padded_w, st.padded_h, mt, m[0], m[1], m[2], m[3], m[4],
 		       m[5], m[6], st.fused ? "true" : "false", st.folded ? "true" : "false", mw, mp, mu, mr, mc, n,
-		       st.timed ? "true" : "false", c->fft_bank_pad ? "true" : "false",
-		       c->fft_subgroup ? "true" : "false", c->fft_composite ? "true" : "false");
+		       st.timed ? "true" : "false", c->sw.bank_pad ? "true" : "false",
+		       c->sw.subgroup ? "true" : "false", c->sw.composite ? "true" : "false");
 		fprintf(stderr, "bloom %-22s %5dx%-5d k %4dx%-4d %-6s pad %-4s -> %5dx%-5d  GPU %8.3f ms "
 		        "(pre %.3f rows %.3f %s %.3f %s %.3f %s %.3f irows %.3f comp %.3f)\n",
 		        label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good", st.padded_w,
@@ -374,6 +365,7 @@ int cli_bench(int argc, char **argv)
 	struct opt_def t[CLI_MAX_OPTS];
 	size_t n = 0;
 	cli_opts_add(t, &n, own_table, sizeof own_table / sizeof own_table[0], 0);
+	cli_opts_add(t, &n, fft_switch_table, fft_switch_table_len, offsetof(struct bench_cli, sw));
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bench_cli, gpu));
 	struct bench_cli c;
 	int npos;
@@ -401,9 +393,9 @@ int cli_bench(int argc, char **argv)
 	printf("{\"workload\":\"device\",\"renderer\":\"%s\",\"version\":\"%s\",\"subgroup_size\":%d,"
 	       "\"subgroup_shuffle\":%s,\"fft_bank_pad\":%s,\"fft_subgroup\":%s,\"fft_composite\":%s,"
 	       "\"fft_max_radix\":%d}\n", g.info->renderer, g.info->version, g.info->subgroup_size,
-	       g.info->subgroup_shuffle ? "true" : "false", c.fft_bank_pad ? "true" : "false",
-	       c.fft_subgroup ? "true" : "false", c.fft_composite ? "true" : "false", c.fft_max_radix);
-	if (c.fft_subgroup && !g.info->subgroup_shuffle)
+	       g.info->subgroup_shuffle ? "true" : "false", c.sw.bank_pad ? "true" : "false",
+	       c.sw.subgroup ? "true" : "false", c.sw.composite ? "true" : "false", c.fft_max_radix);
+	if (c.sw.subgroup && !g.info->subgroup_shuffle)
 		fprintf(stderr, "--fft-subgroup: this context has no subgroup shuffles in compute "
 		        "shaders; every exchange goes through shared memory\n");
 	static const int full[][2] = {{1024, 1024}, {1080, 1920}, {2048, 2048}, {4096, 4096}, {1350, 2187}};

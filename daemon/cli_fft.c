@@ -14,7 +14,8 @@
 struct fft_cli {
 	struct gpu_config gpu;
 	char output[OPT_STR_MAX];
-	int inverse, axes, technique, twiddles, max_radix, bank_pad, subgroup, composite;
+	int inverse, axes, technique, twiddles, max_radix;
+	struct fft_switches sw;
 };
 
 static const struct opt_def fft_table[] = {
@@ -33,15 +34,6 @@ static const struct opt_def fft_table[] = {
 	 offsetof(struct fft_cli, twiddles)},
 	{"max-radix", OPT_INT, 4, 16, "8", NULL, "largest power-of-two radix: 4, 8 or 16", NULL,
 	 offsetof(struct fft_cli, max_radix)},
-	{"fft-composite", OPT_BOOL, 0, 1, "false", NULL,
-	 "group odd factors into radices 9, 25 and 27 (fewer passes)", NULL,
-	 offsetof(struct fft_cli, composite)},
-	{"fft-bank-pad", OPT_BOOL, 0, 1, "false", NULL,
-	 "shared technique: pad the exchanges prone to shared-memory bank conflicts", NULL,
-	 offsetof(struct fft_cli, bank_pad)},
-	{"fft-subgroup", OPT_BOOL, 0, 1, "false", NULL,
-	 "shared technique: exchange pairs of same-radix passes by subgroup shuffles where the "
-	 "context has them", NULL, offsetof(struct fft_cli, subgroup)},
 };
 
 int cli_fft(int argc, char **argv)
@@ -49,6 +41,7 @@ int cli_fft(int argc, char **argv)
 	struct opt_def t[CLI_MAX_OPTS];
 	size_t n = 0;
 	cli_opts_add(t, &n, fft_table, sizeof fft_table / sizeof fft_table[0], 0);
+	cli_opts_add(t, &n, fft_switch_table, fft_switch_table_len, offsetof(struct fft_cli, sw));
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct fft_cli, gpu));
 	struct fft_cli c;
 	int npos;
@@ -116,8 +109,8 @@ int cli_fft(int argc, char **argv)
 	GLuint buf = 0;
 	char ferr[FFT_ERR_LEN];
 	struct fft_opts o = {.technique = c.technique, .twiddles = c.twiddles, .max_radix = c.max_radix,
-	                     .components = 2, .wisdom = g.wisdom, .bank_pad = c.bank_pad,
-	                     .subgroup = c.subgroup ? FFT_SG_ON : FFT_SG_OFF, .composite = c.composite};
+	                     .components = 2, .wisdom = g.wisdom};
+	fft_switches_apply(&c.sw, &o);
 	if (fft_create(g.pc, g.info, cols, rows, axes, &o, &log_gles_sink, &f, ferr)) {
 		fprintf(stderr, "fftbloom fft: %s\n", ferr);
 		goto out;
