@@ -21,11 +21,5 @@ cp /tmp/w.txt "$O/wisdom.txt"
 fftbloom bench --runs ${RUNS:-20} --warm-seconds ${WARM:-3} --repeat ${REPEAT:-2} --fft-wisdom /tmp/w.txt > "$O/bench.jsonl" 2> "$O/bench.txt"
 grep -v ' warn ' "$O/bench.txt"
 echo "bench: $(( $(date +%s) - t0 )) s"
-pads=$(python3 -c "
-import json
-for l in open('$O/bench.jsonl'):
-    d=json.loads(l)
-    if d.get('workload')=='bloom':
-        w,h=d['padded'].split('x'); print(f'{h}x{w}')" | sort -u)
-timeout 150 python3 bench/peer_torch.py $pads > "$O/torch.jsonl"
+timeout 150 python3 bench/peer_torch.py --from "$O/bench.jsonl" > "$O/torch.jsonl"
 cat "$O/torch.jsonl" | cut -c1-300

@@ -49,13 +49,7 @@ done </tmp/labels
 grep -E '^(fft|bloom)' "$O/bench.txt" | cut -c1-200
 el "bench done"
 
-pads=$(python3 -c "
-import json
-for l in open('$O/bench.jsonl'):
-    d=json.loads(l)
-    if d.get('workload')=='bloom':
-        w,h=d['padded'].split('x'); print(f'{h}x{w}')" | sort -u)
-timeout 150 python3 bench/peer_torch.py $pads >"$O/torch.jsonl"
+timeout 150 python3 bench/peer_torch.py --from "$O/bench.jsonl" >"$O/torch.jsonl"
 cut -c1-160 "$O/torch.jsonl"
 el "cuFFT done"
 

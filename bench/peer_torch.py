@@ -3,7 +3,10 @@
 torch.fft.fft2 (complex64) at the FFT sizes; the bloom as cuFFT does it (4-channel float32
 rfft2, times a cached kernel spectrum, irfft2) at fftbloom's padded sizes and at the plain frame
 sizes; and the device's copy bandwidth (a large device-to-device copy, bytes read + written).
-Median of CUDA-event timings after warm-up, three input sets rotated. JSON lines on stdout."""
+Median of CUDA-event timings after warm-up, three input sets rotated. JSON lines on stdout.
+
+usage: peer_torch.py [HxW ...] [--from BENCH.jsonl]: the padded bloom sizes to measure, given as
+HxW or read from the "padded" (WxH) of the bloom lines of fftbloom bench's output."""
 import json
 import sys
 
@@ -44,8 +47,18 @@ def main():
         print(json.dumps({"workload": "fft", "peer": "cufft", "size": f"{h}x{w}", "forward_ms": ms}))
     # bloom: rfft2 * K, irfft2, 4 channels, K cached; sizes are H x W
     sizes = [(1080, 1920, "1080p frame"), (2160, 3840, "2160p frame")]
-    for arg in sys.argv[1:]:
-        h, w = (int(v) for v in arg.split("x"))
+    padded, args = [], sys.argv[1:]
+    while args:
+        arg = args.pop(0)
+        if arg == "--from":
+            for line in open(args.pop(0)):
+                d = json.loads(line)
+                if d.get("workload") == "bloom":
+                    w, h = (int(v) for v in d["padded"].split("x"))
+                    padded.append((h, w))
+        else:
+            padded.append(tuple(int(v) for v in arg.split("x")))
+    for h, w in sorted(set(padded)):
         sizes.append((h, w, "padded"))
     for h, w, label in sizes:
         imgs = [torch.rand(4, h, w, device=dev) for _ in range(3)]

@@ -20,13 +20,7 @@ cp bench/data/h200-wisdom.txt /tmp/wisdom.txt 2>/dev/null
 fftbloom bench --fft-wisdom /tmp/wisdom.txt "$@" > "$O/fftbloom.jsonl" 2> "$O/fftbloom.txt"
 grep -v ' warn ' "$O/fftbloom.txt"
 cp /tmp/wisdom.txt "$O/wisdom.txt"
-pads=$(python3 -c "
-import json
-for l in open('$O/fftbloom.jsonl'):
-    d=json.loads(l)
-    if d.get('workload')=='bloom':
-        w,h=d['padded'].split('x'); print(f'{h}x{w}')" | sort -u)
-python3 bench/peer_torch.py $pads > "$O/torch.jsonl"
+python3 bench/peer_torch.py --from "$O/fftbloom.jsonl" > "$O/torch.jsonl"
 cat "$O/torch.jsonl"
 python3 - <<'PY'
 import numpy as np, subprocess, sys
