@@ -195,11 +195,12 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 	for (int i = 0; i < 4; i++)
 		if (ybufs[i])
 			glDeleteBuffers(1, &ybufs[i]);
-	/* lent result buffers: a codec thread may still be reading one; wait for it to come back,
-	 * and leave one that does not mapped rather than pull the memory from under its reader */
-	for (int i = 0; i < BLOOM_LEASES; i++) {
+	/* lent result buffers: a codec thread may still be reading one; wait for them to come back
+	 * (BLOOM_DESTROY_WAIT_MS for all of them), and leave one that does not mapped rather than
+	 * pull the memory from under its reader */
+	for (int i = 0, waited = 0; i < BLOOM_LEASES; i++) {
 		struct bloom_lease *l = &b->leases[i];
-		for (int t = 0; t < BLOOM_DESTROY_WAIT_MS && atomic_load(&l->out); t++)
+		for (; waited < BLOOM_DESTROY_WAIT_MS && atomic_load(&l->out); waited++)
 			nanosleep(&(struct timespec){0, 1000000}, NULL);
 		if (atomic_load(&l->out))
 			gles_logf(&b->log, GLES_LOG_WARN, "bloom: a lent result buffer was not returned "

@@ -98,6 +98,8 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
               const struct bloom_params *p, struct image *out, struct bloom_stats *st,
               char err[BLOOM_ERR_LEN]);
 
+struct bloom_lease; /* a GPU read-back buffer lent with a result's planes */
+
 /* A frame in: a float image, or a JPEG's planes (protocol/image.h) that the GPU converts as
  * libjpeg would (triangle chroma upsampling, JFIF YCbCr -> RGB, sRGB decode, EXIF orientation):
  * 1-3 bytes a pixel cross the bus instead of 16. */
@@ -110,8 +112,6 @@ struct bloom_frame {
  * encoder would (clip to [0, 1], sRGB 8-bit codes rounded or ordered-dithered, RGB -> JFIF
  * YCbCr, chroma averaged over sub_x x sub_y blocks; gray planes when the result has 1-2
  * channels), so 1.5-3 bytes a pixel come back instead of 16. */
-struct bloom_lease;
-
 struct bloom_result {
 	int want_yuv;             /* in: 1: planes */
 	int sub_x, sub_y, dither; /* in, with want_yuv: chroma subsampling (1 or 2), dither */
