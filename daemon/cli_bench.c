@@ -39,7 +39,7 @@ static const struct opt_def own_table[] = {
 	 "keep the GPU busy this long before measuring, so its clocks have ramped up", NULL,
 	 offsetof(struct bench_cli, warm_seconds)},
 	{"only", OPT_STRING, 0, 0, "", NULL,
-	 "run only the workloads whose kind (fft, bloom) or label (\"fft 1080x1920 auto computed\", "
+	 "run only the workloads whose kind (fft, rows, bloom) or label (\"fft 1080x1920 auto computed\", "
 	 "\"1080p k256 fp16\") contains this; =LABEL: that label alone", NULL,
 	 offsetof(struct bench_cli, only)},
 	{"reuse", OPT_BOOL, 0, 1, "false", NULL,
@@ -233,6 +233,86 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 	return 0;
 }
 
+/* The bloom's row transforms on its padded buffer (w x h image, k x k kernel, padded to
+ * fft_good_size), three ways, to measure two of its choices: over the image's h rows of vec4
+ * (the two packed complex planes a element, as the bloom runs), over every padded row (no
+ * all-padding rows skipped), and over the h rows as two vec2 planes, one pass each (no
+ * packing two planes a invocation). Forward and inverse, with the wisdom. */
+static int bench_rows(struct cli_gpu *g, struct gpu_timer *t, const struct bench_cli *c, int w,
+                      int h, int k, const char *label)
+{
+	if (!selected(c, "rows", label))
+		return 0;
+	int pw = fft_good_size(w + k - 1), ph = fft_good_size(h + k - 1);
+	struct fft_opts o4 = {.components = 4, .wisdom = g->wisdom}, o2 = o4;
+	o2.components = 2;
+	fft_switches_apply(&c->sw, &o4);
+	fft_switches_apply(&c->sw, &o2);
+	struct fft_axis *a4, *a2;
+	char err[FFT_ERR_LEN];
+	if (fft_axis_create(g->pc, g->info, pw, 0, (size_t)pw * ph, ph, &o4, &log_gles_sink, &a4, err) ||
+	    fft_axis_create(g->pc, g->info, pw, 0, (size_t)pw * ph, ph, &o2, &log_gles_sink, &a2, err)) {
+		fprintf(stderr, "%s: %s\n", label, err);
+		return -1;
+	}
+	size_t floats = (size_t)pw * ph * 4;
+	float *data = malloc(floats * sizeof *data);
+	GLuint b4[SETS], b2[SETS];
+	glGenBuffers(SETS, b4);
+	glGenBuffers(SETS, b2);
+	for (int s = 0; s < SETS; s++) {
+		for (size_t i = 0; i < floats; i++)
+			data[i] = frand();
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b4[s]);
+		glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(floats * 4), data, GL_DYNAMIC_COPY);
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b2[s]); /* two vec2 planes, one after the other */
+		glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(floats * 4), data, GL_DYNAMIC_COPY);
+	}
+	free(data);
+	double *ms[3];
+	for (int m = 0; m < 3; m++)
+		ms[m] = malloc((size_t)c->runs * sizeof(double));
+	for (int i = 0; i < c->warmup + c->runs; i++) {
+		double d[6];
+		int s = i % SETS;
+		size_t plane = (size_t)pw * ph; /* the second vec2 plane's offset, in vec2 elements */
+		gpu_timer_start(t);
+		for (int inv = 0; inv < 2; inv++) { /* forward then inverse: the data stays bounded */
+			fft_axis_execute(a4, b4[s], 0, (size_t)pw, 1, h, inv);
+			gpu_timer_mark(t);
+			fft_axis_execute(a4, b4[s], 0, (size_t)pw, 1, ph, inv);
+			gpu_timer_mark(t);
+			fft_axis_execute(a2, b2[s], 0, (size_t)pw, 1, h, inv);
+			fft_axis_execute(a2, b2[s], plane, (size_t)pw, 1, h, inv);
+			gpu_timer_mark(t);
+		}
+		if (gpu_timer_read(t, d) < 0) {
+			i--;
+			continue;
+		}
+		if (i >= c->warmup)
+			for (int m = 0; m < 3; m++)
+				ms[m][i - c->warmup] = d[m] + d[m + 3];
+	}
+	double med[3];
+	for (int m = 0; m < 3; m++) {
+		med[m] = bench_median(ms[m], c->runs);
+		free(ms[m]);
+	}
+	printf("{\"workload\":\"rows\",\"label\":\"%s\",\"padded\":\"%dx%d\",\"rows\":%d,"
+	       "\"image_rows_vec4_ms\":%.4f,\"all_rows_vec4_ms\":%.4f,\"image_rows_two_vec2_ms\":%.4f,"
+	       "\"runs\":%d}\n", label, pw, ph, h, med[0], med[1], med[2], c->runs);
+	fprintf(stderr, "%-22s %5dx%-5d rows forward + inverse: the %d image rows vec4 %.3f ms, all %d "
+	        "rows %.3f ms, image rows as two vec2 planes %.3f ms\n", label, pw, ph, h, med[0], ph,
+	        med[1], med[2]);
+	fflush(stdout);
+	glDeleteBuffers(SETS, b4);
+	glDeleteBuffers(SETS, b2);
+	fft_axis_destroy(a4);
+	fft_axis_destroy(a2);
+	return 0;
+}
+
 /* One bloom workload, kernel spectrum cached: GPU stages timed by bloom_run's own timer. */
 static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int h, int kw,
                        int kh, int gray, int pad, int technique, int precision, const char *label)
@@ -415,6 +495,7 @@ int cli_bench(int argc, char **argv)
 		}
 	{ /* --only matches the labels */
 		if (c.quick) {
+			bench_rows(&g, tm, &c, 480, 270, 64, "rows 480x270 k64");
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 0, "480x270 k64");
 			bench_bloom(&g, &c, 480, 270, 64, 64, 1, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 gray");
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_POW2, 0, 0, "480x270 k64 pow2");
@@ -422,6 +503,8 @@ int cli_bench(int argc, char **argv)
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 separate");
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 folded");
 		} else {
+			bench_rows(&g, tm, &c, 1920, 1080, 256, "rows 1080p k256");
+			bench_rows(&g, tm, &c, 3840, 2160, 512, "rows 2160p k512");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 0, "1080p k256");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 1, BLOOM_PAD_GOOD, 0, 0, "1080p k256 gray");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_POW2, 0, 0, "1080p k256 pow2");
