@@ -753,7 +753,8 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 	J->lim.max_pixels = cfg->max_pixels;
 	J->kernels = kernels;
 	J->metrics = metrics;
-	memcpy(J->warm, warm, (size_t)nwarm * sizeof *warm);
+	if (nwarm > 0) /* warm may be NULL when there are none */
+		memcpy(J->warm, warm, (size_t)nwarm * sizeof *warm);
 	J->nwarm = nwarm;
 	pthread_mutex_init(&J->lock, NULL);
 	pthread_cond_init(&J->codec_cv, NULL);

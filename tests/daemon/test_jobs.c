@@ -23,6 +23,16 @@
 
 #define NJOBS 24
 
+/* Under LeakSanitizer (make sanitize): report leaks but do not fail on them. Mesa's driver loses
+ * 128 bytes a GPU thread that made a context current and exits, and unloads itself at
+ * eglTerminate, so the stacks end in "<unknown module>" and no suppression can name them; the
+ * HTTP test runs the daemon under the sanitizer and fails on any leak with a stack in our code. */
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+	return "exitcode=0";
+}
+
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
 static int g_done, g_jpeg;
