@@ -871,6 +871,10 @@ def test_concurrency_and_sigterm():
                 ok = float(np.abs(read_pfm(body) - direct_convolve(imgs[i], k)).max()) < 1e-3
             answers.append(ok)
         check("SIGTERM under load: every accepted request answered correctly", all(answers), answers)
+        # the answers can all be back before the daemon has handled the signal: wait for its word
+        t_end = time.time() + 10
+        while time.time() < t_end and "no new connections" not in d.log():
+            time.sleep(0.01)
         try:
             socket.create_connection(("127.0.0.1", d.port), timeout=2).close()
             refused = False
