@@ -11,8 +11,6 @@ set -u
 O=${OUT:-bench-out}
 mkdir -p "$O"
 export CMOCKA_MESSAGE_OUTPUT=stdout
-T0=$(date +%s)
-el() { echo "[$(($(date +%s) - T0)) s] $*"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 timeout 200 .carry/tests/gles/test_fft >"$O/test_fft.log" 2>&1
 el "test_fft: $(grep -E '^\[  (PASSED|FAILED)' "$O/test_fft.log" | tr '\n' ' ')"

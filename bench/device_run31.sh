@@ -10,8 +10,6 @@ set -u
 O=${OUT:-bench-out}
 mkdir -p "$O"
 export CMOCKA_MESSAGE_OUTPUT=stdout
-T0=$(date +%s)
-el() { echo "[$(($(date +%s) - T0)) s] $*"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 for t in test_fft test_bloom; do
 	timeout 150 .carry/tests/gles/$t >"$O/$t.log" 2>&1

@@ -9,8 +9,6 @@ set -u
 . bench/device_env.sh >/dev/null 2>&1
 O=/tmp/run33
 mkdir -p "$O"
-T0=$(date +%s)
-el() { echo "[$(($(date +%s) - T0)) s] $*"; }
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
 ngpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
 W=/tmp/wisdom.txt
