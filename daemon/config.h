@@ -9,6 +9,9 @@
 
 #include "protocol/opts.h"
 
+/* The daemon's version (/v1/info, /openapi.json, --help=json). */
+#define FFTBLOOMD_VERSION "0.1.0"
+
 /* Options that choose and set up a GPU context; shared by the daemon and the CLI. */
 struct gpu_config {
 	int platform;                  /* enum egl_platform: auto|device|surfaceless */

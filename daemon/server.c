@@ -1032,6 +1032,8 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)o->tls_cert};
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)o->tls_key};
 	}
+	if (o->listen_fd > 0) /* socket activation: the service manager bound and listens */
+		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, o->listen_fd, NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 	S->d = MHD_start_daemon(flags, (uint16_t)S->cfg.port, NULL, NULL, on_request, S,
 	                        MHD_OPTION_ARRAY, opts, MHD_OPTION_END);

@@ -24,6 +24,8 @@ struct server_opts {
 	size_t api_key_len;
 	const char *tls_cert;    /* PEM text; NULL: plain HTTP */
 	const char *tls_key;
+	int listen_fd;           /* > 0: serve this listening socket (socket activation) instead
+	                            of binding --listen and --port; 0: bind them */
 };
 
 struct server;
