@@ -27,6 +27,10 @@
 	 "FFTBLOOM_LISTEN", C(listen)},                                                           \
 	{"port", OPT_INT, 0, 65535, "8080", NULL, "TCP port (0: any free port, logged at start)",  \
 	 "FFTBLOOM_PORT", C(port)},                                                               \
+	{"reuse-port", OPT_BOOL, 0, 1, "false", NULL,                                             \
+	 "bind with SO_REUSEPORT: several daemons (one per GPU) share the port and the kernel "   \
+	 "spreads connections between them (false: the port is this daemon's alone)",             \
+	 "FFTBLOOM_REUSE_PORT", C(reuse_port)},                                                   \
 	{"max-connections", OPT_INT, 1, 100000, "256", NULL, "open connections at most",           \
 	 "FFTBLOOM_MAX_CONNECTIONS", C(max_connections)},                                         \
 	{"max-per-ip", OPT_INT, 0, 100000, "64", NULL,                                            \

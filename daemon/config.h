@@ -29,6 +29,7 @@ struct config {
 	/* fftbloomd: HTTP */
 	char listen[OPT_STR_MAX];      /* IPv4 or IPv6 address to bind */
 	int port;                      /* 0: an ephemeral port (logged) */
+	int reuse_port;                /* 1: SO_REUSEPORT, the port shared with other daemons */
 	int max_connections;           /* MHD connection limit */
 	int max_per_ip;                /* MHD per-IP connection limit (0: none) */
 	int conn_timeout;              /* idle connection timeout, seconds */
