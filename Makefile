@@ -20,9 +20,22 @@ DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mes
               libmicrohttpd-dev libturbojpeg0-dev libjansson-dev libspng-dev libopenexr-dev zlib1g-dev \
               libgnutls28-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
-              clang libclang-rt-14-dev openssl
+              clang libclang-rt-14-dev openssl systemd python3-yaml
 DEPS_BENCH := libfftw3-dev
 DEPS_DOCS  := python3-skimage imagemagick
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the two programs, the systemd units (ExecStart= under
+# BINDIR), the OpenAPI document, an example environment file and the --help texts, all made from
+# the built fftbloomd (--print-openapi, --help=env, --help), so they match the binary.
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+DOCDIR  ?= $(DATADIR)/doc/fftbloom
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALL ?= install
+UNITS   := systemd/fftbloomd.service systemd/fftbloomd.socket systemd/fftbloomd@.service
+SHARE_FILES := $(BUILD)/share/openapi.json $(BUILD)/share/fftbloomd.env \
+               $(BUILD)/share/fftbloomd.txt $(BUILD)/share/fftbloom.txt
 
 .DEFAULT_GOAL := all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -35,7 +48,8 @@ include tests/module.mk
 include bench/module.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: all deps deps-test deps-bench deps-docs run test sanitize bench bench-frames fuzz picture clean
+.PHONY: all deps deps-test deps-bench deps-docs run test sanitize bench bench-frames fuzz picture clean \
+        install uninstall
 all: $(BUILD)/fftbloomd $(BUILD)/fftbloom
 
 define install_missing
@@ -72,6 +86,35 @@ $(BUILD)/fftbloomd: $(BUILD)/daemon/fftbloomd.o $(DAEMON_OBJS) $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 $(BUILD)/fftbloom: $(BUILD)/daemon/cli.o $(CLI_OBJS) $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/share/openapi.json: $(BUILD)/fftbloomd
+	@mkdir -p $(dir $@)
+	$(BUILD)/fftbloomd --print-openapi > $@.tmp && mv $@.tmp $@
+$(BUILD)/share/fftbloomd.env: $(BUILD)/fftbloomd
+	@mkdir -p $(dir $@)
+	$(BUILD)/fftbloomd --help=env > $@.tmp && mv $@.tmp $@
+$(BUILD)/share/fftbloomd.txt: $(BUILD)/fftbloomd
+	@mkdir -p $(dir $@)
+	$(BUILD)/fftbloomd --help > $@.tmp && mv $@.tmp $@
+$(BUILD)/share/fftbloom.txt: $(BUILD)/fftbloom
+	@mkdir -p $(dir $@)
+	{ $(BUILD)/fftbloom --help && for c in $$($(BUILD)/fftbloom --help | awk '/^  [a-z]/ {print $$1}'); do \
+	    printf '\n== fftbloom %s --help\n' "$$c" && $(BUILD)/fftbloom $$c --help || exit 1; done; } > $@.tmp && mv $@.tmp $@
+
+install: all $(SHARE_FILES)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DATADIR)/fftbloomd $(DESTDIR)$(DOCDIR)
+	$(INSTALL) -m 0755 $(BUILD)/fftbloomd $(BUILD)/fftbloom $(DESTDIR)$(BINDIR)/
+	for u in $(UNITS); do sed -e 's|/usr/local/bin/fftbloomd|$(BINDIR)/fftbloomd|g' -e 's|$$(PREFIX)|$(PREFIX)|g' $$u > $(DESTDIR)$(UNITDIR)/$${u#systemd/}.tmp && \
+	  chmod 0644 $(DESTDIR)$(UNITDIR)/$${u#systemd/}.tmp && mv $(DESTDIR)$(UNITDIR)/$${u#systemd/}.tmp $(DESTDIR)$(UNITDIR)/$${u#systemd/} || exit 1; done
+	$(INSTALL) -m 0644 $(BUILD)/share/openapi.json $(BUILD)/share/fftbloomd.env $(DESTDIR)$(DATADIR)/fftbloomd/
+	$(INSTALL) -m 0644 $(BUILD)/share/fftbloomd.txt $(BUILD)/share/fftbloom.txt README.md $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/fftbloomd $(DESTDIR)$(BINDIR)/fftbloom \
+	  $(patsubst systemd/%,$(DESTDIR)$(UNITDIR)/%,$(UNITS)) \
+	  $(DESTDIR)$(DATADIR)/fftbloomd/openapi.json $(DESTDIR)$(DATADIR)/fftbloomd/fftbloomd.env \
+	  $(DESTDIR)$(DOCDIR)/fftbloomd.txt $(DESTDIR)$(DOCDIR)/fftbloom.txt $(DESTDIR)$(DOCDIR)/README.md
+	-rmdir $(DESTDIR)$(DATADIR)/fftbloomd $(DESTDIR)$(DOCDIR)
 
 run: deps all
 	$(BUILD)/fftbloomd $(ARGS)
