@@ -96,6 +96,30 @@ static const struct mode {
 	{"print-openapi", "", "print the OpenAPI document served at /openapi.json and exit"},
 };
 
+/* Prints text word-wrapped to 96 columns, each line after the first indented by indent. */
+static void print_wrapped(const char *text, int indent)
+{
+	int col = indent;
+	const char *p = text;
+	while (*p) {
+		const char *e = strchr(p, ' ');
+		int w = e ? (int)(e - p) : (int)strlen(p);
+		if (col > indent && col + 1 + w > 96) {
+			printf("\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", w, p);
+		col += w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	putchar('\n');
+}
+
 static void usage(void)
 {
 	printf("usage: fftbloomd [options]\n");
@@ -103,13 +127,17 @@ static void usage(void)
 		printf("       fftbloomd --%s%s%s\n", modes[i].name, modes[i].arg[0] == '[' &&
 		       modes[i].arg[1] != '=' ? " " : "", modes[i].arg);
 	printf("\n");
-	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
-		printf("  --%s: %s.\n", modes[i].name, modes[i].help);
-	printf("\nEvery option also reads the environment variable named after it. Under systemd "
-	       "(Type=notify) the daemon\nsends READY=1 once every GPU thread is warmed up, feeds "
-	       "the watchdog while their heartbeats are fresh,\nserves a socket passed in "
-	       "LISTEN_FDS, and reads the API key from $CREDENTIALS_DIRECTORY/api-key when\n"
-	       "--api-key-file is not set.\n\n");
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		printf("  --%-14s ", modes[i].name);
+		print_wrapped(modes[i].help, 19);
+	}
+	printf("\n");
+	print_wrapped("Every option also reads the environment variable named after it. Under "
+	              "systemd (Type=notify) the daemon sends READY=1 once every GPU thread is warmed "
+	              "up, feeds the watchdog while their heartbeats are fresh, serves a socket passed "
+	              "in LISTEN_FDS, and reads the API key from $CREDENTIALS_DIRECTORY/api-key when "
+	              "--api-key-file is not set.", 0);
+	printf("\n");
 	opts_print_help(stdout, config_table, config_table_len);
 }
 
