@@ -4,7 +4,7 @@ Dockerfile), port, probe paths, kernel folder, user and writable folders agree w
 (its option table, --check-config, its OpenAPI paths) and with each other (Service, PDB,
 ScaledObject selectors and names, the grace period against preStop and the drain, the scaling
 threshold against the readiness high-water mark); then the daemon runs with that configuration
-(warm sizes made small for llvmpipe) on the ConfigMap's kernels laid out as the kubelet mounts
+(without the warm-up, minutes on llvmpipe) on the ConfigMap's kernels laid out as the kubelet mounts
 them, and every probe path, the kernels and the metric the ScaledObject queries are checked on
 it."""
 import glob
@@ -187,7 +187,8 @@ def main():
     cache = os.path.join(TMP, "cache")
     os.makedirs(cache)
     run_env = dict(env)
-    run_env.update({"FFTBLOOM_PORT": str(free_port()), "FFTBLOOM_WARM_SIZES": "64x48",
+    # no warm-up here: the manifest's 1080p and 2160p plans take minutes on llvmpipe
+    run_env.update({"FFTBLOOM_PORT": str(free_port()), "FFTBLOOM_WARM_SIZES": "",
                     "FFTBLOOM_PROGRAM_CACHE": os.path.join(cache, "programs"),
                     "FFTBLOOM_FFT_WISDOM": os.path.join(cache, "fft-wisdom")})
     run_args = [kroot if a == kdir else a for a in args]
