@@ -23,6 +23,7 @@ DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr pytho
               clang libclang-rt-14-dev openssl systemd python3-yaml
 DEPS_BENCH := libfftw3-dev
 DEPS_DOCS  := python3-skimage imagemagick
+DEPS_SYSTEMD := systemd-container
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the two programs, the systemd units (ExecStart= under
 # BINDIR), the OpenAPI document, an example environment file and the --help texts, all made from
@@ -49,7 +50,7 @@ include bench/module.mk
 include tests/fuzz/fuzz.mk
 
 .PHONY: all deps deps-test deps-bench deps-docs run test sanitize bench bench-frames fuzz picture clean \
-        install uninstall
+        install uninstall deps-systemd systemd-check
 all: $(BUILD)/fftbloomd $(BUILD)/fftbloom
 
 define install_missing
@@ -67,6 +68,8 @@ deps-bench: deps
 	$(call install_missing,$(DEPS_BENCH))
 deps-docs: deps
 	$(call install_missing,$(DEPS_DOCS))
+deps-systemd: deps
+	$(call install_missing,$(DEPS_SYSTEMD))
 
 # Shaders: gles/shaders/NAME.comp -> build/shaders/NAME.h (generated, not committed).
 SHADERS     := $(wildcard gles/shaders/*.comp)
@@ -100,6 +103,11 @@ $(BUILD)/share/fftbloom.txt: $(BUILD)/fftbloom
 	@mkdir -p $(dir $@)
 	{ $(BUILD)/fftbloom --help && for c in $$($(BUILD)/fftbloom --help | awk '/^  [a-z]/ {print $$1}'); do \
 	    printf '\n== fftbloom %s --help\n' "$$c" && $(BUILD)/fftbloom $$c --help || exit 1; done; } > $@.tmp && mv $@.tmp $@
+
+# The units under a real systemd in a systemd-nspawn container on llvmpipe (root; not in `make
+# test`, since CI machines may not allow containers).
+systemd-check: deps-systemd all
+	/usr/bin/python3 tests/deploy/systemd_nspawn.py $(BUILD)
 
 install: all $(SHARE_FILES)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DATADIR)/fftbloomd $(DESTDIR)$(DOCDIR)
