@@ -22,6 +22,7 @@
 #define B_SPECTRUM 8
 #define B_PLANES 9
 #define B_HOOK 10
+#define B_FLAGS 11
 
 #define BLOOM_LEASE_BYTES (256u << 20)  /* their mapped memory at most, together */
 #define BLOOM_DESTROY_WAIT_MS 60000     /* how long destroy waits for lent buffers to return */
@@ -68,9 +69,7 @@ struct kentry {
 	unsigned long long last_use;
 };
 
-struct prog {
-	GLuint id;
-};
+static GLuint make_buffer_usage(size_t bytes, GLenum usage);
 
 struct bloom_ctx {
 	struct program_cache *pc;
@@ -91,6 +90,8 @@ struct bloom_ctx {
 	size_t host_bytes;
 	GLuint yin, yout, ystage; /* JPEG planes in, out, and out's mapped copy; grown as needed */
 	GLuint hook;              /* the folded passes' parameters (bloom_hooks.comp's Hook) */
+	GLuint flags;             /* the composite's count of non-finite samples, and its copy */
+	GLuint flags_stage;
 	/* GL_EXT_buffer_storage: yin and ystage made immutable and mapped once, persistently
 	 * (coherent), so a frame's planes go in by memcpy and come out after a fence, with no map,
 	 * unmap or buffer update call per frame; NULL without the extension */
@@ -153,6 +154,17 @@ int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
 	}
 	if (info->buffer_storage && !b->opts.no_persistent_map)
 		b->buffer_storage = (PFNGLBUFFERSTORAGEEXTPROC)eglGetProcAddress("glBufferStorageEXT");
+	b->flags = make_buffer_usage(16, GL_DYNAMIC_COPY);
+	b->flags_stage = b->flags ? make_buffer_usage(16, GL_STREAM_READ) : 0;
+	if (!b->flags_stage) {
+		if (b->flags)
+			glDeleteBuffers(1, &b->flags);
+		gpu_timer_destroy(b->timer);
+		free(b->plans);
+		free(b);
+		snprintf(err, BLOOM_ERR_LEN, "out of GPU memory");
+		return BLOOM_E_NOMEM;
+	}
 	for (int i = 0; i < BLOOM_LEASES; i++)
 		atomic_init(&b->leases[i].out, 0);
 	*out = b;
@@ -191,8 +203,8 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 		glDeleteBuffers(1, &b->kc[i].spectrum);
 	if (b->kupload)
 		glDeleteBuffers(1, &b->kupload);
-	GLuint ybufs[] = {b->yin, b->yout, b->ystage, b->hook};
-	for (int i = 0; i < 4; i++)
+	GLuint ybufs[] = {b->yin, b->yout, b->ystage, b->hook, b->flags, b->flags_stage};
+	for (int i = 0; i < 6; i++)
 		if (ybufs[i])
 			glDeleteBuffers(1, &ybufs[i]);
 	/* lent result buffers: a codec thread may still be reading one; wait for them to come back
@@ -215,6 +227,20 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 	free(b->kc);
 	free(b->plans);
 	free(b);
+}
+
+int bloom_release_plan(struct bloom_ctx *b)
+{
+	if (!b->nplans)
+		return -1;
+	int lru = 0;
+	for (int i = 1; i < b->nplans; i++)
+		if (b->plans[i]->last_use < b->plans[lru]->last_use)
+			lru = i;
+	b->last.valid = 0;
+	plan_destroy(b->plans[lru]);
+	b->plans[lru] = b->plans[--b->nplans];
+	return 0;
 }
 
 void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st)
@@ -761,6 +787,47 @@ static const float *to_rgba(struct bloom_ctx *b, const struct image *in)
 	return v;
 }
 
+int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
+                     const struct bloom_kernel *k, const struct bloom_params *p, int *known,
+                     unsigned long long *key, char err[BLOOM_ERR_LEN])
+{
+	*known = 0;
+	*key = 0;
+	int w = 0, h = 0;
+	if (in && in->img) {
+		w = in->img->width, h = in->img->height;
+	} else if (in && in->yuv) {
+		int turned = in->yuv->orientation >= 5;
+		w = turned ? in->yuv->height : in->yuv->width;
+		h = turned ? in->yuv->width : in->yuv->height;
+	}
+	if (w < 1 || h < 1) {
+		snprintf(err, BLOOM_ERR_LEN, "empty or malformed image");
+		return BLOOM_E_ARG;
+	}
+	struct image gen = {0};
+	const struct image *kimg;
+	uint64_t d[2];
+	struct kinfo ki = {0};
+	int rc = resolve_kernel(b, k, p, &gen, &kimg, d, err);
+	if (!rc)
+		rc = kernel_geometry(kimg, p, w, h, &ki, err);
+	image_free(&gen);
+	if (rc)
+		return rc;
+	int pw = padded_size(w + ki.kw - 1, p->pad), ph = padded_size(h + ki.kh - 1, p->pad);
+	*key = (unsigned long long)pw | (unsigned long long)ph << 20 |
+	       (unsigned long long)(p->precision == BLOOM_FP16) << 40 |
+	       (unsigned long long)p->technique << 41 | (unsigned long long)p->twiddles << 45;
+	for (int i = 0; i < b->nplans; i++) {
+		const struct plan *q = b->plans[i];
+		if (q->pw == pw && q->ph == ph && q->technique == p->technique &&
+		    q->twiddles == p->twiddles && q->half == (p->precision == BLOOM_FP16))
+			*known = 1;
+	}
+	return 0;
+}
+
 int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p, char err[BLOOM_ERR_LEN])
 {
@@ -1082,6 +1149,10 @@ static int run_stages(struct bloom_ctx *b, struct plan *q, struct kentry *ke, GL
 	}
 	/* composite */
 	if (!st->folded) {
+		GLuint zero[4] = {0, 0, 0, 0};
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->flags);
+		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof zero, zero);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_FLAGS, b->flags);
 		set_sizes(comp, w, h, pw, ph);
 		glUniform1f(glGetUniformLocation(comp, "u_intensity"), (float)p->intensity);
 		glUniform1f(glGetUniformLocation(comp, "u_mix"), (float)p->mix);
@@ -1103,6 +1174,13 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	struct bloom_result r;
 	memset(&r, 0, sizeof r);
 	int rc = bloom_run_frame(b, op, &f, k, p, &r, st, err);
+	if (!rc && r.nonfinite) {
+		snprintf(err, BLOOM_ERR_LEN, "%llu samples of the result are not finite: float32 "
+		         "overflowed in the convolution (an image or kernel value near 3.4e38, or "
+		         "infinite)", r.nonfinite);
+		image_free(&r.img);
+		rc = BLOOM_E_ARG;
+	}
 	*out = r.img;
 	return rc;
 }
@@ -1124,6 +1202,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	struct bloom_lease *lease = NULL; /* taken for this result; moves to res->lease at the end */
 	res->channels = 0;
 	res->lost = 0;
+	res->nonfinite = 0;
 	err[0] = 0;
 	const struct image *in = fin ? fin->img : NULL;
 	const struct yuv_image *yin = in || !fin ? NULL : fin->yuv;
@@ -1307,6 +1386,18 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	}
 	if (unmap)
 		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+	if (!st->folded) { /* the composite's count; its commands are complete by now */
+		glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+		glBindBuffer(GL_COPY_READ_BUFFER, b->flags);
+		glBindBuffer(GL_COPY_WRITE_BUFFER, b->flags_stage);
+		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, 4);
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->flags_stage);
+		const GLuint *nf = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, 4, GL_MAP_READ_BIT);
+		if (nf) {
+			res->nonfinite = *nf;
+			glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+		}
+	}
 	st->readback_ms = wall_now() - t_read;
 	gpu_timer_mark(b->timer);
 	int nm = gpu_timer_read(b->timer, ms);
