@@ -86,7 +86,7 @@ static void test_lent_planes_and_poisoned_jobs(void **state)
 	struct kernels *k;
 	struct metrics *m;
 	struct jobs *J;
-	assert_int_equal(kernels_create(4, &k), 0);
+	assert_int_equal(kernels_create(4, 1ull << 30, &k), 0);
 	assert_int_equal(metrics_create(&m), 0);
 	int devices[] = {0, 0};
 	int rc = jobs_create(&cfg, devices, 2, NULL, 0, k, m, &J, err);
