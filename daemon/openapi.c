@@ -1,10 +1,46 @@
 /* The OpenAPI 3 document; see openapi.h. */
 #include "daemon/openapi.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/apiutil.h"
 #include "protocol/bloom_params.h"
+
+/* A number as JSON: an integer where it is one (so integer schemas validate). */
+static json_t *number(double v)
+{
+	if (v == (double)(json_int_t)v && v > -9e15 && v < 9e15)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+/* An option's default as a JSON value of its schema's type, parsed by the table's own parser;
+ * NULL when it has none. */
+static json_t *default_value(const struct opt_def *d)
+{
+	if (!d->def || !*d->def)
+		return NULL;
+	struct opt_def z = *d;
+	z.offset = 0;
+	union {
+		int i;
+		double f;
+		unsigned long long u;
+		char s[OPT_STR_MAX];
+	} v;
+	memset(&v, 0, sizeof v);
+	char err[OPT_ERR_LEN];
+	if (opts_set(&z, &v, d->def, err))
+		return json_string(d->def); /* a table bug; the test of this document catches it */
+	switch (d->type) {
+	case OPT_INT: return json_integer(v.i);
+	case OPT_DOUBLE: return number(v.f);
+	case OPT_SIZE: return json_integer((json_int_t)v.u);
+	case OPT_BOOL: return json_boolean(v.i);
+	default: return json_string(d->def);
+	}
+}
 
 /* The JSON schema of one option of the parameter table. */
 static json_t *param_schema(const struct opt_def *d)
@@ -13,14 +49,18 @@ static json_t *param_schema(const struct opt_def *d)
 	switch (d->type) {
 	case OPT_INT:
 		json_object_set_new(s, "type", json_string("integer"));
-		json_object_set_new(s, "minimum", json_real(d->min));
-		json_object_set_new(s, "maximum", json_real(d->max));
+		json_object_set_new(s, "minimum", number(d->min));
+		json_object_set_new(s, "maximum", number(d->max));
 		break;
 	case OPT_DOUBLE:
-	case OPT_SIZE:
 		json_object_set_new(s, "type", json_string("number"));
-		json_object_set_new(s, "minimum", json_real(d->min));
-		json_object_set_new(s, "maximum", json_real(d->max));
+		json_object_set_new(s, "minimum", number(d->min));
+		json_object_set_new(s, "maximum", number(d->max));
+		break;
+	case OPT_SIZE:
+		json_object_set_new(s, "type", json_string("integer"));
+		json_object_set_new(s, "minimum", number(d->min));
+		json_object_set_new(s, "maximum", number(d->max));
 		break;
 	case OPT_BOOL:
 		json_object_set_new(s, "type", json_string("boolean"));
@@ -44,8 +84,9 @@ static json_t *param_schema(const struct opt_def *d)
 		break;
 	}
 	}
-	if (d->def && *d->def)
-		json_object_set_new(s, "default", json_string(d->def));
+	json_t *def = default_value(d);
+	if (def)
+		json_object_set_new(s, "default", def);
 	return s;
 }
 
@@ -213,12 +254,23 @@ json_t *openapi_document(const char *version, int api_key)
 		"string", "message", "type", "string");
 	json_decref(query);
 	json_decref(props);
-	if (doc && api_key) {
-		json_object_set_new(json_object_get(doc, "components"), "securitySchemes",
-		                    json_pack("{s:{s:s,s:s}}", "bearer", "type", "http", "scheme",
-		                              "bearer"));
-		json_object_set_new(doc, "x-security-note",
-		                    json_string("/v1/ routes require Authorization: Bearer <key>"));
+	if (!doc)
+		return NULL;
+	json_object_set_new(json_object_get(doc, "components"), "securitySchemes",
+	                    json_pack("{s:{s:s,s:s,s:s}}", "bearer", "type", "http", "scheme",
+	                              "bearer", "description", "the key of --api-key-file"));
+	if (api_key) { /* every /v1/ operation requires the key; the probes and this document not */
+		const char *path;
+		json_t *item;
+		json_object_foreach(paths, path, item) {
+			if (strncmp(path, "/v1/", 4))
+				continue;
+			const char *method;
+			json_t *op;
+			json_object_foreach(item, method, op)
+				if (json_is_object(op) && strcmp(method, "parameters"))
+					json_object_set_new(op, "security", json_pack("[{s:[]}]", "bearer"));
+		}
 	}
 	return doc;
 }
