@@ -46,8 +46,14 @@ endef
 
 deps:
 	$(call install_missing,$(DEPS_BUILD))
+# JavaScript test tools (tests/js/package.json, from npm): npm from Debian where there is none.
+JS_STAMP := tests/js/node_modules/.package-lock.json
 deps-test: deps
 	$(call install_missing,$(DEPS_TEST))
+	@command -v npm >/dev/null || { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm; }
+	@[ -f $(JS_STAMP) ] && [ $(JS_STAMP) -nt tests/js/package-lock.json ] || \
+	  npm ci --prefix tests/js --no-audit --no-fund
 deps-bench: deps
 	$(call install_missing,$(DEPS_BENCH))
 deps-docs: deps
