@@ -63,6 +63,14 @@ $(BUILD)/shaders/all.h: $(SHADER_HDRS) tools/shader2h.sh
 	sh tools/shader2h.sh --index $(SHADER_HDRS) > $@.tmp && mv $@.tmp $@
 $(BUILD)/gles/shader_src.o: $(BUILD)/shaders/all.h
 
+# The web page: web/* -> build/gen/web_files.h (generated, not committed), embedded by daemon/web.c
+# and served at / and /web/NAME.
+WEB_FILES := $(sort $(wildcard web/*))
+$(BUILD)/gen/web_files.h: $(WEB_FILES) tools/web2h.sh
+	@mkdir -p $(dir $@)
+	sh tools/web2h.sh $(WEB_FILES) > $@.tmp && mv $@.tmp $@
+$(BUILD)/daemon/web.o: $(BUILD)/gen/web_files.h
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
