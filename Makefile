@@ -19,7 +19,7 @@ LDLIBS_ALL   := -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljansson -lspng -lOpenE
 DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri \
               libmicrohttpd-dev libturbojpeg0-dev libjansson-dev libspng-dev libopenexr-dev zlib1g-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
-              clang libclang-rt-14-dev openssl
+              clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium
 DEPS_BENCH := libfftw3-dev
 DEPS_DOCS  := python3-skimage imagemagick
 

@@ -244,6 +244,7 @@ function makeSlider(parent, def, onInput) {
   label.textContent = def.label;
   range.id = id;
   range.dataset.key = def.key;
+  number.dataset.key = def.key;
   number.setAttribute('aria-label', def.label + ' value');
   number.min = def.min;
   number.max = def.max;
@@ -633,7 +634,7 @@ function sampleImage() {
     for (let wy = h - bh + 10; wy < h - 40; wy += 16)
       for (let wx = x + 6; wx < x + bw - 8; wx += 12)
         if (rnd() < 0.35) {
-          g.fillStyle = rnd() < 0.8 ? '#ffd27a' : '#bfe3ff';
+          g.fillStyle = rnd() < 0.8 ? '#ffe6b0' : '#dcefff';
           g.fillRect(wx, wy, 5, 7);
         }
     x += bw + 4;
@@ -708,12 +709,14 @@ function updateCurl() {
 
 /* ---- the server and its API key ---- */
 
+/* Shows who serves the page (GET v1/info); resolves to whether the API key, if any, was taken. */
 async function refreshServer() {
   try {
     const info = await serverInfo();
     const gpus = (info.gpus || []).map((g) => g.renderer).filter(Boolean);
     el.server.textContent = 'fftbloomd ' + info.version + (gpus.length ? ' · ' + [...new Set(gpus)].join(', ') : '');
     el.server.classList.remove('warn');
+    return true;
   } catch (err) {
     el.server.classList.add('warn');
     if (err instanceof ApiError && err.status === 401) {
@@ -722,15 +725,16 @@ async function refreshServer() {
     } else {
       el.server.textContent = 'Server: ' + err.message;
     }
+    return false;
   }
 }
 
 el.apikey.value = localStorage.getItem(KEY_STORE) || '';
-el.keyform.addEventListener('submit', (event) => {
+el.keyform.addEventListener('submit', async (event) => {
   event.preventDefault();
   const key = el.apikey.value.trim();
   if (key) localStorage.setItem(KEY_STORE, key); else localStorage.removeItem(KEY_STORE);
-  refreshServer();
+  if (await refreshServer()) el.keybox.open = false;
   if (state.file) {
     if (FLOAT_FAMILIES.has(state.info.family) && !state.beforeFloat) loadImage(state.file);
     else render();
@@ -764,6 +768,12 @@ el.kfile.addEventListener('change', () => {
 el.kernel.addEventListener('change', () => {
   showKernelParams();
   scheduleRender();
+});
+el.keybox.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape') {
+    el.keybox.open = false;
+    el.keybox.querySelector('summary').focus();
+  }
 });
 el.dlformat.addEventListener('change', updateCurl);
 el.download.addEventListener('click', download);
