@@ -316,7 +316,8 @@ const state = {
   result: null,        // {blob, format, float}
   load: null,          // AbortController of the image's load (the float "before" request)
   render: null,        // AbortController of the render in flight
-  renders: 0,
+  renders: 0,          // results shown, and requests cancelled (body data-*, for the test)
+  cancelled: 0,
 };
 
 /* ---- errors and status ---- */
@@ -396,7 +397,7 @@ el.stage.addEventListener('pointermove', (event) => {
   if (el.stage.hasPointerCapture(event.pointerId)) splitFromPointer(event);
 });
 el.stage.addEventListener('pointerup', (event) => {
-  el.stage.releasePointerCapture(event.pointerId);
+  if (el.stage.hasPointerCapture(event.pointerId)) el.stage.releasePointerCapture(event.pointerId);
   el.stage.classList.remove('dragging');
 });
 el.divider.addEventListener('keydown', (event) => {
@@ -468,7 +469,10 @@ async function render() {
     el.status.textContent = 'Choose a kernel image to render with.';
     return;
   }
-  if (state.render) state.render.abort(); // the answer to older settings is no longer wanted
+  if (state.render) { // the answer to older settings is no longer wanted
+    state.render.abort();
+    document.body.dataset.cancelled = String(++state.cancelled);
+  }
   const controller = new AbortController();
   state.render = controller;
   const format = DISPLAY_FORMAT[state.info.family];
@@ -549,10 +553,11 @@ async function loadImage(file) {
   if (state.load) state.load.abort();
   if (state.render) state.render.abort();
   state.render = null;
+  setBusy(false);
   const controller = new AbortController();
   state.load = controller;
+  state.info = await sniff(file); // before state.file: render() reads both
   state.file = file;
-  state.info = await sniff(file);
   state.beforeFloat = null;
   state.beforeReady = false;
   state.result = null;

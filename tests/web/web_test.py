@@ -71,6 +71,17 @@ def api_bloom(d, image, params, kernel=None, key=None):
     return d.req("POST", "/v1/bloom", body, headers)
 
 
+def bloom_requests(d, status=None):
+    """Requests to /v1/bloom the daemon has answered (or seen closed: 499), from /metrics."""
+    _, _, body = d.req("GET", "/metrics")
+    total = 0
+    for line in body.decode().splitlines():
+        if line.startswith('fftbloom_http_requests_total{route="bloom",') and \
+                (status is None or 'status="%d"' % status in line):
+            total += int(float(line.rsplit(" ", 1)[1]))
+    return total
+
+
 def compare(name, got, ref, tol=1):
     """Pixel arrays (int) equal within tol codes; prints the measured difference either way."""
     if got is None or ref is None or got.shape != ref.shape:
@@ -359,14 +370,18 @@ def run_page(p):
 
     # the intensity slider by keyboard: five presses, one final result for the final value
     from selenium.webdriver.common.keys import Keys
-    n = p.renders()
+    n, r0 = p.renders(), bloom_requests(d)
     rng = p.by('#bloom-params input[type=range][data-key="intensity"]')
     rng.send_keys(*([Keys.ARROW_RIGHT] * 5))
     v = p.value("#bloom-params", "intensity")
     ok = p.wait_render(n + 1, "the result after the arrow keys")
     time.sleep(0.5)  # any render still to come would start within the 200 ms debounce
     ok = ok and p.wait_render(n + 1, "the last result")
-    print("     intensity after 5 ArrowRight presses: %g (%d render(s))" % (v, p.renders() - n))
+    sent = bloom_requests(d) - r0
+    print("     intensity after 5 ArrowRight presses: %g (%d render(s), %d request(s))"
+          % (v, p.renders() - n, sent))
+    check("five quick key presses send one or two requests, not five (debounced)", 1 <= sent <= 2,
+          "%d requests" % sent)
     st, _, body = api_bloom(d, png, dict(params, intensity=v))
     check("arrow keys move the intensity slider up", ok and v > 8, "%g" % v)
     compare("after the arrow keys: the page shows the API's answer for the final value",
@@ -513,6 +528,23 @@ def run_page(p):
     p.js("window.scrollTo(0, 0); document.activeElement.blur()")
     time.sleep(0.3)
     p.d.save_screenshot(os.path.join(OUT, "page.png"))
+
+    # a slow render overtaken by newer settings: cancelled (AbortController) and never shown
+    shown = p.canvas("after")
+    n, r0 = p.renders(), bloom_requests(d)
+    c0 = int(p.js("return document.body.dataset.cancelled"))
+    p.type_value("#bloom-params", "kernel_scale", 1)  # a new padded size: seconds on llvmpipe
+    in_flight = p.wait("document.body.dataset.busy === '1'", "the slow render to start")
+    p.type_value("#bloom-params", "kernel_scale", 0.5)
+    ok = p.wait_render(n + 1, "the render that overtook the slow one")
+    time.sleep(0.5)
+    cancelled = int(p.js("return document.body.dataset.cancelled")) - c0
+    sent = bloom_requests(d) - r0
+    print("     overtaken render: %d request(s), %d cancelled by the page, %d result(s) shown"
+          % (sent, cancelled, p.renders() - n))
+    check("a render overtaken by new settings is cancelled and never shown",
+          in_flight and ok and sent == 2 and cancelled == 1 and p.renders() == n + 1)
+    compare("the result shown is the one for the latest settings", p.canvas("after"), shown, tol=0)
     p.d.set_window_size(390, 844)
     time.sleep(0.3)
     over = p.js("return [document.documentElement.scrollWidth, window.innerWidth]")
