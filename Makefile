@@ -19,7 +19,7 @@ LDLIBS_ALL   := -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljansson -lspng -lOpenE
 DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri \
               libmicrohttpd-dev libturbojpeg0-dev libjansson-dev libspng-dev libopenexr-dev zlib1g-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
-              clang libclang-rt-14-dev openssl
+              clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium
 DEPS_BENCH := libfftw3-dev
 DEPS_DOCS  := python3-skimage imagemagick
 
@@ -68,6 +68,14 @@ $(BUILD)/shaders/%.h: gles/shaders/%.comp tools/shader2h.sh
 $(BUILD)/shaders/all.h: $(SHADER_HDRS) tools/shader2h.sh
 	sh tools/shader2h.sh --index $(SHADER_HDRS) > $@.tmp && mv $@.tmp $@
 $(BUILD)/gles/shader_src.o: $(BUILD)/shaders/all.h
+
+# The web page: web/* -> build/gen/web_files.h (generated, not committed), embedded by daemon/web.c
+# and served at / and /web/NAME.
+WEB_FILES := $(sort $(wildcard web/*))
+$(BUILD)/gen/web_files.h: $(WEB_FILES) tools/web2h.sh
+	@mkdir -p $(dir $@)
+	sh tools/web2h.sh $(WEB_FILES) > $@.tmp && mv $@.tmp $@
+$(BUILD)/daemon/web.o: $(BUILD)/gen/web_files.h
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

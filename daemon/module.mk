@@ -10,7 +10,8 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/kernels.o \
 	$(BUILD)/daemon/metrics.o \
 	$(BUILD)/daemon/openapi.o \
-	$(BUILD)/daemon/healthcheck.o
+	$(BUILD)/daemon/healthcheck.o \
+	$(BUILD)/daemon/web.o
 CLI_OBJS := \
 	$(BUILD)/daemon/cli_info.o \
 	$(BUILD)/daemon/cli_convert.o \

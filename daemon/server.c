@@ -20,6 +20,7 @@
 #include "daemon/log.h"
 #include "daemon/multipart.h"
 #include "daemon/openapi.h"
+#include "daemon/web.h"
 #include "protocol/bloom_params.h"
 
 #define FFTBLOOMD_VERSION "0.1.0"
@@ -30,7 +31,7 @@
 
 enum route {
 	R_NONE = 0, R_BLOOM, R_CONVOLVE, R_KERNELS, R_KERNEL, R_HEALTHZ, R_READYZ, R_METRICS,
-	R_INFO, R_OPENAPI,
+	R_INFO, R_OPENAPI, R_WEB,
 };
 
 static const struct {
@@ -48,6 +49,7 @@ static const struct {
 	[R_METRICS] = {"/metrics", "metrics", "GET, HEAD, OPTIONS"},
 	[R_INFO] = {"/v1/info", "info", "GET, HEAD, OPTIONS"},
 	[R_OPENAPI] = {"/openapi.json", "openapi", "GET, HEAD, OPTIONS"},
+	[R_WEB] = {"/", "web", "GET, HEAD, OPTIONS"}, /* and every /web/NAME web_find knows */
 };
 
 /* A TCP connection's deadlines (libmicrohttpd's own timeout is for idleness, which a client
@@ -163,7 +165,6 @@ static enum MHD_Result respond(struct req *r, int status, const char *ctype, voi
 	MHD_add_response_header(resp, "Server-Timing", timing);
 	if (ctype)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (r->cors) {
 		MHD_add_response_header(resp, "Access-Control-Allow-Origin", r->origin);
 		MHD_add_response_header(resp, "Vary", "Origin");
@@ -172,6 +173,8 @@ static enum MHD_Result respond(struct req *r, int status, const char *ctype, voi
 	}
 	for (; extra && extra[0]; extra += 2)
 		MHD_add_response_header(resp, extra[0], extra[1]);
+	if (!MHD_get_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (r->S->quiescing)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	r->status = status;
@@ -244,7 +247,7 @@ static enum route match_route(const char *url, char name[65], int *bad_name)
 			return (enum route)i;
 		}
 	}
-	return R_NONE;
+	return web_find(url, NULL, NULL, NULL, NULL) == WEB_OK ? R_WEB : R_NONE;
 }
 
 static int method_allowed(enum route rt, const char *m)
@@ -909,6 +912,23 @@ static enum MHD_Result route_metrics(struct req *r)
 	return respond(r, 200, "text/plain; version=0.0.4; charset=utf-8", buf, len, 1, NULL);
 }
 
+/* The web page (web/, embedded): no API key needed (the page asks for it), revalidated by ETag. */
+static enum MHD_Result route_web(struct req *r)
+{
+	const unsigned char *data;
+	size_t len;
+	const char *ctype, *etag;
+	if (web_find(r->path, &data, &len, &ctype, &etag))
+		return respond_error(r, 404, "not_found", "no route %s", r->path);
+	const char *extra[] = {MHD_HTTP_HEADER_ETAG, etag, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache",
+	                       "X-Content-Type-Options", "nosniff", "Content-Security-Policy", WEB_CSP,
+	                       NULL};
+	if (web_etag_match(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                               MHD_HTTP_HEADER_IF_NONE_MATCH), etag))
+		return respond(r, 304, NULL, NULL, 0, 0, extra);
+	return respond(r, 200, ctype, (void *)data, len, 0, extra);
+}
+
 static enum MHD_Result route_get(struct req *r)
 {
 	struct server *S = r->S;
@@ -924,6 +944,7 @@ static enum MHD_Result route_get(struct req *r)
 		                                      why), NULL);
 	}
 	case R_METRICS: return route_metrics(r);
+	case R_WEB: return route_web(r);
 	case R_INFO: return route_info(r);
 	case R_OPENAPI: return respond_json(r, 200, openapi_document(FFTBLOOMD_VERSION,
 	                                                             S->o.api_key != NULL), NULL);
