@@ -12,4 +12,5 @@ GLES_OBJS := \
 	$(BUILD)/gles/bloom.o
 GLES_OBJS += \
 	$(BUILD)/gles/spatial_plan.o \
-	$(BUILD)/gles/spatial.o
+	$(BUILD)/gles/spatial.o \
+	$(BUILD)/gles/deconv.o
