@@ -23,7 +23,8 @@ const struct opt_def conv2d_params_table[] = {
 	 "highp; 2: float16 storage, mediump; 3: float32", NULL, C(precision)},
 	{"algorithm", OPT_ENUM, 0, 0, "auto", "auto|batch4|interp|planes4|shared",
 	 "batch4: four images a texel (batch a multiple of 4), filters in uniform blocks; interp: "
-	 "batch4 with pairs of taps read by one bilinear fetch where exact; planes4: four input "
+	 "batch4 with pairs of taps read by one bilinear fetch where the precision level's error "
+	 "allows; planes4: four input "
 	 "planes a texel, filters in a texture, any batch; shared: storage buffers through shared "
 	 "memory; auto: the fastest measured for the shape", NULL, C(algorithm)},
 };
