@@ -15,7 +15,7 @@
 /* spatial_tex.comp's modes */
 enum { MODE_TAPS = 0, MODE_IMAGE = 1, MODE_INTERP = 2, MODE_IMAGE_INTERP = 3 };
 #define MAX_WINNERS 128
-#define PROBE_PAIRS 64
+#define PROBE_PAIRS 16
 #define PROBE_STEPS 4096 /* the probe's grid of a: 12 fractional bits */
 
 struct plan_key {
