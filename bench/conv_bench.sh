@@ -27,7 +27,7 @@ PY=${PYTHON:-python3}
 mkdir -p "$OUT"
 COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-MACHINE=$(hostname)
+MACHINE=$(hostname 2>/dev/null || cat /etc/hostname 2>/dev/null || echo unknown)
 HERE=$(dirname "$0")
 
 # inputs: the same files for fftbloom and the peer

@@ -13,8 +13,9 @@
  *            (spatial_plan_fuse): same strict sign (never f1 = -f2 or opposite signs), a on the
  *            grid the texture filter resolves exactly, measured once per context (struct
  *            spatial_caps), and a strictly between the texels; every other tap is a single
- *            texelFetch. Where the storage format is not filterable (RGBA32F without
- *            OES_texture_float_linear) no pair fuses: interp then computes what batch4 does.
+ *            texelFetch. RGBA8_SNORM (Q2.6) and RGBA16F are filterable in core GLES 3.x;
+ *            where the storage format is not (RGBA32F without OES_texture_float_linear) no
+ *            pair fuses: interp then computes what batch4 does.
  *            The texture's sides are powers of two so that fetch coordinates are exact.
  *   planes4  any batch: four input planes in a texel (layers of four planes, images tiled),
  *            the filter in a texture; each invocation computes four output planes.
