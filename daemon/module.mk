@@ -19,3 +19,7 @@ CLI_OBJS := \
 	$(BUILD)/daemon/cli_fft.o \
 	$(BUILD)/daemon/cli_bloom.o \
 	$(BUILD)/daemon/cli_bench.o
+CLI_OBJS += \
+	$(BUILD)/daemon/cli_tensor.o \
+	$(BUILD)/daemon/cli_conv2d.o \
+	$(BUILD)/daemon/cli_deconv.o

@@ -10,3 +10,7 @@ GLES_OBJS := \
 	$(BUILD)/gles/gpu_timer.o \
 	$(BUILD)/gles/kernels.o \
 	$(BUILD)/gles/bloom.o
+GLES_OBJS += \
+	$(BUILD)/gles/spatial_plan.o \
+	$(BUILD)/gles/spatial.o \
+	$(BUILD)/gles/deconv.o
