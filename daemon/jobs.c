@@ -356,8 +356,8 @@ static void do_encode(struct jobs *J, struct job *j)
 	enum image_format fmt;
 	struct image_encode_opts eo;
 	memset(&eo, 0, sizeof eo);
-	api_format_resolve(j->out, j->png_from_accept, &j->info, &fmt, &eo.bits);
-	eo.quality = j->quality ? j->quality : J->cfg.jpeg_quality;
+	format_resolve(j->req.format, j->png_from_accept, &j->info, &fmt, &eo.bits);
+	eo.quality = j->req.quality ? j->req.quality : J->cfg.jpeg_quality;
 	eo.subsampling = J->cfg.jpeg_subsampling ? 420 : 444;
 	char err[IMAGE_ERR_LEN];
 	int rc;
@@ -372,7 +372,7 @@ static void do_encode(struct jobs *J, struct job *j)
 		set_error(j, 500, "encode_failed", "encoding %s: %s", image_format_name(fmt), err);
 	} else {
 		j->status = 200;
-		j->content_type = api_content_type(fmt);
+		j->content_type = format_content_type(fmt);
 	}
 	finish(J, j);
 }
@@ -474,14 +474,15 @@ static void gpu_warm(struct gpu *g, struct bloom_ctx *b)
 	struct jobs *J = g->J;
 	if (!J->nwarm)
 		return;
-	struct bloom_params p;
-	bloom_params_defaults(&p, BLOOM_OP_BLOOM);
+	struct request req;
+	request_init(&req, REQUEST_BLOOM);
+	const struct bloom_params *p = &req.p;
 	struct image k;
 	char err[BLOOM_ERR_LEN];
-	int rc = bloom_kernel_preset(b, "aperture", &k, err);
+	int rc = bloom_kernel_preset(b, &p->preset, &k, err);
 	for (int i = 0; !rc && i < J->nwarm; i++) {
 		double t0 = now_s();
-		rc = bloom_warm(b, J->warm[i][0], J->warm[i][1], k.width, k.height, &p, err);
+		rc = bloom_warm(b, J->warm[i][0], J->warm[i][1], k.width, k.height, p, err);
 		if (!rc)
 			log_msg(LOG_INFO, "gpu %d: warmed %dx%d in %.1f ms", g->id, J->warm[i][0],
 			        J->warm[i][1], (now_s() - t0) * 1e3);
@@ -517,7 +518,7 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	/* a JPEG answer comes back from the GPU as planes */
 	enum image_format fmt;
 	int bits;
-	api_format_resolve(j->out, j->png_from_accept, &j->info, &fmt, &bits);
+	format_resolve(j->req.format, j->png_from_accept, &j->info, &fmt, &bits);
 	struct bloom_frame f = {j->yin.data ? NULL : &j->in, j->yin.data ? &j->yin : NULL};
 	struct bloom_result res;
 	memset(&res, 0, sizeof res);
@@ -527,7 +528,7 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	int known = 1, rc = 0;
 	unsigned long long key = 0;
 	if (J->cfg.new_sizes_per_minute > 0)
-		rc = bloom_plan_known(b, &f, &bk, &j->params, &known, &key, err);
+		rc = bloom_plan_known(b, &f, &bk, &j->req.p, &known, &key, err);
 	if (!rc && !known) {
 		pthread_mutex_lock(&J->lock);
 		double wait = charge_new_size(J, j->client, key, now_s());
@@ -546,7 +547,7 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 		}
 	}
 	if (!rc)
-		rc = bloom_run_frame(b, op, &f, &bk, &j->params, &res, &st, err);
+		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, &res, &st, err);
 	j->lease = res.lease;
 	j->gpu_copy_s = st.copy_ms * 1e-3;
 	j->gpu_wait_s = st.wait_ms * 1e-3;

@@ -17,6 +17,7 @@
 #include "daemon/metrics.h"
 #include "gles/bloom.h"
 #include "protocol/image.h"
+#include "protocol/request.h"
 
 #define JOBS_MAX_GPUS 16
 #define JOBS_MAX_WARM 16
@@ -42,9 +43,9 @@ struct job {
 	const unsigned char *kernel_data; /* encoded kernel image, or NULL */
 	size_t kernel_len;
 	struct kernel_entry *named;       /* registered kernel; the reference moves in */
-	struct bloom_params params;
-	int out, png_from_accept;         /* enum api_out and its Accept flag */
-	int quality;                      /* JPEG quality; 0: --jpeg-quality */
+	struct request req;               /* the parameters, parsed (format OUT_AUTO: Accept's, else
+	                                     the input's family; quality 0: --jpeg-quality) */
+	int png_from_accept;              /* the format came from Accept: image/png */
 	char put_name[65];                /* JOB_KERNEL_PUT: the name */
 	int client_fd;                    /* the client's socket for hang-up checks; -1: none */
 	char client[64];                  /* the client's address: its budget of new sizes */

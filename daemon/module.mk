@@ -9,7 +9,6 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/jobs.o \
 	$(BUILD)/daemon/kernels.o \
 	$(BUILD)/daemon/metrics.o \
-	$(BUILD)/daemon/openapi.o \
 	$(BUILD)/daemon/healthcheck.o \
 	$(BUILD)/daemon/web.o
 CLI_OBJS := \

@@ -19,9 +19,9 @@
 #include "daemon/apiutil.h"
 #include "daemon/log.h"
 #include "daemon/multipart.h"
-#include "daemon/openapi.h"
+#include "protocol/openapi.h"
 #include "daemon/web.h"
-#include "protocol/bloom_params.h"
+#include "protocol/request.h"
 
 #define FFTBLOOMD_VERSION "0.1.0"
 #define DISCARD_MAX (16u << 20) /* bytes past --max-body of a chunked body read (and dropped) so
@@ -468,102 +468,24 @@ static void req_init(struct req *r, const char *url, const char *method)
 
 /* ---- parameters ---- */
 
-struct params_ctx {
-	struct job *j;
-	char err[OPT_ERR_LEN + 64];
+struct query_ctx {
+	struct request *req;
+	char err[REQUEST_ERR_LEN];
 	int failed;
 };
-
-static int apply_param(struct params_ctx *pc, const char *key, const char *value)
-{
-	struct job *j = pc->j;
-	if (!value)
-		value = "";
-	if (!strcmp(key, "format")) {
-		int f = api_format_parse(value);
-		if (f < 0) {
-			snprintf(pc->err, sizeof pc->err, "format: '%.64s' is not one of %s", value,
-			         API_FORMAT_CHOICES);
-			return -1;
-		}
-		j->out = f;
-		return 0;
-	}
-	if (!strcmp(key, "quality")) {
-		char *e;
-		long q = strtol(value, &e, 10);
-		if (e == value || *e || q < 1 || q > 100) {
-			snprintf(pc->err, sizeof pc->err, "quality: '%.64s' is out of bounds [1, 100]",
-			         value);
-			return -1;
-		}
-		j->quality = (int)q;
-		return 0;
-	}
-	char err[OPT_ERR_LEN];
-	int rc = opts_set_named(bloom_params_table, bloom_params_table_len, &j->params, key, value,
-	                        err);
-	if (rc == OPT_E_UNKNOWN) {
-		snprintf(pc->err, sizeof pc->err, "unknown parameter '%.64s'", key);
-		return -1;
-	}
-	if (rc) {
-		snprintf(pc->err, sizeof pc->err, "%s", err);
-		return -1;
-	}
-	return 0;
-}
 
 static enum MHD_Result query_iter(void *cls, enum MHD_ValueKind kind, const char *key,
                                   const char *value)
 {
 	(void)kind;
-	struct params_ctx *pc = cls;
-	if (pc->failed)
+	struct query_ctx *qc = cls;
+	if (qc->failed)
 		return MHD_NO;
-	if (apply_param(pc, key, value)) {
-		pc->failed = 1;
+	if (request_set(qc->req, key, value, REQUEST_SRC_QUERY, qc->err)) {
+		qc->failed = 1;
 		return MHD_NO;
 	}
 	return MHD_YES;
-}
-
-/* The multipart "params" part: a JSON object of the same names. */
-static int json_params(struct params_ctx *pc, const unsigned char *data, size_t len)
-{
-	json_error_t je;
-	json_t *o = json_loadb((const char *)data, len, JSON_REJECT_DUPLICATES, &je);
-	if (!o || !json_is_object(o)) {
-		snprintf(pc->err, sizeof pc->err, "params: not a JSON object%s%s", o ? "" : ": ",
-		         o ? "" : je.text);
-		json_decref(o);
-		return -1;
-	}
-	const char *key;
-	json_t *v;
-	json_object_foreach(o, key, v) {
-		char text[OPT_STR_MAX];
-		if (json_is_string(v))
-			snprintf(text, sizeof text, "%s", json_string_value(v));
-		else if (json_is_integer(v))
-			snprintf(text, sizeof text, "%lld", (long long)json_integer_value(v));
-		else if (json_is_real(v))
-			snprintf(text, sizeof text, "%.17g", json_real_value(v));
-		else if (json_is_boolean(v))
-			snprintf(text, sizeof text, "%s", json_is_true(v) ? "true" : "false");
-		else {
-			snprintf(pc->err, sizeof pc->err,
-			         "params: '%.64s' must be a string, a number or a boolean", key);
-			json_decref(o);
-			return -1;
-		}
-		if (apply_param(pc, key, text)) {
-			json_decref(o);
-			return -1;
-		}
-	}
-	json_decref(o);
-	return 0;
 }
 
 /* ---- routes ---- */
@@ -621,19 +543,36 @@ static int sniffed(const unsigned char *p, size_t len)
 	return image_sniff(p, len) != IMAGE_FORMAT_UNKNOWN;
 }
 
+/* A multipart form field as a parameter's text: the part's bytes, which must be short text. */
+static int form_field(struct request *req, const struct multipart_part *part,
+                      char err[REQUEST_ERR_LEN])
+{
+	char text[OPT_STR_MAX];
+	if (part->len >= sizeof text || memchr(part->data, 0, part->len)) {
+		snprintf(err, REQUEST_ERR_LEN, "%.64s: a form field's value must be text shorter than "
+		         "%zu bytes", part->name, sizeof text);
+		return REQUEST_E_VALUE;
+	}
+	memcpy(text, part->data, part->len);
+	text[part->len] = 0;
+	return request_set(req, part->name, text, REQUEST_SRC_FORM, err);
+}
+
 static enum MHD_Result route_image(struct req *r)
 {
 	struct server *S = r->S;
 	struct job *j = &r->job;
 	j->kind = r->route == R_CONVOLVE ? JOB_CONVOLVE : JOB_BLOOM;
-	bloom_params_defaults(&j->params, r->route == R_CONVOLVE ? BLOOM_OP_CONVOLVE : BLOOM_OP_BLOOM);
-	j->out = api_format_from_accept(
+	request_init(&j->req, r->route == R_CONVOLVE ? REQUEST_CONVOLVE : REQUEST_BLOOM);
+	j->req.format = format_from_accept(
 		MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
 		&j->png_from_accept);
-	struct params_ctx pc = {j, "", 0};
-	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_iter, &pc);
-	if (pc.failed)
-		return respond_error(r, 400, "bad_parameter", "%s", pc.err);
+	struct query_ctx qc = {&j->req, "", 0};
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_iter, &qc);
+	if (qc.failed)
+		return respond_error(r, 400, "bad_parameter", "%s", qc.err);
+	if (request_given(&j->req, "format"))
+		j->png_from_accept = 0;
 
 	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
@@ -645,27 +584,42 @@ static enum MHD_Result route_image(struct req *r)
 	if (!r->len)
 		return respond_error(r, 400, "empty_body", "the request has no body: send an image "
 		                     "(raw, or as the multipart part 'image')");
+	char err[REQUEST_ERR_LEN];
 	if (mrc == 0) {
+		/* parts: image (or file, what an HTML form's file input is often named), kernel,
+		 * params (a JSON object), and any parameter as a form field of its own */
 		struct multipart_part parts[MAX_PARTS];
 		size_t n;
-		char err[MULTIPART_ERR_LEN];
-		if (multipart_parse(r->body, r->len, boundary, parts, MAX_PARTS, &n, err))
-			return respond_error(r, 400, "bad_multipart", "%s", err);
-		for (size_t i = 0; i < n; i++)
-			if (strcmp(parts[i].name, "image") && strcmp(parts[i].name, "kernel") &&
-			    strcmp(parts[i].name, "params"))
+		char merr[MULTIPART_ERR_LEN];
+		if (multipart_parse(r->body, r->len, boundary, parts, MAX_PARTS, &n, merr))
+			return respond_error(r, 400, "bad_multipart", "%s", merr);
+		const struct multipart_part *img = NULL, *ker = NULL, *par = NULL;
+		for (size_t i = 0; i < n; i++) {
+			const struct multipart_part *p = &parts[i];
+			if (!strcmp(p->name, "image") || !strcmp(p->name, "file")) {
+				if (img)
+					return respond_error(r, 400, "bad_multipart", "both 'image' and 'file' "
+					                     "parts: send the image once");
+				img = p;
+			} else if (!strcmp(p->name, "kernel") && (p->filename[0] || sniffed(p->data, p->len))) {
+				ker = p; /* an image part; a short text field named kernel is kernel=NAME */
+			} else if (!strcmp(p->name, "params")) {
+				par = p;
+			} else if (!request_find(p->name)) {
 				return respond_error(r, 400, "bad_multipart", "unknown multipart part '%.64s' "
-				                     "(expected image, kernel, params)", parts[i].name);
-		const struct multipart_part *img = multipart_find(parts, n, "image"),
-		                            *ker = multipart_find(parts, n, "kernel"),
-		                            *par = multipart_find(parts, n, "params");
+				                     "(expected image or file, kernel, params, or a parameter)",
+				                     p->name);
+			} else if (form_field(&j->req, p, err)) {
+				return respond_error(r, 400, "bad_parameter", "%s", err);
+			}
+		}
 		if (!img)
 			return respond_error(r, 400, "missing_image", "multipart body without an 'image' "
 			                     "part");
 		if (!img->len)
 			return respond_error(r, 400, "empty_body", "the 'image' part is empty");
-		if (par && json_params(&pc, par->data, par->len))
-			return respond_error(r, 400, "bad_parameter", "%s", pc.err);
+		if (par && request_set_json(&j->req, par->data, par->len, err))
+			return respond_error(r, 400, "bad_parameter", "%s", err);
 		j->image = img->data;
 		j->image_len = img->len;
 		if (ker) {
@@ -681,23 +635,17 @@ static enum MHD_Result route_image(struct req *r)
 		j->image = r->body;
 		j->image_len = r->len;
 	}
+	if (request_finish(&j->req, j->kernel_data != NULL, err))
+		return respond_error(r, 400, "bad_parameter", "%s", err);
 	if (!sniffed(j->image, j->image_len))
 		return respond_error(r, 415, "unsupported_media_type", "image: not a JPEG, PNG, "
 		                     "OpenEXR, Radiance HDR or PFM image (by its first bytes)");
-	int mode;
-	double cx, cy;
-	char cerr[OPT_ERR_LEN];
-	if (bloom_params_center(&j->params, &mode, &cx, &cy, cerr))
-		return respond_error(r, 400, "bad_parameter", "%s", cerr);
-	if (j->params.kernel[0]) {
-		if (j->kernel_data)
-			return respond_error(r, 400, "bad_parameter", "kernel: give either a 'kernel' "
-			                     "part or kernel=NAME, not both");
-		j->named = kernels_get(S->o.kernels, j->params.kernel);
+	if (j->req.kernel[0]) {
+		j->named = kernels_get(S->o.kernels, j->req.kernel);
 		if (!j->named)
 			return respond_error(r, 400, "unknown_kernel", "kernel: no kernel named '%s' "
-			                     "(register it with PUT /v1/kernels/%s)", j->params.kernel,
-			                     j->params.kernel);
+			                     "(register it with PUT /v1/kernels/%s)", j->req.kernel,
+			                     j->req.kernel);
 	}
 	return start_job(r);
 }
@@ -792,12 +740,9 @@ static enum MHD_Result route_info(struct req *r)
 	size_t nk, kb;
 	kernels_totals(S->o.kernels, &nk, &kb);
 	json_t *params = json_array();
-	for (size_t i = 0; i < bloom_params_table_len; i++) {
+	for (size_t i = 0; i < request_table_len; i++) {
 		char name[64];
-		snprintf(name, sizeof name, "%s", bloom_params_table[i].name);
-		for (char *c = name; *c; c++)
-			if (*c == '-')
-				*c = '_'; /* the query / JSON spelling */
+		request_api_name(&request_table[i], name, sizeof name);
 		json_array_append_new(params, json_string(name));
 	}
 	json_t *o = json_pack(

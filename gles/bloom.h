@@ -17,7 +17,7 @@
 #include "gles/egl.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
-#include "protocol/bloom_params.h"
+#include "protocol/params.h"
 #include "protocol/image.h"
 
 #define BLOOM_ERR_LEN 4096
@@ -53,7 +53,7 @@ struct bloom_ctx_opts {
 
 /* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */
 struct bloom_kernel {
-	const struct image *img; /* NULL: generate params->kernel_preset (default "aperture") */
+	const struct image *img; /* NULL: generate params->preset (bloom_params.preset) */
 	uint64_t digest[2];      /* filled by bloom_kernel_digest, or left 0 to have bloom_run do it */
 };
 
@@ -160,8 +160,8 @@ int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
 int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p, char err[BLOOM_ERR_LEN]);
 
-/* Generates a built-in kernel from "NAME[:k=v,...]" (gaussian, glare, aperture) as an RGB image. */
-int bloom_kernel_preset(struct bloom_ctx *b, const char *spec, struct image *out,
+/* Generates a built-in kernel (protocol/kernel_preset.h parses one) as an RGB image. */
+int bloom_kernel_preset(struct bloom_ctx *b, const struct kernel_preset *ks, struct image *out,
                         char err[BLOOM_ERR_LEN]);
 
 /* Destroys the least recently used plan (its buffers, and its hold on its programs, so that

@@ -583,9 +583,9 @@ static void test_image_vs_fft(void **state)
 		struct image k = rand_image(7, 5, cases[ci][1], 0.01f, 0.2f);
 		in.pixels[5] = NAN; /* non-finite samples count as 0 on both paths */
 		struct bloom_params p;
-		bloom_params_defaults(&p, BLOOM_OP_CONVOLVE);
+		tu_params(&p, BLOOM_OP_CONVOLVE);
 		p.normalize = normalize ? BLOOM_NORMALIZE_LUMINANCE : BLOOM_NORMALIZE_NONE;
-		snprintf(p.kernel_center, sizeof p.kernel_center, "2,1");
+		tu_param(&p, BLOOM_OP_CONVOLVE, "kernel_center", "2,1");
 		struct bloom_kernel bk = {&k, {0, 0}};
 		struct bloom_stats bst;
 		struct image fo, so;
