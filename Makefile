@@ -20,7 +20,8 @@ DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mes
               libmicrohttpd-dev libturbojpeg0-dev libjansson-dev libspng-dev libopenexr-dev zlib1g-dev \
               libgnutls28-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
-              clang libclang-rt-14-dev openssl systemd python3-yaml
+              clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
+              systemd python3-yaml
 DEPS_BENCH := libfftw3-dev
 DEPS_DOCS  := python3-skimage imagemagick
 DEPS_SYSTEMD := systemd-container
@@ -62,8 +63,14 @@ endef
 
 deps:
 	$(call install_missing,$(DEPS_BUILD))
+# JavaScript test tools (tests/js/package.json, from npm): npm from Debian where there is none.
+JS_STAMP := tests/js/node_modules/.package-lock.json
 deps-test: deps
 	$(call install_missing,$(DEPS_TEST))
+	@command -v npm >/dev/null || { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm; }
+	@[ -f $(JS_STAMP) ] && [ $(JS_STAMP) -nt tests/js/package-lock.json ] || \
+	  npm ci --prefix tests/js --no-audit --no-fund
 deps-bench: deps
 	$(call install_missing,$(DEPS_BENCH))
 deps-docs: deps
@@ -80,6 +87,14 @@ $(BUILD)/shaders/%.h: gles/shaders/%.comp tools/shader2h.sh
 $(BUILD)/shaders/all.h: $(SHADER_HDRS) tools/shader2h.sh
 	sh tools/shader2h.sh --index $(SHADER_HDRS) > $@.tmp && mv $@.tmp $@
 $(BUILD)/gles/shader_src.o: $(BUILD)/shaders/all.h
+
+# The web page: web/* -> build/gen/web_files.h (generated, not committed), embedded by daemon/web.c
+# and served at / and /web/NAME.
+WEB_FILES := $(sort $(wildcard web/*))
+$(BUILD)/gen/web_files.h: $(WEB_FILES) tools/web2h.sh
+	@mkdir -p $(dir $@)
+	sh tools/web2h.sh $(WEB_FILES) > $@.tmp && mv $@.tmp $@
+$(BUILD)/daemon/web.o: $(BUILD)/gen/web_files.h
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

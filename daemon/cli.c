@@ -1,5 +1,7 @@
-/* fftbloom: the GPU engine as a command-line tool (info, fft, convert, bloom, convolve, bench). */
+/* fftbloom: the GPU engine as a command-line tool (info, fft, convert, bloom, convolve, conv2d,
+ * conv2d-transpose, bench). */
 #include "daemon/cli.h"
+#include "daemon/cli_conv.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +17,9 @@ static const struct {
 	{"bloom", cli_bloom, "FFT convolution bloom of an image"},
 	{"convolve", cli_convolve, "FFT linear convolution of an image with a kernel image"},
 	{"kernel", cli_kernel, "write a built-in kernel (gaussian, glare, aperture) as an image"},
+	{"conv2d", cli_conv2d, "spatial convolution of NPY tensors (torch conv2d semantics)"},
+	{"conv2d-transpose", cli_conv2d_transpose,
+	 "transposed convolution of NPY tensors (torch conv_transpose2d, TF SAME/VALID)"},
 	{"bench", cli_bench, "GPU timings of the FFT and bloom workloads (JSON lines)"},
 };
 
@@ -22,7 +27,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: fftbloom COMMAND [options]   (fftbloom COMMAND --help for its options)\n\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-17s %s\n", commands[i].name, commands[i].help);
 }
 
 int main(int argc, char **argv)

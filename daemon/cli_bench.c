@@ -12,6 +12,7 @@
 #include "bench/bench_util.h"
 #include "daemon/cli.h"
 #include "daemon/cli_common.h"
+#include "protocol/request.h"
 #include "daemon/log.h"
 #include "gles/bloom.h"
 #include "gles/fft.h"
@@ -350,9 +351,10 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 		k.pixels[i + 1] = gray ? v : fabsf(frand());
 		k.pixels[i + 2] = gray ? v : fabsf(frand());
 	}
-	struct bloom_params p;
-	bloom_params_defaults(&p, BLOOM_OP_BLOOM);
-	p.pad = pad;
+	struct request req;
+	request_init(&req, REQUEST_BLOOM);
+	struct bloom_params p = req.p;
+	(void)pad;
 	p.technique = technique;
 	p.precision = precision;
 	struct bloom_kernel kr = {&k, {0, 0}};
@@ -496,30 +498,27 @@ int cli_bench(int argc, char **argv)
 	{ /* --only matches the labels */
 		if (c.quick) {
 			bench_rows(&g, tm, &c, 480, 270, 64, "rows 480x270 k64");
-			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 0, "480x270 k64");
-			bench_bloom(&g, &c, 480, 270, 64, 64, 1, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 gray");
-			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_POW2, 0, 0, "480x270 k64 pow2");
-			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 1, "480x270 k64 fp16");
-			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 separate");
-			bench_bloom(&g, &c, 480, 270, 64, 64, 0, BLOOM_PAD_GOOD, 0, 0, "480x270 k64 folded");
+			bench_bloom(&g, &c, 480, 270, 64, 64, 0, 0, 0, 0, "480x270 k64");
+			bench_bloom(&g, &c, 480, 270, 64, 64, 1, 0, 0, 0, "480x270 k64 gray");
+			bench_bloom(&g, &c, 480, 270, 64, 64, 0, 0, 0, 1, "480x270 k64 fp16");
+			bench_bloom(&g, &c, 480, 270, 64, 64, 0, 0, 0, 0, "480x270 k64 separate");
+			bench_bloom(&g, &c, 480, 270, 64, 64, 0, 0, 0, 0, "480x270 k64 folded");
 		} else {
 			bench_rows(&g, tm, &c, 1920, 1080, 256, "rows 1080p k256");
 			bench_rows(&g, tm, &c, 3840, 2160, 512, "rows 2160p k512");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 0, "1080p k256");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 1, BLOOM_PAD_GOOD, 0, 0, "1080p k256 gray");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_POW2, 0, 0, "1080p k256 pow2");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 2, 0, "1080p k256 global");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 1, "1080p k256 fp16");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 0, "1080p k256 separate");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, BLOOM_PAD_GOOD, 0, 0, "1080p k256 folded");
-			bench_bloom(&g, &c, 1920, 1080, 1920, 1080, 0, BLOOM_PAD_GOOD, 0, 0, "1080p full-frame");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 0, "2160p k512");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 1, BLOOM_PAD_GOOD, 0, 0, "2160p k512 gray");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_POW2, 0, 0, "2160p k512 pow2");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 1, "2160p k512 fp16");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 0, "2160p k512 separate");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 0, 0, "2160p k512 folded");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, BLOOM_PAD_GOOD, 3, 0, "2160p k512 blocked separate");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, 0, 0, 0, "1080p k256");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 1, 0, 0, 0, "1080p k256 gray");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, 0, 2, 0, "1080p k256 global");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, 0, 0, 1, "1080p k256 fp16");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, 0, 0, 0, "1080p k256 separate");
+			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, 0, 0, 0, "1080p k256 folded");
+			bench_bloom(&g, &c, 1920, 1080, 1920, 1080, 0, 0, 0, 0, "1080p full-frame");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, 0, 0, 0, "2160p k512");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 1, 0, 0, 0, "2160p k512 gray");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, 0, 0, 1, "2160p k512 fp16");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, 0, 0, 0, "2160p k512 separate");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, 0, 0, 0, "2160p k512 folded");
+			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, 0, 3, 0, "2160p k512 blocked separate");
 		}
 	}
 	}

@@ -1,6 +1,7 @@
-/* fftbloom bloom / convolve: the GPU FFT convolution on image files. Parameters are the table in
- * protocol/bloom_params (the HTTP API's, same names); the output format is the output's
- * extension. A one-line summary with the padded size and GPU stage times goes to stderr. */
+/* fftbloom bloom / convolve: the GPU FFT convolution on image files. Parameters are the request
+ * table (protocol/request.h: the HTTP API's, the same names with '-', bounds and messages); the
+ * output format is the output's extension. A one-line summary with the padded size and GPU
+ * stage times goes to stderr. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,30 +10,23 @@
 #include "daemon/log.h"
 #include "gles/bloom.h"
 #include "protocol/image.h"
+#include "protocol/kernel_preset.h"
 
 struct bloom_cli {
 	struct gpu_config gpu;
-	struct bloom_params p;
 	char output[OPT_STR_MAX];
-	int quality, bits, quiet;
+	int bits, quiet;
 };
 
 static const struct opt_def own_table[] = {
 	{"output", OPT_STRING, 0, 0, "", NULL,
 	 "output image; its extension (.jpg .png .exr .hdr .pfm) picks the format (also -o)", NULL,
 	 offsetof(struct bloom_cli, output)},
-	{"quality", OPT_INT, 1, 100, "90", NULL, "JPEG quality", NULL, offsetof(struct bloom_cli, quality)},
 	{"bits", OPT_INT, 0, 32, "0", NULL, "PNG 8 or 16, EXR 16 (half) or 32 (float); 0: PNG 8, EXR 16",
 	 NULL, offsetof(struct bloom_cli, bits)},
 	{"quiet", OPT_BOOL, 0, 1, "false", NULL, "no summary line on stderr", NULL,
 	 offsetof(struct bloom_cli, quiet)},
 };
-
-/* convolve does not normalise unless asked: its own defaults over the table's */
-static int op_defaults(void *values, void *arg)
-{
-	return bloom_params_defaults(&((struct bloom_cli *)values)->p, *(int *)arg);
-}
 
 static int run(int op, int argc, char **argv)
 {
@@ -40,9 +34,9 @@ static int run(int op, int argc, char **argv)
 	struct opt_def t[CLI_MAX_OPTS];
 	size_t n = 0;
 	cli_opts_add(t, &n, own_table, sizeof own_table / sizeof own_table[0], 0);
-	cli_opts_add(t, &n, bloom_params_table, bloom_params_table_len, offsetof(struct bloom_cli, p));
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bloom_cli, gpu));
 	struct bloom_cli c;
+	struct request req;
 	char err[BLOOM_ERR_LEN];
 	int npos;
 	const char *usage = op == BLOOM_OP_BLOOM
@@ -51,25 +45,26 @@ static int run(int op, int argc, char **argv)
 		: "usage: fftbloom convolve IN --kernel FILE -o OUT [options]\n"
 		  "  O = I conv kernel (linear, zero outside the image; not normalised unless "
 		  "--normalize luminance)\n";
-	int pr = cli_parse(name, usage, t, n, &c, sizeof c, op_defaults, &op, argc, argv, &npos);
+	unsigned rop = op == BLOOM_OP_BLOOM ? REQUEST_BLOOM : REQUEST_CONVOLVE;
+	int pr = cli_parse_request(name, usage, t, n, &c, sizeof c, &req, rop, argc, argv, &npos);
 	if (pr)
 		return pr == 1 ? 0 : pr;
 	if (npos != 1 || !c.output[0]) {
 		fprintf(stderr, "fftbloom %s: need one input image and -o OUTPUT (see --help)\n", name);
 		return 2;
 	}
-	if (op == BLOOM_OP_CONVOLVE && !c.p.kernel[0] && !c.p.kernel_preset[0]) {
+	if (op == BLOOM_OP_CONVOLVE && !req.kernel[0] && !request_given(&req, "kernel-preset")) {
 		fprintf(stderr, "fftbloom convolve: --kernel FILE (or --kernel-preset) is required\n");
 		return 2;
 	}
-	if (c.p.kernel[0] && c.p.kernel_preset[0]) {
-		fprintf(stderr, "fftbloom %s: give --kernel or --kernel-preset, not both\n", name);
+	char rerr[REQUEST_ERR_LEN];
+	if (request_finish(&req, 0, rerr)) {
+		fprintf(stderr, "fftbloom %s: %s\n", name, rerr);
 		return 2;
 	}
-	int mode;
-	double cx, cy;
-	if (bloom_params_center(&c.p, &mode, &cx, &cy, err)) {
-		fprintf(stderr, "fftbloom %s: %s\n", name, err);
+	if (request_given(&req, "format")) {
+		fprintf(stderr, "fftbloom %s: the output file's extension is its format (no "
+		        "--format)\n", name);
 		return 2;
 	}
 	if (image_format_from_name(c.output) == IMAGE_FORMAT_UNKNOWN) {
@@ -85,8 +80,8 @@ static int run(int op, int argc, char **argv)
 		fprintf(stderr, "fftbloom %s: %s: %s\n", name, argv[1], err);
 		return 1;
 	}
-	if (c.p.kernel[0] && image_read_file(c.p.kernel, NULL, &kimg, NULL, err)) {
-		fprintf(stderr, "fftbloom %s: kernel %s: %s\n", name, c.p.kernel, err);
+	if (req.kernel[0] && image_read_file(req.kernel, NULL, &kimg, NULL, err)) {
+		fprintf(stderr, "fftbloom %s: kernel %s: %s\n", name, req.kernel, err);
 		image_free(&in);
 		return 1;
 	}
@@ -101,12 +96,12 @@ static int run(int op, int argc, char **argv)
 	}
 	struct bloom_kernel k = {kimg.pixels ? &kimg : NULL, {0, 0}};
 	struct bloom_stats st;
-	int brc = bloom_run(b, op, &in, &k, &c.p, &out, &st, err);
+	int brc = bloom_run(b, op, &in, &k, &req.p, &out, &st, err);
 	if (brc) {
 		fprintf(stderr, "fftbloom %s: %s\n", name, err);
 		goto out;
 	}
-	struct image_encode_opts eo = {c.quality, 0, c.bits, 0};
+	struct image_encode_opts eo = {req.quality ? req.quality : 90, 0, c.bits, 0};
 	unsigned lost = 0;
 	if (image_write_file(c.output, &out, &eo, &lost, err)) {
 		fprintf(stderr, "fftbloom %s: %s: %s\n", name, c.output, err);
@@ -157,14 +152,24 @@ int cli_kernel(int argc, char **argv)
 	struct bloom_cli c;
 	char err[BLOOM_ERR_LEN];
 	int npos;
-	int pr = cli_parse("kernel", "usage: fftbloom kernel NAME[:k=v,...] -o OUT.exr\n"
-	                   "  gaussian:sigma=S,size=N | glare:core=,halo=,halo_gain=,streaks=,length=,"
-	                   "rotation=,size= |\n  aperture:blades=,rotation=,radius=,size=\n",
-	                   t, n, &c, sizeof c, NULL, NULL, argc, argv, &npos);
+	if (cli_prepare_argv(argc, argv)) {
+		printf("usage: fftbloom kernel NAME[:key=value,...] -o OUT.exr\n  the built-in kernels "
+		       "and their keys (the same as --kernel-preset's):\n");
+		kernel_preset_print_help(stdout);
+		opts_print_help(stdout, t, n);
+		return 0;
+	}
+	int pr = cli_parse("kernel", "", t, n, &c, sizeof c, NULL, NULL, argc, argv, &npos);
 	if (pr)
 		return pr == 1 ? 0 : pr;
 	if (npos != 1 || !c.output[0]) {
 		fprintf(stderr, "fftbloom kernel: need one kernel spec and -o OUTPUT (see --help)\n");
+		return 2;
+	}
+	struct kernel_preset ks;
+	char kerr[KERNEL_PRESET_ERR_LEN];
+	if (kernel_preset_parse(argv[1], &ks, kerr)) {
+		fprintf(stderr, "fftbloom kernel: %s\n", kerr);
 		return 2;
 	}
 	log_setup(LOG_WARN, 0);
@@ -175,7 +180,7 @@ int cli_kernel(int argc, char **argv)
 	if (cli_gpu_open(&c.gpu, &g))
 		return 1;
 	if (bloom_ctx_create(g.pc, g.info, NULL, &log_gles_sink, &b, err) ||
-	    bloom_kernel_preset(b, argv[1], &k, err)) {
+	    bloom_kernel_preset(b, &ks, &k, err)) {
 		fprintf(stderr, "fftbloom kernel: %s\n", err);
 		goto out;
 	}

@@ -73,6 +73,45 @@ int cli_parse(const char *name, const char *usage, const struct opt_def *t, size
 	return 0;
 }
 
+static int request_flag(void *ctx, const char *name, const char *value, char err[OPT_ERR_LEN])
+{
+	struct request *req = ctx;
+	if (!request_find(name))
+		return OPT_E_UNKNOWN;
+	if (!value) {
+		snprintf(err, OPT_ERR_LEN, "--%.64s needs a value", name);
+		return OPT_E_MISSING;
+	}
+	char rerr[REQUEST_ERR_LEN];
+	if (request_set(req, name, value, REQUEST_SRC_FLAG, rerr)) {
+		snprintf(err, OPT_ERR_LEN, "%.250s", rerr);
+		return OPT_E_VALUE;
+	}
+	return 0;
+}
+
+int cli_parse_request(const char *name, const char *usage, const struct opt_def *t, size_t n,
+                      void *values, size_t size, struct request *req, unsigned op, int argc,
+                      char **argv, int *npos)
+{
+	request_init(req, op);
+	if (cli_prepare_argv(argc, argv)) {
+		fputs(usage, stdout);
+		opts_print_help(stdout, t, n);
+		request_print_help(stdout, op);
+		return 1;
+	}
+	char err[OPT_ERR_LEN];
+	memset(values, 0, size);
+	*npos = 0;
+	if (opts_defaults(t, n, values, err) || opts_from_env(t, n, values, err) ||
+	    opts_from_argv_other(t, n, values, argc, argv, 1, npos, request_flag, req, err)) {
+		fprintf(stderr, "fftbloom %s: %s\n", name, err);
+		return 2;
+	}
+	return 0;
+}
+
 int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
 {
 	memset(g, 0, sizeof *g);

@@ -11,6 +11,7 @@
 #include "gles/fft.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
+#include "protocol/request.h"
 
 #define CLI_MAX_OPTS 64
 
@@ -37,6 +38,12 @@ int cli_prepare_argv(int argc, char **argv);
 int cli_parse(const char *name, const char *usage, const struct opt_def *t, size_t n, void *values,
               size_t size, int (*hook)(void *values, void *arg), void *arg, int argc,
               char **argv, int *npos);
+
+/* As cli_parse, and the request parameters of op (protocol/request.h) as flags into *req
+ * (initialised for op first): --help lists them after the command's own options. */
+int cli_parse_request(const char *name, const char *usage, const struct opt_def *t, size_t n,
+                      void *values, size_t size, struct request *req, unsigned op, int argc,
+                      char **argv, int *npos);
 
 struct cli_gpu {
 	struct egl_ctx *ctx;

@@ -79,7 +79,9 @@ int cli_convert(int argc, char **argv)
 			co.output);
 		return 2;
 	}
-	struct image_limits lim = { (unsigned)co.max_width, (unsigned)co.max_height, co.max_pixels };
+	struct image_limits lim = { .max_width = (unsigned)co.max_width,
+	                             .max_height = (unsigned)co.max_height,
+	                             .max_pixels = co.max_pixels };
 	struct image img;
 	struct image_info info;
 	int rc = image_read_file(in, &lim, &img, &info, err);

@@ -27,10 +27,6 @@
 	 "FFTBLOOM_LISTEN", C(listen)},                                                           \
 	{"port", OPT_INT, 0, 65535, "8080", NULL, "TCP port (0: any free port, logged at start)",  \
 	 "FFTBLOOM_PORT", C(port)},                                                               \
-	{"reuse-port", OPT_BOOL, 0, 1, "false", NULL,                                             \
-	 "bind with SO_REUSEPORT: several daemons (one per GPU) share the port and the kernel "   \
-	 "spreads connections between them (false: the port is this daemon's alone)",             \
-	 "FFTBLOOM_REUSE_PORT", C(reuse_port)},                                                   \
 	{"max-connections", OPT_INT, 1, 100000, "256", NULL, "open connections at most",           \
 	 "FFTBLOOM_MAX_CONNECTIONS", C(max_connections)},                                         \
 	{"max-per-ip", OPT_INT, 0, 100000, "64", NULL,                                            \
@@ -56,6 +52,18 @@
 	 "FFTBLOOM_TLS_CERT", C(tls_cert)},                                                       \
 	{"tls-key", OPT_STRING, 0, 0, "", NULL, "PEM private key file for --tls-cert",            \
 	 "FFTBLOOM_TLS_KEY", C(tls_key)},                                                         \
+	{"tls-priorities", OPT_STRING, 0, 0, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2", NULL,  \
+	 "GnuTLS priority string for HTTPS (default: TLS 1.2 and 1.3 with GnuTLS's NORMAL ciphers)", \
+	 "FFTBLOOM_TLS_PRIORITIES", C(tls_priorities)},                                            \
+	{"reuse-port", OPT_BOOL, 0, 1, "false", NULL,                                              \
+	 "share the port with other daemons (SO_REUSEPORT); without it a port in use is an error", \
+	 "FFTBLOOM_REUSE_PORT", C(reuse_port)},                                                    \
+	{"header-timeout", OPT_DOUBLE, 0.1, 3600, "10", NULL,                                      \
+	 "seconds a request may take to send its headers (the connection is closed after)",       \
+	 "FFTBLOOM_HEADER_TIMEOUT", C(header_timeout)},                                            \
+	{"min-body-rate", OPT_SIZE, 0, 1e9, "4k", NULL,                                            \
+	 "bytes a second a request body must average once --header-timeout has passed since it "  \
+	 "began (0: no floor)", "FFTBLOOM_MIN_BODY_RATE", C(min_body_rate)},                       \
 	{"gpus", OPT_STRING, 0, 200, "0", NULL,                                                   \
 	 "EGL devices to run on, one GPU thread each: N, N,M,... or all",                          \
 	 "FFTBLOOM_GPUS", C(gpus)},                                                               \
@@ -71,7 +79,8 @@
 	 "percent of --queue-size above which /readyz answers 503", "FFTBLOOM_QUEUE_HIGH_WATER",   \
 	 C(queue_high_water)},                                                                    \
 	{"deadline", OPT_DOUBLE, 0.001, 86400, "30", NULL,                                        \
-	 "seconds a job may wait before its GPU run (504 after)", "FFTBLOOM_DEADLINE",            \
+	 "seconds a job may wait for a codec thread and a GPU, its own decoding not counted "    \
+	 "(504 after)", "FFTBLOOM_DEADLINE",                                                      \
 	 C(deadline)},                                                                            \
 	{"drain-timeout", OPT_DOUBLE, 0, 86400, "30", NULL,                                       \
 	 "seconds to finish accepted requests on SIGTERM/SIGINT", "FFTBLOOM_DRAIN_TIMEOUT",       \
@@ -89,6 +98,26 @@
 	 "FFTBLOOM_KERNEL_DIR", C(kernel_dir)},                                                   \
 	{"max-kernels", OPT_INT, 0, 100000, "64", NULL, "named kernels held at most",              \
 	 "FFTBLOOM_MAX_KERNELS", C(max_kernels)},                                                 \
+	{"kernel-memory", OPT_SIZE, 0, 1099511627776.0, "256M", NULL,                             \
+	 "bytes of named kernels' pixels held at most (a PUT past it: 409, or 413 alone)",        \
+	 "FFTBLOOM_KERNEL_MEMORY", C(kernel_memory)},                                              \
+	{"kernel-max-pixels", OPT_SIZE, 1, 1e9, "4M", NULL,                                        \
+	 "pixels of one kernel at most, named or sent with a request (413 above it)",             \
+	 "FFTBLOOM_KERNEL_MAX_PIXELS", C(kernel_max_pixels)},                                      \
+	{"memory-budget", OPT_SIZE, 1048576, 1099511627776.0, "4G", NULL,                          \
+	 "bytes of decoded images that admitted requests may hold together, reserved from each "  \
+	 "image's header before it is decoded (503 while spent; 413 for one image alone above it)", \
+	 "FFTBLOOM_MEMORY_BUDGET", C(memory_budget)},                                              \
+	{"max-programs", OPT_INT, 16, 100000, "512", NULL,                                         \
+	 "compiled GPU programs kept per GPU (least recently used out, between jobs)",            \
+	 "FFTBLOOM_MAX_PROGRAMS", C(max_programs)},                                                \
+	{"program-memory", OPT_SIZE, 1048576, 1099511627776.0, "256M", NULL,                       \
+	 "bytes of compiled GPU programs (their binaries' size) kept per GPU",                     \
+	 "FFTBLOOM_PROGRAM_MEMORY", C(program_memory)},                                            \
+	{"new-sizes-per-minute", OPT_INT, 0, 100000, "20", NULL,                                   \
+	 "jobs a minute, per client address, that need a padded size a GPU has not planned (each " \
+	 "compiles programs); past it 429 (0: no limit)", "FFTBLOOM_NEW_SIZES_PER_MINUTE",        \
+	 C(new_sizes_per_minute)},                                                                 \
 	{"kernel-cache", OPT_SIZE, 0, 1099511627776.0, "512M", NULL,                              \
 	 "bytes of kernel spectra kept per GPU", "FFTBLOOM_KERNEL_CACHE", C(kernel_cache)},       \
 	{"max-plans", OPT_INT, 1, 1024, "8", NULL, "padded sizes kept with their buffers per GPU", \

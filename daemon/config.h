@@ -29,7 +29,6 @@ struct config {
 	/* fftbloomd: HTTP */
 	char listen[OPT_STR_MAX];      /* IPv4 or IPv6 address to bind */
 	int port;                      /* 0: an ephemeral port (logged) */
-	int reuse_port;                /* 1: SO_REUSEPORT, the port shared with other daemons */
 	int max_connections;           /* MHD connection limit */
 	int max_per_ip;                /* MHD per-IP connection limit (0: none) */
 	int conn_timeout;              /* idle connection timeout, seconds */
@@ -40,6 +39,10 @@ struct config {
 	char api_key_file[OPT_STR_MAX];/* when set, /v1/ requires Authorization: Bearer <key> */
 	char tls_cert[OPT_STR_MAX];    /* PEM certificate file: serve HTTPS */
 	char tls_key[OPT_STR_MAX];     /* PEM private key file */
+	char tls_priorities[OPT_STR_MAX]; /* GnuTLS priority string: protocol versions, ciphers */
+	int reuse_port;                /* 1: SO_REUSEPORT, several daemons share the port */
+	double header_timeout;         /* seconds from a request's start to its last header */
+	unsigned long long min_body_rate; /* bytes a second a body must average (0: no floor) */
 	/* fftbloomd: work */
 	char gpus[OPT_STR_MAX];        /* "0", "0,1" or "all" */
 	int gpu_threads;               /* GPU threads (each its own context) per device */
@@ -53,6 +56,12 @@ struct config {
 	char warm_sizes[OPT_STR_MAX];  /* "WxH,WxH": plans built before ready */
 	char kernel_dir[OPT_STR_MAX];  /* named kernels loaded at start */
 	int max_kernels;               /* named kernels held at most */
+	unsigned long long kernel_memory; /* bytes of named kernels' pixels held at most */
+	unsigned long long kernel_max_pixels; /* pixels of one kernel at most (named or uploaded) */
+	unsigned long long memory_budget; /* bytes of decoded images admitted jobs hold at most */
+	int max_programs;              /* per GPU: compiled programs kept (least recently used out) */
+	unsigned long long program_memory; /* per GPU: bytes of program binaries kept */
+	int new_sizes_per_minute;      /* per client address: jobs a minute that build a new size */
 	unsigned long long kernel_cache; /* per GPU: bytes of kernel spectra kept */
 	int max_plans;                 /* per GPU: padded sizes kept with their buffers */
 	int jpeg_quality;              /* default JPEG quality of answers */

@@ -1,8 +1,9 @@
 /* fftbloomd: the render daemon. Reads the configuration table, starts one GPU thread per GPU,
- * the codec pool and the HTTP server, and serves until SIGTERM or SIGINT; then stops accepting,
- * finishes the accepted requests (up to --drain-timeout) and exits 0. Under systemd it reports
- * readiness, status and a GPU-fed watchdog, and serves a socket it is handed (lifecycle.h,
- * sdnotify.h). Its other modes (--help=json, --check-config, --health-check,
+ * the codec pool and the HTTP server, and serves until SIGTERM, SIGINT or SIGQUIT; then stops
+ * accepting, finishes the accepted requests (up to --drain-timeout) and exits 0. SIGHUP reloads
+ * --kernel-dir; SIGUSR1 logs the daemon's state; SIGUSR2 and SIGPIPE are ignored. Under systemd
+ * it reports readiness, status and a GPU-fed watchdog, and serves a socket it is handed
+ * (lifecycle.h, sdnotify.h). Its other modes (--help=json, --check-config, --health-check,
  * --print-openapi) serve installation, deployment files and their tests. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,9 +27,9 @@
 #include "daemon/lifecycle.h"
 #include "daemon/log.h"
 #include "daemon/metrics.h"
-#include "daemon/openapi.h"
 #include "daemon/sdnotify.h"
 #include "daemon/server.h"
+#include "protocol/openapi.h"
 #include "gles/egl.h"
 
 static double now_s(void)
@@ -78,6 +79,45 @@ static char *read_text(const char *path, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+/* SIGHUP: --kernel-dir again; on a failure the registry stays as it was. */
+static void reload_kernels(const struct config *cfg, struct kernels *kernels)
+{
+	if (!cfg->kernel_dir[0]) {
+		log_msg(LOG_INFO, "SIGHUP: no --kernel-dir to reload");
+		return;
+	}
+	struct image_limits lim = {(unsigned)cfg->max_side, (unsigned)cfg->max_side,
+	                           cfg->kernel_max_pixels < cfg->max_pixels
+	                           ? cfg->kernel_max_pixels : cfg->max_pixels, NULL, NULL};
+	char kerr[KERNELS_ERR_LEN];
+	int loaded, removed;
+	if (kernels_load_dir(kernels, cfg->kernel_dir, &lim, &loaded, &removed, kerr))
+		log_msg(LOG_ERROR, "SIGHUP: kernels kept as they were: %s", kerr);
+	else
+		log_msg(LOG_INFO, "SIGHUP: kernel-dir %s reloaded: %d kernels registered, %d removed",
+		        cfg->kernel_dir, loaded, removed);
+}
+
+/* SIGUSR1: one line of the daemon's state. */
+static void log_state(struct jobs *jobs, struct kernels *kernels, struct server *server)
+{
+	struct jobs_status st;
+	jobs_status(jobs, &st);
+	size_t nk, kb;
+	kernels_totals(kernels, &nk, &kb);
+	char why[160];
+	int ready = jobs_ready(jobs, why, sizeof why);
+	log_msg(LOG_INFO, "state: %s; queue %d of %d, %d in flight, %d connections with a request, "
+	        "%llu of %llu MiB of the memory budget reserved, %zu named kernels (%zu KiB)",
+	        ready ? "ready" : why, st.queued, st.queue_size, st.in_flight, server_active(server),
+	        st.memory_used >> 20, st.memory_budget >> 20, nk, kb >> 10);
+	for (int i = 0; i < st.ngpus; i++)
+		log_msg(LOG_INFO, "state: gpu %d: %s%s, %llu jobs, %llu failures, %.1f s busy, "
+		        "heartbeat %.1f s ago, %u programs", i, st.gpu[i].alive ? "alive" : "down",
+		        st.gpu[i].busy ? " and busy" : "", st.gpu[i].jobs, st.gpu[i].failures,
+		        st.gpu[i].busy_s, st.gpu[i].heartbeat_age, st.gpu[i].programs.count);
 }
 
 /* The modes besides serving, one row each: --help and --help=json list them from here. */
@@ -387,8 +427,12 @@ int main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
 
 	int devices[JOBS_MAX_GPUS], ndev;
 	int warm[JOBS_MAX_WARM][2], nwarm;
@@ -441,16 +485,18 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (kernels_create(cfg.max_kernels, &kernels) || metrics_create(&metrics)) {
+	if (kernels_create(cfg.max_kernels, cfg.kernel_memory, &kernels) ||
+	    metrics_create(&metrics)) {
 		log_msg(LOG_ERROR, "out of memory");
 		goto out;
 	}
 	if (cfg.kernel_dir[0]) {
 		struct image_limits lim = {(unsigned)cfg.max_side, (unsigned)cfg.max_side,
-		                           cfg.max_pixels};
+		                           cfg.kernel_max_pixels < cfg.max_pixels
+		                           ? cfg.kernel_max_pixels : cfg.max_pixels, NULL, NULL};
 		char kerr[KERNELS_ERR_LEN];
-		int loaded;
-		if (kernels_load_dir(kernels, cfg.kernel_dir, &lim, &loaded, kerr)) {
+		int loaded, removed;
+		if (kernels_load_dir(kernels, cfg.kernel_dir, &lim, &loaded, &removed, kerr)) {
 			log_msg(LOG_ERROR, "%s", kerr);
 			goto out;
 		}
@@ -491,7 +537,11 @@ int main(int argc, char **argv)
 		double wait = lifecycle_tick(life);
 		struct timespec tick = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
 		sig = sigtimedwait(&set, NULL, &tick);
-		if (sig > 0)
+		if (sig == SIGHUP)
+			reload_kernels(&cfg, kernels);
+		else if (sig == SIGUSR1)
+			log_state(jobs, kernels, server);
+		else if (sig > 0)
 			break;
 	}
 	log_msg(LOG_INFO, "signal %d: no new connections; finishing accepted requests (up to %g s)",

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <pthread.h>
@@ -19,6 +20,17 @@
 
 struct fifo {
 	struct job *head, *tail;
+};
+
+#define NEW_SIZE_CLIENTS 1024 /* client addresses whose new sizes are counted at once */
+#define NEW_SIZE_WINDOW 60.0  /* seconds --new-sizes-per-minute counts over */
+
+/* The padded sizes a client address had planned anew within the last minute. */
+struct new_sizes {
+	char client[64];
+	double *t;                 /* when, oldest first; --new-sizes-per-minute of them at most */
+	unsigned long long *key;   /* which (bloom_plan_known's key) */
+	int n;
 };
 
 struct gpu {
@@ -40,7 +52,7 @@ struct gpu {
 
 struct jobs {
 	struct config cfg;
-	struct image_limits lim;
+	struct image_limits lim, klim; /* images; kernels (--kernel-max-pixels) */
 	struct kernels *kernels;
 	struct metrics *metrics;
 	int warm[JOBS_MAX_WARM][2], nwarm;
@@ -48,11 +60,14 @@ struct jobs {
 	pthread_mutex_t lock;
 	pthread_cond_t codec_cv, gpu_cv, init_cv, watch_cv;
 	struct fifo decode, gpuq, encode;
-	int waiting;   /* admitted GPU jobs not yet taken by a GPU thread */
+	int waiting;   /* admitted jobs not yet taken by a GPU thread (or, for a kernel PUT, not
+	                  yet decoded): the queue's depth */
+	unsigned long long mem_used; /* bytes reserved for decoded images (--memory-budget) */
 	int in_flight; /* submitted, done() not yet returned */
 	int stop;      /* no new jobs; threads exit when their queues are empty */
 	int joined;    /* jobs_shutdown ran */
 
+	struct new_sizes clients[NEW_SIZE_CLIENTS]; /* guarded by lock */
 	pthread_t *codec;
 	int ncodec;
 	pthread_t watchdog;
@@ -95,6 +110,61 @@ static int is_gpu_kind(const struct job *j)
 	return j->kind == JOB_BLOOM || j->kind == JOB_CONVOLVE;
 }
 
+/* Gives j's place in the queue back, once. Caller holds the lock. */
+static void unqueue(struct jobs *J, struct job *j)
+{
+	if (j->queued) {
+		j->queued = 0;
+		J->waiting--;
+	}
+}
+
+/* Decoded bytes a pixel reserves: the image in and the result (float RGBA each, or JPEG planes
+ * in and out), or a kernel. */
+enum { COST_FLOAT = 32, COST_PLANES = 8, COST_KERNEL = 16 };
+
+/* image_limits.admit: reserves w x h pixels of the job's image or kernel against
+ * --memory-budget, replacing what that image reserved before. */
+static int admit_image(void *ctx, unsigned long long w, unsigned long long h, char *err)
+{
+	struct job_admit *a = ctx;
+	struct jobs *J = a->J;
+	struct job *j = a->j;
+	int cost = a->which == 1 ? COST_KERNEL : a->which == 2 ? COST_PLANES : COST_FLOAT;
+	int slot = a->which == 1;
+	unsigned long long want = w * h * (unsigned long long)cost, budget = J->cfg.memory_budget;
+	if (want > budget) {
+		snprintf(err, IMAGE_ERR_LEN, "%s of %llux%llu needs %llu MiB, more than the whole "
+		         "--memory-budget of %llu MiB", slot ? "a kernel" : "an image", w, h, want >> 20,
+		         budget >> 20);
+		return IMAGE_E_TOO_LARGE;
+	}
+	pthread_mutex_lock(&J->lock);
+	unsigned long long others = J->mem_used - j->reserved[slot];
+	if (others + want > budget) {
+		pthread_mutex_unlock(&J->lock);
+		snprintf(err, IMAGE_ERR_LEN, "the %s of %llux%llu needs %llu MiB; the requests in "
+		         "progress hold %llu of the %llu MiB --memory-budget", slot ? "kernel" : "image",
+		         w, h, want >> 20, others >> 20, budget >> 20);
+		return IMAGE_E_BUSY;
+	}
+	J->mem_used = others + want;
+	j->reserved[slot] = want;
+	pthread_mutex_unlock(&J->lock);
+	return 0;
+}
+
+/* Limits for decoding j's image (which 0: float, 2: JPEG planes) or kernel (1), with the
+ * admission hook. */
+static struct image_limits job_limits(struct jobs *J, struct job *j, int which)
+{
+	struct image_limits l = which == 1 ? J->klim : J->lim;
+	j->admit[which == 1] = (struct job_admit){J, j, which};
+	l.admit = admit_image;
+	l.admit_ctx = &j->admit[which == 1];
+	return l;
+}
+
 static void set_error(struct job *j, int status, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static void set_error(struct job *j, int status, const char *code, const char *fmt, ...)
@@ -132,6 +202,11 @@ static void finish(struct jobs *J, struct job *j)
 			metrics_observe(J->metrics, METRICS_ENCODE, j->encode_s);
 		}
 	}
+	pthread_mutex_lock(&J->lock);
+	unqueue(J, j);
+	J->mem_used -= j->reserved[0] + j->reserved[1];
+	j->reserved[0] = j->reserved[1] = 0;
+	pthread_mutex_unlock(&J->lock);
 	j->done(j, j->done_ctx);
 	pthread_mutex_lock(&J->lock);
 	if (lent_by >= 0)
@@ -154,6 +229,9 @@ static void decode_error(struct job *j, int rc, const char *what, const char *ms
 	case IMAGE_E_NOMEM:
 		set_error(j, 503, "out_of_memory", "%s: %s", what, msg);
 		break;
+	case IMAGE_E_BUSY:
+		set_error(j, 503, "memory_budget", "%s: %s; retry later", what, msg);
+		break;
 	case IMAGE_E_EMPTY:
 		set_error(j, 422, "image_empty", "%s: %s", what, msg);
 		break;
@@ -174,6 +252,21 @@ static void kernel_put_answer(struct jobs *J, struct job *j)
 	if (rc == KERNELS_E_FULL) {
 		set_error(j, 409, "kernel_registry_full", "%d kernels are registered already "
 		          "(--max-kernels); DELETE one first", J->cfg.max_kernels);
+		return;
+	}
+	unsigned long long kb = (unsigned long long)w * h * c * sizeof(float);
+	if (rc == KERNELS_E_TOO_LARGE) {
+		set_error(j, 413, "kernel_too_large", "the %dx%d kernel takes %llu KiB, more than the "
+		          "whole --kernel-memory of %llu KiB", w, h, kb >> 10,
+		          J->cfg.kernel_memory >> 10);
+		return;
+	}
+	if (rc == KERNELS_E_BYTES) {
+		size_t nk, held;
+		kernels_totals(J->kernels, &nk, &held);
+		set_error(j, 409, "kernel_memory_full", "the %dx%d kernel takes %llu KiB; the %zu "
+		          "kernels registered hold %zu of the %llu KiB --kernel-memory; DELETE one "
+		          "first", w, h, kb >> 10, nk, held >> 10, J->cfg.kernel_memory >> 10);
 		return;
 	}
 	if (rc) {
@@ -211,34 +304,42 @@ static void do_decode(struct jobs *J, struct job *j)
 	char err[IMAGE_ERR_LEN];
 	int rc = IMAGE_E_UNSUPPORTED;
 	/* JPEG frames stay as planes for the GPU to convert, unless they carry what planes cannot */
+	struct image_limits lim;
 	if (J->cfg.jpeg_planes && j->kind != JOB_KERNEL_PUT &&
-	    image_sniff(j->image, j->image_len) == IMAGE_FORMAT_JPEG)
-		rc = image_decode_jpeg_yuv(j->image, j->image_len, &J->lim, &j->yin, &j->info, err);
-	if (rc == IMAGE_E_UNSUPPORTED)
-		rc = image_decode(j->image, j->image_len, &J->lim, &j->in, &j->info, err);
+	    image_sniff(j->image, j->image_len) == IMAGE_FORMAT_JPEG) {
+		lim = job_limits(J, j, 2);
+		rc = image_decode_jpeg_yuv(j->image, j->image_len, &lim, &j->yin, &j->info, err);
+	}
+	if (rc == IMAGE_E_UNSUPPORTED) {
+		lim = job_limits(J, j, j->kind == JOB_KERNEL_PUT ? 1 : 0);
+		rc = image_decode(j->image, j->image_len, &lim, &j->in, &j->info, err);
+	}
 	if (rc) {
 		decode_error(j, rc, j->kind == JOB_KERNEL_PUT ? "kernel" : "image", err);
 	} else if (j->kernel_data) {
 		struct image_info ki;
-		rc = image_decode(j->kernel_data, j->kernel_len, &J->lim, &j->kimg, &ki, err);
+		lim = job_limits(J, j, 1);
+		rc = image_decode(j->kernel_data, j->kernel_len, &lim, &j->kimg, &ki, err);
 		if (rc)
 			decode_error(j, rc, "kernel", err);
 	}
-	j->decode_s = now_s() - t0;
-	if (!rc && j->kind == JOB_KERNEL_PUT) {
-		kernel_put_answer(J, j);
+	double t1 = now_s();
+	j->decode_s = t1 - t0;
+	j->deadline += j->decode_s; /* the deadline counts waiting, not the job's own decoding */
+	if (j->kind == JOB_KERNEL_PUT) { /* its queue place was for the decoding */
+		if (!rc)
+			kernel_put_answer(J, j);
 		finish(J, j);
 		return;
 	}
 	pthread_mutex_lock(&J->lock);
-	if (!rc && now_s() > j->deadline) {
+	if (!rc && t1 > j->deadline) {
 		set_error(j, 504, "deadline_exceeded", "the job waited longer than the %g s deadline",
 		          J->cfg.deadline);
 		metrics_drop(J->metrics, METRICS_DROP_DEADLINE);
 		rc = -1;
 	}
 	if (rc) {
-		J->waiting--;
 		pthread_mutex_unlock(&J->lock);
 		finish(J, j);
 		return;
@@ -255,8 +356,8 @@ static void do_encode(struct jobs *J, struct job *j)
 	enum image_format fmt;
 	struct image_encode_opts eo;
 	memset(&eo, 0, sizeof eo);
-	api_format_resolve(j->out, j->png_from_accept, &j->info, &fmt, &eo.bits);
-	eo.quality = j->quality ? j->quality : J->cfg.jpeg_quality;
+	format_resolve(j->req.format, j->png_from_accept, &j->info, &fmt, &eo.bits);
+	eo.quality = j->req.quality ? j->req.quality : J->cfg.jpeg_quality;
 	eo.subsampling = J->cfg.jpeg_subsampling ? 420 : 444;
 	char err[IMAGE_ERR_LEN];
 	int rc;
@@ -271,7 +372,7 @@ static void do_encode(struct jobs *J, struct job *j)
 		set_error(j, 500, "encode_failed", "encoding %s: %s", image_format_name(fmt), err);
 	} else {
 		j->status = 200;
-		j->content_type = api_content_type(fmt);
+		j->content_type = format_content_type(fmt);
 	}
 	finish(J, j);
 }
@@ -310,19 +411,78 @@ static int bloom_status(int rc, const char **code)
 	}
 }
 
+/* Counts a new padded size (key) for client, if its budget allows: 0, or the seconds until it
+ * does (the job is then refused). A size the client was charged for within the window is free,
+ * whichever GPU thread plans it. Caller holds the lock. */
+static double charge_new_size(struct jobs *J, const char *client, unsigned long long key,
+                              double now)
+{
+	int limit = J->cfg.new_sizes_per_minute;
+	struct new_sizes *e = NULL, *free_slot = NULL, *oldest = NULL;
+	for (int i = 0; i < NEW_SIZE_CLIENTS; i++) {
+		struct new_sizes *c = &J->clients[i];
+		while (c->n && now - c->t[0] > NEW_SIZE_WINDOW) { /* forget what left the window */
+			memmove(c->t, c->t + 1, (size_t)(c->n - 1) * sizeof *c->t);
+			memmove(c->key, c->key + 1, (size_t)(c->n - 1) * sizeof *c->key);
+			c->n--;
+		}
+		if (c->n && !strcmp(c->client, client))
+			e = c;
+		else if (!c->n && !free_slot)
+			free_slot = c;
+		else if (c->n && (!oldest || c->t[c->n - 1] < oldest->t[oldest->n - 1]))
+			oldest = c;
+	}
+	if (!e) {
+		e = free_slot ? free_slot : oldest; /* a full table forgets its longest-quiet client */
+		if (!e->t)
+			e->t = calloc((size_t)limit, sizeof *e->t);
+		if (!e->key)
+			e->key = calloc((size_t)limit, sizeof *e->key);
+		if (!e->t || !e->key)
+			return 0; /* out of memory: not counted rather than refused */
+		snprintf(e->client, sizeof e->client, "%s", client);
+		e->n = 0;
+	}
+	for (int i = 0; i < e->n; i++)
+		if (e->key[i] == key)
+			return 0;
+	if (e->n >= limit)
+		return NEW_SIZE_WINDOW - (now - e->t[0]);
+	e->key[e->n] = key;
+	e->t[e->n++] = now;
+	return 0;
+}
+
+/* Keeps a GPU thread's programs within --max-programs and --program-memory: the least recently
+ * used that no plan holds go first, then the least recently used plans (which release theirs).
+ * Between jobs, on the GPU thread. */
+static void trim_programs(struct jobs *J, struct program_cache *pc, struct bloom_ctx *b)
+{
+	size_t max = (size_t)J->cfg.max_programs, bytes = (size_t)J->cfg.program_memory;
+	for (;;) {
+		program_cache_trim(pc, max, bytes);
+		struct program_stats ps;
+		program_cache_stats(pc, &ps);
+		if ((ps.count <= max && ps.bytes <= bytes) || bloom_release_plan(b))
+			return;
+	}
+}
+
 static void gpu_warm(struct gpu *g, struct bloom_ctx *b)
 {
 	struct jobs *J = g->J;
 	if (!J->nwarm)
 		return;
-	struct bloom_params p;
-	bloom_params_defaults(&p, BLOOM_OP_BLOOM);
+	struct request req;
+	request_init(&req, REQUEST_BLOOM);
+	const struct bloom_params *p = &req.p;
 	struct image k;
 	char err[BLOOM_ERR_LEN];
-	int rc = bloom_kernel_preset(b, "aperture", &k, err);
+	int rc = bloom_kernel_preset(b, &p->preset, &k, err);
 	for (int i = 0; !rc && i < J->nwarm; i++) {
 		double t0 = now_s();
-		rc = bloom_warm(b, J->warm[i][0], J->warm[i][1], k.width, k.height, &p, err);
+		rc = bloom_warm(b, J->warm[i][0], J->warm[i][1], k.width, k.height, p, err);
 		if (!rc)
 			log_msg(LOG_INFO, "gpu %d: warmed %dx%d in %.1f ms", g->id, J->warm[i][0],
 			        J->warm[i][1], (now_s() - t0) * 1e3);
@@ -358,14 +518,36 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	/* a JPEG answer comes back from the GPU as planes */
 	enum image_format fmt;
 	int bits;
-	api_format_resolve(j->out, j->png_from_accept, &j->info, &fmt, &bits);
+	format_resolve(j->req.format, j->png_from_accept, &j->info, &fmt, &bits);
 	struct bloom_frame f = {j->yin.data ? NULL : &j->in, j->yin.data ? &j->yin : NULL};
 	struct bloom_result res;
 	memset(&res, 0, sizeof res);
 	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG;
 	res.sub_x = res.sub_y = J->cfg.jpeg_subsampling ? 2 : 1;
 	res.lend = J->cfg.lend_planes;
-	int rc = bloom_run_frame(b, op, &f, &bk, &j->params, &res, &st, err);
+	int known = 1, rc = 0;
+	unsigned long long key = 0;
+	if (J->cfg.new_sizes_per_minute > 0)
+		rc = bloom_plan_known(b, &f, &bk, &j->req.p, &known, &key, err);
+	if (!rc && !known) {
+		pthread_mutex_lock(&J->lock);
+		double wait = charge_new_size(J, j->client, key, now_s());
+		pthread_mutex_unlock(&J->lock);
+		if (wait > 0) {
+			set_error(j, 429, "too_many_new_sizes", "this client sent %d images of sizes the GPU "
+			          "had not planned within a minute (--new-sizes-per-minute); each compiles "
+			          "programs. Retry in %.0f s, or send sizes seen before", J->cfg.new_sizes_per_minute,
+			          ceil(wait));
+			j->retry_after = (int)ceil(wait);
+			image_free(&j->in);
+			yuv_image_free(&j->yin);
+			image_free(&j->kimg);
+			j->gpu = g->id;
+			return;
+		}
+	}
+	if (!rc)
+		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, &res, &st, err);
 	j->lease = res.lease;
 	j->gpu_copy_s = st.copy_ms * 1e-3;
 	j->gpu_wait_s = st.wait_ms * 1e-3;
@@ -378,6 +560,18 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 		set_error(j, status, code, "%s", err[0] ? err : bloom_strerror(rc));
 		if (status >= 500)
 			log_msg(LOG_ERROR, "gpu %d: bloom_run failed: %s", g->id, j->message);
+	} else if (res.nonfinite) {
+		set_error(j, 422, "result_not_finite", "%llu samples of the result are not finite: "
+		          "float32 overflowed in the convolution (an image or kernel value near 3.4e38, "
+		          "or infinite); scale the image or kernel down",
+		          (unsigned long long)res.nonfinite);
+		if (j->lease) {
+			j->yresult.data = NULL;
+			bloom_lease_return(j->lease);
+			j->lease = NULL;
+		}
+		image_free(&j->result);
+		yuv_image_free(&j->yresult);
 	}
 	image_free(&j->in);
 	yuv_image_free(&j->yin);
@@ -460,7 +654,7 @@ static void *gpu_main(void *arg)
 			g->heartbeat = now_s();
 			continue;
 		}
-		J->waiting--;
+		unqueue(J, j);
 		g->busy = 1;
 		double t0 = now_s();
 		j->queue_s = t0 - j->t_queued;
@@ -481,6 +675,9 @@ static void *gpu_main(void *arg)
 		if (j->status >= 400)
 			g->nfail++;
 		g->heartbeat = t1;
+		pthread_mutex_unlock(&J->lock);
+		trim_programs(J, pc, b);
+		pthread_mutex_lock(&J->lock);
 		program_cache_stats(pc, &g->ps);
 		bloom_ctx_stats(b, &g->bs);
 		if (j->status >= 400) {
@@ -502,15 +699,18 @@ out:
 	return NULL;
 }
 
-/* 1 when the peer has closed or reset the connection. */
+/* 1 when the peer has reset the connection or it failed. A peer that only shut down its
+ * sending side (HTTP allows a client to send its request and then half-close) still waits
+ * for its answer, and a half-close cannot be told from a close without writing: so neither
+ * counts, and a job whose client closed is dropped when its answer cannot be written. */
 static int client_gone(int fd)
 {
 	if (fd < 0)
 		return 0;
-	struct pollfd p = {fd, POLLRDHUP, 0};
+	struct pollfd p = {fd, 0, 0};
 	if (poll(&p, 1, 0) <= 0)
 		return 0;
-	return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
+	return (p.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
 /* Unlinks from f every job past its deadline or whose client is gone, into *out. */
@@ -528,8 +728,7 @@ static void sweep(struct jobs *J, struct fifo *f, double now, struct fifo *out)
 		*pp = j->next;
 		if (f->tail == j)
 			f->tail = prev;
-		if (is_gpu_kind(j))
-			J->waiting--;
+		unqueue(J, j);
 		if (late) {
 			set_error(j, 504, "deadline_exceeded",
 			          "the job waited %.3f s for a GPU, beyond the %g s deadline",
@@ -583,14 +782,13 @@ int jobs_reserve(struct jobs *J, int kind)
 		pthread_mutex_unlock(&J->lock);
 		return JOBS_E_STOPPING;
 	}
-	if (kind == JOB_BLOOM || kind == JOB_CONVOLVE) {
-		if (J->waiting >= J->cfg.queue_size) {
-			pthread_mutex_unlock(&J->lock);
-			metrics_drop(J->metrics, METRICS_DROP_QUEUE_FULL);
-			return JOBS_E_FULL;
-		}
-		J->waiting++;
+	(void)kind; /* every kind holds a place until it is decoded or taken by a GPU thread */
+	if (J->waiting >= J->cfg.queue_size) {
+		pthread_mutex_unlock(&J->lock);
+		metrics_drop(J->metrics, METRICS_DROP_QUEUE_FULL);
+		return JOBS_E_FULL;
 	}
+	J->waiting++;
 	J->in_flight++;
 	pthread_mutex_unlock(&J->lock);
 	return 0;
@@ -599,6 +797,7 @@ int jobs_reserve(struct jobs *J, int kind)
 void jobs_start(struct jobs *J, struct job *j)
 {
 	j->status = 0;
+	j->retry_after = 0;
 	j->code[0] = j->message[0] = 0;
 	j->body = NULL;
 	j->body_len = 0;
@@ -612,6 +811,8 @@ void jobs_start(struct jobs *J, struct job *j)
 	memset(&j->result, 0, sizeof j->result);
 	memset(&j->info, 0, sizeof j->info);
 	j->lease = NULL;
+	j->queued = 1; /* the place jobs_reserve took */
+	j->reserved[0] = j->reserved[1] = 0;
 	j->t_admit = now_s();
 	j->deadline = j->t_admit + J->cfg.deadline;
 	pthread_mutex_lock(&J->lock);
@@ -628,6 +829,8 @@ void jobs_status(struct jobs *J, struct jobs_status *st)
 	st->queued = J->waiting;
 	st->queue_size = J->cfg.queue_size;
 	st->in_flight = J->in_flight;
+	st->memory_used = J->mem_used;
+	st->memory_budget = J->cfg.memory_budget;
 	st->ngpus = J->ngpus;
 	for (int i = 0; i < J->ngpus; i++) {
 		const struct gpu *g = &J->gpus[i];
@@ -702,8 +905,7 @@ void jobs_shutdown(struct jobs *J)
 	while ((j = fifo_pop(&J->gpuq)))
 		fifo_push(&drop, j);
 	for (j = drop.head; j; j = j->next)
-		if (is_gpu_kind(j))
-			J->waiting--;
+		unqueue(J, j);
 	pthread_cond_broadcast(&J->codec_cv);
 	pthread_cond_broadcast(&J->gpu_cv);
 	pthread_cond_broadcast(&J->watch_cv);
@@ -751,6 +953,9 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 	J->cfg = *cfg;
 	J->lim.max_width = J->lim.max_height = (unsigned)cfg->max_side;
 	J->lim.max_pixels = cfg->max_pixels;
+	J->klim = J->lim;
+	if (cfg->kernel_max_pixels < J->klim.max_pixels)
+		J->klim.max_pixels = cfg->kernel_max_pixels;
 	J->kernels = kernels;
 	J->metrics = metrics;
 	if (nwarm > 0) /* warm may be NULL when there are none */
@@ -828,6 +1033,10 @@ void jobs_destroy(struct jobs *J)
 	if (!J)
 		return;
 	jobs_shutdown(J);
+	for (int i = 0; i < NEW_SIZE_CLIENTS; i++) {
+		free(J->clients[i].t);
+		free(J->clients[i].key);
+	}
 	free(J->codec);
 	pthread_cond_destroy(&J->codec_cv);
 	pthread_cond_destroy(&J->gpu_cv);

@@ -17,6 +17,7 @@
 #include "daemon/metrics.h"
 #include "gles/bloom.h"
 #include "protocol/image.h"
+#include "protocol/request.h"
 
 #define JOBS_MAX_GPUS 16
 #define JOBS_MAX_WARM 16
@@ -24,7 +25,7 @@
 
 enum jobs_error {
 	JOBS_OK = 0,
-	JOBS_E_FULL = -1,     /* queue-size jobs already wait: answer 503 */
+	JOBS_E_FULL = -1,     /* queue-size jobs already wait (kernel PUTs count): answer 503 */
 	JOBS_E_STOPPING = -2, /* shutting down */
 	JOBS_E_INIT = -3,     /* a GPU thread could not make its context */
 	JOBS_E_NOMEM = -4,
@@ -42,16 +43,18 @@ struct job {
 	const unsigned char *kernel_data; /* encoded kernel image, or NULL */
 	size_t kernel_len;
 	struct kernel_entry *named;       /* registered kernel; the reference moves in */
-	struct bloom_params params;
-	int out, png_from_accept;         /* enum api_out and its Accept flag */
-	int quality;                      /* JPEG quality; 0: --jpeg-quality */
+	struct request req;               /* the parameters, parsed (format OUT_AUTO: Accept's, else
+	                                     the input's family; quality 0: --jpeg-quality) */
+	int png_from_accept;              /* the format came from Accept: image/png */
 	char put_name[65];                /* JOB_KERNEL_PUT: the name */
 	int client_fd;                    /* the client's socket for hang-up checks; -1: none */
+	char client[64];                  /* the client's address: its budget of new sizes */
 	void (*done)(struct job *j, void *ctx);
 	void *done_ctx;
 
 	/* Results, valid in done(). */
 	int status;                       /* HTTP status */
+	int retry_after;                  /* with 429: seconds to send in Retry-After (0: none) */
 	char code[32];                    /* error code; "" on success */
 	char message[JOBS_ERR_LEN];       /* error message; "" on success */
 	unsigned char *body;              /* malloc'd answer body; the receiver takes and frees it */
@@ -71,6 +74,13 @@ struct job {
 	                                     given back when the job finishes */
 	struct image_info info;
 	double t_admit, t_queued, deadline;
+	int queued;                       /* holds a place in the queue (jobs_reserve) */
+	unsigned long long reserved[2];   /* bytes of --memory-budget held for the image, kernel */
+	struct job_admit {                /* image_limits.admit's context for each */
+		struct jobs *J;
+		struct job *j;
+		int which;
+	} admit[2];
 	struct job *next;
 };
 
@@ -88,9 +98,11 @@ struct jobs_gpu_status {
 };
 
 struct jobs_status {
-	int queued;                  /* admitted, not yet on a GPU (decoding or waiting) */
+	int queued;                  /* admitted, not yet on a GPU (decoding or waiting); kernel
+	                                PUTs count until decoded */
 	int queue_size;
 	int in_flight;               /* admitted and not yet answered */
+	unsigned long long memory_used, memory_budget; /* bytes reserved for decoded images */
 	int ngpus;
 	struct jobs_gpu_status gpu[JOBS_MAX_GPUS];
 };
@@ -112,10 +124,13 @@ void jobs_shutdown(struct jobs *J);
 /* jobs_shutdown if not done, then frees everything. NULL-safe. */
 void jobs_destroy(struct jobs *J);
 
-/* Admission in two steps, so the caller can suspend its connection in between: jobs_reserve
- * takes a place for a job of `kind` and returns 0, JOBS_E_FULL (queue-size GPU jobs already
- * wait) or JOBS_E_STOPPING; after a 0 the caller must call jobs_start, which queues j; done()
- * is then called exactly once, from another thread. */
+/* Admission in two steps, so the caller can answer a refusal before it commits: jobs_reserve
+ * takes a place in the queue for a job of `kind` (every kind: a kernel PUT holds one until it
+ * is decoded) and returns 0, JOBS_E_FULL (queue-size jobs already wait) or JOBS_E_STOPPING;
+ * after a 0 the caller must call jobs_start, which queues j; done() is then called exactly
+ * once, from another thread. Decoding reserves each image's decoded size (from its header,
+ * before its pixels) against --memory-budget until the job is answered: a job that finds it
+ * spent is answered 503 (out_of_memory_budget), one larger than the whole budget 413. */
 int jobs_reserve(struct jobs *J, int kind);
 void jobs_start(struct jobs *J, struct job *j);
 

@@ -199,6 +199,8 @@ double lifecycle_tick(struct lifecycle *l)
 		double until = l->next_ping - t;
 		if (until > 0 && until < wait)
 			wait = until;
+		else if (until <= 0)
+			wait = 0.05; /* overdue: ping as soon as every GPU thread is heard from again */
 	}
 	if (!l->ready && wait > 0.05)
 		wait = 0.05; /* READY=1 soon after the warm-up ends */

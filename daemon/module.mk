@@ -9,8 +9,8 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/jobs.o \
 	$(BUILD)/daemon/kernels.o \
 	$(BUILD)/daemon/metrics.o \
-	$(BUILD)/daemon/openapi.o \
 	$(BUILD)/daemon/healthcheck.o \
+	$(BUILD)/daemon/web.o \
 	$(BUILD)/daemon/sdnotify.o \
 	$(BUILD)/daemon/lifecycle.o
 CLI_OBJS := \
@@ -20,3 +20,7 @@ CLI_OBJS := \
 	$(BUILD)/daemon/cli_fft.o \
 	$(BUILD)/daemon/cli_bloom.o \
 	$(BUILD)/daemon/cli_bench.o
+CLI_OBJS += \
+	$(BUILD)/daemon/cli_tensor.o \
+	$(BUILD)/daemon/cli_conv2d.o \
+	$(BUILD)/daemon/cli_deconv.o

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <jansson.h>
+#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -18,16 +19,19 @@
 #include "daemon/apiutil.h"
 #include "daemon/log.h"
 #include "daemon/multipart.h"
-#include "daemon/openapi.h"
-#include "protocol/bloom_params.h"
+#include "protocol/openapi.h"
+#include "daemon/web.h"
+#include "protocol/request.h"
 
 #define FFTBLOOMD_VERSION "0.1.0"
-#define DISCARD_MAX (16u << 20) /* bytes of an oversized chunked body read before hanging up */
+#define DISCARD_MAX (16u << 20) /* bytes past --max-body of a chunked body read (and dropped) so
+                                   that its 413 can be answered; a longer one is cut off */
 #define MAX_PARTS 8
+#define SWEEP_MS 200            /* how often connection deadlines are checked */
 
 enum route {
 	R_NONE = 0, R_BLOOM, R_CONVOLVE, R_KERNELS, R_KERNEL, R_HEALTHZ, R_READYZ, R_METRICS,
-	R_INFO, R_OPENAPI,
+	R_INFO, R_OPENAPI, R_WEB,
 };
 
 static const struct {
@@ -45,6 +49,27 @@ static const struct {
 	[R_METRICS] = {"/metrics", "metrics", "GET, HEAD, OPTIONS"},
 	[R_INFO] = {"/v1/info", "info", "GET, HEAD, OPTIONS"},
 	[R_OPENAPI] = {"/openapi.json", "openapi", "GET, HEAD, OPTIONS"},
+	[R_WEB] = {"/", "web", "GET, HEAD, OPTIONS"}, /* and every /web/NAME web_find knows */
+};
+
+/* A TCP connection's deadlines (libmicrohttpd's own timeout is for idleness, which a client
+ * trickling a byte at a time never reaches): its request's headers must be complete within
+ * --header-timeout, and its body must average --min-body-rate once that long has passed. */
+enum conn_phase {
+	CONN_HEADERS = 0, /* waiting for the request line and headers */
+	CONN_BODY,        /* receiving a body */
+	CONN_BUSY,        /* handled: queued, on a GPU, or answering */
+	CONN_IDLE,        /* between requests (keep-alive; libmicrohttpd's idle timeout) */
+};
+
+struct conn {
+	struct conn *prev, *next; /* the server's list, under its lock */
+	int fd;
+	int phase;                /* enum conn_phase */
+	double since;             /* start of the phase (headers: the connection or request line) */
+	unsigned long long body;  /* bytes of the body received */
+	int first;                /* no request has begun on it yet */
+	int cut;                  /* shut down for missing a deadline */
 };
 
 struct server {
@@ -55,6 +80,11 @@ struct server {
 	pthread_mutex_t lock;
 	int active;          /* guarded by lock */
 	double last_change;  /* guarded by lock */
+	struct conn conns;   /* list head, guarded by lock */
+	unsigned long long cut_headers, cut_body; /* connections cut, guarded by lock */
+	pthread_t sweeper;
+	int sweeper_started, stop; /* stop guarded by lock */
+	pthread_cond_t stop_cv;
 	volatile int quiescing;
 	unsigned long long next_id;
 	unsigned long long id_salt;
@@ -63,9 +93,14 @@ struct server {
 struct req {
 	struct server *S;
 	struct MHD_Connection *conn;
+	struct conn *tcp;     /* the connection's deadlines */
+	int init;             /* the first call with the headers ran */
 	enum route route;
 	char method[8];
 	char path[128];
+	char raw[256];        /* the request target as sent (before percent-decoding), cut */
+	int raw_bad;          /* the target holds %00 or a control byte */
+	char code[32];        /* the error code answered, for the log */
 	char name[65];        /* R_KERNEL: the kernel's name */
 	char id[65];          /* X-Request-Id */
 	char client[64];
@@ -78,8 +113,10 @@ struct req {
 	size_t len, cap;
 	int too_large;        /* the body passed --max-body while streaming */
 	size_t discarded;
-	int started;          /* a job was started: the connection is or was suspended */
-	volatile int job_done;
+	int started;          /* a job was started */
+	int job_done;         /* its done() ran; guarded by done_mu */
+	pthread_mutex_t done_mu;
+	pthread_cond_t done_cv;
 	struct job job;
 	int status;           /* of the answer queued; 0 until then */
 	size_t bytes;
@@ -128,7 +165,6 @@ static enum MHD_Result respond(struct req *r, int status, const char *ctype, voi
 	MHD_add_response_header(resp, "Server-Timing", timing);
 	if (ctype)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (r->cors) {
 		MHD_add_response_header(resp, "Access-Control-Allow-Origin", r->origin);
 		MHD_add_response_header(resp, "Vary", "Origin");
@@ -137,6 +173,8 @@ static enum MHD_Result respond(struct req *r, int status, const char *ctype, voi
 	}
 	for (; extra && extra[0]; extra += 2)
 		MHD_add_response_header(resp, extra[0], extra[1]);
+	if (!MHD_get_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (r->S->quiescing)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	r->status = status;
@@ -175,6 +213,7 @@ static enum MHD_Result respond_error_x(struct req *r, int status, const char *co
 	va_end(ap);
 	json_t *o = json_pack("{s:{s:i,s:s,s:s}}", "error", "status", status, "code", code,
 	                      "message", msg);
+	snprintf(r->code, sizeof r->code, "%s", code);
 	return respond_json(r, status, o, extra);
 }
 
@@ -208,7 +247,7 @@ static enum route match_route(const char *url, char name[65], int *bad_name)
 			return (enum route)i;
 		}
 	}
-	return R_NONE;
+	return web_find(url, NULL, NULL, NULL, NULL) == WEB_OK ? R_WEB : R_NONE;
 }
 
 static int method_allowed(enum route rt, const char *m)
@@ -252,16 +291,163 @@ static int authorized(struct req *r)
 	return api_key_equal(h, strlen(h), S->o.api_key, S->o.api_key_len);
 }
 
-static struct req *req_new(struct server *S, struct MHD_Connection *c, const char *url,
-                           const char *method)
+/* ---- connections: deadlines for headers and bodies ---- */
+
+static struct conn *conn_of(struct MHD_Connection *c)
 {
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+static void set_phase(struct server *S, struct conn *t, int phase)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&S->lock);
+	t->phase = phase;
+	t->since = now_s();
+	t->body = 0;
+	pthread_mutex_unlock(&S->lock);
+}
+
+static int client_fd(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	return ci ? ci->connect_fd : -1;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+	struct server *S = cls;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		struct conn *t = calloc(1, sizeof *t);
+		if (!t)
+			return;
+		t->fd = client_fd(c);
+		t->phase = CONN_HEADERS;
+		t->since = now_s();
+		t->first = 1;
+		pthread_mutex_lock(&S->lock);
+		t->next = S->conns.next;
+		t->prev = &S->conns;
+		S->conns.next->prev = t;
+		S->conns.next = t;
+		pthread_mutex_unlock(&S->lock);
+		*socket_context = t;
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+		/* libmicrohttpd closes the socket only after this: a shutdown under the lock never
+		 * reaches a socket that a new connection reuses */
+		struct conn *t = *socket_context;
+		pthread_mutex_lock(&S->lock);
+		t->prev->next = t->next;
+		t->next->prev = t->prev;
+		pthread_mutex_unlock(&S->lock);
+		free(t);
+		*socket_context = NULL;
+	}
+}
+
+/* Shuts down the connections that missed a deadline; libmicrohttpd then sees them end. */
+static void *sweeper_main(void *arg)
+{
+	struct server *S = arg;
+	pthread_mutex_lock(&S->lock);
+	while (!S->stop) {
+		double t = now_s(), hto = S->cfg.header_timeout;
+		double rate = (double)S->cfg.min_body_rate;
+		for (struct conn *c = S->conns.next; c != &S->conns; c = c->next) {
+			if (c->cut || c->fd < 0)
+				continue;
+			double age = t - c->since;
+			int late_headers = c->phase == CONN_HEADERS && age > hto;
+			int slow_body = c->phase == CONN_BODY && rate > 0 && age > hto &&
+			                (double)c->body < rate * age;
+			if (!late_headers && !slow_body)
+				continue;
+			c->cut = 1;
+			if (late_headers)
+				S->cut_headers++;
+			else
+				S->cut_body++;
+			shutdown(c->fd, SHUT_RDWR);
+			log_msg(LOG_INFO, late_headers
+			        ? "connection closed: no complete request headers within %g s "
+			          "(--header-timeout)"
+			        : "connection closed: its body came slower than %g bytes a second "
+			          "(--min-body-rate)", late_headers ? hto : rate);
+		}
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += SWEEP_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&S->stop_cv, &S->lock, &ts);
+	}
+	pthread_mutex_unlock(&S->lock);
+	return NULL;
+}
+
+/* 1 when a request target carries what no route or name can: a NUL or control byte, raw or
+ * percent-encoded (libmicrohttpd decodes %00 into the string's end). */
+static int target_bad(const char *u)
+{
+	for (const unsigned char *p = (const unsigned char *)u; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			return 1;
+		if (*p == '%' && p[1] && p[2]) {
+			int hi = p[1] >= 'a' ? p[1] - 'a' + 10 : p[1] >= 'A' ? p[1] - 'A' + 10 : p[1] - '0';
+			int lo = p[2] >= 'a' ? p[2] - 'a' + 10 : p[2] >= 'A' ? p[2] - 'A' + 10 : p[2] - '0';
+			int v = hi * 16 + lo;
+			if (hi >= 0 && hi < 16 && lo >= 0 && lo < 16 && (v < 0x20 || v == 0x7f))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* libmicrohttpd's URI callback: a request line has arrived. The request's state starts here,
+ * with the target as sent. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct server *S = cls;
 	struct req *r = calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
+	pthread_mutex_init(&r->done_mu, NULL);
+	pthread_cond_init(&r->done_cv, NULL);
 	r->S = S;
 	r->conn = c;
 	r->t0 = now_s();
 	r->job.client_fd = -1;
+	snprintf(r->raw, sizeof r->raw, "%s", uri ? uri : "");
+	snprintf(r->path, sizeof r->path, "%.127s", r->raw); /* until the headers decode it */
+	snprintf(r->method, sizeof r->method, "?");
+	client_addr(c, r->client, sizeof r->client);
+	r->raw_bad = uri && target_bad(uri);
+	r->tcp = conn_of(c);
+	if (r->tcp) {
+		pthread_mutex_lock(&S->lock);
+		if (!r->tcp->first) { /* a keep-alive request: its headers' deadline starts now */
+			r->tcp->phase = CONN_HEADERS;
+			r->tcp->since = r->t0;
+		}
+		r->tcp->first = 0;
+		pthread_mutex_unlock(&S->lock);
+	}
+	touch(S, 1);
+	return r;
+}
+
+/* The rest of a request's state, once its headers are in. */
+static void req_init(struct req *r, const char *url, const char *method)
+{
+	struct server *S = r->S;
+	struct MHD_Connection *c = r->conn;
+	r->init = 1;
 	snprintf(r->method, sizeof r->method, "%s", method);
 	snprintf(r->path, sizeof r->path, "%s", url);
 	client_addr(c, r->client, sizeof r->client);
@@ -278,127 +464,49 @@ static struct req *req_new(struct server *S, struct MHD_Connection *c, const cha
 		r->cors = 1;
 		snprintf(r->origin, sizeof r->origin, "%s", origin);
 	}
-	touch(S, 1);
-	return r;
 }
 
 /* ---- parameters ---- */
 
-struct params_ctx {
-	struct job *j;
-	char err[OPT_ERR_LEN + 64];
+struct query_ctx {
+	struct request *req;
+	char err[REQUEST_ERR_LEN];
 	int failed;
 };
-
-static int apply_param(struct params_ctx *pc, const char *key, const char *value)
-{
-	struct job *j = pc->j;
-	if (!value)
-		value = "";
-	if (!strcmp(key, "format")) {
-		int f = api_format_parse(value);
-		if (f < 0) {
-			snprintf(pc->err, sizeof pc->err, "format: '%.64s' is not one of %s", value,
-			         API_FORMAT_CHOICES);
-			return -1;
-		}
-		j->out = f;
-		return 0;
-	}
-	if (!strcmp(key, "quality")) {
-		char *e;
-		long q = strtol(value, &e, 10);
-		if (e == value || *e || q < 1 || q > 100) {
-			snprintf(pc->err, sizeof pc->err, "quality: '%.64s' is out of bounds [1, 100]",
-			         value);
-			return -1;
-		}
-		j->quality = (int)q;
-		return 0;
-	}
-	char err[OPT_ERR_LEN];
-	int rc = opts_set_named(bloom_params_table, bloom_params_table_len, &j->params, key, value,
-	                        err);
-	if (rc == OPT_E_UNKNOWN) {
-		snprintf(pc->err, sizeof pc->err, "unknown parameter '%.64s'", key);
-		return -1;
-	}
-	if (rc) {
-		snprintf(pc->err, sizeof pc->err, "%s", err);
-		return -1;
-	}
-	return 0;
-}
 
 static enum MHD_Result query_iter(void *cls, enum MHD_ValueKind kind, const char *key,
                                   const char *value)
 {
 	(void)kind;
-	struct params_ctx *pc = cls;
-	if (pc->failed)
+	struct query_ctx *qc = cls;
+	if (qc->failed)
 		return MHD_NO;
-	if (apply_param(pc, key, value)) {
-		pc->failed = 1;
+	if (request_set(qc->req, key, value, REQUEST_SRC_QUERY, qc->err)) {
+		qc->failed = 1;
 		return MHD_NO;
 	}
 	return MHD_YES;
 }
 
-/* The multipart "params" part: a JSON object of the same names. */
-static int json_params(struct params_ctx *pc, const unsigned char *data, size_t len)
-{
-	json_error_t je;
-	json_t *o = json_loadb((const char *)data, len, JSON_REJECT_DUPLICATES, &je);
-	if (!o || !json_is_object(o)) {
-		snprintf(pc->err, sizeof pc->err, "params: not a JSON object%s%s", o ? "" : ": ",
-		         o ? "" : je.text);
-		json_decref(o);
-		return -1;
-	}
-	const char *key;
-	json_t *v;
-	json_object_foreach(o, key, v) {
-		char text[OPT_STR_MAX];
-		if (json_is_string(v))
-			snprintf(text, sizeof text, "%s", json_string_value(v));
-		else if (json_is_integer(v))
-			snprintf(text, sizeof text, "%lld", (long long)json_integer_value(v));
-		else if (json_is_real(v))
-			snprintf(text, sizeof text, "%.17g", json_real_value(v));
-		else if (json_is_boolean(v))
-			snprintf(text, sizeof text, "%s", json_is_true(v) ? "true" : "false");
-		else {
-			snprintf(pc->err, sizeof pc->err,
-			         "params: '%.64s' must be a string, a number or a boolean", key);
-			json_decref(o);
-			return -1;
-		}
-		if (apply_param(pc, key, text)) {
-			json_decref(o);
-			return -1;
-		}
-	}
-	json_decref(o);
-	return 0;
-}
-
 /* ---- routes ---- */
+
+static enum MHD_Result answer_job(struct req *r);
 
 static void on_job_done(struct job *j, void *ctx)
 {
 	struct req *r = ctx;
 	(void)j;
+	pthread_mutex_lock(&r->done_mu);
 	r->job_done = 1;
-	MHD_resume_connection(r->conn);
+	pthread_cond_signal(&r->done_cv);
+	pthread_mutex_unlock(&r->done_mu);
 }
 
-static int client_fd(struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	return ci ? ci->connect_fd : -1;
-}
-
-/* Admits the job, suspends the connection and starts the job; or answers 503. */
+/* Admits the job, starts it and waits for its answer in this connection's thread; or answers
+ * 503. The connection's thread waits rather than suspending the connection: libmicrohttpd
+ * (0.9.75) reads a resumed connection before answering it, and takes the end of a request
+ * whose client half-closed after sending it (HTTP allows that) as an abort, losing the answer;
+ * a thread that never returns to the library until it answers never makes that read. */
 static enum MHD_Result start_job(struct req *r)
 {
 	struct server *S = r->S;
@@ -417,12 +525,17 @@ static enum MHD_Result start_job(struct req *r)
 		return respond_busy(r, "shutting_down", "the server is shutting down");
 	}
 	r->job.client_fd = client_fd(r->conn);
+	snprintf(r->job.client, sizeof r->job.client, "%s", r->client);
 	r->job.done = on_job_done;
 	r->job.done_ctx = r;
 	r->started = 1;
-	MHD_suspend_connection(r->conn);
+	set_phase(S, r->tcp, CONN_BUSY);
 	jobs_start(S->o.jobs, &r->job);
-	return MHD_YES;
+	pthread_mutex_lock(&r->done_mu);
+	while (!r->job_done)
+		pthread_cond_wait(&r->done_cv, &r->done_mu);
+	pthread_mutex_unlock(&r->done_mu);
+	return answer_job(r);
 }
 
 static int sniffed(const unsigned char *p, size_t len)
@@ -430,19 +543,36 @@ static int sniffed(const unsigned char *p, size_t len)
 	return image_sniff(p, len) != IMAGE_FORMAT_UNKNOWN;
 }
 
+/* A multipart form field as a parameter's text: the part's bytes, which must be short text. */
+static int form_field(struct request *req, const struct multipart_part *part,
+                      char err[REQUEST_ERR_LEN])
+{
+	char text[OPT_STR_MAX];
+	if (part->len >= sizeof text || memchr(part->data, 0, part->len)) {
+		snprintf(err, REQUEST_ERR_LEN, "%.64s: a form field's value must be text shorter than "
+		         "%zu bytes", part->name, sizeof text);
+		return REQUEST_E_VALUE;
+	}
+	memcpy(text, part->data, part->len);
+	text[part->len] = 0;
+	return request_set(req, part->name, text, REQUEST_SRC_FORM, err);
+}
+
 static enum MHD_Result route_image(struct req *r)
 {
 	struct server *S = r->S;
 	struct job *j = &r->job;
 	j->kind = r->route == R_CONVOLVE ? JOB_CONVOLVE : JOB_BLOOM;
-	bloom_params_defaults(&j->params, r->route == R_CONVOLVE ? BLOOM_OP_CONVOLVE : BLOOM_OP_BLOOM);
-	j->out = api_format_from_accept(
+	request_init(&j->req, r->route == R_CONVOLVE ? REQUEST_CONVOLVE : REQUEST_BLOOM);
+	j->req.format = format_from_accept(
 		MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
 		&j->png_from_accept);
-	struct params_ctx pc = {j, "", 0};
-	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_iter, &pc);
-	if (pc.failed)
-		return respond_error(r, 400, "bad_parameter", "%s", pc.err);
+	struct query_ctx qc = {&j->req, "", 0};
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_iter, &qc);
+	if (qc.failed)
+		return respond_error(r, 400, "bad_parameter", "%s", qc.err);
+	if (request_given(&j->req, "format"))
+		j->png_from_accept = 0;
 
 	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
@@ -454,27 +584,42 @@ static enum MHD_Result route_image(struct req *r)
 	if (!r->len)
 		return respond_error(r, 400, "empty_body", "the request has no body: send an image "
 		                     "(raw, or as the multipart part 'image')");
+	char err[REQUEST_ERR_LEN];
 	if (mrc == 0) {
+		/* parts: image (or file, what an HTML form's file input is often named), kernel,
+		 * params (a JSON object), and any parameter as a form field of its own */
 		struct multipart_part parts[MAX_PARTS];
 		size_t n;
-		char err[MULTIPART_ERR_LEN];
-		if (multipart_parse(r->body, r->len, boundary, parts, MAX_PARTS, &n, err))
-			return respond_error(r, 400, "bad_multipart", "%s", err);
-		for (size_t i = 0; i < n; i++)
-			if (strcmp(parts[i].name, "image") && strcmp(parts[i].name, "kernel") &&
-			    strcmp(parts[i].name, "params"))
+		char merr[MULTIPART_ERR_LEN];
+		if (multipart_parse(r->body, r->len, boundary, parts, MAX_PARTS, &n, merr))
+			return respond_error(r, 400, "bad_multipart", "%s", merr);
+		const struct multipart_part *img = NULL, *ker = NULL, *par = NULL;
+		for (size_t i = 0; i < n; i++) {
+			const struct multipart_part *p = &parts[i];
+			if (!strcmp(p->name, "image") || !strcmp(p->name, "file")) {
+				if (img)
+					return respond_error(r, 400, "bad_multipart", "both 'image' and 'file' "
+					                     "parts: send the image once");
+				img = p;
+			} else if (!strcmp(p->name, "kernel") && (p->filename[0] || sniffed(p->data, p->len))) {
+				ker = p; /* an image part; a short text field named kernel is kernel=NAME */
+			} else if (!strcmp(p->name, "params")) {
+				par = p;
+			} else if (!request_find(p->name)) {
 				return respond_error(r, 400, "bad_multipart", "unknown multipart part '%.64s' "
-				                     "(expected image, kernel, params)", parts[i].name);
-		const struct multipart_part *img = multipart_find(parts, n, "image"),
-		                            *ker = multipart_find(parts, n, "kernel"),
-		                            *par = multipart_find(parts, n, "params");
+				                     "(expected image or file, kernel, params, or a parameter)",
+				                     p->name);
+			} else if (form_field(&j->req, p, err)) {
+				return respond_error(r, 400, "bad_parameter", "%s", err);
+			}
+		}
 		if (!img)
 			return respond_error(r, 400, "missing_image", "multipart body without an 'image' "
 			                     "part");
 		if (!img->len)
 			return respond_error(r, 400, "empty_body", "the 'image' part is empty");
-		if (par && json_params(&pc, par->data, par->len))
-			return respond_error(r, 400, "bad_parameter", "%s", pc.err);
+		if (par && request_set_json(&j->req, par->data, par->len, err))
+			return respond_error(r, 400, "bad_parameter", "%s", err);
 		j->image = img->data;
 		j->image_len = img->len;
 		if (ker) {
@@ -490,23 +635,17 @@ static enum MHD_Result route_image(struct req *r)
 		j->image = r->body;
 		j->image_len = r->len;
 	}
+	if (request_finish(&j->req, j->kernel_data != NULL, err))
+		return respond_error(r, 400, "bad_parameter", "%s", err);
 	if (!sniffed(j->image, j->image_len))
 		return respond_error(r, 415, "unsupported_media_type", "image: not a JPEG, PNG, "
 		                     "OpenEXR, Radiance HDR or PFM image (by its first bytes)");
-	int mode;
-	double cx, cy;
-	char cerr[OPT_ERR_LEN];
-	if (bloom_params_center(&j->params, &mode, &cx, &cy, cerr))
-		return respond_error(r, 400, "bad_parameter", "%s", cerr);
-	if (j->params.kernel[0]) {
-		if (j->kernel_data)
-			return respond_error(r, 400, "bad_parameter", "kernel: give either a 'kernel' "
-			                     "part or kernel=NAME, not both");
-		j->named = kernels_get(S->o.kernels, j->params.kernel);
+	if (j->req.kernel[0]) {
+		j->named = kernels_get(S->o.kernels, j->req.kernel);
 		if (!j->named)
 			return respond_error(r, 400, "unknown_kernel", "kernel: no kernel named '%s' "
-			                     "(register it with PUT /v1/kernels/%s)", j->params.kernel,
-			                     j->params.kernel);
+			                     "(register it with PUT /v1/kernels/%s)", j->req.kernel,
+			                     j->req.kernel);
 	}
 	return start_job(r);
 }
@@ -563,7 +702,7 @@ static json_t *gpus_json(const struct jobs_status *st)
 		const struct jobs_gpu_status *g = &st->gpu[i];
 		json_array_append_new(
 			a, json_pack("{s:i,s:i,s:s,s:s,s:s,s:b,s:b,s:b,s:f,s:f,s:I,s:I,s:i,s:I,"
-			             "s:{s:i,s:I,s:I,s:f},s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
+			             "s:{s:i,s:I,s:I,s:f,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
 			             "index", i, "device", g->device, "platform", g->platform, "renderer",
 			             g->renderer, "version", g->version, "alive", g->alive, "warmed",
 			             g->warmed, "busy", g->busy, "heartbeat_age_s", g->heartbeat_age,
@@ -573,6 +712,8 @@ static json_t *gpus_json(const struct jobs_status *st)
 			             "programs", "count", (int)g->programs.count,
 			             "hits", (json_int_t)g->programs.hits, "misses",
 			             (json_int_t)g->programs.misses, "compile_ms", g->programs.compile_ms,
+			             "evictions", (json_int_t)g->programs.evictions, "bytes",
+			             (json_int_t)g->programs.bytes,
 			             "caches", "kernel_hits", (json_int_t)g->caches.kernel_hits,
 			             "kernel_misses", (json_int_t)g->caches.kernel_misses,
 			             "kernel_evictions", (json_int_t)g->caches.kernel_evictions,
@@ -599,12 +740,9 @@ static enum MHD_Result route_info(struct req *r)
 	size_t nk, kb;
 	kernels_totals(S->o.kernels, &nk, &kb);
 	json_t *params = json_array();
-	for (size_t i = 0; i < bloom_params_table_len; i++) {
+	for (size_t i = 0; i < request_table_len; i++) {
 		char name[64];
-		snprintf(name, sizeof name, "%s", bloom_params_table[i].name);
-		for (char *c = name; *c; c++)
-			if (*c == '-')
-				*c = '_'; /* the query / JSON spelling */
+		request_api_name(&request_table[i], name, sizeof name);
 		json_array_append_new(params, json_string(name));
 	}
 	json_t *o = json_pack(
@@ -698,11 +836,42 @@ static enum MHD_Result route_metrics(struct req *r)
 	        "# HELP fftbloom_named_kernel_bytes Bytes of the registered kernels' pixels.\n"
 	        "# TYPE fftbloom_named_kernel_bytes gauge\nfftbloom_named_kernel_bytes %zu\n"
 	        "# HELP fftbloom_ready 1 when /readyz answers 200.\n"
-	        "# TYPE fftbloom_ready gauge\nfftbloom_ready %d\n",
-	        st.queued, st.queue_size, st.in_flight, nk, kb, ready);
+	        "# TYPE fftbloom_ready gauge\nfftbloom_ready %d\n"
+	        "# HELP fftbloom_memory_reserved_bytes Bytes of decoded images reserved by "
+	        "requests in progress.\n"
+	        "# TYPE fftbloom_memory_reserved_bytes gauge\nfftbloom_memory_reserved_bytes %llu\n"
+	        "# HELP fftbloom_memory_budget_bytes The --memory-budget.\n"
+	        "# TYPE fftbloom_memory_budget_bytes gauge\nfftbloom_memory_budget_bytes %llu\n",
+	        st.queued, st.queue_size, st.in_flight, nk, kb, ready, st.memory_used,
+	        st.memory_budget);
+	pthread_mutex_lock(&S->lock);
+	unsigned long long ch = S->cut_headers, cb = S->cut_body;
+	pthread_mutex_unlock(&S->lock);
+	fprintf(f, "# HELP fftbloom_connections_cut_total Connections closed for missing a deadline: "
+	        "headers (--header-timeout) or body (--min-body-rate).\n"
+	        "# TYPE fftbloom_connections_cut_total counter\n"
+	        "fftbloom_connections_cut_total{reason=\"headers\"} %llu\n"
+	        "fftbloom_connections_cut_total{reason=\"body\"} %llu\n", ch, cb);
 	metrics_gpu(f, &st);
 	fclose(f);
 	return respond(r, 200, "text/plain; version=0.0.4; charset=utf-8", buf, len, 1, NULL);
+}
+
+/* The web page (web/, embedded): no API key needed (the page asks for it), revalidated by ETag. */
+static enum MHD_Result route_web(struct req *r)
+{
+	const unsigned char *data;
+	size_t len;
+	const char *ctype, *etag;
+	if (web_find(r->path, &data, &len, &ctype, &etag))
+		return respond_error(r, 404, "not_found", "no route %s", r->path);
+	const char *extra[] = {MHD_HTTP_HEADER_ETAG, etag, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache",
+	                       "X-Content-Type-Options", "nosniff", "Content-Security-Policy", WEB_CSP,
+	                       NULL};
+	if (web_etag_match(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                               MHD_HTTP_HEADER_IF_NONE_MATCH), etag))
+		return respond(r, 304, NULL, NULL, 0, 0, extra);
+	return respond(r, 200, ctype, (void *)data, len, 0, extra);
 }
 
 static enum MHD_Result route_get(struct req *r)
@@ -720,6 +889,7 @@ static enum MHD_Result route_get(struct req *r)
 		                                      why), NULL);
 	}
 	case R_METRICS: return route_metrics(r);
+	case R_WEB: return route_web(r);
 	case R_INFO: return route_info(r);
 	case R_OPENAPI: return respond_json(r, 200, openapi_document(FFTBLOOMD_VERSION,
 	                                                             S->o.api_key != NULL), NULL);
@@ -743,6 +913,12 @@ static enum MHD_Result answer_job(struct req *r)
 	if (j->status >= 400 || !j->body) {
 		if (j->status == 503)
 			return respond_busy(r, j->code, j->message);
+		if (j->status == 429) {
+			char ra[16];
+			snprintf(ra, sizeof ra, "%d", j->retry_after > 0 ? j->retry_after : 1);
+			const char *extra[] = {"Retry-After", ra, NULL};
+			return respond_error_x(r, 429, j->code, extra, "%s", j->message);
+		}
 		return respond_error(r, j->status >= 400 ? j->status : 500,
 		                     j->code[0] ? j->code : "internal", "%s",
 		                     j->message[0] ? j->message : "no result");
@@ -776,6 +952,81 @@ static enum MHD_Result answer_job(struct req *r)
 }
 
 /* ---- libmicrohttpd callbacks ---- */
+
+struct header_count {
+	const char *name;
+	int n;
+};
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
+{
+	(void)kind;
+	(void)value;
+	struct header_count *hc = cls;
+	if (!strcasecmp(key, hc->name))
+		hc->n++;
+	return MHD_YES;
+}
+
+/* The request's framing, before anything else: a target holding NUL or control bytes, an
+ * HTTP/1.1 request without Host, Content-Length given twice or not a number, or with
+ * Transfer-Encoding (ambiguous framing behind a proxy is how requests are smuggled) are 400;
+ * a transfer coding other than chunked is 501. Each closes the connection unread. Returns 1
+ * when it answered (*ret holds the result). */
+static int framing_check(struct req *r, const char *version, enum MHD_Result *ret)
+{
+	const char *close_hdr[] = {MHD_HTTP_HEADER_CONNECTION, "close", NULL};
+	struct MHD_Connection *c = r->conn;
+	if (r->raw_bad) {
+		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "the request target holds a "
+		                       "NUL or control character");
+		return 1;
+	}
+	if (version && !strcmp(version, MHD_HTTP_VERSION_1_1) &&
+	    !MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST)) {
+		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "an HTTP/1.1 request needs a "
+		                       "Host header");
+		return 1;
+	}
+	struct header_count cl = {MHD_HTTP_HEADER_CONTENT_LENGTH, 0},
+	                    te = {MHD_HTTP_HEADER_TRANSFER_ENCODING, 0};
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &cl);
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &te);
+	const char *clv = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	                                              MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *tev = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	                                              MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	if (cl.n > 1 || te.n > 1 || (cl.n && te.n)) {
+		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "%s", cl.n && te.n
+		                       ? "Content-Length together with Transfer-Encoding"
+		                       : "Content-Length or Transfer-Encoding given more than once");
+		return 1;
+	}
+	if (clv) {
+		const char *p = clv;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		size_t d = strspn(p, "0123456789");
+		if (!d || d > 19 || p[d + strspn(p + d, " \t")]) {
+			*ret = respond_error_x(r, 400, "bad_request", close_hdr, "Content-Length '%.32s' "
+			                       "is not a number of bytes", clv);
+			return 1;
+		}
+	}
+	if (tev) {
+		const char *p = tev;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		size_t l = strcspn(p, " \t");
+		if (l != 7 || strncasecmp(p, "chunked", 7) || p[l + strspn(p + l, " \t")]) {
+			*ret = respond_error_x(r, 501, "not_implemented", close_hdr, "Transfer-Encoding "
+			                       "'%.40s' is not supported (only chunked)", tev);
+			return 1;
+		}
+	}
+	return 0;
+}
 
 /* Route, method, CORS preflight, authentication and name checks. Returns 1 when it answered
  * (*ret holds the result). early: the body is not read, so the connection must close. */
@@ -826,15 +1077,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                   const char *method, const char *version,
                                   const char *upload, size_t *upload_size, void **con_cls)
 {
-	(void)version;
 	struct server *S = cls;
 	struct req *r = *con_cls;
-	if (!r) {
-		r = req_new(S, c, url, method);
+	if (!r) { /* the URI callback failed (out of memory): try once more */
+		r = on_uri(S, url, c);
 		if (!r)
 			return MHD_NO;
 		*con_cls = r;
+	}
+	if (!r->init) {
+		req_init(r, url, method);
 		r->route = match_route(url, r->name, &r->bad_name);
+		enum MHD_Result ret;
+		if (framing_check(r, version, &ret))
+			return ret;
 		/* A request with a body is judged now, before its body is read (the connection then
 		 * closes); one without is judged on the next call, keeping the connection alive. */
 		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
@@ -842,9 +1098,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 		                                             MHD_HTTP_HEADER_TRANSFER_ENCODING);
 		unsigned long long n = cl ? strtoull(cl, NULL, 10) : 0;
-		if (!n && !te)
+		if (!n && !te) {
+			set_phase(S, r->tcp, CONN_BUSY);
 			return MHD_YES;
-		enum MHD_Result ret;
+		}
+		set_phase(S, r->tcp, CONN_BODY);
 		r->checked = 1;
 		if (precheck(r, 1, &ret))
 			return ret;
@@ -863,13 +1121,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (*upload_size) {
 		size_t n = *upload_size;
 		*upload_size = 0;
+		if (r->tcp) {
+			pthread_mutex_lock(&S->lock);
+			r->tcp->body += n;
+			pthread_mutex_unlock(&S->lock);
+		}
 		if (r->too_large) {
 			r->discarded += n;
 			return r->discarded > DISCARD_MAX ? MHD_NO : MHD_YES;
 		}
 		if (r->len + n > S->cfg.max_body) {
 			r->too_large = 1;
-			r->discarded = r->len + n;
+			r->discarded = r->len + n - S->cfg.max_body; /* bytes past the limit */
 			free(r->body);
 			r->body = NULL;
 			r->len = r->cap = 0;
@@ -891,10 +1154,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		r->len += n;
 		return MHD_YES;
 	}
+	if (r->tcp && r->tcp->phase == CONN_BODY)
+		set_phase(S, r->tcp, CONN_BUSY); /* the body is in */
 	if (r->status)
 		return MHD_YES; /* answered already */
 	if (r->started)
-		return r->job_done ? answer_job(r) : MHD_YES;
+		return MHD_YES; /* answered by start_job */
 	if (!r->checked) {
 		enum MHD_Result ret;
 		r->checked = 1;
@@ -917,38 +1182,43 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-	(void)c;
 	struct server *S = cls;
 	struct req *r = *con_cls;
 	if (!r)
 		return;
 	*con_cls = NULL;
+	set_phase(S, conn_of(c), CONN_IDLE);
+	if (!r->init && !r->status) { /* refused by libmicrohttpd before its headers were in */
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS);
+		r->status = ci && ci->http_status ? (int)ci->http_status : 400;
+	}
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && (!r->status || r->status < 400))
 		r->status = 499; /* the connection closed before the answer was sent */
 	double total = now_s() - r->t0;
 	metrics_request(S->o.metrics, routes[r->route].label, r->status);
 	metrics_observe(S->o.metrics, METRICS_TOTAL, total);
-	char status[16], bytes[24], ms[24], dec[24], que[24], gpu[24], enc[24], in[24];
-	snprintf(status, sizeof status, "%d", r->status);
-	snprintf(bytes, sizeof bytes, "%zu", r->bytes);
-	snprintf(in, sizeof in, "%zu", r->len);
-	snprintf(ms, sizeof ms, "%.3f", total * 1e3);
-	snprintf(dec, sizeof dec, "%.3f", r->job.decode_s * 1e3);
-	snprintf(que, sizeof que, "%.3f", r->job.queue_s * 1e3);
-	snprintf(gpu, sizeof gpu, "%.3f", r->job.gpu_s * 1e3);
-	snprintf(enc, sizeof enc, "%.3f", r->job.encode_s * 1e3);
-	const char *kv[] = {"id", r->id, "client", r->client, "method", r->method, "path", r->path,
-	                    "status", status, "in_bytes", in, "out_bytes", bytes, "ms", ms,
-	                    "decode_ms", dec, "queue_ms", que, "gpu_ms", gpu, "encode_ms", enc,
-	                    "error", r->job.code};
-	int n = r->job.code[0] ? 13 : 12;
-	if (r->route != R_HEALTHZ && r->route != R_READYZ && r->route != R_METRICS)
-		log_kv(LOG_INFO, "request", kv, n);
-	else
-		log_kv(LOG_DEBUG, "request", kv, n);
+	const char *code = r->job.code[0] ? r->job.code : r->code;
+	struct log_field f[] = {
+		{"id", LOG_STR, r->id, 0}, {"client", LOG_STR, r->client, 0},
+		{"method", LOG_STR, r->method, 0}, {"path", LOG_STR, r->path, 0},
+		{"status", LOG_INT, NULL, r->status}, {"in_bytes", LOG_INT, NULL, (double)r->len},
+		{"out_bytes", LOG_INT, NULL, (double)r->bytes},
+		{"ms", LOG_NUM, NULL, round(total * 1e6) / 1e3},
+		{"decode_ms", LOG_NUM, NULL, round(r->job.decode_s * 1e6) / 1e3},
+		{"queue_ms", LOG_NUM, NULL, round(r->job.queue_s * 1e6) / 1e3},
+		{"gpu_ms", LOG_NUM, NULL, round(r->job.gpu_s * 1e6) / 1e3},
+		{"encode_ms", LOG_NUM, NULL, round(r->job.encode_s * 1e6) / 1e3},
+		{"error", LOG_STR, code, 0},
+	};
+	int n = code[0] ? 13 : 12;
+	int quiet = r->route == R_HEALTHZ || r->route == R_READYZ || r->route == R_METRICS;
+	log_fields(quiet ? LOG_DEBUG : LOG_INFO, "request", f, n);
 	free(r->job.body);
 	kernels_release(S->o.kernels, r->job.named);
 	free(r->body);
+	pthread_cond_destroy(&r->done_cv);
+	pthread_mutex_destroy(&r->done_mu);
 	free(r);
 	touch(S, -1);
 }
@@ -982,6 +1252,13 @@ static int load_addr(const char *listen, int port, struct sockaddr_storage *ss, 
 	return -1;
 }
 
+/* libmicrohttpd's own messages go through the daemon's log (one format, escaped). */
+static void mhd_logger(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	log_vmsg(LOG_WARN, "libmicrohttpd: ", fmt, ap);
+}
+
 int server_create(const struct server_opts *o, struct server **out, char err[SERVER_ERR_LEN])
 {
 	*out = NULL;
@@ -993,6 +1270,8 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 	S->o = *o;
 	S->cfg = *o->cfg;
 	pthread_mutex_init(&S->lock, NULL);
+	pthread_cond_init(&S->stop_cv, NULL);
+	S->conns.next = S->conns.prev = &S->conns;
 	S->last_change = now_s();
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -1005,8 +1284,9 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 		         S->cfg.listen);
 		goto fail;
 	}
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
-	                 MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	/* A thread per connection: a request waits for its job in its own thread (start_job) */
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+	                 MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	if (o->tls_cert) {
@@ -1016,7 +1296,7 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 		}
 		flags |= MHD_USE_TLS;
 	}
-	struct MHD_OptionItem opts[16];
+	struct MHD_OptionItem opts[24];
 	int n = 0;
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &ss};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
@@ -1026,18 +1306,25 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT,
 	                                    (intptr_t)S->cfg.conn_timeout, NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, 64 * 1024, NULL};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_STACK_SIZE, 512 * 1024, NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, S};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, S};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, S};
+	/* exclusive unless asked: a second daemon on the port must fail, not take half its load */
 	if (S->cfg.reuse_port)
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL};
 	if (o->tls_cert) {
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)o->tls_cert};
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)o->tls_key};
+		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0,
+		                                    (void *)S->cfg.tls_priorities};
 	}
 	if (o->listen_fd > 0) /* socket activation: the service manager bound and listens */
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, o->listen_fd, NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 	S->d = MHD_start_daemon(flags, (uint16_t)S->cfg.port, NULL, NULL, on_request, S,
-	                        MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+	                        MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, S, MHD_OPTION_ARRAY, opts,
+	                        MHD_OPTION_END);
 	if (!S->d) {
 		snprintf(err, SERVER_ERR_LEN, "cannot listen on %.64s port %d (in use, or a bad TLS "
 		         "certificate or key?)", S->cfg.listen, S->cfg.port);
@@ -1045,9 +1332,16 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 	}
 	const union MHD_DaemonInfo *di = MHD_get_daemon_info(S->d, MHD_DAEMON_INFO_BIND_PORT);
 	S->port = di ? di->port : S->cfg.port;
+	if (pthread_create(&S->sweeper, NULL, sweeper_main, S)) {
+		snprintf(err, SERVER_ERR_LEN, "cannot start the connection sweeper thread");
+		MHD_stop_daemon(S->d);
+		goto fail;
+	}
+	S->sweeper_started = 1;
 	*out = S;
 	return 0;
 fail:
+	pthread_cond_destroy(&S->stop_cv);
 	pthread_mutex_destroy(&S->lock);
 	free(S);
 	return -1;
@@ -1086,7 +1380,15 @@ void server_destroy(struct server *s)
 {
 	if (!s)
 		return;
+	if (s->sweeper_started) {
+		pthread_mutex_lock(&s->lock);
+		s->stop = 1;
+		pthread_cond_signal(&s->stop_cv);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->sweeper, NULL);
+	}
 	MHD_stop_daemon(s->d);
+	pthread_cond_destroy(&s->stop_cv);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

@@ -1,6 +1,6 @@
-/* The HTTP/JSON front of fftbloomd on libmicrohttpd: an internal polling thread with epoll,
- * connection, per-IP and timeout limits, the routes of the API, and suspend/resume around the
- * jobs that decode, run on a GPU and encode. Every answer carries X-Request-Id and
+/* The HTTP/JSON front of fftbloomd on libmicrohttpd: a thread per connection (a request waits
+ * there for the job that decodes, runs on a GPU and encodes it), connection, per-IP, idle,
+ * header and body-rate limits, and the routes of the API. Every answer carries X-Request-Id and
  * Server-Timing; every error is {"error": {"status", "code", "message"}}; one log line and one
  * metrics count per request. */
 #ifndef FFTBLOOM_SERVER_H
@@ -46,7 +46,7 @@ int server_active(struct server *s);
 /* Seconds since a request last began or completed. */
 double server_idle_s(struct server *s);
 
-/* Stops the daemon (no job may still hold a suspended connection) and frees. NULL-safe. */
+/* Stops the daemon (no job may still be waited for: jobs_shutdown first) and frees. NULL-safe. */
 void server_destroy(struct server *s);
 
 #endif

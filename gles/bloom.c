@@ -13,7 +13,7 @@
 
 #include "gles/fft.h"
 #include "gles/gpu_timer.h"
-#include "gles/kernels.h"
+#include "gles/kernel_presets.h"
 
 /* binding points shared with the bloom shaders */
 #define B_PADDED 0
@@ -22,6 +22,7 @@
 #define B_SPECTRUM 8
 #define B_PLANES 9
 #define B_HOOK 10
+#define B_FLAGS 11
 
 #define BLOOM_LEASE_BYTES (256u << 20)  /* their mapped memory at most, together */
 #define BLOOM_DESTROY_WAIT_MS 60000     /* how long destroy waits for lent buffers to return */
@@ -42,7 +43,7 @@ _Static_assert(IMAGE_LOST_RANGE == 2 && IMAGE_LOST_NEGATIVE == 8,
 /* Everything that depends on the padded size: FFT axes (vec4 for the image and colour kernels,
  * vec2 for grayscale kernels) and the buffers. */
 struct plan {
-	int pw, ph, technique, twiddles, half;
+	int pw, ph, technique, half;
 	struct fft_axis *rows4, *cols4;  /* the image: vec4, float16 storage when half */
 	struct fft_axis *rows4k, *cols4k;/* colour kernels: vec4 float32 (the image's axes unless half) */
 	struct fft_axis *rows2, *cols2;  /* grayscale kernels: vec2 float32 */
@@ -60,7 +61,7 @@ struct plan {
 
 struct kentry {
 	uint64_t digest[2];
-	int pw, ph, cx, cy, kw, kh, gray, normalize, technique, twiddles;
+	int pw, ph, cx, cy, kw, kh, gray, normalize, technique;
 	int fused; /* stored transposed, for the fused columns */
 	double scale; /* kernel_scale asked for */
 	GLuint spectrum;
@@ -68,9 +69,7 @@ struct kentry {
 	unsigned long long last_use;
 };
 
-struct prog {
-	GLuint id;
-};
+static GLuint make_buffer_usage(size_t bytes, GLenum usage);
 
 struct bloom_ctx {
 	struct program_cache *pc;
@@ -91,6 +90,8 @@ struct bloom_ctx {
 	size_t host_bytes;
 	GLuint yin, yout, ystage; /* JPEG planes in, out, and out's mapped copy; grown as needed */
 	GLuint hook;              /* the folded passes' parameters (bloom_hooks.comp's Hook) */
+	GLuint flags;             /* the composite's count of non-finite samples, and its copy */
+	GLuint flags_stage;
 	/* GL_EXT_buffer_storage: yin and ystage made immutable and mapped once, persistently
 	 * (coherent), so a frame's planes go in by memcpy and come out after a fence, with no map,
 	 * unmap or buffer update call per frame; NULL without the extension */
@@ -106,11 +107,11 @@ struct bloom_ctx {
 	} last;
 	size_t yin_bytes, yout_bytes, ystage_bytes;
 	struct preset {
-		char spec[256];
+		struct kernel_preset spec;
 		struct image img;
 		uint64_t digest[2];
 		unsigned long long last_use;
-	} presets[8]; /* generated built-in kernels by spec (aperture runs an FFT to make) */
+	} presets[8]; /* generated built-in kernels (aperture runs an FFT to make) */
 };
 
 const char *bloom_strerror(int code)
@@ -153,6 +154,17 @@ int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
 	}
 	if (info->buffer_storage && !b->opts.no_persistent_map)
 		b->buffer_storage = (PFNGLBUFFERSTORAGEEXTPROC)eglGetProcAddress("glBufferStorageEXT");
+	b->flags = make_buffer_usage(16, GL_DYNAMIC_COPY);
+	b->flags_stage = b->flags ? make_buffer_usage(16, GL_STREAM_READ) : 0;
+	if (!b->flags_stage) {
+		if (b->flags)
+			glDeleteBuffers(1, &b->flags);
+		gpu_timer_destroy(b->timer);
+		free(b->plans);
+		free(b);
+		snprintf(err, BLOOM_ERR_LEN, "out of GPU memory");
+		return BLOOM_E_NOMEM;
+	}
 	for (int i = 0; i < BLOOM_LEASES; i++)
 		atomic_init(&b->leases[i].out, 0);
 	*out = b;
@@ -191,8 +203,8 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 		glDeleteBuffers(1, &b->kc[i].spectrum);
 	if (b->kupload)
 		glDeleteBuffers(1, &b->kupload);
-	GLuint ybufs[] = {b->yin, b->yout, b->ystage, b->hook};
-	for (int i = 0; i < 4; i++)
+	GLuint ybufs[] = {b->yin, b->yout, b->ystage, b->hook, b->flags, b->flags_stage};
+	for (int i = 0; i < 6; i++)
 		if (ybufs[i])
 			glDeleteBuffers(1, &ybufs[i]);
 	/* lent result buffers: a codec thread may still be reading one; wait for them to come back
@@ -215,6 +227,20 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 	free(b->kc);
 	free(b->plans);
 	free(b);
+}
+
+int bloom_release_plan(struct bloom_ctx *b)
+{
+	if (!b->nplans)
+		return -1;
+	int lru = 0;
+	for (int i = 1; i < b->nplans; i++)
+		if (b->plans[i]->last_use < b->plans[lru]->last_use)
+			lru = i;
+	b->last.valid = 0;
+	plan_destroy(b->plans[lru]);
+	b->plans[lru] = b->plans[--b->nplans];
+	return 0;
 }
 
 void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st)
@@ -264,14 +290,8 @@ static GLuint make_buffer(size_t bytes)
 	return make_buffer_usage(bytes, GL_DYNAMIC_COPY);
 }
 
-static int padded_size(int n, int pad)
+static int padded_size(int n)
 {
-	if (pad == BLOOM_PAD_POW2) {
-		int p = 1;
-		while (p < n)
-			p *= 2;
-		return p;
-	}
 	return fft_good_size(n);
 }
 
@@ -283,7 +303,7 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 	for (int i = 0; i < b->nplans; i++) {
 		struct plan *q = b->plans[i];
 		if (q->pw == pw && q->ph == ph && q->technique == p->technique &&
-		    q->twiddles == p->twiddles && q->half == (p->precision == BLOOM_FP16)) {
+		    q->half == (p->precision == BLOOM_FP16)) {
 			q->last_use = b->tick;
 			b->st.plan_hits++;
 			*out = q;
@@ -304,11 +324,10 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 	q->pw = pw;
 	q->ph = ph;
 	q->technique = p->technique;
-	q->twiddles = p->twiddles;
 	q->half = p->precision == BLOOM_FP16;
 	char ferr[FFT_ERR_LEN];
 	/* float16 spectra are scaled on the forward transform so that they stay in range */
-	struct fft_opts o4 = {.technique = p->technique, .twiddles = p->twiddles, .components = 4,
+	struct fft_opts o4 = {.technique = p->technique, .twiddles = FFT_TW_COMPUTED, .components = 4,
 	                      .half = q->half, .norm_forward = q->half, .wisdom = b->opts.wisdom,
 	                      .bank_pad = b->opts.fft_bank_pad, .subgroup = b->opts.fft_subgroup,
 	                      .composite = b->opts.fft_composite, .max_radix = b->opts.fft_max_radix};
@@ -493,28 +512,22 @@ static int kernel_pixels(const struct image *k, struct kinfo *ki, char err[BLOOM
 	return 0;
 }
 
-/* The kernel's centre in pixels from kernel_center (default floor(w/2), floor(h/2)). */
+/* The kernel's centre in pixels (default floor(w/2), floor(h/2)). */
 static int kernel_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy,
                          char err[BLOOM_ERR_LEN])
 {
-	int mode;
-	double x, y;
-	char oerr[OPT_ERR_LEN];
-	if (bloom_params_center(p, &mode, &x, &y, oerr)) {
-		snprintf(err, BLOOM_ERR_LEN, "%s", oerr);
-		return BLOOM_E_ARG;
-	}
-	if (mode == BLOOM_CENTER_PIXEL) {
-		*cx = (int)lround(x);
-		*cy = (int)lround(y);
+	const struct kernel_center *c = &p->center;
+	if (c->mode == KERNEL_CENTER_PIXEL) {
+		*cx = (int)lround(c->x);
+		*cy = (int)lround(c->y);
 		if (*cx >= kw || *cy >= kh) {
-			snprintf(err, BLOOM_ERR_LEN, "kernel-center: %d,%d lies outside the %dx%d kernel",
+			snprintf(err, BLOOM_ERR_LEN, "kernel_center: %d,%d lies outside the %dx%d kernel",
 			         *cx, *cy, kw, kh);
 			return BLOOM_E_ARG;
 		}
-	} else if (mode == BLOOM_CENTER_UV) {
-		*cx = (int)fmin(floor(x * kw), kw - 1);
-		*cy = (int)fmin(floor(y * kh), kh - 1);
+	} else if (c->mode == KERNEL_CENTER_UV) {
+		*cx = (int)fmin(floor(c->x * kw), kw - 1);
+		*cy = (int)fmin(floor(c->y * kh), kh - 1);
 	} else {
 		*cx = kw / 2;
 		*cy = kh / 2;
@@ -555,8 +568,7 @@ static struct kentry *kcache_find(struct bloom_ctx *b, const uint64_t d[2], int 
 		struct kentry *e = &b->kc[i];
 		if (e->digest[0] == d[0] && e->digest[1] == d[1] && e->pw == pw && e->ph == ph &&
 		    e->cx == ki->cx && e->cy == ki->cy && e->scale == p->kernel_scale &&
-		    e->normalize == p->normalize && e->technique == p->technique &&
-		    e->twiddles == p->twiddles && e->fused == fused)
+		    e->normalize == p->normalize && e->technique == p->technique && e->fused == fused)
 			return e;
 	}
 	return NULL;
@@ -664,7 +676,6 @@ static int kernel_spectrum(struct bloom_ctx *b, struct plan *q, const uint64_t d
 	e->scale = p->kernel_scale;
 	e->normalize = p->normalize;
 	e->technique = p->technique;
-	e->twiddles = p->twiddles;
 	e->fused = fused;
 	e->spectrum = spec;
 	e->bytes = bytes;
@@ -686,11 +697,15 @@ static int resolve_kernel(struct bloom_ctx *b, const struct bloom_kernel *k,
 			bloom_kernel_digest(k->img, d);
 		return 0;
 	}
-	const char *spec = p->kernel_preset[0] ? p->kernel_preset : "aperture";
+	struct kernel_preset spec = p->preset;
+	if (spec.kind == KERNEL_NONE) {
+		snprintf(err, BLOOM_ERR_LEN, "no kernel: neither an image nor a built-in kernel");
+		return BLOOM_E_ARG;
+	}
 	struct preset *slot = &b->presets[0];
 	for (int i = 0; i < 8; i++) {
 		struct preset *e = &b->presets[i];
-		if (e->img.pixels && !strcmp(e->spec, spec)) {
+		if (e->img.pixels && !memcmp(&e->spec, &spec, sizeof spec)) {
 			e->last_use = ++b->tick;
 			*kimg = &e->img;
 			d[0] = e->digest[0], d[1] = e->digest[1];
@@ -699,34 +714,25 @@ static int resolve_kernel(struct bloom_ctx *b, const struct bloom_kernel *k,
 		if (!e->img.pixels || e->last_use < slot->last_use)
 			slot = e;
 	}
-	int rc = bloom_kernel_preset(b, spec, gen, err);
+	int rc = bloom_kernel_preset(b, &spec, gen, err);
 	if (rc)
 		return rc;
 	bloom_kernel_digest(gen, d);
-	if (strlen(spec) < sizeof slot->spec) { /* keep it: the image moves into the slot */
-		image_free(&slot->img);
-		snprintf(slot->spec, sizeof slot->spec, "%s", spec);
-		slot->img = *gen;
-		memset(gen, 0, sizeof *gen);
-		slot->digest[0] = d[0], slot->digest[1] = d[1];
-		slot->last_use = ++b->tick;
-		*kimg = &slot->img;
-	} else {
-		*kimg = gen;
-	}
+	image_free(&slot->img); /* kept: the image moves into the slot */
+	slot->spec = spec;
+	slot->img = *gen;
+	memset(gen, 0, sizeof *gen);
+	slot->digest[0] = d[0], slot->digest[1] = d[1];
+	slot->last_use = ++b->tick;
+	*kimg = &slot->img;
 	return 0;
 }
 
-int bloom_kernel_preset(struct bloom_ctx *b, const char *spec, struct image *out,
+int bloom_kernel_preset(struct bloom_ctx *b, const struct kernel_preset *ks, struct image *out,
                         char err[BLOOM_ERR_LEN])
 {
-	struct kernel_spec ks;
 	char kerr[KERNEL_ERR_LEN];
-	if (kernel_spec_parse(spec, &ks, kerr)) {
-		snprintf(err, BLOOM_ERR_LEN, "%s", kerr);
-		return BLOOM_E_ARG;
-	}
-	if (kernel_generate(&ks, b->pc, b->info, out, kerr)) {
+	if (kernel_generate(ks, b->pc, b->info, out, kerr)) {
 		snprintf(err, BLOOM_ERR_LEN, "%s", kerr);
 		return BLOOM_E_GPU;
 	}
@@ -761,11 +767,52 @@ static const float *to_rgba(struct bloom_ctx *b, const struct image *in)
 	return v;
 }
 
+int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
+                     const struct bloom_kernel *k, const struct bloom_params *p, int *known,
+                     unsigned long long *key, char err[BLOOM_ERR_LEN])
+{
+	*known = 0;
+	*key = 0;
+	int w = 0, h = 0;
+	if (in && in->img) {
+		w = in->img->width, h = in->img->height;
+	} else if (in && in->yuv) {
+		int turned = in->yuv->orientation >= 5;
+		w = turned ? in->yuv->height : in->yuv->width;
+		h = turned ? in->yuv->width : in->yuv->height;
+	}
+	if (w < 1 || h < 1) {
+		snprintf(err, BLOOM_ERR_LEN, "empty or malformed image");
+		return BLOOM_E_ARG;
+	}
+	struct image gen = {0};
+	const struct image *kimg;
+	uint64_t d[2];
+	struct kinfo ki = {0};
+	int rc = resolve_kernel(b, k, p, &gen, &kimg, d, err);
+	if (!rc)
+		rc = kernel_geometry(kimg, p, w, h, &ki, err);
+	image_free(&gen);
+	if (rc)
+		return rc;
+	int pw = padded_size(w + ki.kw - 1), ph = padded_size(h + ki.kh - 1);
+	*key = (unsigned long long)pw | (unsigned long long)ph << 20 |
+	       (unsigned long long)(p->precision == BLOOM_FP16) << 40 |
+	       (unsigned long long)p->technique << 41;
+	for (int i = 0; i < b->nplans; i++) {
+		const struct plan *q = b->plans[i];
+		if (q->pw == pw && q->ph == ph && q->technique == p->technique &&
+		    q->half == (p->precision == BLOOM_FP16))
+			*known = 1;
+	}
+	return 0;
+}
+
 int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p, char err[BLOOM_ERR_LEN])
 {
 	struct plan *q;
-	int pw = padded_size(width + kernel_w - 1, p->pad), ph = padded_size(height + kernel_h - 1, p->pad);
+	int pw = padded_size(width + kernel_w - 1), ph = padded_size(height + kernel_h - 1);
 	int rc = get_plan(b, pw, ph, p, &q, err);
 	int half = p->precision == BLOOM_FP16;
 	GLuint prog;
@@ -1082,6 +1129,10 @@ static int run_stages(struct bloom_ctx *b, struct plan *q, struct kentry *ke, GL
 	}
 	/* composite */
 	if (!st->folded) {
+		GLuint zero[4] = {0, 0, 0, 0};
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->flags);
+		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof zero, zero);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_FLAGS, b->flags);
 		set_sizes(comp, w, h, pw, ph);
 		glUniform1f(glGetUniformLocation(comp, "u_intensity"), (float)p->intensity);
 		glUniform1f(glGetUniformLocation(comp, "u_mix"), (float)p->mix);
@@ -1103,6 +1154,13 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	struct bloom_result r;
 	memset(&r, 0, sizeof r);
 	int rc = bloom_run_frame(b, op, &f, k, p, &r, st, err);
+	if (!rc && r.nonfinite) {
+		snprintf(err, BLOOM_ERR_LEN, "%llu samples of the result are not finite: float32 "
+		         "overflowed in the convolution (an image or kernel value near 3.4e38, or "
+		         "infinite)", r.nonfinite);
+		image_free(&r.img);
+		rc = BLOOM_E_ARG;
+	}
 	*out = r.img;
 	return rc;
 }
@@ -1124,6 +1182,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	struct bloom_lease *lease = NULL; /* taken for this result; moves to res->lease at the end */
 	res->channels = 0;
 	res->lost = 0;
+	res->nonfinite = 0;
 	err[0] = 0;
 	const struct image *in = fin ? fin->img : NULL;
 	const struct yuv_image *yin = in || !fin ? NULL : fin->yuv;
@@ -1156,8 +1215,8 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		goto done;
 	if ((rc = kernel_geometry(kimg, p, w, h, &ki, err)))
 		goto done;
-	int pw = padded_size(w + ki.kw - 1, p->pad);
-	int ph = padded_size(h + ki.kh - 1, p->pad);
+	int pw = padded_size(w + ki.kw - 1);
+	int ph = padded_size(h + ki.kh - 1);
 	st->padded_w = pw;
 	st->padded_h = ph;
 	struct plan *q;
@@ -1307,6 +1366,18 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	}
 	if (unmap)
 		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+	if (!st->folded) { /* the composite's count; its commands are complete by now */
+		glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+		glBindBuffer(GL_COPY_READ_BUFFER, b->flags);
+		glBindBuffer(GL_COPY_WRITE_BUFFER, b->flags_stage);
+		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, 4);
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->flags_stage);
+		const GLuint *nf = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, 4, GL_MAP_READ_BIT);
+		if (nf) {
+			res->nonfinite = *nf;
+			glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+		}
+	}
 	st->readback_ms = wall_now() - t_read;
 	gpu_timer_mark(b->timer);
 	int nm = gpu_timer_read(b->timer, ms);

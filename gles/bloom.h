@@ -17,7 +17,7 @@
 #include "gles/egl.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
-#include "protocol/bloom_params.h"
+#include "protocol/params.h"
 #include "protocol/image.h"
 
 #define BLOOM_ERR_LEN 4096
@@ -53,7 +53,7 @@ struct bloom_ctx_opts {
 
 /* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */
 struct bloom_kernel {
-	const struct image *img; /* NULL: generate params->kernel_preset (default "aperture") */
+	const struct image *img; /* NULL: generate params->preset (bloom_params.preset) */
 	uint64_t digest[2];      /* filled by bloom_kernel_digest, or left 0 to have bloom_run do it */
 };
 
@@ -93,7 +93,8 @@ void bloom_kernel_digest(const struct image *k, uint64_t digest[2]);
 
 /* Runs op (BLOOM_OP_BLOOM or BLOOM_OP_CONVOLVE) on `in` (1-4 channels; missing alpha counts as
  * 1 and is not returned) with the kernel; writes a new image with in's channel count into *out
- * (caller frees with image_free). Returns 0 or a negative bloom_error with a message. */
+ * (caller frees with image_free). Returns 0 or a negative bloom_error with a message; a result
+ * with NaN or infinite samples (float32 overflowed) is BLOOM_E_ARG. */
 int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct bloom_kernel *k,
               const struct bloom_params *p, struct image *out, struct bloom_stats *st,
               char err[BLOOM_ERR_LEN]);
@@ -126,6 +127,9 @@ struct bloom_result {
 	struct bloom_lease *lease;/* out: the lent buffer, or NULL when the planes were copied */
 	int channels;             /* out: the result's channels (planes keep 1 or 3 of them) */
 	unsigned lost;            /* out (want_yuv 1): IMAGE_LOST_* of making the planes */
+	unsigned long long nonfinite; /* out: samples of the result (before any clipping to
+	                                 planes) that are NaN or infinite: the input, the kernel
+	                                 or their products overflowed float32 */
 };
 
 /* Gives a lent buffer back to its context (from any thread, once, after the last read of the
@@ -143,13 +147,26 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *in,
  * of a whole call leave the GPU idle most of the time, and the driver lowers its clocks then. */
 int bloom_rerun_stages(struct bloom_ctx *b, struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
 
+/* Whether bloom_run_frame of this frame and kernel would find its padded size planned (1) or
+ * build a plan (0, compiling programs where they are new) in *known, and a key naming that plan
+ * (the same on every context) in *key. Resolving a built-in kernel may generate it (and keep
+ * it, as a run would). Returns 0 or a negative bloom_error for a kernel or parameter
+ * bloom_run_frame would refuse. */
+int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
+                     const struct bloom_kernel *k, const struct bloom_params *p, int *known,
+                     unsigned long long *key, char err[BLOOM_ERR_LEN]);
+
 /* Builds the plan, programs and buffers for an image size and kernel size ahead of time. */
 int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p, char err[BLOOM_ERR_LEN]);
 
-/* Generates a built-in kernel from "NAME[:k=v,...]" (gaussian, glare, aperture) as an RGB image. */
-int bloom_kernel_preset(struct bloom_ctx *b, const char *spec, struct image *out,
+/* Generates a built-in kernel (protocol/kernel_preset.h parses one) as an RGB image. */
+int bloom_kernel_preset(struct bloom_ctx *b, const struct kernel_preset *ks, struct image *out,
                         char err[BLOOM_ERR_LEN]);
+
+/* Destroys the least recently used plan (its buffers, and its hold on its programs, so that
+ * program_cache_trim can delete them). Between frames only. Returns 0, or -1 with no plan left. */
+int bloom_release_plan(struct bloom_ctx *b);
 
 void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st);
 const char *bloom_strerror(int code);

@@ -38,6 +38,7 @@ struct fft_key {
 };
 
 struct fft_axis {
+	struct program_cache *pc;                /* holds the axis's programs (program_hold) */
 	struct fft_plan plan;
 	struct fft_opts opts;
 	int n, adjacent, max_count;
@@ -183,6 +184,7 @@ static int get_prog(struct program_cache *pc, const char *name, const struct fft
 		snprintf(err, FFT_ERR_LEN, "%s", perr);
 		return FFT_E_PROGRAM;
 	}
+	program_hold(pc, id); /* dropped by the axis's or fused plan's destroy */
 	p->id = id;
 	p->u_offset = glGetUniformLocation(id, "u_offset");
 	p->u_sig_stride = glGetUniformLocation(id, "u_sig_stride");
@@ -788,6 +790,7 @@ static int create_axis(struct program_cache *pc, const struct egl_info *info, in
 	struct fft_axis *a = calloc(1, sizeof *a);
 	if (!a)
 		return FFT_E_NOMEM;
+	a->pc = pc;
 	a->opts = *o; /* max_radix 0: the plan's default for its technique */
 	a->n = n;
 	a->adjacent = signals_adjacent;
@@ -885,6 +888,20 @@ void fft_axis_destroy(struct fft_axis *a)
 	if (!a)
 		return;
 	fft_axis_destroy(a->inner);
+	for (int inv = 0; inv < 2; inv++) {
+		const struct prog *held[2 * FFT_MAX_PASSES + 4];
+		int nh = 0;
+		held[nh++] = &a->shared[inv];
+		for (int i = 0; i < FFT_MAX_PASSES; i++) {
+			held[nh++] = &a->pass[inv][i];
+			held[nh++] = &a->sweep[inv][i];
+		}
+		for (int i = 0; i < 3; i++)
+			held[nh++] = &a->bl[inv][i];
+		for (int i = 0; i < nh; i++)
+			if (held[i]->id)
+				program_drop(a->pc, held[i]->id);
+	}
 	GLuint bufs[] = {a->twiddles, a->scratch, a->work, a->chirp, a->filter[0], a->filter[1]};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
@@ -1137,6 +1154,7 @@ struct fft_axis *fft_cols(struct fft *f)
 }
 
 struct fft_conv {
+	struct program_cache *pc;
 	struct fft_plan plan;
 	struct prog prog;
 	int count;
@@ -1155,6 +1173,7 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	struct fft_conv *c = calloc(1, sizeof *c);
 	if (!c)
 		return FFT_E_NOMEM;
+	c->pc = pc;
 	c->count = count;
 	c->info = info;
 	struct fft_plan_opts po = {o->max_radix, FFT_TECH_SHARED, o->twiddles, 4,
@@ -1184,6 +1203,10 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 
 void fft_conv_destroy(struct fft_conv *c)
 {
+	if (!c)
+		return;
+	if (c->prog.id)
+		program_drop(c->pc, c->prog.id);
 	free(c);
 }
 

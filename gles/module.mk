@@ -8,5 +8,9 @@ GLES_OBJS := \
 	$(BUILD)/gles/fft.o \
 	$(BUILD)/gles/wisdom.o \
 	$(BUILD)/gles/gpu_timer.o \
-	$(BUILD)/gles/kernels.o \
+	$(BUILD)/gles/kernel_presets.o \
 	$(BUILD)/gles/bloom.o
+GLES_OBJS += \
+	$(BUILD)/gles/spatial_plan.o \
+	$(BUILD)/gles/spatial.o \
+	$(BUILD)/gles/deconv.o

@@ -56,6 +56,7 @@ const char *image_strerror(int code)
 	case IMAGE_E_CORRUPT: return "corrupt image data";
 	case IMAGE_E_TRUNCATED: return "truncated image data";
 	case IMAGE_E_TOO_LARGE: return "image too large";
+	case IMAGE_E_BUSY: return "no room for the image now";
 	case IMAGE_E_EMPTY: return "image has zero size";
 	default: return "unknown image error";
 	}
@@ -170,6 +171,11 @@ int image_check_limits(const struct image_limits *lim, unsigned long long w, uns
 	if (w * h > SIZE_MAX / 4 / sizeof(float))
 		return image_fail(err, IMAGE_E_TOO_LARGE, "%s: %llux%llu does not fit in memory",
 				  fmt_name, w, h);
+	if (lim && lim->admit) {
+		int rc = lim->admit(lim->admit_ctx, w, h, err);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
@@ -200,7 +206,7 @@ static image_encode_fn encoder_of(enum image_format f)
 int image_decode(const void *buf, size_t len, const struct image_limits *lim, struct image *out,
 		 struct image_info *info, char err[IMAGE_ERR_LEN])
 {
-	struct image_limits dl = { 0, 0, 0 };
+	struct image_limits dl = { .max_pixels = 0 };
 	struct image_info tmp;
 	if (!out)
 		return image_fail(err, IMAGE_E_ARG, "image: no output image");

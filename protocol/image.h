@@ -27,6 +27,13 @@ struct image {
 struct image_limits {
 	unsigned max_width, max_height;
 	unsigned long long max_pixels;
+	/* Optional admission hook, called by image_check_limits once a header's size is within
+	 * the limits and before any pixel is allocated: 0 lets the decode go on; a negative
+	 * image_error (with a message in err) refuses it, and the decoder returns that code. A
+	 * decoder may check the same image more than once (an orientation, a fallback decoder):
+	 * the hook sees the latest size of the image it admits, not one more image. NULL: none. */
+	int (*admit)(void *ctx, unsigned long long w, unsigned long long h, char *err);
+	void *admit_ctx;
 };
 #define IMAGE_DEFAULT_MAX_WIDTH 32768u
 #define IMAGE_DEFAULT_MAX_HEIGHT 32768u
@@ -69,6 +76,8 @@ enum image_error {
 	IMAGE_E_TRUNCATED = -6,   /* data ends early */
 	IMAGE_E_TOO_LARGE = -7,   /* width, height or pixel count above the limits */
 	IMAGE_E_EMPTY = -8,       /* zero width or height */
+	IMAGE_E_BUSY = -9,        /* refused by the limits' admission hook for now (a memory
+				     budget spent): the same image may be accepted later */
 };
 
 /* Static description of an image_error code. */

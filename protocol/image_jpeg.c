@@ -301,7 +301,7 @@ void yuv_image_free(struct yuv_image *y)
 int image_decode_jpeg_yuv(const void *buf, size_t len, const struct image_limits *lim,
 			  struct yuv_image *out, struct image_info *info, char err[IMAGE_ERR_LEN])
 {
-	struct image_limits dl = { 0, 0, 0 };
+	struct image_limits dl = { .max_pixels = 0 };
 	struct image_info li;
 	memset(out, 0, sizeof *out);
 	if (!info)

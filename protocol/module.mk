@@ -1,7 +1,10 @@
 # protocol/: bytes and text <-> plain C structs. No GL, no HTTP.
 PROTOCOL_OBJS := \
 	$(BUILD)/protocol/opts.o \
-	$(BUILD)/protocol/bloom_params.o \
+	$(BUILD)/protocol/request.o \
+	$(BUILD)/protocol/kernel_preset.o \
+	$(BUILD)/protocol/format.o \
+	$(BUILD)/protocol/openapi.o \
 	$(BUILD)/protocol/npy.o \
 	$(BUILD)/protocol/colour.o \
 	$(BUILD)/protocol/image.o \
@@ -10,3 +13,4 @@ PROTOCOL_OBJS := \
 	$(BUILD)/protocol/image_jpeg.o \
 	$(BUILD)/protocol/image_exr.o \
 	$(BUILD)/protocol/image_hdr.o
+PROTOCOL_OBJS += $(BUILD)/protocol/conv_params.o

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "protocol/request.h"
+
 #include "gles/egl.h"
 
 static uint64_t g_state = 0x9E3779B97F4A7C15ull;
@@ -107,4 +109,24 @@ struct egl_ctx *tu_gl_context(void)
 		       egl_ctx_info(ctx)->platform);
 	}
 	return ctx;
+}
+
+void tu_params(struct bloom_params *p, int op)
+{
+	struct request r;
+	request_init(&r, op == BLOOM_OP_CONVOLVE ? REQUEST_CONVOLVE : REQUEST_BLOOM);
+	*p = r.p;
+}
+
+void tu_param(struct bloom_params *p, int op, const char *name, const char *value)
+{
+	struct request r;
+	request_init(&r, op == BLOOM_OP_CONVOLVE ? REQUEST_CONVOLVE : REQUEST_BLOOM);
+	r.p = *p;
+	char err[REQUEST_ERR_LEN];
+	if (request_set(&r, name, value, REQUEST_SRC_QUERY, err)) {
+		fprintf(stderr, "tu_param %s=%s: %s\n", name, value, err);
+		abort();
+	}
+	*p = r.p;
 }

@@ -20,6 +20,15 @@ double tu_max_abs_f32(const float *a, const double *ref, size_t n);
 /* Prints "name: rel_l2 X max_abs Y (tol T)" and returns 1 when rel <= tol (NaN fails). */
 int tu_report(const char *name, double rel, double maxabs, double tol);
 
+struct bloom_params;
+struct kernel_preset;
+/* The request table's defaults for op (BLOOM_OP_BLOOM or BLOOM_OP_CONVOLVE), as the engine
+ * takes them (protocol/request.h). */
+void tu_params(struct bloom_params *p, int op);
+/* A parameter's text through the request table into p (fails the test if it is refused):
+ * tu_param(&p, op, "kernel_center", "2,1"). */
+void tu_param(struct bloom_params *p, int op, const char *name, const char *value);
+
 struct egl_ctx;
 /* A context on whatever platform `auto` finds, made once per test binary; NULL on failure
  * (with the reason printed). */

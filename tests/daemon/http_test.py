@@ -12,6 +12,7 @@ import shutil
 import signal
 import socket
 import ssl
+import struct
 import subprocess
 import sys
 import tempfile
@@ -743,13 +744,16 @@ def test_deadline_and_client_gone():
         s.sendall(b"POST /v1/convolve?kernel_preset=gaussian:sigma=2 HTTP/1.1\r\nHost: x\r\n"
                   b"Content-Length: %d\r\n\r\n" % len(small) + small)
         check("the hanging-up client's job is queued", wait_queue(d, 1))
+        # a reset (close with unread data, or SO_LINGER 0) is a client gone; a half-close, or a
+        # close that looks like one, is not (hostile_test.py checks the half-close's answer)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         s.close()
         gone = 0
         end = time.time() + 5
         while time.time() < end and not gone:
             gone = d.metric('fftbloom_jobs_dropped_total{reason="client_gone"}') or 0
             time.sleep(0.01)
-        check("a queued job whose client hung up is dropped", gone == 1, gone)
+        check("a queued job whose client reset its connection is dropped", gone == 1, gone)
         t2.join()
         check("the slow jobs succeeded", res["slow"][0] == 200 and res["slow2"][0] == 200,
               (res["slow"][:2], res["slow2"][:2]))
@@ -906,12 +910,63 @@ def test_tls():
         d.stop("TLS daemon")
 
 
+def test_request_rules():
+    """One set of rules however a parameter comes in (query, form field, params JSON)."""
+    d = Daemon()
+    try:
+        img = png_bytes(rand8())
+
+        def bad(path, want_code, *texts, body=None, ctype=None):
+            st, h, b = d.req("POST", path, body=img if body is None else body,
+                             headers={"Content-Type": ctype} if ctype else {})
+            s_, code, msg = err_of(b)
+            ok = st == 400 and code == want_code and all(t in msg for t in texts)
+            check("%s: 400 %s naming %s" % (path, want_code, ", ".join(texts)), ok, (st, b[:300]))
+
+        bad("/v1/bloom?kernel_preset=glare:blades=6", "bad_parameter", "glare has no key 'blades'",
+            "streaks=")
+        bad("/v1/bloom?kernel_preset=sparkle", "bad_parameter", "gaussian, glare, aperture")
+        bad("/v1/bloom?threshold=0.5&threshold=0.6", "bad_parameter", "threshold given twice")
+        bad("/v1/convolve?threshold=0.5", "bad_parameter", "threshold", "convolve does not take it")
+        bad("/v1/convolve?intensity=2", "bad_parameter", "intensity")
+        body, ct = multipart([("image", img, "image/png"),
+                              ("params", b'{"threshold": 0.7}', "application/json")])
+        bad("/v1/bloom?threshold=0.5", "bad_parameter", "threshold given twice",
+            "query string", "params", body=body, ctype=ct)
+        k = write_pfm(os.path.join(TMP, "k3.pfm"), np.ones((3, 3), np.float32))
+        body, ct = multipart([("image", img, "image/png"), ("kernel", open(k, "rb").read(),
+                                                             "image/x-portable-floatmap")])
+        bad("/v1/bloom?kernel_preset=gaussian", "bad_parameter", "kernel", "kernel_preset",
+            body=body, ctype=ct)
+        # an HTML form: every parameter a field of its own, the image as "file"
+        b = "----f%x" % RNG.integers(1 << 60)
+        form = b""
+        for name, val in (("threshold", b"0.5"), ("intensity", b"3"), ("format", b"png"),
+                          ("kernel_preset", b"gaussian:sigma=2")):
+            form += (b"--%s\r\nContent-Disposition: form-data; name=\"%s\"\r\n\r\n%s\r\n"
+                     % (b.encode(), name.encode(), val))
+        form += (b"--%s\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.png\"\r\n"
+                 b"Content-Type: image/png\r\n\r\n" % b.encode()) + img + b"\r\n--%s--\r\n" % b.encode()
+        st, h, got = d.req("POST", "/v1/bloom", body=form,
+                           headers={"Content-Type": "multipart/form-data; boundary=" + b})
+        st2, h2, want = d.req("POST", "/v1/bloom?threshold=0.5&intensity=3&format=png&"
+                              "kernel_preset=gaussian:sigma=2", body=img)
+        check("an HTML form (fields and 'file') gives what the query gives", st == 200 and st2 == 200
+              and got == want, (st, st2, got[:100]))
+        form2 = form.replace(b'name="intensity"', b'name="threshold"', 1)
+        st, h, b2 = d.req("POST", "/v1/bloom", body=form2,
+                          headers={"Content-Type": "multipart/form-data; boundary=" + b})
+        check("a form field named twice: 400", st == 400, (st, b2[:200]))
+    finally:
+        d.stop("request rules daemon")
+
+
 def main():
     if not os.path.exists(DAEMON):
         check("daemon binary exists", False, DAEMON)
     else:
-        for t in (test_main, test_limits_and_auth, test_queue_full, test_deadline_and_client_gone,
-                  test_concurrency_and_sigterm, test_tls):
+        for t in (test_main, test_request_rules, test_limits_and_auth, test_queue_full,
+                  test_deadline_and_client_gone, test_concurrency_and_sigterm, test_tls):
             t0 = time.time()
             try:
                 t()

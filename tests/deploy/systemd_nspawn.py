@@ -173,9 +173,9 @@ def main():
         c.run("systemctl", "restart", "fftbloomd.service", timeout=120)
         c.wait_state("fftbloomd.service", "SubState", "running", 120)
         before = int(c.show("fftbloomd.service", "NRestarts").get("NRestarts", "-1"))
-        a = (np.random.default_rng().random((720, 960, 3)) * 2 + 0.01).astype("<f4")
+        a = (np.random.default_rng().random((960, 1280, 3)) * 2 + 0.01).astype("<f4")
         big = os.path.join(TMP, "big.pfm")
-        open(big, "wb").write(b"PF\n960 720\n-1.0\n" + a[::-1].tobytes())
+        open(big, "wb").write(b"PF\n1280 960\n-1.0\n" + a[::-1].tobytes())
         curl(port, "/v1/bloom?format=pfm", data=big, key=KEY)  # killed under it: no answer
         time.sleep(4)
         after = int(c.show("fftbloomd.service", "NRestarts").get("NRestarts", "-1"))

@@ -195,7 +195,7 @@ def test_watchdog_follows_heartbeat():
     # A first job at a new size builds its plan and programs on the GPU thread (seconds on
     # llvmpipe), during which the thread shows no life: the watchdog must go hungry.
     t0 = time.time()
-    st, h, body = d.req("POST", "/v1/bloom?format=pfm", body=pfm_bytes(480, 640), timeout=120)
+    st, h, body = d.req("POST", "/v1/bloom?format=pfm", body=pfm_bytes(768, 1024), timeout=120)
     t1 = time.time()
     gpu = re.search(r"gpu;dur=([0-9.]+)", h.get("server-timing", ""))
     gpu_s = float(gpu.group(1)) / 1e3 if gpu else 0

@@ -116,6 +116,8 @@ def main():
         stop = seconds(last(u, "Service", "TimeoutStopSec"))
         check("%s: TimeoutStopSec %s > drain-timeout %g + 5 s" % (where, stop, drain),
               stop is not None and stop >= drain + 5)
+        check("%s: systemctl reload sends SIGHUP (the daemon reloads --kernel-dir)" % where,
+              last(u, "Service", "ExecReload") == "/bin/kill -HUP $MAINPID")
         check("%s: KillSignal=SIGTERM (the drain)" % where,
               last(u, "Service", "KillSignal") in (None, "SIGTERM"))
         check("%s: the API key is a credential named api-key" % where,

@@ -3,3 +3,5 @@ TEST_NAMES += protocol/test_npy
 TEST_NAMES += protocol/test_colour
 TEST_NAMES += protocol/test_image
 TEST_NAMES += protocol/test_image_hostile
+TEST_NAMES += protocol/test_conv_params
+TEST_NAMES += protocol/test_request

@@ -359,11 +359,13 @@ static void test_limits(void **state)
 		assert_int_equal(image_decode(s->buf, s->len, NULL, &img, &info, err), 0);
 		unsigned w = (unsigned)img.width, h = (unsigned)img.height;
 		image_free(&img);
-		struct image_limits exact = { w, h, (unsigned long long)w * h };
+		struct image_limits exact = { .max_width = w, .max_height = h,
+					      .max_pixels = (unsigned long long)w * h };
 		assert_int_equal(image_decode(s->buf, s->len, &exact, &img, NULL, err), 0);
 		image_free(&img);
-		struct image_limits lw = { w - 1 ? w - 1 : 0, h, 0 }, lh = { w, h - 1 ? h - 1 : 0, 0 },
-				    lp = { 0, 0, (unsigned long long)w * h - 1 };
+		struct image_limits lw = { .max_width = w - 1 ? w - 1 : 0, .max_height = h },
+				    lh = { .max_width = w, .max_height = h - 1 ? h - 1 : 0 },
+				    lp = { .max_pixels = (unsigned long long)w * h - 1 };
 		if (w > 1) {
 			assert_int_equal(image_decode(s->buf, s->len, &lw, &img, NULL, err),
 					 IMAGE_E_TOO_LARGE);
@@ -377,6 +379,73 @@ static void test_limits(void **state)
 					 IMAGE_E_TOO_LARGE);
 		assert_null(img.pixels);
 	}
+}
+
+struct admit_log {
+	int calls;
+	unsigned long long w, h;
+	int refuse;
+};
+
+static int admit(void *ctx, unsigned long long w, unsigned long long h, char *err)
+{
+	struct admit_log *a = ctx;
+	a->calls++;
+	a->w = w, a->h = h;
+	if (a->refuse) {
+		snprintf(err, IMAGE_ERR_LEN, "budget spent");
+		return IMAGE_E_BUSY;
+	}
+	return 0;
+}
+
+/* The admission hook sees every sample's size from its header, before any pixel: a refusal
+ * comes back as the decoder's result with nothing allocated. */
+static void test_admission_hook(void **state)
+{
+	(void)state;
+	for (int k = 0; k < nsamples; k++) {
+		const struct sample *s = &samples[k];
+		struct image img;
+		char err[IMAGE_ERR_LEN];
+		struct admit_log a = {0};
+		struct image_limits lim = { .admit = admit, .admit_ctx = &a };
+		assert_int_equal(image_decode(s->buf, s->len, &lim, &img, NULL, err), 0);
+		assert_true(a.calls >= 1);
+		assert_int_equal(a.w, (unsigned long long)img.width);
+		assert_int_equal(a.h, (unsigned long long)img.height);
+		image_free(&img);
+		a.refuse = 1;
+		assert_int_equal(image_decode(s->buf, s->len, &lim, &img, NULL, err), IMAGE_E_BUSY);
+		assert_null(img.pixels);
+		assert_non_null(strstr(err, "budget"));
+	}
+}
+
+/* A Radiance file whose header promises far more pixels than its bytes could carry (old-style
+ * runs repeat a pixel 255 << 16 times in 4 bytes) is refused from its header. */
+static void test_hdr_bomb(void **state)
+{
+	(void)state;
+	char head[128];
+	int hl = snprintf(head, sizeof head, "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 4000 +X 4000\n");
+	size_t len = (size_t)hl + 4000 * 16;
+	unsigned char *buf = calloc(1, len);
+	assert_non_null(buf);
+	memcpy(buf, head, (size_t)hl);
+	for (size_t i = (size_t)hl; i + 16 <= len; i += 16) { /* a pixel, then runs of 255<<16, <<8 */
+		memcpy(buf + i, "\x80\x80\x80\x81\x01\x01\x01\x3c\x01\x01\x01\x0b\x01\x01\x01\x9e", 16);
+	}
+	struct image img;
+	char err[IMAGE_ERR_LEN];
+	struct admit_log a = {0};
+	struct image_limits lim = { .admit = admit, .admit_ctx = &a };
+	int rc = image_decode(buf, len, &lim, &img, NULL, err);
+	printf("hdr bomb of %zu bytes: %s\n", len, err);
+	assert_int_equal(rc, IMAGE_E_CORRUPT);
+	assert_int_equal(a.calls, 0);
+	assert_non_null(strstr(err, "pixels a byte"));
+	free(buf);
 }
 
 /* Right magic, then nothing sensible. */
@@ -408,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),     cmocka_unit_test(test_flipped),
 		cmocka_unit_test(test_absurd_sizes),  cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_garbage_after_magic),
+		cmocka_unit_test(test_admission_hook), cmocka_unit_test(test_hdr_bomb),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,5 +1,5 @@
-/* Built-in kernels; see kernels.h. */
-#include "gles/kernels.h"
+/* Built-in kernels; see kernel_presets.h. */
+#include "gles/kernel_presets.h"
 
 #include <GLES3/gl31.h>
 #include <math.h>
@@ -14,105 +14,7 @@
 #define LAMBDA_G 532.0
 #define LAMBDA_B 465.0
 
-static int set_key(struct kernel_spec *ks, const char *key, const char *val,
-                   char err[KERNEL_ERR_LEN])
-{
-	char *end;
-	double v = strtod(val, &end);
-	if (end == val || *end || v != v) {
-		snprintf(err, KERNEL_ERR_LEN, "kernel-preset: %s='%.32s' is not a number", key, val);
-		return -1;
-	}
-	struct {
-		const char *name;
-		int kind; /* 0: any */
-		double lo, hi;
-		double *d;
-		int *i;
-	} keys[] = {
-		{"size", 0, 1, 4095, NULL, &ks->size},
-		{"sigma", KERNEL_GAUSSIAN, 0.1, 1000, &ks->sigma, NULL},
-		{"core", KERNEL_GLARE, 0.1, 1000, &ks->core, NULL},
-		{"halo", KERNEL_GLARE, 0.1, 2000, &ks->halo, NULL},
-		{"halo_gain", KERNEL_GLARE, 0, 100, &ks->halo_gain, NULL},
-		{"streaks", KERNEL_GLARE, 0, 32, NULL, &ks->streaks},
-		{"length", KERNEL_GLARE, 0, 1, &ks->length, NULL},
-		{"rotation", 0, -360, 360, &ks->rotation, NULL},
-		{"blades", KERNEL_APERTURE, 0, 32, NULL, &ks->blades},
-		{"radius", KERNEL_APERTURE, 0.01, 0.45, &ks->radius, NULL},
-	};
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		if (strcmp(keys[i].name, key) || (keys[i].kind && keys[i].kind != ks->kind))
-			continue;
-		if (v < keys[i].lo || v > keys[i].hi || (keys[i].i && v != floor(v))) {
-			snprintf(err, KERNEL_ERR_LEN, "kernel-preset: %s=%.32s out of bounds [%g, %g]%s", key,
-			         val, keys[i].lo, keys[i].hi, keys[i].i ? " (an integer)" : "");
-			return -1;
-		}
-		if (keys[i].d)
-			*keys[i].d = v;
-		else
-			*keys[i].i = (int)v;
-		return 0;
-	}
-	snprintf(err, KERNEL_ERR_LEN, "kernel-preset: unknown key '%.32s' for this kernel", key);
-	return -1;
-}
-
-int kernel_spec_parse(const char *spec, struct kernel_spec *ks, char err[KERNEL_ERR_LEN])
-{
-	memset(ks, 0, sizeof *ks);
-	char buf[256];
-	if (strlen(spec) >= sizeof buf) {
-		snprintf(err, KERNEL_ERR_LEN, "kernel-preset: too long");
-		return -1;
-	}
-	strcpy(buf, spec);
-	char *colon = strchr(buf, ':');
-	if (colon)
-		*colon = 0;
-	if (!strcmp(buf, "gaussian")) {
-		ks->kind = KERNEL_GAUSSIAN;
-		ks->sigma = 8;
-	} else if (!strcmp(buf, "glare")) {
-		ks->kind = KERNEL_GLARE;
-		ks->core = 1.5;
-		ks->halo = 24;
-		ks->halo_gain = 0.02;
-		ks->streaks = 4;
-		ks->length = 1;
-		ks->size = 255;
-	} else if (!strcmp(buf, "aperture") || !buf[0]) {
-		ks->kind = KERNEL_APERTURE;
-		ks->blades = 6;
-		ks->radius = 0.2;
-		ks->size = 255;
-	} else {
-		snprintf(err, KERNEL_ERR_LEN, "kernel-preset: unknown kernel '%.32s' (gaussian, glare, "
-		         "aperture)", buf);
-		return -1;
-	}
-	for (char *p = colon ? colon + 1 : NULL; p && *p;) {
-		char *comma = strchr(p, ',');
-		if (comma)
-			*comma = 0;
-		char *eq = strchr(p, '=');
-		if (!eq) {
-			snprintf(err, KERNEL_ERR_LEN, "kernel-preset: '%.32s' is not key=value", p);
-			return -1;
-		}
-		*eq = 0;
-		if (set_key(ks, p, eq + 1, err))
-			return -1;
-		p = comma ? comma + 1 : NULL;
-	}
-	if (!ks->size)
-		ks->size = 2 * (int)ceil(3 * ks->sigma) + 1;
-	ks->size |= 1; /* odd, so the peak sits on a pixel centre */
-	return 0;
-}
-
-static int gaussian(const struct kernel_spec *ks, struct image *out)
+static int gaussian(const struct kernel_preset *ks, struct image *out)
 {
 	int n = ks->size, c = n / 2;
 	if (image_alloc(out, n, n, 3))
@@ -128,7 +30,7 @@ static int gaussian(const struct kernel_spec *ks, struct image *out)
 }
 
 /* A bright core, a soft halo, and streaks that fade with distance, slightly bluer at the tips. */
-static int glare(const struct kernel_spec *ks, struct image *out)
+static int glare(const struct kernel_preset *ks, struct image *out)
 {
 	int n = ks->size, c = n / 2;
 	if (image_alloc(out, n, n, 3))
@@ -177,7 +79,7 @@ static float aperture_cover(double x, double y, double r, int blades, double rot
 	return hits / 16.0f;
 }
 
-static int aperture(const struct kernel_spec *ks, struct program_cache *pc,
+static int aperture(const struct kernel_preset *ks, struct program_cache *pc,
                     const struct egl_info *info, struct image *out, char err[KERNEL_ERR_LEN])
 {
 	int size = ks->size;
@@ -262,7 +164,7 @@ out:
 	return rc;
 }
 
-int kernel_generate(const struct kernel_spec *ks, struct program_cache *pc,
+int kernel_generate(const struct kernel_preset *ks, struct program_cache *pc,
                     const struct egl_info *info, struct image *out, char err[KERNEL_ERR_LEN])
 {
 	switch (ks->kind) {
@@ -276,6 +178,9 @@ int kernel_generate(const struct kernel_spec *ks, struct program_cache *pc,
 		return 0;
 	case KERNEL_APERTURE:
 		return aperture(ks, pc, info, out, err);
+	default:
+		snprintf(err, KERNEL_ERR_LEN, "kernel: no built-in kernel of kind %d", ks->kind);
+		return -1;
 	}
 	snprintf(err, KERNEL_ERR_LEN, "kernel: out of memory");
 	return -1;

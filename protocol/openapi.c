@@ -1,10 +1,46 @@
 /* The OpenAPI 3 document; see openapi.h. */
-#include "daemon/openapi.h"
+#include "protocol/openapi.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-#include "daemon/apiutil.h"
-#include "protocol/bloom_params.h"
+#include "protocol/kernel_preset.h"
+#include "protocol/request.h"
+
+/* A number as JSON: an integer where it is one (so integer schemas validate). */
+static json_t *number(double v)
+{
+	if (v == (double)(json_int_t)v && v > -9e15 && v < 9e15)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+/* An option's default as a JSON value of its schema's type, parsed by the table's own parser;
+ * NULL when it has none. */
+static json_t *default_value(const struct opt_def *d)
+{
+	if (!d->def || !*d->def)
+		return NULL;
+	struct opt_def z = *d;
+	z.offset = 0;
+	union {
+		int i;
+		double f;
+		unsigned long long u;
+		char s[OPT_STR_MAX];
+	} v;
+	memset(&v, 0, sizeof v);
+	char err[OPT_ERR_LEN];
+	if (opts_set(&z, &v, d->def, err))
+		return json_string(d->def); /* a table bug; the test of this document catches it */
+	switch (d->type) {
+	case OPT_INT: return json_integer(v.i);
+	case OPT_DOUBLE: return number(v.f);
+	case OPT_SIZE: return json_integer((json_int_t)v.u);
+	case OPT_BOOL: return json_boolean(v.i);
+	default: return json_string(d->def);
+	}
+}
 
 /* The JSON schema of one option of the parameter table. */
 static json_t *param_schema(const struct opt_def *d)
@@ -13,14 +49,18 @@ static json_t *param_schema(const struct opt_def *d)
 	switch (d->type) {
 	case OPT_INT:
 		json_object_set_new(s, "type", json_string("integer"));
-		json_object_set_new(s, "minimum", json_real(d->min));
-		json_object_set_new(s, "maximum", json_real(d->max));
+		json_object_set_new(s, "minimum", number(d->min));
+		json_object_set_new(s, "maximum", number(d->max));
 		break;
 	case OPT_DOUBLE:
-	case OPT_SIZE:
 		json_object_set_new(s, "type", json_string("number"));
-		json_object_set_new(s, "minimum", json_real(d->min));
-		json_object_set_new(s, "maximum", json_real(d->max));
+		json_object_set_new(s, "minimum", number(d->min));
+		json_object_set_new(s, "maximum", number(d->max));
+		break;
+	case OPT_SIZE:
+		json_object_set_new(s, "type", json_string("integer"));
+		json_object_set_new(s, "minimum", number(d->min));
+		json_object_set_new(s, "maximum", number(d->max));
 		break;
 	case OPT_BOOL:
 		json_object_set_new(s, "type", json_string("boolean"));
@@ -44,49 +84,63 @@ static json_t *param_schema(const struct opt_def *d)
 		break;
 	}
 	}
-	if (d->def && *d->def)
-		json_object_set_new(s, "default", json_string(d->def));
+	json_t *def = default_value(d);
+	if (def)
+		json_object_set_new(s, "default", def);
 	return s;
 }
 
-/* Query parameters and the matching JSON "params" object schema. */
-static void parameters(json_t **query, json_t **props)
+/* The schema of a row parsed by a function of its own (a preset, a centre, a format). */
+static json_t *parsed_schema(const struct request_param *d)
+{
+	json_t *s = json_pack("{s:s,s:s}", "type", "string", "description", d->value_help);
+	if (!strcmp(d->o.name, "format")) {
+		json_t *e = json_array();
+		for (const char *p = FORMAT_CHOICES; p && *p;) {
+			const char *bar = strchr(p, '|');
+			size_t l = bar ? (size_t)(bar - p) : strlen(p);
+			json_array_append_new(e, json_stringn(p, l));
+			p = bar ? bar + 1 : NULL;
+		}
+		json_object_set_new(s, "enum", e);
+	} else if (!strcmp(d->o.name, "kernel-preset")) {
+		json_object_set_new(s, "default", json_string("aperture"));
+	}
+	return s;
+}
+
+/* The operation's query parameters, and the properties of its params JSON object (the same
+ * names, also accepted as multipart form fields). */
+static void parameters(unsigned op, json_t **query, json_t **props)
 {
 	*query = json_array();
 	*props = json_object();
-	for (size_t i = 0; i < bloom_params_table_len; i++) {
-		const struct opt_def *d = &bloom_params_table[i];
-		char name[64];
-		snprintf(name, sizeof name, "%s", d->name);
-		for (char *c = name; *c; c++)
-			if (*c == '-')
-				*c = '_';
-		json_array_append_new(*query, json_pack("{s:s,s:s,s:b,s:s,s:o}", "name", name, "in",
-		                                        "query", "required", 0, "description", d->help,
-		                                        "schema", param_schema(d)));
-		json_object_set_new(*props, name, param_schema(d));
+	for (size_t i = 0; i < request_table_len; i++) {
+		const struct request_param *d = &request_table[i];
+		if (!(d->ops & op))
+			continue;
+		char name[64], help[1024];
+		request_api_name(d, name, sizeof name);
+		snprintf(help, sizeof help, "%s", d->o.help);
+		if (!strcmp(d->o.name, "kernel-preset")) { /* every kind's keys */
+			size_t used = strlen(help);
+			for (int k = KERNEL_GAUSSIAN; k <= KERNEL_APERTURE && used < sizeof help; k++) {
+				char keys[400];
+				kernel_preset_keys(k, keys, sizeof keys);
+				int n = snprintf(help + used, sizeof help - used, "; %s: %s",
+				                 kernel_preset_name(k), keys);
+				if (n > 0)
+					used += (size_t)n;
+			}
+		}
+		json_t *schema = d->parse ? parsed_schema(d) : param_schema(&d->o);
+		if (op == REQUEST_CONVOLVE && !strcmp(d->o.name, "normalize"))
+			json_object_set_new(schema, "default", json_string("none"));
+		json_array_append_new(*query, json_pack("{s:s,s:s,s:b,s:s,s:O}", "name", name, "in",
+		                                        "query", "required", 0, "description", help,
+		                                        "schema", schema));
+		json_object_set_new(*props, name, schema);
 	}
-	json_t *fmt_enum = json_array();
-	const char *p = API_FORMAT_CHOICES;
-	while (p && *p) {
-		const char *bar = strchr(p, '|');
-		size_t l = bar ? (size_t)(bar - p) : strlen(p);
-		json_array_append_new(fmt_enum, json_stringn(p, l));
-		p = bar ? bar + 1 : NULL;
-	}
-	const char *fmt_help = "answer format; default: the Accept header's first supported image "
-	                       "type, else the input's family (JPEG in: JPEG; PNG in: PNG of the same "
-	                       "depth; EXR, HDR or PFM in: EXR)";
-	json_array_append_new(*query, json_pack("{s:s,s:s,s:s,s:{s:s,s:O}}", "name", "format", "in",
-	                                        "query", "description", fmt_help, "schema", "type",
-	                                        "string", "enum", fmt_enum));
-	json_object_set_new(*props, "format", json_pack("{s:s,s:o}", "type", "string", "enum",
-	                                                fmt_enum));
-	json_t *q = json_pack("{s:s,s:i,s:i}", "type", "integer", "minimum", 1, "maximum", 100);
-	json_array_append_new(*query, json_pack("{s:s,s:s,s:s,s:O}", "name", "quality", "in", "query",
-	                                        "description", "JPEG quality of the answer",
-	                                        "schema", q));
-	json_object_set_new(*props, "quality", q);
 }
 
 static json_t *error_ref(const char *desc)
@@ -121,17 +175,32 @@ static json_t *image_responses(void)
 	return r;
 }
 
-static json_t *image_op(const char *summary, json_t *query, json_t *props)
+static json_t *image_op(const char *summary, unsigned op)
 {
+	json_t *query, *props;
+	parameters(op, &query, &props);
+	/* multipart: the image (or file), a kernel image, params, and each parameter as a field */
+	json_t *form = json_pack("{s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:{s:s,s:O}}",
+	                         "image", "type", "string", "format", "binary", "description",
+	                         "the image", "file", "type", "string", "format", "binary",
+	                         "description", "another name for image (an HTML form's file input)",
+	                         "kernel", "type", "string", "format", "binary", "description",
+	                         "a kernel image (or, as text, a registered kernel's name)", "params",
+	                         "type", "object", "properties", props);
+	const char *name;
+	json_t *v;
+	json_object_foreach(props, name, v)
+		if (strcmp(name, "kernel"))
+			json_object_set(form, name, v);
 	json_t *body = json_pack(
-		"{s:b,s:{s:{s:{s:s,s:s}},s:{s:{s:s,s:{s:{s:s,s:s},s:{s:s,s:s},s:{s:s,s:O}},s:[s]}}}}",
+		"{s:b,s:{s:{s:{s:s,s:s}},s:{s:{s:s,s:o}}}}",
 		"required", 1, "content", "application/octet-stream", "schema", "type", "string",
 		"format", "binary", "multipart/form-data", "schema", "type", "object", "properties",
-		"image", "type", "string", "format", "binary", "kernel", "type", "string", "format",
-		"binary", "params", "type", "object", "properties", props, "required", "image");
+		form);
 	json_object_set_new(json_object_get(json_object_get(body, "content"), "application/octet-stream"),
 	                    "x-also", json_string("image/jpeg, image/png, image/x-exr, ..."));
-	return json_pack("{s:s,s:O,s:o,s:o}", "summary", summary, "parameters", query,
+	json_decref(props);
+	return json_pack("{s:s,s:o,s:o,s:o}", "summary", summary, "parameters", query,
 	                 "requestBody", body, "responses", image_responses());
 }
 
@@ -143,19 +212,20 @@ static json_t *json_ok(const char *desc)
 
 json_t *openapi_document(const char *version, int api_key)
 {
-	json_t *query, *props;
-	parameters(&query, &props);
 	json_t *paths = json_object();
 	json_object_set_new(paths, "/v1/bloom",
 	                    json_pack("{s:o}", "post",
 	                              image_op("FFT convolution bloom of an image: a raw image body "
 	                                       "with parameters in the query, or multipart parts "
-	                                       "image, kernel (optional image) and params (JSON)",
-	                                       query, props)));
+	                                       "image, kernel (optional image) and params (JSON), "
+	                                       "or parameters as form fields; a parameter given "
+	                                       "twice, or one the operation does not take, is 400",
+	                                       REQUEST_BLOOM)));
 	json_object_set_new(paths, "/v1/convolve",
 	                    json_pack("{s:o}", "post",
-	                              image_op("linear convolution of an image with a kernel; same "
-	                                       "inputs as /v1/bloom", query, props)));
+	                              image_op("linear convolution of an image with a kernel; the "
+	                                       "inputs of /v1/bloom, without the bloom's own "
+	                                       "parameters", REQUEST_CONVOLVE)));
 	json_t *name = json_pack("[{s:s,s:s,s:b,s:{s:s,s:s}}]", "name", "name", "in", "path",
 	                         "required", 1, "schema", "type", "string", "pattern",
 	                         "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$");
@@ -211,14 +281,23 @@ json_t *openapi_document(const char *version, int api_key)
 		"object", "required", "error", "properties", "error", "type", "object", "required",
 		"status", "code", "message", "properties", "status", "type", "integer", "code", "type",
 		"string", "message", "type", "string");
-	json_decref(query);
-	json_decref(props);
-	if (doc && api_key) {
-		json_object_set_new(json_object_get(doc, "components"), "securitySchemes",
-		                    json_pack("{s:{s:s,s:s}}", "bearer", "type", "http", "scheme",
-		                              "bearer"));
-		json_object_set_new(doc, "x-security-note",
-		                    json_string("/v1/ routes require Authorization: Bearer <key>"));
+	if (!doc)
+		return NULL;
+	json_object_set_new(json_object_get(doc, "components"), "securitySchemes",
+	                    json_pack("{s:{s:s,s:s,s:s}}", "bearer", "type", "http", "scheme",
+	                              "bearer", "description", "the key of --api-key-file"));
+	if (api_key) { /* every /v1/ operation requires the key; the probes and this document not */
+		const char *path;
+		json_t *item;
+		json_object_foreach(paths, path, item) {
+			if (strncmp(path, "/v1/", 4))
+				continue;
+			const char *method;
+			json_t *op;
+			json_object_foreach(item, method, op)
+				if (json_is_object(op) && strcmp(method, "parameters"))
+					json_object_set_new(op, "security", json_pack("[{s:[]}]", "bearer"));
+		}
 	}
 	return doc;
 }
