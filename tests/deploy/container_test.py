@@ -324,7 +324,12 @@ def run_staged(env, pkgs, staged, stage_bin, hc):
         libs |= set(re.findall(r"=> (/\S+)", r.stdout))
         owners = so_packages(libs)
         allowed = closure(pkgs) | base_packages()
-        stray = {l: p for l, p in owners.items() if p not in allowed}
+        # NVIDIA's driver libraries come from the host, mounted by the container toolkit
+        nvidia = {l for l in owners if re.search(r"/lib(EGL_nvidia|nvidia-|cuda)", l)}
+        if nvidia:
+            print("     from the NVIDIA driver (the toolkit mounts them): %s" % " ".join(
+                sorted(os.path.basename(l) for l in nvidia)))
+        stray = {l: p for l, p in owners.items() if p not in allowed and l not in nvidia}
         print("     %d libraries loaded or linked, from %d packages: %s" %
               (len(owners), len(set(owners.values())), " ".join(sorted(set(
                   p for p in owners.values() if p)))))
