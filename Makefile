@@ -45,6 +45,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 include gles/module.mk
 include protocol/module.mk
 include daemon/module.mk
+include cli/module.mk
 LIB_OBJS := $(GLES_OBJS) $(PROTOCOL_OBJS) $(DAEMON_LIB_OBJS)
 include tests/module.mk
 include bench/module.mk
@@ -102,7 +103,7 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/fftbloomd: $(BUILD)/daemon/fftbloomd.o $(DAEMON_OBJS) $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
-$(BUILD)/fftbloom: $(BUILD)/daemon/cli.o $(CLI_OBJS) $(LIB_OBJS)
+$(BUILD)/fftbloom: $(BUILD)/cli/main.o $(CLI_OBJS) $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/share/openapi.json: $(BUILD)/fftbloomd

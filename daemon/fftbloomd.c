@@ -31,13 +31,7 @@
 #include "daemon/server.h"
 #include "protocol/openapi.h"
 #include "gles/egl.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "protocol/clock.h"
 
 static void sleep_s(double s)
 {
@@ -548,10 +542,10 @@ int main(int argc, char **argv)
 	        sig, cfg.drain_timeout);
 	lifecycle_stopping(life, server_active(server), cfg.drain_timeout);
 	server_quiesce(server);
-	double t0 = now_s(), end = t0 + cfg.drain_timeout;
+	double t0 = clock_s(), end = t0 + cfg.drain_timeout;
 	/* Done when no request is open and none began or ended for a moment (a request whose
 	 * headers are still on their way counts once they arrive). */
-	while (now_s() < end && (server_active(server) > 0 || server_idle_s(server) < 0.2)) {
+	while (clock_s() < end && (server_active(server) > 0 || server_idle_s(server) < 0.2)) {
 		lifecycle_tick(life); /* the watchdog stays fed while the GPU threads are */
 		sleep_s(0.01);
 	}
@@ -559,9 +553,9 @@ int main(int argc, char **argv)
 	if (left)
 		log_msg(LOG_WARN, "drain timeout: %d requests still open; queued jobs get 503", left);
 	jobs_shutdown(jobs); /* answers what is still queued, waits for running jobs */
-	for (double e2 = now_s() + 2; server_active(server) > 0 && now_s() < e2;)
+	for (double e2 = clock_s() + 2; server_active(server) > 0 && clock_s() < e2;)
 		sleep_s(0.01);
-	log_msg(LOG_INFO, "stopped after %.3f s of draining", now_s() - t0);
+	log_msg(LOG_INFO, "stopped after %.3f s of draining", clock_s() - t0);
 	rc = 0;
 out:
 	lifecycle_destroy(life);

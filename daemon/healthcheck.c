@@ -1,5 +1,6 @@
 /* The --health-check client; see healthcheck.h. */
 #include "daemon/healthcheck.h"
+#include "protocol/clock.h"
 
 #include <errno.h>
 #include <gnutls/gnutls.h>
@@ -14,18 +15,11 @@
 #include <unistd.h>
 #include <fcntl.h>
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Waits for fd to become readable or writable before the deadline. */
 static int wait_fd(int fd, short ev, double deadline)
 {
 	for (;;) {
-		int ms = (int)((deadline - now_s()) * 1000);
+		int ms = (int)((deadline - clock_s()) * 1000);
 		if (ms <= 0)
 			return -1;
 		struct pollfd p = {fd, ev, 0};
@@ -125,7 +119,7 @@ static int tls_open(int fd, const char *host, double deadline, gnutls_session_t 
 
 int healthcheck(const char *url, double timeout_s, char *msg, size_t len)
 {
-	double deadline = now_s() + timeout_s;
+	double deadline = clock_s() + timeout_s;
 	int tls = !strncasecmp(url, "https://", 8);
 	if (!tls && strncasecmp(url, "http://", 7)) {
 		snprintf(msg, len, "'%s': only http:// and https:// URLs are supported", url);

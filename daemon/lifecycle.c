@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "daemon/log.h"
+#include "protocol/clock.h"
 
 struct lifecycle {
 	struct sdnotify *n;
@@ -22,13 +23,6 @@ struct lifecycle {
 	int last_state;          /* -1 before the first tick */
 	char status[512];        /* last STATUS= sent */
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Severity for picking the state that decides: up < warming < stale < failed. */
 static int rank(int state)
@@ -107,7 +101,7 @@ int lifecycle_create(struct sdnotify *notify, struct jobs *jobs, double heartbea
 	l->jobs = jobs;
 	l->timeout = heartbeat_timeout;
 	snprintf(l->endpoint, sizeof l->endpoint, "%s", endpoint);
-	l->t_start = now_s();
+	l->t_start = clock_s();
 	l->last_state = -1;
 	unsigned long long us = sdnotify_watchdog_usec(notify);
 	l->interval = us ? (double)us * 0.5e-6 : 0;
@@ -131,7 +125,7 @@ int lifecycle_is_ready(const struct lifecycle *l)
 
 double lifecycle_tick(struct lifecycle *l)
 {
-	double t = now_s();
+	double t = clock_s();
 	struct jobs_status st;
 	jobs_status(l->jobs, &st);
 	char why[200], s[512];

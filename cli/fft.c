@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/cli.h"
-#include "daemon/cli_common.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "daemon/log.h"
 #include "gles/fft.h"
 #include "protocol/npy.h"

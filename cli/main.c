@@ -1,7 +1,7 @@
 /* fftbloom: the GPU engine as a command-line tool (info, fft, convert, bloom, convolve, conv2d,
  * conv2d-transpose, bench). */
-#include "daemon/cli.h"
-#include "daemon/cli_conv.h"
+#include "cli/cli.h"
+#include "cli/conv.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* fftbloom conv2d and conv2d-transpose (daemon/cli_conv2d.c, daemon/cli_deconv.c), and the NPY
- * tensor helpers they share (daemon/cli_tensor.c). Exit codes as cli.h: 0 ok, 1 failure (a file
+/* fftbloom conv2d and conv2d-transpose (cli/conv2d.c, cli/deconv.c), and the NPY
+ * tensor helpers they share (cli/tensor.c). Exit codes as cli.h: 0 ok, 1 failure (a file
  * that cannot be read or written, the GPU), 2 usage (options, and tensors whose ranks or shapes
  * do not fit the parameters). */
 #ifndef FFTBLOOM_CLI_CONV_H

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/cli.h"
+#include "cli/cli.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "gles/egl.h"

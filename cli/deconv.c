@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/cli_common.h"
-#include "daemon/cli_conv.h"
+#include "cli/common.h"
+#include "cli/conv.h"
 #include "daemon/log.h"
 #include "gles/deconv.h"
 #include "protocol/conv_params.h"

@@ -1,5 +1,5 @@
 /* NPY tensors for the convolution subcommands; see cli_conv.h. */
-#include "daemon/cli_conv.h"
+#include "cli/conv.h"
 
 #include <stdio.h>
 #include <stdlib.h>

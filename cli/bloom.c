@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/cli.h"
-#include "daemon/cli_common.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "daemon/log.h"
 #include "gles/bloom.h"
 #include "protocol/image.h"

@@ -1,4 +1,4 @@
-/* The fftbloom command-line tool: one function per subcommand, each in daemon/cli_NAME.c,
+/* The fftbloom command-line tool: one function per subcommand, each in cli/NAME.c,
  * called with argv[0] = the subcommand's name. Exit codes: 0 ok, 1 failure, 2 usage. */
 #ifndef FFTBLOOM_CLI_H
 #define FFTBLOOM_CLI_H

@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "bench/bench_util.h"
-#include "daemon/cli.h"
-#include "daemon/cli_common.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "protocol/request.h"
 #include "daemon/log.h"
 #include "gles/bloom.h"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/cli.h"
+#include "cli/cli.h"
 #include "protocol/image.h"
 #include "protocol/opts.h"
 

@@ -1,5 +1,5 @@
 /* Shared CLI helpers; see cli_common.h. */
-#include "daemon/cli_common.h"
+#include "cli/common.h"
 
 #include <stdio.h>
 #include <string.h>
