@@ -1,6 +1,6 @@
 #!/bin/sh
 # End-to-end benchmark of fftbloomd: JPEG frames through /v1/bloom under 8 and 32 clients
-# (build/bench/loadgen), the GPU busy fraction from /metrics, the host's codec ceiling on the same
+# (build/bench/loadgen), the GPU busy fraction and queue depth from /metrics, the host's codec ceiling on the same
 # frames, and the time to a first result from a cold start without and with persisted programs.
 #
 # usage: [VAR=value ...] sh bench/e2e.sh [fftbloomd options ...]
@@ -111,6 +111,15 @@ url() { echo "http://127.0.0.1:$port/v1/bloom?$E2E_QUERY"; }
 # one request with FILE; prints its latency in ms
 one() { "$loadgen" -c 1 -d 300 -n 1 -t 120 -u "$(url)" -f "$1" --json 2>/dev/null | jget p50; }
 busy() { "$loadgen" --get "http://127.0.0.1:$port/metrics" | awk '/^fftbloom_gpu_busy_seconds_total/ { s += $2 } END { printf "%.6f", s }'; }
+# fftbloom_queue_depth every 0.2 s until killed: what an autoscaler on queue depth sees
+# (deploy/kubernetes/scaledobject.yaml).
+depth_sampler() {
+	while :; do
+		"$loadgen" --get "http://127.0.0.1:$port/metrics" 2>/dev/null |
+			awk '/^fftbloom_queue_depth / { print $2 }'
+		sleep 0.2
+	done
+}
 emit() { echo "$1" | tee -a "$E2E_OUT"; }
 
 mkdir -p "$(dirname "$E2E_OUT")"
@@ -166,9 +175,14 @@ planes_ceiling_fps=$(echo "$cl" | jget planes_ceiling_fps)
 for c in $E2E_CLIENTS; do
 	b0=$(busy)
 	t0=$(now)
+	depth_sampler > "$tmp/depth" &
+	dpid=$!
 	line=$("$loadgen" -c "$c" -d "$E2E_SECONDS" -t 120 -u "$(url)" $fargs --json --label "c$c-planes-$planes" 2>"$tmp/lg.err") || true
+	kill "$dpid" 2>/dev/null || true
+	wait "$dpid" 2>/dev/null || true
 	t1=$(now)
 	b1=$(busy)
+	depth=$(awk '{ s += $1; if ($1 > m) m = $1; n++ } END { if (n) printf ",\"queue_depth_mean\":%.2f,\"queue_depth_max\":%d,\"queue_depth_samples\":%d", s / n, m, n; else printf ",\"queue_depth_samples\":0" }' "$tmp/depth")
 	cat "$tmp/lg.err" >&2
 	[ -n "$line" ] || { echo "e2e.sh: loadgen gave no result" >&2; exit 1; }
 	window=$(sub "$t1" "$t0")
@@ -179,7 +193,7 @@ for c in $E2E_CLIENTS; do
 		pfrac = (pceil > 0) ? rps / pceil : 0
 		printf ",\"gpu_busy_s\":%.3f,\"window_s\":%.3f,\"gpu_busy_fraction\":%.4f,\"gpus\":%d,\"ceiling_fps\":%s,\"ceiling_fraction\":%.4f,\"planes_ceiling_fps\":%s,\"planes_ceiling_fraction\":%.4f,\"planes\":\"'"$planes"'\",\"size\":\"'"$E2E_SIZE"'\",\"date\":\"'"$date"'\"",
 		       b1 - b0, w, (b1 - b0) / (w * n), n, ceil, frac, pceil, pfrac }')
-	emit "$(echo "$line" | sed "s/}\$/$extra}/")"
+	emit "$(echo "$line" | sed "s/}\$/$extra$depth}/")"
 done
 
 # a size first seen on the warm daemon
