@@ -10,14 +10,13 @@
 #include "cli/conv.h"
 #include "daemon/log.h"
 #include "gles/spatial.h"
-#include "protocol/conv_params.h"
+#include "protocol/request.h"
 
 _Static_assert(SPATIAL_ALG_SHARED == 4 && SPATIAL_FP32 == 3,
-               "protocol/conv_params.c's algorithm names and precision levels follow gles/spatial.h");
+               "protocol/request.c's algorithm names and precision levels follow gles/spatial.h");
 
 struct conv2d_cli {
 	struct gpu_config gpu;
-	struct conv2d_params p;
 	char input[OPT_STR_MAX], weight[OPT_STR_MAX], bias[OPT_STR_MAX], output[OPT_STR_MAX];
 	int repeat;
 };
@@ -40,26 +39,22 @@ int cli_conv2d(int argc, char **argv)
 	struct opt_def t[CLI_MAX_OPTS];
 	size_t n = 0;
 	cli_opts_add(t, &n, own_table, sizeof own_table / sizeof own_table[0], 0);
-	cli_opts_add(t, &n, conv2d_params_table, conv2d_params_table_len, O(p));
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, O(gpu));
 	struct conv2d_cli c;
+	struct request req;
 	int npos;
-	int pr = cli_parse(cmd, "usage: fftbloom conv2d --input X.npy --weight W.npy [--bias B.npy] "
-	                   "-o Y.npy [options]\n  Y = conv2d(X, W) + B, cross-correlation as "
-	                   "torch.nn.functional.conv2d (float32 or float64 in, float32 out)\n",
-	                   t, n, &c, sizeof c, NULL, NULL, argc, argv, &npos);
+	int pr = cli_parse_request(cmd, "usage: fftbloom conv2d --input X.npy --weight W.npy [--bias "
+	                           "B.npy] -o Y.npy [options]\n  Y = conv2d(X, W) + B, "
+	                           "cross-correlation as torch.nn.functional.conv2d (float32 or "
+	                           "float64 in, float32 out)\n", t, n, &c, sizeof c, &req,
+	                           REQUEST_CONV2D, argc, argv, &npos);
 	if (pr)
 		return pr == 1 ? 0 : pr;
 	if (npos || !c.input[0] || !c.weight[0] || !c.output[0]) {
 		fprintf(stderr, "fftbloom conv2d: need --input, --weight and -o OUTPUT (see --help)\n");
 		return 2;
 	}
-	struct conv_numbers cn;
-	char oerr[OPT_ERR_LEN];
-	if (conv2d_params_resolve(&c.p, &cn, oerr)) {
-		fprintf(stderr, "fftbloom conv2d: %s\n", oerr);
-		return 2;
-	}
+	const struct conv_params cn = req.c;
 	log_setup(LOG_WARN, 0);
 	struct npy_array xa, wa, ba;
 	float *x = NULL, *w = NULL, *b = NULL, *y = NULL;

@@ -10,14 +10,13 @@
 #include "cli/conv.h"
 #include "daemon/log.h"
 #include "gles/deconv.h"
-#include "protocol/conv_params.h"
+#include "protocol/request.h"
 
 _Static_assert(DECONV_SUBKERNEL == 3 && DECONV_PAD_TF_VALID == 2,
-               "protocol/conv_params.c's method and padding-mode names follow gles/deconv.h");
+               "protocol/request.c's method and padding-mode names follow gles/deconv.h");
 
 struct deconv_cli {
 	struct gpu_config gpu;
-	struct conv2d_transpose_params p;
 	char input[OPT_STR_MAX], weight[OPT_STR_MAX], bias[OPT_STR_MAX], output[OPT_STR_MAX];
 	int repeat;
 };
@@ -40,26 +39,27 @@ int cli_conv2d_transpose(int argc, char **argv)
 	struct opt_def t[CLI_MAX_OPTS];
 	size_t n = 0;
 	cli_opts_add(t, &n, own_table, sizeof own_table / sizeof own_table[0], 0);
-	cli_opts_add(t, &n, conv2d_transpose_params_table, conv2d_transpose_params_table_len, O(p));
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, O(gpu));
 	struct deconv_cli c;
+	struct request req;
 	int npos;
-	int pr = cli_parse(cmd, "usage: fftbloom conv2d-transpose --input X.npy --weight W.npy "
-	                   "[--bias B.npy] --stride S -o Y.npy [options]\n  Y = conv_transpose2d(X, "
-	                   "W) + B as torch.nn.functional.conv_transpose2d (or TF's SAME / VALID)\n",
-	                   t, n, &c, sizeof c, NULL, NULL, argc, argv, &npos);
+	int pr = cli_parse_request(cmd, "usage: fftbloom conv2d-transpose --input X.npy --weight "
+	                           "W.npy [--bias B.npy] --stride S -o Y.npy [options]\n  Y = "
+	                           "conv_transpose2d(X, W) + B as "
+	                           "torch.nn.functional.conv_transpose2d (or TF's SAME / VALID)\n",
+	                           t, n, &c, sizeof c, &req, REQUEST_CONV2D_T, argc, argv, &npos);
 	if (pr)
 		return pr == 1 ? 0 : pr;
 	if (npos || !c.input[0] || !c.weight[0] || !c.output[0]) {
 		fprintf(stderr, "fftbloom %s: need --input, --weight and -o OUTPUT (see --help)\n", cmd);
 		return 2;
 	}
-	struct conv_numbers cn;
-	char oerr[OPT_ERR_LEN];
-	if (conv2d_transpose_params_resolve(&c.p, &cn, oerr)) {
-		fprintf(stderr, "fftbloom %s: %s\n", cmd, oerr);
+	char rerr[REQUEST_ERR_LEN];
+	if (request_finish(&req, 0, rerr)) {
+		fprintf(stderr, "fftbloom %s: %s\n", cmd, rerr);
 		return 2;
 	}
+	const struct conv_params cn = req.c;
 	log_setup(LOG_WARN, 0);
 	struct npy_array xa, wa, ba;
 	float *x = NULL, *w = NULL, *b = NULL, *y = NULL;

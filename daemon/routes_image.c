@@ -147,7 +147,7 @@ enum MHD_Result route_image(struct req *r)
 				ker = p; /* an image part; a short text field named kernel is kernel=NAME */
 			} else if (!strcmp(p->name, "params")) {
 				par = p;
-			} else if (!request_find(p->name)) {
+			} else if (!request_find(p->name, j->req.op)) {
 				return respond_error(r, 400, "bad_multipart", "unknown multipart part '%.64s' "
 				                     "(expected image or file, kernel, params, or a parameter)",
 				                     p->name);

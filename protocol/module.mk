@@ -14,4 +14,3 @@ PROTOCOL_OBJS := \
 	$(BUILD)/protocol/image_jpeg.o \
 	$(BUILD)/protocol/image_exr.o \
 	$(BUILD)/protocol/image_hdr.o
-PROTOCOL_OBJS += $(BUILD)/protocol/conv_params.o
