@@ -118,6 +118,59 @@ static void gpu_warm(struct gpu *g, struct bloom_ctx *b)
 	}
 }
 
+/* The convolution engines of a GPU thread, made on the first tensor job (they compile their
+ * packing programs and probe the texture filter: a fraction of a second on llvmpipe). */
+struct tensor_engines {
+	struct spatial_ctx *s;
+	struct deconv_ctx *d;
+};
+
+static int spatial_status(int rc, const char **code)
+{
+	switch (rc) {
+	case SPATIAL_E_ARG:
+	case SPATIAL_E_UNSUPPORTED: *code = "invalid_request"; return 422;
+	case SPATIAL_E_TOO_LARGE: *code = "too_large_for_gpu"; return 413;
+	case SPATIAL_E_NOMEM: *code = "out_of_memory"; return 503;
+	default: *code = "gpu_error"; return 500;
+	}
+}
+
+/* A conv2d or conv2d-transpose job: its tensors decoded and described by a codec thread. */
+static void run_tensor(struct gpu *g, struct program_cache *pc, const struct egl_info *info,
+                       struct tensor_engines *te, struct job *j)
+{
+	static __thread char err[SPATIAL_ERR_LEN];
+	err[0] = 0;
+	int rc = 0;
+	if (!te->s)
+		rc = spatial_ctx_create(pc, info, NULL, &log_gles_sink, &te->s, err);
+	if (!rc && !te->d && j->kind == JOB_CONV2D_T)
+		rc = deconv_ctx_create(pc, info, te->s, &log_gles_sink, &te->d, err);
+	if (!rc && j->kind == JOB_CONV2D) {
+		struct spatial_stats st;
+		rc = spatial_conv2d(te->s, &j->sc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st,
+		                    err);
+		j->gpu_copy_s = (st.upload_ms + st.download_ms) * 1e-3;
+	} else if (!rc) {
+		struct deconv_stats st;
+		rc = deconv_run(te->d, &j->dc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st, err);
+	}
+	if (rc) {
+		const char *code;
+		int status = spatial_status(rc, &code);
+		set_error(j, status, code, "%s", err[0] ? err : spatial_strerror(rc));
+		if (status >= 500)
+			log_msg(LOG_ERROR, "gpu %d: %s failed: %s", g->id,
+			        j->kind == JOB_CONV2D ? "conv2d" : "conv2d_transpose", j->message);
+		tensor_free(&j->ty);
+	}
+	tensor_free(&j->tx);
+	tensor_free(&j->tw);
+	tensor_free(&j->tb);
+	j->gpu = g->id;
+}
+
 static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 {
 	struct jobs *J = g->J;
@@ -207,6 +260,7 @@ void *gpu_main(void *arg)
 	struct program_cache *pc = NULL;
 	struct fft_wisdom *wisdom = NULL;
 	struct bloom_ctx *b = NULL;
+	struct tensor_engines te = {NULL, NULL};
 	char eerr[EGL_ERR_LEN];
 	int rc = egl_ctx_create(&eo, &log_gles_sink, &ctx, eerr);
 	if (rc)
@@ -279,7 +333,10 @@ void *gpu_main(void *arg)
 		j->queue_s = t0 - j->t_queued;
 		pthread_mutex_unlock(&J->lock);
 
-		gpu_run(g, b, j);
+		if (j->kind == JOB_CONV2D || j->kind == JOB_CONV2D_T)
+			run_tensor(g, pc, egl_ctx_info(ctx), &te, j);
+		else
+			gpu_run(g, b, j);
 		double t1 = clock_s();
 		j->gpu_s = t1 - t0;
 
@@ -311,6 +368,8 @@ void *gpu_main(void *arg)
 	g->alive = 0;
 	pthread_mutex_unlock(&J->lock);
 out:
+	deconv_ctx_destroy(te.d);
+	spatial_ctx_destroy(te.s);
 	bloom_ctx_destroy(b);
 	fft_wisdom_destroy(wisdom);
 	program_cache_destroy(pc);

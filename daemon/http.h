@@ -18,7 +18,7 @@
 #define SWEEP_MS 200            /* how often connection deadlines are checked */
 
 enum route {
-	R_NONE = 0, R_BLOOM, R_CONVOLVE, R_KERNELS, R_KERNEL, R_HEALTHZ, R_READYZ, R_METRICS,
+	R_NONE = 0, R_BLOOM, R_CONVOLVE, R_CONV2D, R_CONV2D_T, R_KERNELS, R_KERNEL, R_HEALTHZ, R_READYZ, R_METRICS,
 	R_INFO, R_OPENAPI, R_WEB,
 };
 
@@ -125,6 +125,7 @@ void *sweeper_main(void *arg);
 int sniffed(const unsigned char *p, size_t len);
 enum MHD_Result start_job(struct req *r);
 enum MHD_Result route_image(struct req *r);
+enum MHD_Result route_tensor(struct req *r);
 
 /* routes_admin.c */
 enum MHD_Result route_kernel(struct req *r);

@@ -21,6 +21,8 @@ const struct route_def routes[] = {
 	[R_NONE] = {NULL, "other", ""},
 	[R_BLOOM] = {"/v1/bloom", "bloom", "POST, OPTIONS"},
 	[R_CONVOLVE] = {"/v1/convolve", "convolve", "POST, OPTIONS"},
+	[R_CONV2D] = {"/v1/conv2d", "conv2d", "POST, OPTIONS"},
+	[R_CONV2D_T] = {"/v1/conv2d_transpose", "conv2d_transpose", "POST, OPTIONS"},
 	[R_KERNELS] = {"/v1/kernels", "kernels", "GET, HEAD, OPTIONS"},
 	[R_KERNEL] = {"/v1/kernels/", "kernel", "GET, HEAD, PUT, DELETE, OPTIONS"},
 	[R_HEALTHZ] = {"/healthz", "healthz", "GET, HEAD, OPTIONS"},
@@ -57,7 +59,9 @@ static int method_allowed(enum route rt, const char *m)
 	int get = !strcmp(m, "GET") || !strcmp(m, "HEAD");
 	switch (rt) {
 	case R_BLOOM:
-	case R_CONVOLVE: return !strcmp(m, "POST");
+	case R_CONVOLVE:
+	case R_CONV2D:
+	case R_CONV2D_T: return !strcmp(m, "POST");
 	case R_KERNEL: return get || !strcmp(m, "PUT") || !strcmp(m, "DELETE");
 	case R_NONE: return 0;
 	default: return get;
@@ -377,6 +381,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	switch (r->route) {
 	case R_BLOOM:
 	case R_CONVOLVE: return route_image(r);
+	case R_CONV2D:
+	case R_CONV2D_T: return route_tensor(r);
 	case R_KERNEL: return route_kernel(r);
 	default: return route_get(r);
 	}

@@ -7,6 +7,7 @@ PROTOCOL_OBJS := \
 	$(BUILD)/protocol/format.o \
 	$(BUILD)/protocol/openapi.o \
 	$(BUILD)/protocol/npy.o \
+	$(BUILD)/protocol/tensor.o \
 	$(BUILD)/protocol/colour.o \
 	$(BUILD)/protocol/image.o \
 	$(BUILD)/protocol/image_pfm.o \
