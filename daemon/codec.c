@@ -171,6 +171,7 @@ static void do_decode(struct jobs *J, struct job *j)
 	struct image_limits lim;
 	if (tensors) {
 	} else if (J->cfg.jpeg_planes && j->kind != JOB_KERNEL_PUT &&
+	           !(j->kind == JOB_CONVOLVE && j->req.p.method != CONVOLVE_FFT) &&
 	    image_sniff(j->image, j->image_len) == IMAGE_FORMAT_JPEG) {
 		lim = job_limits(J, j, 2);
 		rc = image_decode_jpeg_yuv(j->image, j->image_len, &lim, &j->yin, &j->info, err);

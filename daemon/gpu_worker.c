@@ -171,6 +171,68 @@ static void run_tensor(struct gpu *g, struct program_cache *pc, const struct egl
 	j->gpu = g->id;
 }
 
+static int image_finite(const struct image *img);
+
+/* A convolve job the direct path may run (a float frame): the method by the model, then the
+ * direct convolution when it wins. 1 when it ran the job (or failed it), 0 for the FFT path. */
+static int run_direct(struct gpu *g, struct bloom_ctx *b, struct program_cache *pc,
+                      const struct egl_info *info, struct tensor_engines *te,
+                      const struct bloom_kernel *bk, struct job *j)
+{
+	static __thread char err[CONVOLVE_ERR_LEN];
+	err[0] = 0;
+	const struct bloom_params *p = &j->req.p;
+	if (j->kind != JOB_CONVOLVE || p->method == CONVOLVE_FFT || !j->in.pixels)
+		return 0;
+	struct image gen = {0};
+	const struct image *k = bk->img;
+	char berr[BLOOM_ERR_LEN];
+	int rc = 0, method = CONVOLVE_FFT;
+	if (!k && !(rc = bloom_kernel_preset(b, &p->preset, &gen, berr)))
+		k = &gen;
+	if (rc)
+		snprintf(err, CONVOLVE_ERR_LEN, "%.500s", berr);
+	if (!rc && !te->s)
+		rc = spatial_ctx_create(pc, info, NULL, &log_gles_sink, &te->s, err) ? BLOOM_E_GPU : 0;
+	if (!rc)
+		rc = convolve_choose(b, te->s, &g->model, p->method, j->in.width, j->in.height,
+		                     k->width, k->height, p, &method, NULL, NULL, err);
+	if (!rc && method == CONVOLVE_SPATIAL) {
+		double ms = 0, t0 = clock_s();
+		rc = convolve_spatial(te->s, &j->in, k, p, &j->result, &ms, err);
+		j->gpu_wait_s = clock_s() - t0;
+	}
+	image_free(&gen);
+	if (!rc && method == CONVOLVE_FFT)
+		return 0;
+	if (rc) {
+		int status = rc == BLOOM_E_ARG ? 422 : rc == BLOOM_E_TOO_LARGE ? 413 :
+		             rc == BLOOM_E_NOMEM ? 503 : 500;
+		set_error(j, status, status == 422 ? "invalid_request" : status == 413
+		          ? "too_large_for_gpu" : status == 503 ? "out_of_memory" : "gpu_error", "%s", err);
+	} else if (!image_finite(&j->result)) {
+		image_free(&j->result);
+		set_error(j, 422, "result_not_finite", "samples of the result are not finite: float32 "
+		          "overflowed in the convolution (an image or kernel value near 3.4e38, or "
+		          "infinite); scale the image or kernel down");
+	}
+	j->method = method;
+	image_free(&j->in);
+	image_free(&j->kimg);
+	j->gpu = g->id;
+	return 1;
+}
+
+/* 1 when every sample of img is finite. */
+static int image_finite(const struct image *img)
+{
+	size_t n = (size_t)img->width * img->height * img->channels;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(img->pixels[i]))
+			return 0;
+	return 1;
+}
+
 static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 {
 	struct jobs *J = g->J;
@@ -333,9 +395,12 @@ void *gpu_main(void *arg)
 		j->queue_s = t0 - j->t_queued;
 		pthread_mutex_unlock(&J->lock);
 
+		j->method = CONVOLVE_FFT;
 		if (j->kind == JOB_CONV2D || j->kind == JOB_CONV2D_T)
 			run_tensor(g, pc, egl_ctx_info(ctx), &te, j);
-		else
+		else if (!run_direct(g, b, pc, egl_ctx_info(ctx), &te, &(struct bloom_kernel){
+		                     j->named ? &j->named->img : j->kimg.pixels ? &j->kimg : NULL,
+		                     {0, 0}}, j))
 			gpu_run(g, b, j);
 		double t1 = clock_s();
 		j->gpu_s = t1 - t0;

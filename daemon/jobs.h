@@ -67,6 +67,7 @@ struct job {
 	const char *content_type;         /* static */
 	int dropped;                      /* 1: the client had gone; nobody to answer */
 	unsigned lost;                    /* IMAGE_LOST_* of the encoding */
+	int method;                       /* JOB_CONVOLVE: the method that ran (convolve.h) */
 	int gpu;                          /* GPU thread that ran it; -1 */
 	double decode_s, queue_s, gpu_s, encode_s;
 	double gpu_copy_s, gpu_wait_s;    /* parts of gpu_s: copying the frame and the result

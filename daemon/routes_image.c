@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "daemon/multipart.h"
+#include "gles/convolve.h"
 #include "protocol/request.h"
 
 static enum MHD_Result answer_job(struct req *r);
@@ -229,7 +230,7 @@ static enum MHD_Result answer_job(struct req *r)
 		lost[strlen(lost) - 1] = 0;
 	char gpu[16];
 	snprintf(gpu, sizeof gpu, "%d", j->gpu);
-	const char *extra[5] = {NULL};
+	const char *extra[7] = {NULL};
 	int e = 0;
 	if (*lost) {
 		extra[e++] = "X-Image-Lost";
@@ -238,6 +239,10 @@ static enum MHD_Result answer_job(struct req *r)
 	if (j->gpu >= 0) {
 		extra[e++] = "X-Gpu";
 		extra[e++] = gpu;
+	}
+	if (j->kind == JOB_CONVOLVE) { /* which path computed it (method=auto chooses) */
+		extra[e++] = "X-Convolve-Method";
+		extra[e++] = j->method == CONVOLVE_SPATIAL ? "spatial" : "fft";
 	}
 	return respond(r, j->status, j->content_type, body, j->body_len, 1, extra);
 }

@@ -14,4 +14,5 @@ GLES_OBJS += \
 	$(BUILD)/gles/spatial_plan.o \
 	$(BUILD)/gles/spatial.o \
 	$(BUILD)/gles/deconv.o \
-	$(BUILD)/gles/conv_shape.o
+	$(BUILD)/gles/conv_shape.o \
+	$(BUILD)/gles/convolve.o

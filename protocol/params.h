@@ -49,6 +49,7 @@ struct bloom_params {
 	int normalize;       /* enum bloom_normalize */
 	int precision;       /* enum bloom_precision: the image spectrum's storage */
 	int technique;       /* enum bloom_technique: FFT technique (auto: measured or planned) */
+	int method;          /* convolve: auto|fft|spatial (gles/convolve.h's enum convolve_method) */
 	struct kernel_center center;
 	struct kernel_preset preset; /* the built-in kernel when no kernel image is given; kind
 	                                KERNEL_NONE: the default (aperture) */

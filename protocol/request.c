@@ -65,6 +65,9 @@ const struct request_param request_table[] = {
 	    "FFT technique: auto (shared memory where a signal fits, else what the plan or the "
 	    "measured FFT wisdom picks), or one forced: shared, global-memory passes, blocked "
 	    "columns"),
+	ROW("method", OPT_ENUM, 0, 0, "auto", "auto|fft|spatial", P(method), REQUEST_CONVOLVE,
+	    "fft: the FFT path (any kernel, kernel_scale); spatial: the direct convolution (small "
+	    "kernels; float32); auto: whichever a cost model calibrated on the GPU predicts faster"),
 	PARSED("format", BC, parse_format, FORMAT_CHOICES,
 	       "answer's format (HTTP; the CLI takes the output file's extension): default the "
 	       "Accept header's best image type, else the input's family"),

@@ -999,6 +999,37 @@ def conv2d_ref(x, w, b=None, pad=(0, 0), stride=(1, 1), dil=(1, 1), groups=1):
     return y[0] if three else y
 
 
+def test_convolve_methods():
+    """/v1/convolve by the FFT, by the direct convolution and by the cost model's choice: the
+    same linear convolution (numpy's direct one in float64)."""
+    d = Daemon()
+    try:
+        img = rand_float(40, 56)
+        k = (RNG.random((5, 7)) * 0.2).astype(np.float32)
+        ref = direct_convolve(img.astype(np.float64), k.astype(np.float64))
+        body, ct = multipart([("image", open(write_pfm(os.path.join(TMP, "cm.pfm"), img), "rb").read(),
+                               "image/x-portable-floatmap"),
+                              ("kernel", open(write_pfm(os.path.join(TMP, "ck.pfm"), k), "rb").read(),
+                               "image/x-portable-floatmap")])
+        seen = {}
+        for m in ("fft", "spatial", "auto"):
+            st, h, b = d.req("POST", "/v1/convolve?format=pfm&method=" + m, body=body,
+                             headers={"Content-Type": ct})
+            seen[m] = h.get("x-convolve-method")
+            close_enough("convolve method=%s (ran: %s)" % (m, seen[m]),
+                         read_pfm(b) if st == 200 else None, ref, 1e-5)
+        check("X-Convolve-Method says which path ran", seen["fft"] == "fft" and
+              seen["spatial"] == "spatial" and seen["auto"] in ("fft", "spatial"), seen)
+        st, h, b = d.req("POST", "/v1/convolve?format=pfm&method=spatial&kernel_scale=0.5",
+                         body=body, headers={"Content-Type": ct})
+        check("method=spatial with kernel_scale: 422 naming kernel_scale", st == 422 and
+              "kernel_scale" in err_of(b)[2], (st, b[:200]))
+        st, h, b = d.req("POST", "/v1/bloom?method=spatial", body=png_bytes(rand8()))
+        check("method on /v1/bloom: 400 (convolve's)", st == 400, (st, b[:200]))
+    finally:
+        d.stop("convolve methods daemon")
+
+
 def test_tensors():
     """POST /v1/conv2d and /v1/conv2d_transpose: NPY in and out, against float64 references."""
     d = Daemon()
@@ -1068,7 +1099,7 @@ def main():
     if not os.path.exists(DAEMON):
         check("daemon binary exists", False, DAEMON)
     else:
-        for t in (test_main, test_request_rules, test_tensors, test_limits_and_auth, test_queue_full,
+        for t in (test_main, test_request_rules, test_convolve_methods, test_tensors, test_limits_and_auth, test_queue_full,
                   test_deadline_and_client_gone, test_concurrency_and_sigterm, test_tls):
             t0 = time.time()
             try:
