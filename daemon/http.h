@@ -53,7 +53,8 @@ struct conn {
 struct server {
 	struct server_opts o;
 	struct config cfg;
-	struct MHD_Daemon *d;
+	struct MHD_Daemon *d[2]; /* one per address: localhost listens on 127.0.0.1 and ::1 */
+	int nd;
 	int port;
 	pthread_mutex_t lock;
 	int active;          /* guarded by lock */

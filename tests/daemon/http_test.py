@@ -1030,6 +1030,26 @@ def test_convolve_methods():
         d.stop("convolve methods daemon")
 
 
+def test_localhost():
+    """--listen localhost (the default) serves IPv4's and IPv6's loopback on one port."""
+    d = Daemon("--listen", "localhost")
+    try:
+        st4 = d.req("GET", "/healthz")[0]
+        try:
+            c = http.client.HTTPConnection("::1", d.port, timeout=10)
+            c.request("GET", "/healthz")
+            st6 = c.getresponse().status
+            c.close()
+        except OSError as e:
+            st6 = str(e)
+        six = socket.has_ipv6 and os.path.exists("/proc/net/if_inet6")
+        check("localhost: 127.0.0.1 and [::1] on port %d both answer" % d.port,
+              st4 == 200 and (st6 == 200 or not six), (st4, st6))
+        check("the log says both", "(127.0.0.1 and ::1)" in d.log() or not six, d.log()[-300:])
+    finally:
+        d.stop("localhost daemon")
+
+
 def test_tensors():
     """POST /v1/conv2d and /v1/conv2d_transpose: NPY in and out, against float64 references."""
     d = Daemon()
@@ -1099,7 +1119,7 @@ def main():
     if not os.path.exists(DAEMON):
         check("daemon binary exists", False, DAEMON)
     else:
-        for t in (test_main, test_request_rules, test_convolve_methods, test_tensors, test_limits_and_auth, test_queue_full,
+        for t in (test_main, test_request_rules, test_convolve_methods, test_localhost, test_tensors, test_limits_and_auth, test_queue_full,
                   test_deadline_and_client_gone, test_concurrency_and_sigterm, test_tls):
             t0 = time.time()
             try:
