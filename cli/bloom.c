@@ -9,6 +9,7 @@
 #include "cli/common.h"
 #include "daemon/log.h"
 #include "gles/bloom.h"
+#include "gles/convolve.h"
 #include "protocol/image.h"
 #include "protocol/kernel_preset.h"
 
@@ -27,6 +28,35 @@ static const struct opt_def own_table[] = {
 	{"quiet", OPT_BOOL, 0, 1, "false", NULL, "no summary line on stderr", NULL,
 	 offsetof(struct bloom_cli, quiet)},
 };
+
+/* convolve's method other than fft: the model's choice (auto) and, when it is the direct
+ * convolution, that. 0 (*method says which ran; the FFT path is the caller's), or 1 after a
+ * message. */
+static int direct(struct cli_gpu *g, struct bloom_ctx *b, const struct image *in,
+                  const struct image *kimg, const struct bloom_params *p, struct spatial_ctx **s,
+                  int *method, struct image *out, const char *name)
+{
+	char err[CONVOLVE_ERR_LEN];
+	struct image gen = {0};
+	int rc = 0;
+	if (!kimg) {
+		char berr[BLOOM_ERR_LEN];
+		if ((rc = bloom_kernel_preset(b, &p->preset, &gen, berr)))
+			snprintf(err, sizeof err, "%.500s", berr);
+		kimg = &gen;
+	}
+	if (!rc)
+		rc = spatial_ctx_create(g->pc, g->info, NULL, &log_gles_sink, s, err);
+	if (!rc)
+		rc = convolve_choose(b, *s, &(struct convolve_model){0}, p->method, in->width,
+		                     in->height, kimg->width, kimg->height, p, method, NULL, NULL, err);
+	if (!rc && *method == CONVOLVE_SPATIAL)
+		rc = convolve_spatial(*s, in, kimg, p, out, NULL, err);
+	image_free(&gen);
+	if (rc)
+		fprintf(stderr, "fftbloom %s: %s\n", name, err);
+	return rc ? 1 : 0;
+}
 
 static int run(int op, int argc, char **argv)
 {
@@ -87,6 +117,7 @@ static int run(int op, int argc, char **argv)
 	}
 	struct cli_gpu g;
 	struct bloom_ctx *b = NULL;
+	struct spatial_ctx *s = NULL;
 	if (cli_gpu_open(&c.gpu, &g))
 		goto out;
 	struct bloom_ctx_opts bo = {.wisdom = g.wisdom};
@@ -96,8 +127,13 @@ static int run(int op, int argc, char **argv)
 	}
 	struct bloom_kernel k = {kimg.pixels ? &kimg : NULL, {0, 0}};
 	struct bloom_stats st;
-	int brc = bloom_run(b, op, &in, &k, &req.p, &out, &st, err);
-	if (brc) {
+	memset(&st, 0, sizeof st);
+	int method = CONVOLVE_FFT;
+	if (op == BLOOM_OP_CONVOLVE && req.p.method != CONVOLVE_FFT &&
+	    (rc = direct(&g, b, &in, k.img, &req.p, &s, &method, &out, name)) != 0)
+		goto out;
+	rc = 1;
+	if (method == CONVOLVE_FFT && bloom_run(b, op, &in, &k, &req.p, &out, &st, err)) {
 		fprintf(stderr, "fftbloom %s: %s\n", name, err);
 		goto out;
 	}
@@ -110,7 +146,9 @@ static int run(int op, int argc, char **argv)
 	if (lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))
 		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n", name,
 		        c.output);
-	if (!c.quiet)
+	if (!c.quiet && method == CONVOLVE_SPATIAL)
+		fprintf(stderr, "%s %dx%d: direct (spatial) convolution\n", name, in.width, in.height);
+	else if (!c.quiet)
 		fprintf(stderr, "%s %dx%d: padded %dx%d, %s kernel%s, GPU %.2f ms (%s: prefilter %.2f, "
 		        "rows %.2f, %s %.2f, %s %.2f, %s %.2f, inverse rows %.2f, composite %.2f; "
 		        "kernel spectrum %.2f)\n",
@@ -123,6 +161,7 @@ static int run(int op, int argc, char **argv)
 		        st.composite_ms, st.kernel_ms);
 	rc = 0;
 out:
+	spatial_ctx_destroy(s);
 	bloom_ctx_destroy(b);
 	if (g.ctx)
 		cli_gpu_close(&g);

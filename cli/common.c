@@ -76,7 +76,7 @@ int cli_parse(const char *name, const char *usage, const struct opt_def *t, size
 static int request_flag(void *ctx, const char *name, const char *value, char err[OPT_ERR_LEN])
 {
 	struct request *req = ctx;
-	if (!request_find(name))
+	if (!request_find(name, req->op))
 		return OPT_E_UNKNOWN;
 	if (!value) {
 		snprintf(err, OPT_ERR_LEN, "--%.64s needs a value", name);

@@ -1,68 +1,64 @@
-/* NPY tensors for the convolution subcommands; see cli_conv.h. */
+/* What fftbloom conv2d and conv2d-transpose share; see conv.h. */
 #include "cli/conv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int cli_tensor_read(const char *cmd, const char *what, const char *path, int min_ndim,
-                    int max_ndim, struct npy_array *a, float **data)
+#include "cli/common.h"
+
+void cli_conv_files_opts(struct opt_def *t, size_t *n, size_t base, const char *weight_shape)
 {
-	char err[NPY_ERR_LEN];
-	*data = NULL;
-	int rc = npy_read_file(path, (size_t)4 << 30, a, err);
-	if (rc) {
-		fprintf(stderr, "fftbloom %s: %s %s: %s\n", cmd, what, path, err);
-		return rc == NPY_E_IO ? 1 : 2;
-	}
-	int ok;
-	size_t n = npy_count(a, &ok);
-	if (a->dtype != NPY_F32 && a->dtype != NPY_F64) {
-		fprintf(stderr, "fftbloom %s: %s %s: complex data; float32 or float64 expected\n", cmd,
-		        what, path);
-		rc = 2;
-	} else if (a->ndim < min_ndim || a->ndim > max_ndim) {
-		char want[32];
-		if (max_ndim == min_ndim)
-			snprintf(want, sizeof want, "%d-D", min_ndim);
-		else
-			snprintf(want, sizeof want, "%d-D %s %d-D", min_ndim,
-			         max_ndim == min_ndim + 1 ? "or" : "to", max_ndim);
-		fprintf(stderr, "fftbloom %s: %s %s: a %d-D array; %s expected\n", cmd, what, path,
-		        a->ndim, want);
-		rc = 2;
-	} else if (!n || !ok) {
-		fprintf(stderr, "fftbloom %s: %s %s: empty array\n", cmd, what, path);
-		rc = 2;
-	} else if (!(*data = malloc(n * sizeof **data))) {
-		fprintf(stderr, "fftbloom %s: out of memory\n", cmd);
-		rc = 1;
-	} else {
-		for (size_t i = 0; i < n; i++)
-			(*data)[i] = a->dtype == NPY_F32 ? ((float *)a->data)[i] : (float)((double *)a->data)[i];
-	}
-	free(a->data);
-	a->data = NULL;
-	if (rc) {
-		free(*data);
-		*data = NULL;
-	}
-	return rc;
+	static char weight_help[128];
+	snprintf(weight_help, sizeof weight_help, "weight .npy: %s", weight_shape);
+#define F(f) offsetof(struct conv_files, f)
+	const struct opt_def rows[] = {
+		{"input", OPT_STRING, 0, 0, "", NULL, "input .npy: (B, Cin, H, W) or (Cin, H, W)", NULL,
+		 F(input)},
+		{"weight", OPT_STRING, 0, 0, "", NULL, weight_help, NULL, F(weight)},
+		{"bias", OPT_STRING, 0, 0, "", NULL, "bias .npy: (Cout), optional", NULL, F(bias)},
+		{"output", OPT_STRING, 0, 0, "", NULL, "output .npy (float32) (also -o)", NULL, F(output)},
+		{"repeat", OPT_INT, 0, 100000, "0", NULL,
+		 "run N more times and print the median GPU time as a JSON line on stderr", NULL,
+		 F(repeat)},
+	};
+#undef F
+	cli_opts_add(t, n, rows, sizeof rows / sizeof rows[0], base);
 }
 
-int cli_tensor_write(const char *cmd, const char *path, int ndim, const size_t *shape,
-                     float *data)
+void cli_conv_free(struct conv_tensors *t)
 {
-	struct npy_array a;
-	memset(&a, 0, sizeof a);
-	a.ndim = ndim;
-	for (int i = 0; i < 4; i++)
-		a.shape[i] = i < ndim ? shape[i] : 1;
-	a.dtype = NPY_F32;
-	a.data = data;
-	char err[NPY_ERR_LEN];
-	if (npy_write_file(path, &a, err)) {
-		fprintf(stderr, "fftbloom %s: %s: %s\n", cmd, path, err);
+	tensor_free(&t->x);
+	tensor_free(&t->w);
+	tensor_free(&t->b);
+}
+
+int cli_conv_read(const char *cmd, int npos, const struct conv_files *f, struct conv_tensors *t)
+{
+	memset(t, 0, sizeof *t);
+	if (npos || !f->input[0] || !f->weight[0] || !f->output[0]) {
+		fprintf(stderr, "fftbloom %s: need --input, --weight and -o OUTPUT (see --help)\n", cmd);
+		return 2;
+	}
+	char err[TENSOR_ERR_LEN];
+	size_t max = (size_t)4 << 30;
+	int rc = tensor_read_file(f->input, max, 3, 4, "input", &t->x, err);
+	if (!rc)
+		rc = tensor_read_file(f->weight, max, 4, 4, "weight", &t->w, err);
+	if (!rc && f->bias[0])
+		rc = tensor_read_file(f->bias, max, 1, 1, "bias", &t->b, err);
+	if (!rc)
+		return 0;
+	fprintf(stderr, "fftbloom %s: %s\n", cmd, err);
+	cli_conv_free(t);
+	return rc == TENSOR_E_IO || rc == TENSOR_E_NOMEM ? 1 : 2;
+}
+
+int cli_conv_write(const char *cmd, const char *path, const struct tensor *y)
+{
+	char err[TENSOR_ERR_LEN];
+	if (tensor_write_file(path, y, err)) {
+		fprintf(stderr, "fftbloom %s: %s\n", cmd, err);
 		return 1;
 	}
 	return 0;

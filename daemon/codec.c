@@ -24,35 +24,42 @@
  * in and out), or a kernel. */
 enum { COST_FLOAT = 32, COST_PLANES = 8, COST_KERNEL = 16 };
 
-/* image_limits.admit: reserves w x h pixels of the job's image or kernel against
- * --memory-budget, replacing what that image reserved before. */
-static int admit_image(void *ctx, unsigned long long w, unsigned long long h, char *err)
+/* Reserves `want` bytes for what j's slot (0 or 1) holds against --memory-budget, replacing
+ * what the slot reserved before: 0, IMAGE_E_TOO_LARGE (more than the whole budget) or
+ * IMAGE_E_BUSY (the requests in progress hold too much of it), with a message about `what`. */
+static int reserve(struct jobs *J, struct job *j, int slot, unsigned long long want,
+                   const char *what, char *err, size_t errlen)
 {
-	struct job_admit *a = ctx;
-	struct jobs *J = a->J;
-	struct job *j = a->j;
-	int cost = a->which == 1 ? COST_KERNEL : a->which == 2 ? COST_PLANES : COST_FLOAT;
-	int slot = a->which == 1;
-	unsigned long long want = w * h * (unsigned long long)cost, budget = J->cfg.memory_budget;
+	unsigned long long budget = J->cfg.memory_budget;
 	if (want > budget) {
-		snprintf(err, IMAGE_ERR_LEN, "%s of %llux%llu needs %llu MiB, more than the whole "
-		         "--memory-budget of %llu MiB", slot ? "a kernel" : "an image", w, h, want >> 20,
-		         budget >> 20);
+		snprintf(err, errlen, "%s needs %llu MiB, more than the whole --memory-budget of %llu "
+		         "MiB", what, want >> 20, budget >> 20);
 		return IMAGE_E_TOO_LARGE;
 	}
 	pthread_mutex_lock(&J->lock);
 	unsigned long long others = J->mem_used - j->reserved[slot];
 	if (others + want > budget) {
 		pthread_mutex_unlock(&J->lock);
-		snprintf(err, IMAGE_ERR_LEN, "the %s of %llux%llu needs %llu MiB; the requests in "
-		         "progress hold %llu of the %llu MiB --memory-budget", slot ? "kernel" : "image",
-		         w, h, want >> 20, others >> 20, budget >> 20);
+		snprintf(err, errlen, "%s needs %llu MiB; the requests in progress hold %llu of the "
+		         "%llu MiB --memory-budget", what, want >> 20, others >> 20, budget >> 20);
 		return IMAGE_E_BUSY;
 	}
 	J->mem_used = others + want;
 	j->reserved[slot] = want;
 	pthread_mutex_unlock(&J->lock);
 	return 0;
+}
+
+/* image_limits.admit: reserves w x h pixels of the job's image or kernel. */
+static int admit_image(void *ctx, unsigned long long w, unsigned long long h, char *err)
+{
+	struct job_admit *a = ctx;
+	int cost = a->which == 1 ? COST_KERNEL : a->which == 2 ? COST_PLANES : COST_FLOAT;
+	char what[96];
+	snprintf(what, sizeof what, "%s of %llux%llu", a->which == 1 ? "the kernel" : "the image",
+	         w, h);
+	return reserve(a->J, a->j, a->which == 1, w * h * (unsigned long long)cost, what, err,
+	               IMAGE_ERR_LEN);
 }
 
 /* Limits for decoding j's image (which 0: float, 2: JPEG planes) or kernel (1), with the
@@ -148,14 +155,23 @@ static void kernel_put_answer(struct jobs *J, struct job *j)
 	j->content_type = "application/json";
 }
 
+static void decode_tensors(struct jobs *J, struct job *j);
+
 static void do_decode(struct jobs *J, struct job *j)
 {
 	double t0 = clock_s();
 	char err[IMAGE_ERR_LEN];
 	int rc = IMAGE_E_UNSUPPORTED;
+	int tensors = j->kind == JOB_CONV2D || j->kind == JOB_CONV2D_T;
+	if (tensors) {
+		decode_tensors(J, j);
+		rc = j->status ? -1 : 0;
+	}
 	/* JPEG frames stay as planes for the GPU to convert, unless they carry what planes cannot */
 	struct image_limits lim;
-	if (J->cfg.jpeg_planes && j->kind != JOB_KERNEL_PUT &&
+	if (tensors) {
+	} else if (J->cfg.jpeg_planes && j->kind != JOB_KERNEL_PUT &&
+	           !(j->kind == JOB_CONVOLVE && j->req.p.method != CONVOLVE_FFT) &&
 	    image_sniff(j->image, j->image_len) == IMAGE_FORMAT_JPEG) {
 		lim = job_limits(J, j, 2);
 		rc = image_decode_jpeg_yuv(j->image, j->image_len, &lim, &j->yin, &j->info, err);
@@ -164,7 +180,8 @@ static void do_decode(struct jobs *J, struct job *j)
 		lim = job_limits(J, j, j->kind == JOB_KERNEL_PUT ? 1 : 0);
 		rc = image_decode(j->image, j->image_len, &lim, &j->in, &j->info, err);
 	}
-	if (rc) {
+	if (tensors) {
+	} else if (rc) {
 		decode_error(j, rc, j->kind == JOB_KERNEL_PUT ? "kernel" : "image", err);
 	} else if (j->kernel_data) {
 		struct image_info ki;
@@ -200,9 +217,78 @@ static void do_decode(struct jobs *J, struct job *j)
 	pthread_mutex_unlock(&J->lock);
 }
 
+/* A convolution's tensors: decoded (their bytes reserved first: float32 takes at most what
+ * its NPY data takes), described for the engine (shapes checked), the output reserved and
+ * allocated. Then on to a GPU thread. */
+static void decode_tensors(struct jobs *J, struct job *j)
+{
+	static const char *what[3] = {"input", "weight", "bias"};
+	static const int ranks[3][2] = {{3, 4}, {4, 4}, {1, 1}};
+	struct tensor *t[3] = {&j->tx, &j->tw, &j->tb};
+	char err[JOBS_ERR_LEN];
+	unsigned long long in_bytes = 0;
+	for (int i = 0; i < 3; i++)
+		in_bytes += j->npy_len[i];
+	int rc = reserve(J, j, 0, in_bytes, "the tensors", err, sizeof err);
+	for (int i = 0; !rc && i < 3; i++) {
+		if (!j->npy[i])
+			continue;
+		char terr[TENSOR_ERR_LEN];
+		int trc = tensor_decode(j->npy[i], j->npy_len[i], (size_t)J->cfg.memory_budget,
+		                        ranks[i][0], ranks[i][1], what[i], t[i], terr);
+		if (trc) {
+			set_error(j, trc == TENSOR_E_SHAPE ? 422 : trc == TENSOR_E_TOO_LARGE ? 413 :
+			          trc == TENSOR_E_NOMEM ? 503 : 422, trc == TENSOR_E_SHAPE ? "invalid_shape" :
+			          trc == TENSOR_E_TOO_LARGE ? "tensor_too_large" : trc == TENSOR_E_NOMEM ?
+			          "out_of_memory" : "tensor_corrupt", "%s", terr);
+			return;
+		}
+	}
+	if (rc) {
+		set_error(j, rc == IMAGE_E_BUSY ? 503 : 413, rc == IMAGE_E_BUSY ? "memory_budget" :
+		          "tensor_too_large", "%s%s", err, rc == IMAGE_E_BUSY ? "; retry later" : "");
+		return;
+	}
+	char serr[CONV_SHAPE_ERR_LEN];
+	long bias = j->tb.data ? (long)j->tb.shape[0] : -1;
+	int bad = j->kind == JOB_CONV2D
+	          ? conv2d_describe(j->tx.ndim, j->tx.shape, j->tw.shape, bias, &j->req.c, &j->sc,
+	                            &j->ty.ndim, j->ty.shape, serr)
+	          : deconv_describe(j->tx.ndim, j->tx.shape, j->tw.shape, bias, &j->req.c, &j->dc,
+	                            &j->ty.ndim, j->ty.shape, serr);
+	if (bad) {
+		set_error(j, 422, "invalid_shape", "%s", serr);
+		return;
+	}
+	size_t n = tensor_count(&j->ty);
+	if ((rc = reserve(J, j, 1, (unsigned long long)n * sizeof(float), "the output", err,
+	                  sizeof err))) {
+		set_error(j, rc == IMAGE_E_BUSY ? 503 : 413, rc == IMAGE_E_BUSY ? "memory_budget" :
+		          "tensor_too_large", "%s", err);
+		return;
+	}
+	if (!(j->ty.data = malloc(n * sizeof *j->ty.data)))
+		set_error(j, 503, "out_of_memory", "the output: out of memory");
+}
+
 static void do_encode(struct jobs *J, struct job *j)
 {
 	double t0 = clock_s();
+	if (j->ty.data) { /* a convolution's output tensor */
+		char terr[TENSOR_ERR_LEN];
+		int rc = tensor_encode(&j->ty, &j->body, &j->body_len, terr);
+		j->encode_s = clock_s() - t0;
+		if (rc) {
+			j->body = NULL;
+			j->body_len = 0;
+			set_error(j, 500, "encode_failed", "encoding NPY: %s", terr);
+		} else {
+			j->status = 200;
+			j->content_type = "application/x-npy";
+		}
+		finish(J, j);
+		return;
+	}
 	enum image_format fmt;
 	struct image_encode_opts eo;
 	memset(&eo, 0, sizeof eo);

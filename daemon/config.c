@@ -23,7 +23,8 @@
 
 #define C(f) offsetof(struct config, f)
 #define DAEMON_OPTS                                                                            \
-	{"listen", OPT_STRING, 0, 63, "127.0.0.1", NULL, "address to listen on (IPv4 or IPv6)",    \
+	{"listen", OPT_STRING, 0, 63, "localhost", NULL,                                          \
+	 "address to listen on: IPv4, IPv6, or localhost (127.0.0.1 and ::1 both)",             \
 	 "FFTBLOOM_LISTEN", C(listen)},                                                           \
 	{"port", OPT_INT, 0, 65535, "8080", NULL, "TCP port (0: any free port, logged at start)",  \
 	 "FFTBLOOM_PORT", C(port)},                                                               \

@@ -520,7 +520,7 @@ int main(int argc, char **argv)
 		snprintf(endpoint, sizeof endpoint, "the socket passed in LISTEN_FDS");
 	log_msg(LOG_INFO, "fftbloomd listening on %s%s (%d GPU thread%s, %d codec threads, queue %d)",
 	        endpoint, listen_fd ? " (socket from the service manager; --listen and --port not "
-	        "used)" : "", ndev, ndev == 1 ? "" : "s", cfg.codec_threads, cfg.queue_size);
+	        "used)" : server_listeners(server) > 1 ? " (127.0.0.1 and ::1)" : "", ndev, ndev == 1 ? "" : "s", cfg.codec_threads, cfg.queue_size);
 	if (lifecycle_create(notify, jobs, cfg.heartbeat_timeout, endpoint, &life)) {
 		log_msg(LOG_ERROR, "out of memory");
 		goto out;

@@ -118,6 +118,121 @@ static void gpu_warm(struct gpu *g, struct bloom_ctx *b)
 	}
 }
 
+/* The convolution engines of a GPU thread, made on the first tensor job (they compile their
+ * packing programs and probe the texture filter: a fraction of a second on llvmpipe). */
+struct tensor_engines {
+	struct spatial_ctx *s;
+	struct deconv_ctx *d;
+};
+
+static int spatial_status(int rc, const char **code)
+{
+	switch (rc) {
+	case SPATIAL_E_ARG:
+	case SPATIAL_E_UNSUPPORTED: *code = "invalid_request"; return 422;
+	case SPATIAL_E_TOO_LARGE: *code = "too_large_for_gpu"; return 413;
+	case SPATIAL_E_NOMEM: *code = "out_of_memory"; return 503;
+	default: *code = "gpu_error"; return 500;
+	}
+}
+
+/* A conv2d or conv2d-transpose job: its tensors decoded and described by a codec thread. */
+static void run_tensor(struct gpu *g, struct program_cache *pc, const struct egl_info *info,
+                       struct tensor_engines *te, struct job *j)
+{
+	static __thread char err[SPATIAL_ERR_LEN];
+	err[0] = 0;
+	int rc = 0;
+	if (!te->s)
+		rc = spatial_ctx_create(pc, info, NULL, &log_gles_sink, &te->s, err);
+	if (!rc && !te->d && j->kind == JOB_CONV2D_T)
+		rc = deconv_ctx_create(pc, info, te->s, &log_gles_sink, &te->d, err);
+	if (!rc && j->kind == JOB_CONV2D) {
+		struct spatial_stats st;
+		rc = spatial_conv2d(te->s, &j->sc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st,
+		                    err);
+		j->gpu_copy_s = (st.upload_ms + st.download_ms) * 1e-3;
+	} else if (!rc) {
+		struct deconv_stats st;
+		rc = deconv_run(te->d, &j->dc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st, err);
+	}
+	if (rc) {
+		const char *code;
+		int status = spatial_status(rc, &code);
+		set_error(j, status, code, "%s", err[0] ? err : spatial_strerror(rc));
+		if (status >= 500)
+			log_msg(LOG_ERROR, "gpu %d: %s failed: %s", g->id,
+			        j->kind == JOB_CONV2D ? "conv2d" : "conv2d_transpose", j->message);
+		tensor_free(&j->ty);
+	}
+	tensor_free(&j->tx);
+	tensor_free(&j->tw);
+	tensor_free(&j->tb);
+	j->gpu = g->id;
+}
+
+static int image_finite(const struct image *img);
+
+/* A convolve job the direct path may run (a float frame): the method by the model, then the
+ * direct convolution when it wins. 1 when it ran the job (or failed it), 0 for the FFT path. */
+static int run_direct(struct gpu *g, struct bloom_ctx *b, struct program_cache *pc,
+                      const struct egl_info *info, struct tensor_engines *te,
+                      const struct bloom_kernel *bk, struct job *j)
+{
+	static __thread char err[CONVOLVE_ERR_LEN];
+	err[0] = 0;
+	const struct bloom_params *p = &j->req.p;
+	if (j->kind != JOB_CONVOLVE || p->method == CONVOLVE_FFT || !j->in.pixels)
+		return 0;
+	struct image gen = {0};
+	const struct image *k = bk->img;
+	char berr[BLOOM_ERR_LEN];
+	int rc = 0, method = CONVOLVE_FFT;
+	if (!k && !(rc = bloom_kernel_preset(b, &p->preset, &gen, berr)))
+		k = &gen;
+	if (rc)
+		snprintf(err, CONVOLVE_ERR_LEN, "%.500s", berr);
+	if (!rc && !te->s)
+		rc = spatial_ctx_create(pc, info, NULL, &log_gles_sink, &te->s, err) ? BLOOM_E_GPU : 0;
+	if (!rc)
+		rc = convolve_choose(b, te->s, &g->model, p->method, j->in.width, j->in.height,
+		                     k->width, k->height, p, &method, NULL, NULL, err);
+	if (!rc && method == CONVOLVE_SPATIAL) {
+		double ms = 0, t0 = clock_s();
+		rc = convolve_spatial(te->s, &j->in, k, p, &j->result, &ms, err);
+		j->gpu_wait_s = clock_s() - t0;
+	}
+	image_free(&gen);
+	if (!rc && method == CONVOLVE_FFT)
+		return 0;
+	if (rc) {
+		int status = rc == BLOOM_E_ARG ? 422 : rc == BLOOM_E_TOO_LARGE ? 413 :
+		             rc == BLOOM_E_NOMEM ? 503 : 500;
+		set_error(j, status, status == 422 ? "invalid_request" : status == 413
+		          ? "too_large_for_gpu" : status == 503 ? "out_of_memory" : "gpu_error", "%s", err);
+	} else if (!image_finite(&j->result)) {
+		image_free(&j->result);
+		set_error(j, 422, "result_not_finite", "samples of the result are not finite: float32 "
+		          "overflowed in the convolution (an image or kernel value near 3.4e38, or "
+		          "infinite); scale the image or kernel down");
+	}
+	j->method = method;
+	image_free(&j->in);
+	image_free(&j->kimg);
+	j->gpu = g->id;
+	return 1;
+}
+
+/* 1 when every sample of img is finite. */
+static int image_finite(const struct image *img)
+{
+	size_t n = (size_t)img->width * img->height * img->channels;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(img->pixels[i]))
+			return 0;
+	return 1;
+}
+
 static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 {
 	struct jobs *J = g->J;
@@ -207,6 +322,7 @@ void *gpu_main(void *arg)
 	struct program_cache *pc = NULL;
 	struct fft_wisdom *wisdom = NULL;
 	struct bloom_ctx *b = NULL;
+	struct tensor_engines te = {NULL, NULL};
 	char eerr[EGL_ERR_LEN];
 	int rc = egl_ctx_create(&eo, &log_gles_sink, &ctx, eerr);
 	if (rc)
@@ -279,7 +395,13 @@ void *gpu_main(void *arg)
 		j->queue_s = t0 - j->t_queued;
 		pthread_mutex_unlock(&J->lock);
 
-		gpu_run(g, b, j);
+		j->method = CONVOLVE_FFT;
+		if (j->kind == JOB_CONV2D || j->kind == JOB_CONV2D_T)
+			run_tensor(g, pc, egl_ctx_info(ctx), &te, j);
+		else if (!run_direct(g, b, pc, egl_ctx_info(ctx), &te, &(struct bloom_kernel){
+		                     j->named ? &j->named->img : j->kimg.pixels ? &j->kimg : NULL,
+		                     {0, 0}}, j))
+			gpu_run(g, b, j);
 		double t1 = clock_s();
 		j->gpu_s = t1 - t0;
 
@@ -311,6 +433,8 @@ void *gpu_main(void *arg)
 	g->alive = 0;
 	pthread_mutex_unlock(&J->lock);
 out:
+	deconv_ctx_destroy(te.d);
+	spatial_ctx_destroy(te.s);
 	bloom_ctx_destroy(b);
 	fft_wisdom_destroy(wisdom);
 	program_cache_destroy(pc);

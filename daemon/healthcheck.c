@@ -245,7 +245,7 @@ int healthcheck_url(const char *listen, int port, int tls, const char *path, cha
 		if (e)
 			*e = 0;
 	}
-	if (!host[0] || !strcmp(host, "0.0.0.0"))
+	if (!host[0] || !strcmp(host, "0.0.0.0") || !strcmp(host, "localhost"))
 		snprintf(host, sizeof host, "127.0.0.1");
 	else if (!strcmp(host, "::"))
 		snprintf(host, sizeof host, "::1");

@@ -18,7 +18,7 @@
 #define SWEEP_MS 200            /* how often connection deadlines are checked */
 
 enum route {
-	R_NONE = 0, R_BLOOM, R_CONVOLVE, R_KERNELS, R_KERNEL, R_HEALTHZ, R_READYZ, R_METRICS,
+	R_NONE = 0, R_BLOOM, R_CONVOLVE, R_CONV2D, R_CONV2D_T, R_KERNELS, R_KERNEL, R_HEALTHZ, R_READYZ, R_METRICS,
 	R_INFO, R_OPENAPI, R_WEB,
 };
 
@@ -53,7 +53,8 @@ struct conn {
 struct server {
 	struct server_opts o;
 	struct config cfg;
-	struct MHD_Daemon *d;
+	struct MHD_Daemon *d[2]; /* one per address: localhost listens on 127.0.0.1 and ::1 */
+	int nd;
 	int port;
 	pthread_mutex_t lock;
 	int active;          /* guarded by lock */
@@ -125,6 +126,7 @@ void *sweeper_main(void *arg);
 int sniffed(const unsigned char *p, size_t len);
 enum MHD_Result start_job(struct req *r);
 enum MHD_Result route_image(struct req *r);
+enum MHD_Result route_tensor(struct req *r);
 
 /* routes_admin.c */
 enum MHD_Result route_kernel(struct req *r);

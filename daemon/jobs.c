@@ -44,7 +44,7 @@ struct job *fifo_pop(struct fifo *f)
 
 int is_gpu_kind(const struct job *j)
 {
-	return j->kind == JOB_BLOOM || j->kind == JOB_CONVOLVE;
+	return j->kind != JOB_KERNEL_PUT;
 }
 
 /* Gives j's place in the queue back, once. Caller holds the lock. */
@@ -76,6 +76,10 @@ void finish(struct jobs *J, struct job *j)
 	image_free(&j->kimg);
 	image_free(&j->result);
 	yuv_image_free(&j->yin);
+	tensor_free(&j->tx);
+	tensor_free(&j->tw);
+	tensor_free(&j->tb);
+	tensor_free(&j->ty);
 	int lent_by = j->lease ? j->gpu : -1; /* read now: j is the submitter's once done() starts */
 	if (j->lease) { /* planes lent by the GPU thread's context: given back, not freed */
 		j->yresult.data = NULL;
@@ -218,6 +222,10 @@ void jobs_start(struct jobs *J, struct job *j)
 	memset(&j->kimg, 0, sizeof j->kimg);
 	memset(&j->result, 0, sizeof j->result);
 	memset(&j->info, 0, sizeof j->info);
+	memset(&j->tx, 0, sizeof j->tx);
+	memset(&j->tw, 0, sizeof j->tw);
+	memset(&j->tb, 0, sizeof j->tb);
+	memset(&j->ty, 0, sizeof j->ty);
 	j->lease = NULL;
 	j->queued = 1; /* the place jobs_reserve took */
 	j->reserved[0] = j->reserved[1] = 0;

@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include "daemon/jobs.h"
+#include "gles/convolve.h"
 
 struct fifo {
 	struct job *head, *tail;
@@ -39,6 +40,7 @@ struct gpu {
 	char init_err[BLOOM_ERR_LEN];
 	struct program_stats ps;
 	struct bloom_cache_stats bs;
+	struct convolve_model model;         /* the GPU thread's own: convolve's method choice */
 };
 
 struct jobs {

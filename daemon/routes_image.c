@@ -1,11 +1,13 @@
 /* The GPU routes: POST /v1/bloom and /v1/convolve (a raw image or multipart parts, parameters
- * through the request table) and the job behind them and kernel PUTs; see http.h. */
+ * through the request table), POST /v1/conv2d and /v1/conv2d_transpose (NPY tensors in
+ * multipart parts), and the job behind them and kernel PUTs; see http.h. */
 #include "daemon/http.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "daemon/multipart.h"
+#include "gles/convolve.h"
 #include "protocol/request.h"
 
 static enum MHD_Result answer_job(struct req *r);
@@ -147,7 +149,7 @@ enum MHD_Result route_image(struct req *r)
 				ker = p; /* an image part; a short text field named kernel is kernel=NAME */
 			} else if (!strcmp(p->name, "params")) {
 				par = p;
-			} else if (!request_find(p->name)) {
+			} else if (!request_find(p->name, j->req.op)) {
 				return respond_error(r, 400, "bad_multipart", "unknown multipart part '%.64s' "
 				                     "(expected image or file, kernel, params, or a parameter)",
 				                     p->name);
@@ -228,7 +230,7 @@ static enum MHD_Result answer_job(struct req *r)
 		lost[strlen(lost) - 1] = 0;
 	char gpu[16];
 	snprintf(gpu, sizeof gpu, "%d", j->gpu);
-	const char *extra[5] = {NULL};
+	const char *extra[7] = {NULL};
 	int e = 0;
 	if (*lost) {
 		extra[e++] = "X-Image-Lost";
@@ -238,5 +240,69 @@ static enum MHD_Result answer_job(struct req *r)
 		extra[e++] = "X-Gpu";
 		extra[e++] = gpu;
 	}
+	if (j->kind == JOB_CONVOLVE) { /* which path computed it (method=auto chooses) */
+		extra[e++] = "X-Convolve-Method";
+		extra[e++] = j->method == CONVOLVE_SPATIAL ? "spatial" : "fft";
+	}
 	return respond(r, j->status, j->content_type, body, j->body_len, 1, extra);
+}
+
+/* POST /v1/conv2d, /v1/conv2d_transpose: multipart parts input, weight, optional bias (NPY),
+ * params (JSON) or parameters as form fields, and parameters in the query; the answer is the
+ * output as an NPY. */
+enum MHD_Result route_tensor(struct req *r)
+{
+	struct job *j = &r->job;
+	int t = r->route == R_CONV2D_T;
+	j->kind = t ? JOB_CONV2D_T : JOB_CONV2D;
+	request_init(&j->req, t ? REQUEST_CONV2D_T : REQUEST_CONV2D);
+	struct query_ctx qc = {&j->req, "", 0};
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_iter, &qc);
+	if (qc.failed)
+		return respond_error(r, 400, "bad_parameter", "%s", qc.err);
+	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
+	char boundary[MULTIPART_BOUNDARY_MAX + 1];
+	int mrc = multipart_boundary(ct, boundary);
+	if (mrc)
+		return respond_error(r, mrc == MULTIPART_E_BOUNDARY ? 400 : 415, mrc ==
+		                     MULTIPART_E_BOUNDARY ? "bad_multipart" : "unsupported_media_type",
+		                     "send multipart/form-data with the parts input, weight, optional "
+		                     "bias (NPY files) and params (JSON)");
+	struct multipart_part parts[MAX_PARTS];
+	size_t n;
+	char merr[MULTIPART_ERR_LEN], err[REQUEST_ERR_LEN];
+	if (multipart_parse(r->body, r->len, boundary, parts, MAX_PARTS, &n, merr))
+		return respond_error(r, 400, "bad_multipart", "%s", merr);
+	static const char *names[3] = {"input", "weight", "bias"};
+	const struct multipart_part *par = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct multipart_part *p = &parts[i];
+		int k = -1;
+		for (int m = 0; m < 3; m++)
+			if (!strcmp(p->name, names[m]))
+				k = m;
+		if (k >= 0) {
+			if (!p->len)
+				return respond_error(r, 400, "empty_body", "the '%s' part is empty", names[k]);
+			j->npy[k] = p->data;
+			j->npy_len[k] = p->len;
+		} else if (!strcmp(p->name, "params")) {
+			par = p;
+		} else if (!request_find(p->name, j->req.op)) {
+			return respond_error(r, 400, "bad_multipart", "unknown multipart part '%.64s' "
+			                     "(expected input, weight, bias, params, or a parameter)",
+			                     p->name);
+		} else if (form_field(&j->req, p, err)) {
+			return respond_error(r, 400, "bad_parameter", "%s", err);
+		}
+	}
+	if (!j->npy[0] || !j->npy[1])
+		return respond_error(r, 400, "missing_tensor", "the parts input and weight (NPY) are "
+		                     "required");
+	if (par && request_set_json(&j->req, par->data, par->len, err))
+		return respond_error(r, 400, "bad_parameter", "%s", err);
+	if (request_finish(&j->req, 0, err))
+		return respond_error(r, 400, "bad_parameter", "%s", err);
+	return start_job(r);
 }

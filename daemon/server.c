@@ -4,6 +4,9 @@
 #include "daemon/server.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +24,8 @@ const struct route_def routes[] = {
 	[R_NONE] = {NULL, "other", ""},
 	[R_BLOOM] = {"/v1/bloom", "bloom", "POST, OPTIONS"},
 	[R_CONVOLVE] = {"/v1/convolve", "convolve", "POST, OPTIONS"},
+	[R_CONV2D] = {"/v1/conv2d", "conv2d", "POST, OPTIONS"},
+	[R_CONV2D_T] = {"/v1/conv2d_transpose", "conv2d_transpose", "POST, OPTIONS"},
 	[R_KERNELS] = {"/v1/kernels", "kernels", "GET, HEAD, OPTIONS"},
 	[R_KERNEL] = {"/v1/kernels/", "kernel", "GET, HEAD, PUT, DELETE, OPTIONS"},
 	[R_HEALTHZ] = {"/healthz", "healthz", "GET, HEAD, OPTIONS"},
@@ -57,7 +62,9 @@ static int method_allowed(enum route rt, const char *m)
 	int get = !strcmp(m, "GET") || !strcmp(m, "HEAD");
 	switch (rt) {
 	case R_BLOOM:
-	case R_CONVOLVE: return !strcmp(m, "POST");
+	case R_CONVOLVE:
+	case R_CONV2D:
+	case R_CONV2D_T: return !strcmp(m, "POST");
 	case R_KERNEL: return get || !strcmp(m, "PUT") || !strcmp(m, "DELETE");
 	case R_NONE: return 0;
 	default: return get;
@@ -377,6 +384,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	switch (r->route) {
 	case R_BLOOM:
 	case R_CONVOLVE: return route_image(r);
+	case R_CONV2D:
+	case R_CONV2D_T: return route_tensor(r);
 	case R_KERNEL: return route_kernel(r);
 	default: return route_get(r);
 	}
@@ -462,30 +471,32 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap)
 	log_vmsg(LOG_WARN, "libmicrohttpd: ", fmt, ap);
 }
 
-int server_create(const struct server_opts *o, struct server **out, char err[SERVER_ERR_LEN])
+/* 1 when this host can bind IPv6's loopback (a container or kernel without IPv6 cannot). */
+static int ipv6_loopback(void)
 {
-	*out = NULL;
-	struct server *S = calloc(1, sizeof *S);
-	if (!S) {
-		snprintf(err, SERVER_ERR_LEN, "out of memory");
-		return -1;
-	}
-	S->o = *o;
-	S->cfg = *o->cfg;
-	pthread_mutex_init(&S->lock, NULL);
-	pthread_cond_init(&S->stop_cv, NULL);
-	S->conns.next = S->conns.prev = &S->conns;
-	S->last_change = clock_s();
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	S->id_salt = ((unsigned long long)ts.tv_nsec << 20) ^ (unsigned long long)ts.tv_sec ^
-	             ((unsigned long long)(size_t)S << 7);
+	int fd = socket(AF_INET6, SOCK_STREAM, 0);
+	if (fd < 0)
+		return 0;
+	struct sockaddr_in6 a;
+	memset(&a, 0, sizeof a);
+	a.sin6_family = AF_INET6;
+	a.sin6_addr = in6addr_loopback;
+	int ok = bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+	close(fd);
+	return ok;
+}
+
+/* Starts libmicrohttpd on one address (or the socket the service manager passed). */
+static struct MHD_Daemon *start_one(struct server *S, const char *addr, int port, int listen_fd,
+                                    char err[SERVER_ERR_LEN])
+{
+	const struct server_opts *o = &S->o;
 	struct sockaddr_storage ss;
-	int v6;
-	if (load_addr(S->cfg.listen, S->cfg.port, &ss, &v6)) {
-		snprintf(err, SERVER_ERR_LEN, "listen: '%.64s' is not an IPv4 or IPv6 address",
-		         S->cfg.listen);
-		goto fail;
+	int v6 = 0;
+	if (listen_fd <= 0 && load_addr(addr, port, &ss, &v6)) {
+		snprintf(err, SERVER_ERR_LEN, "listen: '%.64s' is not an IPv4 or IPv6 address or "
+		         "localhost", addr);
+		return NULL;
 	}
 	/* A thread per connection: a request waits for its job in its own thread (start_job) */
 	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
@@ -495,13 +506,16 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 	if (o->tls_cert) {
 		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 			snprintf(err, SERVER_ERR_LEN, "this libmicrohttpd has no TLS support");
-			goto fail;
+			return NULL;
 		}
 		flags |= MHD_USE_TLS;
 	}
 	struct MHD_OptionItem opts[24];
 	int n = 0;
-	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &ss};
+	if (listen_fd > 0) /* socket activation: the service manager bound and listens */
+		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL};
+	else
+		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &ss};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
 	                                    (intptr_t)S->cfg.max_connections, NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT,
@@ -522,28 +536,59 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0,
 		                                    (void *)S->cfg.tls_priorities};
 	}
-	if (o->listen_fd > 0) /* socket activation: the service manager bound and listens */
-		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, o->listen_fd, NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-	S->d = MHD_start_daemon(flags, (uint16_t)S->cfg.port, NULL, NULL, on_request, S,
-	                        MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, S, MHD_OPTION_ARRAY, opts,
-	                        MHD_OPTION_END);
-	if (!S->d) {
+	struct MHD_Daemon *d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, S,
+	                                        MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, S,
+	                                        MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+	if (!d)
 		snprintf(err, SERVER_ERR_LEN, "cannot listen on %.64s port %d (in use, or a bad TLS "
-		         "certificate or key?)", S->cfg.listen, S->cfg.port);
-		goto fail;
+		         "certificate or key?)", addr, port);
+	return d;
+}
+
+int server_create(const struct server_opts *o, struct server **out, char err[SERVER_ERR_LEN])
+{
+	*out = NULL;
+	struct server *S = calloc(1, sizeof *S);
+	if (!S) {
+		snprintf(err, SERVER_ERR_LEN, "out of memory");
+		return -1;
 	}
-	const union MHD_DaemonInfo *di = MHD_get_daemon_info(S->d, MHD_DAEMON_INFO_BIND_PORT);
+	S->o = *o;
+	S->cfg = *o->cfg;
+	pthread_mutex_init(&S->lock, NULL);
+	pthread_cond_init(&S->stop_cv, NULL);
+	S->conns.next = S->conns.prev = &S->conns;
+	S->last_change = clock_s();
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	S->id_salt = ((unsigned long long)ts.tv_nsec << 20) ^ (unsigned long long)ts.tv_sec ^
+	             ((unsigned long long)(size_t)S << 7);
+	int local = !strcmp(S->cfg.listen, "localhost") && o->listen_fd <= 0;
+	S->d[0] = start_one(S, local ? "127.0.0.1" : S->cfg.listen, S->cfg.port, o->listen_fd, err);
+	if (!S->d[0])
+		goto fail;
+	S->nd = 1;
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(S->d[0], MHD_DAEMON_INFO_BIND_PORT);
 	S->port = di ? di->port : S->cfg.port;
+	if (local && !ipv6_loopback()) {
+		log_msg(LOG_WARN, "listen localhost: this host has no IPv6 loopback; 127.0.0.1 only");
+	} else if (local) { /* ::1 on the port 127.0.0.1 got (--port 0 picks one) */
+		if (!(S->d[1] = start_one(S, "::1", S->port, -1, err)))
+			goto fail;
+		S->nd = 2;
+	}
 	if (pthread_create(&S->sweeper, NULL, sweeper_main, S)) {
 		snprintf(err, SERVER_ERR_LEN, "cannot start the connection sweeper thread");
-		MHD_stop_daemon(S->d);
 		goto fail;
 	}
 	S->sweeper_started = 1;
 	*out = S;
 	return 0;
 fail:
+	for (int i = 0; i < 2; i++)
+		if (S->d[i])
+			MHD_stop_daemon(S->d[i]);
 	pthread_cond_destroy(&S->stop_cv);
 	pthread_mutex_destroy(&S->lock);
 	free(S);
@@ -555,12 +600,19 @@ int server_port(const struct server *s)
 	return s->port;
 }
 
+int server_listeners(const struct server *s)
+{
+	return s->nd;
+}
+
 void server_quiesce(struct server *s)
 {
 	s->quiescing = 1;
-	MHD_socket fd = MHD_quiesce_daemon(s->d);
-	if (fd != MHD_INVALID_SOCKET)
-		close(fd);
+	for (int i = 0; i < s->nd; i++) {
+		MHD_socket fd = MHD_quiesce_daemon(s->d[i]);
+		if (fd != MHD_INVALID_SOCKET)
+			close(fd);
+	}
 }
 
 int server_active(struct server *s)
@@ -590,7 +642,8 @@ void server_destroy(struct server *s)
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->sweeper, NULL);
 	}
-	MHD_stop_daemon(s->d);
+	for (int i = 0; i < s->nd; i++)
+		MHD_stop_daemon(s->d[i]);
 	pthread_cond_destroy(&s->stop_cv);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

@@ -36,6 +36,9 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 /* The port actually bound (--port 0 picks one). */
 int server_port(const struct server *s);
 
+/* Addresses listened on: 2 for localhost on a host with IPv6 (127.0.0.1 and ::1), else 1. */
+int server_listeners(const struct server *s);
+
 /* Stops accepting connections; requests already begun are finished, answers from now on close
  * their connection and /readyz says 503. */
 void server_quiesce(struct server *s);

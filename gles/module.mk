@@ -13,4 +13,6 @@ GLES_OBJS := \
 GLES_OBJS += \
 	$(BUILD)/gles/spatial_plan.o \
 	$(BUILD)/gles/spatial.o \
-	$(BUILD)/gles/deconv.o
+	$(BUILD)/gles/deconv.o \
+	$(BUILD)/gles/conv_shape.o \
+	$(BUILD)/gles/convolve.o

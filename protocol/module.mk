@@ -7,6 +7,7 @@ PROTOCOL_OBJS := \
 	$(BUILD)/protocol/format.o \
 	$(BUILD)/protocol/openapi.o \
 	$(BUILD)/protocol/npy.o \
+	$(BUILD)/protocol/tensor.o \
 	$(BUILD)/protocol/colour.o \
 	$(BUILD)/protocol/image.o \
 	$(BUILD)/protocol/image_pfm.o \
@@ -14,4 +15,3 @@ PROTOCOL_OBJS := \
 	$(BUILD)/protocol/image_jpeg.o \
 	$(BUILD)/protocol/image_exr.o \
 	$(BUILD)/protocol/image_hdr.o
-PROTOCOL_OBJS += $(BUILD)/protocol/conv_params.o
