@@ -166,12 +166,13 @@ class Daemon:
                                   close_fds=close_fds)
         self.port = None
         self.scheme = "http"
+        self.endpoint = None  # as the daemon logs it: "http://localhost:8080"
         if wait_listen:
             self.wait_log(r"listening on (https?)://[^ ]*:(\d+)", 60)
-            m = re.search(r"listening on (https?)://[^ ]*:(\d+)", self.log())
+            m = re.search(r"listening on ((https?)://[^ ]*:(\d+))", self.log())
             if not m:
                 raise RuntimeError("daemon did not start: %s" % self.log()[-3000:])
-            self.scheme, self.port = m.group(1), int(m.group(2))
+            self.endpoint, self.scheme, self.port = m.group(1), m.group(2), int(m.group(3))
 
     def log(self):
         with open(self.log_path, "rb") as f:
