@@ -142,7 +142,7 @@ def test_ready_status_watchdog_stopping():
           st[:3])
     check("a STATUS= line while warming up", any("warming up" in s for s in st), st)
     ready_st = [v for t, v in n.assignments("STATUS") if t >= t_ready]
-    endpoint = "http://127.0.0.1:%d" % d.port
+    endpoint = "http://localhost:%d" % d.port  # the default --listen: 127.0.0.1 and ::1
     check("STATUS= says where it serves once ready (%s)" % endpoint,
           ready_st and ready_st[0].startswith("ready on " + endpoint), ready_st[:2])
 
