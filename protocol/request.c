@@ -229,8 +229,12 @@ int request_set(struct request *r, const char *name, const char *value, int src,
 	request_api_name(other, api, sizeof api);
 	const char *shown = src == REQUEST_SRC_FLAG ? other->o.name : api;
 	if (!d) {
+		unsigned all = 0; /* every operation that has a row of this name */
+		for (size_t i = 0; i < request_table_len; i++)
+			if (name_eq(request_table[i].o.name, name))
+				all |= request_table[i].ops;
 		char ops[96];
-		ops_text(other->ops, ops, sizeof ops);
+		ops_text(all, ops, sizeof ops);
 		snprintf(err, REQUEST_ERR_LEN, "%s: %s does not take it (only %s does)", shown,
 		         op_name(r->op), ops);
 		return REQUEST_E_OP;
