@@ -11,7 +11,6 @@
 
 #include "daemon/server.h"
 
-#define FFTBLOOMD_VERSION "0.1.0"
 #define DISCARD_MAX (16u << 20) /* bytes past --max-body of a chunked body read (and dropped) so
                                    that its 413 can be answered; a longer one is cut off */
 #define MAX_PARTS 8
