@@ -18,26 +18,6 @@ int cli_opts_add(struct opt_def *t, size_t *len, const struct opt_def *src, size
 	return 0;
 }
 
-#define SW(f) offsetof(struct fft_switches, f)
-const struct opt_def fft_switch_table[] = {
-	{"fft-composite", OPT_BOOL, 0, 1, "false", NULL,
-	 "FFTs group odd factors into radices 9, 25 and 27 (fewer passes)", NULL, SW(composite)},
-	{"fft-bank-pad", OPT_BOOL, 0, 1, "false", NULL,
-	 "shared-memory FFTs: pad the exchanges prone to shared-memory bank conflicts", NULL,
-	 SW(bank_pad)},
-	{"fft-subgroup", OPT_BOOL, 0, 1, "false", NULL,
-	 "shared-memory FFTs: exchange pairs of same-radix passes by subgroup shuffles where the "
-	 "context has them", NULL, SW(subgroup)},
-};
-const size_t fft_switch_table_len = sizeof fft_switch_table / sizeof fft_switch_table[0];
-
-void fft_switches_apply(const struct fft_switches *s, struct fft_opts *o)
-{
-	o->composite = s->composite;
-	o->bank_pad = s->bank_pad;
-	o->subgroup = s->subgroup ? FFT_SG_ON : FFT_SG_OFF;
-}
-
 int cli_prepare_argv(int argc, char **argv)
 {
 	static char output[] = "--output";

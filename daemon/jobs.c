@@ -611,8 +611,7 @@ static void *gpu_main(void *arg)
 	if (!rc) {
 		struct bloom_ctx_opts bo = {.kernel_cache_bytes = (size_t)J->cfg.kernel_cache,
 		                            .max_plans = J->cfg.max_plans, .wisdom = wisdom,
-		                            .no_persistent_map = !J->cfg.persistent_map,
-		                            .fence_poll = J->cfg.fence_poll};
+		                            .no_persistent_map = !J->cfg.persistent_map};
 		static __thread char berr[BLOOM_ERR_LEN];
 		if ((rc = bloom_ctx_create(pc, egl_ctx_info(ctx), &bo, &log_gles_sink, &b, berr)))
 			snprintf(g->init_err, sizeof g->init_err, "device %d: %.3900s", g->device, berr);

@@ -21,7 +21,6 @@
 #define B_OUT 7
 #define B_SPECTRUM 8
 #define B_PLANES 9
-#define B_HOOK 10
 #define B_FLAGS 11
 
 #define BLOOM_LEASE_BYTES (256u << 20)  /* their mapped memory at most, together */
@@ -47,8 +46,6 @@ struct plan {
 	struct fft_axis *rows4, *cols4;  /* the image: vec4, float16 storage when half */
 	struct fft_axis *rows4k, *cols4k;/* colour kernels: vec4 float32 (the image's axes unless half) */
 	struct fft_axis *rows2, *cols2;  /* grayscale kernels: vec2 float32 */
-	struct fft_axis *rows4h;         /* the image's rows with the prefilter and composite folded
-	                                    in (bloom_hooks), or NULL where they cannot be */
 	struct fft_conv *conv4, *conv2;  /* fused columns for colour / gray kernels, or NULL */
 	GLuint q;                        /* fused: the spectrum transposed, pw rows of ph */
 	GLuint padded;   /* pw*ph vec4: the packed image, then its spectrum, then the result */
@@ -89,7 +86,6 @@ struct bloom_ctx {
 	                   costs page faults every request) */
 	size_t host_bytes;
 	GLuint yin, yout, ystage; /* JPEG planes in, out, and out's mapped copy; grown as needed */
-	GLuint hook;              /* the folded passes' parameters (bloom_hooks.comp's Hook) */
 	GLuint flags;             /* the composite's count of non-finite samples, and its copy */
 	GLuint flags_stage;
 	/* GL_EXT_buffer_storage: yin and ystage made immutable and mapped once, persistently
@@ -181,7 +177,6 @@ static void plan_destroy(struct plan *p)
 	}
 	fft_axis_destroy(p->rows4);
 	fft_axis_destroy(p->cols4);
-	fft_axis_destroy(p->rows4h);
 	fft_axis_destroy(p->rows2);
 	fft_axis_destroy(p->cols2);
 	fft_conv_destroy(p->conv4);
@@ -203,8 +198,8 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 		glDeleteBuffers(1, &b->kc[i].spectrum);
 	if (b->kupload)
 		glDeleteBuffers(1, &b->kupload);
-	GLuint ybufs[] = {b->yin, b->yout, b->ystage, b->hook, b->flags, b->flags_stage};
-	for (int i = 0; i < 6; i++)
+	GLuint ybufs[] = {b->yin, b->yout, b->ystage, b->flags, b->flags_stage};
+	for (int i = 0; i < 5; i++)
 		if (ybufs[i])
 			glDeleteBuffers(1, &ybufs[i]);
 	/* lent result buffers: a codec thread may still be reading one; wait for them to come back
@@ -327,10 +322,9 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 	q->half = p->precision == BLOOM_FP16;
 	char ferr[FFT_ERR_LEN];
 	/* float16 spectra are scaled on the forward transform so that they stay in range */
-	struct fft_opts o4 = {.technique = p->technique, .twiddles = FFT_TW_COMPUTED, .components = 4,
-	                      .half = q->half, .norm_forward = q->half, .wisdom = b->opts.wisdom,
-	                      .bank_pad = b->opts.fft_bank_pad, .subgroup = b->opts.fft_subgroup,
-	                      .composite = b->opts.fft_composite, .max_radix = b->opts.fft_max_radix};
+	struct fft_opts o4 = {.technique = p->technique, .components = 4, .half = q->half,
+	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from,
+	                      .wisdom = b->opts.wisdom};
 	struct fft_opts o4k = o4, o2 = o4;
 	o4k.half = o4k.norm_forward = 0;
 	o2.half = o2.norm_forward = 0;
@@ -355,14 +349,7 @@ static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_para
 		plan_destroy(q);
 		return rc == FFT_E_LIMIT ? BLOOM_E_TOO_LARGE : BLOOM_E_GPU;
 	}
-	if (b->opts.fold) { /* where the image's rows run in shared memory */
-		struct fft_opts oh = o4;
-		oh.hooks = "bloom_math+bloom_hooks";
-		if (fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &oh, &b->log, &q->rows4h, ferr))
-			gles_logf(&b->log, GLES_LOG_DEBUG, "bloom %dx%d: prefilter and composite not "
-			          "folded: %s", pw, ph, ferr);
-	}
-	if (!b->opts.separate) { /* fused columns where two fit shared memory; else separate */
+	{ /* fused columns where two fit shared memory; else separate */
 		struct fft_opts oc = o4;
 		oc.wisdom = NULL;
 		char cerr[FFT_ERR_LEN];
@@ -919,24 +906,17 @@ void bloom_lease_return(struct bloom_lease *l)
 		atomic_store_explicit(&l->out, 0, memory_order_release);
 }
 
-/* Waits for every command issued so far to complete: 1 when they have, 0 after 60 s. With
- * opts.fence_poll, asks without blocking every 20 us instead of blocking inside the driver. */
-static int fence_wait(struct bloom_ctx *b)
+/* Waits for every command issued so far to complete: 1 when they have, 0 after 60 s. Blocks
+ * inside the driver: asking every 20 us instead cost 17-19% of the daemon's rate with one GPU
+ * thread (bench/RESULTS.md, "Planes lent to the codec threads", run 32). */
+static int fence_wait(void)
 {
 	GLsync f = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
 	if (!f)
 		return 0;
 	GLenum w = GL_TIMEOUT_EXPIRED;
-	if (b->opts.fence_poll) {
-		w = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 0);
-		for (double t0 = wall_now(); w == GL_TIMEOUT_EXPIRED && wall_now() - t0 < 60000;) {
-			nanosleep(&(struct timespec){0, 20000}, NULL);
-			w = glClientWaitSync(f, 0, 0);
-		}
-	} else {
-		for (int i = 0; i < 600 && w == GL_TIMEOUT_EXPIRED; i++) /* 60 s at most */
-			w = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 100000000ull);
-	}
+	for (int i = 0; i < 600 && w == GL_TIMEOUT_EXPIRED; i++) /* 60 s at most */
+		w = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 100000000ull);
 	glDeleteSync(f);
 	return w == GL_ALREADY_SIGNALED || w == GL_CONDITION_SATISFIED;
 }
@@ -949,26 +929,6 @@ static void set_planes(GLuint prog, const struct yuv_image *y)
 	glUniform3ui(glGetUniformLocation(prog, "u_stride"), (GLuint)y->stride[0],
 	             (GLuint)y->stride[1], (GLuint)y->stride[2]);
 	glUniform1i(glGetUniformLocation(prog, "u_gray"), y->gray);
-}
-
-/* The folded passes' parameters (bloom_hooks.comp's Hook block: uvec4, vec4, vec4). */
-static int set_hook(struct bloom_ctx *b, int op, const struct bloom_params *p, int w, int h,
-                    char err[BLOOM_ERR_LEN])
-{
-	if (!b->hook && !(b->hook = make_buffer(48))) {
-		snprintf(err, BLOOM_ERR_LEN, "out of GPU memory");
-		return BLOOM_E_NOMEM;
-	}
-	struct {
-		uint32_t size[4];
-		float pre[4], comp[4];
-	} hk = {{(uint32_t)w, (uint32_t)h, op == BLOOM_OP_BLOOM, (uint32_t)p->composite},
-	        {(float)p->threshold, (float)p->knee, (float)p->clamp_max, 0},
-	        {(float)p->intensity, (float)p->mix, 0, 0}};
-	_Static_assert(sizeof hk == 48, "std430 layout of Hook");
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->hook);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof hk, &hk);
-	return 0;
 }
 
 /* Planes -> q->image (w x h linear RGBA, oriented). */
@@ -1051,38 +1011,25 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 /* The GPU stages of a bloom on the image already in q->image, from the prefilter to the
  * composite into q->out, with one timer mark after each of the seven (prefilter, rows, columns
  * or transpose, multiply or fused columns, inverse columns or transpose back, inverse rows,
- * composite). Sets st->fused and st->folded. */
+ * composite). Sets st->fused. */
 static int run_stages(struct bloom_ctx *b, struct plan *q, struct kentry *ke, GLuint pack,
                       GLuint mult, GLuint comp, int op, const struct bloom_params *p, int w,
                       int h, struct bloom_stats *st, char err[BLOOM_ERR_LEN])
 {
 	int pw = q->pw, ph = q->ph, half = q->half;
 	st->fused = q->conv4 != NULL;
-	st->folded = q->rows4h != NULL;
 	int rc = 0;
-	if (st->folded && (rc = set_hook(b, op, p, w, h, err)))
-		return rc;
-	/* prefilter / pack: with the prefilter folded into the row transform, only the padding rows
-	 * the separate column passes read (the fused path reads none) */
-	int row0 = st->folded ? h : 0;
-	if (!(st->folded && st->fused)) {
-		set_sizes(pack, w, h, pw, ph);
-		glUniform1f(glGetUniformLocation(pack, "u_threshold"), (float)p->threshold);
-		glUniform1f(glGetUniformLocation(pack, "u_knee"), (float)p->knee);
-		glUniform1f(glGetUniformLocation(pack, "u_clamp"), (float)p->clamp_max);
-		glUniform1ui(glGetUniformLocation(pack, "u_row0"), (GLuint)row0);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-		if (ph > row0)
-			dispatch2d(pw, ph - row0);
-	}
+	/* prefilter / pack */
+	set_sizes(pack, w, h, pw, ph);
+	glUniform1f(glGetUniformLocation(pack, "u_threshold"), (float)p->threshold);
+	glUniform1f(glGetUniformLocation(pack, "u_knee"), (float)p->knee);
+	glUniform1f(glGetUniformLocation(pack, "u_clamp"), (float)p->clamp_max);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+	dispatch2d(pw, ph);
 	gpu_timer_mark(b->timer);
 	/* forward: rows of the image only (the rows below it are all padding), then every column */
-	if (st->folded) {
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HOOK, b->hook);
-	}
-	rc = fft_axis_execute(st->folded ? q->rows4h : q->rows4, q->padded, 0, (size_t)pw, 1, h, 0);
+	rc = fft_axis_execute(q->rows4, q->padded, 0, (size_t)pw, 1, h, 0);
 	gpu_timer_mark(b->timer);
 	if (st->fused) {
 		/* columns become rows of q (zero past the image's rows, never read); each group runs
@@ -1114,21 +1061,16 @@ static int run_stages(struct bloom_ctx *b, struct plan *q, struct kentry *ke, GL
 			rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 1);
 		gpu_timer_mark(b->timer);
 	}
-	/* inverse rows, the composite folded in (writing `out`) or after */
-	if (st->folded) {
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HOOK, b->hook);
-	}
+	/* inverse rows: the rows the output needs */
 	if (!rc)
-		rc = fft_axis_execute(st->folded ? q->rows4h : q->rows4, q->padded, 0, (size_t)pw, 1, h, 1);
+		rc = fft_axis_execute(q->rows4, q->padded, 0, (size_t)pw, 1, h, 1);
 	gpu_timer_mark(b->timer);
 	if (rc) {
 		snprintf(err, BLOOM_ERR_LEN, "FFT failed: %s", fft_strerror(rc));
 		return BLOOM_E_GPU;
 	}
 	/* composite */
-	if (!st->folded) {
+	{
 		GLuint zero[4] = {0, 0, 0, 0};
 		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->flags);
 		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof zero, zero);
@@ -1301,7 +1243,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		const unsigned char *m, *map = lease ? lease->map : b->ystage_map;
 		if (map) { /* kept mapped: wait for the copy, then read */
 			glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT_EXT);
-			m = fence_wait(b) ? map : NULL;
+			m = fence_wait() ? map : NULL;
 			unmap = 0;
 		} else {
 			m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)res->yuv.bytes + 4,
@@ -1366,7 +1308,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	}
 	if (unmap)
 		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
-	if (!st->folded) { /* the composite's count; its commands are complete by now */
+	{ /* the composite's count; its commands are complete by now */
 		glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
 		glBindBuffer(GL_COPY_READ_BUFFER, b->flags);
 		glBindBuffer(GL_COPY_WRITE_BUFFER, b->flags_stage);

@@ -35,20 +35,11 @@ struct bloom_ctx_opts {
 	size_t kernel_cache_bytes; /* LRU bound on cached kernel spectra; 0: 512 MiB */
 	int max_plans;             /* padded sizes kept with their buffers; 0: 8 */
 	struct fft_wisdom *wisdom; /* measured FFT shapes (gles/wisdom.h), or NULL; not owned */
-	int separate;              /* 1: column transforms and multiply as separate passes (for
-	                              comparison); 0: fused where two columns fit shared memory */
-	int fold;                  /* 1: prefilter and composite folded into the first and last
-	                              row transforms (where those run in shared memory); 0: passes
-	                              of their own, the default: on the H200 the hooked row passes
-	                              ran 2x slower than the passes they saved (bench/RESULTS.md) */
 	int no_persistent_map;     /* 1: planes through buffer updates and map/unmap per frame even
-	                              where GL_EXT_buffer_storage offers buffers mapped once */
-	int fence_poll;            /* 1: wait for the GPU by asking every 20 us whether it is done;
-	                              0: block in glClientWaitSync (bloom_run_frame's planes) */
-	int fft_bank_pad;          /* fft_opts.bank_pad for every transform (fft.h) */
-	int fft_composite;         /* fft_opts.composite for every transform */
-	int fft_max_radix;         /* fft_opts.max_radix for every transform (0: the FFT's 8) */
-	int fft_subgroup;          /* fft_opts.subgroup (enum fft_subgroup) for every transform */
+	                              where GL_EXT_buffer_storage offers buffers mapped once (the
+	                              path of drivers without it) */
+	int fft_pad_from;          /* fft_opts.pad_from for every transform: 0, the measured rule;
+	                              tests lower it */
 };
 
 /* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */
@@ -62,8 +53,6 @@ struct bloom_stats {
 	int gray_kernel;          /* 1: grayscale fast path */
 	int kernel_cached;        /* 1: the kernel spectrum came from the cache */
 	int timed;                /* 1: the *_ms fields below are GPU timer queries */
-	int folded;               /* 1: prefilter and composite ran inside the row transforms
-	                             (prefilter_ms, composite_ms then time only what is left) */
 	int fused;                /* 1: columns ran fused (cols_ms: transpose, multiply_ms: column
 	                             FFT + multiply + inverse in one pass, icols_ms: transpose back) */
 	double upload_ms, kernel_ms, prefilter_ms, rows_ms, cols_ms, multiply_ms, icols_ms,

@@ -12,7 +12,6 @@
 #include "gles/gpu_timer.h"
 
 #define B_DATA 0
-#define B_TWIDDLE 1
 #define B_DST 2
 #define B_WORK 3
 #define B_CHIRP 4
@@ -26,15 +25,14 @@ struct prog {
 /* The parameter struct that keys every FFT program; memset to 0 before filling. */
 struct fft_key {
 	int kind; /* 1 shared, 2 global pass, 3 bluestein, 4 blocked sweep */
-	int n, components, inverse, twiddles, max_radix, composite, half, norm_forward;
+	int n, components, inverse, half, norm_forward;
 	int threads;
 	int nsig, nthr, split;
-	int pass, radix, ns, tw_offset, last, sig_fast;
+	int pass, radix, ns, last, sig_fast;
 	int mode, bn;
-	int sweep_len, sweep_count, inplace, xsig; /* xsig: signals a blocked exchange round */
-	int hooked;
-	int bank_pad, subgroup, sg_emulate; /* the plan's padding period and transpose width */
-	unsigned pads, shuffles;            /* bit i: the exchange after pass i is padded / shuffled */
+	int sweep_len, sweep_count, inplace;
+	int bank_pad;  /* the plan's padding period */
+	unsigned pads; /* bit i: the exchange after pass i is padded */
 };
 
 struct fft_axis {
@@ -48,7 +46,6 @@ struct fft_axis {
 	struct prog shared[2];                   /* [inverse] */
 	struct prog pass[2][FFT_MAX_PASSES];     /* global technique, [inverse][pass] */
 	struct prog sweep[2][FFT_MAX_PASSES];    /* blocked technique, [inverse][sweep] */
-	GLuint twiddles;                         /* table of forward twiddles, or 0 */
 	GLuint scratch;                          /* global and blocked techniques' ping-pong buffer */
 	/* Bluestein */
 	struct fft_axis *inner;                  /* native length-m transforms on the work rows */
@@ -108,13 +105,11 @@ static void sbf(struct sb *b, const char *fmt, ...)
 	}
 }
 
-/* Common defines: element type, storage, direction, twiddle mode, odd and composite butterfly
- * tables. */
-static void common_defines(struct sb *b, int components, int half, int inverse, int twiddles,
-                           int conv)
+/* Common defines: element type, storage, direction, odd butterfly tables. */
+static void common_defines(struct sb *b, int components, int half, int inverse, int conv)
 {
-	sbf(b, "#define COMPONENTS %d\n#define STORAGE_F16 %d\n#define INVERSE %d\n#define TW_TABLE %d\n",
-	    components, half, inverse, twiddles == FFT_TW_TABLE);
+	sbf(b, "#define COMPONENTS %d\n#define STORAGE_F16 %d\n#define INVERSE %d\n",
+	    components, half, inverse);
 	sbf(b, "#define CONV %d\n", conv);
 	static const int primes[] = {3, 5, 7, 11, 13};
 	for (int i = 0; i < 5; i++) {
@@ -126,18 +121,6 @@ static void common_defines(struct sb *b, int components, int half, int inverse, 
 					double a = 2 * M_PI * (double)((r * k) % p) / p;
 					sbf(b, "%s%.9g", (k == 1 && r == 1) ? "" : ", ", t ? sin(a) : cos(a));
 				}
-			sbf(b, ");\n");
-		}
-	}
-	static const int composites[] = {9, 25, 27};
-	for (int i = 0; i < 3; i++) {
-		int r = composites[i];
-		for (int t = 0; t < 2; t++) {
-			sbf(b, "const float %sW%d[%d] = float[](", t ? "SIN" : "COS", r, r);
-			for (int m = 0; m < r; m++) {
-				double a = 2 * M_PI * m / r; /* %e: a float literal, also for 1 and 0 */
-				sbf(b, "%s%.9e", m ? ", " : "", t ? sin(a) : cos(a));
-			}
 			sbf(b, ");\n");
 		}
 	}
@@ -153,18 +136,6 @@ static const char *scale_text(char *buf, size_t len, double scale)
 {
 	snprintf(buf, len, "%.9e", scale);
 	return buf;
-}
-
-/* The subgroup width the planner may give transposes: the context's subgroup size where it has
- * shuffles and on is asked for; 32 when emulated (tests); else 0. */
-static int subgroup_width(const struct egl_info *info, int mode)
-{
-	int s = info->subgroup_size;
-	if (mode == FFT_SG_EMULATE)
-		return 32;
-	if (mode == FFT_SG_ON && info->subgroup_shuffle && s >= 2 && !(s & (s - 1)))
-		return s;
-	return 0;
 }
 
 /* The program `name` for key with the defines built in *defs, which it frees (FFT_E_NOMEM
@@ -193,82 +164,38 @@ static int get_prog(struct program_cache *pc, const char *name, const struct fft
 	return 0;
 }
 
-/* The butterfly mapping of pass i (fft_shared's bfly_j): 1 writes a subgroup transpose, 2
- * reads one (nsw: the writer's stride), 0 the plain one. */
-static void pass_map(const struct fft_plan *p, int i, int *map, int *nsw)
-{
-	*map = 0;
-	*nsw = 0;
-	if (p->pass[i].shuffle) {
-		*map = 1;
-		*nsw = p->pass[i].ns;
-	} else if (i > 0 && p->pass[i - 1].shuffle) {
-		*map = 2;
-		*nsw = p->pass[i - 1].ns;
-	}
-}
-
-/* The subgroup transpose after a radix-r pass: one call, or with emulate every swap through
- * shared memory with its barriers (which belong in main). */
-static void gen_transpose(struct sb *b, const struct fft_plan *p, int r, int emulate)
-{
-	if (!emulate) {
-		sbf(b, "sg_transpose_r%d(); ", r);
-		return;
-	}
-	int per = (p->m / r + p->threads - 1) / p->threads;
-	for (int q = 0; q < per; q++)
-		for (int bit = r / 2; bit >= 1; bit /= 2)
-			for (int i = 0; i < r; i++)
-				for (int part = p->split ? 1 : 0; !(i & bit) && part <= (p->split ? 2 : 0); part++)
-					sbf(b, "sg_put(%du, %du, %du, %du, %d); barrier(); "
-					       "sg_get(%du, %du, %du, %du, %d); barrier(); ",
-					    r, q, bit, i, part, r, q, bit, i, part);
-}
-
 /* The pass calls of fft_shared (FFT_SEQUENCE): the first pass reads global memory, the last
  * writes it, and between passes the values go through shared memory (in two rounds, .xy then
- * .zw, when SPLIT; at the padded index where the plan pads), or by a subgroup transpose. With
- * conv the forward passes are followed by the inverse ones, with the spectrum multiply while
- * the forward result sits in shared memory in natural order (never padded). */
-static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int emulate)
+ * .zw, when SPLIT; at the padded index where the plan pads). With conv the forward passes are
+ * followed by the inverse ones, with the spectrum multiply while the forward result sits in
+ * shared memory in natural order (never padded). */
+static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv)
 {
 	int n = p->npasses, total = conv ? 2 * n : n;
 	sbf(b, "#define FFT_SEQUENCE ");
 	for (int i = 0; i < total; i++) {
 		const struct fft_pass *cur = &p->pass[i % n];
-		int map, nsw;
-		pass_map(p, i % n, &map, &nsw);
 		if (i == 0) {
-			sbf(b, "load_global_r%d(%d, %du); ", cur->radix, map, nsw);
+			sbf(b, "load_global_r%d(); ", cur->radix);
 		} else {
 			const struct fft_pass *prev = &p->pass[(i - 1) % n];
-			int mult = conv && i == n, pmap, pnsw;
-			pass_map(p, (i - 1) % n, &pmap, &pnsw);
-			if (prev->shuffle && !mult) {
-				gen_transpose(b, p, prev->radix, emulate);
-			} else {
-				int pad = prev->pad && !mult;
-				for (int part = p->split ? 1 : 0; part <= (p->split ? 2 : 0); part++) {
-					sbf(b, "store_shared_r%d(%du, %d, %d, %d, %du); barrier(); ", prev->radix,
-					    prev->ns, part, pad, pmap, pnsw);
-					if (mult)
-						sbf(b, "conv_multiply(%d); barrier(); ", part);
-					sbf(b, "load_shared_r%d(%d, %d, %d, %du); barrier(); ", cur->radix, part,
-					    pad, map, nsw);
-				}
+			int mult = conv && i == n, pad = prev->pad && !mult;
+			for (int part = p->split ? 1 : 0; part <= (p->split ? 2 : 0); part++) {
+				sbf(b, "store_shared_r%d(%du, %d, %d); barrier(); ", prev->radix, prev->ns, part,
+				    pad);
+				if (mult)
+					sbf(b, "conv_multiply(%d); barrier(); ", part);
+				sbf(b, "load_shared_r%d(%d, %d); barrier(); ", cur->radix, part, pad);
 			}
 			if (mult)
 				sbf(b, "SIGN = 1.0; ");
 		}
 		if (total == 1)
 			sbf(b, "barrier(); ");
-		sbf(b, "compute_r%d(%du, %du, %d, %du); ", cur->radix, cur->ns, cur->tw_offset, map, nsw);
+		sbf(b, "compute_r%d(%du); ", cur->radix, cur->ns);
 	}
-	int map, nsw;
-	pass_map(p, (total - 1) % n, &map, &nsw);
 	const struct fft_pass *last = &p->pass[(total - 1) % n];
-	sbf(b, "store_global_r%d(%du, %d, %du);\n", last->radix, last->ns, map, nsw);
+	sbf(b, "store_global_r%d(%du);\n", last->radix, last->ns);
 }
 
 /* The fft_shared program for plan p: a transform (conv 0) in one direction, or the fused
@@ -283,9 +210,6 @@ static int shared_program(struct program_cache *pc, const struct fft_plan *p,
 	key.n = p->m;
 	key.components = o->components;
 	key.inverse = inverse;
-	key.twiddles = o->twiddles;
-	key.max_radix = o->max_radix;
-	key.composite = o->composite;
 	key.nsig = p->signals;
 	key.nthr = p->threads;
 	key.split = p->split;
@@ -294,16 +218,10 @@ static int shared_program(struct program_cache *pc, const struct fft_plan *p,
 	key.norm_forward = o->norm_forward;
 	key.mode = conv ? 1 + kgray : 0;
 	key.bank_pad = p->bank_pad;
-	key.subgroup = p->subgroup;
-	key.sg_emulate = p->subgroup && o->subgroup == FFT_SG_EMULATE;
-	for (int i = 0; i < p->npasses; i++) {
+	for (int i = 0; i < p->npasses; i++)
 		key.pads |= p->pass[i].pad ? 1u << i : 0;
-		key.shuffles |= p->pass[i].shuffle ? 1u << i : 0;
-	}
 	struct sb b = {0};
-	if (p->subgroup && !key.sg_emulate) /* before any other token */
-		sbf(&b, "#extension GL_KHR_shader_subgroup_shuffle : require\n");
-	common_defines(&b, key.components, key.half, inverse, key.twiddles, conv);
+	common_defines(&b, key.components, key.half, inverse, conv);
 	int vregs = 1, used[FFT_MAX_RADIX + 1] = {0};
 	for (int i = 0; i < p->npasses; i++) {
 		int r = p->pass[i].radix;
@@ -317,24 +235,11 @@ static int shared_program(struct program_cache *pc, const struct fft_plan *p,
 	sbf(&b, "#define N %d\n#define NSIG %d\n#define NTHR %d\n#define VREGS %d\n#define SPLIT %d\n"
 	        "#define SCALE %s\n#define KGRAY %d\n",
 	    p->m, p->signals, p->threads, vregs, p->split, scale_text(sc, sizeof sc, scale), kgray);
-	sbf(&b, "#define S_ELEMS %d\n#define SPAD_LOG %d\n#define SG_W %d\n#define SG_EMULATE %d\n",
-	    p->shared_bytes / elem, p->bank_pad, p->subgroup, key.sg_emulate);
+	sbf(&b, "#define S_ELEMS %d\n#define SPAD_LOG %d\n", p->shared_bytes / elem, p->bank_pad);
 	for (int r = 2; r <= FFT_MAX_RADIX; r++)
 		sbf(&b, "#define USE_R%d %d\n", r, used[r]);
-	gen_sequence(&b, p, conv, key.sg_emulate);
-	/* hooks: the forward transform's first read, the inverse's last write (not in conv) */
-	char name[256] = "fft_common+fft_shared";
-	key.hooked = o->hooks && !conv;
-	sbf(&b, "#define FFT_LOAD_HOOK %d\n#define FFT_STORE_HOOK %d\n", key.hooked && !inverse,
-	    key.hooked && inverse);
-	if (key.hooked) {
-		if (snprintf(name, sizeof name, "%s+fft_common+fft_shared", o->hooks) >= (int)sizeof name) {
-			free(b.s);
-			snprintf(err, FFT_ERR_LEN, "hook shader names too long");
-			return FFT_E_ARG;
-		}
-	}
-	return get_prog(pc, name, &key, &b, out, err);
+	gen_sequence(&b, p, conv);
+	return get_prog(pc, "fft_common+fft_shared", &key, &b, out, err);
 }
 
 static int build_shared(struct fft_axis *a, struct program_cache *pc, int inverse,
@@ -355,23 +260,20 @@ static int build_global(struct fft_axis *a, struct program_cache *pc, int invers
 		key.n = p->m;
 		key.components = a->opts.components;
 		key.inverse = inverse;
-		key.twiddles = a->opts.twiddles;
 		key.pass = i;
 		key.radix = p->pass[i].radix;
 		key.ns = p->pass[i].ns;
-		key.tw_offset = p->pass[i].tw_offset;
 		key.last = i == p->npasses - 1;
 		key.sig_fast = a->adjacent;
 		key.half = a->opts.half;
 		key.norm_forward = a->opts.norm_forward;
 		struct sb b = {0};
-		common_defines(&b, key.components, key.half, inverse, key.twiddles, 0);
+		common_defines(&b, key.components, key.half, inverse, 0);
 		char sc[32];
 		double scale = key.last ? end_scale(&a->opts, inverse, p->m) : 1.0;
-		sbf(&b, "#define N %d\n#define RADIX %d\n#define NS %d\n#define TWO %d\n"
+		sbf(&b, "#define N %d\n#define RADIX %d\n#define NS %d\n"
 		        "#define SCALE %s\n#define SIG_FAST %d\n#define BFLY bfly%d\n",
-		    p->m, key.radix, key.ns, key.tw_offset, scale_text(sc, sizeof sc, scale),
-		    key.sig_fast, key.radix);
+		    p->m, key.radix, key.ns, scale_text(sc, sizeof sc, scale), key.sig_fast, key.radix);
 		int rc = get_prog(pc, "fft_common+fft_global", &key, &b, &a->pass[inverse][i], err);
 		if (rc)
 			return rc;
@@ -380,8 +282,7 @@ static int build_global(struct fft_axis *a, struct program_cache *pc, int invers
 }
 
 /* The pass calls of one fft_blocked sweep (FFT_SEQUENCE): as gen_sequence, with the passes'
- * local strides (within the sweep) and their twiddle offsets in the whole transform's table;
- * each exchange in sw->rounds rounds (round c: the signals of that round store, then load). */
+ * local strides (within the sweep). */
 static void gen_sweep_sequence(struct sb *b, const struct fft_plan *p, const struct fft_sweep *sw)
 {
 	sbf(b, "#define FFT_SEQUENCE ");
@@ -392,13 +293,12 @@ static void gen_sweep_sequence(struct sb *b, const struct fft_plan *p, const str
 			sbf(b, "load_global_r%d(); ", cur->radix);
 		} else {
 			const struct fft_pass *prev = &p->pass[i - 1];
-			for (int c = 0; c < sw->rounds; c++)
-				sbf(b, "store_shared_r%d(%du, %du); barrier(); load_shared_r%d(%du); barrier(); ",
-				    prev->radix, ns / prev->radix, c, cur->radix, c);
+			sbf(b, "store_shared_r%d(%du); barrier(); load_shared_r%d(); barrier(); ",
+			    prev->radix, ns / prev->radix, cur->radix);
 		}
 		if (sw->count == 1)
 			sbf(b, "barrier(); "); /* in place: every load before any store */
-		sbf(b, "compute_r%d(%du, %du); ", cur->radix, ns, cur->tw_offset);
+		sbf(b, "compute_r%d(%du); ", cur->radix, ns);
 		ns *= cur->radix;
 	}
 	const struct fft_pass *last = &p->pass[sw->first + sw->count - 1];
@@ -417,9 +317,6 @@ static int build_blocked(struct fft_axis *a, struct program_cache *pc, int inver
 		key.n = p->m;
 		key.components = a->opts.components;
 		key.inverse = inverse;
-		key.twiddles = a->opts.twiddles;
-		key.max_radix = a->opts.max_radix;
-		key.composite = a->opts.composite;
 		key.half = a->opts.half;
 		key.norm_forward = a->opts.norm_forward;
 		key.nsig = p->signals;
@@ -428,18 +325,16 @@ static int build_blocked(struct fft_axis *a, struct program_cache *pc, int inver
 		key.sweep_count = sw->count;
 		key.sweep_len = sw->len;
 		key.ns = sw->stride;
-		key.tw_offset = p->pass[sw->first].tw_offset;
 		key.last = i == p->nsweeps - 1;
 		key.inplace = p->nsweeps == 1;
-		key.xsig = p->signals / sw->rounds;
 		struct sb b = {0};
-		common_defines(&b, key.components, key.half, inverse, key.twiddles, 0);
+		common_defines(&b, key.components, key.half, inverse, 0);
 		char sc[32];
 		double scale = key.last ? end_scale(&a->opts, inverse, p->m) : 1.0;
 		sbf(&b, "#define N %d\n#define L %d\n#define S %d\n#define NSIG %d\n#define NTHR %d\n"
-		        "#define VREGS %d\n#define SCALE %s\n#define INPLACE %d\n#define XSIG %d\n",
+		        "#define VREGS %d\n#define SCALE %s\n#define INPLACE %d\n",
 		    p->m, sw->len, sw->stride, p->signals, sw->threads, sw->vregs,
-		    scale_text(sc, sizeof sc, scale), key.inplace, key.xsig);
+		    scale_text(sc, sizeof sc, scale), key.inplace);
 		int used[FFT_MAX_RADIX + 1] = {0};
 		for (int k = sw->first; k < sw->first + sw->count; k++)
 			used[p->pass[k].radix] = 1;
@@ -469,7 +364,7 @@ static int build_bluestein(struct fft_axis *a, struct program_cache *pc, int inv
 		key.half = a->opts.half;
 		key.norm_forward = a->opts.norm_forward;
 		struct sb b = {0};
-		common_defines(&b, key.components, key.half, inverse, FFT_TW_COMPUTED, 0);
+		common_defines(&b, key.components, key.half, inverse, 0);
 		char sc[32];
 		sbf(&b, "#define N %d\n#define M %d\n#define MODE %d\n#define SCALE %s\n", p->n, p->m,
 		    mode, scale_text(sc, sizeof sc, end_scale(&a->opts, inverse, p->n)));
@@ -503,27 +398,6 @@ static GLuint upload_f32(const double *v, size_t count, const struct gles_log *l
 		f[i] = (float)v[i];
 	GLuint b = make_buffer(count * sizeof *f, f, log);
 	free(f);
-	return b;
-}
-
-/* Twiddle table: per pass, w^(r*k) at tw_offset + k*(R-1) + r-1, forward sign, in double. */
-static GLuint make_twiddles(const struct fft_plan *p, const struct gles_log *log)
-{
-	double *t = malloc((size_t)(p->tw_count ? p->tw_count : 1) * 2 * sizeof *t);
-	if (!t)
-		return 0;
-	for (int i = 0; i < p->npasses; i++) {
-		int R = p->pass[i].radix, ns = p->pass[i].ns;
-		for (int k = 0; k < ns; k++)
-			for (int r = 1; r < R; r++) {
-				double a = -2 * M_PI * (double)(r * k) / ((double)ns * R);
-				size_t at = (size_t)p->pass[i].tw_offset + (size_t)k * (R - 1) + (r - 1);
-				t[2 * at] = cos(a);
-				t[2 * at + 1] = sin(a);
-			}
-	}
-	GLuint b = upload_f32(t, (size_t)p->tw_count * 2, log);
-	free(t);
 	return b;
 }
 
@@ -597,9 +471,7 @@ static int cmp_double(const void *x, const void *y)
 
 /* The shapes tune measures: shared at several invocation counts, global, and for adjacent
  * signals blocked with rows of 64 (its default), 32 and 128 bytes and with half the invocations.
- * (Blocked sweeps exchanged in rounds, fft_opts.rounds, are not among them: on the H200 they
- * made every column shape slower, 4096 vec2 columns 2x; bench/RESULTS.md, run 30.) Returns the
- * count written to cand (at most TUNE_MAX_CAND). */
+ * Returns the count written to cand (at most TUNE_MAX_CAND). */
 static int tune_candidates(const struct egl_info *info, int n, int adjacent,
                            const struct fft_opts *o, struct fft_opts cand[TUNE_MAX_CAND])
 {
@@ -622,9 +494,10 @@ static int tune_candidates(const struct egl_info *info, int n, int adjacent,
 		cand[nc].technique = FFT_TECH_BLOCKED;
 		cand[nc++].signals = row_bytes[i] / selem > 1 ? row_bytes[i] / selem : 1;
 	}
-	struct fft_plan_opts po = {o->max_radix, FFT_TECH_BLOCKED, o->twiddles, o->components,
-	                           info->max_shared_memory, info->max_invocations, 1, 0, 0, o->half, 0, 0,
-	                           0, o->composite};
+	struct fft_plan_opts po = {.technique = FFT_TECH_BLOCKED, .components = o->components,
+	                           .shared_limit = info->max_shared_memory,
+	                           .max_invocations = info->max_invocations, .signals_adjacent = 1,
+	                           .half = o->half, .pad_from = o->pad_from};
 	struct fft_plan p;
 	if (!fft_plan_make(n, &po, &p) && p.blocked && p.threads > 1) {
 		cand[nc] = *o;
@@ -699,8 +572,7 @@ static int tune(struct program_cache *pc, const struct egl_info *info, int n, in
 		struct fft_axis *a = ax[i];
 		char shape[64] = "";
 		if (a->plan.blocked)
-			snprintf(shape, sizeof shape, ", %d sweeps, exchanges in up to %d rounds",
-			         a->plan.nsweeps, a->plan.rounds);
+			snprintf(shape, sizeof shape, ", %d sweeps", a->plan.nsweeps);
 		gles_logf(log, GLES_LOG_DEBUG, "FFT tune n=%d vec%d %s %s: %d signals x %d invocations%s: "
 		          "%.4f ms", n, o->components, adjacent ? "cols" : "rows",
 		          fft_technique_name(cand[i].technique), a->plan.signals, a->plan.threads, shape,
@@ -730,10 +602,10 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 	if (o->technique == FFT_TECH_BLOCKED && !signals_adjacent) {
 		ro = *o; /* blocked is for columns; rows (and Bluestein's work rows) take auto */
 		ro.technique = FFT_TECH_AUTO;
-		ro.threads = ro.signals = ro.rounds = 0;
+		ro.threads = ro.signals = 0;
 		o = &ro;
 	}
-	if (!o->wisdom || o->technique != FFT_TECH_AUTO || o->threads || o->signals || o->rounds ||
+	if (!o->wisdom || o->technique != FFT_TECH_AUTO || o->threads || o->signals ||
 	    n < 2 ||
 	    !fft_is_native(n))
 		return create_axis(pc, info, n, signals_adjacent, capacity, max_count, o, log, out, err);
@@ -743,9 +615,6 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 	k.components = o->components;
 	k.adjacent = signals_adjacent;
 	k.half = o->half;
-	k.twiddles = o->twiddles;
-	k.max_radix = o->max_radix == 8 ? 0 : o->max_radix;
-	k.composite = o->composite;
 	while ((1 << (k.count_log2 + 1)) <= max_count)
 		k.count_log2++;
 	struct fft_opts c = *o;
@@ -791,7 +660,7 @@ static int create_axis(struct program_cache *pc, const struct egl_info *info, in
 	if (!a)
 		return FFT_E_NOMEM;
 	a->pc = pc;
-	a->opts = *o; /* max_radix 0: the plan's default for its technique */
+	a->opts = *o;
 	a->n = n;
 	a->adjacent = signals_adjacent;
 	a->capacity = capacity;
@@ -799,18 +668,14 @@ static int create_axis(struct program_cache *pc, const struct egl_info *info, in
 	a->info = info;
 	if (log)
 		a->log = *log;
-	struct fft_plan_opts po = {a->opts.max_radix, o->technique, o->twiddles, o->components,
-	                           info->max_shared_memory, info->max_invocations, signals_adjacent,
-	                           o->threads, o->signals, o->half, o->bank_pad,
-	                           subgroup_width(info, o->subgroup), o->rounds, o->composite};
+	struct fft_plan_opts po = {.technique = o->technique, .components = o->components,
+	                           .shared_limit = info->max_shared_memory,
+	                           .max_invocations = info->max_invocations,
+	                           .signals_adjacent = signals_adjacent, .threads = o->threads,
+	                           .signals = o->signals, .half = o->half, .pad_from = o->pad_from};
 	int rc = fft_plan_make(n, &po, &a->plan);
 	if (rc) {
 		snprintf(err, FFT_ERR_LEN, "length %d: %s", n, fft_plan_strerror(rc));
-		free(a);
-		return FFT_E_PLAN;
-	}
-	if (o->hooks && (!a->plan.shared || a->plan.bluestein || o->components != 4)) {
-		snprintf(err, FFT_ERR_LEN, "length %d: hooks need the shared technique on vec4", n);
 		free(a);
 		return FFT_E_PLAN;
 	}
@@ -848,14 +713,6 @@ static int create_axis(struct program_cache *pc, const struct egl_info *info, in
 		         capacity * elem, info->max_ssbo_size);
 		rc = FFT_E_LIMIT;
 		goto fail;
-	}
-	if (a->opts.twiddles == FFT_TW_TABLE && a->plan.npasses) {
-		a->twiddles = make_twiddles(&a->plan, &a->log);
-		if (!a->twiddles) {
-			snprintf(err, FFT_ERR_LEN, "length %d: twiddle table: out of GPU memory", n);
-			rc = FFT_E_GL;
-			goto fail;
-		}
 	}
 	if (a->plan.npasses == 0) { /* n == 1: the identity */
 		*out = a;
@@ -902,7 +759,7 @@ void fft_axis_destroy(struct fft_axis *a)
 			if (held[i]->id)
 				program_drop(a->pc, held[i]->id);
 	}
-	GLuint bufs[] = {a->twiddles, a->scratch, a->work, a->chirp, a->filter[0], a->filter[1]};
+	GLuint bufs[] = {a->scratch, a->work, a->chirp, a->filter[0], a->filter[1]};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
@@ -993,8 +850,6 @@ static int run_native(struct fft_axis *a, unsigned buf, size_t offset, size_t si
 	const struct fft_plan *p = &a->plan;
 	if (p->npasses == 0)
 		return 0;
-	if (a->twiddles)
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_TWIDDLE, a->twiddles);
 	if (p->shared) {
 		const struct prog *pr = &a->shared[inverse];
 		set_uniforms(pr, offset, sig_stride, elem_stride, count);
@@ -1176,10 +1031,10 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	c->pc = pc;
 	c->count = count;
 	c->info = info;
-	struct fft_plan_opts po = {o->max_radix, FFT_TECH_SHARED, o->twiddles, 4,
-	                           info->max_shared_memory, info->max_invocations, 0, o->threads,
-	                           0, o->half, o->bank_pad, subgroup_width(info, o->subgroup), 0,
-	                           o->composite};
+	struct fft_plan_opts po = {.technique = FFT_TECH_SHARED, .components = 4,
+	                           .shared_limit = info->max_shared_memory,
+	                           .max_invocations = info->max_invocations, .threads = o->threads,
+	                           .half = o->half, .pad_from = o->pad_from};
 	int rc = fft_plan_make(n, &po, &c->plan);
 	struct fft_plan *p = &c->plan;
 	/* two rows a group: whole vec4 if they fit, else two vec2 rounds */
@@ -1191,7 +1046,7 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 		return FFT_E_PLAN;
 	}
 	p->signals = 2;
-	fft_plan_exchanges(p, &po); /* padding and transposes for two signals a group */
+	fft_plan_exchanges(p, &po); /* the padding for two signals a group */
 	rc = shared_program(pc, p, o, 0, 1, gray, 1.0 / n, &c->prog, err);
 	if (rc) {
 		free(c);
