@@ -164,18 +164,19 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 	for (int split = 0; split < 2; split++) /* the whole forward and inverse; the axes apart */
 		for (int i = 0; i < c->warmup + c->runs; i++) {
 			GLuint b = bufs[i % SETS];
-			double ms[3];
+			double ms[GPU_STAGE_COUNT];
 			gpu_timer_start(t);
 			if (split) {
 				fft_axis_execute(fft_rows(f), b, 0, (size_t)w, 1, h, 0);
-				gpu_timer_mark(t);
+				gpu_timer_mark(t, GPU_STAGE_ROWS);
 				fft_axis_execute(fft_cols(f), b, 0, 1, (size_t)w, w, 0);
+				gpu_timer_mark(t, GPU_STAGE_COLS);
 			} else {
-				fft_execute(f, b, 0);
+				fft_execute(f, b, 0); /* the forward whole: rows and columns */
+				gpu_timer_mark(t, GPU_STAGE_ROWS);
 			}
-			gpu_timer_mark(t);
 			fft_execute(f, b, 1); /* back again: the data stays bounded */
-			gpu_timer_mark(t);
+			gpu_timer_mark(t, GPU_STAGE_IROWS);
 			if (gpu_timer_read(t, ms) < 0) {
 				i--; /* disjoint: run again */
 				continue;
@@ -184,11 +185,11 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 				continue;
 			int k = i - c->warmup;
 			if (split) {
-				fr[k] = ms[0];
-				fc[k] = ms[1];
+				fr[k] = ms[GPU_STAGE_ROWS];
+				fc[k] = ms[GPU_STAGE_COLS];
 			} else {
-				fwd[k] = ms[0];
-				inv[k] = ms[1];
+				fwd[k] = ms[GPU_STAGE_ROWS];
+				inv[k] = ms[GPU_STAGE_IROWS];
 			}
 		}
 	const struct fft_plan *pr = fft_axis_plan(fft_rows(f)), *pc = fft_axis_plan(fft_cols(f));
@@ -205,7 +206,7 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 	       "\"rows_passes\":%d,\"cols_passes\":%d}\n",
 	       label, h, w, tech_names[technique], fft_plan_kind(pr),
 	       fft_plan_kind(pc), mf, mr, mc, mi, fwd[0], c->runs,
-	       gpu_timer_is_gpu(t) ? "gl_timestamp" : "glfinish_wall", exchanges(pr, xr, sizeof xr),
+	       gpu_timer_kind(t) == GPU_TIMING_QUERIES ? "gl_timestamp" : "glfinish_wall", exchanges(pr, xr, sizeof xr),
 	       exchanges(pc, xc, sizeof xc), csweeps, pc->signals, pr->npasses, pc->npasses);
 	fprintf(stderr, "%-38s rows %-7s cols %-7s (%d dispatches, %d signals a group)  "
 	        "forward %8.3f ms (rows %.3f cols %.3f)  inverse %8.3f ms\n", label, fft_plan_kind(pr),
@@ -255,26 +256,31 @@ static int bench_rows(struct cli_gpu *g, struct gpu_timer *t, const struct bench
 	for (int m = 0; m < 3; m++)
 		ms[m] = malloc((size_t)c->runs * sizeof(double));
 	for (int i = 0; i < c->warmup + c->runs; i++) {
-		double d[6];
-		int s = i % SETS;
+		double d[3][GPU_STAGE_COUNT];
+		int s = i % SETS, bad = 0;
 		size_t plane = (size_t)pw * ph; /* the second vec2 plane's offset, in vec2 elements */
-		gpu_timer_start(t);
-		for (int inv = 0; inv < 2; inv++) { /* forward then inverse: the data stays bounded */
-			fft_axis_execute(a4, b4[s], 0, (size_t)pw, 1, h, inv);
-			gpu_timer_mark(t);
-			fft_axis_execute(a4, b4[s], 0, (size_t)pw, 1, ph, inv);
-			gpu_timer_mark(t);
-			fft_axis_execute(a2, b2[s], 0, (size_t)pw, 1, h, inv);
-			fft_axis_execute(a2, b2[s], plane, (size_t)pw, 1, h, inv);
-			gpu_timer_mark(t);
+		for (int m = 0; m < 3; m++) { /* each way in a sequence of its own */
+			gpu_timer_start(t);
+			for (int inv = 0; inv < 2; inv++) { /* forward then inverse: the data stays bounded */
+				if (m == 0) {
+					fft_axis_execute(a4, b4[s], 0, (size_t)pw, 1, h, inv);
+				} else if (m == 1) {
+					fft_axis_execute(a4, b4[s], 0, (size_t)pw, 1, ph, inv);
+				} else {
+					fft_axis_execute(a2, b2[s], 0, (size_t)pw, 1, h, inv);
+					fft_axis_execute(a2, b2[s], plane, (size_t)pw, 1, h, inv);
+				}
+				gpu_timer_mark(t, inv ? GPU_STAGE_IROWS : GPU_STAGE_ROWS);
+			}
+			bad |= gpu_timer_read(t, d[m]);
 		}
-		if (gpu_timer_read(t, d) < 0) {
+		if (bad) {
 			i--;
 			continue;
 		}
 		if (i >= c->warmup)
 			for (int m = 0; m < 3; m++)
-				ms[m][i - c->warmup] = d[m] + d[m + 3];
+				ms[m][i - c->warmup] = d[m][GPU_STAGE_ROWS] + d[m][GPU_STAGE_IROWS];
 	}
 	double med[3];
 	for (int m = 0; m < 3; m++) {
@@ -350,7 +356,7 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 	 * clocks (seen on the H200: 2160p stages 1.3 ms back to back, 2-5 ms inside calls) */
 	for (int i = 0; i < c->warmup + n && !rc; i++) {
 		struct image out;
-		rc = bloom_run(b, BLOOM_OP_BLOOM, &img[i % SETS], &kr, &p, &out, &st, err);
+		rc = bloom_run(b, BLOOM_OP_BLOOM, &img[i % SETS], &kr, &p, BLOOM_TIME_STAGES, &out, &st, err);
 		image_free(&out);
 		if (i >= c->warmup && !rc) {
 			int j = i - c->warmup;
@@ -358,7 +364,7 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 			wall[j] = st.wall_ms;
 			prep[j] = st.prepare_ms;
 			rb[j] = st.readback_ms;
-			up[j] = st.upload_ms;
+			up[j] = st.stage_ms[GPU_STAGE_UPLOAD];
 		}
 	}
 	for (int i = 0; i < c->warmup + n && !rc; i++) {
@@ -366,8 +372,14 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 		if (i >= c->warmup && !rc) {
 			int j = i - c->warmup;
 			tot[j] = st.gpu_ms;
-			double v[7] = {st.prefilter_ms, st.rows_ms, st.cols_ms, st.multiply_ms, st.icols_ms,
-			               st.irows_ms, st.composite_ms};
+			/* by position in the JSON fields below: cols, multiply, icols name the fused
+			 * path's transpose, fused columns and transpose back */
+			const double *sm = st.stage_ms;
+			double v[7] = {sm[GPU_STAGE_PREFILTER], sm[GPU_STAGE_ROWS],
+			               sm[GPU_STAGE_COLS] + sm[GPU_STAGE_TRANSPOSE],
+			               sm[GPU_STAGE_MULTIPLY] + sm[GPU_STAGE_FUSED_COLS],
+			               sm[GPU_STAGE_ICOLS] + sm[GPU_STAGE_TRANSPOSE_BACK],
+			               sm[GPU_STAGE_IROWS], sm[GPU_STAGE_COMPOSITE]};
 			for (int s = 0; s < 7; s++)
 				st_ms[s][j] = v[s];
 		}
@@ -390,7 +402,7 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 		       label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good",
 		       tech_names[technique], precision ? "fp16" : "fp32", st.padded_w, st.padded_h, mt, m[0], m[1], m[2], m[3], m[4],
 		       m[5], m[6], st.fused ? "true" : "false", mw, mp, mu, mr, mc, n,
-		       st.timed ? "true" : "false");
+		       st.timed == GPU_TIMING_QUERIES ? "true" : "false");
 		fprintf(stderr, "bloom %-22s %5dx%-5d k %4dx%-4d %-6s pad %-4s -> %5dx%-5d  GPU %8.3f ms "
 		        "(pre %.3f rows %.3f %s %.3f %s %.3f %s %.3f irows %.3f comp %.3f)\n",
 		        label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good", st.padded_w,

@@ -96,7 +96,7 @@ static int run(int op, int argc, char **argv)
 	}
 	struct bloom_kernel k = {kimg.pixels ? &kimg : NULL, {0, 0}};
 	struct bloom_stats st;
-	int brc = bloom_run(b, op, &in, &k, &req.p, &out, &st, err);
+	int brc = bloom_run(b, op, &in, &k, &req.p, c.quiet ? 0 : BLOOM_TIME_STAGES, &out, &st, err);
 	if (brc) {
 		fprintf(stderr, "fftbloom %s: %s\n", name, err);
 		goto out;
@@ -110,17 +110,18 @@ static int run(int op, int argc, char **argv)
 	if (lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))
 		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n", name,
 		        c.output);
-	if (!c.quiet)
-		fprintf(stderr, "%s %dx%d: padded %dx%d, %s kernel%s, GPU %.2f ms (%s: prefilter %.2f, "
-		        "rows %.2f, %s %.2f, %s %.2f, %s %.2f, inverse rows %.2f, composite %.2f; "
-		        "kernel spectrum %.2f)\n",
-		        name, in.width, in.height, st.padded_w, st.padded_h,
-		        st.gray_kernel ? "grayscale" : "colour", st.kernel_cached ? " (cached)" : "",
-		        st.gpu_ms, st.timed ? "timer queries" : "wall clock", st.prefilter_ms, st.rows_ms,
-		        st.fused ? "transpose" : "cols", st.cols_ms,
-		        st.fused ? "fused columns+multiply" : "multiply", st.multiply_ms,
-		        st.fused ? "transpose back" : "inverse cols", st.icols_ms, st.irows_ms,
-		        st.composite_ms, st.kernel_ms);
+	if (!c.quiet) { /* the stages that ran, by name */
+		fprintf(stderr, "%s %dx%d: padded %dx%d, %s kernel%s, GPU %.2f ms (%s:", name, in.width,
+		        in.height, st.padded_w, st.padded_h, st.gray_kernel ? "grayscale" : "colour",
+		        st.kernel_cached ? " (cached)" : "", st.gpu_ms,
+		        st.timed == GPU_TIMING_QUERIES ? "timer queries" : "wall clock");
+		for (int s = 0, first = 1; s < GPU_STAGE_COUNT; s++)
+			if (st.stage_ms[s] > 0) {
+				fprintf(stderr, "%s %s %.2f", first ? "" : ",", gpu_stage_names[s], st.stage_ms[s]);
+				first = 0;
+			}
+		fprintf(stderr, ")\n");
+	}
 	rc = 0;
 out:
 	bloom_ctx_destroy(b);

@@ -77,7 +77,7 @@ int cli_conv2d(int argc, char **argv)
 		.out_c = (int)wa.shape[0], .k_h = (int)wa.shape[2], .k_w = (int)wa.shape[3],
 		.pad_h = cn.pad_h, .pad_w = cn.pad_w, .stride_h = cn.stride_h, .stride_w = cn.stride_w,
 		.dil_h = cn.dil_h, .dil_w = cn.dil_w, .groups = cn.groups, .precision = cn.precision,
-		.algorithm = cn.algorithm,
+		.algorithm = cn.algorithm, .time_stages = c.repeat > 0,
 	};
 	rc = 2;
 	if (wa.shape[1] * (size_t)cn.groups != (size_t)sc.in_c) {
@@ -116,7 +116,7 @@ int cli_conv2d(int argc, char **argv)
 	for (int i = 0; !e && i <= c.repeat; i++) {
 		e = spatial_conv2d(s, &sc, x, w, b, y, &st, err);
 		if (i)
-			gpu[i - 1] = st.gpu_ms, conv[i - 1] = st.conv_ms, wall[i - 1] = st.wall_ms;
+			gpu[i - 1] = st.gpu_ms, conv[i - 1] = st.stage_ms[GPU_STAGE_CONV], wall[i - 1] = st.wall_ms;
 	}
 	if (e) {
 		fprintf(stderr, "fftbloom conv2d: %s\n", err[0] ? err : spatial_strerror(e));
@@ -135,7 +135,7 @@ int cli_conv2d(int argc, char **argv)
 			        cn.groups, cn.precision, spatial_algorithm_name(st.algorithm),
 			        spatial_algorithm_name(cn.algorithm), c.repeat, cli_median(gpu, c.repeat),
 			        cli_median(conv, c.repeat), cli_median(wall, c.repeat),
-			        st.timed ? "true" : "false", g.info->renderer);
+			        st.timed == GPU_TIMING_QUERIES ? "true" : "false", g.info->renderer);
 	}
 	free(gpu);
 	free(conv);

@@ -79,7 +79,7 @@ int cli_conv2d_transpose(int argc, char **argv)
 		.pad_h = cn.pad_h, .pad_w = cn.pad_w, .out_pad_h = cn.out_pad_h, .out_pad_w = cn.out_pad_w,
 		.dil_h = cn.dil_h, .dil_w = cn.dil_w, .groups = cn.groups,
 		.padding_mode = cn.padding_mode, .out_h = cn.out_h, .out_w = cn.out_w,
-		.method = cn.method, .conv_algorithm = cn.algorithm,
+		.method = cn.method, .conv_algorithm = cn.algorithm, .time_stages = c.repeat > 0,
 	};
 	rc = 2;
 	if (wa.shape[0] != (size_t)dc.in_c) {
@@ -141,7 +141,7 @@ int cli_conv2d_transpose(int argc, char **argv)
 			        deconv_method_name(cn.method),
 			        st.method == DECONV_OVERLAP_ADD ? "none" : spatial_algorithm_name(st.conv_algorithm),
 			        c.repeat, cli_median(gpu, c.repeat), cli_median(wall, c.repeat),
-			        st.timed ? "true" : "false", g.info->renderer);
+			        st.timed == GPU_TIMING_QUERIES ? "true" : "false", g.info->renderer);
 	}
 	free(gpu);
 	free(wall);

@@ -547,7 +547,7 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 		}
 	}
 	if (!rc)
-		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, &res, &st, err);
+		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, 0, &res, &st, err);
 	j->lease = res.lease;
 	j->gpu_copy_s = st.copy_ms * 1e-3;
 	j->gpu_wait_s = st.wait_ms * 1e-3;

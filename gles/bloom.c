@@ -1008,13 +1008,18 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 	return 0;
 }
 
+/* Closes a stage on the timer, when the call is timed (tm not NULL). */
+static void mark(struct gpu_timer *tm, int stage)
+{
+	if (tm)
+		gpu_timer_mark(tm, stage);
+}
+
 /* The GPU stages of a bloom on the image already in q->image, from the prefilter to the
- * composite into q->out, with one timer mark after each of the seven (prefilter, rows, columns
- * or transpose, multiply or fused columns, inverse columns or transpose back, inverse rows,
- * composite). Sets st->fused. */
+ * composite into q->out, each closed by its mark on tm (NULL: untimed). Sets st->fused. */
 static int run_stages(struct bloom_ctx *b, struct plan *q, struct kentry *ke, GLuint pack,
-                      GLuint mult, GLuint comp, int op, const struct bloom_params *p, int w,
-                      int h, struct bloom_stats *st, char err[BLOOM_ERR_LEN])
+                      GLuint mult, GLuint comp, const struct bloom_params *p, int w, int h,
+                      struct gpu_timer *tm, struct bloom_stats *st, char err[BLOOM_ERR_LEN])
 {
 	int pw = q->pw, ph = q->ph, half = q->half;
 	st->fused = q->conv4 != NULL;
@@ -1027,27 +1032,27 @@ static int run_stages(struct bloom_ctx *b, struct plan *q, struct kentry *ke, GL
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
 	dispatch2d(pw, ph);
-	gpu_timer_mark(b->timer);
+	mark(tm, GPU_STAGE_PREFILTER);
 	/* forward: rows of the image only (the rows below it are all padding), then every column */
 	rc = fft_axis_execute(q->rows4, q->padded, 0, (size_t)pw, 1, h, 0);
-	gpu_timer_mark(b->timer);
+	mark(tm, GPU_STAGE_ROWS);
 	if (st->fused) {
 		/* columns become rows of q (zero past the image's rows, never read); each group runs
 		 * two of them forward, multiplies, and back; then the image's rows come back to P */
 		char terr[BLOOM_ERR_LEN];
 		if (!rc)
 			rc = transpose(b, q->padded, pw, h, q->q, pw, ph, 4, half, terr) ? FFT_E_GL : 0;
-		gpu_timer_mark(b->timer);
+		mark(tm, GPU_STAGE_TRANSPOSE);
 		if (!rc)
 			rc = fft_conv_execute(ke->gray ? q->conv2 : q->conv4, q->q, ke->spectrum);
-		gpu_timer_mark(b->timer);
+		mark(tm, GPU_STAGE_FUSED_COLS);
 		if (!rc)
 			rc = transpose(b, q->q, ph, pw, q->padded, h, pw, 4, half, terr) ? FFT_E_GL : 0;
-		gpu_timer_mark(b->timer);
+		mark(tm, GPU_STAGE_TRANSPOSE_BACK);
 	} else {
 		if (!rc)
 			rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 0);
-		gpu_timer_mark(b->timer);
+		mark(tm, GPU_STAGE_COLS);
 		/* multiply */
 		if (!rc) {
 			set_sizes(mult, w, h, pw, ph);
@@ -1055,16 +1060,16 @@ static int run_stages(struct bloom_ctx *b, struct plan *q, struct kentry *ke, GL
 			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_SPECTRUM, ke->spectrum);
 			dispatch2d(pw, ph);
 		}
-		gpu_timer_mark(b->timer);
+		mark(tm, GPU_STAGE_MULTIPLY);
 		/* inverse: every column, then the rows the output needs */
 		if (!rc)
 			rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 1);
-		gpu_timer_mark(b->timer);
+		mark(tm, GPU_STAGE_ICOLS);
 	}
 	/* inverse rows: the rows the output needs */
 	if (!rc)
 		rc = fft_axis_execute(q->rows4, q->padded, 0, (size_t)pw, 1, h, 1);
-	gpu_timer_mark(b->timer);
+	mark(tm, GPU_STAGE_IROWS);
 	if (rc) {
 		snprintf(err, BLOOM_ERR_LEN, "FFT failed: %s", fft_strerror(rc));
 		return BLOOM_E_GPU;
@@ -1084,18 +1089,18 @@ static int run_stages(struct bloom_ctx *b, struct plan *q, struct kentry *ke, GL
 		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
 		dispatch2d(w, h);
 	}
-	gpu_timer_mark(b->timer);
+	mark(tm, GPU_STAGE_COMPOSITE);
 	return 0;
 }
 
 int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct bloom_kernel *k,
-              const struct bloom_params *p, struct image *out, struct bloom_stats *st,
-              char err[BLOOM_ERR_LEN])
+              const struct bloom_params *p, unsigned flags, struct image *out,
+              struct bloom_stats *st, char err[BLOOM_ERR_LEN])
 {
 	struct bloom_frame f = {in, NULL};
 	struct bloom_result r;
 	memset(&r, 0, sizeof r);
-	int rc = bloom_run_frame(b, op, &f, k, p, &r, st, err);
+	int rc = bloom_run_frame(b, op, &f, k, p, flags, &r, st, err);
 	if (!rc && r.nonfinite) {
 		snprintf(err, BLOOM_ERR_LEN, "%llu samples of the result are not finite: float32 "
 		         "overflowed in the convolution (an image or kernel value near 3.4e38, or "
@@ -1107,8 +1112,17 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 	return rc;
 }
 
+/* The bloom's GPU stages, prefilter to composite: their sum is bloom_stats.gpu_ms. */
+static double stages_ms(const double ms[GPU_STAGE_COUNT])
+{
+	double sum = 0;
+	for (int s = GPU_STAGE_PREFILTER; s <= GPU_STAGE_COMPOSITE; s++)
+		sum += ms[s];
+	return sum;
+}
+
 int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
-                    const struct bloom_kernel *k, const struct bloom_params *p,
+                    const struct bloom_kernel *k, const struct bloom_params *p, unsigned flags,
                     struct bloom_result *res, struct bloom_stats *st, char err[BLOOM_ERR_LEN])
 {
 	struct bloom_stats local;
@@ -1211,9 +1225,10 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 			goto done;
 		}
 	}
-	double ms[GPU_TIMER_MAX_MARKS];
 	st->prepare_ms = wall_now() - t_start;
-	gpu_timer_start(b->timer);
+	struct gpu_timer *tm = flags & BLOOM_TIME_STAGES ? b->timer : NULL;
+	if (tm)
+		gpu_timer_start(tm);
 	/* upload */
 	if (in) {
 		double t0 = wall_now();
@@ -1223,16 +1238,18 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	} else if ((rc = upload_planes(b, q, yin, w, h, &st->copy_ms, err))) {
 		goto done;
 	}
-	gpu_timer_mark(b->timer);
-	if (spectrum_timed && (rc = kernel_spectrum(b, q, d, &ki, p, &ke, err)))
-		goto done;
+	mark(tm, GPU_STAGE_UPLOAD);
+	if (spectrum_timed) {
+		if ((rc = kernel_spectrum(b, q, d, &ki, p, &ke, err)))
+			goto done;
+		mark(tm, GPU_STAGE_KERNEL);
+	}
 	ke->last_use = b->tick;
-	gpu_timer_mark(b->timer);
-	if ((rc = run_stages(b, q, ke, pack, mult, comp, op, p, w, h, st, err)))
+	if ((rc = run_stages(b, q, ke, pack, mult, comp, p, w, h, tm, st, err)))
 		goto done;
 	/* what bloom_rerun_stages repeats */
 	b->last.q = q, b->last.ke = ke, b->last.pack = pack, b->last.mult = mult, b->last.comp = comp;
-	b->last.op = op, b->last.p = *p, b->last.w = w, b->last.h = h, b->last.valid = 1;
+	b->last.p = *p, b->last.w = w, b->last.h = h, b->last.valid = 1;
 	/* download */
 	int unmap = 1;
 	if (res->want_yuv) {
@@ -1321,22 +1338,10 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		}
 	}
 	st->readback_ms = wall_now() - t_read;
-	gpu_timer_mark(b->timer);
-	int nm = gpu_timer_read(b->timer, ms);
-	if (nm >= 9) {
-		st->timed = gpu_timer_is_gpu(b->timer) && nm > 0;
-		st->upload_ms = ms[0];
-		st->kernel_ms = ms[1];
-		st->prefilter_ms = ms[2];
-		st->rows_ms = ms[3];
-		st->cols_ms = ms[4];
-		st->multiply_ms = ms[5];
-		st->icols_ms = ms[6];
-		st->irows_ms = ms[7];
-		st->composite_ms = ms[8];
-		st->download_ms = nm > 9 ? ms[9] : 0;
-		for (int i = 2; i <= 8; i++)
-			st->gpu_ms += ms[i];
+	mark(tm, GPU_STAGE_DOWNLOAD);
+	if (tm && !gpu_timer_read(tm, st->stage_ms)) {
+		st->timed = gpu_timer_kind(tm);
+		st->gpu_ms = stages_ms(st->stage_ms);
 	}
 	if (gl_check(&b->log, "bloom")) {
 		snprintf(err, BLOOM_ERR_LEN, "GL error during the bloom");
@@ -1366,23 +1371,18 @@ int bloom_rerun_stages(struct bloom_ctx *b, struct bloom_stats *st, char err[BLO
 		snprintf(err, BLOOM_ERR_LEN, "no bloom_run to repeat");
 		return BLOOM_E_ARG;
 	}
-	double ms[GPU_TIMER_MAX_MARKS];
 	gpu_timer_start(b->timer);
 	int rc = run_stages(b, b->last.q, b->last.ke, b->last.pack, b->last.mult, b->last.comp,
-	                    b->last.op, &b->last.p, b->last.w, b->last.h, st, err);
-	int nm = gpu_timer_read(b->timer, ms);
+	                    &b->last.p, b->last.w, b->last.h, b->timer, st, err);
+	int timed = !gpu_timer_read(b->timer, st->stage_ms);
 	if (rc)
 		return rc;
 	st->padded_w = b->last.q->pw, st->padded_h = b->last.q->ph;
 	st->gray_kernel = b->last.ke->gray;
 	st->kernel_cached = 1;
-	if (nm >= 7) {
-		st->timed = gpu_timer_is_gpu(b->timer);
-		st->prefilter_ms = ms[0], st->rows_ms = ms[1], st->cols_ms = ms[2];
-		st->multiply_ms = ms[3], st->icols_ms = ms[4], st->irows_ms = ms[5];
-		st->composite_ms = ms[6];
-		for (int i = 0; i < 7; i++)
-			st->gpu_ms += ms[i];
+	if (timed) {
+		st->timed = gpu_timer_kind(b->timer);
+		st->gpu_ms = stages_ms(st->stage_ms);
 	}
 	if (gl_check(&b->log, "bloom stages")) {
 		snprintf(err, BLOOM_ERR_LEN, "GL error during the bloom");

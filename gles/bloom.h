@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "gles/egl.h"
+#include "gles/gpu_timer.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
 #include "protocol/params.h"
@@ -48,15 +49,21 @@ struct bloom_kernel {
 	uint64_t digest[2];      /* filled by bloom_kernel_digest, or left 0 to have bloom_run do it */
 };
 
+/* bloom_run and bloom_run_frame flags */
+#define BLOOM_TIME_STAGES 1u /* time each GPU stage into bloom_stats.stage_ms (timer queries;
+                                on a context without them, a glFinish after each stage) */
+
 struct bloom_stats {
 	int padded_w, padded_h;   /* FFT size used */
 	int gray_kernel;          /* 1: grayscale fast path */
 	int kernel_cached;        /* 1: the kernel spectrum came from the cache */
-	int timed;                /* 1: the *_ms fields below are GPU timer queries */
-	int fused;                /* 1: columns ran fused (cols_ms: transpose, multiply_ms: column
-	                             FFT + multiply + inverse in one pass, icols_ms: transpose back) */
-	double upload_ms, kernel_ms, prefilter_ms, rows_ms, cols_ms, multiply_ms, icols_ms,
-	       irows_ms, composite_ms, download_ms, gpu_ms; /* per stage; gpu_ms all GPU stages */
+	int fused;                /* 1: columns ran fused (stages transpose, fused_cols,
+	                             transpose_back); 0: cols, multiply, icols */
+	int timed;                /* enum gpu_timing: how stage_ms were taken; GPU_TIMING_NONE
+	                             unless BLOOM_TIME_STAGES was asked */
+	double stage_ms[GPU_STAGE_COUNT]; /* per named stage (gles/gpu_timer.h): upload, kernel (a
+	                                     spectrum computed), the GPU stages, download */
+	double gpu_ms;            /* the GPU stages, prefilter to composite */
 	double wall_ms, prepare_ms, readback_ms; /* host clock: the whole call; before the first GL
 	                                            command; mapping and converting the result */
 	double copy_ms, wait_ms; /* host clock, parts of wall_ms: copying the frame in and the
@@ -83,10 +90,12 @@ void bloom_kernel_digest(const struct image *k, uint64_t digest[2]);
 /* Runs op (BLOOM_OP_BLOOM or BLOOM_OP_CONVOLVE) on `in` (1-4 channels; missing alpha counts as
  * 1 and is not returned) with the kernel; writes a new image with in's channel count into *out
  * (caller frees with image_free). Returns 0 or a negative bloom_error with a message; a result
- * with NaN or infinite samples (float32 overflowed) is BLOOM_E_ARG. */
+ * with NaN or infinite samples (float32 overflowed) is BLOOM_E_ARG. flags: 0, or
+ * BLOOM_TIME_STAGES for st->stage_ms (without it no timer query is issued and nothing waits for
+ * the GPU before the read-back); st may be NULL. */
 int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct bloom_kernel *k,
-              const struct bloom_params *p, struct image *out, struct bloom_stats *st,
-              char err[BLOOM_ERR_LEN]);
+              const struct bloom_params *p, unsigned flags, struct image *out,
+              struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
 
 struct bloom_lease; /* a GPU read-back buffer lent with a result's planes */
 
@@ -127,7 +136,7 @@ void bloom_lease_return(struct bloom_lease *l);
 
 /* bloom_run for either kind of frame in and out. Returns 0 or a negative bloom_error. */
 int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *in,
-                    const struct bloom_kernel *k, const struct bloom_params *p,
+                    const struct bloom_kernel *k, const struct bloom_params *p, unsigned flags,
                     struct bloom_result *res, struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
 
 /* For benchmarks: runs the GPU stages of the last successful bloom_run / bloom_run_frame again

@@ -502,12 +502,11 @@ static int resolve(struct deconv_ctx *d, const struct problem *pr, int alg, cons
 		char merr[DECONV_ERR_LEN];
 		int rc = run_method(d, pr, m, alg, w, bias, &used, merr);
 		if (!rc) {
-			double ms[2];
+			double ms[GPU_STAGE_COUNT];
 			gpu_timer_start(d->mtimer);
 			rc = run_method(d, pr, m, alg, w, bias, &used, merr);
-			gpu_timer_mark(d->mtimer);
-			int nm = gpu_timer_read(d->mtimer, ms);
-			double t = nm >= 1 ? ms[0] : INFINITY;
+			gpu_timer_mark(d->mtimer, GPU_STAGE_DECONV);
+			double t = gpu_timer_read(d->mtimer, ms) ? INFINITY : ms[GPU_STAGE_DECONV];
 			gles_logf(&d->log, GLES_LOG_DEBUG, "deconv auto: %s %.3f ms", deconv_method_name(m), t);
 			if (!rc && (!best || t < best_ms))
 				best_ms = t, best = m;
@@ -583,10 +582,12 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 	    (rc = resolve(d, &pr, alg, weight, bias, &method, &st->measured, err)))
 		return rc;
 	st->method = method;
-	double ms[2];
-	gpu_timer_start(d->timer);
+	struct gpu_timer *tm = c->time_stages ? d->timer : NULL;
+	if (tm)
+		gpu_timer_start(tm);
 	rc = run_method(d, &pr, method, alg, weight, bias, &st->conv_algorithm, err);
-	gpu_timer_mark(d->timer);
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_DECONV);
 	if (!rc) {
 		glBindBuffer(GL_SHADER_STORAGE_BUFFER, d->out_buf);
 		const void *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)out_b,
@@ -599,11 +600,12 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 			rc = DECONV_E_GPU;
 		}
 	}
-	gpu_timer_mark(d->timer);
-	if (gpu_timer_read(d->timer, ms) >= 2) {
-		st->timed = gpu_timer_is_gpu(d->timer);
-		st->gpu_ms = ms[0];
-		st->download_ms = ms[1];
+	if (tm) {
+		gpu_timer_mark(tm, GPU_STAGE_DOWNLOAD);
+		if (!gpu_timer_read(tm, st->stage_ms)) {
+			st->timed = gpu_timer_kind(tm);
+			st->gpu_ms = st->stage_ms[GPU_STAGE_DECONV];
+		}
 	}
 	st->wall_ms = now_ms() - t0;
 	return rc;

@@ -451,14 +451,15 @@ static unsigned long long tune_rng = 0x2545F4914F6CDD1Dull;
 static double time_axis_once(struct fft_axis *a, struct gpu_timer *t, unsigned buf, int count)
 {
 	size_t sig = a->adjacent ? 1 : (size_t)a->n, el = a->adjacent ? (size_t)count : 1;
-	double ms[2];
+	int stage = a->adjacent ? GPU_STAGE_COLS : GPU_STAGE_ROWS;
+	double ms[GPU_STAGE_COUNT];
 	gpu_timer_start(t);
 	int rc = fft_axis_execute(a, buf, 0, sig, el, count, 0);
 	rc |= fft_axis_execute(a, buf, 0, sig, el, count, 1);
-	gpu_timer_mark(t);
-	if (rc || gpu_timer_read(t, ms) < 1)
+	gpu_timer_mark(t, stage);
+	if (rc || gpu_timer_read(t, ms))
 		return -1;
-	return ms[0];
+	return ms[stage];
 }
 
 static int cmp_double(const void *x, const void *y)

@@ -785,10 +785,10 @@ static void set_src(GLuint prog, const struct spatial_geom *g)
 	u1i(prog, "u_sc", g->in_c);
 }
 
-/* Runs plan p on in_buf into out_buf. marks: time the pack and the convolution apart on the
- * context's timer (a sequence the caller started). */
+/* Runs plan p on in_buf into out_buf. tm: a timer sequence the caller started, on which the
+ * pack and the convolution are marked apart; NULL: untimed. */
 static int run_plan(struct spatial_ctx *s, struct plan *p, const float *w, const float *bias,
-                    GLuint in_buf, GLuint out_buf, int marks, struct spatial_stats *st,
+                    GLuint in_buf, GLuint out_buf, struct gpu_timer *tm, struct spatial_stats *st,
                     char err[SPATIAL_ERR_LEN])
 {
 	const struct spatial_geom *g = &p->key.g;
@@ -813,8 +813,8 @@ static int run_plan(struct spatial_ctx *s, struct plan *p, const float *w, const
 		           (long)p->tiles * p->layers);
 		glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
 	}
-	if (marks)
-		gpu_timer_mark(s->timer);
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_PACK);
 	GLuint prog = p->conv;
 	glUseProgram(prog);
 	set_dst(prog, g);
@@ -870,6 +870,8 @@ static int run_plan(struct spatial_ctx *s, struct plan *p, const float *w, const
 		}
 	}
 	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_CONV);
 	if (gl_check(&s->log, "spatial convolution")) {
 		snprintf(err, SPATIAL_ERR_LEN, "%s: a GL error during the convolution",
 		         spatial_algorithm_name(p->key.alg));
@@ -945,19 +947,18 @@ static int resolve(struct spatial_ctx *s, const struct spatial_geom *g, int leve
 			pk.g = *g, pk.alg = cand[i], pk.level = level, pk.image = image;
 			int rc = plan_get(s, &pk, &p, err);
 			if (!rc)
-				rc = run_plan(s, p, w, bias, in_buf, out_buf, 0, NULL, err);
+				rc = run_plan(s, p, w, bias, in_buf, out_buf, NULL, NULL, err);
 			if (rc == SPATIAL_E_TOO_LARGE)
 				continue; /* e.g. out of GPU memory for this one: the others may fit */
 			if (rc)
 				return rc;
-			double ms[2];
+			double ms[GPU_STAGE_COUNT];
 			gpu_timer_start(s->mtimer);
-			rc = run_plan(s, p, w, bias, in_buf, out_buf, 0, NULL, err);
-			gpu_timer_mark(s->mtimer);
-			int nm = gpu_timer_read(s->mtimer, ms);
+			rc = run_plan(s, p, w, bias, in_buf, out_buf, s->mtimer, NULL, err);
+			int bad = gpu_timer_read(s->mtimer, ms);
 			if (rc)
 				return rc;
-			double t = nm >= 1 ? ms[0] : INFINITY;
+			double t = bad ? INFINITY : ms[GPU_STAGE_PACK] + ms[GPU_STAGE_CONV];
 			gles_logf(&s->log, GLES_LOG_DEBUG, "spatial auto: %s %.3f ms",
 			          spatial_algorithm_name(cand[i]), t);
 			if (t < best_ms)
@@ -976,7 +977,7 @@ static int resolve(struct spatial_ctx *s, const struct spatial_geom *g, int leve
 /* Runs g with an algorithm (auto resolved first). */
 static int run_any(struct spatial_ctx *s, const struct spatial_geom *g, int alg, int level,
                    int image, const float *w, const float *bias, GLuint in_buf, GLuint out_buf,
-                   int marks, struct spatial_stats *st, char err[SPATIAL_ERR_LEN])
+                   struct gpu_timer *tm, struct spatial_stats *st, char err[SPATIAL_ERR_LEN])
 {
 	int rc = 0;
 	if (alg == SPATIAL_ALG_AUTO &&
@@ -992,9 +993,9 @@ static int run_any(struct spatial_ctx *s, const struct spatial_geom *g, int alg,
 		st->algorithm = alg;
 		st->singles = st->fused = 0;
 	}
-	if (marks)
-		gpu_timer_start(s->timer);
-	return run_plan(s, p, w, bias, in_buf, out_buf, marks, st, err);
+	if (tm)
+		gpu_timer_start(tm);
+	return run_plan(s, p, w, bias, in_buf, out_buf, tm, st, err);
 }
 
 static int check_args(const struct spatial_geom *g, int alg, int level, int image,
@@ -1046,7 +1047,7 @@ int spatial_run(struct spatial_ctx *s, const struct spatial_geom *g, int algorit
 	if (rc)
 		return rc;
 	double t0 = now_ms();
-	rc = run_any(s, g, algorithm, precision, 0, weight, bias, in_buf, out_buf, 0, st, err);
+	rc = run_any(s, g, algorithm, precision, 0, weight, bias, in_buf, out_buf, NULL, st, err);
 	if (st)
 		st->wall_ms = now_ms() - t0;
 	return rc;
@@ -1070,12 +1071,13 @@ static int download(struct spatial_ctx *s, GLuint buf, void *dst, size_t bytes,
 	return 0;
 }
 
-/* Uploads, resolves auto, runs with the stages timed, downloads. */
+/* Uploads, resolves auto, runs (timed: each stage marked), downloads. */
 static int run_host(struct spatial_ctx *s, const struct spatial_geom *g, int alg, int level,
                     int image, const void *in, size_t in_bytes, const float *w, const float *bias,
-                    void *out, size_t out_bytes, struct spatial_stats *st,
+                    void *out, size_t out_bytes, int timed, struct spatial_stats *st,
                     char err[SPATIAL_ERR_LEN])
 {
+	struct gpu_timer *tm = timed ? s->timer : NULL;
 	double t0 = now_ms();
 	int rc;
 	if ((rc = grow(s, &s->in_buf, &s->in_bytes, in_bytes, err)) ||
@@ -1087,19 +1089,15 @@ static int run_host(struct spatial_ctx *s, const struct spatial_geom *g, int alg
 	if (alg == SPATIAL_ALG_AUTO &&
 	    (rc = resolve(s, g, level, image, w, bias, s->in_buf, s->out_buf, &alg, st, err)))
 		return rc;
-	if ((rc = run_any(s, g, alg, level, image, w, bias, s->in_buf, s->out_buf, 1, st, err)))
+	if ((rc = run_any(s, g, alg, level, image, w, bias, s->in_buf, s->out_buf, tm, st, err)))
 		return rc;
-	gpu_timer_mark(s->timer);
 	rc = download(s, s->out_buf, out, out_bytes, err);
-	gpu_timer_mark(s->timer);
-	double ms[4];
-	int nm = gpu_timer_read(s->timer, ms);
-	if (nm >= 3) {
-		st->timed = gpu_timer_is_gpu(s->timer);
-		st->pack_ms = ms[0];
-		st->conv_ms = ms[1];
-		st->download_ms = ms[2];
-		st->gpu_ms = ms[0] + ms[1];
+	if (tm) {
+		gpu_timer_mark(tm, GPU_STAGE_DOWNLOAD);
+		if (!gpu_timer_read(tm, st->stage_ms)) {
+			st->timed = gpu_timer_kind(tm);
+			st->gpu_ms = st->stage_ms[GPU_STAGE_PACK] + st->stage_ms[GPU_STAGE_CONV];
+		}
 	}
 	st->wall_ms = now_ms() - t0;
 	return rc;
@@ -1172,8 +1170,8 @@ int spatial_conv2d(struct spatial_ctx *s, const struct spatial_conv *c, const fl
 		         "(%lld bytes)", in_b > out_b ? in_b : out_b, s->caps.max_ssbo);
 		return SPATIAL_E_TOO_LARGE;
 	}
-	return run_host(s, &g, c->algorithm, c->precision, 0, in, in_b, weight, bias, out, out_b, st,
-	                err);
+	return run_host(s, &g, c->algorithm, c->precision, 0, in, in_b, weight, bias, out, out_b,
+	                c->time_stages, st, err);
 }
 
 /* ---- images ---- */
@@ -1314,8 +1312,8 @@ int spatial_convolve_image(struct spatial_ctx *s, const struct image *in,
 		rc = SPATIAL_E_NOMEM;
 		goto done;
 	}
-	rc = run_host(s, &g, o->algorithm, o->precision, 1, rgba, n * 16, taps, NULL, res, n * 16, st,
-	              err);
+	rc = run_host(s, &g, o->algorithm, o->precision, 1, rgba, n * 16, taps, NULL, res, n * 16,
+	              o->time_stages, st, err);
 	if (!rc)
 		for (size_t i = 0; i < n; i++) {
 			const float *p = res + i * 4;
@@ -1354,7 +1352,7 @@ int spatial_image_estimate(struct spatial_ctx *s, int w, int h, int kw, int kh, 
 			rc = image_alloc(&k, ks[r], ks[r], 1);
 			for (int i = 0; !rc && i < ks[r] * ks[r]; i++)
 				k.pixels[i] = 1.0f / (ks[r] * ks[r]);
-			struct spatial_image_opts io = {-1, -1, 0, precision, SPATIAL_ALG_BATCH4};
+			struct spatial_image_opts io = {-1, -1, 0, precision, SPATIAL_ALG_BATCH4, 1};
 			struct spatial_stats st = {0};
 			for (int rep = 0; !rc && rep < 2; rep++) { /* the first builds the plan */
 				rc = spatial_convolve_image(s, &img, &k, &io, &o, &st, err);

@@ -184,7 +184,7 @@ static void run_ok(int op, const struct image *in, const struct image *k,
 {
 	char err[BLOOM_ERR_LEN];
 	struct bloom_kernel kr = {k, {0, 0}};
-	int rc = bloom_run(g_b, op, in, &kr, p, out, st, err);
+	int rc = bloom_run(g_b, op, in, &kr, p, 0, out, st, err);
 	if (rc)
 		printf("bloom_run: %s\n", err);
 	assert_int_equal(rc, 0);
@@ -594,9 +594,23 @@ static void test_padded_columns(void **state)
 	assert_true(ok);
 }
 
-/* bloom_rerun_stages (benchmarks): refused before any run; after one, it repeats the GPU stages
+/* Which named stages a call timed: a bit per stage with a time above 0. */
+static unsigned stages_timed(const struct bloom_stats *st)
+{
+	unsigned bits = 0;
+	for (int s = 0; s < GPU_STAGE_COUNT; s++)
+		bits |= st->stage_ms[s] > 0 ? 1u << s : 0;
+	return bits;
+}
+
+#define STAGE(s) (1u << GPU_STAGE_##s)
+
+/* Per-stage times only when asked (BLOOM_TIME_STAGES), by name: the fused path's stages, the
+ * separate path's (a height whose two columns do not fit shared memory), the upload, the
+ * kernel's spectrum when it is computed, the download; none at all without the flag. And
+ * bloom_rerun_stages (benchmarks): refused before any run; after one, it repeats the GPU stages
  * and times each of them; the next run's answer is unchanged by it. */
-static void test_rerun_stages(void **state)
+static void test_stage_times(void **state)
 {
 	(void)state;
 	char err[BLOOM_ERR_LEN];
@@ -608,16 +622,44 @@ static void test_rerun_stages(void **state)
 	struct bloom_params p;
 	tu_params(&p, BLOOM_OP_BLOOM);
 	struct bloom_kernel kr = {&k, {0, 0}};
-	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, &a, &st, err), 0);
+	const unsigned work = STAGE(PREFILTER) | STAGE(ROWS) | STAGE(IROWS) | STAGE(COMPOSITE);
+	const unsigned fused = STAGE(TRANSPOSE) | STAGE(FUSED_COLS) | STAGE(TRANSPOSE_BACK);
+	const unsigned separate = STAGE(COLS) | STAGE(MULTIPLY) | STAGE(ICOLS);
+	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, BLOOM_TIME_STAGES, &a, &st, err), 0);
+	printf("first call: timed %d, stages 0x%x, gpu %.3f ms\n", st.timed, stages_timed(&st), st.gpu_ms);
+	assert_true(st.timed != GPU_TIMING_NONE && st.fused && st.gpu_ms > 0);
+	assert_int_equal(stages_timed(&st) & ~(STAGE(UPLOAD) | STAGE(KERNEL) | STAGE(DOWNLOAD)),
+	                 work | fused);
+	assert_true(stages_timed(&st) & STAGE(KERNEL)); /* computed on this first call */
+	image_free(&a);
+	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &a, &st, err), 0);
+	assert_int_equal(st.timed, GPU_TIMING_NONE);
+	assert_int_equal(stages_timed(&st), 0);
+	assert_true(st.gpu_ms == 0 && st.wall_ms > 0);
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(bloom_rerun_stages(b, &st, err), 0);
 		assert_true(st.gpu_ms > 0);
-		assert_true(st.rows_ms > 0 && st.irows_ms > 0);
+		assert_int_equal(stages_timed(&st), work | fused);
 		assert_int_equal(st.padded_w, fft_good_size(40 + 7 - 1));
 	}
-	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, &c, &st, err), 0);
+	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &c, &st, err), 0);
 	assert_memory_equal(a.pixels, c.pixels, (size_t)40 * 30 * 4 * sizeof(float));
-	image_free(&in), image_free(&k), image_free(&a), image_free(&c);
+	image_free(&in), image_free(&a), image_free(&c);
+	/* a tall image: separate columns; the kernel's spectrum from the cache at this size after
+	 * the first call */
+	in = rand_image(8, 4100, 4, 0, 1);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, BLOOM_TIME_STAGES, &a, &st, err), 0);
+		printf("tall image, call %d: stages 0x%x\n", i, stages_timed(&st));
+		assert_true(!st.fused && (stages_timed(&st) & (work | separate)) == (work | separate));
+		assert_int_equal(stages_timed(&st) & fused, 0);
+		assert_int_equal((stages_timed(&st) & STAGE(KERNEL)) != 0, i == 0);
+		image_free(&a);
+	}
+	for (int s = 0; s < GPU_STAGE_COUNT; s++)
+		assert_true(gpu_stage_names[s] && gpu_stage_names[s][0]);
+	assert_string_equal(gpu_stage_names[GPU_STAGE_FUSED_COLS], "fused_cols");
+	image_free(&in), image_free(&k);
 	bloom_ctx_destroy(b);
 }
 
@@ -679,7 +721,7 @@ static void test_yuv_in(void **state)
 			struct bloom_kernel kr = { &one, { 0, 0 } };
 			struct bloom_stats st;
 			/* every other case through buffers updated and mapped per frame */
-			int rc = bloom_run_frame(k & 1 ? plain : g_b, BLOOM_OP_CONVOLVE, &f, &kr, &p, &r, &st, err);
+			int rc = bloom_run_frame(k & 1 ? plain : g_b, BLOOM_OP_CONVOLVE, &f, &kr, &p, 0, &r, &st, err);
 			if (rc)
 				fail_msg("bloom_run_frame: %s", err);
 			assert_int_equal(r.img.width, ref.width);
@@ -724,7 +766,7 @@ static struct bloom_result lend_run(struct bloom_ctx *b, const struct image *in,
 	memset(&r, 0, sizeof r);
 	r.want_yuv = 1, r.sub_x = r.sub_y = 2, r.lend = lend;
 	char err[BLOOM_ERR_LEN];
-	if (bloom_run_frame(b, BLOOM_OP_BLOOM, &f, &kr, &p, &r, NULL, err))
+	if (bloom_run_frame(b, BLOOM_OP_BLOOM, &f, &kr, &p, 0, &r, NULL, err))
 		fail_msg("bloom_run_frame: %s", err);
 	return r;
 }
@@ -839,8 +881,8 @@ static void yuv_out_cases(struct bloom_ctx *g_b)
 		pl.want_yuv = 1;
 		pl.sub_x = cases[c].sx, pl.sub_y = cases[c].sy, pl.dither = cases[c].dither;
 		char err[BLOOM_ERR_LEN];
-		assert_int_equal(bloom_run_frame(g_b, cases[c].op, &f, &kr, &p, &fl, NULL, err), 0);
-		assert_int_equal(bloom_run_frame(g_b, cases[c].op, &f, &kr, &p, &pl, NULL, err), 0);
+		assert_int_equal(bloom_run_frame(g_b, cases[c].op, &f, &kr, &p, 0, &fl, NULL, err), 0);
+		assert_int_equal(bloom_run_frame(g_b, cases[c].op, &f, &kr, &p, 0, &pl, NULL, err), 0);
 		assert_int_equal(pl.channels, fl.img.channels);
 		int gray = fl.img.channels <= 2;
 		struct yuv_image ref;
@@ -885,19 +927,19 @@ static void test_errors(void **state)
 	struct bloom_kernel kr = {&k, {0, 0}};
 	struct image out;
 	char err[BLOOM_ERR_LEN];
-	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr, &p, &out, NULL, err), BLOOM_E_ARG);
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &out, NULL, err), BLOOM_E_ARG);
 	printf("zero kernel: %s\n", err);
 	assert_non_null(strstr(err, "normalize"));
 	k.pixels[4] = 1;
 	tu_param(&p, BLOOM_OP_BLOOM, "kernel_center", "5,1");
-	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr, &p, &out, NULL, err), BLOOM_E_ARG);
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &out, NULL, err), BLOOM_E_ARG);
 	printf("bad centre: %s\n", err);
 	p.center.mode = KERNEL_CENTER_DEFAULT;
 	/* presets are parsed before the engine (protocol/kernel_preset.h, tests/protocol); the
 	 * engine refuses none at all */
 	struct kernel_preset keep = p.preset;
 	p.preset.kind = KERNEL_NONE;
-	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, NULL, &p, &out, NULL, err), BLOOM_E_ARG);
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, NULL, &p, 0, &out, NULL, err), BLOOM_E_ARG);
 	printf("no kernel: %s\n", err);
 	p.preset = keep;
 	/* non-finite input pixels stay local: the rest of the image is unaffected */
@@ -905,7 +947,7 @@ static void test_errors(void **state)
 	struct bloom_kernel kr2 = {&k2, {0, 0}};
 	in.pixels[10] = NAN;
 	in.pixels[20] = INFINITY;
-	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr2, &p, &out, NULL, err), 0);
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr2, &p, 0, &out, NULL, err), 0);
 	int finite = 0;
 	for (int i = 0; i < 64 * 3; i++)
 		finite += isfinite(out.pixels[i]) != 0;
@@ -929,7 +971,7 @@ int main(void)
 		cmocka_unit_test(test_separate_columns),
 		cmocka_unit_test(test_padded_columns),
 		cmocka_unit_test(test_yuv_lend),
-		cmocka_unit_test(test_rerun_stages),
+		cmocka_unit_test(test_stage_times),
 		cmocka_unit_test(test_yuv_in),
 		cmocka_unit_test(test_yuv_out),
 		cmocka_unit_test(test_errors),

@@ -321,12 +321,14 @@ static void test_auto(void **state)
 	float *x = rand_f(nx, -1, 1), *w = rand_f(nw, -1, 1), *got = malloc(ny * sizeof *got);
 	double *y = malloc(ny * sizeof *y), *bound = malloc(ny * sizeof *bound);
 	reference(&c, oh, ow, pt, pl, x, w, NULL, y, bound);
+	c.time_stages = 1;
 	for (int rep = 0; rep < 2; rep++) {
 		struct deconv_stats st;
 		assert_int_equal(deconv_run(g_d, &c, x, w, NULL, got, &st, err), 0);
 		printf("auto call %d: %s, measured %d, gpu %.3f ms\n", rep, deconv_method_name(st.method),
 		       st.measured, st.gpu_ms);
 		assert_int_equal(st.measured, rep == 0);
+		assert_true(st.timed != GPU_TIMING_NONE && st.stage_ms[GPU_STAGE_DECONV] > 0);
 		assert_true(st.method >= DECONV_ZERO_INSERT && st.method < DECONV_METHOD_COUNT);
 		assert_true(check("auto", got, y, bound, ny));
 	}

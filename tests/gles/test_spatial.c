@@ -212,7 +212,7 @@ static void run_case(struct spatial_conv c, int with_bias)
 static struct spatial_conv conv(int b, int cin, int h, int w, int cout, int kh, int kw, int ph,
                                 int pw, int sh, int sw)
 {
-	struct spatial_conv c = {b, cin, h, w, cout, kh, kw, ph, pw, sh, sw, 1, 1, 1, 3, 0};
+	struct spatial_conv c = {b, cin, h, w, cout, kh, kw, ph, pw, sh, sw, 1, 1, 1, 3, 0, 0};
 	return c;
 }
 
@@ -354,6 +354,7 @@ static void test_auto(void **state)
 	(void)state;
 	struct spatial_conv c = conv(4, 5, 10, 10, 6, 3, 3, 1, 1, 1, 1);
 	c.algorithm = SPATIAL_ALG_AUTO;
+	c.time_stages = 1;
 	int oh, ow;
 	char err[SPATIAL_ERR_LEN];
 	assert_int_equal(spatial_conv_output(&c, &oh, &ow, err), 0);
@@ -365,6 +366,7 @@ static void test_auto(void **state)
 		printf("auto call %d: %s, measured %d, gpu %.3f ms\n", rep,
 		       spatial_algorithm_name(st.algorithm), st.measured, st.gpu_ms);
 		assert_int_equal(st.measured, rep == 0);
+		assert_true(st.timed != GPU_TIMING_NONE && st.stage_ms[GPU_STAGE_CONV] > 0);
 		assert_true(st.algorithm >= SPATIAL_ALG_BATCH4 && st.algorithm < SPATIAL_ALG_COUNT);
 		struct ref r;
 		reference(&c, x, w, NULL, oh, ow, 3, st.algorithm == SPATIAL_ALG_INTERP, &r);
@@ -518,7 +520,7 @@ static void image_case(int w, int h, int ch, int kw, int kh, int kch, int gray, 
 	if (gray && kch >= 3)
 		for (int i = 0; i < kw * kh; i++)
 			k.pixels[i * kch + 1] = k.pixels[i * kch + 2] = k.pixels[i * kch];
-	struct spatial_image_opts o = {cx, cy, normalize, precision, alg};
+	struct spatial_image_opts o = {cx, cy, normalize, precision, alg, 0};
 	struct image out;
 	struct spatial_stats st;
 	char err[SPATIAL_ERR_LEN];
@@ -589,8 +591,8 @@ static void test_image_vs_fft(void **state)
 		struct bloom_kernel bk = {&k, {0, 0}};
 		struct bloom_stats bst;
 		struct image fo, so;
-		assert_int_equal(bloom_run(b, BLOOM_OP_CONVOLVE, &in, &bk, &p, &fo, &bst, err), 0);
-		struct spatial_image_opts o = {2, 1, normalize, SPATIAL_FP32, SPATIAL_ALG_AUTO};
+		assert_int_equal(bloom_run(b, BLOOM_OP_CONVOLVE, &in, &bk, &p, 0, &fo, &bst, err), 0);
+		struct spatial_image_opts o = {2, 1, normalize, SPATIAL_FP32, SPATIAL_ALG_AUTO, 0};
 		assert_int_equal(spatial_convolve_image(g_s, &in, &k, &o, &so, NULL, err), 0);
 		assert_int_equal(fo.channels, so.channels);
 		size_t n = (size_t)fo.width * fo.height * fo.channels;
@@ -616,7 +618,7 @@ static void test_image_errors(void **state)
 	(void)state;
 	struct image in = rand_image(8, 8, 3, 0, 1), k = rand_image(3, 3, 1, 0, 1), out;
 	char err[SPATIAL_ERR_LEN];
-	struct spatial_image_opts o = {-1, -1, 0, 3, SPATIAL_ALG_AUTO};
+	struct spatial_image_opts o = {-1, -1, 0, 3, SPATIAL_ALG_AUTO, 0};
 	k.pixels[4] = INFINITY;
 	assert_int_equal(spatial_convolve_image(g_s, &in, &k, &o, &out, NULL, err), SPATIAL_E_ARG);
 	printf("non-finite kernel: %s\n", err);
