@@ -2,6 +2,9 @@
  * complex float32 (vec2: one signal per element; vec4: two signals per element), and 2D. Any
  * length >= 1: natively where the prime factors are at most 13, through Bluestein otherwise.
  * create compiles every program and allocates every buffer; execute only binds and dispatches.
+ * Sources: fft_plan.c (planning, pure CPU), fft_codegen.c (the programs' preambles and pass
+ * sequences), fft_axis.c (an axis's buffers and execution; 2D), fft_tune.c (measuring shapes
+ * for the wisdom, wisdom.c), fft_conv.c (the fused convolution), fft_cache.c (the plan cache).
  *
  * GL contract: all calls on the context's thread. execute binds shader-storage buffers at
  * bindings 0-5 and a program, leaves them bound, and ends with a shader-storage memory barrier,

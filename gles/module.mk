@@ -5,7 +5,11 @@ GLES_OBJS := \
 	$(BUILD)/gles/shader_src.o \
 	$(BUILD)/gles/fft_plan.o \
 	$(BUILD)/gles/fft_cpu.o \
-	$(BUILD)/gles/fft.o \
+	$(BUILD)/gles/fft_codegen.o \
+	$(BUILD)/gles/fft_axis.o \
+	$(BUILD)/gles/fft_tune.o \
+	$(BUILD)/gles/fft_conv.o \
+	$(BUILD)/gles/fft_cache.o \
 	$(BUILD)/gles/wisdom.o \
 	$(BUILD)/gles/gpu_timer.o \
 	$(BUILD)/gles/kernel_presets.o \
