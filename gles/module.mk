@@ -13,6 +13,9 @@ GLES_OBJS := \
 	$(BUILD)/gles/wisdom.o \
 	$(BUILD)/gles/gpu_timer.o \
 	$(BUILD)/gles/kernel_presets.o \
+	$(BUILD)/gles/bloom_plan.o \
+	$(BUILD)/gles/bloom_kernel.o \
+	$(BUILD)/gles/bloom_transfer.o \
 	$(BUILD)/gles/bloom.o
 GLES_OBJS += \
 	$(BUILD)/gles/spatial_plan.o \
