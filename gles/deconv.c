@@ -13,6 +13,24 @@
 #define MAX_WINNERS 64
 #define COL_BYTES_MAX (512ll << 20) /* the overlap-add column buffer, at most */
 
+/* Every uniform of the overlap-add shaders; a program's locations are looked up once. */
+enum deconv_uniform {
+	DU_B, DU_CIN, DU_CO0, DU_COUT, DU_CPI, DU_CPO, DU_D, DU_GRID, DU_HW, DU_IN, DU_K, DU_KK,
+	DU_OFF, DU_OUT, DU_PAD, DU_PLANES, DU_ROWS, DU_S, DU_STEP, DU_Z0,
+	DU_COUNT
+};
+
+static const char *const uniform_names[DU_COUNT] = {
+	"u_b", "u_cin", "u_co0", "u_cout", "u_cpi", "u_cpo", "u_d", "u_grid", "u_hw", "u_in", "u_k",
+	"u_kk", "u_off", "u_out", "u_pad", "u_planes", "u_rows", "u_s", "u_step", "u_z0",
+};
+
+/* A program held by the context (program_hold) with its uniform locations. */
+struct deconv_prog {
+	GLuint id;
+	GLint u[DU_COUNT];
+};
+
 /* One axis of the problem: out + pad = in_index * stride + tap * dil. */
 struct axis {
 	int in, out, k, s, p, d;
@@ -35,7 +53,7 @@ struct deconv_ctx {
 	struct gpu_timer *timer, *mtimer;
 	GLuint in_buf, out_buf, w_buf, bias_buf, col_buf;
 	size_t in_bytes, out_bytes, w_bytes, bias_bytes, col_bytes;
-	GLuint patches, col2im, fill;
+	struct deconv_prog patches, col2im, fill; /* overlap-add and subkernel's bias fill */
 	struct {
 		struct dclass k;
 		int method;
@@ -173,7 +191,7 @@ int deconv_ctx_create(struct program_cache *pc, const struct egl_info *info,
 	if (gpu_timer_create(info, &d->timer) || gpu_timer_create(info, &d->mtimer))
 		goto fail;
 	const char *names[3] = {"deconv_patches", "deconv_col2im", "deconv_fill"};
-	GLuint *progs[3] = {&d->patches, &d->col2im, &d->fill};
+	struct deconv_prog *progs[3] = {&d->patches, &d->col2im, &d->fill};
 	char perr[PROGRAM_ERR_LEN];
 	int key = 0;
 	for (int i = 0; i < 3; i++) {
@@ -183,7 +201,9 @@ int deconv_ctx_create(struct program_cache *pc, const struct egl_info *info,
 			rc = DECONV_E_GPU;
 			goto fail;
 		}
-		*progs[i] = p;
+		program_hold(pc, p); /* kept across calls: dropped by destroy */
+		progs[i]->id = p;
+		program_uniforms(p, uniform_names, DU_COUNT, progs[i]->u);
 	}
 	*out = d;
 	return 0;
@@ -196,6 +216,10 @@ void deconv_ctx_destroy(struct deconv_ctx *d)
 {
 	if (!d)
 		return;
+	struct deconv_prog *progs[3] = {&d->patches, &d->col2im, &d->fill};
+	for (int i = 0; i < 3; i++)
+		if (progs[i]->id)
+			program_drop(d->pc, progs[i]->id);
 	GLuint b[5] = {d->in_buf, d->out_buf, d->w_buf, d->bias_buf, d->col_buf};
 	for (int i = 0; i < 5; i++)
 		if (b[i])
@@ -225,16 +249,12 @@ static int grow(struct deconv_ctx *d, GLuint *buf, size_t *have, size_t need,
 	return 0;
 }
 
-static void u1i(GLuint p, const char *n, int v) { glUniform1i(glGetUniformLocation(p, n), v); }
-static void u2i(GLuint p, const char *n, int a, int b)
-{
-	glUniform2i(glGetUniformLocation(p, n), a, b);
-}
 
-static void dispatch_z(const struct deconv_ctx *d, GLuint prog, int gx, int gy, long nz)
+static void dispatch_z(const struct deconv_ctx *d, const struct deconv_prog *prog, int gx, int gy,
+                       long nz)
 {
 	long maxz = d->info->max_group_count[2] > 0 ? d->info->max_group_count[2] : 65535;
-	GLint loc = glGetUniformLocation(prog, "u_z0");
+	GLint loc = prog->u[DU_Z0];
 	for (long z0 = 0; z0 < nz; z0 += maxz) {
 		glUniform1i(loc, (int)z0);
 		glDispatchCompute((GLuint)gx, (GLuint)gy, (GLuint)(nz - z0 < maxz ? nz - z0 : maxz));
@@ -358,16 +378,16 @@ static int run_subkernel(struct deconv_ctx *d, const struct problem *pr, const f
 				if (!filled && (rc = upload_bias(d, pr, bias, err)))
 					return rc;
 				filled = 1;
-				glUseProgram(d->fill);
-				u2i(d->fill, "u_grid", px.Q, py.Q);
-				u2i(d->fill, "u_out", pr->x.out, pr->y.out);
-				u2i(d->fill, "u_step", pr->x.s, pr->y.s);
-				u2i(d->fill, "u_off", ox0, oy0);
-				u1i(d->fill, "u_cout", pr->out_c);
-				u1i(d->fill, "u_planes", pr->batch * pr->out_c);
+				glUseProgram(d->fill.id);
+				glUniform2i(d->fill.u[DU_GRID], px.Q, py.Q);
+				glUniform2i(d->fill.u[DU_OUT], pr->x.out, pr->y.out);
+				glUniform2i(d->fill.u[DU_STEP], pr->x.s, pr->y.s);
+				glUniform2i(d->fill.u[DU_OFF], ox0, oy0);
+				glUniform1i(d->fill.u[DU_COUT], pr->out_c);
+				glUniform1i(d->fill.u[DU_PLANES], pr->batch * pr->out_c);
 				glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, d->bias_buf);
 				glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, d->out_buf);
-				dispatch_z(d, d->fill, (px.Q + 7) / 8, (py.Q + 7) / 8, (long)pr->batch * pr->out_c);
+				dispatch_z(d, &d->fill, (px.Q + 7) / 8, (py.Q + 7) / 8, (long)pr->batch * pr->out_c);
 				glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 				continue;
 			}
@@ -418,38 +438,38 @@ static int run_overlap_add(struct deconv_ctx *d, const struct problem *pr, const
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, d->col_buf);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, d->bias_buf);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, d->out_buf);
-	glUseProgram(d->patches);
-	u1i(d->patches, "u_hw", hw);
-	u1i(d->patches, "u_cin", pr->in_c);
-	u1i(d->patches, "u_cpi", pr->cpi);
-	u1i(d->patches, "u_cpo", pr->cpo);
-	u1i(d->patches, "u_kk", kk);
-	glUseProgram(d->col2im);
-	u2i(d->col2im, "u_in", pr->x.in, pr->y.in);
-	u2i(d->col2im, "u_out", pr->x.out, pr->y.out);
-	u2i(d->col2im, "u_s", pr->x.s, pr->y.s);
-	u2i(d->col2im, "u_pad", pr->x.p, pr->y.p);
-	u2i(d->col2im, "u_d", pr->x.d, pr->y.d);
-	u2i(d->col2im, "u_k", pr->x.k, pr->y.k);
-	u1i(d->col2im, "u_cout", pr->out_c);
+	glUseProgram(d->patches.id);
+	glUniform1i(d->patches.u[DU_HW], hw);
+	glUniform1i(d->patches.u[DU_CIN], pr->in_c);
+	glUniform1i(d->patches.u[DU_CPI], pr->cpi);
+	glUniform1i(d->patches.u[DU_CPO], pr->cpo);
+	glUniform1i(d->patches.u[DU_KK], kk);
+	glUseProgram(d->col2im.id);
+	glUniform2i(d->col2im.u[DU_IN], pr->x.in, pr->y.in);
+	glUniform2i(d->col2im.u[DU_OUT], pr->x.out, pr->y.out);
+	glUniform2i(d->col2im.u[DU_S], pr->x.s, pr->y.s);
+	glUniform2i(d->col2im.u[DU_PAD], pr->x.p, pr->y.p);
+	glUniform2i(d->col2im.u[DU_D], pr->x.d, pr->y.d);
+	glUniform2i(d->col2im.u[DU_K], pr->x.k, pr->y.k);
+	glUniform1i(d->col2im.u[DU_COUT], pr->out_c);
 	for (int b = 0; b < pr->batch; b++)
 		for (int co0 = 0; co0 < pr->out_c; co0 += chunk) {
 			int cc = pr->out_c - co0 < chunk ? pr->out_c - co0 : chunk;
-			glUseProgram(d->patches);
-			u1i(d->patches, "u_b", b);
-			u1i(d->patches, "u_co0", co0);
-			u1i(d->patches, "u_rows", cc * kk);
+			glUseProgram(d->patches.id);
+			glUniform1i(d->patches.u[DU_B], b);
+			glUniform1i(d->patches.u[DU_CO0], co0);
+			glUniform1i(d->patches.u[DU_ROWS], cc * kk);
 			long rows = (long)cc * kk, maxy = d->info->max_group_count[1];
-			GLint lz = glGetUniformLocation(d->patches, "u_z0");
+			GLint lz = d->patches.u[DU_Z0];
 			for (long r0 = 0; r0 < rows; r0 += maxy) {
 				glUniform1i(lz, (int)r0);
 				glDispatchCompute((GLuint)(hw + 63) / 64, (GLuint)(rows - r0 < maxy ? rows - r0 : maxy), 1);
 			}
 			glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-			glUseProgram(d->col2im);
-			u1i(d->col2im, "u_b", b);
-			u1i(d->col2im, "u_co0", co0);
-			dispatch_z(d, d->col2im, (pr->x.out + 7) / 8, (pr->y.out + 7) / 8, cc);
+			glUseProgram(d->col2im.id);
+			glUniform1i(d->col2im.u[DU_B], b);
+			glUniform1i(d->col2im.u[DU_CO0], co0);
+			dispatch_z(d, &d->col2im, (pr->x.out + 7) / 8, (pr->y.out + 7) / 8, cc);
 			glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 		}
 	return 0;

@@ -18,6 +18,28 @@ enum { MODE_TAPS = 0, MODE_IMAGE = 1, MODE_INTERP = 2, MODE_IMAGE_INTERP = 3 };
 #define PROBE_PAIRS 16
 #define PROBE_STEPS 4096 /* the probe's grid of a: 12 fractional bits */
 
+/* Every uniform of the spatial shaders; a program's locations are looked up once. */
+enum spatial_uniform {
+	SU_AXIS, SU_BATCH, SU_C0, SU_C4, SU_CHUNK, SU_CN, SU_CO, SU_COUT, SU_CPG_IN, SU_CPG_OUT,
+	SU_DIL, SU_DST, SU_DST_O, SU_DST_S, SU_FILT, SU_G4, SU_GRID, SU_IN, SU_K, SU_LAYERS, SU_NCB,
+	SU_ORG, SU_PAIRS, SU_POS, SU_SB, SU_SC, SU_SCALE, SU_SRC, SU_STRIDE, SU_TEX, SU_TEXINV,
+	SU_TILE, SU_TILES, SU_TILES_X, SU_UP, SU_WIN, SU_Z0,
+	SU_COUNT
+};
+
+static const char *const uniform_names[SU_COUNT] = {
+	"u_axis", "u_batch", "u_c0", "u_c4", "u_chunk", "u_cn", "u_co", "u_cout", "u_cpg_in",
+	"u_cpg_out", "u_dil", "u_dst", "u_dst_o", "u_dst_s", "u_filt", "u_g4", "u_grid", "u_in",
+	"u_k", "u_layers", "u_ncb", "u_org", "u_pairs", "u_pos", "u_sb", "u_sc", "u_scale", "u_src",
+	"u_stride", "u_tex", "u_texinv", "u_tile", "u_tiles", "u_tiles_x", "u_up", "u_win", "u_z0",
+};
+
+/* A program with its uniform locations. */
+struct spatial_prog {
+	GLuint id;
+	GLint u[SU_COUNT];
+};
+
 struct plan_key {
 	struct spatial_geom g;
 	int alg, level, image;
@@ -32,7 +54,7 @@ struct plan {
 	int ftex_w, ftex_h;
 	int mode, vec4s, block_bytes, plane_stride; /* uniform-block algorithms */
 	int cob, chunk, win_w, win_h, ncb;          /* shared */
-	GLuint pack, conv;
+	struct spatial_prog pack, conv; /* held (program_hold) while the plan lives */
 	float *host; /* filter staging */
 	size_t host_floats;
 };
@@ -99,22 +121,13 @@ static double now_ms(void)
 
 /* ---- small GL helpers ---- */
 
-static void u1i(GLuint p, const char *n, int v) { glUniform1i(glGetUniformLocation(p, n), v); }
-static void u2i(GLuint p, const char *n, int a, int b)
-{
-	glUniform2i(glGetUniformLocation(p, n), a, b);
-}
-static void u1f(GLuint p, const char *n, float v) { glUniform1f(glGetUniformLocation(p, n), v); }
-static void u2f(GLuint p, const char *n, float a, float b)
-{
-	glUniform2f(glGetUniformLocation(p, n), a, b);
-}
 
 /* Dispatches gx x gy x nz groups, nz in slices the device allows, each told its first z. */
-static void dispatch_z(const struct spatial_ctx *s, GLuint prog, int gx, int gy, long nz)
+static void dispatch_z(const struct spatial_ctx *s, const struct spatial_prog *prog, int gx,
+                       int gy, long nz)
 {
 	long maxz = s->info->max_group_count[2] > 0 ? s->info->max_group_count[2] : 65535;
-	GLint loc = glGetUniformLocation(prog, "u_z0");
+	GLint loc = prog->u[SU_Z0];
 	for (long z0 = 0; z0 < nz; z0 += maxz) {
 		glUniform1i(loc, (int)z0);
 		glDispatchCompute((GLuint)gx, (GLuint)gy, (GLuint)(nz - z0 < maxz ? nz - z0 : maxz));
@@ -162,8 +175,10 @@ struct prog_key {
 	int level, mode, vec4s, cob, lanes;
 };
 
-static int get_prog(struct spatial_ctx *s, const char *name, const struct prog_key *k,
-                    GLuint *prog, char err[SPATIAL_ERR_LEN])
+/* The program `name` for key k, its uniform locations looked up; held (program_hold) when it
+ * is kept across calls (a plan's: plan_free drops it). */
+static int get_prog(struct spatial_ctx *s, const char *name, const struct prog_key *k, int hold,
+                    struct spatial_prog *prog, char err[SPATIAL_ERR_LEN])
 {
 	char defs[512], perr[PROGRAM_ERR_LEN];
 	snprintf(defs, sizeof defs,
@@ -176,19 +191,22 @@ static int get_prog(struct spatial_ctx *s, const char *name, const struct prog_k
 		snprintf(err, SPATIAL_ERR_LEN, "%.*s", SPATIAL_ERR_LEN - 1, perr);
 		return SPATIAL_E_GPU;
 	}
-	*prog = p;
+	if (hold)
+		program_hold(s->pc, p);
+	prog->id = p;
+	program_uniforms(p, uniform_names, SU_COUNT, prog->u);
 	return 0;
 }
 
-static int pack_prog(struct spatial_ctx *s, int level, int lanes, GLuint *prog,
-                     char err[SPATIAL_ERR_LEN])
+static int pack_prog(struct spatial_ctx *s, int level, int lanes, int hold,
+                     struct spatial_prog *prog, char err[SPATIAL_ERR_LEN])
 {
 	struct prog_key k;
 	memset(&k, 0, sizeof k);
 	k.kind = 0;
 	k.level = level == SPATIAL_Q26_MEDIUMP ? SPATIAL_Q26_HIGHP : level; /* same format */
 	k.lanes = lanes;
-	return get_prog(s, "spatial_src+spatial_pack", &k, prog, err);
+	return get_prog(s, "spatial_src+spatial_pack", &k, hold, prog, err);
 }
 
 /* ---- probes ---- */
@@ -237,8 +255,10 @@ static int probe_filter(struct spatial_ctx *s, int level, char err[SPATIAL_ERR_L
 	memset(&k, 0, sizeof k);
 	k.kind = 4;
 	k.level = level;
-	GLuint prog, tex = 0, buf = 0;
-	int rc = get_prog(s, "spatial_common+spatial_probe", &k, &prog, err);
+	struct spatial_prog probe; /* used here only: not held */
+	const struct spatial_prog *prog = &probe;
+	GLuint tex = 0, buf = 0;
+	int rc = get_prog(s, "spatial_common+spatial_probe", &k, 0, &probe, err);
 	if (rc)
 		return rc;
 	size_t texels = (size_t)pw * 2, nres = (size_t)PROBE_PAIRS * (PROBE_STEPS + 1);
@@ -283,12 +303,12 @@ static int probe_filter(struct spatial_ctx *s, int level, char err[SPATIAL_ERR_L
 		glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
 		glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
 		glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-		glUseProgram(prog);
-		u1i(prog, "u_tex", 0);
-		u1i(prog, "u_axis", axis);
-		u1i(prog, "u_pos", step);
-		u1i(prog, "u_pairs", PROBE_PAIRS);
-		u2f(prog, "u_texinv", 1.0f / w, 1.0f / h);
+		glUseProgram(prog->id);
+		glUniform1i(prog->u[SU_TEX], 0);
+		glUniform1i(prog->u[SU_AXIS], axis);
+		glUniform1i(prog->u[SU_POS], step);
+		glUniform1i(prog->u[SU_PAIRS], PROBE_PAIRS);
+		glUniform2f(prog->u[SU_TEXINV], 1.0f / w, 1.0f / h);
 		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf);
 		glDispatchCompute((PROBE_STEPS + 1 + 63) / 64, PROBE_PAIRS, 1);
 		glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -385,10 +405,10 @@ int spatial_ctx_create(struct program_cache *pc, const struct egl_info *info,
 		if (e && !strcmp(e, "GL_OES_texture_float_linear"))
 			c->float_linear = !s->o.no_float_linear;
 	}
-	GLuint prog;
+	struct spatial_prog prog; /* compiled ahead; plans hold them when they use them */
 	for (int level = SPATIAL_Q26_HIGHP; level <= SPATIAL_FP32; level++)
 		for (int lanes = 0; lanes < 3; lanes++)
-			if ((rc = pack_prog(s, level, lanes, &prog, err)))
+			if ((rc = pack_prog(s, level, lanes, 0, &prog, err)))
 				goto fail;
 	c->mediump_bits = 10;
 	for (int level = 0; level < 4; level++)
@@ -403,8 +423,12 @@ fail:
 	return rc;
 }
 
-static void plan_free(struct plan *p)
+static void plan_free(struct spatial_ctx *s, struct plan *p)
 {
+	if (p->pack.id)
+		program_drop(s->pc, p->pack.id);
+	if (p->conv.id)
+		program_drop(s->pc, p->conv.id);
 	if (p->tex)
 		glDeleteTextures(1, &p->tex);
 	if (p->ftex)
@@ -420,7 +444,7 @@ void spatial_ctx_destroy(struct spatial_ctx *s)
 	if (!s)
 		return;
 	for (int i = 0; s->plans && i < s->nplans; i++)
-		plan_free(&s->plans[i]);
+		plan_free(s, &s->plans[i]);
 	free(s->plans);
 	GLuint bufs[3] = {s->in_buf, s->out_buf, s->bias_buf};
 	for (int i = 0; i < 3; i++)
@@ -578,18 +602,18 @@ static int plan_build(struct spatial_ctx *s, struct plan *p, char err[SPATIAL_ER
 	if (k->alg == SPATIAL_ALG_SHARED) {
 		pk.kind = 3;
 		pk.cob = p->cob;
-		if ((rc = get_prog(s, "spatial_common+spatial_src+spatial_ssbo", &pk, &p->conv, err)))
+		if ((rc = get_prog(s, "spatial_common+spatial_src+spatial_ssbo", &pk, 1, &p->conv, err)))
 			return rc;
 		glGenBuffers(1, &p->fbuf);
 		glBindBuffer(GL_SHADER_STORAGE_BUFFER, p->fbuf);
 		glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(p->host_floats * 4), NULL,
 		             GL_DYNAMIC_DRAW);
 	} else {
-		if ((rc = pack_prog(s, k->level, p->lanes, &p->pack, err)))
+		if ((rc = pack_prog(s, k->level, p->lanes, 1, &p->pack, err)))
 			return rc;
 		if (k->alg == SPATIAL_ALG_PLANES4) {
 			pk.kind = 2;
-			if ((rc = get_prog(s, "spatial_common+spatial_tex4", &pk, &p->conv, err)))
+			if ((rc = get_prog(s, "spatial_common+spatial_tex4", &pk, 1, &p->conv, err)))
 				return rc;
 			glGenTextures(1, &p->ftex);
 			glActiveTexture(GL_TEXTURE1);
@@ -602,7 +626,7 @@ static int plan_build(struct spatial_ctx *s, struct plan *p, char err[SPATIAL_ER
 			pk.kind = 1;
 			pk.mode = p->mode;
 			pk.vec4s = p->vec4s;
-			if ((rc = get_prog(s, "spatial_common+spatial_tex", &pk, &p->conv, err)))
+			if ((rc = get_prog(s, "spatial_common+spatial_tex", &pk, 1, &p->conv, err)))
 				return rc;
 			glGenBuffers(1, &p->fbuf);
 			glBindBuffer(GL_UNIFORM_BUFFER, p->fbuf);
@@ -649,14 +673,14 @@ static int plan_get(struct spatial_ctx *s, const struct plan_key *k, struct plan
 		for (int i = 1; i < s->nplans; i++)
 			if (s->plans[i].last_use < s->plans[slot].last_use)
 				slot = i;
-		plan_free(&s->plans[slot]);
+		plan_free(s, &s->plans[slot]);
 	} else {
 		s->nplans++;
 	}
 	struct plan *p = &s->plans[slot];
 	*p = np;
 	if ((rc = plan_build(s, p, err))) {
-		plan_free(p);
+		plan_free(s, p);
 		/* keep the array dense: the last plan moves into the freed slot */
 		if (slot != s->nplans - 1)
 			*p = s->plans[s->nplans - 1], memset(&s->plans[s->nplans - 1], 0, sizeof *p);
@@ -766,23 +790,23 @@ static int upload_filter(struct spatial_ctx *s, struct plan *p, const float *w, 
 	return 0;
 }
 
-static void set_dst(GLuint prog, const struct spatial_geom *g)
+static void set_dst(const struct spatial_prog *prog, const struct spatial_geom *g)
 {
-	u2i(prog, "u_grid", g->out_w, g->out_h);
-	u2i(prog, "u_dst", g->dst_w, g->dst_h);
-	u2i(prog, "u_dst_s", g->dst_sx, g->dst_sy);
-	u2i(prog, "u_dst_o", g->dst_ox, g->dst_oy);
-	u2i(prog, "u_stride", g->stride_w, g->stride_h);
-	u2i(prog, "u_dil", g->dil_w, g->dil_h);
-	u2i(prog, "u_k", g->k_w, g->k_h);
+	glUniform2i(prog->u[SU_GRID], g->out_w, g->out_h);
+	glUniform2i(prog->u[SU_DST], g->dst_w, g->dst_h);
+	glUniform2i(prog->u[SU_DST_S], g->dst_sx, g->dst_sy);
+	glUniform2i(prog->u[SU_DST_O], g->dst_ox, g->dst_oy);
+	glUniform2i(prog->u[SU_STRIDE], g->stride_w, g->stride_h);
+	glUniform2i(prog->u[SU_DIL], g->dil_w, g->dil_h);
+	glUniform2i(prog->u[SU_K], g->k_w, g->k_h);
 }
 
-static void set_src(GLuint prog, const struct spatial_geom *g)
+static void set_src(const struct spatial_prog *prog, const struct spatial_geom *g)
 {
-	u2i(prog, "u_src", g->in_w, g->in_h);
-	u2i(prog, "u_up", g->up_w, g->up_h);
-	u1i(prog, "u_sb", g->batch);
-	u1i(prog, "u_sc", g->in_c);
+	glUniform2i(prog->u[SU_SRC], g->in_w, g->in_h);
+	glUniform2i(prog->u[SU_UP], g->up_w, g->up_h);
+	glUniform1i(prog->u[SU_SB], g->batch);
+	glUniform1i(prog->u[SU_SC], g->in_c);
 }
 
 /* Runs plan p on in_buf into out_buf. tm: a timer sequence the caller started, on which the
@@ -798,36 +822,37 @@ static int run_plan(struct spatial_ctx *s, struct plan *p, const float *w, const
 	int cpg = g->in_c / g->groups, cpo = g->out_c / g->groups;
 	float read_scale = level <= SPATIAL_Q26_HIGHP ? 127.0f / 64.0f : 1.0f;
 	if (p->key.alg != SPATIAL_ALG_SHARED) { /* pack the input texture */
-		glUseProgram(p->pack);
-		set_src(p->pack, g);
-		u2i(p->pack, "u_tile", p->tile_w, p->tile_h);
-		u2i(p->pack, "u_org", g->org_x, g->org_y);
-		u1i(p->pack, "u_tiles_x", p->tiles_x);
-		u1i(p->pack, "u_tiles", p->tiles);
-		u1i(p->pack, "u_layers", p->layers);
-		u1f(p->pack, "u_scale", level <= SPATIAL_Q26_HIGHP ? 64.0f / 127.0f : 1.0f);
+		const struct spatial_prog *pk = &p->pack;
+		glUseProgram(pk->id);
+		set_src(pk, g);
+		glUniform2i(pk->u[SU_TILE], p->tile_w, p->tile_h);
+		glUniform2i(pk->u[SU_ORG], g->org_x, g->org_y);
+		glUniform1i(pk->u[SU_TILES_X], p->tiles_x);
+		glUniform1i(pk->u[SU_TILES], p->tiles);
+		glUniform1i(pk->u[SU_LAYERS], p->layers);
+		glUniform1f(pk->u[SU_SCALE], level <= SPATIAL_Q26_HIGHP ? 64.0f / 127.0f : 1.0f);
 		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in_buf); /* images: unused there */
 		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, in_buf);
 		glBindImageTexture(0, p->tex, 0, GL_TRUE, 0, GL_WRITE_ONLY, p->tex_fmt);
-		dispatch_z(s, p->pack, (p->tile_w + 7) / 8, (p->tile_h + 7) / 8,
+		dispatch_z(s, pk, (p->tile_w + 7) / 8, (p->tile_h + 7) / 8,
 		           (long)p->tiles * p->layers);
 		glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
 	}
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_PACK);
-	GLuint prog = p->conv;
-	glUseProgram(prog);
+	const struct spatial_prog *prog = &p->conv;
+	glUseProgram(prog->id);
 	set_dst(prog, g);
 	if (p->key.alg == SPATIAL_ALG_SHARED) {
 		set_src(prog, g);
-		u2i(prog, "u_org", g->org_x, g->org_y);
-		u2i(prog, "u_win", p->win_w, p->win_h);
-		u1i(prog, "u_cout", g->out_c);
-		u1i(prog, "u_cpg_in", cpg);
-		u1i(prog, "u_cpg_out", cpo);
-		u1i(prog, "u_ncb", p->ncb);
-		u1i(prog, "u_chunk", p->chunk);
-		u1i(prog, "u_batch", g->batch);
+		glUniform2i(prog->u[SU_ORG], g->org_x, g->org_y);
+		glUniform2i(prog->u[SU_WIN], p->win_w, p->win_h);
+		glUniform1i(prog->u[SU_COUT], g->out_c);
+		glUniform1i(prog->u[SU_CPG_IN], cpg);
+		glUniform1i(prog->u[SU_CPG_OUT], cpo);
+		glUniform1i(prog->u[SU_NCB], p->ncb);
+		glUniform1i(prog->u[SU_CHUNK], p->chunk);
+		glUniform1i(prog->u[SU_BATCH], g->batch);
 		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in_buf);
 		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, p->fbuf);
 		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, s->bias_buf);
@@ -838,28 +863,28 @@ static int run_plan(struct spatial_ctx *s, struct plan *p, const float *w, const
 	} else {
 		glActiveTexture(GL_TEXTURE0);
 		glBindTexture(GL_TEXTURE_2D_ARRAY, p->tex);
-		u1i(prog, "u_in", 0);
-		u2i(prog, "u_tile", p->tile_w, p->tile_h);
-		u1i(prog, "u_tiles_x", p->tiles_x);
-		u1i(prog, "u_cout", g->out_c);
-		u1i(prog, "u_batch", g->batch);
-		u1f(prog, "u_scale", read_scale);
+		glUniform1i(prog->u[SU_IN], 0);
+		glUniform2i(prog->u[SU_TILE], p->tile_w, p->tile_h);
+		glUniform1i(prog->u[SU_TILES_X], p->tiles_x);
+		glUniform1i(prog->u[SU_COUT], g->out_c);
+		glUniform1i(prog->u[SU_BATCH], g->batch);
+		glUniform1f(prog->u[SU_SCALE], read_scale);
 		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, out_buf);
 		int gx = (g->out_w + 7) / 8, gy = (g->out_h + 7) / 8;
 		if (p->key.alg == SPATIAL_ALG_PLANES4) {
 			glActiveTexture(GL_TEXTURE1);
 			glBindTexture(GL_TEXTURE_2D, p->ftex);
-			u1i(prog, "u_filt", 1);
-			u1i(prog, "u_c4", p->layers);
-			u1i(prog, "u_g4", (g->out_c + 3) / 4);
-			u1i(prog, "u_cpg_in", cpg);
-			u1i(prog, "u_cpg_out", cpo);
+			glUniform1i(prog->u[SU_FILT], 1);
+			glUniform1i(prog->u[SU_C4], p->layers);
+			glUniform1i(prog->u[SU_G4], (g->out_c + 3) / 4);
+			glUniform1i(prog->u[SU_CPG_IN], cpg);
+			glUniform1i(prog->u[SU_CPG_OUT], cpo);
 			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, s->bias_buf);
 			dispatch_z(s, prog, gx, gy, (long)g->batch * ((g->out_c + 3) / 4));
 		} else {
-			u2f(prog, "u_texinv", 1.0f / p->tex_w, 1.0f / p->tex_h);
-			u1i(prog, "u_cn", cpg);
-			GLint lco = glGetUniformLocation(prog, "u_co"), lc0 = glGetUniformLocation(prog, "u_c0");
+			glUniform2f(prog->u[SU_TEXINV], 1.0f / p->tex_w, 1.0f / p->tex_h);
+			glUniform1i(prog->u[SU_CN], cpg);
+			GLint lco = prog->u[SU_CO], lc0 = prog->u[SU_C0];
 			for (int co = 0; co < g->out_c; co++) {
 				glBindBufferRange(GL_UNIFORM_BUFFER, 0, p->fbuf, (GLintptr)co * p->plane_stride,
 				                  p->block_bytes);
