@@ -1,5 +1,6 @@
 /* Transposed convolution by zero insertion, overlap-add and sub-kernels; see deconv.h. */
 #include "gles/deconv.h"
+#include "gles/deconv_plan.h"
 
 #include <GLES3/gl31.h>
 #include <math.h>
@@ -30,17 +31,6 @@ struct deconv_prog {
 	GLuint id;
 	GLint u[DU_COUNT];
 };
-
-/* One axis of the problem: out + pad = in_index * stride + tap * dil. */
-struct axis {
-	int in, out, k, s, p, d;
-};
-
-struct problem {
-	int batch, in_c, out_c, groups, cpi, cpo;
-	struct axis y, x;
-};
-
 struct dclass {
 	int b4, lb, lci, lco, grouped, kh, kw, sh, sw, dilated, lhw, alg;
 };
@@ -77,101 +67,6 @@ static double now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int dflt(int v)
-{
-	return v ? v : 1;
-}
-
-/* One axis's output size and leading padding (see deconv_output). */
-static int axis_output(const char *name, int in, int k, int s, int p, int op, int d, int mode,
-                       int want, int *out, int *pad, char err[DECONV_ERR_LEN])
-{
-	long long dk = (long long)d * (k - 1) + 1;
-	if (mode == DECONV_PAD_TORCH) {
-		if (op >= s && op >= d) {
-			snprintf(err, DECONV_ERR_LEN, "output-padding: %d along the %s must be smaller than "
-			         "the stride (%d) or the dilation (%d)", op, name, s, d);
-			return DECONV_E_ARG;
-		}
-		long long o = (long long)(in - 1) * s - 2ll * p + dk + op;
-		if (o < 1 || o > (1 << 30)) {
-			snprintf(err, DECONV_ERR_LEN, "the output %s would be %lld: (%d - 1) * stride %d - 2 * "
-			         "padding %d + dilation %d * (kernel %d - 1) + output-padding %d + 1", name, o,
-			         in, s, p, d, k, op);
-			return DECONV_E_ARG;
-		}
-		if (want && want != o) {
-			snprintf(err, DECONV_ERR_LEN, "output-shape: the %s %d is not the %lld these "
-			         "parameters give (torch padding mode)", name, want, o);
-			return DECONV_E_ARG;
-		}
-		*out = (int)o;
-		*pad = p;
-		return 0;
-	}
-	if (p || op) {
-		snprintf(err, DECONV_ERR_LEN, "padding and output-padding are PyTorch's: the TF padding "
-		         "modes derive them from the output shape");
-		return DECONV_E_ARG;
-	}
-	long long lo, hi; /* the outputs that give `in` */
-	if (mode == DECONV_PAD_TF_SAME)
-		lo = (long long)(in - 1) * s + 1, hi = (long long)in * s;
-	else
-		lo = (long long)(in - 1) * s + dk, hi = (long long)in * s + dk - 1;
-	long long o = want;
-	if (!o)
-		o = mode == DECONV_PAD_TF_SAME ? (long long)in * s : (long long)in * s + (dk > s ? dk - s : 0);
-	if (o < lo || o > hi || o > (1 << 30)) {
-		snprintf(err, DECONV_ERR_LEN, "output-shape: a %s of %lld does not give the input's %d "
-		         "under TF %s with stride %d (it must lie in [%lld, %lld])", name, o, in,
-		         mode == DECONV_PAD_TF_SAME ? "SAME" : "VALID", s, lo, hi);
-		return DECONV_E_ARG;
-	}
-	long long total = (long long)(in - 1) * s + dk - o;
-	*out = (int)o;
-	*pad = mode == DECONV_PAD_TF_SAME && total > 0 ? (int)(total / 2) : 0;
-	return 0;
-}
-
-int deconv_output(const struct deconv_conv *c, int *out_h, int *out_w, int *pad_top,
-                  int *pad_left, char err[DECONV_ERR_LEN])
-{
-	int groups = dflt(c->groups), dh = dflt(c->dil_h), dw = dflt(c->dil_w);
-	if (c->batch < 1 || c->in_c < 1 || c->in_h < 1 || c->in_w < 1 || c->out_c < 1 ||
-	    c->k_h < 1 || c->k_w < 1) {
-		snprintf(err, DECONV_ERR_LEN, "empty tensor: input (%d, %d, %d, %d), kernel %dx%d, %d "
-		         "output planes", c->batch, c->in_c, c->in_h, c->in_w, c->k_h, c->k_w, c->out_c);
-		return DECONV_E_ARG;
-	}
-	if (c->stride_h < 1 || c->stride_w < 1 || dh < 1 || dw < 1 || groups < 1 || c->pad_h < 0 ||
-	    c->pad_w < 0 || c->out_pad_h < 0 || c->out_pad_w < 0 || c->out_h < 0 || c->out_w < 0) {
-		snprintf(err, DECONV_ERR_LEN, "stride, dilation and groups must be >= 1; padding and "
-		         "output-padding >= 0");
-		return DECONV_E_ARG;
-	}
-	if (c->padding_mode < DECONV_PAD_TORCH || c->padding_mode > DECONV_PAD_TF_VALID) {
-		snprintf(err, DECONV_ERR_LEN, "padding-mode: %d is not torch, tf_same or tf_valid",
-		         c->padding_mode);
-		return DECONV_E_ARG;
-	}
-	if (c->in_c % groups || c->out_c % groups) {
-		snprintf(err, DECONV_ERR_LEN, "groups: %d input and %d output planes are not both "
-		         "divisible by %d", c->in_c, c->out_c, groups);
-		return DECONV_E_ARG;
-	}
-	if (c->padding_mode != DECONV_PAD_TORCH && (!c->out_h) != (!c->out_w)) {
-		snprintf(err, DECONV_ERR_LEN, "output-shape: give both its height and its width");
-		return DECONV_E_ARG;
-	}
-	int rc = axis_output("height", c->in_h, c->k_h, c->stride_h, c->pad_h, c->out_pad_h, dh,
-	                     c->padding_mode, c->out_h, out_h, pad_top, err);
-	if (!rc)
-		rc = axis_output("width", c->in_w, c->k_w, c->stride_w, c->pad_w, c->out_pad_w, dw,
-		                 c->padding_mode, c->out_w, out_w, pad_left, err);
-	return rc;
 }
 
 int deconv_ctx_create(struct program_cache *pc, const struct egl_info *info,
@@ -262,7 +157,7 @@ static void dispatch_z(const struct deconv_ctx *d, const struct deconv_prog *pro
 }
 
 /* Bias (or zeros) into the bias buffer. */
-static int upload_bias(struct deconv_ctx *d, const struct problem *pr, const float *bias,
+static int upload_bias(struct deconv_ctx *d, const struct deconv_problem *pr, const float *bias,
                        char err[DECONV_ERR_LEN])
 {
 	size_t nb = (size_t)pr->out_c * 4;
@@ -282,7 +177,7 @@ static int upload_bias(struct deconv_ctx *d, const struct problem *pr, const flo
 
 /* The conv weight (out_c, cpi, kh, kw) of taps j = j0y + (kh - 1 - m) * sy of the transposed
  * weight (in_c, cpo, k_h, k_w) (likewise x): the rotated kernel, or one phase's sub-kernel. */
-static float *conv_weight(const struct problem *pr, const float *w, int kh, int kw, int j0y,
+static float *conv_weight(const struct deconv_problem *pr, const float *w, int kh, int kw, int j0y,
                           int sy, int j0x, int sx)
 {
 	size_t n = (size_t)pr->out_c * pr->cpi * kh * kw;
@@ -302,7 +197,7 @@ static float *conv_weight(const struct problem *pr, const float *w, int kh, int 
 	return wc;
 }
 
-static int run_zero_insert(struct deconv_ctx *d, const struct problem *pr, const float *w,
+static int run_zero_insert(struct deconv_ctx *d, const struct deconv_problem *pr, const float *w,
                            const float *bias, int alg, int *used_alg, char err[DECONV_ERR_LEN])
 {
 	struct spatial_geom g = {
@@ -324,53 +219,15 @@ static int run_zero_insert(struct deconv_ctx *d, const struct problem *pr, const
 	return rc;
 }
 
-static int gcd(int a, int b)
-{
-	while (b) {
-		int t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
-/* One phase r of an axis: taps j = j0 + m * s' (m < L) with j * d = r mod s; outputs
- * o = q * s + r - p for q in [qmin, qmin + Q); the input index of tap m is q - e - m * D. */
-struct phase {
-	int j0, L, e, qmin, Q, sp, D;
-};
-
-static void axis_phase(const struct axis *a, int r, struct phase *ph)
-{
-	int g = gcd(a->d, a->s);
-	memset(ph, 0, sizeof *ph);
-	ph->sp = a->s / g;
-	ph->D = a->d / g;
-	ph->j0 = -1;
-	for (int j = 0; j < ph->sp; j++)
-		if ((long long)j * a->d % a->s == r) {
-			ph->j0 = j;
-			break;
-		}
-	if (ph->j0 >= 0 && ph->j0 < a->k) {
-		ph->L = (a->k - ph->j0 + ph->sp - 1) / ph->sp;
-		ph->e = (int)(((long long)ph->j0 * a->d - r) / a->s);
-	}
-	ph->qmin = a->p - r > 0 ? (a->p - r + a->s - 1) / a->s : 0;
-	long long t = (long long)a->out - 1 + a->p - r;
-	int qmax = t >= 0 ? (int)(t / a->s) : -1;
-	ph->Q = qmax >= ph->qmin ? qmax - ph->qmin + 1 : 0;
-}
-
-static int run_subkernel(struct deconv_ctx *d, const struct problem *pr, const float *w,
+static int run_subkernel(struct deconv_ctx *d, const struct deconv_problem *pr, const float *w,
                          const float *bias, int alg, int *used_alg, char err[DECONV_ERR_LEN])
 {
 	int rc = 0, filled = 0;
 	for (int ry = 0; ry < pr->y.s && !rc; ry++)
 		for (int rx = 0; rx < pr->x.s && !rc; rx++) {
-			struct phase py, px;
-			axis_phase(&pr->y, ry, &py);
-			axis_phase(&pr->x, rx, &px);
+			struct deconv_phase py, px;
+			deconv_plan_phase(&pr->y, ry, &py);
+			deconv_plan_phase(&pr->x, rx, &px);
 			if (!py.Q || !px.Q)
 				continue; /* no output lands in this phase */
 			int oy0 = py.qmin * pr->y.s + ry - pr->y.p, ox0 = px.qmin * pr->x.s + rx - pr->x.p;
@@ -412,7 +269,7 @@ static int run_subkernel(struct deconv_ctx *d, const struct problem *pr, const f
 	return rc;
 }
 
-static int run_overlap_add(struct deconv_ctx *d, const struct problem *pr, const float *w,
+static int run_overlap_add(struct deconv_ctx *d, const struct deconv_problem *pr, const float *w,
                            const float *bias, char err[DECONV_ERR_LEN])
 {
 	int kk = pr->y.k * pr->x.k, hw = pr->y.in * pr->x.in;
@@ -475,7 +332,7 @@ static int run_overlap_add(struct deconv_ctx *d, const struct problem *pr, const
 	return 0;
 }
 
-static int run_method(struct deconv_ctx *d, const struct problem *pr, int method, int alg,
+static int run_method(struct deconv_ctx *d, const struct deconv_problem *pr, int method, int alg,
                       const float *w, const float *bias, int *used_alg, char err[DECONV_ERR_LEN])
 {
 	int rc;
@@ -502,7 +359,7 @@ static int log2_ceil(long long v)
 }
 
 /* auto: a remembered method for the shape class, or each measured (a run, then a timed run). */
-static int resolve(struct deconv_ctx *d, const struct problem *pr, int alg, const float *w,
+static int resolve(struct deconv_ctx *d, const struct deconv_problem *pr, int alg, const float *w,
                    const float *bias, int *method, int *measured, char err[DECONV_ERR_LEN])
 {
 	struct dclass k;
@@ -558,31 +415,11 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 	memset(st, 0, sizeof *st);
 	err[0] = 0;
 	double t0 = now_ms();
-	int oh, ow, pt, pl;
-	int rc = deconv_output(c, &oh, &ow, &pt, &pl, err);
+	struct deconv_problem pr;
+	int rc = deconv_plan_problem(c, in, weight, out, &pr, err);
 	if (rc)
 		return rc;
-	if (!in || !weight || !out) {
-		snprintf(err, DECONV_ERR_LEN, "no input, weight or output array");
-		return DECONV_E_ARG;
-	}
-	if (c->method < 0 || c->method >= DECONV_METHOD_COUNT) {
-		snprintf(err, DECONV_ERR_LEN, "method: %d is not auto|zero-insert|overlap-add|subkernel",
-		         c->method);
-		return DECONV_E_ARG;
-	}
-	if (c->conv_algorithm < 0 || c->conv_algorithm >= SPATIAL_ALG_COUNT) {
-		snprintf(err, DECONV_ERR_LEN, "conv-algorithm: %d is not a spatial algorithm",
-		         c->conv_algorithm);
-		return DECONV_E_ARG;
-	}
-	struct problem pr = {
-		.batch = c->batch, .in_c = c->in_c, .out_c = c->out_c, .groups = dflt(c->groups),
-		.y = {c->in_h, oh, c->k_h, c->stride_h, pt, dflt(c->dil_h)},
-		.x = {c->in_w, ow, c->k_w, c->stride_w, pl, dflt(c->dil_w)},
-	};
-	pr.cpi = pr.in_c / pr.groups;
-	pr.cpo = pr.out_c / pr.groups;
+	int oh = pr.y.out, ow = pr.x.out;
 	size_t in_b = (size_t)c->batch * c->in_c * c->in_h * c->in_w * 4;
 	size_t out_b = (size_t)c->batch * c->out_c * oh * ow * 4;
 	if ((long long)in_b > d->info->max_ssbo_size || (long long)out_b > d->info->max_ssbo_size ||

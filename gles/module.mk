@@ -20,4 +20,10 @@ GLES_OBJS := \
 GLES_OBJS += \
 	$(BUILD)/gles/spatial_plan.o \
 	$(BUILD)/gles/spatial.o \
+	$(BUILD)/gles/spatial_probe.o \
+	$(BUILD)/gles/spatial_shape.o \
+	$(BUILD)/gles/spatial_exec.o \
+	$(BUILD)/gles/spatial_auto.o \
+	$(BUILD)/gles/spatial_image.o \
+	$(BUILD)/gles/deconv_plan.o \
 	$(BUILD)/gles/deconv.o
