@@ -95,34 +95,23 @@ int cli_parse_request(const char *name, const char *usage, const struct opt_def 
 int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
 {
 	memset(g, 0, sizeof *g);
-	struct egl_opts eo = {gc->platform, gc->device, gc->gl_debug};
-	char err[EGL_ERR_LEN];
-	if (egl_ctx_create(&eo, &log_gles_sink, &g->ctx, err)) {
-		fprintf(stderr, "fftbloom: no OpenGL ES 3.1 context: %s\n", err);
+	struct engine_opts eo = {.platform = gc->platform, .device = gc->device,
+	                         .gl_debug = gc->gl_debug, .shader_dir = gc->shader_dir,
+	                         .program_cache = gc->program_cache, .wisdom_file = gc->fft_wisdom};
+	static char err[ENGINE_ERR_LEN];
+	if (engine_create(&eo, &log_gles_sink, &g->engine, err)) {
+		fprintf(stderr, "fftbloom: %s\n", err);
 		return -1;
 	}
-	g->info = egl_ctx_info(g->ctx);
-	if (program_cache_create(gc->shader_dir, &log_gles_sink, &g->pc)) {
-		fprintf(stderr, "fftbloom: out of memory\n");
-		egl_ctx_destroy(g->ctx);
-		return -1;
-	}
-	char driver[512];
-	snprintf(driver, sizeof driver, "%s / %s", g->info->renderer, g->info->version);
-	if (gc->program_cache[0])
-		program_cache_set_binary_dir(g->pc, gc->program_cache, driver);
-	if (gc->fft_wisdom[0] && fft_wisdom_create(gc->fft_wisdom, driver, &log_gles_sink, &g->wisdom)) {
-		fprintf(stderr, "fftbloom: out of memory\n");
-		cli_gpu_close(g);
-		return -1;
-	}
+	g->ctx = engine_egl(g->engine);
+	g->info = engine_info(g->engine);
+	g->pc = engine_programs(g->engine);
+	g->wisdom = engine_wisdom(g->engine);
 	return 0;
 }
 
 void cli_gpu_close(struct cli_gpu *g)
 {
-	fft_wisdom_destroy(g->wisdom);
-	program_cache_destroy(g->pc);
-	egl_ctx_destroy(g->ctx);
+	engine_destroy(g->engine);
 	memset(g, 0, sizeof *g);
 }

@@ -8,6 +8,7 @@
 
 #include "daemon/config.h"
 #include "gles/egl.h"
+#include "gles/engine.h"
 #include "gles/fft.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
@@ -36,6 +37,7 @@ int cli_parse_request(const char *name, const char *usage, const struct opt_def 
                       char **argv, int *npos);
 
 struct cli_gpu {
+	struct engine *engine;     /* owns the others (gles/engine.h) */
 	struct egl_ctx *ctx;
 	const struct egl_info *info;
 	struct program_cache *pc;

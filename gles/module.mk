@@ -26,4 +26,5 @@ GLES_OBJS += \
 	$(BUILD)/gles/spatial_auto.o \
 	$(BUILD)/gles/spatial_image.o \
 	$(BUILD)/gles/deconv_plan.o \
-	$(BUILD)/gles/deconv.o
+	$(BUILD)/gles/deconv.o \
+	$(BUILD)/gles/engine.o
