@@ -7,7 +7,9 @@
  * GL contract: one bloom_ctx per GL context, used only on the context's thread. bloom_run
  * uploads, dispatches and downloads synchronously; it allocates GPU buffers only when a padded
  * size or kernel is new (plans and kernel spectra are cached; bloom_warm builds them ahead).
- * The one exception to the thread rule: bloom_lease_return, from any thread. */
+ * The one exception to the thread rule: bloom_lease_return, from any thread.
+ * Sources: bloom.c (the frame function), bloom_plan.c, bloom_kernel.c, bloom_transfer.c;
+ * bloom_internal.h says what each holds. */
 #ifndef FFTBLOOM_BLOOM_H
 #define FFTBLOOM_BLOOM_H
 
