@@ -87,14 +87,13 @@ static long long pow2_ceil(long long v)
 	return p;
 }
 
-int spatial_shape_layout(const struct spatial_ctx *s, const struct shape_key *k, struct shape *p,
-                       char err[SPATIAL_ERR_LEN])
+/* What every algorithm needs: the algorithm takes this kind of input and batch, the tensors
+ * fit a storage block, the output grid the work-group counts. */
+static int layout_common(const struct spatial_ctx *s, const struct shape_key *k,
+                         char err[SPATIAL_ERR_LEN])
 {
 	const struct spatial_geom *g = &k->g;
-	const struct spatial_caps *c = &s->caps;
 	const char *an = spatial_algorithm_name(k->alg);
-	memset(p, 0, sizeof *p);
-	p->key = *k;
 	if (k->image && k->alg != SPATIAL_ALG_BATCH4 && k->alg != SPATIAL_ALG_INTERP) {
 		snprintf(err, SPATIAL_ERR_LEN, "images run as batch4 or interp, not %s", an);
 		return SPATIAL_E_UNSUPPORTED;
@@ -106,13 +105,12 @@ int spatial_shape_layout(const struct spatial_ctx *s, const struct shape_key *k,
 	}
 	long long in_b = (long long)g->batch * g->in_c * g->in_h * g->in_w * (k->image ? 16 : 4);
 	long long out_b = (long long)g->batch * g->out_c * g->dst_h * g->dst_w * (k->image ? 16 : 4);
-	if (in_b > c->max_ssbo || out_b > c->max_ssbo) {
+	if (in_b > s->caps.max_ssbo || out_b > s->caps.max_ssbo) {
 		snprintf(err, SPATIAL_ERR_LEN,
 		         "a tensor of %lld bytes exceeds the storage-block limit (%lld bytes)",
-		         in_b > out_b ? in_b : out_b, c->max_ssbo);
+		         in_b > out_b ? in_b : out_b, s->caps.max_ssbo);
 		return SPATIAL_E_TOO_LARGE;
 	}
-	int cpg = g->in_c / g->groups, kk = g->k_h * g->k_w;
 	long gx = (g->out_w + 7) / 8, gy = (g->out_h + 7) / 8;
 	if (k->alg == SPATIAL_ALG_SHARED) {
 		gx = (g->out_w + SPATIAL_PLAN_TILE_X - 1) / SPATIAL_PLAN_TILE_X;
@@ -123,23 +121,38 @@ int spatial_shape_layout(const struct spatial_ctx *s, const struct shape_key *k,
 		         "device allows", g->out_w, g->out_h);
 		return SPATIAL_E_TOO_LARGE;
 	}
-	if (k->alg == SPATIAL_ALG_SHARED) {
-		if (spatial_plan_shared(g, &p->chunk, &p->cob, &p->win_w, &p->win_h)) {
-			snprintf(err, SPATIAL_ERR_LEN, "shared: a %dx%d window (kernel %dx%d, stride %d,%d, "
-			         "dilation %d,%d) does not fit shared memory", p->win_w, p->win_h, g->k_w,
-			         g->k_h, g->stride_w, g->stride_h, g->dil_w, g->dil_h);
-			return SPATIAL_E_TOO_LARGE;
-		}
-		p->ncb = (g->out_c + p->cob - 1) / p->cob;
-		long long wb = (long long)g->out_c * cpg * kk * 4;
-		if (wb > c->max_ssbo) {
-			snprintf(err, SPATIAL_ERR_LEN, "shared: the weights exceed the storage-block limit");
-			return SPATIAL_E_TOO_LARGE;
-		}
-		p->host_floats = (size_t)g->out_c * cpg * kk;
-		return 0;
+	return 0;
+}
+
+/* shared: the staged window and weights in shared memory, the weights in a storage buffer. */
+static int layout_shared(const struct spatial_ctx *s, struct shape *p, char err[SPATIAL_ERR_LEN])
+{
+	const struct spatial_geom *g = &p->key.g;
+	int cpg = g->in_c / g->groups, kk = g->k_h * g->k_w;
+	if (spatial_plan_shared(g, &p->chunk, &p->cob, &p->win_w, &p->win_h)) {
+		snprintf(err, SPATIAL_ERR_LEN, "shared: a %dx%d window (kernel %dx%d, stride %d,%d, "
+		         "dilation %d,%d) does not fit shared memory", p->win_w, p->win_h, g->k_w,
+		         g->k_h, g->stride_w, g->stride_h, g->dil_w, g->dil_h);
+		return SPATIAL_E_TOO_LARGE;
 	}
-	/* texture algorithms */
+	p->ncb = (g->out_c + p->cob - 1) / p->cob;
+	long long wb = (long long)g->out_c * cpg * kk * 4;
+	if (wb > s->caps.max_ssbo) {
+		snprintf(err, SPATIAL_ERR_LEN, "shared: the weights exceed the storage-block limit");
+		return SPATIAL_E_TOO_LARGE;
+	}
+	p->host_floats = (size_t)g->out_c * cpg * kk;
+	return 0;
+}
+
+/* The texture algorithms' input texture: tiles of the window one output plane reads, laid out
+ * in a 2D array texture within the device's sizes and the context's byte limit. */
+static int layout_texture(const struct spatial_ctx *s, struct shape *p, char err[SPATIAL_ERR_LEN])
+{
+	const struct shape_key *k = &p->key;
+	const struct spatial_geom *g = &k->g;
+	const struct spatial_caps *c = &s->caps;
+	const char *an = spatial_algorithm_name(k->alg);
 	p->tile_w = spatial_plan_window_w(g);
 	p->tile_h = spatial_plan_window_h(g);
 	if (k->image) {
@@ -173,18 +186,35 @@ int spatial_shape_layout(const struct spatial_ctx *s, const struct shape_key *k,
 		         an, tb, s->o.max_texture_bytes);
 		return SPATIAL_E_TOO_LARGE;
 	}
-	if (k->alg == SPATIAL_ALG_PLANES4) {
-		p->ftex_w = kk * 4;
-		p->ftex_h = ((g->out_c + 3) / 4) * p->layers;
-		if (p->ftex_w > c->max_texture_size || p->ftex_h > c->max_texture_size) {
-			snprintf(err, SPATIAL_ERR_LEN, "planes4: the %dx%d filter texture exceeds the "
-			         "device's %d", p->ftex_w, p->ftex_h, c->max_texture_size);
-			return SPATIAL_E_TOO_LARGE;
-		}
-		p->host_floats = (size_t)p->ftex_w * p->ftex_h * 4;
-		return 0;
+	return 0;
+}
+
+/* planes4's filter texture: four output planes' taps a texel row per input layer group. */
+static int layout_filter_texture(const struct spatial_ctx *s, struct shape *p,
+                                 char err[SPATIAL_ERR_LEN])
+{
+	const struct spatial_geom *g = &p->key.g;
+	int max = s->caps.max_texture_size;
+	p->ftex_w = g->k_h * g->k_w * 4;
+	p->ftex_h = ((g->out_c + 3) / 4) * p->layers;
+	if (p->ftex_w > max || p->ftex_h > max) {
+		snprintf(err, SPATIAL_ERR_LEN, "planes4: the %dx%d filter texture exceeds the device's %d",
+		         p->ftex_w, p->ftex_h, max);
+		return SPATIAL_E_TOO_LARGE;
 	}
-	/* uniform-block filters: vec4s a plane by mode, rounded up to a power of two */
+	p->host_floats = (size_t)p->ftex_w * p->ftex_h * 4;
+	return 0;
+}
+
+/* batch4 and interp: each output plane's filter in a uniform block of vec4s (by mode, rounded
+ * up to a power of two), the blocks at the device's offset alignment. */
+static int layout_filter_blocks(const struct spatial_ctx *s, struct shape *p,
+                                char err[SPATIAL_ERR_LEN])
+{
+	const struct shape_key *k = &p->key;
+	const struct spatial_geom *g = &k->g;
+	const struct spatial_caps *c = &s->caps;
+	int cpg = g->in_c / g->groups, kk = g->k_h * g->k_w;
 	long v;
 	if (k->image)
 		p->mode = k->alg == SPATIAL_ALG_INTERP ? MODE_IMAGE_INTERP : MODE_IMAGE;
@@ -199,7 +229,8 @@ int spatial_shape_layout(const struct spatial_ctx *s, const struct shape_key *k,
 	v = (long)pow2_ceil(v < 16 ? 16 : v);
 	if ((v + 1) * 16 > c->max_uniform_block) {
 		snprintf(err, SPATIAL_ERR_LEN, "%s: a plane's filter (%ld taps) exceeds the uniform-block "
-		         "limit of %d bytes", an, (long)cpg * kk, c->max_uniform_block);
+		         "limit of %d bytes", spatial_algorithm_name(k->alg), (long)cpg * kk,
+		         c->max_uniform_block);
 		return SPATIAL_E_TOO_LARGE;
 	}
 	p->vec4s = (int)v;
@@ -207,6 +238,22 @@ int spatial_shape_layout(const struct spatial_ctx *s, const struct shape_key *k,
 	p->plane_stride = (p->block_bytes + c->ubo_align - 1) / c->ubo_align * c->ubo_align;
 	p->host_floats = (size_t)g->out_c * p->plane_stride / 4;
 	return 0;
+}
+
+int spatial_shape_layout(const struct spatial_ctx *s, const struct shape_key *k, struct shape *p,
+                         char err[SPATIAL_ERR_LEN])
+{
+	memset(p, 0, sizeof *p);
+	p->key = *k;
+	int rc = layout_common(s, k, err);
+	if (rc)
+		return rc;
+	if (k->alg == SPATIAL_ALG_SHARED)
+		return layout_shared(s, p, err);
+	if ((rc = layout_texture(s, p, err)))
+		return rc;
+	return k->alg == SPATIAL_ALG_PLANES4 ? layout_filter_texture(s, p, err)
+	                                     : layout_filter_blocks(s, p, err);
 }
 
 static int shape_build(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_ERR_LEN])
