@@ -4,7 +4,7 @@
 
 CC      ?= cc
 OPT     ?= -O2 -g
-WARN    := -Wall -Wextra -Wstrict-prototypes -Wno-unused-parameter
+WARN    := -Wall -Wextra -Wstrict-prototypes
 ifdef CI
 WARN    += -Werror
 endif

@@ -23,8 +23,6 @@
 struct bench_cli {
 	struct gpu_config gpu;
 	int runs, warmup, quick, repeat, reuse, finish, verbose;
-	int fft_max_radix;
-	struct fft_switches sw; /* for the FFT and the bloom workloads */
 	double warm_seconds;
 	char only[OPT_STR_MAX];
 };
@@ -40,7 +38,7 @@ static const struct opt_def own_table[] = {
 	 "keep the GPU busy this long before measuring, so its clocks have ramped up", NULL,
 	 offsetof(struct bench_cli, warm_seconds)},
 	{"only", OPT_STRING, 0, 0, "", NULL,
-	 "run only the workloads whose kind (fft, rows, bloom) or label (\"fft 1080x1920 auto computed\", "
+	 "run only the workloads whose kind (fft, rows, bloom) or label (\"fft 1080x1920 auto\", "
 	 "\"1080p k256 fp16\") contains this; =LABEL: that label alone", NULL,
 	 offsetof(struct bench_cli, only)},
 	{"reuse", OPT_BOOL, 0, 1, "false", NULL,
@@ -55,9 +53,6 @@ static const struct opt_def own_table[] = {
 	{"verbose", OPT_BOOL, 0, 1, "false", NULL,
 	 "log at debug level on stderr: the FFT wisdom's measurement of every candidate shape", NULL,
 	 offsetof(struct bench_cli, verbose)},
-	{"fft-max-radix", OPT_INT, 4, 16, "8", NULL,
-	 "FFTs' largest power-of-two radix: 4, 8 or 16 (FFT and bloom workloads)", NULL,
-	 offsetof(struct bench_cli, fft_max_radix)},
 };
 
 static unsigned long long g_rng = 88172645463325252ull;
@@ -106,7 +101,6 @@ static void warm_gpu(struct cli_gpu *g, double seconds)
 }
 
 static const char *tech_names[] = {"auto", "shared", "global", "blocked"};
-static const char *tw_names[] = {"computed", "table"};
 
 /* --reuse: each bloom workload's context, by label, kept across rounds */
 static struct {
@@ -125,12 +119,12 @@ static int selected(const struct bench_cli *c, const char *kind, const char *lab
 }
 
 /* A shared-technique plan's exchanges between passes, one letter each: m (shared memory), p
- * (shared memory at the padded index), s (subgroup transpose); "-" for the global technique. */
+ * (shared memory at the padded index); "-" for the global technique. */
 static const char *exchanges(const struct fft_plan *p, char *buf, size_t len)
 {
 	size_t k = 0;
 	for (int i = 0; p->shared && i + 1 < p->npasses && k + 1 < len; i++)
-		buf[k++] = p->pass[i].shuffle ? 's' : p->pass[i].pad ? 'p' : 'm';
+		buf[k++] = p->pass[i].pad ? 'p' : 'm';
 	if (!k && len > 1)
 		buf[k++] = '-';
 	buf[k] = 0;
@@ -139,23 +133,15 @@ static const char *exchanges(const struct fft_plan *p, char *buf, size_t len)
 
 /* One FFT workload: forward and inverse 2D complex float32 transforms of h x w, timed apart;
  * then, in runs of their own, the forward's rows and columns apart (a timer mark between the
- * axes costs a few microseconds, so the whole forward is timed without one). signals, rounds:
- * the blocked technique's shape (0: the plan's); they name the workload "fft HxW blocked
- * computed 32B r8" (row bytes, rounds at most). */
+ * axes costs a few microseconds, so the whole forward is timed without one). */
 static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_cli *c, int h,
-                     int w, int technique, int twiddles, int signals, int rounds)
+                     int w, int technique)
 {
-	char label[64]; /* "fft HxW TECHNIQUE TWIDDLES[ BYTESB rROUNDS]", matched by --only */
-	int len = snprintf(label, sizeof label, "fft %dx%d %s %s", h, w, tech_names[technique],
-	                   tw_names[twiddles]);
-	if (signals || rounds)
-		snprintf(label + len, sizeof label - (size_t)len, " %dB r%d", signals * 8, rounds);
+	char label[64]; /* "fft HxW TECHNIQUE", matched by --only */
+	snprintf(label, sizeof label, "fft %dx%d %s", h, w, tech_names[technique]);
 	if (!selected(c, "fft", label))
 		return 0;
-	struct fft_opts o = {.technique = technique, .twiddles = twiddles, .components = 2,
-	                     .wisdom = g->wisdom, .signals = signals, .rounds = rounds,
-	                     .max_radix = c->fft_max_radix};
-	fft_switches_apply(&c->sw, &o);
+	struct fft_opts o = {.technique = technique, .components = 2, .wisdom = g->wisdom};
 	struct fft *f;
 	char err[FFT_ERR_LEN];
 	if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {
@@ -178,18 +164,19 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 	for (int split = 0; split < 2; split++) /* the whole forward and inverse; the axes apart */
 		for (int i = 0; i < c->warmup + c->runs; i++) {
 			GLuint b = bufs[i % SETS];
-			double ms[3];
+			double ms[GPU_STAGE_COUNT];
 			gpu_timer_start(t);
 			if (split) {
 				fft_axis_execute(fft_rows(f), b, 0, (size_t)w, 1, h, 0);
-				gpu_timer_mark(t);
+				gpu_timer_mark(t, GPU_STAGE_ROWS);
 				fft_axis_execute(fft_cols(f), b, 0, 1, (size_t)w, w, 0);
+				gpu_timer_mark(t, GPU_STAGE_COLS);
 			} else {
-				fft_execute(f, b, 0);
+				fft_execute(f, b, 0); /* the forward whole: rows and columns */
+				gpu_timer_mark(t, GPU_STAGE_ROWS);
 			}
-			gpu_timer_mark(t);
 			fft_execute(f, b, 1); /* back again: the data stays bounded */
-			gpu_timer_mark(t);
+			gpu_timer_mark(t, GPU_STAGE_IROWS);
 			if (gpu_timer_read(t, ms) < 0) {
 				i--; /* disjoint: run again */
 				continue;
@@ -198,35 +185,32 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 				continue;
 			int k = i - c->warmup;
 			if (split) {
-				fr[k] = ms[0];
-				fc[k] = ms[1];
+				fr[k] = ms[GPU_STAGE_ROWS];
+				fc[k] = ms[GPU_STAGE_COLS];
 			} else {
-				fwd[k] = ms[0];
-				inv[k] = ms[1];
+				fwd[k] = ms[GPU_STAGE_ROWS];
+				inv[k] = ms[GPU_STAGE_IROWS];
 			}
 		}
 	const struct fft_plan *pr = fft_axis_plan(fft_rows(f)), *pc = fft_axis_plan(fft_cols(f));
 	double mf = bench_median(fwd, c->runs), mi = bench_median(inv, c->runs),
 	       mr = bench_median(fr, c->runs), mc = bench_median(fc, c->runs);
 	char xr[32], xc[32];
-	int csweeps = pc->blocked ? pc->nsweeps : pc->shared ? 1 : pc->npasses,
-	    crounds = pc->blocked ? pc->rounds : 1;
+	int csweeps = pc->blocked ? pc->nsweeps : pc->shared ? 1 : pc->npasses;
 	printf("{\"workload\":\"fft\",\"label\":\"%s\",\"size\":\"%dx%d\",\"technique\":\"%s\","
-	       "\"twiddles\":\"%s\",\"rows\":\"%s\",\"cols\":\"%s\",\"forward_ms\":%.4f,"
+	       "\"rows\":\"%s\",\"cols\":\"%s\",\"forward_ms\":%.4f,"
 	       "\"forward_rows_ms\":%.4f,\"forward_cols_ms\":%.4f,\"inverse_ms\":%.4f,"
-	       "\"forward_min_ms\":%.4f,\"runs\":%d,\"timer\":\"%s\",\"bank_pad\":%s,"
-	       "\"subgroup\":%s,\"rows_exchanges\":\"%s\",\"cols_exchanges\":\"%s\","
-	       "\"cols_dispatches\":%d,\"cols_signals\":%d,\"cols_rounds\":%d,\"composite\":%s,"
+	       "\"forward_min_ms\":%.4f,\"runs\":%d,\"timer\":\"%s\","
+	       "\"rows_exchanges\":\"%s\",\"cols_exchanges\":\"%s\","
+	       "\"cols_dispatches\":%d,\"cols_signals\":%d,"
 	       "\"rows_passes\":%d,\"cols_passes\":%d}\n",
-	       label, h, w, tech_names[technique], tw_names[twiddles], fft_plan_kind(pr),
+	       label, h, w, tech_names[technique], fft_plan_kind(pr),
 	       fft_plan_kind(pc), mf, mr, mc, mi, fwd[0], c->runs,
-	       gpu_timer_is_gpu(t) ? "gl_timestamp" : "glfinish_wall", c->sw.bank_pad ? "true" : "false",
-	       c->sw.subgroup ? "true" : "false", exchanges(pr, xr, sizeof xr),
-	       exchanges(pc, xc, sizeof xc), csweeps, pc->signals, crounds,
-	       c->sw.composite ? "true" : "false", pr->npasses, pc->npasses);
-	fprintf(stderr, "%-38s rows %-7s cols %-7s (%d dispatches, %d signals a group, %d rounds)  "
+	       gpu_timer_kind(t) == GPU_TIMING_QUERIES ? "gl_timestamp" : "glfinish_wall", exchanges(pr, xr, sizeof xr),
+	       exchanges(pc, xc, sizeof xc), csweeps, pc->signals, pr->npasses, pc->npasses);
+	fprintf(stderr, "%-38s rows %-7s cols %-7s (%d dispatches, %d signals a group)  "
 	        "forward %8.3f ms (rows %.3f cols %.3f)  inverse %8.3f ms\n", label, fft_plan_kind(pr),
-	        fft_plan_kind(pc), csweeps, pc->signals, crounds, mf, mr, mc, mi);
+	        fft_plan_kind(pc), csweeps, pc->signals, mf, mr, mc, mi);
 	fflush(stdout);
 	free(fwd), free(inv), free(fr), free(fc);
 	glDeleteBuffers(SETS, bufs);
@@ -247,8 +231,6 @@ static int bench_rows(struct cli_gpu *g, struct gpu_timer *t, const struct bench
 	int pw = fft_good_size(w + k - 1), ph = fft_good_size(h + k - 1);
 	struct fft_opts o4 = {.components = 4, .wisdom = g->wisdom}, o2 = o4;
 	o2.components = 2;
-	fft_switches_apply(&c->sw, &o4);
-	fft_switches_apply(&c->sw, &o2);
 	struct fft_axis *a4, *a2;
 	char err[FFT_ERR_LEN];
 	if (fft_axis_create(g->pc, g->info, pw, 0, (size_t)pw * ph, ph, &o4, &log_gles_sink, &a4, err) ||
@@ -274,26 +256,31 @@ static int bench_rows(struct cli_gpu *g, struct gpu_timer *t, const struct bench
 	for (int m = 0; m < 3; m++)
 		ms[m] = malloc((size_t)c->runs * sizeof(double));
 	for (int i = 0; i < c->warmup + c->runs; i++) {
-		double d[6];
-		int s = i % SETS;
+		double d[3][GPU_STAGE_COUNT];
+		int s = i % SETS, bad = 0;
 		size_t plane = (size_t)pw * ph; /* the second vec2 plane's offset, in vec2 elements */
-		gpu_timer_start(t);
-		for (int inv = 0; inv < 2; inv++) { /* forward then inverse: the data stays bounded */
-			fft_axis_execute(a4, b4[s], 0, (size_t)pw, 1, h, inv);
-			gpu_timer_mark(t);
-			fft_axis_execute(a4, b4[s], 0, (size_t)pw, 1, ph, inv);
-			gpu_timer_mark(t);
-			fft_axis_execute(a2, b2[s], 0, (size_t)pw, 1, h, inv);
-			fft_axis_execute(a2, b2[s], plane, (size_t)pw, 1, h, inv);
-			gpu_timer_mark(t);
+		for (int m = 0; m < 3; m++) { /* each way in a sequence of its own */
+			gpu_timer_start(t);
+			for (int inv = 0; inv < 2; inv++) { /* forward then inverse: the data stays bounded */
+				if (m == 0) {
+					fft_axis_execute(a4, b4[s], 0, (size_t)pw, 1, h, inv);
+				} else if (m == 1) {
+					fft_axis_execute(a4, b4[s], 0, (size_t)pw, 1, ph, inv);
+				} else {
+					fft_axis_execute(a2, b2[s], 0, (size_t)pw, 1, h, inv);
+					fft_axis_execute(a2, b2[s], plane, (size_t)pw, 1, h, inv);
+				}
+				gpu_timer_mark(t, inv ? GPU_STAGE_IROWS : GPU_STAGE_ROWS);
+			}
+			bad |= gpu_timer_read(t, d[m]);
 		}
-		if (gpu_timer_read(t, d) < 0) {
+		if (bad) {
 			i--;
 			continue;
 		}
 		if (i >= c->warmup)
 			for (int m = 0; m < 3; m++)
-				ms[m][i - c->warmup] = d[m] + d[m + 3];
+				ms[m][i - c->warmup] = d[m][GPU_STAGE_ROWS] + d[m][GPU_STAGE_IROWS];
 	}
 	double med[3];
 	for (int m = 0; m < 3; m++) {
@@ -322,11 +309,7 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 		return 0;
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
-	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .separate = strstr(label, "separate") != NULL,
-	                            .fold = strstr(label, "folded") != NULL,
-	                            .fft_bank_pad = c->sw.bank_pad, .fft_composite = c->sw.composite,
-	                            .fft_max_radix = c->fft_max_radix,
-	                            .fft_subgroup = c->sw.subgroup ? FFT_SG_ON : FFT_SG_OFF};
+	struct bloom_ctx_opts bo = {.wisdom = g->wisdom};
 	b = NULL;
 	int slot = -1;
 	for (int i = 0; c->reuse && i < 32 && slot < 0; i++)
@@ -373,7 +356,7 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 	 * clocks (seen on the H200: 2160p stages 1.3 ms back to back, 2-5 ms inside calls) */
 	for (int i = 0; i < c->warmup + n && !rc; i++) {
 		struct image out;
-		rc = bloom_run(b, BLOOM_OP_BLOOM, &img[i % SETS], &kr, &p, &out, &st, err);
+		rc = bloom_run(b, BLOOM_OP_BLOOM, &img[i % SETS], &kr, &p, BLOOM_TIME_STAGES, &out, &st, err);
 		image_free(&out);
 		if (i >= c->warmup && !rc) {
 			int j = i - c->warmup;
@@ -381,7 +364,7 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 			wall[j] = st.wall_ms;
 			prep[j] = st.prepare_ms;
 			rb[j] = st.readback_ms;
-			up[j] = st.upload_ms;
+			up[j] = st.stage_ms[GPU_STAGE_UPLOAD];
 		}
 	}
 	for (int i = 0; i < c->warmup + n && !rc; i++) {
@@ -389,8 +372,14 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 		if (i >= c->warmup && !rc) {
 			int j = i - c->warmup;
 			tot[j] = st.gpu_ms;
-			double v[7] = {st.prefilter_ms, st.rows_ms, st.cols_ms, st.multiply_ms, st.icols_ms,
-			               st.irows_ms, st.composite_ms};
+			/* by position in the JSON fields below: cols, multiply, icols name the fused
+			 * path's transpose, fused columns and transpose back */
+			const double *sm = st.stage_ms;
+			double v[7] = {sm[GPU_STAGE_PREFILTER], sm[GPU_STAGE_ROWS],
+			               sm[GPU_STAGE_COLS] + sm[GPU_STAGE_TRANSPOSE],
+			               sm[GPU_STAGE_MULTIPLY] + sm[GPU_STAGE_FUSED_COLS],
+			               sm[GPU_STAGE_ICOLS] + sm[GPU_STAGE_TRANSPOSE_BACK],
+			               sm[GPU_STAGE_IROWS], sm[GPU_STAGE_COMPOSITE]};
 			for (int s = 0; s < 7; s++)
 				st_ms[s][j] = v[s];
 		}
@@ -408,14 +397,12 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 		       "\"padded\":\"%dx%d\","
 		       "\"gpu_ms\":%.4f,\"prefilter_ms\":%.4f,\"rows_ms\":%.4f,\"cols_ms\":%.4f,"
 		       "\"multiply_ms\":%.4f,\"inverse_cols_ms\":%.4f,\"inverse_rows_ms\":%.4f,"
-		       "\"composite_ms\":%.4f,\"fused\":%s,\"folded\":%s,\"wall_ms\":%.4f,\"prepare_ms\":%.4f,"
-		       "\"upload_ms\":%.4f,\"readback_ms\":%.4f,\"gpu_ms_in_call\":%.4f,\"runs\":%d,\"timed\":%s,"
-		       "\"bank_pad\":%s,\"subgroup\":%s,\"composite\":%s}\n",
+		       "\"composite_ms\":%.4f,\"fused\":%s,\"wall_ms\":%.4f,\"prepare_ms\":%.4f,"
+		       "\"upload_ms\":%.4f,\"readback_ms\":%.4f,\"gpu_ms_in_call\":%.4f,\"runs\":%d,\"timed\":%s}\n",
 		       label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good",
 		       tech_names[technique], precision ? "fp16" : "fp32", st.padded_w, st.padded_h, mt, m[0], m[1], m[2], m[3], m[4],
-		       m[5], m[6], st.fused ? "true" : "false", st.folded ? "true" : "false", mw, mp, mu, mr, mc, n,
-		       st.timed ? "true" : "false", c->sw.bank_pad ? "true" : "false",
-		       c->sw.subgroup ? "true" : "false", c->sw.composite ? "true" : "false");
+		       m[5], m[6], st.fused ? "true" : "false", mw, mp, mu, mr, mc, n,
+		       st.timed == GPU_TIMING_QUERIES ? "true" : "false");
 		fprintf(stderr, "bloom %-22s %5dx%-5d k %4dx%-4d %-6s pad %-4s -> %5dx%-5d  GPU %8.3f ms "
 		        "(pre %.3f rows %.3f %s %.3f %s %.3f %s %.3f irows %.3f comp %.3f)\n",
 		        label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good", st.padded_w,
@@ -447,7 +434,6 @@ int cli_bench(int argc, char **argv)
 	struct opt_def t[CLI_MAX_OPTS];
 	size_t n = 0;
 	cli_opts_add(t, &n, own_table, sizeof own_table / sizeof own_table[0], 0);
-	cli_opts_add(t, &n, fft_switch_table, fft_switch_table_len, offsetof(struct bench_cli, sw));
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bench_cli, gpu));
 	struct bench_cli c;
 	int npos;
@@ -456,10 +442,6 @@ int cli_bench(int argc, char **argv)
 	                   argc, argv, &npos);
 	if (pr)
 		return pr == 1 ? 0 : pr;
-	if (c.fft_max_radix != 4 && c.fft_max_radix != 8 && c.fft_max_radix != 16) {
-		fprintf(stderr, "fftbloom bench: --fft-max-radix must be 4, 8 or 16\n");
-		return 2;
-	}
 	log_setup(c.verbose ? LOG_DEBUG : LOG_WARN, 0);
 	/* as fftbloomd does: frames' buffers stay in the heap between runs instead of being mapped
 	 * and faulted in afresh each time */
@@ -472,14 +454,8 @@ int cli_bench(int argc, char **argv)
 	gpu_timer_create(g.info, &tm);
 	fprintf(stderr, "renderer: %s (%s)\n", g.info->renderer, g.info->version);
 	warm_gpu(&g, c.warm_seconds);
-	printf("{\"workload\":\"device\",\"renderer\":\"%s\",\"version\":\"%s\",\"subgroup_size\":%d,"
-	       "\"subgroup_shuffle\":%s,\"fft_bank_pad\":%s,\"fft_subgroup\":%s,\"fft_composite\":%s,"
-	       "\"fft_max_radix\":%d}\n", g.info->renderer, g.info->version, g.info->subgroup_size,
-	       g.info->subgroup_shuffle ? "true" : "false", c.sw.bank_pad ? "true" : "false",
-	       c.sw.subgroup ? "true" : "false", c.sw.composite ? "true" : "false", c.fft_max_radix);
-	if (c.sw.subgroup && !g.info->subgroup_shuffle)
-		fprintf(stderr, "--fft-subgroup: this context has no subgroup shuffles in compute "
-		        "shaders; every exchange goes through shared memory\n");
+	printf("{\"workload\":\"device\",\"renderer\":\"%s\",\"version\":\"%s\"}\n",
+	       g.info->renderer, g.info->version);
 	static const int full[][2] = {{1024, 1024}, {1080, 1920}, {2048, 2048}, {4096, 4096}, {1350, 2187}};
 	static const int quick[][2] = {{256, 256}, {270, 480}, {512, 512}};
 	const int (*sizes)[2] = c.quick ? quick : full;
@@ -487,13 +463,9 @@ int cli_bench(int argc, char **argv)
 	for (int rep = 0; rep < c.repeat; rep++) {
 	for (int i = 0; i < nsizes; i++) {
 			int h = sizes[i][0], w = sizes[i][1];
-			bench_fft(&g, tm, &c, h, w, FFT_TECH_AUTO, FFT_TW_COMPUTED, 0, 0);
-			bench_fft(&g, tm, &c, h, w, FFT_TECH_AUTO, FFT_TW_TABLE, 0, 0);
-			bench_fft(&g, tm, &c, h, w, FFT_TECH_GLOBAL, FFT_TW_COMPUTED, 0, 0);
-			bench_fft(&g, tm, &c, h, w, FFT_TECH_BLOCKED, FFT_TW_COMPUTED, 0, 0);
-			/* columns in one sweep, exchanged in rounds: 32- and 64-byte rows */
-			bench_fft(&g, tm, &c, h, w, FFT_TECH_BLOCKED, FFT_TW_COMPUTED, 4, 8);
-			bench_fft(&g, tm, &c, h, w, FFT_TECH_BLOCKED, FFT_TW_COMPUTED, 8, 8);
+			bench_fft(&g, tm, &c, h, w, FFT_TECH_AUTO);
+			bench_fft(&g, tm, &c, h, w, FFT_TECH_GLOBAL);
+			bench_fft(&g, tm, &c, h, w, FFT_TECH_BLOCKED);
 		}
 	{ /* --only matches the labels */
 		if (c.quick) {
@@ -501,8 +473,6 @@ int cli_bench(int argc, char **argv)
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, 0, 0, 0, "480x270 k64");
 			bench_bloom(&g, &c, 480, 270, 64, 64, 1, 0, 0, 0, "480x270 k64 gray");
 			bench_bloom(&g, &c, 480, 270, 64, 64, 0, 0, 0, 1, "480x270 k64 fp16");
-			bench_bloom(&g, &c, 480, 270, 64, 64, 0, 0, 0, 0, "480x270 k64 separate");
-			bench_bloom(&g, &c, 480, 270, 64, 64, 0, 0, 0, 0, "480x270 k64 folded");
 		} else {
 			bench_rows(&g, tm, &c, 1920, 1080, 256, "rows 1080p k256");
 			bench_rows(&g, tm, &c, 3840, 2160, 512, "rows 2160p k512");
@@ -510,15 +480,10 @@ int cli_bench(int argc, char **argv)
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 1, 0, 0, 0, "1080p k256 gray");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, 0, 2, 0, "1080p k256 global");
 			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, 0, 0, 1, "1080p k256 fp16");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, 0, 0, 0, "1080p k256 separate");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, 0, 0, 0, "1080p k256 folded");
 			bench_bloom(&g, &c, 1920, 1080, 1920, 1080, 0, 0, 0, 0, "1080p full-frame");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, 0, 0, 0, "2160p k512");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 1, 0, 0, 0, "2160p k512 gray");
 			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, 0, 0, 1, "2160p k512 fp16");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, 0, 0, 0, "2160p k512 separate");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, 0, 0, 0, "2160p k512 folded");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, 0, 3, 0, "2160p k512 blocked separate");
 		}
 	}
 	}

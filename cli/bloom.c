@@ -133,7 +133,8 @@ static int run(int op, int argc, char **argv)
 	    (rc = direct(&g, b, &in, k.img, &req.p, &s, &method, &out, name)) != 0)
 		goto out;
 	rc = 1;
-	if (method == CONVOLVE_FFT && bloom_run(b, op, &in, &k, &req.p, &out, &st, err)) {
+	if (method == CONVOLVE_FFT &&
+	    bloom_run(b, op, &in, &k, &req.p, c.quiet ? 0 : BLOOM_TIME_STAGES, &out, &st, err)) {
 		fprintf(stderr, "fftbloom %s: %s\n", name, err);
 		goto out;
 	}
@@ -146,19 +147,20 @@ static int run(int op, int argc, char **argv)
 	if (lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))
 		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n", name,
 		        c.output);
-	if (!c.quiet && method == CONVOLVE_SPATIAL)
+	if (!c.quiet && method == CONVOLVE_SPATIAL) {
 		fprintf(stderr, "%s %dx%d: direct (spatial) convolution\n", name, in.width, in.height);
-	else if (!c.quiet)
-		fprintf(stderr, "%s %dx%d: padded %dx%d, %s kernel%s, GPU %.2f ms (%s: prefilter %.2f, "
-		        "rows %.2f, %s %.2f, %s %.2f, %s %.2f, inverse rows %.2f, composite %.2f; "
-		        "kernel spectrum %.2f)\n",
-		        name, in.width, in.height, st.padded_w, st.padded_h,
-		        st.gray_kernel ? "grayscale" : "colour", st.kernel_cached ? " (cached)" : "",
-		        st.gpu_ms, st.timed ? "timer queries" : "wall clock", st.prefilter_ms, st.rows_ms,
-		        st.fused ? "transpose" : "cols", st.cols_ms,
-		        st.fused ? "fused columns+multiply" : "multiply", st.multiply_ms,
-		        st.fused ? "transpose back" : "inverse cols", st.icols_ms, st.irows_ms,
-		        st.composite_ms, st.kernel_ms);
+	} else if (!c.quiet) { /* the stages that ran, by name */
+		fprintf(stderr, "%s %dx%d: padded %dx%d, %s kernel%s, GPU %.2f ms (%s:", name, in.width,
+		        in.height, st.padded_w, st.padded_h, st.gray_kernel ? "grayscale" : "colour",
+		        st.kernel_cached ? " (cached)" : "", st.gpu_ms,
+		        st.timed == GPU_TIMING_QUERIES ? "timer queries" : "wall clock");
+		for (int s = 0, first = 1; s < GPU_STAGE_COUNT; s++)
+			if (st.stage_ms[s] > 0) {
+				fprintf(stderr, "%s %s %.2f", first ? "" : ",", gpu_stage_names[s], st.stage_ms[s]);
+				first = 0;
+			}
+		fprintf(stderr, ")\n");
+	}
 	rc = 0;
 out:
 	spatial_ctx_destroy(s);

@@ -18,26 +18,6 @@ int cli_opts_add(struct opt_def *t, size_t *len, const struct opt_def *src, size
 	return 0;
 }
 
-#define SW(f) offsetof(struct fft_switches, f)
-const struct opt_def fft_switch_table[] = {
-	{"fft-composite", OPT_BOOL, 0, 1, "false", NULL,
-	 "FFTs group odd factors into radices 9, 25 and 27 (fewer passes)", NULL, SW(composite)},
-	{"fft-bank-pad", OPT_BOOL, 0, 1, "false", NULL,
-	 "shared-memory FFTs: pad the exchanges prone to shared-memory bank conflicts", NULL,
-	 SW(bank_pad)},
-	{"fft-subgroup", OPT_BOOL, 0, 1, "false", NULL,
-	 "shared-memory FFTs: exchange pairs of same-radix passes by subgroup shuffles where the "
-	 "context has them", NULL, SW(subgroup)},
-};
-const size_t fft_switch_table_len = sizeof fft_switch_table / sizeof fft_switch_table[0];
-
-void fft_switches_apply(const struct fft_switches *s, struct fft_opts *o)
-{
-	o->composite = s->composite;
-	o->bank_pad = s->bank_pad;
-	o->subgroup = s->subgroup ? FFT_SG_ON : FFT_SG_OFF;
-}
-
 int cli_prepare_argv(int argc, char **argv)
 {
 	static char output[] = "--output";
@@ -115,34 +95,23 @@ int cli_parse_request(const char *name, const char *usage, const struct opt_def 
 int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
 {
 	memset(g, 0, sizeof *g);
-	struct egl_opts eo = {gc->platform, gc->device, gc->gl_debug};
-	char err[EGL_ERR_LEN];
-	if (egl_ctx_create(&eo, &log_gles_sink, &g->ctx, err)) {
-		fprintf(stderr, "fftbloom: no OpenGL ES 3.1 context: %s\n", err);
+	struct engine_opts eo = {.platform = gc->platform, .device = gc->device,
+	                         .gl_debug = gc->gl_debug, .shader_dir = gc->shader_dir,
+	                         .program_cache = gc->program_cache, .wisdom_file = gc->fft_wisdom};
+	static char err[ENGINE_ERR_LEN];
+	if (engine_create(&eo, &log_gles_sink, &g->engine, err)) {
+		fprintf(stderr, "fftbloom: %s\n", err);
 		return -1;
 	}
-	g->info = egl_ctx_info(g->ctx);
-	if (program_cache_create(gc->shader_dir, &log_gles_sink, &g->pc)) {
-		fprintf(stderr, "fftbloom: out of memory\n");
-		egl_ctx_destroy(g->ctx);
-		return -1;
-	}
-	char driver[512];
-	snprintf(driver, sizeof driver, "%s / %s", g->info->renderer, g->info->version);
-	if (gc->program_cache[0])
-		program_cache_set_binary_dir(g->pc, gc->program_cache, driver);
-	if (gc->fft_wisdom[0] && fft_wisdom_create(gc->fft_wisdom, driver, &log_gles_sink, &g->wisdom)) {
-		fprintf(stderr, "fftbloom: out of memory\n");
-		cli_gpu_close(g);
-		return -1;
-	}
+	g->ctx = engine_egl(g->engine);
+	g->info = engine_info(g->engine);
+	g->pc = engine_programs(g->engine);
+	g->wisdom = engine_wisdom(g->engine);
 	return 0;
 }
 
 void cli_gpu_close(struct cli_gpu *g)
 {
-	fft_wisdom_destroy(g->wisdom);
-	program_cache_destroy(g->pc);
-	egl_ctx_destroy(g->ctx);
+	engine_destroy(g->engine);
 	memset(g, 0, sizeof *g);
 }

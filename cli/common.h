@@ -8,6 +8,7 @@
 
 #include "daemon/config.h"
 #include "gles/egl.h"
+#include "gles/engine.h"
 #include "gles/fft.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
@@ -17,16 +18,6 @@
 
 /* Appends n definitions to t (count *len), their offsets moved by base. Returns 0 or -1. */
 int cli_opts_add(struct opt_def *t, size_t *len, const struct opt_def *src, size_t n, size_t base);
-
-/* The FFT switches that fftbloom fft and fftbloom bench both take (--fft-composite,
- * --fft-bank-pad, --fft-subgroup): one table, added with cli_opts_add at the struct's offset. */
-struct fft_switches {
-	int composite, bank_pad, subgroup;
-};
-extern const struct opt_def fft_switch_table[];
-extern const size_t fft_switch_table_len;
-/* Sets fft_opts' composite, bank_pad and subgroup from the switches. */
-void fft_switches_apply(const struct fft_switches *s, struct fft_opts *o);
 
 /* Rewrites "-o" to "--output" in argv, and returns 1 when "--help" or "-h" is present. */
 int cli_prepare_argv(int argc, char **argv);
@@ -46,6 +37,7 @@ int cli_parse_request(const char *name, const char *usage, const struct opt_def 
                       char **argv, int *npos);
 
 struct cli_gpu {
+	struct engine *engine;     /* owns the others (gles/engine.h) */
 	struct egl_ctx *ctx;
 	const struct egl_info *info;
 	struct program_cache *pc;

@@ -48,6 +48,7 @@ int cli_conv2d(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	sc.time_stages = c.f.repeat > 0;
 	rc = 1;
 	if (!(y.data = malloc(tensor_count(&y) * sizeof *y.data))) {
 		fprintf(stderr, "fftbloom %s: out of memory\n", cmd);
@@ -67,7 +68,7 @@ int cli_conv2d(int argc, char **argv)
 	for (int i = 0; !e && i <= reps; i++) {
 		e = spatial_conv2d(s, &sc, ts.x.data, ts.w.data, ts.b.data, y.data, &st, serr);
 		if (i)
-			gpu[i - 1] = st.gpu_ms, conv[i - 1] = st.conv_ms, wall[i - 1] = st.wall_ms;
+			gpu[i - 1] = st.gpu_ms, conv[i - 1] = st.stage_ms[GPU_STAGE_CONV], wall[i - 1] = st.wall_ms;
 	}
 	if (e) {
 		fprintf(stderr, "fftbloom %s: %s\n", cmd, serr[0] ? serr : spatial_strerror(e));
@@ -84,7 +85,7 @@ int cli_conv2d(int argc, char **argv)
 			        sc.k_w, sc.pad_h, sc.pad_w, sc.stride_h, sc.stride_w, sc.dil_h, sc.dil_w,
 			        sc.groups, sc.precision, spatial_algorithm_name(st.algorithm),
 			        spatial_algorithm_name(sc.algorithm), reps, cli_median(gpu, reps),
-			        cli_median(conv, reps), cli_median(wall, reps), st.timed ? "true" : "false",
+			        cli_median(conv, reps), cli_median(wall, reps), st.timed == GPU_TIMING_QUERIES ? "true" : "false",
 			        g.info->renderer);
 	}
 	free(gpu);

@@ -53,6 +53,7 @@ int cli_conv2d_transpose(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	dc.time_stages = c.f.repeat > 0;
 	rc = 1;
 	if (!(y.data = malloc(tensor_count(&y) * sizeof *y.data))) {
 		fprintf(stderr, "fftbloom %s: out of memory\n", cmd);
@@ -96,7 +97,7 @@ int cli_conv2d_transpose(int argc, char **argv)
 			        deconv_method_name(dc.method),
 			        st.method == DECONV_OVERLAP_ADD ? "none" : spatial_algorithm_name(st.conv_algorithm),
 			        reps, cli_median(gpu, reps), cli_median(wall, reps),
-			        st.timed ? "true" : "false", g.info->renderer);
+			        st.timed == GPU_TIMING_QUERIES ? "true" : "false", g.info->renderer);
 	}
 	free(gpu);
 	free(wall);

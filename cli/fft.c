@@ -14,8 +14,7 @@
 struct fft_cli {
 	struct gpu_config gpu;
 	char output[OPT_STR_MAX];
-	int inverse, axes, technique, twiddles, max_radix;
-	struct fft_switches sw;
+	int inverse, axes, technique;
 };
 
 static const struct opt_def fft_table[] = {
@@ -30,10 +29,6 @@ static const struct opt_def fft_table[] = {
 	 "shared memory where a signal fits, global-memory passes, or blocked (columns in sweeps "
 	 "of passes through shared memory; rows as auto)", NULL,
 	 offsetof(struct fft_cli, technique)},
-	{"twiddles", OPT_ENUM, 0, 0, "computed", "computed|table", "twiddle factors", NULL,
-	 offsetof(struct fft_cli, twiddles)},
-	{"max-radix", OPT_INT, 4, 16, "8", NULL, "largest power-of-two radix: 4, 8 or 16", NULL,
-	 offsetof(struct fft_cli, max_radix)},
 };
 
 int cli_fft(int argc, char **argv)
@@ -41,7 +36,6 @@ int cli_fft(int argc, char **argv)
 	struct opt_def t[CLI_MAX_OPTS];
 	size_t n = 0;
 	cli_opts_add(t, &n, fft_table, sizeof fft_table / sizeof fft_table[0], 0);
-	cli_opts_add(t, &n, fft_switch_table, fft_switch_table_len, offsetof(struct fft_cli, sw));
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct fft_cli, gpu));
 	struct fft_cli c;
 	int npos;
@@ -52,10 +46,6 @@ int cli_fft(int argc, char **argv)
 		return pr == 1 ? 0 : pr;
 	if (npos != 1 || !c.output[0]) {
 		fprintf(stderr, "fftbloom fft: need one input file and -o OUTPUT (see --help)\n");
-		return 2;
-	}
-	if (c.max_radix != 4 && c.max_radix != 8 && c.max_radix != 16) {
-		fprintf(stderr, "fftbloom fft: --max-radix must be 4, 8 or 16\n");
 		return 2;
 	}
 	log_setup(LOG_WARN, 0);
@@ -108,9 +98,7 @@ int cli_fft(int argc, char **argv)
 	struct fft *f = NULL;
 	GLuint buf = 0;
 	char ferr[FFT_ERR_LEN];
-	struct fft_opts o = {.technique = c.technique, .twiddles = c.twiddles, .max_radix = c.max_radix,
-	                     .components = 2, .wisdom = g.wisdom};
-	fft_switches_apply(&c.sw, &o);
+	struct fft_opts o = {.technique = c.technique, .components = 2, .wisdom = g.wisdom};
 	if (fft_create(g.pc, g.info, cols, rows, axes, &o, &log_gles_sink, &f, ferr)) {
 		fprintf(stderr, "fftbloom fft: %s\n", ferr);
 		goto out;

@@ -134,9 +134,6 @@
 	 "a JPEG answer is encoded straight from the GPU's mapped read-back buffer, lent to the "  \
 	 "codec thread, instead of being copied out by the GPU thread (with --persistent-map)",   \
 	 "FFTBLOOM_LEND_PLANES", C(lend_planes)},                                                 \
-	{"fence-wait", OPT_ENUM, 0, 0, "block", "block|poll",                                     \
-	 "how a GPU thread waits for its frame: block in the driver, or poll every 20 us",         \
-	 "FFTBLOOM_FENCE_WAIT", C(fence_poll)},                                                   \
 	{"jpeg-planes", OPT_BOOL, 0, 1, "true", NULL,                                             \
 	 "JPEG frames cross to the GPU and back as YUV planes (colour conversion on the GPU)",    \
 	 "FFTBLOOM_JPEG_PLANES", C(jpeg_planes)}

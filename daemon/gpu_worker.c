@@ -15,9 +15,7 @@
 #include "daemon/apiutil.h"
 #include "daemon/jobs_impl.h"
 #include "daemon/log.h"
-#include "gles/egl.h"
-#include "gles/program.h"
-#include "gles/wisdom.h"
+#include "gles/engine.h"
 #include "protocol/clock.h"
 
 static int bloom_status(int rc, const char **code)
@@ -151,7 +149,7 @@ static void run_tensor(struct gpu *g, struct program_cache *pc, const struct egl
 		struct spatial_stats st;
 		rc = spatial_conv2d(te->s, &j->sc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st,
 		                    err);
-		j->gpu_copy_s = (st.upload_ms + st.download_ms) * 1e-3;
+		j->gpu_copy_s = (st.upload_ms + st.stage_ms[GPU_STAGE_DOWNLOAD]) * 1e-3;
 	} else if (!rc) {
 		struct deconv_stats st;
 		rc = deconv_run(te->d, &j->dc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st, err);
@@ -281,7 +279,7 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 		}
 	}
 	if (!rc)
-		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, &res, &st, err);
+		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, 0, &res, &st, err);
 	j->lease = res.lease;
 	j->gpu_copy_s = st.copy_ms * 1e-3;
 	j->gpu_wait_s = st.wait_ms * 1e-3;
@@ -317,46 +315,34 @@ void *gpu_main(void *arg)
 {
 	struct gpu *g = arg;
 	struct jobs *J = g->J;
-	struct egl_opts eo = {J->cfg.gpu.platform, g->device, J->cfg.gpu.gl_debug};
-	struct egl_ctx *ctx = NULL;
+	struct engine_opts eo = {.platform = J->cfg.gpu.platform, .device = g->device,
+	                         .gl_debug = J->cfg.gpu.gl_debug,
+	                         .shader_dir = J->cfg.gpu.shader_dir,
+	                         .program_cache = J->cfg.gpu.program_cache,
+	                         .wisdom_file = J->cfg.gpu.fft_wisdom,
+	                         .kernel_cache_bytes = (size_t)J->cfg.kernel_cache,
+	                         .max_plans = J->cfg.max_plans,
+	                         .no_persistent_map = !J->cfg.persistent_map,
+	                         .parts = ENGINE_BLOOM};
+	struct engine *e = NULL;
 	struct program_cache *pc = NULL;
-	struct fft_wisdom *wisdom = NULL;
 	struct bloom_ctx *b = NULL;
-	struct tensor_engines te = {NULL, NULL};
-	char eerr[EGL_ERR_LEN];
-	int rc = egl_ctx_create(&eo, &log_gles_sink, &ctx, eerr);
-	if (rc)
-		snprintf(g->init_err, sizeof g->init_err, "device %d: no OpenGL ES 3.1 context: %s",
-		         g->device, eerr);
-	if (!rc && (rc = program_cache_create(J->cfg.gpu.shader_dir, &log_gles_sink, &pc)))
-		snprintf(g->init_err, sizeof g->init_err, "device %d: program cache: %s", g->device,
-		         program_strerror(rc));
-	if (!rc) { /* persisted program binaries and FFT wisdom, per driver (--program-cache,
-	            * --fft-wisdom); each GPU thread keeps its own */
-		const struct egl_info *i = egl_ctx_info(ctx);
-		char driver[512];
-		snprintf(driver, sizeof driver, "%.250s / %.120s", i->renderer, i->version);
-		if (J->cfg.gpu.program_cache[0])
-			program_cache_set_binary_dir(pc, J->cfg.gpu.program_cache, driver);
-		if (J->cfg.gpu.fft_wisdom[0] &&
-		    (rc = fft_wisdom_create(J->cfg.gpu.fft_wisdom, driver, &log_gles_sink, &wisdom)))
-			snprintf(g->init_err, sizeof g->init_err, "device %d: FFT wisdom: out of memory",
-			         g->device);
-	}
-	if (!rc) {
-		struct bloom_ctx_opts bo = {.kernel_cache_bytes = (size_t)J->cfg.kernel_cache,
-		                            .max_plans = J->cfg.max_plans, .wisdom = wisdom,
-		                            .no_persistent_map = !J->cfg.persistent_map,
-		                            .fence_poll = J->cfg.fence_poll};
-		static __thread char berr[BLOOM_ERR_LEN];
-		if ((rc = bloom_ctx_create(pc, egl_ctx_info(ctx), &bo, &log_gles_sink, &b, berr)))
-			snprintf(g->init_err, sizeof g->init_err, "device %d: %.3900s", g->device, berr);
+	const struct egl_info *info = NULL;
+	struct tensor_engines te = {NULL, NULL}; /* built on a first tensor or direct job */
+	static __thread char eerr[ENGINE_ERR_LEN];
+	int rc = engine_create(&eo, &log_gles_sink, &e, eerr);
+	if (rc) {
+		snprintf(g->init_err, sizeof g->init_err, "device %d: %.3900s", g->device, eerr);
+	} else {
+		pc = engine_programs(e);
+		b = engine_bloom(e);
+		info = engine_info(e);
 	}
 	pthread_mutex_lock(&J->lock);
 	if (rc) {
 		g->failed = 1;
 	} else {
-		const struct egl_info *i = egl_ctx_info(ctx);
+		const struct egl_info *i = info;
 		snprintf(g->platform, sizeof g->platform, "%s", i->platform);
 		snprintf(g->renderer, sizeof g->renderer, "%s", i->renderer);
 		snprintf(g->version, sizeof g->version, "%s", i->version);
@@ -397,8 +383,8 @@ void *gpu_main(void *arg)
 
 		j->method = CONVOLVE_FFT;
 		if (j->kind == JOB_CONV2D || j->kind == JOB_CONV2D_T)
-			run_tensor(g, pc, egl_ctx_info(ctx), &te, j);
-		else if (!run_direct(g, b, pc, egl_ctx_info(ctx), &te, &(struct bloom_kernel){
+			run_tensor(g, pc, info, &te, j);
+		else if (!run_direct(g, b, pc, info, &te, &(struct bloom_kernel){
 		                     j->named ? &j->named->img : j->kimg.pixels ? &j->kimg : NULL,
 		                     {0, 0}}, j))
 			gpu_run(g, b, j);
@@ -435,9 +421,6 @@ void *gpu_main(void *arg)
 out:
 	deconv_ctx_destroy(te.d);
 	spatial_ctx_destroy(te.s);
-	bloom_ctx_destroy(b);
-	fft_wisdom_destroy(wisdom);
-	program_cache_destroy(pc);
-	egl_ctx_destroy(ctx);
+	engine_destroy(e);
 	return NULL;
 }

@@ -58,7 +58,7 @@ static int time_fft(struct bloom_ctx *b, int side, int k, double *ms, char err[B
 	struct bloom_kernel bk = {&ker, {0, 0}};
 	struct bloom_stats st;
 	if (!rc)
-		rc = bloom_run(b, BLOOM_OP_CONVOLVE, &img, &bk, &p, &out, &st, err);
+		rc = bloom_run(b, BLOOM_OP_CONVOLVE, &img, &bk, &p, 0, &out, &st, err);
 	image_free(&out);
 	double best = 0;
 	for (int rep = 0; !rc && rep < 3; rep++) { /* the stages back to back: the least of three */
@@ -135,7 +135,7 @@ int convolve_spatial(struct spatial_ctx *s, const struct image *in, const struct
 		return BLOOM_E_ARG;
 	}
 	struct spatial_image_opts o = {-1, -1, p->normalize == BLOOM_NORMALIZE_LUMINANCE,
-	                               SPATIAL_FP32, SPATIAL_ALG_AUTO};
+	                               SPATIAL_FP32, SPATIAL_ALG_AUTO, gpu_ms != NULL};
 	if (convolve_center(p, kernel->width, kernel->height, &o.center_x, &o.center_y, err))
 		return BLOOM_E_ARG;
 	struct spatial_stats st;
