@@ -19,7 +19,14 @@
 	 "FFTBLOOM_PROGRAM_CACHE", offsetof(T, base program_cache)},                             \
 	{"fft-wisdom", OPT_STRING, 0, 0, "", NULL,                                               \
 	 "file of FFT shapes measured fastest on this driver; new shapes are measured once and "  \
-	 "added (\"\": the plan's built-in choices)", "FFTBLOOM_FFT_WISDOM", offsetof(T, base fft_wisdom)}
+	 "added (\"\": the plan's built-in choices)", "FFTBLOOM_FFT_WISDOM", offsetof(T, base fft_wisdom)}, \
+	{"gpu-frame-memory", OPT_SIZE, 0, 1ULL << 50, "0", NULL,                                  \
+	 "GPU memory one frame's pass may take (buffers and kernel spectrum); larger frames run in " \
+	 "overlap-save tiles. 0: only the context's buffer limits (frames beyond them are tiled)", \
+	 "FFTBLOOM_GPU_FRAME_MEMORY", offsetof(T, base frame_memory)},                           \
+	{"require-gpu", OPT_BOOL, 0, 1, "false", NULL,                                           \
+	 "fail at start when the context is a software renderer (llvmpipe) instead of a GPU",     \
+	 "FFTBLOOM_REQUIRE_GPU", offsetof(T, base require_gpu)}
 
 #define C(f) offsetof(struct config, f)
 #define DAEMON_OPTS                                                                            \

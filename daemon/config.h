@@ -20,6 +20,8 @@ struct gpu_config {
 	char shader_dir[OPT_STR_MAX];  /* load shaders from here instead of the embedded copies */
 	char program_cache[OPT_STR_MAX]; /* folder of persisted program binaries, "" for none */
 	char fft_wisdom[OPT_STR_MAX];  /* file of measured FFT shapes, "" to use the plan's guesses */
+	unsigned long long frame_memory; /* GPU bytes a frame's pass may take before tiling; 0: limits */
+	int require_gpu;               /* refuse a software renderer */
 };
 
 struct config {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "daemon/apiutil.h"
 #include "daemon/jobs_impl.h"
@@ -24,6 +25,7 @@ static int bloom_status(int rc, const char **code)
 	case BLOOM_E_ARG: *code = "invalid_request"; return 422;
 	case BLOOM_E_TOO_LARGE: *code = "too_large_for_gpu"; return 413;
 	case BLOOM_E_NOMEM: *code = "out_of_memory"; return 503;
+	case BLOOM_E_GPU_MEMORY: *code = "gpu_out_of_memory"; return 503;
 	default: *code = "gpu_error"; return 500;
 	}
 }
@@ -116,13 +118,6 @@ static void gpu_warm(struct gpu *g, struct bloom_ctx *b)
 	}
 }
 
-/* The convolution engines of a GPU thread, made on the first tensor job (they compile their
- * packing programs and probe the texture filter: a fraction of a second on llvmpipe). */
-struct tensor_engines {
-	struct spatial_ctx *s;
-	struct deconv_ctx *d;
-};
-
 static int spatial_status(int rc, const char **code)
 {
 	switch (rc) {
@@ -135,24 +130,20 @@ static int spatial_status(int rc, const char **code)
 }
 
 /* A conv2d or conv2d-transpose job: its tensors decoded and described by a codec thread. */
-static void run_tensor(struct gpu *g, struct program_cache *pc, const struct egl_info *info,
-                       struct tensor_engines *te, struct job *j)
+static void run_tensor(struct gpu *g, struct engine *e, struct job *j)
 {
-	static __thread char err[SPATIAL_ERR_LEN];
+	static __thread char err[ENGINE_ERR_LEN];
 	err[0] = 0;
-	int rc = 0;
-	if (!te->s)
-		rc = spatial_ctx_create(pc, info, NULL, &log_gles_sink, &te->s, err);
-	if (!rc && !te->d && j->kind == JOB_CONV2D_T)
-		rc = deconv_ctx_create(pc, info, te->s, &log_gles_sink, &te->d, err);
+	int rc = engine_want(e, j->kind == JOB_CONV2D_T ? ENGINE_DECONV : ENGINE_SPATIAL, err)
+	         ? SPATIAL_E_GPU : 0;
 	if (!rc && j->kind == JOB_CONV2D) {
 		struct spatial_stats st;
-		rc = spatial_conv2d(te->s, &j->sc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st,
+		rc = spatial_conv2d(engine_spatial(e), &j->sc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st,
 		                    err);
 		j->gpu_copy_s = (st.upload_ms + st.stage_ms[GPU_STAGE_DOWNLOAD]) * 1e-3;
 	} else if (!rc) {
 		struct deconv_stats st;
-		rc = deconv_run(te->d, &j->dc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st, err);
+		rc = deconv_run(engine_deconv(e), &j->dc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st, err);
 	}
 	if (rc) {
 		const char *code;
@@ -173,11 +164,11 @@ static int image_finite(const struct image *img);
 
 /* A convolve job the direct path may run (a float frame): the method by the model, then the
  * direct convolution when it wins. 1 when it ran the job (or failed it), 0 for the FFT path. */
-static int run_direct(struct gpu *g, struct bloom_ctx *b, struct program_cache *pc,
-                      const struct egl_info *info, struct tensor_engines *te,
-                      const struct bloom_kernel *bk, struct job *j)
+static int run_direct(struct gpu *g, struct engine *e, const struct bloom_kernel *bk,
+                      struct job *j)
 {
-	static __thread char err[CONVOLVE_ERR_LEN];
+	struct bloom_ctx *b = engine_bloom(e);
+	static __thread char err[ENGINE_ERR_LEN];
 	err[0] = 0;
 	const struct bloom_params *p = &j->req.p;
 	if (j->kind != JOB_CONVOLVE || p->method == CONVOLVE_FFT || !j->in.pixels)
@@ -190,24 +181,29 @@ static int run_direct(struct gpu *g, struct bloom_ctx *b, struct program_cache *
 		k = &gen;
 	if (rc)
 		snprintf(err, CONVOLVE_ERR_LEN, "%.500s", berr);
-	if (!rc && !te->s)
-		rc = spatial_ctx_create(pc, info, NULL, &log_gles_sink, &te->s, err) ? BLOOM_E_GPU : 0;
 	if (!rc)
-		rc = convolve_choose(b, te->s, &g->model, p->method, j->in.width, j->in.height,
+		rc = engine_want(e, ENGINE_SPATIAL, err) ? BLOOM_E_GPU : 0;
+	struct spatial_ctx *sp = engine_spatial(e);
+	if (!rc)
+		rc = convolve_choose(b, sp, &g->model, p->method, j->in.width, j->in.height,
 		                     k->width, k->height, p, &method, NULL, NULL, err);
 	if (!rc && method == CONVOLVE_SPATIAL) {
 		double ms = 0, t0 = clock_s();
-		rc = convolve_spatial(te->s, &j->in, k, p, &j->result, &ms, err);
+		rc = convolve_spatial(sp, &j->in, k, p, &j->result, &ms, err);
 		j->gpu_wait_s = clock_s() - t0;
+		if (rc == BLOOM_E_TOO_LARGE && p->method == CONVOLVE_AUTO) {
+			method = CONVOLVE_FFT; /* beyond the direct path's limits (a kernel past the
+			                          uniform-block limit): the FFT path runs it */
+			rc = 0;
+		}
 	}
 	image_free(&gen);
 	if (!rc && method == CONVOLVE_FFT)
 		return 0;
 	if (rc) {
-		int status = rc == BLOOM_E_ARG ? 422 : rc == BLOOM_E_TOO_LARGE ? 413 :
-		             rc == BLOOM_E_NOMEM ? 503 : 500;
-		set_error(j, status, status == 422 ? "invalid_request" : status == 413
-		          ? "too_large_for_gpu" : status == 503 ? "out_of_memory" : "gpu_error", "%s", err);
+		const char *code;
+		int status = bloom_status(rc, &code);
+		set_error(j, status, code, "%s", err);
 	} else if (!image_finite(&j->result)) {
 		image_free(&j->result);
 		set_error(j, 422, "result_not_finite", "samples of the result are not finite: float32 "
@@ -311,9 +307,21 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	j->gpu = g->id;
 }
 
-void *gpu_main(void *arg)
+/* A tiled frame's progress: each tile is a heartbeat, so a long frame is not taken for a hung
+ * GPU. On the GPU thread, between tiles. */
+static void gpu_progress(void *arg, int done, int total)
 {
 	struct gpu *g = arg;
+	pthread_mutex_lock(&g->J->lock);
+	g->heartbeat = clock_s();
+	g->tiles_done = done, g->tiles_total = total;
+	pthread_mutex_unlock(&g->J->lock);
+}
+
+/* The GPU thread's engine: context, programs, bloom (the spatial parts come on first use).
+ * 0, or -1 with why. */
+static int gpu_build(struct gpu *g, struct engine **out, char *why, size_t len)
+{
 	struct jobs *J = g->J;
 	struct engine_opts eo = {.platform = J->cfg.gpu.platform, .device = g->device,
 	                         .gl_debug = J->cfg.gpu.gl_debug,
@@ -323,39 +331,119 @@ void *gpu_main(void *arg)
 	                         .kernel_cache_bytes = (size_t)J->cfg.kernel_cache,
 	                         .max_plans = J->cfg.max_plans,
 	                         .no_persistent_map = !J->cfg.persistent_map,
-	                         .parts = ENGINE_BLOOM};
-	struct engine *e = NULL;
-	struct program_cache *pc = NULL;
-	struct bloom_ctx *b = NULL;
-	const struct egl_info *info = NULL;
-	struct tensor_engines te = {NULL, NULL}; /* built on a first tensor or direct job */
+	                         .parts = ENGINE_BLOOM,
+	                         .frame_bytes = (size_t)J->cfg.gpu.frame_memory,
+	                         .progress = gpu_progress, .progress_arg = g};
 	static __thread char eerr[ENGINE_ERR_LEN];
-	int rc = engine_create(&eo, &log_gles_sink, &e, eerr);
-	if (rc) {
-		snprintf(g->init_err, sizeof g->init_err, "device %d: %.3900s", g->device, eerr);
-	} else {
-		pc = engine_programs(e);
-		b = engine_bloom(e);
-		info = engine_info(e);
+	if (engine_create(&eo, &log_gles_sink, out, eerr)) {
+		snprintf(why, len, "device %d: %.3900s", g->device, eerr);
+		return -1;
 	}
+	const struct egl_info *i = engine_info(*out);
+	if (i->software && J->cfg.gpu.require_gpu) {
+		snprintf(why, len, "device %d: the context is a software renderer ('%s'), and "
+		         "--require-gpu asks for a GPU: is the GPU visible to this process (device "
+		         "nodes, driver, __EGL_VENDOR_LIBRARY_FILENAMES)?", g->device, i->renderer);
+		engine_destroy(*out);
+		*out = NULL;
+		return -1;
+	}
+	struct bloom_limits bl;
+	bloom_ctx_limits(engine_bloom(*out), &bl);
+	pthread_mutex_lock(&J->lock);
+	snprintf(g->platform, sizeof g->platform, "%s", i->platform);
+	snprintf(g->renderer, sizeof g->renderer, "%s", i->renderer);
+	snprintf(g->version, sizeof g->version, "%s", i->version);
+	g->software = i->software;
+	g->reset_notification = i->reset_notification;
+	g->max_buffer_bytes = i->max_ssbo_size;
+	g->untiled_pixels = bl.untiled_pixels;
+	g->max_kernel_side = bl.max_kernel_side;
+	pthread_mutex_unlock(&J->lock);
+	return 0;
+}
+
+/* A job's results dropped (lent planes given back) for an error set after they were made. */
+static void drop_result(struct job *j)
+{
+	if (j->lease) {
+		j->yresult.data = NULL;
+		bloom_lease_return(j->lease);
+		j->lease = NULL;
+	}
+	image_free(&j->result);
+	yuv_image_free(&j->yresult);
+	tensor_free(&j->ty);
+}
+
+/* After a GPU reset: the job that saw it fails with 503 (its result cannot be trusted), the
+ * engine is destroyed and built again (every second until it works or the daemon stops), and
+ * warmed; readiness is false meanwhile (not alive). */
+static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, struct job *j)
+{
+	struct jobs *J = g->J;
+	log_msg(LOG_ERROR, "gpu %d: the GPU context was lost (%s); rebuilding it", g->id,
+	        egl_reset_name(status));
+	if (j && j->status < 400) {
+		drop_result(j);
+		set_error(j, 503, "gpu_reset", "the GPU was reset while this request ran (%s); its "
+		          "context is being rebuilt: retry", egl_reset_name(status));
+		j->retry_after = 1;
+	}
+	pthread_mutex_lock(&J->lock);
+	g->alive = 0;
+	g->resets++;
+	g->heartbeat = clock_s();
+	pthread_mutex_unlock(&J->lock);
+	engine_destroy(e);
+	e = NULL;
+	char why[BLOOM_ERR_LEN];
+	for (;;) {
+		if (!gpu_build(g, &e, why, sizeof why))
+			break;
+		log_msg(LOG_ERROR, "gpu %d: rebuilding after a reset: %s", g->id, why);
+		pthread_mutex_lock(&J->lock);
+		int stop = J->stop;
+		g->heartbeat = clock_s();
+		pthread_mutex_unlock(&J->lock);
+		if (stop)
+			return NULL;
+		sleep(1);
+	}
+	gpu_warm(g, engine_bloom(e));
+	pthread_mutex_lock(&J->lock);
+	g->alive = 1;
+	g->heartbeat = clock_s();
+	pthread_mutex_unlock(&J->lock);
+	log_msg(LOG_WARN, "gpu %d: context rebuilt after a reset (%llu so far)", g->id,
+	        (unsigned long long)g->resets);
+	return e;
+}
+
+void *gpu_main(void *arg)
+{
+	struct gpu *g = arg;
+	struct jobs *J = g->J;
+	struct engine *e = NULL;
+	int rc = gpu_build(g, &e, g->init_err, sizeof g->init_err);
 	pthread_mutex_lock(&J->lock);
 	if (rc) {
 		g->failed = 1;
 	} else {
-		const struct egl_info *i = info;
-		snprintf(g->platform, sizeof g->platform, "%s", i->platform);
-		snprintf(g->renderer, sizeof g->renderer, "%s", i->renderer);
-		snprintf(g->version, sizeof g->version, "%s", i->version);
 		g->alive = 1;
 		g->heartbeat = clock_s();
 	}
 	pthread_cond_broadcast(&J->init_cv);
 	pthread_mutex_unlock(&J->lock);
 	if (rc)
-		goto out;
+		return NULL;
 	log_msg(LOG_INFO, "gpu %d: '%s' (%s) on the %s platform", g->id, g->renderer, g->version,
 	        g->platform);
-	gpu_warm(g, b);
+	if (g->software)
+		log_msg(LOG_WARN, "gpu %d: '%s' is a software renderer: every frame runs on the CPU, "
+		        "tens to hundreds of times slower than on a GPU (--require-gpu refuses it)",
+		        g->id, g->renderer);
+	gpu_warm(g, engine_bloom(e));
 	pthread_mutex_lock(&J->lock);
 	g->warmed = 1;
 	g->heartbeat = clock_s();
@@ -373,21 +461,32 @@ void *gpu_main(void *arg)
 			}
 			pthread_cond_timedwait(&J->gpu_cv, &J->lock, &ts);
 			g->heartbeat = clock_s();
+			pthread_mutex_unlock(&J->lock);
+			int reset = engine_reset_status(e); /* a reset while idle */
+			if (reset && !(e = gpu_rebuild(g, e, reset, NULL))) {
+				pthread_mutex_lock(&J->lock);
+				break;
+			}
+			pthread_mutex_lock(&J->lock);
 			continue;
 		}
 		unqueue(J, j);
 		g->busy = 1;
+		g->tiles_done = g->tiles_total = 0;
 		double t0 = clock_s();
 		j->queue_s = t0 - j->t_queued;
 		pthread_mutex_unlock(&J->lock);
 
 		j->method = CONVOLVE_FFT;
 		if (j->kind == JOB_CONV2D || j->kind == JOB_CONV2D_T)
-			run_tensor(g, pc, info, &te, j);
-		else if (!run_direct(g, b, pc, info, &te, &(struct bloom_kernel){
+			run_tensor(g, e, j);
+		else if (!run_direct(g, e, &(struct bloom_kernel){
 		                     j->named ? &j->named->img : j->kimg.pixels ? &j->kimg : NULL,
 		                     {0, 0}}, j))
-			gpu_run(g, b, j);
+			gpu_run(g, engine_bloom(e), j);
+		int reset = engine_reset_status(e);
+		if (reset)
+			e = gpu_rebuild(g, e, reset, j);
 		double t1 = clock_s();
 		j->gpu_s = t1 - t0;
 
@@ -403,10 +502,14 @@ void *gpu_main(void *arg)
 			g->nfail++;
 		g->heartbeat = t1;
 		pthread_mutex_unlock(&J->lock);
-		trim_programs(J, pc, b);
-		pthread_mutex_lock(&J->lock);
-		program_cache_stats(pc, &g->ps);
-		bloom_ctx_stats(b, &g->bs);
+		if (e) {
+			trim_programs(J, engine_programs(e), engine_bloom(e));
+			pthread_mutex_lock(&J->lock);
+			program_cache_stats(engine_programs(e), &g->ps);
+			bloom_ctx_stats(engine_bloom(e), &g->bs);
+		} else {
+			pthread_mutex_lock(&J->lock);
+		}
 		if (j->status >= 400) {
 			pthread_mutex_unlock(&J->lock);
 			finish(J, j);
@@ -415,12 +518,11 @@ void *gpu_main(void *arg)
 			fifo_push(&J->encode, j);
 			pthread_cond_signal(&J->codec_cv);
 		}
+		if (!e) /* the daemon stopped while the context was being rebuilt */
+			break;
 	}
 	g->alive = 0;
 	pthread_mutex_unlock(&J->lock);
-out:
-	deconv_ctx_destroy(te.d);
-	spatial_ctx_destroy(te.s);
 	engine_destroy(e);
 	return NULL;
 }

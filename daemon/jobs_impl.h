@@ -41,6 +41,13 @@ struct gpu {
 	struct program_stats ps;
 	struct bloom_cache_stats bs;
 	struct convolve_model model;         /* the GPU thread's own: convolve's method choice */
+	int software;                        /* the context is a software renderer */
+	int reset_notification;              /* the context learns of GPU resets */
+	unsigned long long resets;           /* contexts rebuilt after a GPU reset */
+	int tiles_done, tiles_total;         /* the frame in hand, when tiled */
+	long long max_buffer_bytes;          /* the context's storage-buffer limit */
+	unsigned long long untiled_pixels;   /* bloom_limits */
+	int max_kernel_side;
 };
 
 struct jobs {

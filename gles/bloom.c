@@ -3,6 +3,9 @@
  * spectrum on a miss, the GPU stages, read back); see bloom.h and bloom_internal.h. */
 #include "gles/bloom_internal.h"
 
+#include "gles/tile.h"
+
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,7 @@ const char *bloom_strerror(int code)
 	case BLOOM_E_TOO_LARGE: return "image too large for the GPU";
 	case BLOOM_E_GPU: return "GPU failure";
 	case BLOOM_E_NOMEM: return "out of memory";
+	case BLOOM_E_GPU_MEMORY: return "out of GPU memory";
 	}
 	return "unknown error";
 }
@@ -183,39 +187,27 @@ static void result_drop(struct bloom_result *res)
 	yuv_image_free(&res->yuv);
 }
 
-int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
-                    const struct bloom_kernel *k, const struct bloom_params *p, unsigned flags,
-                    struct bloom_result *res, struct bloom_stats *st, char err[BLOOM_ERR_LEN])
+/* One pass of the frame at a padded size pw x ph that holds it and the kernel's reach: the
+ * plan, the kernel's spectrum from the cache or its pixels, the upload, the GPU stages, the
+ * read-back. ki stays the caller's. */
+static int frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin, int w, int h,
+                      int in_ch, struct kinfo *ki, const struct bloom_params *p, int pw, int ph,
+                      unsigned flags, struct bloom_result *res, struct bloom_stats *st,
+                      char err[BLOOM_ERR_LEN])
 {
-	struct bloom_stats local;
-	if (!st)
-		st = &local;
-	memset(st, 0, sizeof *st);
 	double t_start = bloom_now_ms();
-	err[0] = 0;
-	b->last.valid = 0; /* plans or kernel spectra may be evicted below */
-	struct kinfo ki;
-	memset(&ki, 0, sizeof ki);
 	struct plan *q = NULL;
 	struct kentry *ke = NULL;
 	struct bloom_lease *lease = NULL; /* taken for this result; moves to res->lease */
 	struct gpu_timer *tm = flags & BLOOM_TIME_STAGES ? b->timer : NULL;
-	int w = 0, h = 0, in_ch = 0, ch = 0;
-	int rc = result_reset(res, err);
-	if (!rc)
-		rc = frame_size(fin, &w, &h, &in_ch, err);
-	/* the kernel, its plan, and its spectrum from the cache or its pixels read now */
-	if (!rc)
-		rc = bloom_kernel_resolve(b, k, p, w, h, &ki, err);
-	if (!rc)
-		rc = bloom_plan_get(b, bloom_padded_size(w + ki.kw - 1),
-		                    bloom_padded_size(h + ki.kh - 1), p, &q, err);
-	if (!rc && !(ke = bloom_kcache_find(b, q, &ki, p)))
-		rc = bloom_kernel_pixels(&ki, p, err);
+	int ch = 0;
+	int rc = bloom_plan_get(b, pw, ph, p, &q, err);
+	if (!rc && !(ke = bloom_kcache_find(b, q, ki, p)) && !ki->rgbl)
+		rc = bloom_kernel_pixels(ki, p, err);
 	if (!rc) {
 		st->padded_w = q->pw, st->padded_h = q->ph;
 		st->kernel_cached = ke != NULL;
-		st->gray_kernel = ke ? ke->gray : ki.gray;
+		st->gray_kernel = ke ? ke->gray : ki->gray;
 		res->channels = ch = result_channels(in_ch, st->gray_kernel);
 		rc = bloom_result_prepare(b, res, w, h, ch, &lease, err);
 	}
@@ -225,7 +217,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		gpu_timer_start(tm);
 	if (!rc && !(rc = bloom_upload(b, q, fin, w, h, &st->copy_ms, err)) && tm)
 		gpu_timer_mark(tm, GPU_STAGE_UPLOAD);
-	if (!rc && !ke && !(rc = bloom_kernel_spectrum(b, q, &ki, p, &ke, err)) && tm)
+	if (!rc && !ke && !(rc = bloom_kernel_spectrum(b, q, ki, p, &ke, err)) && tm)
 		gpu_timer_mark(tm, GPU_STAGE_KERNEL);
 	if (!rc)
 		rc = bloom_stages(b, q, ke, op, p, w, h, tm, st, err);
@@ -248,6 +240,204 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	if (rc)
 		result_drop(res);
 	bloom_lease_return(lease); /* taken but not lent: a failure before the read-back */
+	return rc;
+}
+
+/* Whether a plan of pw x ph runs within the storage-buffer limit and a byte budget (0: none). */
+struct fit {
+	const struct bloom_ctx *b;
+	const struct kinfo *ki;
+	int half;
+	size_t budget;
+};
+
+static int fits(const struct fit *f, int pw, int ph)
+{
+	return (size_t)pw * ph * 16 <= (size_t)f->b->info->max_ssbo_size &&
+	       (!f->budget || bloom_plan_bytes(pw, ph, f->half) <= f->budget);
+}
+
+/* A tile's cost: its transform's n log n, and a fixed part for its dispatches and copies (about
+ * a 256 x 256 transform's). */
+static double tile_cost(void *ctx, int tw, int th)
+{
+	const struct fit *f = ctx;
+	int pw = bloom_padded_size(tw + f->ki->kw - 1), ph = bloom_padded_size(th + f->ki->kh - 1);
+	if (pw < 1 || ph < 1 || !fits(f, pw, ph))
+		return -1;
+	double n = (double)pw * ph;
+	return n * log2(n) + 65536.0 * 16;
+}
+
+/* Result samples in r (tile rect o, at (ox, oy) of r) that are not finite where the input
+ * pixel's samples all are: what the composite counts on the GPU for a whole frame. */
+static unsigned long long count_nonfinite(const struct image *r, int ox, int oy,
+                                          const struct image *in, const struct tile_rect *o)
+{
+	unsigned long long n = 0;
+	for (int y = 0; y < o->h; y++)
+		for (int x = 0; x < o->w; x++) {
+			const float *s = r->pixels + ((size_t)(oy + y) * r->width + ox + x) * r->channels;
+			const float *i = in->pixels + ((size_t)(o->y + y) * in->width + o->x + x) * in->channels;
+			int bad = 0, in_ok = 1;
+			for (int c = 0; c < r->channels; c++)
+				bad += !isfinite(s[c]);
+			for (int c = 0; c < in->channels; c++)
+				in_ok &= isfinite(i[c]) != 0;
+			n += in_ok ? (unsigned long long)bad : 0;
+		}
+	return n;
+}
+
+static void add_stats(struct bloom_stats *sum, const struct bloom_stats *t)
+{
+	for (int s = 0; s < GPU_STAGE_COUNT; s++)
+		sum->stage_ms[s] += t->stage_ms[s];
+	sum->gpu_ms += t->gpu_ms;
+	sum->prepare_ms += t->prepare_ms, sum->readback_ms += t->readback_ms;
+	sum->copy_ms += t->copy_ms, sum->wait_ms += t->wait_ms;
+	sum->padded_w = t->padded_w, sum->padded_h = t->padded_h;
+	sum->gray_kernel = t->gray_kernel, sum->fused = t->fused, sum->timed = t->timed;
+}
+
+/* The frame in overlap-save tiles whose plan fits `budget` (0: the buffer limit only): each
+ * tile's input cut from the float frame (planes converted on the CPU first), run at one padded
+ * size, its own rectangle kept. The result is a float image even when planes were asked.
+ * *plan_bytes: the tiles' plan size (for a retry in smaller ones). */
+static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin, int w, int h,
+                     struct kinfo *ki, const struct bloom_params *p, size_t budget,
+                     unsigned flags, struct bloom_result *res, struct bloom_stats *st,
+                     size_t *plan_bytes, char err[BLOOM_ERR_LEN])
+{
+	struct image conv = {0}, out = {0};
+	const struct image *img = fin->img;
+	char ierr[IMAGE_ERR_LEN];
+	if (!img) {
+		int irc = image_from_yuv(fin->yuv, &conv, ierr);
+		if (irc) {
+			snprintf(err, BLOOM_ERR_LEN, "tiles: converting the planes: %s", ierr);
+			return irc == IMAGE_E_NOMEM ? BLOOM_E_NOMEM : BLOOM_E_ARG;
+		}
+		img = &conv;
+	}
+	struct fit f = {b, ki, p->precision == BLOOM_FP16, budget};
+	struct tile_grid g;
+	if (tile_grid_choose(w, h, ki->kw, ki->kh, ki->cx, ki->cy, 0, tile_cost, &f, &g)) {
+		int kw = bloom_padded_size(ki->kw), kh = bloom_padded_size(ki->kh);
+		size_t need = bloom_plan_bytes(kw, kh, f.half);
+		if ((size_t)kw * kh * 16 > (size_t)b->info->max_ssbo_size)
+			snprintf(err, BLOOM_ERR_LEN, "the %dx%d kernel alone needs a %dx%d transform, "
+			         "whose buffer exceeds this GPU's storage-buffer limit (%lld MiB); use a "
+			         "smaller kernel or kernel_scale", ki->kw, ki->kh, kw, kh,
+			         b->info->max_ssbo_size >> 20);
+		else
+			snprintf(err, BLOOM_ERR_LEN, "the %dx%d kernel alone needs %.1f MiB of GPU memory "
+			         "(a %dx%d transform), more than a frame may take (%.1f MiB); use a smaller "
+			         "kernel or kernel_scale", ki->kw, ki->kh, need / 1048576.0, kw, kh,
+			         budget / 1048576.0);
+		image_free(&conv);
+		return BLOOM_E_TOO_LARGE;
+	}
+	int pw = bloom_padded_size(g.tw + ki->kw - 1), ph = bloom_padded_size(g.th + ki->kh - 1);
+	*plan_bytes = bloom_plan_bytes(pw, ph, f.half);
+	int n = tile_count(&g), rc = 0;
+	gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: %dx%d in %dx%d tiles of %dx%d (padded %dx%d)",
+	          w, h, g.nx, g.ny, g.tw, g.th, pw, ph);
+	for (int i = 0; !rc && i < n; i++) {
+		struct tile_rect o, in;
+		tile_rects(&g, i, &o, &in);
+		struct image sub = {0};
+		if (tile_crop(img, &in, &sub)) {
+			rc = BLOOM_E_NOMEM;
+			break;
+		}
+		struct bloom_frame sf = {&sub, NULL};
+		struct bloom_result r;
+		memset(&r, 0, sizeof r);
+		struct bloom_stats ts;
+		memset(&ts, 0, sizeof ts);
+		rc = frame_once(b, op, &sf, in.w, in.h, img->channels, ki, p, pw, ph, flags, &r, &ts, err);
+		image_free(&sub);
+		if (!rc && !out.pixels && image_alloc(&out, w, h, r.channels))
+			rc = BLOOM_E_NOMEM;
+		if (!rc) {
+			tile_paste(&out, o.x, o.y, &r.img, o.x - in.x, o.y - in.y, o.w, o.h);
+			res->nonfinite += count_nonfinite(&r.img, o.x - in.x, o.y - in.y, img, &o);
+			res->channels = r.channels;
+			add_stats(st, &ts);
+			if (!i)
+				st->kernel_cached = ts.kernel_cached;
+		}
+		image_free(&r.img);
+		if (!rc && b->opts.progress)
+			b->opts.progress(b->opts.progress_arg, i + 1, n);
+	}
+	if (rc == BLOOM_E_NOMEM && !err[0])
+		snprintf(err, BLOOM_ERR_LEN, "tiles: out of memory");
+	if (!rc) {
+		res->img = out;
+		st->tiles_x = g.nx, st->tiles_y = g.ny;
+	} else {
+		image_free(&out);
+	}
+	image_free(&conv);
+	return rc;
+}
+
+int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
+                    const struct bloom_kernel *k, const struct bloom_params *p, unsigned flags,
+                    struct bloom_result *res, struct bloom_stats *st, char err[BLOOM_ERR_LEN])
+{
+	struct bloom_stats local;
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof *st);
+	double t_start = bloom_now_ms();
+	err[0] = 0;
+	b->last.valid = 0; /* plans or kernel spectra may be evicted below */
+	struct kinfo ki;
+	memset(&ki, 0, sizeof ki);
+	int w = 0, h = 0, in_ch = 0;
+	int rc = result_reset(res, err);
+	if (!rc)
+		rc = frame_size(fin, &w, &h, &in_ch, err);
+	if (!rc) /* at the whole frame's size: kernel_scale is relative to it */
+		rc = bloom_kernel_resolve(b, k, p, w, h, &ki, err);
+	if (rc) {
+		bloom_kinfo_free(&ki);
+		st->wall_ms = bloom_now_ms() - t_start;
+		return rc;
+	}
+	int pw = bloom_padded_size(w + ki.kw - 1), ph = bloom_padded_size(h + ki.kh - 1);
+	struct fit f = {b, &ki, p->precision == BLOOM_FP16, b->opts.frame_bytes};
+	size_t budget = b->opts.frame_bytes, used = bloom_plan_bytes(pw, ph, f.half);
+	int tiled = !fits(&f, pw, ph);
+	for (int attempt = 0;; attempt++) {
+		if (tiled) {
+			rc = run_tiled(b, op, fin, w, h, &ki, p, budget, flags, res, st, &used, err);
+		} else {
+			rc = frame_once(b, op, fin, w, h, in_ch, &ki, p, pw, ph, flags, res, st, err);
+			st->tiles_x = st->tiles_y = 1;
+		}
+		if (rc != BLOOM_E_GPU_MEMORY && !(rc == BLOOM_E_TOO_LARGE && !tiled))
+			break;
+		if (attempt == 3 || used < 4096) {
+			if (rc == BLOOM_E_GPU_MEMORY)
+				bloom_release_all(b); /* leave nothing half-made behind */
+			break;
+		}
+		/* exhausted GPU memory, or a limit the plan met: in tiles a quarter the plan's size */
+		gles_logf(&b->log, GLES_LOG_WARN, "bloom %dx%d: %s; again in tiles of at most %zu MiB",
+		          w, h, err, (used / 4) >> 20);
+		if (rc == BLOOM_E_GPU_MEMORY)
+			bloom_release_all(b);
+		b->last.valid = 0;
+		budget = used / 4;
+		tiled = 1;
+		memset(st, 0, sizeof *st);
+		err[0] = 0;
+		result_reset(res, err);
+	}
 	bloom_kinfo_free(&ki);
 	st->wall_ms = bloom_now_ms() - t_start;
 	return rc;
@@ -327,4 +517,22 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	for (int v = 0; !rc && q->conv4 && v < 2; v++)
 		rc = bloom_prog(b, SH_TRANSPOSE, v, 0, &prog, err);
 	return rc;
+}
+
+void bloom_ctx_limits(const struct bloom_ctx *b, struct bloom_limits *l)
+{
+	size_t by_buffer = (size_t)b->info->max_ssbo_size / 16;
+	size_t by_budget = b->opts.frame_bytes ? b->opts.frame_bytes / bloom_plan_bytes(1, 1, 0)
+	                                       : by_buffer;
+	l->untiled_pixels = by_buffer < by_budget ? by_buffer : by_budget;
+	struct fit f = {b, NULL, 0, b->opts.frame_bytes};
+	int lo = 0, hi = 1 << 16; /* the largest side whose 1-pixel tile's plan fits */
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2, n = bloom_padded_size(mid);
+		if (n > 0 && fits(&f, n, n))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	l->max_kernel_side = lo;
 }

@@ -8,6 +8,13 @@
  * uploads, dispatches and downloads synchronously; it allocates GPU buffers only when a padded
  * size or kernel is new (plans and kernel spectra are cached; bloom_warm builds them ahead).
  * The one exception to the thread rule: bloom_lease_return, from any thread.
+ *
+ * Every size runs: a frame whose plan exceeds the context's storage-buffer limit or
+ * bloom_ctx_opts.frame_bytes, or whose buffers the GPU cannot allocate, runs in overlap-save
+ * tiles (gles/tile.h) whose plan fits, each tile transformed at one padded size that holds it
+ * and the kernel's reach; the result equals the untiled one within float rounding. GPU memory
+ * exhausted frees every cached plan and spectrum and tries again in tiles a quarter the size,
+ * three times, before it is BLOOM_E_GPU_MEMORY.
  * Sources: bloom.c (the frame function), bloom_plan.c, bloom_kernel.c, bloom_transfer.c;
  * bloom_internal.h says what each holds. */
 #ifndef FFTBLOOM_BLOOM_H
@@ -32,6 +39,7 @@ enum bloom_error {
 	BLOOM_E_TOO_LARGE = -2, /* padded size beyond the device's limits: a client error */
 	BLOOM_E_GPU = -3,       /* a GL failure or program build failure: a server error */
 	BLOOM_E_NOMEM = -4,
+	BLOOM_E_GPU_MEMORY = -5, /* GPU memory exhausted even in tiles: a server error, for now */
 };
 
 struct bloom_ctx_opts {
@@ -43,6 +51,12 @@ struct bloom_ctx_opts {
 	                              path of drivers without it) */
 	int fft_pad_from;          /* fft_opts.pad_from for every transform: 0, the measured rule;
 	                              tests lower it */
+	size_t frame_bytes;        /* GPU memory a frame's plan may take (bloom_plan_bytes: its
+	                              buffers and a kernel spectrum); larger frames run in tiles.
+	                              0: only the context's storage-buffer limit */
+	/* after each tile of a tiled frame, on the GL thread (NULL: none) */
+	void (*progress)(void *arg, int done, int total);
+	void *progress_arg;
 };
 
 /* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */
@@ -56,7 +70,8 @@ struct bloom_kernel {
                                 on a context without them, a glFinish after each stage) */
 
 struct bloom_stats {
-	int padded_w, padded_h;   /* FFT size used */
+	int padded_w, padded_h;   /* FFT size used (of each tile, when tiled) */
+	int tiles_x, tiles_y;     /* the tiles the frame ran in: 1 x 1 untiled */
 	int gray_kernel;          /* 1: grayscale fast path */
 	int kernel_cached;        /* 1: the kernel spectrum came from the cache */
 	int fused;                /* 1: columns ran fused (stages transpose, fused_cols,
@@ -167,6 +182,15 @@ int bloom_kernel_preset(struct bloom_ctx *b, const struct kernel_preset *ks, str
 /* Destroys the least recently used plan (its buffers, and its hold on its programs, so that
  * program_cache_trim can delete them). Between frames only. Returns 0, or -1 with no plan left. */
 int bloom_release_plan(struct bloom_ctx *b);
+
+/* What runs on this context (its storage-buffer limit and frame_bytes): frames of any size run,
+ * in tiles past untiled_pixels; a kernel runs when it is at most max_kernel_side a side (square;
+ * a padded kernel must fit one tile's plan). */
+struct bloom_limits {
+	unsigned long long untiled_pixels; /* padded pixels a frame's plan holds in one piece */
+	int max_kernel_side;
+};
+void bloom_ctx_limits(const struct bloom_ctx *b, struct bloom_limits *l);
 
 void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st);
 const char *bloom_strerror(int code);

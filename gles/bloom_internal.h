@@ -166,6 +166,11 @@ int bloom_prog(struct bloom_ctx *b, int sh, int variant, int half, const struct 
 void bloom_progs_drop(struct bloom_ctx *b);
 /* The padded size for an image side plus a kernel side minus one (fft_good_size). */
 int bloom_padded_size(int n);
+/* The GPU bytes a plan of pw x ph takes with one kernel spectrum: the image's spectrum, the
+ * image, result and read-back buffers, a colour kernel's spectrum. */
+size_t bloom_plan_bytes(int pw, int ph, int half);
+/* Destroys every plan and kernel spectrum: what GPU memory the context can give back. */
+void bloom_release_all(struct bloom_ctx *b);
 /* The plan for a padded size, technique and storage, from the cache or built (compiling and
  * allocating; the least recently used plan goes past opts.max_plans). */
 int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,

@@ -238,7 +238,7 @@ static int upload_pixels(struct bloom_ctx *b, const struct kinfo *ki, char err[B
 		b->kupload_bytes = b->kupload ? kbytes : 0;
 		if (!b->kupload) {
 			snprintf(err, BLOOM_ERR_LEN, "kernel upload: out of GPU memory");
-			return BLOOM_E_GPU;
+			return BLOOM_E_GPU_MEMORY;
 		}
 	}
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->kupload);
@@ -323,7 +323,7 @@ int bloom_kernel_spectrum(struct bloom_ctx *b, struct plan *q, const struct kinf
 	GLuint spec = bloom_buffer(bytes, GL_DYNAMIC_COPY), t = 0;
 	if (!spec) {
 		snprintf(err, BLOOM_ERR_LEN, "kernel spectrum: out of GPU memory");
-		return BLOOM_E_GPU;
+		return BLOOM_E_GPU_MEMORY;
 	}
 	rc = pad_and_transform(b, q, ki, p, spec, err);
 	if (!rc && q->conv4) { /* the fused columns read the spectrum transposed, like the image's */
@@ -332,7 +332,7 @@ int bloom_kernel_spectrum(struct bloom_ctx *b, struct plan *q, const struct kinf
 			rc = bloom_transpose(b, spec, q->pw, q->ph, t, q->pw, q->ph, ki->gray ? 2 : 4, 0, err);
 		} else {
 			snprintf(err, BLOOM_ERR_LEN, "kernel spectrum: out of GPU memory");
-			rc = BLOOM_E_GPU;
+			rc = BLOOM_E_GPU_MEMORY;
 		}
 		glDeleteBuffers(1, &spec);
 		spec = t;

@@ -3,6 +3,8 @@
  * the composite; see bloom_internal.h. */
 #include "gles/bloom_internal.h"
 
+#include "gles/fault.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +89,18 @@ void bloom_progs_drop(struct bloom_ctx *b)
 int bloom_padded_size(int n)
 {
 	return fft_good_size(n);
+}
+
+size_t bloom_plan_bytes(int pw, int ph, int half)
+{
+	return (size_t)pw * ph * ((half ? 8 : 16) + 3 * 16 + 16);
+}
+
+void bloom_release_all(struct bloom_ctx *b)
+{
+	while (!bloom_release_plan(b)) {
+	}
+	bloom_kcache_free(b);
 }
 
 void bloom_plan_destroy(struct plan *q)
@@ -178,12 +192,14 @@ static void make_fused(struct bloom_ctx *b, struct plan *q)
 
 static int make_buffers(struct plan *q)
 {
+	if (gles_fault_fire(GLES_FAULT_OOM, NULL))
+		return BLOOM_E_GPU_MEMORY;
 	size_t elems = (size_t)q->pw * q->ph;
 	q->padded = bloom_buffer(elems * (q->half ? 8 : 16), GL_DYNAMIC_COPY);
 	q->image = q->padded ? bloom_buffer(elems * 16, GL_DYNAMIC_COPY) : 0;
 	q->out = q->image ? bloom_buffer(elems * 16, GL_DYNAMIC_COPY) : 0;
 	q->staging = q->out ? bloom_buffer(elems * 16, GL_STREAM_READ) : 0;
-	return q->staging ? 0 : BLOOM_E_GPU;
+	return q->staging ? 0 : BLOOM_E_GPU_MEMORY;
 }
 
 /* Adds q to the cache, destroying the least recently used plan past opts.max_plans. */
@@ -236,9 +252,10 @@ int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_param
 	}
 	make_fused(b, q);
 	if (make_buffers(q)) {
-		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d: out of GPU memory", pw, ph);
+		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d: out of GPU memory (%zu MiB for its "
+		         "buffers)", pw, ph, bloom_plan_bytes(pw, ph, q->half) >> 20);
 		bloom_plan_destroy(q);
-		return BLOOM_E_GPU;
+		return BLOOM_E_GPU_MEMORY;
 	}
 	cache_insert(b, q);
 	*out = q;

@@ -4,6 +4,8 @@
  * caller; see bloom_internal.h. */
 #include "gles/bloom_internal.h"
 
+#include "gles/fault.h"
+
 #include <EGL/egl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +146,7 @@ static int fence_wait(void)
 	GLsync f = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
 	if (!f)
 		return 0;
+
 	GLenum w = GL_TIMEOUT_EXPIRED;
 	for (int i = 0; i < 600 && w == GL_TIMEOUT_EXPIRED; i++) /* 60 s at most */
 		w = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 100000000ull);
@@ -200,7 +203,7 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	if (b->buffer_storage ? grow_mapped(b, &b->yin, &b->yin_bytes, &b->yin_map, y->bytes, 0)
 	                      : grow_buffer(&b->yin, &b->yin_bytes, y->bytes, GL_STREAM_DRAW)) {
 		snprintf(err, BLOOM_ERR_LEN, "planes upload: out of GPU memory");
-		return BLOOM_E_NOMEM;
+		return BLOOM_E_GPU_MEMORY;
 	}
 	double t0 = bloom_now_ms();
 	if (b->yin_map) { /* coherent: seen by the commands issued after it; the last frame's
@@ -256,7 +259,7 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 	              ? grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, bytes, 1)
 	              : grow_buffer(&b->ystage, &b->ystage_bytes, bytes, GL_STREAM_READ)))) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
-		return BLOOM_E_NOMEM;
+		return BLOOM_E_GPU_MEMORY;
 	}
 	if (!dst)
 		dst = b->ystage;
@@ -390,6 +393,11 @@ int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *re
                     int ch, struct bloom_lease **lease, struct bloom_stats *st,
                     char err[BLOOM_ERR_LEN])
 {
+	double hang;
+	if (gles_fault_fire(GLES_FAULT_HANG, &hang)) { /* as a GPU that does not finish */
+		struct timespec ts = {(time_t)hang, (long)((hang - (double)(time_t)hang) * 1e9)};
+		nanosleep(&ts, NULL);
+	}
 	double t_read = bloom_now_ms();
 	int rc = res->want_yuv ? read_planes(b, q, res, w, h, ch, lease, st, &t_read, err)
 	                       : read_float(q, &res->img, w, h, ch, st, &t_read, err);

@@ -11,6 +11,8 @@ struct engine {
 	struct bloom_ctx *bloom;
 	struct spatial_ctx *spatial;
 	struct deconv_ctx *deconv;
+	struct engine_opts opts;
+	struct gles_log log;
 	char driver[ENGINE_DRIVER_LEN];
 };
 
@@ -57,30 +59,33 @@ static int make_base(struct engine *e, const struct engine_opts *o, const struct
 	return 0;
 }
 
-/* The bloom, spatial and deconv contexts asked for. */
-static int make_parts(struct engine *e, const struct engine_opts *o, const struct gles_log *log,
-                      char err[ENGINE_ERR_LEN])
+/* The bloom, spatial and deconv contexts asked for that are not built yet. */
+static int make_parts(struct engine *e, unsigned parts, char err[ENGINE_ERR_LEN])
 {
+	const struct engine_opts *o = &e->opts;
+	const struct gles_log *log = &e->log;
 	const struct egl_info *info = egl_ctx_info(e->egl);
-	if (o->parts & ENGINE_BLOOM) {
+	if ((parts & ENGINE_BLOOM) && !e->bloom) {
 		struct bloom_ctx_opts bo = {.kernel_cache_bytes = o->kernel_cache_bytes,
 		                            .max_plans = o->max_plans, .wisdom = e->wisdom,
-		                            .no_persistent_map = o->no_persistent_map};
+		                            .no_persistent_map = o->no_persistent_map,
+		                            .frame_bytes = o->frame_bytes, .progress = o->progress,
+		                            .progress_arg = o->progress_arg};
 		char berr[BLOOM_ERR_LEN];
 		if (bloom_ctx_create(e->pc, info, &bo, log, &e->bloom, berr)) {
 			snprintf(err, ENGINE_ERR_LEN, "bloom: %.4000s", berr);
 			return ENGINE_E_PART;
 		}
 	}
-	if (o->parts & (ENGINE_SPATIAL | ENGINE_DECONV)) {
-		struct spatial_opts so = {.max_plans = o->max_plans};
+	if ((parts & (ENGINE_SPATIAL | ENGINE_DECONV)) && !e->spatial) {
+		struct spatial_opts so = {.max_plans = o->max_plans, .frame_bytes = o->frame_bytes};
 		char serr[SPATIAL_ERR_LEN];
 		if (spatial_ctx_create(e->pc, info, &so, log, &e->spatial, serr)) {
 			snprintf(err, ENGINE_ERR_LEN, "spatial convolution: %s", serr);
 			return ENGINE_E_PART;
 		}
 	}
-	if (o->parts & ENGINE_DECONV) {
+	if ((parts & ENGINE_DECONV) && !e->deconv) {
 		char derr[DECONV_ERR_LEN];
 		if (deconv_ctx_create(e->pc, info, e->spatial, log, &e->deconv, derr)) {
 			snprintf(err, ENGINE_ERR_LEN, "transposed convolution: %s", derr);
@@ -100,9 +105,12 @@ int engine_create(const struct engine_opts *o, const struct gles_log *log, struc
 		snprintf(err, ENGINE_ERR_LEN, "out of memory");
 		return ENGINE_E_NOMEM;
 	}
+	e->opts = *o;
+	if (log)
+		e->log = *log;
 	int rc = make_base(e, o, log, err);
 	if (!rc)
-		rc = make_parts(e, o, log, err);
+		rc = make_parts(e, o->parts, err);
 	if (rc) {
 		engine_destroy(e);
 		return rc;
@@ -122,6 +130,17 @@ void engine_destroy(struct engine *e)
 	program_cache_destroy(e->pc);
 	egl_ctx_destroy(e->egl);
 	free(e);
+}
+
+int engine_want(struct engine *e, unsigned parts, char err[ENGINE_ERR_LEN])
+{
+	err[0] = 0;
+	return make_parts(e, parts, err);
+}
+
+int engine_reset_status(struct engine *e)
+{
+	return egl_ctx_reset_status(e->egl);
 }
 
 struct egl_ctx *engine_egl(const struct engine *e)

@@ -47,6 +47,10 @@ struct engine_opts {
 	int max_plans;             /* the bloom's padded sizes and the spatial shapes kept (0: 8) */
 	int no_persistent_map;     /* bloom_ctx_opts.no_persistent_map */
 	unsigned parts;            /* enum engine_part, or-ed */
+	size_t frame_bytes;        /* bloom_ctx_opts.frame_bytes and spatial_opts.frame_bytes: GPU
+	                              memory one frame's pass may take before it runs in tiles */
+	void (*progress)(void *arg, int done, int total); /* bloom_ctx_opts.progress */
+	void *progress_arg;
 };
 
 const char *engine_strerror(int code);
@@ -58,6 +62,14 @@ struct engine;
 int engine_create(const struct engine_opts *o, const struct gles_log *log, struct engine **out,
                   char err[ENGINE_ERR_LEN]);
 void engine_destroy(struct engine *e); /* NULL-safe; destroys the parts, then the context */
+
+/* Builds the parts asked for that are not built yet (the spatial context's probes take a while,
+ * so a daemon builds it on first use). 0, or ENGINE_E_PART with err naming the part. */
+int engine_want(struct engine *e, unsigned parts, char err[ENGINE_ERR_LEN]);
+
+/* egl_ctx_reset_status of the engine's context: after a GPU reset (not EGL_RESET_NONE) the
+ * engine and everything made in it are lost; only engine_destroy and a new engine help. */
+int engine_reset_status(struct engine *e);
 
 struct egl_ctx *engine_egl(const struct engine *e);
 const struct egl_info *engine_info(const struct engine *e);

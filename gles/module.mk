@@ -16,6 +16,8 @@ GLES_OBJS := \
 	$(BUILD)/gles/bloom_plan.o \
 	$(BUILD)/gles/bloom_kernel.o \
 	$(BUILD)/gles/bloom_transfer.o \
+	$(BUILD)/gles/tile.o \
+	$(BUILD)/gles/fault.o \
 	$(BUILD)/gles/bloom.o
 GLES_OBJS += \
 	$(BUILD)/gles/spatial_plan.o \

@@ -87,6 +87,10 @@ struct spatial_opts {
 	int no_float_linear;       /* 1: behave as if OES_texture_float_linear were missing
 	                              (tests the interpolator's fallback) */
 	long long max_texture_bytes; /* largest input texture; 0: 1 GiB */
+	unsigned long long frame_bytes; /* images: GPU memory one pass may take (32 bytes a
+	                                   pixel); larger images run in overlap-save tiles
+	                                   (gles/tile.h), as do those beyond the device's limits.
+	                                   0: the limits only */
 };
 
 /* What the context measured and allows. */
@@ -126,6 +130,7 @@ struct spatial_stats {
 	double upload_ms;/* host clock: the input copied into GPU memory */
 	double wall_ms;  /* host clock, the whole call */
 	long singles, fused; /* interp: taps read alone and pairs fused, over all output planes */
+	int tiles_x, tiles_y;  /* images: the tiles the image ran in (1 x 1 untiled) */
 };
 
 struct spatial_ctx;

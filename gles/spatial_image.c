@@ -2,6 +2,8 @@
  * estimate for choosing between the two; see spatial.h. */
 #include "gles/spatial_internal.h"
 
+#include "gles/tile.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +90,132 @@ static struct spatial_geom image_geom(int w, int h, int kw, int kh, int cx, int 
 	return g;
 }
 
+/* One pass over the whole of `in` (checked by the caller; centre cx, cy). */
+static int image_once(struct spatial_ctx *s, const struct image *in, const struct image *kernel,
+                      const struct spatial_image_opts *o, int cx, int cy, struct image *out,
+                      struct spatial_stats *st, char err[SPATIAL_ERR_LEN])
+{
+	int kw = kernel->width, kh = kernel->height, rc;
+	struct spatial_geom g = image_geom(in->width, in->height, kw, kh, cx, cy);
+	float *taps = malloc((size_t)kw * kh * 16);
+	if (!taps)
+		return SPATIAL_E_NOMEM;
+	int gray;
+	if ((rc = kernel_taps(kernel, o->normalize, taps, &gray, err)))
+		goto done;
+	const float *rgba = to_rgba(s, in);
+	int ch = in->channels;
+	if (!gray && ch <= 2)
+		ch += 2;
+	size_t n = (size_t)in->width * in->height;
+	float *res = malloc(n * 16);
+	if (!rgba || !res || image_alloc(out, in->width, in->height, ch)) {
+		free(res);
+		rc = SPATIAL_E_NOMEM;
+		goto done;
+	}
+	rc = spatial_run_host(s, &g, o->algorithm, o->precision, 1, rgba, n * 16, taps, NULL, res, n * 16,
+	              o->time_stages, st, err);
+	if (!rc)
+		for (size_t i = 0; i < n; i++) {
+			const float *p = res + i * 4;
+			float *d = out->pixels + i * ch;
+			switch (ch) {
+			case 1: d[0] = p[0]; break;
+			case 2: d[0] = p[0], d[1] = p[3]; break;
+			case 3: d[0] = p[0], d[1] = p[1], d[2] = p[2]; break;
+			default: memcpy(d, p, 16);
+			}
+		}
+	free(res);
+	if (rc)
+		image_free(out);
+done:
+	free(taps);
+	return rc;
+}
+
+
+/* Whether an image pass over w x h runs: the shape's textures and buffers within the device's
+ * limits (checked as the algorithm that must run, batch4 for auto), the pass within
+ * spatial_opts.frame_bytes (its input and result, 32 bytes a pixel). */
+struct fit {
+	const struct spatial_ctx *s;
+	int kw, kh, cx, cy, precision, algorithm;
+};
+
+static int image_fits(const struct fit *f, int w, int h)
+{
+	if (f->s->o.frame_bytes && (unsigned long long)w * h * 32 > f->s->o.frame_bytes)
+		return 0;
+	struct shape_key k;
+	memset(&k, 0, sizeof k);
+	k.g = image_geom(w, h, f->kw, f->kh, f->cx, f->cy);
+	k.alg = f->algorithm == SPATIAL_ALG_AUTO ? SPATIAL_ALG_BATCH4 : f->algorithm;
+	k.level = f->precision;
+	k.image = 1;
+	struct shape tmp;
+	char err[SPATIAL_ERR_LEN];
+	return spatial_shape_layout(f->s, &k, &tmp, err) == 0;
+}
+
+/* A tile's cost: the pixels its pass computes, halo included, and a fixed part for its
+ * dispatches and copies. */
+static double tile_cost(void *ctx, int tw, int th)
+{
+	const struct fit *f = ctx;
+	int w = tw + f->kw - 1, h = th + f->kh - 1;
+	return image_fits(f, w, h) ? (double)w * h + 65536.0 : -1;
+}
+
+/* The image in overlap-save tiles (gles/tile.h) whose pass fits. */
+static int image_tiled(struct spatial_ctx *s, const struct image *in, const struct image *kernel,
+                       const struct spatial_image_opts *o, int cx, int cy, struct image *out,
+                       struct spatial_stats *st, char err[SPATIAL_ERR_LEN])
+{
+	struct fit f = {s, kernel->width, kernel->height, cx, cy, o->precision, o->algorithm};
+	struct tile_grid g;
+	if (tile_grid_choose(in->width, in->height, f.kw, f.kh, cx, cy, 0, tile_cost, &f, &g)) {
+		snprintf(err, SPATIAL_ERR_LEN, "the %dx%d kernel does not fit this GPU's limits even "
+		         "with the smallest tiles", f.kw, f.kh);
+		return SPATIAL_E_TOO_LARGE;
+	}
+	gles_logf(&s->log, GLES_LOG_DEBUG, "spatial: %dx%d in %dx%d tiles of %dx%d", in->width,
+	          in->height, g.nx, g.ny, g.tw, g.th);
+	int n = tile_count(&g), rc = 0;
+	for (int i = 0; !rc && i < n; i++) {
+		struct tile_rect ro, ri;
+		tile_rects(&g, i, &ro, &ri);
+		struct image sub = {0}, r = {0};
+		struct spatial_stats ts;
+		memset(&ts, 0, sizeof ts);
+		rc = tile_crop(in, &ri, &sub) ? SPATIAL_E_NOMEM : 0;
+		if (!rc)
+			rc = image_once(s, &sub, kernel, o, cx, cy, &r, &ts, err);
+		if (!rc && !out->pixels && image_alloc(out, in->width, in->height, r.channels))
+			rc = SPATIAL_E_NOMEM;
+		if (!rc) {
+			tile_paste(out, ro.x, ro.y, &r, ro.x - ri.x, ro.y - ri.y, ro.w, ro.h);
+			for (int k = 0; k < GPU_STAGE_COUNT; k++)
+				st->stage_ms[k] += ts.stage_ms[k];
+			st->gpu_ms += ts.gpu_ms, st->upload_ms += ts.upload_ms;
+			st->algorithm = ts.algorithm, st->timed = ts.timed;
+			st->measured |= ts.measured;
+			st->singles += ts.singles, st->fused += ts.fused;
+		}
+		image_free(&sub);
+		image_free(&r);
+	}
+	if (rc) {
+		image_free(out);
+		if (rc == SPATIAL_E_NOMEM && !err[0])
+			snprintf(err, SPATIAL_ERR_LEN, "tiles: out of memory");
+	} else {
+		st->tiles_x = g.nx, st->tiles_y = g.ny;
+	}
+	return rc;
+}
+
 int spatial_convolve_image(struct spatial_ctx *s, const struct image *in,
                            const struct image *kernel, const struct spatial_image_opts *o,
                            struct image *out, struct spatial_stats *st,
@@ -127,44 +255,21 @@ int spatial_convolve_image(struct spatial_ctx *s, const struct image *in,
 	int rc = spatial_check_args(&g, o->algorithm, o->precision, 1, err);
 	if (rc)
 		return rc;
-	float *taps = malloc((size_t)kw * kh * 16);
-	if (!taps)
-		return SPATIAL_E_NOMEM;
-	int gray;
-	if ((rc = kernel_taps(kernel, o->normalize, taps, &gray, err)))
-		goto done;
-	const float *rgba = to_rgba(s, in);
-	int ch = in->channels;
-	if (!gray && ch <= 2)
-		ch += 2;
-	size_t n = (size_t)in->width * in->height;
-	float *res = malloc(n * 16);
-	if (!rgba || !res || image_alloc(out, in->width, in->height, ch)) {
-		free(res);
-		rc = SPATIAL_E_NOMEM;
-		goto done;
+	double t0 = spatial_now_ms();
+	struct fit f = {s, kw, kh, cx, cy, o->precision, o->algorithm};
+	rc = SPATIAL_E_TOO_LARGE;
+	if (image_fits(&f, in->width, in->height)) {
+		rc = image_once(s, in, kernel, o, cx, cy, out, st, err);
+		st->tiles_x = st->tiles_y = 1;
 	}
-	rc = spatial_run_host(s, &g, o->algorithm, o->precision, 1, rgba, n * 16, taps, NULL, res, n * 16,
-	              o->time_stages, st, err);
-	if (!rc)
-		for (size_t i = 0; i < n; i++) {
-			const float *p = res + i * 4;
-			float *d = out->pixels + i * ch;
-			switch (ch) {
-			case 1: d[0] = p[0]; break;
-			case 2: d[0] = p[0], d[1] = p[3]; break;
-			case 3: d[0] = p[0], d[1] = p[1], d[2] = p[2]; break;
-			default: memcpy(d, p, 16);
-			}
-		}
-	free(res);
-	if (rc)
-		image_free(out);
-done:
-	free(taps);
+	if (rc == SPATIAL_E_TOO_LARGE) { /* beyond a limit or the budget: in tiles */
+		memset(st, 0, sizeof *st);
+		err[0] = 0;
+		rc = image_tiled(s, in, kernel, o, cx, cy, out, st, err);
+	}
+	st->wall_ms = spatial_now_ms() - t0;
 	return rc;
 }
-
 int spatial_image_estimate(struct spatial_ctx *s, int w, int h, int kw, int kh, int precision,
                            double *ms, char err[SPATIAL_ERR_LEN])
 {

@@ -168,6 +168,11 @@ void yuv_image_free(struct yuv_image *y); /* NULL-safe; zeroes the struct */
 int image_decode_jpeg_yuv(const void *buf, size_t len, const struct image_limits *lim,
 			  struct yuv_image *out, struct image_info *info, char err[IMAGE_ERR_LEN]);
 
+/* Planes to a float image on the CPU as a JPEG decode would have made it: libjpeg's chroma
+ * upsampling and colour conversion, the sRGB decode, the EXIF orientation applied. 0 or a
+ * negative image_error. */
+int image_from_yuv(const struct yuv_image *y, struct image *out, char err[IMAGE_ERR_LEN]);
+
 /* Encodes planes as a JPEG (quality 1-100; 4:4:4 or 4:2:0 as the planes are, or gray).
  * Returns 0 or a negative image_error; *out is malloc'd. */
 int image_encode_jpeg_yuv(const struct yuv_image *y, int quality, unsigned char **out,

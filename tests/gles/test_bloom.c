@@ -4,7 +4,7 @@
  * normalisation, add and mix), the packed colour path against per-channel runs, energy kept by
  * a normalised kernel, cache hits, kernel scale, presets and errors; the separate column passes
  * (where two columns do not fit shared memory) and padded exchanges in the fused column pass;
- * planes in and out, lent read-back buffers. Fresh random data. */
+ * planes in and out, lent read-back buffers; overlap-save tiles. Fresh random data. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -158,6 +158,7 @@ static double *rgba_of(const struct image *im)
 		const float *p = im->pixels + i * im->channels;
 		switch (im->channels) {
 		case 1: d[4 * i] = d[4 * i + 1] = d[4 * i + 2] = p[0], d[4 * i + 3] = 1; break;
+		case 2: d[4 * i] = d[4 * i + 1] = d[4 * i + 2] = p[0], d[4 * i + 3] = p[1]; break;
 		case 3: d[4 * i] = p[0], d[4 * i + 1] = p[1], d[4 * i + 2] = p[2], d[4 * i + 3] = 1; break;
 		default: for (int c = 0; c < 4; c++) d[4 * i + c] = p[c];
 		}
@@ -179,15 +180,25 @@ static int compare(const char *name, const struct image *out, const double *ref,
 	return ok;
 }
 
+/* The context run_ok uses: g_b, or the tiling one, which must then run in several tiles. */
+static struct bloom_ctx *g_use;
+
 static void run_ok(int op, const struct image *in, const struct image *k,
                    const struct bloom_params *p, struct image *out, struct bloom_stats *st)
 {
 	char err[BLOOM_ERR_LEN];
 	struct bloom_kernel kr = {k, {0, 0}};
-	int rc = bloom_run(g_b, op, in, &kr, p, 0, out, st, err);
+	int rc = bloom_run(g_use ? g_use : g_b, op, in, &kr, p, 0, out, st, err);
 	if (rc)
 		printf("bloom_run: %s\n", err);
 	assert_int_equal(rc, 0);
+	if (g_use) {
+		print_message("  %dx%d in %dx%d tiles, padded %dx%d\n", in->width, in->height,
+		              st->tiles_x, st->tiles_y, st->padded_w, st->padded_h);
+		assert_true(st->tiles_x * st->tiles_y > 1);
+	} else {
+		assert_int_equal(st->tiles_x * st->tiles_y, 1);
+	}
 }
 
 static void check_convolve(int w, int h, int ic, int kw, int kh, int kc, int gray, const char *center,
@@ -920,6 +931,122 @@ static void yuv_out_cases(struct bloom_ctx *g_b)
 	}
 }
 
+/* Tiles: a context whose frames may take 1.5 MiB of GPU memory (padded plans of at most about
+ * 140 x 140) runs every case in overlap-save tiles, against the same CPU references and
+ * tolerance as the untiled runs: off-centre and default centres (uneven halos), kernels larger
+ * than a tile's output, colour and gray, 1-4 channels, the bloom's prefilter and composites. */
+static struct bloom_ctx *tiling_ctx(size_t frame_bytes)
+{
+	struct bloom_ctx *t;
+	struct bloom_ctx_opts o = {.frame_bytes = frame_bytes};
+	char err[BLOOM_ERR_LEN];
+	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &t, err), 0);
+	return t;
+}
+
+static void test_tiles_reference(void **state)
+{
+	(void)state;
+	g_use = tiling_ctx(3u << 19);
+	check_convolve(300, 170, 4, 61, 45, 3, 0, "", 30, 22, 1);
+	check_convolve(257, 131, 3, 64, 64, 3, 1, "10,50", 10, 50, 1);
+	check_convolve(203, 97, 1, 9, 13, 1, 1, "0,0", 0, 0, 1);
+	check_convolve(190, 150, 2, 33, 5, 3, 0, "32,4", 32, 4, 1);
+	check_convolve(900, 30, 4, 15, 3, 3, 0, "", 7, 1, 1);
+	bloom_ctx_destroy(g_use);
+	g_use = tiling_ctx(1u << 16); /* plans of about 28 x 28: the bloom's 7x9 kernel in many tiles */
+	check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
+	check_bloom(BLOOM_COMPOSITE_MIX, 1.5, 0.2, 1);
+	bloom_ctx_destroy(g_use);
+	g_use = NULL;
+}
+
+/* What the tiles take from the whole frame: the kernel resized for the whole image
+ * (kernel_scale), a preset, planes in (converted on the CPU for tiles: within the GPU
+ * conversion's 1.5 codes of the untiled run) and planes asked for out (a float result), a
+ * result that overflows float32 (counted), and a kernel no tile can hold (refused). */
+static void test_tiles_frame(void **state)
+{
+	(void)state;
+	struct bloom_ctx *t = tiling_ctx(3u << 19);
+	char err[BLOOM_ERR_LEN];
+	struct image in = rand_image(310, 190, 3, 0, 4), a, b;
+	struct bloom_stats sa, sb;
+	struct bloom_params p;
+	tu_params(&p, BLOOM_OP_BLOOM);
+	p.kernel_scale = 0.25;
+	struct bloom_kernel preset = {NULL, {0, 0}};
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &preset, &p, 0, &a, &sa, err), 0);
+	assert_int_equal(bloom_run(t, BLOOM_OP_BLOOM, &in, &preset, &p, 0, &b, &sb, err), 0);
+	print_message("kernel_scale 0.25: %dx%d tiles of padded %dx%d, untiled %dx%d\n", sb.tiles_x,
+	              sb.tiles_y, sb.padded_w, sb.padded_h, sa.padded_w, sa.padded_h);
+	assert_true(sb.tiles_x * sb.tiles_y > 1);
+	double *ra = malloc((size_t)310 * 190 * 3 * sizeof *ra);
+	for (size_t i = 0; i < (size_t)310 * 190 * 3; i++)
+		ra[i] = a.pixels[i];
+	assert_true(tu_check("tiled vs untiled, kernel_scale 0.25", b.pixels, ra, (size_t)310 * 190 * 3,
+	                     TOL));
+	free(ra);
+	image_free(&a), image_free(&b);
+
+	/* planes in, planes asked for out */
+	struct yuv_image planes, y;
+	struct image_info info;
+	unsigned lost = 0;
+	unsigned char *jpeg, *ex;
+	size_t len, exlen;
+	struct image small = rand_image(300, 170, 3, 0, 1);
+	assert_int_equal(yuv_ref_from_image(&small, 0, 2, 2, 0, &planes, &lost), 0);
+	assert_int_equal(image_encode_jpeg_yuv(&planes, 90, &jpeg, &len, err), 0);
+	assert_int_equal(yuv_ref_add_exif(jpeg, len, 6, &ex, &exlen), 0);
+	assert_int_equal(image_decode_jpeg_yuv(ex, exlen, NULL, &y, &info, err), 0);
+	tu_params(&p, BLOOM_OP_BLOOM);
+	struct image k = rand_image(21, 17, 3, 0, 1);
+	struct bloom_kernel kr = {&k, {0, 0}};
+	struct bloom_frame f = {NULL, &y};
+	struct bloom_result r1, r2;
+	memset(&r1, 0, sizeof r1);
+	memset(&r2, 0, sizeof r2);
+	assert_int_equal(bloom_run_frame(g_b, BLOOM_OP_BLOOM, &f, &kr, &p, 0, &r1, &sa, err), 0);
+	r2.want_yuv = 1, r2.sub_x = r2.sub_y = 2;
+	assert_int_equal(bloom_run_frame(t, BLOOM_OP_BLOOM, &f, &kr, &p, 0, &r2, &sb, err), 0);
+	assert_true(sb.tiles_x * sb.tiles_y > 1);
+	assert_null(r2.yuv.data);
+	assert_non_null(r2.img.pixels);
+	assert_int_equal(r2.img.width, 170);
+	assert_int_equal(r2.img.height, 300);
+	double d = code_diff(&r2.img, &r1.img);
+	print_message("planes in, tiled: %.3f codes from the untiled run (tolerance 1.51)\n", d);
+	assert_true(d <= 1.51);
+	image_free(&r1.img), image_free(&r2.img), image_free(&small), image_free(&k);
+	yuv_image_free(&planes), yuv_image_free(&y);
+	free(jpeg), free(ex);
+
+	/* float32 overflow found in tiles too */
+	tu_params(&p, BLOOM_OP_CONVOLVE);
+	p.normalize = BLOOM_NORMALIZE_NONE;
+	struct image big = rand_image(300, 170, 1, 1e38f, 3e38f), k3 = rand_image(9, 9, 1, 1, 2);
+	struct bloom_kernel kb = {&k3, {0, 0}};
+	assert_int_equal(bloom_run(t, BLOOM_OP_CONVOLVE, &big, &kb, &p, 0, &a, &sb, err), BLOOM_E_ARG);
+	print_message("overflow in tiles: %s\n", err);
+	assert_non_null(strstr(err, "not finite"));
+	image_free(&big), image_free(&k3);
+
+	/* a kernel whose own padded plan exceeds the budget */
+	struct image huge = rand_image(200, 200, 1, 0, 1);
+	struct bloom_kernel kh = {&huge, {0, 0}};
+	assert_int_equal(bloom_run(t, BLOOM_OP_CONVOLVE, &in, &kh, &p, 0, &a, &sb, err),
+	                 BLOOM_E_TOO_LARGE);
+	print_message("kernel beyond every tile: %s\n", err);
+	struct bloom_limits lim;
+	bloom_ctx_limits(t, &lim);
+	print_message("limits at 1.5 MiB: %llu untiled pixels, kernels to %d a side\n",
+	              lim.untiled_pixels, lim.max_kernel_side);
+	assert_true(lim.max_kernel_side < 200 && lim.max_kernel_side > 60);
+	image_free(&huge), image_free(&in);
+	bloom_ctx_destroy(t);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -977,6 +1104,8 @@ int main(void)
 		cmocka_unit_test(test_stage_times),
 		cmocka_unit_test(test_yuv_in),
 		cmocka_unit_test(test_yuv_out),
+		cmocka_unit_test(test_tiles_reference),
+		cmocka_unit_test(test_tiles_frame),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

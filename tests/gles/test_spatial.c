@@ -561,6 +561,8 @@ static struct image rand_image(int w, int h, int c, float lo, float hi)
 	return im;
 }
 
+static int g_tiled; /* image_case must run in several tiles (1) or in one (0) */
+
 static void image_case(int w, int h, int ch, int kw, int kh, int kch, int gray, int cx, int cy,
                        int normalize, int precision, int alg)
 {
@@ -577,6 +579,12 @@ static void image_case(int w, int h, int ch, int kw, int kh, int kch, int gray, 
 	if (rc)
 		printf("image: %s\n", err);
 	assert_int_equal(rc, 0);
+	if (g_tiled) {
+		print_message("  %dx%d in %dx%d tiles\n", w, h, st.tiles_x, st.tiles_y);
+		assert_true(st.tiles_x * st.tiles_y > 1);
+	} else {
+		assert_int_equal(st.tiles_x * st.tiles_y, 1);
+	}
 	int want_ch = ch + (!kernel_gray(&k) && ch <= 2 ? 2 : 0);
 	assert_int_equal(out.channels, want_ch);
 	assert_int_equal(out.width, w);
@@ -614,6 +622,27 @@ static void test_image(void **state)
 	image_case(16, 12, 3, 3, 5, 3, 1, -1, -1, 1, 2, SPATIAL_ALG_INTERP); /* gray RGB kernel */
 	image_case(11, 13, 3, 3, 3, 2, 1, -1, -1, 0, 1, SPATIAL_ALG_BATCH4);
 	image_case(11, 13, 4, 1, 1, 1, 1, -1, -1, 0, 0, SPATIAL_ALG_INTERP);
+}
+
+/* Tiles: a context whose image passes may take 32 KiB (about 32 x 32 pixels with their halo)
+ * runs images in overlap-save tiles, against the same reference and bounds: uneven halos,
+ * kernels wider than a tile's output, gray and colour, both algorithms. */
+static void test_image_tiles(void **state)
+{
+	(void)state;
+	struct spatial_ctx *keep = g_s;
+	struct spatial_opts so = {.frame_bytes = 32u << 10};
+	char err[SPATIAL_ERR_LEN];
+	assert_int_equal(spatial_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &so, NULL, &g_s,
+	                                    err), 0);
+	g_tiled = 1;
+	image_case(71, 45, 4, 5, 5, 3, 0, -1, -1, 0, 3, SPATIAL_ALG_BATCH4);
+	image_case(60, 33, 3, 9, 3, 3, 1, 0, 2, 1, 3, SPATIAL_ALG_INTERP);
+	image_case(50, 50, 1, 4, 11, 3, 0, 3, 0, 0, 3, SPATIAL_ALG_AUTO);
+	image_case(67, 20, 2, 17, 5, 1, 1, -1, -1, 0, 2, SPATIAL_ALG_BATCH4);
+	g_tiled = 0;
+	spatial_ctx_destroy(g_s);
+	g_s = keep;
 }
 
 /* The same convolution through the FFT path (gles/bloom, op convolve): both agree, for images
@@ -709,6 +738,7 @@ int main(void)
 		cmocka_unit_test(test_trim_between_runs),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_image),
+		cmocka_unit_test(test_image_tiles),
 		cmocka_unit_test(test_image_vs_fft),
 		cmocka_unit_test(test_image_errors),
 	};

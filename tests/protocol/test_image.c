@@ -467,7 +467,8 @@ static double max_code_diff(const struct image *a, const struct image *b, int ch
 /* JPEG planes: every subsampling the planes carry (gray, 4:4:4, 4:2:2, 4:2:0, 4:4:0), odd sizes
  * and every EXIF orientation. The planes, converted by the independent reference (tests/yuv_ref),
  * must match libjpeg's own decode within 1.5 codes: libjpeg rounds the upsampled chroma and the
- * RGB to integers (0.5 code of chroma is 0.89 code of blue), the reference does not. */
+ * RGB to integers (0.5 code of chroma is 0.89 code of blue), the reference does not. Converted
+ * by image_from_yuv (libjpeg's conversion), within 1 code of it. */
 static void test_jpeg_yuv(void **state)
 {
 	(void)state;
@@ -517,6 +518,18 @@ static void test_jpeg_yuv(void **state)
 			if (!(d <= 1.5))
 				fail_msg("%dx%d sub %dx%d gray %d orientation %d: planes vs libjpeg differ by "
 					 "%.2f codes (tolerance 1.5)", w, h, subs[u][1], subs[u][2], gray, o, d);
+			/* the CPU conversion (image_from_yuv, libjpeg's own) equals libjpeg's decode */
+			struct image c;
+			assert_int_equal(image_from_yuv(&back, &c, err), 0);
+			assert_int_equal(c.width, a.width);
+			assert_int_equal(c.height, a.height);
+			assert_int_equal(c.channels, a.channels);
+			double dc = max_code_diff(&a, &c, a.channels);
+			if (!(dc <= 1.0))
+				fail_msg("%dx%d sub %dx%d gray %d orientation %d: image_from_yuv vs libjpeg "
+					 "differ by %.2f codes (tolerance 1)", w, h, subs[u][1], subs[u][2], gray,
+					 o, dc);
+			image_free(&c);
 			/* and the planes keep the picture: JPEG at quality 90 */
 			if (!(k & 1) && o == 1 && w * h >= 256) {
 				double p = psnr_srgb(&img, &a, a.channels);
