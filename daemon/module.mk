@@ -3,7 +3,8 @@ DAEMON_LIB_OBJS := \
 	$(BUILD)/daemon/config.o \
 	$(BUILD)/daemon/log.o \
 	$(BUILD)/daemon/multipart.o \
-	$(BUILD)/daemon/apiutil.o
+	$(BUILD)/daemon/apiutil.o \
+	$(BUILD)/daemon/urlsign.o
 DAEMON_OBJS := \
 	$(BUILD)/daemon/server.o \
 	$(BUILD)/daemon/http.o \

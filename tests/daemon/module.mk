@@ -10,3 +10,5 @@ $(BUILD)/tests/daemon/test_web: $(BUILD)/daemon/web.o
 # the systemd protocol (sdnotify) and the readiness/watchdog decisions (lifecycle)
 TEST_NAMES += daemon/test_sdnotify
 $(BUILD)/tests/daemon/test_sdnotify: $(BUILD)/daemon/sdnotify.o $(BUILD)/daemon/lifecycle.o $(JOBS_OBJS) $(BUILD)/daemon/kernels.o $(BUILD)/daemon/metrics.o
+# signed render URLs (HMAC-SHA256, RFC 4231 vectors)
+TEST_NAMES += daemon/test_urlsign
