@@ -44,7 +44,7 @@ struct job *fifo_pop(struct fifo *f)
 
 int is_gpu_kind(const struct job *j)
 {
-	return j->kind != JOB_KERNEL_PUT;
+	return j->kind != JOB_KERNEL_PUT && j->kind != JOB_IMAGE_PUT;
 }
 
 /* Gives j's place in the queue back, once. Caller holds the lock. */

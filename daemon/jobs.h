@@ -33,14 +33,16 @@ enum jobs_error {
 	JOBS_E_NOMEM = -4,
 };
 
-enum job_kind { JOB_BLOOM = 0, JOB_CONVOLVE, JOB_KERNEL_PUT, JOB_CONV2D, JOB_CONV2D_T };
+enum job_kind { JOB_BLOOM = 0, JOB_CONVOLVE, JOB_KERNEL_PUT, JOB_CONV2D, JOB_CONV2D_T,
+                JOB_IMAGE_PUT };
 
 struct kernel_entry;
+struct images;
 
 struct job {
 	/* Set by the submitter; the encoded buffers must live until done() is called. */
 	int kind;
-	const unsigned char *image;       /* encoded image or kernel (JOB_KERNEL_PUT) */
+	const unsigned char *image;       /* encoded image, or kernel (JOB_KERNEL_PUT) */
 	size_t image_len;
 	const unsigned char *kernel_data; /* encoded kernel image, or NULL */
 	size_t kernel_len;
@@ -48,7 +50,9 @@ struct job {
 	struct request req;               /* the parameters, parsed (format OUT_AUTO: Accept's, else
 	                                     the input's family; quality 0: --jpeg-quality) */
 	int png_from_accept;              /* the format came from Accept: image/png */
-	char put_name[65];                /* JOB_KERNEL_PUT: the name */
+	char put_name[65];                /* JOB_KERNEL_PUT, JOB_IMAGE_PUT: the name */
+	struct images *store;             /* JOB_IMAGE_PUT: the store that keeps the image (its
+	                                     bytes are copied in once it decodes) */
 	const unsigned char *npy[3];      /* JOB_CONV2D, JOB_CONV2D_T: input, weight, bias (NULL:
 	                                     none) as NPY bytes */
 	size_t npy_len[3];

@@ -14,6 +14,9 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/codec.o \
 	$(BUILD)/daemon/gpu_worker.o \
 	$(BUILD)/daemon/kernels.o \
+	$(BUILD)/daemon/images.o \
+	$(BUILD)/daemon/etag.o \
+	$(BUILD)/daemon/routes_store.o \
 	$(BUILD)/daemon/metrics.o \
 	$(BUILD)/daemon/healthcheck.o \
 	$(BUILD)/daemon/web.o \

@@ -115,6 +115,14 @@ static enum MHD_Result route_info(struct req *r)
 		"input_formats", "jpeg", "png", "exr", "hdr", "pfm", "output_formats", "jpeg", "png",
 		"png16", "exr", "hdr", "pfm", "parameters", params, "tls", S->o.tls_cert != NULL,
 		"api_key", S->o.api_key != NULL);
+	size_t ni;
+	unsigned long long ib, mb;
+	int mi;
+	images_totals(S->o.images, &ni, &ib, &mi, &mb);
+	json_object_set_new(o, "stored_images", json_pack("{s:I,s:I}", "count", (json_int_t)ni,
+	                                                  "bytes", (json_int_t)ib));
+	json_object_set_new(o, "url_signing", json_boolean(S->o.sign_key != NULL));
+	json_object_set_new(o, "engine", json_string(S->engine_hex));
 	return respond_json(r, 200, o, NULL);
 }
 
@@ -237,6 +245,15 @@ static enum MHD_Result route_metrics(struct req *r)
 	        "# TYPE fftbloom_connections_cut_total counter\n"
 	        "fftbloom_connections_cut_total{reason=\"headers\"} %llu\n"
 	        "fftbloom_connections_cut_total{reason=\"body\"} %llu\n", ch, cb);
+	size_t ni;
+	unsigned long long ib, mb;
+	int mi;
+	images_totals(S->o.images, &ni, &ib, &mi, &mb);
+	fprintf(f, "# HELP fftbloom_stored_images Source images stored (PUT /v1/images, --image-dir).\n"
+	        "# TYPE fftbloom_stored_images gauge\nfftbloom_stored_images %zu\n"
+	        "# HELP fftbloom_stored_image_bytes Bytes of the stored images (encoded).\n"
+	        "# TYPE fftbloom_stored_image_bytes gauge\nfftbloom_stored_image_bytes %llu\n",
+	        ni, ib);
 	metrics_gpu(f, &st);
 	fclose(f);
 	return respond(r, 200, "text/plain; version=0.0.4; charset=utf-8", buf, len, 1, NULL);
@@ -277,7 +294,8 @@ enum MHD_Result route_get(struct req *r)
 	case R_WEB: return route_web(r);
 	case R_INFO: return route_info(r);
 	case R_OPENAPI: return respond_json(r, 200, openapi_document(FFTBLOOMD_VERSION,
-	                                                             S->o.api_key != NULL), NULL);
+	                                                             S->o.api_key != NULL,
+	                                                             S->o.sign_key != NULL), NULL);
 	case R_KERNELS: {
 		json_t *a = json_array();
 		kernels_each(S->o.kernels, list_one, a);

@@ -230,7 +230,7 @@ static enum MHD_Result answer_job(struct req *r)
 		lost[strlen(lost) - 1] = 0;
 	char gpu[16];
 	snprintf(gpu, sizeof gpu, "%d", j->gpu);
-	const char *extra[7] = {NULL};
+	const char *extra[15] = {NULL};
 	int e = 0;
 	if (*lost) {
 		extra[e++] = "X-Image-Lost";
@@ -244,6 +244,7 @@ static enum MHD_Result answer_job(struct req *r)
 		extra[e++] = "X-Convolve-Method";
 		extra[e++] = j->method == CONVOLVE_SPATIAL ? "spatial" : "fft";
 	}
+	e = store_answer_headers(r, j, extra, e); /* Location; a GET render's ETag and caching */
 	return respond(r, j->status, j->content_type, body, j->body_len, 1, extra);
 }
 
