@@ -527,6 +527,9 @@ int main(int argc, char **argv)
 			log_msg(LOG_ERROR, "url-signing-key-file: %s", uerr);
 			goto out;
 		}
+		if (!api_key)
+			log_msg(LOG_WARN, "url-signing-key-file without --api-key-file: GET render URLs "
+			        "need a signature, but the rest of /v1/ (POST, PUT) is open to anyone");
 	}
 	if (kernels_create(cfg.max_kernels, cfg.kernel_memory, &kernels) ||
 	    images_create(cfg.max_images, cfg.image_memory, &images) || metrics_create(&metrics)) {
