@@ -51,7 +51,7 @@ include tests/module.mk
 include bench/module.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: all deps deps-test deps-bench deps-docs run test sanitize bench bench-frames fuzz picture clean \
+.PHONY: all deps deps-test deps-bench deps-docs run test faults sanitize bench bench-frames fuzz picture clean \
         install uninstall deps-systemd systemd-check
 all: $(BUILD)/fftbloomd $(BUILD)/fftbloom
 
@@ -143,8 +143,13 @@ uninstall:
 run: deps all
 	$(BUILD)/fftbloomd $(ARGS)
 
-test: deps-test all $(TEST_BINS)
+test: deps-test all $(TEST_BINS) faults
 	sh tests/run.sh $(BUILD) $(TEST_BINS)
+
+# fftbloomd with GPU fault injection (gles/fault.h: POST /v1/faults arms a lost context, a hung
+# frame or exhausted GPU memory) for tests/daemon/test_faults.sh, in a build folder of its own.
+faults: deps
+	$(MAKE) BUILD=$(BUILD)/faults OPT="-O1 -g" CPPFLAGS="-DFFTBLOOM_FAULTS" $(BUILD)/faults/fftbloomd
 
 # Same tests under AddressSanitizer + UndefinedBehaviorSanitizer, in a build folder of their own.
 sanitize: deps-test

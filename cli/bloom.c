@@ -150,8 +150,11 @@ static int run(int op, int argc, char **argv)
 	if (!c.quiet && method == CONVOLVE_SPATIAL) {
 		fprintf(stderr, "%s %dx%d: direct (spatial) convolution\n", name, in.width, in.height);
 	} else if (!c.quiet) { /* the stages that ran, by name */
-		fprintf(stderr, "%s %dx%d: padded %dx%d, %s kernel%s, GPU %.2f ms (%s:", name, in.width,
-		        in.height, st.padded_w, st.padded_h, st.gray_kernel ? "grayscale" : "colour",
+		char tiles[48] = "";
+		if (st.tiles_x * st.tiles_y > 1)
+			snprintf(tiles, sizeof tiles, " in %dx%d tiles", st.tiles_x, st.tiles_y);
+		fprintf(stderr, "%s %dx%d:%s padded %dx%d, %s kernel%s, GPU %.2f ms (%s:", name, in.width,
+		        in.height, tiles, st.padded_w, st.padded_h, st.gray_kernel ? "grayscale" : "colour",
 		        st.kernel_cached ? " (cached)" : "", st.gpu_ms,
 		        st.timed == GPU_TIMING_QUERIES ? "timer queries" : "wall clock");
 		for (int s = 0, first = 1; s < GPU_STAGE_COUNT; s++)

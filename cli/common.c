@@ -97,10 +97,18 @@ int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
 	memset(g, 0, sizeof *g);
 	struct engine_opts eo = {.platform = gc->platform, .device = gc->device,
 	                         .gl_debug = gc->gl_debug, .shader_dir = gc->shader_dir,
-	                         .program_cache = gc->program_cache, .wisdom_file = gc->fft_wisdom};
+	                         .program_cache = gc->program_cache, .wisdom_file = gc->fft_wisdom,
+	                         .frame_bytes = (size_t)gc->frame_memory};
 	static char err[ENGINE_ERR_LEN];
 	if (engine_create(&eo, &log_gles_sink, &g->engine, err)) {
 		fprintf(stderr, "fftbloom: %s\n", err);
+		return -1;
+	}
+	if (gc->require_gpu && engine_info(g->engine)->software) {
+		fprintf(stderr, "fftbloom: the context is a software renderer ('%s'), and --require-gpu "
+		        "asks for a GPU\n", engine_info(g->engine)->renderer);
+		engine_destroy(g->engine);
+		g->engine = NULL;
 		return -1;
 	}
 	g->ctx = engine_egl(g->engine);

@@ -1,5 +1,5 @@
 /* fftbloom: the GPU engine as a command-line tool (info, fft, convert, bloom, convolve, conv2d,
- * conv2d-transpose, bench). */
+ * conv2d-transpose, bench, sign-url). */
 #include "cli/cli.h"
 #include "cli/conv.h"
 
@@ -21,6 +21,7 @@ static const struct {
 	{"conv2d-transpose", cli_conv2d_transpose,
 	 "transposed convolution of NPY tensors (torch conv_transpose2d, TF SAME/VALID)"},
 	{"bench", cli_bench, "GPU timings of the FFT and bloom workloads (JSON lines)"},
+	{"sign-url", cli_sign_url, "sign a GET render URL of fftbloomd (--url-signing-key-file)"},
 };
 
 static void usage(FILE *f)

@@ -8,4 +8,5 @@ CLI_OBJS := \
 	$(BUILD)/cli/bench.o \
 	$(BUILD)/cli/tensor.o \
 	$(BUILD)/cli/conv2d.o \
-	$(BUILD)/cli/deconv.o
+	$(BUILD)/cli/deconv.o \
+	$(BUILD)/cli/sign_url.o

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "daemon/apiutil.h"
+#include "daemon/images.h"
 #include "daemon/jobs_impl.h"
 #include "daemon/log.h"
 #include "gles/egl.h"
@@ -155,6 +156,75 @@ static void kernel_put_answer(struct jobs *J, struct job *j)
 	j->content_type = "application/json";
 }
 
+/* A stored image's PUT once its image decoded (the check): its facts from the decoding, its
+ * bytes copied into the store as they came. */
+static void image_put_answer(struct job *j)
+{
+	struct image_facts f;
+	memset(&f, 0, sizeof f);
+	f.info = j->info;
+	if (j->yin.data) { /* planes are as stored: orientations 5-8 turn the image */
+		int turned = j->yin.orientation >= 5;
+		f.width = turned ? j->yin.height : j->yin.width;
+		f.height = turned ? j->yin.width : j->yin.height;
+	} else {
+		f.width = j->in.width;
+		f.height = j->in.height;
+	}
+	unsigned char *copy = malloc(j->image_len);
+	if (!copy) {
+		set_error(j, 503, "out_of_memory", "out of memory storing the image");
+		return;
+	}
+	memcpy(copy, j->image, j->image_len);
+	int replaced = 0;
+	int rc = images_put(j->store, j->put_name, copy, j->image_len, &f, &replaced);
+	size_t n;
+	unsigned long long held, max_bytes;
+	int max_n;
+	images_totals(j->store, &n, &held, &max_n, &max_bytes);
+	if (rc == IMAGES_E_FULL) {
+		set_error(j, 409, "image_store_full", "%d images are stored already (--max-images); "
+		          "DELETE one first", max_n);
+		return;
+	}
+	if (rc == IMAGES_E_TOO_LARGE) {
+		set_error(j, 413, "image_too_large", "the image's %zu bytes are more than the whole "
+		          "--image-memory of %llu bytes", j->image_len, max_bytes);
+		return;
+	}
+	if (rc == IMAGES_E_BYTES) {
+		set_error(j, 409, "image_memory_full", "the image takes %zu KiB; the %zu images stored "
+		          "hold %llu of the %llu KiB --image-memory; DELETE one first",
+		          j->image_len >> 10, n, held >> 10, max_bytes >> 10);
+		return;
+	}
+	if (rc) {
+		set_error(j, rc == IMAGES_E_NAME ? 400 : 503, rc == IMAGES_E_NAME ? "bad_image_name" :
+		          "out_of_memory", "%s", images_strerror(rc));
+		return;
+	}
+	struct image_entry *e = images_get(j->store, j->put_name);
+	json_t *o = e ? images_entry_json(e) : NULL;
+	images_release(j->store, e);
+	if (o)
+		json_object_set_new(o, "replaced", json_boolean(replaced));
+	char *s = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
+	json_decref(o);
+	char *t = s ? realloc(s, strlen(s) + 2) : NULL;
+	if (t)
+		strcat(s = t, "\n");
+	if (!s) { /* stored; only its description is lost (or it was replaced meanwhile) */
+		set_error(j, 500, "out_of_memory", "the image is stored, but its description could "
+		          "not be made");
+		return;
+	}
+	j->status = replaced ? 200 : 201;
+	j->body = (unsigned char *)s;
+	j->body_len = strlen(s);
+	j->content_type = "application/json";
+}
+
 static void decode_tensors(struct jobs *J, struct job *j);
 
 static void do_decode(struct jobs *J, struct job *j)
@@ -193,9 +263,12 @@ static void do_decode(struct jobs *J, struct job *j)
 	double t1 = clock_s();
 	j->decode_s = t1 - t0;
 	j->deadline += j->decode_s; /* the deadline counts waiting, not the job's own decoding */
-	if (j->kind == JOB_KERNEL_PUT) { /* its queue place was for the decoding */
-		if (!rc)
+	if (j->kind == JOB_KERNEL_PUT || j->kind == JOB_IMAGE_PUT) { /* its queue place was for
+	                                                              * the decoding */
+		if (!rc && j->kind == JOB_KERNEL_PUT)
 			kernel_put_answer(J, j);
+		else if (!rc)
+			image_put_answer(j);
 		finish(J, j);
 		return;
 	}

@@ -112,6 +112,22 @@
 	{"kernel-max-pixels", OPT_SIZE, 1, 1e9, "4M", NULL,                                        \
 	 "pixels of one kernel at most, named or sent with a request (413 above it)",             \
 	 "FFTBLOOM_KERNEL_MAX_PIXELS", C(kernel_max_pixels)},                                      \
+	{"image-dir", OPT_STRING, 0, 0, "", NULL,                                                 \
+	 "folder of source images stored at start under their file names (GET /v1/bloom/NAME)",   \
+	 "FFTBLOOM_IMAGE_DIR", C(image_dir)},                                                     \
+	{"max-images", OPT_INT, 0, 1000000, "1024", NULL, "stored source images held at most",     \
+	 "FFTBLOOM_MAX_IMAGES", C(max_images)},                                                   \
+	{"image-memory", OPT_SIZE, 0, 1099511627776.0, "512M", NULL,                              \
+	 "bytes of stored source images (kept encoded, as uploaded) held at most (a PUT past it: " \
+	 "409, or 413 alone)", "FFTBLOOM_IMAGE_MEMORY", C(image_memory)},                         \
+	{"cache-control", OPT_STRING, 0, 0, "public, max-age=300", NULL,                          \
+	 "Cache-Control of GET render answers anyone may fetch (a name can be replaced, so not "  \
+	 "immutable by default; answers that needed the API key are private, no-cache)",          \
+	 "FFTBLOOM_CACHE_CONTROL", C(cache_control)},                                              \
+	{"url-signing-key-file", OPT_STRING, 0, 0, "", NULL,                                      \
+	 "file holding the URL signing key: GET /v1/bloom/NAME and /v1/convolve/NAME then need " \
+	 "sig= (HMAC-SHA256 of path and query) or the API key", "FFTBLOOM_URL_SIGNING_KEY_FILE",  \
+	 C(url_signing_key_file)},                                                                 \
 	{"memory-budget", OPT_SIZE, 1048576, 1099511627776.0, "4G", NULL,                          \
 	 "bytes of decoded images that admitted requests may hold together, reserved from each "  \
 	 "image's header before it is decoded (503 while spent; 413 for one image alone above it)", \

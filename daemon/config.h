@@ -60,6 +60,11 @@ struct config {
 	int max_kernels;               /* named kernels held at most */
 	unsigned long long kernel_memory; /* bytes of named kernels' pixels held at most */
 	unsigned long long kernel_max_pixels; /* pixels of one kernel at most (named or uploaded) */
+	char image_dir[OPT_STR_MAX];   /* stored source images loaded at start */
+	int max_images;                /* stored source images held at most */
+	unsigned long long image_memory; /* bytes of stored images (encoded) held at most */
+	char cache_control[OPT_STR_MAX]; /* Cache-Control of public GET render answers */
+	char url_signing_key_file[OPT_STR_MAX]; /* when set, GET renders need a signed URL */
 	unsigned long long memory_budget; /* bytes of decoded images admitted jobs hold at most */
 	int max_programs;              /* per GPU: compiled programs kept (least recently used out) */
 	unsigned long long program_memory; /* per GPU: bytes of program binaries kept */

@@ -1,7 +1,7 @@
 /* fftbloomd: the render daemon. Reads the configuration table, starts one GPU thread per GPU,
  * the codec pool and the HTTP server, and serves until SIGTERM, SIGINT or SIGQUIT; then stops
  * accepting, finishes the accepted requests (up to --drain-timeout) and exits 0. SIGHUP reloads
- * --kernel-dir; SIGUSR1 logs the daemon's state; SIGUSR2 and SIGPIPE are ignored. Under systemd
+ * --kernel-dir and --image-dir; SIGUSR1 logs the daemon's state; SIGUSR2 and SIGPIPE are ignored. Under systemd
  * it reports readiness, status and a GPU-fed watchdog, and serves a socket it is handed
  * (lifecycle.h, sdnotify.h). Its other modes (--help=json, --check-config, --health-check,
  * --print-openapi) serve installation, deployment files and their tests. */
@@ -22,6 +22,7 @@
 #include "daemon/apiutil.h"
 #include "daemon/config.h"
 #include "daemon/healthcheck.h"
+#include "daemon/images.h"
 #include "daemon/jobs.h"
 #include "daemon/kernels.h"
 #include "daemon/lifecycle.h"
@@ -29,6 +30,7 @@
 #include "daemon/metrics.h"
 #include "daemon/sdnotify.h"
 #include "daemon/server.h"
+#include "daemon/urlsign.h"
 #include "protocol/openapi.h"
 #include "gles/egl.h"
 #include "protocol/clock.h"
@@ -75,6 +77,31 @@ static char *read_text(const char *path, size_t *len)
 	return buf;
 }
 
+/* The limits an --image-dir file is checked against (decoded once, as a PUT's image is). */
+static struct image_limits image_dir_limits(const struct config *cfg)
+{
+	struct image_limits lim = {(unsigned)cfg->max_side, (unsigned)cfg->max_side,
+	                           cfg->max_pixels, NULL, NULL};
+	return lim;
+}
+
+/* SIGHUP: --image-dir again; on a failure the store stays as it was. */
+static void reload_images(const struct config *cfg, struct images *images)
+{
+	if (!cfg->image_dir[0]) {
+		log_msg(LOG_INFO, "SIGHUP: no --image-dir to reload");
+		return;
+	}
+	struct image_limits lim = image_dir_limits(cfg);
+	char ierr[IMAGES_ERR_LEN];
+	int loaded, removed;
+	if (images_load_dir(images, cfg->image_dir, &lim, &loaded, &removed, ierr))
+		log_msg(LOG_ERROR, "SIGHUP: stored images kept as they were: %s", ierr);
+	else
+		log_msg(LOG_INFO, "SIGHUP: image-dir %s reloaded: %d images stored, %d removed",
+		        cfg->image_dir, loaded, removed);
+}
+
 /* SIGHUP: --kernel-dir again; on a failure the registry stays as it was. */
 static void reload_kernels(const struct config *cfg, struct kernels *kernels)
 {
@@ -95,7 +122,8 @@ static void reload_kernels(const struct config *cfg, struct kernels *kernels)
 }
 
 /* SIGUSR1: one line of the daemon's state. */
-static void log_state(struct jobs *jobs, struct kernels *kernels, struct server *server)
+static void log_state(struct jobs *jobs, struct kernels *kernels, struct images *images,
+                      struct server *server)
 {
 	struct jobs_status st;
 	jobs_status(jobs, &st);
@@ -107,6 +135,12 @@ static void log_state(struct jobs *jobs, struct kernels *kernels, struct server 
 	        "%llu of %llu MiB of the memory budget reserved, %zu named kernels (%zu KiB)",
 	        ready ? "ready" : why, st.queued, st.queue_size, st.in_flight, server_active(server),
 	        st.memory_used >> 20, st.memory_budget >> 20, nk, kb >> 10);
+	size_t ni;
+	unsigned long long ib, mb;
+	int mi;
+	images_totals(images, &ni, &ib, &mi, &mb);
+	log_msg(LOG_INFO, "state: %zu stored images (%llu KiB of %llu KiB --image-memory)", ni,
+	        ib >> 10, mb >> 10);
 	for (int i = 0; i < st.ngpus; i++)
 		log_msg(LOG_INFO, "state: gpu %d: %s%s, %llu jobs, %llu failures, %.1f s busy, "
 		        "heartbeat %.1f s ago, %u programs", i, st.gpu[i].alive ? "alive" : "down",
@@ -249,6 +283,11 @@ static int check_config(const struct config *cfg, int device_count, int *devices
 		         cfg->gpu_threads, JOBS_MAX_GPUS);
 		return -1;
 	}
+	for (const char *c = cfg->cache_control; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			snprintf(err, len, "--cache-control holds a control character");
+			return -1;
+		}
 	if (!cfg->tls_cert[0] != !cfg->tls_key[0]) {
 		snprintf(err, len, "--tls-cert and --tls-key go together");
 		return -1;
@@ -334,7 +373,7 @@ static int run_mode(int argc, char **argv)
 			return 0;
 		}
 		if (!strcmp(a, "--print-openapi")) {
-			json_t *doc = openapi_document(FFTBLOOMD_VERSION, 0);
+			json_t *doc = openapi_document(FFTBLOOMD_VERSION, 0, 0);
 			int rc = doc && !json_dumpf(doc, stdout, JSON_INDENT(2)) ? 0 : 1;
 			printf("\n");
 			json_decref(doc);
@@ -446,6 +485,9 @@ int main(int argc, char **argv)
 	char *api_key = NULL, *cert = NULL, *key = NULL;
 	size_t api_key_len = 0;
 	struct kernels *kernels = NULL;
+	struct images *images = NULL;
+	unsigned char *sign_key = NULL;
+	size_t sign_key_len = 0;
 	struct metrics *metrics = NULL;
 	struct jobs *jobs = NULL;
 	struct server *server = NULL;
@@ -479,8 +521,18 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (cfg.url_signing_key_file[0]) {
+		char uerr[URLSIGN_ERR_LEN];
+		if (urlsign_read_key(cfg.url_signing_key_file, &sign_key, &sign_key_len, uerr)) {
+			log_msg(LOG_ERROR, "url-signing-key-file: %s", uerr);
+			goto out;
+		}
+		if (!api_key)
+			log_msg(LOG_WARN, "url-signing-key-file without --api-key-file: GET render URLs "
+			        "need a signature, but the rest of /v1/ (POST, PUT) is open to anyone");
+	}
 	if (kernels_create(cfg.max_kernels, cfg.kernel_memory, &kernels) ||
-	    metrics_create(&metrics)) {
+	    images_create(cfg.max_images, cfg.image_memory, &images) || metrics_create(&metrics)) {
 		log_msg(LOG_ERROR, "out of memory");
 		goto out;
 	}
@@ -496,6 +548,16 @@ int main(int argc, char **argv)
 		}
 		log_msg(LOG_INFO, "kernel-dir: %d kernels registered from %s", loaded, cfg.kernel_dir);
 	}
+	if (cfg.image_dir[0]) {
+		struct image_limits lim = image_dir_limits(&cfg);
+		char ierr[IMAGES_ERR_LEN];
+		int loaded, removed;
+		if (images_load_dir(images, cfg.image_dir, &lim, &loaded, &removed, ierr)) {
+			log_msg(LOG_ERROR, "%s", ierr);
+			goto out;
+		}
+		log_msg(LOG_INFO, "image-dir: %d images stored from %s", loaded, cfg.image_dir);
+	}
 	sdnotify_sendf(notify, "STATUS=making %d GPU context%s", ndev, ndev == 1 ? "" : "s");
 	char jerr[JOBS_ERR_LEN];
 	if (jobs_create(&cfg, devices, ndev, (const int(*)[2])warm, nwarm, kernels, metrics, &jobs,
@@ -503,8 +565,10 @@ int main(int argc, char **argv)
 		log_msg(LOG_ERROR, "%s", jerr);
 		goto out;
 	}
-	struct server_opts so = {&cfg, jobs, kernels, metrics, api_key, api_key_len, cert, key,
-	                         listen_fd};
+	struct server_opts so = {.cfg = &cfg, .jobs = jobs, .kernels = kernels, .images = images,
+	                         .metrics = metrics, .api_key = api_key, .api_key_len = api_key_len,
+	                         .sign_key = sign_key, .sign_key_len = sign_key_len,
+	                         .tls_cert = cert, .tls_key = key, .listen_fd = listen_fd};
 	char serr[SERVER_ERR_LEN];
 	if (server_create(&so, &server, serr)) {
 		log_msg(LOG_ERROR, "%s", listen_fd ? "cannot serve the socket passed in LISTEN_FDS "
@@ -531,10 +595,12 @@ int main(int argc, char **argv)
 		double wait = lifecycle_tick(life);
 		struct timespec tick = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
 		sig = sigtimedwait(&set, NULL, &tick);
-		if (sig == SIGHUP)
+		if (sig == SIGHUP) {
 			reload_kernels(&cfg, kernels);
-		else if (sig == SIGUSR1)
-			log_state(jobs, kernels, server);
+			reload_images(&cfg, images);
+		} else if (sig == SIGUSR1) {
+			log_state(jobs, kernels, images, server);
+		}
 		else if (sig > 0)
 			break;
 	}
@@ -562,6 +628,8 @@ out:
 	server_destroy(server);
 	jobs_destroy(jobs);
 	kernels_destroy(kernels);
+	images_destroy(images);
+	free(sign_key);
 	metrics_destroy(metrics);
 	free(api_key);
 	free(cert);

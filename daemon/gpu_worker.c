@@ -188,9 +188,12 @@ static int run_direct(struct gpu *g, struct engine *e, const struct bloom_kernel
 		rc = convolve_choose(b, sp, &g->model, p->method, j->in.width, j->in.height,
 		                     k->width, k->height, p, &method, NULL, NULL, err);
 	if (!rc && method == CONVOLVE_SPATIAL) {
-		double ms = 0, t0 = clock_s();
-		rc = convolve_spatial(sp, &j->in, k, p, &j->result, &ms, err);
+		double t0 = clock_s();
+		struct spatial_stats sst;
+		memset(&sst, 0, sizeof sst);
+		rc = convolve_spatial(sp, &j->in, k, p, &j->result, &sst, err);
 		j->gpu_wait_s = clock_s() - t0;
+		j->tiles_x = sst.tiles_x, j->tiles_y = sst.tiles_y;
 		if (rc == BLOOM_E_TOO_LARGE && p->method == CONVOLVE_AUTO) {
 			method = CONVOLVE_FFT; /* beyond the direct path's limits (a kernel past the
 			                          uniform-block limit): the FFT path runs it */
@@ -277,6 +280,7 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	if (!rc)
 		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, 0, &res, &st, err);
 	j->lease = res.lease;
+	j->tiles_x = st.tiles_x, j->tiles_y = st.tiles_y;
 	j->gpu_copy_s = st.copy_ms * 1e-3;
 	j->gpu_wait_s = st.wait_ms * 1e-3;
 	j->result = res.img;
@@ -392,6 +396,7 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 	}
 	pthread_mutex_lock(&J->lock);
 	g->alive = 0;
+	g->rebuilding = 1;
 	g->resets++;
 	g->heartbeat = clock_s();
 	pthread_mutex_unlock(&J->lock);
@@ -413,6 +418,7 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 	gpu_warm(g, engine_bloom(e));
 	pthread_mutex_lock(&J->lock);
 	g->alive = 1;
+	g->rebuilding = 0;
 	g->heartbeat = clock_s();
 	pthread_mutex_unlock(&J->lock);
 	log_msg(LOG_WARN, "gpu %d: context rebuilt after a reset (%llu so far)", g->id,

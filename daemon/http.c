@@ -52,7 +52,7 @@ enum MHD_Result respond(struct req *r, int status, const char *ctype, void *body
 		MHD_add_response_header(resp, "Vary", "Origin");
 		MHD_add_response_header(resp, "Access-Control-Expose-Headers",
 		                        "X-Request-Id, Server-Timing, Retry-After, X-Image-Lost, X-Gpu, "
-		                        "X-Convolve-Method");
+		                        "X-Convolve-Method, X-Tiles, ETag, Location");
 	}
 	for (; extra && extra[0]; extra += 2)
 		MHD_add_response_header(resp, extra[0], extra[1]);

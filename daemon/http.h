@@ -18,14 +18,17 @@
 
 enum route {
 	R_NONE = 0, R_BLOOM, R_CONVOLVE, R_CONV2D, R_CONV2D_T, R_KERNELS, R_KERNEL, R_HEALTHZ, R_READYZ, R_METRICS,
-	R_INFO, R_OPENAPI, R_WEB,
+	R_INFO, R_OPENAPI, R_WEB, R_IMAGES, R_IMAGE, R_BLOOM_GET, R_CONVOLVE_GET,
+	R_FAULTS, /* builds with fault injection only (gles/fault.h) */
 };
 
-/* Each route's path (R_KERNEL: a prefix), its label in logs and metrics, its methods. */
+/* Each route's path (a prefix followed by a name when `named`), its label in logs and metrics,
+ * its methods, and what its name names (for the message refusing a bad one). */
 struct route_def {
 	const char *path;
 	const char *label;
 	const char *allow;
+	const char *named;
 };
 extern const struct route_def routes[];
 
@@ -66,6 +69,8 @@ struct server {
 	volatile int quiescing;
 	unsigned long long next_id;
 	unsigned long long id_salt;
+	unsigned char engine[32]; /* etag_engine's digest: part of every render's ETag */
+	char engine_hex[65];
 };
 
 struct req {
@@ -79,11 +84,17 @@ struct req {
 	char raw[256];        /* the request target as sent (before percent-decoding), cut */
 	int raw_bad;          /* the target holds %00 or a control byte */
 	char code[32];        /* the error code answered, for the log */
-	char name[65];        /* R_KERNEL: the kernel's name */
+	char name[65];        /* named routes: the kernel's or the stored image's name */
 	char id[65];          /* X-Request-Id */
 	char client[64];
 	int cors;             /* the Origin is allowed: answer with CORS headers */
-	int bad_name;         /* R_KERNEL with an invalid name */
+	int bad_name;         /* a named route with an invalid name */
+	int by_key;           /* access needed the API key (no valid signature): not public */
+	struct image_entry *stored; /* GET renders: the stored image, referenced while the
+	                               request lives (released when it completes) */
+	char etag[48];        /* GET renders: the answer's ETag ("" for other routes) */
+	char location[96];    /* a 201's Location */
+	int vary_accept;      /* GET renders: the format follows Accept (no format=) */
 	int checked;          /* precheck ran */
 	char origin[256];
 	double t0;
@@ -127,8 +138,21 @@ enum MHD_Result start_job(struct req *r);
 enum MHD_Result route_image(struct req *r);
 enum MHD_Result route_tensor(struct req *r);
 
+/* routes_store.c */
+enum MHD_Result route_image_store(struct req *r);  /* PUT, GET, DELETE /v1/images/NAME */
+enum MHD_Result route_images(struct req *r);       /* GET /v1/images */
+enum MHD_Result route_render(struct req *r);       /* GET /v1/bloom/NAME, /v1/convolve/NAME */
+/* The headers a successful job's answer adds (Location of a 201; a render's ETag,
+ * Cache-Control, Vary) at extra[e...] (room for 8 entries); returns the new e. */
+int store_answer_headers(struct req *r, const struct job *j, const char **extra, int e);
+/* Whether a GET render may go on: with --url-signing-key-file, a valid Bearer key (bearer) or
+ * a valid sig=; without, the API key's rule of /v1/. 0, or the status to answer (401, 403) with
+ * its code and message. Sets r->by_key when the API key was what granted it. */
+int store_access(struct req *r, int bearer, const char **code, char *msg, size_t len);
+
 /* routes_admin.c */
 enum MHD_Result route_kernel(struct req *r);
 enum MHD_Result route_get(struct req *r);
+enum MHD_Result route_faults(struct req *r); /* POST /v1/faults: arms a GPU fault (test builds) */
 
 #endif

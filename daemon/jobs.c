@@ -14,6 +14,7 @@
 
 #include "daemon/apiutil.h"
 #include "daemon/jobs_impl.h"
+#include "daemon/lifecycle.h"
 #include "daemon/log.h"
 #include "gles/egl.h"
 #include "gles/program.h"
@@ -44,7 +45,7 @@ struct job *fifo_pop(struct fifo *f)
 
 int is_gpu_kind(const struct job *j)
 {
-	return j->kind != JOB_KERNEL_PUT;
+	return j->kind != JOB_KERNEL_PUT && j->kind != JOB_IMAGE_PUT;
 }
 
 /* Gives j's place in the queue back, once. Caller holds the lock. */
@@ -267,8 +268,29 @@ void jobs_status(struct jobs *J, struct jobs_status *st)
 		s->planes_lent_total = g->lent_total;
 		s->programs = g->ps;
 		s->caches = g->bs;
+		s->software = g->software;
+		s->reset_notification = g->reset_notification;
+		s->rebuilding = g->rebuilding;
+		s->resets = g->resets;
+		s->tiles_done = g->tiles_done, s->tiles_total = g->tiles_total;
+		s->max_buffer_bytes = g->max_buffer_bytes;
+		s->untiled_pixels = g->untiled_pixels;
+		s->max_kernel_side = g->max_kernel_side;
+		if (g->rebuilding)
+			s->heartbeat_age = t - g->heartbeat;
 	}
 	pthread_mutex_unlock(&J->lock);
+}
+
+int jobs_live(struct jobs *J, char *why, size_t len)
+{
+	struct jobs_status st;
+	jobs_status(J, &st);
+	int state = lifecycle_gpu_state(&st, J->cfg.heartbeat_timeout, why, len);
+	if (state == LIFECYCLE_STALE || state == LIFECYCLE_FAILED)
+		return -1;
+	snprintf(why, len, "live");
+	return 0;
 }
 
 int jobs_ready(struct jobs *J, char *why, size_t len)
@@ -277,6 +299,10 @@ int jobs_ready(struct jobs *J, char *why, size_t len)
 	jobs_status(J, &st);
 	for (int i = 0; i < st.ngpus; i++) {
 		const struct jobs_gpu_status *g = &st.gpu[i];
+		if (g->rebuilding) {
+			snprintf(why, len, "gpu %d: rebuilding its context after a GPU reset", i);
+			return 0;
+		}
 		if (!g->alive) {
 			snprintf(why, len, "gpu %d: no context", i);
 			return 0;

@@ -33,14 +33,16 @@ enum jobs_error {
 	JOBS_E_NOMEM = -4,
 };
 
-enum job_kind { JOB_BLOOM = 0, JOB_CONVOLVE, JOB_KERNEL_PUT, JOB_CONV2D, JOB_CONV2D_T };
+enum job_kind { JOB_BLOOM = 0, JOB_CONVOLVE, JOB_KERNEL_PUT, JOB_CONV2D, JOB_CONV2D_T,
+                JOB_IMAGE_PUT };
 
 struct kernel_entry;
+struct images;
 
 struct job {
 	/* Set by the submitter; the encoded buffers must live until done() is called. */
 	int kind;
-	const unsigned char *image;       /* encoded image or kernel (JOB_KERNEL_PUT) */
+	const unsigned char *image;       /* encoded image, or kernel (JOB_KERNEL_PUT) */
 	size_t image_len;
 	const unsigned char *kernel_data; /* encoded kernel image, or NULL */
 	size_t kernel_len;
@@ -48,7 +50,9 @@ struct job {
 	struct request req;               /* the parameters, parsed (format OUT_AUTO: Accept's, else
 	                                     the input's family; quality 0: --jpeg-quality) */
 	int png_from_accept;              /* the format came from Accept: image/png */
-	char put_name[65];                /* JOB_KERNEL_PUT: the name */
+	char put_name[65];                /* JOB_KERNEL_PUT, JOB_IMAGE_PUT: the name */
+	struct images *store;             /* JOB_IMAGE_PUT: the store that keeps the image (its
+	                                     bytes are copied in once it decodes) */
 	const unsigned char *npy[3];      /* JOB_CONV2D, JOB_CONV2D_T: input, weight, bias (NULL:
 	                                     none) as NPY bytes */
 	size_t npy_len[3];
@@ -68,6 +72,7 @@ struct job {
 	int dropped;                      /* 1: the client had gone; nobody to answer */
 	unsigned lost;                    /* IMAGE_LOST_* of the encoding */
 	int method;                       /* JOB_CONVOLVE: the method that ran (convolve.h) */
+	int tiles_x, tiles_y;             /* the overlap-save tiles the frame ran in (1 x 1: whole) */
 	int gpu;                          /* GPU thread that ran it; -1 */
 	double decode_s, queue_s, gpu_s, encode_s;
 	double gpu_copy_s, gpu_wait_s;    /* parts of gpu_s: copying the frame and the result
@@ -104,6 +109,14 @@ struct jobs_gpu_status {
 	unsigned long long planes_lent_total; /* answers encoded straight from lent planes */
 	struct program_stats programs;
 	struct bloom_cache_stats caches;
+	int software;                /* the context is a software renderer (llvmpipe) */
+	int reset_notification;      /* the context learns of GPU resets (robustness) */
+	int rebuilding;              /* its context is being rebuilt after a GPU reset */
+	unsigned long long resets;   /* contexts rebuilt after GPU resets */
+	int tiles_done, tiles_total; /* the frame on the GPU, when it runs in tiles */
+	long long max_buffer_bytes;  /* the context's storage-buffer limit */
+	unsigned long long untiled_pixels; /* padded pixels a frame runs in one piece (bloom_limits) */
+	int max_kernel_side;         /* the largest square kernel that runs */
 };
 
 struct jobs_status {
@@ -151,5 +164,10 @@ void jobs_status(struct jobs *J, struct jobs_status *st);
 /* 1 when every GPU thread is alive, warmed and heard from within --heartbeat-timeout, and the
  * queue is below its high-water mark; otherwise 0 with the reason in why. */
 int jobs_ready(struct jobs *J, char *why, size_t len);
+
+/* 0 while the GPU threads live: none stale past --heartbeat-timeout (hung in a frame), failed
+ * or ended; otherwise -1 with the reason (liveness: a supervisor restarts the daemon). A thread
+ * rebuilding its context after a reset shows life and is not failed. */
+int jobs_live(struct jobs *J, char *why, size_t len);
 
 #endif

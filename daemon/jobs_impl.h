@@ -44,6 +44,7 @@ struct gpu {
 	int software;                        /* the context is a software renderer */
 	int reset_notification;              /* the context learns of GPU resets */
 	unsigned long long resets;           /* contexts rebuilt after a GPU reset */
+	int rebuilding;                      /* rebuilding the context after a reset */
 	int tiles_done, tiles_total;         /* the frame in hand, when tiled */
 	long long max_buffer_bytes;          /* the context's storage-buffer limit */
 	unsigned long long untiled_pixels;   /* bloom_limits */

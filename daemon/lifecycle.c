@@ -48,6 +48,13 @@ int lifecycle_gpu_state(const struct jobs_status *st, double heartbeat_timeout, 
 		if (g->warm_failed) {
 			s = LIFECYCLE_FAILED;
 			snprintf(w, sizeof w, "gpu %d: warm-up failed", i);
+		} else if (g->rebuilding && !(g->heartbeat_age <= heartbeat_timeout)) {
+			s = LIFECYCLE_STALE;
+			snprintf(w, sizeof w, "gpu %d: rebuilding after a GPU reset, silent for %.1f s", i,
+			         g->heartbeat_age);
+		} else if (g->rebuilding) {
+			s = LIFECYCLE_WARMING;
+			snprintf(w, sizeof w, "gpu %d: rebuilding its context after a GPU reset", i);
 		} else if (!g->alive && g->warmed) {
 			s = LIFECYCLE_FAILED;
 			snprintf(w, sizeof w, "gpu %d: thread ended", i);

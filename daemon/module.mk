@@ -3,7 +3,8 @@ DAEMON_LIB_OBJS := \
 	$(BUILD)/daemon/config.o \
 	$(BUILD)/daemon/log.o \
 	$(BUILD)/daemon/multipart.o \
-	$(BUILD)/daemon/apiutil.o
+	$(BUILD)/daemon/apiutil.o \
+	$(BUILD)/daemon/urlsign.o
 DAEMON_OBJS := \
 	$(BUILD)/daemon/server.o \
 	$(BUILD)/daemon/http.o \
@@ -13,6 +14,9 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/codec.o \
 	$(BUILD)/daemon/gpu_worker.o \
 	$(BUILD)/daemon/kernels.o \
+	$(BUILD)/daemon/images.o \
+	$(BUILD)/daemon/etag.o \
+	$(BUILD)/daemon/routes_store.o \
 	$(BUILD)/daemon/metrics.o \
 	$(BUILD)/daemon/healthcheck.o \
 	$(BUILD)/daemon/web.o \

@@ -3,9 +3,12 @@
 #include "daemon/http.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "daemon/log.h"
 #include "daemon/web.h"
+#include "gles/fault.h"
 #include "protocol/openapi.h"
 #include "protocol/request.h"
 
@@ -81,7 +84,37 @@ static json_t *gpus_json(const struct jobs_status *st)
 			             (json_int_t)g->caches.plan_hits, "plan_misses",
 			             (json_int_t)g->caches.plan_misses, "plan_entries",
 			             (json_int_t)g->caches.plan_entries));
+		json_t *o = json_array_get(a, json_array_size(a) - 1);
+		json_object_set_new(o, "software_renderer", json_boolean(g->software));
+		json_object_set_new(o, "reset_notification", json_boolean(g->reset_notification));
+		json_object_set_new(o, "rebuilding", json_boolean(g->rebuilding));
+		json_object_set_new(o, "resets", json_integer((json_int_t)g->resets));
+		json_object_set_new(o, "limits", json_pack("{s:I,s:I,s:i}", "max_buffer_bytes",
+		                                           (json_int_t)g->max_buffer_bytes,
+		                                           "untiled_pixels",
+		                                           (json_int_t)g->untiled_pixels,
+		                                           "max_kernel_side", g->max_kernel_side));
+		if (g->busy && g->tiles_total)
+			json_object_set_new(o, "tiles", json_pack("{s:i,s:i}", "done", g->tiles_done,
+			                                          "total", g->tiles_total));
 	}
+	return a;
+}
+
+/* The software renderers among the GPU threads' contexts, as warnings; NULL when none. */
+static json_t *warnings_json(const struct jobs_status *st)
+{
+	json_t *a = NULL;
+	for (int i = 0; i < st->ngpus; i++)
+		if (st->gpu[i].software) {
+			char w[400];
+			snprintf(w, sizeof w, "gpu %d: '%.200s' is a software renderer: frames run on the "
+			         "CPU, far slower than on a GPU (--require-gpu refuses it)", i,
+			         st->gpu[i].renderer);
+			if (!a)
+				a = json_array();
+			json_array_append_new(a, json_string(w));
+		}
 	return a;
 }
 
@@ -115,11 +148,34 @@ static enum MHD_Result route_info(struct req *r)
 		"input_formats", "jpeg", "png", "exr", "hdr", "pfm", "output_formats", "jpeg", "png",
 		"png16", "exr", "hdr", "pfm", "parameters", params, "tls", S->o.tls_cert != NULL,
 		"api_key", S->o.api_key != NULL);
+	size_t ni;
+	unsigned long long ib, mb;
+	int mi;
+	images_totals(S->o.images, &ni, &ib, &mi, &mb);
+	json_object_set_new(o, "stored_images", json_pack("{s:I,s:I}", "count", (json_int_t)ni,
+	                                                  "bytes", (json_int_t)ib));
+	json_object_set_new(o, "url_signing", json_boolean(S->o.sign_key != NULL));
+	json_object_set_new(o, "engine", json_string(S->engine_hex));
+	/* what holds on every GPU thread's context: any frame within the decode limits (in tiles
+	 * past untiled_pixels), kernels to the smallest max_kernel_side */
+	json_t *lim = json_object_get(o, "limits");
+	int ks = 0;
+	for (int i = 0; i < st.ngpus; i++)
+		if (st.gpu[i].max_kernel_side && (!ks || st.gpu[i].max_kernel_side < ks))
+			ks = st.gpu[i].max_kernel_side;
+	json_object_set_new(lim, "max_kernel_side_gpu", json_integer(ks));
+	json_object_set_new(lim, "gpu_frame_memory",
+	                    json_integer((json_int_t)S->cfg.gpu.frame_memory));
+	json_t *warn = warnings_json(&st);
+	if (warn)
+		json_object_set_new(o, "warnings", warn);
 	return respond_json(r, 200, o, NULL);
 }
 
 /* The per-GPU metric families: name, type, help, and the value from a GPU thread's status. */
 static double busy_s_of(const struct jobs_gpu_status *g) { return g->busy_s; }
+static double resets_of(const struct jobs_gpu_status *g) { return (double)g->resets; }
+static double software_of(const struct jobs_gpu_status *g) { return g->software; }
 static double jobs_of(const struct jobs_gpu_status *g) { return (double)g->jobs; }
 static double up_of(const struct jobs_gpu_status *g) { return g->alive && g->warmed; }
 static double busy_of(const struct jobs_gpu_status *g) { return g->busy; }
@@ -182,6 +238,10 @@ static const struct {
 	{"fftbloom_planes_lent_total", "counter",
 	 "JPEG answers encoded straight from planes lent by the GPU thread (--lend-planes).",
 	 lent_total_of},
+	{"fftbloom_gpu_resets_total", "counter",
+	 "GPU resets the thread's context was lost to (and rebuilt after).", resets_of},
+	{"fftbloom_gpu_software", "gauge",
+	 "1 when the thread's context is a software renderer (llvmpipe), not a GPU.", software_of},
 };
 
 static void metrics_gpu(FILE *f, const struct jobs_status *st)
@@ -237,6 +297,15 @@ static enum MHD_Result route_metrics(struct req *r)
 	        "# TYPE fftbloom_connections_cut_total counter\n"
 	        "fftbloom_connections_cut_total{reason=\"headers\"} %llu\n"
 	        "fftbloom_connections_cut_total{reason=\"body\"} %llu\n", ch, cb);
+	size_t ni;
+	unsigned long long ib, mb;
+	int mi;
+	images_totals(S->o.images, &ni, &ib, &mi, &mb);
+	fprintf(f, "# HELP fftbloom_stored_images Source images stored (PUT /v1/images, --image-dir).\n"
+	        "# TYPE fftbloom_stored_images gauge\nfftbloom_stored_images %zu\n"
+	        "# HELP fftbloom_stored_image_bytes Bytes of the stored images (encoded).\n"
+	        "# TYPE fftbloom_stored_image_bytes gauge\nfftbloom_stored_image_bytes %llu\n",
+	        ni, ib);
 	metrics_gpu(f, &st);
 	fclose(f);
 	return respond(r, 200, "text/plain; version=0.0.4; charset=utf-8", buf, len, 1, NULL);
@@ -263,21 +332,33 @@ enum MHD_Result route_get(struct req *r)
 {
 	struct server *S = r->S;
 	switch (r->route) {
-	case R_HEALTHZ: return respond_json(r, 200, json_pack("{s:s}", "status", "ok"), NULL);
+	case R_HEALTHZ: { /* liveness: fails while a GPU thread is hung or has failed */
+		char why[200];
+		if (!jobs_live(S->o.jobs, why, sizeof why))
+			return respond_json(r, 200, json_pack("{s:s}", "status", "ok"), NULL);
+		return respond_json(r, 503, json_pack("{s:s,s:s}", "status", "unhealthy", "reason",
+		                                      why), NULL);
+	}
 	case R_READYZ: {
-		char why[160];
+		char why[200];
+		struct jobs_status st;
+		jobs_status(S->o.jobs, &st);
+		json_t *warn = warnings_json(&st);
 		if (S->quiescing)
 			snprintf(why, sizeof why, "shutting down");
-		if (!S->quiescing && jobs_ready(S->o.jobs, why, sizeof why))
-			return respond_json(r, 200, json_pack("{s:s}", "status", "ready"), NULL);
-		return respond_json(r, 503, json_pack("{s:s,s:s}", "status", "not_ready", "reason",
-		                                      why), NULL);
+		int ok = !S->quiescing && jobs_ready(S->o.jobs, why, sizeof why);
+		json_t *o = ok ? json_pack("{s:s}", "status", "ready")
+		               : json_pack("{s:s,s:s}", "status", "not_ready", "reason", why);
+		if (warn)
+			json_object_set_new(o, "warnings", warn);
+		return respond_json(r, ok ? 200 : 503, o, NULL);
 	}
 	case R_METRICS: return route_metrics(r);
 	case R_WEB: return route_web(r);
 	case R_INFO: return route_info(r);
 	case R_OPENAPI: return respond_json(r, 200, openapi_document(FFTBLOOMD_VERSION,
-	                                                             S->o.api_key != NULL), NULL);
+	                                                             S->o.api_key != NULL,
+	                                                             S->o.sign_key != NULL), NULL);
 	case R_KERNELS: {
 		json_t *a = json_array();
 		kernels_each(S->o.kernels, list_one, a);
@@ -285,4 +366,23 @@ enum MHD_Result route_get(struct req *r)
 	}
 	default: return respond_error(r, 404, "not_found", "no route %s", r->path);
 	}
+}
+
+enum MHD_Result route_faults(struct req *r)
+{
+	const char *kind = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "kind");
+	const char *count = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "count");
+	const char *secs = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "seconds");
+	int k = gles_fault_parse(kind);
+	char *end = NULL;
+	long n = count ? strtol(count, &end, 10) : 1;
+	double t = secs ? strtod(secs, NULL) : 0;
+	if (k < 0 || (count && (*end || n < 0 || n > 1000000)) || !(t >= 0 && t <= 3600))
+		return respond_error(r, 422, "invalid_request", "kind=oom|lost|hang, count=N (default "
+		                     "1), seconds=S for a hang");
+	if (gles_fault_arm(k, (int)n, t))
+		return respond_error(r, 404, "not_found", "this build has no fault injection");
+	log_msg(LOG_WARN, "fault injection: %s armed %ld time(s)", gles_fault_name(k), n);
+	return respond_json(r, 200, json_pack("{s:s,s:i,s:f}", "armed", gles_fault_name(k), "count",
+	                                      (int)n, "seconds", t), NULL);
 }

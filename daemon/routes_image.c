@@ -230,7 +230,7 @@ static enum MHD_Result answer_job(struct req *r)
 		lost[strlen(lost) - 1] = 0;
 	char gpu[16];
 	snprintf(gpu, sizeof gpu, "%d", j->gpu);
-	const char *extra[7] = {NULL};
+	const char *extra[21] = {NULL};
 	int e = 0;
 	if (*lost) {
 		extra[e++] = "X-Image-Lost";
@@ -244,6 +244,13 @@ static enum MHD_Result answer_job(struct req *r)
 		extra[e++] = "X-Convolve-Method";
 		extra[e++] = j->method == CONVOLVE_SPATIAL ? "spatial" : "fft";
 	}
+	char tiles[32];
+	if (j->tiles_x * j->tiles_y > 1) { /* the frame ran in overlap-save tiles */
+		snprintf(tiles, sizeof tiles, "%dx%d", j->tiles_x, j->tiles_y);
+		extra[e++] = "X-Tiles";
+		extra[e++] = tiles;
+	}
+	e = store_answer_headers(r, j, extra, e); /* Location; a GET render's ETag and caching */
 	return respond(r, j->status, j->content_type, body, j->body_len, 1, extra);
 }
 

@@ -14,33 +14,40 @@
 #include <string.h>
 
 #include "daemon/apiutil.h"
+#include "daemon/etag.h"
 #include "daemon/http.h"
 #include "daemon/log.h"
 #include "daemon/metrics.h"
 #include "daemon/web.h"
+#include "gles/fault.h"
 #include "protocol/clock.h"
 
 const struct route_def routes[] = {
-	[R_NONE] = {NULL, "other", ""},
-	[R_BLOOM] = {"/v1/bloom", "bloom", "POST, OPTIONS"},
-	[R_CONVOLVE] = {"/v1/convolve", "convolve", "POST, OPTIONS"},
-	[R_CONV2D] = {"/v1/conv2d", "conv2d", "POST, OPTIONS"},
-	[R_CONV2D_T] = {"/v1/conv2d_transpose", "conv2d_transpose", "POST, OPTIONS"},
-	[R_KERNELS] = {"/v1/kernels", "kernels", "GET, HEAD, OPTIONS"},
-	[R_KERNEL] = {"/v1/kernels/", "kernel", "GET, HEAD, PUT, DELETE, OPTIONS"},
-	[R_HEALTHZ] = {"/healthz", "healthz", "GET, HEAD, OPTIONS"},
-	[R_READYZ] = {"/readyz", "readyz", "GET, HEAD, OPTIONS"},
-	[R_METRICS] = {"/metrics", "metrics", "GET, HEAD, OPTIONS"},
-	[R_INFO] = {"/v1/info", "info", "GET, HEAD, OPTIONS"},
-	[R_OPENAPI] = {"/openapi.json", "openapi", "GET, HEAD, OPTIONS"},
-	[R_WEB] = {"/", "web", "GET, HEAD, OPTIONS"}, /* and every /web/NAME web_find knows */
+	[R_NONE] = {NULL, "other", "", NULL},
+	[R_BLOOM] = {"/v1/bloom", "bloom", "POST, OPTIONS", NULL},
+	[R_CONVOLVE] = {"/v1/convolve", "convolve", "POST, OPTIONS", NULL},
+	[R_CONV2D] = {"/v1/conv2d", "conv2d", "POST, OPTIONS", NULL},
+	[R_CONV2D_T] = {"/v1/conv2d_transpose", "conv2d_transpose", "POST, OPTIONS", NULL},
+	[R_KERNELS] = {"/v1/kernels", "kernels", "GET, HEAD, OPTIONS", NULL},
+	[R_KERNEL] = {"/v1/kernels/", "kernel", "GET, HEAD, PUT, DELETE, OPTIONS", "kernel"},
+	[R_HEALTHZ] = {"/healthz", "healthz", "GET, HEAD, OPTIONS", NULL},
+	[R_READYZ] = {"/readyz", "readyz", "GET, HEAD, OPTIONS", NULL},
+	[R_METRICS] = {"/metrics", "metrics", "GET, HEAD, OPTIONS", NULL},
+	[R_INFO] = {"/v1/info", "info", "GET, HEAD, OPTIONS", NULL},
+	[R_OPENAPI] = {"/openapi.json", "openapi", "GET, HEAD, OPTIONS", NULL},
+	[R_WEB] = {"/", "web", "GET, HEAD, OPTIONS", NULL}, /* and every /web/NAME web_find knows */
+	[R_IMAGES] = {"/v1/images", "images", "GET, HEAD, OPTIONS", NULL},
+	[R_IMAGE] = {"/v1/images/", "image", "GET, HEAD, PUT, DELETE, OPTIONS", "image"},
+	[R_BLOOM_GET] = {"/v1/bloom/", "bloom_get", "GET, HEAD, OPTIONS", "image"},
+	[R_CONVOLVE_GET] = {"/v1/convolve/", "convolve_get", "GET, HEAD, OPTIONS", "image"},
+	[R_FAULTS] = {"/v1/faults", "faults", "POST, OPTIONS", NULL},
 };
 
 static enum route match_route(const char *url, char name[65], int *bad_name)
 {
 	*bad_name = 0;
 	for (int i = 1; i < (int)(sizeof routes / sizeof routes[0]); i++) {
-		if (i == R_KERNEL) {
+		if (routes[i].named) { /* a prefix, then a name */
 			size_t pl = strlen(routes[i].path);
 			if (!strncmp(url, routes[i].path, pl) && url[pl]) {
 				const char *n = url + pl;
@@ -48,9 +55,9 @@ static enum route match_route(const char *url, char name[65], int *bad_name)
 					*bad_name = 1;
 				else
 					snprintf(name, 65, "%s", n);
-				return R_KERNEL;
+				return (enum route)i;
 			}
-		} else if (!strcmp(url, routes[i].path)) {
+		} else if (!strcmp(url, routes[i].path) && (i != R_FAULTS || GLES_FAULTS_BUILT)) {
 			return (enum route)i;
 		}
 	}
@@ -64,18 +71,21 @@ static int method_allowed(enum route rt, const char *m)
 	case R_BLOOM:
 	case R_CONVOLVE:
 	case R_CONV2D:
-	case R_CONV2D_T: return !strcmp(m, "POST");
-	case R_KERNEL: return get || !strcmp(m, "PUT") || !strcmp(m, "DELETE");
+	case R_CONV2D_T:
+	case R_FAULTS: return !strcmp(m, "POST");
+	case R_KERNEL:
+	case R_IMAGE: return get || !strcmp(m, "PUT") || !strcmp(m, "DELETE");
 	case R_NONE: return 0;
 	default: return get;
 	}
 }
 
-static int authorized(struct req *r)
+/* 1 when the request carries the API key (Authorization: Bearer KEY); 0 without one set. */
+static int bearer_valid(struct req *r)
 {
 	const struct server *S = r->S;
-	if (!S->o.api_key || strncmp(r->path, "/v1/", 4))
-		return 1;
+	if (!S->o.api_key)
+		return 0;
 	const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                            MHD_HTTP_HEADER_AUTHORIZATION);
 	if (!h || strncasecmp(h, "Bearer ", 7))
@@ -84,6 +94,20 @@ static int authorized(struct req *r)
 	while (*h == ' ')
 		h++;
 	return api_key_equal(h, strlen(h), S->o.api_key, S->o.api_key_len);
+}
+
+/* Whether r may go on: 0, or the status to answer (401, 403) with its code and message. /v1/
+ * needs the API key when one is set; GET renders follow store_access (signed URLs). */
+static int access_status(struct req *r, const char **code, char *msg, size_t len)
+{
+	const struct server *S = r->S;
+	if (r->route == R_BLOOM_GET || r->route == R_CONVOLVE_GET)
+		return store_access(r, bearer_valid(r), code, msg, len);
+	if (!S->o.api_key || strncmp(r->path, "/v1/", 4) || bearer_valid(r))
+		return 0;
+	*code = "unauthorized";
+	snprintf(msg, len, "%s requires Authorization: Bearer <API key>", r->path);
+	return 401;
 }
 
 /* 1 when a request target carries what no route or name can: a NUL or control byte, raw or
@@ -251,7 +275,8 @@ static int precheck(struct req *r, int early, enum MHD_Result *ret)
 	if (!strcmp(method, "OPTIONS")) {
 		const char *extra[] = {"Allow", routes[r->route].allow, "Access-Control-Allow-Methods",
 		                       routes[r->route].allow, "Access-Control-Allow-Headers",
-		                       "Authorization, Content-Type, Accept, X-Request-Id",
+		                       "Authorization, Content-Type, Accept, X-Request-Id, "
+		                       "If-None-Match",
 		                       "Access-Control-Max-Age", "600", NULL, NULL, NULL};
 		if (!r->cors)
 			extra[2] = NULL;
@@ -267,17 +292,20 @@ static int precheck(struct req *r, int early, enum MHD_Result *ret)
 		                       routes[r->route].allow);
 		return 1;
 	}
-	if (!authorized(r)) {
+	const char *code;
+	char msg[400];
+	int st = access_status(r, &code, msg, sizeof msg);
+	if (st) {
 		const char *extra[] = {"WWW-Authenticate", "Bearer realm=\"fftbloomd\"", close_hdr[0],
 		                       "close", NULL};
-		*ret = respond_error_x(r, 401, "unauthorized", extra,
-		                       "%s requires Authorization: Bearer <API key>", url);
+		*ret = respond_error_x(r, st, code, st == 401 ? extra : extra + 2, "%s", msg);
 		return 1;
 	}
 	if (r->bad_name) {
-		*ret = respond_error_x(r, 400, "bad_kernel_name", close_hdr,
-		                       "kernel names are 1-64 characters of A-Z a-z 0-9 . _ - "
-		                       "(not starting with '.')");
+		int k = r->route == R_KERNEL;
+		*ret = respond_error_x(r, 400, k ? "bad_kernel_name" : "bad_image_name", close_hdr,
+		                       "%s names are 1-64 characters of A-Z a-z 0-9 . _ - "
+		                       "(not starting with '.')", routes[r->route].named);
 		return 1;
 	}
 	return 0;
@@ -387,6 +415,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	case R_CONV2D:
 	case R_CONV2D_T: return route_tensor(r);
 	case R_KERNEL: return route_kernel(r);
+	case R_IMAGE: return route_image_store(r);
+	case R_IMAGES: return route_images(r);
+	case R_BLOOM_GET:
+	case R_CONVOLVE_GET: return route_render(r);
+	case R_FAULTS: return route_faults(r);
 	default: return route_get(r);
 	}
 }
@@ -428,6 +461,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	log_fields(quiet ? LOG_DEBUG : LOG_INFO, "request", f, n);
 	free(r->job.body);
 	kernels_release(S->o.kernels, r->job.named);
+	images_release(S->o.images, r->stored);
 	free(r->body);
 	pthread_cond_destroy(&r->done_cv);
 	pthread_mutex_destroy(&r->done_mu);
@@ -556,6 +590,24 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 	}
 	S->o = *o;
 	S->cfg = *o->cfg;
+	/* The engine that every render's ETag names: this executable, the GPUs' renderers and
+	 * drivers, and the options that change an answer's pixels. */
+	char facts[4096];
+	size_t fl = (size_t)snprintf(facts, sizeof facts, "fftbloomd %s; jpeg-planes %d; "
+	                             "jpeg-subsampling %d", FFTBLOOMD_VERSION, S->cfg.jpeg_planes,
+	                             S->cfg.jpeg_subsampling);
+	if (o->jobs) {
+		struct jobs_status st;
+		jobs_status(o->jobs, &st);
+		for (int i = 0; i < st.ngpus && fl < sizeof facts; i++)
+			fl += (size_t)snprintf(facts + fl, sizeof facts - fl, "; gpu %.200s / %.100s",
+			                       st.gpu[i].renderer, st.gpu[i].version);
+	}
+	if (etag_engine("/proc/self/exe", facts, S->engine))
+		log_msg(LOG_WARN, "cannot read /proc/self/exe: render ETags name the version and the "
+		        "GPUs, not the build");
+	for (int i = 0; i < 32; i++)
+		snprintf(S->engine_hex + 2 * i, 3, "%02x", S->engine[i]);
 	pthread_mutex_init(&S->lock, NULL);
 	pthread_cond_init(&S->stop_cv, NULL);
 	S->conns.next = S->conns.prev = &S->conns;

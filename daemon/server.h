@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "daemon/config.h"
+#include "daemon/images.h"
 #include "daemon/jobs.h"
 #include "daemon/kernels.h"
 #include "daemon/metrics.h"
@@ -19,9 +20,12 @@ struct server_opts {
 	const struct config *cfg;
 	struct jobs *jobs;
 	struct kernels *kernels;
+	struct images *images;   /* stored source images */
 	struct metrics *metrics;
 	const char *api_key;     /* NULL: no authentication */
 	size_t api_key_len;
+	const unsigned char *sign_key; /* URL signing key; NULL: GET renders need no signature */
+	size_t sign_key_len;
 	const char *tls_cert;    /* PEM text; NULL: plain HTTP */
 	const char *tls_key;
 	int listen_fd;           /* > 0: serve this listening socket (socket activation) instead

@@ -126,7 +126,7 @@ int convolve_choose(struct bloom_ctx *b, struct spatial_ctx *s, struct convolve_
 }
 
 int convolve_spatial(struct spatial_ctx *s, const struct image *in, const struct image *kernel,
-                     const struct bloom_params *p, struct image *out, double *gpu_ms,
+                     const struct bloom_params *p, struct image *out, struct spatial_stats *stats,
                      char err[CONVOLVE_ERR_LEN])
 {
 	if (p->kernel_scale > 0) {
@@ -135,7 +135,7 @@ int convolve_spatial(struct spatial_ctx *s, const struct image *in, const struct
 		return BLOOM_E_ARG;
 	}
 	struct spatial_image_opts o = {-1, -1, p->normalize == BLOOM_NORMALIZE_LUMINANCE,
-	                               SPATIAL_FP32, SPATIAL_ALG_AUTO, gpu_ms != NULL};
+	                               SPATIAL_FP32, SPATIAL_ALG_AUTO, stats != NULL};
 	if (convolve_center(p, kernel->width, kernel->height, &o.center_x, &o.center_y, err))
 		return BLOOM_E_ARG;
 	struct spatial_stats st;
@@ -145,7 +145,7 @@ int convolve_spatial(struct spatial_ctx *s, const struct image *in, const struct
 		snprintf(err, CONVOLVE_ERR_LEN, "%s", serr);
 		return from_spatial(rc);
 	}
-	if (gpu_ms)
-		*gpu_ms = st.gpu_ms;
+	if (stats)
+		*stats = st;
 	return 0;
 }

@@ -39,9 +39,11 @@ int convolve_center(const struct bloom_params *p, int kw, int kh, int *cx, int *
                     char err[CONVOLVE_ERR_LEN]);
 
 /* The direct path: in convolved with kernel as bloom_run(BLOOM_OP_CONVOLVE) would (centre,
- * normalize; precision float32), into *out. Returns 0 or a negative bloom_error. */
+ * normalize; precision float32), into *out (in tiles where the image exceeds the context's
+ * limits: spatial.h). With st (NULL: none), its stages timed and its tiles. Returns 0 or a
+ * negative bloom_error. */
 int convolve_spatial(struct spatial_ctx *s, const struct image *in, const struct image *kernel,
-                     const struct bloom_params *p, struct image *out, double *gpu_ms,
+                     const struct bloom_params *p, struct image *out, struct spatial_stats *st,
                      char err[CONVOLVE_ERR_LEN]);
 
 #endif

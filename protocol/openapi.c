@@ -242,13 +242,58 @@ static json_t *tensor_op(const char *summary, unsigned op)
 	                 "requestBody", body, "responses", r);
 }
 
+static json_t *header(const char *desc)
+{
+	return json_pack("{s:s,s:{s:s}}", "description", desc, "schema", "type", "string");
+}
+
+/* GET /v1/bloom/{name}, /v1/convolve/{name}: a stored image rendered with the query's
+ * parameters. */
+static json_t *render_op(const char *summary, unsigned op, json_t *name)
+{
+	json_t *query, *props;
+	parameters(op, &query, &props);
+	json_decref(props);
+	json_array_extend(query, name);
+	json_array_append_new(query, json_pack(
+		"{s:s,s:s,s:b,s:s,s:{s:s,s:s}}", "name", "sig", "in", "query", "required", 0,
+		"description", "the URL's signature when the daemon runs with --url-signing-key-file: "
+		"base64url (unpadded) of HMAC-SHA256(key, path + '?' + the other parameters as "
+		"NAME=VALUE, each percent-encoded (all but A-Z a-z 0-9 - . _ ~ as %XX), sorted as byte "
+		"strings, joined with '&'); not needed with the API key", "schema", "type", "string",
+		"pattern", "^[A-Za-z0-9_-]{43}$"));
+	json_array_append_new(query, json_pack(
+		"{s:s,s:s,s:b,s:s,s:{s:s}}", "name", "If-None-Match", "in", "header", "required", 0,
+		"description", "an ETag of an earlier answer: 304 with no GPU work when it still "
+		"names this render", "schema", "type", "string"));
+	json_t *r = image_responses();
+	json_t *ok = json_object_get(r, "200");
+	json_object_set_new(ok, "description", json_string(
+		"the rendered image (the stored image's, kernel's and parameters' render; Vary: Accept "
+		"when format= is not given)"));
+	json_t *hdrs = json_pack("{s:o,s:o,s:o}", "ETag", header("strong: a digest of the image, "
+	                         "kernel, parameters as parsed, answer format and engine"),
+	                         "Cache-Control", header("--cache-control for public answers; "
+	                         "private, no-cache for those that needed the API key"),
+	                         "Vary", header("Accept, when the format follows the Accept header"));
+	json_object_set(ok, "headers", hdrs);
+	json_object_set_new(r, "304", json_pack("{s:s,s:o}", "description", "not modified: the "
+	                                        "If-None-Match names this render (no GPU work)",
+	                                        "headers", hdrs));
+	json_object_set_new(r, "403", error_ref("signed URLs are on and sig= is missing "
+	                                        "(signature_required) or wrong (bad_signature)"));
+	json_object_set_new(r, "404", error_ref("no stored image of that name"));
+	json_object_del(r, "415");
+	return json_pack("{s:s,s:o,s:o}", "summary", summary, "parameters", query, "responses", r);
+}
+
 static json_t *json_ok(const char *desc)
 {
 	return json_pack("{s:{s:s,s:{s:{s:{s:s}}}}}", "200", "description", desc, "content",
 	                 "application/json", "schema", "type", "object");
 }
 
-json_t *openapi_document(const char *version, int api_key)
+json_t *openapi_document(const char *version, int api_key, int url_signing)
 {
 	json_t *paths = json_object();
 	json_object_set_new(paths, "/v1/bloom",
@@ -280,7 +325,9 @@ json_t *openapi_document(const char *version, int api_key)
 	                    json_pack("{s:{s:s,s:o}}", "get", "summary", "list the named kernels",
 	                              "responses", json_ok("{\"kernels\": [...]}")));
 	json_t *put_resp = json_ok("replaced");
-	json_object_set_new(put_resp, "201", json_pack("{s:s}", "description", "registered"));
+	json_object_set_new(put_resp, "201", json_pack("{s:s,s:{s:o}}", "description", "registered",
+	                                               "headers", "Location",
+	                                               header("/v1/kernels/{name}")));
 	json_object_set_new(put_resp, "409", error_ref("--max-kernels reached"));
 	json_object_set_new(put_resp, "415", error_ref("not an image"));
 	json_object_set_new(put_resp, "422", error_ref("the kernel image could not be decoded"));
@@ -295,6 +342,47 @@ json_t *openapi_document(const char *version, int api_key)
 		          "type", "string", "format", "binary", "responses", put_resp, "get", "summary",
 		          "one kernel", "responses", get_resp, "delete", "summary", "remove a kernel",
 		          "responses", "204", "description", "removed", "404", error_ref("no such kernel")));
+	json_object_set_new(paths, "/v1/images",
+	                    json_pack("{s:{s:s,s:o}}", "get", "summary", "list the stored source "
+	                              "images", "responses", json_ok("{\"images\": [...]}")));
+	json_t *iput = json_ok("replaced (the object, with replaced: true)");
+	json_object_set_new(iput, "201", json_pack("{s:s,s:{s:o},s:{s:{s:{s:s}}}}", "description",
+	                                           "stored: {name, width, height, channels, format, "
+	                                           "bits, digest (SHA-256), bytes, created, replaced}",
+	                                           "headers", "Location",
+	                                           header("/v1/images/{name}"), "content",
+	                                           "application/json", "schema", "type", "object"));
+	json_object_set_new(iput, "400", error_ref("an empty body or a bad name"));
+	json_object_set_new(iput, "409", error_ref("--max-images reached (image_store_full) or "
+	                                           "--image-memory held by the others "
+	                                           "(image_memory_full)"));
+	json_object_set_new(iput, "413", error_ref("the image alone above --image-memory, or its "
+	                                           "pixels above --max-pixels or --memory-budget"));
+	json_object_set_new(iput, "415", error_ref("not an image"));
+	json_object_set_new(iput, "422", error_ref("the image could not be decoded"));
+	json_object_set_new(iput, "503", error_ref("queue full or memory budget spent"));
+	json_t *iget = json_ok("the stored image's facts: size, format, digest, bytes");
+	json_object_set_new(iget, "404", error_ref("no such image"));
+	json_object_set_new(
+		paths, "/v1/images/{name}",
+		json_pack("{s:O,s:{s:s,s:{s:b,s:{s:{s:{s:s,s:s}}}},s:o},s:{s:s,s:o},s:{s:s,s:{s:{s:s},s:o}}}",
+		          "parameters", name, "put", "summary",
+		          "store a source image under name (checked by decoding, kept as sent) for "
+		          "GET /v1/bloom/{name} and /v1/convolve/{name}", "requestBody", "required", 1,
+		          "content", "application/octet-stream", "schema", "type", "string", "format",
+		          "binary", "responses", iput, "get", "summary", "one stored image's facts",
+		          "responses", iget, "delete", "summary", "remove a stored image", "responses",
+		          "204", "description", "removed", "404", error_ref("no such image")));
+	json_object_set_new(paths, "/v1/bloom/{name}",
+	                    json_pack("{s:o}", "get",
+	                              render_op("the stored image's bloom with the query's "
+	                                        "parameters (those of POST /v1/bloom), for <img src> "
+	                                        "and CDNs", REQUEST_BLOOM, name)));
+	json_object_set_new(paths, "/v1/convolve/{name}",
+	                    json_pack("{s:o}", "get",
+	                              render_op("the stored image convolved with the query's "
+	                                        "parameters (those of POST /v1/convolve)",
+	                                        REQUEST_CONVOLVE, name)));
 	json_decref(name);
 	json_object_set_new(paths, "/healthz",
 	                    json_pack("{s:{s:s,s:o}}", "get", "summary", "the process answers",
@@ -331,13 +419,25 @@ json_t *openapi_document(const char *version, int api_key)
 	if (!doc)
 		return NULL;
 	json_object_set_new(json_object_get(doc, "components"), "securitySchemes",
-	                    json_pack("{s:{s:s,s:s,s:s}}", "bearer", "type", "http", "scheme",
-	                              "bearer", "description", "the key of --api-key-file"));
+	                    json_pack("{s:{s:s,s:s,s:s},s:{s:s,s:s,s:s,s:s}}", "bearer", "type",
+	                              "http", "scheme", "bearer", "description",
+	                              "the key of --api-key-file", "urlSignature", "type", "apiKey",
+	                              "in", "query", "name", "sig", "description",
+	                              "a signed URL (--url-signing-key-file): see the sig "
+	                              "parameter of GET /v1/bloom/{name}"));
+	static const char *renders[] = {"/v1/bloom/{name}", "/v1/convolve/{name}"};
+	if (url_signing) /* the render URLs are public when signed; the API key works too */
+		for (int i = 0; i < 2; i++)
+			json_object_set_new(json_object_get(json_object_get(paths, renders[i]), "get"),
+			                    "security", api_key ? json_pack("[{s:[]},{s:[]}]",
+			                                                    "urlSignature", "bearer")
+			                                        : json_pack("[{s:[]}]", "urlSignature"));
 	if (api_key) { /* every /v1/ operation requires the key; the probes and this document not */
 		const char *path;
 		json_t *item;
 		json_object_foreach(paths, path, item) {
-			if (strncmp(path, "/v1/", 4))
+			if (strncmp(path, "/v1/", 4) || (url_signing && (!strcmp(path, renders[0]) ||
+			                                                 !strcmp(path, renders[1]))))
 				continue;
 			const char *method;
 			json_t *op;

@@ -6,7 +6,8 @@
 
 #include <jansson.h>
 
-/* A new reference to the document, or NULL when out of memory. */
-json_t *openapi_document(const char *version, int api_key);
+/* A new reference to the document, or NULL when out of memory. api_key: /v1/ needs the bearer
+ * key; url_signing: the GET render URLs take a signature (or the key) instead. */
+json_t *openapi_document(const char *version, int api_key, int url_signing);
 
 #endif
