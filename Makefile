@@ -21,7 +21,7 @@ DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mes
               libgnutls28-dev libwebp-dev libavif-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
               clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
-              systemd python3-yaml
+              systemd python3-yaml libheif-examples
 DEPS_BENCH := libfftw3-dev
 DEPS_DOCS  := python3-skimage imagemagick
 DEPS_SYSTEMD := systemd-container

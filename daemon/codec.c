@@ -292,9 +292,12 @@ static void do_encode(struct jobs *J, struct job *j)
 	enum image_format fmt;
 	struct image_encode_opts eo;
 	memset(&eo, 0, sizeof eo);
-	format_resolve(j->req.format, j->png_from_accept, &j->info, &fmt, &eo.bits);
-	eo.quality = j->req.quality ? j->req.quality : J->cfg.jpeg_quality;
+	format_resolve(j->req.format, &j->accept, &j->info, &fmt, &eo.bits);
+	eo.quality = j->req.quality ? j->req.quality
+	             : fmt == IMAGE_FORMAT_WEBP ? J->cfg.webp_quality
+	             : fmt == IMAGE_FORMAT_AVIF ? J->cfg.avif_quality : J->cfg.jpeg_quality;
 	eo.subsampling = J->cfg.jpeg_subsampling ? 420 : 444;
+	eo.speed = J->cfg.avif_speed;
 	char err[IMAGE_ERR_LEN];
 	int rc;
 	if (j->yresult.data) /* planes made on the GPU; lost came with them */

@@ -126,6 +126,19 @@
 	 "FFTBLOOM_JPEG_QUALITY", C(jpeg_quality)},                                               \
 	{"jpeg-subsampling", OPT_ENUM, 0, 0, "444", "444|420", "chroma of JPEG answers",         \
 	 "FFTBLOOM_JPEG_SUBSAMPLING", C(jpeg_subsampling)},                                       \
+	{"webp-quality", OPT_INT, 1, 100, "79", NULL,                                             \
+	 "WebP quality of answers (quality= overrides; 100: lossless)", "FFTBLOOM_WEBP_QUALITY",  \
+	 C(webp_quality)},                                                                        \
+	{"avif-quality", OPT_INT, 1, 100, "63", NULL,                                             \
+	 "AVIF quality of answers (quality= overrides; quantizer (100 - q) * 63 / 100, 100: "      \
+	 "lossless); chroma as --jpeg-subsampling", "FFTBLOOM_AVIF_QUALITY", C(avif_quality)},    \
+	{"avif-speed", OPT_INT, 1, 10, "9", NULL,                                                 \
+	 "libavif encoder speed of AVIF answers, 1 (slowest, smallest) to 10 (fastest)",          \
+	 "FFTBLOOM_AVIF_SPEED", C(avif_speed)},                                                   \
+	{"auto-avif", OPT_BOOL, 0, 1, "false", NULL,                                              \
+	 "an Accept header naming image/avif gets AVIF, before WebP (off: AVIF only by format= "   \
+	 "or when Accept allows nothing else; an AVIF encode costs several times a WebP one)",     \
+	 "FFTBLOOM_AUTO_AVIF", C(auto_avif)},                                                     \
 	{"persistent-map", OPT_BOOL, 0, 1, "true", NULL,                                          \
 	 "JPEG planes through buffers mapped once (GL_EXT_buffer_storage), where the driver has it", \
 	 "FFTBLOOM_PERSISTENT_MAP", C(persistent_map)},                                           \

@@ -17,6 +17,7 @@
 #include "daemon/metrics.h"
 #include "gles/bloom.h"
 #include "gles/conv_shape.h"
+#include "protocol/format.h"
 #include "protocol/image.h"
 #include "protocol/request.h"
 #include "protocol/tensor.h"
@@ -46,8 +47,9 @@ struct job {
 	size_t kernel_len;
 	struct kernel_entry *named;       /* registered kernel; the reference moves in */
 	struct request req;               /* the parameters, parsed (format OUT_AUTO: Accept's, else
-	                                     the input's family; quality 0: --jpeg-quality) */
-	int png_from_accept;              /* the format came from Accept: image/png */
+	                                     the input's family; quality 0: the server's default
+	                                     for the format) */
+	struct format_accept accept;      /* the Accept header, for format OUT_AUTO */
 	char put_name[65];                /* JOB_KERNEL_PUT: the name */
 	const unsigned char *npy[3];      /* JOB_CONV2D, JOB_CONV2D_T: input, weight, bias (NULL:
 	                                     none) as NPY bytes */
