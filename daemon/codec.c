@@ -308,7 +308,10 @@ static void do_encode(struct jobs *J, struct job *j)
 	if (rc) {
 		j->body = NULL;
 		j->body_len = 0;
-		set_error(j, 500, "encode_failed", "encoding %s: %s", image_format_name(fmt), err);
+		/* a size the format cannot hold is the request's (format=webp past 16383 a side) */
+		set_error(j, rc == IMAGE_E_TOO_LARGE ? 422 : 500, rc == IMAGE_E_TOO_LARGE ?
+		          "too_large_for_format" : "encode_failed", "encoding %s: %s",
+		          image_format_name(fmt), err);
 	} else {
 		j->status = 200;
 		j->content_type = format_content_type(fmt);

@@ -204,6 +204,15 @@ static int better(const struct format_accept *a, enum image_format f, enum image
 	return rank(a, f, fam) < rank(a, best, fam);
 }
 
+/* Whether an answer of the input's size fits the format's largest side (size unknown: yes). */
+static int fits(enum image_format f, const struct image_info *in)
+{
+	int side = in->width > in->height ? in->width : in->height;
+	return f == IMAGE_FORMAT_WEBP ? side <= 16383
+	       : f == IMAGE_FORMAT_JPEG ? side <= 65535
+	       : f == IMAGE_FORMAT_AVIF ? side <= 65536 : 1;
+}
+
 void format_resolve(int out, const struct format_accept *a, const struct image_info *in,
                     enum image_format *fmt, int *bits)
 {
@@ -224,11 +233,12 @@ void format_resolve(int out, const struct format_accept *a, const struct image_i
 	if (a && a->given) {
 		for (size_t i = 0; i < NMEDIA; i++) {
 			enum image_format f = media[i].f;
-			if (a->q[f] && better(a, f, best, fam))
+			if (a->q[f] && fits(f, in) && better(a, f, best, fam))
 				best = f;
 		}
 	}
-	/* nothing acceptable (the caller answers 406 before this): the family */
+	/* nothing acceptable that fits (the caller answers 406 when nothing is acceptable): the
+	 * family */
 	*fmt = best != IMAGE_FORMAT_UNKNOWN ? best : fam;
 	int deep = in->float_format || in->bits > 8;
 	if (*fmt == IMAGE_FORMAT_PNG)

@@ -55,8 +55,10 @@ int format_from_accept(const char *accept, int prefer_avif, struct format_accept
  * Among named types: AVIF (prefer_avif only), then WebP, then the input's family, then the
  * header's order; among wildcard-matched ones: the family, then PNG, JPEG, EXR, HDR, PFM, WebP,
  * AVIF. Without prefer_avif, AVIF is chosen only when it is the input's family or nothing else
- * is acceptable. An Accept-chosen PNG keeps 16 bits for a 16-bit PNG; an Accept-chosen AVIF is
- * 10-bit for an input of more than 8 bits (12 for a 12-bit AVIF). */
+ * is acceptable. Formats whose largest side the input's size exceeds (WebP 16383, JPEG 65535,
+ * AVIF 65536) are not chosen by Accept; with nothing else acceptable the family is. An
+ * Accept-chosen PNG keeps 16 bits for a 16-bit PNG; an Accept-chosen AVIF is 10-bit for an
+ * input of more than 8 bits (12 for a 12-bit AVIF). */
 void format_resolve(int out, const struct format_accept *a, const struct image_info *in,
                     enum image_format *fmt, int *bits);
 

@@ -256,6 +256,8 @@ int image_decode(const void *buf, size_t len, const struct image_limits *lim, st
 		image_free(out);
 		return rc;
 	}
+	info->width = out->width;
+	info->height = out->height;
 	return 0;
 }
 

@@ -49,6 +49,7 @@ struct image_info {
 	int channels;     /* as stored: 1-4; palette PNG counts as 3 or 4, CMYK JPEG as 4 */
 	int float_format; /* 1 for EXR/HDR/PFM */
 	int orientation;  /* EXIF orientation applied (1-8), 1 if none */
+	int width, height; /* the image's size, orientation applied (0 until decoded) */
 };
 
 struct image_encode_opts {

@@ -1251,6 +1251,20 @@ def test_formats():
         st, h, body = d.req("POST", "/v1/convolve?kernel_preset=gaussian:sigma=1", body=avif_in)
         check("AVIF in -> AVIF out", st0 == 200 and st == 200 and
               h.get("content-type") == "image/avif", (st0, st, h))
+        # wider than WebP's 16383: Accept falls back to the family, format=webp is refused
+        wide = png_bytes((RNG.random((2, 16384, 3)) * 255).astype(np.uint8))
+        k1 = open(write_pfm(os.path.join(TMP, "k1.pfm"), np.ones((1, 1, 3), np.float32)), "rb").read()
+        mp, ct = multipart([("image", wide, "image/png"), ("kernel", k1, "application/octet-stream"),
+                            ("method", b"spatial", "text/plain")])
+        cq = "/v1/convolve"
+        st, h, body = d.req("POST", cq, body=mp, headers={"Content-Type": ct,
+                                                          "Accept": BROWSER_ACCEPT["chrome"]})
+        check("16384 wide, Chrome's Accept: PNG (WebP cannot hold it)", st == 200 and
+              h.get("content-type") == "image/png", (st, h, body[:200]))
+        st, h, body = d.req("POST", cq + "?format=webp", body=mp, headers={"Content-Type": ct})
+        check("16384 wide, format=webp: 422 too_large_for_format", st == 422 and
+              err_of(body)[1] == "too_large_for_format" and "16383" in err_of(body)[2],
+              (st, body[:300]))
         st, h, body = d.req("POST", "/v1/bloom", body=b"RIFF\x10\x00\x00\x00WEBPVP8 junk")
         check("a broken WebP: 422 naming webp", st == 422 and "webp" in err_of(body)[2], (st, body))
     finally:

@@ -75,6 +75,8 @@ static void roundtrip(const struct image *img, enum image_format f,
 	if (rc)
 		fail_msg("decode %s: %s", image_format_name(f), err);
 	assert_int_equal(info->format, f);
+	assert_int_equal(info->width, back->width);
+	assert_int_equal(info->height, back->height);
 	free(buf);
 }
 
@@ -523,6 +525,9 @@ static void test_jpeg_yuv(void **state)
 			assert_int_equal(back.sub_y, gray ? 1 : subs[u][2]);
 			assert_int_equal(back.orientation, o);
 			assert_int_equal(info.orientation, o);
+			/* the answer's size: turned as the float decode turns it */
+			assert_int_equal(info.width, a.width);
+			assert_int_equal(info.height, a.height);
 			assert_int_equal(info.format, IMAGE_FORMAT_JPEG);
 			assert_int_equal(info.channels, gray ? 1 : 3);
 			for (int p = 0; p < 3; p++) {

@@ -42,15 +42,17 @@ static void test_format_parse(void **state)
 	assert_int_equal(n, 7);
 }
 
-static const struct image_info in_jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1},
-                                in_png8 = {IMAGE_FORMAT_PNG, 8, 4, 0, 1},
-                                in_png16 = {IMAGE_FORMAT_PNG, 16, 3, 0, 1},
-                                in_exr = {IMAGE_FORMAT_EXR, 16, 4, 1, 1},
-                                in_pfm = {IMAGE_FORMAT_PFM, 32, 3, 1, 1},
-                                in_webp = {IMAGE_FORMAT_WEBP, 8, 4, 0, 1},
-                                in_avif8 = {IMAGE_FORMAT_AVIF, 8, 3, 0, 1},
-                                in_avif10 = {IMAGE_FORMAT_AVIF, 10, 3, 0, 1},
-                                in_avif12 = {IMAGE_FORMAT_AVIF, 12, 4, 0, 1};
+static const struct image_info in_jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1, 64, 48},
+                                in_png8 = {IMAGE_FORMAT_PNG, 8, 4, 0, 1, 64, 48},
+                                in_png16 = {IMAGE_FORMAT_PNG, 16, 3, 0, 1, 64, 48},
+                                in_exr = {IMAGE_FORMAT_EXR, 16, 4, 1, 1, 64, 48},
+                                in_pfm = {IMAGE_FORMAT_PFM, 32, 3, 1, 1, 64, 48},
+                                in_webp = {IMAGE_FORMAT_WEBP, 8, 4, 0, 1, 64, 48},
+                                in_avif8 = {IMAGE_FORMAT_AVIF, 8, 3, 0, 1, 64, 48},
+                                in_avif10 = {IMAGE_FORMAT_AVIF, 10, 3, 0, 1, 64, 48},
+                                in_avif12 = {IMAGE_FORMAT_AVIF, 12, 4, 0, 1, 64, 48},
+                                in_wide_jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1, 20000, 300},
+                                in_tall_png = {IMAGE_FORMAT_PNG, 8, 3, 0, 1, 100, 70000};
 
 /* The format an answer gets for Accept (and --auto-avif) and the input, with no format=; -1
  * when the header allows nothing made (406). */
@@ -95,6 +97,13 @@ static void test_accept_browsers(void **state)
 	assert_int_equal(by_accept("image/png,image/svg+xml,image/*;q=0.8,video/*;q=0.8,*/*;q=0.5",
 	                           1, &in_jpeg, NULL), IMAGE_FORMAT_PNG);
 	assert_int_equal(by_accept("image/*,*/*;q=0.8", 1, &in_jpeg, NULL), IMAGE_FORMAT_JPEG);
+	/* sizes a format cannot hold: WebP past 16383 a side, AVIF past 65536, JPEG past 65535 */
+	assert_int_equal(by_accept(img[0], 0, &in_wide_jpeg, NULL), IMAGE_FORMAT_JPEG);
+	assert_int_equal(by_accept(img[0], 1, &in_wide_jpeg, NULL), IMAGE_FORMAT_AVIF);
+	assert_int_equal(by_accept(img[0], 1, &in_tall_png, NULL), IMAGE_FORMAT_PNG);
+	assert_int_equal(by_accept("image/webp", 0, &in_wide_jpeg, NULL), IMAGE_FORMAT_JPEG);
+	assert_int_equal(by_accept("image/jpeg, image/webp;q=0.5, image/png;q=0.1", 0, &in_tall_png,
+	                           NULL), IMAGE_FORMAT_PNG);
 }
 
 static void test_accept(void **state)
