@@ -21,6 +21,7 @@ COPY Makefile ./
 COPY gles/module.mk gles/
 COPY protocol/module.mk protocol/
 COPY daemon/module.mk daemon/
+COPY cli/module.mk cli/
 COPY tests/module.mk tests/
 COPY tests/daemon/module.mk tests/daemon/
 COPY tests/gles/module.mk tests/gles/

@@ -13,8 +13,8 @@
 #include "protocol/colour.h"
 #include "protocol/image_codec.h"
 
-/* libavif's speed 0-10 (libaom's cpu-used underneath); 9: about 1 s a 1080p frame on one core
- * (README), as imgproxy's default IMGPROXY_AVIF_SPEED */
+/* libavif's speed 0-10 (libaom's cpu-used underneath). 9, imgproxy's default too: 0.14 s of
+ * one core's time for a 1080p photograph at quality 63, about what WebP takes (README) */
 #define AVIF_SPEED_OURS 9
 
 static int avif_error(avifResult r, const char *what, const avifDiagnostics *diag, char *err)
