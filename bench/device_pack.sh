@@ -9,7 +9,7 @@ mkdir -p .carry/lib .carry/bin
 cp "$BUILD"/fftbloom "$BUILD"/fftbloomd .carry/bin/
 if [ -d "$BUILD/bench" ]; then # the end-to-end tools, where they are built
 	mkdir -p .carry/bin/bench
-	for b in loadgen codec_ceiling fftw_peer; do
+	for b in loadgen codec_ceiling fftw_peer encode_formats; do
 		[ -x "$BUILD/bench/$b" ] && cp "$BUILD/bench/$b" .carry/bin/bench/
 	done
 fi

@@ -21,10 +21,10 @@ struct bloom_cli {
 
 static const struct opt_def own_table[] = {
 	{"output", OPT_STRING, 0, 0, "", NULL,
-	 "output image; its extension (.jpg .png .exr .hdr .pfm) picks the format (also -o)", NULL,
-	 offsetof(struct bloom_cli, output)},
-	{"bits", OPT_INT, 0, 32, "0", NULL, "PNG 8 or 16, EXR 16 (half) or 32 (float); 0: PNG 8, EXR 16",
-	 NULL, offsetof(struct bloom_cli, bits)},
+	 "output image; its extension (.jpg .png .exr .hdr .pfm .webp .avif) picks the format "
+	 "(also -o)", NULL, offsetof(struct bloom_cli, output)},
+	{"bits", OPT_INT, 0, 32, "0", NULL, "PNG 8 or 16, EXR 16 (half) or 32 (float), AVIF 8, 10 or "
+	 "12; 0: PNG 8, EXR 16, AVIF 8", NULL, offsetof(struct bloom_cli, bits)},
 	{"quiet", OPT_BOOL, 0, 1, "false", NULL, "no summary line on stderr", NULL,
 	 offsetof(struct bloom_cli, quiet)},
 };
@@ -98,8 +98,8 @@ static int run(int op, int argc, char **argv)
 		return 2;
 	}
 	if (image_format_from_name(c.output) == IMAGE_FORMAT_UNKNOWN) {
-		fprintf(stderr, "fftbloom %s: %s: unknown output extension (.jpg .png .exr .hdr .pfm)\n",
-		        name, c.output);
+		fprintf(stderr, "fftbloom %s: %s: unknown output extension (.jpg .png .exr .hdr .pfm "
+		        ".webp .avif)\n", name, c.output);
 		return 2;
 	}
 	log_setup(LOG_WARN, 0);
@@ -138,7 +138,7 @@ static int run(int op, int argc, char **argv)
 		fprintf(stderr, "fftbloom %s: %s\n", name, err);
 		goto out;
 	}
-	struct image_encode_opts eo = {req.quality ? req.quality : 90, 0, c.bits, 0};
+	struct image_encode_opts eo = {.quality = req.quality, .bits = c.bits};
 	unsigned lost = 0;
 	if (image_write_file(c.output, &out, &eo, &lost, err)) {
 		fprintf(stderr, "fftbloom %s: %s: %s\n", name, c.output, err);
@@ -228,7 +228,7 @@ int cli_kernel(int argc, char **argv)
 		fprintf(stderr, "fftbloom kernel: %s\n", err);
 		goto out;
 	}
-	struct image_encode_opts eo = {0, 0, 32, 0};
+	struct image_encode_opts eo = {.bits = 32};
 	if (image_write_file(c.output, &k, &eo, NULL, err)) {
 		fprintf(stderr, "fftbloom kernel: %s: %s\n", c.output, err);
 		goto out;

@@ -14,22 +14,28 @@ struct convert_opts {
 	int subsampling; /* index into "444|420" */
 	int bits;
 	int dither;
+	int speed;
 	unsigned long long max_width, max_height, max_pixels;
 };
 
 static const struct opt_def convert_table[] = {
 	{ "output", OPT_STRING, 0, 0, NULL, NULL,
-	  "output file; its extension (.jpg .png .exr .hdr .pfm) picks the format (also -o)", NULL,
-	  offsetof(struct convert_opts, output) },
-	{ "quality", OPT_INT, 1, 100, "90", NULL, "JPEG quality", NULL,
-	  offsetof(struct convert_opts, quality) },
-	{ "subsampling", OPT_ENUM, 0, 0, "444", "444|420", "JPEG chroma subsampling", NULL,
+	  "output file; its extension (.jpg .png .exr .hdr .pfm .webp .avif) picks the format "
+	  "(also -o)", NULL, offsetof(struct convert_opts, output) },
+	{ "quality", OPT_INT, 0, 100, "0", NULL,
+	  "JPEG, WebP or AVIF quality 1-100 (WebP and AVIF: 100 is lossless); 0 = the format's "
+	  "default (JPEG 90, WebP 79, AVIF 63)", NULL, offsetof(struct convert_opts, quality) },
+	{ "subsampling", OPT_ENUM, 0, 0, "444", "444|420", "JPEG and AVIF chroma subsampling", NULL,
 	  offsetof(struct convert_opts, subsampling) },
 	{ "bits", OPT_INT, 0, 32, "0",  NULL,
-	  "bits per sample: PNG 8 or 16, EXR 16 (half) or 32 (float); 0 = PNG 8, EXR 16", NULL,
-	  offsetof(struct convert_opts, bits) },
-	{ "dither", OPT_BOOL, 0, 0, "0", NULL, "ordered dither on 8-bit output (PNG, JPEG)", NULL,
+	  "bits per sample: PNG 8 or 16, EXR 16 (half) or 32 (float), AVIF 8, 10 or 12; 0 = PNG 8, "
+	  "EXR 16, AVIF 8", NULL, offsetof(struct convert_opts, bits) },
+	{ "dither", OPT_BOOL, 0, 0, "0", NULL,
+	  "ordered dither on 8-bit output (PNG, JPEG, WebP, AVIF)", NULL,
 	  offsetof(struct convert_opts, dither) },
+	{ "avif-speed", OPT_INT, 1, 10, "9", NULL,
+	  "AVIF encoder speed, 1 (slowest, smallest) to 10 (fastest)", NULL,
+	  offsetof(struct convert_opts, speed) },
 	{ "max-width", OPT_SIZE, 1, 2147483647, "32768", NULL, "largest input width accepted", NULL,
 	  offsetof(struct convert_opts, max_width) },
 	{ "max-height", OPT_SIZE, 1, 2147483647, "32768", NULL, "largest input height accepted",
@@ -42,8 +48,9 @@ static const struct opt_def convert_table[] = {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: fftbloom convert IN -o OUT [options]\n"
-		   "Reads IN (JPEG, PNG, OpenEXR, Radiance HDR or PFM, told apart by content) and\n"
-		   "writes OUT in the format of its extension. Exit status 0 ok, 1 failure, 2 usage.\n");
+		   "Reads IN (JPEG, PNG, OpenEXR, Radiance HDR, PFM, WebP or AVIF, told apart by\n"
+		   "content) and writes OUT in the format of its extension. Exit status 0 ok,\n"
+		   "1 failure, 2 usage.\n");
 	opts_print_help(f, convert_table, CONVERT_TABLE_LEN);
 }
 
@@ -75,8 +82,8 @@ int cli_convert(int argc, char **argv)
 	}
 	const char *in = argv[1];
 	if (image_format_from_name(co.output) == IMAGE_FORMAT_UNKNOWN) {
-		fprintf(stderr, "fftbloom convert: %s: unknown extension (use .jpg .png .exr .hdr .pfm)\n",
-			co.output);
+		fprintf(stderr, "fftbloom convert: %s: unknown extension (use .jpg .png .exr .hdr .pfm "
+			".webp .avif)\n", co.output);
 		return 2;
 	}
 	struct image_limits lim = { .max_width = (unsigned)co.max_width,
@@ -89,7 +96,8 @@ int cli_convert(int argc, char **argv)
 		fprintf(stderr, "fftbloom convert: %s: %s\n", in, err);
 		return 1;
 	}
-	struct image_encode_opts eo = { co.quality, co.subsampling ? 420 : 444, co.bits, co.dither };
+	struct image_encode_opts eo = { .quality = co.quality, .subsampling = co.subsampling ? 420 : 444,
+	                               .bits = co.bits, .dither = co.dither, .speed = co.speed };
 	unsigned lost = 0;
 	rc = image_write_file(co.output, &img, &eo, &lost, err);
 	image_free(&img);

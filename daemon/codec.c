@@ -365,9 +365,10 @@ static void do_encode(struct jobs *J, struct job *j)
 	enum image_format fmt;
 	struct image_encode_opts eo;
 	memset(&eo, 0, sizeof eo);
-	format_resolve(j->req.format, j->png_from_accept, &j->info, &fmt, &eo.bits);
-	eo.quality = j->req.quality ? j->req.quality : J->cfg.jpeg_quality;
+	format_resolve(j->req.format, &j->accept, &j->info, &fmt, &eo.bits);
+	eo.quality = j->req.quality ? j->req.quality : config_quality(&J->cfg, fmt);
 	eo.subsampling = J->cfg.jpeg_subsampling ? 420 : 444;
+	eo.speed = J->cfg.avif_speed;
 	char err[IMAGE_ERR_LEN];
 	int rc;
 	if (j->yresult.data) /* planes made on the GPU; lost came with them */
@@ -378,7 +379,10 @@ static void do_encode(struct jobs *J, struct job *j)
 	if (rc) {
 		j->body = NULL;
 		j->body_len = 0;
-		set_error(j, 500, "encode_failed", "encoding %s: %s", image_format_name(fmt), err);
+		/* a size the format cannot hold is the request's (format=webp past 16383 a side) */
+		set_error(j, rc == IMAGE_E_TOO_LARGE ? 422 : 500, rc == IMAGE_E_TOO_LARGE ?
+		          "too_large_for_format" : "encode_failed", "encoding %s: %s",
+		          image_format_name(fmt), err);
 	} else {
 		j->status = 200;
 		j->content_type = format_content_type(fmt);

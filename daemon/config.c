@@ -1,6 +1,8 @@
 /* The one table of options; see config.h. */
 #include "daemon/config.h"
 
+#include "protocol/image.h"
+
 #include <string.h>
 
 #define GPU_OPTS(T, base)                                                                   \
@@ -150,6 +152,19 @@
 	 "FFTBLOOM_JPEG_QUALITY", C(jpeg_quality)},                                               \
 	{"jpeg-subsampling", OPT_ENUM, 0, 0, "444", "444|420", "chroma of JPEG answers",         \
 	 "FFTBLOOM_JPEG_SUBSAMPLING", C(jpeg_subsampling)},                                       \
+	{"webp-quality", OPT_INT, 1, 100, "79", NULL,                                             \
+	 "WebP quality of answers (quality= overrides; 100: lossless)", "FFTBLOOM_WEBP_QUALITY",  \
+	 C(webp_quality)},                                                                        \
+	{"avif-quality", OPT_INT, 1, 100, "63", NULL,                                             \
+	 "AVIF quality of answers (quality= overrides; quantizer (100 - q) * 63 / 100, 100: "      \
+	 "lossless); chroma as --jpeg-subsampling", "FFTBLOOM_AVIF_QUALITY", C(avif_quality)},    \
+	{"avif-speed", OPT_INT, 1, 10, "9", NULL,                                                 \
+	 "libavif encoder speed of AVIF answers, 1 (slowest, smallest) to 10 (fastest)",          \
+	 "FFTBLOOM_AVIF_SPEED", C(avif_speed)},                                                   \
+	{"auto-avif", OPT_BOOL, 0, 1, "false", NULL,                                              \
+	 "an Accept header naming image/avif gets AVIF, before WebP (off: AVIF only by format= "   \
+	 "or when Accept allows nothing else; an AVIF encode costs several times a WebP one)",     \
+	 "FFTBLOOM_AUTO_AVIF", C(auto_avif)},                                                     \
 	{"persistent-map", OPT_BOOL, 0, 1, "true", NULL,                                          \
 	 "JPEG planes through buffers mapped once (GL_EXT_buffer_storage), where the driver has it", \
 	 "FFTBLOOM_PERSISTENT_MAP", C(persistent_map)},                                           \
@@ -199,4 +214,10 @@ int gpu_config_load(struct gpu_config *c, int argc, char **argv, int first, int 
 {
 	memset(c, 0, sizeof *c);
 	return load(gpu_config_table, gpu_config_table_len, c, argc, argv, first, npos, err);
+}
+
+int config_quality(const struct config *c, int fmt)
+{
+	return fmt == IMAGE_FORMAT_WEBP ? c->webp_quality
+	       : fmt == IMAGE_FORMAT_AVIF ? c->avif_quality : c->jpeg_quality;
 }

@@ -72,7 +72,11 @@ struct config {
 	unsigned long long kernel_cache; /* per GPU: bytes of kernel spectra kept */
 	int max_plans;                 /* per GPU: padded sizes kept with their buffers */
 	int jpeg_quality;              /* default JPEG quality of answers */
-	int jpeg_subsampling;          /* 0: 4:4:4, 1: 4:2:0 for JPEG answers */
+	int jpeg_subsampling;          /* 0: 4:4:4, 1: 4:2:0 for JPEG and AVIF answers */
+	int webp_quality;              /* default WebP quality of answers */
+	int avif_quality;              /* default AVIF quality of answers */
+	int avif_speed;                /* libavif encoder speed of AVIF answers, 1-10 */
+	int auto_avif;                 /* 1: Accept may choose AVIF like any type; 0: only alone */
 	int jpeg_planes;               /* 1: JPEG in and out as YUV planes, converted on the GPU */
 	int persistent_map;            /* 1: planes through persistently mapped buffers */
 	int lend_planes;               /* 1: answers' planes encoded from the GPU's mapped buffer */
@@ -81,6 +85,10 @@ struct config {
 extern const struct opt_def config_table[];
 extern const size_t config_table_len;
 extern const struct opt_def gpu_config_table[];
+
+/* An answer's quality when its request gives none: --webp-quality, --avif-quality, or
+ * --jpeg-quality for JPEG and every other format (fmt: enum image_format). */
+int config_quality(const struct config *c, int fmt);
 extern const size_t gpu_config_table_len;
 
 /* Defaults, then FFTBLOOM_* variables, then flags from argv[first..]; positional arguments are

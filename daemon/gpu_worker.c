@@ -249,7 +249,7 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	/* a JPEG answer comes back from the GPU as planes */
 	enum image_format fmt;
 	int bits;
-	format_resolve(j->req.format, j->png_from_accept, &j->info, &fmt, &bits);
+	format_resolve(j->req.format, &j->accept, &j->info, &fmt, &bits);
 	struct bloom_frame f = {j->yin.data ? NULL : &j->in, j->yin.data ? &j->yin : NULL};
 	struct bloom_result res;
 	memset(&res, 0, sizeof res);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "daemon/log.h"
 #include "protocol/clock.h"
@@ -47,15 +48,22 @@ enum MHD_Result respond(struct req *r, int status, const char *ctype, void *body
 	MHD_add_response_header(resp, "Server-Timing", timing);
 	if (ctype)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	const char *vary = NULL; /* an answer's own Vary joins CORS's Origin in one field */
+	for (const char *const *e = extra; e && e[0]; e += 2)
+		if (!strcasecmp(e[0], "Vary"))
+			vary = e[1];
 	if (r->cors) {
+		char v[128];
+		snprintf(v, sizeof v, "Origin%s%s", vary ? ", " : "", vary ? vary : "");
 		MHD_add_response_header(resp, "Access-Control-Allow-Origin", r->origin);
-		MHD_add_response_header(resp, "Vary", "Origin");
+		MHD_add_response_header(resp, "Vary", v);
 		MHD_add_response_header(resp, "Access-Control-Expose-Headers",
 		                        "X-Request-Id, Server-Timing, Retry-After, X-Image-Lost, X-Gpu, "
 		                        "X-Convolve-Method, X-Tiles, ETag, Location");
 	}
 	for (; extra && extra[0]; extra += 2)
-		MHD_add_response_header(resp, extra[0], extra[1]);
+		if (!r->cors || strcasecmp(extra[0], "Vary"))
+			MHD_add_response_header(resp, extra[0], extra[1]);
 	if (!MHD_get_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL))
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (r->S->quiescing)

@@ -136,6 +136,8 @@ void *sweeper_main(void *arg);
 int sniffed(const unsigned char *p, size_t len);
 enum MHD_Result start_job(struct req *r);
 enum MHD_Result route_image(struct req *r);
+/* 406 for an Accept header allowing none of the formats made (listed in the answer). */
+enum MHD_Result not_acceptable(struct req *r, const char *accept);
 enum MHD_Result route_tensor(struct req *r);
 
 /* routes_store.c */

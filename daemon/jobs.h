@@ -17,6 +17,7 @@
 #include "daemon/metrics.h"
 #include "gles/bloom.h"
 #include "gles/conv_shape.h"
+#include "protocol/format.h"
 #include "protocol/image.h"
 #include "protocol/request.h"
 #include "protocol/tensor.h"
@@ -48,8 +49,9 @@ struct job {
 	size_t kernel_len;
 	struct kernel_entry *named;       /* registered kernel; the reference moves in */
 	struct request req;               /* the parameters, parsed (format OUT_AUTO: Accept's, else
-	                                     the input's family; quality 0: --jpeg-quality) */
-	int png_from_accept;              /* the format came from Accept: image/png */
+	                                     the input's family; quality 0: the server's default
+	                                     for the format) */
+	struct format_accept accept;      /* the Accept header, for format OUT_AUTO */
 	char put_name[65];                /* JOB_KERNEL_PUT, JOB_IMAGE_PUT: the name */
 	struct images *store;             /* JOB_IMAGE_PUT: the store that keeps the image (its
 	                                     bytes are copied in once it decodes) */

@@ -87,6 +87,26 @@ int sniffed(const unsigned char *p, size_t len)
 	return image_sniff(p, len) != IMAGE_FORMAT_UNKNOWN;
 }
 
+/* 406 for an Accept header that allows none of the formats made, listing them (also as the
+ * error's "formats" array). */
+enum MHD_Result not_acceptable(struct req *r, const char *accept)
+{
+	char list[256] = "";
+	json_t *types = json_array();
+	for (const char *const *t = format_types(); *t; t++) {
+		json_array_append_new(types, json_string(*t));
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "", *t);
+	}
+	char msg[640];
+	snprintf(msg, sizeof msg, "Accept: '%.200s' allows none of the image types this server "
+	         "makes: %s (format= chooses one whatever Accept says)", accept, list);
+	json_t *o = json_pack("{s:{s:i,s:s,s:s,s:o}}", "error", "status", 406, "code",
+	                      "not_acceptable", "message", msg, "formats", types);
+	snprintf(r->code, sizeof r->code, "not_acceptable");
+	const char *extra[] = {"Vary", "Accept", NULL};
+	return respond_json(r, 406, o, extra);
+}
+
 /* A multipart form field as a parameter's text: the part's bytes, which must be short text. */
 static int form_field(struct request *req, const struct multipart_part *part,
                       char err[REQUEST_ERR_LEN])
@@ -108,15 +128,13 @@ enum MHD_Result route_image(struct req *r)
 	struct job *j = &r->job;
 	j->kind = r->route == R_CONVOLVE ? JOB_CONVOLVE : JOB_BLOOM;
 	request_init(&j->req, r->route == R_CONVOLVE ? REQUEST_CONVOLVE : REQUEST_BLOOM);
-	j->req.format = format_from_accept(
-		MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
-		&j->png_from_accept);
+	const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                                 MHD_HTTP_HEADER_ACCEPT);
+	int unacceptable = format_from_accept(accept, S->cfg.auto_avif, &j->accept);
 	struct query_ctx qc = {&j->req, "", 0};
 	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_iter, &qc);
 	if (qc.failed)
 		return respond_error(r, 400, "bad_parameter", "%s", qc.err);
-	if (request_given(&j->req, "format"))
-		j->png_from_accept = 0;
 
 	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
@@ -171,7 +189,8 @@ enum MHD_Result route_image(struct req *r)
 				return respond_error(r, 400, "empty_body", "the 'kernel' part is empty");
 			if (!sniffed(ker->data, ker->len))
 				return respond_error(r, 415, "unsupported_media_type", "kernel: not a JPEG, "
-				                     "PNG, OpenEXR, Radiance HDR or PFM image");
+				                     "PNG, OpenEXR, Radiance HDR, PFM, WebP or AVIF "
+				                     "image");
 			j->kernel_data = ker->data;
 			j->kernel_len = ker->len;
 		}
@@ -181,9 +200,12 @@ enum MHD_Result route_image(struct req *r)
 	}
 	if (request_finish(&j->req, j->kernel_data != NULL, err))
 		return respond_error(r, 400, "bad_parameter", "%s", err);
+	if (unacceptable && !request_given(&j->req, "format"))
+		return not_acceptable(r, accept);
 	if (!sniffed(j->image, j->image_len))
 		return respond_error(r, 415, "unsupported_media_type", "image: not a JPEG, PNG, "
-		                     "OpenEXR, Radiance HDR or PFM image (by its first bytes)");
+		                     "OpenEXR, Radiance HDR, PFM, WebP or AVIF image (by its first "
+		                     "bytes)");
 	if (j->req.kernel[0]) {
 		j->named = kernels_get(S->o.kernels, j->req.kernel);
 		if (!j->named)
@@ -232,6 +254,10 @@ static enum MHD_Result answer_job(struct req *r)
 	snprintf(gpu, sizeof gpu, "%d", j->gpu);
 	const char *extra[21] = {NULL};
 	int e = 0;
+	if (!request_given(&j->req, "format")) { /* the format followed Accept, or could have */
+		extra[e++] = "Vary";
+		extra[e++] = "Accept";
+	}
 	if (*lost) {
 		extra[e++] = "X-Image-Lost";
 		extra[e++] = lost;

@@ -86,7 +86,10 @@ static int render_headers(struct req *r, const char **extra, int e)
 	extra[e++] = r->etag;
 	extra[e++] = MHD_HTTP_HEADER_CACHE_CONTROL;
 	extra[e++] = r->by_key ? CACHE_PRIVATE : r->S->cfg.cache_control;
-	if (r->vary_accept) {
+	int has_vary = 0; /* answer_job names Accept already when format= is not given */
+	for (int i = 0; i < e; i += 2)
+		has_vary |= !strcasecmp(extra[i], MHD_HTTP_HEADER_VARY);
+	if (r->vary_accept && !has_vary) {
 		extra[e++] = MHD_HTTP_HEADER_VARY;
 		extra[e++] = "Accept";
 	}
@@ -185,20 +188,20 @@ enum MHD_Result route_render(struct req *r)
 	int conv = r->route == R_CONVOLVE_GET;
 	j->kind = conv ? JOB_CONVOLVE : JOB_BLOOM;
 	request_init(&j->req, conv ? REQUEST_CONVOLVE : REQUEST_BLOOM);
-	j->req.format = format_from_accept(
-		MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
-		&j->png_from_accept);
+	const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                                 MHD_HTTP_HEADER_ACCEPT);
+	int unacceptable = format_from_accept(accept, S->cfg.auto_avif, &j->accept);
 	struct render_query q = {&j->req, "", 0};
 	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, render_arg, &q);
 	if (q.failed)
 		return respond_error(r, 400, "bad_parameter", "%s", q.err);
-	if (request_given(&j->req, "format"))
-		j->png_from_accept = 0;
-	else
+	if (!request_given(&j->req, "format"))
 		r->vary_accept = 1;
 	char err[REQUEST_ERR_LEN];
 	if (request_finish(&j->req, 0, err))
 		return respond_error(r, 400, "bad_parameter", "%s", err);
+	if (unacceptable && !request_given(&j->req, "format"))
+		return not_acceptable(r, accept);
 	r->stored = images_get(S->o.images, r->name);
 	if (!r->stored)
 		return respond_error(r, 404, "image_not_found", "no image named '%s' (store one with "
@@ -214,11 +217,11 @@ enum MHD_Result route_render(struct req *r)
 	 * its render decodes to (the same bytes, the same decoder). */
 	enum image_format fmt;
 	int bits;
-	format_resolve(j->req.format, j->png_from_accept, &r->stored->facts.info, &fmt, &bits);
+	format_resolve(j->req.format, &j->accept, &r->stored->facts.info, &fmt, &bits);
 	struct etag_render er = {
 		.engine = S->engine, .image = r->stored->digest,
 		.kernel = j->named ? j->named->digest : NULL, .req = &j->req, .format = (int)fmt,
-		.bits = bits, .quality = j->req.quality ? j->req.quality : S->cfg.jpeg_quality,
+		.bits = bits, .quality = j->req.quality ? j->req.quality : config_quality(&S->cfg, fmt),
 	};
 	if (etag_render_tag(&er, r->etag)) {
 		kernels_release(S->o.kernels, j->named);

@@ -323,18 +323,19 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	struct fit f = {b, ki, p->precision == BLOOM_FP16, budget};
 	struct tile_grid g;
 	if (tile_grid_choose(w, h, ki->kw, ki->kh, ki->cx, ki->cy, 0, tile_cost, &f, &g)) {
-		int kw = bloom_padded_size(ki->kw), kh = bloom_padded_size(ki->kh);
+		int tw = w < TILE_MIN_SIDE ? w : TILE_MIN_SIDE, th = h < TILE_MIN_SIDE ? h : TILE_MIN_SIDE;
+		int kw = bloom_padded_size(ki->kw + tw - 1), kh = bloom_padded_size(ki->kh + th - 1);
 		size_t need = bloom_plan_bytes(kw, kh, f.half);
 		if ((size_t)kw * kh * 16 > (size_t)b->info->max_ssbo_size)
-			snprintf(err, BLOOM_ERR_LEN, "the %dx%d kernel alone needs a %dx%d transform, "
-			         "whose buffer exceeds this GPU's storage-buffer limit (%lld MiB); use a "
-			         "smaller kernel or kernel_scale", ki->kw, ki->kh, kw, kh,
+			snprintf(err, BLOOM_ERR_LEN, "the %dx%d kernel needs a %dx%d transform even for "
+			         "%dx%d tiles, whose buffer exceeds this GPU's storage-buffer limit (%lld "
+			         "MiB); use a smaller kernel or kernel_scale", ki->kw, ki->kh, kw, kh, tw, th,
 			         b->info->max_ssbo_size >> 20);
 		else
-			snprintf(err, BLOOM_ERR_LEN, "the %dx%d kernel alone needs %.1f MiB of GPU memory "
-			         "(a %dx%d transform), more than a frame may take (%.1f MiB); use a smaller "
-			         "kernel or kernel_scale", ki->kw, ki->kh, need / 1048576.0, kw, kh,
-			         budget / 1048576.0);
+			snprintf(err, BLOOM_ERR_LEN, "the %dx%d kernel needs %.1f MiB of GPU memory even "
+			         "for %dx%d tiles (a %dx%d transform), more than a frame may take (%.1f "
+			         "MiB); use a smaller kernel or kernel_scale", ki->kw, ki->kh,
+			         need / 1048576.0, tw, th, kw, kh, budget / 1048576.0);
 		image_free(&conv);
 		return BLOOM_E_TOO_LARGE;
 	}
@@ -411,7 +412,8 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	int pw = bloom_padded_size(w + ki.kw - 1), ph = bloom_padded_size(h + ki.kh - 1);
 	struct fit f = {b, &ki, p->precision == BLOOM_FP16, b->opts.frame_bytes};
 	size_t budget = b->opts.frame_bytes, used = bloom_plan_bytes(pw, ph, f.half);
-	int tiled = !fits(&f, pw, ph);
+	int tiled = !fits(&f, pw, ph), short_of_memory = 0;
+	char first[BLOOM_ERR_LEN] = "";
 	for (int attempt = 0;; attempt++) {
 		if (tiled) {
 			rc = run_tiled(b, op, fin, w, h, &ki, p, budget, flags, res, st, &used, err);
@@ -419,11 +421,25 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 			rc = frame_once(b, op, fin, w, h, in_ch, &ki, p, pw, ph, flags, res, st, err);
 			st->tiles_x = st->tiles_y = 1;
 		}
+		if (rc == BLOOM_E_TOO_LARGE && short_of_memory) {
+			/* tiles small enough for the memory left would not hold the kernel */
+			rc = BLOOM_E_GPU_MEMORY;
+			snprintf(err, BLOOM_ERR_LEN, "%.3000s (also in tiles down to %zu KiB)", first,
+			         budget >> 10);
+			break;
+		}
 		if (rc != BLOOM_E_GPU_MEMORY && !(rc == BLOOM_E_TOO_LARGE && !tiled))
 			break;
+		if (rc == BLOOM_E_GPU_MEMORY && !short_of_memory) {
+			short_of_memory = 1;
+			snprintf(first, sizeof first, "%s", err);
+		}
 		if (attempt == 3 || used < 4096) {
-			if (rc == BLOOM_E_GPU_MEMORY)
+			if (rc == BLOOM_E_GPU_MEMORY) {
 				bloom_release_all(b); /* leave nothing half-made behind */
+				snprintf(err, BLOOM_ERR_LEN, "%.3000s (also in tiles down to %zu KiB)",
+				         first, budget >> 10);
+			}
 			break;
 		}
 		/* exhausted GPU memory, or a limit the plan met: in tiles a quarter the plan's size */
@@ -526,9 +542,9 @@ void bloom_ctx_limits(const struct bloom_ctx *b, struct bloom_limits *l)
 	                                       : by_buffer;
 	l->untiled_pixels = by_buffer < by_budget ? by_buffer : by_budget;
 	struct fit f = {b, NULL, 0, b->opts.frame_bytes};
-	int lo = 0, hi = 1 << 16; /* the largest side whose 1-pixel tile's plan fits */
+	int lo = 0, hi = 1 << 16; /* the largest side whose smallest tiles' plan fits */
 	while (lo < hi) {
-		int mid = lo + (hi - lo + 1) / 2, n = bloom_padded_size(mid);
+		int mid = lo + (hi - lo + 1) / 2, n = bloom_padded_size(mid + TILE_MIN_SIDE - 1);
 		if (n > 0 && fits(&f, n, n))
 			lo = mid;
 		else

@@ -184,8 +184,8 @@ int bloom_kernel_preset(struct bloom_ctx *b, const struct kernel_preset *ks, str
 int bloom_release_plan(struct bloom_ctx *b);
 
 /* What runs on this context (its storage-buffer limit and frame_bytes): frames of any size run,
- * in tiles past untiled_pixels; a kernel runs when it is at most max_kernel_side a side (square;
- * a padded kernel must fit one tile's plan). */
+ * in tiles past untiled_pixels; a kernel runs when it is at most max_kernel_side a side (square:
+ * the plan of the smallest tiles, TILE_MIN_SIDE pixels and the kernel's reach, must fit). */
 struct bloom_limits {
 	unsigned long long untiled_pixels; /* padded pixels a frame's plan holds in one piece */
 	int max_kernel_side;

@@ -354,6 +354,7 @@ void bloom_kcache_free(struct bloom_ctx *b)
 	if (b->kupload)
 		glDeleteBuffers(1, &b->kupload);
 	b->kupload = 0;
+	b->kupload_bytes = 0;
 }
 
 void bloom_presets_free(struct bloom_ctx *b)

@@ -4,19 +4,21 @@
 #include <string.h>
 
 /* The tile sizes tried along an axis of n: n / k rounded up for every k to 64, then k growing
- * by an eighth, each size once (the sizes fall as k grows). */
+ * by an eighth, each size once (the sizes fall as k grows), none below TILE_MIN_SIDE (or n). */
 static int candidates(int n, int max_side, int *out, int cap)
 {
-	int count = 0, last = 0;
+	int count = 0, last = 0, least = n < TILE_MIN_SIDE ? n : TILE_MIN_SIDE;
 	for (long k = 1; k <= n && count < cap; k = k < 64 ? k + 1 : k + k / 8) {
 		int t = (int)((n + k - 1) / k);
+		if (t < least)
+			break;
 		if (max_side > 0 && t > max_side)
 			continue;
 		if (t != last)
 			out[count++] = last = t;
 	}
-	if (count < cap && last != 1)
-		out[count++] = 1;
+	if (count < cap && last != least && (max_side <= 0 || least <= max_side))
+		out[count++] = least;
 	return count;
 }
 

@@ -32,9 +32,14 @@ struct tile_grid {
  * value when a tile that size cannot run (its buffers exceed a limit or a budget). */
 typedef double (*tile_cost_fn)(void *ctx, int tw, int th);
 
+/* Tiles own at least TILE_MIN_SIDE output pixels a side (or the whole side, where the image is
+ * smaller): a kernel that only fits with smaller tiles would run as thousands of transforms. */
+#define TILE_MIN_SIDE 32
+
 /* The grid of w x h with a kw x kh kernel centred at (cx, cy) whose total cost (tiles x cost) is
- * least, among grids whose tiles are at most max_side a side (0: no bound). The untiled grid
- * (one tile) is taken whenever it runs. 0, or -1 when no tile size runs (not even 1 x 1). */
+ * least, among grids whose tiles are at most max_side a side (0: no bound) and at least
+ * TILE_MIN_SIDE. The untiled grid (one tile) is taken whenever it runs. 0, or -1 when no tile
+ * size runs. */
 int tile_grid_choose(int w, int h, int kw, int kh, int cx, int cy, int max_side,
                      tile_cost_fn cost, void *ctx, struct tile_grid *g);
 

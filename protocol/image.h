@@ -1,5 +1,6 @@
 /* Images: the one in-memory image type (float32 linear light, straight alpha, 1-4 channels) and
- * its codecs: JPEG, PNG, OpenEXR, Radiance HDR and PFM, chosen by magic bytes on decode. Every
+ * its codecs: JPEG, PNG, OpenEXR, Radiance HDR, PFM, WebP and AVIF, chosen by magic bytes on
+ * decode. Every
  * decoder checks the size from the header against limits before allocating pixels and treats its
  * input as hostile. No printing; errors are a negative code plus a message naming the format. */
 #ifndef FFTBLOOM_IMAGE_H
@@ -14,7 +15,10 @@ enum image_format {
 	IMAGE_FORMAT_EXR,
 	IMAGE_FORMAT_HDR,
 	IMAGE_FORMAT_PFM,
+	IMAGE_FORMAT_WEBP,
+	IMAGE_FORMAT_AVIF,
 };
+#define IMAGE_FORMAT_COUNT (IMAGE_FORMAT_AVIF + 1)
 
 /* channels 1-4 (Y, YA, RGB, RGBA); row-major, top row first, interleaved; linear light;
  * straight alpha */
@@ -41,17 +45,25 @@ struct image_limits {
 
 struct image_info {
 	enum image_format format;
-	int bits;         /* 8, 16 (png / half exr), 32 (float) */
+	int bits;         /* 8, 10 or 12 (avif), 16 (png / half exr), 32 (float) */
 	int channels;     /* as stored: 1-4; palette PNG counts as 3 or 4, CMYK JPEG as 4 */
 	int float_format; /* 1 for EXR/HDR/PFM */
 	int orientation;  /* EXIF orientation applied (1-8), 1 if none */
+	int width, height; /* the image's size, orientation applied (0 until decoded) */
 };
 
 struct image_encode_opts {
-	int quality;     /* JPEG 1-100, 0 = default 90 */
-	int subsampling; /* JPEG 444 or 420, 0 = default 444 */
-	int bits;        /* PNG 8 or 16; EXR 16 (half) or 32; 0 = PNG 8, EXR 16 */
-	int dither;      /* ordered dither on 8-bit output (PNG 8, JPEG) */
+	int quality;     /* JPEG, WebP, AVIF 1-100; 0 = the format's default: JPEG 90, WebP 79,
+			    AVIF 63. WebP: libwebp's own 0-100 scale, 100 = lossless. AVIF: the
+			    quantizer ((100 - quality) * 63 + 50) / 100 of libavif 1.x's quality,
+			    100 = lossless (4:4:4 with the identity matrix) */
+	int subsampling; /* JPEG and AVIF 444 or 420 (WebP's lossy coding is always 4:2:0);
+			    0 = default 444 */
+	int bits;        /* PNG 8 or 16; EXR 16 (half) or 32; AVIF 8, 10 or 12; 0 = PNG 8, EXR 16,
+			    AVIF 8 */
+	int dither;      /* ordered dither on 8-bit output (PNG 8, JPEG, WebP, AVIF 8) */
+	int speed;       /* AVIF: libavif's encoder speed 1 (slow, smaller) - 10 (fastest);
+			    0 = default 9 */
 };
 
 /* What an encoder lost, OR-ed into *lost */
@@ -95,10 +107,10 @@ void image_free(struct image *img);
 enum image_format image_sniff(const void *buf, size_t len);
 
 /* Format from a file name's extension or a bare name: "x.exr", "png", "jpg", "jpeg", "hdr",
- * "pfm" (case-insensitive; also "jpe", "rgbe", "pic"). */
+ * "pfm", "webp", "avif" (case-insensitive; also "jpe", "rgbe", "pic"). */
 enum image_format image_format_from_name(const char *name_or_ext);
 
-/* "jpeg", "png", "exr", "hdr", "pfm", or "unknown" */
+/* "jpeg", "png", "exr", "hdr", "pfm", "webp", "avif", or "unknown" */
 const char *image_format_name(enum image_format f);
 
 /* Checks a header's size against lim (NULL = defaults): 0, IMAGE_E_EMPTY or IMAGE_E_TOO_LARGE

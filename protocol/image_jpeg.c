@@ -362,6 +362,8 @@ int image_decode_jpeg_yuv(const void *buf, size_t len, const struct image_limits
 	info->bits = 8;
 	info->channels = gray ? 1 : 3;
 	info->orientation = o;
+	info->width = o >= 5 ? h : w;
+	info->height = o >= 5 ? w : h;
 	rc = 0;
 done:
 	if (rc)

@@ -14,4 +14,6 @@ PROTOCOL_OBJS := \
 	$(BUILD)/protocol/image_png.o \
 	$(BUILD)/protocol/image_jpeg.o \
 	$(BUILD)/protocol/image_exr.o \
-	$(BUILD)/protocol/image_hdr.o
+	$(BUILD)/protocol/image_hdr.o \
+	$(BUILD)/protocol/image_webp.o \
+	$(BUILD)/protocol/image_avif.o

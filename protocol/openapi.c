@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/format.h"
 #include "protocol/kernel_preset.h"
 #include "protocol/request.h"
 
@@ -152,24 +153,29 @@ static json_t *error_ref(const char *desc)
 static json_t *image_responses(void)
 {
 	json_t *content = json_object();
-	static const char *types[] = {"image/jpeg", "image/png", "image/x-exr", "image/vnd.radiance",
-	                              "image/x-portable-floatmap"};
-	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-		json_object_set_new(content, types[i],
+	for (const char *const *t = format_types(); *t; t++)
+		json_object_set_new(content, *t,
 		                    json_pack("{s:{s:s,s:s}}", "schema", "type", "string", "format",
 		                              "binary"));
 	json_t *r = json_object();
-	json_object_set_new(r, "200", json_pack("{s:s,s:o}", "description",
-	                                        "the result image; Server-Timing has decode, queue, "
-	                                        "gpu (of which gpu_copy and gpu_wait), encode "
-	                                        "and total durations",
-	                                        "content", content));
+	json_object_set_new(r, "200", json_pack("{s:s,s:o,s:{s:{s:s,s:{s:s}}}}", "description",
+	                                        "the result image, in the format= asked for, else "
+	                                        "the Accept header's choice, else the input's "
+	                                        "family; Server-Timing has decode, queue, gpu (of "
+	                                        "which gpu_copy and gpu_wait), encode and total "
+	                                        "durations",
+	                                        "content", content, "headers", "Vary",
+	                                        "description", "Accept whenever format= is not "
+	                                        "given", "schema", "type", "string"));
 	json_object_set_new(r, "400", error_ref("a bad parameter (named, with its bounds), a bad "
 	                                        "multipart body or an empty body"));
 	json_object_set_new(r, "401", error_ref("missing or wrong API key"));
 	json_object_set_new(r, "413", error_ref("body, image or padded size too large"));
+	json_object_set_new(r, "406", error_ref("no format= and an Accept header allowing none of "
+	                                        "the image types made (listed in error.formats)"));
 	json_object_set_new(r, "415", error_ref("not an image format the server reads"));
-	json_object_set_new(r, "422", error_ref("the image or kernel could not be decoded or used"));
+	json_object_set_new(r, "422", error_ref("the image or kernel could not be decoded or used, "
+	                                        "or format= cannot hold the image's size"));
 	json_object_set_new(r, "503", error_ref("queue full (Retry-After) or shutting down"));
 	json_object_set_new(r, "504", error_ref("the job's deadline passed while it was queued"));
 	return r;

@@ -69,10 +69,13 @@ const struct request_param request_table[] = {
 	    "fft: the FFT path (any kernel, kernel_scale); spatial: the direct convolution (small "
 	    "kernels; float32); auto: whichever a cost model calibrated on the GPU predicts faster"),
 	PARSED("format", BC, parse_format, FORMAT_CHOICES,
-	       "answer's format (HTTP; the CLI takes the output file's extension): default the "
-	       "Accept header's best image type, else the input's family"),
+	       "answer's format (HTTP; the CLI takes the output file's extension); png and avif "
+	       "are 8-bit, png16, avif10 and avif12 deeper. Default: the Accept header's best "
+	       "image type (at equal q a named type, then AVIF with --auto-avif, then WebP; "
+	       "406 when none is made), else the input's family"),
 	ROW("quality", OPT_INT, 1, 100, NULL, NULL, R(quality), BC,
-	    "JPEG quality of the answer (default: the server's --jpeg-quality; CLI: 90)"),
+	    "quality of a JPEG, WebP or AVIF answer; WebP and AVIF at 100 are lossless (default: "
+	    "the server's --jpeg-quality, --webp-quality, --avif-quality; CLI: 90, 79, 63)"),
 	/* conv2d and conv2d-transpose */
 	PARSED("padding", CT, parse_padding, "P | PH,PW",
 	       "zero padding on each side, 0-65535 (transpose: PyTorch's padding, dilation * "

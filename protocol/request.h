@@ -55,7 +55,8 @@ struct request {
 	struct conv_params c;       /* conv2d and conv2d-transpose */
 	char kernel[OPT_STR_MAX];   /* kernel=: HTTP: a registered kernel's name; CLI: a file */
 	int format;                 /* enum out_format: OUT_AUTO follows Accept, then the input */
-	int quality;                /* JPEG quality 1-100; 0: the server's or CLI's default */
+	int quality;                /* JPEG, WebP, AVIF quality 1-100; 0: the server's or the
+	                               format's default */
 	unsigned char src[REQUEST_MAX_PARAMS]; /* per table row: enum request_source, 0 if not given */
 };
 

@@ -83,8 +83,9 @@ async function serverInfo() {
  * Image formats in the browser
  * ============================================================================================= */
 
-/* The input's family from its first bytes, as the daemon sniffs it. Browsers decode JPEG and PNG
- * themselves; EXR, HDR and PFM they cannot, so those come back from the daemon as floats. */
+/* The input's family from its first bytes, as the daemon sniffs it. Browsers decode JPEG, PNG,
+ * WebP and AVIF themselves; EXR, HDR and PFM they cannot, so those come back from the daemon as
+ * floats. */
 async function sniff(file) {
   const b = new Uint8Array(await file.slice(0, 32).arrayBuffer());
   const ascii = String.fromCharCode(...b.subarray(0, 10));
@@ -93,6 +94,8 @@ async function sniff(file) {
   if (b[0] === 0x76 && b[1] === 0x2f && b[2] === 0x31 && b[3] === 0x01) return { family: 'exr', bits: 32 };
   if (ascii.startsWith('#?RADIANCE') || ascii.startsWith('#?RGBE')) return { family: 'hdr', bits: 32 };
   if (/^P[Ff]\s/.test(ascii)) return { family: 'pfm', bits: 32 };
+  if (ascii.startsWith('RIFF') && String.fromCharCode(...b.subarray(8, 12)) === 'WEBP') return { family: 'webp', bits: 8 };
+  if (String.fromCharCode(...b.subarray(4, 12)) === 'ftypavif') return { family: 'avif', bits: 8 };
   return { family: 'unknown', bits: 8 };
 }
 
@@ -101,12 +104,14 @@ const FLOAT_FAMILIES = new Set(['exr', 'hdr', 'pfm']);
 /* What the page asks the daemon for to show a result, and what Download offers first. Float inputs
  * are shown from PFM answers: PFM is a short text header and raw float32 rows, parsed in a few
  * lines here, whereas EXR would need a decoder (and Radiance HDR an RLE decoder) in JavaScript. */
-const DISPLAY_FORMAT = { jpeg: 'jpeg', png: 'png', exr: 'pfm', hdr: 'pfm', pfm: 'pfm', unknown: null };
+const DISPLAY_FORMAT = { jpeg: 'jpeg', png: 'png', exr: 'pfm', hdr: 'pfm', pfm: 'pfm', webp: 'webp',
+  avif: 'avif', unknown: null };
 function downloadFormat(info) {
   if (info.family === 'png' && info.bits === 16) return 'png16';
-  return { jpeg: 'jpeg', png: 'png', exr: 'exr', hdr: 'hdr', pfm: 'pfm' }[info.family] || 'png';
+  return { jpeg: 'jpeg', png: 'png', exr: 'exr', hdr: 'hdr', pfm: 'pfm', webp: 'webp', avif: 'avif' }[info.family] || 'png';
 }
-const EXTENSION = { jpeg: 'jpg', png: 'png', png16: 'png', exr: 'exr', hdr: 'hdr', pfm: 'pfm' };
+const EXTENSION = { jpeg: 'jpg', png: 'png', png16: 'png', exr: 'exr', hdr: 'hdr', pfm: 'pfm',
+  webp: 'webp', avif: 'avif', avif10: 'avif' };
 
 /* PFM: "PF" (RGB) or "Pf" (grey), width, height, scale (negative: little-endian), one whitespace
  * byte, then float32 rows from the bottom up. Returns {width, height, rgb: Float32Array} top down. */
@@ -526,7 +531,8 @@ function lostNote(lost) {
 
 function formatOf(contentType) {
   const map = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/x-exr': 'exr',
-    'image/vnd.radiance': 'hdr', 'image/x-portable-floatmap': 'pfm' };
+    'image/vnd.radiance': 'hdr', 'image/x-portable-floatmap': 'pfm', 'image/webp': 'webp',
+    'image/avif': 'avif' };
   return map[contentType.split(';')[0].trim()] || 'png';
 }
 

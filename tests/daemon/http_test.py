@@ -1,5 +1,6 @@
 """fftbloomd over real HTTP (run by test_http.sh): every route's happy path compared with the
-fftbloom CLI or a numpy direct convolution, every error path, a burst against a tiny queue, a tiny
+fftbloom CLI or a numpy direct convolution, WebP and AVIF answers by format= and by browsers'
+Accept headers (decoded by OpenCV and libheif), every error path, a burst against a tiny queue, a tiny
 deadline, a client that hangs up, 32 concurrent clients, SIGTERM under load, API keys, CORS, TLS,
 --health-check. Each daemon runs on a free loopback port (--port 0, read from its log) and is
 stopped with SIGTERM; its exit status and its log (sanitizer reports included) are checked.
@@ -1115,11 +1116,201 @@ def test_tensors():
         d.stop("tensor daemon")
 
 
+# Browsers' Accept for images (an <img>): Chrome 120+, Firefox 128+, Safari 17
+BROWSER_ACCEPT = {
+    "chrome": "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8",
+    "firefox": "image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
+    "safari": "image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,"
+              "image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
+}
+
+
+def decode_webp(data):
+    """A WebP answer through OpenCV (libwebp's decoder): BGR(A) uint8."""
+    import cv2
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+
+
+def decode_avif(data):
+    """An AVIF answer through libheif's heif-convert (its own container parser and AV1 decoder,
+    not libavif): BGR(A), uint8, or uint16 for 10/12 bits."""
+    import cv2
+    src, dst = os.path.join(TMP, "answer.avif"), os.path.join(TMP, "answer_heif.png")
+    open(src, "wb").write(data)
+    if os.path.exists(dst):
+        os.unlink(dst)
+    r = subprocess.run(["heif-convert", src, dst], capture_output=True, text=True, timeout=60)
+    if r.returncode:
+        print("     heif-convert: rc %d %s" % (r.returncode, r.stdout[-300:] + r.stderr[-300:]))
+        return None
+    return cv2.imread(dst, cv2.IMREAD_UNCHANGED)
+
+
+def srgb8(lin):
+    lin = np.clip(lin, 0, 1)
+    return np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * lin ** (1 / 2.4) - 0.055) * 255
+
+
+def psnr8(got_rgb, ref_rgb):
+    mse = float(((np.asarray(got_rgb, np.float64) - ref_rgb) ** 2).mean())
+    return 10 * np.log10(255.0 ** 2 / mse) if mse > 0 else 99.0
+
+
+def test_formats():
+    """WebP and AVIF answers, chosen by format= or by Accept; Vary: Accept; 406."""
+    d = Daemon("--cors-origins", "http://app.example", "--codec-threads", "2")
+    try:
+        a8 = rand8()
+        jb = jpg_bytes(a8)
+        q = "threshold=0.6&intensity=0.8&kernel_preset=gaussian:sigma=2"
+        st, h, body = d.req("POST", "/v1/bloom?" + q + "&format=pfm", body=jb)
+        ref = srgb8(read_pfm(body))[:, :, ::-1] if st == 200 else None  # BGR, as OpenCV
+        check("formats: the float answer", st == 200, (st, body[:200]))
+
+        # format=: the type asked for, decoded by another program, and no Vary (Accept had no say)
+        st, h, body = d.req("POST", "/v1/bloom?" + q + "&format=webp", body=jb,
+                            headers={"Accept": "image/gif"})
+        ok = st == 200 and h.get("content-type") == "image/webp" and body[8:12] == b"WEBP"
+        check("format=webp: image/webp, whatever Accept says", ok, (st, h, body[:16]))
+        if ok:
+            got = decode_webp(body)
+            p = psnr8(got, ref)
+            print("     format=webp (quality 79) against the float answer: PSNR %.1f dB" % p)
+            # the input is noise: WebP's 4:2:0 chroma costs it most (a wrong picture is ~10 dB)
+            check("format=webp decodes (OpenCV) close to the float answer", p >= 25, p)
+            check("format=webp: no Vary", "vary" not in h, h)
+            check("format=webp: precision reported lost", "precision" in h.get("x-image-lost", ""), h)
+        st, h, body = d.req("POST", "/v1/bloom?" + q + "&format=avif", body=jb)
+        ok = st == 200 and h.get("content-type") == "image/avif" and body[4:12] == b"ftypavif"
+        check("format=avif: image/avif", ok, (st, h, body[:16]))
+        if ok:
+            got = decode_avif(body)
+            p = psnr8(got, ref) if got is not None and got.shape == ref.shape else 0
+            print("     format=avif (quality 63) against the float answer: PSNR %.1f dB" % p)
+            check("format=avif decodes (libheif) close to the float answer", p >= 30, p)
+            check("format=avif: no Vary", "vary" not in h, h)
+        # quality=100: lossless WebP, the same codes as the 8-bit PNG answer
+        st, h, body = d.req("POST", "/v1/bloom?" + q + "&format=webp&quality=100", body=jb)
+        st2, h2, png8 = d.req("POST", "/v1/bloom?" + q + "&format=png", body=jb)
+        if st == 200 and st2 == 200:
+            import cv2
+            want = cv2.imdecode(np.frombuffer(png8, np.uint8), cv2.IMREAD_UNCHANGED)
+            check("format=webp&quality=100 is lossless (== the PNG answer)",
+                  np.array_equal(decode_webp(body), want), (h.get("x-image-lost"),))
+            check("format=png: no Vary", "vary" not in h2, h2)
+        else:
+            check("format=webp&quality=100", False, (st, st2))
+        st, h, small = d.req("POST", "/v1/bloom?" + q + "&format=webp&quality=20", body=jb)
+        st2, h, big = d.req("POST", "/v1/bloom?" + q + "&format=webp", body=jb)
+        check("quality=20 WebP is smaller than the default", st == st2 == 200 and
+              len(small) < len(big), (len(small), len(big)))
+
+        # alpha survives: an RGBA PNG's alpha, as the 8-bit PNG answer has it
+        import cv2
+        rgba = np.dstack([a8, (RNG.random(a8.shape[:2]) * 255).astype(np.uint8)])
+        pb = png_bytes(rgba)
+        st, h, png_ans = d.req("POST", "/v1/bloom?" + q + "&format=png", body=pb)
+        want = cv2.imdecode(np.frombuffer(png_ans, np.uint8), cv2.IMREAD_UNCHANGED)
+        st1, h1, wb = d.req("POST", "/v1/bloom?" + q + "&format=webp", body=pb)
+        st2, h2, ab = d.req("POST", "/v1/bloom?" + q + "&format=avif", body=pb)
+        gw = decode_webp(wb) if st1 == 200 else None
+        ga = decode_avif(ab) if st2 == 200 else None
+        check("WebP keeps alpha exactly", gw is not None and gw.shape == want.shape and
+              np.array_equal(gw[:, :, 3], want[:, :, 3]), None if gw is None else gw.shape)
+        check("AVIF keeps alpha exactly", ga is not None and ga.shape == want.shape and
+              np.array_equal(ga[:, :, 3], want[:, :, 3]), None if ga is None else ga.shape)
+        check("WebP and AVIF report no alpha lost", "alpha" not in h1.get("x-image-lost", "") and
+              "alpha" not in h2.get("x-image-lost", ""), (h1, h2))
+        # deeper AVIF: a 16-bit PNG through format=avif10 holds 10-bit samples
+        a16 = (RNG.random((48, 64, 3)) * 65535).astype(np.uint16)
+        st, h, body = d.req("POST", "/v1/bloom?" + q + "&format=avif10", body=png_bytes(a16))
+        got = decode_avif(body) if st == 200 else None
+        check("format=avif10: a 10-bit AVIF (libheif gives 16-bit samples)", got is not None and
+              got.dtype == np.uint16 and int(got.max()) > 255, (st, None if got is None else got.dtype))
+
+        # Accept: browsers get WebP (no --auto-avif), with Vary: Accept
+        for name, acc in BROWSER_ACCEPT.items():
+            st, h, body = d.req("POST", "/v1/bloom?" + q, body=jb, headers={"Accept": acc})
+            check("%s's Accept: image/webp, Vary: Accept" % name, st == 200 and
+                  h.get("content-type") == "image/webp" and body[8:12] == b"WEBP" and
+                  h.get("vary") == "Accept", (st, h))
+        st, h, body = d.req("POST", "/v1/bloom?" + q, body=jb,
+                            headers={"Accept": BROWSER_ACCEPT["chrome"],
+                                     "Origin": "http://app.example"})
+        check("CORS and Accept: one Vary field, Origin, Accept", st == 200 and
+              h.get("vary") == "Origin, Accept", h)
+        st, h, body = d.req("POST", "/v1/bloom?" + q, body=jb)
+        check("no Accept: the input's family (JPEG), Vary: Accept", st == 200 and
+              h.get("content-type") == "image/jpeg" and h.get("vary") == "Accept", (st, h))
+        for acc in ("*/*", "image/*"):
+            st, h, body = d.req("POST", "/v1/bloom?" + q, body=jb, headers={"Accept": acc})
+            check("Accept: %s: the input's family, Vary: Accept" % acc, st == 200 and
+                  h.get("content-type") == "image/jpeg" and h.get("vary") == "Accept", (st, h))
+        st, h, body = d.req("POST", "/v1/bloom?" + q, body=jb, headers={"Accept": "image/avif"})
+        check("Accept: image/avif alone gets AVIF without --auto-avif", st == 200 and
+              h.get("content-type") == "image/avif", (st, h))
+        # nothing acceptable: 406 listing what can be made
+        for acc in ("image/gif", "image/*;q=0", "text/html, application/json"):
+            st, h, body = d.req("POST", "/v1/bloom?" + q, body=jb, headers={"Accept": acc})
+            e = json.loads(body).get("error", {}) if st == 406 else {}
+            check("Accept: %s: 406 listing the types made" % acc, st == 406 and
+                  e.get("code") == "not_acceptable" and "image/webp" in e.get("formats", []) and
+                  "image/avif" in e.get("formats", []) and "image/jpeg" in e.get("message", "") and
+                  h.get("vary") == "Accept" and h.get("content-type") == "application/json",
+                  (st, h, body[:300]))
+        mp, ct = multipart([("image", jb, "image/jpeg"), ("format", b"webp", "text/plain")])
+        st, h, body = d.req("POST", "/v1/bloom", body=mp,
+                            headers={"Content-Type": ct, "Accept": "image/gif"})
+        check("format as a form field overrides Accept", st == 200 and
+              h.get("content-type") == "image/webp" and "vary" not in h, (st, h))
+        # WebP and AVIF inputs: their own family back
+        ok, wbuf = cv2.imencode(".webp", a8)
+        st, h, body = d.req("POST", "/v1/bloom?" + q, body=wbuf.tobytes())
+        check("WebP in -> WebP out", st == 200 and h.get("content-type") == "image/webp", (st, h))
+        st0, _, avif_in = d.req("POST", "/v1/bloom?" + q + "&format=avif", body=jb)
+        st, h, body = d.req("POST", "/v1/bloom?" + q, body=avif_in)
+        check("AVIF in -> AVIF out", st0 == 200 and st == 200 and
+              h.get("content-type") == "image/avif", (st0, st, h))
+        # wider than WebP's 16383: Accept falls back to the family, format=webp is refused
+        wide = png_bytes((RNG.random((2, 16384, 3)) * 255).astype(np.uint8))
+        k1 = open(write_pfm(os.path.join(TMP, "k1.pfm"), np.ones((1, 1, 3), np.float32)), "rb").read()
+        mp, ct = multipart([("image", wide, "image/png"), ("kernel", k1, "application/octet-stream"),
+                            ("method", b"spatial", "text/plain")])
+        cq = "/v1/convolve"
+        st, h, body = d.req("POST", cq, body=mp, headers={"Content-Type": ct,
+                                                          "Accept": BROWSER_ACCEPT["chrome"]})
+        check("16384 wide, Chrome's Accept: PNG (WebP cannot hold it)", st == 200 and
+              h.get("content-type") == "image/png", (st, h, body[:200]))
+        st, h, body = d.req("POST", cq + "?format=webp", body=mp, headers={"Content-Type": ct})
+        check("16384 wide, format=webp: 422 too_large_for_format", st == 422 and
+              err_of(body)[1] == "too_large_for_format" and "16383" in err_of(body)[2],
+              (st, body[:300]))
+        st, h, body = d.req("POST", "/v1/bloom", body=b"RIFF\x10\x00\x00\x00WEBPVP8 junk")
+        check("a broken WebP: 422 naming webp", st == 422 and "webp" in err_of(body)[2], (st, body))
+    finally:
+        d.stop("formats daemon")
+    d = Daemon("--auto-avif")
+    try:
+        jb = jpg_bytes(rand8())
+        for name, acc in BROWSER_ACCEPT.items():
+            st, h, body = d.req("POST", "/v1/bloom", body=jb, headers={"Accept": acc})
+            check("--auto-avif: %s's Accept gets image/avif, Vary: Accept" % name, st == 200 and
+                  h.get("content-type") == "image/avif" and h.get("vary") == "Accept", (st, h))
+        st, h, body = d.req("POST", "/v1/bloom", body=jb,
+                            headers={"Accept": "image/webp,image/*,*/*;q=0.8"})
+        check("--auto-avif: a browser without AVIF gets WebP", st == 200 and
+              h.get("content-type") == "image/webp", (st, h))
+        st, h, body = d.req("GET", "/v1/info")
+        check("/v1/info shows auto-avif", st == 200 and b"auto-avif" in body, body[:200])
+    finally:
+        d.stop("auto-avif daemon")
+
+
 def main():
     if not os.path.exists(DAEMON):
         check("daemon binary exists", False, DAEMON)
     else:
-        for t in (test_main, test_request_rules, test_convolve_methods, test_localhost, test_tensors, test_limits_and_auth, test_queue_full,
+        for t in (test_main, test_formats, test_request_rules, test_convolve_methods, test_localhost, test_tensors, test_limits_and_auth, test_queue_full,
                   test_deadline_and_client_gone, test_concurrency_and_sigterm, test_tls):
             t0 = time.time()
             try:

@@ -22,7 +22,7 @@ static unsigned char *dup_bytes(const char *s, size_t n)
 	return b;
 }
 
-static const struct image_facts FACTS = {3, 2, {IMAGE_FORMAT_PNG, 8, 3, 0, 1}};
+static const struct image_facts FACTS = {3, 2, {.format = IMAGE_FORMAT_PNG, .bits = 8, .channels = 3, .orientation = 1, .width = 3, .height = 2}};
 
 static void test_put_get_limits(void **state)
 {

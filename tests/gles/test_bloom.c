@@ -954,7 +954,7 @@ static void test_tiles_reference(void **state)
 	check_convolve(190, 150, 2, 33, 5, 3, 0, "32,4", 32, 4, 1);
 	check_convolve(900, 30, 4, 15, 3, 3, 0, "", 7, 1, 1);
 	bloom_ctx_destroy(g_use);
-	g_use = tiling_ctx(1u << 16); /* plans of about 28 x 28: the bloom's 7x9 kernel in many tiles */
+	g_use = tiling_ctx(140000); /* plans of 40 x 40 at most: the bloom's 41x29 frame in 2 tiles */
 	check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
 	check_bloom(BLOOM_COMPOSITE_MIX, 1.5, 0.2, 1);
 	bloom_ctx_destroy(g_use);

@@ -624,22 +624,22 @@ static void test_image(void **state)
 	image_case(11, 13, 4, 1, 1, 1, 1, -1, -1, 0, 0, SPATIAL_ALG_INTERP);
 }
 
-/* Tiles: a context whose image passes may take 32 KiB (about 32 x 32 pixels with their halo)
+/* Tiles: a context whose image passes may take 64 KiB (2048 pixels with their halo)
  * runs images in overlap-save tiles, against the same reference and bounds: uneven halos,
  * kernels wider than a tile's output, gray and colour, both algorithms. */
 static void test_image_tiles(void **state)
 {
 	(void)state;
 	struct spatial_ctx *keep = g_s;
-	struct spatial_opts so = {.frame_bytes = 32u << 10};
+	struct spatial_opts so = {.frame_bytes = 64u << 10};
 	char err[SPATIAL_ERR_LEN];
 	assert_int_equal(spatial_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &so, NULL, &g_s,
 	                                    err), 0);
 	g_tiled = 1;
 	image_case(71, 45, 4, 5, 5, 3, 0, -1, -1, 0, 3, SPATIAL_ALG_BATCH4);
-	image_case(60, 33, 3, 9, 3, 3, 1, 0, 2, 1, 3, SPATIAL_ALG_INTERP);
+	image_case(90, 33, 3, 9, 3, 3, 1, 0, 2, 1, 3, SPATIAL_ALG_INTERP);
 	image_case(50, 50, 1, 4, 11, 3, 0, 3, 0, 0, 3, SPATIAL_ALG_AUTO);
-	image_case(67, 20, 2, 17, 5, 1, 1, -1, -1, 0, 2, SPATIAL_ALG_BATCH4);
+	image_case(107, 20, 2, 17, 5, 1, 1, -1, -1, 0, 2, SPATIAL_ALG_BATCH4);
 	g_tiled = 0;
 	spatial_ctx_destroy(g_s);
 	g_s = keep;

@@ -39,11 +39,15 @@ static void test_grid(void **state)
 	for (int c = 0; c < 400; c++) {
 		int w = rnd(1, c < 200 ? 300 : 5000), h = rnd(1, c < 200 ? 300 : 5000);
 		int kw = rnd(1, 40), kh = rnd(1, 40), cx = rnd(0, kw - 1), cy = rnd(0, kh - 1);
-		struct bound b = {kw, kh, (long)rnd(kw * kh, kw * kh * 64 + 4096), 0};
+		int lw = w < TILE_MIN_SIDE ? w : TILE_MIN_SIDE, lh = h < TILE_MIN_SIDE ? h : TILE_MIN_SIDE;
+		long least = (long)(lw + kw - 1) * (lh + kh - 1);
+		struct bound b = {kw, kh, least + rnd(0, kw * kh * 64 + 40000), 0};
 		struct tile_grid g;
 		assert_int_equal(tile_grid_choose(w, h, kw, kh, cx, cy, 0, cost, &b, &g), 0);
 		assert_true(b.calls < 160 * 160 + 1);
 		assert_true((long)(g.tw + kw - 1) * (g.th + kh - 1) <= b.max_px);
+		assert_true(g.tw >= (w < TILE_MIN_SIDE ? w : TILE_MIN_SIDE));
+		assert_true(g.th >= (h < TILE_MIN_SIDE ? h : TILE_MIN_SIDE));
 		assert_int_equal(g.nx, (w + g.tw - 1) / g.tw);
 		assert_int_equal(g.ny, (h + g.th - 1) / g.th);
 		if ((long)(w + kw - 1) * (h + kh - 1) <= b.max_px)
@@ -70,13 +74,13 @@ static void test_grid(void **state)
 		free(own);
 	}
 	/* nothing fits: refused */
-	struct bound none = {5, 5, 3, 0};
+	struct bound none = {5, 5, 30, 0};
 	struct tile_grid g;
 	assert_int_equal(tile_grid_choose(10, 10, 5, 5, 2, 2, 0, cost, &none, &g), -1);
 	/* max_side bounds the tiles even where the whole image fits */
 	struct bound all = {3, 3, 1L << 40, 0};
-	assert_int_equal(tile_grid_choose(100, 30, 3, 3, 1, 1, 16, cost, &all, &g), 0);
-	assert_true(g.tw <= 16 && g.th <= 16 && tile_count(&g) >= 14);
+	assert_int_equal(tile_grid_choose(100, 70, 3, 3, 1, 1, 40, cost, &all, &g), 0);
+	assert_true(g.tw <= 40 && g.th <= 40 && tile_count(&g) >= 6);
 }
 
 static void test_crop_paste(void **state)

@@ -21,7 +21,7 @@ if ! make -s -f tests/fuzz/fuzz.mk fuzz-build BUILD="$BUILD" >"$log" 2>&1; then
 	echo "SCRIPT: 0 passed, 1 failed"
 	exit 1
 fi
-for t in png jpeg exr hdr pfm npy; do
+for t in png jpeg exr hdr pfm webp avif npy; do
 	bin="$BUILD/fuzz/fuzz_$t"
 	seeds="tests/fuzz/corpus/$t"
 	n=$(ls "$seeds" | wc -l)

@@ -1,5 +1,5 @@
-/* The request table and the answer's format: format=, Accept with q-values and the input's
- * family; every way a parameter comes in (query, form field, params JSON, flag) with the rules
+/* The request table and the answer's format: format=, Accept with q-values (browsers' headers,
+ * --auto-avif, 406 when nothing made is acceptable) and the input's family; every way a parameter comes in (query, form field, params JSON, flag) with the rules
  * they share: unknown names, parameters the operation does not take, a parameter given twice,
  * the built-in kernels' keys, kernel centres, conflicting kernels; the table's defaults. */
 #include <setjmp.h>
@@ -22,58 +22,211 @@ static void test_format_parse(void **state)
 	assert_int_equal(format_parse("JPG"), OUT_JPEG);
 	assert_int_equal(format_parse("png16"), OUT_PNG16);
 	assert_int_equal(format_parse("pfm"), OUT_PFM);
+	assert_int_equal(format_parse("WebP"), OUT_WEBP);
+	assert_int_equal(format_parse("avif"), OUT_AVIF);
+	assert_int_equal(format_parse("avif10"), OUT_AVIF10);
+	assert_int_equal(format_parse("avif12"), OUT_AVIF12);
+	assert_int_equal(format_parse("avif16"), -1);
 	assert_int_equal(format_parse("gif"), -1);
 	assert_int_equal(format_parse(""), -1);
 	assert_int_equal(format_parse(NULL), -1);
+	assert_string_equal(format_content_type(IMAGE_FORMAT_WEBP), "image/webp");
+	assert_string_equal(format_content_type(IMAGE_FORMAT_AVIF), "image/avif");
+	assert_string_equal(format_content_type(IMAGE_FORMAT_UNKNOWN), "application/octet-stream");
+	/* what a 406 lists: every format's own type, once */
+	const char *const *t = format_types();
+	size_t n = 0;
+	for (; t[n]; n++)
+		assert_int_equal(format_parse(strchr(t[n], '/') + 1) >= 0 || strstr(t[n], "x-") ||
+		                 strstr(t[n], "radiance"), 1);
+	assert_int_equal(n, 7);
+}
+
+static const struct image_info in_jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1, 64, 48},
+                                in_png8 = {IMAGE_FORMAT_PNG, 8, 4, 0, 1, 64, 48},
+                                in_png16 = {IMAGE_FORMAT_PNG, 16, 3, 0, 1, 64, 48},
+                                in_exr = {IMAGE_FORMAT_EXR, 16, 4, 1, 1, 64, 48},
+                                in_pfm = {IMAGE_FORMAT_PFM, 32, 3, 1, 1, 64, 48},
+                                in_webp = {IMAGE_FORMAT_WEBP, 8, 4, 0, 1, 64, 48},
+                                in_avif8 = {IMAGE_FORMAT_AVIF, 8, 3, 0, 1, 64, 48},
+                                in_avif10 = {IMAGE_FORMAT_AVIF, 10, 3, 0, 1, 64, 48},
+                                in_avif12 = {IMAGE_FORMAT_AVIF, 12, 4, 0, 1, 64, 48},
+                                in_wide_jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1, 20000, 300},
+                                in_tall_png = {IMAGE_FORMAT_PNG, 8, 3, 0, 1, 100, 70000};
+
+/* The format an answer gets for Accept (and --auto-avif) and the input, with no format=; -1
+ * when the header allows nothing made (406). */
+static int by_accept(const char *accept, int prefer_avif, const struct image_info *in, int *bits)
+{
+	struct format_accept a;
+	enum image_format f;
+	int b;
+	if (format_from_accept(accept, prefer_avif, &a))
+		return -1;
+	format_resolve(OUT_AUTO, &a, in, &f, bits ? bits : &b);
+	return (int)f;
+}
+
+/* Browsers' Accept for images (what an <img> fetches), as sent by Chrome 120+, Firefox 128+
+ * and Safari 17, and for a page (Chrome): WebP for all, AVIF instead with --auto-avif. */
+static void test_accept_browsers(void **state)
+{
+	(void)state;
+	static const char *img[] = {
+		"image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8",
+		"image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
+		"image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,"
+		"image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
+		"text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,"
+		"image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
+	};
+	const struct image_info *ins[] = {&in_jpeg, &in_png8, &in_png16, &in_exr, &in_webp,
+	                                  &in_avif10};
+	for (size_t i = 0; i < sizeof img / sizeof img[0]; i++)
+		for (size_t k = 0; k < sizeof ins / sizeof ins[0]; k++) {
+			int bits;
+			assert_int_equal(by_accept(img[i], 0, ins[k], &bits), IMAGE_FORMAT_WEBP);
+			assert_int_equal(by_accept(img[i], 1, ins[k], &bits), IMAGE_FORMAT_AVIF);
+			/* an input of more than 8 bits: 10-bit AVIF */
+			assert_int_equal(bits, ins[k]->bits > 8 || ins[k]->float_format ? 10 : 8);
+		}
+	/* a browser without AVIF (Chrome 85-): WebP even with --auto-avif */
+	assert_int_equal(by_accept("image/webp,image/apng,image/*,*/*;q=0.8", 1, &in_jpeg, NULL),
+	                 IMAGE_FORMAT_WEBP);
+	/* one without either (old Safari): the input's family */
+	assert_int_equal(by_accept("image/png,image/svg+xml,image/*;q=0.8,video/*;q=0.8,*/*;q=0.5",
+	                           1, &in_jpeg, NULL), IMAGE_FORMAT_PNG);
+	assert_int_equal(by_accept("image/*,*/*;q=0.8", 1, &in_jpeg, NULL), IMAGE_FORMAT_JPEG);
+	/* sizes a format cannot hold: WebP past 16383 a side, AVIF past 65536, JPEG past 65535 */
+	assert_int_equal(by_accept(img[0], 0, &in_wide_jpeg, NULL), IMAGE_FORMAT_JPEG);
+	assert_int_equal(by_accept(img[0], 1, &in_wide_jpeg, NULL), IMAGE_FORMAT_AVIF);
+	assert_int_equal(by_accept(img[0], 1, &in_tall_png, NULL), IMAGE_FORMAT_PNG);
+	assert_int_equal(by_accept("image/webp", 0, &in_wide_jpeg, NULL), IMAGE_FORMAT_JPEG);
+	assert_int_equal(by_accept("image/jpeg, image/webp;q=0.5, image/png;q=0.1", 0, &in_tall_png,
+	                           NULL), IMAGE_FORMAT_PNG);
 }
 
 static void test_accept(void **state)
 {
 	(void)state;
-	int png;
-	assert_int_equal(format_from_accept(NULL, &png), OUT_AUTO);
-	assert_int_equal(format_from_accept("*/*", &png), OUT_AUTO);
-	assert_int_equal(format_from_accept("image/png", &png), OUT_PNG);
-	assert_int_equal(png, 1);
-	assert_int_equal(format_from_accept("image/webp, image/jpeg;q=0.5, image/x-exr;q=0.8", &png),
-	                 OUT_EXR);
-	assert_int_equal(png, 0);
-	assert_int_equal(format_from_accept("image/png;q=0.2, */*;q=0.9", &png), OUT_AUTO);
-	assert_int_equal(format_from_accept("image/png, */*;q=0.9", &png), OUT_PNG);
-	assert_int_equal(format_from_accept("text/html, application/xhtml+xml", &png), OUT_AUTO);
-	assert_int_equal(format_from_accept("IMAGE/VND.RADIANCE ; q=1", &png), OUT_HDR);
-	assert_int_equal(format_from_accept("image/jpeg;q=0", &png), OUT_AUTO); /* q=0: not */
-	/* ties keep the first listed */
-	assert_int_equal(format_from_accept("image/x-portable-floatmap, image/jpeg", &png),
-	                 OUT_PFM);
+	int bits;
+	/* no header, a blank one, or wildcards: the input's family */
+	assert_int_equal(by_accept(NULL, 1, &in_jpeg, NULL), IMAGE_FORMAT_JPEG);
+	assert_int_equal(by_accept(" \t", 1, &in_jpeg, NULL), IMAGE_FORMAT_JPEG);
+	assert_int_equal(by_accept("*/*", 1, &in_jpeg, NULL), IMAGE_FORMAT_JPEG);
+	assert_int_equal(by_accept("image/*", 1, &in_exr, NULL), IMAGE_FORMAT_EXR);
+	assert_int_equal(by_accept("*", 1, &in_pfm, NULL), IMAGE_FORMAT_EXR);
+	assert_int_equal(by_accept("*/*", 0, &in_png16, &bits), IMAGE_FORMAT_PNG);
+	assert_int_equal(bits, 16);
+	assert_int_equal(by_accept(NULL, 0, &in_webp, NULL), IMAGE_FORMAT_WEBP);
+	assert_int_equal(by_accept(NULL, 0, &in_avif8, &bits), IMAGE_FORMAT_AVIF);
+	assert_int_equal(bits, 8);
+	assert_int_equal(by_accept("image/*", 0, &in_avif10, &bits), IMAGE_FORMAT_AVIF);
+	assert_int_equal(bits, 10);
+	assert_int_equal(by_accept("*/*", 0, &in_avif12, &bits), IMAGE_FORMAT_AVIF);
+	assert_int_equal(bits, 12);
+	/* a named type: depth follows the input for PNG */
+	assert_int_equal(by_accept("image/png", 0, &in_png16, &bits), IMAGE_FORMAT_PNG);
+	assert_int_equal(bits, 16);
+	assert_int_equal(by_accept("image/png", 0, &in_jpeg, &bits), IMAGE_FORMAT_PNG);
+	assert_int_equal(bits, 8);
+	assert_int_equal(by_accept("image/png", 0, &in_exr, &bits), IMAGE_FORMAT_PNG);
+	assert_int_equal(bits, 8);
+	/* highest q wins; a named type beats a wildcard at the same q, not at a higher one */
+	assert_int_equal(by_accept("image/webp;q=0.4, image/jpeg;q=0.5, image/x-exr;q=0.8", 1,
+	                           &in_jpeg, NULL), IMAGE_FORMAT_EXR);
+	assert_int_equal(by_accept("image/png;q=0.2, */*;q=0.9", 0, &in_jpeg, NULL),
+	                 IMAGE_FORMAT_JPEG);
+	assert_int_equal(by_accept("image/png, */*;q=0.9", 0, &in_jpeg, NULL), IMAGE_FORMAT_PNG);
+	assert_int_equal(by_accept("*/*, image/png", 0, &in_jpeg, NULL), IMAGE_FORMAT_PNG);
+	assert_int_equal(by_accept("IMAGE/VND.RADIANCE ; q=1", 0, &in_jpeg, NULL),
+	                 IMAGE_FORMAT_HDR);
+	assert_int_equal(by_accept("image/x-hdr", 0, &in_jpeg, NULL), IMAGE_FORMAT_HDR);
+	assert_int_equal(by_accept("image/jpg", 0, &in_exr, NULL), IMAGE_FORMAT_JPEG);
+	/* equal q among named types: WebP, then the input's family, then the header's order */
+	assert_int_equal(by_accept("image/png, image/webp", 0, &in_png8, NULL), IMAGE_FORMAT_WEBP);
+	assert_int_equal(by_accept("image/x-portable-floatmap, image/jpeg", 0, &in_jpeg, NULL),
+	                 IMAGE_FORMAT_JPEG);
+	assert_int_equal(by_accept("image/x-portable-floatmap, image/jpeg", 0, &in_exr, NULL),
+	                 IMAGE_FORMAT_PFM);
+	assert_int_equal(by_accept("image/jpeg, image/x-portable-floatmap", 0, &in_exr, NULL),
+	                 IMAGE_FORMAT_JPEG);
+	/* the most specific range sets a format's q */
+	assert_int_equal(by_accept("*/*, image/jpeg;q=0", 0, &in_jpeg, NULL), IMAGE_FORMAT_PNG);
+	assert_int_equal(by_accept("image/*;q=0.1, image/png;q=0.5, */*", 0, &in_jpeg, NULL),
+	                 IMAGE_FORMAT_PNG);
+	/* AVIF without --auto-avif: only when nothing else is acceptable */
+	assert_int_equal(by_accept("image/avif", 0, &in_jpeg, &bits), IMAGE_FORMAT_AVIF);
+	assert_int_equal(bits, 8);
+	assert_int_equal(by_accept("image/avif, image/png;q=0.1", 0, &in_jpeg, NULL),
+	                 IMAGE_FORMAT_PNG);
+	assert_int_equal(by_accept("image/avif, image/png;q=0.1", 1, &in_jpeg, NULL),
+	                 IMAGE_FORMAT_AVIF);
+	assert_int_equal(by_accept("image/avif;q=0.5, image/webp;q=0.6", 1, &in_jpeg, NULL),
+	                 IMAGE_FORMAT_WEBP);
+	/* parameters, quoted commas, lenient q, malformed q drops its range */
+	assert_int_equal(by_accept("image/png; level=1; q=0.5, image/jpeg;q=0.4", 0, &in_jpeg,
+	                           NULL), IMAGE_FORMAT_PNG);
+	assert_int_equal(by_accept("image/png;x=\"a,image/jpeg\";q=0.3, image/jpeg;q=0.2", 0,
+	                           &in_jpeg, NULL), IMAGE_FORMAT_PNG);
+	assert_int_equal(by_accept("text/html, image/gif, image/x-exr, *; q=.2, */*; q=.2", 0,
+	                           &in_jpeg, NULL), IMAGE_FORMAT_EXR); /* Java's default */
+	assert_int_equal(by_accept("image/png;q=2, image/jpeg;q=0.1", 0, &in_exr, NULL),
+	                 IMAGE_FORMAT_JPEG);
+	assert_int_equal(by_accept("image/png;q=1.5, image/jpeg;q=0.1", 0, &in_exr, NULL),
+	                 IMAGE_FORMAT_JPEG);
+	assert_int_equal(by_accept("image/png;q=1.000, image/jpeg", 0, &in_exr, NULL),
+	                 IMAGE_FORMAT_PNG);
+	assert_int_equal(by_accept(",, image/png ,", 0, &in_exr, NULL), IMAGE_FORMAT_PNG);
+	/* nothing made is acceptable: 406 */
+	static const char *none[] = {
+		"image/gif", "image/*;q=0", "*/*;q=0", "text/html, application/xhtml+xml",
+		"application/json", "image/jpeg;q=0", "image/png;q=abc", "image/png;q=-1",
+		"image/webp;q=0, image/avif;q=0.000, image/*;q=0", ",", "garbage",
+	};
+	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+		struct format_accept a;
+		if (format_from_accept(none[i], 1, &a) != FORMAT_E_NONE)
+			fail_msg("Accept '%s' should allow nothing made", none[i]);
+		assert_int_equal(a.given, 1);
+	}
+	assert_int_equal(by_accept("image/gif, */*;q=0.01", 0, &in_jpeg, NULL), IMAGE_FORMAT_JPEG);
 }
 
 static void test_resolve(void **state)
 {
 	(void)state;
-	struct image_info jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1}, png8 = {IMAGE_FORMAT_PNG, 8, 4, 0, 1},
-	                  png16 = {IMAGE_FORMAT_PNG, 16, 3, 0, 1}, exr = {IMAGE_FORMAT_EXR, 16, 4, 1, 1},
-	                  pfm = {IMAGE_FORMAT_PFM, 32, 3, 1, 1};
 	enum image_format f;
 	int bits;
-	format_resolve(OUT_AUTO, 0, &jpeg, &f, &bits);
-	assert_int_equal(f, IMAGE_FORMAT_JPEG);
-	format_resolve(OUT_AUTO, 0, &png8, &f, &bits);
+	struct format_accept gif, png;
+	assert_int_equal(format_from_accept("image/gif", 0, &gif), FORMAT_E_NONE);
+	assert_int_equal(format_from_accept("image/png", 0, &png), 0);
+	/* format= is taken whatever Accept says */
+	format_resolve(OUT_PNG, &png, &in_png16, &f, &bits); /* format=png: 8 bits */
 	assert_true(f == IMAGE_FORMAT_PNG && bits == 8);
-	format_resolve(OUT_AUTO, 0, &png16, &f, &bits);
+	format_resolve(OUT_PNG16, &gif, &in_jpeg, &f, &bits);
 	assert_true(f == IMAGE_FORMAT_PNG && bits == 16);
-	format_resolve(OUT_AUTO, 0, &exr, &f, &bits);
-	assert_int_equal(f, IMAGE_FORMAT_EXR);
-	format_resolve(OUT_AUTO, 0, &pfm, &f, &bits);
-	assert_int_equal(f, IMAGE_FORMAT_EXR);
-	format_resolve(OUT_PNG, 0, &png16, &f, &bits); /* format=png: 8 bits */
-	assert_true(f == IMAGE_FORMAT_PNG && bits == 8);
-	format_resolve(OUT_PNG, 1, &png16, &f, &bits); /* Accept: image/png keeps 16 */
-	assert_true(f == IMAGE_FORMAT_PNG && bits == 16);
-	format_resolve(OUT_PNG16, 0, &jpeg, &f, &bits);
-	assert_true(f == IMAGE_FORMAT_PNG && bits == 16);
-	format_resolve(OUT_JPEG, 0, &exr, &f, &bits);
+	format_resolve(OUT_JPEG, &png, &in_exr, &f, &bits);
 	assert_int_equal(f, IMAGE_FORMAT_JPEG);
+	format_resolve(OUT_WEBP, NULL, &in_exr, &f, &bits);
+	assert_true(f == IMAGE_FORMAT_WEBP && bits == 0);
+	format_resolve(OUT_AVIF, &png, &in_png16, &f, &bits); /* format=avif: 8 bits */
+	assert_true(f == IMAGE_FORMAT_AVIF && bits == 8);
+	format_resolve(OUT_AVIF10, NULL, &in_jpeg, &f, &bits);
+	assert_true(f == IMAGE_FORMAT_AVIF && bits == 10);
+	format_resolve(OUT_AVIF12, NULL, &in_jpeg, &f, &bits);
+	assert_true(f == IMAGE_FORMAT_AVIF && bits == 12);
+	/* no Accept: the input's family */
+	format_resolve(OUT_AUTO, NULL, &in_jpeg, &f, &bits);
+	assert_int_equal(f, IMAGE_FORMAT_JPEG);
+	format_resolve(OUT_AUTO, NULL, &in_png8, &f, &bits);
+	assert_true(f == IMAGE_FORMAT_PNG && bits == 8);
+	format_resolve(OUT_AUTO, NULL, &in_png16, &f, &bits);
+	assert_true(f == IMAGE_FORMAT_PNG && bits == 16);
+	format_resolve(OUT_AUTO, NULL, &in_exr, &f, &bits);
+	assert_int_equal(f, IMAGE_FORMAT_EXR);
+	format_resolve(OUT_AUTO, NULL, &in_pfm, &f, &bits);
+	assert_int_equal(f, IMAGE_FORMAT_EXR);
 	assert_string_equal(format_content_type(IMAGE_FORMAT_EXR), "image/x-exr");
 }
 
@@ -298,6 +451,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_parse), cmocka_unit_test(test_accept),
+		cmocka_unit_test(test_accept_browsers),
 		cmocka_unit_test(test_resolve),      cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_rules),        cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_center_and_conflicts), cmocka_unit_test(test_json),

@@ -514,6 +514,20 @@ def run_page(p):
                                   H.read_pfm(open(a + "2.pfm", "rb").read()))
     check("download: format EXR offered for an EXR, saved as hdr-bloom.exr, the API's pixels",
           fmt == "exr" and got == ["hdr-bloom.exr"] and same, "%s %r %s" % (fmt, got, same))
+    # WebP chosen instead: asked for with the same settings, saved as .webp
+    p.select("#dlformat", "webp")
+    p.by("#download").click()
+    t0 = time.time()
+    got = []
+    while time.time() - t0 < 30:
+        got = [x for x in os.listdir(dl) if x.endswith(".webp")]
+        if got:
+            break
+        time.sleep(0.1)
+    st, _, body = api_bloom(d, open(exr, "rb").read(), dict(params, format="webp"))
+    check("download: WebP chosen, saved as hdr-bloom.webp, the API's WebP answer",
+          got == ["hdr-bloom.webp"] and st == 200 and
+          open(os.path.join(dl, got[0]), "rb").read() == body, "%r %s" % (got, st))
     p.type_value("#view-params", "exposure", 0)
 
     # the sample at the page's own defaults, for the README; then a narrow screen
