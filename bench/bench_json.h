@@ -7,6 +7,10 @@
 
 #include <stdio.h>
 
+#ifdef __cplusplus /* bench/peer_vkfft.cu links it */
+extern "C" {
+#endif
+
 #define BENCH_META_STR 256
 #define BENCH_COMMAND_LEN 4096
 
@@ -56,5 +60,9 @@ void bench_detail_str(struct bench_line *l, const char *name, const char *value)
 void bench_detail_open(struct bench_line *l, const char *name);
 void bench_detail_close(struct bench_line *l);
 void bench_line_end(struct bench_line *l, const struct bench_meta *m);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
