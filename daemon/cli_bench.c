@@ -45,7 +45,8 @@ static const struct opt_def own_table[] = {
 	 "run only this variant of each workload (default, global, blocked, separate, "
 	 "blocked-separate); empty: every variant", NULL, offsetof(struct bench_cli, variant)},
 	{"list", OPT_BOOL, 0, 1, "false", NULL,
-	 "print the selected workloads as \"ID VARIANT\" lines and exit (no GPU needed)", NULL,
+	 "print the selected workloads as \"ID VARIANT HxW\" lines (HxW: the size of their 2D "
+	 "transforms, padded for the bloom) and exit (no GPU needed)", NULL,
 	 offsetof(struct bench_cli, list)},
 	{"quick", OPT_BOOL, 0, 1, "false", NULL, "the small workloads (sized for llvmpipe)", NULL,
 	 offsetof(struct bench_cli, quick)},
@@ -589,8 +590,15 @@ int cli_bench(int argc, char **argv)
 	for (size_t i = 0; i < NWORKLOADS; i++)
 		if (selected(&c, &workloads[i])) {
 			nsel++;
-			if (c.list)
-				printf("%s %s\n", workloads[i].id, workloads[i].variant);
+			if (c.list) { /* the size its 2D transforms run at, rows x columns */
+				const struct workload *wl = &workloads[i];
+				int th = wl->h, tw = wl->w;
+				if (wl->kind != WL_FFT) {
+					th = fft_good_size(wl->h + wl->kh - 1);
+					tw = fft_good_size(wl->w + wl->kw - 1);
+				}
+				printf("%s %s %dx%d\n", wl->id, wl->variant, th, tw);
+			}
 		}
 	if (!nsel) {
 		fprintf(stderr, "fftbloom bench: no workload of suite '%s'%s matches --only '%s'%s%s\n",
