@@ -110,10 +110,11 @@ sanitize: deps-test
 
 tests: $(TEST_BINS)
 
-# GPU stages (fftbloom bench --quick), the FFTW peer, the codec ceiling and the end-to-end load
-# on this machine (bench/local.sh): JSON lines under build/bench/, a table at the end.
+# The benchmark harness's suites that make sense on this machine (bench/README.md): fft and bloom
+# at the quick sizes, the peers that are here (FFTW), e2e short; result lines kept under
+# bench/results/MACHINE/ (llvmpipe here), tables on stderr. On a GPU host: bench/run.sh all.
 bench: deps-bench all $(BENCH_BINS) bench-frames
-	BUILD=$(BUILD) sh bench/local.sh
+	sh bench/run.sh fft,bloom,peers,e2e --quick --bin $(BUILD) --save
 
 # Test frames for bench/e2e.sh from python3-skimage's photographs (bench/frames/, not committed).
 bench-frames: deps-docs
