@@ -45,8 +45,9 @@ static const struct opt_def own_table[] = {
 	 "run only this variant of each workload (default, global, blocked, separate, "
 	 "blocked-separate); empty: every variant", NULL, offsetof(struct bench_cli, variant)},
 	{"list", OPT_BOOL, 0, 1, "false", NULL,
-	 "print the selected workloads as \"ID VARIANT HxW\" lines (HxW: the size of their 2D "
-	 "transforms, padded for the bloom) and exit (no GPU needed)", NULL,
+	 "print the selected workloads as \"ID VARIANT HxW OLD-LABEL\" lines (HxW: the size of their "
+	 "2D transforms, padded for the bloom; OLD-LABEL: its --only label before the harness) and "
+	 "exit (no GPU needed)", NULL,
 	 offsetof(struct bench_cli, list)},
 	{"quick", OPT_BOOL, 0, 1, "false", NULL, "the small workloads (sized for llvmpipe)", NULL,
 	 offsetof(struct bench_cli, quick)},
@@ -597,7 +598,7 @@ int cli_bench(int argc, char **argv)
 					th = fft_good_size(wl->h + wl->kh - 1);
 					tw = fft_good_size(wl->w + wl->kw - 1);
 				}
-				printf("%s %s %dx%d\n", wl->id, wl->variant, th, tw);
+				printf("%s %s %dx%d %s\n", wl->id, wl->variant, th, tw, wl->old_label);
 			}
 		}
 	if (!nsel) {
