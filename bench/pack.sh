@@ -18,6 +18,8 @@
 #   OUT/vkfft/       VkFFT's headers, when VKFFT_DIR names a checkout (not part of this
 #                    repository; the peers suite builds bench/peer_vkfft.cu against them there)
 #   OUT/COMMIT       the binaries' commit
+#   OUT/baseline/    fftbloom of an older build, when BASELINE names its build folder, with its
+#                    COMMIT (git describe there, or BASELINE_COMMIT): bench/run.sh --baseline
 # BUILD (default build) is the build folder.
 set -eu
 BUILD=${BUILD:-build}
@@ -38,9 +40,16 @@ if [ -d "$BUILD/tests" ]; then
 	(cd "$BUILD/tests" && find . -type f -name 'test_*' ! -name '*.[od]' -exec cp --parents {} "$OLDPWD/$OUT/tests/" \;)
 fi
 "$BUILD/fftbloom" --version | sed 's/^fftbloom //' >"$OUT/COMMIT"
+if [ -n "${BASELINE:-}" ]; then
+	[ -x "$BASELINE/fftbloom" ] || { echo "pack.sh: no $BASELINE/fftbloom" >&2; exit 1; }
+	mkdir -p "$OUT/baseline"
+	cp "$BASELINE/fftbloom" "$OUT/baseline/"
+	echo "${BASELINE_COMMIT:-$(git -C "$BASELINE" describe --always --dirty 2>/dev/null || echo unknown)}" \
+		>"$OUT/baseline/COMMIT"
+fi
 
 # the shared libraries, but not libc's nor the GL loader's (the host's driver goes with its own)
-for b in $(find "$OUT/bin" "$OUT/tests" -type f 2>/dev/null); do
+for b in $(find "$OUT/bin" "$OUT/tests" "$OUT/baseline" -type f ! -name COMMIT 2>/dev/null); do
 	ldd "$b" 2>/dev/null | awk '/=> \// {print $3}'
 done | sort -u | while read -r lib; do
 	case "$(basename "$lib")" in
@@ -62,7 +71,7 @@ fi
 
 # the harness
 for f in run.sh remote_env.sh e2e.sh conv_bench.sh peer_torch.py conv_peer_torch.py benchline.py \
-	check_lines.py peer_vkfft.cu bench_json.c bench_json.h README.md; do
+	check_lines.py old_lines.py peer_vkfft.cu bench_json.c bench_json.h README.md; do
 	cp "bench/$f" "$OUT/bench/"
 done
 [ -d bench/frames ] && cp -r bench/frames "$OUT/bench/" || echo "pack.sh: no bench/frames (make bench-frames): e2e cannot run there" >&2

@@ -259,7 +259,7 @@ if [ -n "$baseline" ]; then
 	pyb=$(py_with 'import json') || { echo "run.sh: --baseline needs python3" >&2; exit 1; }
 	if [ -z "$baseline_commit" ]; then
 		baseline_commit=$(cat "$baseline/COMMIT" "$baseline/../COMMIT" 2>/dev/null | head -n 1)
-		baseline_commit=baseline:${baseline_commit:-unknown}
+		baseline_commit=${baseline_commit:-unknown}
 	fi
 fi
 wcopy=""
