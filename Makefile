@@ -4,7 +4,7 @@
 
 CC      ?= cc
 OPT     ?= -O2 -g
-WARN    := -Wall -Wextra -Wstrict-prototypes -Wno-unused-parameter
+WARN    := -Wall -Wextra -Wstrict-prototypes
 ifdef CI
 WARN    += -Werror
 endif
@@ -13,15 +13,31 @@ STD     := -std=c11 -D_GNU_SOURCE
 BUILD   ?= build
 CPPFLAGS_ALL := -I. -I$(BUILD) $(CPPFLAGS)
 CFLAGS_ALL   := $(STD) $(OPT) $(WARN) $(CFLAGS) -MMD -MP
-LDLIBS_ALL   := -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljansson -lspng -lOpenEXRCore-3_1 -lz -lm -lpthread $(LDLIBS)
+LDLIBS_ALL   := -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljansson -lspng -lOpenEXRCore-3_1 -lgnutls -lz -lm -lpthread $(LDLIBS)
 
 # Debian packages: build, run and test needs. `make deps` installs only what is missing.
 DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri \
-              libmicrohttpd-dev libturbojpeg0-dev libjansson-dev libspng-dev libopenexr-dev zlib1g-dev
+              libmicrohttpd-dev libturbojpeg0-dev libjansson-dev libspng-dev libopenexr-dev zlib1g-dev \
+              libgnutls28-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
-              clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium
+              clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
+              systemd python3-yaml
 DEPS_BENCH := libfftw3-dev
 DEPS_DOCS  := python3-skimage imagemagick
+DEPS_SYSTEMD := systemd-container
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the two programs, the systemd units (ExecStart= under
+# BINDIR), the OpenAPI document, an example environment file and the --help texts, all made from
+# the built fftbloomd (--print-openapi, --help=env, --help), so they match the binary.
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+DOCDIR  ?= $(DATADIR)/doc/fftbloom
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALL ?= install
+UNITS   := systemd/fftbloomd.service systemd/fftbloomd.socket systemd/fftbloomd@.service
+SHARE_FILES := $(BUILD)/share/openapi.json $(BUILD)/share/fftbloomd.env \
+               $(BUILD)/share/fftbloomd.txt $(BUILD)/share/fftbloom.txt
 
 .DEFAULT_GOAL := all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -29,12 +45,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 include gles/module.mk
 include protocol/module.mk
 include daemon/module.mk
+include cli/module.mk
 LIB_OBJS := $(GLES_OBJS) $(PROTOCOL_OBJS) $(DAEMON_LIB_OBJS)
 include tests/module.mk
 include bench/module.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: FORCE all deps deps-test deps-bench deps-docs run test sanitize bench bench-frames fuzz picture clean
+.PHONY: FORCE all deps deps-test deps-bench deps-docs run test sanitize bench bench-frames fuzz picture clean \
+        install uninstall deps-systemd systemd-check
 all: $(BUILD)/fftbloomd $(BUILD)/fftbloom
 
 define install_missing
@@ -58,6 +76,8 @@ deps-bench: deps
 	$(call install_missing,$(DEPS_BENCH))
 deps-docs: deps
 	$(call install_missing,$(DEPS_DOCS))
+deps-systemd: deps
+	$(call install_missing,$(DEPS_SYSTEMD))
 
 # Shaders: gles/shaders/NAME.comp -> build/shaders/NAME.h (generated, not committed).
 SHADERS     := $(wildcard gles/shaders/*.comp)
@@ -93,8 +113,42 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/fftbloomd: $(BUILD)/daemon/fftbloomd.o $(DAEMON_OBJS) $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
-$(BUILD)/fftbloom: $(BUILD)/daemon/cli.o $(CLI_OBJS) $(LIB_OBJS)
+$(BUILD)/fftbloom: $(BUILD)/cli/main.o $(CLI_OBJS) $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/share/openapi.json: $(BUILD)/fftbloomd
+	@mkdir -p $(dir $@)
+	$(BUILD)/fftbloomd --print-openapi > $@.tmp && mv $@.tmp $@
+$(BUILD)/share/fftbloomd.env: $(BUILD)/fftbloomd
+	@mkdir -p $(dir $@)
+	$(BUILD)/fftbloomd --help=env > $@.tmp && mv $@.tmp $@
+$(BUILD)/share/fftbloomd.txt: $(BUILD)/fftbloomd
+	@mkdir -p $(dir $@)
+	$(BUILD)/fftbloomd --help > $@.tmp && mv $@.tmp $@
+$(BUILD)/share/fftbloom.txt: $(BUILD)/fftbloom
+	@mkdir -p $(dir $@)
+	{ $(BUILD)/fftbloom --help && for c in $$($(BUILD)/fftbloom --help | awk '/^  [a-z]/ {print $$1}'); do \
+	    printf '\n== fftbloom %s --help\n' "$$c" && $(BUILD)/fftbloom $$c --help || exit 1; done; } > $@.tmp && mv $@.tmp $@
+
+# The units under a real systemd in a systemd-nspawn container on llvmpipe (root; not in `make
+# test`, since CI machines may not allow containers).
+systemd-check: deps-systemd all
+	/usr/bin/python3 tests/deploy/systemd_nspawn.py $(BUILD)
+
+install: all $(SHARE_FILES)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DATADIR)/fftbloomd $(DESTDIR)$(DOCDIR)
+	$(INSTALL) -m 0755 $(BUILD)/fftbloomd $(BUILD)/fftbloom $(DESTDIR)$(BINDIR)/
+	for u in $(UNITS); do sed -e 's|/usr/local/bin/fftbloomd|$(BINDIR)/fftbloomd|g' -e 's|$$(PREFIX)|$(PREFIX)|g' $$u > $(DESTDIR)$(UNITDIR)/$${u#systemd/}.tmp && \
+	  chmod 0644 $(DESTDIR)$(UNITDIR)/$${u#systemd/}.tmp && mv $(DESTDIR)$(UNITDIR)/$${u#systemd/}.tmp $(DESTDIR)$(UNITDIR)/$${u#systemd/} || exit 1; done
+	$(INSTALL) -m 0644 $(BUILD)/share/openapi.json $(BUILD)/share/fftbloomd.env $(DESTDIR)$(DATADIR)/fftbloomd/
+	$(INSTALL) -m 0644 $(BUILD)/share/fftbloomd.txt $(BUILD)/share/fftbloom.txt README.md $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/fftbloomd $(DESTDIR)$(BINDIR)/fftbloom \
+	  $(patsubst systemd/%,$(DESTDIR)$(UNITDIR)/%,$(UNITS)) \
+	  $(DESTDIR)$(DATADIR)/fftbloomd/openapi.json $(DESTDIR)$(DATADIR)/fftbloomd/fftbloomd.env \
+	  $(DESTDIR)$(DOCDIR)/fftbloomd.txt $(DESTDIR)$(DOCDIR)/fftbloom.txt $(DESTDIR)$(DOCDIR)/README.md
+	-rmdir $(DESTDIR)$(DATADIR)/fftbloomd $(DESTDIR)$(DOCDIR)
 
 run: deps all
 	$(BUILD)/fftbloomd $(ARGS)

@@ -1,9 +1,9 @@
 #!/bin/sh
 # The e2e suite's runner (bench/run.sh e2e calls it; it runs alone as well): JPEG frames through
 # fftbloomd's POST /v1/bloom under several client counts (loadgen), the GPU threads' busy
-# fraction from /metrics, the host's codec ceiling on the same frames, and the time to a first
-# result from a cold start without and with persisted programs. Result lines (bench/README.md)
-# on stdout and in E2E_OUT; a table on stderr.
+# fraction and the queue depth from /metrics, the host's codec ceiling on the same frames, and
+# the time to a first result from a cold start without and with persisted programs. Result lines
+# (bench/README.md) on stdout and in E2E_OUT; a table on stderr.
 #
 # usage: [VAR=value ...] sh bench/e2e.sh [fftbloomd options ...]
 #   The options go to every daemon this script starts (e.g. --gpus all, --codec-threads 16);
@@ -228,13 +228,14 @@ done
 	echo
 	echo "fftbloomd end to end, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $cores cores, ${ngpus:-?} GPU thread(s) on '$renderer', ${ncodec:-?} codec threads"
 	echo "frames: $nframes x $E2E_SIZE JPEG; query: $E2E_QUERY"
-	printf '%-26s %-10s %9s %9s %9s %9s %9s  %s\n' workload variant req/s p50_ms p99_ms gpu_busy ceil_frac "server medians ms (decode/queue/gpu/encode)"
+	printf '%-26s %-10s %9s %9s %9s %9s %9s %7s  %s\n' workload variant req/s p50_ms p99_ms gpu_busy ceil_frac queue "server medians ms (decode/queue/gpu/encode)"
 	grep '"id":"e2e.jpeg' "$E2E_OUT" | while IFS= read -r l; do
-		printf '%-26s %-10s %9s %9s %9s %9s %9s  %s/%s/%s/%s\n' \
+		printf '%-26s %-10s %9s %9s %9s %9s %9s %7s  %s/%s/%s/%s\n' \
 			"$(echo "$l" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" \
 			"$(echo "$l" | sed -n 's/.*"variant":"\([^"]*\)".*/\1/p')" \
 			"$(echo "$l" | jget rps)" "$(echo "$l" | jget p50_ms)" "$(echo "$l" | jget p99_ms)" \
 			"$(echo "$l" | jget gpu_busy_fraction)" "$(echo "$l" | jget ceiling_fraction)" \
+			"$(echo "$l" | jget queue_depth_mean)" \
 			"$(echo "$l" | jget decode)" "$(echo "$l" | jget queue)" "$(echo "$l" | jget gpu)" \
 			"$(echo "$l" | jget encode)"
 	done

@@ -2,7 +2,9 @@
  * connection per client thread, request bodies rotated from the given files, every answer checked
  * (status; a 200 body must be a JPEG), latency percentiles and Server-Timing medians reported,
  * with --json as the harness's result line (bench/bench_json.h; the e2e suite's e2e.* workloads),
- * the GPU threads' busy fraction read from the daemon's /metrics before and after.
+ * the GPU threads' busy fraction read from the daemon's /metrics before and after, and its queue
+ * depth sampled from /metrics every 0.2 s during the load (what an autoscaler on queue depth sees,
+ * deploy/kubernetes/scaledobject.yaml).
  * Loopback only; bounded by a duration, a request count and a per-socket timeout. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -73,6 +75,7 @@ struct client {
 };
 
 static atomic_llong g_issued;
+static atomic_int g_finished; /* client threads that have returned */
 static double g_t0, g_deadline;
 
 static double now_s(void)
@@ -468,6 +471,7 @@ static void *client_main(void *arg)
 	if (k.fd >= 0)
 		close(k.fd);
 	free(k.buf);
+	atomic_fetch_add(&g_finished, 1);
 	return NULL;
 }
 
@@ -574,8 +578,8 @@ static void usage(FILE *f)
 	        "--any-body. The report goes to stderr; --json adds a result line on stdout (workload\n"
 	        "--id, default e2e.LABEL; --gpu, --driver: the daemon's; --command: how the load was\n"
 	        "made, default loadgen's own command line). --metrics-url: the daemon's /metrics, read\n"
-	        "before and after for the GPU threads' busy fraction; the ceilings give the rate's\n"
-	        "fraction of them.\n");
+	        "before and after for the GPU threads' busy fraction and every 0.2 s during the load\n"
+	        "for the queue depth (mean, max); the ceilings give the rate's fraction of them.\n");
 }
 
 int main(int argc, char **argv)
@@ -694,6 +698,20 @@ int main(int argc, char **argv)
 		}
 		started++;
 	}
+	/* the queue depth every 0.2 s while the clients run */
+	double depth_sum = 0, depth_max = 0;
+	int depth_n = 0;
+	while (c.metrics_url && busy0 >= 0 && atomic_load(&g_finished) < started) {
+		int series;
+		double d = metric_sum(&mc, "fftbloom_queue_depth", &series);
+		if (d >= 0 && series > 0) {
+			depth_sum += d;
+			depth_max = d > depth_max ? d : depth_max;
+			depth_n++;
+		}
+		struct timespec ts = {0, 200000000};
+		nanosleep(&ts, NULL);
+	}
 	for (int i = 0; i < started; i++)
 		pthread_join(cl[i].th, NULL);
 	double t_joined = now_s();
@@ -773,6 +791,9 @@ int main(int argc, char **argv)
 	for (int k = 0; k < nst; k++)
 		if (st[k] != 200)
 			fprintf(stderr, "  status %d: %d\n", st[k], stn[k]);
+	if (depth_n)
+		fprintf(stderr, "  queue depth: mean %.2f  max %.0f   (%d samples)\n", depth_sum / depth_n,
+		        depth_max, depth_n);
 	if (c.json) {
 		struct bench_meta meta;
 		bench_meta_init(&meta, c.suite, c.gpu, c.driver, c.command ? NULL : "loadgen",
@@ -824,6 +845,13 @@ int main(int argc, char **argv)
 		if (busy0 >= 0 && busy1 >= busy0)
 			bench_detail_num(&l, "gpu_busy_s", busy1 - busy0);
 		bench_detail_num(&l, "window_s", window);
+		if (c.metrics_url) {
+			bench_detail_num(&l, "queue_depth_samples", depth_n);
+			if (depth_n) {
+				bench_detail_num(&l, "queue_depth_mean", depth_sum / depth_n);
+				bench_detail_num(&l, "queue_depth_max", depth_max);
+			}
+		}
 		if (c.ceiling_fps > 0)
 			bench_detail_num(&l, "ceiling_fps", c.ceiling_fps);
 		if (c.planes_ceiling_fps > 0)

@@ -1,11 +1,10 @@
 # bench/: the benchmark programs beside fftbloom bench (bench/README.md): the end-to-end load tool,
-# the codec ceiling and the FFTW peer, and the result line they all print (bench_json, also
-# linked into fftbloom). Objects are built as every other object; only the FFTW peer links FFTW,
-# statically, so it runs on a machine without libfftw3 (the GPU host).
+# the codec ceiling and the FFTW peer, and the result line they all print (bench_json, which
+# fftbloom links too: cli/module.mk). Objects are built as every other object; only the FFTW peer
+# links FFTW, statically, so it runs on a machine without libfftw3 (the GPU host).
 FFTW_LIBS ?= -Wl,-Bstatic -lfftw3f_threads -lfftw3f -Wl,-Bdynamic
 BENCH_JSON_OBJ := $(BUILD)/bench/bench_json.o
 BENCH_BINS := $(BUILD)/bench/loadgen $(BUILD)/bench/fftw_peer $(BUILD)/bench/codec_ceiling
-CLI_OBJS += $(BENCH_JSON_OBJ)
 $(BENCH_JSON_OBJ): $(BUILD)/gen/version.h
 
 $(BUILD)/bench/loadgen: $(BUILD)/bench/loadgen.o $(BENCH_JSON_OBJ)

@@ -24,7 +24,7 @@
 #                        process each, after 1 s of load: on the H200 the GL driver sets the
 #                        clocks from the load of the last moments, so a workload must not
 #                        inherit another's; bench/RESULTS.md)
-#   --bench-opts "..."   more options for fftbloom bench (e.g. --fft-max-radix 16)
+#   --bench-opts "..."   more options for fftbloom bench (e.g. --verbose)
 #   --e2e-clients "8 32 64"  --e2e-seconds 10  --e2e-size 1920x1080  --e2e-planes "true false"
 #   --e2e-query "..."    the e2e requests' query (default kernel_preset=gaussian:sigma=8&format=jpeg)
 #   --e2e-opts "..."     fftbloomd options for the e2e daemons (e.g. --gpus all)

@@ -23,7 +23,8 @@
 
 #define C(f) offsetof(struct config, f)
 #define DAEMON_OPTS                                                                            \
-	{"listen", OPT_STRING, 0, 63, "127.0.0.1", NULL, "address to listen on (IPv4 or IPv6)",    \
+	{"listen", OPT_STRING, 0, 63, "localhost", NULL,                                          \
+	 "address to listen on: IPv4, IPv6, or localhost (127.0.0.1 and ::1 both)",             \
 	 "FFTBLOOM_LISTEN", C(listen)},                                                           \
 	{"port", OPT_INT, 0, 65535, "8080", NULL, "TCP port (0: any free port, logged at start)",  \
 	 "FFTBLOOM_PORT", C(port)},                                                               \
@@ -133,9 +134,6 @@
 	 "a JPEG answer is encoded straight from the GPU's mapped read-back buffer, lent to the "  \
 	 "codec thread, instead of being copied out by the GPU thread (with --persistent-map)",   \
 	 "FFTBLOOM_LEND_PLANES", C(lend_planes)},                                                 \
-	{"fence-wait", OPT_ENUM, 0, 0, "block", "block|poll",                                     \
-	 "how a GPU thread waits for its frame: block in the driver, or poll every 20 us",         \
-	 "FFTBLOOM_FENCE_WAIT", C(fence_poll)},                                                   \
 	{"jpeg-planes", OPT_BOOL, 0, 1, "true", NULL,                                             \
 	 "JPEG frames cross to the GPU and back as YUV planes (colour conversion on the GPU)",    \
 	 "FFTBLOOM_JPEG_PLANES", C(jpeg_planes)}

@@ -9,6 +9,9 @@
 
 #include "protocol/opts.h"
 
+/* The daemon's version (/v1/info, /openapi.json, --help=json). */
+#define FFTBLOOMD_VERSION "0.1.0"
+
 /* Options that choose and set up a GPU context; shared by the daemon and the CLI. */
 struct gpu_config {
 	int platform;                  /* enum egl_platform: auto|device|surfaceless */
@@ -66,7 +69,6 @@ struct config {
 	int jpeg_planes;               /* 1: JPEG in and out as YUV planes, converted on the GPU */
 	int persistent_map;            /* 1: planes through persistently mapped buffers */
 	int lend_planes;               /* 1: answers' planes encoded from the GPU's mapped buffer */
-	int fence_poll;                /* --fence-wait: 0 block, 1 poll */
 };
 
 extern const struct opt_def config_table[];

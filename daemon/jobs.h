@@ -16,8 +16,10 @@
 #include "daemon/kernels.h"
 #include "daemon/metrics.h"
 #include "gles/bloom.h"
+#include "gles/conv_shape.h"
 #include "protocol/image.h"
 #include "protocol/request.h"
+#include "protocol/tensor.h"
 
 #define JOBS_MAX_GPUS 16
 #define JOBS_MAX_WARM 16
@@ -31,7 +33,7 @@ enum jobs_error {
 	JOBS_E_NOMEM = -4,
 };
 
-enum job_kind { JOB_BLOOM = 0, JOB_CONVOLVE, JOB_KERNEL_PUT };
+enum job_kind { JOB_BLOOM = 0, JOB_CONVOLVE, JOB_KERNEL_PUT, JOB_CONV2D, JOB_CONV2D_T };
 
 struct kernel_entry;
 
@@ -47,6 +49,9 @@ struct job {
 	                                     the input's family; quality 0: --jpeg-quality) */
 	int png_from_accept;              /* the format came from Accept: image/png */
 	char put_name[65];                /* JOB_KERNEL_PUT: the name */
+	const unsigned char *npy[3];      /* JOB_CONV2D, JOB_CONV2D_T: input, weight, bias (NULL:
+	                                     none) as NPY bytes */
+	size_t npy_len[3];
 	int client_fd;                    /* the client's socket for hang-up checks; -1: none */
 	char client[64];                  /* the client's address: its budget of new sizes */
 	void (*done)(struct job *j, void *ctx);
@@ -62,6 +67,7 @@ struct job {
 	const char *content_type;         /* static */
 	int dropped;                      /* 1: the client had gone; nobody to answer */
 	unsigned lost;                    /* IMAGE_LOST_* of the encoding */
+	int method;                       /* JOB_CONVOLVE: the method that ran (convolve.h) */
 	int gpu;                          /* GPU thread that ran it; -1 */
 	double decode_s, queue_s, gpu_s, encode_s;
 	double gpu_copy_s, gpu_wait_s;    /* parts of gpu_s: copying the frame and the result
@@ -73,6 +79,9 @@ struct job {
 	struct bloom_lease *lease;        /* yresult's planes lent by a GPU thread (--lend-planes),
 	                                     given back when the job finishes */
 	struct image_info info;
+	struct tensor tx, tw, tb, ty;     /* JOB_CONV2D*: input, weight, bias, output */
+	struct spatial_conv sc;           /* JOB_CONV2D */
+	struct deconv_conv dc;            /* JOB_CONV2D_T */
 	double t_admit, t_queued, deadline;
 	int queued;                       /* holds a place in the queue (jobs_reserve) */
 	unsigned long long reserved[2];   /* bytes of --memory-budget held for the image, kernel */

@@ -1,47 +1,31 @@
-/* HTTP routes on libmicrohttpd; see server.h. */
+/* fftbloomd's HTTP server on libmicrohttpd: the route table, a request's life from its first
+ * line to its log line (framing, method, CORS, authentication, body collection, dispatch), and
+ * the daemon's start and stop; see server.h. */
 #include "daemon/server.h"
 
 #include <arpa/inet.h>
-#include <jansson.h>
-#include <math.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
-#include <pthread.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "daemon/apiutil.h"
+#include "daemon/http.h"
 #include "daemon/log.h"
-#include "daemon/multipart.h"
-#include "protocol/openapi.h"
+#include "daemon/metrics.h"
 #include "daemon/web.h"
-#include "protocol/request.h"
+#include "protocol/clock.h"
 
-#define FFTBLOOMD_VERSION "0.1.0"
-#define DISCARD_MAX (16u << 20) /* bytes past --max-body of a chunked body read (and dropped) so
-                                   that its 413 can be answered; a longer one is cut off */
-#define MAX_PARTS 8
-#define SWEEP_MS 200            /* how often connection deadlines are checked */
-
-enum route {
-	R_NONE = 0, R_BLOOM, R_CONVOLVE, R_KERNELS, R_KERNEL, R_HEALTHZ, R_READYZ, R_METRICS,
-	R_INFO, R_OPENAPI, R_WEB,
-};
-
-static const struct {
-	const char *path; /* exact path; R_KERNEL matches the prefix */
-	const char *label;
-	const char *allow;
-} routes[] = {
+const struct route_def routes[] = {
 	[R_NONE] = {NULL, "other", ""},
 	[R_BLOOM] = {"/v1/bloom", "bloom", "POST, OPTIONS"},
 	[R_CONVOLVE] = {"/v1/convolve", "convolve", "POST, OPTIONS"},
+	[R_CONV2D] = {"/v1/conv2d", "conv2d", "POST, OPTIONS"},
+	[R_CONV2D_T] = {"/v1/conv2d_transpose", "conv2d_transpose", "POST, OPTIONS"},
 	[R_KERNELS] = {"/v1/kernels", "kernels", "GET, HEAD, OPTIONS"},
 	[R_KERNEL] = {"/v1/kernels/", "kernel", "GET, HEAD, PUT, DELETE, OPTIONS"},
 	[R_HEALTHZ] = {"/healthz", "healthz", "GET, HEAD, OPTIONS"},
@@ -51,183 +35,6 @@ static const struct {
 	[R_OPENAPI] = {"/openapi.json", "openapi", "GET, HEAD, OPTIONS"},
 	[R_WEB] = {"/", "web", "GET, HEAD, OPTIONS"}, /* and every /web/NAME web_find knows */
 };
-
-/* A TCP connection's deadlines (libmicrohttpd's own timeout is for idleness, which a client
- * trickling a byte at a time never reaches): its request's headers must be complete within
- * --header-timeout, and its body must average --min-body-rate once that long has passed. */
-enum conn_phase {
-	CONN_HEADERS = 0, /* waiting for the request line and headers */
-	CONN_BODY,        /* receiving a body */
-	CONN_BUSY,        /* handled: queued, on a GPU, or answering */
-	CONN_IDLE,        /* between requests (keep-alive; libmicrohttpd's idle timeout) */
-};
-
-struct conn {
-	struct conn *prev, *next; /* the server's list, under its lock */
-	int fd;
-	int phase;                /* enum conn_phase */
-	double since;             /* start of the phase (headers: the connection or request line) */
-	unsigned long long body;  /* bytes of the body received */
-	int first;                /* no request has begun on it yet */
-	int cut;                  /* shut down for missing a deadline */
-};
-
-struct server {
-	struct server_opts o;
-	struct config cfg;
-	struct MHD_Daemon *d;
-	int port;
-	pthread_mutex_t lock;
-	int active;          /* guarded by lock */
-	double last_change;  /* guarded by lock */
-	struct conn conns;   /* list head, guarded by lock */
-	unsigned long long cut_headers, cut_body; /* connections cut, guarded by lock */
-	pthread_t sweeper;
-	int sweeper_started, stop; /* stop guarded by lock */
-	pthread_cond_t stop_cv;
-	volatile int quiescing;
-	unsigned long long next_id;
-	unsigned long long id_salt;
-};
-
-struct req {
-	struct server *S;
-	struct MHD_Connection *conn;
-	struct conn *tcp;     /* the connection's deadlines */
-	int init;             /* the first call with the headers ran */
-	enum route route;
-	char method[8];
-	char path[128];
-	char raw[256];        /* the request target as sent (before percent-decoding), cut */
-	int raw_bad;          /* the target holds %00 or a control byte */
-	char code[32];        /* the error code answered, for the log */
-	char name[65];        /* R_KERNEL: the kernel's name */
-	char id[65];          /* X-Request-Id */
-	char client[64];
-	int cors;             /* the Origin is allowed: answer with CORS headers */
-	int bad_name;         /* R_KERNEL with an invalid name */
-	int checked;          /* precheck ran */
-	char origin[256];
-	double t0;
-	unsigned char *body;
-	size_t len, cap;
-	int too_large;        /* the body passed --max-body while streaming */
-	size_t discarded;
-	int started;          /* a job was started */
-	int job_done;         /* its done() ran; guarded by done_mu */
-	pthread_mutex_t done_mu;
-	pthread_cond_t done_cv;
-	struct job job;
-	int status;           /* of the answer queued; 0 until then */
-	size_t bytes;
-};
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void touch(struct server *S, int delta)
-{
-	pthread_mutex_lock(&S->lock);
-	S->active += delta;
-	S->last_change = now_s();
-	pthread_mutex_unlock(&S->lock);
-}
-
-/* ---- answers ---- */
-
-/* Queues an answer with the headers every answer carries. body: owned (freed with free) when
- * `owned`, else copied. extra: NULL-terminated name/value pairs. */
-static enum MHD_Result respond(struct req *r, int status, const char *ctype, void *body,
-                               size_t len, int owned, const char *const *extra)
-{
-	struct MHD_Response *resp;
-	if (owned)
-		resp = MHD_create_response_from_buffer_with_free_callback(len, body, free);
-	else
-		resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_COPY);
-	if (!resp) {
-		if (owned)
-			free(body);
-		return MHD_NO;
-	}
-	const struct job *j = &r->job;
-	char timing[320];
-	snprintf(timing, sizeof timing,
-	         "decode;dur=%.3f, queue;dur=%.3f, gpu;dur=%.3f, gpu_copy;dur=%.3f, gpu_wait;dur=%.3f, "
-	         "encode;dur=%.3f, total;dur=%.3f",
-	         j->decode_s * 1e3, j->queue_s * 1e3, j->gpu_s * 1e3, j->gpu_copy_s * 1e3,
-	         j->gpu_wait_s * 1e3, j->encode_s * 1e3, (now_s() - r->t0) * 1e3);
-	MHD_add_response_header(resp, "X-Request-Id", r->id);
-	MHD_add_response_header(resp, "Server-Timing", timing);
-	if (ctype)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-	if (r->cors) {
-		MHD_add_response_header(resp, "Access-Control-Allow-Origin", r->origin);
-		MHD_add_response_header(resp, "Vary", "Origin");
-		MHD_add_response_header(resp, "Access-Control-Expose-Headers",
-		                        "X-Request-Id, Server-Timing, Retry-After, X-Image-Lost");
-	}
-	for (; extra && extra[0]; extra += 2)
-		MHD_add_response_header(resp, extra[0], extra[1]);
-	if (!MHD_get_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL))
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	if (r->S->quiescing)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	r->status = status;
-	r->bytes = len;
-	enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)status, resp);
-	MHD_destroy_response(resp);
-	return ret;
-}
-
-static enum MHD_Result respond_json(struct req *r, int status, json_t *o, const char *const *extra)
-{
-	char *s = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
-	json_decref(o);
-	if (!s)
-		return MHD_NO;
-	size_t l = strlen(s);
-	char *t = realloc(s, l + 2);
-	if (t) {
-		s = t;
-		s[l++] = '\n';
-		s[l] = 0;
-	}
-	return respond(r, status, "application/json", s, l, 1, extra);
-}
-
-static enum MHD_Result respond_error_x(struct req *r, int status, const char *code,
-                                       const char *const *extra, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-static enum MHD_Result respond_error_x(struct req *r, int status, const char *code,
-                                       const char *const *extra, const char *fmt, ...)
-{
-	char msg[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	json_t *o = json_pack("{s:{s:i,s:s,s:s}}", "error", "status", status, "code", code,
-	                      "message", msg);
-	snprintf(r->code, sizeof r->code, "%s", code);
-	return respond_json(r, status, o, extra);
-}
-
-#define respond_error(r, status, code, ...) respond_error_x(r, status, code, NULL, __VA_ARGS__)
-
-static enum MHD_Result respond_busy(struct req *r, const char *code, const char *msg)
-{
-	char ra[16];
-	snprintf(ra, sizeof ra, "%d", r->S->cfg.retry_after);
-	const char *extra[] = {"Retry-After", ra, NULL};
-	return respond_error_x(r, 503, code, extra, "%s", msg);
-}
-
-/* ---- request set-up ---- */
 
 static enum route match_route(const char *url, char name[65], int *bad_name)
 {
@@ -255,25 +62,13 @@ static int method_allowed(enum route rt, const char *m)
 	int get = !strcmp(m, "GET") || !strcmp(m, "HEAD");
 	switch (rt) {
 	case R_BLOOM:
-	case R_CONVOLVE: return !strcmp(m, "POST");
+	case R_CONVOLVE:
+	case R_CONV2D:
+	case R_CONV2D_T: return !strcmp(m, "POST");
 	case R_KERNEL: return get || !strcmp(m, "PUT") || !strcmp(m, "DELETE");
 	case R_NONE: return 0;
 	default: return get;
 	}
-}
-
-static void client_addr(struct MHD_Connection *c, char *buf, size_t len)
-{
-	snprintf(buf, len, "?");
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (!ci || !ci->client_addr)
-		return;
-	const struct sockaddr *sa = ci->client_addr;
-	if (sa->sa_family == AF_INET)
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, (socklen_t)len);
-	else if (sa->sa_family == AF_INET6)
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, (socklen_t)len);
 }
 
 static int authorized(struct req *r)
@@ -289,106 +84,6 @@ static int authorized(struct req *r)
 	while (*h == ' ')
 		h++;
 	return api_key_equal(h, strlen(h), S->o.api_key, S->o.api_key_len);
-}
-
-/* ---- connections: deadlines for headers and bodies ---- */
-
-static struct conn *conn_of(struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	return ci ? ci->socket_context : NULL;
-}
-
-static void set_phase(struct server *S, struct conn *t, int phase)
-{
-	if (!t)
-		return;
-	pthread_mutex_lock(&S->lock);
-	t->phase = phase;
-	t->since = now_s();
-	t->body = 0;
-	pthread_mutex_unlock(&S->lock);
-}
-
-static int client_fd(struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	return ci ? ci->connect_fd : -1;
-}
-
-static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
-                          enum MHD_ConnectionNotificationCode toe)
-{
-	struct server *S = cls;
-	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		struct conn *t = calloc(1, sizeof *t);
-		if (!t)
-			return;
-		t->fd = client_fd(c);
-		t->phase = CONN_HEADERS;
-		t->since = now_s();
-		t->first = 1;
-		pthread_mutex_lock(&S->lock);
-		t->next = S->conns.next;
-		t->prev = &S->conns;
-		S->conns.next->prev = t;
-		S->conns.next = t;
-		pthread_mutex_unlock(&S->lock);
-		*socket_context = t;
-	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
-		/* libmicrohttpd closes the socket only after this: a shutdown under the lock never
-		 * reaches a socket that a new connection reuses */
-		struct conn *t = *socket_context;
-		pthread_mutex_lock(&S->lock);
-		t->prev->next = t->next;
-		t->next->prev = t->prev;
-		pthread_mutex_unlock(&S->lock);
-		free(t);
-		*socket_context = NULL;
-	}
-}
-
-/* Shuts down the connections that missed a deadline; libmicrohttpd then sees them end. */
-static void *sweeper_main(void *arg)
-{
-	struct server *S = arg;
-	pthread_mutex_lock(&S->lock);
-	while (!S->stop) {
-		double t = now_s(), hto = S->cfg.header_timeout;
-		double rate = (double)S->cfg.min_body_rate;
-		for (struct conn *c = S->conns.next; c != &S->conns; c = c->next) {
-			if (c->cut || c->fd < 0)
-				continue;
-			double age = t - c->since;
-			int late_headers = c->phase == CONN_HEADERS && age > hto;
-			int slow_body = c->phase == CONN_BODY && rate > 0 && age > hto &&
-			                (double)c->body < rate * age;
-			if (!late_headers && !slow_body)
-				continue;
-			c->cut = 1;
-			if (late_headers)
-				S->cut_headers++;
-			else
-				S->cut_body++;
-			shutdown(c->fd, SHUT_RDWR);
-			log_msg(LOG_INFO, late_headers
-			        ? "connection closed: no complete request headers within %g s "
-			          "(--header-timeout)"
-			        : "connection closed: its body came slower than %g bytes a second "
-			          "(--min-body-rate)", late_headers ? hto : rate);
-		}
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += SWEEP_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&S->stop_cv, &S->lock, &ts);
-	}
-	pthread_mutex_unlock(&S->lock);
-	return NULL;
 }
 
 /* 1 when a request target carries what no route or name can: a NUL or control byte, raw or
@@ -421,7 +116,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	pthread_cond_init(&r->done_cv, NULL);
 	r->S = S;
 	r->conn = c;
-	r->t0 = now_s();
+	r->t0 = clock_s();
 	r->job.client_fd = -1;
 	snprintf(r->raw, sizeof r->raw, "%s", uri ? uri : "");
 	snprintf(r->path, sizeof r->path, "%.127s", r->raw); /* until the headers decode it */
@@ -464,491 +159,6 @@ static void req_init(struct req *r, const char *url, const char *method)
 		r->cors = 1;
 		snprintf(r->origin, sizeof r->origin, "%s", origin);
 	}
-}
-
-/* ---- parameters ---- */
-
-struct query_ctx {
-	struct request *req;
-	char err[REQUEST_ERR_LEN];
-	int failed;
-};
-
-static enum MHD_Result query_iter(void *cls, enum MHD_ValueKind kind, const char *key,
-                                  const char *value)
-{
-	(void)kind;
-	struct query_ctx *qc = cls;
-	if (qc->failed)
-		return MHD_NO;
-	if (request_set(qc->req, key, value, REQUEST_SRC_QUERY, qc->err)) {
-		qc->failed = 1;
-		return MHD_NO;
-	}
-	return MHD_YES;
-}
-
-/* ---- routes ---- */
-
-static enum MHD_Result answer_job(struct req *r);
-
-static void on_job_done(struct job *j, void *ctx)
-{
-	struct req *r = ctx;
-	(void)j;
-	pthread_mutex_lock(&r->done_mu);
-	r->job_done = 1;
-	pthread_cond_signal(&r->done_cv);
-	pthread_mutex_unlock(&r->done_mu);
-}
-
-/* Admits the job, starts it and waits for its answer in this connection's thread; or answers
- * 503. The connection's thread waits rather than suspending the connection: libmicrohttpd
- * (0.9.75) reads a resumed connection before answering it, and takes the end of a request
- * whose client half-closed after sending it (HTTP allows that) as an abort, losing the answer;
- * a thread that never returns to the library until it answers never makes that read. */
-static enum MHD_Result start_job(struct req *r)
-{
-	struct server *S = r->S;
-	int rc = jobs_reserve(S->o.jobs, r->job.kind);
-	if (rc == JOBS_E_FULL) {
-		kernels_release(S->o.kernels, r->job.named);
-		r->job.named = NULL;
-		char msg[128];
-		snprintf(msg, sizeof msg, "the queue is full (%d jobs wait for a GPU); retry later",
-		         S->cfg.queue_size);
-		return respond_busy(r, "queue_full", msg);
-	}
-	if (rc) {
-		kernels_release(S->o.kernels, r->job.named);
-		r->job.named = NULL;
-		return respond_busy(r, "shutting_down", "the server is shutting down");
-	}
-	r->job.client_fd = client_fd(r->conn);
-	snprintf(r->job.client, sizeof r->job.client, "%s", r->client);
-	r->job.done = on_job_done;
-	r->job.done_ctx = r;
-	r->started = 1;
-	set_phase(S, r->tcp, CONN_BUSY);
-	jobs_start(S->o.jobs, &r->job);
-	pthread_mutex_lock(&r->done_mu);
-	while (!r->job_done)
-		pthread_cond_wait(&r->done_cv, &r->done_mu);
-	pthread_mutex_unlock(&r->done_mu);
-	return answer_job(r);
-}
-
-static int sniffed(const unsigned char *p, size_t len)
-{
-	return image_sniff(p, len) != IMAGE_FORMAT_UNKNOWN;
-}
-
-/* A multipart form field as a parameter's text: the part's bytes, which must be short text. */
-static int form_field(struct request *req, const struct multipart_part *part,
-                      char err[REQUEST_ERR_LEN])
-{
-	char text[OPT_STR_MAX];
-	if (part->len >= sizeof text || memchr(part->data, 0, part->len)) {
-		snprintf(err, REQUEST_ERR_LEN, "%.64s: a form field's value must be text shorter than "
-		         "%zu bytes", part->name, sizeof text);
-		return REQUEST_E_VALUE;
-	}
-	memcpy(text, part->data, part->len);
-	text[part->len] = 0;
-	return request_set(req, part->name, text, REQUEST_SRC_FORM, err);
-}
-
-static enum MHD_Result route_image(struct req *r)
-{
-	struct server *S = r->S;
-	struct job *j = &r->job;
-	j->kind = r->route == R_CONVOLVE ? JOB_CONVOLVE : JOB_BLOOM;
-	request_init(&j->req, r->route == R_CONVOLVE ? REQUEST_CONVOLVE : REQUEST_BLOOM);
-	j->req.format = format_from_accept(
-		MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
-		&j->png_from_accept);
-	struct query_ctx qc = {&j->req, "", 0};
-	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_iter, &qc);
-	if (qc.failed)
-		return respond_error(r, 400, "bad_parameter", "%s", qc.err);
-	if (request_given(&j->req, "format"))
-		j->png_from_accept = 0;
-
-	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
-	char boundary[MULTIPART_BOUNDARY_MAX + 1];
-	int mrc = multipart_boundary(ct, boundary);
-	if (mrc == MULTIPART_E_BOUNDARY)
-		return respond_error(r, 400, "bad_multipart", "multipart/form-data without a valid "
-		                     "boundary parameter");
-	if (!r->len)
-		return respond_error(r, 400, "empty_body", "the request has no body: send an image "
-		                     "(raw, or as the multipart part 'image')");
-	char err[REQUEST_ERR_LEN];
-	if (mrc == 0) {
-		/* parts: image (or file, what an HTML form's file input is often named), kernel,
-		 * params (a JSON object), and any parameter as a form field of its own */
-		struct multipart_part parts[MAX_PARTS];
-		size_t n;
-		char merr[MULTIPART_ERR_LEN];
-		if (multipart_parse(r->body, r->len, boundary, parts, MAX_PARTS, &n, merr))
-			return respond_error(r, 400, "bad_multipart", "%s", merr);
-		const struct multipart_part *img = NULL, *ker = NULL, *par = NULL;
-		for (size_t i = 0; i < n; i++) {
-			const struct multipart_part *p = &parts[i];
-			if (!strcmp(p->name, "image") || !strcmp(p->name, "file")) {
-				if (img)
-					return respond_error(r, 400, "bad_multipart", "both 'image' and 'file' "
-					                     "parts: send the image once");
-				img = p;
-			} else if (!strcmp(p->name, "kernel") && (p->filename[0] || sniffed(p->data, p->len))) {
-				ker = p; /* an image part; a short text field named kernel is kernel=NAME */
-			} else if (!strcmp(p->name, "params")) {
-				par = p;
-			} else if (!request_find(p->name)) {
-				return respond_error(r, 400, "bad_multipart", "unknown multipart part '%.64s' "
-				                     "(expected image or file, kernel, params, or a parameter)",
-				                     p->name);
-			} else if (form_field(&j->req, p, err)) {
-				return respond_error(r, 400, "bad_parameter", "%s", err);
-			}
-		}
-		if (!img)
-			return respond_error(r, 400, "missing_image", "multipart body without an 'image' "
-			                     "part");
-		if (!img->len)
-			return respond_error(r, 400, "empty_body", "the 'image' part is empty");
-		if (par && request_set_json(&j->req, par->data, par->len, err))
-			return respond_error(r, 400, "bad_parameter", "%s", err);
-		j->image = img->data;
-		j->image_len = img->len;
-		if (ker) {
-			if (!ker->len)
-				return respond_error(r, 400, "empty_body", "the 'kernel' part is empty");
-			if (!sniffed(ker->data, ker->len))
-				return respond_error(r, 415, "unsupported_media_type", "kernel: not a JPEG, "
-				                     "PNG, OpenEXR, Radiance HDR or PFM image");
-			j->kernel_data = ker->data;
-			j->kernel_len = ker->len;
-		}
-	} else {
-		j->image = r->body;
-		j->image_len = r->len;
-	}
-	if (request_finish(&j->req, j->kernel_data != NULL, err))
-		return respond_error(r, 400, "bad_parameter", "%s", err);
-	if (!sniffed(j->image, j->image_len))
-		return respond_error(r, 415, "unsupported_media_type", "image: not a JPEG, PNG, "
-		                     "OpenEXR, Radiance HDR or PFM image (by its first bytes)");
-	if (j->req.kernel[0]) {
-		j->named = kernels_get(S->o.kernels, j->req.kernel);
-		if (!j->named)
-			return respond_error(r, 400, "unknown_kernel", "kernel: no kernel named '%s' "
-			                     "(register it with PUT /v1/kernels/%s)", j->req.kernel,
-			                     j->req.kernel);
-	}
-	return start_job(r);
-}
-
-static json_t *kernel_json(const struct kernel_entry *e)
-{
-	char digest[40];
-	snprintf(digest, sizeof digest, "%016llx%016llx", (unsigned long long)e->digest[0],
-	         (unsigned long long)e->digest[1]);
-	return json_pack("{s:s,s:i,s:i,s:i,s:s,s:i,s:s,s:I}", "name", e->name, "width", e->img.width,
-	                 "height", e->img.height, "channels", e->img.channels, "format",
-	                 image_format_name(e->info.format), "bits", e->info.bits, "digest", digest,
-	                 "bytes", (json_int_t)e->img.width * e->img.height * e->img.channels * 4);
-}
-
-static void list_one(const struct kernel_entry *e, void *ctx)
-{
-	json_array_append_new(ctx, kernel_json(e));
-}
-
-static enum MHD_Result route_kernel(struct req *r)
-{
-	struct server *S = r->S;
-	if (!strcmp(r->method, "PUT")) {
-		if (!r->len)
-			return respond_error(r, 400, "empty_body", "the request has no body: send the "
-			                     "kernel image");
-		if (!sniffed(r->body, r->len))
-			return respond_error(r, 415, "unsupported_media_type", "kernel: not a JPEG, PNG, "
-			                     "OpenEXR, Radiance HDR or PFM image (by its first bytes)");
-		r->job.kind = JOB_KERNEL_PUT;
-		r->job.image = r->body;
-		r->job.image_len = r->len;
-		snprintf(r->job.put_name, sizeof r->job.put_name, "%s", r->name);
-		return start_job(r);
-	}
-	if (!strcmp(r->method, "DELETE")) {
-		if (kernels_delete(S->o.kernels, r->name))
-			return respond_error(r, 404, "kernel_not_found", "no kernel named '%s'", r->name);
-		return respond(r, 204, NULL, NULL, 0, 0, NULL);
-	}
-	struct kernel_entry *e = kernels_get(S->o.kernels, r->name);
-	if (!e)
-		return respond_error(r, 404, "kernel_not_found", "no kernel named '%s'", r->name);
-	json_t *o = kernel_json(e);
-	kernels_release(S->o.kernels, e);
-	return respond_json(r, 200, o, NULL);
-}
-
-static json_t *gpus_json(const struct jobs_status *st)
-{
-	json_t *a = json_array();
-	for (int i = 0; i < st->ngpus; i++) {
-		const struct jobs_gpu_status *g = &st->gpu[i];
-		json_array_append_new(
-			a, json_pack("{s:i,s:i,s:s,s:s,s:s,s:b,s:b,s:b,s:f,s:f,s:I,s:I,s:i,s:I,"
-			             "s:{s:i,s:I,s:I,s:f,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
-			             "index", i, "device", g->device, "platform", g->platform, "renderer",
-			             g->renderer, "version", g->version, "alive", g->alive, "warmed",
-			             g->warmed, "busy", g->busy, "heartbeat_age_s", g->heartbeat_age,
-			             "busy_s", g->busy_s, "jobs", (json_int_t)g->jobs, "failures",
-			             (json_int_t)g->failures, "planes_lent", g->planes_lent,
-			             "planes_lent_total", (json_int_t)g->planes_lent_total,
-			             "programs", "count", (int)g->programs.count,
-			             "hits", (json_int_t)g->programs.hits, "misses",
-			             (json_int_t)g->programs.misses, "compile_ms", g->programs.compile_ms,
-			             "evictions", (json_int_t)g->programs.evictions, "bytes",
-			             (json_int_t)g->programs.bytes,
-			             "caches", "kernel_hits", (json_int_t)g->caches.kernel_hits,
-			             "kernel_misses", (json_int_t)g->caches.kernel_misses,
-			             "kernel_evictions", (json_int_t)g->caches.kernel_evictions,
-			             "kernel_bytes", (json_int_t)g->caches.kernel_bytes, "kernel_entries",
-			             (json_int_t)g->caches.kernel_entries, "plan_hits",
-			             (json_int_t)g->caches.plan_hits, "plan_misses",
-			             (json_int_t)g->caches.plan_misses, "plan_entries",
-			             (json_int_t)g->caches.plan_entries));
-	}
-	return a;
-}
-
-static enum MHD_Result route_info(struct req *r)
-{
-	struct server *S = r->S;
-	struct jobs_status st;
-	jobs_status(S->o.jobs, &st);
-	json_t *cfg = json_object();
-	for (size_t i = 0; i < config_table_len; i++) {
-		char v[OPT_STR_MAX + 32];
-		opts_format(&config_table[i], &S->cfg, v, sizeof v);
-		json_object_set_new(cfg, config_table[i].name, json_string(v));
-	}
-	size_t nk, kb;
-	kernels_totals(S->o.kernels, &nk, &kb);
-	json_t *params = json_array();
-	for (size_t i = 0; i < request_table_len; i++) {
-		char name[64];
-		request_api_name(&request_table[i], name, sizeof name);
-		json_array_append_new(params, json_string(name));
-	}
-	json_t *o = json_pack(
-		"{s:s,s:o,s:{s:I,s:I,s:i,s:i,s:f},s:{s:i,s:i,s:i},s:o,s:{s:I,s:I},s:[s,s,s,s,s],"
-		"s:[s,s,s,s,s,s],s:o,s:b,s:b}",
-		"version", FFTBLOOMD_VERSION, "gpus", gpus_json(&st), "limits", "max_body",
-		(json_int_t)S->cfg.max_body, "max_pixels", (json_int_t)S->cfg.max_pixels, "max_side",
-		S->cfg.max_side, "queue_size", S->cfg.queue_size, "deadline_s", S->cfg.deadline,
-		"queue", "queued", st.queued, "size", st.queue_size, "in_flight", st.in_flight,
-		"configuration", cfg, "named_kernels", "count", (json_int_t)nk, "bytes", (json_int_t)kb,
-		"input_formats", "jpeg", "png", "exr", "hdr", "pfm", "output_formats", "jpeg", "png",
-		"png16", "exr", "hdr", "pfm", "parameters", params, "tls", S->o.tls_cert != NULL,
-		"api_key", S->o.api_key != NULL);
-	return respond_json(r, 200, o, NULL);
-}
-
-static void metrics_gpu(FILE *f, const struct jobs_status *st)
-{
-	struct {
-		const char *name, *type, *help;
-	} fam[] = {
-		{"fftbloom_gpu_busy_seconds_total", "counter", "Seconds each GPU thread spent running jobs."},
-		{"fftbloom_gpu_jobs_total", "counter", "Jobs each GPU thread ran."},
-		{"fftbloom_gpu_up", "gauge", "1 while the GPU thread's context is alive and warmed."},
-		{"fftbloom_gpu_busy", "gauge", "1 while the GPU thread runs a job."},
-		{"fftbloom_program_cache_hits_total", "counter", "Compiled-program cache hits."},
-		{"fftbloom_program_cache_misses_total", "counter", "Compiled-program cache misses (compiles)."},
-		{"fftbloom_program_cache_programs", "gauge", "Programs held."},
-		{"fftbloom_kernel_cache_hits_total", "counter", "Kernel spectrum cache hits."},
-		{"fftbloom_kernel_cache_misses_total", "counter", "Kernel spectrum cache misses."},
-		{"fftbloom_kernel_cache_evictions_total", "counter", "Kernel spectra evicted."},
-		{"fftbloom_kernel_cache_bytes", "gauge", "Bytes of kernel spectra held."},
-		{"fftbloom_plan_cache_hits_total", "counter", "FFT plan cache hits."},
-		{"fftbloom_plan_cache_misses_total", "counter", "FFT plan cache misses."},
-		{"fftbloom_planes_lent", "gauge",
-		 "JPEG answers' planes lent from the GPU thread's mapped buffers, not yet encoded."},
-		{"fftbloom_planes_lent_total", "counter",
-		 "JPEG answers encoded straight from planes lent by the GPU thread (--lend-planes)."},
-	};
-	for (size_t k = 0; k < sizeof fam / sizeof fam[0]; k++) {
-		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", fam[k].name, fam[k].help, fam[k].name,
-		        fam[k].type);
-		for (int i = 0; i < st->ngpus; i++) {
-			const struct jobs_gpu_status *g = &st->gpu[i];
-			double v = 0;
-			switch (k) {
-			case 0: v = g->busy_s; break;
-			case 1: v = (double)g->jobs; break;
-			case 2: v = g->alive && g->warmed; break;
-			case 3: v = g->busy; break;
-			case 4: v = (double)g->programs.hits; break;
-			case 5: v = (double)g->programs.misses; break;
-			case 6: v = g->programs.count; break;
-			case 7: v = (double)g->caches.kernel_hits; break;
-			case 8: v = (double)g->caches.kernel_misses; break;
-			case 9: v = (double)g->caches.kernel_evictions; break;
-			case 10: v = (double)g->caches.kernel_bytes; break;
-			case 11: v = (double)g->caches.plan_hits; break;
-			case 12: v = (double)g->caches.plan_misses; break;
-			case 13: v = g->planes_lent; break;
-			case 14: v = (double)g->planes_lent_total; break;
-			}
-			fprintf(f, "%s{gpu=\"%d\"} %.9g\n", fam[k].name, i, v);
-		}
-	}
-}
-
-static enum MHD_Result route_metrics(struct req *r)
-{
-	struct server *S = r->S;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return MHD_NO;
-	metrics_write(S->o.metrics, f);
-	struct jobs_status st;
-	jobs_status(S->o.jobs, &st);
-	size_t nk, kb;
-	kernels_totals(S->o.kernels, &nk, &kb);
-	char why[128];
-	int ready = !S->quiescing && jobs_ready(S->o.jobs, why, sizeof why);
-	fprintf(f, "# HELP fftbloom_queue_depth Jobs accepted and not yet on a GPU.\n"
-	        "# TYPE fftbloom_queue_depth gauge\nfftbloom_queue_depth %d\n"
-	        "# HELP fftbloom_queue_capacity The queue's size (--queue-size).\n"
-	        "# TYPE fftbloom_queue_capacity gauge\nfftbloom_queue_capacity %d\n"
-	        "# HELP fftbloom_jobs_in_flight Jobs accepted and not yet answered.\n"
-	        "# TYPE fftbloom_jobs_in_flight gauge\nfftbloom_jobs_in_flight %d\n"
-	        "# HELP fftbloom_named_kernels Kernels registered by name.\n"
-	        "# TYPE fftbloom_named_kernels gauge\nfftbloom_named_kernels %zu\n"
-	        "# HELP fftbloom_named_kernel_bytes Bytes of the registered kernels' pixels.\n"
-	        "# TYPE fftbloom_named_kernel_bytes gauge\nfftbloom_named_kernel_bytes %zu\n"
-	        "# HELP fftbloom_ready 1 when /readyz answers 200.\n"
-	        "# TYPE fftbloom_ready gauge\nfftbloom_ready %d\n"
-	        "# HELP fftbloom_memory_reserved_bytes Bytes of decoded images reserved by "
-	        "requests in progress.\n"
-	        "# TYPE fftbloom_memory_reserved_bytes gauge\nfftbloom_memory_reserved_bytes %llu\n"
-	        "# HELP fftbloom_memory_budget_bytes The --memory-budget.\n"
-	        "# TYPE fftbloom_memory_budget_bytes gauge\nfftbloom_memory_budget_bytes %llu\n",
-	        st.queued, st.queue_size, st.in_flight, nk, kb, ready, st.memory_used,
-	        st.memory_budget);
-	pthread_mutex_lock(&S->lock);
-	unsigned long long ch = S->cut_headers, cb = S->cut_body;
-	pthread_mutex_unlock(&S->lock);
-	fprintf(f, "# HELP fftbloom_connections_cut_total Connections closed for missing a deadline: "
-	        "headers (--header-timeout) or body (--min-body-rate).\n"
-	        "# TYPE fftbloom_connections_cut_total counter\n"
-	        "fftbloom_connections_cut_total{reason=\"headers\"} %llu\n"
-	        "fftbloom_connections_cut_total{reason=\"body\"} %llu\n", ch, cb);
-	metrics_gpu(f, &st);
-	fclose(f);
-	return respond(r, 200, "text/plain; version=0.0.4; charset=utf-8", buf, len, 1, NULL);
-}
-
-/* The web page (web/, embedded): no API key needed (the page asks for it), revalidated by ETag. */
-static enum MHD_Result route_web(struct req *r)
-{
-	const unsigned char *data;
-	size_t len;
-	const char *ctype, *etag;
-	if (web_find(r->path, &data, &len, &ctype, &etag))
-		return respond_error(r, 404, "not_found", "no route %s", r->path);
-	const char *extra[] = {MHD_HTTP_HEADER_ETAG, etag, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache",
-	                       "X-Content-Type-Options", "nosniff", "Content-Security-Policy", WEB_CSP,
-	                       NULL};
-	if (web_etag_match(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                               MHD_HTTP_HEADER_IF_NONE_MATCH), etag))
-		return respond(r, 304, NULL, NULL, 0, 0, extra);
-	return respond(r, 200, ctype, (void *)data, len, 0, extra);
-}
-
-static enum MHD_Result route_get(struct req *r)
-{
-	struct server *S = r->S;
-	switch (r->route) {
-	case R_HEALTHZ: return respond_json(r, 200, json_pack("{s:s}", "status", "ok"), NULL);
-	case R_READYZ: {
-		char why[160];
-		if (S->quiescing)
-			snprintf(why, sizeof why, "shutting down");
-		if (!S->quiescing && jobs_ready(S->o.jobs, why, sizeof why))
-			return respond_json(r, 200, json_pack("{s:s}", "status", "ready"), NULL);
-		return respond_json(r, 503, json_pack("{s:s,s:s}", "status", "not_ready", "reason",
-		                                      why), NULL);
-	}
-	case R_METRICS: return route_metrics(r);
-	case R_WEB: return route_web(r);
-	case R_INFO: return route_info(r);
-	case R_OPENAPI: return respond_json(r, 200, openapi_document(FFTBLOOMD_VERSION,
-	                                                             S->o.api_key != NULL), NULL);
-	case R_KERNELS: {
-		json_t *a = json_array();
-		kernels_each(S->o.kernels, list_one, a);
-		return respond_json(r, 200, json_pack("{s:o}", "kernels", a), NULL);
-	}
-	default: return respond_error(r, 404, "not_found", "no route %s", r->path);
-	}
-}
-
-/* An answer for a finished job. */
-static enum MHD_Result answer_job(struct req *r)
-{
-	struct job *j = &r->job;
-	if (j->dropped) {
-		r->status = 499;
-		return MHD_NO; /* the client has gone: close */
-	}
-	if (j->status >= 400 || !j->body) {
-		if (j->status == 503)
-			return respond_busy(r, j->code, j->message);
-		if (j->status == 429) {
-			char ra[16];
-			snprintf(ra, sizeof ra, "%d", j->retry_after > 0 ? j->retry_after : 1);
-			const char *extra[] = {"Retry-After", ra, NULL};
-			return respond_error_x(r, 429, j->code, extra, "%s", j->message);
-		}
-		return respond_error(r, j->status >= 400 ? j->status : 500,
-		                     j->code[0] ? j->code : "internal", "%s",
-		                     j->message[0] ? j->message : "no result");
-	}
-	unsigned char *body = j->body;
-	j->body = NULL;
-	char lost[64] = "";
-	if (j->lost & IMAGE_LOST_ALPHA)
-		strcat(lost, "alpha,");
-	if (j->lost & IMAGE_LOST_RANGE)
-		strcat(lost, "range,");
-	if (j->lost & IMAGE_LOST_NEGATIVE)
-		strcat(lost, "negative,");
-	if (j->lost & IMAGE_LOST_PRECISION)
-		strcat(lost, "precision,");
-	if (*lost)
-		lost[strlen(lost) - 1] = 0;
-	char gpu[16];
-	snprintf(gpu, sizeof gpu, "%d", j->gpu);
-	const char *extra[5] = {NULL};
-	int e = 0;
-	if (*lost) {
-		extra[e++] = "X-Image-Lost";
-		extra[e++] = lost;
-	}
-	if (j->gpu >= 0) {
-		extra[e++] = "X-Gpu";
-		extra[e++] = gpu;
-	}
-	return respond(r, j->status, j->content_type, body, j->body_len, 1, extra);
 }
 
 /* ---- libmicrohttpd callbacks ---- */
@@ -1174,6 +384,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	switch (r->route) {
 	case R_BLOOM:
 	case R_CONVOLVE: return route_image(r);
+	case R_CONV2D:
+	case R_CONV2D_T: return route_tensor(r);
 	case R_KERNEL: return route_kernel(r);
 	default: return route_get(r);
 	}
@@ -1195,7 +407,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	}
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && (!r->status || r->status < 400))
 		r->status = 499; /* the connection closed before the answer was sent */
-	double total = now_s() - r->t0;
+	double total = clock_s() - r->t0;
 	metrics_request(S->o.metrics, routes[r->route].label, r->status);
 	metrics_observe(S->o.metrics, METRICS_TOTAL, total);
 	const char *code = r->job.code[0] ? r->job.code : r->code;
@@ -1259,30 +471,32 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap)
 	log_vmsg(LOG_WARN, "libmicrohttpd: ", fmt, ap);
 }
 
-int server_create(const struct server_opts *o, struct server **out, char err[SERVER_ERR_LEN])
+/* 1 when this host can bind IPv6's loopback (a container or kernel without IPv6 cannot). */
+static int ipv6_loopback(void)
 {
-	*out = NULL;
-	struct server *S = calloc(1, sizeof *S);
-	if (!S) {
-		snprintf(err, SERVER_ERR_LEN, "out of memory");
-		return -1;
-	}
-	S->o = *o;
-	S->cfg = *o->cfg;
-	pthread_mutex_init(&S->lock, NULL);
-	pthread_cond_init(&S->stop_cv, NULL);
-	S->conns.next = S->conns.prev = &S->conns;
-	S->last_change = now_s();
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	S->id_salt = ((unsigned long long)ts.tv_nsec << 20) ^ (unsigned long long)ts.tv_sec ^
-	             ((unsigned long long)(size_t)S << 7);
+	int fd = socket(AF_INET6, SOCK_STREAM, 0);
+	if (fd < 0)
+		return 0;
+	struct sockaddr_in6 a;
+	memset(&a, 0, sizeof a);
+	a.sin6_family = AF_INET6;
+	a.sin6_addr = in6addr_loopback;
+	int ok = bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+	close(fd);
+	return ok;
+}
+
+/* Starts libmicrohttpd on one address (or the socket the service manager passed). */
+static struct MHD_Daemon *start_one(struct server *S, const char *addr, int port, int listen_fd,
+                                    char err[SERVER_ERR_LEN])
+{
+	const struct server_opts *o = &S->o;
 	struct sockaddr_storage ss;
-	int v6;
-	if (load_addr(S->cfg.listen, S->cfg.port, &ss, &v6)) {
-		snprintf(err, SERVER_ERR_LEN, "listen: '%.64s' is not an IPv4 or IPv6 address",
-		         S->cfg.listen);
-		goto fail;
+	int v6 = 0;
+	if (listen_fd <= 0 && load_addr(addr, port, &ss, &v6)) {
+		snprintf(err, SERVER_ERR_LEN, "listen: '%.64s' is not an IPv4 or IPv6 address or "
+		         "localhost", addr);
+		return NULL;
 	}
 	/* A thread per connection: a request waits for its job in its own thread (start_job) */
 	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
@@ -1292,13 +506,16 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 	if (o->tls_cert) {
 		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 			snprintf(err, SERVER_ERR_LEN, "this libmicrohttpd has no TLS support");
-			goto fail;
+			return NULL;
 		}
 		flags |= MHD_USE_TLS;
 	}
 	struct MHD_OptionItem opts[24];
 	int n = 0;
-	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &ss};
+	if (listen_fd > 0) /* socket activation: the service manager bound and listens */
+		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL};
+	else
+		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &ss};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
 	                                    (intptr_t)S->cfg.max_connections, NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT,
@@ -1320,25 +537,58 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 		                                    (void *)S->cfg.tls_priorities};
 	}
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-	S->d = MHD_start_daemon(flags, (uint16_t)S->cfg.port, NULL, NULL, on_request, S,
-	                        MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, S, MHD_OPTION_ARRAY, opts,
-	                        MHD_OPTION_END);
-	if (!S->d) {
+	struct MHD_Daemon *d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, S,
+	                                        MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, S,
+	                                        MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+	if (!d)
 		snprintf(err, SERVER_ERR_LEN, "cannot listen on %.64s port %d (in use, or a bad TLS "
-		         "certificate or key?)", S->cfg.listen, S->cfg.port);
-		goto fail;
+		         "certificate or key?)", addr, port);
+	return d;
+}
+
+int server_create(const struct server_opts *o, struct server **out, char err[SERVER_ERR_LEN])
+{
+	*out = NULL;
+	struct server *S = calloc(1, sizeof *S);
+	if (!S) {
+		snprintf(err, SERVER_ERR_LEN, "out of memory");
+		return -1;
 	}
-	const union MHD_DaemonInfo *di = MHD_get_daemon_info(S->d, MHD_DAEMON_INFO_BIND_PORT);
+	S->o = *o;
+	S->cfg = *o->cfg;
+	pthread_mutex_init(&S->lock, NULL);
+	pthread_cond_init(&S->stop_cv, NULL);
+	S->conns.next = S->conns.prev = &S->conns;
+	S->last_change = clock_s();
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	S->id_salt = ((unsigned long long)ts.tv_nsec << 20) ^ (unsigned long long)ts.tv_sec ^
+	             ((unsigned long long)(size_t)S << 7);
+	int local = !strcmp(S->cfg.listen, "localhost") && o->listen_fd <= 0;
+	S->d[0] = start_one(S, local ? "127.0.0.1" : S->cfg.listen, S->cfg.port, o->listen_fd, err);
+	if (!S->d[0])
+		goto fail;
+	S->nd = 1;
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(S->d[0], MHD_DAEMON_INFO_BIND_PORT);
 	S->port = di ? di->port : S->cfg.port;
+	if (local && !ipv6_loopback()) {
+		log_msg(LOG_WARN, "listen localhost: this host has no IPv6 loopback; 127.0.0.1 only");
+	} else if (local) { /* ::1 on the port 127.0.0.1 got (--port 0 picks one) */
+		if (!(S->d[1] = start_one(S, "::1", S->port, -1, err)))
+			goto fail;
+		S->nd = 2;
+	}
 	if (pthread_create(&S->sweeper, NULL, sweeper_main, S)) {
 		snprintf(err, SERVER_ERR_LEN, "cannot start the connection sweeper thread");
-		MHD_stop_daemon(S->d);
 		goto fail;
 	}
 	S->sweeper_started = 1;
 	*out = S;
 	return 0;
 fail:
+	for (int i = 0; i < 2; i++)
+		if (S->d[i])
+			MHD_stop_daemon(S->d[i]);
 	pthread_cond_destroy(&S->stop_cv);
 	pthread_mutex_destroy(&S->lock);
 	free(S);
@@ -1350,12 +600,19 @@ int server_port(const struct server *s)
 	return s->port;
 }
 
+int server_listeners(const struct server *s)
+{
+	return s->nd;
+}
+
 void server_quiesce(struct server *s)
 {
 	s->quiescing = 1;
-	MHD_socket fd = MHD_quiesce_daemon(s->d);
-	if (fd != MHD_INVALID_SOCKET)
-		close(fd);
+	for (int i = 0; i < s->nd; i++) {
+		MHD_socket fd = MHD_quiesce_daemon(s->d[i]);
+		if (fd != MHD_INVALID_SOCKET)
+			close(fd);
+	}
 }
 
 int server_active(struct server *s)
@@ -1369,7 +626,7 @@ int server_active(struct server *s)
 double server_idle_s(struct server *s)
 {
 	pthread_mutex_lock(&s->lock);
-	double t = now_s() - s->last_change;
+	double t = clock_s() - s->last_change;
 	pthread_mutex_unlock(&s->lock);
 	return t;
 }
@@ -1385,8 +642,10 @@ void server_destroy(struct server *s)
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->sweeper, NULL);
 	}
-	MHD_stop_daemon(s->d);
+	for (int i = 0; i < s->nd; i++)
+		MHD_stop_daemon(s->d[i]);
 	pthread_cond_destroy(&s->stop_cv);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
+

@@ -24,6 +24,8 @@ struct server_opts {
 	size_t api_key_len;
 	const char *tls_cert;    /* PEM text; NULL: plain HTTP */
 	const char *tls_key;
+	int listen_fd;           /* > 0: serve this listening socket (socket activation) instead
+	                            of binding --listen and --port; 0: bind them */
 };
 
 struct server;
@@ -33,6 +35,9 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 
 /* The port actually bound (--port 0 picks one). */
 int server_port(const struct server *s);
+
+/* Addresses listened on: 2 for localhost on a host with IPv6 (127.0.0.1 and ::1), else 1. */
+int server_listeners(const struct server *s);
 
 /* Stops accepting connections; requests already begun are finished, answers from now on close
  * their connection and /readyz says 503. */

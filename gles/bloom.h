@@ -7,7 +7,9 @@
  * GL contract: one bloom_ctx per GL context, used only on the context's thread. bloom_run
  * uploads, dispatches and downloads synchronously; it allocates GPU buffers only when a padded
  * size or kernel is new (plans and kernel spectra are cached; bloom_warm builds them ahead).
- * The one exception to the thread rule: bloom_lease_return, from any thread. */
+ * The one exception to the thread rule: bloom_lease_return, from any thread.
+ * Sources: bloom.c (the frame function), bloom_plan.c, bloom_kernel.c, bloom_transfer.c;
+ * bloom_internal.h says what each holds. */
 #ifndef FFTBLOOM_BLOOM_H
 #define FFTBLOOM_BLOOM_H
 
@@ -15,6 +17,7 @@
 #include <stdint.h>
 
 #include "gles/egl.h"
+#include "gles/gpu_timer.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
 #include "protocol/params.h"
@@ -35,20 +38,11 @@ struct bloom_ctx_opts {
 	size_t kernel_cache_bytes; /* LRU bound on cached kernel spectra; 0: 512 MiB */
 	int max_plans;             /* padded sizes kept with their buffers; 0: 8 */
 	struct fft_wisdom *wisdom; /* measured FFT shapes (gles/wisdom.h), or NULL; not owned */
-	int separate;              /* 1: column transforms and multiply as separate passes (for
-	                              comparison); 0: fused where two columns fit shared memory */
-	int fold;                  /* 1: prefilter and composite folded into the first and last
-	                              row transforms (where those run in shared memory); 0: passes
-	                              of their own, the default: on the H200 the hooked row passes
-	                              ran 2x slower than the passes they saved (bench/RESULTS.md) */
 	int no_persistent_map;     /* 1: planes through buffer updates and map/unmap per frame even
-	                              where GL_EXT_buffer_storage offers buffers mapped once */
-	int fence_poll;            /* 1: wait for the GPU by asking every 20 us whether it is done;
-	                              0: block in glClientWaitSync (bloom_run_frame's planes) */
-	int fft_bank_pad;          /* fft_opts.bank_pad for every transform (fft.h) */
-	int fft_composite;         /* fft_opts.composite for every transform */
-	int fft_max_radix;         /* fft_opts.max_radix for every transform (0: the FFT's 8) */
-	int fft_subgroup;          /* fft_opts.subgroup (enum fft_subgroup) for every transform */
+	                              where GL_EXT_buffer_storage offers buffers mapped once (the
+	                              path of drivers without it) */
+	int fft_pad_from;          /* fft_opts.pad_from for every transform: 0, the measured rule;
+	                              tests lower it */
 };
 
 /* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */
@@ -57,17 +51,21 @@ struct bloom_kernel {
 	uint64_t digest[2];      /* filled by bloom_kernel_digest, or left 0 to have bloom_run do it */
 };
 
+/* bloom_run and bloom_run_frame flags */
+#define BLOOM_TIME_STAGES 1u /* time each GPU stage into bloom_stats.stage_ms (timer queries;
+                                on a context without them, a glFinish after each stage) */
+
 struct bloom_stats {
 	int padded_w, padded_h;   /* FFT size used */
 	int gray_kernel;          /* 1: grayscale fast path */
 	int kernel_cached;        /* 1: the kernel spectrum came from the cache */
-	int timed;                /* 1: the *_ms fields below are GPU timer queries */
-	int folded;               /* 1: prefilter and composite ran inside the row transforms
-	                             (prefilter_ms, composite_ms then time only what is left) */
-	int fused;                /* 1: columns ran fused (cols_ms: transpose, multiply_ms: column
-	                             FFT + multiply + inverse in one pass, icols_ms: transpose back) */
-	double upload_ms, kernel_ms, prefilter_ms, rows_ms, cols_ms, multiply_ms, icols_ms,
-	       irows_ms, composite_ms, download_ms, gpu_ms; /* per stage; gpu_ms all GPU stages */
+	int fused;                /* 1: columns ran fused (stages transpose, fused_cols,
+	                             transpose_back); 0: cols, multiply, icols */
+	int timed;                /* enum gpu_timing: how stage_ms were taken; GPU_TIMING_NONE
+	                             unless BLOOM_TIME_STAGES was asked */
+	double stage_ms[GPU_STAGE_COUNT]; /* per named stage (gles/gpu_timer.h): upload, kernel (a
+	                                     spectrum computed), the GPU stages, download */
+	double gpu_ms;            /* the GPU stages, prefilter to composite */
 	double wall_ms, prepare_ms, readback_ms; /* host clock: the whole call; before the first GL
 	                                            command; mapping and converting the result */
 	double copy_ms, wait_ms; /* host clock, parts of wall_ms: copying the frame in and the
@@ -94,10 +92,12 @@ void bloom_kernel_digest(const struct image *k, uint64_t digest[2]);
 /* Runs op (BLOOM_OP_BLOOM or BLOOM_OP_CONVOLVE) on `in` (1-4 channels; missing alpha counts as
  * 1 and is not returned) with the kernel; writes a new image with in's channel count into *out
  * (caller frees with image_free). Returns 0 or a negative bloom_error with a message; a result
- * with NaN or infinite samples (float32 overflowed) is BLOOM_E_ARG. */
+ * with NaN or infinite samples (float32 overflowed) is BLOOM_E_ARG. flags: 0, or
+ * BLOOM_TIME_STAGES for st->stage_ms (without it no timer query is issued and nothing waits for
+ * the GPU before the read-back); st may be NULL. */
 int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct bloom_kernel *k,
-              const struct bloom_params *p, struct image *out, struct bloom_stats *st,
-              char err[BLOOM_ERR_LEN]);
+              const struct bloom_params *p, unsigned flags, struct image *out,
+              struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
 
 struct bloom_lease; /* a GPU read-back buffer lent with a result's planes */
 
@@ -138,7 +138,7 @@ void bloom_lease_return(struct bloom_lease *l);
 
 /* bloom_run for either kind of frame in and out. Returns 0 or a negative bloom_error. */
 int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *in,
-                    const struct bloom_kernel *k, const struct bloom_params *p,
+                    const struct bloom_kernel *k, const struct bloom_params *p, unsigned flags,
                     struct bloom_result *res, struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
 
 /* For benchmarks: runs the GPU stages of the last successful bloom_run / bloom_run_frame again

@@ -1,5 +1,6 @@
 /* Transposed convolution by zero insertion, overlap-add and sub-kernels; see deconv.h. */
 #include "gles/deconv.h"
+#include "gles/deconv_plan.h"
 
 #include <GLES3/gl31.h>
 #include <math.h>
@@ -13,16 +14,23 @@
 #define MAX_WINNERS 64
 #define COL_BYTES_MAX (512ll << 20) /* the overlap-add column buffer, at most */
 
-/* One axis of the problem: out + pad = in_index * stride + tap * dil. */
-struct axis {
-	int in, out, k, s, p, d;
+/* Every uniform of the overlap-add shaders; a program's locations are looked up once. */
+enum deconv_uniform {
+	DU_B, DU_CIN, DU_CO0, DU_COUT, DU_CPI, DU_CPO, DU_D, DU_GRID, DU_HW, DU_IN, DU_K, DU_KK,
+	DU_OFF, DU_OUT, DU_PAD, DU_PLANES, DU_ROWS, DU_S, DU_STEP, DU_Z0,
+	DU_COUNT
 };
 
-struct problem {
-	int batch, in_c, out_c, groups, cpi, cpo;
-	struct axis y, x;
+static const char *const uniform_names[DU_COUNT] = {
+	"u_b", "u_cin", "u_co0", "u_cout", "u_cpi", "u_cpo", "u_d", "u_grid", "u_hw", "u_in", "u_k",
+	"u_kk", "u_off", "u_out", "u_pad", "u_planes", "u_rows", "u_s", "u_step", "u_z0",
 };
 
+/* A program held by the context (program_hold) with its uniform locations. */
+struct deconv_prog {
+	GLuint id;
+	GLint u[DU_COUNT];
+};
 struct dclass {
 	int b4, lb, lci, lco, grouped, kh, kw, sh, sw, dilated, lhw, alg;
 };
@@ -35,7 +43,7 @@ struct deconv_ctx {
 	struct gpu_timer *timer, *mtimer;
 	GLuint in_buf, out_buf, w_buf, bias_buf, col_buf;
 	size_t in_bytes, out_bytes, w_bytes, bias_bytes, col_bytes;
-	GLuint patches, col2im, fill;
+	struct deconv_prog patches, col2im, fill; /* overlap-add and subkernel's bias fill */
 	struct {
 		struct dclass k;
 		int method;
@@ -61,101 +69,6 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int dflt(int v)
-{
-	return v ? v : 1;
-}
-
-/* One axis's output size and leading padding (see deconv_output). */
-static int axis_output(const char *name, int in, int k, int s, int p, int op, int d, int mode,
-                       int want, int *out, int *pad, char err[DECONV_ERR_LEN])
-{
-	long long dk = (long long)d * (k - 1) + 1;
-	if (mode == DECONV_PAD_TORCH) {
-		if (op >= s && op >= d) {
-			snprintf(err, DECONV_ERR_LEN, "output-padding: %d along the %s must be smaller than "
-			         "the stride (%d) or the dilation (%d)", op, name, s, d);
-			return DECONV_E_ARG;
-		}
-		long long o = (long long)(in - 1) * s - 2ll * p + dk + op;
-		if (o < 1 || o > (1 << 30)) {
-			snprintf(err, DECONV_ERR_LEN, "the output %s would be %lld: (%d - 1) * stride %d - 2 * "
-			         "padding %d + dilation %d * (kernel %d - 1) + output-padding %d + 1", name, o,
-			         in, s, p, d, k, op);
-			return DECONV_E_ARG;
-		}
-		if (want && want != o) {
-			snprintf(err, DECONV_ERR_LEN, "output-shape: the %s %d is not the %lld these "
-			         "parameters give (torch padding mode)", name, want, o);
-			return DECONV_E_ARG;
-		}
-		*out = (int)o;
-		*pad = p;
-		return 0;
-	}
-	if (p || op) {
-		snprintf(err, DECONV_ERR_LEN, "padding and output-padding are PyTorch's: the TF padding "
-		         "modes derive them from the output shape");
-		return DECONV_E_ARG;
-	}
-	long long lo, hi; /* the outputs that give `in` */
-	if (mode == DECONV_PAD_TF_SAME)
-		lo = (long long)(in - 1) * s + 1, hi = (long long)in * s;
-	else
-		lo = (long long)(in - 1) * s + dk, hi = (long long)in * s + dk - 1;
-	long long o = want;
-	if (!o)
-		o = mode == DECONV_PAD_TF_SAME ? (long long)in * s : (long long)in * s + (dk > s ? dk - s : 0);
-	if (o < lo || o > hi || o > (1 << 30)) {
-		snprintf(err, DECONV_ERR_LEN, "output-shape: a %s of %lld does not give the input's %d "
-		         "under TF %s with stride %d (it must lie in [%lld, %lld])", name, o, in,
-		         mode == DECONV_PAD_TF_SAME ? "SAME" : "VALID", s, lo, hi);
-		return DECONV_E_ARG;
-	}
-	long long total = (long long)(in - 1) * s + dk - o;
-	*out = (int)o;
-	*pad = mode == DECONV_PAD_TF_SAME && total > 0 ? (int)(total / 2) : 0;
-	return 0;
-}
-
-int deconv_output(const struct deconv_conv *c, int *out_h, int *out_w, int *pad_top,
-                  int *pad_left, char err[DECONV_ERR_LEN])
-{
-	int groups = dflt(c->groups), dh = dflt(c->dil_h), dw = dflt(c->dil_w);
-	if (c->batch < 1 || c->in_c < 1 || c->in_h < 1 || c->in_w < 1 || c->out_c < 1 ||
-	    c->k_h < 1 || c->k_w < 1) {
-		snprintf(err, DECONV_ERR_LEN, "empty tensor: input (%d, %d, %d, %d), kernel %dx%d, %d "
-		         "output planes", c->batch, c->in_c, c->in_h, c->in_w, c->k_h, c->k_w, c->out_c);
-		return DECONV_E_ARG;
-	}
-	if (c->stride_h < 1 || c->stride_w < 1 || dh < 1 || dw < 1 || groups < 1 || c->pad_h < 0 ||
-	    c->pad_w < 0 || c->out_pad_h < 0 || c->out_pad_w < 0 || c->out_h < 0 || c->out_w < 0) {
-		snprintf(err, DECONV_ERR_LEN, "stride, dilation and groups must be >= 1; padding and "
-		         "output-padding >= 0");
-		return DECONV_E_ARG;
-	}
-	if (c->padding_mode < DECONV_PAD_TORCH || c->padding_mode > DECONV_PAD_TF_VALID) {
-		snprintf(err, DECONV_ERR_LEN, "padding-mode: %d is not torch, tf_same or tf_valid",
-		         c->padding_mode);
-		return DECONV_E_ARG;
-	}
-	if (c->in_c % groups || c->out_c % groups) {
-		snprintf(err, DECONV_ERR_LEN, "groups: %d input and %d output planes are not both "
-		         "divisible by %d", c->in_c, c->out_c, groups);
-		return DECONV_E_ARG;
-	}
-	if (c->padding_mode != DECONV_PAD_TORCH && (!c->out_h) != (!c->out_w)) {
-		snprintf(err, DECONV_ERR_LEN, "output-shape: give both its height and its width");
-		return DECONV_E_ARG;
-	}
-	int rc = axis_output("height", c->in_h, c->k_h, c->stride_h, c->pad_h, c->out_pad_h, dh,
-	                     c->padding_mode, c->out_h, out_h, pad_top, err);
-	if (!rc)
-		rc = axis_output("width", c->in_w, c->k_w, c->stride_w, c->pad_w, c->out_pad_w, dw,
-		                 c->padding_mode, c->out_w, out_w, pad_left, err);
-	return rc;
-}
-
 int deconv_ctx_create(struct program_cache *pc, const struct egl_info *info,
                       struct spatial_ctx *sp, const struct gles_log *log, struct deconv_ctx **out,
                       char err[DECONV_ERR_LEN])
@@ -173,7 +86,7 @@ int deconv_ctx_create(struct program_cache *pc, const struct egl_info *info,
 	if (gpu_timer_create(info, &d->timer) || gpu_timer_create(info, &d->mtimer))
 		goto fail;
 	const char *names[3] = {"deconv_patches", "deconv_col2im", "deconv_fill"};
-	GLuint *progs[3] = {&d->patches, &d->col2im, &d->fill};
+	struct deconv_prog *progs[3] = {&d->patches, &d->col2im, &d->fill};
 	char perr[PROGRAM_ERR_LEN];
 	int key = 0;
 	for (int i = 0; i < 3; i++) {
@@ -183,7 +96,9 @@ int deconv_ctx_create(struct program_cache *pc, const struct egl_info *info,
 			rc = DECONV_E_GPU;
 			goto fail;
 		}
-		*progs[i] = p;
+		program_hold(pc, p); /* kept across calls: dropped by destroy */
+		progs[i]->id = p;
+		program_uniforms(p, uniform_names, DU_COUNT, progs[i]->u);
 	}
 	*out = d;
 	return 0;
@@ -196,6 +111,10 @@ void deconv_ctx_destroy(struct deconv_ctx *d)
 {
 	if (!d)
 		return;
+	struct deconv_prog *progs[3] = {&d->patches, &d->col2im, &d->fill};
+	for (int i = 0; i < 3; i++)
+		if (progs[i]->id)
+			program_drop(d->pc, progs[i]->id);
 	GLuint b[5] = {d->in_buf, d->out_buf, d->w_buf, d->bias_buf, d->col_buf};
 	for (int i = 0; i < 5; i++)
 		if (b[i])
@@ -225,16 +144,12 @@ static int grow(struct deconv_ctx *d, GLuint *buf, size_t *have, size_t need,
 	return 0;
 }
 
-static void u1i(GLuint p, const char *n, int v) { glUniform1i(glGetUniformLocation(p, n), v); }
-static void u2i(GLuint p, const char *n, int a, int b)
-{
-	glUniform2i(glGetUniformLocation(p, n), a, b);
-}
 
-static void dispatch_z(const struct deconv_ctx *d, GLuint prog, int gx, int gy, long nz)
+static void dispatch_z(const struct deconv_ctx *d, const struct deconv_prog *prog, int gx, int gy,
+                       long nz)
 {
 	long maxz = d->info->max_group_count[2] > 0 ? d->info->max_group_count[2] : 65535;
-	GLint loc = glGetUniformLocation(prog, "u_z0");
+	GLint loc = prog->u[DU_Z0];
 	for (long z0 = 0; z0 < nz; z0 += maxz) {
 		glUniform1i(loc, (int)z0);
 		glDispatchCompute((GLuint)gx, (GLuint)gy, (GLuint)(nz - z0 < maxz ? nz - z0 : maxz));
@@ -242,7 +157,7 @@ static void dispatch_z(const struct deconv_ctx *d, GLuint prog, int gx, int gy, 
 }
 
 /* Bias (or zeros) into the bias buffer. */
-static int upload_bias(struct deconv_ctx *d, const struct problem *pr, const float *bias,
+static int upload_bias(struct deconv_ctx *d, const struct deconv_problem *pr, const float *bias,
                        char err[DECONV_ERR_LEN])
 {
 	size_t nb = (size_t)pr->out_c * 4;
@@ -262,7 +177,7 @@ static int upload_bias(struct deconv_ctx *d, const struct problem *pr, const flo
 
 /* The conv weight (out_c, cpi, kh, kw) of taps j = j0y + (kh - 1 - m) * sy of the transposed
  * weight (in_c, cpo, k_h, k_w) (likewise x): the rotated kernel, or one phase's sub-kernel. */
-static float *conv_weight(const struct problem *pr, const float *w, int kh, int kw, int j0y,
+static float *conv_weight(const struct deconv_problem *pr, const float *w, int kh, int kw, int j0y,
                           int sy, int j0x, int sx)
 {
 	size_t n = (size_t)pr->out_c * pr->cpi * kh * kw;
@@ -282,7 +197,7 @@ static float *conv_weight(const struct problem *pr, const float *w, int kh, int 
 	return wc;
 }
 
-static int run_zero_insert(struct deconv_ctx *d, const struct problem *pr, const float *w,
+static int run_zero_insert(struct deconv_ctx *d, const struct deconv_problem *pr, const float *w,
                            const float *bias, int alg, int *used_alg, char err[DECONV_ERR_LEN])
 {
 	struct spatial_geom g = {
@@ -304,53 +219,15 @@ static int run_zero_insert(struct deconv_ctx *d, const struct problem *pr, const
 	return rc;
 }
 
-static int gcd(int a, int b)
-{
-	while (b) {
-		int t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
-/* One phase r of an axis: taps j = j0 + m * s' (m < L) with j * d = r mod s; outputs
- * o = q * s + r - p for q in [qmin, qmin + Q); the input index of tap m is q - e - m * D. */
-struct phase {
-	int j0, L, e, qmin, Q, sp, D;
-};
-
-static void axis_phase(const struct axis *a, int r, struct phase *ph)
-{
-	int g = gcd(a->d, a->s);
-	memset(ph, 0, sizeof *ph);
-	ph->sp = a->s / g;
-	ph->D = a->d / g;
-	ph->j0 = -1;
-	for (int j = 0; j < ph->sp; j++)
-		if ((long long)j * a->d % a->s == r) {
-			ph->j0 = j;
-			break;
-		}
-	if (ph->j0 >= 0 && ph->j0 < a->k) {
-		ph->L = (a->k - ph->j0 + ph->sp - 1) / ph->sp;
-		ph->e = (int)(((long long)ph->j0 * a->d - r) / a->s);
-	}
-	ph->qmin = a->p - r > 0 ? (a->p - r + a->s - 1) / a->s : 0;
-	long long t = (long long)a->out - 1 + a->p - r;
-	int qmax = t >= 0 ? (int)(t / a->s) : -1;
-	ph->Q = qmax >= ph->qmin ? qmax - ph->qmin + 1 : 0;
-}
-
-static int run_subkernel(struct deconv_ctx *d, const struct problem *pr, const float *w,
+static int run_subkernel(struct deconv_ctx *d, const struct deconv_problem *pr, const float *w,
                          const float *bias, int alg, int *used_alg, char err[DECONV_ERR_LEN])
 {
 	int rc = 0, filled = 0;
 	for (int ry = 0; ry < pr->y.s && !rc; ry++)
 		for (int rx = 0; rx < pr->x.s && !rc; rx++) {
-			struct phase py, px;
-			axis_phase(&pr->y, ry, &py);
-			axis_phase(&pr->x, rx, &px);
+			struct deconv_phase py, px;
+			deconv_plan_phase(&pr->y, ry, &py);
+			deconv_plan_phase(&pr->x, rx, &px);
 			if (!py.Q || !px.Q)
 				continue; /* no output lands in this phase */
 			int oy0 = py.qmin * pr->y.s + ry - pr->y.p, ox0 = px.qmin * pr->x.s + rx - pr->x.p;
@@ -358,16 +235,16 @@ static int run_subkernel(struct deconv_ctx *d, const struct problem *pr, const f
 				if (!filled && (rc = upload_bias(d, pr, bias, err)))
 					return rc;
 				filled = 1;
-				glUseProgram(d->fill);
-				u2i(d->fill, "u_grid", px.Q, py.Q);
-				u2i(d->fill, "u_out", pr->x.out, pr->y.out);
-				u2i(d->fill, "u_step", pr->x.s, pr->y.s);
-				u2i(d->fill, "u_off", ox0, oy0);
-				u1i(d->fill, "u_cout", pr->out_c);
-				u1i(d->fill, "u_planes", pr->batch * pr->out_c);
+				glUseProgram(d->fill.id);
+				glUniform2i(d->fill.u[DU_GRID], px.Q, py.Q);
+				glUniform2i(d->fill.u[DU_OUT], pr->x.out, pr->y.out);
+				glUniform2i(d->fill.u[DU_STEP], pr->x.s, pr->y.s);
+				glUniform2i(d->fill.u[DU_OFF], ox0, oy0);
+				glUniform1i(d->fill.u[DU_COUT], pr->out_c);
+				glUniform1i(d->fill.u[DU_PLANES], pr->batch * pr->out_c);
 				glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, d->bias_buf);
 				glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, d->out_buf);
-				dispatch_z(d, d->fill, (px.Q + 7) / 8, (py.Q + 7) / 8, (long)pr->batch * pr->out_c);
+				dispatch_z(d, &d->fill, (px.Q + 7) / 8, (py.Q + 7) / 8, (long)pr->batch * pr->out_c);
 				glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 				continue;
 			}
@@ -392,7 +269,7 @@ static int run_subkernel(struct deconv_ctx *d, const struct problem *pr, const f
 	return rc;
 }
 
-static int run_overlap_add(struct deconv_ctx *d, const struct problem *pr, const float *w,
+static int run_overlap_add(struct deconv_ctx *d, const struct deconv_problem *pr, const float *w,
                            const float *bias, char err[DECONV_ERR_LEN])
 {
 	int kk = pr->y.k * pr->x.k, hw = pr->y.in * pr->x.in;
@@ -418,44 +295,44 @@ static int run_overlap_add(struct deconv_ctx *d, const struct problem *pr, const
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, d->col_buf);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, d->bias_buf);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, d->out_buf);
-	glUseProgram(d->patches);
-	u1i(d->patches, "u_hw", hw);
-	u1i(d->patches, "u_cin", pr->in_c);
-	u1i(d->patches, "u_cpi", pr->cpi);
-	u1i(d->patches, "u_cpo", pr->cpo);
-	u1i(d->patches, "u_kk", kk);
-	glUseProgram(d->col2im);
-	u2i(d->col2im, "u_in", pr->x.in, pr->y.in);
-	u2i(d->col2im, "u_out", pr->x.out, pr->y.out);
-	u2i(d->col2im, "u_s", pr->x.s, pr->y.s);
-	u2i(d->col2im, "u_pad", pr->x.p, pr->y.p);
-	u2i(d->col2im, "u_d", pr->x.d, pr->y.d);
-	u2i(d->col2im, "u_k", pr->x.k, pr->y.k);
-	u1i(d->col2im, "u_cout", pr->out_c);
+	glUseProgram(d->patches.id);
+	glUniform1i(d->patches.u[DU_HW], hw);
+	glUniform1i(d->patches.u[DU_CIN], pr->in_c);
+	glUniform1i(d->patches.u[DU_CPI], pr->cpi);
+	glUniform1i(d->patches.u[DU_CPO], pr->cpo);
+	glUniform1i(d->patches.u[DU_KK], kk);
+	glUseProgram(d->col2im.id);
+	glUniform2i(d->col2im.u[DU_IN], pr->x.in, pr->y.in);
+	glUniform2i(d->col2im.u[DU_OUT], pr->x.out, pr->y.out);
+	glUniform2i(d->col2im.u[DU_S], pr->x.s, pr->y.s);
+	glUniform2i(d->col2im.u[DU_PAD], pr->x.p, pr->y.p);
+	glUniform2i(d->col2im.u[DU_D], pr->x.d, pr->y.d);
+	glUniform2i(d->col2im.u[DU_K], pr->x.k, pr->y.k);
+	glUniform1i(d->col2im.u[DU_COUT], pr->out_c);
 	for (int b = 0; b < pr->batch; b++)
 		for (int co0 = 0; co0 < pr->out_c; co0 += chunk) {
 			int cc = pr->out_c - co0 < chunk ? pr->out_c - co0 : chunk;
-			glUseProgram(d->patches);
-			u1i(d->patches, "u_b", b);
-			u1i(d->patches, "u_co0", co0);
-			u1i(d->patches, "u_rows", cc * kk);
+			glUseProgram(d->patches.id);
+			glUniform1i(d->patches.u[DU_B], b);
+			glUniform1i(d->patches.u[DU_CO0], co0);
+			glUniform1i(d->patches.u[DU_ROWS], cc * kk);
 			long rows = (long)cc * kk, maxy = d->info->max_group_count[1];
-			GLint lz = glGetUniformLocation(d->patches, "u_z0");
+			GLint lz = d->patches.u[DU_Z0];
 			for (long r0 = 0; r0 < rows; r0 += maxy) {
 				glUniform1i(lz, (int)r0);
 				glDispatchCompute((GLuint)(hw + 63) / 64, (GLuint)(rows - r0 < maxy ? rows - r0 : maxy), 1);
 			}
 			glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-			glUseProgram(d->col2im);
-			u1i(d->col2im, "u_b", b);
-			u1i(d->col2im, "u_co0", co0);
-			dispatch_z(d, d->col2im, (pr->x.out + 7) / 8, (pr->y.out + 7) / 8, cc);
+			glUseProgram(d->col2im.id);
+			glUniform1i(d->col2im.u[DU_B], b);
+			glUniform1i(d->col2im.u[DU_CO0], co0);
+			dispatch_z(d, &d->col2im, (pr->x.out + 7) / 8, (pr->y.out + 7) / 8, cc);
 			glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 		}
 	return 0;
 }
 
-static int run_method(struct deconv_ctx *d, const struct problem *pr, int method, int alg,
+static int run_method(struct deconv_ctx *d, const struct deconv_problem *pr, int method, int alg,
                       const float *w, const float *bias, int *used_alg, char err[DECONV_ERR_LEN])
 {
 	int rc;
@@ -482,7 +359,7 @@ static int log2_ceil(long long v)
 }
 
 /* auto: a remembered method for the shape class, or each measured (a run, then a timed run). */
-static int resolve(struct deconv_ctx *d, const struct problem *pr, int alg, const float *w,
+static int resolve(struct deconv_ctx *d, const struct deconv_problem *pr, int alg, const float *w,
                    const float *bias, int *method, int *measured, char err[DECONV_ERR_LEN])
 {
 	struct dclass k;
@@ -502,12 +379,11 @@ static int resolve(struct deconv_ctx *d, const struct problem *pr, int alg, cons
 		char merr[DECONV_ERR_LEN];
 		int rc = run_method(d, pr, m, alg, w, bias, &used, merr);
 		if (!rc) {
-			double ms[2];
+			double ms[GPU_STAGE_COUNT];
 			gpu_timer_start(d->mtimer);
 			rc = run_method(d, pr, m, alg, w, bias, &used, merr);
-			gpu_timer_mark(d->mtimer);
-			int nm = gpu_timer_read(d->mtimer, ms);
-			double t = nm >= 1 ? ms[0] : INFINITY;
+			gpu_timer_mark(d->mtimer, GPU_STAGE_DECONV);
+			double t = gpu_timer_read(d->mtimer, ms) ? INFINITY : ms[GPU_STAGE_DECONV];
 			gles_logf(&d->log, GLES_LOG_DEBUG, "deconv auto: %s %.3f ms", deconv_method_name(m), t);
 			if (!rc && (!best || t < best_ms))
 				best_ms = t, best = m;
@@ -539,31 +415,11 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 	memset(st, 0, sizeof *st);
 	err[0] = 0;
 	double t0 = now_ms();
-	int oh, ow, pt, pl;
-	int rc = deconv_output(c, &oh, &ow, &pt, &pl, err);
+	struct deconv_problem pr;
+	int rc = deconv_plan_problem(c, in, weight, out, &pr, err);
 	if (rc)
 		return rc;
-	if (!in || !weight || !out) {
-		snprintf(err, DECONV_ERR_LEN, "no input, weight or output array");
-		return DECONV_E_ARG;
-	}
-	if (c->method < 0 || c->method >= DECONV_METHOD_COUNT) {
-		snprintf(err, DECONV_ERR_LEN, "method: %d is not auto|zero-insert|overlap-add|subkernel",
-		         c->method);
-		return DECONV_E_ARG;
-	}
-	if (c->conv_algorithm < 0 || c->conv_algorithm >= SPATIAL_ALG_COUNT) {
-		snprintf(err, DECONV_ERR_LEN, "conv-algorithm: %d is not a spatial algorithm",
-		         c->conv_algorithm);
-		return DECONV_E_ARG;
-	}
-	struct problem pr = {
-		.batch = c->batch, .in_c = c->in_c, .out_c = c->out_c, .groups = dflt(c->groups),
-		.y = {c->in_h, oh, c->k_h, c->stride_h, pt, dflt(c->dil_h)},
-		.x = {c->in_w, ow, c->k_w, c->stride_w, pl, dflt(c->dil_w)},
-	};
-	pr.cpi = pr.in_c / pr.groups;
-	pr.cpo = pr.out_c / pr.groups;
+	int oh = pr.y.out, ow = pr.x.out;
 	size_t in_b = (size_t)c->batch * c->in_c * c->in_h * c->in_w * 4;
 	size_t out_b = (size_t)c->batch * c->out_c * oh * ow * 4;
 	if ((long long)in_b > d->info->max_ssbo_size || (long long)out_b > d->info->max_ssbo_size ||
@@ -583,10 +439,12 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 	    (rc = resolve(d, &pr, alg, weight, bias, &method, &st->measured, err)))
 		return rc;
 	st->method = method;
-	double ms[2];
-	gpu_timer_start(d->timer);
+	struct gpu_timer *tm = c->time_stages ? d->timer : NULL;
+	if (tm)
+		gpu_timer_start(tm);
 	rc = run_method(d, &pr, method, alg, weight, bias, &st->conv_algorithm, err);
-	gpu_timer_mark(d->timer);
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_DECONV);
 	if (!rc) {
 		glBindBuffer(GL_SHADER_STORAGE_BUFFER, d->out_buf);
 		const void *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)out_b,
@@ -599,11 +457,12 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 			rc = DECONV_E_GPU;
 		}
 	}
-	gpu_timer_mark(d->timer);
-	if (gpu_timer_read(d->timer, ms) >= 2) {
-		st->timed = gpu_timer_is_gpu(d->timer);
-		st->gpu_ms = ms[0];
-		st->download_ms = ms[1];
+	if (tm) {
+		gpu_timer_mark(tm, GPU_STAGE_DOWNLOAD);
+		if (!gpu_timer_read(tm, st->stage_ms)) {
+			st->timed = gpu_timer_kind(tm);
+			st->gpu_ms = st->stage_ms[GPU_STAGE_DECONV];
+		}
 	}
 	st->wall_ms = now_ms() - t0;
 	return rc;

@@ -64,6 +64,7 @@ struct deconv_conv {
 	                                dk = dil (k - 1) + 1); torch: 0, or the size it gives */
 	int method;                  /* enum deconv_method */
 	int conv_algorithm;          /* enum spatial_algorithm of zero-insert and subkernel */
+	int time_stages;             /* 1: time the GPU stages into deconv_stats.stage_ms */
 };
 
 /* The output of c and the padding before the first row and column: torch: out = (in - 1) *
@@ -80,10 +81,11 @@ struct deconv_stats {
 	int method;         /* the method that produced the result */
 	int conv_algorithm; /* zero-insert, subkernel: the spatial algorithm of the (last) conv */
 	int measured;       /* 1: auto measured the methods during this call */
-	int timed;          /* 1: GPU timer queries; 0: glFinish wall clock */
-	double upload_ms;   /* host clock */
-	double gpu_ms;      /* the method's GPU work, without the transfers */
-	double download_ms, wall_ms;
+	int timed;          /* enum gpu_timing: how stage_ms were taken (none unless time_stages) */
+	double stage_ms[GPU_STAGE_COUNT]; /* with time_stages: deconv, download */
+	double gpu_ms;      /* with time_stages: the method's GPU work, without the transfers */
+	double upload_ms;   /* host clock: the input copied into GPU memory */
+	double wall_ms;     /* host clock, the whole call */
 };
 
 struct deconv_ctx;

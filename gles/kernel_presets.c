@@ -100,7 +100,7 @@ static int aperture(const struct kernel_preset *ks, struct program_cache *pc,
 			if (fabs((double)(x - c)) <= r + 1 && fabs((double)(y - c)) <= r + 1)
 				mask[((size_t)y * f + x) * 2] = aperture_cover(x - c, y - c, r, ks->blades, rot);
 	char ferr[FFT_ERR_LEN];
-	struct fft_opts o = {.technique = FFT_TECH_AUTO, .twiddles = FFT_TW_COMPUTED, .components = 2};
+	struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 2};
 	if (fft_create(pc, info, f, f, FFT_BOTH, &o, NULL, &fft, ferr)) {
 		snprintf(err, KERNEL_ERR_LEN, "aperture kernel: %.400s", ferr);
 		goto out;

@@ -325,6 +325,12 @@ static int build(struct program_cache *pc, const char *name, const char *defines
 	return 0;
 }
 
+void program_uniforms(unsigned prog, const char *const names[], int n, int loc[])
+{
+	for (int i = 0; i < n; i++)
+		loc[i] = glGetUniformLocation(prog, names[i]);
+}
+
 int program_get(struct program_cache *pc, const char *name, const void *key, size_t key_len,
                 const char *defines, unsigned *prog, char err[PROGRAM_ERR_LEN])
 {

@@ -64,6 +64,11 @@ void program_drop(struct program_cache *pc, unsigned prog);
  * call it between frames, where no caller keeps an id it did not hold. Returns how many went. */
 int program_cache_trim(struct program_cache *pc, size_t max_count, size_t max_bytes);
 
+/* Looks up the locations of n uniforms of prog: names[i] into loc[i], -1 for a name the program
+ * does not use (setting a uniform at -1 is a no-op). Callers look them up once, when they get a
+ * program they keep, not per dispatch. */
+void program_uniforms(unsigned prog, const char *const names[], int n, int loc[]);
+
 /* Checks glGetError; on an error logs "what: GL_INVALID_OPERATION" and returns PROGRAM_E_GL. */
 int gl_check(const struct gles_log *log, const char *what);
 const char *gl_error_name(unsigned code);

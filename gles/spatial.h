@@ -48,6 +48,7 @@
 #define FFTBLOOM_SPATIAL_H
 
 #include "gles/egl.h"
+#include "gles/gpu_timer.h"
 #include "gles/program.h"
 #include "gles/spatial_plan.h"
 #include "protocol/image.h"
@@ -112,14 +113,17 @@ struct spatial_conv {
 	int dil_h, dil_w, groups;    /* 0 means 1 */
 	int precision;               /* enum spatial_precision */
 	int algorithm;               /* enum spatial_algorithm */
+	int time_stages;             /* 1: time the GPU stages into spatial_stats.stage_ms (timer
+	                                queries, or a glFinish after each where there are none) */
 };
 
 struct spatial_stats {
 	int algorithm;   /* the algorithm that produced the result */
 	int measured;    /* 1: auto measured its candidates during this call */
-	int timed;       /* 1: the *_ms are GPU timer queries; 0: glFinish-bracketed wall clock */
-	double upload_ms, pack_ms, conv_ms, download_ms; /* named GPU stages */
-	double gpu_ms;   /* pack + conv: the GPU's work without the transfers */
+	int timed;       /* enum gpu_timing: how stage_ms were taken (none unless time_stages) */
+	double stage_ms[GPU_STAGE_COUNT]; /* with time_stages: pack, conv, download */
+	double gpu_ms;   /* with time_stages: pack + conv, the GPU's work without the transfers */
+	double upload_ms;/* host clock: the input copied into GPU memory */
 	double wall_ms;  /* host clock, the whole call */
 	long singles, fused; /* interp: taps read alone and pairs fused, over all output planes */
 };
@@ -162,6 +166,7 @@ struct spatial_image_opts {
 	int normalize;          /* 1: divide the kernel by the sum of its luminance */
 	int precision;          /* enum spatial_precision */
 	int algorithm;          /* auto, batch4 (direct fetches) or interp */
+	int time_stages;        /* as spatial_conv.time_stages */
 };
 
 /* Writes a new image into *out (free with image_free). 0 or a negative spatial_error:

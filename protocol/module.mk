@@ -1,11 +1,13 @@
 # protocol/: bytes and text <-> plain C structs. No GL, no HTTP.
 PROTOCOL_OBJS := \
+	$(BUILD)/protocol/clock.o \
 	$(BUILD)/protocol/opts.o \
 	$(BUILD)/protocol/request.o \
 	$(BUILD)/protocol/kernel_preset.o \
 	$(BUILD)/protocol/format.o \
 	$(BUILD)/protocol/openapi.o \
 	$(BUILD)/protocol/npy.o \
+	$(BUILD)/protocol/tensor.o \
 	$(BUILD)/protocol/colour.o \
 	$(BUILD)/protocol/image.o \
 	$(BUILD)/protocol/image_pfm.o \
@@ -13,4 +15,3 @@ PROTOCOL_OBJS := \
 	$(BUILD)/protocol/image_jpeg.o \
 	$(BUILD)/protocol/image_exr.o \
 	$(BUILD)/protocol/image_hdr.o
-PROTOCOL_OBJS += $(BUILD)/protocol/conv_params.o

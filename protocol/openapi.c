@@ -204,6 +204,44 @@ static json_t *image_op(const char *summary, unsigned op)
 	                 "requestBody", body, "responses", image_responses());
 }
 
+/* POST /v1/conv2d, /v1/conv2d_transpose: NPY parts in, an NPY out. */
+static json_t *tensor_op(const char *summary, unsigned op)
+{
+	json_t *query, *props;
+	parameters(op, &query, &props);
+	json_t *form = json_pack("{s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:{s:s,s:O}}",
+	                         "input", "type", "string", "format", "binary", "description",
+	                         "NPY, float32 or float64: (B, Cin, H, W) or (Cin, H, W)", "weight",
+	                         "type", "string", "format", "binary", "description",
+	                         op == REQUEST_CONV2D ? "NPY: (Cout, Cin / groups, kH, kW)"
+	                                              : "NPY: (Cin, Cout / groups, kH, kW)",
+	                         "bias", "type", "string", "format", "binary", "description",
+	                         "NPY: (Cout), optional", "params", "type", "object", "properties",
+	                         props);
+	const char *name;
+	json_t *v;
+	json_object_foreach(props, name, v)
+		json_object_set(form, name, v);
+	json_t *body = json_pack("{s:b,s:{s:{s:{s:s,s:o,s:[s,s]}}}}", "required", 1, "content",
+	                         "multipart/form-data", "schema", "type", "object", "properties",
+	                         form, "required", "input", "weight");
+	json_decref(props);
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_pack("{s:s,s:{s:{s:{s:s,s:s}}}}", "description",
+	                                        "the output, a float32 NPY (3-D for a 3-D input)",
+	                                        "content", "application/x-npy", "schema", "type",
+	                                        "string", "format", "binary"));
+	json_object_set_new(r, "400", error_ref("a bad parameter, a missing part"));
+	json_object_set_new(r, "413", error_ref("tensors larger than the memory budget or the GPU's "
+	                                        "limits"));
+	json_object_set_new(r, "415", error_ref("not multipart/form-data"));
+	json_object_set_new(r, "422", error_ref("a malformed NPY, or shapes that do not fit the "
+	                                        "parameters (invalid_shape)"));
+	json_object_set_new(r, "503", error_ref("queue full or memory budget spent (Retry-After)"));
+	return json_pack("{s:s,s:o,s:o,s:o}", "summary", summary, "parameters", query,
+	                 "requestBody", body, "responses", r);
+}
+
 static json_t *json_ok(const char *desc)
 {
 	return json_pack("{s:{s:s,s:{s:{s:{s:s}}}}}", "200", "description", desc, "content",
@@ -226,6 +264,15 @@ json_t *openapi_document(const char *version, int api_key)
 	                              image_op("linear convolution of an image with a kernel; the "
 	                                       "inputs of /v1/bloom, without the bloom's own "
 	                                       "parameters", REQUEST_CONVOLVE)));
+	json_object_set_new(paths, "/v1/conv2d",
+	                    json_pack("{s:o}", "post",
+	                              tensor_op("spatial convolution of tensors, as "
+	                                        "torch.nn.functional.conv2d", REQUEST_CONV2D)));
+	json_object_set_new(paths, "/v1/conv2d_transpose",
+	                    json_pack("{s:o}", "post",
+	                              tensor_op("transposed convolution of tensors, as "
+	                                        "torch.nn.functional.conv_transpose2d (or TF's SAME "
+	                                        "and VALID)", REQUEST_CONV2D_T)));
 	json_t *name = json_pack("[{s:s,s:s,s:b,s:{s:s,s:s}}]", "name", "name", "in", "path",
 	                         "required", 1, "schema", "type", "string", "pattern",
 	                         "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$");

@@ -49,9 +49,25 @@ struct bloom_params {
 	int normalize;       /* enum bloom_normalize */
 	int precision;       /* enum bloom_precision: the image spectrum's storage */
 	int technique;       /* enum bloom_technique: FFT technique (auto: measured or planned) */
+	int method;          /* convolve: auto|fft|spatial (gles/convolve.h's enum convolve_method) */
 	struct kernel_center center;
 	struct kernel_preset preset; /* the built-in kernel when no kernel image is given; kind
 	                                KERNEL_NONE: the default (aperture) */
+};
+
+/* A spatial convolution (conv2d) or a transposed one (conv2d-transpose) as numbers: each pair
+ * (height, width). The enums are gles/spatial.h's and gles/deconv.h's (asserted there). */
+struct conv_params {
+	int pad_h, pad_w;         /* zero padding each side (transpose: PyTorch's padding) */
+	int stride_h, stride_w;   /* >= 1 */
+	int dil_h, dil_w;         /* >= 1 */
+	int out_pad_h, out_pad_w; /* transpose: PyTorch's output_padding */
+	int out_h, out_w;         /* transpose, TF modes: the output's size (0, 0: Keras's default) */
+	int groups;               /* >= 1 */
+	int precision;            /* conv2d: 0 Q2.6 mediump, 1 Q2.6 highp, 2 float16, 3 float32 */
+	int algorithm;            /* the spatial algorithm: auto|batch4|interp|planes4|shared */
+	int method;               /* transpose: auto|zero-insert|overlap-add|subkernel */
+	int padding_mode;         /* transpose: torch|tf_same|tf_valid */
 };
 
 #endif

@@ -10,7 +10,10 @@
 
 #define R(f) offsetof(struct request, f)
 #define P(f) (offsetof(struct request, p) + offsetof(struct bloom_params, f))
+#define C(f) (offsetof(struct request, c) + offsetof(struct conv_params, f))
 #define BC (REQUEST_BLOOM | REQUEST_CONVOLVE)
+#define CT (REQUEST_CONV2D | REQUEST_CONV2D_T)
+#define SPATIAL_ALGORITHMS "auto|batch4|interp|planes4|shared"
 #define ROW(nm, ty, lo, hi, df, ch, off, ops_, help_)                                              \
 	{.o = {.name = nm, .type = ty, .min = lo, .max = hi, .def = df, .choices = ch, .help = help_, \
 	       .env = NULL, .offset = off},                                                        \
@@ -23,6 +26,11 @@
 static int parse_preset(struct request *r, const char *text, char err[REQUEST_ERR_LEN]);
 static int parse_center(struct request *r, const char *text, char err[REQUEST_ERR_LEN]);
 static int parse_format(struct request *r, const char *text, char err[REQUEST_ERR_LEN]);
+static int parse_padding(struct request *r, const char *text, char err[REQUEST_ERR_LEN]);
+static int parse_stride(struct request *r, const char *text, char err[REQUEST_ERR_LEN]);
+static int parse_dilation(struct request *r, const char *text, char err[REQUEST_ERR_LEN]);
+static int parse_out_padding(struct request *r, const char *text, char err[REQUEST_ERR_LEN]);
+static int parse_out_shape(struct request *r, const char *text, char err[REQUEST_ERR_LEN]);
 
 const struct request_param request_table[] = {
 	ROW("kernel", OPT_STRING, 0, 64, "", NULL, R(kernel), BC,
@@ -57,11 +65,48 @@ const struct request_param request_table[] = {
 	    "FFT technique: auto (shared memory where a signal fits, else what the plan or the "
 	    "measured FFT wisdom picks), or one forced: shared, global-memory passes, blocked "
 	    "columns"),
+	ROW("method", OPT_ENUM, 0, 0, "auto", "auto|fft|spatial", P(method), REQUEST_CONVOLVE,
+	    "fft: the FFT path (any kernel, kernel_scale); spatial: the direct convolution (small "
+	    "kernels; float32); auto: whichever a cost model calibrated on the GPU predicts faster"),
 	PARSED("format", BC, parse_format, FORMAT_CHOICES,
 	       "answer's format (HTTP; the CLI takes the output file's extension): default the "
 	       "Accept header's best image type, else the input's family"),
 	ROW("quality", OPT_INT, 1, 100, NULL, NULL, R(quality), BC,
 	    "JPEG quality of the answer (default: the server's --jpeg-quality; CLI: 90)"),
+	/* conv2d and conv2d-transpose */
+	PARSED("padding", CT, parse_padding, "P | PH,PW",
+	       "zero padding on each side, 0-65535 (transpose: PyTorch's padding, dilation * "
+	       "(kernel - 1) - P zeros around the zero-inserted input)"),
+	PARSED("stride", CT, parse_stride, "S | SH,SW", "stride, 1-65535"),
+	PARSED("dilation", CT, parse_dilation, "D | DH,DW",
+	       "spacing of the kernel taps, 1-65535 (PyTorch's dilation; Torch7's has none)"),
+	ROW("groups", OPT_INT, 1, 65536, "1", NULL, C(groups), CT,
+	    "input and output planes split into this many groups (PyTorch's groups)"),
+	ROW("precision", OPT_INT, 0, 3, "3", NULL, C(precision), REQUEST_CONV2D,
+	    "0: Q2.6 storage (8-bit, values in [-1.98, 1.98], clamped), mediump arithmetic; 1: Q2.6, "
+	    "highp; 2: float16 storage, mediump; 3: float32"),
+	ROW("algorithm", OPT_ENUM, 0, 0, "auto", SPATIAL_ALGORITHMS, C(algorithm), REQUEST_CONV2D,
+	    "batch4: four images a texel (batch a multiple of 4), filters in uniform blocks; interp: "
+	    "batch4 with pairs of taps read by one bilinear fetch where the precision level's error "
+	    "allows; planes4: four input planes a texel, filters in a texture, any batch; shared: "
+	    "storage buffers through shared memory; auto: the fastest measured for the shape"),
+	PARSED("output-padding", REQUEST_CONV2D_T, parse_out_padding, "OP | OPH,OPW",
+	       "PyTorch's output_padding, rows and columns added at the bottom and right (each below "
+	       "the stride or the dilation)"),
+	ROW("method", OPT_ENUM, 0, 0, "auto", "auto|zero-insert|overlap-add|subkernel", C(method),
+	    REQUEST_CONV2D_T,
+	    "zero-insert: zeros between input pixels, then a stride-1 convolution; overlap-add: "
+	    "patches summed at stride offsets (gathered, no atomics); subkernel: stride^2 small "
+	    "kernels and depth-to-space; auto: the fastest measured for the shape"),
+	ROW("padding-mode", OPT_ENUM, 0, 0, "torch", "torch|tf_same|tf_valid", C(padding_mode),
+	    REQUEST_CONV2D_T,
+	    "torch: padding and output_padding as PyTorch; tf_same, tf_valid: TensorFlow's SAME and "
+	    "VALID for output_shape (SAME puts the odd padding pixel at the bottom and right)"),
+	PARSED("output-shape", REQUEST_CONV2D_T, parse_out_shape, "H,W",
+	       "TF modes: the output's size (default: SAME in * stride, VALID in * stride + "
+	       "max(kernel - stride, 0), as Keras)"),
+	ROW("conv-algorithm", OPT_ENUM, 0, 0, "auto", SPATIAL_ALGORITHMS, C(algorithm),
+	    REQUEST_CONV2D_T, "the spatial convolution algorithm under zero-insert and subkernel"),
 };
 const size_t request_table_len = sizeof request_table / sizeof request_table[0];
 _Static_assert(sizeof request_table / sizeof request_table[0] <= REQUEST_MAX_PARAMS,
@@ -80,7 +125,12 @@ static const char *source_name(int src)
 
 static const char *op_name(unsigned op)
 {
-	return op == REQUEST_CONVOLVE ? "convolve" : "bloom";
+	switch (op) {
+	case REQUEST_CONVOLVE: return "convolve";
+	case REQUEST_CONV2D: return "conv2d";
+	case REQUEST_CONV2D_T: return "conv2d_transpose";
+	}
+	return "bloom";
 }
 
 const char *request_strerror(int code)
@@ -113,10 +163,10 @@ static int name_eq(const char *a, const char *b)
 	return *a == *b;
 }
 
-const struct request_param *request_find(const char *name)
+const struct request_param *request_find(const char *name, unsigned op)
 {
 	for (size_t i = 0; i < request_table_len; i++)
-		if (name_eq(request_table[i].o.name, name))
+		if (name_eq(request_table[i].o.name, name) && (!op || (request_table[i].ops & op)))
 			return &request_table[i];
 	return NULL;
 }
@@ -133,6 +183,7 @@ void request_init(struct request *r, unsigned op)
 	}
 	if (op == REQUEST_CONVOLVE)
 		r->p.normalize = BLOOM_NORMALIZE_NONE;
+	r->c.stride_h = r->c.stride_w = r->c.dil_h = r->c.dil_w = 1;
 	char perr[KERNEL_PRESET_ERR_LEN];
 	kernel_preset_parse("aperture", &r->p.preset, perr); /* without a kernel image */
 	r->format = OUT_AUTO;
@@ -141,16 +192,22 @@ void request_init(struct request *r, unsigned op)
 /* The operations a row takes, as words, for a message. */
 static void ops_text(unsigned ops, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s", ops & REQUEST_BLOOM ? "bloom" : "",
-	         (ops & REQUEST_BLOOM) && (ops & REQUEST_CONVOLVE) ? " and " : "",
-	         ops & REQUEST_CONVOLVE ? "convolve" : "");
+	size_t used = 0;
+	buf[0] = 0;
+	for (unsigned b = 1; b <= REQUEST_CONV2D_T && used < len; b <<= 1)
+		if (ops & b) {
+			int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", op_name(b));
+			if (n > 0)
+				used += (size_t)n;
+		}
 }
 
 int request_set(struct request *r, const char *name, const char *value, int src,
                 char err[REQUEST_ERR_LEN])
 {
-	const struct request_param *d = request_find(name ? name : "");
-	if (!d) {
+	const struct request_param *d = request_find(name ? name : "", r->op);
+	const struct request_param *other = d ? d : request_find(name ? name : "", 0);
+	if (!other) {
 		snprintf(err, REQUEST_ERR_LEN, "unknown parameter '%.64s' (%s takes: ", name ? name : "",
 		         op_name(r->op));
 		size_t used = strlen(err);
@@ -169,11 +226,15 @@ int request_set(struct request *r, const char *name, const char *value, int src,
 		return REQUEST_E_UNKNOWN;
 	}
 	char api[64];
-	request_api_name(d, api, sizeof api);
-	const char *shown = src == REQUEST_SRC_FLAG ? d->o.name : api;
-	if (!(d->ops & r->op)) {
-		char ops[64];
-		ops_text(d->ops, ops, sizeof ops);
+	request_api_name(other, api, sizeof api);
+	const char *shown = src == REQUEST_SRC_FLAG ? other->o.name : api;
+	if (!d) {
+		unsigned all = 0; /* every operation that has a row of this name */
+		for (size_t i = 0; i < request_table_len; i++)
+			if (name_eq(request_table[i].o.name, name))
+				all |= request_table[i].ops;
+		char ops[96];
+		ops_text(all, ops, sizeof ops);
 		snprintf(err, REQUEST_ERR_LEN, "%s: %s does not take it (only %s does)", shown,
 		         op_name(r->op), ops);
 		return REQUEST_E_OP;
@@ -216,7 +277,7 @@ int request_set(struct request *r, const char *name, const char *value, int src,
 
 int request_given(const struct request *r, const char *name)
 {
-	const struct request_param *d = request_find(name);
+	const struct request_param *d = request_find(name, r->op);
 	return d && r->src[d - request_table];
 }
 
@@ -268,6 +329,20 @@ int request_finish(struct request *r, int has_kernel_part, char err[REQUEST_ERR_
 		snprintf(err, REQUEST_ERR_LEN, "a 'kernel' part and %s both given: a request uses one "
 		         "kernel", named ? "kernel" : "kernel_preset");
 		return REQUEST_E_CONFLICT;
+	}
+	if (r->op == REQUEST_CONV2D_T) {
+		int tf = r->c.padding_mode != 0;
+		if (!tf && request_given(r, "output-shape")) {
+			snprintf(err, REQUEST_ERR_LEN, "output_shape is for padding_mode tf_same or "
+			         "tf_valid");
+			return REQUEST_E_CONFLICT;
+		}
+		if (tf && (request_given(r, "padding") || request_given(r, "output-padding"))) {
+			snprintf(err, REQUEST_ERR_LEN, "padding_mode %s computes the padding: padding and "
+			         "output_padding are for torch", r->c.padding_mode == 1 ? "tf_same" :
+			         "tf_valid");
+			return REQUEST_E_CONFLICT;
+		}
 	}
 	return 0;
 }
@@ -329,6 +404,73 @@ static int parse_format(struct request *r, const char *text, char err[REQUEST_ER
 	}
 	r->format = f;
 	return 0;
+}
+
+/* "N" (both the same) or "H,W", each an integer in [lo, hi], into *h and *w. */
+static int parse_pair(const char *name, const char *text, int lo, int hi, int *h, int *w,
+                      int need_two, char err[REQUEST_ERR_LEN])
+{
+	long v[2];
+	int n = 0;
+	const char *p = text;
+	for (;;) {
+		char *end;
+		if (*p < '0' || *p > '9' || n == 2)
+			goto bad;
+		v[n++] = strtol(p, &end, 10);
+		if (end - p > 9)
+			goto bounds;
+		p = end;
+		if (!*p)
+			break;
+		if (*p != ',')
+			goto bad;
+		p++;
+	}
+	if (need_two && n != 2)
+		goto bad;
+	if (v[0] < lo || v[0] > hi || v[n - 1] < lo || v[n - 1] > hi)
+		goto bounds;
+	*h = (int)v[0];
+	*w = (int)v[n - 1];
+	return 0;
+bad:
+	snprintf(err, REQUEST_ERR_LEN, "%s: '%.40s' is not %s", name, text,
+	         need_two ? "H,W" : "N or N,M");
+	return -1;
+bounds:
+	snprintf(err, REQUEST_ERR_LEN, "%s: '%.40s' is out of bounds [%d, %d]", name, text, lo, hi);
+	return -1;
+}
+
+#define CONV_PAIR_MAX 65535     /* largest padding, stride, dilation, output padding */
+#define CONV_SHAPE_MAX (1 << 20) /* largest output_shape side */
+
+static int parse_padding(struct request *r, const char *text, char err[REQUEST_ERR_LEN])
+{
+	return parse_pair("padding", text, 0, CONV_PAIR_MAX, &r->c.pad_h, &r->c.pad_w, 0, err);
+}
+
+static int parse_stride(struct request *r, const char *text, char err[REQUEST_ERR_LEN])
+{
+	return parse_pair("stride", text, 1, CONV_PAIR_MAX, &r->c.stride_h, &r->c.stride_w, 0, err);
+}
+
+static int parse_dilation(struct request *r, const char *text, char err[REQUEST_ERR_LEN])
+{
+	return parse_pair("dilation", text, 1, CONV_PAIR_MAX, &r->c.dil_h, &r->c.dil_w, 0, err);
+}
+
+static int parse_out_padding(struct request *r, const char *text, char err[REQUEST_ERR_LEN])
+{
+	return parse_pair("output_padding", text, 0, CONV_PAIR_MAX, &r->c.out_pad_h,
+	                  &r->c.out_pad_w, 0, err);
+}
+
+static int parse_out_shape(struct request *r, const char *text, char err[REQUEST_ERR_LEN])
+{
+	return parse_pair("output_shape", text, 1, CONV_SHAPE_MAX, &r->c.out_h, &r->c.out_w, 1,
+	                  err);
 }
 
 void request_print_help(FILE *f, unsigned op)

@@ -24,6 +24,8 @@
 enum request_op {
 	REQUEST_BLOOM = 1 << 0,
 	REQUEST_CONVOLVE = 1 << 1,
+	REQUEST_CONV2D = 1 << 2,   /* spatial convolution of tensors */
+	REQUEST_CONV2D_T = 1 << 3, /* transposed convolution of tensors */
 };
 
 /* Where a value came from, for the messages about parameters given twice. */
@@ -45,11 +47,12 @@ enum request_error {
 	REQUEST_E_CONFLICT = -6,/* parameters that exclude each other (kernel and kernel_preset) */
 };
 
-#define REQUEST_MAX_PARAMS 32
+#define REQUEST_MAX_PARAMS 48
 
 struct request {
 	unsigned op;                /* one enum request_op bit */
-	struct bloom_params p;      /* what the engine takes */
+	struct bloom_params p;      /* what the engine takes: bloom and convolve */
+	struct conv_params c;       /* conv2d and conv2d-transpose */
 	char kernel[OPT_STR_MAX];   /* kernel=: HTTP: a registered kernel's name; CLI: a file */
 	int format;                 /* enum out_format: OUT_AUTO follows Accept, then the input */
 	int quality;                /* JPEG quality 1-100; 0: the server's or CLI's default */
@@ -75,8 +78,9 @@ const char *request_strerror(int code);
 /* The operation's defaults (convolve does not normalise unless asked; bloom does). */
 void request_init(struct request *r, unsigned op);
 
-/* The row for a name ('_' and '-' alike), or NULL. */
-const struct request_param *request_find(const char *name);
+/* The row for a name ('_' and '-' alike) that op takes (0: any op's), or NULL. Two rows may
+ * share a name for different operations (precision: bloom's fp32|fp16, conv2d's levels). */
+const struct request_param *request_find(const char *name, unsigned op);
 
 /* Sets one parameter from text. Returns 0 or a negative request_error with a message. */
 int request_set(struct request *r, const char *name, const char *value, int src,
@@ -87,7 +91,8 @@ int request_set(struct request *r, const char *name, const char *value, int src,
 int request_set_json(struct request *r, const void *json, size_t len, char err[REQUEST_ERR_LEN]);
 
 /* Checks the combination once every source is in: a kernel part (has_kernel_part), kernel= and
- * kernel_preset= exclude each other. Returns 0 or REQUEST_E_CONFLICT with a message. */
+ * kernel_preset= exclude each other; a TF padding mode takes output_shape and no padding or
+ * output_padding, and torch's takes no output_shape. Returns 0 or REQUEST_E_CONFLICT. */
 int request_finish(struct request *r, int has_kernel_part, char err[REQUEST_ERR_LEN]);
 
 /* 1 when the row was given. */

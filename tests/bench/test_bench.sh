@@ -4,7 +4,8 @@
 # checked: by bench/check_lines.py (every required field, finite positive metrics, the ID in
 # bench/README.md's list) and here against what was asked (the suite, ID, variant and impl of
 # each line, exactly those lines; the commit fftbloom --version names; machine llvmpipe; this
-# host; the command; gb_s agreeing with ms; the saved files holding the same lines). Also: every
+# host; the command; gb_s agreeing with ms; the bloom's stages under gles/gpu_timer.h's names, the
+# ones its path runs; each FFT axis's exchanges; the saved files holding the same lines). Also: every
 # ID fftbloom bench lists is documented, check_lines.py rejects broken lines, --list and
 # --budget-minutes, and an unknown suite is a usage error. Timings are printed, never asserted.
 # Prints "SCRIPT: N passed, N failed".
@@ -90,10 +91,18 @@ ok('fft lines: ms, gb_s, rows_ms, cols_ms, inverse_ms; gb_s = 2 x 8 x 256 x 256 
                and abs(d['metrics']['gb_s'] - 2 * 8 * 256 * 256 / (d['metrics']['ms'] * 1e-3) / 1e9)
                <= 1e-3 * d['metrics']['gb_s'] for d in fft))
 bl = [d for d in lines if d['suite'] == 'bloom']
-ok('bloom line: the stages, the call, padded 560x343, fp16',
+# detail.stages_ms: the stages the path ran, under gles/gpu_timer.h's names, in order
+stages = {'true': ['prefilter', 'rows', 'transpose', 'fused_cols', 'transpose_back', 'irows', 'composite'],
+          'false': ['prefilter', 'rows', 'cols', 'multiply', 'icols', 'irows', 'composite']}
+ok('bloom line: the stages by name, the call, padded 560x343, fp16',
    len(bl) == 1 and {'ms', 'call_ms', 'upload_ms', 'readback_ms', 'gpu_in_call_ms'} <= set(bl[0]['metrics'])
    and bl[0]['detail'].get('padded') == '560x343' and bl[0]['detail'].get('precision') == 'fp16'
-   and len(bl[0]['detail'].get('stages_ms', {})) == 7)
+   and list(bl[0]['detail'].get('stages_ms', {})) == stages.get(bl[0]['detail'].get('fused'))
+   and all(v > 0 for v in bl[0]['detail']['stages_ms'].values()),
+   str(bl[0]['detail'].get('stages_ms') if bl else None))
+ok('fft lines: each axis\'s exchanges named (m, p or -)',
+   fft and all(set(d['detail'].get('rows_exchanges', '?')) <= set('mp-')
+               and set(d['detail'].get('cols_exchanges', '?')) <= set('mp-') for d in fft))
 
 saved = sorted(glob.glob(os.path.join(tmp, 'res', 'llvmpipe', '*')))
 names = sorted(os.path.basename(p).split('-', 3)[-1] for p in saved)

@@ -397,14 +397,16 @@ def test_new_sizes_and_programs():
     try:
         sts = []
         for w in (40, 70, 100, 130, 170, 220, 280, 350, 430, 520):  # ten padded widths
-            st, h, b = d.req("POST", "/v1/convolve?format=png&" + SMALL_Q, body=png_bytes(rand8(20, w)))
+            st, h, b = d.req("POST", "/v1/convolve?format=png&method=fft&" + SMALL_Q,
+                             body=png_bytes(rand8(20, w)))
             sts.append((st, err_of(b)[1] if st != 200 else "", h.get("retry-after")))
         ok = [s for s in sts if s[0] == 200]
         refused = [s for s in sts if s[0] == 429]
         check("a client sending 10 new sizes at once: 3 served, the rest 429 too_many_new_sizes "
               "with Retry-After", len(ok) == 3 and len(refused) == 7 and all(
                   r[1] == "too_many_new_sizes" and r[2] and int(r[2]) > 0 for r in refused), sts)
-        st, _, b = d.req("POST", "/v1/convolve?format=png&" + SMALL_Q, body=png_bytes(rand8(20, 40)))
+        st, _, b = d.req("POST", "/v1/convolve?format=png&method=fft&" + SMALL_Q,
+                         body=png_bytes(rand8(20, 40)))
         check("a size seen before is still served", st == 200, (st, b[:200]))
         g = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0]["programs"]
         check("programs held within --max-programs", g["count"] <= 40, g)
@@ -414,7 +416,8 @@ def test_new_sizes_and_programs():
     try:
         counts = []
         for w in (40, 70, 100, 130, 170, 220):
-            st, _, b = d.req("POST", "/v1/convolve?format=png&" + SMALL_Q, body=png_bytes(rand8(20, w)))
+            st, _, b = d.req("POST", "/v1/convolve?format=png&method=fft&" + SMALL_Q,
+                             body=png_bytes(rand8(20, w)))
             g = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0]["programs"]
             counts.append((st, g["count"], g["evictions"]))
         check("with the limit off every size is served and programs stay within "

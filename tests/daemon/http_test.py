@@ -765,9 +765,9 @@ def test_deadline_and_client_gone():
 
 def test_concurrency_and_sigterm():
     # two devices, two GPU threads (contexts) each: threads 0, 1 on device 0, threads 2, 3 on 1;
-    # fences polled (--fence-wait poll); JPEG answers encoded from lent planes (--lend-planes)
+    # JPEG answers encoded from lent planes (--lend-planes)
     d = Daemon("--gpus", "0,1", "--gpu-threads", "2", "--codec-threads", "3", "--max-per-ip", "100",
-               "--drain-timeout", "60", "--fence-wait", "poll")
+               "--drain-timeout", "60")
     try:
         k = RNG.random((5, 5, 3)).astype(np.float32)
         kb = open(write_pfm(os.path.join(TMP, "ck.pfm"), k), "rb").read()
@@ -961,11 +961,165 @@ def test_request_rules():
         d.stop("request rules daemon")
 
 
+def npy_bytes(a):
+    import io
+    b = io.BytesIO()
+    np.save(b, np.asarray(a))
+    return b.getvalue()
+
+
+def npy_load(data):
+    import io
+    return np.load(io.BytesIO(data))
+
+
+def conv2d_ref(x, w, b=None, pad=(0, 0), stride=(1, 1), dil=(1, 1), groups=1):
+    """torch.nn.functional.conv2d in float64: cross-correlation, zero padding."""
+    x = np.asarray(x, np.float64)
+    three = x.ndim == 3
+    if three:
+        x = x[None]
+    B, C, H, W = x.shape
+    O, Cg, kh, kw = w.shape
+    xp = np.zeros((B, C, H + 2 * pad[0], W + 2 * pad[1]))
+    xp[:, :, pad[0]:pad[0] + H, pad[1]:pad[1] + W] = x
+    oh = (H + 2 * pad[0] - dil[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (W + 2 * pad[1] - dil[1] * (kw - 1) - 1) // stride[1] + 1
+    y = np.zeros((B, O, oh, ow))
+    og = O // groups
+    for o in range(O):
+        g = o // og
+        for c in range(Cg):
+            for i in range(kh):
+                for j in range(kw):
+                    y[:, o] += w[o, c, i, j] * xp[:, g * Cg + c, i * dil[0]:i * dil[0] + stride[0] * (oh - 1) + 1:stride[0],
+                                                  j * dil[1]:j * dil[1] + stride[1] * (ow - 1) + 1:stride[1]]
+        if b is not None:
+            y[:, o] += b[o]
+    return y[0] if three else y
+
+
+def test_convolve_methods():
+    """/v1/convolve by the FFT, by the direct convolution and by the cost model's choice: the
+    same linear convolution (numpy's direct one in float64)."""
+    d = Daemon()
+    try:
+        img = rand_float(40, 56)
+        k = (RNG.random((5, 7)) * 0.2).astype(np.float32)
+        ref = direct_convolve(img.astype(np.float64), k.astype(np.float64))
+        body, ct = multipart([("image", open(write_pfm(os.path.join(TMP, "cm.pfm"), img), "rb").read(),
+                               "image/x-portable-floatmap"),
+                              ("kernel", open(write_pfm(os.path.join(TMP, "ck.pfm"), k), "rb").read(),
+                               "image/x-portable-floatmap")])
+        seen = {}
+        for m in ("fft", "spatial", "auto"):
+            st, h, b = d.req("POST", "/v1/convolve?format=pfm&method=" + m, body=body,
+                             headers={"Content-Type": ct})
+            seen[m] = h.get("x-convolve-method")
+            close_enough("convolve method=%s (ran: %s)" % (m, seen[m]),
+                         read_pfm(b) if st == 200 else None, ref, 1e-5)
+        check("X-Convolve-Method says which path ran", seen["fft"] == "fft" and
+              seen["spatial"] == "spatial" and seen["auto"] in ("fft", "spatial"), seen)
+        st, h, b = d.req("POST", "/v1/convolve?format=pfm&method=spatial&kernel_scale=0.5",
+                         body=body, headers={"Content-Type": ct})
+        check("method=spatial with kernel_scale: 422 naming kernel_scale", st == 422 and
+              "kernel_scale" in err_of(b)[2], (st, b[:200]))
+        st, h, b = d.req("POST", "/v1/bloom?method=spatial", body=png_bytes(rand8()))
+        check("method on /v1/bloom: 400 (convolve's)", st == 400, (st, b[:200]))
+    finally:
+        d.stop("convolve methods daemon")
+
+
+def test_localhost():
+    """--listen localhost (the default) serves IPv4's and IPv6's loopback on one port."""
+    d = Daemon("--listen", "localhost")
+    try:
+        st4 = d.req("GET", "/healthz")[0]
+        try:
+            c = http.client.HTTPConnection("::1", d.port, timeout=10)
+            c.request("GET", "/healthz")
+            st6 = c.getresponse().status
+            c.close()
+        except OSError as e:
+            st6 = str(e)
+        six = socket.has_ipv6 and os.path.exists("/proc/net/if_inet6")
+        check("localhost: 127.0.0.1 and [::1] on port %d both answer" % d.port,
+              st4 == 200 and (st6 == 200 or not six), (st4, st6))
+        check("the log says both", "(127.0.0.1 and ::1)" in d.log() or not six, d.log()[-300:])
+    finally:
+        d.stop("localhost daemon")
+
+
+def test_tensors():
+    """POST /v1/conv2d and /v1/conv2d_transpose: NPY in and out, against float64 references."""
+    d = Daemon()
+    try:
+        def post(path, parts, query=""):
+            body, ct = multipart([(k, v, "application/octet-stream" if k != "params" else
+                                   "application/json") for k, v in parts])
+            return d.req("POST", path + query, body=body, headers={"Content-Type": ct})
+        for (B, C, H, W, O, k, pad, stride, groups, bias) in [(2, 3, 13, 11, 4, (3, 3), (1, 1), (1, 1), 1, True),
+                                                             (1, 4, 9, 9, 2, (5, 3), (2, 0), (2, 3), 2, False),
+                                                             (0, 3, 8, 10, 3, (1, 1), (0, 0), (1, 1), 1, True)]:
+            x = RNG.standard_normal((B, C, H, W) if B else (C, H, W)).astype(np.float32)
+            w = RNG.standard_normal((O, C // groups) + k).astype(np.float32)
+            b = RNG.standard_normal(O).astype(np.float32) if bias else None
+            parts = [("input", npy_bytes(x)), ("weight", npy_bytes(w))]
+            if bias:
+                parts.append(("bias", npy_bytes(b)))
+            parts.append(("params", json.dumps({"padding": "%d,%d" % pad, "stride": "%d,%d" % stride,
+                                                "groups": groups}).encode()))
+            st, h, body = post("/v1/conv2d", parts)
+            ok = st == 200 and h.get("content-type") == "application/x-npy"
+            y = npy_load(body) if ok else None
+            ref = conv2d_ref(x, w, b, pad, stride, (1, 1), groups)
+            close_enough("conv2d over HTTP %s weight %s pad %s stride %s groups %d" % (
+                x.shape, w.shape, pad, stride, groups), y if ok else None, ref, 1e-5)
+        # the transposed convolution's worked example (stride 2: a 5x5 answer), as float64 in
+        x = np.array([[[[1, 2], [3, 4]]]], np.float64)
+        w = np.arange(1, 10, dtype=np.float64).reshape(1, 1, 3, 3)
+        st, h, body = post("/v1/conv2d_transpose", [("input", npy_bytes(x)), ("weight", npy_bytes(w))],
+                           "?stride=2&method=overlap-add")
+        want = np.array([[1, 2, 5, 4, 6], [4, 5, 14, 10, 12], [10, 14, 36, 24, 30],
+                         [12, 15, 34, 20, 24], [21, 24, 55, 32, 36]], np.float64)
+        got = npy_load(body) if st == 200 else None
+        check("conv2d_transpose over HTTP: the worked example", got is not None and got.shape ==
+              (1, 1, 5, 5) and np.array_equal(got[0, 0], want), (st, body[:200]))
+        st, h, body = post("/v1/conv2d_transpose", [("input", npy_bytes(x)), ("weight", npy_bytes(w)),
+                           ("padding_mode", b"tf_same"), ("output_shape", b"4,4"), ("stride", b"2")])
+        got = npy_load(body) if st == 200 else None
+        check("conv2d_transpose TF SAME 4x4 as form fields", got is not None and np.array_equal(
+            got[0, 0], want[:4, :4]), (st, body[:200]))
+        # what a client gets wrong
+        x = RNG.standard_normal((3, 8, 8)).astype(np.float32)
+        w = RNG.standard_normal((2, 4, 3, 3)).astype(np.float32)
+        st, h, body = post("/v1/conv2d", [("input", npy_bytes(x)), ("weight", npy_bytes(w))])
+        check("conv2d: weight planes not matching the input: 422 invalid_shape",
+              st == 422 and err_of(body)[1] == "invalid_shape" and "input planes" in err_of(body)[2],
+              (st, body[:300]))
+        w = RNG.standard_normal((2, 3, 9, 9)).astype(np.float32)
+        st, h, body = post("/v1/conv2d", [("input", npy_bytes(x)), ("weight", npy_bytes(w))])
+        check("conv2d: an output below 1x1: 422", st == 422, (st, body[:300]))
+        st, h, body = post("/v1/conv2d", [("input", npy_bytes(x))])
+        check("conv2d without a weight: 400 missing_tensor", st == 400 and
+              err_of(body)[1] == "missing_tensor", (st, body[:200]))
+        st, h, body = post("/v1/conv2d", [("input", npy_bytes(x)), ("weight", npy_bytes(w))],
+                           "?threshold=1")
+        check("conv2d with a bloom parameter: 400 naming it", st == 400 and "threshold" in
+              err_of(body)[2], (st, body[:200]))
+        st, h, body = post("/v1/conv2d", [("input", b"not an npy"), ("weight", npy_bytes(w))])
+        check("conv2d with a broken NPY: 422", st == 422, (st, body[:200]))
+        st, h, body = d.req("POST", "/v1/conv2d", body=npy_bytes(x))
+        check("conv2d with a raw body: 415 asking for multipart", st == 415, (st, body[:200]))
+    finally:
+        d.stop("tensor daemon")
+
+
 def main():
     if not os.path.exists(DAEMON):
         check("daemon binary exists", False, DAEMON)
     else:
-        for t in (test_main, test_request_rules, test_limits_and_auth, test_queue_full,
+        for t in (test_main, test_request_rules, test_convolve_methods, test_localhost, test_tensors, test_limits_and_auth, test_queue_full,
                   test_deadline_and_client_gone, test_concurrency_and_sigterm, test_tls):
             t0 = time.time()
             try:

@@ -2,8 +2,9 @@
  * convolution on small images (odd and even kernels, off-centre centres, colour and grayscale),
  * an FFT-based CPU convolution on larger ones, the bloom formula (prefilter, luminance
  * normalisation, add and mix), the packed colour path against per-channel runs, energy kept by
- * a normalised kernel, cache hits, kernel scale, presets and errors; the FFT's switches (padded
- * exchanges, subgroup transposes) through the fused column pass. Fresh random data. */
+ * a normalised kernel, cache hits, kernel scale, presets and errors; the separate column passes
+ * (where two columns do not fit shared memory) and padded exchanges in the fused column pass;
+ * planes in and out, lent read-back buffers. Fresh random data. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -173,7 +174,7 @@ static int compare(const char *name, const struct image *out, const double *ref,
 		for (int c = 0; c < out->channels; c++)
 			r[i * out->channels + c] = ref[i * 4 + (out->channels == 1 ? 0 : c)];
 	size_t m = n * out->channels;
-	int ok = tu_report(name, tu_rel_l2_f32(out->pixels, r, m), tu_max_abs_f32(out->pixels, r, m), tol);
+	int ok = tu_check(name, out->pixels, r, m, tol);
 	free(r);
 	return ok;
 }
@@ -183,7 +184,7 @@ static void run_ok(int op, const struct image *in, const struct image *k,
 {
 	char err[BLOOM_ERR_LEN];
 	struct bloom_kernel kr = {k, {0, 0}};
-	int rc = bloom_run(g_b, op, in, &kr, p, out, st, err);
+	int rc = bloom_run(g_b, op, in, &kr, p, 0, out, st, err);
 	if (rc)
 		printf("bloom_run: %s\n", err);
 	assert_int_equal(rc, 0);
@@ -297,7 +298,9 @@ static void test_packed_vs_per_channel(void **state)
 {
 	(void)state;
 	/* RGBA with a colour kernel in one packed run, against four single-channel runs each with
-	 * that channel's kernel as a grayscale kernel */
+	 * that channel's kernel as a grayscale kernel: two GPU paths; the single-channel gray path is
+	 * checked against the CPU's direct convolution in test_convolve_small (1-channel images,
+	 * gray kernels) */
 	int w = 50, h = 31;
 	struct image in = rand_image(w, h, 4, -1, 1), k = rand_image(11, 8, 3, 0, 1);
 	struct bloom_params p;
@@ -457,7 +460,9 @@ static void test_kernel_scale_and_presets(void **state)
 }
 
 /* float16 storage of the image spectrum (float32 arithmetic, float32 kernel spectrum): the
- * stated bound is a relative L2 error of 2e-3 (measured about 4e-4 on llvmpipe). */
+ * stated bound is a relative L2 error of 2e-3 (measured about 4e-4 on llvmpipe). The convolve
+ * is checked against the CPU in both storages; the bloom's float16 result against its float32
+ * one, whose formula test_bloom_formula checks against the CPU. */
 #define TOL_FP16 2e-3
 
 static void test_fp16_storage(void **state)
@@ -488,100 +493,90 @@ static void test_fp16_storage(void **state)
 	double *r32 = malloc((size_t)w * h * 4 * sizeof *r32);
 	for (size_t i = 0; i < (size_t)w * h * 4; i++)
 		r32[i] = b32.pixels[i];
-	ok &= tu_report("bloom fp16 vs fp32", tu_rel_l2_f32(b16.pixels, r32, (size_t)w * h * 4),
-	                tu_max_abs_f32(b16.pixels, r32, (size_t)w * h * 4), TOL_FP16);
+	ok &= tu_check("bloom fp16 vs fp32", b16.pixels, r32, (size_t)w * h * 4, TOL_FP16);
 	image_free(&in), image_free(&k), image_free(&o32), image_free(&o16), image_free(&b16),
 		image_free(&b32);
 	free(src), free(ref), free(r32);
 	assert_true(ok);
 }
 
-/* the fused column pass (transpose, two columns a group forward, multiply, inverse) against
- * the separate passes, on a colour and a gray kernel, and in float16 */
-static void test_fused_vs_separate(void **state)
+/* The separate column passes: where two columns of the padded height do not fit the device's
+ * shared memory (fft_conv_create refuses them: over 3072 on the H200's 48 KiB, 2048 on
+ * llvmpipe's 32 KiB), the columns run forward, the multiply, and inverse as passes of their own.
+ * Tall images padded to 4116-4200 rows, colour and gray kernels, float32 and float16, against
+ * the CPU reference. */
+static void test_separate_columns(void **state)
 {
 	(void)state;
-	char err[BLOOM_ERR_LEN];
-	struct bloom_ctx *sep;
-	struct bloom_ctx_opts so = {.separate = 1};
-	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &so, NULL, &sep, err), 0);
-	int sizes[][4] = {{120, 77, 31, 17}, {200, 150, 57, 57}, {64, 300, 9, 40}};
-	for (int i = 0; i < 3; i++)
-		for (int gray = 0; gray < 2; gray++)
+	static const int sizes[][4] = {{12, 4050, 5, 101}, {20, 4100, 9, 17}};
+	for (int i = 0; i < 2; i++)
+		for (int gray = 0; gray < 2; gray++) {
+			int w = sizes[i][0], h = sizes[i][1], kw = sizes[i][2], kh = sizes[i][3];
+			struct image in = rand_image(w, h, 4, -1, 1), k = rand_image(kw, kh, gray ? 1 : 3, 0, 1);
+			double *src = rgba_of(&in), *ref = malloc((size_t)w * h * 4 * sizeof *ref);
+			conv_fft(src, w, h, &k, kw / 2, kh / 2, 1.0, ref);
 			for (int half = 0; half < 2; half++) {
-				int w = sizes[i][0], h = sizes[i][1];
-				struct image in = rand_image(w, h, 4, -1, 1),
-				             k = rand_image(sizes[i][2], sizes[i][3], gray ? 1 : 3, 0, 1);
 				struct bloom_params p;
 				tu_params(&p, BLOOM_OP_CONVOLVE);
 				p.precision = half ? BLOOM_FP16 : BLOOM_FP32;
-				struct bloom_kernel kr = {&k, {0, 0}};
-				struct image a, bo;
-				struct bloom_stats sa, sb;
-				assert_int_equal(bloom_run(g_b, BLOOM_OP_CONVOLVE, &in, &kr, &p, &a, &sa, err), 0);
-				assert_int_equal(bloom_run(sep, BLOOM_OP_CONVOLVE, &in, &kr, &p, &bo, &sb, err), 0);
-				assert_int_equal(sa.fused, 1);
-				assert_int_equal(sb.fused, 0);
-				size_t n = (size_t)w * h * 4;
-				double *ref = malloc(n * sizeof *ref);
-				for (size_t j = 0; j < n; j++)
-					ref[j] = bo.pixels[j];
-				char name[96];
-				snprintf(name, sizeof name, "fused vs separate %dx%d %s %s (pad %dx%d)", w, h,
-				         gray ? "gray" : "colour", half ? "fp16" : "fp32", sa.padded_w, sa.padded_h);
-				int ok = tu_report(name, tu_rel_l2_f32(a.pixels, ref, n), tu_max_abs_f32(a.pixels, ref, n),
-				                   half ? TOL_FP16 : TOL);
-				image_free(&in), image_free(&k), image_free(&a), image_free(&bo);
-				free(ref);
+				struct image out;
+				struct bloom_stats st;
+				run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
+				assert_int_equal(st.fused, 0);
+				char name[128];
+				snprintf(name, sizeof name, "separate columns %dx%d %s %s (pad %dx%d)", w, h,
+				         gray ? "gray" : "colour", half ? "fp16" : "fp32", st.padded_w,
+				         st.padded_h);
+				int ok = compare(name, &out, ref, half ? TOL_FP16 : TOL);
+				image_free(&out);
 				assert_true(ok);
 			}
-	bloom_ctx_destroy(sep);
+			image_free(&in), image_free(&k);
+			free(src), free(ref);
+		}
 }
 
-/* The fused convolution's plan for a padded size under FFT options: counts its padded and
- * transposed exchanges, and whether it splits vec4 into vec2 rounds. */
-static void conv_plan_use(int pw, int ph, const struct fft_opts *o, int *pads, int *shuffles,
-                          int *split)
+/* The fused convolution's plan for a padded size under FFT options: counts its padded
+ * exchanges, and whether it splits vec4 into vec2 rounds. */
+static void conv_plan_use(int pw, int ph, const struct fft_opts *o, int *pads, int *split)
 {
 	struct fft_conv *c;
 	char err[FFT_ERR_LEN];
-	*pads = *shuffles = *split = 0;
+	*pads = *split = 0;
 	if (fft_conv_create(g_pc, egl_ctx_info(tu_gl_context()), ph, pw, 0, o, &c, err))
 		return;
 	const struct fft_plan *p = fft_conv_plan(c);
-	for (int i = 0; i < p->npasses; i++) {
+	for (int i = 0; i < p->npasses; i++)
 		*pads += p->pass[i].pad;
-		*shuffles += p->pass[i].shuffle;
-	}
 	*split = p->split;
 	fft_conv_destroy(c);
 }
 
-/* Convolutions through a context whose transforms use the FFT switches (the fused columns of
- * 256, 1536 = 3 * 512 in two vec2 rounds, and 2048), against the CPU references; fp16 too.
- * Returns how many fused column plans used a padded / transposed exchange. */
-static void check_switched(int bank_pad, int subgroup, int *padded, int *shuffled)
+/* Convolutions through a context that pads every power-of-two transform (fft_pad_from 2; the
+ * product pads from 4096, whose padded pair of columns does not fit llvmpipe): the fused columns
+ * of 256 ([8, 8, 4]) and 2048 ([8, 8, 8, 4]; its padded pair of rows does not fit 32 KiB, so
+ * it runs plain there), against the CPU references; float16 too. */
+static void test_padded_columns(void **state)
 {
+	(void)state;
 	char err[BLOOM_ERR_LEN];
-	struct bloom_ctx *sw, *saved = g_b;
-	struct bloom_ctx_opts so = {.fft_bank_pad = bank_pad, .fft_subgroup = subgroup};
-	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &so, NULL, &sw, err), 0);
-	g_b = sw; /* check_convolve runs on g_b */
-	/* image, kernel: padded heights 256 ([8, 8, 4]), 1536 ([3, 8, 8, 8]), 2048 ([8, 8, 8, 4]) */
-	static const int cases[][5] = {{120, 200, 31, 51, 0}, {40, 1400, 9, 51, 1}, {40, 1900, 9, 101, 0}};
-	*padded = *shuffled = 0;
-	for (int i = 0; i < 3; i++) {
+	struct bloom_ctx *pad, *saved = g_b;
+	struct bloom_ctx_opts so = {.fft_pad_from = 2};
+	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &so, NULL, &pad, err), 0);
+	g_b = pad; /* check_convolve runs on g_b */
+	static const int cases[][5] = {{120, 200, 31, 51, 0}, {40, 1900, 9, 101, 1}};
+	int padded = 0;
+	for (int i = 0; i < 2; i++) {
 		int w = cases[i][0], h = cases[i][1], kw = cases[i][2], kh = cases[i][3];
 		check_convolve(w, h, 4, kw, kh, 3, cases[i][4], "", kw / 2, kh / 2, 1);
-		struct fft_opts o = {.components = 4, .bank_pad = bank_pad, .subgroup = subgroup};
-		int pads, shuffles, split;
-		conv_plan_use(fft_good_size(w + kw - 1), fft_good_size(h + kh - 1), &o, &pads, &shuffles,
-		              &split);
-		printf("  fused columns of %d: %d padded, %d transposed exchanges%s\n",
-		       fft_good_size(h + kh - 1), pads, shuffles, split ? ", vec2 rounds" : "");
-		*padded += pads > 0;
-		*shuffled += shuffles > 0;
+		struct fft_opts o = {.components = 4, .pad_from = 2};
+		int pads, split;
+		conv_plan_use(fft_good_size(w + kw - 1), fft_good_size(h + kh - 1), &o, &pads, &split);
+		printf("  fused columns of %d: %d padded exchanges%s\n", fft_good_size(h + kh - 1), pads,
+		       split ? ", vec2 rounds" : "");
+		padded += pads > 0;
 	}
+	assert_true(padded >= 1);
 	/* float16 storage through the same plans */
 	int w = 120, h = 200;
 	struct image in = rand_image(w, h, 4, 0, 4), k = rand_image(31, 51, 3, 0, 1);
@@ -594,123 +589,31 @@ static void check_switched(int bank_pad, int subgroup, int *padded, int *shuffle
 	assert_int_equal(st.fused, 1);
 	double *src = rgba_of(&in), *ref = malloc((size_t)w * h * 4 * sizeof *ref);
 	conv_fft(src, w, h, &k, 15, 25, 1.0, ref);
-	int ok = compare("convolve fp16, switched FFT", &out, ref, TOL_FP16);
+	int ok = compare("convolve fp16, padded FFT", &out, ref, TOL_FP16);
 	image_free(&in), image_free(&k), image_free(&out);
 	free(src), free(ref);
 	g_b = saved;
-	bloom_ctx_destroy(sw);
+	bloom_ctx_destroy(pad);
 	assert_true(ok);
 }
 
-static void test_fft_switches(void **state)
+/* Which named stages a call timed: a bit per stage with a time above 0. */
+static unsigned stages_timed(const struct bloom_stats *st)
 {
-	(void)state;
-	int padded, shuffled;
-	check_switched(1, FFT_SG_OFF, &padded, &shuffled);
-	assert_true(padded >= 2 && shuffled == 0); /* 2048's padded pair does not fit 32 KiB */
-	check_switched(0, FFT_SG_EMULATE, &padded, &shuffled);
-	assert_true(padded == 0 && shuffled == 3);
-	check_switched(1, FFT_SG_EMULATE, &padded, &shuffled);
-	assert_true(shuffled == 3);
+	unsigned bits = 0;
+	for (int s = 0; s < GPU_STAGE_COUNT; s++)
+		bits |= st->stage_ms[s] > 0 ? 1u << s : 0;
+	return bits;
 }
 
-static void test_fft_switches_subgroup(void **state)
-{
-	(void)state;
-	int padded, shuffled;
-	const struct egl_info *info = egl_ctx_info(tu_gl_context());
-	if (!info->subgroup_shuffle) {
-		printf("skipped: no subgroup shuffle (%s)\n", info->renderer);
-		skip();
-	}
-	check_switched(1, FFT_SG_ON, &padded, &shuffled);
-	assert_true(shuffled >= 1);
-}
+#define STAGE(s) (1u << GPU_STAGE_##s)
 
-/* A context whose transforms group odd factors into composite radices (bloom_ctx_opts.
- * fft_composite): convolutions padded to 200 x 200 (25 x 8 both ways, the fused columns) and
- * 600 x 48 (25 x 3 x 8 rows), colour and gray kernels, against the CPU references. */
-static void test_fft_composite(void **state)
-{
-	(void)state;
-	char err[BLOOM_ERR_LEN];
-	struct bloom_ctx *c, *saved = g_b;
-	struct bloom_ctx_opts co = {.fft_composite = 1};
-	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &co, NULL, &c, err), 0);
-	g_b = c; /* check_convolve runs on g_b */
-	check_convolve(170, 150, 4, 31, 51, 3, 0, "", 15, 25, 1);
-	check_convolve(560, 40, 3, 41, 9, 3, 1, "", 20, 4, 1);
-	g_b = saved;
-	bloom_ctx_destroy(c);
-}
-
-/* The prefilter folded into the first row transform and the composite into the last, against
- * the separate passes (already checked against the CPU references above): bloom (add and mix,
- * with a threshold) and convolve, fused and separate columns, float32 and float16 storage, and
- * non-finite input samples in the convolution (transformed as 0; a bloom adds its result to
- * the input as it is, so a NaN pixel stays NaN there in both paths). */
-static void test_folded_vs_unfolded(void **state)
-{
-	(void)state;
-	char err[BLOOM_ERR_LEN];
-	struct bloom_ctx *ctx[4];
-	for (int c = 0; c < 4; c++) {
-		struct bloom_ctx_opts o = {.separate = c & 1, .fold = !(c >> 1)};
-		assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &ctx[c], err), 0);
-	}
-	int sizes[][4] = {{120, 77, 31, 17}, {64, 300, 9, 40}};
-	for (int i = 0; i < 2; i++)
-		for (int op = 0; op < 3; op++)
-			for (int half = 0; half < 2; half++) {
-				int w = sizes[i][0], h = sizes[i][1];
-				struct image in = rand_image(w, h, 4, -0.5f, 2), k = rand_image(sizes[i][2], sizes[i][3], 3, 0, 1);
-				struct bloom_params p;
-				int bop = op == 0 ? BLOOM_OP_CONVOLVE : BLOOM_OP_BLOOM;
-				if (bop == BLOOM_OP_CONVOLVE) { /* a bloom adds to the input as it is */
-					in.pixels[5] = NAN;
-					in.pixels[4 * w + 2] = INFINITY;
-				}
-				tu_params(&p, bop);
-				p.precision = half ? BLOOM_FP16 : BLOOM_FP32;
-				p.composite = op == 2;
-				p.threshold = op == 2 ? 0.8 : 0.0;
-				p.knee = 0.3;
-				p.intensity = 0.7;
-				p.mix = 0.4;
-				struct bloom_kernel kr = {&k, {0, 0}};
-				struct image out[4];
-				struct bloom_stats st[4];
-				for (int c = 0; c < 4; c++) {
-					assert_int_equal(bloom_run(ctx[c], bop, &in, &kr, &p, &out[c], &st[c], err), 0);
-					assert_int_equal(st[c].folded, !(c >> 1));
-					assert_int_equal(st[c].fused, !(c & 1));
-				}
-				size_t n = (size_t)w * h * 4;
-				double *ref = malloc(n * sizeof *ref);
-				for (size_t j = 0; j < n; j++)
-					ref[j] = out[3].pixels[j];
-				for (int c = 0; c < 3; c++) {
-					char name[128];
-					snprintf(name, sizeof name, "%s %s %s vs unfolded separate, %s %dx%d",
-					         c >> 1 ? "unfolded" : "folded", c & 1 ? "separate" : "fused",
-					         op == 0 ? "convolve" : op == 1 ? "bloom add" : "bloom mix",
-					         half ? "fp16" : "fp32", w, h);
-					int ok = tu_report(name, tu_rel_l2_f32(out[c].pixels, ref, n),
-					                   tu_max_abs_f32(out[c].pixels, ref, n), half ? TOL_FP16 : TOL);
-					assert_true(ok);
-				}
-				for (int c = 0; c < 4; c++)
-					image_free(&out[c]);
-				image_free(&in), image_free(&k);
-				free(ref);
-			}
-	for (int c = 0; c < 4; c++)
-		bloom_ctx_destroy(ctx[c]);
-}
-
-/* bloom_rerun_stages (benchmarks): refused before any run; after one, it repeats the GPU stages
+/* Per-stage times only when asked (BLOOM_TIME_STAGES), by name: the fused path's stages, the
+ * separate path's (a height whose two columns do not fit shared memory), the upload, the
+ * kernel's spectrum when it is computed, the download; none at all without the flag. And
+ * bloom_rerun_stages (benchmarks): refused before any run; after one, it repeats the GPU stages
  * and times each of them; the next run's answer is unchanged by it. */
-static void test_rerun_stages(void **state)
+static void test_stage_times(void **state)
 {
 	(void)state;
 	char err[BLOOM_ERR_LEN];
@@ -722,16 +625,44 @@ static void test_rerun_stages(void **state)
 	struct bloom_params p;
 	tu_params(&p, BLOOM_OP_BLOOM);
 	struct bloom_kernel kr = {&k, {0, 0}};
-	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, &a, &st, err), 0);
+	const unsigned work = STAGE(PREFILTER) | STAGE(ROWS) | STAGE(IROWS) | STAGE(COMPOSITE);
+	const unsigned fused = STAGE(TRANSPOSE) | STAGE(FUSED_COLS) | STAGE(TRANSPOSE_BACK);
+	const unsigned separate = STAGE(COLS) | STAGE(MULTIPLY) | STAGE(ICOLS);
+	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, BLOOM_TIME_STAGES, &a, &st, err), 0);
+	printf("first call: timed %d, stages 0x%x, gpu %.3f ms\n", st.timed, stages_timed(&st), st.gpu_ms);
+	assert_true(st.timed != GPU_TIMING_NONE && st.fused && st.gpu_ms > 0);
+	assert_int_equal(stages_timed(&st) & ~(STAGE(UPLOAD) | STAGE(KERNEL) | STAGE(DOWNLOAD)),
+	                 work | fused);
+	assert_true(stages_timed(&st) & STAGE(KERNEL)); /* computed on this first call */
+	image_free(&a);
+	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &a, &st, err), 0);
+	assert_int_equal(st.timed, GPU_TIMING_NONE);
+	assert_int_equal(stages_timed(&st), 0);
+	assert_true(st.gpu_ms == 0 && st.wall_ms > 0);
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(bloom_rerun_stages(b, &st, err), 0);
 		assert_true(st.gpu_ms > 0);
-		assert_true(st.rows_ms > 0 && st.irows_ms > 0);
+		assert_int_equal(stages_timed(&st), work | fused);
 		assert_int_equal(st.padded_w, fft_good_size(40 + 7 - 1));
 	}
-	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, &c, &st, err), 0);
+	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &c, &st, err), 0);
 	assert_memory_equal(a.pixels, c.pixels, (size_t)40 * 30 * 4 * sizeof(float));
-	image_free(&in), image_free(&k), image_free(&a), image_free(&c);
+	image_free(&in), image_free(&a), image_free(&c);
+	/* a tall image: separate columns; the kernel's spectrum from the cache at this size after
+	 * the first call */
+	in = rand_image(8, 4100, 4, 0, 1);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, BLOOM_TIME_STAGES, &a, &st, err), 0);
+		printf("tall image, call %d: stages 0x%x\n", i, stages_timed(&st));
+		assert_true(!st.fused && (stages_timed(&st) & (work | separate)) == (work | separate));
+		assert_int_equal(stages_timed(&st) & fused, 0);
+		assert_int_equal((stages_timed(&st) & STAGE(KERNEL)) != 0, i == 0);
+		image_free(&a);
+	}
+	for (int s = 0; s < GPU_STAGE_COUNT; s++)
+		assert_true(gpu_stage_names[s] && gpu_stage_names[s][0]);
+	assert_string_equal(gpu_stage_names[GPU_STAGE_FUSED_COLS], "fused_cols");
+	image_free(&in), image_free(&k);
 	bloom_ctx_destroy(b);
 }
 
@@ -793,7 +724,7 @@ static void test_yuv_in(void **state)
 			struct bloom_kernel kr = { &one, { 0, 0 } };
 			struct bloom_stats st;
 			/* every other case through buffers updated and mapped per frame */
-			int rc = bloom_run_frame(k & 1 ? plain : g_b, BLOOM_OP_CONVOLVE, &f, &kr, &p, &r, &st, err);
+			int rc = bloom_run_frame(k & 1 ? plain : g_b, BLOOM_OP_CONVOLVE, &f, &kr, &p, 0, &r, &st, err);
 			if (rc)
 				fail_msg("bloom_run_frame: %s", err);
 			assert_int_equal(r.img.width, ref.width);
@@ -838,7 +769,7 @@ static struct bloom_result lend_run(struct bloom_ctx *b, const struct image *in,
 	memset(&r, 0, sizeof r);
 	r.want_yuv = 1, r.sub_x = r.sub_y = 2, r.lend = lend;
 	char err[BLOOM_ERR_LEN];
-	if (bloom_run_frame(b, BLOOM_OP_BLOOM, &f, &kr, &p, &r, NULL, err))
+	if (bloom_run_frame(b, BLOOM_OP_BLOOM, &f, &kr, &p, 0, &r, NULL, err))
 		fail_msg("bloom_run_frame: %s", err);
 	return r;
 }
@@ -850,9 +781,9 @@ static void *return_lease(void *l)
 }
 
 /* Planes lent from the GPU's mapped read-back buffers (bloom_result.lend): byte for byte what
- * the copy gives, untouched by the frames run while they are out, BLOOM_LEASES at most (then
- * copied), given back from another thread and lent again; a context that polls its fence; and
- * a context without persistent mapping, which copies. */
+ * the copy gives (whose planes test_yuv_out checks against the CPU reference), untouched by the frames run while they are out, BLOOM_LEASES at most (then
+ * copied), given back from another thread and lent again; and a context without persistent
+ * mapping, which copies. */
 static void test_yuv_lend(void **state)
 {
 	(void)state;
@@ -901,21 +832,16 @@ static void test_yuv_lend(void **state)
 		again.yuv.data = NULL;
 	bloom_lease_return(again.lease);
 	yuv_image_free(&again.yuv);
-	/* polling the fence; no persistent mapping (then lending copies) */
+	/* no persistent mapping: lending copies */
 	char err[BLOOM_ERR_LEN];
-	for (int mode = 0; mode < 2; mode++) {
-		struct bloom_ctx *b;
-		struct bloom_ctx_opts o = {.fence_poll = mode == 0, .no_persistent_map = mode == 1};
-		assert_int_equal(bloom_ctx_create(g_pc, info, &o, NULL, &b, err), 0);
-		struct bloom_result r = lend_run(b, &a, &k, 1);
-		assert_memory_equal(r.yuv.data, want.yuv.data, want.yuv.bytes);
-		assert_true(mode == 1 ? r.lease == NULL : (r.lease != NULL) == info->buffer_storage);
-		if (r.lease)
-			r.yuv.data = NULL;
-		bloom_lease_return(r.lease);
-		yuv_image_free(&r.yuv);
-		bloom_ctx_destroy(b);
-	}
+	struct bloom_ctx *b;
+	struct bloom_ctx_opts o = {.no_persistent_map = 1};
+	assert_int_equal(bloom_ctx_create(g_pc, info, &o, NULL, &b, err), 0);
+	struct bloom_result r = lend_run(b, &a, &k, 1);
+	assert_memory_equal(r.yuv.data, want.yuv.data, want.yuv.bytes);
+	assert_null(r.lease);
+	yuv_image_free(&r.yuv);
+	bloom_ctx_destroy(b);
 	yuv_image_free(&want.yuv), yuv_image_free(&other.yuv);
 	image_free(&a), image_free(&c), image_free(&k);
 }
@@ -958,8 +884,8 @@ static void yuv_out_cases(struct bloom_ctx *g_b)
 		pl.want_yuv = 1;
 		pl.sub_x = cases[c].sx, pl.sub_y = cases[c].sy, pl.dither = cases[c].dither;
 		char err[BLOOM_ERR_LEN];
-		assert_int_equal(bloom_run_frame(g_b, cases[c].op, &f, &kr, &p, &fl, NULL, err), 0);
-		assert_int_equal(bloom_run_frame(g_b, cases[c].op, &f, &kr, &p, &pl, NULL, err), 0);
+		assert_int_equal(bloom_run_frame(g_b, cases[c].op, &f, &kr, &p, 0, &fl, NULL, err), 0);
+		assert_int_equal(bloom_run_frame(g_b, cases[c].op, &f, &kr, &p, 0, &pl, NULL, err), 0);
 		assert_int_equal(pl.channels, fl.img.channels);
 		int gray = fl.img.channels <= 2;
 		struct yuv_image ref;
@@ -1004,19 +930,19 @@ static void test_errors(void **state)
 	struct bloom_kernel kr = {&k, {0, 0}};
 	struct image out;
 	char err[BLOOM_ERR_LEN];
-	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr, &p, &out, NULL, err), BLOOM_E_ARG);
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &out, NULL, err), BLOOM_E_ARG);
 	printf("zero kernel: %s\n", err);
 	assert_non_null(strstr(err, "normalize"));
 	k.pixels[4] = 1;
 	tu_param(&p, BLOOM_OP_BLOOM, "kernel_center", "5,1");
-	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr, &p, &out, NULL, err), BLOOM_E_ARG);
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &out, NULL, err), BLOOM_E_ARG);
 	printf("bad centre: %s\n", err);
 	p.center.mode = KERNEL_CENTER_DEFAULT;
 	/* presets are parsed before the engine (protocol/kernel_preset.h, tests/protocol); the
 	 * engine refuses none at all */
 	struct kernel_preset keep = p.preset;
 	p.preset.kind = KERNEL_NONE;
-	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, NULL, &p, &out, NULL, err), BLOOM_E_ARG);
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, NULL, &p, 0, &out, NULL, err), BLOOM_E_ARG);
 	printf("no kernel: %s\n", err);
 	p.preset = keep;
 	/* non-finite input pixels stay local: the rest of the image is unaffected */
@@ -1024,7 +950,7 @@ static void test_errors(void **state)
 	struct bloom_kernel kr2 = {&k2, {0, 0}};
 	in.pixels[10] = NAN;
 	in.pixels[20] = INFINITY;
-	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr2, &p, &out, NULL, err), 0);
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr2, &p, 0, &out, NULL, err), 0);
 	int finite = 0;
 	for (int i = 0; i < 64 * 3; i++)
 		finite += isfinite(out.pixels[i]) != 0;
@@ -1045,13 +971,10 @@ int main(void)
 		cmocka_unit_test(test_energy_and_cache),
 		cmocka_unit_test(test_kernel_scale_and_presets),
 		cmocka_unit_test(test_fp16_storage),
-		cmocka_unit_test(test_fused_vs_separate),
-		cmocka_unit_test(test_fft_switches),
-		cmocka_unit_test(test_fft_switches_subgroup),
-		cmocka_unit_test(test_fft_composite),
+		cmocka_unit_test(test_separate_columns),
+		cmocka_unit_test(test_padded_columns),
 		cmocka_unit_test(test_yuv_lend),
-		cmocka_unit_test(test_folded_vs_unfolded),
-		cmocka_unit_test(test_rerun_stages),
+		cmocka_unit_test(test_stage_times),
 		cmocka_unit_test(test_yuv_in),
 		cmocka_unit_test(test_yuv_out),
 		cmocka_unit_test(test_errors),

@@ -89,12 +89,15 @@ static void reference(const struct deconv_conv *c, int oh, int ow, int pt, int p
 	free(sa);
 }
 
-/* Every element within its bound (and rel L2 <= 1e-5); prints the figures. */
+/* Every element within its bound (so the largest absolute error within the largest bound) and
+ * the relative L2 error within 1e-5; prints the figures. */
 static int check(const char *name, const float *got, const double *y, const double *bound,
                  size_t n)
 {
-	double worst = 0;
+	double worst = 0, bmax = 0;
 	size_t bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bmax = bound[i] > bmax ? bound[i] : bmax;
 	for (size_t i = 0; i < n; i++) {
 		double d = fabs((double)got[i] - y[i]), q = d / (bound[i] > 0 ? bound[i] : 1e-30);
 		if (!(q <= worst))
@@ -103,7 +106,7 @@ static int check(const char *name, const float *got, const double *y, const doub
 			printf("  %s: element %zu: got %.9g, want %.9g (bound %.3g)\n", name, i, got[i], y[i],
 			       bound[i]);
 	}
-	int ok = tu_report(name, tu_rel_l2_f32(got, y, n), tu_max_abs_f32(got, y, n), 1e-5) && !bad;
+	int ok = tu_report(name, tu_rel_l2_f32(got, y, n), 1e-5, tu_max_abs_f32(got, y, n), bmax) && !bad;
 	printf("    worst error / bound %.3f\n", worst);
 	return ok;
 }
@@ -321,12 +324,14 @@ static void test_auto(void **state)
 	float *x = rand_f(nx, -1, 1), *w = rand_f(nw, -1, 1), *got = malloc(ny * sizeof *got);
 	double *y = malloc(ny * sizeof *y), *bound = malloc(ny * sizeof *bound);
 	reference(&c, oh, ow, pt, pl, x, w, NULL, y, bound);
+	c.time_stages = 1;
 	for (int rep = 0; rep < 2; rep++) {
 		struct deconv_stats st;
 		assert_int_equal(deconv_run(g_d, &c, x, w, NULL, got, &st, err), 0);
 		printf("auto call %d: %s, measured %d, gpu %.3f ms\n", rep, deconv_method_name(st.method),
 		       st.measured, st.gpu_ms);
 		assert_int_equal(st.measured, rep == 0);
+		assert_true(st.timed != GPU_TIMING_NONE && st.stage_ms[GPU_STAGE_DECONV] > 0);
 		assert_true(st.method >= DECONV_ZERO_INSERT && st.method < DECONV_METHOD_COUNT);
 		assert_true(check("auto", got, y, bound, ny));
 	}
@@ -335,6 +340,51 @@ static void test_auto(void **state)
 	free(got);
 	free(y);
 	free(bound);
+}
+
+/* The context holds its overlap-add programs and the spatial plans under zero insertion and
+ * sub-kernels hold theirs (program_hold): trimming the program cache between two runs of the same
+ * shape, as the daemon does between jobs, deletes every program nobody holds, and the second run
+ * of each method still computes the right answer on new data. */
+static void test_trim_between_runs(void **state)
+{
+	(void)state;
+	struct deconv_conv c;
+	memset(&c, 0, sizeof c);
+	c.batch = 2, c.in_c = 3, c.in_h = 5, c.in_w = 6, c.out_c = 2, c.k_h = 3, c.k_w = 4;
+	c.stride_h = 2, c.stride_w = 3, c.pad_h = 1;
+	c.conv_algorithm = SPATIAL_ALG_SHARED;
+	int oh, ow, pt, pl;
+	char err[DECONV_ERR_LEN];
+	assert_int_equal(deconv_output(&c, &oh, &ow, &pt, &pl, err), 0);
+	size_t nx = (size_t)2 * 3 * 5 * 6, nw = (size_t)3 * 2 * 12, ny = (size_t)2 * 2 * oh * ow;
+	float *got = malloc(ny * sizeof *got);
+	double *y = malloc(ny * sizeof *y), *bound = malloc(ny * sizeof *bound);
+	for (int m = DECONV_ZERO_INSERT; m < DECONV_METHOD_COUNT; m++)
+		for (int run = 0; run < 2; run++) {
+			c.method = m;
+			float *x = rand_f(nx, -1, 1), *w = rand_f(nw, -1, 1), *b = rand_f(2, -1, 1);
+			reference(&c, oh, ow, pt, pl, x, w, b, y, bound);
+			struct deconv_stats st;
+			assert_int_equal(deconv_run(g_d, &c, x, w, b, got, &st, err), 0);
+			char name[96];
+			snprintf(name, sizeof name, "%s, %s the cache was trimmed", deconv_method_name(m),
+			         run ? "after" : "before");
+			assert_true(check(name, got, y, bound, ny));
+			free(x), free(w), free(b);
+			if (!run) {
+				struct program_stats before, after;
+				program_cache_stats(g_pc, &before);
+				program_cache_trim(g_pc, 0, 0);
+				program_cache_stats(g_pc, &after);
+				printf("  trimmed: programs %u -> %u\n", before.count, after.count);
+				assert_true(after.count >= 3); /* the context's three, at least */
+			}
+		}
+	struct program_stats ps;
+	program_cache_stats(g_pc, &ps);
+	assert_true(ps.evictions > 0);
+	free(got), free(y), free(bound);
 }
 
 static void test_errors(void **state)
@@ -386,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_tf),
 		cmocka_unit_test(test_auto),
+		cmocka_unit_test(test_trim_between_runs),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

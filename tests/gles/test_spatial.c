@@ -25,8 +25,9 @@ static struct spatial_ctx *g_s;
 /* The relative L2 error each level stays within on these inputs (inputs in [-1, 1], weights
  * in [-0.5, 0.5] / sqrt(taps), outputs of order 0.3; image kernels summing to about 1): the
  * per-element bound is the guarantee, these catch a drift. Q2.6's steps of 1/64 dominate
- * levels 0 and 1; float16 storage and (on llvmpipe) float16 sums, level 2. */
-static const double REL_TOL[4] = {5e-2, 4e-2, 5e-3, 1e-5};
+ * levels 0 and 1 (about 2.4e-2 on large outputs; the smallest cases, 99 outputs of a 3x3
+ * kernel, reach 5e-2 by chance); float16 storage and (on llvmpipe) float16 sums, level 2. */
+static const double REL_TOL[4] = {8e-2, 8e-2, 5e-3, 1e-5};
 
 static int setup(void **state)
 {
@@ -113,12 +114,13 @@ static void ref_free(struct ref *r)
 	free(r->bound);
 }
 
-/* Compares; returns 1 when every element is within its bound and rel L2 within tol. Elements
- * whose exact value leaves the Q2.6 range (clamped by design) are skipped at levels 0 and 1. */
+/* Compares; returns 1 when every element is within its bound (so the largest absolute error
+ * within the largest bound) and rel L2 within tol. Elements whose exact value leaves the Q2.6
+ * range (clamped by design) are skipped at levels 0 and 1. */
 static int compare(const char *name, const float *got, const struct ref *r, int precision,
                    double tol)
 {
-	double worst = 0, num = 0, den = 0, maxabs = 0;
+	double worst = 0, num = 0, den = 0, maxabs = 0, bmax = 0;
 	size_t skipped = 0, bad = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		if (precision <= 1 && fabs(r->y[i]) > 1.98) {
@@ -126,6 +128,7 @@ static int compare(const char *name, const float *got, const struct ref *r, int 
 			continue;
 		}
 		double d = fabs((double)got[i] - r->y[i]);
+		bmax = r->bound[i] > bmax ? r->bound[i] : bmax;
 		num += d * d;
 		den += r->y[i] * r->y[i];
 		if (!(d <= maxabs))
@@ -140,7 +143,7 @@ static int compare(const char *name, const float *got, const struct ref *r, int 
 		}
 	}
 	double rel = den > 0 ? sqrt(num / den) : sqrt(num);
-	int ok = tu_report(name, rel, maxabs, tol) && !bad;
+	int ok = tu_report(name, rel, tol, maxabs, bmax) && !bad;
 	printf("    worst error / bound %.3f%s", worst, skipped ? "" : "\n");
 	if (skipped)
 		printf(", %zu clamped elements skipped\n", skipped);
@@ -212,7 +215,7 @@ static void run_case(struct spatial_conv c, int with_bias)
 static struct spatial_conv conv(int b, int cin, int h, int w, int cout, int kh, int kw, int ph,
                                 int pw, int sh, int sw)
 {
-	struct spatial_conv c = {b, cin, h, w, cout, kh, kw, ph, pw, sh, sw, 1, 1, 1, 3, 0};
+	struct spatial_conv c = {b, cin, h, w, cout, kh, kw, ph, pw, sh, sw, 1, 1, 1, 3, 0, 0};
 	return c;
 }
 
@@ -354,6 +357,7 @@ static void test_auto(void **state)
 	(void)state;
 	struct spatial_conv c = conv(4, 5, 10, 10, 6, 3, 3, 1, 1, 1, 1);
 	c.algorithm = SPATIAL_ALG_AUTO;
+	c.time_stages = 1;
 	int oh, ow;
 	char err[SPATIAL_ERR_LEN];
 	assert_int_equal(spatial_conv_output(&c, &oh, &ow, err), 0);
@@ -365,6 +369,7 @@ static void test_auto(void **state)
 		printf("auto call %d: %s, measured %d, gpu %.3f ms\n", rep,
 		       spatial_algorithm_name(st.algorithm), st.measured, st.gpu_ms);
 		assert_int_equal(st.measured, rep == 0);
+		assert_true(st.timed != GPU_TIMING_NONE && st.stage_ms[GPU_STAGE_CONV] > 0);
 		assert_true(st.algorithm >= SPATIAL_ALG_BATCH4 && st.algorithm < SPATIAL_ALG_COUNT);
 		struct ref r;
 		reference(&c, x, w, NULL, oh, ow, 3, st.algorithm == SPATIAL_ALG_INTERP, &r);
@@ -373,6 +378,52 @@ static void test_auto(void **state)
 	}
 	free(x);
 	free(w);
+	free(y);
+}
+
+/* A plan keeps its programs across calls, held (program_hold): trimming the program cache
+ * between two runs of the same shape, as the daemon does between jobs, deletes every program
+ * nobody holds (the probes', the packing programs compiled ahead), and the second run of each
+ * algorithm still computes the right answer on new data. */
+static void test_trim_between_runs(void **state)
+{
+	(void)state;
+	struct spatial_conv c = conv(4, 3, 9, 8, 2, 3, 3, 1, 1, 1, 1);
+	int oh, ow;
+	char err[SPATIAL_ERR_LEN];
+	assert_int_equal(spatial_conv_output(&c, &oh, &ow, err), 0);
+	size_t nx = (size_t)4 * 3 * 9 * 8, nw = (size_t)2 * 3 * 9, ny = (size_t)4 * 2 * oh * ow;
+	float *y = malloc(ny * sizeof *y);
+	for (int alg = SPATIAL_ALG_BATCH4; alg < SPATIAL_ALG_COUNT; alg++)
+		for (int run = 0; run < 2; run++) {
+			c.algorithm = alg;
+			c.precision = alg == SPATIAL_ALG_INTERP ? 2 : 3;
+			float *x = rand_f(nx, -1, 1), *w = rand_f(nw, -0.2f, 0.2f);
+			struct spatial_stats st;
+			assert_int_equal(spatial_conv2d(g_s, &c, x, w, NULL, y, &st, err), 0);
+			struct ref r;
+			reference(&c, x, w, NULL, oh, ow, c.precision, alg == SPATIAL_ALG_INTERP, &r);
+			char name[96];
+			snprintf(name, sizeof name, "%s, %s the cache was trimmed", spatial_algorithm_name(alg),
+			         run ? "after" : "before");
+			assert_true(compare(name, y, &r, c.precision, REL_TOL[c.precision]));
+			ref_free(&r);
+			free(x);
+			free(w);
+			if (!run) {
+				struct program_stats a, b;
+				program_cache_stats(g_pc, &a);
+				program_cache_trim(g_pc, 0, 0);
+				program_cache_stats(g_pc, &b);
+				printf("  trimmed: programs %u -> %u (%llu deleted so far)\n", a.count, b.count,
+				       b.evictions);
+				assert_true(b.evictions > a.evictions || a.count == b.count);
+				assert_true(b.count >= 1); /* the plan's, held */
+			}
+		}
+	struct program_stats ps;
+	program_cache_stats(g_pc, &ps);
+	assert_true(ps.evictions > 0);
 	free(y);
 }
 
@@ -518,7 +569,7 @@ static void image_case(int w, int h, int ch, int kw, int kh, int kch, int gray, 
 	if (gray && kch >= 3)
 		for (int i = 0; i < kw * kh; i++)
 			k.pixels[i * kch + 1] = k.pixels[i * kch + 2] = k.pixels[i * kch];
-	struct spatial_image_opts o = {cx, cy, normalize, precision, alg};
+	struct spatial_image_opts o = {cx, cy, normalize, precision, alg, 0};
 	struct image out;
 	struct spatial_stats st;
 	char err[SPATIAL_ERR_LEN];
@@ -567,7 +618,9 @@ static void test_image(void **state)
 
 /* The same convolution through the FFT path (gles/bloom, op convolve): both agree, for images
  * of 1-4 channels (missing alpha 1, not returned), gray and colour kernels (1, 3, 4 channels;
- * a colour kernel gives a gray image colour), normalised or not. */
+ * a colour kernel gives a gray image colour), normalised or not. Both sides are checked
+ * against CPU references on their own: the spatial path in test_image above, the FFT path in
+ * test_bloom (test_convolve_small, its direct convolution in double). */
 static void test_image_vs_fft(void **state)
 {
 	(void)state;
@@ -589,19 +642,18 @@ static void test_image_vs_fft(void **state)
 		struct bloom_kernel bk = {&k, {0, 0}};
 		struct bloom_stats bst;
 		struct image fo, so;
-		assert_int_equal(bloom_run(b, BLOOM_OP_CONVOLVE, &in, &bk, &p, &fo, &bst, err), 0);
-		struct spatial_image_opts o = {2, 1, normalize, SPATIAL_FP32, SPATIAL_ALG_AUTO};
+		assert_int_equal(bloom_run(b, BLOOM_OP_CONVOLVE, &in, &bk, &p, 0, &fo, &bst, err), 0);
+		struct spatial_image_opts o = {2, 1, normalize, SPATIAL_FP32, SPATIAL_ALG_AUTO, 0};
 		assert_int_equal(spatial_convolve_image(g_s, &in, &k, &o, &so, NULL, err), 0);
 		assert_int_equal(fo.channels, so.channels);
 		size_t n = (size_t)fo.width * fo.height * fo.channels;
 		double *ref = malloc(n * sizeof *ref);
 		for (size_t i = 0; i < n; i++)
 			ref[i] = fo.pixels[i];
-		double rel = tu_rel_l2_f32(so.pixels, ref, n), mx = tu_max_abs_f32(so.pixels, ref, n);
 		char name[96];
 		snprintf(name, sizeof name, "spatial vs FFT convolve, %d ch, kernel %d ch%s",
 		         cases[ci][0], cases[ci][1], normalize ? ", normalised" : "");
-		assert_true(tu_report(name, rel, mx, 1e-5));
+		assert_true(tu_check(name, so.pixels, ref, n, 1e-5));
 		free(ref);
 		image_free(&fo);
 		image_free(&so);
@@ -616,7 +668,7 @@ static void test_image_errors(void **state)
 	(void)state;
 	struct image in = rand_image(8, 8, 3, 0, 1), k = rand_image(3, 3, 1, 0, 1), out;
 	char err[SPATIAL_ERR_LEN];
-	struct spatial_image_opts o = {-1, -1, 0, 3, SPATIAL_ALG_AUTO};
+	struct spatial_image_opts o = {-1, -1, 0, 3, SPATIAL_ALG_AUTO, 0};
 	k.pixels[4] = INFINITY;
 	assert_int_equal(spatial_convolve_image(g_s, &in, &k, &o, &out, NULL, err), SPATIAL_E_ARG);
 	printf("non-finite kernel: %s\n", err);
@@ -654,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_interp_no_float_linear),
 		cmocka_unit_test(test_q26_clamp),
 		cmocka_unit_test(test_auto),
+		cmocka_unit_test(test_trim_between_runs),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_image_vs_fft),

@@ -245,6 +245,55 @@ static void test_help(void **state)
 	free(buf);
 }
 
+/* conv2d and conv2d-transpose rows: pairs ("P" or "PH,PW") with their bounds, the defaults,
+ * enum names, and the rows two operations share a name with (precision). */
+static void test_conv(void **state)
+{
+	(void)state;
+	struct request r;
+	request_init(&r, REQUEST_CONV2D);
+	assert_true(r.c.pad_h == 0 && r.c.pad_w == 0 && r.c.stride_h == 1 && r.c.stride_w == 1);
+	assert_true(r.c.dil_h == 1 && r.c.groups == 1 && r.c.precision == 3 && r.c.algorithm == 0);
+	expect(&r, "padding", "1,2", REQUEST_SRC_QUERY, 0, NULL);
+	expect(&r, "stride", "3", REQUEST_SRC_QUERY, 0, NULL);
+	expect(&r, "algorithm", "interp", REQUEST_SRC_QUERY, 0, NULL);
+	assert_true(r.c.pad_h == 1 && r.c.pad_w == 2 && r.c.stride_h == 3 && r.c.stride_w == 3);
+	assert_int_equal(r.c.algorithm, 2);
+	expect(&r, "precision", "4", REQUEST_SRC_QUERY, REQUEST_E_VALUE, "[0, 3]");
+	expect(&r, "precision", "fp16", REQUEST_SRC_QUERY, REQUEST_E_VALUE, "precision");
+	expect(&r, "precision", "1", REQUEST_SRC_QUERY, 0, NULL);
+	expect(&r, "threshold", "1", REQUEST_SRC_QUERY, REQUEST_E_OP, "only bloom does");
+	expect(&r, "method", "subkernel", REQUEST_SRC_QUERY, REQUEST_E_OP, "conv2d_transpose");
+	const char *bad[] = {"", ",", "1,", ",2", "1,2,3", "a", "1.5", " 1", "+1", "1 ,2", "0x3",
+	                     "99999999999999", "-1"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		request_init(&r, REQUEST_CONV2D);
+		expect(&r, "dilation", bad[i], REQUEST_SRC_QUERY, REQUEST_E_VALUE, "dilation");
+	}
+	request_init(&r, REQUEST_CONV2D);
+	expect(&r, "stride", "0", REQUEST_SRC_QUERY, REQUEST_E_VALUE, "out of bounds [1, 65535]");
+	request_init(&r, REQUEST_CONV2D);
+	expect(&r, "stride", "1,70000", REQUEST_SRC_QUERY, REQUEST_E_VALUE, "out of bounds");
+
+	char err[REQUEST_ERR_LEN];
+	request_init(&r, REQUEST_CONV2D_T);
+	assert_true(r.c.stride_h == 1 && r.c.out_pad_h == 0 && r.c.out_h == 0 && r.c.method == 0);
+	expect(&r, "method", "subkernel", REQUEST_SRC_QUERY, 0, NULL);
+	expect(&r, "padding_mode", "tf_same", REQUEST_SRC_QUERY, 0, NULL);
+	expect(&r, "output_shape", "9,12", REQUEST_SRC_QUERY, 0, NULL);
+	assert_true(r.c.method == 3 && r.c.padding_mode == 1 && r.c.out_h == 9 && r.c.out_w == 12);
+	assert_int_equal(request_finish(&r, 0, err), 0);
+	expect(&r, "output-padding", "1,0", REQUEST_SRC_FLAG, 0, NULL);
+	assert_int_equal(request_finish(&r, 0, err), REQUEST_E_CONFLICT); /* TF computes padding */
+	printf("%s\n", err);
+	request_init(&r, REQUEST_CONV2D_T);
+	expect(&r, "output_shape", "9", REQUEST_SRC_QUERY, REQUEST_E_VALUE, "is not H,W");
+	expect(&r, "output_shape", "9,9", REQUEST_SRC_QUERY, 0, NULL);
+	assert_int_equal(request_finish(&r, 0, err), REQUEST_E_CONFLICT); /* torch: no shape */
+	printf("%s\n", err);
+	expect(&r, "precision", "2", REQUEST_SRC_QUERY, REQUEST_E_OP, "conv2d");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,7 +301,7 @@ int main(void)
 		cmocka_unit_test(test_resolve),      cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_rules),        cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_center_and_conflicts), cmocka_unit_test(test_json),
-		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_help),         cmocka_unit_test(test_conv),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
