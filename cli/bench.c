@@ -1,7 +1,10 @@
-/* fftbloom bench: GPU time per run and per stage from GL timer queries (glFinish-bracketed wall
- * time where the driver has none), median of many runs after warm-up on random data, several
- * input sets rotated. One JSON object per line on stdout; a short table on stderr. */
+/* fftbloom bench: the GPU suites of the benchmark harness (bench/README.md): "fft" (2D FFTs) and
+ * "bloom" (the bloom and its row transforms), each workload under a stable ID. GPU time per run
+ * and per stage from GL timer queries (glFinish-bracketed wall time where the driver has none),
+ * median of many runs after warm-up on random data, several input sets rotated. One result line
+ * (bench/bench_json.h) per workload on stdout; a short table on stderr. */
 #include <GLES3/gl31.h>
+#include <fnmatch.h>
 #include <malloc.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench_json.h"
 #include "bench/bench_util.h"
 #include "cli/cli.h"
 #include "cli/common.h"
@@ -22,37 +26,147 @@
 
 struct bench_cli {
 	struct gpu_config gpu;
-	int runs, warmup, quick, repeat, reuse, finish, verbose;
+	int runs, warmup, quick, repeat, verbose, list;
 	double warm_seconds;
-	char only[OPT_STR_MAX];
+	char suite[OPT_STR_MAX], only[OPT_STR_MAX], variant[OPT_STR_MAX], machine[OPT_STR_MAX];
 };
 
 static const struct opt_def own_table[] = {
+	{"suite", OPT_STRING, 0, 0, "fft,bloom", NULL,
+	 "suites to run, comma-separated: fft, bloom (all: both)", NULL,
+	 offsetof(struct bench_cli, suite)},
+	{"only", OPT_STRING, 0, 0, "", NULL,
+	 "workload IDs to run, comma-separated: an ID, its prefix up to a dot (fft.2d.1024x1024), or "
+	 "a pattern (fft.2d.*.fwd); empty: every workload of the suites", NULL,
+	 offsetof(struct bench_cli, only)},
+	{"variant", OPT_STRING, 0, 0, "", NULL,
+	 "run only this variant of each workload (default, global, blocked); empty: every variant",
+	 NULL, offsetof(struct bench_cli, variant)},
+	{"list", OPT_BOOL, 0, 1, "false", NULL,
+	 "print the selected workloads as \"ID VARIANT HxW OLD-LABEL\" lines (HxW: the size of their "
+	 "2D transforms, padded for the bloom; OLD-LABEL: its --only label before the harness) and "
+	 "exit (no GPU needed)", NULL,
+	 offsetof(struct bench_cli, list)},
+	{"quick", OPT_BOOL, 0, 1, "false", NULL, "the small workloads (sized for llvmpipe)", NULL,
+	 offsetof(struct bench_cli, quick)},
 	{"runs", OPT_INT, 3, 10000, "50", NULL, "timed runs per workload", NULL,
 	 offsetof(struct bench_cli, runs)},
 	{"warmup", OPT_INT, 0, 1000, "5", NULL, "untimed runs first", NULL,
 	 offsetof(struct bench_cli, warmup)},
-	{"quick", OPT_BOOL, 0, 1, "false", NULL, "small sizes only (for llvmpipe)", NULL,
-	 offsetof(struct bench_cli, quick)},
 	{"warm-seconds", OPT_DOUBLE, 0, 600, "3", NULL,
 	 "keep the GPU busy this long before measuring, so its clocks have ramped up", NULL,
 	 offsetof(struct bench_cli, warm_seconds)},
-	{"only", OPT_STRING, 0, 0, "", NULL,
-	 "run only the workloads whose kind (fft, rows, bloom) or label (\"fft 1080x1920 auto\", "
-	 "\"1080p k256 fp16\") contains this; =LABEL: that label alone", NULL,
-	 offsetof(struct bench_cli, only)},
-	{"reuse", OPT_BOOL, 0, 1, "false", NULL,
-	 "keep each bloom workload's context (plans, buffers) across --repeat rounds", NULL,
-	 offsetof(struct bench_cli, reuse)},
-	{"finish", OPT_BOOL, 0, 1, "false", NULL,
-	 "glFinish after destroying a workload's context (GL object churn experiments)", NULL,
-	 offsetof(struct bench_cli, finish)},
 	{"repeat", OPT_INT, 1, 100, "1", NULL,
-	 "run the whole list this many times in turn (A/B comparisons: clock drift spreads evenly)",
-	 NULL, offsetof(struct bench_cli, repeat)},
+	 "run the whole list this many times in turn (A/B comparisons: clock drift spreads evenly); "
+	 "each line's detail.round says which", NULL, offsetof(struct bench_cli, repeat)},
+	{"machine", OPT_STRING, 0, 0, "", NULL,
+	 "the machine's name in each line (the harness's results folder); empty: from the renderer "
+	 "(llvmpipe, h200, ...)", NULL, offsetof(struct bench_cli, machine)},
 	{"verbose", OPT_BOOL, 0, 1, "false", NULL,
 	 "log at debug level on stderr: the FFT wisdom's measurement of every candidate shape", NULL,
 	 offsetof(struct bench_cli, verbose)},
+};
+
+/* ---- the workloads: IDs are stable (bench/README.md lists them with what they measure) ---- */
+
+enum wl_kind { WL_FFT, WL_ROWS, WL_BLOOM };
+
+struct workload {
+	const char *suite;
+	const char *id;
+	const char *variant; /* "default": the product's choices; else what is forced */
+	int quick;           /* 1: a --quick workload (llvmpipe sizes), 0: a full one */
+	enum wl_kind kind;
+	int w, h;            /* WL_FFT: the transform's width and height; else the image's */
+	int kw, kh;          /* WL_ROWS, WL_BLOOM: the kernel's size */
+	int technique;       /* enum fft_technique (the bloom's too) */
+	int gray, precision; /* WL_BLOOM: gray kernel, 1: fp16 spectra */
+	const char *old_label; /* `fftbloom bench --only =LABEL` before the harness (runs 1-34) */
+};
+
+#define FFT3(q, h, w)                                                                              \
+	{"fft", "fft.2d." #h "x" #w ".fwd", "default", q, WL_FFT, w, h, 0, 0, FFT_TECH_AUTO, 0, 0,      \
+	 "fft " #h "x" #w " auto computed"},                                                           \
+	{"fft", "fft.2d." #h "x" #w ".fwd", "global", q, WL_FFT, w, h, 0, 0, FFT_TECH_GLOBAL, 0, 0,     \
+	 "fft " #h "x" #w " global computed"},                                                         \
+	{"fft", "fft.2d." #h "x" #w ".fwd", "blocked", q, WL_FFT, w, h, 0, 0, FFT_TECH_BLOCKED, 0, 0,   \
+	 "fft " #h "x" #w " blocked computed"}
+
+static const struct workload workloads[] = {
+	FFT3(0, 1024, 1024),
+	FFT3(0, 1080, 1920),
+	FFT3(0, 2048, 2048),
+	FFT3(0, 4096, 4096),
+	FFT3(0, 1350, 2187),
+	FFT3(1, 256, 256),
+	FFT3(1, 270, 480),
+	FFT3(1, 512, 512),
+	{"bloom", "bloom.rows.1080p.k256", "default", 0, WL_ROWS, 1920, 1080, 256, 256, 0, 0, 0,
+	 "rows 1080p k256"},
+	{"bloom", "bloom.rows.2160p.k512", "default", 0, WL_ROWS, 3840, 2160, 512, 512, 0, 0, 0,
+	 "rows 2160p k512"},
+	{"bloom", "bloom.1080p.k256.fp32", "default", 0, WL_BLOOM, 1920, 1080, 256, 256, 0, 0, 0,
+	 "1080p k256"},
+	{"bloom", "bloom.1080p.k256.gray.fp32", "default", 0, WL_BLOOM, 1920, 1080, 256, 256, 0, 1, 0,
+	 "1080p k256 gray"},
+	{"bloom", "bloom.1080p.k256.fp32", "global", 0, WL_BLOOM, 1920, 1080, 256, 256,
+	 FFT_TECH_GLOBAL, 0, 0, "1080p k256 global"},
+	{"bloom", "bloom.1080p.k256.fp16", "default", 0, WL_BLOOM, 1920, 1080, 256, 256, 0, 0, 1,
+	 "1080p k256 fp16"},
+	{"bloom", "bloom.1080p.full.fp32", "default", 0, WL_BLOOM, 1920, 1080, 1920, 1080, 0, 0, 0,
+	 "1080p full-frame"},
+	{"bloom", "bloom.2160p.k512.fp32", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 0, 0,
+	 "2160p k512"},
+	{"bloom", "bloom.2160p.k512.gray.fp32", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 1, 0,
+	 "2160p k512 gray"},
+	{"bloom", "bloom.2160p.k512.fp16", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 0, 1,
+	 "2160p k512 fp16"},
+	{"bloom", "bloom.rows.270p.k64", "default", 1, WL_ROWS, 480, 270, 64, 64, 0, 0, 0,
+	 "rows 480x270 k64"},
+	{"bloom", "bloom.270p.k64.fp32", "default", 1, WL_BLOOM, 480, 270, 64, 64, 0, 0, 0,
+	 "480x270 k64"},
+	{"bloom", "bloom.270p.k64.gray.fp32", "default", 1, WL_BLOOM, 480, 270, 64, 64, 0, 1, 0,
+	 "480x270 k64 gray"},
+	{"bloom", "bloom.270p.k64.fp16", "default", 1, WL_BLOOM, 480, 270, 64, 64, 0, 0, 1,
+	 "480x270 k64 fp16"},
+};
+#define NWORKLOADS (sizeof workloads / sizeof workloads[0])
+
+/* Whether a comma-separated list (empty: anything) names s: each item is s itself, a prefix of s
+ * ending where s has a dot, or an fnmatch pattern. */
+static int list_matches(const char *list, const char *s)
+{
+	if (!list[0])
+		return 1;
+	const char *p = list;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char item[OPT_STR_MAX];
+		snprintf(item, sizeof item, "%.*s", (int)n, p);
+		if (item[0] && (!strcmp(item, s) || (!strncmp(item, s, n) && s[n] == '.') ||
+		                fnmatch(item, s, 0) == 0))
+			return 1;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+static int selected(const struct bench_cli *c, const struct workload *wl)
+{
+	int suite = list_matches(c->suite, wl->suite) || !strcmp(c->suite, "all");
+	return suite && wl->quick == c->quick && list_matches(c->only, wl->id) &&
+	       (!c->variant[0] || !strcmp(c->variant, wl->variant));
+}
+
+/* ---- measuring ---- */
+
+/* What every workload's line needs besides its figures. */
+struct run_ctx {
+	struct cli_gpu *g;
+	struct gpu_timer *t;
+	const struct bench_cli *c;
+	struct bench_meta meta;
+	int round;
 };
 
 static unsigned long long g_rng = 88172645463325252ull;
@@ -65,8 +179,8 @@ static float frand(void)
 }
 
 /* Sustained GPU load (FFTs of a 2048x2048 buffer) for `seconds`: the first workloads measured
- * otherwise run while the GPU's clocks are still ramping up (seen on the H200: the same
- * workload 2-4x slower at the start of a process than a minute into it). */
+ * otherwise run while the GPU's clocks are still ramping up (the H200's GL driver sets them from
+ * the load of the last moments: bench/RESULTS.md, "Run-to-run variation"). */
 static void warm_gpu(struct cli_gpu *g, double seconds)
 {
 	struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 2};
@@ -100,22 +214,17 @@ static void warm_gpu(struct cli_gpu *g, double seconds)
 	fft_destroy(f);
 }
 
-static const char *tech_names[] = {"auto", "shared", "global", "blocked"};
-
-/* --reuse: each bloom workload's context, by label, kept across rounds */
-static struct {
-	char label[64];
-	struct bloom_ctx *b;
-} kept[32];
-
-/* --only: empty (all), a kind ("fft", "bloom"), a part of a label, or "=LABEL" exactly. */
-static int selected(const struct bench_cli *c, const char *kind, const char *label)
+/* The variant as the line names it: with a wisdom file, "+wisdom" after it. */
+static void line_variant(const struct run_ctx *r, const struct workload *wl, char *buf, size_t len)
 {
-	if (!c->only[0])
-		return 1;
-	if (c->only[0] == '=')
-		return !strcmp(label, c->only + 1);
-	return strstr(kind, c->only) || strstr(label, c->only);
+	snprintf(buf, len, "%s%s", wl->variant, r->c->gpu.fft_wisdom[0] ? "+wisdom" : "");
+}
+
+/* How a time was taken (enum gpu_timing), as the lines name it. */
+static const char *timer_name(int timing)
+{
+	return timing == GPU_TIMING_QUERIES ? "gl_timestamp" : timing == GPU_TIMING_WALL ? "glfinish_wall"
+	                                                                               : "none";
 }
 
 /* A shared-technique plan's exchanges between passes, one letter each: m (shared memory), p
@@ -131,21 +240,31 @@ static const char *exchanges(const struct fft_plan *p, char *buf, size_t len)
 	return buf;
 }
 
-/* One FFT workload: forward and inverse 2D complex float32 transforms of h x w, timed apart;
- * then, in runs of their own, the forward's rows and columns apart (a timer mark between the
- * axes costs a few microseconds, so the whole forward is timed without one). */
-static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_cli *c, int h,
-                     int w, int technique)
+/* The detail fields every fftbloom line carries. */
+static void common_detail(struct bench_line *l, const struct run_ctx *r, const struct workload *wl)
 {
-	char label[64]; /* "fft HxW TECHNIQUE", matched by --only */
-	snprintf(label, sizeof label, "fft %dx%d %s", h, w, tech_names[technique]);
-	if (!selected(c, "fft", label))
-		return 0;
-	struct fft_opts o = {.technique = technique, .components = 2, .wisdom = g->wisdom};
+	bench_detail_num(l, "runs", r->c->runs);
+	bench_detail_num(l, "warmup", r->c->warmup);
+	bench_detail_num(l, "round", r->round);
+	bench_detail_str(l, "timer", timer_name(gpu_timer_kind(r->t)));
+	bench_detail_str(l, "wisdom", r->c->gpu.fft_wisdom[0] ? r->c->gpu.fft_wisdom : "none");
+	bench_detail_str(l, "old_label", wl->old_label);
+}
+
+/* An FFT workload: forward and inverse 2D complex float32 transforms of h x w, timed apart; then,
+ * in runs of their own, the forward's rows and columns apart (a timer mark between the axes
+ * costs a few microseconds, so the whole forward is timed without one). */
+static int bench_fft(struct run_ctx *r, const struct workload *wl)
+{
+	const struct bench_cli *c = r->c;
+	struct cli_gpu *g = r->g;
+	struct gpu_timer *t = r->t;
+	int w = wl->w, h = wl->h;
+	struct fft_opts o = {.technique = wl->technique, .components = 2, .wisdom = g->wisdom};
 	struct fft *f;
 	char err[FFT_ERR_LEN];
 	if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {
-		fprintf(stderr, "%s: %s\n", label, err);
+		fprintf(stderr, "%s %s: %s\n", wl->id, wl->variant, err);
 		return -1;
 	}
 	size_t n = (size_t)w * h * 2;
@@ -195,23 +314,34 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 	const struct fft_plan *pr = fft_axis_plan(fft_rows(f)), *pc = fft_axis_plan(fft_cols(f));
 	double mf = bench_median(fwd, c->runs), mi = bench_median(inv, c->runs),
 	       mr = bench_median(fr, c->runs), mc = bench_median(fc, c->runs);
-	char xr[32], xc[32];
 	int csweeps = pc->blocked ? pc->nsweeps : pc->shared ? 1 : pc->npasses;
-	printf("{\"workload\":\"fft\",\"label\":\"%s\",\"size\":\"%dx%d\",\"technique\":\"%s\","
-	       "\"rows\":\"%s\",\"cols\":\"%s\",\"forward_ms\":%.4f,"
-	       "\"forward_rows_ms\":%.4f,\"forward_cols_ms\":%.4f,\"inverse_ms\":%.4f,"
-	       "\"forward_min_ms\":%.4f,\"runs\":%d,\"timer\":\"%s\","
-	       "\"rows_exchanges\":\"%s\",\"cols_exchanges\":\"%s\","
-	       "\"cols_dispatches\":%d,\"cols_signals\":%d,"
-	       "\"rows_passes\":%d,\"cols_passes\":%d}\n",
-	       label, h, w, tech_names[technique], fft_plan_kind(pr),
-	       fft_plan_kind(pc), mf, mr, mc, mi, fwd[0], c->runs,
-	       gpu_timer_kind(t) == GPU_TIMING_QUERIES ? "gl_timestamp" : "glfinish_wall", exchanges(pr, xr, sizeof xr),
-	       exchanges(pc, xc, sizeof xc), csweeps, pc->signals, pr->npasses, pc->npasses);
-	fprintf(stderr, "%-38s rows %-7s cols %-7s (%d dispatches, %d signals a group)  "
-	        "forward %8.3f ms (rows %.3f cols %.3f)  inverse %8.3f ms\n", label, fft_plan_kind(pr),
-	        fft_plan_kind(pc), csweeps, pc->signals, mf, mr, mc, mi);
-	fflush(stdout);
+	/* one read and one write of the complex64 buffer: the rate as if the transform were a copy */
+	double bytes = 2.0 * 8.0 * (double)w * h;
+	char variant[64], size[32], xr[32], xc[32];
+	line_variant(r, wl, variant, sizeof variant);
+	snprintf(size, sizeof size, "%dx%d", h, w);
+	struct bench_line l;
+	bench_line_begin(&l, stdout, &r->meta, wl->id, "fftbloom", variant);
+	bench_metric(&l, "ms", mf);
+	bench_metric(&l, "gb_s", bytes / (mf * 1e-3) / 1e9);
+	bench_metric(&l, "rows_ms", mr);
+	bench_metric(&l, "cols_ms", mc);
+	bench_metric(&l, "inverse_ms", mi);
+	bench_detail_str(&l, "size", size);
+	bench_detail_num(&l, "min_ms", fwd[0]);
+	bench_detail_str(&l, "rows", fft_plan_kind(pr));
+	bench_detail_str(&l, "cols", fft_plan_kind(pc));
+	bench_detail_num(&l, "rows_passes", pr->npasses);
+	bench_detail_num(&l, "cols_passes", pc->npasses);
+	bench_detail_num(&l, "cols_dispatches", csweeps);
+	bench_detail_num(&l, "cols_signals", pc->signals);
+	bench_detail_str(&l, "rows_exchanges", exchanges(pr, xr, sizeof xr));
+	bench_detail_str(&l, "cols_exchanges", exchanges(pc, xc, sizeof xc));
+	common_detail(&l, r, wl);
+	bench_line_end(&l, &r->meta);
+	fprintf(stderr, "%-22s %-16s rows %-7s cols %-7s (%d dispatches, %d signals a group)  "
+	        "forward %8.3f ms (rows %.3f cols %.3f)  inverse %8.3f ms\n", wl->id, variant,
+	        fft_plan_kind(pr), fft_plan_kind(pc), csweeps, pc->signals, mf, mr, mc, mi);
 	free(fwd), free(inv), free(fr), free(fc);
 	glDeleteBuffers(SETS, bufs);
 	fft_destroy(f);
@@ -220,22 +350,24 @@ static int bench_fft(struct cli_gpu *g, struct gpu_timer *t, const struct bench_
 
 /* The bloom's row transforms on its padded buffer (w x h image, k x k kernel, padded to
  * fft_good_size), three ways, to measure two of its choices: over the image's h rows of vec4
- * (the two packed complex planes a element, as the bloom runs), over every padded row (no
+ * (the two packed complex planes an element, as the bloom runs), over every padded row (no
  * all-padding rows skipped), and over the h rows as two vec2 planes, one pass each (no
- * packing two planes a invocation). Forward and inverse, with the wisdom. */
-static int bench_rows(struct cli_gpu *g, struct gpu_timer *t, const struct bench_cli *c, int w,
-                      int h, int k, const char *label)
+ * packing two planes an invocation). Forward and inverse, with the wisdom. */
+static int bench_rows(struct run_ctx *r, const struct workload *wl)
 {
-	if (!selected(c, "rows", label))
-		return 0;
+	const struct bench_cli *c = r->c;
+	struct cli_gpu *g = r->g;
+	struct gpu_timer *t = r->t;
+	int w = wl->w, h = wl->h, k = wl->kw;
 	int pw = fft_good_size(w + k - 1), ph = fft_good_size(h + k - 1);
 	struct fft_opts o4 = {.components = 4, .wisdom = g->wisdom}, o2 = o4;
 	o2.components = 2;
-	struct fft_axis *a4, *a2;
+	struct fft_axis *a4 = NULL, *a2 = NULL;
 	char err[FFT_ERR_LEN];
 	if (fft_axis_create(g->pc, g->info, pw, 0, (size_t)pw * ph, ph, &o4, &log_gles_sink, &a4, err) ||
 	    fft_axis_create(g->pc, g->info, pw, 0, (size_t)pw * ph, ph, &o2, &log_gles_sink, &a2, err)) {
-		fprintf(stderr, "%s: %s\n", label, err);
+		fprintf(stderr, "%s: %s\n", wl->id, err);
+		fft_axis_destroy(a4);
 		return -1;
 	}
 	size_t floats = (size_t)pw * ph * 4;
@@ -287,13 +419,22 @@ static int bench_rows(struct cli_gpu *g, struct gpu_timer *t, const struct bench
 		med[m] = bench_median(ms[m], c->runs);
 		free(ms[m]);
 	}
-	printf("{\"workload\":\"rows\",\"label\":\"%s\",\"padded\":\"%dx%d\",\"rows\":%d,"
-	       "\"image_rows_vec4_ms\":%.4f,\"all_rows_vec4_ms\":%.4f,\"image_rows_two_vec2_ms\":%.4f,"
-	       "\"runs\":%d}\n", label, pw, ph, h, med[0], med[1], med[2], c->runs);
+	char variant[64], padded[32];
+	line_variant(r, wl, variant, sizeof variant);
+	snprintf(padded, sizeof padded, "%dx%d", pw, ph);
+	struct bench_line l;
+	bench_line_begin(&l, stdout, &r->meta, wl->id, "fftbloom", variant);
+	bench_metric(&l, "ms", med[0]);
+	bench_metric(&l, "all_rows_ms", med[1]);
+	bench_metric(&l, "two_planes_ms", med[2]);
+	bench_detail_str(&l, "padded", padded);
+	bench_detail_num(&l, "image_rows", h);
+	bench_detail_num(&l, "padded_rows", ph);
+	common_detail(&l, r, wl);
+	bench_line_end(&l, &r->meta);
 	fprintf(stderr, "%-22s %5dx%-5d rows forward + inverse: the %d image rows vec4 %.3f ms, all %d "
-	        "rows %.3f ms, image rows as two vec2 planes %.3f ms\n", label, pw, ph, h, med[0], ph,
+	        "rows %.3f ms, image rows as two vec2 planes %.3f ms\n", wl->id, pw, ph, h, med[0], ph,
 	        med[1], med[2]);
-	fflush(stdout);
 	glDeleteBuffers(SETS, b4);
 	glDeleteBuffers(SETS, b2);
 	fft_axis_destroy(a4);
@@ -301,24 +442,39 @@ static int bench_rows(struct cli_gpu *g, struct gpu_timer *t, const struct bench
 	return 0;
 }
 
-/* One bloom workload, kernel spectrum cached: GPU stages timed by bloom_run's own timer. */
-static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int h, int kw,
-                       int kh, int gray, int pad, int technique, int precision, const char *label)
+/* Whether the bloom's GPU stages (prefilter to composite) include `stage`: with fused columns
+ * the transpose, the fused column pass and the transpose back; else the column transforms, the
+ * multiply and the inverse column transforms. */
+static int bloom_stage_runs(int stage, int fused)
 {
-	if (!selected(c, "bloom", label))
-		return 0;
+	switch (stage) {
+	case GPU_STAGE_COLS:
+	case GPU_STAGE_MULTIPLY:
+	case GPU_STAGE_ICOLS:
+		return !fused;
+	case GPU_STAGE_TRANSPOSE:
+	case GPU_STAGE_FUSED_COLS:
+	case GPU_STAGE_TRANSPOSE_BACK:
+		return fused;
+	default:
+		return 1;
+	}
+}
+
+/* A bloom workload, kernel spectrum cached: whole calls (host clock: upload, read-back), then
+ * the GPU stages back to back, timed by bloom_run's own timer. Inside whole calls the GPU idles
+ * while the host moves the frame, and the driver lowers its clocks (on the H200: 2160p stages
+ * 1.3 ms back to back, 2-5 ms inside calls); both figures are in the line. */
+static int bench_bloom(struct run_ctx *r, const struct workload *wl)
+{
+	const struct bench_cli *c = r->c;
+	struct cli_gpu *g = r->g;
+	int w = wl->w, h = wl->h, kw = wl->kw, kh = wl->kh, gray = wl->gray;
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
 	struct bloom_ctx_opts bo = {.wisdom = g->wisdom};
-	b = NULL;
-	int slot = -1;
-	for (int i = 0; c->reuse && i < 32 && slot < 0; i++)
-		if (!kept[i].b || !strcmp(kept[i].label, label))
-			slot = i;
-	if (slot >= 0 && kept[slot].b)
-		b = kept[slot].b;
-	else if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
-		fprintf(stderr, "bloom: %s\n", err);
+	if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
+		fprintf(stderr, "%s: %s\n", wl->id, err);
 		return -1;
 	}
 	struct image img[SETS], k;
@@ -337,95 +493,97 @@ static int bench_bloom(struct cli_gpu *g, const struct bench_cli *c, int w, int 
 	struct request req;
 	request_init(&req, REQUEST_BLOOM);
 	struct bloom_params p = req.p;
-	(void)pad;
-	p.technique = technique;
-	p.precision = precision;
+	p.technique = wl->technique;
+	p.precision = wl->precision;
 	struct bloom_kernel kr = {&k, {0, 0}};
 	bloom_kernel_digest(&k, kr.digest);
 	int n = c->runs;
-	double *tot = malloc((size_t)n * sizeof *tot), *st_ms[7], *wall = malloc((size_t)n * sizeof *wall),
-	       *prep = malloc((size_t)n * sizeof *prep), *rb = malloc((size_t)n * sizeof *rb),
-	       *up = malloc((size_t)n * sizeof *up);
-	for (int s = 0; s < 7; s++)
+	enum { TOT, WALL, PREP, RB, UP, INCALL };
+	double *v[6], *st_ms[GPU_STAGE_COUNT];
+	for (int s = 0; s < 6; s++)
+		v[s] = malloc((size_t)n * sizeof(double));
+	for (int s = 0; s < GPU_STAGE_COUNT; s++)
 		st_ms[s] = malloc((size_t)n * sizeof(double));
 	struct bloom_stats st = {0};
-	double *incall = malloc((size_t)n * sizeof *incall);
-	int rc = !incall;
-	/* whole calls (host clock: upload, read-back), then the GPU stages back to back: inside
-	 * whole calls the GPU idles while the host moves the frame, and the driver lowers its
-	 * clocks (seen on the H200: 2160p stages 1.3 ms back to back, 2-5 ms inside calls) */
+	int rc = 0;
 	for (int i = 0; i < c->warmup + n && !rc; i++) {
 		struct image out;
-		rc = bloom_run(b, BLOOM_OP_BLOOM, &img[i % SETS], &kr, &p, BLOOM_TIME_STAGES, &out, &st, err);
+		rc = bloom_run(b, BLOOM_OP_BLOOM, &img[i % SETS], &kr, &p, BLOOM_TIME_STAGES, &out, &st,
+		               err);
 		image_free(&out);
 		if (i >= c->warmup && !rc) {
 			int j = i - c->warmup;
-			incall[j] = st.gpu_ms;
-			wall[j] = st.wall_ms;
-			prep[j] = st.prepare_ms;
-			rb[j] = st.readback_ms;
-			up[j] = st.stage_ms[GPU_STAGE_UPLOAD];
+			v[INCALL][j] = st.gpu_ms;
+			v[WALL][j] = st.wall_ms;
+			v[PREP][j] = st.prepare_ms;
+			v[RB][j] = st.readback_ms;
+			v[UP][j] = st.stage_ms[GPU_STAGE_UPLOAD];
 		}
 	}
 	for (int i = 0; i < c->warmup + n && !rc; i++) {
 		rc = bloom_rerun_stages(b, &st, err);
 		if (i >= c->warmup && !rc) {
 			int j = i - c->warmup;
-			tot[j] = st.gpu_ms;
-			/* by position in the JSON fields below: cols, multiply, icols name the fused
-			 * path's transpose, fused columns and transpose back */
-			const double *sm = st.stage_ms;
-			double v[7] = {sm[GPU_STAGE_PREFILTER], sm[GPU_STAGE_ROWS],
-			               sm[GPU_STAGE_COLS] + sm[GPU_STAGE_TRANSPOSE],
-			               sm[GPU_STAGE_MULTIPLY] + sm[GPU_STAGE_FUSED_COLS],
-			               sm[GPU_STAGE_ICOLS] + sm[GPU_STAGE_TRANSPOSE_BACK],
-			               sm[GPU_STAGE_IROWS], sm[GPU_STAGE_COMPOSITE]};
-			for (int s = 0; s < 7; s++)
-				st_ms[s][j] = v[s];
+			v[TOT][j] = st.gpu_ms;
+			for (int s = 0; s < GPU_STAGE_COUNT; s++)
+				st_ms[s][j] = st.stage_ms[s];
 		}
 	}
 	if (rc) {
-		fprintf(stderr, "bloom %s: %s\n", label, err);
+		fprintf(stderr, "%s %s: %s\n", wl->id, wl->variant, err);
 	} else {
-		double m[7];
-		for (int s = 0; s < 7; s++)
+		double m[GPU_STAGE_COUNT], med[6];
+		for (int s = 0; s < GPU_STAGE_COUNT; s++)
 			m[s] = bench_median(st_ms[s], n);
-		double mt = bench_median(tot, n), mw = bench_median(wall, n), mp = bench_median(prep, n), mr = bench_median(rb, n),
-		       mu = bench_median(up, n), mc = bench_median(incall, n);
-		printf("{\"workload\":\"bloom\",\"label\":\"%s\",\"image\":\"%dx%d\",\"kernel\":\"%dx%d\","
-		       "\"kernel_type\":\"%s\",\"pad\":\"%s\",\"technique\":\"%s\",\"precision\":\"%s\","
-		       "\"padded\":\"%dx%d\","
-		       "\"gpu_ms\":%.4f,\"prefilter_ms\":%.4f,\"rows_ms\":%.4f,\"cols_ms\":%.4f,"
-		       "\"multiply_ms\":%.4f,\"inverse_cols_ms\":%.4f,\"inverse_rows_ms\":%.4f,"
-		       "\"composite_ms\":%.4f,\"fused\":%s,\"wall_ms\":%.4f,\"prepare_ms\":%.4f,"
-		       "\"upload_ms\":%.4f,\"readback_ms\":%.4f,\"gpu_ms_in_call\":%.4f,\"runs\":%d,\"timed\":%s}\n",
-		       label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good",
-		       tech_names[technique], precision ? "fp16" : "fp32", st.padded_w, st.padded_h, mt, m[0], m[1], m[2], m[3], m[4],
-		       m[5], m[6], st.fused ? "true" : "false", mw, mp, mu, mr, mc, n,
-		       st.timed == GPU_TIMING_QUERIES ? "true" : "false");
-		fprintf(stderr, "bloom %-22s %5dx%-5d k %4dx%-4d %-6s pad %-4s -> %5dx%-5d  GPU %8.3f ms "
-		        "(pre %.3f rows %.3f %s %.3f %s %.3f %s %.3f irows %.3f comp %.3f)\n",
-		        label, w, h, kw, kh, gray ? "gray" : "colour", pad ? "pow2" : "good", st.padded_w,
-		        st.padded_h, mt, m[0], m[1], st.fused ? "T" : "cols", m[2],
-		        st.fused ? "fused" : "mul", m[3], st.fused ? "T" : "icols", m[4], m[5], m[6]);
+		for (int s = 0; s < 6; s++)
+			med[s] = bench_median(v[s], n);
+		char variant[64], image[32], kernel[32], padded[32];
+		line_variant(r, wl, variant, sizeof variant);
+		snprintf(image, sizeof image, "%dx%d", w, h);
+		snprintf(kernel, sizeof kernel, "%dx%d", kw, kh);
+		snprintf(padded, sizeof padded, "%dx%d", st.padded_w, st.padded_h);
+		struct bench_line l;
+		bench_line_begin(&l, stdout, &r->meta, wl->id, "fftbloom", variant);
+		bench_metric(&l, "ms", med[TOT]);
+		bench_metric(&l, "call_ms", med[WALL]);
+		bench_metric(&l, "upload_ms", med[UP]);
+		bench_metric(&l, "readback_ms", med[RB]);
+		bench_metric(&l, "gpu_in_call_ms", med[INCALL]);
+		bench_detail_str(&l, "image", image);
+		bench_detail_str(&l, "kernel", kernel);
+		bench_detail_str(&l, "kernel_type", gray ? "gray" : "colour");
+		bench_detail_str(&l, "padded", padded);
+		bench_detail_str(&l, "precision", wl->precision ? "fp16" : "fp32");
+		bench_detail_str(&l, "fused", st.fused ? "true" : "false");
+		bench_detail_str(&l, "stages_timer", timer_name(st.timed));
+		bench_detail_num(&l, "prepare_ms", med[PREP]);
+		bench_detail_open(&l, "stages_ms"); /* by gpu_stage_names, the ones this path runs */
+		for (int s = GPU_STAGE_PREFILTER; s <= GPU_STAGE_COMPOSITE; s++)
+			if (bloom_stage_runs(s, st.fused))
+				bench_detail_num(&l, gpu_stage_names[s], m[s]);
+		bench_detail_close(&l);
+		common_detail(&l, r, wl);
+		bench_line_end(&l, &r->meta);
+		fprintf(stderr, "%-26s %-16s %5dx%-5d k %4dx%-4d -> %5dx%-5d  GPU %8.3f ms (", wl->id,
+		        variant, w, h, kw, kh, st.padded_w, st.padded_h, med[TOT]);
+		for (int s = GPU_STAGE_PREFILTER, first = 1; s <= GPU_STAGE_COMPOSITE; s++)
+			if (bloom_stage_runs(s, st.fused)) {
+				fprintf(stderr, "%s%s %.3f", first ? "" : " ", gpu_stage_names[s], m[s]);
+				first = 0;
+			}
+		fprintf(stderr, ")\n");
 		fprintf(stderr, "      whole call %.3f ms on the host clock: prepare %.3f, upload %.3f, "
-		        "read back %.3f; GPU stages inside the call %.3f ms\n", mw, mp, mu, mr, mc);
-		fflush(stdout);
+		        "read back %.3f; GPU stages inside the call %.3f ms\n", med[WALL], med[PREP],
+		        med[UP], med[RB], med[INCALL]);
 	}
 	for (int s = 0; s < SETS; s++)
 		image_free(&img[s]);
 	image_free(&k);
-	free(tot), free(wall), free(prep), free(rb), free(up), free(incall);
-	for (int s = 0; s < 7; s++)
+	for (int s = 0; s < 6; s++)
+		free(v[s]);
+	for (int s = 0; s < GPU_STAGE_COUNT; s++)
 		free(st_ms[s]);
-	if (slot >= 0) {
-		snprintf(kept[slot].label, sizeof kept[slot].label, "%s", label);
-		kept[slot].b = b;
-	} else {
-		bloom_ctx_destroy(b);
-		if (c->finish)
-			glFinish();
-	}
+	bloom_ctx_destroy(b);
 	return rc;
 }
 
@@ -437,11 +595,40 @@ int cli_bench(int argc, char **argv)
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bench_cli, gpu));
 	struct bench_cli c;
 	int npos;
-	int pr = cli_parse("bench", "usage: fftbloom bench [options]\nFFT and bloom workloads; JSON "
-	                   "lines on stdout, a table on stderr.\n", t, n, &c, sizeof c, NULL, NULL,
-	                   argc, argv, &npos);
+	int pr = cli_parse("bench", "usage: fftbloom bench [options]\nThe harness's GPU suites (fft, "
+	                   "bloom; bench/README.md lists the workload IDs): one JSON line a workload "
+	                   "on stdout, a table on stderr. bench/run.sh runs them, one workload a "
+	                   "process, beside the peers.\n", t, n, &c, sizeof c, NULL, NULL, argc, argv,
+	                   &npos);
 	if (pr)
 		return pr == 1 ? 0 : pr;
+	if (!list_matches(c.suite, "fft") && !list_matches(c.suite, "bloom") &&
+	    strcmp(c.suite, "all")) {
+		fprintf(stderr, "fftbloom bench: --suite takes fft, bloom or all, not '%s'\n", c.suite);
+		return 2;
+	}
+	int nsel = 0;
+	for (size_t i = 0; i < NWORKLOADS; i++)
+		if (selected(&c, &workloads[i])) {
+			nsel++;
+			if (c.list) { /* the size its 2D transforms run at, rows x columns */
+				const struct workload *wl = &workloads[i];
+				int th = wl->h, tw = wl->w;
+				if (wl->kind != WL_FFT) {
+					th = fft_good_size(wl->h + wl->kh - 1);
+					tw = fft_good_size(wl->w + wl->kw - 1);
+				}
+				printf("%s %s %dx%d %s\n", wl->id, wl->variant, th, tw, wl->old_label);
+			}
+		}
+	if (!nsel) {
+		fprintf(stderr, "fftbloom bench: no workload of suite '%s'%s matches --only '%s'%s%s\n",
+		        c.suite, c.quick ? " (--quick)" : "", c.only, c.variant[0] ? " --variant " : "",
+		        c.variant);
+		return 2;
+	}
+	if (c.list)
+		return 0;
 	log_setup(c.verbose ? LOG_DEBUG : LOG_WARN, 0);
 	/* as fftbloomd does: frames' buffers stay in the heap between runs instead of being mapped
 	 * and faulted in afresh each time */
@@ -450,46 +637,28 @@ int cli_bench(int argc, char **argv)
 	struct cli_gpu g;
 	if (cli_gpu_open(&c.gpu, &g))
 		return 1;
-	struct gpu_timer *tm;
-	gpu_timer_create(g.info, &tm);
+	struct run_ctx r = {.g = &g, .c = &c};
+	gpu_timer_create(g.info, &r.t);
 	fprintf(stderr, "renderer: %s (%s)\n", g.info->renderer, g.info->version);
 	warm_gpu(&g, c.warm_seconds);
-	printf("{\"workload\":\"device\",\"renderer\":\"%s\",\"version\":\"%s\"}\n",
-	       g.info->renderer, g.info->version);
-	static const int full[][2] = {{1024, 1024}, {1080, 1920}, {2048, 2048}, {4096, 4096}, {1350, 2187}};
-	static const int quick[][2] = {{256, 256}, {270, 480}, {512, 512}};
-	const int (*sizes)[2] = c.quick ? quick : full;
-	int nsizes = c.quick ? 3 : 5;
+	int rc = 0;
 	for (int rep = 0; rep < c.repeat; rep++) {
-	for (int i = 0; i < nsizes; i++) {
-			int h = sizes[i][0], w = sizes[i][1];
-			bench_fft(&g, tm, &c, h, w, FFT_TECH_AUTO);
-			bench_fft(&g, tm, &c, h, w, FFT_TECH_GLOBAL);
-			bench_fft(&g, tm, &c, h, w, FFT_TECH_BLOCKED);
-		}
-	{ /* --only matches the labels */
-		if (c.quick) {
-			bench_rows(&g, tm, &c, 480, 270, 64, "rows 480x270 k64");
-			bench_bloom(&g, &c, 480, 270, 64, 64, 0, 0, 0, 0, "480x270 k64");
-			bench_bloom(&g, &c, 480, 270, 64, 64, 1, 0, 0, 0, "480x270 k64 gray");
-			bench_bloom(&g, &c, 480, 270, 64, 64, 0, 0, 0, 1, "480x270 k64 fp16");
-		} else {
-			bench_rows(&g, tm, &c, 1920, 1080, 256, "rows 1080p k256");
-			bench_rows(&g, tm, &c, 3840, 2160, 512, "rows 2160p k512");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, 0, 0, 0, "1080p k256");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 1, 0, 0, 0, "1080p k256 gray");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, 0, 2, 0, "1080p k256 global");
-			bench_bloom(&g, &c, 1920, 1080, 256, 256, 0, 0, 0, 1, "1080p k256 fp16");
-			bench_bloom(&g, &c, 1920, 1080, 1920, 1080, 0, 0, 0, 0, "1080p full-frame");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, 0, 0, 0, "2160p k512");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 1, 0, 0, 0, "2160p k512 gray");
-			bench_bloom(&g, &c, 3840, 2160, 512, 512, 0, 0, 0, 1, "2160p k512 fp16");
+		r.round = rep;
+		for (size_t i = 0; i < NWORKLOADS; i++) {
+			const struct workload *wl = &workloads[i];
+			if (!selected(&c, wl))
+				continue;
+			bench_meta_init(&r.meta, wl->suite, g.info->renderer, g.info->version,
+			                "fftbloom bench", argc - 1, argv + 1);
+			if (c.machine[0])
+				snprintf(r.meta.machine, sizeof r.meta.machine, "%.63s", c.machine);
+			int wrc = wl->kind == WL_FFT ? bench_fft(&r, wl)
+			          : wl->kind == WL_ROWS ? bench_rows(&r, wl)
+			                                : bench_bloom(&r, wl);
+			rc |= wrc != 0;
 		}
 	}
-	}
-	for (int i = 0; i < 32; i++)
-		bloom_ctx_destroy(kept[i].b);
-	gpu_timer_destroy(tm);
+	gpu_timer_destroy(r.t);
 	cli_gpu_close(&g);
-	return 0;
+	return rc;
 }

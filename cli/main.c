@@ -1,5 +1,6 @@
 /* fftbloom: the GPU engine as a command-line tool (info, fft, convert, bloom, convolve, conv2d,
  * conv2d-transpose, bench, sign-url). */
+#include "bench/bench_json.h"
 #include "cli/cli.h"
 #include "cli/conv.h"
 
@@ -26,7 +27,8 @@ static const struct {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fftbloom COMMAND [options]   (fftbloom COMMAND --help for its options)\n\n");
+	fprintf(f, "usage: fftbloom COMMAND [options]   (fftbloom COMMAND --help for its options)\n"
+	           "       fftbloom --version             (the commit it was built from)\n\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(f, "  %-17s %s\n", commands[i].name, commands[i].help);
 }
@@ -39,6 +41,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("fftbloom %s\n", bench_commit());
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -173,7 +173,7 @@ static int make_axes(struct bloom_ctx *b, struct plan *q, char err[FFT_ERR_LEN])
 /* Fused columns (transposed spectrum, two columns a work group forward, multiplied, inverse)
  * where two columns fit shared memory: on the H200 as fast as the separate passes or faster
  * (2160p with a 512 kernel 1.234 ms against 1.345 with blocked separate columns, run 24; within
- * 6% in run 17; bench/RESULTS.md, "Bloom"). Where they do not fit, the columns run as separate
+ * 6% in run 17; docs/experiments.md, "Bloom"). Where they do not fit, the columns run as separate
  * passes. */
 static void make_fused(struct bloom_ctx *b, struct plan *q)
 {

@@ -11,7 +11,7 @@
  *   writes     y[(j/Ns)*Ns*R + k + r*Ns]           for r = 0..R-1.
  * After the last pass y holds the DFT in natural order. Twiddles are computed in the shader
  * (sin and cos: 3-14% faster on the H200 than a table in a storage buffer at every measured size,
- * bench/RESULTS.md, "FFT only").
+ * docs/experiments.md, "FFT only").
  *
  * Sweeps (blocked technique). Passes p0..p1-1 with stride S = Ns of p0 and radices multiplying
  * to L act like one pass of radix L: they touch the n/L closed sets g in [0, n/L), each of L
@@ -41,7 +41,7 @@
 /* The shortest power-of-two length whose shared-memory exchanges are padded against bank
  * conflicts (fft_plan_exchanges): on the H200 padding took 7-12% off the bloom's 4096-long
  * power-of-two signals and changed nothing or cost up to 4% at 1024-2048 and on the 7-smooth
- * lengths (bench/RESULTS.md, "FFT only", the shared-memory table of run 25). */
+ * lengths (docs/experiments.md, "FFT only", the shared-memory table of run 25). */
 #define FFT_PAD_FROM 4096
 
 /* auto: shared where the signal fits, else global; shared: the whole signal in shared memory,
@@ -49,7 +49,7 @@
  * (see above), for signals that are neighbours in memory (columns). Each is the fastest on the
  * H200 somewhere, so the tuner (fft.h, fft_opts.wisdom) measures them all: shared for every
  * row length that fits, blocked for columns longer than 1024, global for lone vec4 columns
- * (RESULTS.md, "FFT only", run 24). */
+ * (docs/experiments.md, "FFT only", run 24). */
 enum fft_technique { FFT_TECH_AUTO = 0, FFT_TECH_SHARED, FFT_TECH_GLOBAL, FFT_TECH_BLOCKED };
 
 enum fft_plan_error {
@@ -113,7 +113,8 @@ struct fft_plan {
  * Bluestein). Radix 8 is the largest power of two: radix 16 saves a pass at 4096 but measured
  * 13-20% slower on the H200 (4096x4096 0.277 -> 0.334 ms), and grouping odd factors into
  * composite radices 9, 25 and 27 measured slower too (1350x2187 0.074 -> 0.084 ms): the larger
- * butterflies cost more registers than the exchanges they save (RESULTS.md, "FFT only", run 31). */
+ * butterflies cost more registers than the exchanges they save (docs/experiments.md, "FFT only",
+ * run 31). */
 int fft_factor(int n, int radices[FFT_MAX_PASSES]);
 
 /* 1 when every prime factor of n is at most FFT_MAX_PRIME. */
