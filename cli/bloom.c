@@ -46,7 +46,8 @@ static int direct(struct cli_gpu *g, struct bloom_ctx *b, const struct image *in
 		kimg = &gen;
 	}
 	if (!rc)
-		rc = spatial_ctx_create(g->pc, g->info, NULL, &log_gles_sink, s, err);
+		rc = spatial_ctx_create(g->pc, g->info, &(struct spatial_opts){.frame_bytes = g->frame_bytes},
+		                        &log_gles_sink, s, err);
 	if (!rc)
 		rc = convolve_choose(b, *s, &(struct convolve_model){0}, p->method, in->width,
 		                     in->height, kimg->width, kimg->height, p, method, NULL, NULL, err);
@@ -120,7 +121,7 @@ static int run(int op, int argc, char **argv)
 	struct spatial_ctx *s = NULL;
 	if (cli_gpu_open(&c.gpu, &g))
 		goto out;
-	struct bloom_ctx_opts bo = {.wisdom = g.wisdom};
+	struct bloom_ctx_opts bo = {.wisdom = g.wisdom, .frame_bytes = g.frame_bytes};
 	if (bloom_ctx_create(g.pc, g.info, &bo, &log_gles_sink, &b, err)) {
 		fprintf(stderr, "fftbloom %s: %s\n", name, err);
 		goto out;

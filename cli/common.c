@@ -115,6 +115,7 @@ int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
 	g->info = engine_info(g->engine);
 	g->pc = engine_programs(g->engine);
 	g->wisdom = engine_wisdom(g->engine);
+	g->frame_bytes = (size_t)gc->frame_memory;
 	return 0;
 }
 

@@ -42,6 +42,7 @@ struct cli_gpu {
 	const struct egl_info *info;
 	struct program_cache *pc;
 	struct fft_wisdom *wisdom; /* NULL unless --fft-wisdom was given */
+	size_t frame_bytes;        /* --gpu-frame-memory: for the contexts a command makes itself */
 };
 
 /* Opens the context the options ask for; prints the reason on failure (returns -1). */

@@ -12,6 +12,7 @@ gpu_reset for the job that saw it, readiness false while the context is rebuilt,
 answers again; a loss while idle too), a hung frame (liveness and readiness fail while it hangs,
 then recover). Last line: "SCRIPT: N passed, N failed"."""
 import json
+import re
 import os
 import subprocess
 import sys
@@ -309,9 +310,35 @@ def test_faults():
         d.stop("fault daemon")
 
 
+def test_cli_tiles():
+    """fftbloom convolve and bloom with --gpu-frame-memory: tiled (the summary says so), equal to
+    numpy's float64 FFT and to the untiled run."""
+    img = RNG.random((200, 300, 3)).astype(np.float32) + 0.05
+    k = (RNG.random((9, 9)) + 0.1).astype(np.float32)
+    ip = write_pfm(os.path.join(TMP, "cli_in.pfm"), img)
+    kp = write_pfm(os.path.join(TMP, "cli_k.pfm"), k)
+    conv = fft_convolve(img.astype(np.float64), k.astype(np.float64))
+    for op, extra, ref in (("convolve", ["--method", "fft"], conv),
+                           ("bloom", ["--threshold", "0", "--intensity", "0.5"],
+                            img + 0.5 * conv / float(k.astype(np.float64).sum()))):
+        outs = []
+        for budget in ([], ["--gpu-frame-memory", "200000"]):
+            op_path = os.path.join(TMP, "cli_out.pfm")
+            r = subprocess.run([os.path.join(BUILD, "fftbloom"), op, ip, "--kernel", kp, "-o",
+                                op_path] + extra + budget, capture_output=True, text=True)
+            name = "fftbloom %s%s" % (op, " --gpu-frame-memory 200000" if budget else "")
+            tiled = re.search(r"in \d+x\d+ tiles", r.stderr) is not None
+            check(name + ": exit 0, %s" % ("in tiles" if budget else "one piece"),
+                  r.returncode == 0 and tiled == bool(budget), r.stderr[-300:])
+            outs.append(read_pfm(open(op_path, "rb").read()) if r.returncode == 0 else None)
+            close(name + " vs numpy FFT", outs[-1], ref)
+        if outs[0] is not None:
+            close("fftbloom %s: tiled vs untiled" % op, outs[1], outs[0].astype(np.float64))
+
+
 def main():
     for t in (test_software_renderer, test_fault_route_absent, test_faults, test_budget_and_limits,
-              test_large_photo):
+              test_cli_tiles, test_large_photo):
         t0 = time.time()
         try:
             t()
