@@ -34,7 +34,7 @@ include tests/module.mk
 include bench/module.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: all deps deps-test deps-bench deps-docs run test sanitize bench bench-frames fuzz picture clean
+.PHONY: all deps deps-test deps-bench deps-docs run test sanitize bench bench-frames fuzz soak picture clean
 all: $(BUILD)/fftbloomd $(BUILD)/fftbloom
 
 define install_missing
@@ -85,6 +85,12 @@ sanitize: deps-test
 	ASAN_OPTIONS=detect_leaks=1 sh tests/run.sh build/san $(patsubst $(BUILD)/%,build/san/%,$(TEST_BINS))
 
 tests: $(TEST_BINS)
+
+# Minutes of mixed valid, invalid and hostile requests at saturation, memory sampled, counters,
+# slow clients, the log and SIGTERM checked (tests/soak/soak.py; CI runs 20 s of it).
+SOAK_SECONDS ?= 300
+soak: deps-test all
+	SOAK_SECONDS=$(SOAK_SECONDS) /usr/bin/python3 tests/soak/soak.py $(BUILD)
 
 # GPU stages (fftbloom bench --quick), the FFTW peer, the codec ceiling and the end-to-end load
 # on this machine (bench/local.sh): JSON lines under build/bench/, a table at the end.
