@@ -4,7 +4,8 @@
  * median of runs after warm-up, frames rotated; the implied frames/s for N cores. Beside it,
  * libjpeg-turbo alone (8-bit RGB decode + encode, same quality, 4:4:4, accurate DCT): the ceiling
  * if the float conversions cost nothing; and the planes path (decode to YUV planes, encode from
- * them: the daemon's --jpeg-planes, colour conversion and resampling left to the GPU). */
+ * them: the daemon's --jpeg-planes, colour conversion and resampling left to the GPU). One result
+ * line (bench/bench_json.h), workload codec.jpeg.SIZE, in the harness's e2e suite. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,15 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
+#include "bench/bench_json.h"
 #include "protocol/image.h"
+#if defined(__has_include)
+#if __has_include(<jconfig.h>)
+#include <jconfig.h> /* LIBJPEG_TURBO_VERSION */
+#endif
+#endif
+#define XSTR(x) STR(x)
+#define STR(x) #x
 
 #include "bench/bench_util.h"
 
@@ -40,9 +49,11 @@ static unsigned char *slurp(const char *path, size_t *len)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: codec_ceiling [--runs N] [--warmup N] [--max-seconds S] [--quality Q]\n"
-	           "                     [--cores N] [--label TEXT] FRAME.jpg [FRAME.jpg ...]\n"
-	           "JPEG decode + encode per frame on one thread (median); JSON line on stdout, a line\n"
-	           "on stderr. --cores defaults to the online CPUs.\n");
+	           "                     [--cores N] [--label TEXT] [--suite NAME] [--machine NAME]\n"
+	           "                     FRAME.jpg [FRAME.jpg ...]\n"
+	           "JPEG decode + encode per frame on one thread (median); a result line on stdout, a\n"
+	           "line on stderr. --cores defaults to the online CPUs; --suite (e2e) and --machine\n"
+	           "(from the CPU's name) go into the line.\n");
 }
 
 int main(int argc, char **argv)
@@ -50,7 +61,7 @@ int main(int argc, char **argv)
 	int runs = 30, warmup = 3, quality = 90;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	double max_s = 20;
-	const char *label = "";
+	const char *label = "", *suite = "e2e", *machine = NULL;
 	const char *paths[MAX_FILES];
 	int nf = 0;
 	for (int i = 1; i < argc; i++) {
@@ -65,8 +76,12 @@ int main(int argc, char **argv)
 			cores = atol(argv[++i]);
 		else if (!strcmp(a, "--max-seconds") && v)
 			max_s = atof(argv[++i]);
-		else if (!strcmp(a, "--label") && v && !strpbrk(v, "\"\\"))
+		else if (!strcmp(a, "--label") && v)
 			label = argv[++i];
+		else if (!strcmp(a, "--suite") && v)
+			suite = argv[++i];
+		else if (!strcmp(a, "--machine") && v)
+			machine = argv[++i];
 		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
@@ -210,15 +225,47 @@ int main(int argc, char **argv)
 	tjDestroy(tc);
 	free(rgb);
 	free(jb);
-	printf("{\"workload\":\"codec_ceiling\",\"label\":\"%s\",\"image\":\"%dx%d\",\"channels\":%d,"
-	       "\"quality\":%d,\"frames\":%d,\"runs\":%d,\"decode_ms\":%.3f,\"encode_ms\":%.3f,"
-	       "\"codec_ms\":%.3f,\"fps_per_core\":%.3f,\"cores\":%ld,\"ceiling_fps\":%.3f,"
-	       "\"out_bytes_mean\":%.0f,\"turbojpeg_ms\":%.3f,\"turbojpeg_ceiling_fps\":%.3f,"
-	       "\"planes_decode_ms\":%.3f,\"planes_encode_ms\":%.3f,\"planes_ms\":%.3f,"
-	       "\"planes_ceiling_fps\":%.3f}\n",
-	       label, w, h, ch, quality, nf, done, md, me, mt, fps1, cores, fps1 * (double)cores,
-	       (double)out_bytes / done, mtj, 1e3 / mtj * (double)cores, pd, pe, pt,
-	       1e3 / pt * (double)cores);
+	struct bench_meta meta;
+	char cpu[200], gpu[256], id[64], image[32];
+	bench_cpu_name(cpu, sizeof cpu);
+	snprintf(gpu, sizeof gpu, "CPU: %s (%ld cores)", cpu, cores);
+	bench_meta_init(&meta, suite, gpu,
+#ifdef LIBJPEG_TURBO_VERSION
+	                "libjpeg-turbo " XSTR(LIBJPEG_TURBO_VERSION),
+#else
+	                "libjpeg-turbo",
+#endif
+	                "codec_ceiling", argc - 1, argv + 1);
+	if (machine)
+		snprintf(meta.machine, sizeof meta.machine, "%s", machine);
+	/* 16:9 frames by their height (1080p), others by their size */
+	if ((long)w * 9 == (long)h * 16)
+		snprintf(id, sizeof id, "codec.jpeg.%dp", h);
+	else
+		snprintf(id, sizeof id, "codec.jpeg.%dx%d", w, h);
+	snprintf(image, sizeof image, "%dx%d", w, h);
+	struct bench_line l;
+	bench_line_begin(&l, stdout, &meta, id, "libjpeg-turbo", "default");
+	bench_metric(&l, "ms", mt);
+	bench_metric(&l, "decode_ms", md);
+	bench_metric(&l, "encode_ms", me);
+	bench_metric(&l, "fps", fps1 * (double)cores);
+	bench_metric(&l, "planes_ms", pt);
+	bench_metric(&l, "planes_decode_ms", pd);
+	bench_metric(&l, "planes_encode_ms", pe);
+	bench_metric(&l, "planes_fps", 1e3 / pt * (double)cores);
+	bench_metric(&l, "turbojpeg_ms", mtj);
+	bench_metric(&l, "turbojpeg_fps", 1e3 / mtj * (double)cores);
+	bench_detail_str(&l, "image", image);
+	bench_detail_str(&l, "label", label);
+	bench_detail_num(&l, "channels", ch);
+	bench_detail_num(&l, "quality", quality);
+	bench_detail_num(&l, "frames", nf);
+	bench_detail_num(&l, "runs", done);
+	bench_detail_num(&l, "cores", (double)cores);
+	bench_detail_num(&l, "fps_per_core", fps1);
+	bench_detail_num(&l, "out_bytes_mean", (double)out_bytes / done);
+	bench_line_end(&l, &meta);
 	fprintf(stderr, "codec ceiling %dx%d: decode %.2f ms + encode %.2f ms = %.2f ms a frame on one "
 	        "core (median of %d) -> %.1f frames/s per core, %.1f frames/s on %ld cores\n",
 	        w, h, md, me, mt, done, fps1, fps1 * (double)cores, cores);

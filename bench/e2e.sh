@@ -1,37 +1,44 @@
 #!/bin/sh
-# End-to-end benchmark of fftbloomd: JPEG frames through /v1/bloom under 8 and 32 clients
-# (build/bench/loadgen), the GPU busy fraction from /metrics, the host's codec ceiling on the same
-# frames, and the time to a first result from a cold start without and with persisted programs.
+# The e2e suite's runner (bench/run.sh e2e calls it; it runs alone as well): JPEG frames through
+# fftbloomd's POST /v1/bloom under several client counts (loadgen), the GPU threads' busy
+# fraction and the queue depth from /metrics, the host's codec ceiling on the same frames, and
+# the time to a first result from a cold start without and with persisted programs. Result lines
+# (bench/README.md) on stdout and in E2E_OUT; a table on stderr.
 #
 # usage: [VAR=value ...] sh bench/e2e.sh [fftbloomd options ...]
 #   The options go to every daemon this script starts (e.g. --gpus all, --codec-threads 16);
 #   --listen/--port/--program-cache are the script's own. The daemon also reads FFTBLOOM_*.
-#   BUILD=build            binaries: $BUILD/fftbloomd, $BUILD/bench/{loadgen,codec_ceiling}
+#   BUILD=build            binaries: $BUILD/fftbloomd, $BUILD/fftbloom, $BUILD/bench/{loadgen,codec_ceiling}
 #   E2E_SIZE=1920x1080     frame size; frames are $E2E_FRAMES/$E2E_SIZE/*.jpg (make bench-frames)
 #   E2E_FRAMES=bench/frames
 #   E2E_NEW_SIZE=1280x720  a size first seen after the load (480x270 when E2E_SIZE is smaller)
-#   E2E_CLIENTS="8 32"     concurrent clients, one run each
-#   E2E_SECONDS=20         seconds per run
+#   E2E_CLIENTS="8 32 64"  concurrent clients, one run each
+#   E2E_SECONDS=10         seconds per run
 #   E2E_QUERY='kernel_preset=gaussian:sigma=8&format=jpeg'
-#   E2E_PLANES="true false"  --jpeg-planes of the load runs: one daemon each (JPEG frames as YUV
-#                          planes converted on the GPU, or decoded to float on the codec threads)
-#   E2E_COLD=1             0 skips the cold-start measurements
+#   E2E_PLANES=true        --jpeg-planes of the load runs, one daemon each: true (JPEG frames as
+#                          YUV planes converted on the GPU: workload variant "default") and/or
+#                          false (decoded to float on the codec threads: variant "float")
+#   E2E_VARIANT=           a name for the daemon options given (e.g. gpus-all): the variant
+#                          becomes it (and NAME-float for the float frames)
+#   E2E_COLD=1             0 skips the cold-start measurements (e2e.first.* workloads)
 #   E2E_DRIVER_CACHE=0     each cold start gets the driver's shader disk cache in a new empty
 #                          folder (MESA_SHADER_CACHE_DIR, __GL_SHADER_DISK_CACHE_PATH), so what
 #                          carries over is fftbloomd's --program-cache alone (Mesa offers program
 #                          binaries only with its disk cache on); 1 keeps the user's driver cache
-#   E2E_OUT=$BUILD/bench/e2e.jsonl   JSON lines (also on stdout); the table goes to stderr
+#   E2E_OUT=$BUILD/bench/e2e.jsonl   result lines (also on stdout); the table goes to stderr
+#   BENCH_MACHINE=         the machine's name in the lines (default: from the renderer)
 # Loopback only; every wait is bounded (E2E_READY_TIMEOUT=300 s to /readyz, 120 s a request).
 set -eu
 
 BUILD=${BUILD:-build}
 E2E_SIZE=${E2E_SIZE:-1920x1080}
 E2E_FRAMES=${E2E_FRAMES:-bench/frames}
-E2E_CLIENTS=${E2E_CLIENTS:-8 32}
-E2E_SECONDS=${E2E_SECONDS:-20}
+E2E_CLIENTS=${E2E_CLIENTS:-8 32 64}
+E2E_SECONDS=${E2E_SECONDS:-10}
 E2E_QUERY=${E2E_QUERY:-kernel_preset=gaussian:sigma=8&format=jpeg}
 E2E_COLD=${E2E_COLD:-1}
-E2E_PLANES=${E2E_PLANES:-true false}
+E2E_PLANES=${E2E_PLANES:-true}
+E2E_VARIANT=${E2E_VARIANT:-}
 E2E_DRIVER_CACHE=${E2E_DRIVER_CACHE:-0}
 E2E_OUT=${E2E_OUT:-$BUILD/bench/e2e.jsonl}
 E2E_READY_TIMEOUT=${E2E_READY_TIMEOUT:-300}
@@ -58,6 +65,16 @@ cores=$(nproc)
 codec_args=""
 [ -n "${FFTBLOOM_CODEC_THREADS:-}" ] || codec_args="--codec-threads $cores"
 unset FFTBLOOM_PROGRAM_CACHE FFTBLOOM_LISTEN FFTBLOOM_PORT # the script's own
+commit=$("$BUILD/fftbloom" --version 2>/dev/null | sed -n 's/^fftbloom //p')
+commit=${commit:-unknown}
+
+# the workloads' size names: 16:9 frames by their height (1080p), others as WxH
+sizename() {
+	sw=${1%x*} sh=${1#*x}
+	if [ $((sw * 9)) -eq $((sh * 16)) ]; then echo "${sh}p"; else echo "$1"; fi
+}
+sz=$(sizename "$E2E_SIZE")
+newsz=$(sizename "$E2E_NEW_SIZE")
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fftbloom-e2e.XXXXXX")
 pid=""
@@ -76,15 +93,18 @@ trap 'exit 130' INT TERM
 
 now() { date +%s.%N; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a - b }'; }
-# jget FIELD: the first numeric "FIELD":value of the JSON line on stdin
-jget() { sed -n "s/.*\"$1\":\(-\{0,1\}[0-9.e+-]*\).*/\1/p" | head -n 1; }
+# jget FIELD: the last numeric "FIELD":value of the JSON line on stdin
+jget() { sed -n "s/.*\"$1\":\(-\{0,1\}[0-9][0-9.e+-]*\).*/\1/p" | head -n 1; }
+# jstr TEXT: TEXT as a JSON string's contents
+jstr() { printf '%s' "$1" | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g'; }
 
 # start_daemon LOG [extra options]: starts the daemon on a free loopback port, sets $pid, $port,
-# $t_start and $ready_s (seconds to /readyz)
+# $t_start, $ready_s and $dcmd (its command line)
 start_daemon() {
 	log=$1
 	shift
 	t_start=$(now)
+	dcmd="fftbloomd --queue-size 256 --drain-timeout 5 $codec_args $* --listen 127.0.0.1 --port 0"
 	env $denv "$daemon" --queue-size 256 --drain-timeout 5 $codec_args "$@" --listen 127.0.0.1 --port 0 \
 		>"$log" 2>&1 &
 	pid=$!
@@ -105,17 +125,35 @@ start_daemon() {
 		sleep 0.05
 	done
 	ready_s=$(sub "$(now)" "$t_start")
+	# the GPU and driver the daemon runs on, from its log: gpu 0: 'RENDERER' (VERSION) on ...
+	renderer=$(sed -n "s/.*gpu 0: '\([^']*\)'.*/\1/p" "$log" | head -n 1)
+	gldriver=$(sed -n "s/.*gpu 0: '[^']*' (\(.*\)) on .*/\1/p" "$log" | head -n 1)
+	ngpus=$(sed -n 's/.*listening on .* (\([0-9]*\) GPU thread.*/\1/p' "$log" | head -n 1)
+	ncodec=$(sed -n 's/.* \([0-9]*\) codec threads.*/\1/p' "$log" | head -n 1)
+	machine=${BENCH_MACHINE:-}
+	if [ -z "$machine" ]; then
+		case $renderer in
+		*llvmpipe*) machine=llvmpipe ;;
+		*) machine=$(echo "$renderer" | sed 's/^NVIDIA //; s/^AMD //; s/[\/(].*//' | tr 'A-Z' 'a-z' |
+			sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//') ;;
+		esac
+	fi
 }
 
 url() { echo "http://127.0.0.1:$port/v1/bloom?$E2E_QUERY"; }
 # one request with FILE; prints its latency in ms
-one() { "$loadgen" -c 1 -d 300 -n 1 -t 120 -u "$(url)" -f "$1" --json 2>/dev/null | jget p50; }
-busy() { "$loadgen" --get "http://127.0.0.1:$port/metrics" | awk '/^fftbloom_gpu_busy_seconds_total/ { s += $2 } END { printf "%.6f", s }'; }
+one() { "$loadgen" -c 1 -d 300 -n 1 -t 120 -u "$(url)" -f "$1" --json 2>/dev/null | jget p50_ms; }
 emit() { echo "$1" | tee -a "$E2E_OUT"; }
+# line ID VARIANT METRICS DETAIL COMMAND: a result line made here (the first-result workloads)
+line() {
+	emit "{\"suite\":\"e2e\",\"id\":\"$1\",\"impl\":\"fftbloomd\",\"variant\":\"$2\",\"metrics\":{$3},\"detail\":{$4},\"gpu\":\"$(jstr "$renderer")\",\"driver\":\"$(jstr "$gldriver")\",\"commit\":\"$(jstr "$commit")\",\"date\":\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\",\"host\":\"$(jstr "$(uname -n)")\",\"machine\":\"$(jstr "$machine")\",\"command\":\"$(jstr "$5")\"}"
+}
+variant_of() { # PLANES: the load's variant name
+	if [ "$1" = true ]; then echo "${E2E_VARIANT:-default}"; else echo "${E2E_VARIANT:+$E2E_VARIANT-}float"; fi
+}
 
 mkdir -p "$(dirname "$E2E_OUT")"
 : >"$E2E_OUT"
-date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 cache=$tmp/programs
 denv=""
 
@@ -137,7 +175,10 @@ if [ "$E2E_COLD" != 0 ]; then
 		second_ms=$(one "$first")
 		stop_daemon
 		nbin=$(ls "$cache" 2>/dev/null | wc -l)
-		emit "{\"workload\":\"first_result\",\"date\":\"$date\",\"mode\":\"$mode\",\"size\":\"$E2E_SIZE\",\"start_to_ready_s\":$ready_s,\"first_request_ms\":${first_ms:-null},\"second_request_ms\":${second_ms:-null},\"start_to_first_result_s\":$to_first,\"cache_files\":$nbin,\"driver_cache\":$E2E_DRIVER_CACHE}"
+		line "e2e.first.$sz.$mode" "${E2E_VARIANT:-default}" \
+			"\"start_to_first_result_s\":$to_first,\"start_to_ready_s\":$ready_s,\"first_request_ms\":${first_ms:-null},\"second_request_ms\":${second_ms:-null}" \
+			"\"size\":\"$E2E_SIZE\",\"cache_files\":$nbin,\"driver_cache\":$E2E_DRIVER_CACHE" \
+			"$dcmd; loadgen -c 1 -n 1 -u URL -f $first (twice)"
 	done
 fi
 
@@ -146,70 +187,64 @@ denv=""
 mkdir -p "$cache"
 cl=""
 for planes in $E2E_PLANES; do
-start_daemon "$tmp/load.log" "$@" --program-cache "$cache" --jpeg-planes="$planes"
-dlog=$tmp/load.log
-renderer=$(sed -n "s/.*gpu 0: '\([^']*\)'.*/\1/p" "$dlog" | head -n 1 | tr -d '"\\')
-ngpus=$(sed -n 's/.*listening on .* (\([0-9]*\) GPU thread.*/\1/p' "$dlog" | head -n 1)
-ncodec=$(sed -n 's/.* \([0-9]*\) codec threads.*/\1/p' "$dlog" | head -n 1)
-emit "{\"workload\":\"e2e_config\",\"date\":\"$date\",\"host\":\"$(uname -n)\",\"cores\":$cores,\"renderer\":\"$renderer\",\"gpus\":${ngpus:-0},\"codec_threads\":${ncodec:-0},\"size\":\"$E2E_SIZE\",\"frames\":$nframes,\"query\":\"$E2E_QUERY\",\"seconds\":$E2E_SECONDS}"
+	start_daemon "$tmp/load.log" "$@" --program-cache "$cache" --jpeg-planes="$planes"
+	variant=$(variant_of "$planes")
 
-# the codec ceiling of this host on the same frames, measured with the daemon idle
-if [ -z "$cl" ]; then
-	cl=$("$ceiling" --max-seconds 10 --label "$E2E_SIZE" $frames 2>/dev/null)
-	emit "$cl"
-fi
-ceiling_fps=$(echo "$cl" | jget ceiling_fps)
-planes_ceiling_fps=$(echo "$cl" | jget planes_ceiling_fps)
+	# the codec ceiling of this host on the same frames, measured once with the daemon idle
+	if [ -z "$cl" ]; then
+		cl=$("$ceiling" --max-seconds 10 --label "$E2E_SIZE" --suite e2e --machine "$machine" $frames 2>/dev/null)
+		emit "$cl"
+	fi
+	ceiling_fps=$(echo "$cl" | jget fps)
+	planes_ceiling_fps=$(echo "$cl" | jget planes_fps)
 
-# warm-up: every frame once, the plan and kernel spectrum built
-"$loadgen" -c 2 -d 300 -n "$nframes" -t 120 -u "$(url)" $fargs >/dev/null 2>&1 || true
-for c in $E2E_CLIENTS; do
-	b0=$(busy)
-	t0=$(now)
-	line=$("$loadgen" -c "$c" -d "$E2E_SECONDS" -t 120 -u "$(url)" $fargs --json --label "c$c-planes-$planes" 2>"$tmp/lg.err") || true
-	t1=$(now)
-	b1=$(busy)
-	cat "$tmp/lg.err" >&2
-	[ -n "$line" ] || { echo "e2e.sh: loadgen gave no result" >&2; exit 1; }
-	window=$(sub "$t1" "$t0")
-	extra=$(awk -v b0="$b0" -v b1="$b1" -v w="$window" -v n="${ngpus:-1}" -v rps="$(echo "$line" | jget rps)" \
-		-v ceil="$ceiling_fps" -v pceil="${planes_ceiling_fps:-0}" 'BEGIN {
-		if (n < 1) n = 1
-		frac = (ceil > 0) ? rps / ceil : 0
-		pfrac = (pceil > 0) ? rps / pceil : 0
-		printf ",\"gpu_busy_s\":%.3f,\"window_s\":%.3f,\"gpu_busy_fraction\":%.4f,\"gpus\":%d,\"ceiling_fps\":%s,\"ceiling_fraction\":%.4f,\"planes_ceiling_fps\":%s,\"planes_ceiling_fraction\":%.4f,\"planes\":\"'"$planes"'\",\"size\":\"'"$E2E_SIZE"'\",\"date\":\"'"$date"'\"",
-		       b1 - b0, w, (b1 - b0) / (w * n), n, ceil, frac, pceil, pfrac }')
-	emit "$(echo "$line" | sed "s/}\$/$extra}/")"
-done
+	# warm-up: every frame once, the plan and kernel spectrum built
+	"$loadgen" -c 2 -d 300 -n "$nframes" -t 120 -u "$(url)" $fargs >/dev/null 2>&1 || true
+	for c in $E2E_CLIENTS; do
+		lcmd="loadgen -c $c -d $E2E_SECONDS -t 120 -u '$(url)'$fargs"
+		out=$("$loadgen" -c "$c" -d "$E2E_SECONDS" -t 120 -u "$(url)" $fargs --json \
+			--label "c$c-planes-$planes" --id "e2e.jpeg.$sz.c$c" --variant "$variant" \
+			--suite e2e --machine "$machine" --gpu "$renderer" --driver "$gldriver" \
+			--metrics-url "http://127.0.0.1:$port/metrics" --ceiling-fps "${ceiling_fps:-0}" \
+			--planes-ceiling-fps "${planes_ceiling_fps:-0}" \
+			--command "$dcmd; $lcmd" 2>"$tmp/lg.err") || true
+		cat "$tmp/lg.err" >&2
+		[ -n "$out" ] || { echo "e2e.sh: loadgen gave no result" >&2; exit 1; }
+		emit "$out"
+	done
 
-# a size first seen on the warm daemon
-new1=$(one "$newframe")
-new2=$(one "$newframe")
-emit "{\"workload\":\"first_result\",\"date\":\"$date\",\"mode\":\"new_size_warm_daemon_planes_$planes\",\"size\":\"$E2E_NEW_SIZE\",\"first_request_ms\":${new1:-null},\"second_request_ms\":${new2:-null}}"
-stop_daemon
+	# a size first seen on the warm daemon
+	new1=$(one "$newframe")
+	new2=$(one "$newframe")
+	line "e2e.first.$newsz.new_size" "$variant" \
+		"\"first_request_ms\":${new1:-null},\"second_request_ms\":${new2:-null}" \
+		"\"size\":\"$E2E_NEW_SIZE\",\"after\":\"the load at $E2E_SIZE\"" \
+		"$dcmd; loadgen -c 1 -n 1 -u URL -f $newframe (twice)"
+	stop_daemon
 done
 
 # the table
 {
 	echo
-	echo "fftbloomd end to end, $date, $(uname -n), $cores cores, ${ngpus:-?} GPU thread(s) on '$renderer', ${ncodec:-?} codec threads"
+	echo "fftbloomd end to end, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $cores cores, ${ngpus:-?} GPU thread(s) on '$renderer', ${ncodec:-?} codec threads"
 	echo "frames: $nframes x $E2E_SIZE JPEG; query: $E2E_QUERY"
-	printf '%-18s %9s %9s %9s %9s %7s %9s %9s  %s\n' clients req/s p50_ms p99_ms max_ms non200 gpu_busy ceil_frac "server medians ms (decode/queue/gpu/encode)"
-	grep '"workload":"e2e"' "$E2E_OUT" | while IFS= read -r l; do
-		printf '%-18s %9s %9s %9s %9s %7s %9s %9s  %s/%s/%s/%s\n' "$(echo "$l" | sed -n 's/.*"label":"\([^"]*\)".*/\1/p')" \
-			"$(echo "$l" | jget rps)" "$(echo "$l" | jget p50)" "$(echo "$l" | jget p99)" \
-			"$(echo "$l" | jget max)" "$(echo "$l" | jget non200)" \
+	printf '%-26s %-10s %9s %9s %9s %9s %9s %7s  %s\n' workload variant req/s p50_ms p99_ms gpu_busy ceil_frac queue "server medians ms (decode/queue/gpu/encode)"
+	grep '"id":"e2e.jpeg' "$E2E_OUT" | while IFS= read -r l; do
+		printf '%-26s %-10s %9s %9s %9s %9s %9s %7s  %s/%s/%s/%s\n' \
+			"$(echo "$l" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" \
+			"$(echo "$l" | sed -n 's/.*"variant":"\([^"]*\)".*/\1/p')" \
+			"$(echo "$l" | jget rps)" "$(echo "$l" | jget p50_ms)" "$(echo "$l" | jget p99_ms)" \
 			"$(echo "$l" | jget gpu_busy_fraction)" "$(echo "$l" | jget ceiling_fraction)" \
+			"$(echo "$l" | jget queue_depth_mean)" \
 			"$(echo "$l" | jget decode)" "$(echo "$l" | jget queue)" "$(echo "$l" | jget gpu)" \
 			"$(echo "$l" | jget encode)"
 	done
-	echo "codec ceiling: $(echo "$cl" | jget codec_ms) ms a frame on one core (decode $(echo "$cl" | jget decode_ms) + encode $(echo "$cl" | jget encode_ms)) -> $ceiling_fps frames/s on $cores cores"
+	echo "codec ceiling: $(echo "$cl" | jget ms) ms a frame on one core (decode $(echo "$cl" | jget decode_ms) + encode $(echo "$cl" | jget encode_ms)) -> $ceiling_fps frames/s on $cores cores"
 	echo "planes codec ceiling: $(echo "$cl" | jget planes_ms) ms a frame on one core -> $planes_ceiling_fps frames/s on $cores cores"
-	printf '%-22s %10s %12s %13s %12s\n' "first result" "ready_s" "first_ms" "start->1st_s" "second_ms"
-	grep '"workload":"first_result"' "$E2E_OUT" | while IFS= read -r l; do
-		m=$(echo "$l" | sed -n 's/.*"mode":"\([^"]*\)".*/\1/p')
-		printf '%-22s %10s %12s %13s %12s\n' "$m" "$(echo "$l" | jget start_to_ready_s)" \
-			"$(echo "$l" | jget first_request_ms)" "$(echo "$l" | jget start_to_first_result_s)" \
-			"$(echo "$l" | jget second_request_ms)"
+	printf '%-30s %10s %12s %13s %12s\n' "first result" "ready_s" "first_ms" "start->1st_s" "second_ms"
+	grep '"id":"e2e.first' "$E2E_OUT" | while IFS= read -r l; do
+		printf '%-30s %10s %12s %13s %12s\n' "$(echo "$l" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" \
+			"$(echo "$l" | jget start_to_ready_s)" "$(echo "$l" | jget first_request_ms)" \
+			"$(echo "$l" | jget start_to_first_result_s)" "$(echo "$l" | jget second_request_ms)"
 	done
 } >&2

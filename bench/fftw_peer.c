@@ -1,10 +1,12 @@
-/* fftw_peer: the CPU peer of `fftbloom bench`. FFTW single precision on all cores, FFTW_MEASURE:
- * complex 2D FFTs at fftbloom's FFT sizes, and the bloom as a CPU would do it with the kernel
- * spectrum cached (4 float32 planes padded to fftbloom's sizes from fft_good_size, batched r2c,
- * multiply, c2r, composite). Median of runs after warm-up, input sets rotated. JSON lines on
- * stdout, a short table on stderr. */
+/* fftw_peer: the CPU peer of `fftbloom bench` in the harness's "peers" suite (bench/README.md).
+ * FFTW single precision on all cores, FFTW_MEASURE: complex 2D FFTs at fftbloom's FFT sizes, and
+ * the bloom as a CPU would do it with the kernel spectrum cached (4 float32 planes padded to
+ * fftbloom's sizes from fft_good_size, batched r2c, multiply, c2r, composite), under the same
+ * workload IDs. Median of runs after warm-up, input sets rotated. Result lines
+ * (bench/bench_json.h) on stdout, a short table on stderr. */
 #include <complex.h>
 #include <fftw3.h>
+#include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench_json.h"
 #include "gles/fft_plan.h"
 
 #define SETS 3
@@ -21,6 +24,7 @@ struct peer_cfg {
 	int threads, runs, warmup, quick;
 	double max_s; /* timed seconds per workload at most (at least 3 runs) */
 	const char *only, *wisdom;
+	struct bench_meta meta;
 };
 
 /* ---- a fixed pool for the memory-bound loops FFTW does not thread ---- */
@@ -101,9 +105,22 @@ static float frand(void)
 	return (float)((g_rng >> 11) * (1.0 / 9007199254740992.0));
 }
 
-static int want(const struct peer_cfg *c, const char *name)
+/* --only: a comma-separated list of IDs, prefixes up to a dot, or fnmatch patterns. */
+static int want(const struct peer_cfg *c, const char *id)
 {
-	return !c->only || strstr(name, c->only) != NULL;
+	if (!c->only || !c->only[0])
+		return 1;
+	const char *p = c->only;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char item[256];
+		snprintf(item, sizeof item, "%.*s", (int)n, p);
+		if (item[0] && (!strcmp(item, id) || (!strncmp(item, id, n) && id[n] == '.') ||
+		                fnmatch(item, id, 0) == 0))
+			return 1;
+		p += n + (p[n] == ',');
+	}
+	return 0;
 }
 
 /* ---- complex 2D FFT ---- */
@@ -148,11 +165,19 @@ static int bench_fft(const struct peer_cfg *c, int h, int w)
 			break;
 	}
 	double mf = bench_median(tf, done), mi = bench_median(ti, done);
-	printf("{\"workload\":\"fft\",\"peer\":\"fftw\",\"size\":\"%dx%d\",\"threads\":%d,"
-	       "\"plan\":\"measure\",\"plan_s\":%.3f,\"forward_ms\":%.4f,\"inverse_ms\":%.4f,"
-	       "\"runs\":%d}\n",
-	       h, w, c->threads, plan_s, mf, mi, done);
-	fflush(stdout);
+	char id[64], size[32];
+	snprintf(id, sizeof id, "fft.2d.%dx%d.fwd", h, w);
+	snprintf(size, sizeof size, "%dx%d", h, w);
+	struct bench_line l;
+	bench_line_begin(&l, stdout, &c->meta, id, "fftw", "measure");
+	bench_metric(&l, "ms", mf);
+	bench_metric(&l, "gb_s", 2.0 * 8.0 * (double)n / (mf * 1e-3) / 1e9);
+	bench_metric(&l, "inverse_ms", mi);
+	bench_detail_str(&l, "size", size);
+	bench_detail_num(&l, "threads", c->threads);
+	bench_detail_num(&l, "plan_s", plan_s);
+	bench_detail_num(&l, "runs", done);
+	bench_line_end(&l, &c->meta);
 	fprintf(stderr, "fft   %5dx%-5d  forward %9.3f ms  inverse %9.3f ms  (plan %.1f s, %d runs)\n",
 	        h, w, mf, mi, plan_s, done);
 	fftwf_destroy_plan(fwd);
@@ -224,6 +249,8 @@ static const char *stage_names[NSTAGE] = {"pad", "r2c", "multiply", "c2r", "comp
 static int bench_bloom(const struct peer_cfg *c, struct pool *pool, const char *label, int w, int h,
                        int kw, int kh, int padded)
 {
+	if (!want(c, label))
+		return 0;
 	struct bloom_job j;
 	memset(&j, 0, sizeof j);
 	j.w = w;
@@ -305,16 +332,27 @@ static int bench_bloom(const struct peer_cfg *c, struct pool *pool, const char *
 	double md[NSTAGE + 1];
 	for (int s = 0; s <= NSTAGE; s++)
 		md[s] = bench_median(t[s], done);
-	printf("{\"workload\":\"bloom\",\"peer\":\"fftw\",\"label\":\"%s\",\"image\":\"%dx%d\","
-	       "\"kernel\":\"%dx%d\",\"padded\":\"%dx%d\",\"size\":\"%dx%d\",\"channels\":4,"
-	       "\"threads\":%d,\"plan_s\":%.3f,\"ms\":%.4f,\"fft_ms\":%.4f,\"stages_ms\":{",
-	       label, w, h, kw, kh, j.pw, j.ph, j.ph, j.pw, c->threads, plan_s, md[NSTAGE],
-	       md[1] + md[2] + md[3]);
+	char image[32], kernel[32], padsize[32];
+	snprintf(image, sizeof image, "%dx%d", w, h);
+	snprintf(kernel, sizeof kernel, "%dx%d", kw, kh);
+	snprintf(padsize, sizeof padsize, "%dx%d", j.pw, j.ph);
+	struct bench_line l;
+	bench_line_begin(&l, stdout, &c->meta, label, "fftw", "measure");
+	bench_metric(&l, "ms", md[NSTAGE]);
+	bench_metric(&l, "fft_ms", md[1] + md[2] + md[3]);
+	bench_detail_str(&l, "image", image);
+	bench_detail_str(&l, "kernel", kernel);
+	bench_detail_str(&l, "padded", padsize);
+	bench_detail_num(&l, "channels", 4);
+	bench_detail_num(&l, "threads", c->threads);
+	bench_detail_num(&l, "plan_s", plan_s);
+	bench_detail_num(&l, "runs", done);
+	bench_detail_open(&l, "stages_ms");
 	for (int s = 0; s < NSTAGE; s++)
-		printf("%s\"%s\":%.4f", s ? "," : "", stage_names[s], md[s]);
-	printf("},\"runs\":%d}\n", done);
-	fflush(stdout);
-	fprintf(stderr, "bloom %-18s %5dx%-5d k %4dx%-4d -> %5dx%-5d  total %9.3f ms  (pad %.2f, r2c "
+		bench_detail_num(&l, stage_names[s], md[s]);
+	bench_detail_close(&l);
+	bench_line_end(&l, &c->meta);
+	fprintf(stderr, "%-24s %5dx%-5d k %4dx%-4d -> %5dx%-5d  total %9.3f ms  (pad %.2f, r2c "
 	        "%.2f, mul %.2f, c2r %.2f, composite %.2f; %d runs)\n",
 	        label, w, h, kw, kh, j.pw, j.ph, md[NSTAGE], md[0], md[1], md[2], md[3], md[4], done);
 	for (int s = 0; s <= NSTAGE; s++)
@@ -331,39 +369,20 @@ static int bench_bloom(const struct peer_cfg *c, struct pool *pool, const char *
 	return 0;
 }
 
-static void cpu_name(char *buf, size_t len)
-{
-	snprintf(buf, len, "unknown");
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (!f)
-		return;
-	char line[512];
-	while (fgets(line, sizeof line, f))
-		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-			char *v = strchr(line, ':') + 1;
-			while (*v == ' ')
-				v++;
-			v[strcspn(v, "\n")] = 0;
-			for (char *p = v; *p; p++)
-				if (*p == '"' || *p == '\\')
-					*p = '\'';
-			snprintf(buf, len, "%s", v);
-			break;
-		}
-	fclose(f);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: fftw_peer [--quick] [--threads N] [--runs N] [--warmup N] [--max-seconds S]\n"
-	           "                 [--only TEXT] [--wisdom FILE]\n"
+	           "                 [--only IDS] [--wisdom FILE] [--suite NAME] [--machine NAME]\n"
 	           "FFTW single precision, FFTW_MEASURE, all cores unless --threads. --quick: the small\n"
-	           "sizes of `fftbloom bench --quick`. --wisdom: read and update FFTW wisdom there.\n");
+	           "sizes of `fftbloom bench --quick`. --only: workload IDs, prefixes or patterns,\n"
+	           "comma-separated. --wisdom: read and update FFTW wisdom there. --suite (peers) and\n"
+	           "--machine (from the CPU's name) go into each result line.\n");
 }
 
 int main(int argc, char **argv)
 {
-	struct peer_cfg c = {0, 30, 3, 0, 10.0, NULL, NULL};
+	struct peer_cfg c = {.runs = 30, .warmup = 3, .max_s = 10.0};
+	const char *suite = "peers", *machine = NULL;
 	c.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -381,6 +400,10 @@ int main(int argc, char **argv)
 			c.only = argv[++i];
 		else if (!strcmp(a, "--wisdom") && v)
 			c.wisdom = argv[++i];
+		else if (!strcmp(a, "--suite") && v)
+			suite = argv[++i];
+		else if (!strcmp(a, "--machine") && v)
+			machine = argv[++i];
 		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
@@ -407,34 +430,34 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fftw_peer: cannot start threads\n");
 		return 1;
 	}
-	char cpu[256];
-	cpu_name(cpu, sizeof cpu);
-	char date[32];
-	time_t t = time(NULL);
-	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-	printf("{\"workload\":\"device\",\"peer\":\"fftw\",\"fftw\":\"%s\",\"cpu\":\"%s\",\"threads\":%d,"
-	       "\"date\":\"%s\"}\n",
-	       fftwf_version, cpu, c.threads, date);
+	char cpu[200], gpu[256], driver[64];
+	bench_cpu_name(cpu, sizeof cpu);
+	snprintf(gpu, sizeof gpu, "CPU: %s (%d threads)", cpu, c.threads);
+	snprintf(driver, sizeof driver, "%s", fftwf_version);
+	bench_meta_init(&c.meta, suite, gpu, driver, "fftw_peer", argc - 1, argv + 1);
+	if (machine)
+		snprintf(c.meta.machine, sizeof c.meta.machine, "%s", machine);
 	fprintf(stderr, "FFTW %s, %d threads, %s\n", fftwf_version, c.threads, cpu);
 
 	static const int full[][2] = {{1024, 1024}, {1080, 1920}, {2048, 2048}, {4096, 4096}, {1350, 2187}};
 	static const int quick[][2] = {{256, 256}, {270, 480}, {512, 512}};
 	const int (*sizes)[2] = c.quick ? quick : full;
 	int nsizes = c.quick ? 3 : 5, rc = 0;
-	if (want(&c, "fft"))
-		for (int i = 0; i < nsizes; i++)
+	for (int i = 0; i < nsizes; i++) {
+		char id[64];
+		snprintf(id, sizeof id, "fft.2d.%dx%d.fwd", sizes[i][0], sizes[i][1]);
+		if (want(&c, id))
 			rc |= bench_fft(&c, sizes[i][0], sizes[i][1]);
-	if (want(&c, "bloom")) {
-		if (c.quick) {
-			rc |= bench_bloom(&c, &pool, "480x270 k64", 480, 270, 64, 64, 1);
-		} else {
-			rc |= bench_bloom(&c, &pool, "1080p k256", 1920, 1080, 256, 256, 1);
-			rc |= bench_bloom(&c, &pool, "1080p full-frame", 1920, 1080, 1920, 1080, 1);
-			rc |= bench_bloom(&c, &pool, "2160p k512", 3840, 2160, 512, 512, 1);
-			/* circular, unpadded: the frame sizes peer_torch.py also times */
-			rc |= bench_bloom(&c, &pool, "1080p frame", 1920, 1080, 256, 256, 0);
-			rc |= bench_bloom(&c, &pool, "2160p frame", 3840, 2160, 512, 512, 0);
-		}
+	}
+	if (c.quick) {
+		rc |= bench_bloom(&c, &pool, "bloom.270p.k64.fp32", 480, 270, 64, 64, 1);
+	} else {
+		rc |= bench_bloom(&c, &pool, "bloom.1080p.k256.fp32", 1920, 1080, 256, 256, 1);
+		rc |= bench_bloom(&c, &pool, "bloom.1080p.full.fp32", 1920, 1080, 1920, 1080, 1);
+		rc |= bench_bloom(&c, &pool, "bloom.2160p.k512.fp32", 3840, 2160, 512, 512, 1);
+		/* circular, unpadded: the frame sizes peer_torch.py also times */
+		rc |= bench_bloom(&c, &pool, "bloom.1080p.frame.fp32", 1920, 1080, 256, 256, 0);
+		rc |= bench_bloom(&c, &pool, "bloom.2160p.frame.fp32", 3840, 2160, 512, 512, 0);
 	}
 	if (c.wisdom && !fftwf_export_wisdom_to_filename(c.wisdom))
 		fprintf(stderr, "fftw_peer: could not write wisdom to %s\n", c.wisdom);

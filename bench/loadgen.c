@@ -1,6 +1,10 @@
 /* loadgen: a small HTTP/1.1 load tool for fftbloomd's end-to-end benchmark. One keep-alive
  * connection per client thread, request bodies rotated from the given files, every answer checked
- * (status; a 200 body must be a JPEG), latency percentiles and Server-Timing medians reported.
+ * (status; a 200 body must be a JPEG), latency percentiles and Server-Timing medians reported,
+ * with --json as the harness's result line (bench/bench_json.h; the e2e suite's e2e.* workloads),
+ * the GPU threads' busy fraction read from the daemon's /metrics before and after, and its queue
+ * depth sampled from /metrics every 0.2 s during the load (what an autoscaler on queue depth sees,
+ * deploy/kubernetes/scaledobject.yaml).
  * Loopback only; bounded by a duration, a request count and a per-socket timeout. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,6 +20,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bench/bench_json.h"
 
 #define MAX_FILES 64
 #define MAX_CLIENTS 1024
@@ -41,6 +47,9 @@ struct cfg {
 	int json;
 	int expect_jpeg;
 	const char *label;
+	const char *id, *suite, *variant, *machine, *gpu, *driver, *command; /* the result line */
+	const char *metrics_url; /* the daemon's /metrics, for the GPU busy fraction */
+	double ceiling_fps, planes_ceiling_fps; /* the codec ceilings, for their fractions */
 	char host[64], hostname[256], path[2048];
 	int port;
 	struct sockaddr_storage addr;
@@ -66,6 +75,7 @@ struct client {
 };
 
 static atomic_llong g_issued;
+static atomic_int g_finished; /* client threads that have returned */
 static double g_t0, g_deadline;
 
 static double now_s(void)
@@ -461,6 +471,7 @@ static void *client_main(void *arg)
 	if (k.fd >= 0)
 		close(k.fd);
 	free(k.buf);
+	atomic_fetch_add(&g_finished, 1);
 	return NULL;
 }
 
@@ -481,41 +492,94 @@ static double pct(const float *v, size_t n, double p)
 	return v[i - 1];
 }
 
-/* One GET; the body goes to stdout. Exit status 0 for a 200, 1 otherwise. */
-static int fetch(const struct cfg *c)
+/* One GET of c's URL: the status (or -1 with a message), the body in *body (free it). */
+static int http_get(const struct cfg *c, char **body, size_t *len)
 {
 	unsigned long long bin = 0;
 	struct conn k = {connect_to(c), NULL, 0, 0, &bin};
+	*body = NULL;
+	*len = 0;
 	if (k.fd < 0) {
 		fprintf(stderr, "loadgen: cannot connect to %s:%d\n", c->host, c->port);
-		return 1;
+		return -1;
 	}
 	char head[4096];
 	int hl = snprintf(head, sizeof head, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
 	                  c->path, c->hostname);
 	struct answer a;
-	char *body = NULL;
-	int rc = send_all(k.fd, head, (size_t)hl) || read_answer(&k, &a, &body);
+	int rc = send_all(k.fd, head, (size_t)hl) || read_answer(&k, &a, body);
 	close(k.fd);
 	free(k.buf);
 	if (rc) {
 		fprintf(stderr, "loadgen: no answer from %s:%d%s\n", c->host, c->port, c->path);
-		return 1;
+		free(*body);
+		*body = NULL;
+		return -1;
 	}
-	fwrite(body, 1, a.body_len, stdout);
+	*len = a.body_len;
+	return a.status;
+}
+
+/* One GET; the body goes to stdout. Exit status 0 for a 200, 1 otherwise. */
+static int fetch(const struct cfg *c)
+{
+	char *body;
+	size_t len;
+	int status = http_get(c, &body, &len);
+	if (body)
+		fwrite(body, 1, len, stdout);
 	free(body);
-	return a.status == 200 ? 0 : 1;
+	return status == 200 ? 0 : 1;
+}
+
+/* The sum of the samples of a Prometheus metric (every label set) at the URL of mc, and how
+ * many series it has in *series. -1 when the page cannot be read. */
+static double metric_sum(const struct cfg *mc, const char *name, int *series)
+{
+	char *body;
+	size_t len;
+	*series = 0;
+	if (http_get(mc, &body, &len) != 200) {
+		free(body);
+		return -1;
+	}
+	double sum = 0;
+	size_t nl = strlen(name);
+	char *end = body + len;
+	for (char *line = body; line < end;) {
+		char *eol = memchr(line, '\n', (size_t)(end - line));
+		if (!eol)
+			eol = end;
+		*eol = 0; /* read_answer leaves a byte after the body */
+		if ((size_t)(eol - line) > nl && !memcmp(line, name, nl) && (line[nl] == ' ' || line[nl] == '{')) {
+			char *v = strrchr(line, ' '); /* "NAME{labels} VALUE" */
+			if (v) {
+				sum += strtod(v + 1, NULL);
+				(*series)++;
+			}
+		}
+		line = eol + 1;
+	}
+	free(body);
+	return sum;
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: loadgen -c CLIENTS -d SECONDS -u URL -f FILE [-f FILE ...] [-n MAXREQ] [-t TIMEOUT]\n"
-	        "               [--json] [--label TEXT] [--any-body]\n"
+	        "               [--json] [--label TEXT] [--any-body] [--metrics-url URL]\n"
+	        "               [--ceiling-fps F] [--planes-ceiling-fps F] [--id ID] [--suite NAME]\n"
+	        "               [--variant NAME] [--machine NAME] [--gpu TEXT] [--driver TEXT]\n"
+	        "               [--command TEXT]\n"
 	        "       loadgen --get URL     (one GET, body to stdout, exit 0 on 200)\n"
 	        "POSTs the files in turn on one keep-alive connection per client until SECONDS pass or\n"
 	        "MAXREQ requests were sent. Loopback URLs only. A 200 answer must be a JPEG unless\n"
-	        "--any-body. The report goes to stderr; --json adds one JSON line on stdout.\n");
+	        "--any-body. The report goes to stderr; --json adds a result line on stdout (workload\n"
+	        "--id, default e2e.LABEL; --gpu, --driver: the daemon's; --command: how the load was\n"
+	        "made, default loadgen's own command line). --metrics-url: the daemon's /metrics, read\n"
+	        "before and after for the GPU threads' busy fraction and every 0.2 s during the load\n"
+	        "for the queue depth (mean, max); the ceilings give the rate's fraction of them.\n");
 }
 
 int main(int argc, char **argv)
@@ -526,6 +590,7 @@ int main(int argc, char **argv)
 	c.timeout = 120;
 	c.expect_jpeg = 1;
 	c.label = "";
+	c.suite = "e2e";
 	const char *url = NULL, *get_url = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -549,6 +614,26 @@ int main(int argc, char **argv)
 			c.label = v;
 		} else if (!strcmp(a, "--get") && v)
 			get_url = v;
+		else if (!strcmp(a, "--id") && v)
+			c.id = v;
+		else if (!strcmp(a, "--suite") && v)
+			c.suite = v;
+		else if (!strcmp(a, "--variant") && v)
+			c.variant = v;
+		else if (!strcmp(a, "--machine") && v)
+			c.machine = v;
+		else if (!strcmp(a, "--gpu") && v)
+			c.gpu = v;
+		else if (!strcmp(a, "--driver") && v)
+			c.driver = v;
+		else if (!strcmp(a, "--command") && v)
+			c.command = v;
+		else if (!strcmp(a, "--metrics-url") && v)
+			c.metrics_url = v;
+		else if (!strcmp(a, "--ceiling-fps") && v)
+			c.ceiling_fps = atof(v);
+		else if (!strcmp(a, "--planes-ceiling-fps") && v)
+			c.planes_ceiling_fps = atof(v);
 		else if (!strcmp(a, "-f") && v) {
 			if (c.nfiles == MAX_FILES || read_file(v, &c.files[c.nfiles])) {
 				fprintf(stderr, "loadgen: cannot read %s (or more than %d files)\n", v, MAX_FILES);
@@ -588,6 +673,15 @@ int main(int argc, char **argv)
 	}
 	if (parse_url(&c, url))
 		return 2;
+	static struct cfg mc; /* the /metrics URL */
+	double busy0 = -1, busy1 = -1;
+	int nseries = 0;
+	if (c.metrics_url) {
+		if (parse_url(&mc, c.metrics_url))
+			return 2;
+		mc.timeout = c.timeout;
+		busy0 = metric_sum(&mc, "fftbloom_gpu_busy_seconds_total", &nseries);
+	}
 
 	struct client *cl = calloc((size_t)c.clients, sizeof *cl);
 	if (!cl)
@@ -604,8 +698,25 @@ int main(int argc, char **argv)
 		}
 		started++;
 	}
+	/* the queue depth every 0.2 s while the clients run */
+	double depth_sum = 0, depth_max = 0;
+	int depth_n = 0;
+	while (c.metrics_url && busy0 >= 0 && atomic_load(&g_finished) < started) {
+		int series;
+		double d = metric_sum(&mc, "fftbloom_queue_depth", &series);
+		if (d >= 0 && series > 0) {
+			depth_sum += d;
+			depth_max = d > depth_max ? d : depth_max;
+			depth_n++;
+		}
+		struct timespec ts = {0, 200000000};
+		nanosleep(&ts, NULL);
+	}
 	for (int i = 0; i < started; i++)
 		pthread_join(cl[i].th, NULL);
+	double t_joined = now_s();
+	if (c.metrics_url && busy0 >= 0)
+		busy1 = metric_sum(&mc, "fftbloom_gpu_busy_seconds_total", &nseries);
 
 	/* totals */
 	unsigned long long ok = 0, ok_in_time = 0, bad = 0, ioerr = 0, conns = 0, bout = 0, bin = 0;
@@ -680,20 +791,75 @@ int main(int argc, char **argv)
 	for (int k = 0; k < nst; k++)
 		if (st[k] != 200)
 			fprintf(stderr, "  status %d: %d\n", st[k], stn[k]);
+	if (depth_n)
+		fprintf(stderr, "  queue depth: mean %.2f  max %.0f   (%d samples)\n", depth_sum / depth_n,
+		        depth_max, depth_n);
 	if (c.json) {
-		printf("{\"workload\":\"e2e\",\"label\":\"%s\",\"clients\":%d,\"seconds\":%.3f,"
-		       "\"requests\":%zu,\"ok\":%llu,\"ok_in_time\":%llu,\"rps\":%.3f,\"rps_all\":%.3f,"
-		       "\"non200\":%llu,\"status\":{",
-		       c.label, started, elapsed, ns, ok, ok_in_time, rps, rps_all, non200);
-		for (int k = 0; k < nst; k++)
-			printf("%s\"%d\":%d", k ? "," : "", st[k], stn[k]);
-		printf("},\"bad_body\":%llu,\"io_errors\":%llu,\"connections\":%llu,"
-		       "\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f},"
-		       "\"server_timing_median_ms\":{",
-		       bad, ioerr, conns, p50, p90, p99, pmax);
+		struct bench_meta meta;
+		bench_meta_init(&meta, c.suite, c.gpu, c.driver, c.command ? NULL : "loadgen",
+		                c.command ? 0 : argc - 1, argv + 1);
+		if (c.command)
+			snprintf(meta.command, sizeof meta.command, "%s", c.command);
+		if (c.machine)
+			snprintf(meta.machine, sizeof meta.machine, "%s", c.machine);
+		char id[256];
+		snprintf(id, sizeof id, "%s%s", c.id ? "" : "e2e.", c.id ? c.id : c.label);
+		struct bench_line l;
+		bench_line_begin(&l, stdout, &meta, id, "fftbloomd", c.variant);
+		bench_metric(&l, "rps", rps);
+		bench_metric(&l, "p50_ms", p50);
+		bench_metric(&l, "p90_ms", p90);
+		bench_metric(&l, "p99_ms", p99);
+		bench_metric(&l, "max_ms", pmax);
+		/* the GPU threads' busy time over the load's window (start to the last answer) */
+		double window = t_joined - g_t0;
+		if (busy0 >= 0 && busy1 >= busy0 && nseries > 0)
+			bench_metric(&l, "gpu_busy_fraction", (busy1 - busy0) / (window * nseries));
+		if (c.ceiling_fps > 0)
+			bench_metric(&l, "ceiling_fraction", rps / c.ceiling_fps);
+		if (c.planes_ceiling_fps > 0)
+			bench_metric(&l, "planes_ceiling_fraction", rps / c.planes_ceiling_fps);
+		bench_detail_str(&l, "label", c.label);
+		bench_detail_num(&l, "clients", started);
+		bench_detail_num(&l, "seconds", elapsed);
+		bench_detail_num(&l, "requests", (double)ns);
+		bench_detail_num(&l, "ok", (double)ok);
+		bench_detail_num(&l, "ok_in_time", (double)ok_in_time);
+		bench_detail_num(&l, "rps_all", rps_all);
+		bench_detail_num(&l, "non200", (double)non200);
+		bench_detail_open(&l, "status");
+		for (int k = 0; k < nst; k++) {
+			char code[16];
+			snprintf(code, sizeof code, "%d", st[k]);
+			bench_detail_num(&l, code, stn[k]);
+		}
+		bench_detail_close(&l);
+		bench_detail_num(&l, "bad_body", (double)bad);
+		bench_detail_num(&l, "io_errors", (double)ioerr);
+		bench_detail_num(&l, "connections", (double)conns);
+		bench_detail_open(&l, "server_timing_median_ms"); /* -1: not in the answers */
 		for (int t = 0; t < NTIMING; t++)
-			printf("%s\"%s\":%.3f", t ? "," : "", timing_names[t], tmed[t]);
-		printf("},\"bytes_out\":%llu,\"bytes_in\":%llu,\"files\":%d}\n", bout, bin, c.nfiles);
+			bench_detail_num(&l, timing_names[t], tmed[t]);
+		bench_detail_close(&l);
+		bench_detail_num(&l, "gpu_threads", nseries);
+		if (busy0 >= 0 && busy1 >= busy0)
+			bench_detail_num(&l, "gpu_busy_s", busy1 - busy0);
+		bench_detail_num(&l, "window_s", window);
+		if (c.metrics_url) {
+			bench_detail_num(&l, "queue_depth_samples", depth_n);
+			if (depth_n) {
+				bench_detail_num(&l, "queue_depth_mean", depth_sum / depth_n);
+				bench_detail_num(&l, "queue_depth_max", depth_max);
+			}
+		}
+		if (c.ceiling_fps > 0)
+			bench_detail_num(&l, "ceiling_fps", c.ceiling_fps);
+		if (c.planes_ceiling_fps > 0)
+			bench_detail_num(&l, "planes_ceiling_fps", c.planes_ceiling_fps);
+		bench_detail_num(&l, "bytes_out", (double)bout);
+		bench_detail_num(&l, "bytes_in", (double)bin);
+		bench_detail_num(&l, "files", c.nfiles);
+		bench_line_end(&l, &meta);
 	}
 	for (int i = 0; i < started; i++)
 		free(cl[i].samples);

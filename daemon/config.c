@@ -1,6 +1,8 @@
 /* The one table of options; see config.h. */
 #include "daemon/config.h"
 
+#include "protocol/image.h"
+
 #include <string.h>
 
 #define GPU_OPTS(T, base)                                                                   \
@@ -19,11 +21,19 @@
 	 "FFTBLOOM_PROGRAM_CACHE", offsetof(T, base program_cache)},                             \
 	{"fft-wisdom", OPT_STRING, 0, 0, "", NULL,                                               \
 	 "file of FFT shapes measured fastest on this driver; new shapes are measured once and "  \
-	 "added (\"\": the plan's built-in choices)", "FFTBLOOM_FFT_WISDOM", offsetof(T, base fft_wisdom)}
+	 "added (\"\": the plan's built-in choices)", "FFTBLOOM_FFT_WISDOM", offsetof(T, base fft_wisdom)}, \
+	{"gpu-frame-memory", OPT_SIZE, 0, 1ULL << 50, "0", NULL,                                  \
+	 "GPU memory one frame's pass may take (buffers and kernel spectrum); larger frames run in " \
+	 "overlap-save tiles. 0: only the context's buffer limits (frames beyond them are tiled)", \
+	 "FFTBLOOM_GPU_FRAME_MEMORY", offsetof(T, base frame_memory)},                           \
+	{"require-gpu", OPT_BOOL, 0, 1, "false", NULL,                                           \
+	 "fail at start when the context is a software renderer (llvmpipe) instead of a GPU",     \
+	 "FFTBLOOM_REQUIRE_GPU", offsetof(T, base require_gpu)}
 
 #define C(f) offsetof(struct config, f)
 #define DAEMON_OPTS                                                                            \
-	{"listen", OPT_STRING, 0, 63, "127.0.0.1", NULL, "address to listen on (IPv4 or IPv6)",    \
+	{"listen", OPT_STRING, 0, 63, "localhost", NULL,                                          \
+	 "address to listen on: IPv4, IPv6, or localhost (127.0.0.1 and ::1 both)",             \
 	 "FFTBLOOM_LISTEN", C(listen)},                                                           \
 	{"port", OPT_INT, 0, 65535, "8080", NULL, "TCP port (0: any free port, logged at start)",  \
 	 "FFTBLOOM_PORT", C(port)},                                                               \
@@ -52,6 +62,18 @@
 	 "FFTBLOOM_TLS_CERT", C(tls_cert)},                                                       \
 	{"tls-key", OPT_STRING, 0, 0, "", NULL, "PEM private key file for --tls-cert",            \
 	 "FFTBLOOM_TLS_KEY", C(tls_key)},                                                         \
+	{"tls-priorities", OPT_STRING, 0, 0, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2", NULL,  \
+	 "GnuTLS priority string for HTTPS (default: TLS 1.2 and 1.3 with GnuTLS's NORMAL ciphers)", \
+	 "FFTBLOOM_TLS_PRIORITIES", C(tls_priorities)},                                            \
+	{"reuse-port", OPT_BOOL, 0, 1, "false", NULL,                                              \
+	 "share the port with other daemons (SO_REUSEPORT); without it a port in use is an error", \
+	 "FFTBLOOM_REUSE_PORT", C(reuse_port)},                                                    \
+	{"header-timeout", OPT_DOUBLE, 0.1, 3600, "10", NULL,                                      \
+	 "seconds a request may take to send its headers (the connection is closed after)",       \
+	 "FFTBLOOM_HEADER_TIMEOUT", C(header_timeout)},                                            \
+	{"min-body-rate", OPT_SIZE, 0, 1e9, "4k", NULL,                                            \
+	 "bytes a second a request body must average once --header-timeout has passed since it "  \
+	 "began (0: no floor)", "FFTBLOOM_MIN_BODY_RATE", C(min_body_rate)},                       \
 	{"gpus", OPT_STRING, 0, 200, "0", NULL,                                                   \
 	 "EGL devices to run on, one GPU thread each: N, N,M,... or all",                          \
 	 "FFTBLOOM_GPUS", C(gpus)},                                                               \
@@ -67,7 +89,8 @@
 	 "percent of --queue-size above which /readyz answers 503", "FFTBLOOM_QUEUE_HIGH_WATER",   \
 	 C(queue_high_water)},                                                                    \
 	{"deadline", OPT_DOUBLE, 0.001, 86400, "30", NULL,                                        \
-	 "seconds a job may wait before its GPU run (504 after)", "FFTBLOOM_DEADLINE",            \
+	 "seconds a job may wait for a codec thread and a GPU, its own decoding not counted "    \
+	 "(504 after)", "FFTBLOOM_DEADLINE",                                                      \
 	 C(deadline)},                                                                            \
 	{"drain-timeout", OPT_DOUBLE, 0, 86400, "30", NULL,                                       \
 	 "seconds to finish accepted requests on SIGTERM/SIGINT", "FFTBLOOM_DRAIN_TIMEOUT",       \
@@ -85,6 +108,42 @@
 	 "FFTBLOOM_KERNEL_DIR", C(kernel_dir)},                                                   \
 	{"max-kernels", OPT_INT, 0, 100000, "64", NULL, "named kernels held at most",              \
 	 "FFTBLOOM_MAX_KERNELS", C(max_kernels)},                                                 \
+	{"kernel-memory", OPT_SIZE, 0, 1099511627776.0, "256M", NULL,                             \
+	 "bytes of named kernels' pixels held at most (a PUT past it: 409, or 413 alone)",        \
+	 "FFTBLOOM_KERNEL_MEMORY", C(kernel_memory)},                                              \
+	{"kernel-max-pixels", OPT_SIZE, 1, 1e9, "4M", NULL,                                        \
+	 "pixels of one kernel at most, named or sent with a request (413 above it)",             \
+	 "FFTBLOOM_KERNEL_MAX_PIXELS", C(kernel_max_pixels)},                                      \
+	{"image-dir", OPT_STRING, 0, 0, "", NULL,                                                 \
+	 "folder of source images stored at start under their file names (GET /v1/bloom/NAME)",   \
+	 "FFTBLOOM_IMAGE_DIR", C(image_dir)},                                                     \
+	{"max-images", OPT_INT, 0, 1000000, "1024", NULL, "stored source images held at most",     \
+	 "FFTBLOOM_MAX_IMAGES", C(max_images)},                                                   \
+	{"image-memory", OPT_SIZE, 0, 1099511627776.0, "512M", NULL,                              \
+	 "bytes of stored source images (kept encoded, as uploaded) held at most (a PUT past it: " \
+	 "409, or 413 alone)", "FFTBLOOM_IMAGE_MEMORY", C(image_memory)},                         \
+	{"cache-control", OPT_STRING, 0, 0, "public, max-age=300", NULL,                          \
+	 "Cache-Control of GET render answers anyone may fetch (a name can be replaced, so not "  \
+	 "immutable by default; answers that needed the API key are private, no-cache)",          \
+	 "FFTBLOOM_CACHE_CONTROL", C(cache_control)},                                              \
+	{"url-signing-key-file", OPT_STRING, 0, 0, "", NULL,                                      \
+	 "file holding the URL signing key: GET /v1/bloom/NAME and /v1/convolve/NAME then need " \
+	 "sig= (HMAC-SHA256 of path and query) or the API key", "FFTBLOOM_URL_SIGNING_KEY_FILE",  \
+	 C(url_signing_key_file)},                                                                 \
+	{"memory-budget", OPT_SIZE, 1048576, 1099511627776.0, "4G", NULL,                          \
+	 "bytes of decoded images that admitted requests may hold together, reserved from each "  \
+	 "image's header before it is decoded (503 while spent; 413 for one image alone above it)", \
+	 "FFTBLOOM_MEMORY_BUDGET", C(memory_budget)},                                              \
+	{"max-programs", OPT_INT, 16, 100000, "512", NULL,                                         \
+	 "compiled GPU programs kept per GPU (least recently used out, between jobs)",            \
+	 "FFTBLOOM_MAX_PROGRAMS", C(max_programs)},                                                \
+	{"program-memory", OPT_SIZE, 1048576, 1099511627776.0, "256M", NULL,                       \
+	 "bytes of compiled GPU programs (their binaries' size) kept per GPU",                     \
+	 "FFTBLOOM_PROGRAM_MEMORY", C(program_memory)},                                            \
+	{"new-sizes-per-minute", OPT_INT, 0, 100000, "20", NULL,                                   \
+	 "jobs a minute, per client address, that need a padded size a GPU has not planned (each " \
+	 "compiles programs); past it 429 (0: no limit)", "FFTBLOOM_NEW_SIZES_PER_MINUTE",        \
+	 C(new_sizes_per_minute)},                                                                 \
 	{"kernel-cache", OPT_SIZE, 0, 1099511627776.0, "512M", NULL,                              \
 	 "bytes of kernel spectra kept per GPU", "FFTBLOOM_KERNEL_CACHE", C(kernel_cache)},       \
 	{"max-plans", OPT_INT, 1, 1024, "8", NULL, "padded sizes kept with their buffers per GPU", \
@@ -93,6 +152,19 @@
 	 "FFTBLOOM_JPEG_QUALITY", C(jpeg_quality)},                                               \
 	{"jpeg-subsampling", OPT_ENUM, 0, 0, "444", "444|420", "chroma of JPEG answers",         \
 	 "FFTBLOOM_JPEG_SUBSAMPLING", C(jpeg_subsampling)},                                       \
+	{"webp-quality", OPT_INT, 1, 100, "79", NULL,                                             \
+	 "WebP quality of answers (quality= overrides; 100: lossless)", "FFTBLOOM_WEBP_QUALITY",  \
+	 C(webp_quality)},                                                                        \
+	{"avif-quality", OPT_INT, 1, 100, "63", NULL,                                             \
+	 "AVIF quality of answers (quality= overrides; quantizer (100 - q) * 63 / 100, 100: "      \
+	 "lossless); chroma as --jpeg-subsampling", "FFTBLOOM_AVIF_QUALITY", C(avif_quality)},    \
+	{"avif-speed", OPT_INT, 1, 10, "9", NULL,                                                 \
+	 "libavif encoder speed of AVIF answers, 1 (slowest, smallest) to 10 (fastest)",          \
+	 "FFTBLOOM_AVIF_SPEED", C(avif_speed)},                                                   \
+	{"auto-avif", OPT_BOOL, 0, 1, "false", NULL,                                              \
+	 "an Accept header naming image/avif gets AVIF, before WebP (off: AVIF only by format= "   \
+	 "or when Accept allows nothing else; an AVIF encode costs several times a WebP one)",     \
+	 "FFTBLOOM_AUTO_AVIF", C(auto_avif)},                                                     \
 	{"persistent-map", OPT_BOOL, 0, 1, "true", NULL,                                          \
 	 "JPEG planes through buffers mapped once (GL_EXT_buffer_storage), where the driver has it", \
 	 "FFTBLOOM_PERSISTENT_MAP", C(persistent_map)},                                           \
@@ -100,9 +172,6 @@
 	 "a JPEG answer is encoded straight from the GPU's mapped read-back buffer, lent to the "  \
 	 "codec thread, instead of being copied out by the GPU thread (with --persistent-map)",   \
 	 "FFTBLOOM_LEND_PLANES", C(lend_planes)},                                                 \
-	{"fence-wait", OPT_ENUM, 0, 0, "block", "block|poll",                                     \
-	 "how a GPU thread waits for its frame: block in the driver, or poll every 20 us",         \
-	 "FFTBLOOM_FENCE_WAIT", C(fence_poll)},                                                   \
 	{"jpeg-planes", OPT_BOOL, 0, 1, "true", NULL,                                             \
 	 "JPEG frames cross to the GPU and back as YUV planes (colour conversion on the GPU)",    \
 	 "FFTBLOOM_JPEG_PLANES", C(jpeg_planes)}
@@ -145,4 +214,10 @@ int gpu_config_load(struct gpu_config *c, int argc, char **argv, int first, int 
 {
 	memset(c, 0, sizeof *c);
 	return load(gpu_config_table, gpu_config_table_len, c, argc, argv, first, npos, err);
+}
+
+int config_quality(const struct config *c, int fmt)
+{
+	return fmt == IMAGE_FORMAT_WEBP ? c->webp_quality
+	       : fmt == IMAGE_FORMAT_AVIF ? c->avif_quality : c->jpeg_quality;
 }

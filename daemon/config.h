@@ -9,6 +9,9 @@
 
 #include "protocol/opts.h"
 
+/* The daemon's version (/v1/info, /openapi.json, --help=json). */
+#define FFTBLOOMD_VERSION "0.1.0"
+
 /* Options that choose and set up a GPU context; shared by the daemon and the CLI. */
 struct gpu_config {
 	int platform;                  /* enum egl_platform: auto|device|surfaceless */
@@ -17,6 +20,8 @@ struct gpu_config {
 	char shader_dir[OPT_STR_MAX];  /* load shaders from here instead of the embedded copies */
 	char program_cache[OPT_STR_MAX]; /* folder of persisted program binaries, "" for none */
 	char fft_wisdom[OPT_STR_MAX];  /* file of measured FFT shapes, "" to use the plan's guesses */
+	unsigned long long frame_memory; /* GPU bytes a frame's pass may take before tiling; 0: limits */
+	int require_gpu;               /* refuse a software renderer */
 };
 
 struct config {
@@ -36,6 +41,10 @@ struct config {
 	char api_key_file[OPT_STR_MAX];/* when set, /v1/ requires Authorization: Bearer <key> */
 	char tls_cert[OPT_STR_MAX];    /* PEM certificate file: serve HTTPS */
 	char tls_key[OPT_STR_MAX];     /* PEM private key file */
+	char tls_priorities[OPT_STR_MAX]; /* GnuTLS priority string: protocol versions, ciphers */
+	int reuse_port;                /* 1: SO_REUSEPORT, several daemons share the port */
+	double header_timeout;         /* seconds from a request's start to its last header */
+	unsigned long long min_body_rate; /* bytes a second a body must average (0: no floor) */
 	/* fftbloomd: work */
 	char gpus[OPT_STR_MAX];        /* "0", "0,1" or "all" */
 	int gpu_threads;               /* GPU threads (each its own context) per device */
@@ -49,19 +58,37 @@ struct config {
 	char warm_sizes[OPT_STR_MAX];  /* "WxH,WxH": plans built before ready */
 	char kernel_dir[OPT_STR_MAX];  /* named kernels loaded at start */
 	int max_kernels;               /* named kernels held at most */
+	unsigned long long kernel_memory; /* bytes of named kernels' pixels held at most */
+	unsigned long long kernel_max_pixels; /* pixels of one kernel at most (named or uploaded) */
+	char image_dir[OPT_STR_MAX];   /* stored source images loaded at start */
+	int max_images;                /* stored source images held at most */
+	unsigned long long image_memory; /* bytes of stored images (encoded) held at most */
+	char cache_control[OPT_STR_MAX]; /* Cache-Control of public GET render answers */
+	char url_signing_key_file[OPT_STR_MAX]; /* when set, GET renders need a signed URL */
+	unsigned long long memory_budget; /* bytes of decoded images admitted jobs hold at most */
+	int max_programs;              /* per GPU: compiled programs kept (least recently used out) */
+	unsigned long long program_memory; /* per GPU: bytes of program binaries kept */
+	int new_sizes_per_minute;      /* per client address: jobs a minute that build a new size */
 	unsigned long long kernel_cache; /* per GPU: bytes of kernel spectra kept */
 	int max_plans;                 /* per GPU: padded sizes kept with their buffers */
 	int jpeg_quality;              /* default JPEG quality of answers */
-	int jpeg_subsampling;          /* 0: 4:4:4, 1: 4:2:0 for JPEG answers */
+	int jpeg_subsampling;          /* 0: 4:4:4, 1: 4:2:0 for JPEG and AVIF answers */
+	int webp_quality;              /* default WebP quality of answers */
+	int avif_quality;              /* default AVIF quality of answers */
+	int avif_speed;                /* libavif encoder speed of AVIF answers, 1-10 */
+	int auto_avif;                 /* 1: Accept may choose AVIF like any type; 0: only alone */
 	int jpeg_planes;               /* 1: JPEG in and out as YUV planes, converted on the GPU */
 	int persistent_map;            /* 1: planes through persistently mapped buffers */
 	int lend_planes;               /* 1: answers' planes encoded from the GPU's mapped buffer */
-	int fence_poll;                /* --fence-wait: 0 block, 1 poll */
 };
 
 extern const struct opt_def config_table[];
 extern const size_t config_table_len;
 extern const struct opt_def gpu_config_table[];
+
+/* An answer's quality when its request gives none: --webp-quality, --avif-quality, or
+ * --jpeg-quality for JPEG and every other format (fmt: enum image_format). */
+int config_quality(const struct config *c, int fmt);
 extern const size_t gpu_config_table_len;
 
 /* Defaults, then FFTBLOOM_* variables, then flags from argv[first..]; positional arguments are

@@ -1,31 +1,39 @@
 /* fftbloomd: the render daemon. Reads the configuration table, starts one GPU thread per GPU,
- * the codec pool and the HTTP server, and serves until SIGTERM or SIGINT; then stops accepting,
- * finishes the accepted requests (up to --drain-timeout) and exits 0. */
+ * the codec pool and the HTTP server, and serves until SIGTERM, SIGINT or SIGQUIT; then stops
+ * accepting, finishes the accepted requests (up to --drain-timeout) and exits 0. SIGHUP reloads
+ * --kernel-dir and --image-dir; SIGUSR1 logs the daemon's state; SIGUSR2 and SIGPIPE are ignored. Under systemd
+ * it reports readiness, status and a GPU-fed watchdog, and serves a socket it is handed
+ * (lifecycle.h, sdnotify.h). Its other modes (--help=json, --check-config, --health-check,
+ * --print-openapi) serve installation, deployment files and their tests. */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <jansson.h>
 #include <pthread.h>
 #include <malloc.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "daemon/apiutil.h"
 #include "daemon/config.h"
 #include "daemon/healthcheck.h"
+#include "daemon/images.h"
 #include "daemon/jobs.h"
 #include "daemon/kernels.h"
+#include "daemon/lifecycle.h"
 #include "daemon/log.h"
 #include "daemon/metrics.h"
+#include "daemon/sdnotify.h"
 #include "daemon/server.h"
+#include "daemon/urlsign.h"
+#include "protocol/openapi.h"
 #include "gles/egl.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "protocol/clock.h"
 
 static void sleep_s(double s)
 {
@@ -69,12 +77,351 @@ static char *read_text(const char *path, size_t *len)
 	return buf;
 }
 
+/* The limits an --image-dir file is checked against (decoded once, as a PUT's image is). */
+static struct image_limits image_dir_limits(const struct config *cfg)
+{
+	struct image_limits lim = {(unsigned)cfg->max_side, (unsigned)cfg->max_side,
+	                           cfg->max_pixels, NULL, NULL};
+	return lim;
+}
+
+/* SIGHUP: --image-dir again; on a failure the store stays as it was. */
+static void reload_images(const struct config *cfg, struct images *images)
+{
+	if (!cfg->image_dir[0]) {
+		log_msg(LOG_INFO, "SIGHUP: no --image-dir to reload");
+		return;
+	}
+	struct image_limits lim = image_dir_limits(cfg);
+	char ierr[IMAGES_ERR_LEN];
+	int loaded, removed;
+	if (images_load_dir(images, cfg->image_dir, &lim, &loaded, &removed, ierr))
+		log_msg(LOG_ERROR, "SIGHUP: stored images kept as they were: %s", ierr);
+	else
+		log_msg(LOG_INFO, "SIGHUP: image-dir %s reloaded: %d images stored, %d removed",
+		        cfg->image_dir, loaded, removed);
+}
+
+/* SIGHUP: --kernel-dir again; on a failure the registry stays as it was. */
+static void reload_kernels(const struct config *cfg, struct kernels *kernels)
+{
+	if (!cfg->kernel_dir[0]) {
+		log_msg(LOG_INFO, "SIGHUP: no --kernel-dir to reload");
+		return;
+	}
+	struct image_limits lim = {(unsigned)cfg->max_side, (unsigned)cfg->max_side,
+	                           cfg->kernel_max_pixels < cfg->max_pixels
+	                           ? cfg->kernel_max_pixels : cfg->max_pixels, NULL, NULL};
+	char kerr[KERNELS_ERR_LEN];
+	int loaded, removed;
+	if (kernels_load_dir(kernels, cfg->kernel_dir, &lim, &loaded, &removed, kerr))
+		log_msg(LOG_ERROR, "SIGHUP: kernels kept as they were: %s", kerr);
+	else
+		log_msg(LOG_INFO, "SIGHUP: kernel-dir %s reloaded: %d kernels registered, %d removed",
+		        cfg->kernel_dir, loaded, removed);
+}
+
+/* SIGUSR1: one line of the daemon's state. */
+static void log_state(struct jobs *jobs, struct kernels *kernels, struct images *images,
+                      struct server *server)
+{
+	struct jobs_status st;
+	jobs_status(jobs, &st);
+	size_t nk, kb;
+	kernels_totals(kernels, &nk, &kb);
+	char why[160];
+	int ready = jobs_ready(jobs, why, sizeof why);
+	log_msg(LOG_INFO, "state: %s; queue %d of %d, %d in flight, %d connections with a request, "
+	        "%llu of %llu MiB of the memory budget reserved, %zu named kernels (%zu KiB)",
+	        ready ? "ready" : why, st.queued, st.queue_size, st.in_flight, server_active(server),
+	        st.memory_used >> 20, st.memory_budget >> 20, nk, kb >> 10);
+	size_t ni;
+	unsigned long long ib, mb;
+	int mi;
+	images_totals(images, &ni, &ib, &mi, &mb);
+	log_msg(LOG_INFO, "state: %zu stored images (%llu KiB of %llu KiB --image-memory)", ni,
+	        ib >> 10, mb >> 10);
+	for (int i = 0; i < st.ngpus; i++)
+		log_msg(LOG_INFO, "state: gpu %d: %s%s, %llu jobs, %llu failures, %.1f s busy, "
+		        "heartbeat %.1f s ago, %u programs", i, st.gpu[i].alive ? "alive" : "down",
+		        st.gpu[i].busy ? " and busy" : "", st.gpu[i].jobs, st.gpu[i].failures,
+		        st.gpu[i].busy_s, st.gpu[i].heartbeat_age, st.gpu[i].programs.count);
+}
+
+/* The modes besides serving, one row each: --help and --help=json list them from here. */
+static const struct mode {
+	const char *name, *arg, *help;
+} modes[] = {
+	{"help", "[=json|=env]", "this text; =json: every option (name, type, bounds, default, "
+	 "environment variable, help) and these modes as JSON; =env: an example environment file "
+	 "with every FFTBLOOM_* variable at its default"},
+	{"health-check", "[URL]", "GET URL (http:// or https://; default path /readyz) and exit 0 "
+	 "when it answers 200, else 1. Without a URL: GET /healthz of the daemon that the "
+	 "configuration describes (FFTBLOOM_* and the flags that follow: --listen, --port, over "
+	 "HTTPS when --tls-cert is set)"},
+	{"check-config", "", "read the configuration (FFTBLOOM_* and the flags that follow), "
+	 "print it as JSON and exit 0, or name the bad value and exit 2; touches no GPU"},
+	{"print-openapi", "", "print the OpenAPI document served at /openapi.json and exit"},
+};
+
+/* Prints text word-wrapped to 96 columns, each line after the first indented by indent. */
+static void print_wrapped(const char *text, int indent)
+{
+	int col = indent;
+	const char *p = text;
+	while (*p) {
+		const char *e = strchr(p, ' ');
+		int w = e ? (int)(e - p) : (int)strlen(p);
+		if (col > indent && col + 1 + w > 96) {
+			printf("\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", w, p);
+		col += w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	putchar('\n');
+}
+
 static void usage(void)
 {
-	printf("usage: fftbloomd [options]\n"
-	       "       fftbloomd --health-check URL   (exit 0 when URL, default path /readyz, "
-	       "answers 200)\n\nEvery option also reads the environment variable named after it.\n");
+	printf("usage: fftbloomd [options]\n");
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+		printf("       fftbloomd --%s%s%s\n", modes[i].name, modes[i].arg[0] == '[' &&
+		       modes[i].arg[1] != '=' ? " " : "", modes[i].arg);
+	printf("\n");
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		printf("  --%-14s ", modes[i].name);
+		print_wrapped(modes[i].help, 19);
+	}
+	printf("\n");
+	print_wrapped("Every option also reads the environment variable named after it. Under "
+	              "systemd (Type=notify) the daemon sends READY=1 once every GPU thread is warmed "
+	              "up, feeds the watchdog while their heartbeats are fresh, serves a socket passed "
+	              "in LISTEN_FDS, and reads the API key from $CREDENTIALS_DIRECTORY/api-key when "
+	              "--api-key-file is not set.", 0);
+	printf("\n");
 	opts_print_help(stdout, config_table, config_table_len);
+}
+
+static const char *type_name(enum opt_type t)
+{
+	switch (t) {
+	case OPT_INT: return "int";
+	case OPT_DOUBLE: return "number";
+	case OPT_BOOL: return "bool";
+	case OPT_STRING: return "string";
+	case OPT_ENUM: return "enum";
+	case OPT_SIZE: return "size";
+	}
+	return "?";
+}
+
+/* --help=json: the option table and the modes, for deployment files' tests and tools. */
+static int help_json(void)
+{
+	json_t *opts = json_array(), *ms = json_array();
+	for (size_t i = 0; i < config_table_len; i++) {
+		const struct opt_def *d = &config_table[i];
+		json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s}", "name", d->name, "type",
+		                      type_name(d->type), "default", d->def ? d->def : "", "help",
+		                      d->help ? d->help : "", "env", d->env ? d->env : "");
+		if (d->type == OPT_INT || d->type == OPT_DOUBLE || d->type == OPT_SIZE) {
+			json_object_set_new(o, "min", json_real(d->min));
+			json_object_set_new(o, "max", json_real(d->max));
+		}
+		if (d->type == OPT_ENUM)
+			json_object_set_new(o, "choices", json_string(d->choices));
+		json_array_append_new(opts, o);
+	}
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+		json_array_append_new(ms, json_pack("{s:s,s:s,s:s}", "name", modes[i].name, "arg",
+		                                    modes[i].arg, "help", modes[i].help));
+	json_t *doc = json_pack("{s:s,s:s,s:o,s:o}", "program", "fftbloomd", "version",
+	                        FFTBLOOMD_VERSION, "options", opts, "modes", ms);
+	int rc = json_dumpf(doc, stdout, JSON_INDENT(2)) ? 1 : 0;
+	printf("\n");
+	json_decref(doc);
+	return rc;
+}
+
+/* --help=env: every variable, commented out at its default, for /etc/default/fftbloomd. */
+static void help_env(void)
+{
+	printf("# fftbloomd's environment: every FFTBLOOM_* variable, commented out at its default\n"
+	       "# (made by `fftbloomd --help=env`; a flag given on the command line wins over its "
+	       "variable).\n");
+	for (size_t i = 0; i < config_table_len; i++) {
+		const struct opt_def *d = &config_table[i];
+		if (!d->env)
+			continue;
+		printf("\n# --%s: %s", d->name, d->help ? d->help : "");
+		if (d->type == OPT_ENUM)
+			printf(" (%s)", d->choices);
+		printf("\n#%s=%s\n", d->env, d->def ? d->def : "");
+	}
+}
+
+/* The checks of a configuration beyond the table's bounds: GPU list, warm sizes, the TLS pair.
+ * device_count is the number of EGL devices "all" stands for. Returns 0, or -1 with err. */
+static int check_config(const struct config *cfg, int device_count, int *devices, int *ndev,
+                        int (*warm)[2], int *nwarm, char *err, size_t len)
+{
+	char aerr[API_ERR_LEN];
+	if (api_parse_gpus(cfg->gpus, device_count, devices, JOBS_MAX_GPUS, ndev, aerr) ||
+	    api_parse_sizes(cfg->warm_sizes, cfg->max_side, warm, JOBS_MAX_WARM, nwarm, aerr)) {
+		snprintf(err, len, "%s", aerr);
+		return -1;
+	}
+	if (*ndev * cfg->gpu_threads > JOBS_MAX_GPUS) {
+		snprintf(err, len, "%d devices x %d gpu-threads is more than %d GPU threads", *ndev,
+		         cfg->gpu_threads, JOBS_MAX_GPUS);
+		return -1;
+	}
+	for (const char *c = cfg->cache_control; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			snprintf(err, len, "--cache-control holds a control character");
+			return -1;
+		}
+	if (!cfg->tls_cert[0] != !cfg->tls_key[0]) {
+		snprintf(err, len, "--tls-cert and --tls-key go together");
+		return -1;
+	}
+	return 0;
+}
+
+/* Loads the configuration from the environment and argv[first..]; no positional argument is
+ * allowed. Returns 0, or 2 (the exit status) after printing why. */
+static int load_config(struct config *cfg, int argc, char **argv, int first)
+{
+	char err[OPT_ERR_LEN];
+	int npos = 0;
+	if (config_load(cfg, argc, argv, first, &npos, err)) {
+		fprintf(stderr, "fftbloomd: %s\n", err);
+		return 2;
+	}
+	if (npos) {
+		fprintf(stderr, "fftbloomd: unexpected argument '%s'\n", argv[first]);
+		return 2;
+	}
+	return 0;
+}
+
+/* --health-check without a URL: the daemon's own address from the configuration. */
+static int health_check_config(int argc, char **argv, int first)
+{
+	struct config cfg;
+	int rc = load_config(&cfg, argc, argv, first);
+	if (rc)
+		return rc;
+	char url[600], msg[700];
+	if (healthcheck_url(cfg.listen, cfg.port, cfg.tls_cert[0] != 0, "/healthz", url,
+	                    sizeof url, msg, sizeof msg)) {
+		fprintf(stderr, "fftbloomd: --health-check: %s\n", msg);
+		return 2;
+	}
+	rc = healthcheck(url, 5, msg, sizeof msg);
+	fprintf(rc ? stderr : stdout, "%s\n", msg);
+	return rc ? 1 : 0;
+}
+
+/* --check-config: the configuration as the daemon would take it, as JSON. */
+static int check_config_mode(int argc, char **argv, int first)
+{
+	struct config cfg;
+	int rc = load_config(&cfg, argc, argv, first);
+	if (rc)
+		return rc;
+	int devices[JOBS_MAX_GPUS], ndev, warm[JOBS_MAX_WARM][2], nwarm;
+	char err[API_ERR_LEN + 64];
+	if (check_config(&cfg, 1, devices, &ndev, warm, &nwarm, err, sizeof err)) {
+		fprintf(stderr, "fftbloomd: %s\n", err);
+		return 2;
+	}
+	json_t *c = json_object();
+	for (size_t i = 0; i < config_table_len; i++) {
+		char v[OPT_STR_MAX + 32];
+		opts_format(&config_table[i], &cfg, v, sizeof v);
+		json_object_set_new(c, config_table[i].name, json_string(v));
+	}
+	json_t *doc = json_pack("{s:b,s:o}", "ok", 1, "configuration", c);
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	printf("\n");
+	json_decref(doc);
+	return 0;
+}
+
+/* Runs a mode named in argv (the first argument that is one decides), returning its exit
+ * status, or -1 when there is none: serve. */
+static int run_mode(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage();
+			return 0;
+		}
+		if (!strcmp(a, "--help=json"))
+			return help_json();
+		if (!strcmp(a, "--help=env")) {
+			help_env();
+			return 0;
+		}
+		if (!strcmp(a, "--print-openapi")) {
+			json_t *doc = openapi_document(FFTBLOOMD_VERSION, 0, 0);
+			int rc = doc && !json_dumpf(doc, stdout, JSON_INDENT(2)) ? 0 : 1;
+			printf("\n");
+			json_decref(doc);
+			return rc;
+		}
+		if (!strcmp(a, "--check-config")) {
+			argv[i] = argv[0];
+			return check_config_mode(argc - i, argv + i, 1);
+		}
+		if (!strcmp(a, "--health-check")) {
+			if (i + 1 < argc && (!strncmp(argv[i + 1], "http://", 7) ||
+			                     !strncmp(argv[i + 1], "https://", 8))) {
+				char msg[512];
+				int rc = healthcheck(argv[i + 1], 5, msg, sizeof msg);
+				fprintf(rc ? stderr : stdout, "%s\n", msg);
+				return rc ? 1 : 0;
+			}
+			argv[i] = argv[0];
+			return health_check_config(argc - i, argv + i, 1);
+		}
+	}
+	return -1;
+}
+
+/* "http://127.0.0.1:8080" for the socket fd is bound to. Returns the port, or -1. */
+static int socket_endpoint(int fd, int tls, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	char a[INET6_ADDRSTRLEN] = "?";
+	int port = -1;
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl))
+		return -1;
+	if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof a);
+		port = ntohs(s4->sin_port);
+	} else if (ss.ss_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof a);
+		port = ntohs(s6->sin6_port);
+	} else {
+		return -1;
+	}
+	int v6 = ss.ss_family == AF_INET6;
+	snprintf(buf, len, "%s://%s%s%s:%d", tls ? "https" : "http", v6 ? "[" : "", a, v6 ? "]" : "",
+	         port);
+	return port;
 }
 
 int main(int argc, char **argv)
@@ -83,34 +430,29 @@ int main(int argc, char **argv)
 	 * would fault its buffers in page by page. Keep freed blocks in the heap for the next one. */
 	mallopt(M_MMAP_THRESHOLD, 512 << 20);
 	mallopt(M_TRIM_THRESHOLD, 1024 << 20);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage();
-			return 0;
-		}
-		if (!strcmp(argv[i], "--health-check")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "fftbloomd: --health-check needs a URL\n");
-				return 2;
-			}
-			char msg[512];
-			int rc = healthcheck(argv[i + 1], 5, msg, sizeof msg);
-			fprintf(rc ? stderr : stdout, "%s\n", msg);
-			return rc ? 1 : 0;
-		}
-	}
+	int mode = run_mode(argc, argv);
+	if (mode >= 0)
+		return mode;
 	struct config cfg;
-	char err[OPT_ERR_LEN];
-	int npos = 0;
-	if (config_load(&cfg, argc, argv, 1, &npos, err)) {
-		fprintf(stderr, "fftbloomd: %s\n", err);
-		return 2;
-	}
-	if (npos) {
-		fprintf(stderr, "fftbloomd: unexpected argument '%s'\n", argv[1]);
-		return 2;
-	}
+	int lrc = load_config(&cfg, argc, argv, 1);
+	if (lrc)
+		return lrc;
 	log_setup(cfg.log_level, cfg.log_format == 1);
+
+	/* The service manager's variables, read before any thread starts. */
+	struct sdnotify *notify = NULL;
+	char nerr[SDNOTIFY_ERR_LEN];
+	if (sdnotify_create(&notify, nerr)) {
+		fprintf(stderr, "fftbloomd: %s\n", nerr);
+		return 2;
+	}
+	if (sdnotify_listen_count(notify) > 1) {
+		fprintf(stderr, "fftbloomd: %d sockets passed in LISTEN_FDS; fftbloomd serves one (one "
+		        "ListenStream= in the socket unit)\n", sdnotify_listen_count(notify));
+		sdnotify_destroy(notify);
+		return 2;
+	}
+	int listen_fd = sdnotify_listen_count(notify) == 1 ? SDNOTIFY_LISTEN_FDS_START : 0;
 
 	/* Signals go to this thread alone, through sigtimedwait; every thread started later
 	 * inherits the mask. */
@@ -118,48 +460,56 @@ int main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
 
 	int devices[JOBS_MAX_GPUS], ndev;
-	char aerr[API_ERR_LEN];
+	int warm[JOBS_MAX_WARM][2], nwarm;
+	char cerr[API_ERR_LEN + 64];
 	int count = strcmp(cfg.gpus, "all") ? 0 : egl_device_count();
-	if (api_parse_gpus(cfg.gpus, count, devices, JOBS_MAX_GPUS, &ndev, aerr)) {
-		fprintf(stderr, "fftbloomd: %s\n", aerr);
-		return 2;
-	}
-	if (ndev * cfg.gpu_threads > JOBS_MAX_GPUS) {
-		fprintf(stderr, "fftbloomd: %d devices x %d gpu-threads is more than %d GPU threads\n",
-		        ndev, cfg.gpu_threads, JOBS_MAX_GPUS);
+	if (check_config(&cfg, count, devices, &ndev, warm, &nwarm, cerr, sizeof cerr)) {
+		fprintf(stderr, "fftbloomd: %s\n", cerr);
+		sdnotify_destroy(notify);
 		return 2;
 	}
 	for (int i = ndev - 1; i >= 0; i--) /* device order kept: 0,0,1,1 */
 		for (int t = 0; t < cfg.gpu_threads; t++)
 			devices[i * cfg.gpu_threads + t] = devices[i];
 	ndev *= cfg.gpu_threads;
-	int warm[JOBS_MAX_WARM][2], nwarm;
-	if (api_parse_sizes(cfg.warm_sizes, cfg.max_side, warm, JOBS_MAX_WARM, &nwarm, aerr)) {
-		fprintf(stderr, "fftbloomd: %s\n", aerr);
-		return 2;
-	}
-	if (!cfg.tls_cert[0] != !cfg.tls_key[0]) {
-		fprintf(stderr, "fftbloomd: --tls-cert and --tls-key go together\n");
-		return 2;
-	}
 
 	int rc = 1;
 	char *api_key = NULL, *cert = NULL, *key = NULL;
 	size_t api_key_len = 0;
 	struct kernels *kernels = NULL;
+	struct images *images = NULL;
+	unsigned char *sign_key = NULL;
+	size_t sign_key_len = 0;
 	struct metrics *metrics = NULL;
 	struct jobs *jobs = NULL;
 	struct server *server = NULL;
-	if (cfg.api_key_file[0]) {
-		api_key = read_text(cfg.api_key_file, &api_key_len);
+	struct lifecycle *life = NULL;
+	/* The API key: --api-key-file, else the credential "api-key" a service manager passed
+	 * (systemd LoadCredential=api-key:FILE). */
+	char key_path[OPT_STR_MAX + 16];
+	snprintf(key_path, sizeof key_path, "%s", cfg.api_key_file);
+	const char *creds = sdnotify_credentials_dir(notify);
+	if (!key_path[0] && creds) {
+		snprintf(key_path, sizeof key_path, "%.500s/api-key", creds);
+		if (access(key_path, F_OK))
+			key_path[0] = 0;
+		else
+			log_msg(LOG_INFO, "api key: the service manager's credential %s", key_path);
+	}
+	if (key_path[0]) {
+		api_key = read_text(key_path, &api_key_len);
 		while (api_key && api_key_len && strchr(" \t\r\n", api_key[api_key_len - 1]))
 			api_key[--api_key_len] = 0;
 		if (!api_key || !api_key_len) {
-			log_msg(LOG_ERROR, "api-key-file: cannot read a key from '%s'", cfg.api_key_file);
+			log_msg(LOG_ERROR, "api-key-file: cannot read a key from '%s'", key_path);
 			goto out;
 		}
 	}
@@ -171,68 +521,119 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (kernels_create(cfg.max_kernels, &kernels) || metrics_create(&metrics)) {
+	if (cfg.url_signing_key_file[0]) {
+		char uerr[URLSIGN_ERR_LEN];
+		if (urlsign_read_key(cfg.url_signing_key_file, &sign_key, &sign_key_len, uerr)) {
+			log_msg(LOG_ERROR, "url-signing-key-file: %s", uerr);
+			goto out;
+		}
+		if (!api_key)
+			log_msg(LOG_WARN, "url-signing-key-file without --api-key-file: GET render URLs "
+			        "need a signature, but the rest of /v1/ (POST, PUT) is open to anyone");
+	}
+	if (kernels_create(cfg.max_kernels, cfg.kernel_memory, &kernels) ||
+	    images_create(cfg.max_images, cfg.image_memory, &images) || metrics_create(&metrics)) {
 		log_msg(LOG_ERROR, "out of memory");
 		goto out;
 	}
 	if (cfg.kernel_dir[0]) {
 		struct image_limits lim = {(unsigned)cfg.max_side, (unsigned)cfg.max_side,
-		                           cfg.max_pixels};
+		                           cfg.kernel_max_pixels < cfg.max_pixels
+		                           ? cfg.kernel_max_pixels : cfg.max_pixels, NULL, NULL};
 		char kerr[KERNELS_ERR_LEN];
-		int loaded;
-		if (kernels_load_dir(kernels, cfg.kernel_dir, &lim, &loaded, kerr)) {
+		int loaded, removed;
+		if (kernels_load_dir(kernels, cfg.kernel_dir, &lim, &loaded, &removed, kerr)) {
 			log_msg(LOG_ERROR, "%s", kerr);
 			goto out;
 		}
 		log_msg(LOG_INFO, "kernel-dir: %d kernels registered from %s", loaded, cfg.kernel_dir);
 	}
+	if (cfg.image_dir[0]) {
+		struct image_limits lim = image_dir_limits(&cfg);
+		char ierr[IMAGES_ERR_LEN];
+		int loaded, removed;
+		if (images_load_dir(images, cfg.image_dir, &lim, &loaded, &removed, ierr)) {
+			log_msg(LOG_ERROR, "%s", ierr);
+			goto out;
+		}
+		log_msg(LOG_INFO, "image-dir: %d images stored from %s", loaded, cfg.image_dir);
+	}
+	sdnotify_sendf(notify, "STATUS=making %d GPU context%s", ndev, ndev == 1 ? "" : "s");
 	char jerr[JOBS_ERR_LEN];
 	if (jobs_create(&cfg, devices, ndev, (const int(*)[2])warm, nwarm, kernels, metrics, &jobs,
 	                jerr)) {
 		log_msg(LOG_ERROR, "%s", jerr);
 		goto out;
 	}
-	struct server_opts so = {&cfg, jobs, kernels, metrics, api_key, api_key_len, cert, key};
+	struct server_opts so = {.cfg = &cfg, .jobs = jobs, .kernels = kernels, .images = images,
+	                         .metrics = metrics, .api_key = api_key, .api_key_len = api_key_len,
+	                         .sign_key = sign_key, .sign_key_len = sign_key_len,
+	                         .tls_cert = cert, .tls_key = key, .listen_fd = listen_fd};
 	char serr[SERVER_ERR_LEN];
 	if (server_create(&so, &server, serr)) {
-		log_msg(LOG_ERROR, "%s", serr);
+		log_msg(LOG_ERROR, "%s", listen_fd ? "cannot serve the socket passed in LISTEN_FDS "
+		        "(a listening TCP socket?)" : serr);
 		goto out;
 	}
+	char endpoint[128];
 	int v6 = strchr(cfg.listen, ':') != NULL;
-	log_msg(LOG_INFO, "fftbloomd listening on %s://%s%s%s:%d (%d GPU thread%s, %d codec threads, "
-	        "queue %d)", cert ? "https" : "http", v6 ? "[" : "", cfg.listen, v6 ? "]" : "",
-	        server_port(server), ndev, ndev == 1 ? "" : "s", cfg.codec_threads, cfg.queue_size);
+	if (!listen_fd)
+		snprintf(endpoint, sizeof endpoint, "%s://%s%.64s%s:%d", cert ? "https" : "http",
+		         v6 ? "[" : "", cfg.listen, v6 ? "]" : "", server_port(server));
+	else if (socket_endpoint(listen_fd, cert != NULL, endpoint, sizeof endpoint) < 0)
+		snprintf(endpoint, sizeof endpoint, "the socket passed in LISTEN_FDS");
+	log_msg(LOG_INFO, "fftbloomd listening on %s%s (%d GPU thread%s, %d codec threads, queue %d)",
+	        endpoint, listen_fd ? " (socket from the service manager; --listen and --port not "
+	        "used)" : server_listeners(server) > 1 ? " (127.0.0.1 and ::1)" : "", ndev, ndev == 1 ? "" : "s", cfg.codec_threads, cfg.queue_size);
+	if (lifecycle_create(notify, jobs, cfg.heartbeat_timeout, endpoint, &life)) {
+		log_msg(LOG_ERROR, "out of memory");
+		goto out;
+	}
 
 	int sig;
 	for (;;) {
-		struct timespec tick = {1, 0};
+		double wait = lifecycle_tick(life);
+		struct timespec tick = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
 		sig = sigtimedwait(&set, NULL, &tick);
-		if (sig > 0)
+		if (sig == SIGHUP) {
+			reload_kernels(&cfg, kernels);
+			reload_images(&cfg, images);
+		} else if (sig == SIGUSR1) {
+			log_state(jobs, kernels, images, server);
+		}
+		else if (sig > 0)
 			break;
 	}
 	log_msg(LOG_INFO, "signal %d: no new connections; finishing accepted requests (up to %g s)",
 	        sig, cfg.drain_timeout);
+	lifecycle_stopping(life, server_active(server), cfg.drain_timeout);
 	server_quiesce(server);
-	double t0 = now_s(), end = t0 + cfg.drain_timeout;
+	double t0 = clock_s(), end = t0 + cfg.drain_timeout;
 	/* Done when no request is open and none began or ended for a moment (a request whose
 	 * headers are still on their way counts once they arrive). */
-	while (now_s() < end && (server_active(server) > 0 || server_idle_s(server) < 0.2))
+	while (clock_s() < end && (server_active(server) > 0 || server_idle_s(server) < 0.2)) {
+		lifecycle_tick(life); /* the watchdog stays fed while the GPU threads are */
 		sleep_s(0.01);
+	}
 	int left = server_active(server);
 	if (left)
 		log_msg(LOG_WARN, "drain timeout: %d requests still open; queued jobs get 503", left);
 	jobs_shutdown(jobs); /* answers what is still queued, waits for running jobs */
-	for (double e2 = now_s() + 2; server_active(server) > 0 && now_s() < e2;)
+	for (double e2 = clock_s() + 2; server_active(server) > 0 && clock_s() < e2;)
 		sleep_s(0.01);
-	log_msg(LOG_INFO, "stopped after %.3f s of draining", now_s() - t0);
+	log_msg(LOG_INFO, "stopped after %.3f s of draining", clock_s() - t0);
 	rc = 0;
 out:
+	lifecycle_destroy(life);
 	server_destroy(server);
 	jobs_destroy(jobs);
 	kernels_destroy(kernels);
+	images_destroy(images);
+	free(sign_key);
 	metrics_destroy(metrics);
 	free(api_key);
 	free(cert);
 	free(key);
+	sdnotify_destroy(notify);
 	return rc;
 }

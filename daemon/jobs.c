@@ -1,74 +1,27 @@
-/* Codec pool, GPU threads, bounded queue and watchdog; see jobs.h. */
+/* Admission, the bounded queue, the watchdog (deadlines, clients gone), status, readiness and
+ * shutdown; see jobs.h. The threads' work is in codec.c and gpu_worker.c. */
 #include "daemon/jobs.h"
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <poll.h>
 #include <stdarg.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "daemon/apiutil.h"
+#include "daemon/jobs_impl.h"
+#include "daemon/lifecycle.h"
 #include "daemon/log.h"
 #include "gles/egl.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
+#include "protocol/clock.h"
 
-struct fifo {
-	struct job *head, *tail;
-};
-
-struct gpu {
-	struct jobs *J;
-	int id, device;
-	pthread_t th;
-	int started;
-	/* guarded by J->lock */
-	int alive, failed, warmed, warm_failed, busy;
-	double heartbeat, busy_s;
-	unsigned long long njobs, nfail;
-	int lent;                            /* planes lent by this context, not yet given back */
-	unsigned long long lent_total;
-	char platform[16], renderer[256], version[128];
-	char init_err[BLOOM_ERR_LEN];
-	struct program_stats ps;
-	struct bloom_cache_stats bs;
-};
-
-struct jobs {
-	struct config cfg;
-	struct image_limits lim;
-	struct kernels *kernels;
-	struct metrics *metrics;
-	int warm[JOBS_MAX_WARM][2], nwarm;
-
-	pthread_mutex_t lock;
-	pthread_cond_t codec_cv, gpu_cv, init_cv, watch_cv;
-	struct fifo decode, gpuq, encode;
-	int waiting;   /* admitted GPU jobs not yet taken by a GPU thread */
-	int in_flight; /* submitted, done() not yet returned */
-	int stop;      /* no new jobs; threads exit when their queues are empty */
-	int joined;    /* jobs_shutdown ran */
-
-	pthread_t *codec;
-	int ncodec;
-	pthread_t watchdog;
-	int watchdog_started;
-	struct gpu gpus[JOBS_MAX_GPUS];
-	int ngpus;
-};
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void fifo_push(struct fifo *f, struct job *j)
+void fifo_push(struct fifo *f, struct job *j)
 {
 	j->next = NULL;
 	if (f->tail)
@@ -78,7 +31,7 @@ static void fifo_push(struct fifo *f, struct job *j)
 	f->tail = j;
 }
 
-static struct job *fifo_pop(struct fifo *f)
+struct job *fifo_pop(struct fifo *f)
 {
 	struct job *j = f->head;
 	if (j) {
@@ -90,14 +43,23 @@ static struct job *fifo_pop(struct fifo *f)
 	return j;
 }
 
-static int is_gpu_kind(const struct job *j)
+int is_gpu_kind(const struct job *j)
 {
-	return j->kind == JOB_BLOOM || j->kind == JOB_CONVOLVE;
+	return j->kind != JOB_KERNEL_PUT && j->kind != JOB_IMAGE_PUT;
 }
 
-static void set_error(struct job *j, int status, const char *code, const char *fmt, ...)
+/* Gives j's place in the queue back, once. Caller holds the lock. */
+void unqueue(struct jobs *J, struct job *j)
+{
+	if (j->queued) {
+		j->queued = 0;
+		J->waiting--;
+	}
+}
+
+void set_error(struct job *j, int status, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-static void set_error(struct job *j, int status, const char *code, const char *fmt, ...)
+void set_error(struct job *j, int status, const char *code, const char *fmt, ...)
 {
 	j->status = status;
 	snprintf(j->code, sizeof j->code, "%s", code);
@@ -109,12 +71,16 @@ static void set_error(struct job *j, int status, const char *code, const char *f
 
 /* Answers j: frees what the job held, calls done(), then counts it out. Called without the lock;
  * j belongs to the submitter again once done() starts. */
-static void finish(struct jobs *J, struct job *j)
+void finish(struct jobs *J, struct job *j)
 {
 	image_free(&j->in);
 	image_free(&j->kimg);
 	image_free(&j->result);
 	yuv_image_free(&j->yin);
+	tensor_free(&j->tx);
+	tensor_free(&j->tw);
+	tensor_free(&j->tb);
+	tensor_free(&j->ty);
 	int lent_by = j->lease ? j->gpu : -1; /* read now: j is the submitter's once done() starts */
 	if (j->lease) { /* planes lent by the GPU thread's context: given back, not freed */
 		j->yresult.data = NULL;
@@ -132,6 +98,11 @@ static void finish(struct jobs *J, struct job *j)
 			metrics_observe(J->metrics, METRICS_ENCODE, j->encode_s);
 		}
 	}
+	pthread_mutex_lock(&J->lock);
+	unqueue(J, j);
+	J->mem_used -= j->reserved[0] + j->reserved[1];
+	j->reserved[0] = j->reserved[1] = 0;
+	pthread_mutex_unlock(&J->lock);
 	j->done(j, j->done_ctx);
 	pthread_mutex_lock(&J->lock);
 	if (lent_by >= 0)
@@ -141,376 +112,18 @@ static void finish(struct jobs *J, struct job *j)
 	pthread_mutex_unlock(&J->lock);
 }
 
-/* Maps an image_error from decoding to an HTTP status and code. */
-static void decode_error(struct job *j, int rc, const char *what, const char *msg)
-{
-	switch (rc) {
-	case IMAGE_E_UNSUPPORTED:
-		set_error(j, 415, "unsupported_image", "%s: %s", what, msg);
-		break;
-	case IMAGE_E_TOO_LARGE:
-		set_error(j, 413, "image_too_large", "%s: %s", what, msg);
-		break;
-	case IMAGE_E_NOMEM:
-		set_error(j, 503, "out_of_memory", "%s: %s", what, msg);
-		break;
-	case IMAGE_E_EMPTY:
-		set_error(j, 422, "image_empty", "%s: %s", what, msg);
-		break;
-	case IMAGE_E_TRUNCATED:
-		set_error(j, 422, "image_truncated", "%s: %s", what, msg);
-		break;
-	default:
-		set_error(j, 422, "image_corrupt", "%s: %s", what, msg);
-	}
-}
-
-static void kernel_put_answer(struct jobs *J, struct job *j)
-{
-	struct image_info info = j->info;
-	int w = j->in.width, h = j->in.height, c = j->in.channels;
-	int replaced = 0;
-	int rc = kernels_put(J->kernels, j->put_name, &j->in, &info, &replaced);
-	if (rc == KERNELS_E_FULL) {
-		set_error(j, 409, "kernel_registry_full", "%d kernels are registered already "
-		          "(--max-kernels); DELETE one first", J->cfg.max_kernels);
-		return;
-	}
-	if (rc) {
-		set_error(j, rc == KERNELS_E_NAME ? 400 : 500, "kernel_rejected", "%s",
-		          kernels_strerror(rc));
-		return;
-	}
-	struct kernel_entry *e = kernels_get(J->kernels, j->put_name);
-	char digest[40] = "";
-	if (e)
-		snprintf(digest, sizeof digest, "%016llx%016llx", (unsigned long long)e->digest[0],
-		         (unsigned long long)e->digest[1]);
-	kernels_release(J->kernels, e);
-	json_t *o = json_pack("{s:s,s:i,s:i,s:i,s:s,s:s,s:b}", "name", j->put_name, "width", w,
-	                      "height", h, "channels", c, "format", image_format_name(info.format),
-	                      "digest", digest, "replaced", replaced);
-	char *s = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
-	json_decref(o);
-	char *t = s ? realloc(s, strlen(s) + 2) : NULL;
-	if (t)
-		strcat(s = t, "\n");
-	if (!s) {
-		set_error(j, 500, "out_of_memory", "out of memory");
-		return;
-	}
-	j->status = replaced ? 200 : 201;
-	j->body = (unsigned char *)s;
-	j->body_len = strlen(s);
-	j->content_type = "application/json";
-}
-
-static void do_decode(struct jobs *J, struct job *j)
-{
-	double t0 = now_s();
-	char err[IMAGE_ERR_LEN];
-	int rc = IMAGE_E_UNSUPPORTED;
-	/* JPEG frames stay as planes for the GPU to convert, unless they carry what planes cannot */
-	if (J->cfg.jpeg_planes && j->kind != JOB_KERNEL_PUT &&
-	    image_sniff(j->image, j->image_len) == IMAGE_FORMAT_JPEG)
-		rc = image_decode_jpeg_yuv(j->image, j->image_len, &J->lim, &j->yin, &j->info, err);
-	if (rc == IMAGE_E_UNSUPPORTED)
-		rc = image_decode(j->image, j->image_len, &J->lim, &j->in, &j->info, err);
-	if (rc) {
-		decode_error(j, rc, j->kind == JOB_KERNEL_PUT ? "kernel" : "image", err);
-	} else if (j->kernel_data) {
-		struct image_info ki;
-		rc = image_decode(j->kernel_data, j->kernel_len, &J->lim, &j->kimg, &ki, err);
-		if (rc)
-			decode_error(j, rc, "kernel", err);
-	}
-	j->decode_s = now_s() - t0;
-	if (!rc && j->kind == JOB_KERNEL_PUT) {
-		kernel_put_answer(J, j);
-		finish(J, j);
-		return;
-	}
-	pthread_mutex_lock(&J->lock);
-	if (!rc && now_s() > j->deadline) {
-		set_error(j, 504, "deadline_exceeded", "the job waited longer than the %g s deadline",
-		          J->cfg.deadline);
-		metrics_drop(J->metrics, METRICS_DROP_DEADLINE);
-		rc = -1;
-	}
-	if (rc) {
-		J->waiting--;
-		pthread_mutex_unlock(&J->lock);
-		finish(J, j);
-		return;
-	}
-	j->t_queued = now_s();
-	fifo_push(&J->gpuq, j);
-	pthread_cond_signal(&J->gpu_cv);
-	pthread_mutex_unlock(&J->lock);
-}
-
-static void do_encode(struct jobs *J, struct job *j)
-{
-	double t0 = now_s();
-	enum image_format fmt;
-	struct image_encode_opts eo;
-	memset(&eo, 0, sizeof eo);
-	api_format_resolve(j->out, j->png_from_accept, &j->info, &fmt, &eo.bits);
-	eo.quality = j->quality ? j->quality : J->cfg.jpeg_quality;
-	eo.subsampling = J->cfg.jpeg_subsampling ? 420 : 444;
-	char err[IMAGE_ERR_LEN];
-	int rc;
-	if (j->yresult.data) /* planes made on the GPU; lost came with them */
-		rc = image_encode_jpeg_yuv(&j->yresult, eo.quality, &j->body, &j->body_len, err);
-	else
-		rc = image_encode(&j->result, fmt, &eo, &j->body, &j->body_len, &j->lost, err);
-	j->encode_s = now_s() - t0;
-	if (rc) {
-		j->body = NULL;
-		j->body_len = 0;
-		set_error(j, 500, "encode_failed", "encoding %s: %s", image_format_name(fmt), err);
-	} else {
-		j->status = 200;
-		j->content_type = api_content_type(fmt);
-	}
-	finish(J, j);
-}
-
-static void *codec_main(void *arg)
-{
-	struct jobs *J = arg;
-	pthread_mutex_lock(&J->lock);
-	for (;;) {
-		struct job *j;
-		if ((j = fifo_pop(&J->encode))) { /* finishing work first frees memory first */
-			pthread_mutex_unlock(&J->lock);
-			do_encode(J, j);
-			pthread_mutex_lock(&J->lock);
-		} else if ((j = fifo_pop(&J->decode))) {
-			pthread_mutex_unlock(&J->lock);
-			do_decode(J, j);
-			pthread_mutex_lock(&J->lock);
-		} else if (J->stop && J->in_flight == 0) {
-			break;
-		} else {
-			pthread_cond_wait(&J->codec_cv, &J->lock);
-		}
-	}
-	pthread_mutex_unlock(&J->lock);
-	return NULL;
-}
-
-static int bloom_status(int rc, const char **code)
-{
-	switch (rc) {
-	case BLOOM_E_ARG: *code = "invalid_request"; return 422;
-	case BLOOM_E_TOO_LARGE: *code = "too_large_for_gpu"; return 413;
-	case BLOOM_E_NOMEM: *code = "out_of_memory"; return 503;
-	default: *code = "gpu_error"; return 500;
-	}
-}
-
-static void gpu_warm(struct gpu *g, struct bloom_ctx *b)
-{
-	struct jobs *J = g->J;
-	if (!J->nwarm)
-		return;
-	struct bloom_params p;
-	bloom_params_defaults(&p, BLOOM_OP_BLOOM);
-	struct image k;
-	char err[BLOOM_ERR_LEN];
-	int rc = bloom_kernel_preset(b, "aperture", &k, err);
-	for (int i = 0; !rc && i < J->nwarm; i++) {
-		double t0 = now_s();
-		rc = bloom_warm(b, J->warm[i][0], J->warm[i][1], k.width, k.height, &p, err);
-		if (!rc)
-			log_msg(LOG_INFO, "gpu %d: warmed %dx%d in %.1f ms", g->id, J->warm[i][0],
-			        J->warm[i][1], (now_s() - t0) * 1e3);
-		pthread_mutex_lock(&J->lock);
-		g->heartbeat = now_s();
-		pthread_mutex_unlock(&J->lock);
-	}
-	image_free(&k);
-	if (rc) {
-		log_msg(LOG_ERROR, "gpu %d: warm-up failed: %s", g->id, err);
-		pthread_mutex_lock(&J->lock);
-		g->warm_failed = 1;
-		pthread_mutex_unlock(&J->lock);
-	}
-}
-
-static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
-{
-	struct jobs *J = g->J;
-	struct bloom_kernel bk;
-	memset(&bk, 0, sizeof bk);
-	if (j->named) {
-		bk.img = &j->named->img;
-		memcpy(bk.digest, j->named->digest, sizeof bk.digest);
-	} else if (j->kimg.pixels) {
-		bk.img = &j->kimg;
-	}
-	struct bloom_stats st;
-	memset(&st, 0, sizeof st);
-	static __thread char err[BLOOM_ERR_LEN];
-	err[0] = 0;
-	int op = j->kind == JOB_CONVOLVE ? BLOOM_OP_CONVOLVE : BLOOM_OP_BLOOM;
-	/* a JPEG answer comes back from the GPU as planes */
-	enum image_format fmt;
-	int bits;
-	api_format_resolve(j->out, j->png_from_accept, &j->info, &fmt, &bits);
-	struct bloom_frame f = {j->yin.data ? NULL : &j->in, j->yin.data ? &j->yin : NULL};
-	struct bloom_result res;
-	memset(&res, 0, sizeof res);
-	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG;
-	res.sub_x = res.sub_y = J->cfg.jpeg_subsampling ? 2 : 1;
-	res.lend = J->cfg.lend_planes;
-	int rc = bloom_run_frame(b, op, &f, &bk, &j->params, &res, &st, err);
-	j->lease = res.lease;
-	j->gpu_copy_s = st.copy_ms * 1e-3;
-	j->gpu_wait_s = st.wait_ms * 1e-3;
-	j->result = res.img;
-	j->yresult = res.yuv;
-	j->lost = res.lost;
-	if (rc) {
-		const char *code;
-		int status = bloom_status(rc, &code);
-		set_error(j, status, code, "%s", err[0] ? err : bloom_strerror(rc));
-		if (status >= 500)
-			log_msg(LOG_ERROR, "gpu %d: bloom_run failed: %s", g->id, j->message);
-	}
-	image_free(&j->in);
-	yuv_image_free(&j->yin);
-	image_free(&j->kimg);
-	j->gpu = g->id;
-}
-
-static void *gpu_main(void *arg)
-{
-	struct gpu *g = arg;
-	struct jobs *J = g->J;
-	struct egl_opts eo = {J->cfg.gpu.platform, g->device, J->cfg.gpu.gl_debug};
-	struct egl_ctx *ctx = NULL;
-	struct program_cache *pc = NULL;
-	struct fft_wisdom *wisdom = NULL;
-	struct bloom_ctx *b = NULL;
-	char eerr[EGL_ERR_LEN];
-	int rc = egl_ctx_create(&eo, &log_gles_sink, &ctx, eerr);
-	if (rc)
-		snprintf(g->init_err, sizeof g->init_err, "device %d: no OpenGL ES 3.1 context: %s",
-		         g->device, eerr);
-	if (!rc && (rc = program_cache_create(J->cfg.gpu.shader_dir, &log_gles_sink, &pc)))
-		snprintf(g->init_err, sizeof g->init_err, "device %d: program cache: %s", g->device,
-		         program_strerror(rc));
-	if (!rc) { /* persisted program binaries and FFT wisdom, per driver (--program-cache,
-	            * --fft-wisdom); each GPU thread keeps its own */
-		const struct egl_info *i = egl_ctx_info(ctx);
-		char driver[512];
-		snprintf(driver, sizeof driver, "%.250s / %.120s", i->renderer, i->version);
-		if (J->cfg.gpu.program_cache[0])
-			program_cache_set_binary_dir(pc, J->cfg.gpu.program_cache, driver);
-		if (J->cfg.gpu.fft_wisdom[0] &&
-		    (rc = fft_wisdom_create(J->cfg.gpu.fft_wisdom, driver, &log_gles_sink, &wisdom)))
-			snprintf(g->init_err, sizeof g->init_err, "device %d: FFT wisdom: out of memory",
-			         g->device);
-	}
-	if (!rc) {
-		struct bloom_ctx_opts bo = {.kernel_cache_bytes = (size_t)J->cfg.kernel_cache,
-		                            .max_plans = J->cfg.max_plans, .wisdom = wisdom,
-		                            .no_persistent_map = !J->cfg.persistent_map,
-		                            .fence_poll = J->cfg.fence_poll};
-		static __thread char berr[BLOOM_ERR_LEN];
-		if ((rc = bloom_ctx_create(pc, egl_ctx_info(ctx), &bo, &log_gles_sink, &b, berr)))
-			snprintf(g->init_err, sizeof g->init_err, "device %d: %.3900s", g->device, berr);
-	}
-	pthread_mutex_lock(&J->lock);
-	if (rc) {
-		g->failed = 1;
-	} else {
-		const struct egl_info *i = egl_ctx_info(ctx);
-		snprintf(g->platform, sizeof g->platform, "%s", i->platform);
-		snprintf(g->renderer, sizeof g->renderer, "%s", i->renderer);
-		snprintf(g->version, sizeof g->version, "%s", i->version);
-		g->alive = 1;
-		g->heartbeat = now_s();
-	}
-	pthread_cond_broadcast(&J->init_cv);
-	pthread_mutex_unlock(&J->lock);
-	if (rc)
-		goto out;
-	log_msg(LOG_INFO, "gpu %d: '%s' (%s) on the %s platform", g->id, g->renderer, g->version,
-	        g->platform);
-	gpu_warm(g, b);
-	pthread_mutex_lock(&J->lock);
-	g->warmed = 1;
-	g->heartbeat = now_s();
-	for (;;) {
-		struct job *j = fifo_pop(&J->gpuq);
-		if (!j) {
-			if (J->stop && J->waiting == 0)
-				break;
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += 250 * 1000000L;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
-			pthread_cond_timedwait(&J->gpu_cv, &J->lock, &ts);
-			g->heartbeat = now_s();
-			continue;
-		}
-		J->waiting--;
-		g->busy = 1;
-		double t0 = now_s();
-		j->queue_s = t0 - j->t_queued;
-		pthread_mutex_unlock(&J->lock);
-
-		gpu_run(g, b, j);
-		double t1 = now_s();
-		j->gpu_s = t1 - t0;
-
-		pthread_mutex_lock(&J->lock);
-		g->busy = 0;
-		g->busy_s += j->gpu_s;
-		g->njobs++;
-		if (j->lease) {
-			g->lent++;
-			g->lent_total++;
-		}
-		if (j->status >= 400)
-			g->nfail++;
-		g->heartbeat = t1;
-		program_cache_stats(pc, &g->ps);
-		bloom_ctx_stats(b, &g->bs);
-		if (j->status >= 400) {
-			pthread_mutex_unlock(&J->lock);
-			finish(J, j);
-			pthread_mutex_lock(&J->lock);
-		} else {
-			fifo_push(&J->encode, j);
-			pthread_cond_signal(&J->codec_cv);
-		}
-	}
-	g->alive = 0;
-	pthread_mutex_unlock(&J->lock);
-out:
-	bloom_ctx_destroy(b);
-	fft_wisdom_destroy(wisdom);
-	program_cache_destroy(pc);
-	egl_ctx_destroy(ctx);
-	return NULL;
-}
-
-/* 1 when the peer has closed or reset the connection. */
+/* 1 when the peer has reset the connection or it failed. A peer that only shut down its
+ * sending side (HTTP allows a client to send its request and then half-close) still waits
+ * for its answer, and a half-close cannot be told from a close without writing: so neither
+ * counts, and a job whose client closed is dropped when its answer cannot be written. */
 static int client_gone(int fd)
 {
 	if (fd < 0)
 		return 0;
-	struct pollfd p = {fd, POLLRDHUP, 0};
+	struct pollfd p = {fd, 0, 0};
 	if (poll(&p, 1, 0) <= 0)
 		return 0;
-	return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
+	return (p.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
 /* Unlinks from f every job past its deadline or whose client is gone, into *out. */
@@ -528,8 +141,7 @@ static void sweep(struct jobs *J, struct fifo *f, double now, struct fifo *out)
 		*pp = j->next;
 		if (f->tail == j)
 			f->tail = prev;
-		if (is_gpu_kind(j))
-			J->waiting--;
+		unqueue(J, j);
 		if (late) {
 			set_error(j, 504, "deadline_exceeded",
 			          "the job waited %.3f s for a GPU, beyond the %g s deadline",
@@ -550,7 +162,7 @@ static void *watchdog_main(void *arg)
 	pthread_mutex_lock(&J->lock);
 	while (!(J->stop && J->in_flight == 0)) {
 		struct fifo drop = {0};
-		double t = now_s();
+		double t = clock_s();
 		sweep(J, &J->decode, t, &drop);
 		sweep(J, &J->gpuq, t, &drop);
 		if (drop.head) {
@@ -583,14 +195,13 @@ int jobs_reserve(struct jobs *J, int kind)
 		pthread_mutex_unlock(&J->lock);
 		return JOBS_E_STOPPING;
 	}
-	if (kind == JOB_BLOOM || kind == JOB_CONVOLVE) {
-		if (J->waiting >= J->cfg.queue_size) {
-			pthread_mutex_unlock(&J->lock);
-			metrics_drop(J->metrics, METRICS_DROP_QUEUE_FULL);
-			return JOBS_E_FULL;
-		}
-		J->waiting++;
+	(void)kind; /* every kind holds a place until it is decoded or taken by a GPU thread */
+	if (J->waiting >= J->cfg.queue_size) {
+		pthread_mutex_unlock(&J->lock);
+		metrics_drop(J->metrics, METRICS_DROP_QUEUE_FULL);
+		return JOBS_E_FULL;
 	}
+	J->waiting++;
 	J->in_flight++;
 	pthread_mutex_unlock(&J->lock);
 	return 0;
@@ -599,6 +210,7 @@ int jobs_reserve(struct jobs *J, int kind)
 void jobs_start(struct jobs *J, struct job *j)
 {
 	j->status = 0;
+	j->retry_after = 0;
 	j->code[0] = j->message[0] = 0;
 	j->body = NULL;
 	j->body_len = 0;
@@ -611,8 +223,14 @@ void jobs_start(struct jobs *J, struct job *j)
 	memset(&j->kimg, 0, sizeof j->kimg);
 	memset(&j->result, 0, sizeof j->result);
 	memset(&j->info, 0, sizeof j->info);
+	memset(&j->tx, 0, sizeof j->tx);
+	memset(&j->tw, 0, sizeof j->tw);
+	memset(&j->tb, 0, sizeof j->tb);
+	memset(&j->ty, 0, sizeof j->ty);
 	j->lease = NULL;
-	j->t_admit = now_s();
+	j->queued = 1; /* the place jobs_reserve took */
+	j->reserved[0] = j->reserved[1] = 0;
+	j->t_admit = clock_s();
 	j->deadline = j->t_admit + J->cfg.deadline;
 	pthread_mutex_lock(&J->lock);
 	fifo_push(&J->decode, j);
@@ -623,11 +241,13 @@ void jobs_start(struct jobs *J, struct job *j)
 void jobs_status(struct jobs *J, struct jobs_status *st)
 {
 	memset(st, 0, sizeof *st);
-	double t = now_s();
+	double t = clock_s();
 	pthread_mutex_lock(&J->lock);
 	st->queued = J->waiting;
 	st->queue_size = J->cfg.queue_size;
 	st->in_flight = J->in_flight;
+	st->memory_used = J->mem_used;
+	st->memory_budget = J->cfg.memory_budget;
 	st->ngpus = J->ngpus;
 	for (int i = 0; i < J->ngpus; i++) {
 		const struct gpu *g = &J->gpus[i];
@@ -648,8 +268,29 @@ void jobs_status(struct jobs *J, struct jobs_status *st)
 		s->planes_lent_total = g->lent_total;
 		s->programs = g->ps;
 		s->caches = g->bs;
+		s->software = g->software;
+		s->reset_notification = g->reset_notification;
+		s->rebuilding = g->rebuilding;
+		s->resets = g->resets;
+		s->tiles_done = g->tiles_done, s->tiles_total = g->tiles_total;
+		s->max_buffer_bytes = g->max_buffer_bytes;
+		s->untiled_pixels = g->untiled_pixels;
+		s->max_kernel_side = g->max_kernel_side;
+		if (g->rebuilding)
+			s->heartbeat_age = t - g->heartbeat;
 	}
 	pthread_mutex_unlock(&J->lock);
+}
+
+int jobs_live(struct jobs *J, char *why, size_t len)
+{
+	struct jobs_status st;
+	jobs_status(J, &st);
+	int state = lifecycle_gpu_state(&st, J->cfg.heartbeat_timeout, why, len);
+	if (state == LIFECYCLE_STALE || state == LIFECYCLE_FAILED)
+		return -1;
+	snprintf(why, len, "live");
+	return 0;
 }
 
 int jobs_ready(struct jobs *J, char *why, size_t len)
@@ -658,6 +299,10 @@ int jobs_ready(struct jobs *J, char *why, size_t len)
 	jobs_status(J, &st);
 	for (int i = 0; i < st.ngpus; i++) {
 		const struct jobs_gpu_status *g = &st.gpu[i];
+		if (g->rebuilding) {
+			snprintf(why, len, "gpu %d: rebuilding its context after a GPU reset", i);
+			return 0;
+		}
 		if (!g->alive) {
 			snprintf(why, len, "gpu %d: no context", i);
 			return 0;
@@ -702,8 +347,7 @@ void jobs_shutdown(struct jobs *J)
 	while ((j = fifo_pop(&J->gpuq)))
 		fifo_push(&drop, j);
 	for (j = drop.head; j; j = j->next)
-		if (is_gpu_kind(j))
-			J->waiting--;
+		unqueue(J, j);
 	pthread_cond_broadcast(&J->codec_cv);
 	pthread_cond_broadcast(&J->gpu_cv);
 	pthread_cond_broadcast(&J->watch_cv);
@@ -751,6 +395,9 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 	J->cfg = *cfg;
 	J->lim.max_width = J->lim.max_height = (unsigned)cfg->max_side;
 	J->lim.max_pixels = cfg->max_pixels;
+	J->klim = J->lim;
+	if (cfg->kernel_max_pixels < J->klim.max_pixels)
+		J->klim.max_pixels = cfg->kernel_max_pixels;
 	J->kernels = kernels;
 	J->metrics = metrics;
 	if (nwarm > 0) /* warm may be NULL when there are none */
@@ -828,6 +475,10 @@ void jobs_destroy(struct jobs *J)
 	if (!J)
 		return;
 	jobs_shutdown(J);
+	for (int i = 0; i < NEW_SIZE_CLIENTS; i++) {
+		free(J->clients[i].t);
+		free(J->clients[i].key);
+	}
 	free(J->codec);
 	pthread_cond_destroy(&J->codec_cv);
 	pthread_cond_destroy(&J->gpu_cv);
@@ -836,3 +487,4 @@ void jobs_destroy(struct jobs *J)
 	pthread_mutex_destroy(&J->lock);
 	free(J);
 }
+

@@ -16,7 +16,11 @@
 #include "daemon/kernels.h"
 #include "daemon/metrics.h"
 #include "gles/bloom.h"
+#include "gles/conv_shape.h"
+#include "protocol/format.h"
 #include "protocol/image.h"
+#include "protocol/request.h"
+#include "protocol/tensor.h"
 
 #define JOBS_MAX_GPUS 16
 #define JOBS_MAX_WARM 16
@@ -24,34 +28,44 @@
 
 enum jobs_error {
 	JOBS_OK = 0,
-	JOBS_E_FULL = -1,     /* queue-size jobs already wait: answer 503 */
+	JOBS_E_FULL = -1,     /* queue-size jobs already wait (kernel PUTs count): answer 503 */
 	JOBS_E_STOPPING = -2, /* shutting down */
 	JOBS_E_INIT = -3,     /* a GPU thread could not make its context */
 	JOBS_E_NOMEM = -4,
 };
 
-enum job_kind { JOB_BLOOM = 0, JOB_CONVOLVE, JOB_KERNEL_PUT };
+enum job_kind { JOB_BLOOM = 0, JOB_CONVOLVE, JOB_KERNEL_PUT, JOB_CONV2D, JOB_CONV2D_T,
+                JOB_IMAGE_PUT };
 
 struct kernel_entry;
+struct images;
 
 struct job {
 	/* Set by the submitter; the encoded buffers must live until done() is called. */
 	int kind;
-	const unsigned char *image;       /* encoded image or kernel (JOB_KERNEL_PUT) */
+	const unsigned char *image;       /* encoded image, or kernel (JOB_KERNEL_PUT) */
 	size_t image_len;
 	const unsigned char *kernel_data; /* encoded kernel image, or NULL */
 	size_t kernel_len;
 	struct kernel_entry *named;       /* registered kernel; the reference moves in */
-	struct bloom_params params;
-	int out, png_from_accept;         /* enum api_out and its Accept flag */
-	int quality;                      /* JPEG quality; 0: --jpeg-quality */
-	char put_name[65];                /* JOB_KERNEL_PUT: the name */
+	struct request req;               /* the parameters, parsed (format OUT_AUTO: Accept's, else
+	                                     the input's family; quality 0: the server's default
+	                                     for the format) */
+	struct format_accept accept;      /* the Accept header, for format OUT_AUTO */
+	char put_name[65];                /* JOB_KERNEL_PUT, JOB_IMAGE_PUT: the name */
+	struct images *store;             /* JOB_IMAGE_PUT: the store that keeps the image (its
+	                                     bytes are copied in once it decodes) */
+	const unsigned char *npy[3];      /* JOB_CONV2D, JOB_CONV2D_T: input, weight, bias (NULL:
+	                                     none) as NPY bytes */
+	size_t npy_len[3];
 	int client_fd;                    /* the client's socket for hang-up checks; -1: none */
+	char client[64];                  /* the client's address: its budget of new sizes */
 	void (*done)(struct job *j, void *ctx);
 	void *done_ctx;
 
 	/* Results, valid in done(). */
 	int status;                       /* HTTP status */
+	int retry_after;                  /* with 429: seconds to send in Retry-After (0: none) */
 	char code[32];                    /* error code; "" on success */
 	char message[JOBS_ERR_LEN];       /* error message; "" on success */
 	unsigned char *body;              /* malloc'd answer body; the receiver takes and frees it */
@@ -59,6 +73,8 @@ struct job {
 	const char *content_type;         /* static */
 	int dropped;                      /* 1: the client had gone; nobody to answer */
 	unsigned lost;                    /* IMAGE_LOST_* of the encoding */
+	int method;                       /* JOB_CONVOLVE: the method that ran (convolve.h) */
+	int tiles_x, tiles_y;             /* the overlap-save tiles the frame ran in (1 x 1: whole) */
 	int gpu;                          /* GPU thread that ran it; -1 */
 	double decode_s, queue_s, gpu_s, encode_s;
 	double gpu_copy_s, gpu_wait_s;    /* parts of gpu_s: copying the frame and the result
@@ -70,7 +86,17 @@ struct job {
 	struct bloom_lease *lease;        /* yresult's planes lent by a GPU thread (--lend-planes),
 	                                     given back when the job finishes */
 	struct image_info info;
+	struct tensor tx, tw, tb, ty;     /* JOB_CONV2D*: input, weight, bias, output */
+	struct spatial_conv sc;           /* JOB_CONV2D */
+	struct deconv_conv dc;            /* JOB_CONV2D_T */
 	double t_admit, t_queued, deadline;
+	int queued;                       /* holds a place in the queue (jobs_reserve) */
+	unsigned long long reserved[2];   /* bytes of --memory-budget held for the image, kernel */
+	struct job_admit {                /* image_limits.admit's context for each */
+		struct jobs *J;
+		struct job *j;
+		int which;
+	} admit[2];
 	struct job *next;
 };
 
@@ -85,12 +111,22 @@ struct jobs_gpu_status {
 	unsigned long long planes_lent_total; /* answers encoded straight from lent planes */
 	struct program_stats programs;
 	struct bloom_cache_stats caches;
+	int software;                /* the context is a software renderer (llvmpipe) */
+	int reset_notification;      /* the context learns of GPU resets (robustness) */
+	int rebuilding;              /* its context is being rebuilt after a GPU reset */
+	unsigned long long resets;   /* contexts rebuilt after GPU resets */
+	int tiles_done, tiles_total; /* the frame on the GPU, when it runs in tiles */
+	long long max_buffer_bytes;  /* the context's storage-buffer limit */
+	unsigned long long untiled_pixels; /* padded pixels a frame runs in one piece (bloom_limits) */
+	int max_kernel_side;         /* the largest square kernel that runs */
 };
 
 struct jobs_status {
-	int queued;                  /* admitted, not yet on a GPU (decoding or waiting) */
+	int queued;                  /* admitted, not yet on a GPU (decoding or waiting); kernel
+	                                PUTs count until decoded */
 	int queue_size;
 	int in_flight;               /* admitted and not yet answered */
+	unsigned long long memory_used, memory_budget; /* bytes reserved for decoded images */
 	int ngpus;
 	struct jobs_gpu_status gpu[JOBS_MAX_GPUS];
 };
@@ -112,10 +148,13 @@ void jobs_shutdown(struct jobs *J);
 /* jobs_shutdown if not done, then frees everything. NULL-safe. */
 void jobs_destroy(struct jobs *J);
 
-/* Admission in two steps, so the caller can suspend its connection in between: jobs_reserve
- * takes a place for a job of `kind` and returns 0, JOBS_E_FULL (queue-size GPU jobs already
- * wait) or JOBS_E_STOPPING; after a 0 the caller must call jobs_start, which queues j; done()
- * is then called exactly once, from another thread. */
+/* Admission in two steps, so the caller can answer a refusal before it commits: jobs_reserve
+ * takes a place in the queue for a job of `kind` (every kind: a kernel PUT holds one until it
+ * is decoded) and returns 0, JOBS_E_FULL (queue-size jobs already wait) or JOBS_E_STOPPING;
+ * after a 0 the caller must call jobs_start, which queues j; done() is then called exactly
+ * once, from another thread. Decoding reserves each image's decoded size (from its header,
+ * before its pixels) against --memory-budget until the job is answered: a job that finds it
+ * spent is answered 503 (out_of_memory_budget), one larger than the whole budget 413. */
 int jobs_reserve(struct jobs *J, int kind);
 void jobs_start(struct jobs *J, struct job *j);
 
@@ -127,5 +166,10 @@ void jobs_status(struct jobs *J, struct jobs_status *st);
 /* 1 when every GPU thread is alive, warmed and heard from within --heartbeat-timeout, and the
  * queue is below its high-water mark; otherwise 0 with the reason in why. */
 int jobs_ready(struct jobs *J, char *why, size_t len);
+
+/* 0 while the GPU threads live: none stale past --heartbeat-timeout (hung in a frame), failed
+ * or ended; otherwise -1 with the reason (liveness: a supervisor restarts the daemon). A thread
+ * rebuilding its context after a reset shows life and is not failed. */
+int jobs_live(struct jobs *J, char *why, size_t len);
 
 #endif

@@ -19,6 +19,8 @@ enum kernels_error {
 	KERNELS_E_NOTFOUND = -3,
 	KERNELS_E_NOMEM = -4,
 	KERNELS_E_DIR = -5,      /* --kernel-dir unreadable, or a file in it failed to decode */
+	KERNELS_E_BYTES = -6,    /* --kernel-memory would be passed with the entries held now */
+	KERNELS_E_TOO_LARGE = -7,/* the kernel alone is larger than --kernel-memory */
 };
 
 struct kernel_entry {
@@ -27,16 +29,20 @@ struct kernel_entry {
 	struct image_info info;
 	uint64_t digest[2];    /* bloom_kernel_digest of img */
 	double created;        /* CLOCK_REALTIME seconds */
+	int from_dir;          /* registered from --kernel-dir (kernels_load_dir) */
 	int refs;              /* guarded by the registry's lock */
 };
 
 struct kernels;
 
-int kernels_create(int max_entries, struct kernels **out);
+/* At most max_entries kernels holding max_bytes of pixels (float samples) together. */
+int kernels_create(int max_entries, unsigned long long max_bytes, struct kernels **out);
 void kernels_destroy(struct kernels *k); /* NULL-safe; entries still referenced are freed too */
 
 /* Registers img (ownership moves in; on failure it is freed) under name, replacing an entry of
- * that name. *replaced says whether one existed. Returns 0 or a negative kernels_error. */
+ * that name (whose bytes then no longer count). *replaced says whether one existed. Returns 0
+ * or a negative kernels_error: KERNELS_E_FULL (count), KERNELS_E_BYTES (bytes with the others),
+ * KERNELS_E_TOO_LARGE (bytes alone). */
 int kernels_put(struct kernels *k, const char *name, struct image *img,
                 const struct image_info *info, int *replaced);
 
@@ -51,10 +57,15 @@ void kernels_each(struct kernels *k, void (*fn)(const struct kernel_entry *e, vo
 
 void kernels_totals(struct kernels *k, size_t *count, size_t *bytes);
 
+/* Bytes an image takes in the registry. */
+unsigned long long kernels_bytes_of(const struct image *img);
+
 /* Registers every regular file of dir whose extension names an image format, under its file
- * name without the extension. Stops at the first failure with a message naming the file. */
+ * name without the extension (replacing an entry of that name), and then removes the entries an
+ * earlier call registered from a file that is gone. Every file is decoded before anything
+ * changes: on a failure (its message names the file) the registry is left as it was. */
 int kernels_load_dir(struct kernels *k, const char *dir, const struct image_limits *lim,
-                     int *loaded, char err[KERNELS_ERR_LEN]);
+                     int *loaded, int *removed, char err[KERNELS_ERR_LEN]);
 
 const char *kernels_strerror(int code);
 

@@ -17,24 +17,90 @@ void log_setup(int level, int json)
 	g_json = json;
 }
 
-static void json_escape(FILE *f, const char *s)
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes there are not one. */
+static int utf8_len(const unsigned char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
+	unsigned c = s[0];
+	int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+	if (c < 0x80)
+		return 1;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if (n == 3 && ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0)))
+		return 0; /* overlong, or a surrogate */
+	if (n == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90)))
+		return 0;
+	return n;
+}
+
+/* Writes s so that nothing a client sent can end the line or steer a terminal: control bytes
+ * (CR, LF, ESC, DEL ...) become \n-style or \u00XX escapes, '"' and '\' are escaped, and bytes
+ * that are not UTF-8 become U+FFFD, in text and JSON alike. */
+static void escape(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	while (*s) {
+		unsigned c = *s;
+		if (c == '"' || c == '\\') {
 			fprintf(f, "\\%c", c);
-		else if (c == '\n')
+		} else if (c == '\n') {
 			fputs("\\n", f);
-		else if (c < 0x20)
+		} else if (c == '\r') {
+			fputs("\\r", f);
+		} else if (c == '\t') {
+			fputs("\\t", f);
+		} else if (c < 0x20 || c == 0x7f) {
 			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+		} else if (c >= 0x80) {
+			int n = utf8_len(s);
+			if (!n) {
+				fputs("\\ufffd", f);
+				s++;
+				continue;
+			}
+			fwrite(s, 1, (size_t)n, f);
+			s += n;
+			continue;
+		} else {
+			fputc((int)c, f);
+		}
+		s++;
 	}
 }
 
-/* One log line: the message, then n key/value pairs (JSON members, or key=value text with
- * values quoted where they need it). */
-static void emit_kv(int level, const char *msg, const char *const *kv, int n)
+/* 1 when s can stand unquoted in a text line: no space, quote, '=', control byte or non-ASCII. */
+static int plain(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p <= 0x20 || *p >= 0x7f || *p == '"' || *p == '=' || *p == '\\')
+			return 0;
+	return 1;
+}
+
+static void value(FILE *f, const struct log_field *x, int json)
+{
+	switch (x->type) {
+	case LOG_INT: fprintf(f, "%lld", (long long)x->num); return;
+	case LOG_NUM: fprintf(f, "%.10g", x->num); return;
+	default: {
+		const char *v = x->s ? x->s : "";
+		if (!json && plain(v)) {
+			fputs(v, f);
+			return;
+		}
+		fputc('"', f);
+		escape(f, v);
+		fputc('"', f);
+	}
+	}
+}
+
+/* One log line: the message, then n fields (JSON members, or key=value text with values
+ * quoted where they need it). */
+static void emit(int level, const char *msg, const struct log_field *fl, int n)
 {
 	if (level > g_level)
 		return;
@@ -52,25 +118,23 @@ static void emit_kv(int level, const char *msg, const char *const *kv, int n)
 	if (g_json) {
 		fprintf(stderr, "{\"ts\":\"%s.%03ldZ\",\"level\":\"%s\",\"msg\":\"", t,
 		        ts.tv_nsec / 1000000, names[level]);
-		json_escape(stderr, msg);
+		escape(stderr, msg);
+		fputc('"', stderr);
 		for (int i = 0; i < n; i++) {
-			fputs("\",\"", stderr);
-			json_escape(stderr, kv[2 * i]);
-			fputs("\":\"", stderr);
-			json_escape(stderr, kv[2 * i + 1] ? kv[2 * i + 1] : "");
+			fputs(",\"", stderr);
+			escape(stderr, fl[i].key);
+			fputs("\":", stderr);
+			value(stderr, &fl[i], 1);
 		}
-		fputs("\"}\n", stderr);
+		fputs("}\n", stderr);
 	} else {
-		fprintf(stderr, "%s.%03ldZ %-5s %s", t, ts.tv_nsec / 1000000, names[level], msg);
+		fprintf(stderr, "%s.%03ldZ %-5s ", t, ts.tv_nsec / 1000000, names[level]);
+		escape(stderr, msg);
 		for (int i = 0; i < n; i++) {
-			const char *v = kv[2 * i + 1] ? kv[2 * i + 1] : "";
-			if (*v && !strpbrk(v, " \"=\t\n"))
-				fprintf(stderr, " %s=%s", kv[2 * i], v);
-			else {
-				fprintf(stderr, " %s=\"", kv[2 * i]);
-				json_escape(stderr, v);
-				fputc('"', stderr);
-			}
+			fputc(' ', stderr);
+			escape(stderr, fl[i].key);
+			fputc('=', stderr);
+			value(stderr, &fl[i], 0);
 		}
 		fputc('\n', stderr);
 	}
@@ -87,18 +151,32 @@ void log_msg(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	emit_kv(level, buf, NULL, 0);
+	emit(level, buf, NULL, 0);
 }
 
-void log_kv(int level, const char *msg, const char *const *kv, int n)
+void log_vmsg(int level, const char *prefix, const char *fmt, va_list ap)
 {
-	emit_kv(level, msg, kv, n);
+	if (level > g_level)
+		return;
+	char buf[4096];
+	size_t l = (size_t)snprintf(buf, sizeof buf, "%s", prefix);
+	if (l < sizeof buf)
+		vsnprintf(buf + l, sizeof buf - l, fmt, ap);
+	l = strlen(buf);
+	while (l && (buf[l - 1] == '\n' || buf[l - 1] == '\r')) /* libraries end their lines */
+		buf[--l] = 0;
+	emit(level, buf, NULL, 0);
+}
+
+void log_fields(int level, const char *msg, const struct log_field *f, int n)
+{
+	emit(level, msg, f, n);
 }
 
 static void gles_forward(void *ctx, int level, const char *msg)
 {
 	(void)ctx;
-	emit_kv(level, msg, NULL, 0);
+	emit(level, msg, NULL, 0);
 }
 
 const struct gles_log log_gles_sink = {gles_forward, NULL};

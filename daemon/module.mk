@@ -3,18 +3,22 @@ DAEMON_LIB_OBJS := \
 	$(BUILD)/daemon/config.o \
 	$(BUILD)/daemon/log.o \
 	$(BUILD)/daemon/multipart.o \
-	$(BUILD)/daemon/apiutil.o
+	$(BUILD)/daemon/apiutil.o \
+	$(BUILD)/daemon/urlsign.o
 DAEMON_OBJS := \
 	$(BUILD)/daemon/server.o \
+	$(BUILD)/daemon/http.o \
+	$(BUILD)/daemon/routes_image.o \
+	$(BUILD)/daemon/routes_admin.o \
 	$(BUILD)/daemon/jobs.o \
+	$(BUILD)/daemon/codec.o \
+	$(BUILD)/daemon/gpu_worker.o \
 	$(BUILD)/daemon/kernels.o \
+	$(BUILD)/daemon/images.o \
+	$(BUILD)/daemon/etag.o \
+	$(BUILD)/daemon/routes_store.o \
 	$(BUILD)/daemon/metrics.o \
-	$(BUILD)/daemon/openapi.o \
-	$(BUILD)/daemon/healthcheck.o
-CLI_OBJS := \
-	$(BUILD)/daemon/cli_info.o \
-	$(BUILD)/daemon/cli_convert.o \
-	$(BUILD)/daemon/cli_common.o \
-	$(BUILD)/daemon/cli_fft.o \
-	$(BUILD)/daemon/cli_bloom.o \
-	$(BUILD)/daemon/cli_bench.o
+	$(BUILD)/daemon/healthcheck.o \
+	$(BUILD)/daemon/web.o \
+	$(BUILD)/daemon/sdnotify.o \
+	$(BUILD)/daemon/lifecycle.o

@@ -25,7 +25,8 @@ static const char *skip_ws(const char *s)
 }
 
 /* Reads the value of parameter `key` from a "type; a=b; c="d"" list into out (cut to len-1).
- * Returns 1 if found. */
+ * Returns 1 if found, 0 if not, -1 when its value is malformed: a quote left open, or a NUL or
+ * control byte in it. */
 static int header_param(const char *s, const char *end, const char *key, char *out, size_t len)
 {
 	size_t kl = strlen(key);
@@ -45,14 +46,18 @@ static int header_param(const char *s, const char *end, const char *key, char *o
 				while (p < end && *p != '"') {
 					if (*p == '\\' && p + 1 < end)
 						p++;
+					if ((unsigned char)*p < 0x20 || *p == 0x7f)
+						return -1;
 					if (o + 1 < len)
 						out[o++] = *p;
 					p++;
 				}
 				if (p >= end)
-					return 0; /* unterminated quote */
+					return -1; /* unterminated quote */
 			} else {
 				while (p < end && *p != ';' && *p != ' ' && *p != '\t') {
+					if ((unsigned char)*p < 0x20 || *p == 0x7f)
+						return -1;
 					if (o + 1 < len)
 						out[o++] = *p;
 					p++;
@@ -76,7 +81,7 @@ int multipart_boundary(const char *ct, char boundary[MULTIPART_BOUNDARY_MAX + 1]
 	if (strncasecmp(ct, type, tl) || (ct[tl] && ct[tl] != ';' && ct[tl] != ' ' && ct[tl] != '\t'))
 		return MULTIPART_E_NOT;
 	char b[MULTIPART_BOUNDARY_MAX + 2];
-	if (!header_param(ct, ct + strlen(ct), "boundary", b, sizeof b))
+	if (header_param(ct, ct + strlen(ct), "boundary", b, sizeof b) != 1)
 		return MULTIPART_E_BOUNDARY;
 	size_t bl = strlen(b);
 	if (bl < 1 || bl > MULTIPART_BOUNDARY_MAX || b[bl - 1] == ' ')
@@ -109,8 +114,9 @@ static int parse_headers(const char *h, const char *e, struct multipart_part *pa
 			if ((size_t)(eol - v) < 9 || strncasecmp(v, "form-data", 9))
 				return -1;
 			disposition = 1;
-			header_param(v, eol, "name", part->name, sizeof part->name);
-			header_param(v, eol, "filename", part->filename, sizeof part->filename);
+			if (header_param(v, eol, "name", part->name, sizeof part->name) < 0 ||
+			    header_param(v, eol, "filename", part->filename, sizeof part->filename) < 0)
+				return -1;
 		} else if (nl == 12 && !strncasecmp(h, "Content-Type", nl)) {
 			size_t vl = (size_t)(eol - v);
 			if (vl >= sizeof part->content_type)
@@ -165,9 +171,9 @@ int multipart_parse(const void *body, size_t len, const char *boundary,
 			hend = p; /* no headers at all */
 			data = p + 2;
 		} else {
-			if (!hend) {
-				snprintf(err, MULTIPART_ERR_LEN, "multipart: part %zu has no end of headers",
-				         *n + 1);
+			if (!hend || hend - p > MULTIPART_HEADERS_MAX) {
+				snprintf(err, MULTIPART_ERR_LEN, "multipart: part %zu has no end of headers "
+				         "within %d bytes", *n + 1, MULTIPART_HEADERS_MAX);
 				return MULTIPART_E_SYNTAX;
 			}
 			data = hend + 4;
@@ -186,10 +192,16 @@ int multipart_parse(const void *body, size_t len, const char *boundary,
 		memset(part, 0, sizeof *part);
 		if (parse_headers(p, hend, part)) {
 			snprintf(err, MULTIPART_ERR_LEN,
-			         "multipart: part %zu lacks a valid Content-Disposition: form-data header",
-			         *n + 1);
+			         "multipart: part %zu lacks a valid Content-Disposition: form-data header "
+			         "(a name in quotes without control bytes)", *n + 1);
 			return MULTIPART_E_SYNTAX;
 		}
+		for (size_t i = 0; i < *n; i++)
+			if (part->name[0] && !strcmp(parts[i].name, part->name)) {
+				snprintf(err, MULTIPART_ERR_LEN, "multipart: the part '%s' is given twice",
+				         part->name);
+				return MULTIPART_E_SYNTAX;
+			}
 		part->data = (const unsigned char *)data;
 		part->len = (size_t)(next - data);
 		(*n)++;

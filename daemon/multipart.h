@@ -9,6 +9,7 @@
 #define MULTIPART_ERR_LEN 256
 #define MULTIPART_NAME_MAX 64
 #define MULTIPART_BOUNDARY_MAX 70 /* RFC 2046 */
+#define MULTIPART_HEADERS_MAX 8192 /* bytes of one part's header block */
 
 enum multipart_error {
 	MULTIPART_OK = 0,
@@ -31,7 +32,10 @@ struct multipart_part {
 int multipart_boundary(const char *content_type, char boundary[MULTIPART_BOUNDARY_MAX + 1]);
 
 /* Splits body into at most max parts. Text before the first boundary (the preamble) and after the
- * closing one is ignored. Returns 0 with *n set, or a negative multipart_error with a message. */
+ * closing one is ignored. Strict where leniency would hide a client's mistake or an attack: a
+ * part named twice, a name with an open quote or a control byte, a header block over
+ * MULTIPART_HEADERS_MAX bytes are errors. Returns 0 with *n set, or a negative multipart_error
+ * with a message. */
 int multipart_parse(const void *body, size_t len, const char *boundary,
                     struct multipart_part *parts, size_t max, size_t *n,
                     char err[MULTIPART_ERR_LEN]);

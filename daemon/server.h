@@ -1,6 +1,6 @@
-/* The HTTP/JSON front of fftbloomd on libmicrohttpd: an internal polling thread with epoll,
- * connection, per-IP and timeout limits, the routes of the API, and suspend/resume around the
- * jobs that decode, run on a GPU and encode. Every answer carries X-Request-Id and
+/* The HTTP/JSON front of fftbloomd on libmicrohttpd: a thread per connection (a request waits
+ * there for the job that decodes, runs on a GPU and encodes it), connection, per-IP, idle,
+ * header and body-rate limits, and the routes of the API. Every answer carries X-Request-Id and
  * Server-Timing; every error is {"error": {"status", "code", "message"}}; one log line and one
  * metrics count per request. */
 #ifndef FFTBLOOM_SERVER_H
@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "daemon/config.h"
+#include "daemon/images.h"
 #include "daemon/jobs.h"
 #include "daemon/kernels.h"
 #include "daemon/metrics.h"
@@ -19,11 +20,16 @@ struct server_opts {
 	const struct config *cfg;
 	struct jobs *jobs;
 	struct kernels *kernels;
+	struct images *images;   /* stored source images */
 	struct metrics *metrics;
 	const char *api_key;     /* NULL: no authentication */
 	size_t api_key_len;
+	const unsigned char *sign_key; /* URL signing key; NULL: GET renders need no signature */
+	size_t sign_key_len;
 	const char *tls_cert;    /* PEM text; NULL: plain HTTP */
 	const char *tls_key;
+	int listen_fd;           /* > 0: serve this listening socket (socket activation) instead
+	                            of binding --listen and --port; 0: bind them */
 };
 
 struct server;
@@ -33,6 +39,9 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 
 /* The port actually bound (--port 0 picks one). */
 int server_port(const struct server *s);
+
+/* Addresses listened on: 2 for localhost on a host with IPv6 (127.0.0.1 and ::1), else 1. */
+int server_listeners(const struct server *s);
 
 /* Stops accepting connections; requests already begun are finished, answers from now on close
  * their connection and /readyz says 503. */
@@ -44,7 +53,7 @@ int server_active(struct server *s);
 /* Seconds since a request last began or completed. */
 double server_idle_s(struct server *s);
 
-/* Stops the daemon (no job may still hold a suspended connection) and frees. NULL-safe. */
+/* Stops the daemon (no job may still be waited for: jobs_shutdown first) and frees. NULL-safe. */
 void server_destroy(struct server *s);
 
 #endif

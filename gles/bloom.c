@@ -1,117 +1,21 @@
-/* FFT convolution bloom on the GPU; see bloom.h for the operation and its GL contract. */
-#include "gles/bloom.h"
+/* The FFT convolution bloom: the context and the frame function, which runs as named steps
+ * (resolve the kernel, get the plan, find or read the kernel's spectrum, upload, the kernel's
+ * spectrum on a miss, the GPU stages, read back); see bloom.h and bloom_internal.h. */
+#include "gles/bloom_internal.h"
 
-#include <EGL/egl.h>
-#include <GLES3/gl31.h>
-#include <GLES2/gl2ext.h>
+#include "gles/tile.h"
+
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "gles/fft.h"
-#include "gles/gpu_timer.h"
-#include "gles/kernels.h"
-
-/* binding points shared with the bloom shaders */
-#define B_PADDED 0
-#define B_IMAGE 6
-#define B_OUT 7
-#define B_SPECTRUM 8
-#define B_PLANES 9
-#define B_HOOK 10
-
-#define BLOOM_LEASE_BYTES (256u << 20)  /* their mapped memory at most, together */
-#define BLOOM_DESTROY_WAIT_MS 60000     /* how long destroy waits for lent buffers to return */
-
-/* A result's planes left in a buffer mapped persistently from the GPU and lent to the caller
- * (bloom_result.lend): only the context's thread takes one (out 0 -> 1), any thread returns it
- * (1 -> 0, after its last read). */
-struct bloom_lease {
-	GLuint buf;
-	size_t bytes;
-	unsigned char *map;
-	atomic_int out;
-};
-
-_Static_assert(IMAGE_LOST_RANGE == 2 && IMAGE_LOST_NEGATIVE == 8,
-               "yuv_pack.comp's LOST_* constants");
-
-/* Everything that depends on the padded size: FFT axes (vec4 for the image and colour kernels,
- * vec2 for grayscale kernels) and the buffers. */
-struct plan {
-	int pw, ph, technique, twiddles, half;
-	struct fft_axis *rows4, *cols4;  /* the image: vec4, float16 storage when half */
-	struct fft_axis *rows4k, *cols4k;/* colour kernels: vec4 float32 (the image's axes unless half) */
-	struct fft_axis *rows2, *cols2;  /* grayscale kernels: vec2 float32 */
-	struct fft_axis *rows4h;         /* the image's rows with the prefilter and composite folded
-	                                    in (bloom_hooks), or NULL where they cannot be */
-	struct fft_conv *conv4, *conv2;  /* fused columns for colour / gray kernels, or NULL */
-	GLuint q;                        /* fused: the spectrum transposed, pw rows of ph */
-	GLuint padded;   /* pw*ph vec4: the packed image, then its spectrum, then the result */
-	GLuint image;    /* pw*ph vec4 (>= w*h): the uploaded image */
-	GLuint out;      /* pw*ph vec4 (>= w*h): the composited result, in GPU memory */
-	GLuint staging;  /* the same size, mapped for reading: the copy of out the CPU reads, so
-	                    that the driver never moves `out` itself to host memory */
-	unsigned long long last_use;
-};
-
-struct kentry {
-	uint64_t digest[2];
-	int pw, ph, cx, cy, kw, kh, gray, normalize, technique, twiddles;
-	int fused; /* stored transposed, for the fused columns */
-	double scale; /* kernel_scale asked for */
-	GLuint spectrum;
-	size_t bytes;
-	unsigned long long last_use;
-};
-
-struct prog {
-	GLuint id;
-};
-
-struct bloom_ctx {
-	struct program_cache *pc;
-	const struct egl_info *info;
-	struct gles_log log;
-	struct bloom_ctx_opts opts;
-	struct plan **plans;
-	int nplans;
-	struct kentry *kc;
-	size_t nk, capk, kbytes;
-	unsigned long long tick;
-	struct bloom_cache_stats st;
-	struct gpu_timer *timer;
-	GLuint kupload; /* scratch for kernel uploads, grown as needed */
-	size_t kupload_bytes;
-	float *host;    /* reused RGBA staging for uploads (a fresh 33 MB malloc a 1080p frame
-	                   costs page faults every request) */
-	size_t host_bytes;
-	GLuint yin, yout, ystage; /* JPEG planes in, out, and out's mapped copy; grown as needed */
-	GLuint hook;              /* the folded passes' parameters (bloom_hooks.comp's Hook) */
-	/* GL_EXT_buffer_storage: yin and ystage made immutable and mapped once, persistently
-	 * (coherent), so a frame's planes go in by memcpy and come out after a fence, with no map,
-	 * unmap or buffer update call per frame; NULL without the extension */
-	PFNGLBUFFERSTORAGEEXTPROC buffer_storage;
-	unsigned char *yin_map, *ystage_map;
-	struct bloom_lease leases[BLOOM_LEASES]; /* result buffers to lend (with buffer_storage) */
-	struct {                  /* the last bloom_run_frame's GPU stages (bloom_rerun_stages) */
-		int valid, op, w, h;
-		struct plan *q;
-		struct kentry *ke;
-		GLuint pack, mult, comp;
-		struct bloom_params p;
-	} last;
-	size_t yin_bytes, yout_bytes, ystage_bytes;
-	struct preset {
-		char spec[256];
-		struct image img;
-		uint64_t digest[2];
-		unsigned long long last_use;
-	} presets[8]; /* generated built-in kernels by spec (aperture runs an FFT to make) */
-};
+_Static_assert((int)BLOOM_TECH_AUTO == (int)FFT_TECH_AUTO &&
+               (int)BLOOM_TECH_SHARED == (int)FFT_TECH_SHARED &&
+               (int)BLOOM_TECH_GLOBAL == (int)FFT_TECH_GLOBAL &&
+               (int)BLOOM_TECH_BLOCKED == (int)FFT_TECH_BLOCKED,
+               "protocol/params.h's enum bloom_technique is fft_plan.h's enum fft_technique");
 
 const char *bloom_strerror(int code)
 {
@@ -121,14 +25,23 @@ const char *bloom_strerror(int code)
 	case BLOOM_E_TOO_LARGE: return "image too large for the GPU";
 	case BLOOM_E_GPU: return "GPU failure";
 	case BLOOM_E_NOMEM: return "out of memory";
+	case BLOOM_E_GPU_MEMORY: return "out of GPU memory";
 	}
 	return "unknown error";
+}
+
+double bloom_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
                      const struct bloom_ctx_opts *o, const struct gles_log *log,
                      struct bloom_ctx **out, char err[BLOOM_ERR_LEN])
 {
+	*out = NULL;
 	struct bloom_ctx *b = calloc(1, sizeof *b);
 	if (!b) {
 		snprintf(err, BLOOM_ERR_LEN, "out of memory");
@@ -144,41 +57,22 @@ int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
 		b->opts.kernel_cache_bytes = 512u << 20;
 	if (!b->opts.max_plans)
 		b->opts.max_plans = 8;
+	bloom_transfer_init(b);
 	b->plans = calloc((size_t)b->opts.max_plans, sizeof *b->plans);
 	if (!b->plans || gpu_timer_create(info, &b->timer)) {
-		free(b->plans);
-		free(b);
+		bloom_ctx_destroy(b);
 		snprintf(err, BLOOM_ERR_LEN, "out of memory");
 		return BLOOM_E_NOMEM;
 	}
-	if (info->buffer_storage && !b->opts.no_persistent_map)
-		b->buffer_storage = (PFNGLBUFFERSTORAGEEXTPROC)eglGetProcAddress("glBufferStorageEXT");
-	for (int i = 0; i < BLOOM_LEASES; i++)
-		atomic_init(&b->leases[i].out, 0);
+	b->flags = bloom_buffer(16, GL_DYNAMIC_COPY);
+	b->flags_stage = b->flags ? bloom_buffer(16, GL_STREAM_READ) : 0;
+	if (!b->flags_stage) {
+		bloom_ctx_destroy(b);
+		snprintf(err, BLOOM_ERR_LEN, "out of GPU memory");
+		return BLOOM_E_NOMEM;
+	}
 	*out = b;
 	return 0;
-}
-
-static void plan_destroy(struct plan *p)
-{
-	if (!p)
-		return;
-	if (p->rows4k != p->rows4) {
-		fft_axis_destroy(p->rows4k);
-		fft_axis_destroy(p->cols4k);
-	}
-	fft_axis_destroy(p->rows4);
-	fft_axis_destroy(p->cols4);
-	fft_axis_destroy(p->rows4h);
-	fft_axis_destroy(p->rows2);
-	fft_axis_destroy(p->cols2);
-	fft_conv_destroy(p->conv4);
-	fft_conv_destroy(p->conv2);
-	GLuint bufs[] = {p->padded, p->image, p->out, p->staging, p->q};
-	for (int i = 0; i < 5; i++)
-		if (bufs[i])
-			glDeleteBuffers(1, &bufs[i]);
-	free(p);
 }
 
 void bloom_ctx_destroy(struct bloom_ctx *b)
@@ -186,34 +80,17 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 	if (!b)
 		return;
 	for (int i = 0; i < b->nplans; i++)
-		plan_destroy(b->plans[i]);
-	for (size_t i = 0; i < b->nk; i++)
-		glDeleteBuffers(1, &b->kc[i].spectrum);
-	if (b->kupload)
-		glDeleteBuffers(1, &b->kupload);
-	GLuint ybufs[] = {b->yin, b->yout, b->ystage, b->hook};
-	for (int i = 0; i < 4; i++)
-		if (ybufs[i])
-			glDeleteBuffers(1, &ybufs[i]);
-	/* lent result buffers: a codec thread may still be reading one; wait for them to come back
-	 * (BLOOM_DESTROY_WAIT_MS for all of them), and leave one that does not mapped rather than
-	 * pull the memory from under its reader */
-	for (int i = 0, waited = 0; i < BLOOM_LEASES; i++) {
-		struct bloom_lease *l = &b->leases[i];
-		for (; waited < BLOOM_DESTROY_WAIT_MS && atomic_load(&l->out); waited++)
-			nanosleep(&(struct timespec){0, 1000000}, NULL);
-		if (atomic_load(&l->out))
-			gles_logf(&b->log, GLES_LOG_WARN, "bloom: a lent result buffer was not returned "
-			          "within %d s; left mapped", BLOOM_DESTROY_WAIT_MS / 1000);
-		else if (l->buf)
-			glDeleteBuffers(1, &l->buf);
-	}
-	for (int i = 0; i < 8; i++)
-		image_free(&b->presets[i].img);
-	free(b->host);
-	gpu_timer_destroy(b->timer);
-	free(b->kc);
+		bloom_plan_destroy(b->plans[i]);
 	free(b->plans);
+	bloom_kcache_free(b);
+	bloom_presets_free(b);
+	bloom_transfer_free(b);
+	bloom_progs_drop(b);
+	GLuint bufs[] = {b->flags, b->flags_stage};
+	for (int i = 0; i < 2; i++)
+		if (bufs[i])
+			glDeleteBuffers(1, &bufs[i]);
+	gpu_timer_destroy(b->timer);
 	free(b);
 }
 
@@ -225,1124 +102,360 @@ void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st)
 	st->plan_entries = (size_t)b->nplans;
 }
 
-void bloom_kernel_digest(const struct image *k, uint64_t digest[2])
+/* The frame's oriented size and channels; BLOOM_E_ARG for an empty or malformed one. */
+static int frame_size(const struct bloom_frame *f, int *w, int *h, int *ch,
+                      char err[BLOOM_ERR_LEN])
 {
-	/* two independent 64-bit multiply-xorshift streams over the header and the float bits */
-	uint64_t h1 = 0x243F6A8885A308D3ull, h2 = 0x13198A2E03707344ull;
-	uint32_t head[3] = {(uint32_t)k->width, (uint32_t)k->height, (uint32_t)k->channels};
-	size_t n = (size_t)k->width * k->height * k->channels;
-	for (size_t i = 0; i < 3 + n; i++) {
-		uint32_t w;
-		if (i < 3)
-			w = head[i];
-		else
-			memcpy(&w, &k->pixels[i - 3], 4);
-		h1 = (h1 ^ w) * 0x9E3779B97F4A7C15ull;
-		h1 ^= h1 >> 29;
-		h2 = (h2 + w) * 0xC2B2AE3D27D4EB4Full;
-		h2 ^= h2 >> 31;
+	const struct image *in = f ? f->img : NULL;
+	const struct yuv_image *y = in || !f ? NULL : f->yuv;
+	*w = *h = *ch = 0;
+	if (in && in->pixels) {
+		*w = in->width, *h = in->height, *ch = in->channels;
+	} else if (y && y->data) {
+		int turned = y->orientation >= 5;
+		*w = turned ? y->height : y->width;
+		*h = turned ? y->width : y->height;
+		*ch = y->gray ? 1 : 3;
 	}
-	digest[0] = h1 ^ (h1 >> 32);
-	digest[1] = h2 ^ (h2 >> 33);
-}
-
-static GLuint make_buffer_usage(size_t bytes, GLenum usage)
-{
-	GLuint id = 0;
-	glGenBuffers(1, &id);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
-	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, NULL, usage);
-	if (glGetError() != GL_NO_ERROR) {
-		glDeleteBuffers(1, &id);
-		return 0;
-	}
-	return id;
-}
-
-static GLuint make_buffer(size_t bytes)
-{
-	return make_buffer_usage(bytes, GL_DYNAMIC_COPY);
-}
-
-static int padded_size(int n, int pad)
-{
-	if (pad == BLOOM_PAD_POW2) {
-		int p = 1;
-		while (p < n)
-			p *= 2;
-		return p;
-	}
-	return fft_good_size(n);
-}
-
-/* The plan for a padded size, from the cache or built (compiling and allocating). */
-static int get_plan(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
-                    struct plan **out, char err[BLOOM_ERR_LEN])
-{
-	b->tick++;
-	for (int i = 0; i < b->nplans; i++) {
-		struct plan *q = b->plans[i];
-		if (q->pw == pw && q->ph == ph && q->technique == p->technique &&
-		    q->twiddles == p->twiddles && q->half == (p->precision == BLOOM_FP16)) {
-			q->last_use = b->tick;
-			b->st.plan_hits++;
-			*out = q;
-			return 0;
-		}
-	}
-	b->st.plan_misses++;
-	size_t elems = (size_t)pw * ph;
-	if (elems * 16 > (size_t)b->info->max_ssbo_size) {
-		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d needs a %zu MiB buffer; this GPU's "
-		         "storage-buffer limit is %lld MiB", pw, ph, (elems * 16) >> 20,
-		         b->info->max_ssbo_size >> 20);
-		return BLOOM_E_TOO_LARGE;
-	}
-	struct plan *q = calloc(1, sizeof *q);
-	if (!q)
-		return BLOOM_E_NOMEM;
-	q->pw = pw;
-	q->ph = ph;
-	q->technique = p->technique;
-	q->twiddles = p->twiddles;
-	q->half = p->precision == BLOOM_FP16;
-	char ferr[FFT_ERR_LEN];
-	/* float16 spectra are scaled on the forward transform so that they stay in range */
-	struct fft_opts o4 = {.technique = p->technique, .twiddles = p->twiddles, .components = 4,
-	                      .half = q->half, .norm_forward = q->half, .wisdom = b->opts.wisdom,
-	                      .bank_pad = b->opts.fft_bank_pad, .subgroup = b->opts.fft_subgroup,
-	                      .composite = b->opts.fft_composite, .max_radix = b->opts.fft_max_radix};
-	struct fft_opts o4k = o4, o2 = o4;
-	o4k.half = o4k.norm_forward = 0;
-	o2.half = o2.norm_forward = 0;
-	o2.components = 2;
-	int rc = fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &o4, &b->log, &q->rows4, ferr);
-	if (!rc)
-		rc = fft_axis_create(b->pc, b->info, ph, 1, elems, pw, &o4, &b->log, &q->cols4, ferr);
-	q->rows4k = q->rows4;
-	q->cols4k = q->cols4;
-	if (!rc && q->half) {
-		q->rows4k = q->cols4k = NULL;
-		rc = fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &o4k, &b->log, &q->rows4k, ferr);
-		if (!rc)
-			rc = fft_axis_create(b->pc, b->info, ph, 1, elems, pw, &o4k, &b->log, &q->cols4k, ferr);
-	}
-	if (!rc)
-		rc = fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &o2, &b->log, &q->rows2, ferr);
-	if (!rc)
-		rc = fft_axis_create(b->pc, b->info, ph, 1, elems, pw, &o2, &b->log, &q->cols2, ferr);
-	if (rc) {
-		snprintf(err, BLOOM_ERR_LEN, "FFT plan for %dx%d: %.3900s", pw, ph, ferr);
-		plan_destroy(q);
-		return rc == FFT_E_LIMIT ? BLOOM_E_TOO_LARGE : BLOOM_E_GPU;
-	}
-	if (b->opts.fold) { /* where the image's rows run in shared memory */
-		struct fft_opts oh = o4;
-		oh.hooks = "bloom_math+bloom_hooks";
-		if (fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &oh, &b->log, &q->rows4h, ferr))
-			gles_logf(&b->log, GLES_LOG_DEBUG, "bloom %dx%d: prefilter and composite not "
-			          "folded: %s", pw, ph, ferr);
-	}
-	if (!b->opts.separate) { /* fused columns where two fit shared memory; else separate */
-		struct fft_opts oc = o4;
-		oc.wisdom = NULL;
-		char cerr[FFT_ERR_LEN];
-		if (!fft_conv_create(b->pc, b->info, ph, pw, 0, &oc, &q->conv4, cerr) &&
-		    !fft_conv_create(b->pc, b->info, ph, pw, 1, &oc, &q->conv2, cerr))
-			q->q = make_buffer(elems * (q->half ? 8 : 16));
-		if (!q->q) {
-			fft_conv_destroy(q->conv4);
-			fft_conv_destroy(q->conv2);
-			q->conv4 = q->conv2 = NULL;
-		}
-	}
-	q->padded = make_buffer(elems * (q->half ? 8 : 16));
-	q->image = q->padded ? make_buffer(elems * 16) : 0;
-	q->out = q->image ? make_buffer(elems * 16) : 0;
-	q->staging = q->out ? make_buffer_usage(elems * 16, GL_STREAM_READ) : 0;
-	if (!q->staging) {
-		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d: out of GPU memory", pw, ph);
-		plan_destroy(q);
-		return BLOOM_E_GPU;
-	}
-	if (b->nplans == b->opts.max_plans) { /* evict the least recently used */
-		int lru = 0;
-		for (int i = 1; i < b->nplans; i++)
-			if (b->plans[i]->last_use < b->plans[lru]->last_use)
-				lru = i;
-		plan_destroy(b->plans[lru]);
-		b->plans[lru] = b->plans[--b->nplans];
-	}
-	q->last_use = b->tick;
-	b->plans[b->nplans++] = q;
-	*out = q;
-	return 0;
-}
-
-/* variant: the shader's one switch (PREFILTER, GRAY or BLOOM); half: P holds float16. */
-static int get_program(struct bloom_ctx *b, const char *name, int variant, int half, GLuint *prog,
-                       char err[BLOOM_ERR_LEN])
-{
-	char defs[160], perr[PROGRAM_ERR_LEN];
-	snprintf(defs, sizeof defs,
-	         "#define PREFILTER %d\n#define GRAY %d\n#define BLOOM %d\n#define P_F16 %d\n", variant,
-	         variant, variant, half);
-	int key[2] = {variant, half};
-	unsigned id;
-	if (program_get(b->pc, name, key, sizeof key, defs, &id, perr)) {
-		snprintf(err, BLOOM_ERR_LEN, "%s", perr);
-		return BLOOM_E_GPU;
-	}
-	*prog = id;
-	return 0;
-}
-
-/* The transpose program for an element of comps floats (float16 pairs when half). */
-static int transpose_program(struct bloom_ctx *b, int comps, int half, unsigned *prog,
-                             char err[BLOOM_ERR_LEN])
-{
-	static const char *types[2][2] = {{"vec2", "vec4"}, {"uint", "uvec2"}};
-	const char *e = types[half ? 1 : 0][comps == 4];
-	char defs[128], perr[PROGRAM_ERR_LEN];
-	snprintf(defs, sizeof defs, "#define E %s\n#define EZERO %s(0)\n", e, e);
-	int key[2] = {comps, half};
-	if (program_get(b->pc, "transpose", key, sizeof key, defs, prog, perr)) {
-		snprintf(err, BLOOM_ERR_LEN, "%s", perr);
-		return BLOOM_E_GPU;
+	if (*w < 1 || *h < 1 || *ch < 1 || *ch > 4) {
+		snprintf(err, BLOOM_ERR_LEN, "empty or malformed image");
+		return BLOOM_E_ARG;
 	}
 	return 0;
 }
 
-/* Transposes rows [0, src_valid) of src (row stride src_stride) into dst (dst_rows rows of
- * dst_cols, zero past src_valid). comps/half: the stored element (vec4 / vec2, float16). */
-static int transpose(struct bloom_ctx *b, GLuint src, int src_stride, int src_valid, GLuint dst,
-                     int dst_rows, int dst_cols, int comps, int half, char err[BLOOM_ERR_LEN])
+/* The result's channels: the image's, two more when a colour kernel meets a gray image. */
+static int result_channels(int in_ch, int gray_kernel)
 {
-	unsigned prog;
-	int rc = transpose_program(b, comps, half, &prog, err);
-	if (rc)
-		return rc;
-	glUseProgram(prog);
-	glUniform1ui(glGetUniformLocation(prog, "u_src_stride"), (GLuint)src_stride);
-	glUniform1ui(glGetUniformLocation(prog, "u_dst_stride"), (GLuint)dst_cols);
-	glUniform1ui(glGetUniformLocation(prog, "u_src_valid"), (GLuint)src_valid);
-	glUniform1ui(glGetUniformLocation(prog, "u_dst_rows"), (GLuint)dst_rows);
-	glUniform1ui(glGetUniformLocation(prog, "u_dst_cols"), (GLuint)dst_cols);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, src);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, dst);
-	glDispatchCompute((GLuint)(dst_rows + 31) / 32, (GLuint)(dst_cols + 31) / 32, 1);
-	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-	return 0;
+	return !gray_kernel && in_ch <= 2 ? in_ch + 2 : in_ch;
 }
 
-static void set_sizes(GLuint prog, int w, int h, int pw, int ph)
+/* The bloom's GPU stages, prefilter to composite: their sum is bloom_stats.gpu_ms. */
+static double stages_ms(const double ms[GPU_STAGE_COUNT])
 {
-	glUseProgram(prog);
-	glUniform2ui(glGetUniformLocation(prog, "u_img"), (GLuint)w, (GLuint)h);
-	glUniform2ui(glGetUniformLocation(prog, "u_pad"), (GLuint)pw, (GLuint)ph);
-}
-
-static void dispatch2d(int w, int h)
-{
-	glDispatchCompute((GLuint)(w + 15) / 16, (GLuint)(h + 15) / 16, 1);
-	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-}
-
-/* Kernel facts the cache key and the spectrum need, computed on the CPU from its pixels. */
-struct kinfo {
-	int kw, kh, cx, cy, gray; /* size as used (after kernel-scale) and centre */
-	int src_w, src_h;         /* size of rgbl: the kernel's own (the GPU resamples it) */
-	double lum_sum;
-	float *rgbl; /* kw*kh vec4 (R, G, B, L) */
-};
-
-/* Reads the kernel's pixels (on a cache miss only): RGBL floats at its own size, gray or not,
- * the luminance sum (the GPU's resampling to the size kernel_geometry chose keeps sums). */
-static int kernel_pixels(const struct image *k, struct kinfo *ki, char err[BLOOM_ERR_LEN])
-{
-	ki->src_w = k->width;
-	ki->src_h = k->height;
-	size_t n = (size_t)k->width * k->height;
-	ki->rgbl = malloc(n * 4 * sizeof(float));
-	if (!ki->rgbl)
-		return BLOOM_E_NOMEM;
-	int gray = 1;
 	double sum = 0;
-	for (size_t i = 0; i < n; i++) {
-		const float *s = k->pixels + i * k->channels;
-		float r, g, bl;
-		if (k->channels <= 2) {
-			r = g = bl = s[0];
-		} else {
-			r = s[0], g = s[1], bl = s[2];
-			if (r != g || g != bl)
-				gray = 0;
-		}
-		if (!isfinite(r) || !isfinite(g) || !isfinite(bl)) {
-			snprintf(err, BLOOM_ERR_LEN, "kernel: pixel %zu,%zu is not finite",
-			         i % (size_t)k->width, i / (size_t)k->width);
-			return BLOOM_E_ARG;
-		}
-		float l = 0.2126f * r + 0.7152f * g + 0.0722f * bl;
-		ki->rgbl[i * 4] = r, ki->rgbl[i * 4 + 1] = g, ki->rgbl[i * 4 + 2] = bl;
-		ki->rgbl[i * 4 + 3] = l;
-		sum += (double)0.2126 * r + 0.7152 * g + 0.0722 * bl;
-	}
-	ki->gray = gray;
-	ki->lum_sum = sum;
-	return 0;
-}
-
-/* The kernel's centre in pixels from kernel_center (default floor(w/2), floor(h/2)). */
-static int kernel_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy,
-                         char err[BLOOM_ERR_LEN])
-{
-	int mode;
-	double x, y;
-	char oerr[OPT_ERR_LEN];
-	if (bloom_params_center(p, &mode, &x, &y, oerr)) {
-		snprintf(err, BLOOM_ERR_LEN, "%s", oerr);
-		return BLOOM_E_ARG;
-	}
-	if (mode == BLOOM_CENTER_PIXEL) {
-		*cx = (int)lround(x);
-		*cy = (int)lround(y);
-		if (*cx >= kw || *cy >= kh) {
-			snprintf(err, BLOOM_ERR_LEN, "kernel-center: %d,%d lies outside the %dx%d kernel",
-			         *cx, *cy, kw, kh);
-			return BLOOM_E_ARG;
-		}
-	} else if (mode == BLOOM_CENTER_UV) {
-		*cx = (int)fmin(floor(x * kw), kw - 1);
-		*cy = (int)fmin(floor(y * kh), kh - 1);
-	} else {
-		*cx = kw / 2;
-		*cy = kh / 2;
-	}
-	return 0;
-}
-
-/* The kernel's size and centre as used: kernel_scale makes its larger side S times the image's
- * shorter side, and the centre moves with it. Cheap: no pixel is read. */
-static int kernel_geometry(const struct image *k, const struct bloom_params *p, int w, int h,
-                           struct kinfo *ki, char err[BLOOM_ERR_LEN])
-{
-	int rc = kernel_center(p, k->width, k->height, &ki->cx, &ki->cy, err);
-	ki->kw = k->width;
-	ki->kh = k->height;
-	if (rc || p->kernel_scale <= 0)
-		return rc;
-	int shorter = w < h ? w : h, larger = k->width > k->height ? k->width : k->height;
-	double f = p->kernel_scale * shorter / larger;
-	int nw = (int)lround(k->width * f), nh = (int)lround(k->height * f);
-	nw = nw < 1 ? 1 : nw;
-	nh = nh < 1 ? 1 : nh;
-	if (nw > 16384 || nh > 16384) {
-		snprintf(err, BLOOM_ERR_LEN, "kernel-scale: the kernel would be %dx%d", nw, nh);
-		return BLOOM_E_ARG;
-	}
-	ki->cx = (int)fmin(floor((ki->cx + 0.5) * nw / k->width), nw - 1);
-	ki->cy = (int)fmin(floor((ki->cy + 0.5) * nh / k->height), nh - 1);
-	ki->kw = nw;
-	ki->kh = nh;
-	return 0;
-}
-
-static struct kentry *kcache_find(struct bloom_ctx *b, const uint64_t d[2], int pw, int ph,
-                                  const struct kinfo *ki, const struct bloom_params *p, int fused)
-{
-	for (size_t i = 0; i < b->nk; i++) {
-		struct kentry *e = &b->kc[i];
-		if (e->digest[0] == d[0] && e->digest[1] == d[1] && e->pw == pw && e->ph == ph &&
-		    e->cx == ki->cx && e->cy == ki->cy && e->scale == p->kernel_scale &&
-		    e->normalize == p->normalize && e->technique == p->technique &&
-		    e->twiddles == p->twiddles && e->fused == fused)
-			return e;
-	}
-	return NULL;
-}
-
-static void kcache_evict_to(struct bloom_ctx *b, size_t room)
-{
-	while (b->nk && b->kbytes + room > b->opts.kernel_cache_bytes) {
-		size_t lru = 0;
-		for (size_t i = 1; i < b->nk; i++)
-			if (b->kc[i].last_use < b->kc[lru].last_use)
-				lru = i;
-		glDeleteBuffers(1, &b->kc[lru].spectrum);
-		b->kbytes -= b->kc[lru].bytes;
-		b->kc[lru] = b->kc[--b->nk];
-		b->st.kernel_evictions++;
-	}
-}
-
-/* Computes the kernel spectrum at the plan's padded size into a new cache entry. */
-static int kernel_spectrum(struct bloom_ctx *b, struct plan *q, const uint64_t d[2],
-                           struct kinfo *ki, const struct bloom_params *p, struct kentry **out,
-                           char err[BLOOM_ERR_LEN])
-{
-	size_t elems = (size_t)q->pw * q->ph, bytes = elems * (ki->gray ? 8 : 16);
-	size_t kbytes = (size_t)ki->src_w * ki->src_h * 16;
-	if (kbytes > b->kupload_bytes) {
-		if (b->kupload)
-			glDeleteBuffers(1, &b->kupload);
-		b->kupload = make_buffer(kbytes);
-		b->kupload_bytes = b->kupload ? kbytes : 0;
-		if (!b->kupload) {
-			snprintf(err, BLOOM_ERR_LEN, "kernel upload: out of GPU memory");
-			return BLOOM_E_GPU;
-		}
-	}
-	kcache_evict_to(b, bytes);
-	GLuint spec = make_buffer(bytes);
-	if (!spec) {
-		snprintf(err, BLOOM_ERR_LEN, "kernel spectrum: out of GPU memory");
-		return BLOOM_E_GPU;
-	}
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->kupload);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)kbytes, ki->rgbl);
-	GLuint prog;
-	int rc = get_program(b, "bloom_common+bloom_kernel", ki->gray, 0, &prog, err);
-	if (rc) {
-		glDeleteBuffers(1, &spec);
-		return rc;
-	}
-	set_sizes(prog, 0, 0, q->pw, q->ph);
-	glUniform2ui(glGetUniformLocation(prog, "u_ksize"), (GLuint)ki->kw, (GLuint)ki->kh);
-	glUniform2ui(glGetUniformLocation(prog, "u_src"), (GLuint)ki->src_w, (GLuint)ki->src_h);
-	glUniform2ui(glGetUniformLocation(prog, "u_center"), (GLuint)ki->cx, (GLuint)ki->cy);
-	double scale = 1.0;
-	if (p->normalize == BLOOM_NORMALIZE_LUMINANCE)
-		scale = 1.0 / ki->lum_sum;
-	glUniform1f(glGetUniformLocation(prog, "u_scale"), (float)scale);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, spec);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, b->kupload);
-	dispatch2d(q->pw, q->ph);
-	struct fft_axis *rows = ki->gray ? q->rows2 : q->rows4k, *cols = ki->gray ? q->cols2 : q->cols4k;
-	rc = fft_axis_execute(rows, spec, 0, (size_t)q->pw, 1, q->ph, 0);
-	if (!rc)
-		rc = fft_axis_execute(cols, spec, 0, 1, (size_t)q->pw, q->pw, 0);
-	if (rc) {
-		glDeleteBuffers(1, &spec);
-		snprintf(err, BLOOM_ERR_LEN, "kernel spectrum: FFT failed");
-		return BLOOM_E_GPU;
-	}
-	int fused = q->conv4 != NULL;
-	if (fused) { /* the fused columns read the spectrum transposed, like the image's */
-		GLuint t = make_buffer(bytes);
-		rc = t ? transpose(b, spec, q->pw, q->ph, t, q->pw, q->ph, ki->gray ? 2 : 4, 0, err)
-		       : BLOOM_E_GPU;
-		glDeleteBuffers(1, &spec);
-		if (rc) {
-			if (t)
-				glDeleteBuffers(1, &t);
-			return rc;
-		}
-		spec = t;
-	}
-	if (b->nk == b->capk) {
-		size_t cap = b->capk ? b->capk * 2 : 8;
-		struct kentry *nk = realloc(b->kc, cap * sizeof *nk);
-		if (!nk) {
-			glDeleteBuffers(1, &spec);
-			return BLOOM_E_NOMEM;
-		}
-		b->kc = nk;
-		b->capk = cap;
-	}
-	struct kentry *e = &b->kc[b->nk++];
-	memset(e, 0, sizeof *e);
-	e->digest[0] = d[0];
-	e->digest[1] = d[1];
-	e->pw = q->pw;
-	e->ph = q->ph;
-	e->cx = ki->cx;
-	e->cy = ki->cy;
-	e->kw = ki->kw;
-	e->kh = ki->kh;
-	e->gray = ki->gray;
-	e->scale = p->kernel_scale;
-	e->normalize = p->normalize;
-	e->technique = p->technique;
-	e->twiddles = p->twiddles;
-	e->fused = fused;
-	e->spectrum = spec;
-	e->bytes = bytes;
-	b->kbytes += bytes;
-	*out = e;
-	return 0;
-}
-
-/* Kernel image for this request: the given one, or the preset (default aperture). */
-static int resolve_kernel(struct bloom_ctx *b, const struct bloom_kernel *k,
-                          const struct bloom_params *p, struct image *gen,
-                          const struct image **kimg, uint64_t d[2], char err[BLOOM_ERR_LEN])
-{
-	if (k && k->img) {
-		*kimg = k->img;
-		if (k->digest[0] || k->digest[1])
-			d[0] = k->digest[0], d[1] = k->digest[1];
-		else
-			bloom_kernel_digest(k->img, d);
-		return 0;
-	}
-	const char *spec = p->kernel_preset[0] ? p->kernel_preset : "aperture";
-	struct preset *slot = &b->presets[0];
-	for (int i = 0; i < 8; i++) {
-		struct preset *e = &b->presets[i];
-		if (e->img.pixels && !strcmp(e->spec, spec)) {
-			e->last_use = ++b->tick;
-			*kimg = &e->img;
-			d[0] = e->digest[0], d[1] = e->digest[1];
-			return 0;
-		}
-		if (!e->img.pixels || e->last_use < slot->last_use)
-			slot = e;
-	}
-	int rc = bloom_kernel_preset(b, spec, gen, err);
-	if (rc)
-		return rc;
-	bloom_kernel_digest(gen, d);
-	if (strlen(spec) < sizeof slot->spec) { /* keep it: the image moves into the slot */
-		image_free(&slot->img);
-		snprintf(slot->spec, sizeof slot->spec, "%s", spec);
-		slot->img = *gen;
-		memset(gen, 0, sizeof *gen);
-		slot->digest[0] = d[0], slot->digest[1] = d[1];
-		slot->last_use = ++b->tick;
-		*kimg = &slot->img;
-	} else {
-		*kimg = gen;
-	}
-	return 0;
-}
-
-int bloom_kernel_preset(struct bloom_ctx *b, const char *spec, struct image *out,
-                        char err[BLOOM_ERR_LEN])
-{
-	struct kernel_spec ks;
-	char kerr[KERNEL_ERR_LEN];
-	if (kernel_spec_parse(spec, &ks, kerr)) {
-		snprintf(err, BLOOM_ERR_LEN, "%s", kerr);
-		return BLOOM_E_ARG;
-	}
-	if (kernel_generate(&ks, b->pc, b->info, out, kerr)) {
-		snprintf(err, BLOOM_ERR_LEN, "%s", kerr);
-		return BLOOM_E_GPU;
-	}
-	return 0;
-}
-
-/* Image (1-4 channels) -> RGBA floats (missing alpha is 1, gray fills R, G and B) in the
- * context's reused host buffer; a 4-channel image is uploaded as it is. */
-static const float *to_rgba(struct bloom_ctx *b, const struct image *in)
-{
-	size_t n = (size_t)in->width * in->height;
-	if (in->channels == 4)
-		return in->pixels;
-	if (n * 16 > b->host_bytes) {
-		float *nb = realloc(b->host, n * 16);
-		if (!nb)
-			return NULL;
-		b->host = nb;
-		b->host_bytes = n * 16;
-	}
-	float *v = b->host;
-	for (size_t i = 0; i < n; i++) {
-		const float *s = in->pixels + i * in->channels;
-		float *d = v + i * 4;
-		switch (in->channels) {
-		case 1: d[0] = d[1] = d[2] = s[0], d[3] = 1; break;
-		case 2: d[0] = d[1] = d[2] = s[0], d[3] = s[1]; break;
-		case 3: d[0] = s[0], d[1] = s[1], d[2] = s[2], d[3] = 1; break;
-		default: memcpy(d, s, 16);
-		}
-	}
-	return v;
-}
-
-int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
-               const struct bloom_params *p, char err[BLOOM_ERR_LEN])
-{
-	struct plan *q;
-	int pw = padded_size(width + kernel_w - 1, p->pad), ph = padded_size(height + kernel_h - 1, p->pad);
-	int rc = get_plan(b, pw, ph, p, &q, err);
-	int half = p->precision == BLOOM_FP16;
-	GLuint prog;
-	for (int v = 0; !rc && v < 2; v++) {
-		rc = get_program(b, "bloom_common+bloom_math+bloom_pack", v, half, &prog, err);
-		if (!rc)
-			rc = get_program(b, "bloom_common+bloom_multiply", v, half, &prog, err);
-		if (!rc)
-			rc = get_program(b, "bloom_common+bloom_math+bloom_composite", v, half, &prog, err);
-		if (!rc)
-			rc = get_program(b, "bloom_common+bloom_kernel", v, 0, &prog, err);
-	}
-	if (!rc)
-		rc = get_program(b, "bloom_common+yuv_unpack", 0, 0, &prog, err);
-	if (!rc)
-		rc = get_program(b, "bloom_common+yuv_pack", 0, 0, &prog, err);
-	unsigned tprog; /* the fused columns' transposes: the image's, and the kernels' */
-	if (!rc && q->conv4)
-		rc = transpose_program(b, 4, half, &tprog, err);
-	for (int comps = 2; !rc && q->conv4 && comps <= 4; comps += 2)
-		rc = transpose_program(b, comps, 0, &tprog, err);
-	return rc;
-}
-
-static double wall_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* Grows *buf (usage) to at least bytes; 0 or BLOOM_E_NOMEM. */
-static int grow_buffer(GLuint *buf, size_t *have, size_t bytes, GLenum usage)
-{
-	if (bytes <= *have && *buf)
-		return 0;
-	if (*buf)
-		glDeleteBuffers(1, buf);
-	*buf = make_buffer_usage(bytes, usage);
-	*have = *buf ? bytes : 0;
-	return *buf ? 0 : BLOOM_E_NOMEM;
-}
-
-/* As grow_buffer, for a buffer kept mapped (GL_EXT_buffer_storage, coherent): read 1 for the
- * CPU reading it, 0 for writing. *map is the mapping. 0 or BLOOM_E_NOMEM. */
-static int grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned char **map,
-                       size_t bytes, int read)
-{
-	if (bytes <= *have && *buf)
-		return 0;
-	if (*buf)
-		glDeleteBuffers(1, buf); /* unmaps it */
-	*buf = 0, *have = 0, *map = NULL;
-	GLbitfield f = (read ? GL_MAP_READ_BIT : GL_MAP_WRITE_BIT) | GL_MAP_PERSISTENT_BIT_EXT |
-	               GL_MAP_COHERENT_BIT_EXT;
-	glGenBuffers(1, buf);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
-	b->buffer_storage(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, NULL, f);
-	if (glGetError() == GL_NO_ERROR)
-		*map = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)bytes, f);
-	if (!*map) {
-		glDeleteBuffers(1, buf);
-		*buf = 0;
-		while (glGetError() != GL_NO_ERROR) {
-		}
-		return BLOOM_E_NOMEM;
-	}
-	*have = bytes;
-	return 0;
-}
-
-/* A result buffer of at least `need` bytes to lend: a free one that is large enough, or a free
- * one grown while all of them stay within BLOOM_LEASE_BYTES; NULL when none (without
- * GL_EXT_buffer_storage, all lent, or out of memory): the caller copies the result instead. */
-static struct bloom_lease *lease_take(struct bloom_ctx *b, size_t need)
-{
-	if (!b->buffer_storage)
-		return NULL;
-	struct bloom_lease *fit = NULL, *grow = NULL;
-	size_t total = 0;
-	for (int i = 0; i < BLOOM_LEASES; i++) {
-		struct bloom_lease *l = &b->leases[i];
-		total += l->bytes;
-		if (atomic_load_explicit(&l->out, memory_order_acquire))
-			continue;
-		if (l->buf && l->bytes >= need) {
-			if (!fit || l->bytes < fit->bytes)
-				fit = l;
-		} else if (!grow || l->bytes < grow->bytes) {
-			grow = l;
-		}
-	}
-	if (!fit && grow && total - grow->bytes + need <= BLOOM_LEASE_BYTES &&
-	    !grow_mapped(b, &grow->buf, &grow->bytes, &grow->map, need, 1))
-		fit = grow;
-	if (fit)
-		atomic_store_explicit(&fit->out, 1, memory_order_relaxed);
-	return fit;
-}
-
-void bloom_lease_return(struct bloom_lease *l)
-{
-	if (l)
-		atomic_store_explicit(&l->out, 0, memory_order_release);
-}
-
-/* Waits for every command issued so far to complete: 1 when they have, 0 after 60 s. With
- * opts.fence_poll, asks without blocking every 20 us instead of blocking inside the driver. */
-static int fence_wait(struct bloom_ctx *b)
-{
-	GLsync f = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-	if (!f)
-		return 0;
-	GLenum w = GL_TIMEOUT_EXPIRED;
-	if (b->opts.fence_poll) {
-		w = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 0);
-		for (double t0 = wall_now(); w == GL_TIMEOUT_EXPIRED && wall_now() - t0 < 60000;) {
-			nanosleep(&(struct timespec){0, 20000}, NULL);
-			w = glClientWaitSync(f, 0, 0);
-		}
-	} else {
-		for (int i = 0; i < 600 && w == GL_TIMEOUT_EXPIRED; i++) /* 60 s at most */
-			w = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 100000000ull);
-	}
-	glDeleteSync(f);
-	return w == GL_ALREADY_SIGNALED || w == GL_CONDITION_SATISFIED;
-}
-
-static void set_planes(GLuint prog, const struct yuv_image *y)
-{
-	glUniform2i(glGetUniformLocation(prog, "u_sub"), y->sub_x, y->sub_y);
-	glUniform3ui(glGetUniformLocation(prog, "u_off"), (GLuint)y->offset[0], (GLuint)y->offset[1],
-	             (GLuint)y->offset[2]);
-	glUniform3ui(glGetUniformLocation(prog, "u_stride"), (GLuint)y->stride[0],
-	             (GLuint)y->stride[1], (GLuint)y->stride[2]);
-	glUniform1i(glGetUniformLocation(prog, "u_gray"), y->gray);
-}
-
-/* The folded passes' parameters (bloom_hooks.comp's Hook block: uvec4, vec4, vec4). */
-static int set_hook(struct bloom_ctx *b, int op, const struct bloom_params *p, int w, int h,
-                    char err[BLOOM_ERR_LEN])
-{
-	if (!b->hook && !(b->hook = make_buffer(48))) {
-		snprintf(err, BLOOM_ERR_LEN, "out of GPU memory");
-		return BLOOM_E_NOMEM;
-	}
-	struct {
-		uint32_t size[4];
-		float pre[4], comp[4];
-	} hk = {{(uint32_t)w, (uint32_t)h, op == BLOOM_OP_BLOOM, (uint32_t)p->composite},
-	        {(float)p->threshold, (float)p->knee, (float)p->clamp_max, 0},
-	        {(float)p->intensity, (float)p->mix, 0, 0}};
-	_Static_assert(sizeof hk == 48, "std430 layout of Hook");
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->hook);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof hk, &hk);
-	return 0;
-}
-
-/* Planes -> q->image (w x h linear RGBA, oriented). */
-static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
-                         int h, double *copy_ms, char err[BLOOM_ERR_LEN])
-{
-	GLuint prog;
-	int rc = get_program(b, "bloom_common+yuv_unpack", 0, 0, &prog, err);
-	if (rc)
-		return rc;
-	if (b->buffer_storage ? grow_mapped(b, &b->yin, &b->yin_bytes, &b->yin_map, y->bytes, 0)
-	                      : grow_buffer(&b->yin, &b->yin_bytes, y->bytes, GL_STREAM_DRAW)) {
-		snprintf(err, BLOOM_ERR_LEN, "planes upload: out of GPU memory");
-		return BLOOM_E_NOMEM;
-	}
-	double t0 = wall_now();
-	if (b->yin_map) { /* coherent: seen by the commands issued after it; the last frame's
-	                     commands have all completed (its read-back waited for them) */
-		memcpy(b->yin_map, y->data, y->bytes);
-	} else {
-		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->yin);
-		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)y->bytes, y->data);
-	}
-	*copy_ms += wall_now() - t0;
-	set_sizes(prog, w, h, q->pw, q->ph);
-	set_planes(prog, y);
-	glUniform2ui(glGetUniformLocation(prog, "u_src"), (GLuint)y->width, (GLuint)y->height);
-	glUniform1i(glGetUniformLocation(prog, "u_orient"), y->orientation);
-	/* libjpeg replicates rather than filters a horizontally halved plane <= 2 samples wide */
-	glUniform1i(glGetUniformLocation(prog, "u_fancy"), !(y->sub_x == 2 && y->pw[1] <= 2));
-	glUniform2i(glGetUniformLocation(prog, "u_cdim"), y->pw[1], y->ph[1]);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yin);
-	dispatch2d(w, h);
-	return 0;
-}
-
-/* q->out (w x h) -> planes laid out as y in b->yout (the flags word after them), copied to
- * dst for mapping (a lent buffer, or b->ystage, which it grows). */
-static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
-                       int h, int dither, GLuint dst, char err[BLOOM_ERR_LEN])
-{
-	GLuint prog;
-	int rc = get_program(b, "bloom_common+yuv_pack", 0, 0, &prog, err);
-	if (rc)
-		return rc;
-	size_t bytes = y->bytes + 4;
-	if (grow_buffer(&b->yout, &b->yout_bytes, bytes, GL_DYNAMIC_COPY) ||
-	    (!dst && (b->buffer_storage
-	              ? grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, bytes, 1)
-	              : grow_buffer(&b->ystage, &b->ystage_bytes, bytes, GL_STREAM_READ)))) {
-		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
-		return BLOOM_E_NOMEM;
-	}
-	if (!dst)
-		dst = b->ystage;
-	GLuint zero = 0;
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->yout);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)y->bytes, 4, &zero);
-	set_sizes(prog, w, h, q->pw, q->ph);
-	set_planes(prog, y);
-	glUniform1i(glGetUniformLocation(prog, "u_dither"), dither);
-	glUniform1ui(glGetUniformLocation(prog, "u_flags"), (GLuint)(y->bytes / 4));
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yout);
-	for (int plane = 0; plane < (y->gray ? 1 : 2); plane++) {
-		glUniform1i(glGetUniformLocation(prog, "u_plane"), plane);
-		glUniform2ui(glGetUniformLocation(prog, "u_pdim"), (GLuint)y->stride[plane] / 4,
-		             (GLuint)y->ph[plane]);
-		glDispatchCompute((GLuint)(y->stride[plane] / 4 + 15) / 16,
-		                  (GLuint)(y->ph[plane] + 15) / 16, 1);
-	}
-	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-	glBindBuffer(GL_COPY_READ_BUFFER, b->yout);
-	glBindBuffer(GL_COPY_WRITE_BUFFER, dst);
-	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
-	return 0;
-}
-
-/* The GPU stages of a bloom on the image already in q->image, from the prefilter to the
- * composite into q->out, with one timer mark after each of the seven (prefilter, rows, columns
- * or transpose, multiply or fused columns, inverse columns or transpose back, inverse rows,
- * composite). Sets st->fused and st->folded. */
-static int run_stages(struct bloom_ctx *b, struct plan *q, struct kentry *ke, GLuint pack,
-                      GLuint mult, GLuint comp, int op, const struct bloom_params *p, int w,
-                      int h, struct bloom_stats *st, char err[BLOOM_ERR_LEN])
-{
-	int pw = q->pw, ph = q->ph, half = q->half;
-	st->fused = q->conv4 != NULL;
-	st->folded = q->rows4h != NULL;
-	int rc = 0;
-	if (st->folded && (rc = set_hook(b, op, p, w, h, err)))
-		return rc;
-	/* prefilter / pack: with the prefilter folded into the row transform, only the padding rows
-	 * the separate column passes read (the fused path reads none) */
-	int row0 = st->folded ? h : 0;
-	if (!(st->folded && st->fused)) {
-		set_sizes(pack, w, h, pw, ph);
-		glUniform1f(glGetUniformLocation(pack, "u_threshold"), (float)p->threshold);
-		glUniform1f(glGetUniformLocation(pack, "u_knee"), (float)p->knee);
-		glUniform1f(glGetUniformLocation(pack, "u_clamp"), (float)p->clamp_max);
-		glUniform1ui(glGetUniformLocation(pack, "u_row0"), (GLuint)row0);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-		if (ph > row0)
-			dispatch2d(pw, ph - row0);
-	}
-	gpu_timer_mark(b->timer);
-	/* forward: rows of the image only (the rows below it are all padding), then every column */
-	if (st->folded) {
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HOOK, b->hook);
-	}
-	rc = fft_axis_execute(st->folded ? q->rows4h : q->rows4, q->padded, 0, (size_t)pw, 1, h, 0);
-	gpu_timer_mark(b->timer);
-	if (st->fused) {
-		/* columns become rows of q (zero past the image's rows, never read); each group runs
-		 * two of them forward, multiplies, and back; then the image's rows come back to P */
-		char terr[BLOOM_ERR_LEN];
-		if (!rc)
-			rc = transpose(b, q->padded, pw, h, q->q, pw, ph, 4, half, terr) ? FFT_E_GL : 0;
-		gpu_timer_mark(b->timer);
-		if (!rc)
-			rc = fft_conv_execute(ke->gray ? q->conv2 : q->conv4, q->q, ke->spectrum);
-		gpu_timer_mark(b->timer);
-		if (!rc)
-			rc = transpose(b, q->q, ph, pw, q->padded, h, pw, 4, half, terr) ? FFT_E_GL : 0;
-		gpu_timer_mark(b->timer);
-	} else {
-		if (!rc)
-			rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 0);
-		gpu_timer_mark(b->timer);
-		/* multiply */
-		if (!rc) {
-			set_sizes(mult, w, h, pw, ph);
-			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
-			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_SPECTRUM, ke->spectrum);
-			dispatch2d(pw, ph);
-		}
-		gpu_timer_mark(b->timer);
-		/* inverse: every column, then the rows the output needs */
-		if (!rc)
-			rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 1);
-		gpu_timer_mark(b->timer);
-	}
-	/* inverse rows, the composite folded in (writing `out`) or after */
-	if (st->folded) {
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HOOK, b->hook);
-	}
-	if (!rc)
-		rc = fft_axis_execute(st->folded ? q->rows4h : q->rows4, q->padded, 0, (size_t)pw, 1, h, 1);
-	gpu_timer_mark(b->timer);
-	if (rc) {
-		snprintf(err, BLOOM_ERR_LEN, "FFT failed: %s", fft_strerror(rc));
-		return BLOOM_E_GPU;
-	}
-	/* composite */
-	if (!st->folded) {
-		set_sizes(comp, w, h, pw, ph);
-		glUniform1f(glGetUniformLocation(comp, "u_intensity"), (float)p->intensity);
-		glUniform1f(glGetUniformLocation(comp, "u_mix"), (float)p->mix);
-		glUniform1i(glGetUniformLocation(comp, "u_composite"), p->composite);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
-		dispatch2d(w, h);
-	}
-	gpu_timer_mark(b->timer);
-	return 0;
+	for (int s = GPU_STAGE_PREFILTER; s <= GPU_STAGE_COMPOSITE; s++)
+		sum += ms[s];
+	return sum;
 }
 
 int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct bloom_kernel *k,
-              const struct bloom_params *p, struct image *out, struct bloom_stats *st,
-              char err[BLOOM_ERR_LEN])
+              const struct bloom_params *p, unsigned flags, struct image *out,
+              struct bloom_stats *st, char err[BLOOM_ERR_LEN])
 {
 	struct bloom_frame f = {in, NULL};
 	struct bloom_result r;
 	memset(&r, 0, sizeof r);
-	int rc = bloom_run_frame(b, op, &f, k, p, &r, st, err);
+	int rc = bloom_run_frame(b, op, &f, k, p, flags, &r, st, err);
+	if (!rc && r.nonfinite) {
+		snprintf(err, BLOOM_ERR_LEN, "%llu samples of the result are not finite: float32 "
+		         "overflowed in the convolution (an image or kernel value near 3.4e38, or "
+		         "infinite)", r.nonfinite);
+		image_free(&r.img);
+		rc = BLOOM_E_ARG;
+	}
 	*out = r.img;
 	return rc;
 }
 
+/* Clears the result's outputs, and checks what it asks for. */
+static int result_reset(struct bloom_result *res, char err[BLOOM_ERR_LEN])
+{
+	memset(&res->img, 0, sizeof res->img);
+	memset(&res->yuv, 0, sizeof res->yuv);
+	res->lease = NULL;
+	res->channels = 0;
+	res->lost = 0;
+	res->nonfinite = 0;
+	if (res->want_yuv && (res->sub_x < 1 || res->sub_x > 2 || res->sub_y < 1 || res->sub_y > 2)) {
+		snprintf(err, BLOOM_ERR_LEN, "planes: subsampling %dx%d is not 1 or 2 per axis",
+		         res->sub_x, res->sub_y);
+		return BLOOM_E_ARG;
+	}
+	return 0;
+}
+
+/* On failure the result's outputs are freed (lent planes given back, not freed). */
+static void result_drop(struct bloom_result *res)
+{
+	image_free(&res->img);
+	if (res->lease) {
+		res->yuv.data = NULL;
+		bloom_lease_return(res->lease);
+		res->lease = NULL;
+	}
+	yuv_image_free(&res->yuv);
+}
+
+/* One pass of the frame at a padded size pw x ph that holds it and the kernel's reach: the
+ * plan, the kernel's spectrum from the cache or its pixels, the upload, the GPU stages, the
+ * read-back. ki stays the caller's. */
+static int frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin, int w, int h,
+                      int in_ch, struct kinfo *ki, const struct bloom_params *p, int pw, int ph,
+                      unsigned flags, struct bloom_result *res, struct bloom_stats *st,
+                      char err[BLOOM_ERR_LEN])
+{
+	double t_start = bloom_now_ms();
+	struct plan *q = NULL;
+	struct kentry *ke = NULL;
+	struct bloom_lease *lease = NULL; /* taken for this result; moves to res->lease */
+	struct gpu_timer *tm = flags & BLOOM_TIME_STAGES ? b->timer : NULL;
+	int ch = 0;
+	int rc = bloom_plan_get(b, pw, ph, p, &q, err);
+	if (!rc && !(ke = bloom_kcache_find(b, q, ki, p)) && !ki->rgbl)
+		rc = bloom_kernel_pixels(ki, p, err);
+	if (!rc) {
+		st->padded_w = q->pw, st->padded_h = q->ph;
+		st->kernel_cached = ke != NULL;
+		st->gray_kernel = ke ? ke->gray : ki->gray;
+		res->channels = ch = result_channels(in_ch, st->gray_kernel);
+		rc = bloom_result_prepare(b, res, w, h, ch, &lease, err);
+	}
+	st->prepare_ms = bloom_now_ms() - t_start;
+	/* the GPU's part: upload, the kernel's spectrum on a miss, the stages, read back */
+	if (!rc && tm)
+		gpu_timer_start(tm);
+	if (!rc && !(rc = bloom_upload(b, q, fin, w, h, &st->copy_ms, err)) && tm)
+		gpu_timer_mark(tm, GPU_STAGE_UPLOAD);
+	if (!rc && !ke && !(rc = bloom_kernel_spectrum(b, q, ki, p, &ke, err)) && tm)
+		gpu_timer_mark(tm, GPU_STAGE_KERNEL);
+	if (!rc)
+		rc = bloom_stages(b, q, ke, op, p, w, h, tm, st, err);
+	if (!rc) { /* what bloom_rerun_stages repeats */
+		b->last.q = q, b->last.ke = ke, b->last.op = op, b->last.p = *p;
+		b->last.w = w, b->last.h = h, b->last.valid = 1;
+		rc = bloom_read_back(b, q, res, w, h, ch, &lease, st, err);
+	}
+	if (!rc && tm) {
+		gpu_timer_mark(tm, GPU_STAGE_DOWNLOAD);
+		if (!gpu_timer_read(tm, st->stage_ms)) {
+			st->timed = gpu_timer_kind(tm);
+			st->gpu_ms = stages_ms(st->stage_ms);
+		}
+	}
+	if (!rc && gl_check(&b->log, "bloom")) {
+		snprintf(err, BLOOM_ERR_LEN, "GL error during the bloom");
+		rc = BLOOM_E_GPU;
+	}
+	if (rc)
+		result_drop(res);
+	bloom_lease_return(lease); /* taken but not lent: a failure before the read-back */
+	return rc;
+}
+
+/* Whether a plan of pw x ph runs within the storage-buffer limit and a byte budget (0: none). */
+struct fit {
+	const struct bloom_ctx *b;
+	const struct kinfo *ki;
+	int half;
+	size_t budget;
+};
+
+static int fits(const struct fit *f, int pw, int ph)
+{
+	return (size_t)pw * ph * 16 <= (size_t)f->b->info->max_ssbo_size &&
+	       (!f->budget || bloom_plan_bytes(pw, ph, f->half) <= f->budget);
+}
+
+/* A tile's cost: its transform's n log n, and a fixed part for its dispatches and copies (about
+ * a 256 x 256 transform's). */
+static double tile_cost(void *ctx, int tw, int th)
+{
+	const struct fit *f = ctx;
+	int pw = bloom_padded_size(tw + f->ki->kw - 1), ph = bloom_padded_size(th + f->ki->kh - 1);
+	if (pw < 1 || ph < 1 || !fits(f, pw, ph))
+		return -1;
+	double n = (double)pw * ph;
+	return n * log2(n) + 65536.0 * 16;
+}
+
+/* Result samples in r (tile rect o, at (ox, oy) of r) that are not finite where the input
+ * pixel's samples all are: what the composite counts on the GPU for a whole frame. */
+static unsigned long long count_nonfinite(const struct image *r, int ox, int oy,
+                                          const struct image *in, const struct tile_rect *o)
+{
+	unsigned long long n = 0;
+	for (int y = 0; y < o->h; y++)
+		for (int x = 0; x < o->w; x++) {
+			const float *s = r->pixels + ((size_t)(oy + y) * r->width + ox + x) * r->channels;
+			const float *i = in->pixels + ((size_t)(o->y + y) * in->width + o->x + x) * in->channels;
+			int bad = 0, in_ok = 1;
+			for (int c = 0; c < r->channels; c++)
+				bad += !isfinite(s[c]);
+			for (int c = 0; c < in->channels; c++)
+				in_ok &= isfinite(i[c]) != 0;
+			n += in_ok ? (unsigned long long)bad : 0;
+		}
+	return n;
+}
+
+static void add_stats(struct bloom_stats *sum, const struct bloom_stats *t)
+{
+	for (int s = 0; s < GPU_STAGE_COUNT; s++)
+		sum->stage_ms[s] += t->stage_ms[s];
+	sum->gpu_ms += t->gpu_ms;
+	sum->prepare_ms += t->prepare_ms, sum->readback_ms += t->readback_ms;
+	sum->copy_ms += t->copy_ms, sum->wait_ms += t->wait_ms;
+	sum->padded_w = t->padded_w, sum->padded_h = t->padded_h;
+	sum->gray_kernel = t->gray_kernel, sum->fused = t->fused, sum->timed = t->timed;
+}
+
+/* The frame in overlap-save tiles whose plan fits `budget` (0: the buffer limit only): each
+ * tile's input cut from the float frame (planes converted on the CPU first), run at one padded
+ * size, its own rectangle kept. The result is a float image even when planes were asked.
+ * *plan_bytes: the tiles' plan size (for a retry in smaller ones). */
+static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin, int w, int h,
+                     struct kinfo *ki, const struct bloom_params *p, size_t budget,
+                     unsigned flags, struct bloom_result *res, struct bloom_stats *st,
+                     size_t *plan_bytes, char err[BLOOM_ERR_LEN])
+{
+	struct image conv = {0}, out = {0};
+	const struct image *img = fin->img;
+	char ierr[IMAGE_ERR_LEN];
+	if (!img) {
+		int irc = image_from_yuv(fin->yuv, &conv, ierr);
+		if (irc) {
+			snprintf(err, BLOOM_ERR_LEN, "tiles: converting the planes: %s", ierr);
+			return irc == IMAGE_E_NOMEM ? BLOOM_E_NOMEM : BLOOM_E_ARG;
+		}
+		img = &conv;
+	}
+	struct fit f = {b, ki, p->precision == BLOOM_FP16, budget};
+	struct tile_grid g;
+	if (tile_grid_choose(w, h, ki->kw, ki->kh, ki->cx, ki->cy, 0, tile_cost, &f, &g)) {
+		int tw = w < TILE_MIN_SIDE ? w : TILE_MIN_SIDE, th = h < TILE_MIN_SIDE ? h : TILE_MIN_SIDE;
+		int kw = bloom_padded_size(ki->kw + tw - 1), kh = bloom_padded_size(ki->kh + th - 1);
+		size_t need = bloom_plan_bytes(kw, kh, f.half);
+		if ((size_t)kw * kh * 16 > (size_t)b->info->max_ssbo_size)
+			snprintf(err, BLOOM_ERR_LEN, "the %dx%d kernel needs a %dx%d transform even for "
+			         "%dx%d tiles, whose buffer exceeds this GPU's storage-buffer limit (%lld "
+			         "MiB); use a smaller kernel or kernel_scale", ki->kw, ki->kh, kw, kh, tw, th,
+			         b->info->max_ssbo_size >> 20);
+		else
+			snprintf(err, BLOOM_ERR_LEN, "the %dx%d kernel needs %.1f MiB of GPU memory even "
+			         "for %dx%d tiles (a %dx%d transform), more than a frame may take (%.1f "
+			         "MiB); use a smaller kernel or kernel_scale", ki->kw, ki->kh,
+			         need / 1048576.0, tw, th, kw, kh, budget / 1048576.0);
+		image_free(&conv);
+		return BLOOM_E_TOO_LARGE;
+	}
+	int pw = bloom_padded_size(g.tw + ki->kw - 1), ph = bloom_padded_size(g.th + ki->kh - 1);
+	*plan_bytes = bloom_plan_bytes(pw, ph, f.half);
+	int n = tile_count(&g), rc = 0;
+	gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: %dx%d in %dx%d tiles of %dx%d (padded %dx%d)",
+	          w, h, g.nx, g.ny, g.tw, g.th, pw, ph);
+	for (int i = 0; !rc && i < n; i++) {
+		struct tile_rect o, in;
+		tile_rects(&g, i, &o, &in);
+		struct image sub = {0};
+		if (tile_crop(img, &in, &sub)) {
+			rc = BLOOM_E_NOMEM;
+			break;
+		}
+		struct bloom_frame sf = {&sub, NULL};
+		struct bloom_result r;
+		memset(&r, 0, sizeof r);
+		struct bloom_stats ts;
+		memset(&ts, 0, sizeof ts);
+		rc = frame_once(b, op, &sf, in.w, in.h, img->channels, ki, p, pw, ph, flags, &r, &ts, err);
+		image_free(&sub);
+		if (!rc && !out.pixels && image_alloc(&out, w, h, r.channels))
+			rc = BLOOM_E_NOMEM;
+		if (!rc) {
+			tile_paste(&out, o.x, o.y, &r.img, o.x - in.x, o.y - in.y, o.w, o.h);
+			res->nonfinite += count_nonfinite(&r.img, o.x - in.x, o.y - in.y, img, &o);
+			res->channels = r.channels;
+			add_stats(st, &ts);
+			if (!i)
+				st->kernel_cached = ts.kernel_cached;
+		}
+		image_free(&r.img);
+		if (!rc && b->opts.progress)
+			b->opts.progress(b->opts.progress_arg, i + 1, n);
+	}
+	if (rc == BLOOM_E_NOMEM && !err[0])
+		snprintf(err, BLOOM_ERR_LEN, "tiles: out of memory");
+	if (!rc) {
+		res->img = out;
+		st->tiles_x = g.nx, st->tiles_y = g.ny;
+	} else {
+		image_free(&out);
+	}
+	image_free(&conv);
+	return rc;
+}
+
 int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
-                    const struct bloom_kernel *k, const struct bloom_params *p,
+                    const struct bloom_kernel *k, const struct bloom_params *p, unsigned flags,
                     struct bloom_result *res, struct bloom_stats *st, char err[BLOOM_ERR_LEN])
 {
 	struct bloom_stats local;
 	if (!st)
 		st = &local;
 	memset(st, 0, sizeof *st);
-	double t_start = wall_now(), t_read = 0;
-	struct image *out = &res->img;
-	memset(out, 0, sizeof *out);
-	b->last.valid = 0; /* plans or kernel spectra may be evicted below */
-	memset(&res->yuv, 0, sizeof res->yuv);
-	res->lease = NULL;
-	struct bloom_lease *lease = NULL; /* taken for this result; moves to res->lease at the end */
-	res->channels = 0;
-	res->lost = 0;
+	double t_start = bloom_now_ms();
 	err[0] = 0;
-	const struct image *in = fin ? fin->img : NULL;
-	const struct yuv_image *yin = in || !fin ? NULL : fin->yuv;
-	int w, h, in_ch;
-	if (in) {
-		w = in->width, h = in->height, in_ch = in->channels;
-	} else if (yin && yin->data) {
-		int turned = yin->orientation >= 5;
-		w = turned ? yin->height : yin->width;
-		h = turned ? yin->width : yin->height;
-		in_ch = yin->gray ? 1 : 3;
-	} else {
-		w = h = in_ch = 0;
-	}
-	if (w < 1 || h < 1 || in_ch < 1 || in_ch > 4 || (in && !in->pixels)) {
-		snprintf(err, BLOOM_ERR_LEN, "empty or malformed image");
-		return BLOOM_E_ARG;
-	}
-	if (res->want_yuv && (res->sub_x < 1 || res->sub_x > 2 || res->sub_y < 1 || res->sub_y > 2)) {
-		snprintf(err, BLOOM_ERR_LEN, "planes: subsampling %dx%d is not 1 or 2 per axis",
-		         res->sub_x, res->sub_y);
-		return BLOOM_E_ARG;
-	}
-	struct image gen = {0};
-	const struct image *kimg;
-	uint64_t d[2];
-	struct kinfo ki = {0};
-	int rc = resolve_kernel(b, k, p, &gen, &kimg, d, err);
-	if (rc)
-		goto done;
-	if ((rc = kernel_geometry(kimg, p, w, h, &ki, err)))
-		goto done;
-	int pw = padded_size(w + ki.kw - 1, p->pad);
-	int ph = padded_size(h + ki.kh - 1, p->pad);
-	st->padded_w = pw;
-	st->padded_h = ph;
-	struct plan *q;
-	if ((rc = get_plan(b, pw, ph, p, &q, err)))
-		goto done;
-	/* kernel spectrum: cached, or computed now from the kernel's pixels */
-	b->tick++;
-	int spectrum_timed = 0;
-	struct kentry *ke = kcache_find(b, d, pw, ph, &ki, p, q->conv4 != NULL);
-	if (ke) {
-		b->st.kernel_hits++;
-		st->kernel_cached = 1;
-	} else {
-		b->st.kernel_misses++;
-		if ((rc = kernel_pixels(kimg, &ki, err)))
-			goto done;
-		if (p->normalize == BLOOM_NORMALIZE_LUMINANCE && !(fabs(ki.lum_sum) > 1e-30)) {
-			snprintf(err, BLOOM_ERR_LEN, "kernel: its luminance sums to zero, so it cannot be "
-			         "normalised (use normalize=none)");
-			rc = BLOOM_E_ARG;
-			goto done;
-		}
-		spectrum_timed = 1;
-	}
-	st->gray_kernel = ke ? ke->gray : ki.gray;
-	GLuint pack, mult, comp;
-	int half = q->half;
-	if ((rc = get_program(b, "bloom_common+bloom_math+bloom_pack", op == BLOOM_OP_BLOOM, half, &pack, err)) ||
-	    (rc = get_program(b, "bloom_common+bloom_multiply", st->gray_kernel, half, &mult, err)) ||
-	    (rc = get_program(b, "bloom_common+bloom_math+bloom_composite", op == BLOOM_OP_BLOOM, half, &comp, err)))
-		goto done;
-	const float *rgba = in ? to_rgba(b, in) : NULL;
-	if (in && !rgba) {
-		rc = BLOOM_E_NOMEM;
-		goto done;
-	}
-	/* a colour kernel gives a gray image colour */
-	int ch = in_ch;
-	if (!(ke ? ke->gray : ki.gray) && ch <= 2)
-		ch += 2;
-	res->channels = ch;
-	if (res->want_yuv) { /* planes in a lent buffer, or in memory of the caller's */
-		rc = yuv_image_layout(&res->yuv, w, h, ch <= 2, res->sub_x, res->sub_y);
-		if (!rc && !(lease = res->lend ? lease_take(b, res->yuv.bytes + 4) : NULL) &&
-		    !(res->yuv.data = malloc(res->yuv.bytes)))
-			rc = IMAGE_E_NOMEM;
-		if (rc) {
-			snprintf(err, BLOOM_ERR_LEN, "planes: %s", image_strerror(rc));
-			rc = rc == IMAGE_E_NOMEM ? BLOOM_E_NOMEM : BLOOM_E_TOO_LARGE;
-			goto done;
-		}
-	}
-	double ms[GPU_TIMER_MAX_MARKS];
-	st->prepare_ms = wall_now() - t_start;
-	gpu_timer_start(b->timer);
-	/* upload */
-	if (in) {
-		double t0 = wall_now();
-		glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->image);
-		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16, rgba);
-		st->copy_ms += wall_now() - t0;
-	} else if ((rc = upload_planes(b, q, yin, w, h, &st->copy_ms, err))) {
-		goto done;
-	}
-	gpu_timer_mark(b->timer);
-	if (spectrum_timed && (rc = kernel_spectrum(b, q, d, &ki, p, &ke, err)))
-		goto done;
-	ke->last_use = b->tick;
-	gpu_timer_mark(b->timer);
-	if ((rc = run_stages(b, q, ke, pack, mult, comp, op, p, w, h, st, err)))
-		goto done;
-	/* what bloom_rerun_stages repeats */
-	b->last.q = q, b->last.ke = ke, b->last.pack = pack, b->last.mult = mult, b->last.comp = comp;
-	b->last.op = op, b->last.p = *p, b->last.w = w, b->last.h = h, b->last.valid = 1;
-	/* download */
-	int unmap = 1;
-	if (res->want_yuv) {
-		if ((rc = make_planes(b, q, &res->yuv, w, h, res->dither, lease ? lease->buf : 0, err)))
-			goto done;
-		glBindBuffer(GL_SHADER_STORAGE_BUFFER, lease ? lease->buf : b->ystage);
-		t_read = wall_now();
-		const unsigned char *m, *map = lease ? lease->map : b->ystage_map;
-		if (map) { /* kept mapped: wait for the copy, then read */
-			glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT_EXT);
-			m = fence_wait(b) ? map : NULL;
-			unmap = 0;
-		} else {
-			m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)res->yuv.bytes + 4,
-			                     GL_MAP_READ_BIT);
-		}
-		st->wait_ms = wall_now() - t_read;
-		if (!m) {
-			snprintf(err, BLOOM_ERR_LEN, "reading the planes: %s", map
-			         ? "the GPU did not finish within 60 s" : gl_error_name(glGetError()));
-			rc = BLOOM_E_GPU;
-			goto done;
-		}
-		if (lease) { /* the planes stay where the GPU put them, lent to the caller */
-			res->yuv.data = (unsigned char *)lease->map;
-			res->lease = lease;
-			lease = NULL;
-		} else {
-			double t0 = wall_now();
-			memcpy(res->yuv.data, m, res->yuv.bytes);
-			st->copy_ms += wall_now() - t0;
-		}
-		uint32_t flags;
-		memcpy(&flags, m + res->yuv.bytes, 4);
-		res->lost = flags | IMAGE_LOST_PRECISION | (ch == 2 || ch == 4 ? IMAGE_LOST_ALPHA : 0);
-	} else {
-		glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-		glBindBuffer(GL_COPY_READ_BUFFER, q->out);
-		glBindBuffer(GL_COPY_WRITE_BUFFER, q->staging);
-		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)w * h * 16);
-		glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->staging);
-		t_read = wall_now();
-		const float *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16,
-		                                  GL_MAP_READ_BIT);
-		double t0 = wall_now();
-		st->wait_ms = t0 - t_read;
-		if (!m) {
-			snprintf(err, BLOOM_ERR_LEN, "reading the result: %s", gl_error_name(glGetError()));
-			rc = BLOOM_E_GPU;
-			goto done;
-		}
-		/* every sample is written below: no zeroing (calloc of a 1080p float frame is 25-33 MB) */
-		out->pixels = malloc((size_t)w * h * ch * sizeof(float));
-		out->width = w, out->height = h, out->channels = ch;
-		if (!out->pixels) {
-			memset(out, 0, sizeof *out);
-			glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
-			rc = BLOOM_E_NOMEM;
-			goto done;
-		}
-		size_t n = (size_t)w * h;
-		for (size_t i = 0; i < n; i++) {
-			const float *s = m + i * 4;
-			float *o = out->pixels + i * ch;
-			switch (ch) {
-			case 1: o[0] = s[0]; break;
-			case 2: o[0] = s[0], o[1] = s[3]; break;
-			case 3: o[0] = s[0], o[1] = s[1], o[2] = s[2]; break;
-			default: memcpy(o, s, 16);
-			}
-		}
-		st->copy_ms += wall_now() - t0;
-	}
-	if (unmap)
-		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
-	st->readback_ms = wall_now() - t_read;
-	gpu_timer_mark(b->timer);
-	int nm = gpu_timer_read(b->timer, ms);
-	if (nm >= 9) {
-		st->timed = gpu_timer_is_gpu(b->timer) && nm > 0;
-		st->upload_ms = ms[0];
-		st->kernel_ms = ms[1];
-		st->prefilter_ms = ms[2];
-		st->rows_ms = ms[3];
-		st->cols_ms = ms[4];
-		st->multiply_ms = ms[5];
-		st->icols_ms = ms[6];
-		st->irows_ms = ms[7];
-		st->composite_ms = ms[8];
-		st->download_ms = nm > 9 ? ms[9] : 0;
-		for (int i = 2; i <= 8; i++)
-			st->gpu_ms += ms[i];
-	}
-	if (gl_check(&b->log, "bloom")) {
-		snprintf(err, BLOOM_ERR_LEN, "GL error during the bloom");
-		rc = BLOOM_E_GPU;
-	}
-done:
+	b->last.valid = 0; /* plans or kernel spectra may be evicted below */
+	struct kinfo ki;
+	memset(&ki, 0, sizeof ki);
+	int w = 0, h = 0, in_ch = 0;
+	int rc = result_reset(res, err);
+	if (!rc)
+		rc = frame_size(fin, &w, &h, &in_ch, err);
+	if (!rc) /* at the whole frame's size: kernel_scale is relative to it */
+		rc = bloom_kernel_resolve(b, k, p, w, h, &ki, err);
 	if (rc) {
-		image_free(out);
-		if (res->lease) { /* lent planes are not the caller's to free */
-			res->yuv.data = NULL;
-			bloom_lease_return(res->lease);
-			res->lease = NULL;
-		}
-		yuv_image_free(&res->yuv);
+		bloom_kinfo_free(&ki);
+		st->wall_ms = bloom_now_ms() - t_start;
+		return rc;
 	}
-	bloom_lease_return(lease); /* taken but not lent: a failure before the read-back */
-	st->wall_ms = wall_now() - t_start;
-	free(ki.rgbl);
-	image_free(&gen);
+	int pw = bloom_padded_size(w + ki.kw - 1), ph = bloom_padded_size(h + ki.kh - 1);
+	struct fit f = {b, &ki, p->precision == BLOOM_FP16, b->opts.frame_bytes};
+	size_t budget = b->opts.frame_bytes, used = bloom_plan_bytes(pw, ph, f.half);
+	int tiled = !fits(&f, pw, ph), short_of_memory = 0;
+	char first[BLOOM_ERR_LEN] = "";
+	for (int attempt = 0;; attempt++) {
+		if (tiled) {
+			rc = run_tiled(b, op, fin, w, h, &ki, p, budget, flags, res, st, &used, err);
+		} else {
+			rc = frame_once(b, op, fin, w, h, in_ch, &ki, p, pw, ph, flags, res, st, err);
+			st->tiles_x = st->tiles_y = 1;
+		}
+		if (rc == BLOOM_E_TOO_LARGE && short_of_memory) {
+			/* tiles small enough for the memory left would not hold the kernel */
+			rc = BLOOM_E_GPU_MEMORY;
+			snprintf(err, BLOOM_ERR_LEN, "%.3000s (also in tiles down to %zu KiB)", first,
+			         budget >> 10);
+			break;
+		}
+		if (rc != BLOOM_E_GPU_MEMORY && !(rc == BLOOM_E_TOO_LARGE && !tiled))
+			break;
+		if (rc == BLOOM_E_GPU_MEMORY && !short_of_memory) {
+			short_of_memory = 1;
+			snprintf(first, sizeof first, "%s", err);
+		}
+		if (attempt == 3 || used < 4096) {
+			if (rc == BLOOM_E_GPU_MEMORY) {
+				bloom_release_all(b); /* leave nothing half-made behind */
+				snprintf(err, BLOOM_ERR_LEN, "%.3000s (also in tiles down to %zu KiB)",
+				         first, budget >> 10);
+			}
+			break;
+		}
+		/* exhausted GPU memory, or a limit the plan met: in tiles a quarter the plan's size */
+		gles_logf(&b->log, GLES_LOG_WARN, "bloom %dx%d: %s; again in tiles of at most %zu MiB",
+		          w, h, err, (used / 4) >> 20);
+		if (rc == BLOOM_E_GPU_MEMORY)
+			bloom_release_all(b);
+		b->last.valid = 0;
+		budget = used / 4;
+		tiled = 1;
+		memset(st, 0, sizeof *st);
+		err[0] = 0;
+		result_reset(res, err);
+	}
+	bloom_kinfo_free(&ki);
+	st->wall_ms = bloom_now_ms() - t_start;
 	return rc;
 }
 
@@ -1353,27 +466,89 @@ int bloom_rerun_stages(struct bloom_ctx *b, struct bloom_stats *st, char err[BLO
 		snprintf(err, BLOOM_ERR_LEN, "no bloom_run to repeat");
 		return BLOOM_E_ARG;
 	}
-	double ms[GPU_TIMER_MAX_MARKS];
 	gpu_timer_start(b->timer);
-	int rc = run_stages(b, b->last.q, b->last.ke, b->last.pack, b->last.mult, b->last.comp,
-	                    b->last.op, &b->last.p, b->last.w, b->last.h, st, err);
-	int nm = gpu_timer_read(b->timer, ms);
+	int rc = bloom_stages(b, b->last.q, b->last.ke, b->last.op, &b->last.p, b->last.w,
+	                      b->last.h, b->timer, st, err);
+	int timed = !gpu_timer_read(b->timer, st->stage_ms);
 	if (rc)
 		return rc;
 	st->padded_w = b->last.q->pw, st->padded_h = b->last.q->ph;
 	st->gray_kernel = b->last.ke->gray;
 	st->kernel_cached = 1;
-	if (nm >= 7) {
-		st->timed = gpu_timer_is_gpu(b->timer);
-		st->prefilter_ms = ms[0], st->rows_ms = ms[1], st->cols_ms = ms[2];
-		st->multiply_ms = ms[3], st->icols_ms = ms[4], st->irows_ms = ms[5];
-		st->composite_ms = ms[6];
-		for (int i = 0; i < 7; i++)
-			st->gpu_ms += ms[i];
+	if (timed) {
+		st->timed = gpu_timer_kind(b->timer);
+		st->gpu_ms = stages_ms(st->stage_ms);
 	}
 	if (gl_check(&b->log, "bloom stages")) {
 		snprintf(err, BLOOM_ERR_LEN, "GL error during the bloom");
 		return BLOOM_E_GPU;
 	}
 	return 0;
+}
+
+int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
+                     const struct bloom_kernel *k, const struct bloom_params *p, int *known,
+                     unsigned long long *key, char err[BLOOM_ERR_LEN])
+{
+	*known = 0;
+	*key = 0;
+	int w, h, ch;
+	struct kinfo ki;
+	int rc = frame_size(in, &w, &h, &ch, err);
+	if (!rc)
+		rc = bloom_kernel_resolve(b, k, p, w, h, &ki, err);
+	if (rc)
+		return rc;
+	int pw = bloom_padded_size(w + ki.kw - 1), ph = bloom_padded_size(h + ki.kh - 1);
+	*key = (unsigned long long)pw | (unsigned long long)ph << 20 |
+	       (unsigned long long)(p->precision == BLOOM_FP16) << 40 |
+	       (unsigned long long)p->technique << 41;
+	*known = bloom_plan_cached(b, pw, ph, p);
+	return 0;
+}
+
+int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
+               const struct bloom_params *p, char err[BLOOM_ERR_LEN])
+{
+	struct plan *q = NULL;
+	int pw = bloom_padded_size(width + kernel_w - 1), ph = bloom_padded_size(height + kernel_h - 1);
+	int rc = bloom_plan_get(b, pw, ph, p, &q, err), half = q && q->half;
+	const struct bloom_prog *prog;
+	for (int v = 0; !rc && v < 2; v++) {
+		rc = bloom_prog(b, SH_PACK, v, half, &prog, err);
+		if (!rc)
+			rc = bloom_prog(b, SH_MULTIPLY, v, half, &prog, err);
+		if (!rc)
+			rc = bloom_prog(b, SH_COMPOSITE, v, half, &prog, err);
+		if (!rc)
+			rc = bloom_prog(b, SH_KERNEL, v, 0, &prog, err);
+	}
+	if (!rc)
+		rc = bloom_prog(b, SH_YUV_UNPACK, 0, 0, &prog, err);
+	if (!rc)
+		rc = bloom_prog(b, SH_YUV_PACK, 0, 0, &prog, err);
+	/* the fused columns' transposes: the image's, and the kernels' (vec2 and vec4 float32) */
+	if (!rc && q->conv4)
+		rc = bloom_prog(b, SH_TRANSPOSE, 1, half, &prog, err);
+	for (int v = 0; !rc && q->conv4 && v < 2; v++)
+		rc = bloom_prog(b, SH_TRANSPOSE, v, 0, &prog, err);
+	return rc;
+}
+
+void bloom_ctx_limits(const struct bloom_ctx *b, struct bloom_limits *l)
+{
+	size_t by_buffer = (size_t)b->info->max_ssbo_size / 16;
+	size_t by_budget = b->opts.frame_bytes ? b->opts.frame_bytes / bloom_plan_bytes(1, 1, 0)
+	                                       : by_buffer;
+	l->untiled_pixels = by_buffer < by_budget ? by_buffer : by_budget;
+	struct fit f = {b, NULL, 0, b->opts.frame_bytes};
+	int lo = 0, hi = 1 << 16; /* the largest side whose smallest tiles' plan fits */
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2, n = bloom_padded_size(mid + TILE_MIN_SIDE - 1);
+		if (n > 0 && fits(&f, n, n))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	l->max_kernel_side = lo;
 }

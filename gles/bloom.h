@@ -7,7 +7,16 @@
  * GL contract: one bloom_ctx per GL context, used only on the context's thread. bloom_run
  * uploads, dispatches and downloads synchronously; it allocates GPU buffers only when a padded
  * size or kernel is new (plans and kernel spectra are cached; bloom_warm builds them ahead).
- * The one exception to the thread rule: bloom_lease_return, from any thread. */
+ * The one exception to the thread rule: bloom_lease_return, from any thread.
+ *
+ * Every size runs: a frame whose plan exceeds the context's storage-buffer limit or
+ * bloom_ctx_opts.frame_bytes, or whose buffers the GPU cannot allocate, runs in overlap-save
+ * tiles (gles/tile.h) whose plan fits, each tile transformed at one padded size that holds it
+ * and the kernel's reach; the result equals the untiled one within float rounding. GPU memory
+ * exhausted frees every cached plan and spectrum and tries again in tiles a quarter the size,
+ * three times, before it is BLOOM_E_GPU_MEMORY.
+ * Sources: bloom.c (the frame function), bloom_plan.c, bloom_kernel.c, bloom_transfer.c;
+ * bloom_internal.h says what each holds. */
 #ifndef FFTBLOOM_BLOOM_H
 #define FFTBLOOM_BLOOM_H
 
@@ -15,9 +24,10 @@
 #include <stdint.h>
 
 #include "gles/egl.h"
+#include "gles/gpu_timer.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
-#include "protocol/bloom_params.h"
+#include "protocol/params.h"
 #include "protocol/image.h"
 
 #define BLOOM_ERR_LEN 4096
@@ -29,45 +39,48 @@ enum bloom_error {
 	BLOOM_E_TOO_LARGE = -2, /* padded size beyond the device's limits: a client error */
 	BLOOM_E_GPU = -3,       /* a GL failure or program build failure: a server error */
 	BLOOM_E_NOMEM = -4,
+	BLOOM_E_GPU_MEMORY = -5, /* GPU memory exhausted even in tiles: a server error, for now */
 };
 
 struct bloom_ctx_opts {
 	size_t kernel_cache_bytes; /* LRU bound on cached kernel spectra; 0: 512 MiB */
 	int max_plans;             /* padded sizes kept with their buffers; 0: 8 */
 	struct fft_wisdom *wisdom; /* measured FFT shapes (gles/wisdom.h), or NULL; not owned */
-	int separate;              /* 1: column transforms and multiply as separate passes (for
-	                              comparison); 0: fused where two columns fit shared memory */
-	int fold;                  /* 1: prefilter and composite folded into the first and last
-	                              row transforms (where those run in shared memory); 0: passes
-	                              of their own, the default: on the H200 the hooked row passes
-	                              ran 2x slower than the passes they saved (bench/RESULTS.md) */
 	int no_persistent_map;     /* 1: planes through buffer updates and map/unmap per frame even
-	                              where GL_EXT_buffer_storage offers buffers mapped once */
-	int fence_poll;            /* 1: wait for the GPU by asking every 20 us whether it is done;
-	                              0: block in glClientWaitSync (bloom_run_frame's planes) */
-	int fft_bank_pad;          /* fft_opts.bank_pad for every transform (fft.h) */
-	int fft_composite;         /* fft_opts.composite for every transform */
-	int fft_max_radix;         /* fft_opts.max_radix for every transform (0: the FFT's 8) */
-	int fft_subgroup;          /* fft_opts.subgroup (enum fft_subgroup) for every transform */
+	                              where GL_EXT_buffer_storage offers buffers mapped once (the
+	                              path of drivers without it) */
+	int fft_pad_from;          /* fft_opts.pad_from for every transform: 0, the measured rule;
+	                              tests lower it */
+	size_t frame_bytes;        /* GPU memory a frame's plan may take (bloom_plan_bytes: its
+	                              buffers and a kernel spectrum); larger frames run in tiles.
+	                              0: only the context's storage-buffer limit */
+	/* after each tile of a tiled frame, on the GL thread (NULL: none) */
+	void (*progress)(void *arg, int done, int total);
+	void *progress_arg;
 };
 
 /* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */
 struct bloom_kernel {
-	const struct image *img; /* NULL: generate params->kernel_preset (default "aperture") */
+	const struct image *img; /* NULL: generate params->preset (bloom_params.preset) */
 	uint64_t digest[2];      /* filled by bloom_kernel_digest, or left 0 to have bloom_run do it */
 };
 
+/* bloom_run and bloom_run_frame flags */
+#define BLOOM_TIME_STAGES 1u /* time each GPU stage into bloom_stats.stage_ms (timer queries;
+                                on a context without them, a glFinish after each stage) */
+
 struct bloom_stats {
-	int padded_w, padded_h;   /* FFT size used */
+	int padded_w, padded_h;   /* FFT size used (of each tile, when tiled) */
+	int tiles_x, tiles_y;     /* the tiles the frame ran in: 1 x 1 untiled */
 	int gray_kernel;          /* 1: grayscale fast path */
 	int kernel_cached;        /* 1: the kernel spectrum came from the cache */
-	int timed;                /* 1: the *_ms fields below are GPU timer queries */
-	int folded;               /* 1: prefilter and composite ran inside the row transforms
-	                             (prefilter_ms, composite_ms then time only what is left) */
-	int fused;                /* 1: columns ran fused (cols_ms: transpose, multiply_ms: column
-	                             FFT + multiply + inverse in one pass, icols_ms: transpose back) */
-	double upload_ms, kernel_ms, prefilter_ms, rows_ms, cols_ms, multiply_ms, icols_ms,
-	       irows_ms, composite_ms, download_ms, gpu_ms; /* per stage; gpu_ms all GPU stages */
+	int fused;                /* 1: columns ran fused (stages transpose, fused_cols,
+	                             transpose_back); 0: cols, multiply, icols */
+	int timed;                /* enum gpu_timing: how stage_ms were taken; GPU_TIMING_NONE
+	                             unless BLOOM_TIME_STAGES was asked */
+	double stage_ms[GPU_STAGE_COUNT]; /* per named stage (gles/gpu_timer.h): upload, kernel (a
+	                                     spectrum computed), the GPU stages, download */
+	double gpu_ms;            /* the GPU stages, prefilter to composite */
 	double wall_ms, prepare_ms, readback_ms; /* host clock: the whole call; before the first GL
 	                                            command; mapping and converting the result */
 	double copy_ms, wait_ms; /* host clock, parts of wall_ms: copying the frame in and the
@@ -93,10 +106,13 @@ void bloom_kernel_digest(const struct image *k, uint64_t digest[2]);
 
 /* Runs op (BLOOM_OP_BLOOM or BLOOM_OP_CONVOLVE) on `in` (1-4 channels; missing alpha counts as
  * 1 and is not returned) with the kernel; writes a new image with in's channel count into *out
- * (caller frees with image_free). Returns 0 or a negative bloom_error with a message. */
+ * (caller frees with image_free). Returns 0 or a negative bloom_error with a message; a result
+ * with NaN or infinite samples (float32 overflowed) is BLOOM_E_ARG. flags: 0, or
+ * BLOOM_TIME_STAGES for st->stage_ms (without it no timer query is issued and nothing waits for
+ * the GPU before the read-back); st may be NULL. */
 int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct bloom_kernel *k,
-              const struct bloom_params *p, struct image *out, struct bloom_stats *st,
-              char err[BLOOM_ERR_LEN]);
+              const struct bloom_params *p, unsigned flags, struct image *out,
+              struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
 
 struct bloom_lease; /* a GPU read-back buffer lent with a result's planes */
 
@@ -126,6 +142,9 @@ struct bloom_result {
 	struct bloom_lease *lease;/* out: the lent buffer, or NULL when the planes were copied */
 	int channels;             /* out: the result's channels (planes keep 1 or 3 of them) */
 	unsigned lost;            /* out (want_yuv 1): IMAGE_LOST_* of making the planes */
+	unsigned long long nonfinite; /* out: samples of the result (before any clipping to
+	                                 planes) that are NaN or infinite: the input, the kernel
+	                                 or their products overflowed float32 */
 };
 
 /* Gives a lent buffer back to its context (from any thread, once, after the last read of the
@@ -134,7 +153,7 @@ void bloom_lease_return(struct bloom_lease *l);
 
 /* bloom_run for either kind of frame in and out. Returns 0 or a negative bloom_error. */
 int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *in,
-                    const struct bloom_kernel *k, const struct bloom_params *p,
+                    const struct bloom_kernel *k, const struct bloom_params *p, unsigned flags,
                     struct bloom_result *res, struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
 
 /* For benchmarks: runs the GPU stages of the last successful bloom_run / bloom_run_frame again
@@ -143,13 +162,35 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *in,
  * of a whole call leave the GPU idle most of the time, and the driver lowers its clocks then. */
 int bloom_rerun_stages(struct bloom_ctx *b, struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
 
+/* Whether bloom_run_frame of this frame and kernel would find its padded size planned (1) or
+ * build a plan (0, compiling programs where they are new) in *known, and a key naming that plan
+ * (the same on every context) in *key. Resolving a built-in kernel may generate it (and keep
+ * it, as a run would). Returns 0 or a negative bloom_error for a kernel or parameter
+ * bloom_run_frame would refuse. */
+int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
+                     const struct bloom_kernel *k, const struct bloom_params *p, int *known,
+                     unsigned long long *key, char err[BLOOM_ERR_LEN]);
+
 /* Builds the plan, programs and buffers for an image size and kernel size ahead of time. */
 int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p, char err[BLOOM_ERR_LEN]);
 
-/* Generates a built-in kernel from "NAME[:k=v,...]" (gaussian, glare, aperture) as an RGB image. */
-int bloom_kernel_preset(struct bloom_ctx *b, const char *spec, struct image *out,
+/* Generates a built-in kernel (protocol/kernel_preset.h parses one) as an RGB image. */
+int bloom_kernel_preset(struct bloom_ctx *b, const struct kernel_preset *ks, struct image *out,
                         char err[BLOOM_ERR_LEN]);
+
+/* Destroys the least recently used plan (its buffers, and its hold on its programs, so that
+ * program_cache_trim can delete them). Between frames only. Returns 0, or -1 with no plan left. */
+int bloom_release_plan(struct bloom_ctx *b);
+
+/* What runs on this context (its storage-buffer limit and frame_bytes): frames of any size run,
+ * in tiles past untiled_pixels; a kernel runs when it is at most max_kernel_side a side (square:
+ * the plan of the smallest tiles, TILE_MIN_SIDE pixels and the kernel's reach, must fit). */
+struct bloom_limits {
+	unsigned long long untiled_pixels; /* padded pixels a frame's plan holds in one piece */
+	int max_kernel_side;
+};
+void bloom_ctx_limits(const struct bloom_ctx *b, struct bloom_limits *l);
 
 void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st);
 const char *bloom_strerror(int code);

@@ -1,6 +1,8 @@
 /* Headless EGL context creation over the device and surfaceless platforms; see egl.h. */
 #include "gles/egl.h"
 
+#include "gles/fault.h"
+
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES3/gl31.h>
@@ -30,6 +32,7 @@ struct egl_ctx {
 	EGLSurface surf; /* EGL_NO_SURFACE unless the display lacks surfaceless contexts */
 	struct egl_info info;
 	struct gles_log log;
+	PFNGLGETGRAPHICSRESETSTATUSKHRPROC reset_status; /* NULL without GL_KHR/EXT_robustness */
 };
 
 void gles_logf(const struct gles_log *log, int level, const char *fmt, ...)
@@ -211,9 +214,25 @@ static int make_context(struct egl_ctx *c, int debug, const char *pname, char er
 			return EGLC_E_CONTEXT;
 		}
 	}
-	EGLint cattrs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1,
-	                   debug ? EGL_CONTEXT_OPENGL_DEBUG : EGL_NONE, EGL_TRUE, EGL_NONE};
+	/* a context that is told of a GPU reset (and lost with it) where EGL offers that, so that
+	 * a reset shows as egl_ctx_reset_status instead of as wrong pixels */
+	int egl15 = major > 1 || minor >= 5;
+	int robust = egl15 || has_ext(dext, "EGL_EXT_create_context_robustness");
+	EGLint cattrs[9] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1};
+	int na = 4;
+	if (debug)
+		cattrs[na++] = EGL_CONTEXT_OPENGL_DEBUG, cattrs[na++] = EGL_TRUE;
+	int robust_at = na;
+	if (robust)
+		cattrs[na++] = egl15 ? EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY
+		                     : EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT,
+		cattrs[na++] = EGL_LOSE_CONTEXT_ON_RESET;
+	cattrs[na] = EGL_NONE;
 	c->ctx = eglCreateContext(c->dpy, cfg, EGL_NO_CONTEXT, cattrs);
+	if (c->ctx == EGL_NO_CONTEXT && robust) { /* offered, yet refused: without it */
+		cattrs[robust_at] = EGL_NONE;
+		c->ctx = eglCreateContext(c->dpy, cfg, EGL_NO_CONTEXT, cattrs);
+	}
 	if (c->ctx == EGL_NO_CONTEXT) {
 		append(err, "%s: eglCreateContext(ES 3.1) failed: %s; ", pname,
 		       egl_error_name(eglGetError()));
@@ -268,6 +287,8 @@ static void read_facts(struct egl_ctx *c)
 			i->subgroup = 1;
 		else if (!strcmp(e, "GL_EXT_buffer_storage"))
 			i->buffer_storage = 1;
+		else if (!strcmp(e, "GL_KHR_robustness") || !strcmp(e, "GL_EXT_robustness"))
+			i->robustness = 1;
 		else if (!strcmp(e, "GL_EXT_shader_explicit_arithmetic_types_float16") ||
 		         !strcmp(e, "GL_EXT_shader_16bit_storage"))
 			i->fp16 = 1;
@@ -282,8 +303,48 @@ static void read_facts(struct egl_ctx *c)
 		i->subgroup_shuffle = glGetError() == GL_NO_ERROR && (stages & GL_COMPUTE_SHADER_BIT) &&
 		                      (features & GL_SUBGROUP_FEATURE_SHUFFLE_BIT_KHR);
 	}
+	if (i->robustness) {
+		c->reset_status = (PFNGLGETGRAPHICSRESETSTATUSKHRPROC)eglGetProcAddress(
+			"glGetGraphicsResetStatusKHR");
+		if (!c->reset_status)
+			c->reset_status = (PFNGLGETGRAPHICSRESETSTATUSKHRPROC)eglGetProcAddress(
+				"glGetGraphicsResetStatusEXT");
+		GLint strategy = 0;
+		glGetIntegerv(GL_RESET_NOTIFICATION_STRATEGY_KHR, &strategy);
+		i->reset_notification = c->reset_status && strategy == GL_LOSE_CONTEXT_ON_RESET_KHR;
+	}
+	static const char *const software[] = {"llvmpipe", "softpipe", "SwiftShader",
+	                                       "Software Rasterizer", "lavapipe"};
+	for (size_t k = 0; k < sizeof software / sizeof software[0]; k++)
+		if (strstr(i->renderer, software[k]))
+			i->software = 1;
 	while (glGetError() != GL_NO_ERROR) {
 	}
+}
+
+int egl_ctx_reset_status(struct egl_ctx *c)
+{
+	if (gles_fault_fire(GLES_FAULT_LOST, NULL))
+		return EGL_RESET_UNKNOWN;
+	if (!c || !c->reset_status)
+		return EGL_RESET_NONE;
+	switch (c->reset_status()) {
+	case GL_NO_ERROR: return EGL_RESET_NONE;
+	case GL_GUILTY_CONTEXT_RESET_KHR: return EGL_RESET_GUILTY;
+	case GL_INNOCENT_CONTEXT_RESET_KHR: return EGL_RESET_INNOCENT;
+	default: return EGL_RESET_UNKNOWN;
+	}
+}
+
+const char *egl_reset_name(int status)
+{
+	switch (status) {
+	case EGL_RESET_NONE: return "none";
+	case EGL_RESET_GUILTY: return "a reset this context caused";
+	case EGL_RESET_INNOCENT: return "a reset another context caused";
+	case EGL_RESET_UNKNOWN: return "a reset of unknown cause";
+	}
+	return "?";
 }
 
 int egl_ctx_create(const struct egl_opts *o, const struct gles_log *log, struct egl_ctx **out,

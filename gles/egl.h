@@ -49,6 +49,9 @@ struct egl_info {
 	int fp16;                   /* GL_EXT_shader_16bit_storage or explicit fp16 arithmetic */
 	int debug_output;           /* GL_KHR_debug active */
 	int buffer_storage;         /* GL_EXT_buffer_storage: persistently mapped buffers */
+	int robustness;             /* GL_KHR_robustness or GL_EXT_robustness */
+	int reset_notification;     /* the context learns of GPU resets (lose-context-on-reset) */
+	int software;               /* the renderer is a CPU rasterizer (llvmpipe, SwiftShader...) */
 };
 
 struct egl_ctx;
@@ -68,6 +71,13 @@ int egl_device_count(void);
 /* Makes the context current on the calling thread / releases it from the calling thread. */
 int egl_ctx_make_current(struct egl_ctx *c);
 void egl_ctx_release(struct egl_ctx *c);
+
+/* What glGetGraphicsResetStatus says of the context: a GPU reset (GL_KHR_robustness) loses
+ * it and everything in it, and only a new context works again. EGL_RESET_NONE where the
+ * context cannot tell (no robustness extension). */
+enum egl_reset { EGL_RESET_NONE = 0, EGL_RESET_GUILTY, EGL_RESET_INNOCENT, EGL_RESET_UNKNOWN };
+int egl_ctx_reset_status(struct egl_ctx *c);
+const char *egl_reset_name(int status);
 
 /* Name of an EGL error code ("EGL_BAD_ACCESS"). */
 const char *egl_error_name(int code);

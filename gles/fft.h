@@ -2,6 +2,9 @@
  * complex float32 (vec2: one signal per element; vec4: two signals per element), and 2D. Any
  * length >= 1: natively where the prime factors are at most 13, through Bluestein otherwise.
  * create compiles every program and allocates every buffer; execute only binds and dispatches.
+ * Sources: fft_plan.c (planning, pure CPU), fft_codegen.c (the programs' preambles and pass
+ * sequences), fft_axis.c (an axis's buffers and execution; 2D), fft_tune.c (measuring shapes
+ * for the wisdom, wisdom.c), fft_conv.c (the fused convolution), fft_cache.c (the plan cache).
  *
  * GL contract: all calls on the context's thread. execute binds shader-storage buffers at
  * bindings 0-5 and a program, leaves them bound, and ends with a shader-storage memory barrier,
@@ -32,22 +35,10 @@ enum fft_error {
 
 enum fft_axes { FFT_ROWS = 1, FFT_COLS = 2, FFT_BOTH = 3 };
 
-/* fft_opts.subgroup: register exchanges by subgroup shuffles in the shared technique */
-enum fft_subgroup {
-	FFT_SG_OFF = 0,
-	FFT_SG_ON = 1,      /* where the context has GL_KHR_shader_subgroup shuffles in compute
-	                       shaders (egl_info.subgroup_shuffle); otherwise the same as off */
-	FFT_SG_EMULATE = 2, /* tests: the same exchanges and mappings, each shuffle done through
-	                       shared memory and barriers (for drivers without shuffles); slow */
-};
-
 struct fft_opts {
 	int technique;   /* enum fft_technique: auto picks shared where the signal fits; blocked
 	                    applies to columns (signals_adjacent), and an axis of rows asked for it
 	                    is planned as auto, so that a 2D or bloom plan can ask for it whole */
-	int twiddles;    /* enum fft_twiddles */
-	int max_radix;   /* 4, 8 or 16 (0: 8) */
-	int composite;   /* 1: odd factors grouped into radices 9, 25 and 27 (fewer passes) */
 	int components;  /* 2 (vec2) or 4 (vec4) */
 	int half;        /* 1: the data buffer holds float16 (packHalf2x16), arithmetic in float32 */
 	int norm_forward;/* 1: scale the forward transform by 1/n and leave the inverse unscaled
@@ -55,24 +46,10 @@ struct fft_opts {
 	int threads;     /* shared: invocations per signal; blocked: the most invocations per signal
 	                    in a sweep; 0: the plan's choice */
 	int signals;     /* blocked: signals per work group; 0: the plan's choice (64-byte rows) */
-	int rounds;      /* blocked: the most rounds a sweep may exchange its signals in through
-	                    shared memory, so that longer sweeps fit (fft_plan.h); 0: one. Slower
-	                    on the H200 wherever measured: not among the wisdom's candidates */
-	int bank_pad;    /* 1: shared technique: pad the shared-memory index of the exchanges that
-	                    would meet in the same banks, where the array still fits (fft_plan.h) */
-	int subgroup;    /* enum fft_subgroup: shared technique: pairs of passes of one radix
-	                    exchange by subgroup shuffles instead of shared memory (fft_plan.h);
-	                    neither switch is in the wisdom's key (shapes measured with other
-	                    switches are used as they are) */
+	int pad_from;    /* fft_plan_opts.pad_from: 0, the measured rule (FFT_PAD_FROM); tests
+	                    lower it to run padded exchanges on small devices */
 	struct fft_wisdom *wisdom; /* with technique auto: the shape measured fastest (measuring
 	                              the candidates on first use of a shape), or NULL */
-	const char *hooks; /* shader sources ("a+b") defining, for vec4 data, the forward
-	                      transform's first read  vec4 fft_load_hook(uint sig, uint i)  and the
-	                      inverse's last write  void fft_store_hook(uint sig, uint i, vec4 v)
-	                      (v scaled), in place of the buffer's, and  void fft_hook_init()
-	                      (called first by every invocation): so a caller folds its own pass
-	                      into them. The shared technique only (FFT_E_PLAN otherwise); the
-	                      hooks' buffers must not use bindings 0-5. NULL: none */
 };
 
 const char *fft_strerror(int code);
@@ -133,8 +110,8 @@ struct fft_conv;
  * each (k, l) with its Hermitian partner (count - k, n - l) as the packed real convolution needs
  * (gray: a real kernel's plain vec2 spectrum, multiplied directly), then transformed back and
  * scaled by 1/n. The kernel buffer has the same layout (float32). FFT_E_PLAN when two rows do
- * not fit the device's shared memory. o: components must be 4; half, twiddles, threads,
- * bank_pad and subgroup apply. */
+ * not fit the device's shared memory. o: components must be 4; half, threads and pad_from
+ * apply. */
 int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
                     int gray, const struct fft_opts *o, struct fft_conv **out,
                     char err[FFT_ERR_LEN]);

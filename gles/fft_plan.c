@@ -8,7 +8,6 @@ const char *fft_plan_strerror(int code)
 	switch (code) {
 	case FFT_PLAN_OK: return "ok";
 	case FFT_PLAN_E_SIZE: return "transform length out of range";
-	case FFT_PLAN_E_RADIX: return "maximum radix must be 4, 8 or 16";
 	case FFT_PLAN_E_NOFIT: return "signal does not fit in shared memory";
 	case FFT_PLAN_E_ROWS: return "the blocked technique is for columns (adjacent signals)";
 	}
@@ -26,28 +25,10 @@ const char *fft_plan_kind(const struct fft_plan *p)
 	return p->blocked ? "blocked" : p->shared ? "shared" : "global";
 }
 
-/* k factors of p grouped into the fewest radices of at most p^most, as evenly as they go (the
- * larger groups first): written to out, count returned. */
-static int group_powers(int p, int k, int most, int *out)
-{
-	int groups = (k + most - 1) / most, count = 0;
-	for (int g = 0; g < groups; g++) {
-		int e = k / groups + (g < k % groups), r = 1;
-		while (e--)
-			r *= p;
-		out[count++] = r;
-	}
-	return count;
-}
-
-int fft_factor(int n, int max_radix, int composite, int radices[FFT_MAX_PASSES])
+int fft_factor(int n, int radices[FFT_MAX_PASSES])
 {
 	if (n < 1 || n > FFT_MAX_N)
 		return FFT_PLAN_E_SIZE;
-	if (max_radix == 0)
-		max_radix = 8;
-	if (max_radix != 4 && max_radix != 8 && max_radix != 16)
-		return FFT_PLAN_E_RADIX;
 	int log2 = 0;
 	while (!(n & 1)) {
 		n >>= 1;
@@ -62,34 +43,13 @@ int fft_factor(int n, int max_radix, int composite, int radices[FFT_MAX_PASSES])
 		}
 	if (n > 1)
 		odd[nodd++] = n;
-	if (composite) { /* threes into 27s and 9s, fives into 25s; sorted below */
-		int threes = 0, fives = 0, rest = 0;
-		for (int i = 0; i < nodd; i++) {
-			if (odd[i] == 3)
-				threes++;
-			else if (odd[i] == 5)
-				fives++;
-			else
-				odd[rest++] = odd[i];
-		}
-		nodd = rest;
-		nodd += group_powers(3, threes, 3, odd + nodd);
-		nodd += group_powers(5, fives, 2, odd + nodd);
-		for (int i = 1; i < nodd; i++) /* ascending, as the plain factors come */
-			for (int j = i; j > 0 && odd[j - 1] > odd[j]; j--) {
-				int t = odd[j];
-				odd[j] = odd[j - 1];
-				odd[j - 1] = t;
-			}
-	}
 	int count = 0;
 	for (int i = nodd - 1; i >= 0; i--)
 		radices[count++] = odd[i];
-	int lmax = max_radix == 4 ? 2 : max_radix == 8 ? 3 : 4;
-	for (int i = 0; i < log2 / lmax; i++)
-		radices[count++] = max_radix;
-	if (log2 % lmax)
-		radices[count++] = 1 << (log2 % lmax);
+	for (int i = 0; i < log2 / 3; i++)
+		radices[count++] = 8;
+	if (log2 % 3)
+		radices[count++] = 1 << (log2 % 3);
 	return count;
 }
 
@@ -115,7 +75,7 @@ static int smooth7(int m)
 double fft_cost(int m)
 {
 	int r[FFT_MAX_PASSES];
-	int passes = fft_factor(m, 8, 0, r);
+	int passes = fft_factor(m, r);
 	return passes < 0 ? 1e300 : (double)m * (passes ? passes : 1);
 }
 
@@ -213,8 +173,9 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 }
 
 /* Work-group shape of a sweep of length len over c signals: 0 if it does not fit (shared
- * memory in at most o->rounds exchange rounds, invocations, or more than 64 values an
- * invocation). */
+ * memory, invocations, or more than 64 values an invocation). Exchanging the c signals in
+ * rounds of a few at a time (so that a 4096-long column group takes one sweep) measured 2-2.6x
+ * slower on the H200 (docs/experiments.md, "FFT only", run 30): one sweep holds all c at once. */
 static int shape_sweep(const struct fft_plan *p, const struct fft_plan_opts *o, int first,
                        int count, int c, struct fft_sweep *sw)
 {
@@ -224,13 +185,8 @@ static int shape_sweep(const struct fft_plan *p, const struct fft_plan_opts *o, 
 	long long len = 1;
 	for (int i = first; i < first + count; i++)
 		len *= p->pass[i].radix;
-	/* shared memory holds float32 whatever the storage, c/rounds signals at a time: the fewest
-	 * rounds (a divisor of c) that fit */
-	int max_rounds = o->rounds > 1 ? o->rounds : 1, rounds = 0;
-	for (int r = 1; r <= max_rounds && r <= c && !rounds; r++)
-		if (c % r == 0 && len * (c / r) * comps * 4 <= limit)
-			rounds = r;
-	if (!rounds)
+	/* shared memory holds float32 whatever the storage */
+	if (len * c * comps * 4 > limit)
 		return 0;
 	/* as the shared technique: about 8 (vec2) or 4 (vec4) values an invocation, but no more
 	 * invocations than the most butterflies of a pass (vec4 64 = 8 x 8: 8, not 16 half idle) */
@@ -262,7 +218,6 @@ static int shape_sweep(const struct fft_plan *p, const struct fft_plan_opts *o, 
 	sw->stride = p->pass[first].ns;
 	sw->threads = t;
 	sw->vregs = vregs;
-	sw->rounds = rounds;
 	return 1;
 }
 
@@ -302,22 +257,19 @@ static int shape_blocked(struct fft_plan *p, const struct fft_plan_opts *o)
 	}
 	if (best[0] < 0)
 		return 0;
-	int comps_bytes = comps * 4, maxt = 0, maxshared = 0, maxrounds = 1;
+	int comps_bytes = comps * 4, maxt = 0, maxshared = 0;
 	p->nsweeps = 0;
 	for (int i = 0; i < np; i += take[i]) {
 		struct fft_sweep *sw = &p->sweep[p->nsweeps++];
 		shape_sweep(p, o, i, take[i], c, sw);
 		if (sw->threads > maxt)
 			maxt = sw->threads;
-		if (c / sw->rounds * sw->len * comps_bytes > maxshared)
-			maxshared = c / sw->rounds * sw->len * comps_bytes;
-		if (sw->rounds > maxrounds)
-			maxrounds = sw->rounds;
+		if (c * sw->len * comps_bytes > maxshared)
+			maxshared = c * sw->len * comps_bytes;
 	}
 	p->signals = c;
 	p->threads = maxt;
 	p->shared_bytes = maxshared;
-	p->rounds = maxrounds;
 	return 1;
 }
 
@@ -328,35 +280,24 @@ static int is_pow2(int x)
 
 void fft_plan_exchanges(struct fft_plan *p, const struct fft_plan_opts *o)
 {
-	int m = p->m, s = p->signals, t = p->threads;
+	int m = p->m, s = p->signals;
 	int elem = p->split ? 8 : (o->components == 4 ? 16 : 8);
 	int log_b = elem == 16 ? 3 : 4; /* elements per 128 bytes: 8 vec4, 16 vec2 */
 	int limit = o->shared_limit > 0 ? o->shared_limit : 16384;
-	int sg = o->subgroup;
-	int w = is_pow2(sg) && is_pow2(s) && s <= sg ? sg / s : 0; /* a signal's lanes in a subgroup */
-	int any_pad = 0;
-	for (int i = 0; i < p->npasses; i++)
-		p->pass[i].pad = p->pass[i].shuffle = 0;
-	p->subgroup = 0;
-	for (int i = 0; i + 1 < p->npasses; i++) {
+	int pad_from = o->pad_from > 0 ? o->pad_from : FFT_PAD_FROM;
+	int padded = is_pow2(m) && m >= pad_from, any_pad = 0;
+	for (int i = 0; i < p->npasses; i++) {
 		int r = p->pass[i].radix;
-		if (w && t % w == 0 && t <= m && is_pow2(r) && r >= 2 && r <= w &&
-		    p->pass[i + 1].radix == r && !(i > 0 && p->pass[i - 1].shuffle)) {
-			p->pass[i].shuffle = 1;
-			p->subgroup = sg;
-			continue;
-		}
-		if (o->bank_pad && r % 2 == 0 && (long long)p->pass[i].ns * s < (1 << log_b)) {
-			p->pass[i].pad = 1;
-			any_pad = 1;
-		}
+		p->pass[i].pad = padded && i + 1 < p->npasses && r % 2 == 0 &&
+		                 (long long)p->pass[i].ns * s < (1 << log_b);
+		any_pad |= p->pass[i].pad;
 	}
 	long long elems = (long long)s * m;
 	p->bank_pad = 0;
 	if (any_pad) {
-		long long padded = elems + ((elems - 1) >> log_b);
-		if (padded * elem <= limit) {
-			elems = padded;
+		long long with_pad = elems + ((elems - 1) >> log_b);
+		if (with_pad * elem <= limit) {
+			elems = with_pad;
 			p->bank_pad = log_b;
 		} else {
 			for (int i = 0; i < p->npasses; i++)
@@ -376,23 +317,17 @@ int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p)
 	p->m = p->bluestein ? fft_good_size(2 * n - 1) : n;
 	if (p->m > FFT_MAX_N)
 		return FFT_PLAN_E_SIZE;
-	/* default radix 8; 16 saves a global pass now and then but measured slower on an H200
-	 * (4096x4096 vec2 columns: 4 ms in three radix-16 passes, about 0.6 ms in four radix-8) */
-	int max_radix = o->max_radix ? o->max_radix : 8;
 	int r[FFT_MAX_PASSES];
-	int count = fft_factor(p->m, max_radix, o->composite, r);
+	int count = fft_factor(p->m, r);
 	if (count < 0)
 		return count;
-	int ns = 1, tw = 0;
+	int ns = 1;
 	for (int i = 0; i < count; i++) {
 		p->pass[i].radix = r[i];
 		p->pass[i].ns = ns;
-		p->pass[i].tw_offset = tw;
-		tw += ns * (r[i] - 1);
 		ns *= r[i];
 	}
 	p->npasses = count;
-	p->tw_count = tw;
 	if (o->technique == FFT_TECH_BLOCKED) {
 		if (!o->signals_adjacent)
 			return FFT_PLAN_E_ROWS;

@@ -7,11 +7,17 @@
 #include <stdlib.h>
 #include <time.h>
 
+const char *const gpu_stage_names[GPU_STAGE_COUNT] = {
+	"upload", "kernel", "prefilter", "rows", "cols", "multiply", "icols", "transpose",
+	"fused_cols", "transpose_back", "irows", "composite", "download", "pack", "conv", "deconv",
+};
+
 struct gpu_timer {
 	int gpu;
-	GLuint q[GPU_TIMER_MAX_MARKS];
+	GLuint q[GPU_TIMER_MAX_MARKS];      /* [0]: the start; [i]: the end of mark i's stage */
 	double wall[GPU_TIMER_MAX_MARKS];
-	int n;
+	int stage[GPU_TIMER_MAX_MARKS];     /* [i], i >= 1: the stage mark i closed */
+	int n;                              /* timestamps taken, the start included */
 	PFNGLQUERYCOUNTEREXTPROC counter;
 	PFNGLGETQUERYOBJECTUI64VEXTPROC get64;
 	PFNGLGETQUERYOBJECTUIVEXTPROC getu;
@@ -61,23 +67,14 @@ void gpu_timer_destroy(struct gpu_timer *t)
 	free(t);
 }
 
-int gpu_timer_is_gpu(const struct gpu_timer *t)
+int gpu_timer_kind(const struct gpu_timer *t)
 {
-	return t->gpu;
+	return t->gpu ? GPU_TIMING_QUERIES : GPU_TIMING_WALL;
 }
 
-void gpu_timer_start(struct gpu_timer *t)
+/* Takes timestamp n (the start or a stage's end). */
+static void stamp(struct gpu_timer *t)
 {
-	t->n = 0;
-	if (t->gpu)
-		glGetIntegerv(GL_GPU_DISJOINT_EXT, &(GLint){0}); /* clears the disjoint flag */
-	gpu_timer_mark(t);
-}
-
-void gpu_timer_mark(struct gpu_timer *t)
-{
-	if (t->n >= GPU_TIMER_MAX_MARKS)
-		return;
 	if (t->gpu) {
 		t->counter(t->q[t->n], GL_TIMESTAMP_EXT);
 	} else {
@@ -87,24 +84,42 @@ void gpu_timer_mark(struct gpu_timer *t)
 	t->n++;
 }
 
-int gpu_timer_read(struct gpu_timer *t, double *ms)
+void gpu_timer_start(struct gpu_timer *t)
 {
+	t->n = 0;
+	if (t->gpu)
+		glGetIntegerv(GL_GPU_DISJOINT_EXT, &(GLint){0}); /* clears the disjoint flag */
+	stamp(t);
+}
+
+void gpu_timer_mark(struct gpu_timer *t, int stage)
+{
+	if (t->n < 1 || t->n >= GPU_TIMER_MAX_MARKS || stage < 0 || stage >= GPU_STAGE_COUNT)
+		return;
+	t->stage[t->n] = stage;
+	stamp(t);
+}
+
+int gpu_timer_read(struct gpu_timer *t, double ms[GPU_STAGE_COUNT])
+{
+	for (int s = 0; s < GPU_STAGE_COUNT; s++)
+		ms[s] = 0;
 	if (t->n < 2)
-		return 0;
+		return -1;
 	if (!t->gpu) {
-		for (int i = 0; i + 1 < t->n; i++)
-			ms[i] = t->wall[i + 1] - t->wall[i];
-		return t->n - 1;
+		for (int i = 1; i < t->n; i++)
+			ms[t->stage[i]] += t->wall[i] - t->wall[i - 1];
+		return 0;
 	}
 	GLuint64 prev = 0;
 	for (int i = 0; i < t->n; i++) {
 		GLuint64 v = 0;
 		t->get64(t->q[i], GL_QUERY_RESULT_EXT, &v);
 		if (i)
-			ms[i - 1] = (double)(v - prev) / 1e6;
+			ms[t->stage[i]] += (double)(v - prev) / 1e6;
 		prev = v;
 	}
 	GLint disjoint = 0;
 	glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);
-	return disjoint ? -1 : t->n - 1;
+	return disjoint ? -1 : 0;
 }

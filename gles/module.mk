@@ -5,8 +5,30 @@ GLES_OBJS := \
 	$(BUILD)/gles/shader_src.o \
 	$(BUILD)/gles/fft_plan.o \
 	$(BUILD)/gles/fft_cpu.o \
-	$(BUILD)/gles/fft.o \
+	$(BUILD)/gles/fft_codegen.o \
+	$(BUILD)/gles/fft_axis.o \
+	$(BUILD)/gles/fft_tune.o \
+	$(BUILD)/gles/fft_conv.o \
+	$(BUILD)/gles/fft_cache.o \
 	$(BUILD)/gles/wisdom.o \
 	$(BUILD)/gles/gpu_timer.o \
-	$(BUILD)/gles/kernels.o \
+	$(BUILD)/gles/kernel_presets.o \
+	$(BUILD)/gles/bloom_plan.o \
+	$(BUILD)/gles/bloom_kernel.o \
+	$(BUILD)/gles/bloom_transfer.o \
+	$(BUILD)/gles/tile.o \
+	$(BUILD)/gles/fault.o \
 	$(BUILD)/gles/bloom.o
+GLES_OBJS += \
+	$(BUILD)/gles/spatial_plan.o \
+	$(BUILD)/gles/spatial.o \
+	$(BUILD)/gles/spatial_probe.o \
+	$(BUILD)/gles/spatial_shape.o \
+	$(BUILD)/gles/spatial_exec.o \
+	$(BUILD)/gles/spatial_auto.o \
+	$(BUILD)/gles/spatial_image.o \
+	$(BUILD)/gles/deconv_plan.o \
+	$(BUILD)/gles/deconv.o \
+	$(BUILD)/gles/conv_shape.o \
+	$(BUILD)/gles/convolve.o \
+	$(BUILD)/gles/engine.o

@@ -18,7 +18,12 @@ struct entry {
 	unsigned char key[PROGRAM_KEY_MAX];
 	size_t key_len;
 	GLuint prog;
+	size_t bytes;                  /* its binary's length (an estimate where unknown) */
+	unsigned refs;                 /* holders (program_hold) */
+	unsigned long long last_use;   /* the cache's tick at its last program_get */
 };
+
+#define PROGRAM_BYTES_UNKNOWN 65536 /* what a program counts where the driver gives no length */
 
 struct program_cache {
 	char shader_dir[512];
@@ -27,6 +32,8 @@ struct program_cache {
 	struct gles_log log;
 	struct entry *e;
 	size_t n, cap;
+	size_t bytes;                  /* of all entries */
+	unsigned long long tick;
 	struct program_stats st;
 };
 
@@ -95,6 +102,48 @@ void program_cache_stats(const struct program_cache *pc, struct program_stats *s
 {
 	*st = pc->st;
 	st->count = (unsigned)pc->n;
+	st->bytes = pc->bytes;
+}
+
+static struct entry *entry_of(struct program_cache *pc, unsigned prog)
+{
+	for (size_t i = 0; i < pc->n; i++)
+		if (pc->e[i].prog == prog)
+			return &pc->e[i];
+	return NULL;
+}
+
+void program_hold(struct program_cache *pc, unsigned prog)
+{
+	struct entry *e = pc ? entry_of(pc, prog) : NULL;
+	if (e)
+		e->refs++;
+}
+
+void program_drop(struct program_cache *pc, unsigned prog)
+{
+	struct entry *e = pc ? entry_of(pc, prog) : NULL;
+	if (e && e->refs)
+		e->refs--;
+}
+
+int program_cache_trim(struct program_cache *pc, size_t max_count, size_t max_bytes)
+{
+	int evicted = 0;
+	while (pc->n > max_count || pc->bytes > max_bytes) {
+		struct entry *lru = NULL;
+		for (size_t i = 0; i < pc->n; i++)
+			if (!pc->e[i].refs && (!lru || pc->e[i].last_use < lru->last_use))
+				lru = &pc->e[i];
+		if (!lru)
+			break; /* everything left is held */
+		glDeleteProgram(lru->prog);
+		pc->bytes -= lru->bytes;
+		*lru = pc->e[--pc->n];
+		pc->st.evictions++;
+		evicted++;
+	}
+	return evicted;
 }
 
 void program_cache_set_binary_dir(struct program_cache *pc, const char *dir, const char *driver)
@@ -276,6 +325,12 @@ static int build(struct program_cache *pc, const char *name, const char *defines
 	return 0;
 }
 
+void program_uniforms(unsigned prog, const char *const names[], int n, int loc[])
+{
+	for (int i = 0; i < n; i++)
+		loc[i] = glGetUniformLocation(prog, names[i]);
+}
+
 int program_get(struct program_cache *pc, const char *name, const void *key, size_t key_len,
                 const char *defines, unsigned *prog, char err[PROGRAM_ERR_LEN])
 {
@@ -287,6 +342,7 @@ int program_get(struct program_cache *pc, const char *name, const void *key, siz
 		struct entry *e = &pc->e[i];
 		if (e->key_len == key_len && !strcmp(e->name, name) && !memcmp(e->key, key, key_len)) {
 			pc->st.hits++;
+			e->last_use = ++pc->tick;
 			*prog = e->prog;
 			return 0;
 		}
@@ -312,6 +368,13 @@ int program_get(struct program_cache *pc, const char *name, const void *key, siz
 	memcpy(e->key, key, key_len);
 	e->key_len = key_len;
 	e->prog = p;
+	GLint len = 0;
+	glGetProgramiv(p, GL_PROGRAM_BINARY_LENGTH, &len);
+	while (glGetError() != GL_NO_ERROR) {
+	}
+	e->bytes = len > 0 ? (size_t)len : PROGRAM_BYTES_UNKNOWN;
+	e->last_use = ++pc->tick;
+	pc->bytes += e->bytes;
 	*prog = p;
 	return 0;
 }

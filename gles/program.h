@@ -29,6 +29,9 @@ struct program_stats {
 	unsigned count;                  /* programs held */
 	double compile_ms;               /* total compile + link (or binary load) time */
 	unsigned long long binary_hits;  /* misses served from persisted binaries */
+	unsigned long long evictions;    /* programs deleted by program_cache_trim */
+	size_t bytes;                    /* programs held: their binaries' length where the driver
+	                                    reports one, else 64 KiB each */
 };
 
 struct program_cache;
@@ -50,6 +53,21 @@ int program_get(struct program_cache *pc, const char *name, const void *key, siz
                 const char *defines, unsigned *prog, char err[PROGRAM_ERR_LEN]);
 
 void program_cache_stats(const struct program_cache *pc, struct program_stats *st);
+
+/* A holder that keeps a program across calls (an FFT plan) holds it, so that trimming never
+ * deletes it, and drops it when done. Unknown ids (and a NULL cache) are ignored. */
+void program_hold(struct program_cache *pc, unsigned prog);
+void program_drop(struct program_cache *pc, unsigned prog);
+
+/* Deletes the least recently used programs nobody holds until at most max_count programs of
+ * at most max_bytes remain (or only held ones do). Programs got but not held may be deleted:
+ * call it between frames, where no caller keeps an id it did not hold. Returns how many went. */
+int program_cache_trim(struct program_cache *pc, size_t max_count, size_t max_bytes);
+
+/* Looks up the locations of n uniforms of prog: names[i] into loc[i], -1 for a name the program
+ * does not use (setting a uniform at -1 is a no-op). Callers look them up once, when they get a
+ * program they keep, not per dispatch. */
+void program_uniforms(unsigned prog, const char *const names[], int n, int loc[]);
 
 /* Checks glGetError; on an error logs "what: GL_INVALID_OPERATION" and returns PROGRAM_E_GL. */
 int gl_check(const struct gles_log *log, const char *what);

@@ -58,13 +58,14 @@ int fft_wisdom_create(const char *path, const char *driver, const struct gles_lo
 		while (fgets(line, sizeof line, f)) {
 			struct fft_wisdom_key k;
 			struct fft_wisdom_choice c = {0, 0, 0};
+			int table = 0, max_radix = 0, composite = 0;
 			double ms;
 			memset(&k, 0, sizeof k);
 			if (sscanf(line, "%255[^|]|%d|%d|%d|%d|%d|%d|%d|%d|%lf|%d|%d|%d", drv, &k.n,
-			           &k.components, &k.adjacent, &k.half, &k.twiddles, &k.count_log2,
-			           &c.technique, &c.threads, &ms, &c.signals, &k.max_radix,
-			           &k.composite) >= 10 &&
-			    !strcmp(drv, w->driver))
+			           &k.components, &k.adjacent, &k.half, &table, &k.count_log2,
+			           &c.technique, &c.threads, &ms, &c.signals, &max_radix,
+			           &composite) >= 10 &&
+			    !strcmp(drv, w->driver) && !table && !max_radix && !composite)
 				add(w, &k, &c);
 		}
 		fclose(f);
@@ -104,9 +105,8 @@ void fft_wisdom_put(struct fft_wisdom *w, const struct fft_wisdom_key *k,
 		gles_logf(&w->log, GLES_LOG_WARN, "FFT wisdom: cannot append to %s", w->path);
 		return;
 	}
-	fprintf(f, "%s|%d|%d|%d|%d|%d|%d|%d|%d|%.5f|%d|%d|%d\n", w->driver, k->n, k->components,
-	        k->adjacent, k->half, k->twiddles, k->count_log2, c->technique, c->threads, ms,
-	        c->signals, k->max_radix, k->composite);
+	fprintf(f, "%s|%d|%d|%d|%d|0|%d|%d|%d|%.5f|%d|0|0\n", w->driver, k->n, k->components,
+	        k->adjacent, k->half, k->count_log2, c->technique, c->threads, ms, c->signals);
 	fclose(f);
 }
 

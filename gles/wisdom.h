@@ -9,10 +9,8 @@
 #include "gles/gles_log.h"
 
 struct fft_wisdom_key {
-	int n, components, adjacent, half, twiddles;
+	int n, components, adjacent, half;
 	int count_log2; /* batch size, rounded to a power of two */
-	int max_radix;  /* fft_opts.max_radix, 0 for the default 8 */
-	int composite;  /* fft_opts.composite */
 };
 
 /* What was measured fastest for a key: the fft_opts fields technique, threads and signals. */
@@ -31,9 +29,11 @@ void fft_wisdom_destroy(struct fft_wisdom *w); /* NULL-safe */
 /* 0 and the choice when known, -1 when not. */
 int fft_wisdom_get(const struct fft_wisdom *w, const struct fft_wisdom_key *k,
                    struct fft_wisdom_choice *out);
-/* Remembers a choice (and appends it to the file: signals, max_radix and composite go after the
- * time, so that lines written before they existed read as 0, the defaults, and older readers
- * ignore them). */
+/* Remembers a choice and appends it to the file. A line reads
+ *   driver|n|components|adjacent|half|0|count_log2|technique|threads|ms|signals|0|0
+ * (the zeros: twiddle table, largest radix and composite radices, switches that measured slower
+ * and left; lines with any of them set were measured with them and are ignored on reading, and a
+ * line without the last three fields, written before they existed, reads as zeros). */
 void fft_wisdom_put(struct fft_wisdom *w, const struct fft_wisdom_key *k,
                     const struct fft_wisdom_choice *c, double ms);
 int fft_wisdom_count(const struct fft_wisdom *w);

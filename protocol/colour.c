@@ -105,6 +105,11 @@ uint16_t colour_linear_to_srgb16(float l)
 	return (uint16_t)encode_formula(l, 65535, 0.5);
 }
 
+uint16_t colour_linear_to_srgb_max(float l, unsigned maxv)
+{
+	return (uint16_t)encode_formula(l, maxv > 65535 ? 65535 : maxv, 0.5);
+}
+
 static const unsigned char bayer8[8][8] = {
 	{ 0, 32, 8, 40, 2, 34, 10, 42 },  { 48, 16, 56, 24, 50, 18, 58, 26 },
 	{ 12, 44, 4, 36, 14, 46, 6, 38 }, { 60, 28, 52, 20, 62, 30, 54, 22 },

@@ -45,6 +45,9 @@ static inline uint8_t colour_srgb8_fast(const struct colour_srgb8_lut *t, float 
 	return (uint8_t)c;
 }
 uint16_t colour_linear_to_srgb16(float l);
+/* As colour_linear_to_srgb16 for codes 0..maxv (1023 for 10 bits, 4095 for 12; at most 65535):
+ * round(linear_to_srgb(clamp(l, 0, 1)) * maxv), ties up, NaN 0. Evaluates the formula. */
+uint16_t colour_linear_to_srgb_max(float l, unsigned maxv);
 
 /* As colour_linear_to_srgb8 with an ordered dither: the threshold offset comes from an 8x8 Bayer
  * matrix at pixel (x, y) in place of the 0.5 of rounding, so flat gradients do not band. */

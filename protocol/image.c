@@ -56,6 +56,7 @@ const char *image_strerror(int code)
 	case IMAGE_E_CORRUPT: return "corrupt image data";
 	case IMAGE_E_TRUNCATED: return "truncated image data";
 	case IMAGE_E_TOO_LARGE: return "image too large";
+	case IMAGE_E_BUSY: return "no room for the image now";
 	case IMAGE_E_EMPTY: return "image has zero size";
 	default: return "unknown image error";
 	}
@@ -107,6 +108,20 @@ enum image_format image_sniff(const void *buf, size_t len)
 	if (len >= 3 && b[0] == 'P' && (b[1] == 'F' || b[1] == 'f') &&
 	    (b[2] == '\n' || b[2] == '\r' || b[2] == ' ' || b[2] == '\t'))
 		return IMAGE_FORMAT_PFM;
+	if (len >= 12 && !memcmp(b, "RIFF", 4) && !memcmp(b + 8, "WEBP", 4))
+		return IMAGE_FORMAT_WEBP;
+	/* ISO BMFF: a leading ftyp box whose major or a compatible brand is avif (still image) or
+	 * avis (sequence); HEIC's brands (heic, mif1 alone) are not AVIF */
+	if (len >= 16 && !memcmp(b + 4, "ftyp", 4)) {
+		size_t box = (size_t)b[0] << 24 | (size_t)b[1] << 16 | (size_t)b[2] << 8 | b[3];
+		if (box > len)
+			box = len;
+		if (!memcmp(b + 8, "avif", 4) || !memcmp(b + 8, "avis", 4))
+			return IMAGE_FORMAT_AVIF;
+		for (size_t i = 16; i + 4 <= box; i += 4)
+			if (!memcmp(b + i, "avif", 4) || !memcmp(b + i, "avis", 4))
+				return IMAGE_FORMAT_AVIF;
+	}
 	return IMAGE_FORMAT_UNKNOWN;
 }
 
@@ -123,6 +138,7 @@ enum image_format image_format_from_name(const char *name)
 		{ "jpg", IMAGE_FORMAT_JPEG }, { "jpeg", IMAGE_FORMAT_JPEG }, { "jpe", IMAGE_FORMAT_JPEG },
 		{ "png", IMAGE_FORMAT_PNG },  { "exr", IMAGE_FORMAT_EXR },   { "hdr", IMAGE_FORMAT_HDR },
 		{ "rgbe", IMAGE_FORMAT_HDR }, { "pic", IMAGE_FORMAT_HDR },   { "pfm", IMAGE_FORMAT_PFM },
+		{ "webp", IMAGE_FORMAT_WEBP }, { "avif", IMAGE_FORMAT_AVIF },
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcasecmp(ext, names[i].ext))
@@ -138,6 +154,8 @@ const char *image_format_name(enum image_format f)
 	case IMAGE_FORMAT_EXR: return "exr";
 	case IMAGE_FORMAT_HDR: return "hdr";
 	case IMAGE_FORMAT_PFM: return "pfm";
+	case IMAGE_FORMAT_WEBP: return "webp";
+	case IMAGE_FORMAT_AVIF: return "avif";
 	default: return "unknown";
 	}
 }
@@ -170,6 +188,11 @@ int image_check_limits(const struct image_limits *lim, unsigned long long w, uns
 	if (w * h > SIZE_MAX / 4 / sizeof(float))
 		return image_fail(err, IMAGE_E_TOO_LARGE, "%s: %llux%llu does not fit in memory",
 				  fmt_name, w, h);
+	if (lim && lim->admit) {
+		int rc = lim->admit(lim->admit_ctx, w, h, err);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
@@ -181,6 +204,8 @@ static image_decode_fn decoder_of(enum image_format f)
 	case IMAGE_FORMAT_JPEG: return image_decode_jpeg;
 	case IMAGE_FORMAT_EXR: return image_decode_exr;
 	case IMAGE_FORMAT_HDR: return image_decode_hdr;
+	case IMAGE_FORMAT_WEBP: return image_decode_webp;
+	case IMAGE_FORMAT_AVIF: return image_decode_avif;
 	default: return NULL;
 	}
 }
@@ -193,6 +218,8 @@ static image_encode_fn encoder_of(enum image_format f)
 	case IMAGE_FORMAT_JPEG: return image_encode_jpeg;
 	case IMAGE_FORMAT_EXR: return image_encode_exr;
 	case IMAGE_FORMAT_HDR: return image_encode_hdr;
+	case IMAGE_FORMAT_WEBP: return image_encode_webp;
+	case IMAGE_FORMAT_AVIF: return image_encode_avif;
 	default: return NULL;
 	}
 }
@@ -200,7 +227,7 @@ static image_encode_fn encoder_of(enum image_format f)
 int image_decode(const void *buf, size_t len, const struct image_limits *lim, struct image *out,
 		 struct image_info *info, char err[IMAGE_ERR_LEN])
 {
-	struct image_limits dl = { 0, 0, 0 };
+	struct image_limits dl = { .max_pixels = 0 };
 	struct image_info tmp;
 	if (!out)
 		return image_fail(err, IMAGE_E_ARG, "image: no output image");
@@ -220,7 +247,7 @@ int image_decode(const void *buf, size_t len, const struct image_limits *lim, st
 					  image_format_name(f));
 		return image_fail(err, IMAGE_E_UNSUPPORTED,
 				  "image: unknown format (first bytes %02x %02x %02x %02x); "
-				  "JPEG, PNG, OpenEXR, Radiance HDR and PFM are supported",
+				  "JPEG, PNG, OpenEXR, Radiance HDR, PFM, WebP and AVIF are supported",
 				  b[0], len > 1 ? b[1] : 0, len > 2 ? b[2] : 0, len > 3 ? b[3] : 0);
 	}
 	info->format = f;
@@ -229,6 +256,8 @@ int image_decode(const void *buf, size_t len, const struct image_limits *lim, st
 		image_free(out);
 		return rc;
 	}
+	info->width = out->width;
+	info->height = out->height;
 	return 0;
 }
 
@@ -236,7 +265,7 @@ int image_encode(const struct image *img, enum image_format fmt, const struct im
 		 unsigned char **out, size_t *out_len, unsigned *lost, char err[IMAGE_ERR_LEN])
 {
 	unsigned lost_tmp;
-	struct image_encode_opts opts = { 0, 0, 0, 0 };
+	struct image_encode_opts opts = { .quality = 0 };
 	if (!out || !out_len)
 		return image_fail(err, IMAGE_E_ARG, "image: no output buffer");
 	*out = NULL;
@@ -255,7 +284,7 @@ int image_encode(const struct image *img, enum image_format fmt, const struct im
 	if (o)
 		opts = *o;
 	if (opts.quality == 0)
-		opts.quality = 90;
+		opts.quality = fmt == IMAGE_FORMAT_WEBP ? 79 : fmt == IMAGE_FORMAT_AVIF ? 63 : 90;
 	if (opts.subsampling == 0)
 		opts.subsampling = 444;
 	image_encode_fn enc = encoder_of(fmt);
@@ -330,7 +359,8 @@ int image_write_file(const char *path, const struct image *img, const struct ima
 	enum image_format f = image_format_from_name(path);
 	if (f == IMAGE_FORMAT_UNKNOWN)
 		return image_fail(err, IMAGE_E_UNSUPPORTED,
-				  "%s: unknown image extension (use .jpg .png .exr .hdr .pfm)", path);
+				  "%s: unknown image extension (use .jpg .png .exr .hdr .pfm .webp .avif)",
+				  path);
 	unsigned char *data;
 	size_t len;
 	int rc = image_encode(img, f, o, &data, &len, lost, err);

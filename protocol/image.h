@@ -1,5 +1,6 @@
 /* Images: the one in-memory image type (float32 linear light, straight alpha, 1-4 channels) and
- * its codecs: JPEG, PNG, OpenEXR, Radiance HDR and PFM, chosen by magic bytes on decode. Every
+ * its codecs: JPEG, PNG, OpenEXR, Radiance HDR, PFM, WebP and AVIF, chosen by magic bytes on
+ * decode. Every
  * decoder checks the size from the header against limits before allocating pixels and treats its
  * input as hostile. No printing; errors are a negative code plus a message naming the format. */
 #ifndef FFTBLOOM_IMAGE_H
@@ -14,7 +15,10 @@ enum image_format {
 	IMAGE_FORMAT_EXR,
 	IMAGE_FORMAT_HDR,
 	IMAGE_FORMAT_PFM,
+	IMAGE_FORMAT_WEBP,
+	IMAGE_FORMAT_AVIF,
 };
+#define IMAGE_FORMAT_COUNT (IMAGE_FORMAT_AVIF + 1)
 
 /* channels 1-4 (Y, YA, RGB, RGBA); row-major, top row first, interleaved; linear light;
  * straight alpha */
@@ -27,6 +31,13 @@ struct image {
 struct image_limits {
 	unsigned max_width, max_height;
 	unsigned long long max_pixels;
+	/* Optional admission hook, called by image_check_limits once a header's size is within
+	 * the limits and before any pixel is allocated: 0 lets the decode go on; a negative
+	 * image_error (with a message in err) refuses it, and the decoder returns that code. A
+	 * decoder may check the same image more than once (an orientation, a fallback decoder):
+	 * the hook sees the latest size of the image it admits, not one more image. NULL: none. */
+	int (*admit)(void *ctx, unsigned long long w, unsigned long long h, char *err);
+	void *admit_ctx;
 };
 #define IMAGE_DEFAULT_MAX_WIDTH 32768u
 #define IMAGE_DEFAULT_MAX_HEIGHT 32768u
@@ -34,17 +45,25 @@ struct image_limits {
 
 struct image_info {
 	enum image_format format;
-	int bits;         /* 8, 16 (png / half exr), 32 (float) */
+	int bits;         /* 8, 10 or 12 (avif), 16 (png / half exr), 32 (float) */
 	int channels;     /* as stored: 1-4; palette PNG counts as 3 or 4, CMYK JPEG as 4 */
 	int float_format; /* 1 for EXR/HDR/PFM */
 	int orientation;  /* EXIF orientation applied (1-8), 1 if none */
+	int width, height; /* the image's size, orientation applied (0 until decoded) */
 };
 
 struct image_encode_opts {
-	int quality;     /* JPEG 1-100, 0 = default 90 */
-	int subsampling; /* JPEG 444 or 420, 0 = default 444 */
-	int bits;        /* PNG 8 or 16; EXR 16 (half) or 32; 0 = PNG 8, EXR 16 */
-	int dither;      /* ordered dither on 8-bit output (PNG 8, JPEG) */
+	int quality;     /* JPEG, WebP, AVIF 1-100; 0 = the format's default: JPEG 90, WebP 79,
+			    AVIF 63. WebP: libwebp's own 0-100 scale, 100 = lossless. AVIF: the
+			    quantizer ((100 - quality) * 63 + 50) / 100 of libavif 1.x's quality,
+			    100 = lossless (4:4:4 with the identity matrix) */
+	int subsampling; /* JPEG and AVIF 444 or 420 (WebP's lossy coding is always 4:2:0);
+			    0 = default 444 */
+	int bits;        /* PNG 8 or 16; EXR 16 (half) or 32; AVIF 8, 10 or 12; 0 = PNG 8, EXR 16,
+			    AVIF 8 */
+	int dither;      /* ordered dither on 8-bit output (PNG 8, JPEG, WebP, AVIF 8) */
+	int speed;       /* AVIF: libavif's encoder speed 1 (slow, smaller) - 10 (fastest);
+			    0 = default 9 */
 };
 
 /* What an encoder lost, OR-ed into *lost */
@@ -69,6 +88,8 @@ enum image_error {
 	IMAGE_E_TRUNCATED = -6,   /* data ends early */
 	IMAGE_E_TOO_LARGE = -7,   /* width, height or pixel count above the limits */
 	IMAGE_E_EMPTY = -8,       /* zero width or height */
+	IMAGE_E_BUSY = -9,        /* refused by the limits' admission hook for now (a memory
+				     budget spent): the same image may be accepted later */
 };
 
 /* Static description of an image_error code. */
@@ -86,10 +107,10 @@ void image_free(struct image *img);
 enum image_format image_sniff(const void *buf, size_t len);
 
 /* Format from a file name's extension or a bare name: "x.exr", "png", "jpg", "jpeg", "hdr",
- * "pfm" (case-insensitive; also "jpe", "rgbe", "pic"). */
+ * "pfm", "webp", "avif" (case-insensitive; also "jpe", "rgbe", "pic"). */
 enum image_format image_format_from_name(const char *name_or_ext);
 
-/* "jpeg", "png", "exr", "hdr", "pfm", or "unknown" */
+/* "jpeg", "png", "exr", "hdr", "pfm", "webp", "avif", or "unknown" */
 const char *image_format_name(enum image_format f);
 
 /* Checks a header's size against lim (NULL = defaults): 0, IMAGE_E_EMPTY or IMAGE_E_TOO_LARGE
@@ -158,6 +179,11 @@ void yuv_image_free(struct yuv_image *y); /* NULL-safe; zeroes the struct */
  * caller decodes with image_decode instead. Other errors as image_decode. */
 int image_decode_jpeg_yuv(const void *buf, size_t len, const struct image_limits *lim,
 			  struct yuv_image *out, struct image_info *info, char err[IMAGE_ERR_LEN]);
+
+/* Planes to a float image on the CPU as a JPEG decode would have made it: libjpeg's chroma
+ * upsampling and colour conversion, the sRGB decode, the EXIF orientation applied. 0 or a
+ * negative image_error. */
+int image_from_yuv(const struct yuv_image *y, struct image *out, char err[IMAGE_ERR_LEN]);
 
 /* Encodes planes as a JPEG (quality 1-100; 4:4:4 or 4:2:0 as the planes are, or gray).
  * Returns 0 or a negative image_error; *out is malloc'd. */

@@ -62,5 +62,13 @@ int image_decode_exr(const unsigned char *buf, size_t len, const struct image_li
 		     struct image *out, struct image_info *info, char *err);
 int image_encode_exr(const struct image *img, const struct image_encode_opts *o,
 		     unsigned char **out, size_t *out_len, unsigned *lost, char *err);
+int image_decode_webp(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		      struct image *out, struct image_info *info, char *err);
+int image_encode_webp(const struct image *img, const struct image_encode_opts *o,
+		      unsigned char **out, size_t *out_len, unsigned *lost, char *err);
+int image_decode_avif(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		      struct image *out, struct image_info *info, char *err);
+int image_encode_avif(const struct image *img, const struct image_encode_opts *o,
+		      unsigned char **out, size_t *out_len, unsigned *lost, char *err);
 
 #endif

@@ -132,7 +132,21 @@ int image_decode_hdr(const unsigned char *b, size_t len, const struct image_limi
 		return image_fail(err, IMAGE_E_CORRUPT, "hdr: bad resolution line '%.60s'", line);
 	int transposed = a1 == 'X';
 	unsigned long w = transposed ? n1 : n2, h = transposed ? n2 : n1;
-	int rc = image_check_limits(lim, w, h, "hdr", err);
+	struct image_limits bare = {.max_pixels = 0};
+	if (lim)
+		bare = *lim;
+	bare.admit = NULL; /* the size against the limits first, admission after the next check */
+	int rc = image_check_limits(&bare, w, h, "hdr", err);
+	if (rc)
+		return rc;
+	/* Radiance's run-length scanlines hold at most 127 samples in 2 bytes, about 16 pixels a
+	 * byte; only old-style runs (a repeat count shifted by 8 bits per record) pack more, and
+	 * no writer in use relies on them for that. A header promising more than 64 pixels a byte
+	 * of the file is a decompression bomb, refused before anything is reserved or allocated. */
+	if ((unsigned long long)w * h / 64 > (unsigned long long)(len - pos) + 64)
+		return image_fail(err, IMAGE_E_CORRUPT, "hdr: %lux%lu pixels cannot come from %zu "
+				  "bytes of scanlines (more than 64 pixels a byte)", w, h, len - pos);
+	rc = image_check_limits(lim, w, h, "hdr", err);
 	if (rc)
 		return rc;
 	/* every scanline needs at least 4 bytes per pixel flat or 4 + 4 * (n/128) packed: catch

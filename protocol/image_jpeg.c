@@ -301,7 +301,7 @@ void yuv_image_free(struct yuv_image *y)
 int image_decode_jpeg_yuv(const void *buf, size_t len, const struct image_limits *lim,
 			  struct yuv_image *out, struct image_info *info, char err[IMAGE_ERR_LEN])
 {
-	struct image_limits dl = { 0, 0, 0 };
+	struct image_limits dl = { .max_pixels = 0 };
 	struct image_info li;
 	memset(out, 0, sizeof *out);
 	if (!info)
@@ -362,12 +362,128 @@ int image_decode_jpeg_yuv(const void *buf, size_t len, const struct image_limits
 	info->bits = 8;
 	info->channels = gray ? 1 : 3;
 	info->orientation = o;
+	info->width = o >= 5 ? h : w;
+	info->height = o >= 5 ? w : h;
 	rc = 0;
 done:
 	if (rc)
 		yuv_image_free(out);
 	tjDestroy(tj);
 	return rc;
+}
+
+/* One chroma plane upsampled to the luma grid (cw x ch samples to (cw * sx) x (ch * sy)) as
+ * libjpeg's decoder does it: its "fancy" triangle filters (jdsample.c: h2v1, h2v2 with 9-3-3-1
+ * weights, h1v2) with their integer rounding and edge rules; replication for horizontally
+ * halved planes at most 2 samples wide, which libjpeg does not filter. */
+static void upsample(const unsigned char *in, int stride, int cw, int ch, int sx, int sy,
+		     unsigned char *out, int ow)
+{
+	int fancy = sx == 1 || cw > 2;
+	for (int r = 0; r < ch * sy; r++) {
+		int y = r / sy, v = r % sy;
+		const unsigned char *i0 = in + (size_t)y * stride;
+		/* the neighbouring row: above for the upper output row, below for the lower;
+		 * replicated at the plane's top and bottom */
+		int ny = v == 0 ? (y > 0 ? y - 1 : 0) : (y + 1 < ch ? y + 1 : ch - 1);
+		const unsigned char *i1 = in + (size_t)ny * stride;
+		unsigned char *o = out + (size_t)r * ow;
+		if (!fancy || (sx == 1 && sy == 1)) {
+			for (int x = 0; x < cw * sx; x++)
+				o[x] = i0[x / sx];
+		} else if (sy == 1) { /* h2v1 */
+			o[0] = i0[0];
+			o[1] = (unsigned char)((i0[0] * 3 + i0[1] + 2) >> 2);
+			for (int x = 1; x < cw - 1; x++) {
+				int c = i0[x] * 3;
+				o[2 * x] = (unsigned char)((c + i0[x - 1] + 1) >> 2);
+				o[2 * x + 1] = (unsigned char)((c + i0[x + 1] + 2) >> 2);
+			}
+			o[2 * cw - 2] = (unsigned char)((i0[cw - 1] * 3 + i0[cw - 2] + 1) >> 2);
+			o[2 * cw - 1] = i0[cw - 1];
+		} else if (sx == 1) { /* h1v2 */
+			int bias = v == 0 ? 1 : 2;
+			for (int x = 0; x < cw; x++)
+				o[x] = (unsigned char)((i0[x] * 3 + i1[x] + bias) >> 2);
+		} else { /* h2v2 */
+			int last, cur = i0[0] * 3 + i1[0], next = i0[1] * 3 + i1[1];
+			o[0] = (unsigned char)((cur * 4 + 8) >> 4);
+			o[1] = (unsigned char)((cur * 3 + next + 7) >> 4);
+			last = cur, cur = next;
+			for (int x = 1; x < cw - 1; x++) {
+				next = i0[x + 1] * 3 + i1[x + 1];
+				o[2 * x] = (unsigned char)((cur * 3 + last + 8) >> 4);
+				o[2 * x + 1] = (unsigned char)((cur * 3 + next + 7) >> 4);
+				last = cur, cur = next;
+			}
+			o[2 * cw - 2] = (unsigned char)((cur * 3 + last + 8) >> 4);
+			o[2 * cw - 1] = (unsigned char)((cur * 4 + 7) >> 4);
+		}
+	}
+}
+
+int image_from_yuv(const struct yuv_image *y, struct image *out, char err[IMAGE_ERR_LEN])
+{
+	memset(out, 0, sizeof *out);
+	if (!y || !y->data || y->width < 1 || y->height < 1)
+		return image_fail(err, IMAGE_E_EMPTY, "planes: empty");
+	int w = y->width, h = y->height, ch = y->gray ? 1 : 3, o = y->orientation;
+	int sx = y->gray ? 1 : y->sub_x, sy = y->gray ? 1 : y->sub_y;
+	if (sx < 1 || sx > 2 || sy < 1 || sy > 2)
+		return image_fail(err, IMAGE_E_ARG, "planes: subsampling %dx%d", sx, sy);
+	/* libjpeg's chroma planes are ceil(w / sx) x ceil(h / sy); upsampled, they cover the
+	 * luma plane's whole chroma blocks */
+	int cw = (w + sx - 1) / sx, chh = (h + sy - 1) / sy, uw = cw * sx;
+	size_t n = (size_t)w * (size_t)h;
+	struct image tmp = { 0, 0, 0, NULL };
+	unsigned char *up = y->gray ? NULL : malloc((size_t)uw * chh * sy * 2);
+	int rc = y->gray || up ? image_alloc(&tmp, w, h, ch) : IMAGE_E_NOMEM;
+	if (rc) {
+		free(up);
+		return image_fail(err, rc, "planes: cannot allocate %dx%d pixels", w, h);
+	}
+	const float *t = colour_srgb8_table();
+	const unsigned char *yp = y->data + y->offset[0];
+	if (y->gray) {
+		for (int r = 0; r < h; r++)
+			for (int x = 0; x < w; x++)
+				tmp.pixels[(size_t)r * w + x] = t[yp[(size_t)r * y->stride[0] + x]];
+	} else {
+		unsigned char *cb = up, *cr = up + (size_t)uw * chh * sy;
+		upsample(y->data + y->offset[1], y->stride[1], cw, chh, sx, sy, cb, uw);
+		upsample(y->data + y->offset[2], y->stride[2], cw, chh, sx, sy, cr, uw);
+		/* libjpeg's integer JFIF YCbCr -> RGB (jdcolor.c: 16-bit fixed point tables) */
+		enum { SCALE = 16 };
+		const long half = 1L << (SCALE - 1);
+#define FIXED(x) ((long)((x) * (1L << SCALE) + 0.5))
+		for (int r = 0; r < h; r++)
+			for (int x = 0; x < w; x++) {
+				int Y = yp[(size_t)r * y->stride[0] + x];
+				long b = cb[(size_t)r * uw + x] - 128, c = cr[(size_t)r * uw + x] - 128;
+				long rr = Y + ((FIXED(1.40200) * c + half) >> SCALE);
+				long gg = Y + ((-FIXED(0.34414) * b - FIXED(0.71414) * c + half) >> SCALE);
+				long bb = Y + ((FIXED(1.77200) * b + half) >> SCALE);
+				float *d = tmp.pixels + ((size_t)r * w + x) * 3;
+				d[0] = t[rr < 0 ? 0 : rr > 255 ? 255 : rr];
+				d[1] = t[gg < 0 ? 0 : gg > 255 ? 255 : gg];
+				d[2] = t[bb < 0 ? 0 : bb > 255 ? 255 : bb];
+			}
+#undef FIXED
+	}
+	free(up);
+	(void)n;
+	if (o <= 1) {
+		*out = tmp;
+		return 0;
+	}
+	rc = image_alloc(out, o >= 5 ? h : w, o >= 5 ? w : h, ch);
+	if (rc) {
+		image_free(&tmp);
+		return image_fail(err, rc, "planes: cannot allocate %dx%d pixels", w, h);
+	}
+	orient(tmp.pixels, w, h, ch, o, out->pixels);
+	image_free(&tmp);
+	return 0;
 }
 
 int image_encode_jpeg_yuv(const struct yuv_image *y, int quality, unsigned char **out,

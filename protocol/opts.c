@@ -218,6 +218,15 @@ int opts_from_env(const struct opt_def *t, size_t n, void *values, char err[OPT_
 int opts_from_argv(const struct opt_def *t, size_t n, void *values, int argc, char **argv,
                    int first, int *npos, char err[OPT_ERR_LEN])
 {
+	return opts_from_argv_other(t, n, values, argc, argv, first, npos, NULL, NULL, err);
+}
+
+int opts_from_argv_other(const struct opt_def *t, size_t n, void *values, int argc, char **argv,
+                         int first, int *npos,
+                         int (*other)(void *ctx, const char *name, const char *value,
+                                      char err[OPT_ERR_LEN]),
+                         void *ctx, char err[OPT_ERR_LEN])
+{
 	int pos = first;
 	int only_pos = 0;
 	for (int i = first; i < argc; i++) {
@@ -240,6 +249,17 @@ int opts_from_argv(const struct opt_def *t, size_t n, void *values, int argc, ch
 		memcpy(name, a + 2, nl);
 		name[nl] = 0;
 		const struct opt_def *d = opts_find(t, n, name);
+		if (!d && other) { /* the caller's own options: each takes a value */
+			const char *val = eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : NULL;
+			int rc = other(ctx, name, val, err);
+			if (rc != OPT_E_UNKNOWN) {
+				if (rc)
+					return rc;
+				if (!eq)
+					i++;
+				continue;
+			}
+		}
 		if (!d) {
 			snprintf(err, OPT_ERR_LEN, "unknown option '--%.64s'", name);
 			return OPT_E_UNKNOWN;

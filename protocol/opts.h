@@ -65,6 +65,15 @@ int opts_from_env(const struct opt_def *t, size_t n, void *values, char err[OPT_
 int opts_from_argv(const struct opt_def *t, size_t n, void *values, int argc, char **argv,
                    int first, int *npos, char err[OPT_ERR_LEN]);
 
+/* As opts_from_argv, and options not in t go to other(ctx, name, value): it returns
+ * OPT_E_UNKNOWN for a name it does not know either, 0 when it took the value (the next
+ * argument, or what follows '='; NULL where there is none), or another opt_error with a message. */
+int opts_from_argv_other(const struct opt_def *t, size_t n, void *values, int argc, char **argv,
+                         int first, int *npos,
+                         int (*other)(void *ctx, const char *name, const char *value,
+                                      char err[OPT_ERR_LEN]),
+                         void *ctx, char err[OPT_ERR_LEN]);
+
 /* Writes the value of d in values as text (for /v1/info, logs). */
 void opts_format(const struct opt_def *d, const void *values, char *buf, size_t len);
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "protocol/request.h"
+
 #include "gles/egl.h"
 
 static uint64_t g_state = 0x9E3779B97F4A7C15ull;
@@ -74,12 +76,26 @@ double tu_max_abs_f32(const float *a, const double *ref, size_t n)
 	return m;
 }
 
-int tu_report(const char *name, double rel, double maxabs, double tol)
+double tu_rms(const double *ref, size_t n)
 {
-	int ok = rel <= tol; /* NaN fails */
-	printf("%-40s rel_l2 %.3e  max_abs %.3e  (tol %.1e) %s\n", name, rel, maxabs, tol,
-	       ok ? "ok" : "FAIL");
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += ref[i] * ref[i];
+	return n ? sqrt(s / (double)n) : 0;
+}
+
+int tu_report(const char *name, double rel, double rel_tol, double maxabs, double abs_tol)
+{
+	int ok = rel <= rel_tol && maxabs <= abs_tol; /* NaN fails */
+	printf("%-40s rel_l2 %.3e (tol %.1e)  max_abs %.3e (tol %.2e) %s\n", name, rel, rel_tol,
+	       maxabs, abs_tol, ok ? "ok" : "FAIL");
 	return ok;
+}
+
+int tu_check(const char *name, const float *a, const double *ref, size_t n, double rel_tol)
+{
+	return tu_report(name, tu_rel_l2_f32(a, ref, n), rel_tol, tu_max_abs_f32(a, ref, n),
+	                 10 * rel_tol * tu_rms(ref, n));
 }
 
 static void tlog(void *ctx, int level, const char *msg)
@@ -107,4 +123,24 @@ struct egl_ctx *tu_gl_context(void)
 		       egl_ctx_info(ctx)->platform);
 	}
 	return ctx;
+}
+
+void tu_params(struct bloom_params *p, int op)
+{
+	struct request r;
+	request_init(&r, op == BLOOM_OP_CONVOLVE ? REQUEST_CONVOLVE : REQUEST_BLOOM);
+	*p = r.p;
+}
+
+void tu_param(struct bloom_params *p, int op, const char *name, const char *value)
+{
+	struct request r;
+	request_init(&r, op == BLOOM_OP_CONVOLVE ? REQUEST_CONVOLVE : REQUEST_BLOOM);
+	r.p = *p;
+	char err[REQUEST_ERR_LEN];
+	if (request_set(&r, name, value, REQUEST_SRC_QUERY, err)) {
+		fprintf(stderr, "tu_param %s=%s: %s\n", name, value, err);
+		abort();
+	}
+	*p = r.p;
 }

@@ -17,8 +17,27 @@ void tu_fill_f32(float *x, size_t n, float lo, float hi);
 double tu_rel_l2_f32(const float *a, const double *ref, size_t n);
 double tu_max_abs_f32(const float *a, const double *ref, size_t n);
 
-/* Prints "name: rel_l2 X max_abs Y (tol T)" and returns 1 when rel <= tol (NaN fails). */
-int tu_report(const char *name, double rel, double maxabs, double tol);
+/* Root mean square of ref: the scale an absolute tolerance is stated against. */
+double tu_rms(const double *ref, size_t n);
+
+/* Prints "name: rel_l2 X (tol T) max_abs Y (tol A)" and returns 1 when rel <= rel_tol and
+ * maxabs <= abs_tol (NaN fails either). */
+int tu_report(const char *name, double rel, double rel_tol, double maxabs, double abs_tol);
+
+/* Checks a GPU result against its reference: the relative L2 error within rel_tol, and the
+ * largest absolute error within 10 rel_tol times the reference's RMS (tu_rms): one element off
+ * by more fails, where the L2 measure over n elements would dilute it by sqrt(n). Both measures
+ * are printed either way; NaN fails. */
+int tu_check(const char *name, const float *a, const double *ref, size_t n, double rel_tol);
+
+struct bloom_params;
+struct kernel_preset;
+/* The request table's defaults for op (BLOOM_OP_BLOOM or BLOOM_OP_CONVOLVE), as the engine
+ * takes them (protocol/request.h). */
+void tu_params(struct bloom_params *p, int op);
+/* A parameter's text through the request table into p (fails the test if it is refused):
+ * tu_param(&p, op, "kernel_center", "2,1"). */
+void tu_param(struct bloom_params *p, int op, const char *name, const char *value);
 
 struct egl_ctx;
 /* A context on whatever platform `auto` finds, made once per test binary; NULL on failure

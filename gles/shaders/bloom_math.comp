@@ -1,5 +1,4 @@
-// The bloom's per-pixel math, shared by the separate passes (bloom_pack, bloom_composite) and
-// the hooks folded into the row FFTs (bloom_hooks).
+// The bloom's per-pixel math: the prefilter (bloom_pack) and the composite (bloom_composite).
 
 // Non-finite samples become 0, so that one bad pixel cannot spread through the whole transform.
 vec4 finite4(vec4 v)

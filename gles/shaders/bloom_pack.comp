@@ -4,11 +4,10 @@ layout(local_size_x = 16, local_size_y = 16) in;
 layout(std430, binding = 0) writeonly buffer Padded { PT P[]; };
 layout(std430, binding = 6) readonly buffer Image { vec4 img[]; };
 uniform float u_threshold, u_knee, u_clamp;
-uniform uint u_row0; // first row written (the rows above are written by the folded row pass)
 
 void main()
 {
-	uvec2 p = gl_GlobalInvocationID.xy + uvec2(0u, u_row0);
+	uvec2 p = gl_GlobalInvocationID.xy;
 	if (p.x >= u_pad.x || p.y >= u_pad.y)
 		return;
 	vec4 v = vec4(0.0);

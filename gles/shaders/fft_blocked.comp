@@ -6,9 +6,6 @@
 // and written after. Preamble defines:
 //   N (length), L (this sweep's length), S (its stride), NSIG (signals per group, local x),
 //   NTHR (invocations per signal, local y), VREGS (values held per invocation),
-//   XSIG (signals per exchange round: shared memory holds L x XSIG values; with XSIG < NSIG
-//   an exchange runs in NSIG/XSIG rounds, round c storing and loading signals
-//   [c*XSIG, (c+1)*XSIG) while the others hold theirs in registers),
 //   SCALE (applied on the store), FFT_SEQUENCE (the pass calls, from gles/fft.c).
 //   INPLACE (1: the transform is this one sweep, in place in binding 0, as fft_shared does).
 // Element (signal s, index i) lives at [u_offset + s*u_sig_stride + i*u_elem_stride].
@@ -23,10 +20,10 @@ layout(std430, binding = 2) writeonly buffer Dst { ST dst[]; };
 #endif
 uniform uint u_offset, u_sig_stride, u_elem_stride, u_count;
 
-shared T s[L * XSIG];
+shared T s[L * NSIG];
 
 T v[VREGS];
-uint g_lsig, g_xsig, g_tid, g_base; // g_xsig: g_lsig within its exchange round
+uint g_lsig, g_tid, g_base;
 uint g_in;  // first input index of set g: g, then steps of N/L
 uint g_out; // first output index: (g/S)*S*L + g%S, then steps of S
 uint g_k0;  // g % S: the part of the twiddle exponent fixed by the set
@@ -46,19 +43,17 @@ void LOAD_G()                                                                   
 				v[q * R + r] = st_load(src[g_base + (g_in + (j + r * NB) * (uint(N) / uint(L))) * u_elem_stride]); \
 	}                                                                                     \
 }                                                                                         \
-void LOAD_S(uint round)                                                                   \
+void LOAD_S()                                                                             \
 {                                                                                         \
 	const uint NB = uint(L) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
-	if (g_lsig / uint(XSIG) != round)                                                     \
-		return;                                                                           \
 	for (uint q = 0u; q < PER; q++) {                                                     \
 		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB)                                                                       \
 			for (uint r = 0u; r < R; r++)                                                 \
-				v[q * R + r] = s[(j + r * NB) * uint(XSIG) + g_xsig];                     \
+				v[q * R + r] = s[(j + r * NB) * uint(NSIG) + g_lsig];                     \
 	}                                                                                     \
 }                                                                                         \
-void COMPUTE(uint ns, uint two)                                                           \
+void COMPUTE(uint ns)                                                                     \
 {                                                                                         \
 	const uint NB = uint(L) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
@@ -68,24 +63,22 @@ void COMPUTE(uint ns, uint two)                                                 
 			T x[R];                                                                       \
 			x[0] = v[q * R];                                                              \
 			for (uint r = 1u; r < R; r++)                                                 \
-				x[r] = cmul(v[q * R + r], twiddle(r, k, ns * uint(S), R, two));           \
+				x[r] = cmul(v[q * R + r], twiddle(r, k, ns * uint(S), R));                \
 			BFLY(x);                                                                      \
 			for (uint r = 0u; r < R; r++)                                                 \
 				v[q * R + r] = x[r];                                                      \
 		}                                                                                 \
 	}                                                                                     \
 }                                                                                         \
-void STORE_S(uint ns, uint round)                                                         \
+void STORE_S(uint ns)                                                                     \
 {                                                                                         \
 	const uint NB = uint(L) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
-	if (g_lsig / uint(XSIG) != round)                                                     \
-		return;                                                                           \
 	for (uint q = 0u; q < PER; q++) {                                                     \
 		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB) {                                                                     \
 			uint o = (j / ns) * ns * R + j % ns;                                          \
 			for (uint r = 0u; r < R; r++)                                                 \
-				s[(o + r * ns) * uint(XSIG) + g_xsig] = v[q * R + r];                     \
+				s[(o + r * ns) * uint(NSIG) + g_lsig] = v[q * R + r];                     \
 		}                                                                                 \
 	}                                                                                     \
 }                                                                                         \
@@ -126,23 +119,10 @@ DEFINE_RADIX(11u, bfly11, load_global_r11, load_shared_r11, compute_r11, store_s
 #if USE_R13
 DEFINE_RADIX(13u, bfly13, load_global_r13, load_shared_r13, compute_r13, store_shared_r13, store_global_r13)
 #endif
-#if USE_R16
-DEFINE_RADIX(16u, bfly16, load_global_r16, load_shared_r16, compute_r16, store_shared_r16, store_global_r16)
-#endif
-#if USE_R9
-DEFINE_RADIX(9u, bfly9, load_global_r9, load_shared_r9, compute_r9, store_shared_r9, store_global_r9)
-#endif
-#if USE_R25
-DEFINE_RADIX(25u, bfly25, load_global_r25, load_shared_r25, compute_r25, store_shared_r25, store_global_r25)
-#endif
-#if USE_R27
-DEFINE_RADIX(27u, bfly27, load_global_r27, load_shared_r27, compute_r27, store_shared_r27, store_global_r27)
-#endif
 
 void main()
 {
 	g_lsig = gl_LocalInvocationID.x;
-	g_xsig = g_lsig % uint(XSIG);
 	g_tid = gl_LocalInvocationID.y;
 	// groups: the column groups of set 0, then of set 1, ...: groups in flight together read
 	// whole rows

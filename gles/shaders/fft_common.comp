@@ -1,12 +1,11 @@
 // FFT building blocks shared by fft_shared and fft_global: the element type, complex products,
 // twiddles and the radix butterflies. Expects from the #define preamble:
 //   COMPONENTS 2|4  (vec2: one complex signal; vec4: two signals, .xy and .zw)
-//   INVERSE 0|1     (sign of the exponent), TW_TABLE 0|1 (twiddles from binding 1),
+//   INVERSE 0|1     (sign of the exponent),
 //   STORAGE_F16 0|1 (data buffers hold float16 pairs), CONV 0|1 (fft_shared's fused
 //   forward + multiply + inverse, see there),
 //   and the tables COSp/SINp (p = 3, 5, 7, 11, 13) of cos/sin(2 pi r k / p) for the odd
-//   butterflies and COSWr/SINWr (r = 9, 25, 27) of cos/sin(2 pi m / r) for the composite ones,
-//   written by gles/fft.c in double precision.
+//   butterflies, written by gles/fft.c in double precision.
 // NVIDIA's GLSL front end keeps these loops rolled and then indexes the value arrays at run
 // time, which puts them in local memory; every loop here has constant bounds, so unroll them.
 #pragma optionNV(unroll all)
@@ -58,20 +57,11 @@ T mul_i(T a) { return vec2(-a.y, a.x); }
 // times exp(SIGN * i * pi / 2): -i forward, +i inverse
 T mul_si(T a) { return SIGN * mul_i(a); }
 
-#if TW_TABLE
-layout(std430, binding = 1) readonly buffer Twiddles { vec2 tw[]; };
-#endif
-
-// w^(r*k) for the pass with stride ns, radix rad and table offset two.
-vec2 twiddle(uint r, uint k, uint ns, uint rad, uint two)
+// w^(r*k) for the pass with stride ns and radix rad.
+vec2 twiddle(uint r, uint k, uint ns, uint rad)
 {
-#if TW_TABLE
-	vec2 w = tw[two + k * (rad - 1u) + r - 1u];
-	return vec2(w.x, SIGN * -w.y); // table holds the forward twiddles
-#else
 	float a = SIGN * TWO_PI * float(r * k) / float(ns * rad);
 	return vec2(cos(a), sin(a));
-#endif
 }
 
 // ---- butterflies: x[0..R) in place, natural order in and out ----
@@ -107,22 +97,6 @@ void bfly8(inout T x[8])
 	}
 }
 
-void bfly16(inout T x[16])
-{
-	T e[8] = T[8](x[0], x[2], x[4], x[6], x[8], x[10], x[12], x[14]);
-	T o[8] = T[8](x[1], x[3], x[5], x[7], x[9], x[11], x[13], x[15]);
-	bfly8(e);
-	bfly8(o);
-	for (int k = 1; k < 8; k++) {
-		float a = SIGN * TWO_PI * float(k) / 16.0;
-		o[k] = cmul(o[k], vec2(cos(a), sin(a)));
-	}
-	for (int k = 0; k < 8; k++) {
-		x[k] = e[k] + o[k];
-		x[k + 8] = e[k] - o[k];
-	}
-}
-
 // Odd radix P = 2H+1 by the symmetric pairing: with s_r = x_r + x_(P-r), d_r = x_r - x_(P-r),
 // X_0 = x_0 + sum s_r; for k = 1..H: A = x_0 + sum cos(2 pi r k/P) s_r, B = sum sin(2 pi r k/P) d_r,
 // X_k = A + i*SIGN*B, X_(P-k) = A - i*SIGN*B. CP/SP hold cos/sin(2 pi r k / P) at (k-1)*H + (r-1).
@@ -154,35 +128,3 @@ ODD_BFLY(bfly5, 5, 2, COS5, SIN5)
 ODD_BFLY(bfly7, 7, 3, COS7, SIN7)
 ODD_BFLY(bfly11, 11, 5, COS11, SIN11)
 ODD_BFLY(bfly13, 13, 6, COS13, SIN13)
-
-// Composite odd radix R = A*B as one butterfly (fewer passes, so fewer exchanges through shared
-// or global memory), by the Cooley-Tukey split inside the registers: input n = B*n1 + n2,
-// output k = k1 + A*k2; the A-point DFTs over n1 for each n2, the twiddles W_R^(n2*k1), then the
-// B-point DFTs over n2 for each k1. CW/SW hold cos/sin(2 pi m / R), m < R.
-#define NESTED_BFLY(NAME, R, A, B, BFLY_A, BFLY_B, CW, SW)                          \
-void NAME(inout T x[R])                                                             \
-{                                                                                   \
-	T y[R];                                                                         \
-	for (int n2 = 0; n2 < B; n2++) {                                                \
-		T t[A];                                                                     \
-		for (int n1 = 0; n1 < A; n1++)                                              \
-			t[n1] = x[B * n1 + n2];                                                 \
-		BFLY_A(t);                                                                  \
-		for (int k1 = 0; k1 < A; k1++) {                                            \
-			int m = (n2 * k1) % R;                                                  \
-			y[k1 * B + n2] = m == 0 ? t[k1] : cmul(t[k1], vec2(CW[m], SIGN * SW[m])); \
-		}                                                                           \
-	}                                                                               \
-	for (int k1 = 0; k1 < A; k1++) {                                                \
-		T t[B];                                                                     \
-		for (int n2 = 0; n2 < B; n2++)                                              \
-			t[n2] = y[k1 * B + n2];                                                 \
-		BFLY_B(t);                                                                  \
-		for (int k2 = 0; k2 < B; k2++)                                              \
-			x[k1 + A * k2] = t[k2];                                                 \
-	}                                                                               \
-}
-
-NESTED_BFLY(bfly9, 9, 3, 3, bfly3, bfly3, COSW9, SINW9)
-NESTED_BFLY(bfly25, 25, 5, 5, bfly5, bfly5, COSW25, SINW25)
-NESTED_BFLY(bfly27, 27, 3, 9, bfly3, bfly9, COSW27, SINW27)

@@ -4,11 +4,10 @@
 //   N (length), NSIG (signals per group, local x), NTHR (invocations per signal, local y),
 //   VREGS (values held per invocation), SPLIT (vec4 exchanged as two vec2 rounds),
 //   S_ELEMS (elements of the shared array), SPAD_LOG (padded exchanges: index i at
-//   i + (i >> SPAD_LOG)), SG_W (invocations a subgroup transpose spans, 0: none), SG_EMULATE
-//   (tests: that transpose through shared memory instead of shuffles),
-//   SCALE (applied on the final store), FFT_SEQUENCE (the pass calls, from gles/fft.c).
+//   i + (i >> SPAD_LOG)), SCALE (applied on the final store), FFT_SEQUENCE (the pass calls,
+//   from gles/fft.c).
 // Element (signal s, index i) lives at data[u_offset + s*u_sig_stride + i*u_elem_stride].
-// gles/fft_plan.h explains the index mappings, the padding and the subgroup transposes.
+// gles/fft_plan.h explains the index mapping and the padding.
 layout(local_size_x = NSIG, local_size_y = NTHR) in;
 layout(std430, binding = 0) buffer Data { ST data[]; };
 uniform uint u_offset, u_sig_stride, u_elem_stride, u_count;
@@ -20,14 +19,14 @@ shared T s[S_ELEMS];
 #endif
 
 T v[VREGS];
-uint g_lsig, g_tid, g_base, g_sig;
+uint g_lsig, g_tid, g_base;
 bool g_valid; // this invocation's signal exists: load it
 bool g_store; // ... and store it (CONV: the second row of a self-paired group is not stored)
 
 // Per radix R: load from global / shared, twiddle + butterfly, store to shared / global.
-// Round q of this invocation runs butterfly j = bfly_j(q, ...), its inputs v[q*R + r].
+// Round q of this invocation runs butterfly j = g_tid + q*NTHR, its inputs v[q*R + r].
 // part: 0 whole element, 1 the .xy pair, 2 the .zw pair (SPLIT only). pad: 1 for the padded
-// index of this exchange. map, nsw: the butterfly mapping (see bfly_j).
+// index of this exchange.
 #if SPLIT
 #define SLOAD(dst, idx, part) if (part == 1) dst.xy = s[idx]; else dst.zw = s[idx];
 #define SSTORE(idx, src, part) s[idx] = part == 1 ? src.xy : src.zw;
@@ -37,87 +36,53 @@ bool g_store; // ... and store it (CONV: the second row of a self-paired group i
 #endif
 #define SIDX(idx, pad) ((pad) != 0 ? (idx) + ((idx) >> uint(SPAD_LOG)) : (idx))
 
-// Global reads of the first pass and writes of the last: the buffer's, or the caller's hooks
-// (gles/fft.h: fft_opts.hooks) for the forward transform's reads and the inverse's writes.
-#if FFT_LOAD_HOOK
-#define GLOAD(i) fft_load_hook(g_sig, i)
-#else
 #define GLOAD(i) st_load(data[g_base + (i) * u_elem_stride])
-#endif
-#if FFT_STORE_HOOK
-#define GSTORE(i, val) fft_store_hook(g_sig, i, val)
-#else
 #define GSTORE(i, val) data[g_base + (i) * u_elem_stride] = st_store(val)
-#endif
-
-// The butterfly of round q in a radix-R pass: map 0 (the plain one), j = invocation + q*NTHR;
-// or, for the two passes around a subgroup transpose whose writer has stride nsw, block c with
-// lane digit k (k picks one of R lanes SG_W/R invocations apart in a subgroup; the blocks of a
-// subgroup sit on its neighbouring lanes): map 1, the writer, j = lo + nsw*(hm + M*k); map 2, the
-// reader, j = lo + nsw*k + nsw*R*hm (lo = c % nsw, hm = c / nsw, M = N/(nsw*R*R)). Past the last
-// butterfly: 0xffffffff.
-uint bfly_j(uint q, uint R, int map, uint nsw)
-{
-	if (map == 0)
-		return g_tid + q * uint(NTHR);
-#if SG_W
-	const uint GW = uint(SG_W) / uint(NSIG); // a signal's invocations in one subgroup
-	uint per = GW / R, t = g_tid % GW;
-	uint c = (g_tid / GW) * per + t % per + q * (uint(NTHR) / R);
-	uint M = uint(N) / (max(nsw, 1u) * R * R); // nsw is 0 only for map 0
-	if (c >= nsw * M)
-		return 0xffffffffu;
-	uint lo = c % nsw, hm = c / nsw, k = t / per;
-	return map == 1 ? lo + nsw * (hm + M * k) : lo + nsw * k + nsw * R * hm;
-#else
-	return 0xffffffffu;
-#endif
-}
 
 #define DEFINE_RADIX(R, BFLY, LOAD_G, LOAD_S, COMPUTE, STORE_S, STORE_G)                 \
-void LOAD_G(int map, uint nsw)                                                            \
+void LOAD_G()                                                                             \
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = bfly_j(q, R, map, nsw);                                                  \
+		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB && g_valid)                                                            \
 			for (uint r = 0u; r < R; r++)                                                 \
 				v[q * R + r] = GLOAD(j + r * NB);                                         \
 	}                                                                                     \
 }                                                                                         \
-void LOAD_S(int part, int pad, int map, uint nsw)                                         \
+void LOAD_S(int part, int pad)                                                            \
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = bfly_j(q, R, map, nsw);                                                  \
+		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB)                                                                       \
 			for (uint r = 0u; r < R; r++) {                                               \
 				SLOAD(v[q * R + r], SIDX((j + r * NB) * uint(NSIG) + g_lsig, pad), part)  \
 			}                                                                             \
 	}                                                                                     \
 }                                                                                         \
-void COMPUTE(uint ns, uint two, int map, uint nsw)                                        \
+void COMPUTE(uint ns)                                                                     \
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = bfly_j(q, R, map, nsw);                                                  \
+		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB) {                                                                     \
 			uint k = j % ns;                                                              \
 			T x[R];                                                                       \
 			x[0] = v[q * R];                                                              \
 			for (uint r = 1u; r < R; r++)                                                 \
-				x[r] = cmul(v[q * R + r], twiddle(r, k, ns, R, two));                     \
+				x[r] = cmul(v[q * R + r], twiddle(r, k, ns, R));                          \
 			BFLY(x);                                                                      \
 			for (uint r = 0u; r < R; r++)                                                 \
 				v[q * R + r] = x[r];                                                      \
 		}                                                                                 \
 	}                                                                                     \
 }                                                                                         \
-void STORE_S(uint ns, int part, int pad, int map, uint nsw)                               \
+void STORE_S(uint ns, int part, int pad)                                                  \
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = bfly_j(q, R, map, nsw);                                                  \
+		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB) {                                                                     \
 			uint o = (j / ns) * ns * R + j % ns;                                          \
 			for (uint r = 0u; r < R; r++) {                                               \
@@ -126,11 +91,11 @@ void STORE_S(uint ns, int part, int pad, int map, uint nsw)                     
 		}                                                                                 \
 	}                                                                                     \
 }                                                                                         \
-void STORE_G(uint ns, int map, uint nsw)                                                  \
+void STORE_G(uint ns)                                                                     \
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = bfly_j(q, R, map, nsw);                                                  \
+		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB && g_store) {                                                          \
 			uint o = (j / ns) * ns * R + j % ns;                                          \
 			for (uint r = 0u; r < R; r++)                                                 \
@@ -162,89 +127,6 @@ DEFINE_RADIX(11u, bfly11, load_global_r11, load_shared_r11, compute_r11, store_s
 #endif
 #if USE_R13
 DEFINE_RADIX(13u, bfly13, load_global_r13, load_shared_r13, compute_r13, store_shared_r13, store_global_r13)
-#endif
-#if USE_R16
-DEFINE_RADIX(16u, bfly16, load_global_r16, load_shared_r16, compute_r16, store_shared_r16, store_global_r16)
-#endif
-#if USE_R9
-DEFINE_RADIX(9u, bfly9, load_global_r9, load_shared_r9, compute_r9, store_shared_r9, store_global_r9)
-#endif
-#if USE_R25
-DEFINE_RADIX(25u, bfly25, load_global_r25, load_shared_r25, compute_r25, store_shared_r25, store_global_r25)
-#endif
-#if USE_R27
-DEFINE_RADIX(27u, bfly27, load_global_r27, load_shared_r27, compute_r27, store_shared_r27, store_global_r27)
-#endif
-
-#if SG_W
-// The exchange between the two passes of a subgroup transpose (gles/fft_plan.h): in each round q,
-// the R lanes of a block (lane digit k) hold the writer's outputs r in v[q*R + r]; the reader's
-// input r' of lane k is output k of lane r'. Transposed as 2 x 2 blocks of bits: for each bit b
-// of the lane digit and each slot pair (i, i|b) (i without b), the lane with k & b keeps slot
-// i|b and swaps slot i with its partner's slot i|b (lane k ^ b, SG_W/R * b invocations away in
-// the linear index); log2(R) rounds of R/2 shuffles swap every lane bit with its slot bit.
-uint sg_k(uint R)
-{
-	const uint GW = uint(SG_W) / uint(NSIG);
-	return (g_tid % GW) / (GW / R);
-}
-#if SG_EMULATE
-// Tests on drivers without subgroup shuffles: each swap goes through shared memory (free here:
-// every value is in registers), called from FFT_SEQUENCE as put; barrier(); get; barrier();
-// (barriers belong in main). Subgroups are taken as SG_W consecutive invocations.
-void sg_put(uint R, uint q, uint b, uint i, int part)
-{
-	bool hi = (sg_k(R) & b) != 0u;
-	T x = hi ? v[q * R + i] : v[q * R + (i | b)];
-	SSTORE(gl_LocalInvocationIndex, x, part)
-}
-void sg_get(uint R, uint q, uint b, uint i, int part)
-{
-	bool hi = (sg_k(R) & b) != 0u;
-	uint src = gl_LocalInvocationIndex ^ (b * (uint(SG_W) / R));
-	T x = hi ? v[q * R + i] : v[q * R + (i | b)];
-	SLOAD(x, src, part)
-	if (hi)
-		v[q * R + i] = x;
-	else
-		v[q * R + (i | b)] = x;
-}
-#else
-// Lanes must be gl_LocalInvocationIndex % gl_SubgroupSize (consecutive invocations form a
-// subgroup, as on NVIDIA, AMD and Intel) and SG_W at most the subgroup size; the selects keep
-// the register indices constant (a dynamic index would put v in local memory), and every loop
-// counts up to a constant, so that it unrolls.
-#define DEFINE_SG_TRANSPOSE(R, LOG_R, NAME)                                               \
-void NAME()                                                                               \
-{                                                                                         \
-	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
-	uint k = sg_k(R);                                                                     \
-	for (uint q = 0u; q < PER; q++)                                                       \
-		for (uint l = 0u; l < LOG_R; l++) {                                               \
-			uint b = (R / 2u) >> l;                                                       \
-			bool hi = (k & b) != 0u;                                                      \
-			for (uint i = 0u; i < R; i++)                                                 \
-				if ((i & b) == 0u) {                                                      \
-					T lo_v = v[q * R + (i | b)], hi_v = v[q * R + i];                     \
-					T got = subgroupShuffleXor(hi ? hi_v : lo_v, b * (uint(SG_W) / R));   \
-					v[q * R + i] = hi ? got : hi_v;                                       \
-					v[q * R + (i | b)] = hi ? lo_v : got;                                 \
-				}                                                                         \
-		}                                                                                 \
-}
-#if USE_R2
-DEFINE_SG_TRANSPOSE(2u, 1u, sg_transpose_r2)
-#endif
-#if USE_R4
-DEFINE_SG_TRANSPOSE(4u, 2u, sg_transpose_r4)
-#endif
-#if USE_R8
-DEFINE_SG_TRANSPOSE(8u, 3u, sg_transpose_r8)
-#endif
-#if USE_R16
-DEFINE_SG_TRANSPOSE(16u, 4u, sg_transpose_r16)
-#endif
-#endif
 #endif
 
 #if CONV
@@ -343,9 +225,5 @@ void main()
 	g_store = g_valid;
 #endif
 	g_base = u_offset + sig * u_sig_stride;
-	g_sig = sig;
-#if FFT_LOAD_HOOK || FFT_STORE_HOOK
-	fft_hook_init();
-#endif
 	FFT_SEQUENCE
 }

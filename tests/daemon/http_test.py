@@ -1,5 +1,6 @@
 """fftbloomd over real HTTP (run by test_http.sh): every route's happy path compared with the
-fftbloom CLI or a numpy direct convolution, every error path, a burst against a tiny queue, a tiny
+fftbloom CLI or a numpy direct convolution, WebP and AVIF answers by format= and by browsers'
+Accept headers (decoded by OpenCV and libheif), every error path, a burst against a tiny queue, a tiny
 deadline, a client that hangs up, 32 concurrent clients, SIGTERM under load, API keys, CORS, TLS,
 --health-check. Each daemon runs on a free loopback port (--port 0, read from its log) and is
 stopped with SIGTERM; its exit status and its log (sanitizer reports included) are checked.
@@ -12,6 +13,7 @@ import shutil
 import signal
 import socket
 import ssl
+import struct
 import subprocess
 import sys
 import tempfile
@@ -743,13 +745,16 @@ def test_deadline_and_client_gone():
         s.sendall(b"POST /v1/convolve?kernel_preset=gaussian:sigma=2 HTTP/1.1\r\nHost: x\r\n"
                   b"Content-Length: %d\r\n\r\n" % len(small) + small)
         check("the hanging-up client's job is queued", wait_queue(d, 1))
+        # a reset (close with unread data, or SO_LINGER 0) is a client gone; a half-close, or a
+        # close that looks like one, is not (hostile_test.py checks the half-close's answer)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         s.close()
         gone = 0
         end = time.time() + 5
         while time.time() < end and not gone:
             gone = d.metric('fftbloom_jobs_dropped_total{reason="client_gone"}') or 0
             time.sleep(0.01)
-        check("a queued job whose client hung up is dropped", gone == 1, gone)
+        check("a queued job whose client reset its connection is dropped", gone == 1, gone)
         t2.join()
         check("the slow jobs succeeded", res["slow"][0] == 200 and res["slow2"][0] == 200,
               (res["slow"][:2], res["slow2"][:2]))
@@ -761,9 +766,9 @@ def test_deadline_and_client_gone():
 
 def test_concurrency_and_sigterm():
     # two devices, two GPU threads (contexts) each: threads 0, 1 on device 0, threads 2, 3 on 1;
-    # fences polled (--fence-wait poll); JPEG answers encoded from lent planes (--lend-planes)
+    # JPEG answers encoded from lent planes (--lend-planes)
     d = Daemon("--gpus", "0,1", "--gpu-threads", "2", "--codec-threads", "3", "--max-per-ip", "100",
-               "--drain-timeout", "60", "--fence-wait", "poll")
+               "--drain-timeout", "60")
     try:
         k = RNG.random((5, 5, 3)).astype(np.float32)
         kb = open(write_pfm(os.path.join(TMP, "ck.pfm"), k), "rb").read()
@@ -906,12 +911,407 @@ def test_tls():
         d.stop("TLS daemon")
 
 
+def test_request_rules():
+    """One set of rules however a parameter comes in (query, form field, params JSON)."""
+    d = Daemon()
+    try:
+        img = png_bytes(rand8())
+
+        def bad(path, want_code, *texts, body=None, ctype=None):
+            st, h, b = d.req("POST", path, body=img if body is None else body,
+                             headers={"Content-Type": ctype} if ctype else {})
+            s_, code, msg = err_of(b)
+            ok = st == 400 and code == want_code and all(t in msg for t in texts)
+            check("%s: 400 %s naming %s" % (path, want_code, ", ".join(texts)), ok, (st, b[:300]))
+
+        bad("/v1/bloom?kernel_preset=glare:blades=6", "bad_parameter", "glare has no key 'blades'",
+            "streaks=")
+        bad("/v1/bloom?kernel_preset=sparkle", "bad_parameter", "gaussian, glare, aperture")
+        bad("/v1/bloom?threshold=0.5&threshold=0.6", "bad_parameter", "threshold given twice")
+        bad("/v1/convolve?threshold=0.5", "bad_parameter", "threshold", "convolve does not take it")
+        bad("/v1/convolve?intensity=2", "bad_parameter", "intensity")
+        body, ct = multipart([("image", img, "image/png"),
+                              ("params", b'{"threshold": 0.7}', "application/json")])
+        bad("/v1/bloom?threshold=0.5", "bad_parameter", "threshold given twice",
+            "query string", "params", body=body, ctype=ct)
+        k = write_pfm(os.path.join(TMP, "k3.pfm"), np.ones((3, 3), np.float32))
+        body, ct = multipart([("image", img, "image/png"), ("kernel", open(k, "rb").read(),
+                                                             "image/x-portable-floatmap")])
+        bad("/v1/bloom?kernel_preset=gaussian", "bad_parameter", "kernel", "kernel_preset",
+            body=body, ctype=ct)
+        # an HTML form: every parameter a field of its own, the image as "file"
+        b = "----f%x" % RNG.integers(1 << 60)
+        form = b""
+        for name, val in (("threshold", b"0.5"), ("intensity", b"3"), ("format", b"png"),
+                          ("kernel_preset", b"gaussian:sigma=2")):
+            form += (b"--%s\r\nContent-Disposition: form-data; name=\"%s\"\r\n\r\n%s\r\n"
+                     % (b.encode(), name.encode(), val))
+        form += (b"--%s\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.png\"\r\n"
+                 b"Content-Type: image/png\r\n\r\n" % b.encode()) + img + b"\r\n--%s--\r\n" % b.encode()
+        st, h, got = d.req("POST", "/v1/bloom", body=form,
+                           headers={"Content-Type": "multipart/form-data; boundary=" + b})
+        st2, h2, want = d.req("POST", "/v1/bloom?threshold=0.5&intensity=3&format=png&"
+                              "kernel_preset=gaussian:sigma=2", body=img)
+        check("an HTML form (fields and 'file') gives what the query gives", st == 200 and st2 == 200
+              and got == want, (st, st2, got[:100]))
+        form2 = form.replace(b'name="intensity"', b'name="threshold"', 1)
+        st, h, b2 = d.req("POST", "/v1/bloom", body=form2,
+                          headers={"Content-Type": "multipart/form-data; boundary=" + b})
+        check("a form field named twice: 400", st == 400, (st, b2[:200]))
+    finally:
+        d.stop("request rules daemon")
+
+
+def npy_bytes(a):
+    import io
+    b = io.BytesIO()
+    np.save(b, np.asarray(a))
+    return b.getvalue()
+
+
+def npy_load(data):
+    import io
+    return np.load(io.BytesIO(data))
+
+
+def conv2d_ref(x, w, b=None, pad=(0, 0), stride=(1, 1), dil=(1, 1), groups=1):
+    """torch.nn.functional.conv2d in float64: cross-correlation, zero padding."""
+    x = np.asarray(x, np.float64)
+    three = x.ndim == 3
+    if three:
+        x = x[None]
+    B, C, H, W = x.shape
+    O, Cg, kh, kw = w.shape
+    xp = np.zeros((B, C, H + 2 * pad[0], W + 2 * pad[1]))
+    xp[:, :, pad[0]:pad[0] + H, pad[1]:pad[1] + W] = x
+    oh = (H + 2 * pad[0] - dil[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (W + 2 * pad[1] - dil[1] * (kw - 1) - 1) // stride[1] + 1
+    y = np.zeros((B, O, oh, ow))
+    og = O // groups
+    for o in range(O):
+        g = o // og
+        for c in range(Cg):
+            for i in range(kh):
+                for j in range(kw):
+                    y[:, o] += w[o, c, i, j] * xp[:, g * Cg + c, i * dil[0]:i * dil[0] + stride[0] * (oh - 1) + 1:stride[0],
+                                                  j * dil[1]:j * dil[1] + stride[1] * (ow - 1) + 1:stride[1]]
+        if b is not None:
+            y[:, o] += b[o]
+    return y[0] if three else y
+
+
+def test_convolve_methods():
+    """/v1/convolve by the FFT, by the direct convolution and by the cost model's choice: the
+    same linear convolution (numpy's direct one in float64)."""
+    d = Daemon()
+    try:
+        img = rand_float(40, 56)
+        k = (RNG.random((5, 7)) * 0.2).astype(np.float32)
+        ref = direct_convolve(img.astype(np.float64), k.astype(np.float64))
+        body, ct = multipart([("image", open(write_pfm(os.path.join(TMP, "cm.pfm"), img), "rb").read(),
+                               "image/x-portable-floatmap"),
+                              ("kernel", open(write_pfm(os.path.join(TMP, "ck.pfm"), k), "rb").read(),
+                               "image/x-portable-floatmap")])
+        seen = {}
+        for m in ("fft", "spatial", "auto"):
+            st, h, b = d.req("POST", "/v1/convolve?format=pfm&method=" + m, body=body,
+                             headers={"Content-Type": ct})
+            seen[m] = h.get("x-convolve-method")
+            close_enough("convolve method=%s (ran: %s)" % (m, seen[m]),
+                         read_pfm(b) if st == 200 else None, ref, 1e-5)
+        check("X-Convolve-Method says which path ran", seen["fft"] == "fft" and
+              seen["spatial"] == "spatial" and seen["auto"] in ("fft", "spatial"), seen)
+        st, h, b = d.req("POST", "/v1/convolve?format=pfm&method=spatial&kernel_scale=0.5",
+                         body=body, headers={"Content-Type": ct})
+        check("method=spatial with kernel_scale: 422 naming kernel_scale", st == 422 and
+              "kernel_scale" in err_of(b)[2], (st, b[:200]))
+        st, h, b = d.req("POST", "/v1/bloom?method=spatial", body=png_bytes(rand8()))
+        check("method on /v1/bloom: 400 (convolve's)", st == 400, (st, b[:200]))
+    finally:
+        d.stop("convolve methods daemon")
+
+
+def test_localhost():
+    """--listen localhost (the default) serves IPv4's and IPv6's loopback on one port."""
+    d = Daemon("--listen", "localhost")
+    try:
+        st4 = d.req("GET", "/healthz")[0]
+        try:
+            c = http.client.HTTPConnection("::1", d.port, timeout=10)
+            c.request("GET", "/healthz")
+            st6 = c.getresponse().status
+            c.close()
+        except OSError as e:
+            st6 = str(e)
+        six = socket.has_ipv6 and os.path.exists("/proc/net/if_inet6")
+        check("localhost: 127.0.0.1 and [::1] on port %d both answer" % d.port,
+              st4 == 200 and (st6 == 200 or not six), (st4, st6))
+        check("the log says both", "(127.0.0.1 and ::1)" in d.log() or not six, d.log()[-300:])
+    finally:
+        d.stop("localhost daemon")
+
+
+def test_tensors():
+    """POST /v1/conv2d and /v1/conv2d_transpose: NPY in and out, against float64 references."""
+    d = Daemon()
+    try:
+        def post(path, parts, query=""):
+            body, ct = multipart([(k, v, "application/octet-stream" if k != "params" else
+                                   "application/json") for k, v in parts])
+            return d.req("POST", path + query, body=body, headers={"Content-Type": ct})
+        for (B, C, H, W, O, k, pad, stride, groups, bias) in [(2, 3, 13, 11, 4, (3, 3), (1, 1), (1, 1), 1, True),
+                                                             (1, 4, 9, 9, 2, (5, 3), (2, 0), (2, 3), 2, False),
+                                                             (0, 3, 8, 10, 3, (1, 1), (0, 0), (1, 1), 1, True)]:
+            x = RNG.standard_normal((B, C, H, W) if B else (C, H, W)).astype(np.float32)
+            w = RNG.standard_normal((O, C // groups) + k).astype(np.float32)
+            b = RNG.standard_normal(O).astype(np.float32) if bias else None
+            parts = [("input", npy_bytes(x)), ("weight", npy_bytes(w))]
+            if bias:
+                parts.append(("bias", npy_bytes(b)))
+            parts.append(("params", json.dumps({"padding": "%d,%d" % pad, "stride": "%d,%d" % stride,
+                                                "groups": groups}).encode()))
+            st, h, body = post("/v1/conv2d", parts)
+            ok = st == 200 and h.get("content-type") == "application/x-npy"
+            y = npy_load(body) if ok else None
+            ref = conv2d_ref(x, w, b, pad, stride, (1, 1), groups)
+            close_enough("conv2d over HTTP %s weight %s pad %s stride %s groups %d" % (
+                x.shape, w.shape, pad, stride, groups), y if ok else None, ref, 1e-5)
+        # the transposed convolution's worked example (stride 2: a 5x5 answer), as float64 in
+        x = np.array([[[[1, 2], [3, 4]]]], np.float64)
+        w = np.arange(1, 10, dtype=np.float64).reshape(1, 1, 3, 3)
+        st, h, body = post("/v1/conv2d_transpose", [("input", npy_bytes(x)), ("weight", npy_bytes(w))],
+                           "?stride=2&method=overlap-add")
+        want = np.array([[1, 2, 5, 4, 6], [4, 5, 14, 10, 12], [10, 14, 36, 24, 30],
+                         [12, 15, 34, 20, 24], [21, 24, 55, 32, 36]], np.float64)
+        got = npy_load(body) if st == 200 else None
+        check("conv2d_transpose over HTTP: the worked example", got is not None and got.shape ==
+              (1, 1, 5, 5) and np.array_equal(got[0, 0], want), (st, body[:200]))
+        st, h, body = post("/v1/conv2d_transpose", [("input", npy_bytes(x)), ("weight", npy_bytes(w)),
+                           ("padding_mode", b"tf_same"), ("output_shape", b"4,4"), ("stride", b"2")])
+        got = npy_load(body) if st == 200 else None
+        check("conv2d_transpose TF SAME 4x4 as form fields", got is not None and np.array_equal(
+            got[0, 0], want[:4, :4]), (st, body[:200]))
+        # what a client gets wrong
+        x = RNG.standard_normal((3, 8, 8)).astype(np.float32)
+        w = RNG.standard_normal((2, 4, 3, 3)).astype(np.float32)
+        st, h, body = post("/v1/conv2d", [("input", npy_bytes(x)), ("weight", npy_bytes(w))])
+        check("conv2d: weight planes not matching the input: 422 invalid_shape",
+              st == 422 and err_of(body)[1] == "invalid_shape" and "input planes" in err_of(body)[2],
+              (st, body[:300]))
+        w = RNG.standard_normal((2, 3, 9, 9)).astype(np.float32)
+        st, h, body = post("/v1/conv2d", [("input", npy_bytes(x)), ("weight", npy_bytes(w))])
+        check("conv2d: an output below 1x1: 422", st == 422, (st, body[:300]))
+        st, h, body = post("/v1/conv2d", [("input", npy_bytes(x))])
+        check("conv2d without a weight: 400 missing_tensor", st == 400 and
+              err_of(body)[1] == "missing_tensor", (st, body[:200]))
+        st, h, body = post("/v1/conv2d", [("input", npy_bytes(x)), ("weight", npy_bytes(w))],
+                           "?threshold=1")
+        check("conv2d with a bloom parameter: 400 naming it", st == 400 and "threshold" in
+              err_of(body)[2], (st, body[:200]))
+        st, h, body = post("/v1/conv2d", [("input", b"not an npy"), ("weight", npy_bytes(w))])
+        check("conv2d with a broken NPY: 422", st == 422, (st, body[:200]))
+        st, h, body = d.req("POST", "/v1/conv2d", body=npy_bytes(x))
+        check("conv2d with a raw body: 415 asking for multipart", st == 415, (st, body[:200]))
+    finally:
+        d.stop("tensor daemon")
+
+
+# Browsers' Accept for images (an <img>): Chrome 120+, Firefox 128+, Safari 17
+BROWSER_ACCEPT = {
+    "chrome": "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8",
+    "firefox": "image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
+    "safari": "image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,"
+              "image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
+}
+
+
+def decode_webp(data):
+    """A WebP answer through OpenCV (libwebp's decoder): BGR(A) uint8."""
+    import cv2
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+
+
+def decode_avif(data):
+    """An AVIF answer through libheif's heif-convert (its own container parser and AV1 decoder,
+    not libavif): BGR(A), uint8, or uint16 for 10/12 bits."""
+    import cv2
+    src, dst = os.path.join(TMP, "answer.avif"), os.path.join(TMP, "answer_heif.png")
+    open(src, "wb").write(data)
+    if os.path.exists(dst):
+        os.unlink(dst)
+    r = subprocess.run(["heif-convert", src, dst], capture_output=True, text=True, timeout=60)
+    if r.returncode:
+        print("     heif-convert: rc %d %s" % (r.returncode, r.stdout[-300:] + r.stderr[-300:]))
+        return None
+    return cv2.imread(dst, cv2.IMREAD_UNCHANGED)
+
+
+def srgb8(lin):
+    lin = np.clip(lin, 0, 1)
+    return np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * lin ** (1 / 2.4) - 0.055) * 255
+
+
+def psnr8(got_rgb, ref_rgb):
+    mse = float(((np.asarray(got_rgb, np.float64) - ref_rgb) ** 2).mean())
+    return 10 * np.log10(255.0 ** 2 / mse) if mse > 0 else 99.0
+
+
+def test_formats():
+    """WebP and AVIF answers, chosen by format= or by Accept; Vary: Accept; 406."""
+    d = Daemon("--cors-origins", "http://app.example", "--codec-threads", "2")
+    try:
+        a8 = rand8()
+        jb = jpg_bytes(a8)
+        q = "threshold=0.6&intensity=0.8&kernel_preset=gaussian:sigma=2"
+        st, h, body = d.req("POST", "/v1/bloom?" + q + "&format=pfm", body=jb)
+        ref = srgb8(read_pfm(body))[:, :, ::-1] if st == 200 else None  # BGR, as OpenCV
+        check("formats: the float answer", st == 200, (st, body[:200]))
+
+        # format=: the type asked for, decoded by another program, and no Vary (Accept had no say)
+        st, h, body = d.req("POST", "/v1/bloom?" + q + "&format=webp", body=jb,
+                            headers={"Accept": "image/gif"})
+        ok = st == 200 and h.get("content-type") == "image/webp" and body[8:12] == b"WEBP"
+        check("format=webp: image/webp, whatever Accept says", ok, (st, h, body[:16]))
+        if ok:
+            got = decode_webp(body)
+            p = psnr8(got, ref)
+            print("     format=webp (quality 79) against the float answer: PSNR %.1f dB" % p)
+            # the input is noise: WebP's 4:2:0 chroma costs it most (a wrong picture is ~10 dB)
+            check("format=webp decodes (OpenCV) close to the float answer", p >= 25, p)
+            check("format=webp: no Vary", "vary" not in h, h)
+            check("format=webp: precision reported lost", "precision" in h.get("x-image-lost", ""), h)
+        st, h, body = d.req("POST", "/v1/bloom?" + q + "&format=avif", body=jb)
+        ok = st == 200 and h.get("content-type") == "image/avif" and body[4:12] == b"ftypavif"
+        check("format=avif: image/avif", ok, (st, h, body[:16]))
+        if ok:
+            got = decode_avif(body)
+            p = psnr8(got, ref) if got is not None and got.shape == ref.shape else 0
+            print("     format=avif (quality 63) against the float answer: PSNR %.1f dB" % p)
+            check("format=avif decodes (libheif) close to the float answer", p >= 30, p)
+            check("format=avif: no Vary", "vary" not in h, h)
+        # quality=100: lossless WebP, the same codes as the 8-bit PNG answer
+        st, h, body = d.req("POST", "/v1/bloom?" + q + "&format=webp&quality=100", body=jb)
+        st2, h2, png8 = d.req("POST", "/v1/bloom?" + q + "&format=png", body=jb)
+        if st == 200 and st2 == 200:
+            import cv2
+            want = cv2.imdecode(np.frombuffer(png8, np.uint8), cv2.IMREAD_UNCHANGED)
+            check("format=webp&quality=100 is lossless (== the PNG answer)",
+                  np.array_equal(decode_webp(body), want), (h.get("x-image-lost"),))
+            check("format=png: no Vary", "vary" not in h2, h2)
+        else:
+            check("format=webp&quality=100", False, (st, st2))
+        st, h, small = d.req("POST", "/v1/bloom?" + q + "&format=webp&quality=20", body=jb)
+        st2, h, big = d.req("POST", "/v1/bloom?" + q + "&format=webp", body=jb)
+        check("quality=20 WebP is smaller than the default", st == st2 == 200 and
+              len(small) < len(big), (len(small), len(big)))
+
+        # alpha survives: an RGBA PNG's alpha, as the 8-bit PNG answer has it
+        import cv2
+        rgba = np.dstack([a8, (RNG.random(a8.shape[:2]) * 255).astype(np.uint8)])
+        pb = png_bytes(rgba)
+        st, h, png_ans = d.req("POST", "/v1/bloom?" + q + "&format=png", body=pb)
+        want = cv2.imdecode(np.frombuffer(png_ans, np.uint8), cv2.IMREAD_UNCHANGED)
+        st1, h1, wb = d.req("POST", "/v1/bloom?" + q + "&format=webp", body=pb)
+        st2, h2, ab = d.req("POST", "/v1/bloom?" + q + "&format=avif", body=pb)
+        gw = decode_webp(wb) if st1 == 200 else None
+        ga = decode_avif(ab) if st2 == 200 else None
+        check("WebP keeps alpha exactly", gw is not None and gw.shape == want.shape and
+              np.array_equal(gw[:, :, 3], want[:, :, 3]), None if gw is None else gw.shape)
+        check("AVIF keeps alpha exactly", ga is not None and ga.shape == want.shape and
+              np.array_equal(ga[:, :, 3], want[:, :, 3]), None if ga is None else ga.shape)
+        check("WebP and AVIF report no alpha lost", "alpha" not in h1.get("x-image-lost", "") and
+              "alpha" not in h2.get("x-image-lost", ""), (h1, h2))
+        # deeper AVIF: a 16-bit PNG through format=avif10 holds 10-bit samples
+        a16 = (RNG.random((48, 64, 3)) * 65535).astype(np.uint16)
+        st, h, body = d.req("POST", "/v1/bloom?" + q + "&format=avif10", body=png_bytes(a16))
+        got = decode_avif(body) if st == 200 else None
+        check("format=avif10: a 10-bit AVIF (libheif gives 16-bit samples)", got is not None and
+              got.dtype == np.uint16 and int(got.max()) > 255, (st, None if got is None else got.dtype))
+
+        # Accept: browsers get WebP (no --auto-avif), with Vary: Accept
+        for name, acc in BROWSER_ACCEPT.items():
+            st, h, body = d.req("POST", "/v1/bloom?" + q, body=jb, headers={"Accept": acc})
+            check("%s's Accept: image/webp, Vary: Accept" % name, st == 200 and
+                  h.get("content-type") == "image/webp" and body[8:12] == b"WEBP" and
+                  h.get("vary") == "Accept", (st, h))
+        st, h, body = d.req("POST", "/v1/bloom?" + q, body=jb,
+                            headers={"Accept": BROWSER_ACCEPT["chrome"],
+                                     "Origin": "http://app.example"})
+        check("CORS and Accept: one Vary field, Origin, Accept", st == 200 and
+              h.get("vary") == "Origin, Accept", h)
+        st, h, body = d.req("POST", "/v1/bloom?" + q, body=jb)
+        check("no Accept: the input's family (JPEG), Vary: Accept", st == 200 and
+              h.get("content-type") == "image/jpeg" and h.get("vary") == "Accept", (st, h))
+        for acc in ("*/*", "image/*"):
+            st, h, body = d.req("POST", "/v1/bloom?" + q, body=jb, headers={"Accept": acc})
+            check("Accept: %s: the input's family, Vary: Accept" % acc, st == 200 and
+                  h.get("content-type") == "image/jpeg" and h.get("vary") == "Accept", (st, h))
+        st, h, body = d.req("POST", "/v1/bloom?" + q, body=jb, headers={"Accept": "image/avif"})
+        check("Accept: image/avif alone gets AVIF without --auto-avif", st == 200 and
+              h.get("content-type") == "image/avif", (st, h))
+        # nothing acceptable: 406 listing what can be made
+        for acc in ("image/gif", "image/*;q=0", "text/html, application/json"):
+            st, h, body = d.req("POST", "/v1/bloom?" + q, body=jb, headers={"Accept": acc})
+            e = json.loads(body).get("error", {}) if st == 406 else {}
+            check("Accept: %s: 406 listing the types made" % acc, st == 406 and
+                  e.get("code") == "not_acceptable" and "image/webp" in e.get("formats", []) and
+                  "image/avif" in e.get("formats", []) and "image/jpeg" in e.get("message", "") and
+                  h.get("vary") == "Accept" and h.get("content-type") == "application/json",
+                  (st, h, body[:300]))
+        mp, ct = multipart([("image", jb, "image/jpeg"), ("format", b"webp", "text/plain")])
+        st, h, body = d.req("POST", "/v1/bloom", body=mp,
+                            headers={"Content-Type": ct, "Accept": "image/gif"})
+        check("format as a form field overrides Accept", st == 200 and
+              h.get("content-type") == "image/webp" and "vary" not in h, (st, h))
+        # WebP and AVIF inputs: their own family back
+        ok, wbuf = cv2.imencode(".webp", a8)
+        st, h, body = d.req("POST", "/v1/bloom?" + q, body=wbuf.tobytes())
+        check("WebP in -> WebP out", st == 200 and h.get("content-type") == "image/webp", (st, h))
+        st0, _, avif_in = d.req("POST", "/v1/bloom?" + q + "&format=avif", body=jb)
+        st, h, body = d.req("POST", "/v1/bloom?" + q, body=avif_in)
+        check("AVIF in -> AVIF out", st0 == 200 and st == 200 and
+              h.get("content-type") == "image/avif", (st0, st, h))
+        # wider than WebP's 16383: Accept falls back to the family, format=webp is refused
+        wide = png_bytes((RNG.random((2, 16384, 3)) * 255).astype(np.uint8))
+        k1 = open(write_pfm(os.path.join(TMP, "k1.pfm"), np.ones((1, 1, 3), np.float32)), "rb").read()
+        mp, ct = multipart([("image", wide, "image/png"), ("kernel", k1, "application/octet-stream"),
+                            ("method", b"spatial", "text/plain")])
+        cq = "/v1/convolve"
+        st, h, body = d.req("POST", cq, body=mp, headers={"Content-Type": ct,
+                                                          "Accept": BROWSER_ACCEPT["chrome"]})
+        check("16384 wide, Chrome's Accept: PNG (WebP cannot hold it)", st == 200 and
+              h.get("content-type") == "image/png", (st, h, body[:200]))
+        st, h, body = d.req("POST", cq + "?format=webp", body=mp, headers={"Content-Type": ct})
+        check("16384 wide, format=webp: 422 too_large_for_format", st == 422 and
+              err_of(body)[1] == "too_large_for_format" and "16383" in err_of(body)[2],
+              (st, body[:300]))
+        st, h, body = d.req("POST", "/v1/bloom", body=b"RIFF\x10\x00\x00\x00WEBPVP8 junk")
+        check("a broken WebP: 422 naming webp", st == 422 and "webp" in err_of(body)[2], (st, body))
+    finally:
+        d.stop("formats daemon")
+    d = Daemon("--auto-avif")
+    try:
+        jb = jpg_bytes(rand8())
+        for name, acc in BROWSER_ACCEPT.items():
+            st, h, body = d.req("POST", "/v1/bloom", body=jb, headers={"Accept": acc})
+            check("--auto-avif: %s's Accept gets image/avif, Vary: Accept" % name, st == 200 and
+                  h.get("content-type") == "image/avif" and h.get("vary") == "Accept", (st, h))
+        st, h, body = d.req("POST", "/v1/bloom", body=jb,
+                            headers={"Accept": "image/webp,image/*,*/*;q=0.8"})
+        check("--auto-avif: a browser without AVIF gets WebP", st == 200 and
+              h.get("content-type") == "image/webp", (st, h))
+        st, h, body = d.req("GET", "/v1/info")
+        check("/v1/info shows auto-avif", st == 200 and b"auto-avif" in body, body[:200])
+    finally:
+        d.stop("auto-avif daemon")
+
+
 def main():
     if not os.path.exists(DAEMON):
         check("daemon binary exists", False, DAEMON)
     else:
-        for t in (test_main, test_limits_and_auth, test_queue_full, test_deadline_and_client_gone,
-                  test_concurrency_and_sigterm, test_tls):
+        for t in (test_main, test_formats, test_request_rules, test_convolve_methods, test_localhost, test_tensors, test_limits_and_auth, test_queue_full,
+                  test_deadline_and_client_gone, test_concurrency_and_sigterm, test_tls):
             t0 = time.time()
             try:
                 t()

@@ -1,5 +1,5 @@
-/* The HTTP API's pure helpers: format negotiation (format=, Accept with q-values, the input's
- * family), --gpus and --warm-sizes lists, CORS origins, names, constant-time key comparison. */
+/* The HTTP API's pure helpers: --gpus and --warm-sizes lists, CORS origins, names, constant-time
+ * key comparison. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,68 +9,6 @@
 #include <string.h>
 
 #include "daemon/apiutil.h"
-
-static void test_format_parse(void **state)
-{
-	(void)state;
-	assert_int_equal(api_format_parse("jpeg"), API_OUT_JPEG);
-	assert_int_equal(api_format_parse("JPG"), API_OUT_JPEG);
-	assert_int_equal(api_format_parse("png16"), API_OUT_PNG16);
-	assert_int_equal(api_format_parse("pfm"), API_OUT_PFM);
-	assert_int_equal(api_format_parse("gif"), -1);
-	assert_int_equal(api_format_parse(""), -1);
-	assert_int_equal(api_format_parse(NULL), -1);
-}
-
-static void test_accept(void **state)
-{
-	(void)state;
-	int png;
-	assert_int_equal(api_format_from_accept(NULL, &png), API_OUT_AUTO);
-	assert_int_equal(api_format_from_accept("*/*", &png), API_OUT_AUTO);
-	assert_int_equal(api_format_from_accept("image/png", &png), API_OUT_PNG);
-	assert_int_equal(png, 1);
-	assert_int_equal(api_format_from_accept("image/webp, image/jpeg;q=0.5, image/x-exr;q=0.8", &png),
-	                 API_OUT_EXR);
-	assert_int_equal(png, 0);
-	assert_int_equal(api_format_from_accept("image/png;q=0.2, */*;q=0.9", &png), API_OUT_AUTO);
-	assert_int_equal(api_format_from_accept("image/png, */*;q=0.9", &png), API_OUT_PNG);
-	assert_int_equal(api_format_from_accept("text/html, application/xhtml+xml", &png), API_OUT_AUTO);
-	assert_int_equal(api_format_from_accept("IMAGE/VND.RADIANCE ; q=1", &png), API_OUT_HDR);
-	assert_int_equal(api_format_from_accept("image/jpeg;q=0", &png), API_OUT_AUTO); /* q=0: not */
-	/* ties keep the first listed */
-	assert_int_equal(api_format_from_accept("image/x-portable-floatmap, image/jpeg", &png),
-	                 API_OUT_PFM);
-}
-
-static void test_resolve(void **state)
-{
-	(void)state;
-	struct image_info jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1}, png8 = {IMAGE_FORMAT_PNG, 8, 4, 0, 1},
-	                  png16 = {IMAGE_FORMAT_PNG, 16, 3, 0, 1}, exr = {IMAGE_FORMAT_EXR, 16, 4, 1, 1},
-	                  pfm = {IMAGE_FORMAT_PFM, 32, 3, 1, 1};
-	enum image_format f;
-	int bits;
-	api_format_resolve(API_OUT_AUTO, 0, &jpeg, &f, &bits);
-	assert_int_equal(f, IMAGE_FORMAT_JPEG);
-	api_format_resolve(API_OUT_AUTO, 0, &png8, &f, &bits);
-	assert_true(f == IMAGE_FORMAT_PNG && bits == 8);
-	api_format_resolve(API_OUT_AUTO, 0, &png16, &f, &bits);
-	assert_true(f == IMAGE_FORMAT_PNG && bits == 16);
-	api_format_resolve(API_OUT_AUTO, 0, &exr, &f, &bits);
-	assert_int_equal(f, IMAGE_FORMAT_EXR);
-	api_format_resolve(API_OUT_AUTO, 0, &pfm, &f, &bits);
-	assert_int_equal(f, IMAGE_FORMAT_EXR);
-	api_format_resolve(API_OUT_PNG, 0, &png16, &f, &bits); /* format=png: 8 bits */
-	assert_true(f == IMAGE_FORMAT_PNG && bits == 8);
-	api_format_resolve(API_OUT_PNG, 1, &png16, &f, &bits); /* Accept: image/png keeps 16 */
-	assert_true(f == IMAGE_FORMAT_PNG && bits == 16);
-	api_format_resolve(API_OUT_PNG16, 0, &jpeg, &f, &bits);
-	assert_true(f == IMAGE_FORMAT_PNG && bits == 16);
-	api_format_resolve(API_OUT_JPEG, 0, &exr, &f, &bits);
-	assert_int_equal(f, IMAGE_FORMAT_JPEG);
-	assert_string_equal(api_content_type(IMAGE_FORMAT_EXR), "image/x-exr");
-}
 
 static void test_gpus(void **state)
 {
@@ -153,8 +91,7 @@ static void test_key_equal(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_format_parse), cmocka_unit_test(test_accept),
-		cmocka_unit_test(test_resolve),      cmocka_unit_test(test_gpus),
+		cmocka_unit_test(test_gpus),
 		cmocka_unit_test(test_sizes),        cmocka_unit_test(test_origins_names),
 		cmocka_unit_test(test_key_equal),
 	};

@@ -86,7 +86,7 @@ static void test_lent_planes_and_poisoned_jobs(void **state)
 	struct kernels *k;
 	struct metrics *m;
 	struct jobs *J;
-	assert_int_equal(kernels_create(4, &k), 0);
+	assert_int_equal(kernels_create(4, 1ull << 30, &k), 0);
 	assert_int_equal(metrics_create(&m), 0);
 	int devices[] = {0, 0};
 	int rc = jobs_create(&cfg, devices, 2, NULL, 0, k, m, &J, err);
@@ -102,9 +102,11 @@ static void test_lent_planes_and_poisoned_jobs(void **state)
 		j->kind = JOB_BLOOM;
 		j->image = jpeg[i];
 		j->image_len = len;
-		bloom_params_defaults(&j->params, BLOOM_OP_BLOOM);
-		snprintf(j->params.kernel_preset, sizeof j->params.kernel_preset, "gaussian:sigma=2");
-		j->out = API_OUT_JPEG;
+		request_init(&j->req, REQUEST_BLOOM);
+		char err[REQUEST_ERR_LEN];
+		assert_int_equal(request_set(&j->req, "kernel_preset", "gaussian:sigma=2",
+		                             REQUEST_SRC_QUERY, err), 0);
+		assert_int_equal(request_set(&j->req, "format", "jpeg", REQUEST_SRC_QUERY, err), 0);
 		j->client_fd = -1;
 		j->done = on_done;
 		assert_int_equal(jobs_reserve(J, JOB_BLOOM), 0);

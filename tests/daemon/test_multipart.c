@@ -160,6 +160,46 @@ static void test_every_cut(void **state)
 	}
 }
 
+/* What leniency would let through: a part named twice, an open quote or a control byte in a
+ * name, and a header block past MULTIPART_HEADERS_MAX. */
+static void test_strict(void **state)
+{
+	(void)state;
+	struct multipart_part parts[4];
+	size_t n;
+	char err[MULTIPART_ERR_LEN];
+	const char *cases[] = {
+		"--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n"
+		"--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n2\r\n--b--\r\n",
+		"--b\r\nContent-Disposition: form-data; name=\"a\r\n\r\n1\r\n--b--\r\n",
+		"--b\r\nContent-Disposition: form-data; name=\"a\x1b[2J\"\r\n\r\n1\r\n--b--\r\n",
+		"--b\r\nContent-Disposition: form-data; name=a\x7f\r\n\r\n1\r\n--b--\r\n",
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int rc = multipart_parse(cases[i], strlen(cases[i]), "b", parts, 4, &n, err);
+		printf("case %zu: %s\n", i, rc ? err : "accepted");
+		assert_int_equal(rc, MULTIPART_E_SYNTAX);
+	}
+	char nul[] = "--b\r\nContent-Disposition: form-data; name=\"aXb\"\r\n\r\n1\r\n--b--\r\n";
+	*strchr(nul, 'X') = 0; /* a NUL inside the quoted name */
+	assert_int_equal(multipart_parse(nul, sizeof nul - 1, "b", parts, 4, &n, err),
+	                 MULTIPART_E_SYNTAX);
+	size_t pad = MULTIPART_HEADERS_MAX + 10;
+	char *big = malloc(pad + 200);
+	assert_non_null(big);
+	int l = sprintf(big, "--b\r\nX-Pad: ");
+	memset(big + l, 'a', pad);
+	sprintf(big + l + pad, "\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--b--\r\n");
+	assert_int_equal(multipart_parse(big, strlen(big), "b", parts, 4, &n, err), MULTIPART_E_SYNTAX);
+	printf("long headers: %s\n", err);
+	/* the same part names, distinct: accepted */
+	const char *ok = "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n"
+	                 "--b\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\n2\r\n--b--\r\n";
+	assert_int_equal(multipart_parse(ok, strlen(ok), "b", parts, 4, &n, err), 0);
+	assert_int_equal(n, 2);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_empty_part_and_no_closing_crlf),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_every_cut),
+		cmocka_unit_test(test_strict),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /* libFuzzer target for the HTTP API's header and list parsers (daemon/apiutil.h): the input's
- * first line and the rest are two strings a and b. a goes through every parser (Accept, format=,
+ * first line and the rest are two strings a and b. a goes through every parser (Accept and format= from protocol/format.h,
  * names, --warm-sizes, --gpus); (a, b) and (b, a) through the CORS origin match and the key
  * comparison. Results are checked against their contracts and, for names, origins and keys,
  * against plain reference versions written here. */
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "daemon/apiutil.h"
+#include "protocol/format.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -44,14 +45,23 @@ static int ref_origin_allowed(const char *list, const char *origin)
 
 static void check_accept(const char *a)
 {
-	int png = -1;
-	int f = api_format_from_accept(a, &png);
-	if (f < API_OUT_AUTO || f > API_OUT_PFM || f == API_OUT_PNG16 || (png != 0 && png != 1) ||
-	    (png && f != API_OUT_PNG))
-		fail("api_format_from_accept gave an impossible answer", a);
-	f = api_format_parse(a);
-	if (f != -1 && (f <= API_OUT_AUTO || f > API_OUT_PFM))
-		fail("api_format_parse gave an impossible answer", a);
+	struct format_accept acc;
+	int rc = format_from_accept(a, (int)(strlen(a) % 2), &acc);
+	if (rc != 0 && rc != FORMAT_E_NONE)
+		fail("format_from_accept returned an undocumented code", a);
+	for (int i = 0; i < IMAGE_FORMAT_COUNT; i++)
+		if (acc.q[i] > 1000 || (!acc.given && acc.q[i]))
+			fail("format_from_accept gave a q outside 0-1000, or one without a header", a);
+	if (rc == FORMAT_E_NONE) {
+		if (!acc.given)
+			fail("format_from_accept refused without a header", a);
+		for (int i = 0; i < IMAGE_FORMAT_COUNT; i++)
+			if (acc.q[i])
+				fail("format_from_accept refused a header that accepts a format", a);
+	}
+	int f = format_parse(a);
+	if (f != -1 && (f <= OUT_AUTO || f > OUT_AVIF12))
+		fail("format_parse gave an impossible answer", a);
 }
 
 static void check_lists(const char *a)

@@ -14,7 +14,7 @@ static int fuzz_image(const uint8_t *data, size_t size, enum image_format fmt)
 {
 	if (image_sniff(data, size) != fmt)
 		return 0;
-	struct image_limits lim = {4096, 4096, 1u << 22};
+	struct image_limits lim = {.max_width = 4096, .max_height = 4096, .max_pixels = 1u << 22};
 	struct image img;
 	char err[IMAGE_ERR_LEN];
 	if (image_decode(data, size, &lim, &img, NULL, err))

@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (image_sniff(data, size) != IMAGE_FORMAT_JPEG)
 		return 0;
-	struct image_limits lim = {4096, 4096, 1u << 22};
+	struct image_limits lim = {.max_width = 4096, .max_height = 4096, .max_pixels = 1u << 22};
 	struct yuv_image a, b;
 	struct image_info info;
 	char err[IMAGE_ERR_LEN];

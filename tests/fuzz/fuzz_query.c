@@ -1,9 +1,10 @@
 /* libFuzzer target for a request's query string: the input is split as libmicrohttpd splits a
  * URL's arguments ('&' between pairs, the first '=' between key and value, '+' as a space,
  * lenient %XX decoding, a C string each, so %00 ends it) and each pair is applied as the daemon
- * applies it (format=, quality=, else opts_set_named on bloom_params_table), then
- * bloom_params_center. Whatever is accepted or refused, every value must stay within its row's
- * bounds and choices. */
+ * applies it (request_set from REQUEST_SRC_QUERY, protocol/request.h), for the operation the
+ * input's length picks, then request_finish. Whatever is accepted or refused, every code is a
+ * documented one, every message is terminated, and every value stays within its row's bounds
+ * and choices. */
 #include <ctype.h>
 #include <math.h>
 #include <stddef.h>
@@ -12,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/apiutil.h"
-#include "protocol/bloom_params.h"
+#include "protocol/request.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -22,7 +22,6 @@ static void fail(const char *why, const char *detail)
 	fprintf(stderr, "fuzz_query: %s%s%s\n", why, detail ? ": " : "", detail ? detail : "");
 	abort();
 }
-
 /* '+' to ' ', then %XX with two hex digits to its byte; anything else kept (as MHD_unescape_plus
  * and MHD_http_unescape do). In place; the result is a C string. */
 static void unescape(char *s)
@@ -64,37 +63,20 @@ static int query_each(char *q, int (*f)(const char *, const char *, void *), voi
 	return 0;
 }
 
-struct request {
-	struct bloom_params p;
-	int out, quality;
-	char err[OPT_ERR_LEN];
+struct qctx {
+	struct request r;
+	char err[REQUEST_ERR_LEN];
 };
 
-/* The daemon's apply_param (server.c): format and quality, then the parameter table. */
+/* The daemon's query callback: request_set from the query. */
 static int apply_param(const char *key, const char *value, void *ctx)
 {
-	struct request *r = ctx;
-	if (!value)
-		value = "";
-	if (!strcmp(key, "format")) {
-		int f = api_format_parse(value);
-		if (f < 0)
-			return -1;
-		r->out = f;
-		return 0;
-	}
-	if (!strcmp(key, "quality")) {
-		char *e;
-		long q = strtol(value, &e, 10);
-		if (e == value || *e || q < 1 || q > 100)
-			return -1;
-		r->quality = (int)q;
-		return 0;
-	}
-	int rc = opts_set_named(bloom_params_table, bloom_params_table_len, &r->p, key, value, r->err);
-	if (rc && rc != OPT_E_UNKNOWN && rc != OPT_E_VALUE && rc != OPT_E_BOUNDS)
-		fail("opts_set_named returned an undocumented code", r->err);
-	if (rc && !memchr(r->err, 0, sizeof r->err))
+	struct qctx *q = ctx;
+	int rc = request_set(&q->r, key, value ? value : "", REQUEST_SRC_QUERY, q->err);
+	if (rc && rc != REQUEST_E_UNKNOWN && rc != REQUEST_E_OP && rc != REQUEST_E_TWICE &&
+	    rc != REQUEST_E_VALUE && rc != REQUEST_E_CONFLICT)
+		fail("request_set returned an undocumented code", q->err);
+	if (rc && !memchr(q->err, 0, sizeof q->err))
 		fail("an error message is not terminated", NULL);
 	return rc;
 }
@@ -107,11 +89,13 @@ static int choice_count(const char *choices)
 	return n;
 }
 
-/* Every row of the table holds a value of its type within its bounds or choices. */
-static void check_params(const struct bloom_params *p)
+/* Every row given holds a value of its type within its bounds or choices. */
+static void check_params(const struct request *p)
 {
-	for (size_t i = 0; i < bloom_params_table_len; i++) {
-		const struct opt_def *d = &bloom_params_table[i];
+	for (size_t i = 0; i < request_table_len; i++) {
+		const struct opt_def *d = &request_table[i].o;
+		if (request_table[i].parse || !p->src[i])
+			continue; /* parsed into fields of their own (checked below), or the default */
 		switch (d->type) {
 		case OPT_DOUBLE: {
 			double v = OPT_DOUBLE_AT(p, d);
@@ -147,34 +131,36 @@ static void check_params(const struct bloom_params *p)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *q = malloc(size + 1);
+	static const unsigned ops[] = {REQUEST_BLOOM, REQUEST_CONVOLVE, REQUEST_CONV2D,
+	                               REQUEST_CONV2D_T};
+	char *text = malloc(size + 1);
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = 0;
+	struct qctx *q = calloc(1, sizeof *q);
 	if (!q)
-		return 0;
-	memcpy(q, data, size);
-	q[size] = 0;
-	struct request r;
-	memset(&r, 0, sizeof r);
-	if (bloom_params_defaults(&r.p, size % 2 ? BLOOM_OP_CONVOLVE : BLOOM_OP_BLOOM))
-		fail("the table's defaults do not parse", NULL);
-	r.quality = 90;
-	int rc = query_each(q, apply_param, &r);
-	free(q);
-	check_params(&r.p);
-	if (r.out < API_OUT_AUTO || r.out > API_OUT_PFM || r.quality < 1 || r.quality > 100)
+		abort();
+	request_init(&q->r, ops[size % 4]);
+	int rc = query_each(text, apply_param, q);
+	free(text);
+	check_params(&q->r);
+	if (q->r.format < OUT_AUTO || q->r.format > OUT_AVIF12 || q->r.quality < 0 ||
+	    q->r.quality > 100)
 		fail("format or quality out of range", NULL);
-	if (rc)
-		return 0;
-	int mode;
-	double x, y;
-	char err[OPT_ERR_LEN];
-	if (bloom_params_center(&r.p, &mode, &x, &y, err)) {
-		if (mode != BLOOM_CENTER_DEFAULT && mode != BLOOM_CENTER_PIXEL && mode != BLOOM_CENTER_UV)
-			fail("a refused centre left a bad mode", NULL);
-		return 0;
+	if (!memchr(q->r.kernel, 0, sizeof q->r.kernel))
+		fail("kernel= is not terminated", NULL);
+	const struct kernel_center *c = &q->r.p.center;
+	if (c->mode == KERNEL_CENTER_UV ? !(c->x >= 0 && c->x <= 1 && c->y >= 0 && c->y <= 1) :
+	    c->mode == KERNEL_CENTER_PIXEL ? !(c->x >= 0 && c->y >= 0 && isfinite(c->x) &&
+	                                       isfinite(c->y)) :
+	    c->mode != KERNEL_CENTER_DEFAULT)
+		fail("an accepted centre is out of range", NULL);
+	if (!rc) {
+		rc = request_finish(&q->r, (int)(size % 3 == 0), q->err);
+		if (rc && rc != REQUEST_E_CONFLICT)
+			fail("request_finish returned an undocumented code", q->err);
 	}
-	if (mode == BLOOM_CENTER_DEFAULT ? r.p.kernel_center[0] || x || y :
-	    mode == BLOOM_CENTER_UV ? !(x >= 0 && x <= 1 && y >= 0 && y <= 1) :
-	    mode == BLOOM_CENTER_PIXEL ? !(x >= 0 && y >= 0 && isfinite(x) && isfinite(y)) : 1)
-		fail("an accepted centre is out of range", r.p.kernel_center);
+	free(q);
 	return 0;
 }

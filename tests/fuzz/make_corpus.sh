@@ -1,10 +1,11 @@
 #!/bin/sh
 # Regenerates the fuzz seed corpora in tests/fuzz/corpus/<name>/ from other programs' writers:
-# ImageMagick (PNG, JPEG, HDR, PFM), OpenCV (EXR, HDR, PFM), OpenEXR's exrmaketiled (tiled EXR
-# in every compression), numpy (NPY), plus JPEGs with EXIF orientations and every subsampling;
-# for the text parsers (multipart, query, apiutil), requests as curl and browsers send them and
-# hostile variants of them. Small inputs only: each seed is a few KB. Run from the repository
-# root; needs `make deps-test`. `make_corpus.sh NAME...` remakes only the named corpora.
+# ImageMagick (PNG, JPEG, HDR, PFM, WebP through libwebp, AVIF through libheif and libaom),
+# OpenCV (EXR, HDR, PFM), OpenEXR's exrmaketiled (tiled EXR in every compression), numpy (NPY),
+# plus JPEGs with EXIF orientations and every subsampling; for the text parsers (multipart, query,
+# apiutil), requests as curl and browsers send them and hostile variants of them. Small inputs
+# only: each seed is a few KB. Run from the repository root; needs `make deps-test`.
+# `make_corpus.sh NAME...` remakes only the named corpora.
 set -e
 C=tests/fuzz/corpus
 PY=/usr/bin/python3
@@ -89,6 +90,31 @@ $PY - "$C/pfm/bigendian.pfm" <<'PYEOF'
 import numpy as np, sys
 a = np.arange(12, dtype='>f4').reshape(3, 4) / 7
 open(sys.argv[1], 'wb').write(b'Pf\n4 3\n1.0\n' + a[::-1].tobytes())
+PYEOF
+fi
+
+if want webp; then
+convert $T/plasma.ppm -quality 80 $C/webp/rgb_lossy.webp
+convert $T/plasma.ppm -define webp:lossless=true $C/webp/rgb_lossless.webp
+convert $T/plasma.ppm -alpha set -channel A -fx 'j/h' +channel -quality 70 $C/webp/rgba_lossy.webp
+convert $T/plasma.ppm -alpha set -channel A -fx 'i/w' +channel -define webp:lossless=true \
+	$C/webp/rgba_lossless.webp
+convert -delay 10 $T/plasma.ppm \( $T/plasma.ppm -negate \) -loop 0 $C/webp/animated.webp
+fi
+
+if want avif; then
+convert $T/plasma.ppm -quality 60 $C/avif/rgb444.avif
+convert $T/plasma.ppm -quality 60 -define heic:chroma=420 $C/avif/rgb420.avif
+convert $T/plasma.ppm -colorspace gray -quality 60 $C/avif/gray.avif
+# an ispe box (the container's size) larger than the AV1 frame: libavif 0.11 answers the ispe
+# size, copying the frame into it
+$PY - "$C/avif/rgb444.avif" "$C/avif/ispe_taller.avif" <<'PYEOF'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+i = d.index(b'ispe') + 8
+w, h = struct.unpack('>II', d[i:i + 8])
+d[i:i + 8] = struct.pack('>II', w, h * 2)
+open(sys.argv[2], 'wb').write(bytes(d))
 PYEOF
 fi
 

@@ -1,6 +1,6 @@
 /* Tests for protocol/image: the image type, sniffing and names, and round trips through every
  * format and bit depth: bit-exact where the format is lossless for the values given, a PSNR
- * bound for JPEG. Random images are fresh each run (seed printed). */
+ * bound for JPEG and lossy WebP and AVIF. Random images are fresh each run (seed printed). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -75,6 +75,8 @@ static void roundtrip(const struct image *img, enum image_format f,
 	if (rc)
 		fail_msg("decode %s: %s", image_format_name(f), err);
 	assert_int_equal(info->format, f);
+	assert_int_equal(info->width, back->width);
+	assert_int_equal(info->height, back->height);
 	free(buf);
 }
 
@@ -100,7 +102,7 @@ static void test_limits(void **state)
 {
 	(void)state;
 	char err[IMAGE_ERR_LEN];
-	struct image_limits lim = { 100, 50, 1000 };
+	struct image_limits lim = { .max_width = 100, .max_height = 50, .max_pixels = 1000 };
 	assert_int_equal(image_check_limits(NULL, 32768, 3051, "x", err), 0);
 	assert_int_equal(image_check_limits(NULL, 32768, 3052, "x", err), IMAGE_E_TOO_LARGE);
 	assert_int_equal(image_check_limits(NULL, 32769, 1, "x", err), IMAGE_E_TOO_LARGE);
@@ -134,6 +136,24 @@ static void test_sniff_and_names(void **state)
 	assert_int_equal(image_format_from_name("jpeg"), IMAGE_FORMAT_JPEG);
 	assert_int_equal(image_format_from_name("y.hdr"), IMAGE_FORMAT_HDR);
 	assert_int_equal(image_format_from_name("y.pfm"), IMAGE_FORMAT_PFM);
+	assert_int_equal(image_format_from_name("y.WebP"), IMAGE_FORMAT_WEBP);
+	assert_int_equal(image_format_from_name("avif"), IMAGE_FORMAT_AVIF);
+	assert_string_equal(image_format_name(IMAGE_FORMAT_WEBP), "webp");
+	assert_string_equal(image_format_name(IMAGE_FORMAT_AVIF), "avif");
+	assert_int_equal(image_sniff("RIFF\x10\0\0\0WEBPVP8 ", 16), IMAGE_FORMAT_WEBP);
+	assert_int_equal(image_sniff("RIFF\x10\0\0\0WAVEfmt ", 16), IMAGE_FORMAT_UNKNOWN);
+	assert_int_equal(image_sniff("RIFF\x10\0\0\0WEB", 11), IMAGE_FORMAT_UNKNOWN);
+	/* AVIF: the ftyp box's major brand, or a compatible brand inside the box only */
+	assert_int_equal(image_sniff("\0\0\0\x1c" "ftypavif\0\0\0\0mif1miaf", 24),
+			 IMAGE_FORMAT_AVIF);
+	assert_int_equal(image_sniff("\0\0\0\x1c" "ftypmif1\0\0\0\0mif1avifmiaf", 28),
+			 IMAGE_FORMAT_AVIF);
+	assert_int_equal(image_sniff("\0\0\0\x18" "ftypavis\0\0\0\0avis", 24),
+			 IMAGE_FORMAT_AVIF);
+	assert_int_equal(image_sniff("\0\0\0\x18" "ftypheic\0\0\0\0mif1heic", 28),
+			 IMAGE_FORMAT_UNKNOWN);
+	assert_int_equal(image_sniff("\0\0\0\x14" "ftypmif1\0\0\0\0mif1avif", 28),
+			 IMAGE_FORMAT_UNKNOWN); /* "avif" lies past the 20-byte box */
 	assert_int_equal(image_format_from_name("y.tif"), IMAGE_FORMAT_UNKNOWN);
 	assert_int_equal(image_format_from_name("noext"), IMAGE_FORMAT_UNKNOWN);
 	assert_string_equal(image_format_name(IMAGE_FORMAT_EXR), "exr");
@@ -258,7 +278,7 @@ static void test_png_exact(void **state)
 			for (int s = 0; s < NSIZES; s++) {
 				struct image img, back;
 				struct image_info info;
-				struct image_encode_opts o = { 0, 0, bits, 0 };
+				struct image_encode_opts o = { .bits = bits };
 				unsigned lost;
 				coded_image(&img, sizes[s][0], sizes[s][1], ch, bits);
 				roundtrip(&img, IMAGE_FORMAT_PNG, &o, &back, &info, &lost);
@@ -280,7 +300,7 @@ static void test_png_quantise(void **state)
 	for (int bits = 8; bits <= 16; bits += 8) {
 		struct image img, back;
 		struct image_info info;
-		struct image_encode_opts o = { 0, 0, bits, 0 };
+		struct image_encode_opts o = { .bits = bits };
 		unsigned lost;
 		random_image(&img, 31, 17, 4, -0.25f, 1.25f);
 		roundtrip(&img, IMAGE_FORMAT_PNG, &o, &back, &info, &lost);
@@ -315,7 +335,7 @@ static void test_png_quantise(void **state)
 	unsigned char *buf;
 	size_t len;
 	char err[IMAGE_ERR_LEN];
-	struct image_encode_opts o = { 0, 0, 12, 0 };
+	struct image_encode_opts o = { .bits = 12 };
 	random_image(&img, 2, 2, 3, 0, 1);
 	assert_int_equal(image_encode(&img, IMAGE_FORMAT_PNG, &o, &buf, &len, NULL, err), IMAGE_E_ARG);
 	assert_null(buf);
@@ -330,7 +350,7 @@ static void test_png_dither(void **state)
 	(void)state;
 	struct image img, back;
 	struct image_info info;
-	struct image_encode_opts o = { 0, 0, 8, 1 };
+	struct image_encode_opts o = { .bits = 8, .dither = 1 };
 	unsigned lost;
 	float level = 0.2f + 0.5f * (float)tu_uniform();
 	assert_int_equal(image_alloc(&img, 16, 16, 1), 0);
@@ -399,7 +419,7 @@ static void test_jpeg_roundtrip(void **state)
 		for (int s = 0; s < NSIZES; s++) {
 			struct image img, back;
 			struct image_info info;
-			struct image_encode_opts o = { cases[k].quality, cases[k].sub, 0, 0 };
+			struct image_encode_opts o = { .quality = cases[k].quality, .subsampling = cases[k].sub };
 			unsigned lost;
 			int ch = cases[k].ch, colour = ch == 2 || ch == 4 ? ch - 1 : ch;
 			smooth_image(&img, sizes[s][0] * 2, sizes[s][1] * 2, ch);
@@ -426,7 +446,7 @@ static void test_jpeg_roundtrip(void **state)
 	unsigned char *buf;
 	size_t len;
 	char err[IMAGE_ERR_LEN];
-	struct image_encode_opts bad_q = { 101, 0, 0, 0 }, bad_s = { 90, 422, 0, 0 };
+	struct image_encode_opts bad_q = { .quality = 101 }, bad_s = { .quality = 90, .subsampling = 422 };
 	random_image(&img, 8, 8, 3, 0, 1);
 	assert_int_equal(image_encode(&img, IMAGE_FORMAT_JPEG, &bad_q, &buf, &len, NULL, err),
 			 IMAGE_E_ARG);
@@ -467,7 +487,8 @@ static double max_code_diff(const struct image *a, const struct image *b, int ch
 /* JPEG planes: every subsampling the planes carry (gray, 4:4:4, 4:2:2, 4:2:0, 4:4:0), odd sizes
  * and every EXIF orientation. The planes, converted by the independent reference (tests/yuv_ref),
  * must match libjpeg's own decode within 1.5 codes: libjpeg rounds the upsampled chroma and the
- * RGB to integers (0.5 code of chroma is 0.89 code of blue), the reference does not. */
+ * RGB to integers (0.5 code of chroma is 0.89 code of blue), the reference does not. Converted
+ * by image_from_yuv (libjpeg's conversion), within 1 code of it. */
 static void test_jpeg_yuv(void **state)
 {
 	(void)state;
@@ -505,6 +526,9 @@ static void test_jpeg_yuv(void **state)
 			assert_int_equal(back.sub_y, gray ? 1 : subs[u][2]);
 			assert_int_equal(back.orientation, o);
 			assert_int_equal(info.orientation, o);
+			/* the answer's size: turned as the float decode turns it */
+			assert_int_equal(info.width, a.width);
+			assert_int_equal(info.height, a.height);
 			assert_int_equal(info.format, IMAGE_FORMAT_JPEG);
 			assert_int_equal(info.channels, gray ? 1 : 3);
 			for (int p = 0; p < 3; p++) {
@@ -517,6 +541,18 @@ static void test_jpeg_yuv(void **state)
 			if (!(d <= 1.5))
 				fail_msg("%dx%d sub %dx%d gray %d orientation %d: planes vs libjpeg differ by "
 					 "%.2f codes (tolerance 1.5)", w, h, subs[u][1], subs[u][2], gray, o, d);
+			/* the CPU conversion (image_from_yuv, libjpeg's own) equals libjpeg's decode */
+			struct image c;
+			assert_int_equal(image_from_yuv(&back, &c, err), 0);
+			assert_int_equal(c.width, a.width);
+			assert_int_equal(c.height, a.height);
+			assert_int_equal(c.channels, a.channels);
+			double dc = max_code_diff(&a, &c, a.channels);
+			if (!(dc <= 1.0))
+				fail_msg("%dx%d sub %dx%d gray %d orientation %d: image_from_yuv vs libjpeg "
+					 "differ by %.2f codes (tolerance 1)", w, h, subs[u][1], subs[u][2], gray,
+					 o, dc);
+			image_free(&c);
 			/* and the planes keep the picture: JPEG at quality 90 */
 			if (!(k & 1) && o == 1 && w * h >= 256) {
 				double p = psnr_srgb(&img, &a, a.channels);
@@ -572,7 +608,7 @@ static void test_jpeg_yuv_errors(void **state)
 			fail_msg("cut at %zu of %zu: %d %s", cut, len, rc, err);
 		assert_null(y.data);
 	}
-	struct image_limits lim = { 30, 0, 0 };
+	struct image_limits lim = { .max_width = 30 };
 	assert_int_equal(image_decode_jpeg_yuv(jpeg, len, &lim, &y, &info, err), IMAGE_E_TOO_LARGE);
 	unsigned char *ex;
 	size_t exlen;
@@ -607,7 +643,7 @@ static void test_exr_roundtrip(void **state)
 			for (int s = 0; s < NSIZES; s++) {
 				struct image img, back;
 				struct image_info info;
-				struct image_encode_opts o = { 0, 0, bits, 0 };
+				struct image_encode_opts o = { .bits = bits };
 				unsigned lost;
 				if (bits == 16)
 					half_image(&img, sizes[s][0], sizes[s][1], ch);
@@ -782,6 +818,256 @@ static void test_hdr_layouts(void **state)
 	assert_non_null(strstr(err, "xyze"));
 }
 
+/* Colour channels of `back` (RGB for a gray input: all three against the gray) against `img`, in
+ * sRGB units: PSNR, and the largest alpha error against the 8-bit or deeper code of the input. */
+static double psnr_colour(const struct image *img, const struct image *back)
+{
+	int ci = img->channels, cb = back->channels;
+	int colour = ci == 2 || ci == 4 ? ci - 1 : ci, bcolour = cb == 2 || cb == 4 ? cb - 1 : cb;
+	double se = 0;
+	size_t n = (size_t)img->width * img->height;
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < bcolour; c++) {
+			double d = linear_to_srgb_d(img->pixels[i * ci + (colour == 1 ? 0 : c)]) -
+				   linear_to_srgb_d(back->pixels[i * cb + c]);
+			se += d * d;
+		}
+	double mse = se / ((double)n * bcolour);
+	return mse > 0 ? 10 * log10(1 / mse) : INFINITY;
+}
+
+static double alpha_err(const struct image *img, const struct image *back, unsigned maxc)
+{
+	double m = 0;
+	size_t n = (size_t)img->width * img->height;
+	for (size_t i = 0; i < n; i++) {
+		double a = img->pixels[i * img->channels + img->channels - 1];
+		double want = floor(a * maxc + 0.5) / maxc;
+		double e = fabs(back->pixels[i * back->channels + back->channels - 1] - want);
+		if (!(e <= m))
+			m = e;
+	}
+	return m;
+}
+
+/* WebP lossy: every channel layout at several qualities and odd sizes; the colour within a PSNR
+ * bound, gray comes back as RGB, alpha exact (coded losslessly), precision reported. */
+static void test_webp_lossy(void **state)
+{
+	(void)state;
+	static const struct {
+		int ch, quality;
+		double min_psnr;
+	} cases[] = {
+		{ 3, 0, 35 }, { 3, 90, 37 }, { 3, 50, 32 }, { 1, 90, 42 }, { 4, 90, 37 }, { 2, 79, 38 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+		for (int s = 0; s < NSIZES; s++) {
+			struct image img, back;
+			struct image_info info;
+			struct image_encode_opts o = { .quality = cases[k].quality };
+			unsigned lost;
+			int ch = cases[k].ch, alpha = ch == 2 || ch == 4;
+			smooth_image(&img, sizes[s][0] * 2, sizes[s][1] * 2, ch);
+			roundtrip(&img, IMAGE_FORMAT_WEBP, &o, &back, &info, &lost);
+			assert_int_equal(lost, IMAGE_LOST_PRECISION);
+			assert_int_equal(back.channels, alpha ? 4 : 3);
+			assert_int_equal(info.channels, back.channels);
+			assert_int_equal(info.bits, 8);
+			assert_int_equal(back.width, img.width);
+			assert_int_equal(back.height, img.height);
+			double p = psnr_colour(&img, &back);
+			/* tiny or thin images are mostly edge: allow them less */
+			int thin = img.width * img.height < 1024 || img.width < 8 || img.height < 8;
+			double bound = cases[k].min_psnr - (thin ? 8 : 0);
+			double ae = alpha ? alpha_err(&img, &back, 255) : 0;
+			if (s == 5 || !(p >= bound) || !(ae <= 1e-6)) /* 128x66 */
+				print_message("webp ch %d q %d %dx%d: PSNR %.1f dB (bound %.0f), alpha "
+					      "error %.2g\n", ch, cases[k].quality, img.width,
+					      img.height, p, bound, ae);
+			assert_true(p >= bound);
+			assert_true(ae <= 1e-6);
+			image_free(&img);
+			image_free(&back);
+		}
+}
+
+/* WebP at quality 100 is lossless: 8-bit codes come back exactly (gray in all three channels),
+ * nothing reported lost; other values come back as their nearest code. */
+static void test_webp_lossless(void **state)
+{
+	(void)state;
+	struct image_encode_opts o = { .quality = 100 };
+	for (int ch = 1; ch <= 4; ch++)
+		for (int s = 0; s < NSIZES; s++) {
+			struct image img, back, want;
+			struct image_info info;
+			unsigned lost;
+			coded_image(&img, sizes[s][0], sizes[s][1], ch, 8);
+			roundtrip(&img, IMAGE_FORMAT_WEBP, &o, &back, &info, &lost);
+			assert_int_equal(lost, 0);
+			assert_int_equal(image_convert_channels(&img, back.channels, &want), 0);
+			assert_same_image(&want, &back, "webp lossless");
+			image_free(&want);
+			image_free(&img);
+			image_free(&back);
+		}
+	struct image img, back;
+	struct image_info info;
+	unsigned lost;
+	random_image(&img, 29, 13, 4, -0.25f, 1.25f);
+	roundtrip(&img, IMAGE_FORMAT_WEBP, &o, &back, &info, &lost);
+	assert_int_equal(lost, IMAGE_LOST_NEGATIVE | IMAGE_LOST_RANGE | IMAGE_LOST_PRECISION);
+	for (size_t i = 0; i < 29 * 13 * 4; i++) {
+		float v = img.pixels[i] < 0 ? 0 : img.pixels[i] > 1 ? 1 : img.pixels[i];
+		if (i % 4 == 3)
+			assert_true(fabs(back.pixels[i] - v) <= 0.5 / 255 + 1e-6);
+		else
+			assert_int_equal(colour_linear_to_srgb8(back.pixels[i]),
+					 colour_linear_to_srgb8(v));
+	}
+	image_free(&img);
+	image_free(&back);
+}
+
+/* AVIF lossy: 8, 10 and 12 bits, 4:4:4 and 4:2:0, gray (4:0:0, read back as gray) and alpha
+ * (coded losslessly: exact to the code); colour within a PSNR bound; precision reported. */
+static void test_avif_lossy(void **state)
+{
+	(void)state;
+	static const struct {
+		int ch, quality, sub, bits;
+		double min_psnr;
+	} cases[] = {
+		{ 3, 0, 444, 0, 38 },  { 3, 90, 420, 8, 41 }, { 3, 40, 444, 8, 34 },
+		{ 1, 80, 444, 8, 43 }, { 4, 80, 420, 8, 38 }, { 2, 63, 444, 8, 40 },
+		{ 3, 80, 444, 10, 42 }, { 4, 80, 420, 12, 40 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+		for (int s = 0; s < NSIZES; s++) {
+			struct image img, back;
+			struct image_info info;
+			struct image_encode_opts o = { .quality = cases[k].quality,
+						       .subsampling = cases[k].sub,
+						       .bits = cases[k].bits };
+			unsigned lost;
+			int ch = cases[k].ch, alpha = ch == 2 || ch == 4;
+			int bits = cases[k].bits ? cases[k].bits : 8;
+			smooth_image(&img, sizes[s][0] * 2, sizes[s][1] * 2, ch);
+			roundtrip(&img, IMAGE_FORMAT_AVIF, &o, &back, &info, &lost);
+			assert_int_equal(lost, IMAGE_LOST_PRECISION);
+			assert_int_equal(back.channels, ch);
+			assert_int_equal(info.channels, ch);
+			assert_int_equal(info.bits, bits);
+			assert_int_equal(back.width, img.width);
+			assert_int_equal(back.height, img.height);
+			double p = psnr_colour(&img, &back);
+			int thin = img.width * img.height < 1024 || img.width < 8 || img.height < 8;
+			double bound = cases[k].min_psnr - (thin ? 8 : 0);
+			/* deeper codes come back through 16-bit ones: a 16-bit step more */
+			double ae = alpha ? alpha_err(&img, &back, (1u << bits) - 1) : 0;
+			double atol = bits == 8 ? 1e-6 : 1.0 / 65535;
+			if (s == 5 || !(p >= bound) || !(ae <= atol)) /* 128x66 */
+				print_message("avif ch %d q %d %d %d-bit %dx%d: PSNR %.1f dB (bound "
+					      "%.0f), alpha error %.2g\n", ch, cases[k].quality,
+					      cases[k].sub, bits, img.width, img.height, p, bound, ae);
+			assert_true(p >= bound);
+			assert_true(ae <= atol);
+			image_free(&img);
+			image_free(&back);
+		}
+}
+
+/* AVIF at quality 100 is lossless (4:4:4, identity matrix; gray as 4:0:0): 8-bit codes come
+ * back exactly. 10 and 12 bits keep each sample to half their step (plus the 16-bit step
+ * they are read back through), finer than 8 bits could. */
+static void test_avif_lossless(void **state)
+{
+	(void)state;
+	for (int ch = 1; ch <= 4; ch++)
+		for (int s = 0; s < NSIZES; s++) {
+			struct image img, back;
+			struct image_info info;
+			struct image_encode_opts o = { .quality = 100 };
+			unsigned lost;
+			coded_image(&img, sizes[s][0], sizes[s][1], ch, 8);
+			roundtrip(&img, IMAGE_FORMAT_AVIF, &o, &back, &info, &lost);
+			assert_int_equal(lost, 0);
+			assert_same_image(&img, &back, "avif lossless");
+			image_free(&img);
+			image_free(&back);
+		}
+	for (int bits = 10; bits <= 12; bits += 2) {
+		struct image img, back;
+		struct image_info info;
+		struct image_encode_opts o = { .quality = 100, .bits = bits };
+		unsigned lost;
+		unsigned maxc = (1u << bits) - 1;
+		random_image(&img, 37, 11, 4, 0, 1);
+		roundtrip(&img, IMAGE_FORMAT_AVIF, &o, &back, &info, &lost);
+		assert_int_equal(lost, IMAGE_LOST_PRECISION);
+		assert_int_equal(info.bits, bits);
+		double maxerr = 0;
+		for (size_t i = 0; i < 37 * 11 * 4; i++) {
+			double e = i % 4 == 3 ? fabs(back.pixels[i] - img.pixels[i])
+					      : fabs(linear_to_srgb_d(back.pixels[i]) -
+						     linear_to_srgb_d(img.pixels[i]));
+			if (!(e <= maxerr))
+				maxerr = e;
+		}
+		double tol = 0.5 / maxc + 1.0 / 65535;
+		print_message("avif lossless %d-bit: max error %.3g (limit %.3g; 8-bit would be "
+			      "%.3g)\n", bits, maxerr, tol, 0.5 / 255);
+		assert_true(maxerr <= tol);
+		image_free(&img);
+		image_free(&back);
+	}
+}
+
+/* What WebP and AVIF cannot keep is reported; bad settings are refused. */
+static void test_webp_avif_lost_and_errors(void **state)
+{
+	(void)state;
+	struct image img, back;
+	struct image_info info;
+	unsigned lost;
+	char err[IMAGE_ERR_LEN];
+	unsigned char *buf;
+	size_t len;
+	random_image(&img, 9, 8, 3, -0.5f, 2.0f);
+	img.pixels[4] = NAN;
+	roundtrip(&img, IMAGE_FORMAT_WEBP, NULL, &back, &info, &lost);
+	assert_int_equal(lost, IMAGE_LOST_NEGATIVE | IMAGE_LOST_RANGE | IMAGE_LOST_PRECISION);
+	image_free(&back);
+	roundtrip(&img, IMAGE_FORMAT_AVIF, NULL, &back, &info, &lost);
+	assert_int_equal(lost, IMAGE_LOST_NEGATIVE | IMAGE_LOST_RANGE | IMAGE_LOST_PRECISION);
+	image_free(&back);
+	static const struct {
+		enum image_format f;
+		struct image_encode_opts o;
+		const char *what;
+	} bad[] = {
+		{ IMAGE_FORMAT_WEBP, { .quality = 101 }, "quality" },
+		{ IMAGE_FORMAT_AVIF, { .quality = 101 }, "quality" },
+		{ IMAGE_FORMAT_AVIF, { .bits = 9 }, "bits" },
+		{ IMAGE_FORMAT_AVIF, { .bits = 16 }, "bits" },
+		{ IMAGE_FORMAT_AVIF, { .speed = 11 }, "speed" },
+		{ IMAGE_FORMAT_AVIF, { .subsampling = 422 }, "subsampling" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(image_encode(&img, bad[i].f, &bad[i].o, &buf, &len, NULL, err),
+				 IMAGE_E_ARG);
+		assert_null(buf);
+		assert_non_null(strstr(err, bad[i].what));
+	}
+	image_free(&img);
+	random_image(&img, 16384, 1, 1, 0, 1);
+	assert_int_equal(image_encode(&img, IMAGE_FORMAT_WEBP, NULL, &buf, &len, NULL, err),
+			 IMAGE_E_TOO_LARGE);
+	assert_non_null(strstr(err, "16383"));
+	image_free(&img);
+}
+
 static void test_file_io(void **state)
 {
 	(void)state;
@@ -832,6 +1118,11 @@ int main(void)
 		cmocka_unit_test(test_exr_roundtrip),
 		cmocka_unit_test(test_hdr_roundtrip),
 		cmocka_unit_test(test_hdr_layouts),
+		cmocka_unit_test(test_webp_lossy),
+		cmocka_unit_test(test_webp_lossless),
+		cmocka_unit_test(test_avif_lossy),
+		cmocka_unit_test(test_avif_lossless),
+		cmocka_unit_test(test_webp_avif_lost_and_errors),
 		cmocka_unit_test(test_file_io),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -25,7 +25,7 @@ struct sample {
 	size_t len;
 };
 
-static struct sample samples[64];
+static struct sample samples[96];
 static int nsamples;
 
 static void add_encoded(const char *name, enum image_format f, int w, int h, int ch,
@@ -82,8 +82,10 @@ static int setup(void **state)
 {
 	(void)state;
 	tu_seed_from_clock();
-	struct image_encode_opts def = { 0, 0, 0, 0 }, png16 = { 0, 0, 16, 0 },
-				 j420 = { 75, 420, 0, 0 }, exr32 = { 0, 0, 32, 0 };
+	struct image_encode_opts def = { .quality = 0 }, png16 = { .bits = 16 },
+				 j420 = { .quality = 75, .subsampling = 420 }, exr32 = { .bits = 32 },
+				 lossless = { .quality = 100 },
+				 avif12 = { .quality = 50, .subsampling = 420, .bits = 12 };
 	add_encoded("png8 rgba", IMAGE_FORMAT_PNG, 23, 11, 4, def);
 	add_encoded("png16 gray", IMAGE_FORMAT_PNG, 9, 17, 1, png16);
 	add_encoded("jpeg rgb 444", IMAGE_FORMAT_JPEG, 33, 20, 3, def);
@@ -94,11 +96,19 @@ static int setup(void **state)
 	add_encoded("hdr flat", IMAGE_FORMAT_HDR, 5, 7, 3, def);
 	add_encoded("pfm rgb", IMAGE_FORMAT_PFM, 7, 5, 3, def);
 	add_encoded("pfm gray", IMAGE_FORMAT_PFM, 3, 9, 1, def);
+	add_encoded("webp lossy rgb", IMAGE_FORMAT_WEBP, 29, 13, 3, def);
+	add_encoded("webp lossy rgba", IMAGE_FORMAT_WEBP, 19, 21, 4, def);
+	add_encoded("webp lossless rgba", IMAGE_FORMAT_WEBP, 23, 9, 4, lossless);
+	add_encoded("avif rgb 444", IMAGE_FORMAT_AVIF, 27, 14, 3, def);
+	add_encoded("avif rgba 420 12-bit", IMAGE_FORMAT_AVIF, 13, 17, 4, avif12);
+	add_encoded("avif gray lossless", IMAGE_FORMAT_AVIF, 11, 6, 1, lossless);
 	add_corpus("tests/fuzz/corpus/png", IMAGE_FORMAT_PNG);
 	add_corpus("tests/fuzz/corpus/jpeg", IMAGE_FORMAT_JPEG);
 	add_corpus("tests/fuzz/corpus/exr", IMAGE_FORMAT_EXR);
 	add_corpus("tests/fuzz/corpus/hdr", IMAGE_FORMAT_HDR);
 	add_corpus("tests/fuzz/corpus/pfm", IMAGE_FORMAT_PFM);
+	add_corpus("tests/fuzz/corpus/webp", IMAGE_FORMAT_WEBP);
+	add_corpus("tests/fuzz/corpus/avif", IMAGE_FORMAT_AVIF);
 	print_message("%d samples\n", nsamples);
 	return 0;
 }
@@ -290,6 +300,58 @@ static void edit_exr(unsigned char *b, size_t len, long w, long h)
 {
 	exr_set_size(b, len, (int32_t)w, (int32_t)h);
 }
+static void webp_set_size(unsigned char *b, size_t len, long w, long h);
+static void avif_set_size(unsigned char *b, size_t len, long w, long h);
+
+struct admit_log {
+	int calls;
+	unsigned long long w, h;
+	int refuse;
+};
+
+static int admit(void *ctx, unsigned long long w, unsigned long long h, char *err)
+{
+	struct admit_log *a = ctx;
+	a->calls++;
+	a->w = w, a->h = h;
+	if (a->refuse) {
+		snprintf(err, IMAGE_ERR_LEN, "budget spent");
+		return IMAGE_E_BUSY;
+	}
+	return 0;
+}
+
+/* Rewrites a WebP's size: the VP8X canvas (24-bit width - 1, height - 1) when there is one,
+ * else the VP8 key frame header's 14-bit width and height. */
+static void webp_set_size(unsigned char *b, size_t len, long w, long h)
+{
+	assert_true(len > 30);
+	if (!memcmp(b + 12, "VP8X", 4)) {
+		unsigned long w1 = (unsigned long)w - 1, h1 = (unsigned long)h - 1;
+		for (int i = 0; i < 3; i++) {
+			b[24 + i] = (unsigned char)(w1 >> (8 * i));
+			b[27 + i] = (unsigned char)(h1 >> (8 * i));
+		}
+		return;
+	}
+	assert_memory_equal(b + 12, "VP8 ", 4);
+	assert_memory_equal(b + 23, "\x9d\x01\x2a", 3);
+	b[26] = (unsigned char)w;
+	b[27] = (unsigned char)((w >> 8) & 0x3f);
+	b[28] = (unsigned char)h;
+	b[29] = (unsigned char)((h >> 8) & 0x3f);
+}
+
+/* Rewrites an AVIF's ispe box (the size the container states). */
+static void avif_set_size(unsigned char *b, size_t len, long w, long h)
+{
+	unsigned char *p = memmem(b, len, "ispe", 4);
+	assert_non_null(p);
+	for (int i = 0; i < 4; i++) {
+		p[8 + i] = (unsigned char)((unsigned long)w >> (24 - 8 * i));
+		p[12 + i] = (unsigned char)((unsigned long)h >> (24 - 8 * i));
+	}
+}
 
 static void test_absurd_sizes(void **state)
 {
@@ -315,6 +377,51 @@ static void test_absurd_sizes(void **state)
 	rc = decode_copy(exr, edit_exr, 0, 37, err);
 	assert_true(rc == IMAGE_E_EMPTY || rc == IMAGE_E_CORRUPT);
 	print_message("exr width 0: %s\n", err);
+	/* WebP states at most 16383 a side (VP8) or 2^24 (VP8X canvas) */
+	const struct sample *wl = find("webp lossy rgb"), *wa = find("webp lossy rgba"),
+			    *av = find("avif rgb 444");
+	assert_int_equal(decode_copy(wl, webp_set_size, 16383, 16383, err), IMAGE_E_TOO_LARGE);
+	print_message("webp 16383x16383: %s\n", err);
+	assert_true(decode_copy(wa, webp_set_size, 1 << 24, 1 << 24, err) < 0);
+	print_message("webp (VP8X) 16777216x16777216: %s\n", err);
+	rc = decode_copy(wl, webp_set_size, 0, 13, err);
+	assert_true(rc == IMAGE_E_EMPTY || rc == IMAGE_E_CORRUPT);
+	/* a canvas larger than its frame, within the limits */
+	rc = decode_copy(wa, webp_set_size, 2000, 2000, err);
+	assert_true(rc < 0);
+	print_message("webp grown canvas: %s\n", err);
+	assert_int_equal(decode_copy(av, avif_set_size, 100000, 100000, err), IMAGE_E_TOO_LARGE);
+	print_message("avif 100000x100000: %s\n", err);
+	assert_int_equal(decode_copy(av, avif_set_size, 20000, 20000, err), IMAGE_E_TOO_LARGE);
+	print_message("avif 20000x20000: %s\n", err);
+	rc = decode_copy(av, avif_set_size, 0, 14, err);
+	assert_true(rc == IMAGE_E_EMPTY || rc == IMAGE_E_CORRUPT);
+	print_message("avif width 0: %s\n", err);
+	/* an AV1 frame far larger than the container's ispe: the limits reach the AV1 decoder,
+	 * which refuses the frame before allocating it (a 1200x1000 flat frame is a few hundred
+	 * bytes) */
+	{
+		struct image big;
+		unsigned char *enc;
+		size_t elen;
+		struct image_encode_opts q10 = { .quality = 10 };
+		assert_int_equal(image_alloc(&big, 1200, 1000, 1), 0);
+		for (size_t i = 0; i < 1200 * 1000; i++)
+			big.pixels[i] = 0.25f;
+		assert_int_equal(image_encode(&big, IMAGE_FORMAT_AVIF, &q10, &enc, &elen, NULL, err), 0);
+		image_free(&big);
+		avif_set_size(enc, elen, 16, 12);
+		struct admit_log a = {0};
+		struct image_limits lim = { .max_pixels = 100000, .admit = admit, .admit_ctx = &a };
+		rc = image_decode(enc, elen, &lim, &img, NULL, err);
+		print_message("avif 1200x1000 frame in a 16x12 ispe (%zu bytes), limit 100000 pixels: "
+			      "%s\n", elen, err);
+		assert_true(rc < 0);
+		assert_null(img.pixels);
+		assert_int_equal(a.calls, 1);
+		assert_true(a.w == 16 && a.h == 12);
+		free(enc);
+	}
 	/* a data window that fits the limits but not the file's chunks */
 	rc = decode_copy(exr, edit_exr, 2000, 2000, err);
 	assert_true(rc < 0);
@@ -359,11 +466,13 @@ static void test_limits(void **state)
 		assert_int_equal(image_decode(s->buf, s->len, NULL, &img, &info, err), 0);
 		unsigned w = (unsigned)img.width, h = (unsigned)img.height;
 		image_free(&img);
-		struct image_limits exact = { w, h, (unsigned long long)w * h };
+		struct image_limits exact = { .max_width = w, .max_height = h,
+					      .max_pixels = (unsigned long long)w * h };
 		assert_int_equal(image_decode(s->buf, s->len, &exact, &img, NULL, err), 0);
 		image_free(&img);
-		struct image_limits lw = { w - 1 ? w - 1 : 0, h, 0 }, lh = { w, h - 1 ? h - 1 : 0, 0 },
-				    lp = { 0, 0, (unsigned long long)w * h - 1 };
+		struct image_limits lw = { .max_width = w - 1 ? w - 1 : 0, .max_height = h },
+				    lh = { .max_width = w, .max_height = h - 1 ? h - 1 : 0 },
+				    lp = { .max_pixels = (unsigned long long)w * h - 1 };
 		if (w > 1) {
 			assert_int_equal(image_decode(s->buf, s->len, &lw, &img, NULL, err),
 					 IMAGE_E_TOO_LARGE);
@@ -379,17 +488,72 @@ static void test_limits(void **state)
 	}
 }
 
+/* The admission hook sees every sample's size from its header, before any pixel: a refusal
+ * comes back as the decoder's result with nothing allocated. */
+static void test_admission_hook(void **state)
+{
+	(void)state;
+	for (int k = 0; k < nsamples; k++) {
+		const struct sample *s = &samples[k];
+		struct image img;
+		char err[IMAGE_ERR_LEN];
+		struct admit_log a = {0};
+		struct image_limits lim = { .admit = admit, .admit_ctx = &a };
+		assert_int_equal(image_decode(s->buf, s->len, &lim, &img, NULL, err), 0);
+		assert_true(a.calls >= 1);
+		assert_int_equal(a.w, (unsigned long long)img.width);
+		assert_int_equal(a.h, (unsigned long long)img.height);
+		image_free(&img);
+		a.refuse = 1;
+		assert_int_equal(image_decode(s->buf, s->len, &lim, &img, NULL, err), IMAGE_E_BUSY);
+		assert_null(img.pixels);
+		assert_non_null(strstr(err, "budget"));
+	}
+}
+
+/* A Radiance file whose header promises far more pixels than its bytes could carry (old-style
+ * runs repeat a pixel 255 << 16 times in 4 bytes) is refused from its header. */
+static void test_hdr_bomb(void **state)
+{
+	(void)state;
+	char head[128];
+	int hl = snprintf(head, sizeof head, "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 4000 +X 4000\n");
+	size_t len = (size_t)hl + 4000 * 16;
+	unsigned char *buf = calloc(1, len);
+	assert_non_null(buf);
+	memcpy(buf, head, (size_t)hl);
+	for (size_t i = (size_t)hl; i + 16 <= len; i += 16) { /* a pixel, then runs of 255<<16, <<8 */
+		memcpy(buf + i, "\x80\x80\x80\x81\x01\x01\x01\x3c\x01\x01\x01\x0b\x01\x01\x01\x9e", 16);
+	}
+	struct image img;
+	char err[IMAGE_ERR_LEN];
+	struct admit_log a = {0};
+	struct image_limits lim = { .admit = admit, .admit_ctx = &a };
+	int rc = image_decode(buf, len, &lim, &img, NULL, err);
+	printf("hdr bomb of %zu bytes: %s\n", len, err);
+	assert_int_equal(rc, IMAGE_E_CORRUPT);
+	assert_int_equal(a.calls, 0);
+	assert_non_null(strstr(err, "pixels a byte"));
+	free(buf);
+}
+
 /* Right magic, then nothing sensible. */
 static void test_garbage_after_magic(void **state)
 {
 	(void)state;
-	static const char *magic[] = { "\xff\xd8\xff", "\x89PNG\r\n\x1a\n", "\x76\x2f\x31\x01",
-				       "#?RADIANCE\n", "PF\n" };
+	static const struct {
+		const char *b;
+		size_t len;
+	} magic[] = { { "\xff\xd8\xff", 3 }, { "\x89PNG\r\n\x1a\n", 8 },
+		      { "\x76\x2f\x31\x01", 4 }, { "#?RADIANCE\n", 11 }, { "PF\n", 3 },
+		      { "RIFF\x40\x02\0\0WEBPVP8 ", 16 }, { "RIFF\x40\x02\0\0WEBPVP8L", 16 },
+		      { "RIFF\x40\x02\0\0WEBPVP8X", 16 },
+		      { "\0\0\0\x1c" "ftypavif\0\0\0\0avifmif1miaf", 28 } };
 	for (size_t m = 0; m < sizeof magic / sizeof magic[0]; m++)
 		for (int t = 0; t < 200; t++) {
 			unsigned char buf[600];
-			size_t ml = strlen(magic[m]), n = ml + (size_t)(tu_uniform() * 580);
-			memcpy(buf, magic[m], ml);
+			size_t ml = magic[m].len, n = ml + (size_t)(tu_uniform() * 570);
+			memcpy(buf, magic[m].b, ml);
 			for (size_t i = ml; i < n; i++)
 				buf[i] = (unsigned char)(tu_uniform() * 256);
 			struct image img;
@@ -408,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),     cmocka_unit_test(test_flipped),
 		cmocka_unit_test(test_absurd_sizes),  cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_garbage_after_magic),
+		cmocka_unit_test(test_admission_hook), cmocka_unit_test(test_hdr_bomb),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

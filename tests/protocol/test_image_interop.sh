@@ -1,9 +1,11 @@
 #!/bin/sh
-# Interop: images written by other programs (ImageMagick, OpenCV, OpenEXR's exrmaketiled, numpy)
+# Interop: images written by other programs (ImageMagick, OpenCV, OpenEXR's exrmaketiled, numpy,
+# libheif's heif-enc)
 # go through `fftbloom convert IN -o OUT.pfm`, as a user would run it, and the PFM must hold the
 # right linear values: for 8/16-bit files the sRGB formula applied to the codes the test wrote,
 # for float files the values themselves, for JPEG what ImageMagick itself decodes (within a code
-# or two: different IDCTs). The other way round, OpenCV and ImageMagick read what fftbloom wrote.
+# or two: different IDCTs), for lossless WebP and AVIF the codes written. The other way round,
+# OpenCV, ImageMagick and libheif (heif-convert) read what fftbloom wrote.
 # Prints "SCRIPT: N passed, N failed".
 BUILD=${BUILD:-build}
 FFTBLOOM="$BUILD/fftbloom"
@@ -282,6 +284,70 @@ def pfm_bigendian():
     return close(to_pfm(p)[..., 0], a, 0, 0, 'big-endian pfm')
 check('pfm gray big-endian (numpy)', pfm_bigendian)
 
+# ---- WebP written by ImageMagick (libwebp), AVIF by libheif's heif-enc (libaom) ----
+def to_png8(src):
+    out = src + '.png'
+    run(FFT, 'convert', src, '-o', out)
+    return cv2.imread(out, cv2.IMREAD_UNCHANGED)
+
+def webp_lossless_im():
+    codes = rng.integers(0, 256, (H, W, 4)).astype(np.uint8)
+    raw = os.path.join(T, 'wl.raw'); codes.tofile(raw)
+    webp = os.path.join(T, 'wl.webp')
+    run('convert', '-size', '%dx%d' % (W, H), '-depth', '8', 'rgba:' + raw,
+        '-define', 'webp:lossless=true', '-define', 'webp:exact=true', webp)
+    got = to_png8(webp)[..., [2, 1, 0, 3]]
+    # the colour under alpha 0 is libwebp's to drop (ImageMagick 6 does not ask it to keep it)
+    seen = np.repeat(codes[..., 3:] > 0, 4, axis=2)
+    seen[..., 3] = True
+    return close(np.where(seen, got, 0), np.where(seen, codes, 0), 0, 0, 'webp lossless rgba codes')
+check('webp lossless rgba (ImageMagick): exact codes (colour where alpha > 0)', webp_lossless_im)
+
+def webp_lossy_im():
+    codes = smooth_codes(24, 40, 3)
+    raw = os.path.join(T, 'wy.raw'); codes.tofile(raw)
+    webp = os.path.join(T, 'wy.webp')
+    run('convert', '-size', '40x24', '-depth', '8', 'rgb:' + raw, '-quality', '80', webp)
+    got = linear_to_srgb(to_pfm(webp)) * 255
+    ref = im_decode(webp, 'rgb').reshape(24, 40, 3)
+    err = np.abs(got - ref)
+    if not err.max() <= 0.5 + 1e-3:
+        raise AssertionError('vs ImageMagick: max %.2f codes' % err.max())
+    return 'vs ImageMagick (the same libwebp) max %.3f codes' % err.max()
+check('webp lossy (ImageMagick): as ImageMagick decodes it', webp_lossy_im)
+
+def heif_enc(png, out, *args):
+    run('heif-enc', *args, '-o', out, png)
+    return out
+
+def avif_lossless_heif():
+    # heif-enc 1.15 writes its lossless AVIF as 4:4:4 BT.601 YUV (it keeps matrix 6 whatever
+    # --matrix_coefficients says): lossless YUV, but RGB -> YUV -> RGB rounds, so the codes come
+    # back within 2 (libheif's own decode: within 1); alpha is exact
+    codes = rng.integers(0, 256, (H, W, 4)).astype(np.uint8)
+    png = os.path.join(T, 'al.png'); cv2.imwrite(png, codes[..., [2, 1, 0, 3]])
+    avif = heif_enc(png, os.path.join(T, 'al.avif'), '-A', '-L', '-p', 'chroma=444')
+    got = to_png8(avif)[..., [2, 1, 0, 3]].astype(np.int64)
+    close(got[..., 3], codes[..., 3], 0, 0, 'avif alpha')
+    return close(got[..., :3], codes[..., :3], 0, 2, 'avif lossless rgb codes')
+check('avif lossless rgba 8-bit (heif-enc): colour within 2 codes, alpha exact', avif_lossless_heif)
+
+def psnr_codes(got, codes):
+    return 10 * np.log10(255 ** 2 / np.mean((np.asarray(got, np.float64) - codes) ** 2))
+
+def avif_lossy_heif():
+    codes = smooth_codes(24, 40, 3)
+    png = os.path.join(T, 'ay.png'); cv2.imwrite(png, codes[..., ::-1])
+    avif = heif_enc(png, os.path.join(T, 'ay.avif'), '-A', '-q', '80')
+    ours = psnr_codes(linear_to_srgb(to_pfm(avif)) * 255, codes)
+    ref_png = os.path.join(T, 'ay_heif.png')
+    run('heif-convert', avif, ref_png)
+    theirs = psnr_codes(cv2.imread(ref_png)[..., ::-1], codes)
+    if not (ours >= 30 and ours >= theirs - 0.5):
+        raise AssertionError('PSNR %.1f dB, libheif\'s own decode %.1f dB' % (ours, theirs))
+    return 'PSNR %.1f dB against the codes written (libheif\'s own decode: %.1f dB)' % (ours, theirs)
+check('avif lossy 4:2:0 (heif-enc): no further from the codes than libheif\'s decode', avif_lossy_heif)
+
 # ---- the other way: what fftbloom writes, read by OpenCV / ImageMagick ----
 src = rng.uniform(0, 1, (H, W, 3)).astype(np.float32)
 src_pfm = os.path.join(T, 'src.pfm')
@@ -342,6 +408,66 @@ def ours_pfm():
     got = cv2.imread(out, cv2.IMREAD_UNCHANGED)[..., ::-1]
     return close(got, src, 0, 0, 'opencv reads our pfm')
 check('our pfm read by OpenCV', ours_pfm)
+
+def ours_webp():
+    out = os.path.join(T, 'ours.webp')
+    run(FFT, 'convert', src_pfm, '-o', out, '--quality', '100')
+    got = cv2.imread(out)[..., ::-1].astype(np.float64)
+    want = np.floor(linear_to_srgb(src) * 255 + 0.5)
+    return close(got, want, 0, 0, 'opencv reads our lossless webp')
+check('our webp (quality 100: lossless) read by OpenCV', ours_webp)
+
+def ours_webp_lossy():
+    codes = smooth_codes(48, 64, 3)
+    p = os.path.join(T, 'smooth.pfm'); write_pfm(p, srgb_to_linear(codes / 255.0))
+    out = os.path.join(T, 'ours_lossy.webp')
+    run(FFT, 'convert', p, '-o', out, '--quality', '90')
+    got = cv2.imread(out)[..., ::-1].astype(np.float64)
+    psnr = 10 * np.log10(255 ** 2 / np.mean((got - codes) ** 2))
+    if not psnr > 32:
+        raise AssertionError('PSNR %.1f dB' % psnr)
+    return 'quality 90, PSNR %.1f dB on a smooth image' % psnr
+check('our webp (quality 90) read by OpenCV', ours_webp_lossy)
+
+def heif_read(avif):
+    out = avif + '.png'
+    run('heif-convert', avif, out)
+    return cv2.imread(out, cv2.IMREAD_UNCHANGED)
+
+def ours_avif_lossless():
+    a = np.dstack([src, rng.uniform(0, 1, (H, W, 1))]).astype(np.float32)
+    p = os.path.join(T, 'srca.exr')
+    out = os.path.join(T, 'ours.avif')
+    cv2.imwrite(p, a[..., [2, 1, 0, 3]])
+    run(FFT, 'convert', p, '-o', out, '--quality', '100')
+    got = heif_read(out)[..., [2, 1, 0, 3]].astype(np.float64)
+    want = np.dstack([np.floor(linear_to_srgb(src) * 255 + 0.5), np.floor(a[..., 3:] * 255 + 0.5)])
+    return close(got, want, 0, 0, 'libheif reads our lossless avif')
+check('our avif (quality 100: lossless, with alpha) read by libheif', ours_avif_lossless)
+
+def ours_avif10():
+    out = os.path.join(T, 'ours10.avif')
+    run(FFT, 'convert', src_pfm, '-o', out, '--quality', '100', '--bits', '10')
+    got = heif_read(out)[..., ::-1].astype(np.int64)
+    want = np.floor(linear_to_srgb(src) * 1023 + 0.5)
+    # libheif writes 10-bit samples to a 16-bit PNG shifted left by 6
+    return close(got >> 6, want, 0, 0, 'libheif reads our 10-bit avif') + \
+        ', low bits %d' % int((got & 63).max())
+check('our avif 10-bit (lossless) read by libheif', ours_avif10)
+
+def ours_avif_lossy():
+    codes = smooth_codes(48, 64, 3)
+    p = os.path.join(T, 'smooth.pfm'); write_pfm(p, srgb_to_linear(codes / 255.0))
+    out = os.path.join(T, 'ours_lossy.avif')
+    run(FFT, 'convert', p, '-o', out, '--subsampling', '420')
+    theirs = psnr_codes(heif_read(out)[..., ::-1], codes)
+    ours = psnr_codes(linear_to_srgb(to_pfm(out)) * 255, codes)
+    # libheif 1.15 upsamples chroma more crudely than libavif: its decode scores lower
+    if not (theirs > 25 and ours > 30):
+        raise AssertionError('PSNR %.1f dB (ours %.1f dB)' % (theirs, ours))
+    return 'default quality 63, 4:2:0: PSNR %.1f dB through libheif, %.1f dB through ours' % (
+        theirs, ours)
+check('our avif (4:2:0, default quality) read by libheif', ours_avif_lossy)
 
 subprocess.run(['rm', '-rf', T])
 print('SCRIPT: %d passed, %d failed' % (passed, failed))

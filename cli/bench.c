@@ -1,0 +1,664 @@
+/* fftbloom bench: the GPU suites of the benchmark harness (bench/README.md): "fft" (2D FFTs) and
+ * "bloom" (the bloom and its row transforms), each workload under a stable ID. GPU time per run
+ * and per stage from GL timer queries (glFinish-bracketed wall time where the driver has none),
+ * median of many runs after warm-up on random data, several input sets rotated. One result line
+ * (bench/bench_json.h) per workload on stdout; a short table on stderr. */
+#include <GLES3/gl31.h>
+#include <fnmatch.h>
+#include <malloc.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/bench_json.h"
+#include "bench/bench_util.h"
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "protocol/request.h"
+#include "daemon/log.h"
+#include "gles/bloom.h"
+#include "gles/fft.h"
+#include "gles/gpu_timer.h"
+
+#define SETS 3
+
+struct bench_cli {
+	struct gpu_config gpu;
+	int runs, warmup, quick, repeat, verbose, list;
+	double warm_seconds;
+	char suite[OPT_STR_MAX], only[OPT_STR_MAX], variant[OPT_STR_MAX], machine[OPT_STR_MAX];
+};
+
+static const struct opt_def own_table[] = {
+	{"suite", OPT_STRING, 0, 0, "fft,bloom", NULL,
+	 "suites to run, comma-separated: fft, bloom (all: both)", NULL,
+	 offsetof(struct bench_cli, suite)},
+	{"only", OPT_STRING, 0, 0, "", NULL,
+	 "workload IDs to run, comma-separated: an ID, its prefix up to a dot (fft.2d.1024x1024), or "
+	 "a pattern (fft.2d.*.fwd); empty: every workload of the suites", NULL,
+	 offsetof(struct bench_cli, only)},
+	{"variant", OPT_STRING, 0, 0, "", NULL,
+	 "run only this variant of each workload (default, global, blocked); empty: every variant",
+	 NULL, offsetof(struct bench_cli, variant)},
+	{"list", OPT_BOOL, 0, 1, "false", NULL,
+	 "print the selected workloads as \"ID VARIANT HxW OLD-LABEL\" lines (HxW: the size of their "
+	 "2D transforms, padded for the bloom; OLD-LABEL: its --only label before the harness) and "
+	 "exit (no GPU needed)", NULL,
+	 offsetof(struct bench_cli, list)},
+	{"quick", OPT_BOOL, 0, 1, "false", NULL, "the small workloads (sized for llvmpipe)", NULL,
+	 offsetof(struct bench_cli, quick)},
+	{"runs", OPT_INT, 3, 10000, "50", NULL, "timed runs per workload", NULL,
+	 offsetof(struct bench_cli, runs)},
+	{"warmup", OPT_INT, 0, 1000, "5", NULL, "untimed runs first", NULL,
+	 offsetof(struct bench_cli, warmup)},
+	{"warm-seconds", OPT_DOUBLE, 0, 600, "3", NULL,
+	 "keep the GPU busy this long before measuring, so its clocks have ramped up", NULL,
+	 offsetof(struct bench_cli, warm_seconds)},
+	{"repeat", OPT_INT, 1, 100, "1", NULL,
+	 "run the whole list this many times in turn (A/B comparisons: clock drift spreads evenly); "
+	 "each line's detail.round says which", NULL, offsetof(struct bench_cli, repeat)},
+	{"machine", OPT_STRING, 0, 0, "", NULL,
+	 "the machine's name in each line (the harness's results folder); empty: from the renderer "
+	 "(llvmpipe, h200, ...)", NULL, offsetof(struct bench_cli, machine)},
+	{"verbose", OPT_BOOL, 0, 1, "false", NULL,
+	 "log at debug level on stderr: the FFT wisdom's measurement of every candidate shape", NULL,
+	 offsetof(struct bench_cli, verbose)},
+};
+
+/* ---- the workloads: IDs are stable (bench/README.md lists them with what they measure) ---- */
+
+enum wl_kind { WL_FFT, WL_ROWS, WL_BLOOM };
+
+struct workload {
+	const char *suite;
+	const char *id;
+	const char *variant; /* "default": the product's choices; else what is forced */
+	int quick;           /* 1: a --quick workload (llvmpipe sizes), 0: a full one */
+	enum wl_kind kind;
+	int w, h;            /* WL_FFT: the transform's width and height; else the image's */
+	int kw, kh;          /* WL_ROWS, WL_BLOOM: the kernel's size */
+	int technique;       /* enum fft_technique (the bloom's too) */
+	int gray, precision; /* WL_BLOOM: gray kernel, 1: fp16 spectra */
+	const char *old_label; /* `fftbloom bench --only =LABEL` before the harness (runs 1-34) */
+};
+
+#define FFT3(q, h, w)                                                                              \
+	{"fft", "fft.2d." #h "x" #w ".fwd", "default", q, WL_FFT, w, h, 0, 0, FFT_TECH_AUTO, 0, 0,      \
+	 "fft " #h "x" #w " auto computed"},                                                           \
+	{"fft", "fft.2d." #h "x" #w ".fwd", "global", q, WL_FFT, w, h, 0, 0, FFT_TECH_GLOBAL, 0, 0,     \
+	 "fft " #h "x" #w " global computed"},                                                         \
+	{"fft", "fft.2d." #h "x" #w ".fwd", "blocked", q, WL_FFT, w, h, 0, 0, FFT_TECH_BLOCKED, 0, 0,   \
+	 "fft " #h "x" #w " blocked computed"}
+
+static const struct workload workloads[] = {
+	FFT3(0, 1024, 1024),
+	FFT3(0, 1080, 1920),
+	FFT3(0, 2048, 2048),
+	FFT3(0, 4096, 4096),
+	FFT3(0, 1350, 2187),
+	FFT3(1, 256, 256),
+	FFT3(1, 270, 480),
+	FFT3(1, 512, 512),
+	{"bloom", "bloom.rows.1080p.k256", "default", 0, WL_ROWS, 1920, 1080, 256, 256, 0, 0, 0,
+	 "rows 1080p k256"},
+	{"bloom", "bloom.rows.2160p.k512", "default", 0, WL_ROWS, 3840, 2160, 512, 512, 0, 0, 0,
+	 "rows 2160p k512"},
+	{"bloom", "bloom.1080p.k256.fp32", "default", 0, WL_BLOOM, 1920, 1080, 256, 256, 0, 0, 0,
+	 "1080p k256"},
+	{"bloom", "bloom.1080p.k256.gray.fp32", "default", 0, WL_BLOOM, 1920, 1080, 256, 256, 0, 1, 0,
+	 "1080p k256 gray"},
+	{"bloom", "bloom.1080p.k256.fp32", "global", 0, WL_BLOOM, 1920, 1080, 256, 256,
+	 FFT_TECH_GLOBAL, 0, 0, "1080p k256 global"},
+	{"bloom", "bloom.1080p.k256.fp16", "default", 0, WL_BLOOM, 1920, 1080, 256, 256, 0, 0, 1,
+	 "1080p k256 fp16"},
+	{"bloom", "bloom.1080p.full.fp32", "default", 0, WL_BLOOM, 1920, 1080, 1920, 1080, 0, 0, 0,
+	 "1080p full-frame"},
+	{"bloom", "bloom.2160p.k512.fp32", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 0, 0,
+	 "2160p k512"},
+	{"bloom", "bloom.2160p.k512.gray.fp32", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 1, 0,
+	 "2160p k512 gray"},
+	{"bloom", "bloom.2160p.k512.fp16", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 0, 1,
+	 "2160p k512 fp16"},
+	{"bloom", "bloom.rows.270p.k64", "default", 1, WL_ROWS, 480, 270, 64, 64, 0, 0, 0,
+	 "rows 480x270 k64"},
+	{"bloom", "bloom.270p.k64.fp32", "default", 1, WL_BLOOM, 480, 270, 64, 64, 0, 0, 0,
+	 "480x270 k64"},
+	{"bloom", "bloom.270p.k64.gray.fp32", "default", 1, WL_BLOOM, 480, 270, 64, 64, 0, 1, 0,
+	 "480x270 k64 gray"},
+	{"bloom", "bloom.270p.k64.fp16", "default", 1, WL_BLOOM, 480, 270, 64, 64, 0, 0, 1,
+	 "480x270 k64 fp16"},
+};
+#define NWORKLOADS (sizeof workloads / sizeof workloads[0])
+
+/* Whether a comma-separated list (empty: anything) names s: each item is s itself, a prefix of s
+ * ending where s has a dot, or an fnmatch pattern. */
+static int list_matches(const char *list, const char *s)
+{
+	if (!list[0])
+		return 1;
+	const char *p = list;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char item[OPT_STR_MAX];
+		snprintf(item, sizeof item, "%.*s", (int)n, p);
+		if (item[0] && (!strcmp(item, s) || (!strncmp(item, s, n) && s[n] == '.') ||
+		                fnmatch(item, s, 0) == 0))
+			return 1;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+static int selected(const struct bench_cli *c, const struct workload *wl)
+{
+	int suite = list_matches(c->suite, wl->suite) || !strcmp(c->suite, "all");
+	return suite && wl->quick == c->quick && list_matches(c->only, wl->id) &&
+	       (!c->variant[0] || !strcmp(c->variant, wl->variant));
+}
+
+/* ---- measuring ---- */
+
+/* What every workload's line needs besides its figures. */
+struct run_ctx {
+	struct cli_gpu *g;
+	struct gpu_timer *t;
+	const struct bench_cli *c;
+	struct bench_meta meta;
+	int round;
+};
+
+static unsigned long long g_rng = 88172645463325252ull;
+static float frand(void)
+{
+	g_rng ^= g_rng << 13;
+	g_rng ^= g_rng >> 7;
+	g_rng ^= g_rng << 17;
+	return (float)((g_rng >> 11) * (1.0 / 9007199254740992.0)) * 2 - 1;
+}
+
+/* Sustained GPU load (FFTs of a 2048x2048 buffer) for `seconds`: the first workloads measured
+ * otherwise run while the GPU's clocks are still ramping up (the H200's GL driver sets them from
+ * the load of the last moments: bench/RESULTS.md, "Run-to-run variation"). */
+static void warm_gpu(struct cli_gpu *g, double seconds)
+{
+	struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 2};
+	struct fft *f;
+	char err[FFT_ERR_LEN];
+	if (seconds <= 0 || fft_create(g->pc, g->info, 2048, 2048, FFT_BOTH, &o, NULL, &f, err))
+		return;
+	size_t n = (size_t)2048 * 2048 * 2;
+	float *data = malloc(n * sizeof *data);
+	GLuint buf;
+	glGenBuffers(1, &buf);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
+	if (data)
+		for (size_t i = 0; i < n; i++)
+			data[i] = frand();
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * 4), data, GL_DYNAMIC_COPY);
+	free(data);
+	double t0 = bench_now_s();
+	int runs = 0;
+	while (bench_now_s() - t0 < seconds) {
+		for (int i = 0; i < 10; i++) {
+			fft_execute(f, buf, 0);
+			fft_execute(f, buf, 1);
+		}
+		glFinish();
+		runs += 10;
+	}
+	fprintf(stderr, "warm-up: %d forward+inverse 2048x2048 transforms in %.1f s\n", runs,
+	        bench_now_s() - t0);
+	glDeleteBuffers(1, &buf);
+	fft_destroy(f);
+}
+
+/* The variant as the line names it: with a wisdom file, "+wisdom" after it. */
+static void line_variant(const struct run_ctx *r, const struct workload *wl, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", wl->variant, r->c->gpu.fft_wisdom[0] ? "+wisdom" : "");
+}
+
+/* How a time was taken (enum gpu_timing), as the lines name it. */
+static const char *timer_name(int timing)
+{
+	return timing == GPU_TIMING_QUERIES ? "gl_timestamp" : timing == GPU_TIMING_WALL ? "glfinish_wall"
+	                                                                               : "none";
+}
+
+/* A shared-technique plan's exchanges between passes, one letter each: m (shared memory), p
+ * (shared memory at the padded index); "-" for the global technique. */
+static const char *exchanges(const struct fft_plan *p, char *buf, size_t len)
+{
+	size_t k = 0;
+	for (int i = 0; p->shared && i + 1 < p->npasses && k + 1 < len; i++)
+		buf[k++] = p->pass[i].pad ? 'p' : 'm';
+	if (!k && len > 1)
+		buf[k++] = '-';
+	buf[k] = 0;
+	return buf;
+}
+
+/* The detail fields every fftbloom line carries. */
+static void common_detail(struct bench_line *l, const struct run_ctx *r, const struct workload *wl)
+{
+	bench_detail_num(l, "runs", r->c->runs);
+	bench_detail_num(l, "warmup", r->c->warmup);
+	bench_detail_num(l, "round", r->round);
+	bench_detail_str(l, "timer", timer_name(gpu_timer_kind(r->t)));
+	bench_detail_str(l, "wisdom", r->c->gpu.fft_wisdom[0] ? r->c->gpu.fft_wisdom : "none");
+	bench_detail_str(l, "old_label", wl->old_label);
+}
+
+/* An FFT workload: forward and inverse 2D complex float32 transforms of h x w, timed apart; then,
+ * in runs of their own, the forward's rows and columns apart (a timer mark between the axes
+ * costs a few microseconds, so the whole forward is timed without one). */
+static int bench_fft(struct run_ctx *r, const struct workload *wl)
+{
+	const struct bench_cli *c = r->c;
+	struct cli_gpu *g = r->g;
+	struct gpu_timer *t = r->t;
+	int w = wl->w, h = wl->h;
+	struct fft_opts o = {.technique = wl->technique, .components = 2, .wisdom = g->wisdom};
+	struct fft *f;
+	char err[FFT_ERR_LEN];
+	if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {
+		fprintf(stderr, "%s %s: %s\n", wl->id, wl->variant, err);
+		return -1;
+	}
+	size_t n = (size_t)w * h * 2;
+	float *data = malloc(n * sizeof *data);
+	GLuint bufs[SETS];
+	glGenBuffers(SETS, bufs);
+	for (int s = 0; s < SETS; s++) {
+		for (size_t i = 0; i < n; i++)
+			data[i] = frand();
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, bufs[s]);
+		glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * 4), data, GL_DYNAMIC_COPY);
+	}
+	free(data);
+	double *fwd = malloc((size_t)c->runs * sizeof *fwd), *inv = malloc((size_t)c->runs * sizeof *inv),
+	       *fr = malloc((size_t)c->runs * sizeof *fr), *fc = malloc((size_t)c->runs * sizeof *fc);
+	for (int split = 0; split < 2; split++) /* the whole forward and inverse; the axes apart */
+		for (int i = 0; i < c->warmup + c->runs; i++) {
+			GLuint b = bufs[i % SETS];
+			double ms[GPU_STAGE_COUNT];
+			gpu_timer_start(t);
+			if (split) {
+				fft_axis_execute(fft_rows(f), b, 0, (size_t)w, 1, h, 0);
+				gpu_timer_mark(t, GPU_STAGE_ROWS);
+				fft_axis_execute(fft_cols(f), b, 0, 1, (size_t)w, w, 0);
+				gpu_timer_mark(t, GPU_STAGE_COLS);
+			} else {
+				fft_execute(f, b, 0); /* the forward whole: rows and columns */
+				gpu_timer_mark(t, GPU_STAGE_ROWS);
+			}
+			fft_execute(f, b, 1); /* back again: the data stays bounded */
+			gpu_timer_mark(t, GPU_STAGE_IROWS);
+			if (gpu_timer_read(t, ms) < 0) {
+				i--; /* disjoint: run again */
+				continue;
+			}
+			if (i < c->warmup)
+				continue;
+			int k = i - c->warmup;
+			if (split) {
+				fr[k] = ms[GPU_STAGE_ROWS];
+				fc[k] = ms[GPU_STAGE_COLS];
+			} else {
+				fwd[k] = ms[GPU_STAGE_ROWS];
+				inv[k] = ms[GPU_STAGE_IROWS];
+			}
+		}
+	const struct fft_plan *pr = fft_axis_plan(fft_rows(f)), *pc = fft_axis_plan(fft_cols(f));
+	double mf = bench_median(fwd, c->runs), mi = bench_median(inv, c->runs),
+	       mr = bench_median(fr, c->runs), mc = bench_median(fc, c->runs);
+	int csweeps = pc->blocked ? pc->nsweeps : pc->shared ? 1 : pc->npasses;
+	/* one read and one write of the complex64 buffer: the rate as if the transform were a copy */
+	double bytes = 2.0 * 8.0 * (double)w * h;
+	char variant[64], size[32], xr[32], xc[32];
+	line_variant(r, wl, variant, sizeof variant);
+	snprintf(size, sizeof size, "%dx%d", h, w);
+	struct bench_line l;
+	bench_line_begin(&l, stdout, &r->meta, wl->id, "fftbloom", variant);
+	bench_metric(&l, "ms", mf);
+	bench_metric(&l, "gb_s", bytes / (mf * 1e-3) / 1e9);
+	bench_metric(&l, "rows_ms", mr);
+	bench_metric(&l, "cols_ms", mc);
+	bench_metric(&l, "inverse_ms", mi);
+	bench_detail_str(&l, "size", size);
+	bench_detail_num(&l, "min_ms", fwd[0]);
+	bench_detail_str(&l, "rows", fft_plan_kind(pr));
+	bench_detail_str(&l, "cols", fft_plan_kind(pc));
+	bench_detail_num(&l, "rows_passes", pr->npasses);
+	bench_detail_num(&l, "cols_passes", pc->npasses);
+	bench_detail_num(&l, "cols_dispatches", csweeps);
+	bench_detail_num(&l, "cols_signals", pc->signals);
+	bench_detail_str(&l, "rows_exchanges", exchanges(pr, xr, sizeof xr));
+	bench_detail_str(&l, "cols_exchanges", exchanges(pc, xc, sizeof xc));
+	common_detail(&l, r, wl);
+	bench_line_end(&l, &r->meta);
+	fprintf(stderr, "%-22s %-16s rows %-7s cols %-7s (%d dispatches, %d signals a group)  "
+	        "forward %8.3f ms (rows %.3f cols %.3f)  inverse %8.3f ms\n", wl->id, variant,
+	        fft_plan_kind(pr), fft_plan_kind(pc), csweeps, pc->signals, mf, mr, mc, mi);
+	free(fwd), free(inv), free(fr), free(fc);
+	glDeleteBuffers(SETS, bufs);
+	fft_destroy(f);
+	return 0;
+}
+
+/* The bloom's row transforms on its padded buffer (w x h image, k x k kernel, padded to
+ * fft_good_size), three ways, to measure two of its choices: over the image's h rows of vec4
+ * (the two packed complex planes an element, as the bloom runs), over every padded row (no
+ * all-padding rows skipped), and over the h rows as two vec2 planes, one pass each (no
+ * packing two planes an invocation). Forward and inverse, with the wisdom. */
+static int bench_rows(struct run_ctx *r, const struct workload *wl)
+{
+	const struct bench_cli *c = r->c;
+	struct cli_gpu *g = r->g;
+	struct gpu_timer *t = r->t;
+	int w = wl->w, h = wl->h, k = wl->kw;
+	int pw = fft_good_size(w + k - 1), ph = fft_good_size(h + k - 1);
+	struct fft_opts o4 = {.components = 4, .wisdom = g->wisdom}, o2 = o4;
+	o2.components = 2;
+	struct fft_axis *a4 = NULL, *a2 = NULL;
+	char err[FFT_ERR_LEN];
+	if (fft_axis_create(g->pc, g->info, pw, 0, (size_t)pw * ph, ph, &o4, &log_gles_sink, &a4, err) ||
+	    fft_axis_create(g->pc, g->info, pw, 0, (size_t)pw * ph, ph, &o2, &log_gles_sink, &a2, err)) {
+		fprintf(stderr, "%s: %s\n", wl->id, err);
+		fft_axis_destroy(a4);
+		return -1;
+	}
+	size_t floats = (size_t)pw * ph * 4;
+	float *data = malloc(floats * sizeof *data);
+	GLuint b4[SETS], b2[SETS];
+	glGenBuffers(SETS, b4);
+	glGenBuffers(SETS, b2);
+	for (int s = 0; s < SETS; s++) {
+		for (size_t i = 0; i < floats; i++)
+			data[i] = frand();
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b4[s]);
+		glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(floats * 4), data, GL_DYNAMIC_COPY);
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b2[s]); /* two vec2 planes, one after the other */
+		glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(floats * 4), data, GL_DYNAMIC_COPY);
+	}
+	free(data);
+	double *ms[3];
+	for (int m = 0; m < 3; m++)
+		ms[m] = malloc((size_t)c->runs * sizeof(double));
+	for (int i = 0; i < c->warmup + c->runs; i++) {
+		double d[3][GPU_STAGE_COUNT];
+		int s = i % SETS, bad = 0;
+		size_t plane = (size_t)pw * ph; /* the second vec2 plane's offset, in vec2 elements */
+		for (int m = 0; m < 3; m++) { /* each way in a sequence of its own */
+			gpu_timer_start(t);
+			for (int inv = 0; inv < 2; inv++) { /* forward then inverse: the data stays bounded */
+				if (m == 0) {
+					fft_axis_execute(a4, b4[s], 0, (size_t)pw, 1, h, inv);
+				} else if (m == 1) {
+					fft_axis_execute(a4, b4[s], 0, (size_t)pw, 1, ph, inv);
+				} else {
+					fft_axis_execute(a2, b2[s], 0, (size_t)pw, 1, h, inv);
+					fft_axis_execute(a2, b2[s], plane, (size_t)pw, 1, h, inv);
+				}
+				gpu_timer_mark(t, inv ? GPU_STAGE_IROWS : GPU_STAGE_ROWS);
+			}
+			bad |= gpu_timer_read(t, d[m]);
+		}
+		if (bad) {
+			i--;
+			continue;
+		}
+		if (i >= c->warmup)
+			for (int m = 0; m < 3; m++)
+				ms[m][i - c->warmup] = d[m][GPU_STAGE_ROWS] + d[m][GPU_STAGE_IROWS];
+	}
+	double med[3];
+	for (int m = 0; m < 3; m++) {
+		med[m] = bench_median(ms[m], c->runs);
+		free(ms[m]);
+	}
+	char variant[64], padded[32];
+	line_variant(r, wl, variant, sizeof variant);
+	snprintf(padded, sizeof padded, "%dx%d", pw, ph);
+	struct bench_line l;
+	bench_line_begin(&l, stdout, &r->meta, wl->id, "fftbloom", variant);
+	bench_metric(&l, "ms", med[0]);
+	bench_metric(&l, "all_rows_ms", med[1]);
+	bench_metric(&l, "two_planes_ms", med[2]);
+	bench_detail_str(&l, "padded", padded);
+	bench_detail_num(&l, "image_rows", h);
+	bench_detail_num(&l, "padded_rows", ph);
+	common_detail(&l, r, wl);
+	bench_line_end(&l, &r->meta);
+	fprintf(stderr, "%-22s %5dx%-5d rows forward + inverse: the %d image rows vec4 %.3f ms, all %d "
+	        "rows %.3f ms, image rows as two vec2 planes %.3f ms\n", wl->id, pw, ph, h, med[0], ph,
+	        med[1], med[2]);
+	glDeleteBuffers(SETS, b4);
+	glDeleteBuffers(SETS, b2);
+	fft_axis_destroy(a4);
+	fft_axis_destroy(a2);
+	return 0;
+}
+
+/* Whether the bloom's GPU stages (prefilter to composite) include `stage`: with fused columns
+ * the transpose, the fused column pass and the transpose back; else the column transforms, the
+ * multiply and the inverse column transforms. */
+static int bloom_stage_runs(int stage, int fused)
+{
+	switch (stage) {
+	case GPU_STAGE_COLS:
+	case GPU_STAGE_MULTIPLY:
+	case GPU_STAGE_ICOLS:
+		return !fused;
+	case GPU_STAGE_TRANSPOSE:
+	case GPU_STAGE_FUSED_COLS:
+	case GPU_STAGE_TRANSPOSE_BACK:
+		return fused;
+	default:
+		return 1;
+	}
+}
+
+/* A bloom workload, kernel spectrum cached: whole calls (host clock: upload, read-back), then
+ * the GPU stages back to back, timed by bloom_run's own timer. Inside whole calls the GPU idles
+ * while the host moves the frame, and the driver lowers its clocks (on the H200: 2160p stages
+ * 1.3 ms back to back, 2-5 ms inside calls); both figures are in the line. */
+static int bench_bloom(struct run_ctx *r, const struct workload *wl)
+{
+	const struct bench_cli *c = r->c;
+	struct cli_gpu *g = r->g;
+	int w = wl->w, h = wl->h, kw = wl->kw, kh = wl->kh, gray = wl->gray;
+	struct bloom_ctx *b;
+	char err[BLOOM_ERR_LEN];
+	struct bloom_ctx_opts bo = {.wisdom = g->wisdom};
+	if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
+		fprintf(stderr, "%s: %s\n", wl->id, err);
+		return -1;
+	}
+	struct image img[SETS], k;
+	for (int s = 0; s < SETS; s++) {
+		image_alloc(&img[s], w, h, 4);
+		for (size_t i = 0; i < (size_t)w * h * 4; i++)
+			img[s].pixels[i] = 2.0f * fabsf(frand());
+	}
+	image_alloc(&k, kw, kh, 3);
+	for (size_t i = 0; i < (size_t)kw * kh * 3; i += 3) {
+		float v = fabsf(frand());
+		k.pixels[i] = v;
+		k.pixels[i + 1] = gray ? v : fabsf(frand());
+		k.pixels[i + 2] = gray ? v : fabsf(frand());
+	}
+	struct request req;
+	request_init(&req, REQUEST_BLOOM);
+	struct bloom_params p = req.p;
+	p.technique = wl->technique;
+	p.precision = wl->precision;
+	struct bloom_kernel kr = {&k, {0, 0}};
+	bloom_kernel_digest(&k, kr.digest);
+	int n = c->runs;
+	enum { TOT, WALL, PREP, RB, UP, INCALL };
+	double *v[6], *st_ms[GPU_STAGE_COUNT];
+	for (int s = 0; s < 6; s++)
+		v[s] = malloc((size_t)n * sizeof(double));
+	for (int s = 0; s < GPU_STAGE_COUNT; s++)
+		st_ms[s] = malloc((size_t)n * sizeof(double));
+	struct bloom_stats st = {0};
+	int rc = 0;
+	for (int i = 0; i < c->warmup + n && !rc; i++) {
+		struct image out;
+		rc = bloom_run(b, BLOOM_OP_BLOOM, &img[i % SETS], &kr, &p, BLOOM_TIME_STAGES, &out, &st,
+		               err);
+		image_free(&out);
+		if (i >= c->warmup && !rc) {
+			int j = i - c->warmup;
+			v[INCALL][j] = st.gpu_ms;
+			v[WALL][j] = st.wall_ms;
+			v[PREP][j] = st.prepare_ms;
+			v[RB][j] = st.readback_ms;
+			v[UP][j] = st.stage_ms[GPU_STAGE_UPLOAD];
+		}
+	}
+	for (int i = 0; i < c->warmup + n && !rc; i++) {
+		rc = bloom_rerun_stages(b, &st, err);
+		if (i >= c->warmup && !rc) {
+			int j = i - c->warmup;
+			v[TOT][j] = st.gpu_ms;
+			for (int s = 0; s < GPU_STAGE_COUNT; s++)
+				st_ms[s][j] = st.stage_ms[s];
+		}
+	}
+	if (rc) {
+		fprintf(stderr, "%s %s: %s\n", wl->id, wl->variant, err);
+	} else {
+		double m[GPU_STAGE_COUNT], med[6];
+		for (int s = 0; s < GPU_STAGE_COUNT; s++)
+			m[s] = bench_median(st_ms[s], n);
+		for (int s = 0; s < 6; s++)
+			med[s] = bench_median(v[s], n);
+		char variant[64], image[32], kernel[32], padded[32];
+		line_variant(r, wl, variant, sizeof variant);
+		snprintf(image, sizeof image, "%dx%d", w, h);
+		snprintf(kernel, sizeof kernel, "%dx%d", kw, kh);
+		snprintf(padded, sizeof padded, "%dx%d", st.padded_w, st.padded_h);
+		struct bench_line l;
+		bench_line_begin(&l, stdout, &r->meta, wl->id, "fftbloom", variant);
+		bench_metric(&l, "ms", med[TOT]);
+		bench_metric(&l, "call_ms", med[WALL]);
+		bench_metric(&l, "upload_ms", med[UP]);
+		bench_metric(&l, "readback_ms", med[RB]);
+		bench_metric(&l, "gpu_in_call_ms", med[INCALL]);
+		bench_detail_str(&l, "image", image);
+		bench_detail_str(&l, "kernel", kernel);
+		bench_detail_str(&l, "kernel_type", gray ? "gray" : "colour");
+		bench_detail_str(&l, "padded", padded);
+		bench_detail_str(&l, "precision", wl->precision ? "fp16" : "fp32");
+		bench_detail_str(&l, "fused", st.fused ? "true" : "false");
+		bench_detail_str(&l, "stages_timer", timer_name(st.timed));
+		bench_detail_num(&l, "prepare_ms", med[PREP]);
+		bench_detail_open(&l, "stages_ms"); /* by gpu_stage_names, the ones this path runs */
+		for (int s = GPU_STAGE_PREFILTER; s <= GPU_STAGE_COMPOSITE; s++)
+			if (bloom_stage_runs(s, st.fused))
+				bench_detail_num(&l, gpu_stage_names[s], m[s]);
+		bench_detail_close(&l);
+		common_detail(&l, r, wl);
+		bench_line_end(&l, &r->meta);
+		fprintf(stderr, "%-26s %-16s %5dx%-5d k %4dx%-4d -> %5dx%-5d  GPU %8.3f ms (", wl->id,
+		        variant, w, h, kw, kh, st.padded_w, st.padded_h, med[TOT]);
+		for (int s = GPU_STAGE_PREFILTER, first = 1; s <= GPU_STAGE_COMPOSITE; s++)
+			if (bloom_stage_runs(s, st.fused)) {
+				fprintf(stderr, "%s%s %.3f", first ? "" : " ", gpu_stage_names[s], m[s]);
+				first = 0;
+			}
+		fprintf(stderr, ")\n");
+		fprintf(stderr, "      whole call %.3f ms on the host clock: prepare %.3f, upload %.3f, "
+		        "read back %.3f; GPU stages inside the call %.3f ms\n", med[WALL], med[PREP],
+		        med[UP], med[RB], med[INCALL]);
+	}
+	for (int s = 0; s < SETS; s++)
+		image_free(&img[s]);
+	image_free(&k);
+	for (int s = 0; s < 6; s++)
+		free(v[s]);
+	for (int s = 0; s < GPU_STAGE_COUNT; s++)
+		free(st_ms[s]);
+	bloom_ctx_destroy(b);
+	return rc;
+}
+
+int cli_bench(int argc, char **argv)
+{
+	struct opt_def t[CLI_MAX_OPTS];
+	size_t n = 0;
+	cli_opts_add(t, &n, own_table, sizeof own_table / sizeof own_table[0], 0);
+	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bench_cli, gpu));
+	struct bench_cli c;
+	int npos;
+	int pr = cli_parse("bench", "usage: fftbloom bench [options]\nThe harness's GPU suites (fft, "
+	                   "bloom; bench/README.md lists the workload IDs): one JSON line a workload "
+	                   "on stdout, a table on stderr. bench/run.sh runs them, one workload a "
+	                   "process, beside the peers.\n", t, n, &c, sizeof c, NULL, NULL, argc, argv,
+	                   &npos);
+	if (pr)
+		return pr == 1 ? 0 : pr;
+	if (!list_matches(c.suite, "fft") && !list_matches(c.suite, "bloom") &&
+	    strcmp(c.suite, "all")) {
+		fprintf(stderr, "fftbloom bench: --suite takes fft, bloom or all, not '%s'\n", c.suite);
+		return 2;
+	}
+	int nsel = 0;
+	for (size_t i = 0; i < NWORKLOADS; i++)
+		if (selected(&c, &workloads[i])) {
+			nsel++;
+			if (c.list) { /* the size its 2D transforms run at, rows x columns */
+				const struct workload *wl = &workloads[i];
+				int th = wl->h, tw = wl->w;
+				if (wl->kind != WL_FFT) {
+					th = fft_good_size(wl->h + wl->kh - 1);
+					tw = fft_good_size(wl->w + wl->kw - 1);
+				}
+				printf("%s %s %dx%d %s\n", wl->id, wl->variant, th, tw, wl->old_label);
+			}
+		}
+	if (!nsel) {
+		fprintf(stderr, "fftbloom bench: no workload of suite '%s'%s matches --only '%s'%s%s\n",
+		        c.suite, c.quick ? " (--quick)" : "", c.only, c.variant[0] ? " --variant " : "",
+		        c.variant);
+		return 2;
+	}
+	if (c.list)
+		return 0;
+	log_setup(c.verbose ? LOG_DEBUG : LOG_WARN, 0);
+	/* as fftbloomd does: frames' buffers stay in the heap between runs instead of being mapped
+	 * and faulted in afresh each time */
+	mallopt(M_MMAP_THRESHOLD, 512 << 20);
+	mallopt(M_TRIM_THRESHOLD, 1024 << 20);
+	struct cli_gpu g;
+	if (cli_gpu_open(&c.gpu, &g))
+		return 1;
+	struct run_ctx r = {.g = &g, .c = &c};
+	gpu_timer_create(g.info, &r.t);
+	fprintf(stderr, "renderer: %s (%s)\n", g.info->renderer, g.info->version);
+	warm_gpu(&g, c.warm_seconds);
+	int rc = 0;
+	for (int rep = 0; rep < c.repeat; rep++) {
+		r.round = rep;
+		for (size_t i = 0; i < NWORKLOADS; i++) {
+			const struct workload *wl = &workloads[i];
+			if (!selected(&c, wl))
+				continue;
+			bench_meta_init(&r.meta, wl->suite, g.info->renderer, g.info->version,
+			                "fftbloom bench", argc - 1, argv + 1);
+			if (c.machine[0])
+				snprintf(r.meta.machine, sizeof r.meta.machine, "%.63s", c.machine);
+			int wrc = wl->kind == WL_FFT ? bench_fft(&r, wl)
+			          : wl->kind == WL_ROWS ? bench_rows(&r, wl)
+			                                : bench_bloom(&r, wl);
+			rc |= wrc != 0;
+		}
+	}
+	gpu_timer_destroy(r.t);
+	cli_gpu_close(&g);
+	return rc;
+}

@@ -1,0 +1,51 @@
+/* Helpers shared by the GPU subcommands of the fftbloom CLI: option tables merged from the
+ * shared ones (GPU selection, bloom parameters) plus the command's own, "-o" as "--output",
+ * and opening the GPU context with a program cache. */
+#ifndef FFTBLOOM_CLI_COMMON_H
+#define FFTBLOOM_CLI_COMMON_H
+
+#include <stddef.h>
+
+#include "daemon/config.h"
+#include "gles/egl.h"
+#include "gles/engine.h"
+#include "gles/fft.h"
+#include "gles/program.h"
+#include "gles/wisdom.h"
+#include "protocol/request.h"
+
+#define CLI_MAX_OPTS 64
+
+/* Appends n definitions to t (count *len), their offsets moved by base. Returns 0 or -1. */
+int cli_opts_add(struct opt_def *t, size_t *len, const struct opt_def *src, size_t n, size_t base);
+
+/* Rewrites "-o" to "--output" in argv, and returns 1 when "--help" or "-h" is present. */
+int cli_prepare_argv(int argc, char **argv);
+
+/* Parses a subcommand's options. With --help prints usage and the option table and returns 1
+ * (the command exits 0). Otherwise: values zeroed, defaults, then hook(values, arg) if given,
+ * FFTBLOOM_* variables, flags; positional arguments counted in *npos. A bad option prints
+ * "fftbloom NAME: message" and returns 2 (the exit status for usage errors); success is 0. */
+int cli_parse(const char *name, const char *usage, const struct opt_def *t, size_t n, void *values,
+              size_t size, int (*hook)(void *values, void *arg), void *arg, int argc,
+              char **argv, int *npos);
+
+/* As cli_parse, and the request parameters of op (protocol/request.h) as flags into *req
+ * (initialised for op first): --help lists them after the command's own options. */
+int cli_parse_request(const char *name, const char *usage, const struct opt_def *t, size_t n,
+                      void *values, size_t size, struct request *req, unsigned op, int argc,
+                      char **argv, int *npos);
+
+struct cli_gpu {
+	struct engine *engine;     /* owns the others (gles/engine.h) */
+	struct egl_ctx *ctx;
+	const struct egl_info *info;
+	struct program_cache *pc;
+	struct fft_wisdom *wisdom; /* NULL unless --fft-wisdom was given */
+};
+
+/* Opens the context the options ask for; prints the reason on failure (returns -1). */
+int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g);
+void cli_gpu_close(struct cli_gpu *g);
+
+#endif

@@ -1,0 +1,138 @@
+/* fftbloom fft: the GPU FFT on NPY files, with numpy's conventions (forward unscaled, inverse
+ * scaled by 1/n along each transformed axis; 2D = numpy.fft.fft2 / ifft2). */
+#include <GLES3/gl31.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "daemon/log.h"
+#include "gles/fft.h"
+#include "protocol/npy.h"
+
+struct fft_cli {
+	struct gpu_config gpu;
+	char output[OPT_STR_MAX];
+	int inverse, axes, technique;
+};
+
+static const struct opt_def fft_table[] = {
+	{"output", OPT_STRING, 0, 0, "", NULL, "output .npy file (complex64) (also -o)", NULL,
+	 offsetof(struct fft_cli, output)},
+	{"inverse", OPT_BOOL, 0, 1, "false", NULL, "inverse transform, scaled by 1/n per axis", NULL,
+	 offsetof(struct fft_cli, inverse)},
+	{"axes", OPT_ENUM, 0, 0, "both", "rows|cols|both",
+	 "rows: along the last axis (numpy axis=-1); cols: along the first; both: 2D", NULL,
+	 offsetof(struct fft_cli, axes)},
+	{"technique", OPT_ENUM, 0, 0, "auto", "auto|shared|global|blocked",
+	 "shared memory where a signal fits, global-memory passes, or blocked (columns in sweeps "
+	 "of passes through shared memory; rows as auto)", NULL,
+	 offsetof(struct fft_cli, technique)},
+};
+
+int cli_fft(int argc, char **argv)
+{
+	struct opt_def t[CLI_MAX_OPTS];
+	size_t n = 0;
+	cli_opts_add(t, &n, fft_table, sizeof fft_table / sizeof fft_table[0], 0);
+	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct fft_cli, gpu));
+	struct fft_cli c;
+	int npos;
+	int pr = cli_parse("fft", "usage: fftbloom fft IN.npy -o OUT.npy [options]\n"
+	                   "1D or 2D arrays of complex64 (float32, float64 and complex128 are "
+	                   "converted).\n", t, n, &c, sizeof c, NULL, NULL, argc, argv, &npos);
+	if (pr)
+		return pr == 1 ? 0 : pr;
+	if (npos != 1 || !c.output[0]) {
+		fprintf(stderr, "fftbloom fft: need one input file and -o OUTPUT (see --help)\n");
+		return 2;
+	}
+	log_setup(LOG_WARN, 0);
+	struct npy_array a;
+	char nerr[NPY_ERR_LEN];
+	if (npy_read_file(argv[1], (size_t)1 << 31, &a, nerr)) {
+		fprintf(stderr, "fftbloom fft: %s: %s\n", argv[1], nerr);
+		return 1;
+	}
+	if (a.ndim < 1 || a.ndim > 2) {
+		fprintf(stderr, "fftbloom fft: %s: a %d-D array; 1D or 2D expected\n", argv[1], a.ndim);
+		npy_free(&a);
+		return 1;
+	}
+	int rows = a.ndim == 2 ? (int)a.shape[0] : 1, cols = (int)a.shape[a.ndim - 1];
+	if (rows < 1 || cols < 1) {
+		fprintf(stderr, "fftbloom fft: %s: empty array\n", argv[1]);
+		npy_free(&a);
+		return 1;
+	}
+	size_t count = (size_t)rows * cols;
+	float *data = malloc(count * 8);
+	if (!data) {
+		fprintf(stderr, "fftbloom fft: out of memory\n");
+		npy_free(&a);
+		return 1;
+	}
+	for (size_t i = 0; i < count; i++) {
+		switch (a.dtype) {
+		case NPY_F32: data[2 * i] = ((float *)a.data)[i], data[2 * i + 1] = 0; break;
+		case NPY_F64: data[2 * i] = (float)((double *)a.data)[i], data[2 * i + 1] = 0; break;
+		case NPY_C64: data[2 * i] = ((float *)a.data)[2 * i], data[2 * i + 1] = ((float *)a.data)[2 * i + 1]; break;
+		case NPY_C128:
+			data[2 * i] = (float)((double *)a.data)[2 * i];
+			data[2 * i + 1] = (float)((double *)a.data)[2 * i + 1];
+			break;
+		}
+	}
+	int axes = c.axes == 0 ? FFT_ROWS : c.axes == 1 ? FFT_COLS : FFT_BOTH;
+	int ndim = a.ndim;
+	if (a.ndim == 1)
+		axes = FFT_ROWS; /* numpy: fft of a 1D array */
+	npy_free(&a);
+	struct cli_gpu g;
+	if (cli_gpu_open(&c.gpu, &g)) {
+		free(data);
+		return 1;
+	}
+	int rc = 1;
+	struct fft *f = NULL;
+	GLuint buf = 0;
+	char ferr[FFT_ERR_LEN];
+	struct fft_opts o = {.technique = c.technique, .components = 2, .wisdom = g.wisdom};
+	if (fft_create(g.pc, g.info, cols, rows, axes, &o, &log_gles_sink, &f, ferr)) {
+		fprintf(stderr, "fftbloom fft: %s\n", ferr);
+		goto out;
+	}
+	glGenBuffers(1, &buf);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(count * 8), data, GL_DYNAMIC_COPY);
+	if (gl_check(&log_gles_sink, "upload") || fft_execute(f, buf, c.inverse)) {
+		fprintf(stderr, "fftbloom fft: the GPU transform failed\n");
+		goto out;
+	}
+	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf); /* execute rebinds the generic binding */
+	const void *p = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(count * 8),
+	                                 GL_MAP_READ_BIT);
+	if (!p) {
+		fprintf(stderr, "fftbloom fft: reading the result failed\n");
+		goto out;
+	}
+	memcpy(data, p, count * 8);
+	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+	struct npy_array outa = {ndim, {0}, NPY_C64, data};
+	outa.shape[0] = ndim == 2 ? (size_t)rows : (size_t)cols;
+	outa.shape[1] = (size_t)cols;
+	if (npy_write_file(c.output, &outa, nerr)) {
+		fprintf(stderr, "fftbloom fft: %s: %s\n", c.output, nerr);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (buf)
+		glDeleteBuffers(1, &buf);
+	fft_destroy(f);
+	cli_gpu_close(&g);
+	free(data);
+	return rc;
+}

@@ -1,0 +1,71 @@
+/* fftbloom info: makes the context the daemon would make and prints its facts as JSON. */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "daemon/config.h"
+#include "daemon/log.h"
+#include "gles/egl.h"
+
+int cli_info(int argc, char **argv)
+{
+	struct gpu_config gc;
+	char err[OPT_ERR_LEN];
+	int npos = 0;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help")) {
+			printf("usage: fftbloom info [options]\n");
+			opts_print_help(stdout, gpu_config_table, gpu_config_table_len);
+			return 0;
+		}
+	if (gpu_config_load(&gc, argc, argv, 1, &npos, err)) {
+		fprintf(stderr, "fftbloom info: %s\n", err);
+		return 2;
+	}
+	if (npos) {
+		fprintf(stderr, "fftbloom info: unexpected argument '%s'\n", argv[1]);
+		return 2;
+	}
+	log_setup(LOG_WARN, 0);
+	struct egl_opts eo = {gc.platform, gc.device, gc.gl_debug};
+	struct egl_ctx *ctx;
+	char eerr[EGL_ERR_LEN];
+	if (egl_ctx_create(&eo, &log_gles_sink, &ctx, eerr)) {
+		fprintf(stderr, "fftbloom info: no OpenGL ES 3.1 context: %s\n", eerr);
+		return 1;
+	}
+	const struct egl_info *i = egl_ctx_info(ctx);
+	json_t *o = json_object();
+	json_object_set_new(o, "platform", json_string(i->platform));
+	json_object_set_new(o, "device_index", json_integer(i->device_index));
+	json_object_set_new(o, "device_count", json_integer(i->device_count));
+	json_object_set_new(o, "egl_vendor", json_string(i->egl_vendor));
+	json_object_set_new(o, "egl_version", json_string(i->egl_version));
+	json_object_set_new(o, "gl_vendor", json_string(i->gl_vendor));
+	json_object_set_new(o, "renderer", json_string(i->renderer));
+	json_object_set_new(o, "version", json_string(i->version));
+	json_object_set_new(o, "glsl_version", json_string(i->glsl_version));
+	json_object_set_new(o, "max_compute_shared_memory", json_integer(i->max_shared_memory));
+	json_object_set_new(o, "max_work_group_invocations", json_integer(i->max_invocations));
+	json_object_set_new(o, "max_work_group_size",
+	                    json_pack("[iii]", i->max_group_size[0], i->max_group_size[1],
+	                              i->max_group_size[2]));
+	json_object_set_new(o, "max_work_group_count",
+	                    json_pack("[iii]", i->max_group_count[0], i->max_group_count[1],
+	                              i->max_group_count[2]));
+	json_object_set_new(o, "max_storage_buffer_size", json_integer(i->max_ssbo_size));
+	json_object_set_new(o, "max_storage_buffer_bindings", json_integer(i->max_ssbo_bindings));
+	json_object_set_new(o, "timer_query", json_boolean(i->timer_query));
+	json_object_set_new(o, "buffer_storage", json_boolean(i->buffer_storage));
+	json_object_set_new(o, "subgroup", json_boolean(i->subgroup));
+	json_object_set_new(o, "subgroup_size", json_integer(i->subgroup_size));
+	json_object_set_new(o, "subgroup_shuffle", json_boolean(i->subgroup_shuffle));
+	json_object_set_new(o, "fp16", json_boolean(i->fp16));
+	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	printf("%s\n", s);
+	free(s);
+	json_decref(o);
+	egl_ctx_destroy(ctx);
+	return 0;
+}

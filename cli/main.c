@@ -1,0 +1,56 @@
+/* fftbloom: the GPU engine as a command-line tool (info, fft, convert, bloom, convolve, conv2d,
+ * conv2d-transpose, bench, sign-url). */
+#include "bench/bench_json.h"
+#include "cli/cli.h"
+#include "cli/conv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *help;
+} commands[] = {
+	{"info", cli_info, "print the GPU context's facts as JSON"},
+	{"convert", cli_convert, "convert an image between formats"},
+	{"fft", cli_fft, "GPU FFT of an NPY array (numpy.fft conventions)"},
+	{"bloom", cli_bloom, "FFT convolution bloom of an image"},
+	{"convolve", cli_convolve, "FFT linear convolution of an image with a kernel image"},
+	{"kernel", cli_kernel, "write a built-in kernel (gaussian, glare, aperture) as an image"},
+	{"conv2d", cli_conv2d, "spatial convolution of NPY tensors (torch conv2d semantics)"},
+	{"conv2d-transpose", cli_conv2d_transpose,
+	 "transposed convolution of NPY tensors (torch conv_transpose2d, TF SAME/VALID)"},
+	{"bench", cli_bench, "GPU timings of the FFT and bloom workloads (JSON lines)"},
+	{"sign-url", cli_sign_url, "sign a GET render URL of fftbloomd (--url-signing-key-file)"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: fftbloom COMMAND [options]   (fftbloom COMMAND --help for its options)\n"
+	           "       fftbloom --version             (the commit it was built from)\n\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-17s %s\n", commands[i].name, commands[i].help);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("fftbloom %s\n", bench_commit());
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "fftbloom: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

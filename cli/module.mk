@@ -1,0 +1,14 @@
+# cli/: fftbloom, the engine as a command-line tool: one file per subcommand. Links no HTTP code.
+# bench_json: the benchmark harness's result line, which `fftbloom bench` prints (bench/README.md).
+CLI_OBJS := \
+	$(BUILD)/cli/common.o \
+	$(BUILD)/cli/info.o \
+	$(BUILD)/cli/convert.o \
+	$(BUILD)/cli/fft.o \
+	$(BUILD)/cli/bloom.o \
+	$(BUILD)/cli/bench.o \
+	$(BUILD)/bench/bench_json.o \
+	$(BUILD)/cli/tensor.o \
+	$(BUILD)/cli/conv2d.o \
+	$(BUILD)/cli/deconv.o \
+	$(BUILD)/cli/sign_url.o

@@ -1,0 +1,415 @@
+/* The codec threads: decoding (each image's decoded size reserved against --memory-budget from
+ * its header), kernel PUTs, encoding; see jobs_impl.h. */
+#include "daemon/jobs_impl.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/apiutil.h"
+#include "daemon/images.h"
+#include "daemon/jobs_impl.h"
+#include "daemon/log.h"
+#include "gles/egl.h"
+#include "gles/program.h"
+#include "gles/wisdom.h"
+#include "protocol/clock.h"
+
+/* Decoded bytes a pixel reserves: the image in and the result (float RGBA each, or JPEG planes
+ * in and out), or a kernel. */
+enum { COST_FLOAT = 32, COST_PLANES = 8, COST_KERNEL = 16 };
+
+/* Reserves `want` bytes for what j's slot (0 or 1) holds against --memory-budget, replacing
+ * what the slot reserved before: 0, IMAGE_E_TOO_LARGE (more than the whole budget) or
+ * IMAGE_E_BUSY (the requests in progress hold too much of it), with a message about `what`. */
+static int reserve(struct jobs *J, struct job *j, int slot, unsigned long long want,
+                   const char *what, char *err, size_t errlen)
+{
+	unsigned long long budget = J->cfg.memory_budget;
+	if (want > budget) {
+		snprintf(err, errlen, "%s needs %llu MiB, more than the whole --memory-budget of %llu "
+		         "MiB", what, want >> 20, budget >> 20);
+		return IMAGE_E_TOO_LARGE;
+	}
+	pthread_mutex_lock(&J->lock);
+	unsigned long long others = J->mem_used - j->reserved[slot];
+	if (others + want > budget) {
+		pthread_mutex_unlock(&J->lock);
+		snprintf(err, errlen, "%s needs %llu MiB; the requests in progress hold %llu of the "
+		         "%llu MiB --memory-budget", what, want >> 20, others >> 20, budget >> 20);
+		return IMAGE_E_BUSY;
+	}
+	J->mem_used = others + want;
+	j->reserved[slot] = want;
+	pthread_mutex_unlock(&J->lock);
+	return 0;
+}
+
+/* image_limits.admit: reserves w x h pixels of the job's image or kernel. */
+static int admit_image(void *ctx, unsigned long long w, unsigned long long h, char *err)
+{
+	struct job_admit *a = ctx;
+	int cost = a->which == 1 ? COST_KERNEL : a->which == 2 ? COST_PLANES : COST_FLOAT;
+	char what[96];
+	snprintf(what, sizeof what, "%s of %llux%llu", a->which == 1 ? "the kernel" : "the image",
+	         w, h);
+	return reserve(a->J, a->j, a->which == 1, w * h * (unsigned long long)cost, what, err,
+	               IMAGE_ERR_LEN);
+}
+
+/* Limits for decoding j's image (which 0: float, 2: JPEG planes) or kernel (1), with the
+ * admission hook. */
+static struct image_limits job_limits(struct jobs *J, struct job *j, int which)
+{
+	struct image_limits l = which == 1 ? J->klim : J->lim;
+	j->admit[which == 1] = (struct job_admit){J, j, which};
+	l.admit = admit_image;
+	l.admit_ctx = &j->admit[which == 1];
+	return l;
+}
+
+/* Maps an image_error from decoding to an HTTP status and code. */
+static void decode_error(struct job *j, int rc, const char *what, const char *msg)
+{
+	switch (rc) {
+	case IMAGE_E_UNSUPPORTED:
+		set_error(j, 415, "unsupported_image", "%s: %s", what, msg);
+		break;
+	case IMAGE_E_TOO_LARGE:
+		set_error(j, 413, "image_too_large", "%s: %s", what, msg);
+		break;
+	case IMAGE_E_NOMEM:
+		set_error(j, 503, "out_of_memory", "%s: %s", what, msg);
+		break;
+	case IMAGE_E_BUSY:
+		set_error(j, 503, "memory_budget", "%s: %s; retry later", what, msg);
+		break;
+	case IMAGE_E_EMPTY:
+		set_error(j, 422, "image_empty", "%s: %s", what, msg);
+		break;
+	case IMAGE_E_TRUNCATED:
+		set_error(j, 422, "image_truncated", "%s: %s", what, msg);
+		break;
+	default:
+		set_error(j, 422, "image_corrupt", "%s: %s", what, msg);
+	}
+}
+
+static void kernel_put_answer(struct jobs *J, struct job *j)
+{
+	struct image_info info = j->info;
+	int w = j->in.width, h = j->in.height, c = j->in.channels;
+	int replaced = 0;
+	int rc = kernels_put(J->kernels, j->put_name, &j->in, &info, &replaced);
+	if (rc == KERNELS_E_FULL) {
+		set_error(j, 409, "kernel_registry_full", "%d kernels are registered already "
+		          "(--max-kernels); DELETE one first", J->cfg.max_kernels);
+		return;
+	}
+	unsigned long long kb = (unsigned long long)w * h * c * sizeof(float);
+	if (rc == KERNELS_E_TOO_LARGE) {
+		set_error(j, 413, "kernel_too_large", "the %dx%d kernel takes %llu KiB, more than the "
+		          "whole --kernel-memory of %llu KiB", w, h, kb >> 10,
+		          J->cfg.kernel_memory >> 10);
+		return;
+	}
+	if (rc == KERNELS_E_BYTES) {
+		size_t nk, held;
+		kernels_totals(J->kernels, &nk, &held);
+		set_error(j, 409, "kernel_memory_full", "the %dx%d kernel takes %llu KiB; the %zu "
+		          "kernels registered hold %zu of the %llu KiB --kernel-memory; DELETE one "
+		          "first", w, h, kb >> 10, nk, held >> 10, J->cfg.kernel_memory >> 10);
+		return;
+	}
+	if (rc) {
+		set_error(j, rc == KERNELS_E_NAME ? 400 : 500, "kernel_rejected", "%s",
+		          kernels_strerror(rc));
+		return;
+	}
+	struct kernel_entry *e = kernels_get(J->kernels, j->put_name);
+	char digest[40] = "";
+	if (e)
+		snprintf(digest, sizeof digest, "%016llx%016llx", (unsigned long long)e->digest[0],
+		         (unsigned long long)e->digest[1]);
+	kernels_release(J->kernels, e);
+	json_t *o = json_pack("{s:s,s:i,s:i,s:i,s:s,s:s,s:b}", "name", j->put_name, "width", w,
+	                      "height", h, "channels", c, "format", image_format_name(info.format),
+	                      "digest", digest, "replaced", replaced);
+	char *s = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
+	json_decref(o);
+	char *t = s ? realloc(s, strlen(s) + 2) : NULL;
+	if (t)
+		strcat(s = t, "\n");
+	if (!s) {
+		set_error(j, 500, "out_of_memory", "out of memory");
+		return;
+	}
+	j->status = replaced ? 200 : 201;
+	j->body = (unsigned char *)s;
+	j->body_len = strlen(s);
+	j->content_type = "application/json";
+}
+
+/* A stored image's PUT once its image decoded (the check): its facts from the decoding, its
+ * bytes copied into the store as they came. */
+static void image_put_answer(struct job *j)
+{
+	struct image_facts f;
+	memset(&f, 0, sizeof f);
+	f.info = j->info;
+	if (j->yin.data) { /* planes are as stored: orientations 5-8 turn the image */
+		int turned = j->yin.orientation >= 5;
+		f.width = turned ? j->yin.height : j->yin.width;
+		f.height = turned ? j->yin.width : j->yin.height;
+	} else {
+		f.width = j->in.width;
+		f.height = j->in.height;
+	}
+	unsigned char *copy = malloc(j->image_len);
+	if (!copy) {
+		set_error(j, 503, "out_of_memory", "out of memory storing the image");
+		return;
+	}
+	memcpy(copy, j->image, j->image_len);
+	int replaced = 0;
+	int rc = images_put(j->store, j->put_name, copy, j->image_len, &f, &replaced);
+	size_t n;
+	unsigned long long held, max_bytes;
+	int max_n;
+	images_totals(j->store, &n, &held, &max_n, &max_bytes);
+	if (rc == IMAGES_E_FULL) {
+		set_error(j, 409, "image_store_full", "%d images are stored already (--max-images); "
+		          "DELETE one first", max_n);
+		return;
+	}
+	if (rc == IMAGES_E_TOO_LARGE) {
+		set_error(j, 413, "image_too_large", "the image's %zu bytes are more than the whole "
+		          "--image-memory of %llu bytes", j->image_len, max_bytes);
+		return;
+	}
+	if (rc == IMAGES_E_BYTES) {
+		set_error(j, 409, "image_memory_full", "the image takes %zu KiB; the %zu images stored "
+		          "hold %llu of the %llu KiB --image-memory; DELETE one first",
+		          j->image_len >> 10, n, held >> 10, max_bytes >> 10);
+		return;
+	}
+	if (rc) {
+		set_error(j, rc == IMAGES_E_NAME ? 400 : 503, rc == IMAGES_E_NAME ? "bad_image_name" :
+		          "out_of_memory", "%s", images_strerror(rc));
+		return;
+	}
+	struct image_entry *e = images_get(j->store, j->put_name);
+	json_t *o = e ? images_entry_json(e) : NULL;
+	images_release(j->store, e);
+	if (o)
+		json_object_set_new(o, "replaced", json_boolean(replaced));
+	char *s = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
+	json_decref(o);
+	char *t = s ? realloc(s, strlen(s) + 2) : NULL;
+	if (t)
+		strcat(s = t, "\n");
+	if (!s) { /* stored; only its description is lost (or it was replaced meanwhile) */
+		set_error(j, 500, "out_of_memory", "the image is stored, but its description could "
+		          "not be made");
+		return;
+	}
+	j->status = replaced ? 200 : 201;
+	j->body = (unsigned char *)s;
+	j->body_len = strlen(s);
+	j->content_type = "application/json";
+}
+
+static void decode_tensors(struct jobs *J, struct job *j);
+
+static void do_decode(struct jobs *J, struct job *j)
+{
+	double t0 = clock_s();
+	char err[IMAGE_ERR_LEN];
+	int rc = IMAGE_E_UNSUPPORTED;
+	int tensors = j->kind == JOB_CONV2D || j->kind == JOB_CONV2D_T;
+	if (tensors) {
+		decode_tensors(J, j);
+		rc = j->status ? -1 : 0;
+	}
+	/* JPEG frames stay as planes for the GPU to convert, unless they carry what planes cannot */
+	struct image_limits lim;
+	if (tensors) {
+	} else if (J->cfg.jpeg_planes && j->kind != JOB_KERNEL_PUT &&
+	           !(j->kind == JOB_CONVOLVE && j->req.p.method != CONVOLVE_FFT) &&
+	    image_sniff(j->image, j->image_len) == IMAGE_FORMAT_JPEG) {
+		lim = job_limits(J, j, 2);
+		rc = image_decode_jpeg_yuv(j->image, j->image_len, &lim, &j->yin, &j->info, err);
+	}
+	if (rc == IMAGE_E_UNSUPPORTED) {
+		lim = job_limits(J, j, j->kind == JOB_KERNEL_PUT ? 1 : 0);
+		rc = image_decode(j->image, j->image_len, &lim, &j->in, &j->info, err);
+	}
+	if (tensors) {
+	} else if (rc) {
+		decode_error(j, rc, j->kind == JOB_KERNEL_PUT ? "kernel" : "image", err);
+	} else if (j->kernel_data) {
+		struct image_info ki;
+		lim = job_limits(J, j, 1);
+		rc = image_decode(j->kernel_data, j->kernel_len, &lim, &j->kimg, &ki, err);
+		if (rc)
+			decode_error(j, rc, "kernel", err);
+	}
+	double t1 = clock_s();
+	j->decode_s = t1 - t0;
+	j->deadline += j->decode_s; /* the deadline counts waiting, not the job's own decoding */
+	if (j->kind == JOB_KERNEL_PUT || j->kind == JOB_IMAGE_PUT) { /* its queue place was for
+	                                                              * the decoding */
+		if (!rc && j->kind == JOB_KERNEL_PUT)
+			kernel_put_answer(J, j);
+		else if (!rc)
+			image_put_answer(j);
+		finish(J, j);
+		return;
+	}
+	pthread_mutex_lock(&J->lock);
+	if (!rc && t1 > j->deadline) {
+		set_error(j, 504, "deadline_exceeded", "the job waited longer than the %g s deadline",
+		          J->cfg.deadline);
+		metrics_drop(J->metrics, METRICS_DROP_DEADLINE);
+		rc = -1;
+	}
+	if (rc) {
+		pthread_mutex_unlock(&J->lock);
+		finish(J, j);
+		return;
+	}
+	j->t_queued = clock_s();
+	fifo_push(&J->gpuq, j);
+	pthread_cond_signal(&J->gpu_cv);
+	pthread_mutex_unlock(&J->lock);
+}
+
+/* A convolution's tensors: decoded (their bytes reserved first: float32 takes at most what
+ * its NPY data takes), described for the engine (shapes checked), the output reserved and
+ * allocated. Then on to a GPU thread. */
+static void decode_tensors(struct jobs *J, struct job *j)
+{
+	static const char *what[3] = {"input", "weight", "bias"};
+	static const int ranks[3][2] = {{3, 4}, {4, 4}, {1, 1}};
+	struct tensor *t[3] = {&j->tx, &j->tw, &j->tb};
+	char err[JOBS_ERR_LEN];
+	unsigned long long in_bytes = 0;
+	for (int i = 0; i < 3; i++)
+		in_bytes += j->npy_len[i];
+	int rc = reserve(J, j, 0, in_bytes, "the tensors", err, sizeof err);
+	for (int i = 0; !rc && i < 3; i++) {
+		if (!j->npy[i])
+			continue;
+		char terr[TENSOR_ERR_LEN];
+		int trc = tensor_decode(j->npy[i], j->npy_len[i], (size_t)J->cfg.memory_budget,
+		                        ranks[i][0], ranks[i][1], what[i], t[i], terr);
+		if (trc) {
+			set_error(j, trc == TENSOR_E_SHAPE ? 422 : trc == TENSOR_E_TOO_LARGE ? 413 :
+			          trc == TENSOR_E_NOMEM ? 503 : 422, trc == TENSOR_E_SHAPE ? "invalid_shape" :
+			          trc == TENSOR_E_TOO_LARGE ? "tensor_too_large" : trc == TENSOR_E_NOMEM ?
+			          "out_of_memory" : "tensor_corrupt", "%s", terr);
+			return;
+		}
+	}
+	if (rc) {
+		set_error(j, rc == IMAGE_E_BUSY ? 503 : 413, rc == IMAGE_E_BUSY ? "memory_budget" :
+		          "tensor_too_large", "%s%s", err, rc == IMAGE_E_BUSY ? "; retry later" : "");
+		return;
+	}
+	char serr[CONV_SHAPE_ERR_LEN];
+	long bias = j->tb.data ? (long)j->tb.shape[0] : -1;
+	int bad = j->kind == JOB_CONV2D
+	          ? conv2d_describe(j->tx.ndim, j->tx.shape, j->tw.shape, bias, &j->req.c, &j->sc,
+	                            &j->ty.ndim, j->ty.shape, serr)
+	          : deconv_describe(j->tx.ndim, j->tx.shape, j->tw.shape, bias, &j->req.c, &j->dc,
+	                            &j->ty.ndim, j->ty.shape, serr);
+	if (bad) {
+		set_error(j, 422, "invalid_shape", "%s", serr);
+		return;
+	}
+	size_t n = tensor_count(&j->ty);
+	if ((rc = reserve(J, j, 1, (unsigned long long)n * sizeof(float), "the output", err,
+	                  sizeof err))) {
+		set_error(j, rc == IMAGE_E_BUSY ? 503 : 413, rc == IMAGE_E_BUSY ? "memory_budget" :
+		          "tensor_too_large", "%s", err);
+		return;
+	}
+	if (!(j->ty.data = malloc(n * sizeof *j->ty.data)))
+		set_error(j, 503, "out_of_memory", "the output: out of memory");
+}
+
+static void do_encode(struct jobs *J, struct job *j)
+{
+	double t0 = clock_s();
+	if (j->ty.data) { /* a convolution's output tensor */
+		char terr[TENSOR_ERR_LEN];
+		int rc = tensor_encode(&j->ty, &j->body, &j->body_len, terr);
+		j->encode_s = clock_s() - t0;
+		if (rc) {
+			j->body = NULL;
+			j->body_len = 0;
+			set_error(j, 500, "encode_failed", "encoding NPY: %s", terr);
+		} else {
+			j->status = 200;
+			j->content_type = "application/x-npy";
+		}
+		finish(J, j);
+		return;
+	}
+	enum image_format fmt;
+	struct image_encode_opts eo;
+	memset(&eo, 0, sizeof eo);
+	format_resolve(j->req.format, &j->accept, &j->info, &fmt, &eo.bits);
+	eo.quality = j->req.quality ? j->req.quality : config_quality(&J->cfg, fmt);
+	eo.subsampling = J->cfg.jpeg_subsampling ? 420 : 444;
+	eo.speed = J->cfg.avif_speed;
+	char err[IMAGE_ERR_LEN];
+	int rc;
+	if (j->yresult.data) /* planes made on the GPU; lost came with them */
+		rc = image_encode_jpeg_yuv(&j->yresult, eo.quality, &j->body, &j->body_len, err);
+	else
+		rc = image_encode(&j->result, fmt, &eo, &j->body, &j->body_len, &j->lost, err);
+	j->encode_s = clock_s() - t0;
+	if (rc) {
+		j->body = NULL;
+		j->body_len = 0;
+		/* a size the format cannot hold is the request's (format=webp past 16383 a side) */
+		set_error(j, rc == IMAGE_E_TOO_LARGE ? 422 : 500, rc == IMAGE_E_TOO_LARGE ?
+		          "too_large_for_format" : "encode_failed", "encoding %s: %s",
+		          image_format_name(fmt), err);
+	} else {
+		j->status = 200;
+		j->content_type = format_content_type(fmt);
+	}
+	finish(J, j);
+}
+
+void *codec_main(void *arg)
+{
+	struct jobs *J = arg;
+	pthread_mutex_lock(&J->lock);
+	for (;;) {
+		struct job *j;
+		if ((j = fifo_pop(&J->encode))) { /* finishing work first frees memory first */
+			pthread_mutex_unlock(&J->lock);
+			do_encode(J, j);
+			pthread_mutex_lock(&J->lock);
+		} else if ((j = fifo_pop(&J->decode))) {
+			pthread_mutex_unlock(&J->lock);
+			do_decode(J, j);
+			pthread_mutex_lock(&J->lock);
+		} else if (J->stop && J->in_flight == 0) {
+			break;
+		} else {
+			pthread_cond_wait(&J->codec_cv, &J->lock);
+		}
+	}
+	pthread_mutex_unlock(&J->lock);
+	return NULL;
+}

@@ -1,0 +1,534 @@
+/* A GPU thread: its context and caches, the warm-up, the per-client budget of new sizes, one
+ * job on the GPU, and the program cache kept within its bounds; see jobs_impl.h. */
+#include "daemon/jobs_impl.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/apiutil.h"
+#include "daemon/jobs_impl.h"
+#include "daemon/log.h"
+#include "gles/engine.h"
+#include "protocol/clock.h"
+
+static int bloom_status(int rc, const char **code)
+{
+	switch (rc) {
+	case BLOOM_E_ARG: *code = "invalid_request"; return 422;
+	case BLOOM_E_TOO_LARGE: *code = "too_large_for_gpu"; return 413;
+	case BLOOM_E_NOMEM: *code = "out_of_memory"; return 503;
+	case BLOOM_E_GPU_MEMORY: *code = "gpu_out_of_memory"; return 503;
+	default: *code = "gpu_error"; return 500;
+	}
+}
+
+/* Counts a new padded size (key) for client, if its budget allows: 0, or the seconds until it
+ * does (the job is then refused). A size the client was charged for within the window is free,
+ * whichever GPU thread plans it. Caller holds the lock. */
+double charge_new_size(struct jobs *J, const char *client, unsigned long long key,
+                              double now)
+{
+	int limit = J->cfg.new_sizes_per_minute;
+	struct new_sizes *e = NULL, *free_slot = NULL, *oldest = NULL;
+	for (int i = 0; i < NEW_SIZE_CLIENTS; i++) {
+		struct new_sizes *c = &J->clients[i];
+		while (c->n && now - c->t[0] > NEW_SIZE_WINDOW) { /* forget what left the window */
+			memmove(c->t, c->t + 1, (size_t)(c->n - 1) * sizeof *c->t);
+			memmove(c->key, c->key + 1, (size_t)(c->n - 1) * sizeof *c->key);
+			c->n--;
+		}
+		if (c->n && !strcmp(c->client, client))
+			e = c;
+		else if (!c->n && !free_slot)
+			free_slot = c;
+		else if (c->n && (!oldest || c->t[c->n - 1] < oldest->t[oldest->n - 1]))
+			oldest = c;
+	}
+	if (!e) {
+		e = free_slot ? free_slot : oldest; /* a full table forgets its longest-quiet client */
+		if (!e->t)
+			e->t = calloc((size_t)limit, sizeof *e->t);
+		if (!e->key)
+			e->key = calloc((size_t)limit, sizeof *e->key);
+		if (!e->t || !e->key)
+			return 0; /* out of memory: not counted rather than refused */
+		snprintf(e->client, sizeof e->client, "%s", client);
+		e->n = 0;
+	}
+	for (int i = 0; i < e->n; i++)
+		if (e->key[i] == key)
+			return 0;
+	if (e->n >= limit)
+		return NEW_SIZE_WINDOW - (now - e->t[0]);
+	e->key[e->n] = key;
+	e->t[e->n++] = now;
+	return 0;
+}
+
+/* Keeps a GPU thread's programs within --max-programs and --program-memory: the least recently
+ * used that no plan holds go first, then the least recently used plans (which release theirs).
+ * Between jobs, on the GPU thread. */
+static void trim_programs(struct jobs *J, struct program_cache *pc, struct bloom_ctx *b)
+{
+	size_t max = (size_t)J->cfg.max_programs, bytes = (size_t)J->cfg.program_memory;
+	for (;;) {
+		program_cache_trim(pc, max, bytes);
+		struct program_stats ps;
+		program_cache_stats(pc, &ps);
+		if ((ps.count <= max && ps.bytes <= bytes) || bloom_release_plan(b))
+			return;
+	}
+}
+
+static void gpu_warm(struct gpu *g, struct bloom_ctx *b)
+{
+	struct jobs *J = g->J;
+	if (!J->nwarm)
+		return;
+	struct request req;
+	request_init(&req, REQUEST_BLOOM);
+	const struct bloom_params *p = &req.p;
+	struct image k;
+	char err[BLOOM_ERR_LEN];
+	int rc = bloom_kernel_preset(b, &p->preset, &k, err);
+	for (int i = 0; !rc && i < J->nwarm; i++) {
+		double t0 = clock_s();
+		rc = bloom_warm(b, J->warm[i][0], J->warm[i][1], k.width, k.height, p, err);
+		if (!rc)
+			log_msg(LOG_INFO, "gpu %d: warmed %dx%d in %.1f ms", g->id, J->warm[i][0],
+			        J->warm[i][1], (clock_s() - t0) * 1e3);
+		pthread_mutex_lock(&J->lock);
+		g->heartbeat = clock_s();
+		pthread_mutex_unlock(&J->lock);
+	}
+	image_free(&k);
+	if (rc) {
+		log_msg(LOG_ERROR, "gpu %d: warm-up failed: %s", g->id, err);
+		pthread_mutex_lock(&J->lock);
+		g->warm_failed = 1;
+		pthread_mutex_unlock(&J->lock);
+	}
+}
+
+static int spatial_status(int rc, const char **code)
+{
+	switch (rc) {
+	case SPATIAL_E_ARG:
+	case SPATIAL_E_UNSUPPORTED: *code = "invalid_request"; return 422;
+	case SPATIAL_E_TOO_LARGE: *code = "too_large_for_gpu"; return 413;
+	case SPATIAL_E_NOMEM: *code = "out_of_memory"; return 503;
+	default: *code = "gpu_error"; return 500;
+	}
+}
+
+/* A conv2d or conv2d-transpose job: its tensors decoded and described by a codec thread. */
+static void run_tensor(struct gpu *g, struct engine *e, struct job *j)
+{
+	static __thread char err[ENGINE_ERR_LEN];
+	err[0] = 0;
+	int rc = engine_want(e, j->kind == JOB_CONV2D_T ? ENGINE_DECONV : ENGINE_SPATIAL, err)
+	         ? SPATIAL_E_GPU : 0;
+	if (!rc && j->kind == JOB_CONV2D) {
+		struct spatial_stats st;
+		rc = spatial_conv2d(engine_spatial(e), &j->sc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st,
+		                    err);
+		j->gpu_copy_s = (st.upload_ms + st.stage_ms[GPU_STAGE_DOWNLOAD]) * 1e-3;
+	} else if (!rc) {
+		struct deconv_stats st;
+		rc = deconv_run(engine_deconv(e), &j->dc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st, err);
+	}
+	if (rc) {
+		const char *code;
+		int status = spatial_status(rc, &code);
+		set_error(j, status, code, "%s", err[0] ? err : spatial_strerror(rc));
+		if (status >= 500)
+			log_msg(LOG_ERROR, "gpu %d: %s failed: %s", g->id,
+			        j->kind == JOB_CONV2D ? "conv2d" : "conv2d_transpose", j->message);
+		tensor_free(&j->ty);
+	}
+	tensor_free(&j->tx);
+	tensor_free(&j->tw);
+	tensor_free(&j->tb);
+	j->gpu = g->id;
+}
+
+static int image_finite(const struct image *img);
+
+/* A convolve job the direct path may run (a float frame): the method by the model, then the
+ * direct convolution when it wins. 1 when it ran the job (or failed it), 0 for the FFT path. */
+static int run_direct(struct gpu *g, struct engine *e, const struct bloom_kernel *bk,
+                      struct job *j)
+{
+	struct bloom_ctx *b = engine_bloom(e);
+	static __thread char err[ENGINE_ERR_LEN];
+	err[0] = 0;
+	const struct bloom_params *p = &j->req.p;
+	if (j->kind != JOB_CONVOLVE || p->method == CONVOLVE_FFT || !j->in.pixels)
+		return 0;
+	struct image gen = {0};
+	const struct image *k = bk->img;
+	char berr[BLOOM_ERR_LEN];
+	int rc = 0, method = CONVOLVE_FFT;
+	if (!k && !(rc = bloom_kernel_preset(b, &p->preset, &gen, berr)))
+		k = &gen;
+	if (rc)
+		snprintf(err, CONVOLVE_ERR_LEN, "%.500s", berr);
+	if (!rc)
+		rc = engine_want(e, ENGINE_SPATIAL, err) ? BLOOM_E_GPU : 0;
+	struct spatial_ctx *sp = engine_spatial(e);
+	if (!rc)
+		rc = convolve_choose(b, sp, &g->model, p->method, j->in.width, j->in.height,
+		                     k->width, k->height, p, &method, NULL, NULL, err);
+	if (!rc && method == CONVOLVE_SPATIAL) {
+		double t0 = clock_s();
+		struct spatial_stats sst;
+		memset(&sst, 0, sizeof sst);
+		rc = convolve_spatial(sp, &j->in, k, p, &j->result, &sst, err);
+		j->gpu_wait_s = clock_s() - t0;
+		j->tiles_x = sst.tiles_x, j->tiles_y = sst.tiles_y;
+		if (rc == BLOOM_E_TOO_LARGE && p->method == CONVOLVE_AUTO) {
+			method = CONVOLVE_FFT; /* beyond the direct path's limits (a kernel past the
+			                          uniform-block limit): the FFT path runs it */
+			rc = 0;
+		}
+	}
+	image_free(&gen);
+	if (!rc && method == CONVOLVE_FFT)
+		return 0;
+	if (rc) {
+		const char *code;
+		int status = bloom_status(rc, &code);
+		set_error(j, status, code, "%s", err);
+	} else if (!image_finite(&j->result)) {
+		image_free(&j->result);
+		set_error(j, 422, "result_not_finite", "samples of the result are not finite: float32 "
+		          "overflowed in the convolution (an image or kernel value near 3.4e38, or "
+		          "infinite); scale the image or kernel down");
+	}
+	j->method = method;
+	image_free(&j->in);
+	image_free(&j->kimg);
+	j->gpu = g->id;
+	return 1;
+}
+
+/* 1 when every sample of img is finite. */
+static int image_finite(const struct image *img)
+{
+	size_t n = (size_t)img->width * img->height * img->channels;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(img->pixels[i]))
+			return 0;
+	return 1;
+}
+
+static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
+{
+	struct jobs *J = g->J;
+	struct bloom_kernel bk;
+	memset(&bk, 0, sizeof bk);
+	if (j->named) {
+		bk.img = &j->named->img;
+		memcpy(bk.digest, j->named->digest, sizeof bk.digest);
+	} else if (j->kimg.pixels) {
+		bk.img = &j->kimg;
+	}
+	struct bloom_stats st;
+	memset(&st, 0, sizeof st);
+	static __thread char err[BLOOM_ERR_LEN];
+	err[0] = 0;
+	int op = j->kind == JOB_CONVOLVE ? BLOOM_OP_CONVOLVE : BLOOM_OP_BLOOM;
+	/* a JPEG answer comes back from the GPU as planes */
+	enum image_format fmt;
+	int bits;
+	format_resolve(j->req.format, &j->accept, &j->info, &fmt, &bits);
+	struct bloom_frame f = {j->yin.data ? NULL : &j->in, j->yin.data ? &j->yin : NULL};
+	struct bloom_result res;
+	memset(&res, 0, sizeof res);
+	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG;
+	res.sub_x = res.sub_y = J->cfg.jpeg_subsampling ? 2 : 1;
+	res.lend = J->cfg.lend_planes;
+	int known = 1, rc = 0;
+	unsigned long long key = 0;
+	if (J->cfg.new_sizes_per_minute > 0)
+		rc = bloom_plan_known(b, &f, &bk, &j->req.p, &known, &key, err);
+	if (!rc && !known) {
+		pthread_mutex_lock(&J->lock);
+		double wait = charge_new_size(J, j->client, key, clock_s());
+		pthread_mutex_unlock(&J->lock);
+		if (wait > 0) {
+			set_error(j, 429, "too_many_new_sizes", "this client sent %d images of sizes the GPU "
+			          "had not planned within a minute (--new-sizes-per-minute); each compiles "
+			          "programs. Retry in %.0f s, or send sizes seen before", J->cfg.new_sizes_per_minute,
+			          ceil(wait));
+			j->retry_after = (int)ceil(wait);
+			image_free(&j->in);
+			yuv_image_free(&j->yin);
+			image_free(&j->kimg);
+			j->gpu = g->id;
+			return;
+		}
+	}
+	if (!rc)
+		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, 0, &res, &st, err);
+	j->lease = res.lease;
+	j->tiles_x = st.tiles_x, j->tiles_y = st.tiles_y;
+	j->gpu_copy_s = st.copy_ms * 1e-3;
+	j->gpu_wait_s = st.wait_ms * 1e-3;
+	j->result = res.img;
+	j->yresult = res.yuv;
+	j->lost = res.lost;
+	if (rc) {
+		const char *code;
+		int status = bloom_status(rc, &code);
+		set_error(j, status, code, "%s", err[0] ? err : bloom_strerror(rc));
+		if (status >= 500)
+			log_msg(LOG_ERROR, "gpu %d: bloom_run failed: %s", g->id, j->message);
+	} else if (res.nonfinite) {
+		set_error(j, 422, "result_not_finite", "%llu samples of the result are not finite: "
+		          "float32 overflowed in the convolution (an image or kernel value near 3.4e38, "
+		          "or infinite); scale the image or kernel down",
+		          (unsigned long long)res.nonfinite);
+		if (j->lease) {
+			j->yresult.data = NULL;
+			bloom_lease_return(j->lease);
+			j->lease = NULL;
+		}
+		image_free(&j->result);
+		yuv_image_free(&j->yresult);
+	}
+	image_free(&j->in);
+	yuv_image_free(&j->yin);
+	image_free(&j->kimg);
+	j->gpu = g->id;
+}
+
+/* A tiled frame's progress: each tile is a heartbeat, so a long frame is not taken for a hung
+ * GPU. On the GPU thread, between tiles. */
+static void gpu_progress(void *arg, int done, int total)
+{
+	struct gpu *g = arg;
+	pthread_mutex_lock(&g->J->lock);
+	g->heartbeat = clock_s();
+	g->tiles_done = done, g->tiles_total = total;
+	pthread_mutex_unlock(&g->J->lock);
+}
+
+/* The GPU thread's engine: context, programs, bloom (the spatial parts come on first use).
+ * 0, or -1 with why. */
+static int gpu_build(struct gpu *g, struct engine **out, char *why, size_t len)
+{
+	struct jobs *J = g->J;
+	struct engine_opts eo = {.platform = J->cfg.gpu.platform, .device = g->device,
+	                         .gl_debug = J->cfg.gpu.gl_debug,
+	                         .shader_dir = J->cfg.gpu.shader_dir,
+	                         .program_cache = J->cfg.gpu.program_cache,
+	                         .wisdom_file = J->cfg.gpu.fft_wisdom,
+	                         .kernel_cache_bytes = (size_t)J->cfg.kernel_cache,
+	                         .max_plans = J->cfg.max_plans,
+	                         .no_persistent_map = !J->cfg.persistent_map,
+	                         .parts = ENGINE_BLOOM,
+	                         .frame_bytes = (size_t)J->cfg.gpu.frame_memory,
+	                         .progress = gpu_progress, .progress_arg = g};
+	static __thread char eerr[ENGINE_ERR_LEN];
+	if (engine_create(&eo, &log_gles_sink, out, eerr)) {
+		snprintf(why, len, "device %d: %.3900s", g->device, eerr);
+		return -1;
+	}
+	const struct egl_info *i = engine_info(*out);
+	if (i->software && J->cfg.gpu.require_gpu) {
+		snprintf(why, len, "device %d: the context is a software renderer ('%s'), and "
+		         "--require-gpu asks for a GPU: is the GPU visible to this process (device "
+		         "nodes, driver, __EGL_VENDOR_LIBRARY_FILENAMES)?", g->device, i->renderer);
+		engine_destroy(*out);
+		*out = NULL;
+		return -1;
+	}
+	struct bloom_limits bl;
+	bloom_ctx_limits(engine_bloom(*out), &bl);
+	pthread_mutex_lock(&J->lock);
+	snprintf(g->platform, sizeof g->platform, "%s", i->platform);
+	snprintf(g->renderer, sizeof g->renderer, "%s", i->renderer);
+	snprintf(g->version, sizeof g->version, "%s", i->version);
+	g->software = i->software;
+	g->reset_notification = i->reset_notification;
+	g->max_buffer_bytes = i->max_ssbo_size;
+	g->untiled_pixels = bl.untiled_pixels;
+	g->max_kernel_side = bl.max_kernel_side;
+	pthread_mutex_unlock(&J->lock);
+	return 0;
+}
+
+/* A job's results dropped (lent planes given back) for an error set after they were made. */
+static void drop_result(struct job *j)
+{
+	if (j->lease) {
+		j->yresult.data = NULL;
+		bloom_lease_return(j->lease);
+		j->lease = NULL;
+	}
+	image_free(&j->result);
+	yuv_image_free(&j->yresult);
+	tensor_free(&j->ty);
+}
+
+/* After a GPU reset: the job that saw it fails with 503 (its result cannot be trusted), the
+ * engine is destroyed and built again (every second until it works or the daemon stops), and
+ * warmed; readiness is false meanwhile (not alive). */
+static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, struct job *j)
+{
+	struct jobs *J = g->J;
+	log_msg(LOG_ERROR, "gpu %d: the GPU context was lost (%s); rebuilding it", g->id,
+	        egl_reset_name(status));
+	if (j && j->status < 400) {
+		drop_result(j);
+		set_error(j, 503, "gpu_reset", "the GPU was reset while this request ran (%s); its "
+		          "context is being rebuilt: retry", egl_reset_name(status));
+		j->retry_after = 1;
+	}
+	pthread_mutex_lock(&J->lock);
+	g->alive = 0;
+	g->rebuilding = 1;
+	g->resets++;
+	g->heartbeat = clock_s();
+	pthread_mutex_unlock(&J->lock);
+	engine_destroy(e);
+	e = NULL;
+	char why[BLOOM_ERR_LEN];
+	for (;;) {
+		if (!gpu_build(g, &e, why, sizeof why))
+			break;
+		log_msg(LOG_ERROR, "gpu %d: rebuilding after a reset: %s", g->id, why);
+		pthread_mutex_lock(&J->lock);
+		int stop = J->stop;
+		g->heartbeat = clock_s();
+		pthread_mutex_unlock(&J->lock);
+		if (stop)
+			return NULL;
+		sleep(1);
+	}
+	gpu_warm(g, engine_bloom(e));
+	pthread_mutex_lock(&J->lock);
+	g->alive = 1;
+	g->rebuilding = 0;
+	g->heartbeat = clock_s();
+	pthread_mutex_unlock(&J->lock);
+	log_msg(LOG_WARN, "gpu %d: context rebuilt after a reset (%llu so far)", g->id,
+	        (unsigned long long)g->resets);
+	return e;
+}
+
+void *gpu_main(void *arg)
+{
+	struct gpu *g = arg;
+	struct jobs *J = g->J;
+	struct engine *e = NULL;
+	int rc = gpu_build(g, &e, g->init_err, sizeof g->init_err);
+	pthread_mutex_lock(&J->lock);
+	if (rc) {
+		g->failed = 1;
+	} else {
+		g->alive = 1;
+		g->heartbeat = clock_s();
+	}
+	pthread_cond_broadcast(&J->init_cv);
+	pthread_mutex_unlock(&J->lock);
+	if (rc)
+		return NULL;
+	log_msg(LOG_INFO, "gpu %d: '%s' (%s) on the %s platform", g->id, g->renderer, g->version,
+	        g->platform);
+	if (g->software)
+		log_msg(LOG_WARN, "gpu %d: '%s' is a software renderer: every frame runs on the CPU, "
+		        "tens to hundreds of times slower than on a GPU (--require-gpu refuses it)",
+		        g->id, g->renderer);
+	gpu_warm(g, engine_bloom(e));
+	pthread_mutex_lock(&J->lock);
+	g->warmed = 1;
+	g->heartbeat = clock_s();
+	for (;;) {
+		struct job *j = fifo_pop(&J->gpuq);
+		if (!j) {
+			if (J->stop && J->waiting == 0)
+				break;
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 250 * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&J->gpu_cv, &J->lock, &ts);
+			g->heartbeat = clock_s();
+			pthread_mutex_unlock(&J->lock);
+			int reset = engine_reset_status(e); /* a reset while idle */
+			if (reset && !(e = gpu_rebuild(g, e, reset, NULL))) {
+				pthread_mutex_lock(&J->lock);
+				break;
+			}
+			pthread_mutex_lock(&J->lock);
+			continue;
+		}
+		unqueue(J, j);
+		g->busy = 1;
+		g->tiles_done = g->tiles_total = 0;
+		double t0 = clock_s();
+		j->queue_s = t0 - j->t_queued;
+		pthread_mutex_unlock(&J->lock);
+
+		j->method = CONVOLVE_FFT;
+		if (j->kind == JOB_CONV2D || j->kind == JOB_CONV2D_T)
+			run_tensor(g, e, j);
+		else if (!run_direct(g, e, &(struct bloom_kernel){
+		                     j->named ? &j->named->img : j->kimg.pixels ? &j->kimg : NULL,
+		                     {0, 0}}, j))
+			gpu_run(g, engine_bloom(e), j);
+		int reset = engine_reset_status(e);
+		if (reset)
+			e = gpu_rebuild(g, e, reset, j);
+		double t1 = clock_s();
+		j->gpu_s = t1 - t0;
+
+		pthread_mutex_lock(&J->lock);
+		g->busy = 0;
+		g->busy_s += j->gpu_s;
+		g->njobs++;
+		if (j->lease) {
+			g->lent++;
+			g->lent_total++;
+		}
+		if (j->status >= 400)
+			g->nfail++;
+		g->heartbeat = t1;
+		pthread_mutex_unlock(&J->lock);
+		if (e) {
+			trim_programs(J, engine_programs(e), engine_bloom(e));
+			pthread_mutex_lock(&J->lock);
+			program_cache_stats(engine_programs(e), &g->ps);
+			bloom_ctx_stats(engine_bloom(e), &g->bs);
+		} else {
+			pthread_mutex_lock(&J->lock);
+		}
+		if (j->status >= 400) {
+			pthread_mutex_unlock(&J->lock);
+			finish(J, j);
+			pthread_mutex_lock(&J->lock);
+		} else {
+			fifo_push(&J->encode, j);
+			pthread_cond_signal(&J->codec_cv);
+		}
+		if (!e) /* the daemon stopped while the context was being rebuilt */
+			break;
+	}
+	g->alive = 0;
+	pthread_mutex_unlock(&J->lock);
+	engine_destroy(e);
+	return NULL;
+}

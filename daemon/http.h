@@ -1,0 +1,160 @@
+/* The HTTP server's shared state, private to its files (server.c: libmicrohttpd's callbacks and
+ * the request's life; http.c: answers and connection deadlines; routes_image.c: the GPU routes;
+ * routes_admin.c: the rest). Not for use outside daemon/server*, http*, routes_*. */
+#ifndef FFTBLOOM_HTTP_H
+#define FFTBLOOM_HTTP_H
+
+#include <microhttpd.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stddef.h>
+
+#include "daemon/server.h"
+
+#define DISCARD_MAX (16u << 20) /* bytes past --max-body of a chunked body read (and dropped) so
+                                   that its 413 can be answered; a longer one is cut off */
+#define MAX_PARTS 8
+#define SWEEP_MS 200            /* how often connection deadlines are checked */
+
+enum route {
+	R_NONE = 0, R_BLOOM, R_CONVOLVE, R_CONV2D, R_CONV2D_T, R_KERNELS, R_KERNEL, R_HEALTHZ, R_READYZ, R_METRICS,
+	R_INFO, R_OPENAPI, R_WEB, R_IMAGES, R_IMAGE, R_BLOOM_GET, R_CONVOLVE_GET,
+	R_FAULTS, /* builds with fault injection only (gles/fault.h) */
+};
+
+/* Each route's path (a prefix followed by a name when `named`), its label in logs and metrics,
+ * its methods, and what its name names (for the message refusing a bad one). */
+struct route_def {
+	const char *path;
+	const char *label;
+	const char *allow;
+	const char *named;
+};
+extern const struct route_def routes[];
+
+/* A TCP connection's deadlines (libmicrohttpd's own timeout is for idleness, which a client
+ * trickling a byte at a time never reaches): its request's headers must be complete within
+ * --header-timeout, and its body must average --min-body-rate once that long has passed. */
+enum conn_phase {
+	CONN_HEADERS = 0, /* waiting for the request line and headers */
+	CONN_BODY,        /* receiving a body */
+	CONN_BUSY,        /* handled: queued, on a GPU, or answering */
+	CONN_IDLE,        /* between requests (keep-alive; libmicrohttpd's idle timeout) */
+};
+
+struct conn {
+	struct conn *prev, *next; /* the server's list, under its lock */
+	int fd;
+	int phase;                /* enum conn_phase */
+	double since;             /* start of the phase (headers: the connection or request line) */
+	unsigned long long body;  /* bytes of the body received */
+	int first;                /* no request has begun on it yet */
+	int cut;                  /* shut down for missing a deadline */
+};
+
+struct server {
+	struct server_opts o;
+	struct config cfg;
+	struct MHD_Daemon *d[2]; /* one per address: localhost listens on 127.0.0.1 and ::1 */
+	int nd;
+	int port;
+	pthread_mutex_t lock;
+	int active;          /* guarded by lock */
+	double last_change;  /* guarded by lock */
+	struct conn conns;   /* list head, guarded by lock */
+	unsigned long long cut_headers, cut_body; /* connections cut, guarded by lock */
+	pthread_t sweeper;
+	int sweeper_started, stop; /* stop guarded by lock */
+	pthread_cond_t stop_cv;
+	volatile int quiescing;
+	unsigned long long next_id;
+	unsigned long long id_salt;
+	unsigned char engine[32]; /* etag_engine's digest: part of every render's ETag */
+	char engine_hex[65];
+};
+
+struct req {
+	struct server *S;
+	struct MHD_Connection *conn;
+	struct conn *tcp;     /* the connection's deadlines */
+	int init;             /* the first call with the headers ran */
+	enum route route;
+	char method[8];
+	char path[128];
+	char raw[256];        /* the request target as sent (before percent-decoding), cut */
+	int raw_bad;          /* the target holds %00 or a control byte */
+	char code[32];        /* the error code answered, for the log */
+	char name[65];        /* named routes: the kernel's or the stored image's name */
+	char id[65];          /* X-Request-Id */
+	char client[64];
+	int cors;             /* the Origin is allowed: answer with CORS headers */
+	int bad_name;         /* a named route with an invalid name */
+	int by_key;           /* access needed the API key (no valid signature): not public */
+	struct image_entry *stored; /* GET renders: the stored image, referenced while the
+	                               request lives (released when it completes) */
+	char etag[48];        /* GET renders: the answer's ETag ("" for other routes) */
+	char location[96];    /* a 201's Location */
+	int vary_accept;      /* GET renders: the format follows Accept (no format=) */
+	int checked;          /* precheck ran */
+	char origin[256];
+	double t0;
+	unsigned char *body;
+	size_t len, cap;
+	int too_large;        /* the body passed --max-body while streaming */
+	size_t discarded;
+	int started;          /* a job was started */
+	int job_done;         /* its done() ran; guarded by done_mu */
+	pthread_mutex_t done_mu;
+	pthread_cond_t done_cv;
+	struct job job;
+	int status;           /* of the answer queued; 0 until then */
+	size_t bytes;
+};
+
+/* http.c */
+void touch(struct server *S, int delta);
+/* Queues an answer with the headers every answer carries. body: owned (freed with free) when
+ * `owned`, else copied. extra: NULL-terminated name/value pairs. */
+enum MHD_Result respond(struct req *r, int status, const char *ctype, void *body, size_t len,
+                        int owned, const char *const *extra);
+enum MHD_Result respond_json(struct req *r, int status, json_t *o, const char *const *extra);
+enum MHD_Result respond_error_x(struct req *r, int status, const char *code,
+                                const char *const *extra, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+#define respond_error(r, status, code, ...) respond_error_x(r, status, code, NULL, __VA_ARGS__)
+/* 503 with Retry-After. */
+enum MHD_Result respond_busy(struct req *r, const char *code, const char *msg);
+void client_addr(struct MHD_Connection *c, char *buf, size_t len);
+int client_fd(struct MHD_Connection *c);
+struct conn *conn_of(struct MHD_Connection *c);
+void set_phase(struct server *S, struct conn *t, int phase);
+void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                   enum MHD_ConnectionNotificationCode toe);
+void *sweeper_main(void *arg);
+
+/* routes_image.c */
+int sniffed(const unsigned char *p, size_t len);
+enum MHD_Result start_job(struct req *r);
+enum MHD_Result route_image(struct req *r);
+/* 406 for an Accept header allowing none of the formats made (listed in the answer). */
+enum MHD_Result not_acceptable(struct req *r, const char *accept);
+enum MHD_Result route_tensor(struct req *r);
+
+/* routes_store.c */
+enum MHD_Result route_image_store(struct req *r);  /* PUT, GET, DELETE /v1/images/NAME */
+enum MHD_Result route_images(struct req *r);       /* GET /v1/images */
+enum MHD_Result route_render(struct req *r);       /* GET /v1/bloom/NAME, /v1/convolve/NAME */
+/* The headers a successful job's answer adds (Location of a 201; a render's ETag,
+ * Cache-Control, Vary) at extra[e...] (room for 8 entries); returns the new e. */
+int store_answer_headers(struct req *r, const struct job *j, const char **extra, int e);
+/* Whether a GET render may go on: with --url-signing-key-file, a valid Bearer key (bearer) or
+ * a valid sig=; without, the API key's rule of /v1/. 0, or the status to answer (401, 403) with
+ * its code and message. Sets r->by_key when the API key was what granted it. */
+int store_access(struct req *r, int bearer, const char **code, char *msg, size_t len);
+
+/* routes_admin.c */
+enum MHD_Result route_kernel(struct req *r);
+enum MHD_Result route_get(struct req *r);
+enum MHD_Result route_faults(struct req *r); /* POST /v1/faults: arms a GPU fault (test builds) */
+
+#endif

@@ -1,0 +1,88 @@
+/* The stored source images: images uploaded with PUT /v1/images/NAME or loaded from --image-dir,
+ * decoded once to check them and then kept as they came (encoded), with their facts and the
+ * SHA-256 of their bytes, for GET /v1/bloom/NAME and /v1/convolve/NAME to render. Encoded, not
+ * decoded: a photo's JPEG is 10-50 times smaller than its float pixels, every render decodes on a
+ * codec thread anyway (a JPEG straight to the planes the GPU converts), and the decoded size is
+ * reserved against --memory-budget only while a render runs. Entries are reference counted: a
+ * render holds its image while its job runs, so DELETE or a replacing PUT never frees bytes in
+ * use. Bounded by count and by encoded bytes. Thread-safe. */
+#ifndef FFTBLOOM_DAEMON_IMAGES_H
+#define FFTBLOOM_DAEMON_IMAGES_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "protocol/image.h"
+
+#define IMAGES_ERR_LEN 512
+
+enum images_error {
+	IMAGES_OK = 0,
+	IMAGES_E_NAME = -1,      /* not 1-64 of [A-Za-z0-9._-], or starting with '.' */
+	IMAGES_E_FULL = -2,      /* --max-images reached */
+	IMAGES_E_NOTFOUND = -3,
+	IMAGES_E_NOMEM = -4,
+	IMAGES_E_DIR = -5,       /* --image-dir unreadable, or a file in it failed to decode */
+	IMAGES_E_BYTES = -6,     /* --image-memory would be passed with the entries held now */
+	IMAGES_E_TOO_LARGE = -7, /* the image alone is larger than --image-memory */
+};
+
+/* The facts of a checked image: as decoded (the EXIF orientation applied). */
+struct image_facts {
+	int width, height;
+	struct image_info info;
+};
+
+struct image_entry {
+	char name[65];
+	unsigned char *data;       /* the encoded bytes as uploaded */
+	size_t len;
+	struct image_facts facts;
+	unsigned char digest[32];  /* SHA-256 of data */
+	char digest_hex[65];
+	double created;            /* CLOCK_REALTIME seconds */
+	int from_dir;              /* registered from --image-dir (images_load_dir) */
+	int refs;                  /* guarded by the store's lock */
+};
+
+struct images;
+
+/* At most max_entries images holding max_bytes of encoded bytes together. */
+int images_create(int max_entries, unsigned long long max_bytes, struct images **out);
+void images_destroy(struct images *s); /* NULL-safe; entries still referenced are freed too */
+
+/* Registers len bytes at data (malloc'd; ownership moves in, and on failure they are freed)
+ * under name, replacing an entry of that name (whose bytes then no longer count). *replaced says
+ * whether one existed. Returns 0 or a negative images_error: IMAGES_E_FULL (count),
+ * IMAGES_E_BYTES (bytes with the others), IMAGES_E_TOO_LARGE (bytes alone). */
+int images_put(struct images *s, const char *name, unsigned char *data, size_t len,
+               const struct image_facts *facts, int *replaced);
+
+/* A referenced entry (release with images_release), or NULL. */
+struct image_entry *images_get(struct images *s, const char *name);
+void images_release(struct images *s, struct image_entry *e); /* NULL-safe */
+
+int images_delete(struct images *s, const char *name); /* 0 or IMAGES_E_NOTFOUND */
+
+/* Calls fn for each entry, sorted by name, under the lock (fn must not call back in). */
+void images_each(struct images *s, void (*fn)(const struct image_entry *e, void *ctx), void *ctx);
+
+void images_totals(struct images *s, size_t *count, unsigned long long *bytes, int *max_count,
+                   unsigned long long *max_bytes);
+
+/* Registers every regular file of dir whose extension names an image format, under its file
+ * name without the extension, replacing an entry of that name; then removes the entries an
+ * earlier call registered from a file that is gone. Every file is read and decoded (within lim)
+ * and the limits are checked for the whole result before anything changes: on a failure (its
+ * message names the file or the limit) the store is left as it was. */
+int images_load_dir(struct images *s, const char *dir, const struct image_limits *lim,
+                    int *loaded, int *removed, char err[IMAGES_ERR_LEN]);
+
+/* An entry's facts as the API shows them: {"name", "width", "height", "channels", "format",
+ * "bits", "digest" (SHA-256, hex), "bytes", "created" (RFC 3339, UTC)}; NULL when out of
+ * memory. */
+json_t *images_entry_json(const struct image_entry *e);
+
+const char *images_strerror(int code);
+
+#endif

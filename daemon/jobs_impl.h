@@ -1,0 +1,98 @@
+/* The job pipeline's shared state, private to its files: jobs.c (admission, the queue, the
+ * watchdog, status and shutdown), codec.c (the codec threads: decode with the memory budget,
+ * encode, kernel PUTs) and gpu_worker.c (a GPU thread: its engine, warm-up, the new-size budget,
+ * running a job, trimming programs). Not for use outside daemon/jobs.c, codec.c, gpu_worker.c. */
+#ifndef FFTBLOOM_JOBS_IMPL_H
+#define FFTBLOOM_JOBS_IMPL_H
+
+#include <pthread.h>
+
+#include "daemon/jobs.h"
+#include "gles/convolve.h"
+
+struct fifo {
+	struct job *head, *tail;
+};
+
+#define NEW_SIZE_CLIENTS 1024 /* client addresses whose new sizes are counted at once */
+#define NEW_SIZE_WINDOW 60.0  /* seconds --new-sizes-per-minute counts over */
+
+/* The padded sizes a client address had planned anew within the last minute. */
+struct new_sizes {
+	char client[64];
+	double *t;                 /* when, oldest first; --new-sizes-per-minute of them at most */
+	unsigned long long *key;   /* which (bloom_plan_known's key) */
+	int n;
+};
+
+struct gpu {
+	struct jobs *J;
+	int id, device;
+	pthread_t th;
+	int started;
+	/* guarded by J->lock */
+	int alive, failed, warmed, warm_failed, busy;
+	double heartbeat, busy_s;
+	unsigned long long njobs, nfail;
+	int lent;                            /* planes lent by this context, not yet given back */
+	unsigned long long lent_total;
+	char platform[16], renderer[256], version[128];
+	char init_err[BLOOM_ERR_LEN];
+	struct program_stats ps;
+	struct bloom_cache_stats bs;
+	struct convolve_model model;         /* the GPU thread's own: convolve's method choice */
+	int software;                        /* the context is a software renderer */
+	int reset_notification;              /* the context learns of GPU resets */
+	unsigned long long resets;           /* contexts rebuilt after a GPU reset */
+	int rebuilding;                      /* rebuilding the context after a reset */
+	int tiles_done, tiles_total;         /* the frame in hand, when tiled */
+	long long max_buffer_bytes;          /* the context's storage-buffer limit */
+	unsigned long long untiled_pixels;   /* bloom_limits */
+	int max_kernel_side;
+};
+
+struct jobs {
+	struct config cfg;
+	struct image_limits lim, klim; /* images; kernels (--kernel-max-pixels) */
+	struct kernels *kernels;
+	struct metrics *metrics;
+	int warm[JOBS_MAX_WARM][2], nwarm;
+
+	pthread_mutex_t lock;
+	pthread_cond_t codec_cv, gpu_cv, init_cv, watch_cv;
+	struct fifo decode, gpuq, encode;
+	int waiting;   /* admitted jobs not yet taken by a GPU thread (or, for a kernel PUT, not
+	                  yet decoded): the queue's depth */
+	unsigned long long mem_used; /* bytes reserved for decoded images (--memory-budget) */
+	int in_flight; /* submitted, done() not yet returned */
+	int stop;      /* no new jobs; threads exit when their queues are empty */
+	int joined;    /* jobs_shutdown ran */
+
+	struct new_sizes clients[NEW_SIZE_CLIENTS]; /* guarded by lock */
+	pthread_t *codec;
+	int ncodec;
+	pthread_t watchdog;
+	int watchdog_started;
+	struct gpu gpus[JOBS_MAX_GPUS];
+	int ngpus;
+};
+
+/* jobs.c */
+void fifo_push(struct fifo *f, struct job *j);
+struct job *fifo_pop(struct fifo *f);
+int is_gpu_kind(const struct job *j);
+/* Gives j's place in the queue back, once. Caller holds the lock. */
+void unqueue(struct jobs *J, struct job *j);
+void set_error(struct job *j, int status, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Answers j: frees what the job held, calls done(), then counts it out. Called without the lock;
+ * j belongs to the submitter again once done() starts. */
+void finish(struct jobs *J, struct job *j);
+
+/* codec.c */
+void *codec_main(void *arg);
+
+/* gpu_worker.c */
+void *gpu_main(void *arg);
+
+#endif

@@ -1,0 +1,388 @@
+/* The other routes: named kernels (GET, PUT, DELETE), /healthz, /readyz, /metrics, /v1/info,
+ * /openapi.json and the web page; see http.h. */
+#include "daemon/http.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/log.h"
+#include "daemon/web.h"
+#include "gles/fault.h"
+#include "protocol/openapi.h"
+#include "protocol/request.h"
+
+static json_t *kernel_json(const struct kernel_entry *e)
+{
+	char digest[40];
+	snprintf(digest, sizeof digest, "%016llx%016llx", (unsigned long long)e->digest[0],
+	         (unsigned long long)e->digest[1]);
+	return json_pack("{s:s,s:i,s:i,s:i,s:s,s:i,s:s,s:I}", "name", e->name, "width", e->img.width,
+	                 "height", e->img.height, "channels", e->img.channels, "format",
+	                 image_format_name(e->info.format), "bits", e->info.bits, "digest", digest,
+	                 "bytes", (json_int_t)e->img.width * e->img.height * e->img.channels * 4);
+}
+
+static void list_one(const struct kernel_entry *e, void *ctx)
+{
+	json_array_append_new(ctx, kernel_json(e));
+}
+
+enum MHD_Result route_kernel(struct req *r)
+{
+	struct server *S = r->S;
+	if (!strcmp(r->method, "PUT")) {
+		if (!r->len)
+			return respond_error(r, 400, "empty_body", "the request has no body: send the "
+			                     "kernel image");
+		if (!sniffed(r->body, r->len))
+			return respond_error(r, 415, "unsupported_media_type", "kernel: not a JPEG, PNG, "
+			                     "OpenEXR, Radiance HDR or PFM image (by its first bytes)");
+		r->job.kind = JOB_KERNEL_PUT;
+		r->job.image = r->body;
+		r->job.image_len = r->len;
+		snprintf(r->job.put_name, sizeof r->job.put_name, "%s", r->name);
+		return start_job(r);
+	}
+	if (!strcmp(r->method, "DELETE")) {
+		if (kernels_delete(S->o.kernels, r->name))
+			return respond_error(r, 404, "kernel_not_found", "no kernel named '%s'", r->name);
+		return respond(r, 204, NULL, NULL, 0, 0, NULL);
+	}
+	struct kernel_entry *e = kernels_get(S->o.kernels, r->name);
+	if (!e)
+		return respond_error(r, 404, "kernel_not_found", "no kernel named '%s'", r->name);
+	json_t *o = kernel_json(e);
+	kernels_release(S->o.kernels, e);
+	return respond_json(r, 200, o, NULL);
+}
+
+static json_t *gpus_json(const struct jobs_status *st)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < st->ngpus; i++) {
+		const struct jobs_gpu_status *g = &st->gpu[i];
+		json_array_append_new(
+			a, json_pack("{s:i,s:i,s:s,s:s,s:s,s:b,s:b,s:b,s:f,s:f,s:I,s:I,s:i,s:I,"
+			             "s:{s:i,s:I,s:I,s:f,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
+			             "index", i, "device", g->device, "platform", g->platform, "renderer",
+			             g->renderer, "version", g->version, "alive", g->alive, "warmed",
+			             g->warmed, "busy", g->busy, "heartbeat_age_s", g->heartbeat_age,
+			             "busy_s", g->busy_s, "jobs", (json_int_t)g->jobs, "failures",
+			             (json_int_t)g->failures, "planes_lent", g->planes_lent,
+			             "planes_lent_total", (json_int_t)g->planes_lent_total,
+			             "programs", "count", (int)g->programs.count,
+			             "hits", (json_int_t)g->programs.hits, "misses",
+			             (json_int_t)g->programs.misses, "compile_ms", g->programs.compile_ms,
+			             "evictions", (json_int_t)g->programs.evictions, "bytes",
+			             (json_int_t)g->programs.bytes,
+			             "caches", "kernel_hits", (json_int_t)g->caches.kernel_hits,
+			             "kernel_misses", (json_int_t)g->caches.kernel_misses,
+			             "kernel_evictions", (json_int_t)g->caches.kernel_evictions,
+			             "kernel_bytes", (json_int_t)g->caches.kernel_bytes, "kernel_entries",
+			             (json_int_t)g->caches.kernel_entries, "plan_hits",
+			             (json_int_t)g->caches.plan_hits, "plan_misses",
+			             (json_int_t)g->caches.plan_misses, "plan_entries",
+			             (json_int_t)g->caches.plan_entries));
+		json_t *o = json_array_get(a, json_array_size(a) - 1);
+		json_object_set_new(o, "software_renderer", json_boolean(g->software));
+		json_object_set_new(o, "reset_notification", json_boolean(g->reset_notification));
+		json_object_set_new(o, "rebuilding", json_boolean(g->rebuilding));
+		json_object_set_new(o, "resets", json_integer((json_int_t)g->resets));
+		json_object_set_new(o, "limits", json_pack("{s:I,s:I,s:i}", "max_buffer_bytes",
+		                                           (json_int_t)g->max_buffer_bytes,
+		                                           "untiled_pixels",
+		                                           (json_int_t)g->untiled_pixels,
+		                                           "max_kernel_side", g->max_kernel_side));
+		if (g->busy && g->tiles_total)
+			json_object_set_new(o, "tiles", json_pack("{s:i,s:i}", "done", g->tiles_done,
+			                                          "total", g->tiles_total));
+	}
+	return a;
+}
+
+/* The software renderers among the GPU threads' contexts, as warnings; NULL when none. */
+static json_t *warnings_json(const struct jobs_status *st)
+{
+	json_t *a = NULL;
+	for (int i = 0; i < st->ngpus; i++)
+		if (st->gpu[i].software) {
+			char w[400];
+			snprintf(w, sizeof w, "gpu %d: '%.200s' is a software renderer: frames run on the "
+			         "CPU, far slower than on a GPU (--require-gpu refuses it)", i,
+			         st->gpu[i].renderer);
+			if (!a)
+				a = json_array();
+			json_array_append_new(a, json_string(w));
+		}
+	return a;
+}
+
+static enum MHD_Result route_info(struct req *r)
+{
+	struct server *S = r->S;
+	struct jobs_status st;
+	jobs_status(S->o.jobs, &st);
+	json_t *cfg = json_object();
+	for (size_t i = 0; i < config_table_len; i++) {
+		char v[OPT_STR_MAX + 32];
+		opts_format(&config_table[i], &S->cfg, v, sizeof v);
+		json_object_set_new(cfg, config_table[i].name, json_string(v));
+	}
+	size_t nk, kb;
+	kernels_totals(S->o.kernels, &nk, &kb);
+	json_t *params = json_array();
+	for (size_t i = 0; i < request_table_len; i++) {
+		char name[64];
+		request_api_name(&request_table[i], name, sizeof name);
+		json_array_append_new(params, json_string(name));
+	}
+	json_t *o = json_pack(
+		"{s:s,s:o,s:{s:I,s:I,s:i,s:i,s:f},s:{s:i,s:i,s:i},s:o,s:{s:I,s:I},s:[s,s,s,s,s],"
+		"s:[s,s,s,s,s,s],s:o,s:b,s:b}",
+		"version", FFTBLOOMD_VERSION, "gpus", gpus_json(&st), "limits", "max_body",
+		(json_int_t)S->cfg.max_body, "max_pixels", (json_int_t)S->cfg.max_pixels, "max_side",
+		S->cfg.max_side, "queue_size", S->cfg.queue_size, "deadline_s", S->cfg.deadline,
+		"queue", "queued", st.queued, "size", st.queue_size, "in_flight", st.in_flight,
+		"configuration", cfg, "named_kernels", "count", (json_int_t)nk, "bytes", (json_int_t)kb,
+		"input_formats", "jpeg", "png", "exr", "hdr", "pfm", "output_formats", "jpeg", "png",
+		"png16", "exr", "hdr", "pfm", "parameters", params, "tls", S->o.tls_cert != NULL,
+		"api_key", S->o.api_key != NULL);
+	size_t ni;
+	unsigned long long ib, mb;
+	int mi;
+	images_totals(S->o.images, &ni, &ib, &mi, &mb);
+	json_object_set_new(o, "stored_images", json_pack("{s:I,s:I}", "count", (json_int_t)ni,
+	                                                  "bytes", (json_int_t)ib));
+	json_object_set_new(o, "url_signing", json_boolean(S->o.sign_key != NULL));
+	json_object_set_new(o, "engine", json_string(S->engine_hex));
+	/* what holds on every GPU thread's context: any frame within the decode limits (in tiles
+	 * past untiled_pixels), kernels to the smallest max_kernel_side */
+	json_t *lim = json_object_get(o, "limits");
+	int ks = 0;
+	for (int i = 0; i < st.ngpus; i++)
+		if (st.gpu[i].max_kernel_side && (!ks || st.gpu[i].max_kernel_side < ks))
+			ks = st.gpu[i].max_kernel_side;
+	json_object_set_new(lim, "max_kernel_side_gpu", json_integer(ks));
+	json_object_set_new(lim, "gpu_frame_memory",
+	                    json_integer((json_int_t)S->cfg.gpu.frame_memory));
+	json_t *warn = warnings_json(&st);
+	if (warn)
+		json_object_set_new(o, "warnings", warn);
+	return respond_json(r, 200, o, NULL);
+}
+
+/* The per-GPU metric families: name, type, help, and the value from a GPU thread's status. */
+static double busy_s_of(const struct jobs_gpu_status *g) { return g->busy_s; }
+static double resets_of(const struct jobs_gpu_status *g) { return (double)g->resets; }
+static double software_of(const struct jobs_gpu_status *g) { return g->software; }
+static double jobs_of(const struct jobs_gpu_status *g) { return (double)g->jobs; }
+static double up_of(const struct jobs_gpu_status *g) { return g->alive && g->warmed; }
+static double busy_of(const struct jobs_gpu_status *g) { return g->busy; }
+static double prog_hits_of(const struct jobs_gpu_status *g) { return (double)g->programs.hits; }
+static double prog_misses_of(const struct jobs_gpu_status *g) { return (double)g->programs.misses; }
+static double prog_count_of(const struct jobs_gpu_status *g) { return g->programs.count; }
+static double prog_evictions_of(const struct jobs_gpu_status *g)
+{
+	return (double)g->programs.evictions;
+}
+static double prog_bytes_of(const struct jobs_gpu_status *g) { return (double)g->programs.bytes; }
+static double k_hits_of(const struct jobs_gpu_status *g) { return (double)g->caches.kernel_hits; }
+static double k_misses_of(const struct jobs_gpu_status *g)
+{
+	return (double)g->caches.kernel_misses;
+}
+static double k_evictions_of(const struct jobs_gpu_status *g)
+{
+	return (double)g->caches.kernel_evictions;
+}
+static double k_bytes_of(const struct jobs_gpu_status *g) { return (double)g->caches.kernel_bytes; }
+static double plan_hits_of(const struct jobs_gpu_status *g) { return (double)g->caches.plan_hits; }
+static double plan_misses_of(const struct jobs_gpu_status *g)
+{
+	return (double)g->caches.plan_misses;
+}
+static double lent_of(const struct jobs_gpu_status *g) { return g->planes_lent; }
+static double lent_total_of(const struct jobs_gpu_status *g)
+{
+	return (double)g->planes_lent_total;
+}
+
+static const struct {
+	const char *name, *type, *help;
+	double (*value)(const struct jobs_gpu_status *g);
+} gpu_families[] = {
+	{"fftbloom_gpu_busy_seconds_total", "counter", "Seconds each GPU thread spent running jobs.",
+	 busy_s_of},
+	{"fftbloom_gpu_jobs_total", "counter", "Jobs each GPU thread ran.", jobs_of},
+	{"fftbloom_gpu_up", "gauge", "1 while the GPU thread's context is alive and warmed.", up_of},
+	{"fftbloom_gpu_busy", "gauge", "1 while the GPU thread runs a job.", busy_of},
+	{"fftbloom_program_cache_hits_total", "counter", "Compiled-program cache hits.",
+	 prog_hits_of},
+	{"fftbloom_program_cache_misses_total", "counter", "Compiled-program cache misses (compiles).",
+	 prog_misses_of},
+	{"fftbloom_program_cache_programs", "gauge", "Programs held.", prog_count_of},
+	{"fftbloom_program_cache_evictions_total", "counter",
+	 "Programs deleted to stay within --max-programs and --program-memory.", prog_evictions_of},
+	{"fftbloom_program_cache_bytes", "gauge", "Bytes of the programs held (their binaries).",
+	 prog_bytes_of},
+	{"fftbloom_kernel_cache_hits_total", "counter", "Kernel spectrum cache hits.", k_hits_of},
+	{"fftbloom_kernel_cache_misses_total", "counter", "Kernel spectrum cache misses.", k_misses_of},
+	{"fftbloom_kernel_cache_evictions_total", "counter", "Kernel spectra evicted.",
+	 k_evictions_of},
+	{"fftbloom_kernel_cache_bytes", "gauge", "Bytes of kernel spectra held.", k_bytes_of},
+	{"fftbloom_plan_cache_hits_total", "counter", "FFT plan cache hits.", plan_hits_of},
+	{"fftbloom_plan_cache_misses_total", "counter", "FFT plan cache misses.", plan_misses_of},
+	{"fftbloom_planes_lent", "gauge",
+	 "JPEG answers' planes lent from the GPU thread's mapped buffers, not yet encoded.", lent_of},
+	{"fftbloom_planes_lent_total", "counter",
+	 "JPEG answers encoded straight from planes lent by the GPU thread (--lend-planes).",
+	 lent_total_of},
+	{"fftbloom_gpu_resets_total", "counter",
+	 "GPU resets the thread's context was lost to (and rebuilt after).", resets_of},
+	{"fftbloom_gpu_software", "gauge",
+	 "1 when the thread's context is a software renderer (llvmpipe), not a GPU.", software_of},
+};
+
+static void metrics_gpu(FILE *f, const struct jobs_status *st)
+{
+	for (size_t k = 0; k < sizeof gpu_families / sizeof gpu_families[0]; k++) {
+		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", gpu_families[k].name, gpu_families[k].help,
+		        gpu_families[k].name, gpu_families[k].type);
+		for (int i = 0; i < st->ngpus; i++)
+			fprintf(f, "%s{gpu=\"%d\"} %.9g\n", gpu_families[k].name, i,
+			        gpu_families[k].value(&st->gpu[i]));
+	}
+}
+
+static enum MHD_Result route_metrics(struct req *r)
+{
+	struct server *S = r->S;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return MHD_NO;
+	metrics_write(S->o.metrics, f);
+	struct jobs_status st;
+	jobs_status(S->o.jobs, &st);
+	size_t nk, kb;
+	kernels_totals(S->o.kernels, &nk, &kb);
+	char why[128];
+	int ready = !S->quiescing && jobs_ready(S->o.jobs, why, sizeof why);
+	fprintf(f, "# HELP fftbloom_queue_depth Jobs accepted and not yet on a GPU.\n"
+	        "# TYPE fftbloom_queue_depth gauge\nfftbloom_queue_depth %d\n"
+	        "# HELP fftbloom_queue_capacity The queue's size (--queue-size).\n"
+	        "# TYPE fftbloom_queue_capacity gauge\nfftbloom_queue_capacity %d\n"
+	        "# HELP fftbloom_jobs_in_flight Jobs accepted and not yet answered.\n"
+	        "# TYPE fftbloom_jobs_in_flight gauge\nfftbloom_jobs_in_flight %d\n"
+	        "# HELP fftbloom_named_kernels Kernels registered by name.\n"
+	        "# TYPE fftbloom_named_kernels gauge\nfftbloom_named_kernels %zu\n"
+	        "# HELP fftbloom_named_kernel_bytes Bytes of the registered kernels' pixels.\n"
+	        "# TYPE fftbloom_named_kernel_bytes gauge\nfftbloom_named_kernel_bytes %zu\n"
+	        "# HELP fftbloom_ready 1 when /readyz answers 200.\n"
+	        "# TYPE fftbloom_ready gauge\nfftbloom_ready %d\n"
+	        "# HELP fftbloom_memory_reserved_bytes Bytes of decoded images reserved by "
+	        "requests in progress.\n"
+	        "# TYPE fftbloom_memory_reserved_bytes gauge\nfftbloom_memory_reserved_bytes %llu\n"
+	        "# HELP fftbloom_memory_budget_bytes The --memory-budget.\n"
+	        "# TYPE fftbloom_memory_budget_bytes gauge\nfftbloom_memory_budget_bytes %llu\n",
+	        st.queued, st.queue_size, st.in_flight, nk, kb, ready, st.memory_used,
+	        st.memory_budget);
+	pthread_mutex_lock(&S->lock);
+	unsigned long long ch = S->cut_headers, cb = S->cut_body;
+	pthread_mutex_unlock(&S->lock);
+	fprintf(f, "# HELP fftbloom_connections_cut_total Connections closed for missing a deadline: "
+	        "headers (--header-timeout) or body (--min-body-rate).\n"
+	        "# TYPE fftbloom_connections_cut_total counter\n"
+	        "fftbloom_connections_cut_total{reason=\"headers\"} %llu\n"
+	        "fftbloom_connections_cut_total{reason=\"body\"} %llu\n", ch, cb);
+	size_t ni;
+	unsigned long long ib, mb;
+	int mi;
+	images_totals(S->o.images, &ni, &ib, &mi, &mb);
+	fprintf(f, "# HELP fftbloom_stored_images Source images stored (PUT /v1/images, --image-dir).\n"
+	        "# TYPE fftbloom_stored_images gauge\nfftbloom_stored_images %zu\n"
+	        "# HELP fftbloom_stored_image_bytes Bytes of the stored images (encoded).\n"
+	        "# TYPE fftbloom_stored_image_bytes gauge\nfftbloom_stored_image_bytes %llu\n",
+	        ni, ib);
+	metrics_gpu(f, &st);
+	fclose(f);
+	return respond(r, 200, "text/plain; version=0.0.4; charset=utf-8", buf, len, 1, NULL);
+}
+
+/* The web page (web/, embedded): no API key needed (the page asks for it), revalidated by ETag. */
+static enum MHD_Result route_web(struct req *r)
+{
+	const unsigned char *data;
+	size_t len;
+	const char *ctype, *etag;
+	if (web_find(r->path, &data, &len, &ctype, &etag))
+		return respond_error(r, 404, "not_found", "no route %s", r->path);
+	const char *extra[] = {MHD_HTTP_HEADER_ETAG, etag, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache",
+	                       "X-Content-Type-Options", "nosniff", "Content-Security-Policy", WEB_CSP,
+	                       NULL};
+	if (web_etag_match(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                               MHD_HTTP_HEADER_IF_NONE_MATCH), etag))
+		return respond(r, 304, NULL, NULL, 0, 0, extra);
+	return respond(r, 200, ctype, (void *)data, len, 0, extra);
+}
+
+enum MHD_Result route_get(struct req *r)
+{
+	struct server *S = r->S;
+	switch (r->route) {
+	case R_HEALTHZ: { /* liveness: fails while a GPU thread is hung or has failed */
+		char why[200];
+		if (!jobs_live(S->o.jobs, why, sizeof why))
+			return respond_json(r, 200, json_pack("{s:s}", "status", "ok"), NULL);
+		return respond_json(r, 503, json_pack("{s:s,s:s}", "status", "unhealthy", "reason",
+		                                      why), NULL);
+	}
+	case R_READYZ: {
+		char why[200];
+		struct jobs_status st;
+		jobs_status(S->o.jobs, &st);
+		json_t *warn = warnings_json(&st);
+		if (S->quiescing)
+			snprintf(why, sizeof why, "shutting down");
+		int ok = !S->quiescing && jobs_ready(S->o.jobs, why, sizeof why);
+		json_t *o = ok ? json_pack("{s:s}", "status", "ready")
+		               : json_pack("{s:s,s:s}", "status", "not_ready", "reason", why);
+		if (warn)
+			json_object_set_new(o, "warnings", warn);
+		return respond_json(r, ok ? 200 : 503, o, NULL);
+	}
+	case R_METRICS: return route_metrics(r);
+	case R_WEB: return route_web(r);
+	case R_INFO: return route_info(r);
+	case R_OPENAPI: return respond_json(r, 200, openapi_document(FFTBLOOMD_VERSION,
+	                                                             S->o.api_key != NULL,
+	                                                             S->o.sign_key != NULL), NULL);
+	case R_KERNELS: {
+		json_t *a = json_array();
+		kernels_each(S->o.kernels, list_one, a);
+		return respond_json(r, 200, json_pack("{s:o}", "kernels", a), NULL);
+	}
+	default: return respond_error(r, 404, "not_found", "no route %s", r->path);
+	}
+}
+
+enum MHD_Result route_faults(struct req *r)
+{
+	const char *kind = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "kind");
+	const char *count = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "count");
+	const char *secs = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "seconds");
+	int k = gles_fault_parse(kind);
+	char *end = NULL;
+	long n = count ? strtol(count, &end, 10) : 1;
+	double t = secs ? strtod(secs, NULL) : 0;
+	if (k < 0 || (count && (*end || n < 0 || n > 1000000)) || !(t >= 0 && t <= 3600))
+		return respond_error(r, 422, "invalid_request", "kind=oom|lost|hang, count=N (default "
+		                     "1), seconds=S for a hang");
+	if (gles_fault_arm(k, (int)n, t))
+		return respond_error(r, 404, "not_found", "this build has no fault injection");
+	log_msg(LOG_WARN, "fault injection: %s armed %ld time(s)", gles_fault_name(k), n);
+	return respond_json(r, 200, json_pack("{s:s,s:i,s:f}", "armed", gles_fault_name(k), "count",
+	                                      (int)n, "seconds", t), NULL);
+}

@@ -1,0 +1,243 @@
+/* Stored source images and the URLs that render them: PUT, GET, DELETE /v1/images/NAME and GET
+ * /v1/images; GET /v1/bloom/NAME and /v1/convolve/NAME, which render a stored image with the
+ * query's parameters as a job like a POST's, answered with a strong ETag (304 to a matching
+ * If-None-Match before any GPU work), a Cache-Control a CDN can use and Vary: Accept where the
+ * format follows Accept; optionally signed URLs (urlsign.h). See http.h. */
+#include "daemon/http.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/etag.h"
+#include "daemon/urlsign.h"
+#include "daemon/web.h"
+#include "protocol/request.h"
+
+/* The Cache-Control of an answer that needed the API key: a shared cache must not give it to
+ * clients without one; the client's own cache may keep it and revalidate. */
+#define CACHE_PRIVATE "private, no-cache"
+
+/* ---- access ---- */
+
+struct arg_list {
+	struct urlsign_param p[URLSIGN_MAX_PARAMS];
+	size_t n;
+	int over; /* more than URLSIGN_MAX_PARAMS */
+};
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+	(void)kind;
+	struct arg_list *a = cls;
+	if (a->n == URLSIGN_MAX_PARAMS) {
+		a->over = 1;
+		return MHD_NO;
+	}
+	a->p[a->n++] = (struct urlsign_param){key, value};
+	return MHD_YES;
+}
+
+int store_access(struct req *r, int bearer, const char **code, char *msg, size_t len)
+{
+	struct server *S = r->S;
+	r->by_key = 0;
+	if (S->o.sign_key) {
+		if (bearer) {
+			r->by_key = 1;
+			return 0;
+		}
+		struct arg_list a;
+		memset(&a, 0, sizeof a);
+		MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, collect_arg, &a);
+		int rc = a.over ? URLSIGN_E_BAD
+		                : urlsign_verify(S->o.sign_key, S->o.sign_key_len, r->path, a.p, a.n);
+		if (!rc)
+			return 0;
+		if (rc == URLSIGN_E_MISSING) {
+			*code = "signature_required";
+			snprintf(msg, len, "%s needs a signed URL (a sig= parameter: see fftbloom sign-url) "
+			         "or Authorization: Bearer <API key>", r->path);
+		} else {
+			*code = "bad_signature";
+			snprintf(msg, len, "the signature does not match this path and query (sig = "
+			         "base64url(HMAC-SHA256(key, path + '?' + the sorted, percent-encoded "
+			         "parameters without sig)))%s", a.over ? "; too many parameters" : "");
+		}
+		return 403;
+	}
+	if (S->o.api_key) {
+		if (!bearer) {
+			*code = "unauthorized";
+			snprintf(msg, len, "%s requires Authorization: Bearer <API key>", r->path);
+			return 401;
+		}
+		r->by_key = 1;
+	}
+	return 0;
+}
+
+/* ---- answers ---- */
+
+/* A render's validators and caching rules at extra[e...]; returns the new e. */
+static int render_headers(struct req *r, const char **extra, int e)
+{
+	extra[e++] = MHD_HTTP_HEADER_ETAG;
+	extra[e++] = r->etag;
+	extra[e++] = MHD_HTTP_HEADER_CACHE_CONTROL;
+	extra[e++] = r->by_key ? CACHE_PRIVATE : r->S->cfg.cache_control;
+	int has_vary = 0; /* answer_job names Accept already when format= is not given */
+	for (int i = 0; i < e; i += 2)
+		has_vary |= !strcasecmp(extra[i], MHD_HTTP_HEADER_VARY);
+	if (r->vary_accept && !has_vary) {
+		extra[e++] = MHD_HTTP_HEADER_VARY;
+		extra[e++] = "Accept";
+	}
+	return e;
+}
+
+int store_answer_headers(struct req *r, const struct job *j, const char **extra, int e)
+{
+	if (j->status == 201 && (r->route == R_KERNEL || r->route == R_IMAGE)) {
+		snprintf(r->location, sizeof r->location, "%s%s", r->route == R_KERNEL ?
+		         "/v1/kernels/" : "/v1/images/", r->name);
+		extra[e++] = MHD_HTTP_HEADER_LOCATION;
+		extra[e++] = r->location;
+		return e;
+	}
+	if (r->route == R_BLOOM_GET || r->route == R_CONVOLVE_GET)
+		e = render_headers(r, extra, e);
+	return e;
+}
+
+/* ---- /v1/images ---- */
+
+static void list_one(const struct image_entry *e, void *ctx)
+{
+	json_array_append_new(ctx, images_entry_json(e));
+}
+
+enum MHD_Result route_images(struct req *r)
+{
+	json_t *a = json_array();
+	images_each(r->S->o.images, list_one, a);
+	return respond_json(r, 200, json_pack("{s:o}", "images", a), NULL);
+}
+
+enum MHD_Result route_image_store(struct req *r)
+{
+	struct server *S = r->S;
+	if (!strcmp(r->method, "PUT")) {
+		if (!r->len)
+			return respond_error(r, 400, "empty_body", "the request has no body: send the "
+			                     "image");
+		if (!sniffed(r->body, r->len))
+			return respond_error(r, 415, "unsupported_media_type", "image: not a JPEG, PNG, "
+			                     "OpenEXR, Radiance HDR or PFM image (by its first bytes)");
+		if (r->len > S->cfg.image_memory)
+			return respond_error(r, 413, "image_too_large", "the image's %zu bytes are more "
+			                     "than the whole --image-memory of %llu bytes", r->len,
+			                     S->cfg.image_memory);
+		r->job.kind = JOB_IMAGE_PUT;
+		r->job.image = r->body;
+		r->job.image_len = r->len;
+		r->job.store = S->o.images;
+		snprintf(r->job.put_name, sizeof r->job.put_name, "%s", r->name);
+		return start_job(r);
+	}
+	if (!strcmp(r->method, "DELETE")) {
+		if (images_delete(S->o.images, r->name))
+			return respond_error(r, 404, "image_not_found", "no image named '%s'", r->name);
+		return respond(r, 204, NULL, NULL, 0, 0, NULL);
+	}
+	struct image_entry *e = images_get(S->o.images, r->name);
+	if (!e)
+		return respond_error(r, 404, "image_not_found", "no image named '%s'", r->name);
+	json_t *o = images_entry_json(e);
+	images_release(S->o.images, e);
+	return respond_json(r, 200, o, NULL);
+}
+
+/* ---- GET /v1/bloom/NAME, /v1/convolve/NAME ---- */
+
+struct render_query {
+	struct request *req;
+	char err[REQUEST_ERR_LEN];
+	int failed;
+};
+
+/* Every query parameter but sig (a signed URL's, verified before) through the request table. */
+static enum MHD_Result render_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value)
+{
+	(void)kind;
+	struct render_query *q = cls;
+	if (q->failed || !strcmp(key, "sig"))
+		return q->failed ? MHD_NO : MHD_YES;
+	if (request_set(q->req, key, value, REQUEST_SRC_QUERY, q->err)) {
+		q->failed = 1;
+		return MHD_NO;
+	}
+	return MHD_YES;
+}
+
+enum MHD_Result route_render(struct req *r)
+{
+	struct server *S = r->S;
+	struct job *j = &r->job;
+	int conv = r->route == R_CONVOLVE_GET;
+	j->kind = conv ? JOB_CONVOLVE : JOB_BLOOM;
+	request_init(&j->req, conv ? REQUEST_CONVOLVE : REQUEST_BLOOM);
+	const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                                 MHD_HTTP_HEADER_ACCEPT);
+	int unacceptable = format_from_accept(accept, S->cfg.auto_avif, &j->accept);
+	struct render_query q = {&j->req, "", 0};
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, render_arg, &q);
+	if (q.failed)
+		return respond_error(r, 400, "bad_parameter", "%s", q.err);
+	if (!request_given(&j->req, "format"))
+		r->vary_accept = 1;
+	char err[REQUEST_ERR_LEN];
+	if (request_finish(&j->req, 0, err))
+		return respond_error(r, 400, "bad_parameter", "%s", err);
+	if (unacceptable && !request_given(&j->req, "format"))
+		return not_acceptable(r, accept);
+	r->stored = images_get(S->o.images, r->name);
+	if (!r->stored)
+		return respond_error(r, 404, "image_not_found", "no image named '%s' (store one with "
+		                     "PUT /v1/images/%s)", r->name, r->name);
+	if (j->req.kernel[0]) {
+		j->named = kernels_get(S->o.kernels, j->req.kernel);
+		if (!j->named)
+			return respond_error(r, 400, "unknown_kernel", "kernel: no kernel named '%s' "
+			                     "(register it with PUT /v1/kernels/%s)", j->req.kernel,
+			                     j->req.kernel);
+	}
+	/* The answer's format as the encoder will resolve it: the stored image's facts are those
+	 * its render decodes to (the same bytes, the same decoder). */
+	enum image_format fmt;
+	int bits;
+	format_resolve(j->req.format, &j->accept, &r->stored->facts.info, &fmt, &bits);
+	struct etag_render er = {
+		.engine = S->engine, .image = r->stored->digest,
+		.kernel = j->named ? j->named->digest : NULL, .req = &j->req, .format = (int)fmt,
+		.bits = bits, .quality = j->req.quality ? j->req.quality : config_quality(&S->cfg, fmt),
+	};
+	if (etag_render_tag(&er, r->etag)) {
+		kernels_release(S->o.kernels, j->named);
+		j->named = NULL;
+		return respond_error(r, 500, "internal", "the answer's ETag could not be computed");
+	}
+	const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                              MHD_HTTP_HEADER_IF_NONE_MATCH);
+	if (inm && web_etag_match(inm, r->etag)) { /* the client has these bytes: no job */
+		kernels_release(S->o.kernels, j->named);
+		j->named = NULL;
+		const char *extra[8] = {NULL};
+		render_headers(r, extra, 0);
+		return respond(r, 304, NULL, NULL, 0, 0, extra);
+	}
+	j->image = r->stored->data;
+	j->image_len = r->stored->len;
+	return start_job(r);
+}

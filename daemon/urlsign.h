@@ -1,0 +1,70 @@
+/* Signed URLs for the GET render routes (imgproxy's scheme, carried in the query), so that a page
+ * can put a render URL in <img src> while nobody else can make the daemon render: the query holds
+ * sig = base64url(HMAC-SHA256(key, canonical)), unpadded, where canonical is the URL's path, then,
+ * when the query has parameters besides sig, '?' and those parameters as NAME=VALUE items (each
+ * name and value percent-encoded: every byte but A-Z a-z 0-9 - . _ ~ as %XX with upper-case hex),
+ * sorted as byte strings and joined with '&'. Names and values are taken decoded (%XX a byte, '+'
+ * a space, as libmicrohttpd decodes them), so any encoding of the same parameters verifies.
+ * Pure code over GnuTLS's HMAC: the daemon verifies, `fftbloom sign-url` signs. */
+#ifndef FFTBLOOM_URLSIGN_H
+#define FFTBLOOM_URLSIGN_H
+
+#include <stddef.h>
+
+#define URLSIGN_SIG_LEN 43     /* base64url of 32 bytes, unpadded */
+#define URLSIGN_KEY_MIN 16     /* bytes of key at least */
+#define URLSIGN_MAX_PARAMS 64  /* query parameters of a signed URL at most */
+#define URLSIGN_ERR_LEN 256
+
+enum urlsign_error {
+	URLSIGN_OK = 0,
+	URLSIGN_E_ARG = -1,     /* a bad URL, key or parameter count */
+	URLSIGN_E_NOMEM = -2,
+	URLSIGN_E_CRYPTO = -3,  /* GnuTLS refused the HMAC */
+	URLSIGN_E_MISSING = -4, /* no sig parameter */
+	URLSIGN_E_BAD = -5,     /* a sig that does not match, or sig given twice */
+	URLSIGN_E_KEY = -6,     /* the key file cannot be read, or holds fewer than URLSIGN_KEY_MIN bytes */
+};
+
+/* One query parameter as decoded. value NULL (a parameter without '=') counts as "". */
+struct urlsign_param {
+	const char *name;
+	const char *value;
+};
+
+/* The string a signature covers for path and params (those named "sig" are left out), into a
+ * malloc'd *out. Returns 0, URLSIGN_E_ARG (more than URLSIGN_MAX_PARAMS) or URLSIGN_E_NOMEM. */
+int urlsign_canonical(const char *path, const struct urlsign_param *p, size_t n, char **out);
+
+/* base64url (RFC 4648 section 5) of n bytes, without padding, NUL-terminated: out holds
+ * (4 * n + 2) / 3 + 1 bytes. */
+void urlsign_base64url(const unsigned char *in, size_t n, char *out);
+
+/* HMAC-SHA256 (RFC 2104) of msg under key into mac. Returns 0 or URLSIGN_E_CRYPTO. */
+int urlsign_hmac(const void *key, size_t key_len, const void *msg, size_t msg_len,
+                 unsigned char mac[32]);
+
+/* The signature of path and params (sig excluded) as base64url. Returns 0 or a negative code. */
+int urlsign_sign(const void *key, size_t key_len, const char *path, const struct urlsign_param *p,
+                 size_t n, char sig[URLSIGN_SIG_LEN + 1]);
+
+/* A request's signature check: 0 when params hold exactly one sig and it is the signature of path
+ * and the other params (compared in constant time); URLSIGN_E_MISSING when there is none,
+ * URLSIGN_E_BAD when it differs or is given twice, other negative codes on failure. */
+int urlsign_verify(const void *key, size_t key_len, const char *path,
+                   const struct urlsign_param *p, size_t n);
+
+/* Signs a URL given as text: "/v1/bloom/NAME?threshold=0.5", or with a scheme and host. Its path
+ * and query are decoded as the server decodes them and "sig=..." is appended to the URL as given
+ * (after '&', or '?' when it has no query). *out is malloc'd. Returns 0, or URLSIGN_E_ARG with
+ * the reason in err (no path; a fragment; a sig already there; too many parameters). */
+int urlsign_sign_url(const void *key, size_t key_len, const char *url, char **out,
+                     char err[URLSIGN_ERR_LEN]);
+
+/* Reads a key file: its bytes less trailing whitespace (spaces, tabs, CR, LF), at least
+ * URLSIGN_KEY_MIN of them, into a malloc'd *key. Returns 0 or URLSIGN_E_KEY with err. */
+int urlsign_read_key(const char *path, unsigned char **key, size_t *len, char err[URLSIGN_ERR_LEN]);
+
+const char *urlsign_strerror(int code);
+
+#endif

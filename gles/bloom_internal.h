@@ -1,0 +1,237 @@
+/* Shared by the bloom's sources, not by its users: the context, the per-size plan, the kernel
+ * spectrum cache's entries, the programs with their uniform locations, and the steps each source
+ * provides to the frame function in bloom.c.
+ *   bloom_plan.c      plans per padded size (FFT axes, fused columns, buffers), the programs,
+ *                     and the GPU stages from the prefilter to the composite;
+ *   bloom_kernel.c    kernels: built-in ones generated and kept, geometry, pixels, digests, and
+ *                     the spectrum cache;
+ *   bloom_transfer.c  frames in and results out: float images, JPEG planes, buffers mapped once,
+ *                     lent read-back buffers.
+ *
+ * GL contract: as gles/bloom.h (the context's thread; bloom_lease_return from any thread). */
+#ifndef FFTBLOOM_BLOOM_INTERNAL_H
+#define FFTBLOOM_BLOOM_INTERNAL_H
+
+#include <GLES3/gl31.h>
+#include <GLES2/gl2ext.h>
+#include <stdatomic.h>
+
+#include "gles/bloom.h"
+#include "gles/fft.h"
+#include "gles/gpu_timer.h"
+
+/* binding points shared with the bloom shaders */
+#define B_PADDED 0
+#define B_SRC 0      /* transpose.comp's source */
+#define B_DST 2      /* transpose.comp's destination */
+#define B_IMAGE 6
+#define B_OUT 7
+#define B_SPECTRUM 8
+#define B_PLANES 9
+#define B_FLAGS 11
+
+#define BLOOM_LEASE_BYTES (256u << 20)  /* lent buffers' mapped memory at most, together */
+#define BLOOM_DESTROY_WAIT_MS 60000     /* how long destroy waits for lent buffers to return */
+#define BLOOM_PRESETS 8                 /* generated built-in kernels kept */
+
+/* The bloom's shaders; each compiled per (variant, half) on first use and held by the context
+ * (a bounded set: trimming the program cache leaves them). */
+enum bloom_shader {
+	SH_PACK,       /* variant: 1 bloom (prefilter), 0 convolve */
+	SH_MULTIPLY,   /* variant: 1 gray kernel */
+	SH_COMPOSITE,  /* variant: 1 bloom, 0 convolve */
+	SH_KERNEL,     /* variant: 1 gray kernel (half 0 only) */
+	SH_YUV_UNPACK, /* variant 0, half 0 */
+	SH_YUV_PACK,   /* variant 0, half 0 */
+	SH_TRANSPOSE,  /* variant: 0 vec2, 1 vec4 elements; half: float16 storage */
+	SH_COUNT
+};
+
+/* Every uniform the bloom's shaders have; a program's location of each is looked up once, -1
+ * where it has none (setting it is then a no-op). */
+enum bloom_uniform {
+	U_IMG, U_PAD, U_THRESHOLD, U_KNEE, U_CLAMP, U_INTENSITY, U_MIX, U_COMPOSITE,
+	U_KSIZE, U_SRC, U_CENTER, U_SCALE,
+	U_SUB, U_OFF, U_STRIDE, U_GRAY, U_ORIENT, U_FANCY, U_CDIM, U_DITHER, U_FLAGS, U_PLANE, U_PDIM,
+	U_SRC_STRIDE, U_DST_STRIDE, U_SRC_VALID, U_DST_ROWS, U_DST_COLS,
+	U_COUNT
+};
+
+struct bloom_prog {
+	GLuint id;     /* 0: not built yet */
+	GLint u[U_COUNT];
+};
+
+/* A result's planes left in a buffer mapped persistently from the GPU and lent to the caller
+ * (bloom_result.lend): only the context's thread takes one (out 0 -> 1), any thread returns it
+ * (1 -> 0, after its last read). */
+struct bloom_lease {
+	GLuint buf;
+	size_t bytes;
+	unsigned char *map;
+	atomic_int out;
+};
+
+/* Everything that depends on the padded size: FFT axes (vec4 for the image and colour kernels,
+ * vec2 for grayscale kernels) and the buffers. */
+struct plan {
+	int pw, ph, technique, half;
+	struct fft_axis *rows4, *cols4;  /* the image: vec4, float16 storage when half */
+	struct fft_axis *rows4k, *cols4k;/* colour kernels: vec4 float32 (the image's axes unless half) */
+	struct fft_axis *rows2, *cols2;  /* grayscale kernels: vec2 float32 */
+	struct fft_conv *conv4, *conv2;  /* fused columns for colour / gray kernels, or NULL */
+	GLuint q;                        /* fused: the spectrum transposed, pw rows of ph */
+	GLuint padded;   /* pw*ph vec4: the packed image, then its spectrum, then the result */
+	GLuint image;    /* pw*ph vec4 (>= w*h): the uploaded image */
+	GLuint out;      /* pw*ph vec4 (>= w*h): the composited result, in GPU memory */
+	GLuint staging;  /* the same size, mapped for reading: the copy of out the CPU reads, so
+	                    that the driver never moves `out` itself to host memory */
+	unsigned long long last_use;
+};
+
+/* A kernel spectrum at a padded size, cached. */
+struct kentry {
+	uint64_t digest[2];
+	int pw, ph, cx, cy, kw, kh, gray, normalize, technique;
+	int fused;    /* stored transposed, for the fused columns */
+	double scale; /* kernel_scale asked for */
+	GLuint spectrum;
+	size_t bytes;
+	unsigned long long last_use;
+};
+
+/* A kernel as a frame uses it: the image (given, or a generated preset), its digest, size and
+ * centre after kernel-scale; its pixels only when its spectrum has to be computed. */
+struct kinfo {
+	const struct image *img;  /* the kernel image (the caller's or a kept preset) */
+	uint64_t digest[2];
+	int kw, kh, cx, cy, gray; /* size as used (after kernel-scale) and centre */
+	int src_w, src_h;         /* size of rgbl: the kernel's own (the GPU resamples it) */
+	double lum_sum;
+	float *rgbl;              /* kw*kh vec4 (R, G, B, L), or NULL */
+};
+
+struct bloom_ctx {
+	struct program_cache *pc;
+	const struct egl_info *info;
+	struct gles_log log;
+	struct bloom_ctx_opts opts;
+	struct bloom_prog progs[SH_COUNT][2][2]; /* [shader][variant][half] */
+	struct plan **plans;
+	int nplans;
+	struct kentry *kc;
+	size_t nk, capk, kbytes;
+	unsigned long long tick;
+	struct bloom_cache_stats st;
+	struct gpu_timer *timer;
+	GLuint kupload; /* scratch for kernel uploads, grown as needed */
+	size_t kupload_bytes;
+	float *host;    /* reused RGBA staging for uploads (a fresh 33 MB malloc a 1080p frame
+	                   costs page faults every request) */
+	size_t host_bytes;
+	GLuint yin, yout, ystage; /* JPEG planes in, out, and out's mapped copy; grown as needed */
+	size_t yin_bytes, yout_bytes, ystage_bytes;
+	GLuint flags;             /* the composite's count of non-finite samples, and its copy */
+	GLuint flags_stage;
+	/* GL_EXT_buffer_storage: yin and ystage made immutable and mapped once, persistently
+	 * (coherent), so a frame's planes go in by memcpy and come out after a fence, with no map,
+	 * unmap or buffer update call per frame; NULL without the extension */
+	PFNGLBUFFERSTORAGEEXTPROC buffer_storage;
+	unsigned char *yin_map, *ystage_map;
+	struct bloom_lease leases[BLOOM_LEASES]; /* result buffers to lend (with buffer_storage) */
+	struct {                  /* the last bloom_run_frame's GPU stages (bloom_rerun_stages) */
+		int valid, op, w, h;
+		struct plan *q;
+		struct kentry *ke;
+		struct bloom_params p;
+	} last;
+	struct preset {
+		struct kernel_preset spec;
+		struct image img;
+		uint64_t digest[2];
+		unsigned long long last_use;
+	} presets[BLOOM_PRESETS]; /* generated built-in kernels (aperture runs an FFT to make) */
+};
+
+double bloom_now_ms(void);
+
+/* ---- bloom_plan.c ---- */
+
+/* A storage buffer of `bytes` with the usage hint; 0 when out of GPU memory. */
+GLuint bloom_buffer(size_t bytes, GLenum usage);
+/* The program of shader `sh` (enum bloom_shader) for a variant and storage, built and held on
+ * first use, its uniform locations looked up then. 0 or BLOOM_E_GPU with the build log. */
+int bloom_prog(struct bloom_ctx *b, int sh, int variant, int half, const struct bloom_prog **out,
+               char err[BLOOM_ERR_LEN]);
+void bloom_progs_drop(struct bloom_ctx *b);
+/* The padded size for an image side plus a kernel side minus one (fft_good_size). */
+int bloom_padded_size(int n);
+/* The GPU bytes a plan of pw x ph takes with one kernel spectrum: the image's spectrum, the
+ * image, result and read-back buffers, a colour kernel's spectrum. */
+size_t bloom_plan_bytes(int pw, int ph, int half);
+/* Destroys every plan and kernel spectrum: what GPU memory the context can give back. */
+void bloom_release_all(struct bloom_ctx *b);
+/* The plan for a padded size, technique and storage, from the cache or built (compiling and
+ * allocating; the least recently used plan goes past opts.max_plans). */
+int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
+                   struct plan **out, char err[BLOOM_ERR_LEN]);
+/* 1 when a plan for these is cached (does not count as a use). */
+int bloom_plan_cached(const struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p);
+void bloom_plan_destroy(struct plan *q); /* NULL-safe */
+/* Transposes rows [0, src_valid) of src (row stride src_stride) into dst (dst_rows rows of
+ * dst_cols, zero past src_valid); comps/half: the stored element (vec4 / vec2, float16). */
+int bloom_transpose(struct bloom_ctx *b, GLuint src, int src_stride, int src_valid, GLuint dst,
+                    int dst_rows, int dst_cols, int comps, int half, char err[BLOOM_ERR_LEN]);
+/* Sets u_img and u_pad and dispatches a 16x16-tiled grid of w x h, then a storage barrier. */
+void bloom_set_sizes(const struct bloom_prog *p, int w, int h, int pw, int ph);
+void bloom_dispatch2d(int w, int h);
+/* The GPU stages of op on the image in q->image with kernel spectrum ke, from the prefilter to
+ * the composite into q->out, each closed by its mark on tm (NULL: untimed). Sets st->fused. */
+int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int op,
+                 const struct bloom_params *p, int w, int h, struct gpu_timer *tm,
+                 struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
+
+/* ---- bloom_kernel.c ---- */
+
+/* The kernel a frame uses: k's image (its digest computed unless given) or the built-in one
+ * p->preset names, generated on first use and kept; then its size and centre for a w x h image
+ * (kernel_scale applied). No pixel is read. 0 or BLOOM_E_ARG with a message. */
+int bloom_kernel_resolve(struct bloom_ctx *b, const struct bloom_kernel *k,
+                         const struct bloom_params *p, int w, int h, struct kinfo *ki,
+                         char err[BLOOM_ERR_LEN]);
+/* The cached spectrum of ki at plan q, or NULL (counted as a hit or a miss). */
+struct kentry *bloom_kcache_find(struct bloom_ctx *b, const struct plan *q,
+                                 const struct kinfo *ki, const struct bloom_params *p);
+/* Reads ki's pixels (RGBL, gray or not, the luminance sum), checking what the spectrum needs:
+ * finite pixels, a luminance that can be normalised. 0 or BLOOM_E_ARG / BLOOM_E_NOMEM. */
+int bloom_kernel_pixels(struct kinfo *ki, const struct bloom_params *p, char err[BLOOM_ERR_LEN]);
+/* Computes ki's spectrum at plan q into a new cache entry (evicting past kernel_cache_bytes). */
+int bloom_kernel_spectrum(struct bloom_ctx *b, struct plan *q, const struct kinfo *ki,
+                          const struct bloom_params *p, struct kentry **out,
+                          char err[BLOOM_ERR_LEN]);
+void bloom_kinfo_free(struct kinfo *ki);
+void bloom_kcache_free(struct bloom_ctx *b);
+void bloom_presets_free(struct bloom_ctx *b);
+
+/* ---- bloom_transfer.c ---- */
+
+/* GL_EXT_buffer_storage's entry point unless opts.no_persistent_map; the leases' counters. */
+void bloom_transfer_init(struct bloom_ctx *b);
+/* The planes and lent buffers; waits up to BLOOM_DESTROY_WAIT_MS for lent ones to return. */
+void bloom_transfer_free(struct bloom_ctx *b);
+/* Where the result goes when res asks for planes: lays them out and takes a lent buffer or
+ * allocates them; *lease: the buffer taken, or NULL. 0 or a bloom_error. */
+int bloom_result_prepare(struct bloom_ctx *b, struct bloom_result *res, int w, int h, int ch,
+                         struct bloom_lease **lease, char err[BLOOM_ERR_LEN]);
+/* The frame into q->image (w x h linear RGBA, oriented): a float image, or JPEG planes
+ * converted on the GPU. Adds the host copy's time to *copy_ms. */
+int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *in, int w, int h,
+                 double *copy_ms, char err[BLOOM_ERR_LEN]);
+/* q->out back into res: a float image of ch channels, or planes (in the lent buffer when lease
+ * is set: then res->lease takes it); the composite's count of non-finite samples into
+ * res->nonfinite. Fills st's copy, wait and read-back times. */
+int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *res, int w, int h,
+                    int ch, struct bloom_lease **lease, struct bloom_stats *st,
+                    char err[BLOOM_ERR_LEN]);
+
+#endif

@@ -1,0 +1,364 @@
+/* The bloom's kernels: built-in ones generated and kept, a kernel's geometry (kernel-scale and
+ * centre), its pixels and digest, and the spectrum cache per (digest, padded size); see
+ * bloom_internal.h. */
+#include "gles/bloom_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gles/kernel_presets.h"
+
+void bloom_kernel_digest(const struct image *k, uint64_t digest[2])
+{
+	/* two independent 64-bit multiply-xorshift streams over the header and the float bits */
+	uint64_t h1 = 0x243F6A8885A308D3ull, h2 = 0x13198A2E03707344ull;
+	uint32_t head[3] = {(uint32_t)k->width, (uint32_t)k->height, (uint32_t)k->channels};
+	size_t n = (size_t)k->width * k->height * k->channels;
+	for (size_t i = 0; i < 3 + n; i++) {
+		uint32_t w;
+		if (i < 3)
+			w = head[i];
+		else
+			memcpy(&w, &k->pixels[i - 3], 4);
+		h1 = (h1 ^ w) * 0x9E3779B97F4A7C15ull;
+		h1 ^= h1 >> 29;
+		h2 = (h2 + w) * 0xC2B2AE3D27D4EB4Full;
+		h2 ^= h2 >> 31;
+	}
+	digest[0] = h1 ^ (h1 >> 32);
+	digest[1] = h2 ^ (h2 >> 33);
+}
+
+int bloom_kernel_preset(struct bloom_ctx *b, const struct kernel_preset *ks, struct image *out,
+                        char err[BLOOM_ERR_LEN])
+{
+	char kerr[KERNEL_ERR_LEN];
+	if (kernel_generate(ks, b->pc, b->info, out, kerr)) {
+		snprintf(err, BLOOM_ERR_LEN, "%s", kerr);
+		return BLOOM_E_GPU;
+	}
+	return 0;
+}
+
+/* The built-in kernel p->preset names: a kept one, or generated now into the least recently
+ * used slot. */
+static int preset_image(struct bloom_ctx *b, const struct bloom_params *p, struct kinfo *ki,
+                        char err[BLOOM_ERR_LEN])
+{
+	const struct kernel_preset *spec = &p->preset;
+	if (spec->kind == KERNEL_NONE) {
+		snprintf(err, BLOOM_ERR_LEN, "no kernel: neither an image nor a built-in kernel");
+		return BLOOM_E_ARG;
+	}
+	struct preset *slot = &b->presets[0];
+	for (int i = 0; i < BLOOM_PRESETS; i++) {
+		struct preset *e = &b->presets[i];
+		if (e->img.pixels && !memcmp(&e->spec, spec, sizeof *spec)) {
+			e->last_use = ++b->tick;
+			ki->img = &e->img;
+			ki->digest[0] = e->digest[0], ki->digest[1] = e->digest[1];
+			return 0;
+		}
+		if (!e->img.pixels || e->last_use < slot->last_use)
+			slot = e;
+	}
+	struct image gen;
+	int rc = bloom_kernel_preset(b, spec, &gen, err);
+	if (rc)
+		return rc;
+	image_free(&slot->img);
+	slot->spec = *spec;
+	slot->img = gen;
+	bloom_kernel_digest(&gen, slot->digest);
+	slot->last_use = ++b->tick;
+	ki->img = &slot->img;
+	ki->digest[0] = slot->digest[0], ki->digest[1] = slot->digest[1];
+	return 0;
+}
+
+/* The kernel's centre in pixels (default floor(w/2), floor(h/2)). */
+static int kernel_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy,
+                         char err[BLOOM_ERR_LEN])
+{
+	const struct kernel_center *c = &p->center;
+	if (c->mode == KERNEL_CENTER_PIXEL) {
+		*cx = (int)lround(c->x);
+		*cy = (int)lround(c->y);
+		if (*cx >= kw || *cy >= kh) {
+			snprintf(err, BLOOM_ERR_LEN, "kernel_center: %d,%d lies outside the %dx%d kernel",
+			         *cx, *cy, kw, kh);
+			return BLOOM_E_ARG;
+		}
+	} else if (c->mode == KERNEL_CENTER_UV) {
+		*cx = (int)fmin(floor(c->x * kw), kw - 1);
+		*cy = (int)fmin(floor(c->y * kh), kh - 1);
+	} else {
+		*cx = kw / 2;
+		*cy = kh / 2;
+	}
+	return 0;
+}
+
+/* The kernel's size and centre as used: kernel_scale makes its larger side S times the image's
+ * shorter side, and the centre moves with it. Cheap: no pixel is read. */
+static int kernel_geometry(const struct image *k, const struct bloom_params *p, int w, int h,
+                           struct kinfo *ki, char err[BLOOM_ERR_LEN])
+{
+	int rc = kernel_center(p, k->width, k->height, &ki->cx, &ki->cy, err);
+	ki->kw = k->width;
+	ki->kh = k->height;
+	if (rc || p->kernel_scale <= 0)
+		return rc;
+	int shorter = w < h ? w : h, larger = k->width > k->height ? k->width : k->height;
+	double f = p->kernel_scale * shorter / larger;
+	int nw = (int)lround(k->width * f), nh = (int)lround(k->height * f);
+	nw = nw < 1 ? 1 : nw;
+	nh = nh < 1 ? 1 : nh;
+	if (nw > 16384 || nh > 16384) {
+		snprintf(err, BLOOM_ERR_LEN, "kernel-scale: the kernel would be %dx%d", nw, nh);
+		return BLOOM_E_ARG;
+	}
+	ki->cx = (int)fmin(floor((ki->cx + 0.5) * nw / k->width), nw - 1);
+	ki->cy = (int)fmin(floor((ki->cy + 0.5) * nh / k->height), nh - 1);
+	ki->kw = nw;
+	ki->kh = nh;
+	return 0;
+}
+
+int bloom_kernel_resolve(struct bloom_ctx *b, const struct bloom_kernel *k,
+                         const struct bloom_params *p, int w, int h, struct kinfo *ki,
+                         char err[BLOOM_ERR_LEN])
+{
+	memset(ki, 0, sizeof *ki);
+	int rc = 0;
+	if (k && k->img) {
+		ki->img = k->img;
+		if (k->digest[0] || k->digest[1])
+			ki->digest[0] = k->digest[0], ki->digest[1] = k->digest[1];
+		else
+			bloom_kernel_digest(k->img, ki->digest);
+	} else {
+		rc = preset_image(b, p, ki, err);
+	}
+	return rc ? rc : kernel_geometry(ki->img, p, w, h, ki, err);
+}
+
+struct kentry *bloom_kcache_find(struct bloom_ctx *b, const struct plan *q,
+                                 const struct kinfo *ki, const struct bloom_params *p)
+{
+	int fused = q->conv4 != NULL;
+	b->tick++;
+	for (size_t i = 0; i < b->nk; i++) {
+		struct kentry *e = &b->kc[i];
+		if (e->digest[0] == ki->digest[0] && e->digest[1] == ki->digest[1] && e->pw == q->pw &&
+		    e->ph == q->ph && e->cx == ki->cx && e->cy == ki->cy &&
+		    e->scale == p->kernel_scale && e->normalize == p->normalize &&
+		    e->technique == p->technique && e->fused == fused) {
+			e->last_use = b->tick;
+			b->st.kernel_hits++;
+			return e;
+		}
+	}
+	b->st.kernel_misses++;
+	return NULL;
+}
+
+int bloom_kernel_pixels(struct kinfo *ki, const struct bloom_params *p, char err[BLOOM_ERR_LEN])
+{
+	const struct image *k = ki->img;
+	ki->src_w = k->width;
+	ki->src_h = k->height;
+	size_t n = (size_t)k->width * k->height;
+	ki->rgbl = malloc(n * 4 * sizeof(float));
+	if (!ki->rgbl)
+		return BLOOM_E_NOMEM;
+	int gray = 1;
+	double sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		const float *s = k->pixels + i * k->channels;
+		float r, g, bl;
+		if (k->channels <= 2) {
+			r = g = bl = s[0];
+		} else {
+			r = s[0], g = s[1], bl = s[2];
+			if (r != g || g != bl)
+				gray = 0;
+		}
+		if (!isfinite(r) || !isfinite(g) || !isfinite(bl)) {
+			snprintf(err, BLOOM_ERR_LEN, "kernel: pixel %zu,%zu is not finite",
+			         i % (size_t)k->width, i / (size_t)k->width);
+			return BLOOM_E_ARG;
+		}
+		float l = 0.2126f * r + 0.7152f * g + 0.0722f * bl;
+		ki->rgbl[i * 4] = r, ki->rgbl[i * 4 + 1] = g, ki->rgbl[i * 4 + 2] = bl;
+		ki->rgbl[i * 4 + 3] = l;
+		sum += (double)0.2126 * r + 0.7152 * g + 0.0722 * bl;
+	}
+	ki->gray = gray;
+	ki->lum_sum = sum;
+	if (p->normalize == BLOOM_NORMALIZE_LUMINANCE && !(fabs(sum) > 1e-30)) {
+		snprintf(err, BLOOM_ERR_LEN, "kernel: its luminance sums to zero, so it cannot be "
+		         "normalised (use normalize=none)");
+		return BLOOM_E_ARG;
+	}
+	return 0;
+}
+
+void bloom_kinfo_free(struct kinfo *ki)
+{
+	free(ki->rgbl);
+	ki->rgbl = NULL;
+}
+
+/* Evicts the least recently used spectra until `room` more bytes fit kernel_cache_bytes. */
+static void kcache_evict_to(struct bloom_ctx *b, size_t room)
+{
+	while (b->nk && b->kbytes + room > b->opts.kernel_cache_bytes) {
+		size_t lru = 0;
+		for (size_t i = 1; i < b->nk; i++)
+			if (b->kc[i].last_use < b->kc[lru].last_use)
+				lru = i;
+		glDeleteBuffers(1, &b->kc[lru].spectrum);
+		b->kbytes -= b->kc[lru].bytes;
+		b->kc[lru] = b->kc[--b->nk];
+		b->st.kernel_evictions++;
+	}
+}
+
+/* The kernel's pixels into the upload buffer (grown as needed). */
+static int upload_pixels(struct bloom_ctx *b, const struct kinfo *ki, char err[BLOOM_ERR_LEN])
+{
+	size_t kbytes = (size_t)ki->src_w * ki->src_h * 16;
+	if (kbytes > b->kupload_bytes) {
+		if (b->kupload)
+			glDeleteBuffers(1, &b->kupload);
+		b->kupload = bloom_buffer(kbytes, GL_DYNAMIC_COPY);
+		b->kupload_bytes = b->kupload ? kbytes : 0;
+		if (!b->kupload) {
+			snprintf(err, BLOOM_ERR_LEN, "kernel upload: out of GPU memory");
+			return BLOOM_E_GPU_MEMORY;
+		}
+	}
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->kupload);
+	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)kbytes, ki->rgbl);
+	return 0;
+}
+
+/* The uploaded kernel into spec, padded to the plan's size with its centre at (0, 0),
+ * resampled to its size as used and normalised; then transformed (rows, columns). */
+static int pad_and_transform(struct bloom_ctx *b, struct plan *q, const struct kinfo *ki,
+                             const struct bloom_params *p, GLuint spec, char err[BLOOM_ERR_LEN])
+{
+	const struct bloom_prog *kp;
+	int rc = bloom_prog(b, SH_KERNEL, ki->gray, 0, &kp, err);
+	if (rc)
+		return rc;
+	bloom_set_sizes(kp, 0, 0, q->pw, q->ph);
+	glUniform2ui(kp->u[U_KSIZE], (GLuint)ki->kw, (GLuint)ki->kh);
+	glUniform2ui(kp->u[U_SRC], (GLuint)ki->src_w, (GLuint)ki->src_h);
+	glUniform2ui(kp->u[U_CENTER], (GLuint)ki->cx, (GLuint)ki->cy);
+	double scale = p->normalize == BLOOM_NORMALIZE_LUMINANCE ? 1.0 / ki->lum_sum : 1.0;
+	glUniform1f(kp->u[U_SCALE], (float)scale);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, spec);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, b->kupload);
+	bloom_dispatch2d(q->pw, q->ph);
+	struct fft_axis *rows = ki->gray ? q->rows2 : q->rows4k, *cols = ki->gray ? q->cols2 : q->cols4k;
+	rc = fft_axis_execute(rows, spec, 0, (size_t)q->pw, 1, q->ph, 0);
+	if (!rc)
+		rc = fft_axis_execute(cols, spec, 0, 1, (size_t)q->pw, q->pw, 0);
+	if (rc) {
+		snprintf(err, BLOOM_ERR_LEN, "kernel spectrum: FFT failed");
+		return BLOOM_E_GPU;
+	}
+	return 0;
+}
+
+/* A new cache entry for spectrum spec (bytes long) of ki at plan q. */
+static int kcache_add(struct bloom_ctx *b, const struct plan *q, const struct kinfo *ki,
+                      const struct bloom_params *p, GLuint spec, size_t bytes,
+                      struct kentry **out)
+{
+	if (b->nk == b->capk) {
+		size_t cap = b->capk ? b->capk * 2 : 8;
+		struct kentry *nk = realloc(b->kc, cap * sizeof *nk);
+		if (!nk)
+			return BLOOM_E_NOMEM;
+		b->kc = nk;
+		b->capk = cap;
+	}
+	struct kentry *e = &b->kc[b->nk++];
+	memset(e, 0, sizeof *e);
+	e->digest[0] = ki->digest[0];
+	e->digest[1] = ki->digest[1];
+	e->pw = q->pw;
+	e->ph = q->ph;
+	e->cx = ki->cx;
+	e->cy = ki->cy;
+	e->kw = ki->kw;
+	e->kh = ki->kh;
+	e->gray = ki->gray;
+	e->scale = p->kernel_scale;
+	e->normalize = p->normalize;
+	e->technique = p->technique;
+	e->fused = q->conv4 != NULL;
+	e->spectrum = spec;
+	e->bytes = bytes;
+	e->last_use = b->tick;
+	b->kbytes += bytes;
+	*out = e;
+	return 0;
+}
+
+int bloom_kernel_spectrum(struct bloom_ctx *b, struct plan *q, const struct kinfo *ki,
+                          const struct bloom_params *p, struct kentry **out,
+                          char err[BLOOM_ERR_LEN])
+{
+	size_t bytes = (size_t)q->pw * q->ph * (ki->gray ? 8 : 16);
+	int rc = upload_pixels(b, ki, err);
+	if (rc)
+		return rc;
+	kcache_evict_to(b, bytes);
+	GLuint spec = bloom_buffer(bytes, GL_DYNAMIC_COPY), t = 0;
+	if (!spec) {
+		snprintf(err, BLOOM_ERR_LEN, "kernel spectrum: out of GPU memory");
+		return BLOOM_E_GPU_MEMORY;
+	}
+	rc = pad_and_transform(b, q, ki, p, spec, err);
+	if (!rc && q->conv4) { /* the fused columns read the spectrum transposed, like the image's */
+		t = bloom_buffer(bytes, GL_DYNAMIC_COPY);
+		if (t) {
+			rc = bloom_transpose(b, spec, q->pw, q->ph, t, q->pw, q->ph, ki->gray ? 2 : 4, 0, err);
+		} else {
+			snprintf(err, BLOOM_ERR_LEN, "kernel spectrum: out of GPU memory");
+			rc = BLOOM_E_GPU_MEMORY;
+		}
+		glDeleteBuffers(1, &spec);
+		spec = t;
+	}
+	if (!rc)
+		rc = kcache_add(b, q, ki, p, spec, bytes, out);
+	if (rc && spec)
+		glDeleteBuffers(1, &spec);
+	return rc;
+}
+
+void bloom_kcache_free(struct bloom_ctx *b)
+{
+	for (size_t i = 0; i < b->nk; i++)
+		glDeleteBuffers(1, &b->kc[i].spectrum);
+	free(b->kc);
+	b->kc = NULL;
+	b->nk = b->capk = b->kbytes = 0;
+	if (b->kupload)
+		glDeleteBuffers(1, &b->kupload);
+	b->kupload = 0;
+	b->kupload_bytes = 0;
+}
+
+void bloom_presets_free(struct bloom_ctx *b)
+{
+	for (int i = 0; i < BLOOM_PRESETS; i++)
+		image_free(&b->presets[i].img);
+}

@@ -1,0 +1,427 @@
+/* The bloom's plans per padded size (FFT axes, fused columns, buffers), its programs (built on
+ * first use, held, uniform locations looked up once), and the GPU stages from the prefilter to
+ * the composite; see bloom_internal.h. */
+#include "gles/bloom_internal.h"
+
+#include "gles/fault.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const uniform_names[U_COUNT] = {
+	"u_img", "u_pad", "u_threshold", "u_knee", "u_clamp", "u_intensity", "u_mix", "u_composite",
+	"u_ksize", "u_src", "u_center", "u_scale",
+	"u_sub", "u_off", "u_stride", "u_gray", "u_orient", "u_fancy", "u_cdim", "u_dither",
+	"u_flags", "u_plane", "u_pdim",
+	"u_src_stride", "u_dst_stride", "u_src_valid", "u_dst_rows", "u_dst_cols",
+};
+
+static const char *const shader_names[SH_COUNT] = {
+	"bloom_common+bloom_math+bloom_pack", "bloom_common+bloom_multiply",
+	"bloom_common+bloom_math+bloom_composite", "bloom_common+bloom_kernel",
+	"bloom_common+yuv_unpack", "bloom_common+yuv_pack", "transpose",
+};
+
+GLuint bloom_buffer(size_t bytes, GLenum usage)
+{
+	GLuint id = 0;
+	glGenBuffers(1, &id);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, NULL, usage);
+	if (glGetError() != GL_NO_ERROR) {
+		glDeleteBuffers(1, &id);
+		return 0;
+	}
+	return id;
+}
+
+/* The #define preamble and cache key of a shader's variant: the one switch of the bloom shaders
+ * (PREFILTER, GRAY or BLOOM) and float16 storage; for the transpose, the element type. */
+static void variant_defines(int sh, int variant, int half, char *defs, size_t len, int key[2])
+{
+	if (sh == SH_TRANSPOSE) {
+		static const char *types[2][2] = {{"vec2", "vec4"}, {"uint", "uvec2"}};
+		const char *e = types[half ? 1 : 0][variant];
+		snprintf(defs, len, "#define E %s\n#define EZERO %s(0)\n", e, e);
+		key[0] = variant ? 4 : 2;
+	} else {
+		snprintf(defs, len,
+		         "#define PREFILTER %d\n#define GRAY %d\n#define BLOOM %d\n#define P_F16 %d\n",
+		         variant, variant, variant, half);
+		key[0] = variant;
+	}
+	key[1] = half;
+}
+
+int bloom_prog(struct bloom_ctx *b, int sh, int variant, int half, const struct bloom_prog **out,
+               char err[BLOOM_ERR_LEN])
+{
+	struct bloom_prog *p = &b->progs[sh][variant != 0][half != 0];
+	if (!p->id) {
+		char defs[160], perr[PROGRAM_ERR_LEN];
+		int key[2];
+		unsigned id;
+		variant_defines(sh, variant != 0, half != 0, defs, sizeof defs, key);
+		if (program_get(b->pc, shader_names[sh], key, sizeof key, defs, &id, perr)) {
+			snprintf(err, BLOOM_ERR_LEN, "%s", perr);
+			return BLOOM_E_GPU;
+		}
+		program_hold(b->pc, id); /* dropped by bloom_progs_drop */
+		program_uniforms(id, uniform_names, U_COUNT, p->u);
+		p->id = id;
+	}
+	*out = p;
+	return 0;
+}
+
+void bloom_progs_drop(struct bloom_ctx *b)
+{
+	for (int sh = 0; sh < SH_COUNT; sh++)
+		for (int v = 0; v < 2; v++)
+			for (int h = 0; h < 2; h++)
+				if (b->progs[sh][v][h].id) {
+					program_drop(b->pc, b->progs[sh][v][h].id);
+					b->progs[sh][v][h].id = 0;
+				}
+}
+
+int bloom_padded_size(int n)
+{
+	return fft_good_size(n);
+}
+
+size_t bloom_plan_bytes(int pw, int ph, int half)
+{
+	return (size_t)pw * ph * ((half ? 8 : 16) + 3 * 16 + 16);
+}
+
+void bloom_release_all(struct bloom_ctx *b)
+{
+	while (!bloom_release_plan(b)) {
+	}
+	bloom_kcache_free(b);
+}
+
+void bloom_plan_destroy(struct plan *q)
+{
+	if (!q)
+		return;
+	if (q->rows4k != q->rows4) {
+		fft_axis_destroy(q->rows4k);
+		fft_axis_destroy(q->cols4k);
+	}
+	fft_axis_destroy(q->rows4);
+	fft_axis_destroy(q->cols4);
+	fft_axis_destroy(q->rows2);
+	fft_axis_destroy(q->cols2);
+	fft_conv_destroy(q->conv4);
+	fft_conv_destroy(q->conv2);
+	GLuint bufs[] = {q->padded, q->image, q->out, q->staging, q->q};
+	for (int i = 0; i < 5; i++)
+		if (bufs[i])
+			glDeleteBuffers(1, &bufs[i]);
+	free(q);
+}
+
+static int same_plan(const struct plan *q, int pw, int ph, const struct bloom_params *p)
+{
+	return q->pw == pw && q->ph == ph && q->technique == p->technique &&
+	       q->half == (p->precision == BLOOM_FP16);
+}
+
+int bloom_plan_cached(const struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p)
+{
+	for (int i = 0; i < b->nplans; i++)
+		if (same_plan(b->plans[i], pw, ph, p))
+			return 1;
+	return 0;
+}
+
+/* The plan's FFT axes: the image's (vec4, float16 storage with half, the forward scaled so that
+ * float16 spectra stay in range), colour kernels' (vec4 float32: the image's unless half) and
+ * gray kernels' (vec2 float32). */
+static int make_axes(struct bloom_ctx *b, struct plan *q, char err[FFT_ERR_LEN])
+{
+	size_t elems = (size_t)q->pw * q->ph;
+	int pw = q->pw, ph = q->ph;
+	struct fft_opts o4 = {.technique = q->technique, .components = 4, .half = q->half,
+	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from,
+	                      .wisdom = b->opts.wisdom};
+	struct fft_opts o4k = o4, o2 = o4;
+	o4k.half = o4k.norm_forward = 0;
+	o2.half = o2.norm_forward = 0;
+	o2.components = 2;
+	int rc = fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &o4, &b->log, &q->rows4, err);
+	if (!rc)
+		rc = fft_axis_create(b->pc, b->info, ph, 1, elems, pw, &o4, &b->log, &q->cols4, err);
+	q->rows4k = q->rows4;
+	q->cols4k = q->cols4;
+	if (!rc && q->half) {
+		q->rows4k = q->cols4k = NULL;
+		rc = fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &o4k, &b->log, &q->rows4k, err);
+		if (!rc)
+			rc = fft_axis_create(b->pc, b->info, ph, 1, elems, pw, &o4k, &b->log, &q->cols4k, err);
+	}
+	if (!rc)
+		rc = fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &o2, &b->log, &q->rows2, err);
+	if (!rc)
+		rc = fft_axis_create(b->pc, b->info, ph, 1, elems, pw, &o2, &b->log, &q->cols2, err);
+	return rc;
+}
+
+/* Fused columns (transposed spectrum, two columns a work group forward, multiplied, inverse)
+ * where two columns fit shared memory: on the H200 as fast as the separate passes or faster
+ * (2160p with a 512 kernel 1.234 ms against 1.345 with blocked separate columns, run 24; within
+ * 6% in run 17; docs/experiments.md, "Bloom"). Where they do not fit, the columns run as separate
+ * passes. */
+static void make_fused(struct bloom_ctx *b, struct plan *q)
+{
+	struct fft_opts oc = {.technique = FFT_TECH_SHARED, .components = 4, .half = q->half,
+	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from};
+	char cerr[FFT_ERR_LEN];
+	if (!fft_conv_create(b->pc, b->info, q->ph, q->pw, 0, &oc, &q->conv4, cerr) &&
+	    !fft_conv_create(b->pc, b->info, q->ph, q->pw, 1, &oc, &q->conv2, cerr))
+		q->q = bloom_buffer((size_t)q->pw * q->ph * (q->half ? 8 : 16), GL_DYNAMIC_COPY);
+	if (!q->q) {
+		fft_conv_destroy(q->conv4);
+		fft_conv_destroy(q->conv2);
+		q->conv4 = q->conv2 = NULL;
+	}
+}
+
+static int make_buffers(struct plan *q)
+{
+	if (gles_fault_fire(GLES_FAULT_OOM, NULL))
+		return BLOOM_E_GPU_MEMORY;
+	size_t elems = (size_t)q->pw * q->ph;
+	q->padded = bloom_buffer(elems * (q->half ? 8 : 16), GL_DYNAMIC_COPY);
+	q->image = q->padded ? bloom_buffer(elems * 16, GL_DYNAMIC_COPY) : 0;
+	q->out = q->image ? bloom_buffer(elems * 16, GL_DYNAMIC_COPY) : 0;
+	q->staging = q->out ? bloom_buffer(elems * 16, GL_STREAM_READ) : 0;
+	return q->staging ? 0 : BLOOM_E_GPU_MEMORY;
+}
+
+/* Adds q to the cache, destroying the least recently used plan past opts.max_plans. */
+static void cache_insert(struct bloom_ctx *b, struct plan *q)
+{
+	if (b->nplans == b->opts.max_plans) {
+		int lru = 0;
+		for (int i = 1; i < b->nplans; i++)
+			if (b->plans[i]->last_use < b->plans[lru]->last_use)
+				lru = i;
+		bloom_plan_destroy(b->plans[lru]);
+		b->plans[lru] = b->plans[--b->nplans];
+	}
+	q->last_use = b->tick;
+	b->plans[b->nplans++] = q;
+}
+
+int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
+                   struct plan **out, char err[BLOOM_ERR_LEN])
+{
+	b->tick++;
+	for (int i = 0; i < b->nplans; i++)
+		if (same_plan(b->plans[i], pw, ph, p)) {
+			b->plans[i]->last_use = b->tick;
+			b->st.plan_hits++;
+			*out = b->plans[i];
+			return 0;
+		}
+	b->st.plan_misses++;
+	size_t elems = (size_t)pw * ph;
+	if (elems * 16 > (size_t)b->info->max_ssbo_size) {
+		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d needs a %zu MiB buffer; this GPU's "
+		         "storage-buffer limit is %lld MiB", pw, ph, (elems * 16) >> 20,
+		         b->info->max_ssbo_size >> 20);
+		return BLOOM_E_TOO_LARGE;
+	}
+	struct plan *q = calloc(1, sizeof *q);
+	if (!q)
+		return BLOOM_E_NOMEM;
+	q->pw = pw;
+	q->ph = ph;
+	q->technique = p->technique;
+	q->half = p->precision == BLOOM_FP16;
+	char ferr[FFT_ERR_LEN];
+	int rc = make_axes(b, q, ferr);
+	if (rc) {
+		snprintf(err, BLOOM_ERR_LEN, "FFT plan for %dx%d: %.3900s", pw, ph, ferr);
+		bloom_plan_destroy(q);
+		return rc == FFT_E_LIMIT ? BLOOM_E_TOO_LARGE : BLOOM_E_GPU;
+	}
+	make_fused(b, q);
+	if (make_buffers(q)) {
+		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d: out of GPU memory (%zu MiB for its "
+		         "buffers)", pw, ph, bloom_plan_bytes(pw, ph, q->half) >> 20);
+		bloom_plan_destroy(q);
+		return BLOOM_E_GPU_MEMORY;
+	}
+	cache_insert(b, q);
+	*out = q;
+	return 0;
+}
+
+int bloom_release_plan(struct bloom_ctx *b)
+{
+	if (!b->nplans)
+		return -1;
+	int lru = 0;
+	for (int i = 1; i < b->nplans; i++)
+		if (b->plans[i]->last_use < b->plans[lru]->last_use)
+			lru = i;
+	b->last.valid = 0;
+	bloom_plan_destroy(b->plans[lru]);
+	b->plans[lru] = b->plans[--b->nplans];
+	return 0;
+}
+
+int bloom_transpose(struct bloom_ctx *b, GLuint src, int src_stride, int src_valid, GLuint dst,
+                    int dst_rows, int dst_cols, int comps, int half, char err[BLOOM_ERR_LEN])
+{
+	const struct bloom_prog *t;
+	int rc = bloom_prog(b, SH_TRANSPOSE, comps == 4, half, &t, err);
+	if (rc)
+		return rc;
+	glUseProgram(t->id);
+	glUniform1ui(t->u[U_SRC_STRIDE], (GLuint)src_stride);
+	glUniform1ui(t->u[U_DST_STRIDE], (GLuint)dst_cols);
+	glUniform1ui(t->u[U_SRC_VALID], (GLuint)src_valid);
+	glUniform1ui(t->u[U_DST_ROWS], (GLuint)dst_rows);
+	glUniform1ui(t->u[U_DST_COLS], (GLuint)dst_cols);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_SRC, src);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_DST, dst);
+	glDispatchCompute((GLuint)(dst_rows + 31) / 32, (GLuint)(dst_cols + 31) / 32, 1);
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+	return 0;
+}
+
+void bloom_set_sizes(const struct bloom_prog *p, int w, int h, int pw, int ph)
+{
+	glUseProgram(p->id);
+	glUniform2ui(p->u[U_IMG], (GLuint)w, (GLuint)h);
+	glUniform2ui(p->u[U_PAD], (GLuint)pw, (GLuint)ph);
+}
+
+void bloom_dispatch2d(int w, int h)
+{
+	glDispatchCompute((GLuint)(w + 15) / 16, (GLuint)(h + 15) / 16, 1);
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+/* Closes a stage on the timer, when the call is timed (tm not NULL). */
+static void mark(struct gpu_timer *tm, int stage)
+{
+	if (tm)
+		gpu_timer_mark(tm, stage);
+}
+
+/* The image packed into the padded buffer (prefiltered for a bloom), zero in the padding. */
+static void prefilter(struct plan *q, const struct bloom_prog *pack, const struct bloom_params *p,
+                      int w, int h)
+{
+	bloom_set_sizes(pack, w, h, q->pw, q->ph);
+	glUniform1f(pack->u[U_THRESHOLD], (float)p->threshold);
+	glUniform1f(pack->u[U_KNEE], (float)p->knee);
+	glUniform1f(pack->u[U_CLAMP], (float)p->clamp_max);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+	bloom_dispatch2d(q->pw, q->ph);
+}
+
+/* Fused columns: the row spectra's columns become rows of q->q (zero past the image's rows,
+ * never read); each group runs two of them forward, multiplies, and back; then the image's
+ * rows come back to the padded buffer. */
+static int fused_columns(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int h,
+                         struct gpu_timer *tm, char err[BLOOM_ERR_LEN])
+{
+	int rc = bloom_transpose(b, q->padded, q->pw, h, q->q, q->pw, q->ph, 4, q->half, err);
+	mark(tm, GPU_STAGE_TRANSPOSE);
+	if (!rc && fft_conv_execute(ke->gray ? q->conv2 : q->conv4, q->q, ke->spectrum)) {
+		snprintf(err, BLOOM_ERR_LEN, "the fused column pass failed");
+		rc = BLOOM_E_GPU;
+	}
+	mark(tm, GPU_STAGE_FUSED_COLS);
+	if (!rc)
+		rc = bloom_transpose(b, q->q, q->ph, q->pw, q->padded, h, q->pw, 4, q->half, err);
+	mark(tm, GPU_STAGE_TRANSPOSE_BACK);
+	return rc;
+}
+
+/* Separate columns: every column forward, the multiply, every column back. */
+static int separate_columns(struct plan *q, const struct kentry *ke,
+                            const struct bloom_prog *mult, int w, int h, struct gpu_timer *tm,
+                            char err[BLOOM_ERR_LEN])
+{
+	int pw = q->pw, ph = q->ph;
+	int rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 0);
+	mark(tm, GPU_STAGE_COLS);
+	if (!rc) {
+		bloom_set_sizes(mult, w, h, pw, ph);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_SPECTRUM, ke->spectrum);
+		bloom_dispatch2d(pw, ph);
+	}
+	mark(tm, GPU_STAGE_MULTIPLY);
+	if (!rc)
+		rc = fft_axis_execute(q->cols4, q->padded, 0, 1, (size_t)pw, pw, 1);
+	mark(tm, GPU_STAGE_ICOLS);
+	if (rc) {
+		snprintf(err, BLOOM_ERR_LEN, "column FFT failed: %s", fft_strerror(rc));
+		return BLOOM_E_GPU;
+	}
+	return 0;
+}
+
+/* The result composited into q->out (a bloom: with the image; convolve: as it is), counting
+ * the samples that came out non-finite in b->flags. */
+static void composite(struct bloom_ctx *b, struct plan *q, const struct bloom_prog *comp,
+                      const struct bloom_params *p, int w, int h)
+{
+	GLuint zero[4] = {0, 0, 0, 0};
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->flags);
+	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof zero, zero);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_FLAGS, b->flags);
+	bloom_set_sizes(comp, w, h, q->pw, q->ph);
+	glUniform1f(comp->u[U_INTENSITY], (float)p->intensity);
+	glUniform1f(comp->u[U_MIX], (float)p->mix);
+	glUniform1i(comp->u[U_COMPOSITE], p->composite);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
+	bloom_dispatch2d(w, h);
+}
+
+int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int op,
+                 const struct bloom_params *p, int w, int h, struct gpu_timer *tm,
+                 struct bloom_stats *st, char err[BLOOM_ERR_LEN])
+{
+	const struct bloom_prog *pack, *mult, *comp;
+	int bloom = op == BLOOM_OP_BLOOM, rc;
+	if ((rc = bloom_prog(b, SH_PACK, bloom, q->half, &pack, err)) ||
+	    (rc = bloom_prog(b, SH_MULTIPLY, ke->gray, q->half, &mult, err)) ||
+	    (rc = bloom_prog(b, SH_COMPOSITE, bloom, q->half, &comp, err)))
+		return rc;
+	st->fused = q->conv4 != NULL;
+	prefilter(q, pack, p, w, h);
+	mark(tm, GPU_STAGE_PREFILTER);
+	/* forward: rows of the image only (the rows below it are all padding), then the columns */
+	if (fft_axis_execute(q->rows4, q->padded, 0, (size_t)q->pw, 1, h, 0)) {
+		snprintf(err, BLOOM_ERR_LEN, "row FFT failed");
+		return BLOOM_E_GPU;
+	}
+	mark(tm, GPU_STAGE_ROWS);
+	rc = st->fused ? fused_columns(b, q, ke, h, tm, err)
+	               : separate_columns(q, ke, mult, w, h, tm, err);
+	if (rc)
+		return rc;
+	/* inverse: the rows the output needs */
+	if (fft_axis_execute(q->rows4, q->padded, 0, (size_t)q->pw, 1, h, 1)) {
+		snprintf(err, BLOOM_ERR_LEN, "inverse row FFT failed");
+		return BLOOM_E_GPU;
+	}
+	mark(tm, GPU_STAGE_IROWS);
+	composite(b, q, comp, p, w, h);
+	mark(tm, GPU_STAGE_COMPOSITE);
+	return 0;
+}

@@ -1,0 +1,408 @@
+/* The bloom's transfers: a frame into GPU memory (float RGBA, or JPEG planes converted on the
+ * GPU) and the result back (float, or planes for a JPEG encoder made on the GPU), through
+ * buffers mapped once where GL_EXT_buffer_storage allows, and read-back buffers lent to the
+ * caller; see bloom_internal.h. */
+#include "gles/bloom_internal.h"
+
+#include "gles/fault.h"
+
+#include <EGL/egl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+_Static_assert(IMAGE_LOST_RANGE == 2 && IMAGE_LOST_NEGATIVE == 8,
+               "yuv_pack.comp's LOST_* constants");
+
+void bloom_transfer_init(struct bloom_ctx *b)
+{
+	if (b->info->buffer_storage && !b->opts.no_persistent_map)
+		b->buffer_storage = (PFNGLBUFFERSTORAGEEXTPROC)eglGetProcAddress("glBufferStorageEXT");
+	for (int i = 0; i < BLOOM_LEASES; i++)
+		atomic_init(&b->leases[i].out, 0);
+}
+
+void bloom_transfer_free(struct bloom_ctx *b)
+{
+	GLuint bufs[] = {b->yin, b->yout, b->ystage};
+	for (int i = 0; i < 3; i++)
+		if (bufs[i])
+			glDeleteBuffers(1, &bufs[i]);
+	/* lent result buffers: a codec thread may still be reading one; wait for them to come back
+	 * (BLOOM_DESTROY_WAIT_MS for all of them), and leave one that does not mapped rather than
+	 * pull the memory from under its reader */
+	for (int i = 0, waited = 0; i < BLOOM_LEASES; i++) {
+		struct bloom_lease *l = &b->leases[i];
+		for (; waited < BLOOM_DESTROY_WAIT_MS && atomic_load(&l->out); waited++)
+			nanosleep(&(struct timespec){0, 1000000}, NULL);
+		if (atomic_load(&l->out))
+			gles_logf(&b->log, GLES_LOG_WARN, "bloom: a lent result buffer was not returned "
+			          "within %d s; left mapped", BLOOM_DESTROY_WAIT_MS / 1000);
+		else if (l->buf)
+			glDeleteBuffers(1, &l->buf);
+	}
+	free(b->host);
+}
+
+/* Grows *buf (usage) to at least bytes; 0 or BLOOM_E_NOMEM. */
+static int grow_buffer(GLuint *buf, size_t *have, size_t bytes, GLenum usage)
+{
+	if (bytes <= *have && *buf)
+		return 0;
+	if (*buf)
+		glDeleteBuffers(1, buf);
+	*buf = bloom_buffer(bytes, usage);
+	*have = *buf ? bytes : 0;
+	return *buf ? 0 : BLOOM_E_NOMEM;
+}
+
+/* As grow_buffer, for a buffer kept mapped (GL_EXT_buffer_storage, coherent): read 1 for the
+ * CPU reading it, 0 for writing. *map is the mapping. 0 or BLOOM_E_NOMEM. */
+static int grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned char **map,
+                       size_t bytes, int read)
+{
+	if (bytes <= *have && *buf)
+		return 0;
+	if (*buf)
+		glDeleteBuffers(1, buf); /* unmaps it */
+	*buf = 0, *have = 0, *map = NULL;
+	GLbitfield f = (read ? GL_MAP_READ_BIT : GL_MAP_WRITE_BIT) | GL_MAP_PERSISTENT_BIT_EXT |
+	               GL_MAP_COHERENT_BIT_EXT;
+	glGenBuffers(1, buf);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
+	b->buffer_storage(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, NULL, f);
+	if (glGetError() == GL_NO_ERROR)
+		*map = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)bytes, f);
+	if (!*map) {
+		glDeleteBuffers(1, buf);
+		*buf = 0;
+		while (glGetError() != GL_NO_ERROR) {
+		}
+		return BLOOM_E_NOMEM;
+	}
+	*have = bytes;
+	return 0;
+}
+
+/* A result buffer of at least `need` bytes to lend: a free one that is large enough, or a free
+ * one grown while all of them stay within BLOOM_LEASE_BYTES; NULL when none (without
+ * GL_EXT_buffer_storage, all lent, or out of memory): the caller copies the result instead. */
+static struct bloom_lease *lease_take(struct bloom_ctx *b, size_t need)
+{
+	if (!b->buffer_storage)
+		return NULL;
+	struct bloom_lease *fit = NULL, *grow = NULL;
+	size_t total = 0;
+	for (int i = 0; i < BLOOM_LEASES; i++) {
+		struct bloom_lease *l = &b->leases[i];
+		total += l->bytes;
+		if (atomic_load_explicit(&l->out, memory_order_acquire))
+			continue;
+		if (l->buf && l->bytes >= need) {
+			if (!fit || l->bytes < fit->bytes)
+				fit = l;
+		} else if (!grow || l->bytes < grow->bytes) {
+			grow = l;
+		}
+	}
+	if (!fit && grow && total - grow->bytes + need <= BLOOM_LEASE_BYTES &&
+	    !grow_mapped(b, &grow->buf, &grow->bytes, &grow->map, need, 1))
+		fit = grow;
+	if (fit)
+		atomic_store_explicit(&fit->out, 1, memory_order_relaxed);
+	return fit;
+}
+
+void bloom_lease_return(struct bloom_lease *l)
+{
+	if (l)
+		atomic_store_explicit(&l->out, 0, memory_order_release);
+}
+
+int bloom_result_prepare(struct bloom_ctx *b, struct bloom_result *res, int w, int h, int ch,
+                         struct bloom_lease **lease, char err[BLOOM_ERR_LEN])
+{
+	*lease = NULL;
+	if (!res->want_yuv)
+		return 0;
+	/* planes in a lent buffer, or in memory of the caller's */
+	int rc = yuv_image_layout(&res->yuv, w, h, ch <= 2, res->sub_x, res->sub_y);
+	if (!rc && !(*lease = res->lend ? lease_take(b, res->yuv.bytes + 4) : NULL) &&
+	    !(res->yuv.data = malloc(res->yuv.bytes)))
+		rc = IMAGE_E_NOMEM;
+	if (rc) {
+		snprintf(err, BLOOM_ERR_LEN, "planes: %s", image_strerror(rc));
+		return rc == IMAGE_E_NOMEM ? BLOOM_E_NOMEM : BLOOM_E_TOO_LARGE;
+	}
+	return 0;
+}
+
+/* Waits for every command issued so far to complete: 1 when they have, 0 after 60 s. Blocks
+ * inside the driver: asking every 20 us instead cost 17-19% of the daemon's rate with one GPU
+ * thread (docs/experiments.md, "Planes lent to the codec threads", run 32). */
+static int fence_wait(void)
+{
+	GLsync f = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+	if (!f)
+		return 0;
+
+	GLenum w = GL_TIMEOUT_EXPIRED;
+	for (int i = 0; i < 600 && w == GL_TIMEOUT_EXPIRED; i++) /* 60 s at most */
+		w = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 100000000ull);
+	glDeleteSync(f);
+	return w == GL_ALREADY_SIGNALED || w == GL_CONDITION_SATISFIED;
+}
+
+/* Image (1-4 channels) -> RGBA floats (missing alpha is 1, gray fills R, G and B) in the
+ * context's reused host buffer; a 4-channel image is uploaded as it is. */
+static const float *to_rgba(struct bloom_ctx *b, const struct image *in)
+{
+	size_t n = (size_t)in->width * in->height;
+	if (in->channels == 4)
+		return in->pixels;
+	if (n * 16 > b->host_bytes) {
+		float *nb = realloc(b->host, n * 16);
+		if (!nb)
+			return NULL;
+		b->host = nb;
+		b->host_bytes = n * 16;
+	}
+	float *v = b->host;
+	for (size_t i = 0; i < n; i++) {
+		const float *s = in->pixels + i * in->channels;
+		float *d = v + i * 4;
+		switch (in->channels) {
+		case 1: d[0] = d[1] = d[2] = s[0], d[3] = 1; break;
+		case 2: d[0] = d[1] = d[2] = s[0], d[3] = s[1]; break;
+		case 3: d[0] = s[0], d[1] = s[1], d[2] = s[2], d[3] = 1; break;
+		default: memcpy(d, s, 16);
+		}
+	}
+	return v;
+}
+
+/* The planes' layout uniforms of yuv_unpack / yuv_pack. */
+static void set_planes(const struct bloom_prog *p, const struct yuv_image *y)
+{
+	glUniform2i(p->u[U_SUB], y->sub_x, y->sub_y);
+	glUniform3ui(p->u[U_OFF], (GLuint)y->offset[0], (GLuint)y->offset[1], (GLuint)y->offset[2]);
+	glUniform3ui(p->u[U_STRIDE], (GLuint)y->stride[0], (GLuint)y->stride[1],
+	             (GLuint)y->stride[2]);
+	glUniform1i(p->u[U_GRAY], y->gray);
+}
+
+/* Planes -> q->image (w x h linear RGBA, oriented). */
+static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
+                         int h, double *copy_ms, char err[BLOOM_ERR_LEN])
+{
+	const struct bloom_prog *p;
+	int rc = bloom_prog(b, SH_YUV_UNPACK, 0, 0, &p, err);
+	if (rc)
+		return rc;
+	if (b->buffer_storage ? grow_mapped(b, &b->yin, &b->yin_bytes, &b->yin_map, y->bytes, 0)
+	                      : grow_buffer(&b->yin, &b->yin_bytes, y->bytes, GL_STREAM_DRAW)) {
+		snprintf(err, BLOOM_ERR_LEN, "planes upload: out of GPU memory");
+		return BLOOM_E_GPU_MEMORY;
+	}
+	double t0 = bloom_now_ms();
+	if (b->yin_map) { /* coherent: seen by the commands issued after it; the last frame's
+	                     commands have all completed (its read-back waited for them) */
+		memcpy(b->yin_map, y->data, y->bytes);
+	} else {
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->yin);
+		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)y->bytes, y->data);
+	}
+	*copy_ms += bloom_now_ms() - t0;
+	bloom_set_sizes(p, w, h, q->pw, q->ph);
+	set_planes(p, y);
+	glUniform2ui(p->u[U_SRC], (GLuint)y->width, (GLuint)y->height);
+	glUniform1i(p->u[U_ORIENT], y->orientation);
+	/* libjpeg replicates rather than filters a horizontally halved plane <= 2 samples wide */
+	glUniform1i(p->u[U_FANCY], !(y->sub_x == 2 && y->pw[1] <= 2));
+	glUniform2i(p->u[U_CDIM], y->pw[1], y->ph[1]);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yin);
+	bloom_dispatch2d(w, h);
+	return 0;
+}
+
+int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *in, int w, int h,
+                 double *copy_ms, char err[BLOOM_ERR_LEN])
+{
+	if (!in->img)
+		return upload_planes(b, q, in->yuv, w, h, copy_ms, err);
+	double t0 = bloom_now_ms();
+	const float *rgba = to_rgba(b, in->img);
+	if (!rgba) {
+		snprintf(err, BLOOM_ERR_LEN, "out of memory");
+		return BLOOM_E_NOMEM;
+	}
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->image);
+	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16, rgba);
+	*copy_ms += bloom_now_ms() - t0;
+	return 0;
+}
+
+/* q->out (w x h) -> planes laid out as y in b->yout (the flags word after them), copied to
+ * dst for mapping (a lent buffer, or b->ystage, which it grows). */
+static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
+                       int h, int dither, GLuint dst, char err[BLOOM_ERR_LEN])
+{
+	const struct bloom_prog *p;
+	int rc = bloom_prog(b, SH_YUV_PACK, 0, 0, &p, err);
+	if (rc)
+		return rc;
+	size_t bytes = y->bytes + 4;
+	if (grow_buffer(&b->yout, &b->yout_bytes, bytes, GL_DYNAMIC_COPY) ||
+	    (!dst && (b->buffer_storage
+	              ? grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, bytes, 1)
+	              : grow_buffer(&b->ystage, &b->ystage_bytes, bytes, GL_STREAM_READ)))) {
+		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
+		return BLOOM_E_GPU_MEMORY;
+	}
+	if (!dst)
+		dst = b->ystage;
+	GLuint zero = 0;
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->yout);
+	glBufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)y->bytes, 4, &zero);
+	bloom_set_sizes(p, w, h, q->pw, q->ph);
+	set_planes(p, y);
+	glUniform1i(p->u[U_DITHER], dither);
+	glUniform1ui(p->u[U_FLAGS], (GLuint)(y->bytes / 4));
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yout);
+	for (int plane = 0; plane < (y->gray ? 1 : 2); plane++) {
+		glUniform1i(p->u[U_PLANE], plane);
+		glUniform2ui(p->u[U_PDIM], (GLuint)y->stride[plane] / 4, (GLuint)y->ph[plane]);
+		glDispatchCompute((GLuint)(y->stride[plane] / 4 + 15) / 16,
+		                  (GLuint)(y->ph[plane] + 15) / 16, 1);
+	}
+	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+	glBindBuffer(GL_COPY_READ_BUFFER, b->yout);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, dst);
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+	return 0;
+}
+
+/* The result as planes: made on the GPU, then read where they are mapped (a lent buffer, which
+ * moves to res->lease, or the mapped staging buffer) or copied out of a mapping per frame.
+ * *t_read: when the CPU began waiting for them. */
+static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result *res, int w,
+                       int h, int ch, struct bloom_lease **lease, struct bloom_stats *st,
+                       double *t_read, char err[BLOOM_ERR_LEN])
+{
+	struct bloom_lease *l = *lease;
+	int rc = make_planes(b, q, &res->yuv, w, h, res->dither, l ? l->buf : 0, err);
+	if (rc)
+		return rc;
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, l ? l->buf : b->ystage);
+	double t0 = *t_read = bloom_now_ms();
+	const unsigned char *m, *map = l ? l->map : b->ystage_map;
+	if (map) { /* kept mapped: wait for the copy, then read */
+		glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT_EXT);
+		m = fence_wait() ? map : NULL;
+	} else {
+		m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)res->yuv.bytes + 4,
+		                     GL_MAP_READ_BIT);
+	}
+	st->wait_ms = bloom_now_ms() - t0;
+	if (!m) {
+		snprintf(err, BLOOM_ERR_LEN, "reading the planes: %s", map
+		         ? "the GPU did not finish within 60 s" : gl_error_name(glGetError()));
+		return BLOOM_E_GPU;
+	}
+	if (l) { /* the planes stay where the GPU put them, lent to the caller */
+		res->yuv.data = l->map;
+		res->lease = l;
+		*lease = NULL;
+	} else {
+		double t1 = bloom_now_ms();
+		memcpy(res->yuv.data, m, res->yuv.bytes);
+		st->copy_ms += bloom_now_ms() - t1;
+	}
+	uint32_t flags;
+	memcpy(&flags, m + res->yuv.bytes, 4);
+	res->lost = flags | IMAGE_LOST_PRECISION | (ch == 2 || ch == 4 ? IMAGE_LOST_ALPHA : 0);
+	if (!map)
+		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+	return 0;
+}
+
+/* The result as a float image of ch channels, through the staging copy of q->out. *t_read:
+ * when the CPU began waiting for it. */
+static int read_float(struct plan *q, struct image *out, int w, int h, int ch,
+                      struct bloom_stats *st, double *t_read, char err[BLOOM_ERR_LEN])
+{
+	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+	glBindBuffer(GL_COPY_READ_BUFFER, q->out);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, q->staging);
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)w * h * 16);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->staging);
+	*t_read = bloom_now_ms();
+	const float *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16,
+	                                  GL_MAP_READ_BIT);
+	double t0 = bloom_now_ms();
+	st->wait_ms = t0 - *t_read;
+	if (!m) {
+		snprintf(err, BLOOM_ERR_LEN, "reading the result: %s", gl_error_name(glGetError()));
+		return BLOOM_E_GPU;
+	}
+	/* every sample is written below: no zeroing (calloc of a 1080p float frame is 25-33 MB) */
+	out->pixels = malloc((size_t)w * h * ch * sizeof(float));
+	out->width = w, out->height = h, out->channels = ch;
+	if (!out->pixels) {
+		memset(out, 0, sizeof *out);
+		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+		return BLOOM_E_NOMEM;
+	}
+	size_t n = (size_t)w * h;
+	for (size_t i = 0; i < n; i++) {
+		const float *s = m + i * 4;
+		float *o = out->pixels + i * ch;
+		switch (ch) {
+		case 1: o[0] = s[0]; break;
+		case 2: o[0] = s[0], o[1] = s[3]; break;
+		case 3: o[0] = s[0], o[1] = s[1], o[2] = s[2]; break;
+		default: memcpy(o, s, 16);
+		}
+	}
+	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+	st->copy_ms += bloom_now_ms() - t0;
+	return 0;
+}
+
+/* The composite's count of non-finite samples (its commands are complete by now). */
+static unsigned long long read_nonfinite(struct bloom_ctx *b)
+{
+	unsigned long long count = 0;
+	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+	glBindBuffer(GL_COPY_READ_BUFFER, b->flags);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, b->flags_stage);
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, 4);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->flags_stage);
+	const GLuint *nf = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, 4, GL_MAP_READ_BIT);
+	if (nf) {
+		count = *nf;
+		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+	}
+	return count;
+}
+
+int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *res, int w, int h,
+                    int ch, struct bloom_lease **lease, struct bloom_stats *st,
+                    char err[BLOOM_ERR_LEN])
+{
+	double hang;
+	if (gles_fault_fire(GLES_FAULT_HANG, &hang)) { /* as a GPU that does not finish */
+		struct timespec ts = {(time_t)hang, (long)((hang - (double)(time_t)hang) * 1e9)};
+		nanosleep(&ts, NULL);
+	}
+	double t_read = bloom_now_ms();
+	int rc = res->want_yuv ? read_planes(b, q, res, w, h, ch, lease, st, &t_read, err)
+	                       : read_float(q, &res->img, w, h, ch, st, &t_read, err);
+	if (!rc)
+		res->nonfinite = read_nonfinite(b);
+	st->readback_ms = bloom_now_ms() - t_read;
+	return rc;
+}

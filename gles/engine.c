@@ -1,0 +1,184 @@
+/* The GPU engine's constructor and accessors; see engine.h. */
+#include "gles/engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+struct engine {
+	struct egl_ctx *egl;
+	struct program_cache *pc;
+	struct fft_wisdom *wisdom;
+	struct bloom_ctx *bloom;
+	struct spatial_ctx *spatial;
+	struct deconv_ctx *deconv;
+	struct engine_opts opts;
+	struct gles_log log;
+	char driver[ENGINE_DRIVER_LEN];
+};
+
+const char *engine_strerror(int code)
+{
+	switch (code) {
+	case ENGINE_OK: return "ok";
+	case ENGINE_E_CONTEXT: return "no OpenGL ES 3.1 context";
+	case ENGINE_E_NOMEM: return "out of memory";
+	case ENGINE_E_PART: return "a GPU engine part failed to build";
+	}
+	return "unknown error";
+}
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* The context, the program cache (with its binaries per driver) and the wisdom. */
+static int make_base(struct engine *e, const struct engine_opts *o, const struct gles_log *log,
+                     char err[ENGINE_ERR_LEN])
+{
+	struct egl_opts eo = {o->platform, o->device, o->gl_debug};
+	char eerr[EGL_ERR_LEN];
+	if (egl_ctx_create(&eo, log, &e->egl, eerr)) {
+		snprintf(err, ENGINE_ERR_LEN, "no OpenGL ES 3.1 context: %s", eerr);
+		return ENGINE_E_CONTEXT;
+	}
+	const struct egl_info *i = egl_ctx_info(e->egl);
+	snprintf(e->driver, sizeof e->driver, "%.255s / %.127s", i->renderer, i->version);
+	int rc = program_cache_create(or_empty(o->shader_dir), log, &e->pc);
+	if (rc) {
+		snprintf(err, ENGINE_ERR_LEN, "program cache: %s", program_strerror(rc));
+		return ENGINE_E_NOMEM;
+	}
+	if (o->program_cache && o->program_cache[0])
+		program_cache_set_binary_dir(e->pc, o->program_cache, e->driver);
+	if (o->wisdom_file && o->wisdom_file[0] &&
+	    fft_wisdom_create(o->wisdom_file, e->driver, log, &e->wisdom)) {
+		snprintf(err, ENGINE_ERR_LEN, "FFT wisdom: out of memory");
+		return ENGINE_E_NOMEM;
+	}
+	return 0;
+}
+
+/* The bloom, spatial and deconv contexts asked for that are not built yet. */
+static int make_parts(struct engine *e, unsigned parts, char err[ENGINE_ERR_LEN])
+{
+	const struct engine_opts *o = &e->opts;
+	const struct gles_log *log = &e->log;
+	const struct egl_info *info = egl_ctx_info(e->egl);
+	if ((parts & ENGINE_BLOOM) && !e->bloom) {
+		struct bloom_ctx_opts bo = {.kernel_cache_bytes = o->kernel_cache_bytes,
+		                            .max_plans = o->max_plans, .wisdom = e->wisdom,
+		                            .no_persistent_map = o->no_persistent_map,
+		                            .frame_bytes = o->frame_bytes, .progress = o->progress,
+		                            .progress_arg = o->progress_arg};
+		char berr[BLOOM_ERR_LEN];
+		if (bloom_ctx_create(e->pc, info, &bo, log, &e->bloom, berr)) {
+			snprintf(err, ENGINE_ERR_LEN, "bloom: %.4000s", berr);
+			return ENGINE_E_PART;
+		}
+	}
+	if ((parts & (ENGINE_SPATIAL | ENGINE_DECONV)) && !e->spatial) {
+		struct spatial_opts so = {.max_plans = o->max_plans, .frame_bytes = o->frame_bytes};
+		char serr[SPATIAL_ERR_LEN];
+		if (spatial_ctx_create(e->pc, info, &so, log, &e->spatial, serr)) {
+			snprintf(err, ENGINE_ERR_LEN, "spatial convolution: %s", serr);
+			return ENGINE_E_PART;
+		}
+	}
+	if ((parts & ENGINE_DECONV) && !e->deconv) {
+		char derr[DECONV_ERR_LEN];
+		if (deconv_ctx_create(e->pc, info, e->spatial, log, &e->deconv, derr)) {
+			snprintf(err, ENGINE_ERR_LEN, "transposed convolution: %s", derr);
+			return ENGINE_E_PART;
+		}
+	}
+	return 0;
+}
+
+int engine_create(const struct engine_opts *o, const struct gles_log *log, struct engine **out,
+                  char err[ENGINE_ERR_LEN])
+{
+	*out = NULL;
+	err[0] = 0;
+	struct engine *e = calloc(1, sizeof *e);
+	if (!e) {
+		snprintf(err, ENGINE_ERR_LEN, "out of memory");
+		return ENGINE_E_NOMEM;
+	}
+	e->opts = *o;
+	if (log)
+		e->log = *log;
+	int rc = make_base(e, o, log, err);
+	if (!rc)
+		rc = make_parts(e, o->parts, err);
+	if (rc) {
+		engine_destroy(e);
+		return rc;
+	}
+	*out = e;
+	return 0;
+}
+
+void engine_destroy(struct engine *e)
+{
+	if (!e)
+		return;
+	deconv_ctx_destroy(e->deconv);
+	spatial_ctx_destroy(e->spatial);
+	bloom_ctx_destroy(e->bloom);
+	fft_wisdom_destroy(e->wisdom);
+	program_cache_destroy(e->pc);
+	egl_ctx_destroy(e->egl);
+	free(e);
+}
+
+int engine_want(struct engine *e, unsigned parts, char err[ENGINE_ERR_LEN])
+{
+	err[0] = 0;
+	return make_parts(e, parts, err);
+}
+
+int engine_reset_status(struct engine *e)
+{
+	return egl_ctx_reset_status(e->egl);
+}
+
+struct egl_ctx *engine_egl(const struct engine *e)
+{
+	return e->egl;
+}
+
+const struct egl_info *engine_info(const struct engine *e)
+{
+	return egl_ctx_info(e->egl);
+}
+
+struct program_cache *engine_programs(const struct engine *e)
+{
+	return e->pc;
+}
+
+struct fft_wisdom *engine_wisdom(const struct engine *e)
+{
+	return e->wisdom;
+}
+
+struct bloom_ctx *engine_bloom(const struct engine *e)
+{
+	return e->bloom;
+}
+
+struct spatial_ctx *engine_spatial(const struct engine *e)
+{
+	return e->spatial;
+}
+
+struct deconv_ctx *engine_deconv(const struct engine *e)
+{
+	return e->deconv;
+}
+
+const char *engine_driver(const struct engine *e)
+{
+	return e->driver;
+}

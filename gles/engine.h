@@ -1,0 +1,84 @@
+/* The GPU engine: the one constructor of what a GL thread works with, so the daemon's GPU
+ * threads and the CLI build it alike: the EGL context, the program cache with its folder of
+ * binaries, the FFT wisdom, and the bloom, spatial and transposed-convolution contexts asked
+ * for. A thin owner: it parses nothing; its options are numbers and paths.
+ *
+ * GL contract: engine_create makes the context current on the calling thread; that thread alone
+ * uses the engine and its parts until engine_destroy, which releases the context. */
+#ifndef FFTBLOOM_ENGINE_H
+#define FFTBLOOM_ENGINE_H
+
+#include <stddef.h>
+
+#include "gles/bloom.h"
+#include "gles/deconv.h"
+#include "gles/egl.h"
+#include "gles/gles_log.h"
+#include "gles/program.h"
+#include "gles/spatial.h"
+#include "gles/wisdom.h"
+
+#define ENGINE_ERR_LEN 4096
+#define ENGINE_DRIVER_LEN 512
+
+enum engine_error {
+	ENGINE_OK = 0,
+	ENGINE_E_CONTEXT = -1, /* no OpenGL ES 3.1 context (message: each platform tried) */
+	ENGINE_E_NOMEM = -2,
+	ENGINE_E_PART = -3,    /* a part asked for failed to build (message names it) */
+};
+
+/* The parts besides the context, the program cache and the wisdom (engine_opts.parts). */
+enum engine_part {
+	ENGINE_BLOOM = 1u,   /* bloom_ctx */
+	ENGINE_SPATIAL = 2u, /* spatial_ctx (runs its probes: about 0.2 s on llvmpipe) */
+	ENGINE_DECONV = 4u,  /* deconv_ctx, on the spatial context (which it implies) */
+};
+
+struct engine_opts {
+	int platform;              /* enum egl_platform */
+	int device;                /* EGL device index for the device platform */
+	int gl_debug;              /* KHR_debug context, its messages to the log */
+	const char *shader_dir;    /* NULL or "": the embedded shaders; else NAME.comp from here */
+	const char *program_cache; /* folder of persisted program binaries; NULL or "": none */
+	const char *wisdom_file;   /* FFT wisdom file; NULL or "": no wisdom (the plans' guesses,
+	                              no measuring) */
+	size_t kernel_cache_bytes; /* bloom_ctx_opts.kernel_cache_bytes (0: its default) */
+	int max_plans;             /* the bloom's padded sizes and the spatial shapes kept (0: 8) */
+	int no_persistent_map;     /* bloom_ctx_opts.no_persistent_map */
+	unsigned parts;            /* enum engine_part, or-ed */
+	size_t frame_bytes;        /* bloom_ctx_opts.frame_bytes and spatial_opts.frame_bytes: GPU
+	                              memory one frame's pass may take before it runs in tiles */
+	void (*progress)(void *arg, int done, int total); /* bloom_ctx_opts.progress */
+	void *progress_arg;
+};
+
+const char *engine_strerror(int code);
+
+struct engine;
+
+/* Builds the engine on the calling thread. 0, or a negative engine_error with err saying what
+ * failed; nothing is left behind on failure. */
+int engine_create(const struct engine_opts *o, const struct gles_log *log, struct engine **out,
+                  char err[ENGINE_ERR_LEN]);
+void engine_destroy(struct engine *e); /* NULL-safe; destroys the parts, then the context */
+
+/* Builds the parts asked for that are not built yet (the spatial context's probes take a while,
+ * so a daemon builds it on first use). 0, or ENGINE_E_PART with err naming the part. */
+int engine_want(struct engine *e, unsigned parts, char err[ENGINE_ERR_LEN]);
+
+/* egl_ctx_reset_status of the engine's context: after a GPU reset (not EGL_RESET_NONE) the
+ * engine and everything made in it are lost; only engine_destroy and a new engine help. */
+int engine_reset_status(struct engine *e);
+
+struct egl_ctx *engine_egl(const struct engine *e);
+const struct egl_info *engine_info(const struct engine *e);
+struct program_cache *engine_programs(const struct engine *e);
+struct fft_wisdom *engine_wisdom(const struct engine *e);   /* NULL without a wisdom file */
+struct bloom_ctx *engine_bloom(const struct engine *e);     /* NULL unless ENGINE_BLOOM */
+struct spatial_ctx *engine_spatial(const struct engine *e); /* NULL unless SPATIAL or DECONV */
+struct deconv_ctx *engine_deconv(const struct engine *e);   /* NULL unless ENGINE_DECONV */
+/* "RENDERER / VERSION": what persisted program binaries and wisdom lines are kept per. */
+const char *engine_driver(const struct engine *e);
+
+#endif

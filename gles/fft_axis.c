@@ -1,0 +1,493 @@
+/* FFT axes: the buffers and programs of one axis's plan (fft_plan), its execution (binds and
+ * dispatches only), and the 2D transform made of a row and a column axis; see gles/fft.h. */
+#include "gles/fft_internal.h"
+
+#include <GLES3/gl31.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gles/fft_cpu.h"
+
+struct fft_axis {
+	struct program_cache *pc;                /* holds the axis's programs (program_hold) */
+	struct fft_plan plan;
+	struct fft_opts opts;
+	int n, adjacent, max_count;
+	size_t capacity;
+	const struct egl_info *info;
+	struct gles_log log;
+	struct fft_prog shared[2];               /* [inverse] */
+	struct fft_prog pass[2][FFT_MAX_PASSES]; /* global technique, [inverse][pass] */
+	struct fft_prog sweep[2][FFT_MAX_PASSES];/* blocked technique, [inverse][sweep] */
+	GLuint scratch;                          /* global and blocked techniques' ping-pong buffer */
+	/* Bluestein */
+	struct fft_axis *inner;                  /* native length-m transforms on the work rows */
+	struct fft_prog bl[2][3];                /* [inverse][mode-1] */
+	GLuint work, chirp, filter[2];
+};
+
+struct fft {
+	int width, height, axes;
+	struct fft_axis *rows, *cols;
+};
+
+const char *fft_strerror(int code)
+{
+	switch (code) {
+	case FFT_OK: return "ok";
+	case FFT_E_PLAN: return "no FFT plan";
+	case FFT_E_PROGRAM: return "FFT program failed to build";
+	case FFT_E_GL: return "GL error";
+	case FFT_E_NOMEM: return "out of memory";
+	case FFT_E_ARG: return "bad FFT argument";
+	case FFT_E_LIMIT: return "exceeds a device limit";
+	}
+	return "unknown error";
+}
+
+/* A storage buffer of `bytes` bytes, optionally filled from data; 0 on failure. */
+static GLuint make_buffer(size_t bytes, const void *data, const struct gles_log *log)
+{
+	GLuint b = 0;
+	glGenBuffers(1, &b);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(bytes ? bytes : 16), data, GL_STATIC_DRAW);
+	if (gl_check(log, "fft buffer")) {
+		glDeleteBuffers(1, &b);
+		return 0;
+	}
+	return b;
+}
+
+static GLuint upload_f32(const double *v, size_t count, const struct gles_log *log)
+{
+	float *f = malloc((count ? count : 1) * sizeof *f);
+	if (!f)
+		return 0;
+	for (size_t i = 0; i < count; i++)
+		f[i] = (float)v[i];
+	GLuint b = make_buffer(count * sizeof *f, f, log);
+	free(f);
+	return b;
+}
+
+/* Bluestein tables: chirp c_n = exp(-i*pi*n^2/N); filter spectra FFT_M(b) for both directions
+ * with b_m = conj(c_m) (forward) or c_m (inverse) at m and M-m. */
+static int make_bluestein_tables(struct fft_axis *a)
+{
+	int n = a->plan.n, m = a->plan.m;
+	double *c = malloc((size_t)n * 2 * sizeof *c), *bb = calloc((size_t)m * 2, sizeof *bb),
+	       *spec = malloc((size_t)m * 2 * sizeof *spec);
+	int rc = FFT_E_NOMEM;
+	if (!c || !bb || !spec)
+		goto out;
+	for (long long i = 0; i < n; i++) {
+		long long e = i * i % (2LL * n);
+		double ang = -M_PI * (double)e / n;
+		c[2 * i] = cos(ang);
+		c[2 * i + 1] = sin(ang);
+	}
+	a->chirp = upload_f32(c, (size_t)n * 2, &a->log);
+	for (int dir = 0; dir < 2; dir++) {
+		memset(bb, 0, (size_t)m * 2 * sizeof *bb);
+		for (int i = 0; i < n; i++) {
+			double re = c[2 * i], im = dir ? c[2 * i + 1] : -c[2 * i + 1];
+			bb[2 * i] = re, bb[2 * i + 1] = im;
+			if (i)
+				bb[2 * (m - i)] = re, bb[2 * (m - i) + 1] = im;
+		}
+		if (fft_cpu(bb, 1, spec, m, -1))
+			goto out;
+		a->filter[dir] = upload_f32(spec, (size_t)m * 2, &a->log);
+	}
+	rc = a->chirp && a->filter[0] && a->filter[1] ? 0 : FFT_E_GL;
+out:
+	free(c), free(bb), free(spec);
+	return rc;
+}
+
+/* The programs of a native plan, both directions. */
+static int build_programs(struct fft_axis *a, char err[FFT_ERR_LEN])
+{
+	const struct fft_plan *p = &a->plan;
+	for (int inv = 0; inv < 2; inv++) {
+		int rc = 0;
+		if (p->blocked)
+			for (int i = 0; !rc && i < p->nsweeps; i++)
+				rc = fft_prog_sweep(a->pc, p, &a->opts, inv, i, &a->sweep[inv][i], err);
+		else if (p->shared)
+			rc = fft_prog_shared(a->pc, p, &a->opts, inv, 0, 0,
+			                     fft_end_scale(&a->opts, inv, p->m), &a->shared[inv], err);
+		else
+			for (int i = 0; !rc && i < p->npasses; i++)
+				rc = fft_prog_global(a->pc, p, &a->opts, a->adjacent, inv, i, &a->pass[inv][i],
+				                     err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Bluestein's parts: the inner native transform of length m on float32 work rows (tuned like
+ * any axis), the work buffer, the chirp and filter tables and the three steps' programs. */
+static int build_bluestein(struct fft_axis *a, char err[FFT_ERR_LEN])
+{
+	size_t work = (size_t)a->max_count * a->plan.m, welem = (size_t)a->opts.components * 4;
+	if (work * welem > (size_t)a->info->max_ssbo_size) {
+		snprintf(err, FFT_ERR_LEN, "Bluestein work buffer of %zu bytes exceeds the "
+		         "storage-buffer limit of %lld", work * welem, a->info->max_ssbo_size);
+		return FFT_E_LIMIT;
+	}
+	/* the inner transform is native (m is 7-smooth) and runs on the float32 work rows */
+	struct fft_opts io = a->opts;
+	io.half = 0;
+	io.norm_forward = 0;
+	io.threads = 0;
+	int rc = fft_axis_create(a->pc, a->info, a->plan.m, 0, work, a->max_count, &io, &a->log,
+	                         &a->inner, err);
+	if (rc)
+		return rc;
+	a->work = make_buffer(work * welem, NULL, &a->log);
+	rc = a->work ? make_bluestein_tables(a) : FFT_E_GL;
+	if (rc) {
+		snprintf(err, FFT_ERR_LEN, "length %d: Bluestein buffers: %s", a->n, fft_strerror(rc));
+		return rc;
+	}
+	for (int inv = 0; inv < 2; inv++)
+		for (int mode = 1; mode <= 3; mode++)
+			if ((rc = fft_prog_bluestein(a->pc, &a->plan, &a->opts, inv, mode,
+			                             &a->bl[inv][mode - 1], err)))
+				return rc;
+	return 0;
+}
+
+/* A native plan's programs and, for the global and multi-sweep blocked techniques, the
+ * ping-pong buffer. */
+static int build_native(struct fft_axis *a, char err[FFT_ERR_LEN])
+{
+	size_t elem = (size_t)a->opts.components * (a->opts.half ? 2 : 4);
+	if (a->capacity * elem > (size_t)a->info->max_ssbo_size) {
+		snprintf(err, FFT_ERR_LEN, "buffer of %zu bytes exceeds the storage-buffer limit of %lld",
+		         a->capacity * elem, a->info->max_ssbo_size);
+		return FFT_E_LIMIT;
+	}
+	if (a->plan.npasses == 0) /* n == 1: the identity */
+		return 0;
+	int rc = build_programs(a, err);
+	if (rc)
+		return rc;
+	if (!a->plan.shared && !(a->plan.blocked && a->plan.nsweeps == 1)) {
+		a->scratch = make_buffer(a->capacity * elem, NULL, &a->log);
+		if (!a->scratch) {
+			snprintf(err, FFT_ERR_LEN, "length %d: scratch buffer of %zu bytes: out of GPU memory",
+			         a->n, a->capacity * elem);
+			return FFT_E_GL;
+		}
+	}
+	return 0;
+}
+
+int fft_axis_build(struct program_cache *pc, const struct egl_info *info, int n,
+                   int signals_adjacent, size_t capacity, int max_count,
+                   const struct fft_opts *o, const struct gles_log *log,
+                   struct fft_axis **out, char err[FFT_ERR_LEN])
+{
+	*out = NULL;
+	err[0] = 0;
+	if (o->components != 2 && o->components != 4) {
+		snprintf(err, FFT_ERR_LEN, "components must be 2 or 4, not %d", o->components);
+		return FFT_E_ARG;
+	}
+	if (max_count < 1 || capacity < 1) {
+		snprintf(err, FFT_ERR_LEN, "empty FFT batch");
+		return FFT_E_ARG;
+	}
+	struct fft_axis *a = calloc(1, sizeof *a);
+	if (!a)
+		return FFT_E_NOMEM;
+	a->pc = pc;
+	a->opts = *o;
+	a->opts.wisdom = NULL;
+	a->n = n;
+	a->adjacent = signals_adjacent;
+	a->capacity = capacity;
+	a->max_count = max_count;
+	a->info = info;
+	if (log)
+		a->log = *log;
+	struct fft_plan_opts po = {.technique = o->technique, .components = o->components,
+	                           .shared_limit = info->max_shared_memory,
+	                           .max_invocations = info->max_invocations,
+	                           .signals_adjacent = signals_adjacent, .threads = o->threads,
+	                           .signals = o->signals, .half = o->half, .pad_from = o->pad_from};
+	int rc = fft_plan_make(n, &po, &a->plan);
+	if (rc) {
+		snprintf(err, FFT_ERR_LEN, "length %d: %s", n, fft_plan_strerror(rc));
+		rc = FFT_E_PLAN;
+	} else {
+		a->opts.wisdom = o->wisdom; /* Bluestein's inner transform is tuned as any */
+		rc = a->plan.bluestein ? build_bluestein(a, err) : build_native(a, err);
+		a->opts.wisdom = NULL;
+	}
+	if (rc) {
+		fft_axis_destroy(a);
+		return rc;
+	}
+	*out = a;
+	return 0;
+}
+
+void fft_axis_destroy(struct fft_axis *a)
+{
+	if (!a)
+		return;
+	fft_axis_destroy(a->inner);
+	for (int inv = 0; inv < 2; inv++) {
+		fft_prog_drop(a->pc, &a->shared[inv]);
+		for (int i = 0; i < FFT_MAX_PASSES; i++) {
+			fft_prog_drop(a->pc, &a->pass[inv][i]);
+			fft_prog_drop(a->pc, &a->sweep[inv][i]);
+		}
+		for (int i = 0; i < 3; i++)
+			fft_prog_drop(a->pc, &a->bl[inv][i]);
+	}
+	GLuint bufs[] = {a->scratch, a->work, a->chirp, a->filter[0], a->filter[1]};
+	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+		if (bufs[i])
+			glDeleteBuffers(1, &bufs[i]);
+	free(a);
+}
+
+const struct fft_plan *fft_axis_plan(const struct fft_axis *a)
+{
+	return &a->plan;
+}
+
+const struct fft_axis *fft_axis_inner(const struct fft_axis *a)
+{
+	return a->inner;
+}
+
+static void barrier(void)
+{
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+/* Signals per dispatch where the signal index runs over work-group y. */
+#define MAX_Y 65535
+
+/* Copies the region the signals occupy from buf to the scratch buffer (same offsets), so that
+ * an odd count of ping-pong dispatches ends in buf. */
+static void copy_to_scratch(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
+                            size_t elem_stride, int count)
+{
+	size_t first = offset, last = offset + (size_t)(count - 1) * sig_stride +
+	                              (size_t)(a->plan.m - 1) * elem_stride + 1;
+	size_t esz = (size_t)a->opts.components * (a->opts.half ? 2 : 4);
+	glBindBuffer(GL_COPY_READ_BUFFER, buf);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, a->scratch);
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)(first * esz),
+	                    (GLintptr)(first * esz), (GLsizeiptr)((last - first) * esz));
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+}
+
+/* Blocked technique: a dispatch per sweep, ping-pong between buf and the scratch buffer so that
+ * the last lands in buf (one sweep runs in place). A sweep's groups are (column group, set g),
+ * the column group fastest, laid over x and y. */
+static int run_blocked(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
+                       size_t elem_stride, int count, int inverse)
+{
+	const struct fft_plan *p = &a->plan;
+	GLuint src = buf, dst = p->nsweeps == 1 ? buf : a->scratch;
+	if (p->nsweeps > 1 && p->nsweeps % 2) {
+		copy_to_scratch(a, buf, offset, sig_stride, elem_stride, count);
+		src = a->scratch;
+		dst = buf;
+	}
+	unsigned long long cgroups = (unsigned long long)(count + p->signals - 1) / p->signals;
+	GLuint maxx = (GLuint)a->info->max_group_count[0];
+	for (int i = 0; i < p->nsweeps; i++) {
+		const struct fft_prog *pr = &a->sweep[inverse][i];
+		unsigned long long total = cgroups * (unsigned long long)(p->m / p->sweep[i].len);
+		GLuint gx = total < maxx ? (GLuint)total : maxx;
+		unsigned long long gy = (total + gx - 1) / gx;
+		if (gy > (unsigned long long)a->info->max_group_count[1])
+			return FFT_E_LIMIT;
+		fft_prog_use(pr, offset, sig_stride, elem_stride, count);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, src);
+		if (dst != src)
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DST, dst);
+		glDispatchCompute(gx, (GLuint)gy, 1);
+		barrier();
+		GLuint t = src;
+		src = dst;
+		dst = t;
+	}
+	return 0;
+}
+
+static int run_native(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
+                      size_t elem_stride, int count, int inverse)
+{
+	const struct fft_plan *p = &a->plan;
+	if (p->npasses == 0)
+		return 0;
+	if (p->shared) {
+		const struct fft_prog *pr = &a->shared[inverse];
+		fft_prog_use(pr, offset, sig_stride, elem_stride, count);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
+		GLuint groups = (GLuint)((count + p->signals - 1) / p->signals);
+		GLuint gx = groups, gy = 1, maxx = (GLuint)a->info->max_group_count[0];
+		if (gx > maxx) {
+			gx = maxx;
+			gy = (groups + maxx - 1) / maxx;
+		}
+		glDispatchCompute(gx, gy, 1);
+		barrier();
+		return 0;
+	}
+	if (p->blocked)
+		return run_blocked(a, buf, offset, sig_stride, elem_stride, count, inverse);
+	/* global technique: ping-pong so that the last pass lands in buf */
+	GLuint src = buf, dst = a->scratch;
+	if (p->npasses % 2) {
+		copy_to_scratch(a, buf, offset, sig_stride, elem_stride, count);
+		src = a->scratch;
+		dst = buf;
+	}
+	for (int i = 0; i < p->npasses; i++) {
+		const struct fft_prog *pr = &a->pass[inverse][i];
+		GLuint nb = (GLuint)(p->m / p->pass[i].radix);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, src);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DST, dst);
+		glUseProgram(pr->id);
+		glUniform1ui(pr->u_sig_stride, (GLuint)sig_stride);
+		glUniform1ui(pr->u_elem_stride, (GLuint)elem_stride);
+		for (int s0 = 0; s0 < count; s0 += MAX_Y) {
+			int c = count - s0 < MAX_Y ? count - s0 : MAX_Y;
+			glUniform1ui(pr->u_offset, (GLuint)(offset + (size_t)s0 * sig_stride));
+			glUniform1ui(pr->u_count, (GLuint)c);
+			if (a->adjacent)
+				glDispatchCompute((GLuint)(c + 63) / 64, nb, 1);
+			else
+				glDispatchCompute((nb + 63) / 64, (GLuint)c, 1);
+		}
+		barrier();
+		GLuint t = src;
+		src = dst;
+		dst = t;
+	}
+	return 0;
+}
+
+static int run_bluestein(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
+                         size_t elem_stride, int count, int inverse)
+{
+	const struct fft_plan *p = &a->plan;
+	for (int s0 = 0; s0 < count; s0 += a->max_count) {
+		int c = count - s0 < a->max_count ? count - s0 : a->max_count;
+		size_t off = offset + (size_t)s0 * sig_stride;
+		/* work rows are indexed by the signal within one dispatch (at most MAX_Y) */
+		int step = c < MAX_Y ? c : MAX_Y;
+		for (int y0 = 0; y0 < c; y0 += step) {
+			int cy = c - y0 < step ? c - y0 : step;
+			size_t o2 = off + (size_t)y0 * sig_stride;
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_WORK, a->work);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_CHIRP, a->chirp);
+			/* 1: chirp the input into the zero-padded work rows; 2: forward, times the
+			 * filter spectrum, inverse; 3: chirp again into place */
+			fft_prog_use(&a->bl[inverse][0], o2, sig_stride, elem_stride, cy);
+			glDispatchCompute((GLuint)(p->m + 63) / 64, (GLuint)cy, 1);
+			barrier();
+			run_native(a->inner, a->work, 0, (size_t)p->m, 1, cy, 0);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_WORK, a->work);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_FILTER, a->filter[inverse]);
+			fft_prog_use(&a->bl[inverse][1], 0, 0, 0, cy);
+			glDispatchCompute((GLuint)(p->m + 63) / 64, (GLuint)cy, 1);
+			barrier();
+			run_native(a->inner, a->work, 0, (size_t)p->m, 1, cy, 1);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_WORK, a->work);
+			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_CHIRP, a->chirp);
+			fft_prog_use(&a->bl[inverse][2], o2, sig_stride, elem_stride, cy);
+			glDispatchCompute((GLuint)(p->n + 63) / 64, (GLuint)cy, 1);
+			barrier();
+		}
+	}
+	return 0;
+}
+
+int fft_axis_execute(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
+                     size_t elem_stride, int count, int inverse)
+{
+	if (count <= 0)
+		return 0;
+	inverse = inverse ? 1 : 0;
+	int rc = a->plan.bluestein
+	       ? run_bluestein(a, buf, offset, sig_stride, elem_stride, count, inverse)
+	       : run_native(a, buf, offset, sig_stride, elem_stride, count, inverse);
+	if (!rc && gl_check(&a->log, "fft execute"))
+		rc = FFT_E_GL;
+	return rc;
+}
+
+int fft_create(struct program_cache *pc, const struct egl_info *info, int width, int height,
+               int axes, const struct fft_opts *o, const struct gles_log *log,
+               struct fft **out, char err[FFT_ERR_LEN])
+{
+	*out = NULL;
+	if (width < 1 || height < 1 || axes < FFT_ROWS || axes > FFT_BOTH) {
+		snprintf(err, FFT_ERR_LEN, "bad FFT shape %dx%d or axes %d", width, height, axes);
+		return FFT_E_ARG;
+	}
+	struct fft *f = calloc(1, sizeof *f);
+	if (!f)
+		return FFT_E_NOMEM;
+	f->width = width;
+	f->height = height;
+	f->axes = axes;
+	size_t cap = (size_t)width * height;
+	int rc = 0;
+	if (axes & FFT_ROWS)
+		rc = fft_axis_create(pc, info, width, 0, cap, height, o, log, &f->rows, err);
+	if (!rc && (axes & FFT_COLS))
+		rc = fft_axis_create(pc, info, height, 1, cap, width, o, log, &f->cols, err);
+	if (rc) {
+		fft_destroy(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+void fft_destroy(struct fft *f)
+{
+	if (!f)
+		return;
+	fft_axis_destroy(f->rows);
+	fft_axis_destroy(f->cols);
+	free(f);
+}
+
+int fft_execute(struct fft *f, unsigned buf, int inverse)
+{
+	int rc = 0;
+	if (f->rows)
+		rc = fft_axis_execute(f->rows, buf, 0, (size_t)f->width, 1, f->height, inverse);
+	if (!rc && f->cols)
+		rc = fft_axis_execute(f->cols, buf, 0, 1, (size_t)f->width, f->width, inverse);
+	return rc;
+}
+
+struct fft_axis *fft_rows(struct fft *f)
+{
+	return f->rows;
+}
+
+struct fft_axis *fft_cols(struct fft *f)
+{
+	return f->cols;
+}

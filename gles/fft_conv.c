@@ -1,0 +1,84 @@
+/* The fused convolution along rows: forward transform, spectrum multiply and inverse in one
+ * dispatch of the shared technique, two rows a work group (gles/fft.h, fft_conv_*). */
+#include "gles/fft_internal.h"
+
+#include <GLES3/gl31.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct fft_conv {
+	struct program_cache *pc;
+	struct fft_plan plan;   /* two signals a group */
+	struct fft_prog prog;
+	int count;
+	const struct egl_info *info;
+};
+
+int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
+                    int gray, const struct fft_opts *o, struct fft_conv **out,
+                    char err[FFT_ERR_LEN])
+{
+	*out = NULL;
+	if (o->components != 4 || n < 2 || count < 1 || !fft_is_native(n)) {
+		snprintf(err, FFT_ERR_LEN, "fused convolution: needs vec4 rows of a native length >= 2");
+		return FFT_E_ARG;
+	}
+	struct fft_conv *c = calloc(1, sizeof *c);
+	if (!c)
+		return FFT_E_NOMEM;
+	c->pc = pc;
+	c->count = count;
+	c->info = info;
+	struct fft_plan_opts po = {.technique = FFT_TECH_SHARED, .components = 4,
+	                           .shared_limit = info->max_shared_memory,
+	                           .max_invocations = info->max_invocations, .threads = o->threads,
+	                           .half = o->half, .pad_from = o->pad_from};
+	int rc = fft_plan_make(n, &po, &c->plan);
+	struct fft_plan *p = &c->plan;
+	/* two rows a group: whole vec4 if they fit, else two vec2 rounds */
+	long long limit = info->max_shared_memory;
+	p->split = 2LL * n * 16 > limit;
+	if (rc || (p->split && 2LL * n * 8 > limit) || 2 * p->threads > info->max_invocations) {
+		snprintf(err, FFT_ERR_LEN, "fused convolution: two rows of %d do not fit shared memory", n);
+		free(c);
+		return FFT_E_PLAN;
+	}
+	p->signals = 2;
+	fft_plan_exchanges(p, &po); /* the padding for two signals a group */
+	rc = fft_prog_shared(pc, p, o, 0, 1, gray, 1.0 / n, &c->prog, err);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+void fft_conv_destroy(struct fft_conv *c)
+{
+	if (!c)
+		return;
+	fft_prog_drop(c->pc, &c->prog);
+	free(c);
+}
+
+const struct fft_plan *fft_conv_plan(const struct fft_conv *c)
+{
+	return &c->plan;
+}
+
+int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel)
+{
+	fft_prog_use(&c->prog, 0, (size_t)c->plan.m, 1, c->count);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_KERNEL, kernel);
+	GLuint groups = (GLuint)(c->count / 2 + 1);
+	GLuint gx = groups, gy = 1, maxx = (GLuint)c->info->max_group_count[0];
+	if (gx > maxx) {
+		gx = maxx;
+		gy = (groups + maxx - 1) / maxx;
+	}
+	glDispatchCompute(gx, gy, 1);
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+	return gl_check(NULL, "fft_conv") ? FFT_E_GL : 0;
+}

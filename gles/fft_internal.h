@@ -1,0 +1,64 @@
+/* Shared by the FFT engine's sources (gles/fft_*.c), not by its users: the storage-buffer
+ * bindings of the FFT shaders, a built program with its uniform locations, the program
+ * generators of fft_codegen.c and the axis constructor without the tuner.
+ *
+ * GL contract: as gles/fft.h (the context's thread). */
+#ifndef FFTBLOOM_FFT_INTERNAL_H
+#define FFTBLOOM_FFT_INTERNAL_H
+
+#include <stddef.h>
+
+#include "gles/fft.h"
+
+/* bindings of the FFT shaders (fft_shared, fft_global, fft_blocked, bluestein) */
+#define FFT_B_DATA 0   /* the signals (in place), or the source of a ping-pong pass */
+#define FFT_B_DST 2    /* the destination of a ping-pong pass */
+#define FFT_B_WORK 3   /* Bluestein: the padded work rows */
+#define FFT_B_CHIRP 4  /* Bluestein: the chirp */
+#define FFT_B_FILTER 5 /* Bluestein: the filter spectrum */
+#define FFT_B_KERNEL 8 /* the fused convolution: the kernel's spectrum */
+
+/* A program held in the program cache (program_hold) with the uniform locations execute sets,
+ * looked up once when it is built. */
+struct fft_prog {
+	unsigned id;
+	int u_offset, u_sig_stride, u_elem_stride, u_count;
+};
+
+/* Scale where a transform of length n ends: 1/n on the scaled direction (the inverse, or the
+ * forward with o->norm_forward), else 1. */
+double fft_end_scale(const struct fft_opts *o, int inverse, int n);
+
+/* Program generators. Each builds (or finds in the cache) one program of plan p under options
+ * o, holds it, and fills *out; on failure FFT_E_PROGRAM (err: the shader's name and info log)
+ * or FFT_E_NOMEM, *out untouched.
+ *   shared: the whole transform in one dispatch (fft_shared); conv 1: the fused forward,
+ *     spectrum multiply (kgray: a real kernel's vec2 spectrum) and inverse; scale on the store.
+ *   global: pass `pass` through global memory (fft_global); adjacent: signals are columns.
+ *   sweep: sweep `sweep` of a blocked plan (fft_blocked).
+ *   bluestein: step `mode` 1-3 of Bluestein's algorithm around the inner transform. */
+int fft_prog_shared(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
+                    int inverse, int conv, int kgray, double scale, struct fft_prog *out,
+                    char err[FFT_ERR_LEN]);
+int fft_prog_global(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
+                    int adjacent, int inverse, int pass, struct fft_prog *out,
+                    char err[FFT_ERR_LEN]);
+int fft_prog_sweep(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
+                   int inverse, int sweep, struct fft_prog *out, char err[FFT_ERR_LEN]);
+int fft_prog_bluestein(struct program_cache *pc, const struct fft_plan *p,
+                       const struct fft_opts *o, int inverse, int mode, struct fft_prog *out,
+                       char err[FFT_ERR_LEN]);
+/* Drops the hold on a built program and clears *p (nothing for an empty one). */
+void fft_prog_drop(struct program_cache *pc, struct fft_prog *p);
+/* Makes p current and sets its region uniforms. */
+void fft_prog_use(const struct fft_prog *p, size_t offset, size_t sig_stride, size_t elem_stride,
+                  int count);
+
+/* fft_axis_create without the tuner: the plan o asks for (its technique, threads and signals as
+ * given; o->wisdom unused). */
+int fft_axis_build(struct program_cache *pc, const struct egl_info *info, int n,
+                   int signals_adjacent, size_t capacity, int max_count,
+                   const struct fft_opts *o, const struct gles_log *log,
+                   struct fft_axis **out, char err[FFT_ERR_LEN]);
+
+#endif

@@ -1,0 +1,309 @@
+/* The spatial convolution: the context (limits, probes run at create), the tensor entry
+ * points and the host arrays in and out; see spatial.h and spatial_internal.h. */
+#include "gles/spatial_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *spatial_strerror(int code)
+{
+	switch (code) {
+	case SPATIAL_OK: return "ok";
+	case SPATIAL_E_ARG: return "bad parameter or shape";
+	case SPATIAL_E_TOO_LARGE: return "beyond the GPU's limits";
+	case SPATIAL_E_UNSUPPORTED: return "the algorithm cannot run this shape";
+	case SPATIAL_E_GPU: return "GPU failure";
+	case SPATIAL_E_NOMEM: return "out of memory";
+	}
+	return "unknown error";
+}
+
+const char *spatial_algorithm_name(int alg)
+{
+	static const char *n[] = {"auto", "batch4", "interp", "planes4", "shared"};
+	return alg >= 0 && alg < SPATIAL_ALG_COUNT ? n[alg] : "?";
+}
+
+const struct spatial_caps *spatial_ctx_caps(const struct spatial_ctx *s)
+{
+	return &s->caps;
+}
+
+double spatial_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,
+                char err[SPATIAL_ERR_LEN])
+{
+	if (*buf && need <= *have)
+		return 0;
+	if (!*buf)
+		glGenBuffers(1, buf);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(need ? need : 4), NULL, GL_DYNAMIC_COPY);
+	GLenum e = glGetError();
+	if (e != GL_NO_ERROR) {
+		*have = 0;
+		snprintf(err, SPATIAL_ERR_LEN, "a buffer of %zu bytes: %s", need, gl_error_name(e));
+		gles_logf(&s->log, GLES_LOG_ERROR, "spatial: %s", err);
+		return e == GL_OUT_OF_MEMORY ? SPATIAL_E_TOO_LARGE : SPATIAL_E_GPU;
+	}
+	*have = need;
+	return 0;
+}
+
+int spatial_ctx_create(struct program_cache *pc, const struct egl_info *info,
+                       const struct spatial_opts *o, const struct gles_log *log,
+                       struct spatial_ctx **out, char err[SPATIAL_ERR_LEN])
+{
+	*out = NULL;
+	err[0] = 0;
+	struct spatial_ctx *s = calloc(1, sizeof *s);
+	if (!s)
+		return SPATIAL_E_NOMEM;
+	s->pc = pc;
+	s->info = info;
+	if (log)
+		s->log = *log;
+	if (o)
+		s->o = *o;
+	if (s->o.max_plans <= 0)
+		s->o.max_plans = 8;
+	if (s->o.max_texture_bytes <= 0)
+		s->o.max_texture_bytes = 1ll << 30;
+	int rc = SPATIAL_E_NOMEM;
+	s->plans = calloc((size_t)s->o.max_plans, sizeof *s->plans);
+	if (!s->plans || gpu_timer_create(info, &s->timer) || gpu_timer_create(info, &s->mtimer))
+		goto fail;
+	struct spatial_caps *c = &s->caps;
+	glGetIntegerv(GL_MAX_TEXTURE_SIZE, &c->max_texture_size);
+	glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &c->max_layers);
+	glGetIntegerv(GL_MAX_UNIFORM_BLOCK_SIZE, &c->max_uniform_block);
+	glGetIntegerv(GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT, &c->ubo_align);
+	if (c->ubo_align < 16)
+		c->ubo_align = 16;
+	c->max_ssbo = info->max_ssbo_size;
+	GLint n = 0;
+	glGetIntegerv(GL_NUM_EXTENSIONS, &n);
+	for (GLint i = 0; i < n; i++) {
+		const char *e = (const char *)glGetStringi(GL_EXTENSIONS, (GLuint)i);
+		if (e && !strcmp(e, "GL_OES_texture_float_linear"))
+			c->float_linear = !s->o.no_float_linear;
+	}
+	struct spatial_prog prog; /* compiled ahead; plans hold them when they use them */
+	for (int level = SPATIAL_Q26_HIGHP; level <= SPATIAL_FP32; level++)
+		for (int lanes = 0; lanes < 3; lanes++)
+			if ((rc = spatial_pack_prog(s, level, lanes, 0, &prog, err)))
+				goto fail;
+	c->mediump_bits = 10;
+	for (int level = 0; level < 4; level++)
+		if ((rc = spatial_probe_filter(s, level, err)))
+			goto fail;
+	*out = s;
+	return 0;
+fail:
+	if (!err[0])
+		snprintf(err, SPATIAL_ERR_LEN, "%s", spatial_strerror(rc));
+	spatial_ctx_destroy(s);
+	return rc;
+}
+
+void spatial_ctx_destroy(struct spatial_ctx *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; s->plans && i < s->nplans; i++)
+		spatial_shape_free(s, &s->plans[i]);
+	free(s->plans);
+	GLuint bufs[3] = {s->in_buf, s->out_buf, s->bias_buf};
+	for (int i = 0; i < 3; i++)
+		if (bufs[i])
+			glDeleteBuffers(1, &bufs[i]);
+	gpu_timer_destroy(s->timer);
+	gpu_timer_destroy(s->mtimer);
+	free(s->host);
+	free(s);
+}
+
+int spatial_check_args(const struct spatial_geom *g, int alg, int level, int image,
+                      char err[SPATIAL_ERR_LEN])
+{
+	char perr[SPATIAL_PLAN_ERR_LEN];
+	if (level < 0 || level > 3) {
+		snprintf(err, SPATIAL_ERR_LEN, "precision: %d is not 0-3", level);
+		return SPATIAL_E_ARG;
+	}
+	if (alg < 0 || alg >= SPATIAL_ALG_COUNT) {
+		snprintf(err, SPATIAL_ERR_LEN, "algorithm: %d is not one of auto|batch4|interp|planes4|shared",
+		         alg);
+		return SPATIAL_E_ARG;
+	}
+	if (spatial_plan_check(g, perr)) {
+		snprintf(err, SPATIAL_ERR_LEN, "%s", perr);
+		return SPATIAL_E_ARG;
+	}
+	(void)image;
+	return 0;
+}
+
+int spatial_can_run(struct spatial_ctx *s, const struct spatial_geom *g, int algorithm,
+                    int precision, char err[SPATIAL_ERR_LEN])
+{
+	int rc = spatial_check_args(g, algorithm, precision, 0, err);
+	if (rc)
+		return rc;
+	if (algorithm == SPATIAL_ALG_AUTO) {
+		snprintf(err, SPATIAL_ERR_LEN, "spatial_can_run asks about one algorithm, not auto");
+		return SPATIAL_E_ARG;
+	}
+	struct shape_key pk;
+	struct shape tmp;
+	memset(&pk, 0, sizeof pk);
+	pk.g = *g, pk.alg = algorithm, pk.level = precision;
+	return spatial_shape_layout(s, &pk, &tmp, err);
+}
+
+int spatial_run(struct spatial_ctx *s, const struct spatial_geom *g, int algorithm,
+                int precision, const float *weight, const float *bias, unsigned in_buf,
+                unsigned out_buf, struct spatial_stats *st, char err[SPATIAL_ERR_LEN])
+{
+	err[0] = 0;
+	if (st)
+		memset(st, 0, sizeof *st);
+	int rc = spatial_check_args(g, algorithm, precision, 0, err);
+	if (rc)
+		return rc;
+	double t0 = spatial_now_ms();
+	rc = spatial_run_any(s, g, algorithm, precision, 0, weight, bias, in_buf, out_buf, NULL, st, err);
+	if (st)
+		st->wall_ms = spatial_now_ms() - t0;
+	return rc;
+}
+
+/* ---- host arrays in and out ---- */
+
+static int download(struct spatial_ctx *s, GLuint buf, void *dst, size_t bytes,
+                    char err[SPATIAL_ERR_LEN])
+{
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
+	const void *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)bytes,
+	                                 GL_MAP_READ_BIT);
+	if (!m) {
+		snprintf(err, SPATIAL_ERR_LEN, "reading the result: %s", gl_error_name(glGetError()));
+		gles_logf(&s->log, GLES_LOG_ERROR, "spatial: %s", err);
+		return SPATIAL_E_GPU;
+	}
+	memcpy(dst, m, bytes);
+	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+	return 0;
+}
+
+/* Uploads, resolves auto, runs (timed: each stage marked), downloads. */
+int spatial_run_host(struct spatial_ctx *s, const struct spatial_geom *g, int alg, int level,
+                    int image, const void *in, size_t in_bytes, const float *w, const float *bias,
+                    void *out, size_t out_bytes, int timed, struct spatial_stats *st,
+                    char err[SPATIAL_ERR_LEN])
+{
+	struct gpu_timer *tm = timed ? s->timer : NULL;
+	double t0 = spatial_now_ms();
+	int rc;
+	if ((rc = spatial_grow(s, &s->in_buf, &s->in_bytes, in_bytes, err)) ||
+	    (rc = spatial_grow(s, &s->out_buf, &s->out_bytes, out_bytes, err)))
+		return rc;
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->in_buf);
+	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)in_bytes, in);
+	st->upload_ms = spatial_now_ms() - t0;
+	if (alg == SPATIAL_ALG_AUTO &&
+	    (rc = spatial_resolve(s, g, level, image, w, bias, s->in_buf, s->out_buf, &alg, st, err)))
+		return rc;
+	if ((rc = spatial_run_any(s, g, alg, level, image, w, bias, s->in_buf, s->out_buf, tm, st, err)))
+		return rc;
+	rc = download(s, s->out_buf, out, out_bytes, err);
+	if (tm) {
+		gpu_timer_mark(tm, GPU_STAGE_DOWNLOAD);
+		if (!gpu_timer_read(tm, st->stage_ms)) {
+			st->timed = gpu_timer_kind(tm);
+			st->gpu_ms = st->stage_ms[GPU_STAGE_PACK] + st->stage_ms[GPU_STAGE_CONV];
+		}
+	}
+	st->wall_ms = spatial_now_ms() - t0;
+	return rc;
+}
+
+int spatial_conv_output(const struct spatial_conv *c, int *out_h, int *out_w,
+                        char err[SPATIAL_ERR_LEN])
+{
+	int dh = c->dil_h ? c->dil_h : 1, dw = c->dil_w ? c->dil_w : 1;
+	int groups = c->groups ? c->groups : 1;
+	if (c->batch < 1 || c->in_c < 1 || c->in_h < 1 || c->in_w < 1 || c->out_c < 1 ||
+	    c->k_h < 1 || c->k_w < 1) {
+		snprintf(err, SPATIAL_ERR_LEN, "empty tensor: input (%d, %d, %d, %d), weight (%d, ., %d, %d)",
+		         c->batch, c->in_c, c->in_h, c->in_w, c->out_c, c->k_h, c->k_w);
+		return SPATIAL_E_ARG;
+	}
+	if (c->pad_h < 0 || c->pad_w < 0 || c->stride_h < 1 || c->stride_w < 1 || dh < 1 || dw < 1 ||
+	    groups < 1) {
+		snprintf(err, SPATIAL_ERR_LEN, "padding must be >= 0; stride, dilation and groups >= 1");
+		return SPATIAL_E_ARG;
+	}
+	if (c->in_c % groups || c->out_c % groups) {
+		snprintf(err, SPATIAL_ERR_LEN, "groups: %d input and %d output planes are not both "
+		         "divisible by %d", c->in_c, c->out_c, groups);
+		return SPATIAL_E_ARG;
+	}
+	long long eh = (long long)c->in_h + 2ll * c->pad_h - (long long)dh * (c->k_h - 1) - 1;
+	long long ew = (long long)c->in_w + 2ll * c->pad_w - (long long)dw * (c->k_w - 1) - 1;
+	if (eh < 0 || ew < 0) {
+		snprintf(err, SPATIAL_ERR_LEN, "the %dx%d kernel (dilation %d,%d) is larger than the "
+		         "padded %lldx%lld input: the output would be empty", c->k_h, c->k_w, dh, dw,
+		         (long long)c->in_h + 2ll * c->pad_h, (long long)c->in_w + 2ll * c->pad_w);
+		return SPATIAL_E_ARG;
+	}
+	*out_h = (int)(eh / c->stride_h + 1);
+	*out_w = (int)(ew / c->stride_w + 1);
+	return 0;
+}
+
+int spatial_conv2d(struct spatial_ctx *s, const struct spatial_conv *c, const float *in,
+                   const float *weight, const float *bias, float *out, struct spatial_stats *st,
+                   char err[SPATIAL_ERR_LEN])
+{
+	struct spatial_stats local;
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof *st);
+	err[0] = 0;
+	int oh, ow, rc = spatial_conv_output(c, &oh, &ow, err);
+	if (rc)
+		return rc;
+	if (!in || !weight || !out) {
+		snprintf(err, SPATIAL_ERR_LEN, "no input, weight or output array");
+		return SPATIAL_E_ARG;
+	}
+	struct spatial_geom g = {
+		.batch = c->batch, .in_c = c->in_c, .in_h = c->in_h, .in_w = c->in_w,
+		.out_c = c->out_c, .groups = c->groups ? c->groups : 1, .k_h = c->k_h, .k_w = c->k_w,
+		.stride_h = c->stride_h, .stride_w = c->stride_w,
+		.dil_h = c->dil_h ? c->dil_h : 1, .dil_w = c->dil_w ? c->dil_w : 1,
+		.up_h = 1, .up_w = 1, .org_y = -c->pad_h, .org_x = -c->pad_w,
+		.out_h = oh, .out_w = ow, .dst_h = oh, .dst_w = ow, .dst_sy = 1, .dst_sx = 1,
+	};
+	if ((rc = spatial_check_args(&g, c->algorithm, c->precision, 0, err)))
+		return rc;
+	size_t in_b = (size_t)c->batch * c->in_c * c->in_h * c->in_w * 4;
+	size_t out_b = (size_t)c->batch * c->out_c * oh * ow * 4;
+	if ((long long)in_b > s->caps.max_ssbo || (long long)out_b > s->caps.max_ssbo) {
+		snprintf(err, SPATIAL_ERR_LEN, "a tensor of %zu bytes exceeds the storage-block limit "
+		         "(%lld bytes)", in_b > out_b ? in_b : out_b, s->caps.max_ssbo);
+		return SPATIAL_E_TOO_LARGE;
+	}
+	return spatial_run_host(s, &g, c->algorithm, c->precision, 0, in, in_b, weight, bias, out, out_b,
+	                c->time_stages, st, err);
+}

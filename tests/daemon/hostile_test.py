@@ -1,0 +1,677 @@
+"""fftbloomd against hostile clients and faults (run by test_hostile.sh): one check per defect of
+the reliability issue, each written to fail on the code before its fix. Queue, memory and
+connection counters after every kind of failure; the named-kernel byte budget; the decoded-size
+memory budget; half-closed clients; slowloris headers and bodies; signals; TLS versions; new
+padded sizes per client and the program cache's bound; non-finite results; the deadline and
+decode time; oversized chunked bodies; exclusive ports; log injection and JSON logs; strict
+framing and multipart; the OpenAPI document against a real validator. Uses http_test.py's
+daemon harness. Last line: "SCRIPT: N passed, N failed"."""
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import http_test as H  # noqa: E402
+from http_test import Daemon, check, err_of, multipart, png_bytes, jpg_bytes, rand8  # noqa: E402
+from http_test import write_pfm, post_async, wait_queue, slow_job  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+TMP = tempfile.mkdtemp(prefix="fftbloomd-hostile-")
+SMALL_Q = "kernel_preset=gaussian:sigma=2"
+
+
+def raw(d, data, timeout=10, shut=False, read=True):
+    """Sends bytes on a new connection; returns what came back until the server closed or the
+    timeout ran out."""
+    s = socket.create_connection(("127.0.0.1", d.port), timeout=timeout)
+    try:
+        s.sendall(data)
+        if shut:
+            s.shutdown(socket.SHUT_WR)
+        if not read:
+            return b""
+        out = b""
+        while True:
+            try:
+                b = s.recv(65536)
+            except socket.timeout:
+                break
+            except ConnectionResetError:
+                break
+            if not b:
+                break
+            out += b
+        return out
+    finally:
+        s.close()
+
+
+def status_of(resp):
+    m = re.match(rb"HTTP/1\.[01] (\d+)", resp)
+    return int(m.group(1)) if m else None
+
+
+def body_of(resp):
+    return resp.split(b"\r\n\r\n", 1)[1] if b"\r\n\r\n" in resp else b""
+
+
+def counters_zero(d, name):
+    """Queue depth, jobs in flight and reserved memory back at 0 (waits a moment for the last
+    answers to be counted out)."""
+    end = time.time() + 10
+    vals = None
+    while time.time() < end:
+        vals = (d.metric("fftbloom_queue_depth"), d.metric("fftbloom_jobs_in_flight"),
+                d.metric("fftbloom_memory_reserved_bytes"))
+        if vals == (0, 0, 0):
+            break
+        time.sleep(0.05)
+    check("%s: queue depth, jobs in flight and reserved memory back at 0" % name,
+          vals == (0, 0, 0), vals)
+
+
+def png_declaring(w, h):
+    """A small valid-looking PNG whose header declares w x h (its data is one deflated row
+    repeated: a decompression bomb of the kind a client can send)."""
+    def chunk(t, data):
+        return struct.pack(">I", len(data)) + t + data + struct.pack(">I", zlib.crc32(t + data))
+    raw_rows = zlib.compress(b"\x00" + b"\x00" * w * 3, 9)  # a first row only: truncated data
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", raw_rows) + chunk(b"IEND", b""))
+
+
+def hdr_bomb(w, h):
+    """A Radiance HDR whose scanlines are old-style run-length records: one pixel, then runs of
+    255 << 0, 8 and 16 repeats, a few dozen bytes a scanline for any width."""
+    head = b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y %d +X %d\n" % (h, w)
+    line = b"\x80\x80\x80\x81"
+    left = w - 1
+    while left > 0:
+        for shift in (16, 8, 0):
+            k = min(255, left >> shift)
+            if k:
+                line += bytes([1, 1, 1, k])
+                left -= k << shift
+                break
+    return head + line * h
+
+
+# ---- defect 1: queue counters under every kind of failure ----
+
+def test_counters_and_sigterm():
+    d = Daemon("--kernel-max-pixels", "4096")
+    try:
+        st, _, b = d.req("PUT", "/v1/kernels/k", body=b"\xff\xd8\xff")
+        check("kernel PUT of 3 bytes of JPEG: 422", st == 422, (st, b[:200]))
+        counters_zero(d, "after a kernel PUT that fails to decode")
+        st, _, b = d.req("PUT", "/v1/kernels/big", body=png_bytes(rand8(100, 100)))
+        check("kernel PUT above --kernel-max-pixels: 413", st == 413, (st, b[:200]))
+        st, _, b = d.req("POST", "/v1/bloom", body=jpg_bytes(rand8())[:300])
+        check("truncated JPEG bloom: 422", st == 422, (st, b[:200]))
+        body, ctype = multipart([("image", png_bytes(rand8()), "image/png"),
+                                 ("kernel", b"\x89PNG\r\n\x1a\nbroken", "image/png")])
+        st, _, b = d.req("POST", "/v1/convolve", body=body, headers={"Content-Type": ctype})
+        check("multipart with a broken kernel part: 422", st == 422, (st, b[:200]))
+        zero = np.zeros((5, 5, 3), np.float32)
+        zero[2, 2] = 1
+        zero[2, 3] = -1
+        kp = write_pfm(os.path.join(TMP, "zero-lum.pfm"), zero)
+        st, _, b = d.req("PUT", "/v1/kernels/zl", body=open(kp, "rb").read())
+        st, _, b = d.req("POST", "/v1/bloom?kernel=zl", body=png_bytes(rand8()))
+        check("a kernel the GPU thread refuses (luminance sums to 0): 422", st == 422, (st, b[:200]))
+        st, _, b = d.req("POST", "/v1/bloom?kernel=nosuch", body=png_bytes(rand8()))
+        check("unknown named kernel: 400", st == 400, st)
+        st, _, b = d.req("POST", "/v1/bloom", body=png_bytes(rand8()))
+        check("a good bloom still works after the failures", st == 200, (st, b[:200]))
+        st, _, b = d.req("PUT", "/v1/kernels/ok", body=png_bytes(rand8(20, 20)))
+        check("a good kernel PUT still works", st == 201, (st, b[:200]))
+        counters_zero(d, "after every kind of failure")
+        st, _, b = d.req("GET", "/v1/info")
+        q = json.loads(b)["queue"]
+        check("/v1/info's queue at 0", q["queued"] == 0 and q["in_flight"] == 0, q)
+        st, _, b = d.req("GET", "/readyz")
+        check("/readyz ready", st == 200, (st, b))
+        # kernel PUTs count against --queue-size: with a 1-place queue and a busy GPU, a PUT
+        # waits in line like any job and a burst is refused
+    finally:
+        t0 = time.time()
+        d.stop("counters daemon")
+        check("SIGTERM exits promptly after the failures (%.1f s)" % (time.time() - t0),
+              time.time() - t0 < 20)
+
+
+def test_kernel_puts_count_in_queue():
+    d = Daemon("--queue-size", "2")
+    try:
+        small = png_bytes(rand8())
+        d.req("POST", "/v1/convolve?" + SMALL_Q, body=small)
+        body, t = slow_job(d, 0.6)
+        if t < 0.3:
+            print("skip: no job slow enough")
+            return
+        res = {}
+        ts = [post_async(d, "/v1/convolve?" + H.SLOW_Q, body, res, "slow")]
+        check("slow job on the GPU", wait_queue(d, 0))
+        for i in range(2):
+            ts.append(post_async(d, "/v1/convolve?" + SMALL_Q, small, res, i))
+        check("two jobs wait", wait_queue(d, 2))
+        st, h, b = d.req("PUT", "/v1/kernels/q", body=png_bytes(rand8(8, 8)))
+        check("a kernel PUT into a full queue: 503 queue_full with Retry-After",
+              st == 503 and err_of(b)[1] == "queue_full" and "retry-after" in h, (st, b[:200]))
+        for t_ in ts:
+            t_.join()
+        counters_zero(d, "after a full queue")
+    finally:
+        d.stop("queue-size daemon")
+
+
+# ---- defect 2: named kernels' bytes ----
+
+def test_kernel_memory():
+    d = Daemon("--kernel-memory", "1M", "--kernel-max-pixels", "200000")
+    try:
+        k = (np.random.default_rng(1).random((200, 200, 3))).astype(np.float32)  # 480 KB as floats
+        kb = open(write_pfm(os.path.join(TMP, "k200.pfm"), k), "rb").read()
+        st1 = d.req("PUT", "/v1/kernels/a", body=kb)[0]
+        st2 = d.req("PUT", "/v1/kernels/b", body=kb)[0]
+        st, h, b = d.req("PUT", "/v1/kernels/c", body=kb)
+        check("two 480 KB kernels fit 1 MiB; the third is 409 kernel_memory_full",
+              (st1, st2, st, err_of(b)[1]) == (201, 201, 409, "kernel_memory_full"), (st1, st2, st, b))
+        st, _, b = d.req("PUT", "/v1/kernels/a", body=kb)
+        check("replacing a kernel counts its old bytes out: 200", st == 200, (st, b[:200]))
+        big = (np.random.default_rng(2).random((300, 300, 3))).astype(np.float32)  # 1.08 MB
+        st, _, b = d.req("PUT", "/v1/kernels/big",
+                         body=open(write_pfm(os.path.join(TMP, "k300.pfm"), big), "rb").read())
+        check("a kernel larger than the whole --kernel-memory: 413 (pixel limit or memory)",
+              st == 413, (st, b[:200]))
+        st, _, b = d.req("PUT", "/v1/kernels/bomb", body=png_declaring(7071, 7071))
+        check("a small PNG declaring 7071x7071 as a kernel: 413 before decoding", st == 413 and
+              "7071" in err_of(b)[2], (st, b[:300]))
+        n = d.metric("fftbloom_named_kernel_bytes")
+        check("named kernel bytes within --kernel-memory", n is not None and n <= 1 << 20, n)
+        st, _, b = d.req("DELETE", "/v1/kernels/b")
+        st, _, b = d.req("PUT", "/v1/kernels/c", body=kb)
+        check("after a DELETE the third kernel fits", st == 201, (st, b[:200]))
+    finally:
+        d.stop("kernel-memory daemon")
+
+
+# ---- defect 3: decoded bytes against --memory-budget ----
+
+def test_memory_budget():
+    d = Daemon("--memory-budget", "60M", "--codec-threads", "2")
+    try:
+        st, _, b = d.req("POST", "/v1/bloom", body=hdr_bomb(3000, 3000))
+        check("an old-style RLE HDR bomb is refused from its header (422)", st == 422 and
+              "pixels a byte" in err_of(b)[2], (st, b[:300]))
+        big = png_bytes(np.full((1500, 1500, 3), 40, np.uint8))  # 2.25 Mpx: 72 MB reserved
+        st, _, b = d.req("POST", "/v1/bloom", body=big)
+        check("one image above the whole --memory-budget: 413", st == 413 and
+              "memory-budget" in err_of(b)[2], (st, b[:300]))
+        counters_zero(d, "after a refused image")
+    finally:
+        d.stop("memory daemon")
+    d = Daemon("--memory-budget", "150M", "--codec-threads", "2")
+    try:
+        small = png_bytes(rand8())
+        d.req("POST", "/v1/convolve?" + SMALL_Q, body=small)
+        body, t = slow_job(d, 0.6)  # 1024x1024 or 1280x1280 JPEG: 8 or 13 MB (planes)
+        if t < 0.3:
+            print("skip: no job slow enough")
+            return
+        mid = png_bytes(np.full((1000, 1000, 3), 40, np.uint8))  # 1 Mpx: 32 MB reserved
+        res = {}
+        ts = [post_async(d, "/v1/convolve?" + H.SLOW_Q, body, res, "slow")]
+        check("slow job on the GPU", wait_queue(d, 0))
+        for i in range(6):
+            ts.append(post_async(d, "/v1/convolve?" + SMALL_Q, mid, res, i))
+        for t_ in ts:
+            t_.join()
+        sts = sorted(res[i][0] for i in range(6))
+        busy = [res[i] for i in range(6) if res[i][0] == 503]
+        check("six 32 MB images behind a busy GPU with 150 MB: some 503 memory_budget, the "
+              "others 200", busy and all(s in (200, 503) for s in sts) and 200 in sts, sts)
+        check("the 503s say memory_budget and carry Retry-After", busy and all(
+            err_of(x[2])[1] == "memory_budget" and "retry-after" in x[1] for x in busy),
+            [(x[0], x[2][:120]) for x in busy[:2]])
+        counters_zero(d, "after the memory budget refused jobs")
+    finally:
+        d.stop("memory budget daemon")
+
+
+# ---- defect 4: a half-closed client gets its answer ----
+
+def test_half_close():
+    d = Daemon()
+    try:
+        small = png_bytes(rand8())
+        d.req("POST", "/v1/convolve?" + SMALL_Q, body=small)
+        body, t = slow_job(d, 0.4)
+        res = {}
+        ts = post_async(d, "/v1/convolve?" + H.SLOW_Q, body, res, "slow")
+        check("slow job on the GPU", wait_queue(d, 0))
+        out = raw(d, b"POST /v1/convolve?" + SMALL_Q.encode() + b" HTTP/1.1\r\nHost: x\r\n"
+                  b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(small) + small,
+                  timeout=60, shut=True)
+        ts.join()
+        check("a client that half-closes after its request still gets its answer (queued "
+              "behind a busy GPU)", status_of(out) == 200 and body_of(out)[:4] == b"\x89PNG",
+              out[:200])
+    finally:
+        d.stop("half-close daemon")
+
+
+# ---- defect 5: slowloris headers and bodies ----
+
+def test_slowloris():
+    d = Daemon("--header-timeout", "1", "--min-body-rate", "64k", "--max-per-ip", "0")
+    try:
+        socks = []
+        for i in range(20):
+            s = socket.create_connection(("127.0.0.1", d.port), timeout=10)
+            s.sendall(b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\n")
+            socks.append(s)
+        t0 = time.time()
+        closed = 0
+        while time.time() - t0 < 4 and closed < len(socks):
+            closed = 0
+            for s in socks:
+                try:
+                    s.sendall(b"X-a: b\r\n")  # one header line every 0.2 s: never idle
+                except OSError:
+                    closed += 1
+            time.sleep(0.2)
+        check("20 connections trickling headers are closed after --header-timeout (%.1f s)"
+              % (time.time() - t0), closed == len(socks) and time.time() - t0 < 3.5, closed)
+        for s in socks:
+            s.close()
+        # a body that trickles
+        s = socket.create_connection(("127.0.0.1", d.port), timeout=10)
+        s.sendall(b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
+        t0 = time.time()
+        cut = False
+        while time.time() - t0 < 5:
+            try:
+                s.sendall(b"x" * 1000)
+            except OSError:
+                cut = True
+                break
+            time.sleep(0.1)
+        s.close()
+        check("a body sent at 10 KB/s under a 64 KB/s floor is cut after the grace (%.1f s)"
+              % (time.time() - t0), cut and time.time() - t0 < 3, time.time() - t0)
+        n = d.metric("fftbloom_connections_cut_total")
+        check("cut connections counted in /metrics", n is not None and n >= 21, n)
+        st, _, b = d.req("POST", "/v1/bloom", body=png_bytes(rand8()))
+        check("a normal client is served meanwhile", st == 200, st)
+    finally:
+        d.stop("slowloris daemon")
+
+
+# ---- defect 6: signals ----
+
+def test_signals():
+    kdir = os.path.join(TMP, "kdir")
+    os.makedirs(kdir, exist_ok=True)
+    open(os.path.join(kdir, "one.png"), "wb").write(png_bytes(rand8(9, 9)))
+    d = Daemon("--kernel-dir", kdir)
+    try:
+        for sig in (signal.SIGUSR1, signal.SIGUSR2):
+            d.p.send_signal(sig)
+            time.sleep(0.3)
+            check("%s leaves the daemon serving" % sig.name, d.p.poll() is None and
+                  d.req("GET", "/healthz")[0] == 200)
+        check("SIGUSR1 logs the state", "state: ready" in d.log(), d.log()[-500:])
+        open(os.path.join(kdir, "two.png"), "wb").write(png_bytes(rand8(7, 7)))
+        os.remove(os.path.join(kdir, "one.png"))
+        d.p.send_signal(signal.SIGHUP)
+        names = []
+        end = time.time() + 5
+        while time.time() < end:
+            names = [k["name"] for k in json.loads(d.req("GET", "/v1/kernels")[2])["kernels"]]
+            if names == ["two"]:
+                break
+            time.sleep(0.1)
+        check("SIGHUP reloads --kernel-dir: a new file registered, a removed one gone",
+              names == ["two"] and d.p.poll() is None, names)
+        open(os.path.join(kdir, "bad.png"), "wb").write(b"\x89PNG\r\n\x1a\nnot really")
+        d.p.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        names = [k["name"] for k in json.loads(d.req("GET", "/v1/kernels")[2])["kernels"]]
+        check("a SIGHUP with a broken file keeps the kernels as they were", names == ["two"]
+              and "kernels kept as they were" in d.log(), names)
+        # SIGQUIT drains like SIGTERM: a job in flight is answered
+        small = png_bytes(rand8())
+        d.req("POST", "/v1/convolve?" + SMALL_Q, body=small)
+        body, t = slow_job(d, 0.3)
+        res = {}
+        th = post_async(d, "/v1/convolve?" + H.SLOW_Q, body, res, "slow")
+        wait_queue(d, 0)
+        d.p.send_signal(signal.SIGQUIT)
+        th.join()
+        rc = d.p.wait(timeout=30)
+        check("SIGQUIT drains: the job in flight is answered and the daemon exits 0",
+              res["slow"][0] == 200 and rc == 0, (res["slow"][0], rc))
+    finally:
+        d.stop("signals daemon")
+
+
+# ---- defect 7: TLS versions ----
+
+def test_tls_versions():
+    if not shutil.which("openssl"):
+        check("openssl for the TLS test", False)
+        return
+    cert, key = os.path.join(TMP, "c.pem"), os.path.join(TMP, "k.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                    "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"], capture_output=True)
+    d = Daemon("--tls-cert", cert, "--tls-key", key, tls=True)
+    try:
+        def handshake(flag):
+            r = subprocess.run(["openssl", "s_client", "-connect", "127.0.0.1:%d" % d.port, flag],
+                               input=b"", capture_output=True, timeout=20)
+            return r.returncode == 0 and b"Cipher is (NONE)" not in r.stdout
+        for flag in ("-tls1", "-tls1_1"):
+            check("TLS handshake with %s refused" % flag, not handshake(flag))
+        for flag in ("-tls1_2", "-tls1_3"):
+            check("TLS handshake with %s accepted" % flag, handshake(flag))
+    finally:
+        d.stop("TLS versions daemon")
+
+
+# ---- defect 8: new padded sizes per client; the program cache's bound ----
+
+def test_new_sizes_and_programs():
+    d = Daemon("--new-sizes-per-minute", "3", "--max-programs", "40")
+    try:
+        sts = []
+        for w in (40, 70, 100, 130, 170, 220, 280, 350, 430, 520):  # ten padded widths
+            st, h, b = d.req("POST", "/v1/convolve?format=png&method=fft&" + SMALL_Q,
+                             body=png_bytes(rand8(20, w)))
+            sts.append((st, err_of(b)[1] if st != 200 else "", h.get("retry-after")))
+        ok = [s for s in sts if s[0] == 200]
+        refused = [s for s in sts if s[0] == 429]
+        check("a client sending 10 new sizes at once: 3 served, the rest 429 too_many_new_sizes "
+              "with Retry-After", len(ok) == 3 and len(refused) == 7 and all(
+                  r[1] == "too_many_new_sizes" and r[2] and int(r[2]) > 0 for r in refused), sts)
+        st, _, b = d.req("POST", "/v1/convolve?format=png&method=fft&" + SMALL_Q,
+                         body=png_bytes(rand8(20, 40)))
+        check("a size seen before is still served", st == 200, (st, b[:200]))
+        g = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0]["programs"]
+        check("programs held within --max-programs", g["count"] <= 40, g)
+    finally:
+        d.stop("new-sizes daemon")
+    d = Daemon("--new-sizes-per-minute", "0", "--max-programs", "16")
+    try:
+        counts = []
+        for w in (40, 70, 100, 130, 170, 220):
+            st, _, b = d.req("POST", "/v1/convolve?format=png&method=fft&" + SMALL_Q,
+                             body=png_bytes(rand8(20, w)))
+            g = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0]["programs"]
+            counts.append((st, g["count"], g["evictions"]))
+        check("with the limit off every size is served and programs stay within "
+              "--max-programs (evicting)", all(c[0] == 200 for c in counts) and
+              max(c[1] for c in counts) <= 16 and counts[-1][2] > 0, counts)
+    finally:
+        d.stop("program-bound daemon")
+
+
+# ---- defect 9: non-finite results ----
+
+def test_overflow():
+    d = Daemon()
+    try:
+        img = np.full((16, 16, 3), 3e38, np.float32)
+        k = np.full((3, 3, 3), 10.0, np.float32)
+        ip = write_pfm(os.path.join(TMP, "huge.pfm"), img)
+        kp = write_pfm(os.path.join(TMP, "ten.pfm"), k)
+        body, ctype = multipart([("image", open(ip, "rb").read(), "image/x-portable-floatmap"),
+                                 ("kernel", open(kp, "rb").read(), "image/x-portable-floatmap")])
+        st, h, b = d.req("POST", "/v1/convolve?format=pfm", body=body, headers={"Content-Type": ctype})
+        check("a convolution that overflows float32: 422 result_not_finite, not a 200 of NaN",
+              st == 422 and err_of(b)[1] == "result_not_finite", (st, b[:200]))
+        st, h, b = d.req("POST", "/v1/convolve?format=jpeg", body=body, headers={"Content-Type": ctype})
+        check("... also when the answer is a JPEG (planes)", st == 422, (st, b[:200]))
+        counters_zero(d, "after an overflow")
+    finally:
+        d.stop("overflow daemon")
+
+
+# ---- defect 10: the deadline counts waiting, not decoding ----
+
+def test_deadline_excludes_decode():
+    rng = np.random.default_rng(5)
+    big = png_bytes((rng.random((1400, 1400, 3)) * 255).astype(np.uint8))  # noise: slow to decode
+    d = Daemon("--deadline", "0.05", "--codec-threads", "1")
+    try:
+        st, h, b = d.req("POST", "/v1/convolve?format=jpeg&" + SMALL_Q, body=big, timeout=120)
+        dec = H.timings(h).get("decode", 0)
+        check("a job whose decode (%.0f ms) outlasts a 50 ms deadline but waits less is served"
+              % dec, st == 200 and dec > 50, (st, dec, b[:200]))
+    finally:
+        d.stop("deadline daemon")
+
+
+# ---- defect 11: oversized chunked uploads ----
+
+def test_chunked_oversize():
+    d = Daemon("--max-body", "20M")
+    try:
+        s = socket.create_connection(("127.0.0.1", d.port), timeout=60)
+        s.sendall(b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        chunk = b"x" * (1 << 20)
+        sent = 0
+        try:
+            for i in range(22):
+                s.sendall(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+                sent += len(chunk)
+            s.sendall(b"0\r\n\r\n")
+        except OSError:
+            pass
+        out = b""
+        while True:
+            try:
+                x = s.recv(65536)
+            except OSError:
+                break
+            if not x:
+                break
+            out += x
+        s.close()
+        check("a 22 MB chunked body over --max-body 20M: 413 body_too_large",
+              status_of(out) == 413 and b"body_too_large" in out, out[:300])
+    finally:
+        d.stop("chunked daemon")
+
+
+# ---- defect 12: one daemon per port unless asked ----
+
+def test_exclusive_port():
+    d = Daemon()
+    try:
+        p = subprocess.run([H.DAEMON, "--listen", "127.0.0.1", "--port", str(d.port)],
+                           capture_output=True, text=True, timeout=60)
+        check("a second daemon on the same port fails to start", p.returncode != 0 and
+              "cannot listen" in p.stderr, (p.returncode, p.stderr[-300:]))
+    finally:
+        d.stop("port daemon")
+    a = Daemon("--reuse-port")
+    try:
+        b = subprocess.Popen([H.DAEMON, "--listen", "127.0.0.1", "--port", str(a.port),
+                              "--reuse-port"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        time.sleep(3)
+        check("with --reuse-port two daemons share the port", b.poll() is None)
+        b.send_signal(signal.SIGTERM)
+        b.wait(timeout=30)
+    finally:
+        a.stop("reuse-port daemon")
+
+
+# ---- defect 13: logs ----
+
+def test_logs():
+    d = Daemon()
+    try:
+        raw(d, b"GET /v1/kernels/a%0d%0aforged=1%1b[31m HTTP/1.1\r\nHost: x\r\n\r\n")
+        raw(d, b"GET /nope\x1b[2J HTTP/1.1\r\nHost: x\r\n\r\n")
+        time.sleep(0.3)
+    finally:
+        log = d.stop("text-log daemon")
+    lines = log.splitlines()
+    check("text log: no CR or ESC from a client reaches the log", "\r" not in log and
+          "\x1b" not in log, [l for l in lines if "\x1b" in l or "\r" in l][:2])
+    check("text log: no forged line", not any(l.startswith("forged") for l in lines))
+    d = Daemon("--log-format", "json")
+    try:
+        d.req("GET", "/healthz")
+        d.req("POST", "/v1/bloom", body=png_bytes(rand8()))
+        raw(d, b"GARBAGE\r\n\r\n")  # libmicrohttpd logs this one itself
+        raw(d, b"GET /x%c3%28\x80 HTTP/1.1\r\nHost: x\r\n\r\n")
+        time.sleep(0.3)
+    finally:
+        log = d.stop("json-log daemon")
+    bad, reqs = [], []
+    for l in log.splitlines():
+        if not l.startswith("{"):
+            if l.strip() and "leak" not in l.lower():
+                bad.append(l)
+            continue
+        try:
+            o = json.loads(l)
+        except ValueError:
+            bad.append(l)
+            continue
+        if o.get("msg") == "request":
+            reqs.append(o)
+    check("JSON log: every line is a JSON object (libmicrohttpd's too)", not bad, bad[:3])
+    check("JSON log: status, bytes and times are numbers", reqs and all(
+        isinstance(o["status"], int) and isinstance(o["ms"], (int, float)) and
+        isinstance(o["out_bytes"], int) for o in reqs), reqs[:1])
+
+
+# ---- defect 14: strict framing and multipart ----
+
+def test_strict_parsing():
+    d = Daemon()
+    try:
+        def case(name, data, want):
+            out = raw(d, data)
+            check("%s: %s" % (name, want), status_of(out) == want, out[:200])
+        img = png_bytes(rand8())
+        case("two different Content-Length", b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\n"
+             b"Content-Length: %d\r\nContent-Length: 5\r\n\r\n" % len(img) + img, 400)
+        case("Content-Length and Transfer-Encoding", b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\n"
+             b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400)
+        case("Transfer-Encoding: gzip", b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\n"
+             b"Transfer-Encoding: gzip\r\n\r\nabc", 501)
+        case("HTTP/1.1 without Host", b"GET /healthz HTTP/1.1\r\n\r\n", 400)
+        case("a kernel named abc%00", b"PUT /v1/kernels/abc%%00 HTTP/1.1\r\nHost: x\r\n"
+             b"Content-Length: %d\r\n\r\n" % len(img) + img, 400)
+        check("abc was not registered", d.req("GET", "/v1/kernels/abc")[0] == 404)
+        b = b"XyZ"
+
+        def mp(parts_raw):
+            body = b"".join(b"--" + b + b"\r\n" + p for p in parts_raw) + b"--" + b + b"--\r\n"
+            return d.req("POST", "/v1/bloom", body=body,
+                         headers={"Content-Type": "multipart/form-data; boundary=XyZ"})
+        part = b'Content-Disposition: form-data; name="image"\r\n\r\n' + img + b"\r\n"
+        st, _, r = mp([part, part])
+        check("multipart: the image part twice: 400 naming it", st == 400 and
+              "twice" in err_of(r)[2], (st, r[:200]))
+        st, _, r = mp([b'Content-Disposition: form-data; name="image\r\n\r\n' + img + b"\r\n"])
+        check("multipart: an unclosed quote in name=: 400", st == 400, (st, r[:200]))
+        st, _, r = mp([b'Content-Disposition: form-data; name="ima\x00ge"\r\n\r\n' + img + b"\r\n"])
+        check("multipart: NUL in a name: 400", st == 400, (st, r[:200]))
+        st, _, r = mp([b"X-Pad: " + b"a" * 9000 + b'\r\nContent-Disposition: form-data; '
+                       b'name="image"\r\n\r\n' + img + b"\r\n"])
+        check("multipart: part headers over 8 KiB: 400", st == 400, (st, r[:200]))
+    finally:
+        d.stop("strict daemon")
+
+
+# ---- defect 15: the OpenAPI document ----
+
+def test_openapi():
+    d = Daemon("--api-key-file", write_key())
+    try:
+        st, _, body = d.req("GET", "/openapi.json")
+        doc = json.loads(body)
+    finally:
+        d.stop("openapi daemon")
+    path = os.path.join(TMP, "openapi.json")
+    open(path, "w").write(json.dumps(doc))
+    validator = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "js", "validate_openapi.mjs")
+    r = subprocess.run(["node", validator, path], capture_output=True, text=True, timeout=120)
+    check("/openapi.json validates as OpenAPI 3 (@seriousme/openapi-schema-validator)",
+          r.returncode == 0, (r.stdout + r.stderr)[-1500:])
+    types = {"integer": int, "number": (int, float), "string": str, "boolean": bool}
+    wrong = []
+
+    def walk(o, where):
+        if isinstance(o, dict):
+            if "default" in o and "type" in o and o["type"] in types:
+                t = types[o["type"]]
+                v = o["default"]
+                if not isinstance(v, t) or (o["type"] in ("integer", "number") and isinstance(v, bool)):
+                    wrong.append((where, o["type"], v))
+                if "enum" in o and v not in o["enum"]:
+                    wrong.append((where, "enum", v))
+                for lo, op in (("minimum", lambda a, b: a >= b), ("maximum", lambda a, b: a <= b)):
+                    if lo in o and isinstance(v, (int, float)) and not op(v, o[lo]):
+                        wrong.append((where, lo, v))
+            for k, v in o.items():
+                walk(v, where + "/" + k)
+        elif isinstance(o, list):
+            for i, v in enumerate(o):
+                walk(v, where + "/%d" % i)
+    walk(doc, "")
+    check("every default matches its schema's type, enum and bounds", not wrong, wrong[:5])
+    sec = doc.get("components", {}).get("securitySchemes", {}).get("bearer", {})
+    check("a bearer security scheme, required on /v1/ operations", sec.get("scheme") == "bearer"
+          and doc["paths"]["/v1/bloom"]["post"].get("security") == [{"bearer": []}] and
+          "security" not in doc["paths"]["/healthz"]["get"], sec)
+
+
+def write_key():
+    p = os.path.join(TMP, "key")
+    open(p, "w").write("s3cret-key\n")
+    return p
+
+
+def main():
+    tests = [test_counters_and_sigterm, test_kernel_puts_count_in_queue, test_kernel_memory,
+             test_memory_budget, test_half_close, test_slowloris, test_signals, test_tls_versions,
+             test_new_sizes_and_programs, test_overflow, test_deadline_excludes_decode,
+             test_chunked_oversize, test_exclusive_port, test_logs, test_strict_parsing,
+             test_openapi]
+    only = os.environ.get("HOSTILE_ONLY")
+    for t in tests:
+        if only and only not in t.__name__:
+            continue
+        t0 = time.time()
+        try:
+            t()
+        except Exception as e:  # noqa
+            import traceback
+            traceback.print_exc()
+            check(t.__name__ + " ran to the end", False, repr(e))
+        print("     (%s: %.1f s)" % (t.__name__, time.time() - t0))
+    shutil.rmtree(TMP, ignore_errors=True)
+    shutil.rmtree(H.TMP, ignore_errors=True)
+    print("SCRIPT: %d passed, %d failed" % (H.PASSED, H.FAILED))
+    sys.exit(1 if H.FAILED else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+#!/bin/sh
+# Every size on every context and GPU faults survived (tests/daemon/faults_test.py; needs
+# build/faults/fftbloomd from make faults). Last line: "SCRIPT: N passed, N failed".
+BUILD=${BUILD:-build}
+exec /usr/bin/python3 "$(dirname "$0")/faults_test.py" "$BUILD"

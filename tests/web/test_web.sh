@@ -1,0 +1,6 @@
+#!/bin/sh
+# The web page at / in a real browser: headless Chromium (Debian's chromium, chromium-driver and
+# python3-selenium) against $BUILD/fftbloomd on a free port; see web_test.py. Screenshots go to
+# $BUILD/web/. Last line: "SCRIPT: N passed, N failed".
+BUILD=${BUILD:-build}
+exec /usr/bin/python3 "$(dirname "$0")/web_test.py" "$BUILD"
