@@ -51,8 +51,8 @@ include tests/module.mk
 include bench/module.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: FORCE all deps deps-test deps-bench deps-docs run test faults sanitize bench bench-frames fuzz picture clean \
-        install uninstall deps-systemd systemd-check
+.PHONY: FORCE all deps deps-test deps-bench deps-docs run test faults sanitize bench bench-frames fuzz soak picture \
+        clean install uninstall deps-systemd systemd-check
 all: $(BUILD)/fftbloomd $(BUILD)/fftbloom
 
 define install_missing
@@ -168,6 +168,12 @@ sanitize: deps-test
 	ASAN_OPTIONS=detect_leaks=1 sh tests/run.sh build/san $(patsubst $(BUILD)/%,build/san/%,$(TEST_BINS))
 
 tests: $(TEST_BINS)
+
+# Minutes of mixed valid, invalid and hostile requests at saturation, memory sampled, counters,
+# slow clients, the log and SIGTERM checked (tests/soak/soak.py; CI runs 20 s of it).
+SOAK_SECONDS ?= 300
+soak: deps-test all
+	SOAK_SECONDS=$(SOAK_SECONDS) /usr/bin/python3 tests/soak/soak.py $(BUILD)
 
 # The benchmark harness's suites that make sense on this machine (bench/README.md): fft and bloom
 # at the quick sizes, the peers that are here (FFTW), e2e short; result lines kept under

@@ -1,19 +1,23 @@
 #!/bin/sh
-# Regenerates the fuzz seed corpus in tests/fuzz/corpus/<fmt>/ from other programs' writers:
+# Regenerates the fuzz seed corpora in tests/fuzz/corpus/<name>/ from other programs' writers:
 # ImageMagick (PNG, JPEG, HDR, PFM, WebP through libwebp, AVIF through libheif and libaom),
-# OpenCV (EXR, HDR, PFM), OpenEXR's exrmaketiled (tiled EXR
-# in every compression), numpy (NPY), plus a JPEG with an EXIF orientation. Small images only:
-# each seed is a few KB. Run from the repository root; needs `make deps-test`.
+# OpenCV (EXR, HDR, PFM), OpenEXR's exrmaketiled (tiled EXR in every compression), numpy (NPY),
+# plus JPEGs with EXIF orientations and every subsampling; for the text parsers (multipart, query,
+# apiutil), requests as curl and browsers send them and hostile variants of them. Small inputs
+# only: each seed is a few KB. Run from the repository root; needs `make deps-test`.
+# `make_corpus.sh NAME...` remakes only the named corpora.
 set -e
 C=tests/fuzz/corpus
 PY=/usr/bin/python3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-mkdir -p $C/png $C/jpeg $C/exr $C/hdr $C/pfm $C/webp $C/avif $C/npy
+ONLY=" $* "
+want() { [ "$ONLY" = "  " ] || case $ONLY in *" $1 "*) ;; *) return 1 ;; esac; mkdir -p $C/$1; }
 
 # a smooth image with some noise: realistic for the codecs, small once compressed
 convert -size 16x12 -seed 3 gradient:red-blue \( +clone +noise Gaussian \) -compose blend \
 	-define compose:args=20 -composite -depth 16 $T/plasma.ppm
+if want png; then
 convert $T/plasma.ppm -depth 8 PNG24:$C/png/rgb8.png
 convert $T/plasma.ppm -depth 16 PNG48:$C/png/rgb16.png
 convert $T/plasma.ppm -colorspace gray -depth 8 -define png:color-type=0 $C/png/gray8.png
@@ -25,7 +29,9 @@ convert $T/plasma.ppm -alpha set -channel A -fx 'j/h' +channel -depth 8 PNG32:$C
 convert $T/plasma.ppm -colors 16 PNG8:$C/png/palette.png
 convert $T/plasma.ppm -colorspace gray -monochrome $C/png/gray1.png
 convert $T/plasma.ppm -depth 8 -interlace PNG PNG24:$C/png/interlaced.png
+fi
 
+if want jpeg; then
 convert $T/plasma.ppm -quality 85 $C/jpeg/baseline420.jpg
 convert $T/plasma.ppm -quality 85 -sampling-factor 1x1 -interlace JPEG $C/jpeg/progressive444.jpg
 convert $T/plasma.ppm -colorspace gray $C/jpeg/gray.jpg
@@ -39,6 +45,7 @@ tiff = b'MM\x00\x2a' + struct.pack('>I', 8) + struct.pack('>H', 1) + \
 app1 = b'Exif\x00\x00' + tiff
 open(sys.argv[2], 'wb').write(src[:2] + b'\xff\xe1' + struct.pack('>H', len(app1) + 2) + app1 + src[2:])
 PYEOF
+fi
 
 OPENCV_IO_ENABLE_OPENEXR=1 $PY - "$T" <<'PYEOF'
 import cv2, numpy as np, sys
@@ -53,6 +60,7 @@ cv2.imwrite(t + '/gray_float.exr', img[:, :, 0].copy(), [cv2.IMWRITE_EXR_TYPE, c
 cv2.imwrite(t + '/cv.hdr', img)
 cv2.imwrite(t + '/cv.pfm', img)
 PYEOF
+if want exr; then
 cp $T/rgb_half.exr $T/rgb_float.exr $T/gray_float.exr $C/exr/
 for z in none rle zip piz pxr24 b44 dwaa; do
 	exrmaketiled -t 8 8 -z $z $T/rgb_half.exr $C/exr/tiled_$z.exr >/dev/null
@@ -67,10 +75,14 @@ i = d.index(b'G\x00\x01\x00\x00\x00')  # channel name "G", then pixel type HALF
 d[i] = 0xf0
 open(sys.argv[2], 'wb').write(bytes(d))
 PYEOF
+fi
 
+if want hdr; then
 cp $T/cv.hdr $C/hdr/opencv.hdr
 convert $T/plasma.ppm $C/hdr/imagemagick.hdr
 convert -size 40x3 gradient:white-black $C/hdr/imagemagick_wide.hdr
+fi
+if want pfm; then
 cp $T/cv.pfm $C/pfm/opencv.pfm
 convert $T/plasma.ppm $C/pfm/imagemagick.pfm
 convert $T/plasma.ppm -colorspace gray $C/pfm/imagemagick_gray.pfm
@@ -79,13 +91,18 @@ import numpy as np, sys
 a = np.arange(12, dtype='>f4').reshape(3, 4) / 7
 open(sys.argv[1], 'wb').write(b'Pf\n4 3\n1.0\n' + a[::-1].tobytes())
 PYEOF
+fi
 
+if want webp; then
 convert $T/plasma.ppm -quality 80 $C/webp/rgb_lossy.webp
 convert $T/plasma.ppm -define webp:lossless=true $C/webp/rgb_lossless.webp
 convert $T/plasma.ppm -alpha set -channel A -fx 'j/h' +channel -quality 70 $C/webp/rgba_lossy.webp
 convert $T/plasma.ppm -alpha set -channel A -fx 'i/w' +channel -define webp:lossless=true \
 	$C/webp/rgba_lossless.webp
 convert -delay 10 $T/plasma.ppm \( $T/plasma.ppm -negate \) -loop 0 $C/webp/animated.webp
+fi
+
+if want avif; then
 convert $T/plasma.ppm -quality 60 $C/avif/rgb444.avif
 convert $T/plasma.ppm -quality 60 -define heic:chroma=420 $C/avif/rgb420.avif
 convert $T/plasma.ppm -colorspace gray -quality 60 $C/avif/gray.avif
@@ -99,7 +116,9 @@ w, h = struct.unpack('>II', d[i:i + 8])
 d[i:i + 8] = struct.pack('>II', w, h * 2)
 open(sys.argv[2], 'wb').write(bytes(d))
 PYEOF
+fi
 
+if want npy; then
 $PY - "$C/npy" <<'PYEOF'
 import numpy as np, numpy.lib.format as F, sys
 d = sys.argv[1]
@@ -115,4 +134,152 @@ with open(d + '/v2.npy', 'wb') as f:
 with open(d + '/v3.npy', 'wb') as f:
     F.write_array(f, np.ones((2,), np.complex64), version=(3, 0))
 PYEOF
+fi
+
+# the daemon's JPEG path (planes): every subsampling the planes carry (and 4:1:1, which they do
+# not), sizes that are not whole MCUs, EXIF orientations that swap the sides, restart markers,
+# progressive and Huffman-optimised scans, and a file cut short
+if want jpeg_yuv; then
+D=$C/jpeg_yuv
+convert $T/plasma.ppm -crop 15x9+0+0 +repage $T/odd.ppm
+for sf in 1x1 2x1 2x2 1x2 4x1; do
+	convert $T/plasma.ppm -quality 80 -sampling-factor $sf $D/s$sf.jpg
+	convert $T/odd.ppm -quality 80 -sampling-factor $sf $D/odd_s$sf.jpg
+done
+convert $T/plasma.ppm -colorspace gray -quality 80 $D/gray.jpg
+convert $T/odd.ppm -colorspace gray -quality 80 $D/odd_gray.jpg
+convert $T/plasma.ppm -quality 80 -sampling-factor 2x2 -interlace JPEG $D/progressive420.jpg
+convert $T/odd.ppm -quality 80 -define jpeg:restart-interval=1 $D/restart.jpg
+convert $T/plasma.ppm -quality 60 -define jpeg:optimize-coding=true $D/optimized.jpg
+convert $T/plasma.ppm -resize 1x1! -quality 90 $D/one.jpg
+convert $T/plasma.ppm -colorspace CMYK $D/cmyk.jpg
+$PY - "$D" <<'PYEOF'
+import struct, sys
+d = sys.argv[1]
+def exif(src, dst, o):
+    b = open(src, 'rb').read()
+    tiff = b'II*\x00' + struct.pack('<I', 8) + struct.pack('<H', 1) + \
+           struct.pack('<HHIHH', 0x0112, 3, 1, o, 0) + struct.pack('<I', 0)
+    app1 = b'Exif\x00\x00' + tiff
+    open(dst, 'wb').write(b[:2] + b'\xff\xe1' + struct.pack('>H', len(app1) + 2) + app1 + b[2:])
+exif(d + '/odd_s2x2.jpg', d + '/odd_s2x2_exif6.jpg', 6)
+exif(d + '/odd_s2x1.jpg', d + '/odd_s2x1_exif8.jpg', 8)
+b = open(d + '/s2x2.jpg', 'rb').read()
+open(d + '/truncated.jpg', 'wb').write(b[:len(b) * 2 // 3])
+PYEOF
+fi
+
+# multipart/form-data: a Content-Type line, then the body. Bodies as curl -F and browsers make
+# them (the daemon's image, kernel and params parts), with a preamble and an epilogue, quoted
+# and escaped names, a part without headers, binary data holding CRLF, dashes and the boundary's
+# text, and hostile shapes: duplicate parts, an unclosed quote, NUL in a name, a missing close
+if want multipart; then
+$PY - "$C/multipart" <<'PYEOF'
+import os, sys
+d = sys.argv[1]
+png = bytes.fromhex('89504e470d0a1a0a0000000d4948445200000001000000010806000000'
+                    '1f15c4890000000d49444154789c6360f8cfc0f01f0005000201a5f4'
+                    '3a9c0000000049454e44ae426082')
+def part(b, name, data, ctype=None, filename=None, extra=b''):
+    h = b'--' + b + b'\r\nContent-Disposition: form-data; name="' + name + b'"'
+    if filename is not None:
+        h += b'; filename="' + filename + b'"'
+    h += b'\r\n'
+    if ctype:
+        h += b'Content-Type: ' + ctype + b'\r\n'
+    return h + extra + b'\r\n' + data + b'\r\n'
+def seed(fn, ct, body):
+    open(os.path.join(d, fn), 'wb').write(ct + b'\n' + body)
+b = b'------------------------d74496d66958873e'
+seed('curl_image_kernel_params', b'multipart/form-data; boundary=' + b,
+     part(b, b'image', png, b'image/png', b'frame.png') +
+     part(b, b'kernel', png, b'application/octet-stream', b'k.png') +
+     part(b, b'params', b'{"format":"png","threshold":0.5}', b'application/json') +
+     b'--' + b + b'--\r\n')
+b = b'----WebKitFormBoundary7MA4YWxkTrZu0gW'
+seed('browser_quoted', b'multipart/form-data; charset=utf-8; boundary="' + b + b'"',
+     b'This is the preamble.\r\n\r\n' +
+     part(b, b'image', png, b'image/png', b'we \\"quote\\".png') +
+     b'--' + b + b'--\r\nepilogue\r\n')
+b = b'XyZ--b0undary'
+seed('binary_lookalikes', b'Multipart/Form-Data;BOUNDARY=' + b,
+     part(b, b'image', b'\r\n--XyZ--b0undar\r\n\r\n--' + png + b'\r\n-', b'image/png') +
+     b'--' + b + b'--')
+seed('no_headers', b'multipart/form-data; boundary=a',
+     b'--a\r\n\r\nbare\r\n--a \t\r\nContent-Disposition: form-data; name=image\r\n\r\nx\r\n--a--')
+seed('duplicate_parts', b'multipart/form-data; boundary=dup',
+     part(b'dup', b'image', png) + part(b'dup', b'image', b'second') + b'--dup--\r\n')
+seed('unclosed_quote', b'multipart/form-data; boundary=q',
+     b'--q\r\nContent-Disposition: form-data; name="image\r\n\r\ndata\r\n--q--\r\n')
+seed('nul_in_name', b'multipart/form-data; boundary=n',
+     part(b'n', b'ima\x00ge', b'data') + b'--n--\r\n')
+seed('not_closed', b'multipart/form-data; boundary=c',
+     part(b'c', b'image', b'data') + b'--c')
+seed('many_parts', b'multipart/form-data; boundary=m',
+     b''.join(part(b'm', b'p%d' % i, b'%d' % i) for i in range(9)) + b'--m--\r\n')
+seed('long_header', b'multipart/form-data; boundary=h',
+     part(b'h', b'image', b'data', extra=b'X-Long: ' + b'v' * 3000 + b'\r\n') + b'--h--\r\n')
+seed('boundary_70', b'multipart/form-data; boundary=' + b'b' * 70,
+     part(b'b' * 70, b'image', b'd') + b'--' + b'b' * 70 + b'--')
+seed('not_multipart', b'image/png', png)
+PYEOF
+fi
+
+# query strings as the daemon gets them after '?': the README's and the tests' requests, every
+# parameter once, and hostile ones (%00 inside a name or value, '+', bare keys, empty pairs,
+# repeated keys, bad escapes, huge numbers)
+if want query; then
+$PY - "$C/query" <<'PYEOF'
+import os, sys
+d = sys.argv[1]
+seeds = {
+    'readme_bloom': 'kernel_preset=glare&threshold=0.5&intensity=40',
+    'readme_named': 'kernel=cross&threshold=0.5&intensity=5&format=exr',
+    'test_bloom': 'threshold=0.6&intensity=0.8&kernel_preset=gaussian:sigma=2&format=pfm',
+    'composite': 'composite=mix&mix=0.25&knee=0.1&clamp_max=100&quality=85&format=jpeg',
+    'engine': 'pad=pow2&precision=fp16&technique=blocked&twiddles=table&normalize=none',
+    'center_px': 'kernel_center=3,4&kernel_scale=0.5',
+    'center_uv': 'kernel-center=uv:0.25,1&format=PNG16',
+    'aperture': 'kernel_preset=aperture:blades=5,rotation=10,radius=0.3,size=63',
+    'escapes': 'kernel_preset=gaussian%3Asigma%3D3&threshold=1e-3&intensity=%31',
+    'plus': 'kernel_center=1,+2&format=j+peg',
+    'nul': 'kernel=abc%00&threshold=0.5%00x',
+    'bare': 'threshold&&=&format=&quality',
+    'repeat': 'threshold=0.1&threshold=0.2&threshold=99999',
+    'bad_escape': 'kernel=%zz%4&intensity=%',
+    'huge': 'clamp_max=1e39&intensity=inf&mix=nan&quality=100000000000000000000',
+    'unknown': 'sigma=2',
+}
+for k, v in seeds.items():
+    open(os.path.join(d, k), 'w').write(v)
+PYEOF
+fi
+
+# the API's header and list parsers: first line a, rest b (Accept headers as browsers and curl
+# send them, CORS origin lists with the origin, --warm-sizes, --gpus, names, keys)
+if want apiutil; then
+$PY - "$C/apiutil" <<'PYEOF'
+import os, sys
+d = sys.argv[1]
+seeds = {
+    'accept_browser': 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8\n',
+    'accept_img': 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8\n',
+    'accept_q': 'image/png;q=0.5, image/x-exr;q=0.9 ,image/jpeg;level=1;q=0.7\n',
+    'accept_wild': 'image/*;q=1,image/png;q=0.2\n',
+    'accept_badq': 'image/png;q=,image/x-pfm;Q=1e400;q=nan\n',
+    'origins': 'http://app.example, https://b.example:8443\nhttps://b.example:8443',
+    'origins_star': '*\nhttp://evil.example',
+    'origins_prefix': 'http://app.example.evil\nhttp://app.example',
+    'sizes': '64x48,1920X1080,1x1\n',
+    'sizes_bad': '64x48,,0x5,99999999999999999999x2\n',
+    'gpus': '0,1,2\nall',
+    'gpus_all': 'all\n0,0',
+    'name': 'my-kernel.v2_1\n.hidden',
+    'name_bad': 'abc\x1b[31m\r\nkey',
+    'key': 's3cr3t-key\ns3cr3t-kez',
+}
+for k, v in seeds.items():
+    open(os.path.join(d, k), 'w').write(v)
+PYEOF
+fi
 du -sh $C/*

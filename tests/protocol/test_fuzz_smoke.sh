@@ -1,8 +1,9 @@
 #!/bin/sh
-# CI smoke for the libFuzzer targets (tests/fuzz/): builds them with clang, runs each over its
-# whole seed corpus, then fuzzes each for FUZZ_SMOKE_SECONDS (default 2) from those seeds in a
-# scratch directory. A target passes when libFuzzer finds no crash, leak, timeout or sanitizer
-# report. Prints "SCRIPT: N passed, N failed".
+# CI smoke for the libFuzzer targets (tests/fuzz/, every one fuzz.mk lists): builds them with
+# clang, runs each over its whole seed corpus, then fuzzes each for FUZZ_SMOKE_SECONDS (default
+# 2) from those seeds in a scratch directory, with its dictionary where it has one. A target
+# passes when libFuzzer finds no crash, leak, timeout or sanitizer report. Prints
+# "SCRIPT: N passed, N failed".
 BUILD=${BUILD:-build}
 SECS=${FUZZ_SMOKE_SECONDS:-2}
 passed=0
@@ -21,14 +22,16 @@ if ! make -s -f tests/fuzz/fuzz.mk fuzz-build BUILD="$BUILD" >"$log" 2>&1; then
 	echo "SCRIPT: 0 passed, 1 failed"
 	exit 1
 fi
-for t in png jpeg exr hdr pfm webp avif npy; do
+for t in $(make -s -f tests/fuzz/fuzz.mk fuzz-names); do
 	bin="$BUILD/fuzz/fuzz_$t"
 	seeds="tests/fuzz/corpus/$t"
 	n=$(ls "$seeds" | wc -l)
 	mkdir -p "$work/$t"
+	dict=
+	[ -f "tests/fuzz/$t.dict" ] && dict="-dict=tests/fuzz/$t.dict"
 	if "$bin" -runs=0 -timeout=10 -rss_limit_mb=2048 "$seeds" >"$log" 2>&1 &&
 	   "$bin" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-		-artifact_prefix="$work/$t/" "$work/$t" "$seeds" >>"$log" 2>&1; then
+		-artifact_prefix="$work/$t/" $dict "$work/$t" "$seeds" >>"$log" 2>&1; then
 		execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1)
 		runs=$(grep -o 'Done [0-9]* runs' "$log" | tail -1)
 		echo "ok   fuzz_$t: $n seeds, $runs"
