@@ -33,7 +33,8 @@ struct bench_cli {
 
 static const struct opt_def own_table[] = {
 	{"suite", OPT_STRING, 0, 0, "fft,bloom", NULL,
-	 "suites to run, comma-separated: fft, bloom (all: both)", NULL,
+	 "suites to run, comma-separated: fft, bloom (all: both), big (frames of 33 to 268 "
+	 "megapixels, tiled past the buffer limits or --gpu-frame-memory; only when named)", NULL,
 	 offsetof(struct bench_cli, suite)},
 	{"only", OPT_STRING, 0, 0, "", NULL,
 	 "workload IDs to run, comma-separated: an ID, its prefix up to a dot (fft.2d.1024x1024), or "
@@ -121,6 +122,12 @@ static const struct workload workloads[] = {
 	 "2160p k512 gray"},
 	{"bloom", "bloom.2160p.k512.fp16", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 0, 1,
 	 "2160p k512 fp16"},
+	/* suite "big" (only when asked for): frames past the 4K sizes, tiled where the context's
+	 * buffer limits or --gpu-frame-memory say so */
+	{"big", "big.4320p.k129.fp32", "default", 0, WL_BLOOM, 7680, 4320, 129, 129, 0, 0, 0, ""},
+	{"big", "big.8k2.k129.fp32", "default", 0, WL_BLOOM, 8192, 8192, 129, 129, 0, 0, 0, ""},
+	{"big", "big.16k2.k129.fp32", "default", 0, WL_BLOOM, 16384, 16384, 129, 129, 0, 0, 0, ""},
+	{"big", "big.540p.k129.fp32", "default", 1, WL_BLOOM, 960, 540, 129, 129, 0, 0, 0, ""},
 	{"bloom", "bloom.rows.270p.k64", "default", 1, WL_ROWS, 480, 270, 64, 64, 0, 0, 0,
 	 "rows 480x270 k64"},
 	{"bloom", "bloom.270p.k64.fp32", "default", 1, WL_BLOOM, 480, 270, 64, 64, 0, 0, 0,
@@ -153,7 +160,8 @@ static int list_matches(const char *list, const char *s)
 
 static int selected(const struct bench_cli *c, const struct workload *wl)
 {
-	int suite = list_matches(c->suite, wl->suite) || !strcmp(c->suite, "all");
+	int suite = list_matches(c->suite, wl->suite) || (!strcmp(c->suite, "all") &&
+	                                                   strcmp(wl->suite, "big"));
 	return suite && wl->quick == c->quick && list_matches(c->only, wl->id) &&
 	       (!c->variant[0] || !strcmp(c->variant, wl->variant));
 }
@@ -472,13 +480,15 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 	int w = wl->w, h = wl->h, kw = wl->kw, kh = wl->kh, gray = wl->gray;
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
-	struct bloom_ctx_opts bo = {.wisdom = g->wisdom};
+	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .frame_bytes = g->frame_bytes};
 	if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
 		fprintf(stderr, "%s: %s\n", wl->id, err);
 		return -1;
 	}
+	/* frames of 16M pixels and more: one image (4 GiB of floats at 16384x16384) */
+	int sets = (size_t)w * h >= (16u << 20) ? 1 : SETS;
 	struct image img[SETS], k;
-	for (int s = 0; s < SETS; s++) {
+	for (int s = 0; s < sets; s++) {
 		image_alloc(&img[s], w, h, 4);
 		for (size_t i = 0; i < (size_t)w * h * 4; i++)
 			img[s].pixels[i] = 2.0f * fabsf(frand());
@@ -508,7 +518,7 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 	int rc = 0;
 	for (int i = 0; i < c->warmup + n && !rc; i++) {
 		struct image out;
-		rc = bloom_run(b, BLOOM_OP_BLOOM, &img[i % SETS], &kr, &p, BLOOM_TIME_STAGES, &out, &st,
+		rc = bloom_run(b, BLOOM_OP_BLOOM, &img[i % sets], &kr, &p, BLOOM_TIME_STAGES, &out, &st,
 		               err);
 		image_free(&out);
 		if (i >= c->warmup && !rc) {
@@ -518,9 +528,15 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 			v[PREP][j] = st.prepare_ms;
 			v[RB][j] = st.readback_ms;
 			v[UP][j] = st.stage_ms[GPU_STAGE_UPLOAD];
+			v[TOT][j] = st.gpu_ms; /* a tiled frame's: every tile's stages, in calls */
+			for (int s = 0; s < GPU_STAGE_COUNT; s++)
+				st_ms[s][j] = st.stage_ms[s];
 		}
 	}
-	for (int i = 0; i < c->warmup + n && !rc; i++) {
+	/* back to back: one plan's stages again, so not for a tiled frame (its tiles' plan is
+	 * rerun for the last tile only) */
+	int tiles_x = st.tiles_x > 0 ? st.tiles_x : 1, tiles_y = st.tiles_y > 0 ? st.tiles_y : 1;
+	for (int i = 0; i < c->warmup + n && !rc && tiles_x * tiles_y == 1; i++) {
 		rc = bloom_rerun_stages(b, &st, err);
 		if (i >= c->warmup && !rc) {
 			int j = i - c->warmup;
@@ -553,6 +569,11 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 		bench_detail_str(&l, "kernel", kernel);
 		bench_detail_str(&l, "kernel_type", gray ? "gray" : "colour");
 		bench_detail_str(&l, "padded", padded);
+		char tiles[32];
+		snprintf(tiles, sizeof tiles, "%dx%d", tiles_x, tiles_y);
+		bench_detail_str(&l, "tiles", tiles);
+		bench_detail_str(&l, "ms_is", tiles_x * tiles_y > 1 ? "tiles_in_calls" : "back_to_back");
+		bench_detail_num(&l, "frame_bytes", (double)g->frame_bytes);
 		bench_detail_str(&l, "precision", wl->precision ? "fp16" : "fp32");
 		bench_detail_str(&l, "fused", st.fused ? "true" : "false");
 		bench_detail_str(&l, "stages_timer", timer_name(st.timed));
@@ -576,7 +597,7 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 		        "read back %.3f; GPU stages inside the call %.3f ms\n", med[WALL], med[PREP],
 		        med[UP], med[RB], med[INCALL]);
 	}
-	for (int s = 0; s < SETS; s++)
+	for (int s = 0; s < sets; s++)
 		image_free(&img[s]);
 	image_free(&k);
 	for (int s = 0; s < 6; s++)
@@ -603,8 +624,9 @@ int cli_bench(int argc, char **argv)
 	if (pr)
 		return pr == 1 ? 0 : pr;
 	if (!list_matches(c.suite, "fft") && !list_matches(c.suite, "bloom") &&
-	    strcmp(c.suite, "all")) {
-		fprintf(stderr, "fftbloom bench: --suite takes fft, bloom or all, not '%s'\n", c.suite);
+	    !list_matches(c.suite, "big") && strcmp(c.suite, "all")) {
+		fprintf(stderr, "fftbloom bench: --suite takes fft, bloom, big or all, not '%s'\n",
+		        c.suite);
 		return 2;
 	}
 	int nsel = 0;

@@ -107,11 +107,11 @@ static int run(int op, int argc, char **argv)
 	struct image in = {0}, kimg = {0}, out = {0};
 	struct image_info info;
 	int rc = 1;
-	if (image_read_file(argv[1], NULL, &in, &info, err)) {
+	if (image_read_file(argv[1], &cli_image_limits, &in, &info, err)) {
 		fprintf(stderr, "fftbloom %s: %s: %s\n", name, argv[1], err);
 		return 1;
 	}
-	if (req.kernel[0] && image_read_file(req.kernel, NULL, &kimg, NULL, err)) {
+	if (req.kernel[0] && image_read_file(req.kernel, &cli_image_limits, &kimg, NULL, err)) {
 		fprintf(stderr, "fftbloom %s: kernel %s: %s\n", name, req.kernel, err);
 		image_free(&in);
 		return 1;

@@ -92,6 +92,9 @@ int cli_parse_request(const char *name, const char *usage, const struct opt_def 
 	return 0;
 }
 
+const struct image_limits cli_image_limits = {.max_width = 32768, .max_height = 32768,
+                                              .max_pixels = 1ull << 30};
+
 int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
 {
 	memset(g, 0, sizeof *g);

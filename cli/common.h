@@ -12,6 +12,7 @@
 #include "gles/fft.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
+#include "protocol/image.h"
 #include "protocol/request.h"
 
 #define CLI_MAX_OPTS 64
@@ -44,6 +45,11 @@ struct cli_gpu {
 	struct fft_wisdom *wisdom; /* NULL unless --fft-wisdom was given */
 	size_t frame_bytes;        /* --gpu-frame-memory: for the contexts a command makes itself */
 };
+
+/* The images a command reads: 32768 a side and 2^30 pixels (a 16384x16384 frame and more; the
+ * decoded floats are the memory bound: 16 GiB for RGBA at the limit). The HTTP API's limits are
+ * the daemon's options. */
+extern const struct image_limits cli_image_limits;
 
 /* Opens the context the options ask for; prints the reason on failure (returns -1). */
 int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g);

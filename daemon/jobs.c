@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
 
 #include "daemon/apiutil.h"
 #include "daemon/jobs_impl.h"
@@ -156,11 +159,30 @@ static void sweep(struct jobs *J, struct fifo *f, double now, struct fifo *out)
 	}
 }
 
+/* Decoded images of tens of megabytes freed by several threads stay in glibc's arenas (each
+ * thread's own heap), so after a burst of large frames the process would keep its peak size
+ * while idle. When nothing is in flight after at least TRIM_AFTER bytes were reserved, the
+ * free memory goes back to the system. */
+#define TRIM_AFTER (64ull << 20)
+
+static void trim_heap(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 static void *watchdog_main(void *arg)
 {
 	struct jobs *J = arg;
 	pthread_mutex_lock(&J->lock);
 	while (!(J->stop && J->in_flight == 0)) {
+		if (J->in_flight == 0 && J->mem_peak >= TRIM_AFTER) {
+			J->mem_peak = 0;
+			pthread_mutex_unlock(&J->lock);
+			trim_heap();
+			pthread_mutex_lock(&J->lock);
+		}
 		struct fifo drop = {0};
 		double t = clock_s();
 		sweep(J, &J->decode, t, &drop);

@@ -13,7 +13,7 @@
 
 #include "protocol/image_codec.h"
 
-#define IMAGE_FILE_MAX ((size_t)2 << 30)
+#define IMAGE_FILE_MAX ((size_t)8 << 30) /* a 16384x16384 float32 RGBA EXR is 4 GiB */
 
 int image_fail(char *err, int code, const char *fmt, ...)
 {
@@ -314,7 +314,7 @@ static int slurp(const char *path, unsigned char **data, size_t *len, char *err)
 	int rc = 0;
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
 		if (b.len + n > IMAGE_FILE_MAX) {
-			rc = image_fail(err, IMAGE_E_TOO_LARGE, "%s is larger than 2 GiB", path);
+			rc = image_fail(err, IMAGE_E_TOO_LARGE, "%s is larger than 8 GiB", path);
 			break;
 		}
 		if (image_buf_put(&b, chunk, n)) {
