@@ -189,6 +189,13 @@ int batch_list_make(char *const *inputs, int n, const char *output, const char *
 		return -1;
 	}
 	int out_pattern = !out_dir && src == 0;
+	/* several frames: an output that is neither a pattern nor an image file's name is a
+	 * directory (made when missing) */
+	int several = n > 1 || (n == 1 && src != SEQ_E_SYNTAX && seq_pattern_parse(inputs[0], &ip,
+	              serr) == 0 && !(is_file(inputs[0]) && !has_frames));
+	if (several && !out_pattern && !out_dir && strcmp(output, "-") &&
+	    image_format_from_name(output) == IMAGE_FORMAT_UNKNOWN)
+		out_dir = 1;
 	int in_rc = n == 1 ? seq_pattern_parse(inputs[0], &ip, serr) : SEQ_E_NONE;
 	int sequence = n == 1 && in_rc == 0 && !(is_file(inputs[0]) && !has_frames);
 	if (n == 1 && in_rc == SEQ_E_SYNTAX && !is_file(inputs[0])) {
@@ -592,7 +599,7 @@ static void finish(struct pipe *p, size_t i)
 	p->done++;
 	if (s->state == SLOT_FAILED)
 		p->failed++;
-	if (p->bar && (s->state == SLOT_FAILED || s->lost))
+	if (p->bar && (s->state == SLOT_FAILED || (s->lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))))
 		fprintf(stderr, "\r\033[K");
 	if (s->state == SLOT_FAILED)
 		fprintf(stderr, "fftbloom %s: %s: %s failed: %s\n", p->o->name, j->in, s->stage,

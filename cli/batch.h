@@ -31,7 +31,9 @@ struct batch_list {
  *   position from 1);
  * - otherwise one input and its output, either "-" for standard input or output; an output
  *   that is an existing directory gets the input's name.
- * An output ending in '/' or naming an existing directory is a directory. Refused: --frames
+ * An output ending in '/' or naming an existing directory is a directory, and so is one for
+ * several frames that is neither a pattern nor a name with an image extension (made when
+ * missing). Refused: --frames
  * without a pattern, "-" among several frames, an output that is an input, two frames with one
  * output. Returns 0, or -1 with a message in err (exit status 2 for the caller); 1 with a
  * message when a pattern matches no file (exit status 1). */
