@@ -4,8 +4,9 @@
 # (each within 1e-5 of a numpy float64 reference of its own input, and a sample byte-equal to
 # the single-frame command), prints a line per frame off a terminal with the kernel spectrum
 # cached after the first, a bar on one; --frames lists; Ctrl-C finishes the frames read and
-# exits 130. Also - for standard input and output (equal to file mode) and the bit depth rule
-# (a 16-bit PNG stays 16-bit unless --bits or --format says otherwise, as over HTTP).
+# exits 130; convolve's batches on both methods match numpy. Also - for standard input and
+# output (equal to file mode) and the bit depth rule (a 16-bit PNG stays 16-bit unless --bits
+# or --format says otherwise, as over HTTP).
 # Prints "SCRIPT: N passed, N failed".
 BUILD=${BUILD:-build}
 FFTBLOOM="$BUILD/fftbloom"
@@ -187,6 +188,21 @@ rc, _, err = run('bloom', 'in/shot.####.exr', '-o', 'out.exr', '--kernel', 'k.pf
 ok('a sequence into one file is refused (2)', rc == 2 and 'pattern' in err, err)
 rc, _, err = run('bloom', 'nothing.####.exr', '-o', 'o/', '--kernel', 'k.pfm')
 ok('a pattern matching no file fails (1)', rc == 1 and 'no file matches' in err, err)
+
+# convolve runs batches too, on either method (the direct one's context kept across frames)
+for method in ('spatial', 'fft'):
+    rc, _, err = run('convolve', 'in/shot.####.exr', '--frames', '1-3', '-o', 'conv_%s/' % method,
+                     '--kernel', 'k.pfm', '--method', method, '--bits', '32', '--quiet')
+    errs = []
+    for i in (1, 2, 3):
+        p = os.path.join(tmp, 'conv_%s' % method, 'shot.%04d.exr' % i)
+        ref = fft_convolve(frames[i], k)
+        got = read_exr(p) if os.path.exists(p) else np.full(ref.shape, np.nan)
+        errs.append(float(np.sqrt(((got - ref) ** 2).sum() / (ref ** 2).sum())))
+    print('     convolve --method %s, frames 1-3 vs numpy: rel L2 %s' % (
+        method, ', '.join('%.3g' % e for e in errs)))
+    ok('convolve --method %s over frames 1-3 matches numpy (rel L2 < 1e-5)' % method,
+       rc == 0 and all(e < 1e-5 for e in errs), (rc, err))
 
 # several plain inputs into a directory
 rc, _, err = run('bloom', 'in/shot.0003.exr', 'in/shot.0004.exr', '-o', 'two', '--kernel',
