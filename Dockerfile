@@ -23,6 +23,7 @@ COPY protocol/module.mk protocol/
 COPY daemon/module.mk daemon/
 COPY cli/module.mk cli/
 COPY tests/module.mk tests/
+COPY tests/cli/module.mk tests/cli/
 COPY tests/daemon/module.mk tests/daemon/
 COPY tests/gles/module.mk tests/gles/
 COPY tests/protocol/module.mk tests/protocol/

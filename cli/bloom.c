@@ -1,10 +1,12 @@
 /* fftbloom bloom / convolve: the GPU FFT convolution on image files. Parameters are the request
  * table (protocol/request.h: the HTTP API's, the same names with '-', bounds and messages); the
- * output format is the output's extension. A one-line summary with the padded size and GPU
- * stage times goes to stderr. */
+ * output format is the output's extension (--format for -o -). One frame gets a one-line summary
+ * with the padded size and GPU stage times on stderr; several frames or a sequence run through
+ * cli/batch.h with one context, its plans and kernel spectrum kept across them. */
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/batch.h"
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "daemon/log.h"
@@ -17,6 +19,8 @@ struct bloom_cli {
 	struct gpu_config gpu;
 	char output[OPT_STR_MAX];
 	int bits, quiet;
+	char frames[OPT_STR_MAX];
+	int io_threads, read_ahead, progress;
 };
 
 static const struct opt_def own_table[] = {
@@ -24,17 +28,28 @@ static const struct opt_def own_table[] = {
 	 "output image; its extension (.jpg .png .exr .hdr .pfm .webp .avif) picks the format "
 	 "(also -o)", NULL, offsetof(struct bloom_cli, output)},
 	{"bits", OPT_INT, 0, 32, "0", NULL, "PNG 8 or 16, EXR 16 (half) or 32 (float), AVIF 8, 10 or "
-	 "12; 0: PNG 8, EXR 16, AVIF 8", NULL, offsetof(struct bloom_cli, bits)},
-	{"quiet", OPT_BOOL, 0, 1, "false", NULL, "no summary line on stderr", NULL,
+	 "12; 0: as the HTTP API: PNG 16 for a 16-bit PNG input, else 8; EXR 16; AVIF 10 for an "
+	 "input of more than 8 bits, else 8", NULL, offsetof(struct bloom_cli, bits)},
+	{"quiet", OPT_BOOL, 0, 1, "false", NULL, "no summary line or progress on stderr", NULL,
 	 offsetof(struct bloom_cli, quiet)},
+	{"frames", OPT_STRING, 0, 0, "", NULL, "the frames of a sequence input (IN a pattern: "
+	 "shot.####.exr or shot.%04d.exr): 1001-1100, 1-10,20-30, 1-100x2; default: the "
+	 "pattern's files on disk", NULL, offsetof(struct bloom_cli, frames)},
+	{"io-threads", OPT_INT, 1, 16, "2", NULL, "several frames: threads decoding ahead, and as "
+	 "many encoding behind, while the GPU runs", NULL, offsetof(struct bloom_cli, io_threads)},
+	{"read-ahead", OPT_INT, 1, 64, "4", NULL, "several frames: frames decoded ahead of the GPU "
+	 "(and results waiting for a writer) at most", NULL, offsetof(struct bloom_cli, read_ahead)},
+	{"progress", OPT_ENUM, 0, 0, "auto", "auto|bar|lines", "several frames: a progress bar "
+	 "(auto: when stderr is a terminal) or a line per frame", NULL,
+	 offsetof(struct bloom_cli, progress)},
 };
 
 /* convolve's method other than fft: the model's choice (auto) and, when it is the direct
- * convolution, that. 0 (*method says which ran; the FFT path is the caller's), or 1 after a
- * message. */
+ * convolution, that (*s made on the first call, kept for the next). 0 (*method says which ran;
+ * the FFT path is the caller's), or 1 with a message in msg. */
 static int direct(struct cli_gpu *g, struct bloom_ctx *b, const struct image *in,
                   const struct image *kimg, const struct bloom_params *p, struct spatial_ctx **s,
-                  int *method, struct image *out, const char *name)
+                  int *method, struct image *out, char *msg, size_t msg_len)
 {
 	char err[CONVOLVE_ERR_LEN];
 	struct image gen = {0};
@@ -45,8 +60,9 @@ static int direct(struct cli_gpu *g, struct bloom_ctx *b, const struct image *in
 			snprintf(err, sizeof err, "%.500s", berr);
 		kimg = &gen;
 	}
-	if (!rc)
-		rc = spatial_ctx_create(g->pc, g->info, &(struct spatial_opts){.frame_bytes = g->frame_bytes},
+	if (!rc && !*s)
+		rc = spatial_ctx_create(g->pc, g->info,
+		                        &(struct spatial_opts){.frame_bytes = g->frame_bytes},
 		                        &log_gles_sink, s, err);
 	if (!rc)
 		rc = convolve_choose(b, *s, &(struct convolve_model){0}, p->method, in->width,
@@ -55,8 +71,62 @@ static int direct(struct cli_gpu *g, struct bloom_ctx *b, const struct image *in
 		rc = convolve_spatial(*s, in, kimg, p, out, NULL, err);
 	image_free(&gen);
 	if (rc)
-		fprintf(stderr, "fftbloom %s: %s\n", name, err);
+		snprintf(msg, msg_len, "%s", err);
 	return rc ? 1 : 0;
+}
+
+/* What every frame of a command shares. */
+struct frames {
+	int op;
+	struct cli_gpu *g;
+	struct bloom_ctx *b;
+	struct spatial_ctx *s;     /* convolve's direct method, made on first use */
+	struct bloom_kernel k;     /* its digest computed once */
+	const struct bloom_params *p;
+};
+
+/* One frame on the GPU (batch_frame_fn): the FFT path, or convolve's direct one; the note is
+ * the padded size, the kernel's kind and whether its spectrum came from the cache, and when
+ * timed the GPU stages by name. */
+static int run_frame(void *arg, const struct image *in, int timed, struct image *out, char *note,
+                     size_t note_len, char *msg, size_t msg_len)
+{
+	struct frames *f = arg;
+	char err[BLOOM_ERR_LEN];
+	struct bloom_stats st;
+	memset(&st, 0, sizeof st);
+	int method = CONVOLVE_FFT;
+	if (f->op == BLOOM_OP_CONVOLVE && f->p->method != CONVOLVE_FFT &&
+	    direct(f->g, f->b, in, f->k.img, f->p, &f->s, &method, out, msg, msg_len))
+		return 1;
+	if (method == CONVOLVE_SPATIAL) {
+		snprintf(note, note_len, " direct (spatial) convolution");
+		return 0;
+	}
+	if (bloom_run(f->b, f->op, in, &f->k, f->p, timed ? BLOOM_TIME_STAGES : 0, out, &st, err)) {
+		snprintf(msg, msg_len, "%s", err);
+		return 1;
+	}
+	char tiles[48] = "";
+	if (st.tiles_x * st.tiles_y > 1)
+		snprintf(tiles, sizeof tiles, " in %dx%d tiles", st.tiles_x, st.tiles_y);
+	size_t n = (size_t)snprintf(note, note_len, "%s padded %dx%d, %s kernel%s", tiles,
+	                            st.padded_w, st.padded_h,
+	                            st.gray_kernel ? "grayscale" : "colour",
+	                            st.kernel_cached ? " (cached)" : "");
+	if (!timed || n >= note_len)
+		return 0;
+	n += (size_t)snprintf(note + n, note_len - n, ", GPU %.2f ms (%s:", st.gpu_ms,
+	                      st.timed == GPU_TIMING_QUERIES ? "timer queries" : "wall clock");
+	for (int s = 0, first = 1; s < GPU_STAGE_COUNT && n < note_len; s++)
+		if (st.stage_ms[s] > 0) { /* the stages that ran, by name */
+			n += (size_t)snprintf(note + n, note_len - n, "%s %s %.2f", first ? "" : ",",
+			                      gpu_stage_names[s], st.stage_ms[s]);
+			first = 0;
+		}
+	if (n < note_len)
+		snprintf(note + n, note_len - n, ")");
+	return 0;
 }
 
 static int run(int op, int argc, char **argv)
@@ -76,12 +146,24 @@ static int run(int op, int argc, char **argv)
 		: "usage: fftbloom convolve IN --kernel FILE -o OUT [options]\n"
 		  "  O = I conv kernel (linear, zero outside the image; not normalised unless "
 		  "--normalize luminance)\n";
+	const char *usage_more =
+		"  IN - -o - --format png: standard input and output (the input's format sniffed)\n"
+		"  IN... -o DIR: several frames, each written to DIR under its name\n"
+		"  shot.####.exr -o out/shot.####.exr [--frames 1001-1100]: a sequence ('#' digits or\n"
+		"    %04d; without --frames the frames on disk); the GPU context, plans and kernel\n"
+		"    spectrum are kept across frames while threads decode ahead and encode behind.\n"
+		"  Several frames: a failed frame is reported and the others go on; exit 1 names the\n"
+		"  frames that failed, 130 after Ctrl-C (the frames read are finished).\n";
+	char full_usage[2048];
+	snprintf(full_usage, sizeof full_usage, "%s%s", usage, usage_more);
 	unsigned rop = op == BLOOM_OP_BLOOM ? REQUEST_BLOOM : REQUEST_CONVOLVE;
-	int pr = cli_parse_request(name, usage, t, n, &c, sizeof c, &req, rop, argc, argv, &npos);
+	int pr = cli_parse_request(name, full_usage, t, n, &c, sizeof c, &req, rop, argc, argv,
+	                           &npos);
 	if (pr)
 		return pr == 1 ? 0 : pr;
-	if (npos != 1 || !c.output[0]) {
-		fprintf(stderr, "fftbloom %s: need one input image and -o OUTPUT (see --help)\n", name);
+	if (npos < 1 || !c.output[0]) {
+		fprintf(stderr, "fftbloom %s: need an input image (or several, or a sequence) and -o "
+		        "OUTPUT (see --help)\n", name);
 		return 2;
 	}
 	if (op == BLOOM_OP_CONVOLVE && !req.kernel[0] && !request_given(&req, "kernel-preset")) {
@@ -93,87 +175,54 @@ static int run(int op, int argc, char **argv)
 		fprintf(stderr, "fftbloom %s: %s\n", name, rerr);
 		return 2;
 	}
-	if (request_given(&req, "format")) {
-		fprintf(stderr, "fftbloom %s: the output file's extension is its format (no "
-		        "--format)\n", name);
-		return 2;
+	struct batch_list list;
+	char berr[BATCH_ERR_LEN];
+	int lr = batch_list_make(argv + 1, npos, c.output, c.frames, &list, berr);
+	if (lr) {
+		fprintf(stderr, "fftbloom %s: %s\n", name, berr);
+		return lr < 0 ? 2 : 1;
 	}
-	if (image_format_from_name(c.output) == IMAGE_FORMAT_UNKNOWN) {
-		fprintf(stderr, "fftbloom %s: %s: unknown output extension (.jpg .png .exr .hdr .pfm "
-		        ".webp .avif)\n", name, c.output);
+	struct batch_opts bo = {.name = name, .format = req.format, .bits = c.bits,
+	                        .quality = req.quality, .threads = c.io_threads,
+	                        .ahead = c.read_ahead, .quiet = c.quiet,
+	                        .progress = c.progress == 1   ? BATCH_PROGRESS_BAR
+	                                    : c.progress == 2 ? BATCH_PROGRESS_LINES
+	                                                      : BATCH_PROGRESS_AUTO};
+	if (batch_check_formats(&list, &bo, berr)) {
+		fprintf(stderr, "fftbloom %s: %s\n", name, berr);
+		batch_list_free(&list);
 		return 2;
 	}
 	log_setup(LOG_WARN, 0);
-	struct image in = {0}, kimg = {0}, out = {0};
-	struct image_info info;
+	struct image kimg = {0};
 	int rc = 1;
-	if (image_read_file(argv[1], &cli_image_limits, &in, &info, err)) {
-		fprintf(stderr, "fftbloom %s: %s: %s\n", name, argv[1], err);
-		return 1;
-	}
 	if (req.kernel[0] && image_read_file(req.kernel, &cli_image_limits, &kimg, NULL, err)) {
 		fprintf(stderr, "fftbloom %s: kernel %s: %s\n", name, req.kernel, err);
-		image_free(&in);
+		batch_list_free(&list);
 		return 1;
 	}
 	struct cli_gpu g;
-	struct bloom_ctx *b = NULL;
-	struct spatial_ctx *s = NULL;
+	struct frames f = {.op = op, .g = &g, .k = {kimg.pixels ? &kimg : NULL, {0, 0}},
+	                   .p = &req.p};
+	if (f.k.img) /* once, not per frame: the spectrum cache's key */
+		bloom_kernel_digest(f.k.img, f.k.digest);
 	if (cli_gpu_open(&c.gpu, &g))
 		goto out;
-	struct bloom_ctx_opts bo = {.wisdom = g.wisdom, .frame_bytes = g.frame_bytes};
-	if (bloom_ctx_create(g.pc, g.info, &bo, &log_gles_sink, &b, err)) {
+	struct bloom_ctx_opts cbo = {.wisdom = g.wisdom, .frame_bytes = g.frame_bytes};
+	if (bloom_ctx_create(g.pc, g.info, &cbo, &log_gles_sink, &f.b, err)) {
 		fprintf(stderr, "fftbloom %s: %s\n", name, err);
 		goto out;
 	}
-	struct bloom_kernel k = {kimg.pixels ? &kimg : NULL, {0, 0}};
-	struct bloom_stats st;
-	memset(&st, 0, sizeof st);
-	int method = CONVOLVE_FFT;
-	if (op == BLOOM_OP_CONVOLVE && req.p.method != CONVOLVE_FFT &&
-	    (rc = direct(&g, b, &in, k.img, &req.p, &s, &method, &out, name)) != 0)
-		goto out;
-	rc = 1;
-	if (method == CONVOLVE_FFT &&
-	    bloom_run(b, op, &in, &k, &req.p, c.quiet ? 0 : BLOOM_TIME_STAGES, &out, &st, err)) {
-		fprintf(stderr, "fftbloom %s: %s\n", name, err);
-		goto out;
-	}
-	struct image_encode_opts eo = {.quality = req.quality, .bits = c.bits};
-	unsigned lost = 0;
-	if (image_write_file(c.output, &out, &eo, &lost, err)) {
-		fprintf(stderr, "fftbloom %s: %s: %s\n", name, c.output, err);
-		goto out;
-	}
-	if (lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))
-		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n", name,
-		        c.output);
-	if (!c.quiet && method == CONVOLVE_SPATIAL) {
-		fprintf(stderr, "%s %dx%d: direct (spatial) convolution\n", name, in.width, in.height);
-	} else if (!c.quiet) { /* the stages that ran, by name */
-		char tiles[48] = "";
-		if (st.tiles_x * st.tiles_y > 1)
-			snprintf(tiles, sizeof tiles, " in %dx%d tiles", st.tiles_x, st.tiles_y);
-		fprintf(stderr, "%s %dx%d:%s padded %dx%d, %s kernel%s, GPU %.2f ms (%s:", name, in.width,
-		        in.height, tiles, st.padded_w, st.padded_h, st.gray_kernel ? "grayscale" : "colour",
-		        st.kernel_cached ? " (cached)" : "", st.gpu_ms,
-		        st.timed == GPU_TIMING_QUERIES ? "timer queries" : "wall clock");
-		for (int s = 0, first = 1; s < GPU_STAGE_COUNT; s++)
-			if (st.stage_ms[s] > 0) {
-				fprintf(stderr, "%s %s %.2f", first ? "" : ",", gpu_stage_names[s], st.stage_ms[s]);
-				first = 0;
-			}
-		fprintf(stderr, ")\n");
-	}
-	rc = 0;
+	bo.frame = run_frame;
+	bo.arg = &f;
+	rc = batch_run(&list, &bo);
 out:
-	spatial_ctx_destroy(s);
-	bloom_ctx_destroy(b);
+	spatial_ctx_destroy(f.s);
+	bloom_ctx_destroy(f.b);
 	if (g.ctx)
 		cli_gpu_close(&g);
-	image_free(&in);
 	image_free(&kimg);
-	image_free(&out);
+	batch_list_free(&list);
 	return rc;
 }
 

@@ -6,6 +6,8 @@ CLI_OBJS := \
 	$(BUILD)/cli/convert.o \
 	$(BUILD)/cli/fft.o \
 	$(BUILD)/cli/bloom.o \
+	$(BUILD)/cli/batch.o \
+	$(BUILD)/cli/sequence.o \
 	$(BUILD)/cli/bench.o \
 	$(BUILD)/bench/bench_json.o \
 	$(BUILD)/cli/tensor.o \

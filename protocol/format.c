@@ -240,11 +240,17 @@ void format_resolve(int out, const struct format_accept *a, const struct image_i
 	/* nothing acceptable that fits (the caller answers 406 when nothing is acceptable): the
 	 * family */
 	*fmt = best != IMAGE_FORMAT_UNKNOWN ? best : fam;
+	*bits = format_bits(*fmt, in);
+}
+
+int format_bits(enum image_format fmt, const struct image_info *in)
+{
 	int deep = in->float_format || in->bits > 8;
-	if (*fmt == IMAGE_FORMAT_PNG)
-		*bits = in->format == IMAGE_FORMAT_PNG && in->bits == 16 ? 16 : 8;
-	else if (*fmt == IMAGE_FORMAT_AVIF)
-		*bits = in->format == IMAGE_FORMAT_AVIF && in->bits == 12 ? 12 : deep ? 10 : 8;
+	if (fmt == IMAGE_FORMAT_PNG)
+		return in->format == IMAGE_FORMAT_PNG && in->bits == 16 ? 16 : 8;
+	if (fmt == IMAGE_FORMAT_AVIF)
+		return in->format == IMAGE_FORMAT_AVIF && in->bits == 12 ? 12 : deep ? 10 : 8;
+	return 0;
 }
 
 const char *format_content_type(enum image_format f)

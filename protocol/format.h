@@ -62,6 +62,12 @@ int format_from_accept(const char *accept, int prefer_avif, struct format_accept
 void format_resolve(int out, const struct format_accept *a, const struct image_info *in,
                     enum image_format *fmt, int *bits);
 
+/* The bits an answer in fmt keeps of the input (0: the encoder's default), the rule of
+ * format_resolve's OUT_AUTO and of the CLI's output chosen by extension: PNG is 16-bit for a
+ * 16-bit PNG and 8-bit otherwise; AVIF is 12-bit for a 12-bit AVIF, 10-bit for any other input
+ * of more than 8 bits (float formats included) and 8-bit otherwise; others 0. */
+int format_bits(enum image_format fmt, const struct image_info *in);
+
 /* "image/jpeg", "image/png", "image/x-exr", "image/vnd.radiance", "image/x-portable-floatmap",
  * "image/webp", "image/avif"; "application/octet-stream" for anything else */
 const char *format_content_type(enum image_format f);

@@ -390,6 +390,38 @@ static float through_half(float f)
 	return copysignf(nearbyintf(a / step) * step, f);
 }
 
+/* The packed chunk of the encode in progress on this thread, kept by compress_keeping_raw. */
+static _Thread_local struct {
+	void *p;
+	size_t cap;
+	exr_result_t (*compress)(exr_encode_pipeline_t *e); /* the library's own */
+} raw_copy;
+
+/* The library's compression, except that a chunk compression cannot shrink is stored as its
+ * packed bytes: OpenEXRCore 3.1.5 writes such a ZIP chunk of 32-bit channels with the packed
+ * size but other bytes (a reader then sees garbage), so the packed bytes are kept aside first
+ * and put back where the library fell back to them. */
+static exr_result_t compress_keeping_raw(exr_encode_pipeline_t *e)
+{
+	size_t n = (size_t)e->packed_bytes;
+	if (n > raw_copy.cap) {
+		void *q = realloc(raw_copy.p, n);
+		if (!q)
+			return EXR_ERR_OUT_OF_MEMORY;
+		raw_copy.p = q;
+		raw_copy.cap = n;
+	}
+	memcpy(raw_copy.p, e->packed_buffer, n);
+	exr_result_t rv = raw_copy.compress(e);
+	if (rv == EXR_ERR_SUCCESS && e->compressed_bytes >= n) {
+		memcpy(e->packed_buffer, raw_copy.p, n);
+		if (e->compressed_buffer && e->compressed_alloc_size >= n)
+			memcpy(e->compressed_buffer, raw_copy.p, n);
+		e->compressed_bytes = n;
+	}
+	return rv;
+}
+
 int image_encode_exr(const struct image *img, const struct image_encode_opts *o,
 		     unsigned char **out, size_t *out_len, unsigned *lost, char *err)
 {
@@ -460,11 +492,17 @@ int image_encode_exr(const struct image *img, const struct image_encode_opts *o,
 			rv = exr_encoding_choose_default_routines(ctxt, part, &enc);
 			if (rv)
 				break;
+			if (enc.compress_fn) {
+				raw_copy.compress = enc.compress_fn;
+				enc.compress_fn = compress_keeping_raw;
+			}
 		}
 		rv = exr_encoding_run(ctxt, part, &enc);
 	}
 	if (started)
 		exr_encoding_destroy(ctxt, &enc);
+	free(raw_copy.p);
+	memset(&raw_copy, 0, sizeof raw_copy);
 	exr_result_t frv = ctxt ? exr_finish(&ctxt) : EXR_ERR_SUCCESS;
 	if (!rv)
 		rv = frv;

@@ -69,7 +69,7 @@ const struct request_param request_table[] = {
 	    "fft: the FFT path (any kernel, kernel_scale); spatial: the direct convolution (small "
 	    "kernels; float32); auto: whichever a cost model calibrated on the GPU predicts faster"),
 	PARSED("format", BC, parse_format, FORMAT_CHOICES,
-	       "answer's format (HTTP; the CLI takes the output file's extension); png and avif "
+	       "answer's format (the CLI: the output file's extension, and this for -o -); png and avif "
 	       "are 8-bit, png16, avif10 and avif12 deeper. Default: the Accept header's best "
 	       "image type (at equal q a named type, then AVIF with --auto-avif, then WebP; "
 	       "406 when none is made), else the input's family"),

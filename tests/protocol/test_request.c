@@ -228,6 +228,17 @@ static void test_resolve(void **state)
 	format_resolve(OUT_AUTO, NULL, &in_pfm, &f, &bits);
 	assert_int_equal(f, IMAGE_FORMAT_EXR);
 	assert_string_equal(format_content_type(IMAGE_FORMAT_EXR), "image/x-exr");
+	/* the bits an output of a given format keeps (the CLI's outputs by extension) */
+	assert_int_equal(format_bits(IMAGE_FORMAT_PNG, &in_png16), 16);
+	assert_int_equal(format_bits(IMAGE_FORMAT_PNG, &in_png8), 8);
+	assert_int_equal(format_bits(IMAGE_FORMAT_PNG, &in_exr), 8);
+	assert_int_equal(format_bits(IMAGE_FORMAT_PNG, &in_avif12), 8);
+	assert_int_equal(format_bits(IMAGE_FORMAT_AVIF, &in_png16), 10);
+	assert_int_equal(format_bits(IMAGE_FORMAT_AVIF, &in_pfm), 10);
+	assert_int_equal(format_bits(IMAGE_FORMAT_AVIF, &in_avif12), 12);
+	assert_int_equal(format_bits(IMAGE_FORMAT_AVIF, &in_jpeg), 8);
+	assert_int_equal(format_bits(IMAGE_FORMAT_EXR, &in_png16), 0);
+	assert_int_equal(format_bits(IMAGE_FORMAT_JPEG, &in_png16), 0);
 }
 
 /* Every row's default parses (request_init does not report them), and the operation's own

@@ -1,0 +1,857 @@
+/* Batch mode of fftbloom bloom / convolve: job lists from patterns, directories and file lists,
+ * and the decode -> GPU -> encode pipeline with its progress and failure reports; batch.h. */
+#include "cli/batch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/common.h"
+#include "cli/sequence.h"
+#include "protocol/format.h"
+
+/* ---- job lists ---- */
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* dir + '/' + name, malloc'd (NULL when out of memory) */
+static char *join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	size_t len = dl + 1 + strlen(name) + 1;
+	char *s = malloc(len);
+	if (s)
+		snprintf(s, len, "%.*s/%s", (int)dl, dir, name);
+	return s;
+}
+
+static char *format_frame(const struct seq_pattern *p, long frame)
+{
+	char buf[4096];
+	return seq_format(p, frame, buf, sizeof buf) ? NULL : strdup(buf);
+}
+
+static int add_job(struct batch_list *l, size_t *cap, char *in, char *out, long frame)
+{
+	if (!in || !out) {
+		free(in);
+		free(out);
+		return -1;
+	}
+	if (l->n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		struct batch_job *j = realloc(l->jobs, nc * sizeof *j);
+		if (!j) {
+			free(in);
+			free(out);
+			return -1;
+		}
+		l->jobs = j;
+		*cap = nc;
+	}
+	l->jobs[l->n++] = (struct batch_job){in, out, frame};
+	return 0;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The frames of pattern p that exist in its directory, ascending, into *frames (malloc'd). */
+static int scan_frames(const char *pattern, long **frames, size_t *n, char err[BATCH_ERR_LEN])
+{
+	*frames = NULL;
+	*n = 0;
+	const char *base = base_name(pattern);
+	char dir[4096];
+	if (base == pattern)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(base - pattern), pattern);
+	struct seq_pattern bp;
+	char serr[SEQ_ERR_LEN];
+	if (seq_pattern_parse(base, &bp, serr)) {
+		snprintf(err, BATCH_ERR_LEN, "%.300s: the frame number must be in the file's name, not "
+		         "its directory's (or give --frames)", pattern);
+		return -1;
+	}
+	DIR *d = opendir(dir);
+	if (!d) {
+		snprintf(err, BATCH_ERR_LEN, "%.300s: %s", dir, strerror(errno));
+		return -1;
+	}
+	size_t cap = 0;
+	long *f = NULL;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		long v;
+		if (!seq_match(&bp, e->d_name, &v))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			long *g = cap <= SEQ_MAX_FRAMES ? realloc(f, cap * sizeof *g) : NULL;
+			if (!g) {
+				free(f);
+				closedir(d);
+				snprintf(err, BATCH_ERR_LEN, "%.300s: too many frames", pattern);
+				return -1;
+			}
+			f = g;
+		}
+		f[(*n)++] = v;
+	}
+	closedir(d);
+	if (*n)
+		qsort(f, *n, sizeof *f, cmp_long);
+	*frames = f;
+	return 0;
+}
+
+/* out for input `in` numbered `frame` (position or frame number): by the output pattern, or in
+ * the output directory under the input's name. */
+static char *output_for(const char *output, const struct seq_pattern *op, int out_is_pattern,
+                        const char *in, long frame)
+{
+	return out_is_pattern ? format_frame(op, frame) : join(output, base_name(in));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Refuses an output that is an input, and two frames with one output. */
+static int check_outputs(const struct batch_list *l, char err[BATCH_ERR_LEN])
+{
+	char **outs = malloc(l->n * sizeof *outs);
+	if (!outs) {
+		snprintf(err, BATCH_ERR_LEN, "out of memory");
+		return -1;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		outs[i] = l->jobs[i].out;
+		if (strcmp(l->jobs[i].out, "-") && !strcmp(l->jobs[i].in, l->jobs[i].out)) {
+			snprintf(err, BATCH_ERR_LEN, "%.300s: the output would overwrite its input",
+			         l->jobs[i].in);
+			rc = -1;
+		}
+	}
+	qsort(outs, l->n, sizeof *outs, cmp_str);
+	for (size_t i = 1; !rc && i < l->n; i++)
+		if (!strcmp(outs[i - 1], outs[i])) {
+			snprintf(err, BATCH_ERR_LEN, "two frames would be written to %.300s", outs[i]);
+			rc = -1;
+		}
+	free(outs);
+	return rc;
+}
+
+int batch_list_make(char *const *inputs, int n, const char *output, const char *frames,
+                    struct batch_list *l, char err[BATCH_ERR_LEN])
+{
+	memset(l, 0, sizeof *l);
+	size_t cap = 0;
+	char serr[SEQ_ERR_LEN];
+	struct seq_pattern ip, op;
+	int has_frames = frames && frames[0];
+	size_t olen = strlen(output);
+	int out_dir = strcmp(output, "-") && (is_dir(output) || (olen && output[olen - 1] == '/'));
+	int src = seq_pattern_parse(output, &op, serr);
+	if (src == SEQ_E_SYNTAX && !out_dir) {
+		snprintf(err, BATCH_ERR_LEN, "-o %.400s", serr);
+		return -1;
+	}
+	int out_pattern = !out_dir && src == 0;
+	/* several frames: an output that is neither a pattern nor an image file's name is a
+	 * directory (made when missing) */
+	int several = n > 1 || (n == 1 && src != SEQ_E_SYNTAX && seq_pattern_parse(inputs[0], &ip,
+	              serr) == 0 && !(is_file(inputs[0]) && !has_frames));
+	if (several && !out_pattern && !out_dir && strcmp(output, "-") &&
+	    image_format_from_name(output) == IMAGE_FORMAT_UNKNOWN)
+		out_dir = 1;
+	int in_rc = n == 1 ? seq_pattern_parse(inputs[0], &ip, serr) : SEQ_E_NONE;
+	int sequence = n == 1 && in_rc == 0 && !(is_file(inputs[0]) && !has_frames);
+	if (n == 1 && in_rc == SEQ_E_SYNTAX && !is_file(inputs[0])) {
+		snprintf(err, BATCH_ERR_LEN, "%.400s", serr);
+		return -1;
+	}
+	if (has_frames && !sequence) {
+		snprintf(err, BATCH_ERR_LEN, "--frames needs one input with a frame number field "
+		         "(shot.####.exr or shot.%%04d.exr)");
+		return -1;
+	}
+	if (sequence) {
+		if (!out_pattern && !out_dir) {
+			snprintf(err, BATCH_ERR_LEN, "-o %.300s: a sequence's output is a pattern "
+			         "(out.####.exr) or a directory", output);
+			return -1;
+		}
+		long *f;
+		size_t nf;
+		if (has_frames) {
+			if (seq_frames_parse(frames, &f, &nf, serr)) {
+				snprintf(err, BATCH_ERR_LEN, "--%.400s", serr);
+				return -1;
+			}
+		} else {
+			if (scan_frames(inputs[0], &f, &nf, err))
+				return -1;
+			if (!nf) {
+				free(f);
+				snprintf(err, BATCH_ERR_LEN, "%.300s: no file matches the pattern", inputs[0]);
+				return 1;
+			}
+		}
+		for (size_t i = 0; i < nf; i++) {
+			char *in = format_frame(&ip, f[i]);
+			char *out = in ? output_for(output, &op, out_pattern, in, f[i]) : NULL;
+			if (add_job(l, &cap, in, out, f[i])) {
+				free(f);
+				batch_list_free(l);
+				snprintf(err, BATCH_ERR_LEN, "out of memory (or a name too long)");
+				return -1;
+			}
+		}
+		free(f);
+	} else if (n > 1) {
+		if (!out_pattern && !out_dir) {
+			snprintf(err, BATCH_ERR_LEN, "-o %.300s: with several inputs the output is a "
+			         "directory (or a pattern such as out.####.exr, numbered from 1)", output);
+			return -1;
+		}
+		for (int i = 0; i < n; i++) {
+			if (!strcmp(inputs[i], "-")) {
+				batch_list_free(l);
+				snprintf(err, BATCH_ERR_LEN, "'-' (standard input) is for a single frame");
+				return -1;
+			}
+			char *in = strdup(inputs[i]);
+			char *out = output_for(output, &op, out_pattern, inputs[i], i + 1);
+			if (add_job(l, &cap, in, out, -1)) {
+				batch_list_free(l);
+				snprintf(err, BATCH_ERR_LEN, "out of memory (or a name too long)");
+				return -1;
+			}
+		}
+	} else {
+		int in_std = !strcmp(inputs[0], "-");
+		char *out = out_dir ? (in_std ? NULL : join(output, base_name(inputs[0])))
+		                    : strdup(output);
+		if (out_dir && in_std) {
+			snprintf(err, BATCH_ERR_LEN, "-o %.300s: a directory needs the input's name, and "
+			         "standard input has none", output);
+			return -1;
+		}
+		if (add_job(l, &cap, strdup(inputs[0]), out, -1)) {
+			snprintf(err, BATCH_ERR_LEN, "out of memory");
+			return -1;
+		}
+		l->single = 1;
+	}
+	if (check_outputs(l, err)) {
+		batch_list_free(l);
+		return -1;
+	}
+	return 0;
+}
+
+void batch_list_free(struct batch_list *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->jobs[i].in);
+		free(l->jobs[i].out);
+	}
+	free(l->jobs);
+	memset(l, 0, sizeof *l);
+}
+
+/* The format a job's output is written in, before the input's facts: o->format's, or the
+ * extension's. IMAGE_FORMAT_UNKNOWN when neither names one. */
+static enum image_format job_format(const struct batch_job *j, const struct batch_opts *o)
+{
+	if (o->format != OUT_AUTO) {
+		enum image_format f;
+		int bits;
+		static const struct image_info none; /* the format alone decides */
+		format_resolve(o->format, NULL, &none, &f, &bits);
+		return f;
+	}
+	return strcmp(j->out, "-") ? image_format_from_name(j->out) : IMAGE_FORMAT_UNKNOWN;
+}
+
+int batch_check_formats(const struct batch_list *l, const struct batch_opts *o,
+                        char err[BATCH_ERR_LEN])
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct batch_job *j = &l->jobs[i];
+		int std = !strcmp(j->out, "-");
+		enum image_format ext = std ? IMAGE_FORMAT_UNKNOWN : image_format_from_name(j->out);
+		if (std && o->format == OUT_AUTO) {
+			snprintf(err, BATCH_ERR_LEN, "-o - (standard output) needs --format (%s)",
+			         FORMAT_CHOICES);
+			return -1;
+		}
+		if (!std && ext == IMAGE_FORMAT_UNKNOWN) {
+			snprintf(err, BATCH_ERR_LEN, "%.300s: unknown output extension (.jpg .png .exr "
+			         ".hdr .pfm .webp .avif)", j->out);
+			return -1;
+		}
+		if (!std && o->format != OUT_AUTO && job_format(j, o) != ext) {
+			snprintf(err, BATCH_ERR_LEN, "--format %s disagrees with the output %.300s (the "
+			         "file's extension is its format; --format is for -o -)",
+			         image_format_name(job_format(j, o)), j->out);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- reading and writing one frame ---- */
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* All of standard input, malloc'd. 0 or -1 with a message. */
+static int read_stdin(unsigned char **data, size_t *len, char *err, size_t elen)
+{
+	size_t cap = 1 << 16, n = 0;
+	unsigned char *b = malloc(cap);
+	while (b) {
+		if (n == cap) {
+			unsigned char *c = cap < ((size_t)8 << 30) ? realloc(b, cap * 2) : NULL;
+			if (!c) {
+				free(b);
+				snprintf(err, elen, "standard input: too large (8 GiB at most) or out of memory");
+				return -1;
+			}
+			b = c;
+			cap *= 2;
+		}
+		size_t r = fread(b + n, 1, cap - n, stdin);
+		n += r;
+		if (r == 0) {
+			if (ferror(stdin)) {
+				free(b);
+				snprintf(err, elen, "standard input: %s", strerror(errno));
+				return -1;
+			}
+			*data = b;
+			*len = n;
+			return 0;
+		}
+	}
+	snprintf(err, elen, "standard input: out of memory");
+	return -1;
+}
+
+static int read_frame(const char *path, struct image *img, struct image_info *info, char *err,
+                      size_t elen)
+{
+	char ierr[IMAGE_ERR_LEN];
+	memset(info, 0, sizeof *info);
+	if (strcmp(path, "-")) {
+		if (image_read_file(path, &cli_image_limits, img, info, ierr)) {
+			snprintf(err, elen, "%s", ierr);
+			return -1;
+		}
+		return 0;
+	}
+	unsigned char *data;
+	size_t len;
+	if (read_stdin(&data, &len, err, elen))
+		return -1;
+	int rc = image_decode(data, len, &cli_image_limits, img, info, ierr);
+	free(data);
+	if (rc)
+		snprintf(err, elen, "standard input: %s", ierr);
+	return rc ? -1 : 0;
+}
+
+/* mkdir -p of path's directory */
+static void make_parent(const char *path)
+{
+	char dir[4096];
+	const char *base = base_name(path);
+	if (base == path || (size_t)(base - path) >= sizeof dir)
+		return;
+	snprintf(dir, sizeof dir, "%.*s", (int)(base - path), path);
+	for (char *c = dir + 1; *c; c++)
+		if (*c == '/') {
+			*c = 0;
+			mkdir(dir, 0777);
+			*c = '/';
+		}
+	mkdir(dir, 0777);
+}
+
+/* Encodes img for the job and writes it: to standard output, or to a temporary name renamed
+ * over the output once complete (a frame is never seen half written). *lost: IMAGE_LOST_*. */
+static int write_frame(const struct batch_job *j, const struct batch_opts *o,
+                       const struct image *img, const struct image_info *in, unsigned *lost,
+                       char *err, size_t elen)
+{
+	enum image_format f;
+	int bits;
+	if (o->format != OUT_AUTO) {
+		format_resolve(o->format, NULL, in, &f, &bits);
+	} else {
+		f = image_format_from_name(j->out);
+		bits = format_bits(f, in);
+	}
+	struct image_encode_opts eo = {.quality = o->quality, .bits = o->bits ? o->bits : bits};
+	unsigned char *data;
+	size_t len;
+	char ierr[IMAGE_ERR_LEN];
+	if (image_encode(img, f, &eo, &data, &len, lost, ierr)) {
+		snprintf(err, elen, "%s", ierr);
+		return -1;
+	}
+	int std = !strcmp(j->out, "-");
+	char tmp[4200];
+	FILE *fp = stdout;
+	if (!std) {
+		make_parent(j->out);
+		snprintf(tmp, sizeof tmp, "%s.part%ld", j->out, (long)getpid());
+		fp = fopen(tmp, "wb");
+		if (!fp) {
+			snprintf(err, elen, "cannot create %.400s: %s", tmp, strerror(errno));
+			free(data);
+			return -1;
+		}
+	}
+	int bad = fwrite(data, 1, len, fp) != len;
+	free(data);
+	bad |= std ? fflush(fp) != 0 : fclose(fp) != 0;
+	if (bad) {
+		snprintf(err, elen, "cannot write %.400s: %s", std ? "standard output" : j->out,
+		         strerror(errno));
+		if (!std)
+			unlink(tmp);
+		return -1;
+	}
+	if (!std && rename(tmp, j->out)) {
+		snprintf(err, elen, "cannot rename %.200s to %.200s: %s", tmp, j->out, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the single frame ---- */
+
+static int run_single(const struct batch_job *j, const struct batch_opts *o)
+{
+	char err[BATCH_ERR_LEN], note[512] = "";
+	struct image in = {0}, out = {0};
+	struct image_info info;
+	int rc = 1;
+	if (read_frame(j->in, &in, &info, err, sizeof err)) {
+		fprintf(stderr, "fftbloom %s: %s: %s\n", o->name, j->in, err);
+		return 1;
+	}
+	if (o->frame(o->arg, &in, !o->quiet, &out, note, sizeof note, err, sizeof err)) {
+		fprintf(stderr, "fftbloom %s: %s\n", o->name, err);
+		goto out;
+	}
+	unsigned lost = 0;
+	if (write_frame(j, o, &out, &info, &lost, err, sizeof err)) {
+		fprintf(stderr, "fftbloom %s: %s: %s\n", o->name, j->out, err);
+		goto out;
+	}
+	if (lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))
+		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n", o->name,
+		        strcmp(j->out, "-") ? j->out : "standard output");
+	if (!o->quiet)
+		fprintf(stderr, "%s %dx%d:%s\n", o->name, in.width, in.height, note);
+	rc = 0;
+out:
+	image_free(&in);
+	image_free(&out);
+	return rc;
+}
+
+/* ---- the pipeline ---- */
+
+enum slot_state {
+	SLOT_WAITING = 0, /* not yet claimed by a reader */
+	SLOT_READING,
+	SLOT_READ,        /* decoded: img holds the input */
+	SLOT_FAILED,      /* err says why; finished */
+	SLOT_QUEUED,      /* on the GPU or after: img holds the result */
+	SLOT_DONE,        /* written */
+	SLOT_SKIPPED,     /* never read (interrupted) */
+};
+
+struct slot {
+	int state;             /* enum slot_state */
+	const char *stage;     /* where it failed: "read", "gpu", "write" */
+	struct image img;      /* the input, then the result */
+	struct image_info info;
+	int w, h;
+	double read_ms, gpu_ms, write_ms;
+	unsigned lost;
+	char *note, *err;      /* malloc'd */
+};
+
+struct pipe {
+	const struct batch_list *l;
+	const struct batch_opts *o;
+	struct slot *s;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t next_read;      /* the next job a reader claims */
+	size_t gpu_next;       /* the next job the GPU thread takes */
+	size_t *q;             /* results waiting for a writer: a ring of job indices */
+	size_t q_head, q_len, q_cap;
+	int gpu_done;          /* no more results will be queued */
+	int stop;              /* readers stop (the pipeline could not start) */
+	size_t done, failed;   /* finished frames */
+	int bar;               /* progress as a bar (else lines) */
+	double t0, last_draw;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* Waits on the pipe's condition, waking at least every 100 ms to see a SIGINT. */
+static void pipe_wait(struct pipe *p)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_nsec += 100000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&p->cv, &p->mu, &t);
+}
+
+static void draw_bar(struct pipe *p, int force)
+{
+	double t = now_ms();
+	if (!force && t - p->last_draw < 100)
+		return;
+	p->last_draw = t;
+	size_t n = p->l->n;
+	double el = (t - p->t0) / 1e3;
+	double fps = el > 0 ? p->done / el : 0;
+	char left[32] = "--:--";
+	if (fps > 0) {
+		long s = (long)((double)(n - p->done) / fps + 0.5);
+		snprintf(left, sizeof left, "%ld:%02ld", s / 60, s % 60);
+	}
+	char bar[31];
+	size_t filled = n ? p->done * 30 / n : 30;
+	for (size_t i = 0; i < 30; i++)
+		bar[i] = i < filled ? '#' : '.';
+	bar[30] = 0;
+	char failed[32] = "";
+	if (p->failed)
+		snprintf(failed, sizeof failed, ", %zu failed", p->failed);
+	fprintf(stderr, "\r%s [%s] %zu/%zu frames%s, %.1f frames/s, %s left\033[K", p->o->name,
+	        bar, p->done, n, failed, fps, left);
+	fflush(stderr);
+}
+
+/* A frame finished (written or failed): counts it and reports it. Under the mutex. */
+static void finish(struct pipe *p, size_t i)
+{
+	struct slot *s = &p->s[i];
+	const struct batch_job *j = &p->l->jobs[i];
+	p->done++;
+	if (s->state == SLOT_FAILED)
+		p->failed++;
+	if (p->bar && (s->state == SLOT_FAILED || (s->lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))))
+		fprintf(stderr, "\r\033[K");
+	if (s->state == SLOT_FAILED)
+		fprintf(stderr, "fftbloom %s: %s: %s failed: %s\n", p->o->name, j->in, s->stage,
+		        s->err ? s->err : "out of memory");
+	else if (s->lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))
+		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n",
+		        p->o->name, j->out);
+	if (p->o->quiet)
+		return;
+	if (p->bar) {
+		draw_bar(p, p->done == p->l->n);
+	} else if (s->state != SLOT_FAILED) {
+		fprintf(stderr, "%s [%zu/%zu] %s -> %s %dx%d: read %.1f ms, gpu %.1f ms, write %.1f ms;"
+		        "%s\n", p->o->name, p->done, p->l->n, j->in, j->out, s->w, s->h, s->read_ms,
+		        s->gpu_ms, s->write_ms, s->note ? s->note : "");
+	}
+}
+
+static void fail(struct slot *s, const char *stage, const char *err)
+{
+	s->state = SLOT_FAILED;
+	s->stage = stage;
+	s->err = strdup(err);
+	image_free(&s->img);
+}
+
+static void *reader(void *arg)
+{
+	struct pipe *p = arg;
+	size_t ahead = (size_t)(p->o->ahead > 0 ? p->o->ahead : 4);
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!interrupted && !p->stop && p->next_read < p->l->n &&
+		       p->next_read >= p->gpu_next + ahead)
+			pipe_wait(p);
+		if (interrupted || p->stop || p->next_read >= p->l->n)
+			break;
+		size_t i = p->next_read++;
+		struct slot *s = &p->s[i];
+		s->state = SLOT_READING;
+		pthread_mutex_unlock(&p->mu);
+		char err[BATCH_ERR_LEN];
+		double t = now_ms();
+		int rc = read_frame(p->l->jobs[i].in, &s->img, &s->info, err, sizeof err);
+		s->read_ms = now_ms() - t;
+		s->w = s->img.width;
+		s->h = s->img.height;
+		pthread_mutex_lock(&p->mu);
+		if (rc)
+			fail(s, "reading", err);
+		else
+			s->state = SLOT_READ;
+		pthread_cond_broadcast(&p->cv);
+	}
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static void *writer(void *arg)
+{
+	struct pipe *p = arg;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->q_len && !p->gpu_done)
+			pipe_wait(p);
+		if (!p->q_len)
+			break;
+		size_t i = p->q[p->q_head];
+		p->q_head = (p->q_head + 1) % p->q_cap;
+		p->q_len--;
+		pthread_cond_broadcast(&p->cv); /* room in the queue */
+		pthread_mutex_unlock(&p->mu);
+		struct slot *s = &p->s[i];
+		char err[BATCH_ERR_LEN];
+		double t = now_ms();
+		int rc = write_frame(&p->l->jobs[i], p->o, &s->img, &s->info, &s->lost, err,
+		                     sizeof err);
+		s->write_ms = now_ms() - t;
+		image_free(&s->img);
+		pthread_mutex_lock(&p->mu);
+		if (rc)
+			fail(s, "writing", err);
+		else
+			s->state = SLOT_DONE;
+		finish(p, i);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* The GPU thread's part: each frame in order as its reader delivers it. */
+static void gpu_loop(struct pipe *p)
+{
+	for (size_t i = 0; i < p->l->n; i++) {
+		struct slot *s = &p->s[i];
+		pthread_mutex_lock(&p->mu);
+		while ((s->state == SLOT_WAITING && !(interrupted && i >= p->next_read)) ||
+		       s->state == SLOT_READING)
+			pipe_wait(p);
+		if (s->state == SLOT_WAITING) { /* interrupted before it was read */
+			for (size_t k = i; k < p->l->n; k++)
+				if (p->s[k].state == SLOT_WAITING)
+					p->s[k].state = SLOT_SKIPPED;
+			pthread_mutex_unlock(&p->mu);
+			break;
+		}
+		p->gpu_next = i + 1;
+		pthread_cond_broadcast(&p->cv); /* a reader may read one more ahead */
+		if (s->state == SLOT_FAILED) {
+			finish(p, i);
+			pthread_mutex_unlock(&p->mu);
+			continue;
+		}
+		pthread_mutex_unlock(&p->mu);
+		struct image out = {0};
+		char err[BATCH_ERR_LEN], note[512] = "";
+		double t = now_ms();
+		int rc = p->o->frame(p->o->arg, &s->img, 0, &out, note, sizeof note, err, sizeof err);
+		s->gpu_ms = now_ms() - t;
+		image_free(&s->img);
+		pthread_mutex_lock(&p->mu);
+		if (rc) {
+			fail(s, "running", err);
+			finish(p, i);
+		} else {
+			s->img = out;
+			s->note = strdup(note);
+			s->state = SLOT_QUEUED;
+			while (p->q_len == p->q_cap)
+				pipe_wait(p);
+			p->q[(p->q_head + p->q_len) % p->q_cap] = i;
+			p->q_len++;
+			pthread_cond_broadcast(&p->cv);
+		}
+		pthread_mutex_unlock(&p->mu);
+	}
+	pthread_mutex_lock(&p->mu);
+	p->gpu_done = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static int run_pipeline(const struct batch_list *l, const struct batch_opts *o)
+{
+	struct pipe p;
+	memset(&p, 0, sizeof p);
+	p.l = l;
+	p.o = o;
+	int threads = o->threads > 0 ? o->threads : 2;
+	p.q_cap = (size_t)(o->ahead > 0 ? o->ahead : 4);
+	p.s = calloc(l->n, sizeof *p.s);
+	p.q = calloc(p.q_cap, sizeof *p.q);
+	pthread_t *th = calloc((size_t)threads * 2, sizeof *th);
+	if (!p.s || !p.q || !th) {
+		fprintf(stderr, "fftbloom %s: out of memory\n", o->name);
+		free(p.s);
+		free(p.q);
+		free(th);
+		return 1;
+	}
+	p.bar = o->progress == BATCH_PROGRESS_BAR ||
+	        (o->progress == BATCH_PROGRESS_AUTO && isatty(STDERR_FILENO));
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.cv, NULL);
+
+	/* SIGINT: a flag the threads look at; the second one kills (SA_RESETHAND). The workers
+	 * block it, so that it reaches this thread. */
+	struct sigaction sa, old_sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	sigaction(SIGINT, &sa, &old_sa);
+	sigset_t block, old_mask;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &block, &old_mask);
+
+	p.t0 = now_ms();
+	int started = 0, readers = 0, writers = 0;
+	for (int k = 0; k < threads; k++) {
+		if (!pthread_create(&th[started], NULL, reader, &p)) {
+			started++;
+			readers++;
+		}
+		if (!pthread_create(&th[started], NULL, writer, &p)) {
+			started++;
+			writers++;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	if (readers && writers) {
+		if (!o->quiet && p.bar) {
+			pthread_mutex_lock(&p.mu);
+			draw_bar(&p, 1);
+			pthread_mutex_unlock(&p.mu);
+		}
+		gpu_loop(&p);
+	} else { /* the threads that started stop */
+		fprintf(stderr, "fftbloom %s: cannot start threads\n", o->name);
+		pthread_mutex_lock(&p.mu);
+		p.stop = p.gpu_done = 1;
+		pthread_cond_broadcast(&p.cv);
+		pthread_mutex_unlock(&p.mu);
+	}
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	sigaction(SIGINT, &old_sa, NULL);
+
+	double el = (now_ms() - p.t0) / 1e3;
+	if (p.bar && !o->quiet)
+		fprintf(stderr, "\n");
+	size_t skipped = l->n - p.done;
+	if (!o->quiet)
+		fprintf(stderr, "%s: %zu of %zu frames written in %.2f s (%.1f frames/s)%s\n", o->name,
+		        p.done - p.failed, l->n, el, el > 0 ? (p.done - p.failed) / el : 0.0,
+		        interrupted ? ", interrupted" : "");
+	if (p.failed) {
+		fprintf(stderr, "fftbloom %s: %zu of %zu frames failed:\n", o->name, p.failed, l->n);
+		for (size_t i = 0; i < l->n; i++)
+			if (p.s[i].state != SLOT_FAILED)
+				continue;
+			else if (l->jobs[i].frame >= 0)
+				fprintf(stderr, "  %s (frame %ld; %s: %s)\n", l->jobs[i].in,
+				        l->jobs[i].frame, p.s[i].stage, p.s[i].err ? p.s[i].err : "see above");
+			else
+				fprintf(stderr, "  %s (%s: %s)\n", l->jobs[i].in, p.s[i].stage,
+				        p.s[i].err ? p.s[i].err : "see above");
+	}
+	if (skipped && !p.stop)
+		fprintf(stderr, "fftbloom %s: interrupted: %zu frames not run, from %s on\n", o->name,
+		        skipped, l->jobs[l->n - skipped].in);
+	int status = interrupted ? 130 : p.failed || p.stop ? 1 : 0;
+	for (size_t i = 0; i < l->n; i++) {
+		image_free(&p.s[i].img);
+		free(p.s[i].note);
+		free(p.s[i].err);
+	}
+	pthread_cond_destroy(&p.cv);
+	pthread_mutex_destroy(&p.mu);
+	free(p.s);
+	free(p.q);
+	free(th);
+	return status;
+}
+
+int batch_run(const struct batch_list *l, const struct batch_opts *o)
+{
+	if (l->single && l->n == 1)
+		return run_single(&l->jobs[0], o);
+	return run_pipeline(l, o);
+}

@@ -1,0 +1,83 @@
+/* The frames of fftbloom bloom / convolve: one image, several, or a sequence (cli/sequence.h),
+ * through one GPU context. Reader threads decode ahead and writer threads encode behind while
+ * the calling thread (the one that owns the GL context) runs each frame, through bounded queues;
+ * progress goes to stderr (a bar on a terminal, a line per frame elsewhere); a frame that fails
+ * is reported and the others go on. "-" is standard input or output for a single frame. */
+#ifndef FFTBLOOM_CLI_BATCH_H
+#define FFTBLOOM_CLI_BATCH_H
+
+#include <stddef.h>
+
+#include "protocol/image.h"
+
+#define BATCH_ERR_LEN 512
+
+struct batch_job {
+	char *in, *out; /* paths, malloc'd; "-": standard input / output */
+	long frame;     /* the frame number of a sequence, or -1 */
+};
+
+struct batch_list {
+	struct batch_job *jobs;
+	size_t n;
+	int single; /* one frame named as such (no pattern, list or directory): the one-line summary */
+};
+
+/* The jobs for the command's inputs (n >= 1), its -o and its --frames (NULL or ""):
+ * - one input with a frame field (a '#' run or %0Nd) that is not itself a file: the frames
+ *   --frames lists, or without it every frame of the pattern in its directory (ascending);
+ *   the output is a pattern (the same frame numbers) or a directory (the inputs' names);
+ * - several inputs: the output is a directory (the inputs' names) or a pattern (numbered by
+ *   position from 1);
+ * - otherwise one input and its output, either "-" for standard input or output; an output
+ *   that is an existing directory gets the input's name.
+ * An output ending in '/' or naming an existing directory is a directory, and so is one for
+ * several frames that is neither a pattern nor a name with an image extension (made when
+ * missing). Refused: --frames
+ * without a pattern, "-" among several frames, an output that is an input, two frames with one
+ * output. Returns 0, or -1 with a message in err (exit status 2 for the caller); 1 with a
+ * message when a pattern matches no file (exit status 1). */
+int batch_list_make(char *const *inputs, int n, const char *output, const char *frames,
+                    struct batch_list *l, char err[BATCH_ERR_LEN]);
+void batch_list_free(struct batch_list *l); /* NULL-safe; zeroes the list */
+
+/* Runs one frame on the GPU (on the thread that called batch_run): in to a new *out. timed: 1
+ * when the frame is run alone (the caller may time its stages). note: a summary for the
+ * progress line (" padded 128x96, ..."), err: why it failed. Returns 0 or nonzero. */
+typedef int (*batch_frame_fn)(void *arg, const struct image *in, int timed, struct image *out,
+                              char *note, size_t note_len, char *err, size_t err_len);
+
+enum batch_progress {
+	BATCH_PROGRESS_AUTO = 0, /* a bar when stderr is a terminal, else lines */
+	BATCH_PROGRESS_BAR,
+	BATCH_PROGRESS_LINES,
+};
+
+struct batch_opts {
+	const char *name;       /* the subcommand, for messages */
+	batch_frame_fn frame;
+	void *arg;
+	int format;             /* enum out_format (protocol/format.h); OUT_AUTO: the output's
+	                           extension */
+	int bits;               /* encoder bits; 0: format_bits of the format and the input */
+	int quality;            /* 0: the format's default */
+	int threads;            /* reader threads and writer threads, each; 0: 2 */
+	int ahead;              /* frames decoded ahead of the GPU, and results queued for the
+	                           writers, at most; 0: 4 */
+	int quiet;              /* no summary, progress or per-frame lines (failures still) */
+	int progress;           /* enum batch_progress */
+};
+
+/* Checks that every job's output format is known (the extension, or o->format for "-") and
+ * agrees with o->format where both are given. 0, or -1 with a message (exit status 2). */
+int batch_check_formats(const struct batch_list *l, const struct batch_opts *o,
+                        char err[BATCH_ERR_LEN]);
+
+/* Runs every job. A single frame runs on this thread alone and prints the one-line summary
+ * "NAME WxH:note". Several: the pipeline, progress, and at the end a summary and the frames that
+ * failed, each with its reason. SIGINT while it runs stops reading new frames; those read are
+ * finished (a second SIGINT kills). Returns the exit status: 0 every frame written, 1 some
+ * failed, 130 interrupted. */
+int batch_run(const struct batch_list *l, const struct batch_opts *o);
+
+#endif
