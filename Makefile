@@ -14,11 +14,12 @@ BUILD   ?= build
 CPPFLAGS_ALL := -I. -I$(BUILD) $(CPPFLAGS)
 CFLAGS_ALL   := $(STD) $(OPT) $(WARN) $(CFLAGS) -MMD -MP
 LDLIBS_ALL   := -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljansson -lspng -lOpenEXRCore-3_1 -lwebp -lavif -lgnutls -lz -lm -lpthread $(LDLIBS)
+LDLIBS_CLI   := -lcurl
 
 # Debian packages: build, run and test needs. `make deps` installs only what is missing.
 DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri \
               libmicrohttpd-dev libturbojpeg0-dev libjansson-dev libspng-dev libopenexr-dev zlib1g-dev \
-              libgnutls28-dev libwebp-dev libavif-dev
+              libgnutls28-dev libwebp-dev libavif-dev libcurl4-openssl-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
               clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
               systemd python3-yaml libheif-examples
@@ -114,7 +115,7 @@ $(BUILD)/%.o: %.c
 $(BUILD)/fftbloomd: $(BUILD)/daemon/fftbloomd.o $(DAEMON_OBJS) $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 $(BUILD)/fftbloom: $(BUILD)/cli/main.o $(CLI_OBJS) $(LIB_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI) $(LDLIBS_ALL)
 
 $(BUILD)/share/openapi.json: $(BUILD)/fftbloomd
 	@mkdir -p $(dir $@)
