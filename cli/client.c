@@ -312,56 +312,73 @@ static int write_out(const char *path, const struct buf *b, char *msg, size_t le
 	return 0;
 }
 
-/* Builds the request and sends it; the exit status. */
-static int send_work(const char *name, unsigned op, const struct client_config *cc,
-                     const char *in, const char *out, const char *format, int quiet,
-                     const struct params *p)
+/* What one request sends. */
+struct work {
+	const char *in, *kfile, *format;
+	struct buf img, ker;
+	const struct params *p;
+	unsigned op;
+};
+
+/* The multipart body: image, kernel (the CLI's kernel is a file, sent as the part, not as
+ * kernel=NAME), a field per parameter with its API name, format. NULL when out of memory. */
+static curl_mime *body(CURL *c, const struct work *w)
+{
+	curl_mime *mime = curl_mime_init(c);
+	if (!mime)
+		return NULL;
+	curl_mimepart *part = curl_mime_addpart(mime);
+	if (curl_mime_name(part, "image") || curl_mime_filename(part, w->in) ||
+	    curl_mime_data(part, (const char *)w->img.data, w->img.len))
+		goto fail;
+	if (w->kfile) {
+		part = curl_mime_addpart(mime);
+		if (curl_mime_name(part, "kernel") || curl_mime_filename(part, w->kfile) ||
+		    curl_mime_data(part, (const char *)w->ker.data, w->ker.len))
+			goto fail;
+	}
+	for (int i = 0; i < w->p->count; i++) {
+		if (!strcmp(w->p->name[i], "kernel"))
+			continue;
+		char api[64];
+		request_api_name(request_find(w->p->name[i], w->op), api, sizeof api);
+		part = curl_mime_addpart(mime);
+		if (curl_mime_name(part, api) ||
+		    curl_mime_data(part, w->p->value[i], CURL_ZERO_TERMINATED))
+			goto fail;
+	}
+	part = curl_mime_addpart(mime);
+	if (curl_mime_name(part, "format") || curl_mime_data(part, w->format, CURL_ZERO_TERMINATED))
+		goto fail;
+	return mime;
+fail:
+	curl_mime_free(mime);
+	return NULL;
+}
+
+/* Sends the request (again after a busy answer's Retry-After); the exit status. */
+static int send_work(const char *name, const struct client_config *cc, struct work *w,
+                     const char *out, int quiet)
 {
 	char msg[1024], url[OPT_STR_MAX + 32];
 	size_t sl = strlen(cc->server);
 	while (sl && cc->server[sl - 1] == '/')
 		sl--;
 	snprintf(url, sizeof url, "%.*s/v1/%s", (int)sl, cc->server,
-	         op == REQUEST_CONVOLVE ? "convolve" : "bloom");
-	struct buf img = {0}, ker = {0};
-	const char *kfile = param(p, "kernel");
-	if (read_file(in, &img, msg, sizeof msg) ||
-	    (kfile && read_file(kfile, &ker, msg, sizeof msg))) {
-		fprintf(stderr, "fftbloom %s: %s%s\n", name, kfile && img.data ? "kernel " : "", msg);
-		free(img.data);
-		free(ker.data);
+	         w->op == REQUEST_CONVOLVE ? "convolve" : "bloom");
+	if (read_file(w->in, &w->img, msg, sizeof msg) ||
+	    (w->kfile && read_file(w->kfile, &w->ker, msg, sizeof msg))) {
+		fprintf(stderr, "fftbloom %s: %s%s\n", name, w->kfile && w->img.data ? "kernel " : "",
+		        msg);
 		return 1;
 	}
 	int rc = 1;
 	CURL *c = curl_easy_init();
-	curl_mime *mime = c ? curl_mime_init(c) : NULL;
-	struct curl_slist *hdr = NULL;
+	curl_mime *mime = NULL;
+	struct curl_slist *hdr = curl_slist_append(NULL, "Expect:"); /* no 100-continue wait */
 	struct answer a = {0};
-	if (!mime)
+	if (!c || !hdr)
 		goto fail_mem;
-	curl_mimepart *part = curl_mime_addpart(mime);
-	if (curl_mime_name(part, "image") || curl_mime_filename(part, in) ||
-	    curl_mime_data(part, (const char *)img.data, img.len))
-		goto fail_mem;
-	if (kfile) { /* the CLI's kernel is a file: sent as the kernel part, not kernel=NAME */
-		part = curl_mime_addpart(mime);
-		if (curl_mime_name(part, "kernel") || curl_mime_filename(part, kfile) ||
-		    curl_mime_data(part, (const char *)ker.data, ker.len))
-			goto fail_mem;
-	}
-	for (int i = 0; i < p->count; i++) {
-		if (!strcmp(p->name[i], "kernel"))
-			continue;
-		char api[64];
-		request_api_name(request_find(p->name[i], op), api, sizeof api);
-		part = curl_mime_addpart(mime);
-		if (curl_mime_name(part, api) || curl_mime_data(part, p->value[i], CURL_ZERO_TERMINATED))
-			goto fail_mem;
-	}
-	part = curl_mime_addpart(mime);
-	if (curl_mime_name(part, "format") || curl_mime_data(part, format, CURL_ZERO_TERMINATED))
-		goto fail_mem;
-	hdr = curl_slist_append(hdr, "Expect:"); /* no 100-continue round trip */
 	if (cc->api_key[0]) {
 		char auth[OPT_STR_MAX + 32];
 		snprintf(auth, sizeof auth, "Authorization: Bearer %s", cc->api_key);
@@ -370,10 +387,11 @@ static int send_work(const char *name, unsigned op, const struct client_config *
 			goto fail_mem;
 		hdr = h;
 	}
-	if (!hdr)
-		goto fail_mem;
 	long status = 0;
 	for (int attempt = 0;; attempt++) {
+		curl_mime_free(mime); /* a fresh body each time: a sent one is not rewound */
+		if (!(mime = body(c, w)))
+			goto fail_mem;
 		status = post(c, url, mime, hdr, cc->timeout, &a, msg, sizeof msg);
 		if (!status) {
 			fprintf(stderr, "fftbloom %s: %s\n", name, msg);
@@ -402,7 +420,7 @@ static int send_work(const char *name, unsigned op, const struct client_config *
 	if (!quiet) {
 		char t[512];
 		timing_text(a.timing, t, sizeof t);
-		fprintf(stderr, "%s %s on %.*s:%s%s%s%s %s\n", name, in, (int)sl, cc->server,
+		fprintf(stderr, "%s %s on %.*s:%s%s%s%s %s\n", name, w->in, (int)sl, cc->server,
 		        a.tiles[0] ? " in " : "", a.tiles, a.tiles[0] ? " tiles," : "",
 		        a.method[0] && !strcmp(a.method, "spatial") ? " direct (spatial) convolution," :
 		        "", t[0] ? t : "(no Server-Timing)");
@@ -416,8 +434,6 @@ out:
 	curl_mime_free(mime);
 	curl_easy_cleanup(c);
 	free(a.body.data);
-	free(img.data);
-	free(ker.data);
 	return rc;
 }
 
@@ -495,7 +511,11 @@ int client_run(const char *name, unsigned op, const struct opt_def *t, size_t n,
 		rc = 1;
 		goto out;
 	}
-	rc = send_work(name, op, &cc, av[1], out, format, OPT_INT_AT(values, dq), &p);
+	struct work w = {.in = av[1], .kfile = param(&p, "kernel"), .format = format, .p = &p,
+	                 .op = op};
+	rc = send_work(name, &cc, &w, out, OPT_INT_AT(values, dq));
+	free(w.img.data);
+	free(w.ker.data);
 	curl_global_cleanup();
 out:
 	free(av);
