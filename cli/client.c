@@ -4,6 +4,7 @@
 #include "cli/client.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <curl/curl.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -142,7 +143,7 @@ static int read_file(const char *path, struct buf *b, char *msg, size_t len)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		snprintf(msg, len, "%s: cannot open", path);
+		snprintf(msg, len, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	unsigned char chunk[65536];
@@ -301,7 +302,7 @@ static int write_out(const char *path, const struct buf *b, char *msg, size_t le
 {
 	FILE *f = fopen(path, "wb");
 	if (!f) {
-		snprintf(msg, len, "%s: cannot create", path);
+		snprintf(msg, len, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	int bad = b->len && fwrite(b->data, 1, b->len, f) != b->len;
