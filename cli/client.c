@@ -72,11 +72,6 @@ static const char *param(const struct params *p, const char *nm)
 	return NULL;
 }
 
-static const struct opt_def *row(const struct opt_def *t, size_t n, const char *nm)
-{
-	return opts_find(t, n, nm);
-}
-
 /* format= for the output file's extension and --bits (0: the format's default), or NULL with
  * a message. */
 static const char *answer_format(const char *path, int bits, char *msg, size_t len)
@@ -441,10 +436,10 @@ out:
 int client_run(const char *name, unsigned op, const struct opt_def *t, size_t n, void *values,
                size_t size, int argc, char **argv)
 {
-	const struct opt_def *ds = row(t, n, "server"), *dk = row(t, n, "api-key"),
-	                     *dr = row(t, n, "retries"), *dt = row(t, n, "server-timeout"),
-	                     *dout = row(t, n, "output"), *db = row(t, n, "bits"),
-	                     *dq = row(t, n, "quiet");
+	const struct opt_def *ds = opts_find(t, n, "server"), *dk = opts_find(t, n, "api-key"),
+	                     *dr = opts_find(t, n, "retries"), *dt = opts_find(t, n, "server-timeout"),
+	                     *dout = opts_find(t, n, "output"), *db = opts_find(t, n, "bits"),
+	                     *dq = opts_find(t, n, "quiet");
 	if (!ds || !dk || !dr || !dt || !dout || !db || !dq)
 		return CLIENT_LOCAL;
 	char **av = malloc(((size_t)argc + 1) * sizeof *av); /* argv stays for a local run */

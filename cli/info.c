@@ -1,5 +1,6 @@
 /* fftbloom info: makes the context the daemon would make and prints its facts as JSON: the GPU,
- * its driver and limits, the build (version, commit, compiler, flags) and the libraries' versions. */
+ * its driver and limits, the build (version, commit, compiler, flags) and the libraries'
+ * versions. */
 #include <curl/curl.h>
 #include <jansson.h>
 #include <stdio.h>
