@@ -33,12 +33,13 @@ RUN make deps && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN make -j"$(nproc)" CI=1 && make install DESTDIR="$PWD/stage" PREFIX=/usr/local
 
-# Runtime stage: the libraries fftbloomd links and loads, a user of its own, nothing else.
+# Runtime stage: the libraries fftbloomd and fftbloom link and load (libcurl4: fftbloom --server),
+# a user of its own, nothing else.
 FROM debian:12-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri libmicrohttpd12 libgnutls30 libturbojpeg0 \
-      libjansson4 libspng0 libopenexr-3-1-30 zlib1g libwebp7 libavif15 \
+      libjansson4 libspng0 libopenexr-3-1-30 zlib1g libwebp7 libavif15 libcurl4 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /var/cache/fftbloom --no-create-home \
       --shell /usr/sbin/nologin fftbloom \

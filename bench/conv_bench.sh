@@ -57,7 +57,7 @@ ID_IMG15=$("$PY" "$HERE/conv_peer_torch.py" --ids "$OUT" image15)
 ID_DK4=$("$PY" "$HERE/conv_peer_torch.py" --ids "$OUT" deconv4)
 ID_DK3=$("$PY" "$HERE/conv_peer_torch.py" --ids "$OUT" deconv3)
 [ "${INPUTS_ONLY:-0}" = 1 ] && exit 0
-FFTBLOOM_COMMIT=$("$FB" --version | sed -n 's/^fftbloom //p')
+FFTBLOOM_COMMIT=$("$FB" --version | sed -n 's/^fftbloom .*(commit \(.*\))$/\1/p')
 INFO=$("$FB" info)
 export FFTBLOOM_COMMIT INFO
 

@@ -65,7 +65,7 @@ cores=$(nproc)
 codec_args=""
 [ -n "${FFTBLOOM_CODEC_THREADS:-}" ] || codec_args="--codec-threads $cores"
 unset FFTBLOOM_PROGRAM_CACHE FFTBLOOM_LISTEN FFTBLOOM_PORT # the script's own
-commit=$("$BUILD/fftbloom" --version 2>/dev/null | sed -n 's/^fftbloom //p')
+commit=$("$BUILD/fftbloom" --version 2>/dev/null | sed -n 's/^fftbloom .*(commit \(.*\))$/\1/p')
 commit=${commit:-unknown}
 
 # the workloads' size names: 16:9 frames by their height (1080p), others as WxH

@@ -39,7 +39,7 @@ if [ -d "$BUILD/tests" ]; then
 	mkdir -p "$OUT/tests"
 	(cd "$BUILD/tests" && find . -type f -name 'test_*' ! -name '*.[od]' -exec cp --parents {} "$OLDPWD/$OUT/tests/" \;)
 fi
-"$BUILD/fftbloom" --version | sed 's/^fftbloom //' >"$OUT/COMMIT"
+"$BUILD/fftbloom" --version | sed -n 's/^fftbloom .*(commit \(.*\))$/\1/p' >"$OUT/COMMIT"
 if [ -n "${BASELINE:-}" ]; then
 	[ -x "$BASELINE/fftbloom" ] || { echo "pack.sh: no $BASELINE/fftbloom" >&2; exit 1; }
 	mkdir -p "$OUT/baseline"

@@ -10,7 +10,7 @@
  *
  * Build (bench/run.sh peers does it where VKFFT_DIR is set and nvcc found):
  *   nvcc -O3 -std=c++17 -I. -I"$VKFFT_DIR/vkFFT" -DVKFFT_BACKEND=1 \
- *     -DFFTBLOOM_COMMIT="\"$(build/fftbloom --version | cut -d' ' -f2)\"" \
+ *     -DFFTBLOOM_COMMIT="\"$(build/fftbloom --version | sed -n 's/.*(commit \(.*\))$/\1/p')\"" \
  *     bench/peer_vkfft.cu bench/bench_json.c -o peer_vkfft -lcuda -lnvrtc
  * usage: peer_vkfft [--runs N] [--warmup N] [--device N] [--machine NAME] [--suite NAME]
  *                   [--fft ID=HxW ...] [--bloom ID=HxW ...]   (HxW: rows x columns) */

@@ -186,7 +186,7 @@ fi
 # ---- the context: machine, commit, Python ----
 mkdir -p "$work"
 export FFTBLOOM_COMMIT
-FFTBLOOM_COMMIT=$("$FB" --version 2>/dev/null | sed -n 's/^fftbloom //p')
+FFTBLOOM_COMMIT=$("$FB" --version 2>/dev/null | sed -n 's/^fftbloom .*(commit \(.*\))$/\1/p')
 if [ -z "$machine" ]; then
 	renderer=$("$FB" info 2>/dev/null | sed -n 's/.*"renderer": *"\([^"]*\)".*/\1/p')
 	[ -n "$renderer" ] || { echo "run.sh: no GPU context (fftbloom info failed); --machine NAME to name it anyway" >&2; exit 1; }

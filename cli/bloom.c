@@ -8,6 +8,7 @@
 
 #include "cli/batch.h"
 #include "cli/cli.h"
+#include "cli/client.h"
 #include "cli/common.h"
 #include "daemon/log.h"
 #include "gles/bloom.h"
@@ -17,6 +18,7 @@
 
 struct bloom_cli {
 	struct gpu_config gpu;
+	struct client_config client; /* --server: run on fftbloomd (cli/client.h) */
 	char output[OPT_STR_MAX];
 	int bits, quiet;
 	char frames[OPT_STR_MAX];
@@ -136,6 +138,7 @@ static int run(int op, int argc, char **argv)
 	size_t n = 0;
 	cli_opts_add(t, &n, own_table, sizeof own_table / sizeof own_table[0], 0);
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bloom_cli, gpu));
+	cli_opts_add(t, &n, client_table, client_table_len, offsetof(struct bloom_cli, client));
 	struct bloom_cli c;
 	struct request req;
 	char err[BLOOM_ERR_LEN];
@@ -157,6 +160,9 @@ static int run(int op, int argc, char **argv)
 	char full_usage[2048];
 	snprintf(full_usage, sizeof full_usage, "%s%s", usage, usage_more);
 	unsigned rop = op == BLOOM_OP_BLOOM ? REQUEST_BLOOM : REQUEST_CONVOLVE;
+	int cr = client_run(name, rop, t, n, &c, sizeof c, argc, argv);
+	if (cr != CLIENT_LOCAL)
+		return cr;
 	int pr = cli_parse_request(name, full_usage, t, n, &c, sizeof c, &req, rop, argc, argv,
 	                           &npos);
 	if (pr)

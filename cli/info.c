@@ -1,12 +1,47 @@
-/* fftbloom info: makes the context the daemon would make and prints its facts as JSON. */
+/* fftbloom info: makes the context the daemon would make and prints its facts as JSON: the GPU,
+ * its driver and limits, the build (version, commit, compiler, flags) and the libraries'
+ * versions. */
+#include <curl/curl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "daemon/buildinfo.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "gles/egl.h"
+
+/* The NVIDIA driver's version from GL_VERSION ("OpenGL ES 3.2 NVIDIA 550.54.15"), or NULL. */
+static json_t *nvidia_driver(const char *gl_version)
+{
+	const char *p = strstr(gl_version, "NVIDIA ");
+	if (!p)
+		return json_null();
+	p += 7;
+	size_t n = strspn(p, "0123456789.");
+	return n ? json_stringn(p, n) : json_null();
+}
+
+static json_t *build_facts(void)
+{
+	return json_pack("{s:s,s:s,s:s,s:s}", "version", buildinfo_version(), "commit",
+	                 buildinfo_commit(), "compiler", buildinfo_compiler(), "cflags",
+	                 buildinfo_cflags());
+}
+
+/* Every library's version as it reports itself (null where it cannot). */
+static json_t *libraries(void)
+{
+	struct buildinfo_lib l[BUILDINFO_LIB_MAX];
+	size_t n = buildinfo_libraries(l, BUILDINFO_LIB_MAX);
+	json_t *o = json_object();
+	for (size_t i = 0; i < n; i++)
+		json_object_set_new(o, l[i].name, l[i].version[0] ? json_string(l[i].version)
+		                                                  : json_null());
+	json_object_set_new(o, "libcurl", json_string(curl_version_info(CURLVERSION_NOW)->version));
+	return o;
+}
 
 int cli_info(int argc, char **argv)
 {
@@ -46,6 +81,9 @@ int cli_info(int argc, char **argv)
 	json_object_set_new(o, "renderer", json_string(i->renderer));
 	json_object_set_new(o, "version", json_string(i->version));
 	json_object_set_new(o, "glsl_version", json_string(i->glsl_version));
+	json_object_set_new(o, "nvidia_driver", nvidia_driver(i->version));
+	json_object_set_new(o, "software", json_boolean(i->software));
+	json_object_set_new(o, "device_extensions", json_string(i->device_ext));
 	json_object_set_new(o, "max_compute_shared_memory", json_integer(i->max_shared_memory));
 	json_object_set_new(o, "max_work_group_invocations", json_integer(i->max_invocations));
 	json_object_set_new(o, "max_work_group_size",
@@ -62,6 +100,10 @@ int cli_info(int argc, char **argv)
 	json_object_set_new(o, "subgroup_size", json_integer(i->subgroup_size));
 	json_object_set_new(o, "subgroup_shuffle", json_boolean(i->subgroup_shuffle));
 	json_object_set_new(o, "fp16", json_boolean(i->fp16));
+	json_object_set_new(o, "robustness", json_boolean(i->robustness));
+	json_object_set_new(o, "reset_notification", json_boolean(i->reset_notification));
+	json_object_set_new(o, "build", build_facts());
+	json_object_set_new(o, "libraries", libraries());
 	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	printf("%s\n", s);
 	free(s);

@@ -1,8 +1,8 @@
 /* fftbloom: the GPU engine as a command-line tool (info, fft, convert, bloom, convolve, conv2d,
  * conv2d-transpose, bench, sign-url). */
-#include "bench/bench_json.h"
 #include "cli/cli.h"
 #include "cli/conv.h"
+#include "daemon/buildinfo.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,7 +28,7 @@ static const struct {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: fftbloom COMMAND [options]   (fftbloom COMMAND --help for its options)\n"
-	           "       fftbloom --version             (the commit it was built from)\n\n");
+	           "       fftbloom --version             (the version and the commit it was built from)\n\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(f, "  %-17s %s\n", commands[i].name, commands[i].help);
 }
@@ -44,7 +44,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("fftbloom %s\n", bench_commit());
+		char line[256];
+		buildinfo_line("fftbloom", line, sizeof line);
+		printf("%s\n", line);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

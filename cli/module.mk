@@ -1,4 +1,5 @@
-# cli/: fftbloom, the engine as a command-line tool: one file per subcommand. Links no HTTP code.
+# cli/: fftbloom, the engine as a command-line tool: one file per subcommand. Client mode
+# (cli/client.c, --server) is an HTTP client through libcurl (LDLIBS_CLI).
 # bench_json: the benchmark harness's result line, which `fftbloom bench` prints (bench/README.md).
 CLI_OBJS := \
 	$(BUILD)/cli/common.o \
@@ -8,6 +9,7 @@ CLI_OBJS := \
 	$(BUILD)/cli/bloom.o \
 	$(BUILD)/cli/batch.o \
 	$(BUILD)/cli/sequence.o \
+	$(BUILD)/cli/client.o \
 	$(BUILD)/cli/bench.o \
 	$(BUILD)/bench/bench_json.o \
 	$(BUILD)/cli/tensor.o \

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "daemon/apiutil.h"
+#include "daemon/buildinfo.h"
 #include "daemon/config.h"
 #include "daemon/healthcheck.h"
 #include "daemon/images.h"
@@ -162,6 +163,8 @@ static const struct mode {
 	{"check-config", "", "read the configuration (FFTBLOOM_* and the flags that follow), "
 	 "print it as JSON and exit 0, or name the bad value and exit 2; touches no GPU"},
 	{"print-openapi", "", "print the OpenAPI document served at /openapi.json and exit"},
+	{"version", "", "print the version and the commit it was built from and exit (fftbloom info "
+	 "gives the GPU, driver, compiler and library versions)"},
 };
 
 /* Prints text word-wrapped to 96 columns, each line after the first indented by indent. */
@@ -370,6 +373,12 @@ static int run_mode(int argc, char **argv)
 			return help_json();
 		if (!strcmp(a, "--help=env")) {
 			help_env();
+			return 0;
+		}
+		if (!strcmp(a, "--version")) {
+			char line[256];
+			buildinfo_line("fftbloomd", line, sizeof line);
+			printf("%s\n", line);
 			return 0;
 		}
 		if (!strcmp(a, "--print-openapi")) {

@@ -4,7 +4,9 @@ DAEMON_LIB_OBJS := \
 	$(BUILD)/daemon/log.o \
 	$(BUILD)/daemon/multipart.o \
 	$(BUILD)/daemon/apiutil.o \
-	$(BUILD)/daemon/urlsign.o
+	$(BUILD)/daemon/urlsign.o \
+	$(BUILD)/daemon/buildinfo.o
+$(BUILD)/daemon/buildinfo.o: $(BUILD)/gen/version.h
 DAEMON_OBJS := \
 	$(BUILD)/daemon/server.o \
 	$(BUILD)/daemon/http.o \

@@ -77,7 +77,7 @@ want = sorted([('fft', 'fft.2d.256x256.fwd', v, 'fftbloom') for v in ('default',
               + [('bloom', 'bloom.270p.k64.fp16', 'default', 'fftbloom')])
 ok('exactly the workloads asked for', got == want, 'got %s' % got)
 
-commit = subprocess.run([fb, '--version'], capture_output=True, text=True).stdout.split()[-1]
+commit = subprocess.run([fb, '--version'], capture_output=True, text=True).stdout.strip().rsplit('(commit ', 1)[-1].rstrip(')')
 ok('each line names the build\'s commit (%s)' % commit, lines and all(d['commit'] == commit for d in lines))
 ok('machine llvmpipe, this host, an llvmpipe renderer',
    lines and all(d['machine'] == 'llvmpipe' and d['host'] == socket.gethostname()

@@ -1,0 +1,36 @@
+/* fftbloom bloom / convolve --server URL: the same command run by a running fftbloomd instead of
+ * a local GPU (POST /v1/bloom or /v1/convolve, multipart), so a render-farm node without a GPU
+ * can use a shared one. Client mode opens no EGL context. */
+#ifndef FFTBLOOM_CLI_CLIENT_H
+#define FFTBLOOM_CLI_CLIENT_H
+
+#include <stddef.h>
+
+#include "protocol/opts.h"
+
+/* The client's options; a command adds client_table to its own table (at the offset of its
+ * struct client_config), so --help lists them and a local run accepts them. */
+struct client_config {
+	char server[OPT_STR_MAX];  /* fftbloomd's base URL (http:// or https://); empty: local GPU */
+	char api_key[OPT_STR_MAX]; /* sent as Authorization: Bearer KEY */
+	int retries;               /* 503 and 429 answers with Retry-After tried again this often */
+	double timeout;            /* seconds one attempt may take (0: no limit) */
+};
+
+extern const struct opt_def client_table[];
+extern const size_t client_table_len;
+
+/* client_run's answer when no server is configured: the caller runs locally. */
+#define CLIENT_LOCAL (-1)
+
+/* Runs command name (op: REQUEST_BLOOM or REQUEST_CONVOLVE) on the server when --server or
+ * FFTBLOOM_SERVER names one. t (n rows) is the command's option table over values (size bytes):
+ * it must hold client_table's rows and "output", "bits" and "quiet"; the request parameters
+ * (protocol/request.h) are the other flags. They are sent as given, so the daemon checks them
+ * and its message is the one printed. argv is not changed. Returns CLIENT_LOCAL without a server
+ * (and for --help), else the exit status: 0, 1 (the daemon's error with its status, or the
+ * connection's failure naming the URL), 2 (usage). */
+int client_run(const char *name, unsigned op, const struct opt_def *t, size_t n, void *values,
+               size_t size, int argc, char **argv);
+
+#endif
