@@ -963,7 +963,10 @@ static void test_avif_lossy(void **state)
 			assert_int_equal(back.height, img.height);
 			double p = psnr_colour(&img, &back);
 			int thin = img.width * img.height < 1024 || img.width < 8 || img.height < 8;
-			double bound = cases[k].min_psnr - (thin ? 8 : 0);
+			/* thin images: the codec's block edges, and at 4:2:0 one chroma sample for
+			 * the whole of a 2x2 image (its PSNR is the random colours' spread, 32.8 dB
+			 * seen), cost more than on a photograph */
+			double bound = cases[k].min_psnr - (thin ? (cases[k].sub == 420 ? 12 : 8) : 0);
 			/* deeper codes come back through 16-bit ones: a 16-bit step more */
 			double ae = alpha ? alpha_err(&img, &back, (1u << bits) - 1) : 0;
 			double atol = bits == 8 ? 1e-6 : 1.0 / 65535;
