@@ -336,7 +336,7 @@ static void test_wisdom(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	struct fft_wisdom *w;
-	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, &w), 0);
+	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, NULL, &w), 0);
 	int n = 360, count = 5;
 	float *x = malloc((size_t)n * count * 2 * sizeof *x), *y = malloc((size_t)n * count * 2 * sizeof *y);
 	double *ref = malloc((size_t)n * count * 2 * sizeof *ref), *xd = malloc((size_t)n * 2 * sizeof *xd);
@@ -365,7 +365,7 @@ static void test_wisdom(void **state)
 	fft_axis_destroy(a);
 	fft_wisdom_destroy(w);
 	/* reloaded from the file: known, so the same choices without measuring */
-	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, &w), 0);
+	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, NULL, &w), 0);
 	assert_int_equal(fft_wisdom_count(w), 2);
 	struct fft_wisdom_key k = {.n = n, .components = 2, .count_log2 = 2};
 	struct fft_wisdom_choice ch;
@@ -384,13 +384,13 @@ static void test_wisdom(void **state)
 	           "test driver|1000|2|0|1|0|4|1|64|0.01234|0|16|0\n"
 	           "test driver|1000|2|0|1|0|5|1|64|0.01234|0|0|1\n");
 	fclose(f);
-	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, &w), 0);
+	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, NULL, &w), 0);
 	assert_int_equal(fft_wisdom_count(w), 1);
 	struct fft_wisdom_key old = {.n = 1000, .components = 2, .adjacent = 1, .count_log2 = 4};
 	assert_int_equal(fft_wisdom_get(w, &old, &ch), 0);
 	assert_true(ch.technique == FFT_TECH_BLOCKED && ch.threads == 16 && ch.signals == 0);
 	fft_wisdom_destroy(w);
-	assert_int_equal(fft_wisdom_create(path, "another driver", NULL, &w), 0);
+	assert_int_equal(fft_wisdom_create(path, "another driver", NULL, NULL, &w), 0);
 	assert_int_equal(fft_wisdom_count(w), 0); /* other drivers' lines are ignored */
 	fft_wisdom_destroy(w);
 	remove(path);
@@ -622,7 +622,7 @@ static void test_blocked_wisdom(void **state)
 	/* tune measures the blocked shapes for columns beside shared and global; the remembered
 	 * choice (whichever won on this driver) is valid and computes the transform */
 	struct fft_wisdom *w;
-	assert_int_equal(fft_wisdom_create("", "test driver", NULL, &w), 0);
+	assert_int_equal(fft_wisdom_create("", "test driver", NULL, NULL, &w), 0);
 	struct log_capture cap = {0};
 	struct gles_log log = {capture, &cap};
 	int n = 360, count = 16; /* small: llvmpipe compiles every candidate */
