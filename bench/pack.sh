@@ -11,7 +11,7 @@
 #                    libglx0, libopengl0), from ./.gl/ when it holds them, else apt-get download;
 #                    remote_env.sh unpacks them on a host that has none
 #   OUT/tests/       the test binaries (those built: make tests)
-#   OUT/bench/       the harness: run.sh, remote_env.sh, e2e.sh, conv_bench.sh, the peers and
+#   OUT/bench/       the harness: run.sh, remote_env.sh, e2e.sh, fast_default.sh, conv_bench.sh, the peers and
 #                    their sources (peer_vkfft.cu with bench_json.[ch]), README.md, the e2e
 #                    frames (bench/frames: make bench-frames) and the FFT wisdom files of
 #                    bench/results/*/
@@ -70,7 +70,7 @@ else
 fi
 
 # the harness
-for f in run.sh remote_env.sh e2e.sh conv_bench.sh peer_torch.py conv_peer_torch.py benchline.py \
+for f in run.sh remote_env.sh e2e.sh fast_default.sh conv_bench.sh peer_torch.py conv_peer_torch.py benchline.py \
 	check_lines.py old_lines.py peer_vkfft.cu bench_json.c bench_json.h README.md; do
 	cp "bench/$f" "$OUT/bench/"
 done
