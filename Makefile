@@ -90,6 +90,14 @@ $(BUILD)/shaders/all.h: $(SHADER_HDRS) tools/shader2h.sh
 	sh tools/shader2h.sh --index $(SHADER_HDRS) > $@.tmp && mv $@.tmp $@
 $(BUILD)/gles/shader_src.o: $(BUILD)/shaders/all.h
 
+# Shipped FFT wisdom: gles/wisdom/*.txt -> build/gen/wisdom_shipped.h (generated, not committed),
+# embedded by gles/wisdom.c and used where the renderer matches.
+WISDOM_FILES := $(sort $(wildcard gles/wisdom/*.txt))
+$(BUILD)/gen/wisdom_shipped.h: $(WISDOM_FILES) tools/wisdom2h.sh
+	@mkdir -p $(dir $@)
+	sh tools/wisdom2h.sh $(WISDOM_FILES) > $@.tmp && mv $@.tmp $@
+$(BUILD)/gles/wisdom.o: $(BUILD)/gen/wisdom_shipped.h
+
 # The web page: web/* -> build/gen/web_files.h (generated, not committed), embedded by daemon/web.c
 # and served at / and /web/NAME.
 WEB_FILES := $(sort $(wildcard web/*))

@@ -12,6 +12,7 @@
 #                        at small shapes
 #   --only IDS           workload IDs, prefixes up to a dot or patterns, comma-separated (fft,
 #                        bloom and the peers' fft and bloom workloads)
+#   --variant NAME       fft and bloom: only the workloads of that variant (e.g. default)
 #   --runs N             timed runs a workload (default 30; 10 with --quick)
 #   --repeat N           the whole plan N times in turn (rounds interleaved; detail.round)
 #   --wisdom FILE        after each fft and bloom workload, the same reading this FFT wisdom
@@ -56,12 +57,13 @@ usage() { sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; }
 suites="" quick=0 only="" runs="" repeat=1 wisdom="" machine="" save=0 results="" budget=0
 bin=${BENCH_BIN:-} list=0 one_process=0 bench_opts="" e2e_clients="" e2e_seconds="" e2e_size=""
 e2e_opts="" e2e_variant="" e2e_planes="true" vkfft_dir=${VKFFT_DIR:-} peers="torch,vkfft,fftw,conv"
-baseline="" baseline_commit="" e2e_query=""
+baseline="" baseline_commit="" e2e_query="" vfilter=""
 need() { [ $# -ge 2 ] || { echo "run.sh: $1 takes a value" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--only) need "$@"; only=$2; shift ;;
+	--variant) need "$@"; vfilter=$2; shift ;;
 	--runs) need "$@"; runs=$2; shift ;;
 	--repeat) need "$@"; repeat=$2; shift ;;
 	--wisdom) need "$@"; wisdom=$2; shift ;;
@@ -145,6 +147,7 @@ for s in $plan_suites; do
 		else
 			"$FB" bench --list --suite "$s" $qflag ${only:+--only "$only"} 2>/dev/null |
 				while read -r id variant size label; do
+					[ -z "$vfilter" ] || [ "$variant" = "$vfilter" ] || continue
 					echo "$s $(est_wl "$id") wl $id $variant"
 					[ -z "$wisdom" ] || echo "$s $(est_wl "$id") wlw $id $variant"
 					[ -z "$baseline" ] || echo "$s $(est_wl "$id") wlb $id $variant $label"

@@ -222,10 +222,14 @@ static void warm_gpu(struct cli_gpu *g, double seconds)
 	fft_destroy(f);
 }
 
-/* The variant as the line names it: with a wisdom file, "+wisdom" after it. */
+/* The variant as the line names it: with a wisdom file named, "+wisdom" after it; with the
+ * built-in rules alone (--fft-wisdom builtin), "+builtin"; by default (the cache directory's
+ * wisdom, the shipped wisdom and the rules, nothing measured) as it is. */
 static void line_variant(const struct run_ctx *r, const struct workload *wl, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s", wl->variant, r->c->gpu.fft_wisdom[0] ? "+wisdom" : "");
+	const struct cachedir_paths *p = &r->g->paths;
+	snprintf(buf, len, "%s%s", wl->variant,
+	         p->named_wisdom ? "+wisdom" : p->no_wisdom ? "+builtin" : "");
 }
 
 /* How a time was taken (enum gpu_timing), as the lines name it. */
@@ -255,7 +259,7 @@ static void common_detail(struct bench_line *l, const struct run_ctx *r, const s
 	bench_detail_num(l, "warmup", r->c->warmup);
 	bench_detail_num(l, "round", r->round);
 	bench_detail_str(l, "timer", timer_name(gpu_timer_kind(r->t)));
-	bench_detail_str(l, "wisdom", r->c->gpu.fft_wisdom[0] ? r->c->gpu.fft_wisdom : "none");
+	bench_detail_str(l, "wisdom", engine_wisdom_source(r->g->engine));
 	bench_detail_str(l, "old_label", wl->old_label);
 }
 

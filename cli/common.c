@@ -100,8 +100,10 @@ int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
 	memset(g, 0, sizeof *g);
 	struct engine_opts eo = {.platform = gc->platform, .device = gc->device,
 	                         .gl_debug = gc->gl_debug, .shader_dir = gc->shader_dir,
-	                         .program_cache = gc->program_cache, .wisdom_file = gc->fft_wisdom,
 	                         .frame_bytes = (size_t)gc->frame_memory};
+	cachedir_resolve(gc, &g->paths);
+	cachedir_engine_opts(&g->paths, &eo);
+	eo.wisdom_measure = g->paths.named_wisdom ? FFT_WISDOM_MEASURE_NOW : FFT_WISDOM_MEASURE_NEVER;
 	static char err[ENGINE_ERR_LEN];
 	if (engine_create(&eo, &log_gles_sink, &g->engine, err)) {
 		fprintf(stderr, "fftbloom: %s\n", err);

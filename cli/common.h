@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "daemon/cachedir.h"
 #include "daemon/config.h"
 #include "gles/egl.h"
 #include "gles/engine.h"
@@ -42,7 +43,8 @@ struct cli_gpu {
 	struct egl_ctx *ctx;
 	const struct egl_info *info;
 	struct program_cache *pc;
-	struct fft_wisdom *wisdom; /* NULL unless --fft-wisdom was given */
+	struct fft_wisdom *wisdom; /* NULL with --fft-wisdom builtin */
+	struct cachedir_paths paths; /* where programs and wisdom persist (daemon/cachedir.h) */
 	size_t frame_bytes;        /* --gpu-frame-memory: for the contexts a command makes itself */
 };
 
@@ -51,7 +53,9 @@ struct cli_gpu {
  * the daemon's options. */
 extern const struct image_limits cli_image_limits;
 
-/* Opens the context the options ask for; prints the reason on failure (returns -1). */
+/* Opens the context the options ask for; prints the reason on failure (returns -1). A shape no
+ * wisdom holds is measured before use only when --fft-wisdom names a file; otherwise it runs the
+ * built-in rule. */
 int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g);
 void cli_gpu_close(struct cli_gpu *g);
 

@@ -16,12 +16,17 @@
 	{"shader-dir", OPT_STRING, 0, 0, "", NULL,                                               \
 	 "debug: load NAME.comp shaders from this folder instead of the built-in copies",        \
 	 "FFTBLOOM_SHADER_DIR", offsetof(T, base shader_dir)},                                   \
-	{"program-cache", OPT_STRING, 0, 0, "", NULL,                                            \
-	 "folder for compiled program binaries, reused on the same driver (fast first request)",  \
+	{"program-cache", OPT_STRING, 0, 0, "auto", NULL,                                        \
+	 "folder for compiled program binaries, reused on the same driver (fast first request); "  \
+	 "auto: programs/ in the cache directory ($CACHE_DIRECTORY, $XDG_CACHE_HOME/fftbloom or "  \
+	 "~/.cache/fftbloom); none or \"\": kept in memory only",                                 \
 	 "FFTBLOOM_PROGRAM_CACHE", offsetof(T, base program_cache)},                             \
-	{"fft-wisdom", OPT_STRING, 0, 0, "", NULL,                                               \
-	 "file of FFT shapes measured fastest on this driver; new shapes are measured once and "  \
-	 "added (\"\": the plan's built-in choices)", "FFTBLOOM_FFT_WISDOM", offsetof(T, base fft_wisdom)}, \
+	{"fft-wisdom", OPT_STRING, 0, 0, "auto", NULL,                                           \
+	 "file of FFT shapes measured fastest on this driver, over the wisdom shipped for known "  \
+	 "GPUs and the built-in rules; auto: fft-wisdom in the cache directory; none or \"\": in "  \
+	 "memory only; builtin: the built-in rules alone. fftbloomd measures new shapes in idle "  \
+	 "time; the CLI measures them before use only with a file named here",                   \
+	 "FFTBLOOM_FFT_WISDOM", offsetof(T, base fft_wisdom)},                                  \
 	{"gpu-frame-memory", OPT_SIZE, 0, 1ULL << 50, "0", NULL,                                  \
 	 "GPU memory one frame's pass may take (buffers and kernel spectrum); larger frames run in " \
 	 "overlap-save tiles. 0: only the context's buffer limits (frames beyond them are tiled)", \
@@ -148,6 +153,10 @@
 	 "bytes of kernel spectra kept per GPU", "FFTBLOOM_KERNEL_CACHE", C(kernel_cache)},       \
 	{"max-plans", OPT_INT, 1, 1024, "8", NULL, "padded sizes kept with their buffers per GPU", \
 	 "FFTBLOOM_MAX_PLANS", C(max_plans)},                                                     \
+	{"fft-idle-tune", OPT_ENUM, 0, 0, "auto", "auto|on|off",                                  \
+	 "measure FFT shapes that no wisdom holds while the GPU thread is idle (requests never "   \
+	 "wait for it: they run the built-in choice until the winner is known); auto: on GPUs, "   \
+	 "not on software renderers", "FFTBLOOM_FFT_IDLE_TUNE", C(fft_idle_tune)},                \
 	{"jpeg-quality", OPT_INT, 1, 100, "90", NULL, "JPEG quality of answers (quality= overrides)", \
 	 "FFTBLOOM_JPEG_QUALITY", C(jpeg_quality)},                                               \
 	{"jpeg-subsampling", OPT_ENUM, 0, 0, "444", "444|420", "chroma of JPEG answers",         \

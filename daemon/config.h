@@ -18,8 +18,9 @@ struct gpu_config {
 	int device;                    /* EGL device index */
 	int gl_debug;                  /* KHR_debug messages to the log */
 	char shader_dir[OPT_STR_MAX];  /* load shaders from here instead of the embedded copies */
-	char program_cache[OPT_STR_MAX]; /* folder of persisted program binaries, "" for none */
-	char fft_wisdom[OPT_STR_MAX];  /* file of measured FFT shapes, "" to use the plan's guesses */
+	char program_cache[OPT_STR_MAX]; /* folder of persisted program binaries; auto, none or "" */
+	char fft_wisdom[OPT_STR_MAX];  /* file of measured FFT shapes; auto, none, "" or builtin
+	                                  (daemon/cachedir.h resolves them) */
 	unsigned long long frame_memory; /* GPU bytes a frame's pass may take before tiling; 0: limits */
 	int require_gpu;               /* refuse a software renderer */
 };
@@ -71,6 +72,7 @@ struct config {
 	int new_sizes_per_minute;      /* per client address: jobs a minute that build a new size */
 	unsigned long long kernel_cache; /* per GPU: bytes of kernel spectra kept */
 	int max_plans;                 /* per GPU: padded sizes kept with their buffers */
+	int fft_idle_tune;             /* 0 auto (GPUs only), 1 on, 2 off: measure in idle time */
 	int jpeg_quality;              /* default JPEG quality of answers */
 	int jpeg_subsampling;          /* 0: 4:4:4, 1: 4:2:0 for JPEG and AVIF answers */
 	int webp_quality;              /* default WebP quality of answers */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "daemon/apiutil.h"
+#include "daemon/cachedir.h"
 #include "daemon/jobs_impl.h"
 #include "daemon/log.h"
 #include "gles/engine.h"
@@ -330,8 +331,9 @@ static int gpu_build(struct gpu *g, struct engine **out, char *why, size_t len)
 	struct engine_opts eo = {.platform = J->cfg.gpu.platform, .device = g->device,
 	                         .gl_debug = J->cfg.gpu.gl_debug,
 	                         .shader_dir = J->cfg.gpu.shader_dir,
-	                         .program_cache = J->cfg.gpu.program_cache,
-	                         .wisdom_file = J->cfg.gpu.fft_wisdom,
+	                         .wisdom_measure = J->cfg.fft_idle_tune == 2
+	                                         ? FFT_WISDOM_MEASURE_NEVER : FFT_WISDOM_MEASURE_IDLE,
+	                         .idle_on_software = J->cfg.fft_idle_tune == 1,
 	                         .kernel_cache_bytes = (size_t)J->cfg.kernel_cache,
 	                         .max_plans = J->cfg.max_plans,
 	                         .no_persistent_map = !J->cfg.persistent_map,
@@ -339,6 +341,9 @@ static int gpu_build(struct gpu *g, struct engine **out, char *why, size_t len)
 	                         .frame_bytes = (size_t)J->cfg.gpu.frame_memory,
 	                         .progress = gpu_progress, .progress_arg = g};
 	static __thread char eerr[ENGINE_ERR_LEN];
+	struct cachedir_paths paths;
+	cachedir_resolve(&J->cfg.gpu, &paths);
+	cachedir_engine_opts(&paths, &eo);
 	if (engine_create(&eo, &log_gles_sink, out, eerr)) {
 		snprintf(why, len, "device %d: %.3900s", g->device, eerr);
 		return -1;
@@ -359,6 +364,7 @@ static int gpu_build(struct gpu *g, struct engine **out, char *why, size_t len)
 	snprintf(g->renderer, sizeof g->renderer, "%s", i->renderer);
 	snprintf(g->version, sizeof g->version, "%s", i->version);
 	g->software = i->software;
+	snprintf(g->wisdom, sizeof g->wisdom, "%s", engine_wisdom_source(*out));
 	g->reset_notification = i->reset_notification;
 	g->max_buffer_bytes = i->max_ssbo_size;
 	g->untiled_pixels = bl.untiled_pixels;
@@ -426,6 +432,27 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 	return e;
 }
 
+/* One step of the engine's idle work (engine_idle) and the counts /v1/info shows; a context
+ * lost meanwhile is rebuilt (*e NULL when the daemon stopped during that). Returns 1 while work
+ * remains. Without the lock. */
+static int gpu_idle_step(struct gpu *g, struct engine **e)
+{
+	struct fft_wisdom *w = engine_wisdom(*e);
+	int before = w ? fft_wisdom_count(w) : 0;
+	int more = engine_idle(*e);
+	int measured = w ? fft_wisdom_count(w) - before : 0;
+	int pending = w ? fft_wisdom_pending_count(w) : 0;
+	int reset = engine_reset_status(*e);
+	if (reset && !(*e = gpu_rebuild(g, *e, reset, NULL)))
+		return 0;
+	pthread_mutex_lock(&g->J->lock);
+	g->fft_measured += measured > 0 ? (unsigned long long)measured : 0;
+	g->fft_pending = pending;
+	bloom_ctx_stats(engine_bloom(*e), &g->bs);
+	pthread_mutex_unlock(&g->J->lock);
+	return more || reset;
+}
+
 void *gpu_main(void *arg)
 {
 	struct gpu *g = arg;
@@ -445,6 +472,9 @@ void *gpu_main(void *arg)
 		return NULL;
 	log_msg(LOG_INFO, "gpu %d: '%s' (%s) on the %s platform", g->id, g->renderer, g->version,
 	        g->platform);
+	log_msg(LOG_INFO, "gpu %d: FFT choices from %s%s", g->id, g->wisdom,
+	        engine_wisdom(e) && fft_wisdom_measure(engine_wisdom(e)) == FFT_WISDOM_MEASURE_IDLE
+	        ? "; new shapes measured in idle time" : "");
 	if (g->software)
 		log_msg(LOG_WARN, "gpu %d: '%s' is a software renderer: every frame runs on the CPU, "
 		        "tens to hundreds of times slower than on a GPU (--require-gpu refuses it)",
@@ -453,8 +483,20 @@ void *gpu_main(void *arg)
 	pthread_mutex_lock(&J->lock);
 	g->warmed = 1;
 	g->heartbeat = clock_s();
+	int idle_work = 1; /* a job (or the warm-up) may have queued FFT shapes to measure */
 	for (;;) {
 		struct job *j = fifo_pop(&J->gpuq);
+		if (!j && idle_work && !J->stop) {
+			/* nothing queued: one short step of idle work (a shape's measuring, a plan
+			 * rebuilt with the winners), then the queue is looked at again */
+			pthread_mutex_unlock(&J->lock);
+			idle_work = gpu_idle_step(g, &e);
+			pthread_mutex_lock(&J->lock);
+			g->heartbeat = clock_s();
+			if (!e)
+				break;
+			continue;
+		}
 		if (!j) {
 			if (J->stop && J->waiting == 0)
 				break;
@@ -477,6 +519,7 @@ void *gpu_main(void *arg)
 			continue;
 		}
 		unqueue(J, j);
+		idle_work = 1;
 		g->busy = 1;
 		g->tiles_done = g->tiles_total = 0;
 		double t0 = clock_s();

@@ -291,6 +291,9 @@ void jobs_status(struct jobs *J, struct jobs_status *st)
 		s->programs = g->ps;
 		s->caches = g->bs;
 		s->software = g->software;
+		memcpy(s->wisdom, g->wisdom, sizeof s->wisdom);
+		s->fft_pending = g->fft_pending;
+		s->fft_measured = g->fft_measured;
 		s->reset_notification = g->reset_notification;
 		s->rebuilding = g->rebuilding;
 		s->resets = g->resets;

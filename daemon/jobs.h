@@ -112,6 +112,9 @@ struct jobs_gpu_status {
 	struct program_stats programs;
 	struct bloom_cache_stats caches;
 	int software;                /* the context is a software renderer (llvmpipe) */
+	char wisdom[768];            /* where the FFT choices come from (engine_wisdom_source) */
+	int fft_pending;             /* FFT shapes queued for measuring in idle time */
+	unsigned long long fft_measured; /* shapes measured in idle time (plans switched after) */
 	int reset_notification;      /* the context learns of GPU resets (robustness) */
 	int rebuilding;              /* its context is being rebuilt after a GPU reset */
 	unsigned long long resets;   /* contexts rebuilt after GPU resets */

@@ -42,6 +42,9 @@ struct gpu {
 	struct bloom_cache_stats bs;
 	struct convolve_model model;         /* the GPU thread's own: convolve's method choice */
 	int software;                        /* the context is a software renderer */
+	char wisdom[768];                    /* engine_wisdom_source */
+	int fft_pending;                     /* FFT shapes queued for measuring in idle time */
+	unsigned long long fft_measured;     /* shapes measured in idle time */
 	int reset_notification;              /* the context learns of GPU resets */
 	unsigned long long resets;           /* contexts rebuilt after a GPU reset */
 	int rebuilding;                      /* rebuilding the context after a reset */

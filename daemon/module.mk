@@ -2,6 +2,7 @@
 DAEMON_LIB_OBJS := \
 	$(BUILD)/daemon/config.o \
 	$(BUILD)/daemon/log.o \
+	$(BUILD)/daemon/cachedir.o \
 	$(BUILD)/daemon/multipart.o \
 	$(BUILD)/daemon/apiutil.o \
 	$(BUILD)/daemon/urlsign.o \

@@ -86,6 +86,9 @@ static json_t *gpus_json(const struct jobs_status *st)
 			             (json_int_t)g->caches.plan_entries));
 		json_t *o = json_array_get(a, json_array_size(a) - 1);
 		json_object_set_new(o, "software_renderer", json_boolean(g->software));
+		json_object_set_new(o, "fft_wisdom", json_string(g->wisdom));
+		json_object_set_new(o, "fft_shapes_pending", json_integer(g->fft_pending));
+		json_object_set_new(o, "fft_shapes_measured_idle", json_integer((json_int_t)g->fft_measured));
 		json_object_set_new(o, "reset_notification", json_boolean(g->reset_notification));
 		json_object_set_new(o, "rebuilding", json_boolean(g->rebuilding));
 		json_object_set_new(o, "resets", json_integer((json_int_t)g->resets));

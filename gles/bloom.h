@@ -91,6 +91,7 @@ struct bloom_cache_stats {
 	unsigned long long kernel_hits, kernel_misses, kernel_evictions;
 	size_t kernel_bytes, kernel_entries;
 	unsigned long long plan_hits, plan_misses;
+	unsigned long long plan_refreshes; /* plans rebuilt with measured FFT shapes */
 	size_t plan_entries;
 };
 
@@ -182,6 +183,12 @@ int bloom_kernel_preset(struct bloom_ctx *b, const struct kernel_preset *ks, str
 /* Destroys the least recently used plan (its buffers, and its hold on its programs, so that
  * program_cache_trim can delete them). Between frames only. Returns 0, or -1 with no plan left. */
 int bloom_release_plan(struct bloom_ctx *b);
+
+/* Rebuilds one plan that ran the FFT's built-in rule for shapes measured since
+ * (fft_axis_provisional, fft_wisdom_generation), so that later frames run the measured winners:
+ * the same transforms, equal within float rounding. Between frames only (engine_idle). Returns
+ * 1 when it rebuilt one (or dropped one it could not rebuild), 0 when none is out of date. */
+int bloom_ctx_refresh(struct bloom_ctx *b);
 
 /* What runs on this context (its storage-buffer limit and frame_bytes): frames of any size run,
  * in tiles past untiled_pixels; a kernel runs when it is at most max_kernel_side a side (square:

@@ -87,6 +87,9 @@ struct plan {
 	GLuint staging;  /* the same size, mapped for reading: the copy of out the CPU reads, so
 	                    that the driver never moves `out` itself to host memory */
 	unsigned long long last_use;
+	int provisional;                 /* an axis runs the built-in rule while its shape waits to
+	                                    be measured (fft_axis_provisional) */
+	unsigned long long wisdom_gen;   /* fft_wisdom_generation when it was built */
 };
 
 /* A kernel spectrum at a padded size, cached. */

@@ -217,18 +217,10 @@ static void cache_insert(struct bloom_ctx *b, struct plan *q)
 	b->plans[b->nplans++] = q;
 }
 
-int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
-                   struct plan **out, char err[BLOOM_ERR_LEN])
+/* Builds the plan of padded size pw x ph; 0 or a bloom_error with err. */
+static int plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int half,
+                      struct plan **out, char err[BLOOM_ERR_LEN])
 {
-	b->tick++;
-	for (int i = 0; i < b->nplans; i++)
-		if (same_plan(b->plans[i], pw, ph, p)) {
-			b->plans[i]->last_use = b->tick;
-			b->st.plan_hits++;
-			*out = b->plans[i];
-			return 0;
-		}
-	b->st.plan_misses++;
 	size_t elems = (size_t)pw * ph;
 	if (elems * 16 > (size_t)b->info->max_ssbo_size) {
 		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d needs a %zu MiB buffer; this GPU's "
@@ -241,8 +233,8 @@ int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_param
 		return BLOOM_E_NOMEM;
 	q->pw = pw;
 	q->ph = ph;
-	q->technique = p->technique;
-	q->half = p->precision == BLOOM_FP16;
+	q->technique = technique;
+	q->half = half;
 	char ferr[FFT_ERR_LEN];
 	int rc = make_axes(b, q, ferr);
 	if (rc) {
@@ -250,6 +242,10 @@ int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_param
 		bloom_plan_destroy(q);
 		return rc == FFT_E_LIMIT ? BLOOM_E_TOO_LARGE : BLOOM_E_GPU;
 	}
+	struct fft_axis *axes[] = {q->rows4, q->cols4, q->rows4k, q->cols4k, q->rows2, q->cols2};
+	for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++)
+		q->provisional |= fft_axis_provisional(axes[i]);
+	q->wisdom_gen = b->opts.wisdom ? fft_wisdom_generation(b->opts.wisdom) : 0;
 	make_fused(b, q);
 	if (make_buffers(q)) {
 		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d: out of GPU memory (%zu MiB for its "
@@ -257,8 +253,60 @@ int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_param
 		bloom_plan_destroy(q);
 		return BLOOM_E_GPU_MEMORY;
 	}
+	*out = q;
+	return 0;
+}
+
+int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
+                   struct plan **out, char err[BLOOM_ERR_LEN])
+{
+	b->tick++;
+	for (int i = 0; i < b->nplans; i++)
+		if (same_plan(b->plans[i], pw, ph, p)) {
+			b->plans[i]->last_use = b->tick;
+			b->st.plan_hits++;
+			*out = b->plans[i];
+			return 0;
+		}
+	b->st.plan_misses++;
+	struct plan *q;
+	int rc = plan_build(b, pw, ph, p->technique, p->precision == BLOOM_FP16, &q, err);
+	if (rc)
+		return rc;
 	cache_insert(b, q);
 	*out = q;
+	return 0;
+}
+
+int bloom_ctx_refresh(struct bloom_ctx *b)
+{
+	if (!b->opts.wisdom)
+		return 0;
+	unsigned long long gen = fft_wisdom_generation(b->opts.wisdom);
+	for (int i = 0; i < b->nplans; i++) {
+		struct plan *old = b->plans[i];
+		if (!old->provisional || old->wisdom_gen == gen)
+			continue;
+		/* the old plan goes first, so that the two never hold GPU memory at once */
+		int pw = old->pw, ph = old->ph, technique = old->technique, half = old->half;
+		unsigned long long last_use = old->last_use;
+		b->last.valid = 0;
+		bloom_plan_destroy(old);
+		struct plan *q;
+		char err[BLOOM_ERR_LEN];
+		if (plan_build(b, pw, ph, technique, half, &q, err)) {
+			gles_logf(&b->log, GLES_LOG_WARN, "bloom: rebuilding the plan of %dx%d with "
+			          "measured FFT shapes: %s", pw, ph, err);
+			b->plans[i] = b->plans[--b->nplans];
+			return 1;
+		}
+		q->last_use = last_use;
+		b->plans[i] = q;
+		b->st.plan_refreshes++;
+		gles_logf(&b->log, GLES_LOG_INFO, "bloom: plan of %dx%d rebuilt with measured FFT "
+		          "shapes%s", pw, ph, q->provisional ? " (some still to measure)" : "");
+		return 1;
+	}
 	return 0;
 }
 

@@ -1,6 +1,8 @@
 /* The GPU engine's constructor and accessors; see engine.h. */
 #include "gles/engine.h"
 
+#include "gles/fft.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,6 +10,7 @@ struct engine {
 	struct egl_ctx *egl;
 	struct program_cache *pc;
 	struct fft_wisdom *wisdom;
+	struct fft_tuner *tuner;
 	struct bloom_ctx *bloom;
 	struct spatial_ctx *spatial;
 	struct deconv_ctx *deconv;
@@ -51,11 +54,18 @@ static int make_base(struct engine *e, const struct engine_opts *o, const struct
 	}
 	if (o->program_cache && o->program_cache[0])
 		program_cache_set_binary_dir(e->pc, o->program_cache, e->driver);
-	if (o->wisdom_file && o->wisdom_file[0] &&
-	    fft_wisdom_create(o->wisdom_file, e->driver, log, &e->wisdom)) {
+	if (o->no_wisdom)
+		return 0;
+	if (fft_wisdom_create(or_empty(o->wisdom_file), e->driver, fft_wisdom_shipped, log,
+	                      &e->wisdom) ||
+	    fft_tuner_create(e->pc, i, e->wisdom, log, &e->tuner)) {
 		snprintf(err, ENGINE_ERR_LEN, "FFT wisdom: out of memory");
 		return ENGINE_E_NOMEM;
 	}
+	int mode = o->wisdom_measure;
+	if (mode == FFT_WISDOM_MEASURE_IDLE && i->software && !o->idle_on_software)
+		mode = FFT_WISDOM_MEASURE_NEVER;
+	fft_wisdom_set_measure(e->wisdom, mode);
 	return 0;
 }
 
@@ -126,6 +136,7 @@ void engine_destroy(struct engine *e)
 	deconv_ctx_destroy(e->deconv);
 	spatial_ctx_destroy(e->spatial);
 	bloom_ctx_destroy(e->bloom);
+	fft_tuner_destroy(e->tuner);
 	fft_wisdom_destroy(e->wisdom);
 	program_cache_destroy(e->pc);
 	egl_ctx_destroy(e->egl);
@@ -161,6 +172,18 @@ struct program_cache *engine_programs(const struct engine *e)
 struct fft_wisdom *engine_wisdom(const struct engine *e)
 {
 	return e->wisdom;
+}
+
+const char *engine_wisdom_source(const struct engine *e)
+{
+	return e->wisdom ? fft_wisdom_source(e->wisdom) : "built-in rules";
+}
+
+int engine_idle(struct engine *e)
+{
+	if (fft_tuner_step(e->tuner))
+		return 1;
+	return e->bloom && bloom_ctx_refresh(e->bloom) ? 1 : 0;
 }
 
 struct bloom_ctx *engine_bloom(const struct engine *e)

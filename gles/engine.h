@@ -41,8 +41,15 @@ struct engine_opts {
 	int gl_debug;              /* KHR_debug context, its messages to the log */
 	const char *shader_dir;    /* NULL or "": the embedded shaders; else NAME.comp from here */
 	const char *program_cache; /* folder of persisted program binaries; NULL or "": none */
-	const char *wisdom_file;   /* FFT wisdom file; NULL or "": no wisdom (the plans' guesses,
-	                              no measuring) */
+	const char *wisdom_file;   /* FFT wisdom file; NULL or "": the wisdom in memory only */
+	int no_wisdom;             /* 1: no wisdom at all (neither file nor shipped): the built-in
+	                              rule (fft_plan_rule) for every shape, nothing measured */
+	int wisdom_measure;        /* enum fft_wisdom_measure: what a shape no wisdom holds gets
+	                              (NEVER, the default: the rule; NOW: measured before its plan
+	                              is built; IDLE: the rule, and measured by engine_idle) */
+	int idle_on_software;      /* measure in idle time on a software renderer too (IDLE is
+	                              NEVER there otherwise: its timings are the CPU's, and the
+	                              measuring takes the cores requests need) */
 	size_t kernel_cache_bytes; /* bloom_ctx_opts.kernel_cache_bytes (0: its default) */
 	int max_plans;             /* the bloom's padded sizes and the spatial shapes kept (0: 8) */
 	int no_persistent_map;     /* bloom_ctx_opts.no_persistent_map */
@@ -74,7 +81,15 @@ int engine_reset_status(struct engine *e);
 struct egl_ctx *engine_egl(const struct engine *e);
 const struct egl_info *engine_info(const struct engine *e);
 struct program_cache *engine_programs(const struct engine *e);
-struct fft_wisdom *engine_wisdom(const struct engine *e);   /* NULL without a wisdom file */
+struct fft_wisdom *engine_wisdom(const struct engine *e);   /* NULL with no_wisdom */
+/* fft_wisdom_source, or "built-in rules" with no_wisdom. */
+const char *engine_wisdom_source(const struct engine *e);
+
+/* One short piece of idle work, on the engine's thread between jobs: a step of measuring a
+ * queued FFT shape (fft_tuner_step), else the rebuild of one bloom plan whose shapes were
+ * measured since it was built (bloom_ctx_refresh). Returns 1 while work remains, 0 when there is
+ * none (then the caller may sleep until its next job). */
+int engine_idle(struct engine *e);
 struct bloom_ctx *engine_bloom(const struct engine *e);     /* NULL unless ENGINE_BLOOM */
 struct spatial_ctx *engine_spatial(const struct engine *e); /* NULL unless SPATIAL or DECONV */
 struct deconv_ctx *engine_deconv(const struct engine *e);   /* NULL unless ENGINE_DECONV */

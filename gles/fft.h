@@ -72,6 +72,10 @@ void fft_axis_destroy(struct fft_axis *a); /* NULL-safe */
 int fft_axis_execute(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
                      size_t elem_stride, int count, int inverse);
 const struct fft_plan *fft_axis_plan(const struct fft_axis *a);
+/* 1 when the axis (or Bluestein's inner one) runs the built-in rule's choice while its shape
+ * waits in the wisdom's queue to be measured (FFT_WISDOM_MEASURE_IDLE): a plan holding it is
+ * rebuilt once the wisdom's generation moves. */
+int fft_axis_provisional(const struct fft_axis *a);
 /* Bluestein's inner transform of its padded length (its plan tells how it runs), or NULL. */
 const struct fft_axis *fft_axis_inner(const struct fft_axis *a);
 
@@ -121,5 +125,22 @@ int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel);
 
 struct fft_axis *fft_rows(struct fft *f); /* NULL unless rows are transformed */
 struct fft_axis *fft_cols(struct fft *f);
+
+/* ---- measuring queued shapes in idle time (FFT_WISDOM_MEASURE_IDLE) ---- */
+struct fft_tuner;
+
+/* A tuner for the shapes queued in w (not owned; NULL: nothing ever to do). */
+int fft_tuner_create(struct program_cache *pc, const struct egl_info *info, struct fft_wisdom *w,
+                     const struct gles_log *log, struct fft_tuner **out);
+void fft_tuner_destroy(struct fft_tuner *t); /* NULL-safe; a shape being measured is dropped */
+
+/* One short step of measuring, on the context's thread between jobs: takes the next queued shape,
+ * builds one of its candidates (a compile), warms them up (about 50 ms of GPU time), or measures
+ * one round of them; after the last round the fastest goes into the wisdom (fft_wisdom_put: its
+ * file gets the line, the generation moves). Returns 1 while work remains (call again), 0 when
+ * nothing is queued. The same candidates and medians as FFT_WISDOM_MEASURE_NOW. */
+int fft_tuner_step(struct fft_tuner *t);
+/* 1 while a shape is being measured or queued. */
+int fft_tuner_busy(const struct fft_tuner *t);
 
 #endif

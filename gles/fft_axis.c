@@ -26,6 +26,7 @@ struct fft_axis {
 	struct fft_axis *inner;                  /* native length-m transforms on the work rows */
 	struct fft_prog bl[2][3];                /* [inverse][mode-1] */
 	GLuint work, chirp, filter[2];
+	int provisional;                         /* fft_axis_provisional */
 };
 
 struct fft {
@@ -263,6 +264,16 @@ void fft_axis_destroy(struct fft_axis *a)
 const struct fft_plan *fft_axis_plan(const struct fft_axis *a)
 {
 	return &a->plan;
+}
+
+void fft_axis_set_provisional(struct fft_axis *a)
+{
+	a->provisional = 1;
+}
+
+int fft_axis_provisional(const struct fft_axis *a)
+{
+	return a && (a->provisional || fft_axis_provisional(a->inner));
 }
 
 const struct fft_axis *fft_axis_inner(const struct fft_axis *a)

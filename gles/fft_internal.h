@@ -61,4 +61,7 @@ int fft_axis_build(struct program_cache *pc, const struct egl_info *info, int n,
                    const struct fft_opts *o, const struct gles_log *log,
                    struct fft_axis **out, char err[FFT_ERR_LEN]);
 
+/* Marks an axis built from the built-in rule while its shape waits to be measured. */
+void fft_axis_set_provisional(struct fft_axis *a);
+
 #endif

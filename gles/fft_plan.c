@@ -343,3 +343,27 @@ int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p)
 	}
 	return 0;
 }
+
+void fft_plan_rule(int n, int adjacent, int components, int half, int software,
+                   int max_invocations, struct fft_choice *c)
+{
+	c->technique = FFT_TECH_AUTO;
+	c->threads = c->signals = 0;
+	if (software || n < FFT_RULE_FROM)
+		return;
+	if (!adjacent) {
+		int t = n <= 2048 ? 256 : 512, maxinv = max_invocations > 0 ? max_invocations : 128;
+		c->threads = t < maxinv ? t : pow2_floor(maxinv);
+		return;
+	}
+	if (n == FFT_RULE_FROM)
+		return;
+	if (half && components == 4) {
+		c->technique = FFT_TECH_GLOBAL;
+		return;
+	}
+	int selem = (components == 4 ? 4 : 2) * (half ? 2 : 4);
+	c->technique = FFT_TECH_BLOCKED;
+	c->threads = 8;
+	c->signals = 128 / selem;
+}

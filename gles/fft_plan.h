@@ -130,6 +130,30 @@ double fft_cost(int m);
  * smallest on a tie. E.g. 2174 -> 2240 (4 passes), not 2187 = 3^7 (7 passes). n < 1 gives 1. */
 int fft_good_size(int n);
 
+/* A technique and work-group shape for one axis (fft_opts' fields of the same names). */
+struct fft_choice {
+	int technique, threads, signals;
+};
+
+/* The shortest length the built-in rule (fft_plan_rule) changes: below it the plan's own
+ * shape is used (no measured shape is shorter). */
+#define FFT_RULE_FROM 1024
+
+/* The built-in choice for a shape that no wisdom holds, derived from the H200's measured
+ * winners (bench/RESULTS.md, "Built-in FFT choices"): on a GPU (software 0), for n >=
+ * FFT_RULE_FROM,
+ *   rows (adjacent 0): the shared technique with 256 invocations a signal up to n = 2048 and
+ *     512 above (at most max_invocations; where the signal does not fit shared memory the plan
+ *     falls back to global passes, as measured at 8192);
+ *   columns (adjacent 1) longer than FFT_RULE_FROM: blocked sweeps with 128-byte rows of
+ *     neighbouring signals (16 vec2 or 8 vec4 float32 columns a group) and at most 8
+ *     invocations a signal, except float16 vec4 columns, which run global passes;
+ * and otherwise FFT_TECH_AUTO with no shape (the plan's choices: shared where the signal fits,
+ * which is also what wins for 1024-long columns). A software renderer (llvmpipe) keeps the
+ * plan's choices, which is what it has always run. */
+void fft_plan_rule(int n, int adjacent, int components, int half, int software,
+                   int max_invocations, struct fft_choice *c);
+
 /* Plans a 1D transform of length n. Returns 0 or a negative fft_plan_error. */
 int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p);
 

@@ -1,5 +1,6 @@
-/* The FFT tuner: for a shape with no wisdom yet (gles/wisdom.h), measures the candidate
- * techniques and work-group shapes on the GPU and remembers the fastest; fft_axis_create. */
+/* The FFT tuner: for a shape with no wisdom yet (gles/wisdom.h), the built-in rule
+ * (fft_plan_rule), or the candidate techniques and work-group shapes measured on the GPU and the
+ * fastest remembered: at once in fft_axis_create, or step by step in idle time (fft_tuner). */
 #include "gles/fft_internal.h"
 
 #include <GLES3/gl31.h>
@@ -101,79 +102,114 @@ static int cmp_double(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* The median GPU time of each built candidate (ax[i] non-NULL) in med[i] (negative when a run
- * failed). Every candidate is built first and then measured in interleaved rounds, after a
- * warm-up: GPU clocks ramp up over tens of milliseconds of load (the H200 under GL: 2-4x), and
- * measuring the candidates one after the other favoured whichever came last. */
-static void measure(struct fft_axis *ax[], int nc, int adjacent, struct gpu_timer *t,
-                    unsigned buf, int count, double med[])
-{
+/* The candidates of one shape being measured: built, warmed, then measured in rounds. */
+struct tune_run {
+	int n, adjacent, max_count;
+	size_t capacity;
+	struct fft_opts o;              /* the shape's options (technique auto) */
+	struct fft_opts cand[TUNE_MAX_CAND];
+	struct fft_axis *ax[TUNE_MAX_CAND];
+	int nc;
 	double ms[TUNE_MAX_CAND][TUNE_ROUNDS];
-	int live = 0;
-	for (int i = 0; i < nc; i++)
-		live += ax[i] != NULL;
-	double t_warm = 0; /* warm-up: the live candidates in turn until TUNE_WARM_MS of GPU time */
-	for (int w = 0; live && t_warm < TUNE_WARM_MS && w < 1000; w++)
-		for (int i = 0; i < nc; i++)
-			if (ax[i]) {
-				double m = time_axis_once(ax[i], adjacent, t, buf, count);
-				t_warm += m > 0 ? m : TUNE_WARM_MS; /* a failure ends the warm-up */
-			}
-	for (int r = 0; r < TUNE_ROUNDS; r++)
-		for (int i = 0; i < nc; i++)
-			ms[i][r] = ax[i] ? time_axis_once(ax[i], adjacent, t, buf, count) : -1;
-	for (int i = 0; i < nc; i++) {
-		qsort(ms[i], TUNE_ROUNDS, sizeof ms[i][0], cmp_double);
-		med[i] = ms[i][0] < 0 ? -1 : ms[i][TUNE_ROUNDS / 2];
+	GLuint buf;
+	struct gpu_timer *t;
+};
+
+static void run_free(struct tune_run *r)
+{
+	for (int i = 0; i < r->nc; i++) {
+		fft_axis_destroy(r->ax[i]);
+		r->ax[i] = NULL;
 	}
+	if (r->buf)
+		glDeleteBuffers(1, &r->buf);
+	gpu_timer_destroy(r->t);
+	r->buf = 0;
+	r->t = NULL;
+	r->nc = 0;
 }
 
-/* Measures the candidate shapes (tune_candidates) on random data of the real shape, and returns
- * the fastest in *best (technique, threads, signals: the shape measured, so that the plan
- * rebuilt from wisdom is this one) and its time in *best_ms; -1 when none ran. */
-static int tune(struct program_cache *pc, const struct egl_info *info, int n, int adjacent,
-                size_t capacity, int max_count, const struct fft_opts *o,
-                const struct gles_log *log, struct fft_opts *best, double *best_ms)
+/* The candidate list, the random data and the timer of a shape; -1 when out of memory. */
+static int run_start(struct tune_run *r, const struct egl_info *info, int n, int adjacent,
+                     size_t capacity, int max_count, const struct fft_opts *o)
 {
+	memset(r, 0, sizeof *r);
+	r->n = n;
+	r->adjacent = adjacent;
+	r->capacity = capacity;
+	r->max_count = max_count;
+	r->o = *o;
+	r->o.wisdom = NULL;
 	size_t elems = (size_t)n * max_count;
-	struct gpu_timer *t = NULL;
-	GLuint buf = tune_buffer(elems < capacity ? elems : capacity, o);
-	if (!buf || gpu_timer_create(info, &t)) {
-		if (buf)
-			glDeleteBuffers(1, &buf);
+	r->buf = tune_buffer(elems < capacity ? elems : capacity, o);
+	if (!r->buf || gpu_timer_create(info, &r->t)) {
+		run_free(r);
 		return -1;
 	}
-	struct fft_opts cand[TUNE_MAX_CAND];
-	struct fft_axis *ax[TUNE_MAX_CAND] = {NULL};
-	double med[TUNE_MAX_CAND];
-	int nc = tune_candidates(info, n, adjacent, o, cand), found = 0;
-	for (int i = 0; i < nc; i++) {
-		char err[FFT_ERR_LEN];
-		cand[i].wisdom = NULL;
-		if (fft_axis_build(pc, info, n, adjacent, capacity, max_count, &cand[i], log, &ax[i], err))
-			ax[i] = NULL;
-	}
-	measure(ax, nc, adjacent, t, buf, max_count, med);
-	for (int i = 0; i < nc; i++) {
-		if (!ax[i])
+	r->nc = tune_candidates(info, n, adjacent, &r->o, r->cand);
+	return 0;
+}
+
+static void run_build(struct tune_run *r, struct program_cache *pc, const struct egl_info *info,
+                      const struct gles_log *log, int i)
+{
+	char err[FFT_ERR_LEN];
+	r->cand[i].wisdom = NULL;
+	if (fft_axis_build(pc, info, r->n, r->adjacent, r->capacity, r->max_count, &r->cand[i], log,
+	                   &r->ax[i], err))
+		r->ax[i] = NULL;
+}
+
+/* Warm-up: the live candidates in turn until TUNE_WARM_MS of GPU time. GPU clocks ramp up over
+ * tens of milliseconds of load (the H200 under GL: 2-4x), and measuring the candidates one after
+ * the other favoured whichever came last, so every candidate is built first, warmed, and then
+ * measured in interleaved rounds. */
+static void run_warm(struct tune_run *r)
+{
+	int live = 0;
+	for (int i = 0; i < r->nc; i++)
+		live += r->ax[i] != NULL;
+	double t_warm = 0;
+	for (int w = 0; live && t_warm < TUNE_WARM_MS && w < 1000; w++)
+		for (int i = 0; i < r->nc; i++)
+			if (r->ax[i]) {
+				double m = time_axis_once(r->ax[i], r->adjacent, r->t, r->buf, r->max_count);
+				t_warm += m > 0 ? m : TUNE_WARM_MS; /* a failure ends the warm-up */
+			}
+}
+
+static void run_round(struct tune_run *r, int round)
+{
+	for (int i = 0; i < r->nc; i++)
+		r->ms[i][round] = r->ax[i] ? time_axis_once(r->ax[i], r->adjacent, r->t, r->buf,
+		                                             r->max_count) : -1;
+}
+
+/* The fastest candidate by median (technique, threads, signals: the shape measured, so that the
+ * plan rebuilt from wisdom is this one) in *best and its time in *best_ms; -1 when none ran. */
+static int run_pick(struct tune_run *r, const struct gles_log *log, struct fft_wisdom_choice *best,
+                    double *best_ms)
+{
+	int found = 0;
+	for (int i = 0; i < r->nc; i++) {
+		if (!r->ax[i])
 			continue;
-		const struct fft_plan *p = fft_axis_plan(ax[i]);
+		qsort(r->ms[i], TUNE_ROUNDS, sizeof r->ms[i][0], cmp_double);
+		double med = r->ms[i][0] < 0 ? -1 : r->ms[i][TUNE_ROUNDS / 2];
+		const struct fft_plan *p = fft_axis_plan(r->ax[i]);
 		gles_logf(log, GLES_LOG_DEBUG, "FFT tune n=%d vec%d %s %s: %d signals x %d invocations, "
-		          "%d sweeps: %.4f ms", n, o->components, adjacent ? "cols" : "rows",
-		          fft_technique_name(cand[i].technique), p->signals, p->threads, p->nsweeps,
-		          med[i]);
-		if (med[i] > 0 && (!found || med[i] < *best_ms)) {
-			*best = cand[i];
-			best->threads = cand[i].technique == FFT_TECH_GLOBAL ? 0 : cand[i].threads
-			              ? cand[i].threads : p->threads;
-			best->signals = cand[i].technique == FFT_TECH_BLOCKED ? p->signals : 0;
-			*best_ms = med[i];
+		          "%d sweeps: %.4f ms", r->n, r->o.components, r->adjacent ? "cols" : "rows",
+		          fft_technique_name(r->cand[i].technique), p->signals, p->threads, p->nsweeps,
+		          med);
+		if (med > 0 && (!found || med < *best_ms)) {
+			best->technique = r->cand[i].technique;
+			best->threads = r->cand[i].technique == FFT_TECH_GLOBAL ? 0 : r->cand[i].threads
+			              ? r->cand[i].threads : p->threads;
+			best->signals = r->cand[i].technique == FFT_TECH_BLOCKED ? p->signals : 0;
+			*best_ms = med;
 			found = 1;
 		}
-		fft_axis_destroy(ax[i]);
 	}
-	glDeleteBuffers(1, &buf);
-	gpu_timer_destroy(t);
 	return found ? 0 : -1;
 }
 
@@ -190,6 +226,38 @@ static void wisdom_key(int n, int adjacent, int max_count, const struct fft_opts
 		k->count_log2++;
 }
 
+static void log_choice(const struct gles_log *log, const struct fft_wisdom_key *k,
+                       const struct fft_wisdom_choice *c, double ms)
+{
+	gles_logf(log, GLES_LOG_INFO, "FFT wisdom: n=%d vec%d %s: %s, %d signals x %d invocations "
+	          "(%.4f ms)", k->n, k->components, k->adjacent ? "cols" : "rows",
+	          fft_technique_name(c->technique), c->signals, c->threads, ms);
+}
+
+/* Measures a shape's candidates at once: 0 and the winner put in the wisdom, or -1. */
+static int tune_now(struct program_cache *pc, const struct egl_info *info, int n, int adjacent,
+                    size_t capacity, int max_count, const struct fft_opts *o,
+                    const struct gles_log *log, const struct fft_wisdom_key *k,
+                    struct fft_wisdom_choice *best)
+{
+	struct tune_run r;
+	if (run_start(&r, info, n, adjacent, capacity, max_count, o))
+		return -1;
+	for (int i = 0; i < r.nc; i++)
+		run_build(&r, pc, info, log, i);
+	run_warm(&r);
+	for (int i = 0; i < TUNE_ROUNDS; i++)
+		run_round(&r, i);
+	double ms = 0;
+	int rc = run_pick(&r, log, best, &ms);
+	run_free(&r);
+	if (!rc) {
+		fft_wisdom_put(o->wisdom, k, best, ms);
+		log_choice(log, k, best, ms);
+	}
+	return rc;
+}
+
 int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n,
                     int signals_adjacent, size_t capacity, int max_count,
                     const struct fft_opts *o, const struct gles_log *log,
@@ -202,32 +270,130 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 		ro.threads = ro.signals = 0;
 		o = &ro;
 	}
-	if (!o->wisdom || o->technique != FFT_TECH_AUTO || o->threads || o->signals || n < 2 ||
-	    !fft_is_native(n))
+	if (o->technique != FFT_TECH_AUTO || o->threads || o->signals || n < 2 || !fft_is_native(n))
 		return fft_axis_build(pc, info, n, signals_adjacent, capacity, max_count, o, log, out,
 		                      err);
 	struct fft_wisdom_key k;
 	wisdom_key(n, signals_adjacent, max_count, o, &k);
-	struct fft_opts c = *o;
-	struct fft_wisdom_choice ch;
-	if (fft_wisdom_get(o->wisdom, &k, &ch) == 0) {
-		c.technique = ch.technique;
-		c.threads = ch.threads;
-		c.signals = ch.signals;
-	} else {
-		double ms = 0;
-		struct fft_opts best;
-		if (tune(pc, info, n, signals_adjacent, capacity, max_count, o, log, &best, &ms) == 0) {
-			c = best;
-			ch.technique = c.technique;
-			ch.threads = c.threads;
-			ch.signals = c.signals;
-			fft_wisdom_put(o->wisdom, &k, &ch, ms);
-			gles_logf(log, GLES_LOG_INFO, "FFT wisdom: n=%d vec%d %s: %s, %d signals x %d "
-			          "invocations (%.4f ms)", n, o->components, signals_adjacent ? "cols" : "rows",
-			          fft_technique_name(c.technique), c.signals, c.threads, ms);
+	struct fft_choice rule;
+	fft_plan_rule(n, signals_adjacent, o->components, o->half, info->software,
+	              info->max_invocations, &rule);
+	struct fft_wisdom_choice ch = {rule.technique, rule.threads, rule.signals};
+	int provisional = 0;
+	if (o->wisdom && fft_wisdom_get(o->wisdom, &k, &ch)) {
+		int mode = fft_wisdom_measure(o->wisdom);
+		if (mode == FFT_WISDOM_MEASURE_NOW) {
+			if (tune_now(pc, info, n, signals_adjacent, capacity, max_count, o, log, &k, &ch))
+				ch = (struct fft_wisdom_choice){rule.technique, rule.threads, rule.signals};
+		} else if (mode == FFT_WISDOM_MEASURE_IDLE) {
+			struct fft_wisdom_pending p = {.k = k, .capacity = capacity, .max_count = max_count,
+			                               .norm_forward = o->norm_forward,
+			                               .pad_from = o->pad_from};
+			provisional = !fft_wisdom_want(o->wisdom, &p);
 		}
 	}
+	struct fft_opts c = *o;
+	c.technique = ch.technique;
+	c.threads = ch.threads;
+	c.signals = ch.signals;
 	c.wisdom = NULL;
-	return fft_axis_build(pc, info, n, signals_adjacent, capacity, max_count, &c, log, out, err);
+	int rc = fft_axis_build(pc, info, n, signals_adjacent, capacity, max_count, &c, log, out, err);
+	if (rc == FFT_E_PLAN && (c.technique != FFT_TECH_AUTO || c.threads || c.signals)) {
+		/* a choice this device cannot run (a smaller shared memory than where it was
+		 * measured): the plan's own */
+		c.technique = FFT_TECH_AUTO;
+		c.threads = c.signals = 0;
+		rc = fft_axis_build(pc, info, n, signals_adjacent, capacity, max_count, &c, log, out, err);
+	}
+	if (!rc && provisional)
+		fft_axis_set_provisional(*out);
+	return rc;
+}
+
+/* ---- measuring queued shapes in idle time ---- */
+
+struct fft_tuner {
+	struct program_cache *pc;
+	const struct egl_info *info;
+	struct fft_wisdom *w;
+	struct gles_log log;
+	struct fft_wisdom_pending p; /* the shape being measured, while active */
+	struct fft_wisdom_key k;
+	int active;
+	int built, warmed, rounds;   /* candidates built, warm-up done, rounds measured */
+	struct tune_run r;
+};
+
+int fft_tuner_create(struct program_cache *pc, const struct egl_info *info, struct fft_wisdom *w,
+                     const struct gles_log *log, struct fft_tuner **out)
+{
+	struct fft_tuner *t = calloc(1, sizeof *t);
+	if (!t)
+		return FFT_E_NOMEM;
+	t->pc = pc;
+	t->info = info;
+	t->w = w;
+	if (log)
+		t->log = *log;
+	*out = t;
+	return 0;
+}
+
+void fft_tuner_destroy(struct fft_tuner *t)
+{
+	if (!t)
+		return;
+	if (t->active)
+		run_free(&t->r);
+	free(t);
+}
+
+int fft_tuner_step(struct fft_tuner *t)
+{
+	if (!t || !t->w)
+		return 0;
+	if (!t->active) {
+		struct fft_wisdom_choice c;
+		do {
+			if (fft_wisdom_next_pending(t->w, &t->p))
+				return 0;
+		} while (!fft_wisdom_get(t->w, &t->p.k, &c)); /* measured since it was queued */
+		struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = t->p.k.components,
+		                     .half = t->p.k.half, .norm_forward = t->p.norm_forward,
+		                     .pad_from = t->p.pad_from};
+		t->k = t->p.k;
+		if (run_start(&t->r, t->info, t->p.k.n, t->p.k.adjacent, t->p.capacity, t->p.max_count,
+		              &o)) {
+			gles_logf(&t->log, GLES_LOG_WARN, "FFT wisdom: n=%d: no memory to measure it",
+			          t->k.n);
+			return fft_wisdom_pending_count(t->w) > 0;
+		}
+		t->active = 1;
+		t->built = t->warmed = t->rounds = 0;
+		return 1;
+	}
+	if (t->built < t->r.nc) {
+		run_build(&t->r, t->pc, t->info, &t->log, t->built++);
+	} else if (!t->warmed) {
+		run_warm(&t->r);
+		t->warmed = 1;
+	} else if (t->rounds < TUNE_ROUNDS) {
+		run_round(&t->r, t->rounds++);
+	} else {
+		struct fft_wisdom_choice best;
+		double ms = 0;
+		if (!run_pick(&t->r, &t->log, &best, &ms)) {
+			fft_wisdom_put(t->w, &t->k, &best, ms);
+			log_choice(&t->log, &t->k, &best, ms);
+		}
+		run_free(&t->r);
+		t->active = 0;
+		return fft_wisdom_pending_count(t->w) > 0;
+	}
+	return 1;
+}
+
+int fft_tuner_busy(const struct fft_tuner *t)
+{
+	return t && t->w && (t->active || fft_wisdom_pending_count(t->w) > 0);
 }

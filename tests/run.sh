@@ -8,6 +8,12 @@ BUILD=${1:-build}
 bins="$*"
 [ -n "$bins" ] || bins=$(find "$BUILD/tests" -type f -name 'test_*' ! -name '*.o' ! -name '*.d' 2>/dev/null | sort)
 export CMOCKA_MESSAGE_OUTPUT=stdout
+# fftbloom and fftbloomd keep compiled programs and FFT wisdom in the user's cache directory by
+# default: a fresh one for each run, so that no run reads what an earlier one left
+XDG_CACHE_HOME=$(mktemp -d /tmp/fftbloom-test-cache-XXXXXX)
+export XDG_CACHE_HOME
+unset CACHE_DIRECTORY
+trap 'rm -rf "$XDG_CACHE_HOME"' EXIT
 passed=0; failed=0; failed_names=""
 run_one() {
 	name=$1; shift

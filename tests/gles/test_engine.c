@@ -65,7 +65,8 @@ static int count_files(const char *dir)
 static struct engine *make(unsigned parts, const char *wisdom)
 {
 	struct engine_opts o = {.platform = EGLP_AUTO, .program_cache = g_dir, .wisdom_file = wisdom,
-	                        .parts = parts};
+	                        .no_wisdom = !wisdom, .parts = parts,
+	                        .wisdom_measure = wisdom ? FFT_WISDOM_MEASURE_NOW : 0};
 	struct engine *e;
 	char err[ENGINE_ERR_LEN];
 	int rc = engine_create(&o, NULL, &e, err);
@@ -182,6 +183,87 @@ static void test_results_binaries_wisdom(void **state)
 	engine_destroy(e);
 }
 
+/* A random convolution (image 41x29 RGBA, kernel 7x5 RGB) through the engine's bloom context. */
+static void convolve_random(struct engine *e, const struct image *in, const struct image *k,
+                            struct image *out)
+{
+	struct bloom_params p;
+	tu_params(&p, BLOOM_OP_CONVOLVE);
+	p.normalize = BLOOM_NORMALIZE_NONE;
+	struct bloom_kernel kr = {k, {0, 0}};
+	char err[BLOOM_ERR_LEN];
+	int rc = bloom_run(engine_bloom(e), BLOOM_OP_CONVOLVE, in, &kr, &p, 0, out, NULL, err);
+	if (rc)
+		printf("bloom_run: %s\n", err);
+	assert_int_equal(rc, 0);
+}
+
+/* Measuring in idle time: a frame of a new size runs at once on the built-in rule and queues its
+ * FFT shapes; engine_idle measures them a step at a time until none is left, writes their lines
+ * to the wisdom file, and rebuilds the plan with the winners; the answers before and after the
+ * switch agree (and the identity convolution matches its CPU reference on both plans). */
+static void test_idle_measuring(void **state)
+{
+	(void)state;
+	char path[700];
+	snprintf(path, sizeof path, "%s/idle-wisdom.txt", g_dir);
+	remove(path);
+	struct engine_opts o = {.platform = EGLP_AUTO, .wisdom_file = path, .parts = ENGINE_BLOOM,
+	                        .wisdom_measure = FFT_WISDOM_MEASURE_IDLE, .idle_on_software = 1};
+	struct engine *e;
+	char err[ENGINE_ERR_LEN];
+	assert_int_equal(engine_create(&o, NULL, &e, err), 0);
+	printf("wisdom: %s\n", engine_wisdom_source(e));
+	assert_non_null(strstr(engine_wisdom_source(e), "built-in rules"));
+	struct fft_wisdom *w = engine_wisdom(e);
+	struct image in, k, before, after;
+	assert_int_equal(image_alloc(&in, 41, 29, 4), 0);
+	assert_int_equal(image_alloc(&k, 7, 5, 3), 0);
+	tu_fill_f32(in.pixels, (size_t)41 * 29 * 4, -1, 1);
+	tu_fill_f32(k.pixels, (size_t)7 * 5 * 3, 0.1f, 1);
+	int shapes0 = fft_wisdom_count(w);
+	convolve_random(e, &in, &k, &before);
+	int queued = fft_wisdom_pending_count(w);
+	printf("after the first frame: %d shapes queued, %d known\n", queued, fft_wisdom_count(w));
+	assert_true(queued > 0);
+	assert_int_equal(fft_wisdom_count(w), shapes0); /* nothing measured on the frame's path */
+	check_identity_bloom(e);
+	int steps = 0;
+	while (engine_idle(e) && steps < 10000)
+		steps++;
+	struct bloom_cache_stats bs;
+	bloom_ctx_stats(engine_bloom(e), &bs);
+	printf("idle steps: %d; shapes known: %d; plans rebuilt: %llu\n", steps, fft_wisdom_count(w),
+	       bs.plan_refreshes);
+	assert_int_equal(fft_wisdom_pending_count(w), 0);
+	assert_true(fft_wisdom_count(w) >= shapes0 + queued);
+	assert_true(steps > queued); /* a shape takes several steps: no one step measures it all */
+	assert_true(bs.plan_refreshes >= 1);
+	assert_int_equal(engine_idle(e), 0);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	int lines = 0;
+	char line[1024];
+	while (fgets(line, sizeof line, f))
+		lines += !strncmp(line, engine_driver(e), strlen(engine_driver(e)));
+	fclose(f);
+	printf("wisdom file lines: %d\n", lines);
+	assert_true(lines >= queued);
+	convolve_random(e, &in, &k, &after);
+	size_t n = (size_t)41 * 29 * 4;
+	double *ref = malloc(n * sizeof *ref);
+	for (size_t i = 0; i < n; i++)
+		ref[i] = before.pixels[i];
+	int ok = tu_check("convolution after the plan switched vs before", after.pixels, ref, n, TOL);
+	free(ref);
+	check_identity_bloom(e);
+	bloom_ctx_stats(engine_bloom(e), &bs);
+	assert_int_equal(fft_wisdom_pending_count(w), 0); /* the rebuilt plan queued nothing */
+	image_free(&in), image_free(&k), image_free(&before), image_free(&after);
+	engine_destroy(e);
+	assert_true(ok);
+}
+
 static void test_no_context(void **state)
 {
 	(void)state;
@@ -199,6 +281,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parts_and_driver),
 		cmocka_unit_test(test_results_binaries_wisdom),
+		cmocka_unit_test(test_idle_measuring),
 		cmocka_unit_test(test_no_context),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -336,7 +336,7 @@ static void test_wisdom(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	struct fft_wisdom *w;
-	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, &w), 0);
+	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, NULL, &w), 0);
 	int n = 360, count = 5;
 	float *x = malloc((size_t)n * count * 2 * sizeof *x), *y = malloc((size_t)n * count * 2 * sizeof *y);
 	double *ref = malloc((size_t)n * count * 2 * sizeof *ref), *xd = malloc((size_t)n * 2 * sizeof *xd);
@@ -365,7 +365,7 @@ static void test_wisdom(void **state)
 	fft_axis_destroy(a);
 	fft_wisdom_destroy(w);
 	/* reloaded from the file: known, so the same choices without measuring */
-	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, &w), 0);
+	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, NULL, &w), 0);
 	assert_int_equal(fft_wisdom_count(w), 2);
 	struct fft_wisdom_key k = {.n = n, .components = 2, .count_log2 = 2};
 	struct fft_wisdom_choice ch;
@@ -384,13 +384,13 @@ static void test_wisdom(void **state)
 	           "test driver|1000|2|0|1|0|4|1|64|0.01234|0|16|0\n"
 	           "test driver|1000|2|0|1|0|5|1|64|0.01234|0|0|1\n");
 	fclose(f);
-	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, &w), 0);
+	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, NULL, &w), 0);
 	assert_int_equal(fft_wisdom_count(w), 1);
 	struct fft_wisdom_key old = {.n = 1000, .components = 2, .adjacent = 1, .count_log2 = 4};
 	assert_int_equal(fft_wisdom_get(w, &old, &ch), 0);
 	assert_true(ch.technique == FFT_TECH_BLOCKED && ch.threads == 16 && ch.signals == 0);
 	fft_wisdom_destroy(w);
-	assert_int_equal(fft_wisdom_create(path, "another driver", NULL, &w), 0);
+	assert_int_equal(fft_wisdom_create(path, "another driver", NULL, NULL, &w), 0);
 	assert_int_equal(fft_wisdom_count(w), 0); /* other drivers' lines are ignored */
 	fft_wisdom_destroy(w);
 	remove(path);
@@ -594,6 +594,49 @@ static void test_blocked_columns(void **state)
 	check_opts(97, 5, 1, &orow, 1, NULL, NULL);
 }
 
+/* The built-in rule's GPU choices (fft_plan_rule with software 0, as on the H200) run on this
+ * context against the CPU reference: rows with 256 and 512 invocations a signal, long columns
+ * blocked with 128-byte rows (vec2 16 and vec4 8 signals a group, at most 8 invocations each),
+ * float16 vec4 columns in global passes. */
+static void test_rule_choices(void **state)
+{
+	(void)state;
+	struct {
+		int n, count, adjacent, comps, half;
+		const char *want;
+	} c[] = {
+		{1024, 5, 0, 2, 0, "shared"}, {2187, 3, 0, 2, 0, "shared"}, {2240, 2, 0, 4, 0, NULL},
+		{1080, 21, 1, 2, 0, "blocked"}, {2048, 9, 1, 4, 0, "blocked"},
+		{1344, 7, 1, 4, 1, "global"}, {1024, 6, 1, 2, 0, NULL},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct fft_choice ch;
+		fft_plan_rule(c[i].n, c[i].adjacent, c[i].comps, c[i].half, 0, g_info->max_invocations,
+		              &ch);
+		struct fft_opts o = {.technique = ch.technique, .components = c[i].comps,
+		                     .half = c[i].half, .norm_forward = c[i].half, .threads = ch.threads,
+		                     .signals = ch.signals};
+		printf("rule n=%d %s vec%d%s: %s, %d invocations, %d signals\n", c[i].n,
+		       c[i].adjacent ? "cols" : "rows", c[i].comps, c[i].half ? " half" : "",
+		       fft_technique_name(ch.technique), ch.threads, ch.signals);
+		/* llvmpipe's shared memory may not hold a shape the H200's does: the plan's own then */
+		struct fft_plan_opts po = {.technique = o.technique, .components = o.components,
+		                           .shared_limit = g_info->max_shared_memory,
+		                           .max_invocations = g_info->max_invocations,
+		                           .signals_adjacent = c[i].adjacent, .threads = o.threads,
+		                           .signals = o.signals, .half = o.half};
+		struct fft_plan p;
+		const char *want = c[i].want;
+		if (fft_plan_make(c[i].n, &po, &p)) {
+			printf("  does not fit this device: the plan's choice runs\n");
+			o.technique = FFT_TECH_AUTO;
+			o.threads = o.signals = 0;
+			want = NULL;
+		}
+		check_opts(c[i].n, c[i].count, c[i].adjacent, &o, (int)(i % 2), want, NULL);
+	}
+}
+
 static void test_blocked_2d(void **state)
 {
 	(void)state;
@@ -622,7 +665,7 @@ static void test_blocked_wisdom(void **state)
 	/* tune measures the blocked shapes for columns beside shared and global; the remembered
 	 * choice (whichever won on this driver) is valid and computes the transform */
 	struct fft_wisdom *w;
-	assert_int_equal(fft_wisdom_create("", "test driver", NULL, &w), 0);
+	assert_int_equal(fft_wisdom_create("", "test driver", NULL, NULL, &w), 0);
 	struct log_capture cap = {0};
 	struct gles_log log = {capture, &cap};
 	int n = 360, count = 16; /* small: llvmpipe compiles every candidate */
@@ -768,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_blocked_columns),
 		cmocka_unit_test(test_blocked_2d),
 		cmocka_unit_test(test_blocked_wisdom),
+		cmocka_unit_test(test_rule_choices),
 		cmocka_unit_test(test_padded),
 		cmocka_unit_test(test_pad_keys),
 	};

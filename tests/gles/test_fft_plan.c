@@ -366,6 +366,69 @@ static void test_exchanges(void **state)
 	assert_true(counts[0] > 0 && counts[1] > counts[0]);
 }
 
+/* The built-in rule against the H200's measured winners (gles/wisdom/nvidia-h200.txt, float32,
+ * the lines that fit its rule; bench/RESULTS.md "Built-in FFT choices" has the whole table), and
+ * what it leaves to the plan: short lengths, 1024-long columns, software renderers. */
+static void test_rule(void **state)
+{
+	(void)state;
+	struct {
+		int n, adjacent, comps, half, technique, threads, signals;
+	} w[] = {
+		/* rows: shared, 256 invocations up to 2048, 512 above (technique auto: the plan
+		 * falls back to global passes where the signal does not fit, as 8192 measured) */
+		{1024, 0, 2, 0, FFT_TECH_AUTO, 256, 0}, {1920, 0, 2, 0, FFT_TECH_AUTO, 256, 0},
+		{2048, 0, 2, 0, FFT_TECH_AUTO, 256, 0}, {2187, 0, 2, 0, FFT_TECH_AUTO, 512, 0},
+		{2240, 0, 4, 0, FFT_TECH_AUTO, 512, 0}, {4096, 0, 2, 0, FFT_TECH_AUTO, 512, 0},
+		{4375, 0, 4, 1, FFT_TECH_AUTO, 512, 0}, {8192, 0, 4, 0, FFT_TECH_AUTO, 512, 0},
+		/* columns longer than 1024: blocked, 128-byte rows, 8 invocations */
+		{1080, 1, 2, 0, FFT_TECH_BLOCKED, 8, 16}, {1344, 1, 4, 0, FFT_TECH_BLOCKED, 8, 8},
+		{2744, 1, 4, 0, FFT_TECH_BLOCKED, 8, 8}, {4096, 1, 2, 0, FFT_TECH_BLOCKED, 8, 16},
+		/* float16 vec4 columns: global passes */
+		{1344, 1, 4, 1, FFT_TECH_GLOBAL, 0, 0}, {2744, 1, 4, 1, FFT_TECH_GLOBAL, 0, 0},
+		/* 1024-long columns and short lengths: the plan's choice */
+		{1024, 1, 2, 0, FFT_TECH_AUTO, 0, 0}, {512, 0, 2, 0, FFT_TECH_AUTO, 0, 0},
+		{600, 1, 4, 0, FFT_TECH_AUTO, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+		struct fft_choice c;
+		fft_plan_rule(w[i].n, w[i].adjacent, w[i].comps, w[i].half, 0, 1024, &c);
+		printf("n=%d %s vec%d%s: %s %d %d\n", w[i].n, w[i].adjacent ? "cols" : "rows",
+		       w[i].comps, w[i].half ? " half" : "", fft_technique_name(c.technique), c.threads,
+		       c.signals);
+		assert_int_equal(c.technique, w[i].technique);
+		assert_int_equal(c.threads, w[i].threads);
+		assert_int_equal(c.signals, w[i].signals);
+		/* the H200's limits plan it: blocked as asked, rows shared where they fit */
+		struct fft_plan_opts po = {.technique = c.technique, .components = w[i].comps,
+		                           .shared_limit = 49152, .max_invocations = 1024,
+		                           .signals_adjacent = w[i].adjacent, .threads = c.threads,
+		                           .signals = c.signals, .half = w[i].half};
+		struct fft_plan p;
+		assert_int_equal(fft_plan_make(w[i].n, &po, &p), 0);
+		if (c.technique == FFT_TECH_BLOCKED) {
+			assert_true(p.blocked);
+			assert_int_equal(p.signals, c.signals);
+			assert_true(p.threads <= 8);
+		}
+		if (!w[i].adjacent && c.threads && (long long)w[i].n * w[i].comps * 4 / 2 <= 49152) {
+			assert_true(p.shared);
+			assert_int_equal(p.threads, c.threads);
+		}
+	}
+	/* fewer invocations a group than the rule's: as many as the device has */
+	struct fft_choice c;
+	fft_plan_rule(4096, 0, 2, 0, 0, 384, &c);
+	assert_int_equal(c.threads, 256);
+	/* a software renderer keeps the plan's choices everywhere */
+	for (int adj = 0; adj < 2; adj++) {
+		fft_plan_rule(4096, adj, 2, 0, 1, 1024, &c);
+		assert_int_equal(c.technique, FFT_TECH_AUTO);
+		assert_int_equal(c.threads, 0);
+		assert_int_equal(c.signals, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_passes),
 		cmocka_unit_test(test_exchanges),
 		cmocka_unit_test(test_blocked),
+		cmocka_unit_test(test_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

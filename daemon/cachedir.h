@@ -1,0 +1,33 @@
+/* The user's cache directory, where compiled programs and FFT wisdom persist by default, and the
+ * engine options that --program-cache and --fft-wisdom resolve to (fftbloomd and the CLI alike).
+ * The directory: $CACHE_DIRECTORY (systemd's CacheDirectory=; its first entry), else
+ * $XDG_CACHE_HOME/fftbloom, else $HOME/.cache/fftbloom, created 0700. Where it cannot be made,
+ * one warning is logged and everything stays in memory: never an error. These are the
+ * environment's conventions, read here alone (as sdnotify.c reads systemd's). */
+#ifndef FFTBLOOM_CACHEDIR_H
+#define FFTBLOOM_CACHEDIR_H
+
+#include "daemon/config.h"
+#include "gles/engine.h"
+
+struct cachedir_paths {
+	char dir[OPT_STR_MAX];           /* the cache directory in use, "" when none is */
+	char programs[OPT_STR_MAX + 16]; /* engine_opts.program_cache ("" for none) */
+	char wisdom[OPT_STR_MAX + 16];   /* engine_opts.wisdom_file ("" for memory only) */
+	int no_wisdom;                   /* --fft-wisdom builtin */
+	int named_wisdom;                /* a file was named (not auto, none, "" or builtin) */
+};
+
+/* The cache directory ("" when it cannot be made: *why then says why). Creates it. */
+void cachedir_find(char dir[OPT_STR_MAX], char *why, size_t why_len);
+
+/* Resolves gc's program-cache and fft-wisdom values: "auto" -> under the cache directory
+ * (programs/, fft-wisdom), "none" or "" -> none, "builtin" (wisdom) -> no_wisdom, else the path
+ * as given. Logs a warning (once a process) when auto has no directory to use. */
+void cachedir_resolve(const struct gpu_config *gc, struct cachedir_paths *out);
+
+/* The resolved paths into an engine's options: program_cache, wisdom_file, no_wisdom. The
+ * strings stay in p. */
+void cachedir_engine_opts(const struct cachedir_paths *p, struct engine_opts *eo);
+
+#endif

@@ -1,0 +1,152 @@
+"""fftbloomd fast by default (run by test_fast.sh), over real HTTP: with no --program-cache and
+--fft-wisdom it persists both under $HOME/.cache/fftbloom (made 0700); a cache directory that
+cannot be made only warns; none keeps everything in memory; a new size's first request runs the
+built-in FFT choice at once (nothing measured before its answer) and its shapes are measured in
+idle time (--fft-idle-tune on: llvmpipe is a software renderer, where auto does not measure),
+their lines reach the wisdom file, the plan switches to the winners, and the answers before and
+after the switch agree within float tolerance. Prints "SCRIPT: N passed, N failed" last."""
+import json
+import os
+import shutil
+import stat
+import sys
+import time
+
+import http_test as H
+
+TOL = 1e-5
+
+
+def clean_env(home):
+    env = {"HOME": home, "XDG_CACHE_HOME": "", "CACHE_DIRECTORY": ""}
+    return env
+
+
+def info_gpu(d):
+    st, _, body = d.req("GET", "/v1/info")
+    return json.loads(body)["gpus"][0] if st == 200 else {}
+
+
+def wisdom_lines(path):
+    try:
+        with open(path) as f:
+            return [l for l in f if "|" in l]
+    except OSError:
+        return []
+
+
+def bloom(d, png):
+    q = "threshold=0.3&intensity=0.9&kernel_preset=gaussian:sigma=3&format=pfm"
+    t0 = time.time()
+    st, h, body = d.req("POST", "/v1/bloom?" + q, body=png)
+    return st, h, body, time.time() - t0
+
+
+def test_cache_dir_and_idle_measuring():
+    home = os.path.join(H.TMP, "home")
+    os.makedirs(home)
+    d = H.Daemon("--fft-idle-tune", "on", env=clean_env(home))
+    cache = os.path.join(home, ".cache", "fftbloom")
+    wpath = os.path.join(cache, "fft-wisdom")
+    try:
+        g = info_gpu(d)
+        H.check("cache directory made 0700", os.path.isdir(cache)
+                and stat.S_IMODE(os.stat(cache).st_mode) == 0o700, cache)
+        H.check("/v1/info names the wisdom file and the built-in rules",
+                wpath in g.get("fft_wisdom", "") and "built-in rules" in g.get("fft_wisdom", ""), g)
+        H.check("start-up log says where FFT choices come from",
+                "FFT choices from file " + wpath in d.log(), d.log()[-1500:])
+        # a size never seen: answered at once on the built-in choice
+        png = H.png_bytes(H.rand8(56, 80))
+        st, h, first, t_first = bloom(d, png)
+        log_at_answer = d.log()
+        H.check("new size answered", st == 200, (st, first[:200]))
+        H.check("nothing measured before the new size's answer",
+                "FFT wisdom: n=" not in log_at_answer, log_at_answer[-2000:])
+        t = H.timings(h)
+        print("     first request of a new size: %.3f s (Server-Timing %s)" % (t_first, t))
+        # idle time: the queued shapes are measured and the plan switches
+        deadline = time.time() + 240
+        g = info_gpu(d)
+        while time.time() < deadline and (g.get("fft_shapes_pending", 1) > 0
+                                           or g.get("fft_shapes_measured_idle", 0) == 0
+                                           or g.get("caches", {}).get("plan_entries") is None):
+            time.sleep(0.5)
+            g = info_gpu(d)
+        print("     after idle: %d shapes measured, %d pending" %
+              (g.get("fft_shapes_measured_idle", 0), g.get("fft_shapes_pending", -1)))
+        H.check("idle time measured the new size's shapes", g.get("fft_shapes_measured_idle", 0) > 0
+                and g.get("fft_shapes_pending") == 0, g)
+        lines = wisdom_lines(wpath)
+        H.check("the wisdom file got the shapes' lines", len(lines) >= g.get("fft_shapes_measured_idle", 1),
+                (len(lines), g))
+        while time.time() < deadline and "rebuilt with measured FFT shapes" not in d.log():
+            time.sleep(0.2)
+        H.check("plan rebuilt with the winners in idle time (logged)",
+                "rebuilt with measured FFT shapes" in d.log(), d.log()[-2000:])
+        st2, h2, second, _ = bloom(d, png)
+        H.check("same size after the switch answered", st2 == 200, (st2, second[:200]))
+        if st == 200 and st2 == 200:
+            H.close_enough("answer after the plan switched == before", H.read_pfm(second),
+                           H.read_pfm(first), TOL)
+        progs = os.path.join(cache, "programs")
+        n = len(os.listdir(progs)) if os.path.isdir(progs) else 0
+        H.check("program binaries persisted in the cache directory", n > 0, progs)
+    finally:
+        d.stop("default cache directory")
+    # a second daemon on the same HOME reads the measured shapes
+    d = H.Daemon(env=clean_env(home))
+    try:
+        g = info_gpu(d)
+        H.check("a restart reads the persisted wisdom",
+                "(%d shapes)" % len({tuple(l.split("|")[1:7]) for l in wisdom_lines(wpath)})
+                in g.get("fft_wisdom", ""), g.get("fft_wisdom"))
+    finally:
+        d.stop("restart on the same cache directory")
+
+
+def test_unwritable_and_none():
+    # HOME under a regular file: no directory can be made there (root included)
+    f = os.path.join(H.TMP, "not-a-dir")
+    open(f, "w").close()
+    d = H.Daemon(env=clean_env(f))
+    try:
+        st, _, body, _ = bloom(d, H.png_bytes(H.rand8(40, 40)))
+        H.check("no cache directory: requests still answered", st == 200, (st, body[:200]))
+        log = d.log()
+        H.check("no cache directory: one warning", log.count("no cache directory") == 1, log[-2000:])
+        g = info_gpu(d)
+        H.check("no cache directory: no wisdom file", not g.get("fft_wisdom", "").startswith("file"), g)
+    finally:
+        d.stop("unwritable cache directory")
+    home = os.path.join(H.TMP, "home-none")
+    os.makedirs(home)
+    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", env=clean_env(home))
+    try:
+        st, _, body, _ = bloom(d, H.png_bytes(H.rand8(40, 40)))
+        H.check("none: answered", st == 200, (st, body[:200]))
+        H.check("none: nothing written to HOME", not os.path.exists(os.path.join(home, ".cache")),
+                os.listdir(home))
+        g = info_gpu(d)
+        H.check("none: wisdom from the built-in rules", g.get("fft_wisdom") == "built-in rules", g)
+    finally:
+        d.stop("none")
+
+
+def main():
+    for t in (test_cache_dir_and_idle_measuring, test_unwritable_and_none):
+        t0 = time.time()
+        try:
+            t()
+        except Exception as e:  # noqa
+            import traceback
+            traceback.print_exc()
+            H.check(t.__name__ + " ran to the end", False, repr(e))
+        print("     (%s: %.1f s)" % (t.__name__, time.time() - t0))
+    shutil.rmtree(H.TMP, ignore_errors=True)
+    print("SCRIPT: %d passed, %d failed" % (H.PASSED, H.FAILED))
+    sys.exit(1 if H.FAILED else 0)
+
+
+if __name__ == "__main__":
+    main()
