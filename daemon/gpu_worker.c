@@ -432,6 +432,12 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 	return e;
 }
 
+/* Idle work (measuring FFT shapes, rebuilding plans) starts only once the queue has been empty
+ * this long since the last job: a step cannot be interrupted and may compile programs (tens to
+ * hundreds of milliseconds on a GPU driver), so under load, when the queue empties for a moment
+ * between jobs, the GPU thread stays with the jobs. */
+#define IDLE_GRACE_S 0.5
+
 /* One step of the engine's idle work (engine_idle) and the counts /v1/info shows; a context
  * lost meanwhile is rebuilt (*e NULL when the daemon stopped during that). Returns 1 while work
  * remains. Without the lock. */
@@ -484,9 +490,13 @@ void *gpu_main(void *arg)
 	g->warmed = 1;
 	g->heartbeat = clock_s();
 	int idle_work = 1; /* a job (or the warm-up) may have queued FFT shapes to measure */
+	double last_job = clock_s(); /* when the last job ended; < 0 while one runs */
 	for (;;) {
+		if (last_job < 0)
+			last_job = clock_s();
 		struct job *j = fifo_pop(&J->gpuq);
-		if (!j && idle_work && !J->stop) {
+		double quiet = clock_s() - last_job;
+		if (!j && idle_work && !J->stop && quiet >= IDLE_GRACE_S) {
 			/* nothing queued: one short step of idle work (a shape's measuring, a plan
 			 * rebuilt with the winners), then the queue is looked at again */
 			pthread_mutex_unlock(&J->lock);
@@ -502,7 +512,10 @@ void *gpu_main(void *arg)
 				break;
 			struct timespec ts;
 			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += 250 * 1000000L;
+			long wait_ns = 250 * 1000000L;
+			if (idle_work && quiet < IDLE_GRACE_S)
+				wait_ns = (long)((IDLE_GRACE_S - quiet) * 1e9) + 1000000L;
+			ts.tv_nsec += wait_ns;
 			if (ts.tv_nsec >= 1000000000L) {
 				ts.tv_sec++;
 				ts.tv_nsec -= 1000000000L;
@@ -520,6 +533,7 @@ void *gpu_main(void *arg)
 		}
 		unqueue(J, j);
 		idle_work = 1;
+		last_job = -1;
 		g->busy = 1;
 		g->tiles_done = g->tiles_total = 0;
 		double t0 = clock_s();
