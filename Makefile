@@ -24,7 +24,7 @@ DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr pytho
               clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
               systemd python3-yaml libheif-examples
 DEPS_BENCH := libfftw3-dev
-DEPS_DOCS  := python3-skimage imagemagick
+DEPS_DOCS  := python3-skimage imagemagick python3-matplotlib
 DEPS_SYSTEMD := systemd-container
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the two programs, the systemd units (ExecStart= under
@@ -52,7 +52,7 @@ include tests/module.mk
 include bench/module.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: FORCE all deps deps-test deps-bench deps-docs run test faults sanitize bench bench-frames fuzz soak picture \
+.PHONY: FORCE all deps deps-test deps-bench deps-docs run test faults sanitize bench bench-frames fuzz soak picture plots \
         clean install uninstall deps-systemd systemd-check
 all: $(BUILD)/fftbloomd $(BUILD)/fftbloom
 
@@ -198,6 +198,12 @@ bench-frames: deps-docs
 	sh bench/make_frames.sh bench/frames
 
 # The README's before/after picture (docs/make_picture.sh says how it is made).
+# docs/sizes-h200.png: time per pixel against frame size from the H200's result lines
+# (bench/plot_sizes.py)
+plots: deps-docs
+	/usr/bin/python3 bench/plot_sizes.py docs/sizes-h200.png bench/results/h200/2026-11-23T1735-bloom.jsonl \
+		bench/results/h200/bench-big.jsonl bench/results/h200/bench-big-512M.jsonl
+
 picture: deps-docs all
 	BUILD=$(BUILD) sh docs/make_picture.sh
 
