@@ -159,11 +159,12 @@ static void sweep(struct jobs *J, struct fifo *f, double now, struct fifo *out)
 	}
 }
 
-/* Decoded images of tens of megabytes freed by several threads stay in glibc's arenas (each
- * thread's own heap), so after a burst of large frames the process would keep its peak size
- * while idle. When nothing is in flight after at least TRIM_AFTER bytes were reserved, the
- * free memory goes back to the system. */
-#define TRIM_AFTER (64ull << 20)
+/* Images freed by several threads stay in glibc's arenas (each thread's heap; and once a large
+ * block has been freed, glibc serves blocks up to 32 MiB from the heaps rather than mapping
+ * them), so after a burst the process would keep its peak size while idle. Once nothing is in
+ * flight after images were decoded, the free memory goes back to the system (at most once a
+ * TRIM_EVERY_S). */
+#define TRIM_EVERY_S 1.0
 
 static void trim_heap(void)
 {
@@ -175,10 +176,12 @@ static void trim_heap(void)
 static void *watchdog_main(void *arg)
 {
 	struct jobs *J = arg;
+	double trimmed = 0;
 	pthread_mutex_lock(&J->lock);
 	while (!(J->stop && J->in_flight == 0)) {
-		if (J->in_flight == 0 && J->mem_peak >= TRIM_AFTER) {
+		if (J->in_flight == 0 && J->mem_peak > 0 && clock_s() - trimmed >= TRIM_EVERY_S) {
 			J->mem_peak = 0;
+			trimmed = clock_s();
 			pthread_mutex_unlock(&J->lock);
 			trim_heap();
 			pthread_mutex_lock(&J->lock);

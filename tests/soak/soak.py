@@ -794,6 +794,10 @@ def main():
     say("programs: %s after warm-up, %s at the end of the main phase" % (
         m_warm.get('fftbloom_program_cache_programs{gpu="0"}'),
         m1.get('fftbloom_program_cache_programs{gpu="0"}')))
+    held = sorted(k for k in set(m_warm) | set(m2) if "bytes" in k or "lent" in k or "entries" in k
+                  or "plans" in k)
+    say("memory the daemon holds by design (after warm-up -> at rest): " + "; ".join(
+        "%s %s -> %s" % (k, m_warm.get(k), m2.get(k)) for k in held if m_warm.get(k) != m2.get(k)))
     all_mb = [mb for _, mb, _ in rss.samples]
     main_mb = rss.of("main")
     say("RSS MB: start %.0f, end of warm-up %.0f, peak %.0f (main phase %.0f), bomb phase peak %.0f "
