@@ -82,6 +82,8 @@ CONFIG = {
 # phase of their own after the main phase, so their transient gigabytes do not enter it.
 RSS_GROWTH_FRAC = 0.10
 RSS_GROWTH_MB = 48
+# The RSS verdicts need a main phase this long after warm-up (CI's 20 s version reports RSS only).
+RSS_JUDGE_S = 120
 WARMUP_S = max(10.0, 0.2 * SECONDS)
 
 RNG = np.random.default_rng(CONFIG["seed"])
@@ -830,7 +832,11 @@ def main():
     h2_start = t_warm + (t_main_end - t_warm) / 2
     q1 = rss.of("main", t_warm, q1_end)
     h2 = rss.of("main", h2_start)
-    if len(q1) >= 2 and len(h2) >= 2:
+    if t_main_end - t_warm < RSS_JUDGE_S:
+        skip("RSS flat after warm-up", "the main phase after warm-up (%.0f s) is shorter than %d s: "
+             "on llvmpipe the same build passed and failed 20 s runs in turn (GPU buffers are host "
+             "memory, still settling); make soak judges it" % (t_main_end - t_warm, RSS_JUDGE_S))
+    elif len(q1) >= 2 and len(h2) >= 2:
         lim = max(q1) + max(RSS_GROWTH_FRAC * max(q1), RSS_GROWTH_MB)
         check("RSS flat after warm-up (max of the last half <= max of the first quarter + "
               "max(%d%%, %d MB))" % (RSS_GROWTH_FRAC * 100, RSS_GROWTH_MB), max(h2) <= lim,
@@ -849,7 +855,10 @@ def main():
           "RSS %.0f MB after it (%.0f before the bombs); answer %s %s" % (
               kernel_held, base_mb, a.status, a.body[:200]))
     settle = rss.of("settle") + rss.of("idle")
-    if settle and main_mb:
+    if t_main_end - t_warm < RSS_JUDGE_S:
+        skip("RSS back to the main phase's after the bombs", "the main phase is too short to "
+             "judge (see above)")
+    elif settle and main_mb:
         lim = max(main_mb) + max(RSS_GROWTH_FRAC * max(main_mb), RSS_GROWTH_MB)
         check("RSS back to the main phase's after the bombs", max(settle[-3:]) <= lim,
               "%.0f MB, main phase max %.0f MB, limit %.0f MB" % (max(settle[-3:]), max(main_mb), lim))
