@@ -105,6 +105,7 @@ void finish(struct jobs *J, struct job *j)
 	unqueue(J, j);
 	J->mem_used -= j->reserved[0] + j->reserved[1];
 	j->reserved[0] = j->reserved[1] = 0;
+	J->last_done = clock_s();
 	pthread_mutex_unlock(&J->lock);
 	j->done(j, j->done_ctx);
 	pthread_mutex_lock(&J->lock);
@@ -159,12 +160,10 @@ static void sweep(struct jobs *J, struct fifo *f, double now, struct fifo *out)
 	}
 }
 
-/* Images freed by several threads stay in glibc's arenas (each thread's heap; and once a large
- * block has been freed, glibc serves blocks up to 32 MiB from the heaps rather than mapping
- * them), so after a burst the process would keep its peak size while idle. Once nothing is in
- * flight after images were decoded, the free memory goes back to the system (at most once a
- * TRIM_EVERY_S). */
-#define TRIM_EVERY_S 1.0
+/* Freed frames stay in the heap while requests come (fftbloomd.c's M_MMAP_THRESHOLD: no page
+ * faults for the next frame); once the daemon has had nothing in flight for TRIM_IDLE_S after
+ * images were decoded, that memory goes back to the system. */
+#define TRIM_IDLE_S 1.0
 
 static void trim_heap(void)
 {
@@ -176,12 +175,10 @@ static void trim_heap(void)
 static void *watchdog_main(void *arg)
 {
 	struct jobs *J = arg;
-	double trimmed = 0;
 	pthread_mutex_lock(&J->lock);
 	while (!(J->stop && J->in_flight == 0)) {
-		if (J->in_flight == 0 && J->mem_peak > 0 && clock_s() - trimmed >= TRIM_EVERY_S) {
+		if (J->in_flight == 0 && J->mem_peak > 0 && clock_s() - J->last_done >= TRIM_IDLE_S) {
 			J->mem_peak = 0;
-			trimmed = clock_s();
 			pthread_mutex_unlock(&J->lock);
 			trim_heap();
 			pthread_mutex_lock(&J->lock);
