@@ -46,8 +46,6 @@ static int reserve(struct jobs *J, struct job *j, int slot, unsigned long long w
 		return IMAGE_E_BUSY;
 	}
 	J->mem_used = others + want;
-	if (J->mem_used > J->mem_peak)
-		J->mem_peak = J->mem_used;
 	j->reserved[slot] = want;
 	pthread_mutex_unlock(&J->lock);
 	return 0;

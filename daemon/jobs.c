@@ -11,9 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#ifdef __GLIBC__
-#include <malloc.h> /* malloc_trim */
-#endif
 
 #include "daemon/apiutil.h"
 #include "daemon/jobs_impl.h"
@@ -105,7 +102,6 @@ void finish(struct jobs *J, struct job *j)
 	unqueue(J, j);
 	J->mem_used -= j->reserved[0] + j->reserved[1];
 	j->reserved[0] = j->reserved[1] = 0;
-	J->last_done = clock_s();
 	pthread_mutex_unlock(&J->lock);
 	j->done(j, j->done_ctx);
 	pthread_mutex_lock(&J->lock);
@@ -160,29 +156,11 @@ static void sweep(struct jobs *J, struct fifo *f, double now, struct fifo *out)
 	}
 }
 
-/* Freed frames stay in the heap while requests come (fftbloomd.c's M_MMAP_THRESHOLD: no page
- * faults for the next frame); once the daemon has had nothing in flight for TRIM_IDLE_S after
- * images were decoded, that memory goes back to the system. */
-#define TRIM_IDLE_S 1.0
-
-static void trim_heap(void)
-{
-#ifdef __GLIBC__
-	malloc_trim(0);
-#endif
-}
-
 static void *watchdog_main(void *arg)
 {
 	struct jobs *J = arg;
 	pthread_mutex_lock(&J->lock);
 	while (!(J->stop && J->in_flight == 0)) {
-		if (J->in_flight == 0 && J->mem_peak > 0 && clock_s() - J->last_done >= TRIM_IDLE_S) {
-			J->mem_peak = 0;
-			pthread_mutex_unlock(&J->lock);
-			trim_heap();
-			pthread_mutex_lock(&J->lock);
-		}
 		struct fifo drop = {0};
 		double t = clock_s();
 		sweep(J, &J->decode, t, &drop);

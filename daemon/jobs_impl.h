@@ -67,8 +67,6 @@ struct jobs {
 	int waiting;   /* admitted jobs not yet taken by a GPU thread (or, for a kernel PUT, not
 	                  yet decoded): the queue's depth */
 	unsigned long long mem_used; /* bytes reserved for decoded images (--memory-budget) */
-	unsigned long long mem_peak; /* mem_used's peak since the heap was last trimmed */
-	double last_done;            /* clock_s() when a job last finished */
 	int in_flight; /* submitted, done() not yet returned */
 	int stop;      /* no new jobs; threads exit when their queues are empty */
 	int joined;    /* jobs_shutdown ran */
