@@ -171,10 +171,9 @@ static int make_axes(struct bloom_ctx *b, struct plan *q, char err[FFT_ERR_LEN])
 }
 
 /* Fused columns (transposed spectrum, two columns a work group forward, multiplied, inverse)
- * where two columns fit shared memory: on the H200 as fast as the separate passes or faster
- * (2160p with a 512 kernel 1.234 ms against 1.345 with blocked separate columns, run 24; within
- * 6% in run 17; docs/experiments.md, "Bloom"). Where they do not fit, the columns run as separate
- * passes. */
+ * wherever two columns fit shared memory, as they are at least as fast as separate column passes
+ * (bench/RESULTS.md, log of decisions: "fused column pass"); elsewhere the columns run as
+ * separate passes. */
 static void make_fused(struct bloom_ctx *b, struct plan *q)
 {
 	struct fft_opts oc = {.technique = FFT_TECH_SHARED, .components = 4, .half = q->half,

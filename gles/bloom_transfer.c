@@ -139,8 +139,8 @@ int bloom_result_prepare(struct bloom_ctx *b, struct bloom_result *res, int w, i
 }
 
 /* Waits for every command issued so far to complete: 1 when they have, 0 after 60 s. Blocks
- * inside the driver: asking every 20 us instead cost 17-19% of the daemon's rate with one GPU
- * thread (docs/experiments.md, "Planes lent to the codec threads", run 32). */
+ * inside the driver rather than polling, which costs throughput (bench/RESULTS.md, log of
+ * decisions: "fences polled"). */
 static int fence_wait(void)
 {
 	GLsync f = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);

@@ -173,9 +173,9 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 }
 
 /* Work-group shape of a sweep of length len over c signals: 0 if it does not fit (shared
- * memory, invocations, or more than 64 values an invocation). Exchanging the c signals in
- * rounds of a few at a time (so that a 4096-long column group takes one sweep) measured 2-2.6x
- * slower on the H200 (docs/experiments.md, "FFT only", run 30): one sweep holds all c at once. */
+ * memory, invocations, or more than 64 values an invocation). One sweep holds all c signals at
+ * once; exchanging them in rounds is slower (bench/RESULTS.md, log of decisions: "columns
+ * exchanged in rounds"). */
 static int shape_sweep(const struct fft_plan *p, const struct fft_plan_opts *o, int first,
                        int count, int c, struct fft_sweep *sw)
 {
