@@ -46,10 +46,33 @@ for g in 0 1; do
 		i=$((i + 1)); [ $i -lt 3000 ] || { cat "$tmp/d$g.log" >&2; exit 1; }; sleep 0.1
 	done
 done
+# the GPU and driver, from daemon 0's log as bench/e2e.sh reads them
+renderer=$(sed -n "s/.*gpu 0: '\([^']*\)'.*/\1/p" "$tmp/d0.log" | head -n 1)
+gldriver=$(sed -n "s/.*gpu 0: '[^']*' (\(.*\)) on .*/\1/p" "$tmp/d0.log" | head -n 1)
+machine=${BENCH_MACHINE:-$(echo "$renderer" | sed 's/^NVIDIA //; s/[\/(].*//' | tr 'A-Z' 'a-z' | tr -cd 'a-z0-9')x2}
 frames=$(ls "$E2E_FRAMES/1920x1080"/*.jpg)
 fargs=""; for f in $frames; do fargs="$fargs -f $f"; done
 url="http://127.0.0.1:$port/v1/bloom?kernel_preset=gaussian:sigma=8&format=jpeg"
-"$BUILD/bench/loadgen" -c 8 -d 300 -n 64 -t 120 -u "$url" $fargs >/dev/null 2>&1 || true
+# warm both processes: the kernel spreads connections by their addresses, so warm until each
+# process has run jobs (its first job compiles programs, which must not fall in a measured window)
+jobs() {
+	python3 - "$port" <<'EOF'
+import json, sys, urllib.request
+seen = {}
+for _ in range(200):
+    d = json.load(urllib.request.urlopen("http://127.0.0.1:%s/v1/info" % sys.argv[1], timeout=10))
+    for g in d["gpus"]:
+        seen[g["device"]] = g["jobs"]
+    if len(seen) == 2:
+        break
+print(min(seen.values()) if len(seen) == 2 else 0)
+EOF
+}
+w=0
+until [ "$(jobs)" -ge 32 ]; do
+	w=$((w + 1)); [ $w -le 20 ] || { echo "two_gpus.sh: warm-up did not reach both daemons" >&2; exit 1; }
+	"$BUILD/bench/loadgen" -c 16 -d 300 -n 128 -t 120 -u "$url" $fargs >/dev/null 2>&1 || true
+done
 # busy seconds per device: /v1/info on new connections until both processes answered
 busy() {
 	python3 - "$port" <<'EOF'
@@ -70,6 +93,7 @@ for c in $E2E_CLIENTS; do
 	t0=$(date +%s.%N)
 	out=$("$BUILD/bench/loadgen" -c "$c" -d "$E2E_SECONDS" -t 120 -u "$url" $fargs --json \
 		--id "e2e.jpeg.1080p.c$c" --variant two-procs --suite e2e \
+		--machine "$machine" --gpu "$renderer" --driver "$gldriver" \
 		--command "2x fftbloomd --gpus N --reuse-port --codec-threads $((cores / 2)); loadgen -c $c -d $E2E_SECONDS")
 	t1=$(date +%s.%N)
 	b1=$(busy)

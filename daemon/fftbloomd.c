@@ -491,6 +491,10 @@ int main(int argc, char **argv)
 		sdnotify_destroy(notify);
 		return 2;
 	}
+	if (ndev > 1)
+		log_msg(LOG_WARN, "%d GPUs in one process: the GL driver runs one process's contexts one "
+		        "at a time (on two H200s --gpus all served 0.96-1.12x one GPU, one daemon per GPU "
+		        "with --reuse-port 1.27-1.33x): see the README, Several GPUs", ndev);
 	for (int i = ndev - 1; i >= 0; i--) /* device order kept: 0,0,1,1 */
 		for (int t = 0; t < cfg.gpu_threads; t++)
 			devices[i * cfg.gpu_threads + t] = devices[i];
