@@ -31,6 +31,17 @@ def commit():
     return 'unknown'
 
 
+def read_lines(paths):
+    """Every result line of the files, parsed; lines that are not JSON are skipped."""
+    for p in paths:
+        with open(p) as f:
+            for line in f:
+                try:
+                    yield json.loads(line)
+                except ValueError:
+                    continue
+
+
 def machine_name(gpu):
     """bench_machine_name: "NVIDIA H200" -> "h200", llvmpipe -> "llvmpipe"."""
     if 'llvmpipe' in gpu:

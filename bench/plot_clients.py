@@ -6,7 +6,6 @@ codec.jpeg.* lines of the same files) is drawn as a dashed level. Writes a PNG.
 
 usage: python3 bench/plot_clients.py OUT.png TITLE LINES.jsonl...
 (`make plots` draws docs/clients-h200.png and docs/clients-h200x2.png from bench/results/)"""
-import json
 import re
 import statistics
 import sys
@@ -16,30 +15,27 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from benchline import read_lines  # noqa: E402
+
 ID = re.compile(r"^e2e\.jpeg\.([0-9a-z]+)\.c([0-9]+)$")
 
 
 def read(paths):
     """{(variant, size): {clients: [(rps, p50, p99), ...]}} and the planes ceilings seen."""
     series, ceilings = {}, []
-    for p in paths:
-        for line in open(p):
-            try:
-                d = json.loads(line)
-            except ValueError:
-                continue
-            if d.get("suite") != "e2e":
-                continue
-            m = d.get("metrics", {})
-            if d.get("id", "").startswith("codec.jpeg.") and "planes_fps" in m:
-                ceilings.append(m["planes_fps"])
-                continue
-            g = ID.match(d.get("id", ""))
-            if not g or "rps" not in m:
-                continue
-            key = (d.get("variant", "default"), g.group(1))
-            series.setdefault(key, {}).setdefault(int(g.group(2)), []).append(
-                (m["rps"], m.get("p50_ms"), m.get("p99_ms")))
+    for d in read_lines(paths):
+        if d.get("suite") != "e2e":
+            continue
+        m = d.get("metrics", {})
+        if d.get("id", "").startswith("codec.jpeg.") and "planes_fps" in m:
+            ceilings.append(m["planes_fps"])
+            continue
+        g = ID.match(d.get("id", ""))
+        if not g or "rps" not in m:
+            continue
+        key = (d.get("variant", "default"), g.group(1))
+        series.setdefault(key, {}).setdefault(int(g.group(2)), []).append(
+            (m["rps"], m.get("p50_ms"), m.get("p99_ms")))
     return series, ceilings
 
 

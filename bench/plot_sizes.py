@@ -4,7 +4,6 @@ calls, and the whole call on the host clock), untiled and tiled. Writes a PNG.
 
 usage: python3 bench/plot_sizes.py OUT.png LINES.jsonl...
 (`make plots` draws docs/sizes-h200.png from bench/results/h200/)"""
-import json
 import sys
 
 import matplotlib
@@ -12,27 +11,23 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from benchline import read_lines  # noqa: E402
+
 
 def points(paths):
     """(megapixels, GPU ns per pixel, call ns per pixel, id, tiles, suite) per workload; its
     fastest round when it repeats (a slower round is the GL driver's clocks, bench/RESULTS.md)."""
     seen = {}
-    for p in paths:
-        for line in open(p):
-            try:
-                d = json.loads(line)
-            except ValueError:
-                continue
-            if d.get("impl") != "fftbloom" or d.get("suite") not in ("bloom", "big"):
-                continue
-            det, m = d.get("detail", {}), d.get("metrics", {})
-            if "image" not in det or m.get("ms") is None or d.get("variant") != "default":
-                continue
-            w, h = map(int, det["image"].split("x"))
-            tiles = det.get("tiles", "1x1")
-            key = (d["id"], tiles)
-            seen.setdefault(key, []).append((w * h, m["ms"], m.get("call_ms"), tiles,
-                                             d["suite"]))
+    for d in read_lines(paths):
+        if d.get("impl") != "fftbloom" or d.get("suite") not in ("bloom", "big"):
+            continue
+        det, m = d.get("detail", {}), d.get("metrics", {})
+        if "image" not in det or m.get("ms") is None or d.get("variant") != "default":
+            continue
+        w, h = map(int, det["image"].split("x"))
+        tiles = det.get("tiles", "1x1")
+        key = (d["id"], tiles)
+        seen.setdefault(key, []).append((w * h, m["ms"], m.get("call_ms"), tiles, d["suite"]))
     out = []
     for (wid, tiles), v in seen.items():
         v.sort(key=lambda x: x[1])

@@ -53,40 +53,29 @@ machine=${BENCH_MACHINE:-$(echo "$renderer" | sed 's/^NVIDIA //; s/[\/(].*//' | 
 frames=$(ls "$E2E_FRAMES/1920x1080"/*.jpg)
 fargs=""; for f in $frames; do fargs="$fargs -f $f"; done
 url="http://127.0.0.1:$port/v1/bloom?kernel_preset=gaussian:sigma=8&format=jpeg"
-# warm both processes: the kernel spreads connections by their addresses, so warm until each
-# process has run jobs (its first job compiles programs, which must not fall in a measured window)
-jobs() {
-	python3 - "$port" <<'EOF'
+# per_device FIELD: {device: FIELD} from /v1/info, asked on new connections until both processes
+# (the kernel spreads connections by their addresses) have answered; {} when one never did
+per_device() {
+	python3 - "$port" "$1" <<'EOF'
 import json, sys, urllib.request
 seen = {}
 for _ in range(200):
     d = json.load(urllib.request.urlopen("http://127.0.0.1:%s/v1/info" % sys.argv[1], timeout=10))
     for g in d["gpus"]:
-        seen[g["device"]] = g["jobs"]
+        seen[g["device"]] = g[sys.argv[2]]
     if len(seen) == 2:
         break
-print(min(seen.values()) if len(seen) == 2 else 0)
+print(json.dumps(seen if len(seen) == 2 else {}))
 EOF
 }
+# warm both processes until each has run jobs (its first job compiles programs, which must not
+# fall in a measured window)
 w=0
-until [ "$(jobs)" -ge 32 ]; do
+until per_device jobs | python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not d or min(d.values()) < 32)'; do
 	w=$((w + 1)); [ $w -le 20 ] || { echo "two_gpus.sh: warm-up did not reach both daemons" >&2; exit 1; }
 	"$BUILD/bench/loadgen" -c 16 -d 300 -n 128 -t 120 -u "$url" $fargs >/dev/null 2>&1 || true
 done
-# busy seconds per device: /v1/info on new connections until both processes answered
-busy() {
-	python3 - "$port" <<'EOF'
-import json, sys, urllib.request
-seen = {}
-for _ in range(200):
-    d = json.load(urllib.request.urlopen("http://127.0.0.1:%s/v1/info" % sys.argv[1], timeout=10))
-    for g in d["gpus"]:
-        seen[g["device"]] = g["busy_s"]
-    if len(seen) == 2:
-        break
-print(json.dumps(seen))
-EOF
-}
+busy() { per_device busy_s; }
 : >"$OUTDIR/e2e-two-procs.jsonl"
 for c in $E2E_CLIENTS; do
 	b0=$(busy)
