@@ -21,10 +21,11 @@
 #   E2E_VARIANT=           a name for the daemon options given (e.g. gpus-all): the variant
 #                          becomes it (and NAME-float for the float frames)
 #   E2E_COLD=1             0 skips the cold-start measurements (e2e.first.* workloads)
-#   E2E_DRIVER_CACHE=0     each cold start gets the driver's shader disk cache in a new empty
-#                          folder (MESA_SHADER_CACHE_DIR, __GL_SHADER_DISK_CACHE_PATH), so what
-#                          carries over is fftbloomd's --program-cache alone (Mesa offers program
-#                          binaries only with its disk cache on); 1 keeps the user's driver cache
+#   E2E_DRIVER_CACHE=0     each cold start and each load daemon gets the driver's shader disk
+#                          cache in a new empty folder (MESA_SHADER_CACHE_DIR,
+#                          __GL_SHADER_DISK_CACHE_PATH), so what carries over is fftbloomd's
+#                          --program-cache alone (Mesa offers program binaries only with its disk
+#                          cache on); 1 keeps the user's driver cache
 #   E2E_OUT=$BUILD/bench/e2e.jsonl   result lines (also on stdout); the table goes to stderr
 #   BENCH_MACHINE=         the machine's name in the lines (default: from the renderer)
 # Loopback only; every wait is bounded (E2E_READY_TIMEOUT=300 s to /readyz, 120 s a request).
@@ -182,11 +183,17 @@ if [ "$E2E_COLD" != 0 ]; then
 	done
 fi
 
-# the load daemons, with the program cache (filled above when E2E_COLD=1) and the driver's defaults
-denv=""
+# the load daemons, with the program cache (filled above when E2E_COLD=1); with E2E_DRIVER_CACHE=0
+# each also gets an empty driver cache, so that the size first seen after the load (e2e.first.*.
+# new_size) compiles what a daemon would, not what an earlier run left in the driver's cache
 mkdir -p "$cache"
 cl=""
 for planes in $E2E_PLANES; do
+	denv=""
+	if [ "$E2E_DRIVER_CACHE" = 0 ]; then
+		mkdir -p "$tmp/driver_load_$planes"
+		denv="MESA_SHADER_CACHE_DIR=$tmp/driver_load_$planes __GL_SHADER_DISK_CACHE_PATH=$tmp/driver_load_$planes"
+	fi
 	start_daemon "$tmp/load.log" "$@" --program-cache "$cache" --jpeg-planes="$planes"
 	variant=$(variant_of "$planes")
 
