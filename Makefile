@@ -172,11 +172,18 @@ test: deps-test all $(TEST_BINS) faults
 faults: deps
 	$(MAKE) BUILD=$(BUILD)/faults OPT="-O1 -g" CPPFLAGS="-DFFTBLOOM_FAULTS" $(BUILD)/faults/fftbloomd
 
-# Same tests under AddressSanitizer + UndefinedBehaviorSanitizer, in a build folder of their own.
+# Same tests under AddressSanitizer + UndefinedBehaviorSanitizer, in a build folder of their own
+# (with its fault-injection daemon, build/san/faults/fftbloomd, for test_faults.sh). The tests run
+# with the same flags in the environment, so a test that runs make itself (test_install) builds
+# as this does, and with a job deadline of 600 s unless a test sets its own: llvmpipe's first
+# compiles under the sanitizers outlast the default 30 s.
+SAN_OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SAN_ENV := OPT="$(SAN_OPT)" LDFLAGS="-fsanitize=address,undefined"
 sanitize: deps-test
-	$(MAKE) BUILD=build/san OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-	  LDFLAGS="-fsanitize=address,undefined" all tests
-	ASAN_OPTIONS=detect_leaks=1 sh tests/run.sh build/san $(patsubst $(BUILD)/%,build/san/%,$(TEST_BINS))
+	$(MAKE) BUILD=build/san $(SAN_ENV) all tests
+	$(MAKE) BUILD=build/san/faults $(SAN_ENV) CPPFLAGS="-DFFTBLOOM_FAULTS" build/san/faults/fftbloomd
+	$(SAN_ENV) FFTBLOOM_DEADLINE=600 ASAN_OPTIONS=detect_leaks=1 \
+	  sh tests/run.sh build/san $(patsubst $(BUILD)/%,build/san/%,$(TEST_BINS))
 
 tests: $(TEST_BINS)
 
