@@ -323,16 +323,7 @@ def test_versions():
 
 
 def main():
-    make_inputs()
-    for t in (test_client, test_fake_server, test_versions):
-        try:
-            t()
-        except Exception as e:  # noqa
-            import traceback
-            traceback.print_exc()
-            check(t.__name__ + " ran to the end", False, repr(e))
-    print("SCRIPT: %d passed, %d failed" % (H.PASSED, H.FAILED))
-    sys.exit(1 if H.FAILED else 0)
+    H.run_script((test_client, test_fake_server, test_versions), setup=make_inputs)
 
 
 if __name__ == "__main__":

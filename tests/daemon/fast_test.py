@@ -7,9 +7,7 @@ their lines reach the wisdom file, the plan switches to the winners, and the ans
 after the switch agree within float tolerance. Prints "SCRIPT: N passed, N failed" last."""
 import json
 import os
-import shutil
 import stat
-import sys
 import time
 
 import http_test as H
@@ -134,18 +132,7 @@ def test_unwritable_and_none():
 
 
 def main():
-    for t in (test_cache_dir_and_idle_measuring, test_unwritable_and_none):
-        t0 = time.time()
-        try:
-            t()
-        except Exception as e:  # noqa
-            import traceback
-            traceback.print_exc()
-            H.check(t.__name__ + " ran to the end", False, repr(e))
-        print("     (%s: %.1f s)" % (t.__name__, time.time() - t0))
-    shutil.rmtree(H.TMP, ignore_errors=True)
-    print("SCRIPT: %d passed, %d failed" % (H.PASSED, H.FAILED))
-    sys.exit(1 if H.FAILED else 0)
+    H.run_script((test_cache_dir_and_idle_measuring, test_unwritable_and_none))
 
 
 if __name__ == "__main__":

@@ -337,18 +337,8 @@ def test_cli_tiles():
 
 
 def main():
-    for t in (test_software_renderer, test_fault_route_absent, test_faults, test_budget_and_limits,
-              test_cli_tiles, test_large_photo):
-        t0 = time.time()
-        try:
-            t()
-        except Exception as e:  # noqa
-            import traceback
-            traceback.print_exc()
-            check(t.__name__ + " ran to the end", False, repr(e))
-        print("     (%s: %.1f s)" % (t.__name__, time.time() - t0))
-    print("SCRIPT: %d passed, %d failed" % (H.PASSED, H.FAILED))
-    sys.exit(1 if H.FAILED else 0)
+    H.run_script((test_software_renderer, test_fault_route_absent, test_faults,
+                  test_budget_and_limits, test_cli_tiles, test_large_photo), tmpdirs=(TMP,))
 
 
 if __name__ == "__main__":

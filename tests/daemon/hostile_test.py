@@ -16,7 +16,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import zlib
 
@@ -655,22 +654,7 @@ def main():
              test_new_sizes_and_programs, test_overflow, test_deadline_excludes_decode,
              test_chunked_oversize, test_exclusive_port, test_logs, test_strict_parsing,
              test_openapi]
-    only = os.environ.get("HOSTILE_ONLY")
-    for t in tests:
-        if only and only not in t.__name__:
-            continue
-        t0 = time.time()
-        try:
-            t()
-        except Exception as e:  # noqa
-            import traceback
-            traceback.print_exc()
-            check(t.__name__ + " ran to the end", False, repr(e))
-        print("     (%s: %.1f s)" % (t.__name__, time.time() - t0))
-    shutil.rmtree(TMP, ignore_errors=True)
-    shutil.rmtree(H.TMP, ignore_errors=True)
-    print("SCRIPT: %d passed, %d failed" % (H.PASSED, H.FAILED))
-    sys.exit(1 if H.FAILED else 0)
+    H.run_script(tests, "HOSTILE_ONLY", (TMP,))
 
 
 if __name__ == "__main__":

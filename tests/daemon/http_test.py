@@ -1306,24 +1306,41 @@ def test_formats():
         d.stop("auto-avif daemon")
 
 
-def main():
-    if not os.path.exists(DAEMON):
+def run_script(tests, only_env=None, tmpdirs=(), need_daemon=False, setup=None):
+    """A test script's main: each test function in turn (an exception in one is a failed check
+    and the next still runs) with its time; with only_env set in the environment, only the tests
+    whose name holds its value; need_daemon: none when the daemon binary is missing; setup runs
+    first. Removes tmpdirs and TMP, prints the SCRIPT line tests/run.sh reads and exits 1 on any
+    failure."""
+    if need_daemon and not os.path.exists(DAEMON):
         check("daemon binary exists", False, DAEMON)
-    else:
-        for t in (test_main, test_formats, test_request_rules, test_convolve_methods, test_localhost, test_tensors, test_limits_and_auth, test_queue_full,
-                  test_deadline_and_client_gone, test_concurrency_and_sigterm, test_tls):
-            t0 = time.time()
-            try:
-                t()
-            except Exception as e:  # noqa
-                import traceback
-                traceback.print_exc()
-                check(t.__name__ + " ran to the end", False, repr(e))
-            print("     (%s: %.1f s)" % (t.__name__, time.time() - t0))
-    shutil.rmtree(TMP, ignore_errors=True)
-    print("test_http: %.1f s" % (time.time() - T_START))
+        tests = ()
+    elif setup:
+        setup()
+    only = os.environ.get(only_env) if only_env else None
+    for t in tests:
+        if only and only not in t.__name__:
+            continue
+        t0 = time.time()
+        try:
+            t()
+        except Exception as e:  # noqa
+            import traceback
+            traceback.print_exc()
+            check(t.__name__ + " ran to the end", False, repr(e))
+        print("     (%s: %.1f s)" % (t.__name__, time.time() - t0))
+    for d in tuple(tmpdirs) + (TMP,):
+        shutil.rmtree(d, ignore_errors=True)
+    print("script: %.1f s" % (time.time() - T_START))
     print("SCRIPT: %d passed, %d failed" % (PASSED, FAILED))
     sys.exit(1 if FAILED else 0)
+
+
+def main():
+    run_script((test_main, test_formats, test_request_rules, test_convolve_methods, test_localhost,
+                test_tensors, test_limits_and_auth, test_queue_full,
+                test_deadline_and_client_gone, test_concurrency_and_sigterm, test_tls),
+               need_daemon=True)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ import hmac
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -573,26 +572,8 @@ def test_signed_urls():
 
 
 def main():
-    if not os.path.exists(H.DAEMON):
-        check("daemon binary exists", False, H.DAEMON)
-    tests = [test_store_api, test_render, test_limits, test_queue_and_delete,
-             test_image_dir_sighup, test_signed_urls]
-    only = os.environ.get("STORE_ONLY")
-    for t in tests:
-        if only and only not in t.__name__:
-            continue
-        t0 = time.time()
-        try:
-            t()
-        except Exception as e:  # noqa
-            import traceback
-            traceback.print_exc()
-            check(t.__name__ + " ran to the end", False, repr(e))
-        print("     (%s: %.1f s)" % (t.__name__, time.time() - t0))
-    shutil.rmtree(TMP, ignore_errors=True)
-    shutil.rmtree(H.TMP, ignore_errors=True)
-    print("SCRIPT: %d passed, %d failed" % (H.PASSED, H.FAILED))
-    sys.exit(1 if H.FAILED else 0)
+    H.run_script([test_store_api, test_render, test_limits, test_queue_and_delete,
+                  test_image_dir_sighup, test_signed_urls], "STORE_ONLY", (TMP,), need_daemon=True)
 
 
 if __name__ == "__main__":
