@@ -27,25 +27,6 @@
 
 #define MAX_FILES 64
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	unsigned char *b = NULL;
-	long n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
-	if (n > 0 && n < (1l << 30) && (b = malloc((size_t)n)) != NULL) {
-		rewind(f);
-		if (fread(b, 1, (size_t)n, f) != (size_t)n) {
-			free(b);
-			b = NULL;
-		}
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return b;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: codec_ceiling [--runs N] [--warmup N] [--max-seconds S] [--quality Q]\n"
@@ -101,7 +82,7 @@ int main(int argc, char **argv)
 	unsigned char *bufs[MAX_FILES];
 	size_t lens[MAX_FILES];
 	for (int i = 0; i < nf; i++)
-		if (!(bufs[i] = slurp(paths[i], &lens[i]))) {
+		if (!(bufs[i] = bench_read_file(paths[i], &lens[i]))) {
 			fprintf(stderr, "codec_ceiling: cannot read %s\n", paths[i]);
 			return 1;
 		}

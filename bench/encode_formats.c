@@ -45,25 +45,6 @@ static double cpu_now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	unsigned char *b = NULL;
-	long n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
-	if (n > 0 && n < (1l << 30) && (b = malloc((size_t)n)) != NULL) {
-		rewind(f);
-		if (fread(b, 1, (size_t)n, f) != (size_t)n) {
-			free(b);
-			b = NULL;
-		}
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return b;
-}
-
 /* PSNR over the colour channels in 8-bit sRGB code units (peak 255). */
 static double psnr8(const struct image *a, const struct image *b)
 {
@@ -122,7 +103,7 @@ int main(int argc, char **argv)
 	struct image imgs[MAX_FILES];
 	for (int i = 0; i < nf; i++) {
 		size_t len;
-		unsigned char *b = slurp(paths[i], &len);
+		unsigned char *b = bench_read_file(paths[i], &len);
 		char err[IMAGE_ERR_LEN];
 		if (!b || image_decode(b, len, NULL, &imgs[i], NULL, err)) {
 			fprintf(stderr, "encode_formats: %s: %s\n", paths[i], b ? err : "cannot read");
