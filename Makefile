@@ -206,11 +206,14 @@ bench-frames: deps-docs
 
 # The README's before/after picture (docs/make_picture.sh says how it is made).
 # docs/sizes-h200.png: time per pixel against frame size from the H200's result lines
-# (bench/plot_sizes.py); docs/clients-h200x2.png: throughput and latency against clients for the
-# two-GPU layouts (bench/plot_clients.py)
+# (bench/plot_sizes.py); docs/clients-h200.png and clients-h200x2.png: throughput and latency
+# against clients, one GPU at 1080p and 2160p and the two-GPU layouts (bench/plot_clients.py)
 plots: deps-docs
 	/usr/bin/python3 bench/plot_sizes.py docs/sizes-h200.png bench/results/h200/2026-11-23T1735-bloom.jsonl \
 		bench/results/h200/bench-big.jsonl bench/results/h200/bench-big-512M.jsonl
+	/usr/bin/python3 bench/plot_clients.py docs/clients-h200.png \
+		"JPEG bloom on one H200, 16 cores (the defaults of 7e98d25)" \
+		bench/results/h200/2026-11-23T2053-e2e-clients.jsonl bench/results/h200/2026-11-23T2054-e2e-2160p.jsonl
 	/usr/bin/python3 bench/plot_clients.py docs/clients-h200x2.png \
 		"1080p JPEG bloom on two H200s, 32 cores: one GPU, one daemon with both, one daemon per GPU (two runs)" \
 		bench/results/h200x2/2026-11-23T1951-two-gpus-*.jsonl bench/results/h200x2/2026-11-23T1954-two-gpus-*.jsonl

@@ -1,8 +1,8 @@
 """Throughput and latency against the number of clients, from bench/e2e.sh's and
 bench/two_gpus.sh's result lines (suite e2e, ids e2e.jpeg.SIZE.cN): one line per (variant, size),
 requests a second on the left, p50 and p99 on the right; with several runs of a point, each run is
-drawn as a dot and the line goes through their median. The host's planes codec ceiling (the
-codec.jpeg.* lines of the same files) is drawn as a dashed level. Writes a PNG.
+drawn as a dot and the line goes through their median. The host's planes codec ceiling at each
+size (the codec.jpeg.SIZE lines of the same files) is drawn as a dashed level. Writes a PNG.
 
 usage: python3 bench/plot_clients.py OUT.png TITLE LINES.jsonl...
 (`make plots` draws docs/clients-h200.png and docs/clients-h200x2.png from bench/results/)"""
@@ -21,14 +21,14 @@ ID = re.compile(r"^e2e\.jpeg\.([0-9a-z]+)\.c([0-9]+)$")
 
 
 def read(paths):
-    """{(variant, size): {clients: [(rps, p50, p99), ...]}} and the planes ceilings seen."""
-    series, ceilings = {}, []
+    """{(variant, size): {clients: [(rps, p50, p99), ...]}} and {size: [planes ceilings]}."""
+    series, ceilings = {}, {}
     for d in read_lines(paths):
         if d.get("suite") != "e2e":
             continue
         m = d.get("metrics", {})
         if d.get("id", "").startswith("codec.jpeg.") and "planes_fps" in m:
-            ceilings.append(m["planes_fps"])
+            ceilings.setdefault(d["id"][len("codec.jpeg."):], []).append(m["planes_fps"])
             continue
         g = ID.match(d.get("id", ""))
         if not g or "rps" not in m:
@@ -47,11 +47,13 @@ def main():
     if not series:
         sys.exit("plot_clients.py: no e2e.jpeg.SIZE.cN lines in " + " ".join(paths))
     fig, (ax, lat) = plt.subplots(1, 2, figsize=(11, 4.2))
+    colour = {}
     for (variant, size), pts in sorted(series.items()):
         cs = sorted(pts)
         label = "%s, %s" % (variant, size)
         rps = [statistics.median(r[0] for r in pts[c]) for c in cs]
         line, = ax.plot(cs, rps, marker="o", label=label)
+        colour.setdefault(size, line.get_color())
         for c in cs:
             if len(pts[c]) > 1:
                 ax.scatter([c] * len(pts[c]), [r[0] for r in pts[c]], s=10,
@@ -61,10 +63,11 @@ def main():
             if len(v) == len(cs):
                 lat.plot(cs, v, style, marker=".", color=line.get_color(),
                          label="%s p%s" % (label, "50" if i == 1 else "99"))
-    if ceilings:
-        lo, hi = min(ceilings), max(ceilings)
-        ax.axhline(statistics.median(ceilings), ls="--", color="grey",
-                   label="planes codec ceiling (%.0f-%.0f/s)" % (lo, hi))
+    for size, c in sorted(ceilings.items()):
+        if size in colour:
+            span = "%.0f" % c[0] if min(c) == max(c) else "%.0f-%.0f" % (min(c), max(c))
+            ax.axhline(statistics.median(c), ls="--", color=colour[size], alpha=0.6,
+                       label="%s planes codec ceiling (%s/s)" % (size, span))
     for a in (ax, lat):
         a.set_xscale("log", base=2)
         a.set_xlabel("clients")
