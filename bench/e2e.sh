@@ -220,13 +220,16 @@ for planes in $E2E_PLANES; do
 		emit "$out"
 	done
 
-	# a size first seen on the warm daemon
+	# a size first seen on the warm daemon: twice at once (on a borrowed plan, with
+	# --borrow-plans), then once more after 5 s of idle time (on its own plan, built meanwhile)
 	new1=$(one "$newframe")
 	new2=$(one "$newframe")
+	sleep 5
+	new3=$(one "$newframe")
 	line "e2e.first.$newsz.new_size" "$variant" \
-		"\"first_request_ms\":${new1:-null},\"second_request_ms\":${new2:-null}" \
+		"\"first_request_ms\":${new1:-null},\"second_request_ms\":${new2:-null},\"after_idle_ms\":${new3:-null}" \
 		"\"size\":\"$E2E_NEW_SIZE\",\"after\":\"the load at $E2E_SIZE\"" \
-		"$dcmd; loadgen -c 1 -n 1 -u URL -f $newframe (twice)"
+		"$dcmd; loadgen -c 1 -n 1 -u URL -f $newframe (twice, then once after 5 s idle)"
 	stop_daemon
 done
 
@@ -248,10 +251,12 @@ done
 	done
 	echo "codec ceiling: $(echo "$cl" | jget ms) ms a frame on one core (decode $(echo "$cl" | jget decode_ms) + encode $(echo "$cl" | jget encode_ms)) -> $ceiling_fps frames/s on $cores cores"
 	echo "planes codec ceiling: $(echo "$cl" | jget planes_ms) ms a frame on one core -> $planes_ceiling_fps frames/s on $cores cores"
-	printf '%-30s %10s %12s %13s %12s\n' "first result" "ready_s" "first_ms" "start->1st_s" "second_ms"
+	printf '%-30s %-10s %10s %12s %13s %12s %14s\n' "first result" "variant" "ready_s" "first_ms" "start->1st_s" "second_ms" "after_idle_ms"
 	grep '"id":"e2e.first' "$E2E_OUT" | while IFS= read -r l; do
-		printf '%-30s %10s %12s %13s %12s\n' "$(echo "$l" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" \
+		printf '%-30s %-10s %10s %12s %13s %12s %14s\n' "$(echo "$l" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" \
+			"$(echo "$l" | sed -n 's/.*"variant":"\([^"]*\)".*/\1/p')" \
 			"$(echo "$l" | jget start_to_ready_s)" "$(echo "$l" | jget first_request_ms)" \
-			"$(echo "$l" | jget start_to_first_result_s)" "$(echo "$l" | jget second_request_ms)"
+			"$(echo "$l" | jget start_to_first_result_s)" "$(echo "$l" | jget second_request_ms)" \
+			"$(echo "$l" | jget after_idle_ms)"
 	done
 } >&2

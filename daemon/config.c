@@ -153,6 +153,10 @@
 	 "bytes of kernel spectra kept per GPU", "FFTBLOOM_KERNEL_CACHE", C(kernel_cache)},       \
 	{"max-plans", OPT_INT, 1, 1024, "8", NULL, "padded sizes kept with their buffers per GPU", \
 	 "FFTBLOOM_MAX_PLANS", C(max_plans)},                                                     \
+	{"borrow-plans", OPT_BOOL, 0, 1, "true", NULL,                                            \
+	 "a frame of a padded size not planned yet runs at once on a plan already built (whole, " \
+	 "or in overlap-save tiles), and its own plan is built in idle time (off: compiled on "    \
+	 "the frame's path)", "FFTBLOOM_BORROW_PLANS", C(borrow_plans)},                          \
 	{"fft-idle-tune", OPT_ENUM, 0, 0, "auto", "auto|on|off",                                  \
 	 "measure FFT shapes that no wisdom holds while the GPU thread is idle (requests never "   \
 	 "wait for it: they run the built-in choice until the winner is known); auto: on GPUs, "   \

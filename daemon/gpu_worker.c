@@ -282,6 +282,8 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, 0, &res, &st, err);
 	j->lease = res.lease;
 	j->tiles_x = st.tiles_x, j->tiles_y = st.tiles_y;
+	j->borrowed_w = !rc && st.borrowed ? st.padded_w : 0;
+	j->borrowed_h = !rc && st.borrowed ? st.padded_h : 0;
 	j->gpu_copy_s = st.copy_ms * 1e-3;
 	j->gpu_wait_s = st.wait_ms * 1e-3;
 	j->result = res.img;
@@ -339,7 +341,8 @@ static int gpu_build(struct gpu *g, struct engine **out, char *why, size_t len)
 	                         .no_persistent_map = !J->cfg.persistent_map,
 	                         .parts = ENGINE_BLOOM,
 	                         .frame_bytes = (size_t)J->cfg.gpu.frame_memory,
-	                         .progress = gpu_progress, .progress_arg = g};
+	                         .progress = gpu_progress, .progress_arg = g,
+	                         .borrow_plans = J->cfg.borrow_plans};
 	static __thread char eerr[ENGINE_ERR_LEN];
 	struct cachedir_paths paths;
 	cachedir_resolve(&J->cfg.gpu, &paths);
@@ -438,9 +441,10 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
  * between jobs, the GPU thread stays with the jobs. */
 #define IDLE_GRACE_S 0.5
 
-/* One step of the engine's idle work (engine_idle) and the counts /v1/info shows; a context
- * lost meanwhile is rebuilt (*e NULL when the daemon stopped during that). Returns 1 while work
- * remains. Without the lock. */
+/* One step of the engine's idle work (engine_idle: a plan a frame borrowed another's for,
+ * an FFT shape measured, a plan rebuilt with measured shapes), the programs kept within their
+ * bounds after it, and the counts /v1/info shows; a context lost meanwhile is rebuilt (*e NULL
+ * when the daemon stopped during that). Returns 1 while work remains. Without the lock. */
 static int gpu_idle_step(struct gpu *g, struct engine **e)
 {
 	struct fft_wisdom *w = engine_wisdom(*e);
@@ -451,10 +455,13 @@ static int gpu_idle_step(struct gpu *g, struct engine **e)
 	int reset = engine_reset_status(*e);
 	if (reset && !(*e = gpu_rebuild(g, *e, reset, NULL)))
 		return 0;
+	if (more && !reset)
+		trim_programs(g->J, engine_programs(*e), engine_bloom(*e));
 	pthread_mutex_lock(&g->J->lock);
 	g->fft_measured += measured > 0 ? (unsigned long long)measured : 0;
 	g->fft_pending = pending;
 	bloom_ctx_stats(engine_bloom(*e), &g->bs);
+	program_cache_stats(engine_programs(*e), &g->ps);
 	pthread_mutex_unlock(&g->J->lock);
 	return more || reset;
 }

@@ -59,7 +59,7 @@ enum MHD_Result respond(struct req *r, int status, const char *ctype, void *body
 		MHD_add_response_header(resp, "Vary", v);
 		MHD_add_response_header(resp, "Access-Control-Expose-Headers",
 		                        "X-Request-Id, Server-Timing, Retry-After, X-Image-Lost, X-Gpu, "
-		                        "X-Convolve-Method, X-Tiles, ETag, Location");
+		                        "X-Convolve-Method, X-Tiles, X-Borrowed-Plan, ETag, Location");
 	}
 	for (; extra && extra[0]; extra += 2)
 		if (!r->cors || strcasecmp(extra[0], "Vary"))

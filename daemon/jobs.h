@@ -75,6 +75,9 @@ struct job {
 	unsigned lost;                    /* IMAGE_LOST_* of the encoding */
 	int method;                       /* JOB_CONVOLVE: the method that ran (convolve.h) */
 	int tiles_x, tiles_y;             /* the overlap-save tiles the frame ran in (1 x 1: whole) */
+	int borrowed_w, borrowed_h;       /* the padded size of the plan of another size the frame
+	                                     ran on while its own is built (--borrow-plans); 0: its
+	                                     own */
 	int gpu;                          /* GPU thread that ran it; -1 */
 	double decode_s, queue_s, gpu_s, encode_s;
 	double gpu_copy_s, gpu_wait_s;    /* parts of gpu_s: copying the frame and the result

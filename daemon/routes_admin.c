@@ -85,6 +85,11 @@ static json_t *gpus_json(const struct jobs_status *st)
 			             (json_int_t)g->caches.plan_misses, "plan_entries",
 			             (json_int_t)g->caches.plan_entries));
 		json_t *o = json_array_get(a, json_array_size(a) - 1);
+		json_t *c = json_object_get(o, "caches");
+		json_object_set_new(c, "plans_borrowed", json_integer((json_int_t)g->caches.plans_borrowed));
+		json_object_set_new(c, "plans_built_idle",
+		                    json_integer((json_int_t)g->caches.plans_built_idle));
+		json_object_set_new(c, "plans_wanted", json_integer((json_int_t)g->caches.plans_wanted));
 		json_object_set_new(o, "software_renderer", json_boolean(g->software));
 		json_object_set_new(o, "fft_wisdom", json_string(g->wisdom));
 		json_object_set_new(o, "fft_shapes_pending", json_integer(g->fft_pending));
@@ -205,6 +210,14 @@ static double plan_misses_of(const struct jobs_gpu_status *g)
 {
 	return (double)g->caches.plan_misses;
 }
+static double borrowed_of(const struct jobs_gpu_status *g)
+{
+	return (double)g->caches.plans_borrowed;
+}
+static double built_idle_of(const struct jobs_gpu_status *g)
+{
+	return (double)g->caches.plans_built_idle;
+}
 static double lent_of(const struct jobs_gpu_status *g) { return g->planes_lent; }
 static double lent_total_of(const struct jobs_gpu_status *g)
 {
@@ -236,6 +249,11 @@ static const struct {
 	{"fftbloom_kernel_cache_bytes", "gauge", "Bytes of kernel spectra held.", k_bytes_of},
 	{"fftbloom_plan_cache_hits_total", "counter", "FFT plan cache hits.", plan_hits_of},
 	{"fftbloom_plan_cache_misses_total", "counter", "FFT plan cache misses.", plan_misses_of},
+	{"fftbloom_plans_borrowed_total", "counter",
+	 "Frames run on a plan of another padded size while their own was not built "
+	 "(--borrow-plans).", borrowed_of},
+	{"fftbloom_plans_built_idle_total", "counter",
+	 "Plans of padded sizes frames borrowed for, built in idle time.", built_idle_of},
 	{"fftbloom_planes_lent", "gauge",
 	 "JPEG answers' planes lent from the GPU thread's mapped buffers, not yet encoded.", lent_of},
 	{"fftbloom_planes_lent_total", "counter",

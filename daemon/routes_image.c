@@ -276,6 +276,12 @@ static enum MHD_Result answer_job(struct req *r)
 		extra[e++] = "X-Tiles";
 		extra[e++] = tiles;
 	}
+	char borrowed[32];
+	if (j->borrowed_w) { /* ran on another size's plan while its own is built */
+		snprintf(borrowed, sizeof borrowed, "%dx%d", j->borrowed_w, j->borrowed_h);
+		extra[e++] = "X-Borrowed-Plan";
+		extra[e++] = borrowed;
+	}
 	e = store_answer_headers(r, j, extra, e); /* Location; a GET render's ETag and caching */
 	return respond(r, j->status, j->content_type, body, j->body_len, 1, extra);
 }

@@ -100,6 +100,7 @@ void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st)
 	st->kernel_bytes = b->kbytes;
 	st->kernel_entries = b->nk;
 	st->plan_entries = (size_t)b->nplans;
+	st->plans_wanted = (size_t)b->nwants;
 }
 
 /* The frame's oriented size and channels; BLOOM_E_ARG for an empty or malformed one. */
@@ -300,14 +301,15 @@ static void add_stats(struct bloom_stats *sum, const struct bloom_stats *t)
 	sum->gray_kernel = t->gray_kernel, sum->fused = t->fused, sum->timed = t->timed;
 }
 
-/* The frame in overlap-save tiles whose plan fits `budget` (0: the buffer limit only): each
- * tile's input cut from the float frame (planes converted on the CPU first), run at one padded
- * size, its own rectangle kept. The result is a float image even when planes were asked.
- * *plan_bytes: the tiles' plan size (for a retry in smaller ones). */
+/* The frame in overlap-save tiles whose plan fits `budget` (0: the buffer limit only), or in
+ * those of a borrowed plan (bw, else NULL): each tile's input cut from the float frame (planes
+ * converted on the CPU first), run at one padded size, its own rectangle kept. The result is a
+ * float image even when planes were asked. *plan_bytes: the tiles' plan size (for a retry in
+ * smaller ones). */
 static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin, int w, int h,
                      struct kinfo *ki, const struct bloom_params *p, size_t budget,
-                     unsigned flags, struct bloom_result *res, struct bloom_stats *st,
-                     size_t *plan_bytes, char err[BLOOM_ERR_LEN])
+                     const struct borrow *bw, unsigned flags, struct bloom_result *res,
+                     struct bloom_stats *st, size_t *plan_bytes, char err[BLOOM_ERR_LEN])
 {
 	struct image conv = {0}, out = {0};
 	const struct image *img = fin->img;
@@ -322,7 +324,9 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	}
 	struct fit f = {b, ki, p->precision == BLOOM_FP16, budget};
 	struct tile_grid g;
-	if (tile_grid_choose(w, h, ki->kw, ki->kh, ki->cx, ki->cy, 0, tile_cost, &f, &g)) {
+	if (bw) {
+		g = bw->g;
+	} else if (tile_grid_choose(w, h, ki->kw, ki->kh, ki->cx, ki->cy, 0, tile_cost, &f, &g)) {
 		int tw = w < TILE_MIN_SIDE ? w : TILE_MIN_SIDE, th = h < TILE_MIN_SIDE ? h : TILE_MIN_SIDE;
 		int kw = bloom_padded_size(ki->kw + tw - 1), kh = bloom_padded_size(ki->kh + th - 1);
 		size_t need = bloom_plan_bytes(kw, kh, f.half);
@@ -339,7 +343,8 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		image_free(&conv);
 		return BLOOM_E_TOO_LARGE;
 	}
-	int pw = bloom_padded_size(g.tw + ki->kw - 1), ph = bloom_padded_size(g.th + ki->kh - 1);
+	int pw = bw ? bw->pw : bloom_padded_size(g.tw + ki->kw - 1);
+	int ph = bw ? bw->ph : bloom_padded_size(g.th + ki->kh - 1);
 	*plan_bytes = bloom_plan_bytes(pw, ph, f.half);
 	int n = tile_count(&g), rc = 0;
 	gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: %dx%d in %dx%d tiles of %dx%d (padded %dx%d)",
@@ -413,12 +418,17 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	struct fit f = {b, &ki, p->precision == BLOOM_FP16, b->opts.frame_bytes};
 	size_t budget = b->opts.frame_bytes, used = bloom_plan_bytes(pw, ph, f.half);
 	int tiled = !fits(&f, pw, ph), short_of_memory = 0;
+	struct borrow bw; /* a plan of another size, when pw x ph has none */
+	if (tiled || !bloom_plan_borrow(b, w, h, &ki, p, pw, ph, &bw))
+		memset(&bw, 0, sizeof bw);
 	char first[BLOOM_ERR_LEN] = "";
 	for (int attempt = 0;; attempt++) {
-		if (tiled) {
-			rc = run_tiled(b, op, fin, w, h, &ki, p, budget, flags, res, st, &used, err);
+		if (tiled || bw.tiled) {
+			rc = run_tiled(b, op, fin, w, h, &ki, p, budget, tiled ? NULL : &bw, flags, res,
+			               st, &used, err);
 		} else {
-			rc = frame_once(b, op, fin, w, h, in_ch, &ki, p, pw, ph, flags, res, st, err);
+			rc = frame_once(b, op, fin, w, h, in_ch, &ki, p, bw.pw ? bw.pw : pw,
+			                bw.pw ? bw.ph : ph, flags, res, st, err);
 			st->tiles_x = st->tiles_y = 1;
 		}
 		if (rc == BLOOM_E_TOO_LARGE && short_of_memory) {
@@ -450,9 +460,15 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		b->last.valid = 0;
 		budget = used / 4;
 		tiled = 1;
+		memset(&bw, 0, sizeof bw);
 		memset(st, 0, sizeof *st);
 		err[0] = 0;
 		result_reset(res, err);
+	}
+	if (!rc && bw.pw) { /* its own plan comes in idle time */
+		st->borrowed = 1;
+		st->own_w = pw, st->own_h = ph;
+		bloom_plan_want(b, pw, ph, p);
 	}
 	bloom_kinfo_free(&ki);
 	st->wall_ms = bloom_now_ms() - t_start;

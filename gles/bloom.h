@@ -6,8 +6,10 @@
  *
  * GL contract: one bloom_ctx per GL context, used only on the context's thread. bloom_run
  * uploads, dispatches and downloads synchronously; it allocates GPU buffers only when a padded
- * size or kernel is new (plans and kernel spectra are cached; bloom_warm builds them ahead).
- * The one exception to the thread rule: bloom_lease_return, from any thread.
+ * size or kernel is new (plans and kernel spectra are cached; bloom_warm builds them ahead;
+ * with bloom_ctx_opts.borrow_plans a new padded size runs on a plan already built, and
+ * bloom_build_wanted builds its own between frames). The one exception to the thread rule:
+ * bloom_lease_return, from any thread.
  *
  * Every size runs: a frame whose plan exceeds the context's storage-buffer limit or
  * bloom_ctx_opts.frame_bytes, or whose buffers the GPU cannot allocate, runs in overlap-save
@@ -57,7 +59,19 @@ struct bloom_ctx_opts {
 	/* after each tile of a tiled frame, on the GL thread (NULL: none) */
 	void (*progress)(void *arg, int done, int total);
 	void *progress_arg;
+	int borrow_plans;          /* 1: a frame whose padded size has no plan runs at once on a
+	                              plan already built (whole, or in overlap-save tiles) whose
+	                              cost is within BLOOM_BORROW_COST of its own plan's, and its
+	                              own plan is left for bloom_build_wanted; 0: built at once,
+	                              compiling the new size's programs on the frame's path */
 };
+
+/* A borrowed plan serves a frame when the pixels it transforms (tiles x its padded area) are at
+ * most this many times the frame's own padded area: at the sizes where compiling costs a second
+ * of GPU-driver time, the transforms cost a millisecond. */
+#define BLOOM_BORROW_COST 4
+/* Padded sizes waiting for bloom_build_wanted at most (the oldest wish goes past it). */
+#define BLOOM_WANTS 8
 
 /* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */
 struct bloom_kernel {
@@ -72,6 +86,11 @@ struct bloom_kernel {
 struct bloom_stats {
 	int padded_w, padded_h;   /* FFT size used (of each tile, when tiled) */
 	int tiles_x, tiles_y;     /* the tiles the frame ran in: 1 x 1 untiled */
+	int borrowed;             /* 1: the frame ran on the plan of another padded size
+	                             (padded_w x padded_h, in tiles_x x tiles_y) as its own was not
+	                             built (bloom_ctx_opts.borrow_plans) */
+	int own_w, own_h;         /* with borrowed: the frame's own padded size, queued for
+	                             bloom_build_wanted */
 	int gray_kernel;          /* 1: grayscale fast path */
 	int kernel_cached;        /* 1: the kernel spectrum came from the cache */
 	int fused;                /* 1: columns ran fused (stages transpose, fused_cols,
@@ -93,6 +112,9 @@ struct bloom_cache_stats {
 	unsigned long long plan_hits, plan_misses;
 	unsigned long long plan_refreshes; /* plans rebuilt with measured FFT shapes */
 	size_t plan_entries;
+	unsigned long long plans_borrowed; /* frames run on another padded size's plan */
+	unsigned long long plans_built_idle; /* plans built by bloom_build_wanted */
+	size_t plans_wanted;               /* padded sizes waiting for bloom_build_wanted */
 };
 
 struct bloom_ctx;
@@ -164,7 +186,8 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *in,
 int bloom_rerun_stages(struct bloom_ctx *b, struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
 
 /* Whether bloom_run_frame of this frame and kernel would find its padded size planned (1) or
- * build a plan (0, compiling programs where they are new) in *known, and a key naming that plan
+ * build a plan (0, compiling programs where they are new; with borrow_plans, maybe in idle
+ * time after running on another size's plan) in *known, and a key naming that plan
  * (the same on every context) in *key. Resolving a built-in kernel may generate it (and keep
  * it, as a run would). Returns 0 or a negative bloom_error for a kernel or parameter
  * bloom_run_frame would refuse. */
@@ -189,6 +212,13 @@ int bloom_release_plan(struct bloom_ctx *b);
  * the same transforms, equal within float rounding. Between frames only (engine_idle). Returns
  * 1 when it rebuilt one (or dropped one it could not rebuild), 0 when none is out of date. */
 int bloom_ctx_refresh(struct bloom_ctx *b);
+
+/* Builds the plan of one padded size a frame borrowed another's for (the one wanted last), so
+ * that the next frame of that size runs on its own: compiles its programs and allocates its
+ * buffers (the least recently used plan goes past opts.max_plans). Between frames only (idle
+ * time). Returns 1 when it built one (or dropped one it could not build: logged), 0 when none
+ * waits. */
+int bloom_build_wanted(struct bloom_ctx *b);
 
 /* What runs on this context (its storage-buffer limit and frame_bytes): frames of any size run,
  * in tiles past untiled_pixels; a kernel runs when it is at most max_kernel_side a side (square:

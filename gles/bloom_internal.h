@@ -19,6 +19,7 @@
 #include "gles/bloom.h"
 #include "gles/fft.h"
 #include "gles/gpu_timer.h"
+#include "gles/tile.h"
 
 /* binding points shared with the bloom shaders */
 #define B_PADDED 0
@@ -148,6 +149,10 @@ struct bloom_ctx {
 		struct kentry *ke;
 		struct bloom_params p;
 	} last;
+	struct want {             /* a padded size a frame borrowed a plan for (bloom_build_wanted) */
+		int pw, ph, technique, half;
+	} wants[BLOOM_WANTS];     /* oldest first */
+	int nwants;
 	struct preset {
 		struct kernel_preset spec;
 		struct image img;
@@ -181,6 +186,22 @@ int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_param
 /* 1 when a plan for these is cached (does not count as a use). */
 int bloom_plan_cached(const struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p);
 void bloom_plan_destroy(struct plan *q); /* NULL-safe */
+/* A plan already built that runs a frame (w x h, kernel ki) whose own padded size pw x ph has
+ * no plan: the whole frame, or overlap-save tiles of it (grid g), at the plan's padded size. */
+struct borrow {
+	int pw, ph;          /* the plan's padded size; 0: none borrowed */
+	int tiled;           /* 1: in the tiles of g */
+	struct tile_grid g;
+};
+/* With opts.borrow_plans, when pw x ph has no plan: the built plan of the same technique and
+ * storage that runs the frame transforming the fewest pixels (whole where one holds the frame
+ * and the kernel's reach, else in tiles of at least TILE_MIN_SIDE), if those are at most
+ * BLOOM_BORROW_COST times pw x ph. 1 with *out, or 0 (the frame builds its own plan). */
+int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinfo *ki,
+                      const struct bloom_params *p, int pw, int ph, struct borrow *out);
+/* Queues pw x ph for bloom_build_wanted (the newest wish last; the oldest goes past
+ * BLOOM_WANTS) and counts a borrowed frame. */
+void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p);
 /* Transposes rows [0, src_valid) of src (row stride src_stride) into dst (dst_rows rows of
  * dst_cols, zero past src_valid); comps/half: the stored element (vec4 / vec2, float16). */
 int bloom_transpose(struct bloom_ctx *b, GLuint src, int src_stride, int src_valid, GLuint dst,

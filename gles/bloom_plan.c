@@ -277,6 +277,100 @@ int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_param
 	return 0;
 }
 
+/* Tiles whose output and kernel reach fit a fixed padded size: each costs the same. */
+struct fixed_size {
+	int pw, ph, kw, kh;
+};
+
+static double fixed_cost(void *ctx, int tw, int th)
+{
+	const struct fixed_size *f = ctx;
+	return tw + f->kw - 1 <= f->pw && th + f->kh - 1 <= f->ph ? 1.0 : -1.0;
+}
+
+int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinfo *ki,
+                      const struct bloom_params *p, int pw, int ph, struct borrow *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!b->opts.borrow_plans || bloom_plan_cached(b, pw, ph, p))
+		return 0;
+	double limit = (double)BLOOM_BORROW_COST * pw * ph, best = -1;
+	int best_tiled = 1;
+	for (int i = 0; i < b->nplans; i++) {
+		const struct plan *q = b->plans[i];
+		if (q->technique != p->technique || q->half != (p->precision == BLOOM_FP16))
+			continue;
+		double area = (double)q->pw * q->ph, cost;
+		int tiled = q->pw < w + ki->kw - 1 || q->ph < h + ki->kh - 1;
+		struct tile_grid g;
+		memset(&g, 0, sizeof g);
+		if (tiled) {
+			struct fixed_size f = {q->pw, q->ph, ki->kw, ki->kh};
+			if (tile_grid_choose(w, h, ki->kw, ki->kh, ki->cx, ki->cy, 0, fixed_cost, &f, &g))
+				continue; /* no tile of TILE_MIN_SIDE holds with the kernel's reach */
+			cost = area * tile_count(&g);
+		} else {
+			cost = area;
+		}
+		/* the whole frame first (no tile copies on the CPU), then the fewest pixels */
+		if (cost > limit || (best >= 0 && (tiled > best_tiled ||
+		                                   (tiled == best_tiled && cost >= best))))
+			continue;
+		best = cost;
+		best_tiled = tiled;
+		out->pw = q->pw, out->ph = q->ph, out->tiled = tiled, out->g = g;
+	}
+	return best >= 0;
+}
+
+void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p)
+{
+	struct want w = {pw, ph, p->technique, p->precision == BLOOM_FP16};
+	b->st.plans_borrowed++;
+	for (int i = 0; i < b->nwants; i++)
+		if (!memcmp(&b->wants[i], &w, sizeof w)) { /* wanted again: now the newest */
+			memmove(&b->wants[i], &b->wants[i + 1], (size_t)(b->nwants - i - 1) * sizeof w);
+			b->nwants--;
+			break;
+		}
+	if (b->nwants == BLOOM_WANTS) {
+		memmove(&b->wants[0], &b->wants[1], (size_t)(BLOOM_WANTS - 1) * sizeof w);
+		b->nwants--;
+	}
+	b->wants[b->nwants++] = w;
+}
+
+int bloom_build_wanted(struct bloom_ctx *b)
+{
+	while (b->nwants) {
+		struct want w = b->wants[--b->nwants];
+		int built = 0;
+		for (int i = 0; i < b->nplans && !built; i++) {
+			const struct plan *q = b->plans[i];
+			built = q->pw == w.pw && q->ph == w.ph && q->technique == w.technique &&
+			        q->half == w.half;
+		}
+		if (built) /* built since (bloom_warm, or a frame without borrowing) */
+			continue;
+		double t0 = bloom_now_ms();
+		struct plan *q;
+		char err[BLOOM_ERR_LEN];
+		if (plan_build(b, w.pw, w.ph, w.technique, w.half, &q, err)) {
+			gles_logf(&b->log, GLES_LOG_WARN, "bloom: building the plan of %dx%d in idle "
+			          "time: %s", w.pw, w.ph, err);
+			return 1;
+		}
+		b->tick++;
+		b->last.valid = 0; /* cache_insert may destroy the plan it names */
+		cache_insert(b, q);
+		b->st.plans_built_idle++;
+		gles_logf(&b->log, GLES_LOG_INFO, "bloom: plan of %dx%d built in idle time (%.1f ms)",
+		          w.pw, w.ph, bloom_now_ms() - t0);
+		return 1;
+	}
+	return 0;
+}
+
 int bloom_ctx_refresh(struct bloom_ctx *b)
 {
 	if (!b->opts.wisdom)

@@ -80,7 +80,8 @@ static int make_parts(struct engine *e, unsigned parts, char err[ENGINE_ERR_LEN]
 		                            .max_plans = o->max_plans, .wisdom = e->wisdom,
 		                            .no_persistent_map = o->no_persistent_map,
 		                            .frame_bytes = o->frame_bytes, .progress = o->progress,
-		                            .progress_arg = o->progress_arg};
+		                            .progress_arg = o->progress_arg,
+		                            .borrow_plans = o->borrow_plans};
 		char berr[BLOOM_ERR_LEN];
 		if (bloom_ctx_create(e->pc, info, &bo, log, &e->bloom, berr)) {
 			snprintf(err, ENGINE_ERR_LEN, "bloom: %.4000s", berr);
@@ -181,6 +182,8 @@ const char *engine_wisdom_source(const struct engine *e)
 
 int engine_idle(struct engine *e)
 {
+	if (e->bloom && bloom_build_wanted(e->bloom))
+		return 1;
 	if (fft_tuner_step(e->tuner))
 		return 1;
 	return e->bloom && bloom_ctx_refresh(e->bloom) ? 1 : 0;

@@ -58,6 +58,8 @@ struct engine_opts {
 	                              memory one frame's pass may take before it runs in tiles */
 	void (*progress)(void *arg, int done, int total); /* bloom_ctx_opts.progress */
 	void *progress_arg;
+	int borrow_plans;          /* bloom_ctx_opts.borrow_plans: a new padded size runs on a plan
+	                              already built; its own is built by engine_idle */
 };
 
 const char *engine_strerror(int code);
@@ -85,9 +87,10 @@ struct fft_wisdom *engine_wisdom(const struct engine *e);   /* NULL with no_wisd
 /* fft_wisdom_source, or "built-in rules" with no_wisdom. */
 const char *engine_wisdom_source(const struct engine *e);
 
-/* One short piece of idle work, on the engine's thread between jobs: a step of measuring a
- * queued FFT shape (fft_tuner_step), else the rebuild of one bloom plan whose shapes were
- * measured since it was built (bloom_ctx_refresh). Returns 1 while work remains, 0 when there is
+/* One short piece of idle work, on the engine's thread between jobs: the plan of a padded size
+ * a frame borrowed another's for (bloom_build_wanted), else a step of measuring a queued FFT
+ * shape (fft_tuner_step), else the rebuild of one bloom plan whose shapes were measured since it
+ * was built (bloom_ctx_refresh). Returns 1 while work remains, 0 when there is
  * none (then the caller may sleep until its next job). */
 int engine_idle(struct engine *e);
 struct bloom_ctx *engine_bloom(const struct engine *e);     /* NULL unless ENGINE_BLOOM */

@@ -4,11 +4,17 @@ cannot be made only warns; none keeps everything in memory; a new size's first r
 built-in FFT choice at once (nothing measured before its answer) and its shapes are measured in
 idle time (--fft-idle-tune on: llvmpipe is a software renderer, where auto does not measure),
 their lines reach the wisdom file, the plan switches to the winners, and the answers before and
-after the switch agree within float tolerance. Prints "SCRIPT: N passed, N failed" last."""
+after the switch agree within float tolerance; after a warm-up, a smaller and a larger new size
+are answered at once on the plan already built (X-Borrowed-Plan; the larger in tiles of it),
+their own plans are built in idle time (/v1/info, /metrics), and the answers on them agree with
+the borrowed ones; --borrow-plans=false builds a new size's plan at once. Prints "SCRIPT: N
+passed, N failed" last."""
 import json
 import os
 import stat
 import time
+
+import numpy as np
 
 import http_test as H
 
@@ -131,8 +137,78 @@ def test_unwritable_and_none():
         d.stop("none")
 
 
+def same_answer(name, got, ref, tol=TOL, abs_tol=1e-4):
+    """rel L2 within tol and max abs within abs_tol times the reference's largest value (two
+    float32 runs of O(1) values: each a few 1e-5 off at worst); NaN fails both."""
+    H.close_enough(name, got, ref, tol)
+    if got is not None and got.shape == ref.shape:
+        mx = float(np.abs(got - ref).max())
+        lim = abs_tol * max(1.0, float(np.abs(ref).max()))
+        H.check(name + ": max abs", mx <= lim, "max_abs %g (tol %g)" % (mx, lim))
+
+
+def test_borrowed_plans():
+    q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
+    sizes = {"smaller": (70, 100), "larger": (200, 300)}  # (h, w), after a 120x160 warm-up
+    imgs = {n: H.png_bytes(H.rand8(*hw)) for n, hw in sizes.items()}
+    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none")
+    try:
+        st, h, _ = d.req("POST", q, body=H.png_bytes(H.rand8(120, 160)))
+        H.check("warm-up size answered on its own plan", st == 200 and "x-borrowed-plan" not in h,
+                (st, h))
+        progs = info_gpu(d).get("programs", {}).get("misses")
+        first = {}
+        for n, png in imgs.items():
+            st, h, body = d.req("POST", q, body=png)
+            print("     %s new size: X-Borrowed-Plan %s, X-Tiles %s, Server-Timing %s" % (
+                n, h.get("x-borrowed-plan"), h.get("x-tiles"), H.timings(h)))
+            H.check("%s new size answered on a borrowed plan (X-Borrowed-Plan)" % n,
+                    st == 200 and "x" in h.get("x-borrowed-plan", ""), (st, h, body[:200]))
+            H.check("%s new size: tiled only when larger" % n,
+                    ("x-tiles" in h) == (n == "larger"), h)
+            first[n] = H.read_pfm(body) if st == 200 else None
+        g = info_gpu(d)
+        H.check("no program compiled for the new sizes' answers",
+                g.get("programs", {}).get("misses") == progs, (progs, g.get("programs")))
+        deadline = time.time() + 120
+        while time.time() < deadline and (g.get("caches", {}).get("plans_built_idle", 0) < 2
+                                           or g.get("caches", {}).get("plans_wanted", 1) > 0):
+            time.sleep(0.3)
+            g = info_gpu(d)
+        c = g.get("caches", {})
+        print("     after idle: %s plans borrowed, %s built in idle time, %s wanted" % (
+            c.get("plans_borrowed"), c.get("plans_built_idle"), c.get("plans_wanted")))
+        H.check("/v1/info: two frames borrowed, their two plans built in idle time",
+                c.get("plans_borrowed") == 2 and c.get("plans_built_idle") == 2
+                and c.get("plans_wanted") == 0, c)
+        H.check("/metrics: fftbloom_plans_borrowed_total and fftbloom_plans_built_idle_total",
+                d.metric("fftbloom_plans_borrowed_total") == 2
+                and d.metric("fftbloom_plans_built_idle_total") == 2)
+        H.check("idle builds logged", d.log().count("built in idle time") == 2, d.log()[-2000:])
+        for n, png in imgs.items():
+            st, h, body = d.req("POST", q, body=png)
+            H.check("%s size again: on its own plan (no X-Borrowed-Plan, no X-Tiles)" % n,
+                    st == 200 and "x-borrowed-plan" not in h and "x-tiles" not in h, (st, h))
+            if st == 200 and first[n] is not None:
+                same_answer("%s size: borrowed answer vs its own plan's" % n, first[n],
+                            H.read_pfm(body).astype(np.float64))
+    finally:
+        d.stop("borrowed plans daemon")
+    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--borrow-plans=false")
+    try:
+        d.req("POST", q, body=H.png_bytes(H.rand8(120, 160)))
+        st, h, _ = d.req("POST", q, body=imgs["smaller"])
+        c = info_gpu(d).get("caches", {})
+        H.check("--borrow-plans=false: a new size runs on its own plan at once",
+                st == 200 and "x-borrowed-plan" not in h and c.get("plans_borrowed") == 0
+                and c.get("plan_entries") == 2, (st, h, c))
+    finally:
+        d.stop("no borrowing daemon")
+
+
 def main():
-    H.run_script((test_cache_dir_and_idle_measuring, test_unwritable_and_none))
+    H.run_script((test_cache_dir_and_idle_measuring, test_unwritable_and_none,
+                  test_borrowed_plans))
 
 
 if __name__ == "__main__":

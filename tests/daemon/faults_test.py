@@ -222,7 +222,9 @@ def test_faults():
         return
     H.DAEMON, keep = FAULTS, H.DAEMON
     try:
-        d = Daemon("--heartbeat-timeout", "2", "--deadline", "60")
+        # new sizes build their plans on the frame's path (not borrowing one already built), so
+        # that the faults armed below meet a new plan's buffers
+        d = Daemon("--heartbeat-timeout", "2", "--deadline", "60", "--borrow-plans=false")
     finally:
         H.DAEMON = keep
     try:

@@ -411,19 +411,30 @@ def test_new_sizes_and_programs():
         check("programs held within --max-programs", g["count"] <= 40, g)
     finally:
         d.stop("new-sizes daemon")
-    d = Daemon("--new-sizes-per-minute", "0", "--max-programs", "16")
-    try:
-        counts = []
-        for w in (40, 70, 100, 130, 170, 220):
-            st, _, b = d.req("POST", "/v1/convolve?format=png&method=fft&" + SMALL_Q,
-                             body=png_bytes(rand8(20, w)))
-            g = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0]["programs"]
-            counts.append((st, g["count"], g["evictions"]))
-        check("with the limit off every size is served and programs stay within "
-              "--max-programs (evicting)", all(c[0] == 200 for c in counts) and
-              max(c[1] for c in counts) <= 16 and counts[-1][2] > 0, counts)
-    finally:
-        d.stop("program-bound daemon")
+    # each new size compiled on its request's path, or (borrowing a plan meanwhile) in idle time
+    for borrow in ("false", "true"):
+        d = Daemon("--new-sizes-per-minute", "0", "--max-programs", "16",
+                   "--borrow-plans=" + borrow)
+        try:
+            counts = []
+            for w in (40, 70, 100, 130, 170, 220):
+                st, h, b = d.req("POST", "/v1/convolve?format=png&method=fft&" + SMALL_Q,
+                                 body=png_bytes(rand8(20, w)))
+                deadline = time.time() + 60
+                while True:  # until idle time has built what the frame borrowed for
+                    g = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0]
+                    if g["caches"]["plans_wanted"] == 0 or time.time() > deadline:
+                        break
+                    time.sleep(0.2)
+                counts.append((st, g["programs"]["count"], g["programs"]["evictions"],
+                               h.get("x-borrowed-plan")))
+            check("with the limit off every size is served and programs stay within "
+                  "--max-programs (evicting), --borrow-plans=%s" % borrow,
+                  all(c[0] == 200 for c in counts) and max(c[1] for c in counts) <= 16
+                  and counts[-1][2] > 0 and (borrow == "true") == any(c[3] for c in counts),
+                  counts)
+        finally:
+            d.stop("program-bound daemon, --borrow-plans=%s" % borrow)
 
 
 # ---- defect 9: non-finite results ----

@@ -766,9 +766,11 @@ def test_deadline_and_client_gone():
 
 def test_concurrency_and_sigterm():
     # two devices, two GPU threads (contexts) each: threads 0, 1 on device 0, threads 2, 3 on 1;
-    # JPEG answers encoded from lent planes (--lend-planes)
+    # JPEG answers encoded from lent planes (--lend-planes). Every size on its own plan: answers
+    # equal byte for byte need one plan a size, where a borrowed one (--borrow-plans) would
+    # follow each thread's history (and one in tiles answers from float, not lent planes)
     d = Daemon("--gpus", "0,1", "--gpu-threads", "2", "--codec-threads", "3", "--max-per-ip", "100",
-               "--drain-timeout", "60")
+               "--drain-timeout", "60", "--borrow-plans=false")
     try:
         k = RNG.random((5, 5, 3)).astype(np.float32)
         kb = open(write_pfm(os.path.join(TMP, "ck.pfm"), k), "rb").read()

@@ -80,11 +80,13 @@ static void test_lent_planes_and_poisoned_jobs(void **state)
 	char err[JOBS_ERR_LEN];
 	/* two GPU threads (contexts) on device 0, three codec threads; a deadline far beyond the
 	 * first job's program compiles on a loaded llvmpipe under the sanitizers (this test counts
-	 * lent planes, tests/daemon/hostile_test.py tests deadlines) */
+	 * lent planes, tests/daemon/hostile_test.py tests deadlines); every size on its own plan,
+	 * as a frame borrowing a plan in tiles answers a float image, not lent planes
+	 * (tests/daemon/fast_test.py tests borrowing) */
 	char a0[] = "test", a1[] = "--gpu-threads=2", a2[] = "--codec-threads=3",
-	     a3[] = "--deadline=3600";
-	char *argv[] = {a0, a1, a2, a3, NULL};
-	assert_int_equal(config_load(&cfg, 4, argv, 1, NULL, err), 0);
+	     a3[] = "--deadline=3600", a4[] = "--borrow-plans=false";
+	char *argv[] = {a0, a1, a2, a3, a4, NULL};
+	assert_int_equal(config_load(&cfg, 5, argv, 1, NULL, err), 0);
 	assert_true(cfg.lend_planes && cfg.jpeg_planes);
 	struct kernels *k;
 	struct metrics *m;

@@ -4,7 +4,8 @@
  * normalisation, add and mix), the packed colour path against per-channel runs, energy kept by
  * a normalised kernel, cache hits, kernel scale, presets and errors; the separate column passes
  * (where two columns do not fit shared memory) and padded exchanges in the fused column pass;
- * planes in and out, lent read-back buffers; overlap-save tiles. Fresh random data. */
+ * planes in and out, lent read-back buffers; overlap-save tiles; plans borrowed by new sizes
+ * and built in idle time. Fresh random data. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1047,6 +1048,155 @@ static void test_tiles_frame(void **state)
 	bloom_ctx_destroy(t);
 }
 
+/* One frame on b: the stats, and the result in *out. */
+static void run_on(struct bloom_ctx *b, int op, const struct image *in, const struct image *k,
+                   const struct bloom_params *p, struct image *out, struct bloom_stats *st)
+{
+	char err[BLOOM_ERR_LEN];
+	struct bloom_kernel kr = {k, {0, 0}};
+	int rc = bloom_run(b, op, in, &kr, p, 0, out, st, err);
+	if (rc)
+		printf("bloom_run: %s\n", err);
+	assert_int_equal(rc, 0);
+}
+
+/* out against a run of the same frame on g_b, whose plans are the frame's own (no borrowing). */
+static int same_as_own(const char *name, int op, const struct image *in, const struct image *k,
+                       const struct bloom_params *p, const struct image *out)
+{
+	struct image own;
+	struct bloom_stats st;
+	run_on(g_b, op, in, k, p, &own, &st);
+	assert_int_equal(st.borrowed, 0);
+	size_t n = (size_t)own.width * own.height * own.channels;
+	double *r = malloc(n * sizeof *r);
+	for (size_t i = 0; i < n; i++)
+		r[i] = own.pixels[i];
+	char full[160];
+	snprintf(full, sizeof full, "%s vs its own plan %dx%d", name, st.padded_w, st.padded_h);
+	int ok = out->width == own.width && out->height == own.height &&
+	         out->channels == own.channels && tu_check(full, out->pixels, r, n, TOL);
+	free(r);
+	image_free(&own);
+	return ok;
+}
+
+/* Borrowed plans: after frames of one size, a smaller frame runs whole on that size's plan and a
+ * larger one in tiles of it, compiling no program (the program cache's counts do not move); the
+ * results match the direct convolution and the frames' own plans (prefilter, normalisation,
+ * off-centre kernel, composite); the stats say borrowed; idle time then builds each wanted
+ * plan, and the next frame runs on its own. A plan too large for a frame (past
+ * BLOOM_BORROW_COST) or of another storage is not borrowed. */
+static void test_borrow(void **state)
+{
+	(void)state;
+	struct program_cache *pc; /* its own: its counts are this test's */
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	struct bloom_ctx_opts o = {.borrow_plans = 1};
+	struct bloom_ctx *b;
+	char err[BLOOM_ERR_LEN];
+	assert_int_equal(bloom_ctx_create(pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err), 0);
+	struct image k = rand_image(9, 7, 3, 0, 1), warm = rand_image(96, 80, 4, 0, 3), out;
+	struct bloom_params pc_, pb;
+	tu_params(&pc_, BLOOM_OP_CONVOLVE);
+	tu_param(&pc_, BLOOM_OP_CONVOLVE, "kernel_center", "2,5");
+	tu_params(&pb, BLOOM_OP_BLOOM);
+	pb.threshold = 1.0, pb.knee = 0.5, pb.intensity = 0.7, pb.clamp_max = 2.5;
+	struct bloom_stats st, small_st;
+	run_on(b, BLOOM_OP_CONVOLVE, &warm, &k, &pc_, &out, &st);
+	image_free(&out);
+	run_on(b, BLOOM_OP_BLOOM, &warm, &k, &pb, &out, &st);
+	image_free(&out);
+	assert_int_equal(st.borrowed, 0);
+	int wpw = st.padded_w, wph = st.padded_h;
+	struct program_stats before, after;
+	program_cache_stats(pc, &before);
+
+	/* smaller: whole, on the warm plan; larger: in tiles of it */
+	static const int sizes[2][2] = {{61, 47}, {200, 121}};
+	for (int s = 0; s < 2; s++) {
+		int w = sizes[s][0], h = sizes[s][1];
+		struct image in = rand_image(w, h, 4, 0, 3);
+		run_on(b, BLOOM_OP_CONVOLVE, &in, &k, &pc_, &out, &st);
+		print_message("  %dx%d: borrowed %d, padded %dx%d in %dx%d tiles (own %dx%d)\n", w, h,
+		              st.borrowed, st.padded_w, st.padded_h, st.tiles_x, st.tiles_y, st.own_w,
+		              st.own_h);
+		assert_int_equal(st.borrowed, 1);
+		assert_int_equal(st.padded_w, wpw);
+		assert_int_equal(st.padded_h, wph);
+		assert_int_equal(st.tiles_x * st.tiles_y > 1, s == 1);
+		assert_int_equal(st.own_w, fft_good_size(w + 8));
+		assert_int_equal(st.own_h, fft_good_size(h + 6));
+		assert_true(st.own_w != wpw || st.own_h != wph);
+		if (!s)
+			small_st = st;
+		double *src = rgba_of(&in), *ref = malloc((size_t)w * h * 4 * sizeof *ref);
+		conv_direct(src, w, h, &k, 2, 5, 1.0, ref);
+		char name[96];
+		snprintf(name, sizeof name, "borrowed convolve %dx%d, direct reference", w, h);
+		int ok = compare(name, &out, ref, TOL);
+		free(src), free(ref);
+		ok = ok && same_as_own("borrowed convolve", BLOOM_OP_CONVOLVE, &in, &k, &pc_, &out);
+		image_free(&out);
+		run_on(b, BLOOM_OP_BLOOM, &in, &k, &pb, &out, &st);
+		assert_int_equal(st.borrowed, 1);
+		ok = ok && same_as_own("borrowed bloom", BLOOM_OP_BLOOM, &in, &k, &pb, &out);
+		image_free(&out), image_free(&in);
+		assert_true(ok);
+	}
+	program_cache_stats(pc, &after);
+	print_message("  programs: %llu misses, %u held before; %llu, %u after\n", before.misses,
+	              before.count, after.misses, after.count);
+	assert_true(after.misses == before.misses && after.count == before.count);
+	struct bloom_cache_stats cs;
+	bloom_ctx_stats(b, &cs);
+	assert_int_equal(cs.plans_borrowed, 4);
+	assert_int_equal(cs.plans_wanted, 2);
+	assert_int_equal(cs.plan_entries, 1);
+
+	/* idle time: each wanted plan built, then none; the next frame runs on its own */
+	assert_int_equal(bloom_build_wanted(b), 1);
+	assert_int_equal(bloom_build_wanted(b), 1);
+	assert_int_equal(bloom_build_wanted(b), 0);
+	bloom_ctx_stats(b, &cs);
+	assert_int_equal(cs.plans_built_idle, 2);
+	assert_int_equal(cs.plans_wanted, 0);
+	assert_int_equal(cs.plan_entries, 3);
+	program_cache_stats(pc, &before);
+	struct image in = rand_image(61, 47, 4, 0, 3);
+	run_on(b, BLOOM_OP_CONVOLVE, &in, &k, &pc_, &out, &st);
+	program_cache_stats(pc, &after);
+	print_message("  after the idle build: borrowed %d, padded %dx%d; %llu program misses\n",
+	              st.borrowed, st.padded_w, st.padded_h, after.misses - before.misses);
+	assert_int_equal(st.borrowed, 0);
+	assert_int_equal(st.padded_w, small_st.own_w);
+	assert_int_equal(st.padded_h, small_st.own_h);
+	assert_true(after.misses == before.misses);
+	image_free(&out), image_free(&in);
+
+	/* too small a frame for any plan built (each over BLOOM_BORROW_COST times its own) */
+	in = rand_image(20, 16, 4, 0, 3);
+	run_on(b, BLOOM_OP_CONVOLVE, &in, &k, &pc_, &out, &st);
+	print_message("  20x16: borrowed %d, padded %dx%d\n", st.borrowed, st.padded_w, st.padded_h);
+	assert_int_equal(st.borrowed, 0);
+	assert_int_equal(st.padded_w, fft_good_size(28));
+	image_free(&out), image_free(&in);
+	/* float16 storage: no plan of it to borrow */
+	struct bloom_params ph = pc_;
+	ph.precision = BLOOM_FP16;
+	in = rand_image(61, 47, 4, 0, 3);
+	run_on(b, BLOOM_OP_CONVOLVE, &in, &k, &ph, &out, &st);
+	assert_int_equal(st.borrowed, 0);
+	image_free(&out), image_free(&in);
+	bloom_ctx_stats(b, &cs);
+	assert_int_equal(cs.plans_wanted, 0);
+	assert_int_equal(cs.plans_borrowed, 4);
+
+	image_free(&k), image_free(&warm);
+	bloom_ctx_destroy(b);
+	program_cache_destroy(pc);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -1106,6 +1256,7 @@ int main(void)
 		cmocka_unit_test(test_yuv_out),
 		cmocka_unit_test(test_tiles_reference),
 		cmocka_unit_test(test_tiles_frame),
+		cmocka_unit_test(test_borrow),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
