@@ -21,6 +21,7 @@
 #   E2E_VARIANT=           a name for the daemon options given (e.g. gpus-all): the variant
 #                          becomes it (and NAME-float for the float frames)
 #   E2E_COLD=1             0 skips the cold-start measurements (e2e.first.* workloads)
+#   E2E_IDLE_S=5           idle seconds before the new size's third request (after_idle_ms)
 #   E2E_DRIVER_CACHE=0     each cold start and each load daemon gets the driver's shader disk
 #                          cache in a new empty folder (MESA_SHADER_CACHE_DIR,
 #                          __GL_SHADER_DISK_CACHE_PATH), so what carries over is fftbloomd's
@@ -38,6 +39,7 @@ E2E_CLIENTS=${E2E_CLIENTS:-8 32 64}
 E2E_SECONDS=${E2E_SECONDS:-10}
 E2E_QUERY=${E2E_QUERY:-kernel_preset=gaussian:sigma=8&format=jpeg}
 E2E_COLD=${E2E_COLD:-1}
+E2E_IDLE_S=${E2E_IDLE_S:-5}
 E2E_PLANES=${E2E_PLANES:-true}
 E2E_VARIANT=${E2E_VARIANT:-}
 E2E_DRIVER_CACHE=${E2E_DRIVER_CACHE:-0}
@@ -221,15 +223,16 @@ for planes in $E2E_PLANES; do
 	done
 
 	# a size first seen on the warm daemon: twice at once (on a borrowed plan, with
-	# --borrow-plans), then once more after 5 s of idle time (on its own plan, built meanwhile)
+	# --borrow-plans), then once more after E2E_IDLE_S of idle time (on its own plan, built
+	# meanwhile, if the idle work is done by then)
 	new1=$(one "$newframe")
 	new2=$(one "$newframe")
-	sleep 5
+	sleep "$E2E_IDLE_S"
 	new3=$(one "$newframe")
 	line "e2e.first.$newsz.new_size" "$variant" \
 		"\"first_request_ms\":${new1:-null},\"second_request_ms\":${new2:-null},\"after_idle_ms\":${new3:-null}" \
-		"\"size\":\"$E2E_NEW_SIZE\",\"after\":\"the load at $E2E_SIZE\"" \
-		"$dcmd; loadgen -c 1 -n 1 -u URL -f $newframe (twice, then once after 5 s idle)"
+		"\"size\":\"$E2E_NEW_SIZE\",\"after\":\"the load at $E2E_SIZE\",\"idle_s\":$E2E_IDLE_S" \
+		"$dcmd; loadgen -c 1 -n 1 -u URL -f $newframe (twice, then once after $E2E_IDLE_S s idle)"
 	stop_daemon
 done
 
