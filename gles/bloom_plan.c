@@ -124,18 +124,20 @@ void bloom_plan_destroy(struct plan *q)
 	free(q);
 }
 
-static int same_plan(const struct plan *q, int pw, int ph, const struct bloom_params *p)
+/* The plan of pw x ph with this technique and storage (half: float16), or NULL. */
+static struct plan *find_plan(const struct bloom_ctx *b, int pw, int ph, int technique, int half)
 {
-	return q->pw == pw && q->ph == ph && q->technique == p->technique &&
-	       q->half == (p->precision == BLOOM_FP16);
+	for (int i = 0; i < b->nplans; i++) {
+		struct plan *q = b->plans[i];
+		if (q->pw == pw && q->ph == ph && q->technique == technique && q->half == half)
+			return q;
+	}
+	return NULL;
 }
 
 int bloom_plan_cached(const struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p)
 {
-	for (int i = 0; i < b->nplans; i++)
-		if (same_plan(b->plans[i], pw, ph, p))
-			return 1;
-	return 0;
+	return find_plan(b, pw, ph, p->technique, p->precision == BLOOM_FP16) != NULL;
 }
 
 /* The plan's FFT axes: the image's (vec4, float16 storage with half, the forward scaled so that
@@ -260,15 +262,14 @@ int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_param
                    struct plan **out, char err[BLOOM_ERR_LEN])
 {
 	b->tick++;
-	for (int i = 0; i < b->nplans; i++)
-		if (same_plan(b->plans[i], pw, ph, p)) {
-			b->plans[i]->last_use = b->tick;
-			b->st.plan_hits++;
-			*out = b->plans[i];
-			return 0;
-		}
+	struct plan *q = find_plan(b, pw, ph, p->technique, p->precision == BLOOM_FP16);
+	if (q) {
+		q->last_use = b->tick;
+		b->st.plan_hits++;
+		*out = q;
+		return 0;
+	}
 	b->st.plan_misses++;
-	struct plan *q;
 	int rc = plan_build(b, pw, ph, p->technique, p->precision == BLOOM_FP16, &q, err);
 	if (rc)
 		return rc;
@@ -344,13 +345,8 @@ int bloom_build_wanted(struct bloom_ctx *b)
 {
 	while (b->nwants) {
 		struct want w = b->wants[--b->nwants];
-		int built = 0;
-		for (int i = 0; i < b->nplans && !built; i++) {
-			const struct plan *q = b->plans[i];
-			built = q->pw == w.pw && q->ph == w.ph && q->technique == w.technique &&
-			        q->half == w.half;
-		}
-		if (built) /* built since (bloom_warm, or a frame without borrowing) */
+		if (find_plan(b, w.pw, w.ph, w.technique, w.half)) /* built since (bloom_warm, or a
+		                                                       frame without borrowing) */
 			continue;
 		double t0 = bloom_now_ms();
 		struct plan *q;
