@@ -85,6 +85,10 @@
 	{"gpu-threads", OPT_INT, 1, 8, "1", NULL,                                                 \
 	 "GPU threads (contexts) per device: one's transfers overlap another's work",             \
 	 "FFTBLOOM_GPU_THREADS", C(gpu_threads)},                                                 \
+	{"gpu-depth", OPT_INT, 1, 8, "2", NULL,                                                   \
+	 "frames a GPU thread keeps in flight: it uploads and issues the next while the GPU "      \
+	 "works on the last (JPEG answers in lent planes; 1: each frame waited for)",             \
+	 "FFTBLOOM_GPU_DEPTH", C(gpu_depth)},                                                     \
 	{"codec-threads", OPT_INT, 1, 256, "2", NULL, "threads decoding and encoding images",     \
 	 "FFTBLOOM_CODEC_THREADS", C(codec_threads)},                                             \
 	{"queue-size", OPT_INT, 1, 100000, "32", NULL,                                            \

@@ -49,6 +49,7 @@ struct config {
 	/* fftbloomd: work */
 	char gpus[OPT_STR_MAX];        /* "0", "0,1" or "all" */
 	int gpu_threads;               /* GPU threads (each its own context) per device */
+	int gpu_depth;                 /* frames a GPU thread keeps in flight */
 	int codec_threads;             /* decode / encode threads */
 	int queue_size;                /* jobs admitted but not yet on a GPU */
 	int queue_high_water;          /* percent of queue_size above which /readyz fails */

@@ -162,6 +162,9 @@ static void run_tensor(struct gpu *g, struct engine *e, struct job *j)
 }
 
 static int image_finite(const struct image *img);
+static void take_result(struct gpu *g, struct job *j, int rc, struct bloom_result *res,
+                        const char *err);
+static void drop_result(struct job *j);
 
 /* A convolve job the direct path may run (a float frame): the method by the model, then the
  * direct convolution when it wins. 1 when it ran the job (or failed it), 0 for the FFT path. */
@@ -279,39 +282,56 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 		}
 	}
 	if (!rc)
-		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, 0, &res, &st, err);
-	j->lease = res.lease;
+		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, J->cfg.gpu_depth > 1 ? BLOOM_DEFER : 0,
+		                     &res, &st, err);
 	j->tiles_x = st.tiles_x, j->tiles_y = st.tiles_y;
 	j->borrowed_w = !rc && st.borrowed ? st.padded_w : 0;
 	j->borrowed_h = !rc && st.borrowed ? st.padded_h : 0;
 	j->gpu_copy_s = st.copy_ms * 1e-3;
 	j->gpu_wait_s = st.wait_ms * 1e-3;
-	j->result = res.img;
-	j->yresult = res.yuv;
-	j->lost = res.lost;
+	image_free(&j->in);
+	yuv_image_free(&j->yin);
+	image_free(&j->kimg);
+	j->gpu = g->id;
+	if (!rc && res.pending)
+		j->flight = res; /* gpu_complete takes it */
+	else
+		take_result(g, j, rc, &res, err);
+}
+
+/* A result from the GPU into the job: its planes or image, or the failure, or the refusal of
+ * a result that came out non-finite. */
+static void take_result(struct gpu *g, struct job *j, int rc, struct bloom_result *res,
+                        const char *err)
+{
+	j->lease = res->lease;
+	j->result = res->img;
+	j->yresult = res->yuv;
+	j->lost = res->lost;
 	if (rc) {
 		const char *code;
 		int status = bloom_status(rc, &code);
 		set_error(j, status, code, "%s", err[0] ? err : bloom_strerror(rc));
 		if (status >= 500)
 			log_msg(LOG_ERROR, "gpu %d: bloom_run failed: %s", g->id, j->message);
-	} else if (res.nonfinite) {
+	} else if (res->nonfinite) {
 		set_error(j, 422, "result_not_finite", "%llu samples of the result are not finite: "
 		          "float32 overflowed in the convolution (an image or kernel value near 3.4e38, "
-		          "or infinite); scale the image or kernel down",
-		          (unsigned long long)res.nonfinite);
-		if (j->lease) {
-			j->yresult.data = NULL;
-			bloom_lease_return(j->lease);
-			j->lease = NULL;
-		}
-		image_free(&j->result);
-		yuv_image_free(&j->yresult);
+		          "or infinite); scale the image or kernel down", res->nonfinite);
+		drop_result(j);
 	}
-	image_free(&j->in);
-	yuv_image_free(&j->yin);
-	image_free(&j->kimg);
-	j->gpu = g->id;
+}
+
+/* A frame left in flight by gpu_run: waits for the GPU, then takes its result. */
+static void gpu_complete(struct gpu *g, struct job *j)
+{
+	static __thread char err[BLOOM_ERR_LEN];
+	err[0] = 0;
+	double wait_ms = 0;
+	int rc = bloom_result_finish(&j->flight, &wait_ms, err);
+	j->gpu_wait_s += wait_ms * 1e-3;
+	take_result(g, j, rc, &j->flight, err);
+	memset(&j->flight, 0, sizeof j->flight);
 }
 
 /* A tiled frame's progress: each tile is a heartbeat, so a long frame is not taken for a hung
@@ -441,6 +461,8 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
  * between jobs, the GPU thread stays with the jobs. */
 #define IDLE_GRACE_S 0.5
 
+#define GPU_DEPTH_MAX 8 /* --gpu-depth's bound */
+
 /* One step of the engine's idle work (engine_idle: a plan a frame borrowed another's for,
  * an FFT shape measured, a plan rebuilt with measured shapes), the programs kept within their
  * bounds after it, and the counts /v1/info shows; a context lost meanwhile is rebuilt (*e NULL
@@ -464,6 +486,77 @@ static int gpu_idle_step(struct gpu *g, struct engine **e)
 	program_cache_stats(engine_programs(*e), &g->ps);
 	pthread_mutex_unlock(&g->J->lock);
 	return more || reset;
+}
+
+/* Jobs in flight failed for a GPU reset: their results cannot be trusted (lent planes given
+ * back first, as the context that lent them is destroyed). */
+static void fail_in_flight(struct gpu *g, struct job **flight, int *nflight, int status)
+{
+	struct jobs *J = g->J;
+	for (int i = 0; i < *nflight; i++) {
+		struct job *j = flight[i];
+		char err[BLOOM_ERR_LEN];
+		bloom_result_finish(&j->flight, NULL, err);
+		take_result(g, j, 0, &j->flight, "");
+		memset(&j->flight, 0, sizeof j->flight);
+		drop_result(j);
+		set_error(j, 503, "gpu_reset", "the GPU was reset while this request ran (%s); its "
+		          "context is being rebuilt: retry", egl_reset_name(status));
+		j->retry_after = 1;
+		pthread_mutex_lock(&J->lock);
+		g->njobs++;
+		g->nfail++;
+		pthread_mutex_unlock(&J->lock);
+		finish(J, j);
+	}
+	*nflight = 0;
+}
+
+/* A job the GPU is done with (busy_s: the GPU thread's time on it since last counted): a reset
+ * seen meanwhile fails it and every frame in flight and rebuilds the context; the counts, the
+ * program cache kept within bounds, and the job on to its encoding (or answered, failed).
+ * Called without the lock; returns with it held: 1, or 0 when the daemon stopped while the
+ * context was being rebuilt (*e NULL). */
+static int gpu_finish_job(struct gpu *g, struct engine **e, struct job *j, struct job **flight,
+                          int *nflight, double busy_s)
+{
+	struct jobs *J = g->J;
+	int reset = engine_reset_status(*e);
+	if (reset) {
+		fail_in_flight(g, flight, nflight, reset);
+		*e = gpu_rebuild(g, *e, reset, j);
+	}
+	double t1 = clock_s();
+	pthread_mutex_lock(&J->lock);
+	g->in_flight = *nflight;
+	g->busy = *nflight > 0;
+	g->busy_s += busy_s;
+	g->njobs++;
+	if (j->lease) {
+		g->lent++;
+		g->lent_total++;
+	}
+	if (j->status >= 400)
+		g->nfail++;
+	g->heartbeat = t1;
+	pthread_mutex_unlock(&J->lock);
+	if (*e) {
+		trim_programs(J, engine_programs(*e), engine_bloom(*e));
+		pthread_mutex_lock(&J->lock);
+		program_cache_stats(engine_programs(*e), &g->ps);
+		bloom_ctx_stats(engine_bloom(*e), &g->bs);
+	} else {
+		pthread_mutex_lock(&J->lock);
+	}
+	if (j->status >= 400) {
+		pthread_mutex_unlock(&J->lock);
+		finish(J, j);
+		pthread_mutex_lock(&J->lock);
+	} else {
+		fifo_push(&J->encode, j);
+		pthread_cond_signal(&J->codec_cv);
+	}
+	return *e != NULL;
 }
 
 void *gpu_main(void *arg)
@@ -498,10 +591,26 @@ void *gpu_main(void *arg)
 	g->heartbeat = clock_s();
 	int idle_work = 1; /* a job (or the warm-up) may have queued FFT shapes to measure */
 	double last_job = clock_s(); /* when the last job ended; < 0 while one runs */
+	struct job *flight[GPU_DEPTH_MAX]; /* frames in flight, oldest first */
+	int nflight = 0, depth = J->cfg.gpu_depth < GPU_DEPTH_MAX ? J->cfg.gpu_depth : GPU_DEPTH_MAX;
 	for (;;) {
-		if (last_job < 0)
+		if (last_job < 0 && !nflight)
 			last_job = clock_s();
-		struct job *j = fifo_pop(&J->gpuq);
+		struct job *j = nflight < depth ? fifo_pop(&J->gpuq) : NULL;
+		if (!j && nflight) {
+			/* the queue is empty, or the frames in flight are as many as allowed: the oldest
+			 * completes (its read-back waits for the GPU) */
+			j = flight[0];
+			memmove(flight, flight + 1, (size_t)--nflight * sizeof *flight);
+			g->busy = 1;
+			pthread_mutex_unlock(&J->lock);
+			double t0 = clock_s();
+			gpu_complete(g, j);
+			j->gpu_s += clock_s() - t0;
+			if (!gpu_finish_job(g, &e, j, flight, &nflight, clock_s() - t0))
+				break;
+			continue;
+		}
 		double quiet = clock_s() - last_job;
 		if (!j && idle_work && !J->stop && quiet >= IDLE_GRACE_S) {
 			/* nothing queued: one short step of idle work (a shape's measuring, a plan
@@ -548,47 +657,28 @@ void *gpu_main(void *arg)
 		pthread_mutex_unlock(&J->lock);
 
 		j->method = CONVOLVE_FFT;
+		memset(&j->flight, 0, sizeof j->flight);
 		if (j->kind == JOB_CONV2D || j->kind == JOB_CONV2D_T)
 			run_tensor(g, e, j);
 		else if (!run_direct(g, e, &(struct bloom_kernel){
 		                     j->named ? &j->named->img : j->kimg.pixels ? &j->kimg : NULL,
 		                     {0, 0}}, j))
 			gpu_run(g, engine_bloom(e), j);
-		int reset = engine_reset_status(e);
-		if (reset)
-			e = gpu_rebuild(g, e, reset, j);
-		double t1 = clock_s();
-		j->gpu_s = t1 - t0;
-
-		pthread_mutex_lock(&J->lock);
-		g->busy = 0;
-		g->busy_s += j->gpu_s;
-		g->njobs++;
-		if (j->lease) {
-			g->lent++;
-			g->lent_total++;
-		}
-		if (j->status >= 400)
-			g->nfail++;
-		g->heartbeat = t1;
-		pthread_mutex_unlock(&J->lock);
-		if (e) {
-			trim_programs(J, engine_programs(e), engine_bloom(e));
+		j->gpu_s = clock_s() - t0;
+		if (nflight) { /* issued while another frame was on the GPU */
 			pthread_mutex_lock(&J->lock);
-			program_cache_stats(engine_programs(e), &g->ps);
-			bloom_ctx_stats(engine_bloom(e), &g->bs);
-		} else {
-			pthread_mutex_lock(&J->lock);
-		}
-		if (j->status >= 400) {
+			g->overlapped++;
 			pthread_mutex_unlock(&J->lock);
-			finish(J, j);
-			pthread_mutex_lock(&J->lock);
-		} else {
-			fifo_push(&J->encode, j);
-			pthread_cond_signal(&J->codec_cv);
 		}
-		if (!e) /* the daemon stopped while the context was being rebuilt */
+		if (j->flight.pending) { /* completes later, once the next frame is issued */
+			flight[nflight++] = j;
+			pthread_mutex_lock(&J->lock);
+			g->in_flight = nflight;
+			g->busy_s += j->gpu_s;
+			g->heartbeat = clock_s();
+			continue; /* a reset meanwhile is met when it completes */
+		}
+		if (!gpu_finish_job(g, &e, j, flight, &nflight, j->gpu_s))
 			break;
 	}
 	g->alive = 0;

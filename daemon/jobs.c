@@ -260,6 +260,8 @@ void jobs_status(struct jobs *J, struct jobs_status *st)
 		s->warmed = g->warmed;
 		s->warm_failed = g->warm_failed;
 		s->busy = g->busy;
+		s->in_flight = g->in_flight;
+		s->overlapped = g->overlapped;
 		s->heartbeat_age = g->alive ? t - g->heartbeat : 0;
 		s->busy_s = g->busy_s;
 		s->jobs = g->njobs;

@@ -88,6 +88,8 @@ struct job {
 	struct yuv_image yin, yresult;    /* JPEG planes in and out (--jpeg-planes) */
 	struct bloom_lease *lease;        /* yresult's planes lent by a GPU thread (--lend-planes),
 	                                     given back when the job finishes */
+	struct bloom_result flight;       /* the GPU's result while it is in flight (--gpu-depth):
+	                                     flight.pending until the GPU thread completes it */
 	struct image_info info;
 	struct tensor tx, tw, tb, ty;     /* JOB_CONV2D*: input, weight, bias, output */
 	struct spatial_conv sc;           /* JOB_CONV2D */
@@ -107,6 +109,8 @@ struct jobs_gpu_status {
 	int device;                  /* requested EGL device index */
 	char platform[16], renderer[256], version[128];
 	int alive, warmed, warm_failed, busy;
+	int in_flight;                 /* frames issued to the GPU, not yet completed */
+	unsigned long long overlapped; /* frames issued while an earlier one was in flight */
 	double heartbeat_age;        /* seconds since the thread last showed life */
 	double busy_s;               /* seconds spent in bloom_run */
 	unsigned long long jobs, failures;

@@ -32,6 +32,8 @@ struct gpu {
 	int started;
 	/* guarded by J->lock */
 	int alive, failed, warmed, warm_failed, busy;
+	int in_flight;                       /* frames issued to the GPU, not yet completed */
+	unsigned long long overlapped;       /* frames issued while an earlier one was in flight */
 	double heartbeat, busy_s;
 	unsigned long long njobs, nfail;
 	int lent;                            /* planes lent by this context, not yet given back */

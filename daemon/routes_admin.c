@@ -95,6 +95,8 @@ static json_t *gpus_json(const struct jobs_status *st)
 		json_object_set_new(o, "fft_shapes_pending", json_integer(g->fft_pending));
 		json_object_set_new(o, "fft_shapes_measured_idle", json_integer((json_int_t)g->fft_measured));
 		json_object_set_new(o, "reset_notification", json_boolean(g->reset_notification));
+		json_object_set_new(o, "in_flight", json_integer(g->in_flight));
+		json_object_set_new(o, "frames_overlapped", json_integer((json_int_t)g->overlapped));
 		json_object_set_new(o, "rebuilding", json_boolean(g->rebuilding));
 		json_object_set_new(o, "resets", json_integer((json_int_t)g->resets));
 		json_object_set_new(o, "limits", json_pack("{s:I,s:I,s:i}", "max_buffer_bytes",
@@ -219,6 +221,8 @@ static double built_idle_of(const struct jobs_gpu_status *g)
 	return (double)g->caches.plans_built_idle;
 }
 static double lent_of(const struct jobs_gpu_status *g) { return g->planes_lent; }
+static double in_flight_of(const struct jobs_gpu_status *g) { return g->in_flight; }
+static double overlapped_of(const struct jobs_gpu_status *g) { return (double)g->overlapped; }
 static double lent_total_of(const struct jobs_gpu_status *g)
 {
 	return (double)g->planes_lent_total;
@@ -259,6 +263,12 @@ static const struct {
 	{"fftbloom_planes_lent_total", "counter",
 	 "JPEG answers encoded straight from planes lent by the GPU thread (--lend-planes).",
 	 lent_total_of},
+	{"fftbloom_gpu_frames_in_flight", "gauge",
+	 "Frames the GPU thread has issued to the GPU and not yet completed (--gpu-depth).",
+	 in_flight_of},
+	{"fftbloom_gpu_frames_overlapped_total", "counter",
+	 "Frames issued while an earlier one was still in flight on the GPU (--gpu-depth).",
+	 overlapped_of},
 	{"fftbloom_gpu_resets_total", "counter",
 	 "GPU resets the thread's context was lost to (and rebuilt after).", resets_of},
 	{"fftbloom_gpu_software", "gauge",

@@ -168,6 +168,8 @@ static int result_reset(struct bloom_result *res, char err[BLOOM_ERR_LEN])
 	res->channels = 0;
 	res->lost = 0;
 	res->nonfinite = 0;
+	res->pending = 0;
+	res->fence = NULL;
 	if (res->want_yuv && (res->sub_x < 1 || res->sub_x > 2 || res->sub_y < 1 || res->sub_y > 2)) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: subsampling %dx%d is not 1 or 2 per axis",
 		         res->sub_x, res->sub_y);
@@ -179,6 +181,10 @@ static int result_reset(struct bloom_result *res, char err[BLOOM_ERR_LEN])
 /* On failure the result's outputs are freed (lent planes given back, not freed). */
 static void result_drop(struct bloom_result *res)
 {
+	if (res->pending)
+		glDeleteSync((GLsync)res->fence);
+	res->pending = 0;
+	res->fence = NULL;
 	image_free(&res->img);
 	if (res->lease) {
 		res->yuv.data = NULL;
@@ -225,7 +231,8 @@ static int frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin
 	if (!rc) { /* what bloom_rerun_stages repeats */
 		b->last.q = q, b->last.ke = ke, b->last.op = op, b->last.p = *p;
 		b->last.w = w, b->last.h = h, b->last.valid = 1;
-		rc = bloom_read_back(b, q, res, w, h, ch, &lease, st, err);
+		rc = bloom_read_back(b, q, res, w, h, ch, &lease, !tm && (flags & BLOOM_DEFER), st,
+		                     err);
 	}
 	if (!rc && tm) {
 		gpu_timer_mark(tm, GPU_STAGE_DOWNLOAD);
@@ -362,7 +369,8 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		memset(&r, 0, sizeof r);
 		struct bloom_stats ts;
 		memset(&ts, 0, sizeof ts);
-		rc = frame_once(b, op, &sf, in.w, in.h, img->channels, ki, p, pw, ph, flags, &r, &ts, err);
+		rc = frame_once(b, op, &sf, in.w, in.h, img->channels, ki, p, pw, ph,
+		                flags & ~BLOOM_DEFER, &r, &ts, err);
 		image_free(&sub);
 		if (!rc && !out.pixels && image_alloc(&out, w, h, r.channels))
 			rc = BLOOM_E_NOMEM;

@@ -82,6 +82,11 @@ struct bloom_kernel {
 /* bloom_run and bloom_run_frame flags */
 #define BLOOM_TIME_STAGES 1u /* time each GPU stage into bloom_stats.stage_ms (timer queries;
                                 on a context without them, a glFinish after each stage) */
+#define BLOOM_DEFER 2u       /* bloom_run_frame: a result of planes in a lent buffer, of a frame
+                                run whole, may be left in flight (bloom_result.pending): its GPU
+                                work issued, not waited for, so the caller can issue the next
+                                frame meanwhile; bloom_result_finish completes it. Any other
+                                result (and any with BLOOM_TIME_STAGES) completes as without */
 
 struct bloom_stats {
 	int padded_w, padded_h;   /* FFT size used (of each tile, when tiled) */
@@ -168,6 +173,10 @@ struct bloom_result {
 	unsigned long long nonfinite; /* out: samples of the result (before any clipping to
 	                                 planes) that are NaN or infinite: the input, the kernel
 	                                 or their products overflowed float32 */
+	int pending;              /* out (BLOOM_DEFER): 1: the planes are still being made; lost
+	                             and nonfinite are not known, and yuv.data must not be read,
+	                             until bloom_result_finish */
+	void *fence;              /* private: the GL fence behind pending */
 };
 
 /* Gives a lent buffer back to its context (from any thread, once, after the last read of the
@@ -178,6 +187,13 @@ void bloom_lease_return(struct bloom_lease *l);
 int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *in,
                     const struct bloom_kernel *k, const struct bloom_params *p, unsigned flags,
                     struct bloom_result *res, struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
+
+/* Completes a result bloom_run_frame left pending (BLOOM_DEFER): waits for the GPU (60 s at
+ * most), then fills res's lost and nonfinite and clears pending; adds the wait to *wait_ms
+ * (NULL: not kept). Results complete in any order, on the context's thread, before the
+ * context is destroyed. Not pending: 0 at once. On failure (BLOOM_E_GPU: the GPU did not
+ * finish) the lent planes are given back. */
+int bloom_result_finish(struct bloom_result *res, double *wait_ms, char err[BLOOM_ERR_LEN]);
 
 /* For benchmarks: runs the GPU stages of the last successful bloom_run / bloom_run_frame again
  * (prefilter to composite, on the image it uploaded; no transfers) and times them into *st

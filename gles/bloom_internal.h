@@ -34,6 +34,8 @@
 #define BLOOM_LEASE_BYTES (256u << 20)  /* lent buffers' mapped memory at most, together */
 #define BLOOM_DESTROY_WAIT_MS 60000     /* how long destroy waits for lent buffers to return */
 #define BLOOM_PRESETS 8                 /* generated built-in kernels kept */
+#define BLOOM_UPLOADS 4                 /* JPEG planes' upload buffers, used in turn: frames
+                                           in flight (BLOOM_DEFER) each read their own */
 
 /* The bloom's shaders; each compiled per (variant, half) on first use and held by the context
  * (a bounded set: trimming the program cache leaves them). */
@@ -133,15 +135,22 @@ struct bloom_ctx {
 	float *host;    /* reused RGBA staging for uploads (a fresh 33 MB malloc a 1080p frame
 	                   costs page faults every request) */
 	size_t host_bytes;
-	GLuint yin, yout, ystage; /* JPEG planes in, out, and out's mapped copy; grown as needed */
-	size_t yin_bytes, yout_bytes, ystage_bytes;
+	struct upload {           /* JPEG planes in, grown as needed; used in turn */
+		GLuint buf;
+		size_t bytes;
+		unsigned char *map; /* kept mapped (buffer_storage) */
+		GLsync fence;       /* after the last frame's commands that read it; 0: none */
+	} yin[BLOOM_UPLOADS];
+	int yin_next;             /* the upload buffer the next frame's planes go to */
+	GLuint yout, ystage;      /* JPEG planes out, and their mapped copy; grown as needed */
+	size_t yout_bytes, ystage_bytes;
 	GLuint flags;             /* the composite's count of non-finite samples, and its copy */
 	GLuint flags_stage;
 	/* GL_EXT_buffer_storage: yin and ystage made immutable and mapped once, persistently
 	 * (coherent), so a frame's planes go in by memcpy and come out after a fence, with no map,
 	 * unmap or buffer update call per frame; NULL without the extension */
 	PFNGLBUFFERSTORAGEEXTPROC buffer_storage;
-	unsigned char *yin_map, *ystage_map;
+	unsigned char *ystage_map;
 	struct bloom_lease leases[BLOOM_LEASES]; /* result buffers to lend (with buffer_storage) */
 	struct {                  /* the last bloom_run_frame's GPU stages (bloom_rerun_stages) */
 		int valid, op, w, h;
@@ -253,9 +262,10 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
                  double *copy_ms, char err[BLOOM_ERR_LEN]);
 /* q->out back into res: a float image of ch channels, or planes (in the lent buffer when lease
  * is set: then res->lease takes it); the composite's count of non-finite samples into
- * res->nonfinite. Fills st's copy, wait and read-back times. */
+ * res->nonfinite. Fills st's copy, wait and read-back times. With defer and a lent buffer, the
+ * commands are issued and res left pending (bloom_result_finish). */
 int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *res, int w, int h,
-                    int ch, struct bloom_lease **lease, struct bloom_stats *st,
+                    int ch, struct bloom_lease **lease, int defer, struct bloom_stats *st,
                     char err[BLOOM_ERR_LEN]);
 
 #endif

@@ -25,10 +25,16 @@ void bloom_transfer_init(struct bloom_ctx *b)
 
 void bloom_transfer_free(struct bloom_ctx *b)
 {
-	GLuint bufs[] = {b->yin, b->yout, b->ystage};
-	for (int i = 0; i < 3; i++)
+	GLuint bufs[] = {b->yout, b->ystage};
+	for (int i = 0; i < 2; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
+	for (int i = 0; i < BLOOM_UPLOADS; i++) {
+		if (b->yin[i].fence)
+			glDeleteSync(b->yin[i].fence);
+		if (b->yin[i].buf)
+			glDeleteBuffers(1, &b->yin[i].buf);
+	}
 	/* lent result buffers: a codec thread may still be reading one; wait for them to come back
 	 * (BLOOM_DESTROY_WAIT_MS for all of them), and leave one that does not mapped rather than
 	 * pull the memory from under its reader */
@@ -128,7 +134,7 @@ int bloom_result_prepare(struct bloom_ctx *b, struct bloom_result *res, int w, i
 		return 0;
 	/* planes in a lent buffer, or in memory of the caller's */
 	int rc = yuv_image_layout(&res->yuv, w, h, ch <= 2, res->sub_x, res->sub_y);
-	if (!rc && !(*lease = res->lend ? lease_take(b, res->yuv.bytes + 4) : NULL) &&
+	if (!rc && !(*lease = res->lend ? lease_take(b, res->yuv.bytes + 8) : NULL) &&
 	    !(res->yuv.data = malloc(res->yuv.bytes)))
 		rc = IMAGE_E_NOMEM;
 	if (rc) {
@@ -138,20 +144,24 @@ int bloom_result_prepare(struct bloom_ctx *b, struct bloom_result *res, int w, i
 	return 0;
 }
 
-/* Waits for every command issued so far to complete: 1 when they have, 0 after 60 s. Blocks
- * inside the driver rather than polling, which costs throughput (bench/RESULTS.md, log of
- * decisions: "fences polled"). */
-static int fence_wait(void)
+/* Waits for fence f (then deleted): 1 when its commands completed, 0 after 60 s. Blocks inside
+ * the driver rather than polling, which costs throughput (bench/RESULTS.md, log of decisions:
+ * "fences polled"). */
+static int sync_wait(GLsync f)
 {
-	GLsync f = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
 	if (!f)
 		return 0;
-
 	GLenum w = GL_TIMEOUT_EXPIRED;
 	for (int i = 0; i < 600 && w == GL_TIMEOUT_EXPIRED; i++) /* 60 s at most */
 		w = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 100000000ull);
 	glDeleteSync(f);
 	return w == GL_ALREADY_SIGNALED || w == GL_CONDITION_SATISFIED;
+}
+
+/* Waits for every command issued so far to complete: 1 when they have, 0 after 60 s. */
+static int fence_wait(void)
+{
+	return sync_wait(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0));
 }
 
 /* Image (1-4 channels) -> RGBA floats (missing alpha is 1, gray fills R, G and B) in the
@@ -200,17 +210,27 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	int rc = bloom_prog(b, SH_YUV_UNPACK, 0, 0, &p, err);
 	if (rc)
 		return rc;
-	if (b->buffer_storage ? grow_mapped(b, &b->yin, &b->yin_bytes, &b->yin_map, y->bytes, 0)
-	                      : grow_buffer(&b->yin, &b->yin_bytes, y->bytes, GL_STREAM_DRAW)) {
+	struct upload *u = &b->yin[b->yin_next];
+	b->yin_next = (b->yin_next + 1) % BLOOM_UPLOADS;
+	/* a frame still in flight may read it: its commands complete first (they were issued
+	 * BLOOM_UPLOADS frames ago, so this rarely waits) */
+	if (u->fence && !sync_wait(u->fence)) {
+		u->fence = 0;
+		snprintf(err, BLOOM_ERR_LEN, "planes upload: the GPU did not finish an earlier frame "
+		         "within 60 s");
+		return BLOOM_E_GPU;
+	}
+	u->fence = 0;
+	if (b->buffer_storage ? grow_mapped(b, &u->buf, &u->bytes, &u->map, y->bytes, 0)
+	                      : grow_buffer(&u->buf, &u->bytes, y->bytes, GL_STREAM_DRAW)) {
 		snprintf(err, BLOOM_ERR_LEN, "planes upload: out of GPU memory");
 		return BLOOM_E_GPU_MEMORY;
 	}
 	double t0 = bloom_now_ms();
-	if (b->yin_map) { /* coherent: seen by the commands issued after it; the last frame's
-	                     commands have all completed (its read-back waited for them) */
-		memcpy(b->yin_map, y->data, y->bytes);
+	if (u->map) { /* coherent: seen by the commands issued after it */
+		memcpy(u->map, y->data, y->bytes);
 	} else {
-		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->yin);
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, u->buf);
 		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)y->bytes, y->data);
 	}
 	*copy_ms += bloom_now_ms() - t0;
@@ -222,8 +242,10 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	glUniform1i(p->u[U_FANCY], !(y->sub_x == 2 && y->pw[1] <= 2));
 	glUniform2i(p->u[U_CDIM], y->pw[1], y->ph[1]);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yin);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, u->buf);
 	bloom_dispatch2d(w, h);
+	if (u->map && !(u->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)))
+		glFinish(); /* no fence to wait for later */
 	return 0;
 }
 
@@ -289,13 +311,37 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
  * moves to res->lease, or the mapped staging buffer) or copied out of a mapping per frame.
  * *t_read: when the CPU began waiting for them. */
 static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result *res, int w,
-                       int h, int ch, struct bloom_lease **lease, struct bloom_stats *st,
-                       double *t_read, char err[BLOOM_ERR_LEN])
+                       int h, int ch, struct bloom_lease **lease, int defer,
+                       struct bloom_stats *st, double *t_read, char err[BLOOM_ERR_LEN])
 {
 	struct bloom_lease *l = *lease;
 	int rc = make_planes(b, q, &res->yuv, w, h, res->dither, l ? l->buf : 0, err);
 	if (rc)
 		return rc;
+	if (defer && l && l->map) {
+		/* the composite's count goes beside the flags word, so it is the frame's own however
+		 * many frames follow before it is read; bloom_result_finish reads both */
+		glBindBuffer(GL_COPY_READ_BUFFER, b->flags);
+		glBindBuffer(GL_COPY_WRITE_BUFFER, l->buf);
+		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0,
+		                    (GLintptr)res->yuv.bytes + 4, 4);
+		glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT_EXT);
+		GLsync f = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+		if (!f) {
+			snprintf(err, BLOOM_ERR_LEN, "reading the planes: no fence: %s",
+			         gl_error_name(glGetError()));
+			return BLOOM_E_GPU;
+		}
+		glFlush(); /* the GPU starts on it while the caller goes on */
+		*t_read = bloom_now_ms();
+		res->yuv.data = l->map;
+		res->lease = l;
+		*lease = NULL;
+		res->fence = f;
+		res->pending = 1;
+		res->lost = IMAGE_LOST_PRECISION | (ch == 2 || ch == 4 ? IMAGE_LOST_ALPHA : 0);
+		return 0;
+	}
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, l ? l->buf : b->ystage);
 	double t0 = *t_read = bloom_now_ms();
 	const unsigned char *m, *map = l ? l->map : b->ystage_map;
@@ -390,7 +436,7 @@ static unsigned long long read_nonfinite(struct bloom_ctx *b)
 }
 
 int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *res, int w, int h,
-                    int ch, struct bloom_lease **lease, struct bloom_stats *st,
+                    int ch, struct bloom_lease **lease, int defer, struct bloom_stats *st,
                     char err[BLOOM_ERR_LEN])
 {
 	double hang;
@@ -399,10 +445,35 @@ int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *re
 		nanosleep(&ts, NULL);
 	}
 	double t_read = bloom_now_ms();
-	int rc = res->want_yuv ? read_planes(b, q, res, w, h, ch, lease, st, &t_read, err)
+	int rc = res->want_yuv ? read_planes(b, q, res, w, h, ch, lease, defer, st, &t_read, err)
 	                       : read_float(q, &res->img, w, h, ch, st, &t_read, err);
-	if (!rc)
+	if (!rc && !res->pending)
 		res->nonfinite = read_nonfinite(b);
 	st->readback_ms = bloom_now_ms() - t_read;
 	return rc;
+}
+
+int bloom_result_finish(struct bloom_result *res, double *wait_ms, char err[BLOOM_ERR_LEN])
+{
+	if (!res->pending)
+		return 0;
+	double t0 = bloom_now_ms();
+	int done = sync_wait(res->fence);
+	if (wait_ms)
+		*wait_ms += bloom_now_ms() - t0;
+	res->fence = NULL;
+	res->pending = 0;
+	if (!done) {
+		snprintf(err, BLOOM_ERR_LEN, "reading the planes: the GPU did not finish within 60 s");
+		res->yuv.data = NULL;
+		bloom_lease_return(res->lease);
+		res->lease = NULL;
+		yuv_image_free(&res->yuv);
+		return BLOOM_E_GPU;
+	}
+	uint32_t word[2];
+	memcpy(word, (const unsigned char *)res->yuv.data + res->yuv.bytes, sizeof word);
+	res->lost |= word[0];
+	res->nonfinite = word[1];
+	return 0;
 }

@@ -892,6 +892,56 @@ def test_concurrency_and_sigterm():
         d.stop("concurrency daemon")
 
 
+def test_pipelining():
+    # --gpu-depth: a GPU thread issues the next frame while the last is still on the GPU; each
+    # frame's answer and its own count of non-finite samples must not depend on its neighbours.
+    # A burst mixes frames whose convolution overflows float32 (422) with ordinary ones (200),
+    # on the default depth and on depth 1; every 200 must equal the frame's answer alone
+    k = RNG.random((5, 5, 3)).astype(np.float32)
+    kb = open(write_pfm(os.path.join(TMP, "pk.pfm"), k), "rb").read()
+    hb = open(write_pfm(os.path.join(TMP, "ph.pfm"), np.full((5, 5, 3), 3e38, np.float32)),
+              "rb").read()
+    jpgs = [jpg_bytes(rand8(48, 64)) for i in range(6)]
+    q = "/v1/bloom?threshold=0.2&kernel=pk"
+    over = "/v1/convolve?kernel=ph&format=jpeg"  # 25 taps of 3e38: past float32's range
+    alone = None
+    for depth in ("2", "1"):
+        d = Daemon("--gpu-depth", depth, "--codec-threads", "4", "--max-per-ip", "100",
+                   "--queue-size", "64", "--borrow-plans=false")
+        try:
+            for name, body in (("pk", kb), ("ph", hb)):
+                st, h, b = d.req("PUT", "/v1/kernels/" + name, body=body)
+                check("PUT %s (depth %s)" % (name, depth), st == 201, (st, b[:200]))
+            if alone is None:
+                alone = [d.req("POST", q, body=b) for b in jpgs]
+                check("each frame alone", all(a[0] == 200 for a in alone), [a[0] for a in alone])
+            o0 = d.metric("fftbloom_gpu_frames_overlapped_total")
+            res = {}
+            n = 40
+            ts = [post_async(d, over if i % 5 == 4 else q, jpgs[i % 6], res, i) for i in range(n)]
+            for t in ts:
+                t.join()
+            bad = [(i, res[i][0], res[i][2][:120]) for i in range(n)
+                   if (i % 5 == 4 and not (res[i][0] == 422 and err_of(res[i][2])[1] == "result_not_finite"))
+                   or (i % 5 != 4 and not (res[i][0] == 200 and res[i][2] == alone[i % 6][2]))]
+            o1 = d.metric("fftbloom_gpu_frames_overlapped_total")
+            print("     depth %s: %d requests, frames overlapped %s" % (depth, n, o1 - o0))
+            check("depth %s: overflowing frames 422, the others equal to their answer alone, "
+                  "in a burst" % depth, not bad, bad[:4])
+            if depth == "1":
+                check("depth 1: no frame issued while another was in flight", o1 == o0, (o0, o1))
+            else:
+                check("depth 2: frames were issued while another was in flight", o1 > o0, (o0, o1))
+            t_end = time.time() + 10
+            while time.time() < t_end and (d.metric("fftbloom_planes_lent") or 0) > 0:
+                time.sleep(0.1)
+            check("depth %s: every lent plane given back" % depth,
+                  d.metric("fftbloom_planes_lent") == 0 and d.metric("fftbloom_gpu_frames_in_flight") == 0,
+                  (d.metric("fftbloom_planes_lent"), d.metric("fftbloom_gpu_frames_in_flight")))
+        finally:
+            d.stop("pipelining daemon, depth %s" % depth)
+
+
 def test_tls():
     if not shutil.which("openssl"):
         print("skip TLS: no openssl")
@@ -1341,7 +1391,8 @@ def run_script(tests, only_env=None, tmpdirs=(), need_daemon=False, setup=None):
 def main():
     run_script((test_main, test_formats, test_request_rules, test_convolve_methods, test_localhost,
                 test_tensors, test_limits_and_auth, test_queue_full,
-                test_deadline_and_client_gone, test_concurrency_and_sigterm, test_tls),
+                test_deadline_and_client_gone, test_concurrency_and_sigterm, test_pipelining,
+                test_tls),
                need_daemon=True)
 
 
