@@ -85,7 +85,7 @@
 	{"gpu-threads", OPT_INT, 1, 8, "1", NULL,                                                 \
 	 "GPU threads (contexts) per device: one's transfers overlap another's work",             \
 	 "FFTBLOOM_GPU_THREADS", C(gpu_threads)},                                                 \
-	{"gpu-depth", OPT_INT, 1, 8, "2", NULL,                                                   \
+	{"gpu-depth", OPT_INT, 1, 8, "3", NULL,                                                   \
 	 "frames a GPU thread keeps in flight: it uploads and issues the next while the GPU "      \
 	 "works on the last (JPEG answers in lent planes; 1: each frame waited for)",             \
 	 "FFTBLOOM_GPU_DEPTH", C(gpu_depth)},                                                     \
