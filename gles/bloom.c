@@ -476,6 +476,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	if (!rc && bw.pw) { /* its own plan comes in idle time */
 		st->borrowed = 1;
 		st->own_w = pw, st->own_h = ph;
+		b->st.plans_borrowed++;
 		bloom_plan_want(b, pw, ph, p);
 	}
 	bloom_kinfo_free(&ki);

@@ -225,15 +225,17 @@ int bloom_release_plan(struct bloom_ctx *b);
 
 /* Rebuilds one plan that ran the FFT's built-in rule for shapes measured since
  * (fft_axis_provisional, fft_wisdom_generation), so that later frames run the measured winners:
- * the same transforms, equal within float rounding. Between frames only (engine_idle). Returns
- * 1 when it rebuilt one (or dropped one it could not rebuild), 0 when none is out of date. */
+ * the same transforms, equal within float rounding. A step compiles one program of the new
+ * plan while the old one serves; the last swaps them. Between frames only (engine_idle).
+ * Returns 1 when it took a step (or dropped a plan it could not rebuild), 0 when none is out of
+ * date. */
 int bloom_ctx_refresh(struct bloom_ctx *b);
 
-/* Builds the plan of one padded size a frame borrowed another's for (the one wanted last), so
- * that the next frame of that size runs on its own: compiles its programs and allocates its
- * buffers (the least recently used plan goes past opts.max_plans). Between frames only (idle
- * time). Returns 1 when it built one (or dropped one it could not build: logged), 0 when none
- * waits. */
+/* One step toward the plan of one padded size a frame borrowed another's for (the one wanted
+ * last), so that the next frame of that size runs on its own: a step compiles one of its
+ * programs, and the last step allocates its buffers (the least recently used plan goes past
+ * opts.max_plans). Between frames only (idle time). Returns 1 when it took a step (or dropped a
+ * plan it could not build: logged), 0 when none waits. */
 int bloom_build_wanted(struct bloom_ctx *b);
 
 /* What runs on this context (its storage-buffer limit and frame_bytes): frames of any size run,

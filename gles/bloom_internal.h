@@ -34,6 +34,8 @@
 #define BLOOM_LEASE_BYTES (256u << 20)  /* lent buffers' mapped memory at most, together */
 #define BLOOM_DESTROY_WAIT_MS 60000     /* how long destroy waits for lent buffers to return */
 #define BLOOM_PRESETS 8                 /* generated built-in kernels kept */
+#define BLOOM_WANT_STEPS 64             /* idle steps (a program each) a wanted plan takes
+                                           before it is built whole in one */
 #define BLOOM_UPLOADS 4                 /* JPEG planes' upload buffers, used in turn: frames
                                            in flight (BLOOM_DEFER) each read their own */
 
@@ -92,6 +94,8 @@ struct plan {
 	unsigned long long last_use;
 	int provisional;                 /* an axis runs the built-in rule while its shape waits to
 	                                    be measured (fft_axis_provisional) */
+	int refresh_steps;               /* idle steps spent compiling its measured successor's
+	                                    programs (bloom_ctx_refresh) */
 	unsigned long long wisdom_gen;   /* fft_wisdom_generation when it was built */
 };
 
@@ -160,6 +164,7 @@ struct bloom_ctx {
 	} last;
 	struct want {             /* a padded size a frame borrowed a plan for (bloom_build_wanted) */
 		int pw, ph, technique, half;
+		int steps;            /* idle steps spent on it (a program each) */
 	} wants[BLOOM_WANTS];     /* oldest first */
 	int nwants;
 	struct preset {
@@ -209,7 +214,7 @@ struct borrow {
 int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinfo *ki,
                       const struct bloom_params *p, int pw, int ph, struct borrow *out);
 /* Queues pw x ph for bloom_build_wanted (the newest wish last; the oldest goes past
- * BLOOM_WANTS) and counts a borrowed frame. */
+ * BLOOM_WANTS). */
 void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p);
 /* Transposes rows [0, src_valid) of src (row stride src_stride) into dst (dst_rows rows of
  * dst_cols, zero past src_valid); comps/half: the stored element (vec4 / vec2, float16). */

@@ -176,13 +176,14 @@ static int make_axes(struct bloom_ctx *b, struct plan *q, char err[FFT_ERR_LEN])
  * wherever two columns fit shared memory, as they are at least as fast as separate column passes
  * (bench/RESULTS.md, log of decisions: "fused column pass"); elsewhere the columns run as
  * separate passes. */
-static void make_fused(struct bloom_ctx *b, struct plan *q)
+static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
 {
 	struct fft_opts oc = {.technique = FFT_TECH_SHARED, .components = 4, .half = q->half,
 	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from};
 	char cerr[FFT_ERR_LEN];
 	if (!fft_conv_create(b->pc, b->info, q->ph, q->pw, 0, &oc, &q->conv4, cerr) &&
-	    !fft_conv_create(b->pc, b->info, q->ph, q->pw, 1, &oc, &q->conv2, cerr))
+	    !fft_conv_create(b->pc, b->info, q->ph, q->pw, 1, &oc, &q->conv2, cerr) &&
+	    !programs_only)
 		q->q = bloom_buffer((size_t)q->pw * q->ph * (q->half ? 8 : 16), GL_DYNAMIC_COPY);
 	if (!q->q) {
 		fft_conv_destroy(q->conv4);
@@ -220,7 +221,7 @@ static void cache_insert(struct bloom_ctx *b, struct plan *q)
 
 /* Builds the plan of padded size pw x ph; 0 or a bloom_error with err. */
 static int plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int half,
-                      struct plan **out, char err[BLOOM_ERR_LEN])
+                      int programs_only, struct plan **out, char err[BLOOM_ERR_LEN])
 {
 	size_t elems = (size_t)pw * ph;
 	if (elems * 16 > (size_t)b->info->max_ssbo_size) {
@@ -247,7 +248,18 @@ static int plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int ha
 	for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++)
 		q->provisional |= fft_axis_provisional(axes[i]);
 	q->wisdom_gen = b->opts.wisdom ? fft_wisdom_generation(b->opts.wisdom) : 0;
-	make_fused(b, q);
+	make_fused(b, q, programs_only);
+	if (program_cache_refused(b->pc)) { /* the fused columns are deferred, not impossible */
+		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d: %s", pw, ph,
+		         program_strerror(PROGRAM_E_BUDGET));
+		bloom_plan_destroy(q);
+		return BLOOM_E_GPU;
+	}
+	if (programs_only) {
+		bloom_plan_destroy(q);
+		*out = NULL;
+		return 0;
+	}
 	if (make_buffers(q)) {
 		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d: out of GPU memory (%zu MiB for its "
 		         "buffers)", pw, ph, bloom_plan_bytes(pw, ph, q->half) >> 20);
@@ -270,7 +282,7 @@ int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_param
 		return 0;
 	}
 	b->st.plan_misses++;
-	int rc = plan_build(b, pw, ph, p->technique, p->precision == BLOOM_FP16, &q, err);
+	int rc = plan_build(b, pw, ph, p->technique, p->precision == BLOOM_FP16, 0, &q, err);
 	if (rc)
 		return rc;
 	cache_insert(b, q);
@@ -324,12 +336,18 @@ int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinf
 	return best >= 0;
 }
 
+static int same_want(const struct want *a, const struct want *b)
+{
+	return a->pw == b->pw && a->ph == b->ph && a->technique == b->technique &&
+	       a->half == b->half;
+}
+
 void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p)
 {
-	struct want w = {pw, ph, p->technique, p->precision == BLOOM_FP16};
-	b->st.plans_borrowed++;
+	struct want w = {pw, ph, p->technique, p->precision == BLOOM_FP16, 0};
 	for (int i = 0; i < b->nwants; i++)
-		if (!memcmp(&b->wants[i], &w, sizeof w)) { /* wanted again: now the newest */
+		if (same_want(&b->wants[i], &w)) { /* wanted again: now the newest */
+			w.steps = b->wants[i].steps;
 			memmove(&b->wants[i], &b->wants[i + 1], (size_t)(b->nwants - i - 1) * sizeof w);
 			b->nwants--;
 			break;
@@ -351,7 +369,19 @@ int bloom_build_wanted(struct bloom_ctx *b)
 		double t0 = bloom_now_ms();
 		struct plan *q;
 		char err[BLOOM_ERR_LEN];
-		if (plan_build(b, w.pw, w.ph, w.technique, w.half, &q, err)) {
+		/* a program a step, so that a frame arriving meanwhile waits for one compile at most;
+		 * a plan that needs more steps than BLOOM_WANT_STEPS (its programs trimmed away as
+		 * they come) is built whole */
+		program_cache_budget(b->pc, w.steps < BLOOM_WANT_STEPS ? 1 : -1);
+		int rc = plan_build(b, w.pw, w.ph, w.technique, w.half, 0, &q, err);
+		int deferred = program_cache_refused(b->pc);
+		program_cache_budget(b->pc, -1);
+		if (rc && deferred) {
+			w.steps++;
+			b->wants[b->nwants++] = w; /* the rest in the next steps */
+			return 1;
+		}
+		if (rc) {
 			gles_logf(&b->log, GLES_LOG_WARN, "bloom: building the plan of %dx%d in idle "
 			          "time: %s", w.pw, w.ph, err);
 			return 1;
@@ -360,8 +390,8 @@ int bloom_build_wanted(struct bloom_ctx *b)
 		b->last.valid = 0; /* cache_insert may destroy the plan it names */
 		cache_insert(b, q);
 		b->st.plans_built_idle++;
-		gles_logf(&b->log, GLES_LOG_INFO, "bloom: plan of %dx%d built in idle time (%.1f ms)",
-		          w.pw, w.ph, bloom_now_ms() - t0);
+		gles_logf(&b->log, GLES_LOG_INFO, "bloom: plan of %dx%d built in idle time (%d steps, "
+		          "the last %.1f ms)", w.pw, w.ph, w.steps + 1, bloom_now_ms() - t0);
 		return 1;
 	}
 	return 0;
@@ -376,14 +406,26 @@ int bloom_ctx_refresh(struct bloom_ctx *b)
 		struct plan *old = b->plans[i];
 		if (!old->provisional || old->wisdom_gen == gen)
 			continue;
-		/* the old plan goes first, so that the two never hold GPU memory at once */
 		int pw = old->pw, ph = old->ph, technique = old->technique, half = old->half;
 		unsigned long long last_use = old->last_use;
-		b->last.valid = 0;
-		bloom_plan_destroy(old);
 		struct plan *q;
 		char err[BLOOM_ERR_LEN];
-		if (plan_build(b, pw, ph, technique, half, &q, err)) {
+		/* the new plan's programs first, a step each, while the old plan serves (a frame
+		 * arriving meanwhile waits for one compile at most); past BLOOM_WANT_STEPS, at once */
+		program_cache_budget(b->pc, old->refresh_steps < BLOOM_WANT_STEPS ? 1 : -1);
+		int rc = plan_build(b, pw, ph, technique, half, 1, &q, err);
+		int deferred = program_cache_refused(b->pc);
+		program_cache_budget(b->pc, -1);
+		if (deferred) {
+			old->refresh_steps++;
+			return 1;
+		}
+		/* then the old plan goes, so that the two never hold GPU memory at once */
+		b->last.valid = 0;
+		bloom_plan_destroy(old);
+		if (!rc)
+			rc = plan_build(b, pw, ph, technique, half, 0, &q, err);
+		if (rc) {
 			gles_logf(&b->log, GLES_LOG_WARN, "bloom: rebuilding the plan of %dx%d with "
 			          "measured FFT shapes: %s", pw, ph, err);
 			b->plans[i] = b->plans[--b->nplans];

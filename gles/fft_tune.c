@@ -11,6 +11,8 @@
 
 #define TUNE_ROUNDS 7     /* measurements per candidate; the median counts */
 #define TUNE_WARM_MS 50.0 /* GPU time spent running the candidates before measuring */
+#define TUNE_BUILD_STEPS 16 /* idle steps (a program each) a candidate takes before it is built
+                               whole in one */
 #define TUNE_MAX_CAND 12
 
 static unsigned long long tune_rng = 0x2545F4914F6CDD1Dull;
@@ -321,6 +323,7 @@ struct fft_tuner {
 	struct fft_wisdom_key k;
 	int active;
 	int built, warmed, rounds;   /* candidates built, warm-up done, rounds measured */
+	int deferred;                /* steps the candidate being built waited for its programs */
 	struct tune_run r;
 };
 
@@ -373,7 +376,18 @@ int fft_tuner_step(struct fft_tuner *t)
 		return 1;
 	}
 	if (t->built < t->r.nc) {
-		run_build(&t->r, t->pc, t->info, &t->log, t->built++);
+		/* a program a step, so that a frame arriving meanwhile waits for one compile at
+		 * most; a candidate still short of its programs after TUNE_BUILD_STEPS is built whole */
+		program_cache_budget(t->pc, t->deferred < TUNE_BUILD_STEPS ? 1 : -1);
+		run_build(&t->r, t->pc, t->info, &t->log, t->built);
+		int deferred = program_cache_refused(t->pc);
+		program_cache_budget(t->pc, -1);
+		if (deferred) {
+			t->deferred++;
+		} else {
+			t->built++;
+			t->deferred = 0;
+		}
 	} else if (!t->warmed) {
 		run_warm(&t->r);
 		t->warmed = 1;

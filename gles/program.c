@@ -35,6 +35,8 @@ struct program_cache {
 	size_t bytes;                  /* of all entries */
 	unsigned long long tick;
 	struct program_stats st;
+	int budget;  /* builds program_get may still do; -1: any */
+	int refused; /* a miss refused for the budget since program_cache_refused */
 };
 
 const char *program_strerror(int code)
@@ -47,6 +49,7 @@ const char *program_strerror(int code)
 	case PROGRAM_E_NOMEM: return "out of memory";
 	case PROGRAM_E_KEY: return "program key too large";
 	case PROGRAM_E_GL: return "GL error";
+	case PROGRAM_E_BUDGET: return "compile deferred (idle work's budget)";
 	}
 	return "unknown error";
 }
@@ -84,6 +87,7 @@ int program_cache_create(const char *shader_dir, const struct gles_log *log,
 	snprintf(pc->shader_dir, sizeof pc->shader_dir, "%s", shader_dir ? shader_dir : "");
 	if (log)
 		pc->log = *log;
+	pc->budget = -1;
 	*out = pc;
 	return 0;
 }
@@ -325,6 +329,17 @@ static int build(struct program_cache *pc, const char *name, const char *defines
 	return 0;
 }
 
+void program_cache_budget(struct program_cache *pc, int n)
+{
+	pc->budget = n;
+	pc->refused = 0;
+}
+
+int program_cache_refused(const struct program_cache *pc)
+{
+	return pc->refused;
+}
+
 void program_uniforms(unsigned prog, const char *const names[], int n, int loc[])
 {
 	for (int i = 0; i < n; i++)
@@ -347,6 +362,14 @@ int program_get(struct program_cache *pc, const char *name, const void *key, siz
 			return 0;
 		}
 	}
+	if (pc->budget == 0) {
+		pc->refused = 1;
+		snprintf(err, PROGRAM_ERR_LEN, "shader '%s': %s", name,
+		         program_strerror(PROGRAM_E_BUDGET));
+		return PROGRAM_E_BUDGET;
+	}
+	if (pc->budget > 0)
+		pc->budget--;
 	pc->st.misses++;
 	if (pc->n == pc->cap) {
 		size_t cap = pc->cap ? pc->cap * 2 : 16;

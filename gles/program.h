@@ -22,6 +22,7 @@ enum program_error {
 	PROGRAM_E_NOMEM = -4,
 	PROGRAM_E_KEY = -5,      /* key larger than PROGRAM_KEY_MAX */
 	PROGRAM_E_GL = -6,       /* a GL error was raised */
+	PROGRAM_E_BUDGET = -7,   /* a miss past program_cache_budget: nothing built */
 };
 
 struct program_stats {
@@ -53,6 +54,15 @@ int program_get(struct program_cache *pc, const char *name, const void *key, siz
                 const char *defines, unsigned *prog, char err[PROGRAM_ERR_LEN]);
 
 void program_cache_stats(const struct program_cache *pc, struct program_stats *st);
+
+/* Bounds the programs program_get may build (or load from binaries) from now on to n; -1 lifts
+ * the bound. A miss past it fails with PROGRAM_E_BUDGET, building nothing: idle work takes one
+ * program a step, so a request never waits for more than one compile. Clears the refusal
+ * program_cache_refused reports. */
+void program_cache_budget(struct program_cache *pc, int n);
+/* 1 when a program_get was refused for the budget since program_cache_budget was last called
+ * (callers whose failures are soft check it: what failed is only deferred). */
+int program_cache_refused(const struct program_cache *pc);
 
 /* A holder that keeps a program across calls (an FFT plan) holds it, so that trimming never
  * deletes it, and drops it when done. Unknown ids (and a NULL cache) are ignored. */

@@ -12,6 +12,7 @@ passed, N failed" last."""
 import json
 import os
 import stat
+import re
 import time
 
 import numpy as np
@@ -185,6 +186,9 @@ def test_borrowed_plans():
                 d.metric("fftbloom_plans_borrowed_total") == 2
                 and d.metric("fftbloom_plans_built_idle_total") == 2)
         H.check("idle builds logged", d.log().count("built in idle time") == 2, d.log()[-2000:])
+        steps = [int(m) for m in re.findall(r"built in idle time \((\d+) steps", d.log())]
+        H.check("each idle build took a step a program (several steps), so a request waits for "
+                "one compile at most", len(steps) == 2 and min(steps) > 1, steps)
         for n, png in imgs.items():
             st, h, body = d.req("POST", q, body=png)
             H.check("%s size again: on its own plan (no X-Borrowed-Plan, no X-Tiles)" % n,

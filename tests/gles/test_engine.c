@@ -228,13 +228,26 @@ static void test_idle_measuring(void **state)
 	assert_true(queued > 0);
 	assert_int_equal(fft_wisdom_count(w), shapes0); /* nothing measured on the frame's path */
 	check_identity_bloom(e);
-	int steps = 0;
-	while (engine_idle(e) && steps < 10000)
-		steps++;
+	/* each step compiles one program at most: a frame arriving meanwhile waits for one */
+	int steps = 0, more = 1;
+	unsigned long long most = 0, compiled = 0;
+	struct program_stats ps0, ps1;
+	program_cache_stats(engine_programs(e), &ps0);
+	while (more && steps < 10000) {
+		more = engine_idle(e);
+		steps += more;
+		program_cache_stats(engine_programs(e), &ps1);
+		if (ps1.misses - ps0.misses > most)
+			most = ps1.misses - ps0.misses;
+		compiled += ps1.misses - ps0.misses;
+		ps0 = ps1;
+	}
 	struct bloom_cache_stats bs;
 	bloom_ctx_stats(engine_bloom(e), &bs);
-	printf("idle steps: %d; shapes known: %d; plans rebuilt: %llu\n", steps, fft_wisdom_count(w),
-	       bs.plan_refreshes);
+	printf("idle steps: %d; programs compiled: %llu, at most %llu in a step; shapes known: %d; "
+	       "plans rebuilt: %llu\n", steps, compiled, most, fft_wisdom_count(w), bs.plan_refreshes);
+	assert_true(compiled > 1);
+	assert_true(most <= 1);
 	assert_int_equal(fft_wisdom_pending_count(w), 0);
 	assert_true(fft_wisdom_count(w) >= shapes0 + queued);
 	assert_true(steps > queued); /* a shape takes several steps: no one step measures it all */

@@ -112,6 +112,37 @@ static void test_compile_error_names_shader(void **state)
 	program_cache_destroy(pc);
 }
 
+/* Idle work's budget: a miss past it builds nothing and says so; hits are free; -1 lifts it. */
+static void test_compile_budget(void **state)
+{
+	(void)state;
+	assert_non_null(tu_gl_context());
+	struct program_cache *pc;
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	char err[PROGRAM_ERR_LEN];
+	const char *defs[] = {"#define A 1\n#define B 2\n", "#define A 3\n#define B 4\n"};
+	unsigned prog[2], again;
+	int key[2] = {1, 2};
+	program_cache_budget(pc, 1);
+	assert_int_equal(program_get(pc, "test_saxpy", &key[0], sizeof key[0], defs[0], &prog[0], err), 0);
+	assert_int_equal(program_cache_refused(pc), 0);
+	int rc = program_get(pc, "test_saxpy", &key[1], sizeof key[1], defs[1], &prog[1], err);
+	printf("past the budget: %d: %s\n", rc, err);
+	assert_int_equal(rc, PROGRAM_E_BUDGET);
+	assert_non_null(strstr(err, "test_saxpy"));
+	assert_int_equal(program_cache_refused(pc), 1);
+	assert_int_equal(program_get(pc, "test_saxpy", &key[0], sizeof key[0], defs[0], &again, err), 0);
+	assert_int_equal(again, prog[0]); /* a hit costs nothing */
+	struct program_stats st;
+	program_cache_stats(pc, &st);
+	assert_int_equal(st.misses, 1); /* the refused miss built nothing */
+	program_cache_budget(pc, -1);
+	assert_int_equal(program_cache_refused(pc), 0); /* cleared by a new budget */
+	assert_int_equal(program_get(pc, "test_saxpy", &key[1], sizeof key[1], defs[1], &prog[1], err), 0);
+	assert_int_not_equal(prog[1], prog[0]);
+	program_cache_destroy(pc);
+}
+
 static void test_forced_platform_errors_are_named(void **state)
 {
 	(void)state;
@@ -133,6 +164,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dispatch_matches_cpu),
 		cmocka_unit_test(test_compile_error_names_shader),
+		cmocka_unit_test(test_compile_budget),
 		cmocka_unit_test(test_forced_platform_errors_are_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
