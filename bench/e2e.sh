@@ -215,7 +215,7 @@ for planes in $E2E_PLANES; do
 			--label "c$c-planes-$planes" --id "e2e.jpeg.$sz.c$c" --variant "$variant" \
 			--suite e2e --machine "$machine" --gpu "$renderer" --driver "$gldriver" \
 			--metrics-url "http://127.0.0.1:$port/metrics" --ceiling-fps "${ceiling_fps:-0}" \
-			--planes-ceiling-fps "${planes_ceiling_fps:-0}" \
+			--planes-ceiling-fps "${planes_ceiling_fps:-0}" --server-pid "$pid" \
 			--command "$dcmd; $lcmd" 2>"$tmp/lg.err") || true
 		cat "$tmp/lg.err" >&2
 		[ -n "$out" ] || { echo "e2e.sh: loadgen gave no result" >&2; exit 1; }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +46,7 @@ struct cfg {
 	long long max_req; /* 0: no count limit (the duration bounds the run) */
 	double timeout;    /* seconds a socket may block */
 	int json;
+	int server_pid; /* --server-pid: the daemon, whose CPU time is read from /proc */
 	int expect_jpeg;
 	const char *label;
 	const char *id, *suite, *variant, *machine, *gpu, *driver, *command; /* the result line */
@@ -564,6 +566,35 @@ static double metric_sum(const struct cfg *mc, const char *name, int *series)
 	return sum;
 }
 
+/* CPU seconds (user + system) of this process, or of pid from /proc/PID/stat (-1: unknown). */
+static double cpu_self_s(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec * 1e-6;
+}
+
+static double cpu_pid_s(int pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	FILE *f = pid > 0 ? fopen(path, "r") : NULL;
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')'); /* the name may hold spaces */
+	unsigned long long ut = 0, st = 0;
+	/* after the name: state, then fields 4-13, then utime (14) and stime (15) */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+	                 &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -571,7 +602,7 @@ static void usage(FILE *f)
 	        "               [--json] [--label TEXT] [--any-body] [--metrics-url URL]\n"
 	        "               [--ceiling-fps F] [--planes-ceiling-fps F] [--id ID] [--suite NAME]\n"
 	        "               [--variant NAME] [--machine NAME] [--gpu TEXT] [--driver TEXT]\n"
-	        "               [--command TEXT]\n"
+	        "               [--command TEXT] [--server-pid PID]\n"
 	        "       loadgen --get URL     (one GET, body to stdout, exit 0 on 200)\n"
 	        "POSTs the files in turn on one keep-alive connection per client until SECONDS pass or\n"
 	        "MAXREQ requests were sent. Loopback URLs only. A 200 answer must be a JPEG unless\n"
@@ -579,7 +610,10 @@ static void usage(FILE *f)
 	        "--id, default e2e.LABEL; --gpu, --driver: the daemon's; --command: how the load was\n"
 	        "made, default loadgen's own command line). --metrics-url: the daemon's /metrics, read\n"
 	        "before and after for the GPU threads' busy fraction and every 0.2 s during the load\n"
-	        "for the queue depth (mean, max); the ceilings give the rate's fraction of them.\n");
+	        "for the queue depth (mean, max); the ceilings give the rate's fraction of them.\n"
+	        "The CPU cores the load generator used over the load, and the daemon's with\n"
+	        "--server-pid (from /proc), are reported beside the host's cores: the share of the\n"
+	        "host the codec threads could have had.\n");
 }
 
 int main(int argc, char **argv)
@@ -630,6 +664,8 @@ int main(int argc, char **argv)
 			c.command = v;
 		else if (!strcmp(a, "--metrics-url") && v)
 			c.metrics_url = v;
+		else if (!strcmp(a, "--server-pid") && v)
+			c.server_pid = atoi(v);
 		else if (!strcmp(a, "--ceiling-fps") && v)
 			c.ceiling_fps = atof(v);
 		else if (!strcmp(a, "--planes-ceiling-fps") && v)
@@ -686,6 +722,7 @@ int main(int argc, char **argv)
 	struct client *cl = calloc((size_t)c.clients, sizeof *cl);
 	if (!cl)
 		return 1;
+	double cpu0 = cpu_self_s(), scpu0 = cpu_pid_s(c.server_pid);
 	g_t0 = now_s();
 	g_deadline = g_t0 + c.seconds;
 	int started = 0;
@@ -715,6 +752,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < started; i++)
 		pthread_join(cl[i].th, NULL);
 	double t_joined = now_s();
+	double cpu1 = cpu_self_s(), scpu1 = cpu_pid_s(c.server_pid);
+	double cores_self = cpu0 >= 0 && cpu1 >= cpu0 ? (cpu1 - cpu0) / (t_joined - g_t0) : -1;
+	double cores_server = scpu0 >= 0 && scpu1 >= scpu0 ? (scpu1 - scpu0) / (t_joined - g_t0) : -1;
+	long host_cores = sysconf(_SC_NPROCESSORS_ONLN);
 	if (c.metrics_url && busy0 >= 0)
 		busy1 = metric_sum(&mc, "fftbloom_gpu_busy_seconds_total", &nseries);
 
@@ -794,6 +835,11 @@ int main(int argc, char **argv)
 	if (depth_n)
 		fprintf(stderr, "  queue depth: mean %.2f  max %.0f   (%d samples)\n", depth_sum / depth_n,
 		        depth_max, depth_n);
+	if (cores_server >= 0)
+		fprintf(stderr, "  CPU cores used: load generator %.2f, daemon %.2f, of %ld\n", cores_self,
+		        cores_server, host_cores);
+	else if (cores_self >= 0)
+		fprintf(stderr, "  CPU cores used: load generator %.2f of %ld\n", cores_self, host_cores);
 	if (c.json) {
 		struct bench_meta meta;
 		bench_meta_init(&meta, c.suite, c.gpu, c.driver, c.command ? NULL : "loadgen",
@@ -845,6 +891,11 @@ int main(int argc, char **argv)
 		if (busy0 >= 0 && busy1 >= busy0)
 			bench_detail_num(&l, "gpu_busy_s", busy1 - busy0);
 		bench_detail_num(&l, "window_s", window);
+		if (cores_self >= 0)
+			bench_detail_num(&l, "loadgen_cpu_cores", cores_self);
+		if (cores_server >= 0)
+			bench_detail_num(&l, "server_cpu_cores", cores_server);
+		bench_detail_num(&l, "host_cores", (double)host_cores);
 		if (c.metrics_url) {
 			bench_detail_num(&l, "queue_depth_samples", depth_n);
 			if (depth_n) {
