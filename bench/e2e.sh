@@ -253,7 +253,7 @@ done
 			"$(echo "$l" | jget encode)"
 	done
 	echo "codec ceiling: $(echo "$cl" | jget ms) ms a frame on one core (decode $(echo "$cl" | jget decode_ms) + encode $(echo "$cl" | jget encode_ms)) -> $ceiling_fps frames/s on $cores cores"
-	echo "planes codec ceiling: $(echo "$cl" | jget planes_ms) ms a frame on one core -> $planes_ceiling_fps frames/s on $cores cores"
+	echo "planes codec ceiling: $(echo "$cl" | jget planes_ms) ms a frame on one core -> $planes_ceiling_fps frames/s on $cores cores; on all cores at once $(echo "$cl" | jget planes_parallel_fps) frames/s"
 	printf '%-30s %-10s %10s %12s %13s %12s %14s\n' "first result" "variant" "ready_s" "first_ms" "start->1st_s" "second_ms" "after_idle_ms"
 	grep '"id":"e2e.first' "$E2E_OUT" | while IFS= read -r l; do
 		printf '%-30s %-10s %10s %12s %13s %12s %14s\n' "$(echo "$l" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" \
