@@ -206,6 +206,7 @@ for planes in $E2E_PLANES; do
 	fi
 	ceiling_fps=$(echo "$cl" | jget fps)
 	planes_ceiling_fps=$(echo "$cl" | jget planes_fps)
+	parallel_ceiling_fps=$(echo "$cl" | jget planes_parallel_fps)
 
 	# warm-up: every frame once, the plan and kernel spectrum built
 	"$loadgen" -c 2 -d 300 -n "$nframes" -t 120 -u "$(url)" $fargs >/dev/null 2>&1 || true
@@ -216,6 +217,7 @@ for planes in $E2E_PLANES; do
 			--suite e2e --machine "$machine" --gpu "$renderer" --driver "$gldriver" \
 			--metrics-url "http://127.0.0.1:$port/metrics" --ceiling-fps "${ceiling_fps:-0}" \
 			--planes-ceiling-fps "${planes_ceiling_fps:-0}" --server-pid "$pid" \
+			--parallel-ceiling-fps "${parallel_ceiling_fps:-0}" \
 			--command "$dcmd; $lcmd" 2>"$tmp/lg.err") || true
 		cat "$tmp/lg.err" >&2
 		[ -n "$out" ] || { echo "e2e.sh: loadgen gave no result" >&2; exit 1; }

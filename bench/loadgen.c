@@ -47,6 +47,7 @@ struct cfg {
 	double timeout;    /* seconds a socket may block */
 	int json;
 	int server_pid; /* --server-pid: the daemon, whose CPU time is read from /proc */
+	double parallel_ceiling_fps; /* the planes path on all cores at once (codec_ceiling) */
 	int expect_jpeg;
 	const char *label;
 	const char *id, *suite, *variant, *machine, *gpu, *driver, *command; /* the result line */
@@ -602,7 +603,7 @@ static void usage(FILE *f)
 	        "               [--json] [--label TEXT] [--any-body] [--metrics-url URL]\n"
 	        "               [--ceiling-fps F] [--planes-ceiling-fps F] [--id ID] [--suite NAME]\n"
 	        "               [--variant NAME] [--machine NAME] [--gpu TEXT] [--driver TEXT]\n"
-	        "               [--command TEXT] [--server-pid PID]\n"
+	        "               [--command TEXT] [--server-pid PID] [--parallel-ceiling-fps F]\n"
 	        "       loadgen --get URL     (one GET, body to stdout, exit 0 on 200)\n"
 	        "POSTs the files in turn on one keep-alive connection per client until SECONDS pass or\n"
 	        "MAXREQ requests were sent. Loopback URLs only. A 200 answer must be a JPEG unless\n"
@@ -664,6 +665,8 @@ int main(int argc, char **argv)
 			c.command = v;
 		else if (!strcmp(a, "--metrics-url") && v)
 			c.metrics_url = v;
+		else if (!strcmp(a, "--parallel-ceiling-fps") && v)
+			c.parallel_ceiling_fps = atof(v);
 		else if (!strcmp(a, "--server-pid") && v)
 			c.server_pid = atoi(v);
 		else if (!strcmp(a, "--ceiling-fps") && v)
@@ -865,6 +868,8 @@ int main(int argc, char **argv)
 			bench_metric(&l, "ceiling_fraction", rps / c.ceiling_fps);
 		if (c.planes_ceiling_fps > 0)
 			bench_metric(&l, "planes_ceiling_fraction", rps / c.planes_ceiling_fps);
+		if (c.parallel_ceiling_fps > 0)
+			bench_metric(&l, "parallel_ceiling_fraction", rps / c.parallel_ceiling_fps);
 		bench_detail_str(&l, "label", c.label);
 		bench_detail_num(&l, "clients", started);
 		bench_detail_num(&l, "seconds", elapsed);
