@@ -463,6 +463,12 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 
 #define GPU_DEPTH_MAX 8 /* --gpu-depth's bound */
 
+/* Under load (the queue never empty for IDLE_GRACE_S), a wanted plan still gets one step (one
+ * program compiled at most) every LOAD_STEP_S between jobs: frames of a size seen under load
+ * stop borrowing within seconds to tens of seconds, at the cost of one compile a second on the
+ * GPU thread while it lasts. */
+#define LOAD_STEP_S 1.0
+
 /* One step of the engine's idle work (engine_idle: a plan a frame borrowed another's for,
  * an FFT shape measured, a plan rebuilt with measured shapes), the programs kept within their
  * bounds after it, and the counts /v1/info shows; a context lost meanwhile is rebuilt (*e NULL
@@ -593,9 +599,19 @@ void *gpu_main(void *arg)
 	double last_job = clock_s(); /* when the last job ended; < 0 while one runs */
 	struct job *flight[GPU_DEPTH_MAX]; /* frames in flight, oldest first */
 	int nflight = 0, depth = J->cfg.gpu_depth < GPU_DEPTH_MAX ? J->cfg.gpu_depth : GPU_DEPTH_MAX;
+	double last_step = clock_s(); /* when a wanted plan last got a step under load */
 	for (;;) {
 		if (last_job < 0 && !nflight)
 			last_job = clock_s();
+		if (J->gpuq.head && g->bs.plans_wanted && clock_s() - last_step >= LOAD_STEP_S) {
+			pthread_mutex_unlock(&J->lock);
+			engine_build_wanted(e);
+			trim_programs(J, engine_programs(e), engine_bloom(e));
+			pthread_mutex_lock(&J->lock);
+			bloom_ctx_stats(engine_bloom(e), &g->bs);
+			program_cache_stats(engine_programs(e), &g->ps);
+			g->heartbeat = last_step = clock_s();
+		}
 		struct job *j = nflight < depth ? fifo_pop(&J->gpuq) : NULL;
 		if (!j && nflight) {
 			/* the queue is empty, or the frames in flight are as many as allowed: the oldest

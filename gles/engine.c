@@ -189,6 +189,11 @@ int engine_idle(struct engine *e)
 	return e->bloom && bloom_ctx_refresh(e->bloom) ? 1 : 0;
 }
 
+int engine_build_wanted(struct engine *e)
+{
+	return e->bloom && bloom_build_wanted(e->bloom);
+}
+
 struct bloom_ctx *engine_bloom(const struct engine *e)
 {
 	return e->bloom;

@@ -93,6 +93,12 @@ const char *engine_wisdom_source(const struct engine *e);
  * was built (bloom_ctx_refresh). Returns 1 while work remains, 0 when there is
  * none (then the caller may sleep until its next job). */
 int engine_idle(struct engine *e);
+
+/* One step toward a plan a frame borrowed another's for (bloom_build_wanted: one program
+ * compiled at most), the only idle work worth taking between jobs under load: until it is
+ * built, frames of that size run on a borrowed plan, in tiles when it is smaller. 1 when it
+ * took a step, 0 when no plan is wanted. */
+int engine_build_wanted(struct engine *e);
 struct bloom_ctx *engine_bloom(const struct engine *e);     /* NULL unless ENGINE_BLOOM */
 struct spatial_ctx *engine_spatial(const struct engine *e); /* NULL unless SPATIAL or DECONV */
 struct deconv_ctx *engine_deconv(const struct engine *e);   /* NULL unless ENGINE_DECONV */

@@ -11,8 +11,9 @@ the borrowed ones; --borrow-plans=false builds a new size's plan at once. Prints
 passed, N failed" last."""
 import json
 import os
-import stat
 import re
+import stat
+import threading
 import time
 
 import numpy as np
@@ -210,9 +211,65 @@ def test_borrowed_plans():
         d.stop("no borrowing daemon")
 
 
+def test_wanted_plan_under_load():
+    # a new size arriving while other frames keep the GPU thread busy (never 0.5 s idle) still
+    # gets its own plan, a program a second between the jobs, while the load goes on
+    q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
+    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
+                 "--max-per-ip", "100")
+    stop = [False]
+    done = []
+    try:
+        load = H.png_bytes(H.rand8(120, 160))
+        st, h, _ = d.req("POST", q, body=load)
+        H.check("warm-up size on its own plan", st == 200 and "x-borrowed-plan" not in h, st)
+
+        def client():
+            while not stop[0]:
+                try:
+                    st, _, _ = d.req("POST", q, body=load)
+                except Exception:  # noqa
+                    st = None
+                done.append((time.time(), st))
+        ts = [threading.Thread(target=client) for _ in range(3)]
+        for t in ts:
+            t.start()
+        time.sleep(1)
+        new = H.png_bytes(H.rand8(70, 100))
+        st, h, _ = d.req("POST", q, body=new)
+        H.check("the new size under load runs on a borrowed plan", st == 200 and
+                "x-borrowed-plan" in h, (st, h))
+        t0 = time.time()
+        c = {}
+        while time.time() < t0 + 120:
+            c = info_gpu(d).get("caches", {})
+            if c.get("plans_built_idle", 0) >= 1:
+                break
+            time.sleep(0.5)
+        t_built = time.time()
+        n_during = sum(1 for t, s in done if t0 <= t <= t_built)
+        gaps = [b[0] - a[0] for a, b in zip(done, done[1:]) if t0 <= a[0] <= t_built]
+        print("     own plan built %.1f s after the new size, under load: %d answers meanwhile, "
+              "longest gap between answers %.2f s" % (t_built - t0, n_during, max(gaps or [0])))
+        H.check("its own plan built while the load went on (no 0.5 s without an answer)",
+                c.get("plans_built_idle") == 1 and c.get("plans_wanted") == 0 and n_during > 0
+                and max(gaps or [9]) < 0.5, (c, n_during, max(gaps or [9])))
+        st, h, _ = d.req("POST", q, body=new)
+        H.check("the new size then on its own plan", st == 200 and "x-borrowed-plan" not in h,
+                (st, h))
+        stop[0] = True
+        for t in ts:
+            t.join()
+        H.check("every load request answered 200", all(s == 200 for _, s in done),
+                [s for _, s in done if s != 200][:5])
+    finally:
+        stop[0] = True
+        d.stop("load daemon")
+
+
 def main():
     H.run_script((test_cache_dir_and_idle_measuring, test_unwritable_and_none,
-                  test_borrowed_plans))
+                  test_borrowed_plans, test_wanted_plan_under_load))
 
 
 if __name__ == "__main__":
