@@ -3,7 +3,8 @@
 # client sends the first size's frames and, one request in (frames + 1), a frame of a second
 # size the daemon has no plan for. The second size borrows a plan (in tiles when it is larger)
 # until its own is built between the jobs. Prints loadgen's report, the plan counters of
-# /v1/info after the load and the daemon's log lines about the wanted plan.
+# /v1/info after the load and the daemon's log lines about the wanted plan. One codec thread a
+# core, as bench/e2e.sh.
 #
 # usage: [VAR=value ...] sh bench/mixed_sizes.sh [fftbloomd options ...]
 #   BUILD=build        $BUILD/fftbloomd, $BUILD/bench/loadgen
@@ -29,7 +30,8 @@ new=$(ls "$MIX_FRAMES/$MIX_NEW"/*.jpg | head -n 1)
 tmp=$(mktemp -d /tmp/fftbloom-mixed.XXXXXX)
 pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-"$daemon" --queue-size 256 --program-cache "$tmp/programs" "$@" --listen 127.0.0.1 --port 0 \
+"$daemon" --queue-size 256 --codec-threads "$(nproc)" --program-cache "$tmp/programs" "$@" \
+	--listen 127.0.0.1 --port 0 \
 	>"$tmp/log" 2>&1 &
 pid=$!
 port=""

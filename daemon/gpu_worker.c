@@ -465,9 +465,10 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 
 /* Under load (the queue never empty for IDLE_GRACE_S), a wanted plan still gets one step (one
  * program compiled at most) every LOAD_STEP_S between jobs: frames of a size seen under load
- * stop borrowing within seconds to tens of seconds, at the cost of one compile a second on the
- * GPU thread while it lasts. */
-#define LOAD_STEP_S 1.0
+ * stop borrowing within a second or two. A frame borrowing a smaller plan in tiles holds the
+ * GPU thread far longer than a compile does, so the steps come nearly back to back
+ * (bench/RESULTS.md, "A size amid a steady load"). */
+#define LOAD_STEP_S 0.05
 
 /* One step of the engine's idle work (engine_idle: a plan a frame borrowed another's for,
  * an FFT shape measured, a plan rebuilt with measured shapes), the programs kept within their
