@@ -463,11 +463,11 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 
 #define GPU_DEPTH_MAX 8 /* --gpu-depth's bound */
 
-/* Under load (the queue never empty for IDLE_GRACE_S), a wanted plan still gets one step (one
- * program compiled at most) every LOAD_STEP_S between jobs: frames of a size seen under load
- * stop borrowing within a second or two. A frame borrowing a smaller plan in tiles holds the
- * GPU thread far longer than a compile does, so the steps come nearly back to back
- * (bench/RESULTS.md, "A size amid a steady load"). */
+/* Under load (no IDLE_GRACE_S without a job since a plan became wanted), a wanted plan still
+ * gets one step (one program compiled at most) every LOAD_STEP_S between jobs: frames of a size
+ * seen under load stop borrowing within a second or two. A frame borrowing a smaller plan in
+ * tiles holds the GPU thread far longer than a compile does, so the steps come nearly back to
+ * back (bench/RESULTS.md, "A size amid a steady load"). */
 #define LOAD_STEP_S 0.05
 
 /* One step of the engine's idle work (engine_idle: a plan a frame borrowed another's for,
@@ -601,10 +601,18 @@ void *gpu_main(void *arg)
 	struct job *flight[GPU_DEPTH_MAX]; /* frames in flight, oldest first */
 	int nflight = 0, depth = J->cfg.gpu_depth < GPU_DEPTH_MAX ? J->cfg.gpu_depth : GPU_DEPTH_MAX;
 	double last_step = clock_s(); /* when a wanted plan last got a step under load */
+	double want_since = -1;       /* since when a plan has been wanted; < 0: none is */
 	for (;;) {
 		if (last_job < 0 && !nflight)
 			last_job = clock_s();
-		if (J->gpuq.head && g->bs.plans_wanted && clock_s() - last_step >= LOAD_STEP_S) {
+		double now = clock_s();
+		if (!g->bs.plans_wanted)
+			want_since = -1;
+		else if (want_since < 0)
+			want_since = now;
+		/* a plan wanted for IDLE_GRACE_S without the idle time to build it: under load */
+		if (J->gpuq.head && want_since >= 0 && now - want_since >= IDLE_GRACE_S &&
+		    now - last_step >= LOAD_STEP_S) {
 			pthread_mutex_unlock(&J->lock);
 			engine_build_wanted(e);
 			trim_programs(J, engine_programs(e), engine_bloom(e));
