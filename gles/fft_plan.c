@@ -157,9 +157,8 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 		s = s_fit;
 	/* neighbouring signals read together make the strided reads of columns coalesce; a group of
 	 * one vec4 column reads half a 32-byte sector per row, and then global passes, which read
-	 * 64 neighbouring columns at a time, are faster (H200: 4374 columns of 2688 vec4 took
-	 * 3.96 ms shared, 1.08 ms global; vec2 columns of 4096, one a group, stay faster shared:
-	 * 0.90 ms for the 2D transform against 1.19 ms global) */
+	 * 64 neighbouring columns at a time, are faster (one vec2 column a group reads a whole
+	 * sector and stays with shared memory) */
 	if (o->signals_adjacent && o->technique == FFT_TECH_AUTO && comps == 4 && s * elem < 32)
 		return 0;
 	while (s > 1 && s * t > maxinv)

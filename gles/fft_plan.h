@@ -10,8 +10,8 @@
  *   takes the R-point DFT, and
  *   writes     y[(j/Ns)*Ns*R + k + r*Ns]           for r = 0..R-1.
  * After the last pass y holds the DFT in natural order. Twiddles are computed in the shader
- * (sin and cos: 3-14% faster on the H200 than a table in a storage buffer at every measured size,
- * docs/experiments.md, "FFT only").
+ * (sin and cos), not read from a table in a storage buffer, which measured slower at every size
+ * (bench/RESULTS.md, "Log of decisions").
  *
  * Sweeps (blocked technique). Passes p0..p1-1 with stride S = Ns of p0 and radices multiplying
  * to L act like one pass of radix L: they touch the n/L closed sets g in [0, n/L), each of L
@@ -39,17 +39,17 @@
 #define FFT_MAX_N (1 << 24)
 
 /* The shortest power-of-two length whose shared-memory exchanges are padded against bank
- * conflicts (fft_plan_exchanges): on the H200 padding took 7-12% off the bloom's 4096-long
- * power-of-two signals and changed nothing or cost up to 4% at 1024-2048 and on the 7-smooth
- * lengths (docs/experiments.md, "FFT only", the shared-memory table of run 25). */
+ * conflicts (fft_plan_exchanges): padding pays where a power-of-two stride maps a whole exchange
+ * onto a few banks, from 4096 up; shorter and 7-smooth lengths gain nothing from it (bench/
+ * RESULTS.md, "Log of decisions"). */
 #define FFT_PAD_FROM 4096
 
 /* auto: shared where the signal fits, else global; shared: the whole signal in shared memory,
  * one dispatch; global: one dispatch per radix pass; blocked: one dispatch per sweep of passes
- * (see above), for signals that are neighbours in memory (columns). Each is the fastest on the
- * H200 somewhere, so the tuner (fft.h, fft_opts.wisdom) measures them all: shared for every
- * row length that fits, blocked for columns longer than 1024, global for lone vec4 columns
- * (docs/experiments.md, "FFT only", run 24). */
+ * (see above), for signals that are neighbours in memory (columns). Each wins for some shapes
+ * (typically shared for rows that fit, blocked for long columns, global for lone vec4 columns),
+ * so the tuner (fft.h, fft_opts.wisdom) measures them all (bench/RESULTS.md, "Built-in FFT
+ * choices"). */
 enum fft_technique { FFT_TECH_AUTO = 0, FFT_TECH_SHARED, FFT_TECH_GLOBAL, FFT_TECH_BLOCKED };
 
 enum fft_plan_error {
@@ -110,11 +110,10 @@ struct fft_plan {
 /* Radices of n under the strategy: odd prime factors (largest first), then the powers of two in
  * radix-8 passes with the remainder (2 or 4) last. Returns the count, or FFT_PLAN_E_SIZE.
  * Factors larger than FFT_MAX_PRIME are returned as they are (the caller decides on
- * Bluestein). Radix 8 is the largest power of two: radix 16 saves a pass at 4096 but measured
- * 13-20% slower on the H200 (4096x4096 0.277 -> 0.334 ms), and grouping odd factors into
- * composite radices 9, 25 and 27 measured slower too (1350x2187 0.074 -> 0.084 ms): the larger
- * butterflies cost more registers than the exchanges they save (docs/experiments.md, "FFT only",
- * run 31). */
+ * Bluestein). Radix 8 is the largest power of two, and odd factors are not grouped into
+ * composite radices (9, 25, 27): larger butterflies cost more registers than the exchanges they
+ * save (radix 16 and the composite radices measured slower: bench/RESULTS.md, "Log of
+ * decisions"). */
 int fft_factor(int n, int radices[FFT_MAX_PASSES]);
 
 /* 1 when every prime factor of n is at most FFT_MAX_PRIME. */
