@@ -7,9 +7,9 @@
  * GL contract: one bloom_ctx per GL context, used only on the context's thread. bloom_run
  * uploads, dispatches and downloads synchronously (bloom_run_frame with BLOOM_DEFER may leave
  * a result of lent planes in flight, for bloom_result_finish); it allocates GPU buffers only
- * when a padded size or kernel is new (plans and kernel spectra are cached; bloom_warm builds them ahead;
- * with bloom_ctx_opts.borrow_plans a new padded size runs on a plan already built, and
- * bloom_build_wanted builds its own between frames). The one exception to the thread rule:
+ * when a padded size or kernel is new (plans and kernel spectra are cached; bloom_warm builds
+ * them ahead; with bloom_ctx_opts.borrow_plans a new padded size runs on a plan already built,
+ * and bloom_build_wanted builds its own between frames). The one exception to the thread rule:
  * bloom_lease_return, from any thread.
  *
  * Every size runs: a frame whose plan exceeds the context's storage-buffer limit or
