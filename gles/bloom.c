@@ -175,6 +175,10 @@ static int result_reset(struct bloom_result *res, char err[BLOOM_ERR_LEN])
 		         res->sub_x, res->sub_y);
 		return BLOOM_E_ARG;
 	}
+	if (res->want_yuv && (res->dct_quality < 0 || res->dct_quality > 100)) {
+		snprintf(err, BLOOM_ERR_LEN, "coefficients: quality %d is not 1-100", res->dct_quality);
+		return BLOOM_E_ARG;
+	}
 	return 0;
 }
 
@@ -552,6 +556,8 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 		rc = bloom_prog(b, SH_YUV_UNPACK, 0, 0, &prog, err);
 	if (!rc)
 		rc = bloom_prog(b, SH_YUV_PACK, 0, 0, &prog, err);
+	if (!rc)
+		rc = bloom_prog(b, SH_JPEG_FDCT, 0, 0, &prog, err);
 	/* the fused columns' transposes: the image's, and the kernels' (vec2 and vec4 float32) */
 	if (!rc && q->conv4)
 		rc = bloom_prog(b, SH_TRANSPOSE, 1, half, &prog, err);

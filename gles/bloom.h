@@ -160,6 +160,10 @@ struct bloom_frame {
 struct bloom_result {
 	int want_yuv;             /* in: 1: planes */
 	int sub_x, sub_y, dither; /* in, with want_yuv: chroma subsampling (1 or 2), dither */
+	int dct_quality;          /* in, with want_yuv: 0: planes of samples; 1-100: the JPEG's
+	                             quantised DCT coefficients at this quality instead
+	                             (protocol/image.h yuv_image_layout_dct), the forward DCT and
+	                             quantisation done on the GPU */
 	int lend;                 /* in, with want_yuv: 1: the planes may stay in the GPU's mapped
 	                             read-back buffer, lent to the caller (lease), instead of being
 	                             copied out; where GL_EXT_buffer_storage is missing or every

@@ -49,6 +49,7 @@ enum bloom_shader {
 	SH_YUV_UNPACK, /* variant 0, half 0 */
 	SH_YUV_PACK,   /* variant 0, half 0 */
 	SH_TRANSPOSE,  /* variant: 0 vec2, 1 vec4 elements; half: float16 storage */
+	SH_JPEG_FDCT,  /* variant 0, half 0 */
 	SH_COUNT
 };
 
@@ -58,7 +59,7 @@ enum bloom_uniform {
 	U_IMG, U_PAD, U_THRESHOLD, U_KNEE, U_CLAMP, U_INTENSITY, U_MIX, U_COMPOSITE,
 	U_KSIZE, U_SRC, U_CENTER, U_SCALE,
 	U_SUB, U_OFF, U_STRIDE, U_GRAY, U_ORIENT, U_FANCY, U_CDIM, U_DITHER, U_FLAGS, U_PLANE, U_PDIM,
-	U_SRC_STRIDE, U_DST_STRIDE, U_SRC_VALID, U_DST_ROWS, U_DST_COLS,
+	U_SRC_STRIDE, U_DST_STRIDE, U_SRC_VALID, U_DST_ROWS, U_DST_COLS, U_QUANT,
 	U_COUNT
 };
 
@@ -155,6 +156,8 @@ struct bloom_ctx {
 	 * unmap or buffer update call per frame; NULL without the extension */
 	PFNGLBUFFERSTORAGEEXTPROC buffer_storage;
 	unsigned char *ystage_map;
+	int quant_quality;           /* the quality quant[] holds (0: none yet) */
+	GLuint quant[2][64];         /* libjpeg's luma and chroma tables at it, natural order */
 	struct bloom_lease leases[BLOOM_LEASES]; /* result buffers to lend (with buffer_storage) */
 	struct {                  /* the last bloom_run_frame's GPU stages (bloom_rerun_stages) */
 		int valid, op, w, h;

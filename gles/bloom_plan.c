@@ -14,13 +14,14 @@ static const char *const uniform_names[U_COUNT] = {
 	"u_ksize", "u_src", "u_center", "u_scale",
 	"u_sub", "u_off", "u_stride", "u_gray", "u_orient", "u_fancy", "u_cdim", "u_dither",
 	"u_flags", "u_plane", "u_pdim",
-	"u_src_stride", "u_dst_stride", "u_src_valid", "u_dst_rows", "u_dst_cols",
+	"u_src_stride", "u_dst_stride", "u_src_valid", "u_dst_rows", "u_dst_cols", "u_quant",
 };
 
 static const char *const shader_names[SH_COUNT] = {
 	"bloom_common+bloom_math+bloom_pack", "bloom_common+bloom_multiply",
 	"bloom_common+bloom_math+bloom_composite", "bloom_common+bloom_kernel",
-	"bloom_common+yuv_unpack", "bloom_common+yuv_pack", "transpose",
+	"bloom_common+yuv_unpack", "bloom_common+yuv_sample+yuv_pack", "transpose",
+	"bloom_common+yuv_sample+jpeg_fdct",
 };
 
 GLuint bloom_buffer(size_t bytes, GLenum usage)

@@ -13,7 +13,7 @@
 #include <time.h>
 
 _Static_assert(IMAGE_LOST_RANGE == 2 && IMAGE_LOST_NEGATIVE == 8,
-               "yuv_pack.comp's LOST_* constants");
+               "yuv_sample.comp's LOST_* constants");
 
 void bloom_transfer_init(struct bloom_ctx *b)
 {
@@ -133,7 +133,10 @@ int bloom_result_prepare(struct bloom_ctx *b, struct bloom_result *res, int w, i
 	if (!res->want_yuv)
 		return 0;
 	/* planes in a lent buffer, or in memory of the caller's */
-	int rc = yuv_image_layout(&res->yuv, w, h, ch <= 2, res->sub_x, res->sub_y);
+	int rc = res->dct_quality
+	         ? yuv_image_layout_dct(&res->yuv, w, h, ch <= 2, res->sub_x, res->sub_y,
+	                                res->dct_quality)
+	         : yuv_image_layout(&res->yuv, w, h, ch <= 2, res->sub_x, res->sub_y);
 	if (!rc && !(*lease = res->lend ? lease_take(b, res->yuv.bytes + 8) : NULL) &&
 	    !(res->yuv.data = malloc(res->yuv.bytes)))
 		rc = IMAGE_E_NOMEM;
@@ -266,13 +269,33 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
 	return 0;
 }
 
-/* q->out (w x h) -> planes laid out as y in b->yout (the flags word after them), copied to
- * dst for mapping (a lent buffer, or b->ystage, which it grows). */
+/* libjpeg's quantisation tables at y's quality, held by the context. */
+static int quant_tables(struct bloom_ctx *b, const struct yuv_image *y, char err[BLOOM_ERR_LEN])
+{
+	if (b->quant_quality == y->dct_quality)
+		return 0;
+	unsigned short t[2][64];
+	if (image_jpeg_quant_tables(y->dct_quality, t[0], t[1])) {
+		snprintf(err, BLOOM_ERR_LEN, "coefficients: no quantisation tables at quality %d",
+		         y->dct_quality);
+		return BLOOM_E_ARG;
+	}
+	for (int i = 0; i < 64; i++)
+		b->quant[0][i] = t[0][i], b->quant[1][i] = t[1][i];
+	b->quant_quality = y->dct_quality;
+	return 0;
+}
+
+/* q->out (w x h) -> planes laid out as y (samples, or quantised DCT coefficients) in b->yout
+ * (the flags word after them), copied to dst for mapping (a lent buffer, or b->ystage, which
+ * it grows). */
 static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
                        int h, int dither, GLuint dst, char err[BLOOM_ERR_LEN])
 {
 	const struct bloom_prog *p;
-	int rc = bloom_prog(b, SH_YUV_PACK, 0, 0, &p, err);
+	int rc = y->dct_quality ? quant_tables(b, y, err) : 0;
+	if (!rc)
+		rc = bloom_prog(b, y->dct_quality ? SH_JPEG_FDCT : SH_YUV_PACK, 0, 0, &p, err);
 	if (rc)
 		return rc;
 	size_t bytes = y->bytes + 4;
@@ -294,7 +317,14 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 	glUniform1ui(p->u[U_FLAGS], (GLuint)(y->bytes / 4));
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yout);
-	for (int plane = 0; plane < (y->gray ? 1 : 2); plane++) {
+	for (int plane = 0; y->dct_quality && plane < (y->gray ? 1 : 3); plane++) {
+		/* one work group per block */
+		glUniform1i(p->u[U_PLANE], plane);
+		glUniform1uiv(p->u[U_QUANT], 64, b->quant[plane != 0]);
+		glUniform2ui(p->u[U_PDIM], (GLuint)y->pw[plane], (GLuint)y->ph[plane]);
+		glDispatchCompute((GLuint)y->pw[plane], (GLuint)y->ph[plane], 1);
+	}
+	for (int plane = 0; !y->dct_quality && plane < (y->gray ? 1 : 2); plane++) {
 		glUniform1i(p->u[U_PLANE], plane);
 		glUniform2ui(p->u[U_PDIM], (GLuint)y->stride[plane] / 4, (GLuint)y->ph[plane]);
 		glDispatchCompute((GLuint)(y->stride[plane] / 4 + 15) / 16,

@@ -159,6 +159,10 @@ struct yuv_image {
 	int stride[3];      /* bytes per plane row, a multiple of 4 */
 	size_t offset[3];   /* plane starts in data, multiples of 4 */
 	size_t bytes;       /* the planes' total size */
+	int dct_quality;    /* 0: planes of samples. 1-100: each plane is instead its component's
+	                       quantised DCT coefficients, as libjpeg's encoder makes them before
+	                       the entropy coding, with libjpeg's tables at this quality
+	                       (yuv_image_layout_dct) */
 	unsigned char *data;
 };
 
@@ -172,6 +176,16 @@ int yuv_image_alloc(struct yuv_image *y, int w, int h, int gray, int sub_x, int 
  * memory the caller provides (y->bytes of it). */
 int yuv_image_layout(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y);
 void yuv_image_free(struct yuv_image *y); /* NULL-safe; zeroes the struct */
+/* As yuv_image_layout, for coefficients quantised at quality (1-100): each component a whole
+ * number of MCUs of 8x8 blocks, pw[p] x ph[p] blocks (luma ceil(w / (8 sub_x)) * sub_x across,
+ * chroma ceil(w / (8 sub_x)); rows alike), each block 64 int16 in natural (row-major, not
+ * zigzag) order, a row of blocks stride[p] = pw[p] * 128 bytes. What lies past the image's
+ * samples is as libjpeg pads it: the edge sample repeated. */
+int yuv_image_layout_dct(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y,
+                         int quality);
+/* libjpeg's quantisation tables at quality 1-100 (jpeg_set_quality, baseline-limited), luma and
+ * chroma, in natural order. 0 or IMAGE_E_ARG. */
+int image_jpeg_quant_tables(int quality, unsigned short luma[64], unsigned short chroma[64]);
 
 /* Decodes a JPEG to its planes (no colour conversion or upsampling; the EXIF orientation is
  * recorded, not applied; limits apply to the oriented size). IMAGE_E_UNSUPPORTED for what the
@@ -185,7 +199,9 @@ int image_decode_jpeg_yuv(const void *buf, size_t len, const struct image_limits
  * negative image_error. */
 int image_from_yuv(const struct yuv_image *y, struct image *out, char err[IMAGE_ERR_LEN]);
 
-/* Encodes planes as a JPEG (quality 1-100; 4:4:4 or 4:2:0 as the planes are, or gray).
+/* Encodes planes as a JPEG (quality 1-100; the subsampling as the planes are, or gray).
+ * Coefficient planes (dct_quality) are entropy-coded as they are (libjpeg's
+ * jpeg_write_coefficients, read in place): quality must be theirs, else IMAGE_E_ARG.
  * Returns 0 or a negative image_error; *out is malloc'd. */
 int image_encode_jpeg_yuv(const struct yuv_image *y, int quality, unsigned char **out,
 			  size_t *out_len, char err[IMAGE_ERR_LEN]);

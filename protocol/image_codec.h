@@ -71,4 +71,8 @@ int image_decode_avif(const unsigned char *buf, size_t len, const struct image_l
 int image_encode_avif(const struct image *img, const struct image_encode_opts *o,
 		      unsigned char **out, size_t *out_len, unsigned *lost, char *err);
 
+/* image_encode_jpeg_yuv for coefficient planes (y->dct_quality set; image_jpeg_dct.c). */
+int image_encode_jpeg_dct(const struct yuv_image *y, int quality, unsigned char **out,
+                          size_t *out_len, char err[IMAGE_ERR_LEN]);
+
 #endif

@@ -491,6 +491,8 @@ int image_encode_jpeg_yuv(const struct yuv_image *y, int quality, unsigned char 
 {
 	if (quality < 1 || quality > 100)
 		return image_fail(err, IMAGE_E_ARG, "jpeg: quality %d is not in 1-100", quality);
+	if (y->dct_quality)
+		return image_encode_jpeg_dct(y, quality, out, out_len, err);
 	int subsamp;
 	if (y->gray)
 		subsamp = TJSAMP_GRAY;

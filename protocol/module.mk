@@ -13,6 +13,7 @@ PROTOCOL_OBJS := \
 	$(BUILD)/protocol/image_pfm.o \
 	$(BUILD)/protocol/image_png.o \
 	$(BUILD)/protocol/image_jpeg.o \
+	$(BUILD)/protocol/image_jpeg_dct.o \
 	$(BUILD)/protocol/image_exr.o \
 	$(BUILD)/protocol/image_hdr.o \
 	$(BUILD)/protocol/image_webp.o \

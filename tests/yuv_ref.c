@@ -167,3 +167,60 @@ int yuv_ref_add_exif(const unsigned char *jpeg, size_t len, int o, unsigned char
 	*out_len = len + sizeof head;
 	return 0;
 }
+
+/* ITU T.81 Annex K tables K.1 (luminance) and K.2 (chrominance), natural order, and the IJG
+ * quality scaling (50: the tables; 100: all 1; clamped to 1-255 for baseline). */
+static const int annex_k[2][64] = {
+	{16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55,
+	 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62,
+	 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
+	 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99},
+	{17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99,
+	 24, 26, 56, 99, 99, 99, 99, 99, 47, 66, 99, 99, 99, 99, 99, 99,
+	 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99,
+	 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99},
+};
+
+int yuv_ref_quant(int quality, int chroma, int i)
+{
+	int scale = quality < 50 ? 5000 / quality : 200 - 2 * quality;
+	return clampi((annex_k[chroma != 0][i] * scale + 50) / 100, 1, 255);
+}
+
+int yuv_ref_dct(const struct yuv_image *planes, int quality, struct yuv_image *out)
+{
+	const struct yuv_image *y = planes;
+	int rc = yuv_image_layout_dct(out, y->width, y->height, y->gray, y->sub_x, y->sub_y, quality);
+	if (rc)
+		return rc;
+	if (!(out->data = malloc(out->bytes)))
+		return IMAGE_E_NOMEM;
+	double basis[8][8];
+	for (int u = 0; u < 8; u++)
+		for (int x = 0; x < 8; x++)
+			basis[u][x] = (u ? 1 : sqrt(0.5)) / 2 * cos((2 * x + 1) * u * M_PI / 16);
+	for (int p = 0; p < (y->gray ? 1 : 3); p++)
+		for (int by = 0; by < out->ph[p]; by++)
+			for (int bx = 0; bx < out->pw[p]; bx++) {
+				double f[8][8];
+				for (int j = 0; j < 8; j++)
+					for (int i = 0; i < 8; i++) {
+						/* past the plane: its edge sample (the planes' padding repeats the image's) */
+						int sx = clampi(bx * 8 + i, 0, y->pw[p] - 1);
+						int sy = clampi(by * 8 + j, 0, y->ph[p] - 1);
+						f[j][i] = y->data[y->offset[p] + (size_t)sy * y->stride[p] + sx] - 128.0;
+					}
+				short *blk = (short *)(void *)(out->data + out->offset[p] +
+				                               (size_t)by * out->stride[p]) + (size_t)bx * 64;
+				for (int v = 0; v < 8; v++)
+					for (int u = 0; u < 8; u++) {
+						double F = 0;
+						for (int j = 0; j < 8; j++)
+							for (int i = 0; i < 8; i++)
+								F += basis[u][i] * basis[v][j] * f[j][i];
+						double q = F / yuv_ref_quant(quality, p, v * 8 + u);
+						blk[v * 8 + u] = (short)(q < 0 ? -floor(-q + 0.5) : floor(q + 0.5));
+					}
+			}
+	return 0;
+}

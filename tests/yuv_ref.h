@@ -23,4 +23,13 @@ int yuv_ref_from_image(const struct image *img, int gray, int sub_x, int sub_y, 
 int yuv_ref_add_exif(const unsigned char *jpeg, size_t len, int o, unsigned char **out,
                      size_t *out_len);
 
+/* The quantisation table entry i (natural order) at quality 1-100: luma (chroma 0) or chroma,
+ * from ITU T.81 Annex K scaled as the IJG encoder scales it. */
+int yuv_ref_quant(int quality, int chroma, int i);
+
+/* Sample planes -> their JPEG quantised DCT coefficients at quality (yuv_image_layout_dct;
+ * *out allocated): blocks past a plane repeat its edge samples, level shift -128, the DCT-II in
+ * double, divided by yuv_ref_quant and rounded half away from zero. 0 or an image_error. */
+int yuv_ref_dct(const struct yuv_image *planes, int quality, struct yuv_image *out);
+
 #endif
