@@ -191,7 +191,11 @@
 	 "FFTBLOOM_LEND_PLANES", C(lend_planes)},                                                 \
 	{"jpeg-planes", OPT_BOOL, 0, 1, "true", NULL,                                             \
 	 "JPEG frames cross to the GPU and back as YUV planes (colour conversion on the GPU)",    \
-	 "FFTBLOOM_JPEG_PLANES", C(jpeg_planes)}
+	 "FFTBLOOM_JPEG_PLANES", C(jpeg_planes)},                                                 \
+	{"jpeg-gpu-dct", OPT_BOOL, 0, 1, "true", NULL,                                            \
+	 "a JPEG answer's forward DCT and quantisation run on the GPU too, leaving the codec "    \
+	 "thread only libjpeg's entropy coding (with --jpeg-planes)",                             \
+	 "FFTBLOOM_JPEG_GPU_DCT", C(jpeg_gpu_dct)}
 
 const struct opt_def config_table[] = {
 	GPU_OPTS(struct config, gpu.),

@@ -84,6 +84,7 @@ struct config {
 	int jpeg_planes;               /* 1: JPEG in and out as YUV planes, converted on the GPU */
 	int persistent_map;            /* 1: planes through persistently mapped buffers */
 	int lend_planes;               /* 1: answers' planes encoded from the GPU's mapped buffer */
+	int jpeg_gpu_dct;              /* 1: answers' DCT and quantisation on the GPU (planes on) */
 };
 
 extern const struct opt_def config_table[];

@@ -569,6 +569,91 @@ static void test_jpeg_yuv(void **state)
 		}
 }
 
+/* Coefficient planes (yuv_image_layout_dct): the quantisation tables are ITU T.81 Annex K's
+ * scaled as the IJG encoder scales them (independent reference: tests/yuv_ref.c), at every
+ * quality; the layout is whole MCUs; coefficients computed by the double-precision reference
+ * from planes encode to a JPEG that decodes to the same size and subsampling within 0.1 dB PSNR
+ * of libjpeg-turbo's own encode of those planes (a CPU DCT against libjpeg's, so the
+ * entropy-coding path is checked apart from the GPU); a quality other than the coefficients',
+ * a layout that is not theirs, and qualities past 1-100 are refused. */
+static void test_jpeg_dct(void **state)
+{
+	(void)state;
+	unsigned short lt[64], ct[64];
+	for (int q = 1; q <= 100; q++) {
+		assert_int_equal(image_jpeg_quant_tables(q, lt, ct), 0);
+		for (int i = 0; i < 64; i++)
+			if (lt[i] != yuv_ref_quant(q, 0, i) || ct[i] != yuv_ref_quant(q, 1, i))
+				fail_msg("quality %d entry %d: %u %u, Annex K scaled %d %d", q, i, lt[i], ct[i],
+				         yuv_ref_quant(q, 0, i), yuv_ref_quant(q, 1, i));
+	}
+	assert_int_equal(image_jpeg_quant_tables(0, lt, ct), IMAGE_E_ARG);
+	assert_int_equal(image_jpeg_quant_tables(101, lt, ct), IMAGE_E_ARG);
+	struct yuv_image y;
+	assert_int_equal(yuv_image_layout_dct(&y, 33, 17, 0, 2, 2, 90), 0);
+	assert_int_equal(y.pw[0], 6), assert_int_equal(y.ph[0], 4);
+	assert_int_equal(y.pw[1], 3), assert_int_equal(y.ph[1], 2);
+	assert_int_equal(y.stride[0], 6 * 128);
+	assert_int_equal(y.bytes, (size_t)(24 + 6 + 6) * 128);
+	assert_int_equal(yuv_image_layout_dct(&y, 33, 17, 0, 1, 1, 0), IMAGE_E_ARG);
+	assert_int_equal(yuv_image_layout_dct(&y, 0, 17, 0, 1, 1, 90), IMAGE_E_EMPTY);
+	static const struct { int w, h, ch, sx, sy, q; } cases[] = {
+		{ 160, 96, 3, 1, 1, 90 }, { 160, 96, 3, 2, 2, 75 }, { 161, 97, 3, 1, 1, 75 }, { 161, 97, 3, 2, 2, 90 }, { 161, 97, 3, 2, 2, 75 }, { 150, 90, 3, 2, 1, 100 },
+		{ 150, 90, 3, 1, 2, 40 }, { 99, 70, 1, 1, 1, 90 }, { 3, 5, 3, 2, 2, 90 },
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct image img;
+		smooth_image(&img, cases[c].w, cases[c].h, cases[c].ch);
+		struct yuv_image planes, coef, back;
+		struct image_info info;
+		unsigned lost = 0;
+		char err[IMAGE_ERR_LEN];
+		int gray = cases[c].ch == 1;
+		assert_int_equal(yuv_ref_from_image(&img, gray, cases[c].sx, cases[c].sy, 0, &planes, &lost), 0);
+		assert_int_equal(yuv_ref_dct(&planes, cases[c].q, &coef), 0);
+		double p[2];
+		size_t n[2];
+		for (int k = 0; k < 2; k++) {
+			unsigned char *jpeg;
+			if (image_encode_jpeg_yuv(k ? &planes : &coef, cases[c].q, &jpeg, &n[k], err))
+				fail_msg("encode: %s", err);
+			assert_int_equal(image_decode_jpeg_yuv(jpeg, n[k], NULL, &back, &info, err), 0);
+			assert_int_equal(back.width, cases[c].w), assert_int_equal(back.height, cases[c].h);
+			assert_int_equal(back.gray, gray);
+			assert_int_equal(back.sub_x, planes.sub_x), assert_int_equal(back.sub_y, planes.sub_y);
+			assert_int_equal(back.bytes, planes.bytes);
+			double se = 0;
+			size_t ns = 0;
+			for (int q = 0; q < (gray ? 1 : 3); q++)
+				for (int j = 0; j < planes.ph[q]; j++)
+					for (int i = 0; i < planes.pw[q]; i++, ns++) {
+						size_t at = planes.offset[q] + (size_t)j * planes.stride[q] + i;
+						se += (double)(back.data[at] - planes.data[at]) * (back.data[at] - planes.data[at]);
+					}
+			p[k] = se ? 10 * log10(255.0 * 255.0 * (double)ns / se) : 99;
+			yuv_image_free(&back);
+			free(jpeg);
+		}
+		print_message("coefficients %dx%d sub %dx%d q %d: %.2f dB (%zu bytes), libjpeg %.2f dB "
+		              "(%zu bytes)\n", cases[c].w, cases[c].h, cases[c].sx, cases[c].sy,
+		              cases[c].q, p[0], n[0], p[1], n[1]);
+		if (p[0] < p[1] - 0.1)
+			fail_msg("%.3f dB against libjpeg's %.3f", p[0], p[1]);
+		/* refused: another quality, a layout that is not the coefficients' */
+		unsigned char *jpeg = NULL;
+		size_t len = 0;
+		assert_int_equal(image_encode_jpeg_yuv(&coef, cases[c].q == 90 ? 80 : 90, &jpeg, &len, err),
+		                 IMAGE_E_ARG);
+		coef.bytes -= 128;
+		assert_int_equal(image_encode_jpeg_yuv(&coef, cases[c].q, &jpeg, &len, err), IMAGE_E_ARG);
+		assert_null(jpeg);
+		coef.bytes += 128;
+		yuv_image_free(&coef);
+		yuv_image_free(&planes);
+		image_free(&img);
+	}
+}
+
 /* What the planes cannot carry is refused as unsupported (the caller falls back to the full
  * decode); bad input fails as in image_decode and leaves nothing allocated. */
 static void test_jpeg_yuv_errors(void **state)
@@ -1118,6 +1203,7 @@ int main(void)
 		cmocka_unit_test(test_jpeg_roundtrip),
 		cmocka_unit_test(test_jpeg_yuv),
 		cmocka_unit_test(test_jpeg_yuv_errors),
+		cmocka_unit_test(test_jpeg_dct),
 		cmocka_unit_test(test_exr_roundtrip),
 		cmocka_unit_test(test_hdr_roundtrip),
 		cmocka_unit_test(test_hdr_layouts),
