@@ -5,15 +5,21 @@
  * libjpeg-turbo alone (8-bit RGB decode + encode, same quality, 4:4:4, accurate DCT): the ceiling
  * if the float conversions cost nothing; and the planes path (decode to YUV planes, encode from
  * them: the daemon's --jpeg-planes, colour conversion and resampling left to the GPU), on one
- * thread and on every core at once. One result line (bench/bench_json.h), workload
- * codec.jpeg.SIZE, in the harness's e2e suite. */
+ * thread and on every core at once; and the same with the answer's DCT and quantisation left to
+ * the GPU too (--jpeg-gpu-dct: the encode is libjpeg's entropy coding of the coefficients), with
+ * libjpeg's own entropy decode of each frame to coefficients beside it (what a decode would cost
+ * with its IDCT on the GPU). One result line (bench/bench_json.h), workload codec.jpeg.SIZE, in
+ * the harness's e2e suite. */
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <turbojpeg.h>
 #include <unistd.h>
+
+#include <jpeglib.h>
 
 #include "bench/bench_json.h"
 #include "protocol/image.h"
@@ -29,6 +35,51 @@
 
 #define MAX_FILES 64
 
+struct jerr {
+	struct jpeg_error_mgr pub;
+	jmp_buf jb;
+};
+
+static void jerr_exit(j_common_ptr c)
+{
+	longjmp(((struct jerr *)c->err)->jb, 1);
+}
+
+/* A JPEG's quantised coefficients through libjpeg (jpeg_read_coefficients): copied into *out
+ * laid out as yuv_image_layout_dct at quality (the JPEG must be libjpeg's at that quality, 4:4:4
+ * or gray) when out is not NULL. 0, or -1 when libjpeg failed or the layout does not match. */
+static int read_coefs(const unsigned char *buf, size_t len, int quality, struct yuv_image *out)
+{
+	struct jpeg_decompress_struct di;
+	struct jerr e;
+	di.err = jpeg_std_error(&e.pub);
+	e.pub.error_exit = jerr_exit;
+	if (setjmp(e.jb)) {
+		jpeg_destroy_decompress(&di);
+		return -1;
+	}
+	jpeg_create_decompress(&di);
+	jpeg_mem_src(&di, buf, (unsigned long)len);
+	jpeg_read_header(&di, TRUE);
+	jvirt_barray_ptr *co = jpeg_read_coefficients(&di);
+	int rc = 0;
+	if (out) {
+		rc = yuv_image_layout_dct(out, (int)di.image_width, (int)di.image_height,
+		                          di.num_components == 1, 1, 1, quality) ||
+		     !(out->data = malloc(out->bytes)) ? -1 : 0;
+		for (int c = 0; !rc && c < di.num_components; c++)
+			for (int r = 0; r < out->ph[c]; r++) {
+				JBLOCKARRAY row = (*di.mem->access_virt_barray)((j_common_ptr)&di, co[c],
+				                                                 (JDIMENSION)r, 1, FALSE);
+				memcpy(out->data + out->offset[c] + (size_t)r * out->stride[c], row[0],
+				       (size_t)out->stride[c]);
+			}
+	}
+	jpeg_finish_decompress(&di);
+	jpeg_destroy_decompress(&di);
+	return rc;
+}
+
 /* The planes path on every core at once: each thread decodes and encodes the frames in turn
  * until the deadline; frames done over the time taken is what the cores give together (shared
  * caches, memory bandwidth, turbo and hyperthreads included, which one thread times N leave
@@ -38,6 +89,7 @@ struct par {
 	unsigned char *const *bufs;
 	const size_t *lens;
 	int nf, quality, first;
+	int dct; /* 1: the answer encoded from coefficients (--jpeg-gpu-dct) */
 	double until;
 	long frames;
 	int failed;
@@ -63,6 +115,20 @@ static void *par_main(void *arg)
 					yp.data[yp.offset[c] + (size_t)(c ? y / yp.sub_y : y) * yp.stride[c] +
 					        (c ? x / yp.sub_x : x)];
 	yuv_image_free(&yp);
+	if (p->dct) { /* the coefficients of the planes' own encode, made once */
+		unsigned char *j = NULL;
+		size_t jl = 0;
+		struct yuv_image co;
+		if (image_encode_jpeg_yuv(&op, p->quality, &j, &jl, err) ||
+		    read_coefs(j, jl, p->quality, &co)) {
+			free(j);
+			p->failed = 1;
+			return NULL;
+		}
+		free(j);
+		yuv_image_free(&op);
+		op = co;
+	}
 	for (int r = p->first; bench_now_s() < p->until; r++) {
 		int f = r % p->nf;
 		unsigned char *out = NULL;
@@ -143,7 +209,8 @@ int main(int argc, char **argv)
 		}
 	double *dec = malloc((size_t)runs * sizeof *dec), *enc = malloc((size_t)runs * sizeof *enc);
 	double *tot = malloc((size_t)runs * sizeof *tot);
-	if (!dec || !enc || !tot)
+	double *denc = malloc((size_t)runs * sizeof *denc), *cdec = malloc((size_t)runs * sizeof *cdec);
+	if (!dec || !enc || !tot || !denc || !cdec)
 		return 1;
 	struct image_encode_opts eo;
 	memset(&eo, 0, sizeof eo);
@@ -248,42 +315,68 @@ int main(int argc, char **argv)
 			fprintf(stderr, "codec_ceiling: planes encode: %s\n", err);
 			return 1;
 		}
+		/* the same answer from its coefficients (made from it outside the clock), and the
+		 * frame's own entropy decode to coefficients */
+		struct yuv_image co;
+		unsigned char *out2 = NULL;
+		size_t out2_len = 0;
+		if (read_coefs(out, out_len, quality, &co)) {
+			fprintf(stderr, "codec_ceiling: coefficients of the planes' encode\n");
+			return 1;
+		}
 		free(out);
+		double t4 = bench_now_s();
+		rc = image_encode_jpeg_yuv(&co, quality, &out2, &out2_len, err);
+		double t5 = bench_now_s();
+		yuv_image_free(&co);
+		free(out2);
+		if (rc || read_coefs(bufs[f], lens[f], quality, NULL)) {
+			fprintf(stderr, "codec_ceiling: coefficients: %s\n", rc ? err : "decode failed");
+			return 1;
+		}
+		double t6 = bench_now_s();
 		if (r >= warmup) {
 			dec[pdone] = (t1 - t0) * 1e3;
 			enc[pdone] = (t3 - t2) * 1e3;
+			denc[pdone] = (t5 - t4) * 1e3;
+			cdec[pdone] = (t6 - t5) * 1e3;
 			tot[pdone++] = (t1 - t0 + t3 - t2) * 1e3;
 		}
 	}
 	double pd = bench_median(dec, pdone), pe = bench_median(enc, pdone), pt = bench_median(tot, pdone);
+	double de = bench_median(denc, pdone), cd = bench_median(cdec, pdone);
 	yuv_image_free(&op);
 
-	/* the planes path on all cores at once, for a third of --max-seconds (1-10 s) */
-	double par_s = max_s / 3 < 1 ? 1 : max_s / 3 > 10 ? 10 : max_s / 3;
+	/* the planes path on all cores at once, for a third of --max-seconds (1-10 s) each: the
+	 * answer encoded from planes, then from coefficients */
+	double par_s = max_s / 3 < 1 ? 1 : max_s / 3 > 10 ? 10 : max_s / 3, par_fps[2];
 	struct par *pp = calloc((size_t)cores, sizeof *pp);
 	if (!pp)
 		return 1;
-	double tp0 = bench_now_s();
-	long started = 0, par_frames = 0;
-	for (long i = 0; i < cores; i++) {
-		pp[i] = (struct par){.bufs = bufs, .lens = lens, .nf = nf, .quality = quality,
-		                     .first = (int)(i % nf), .until = tp0 + par_s};
-		if (pthread_create(&pp[i].th, NULL, par_main, &pp[i]))
-			break;
-		started++;
+	for (int dct = 0; dct < 2; dct++) {
+		memset(pp, 0, (size_t)cores * sizeof *pp);
+		double tp0 = bench_now_s();
+		long started = 0, par_frames = 0;
+		for (long i = 0; i < cores; i++) {
+			pp[i] = (struct par){.bufs = bufs, .lens = lens, .nf = nf, .quality = quality,
+			                     .first = (int)(i % nf), .dct = dct, .until = tp0 + par_s};
+			if (pthread_create(&pp[i].th, NULL, par_main, &pp[i]))
+				break;
+			started++;
+		}
+		int par_failed = started < cores;
+		for (long i = 0; i < started; i++) {
+			pthread_join(pp[i].th, NULL);
+			par_frames += pp[i].frames;
+			par_failed |= pp[i].failed;
+		}
+		par_fps[dct] = par_frames / (bench_now_s() - tp0);
+		if (par_failed) {
+			fprintf(stderr, "codec_ceiling: the planes path on %ld threads failed\n", cores);
+			return 1;
+		}
 	}
-	int par_failed = started < cores;
-	for (long i = 0; i < started; i++) {
-		pthread_join(pp[i].th, NULL);
-		par_frames += pp[i].frames;
-		par_failed |= pp[i].failed;
-	}
-	double par_fps = par_frames / (bench_now_s() - tp0);
 	free(pp);
-	if (par_failed) {
-		fprintf(stderr, "codec_ceiling: the planes path on %ld threads failed\n", cores);
-		return 1;
-	}
 	tjDestroy(td);
 	tjDestroy(tc);
 	free(rgb);
@@ -317,7 +410,12 @@ int main(int argc, char **argv)
 	bench_metric(&l, "planes_decode_ms", pd);
 	bench_metric(&l, "planes_encode_ms", pe);
 	bench_metric(&l, "planes_fps", 1e3 / pt * (double)cores);
-	bench_metric(&l, "planes_parallel_fps", par_fps);
+	bench_metric(&l, "planes_parallel_fps", par_fps[0]);
+	bench_metric(&l, "dct_encode_ms", de);
+	bench_metric(&l, "dct_ms", pd + de);
+	bench_metric(&l, "dct_fps", 1e3 / (pd + de) * (double)cores);
+	bench_metric(&l, "dct_parallel_fps", par_fps[1]);
+	bench_metric(&l, "coef_decode_ms", cd);
 	bench_metric(&l, "turbojpeg_ms", mtj);
 	bench_metric(&l, "turbojpeg_fps", 1e3 / mtj * (double)cores);
 	bench_detail_str(&l, "image", image);
@@ -338,11 +436,17 @@ int main(int argc, char **argv)
 	fprintf(stderr, "  planes (--jpeg-planes: decode to YUV %.2f + encode 4:4:4 YUV %.2f ms): %.2f ms "
 	        "a frame -> %.1f frames/s on %ld cores\n", pd, pe, pt, 1e3 / pt * (double)cores, cores);
 	fprintf(stderr, "  planes on %ld threads at once: %.1f frames/s (%.0f%% of one thread times "
-	        "%ld)\n", cores, par_fps, 100 * par_fps / (1e3 / pt * (double)cores), cores);
+	        "%ld)\n", cores, par_fps[0], 100 * par_fps[0] / (1e3 / pt * (double)cores), cores);
+	fprintf(stderr, "  --jpeg-gpu-dct (decode to YUV %.2f + entropy-code coefficients %.2f ms): "
+	        "%.2f ms a frame -> %.1f frames/s on %ld cores; %.1f frames/s on %ld threads at once\n",
+	        pd, de, pd + de, 1e3 / (pd + de) * (double)cores, cores, par_fps[1], cores);
+	fprintf(stderr, "  entropy decode to coefficients alone (an IDCT on the GPU): %.2f ms\n", cd);
 	for (int i = 0; i < nf; i++)
 		free(bufs[i]);
 	free(dec);
 	free(enc);
 	free(tot);
+	free(denc);
+	free(cdec);
 	return 0;
 }
