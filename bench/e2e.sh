@@ -205,8 +205,15 @@ for planes in $E2E_PLANES; do
 		emit "$cl"
 	fi
 	ceiling_fps=$(echo "$cl" | jget fps)
-	planes_ceiling_fps=$(echo "$cl" | jget planes_fps)
-	parallel_ceiling_fps=$(echo "$cl" | jget planes_parallel_fps)
+	# the ceiling of the path the daemon runs: the answers' DCT on the GPU (--jpeg-gpu-dct, the
+	# default: codec_ceiling's dct_*) unless it was turned off (planes_*)
+	path=dct
+	case " $* " in *" --jpeg-gpu-dct=false "* | *" --jpeg-gpu-dct false "*) path=planes ;; esac
+	[ "${FFTBLOOM_JPEG_GPU_DCT:-true}" = false ] && path=planes
+	planes_ceiling_fps=$(echo "$cl" | jget ${path}_fps)
+	parallel_ceiling_fps=$(echo "$cl" | jget ${path}_parallel_fps)
+	[ -n "$planes_ceiling_fps" ] || planes_ceiling_fps=$(echo "$cl" | jget planes_fps)
+	[ -n "$parallel_ceiling_fps" ] || parallel_ceiling_fps=$(echo "$cl" | jget planes_parallel_fps)
 
 	# warm-up: every frame once, the plan and kernel spectrum built
 	"$loadgen" -c 2 -d 300 -n "$nframes" -t 120 -u "$(url)" $fargs >/dev/null 2>&1 || true
@@ -255,7 +262,8 @@ done
 			"$(echo "$l" | jget encode)"
 	done
 	echo "codec ceiling: $(echo "$cl" | jget ms) ms a frame on one core (decode $(echo "$cl" | jget decode_ms) + encode $(echo "$cl" | jget encode_ms)) -> $ceiling_fps frames/s on $cores cores"
-	echo "planes codec ceiling: $(echo "$cl" | jget planes_ms) ms a frame on one core -> $planes_ceiling_fps frames/s on $cores cores; on all cores at once $(echo "$cl" | jget planes_parallel_fps) frames/s"
+	echo "planes codec ceiling: $(echo "$cl" | jget planes_ms) ms a frame on one core -> $(echo "$cl" | jget planes_fps) frames/s on $cores cores; on all cores at once $(echo "$cl" | jget planes_parallel_fps) frames/s"
+	echo "with the answers' DCT on the GPU: $(echo "$cl" | jget dct_ms) ms a frame on one core -> $(echo "$cl" | jget dct_fps) frames/s on $cores cores; on all cores at once $(echo "$cl" | jget dct_parallel_fps) frames/s (the fractions are of the $path path's)"
 	printf '%-30s %-10s %10s %12s %13s %12s %14s\n' "first result" "variant" "ready_s" "first_ms" "start->1st_s" "second_ms" "after_idle_ms"
 	grep '"id":"e2e.first' "$E2E_OUT" | while IFS= read -r l; do
 		printf '%-30s %-10s %10s %12s %13s %12s %14s\n' "$(echo "$l" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" \

@@ -34,7 +34,7 @@
 #include "protocol/image.h"
 
 #define BLOOM_ERR_LEN 4096
-#define BLOOM_LEASES 16 /* result buffers a context lends at once at most (bloom_result.lend) */
+#define BLOOM_LEASES 32 /* result buffers a context lends at once at most (bloom_result.lend) */
 
 enum bloom_error {
 	BLOOM_OK = 0,

@@ -31,7 +31,9 @@
 #define B_PLANES 9
 #define B_FLAGS 11
 
-#define BLOOM_LEASE_BYTES (256u << 20)  /* lent buffers' mapped memory at most, together */
+#define BLOOM_LEASE_BYTES ((size_t)1 << 30) /* lent buffers' mapped memory at most, together: a
+                                           * result for each codec thread and frame in
+                                           * flight, 2160p coefficients (50 MB) included */
 #define BLOOM_DESTROY_WAIT_MS 60000     /* how long destroy waits for lent buffers to return */
 #define BLOOM_PRESETS 8                 /* generated built-in kernels kept */
 #define BLOOM_WANT_STEPS 64             /* idle steps (a program each) a wanted plan takes
