@@ -26,7 +26,7 @@
 
 struct bench_cli {
 	struct gpu_config gpu;
-	int runs, warmup, quick, repeat, verbose, list;
+	int runs, warmup, quick, repeat, verbose, list, probe, fft_threads;
 	double warm_seconds;
 	char suite[OPT_STR_MAX], only[OPT_STR_MAX], variant[OPT_STR_MAX], machine[OPT_STR_MAX];
 };
@@ -63,6 +63,14 @@ static const struct opt_def own_table[] = {
 	{"machine", OPT_STRING, 0, 0, "", NULL,
 	 "the machine's name in each line (the harness's results folder); empty: from the renderer "
 	 "(llvmpipe, h200, ...)", NULL, offsetof(struct bench_cli, machine)},
+	{"fft-probe", OPT_INT, 0, FFT_PROBE_COUNT - 1, "0", NULL,
+	 "the fft suite's shared-memory programs with a part left out, to time it (wrong results): "
+	 "1 only the loads and stores, 2 no butterflies, 3 twiddles without sin and cos, 4 no "
+	 "barriers, 5 twiddles as powers of one sin and cos; 0 the transform", NULL,
+	 offsetof(struct bench_cli, probe)},
+	{"fft-threads", OPT_INT, 0, 1024, "0", NULL,
+	 "the fft suite's invocations per signal, over the rules and the wisdom; 0: theirs", NULL,
+	 offsetof(struct bench_cli, fft_threads)},
 	{"verbose", OPT_BOOL, 0, 1, "false", NULL,
 	 "log at debug level on stderr: the FFT wisdom's measurement of every candidate shape", NULL,
 	 offsetof(struct bench_cli, verbose)},
@@ -228,8 +236,12 @@ static void warm_gpu(struct cli_gpu *g, double seconds)
 static void line_variant(const struct run_ctx *r, const struct workload *wl, char *buf, size_t len)
 {
 	const struct cachedir_paths *p = &r->g->paths;
-	snprintf(buf, len, "%s%s", wl->variant,
-	         p->named_wisdom ? "+wisdom" : p->no_wisdom ? "+builtin" : "");
+	int k = snprintf(buf, len, "%s%s", wl->variant,
+	                 p->named_wisdom ? "+wisdom" : p->no_wisdom ? "+builtin" : "");
+	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->probe)
+		k += snprintf(buf + k, len - (size_t)k, "+probe%d", r->c->probe);
+	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->fft_threads)
+		snprintf(buf + k, len - (size_t)k, "+t%d", r->c->fft_threads);
 }
 
 /* How a time was taken (enum gpu_timing), as the lines name it. */
@@ -272,7 +284,8 @@ static int bench_fft(struct run_ctx *r, const struct workload *wl)
 	struct cli_gpu *g = r->g;
 	struct gpu_timer *t = r->t;
 	int w = wl->w, h = wl->h;
-	struct fft_opts o = {.technique = wl->technique, .components = 2, .wisdom = g->wisdom};
+	struct fft_opts o = {.technique = wl->technique, .components = 2, .wisdom = g->wisdom,
+	                     .probe = c->probe, .threads = c->fft_threads};
 	struct fft *f;
 	char err[FFT_ERR_LEN];
 	if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {

@@ -35,6 +35,19 @@ enum fft_error {
 
 enum fft_axes { FFT_ROWS = 1, FFT_COLS = 2, FFT_BOTH = 3 };
 
+/* What a probe leaves out of a shared-technique program, each to isolate one factor of its
+ * time (bench/RESULTS.md, "The rows' time taken apart"). */
+enum fft_probe {
+	FFT_PROBE_NONE = 0,         /* the transform */
+	FFT_PROBE_COPY = 1,         /* the first pass's loads stored back: the memory traffic alone */
+	FFT_PROBE_NO_ARITHMETIC = 2,/* loads, shared-memory exchanges and stores, no butterflies */
+	FFT_PROBE_FAKE_TWIDDLES = 3,/* every butterfly, twiddles without sin and cos */
+	FFT_PROBE_NO_BARRIERS = 4,  /* every butterfly and exchange, no barrier between them */
+	FFT_PROBE_TWIDDLE_POWERS = 5,/* one sin and cos a butterfly, the other twiddles its powers
+	                                (a candidate: correct, less accurate) */
+	FFT_PROBE_COUNT
+};
+
 struct fft_opts {
 	int technique;   /* enum fft_technique: auto picks shared where the signal fits; blocked
 	                    applies to columns (signals_adjacent), and an axis of rows asked for it
@@ -48,6 +61,9 @@ struct fft_opts {
 	int signals;     /* blocked: signals per work group; 0: the plan's choice (64-byte rows) */
 	int pad_from;    /* fft_plan_opts.pad_from: 0, the measured rule (FFT_PAD_FROM); tests
 	                    lower it to run padded exchanges on small devices */
+	int probe;       /* a measuring instrument for the shared technique's programs (fftbloom
+	                    bench --fft-probe), enum fft_probe; 0 in the product: every other value
+	                    gives wrong results */
 	struct fft_wisdom *wisdom; /* with technique auto: the shape measured fastest (measuring
 	                              the candidates on first use of a shape), or NULL */
 };

@@ -20,6 +20,7 @@ struct fft_key {
 	int sweep_len, sweep_count, inplace;
 	int bank_pad;  /* the plan's padding period */
 	unsigned pads; /* bit i: the exchange after pass i is padded */
+	int probe;     /* fft_opts.probe */
 };
 
 /* ---- text helpers for the #define preamble ---- */
@@ -118,10 +119,16 @@ static int get_prog(struct program_cache *pc, const char *name, const struct fft
  * .zw, when SPLIT; at the padded index where the plan pads). With conv the forward passes are
  * followed by the inverse ones, with the spectrum multiply while the forward result sits in
  * shared memory in natural order (never padded). */
-static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv)
+static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int probe)
 {
 	int n = p->npasses, total = conv ? 2 * n : n;
+	const char *bar = probe == FFT_PROBE_NO_BARRIERS ? "" : "barrier(); ";
 	sbf(b, "#define FFT_SEQUENCE ");
+	if (probe == FFT_PROBE_COPY) { /* the first pass's loads, stored back where they came from */
+		sbf(b, "load_global_r%d(); barrier(); store_global_r%d(%du);\n", p->pass[0].radix,
+		    p->pass[0].radix, p->m / p->pass[0].radix);
+		return;
+	}
 	for (int i = 0; i < total; i++) {
 		const struct fft_pass *cur = &p->pass[i % n];
 		if (i == 0) {
@@ -130,18 +137,18 @@ static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv)
 			const struct fft_pass *prev = &p->pass[(i - 1) % n];
 			int mult = conv && i == n, pad = prev->pad && !mult;
 			for (int part = p->split ? 1 : 0; part <= (p->split ? 2 : 0); part++) {
-				sbf(b, "store_shared_r%d(%du, %d, %d); barrier(); ", prev->radix, prev->ns, part,
-				    pad);
+				sbf(b, "store_shared_r%d(%du, %d, %d); %s", prev->radix, prev->ns, part, pad, bar);
 				if (mult)
-					sbf(b, "conv_multiply(%d); barrier(); ", part);
-				sbf(b, "load_shared_r%d(%d, %d); barrier(); ", cur->radix, part, pad);
+					sbf(b, "conv_multiply(%d); %s", part, bar);
+				sbf(b, "load_shared_r%d(%d, %d); %s", cur->radix, part, pad, bar);
 			}
 			if (mult)
 				sbf(b, "SIGN = 1.0; ");
 		}
 		if (total == 1)
 			sbf(b, "barrier(); ");
-		sbf(b, "compute_r%d(%du); ", cur->radix, cur->ns);
+		if (probe != FFT_PROBE_NO_ARITHMETIC)
+			sbf(b, "compute_r%d(%du); ", cur->radix, cur->ns);
 	}
 	const struct fft_pass *last = &p->pass[(total - 1) % n];
 	sbf(b, "store_global_r%d(%du);\n", last->radix, last->ns);
@@ -182,6 +189,7 @@ int fft_prog_shared(struct program_cache *pc, const struct fft_plan *p, const st
 	key.norm_forward = o->norm_forward;
 	key.mode = conv ? 1 + kgray : 0;
 	key.bank_pad = p->bank_pad;
+	key.probe = o->probe;
 	for (int i = 0; i < p->npasses; i++)
 		key.pads |= p->pass[i].pad ? 1u << i : 0;
 	struct sb b = {0};
@@ -199,10 +207,11 @@ int fft_prog_shared(struct program_cache *pc, const struct fft_plan *p, const st
 	sbf(&b, "#define N %d\n#define NSIG %d\n#define NTHR %d\n#define VREGS %d\n#define SPLIT %d\n"
 	        "#define SCALE %s\n#define KGRAY %d\n",
 	    p->m, p->signals, p->threads, vregs, p->split, scale_text(sc, sizeof sc, scale), kgray);
-	sbf(&b, "#define S_ELEMS %d\n#define SPAD_LOG %d\n", p->shared_bytes / elem, p->bank_pad);
+	sbf(&b, "#define S_ELEMS %d\n#define SPAD_LOG %d\n#define FFT_PROBE %d\n",
+	    p->shared_bytes / elem, p->bank_pad, o->probe);
 	for (int r = 2; r <= FFT_MAX_RADIX; r++)
 		sbf(&b, "#define USE_R%d %d\n", r, used[r]);
-	gen_sequence(&b, p, conv);
+	gen_sequence(&b, p, conv, o->probe);
 	return get_prog(pc, "fft_common+fft_shared", &key, &b, out, err);
 }
 

@@ -57,12 +57,39 @@ T mul_i(T a) { return vec2(-a.y, a.x); }
 // times exp(SIGN * i * pi / 2): -i forward, +i inverse
 T mul_si(T a) { return SIGN * mul_i(a); }
 
+// FFT_PROBE (fft_opts.probe, a measuring instrument; 0 in the product): 3 the twiddles are a
+// cheap non-constant stand-in for sin and cos (wrong results), 5 each butterfly takes one sin
+// and cos and the other twiddles as its powers.
+#ifndef FFT_PROBE
+#define FFT_PROBE 0
+#endif
+
 // w^(r*k) for the pass with stride ns and radix rad.
 vec2 twiddle(uint r, uint k, uint ns, uint rad)
 {
 	float a = SIGN * TWO_PI * float(r * k) / float(ns * rad);
+#if FFT_PROBE == 3
+	return vec2(1.0 - a * 1e-7, a * 1e-7);
+#else
 	return vec2(cos(a), sin(a));
+#endif
 }
+
+// x[r] = v[base + r] * w^(r*k), r = 1..R-1 (x[0] is the caller's).
+#if FFT_PROBE == 5
+#define TWIDDLE_INPUTS(x, v, base, k, ns, R)                                                  \
+	{                                                                                         \
+		vec2 w1_ = twiddle(1u, k, ns, R), w_ = w1_;                                           \
+		for (uint r = 1u; r < R; r++) {                                                       \
+			x[r] = cmul(v[base + r], w_);                                                     \
+			w_ = cm2(w_, w1_);                                                                \
+		}                                                                                     \
+	}
+#else
+#define TWIDDLE_INPUTS(x, v, base, k, ns, R)                                                  \
+	for (uint r = 1u; r < R; r++)                                                             \
+		x[r] = cmul(v[base + r], twiddle(r, k, ns, R));
+#endif
 
 // ---- butterflies: x[0..R) in place, natural order in and out ----
 void bfly2(inout T x[2])

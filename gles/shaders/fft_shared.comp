@@ -70,8 +70,7 @@ void COMPUTE(uint ns)                                                           
 			uint k = j % ns;                                                              \
 			T x[R];                                                                       \
 			x[0] = v[q * R];                                                              \
-			for (uint r = 1u; r < R; r++)                                                 \
-				x[r] = cmul(v[q * R + r], twiddle(r, k, ns, R));                          \
+			TWIDDLE_INPUTS(x, v, q * R, k, ns, R)                                         \
 			BFLY(x);                                                                      \
 			for (uint r = 0u; r < R; r++)                                                 \
 				v[q * R + r] = x[r];                                                      \

@@ -559,6 +559,68 @@ static void check_opts(int n, int count, int adjacent, const struct fft_opts *o,
 	assert_true(ok);
 }
 
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The measuring probes (fft_opts.probe, fftbloom bench --fft-probe) do what they say: the copy
+ * probe gives the input back bit for bit, the probe without butterflies only moves the values
+ * (the output sorted is the input sorted), the twiddle-powers candidate is a transform within
+ * the tolerance, and the probes that are wrong by design run. Rows of mixed-radix lengths in
+ * shared memory, vec2 and vec4, forward and inverse. */
+static void test_probes(void **state)
+{
+	(void)state;
+	static const int lens[] = {60, 64, 243, 1000};
+	for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+		for (int comps = 2; comps <= 4; comps += 2) {
+			int n = lens[li], count = 5;
+			size_t floats = (size_t)n * count * comps;
+			float *x = malloc(floats * sizeof *x), *y = malloc(floats * sizeof *y);
+			tu_fill_f32(x, floats, -1, 1);
+			for (int probe = FFT_PROBE_COPY; probe < FFT_PROBE_COUNT; probe++) {
+				if (probe == FFT_PROBE_TWIDDLE_POWERS) {
+					struct fft_opts o = {.technique = FFT_TECH_SHARED, .components = comps,
+					                     .probe = probe};
+					check_opts(n, count, 0, &o, 0, "shared", NULL);
+					check_opts(n, count, 0, &o, 1, "shared", NULL);
+					continue;
+				}
+				struct fft_opts o = {.technique = FFT_TECH_SHARED, .components = comps,
+				                     .probe = probe};
+				struct fft_axis *a;
+				char err[FFT_ERR_LEN];
+				int rc = fft_axis_create(g_pc, g_info, n, 0, (size_t)n * count, count, &o, NULL,
+				                         &a, err);
+				if (rc)
+					printf("probe %d, n=%d: %s\n", probe, n, err);
+				assert_int_equal(rc, 0);
+				GLuint b = upload(x, floats);
+				assert_int_equal(fft_axis_execute(a, b, 0, (size_t)n, 1, count, 0), 0);
+				download(b, y, floats);
+				glDeleteBuffers(1, &b);
+				fft_axis_destroy(a);
+				if (probe == FFT_PROBE_COPY) {
+					assert_memory_equal(x, y, floats * sizeof *x);
+				} else if (probe == FFT_PROBE_NO_ARITHMETIC) {
+					float *xs = malloc(floats * sizeof *xs);
+					memcpy(xs, x, floats * sizeof *xs);
+					qsort(xs, floats, sizeof *xs, cmp_float);
+					qsort(y, floats, sizeof *y, cmp_float);
+					int same = !memcmp(xs, y, floats * sizeof *xs);
+					if (!same)
+						printf("probe %d, n=%d vec%d: not a permutation of the input\n", probe, n,
+						       comps);
+					free(xs);
+					assert_true(same);
+				}
+			}
+			free(x), free(y);
+		}
+}
+
 static void test_blocked_columns(void **state)
 {
 	(void)state;
@@ -814,6 +876,7 @@ int main(void)
 		cmocka_unit_test(test_rule_choices),
 		cmocka_unit_test(test_padded),
 		cmocka_unit_test(test_pad_keys),
+		cmocka_unit_test(test_probes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
