@@ -46,9 +46,10 @@ static void jerr_exit(j_common_ptr c)
 }
 
 /* A JPEG's quantised coefficients through libjpeg (jpeg_read_coefficients): copied into *out
- * laid out as yuv_image_layout_dct at quality (the JPEG must be libjpeg's at that quality, 4:4:4
- * or gray) when out is not NULL. 0, or -1 when libjpeg failed or the layout does not match. */
-static int read_coefs(const unsigned char *buf, size_t len, int quality, struct yuv_image *out)
+ * laid out as yuv_image_layout_dct at quality and chroma subsampling sub x sub (the JPEG must
+ * be libjpeg's at those, or gray) when out is not NULL. 0, or -1 when libjpeg failed or the layout does not match. */
+static int read_coefs(const unsigned char *buf, size_t len, int quality, int sub,
+                      struct yuv_image *out)
 {
 	struct jpeg_decompress_struct di;
 	struct jerr e;
@@ -65,7 +66,7 @@ static int read_coefs(const unsigned char *buf, size_t len, int quality, struct 
 	int rc = 0;
 	if (out) {
 		rc = yuv_image_layout_dct(out, (int)di.image_width, (int)di.image_height,
-		                          di.num_components == 1, 1, 1, quality) ||
+		                          di.num_components == 1, sub, sub, quality) ||
 		     !(out->data = malloc(out->bytes)) ? -1 : 0;
 		for (int c = 0; !rc && c < di.num_components; c++)
 			for (int r = 0; r < out->ph[c]; r++) {
@@ -80,6 +81,23 @@ static int read_coefs(const unsigned char *buf, size_t len, int quality, struct 
 	return rc;
 }
 
+/* Fills op (colour planes at op's subsampling) from decoded planes yp: each sample from the one
+ * that covers it (outside the clocks: the GPU resamples in the daemon). */
+static void fill_planes(struct yuv_image *op, const struct yuv_image *yp)
+{
+	for (int c = 0; c < 3; c++)
+		for (int y = 0; y < op->ph[c]; y++)
+			for (int x = 0; x < op->pw[c]; x++) {
+				int sy = c ? y * op->sub_y / yp->sub_y : y, sx = c ? x * op->sub_x / yp->sub_x : x;
+				if (sy >= yp->ph[c])
+					sy = yp->ph[c] - 1;
+				if (sx >= yp->pw[c])
+					sx = yp->pw[c] - 1;
+				op->data[op->offset[c] + (size_t)y * op->stride[c] + x] =
+					yp->data[yp->offset[c] + (size_t)sy * yp->stride[c] + sx];
+			}
+}
+
 /* The planes path on every core at once: each thread decodes and encodes the frames in turn
  * until the deadline; frames done over the time taken is what the cores give together (shared
  * caches, memory bandwidth, turbo and hyperthreads included, which one thread times N leave
@@ -88,7 +106,7 @@ struct par {
 	pthread_t th;
 	unsigned char *const *bufs;
 	const size_t *lens;
-	int nf, quality, first;
+	int nf, quality, first, sub;
 	int dct; /* 1: the answer encoded from coefficients (--jpeg-gpu-dct) */
 	double until;
 	long frames;
@@ -98,29 +116,24 @@ struct par {
 static void *par_main(void *arg)
 {
 	struct par *p = arg;
-	/* the planes encoded: the thread's first frame at 4:4:4, made once (as the single-thread
-	 * path makes them outside its clock) */
+	/* the planes encoded: the thread's first frame at the answers' subsampling, made once (as
+	 * the single-thread path makes them outside its clock) */
 	struct yuv_image yp, op;
 	struct image_info info;
 	char err[IMAGE_ERR_LEN];
 	if (image_decode_jpeg_yuv(p->bufs[p->first], p->lens[p->first], NULL, &yp, &info, err) ||
-	    yuv_image_alloc(&op, yp.width, yp.height, yp.gray, 1, 1)) {
+	    yp.gray || yuv_image_alloc(&op, yp.width, yp.height, 0, p->sub, p->sub)) {
 		p->failed = 1;
 		return NULL;
 	}
-	for (int c = 0; c < (yp.gray ? 1 : 3); c++)
-		for (int y = 0; y < yp.height; y++)
-			for (int x = 0; x < yp.width; x++)
-				op.data[op.offset[c] + (size_t)y * op.stride[c] + x] =
-					yp.data[yp.offset[c] + (size_t)(c ? y / yp.sub_y : y) * yp.stride[c] +
-					        (c ? x / yp.sub_x : x)];
+	fill_planes(&op, &yp);
 	yuv_image_free(&yp);
 	if (p->dct) { /* the coefficients of the planes' own encode, made once */
 		unsigned char *j = NULL;
 		size_t jl = 0;
 		struct yuv_image co;
 		if (image_encode_jpeg_yuv(&op, p->quality, &j, &jl, err) ||
-		    read_coefs(j, jl, p->quality, &co)) {
+		    read_coefs(j, jl, p->quality, p->sub, &co)) {
 			free(j);
 			p->failed = 1;
 			return NULL;
@@ -151,16 +164,17 @@ static void *par_main(void *arg)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: codec_ceiling [--runs N] [--warmup N] [--max-seconds S] [--quality Q]\n"
-	           "                     [--cores N] [--label TEXT] [--suite NAME] [--machine NAME]\n"
-	           "                     FRAME.jpg [FRAME.jpg ...]\n"
+	           "                     [--subsampling 444|420] [--cores N] [--label TEXT]\n"
+	           "                     [--suite NAME] [--machine NAME] FRAME.jpg [FRAME.jpg ...]\n"
 	           "JPEG decode + encode per frame on one thread (median); a result line on stdout, a\n"
-	           "line on stderr. --cores defaults to the online CPUs; --suite (e2e) and --machine\n"
-	           "(from the CPU's name) go into the line.\n");
+	           "line on stderr. --subsampling: the answers' chroma (fftbloomd --jpeg-subsampling) on\n"
+	           "the planes and coefficient paths; --cores defaults to the online CPUs; --suite (e2e)\n"
+	           "and --machine (from the CPU's name) go into the line.\n");
 }
 
 int main(int argc, char **argv)
 {
-	int runs = 30, warmup = 3, quality = 90;
+	int runs = 30, warmup = 3, quality = 90, sub = 1;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	double max_s = 20;
 	const char *label = "", *suite = "e2e", *machine = NULL;
@@ -174,6 +188,8 @@ int main(int argc, char **argv)
 			warmup = atoi(argv[++i]);
 		else if (!strcmp(a, "--quality") && v)
 			quality = atoi(argv[++i]);
+		else if (!strcmp(a, "--subsampling") && v && (!strcmp(v, "444") || !strcmp(v, "420")))
+			sub = !strcmp(argv[++i], "420") ? 2 : 1;
 		else if (!strcmp(a, "--cores") && v)
 			cores = atol(argv[++i]);
 		else if (!strcmp(a, "--max-seconds") && v)
@@ -280,11 +296,11 @@ int main(int argc, char **argv)
 	}
 	double mtj = bench_median(tot, tdone);
 
-	/* the planes path (--jpeg-planes): decode to YUV planes, encode 4:4:4 planes (the daemon's
-	 * default answer); colour conversion and resampling are the GPU's. The planes encoded are
-	 * the frame's own, chroma repeated to 4:4:4 outside the clock. */
+	/* the planes path (--jpeg-planes): decode to YUV planes, encode planes at the answers'
+	 * subsampling (4:4:4: the daemon's default answer); colour conversion and resampling are
+	 * the GPU's. The planes encoded are the frame's own, resampled outside the clock. */
 	struct yuv_image op;
-	if (yuv_image_alloc(&op, w, h, 0, 1, 1))
+	if (yuv_image_alloc(&op, w, h, 0, sub, sub))
 		return 1;
 	int pdone = 0;
 	for (int r = 0; r < warmup + done; r++) {
@@ -301,12 +317,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "codec_ceiling: planes of %s: %s\n", paths[f], rc ? err : "not colour");
 			return 1;
 		}
-		for (int p = 0; p < 3; p++)
-			for (int y = 0; y < h; y++)
-				for (int x = 0; x < w; x++)
-					op.data[op.offset[p] + (size_t)y * op.stride[p] + x] =
-						yp.data[yp.offset[p] + (size_t)(p ? y / yp.sub_y : y) * yp.stride[p] +
-						        (p ? x / yp.sub_x : x)];
+		fill_planes(&op, &yp);
 		yuv_image_free(&yp);
 		double t2 = bench_now_s();
 		rc = image_encode_jpeg_yuv(&op, quality, &out, &out_len, err);
@@ -320,7 +331,7 @@ int main(int argc, char **argv)
 		struct yuv_image co;
 		unsigned char *out2 = NULL;
 		size_t out2_len = 0;
-		if (read_coefs(out, out_len, quality, &co)) {
+		if (read_coefs(out, out_len, quality, sub, &co)) {
 			fprintf(stderr, "codec_ceiling: coefficients of the planes' encode\n");
 			return 1;
 		}
@@ -330,7 +341,7 @@ int main(int argc, char **argv)
 		double t5 = bench_now_s();
 		yuv_image_free(&co);
 		free(out2);
-		if (rc || read_coefs(bufs[f], lens[f], quality, NULL)) {
+		if (rc || read_coefs(bufs[f], lens[f], quality, sub, NULL)) {
 			fprintf(stderr, "codec_ceiling: coefficients: %s\n", rc ? err : "decode failed");
 			return 1;
 		}
@@ -359,7 +370,7 @@ int main(int argc, char **argv)
 		long started = 0, par_frames = 0;
 		for (long i = 0; i < cores; i++) {
 			pp[i] = (struct par){.bufs = bufs, .lens = lens, .nf = nf, .quality = quality,
-			                     .first = (int)(i % nf), .dct = dct, .until = tp0 + par_s};
+			                     .sub = sub, .first = (int)(i % nf), .dct = dct, .until = tp0 + par_s};
 			if (pthread_create(&pp[i].th, NULL, par_main, &pp[i]))
 				break;
 			started++;
@@ -422,6 +433,7 @@ int main(int argc, char **argv)
 	bench_detail_str(&l, "label", label);
 	bench_detail_num(&l, "channels", ch);
 	bench_detail_num(&l, "quality", quality);
+	bench_detail_str(&l, "subsampling", sub == 2 ? "420" : "444");
 	bench_detail_num(&l, "frames", nf);
 	bench_detail_num(&l, "runs", done);
 	bench_detail_num(&l, "cores", (double)cores);

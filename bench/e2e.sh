@@ -199,9 +199,13 @@ for planes in $E2E_PLANES; do
 	start_daemon "$tmp/load.log" "$@" --program-cache "$cache" --jpeg-planes="$planes"
 	variant=$(variant_of "$planes")
 
-	# the codec ceiling of this host on the same frames, measured once with the daemon idle
+	# the codec ceiling of this host on the same frames, measured once with the daemon idle, at
+	# the answers' chroma subsampling
 	if [ -z "$cl" ]; then
-		cl=$("$ceiling" --max-seconds 10 --label "$E2E_SIZE" --suite e2e --machine "$machine" $frames 2>/dev/null)
+		sub=${FFTBLOOM_JPEG_SUBSAMPLING:-444}
+		case " $* " in *" --jpeg-subsampling 420 "* | *" --jpeg-subsampling=420 "*) sub=420 ;; esac
+		cl=$("$ceiling" --max-seconds 10 --subsampling "$sub" --label "$E2E_SIZE" --suite e2e \
+			--machine "$machine" $frames 2>/dev/null)
 		emit "$cl"
 	fi
 	ceiling_fps=$(echo "$cl" | jget fps)
