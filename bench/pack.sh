@@ -12,9 +12,9 @@
 #                    remote_env.sh unpacks them on a host that has none
 #   OUT/tests/       the test binaries (those built: make tests)
 #   OUT/bench/       the harness: run.sh, remote_env.sh, e2e.sh, fast_default.sh, rows_probe.sh,
-#                    conv_bench.sh, the peers and their sources (peer_vkfft.cu with bench_json.[ch]), README.md, the e2e
-#                    frames (bench/frames: make bench-frames) and the FFT wisdom files of
-#                    bench/results/*/
+#                    conv_bench.sh, the peers and their sources (peer_vkfft.cu with
+#                    bench_json.[ch]), README.md, the e2e frames (bench/frames: make
+#                    bench-frames) and the FFT wisdom files of bench/results/*/
 #   OUT/vkfft/       VkFFT's headers, when VKFFT_DIR names a checkout (not part of this
 #                    repository; the peers suite builds bench/peer_vkfft.cu against them there)
 #   OUT/COMMIT       the binaries' commit
