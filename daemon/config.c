@@ -112,6 +112,11 @@
 	{"warm-sizes", OPT_STRING, 0, 0, "", NULL,                                                \
 	 "image sizes WxH,WxH,... planned at start; ready only after", "FFTBLOOM_WARM_SIZES",     \
 	 C(warm_sizes)},                                                                          \
+	{"spare-plans", OPT_STRING, 0, 0, "auto", NULL,                                           \
+	 "image sizes WxH,... whose plans (the default kernel) are built in idle time after start, " \
+	 "for frames of new sizes to borrow at once (--borrow-plans); auto: 1920x1080,3840x2160 "  \
+	 "on a GPU, none on a software renderer; \"\" none", "FFTBLOOM_SPARE_PLANS",              \
+	 C(spare_plans)},                                                                         \
 	{"kernel-dir", OPT_STRING, 0, 0, "", NULL,                                                \
 	 "folder of kernel images registered at start under their file names",                   \
 	 "FFTBLOOM_KERNEL_DIR", C(kernel_dir)},                                                   \

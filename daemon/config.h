@@ -58,6 +58,8 @@ struct config {
 	double heartbeat_timeout;      /* a GPU thread silent this long makes /readyz fail */
 	int retry_after;               /* Retry-After seconds on 503 */
 	char warm_sizes[OPT_STR_MAX];  /* "WxH,WxH": plans built before ready */
+	char spare_plans[OPT_STR_MAX]; /* "auto", "" or "WxH,WxH": plans built in idle time after
+	                                  start, for new sizes to borrow */
 	char kernel_dir[OPT_STR_MAX];  /* named kernels loaded at start */
 	int max_kernels;               /* named kernels held at most */
 	unsigned long long kernel_memory; /* bytes of named kernels' pixels held at most */

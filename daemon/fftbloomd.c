@@ -281,6 +281,12 @@ static int check_config(const struct config *cfg, int device_count, int *devices
 		snprintf(err, len, "%s", aerr);
 		return -1;
 	}
+	int spare[JOBS_MAX_WARM][2], nspare;
+	if (strcmp(cfg->spare_plans, "auto") &&
+	    api_parse_sizes(cfg->spare_plans, cfg->max_side, spare, JOBS_MAX_WARM, &nspare, aerr)) {
+		snprintf(err, len, "spare-plans: %s", aerr);
+		return -1;
+	}
 	if (*ndev * cfg->gpu_threads > JOBS_MAX_GPUS) {
 		snprintf(err, len, "%d devices x %d gpu-threads is more than %d GPU threads", *ndev,
 		         cfg->gpu_threads, JOBS_MAX_GPUS);

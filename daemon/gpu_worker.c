@@ -92,7 +92,7 @@ static void trim_programs(struct jobs *J, struct program_cache *pc, struct bloom
 static void gpu_warm(struct gpu *g, struct bloom_ctx *b)
 {
 	struct jobs *J = g->J;
-	if (!J->nwarm)
+	if (!J->nwarm && !J->cfg.borrow_plans)
 		return;
 	struct request req;
 	request_init(&req, REQUEST_BLOOM);
@@ -108,6 +108,32 @@ static void gpu_warm(struct gpu *g, struct bloom_ctx *b)
 			        J->warm[i][1], (clock_s() - t0) * 1e3);
 		pthread_mutex_lock(&J->lock);
 		g->heartbeat = clock_s();
+		pthread_mutex_unlock(&J->lock);
+	}
+	/* spare plans: queued for idle time, so that frames of new sizes borrow one at once; a
+	 * plan that cannot be built is logged and dropped there (never a failed warm-up) */
+	static const int auto_sizes[][2] = {{1920, 1080}, {3840, 2160}};
+	int n = J->spare_auto ? (g->software ? 0 : 2) : J->nspare;
+	char list[256] = "";
+	size_t used = 0;
+	for (int i = n - 1; !rc && J->cfg.borrow_plans && i >= 0; i--) { /* the first built first */
+		const int *s = J->spare_auto ? auto_sizes[i] : J->spare[i];
+		if (s[0] > J->cfg.max_side || s[1] > J->cfg.max_side ||
+		    bloom_want(b, s[0], s[1], k.width, k.height, p))
+			continue;
+		char one[32];
+		int m = snprintf(one, sizeof one, "%dx%d%s", s[0], s[1], used ? ", " : "");
+		if (m > 0 && used + (size_t)m < sizeof list) { /* listed in the order given */
+			memmove(list + m, list, used + 1);
+			memcpy(list, one, (size_t)m);
+			used += (size_t)m;
+		}
+	}
+	if (used) {
+		log_msg(LOG_INFO, "gpu %d: spare plans queued for idle time (new sizes borrow them): %s",
+		        g->id, list);
+		pthread_mutex_lock(&J->lock);
+		bloom_ctx_stats(b, &g->bs);
 		pthread_mutex_unlock(&J->lock);
 	}
 	image_free(&k);

@@ -536,6 +536,16 @@ int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
 	return 0;
 }
 
+int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
+               const struct bloom_params *p)
+{
+	int pw = bloom_padded_size(width + kernel_w - 1), ph = bloom_padded_size(height + kernel_h - 1);
+	if (width < 1 || height < 1 || kernel_w < 1 || kernel_h < 1 || pw < 1 || ph < 1)
+		return BLOOM_E_TOO_LARGE;
+	bloom_plan_want(b, pw, ph, p);
+	return 0;
+}
+
 int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p, char err[BLOOM_ERR_LEN])
 {

@@ -216,6 +216,13 @@ int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
                      const struct bloom_kernel *k, const struct bloom_params *p, int *known,
                      unsigned long long *key, char err[BLOOM_ERR_LEN]);
 
+/* Queues the plan of an image size and kernel size for bloom_build_wanted (idle time), unless
+ * it is planned already: frames of new sizes may borrow it once built (opts.borrow_plans).
+ * Queued last, built first; BLOOM_WANTS at most (the oldest wish goes). Returns 0, or
+ * BLOOM_E_TOO_LARGE for a padded size past the FFT's limits (nothing queued). */
+int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
+               const struct bloom_params *p);
+
 /* Builds the plan, programs and buffers for an image size and kernel size ahead of time. */
 int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p, char err[BLOOM_ERR_LEN]);

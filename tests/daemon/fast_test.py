@@ -7,11 +7,13 @@ their lines reach the wisdom file, the plan switches to the winners, and the ans
 after the switch agree within float tolerance; after a warm-up, a smaller and a larger new size
 are answered at once on the plan already built (X-Borrowed-Plan; the larger in tiles of it),
 their own plans are built in idle time (/v1/info, /metrics), and the answers on them agree with
-the borrowed ones; --borrow-plans=false builds a new size's plan at once. Prints "SCRIPT: N
-passed, N failed" last."""
+the borrowed ones; --borrow-plans=false builds a new size's plan at once; --spare-plans builds
+plans in idle time after start, which the first frame of a new size borrows (none with auto on
+a software renderer). Prints "SCRIPT: N passed, N failed" last."""
 import json
 import os
 import re
+import subprocess
 import stat
 import threading
 import time
@@ -267,9 +269,63 @@ def test_wanted_plan_under_load():
         d.stop("load daemon")
 
 
+def test_spare_plans():
+    # --spare-plans: plans built in idle time after start, before any frame, that the first
+    # frame of a new size borrows at once; auto builds none on a software renderer; a bad list
+    # stops the start
+    q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
+    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
+                 "--spare-plans", "300x200,64x48")
+    try:
+        deadline = time.time() + 120
+        c = info_gpu(d).get("caches", {})
+        while time.time() < deadline and (c.get("plans_built_idle", 0) < 2
+                                           or c.get("plans_wanted", 1) > 0):
+            time.sleep(0.3)
+            c = info_gpu(d).get("caches", {})
+        H.check("/v1/info: the two spare plans built in idle time, none wanted",
+                c.get("plans_built_idle") == 2 and c.get("plans_wanted") == 0
+                and c.get("plan_entries") == 2, c)
+        H.check("spare plans logged", "spare plans queued for idle time" in d.log()
+                and "300x200, 64x48" in d.log(), d.log()[-2000:])
+        png = H.png_bytes(H.rand8(180, 250))
+        st, h, body = d.req("POST", q, body=png)
+        print("     first frame of 250x180: X-Borrowed-Plan %s, Server-Timing %s" % (
+            h.get("x-borrowed-plan"), H.timings(h)))
+        H.check("the first frame of a new size borrows a spare plan whole",
+                st == 200 and "x" in h.get("x-borrowed-plan", "") and "x-tiles" not in h,
+                (st, h, body[:200]))
+        first = H.read_pfm(body) if st == 200 else None
+        deadline = time.time() + 120
+        while time.time() < deadline and info_gpu(d).get("caches", {}).get("plans_wanted", 1):
+            time.sleep(0.3)
+        st, h, body = d.req("POST", q, body=png)
+        H.check("the same size again: its own plan", st == 200 and "x-borrowed-plan" not in h,
+                (st, h))
+        if st == 200 and first is not None:
+            same_answer("250x180: answer on the spare plan vs its own plan's", first,
+                        H.read_pfm(body).astype(np.float64))
+    finally:
+        d.stop("spare plans daemon")
+    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off")
+    try:
+        time.sleep(1.5)
+        g = info_gpu(d)
+        c = g.get("caches", {})
+        H.check("--spare-plans auto on a software renderer: none queued or built",
+                not g.get("software_renderer") or (c.get("plans_wanted") == 0
+                                                   and c.get("plans_built_idle") == 0), (g, c))
+    finally:
+        d.stop("auto spare plans daemon")
+    r = subprocess.run([H.DAEMON, "--spare-plans", "12x", "--port", "0"], capture_output=True,
+                       text=True, timeout=60)
+    H.check("--spare-plans 12x: refused at start, naming the option",
+            r.returncode != 0 and "spare-plans" in r.stderr, (r.returncode, r.stderr[-500:]))
+
+
 def main():
     H.run_script((test_cache_dir_and_idle_measuring, test_unwritable_and_none,
-                  test_borrowed_plans, test_wanted_plan_under_load))
+                  test_borrowed_plans, test_wanted_plan_under_load, test_spare_plans))
 
 
 if __name__ == "__main__":
