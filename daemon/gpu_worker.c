@@ -92,7 +92,11 @@ static void trim_programs(struct jobs *J, struct program_cache *pc, struct bloom
 static void gpu_warm(struct gpu *g, struct bloom_ctx *b)
 {
 	struct jobs *J = g->J;
-	if (!J->nwarm && !J->cfg.borrow_plans)
+	/* spare plans: queued for idle time, so that frames of new sizes borrow one at once; a
+	 * plan that cannot be built is logged and dropped there (never a failed warm-up) */
+	static const int auto_sizes[][2] = {{1920, 1080}, {3840, 2160}};
+	int nspare = !J->cfg.borrow_plans ? 0 : J->spare_auto ? (g->software ? 0 : 2) : J->nspare;
+	if (!J->nwarm && !nspare)
 		return;
 	struct request req;
 	request_init(&req, REQUEST_BLOOM);
@@ -110,13 +114,9 @@ static void gpu_warm(struct gpu *g, struct bloom_ctx *b)
 		g->heartbeat = clock_s();
 		pthread_mutex_unlock(&J->lock);
 	}
-	/* spare plans: queued for idle time, so that frames of new sizes borrow one at once; a
-	 * plan that cannot be built is logged and dropped there (never a failed warm-up) */
-	static const int auto_sizes[][2] = {{1920, 1080}, {3840, 2160}};
-	int n = J->spare_auto ? (g->software ? 0 : 2) : J->nspare;
 	char list[256] = "";
 	size_t used = 0;
-	for (int i = n - 1; !rc && J->cfg.borrow_plans && i >= 0; i--) { /* the first built first */
+	for (int i = nspare - 1; !rc && i >= 0; i--) { /* the first built first */
 		const int *s = J->spare_auto ? auto_sizes[i] : J->spare[i];
 		if (s[0] > J->cfg.max_side || s[1] > J->cfg.max_side ||
 		    bloom_want(b, s[0], s[1], k.width, k.height, p))
@@ -137,7 +137,9 @@ static void gpu_warm(struct gpu *g, struct bloom_ctx *b)
 		pthread_mutex_unlock(&J->lock);
 	}
 	image_free(&k);
-	if (rc) {
+	if (rc && !J->nwarm) {
+		log_msg(LOG_WARN, "gpu %d: spare plans not queued: %s", g->id, err);
+	} else if (rc) {
 		log_msg(LOG_ERROR, "gpu %d: warm-up failed: %s", g->id, err);
 		pthread_mutex_lock(&J->lock);
 		g->warm_failed = 1;

@@ -574,7 +574,8 @@ static void test_jpeg_yuv(void **state)
  * quality; the layout is whole MCUs; coefficients computed by the double-precision reference
  * from planes encode to a JPEG that decodes to the same size and subsampling within 0.1 dB PSNR
  * of libjpeg-turbo's own encode of those planes (a CPU DCT against libjpeg's, so the
- * entropy-coding path is checked apart from the GPU); a quality other than the coefficients',
+ * entropy-coding path is checked apart from the GPU; a tiny image's samples within 2 codes of
+ * that encode's instead); a quality other than the coefficients',
  * a layout that is not theirs, and qualities past 1-100 are refused. */
 static void test_jpeg_dct(void **state)
 {
@@ -613,11 +614,13 @@ static void test_jpeg_dct(void **state)
 		assert_int_equal(yuv_ref_dct(&planes, cases[c].q, &coef), 0);
 		double p[2];
 		size_t n[2];
+		struct yuv_image dec[2];
 		for (int k = 0; k < 2; k++) {
 			unsigned char *jpeg;
 			if (image_encode_jpeg_yuv(k ? &planes : &coef, cases[c].q, &jpeg, &n[k], err))
 				fail_msg("encode: %s", err);
-			assert_int_equal(image_decode_jpeg_yuv(jpeg, n[k], NULL, &back, &info, err), 0);
+			assert_int_equal(image_decode_jpeg_yuv(jpeg, n[k], NULL, &dec[k], &info, err), 0);
+			back = dec[k];
 			assert_int_equal(back.width, cases[c].w), assert_int_equal(back.height, cases[c].h);
 			assert_int_equal(back.gray, gray);
 			assert_int_equal(back.sub_x, planes.sub_x), assert_int_equal(back.sub_y, planes.sub_y);
@@ -631,14 +634,29 @@ static void test_jpeg_dct(void **state)
 						se += (double)(back.data[at] - planes.data[at]) * (back.data[at] - planes.data[at]);
 					}
 			p[k] = se ? 10 * log10(255.0 * 255.0 * (double)ns / se) : 99;
-			yuv_image_free(&back);
 			free(jpeg);
 		}
+		/* the two decodes sample by sample: the DCTs (exact here, libjpeg's integer one there)
+		 * round a coefficient apart now and then, a code or two in the samples it touches */
+		int maxd = 0;
+		for (int q = 0; q < (gray ? 1 : 3); q++)
+			for (int j = 0; j < planes.ph[q]; j++)
+				for (int i = 0; i < planes.pw[q]; i++) {
+					size_t at = planes.offset[q] + (size_t)j * planes.stride[q] + i;
+					int d = abs((int)dec[0].data[at] - (int)dec[1].data[at]);
+					maxd = d > maxd ? d : maxd;
+				}
+		yuv_image_free(&dec[0]);
+		yuv_image_free(&dec[1]);
 		print_message("coefficients %dx%d sub %dx%d q %d: %.2f dB (%zu bytes), libjpeg %.2f dB "
-		              "(%zu bytes)\n", cases[c].w, cases[c].h, cases[c].sx, cases[c].sy,
-		              cases[c].q, p[0], n[0], p[1], n[1]);
-		if (p[0] < p[1] - 0.1)
-			fail_msg("%.3f dB against libjpeg's %.3f", p[0], p[1]);
+		              "(%zu bytes); decodes at most %d codes apart\n", cases[c].w, cases[c].h,
+		              cases[c].sx, cases[c].sy, cases[c].q, p[0], n[0], p[1], n[1], maxd);
+		/* PSNR within 0.1 dB where it is a statistic (a plane of 64 blocks or more); over the
+		 * few dozen samples of a tiny image one code moves it by a dB either way, so there the
+		 * decodes are held within 2 codes of each other instead */
+		if (planes.pw[0] * planes.ph[0] >= 64 * 64 ? p[0] < p[1] - 0.1 : maxd > 2)
+			fail_msg("%.3f dB against libjpeg's %.3f, samples up to %d codes apart", p[0], p[1],
+			         maxd);
 		/* refused: another quality, a layout that is not the coefficients' */
 		unsigned char *jpeg = NULL;
 		size_t len = 0;
