@@ -70,12 +70,12 @@ int api_parse_sizes(const char *s, int max_side, int (*wh)[2], int max, int *n,
 			goto bad;
 		long h = strtol(p, &e, 10);
 		if (w < 1 || h < 1 || w > max_side || h > max_side) {
-			snprintf(err, API_ERR_LEN, "warm-sizes: %ldx%ld is outside 1..%d per side", w, h,
+			snprintf(err, API_ERR_LEN, "%ldx%ld is outside 1..%d per side", w, h,
 			         max_side);
 			return -1;
 		}
 		if (*n >= max) {
-			snprintf(err, API_ERR_LEN, "warm-sizes: more than %d sizes", max);
+			snprintf(err, API_ERR_LEN, "more than %d sizes", max);
 			return -1;
 		}
 		wh[*n][0] = (int)w;
@@ -89,7 +89,7 @@ int api_parse_sizes(const char *s, int max_side, int (*wh)[2], int max, int *n,
 	}
 	return 0;
 bad:
-	snprintf(err, API_ERR_LEN, "warm-sizes: '%.64s' is not WxH[,WxH...]", s);
+	snprintf(err, API_ERR_LEN, "'%.64s' is not WxH[,WxH...]", s);
 	*n = 0;
 	return -1;
 }

@@ -16,7 +16,8 @@
 int api_parse_gpus(const char *s, int device_count, int *list, int max, int *n,
                    char err[API_ERR_LEN]);
 
-/* Parses --warm-sizes "WxH[,WxH...]" (each side 1..max_side); "" gives *n = 0. */
+/* Parses a list of sizes "WxH[,WxH...]" (--warm-sizes, --spare-plans; each side 1..max_side, at
+ * most max); "" gives *n = 0. The message does not name the option: callers prefix it. */
 int api_parse_sizes(const char *s, int max_side, int (*wh)[2], int max, int *n,
                     char err[API_ERR_LEN]);
 

@@ -276,14 +276,17 @@ static int check_config(const struct config *cfg, int device_count, int *devices
                         int (*warm)[2], int *nwarm, char *err, size_t len)
 {
 	char aerr[API_ERR_LEN];
-	if (api_parse_gpus(cfg->gpus, device_count, devices, JOBS_MAX_GPUS, ndev, aerr) ||
-	    api_parse_sizes(cfg->warm_sizes, cfg->max_side, warm, JOBS_MAX_WARM, nwarm, aerr)) {
+	if (api_parse_gpus(cfg->gpus, device_count, devices, JOBS_MAX_GPUS, ndev, aerr)) {
 		snprintf(err, len, "%s", aerr);
 		return -1;
 	}
-	int spare[JOBS_MAX_WARM][2], nspare;
+	if (api_parse_sizes(cfg->warm_sizes, cfg->max_side, warm, JOBS_MAX_WARM, nwarm, aerr)) {
+		snprintf(err, len, "warm-sizes: %s", aerr);
+		return -1;
+	}
+	int spare[JOBS_MAX_SPARE][2], nspare;
 	if (strcmp(cfg->spare_plans, "auto") &&
-	    api_parse_sizes(cfg->spare_plans, cfg->max_side, spare, JOBS_MAX_WARM, &nspare, aerr)) {
+	    api_parse_sizes(cfg->spare_plans, cfg->max_side, spare, JOBS_MAX_SPARE, &nspare, aerr)) {
 		snprintf(err, len, "spare-plans: %s", aerr);
 		return -1;
 	}

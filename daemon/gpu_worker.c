@@ -89,62 +89,77 @@ static void trim_programs(struct jobs *J, struct program_cache *pc, struct bloom
 	}
 }
 
+_Static_assert(JOBS_MAX_SPARE <= BLOOM_WANTS, "every --spare-plans size fits the wanted queue");
+
+/* The spare plans (--spare-plans): queued for the idle-time building of wanted plans, so that
+ * frames of new sizes borrow one at once, sized for the default kernel (p->preset.size a side,
+ * known without generating it, so readiness never waits for them). A size the context cannot
+ * hold untiled, or that would evict a plan, is skipped and logged; one that fails to build is
+ * logged and dropped there: never a failed warm-up. */
+static void queue_spare_plans(struct gpu *g, struct bloom_ctx *b, const struct bloom_params *p)
+{
+	struct jobs *J = g->J;
+	static const int auto_sizes[][2] = {{1920, 1080}, {3840, 2160}};
+	int n = J->spare_auto ? (g->software ? 0 : 2) : J->nspare, ks = p->preset.size;
+	if (n && !J->cfg.borrow_plans) {
+		if (!J->spare_auto)
+			log_msg(LOG_WARN, "gpu %d: --spare-plans ignored: --borrow-plans is off", g->id);
+		return;
+	}
+	char list[512] = "", skipped[512] = ""; /* 8 sizes with their reasons */
+	size_t used = 0, sused = 0;
+	for (int i = 0; ks > 0 && i < n; i++) { /* the first given have the room first */
+		const int *s = J->spare_auto ? auto_sizes[i] : J->spare[i];
+		int rc = s[0] > J->cfg.max_side || s[1] > J->cfg.max_side
+		         ? BLOOM_E_TOO_LARGE : bloom_want(b, s[0], s[1], ks, ks, p);
+		char *to = rc ? skipped : list;
+		size_t *at = rc ? &sused : &used;
+		int m = snprintf(to + *at, sizeof list - *at, "%s%dx%d%s", *at ? ", " : "", s[0], s[1],
+		                 !rc ? "" : rc == BLOOM_E_NOMEM ? " (no room in --max-plans)"
+		                                                : " (past --max-side or the frame memory)");
+		if (m > 0 && *at + (size_t)m < sizeof list)
+			*at += (size_t)m;
+	}
+	if (sused)
+		log_msg(LOG_WARN, "gpu %d: spare plans skipped: %s", g->id, skipped);
+	if (!used)
+		return;
+	log_msg(LOG_INFO, "gpu %d: spare plans queued, built between jobs (new sizes borrow them): %s",
+	        g->id, list);
+	pthread_mutex_lock(&J->lock);
+	bloom_ctx_stats(b, &g->bs);
+	pthread_mutex_unlock(&J->lock);
+}
+
 static void gpu_warm(struct gpu *g, struct bloom_ctx *b)
 {
 	struct jobs *J = g->J;
-	/* spare plans: queued for idle time, so that frames of new sizes borrow one at once; a
-	 * plan that cannot be built is logged and dropped there (never a failed warm-up) */
-	static const int auto_sizes[][2] = {{1920, 1080}, {3840, 2160}};
-	int nspare = !J->cfg.borrow_plans ? 0 : J->spare_auto ? (g->software ? 0 : 2) : J->nspare;
-	if (!J->nwarm && !nspare)
-		return;
 	struct request req;
 	request_init(&req, REQUEST_BLOOM);
 	const struct bloom_params *p = &req.p;
-	struct image k;
-	char err[BLOOM_ERR_LEN];
-	int rc = bloom_kernel_preset(b, &p->preset, &k, err);
-	for (int i = 0; !rc && i < J->nwarm; i++) {
-		double t0 = clock_s();
-		rc = bloom_warm(b, J->warm[i][0], J->warm[i][1], k.width, k.height, p, err);
-		if (!rc)
-			log_msg(LOG_INFO, "gpu %d: warmed %dx%d in %.1f ms", g->id, J->warm[i][0],
-			        J->warm[i][1], (clock_s() - t0) * 1e3);
-		pthread_mutex_lock(&J->lock);
-		g->heartbeat = clock_s();
-		pthread_mutex_unlock(&J->lock);
-	}
-	char list[256] = "";
-	size_t used = 0;
-	for (int i = nspare - 1; !rc && i >= 0; i--) { /* the first built first */
-		const int *s = J->spare_auto ? auto_sizes[i] : J->spare[i];
-		if (s[0] > J->cfg.max_side || s[1] > J->cfg.max_side ||
-		    bloom_want(b, s[0], s[1], k.width, k.height, p))
-			continue;
-		char one[32];
-		int m = snprintf(one, sizeof one, "%dx%d%s", s[0], s[1], used ? ", " : "");
-		if (m > 0 && used + (size_t)m < sizeof list) { /* listed in the order given */
-			memmove(list + m, list, used + 1);
-			memcpy(list, one, (size_t)m);
-			used += (size_t)m;
+	if (J->nwarm) {
+		struct image k;
+		char err[BLOOM_ERR_LEN];
+		int rc = bloom_kernel_preset(b, &p->preset, &k, err);
+		for (int i = 0; !rc && i < J->nwarm; i++) {
+			double t0 = clock_s();
+			rc = bloom_warm(b, J->warm[i][0], J->warm[i][1], k.width, k.height, p, err);
+			if (!rc)
+				log_msg(LOG_INFO, "gpu %d: warmed %dx%d in %.1f ms", g->id, J->warm[i][0],
+				        J->warm[i][1], (clock_s() - t0) * 1e3);
+			pthread_mutex_lock(&J->lock);
+			g->heartbeat = clock_s();
+			pthread_mutex_unlock(&J->lock);
+		}
+		image_free(&k);
+		if (rc) {
+			log_msg(LOG_ERROR, "gpu %d: warm-up failed: %s", g->id, err);
+			pthread_mutex_lock(&J->lock);
+			g->warm_failed = 1;
+			pthread_mutex_unlock(&J->lock);
 		}
 	}
-	if (used) {
-		log_msg(LOG_INFO, "gpu %d: spare plans queued for idle time (new sizes borrow them): %s",
-		        g->id, list);
-		pthread_mutex_lock(&J->lock);
-		bloom_ctx_stats(b, &g->bs);
-		pthread_mutex_unlock(&J->lock);
-	}
-	image_free(&k);
-	if (rc && !J->nwarm) {
-		log_msg(LOG_WARN, "gpu %d: spare plans not queued: %s", g->id, err);
-	} else if (rc) {
-		log_msg(LOG_ERROR, "gpu %d: warm-up failed: %s", g->id, err);
-		pthread_mutex_lock(&J->lock);
-		g->warm_failed = 1;
-		pthread_mutex_unlock(&J->lock);
-	}
+	queue_spare_plans(g, b, p);
 }
 
 static int spatial_status(int rc, const char **code)

@@ -411,7 +411,7 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 	J->spare_auto = !strcmp(cfg->spare_plans, "auto");
 	char aerr[API_ERR_LEN];
 	if (!J->spare_auto && api_parse_sizes(cfg->spare_plans, cfg->max_side, J->spare,
-	                                      JOBS_MAX_WARM, &J->nspare, aerr))
+	                                      JOBS_MAX_SPARE, &J->nspare, aerr))
 		J->nspare = 0; /* checked at start (fftbloomd.c check_config) */
 	pthread_mutex_init(&J->lock, NULL);
 	pthread_cond_init(&J->codec_cv, NULL);

@@ -24,6 +24,7 @@
 
 #define JOBS_MAX_GPUS 16
 #define JOBS_MAX_WARM 16
+#define JOBS_MAX_SPARE 8 /* --spare-plans sizes: the wanted plans a bloom context queues */
 #define JOBS_ERR_LEN 1024
 
 enum jobs_error {

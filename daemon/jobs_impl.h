@@ -62,7 +62,7 @@ struct jobs {
 	struct kernels *kernels;
 	struct metrics *metrics;
 	int warm[JOBS_MAX_WARM][2], nwarm;
-	int spare[JOBS_MAX_WARM][2], nspare; /* --spare-plans (checked at start) */
+	int spare[JOBS_MAX_SPARE][2], nspare; /* --spare-plans (checked at start) */
 	int spare_auto;                      /* --spare-plans auto */
 
 	pthread_mutex_t lock;

@@ -539,9 +539,14 @@ int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
 int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p)
 {
+	if (width < 1 || height < 1 || kernel_w < 1 || kernel_h < 1)
+		return BLOOM_E_ARG;
 	int pw = bloom_padded_size(width + kernel_w - 1), ph = bloom_padded_size(height + kernel_h - 1);
-	if (width < 1 || height < 1 || kernel_w < 1 || kernel_h < 1 || pw < 1 || ph < 1)
+	struct fit f = {b, NULL, p->precision == BLOOM_FP16, b->opts.frame_bytes};
+	if (pw < 1 || ph < 1 || !fits(&f, pw, ph))
 		return BLOOM_E_TOO_LARGE;
+	if (b->nplans + b->nwants >= b->opts.max_plans)
+		return BLOOM_E_NOMEM;
 	bloom_plan_want(b, pw, ph, p);
 	return 0;
 }

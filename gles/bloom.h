@@ -218,8 +218,10 @@ int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
 
 /* Queues the plan of an image size and kernel size for bloom_build_wanted (idle time), unless
  * it is planned already: frames of new sizes may borrow it once built (opts.borrow_plans).
- * Queued last, built first; BLOOM_WANTS at most (the oldest wish goes). Returns 0, or
- * BLOOM_E_TOO_LARGE for a padded size past the FFT's limits (nothing queued). */
+ * Queued last, built first; BLOOM_WANTS at most (the oldest wish goes). Returns 0, or with
+ * nothing queued: BLOOM_E_ARG (a size below 1), BLOOM_E_TOO_LARGE (its plan would not run
+ * untiled: past the FFT's or the storage buffers' limits, or opts.frame_bytes), BLOOM_E_NOMEM
+ * (the plans cached and wanted fill opts.max_plans: building it would evict one). */
 int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p);
 

@@ -286,7 +286,7 @@ def test_spare_plans():
         H.check("/v1/info: the two spare plans built in idle time, none wanted",
                 c.get("plans_built_idle") == 2 and c.get("plans_wanted") == 0
                 and c.get("plan_entries") == 2, c)
-        H.check("spare plans logged", "spare plans queued for idle time" in d.log()
+        H.check("spare plans logged", "spare plans queued" in d.log()
                 and "300x200, 64x48" in d.log(), d.log()[-2000:])
         png = H.png_bytes(H.rand8(180, 250))
         st, h, body = d.req("POST", q, body=png)
@@ -317,10 +317,39 @@ def test_spare_plans():
                                                    and c.get("plans_built_idle") == 0), (g, c))
     finally:
         d.stop("auto spare plans daemon")
-    r = subprocess.run([H.DAEMON, "--spare-plans", "12x", "--port", "0"], capture_output=True,
-                       text=True, timeout=60)
-    H.check("--spare-plans 12x: refused at start, naming the option",
-            r.returncode != 0 and "spare-plans" in r.stderr, (r.returncode, r.stderr[-500:]))
+    # skipped, logged, never a failed start: a plan past --gpu-frame-memory (300x200 with the
+    # default 255-pixel kernel takes about 20 MB, 64x48 8 MB), one with no room left in
+    # --max-plans, and every one with --borrow-plans off
+    for args, want_built, want_log in (
+            (("--gpu-frame-memory", "10M", "--spare-plans", "300x200,64x48"), 1,
+             "spare plans skipped: 300x200 (past --max-side or the frame memory)"),
+            (("--max-plans", "1", "--spare-plans", "64x48,80x60"), 1,
+             "spare plans skipped: 80x60 (no room in --max-plans)"),
+            (("--borrow-plans=false", "--spare-plans", "64x48"), 0,
+             "--spare-plans ignored: --borrow-plans is off")):
+        d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
+                     *args)
+        try:
+            deadline = time.time() + 120
+            c = info_gpu(d).get("caches", {})
+            while time.time() < deadline and c.get("plans_built_idle", 0) < want_built:
+                time.sleep(0.3)
+                c = info_gpu(d).get("caches", {})
+            time.sleep(0.5)
+            c = info_gpu(d).get("caches", {})
+            st, _, _ = d.req("GET", "/readyz")
+            H.check("%s: ready, %d spare plan built, the rest logged" % (" ".join(args), want_built),
+                    st == 200 and c.get("plans_built_idle") == want_built
+                    and want_log in d.log(), (st, c, d.log()[-1500:]))
+        finally:
+            d.stop("spare plans " + args[0])
+    for bad, what in (("12x", "is not WxH"), ("70000x10", "outside"),
+                      (",".join(["8x8"] * 9), "more than 8 sizes")):
+        r = subprocess.run([H.DAEMON, "--spare-plans", bad, "--port", "0"], capture_output=True,
+                           text=True, timeout=60)
+        H.check("--spare-plans %.20s: refused at start, naming the option and why" % bad,
+                r.returncode != 0 and "spare-plans: " in r.stderr and what in r.stderr,
+                (r.returncode, r.stderr[-500:]))
 
 
 def main():
