@@ -47,7 +47,8 @@ static void jerr_exit(j_common_ptr c)
 
 /* A JPEG's quantised coefficients through libjpeg (jpeg_read_coefficients): copied into *out
  * laid out as yuv_image_layout_dct at quality and chroma subsampling sub x sub (the JPEG must
- * be libjpeg's at those, or gray) when out is not NULL. 0, or -1 when libjpeg failed or the layout does not match. */
+ * be libjpeg's at those, or gray) when out is not NULL. 0, or -1 when libjpeg failed or the
+ * layout does not match. */
 static int read_coefs(const unsigned char *buf, size_t len, int quality, int sub,
                       struct yuv_image *out)
 {
