@@ -360,11 +360,12 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	int n = tile_count(&g), rc = 0;
 	gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: %dx%d in %dx%d tiles of %dx%d (padded %dx%d)",
 	          w, h, g.nx, g.ny, g.tw, g.th, pw, ph);
+	struct image sub = {0}; /* every tile's input, in one buffer */
+	size_t sub_cap = 0;
 	for (int i = 0; !rc && i < n; i++) {
 		struct tile_rect o, in;
 		tile_rects(&g, i, &o, &in);
-		struct image sub = {0};
-		if (tile_crop(img, &in, &sub)) {
+		if (tile_crop(img, &in, &sub, &sub_cap)) {
 			rc = BLOOM_E_NOMEM;
 			break;
 		}
@@ -375,7 +376,6 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		memset(&ts, 0, sizeof ts);
 		rc = frame_once(b, op, &sf, in.w, in.h, img->channels, ki, p, pw, ph,
 		                flags & ~BLOOM_DEFER, &r, &ts, err);
-		image_free(&sub);
 		if (!rc && !out.pixels && image_alloc(&out, w, h, r.channels))
 			rc = BLOOM_E_NOMEM;
 		if (!rc) {
@@ -390,6 +390,7 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		if (!rc && b->opts.progress)
 			b->opts.progress(b->opts.progress_arg, i + 1, n);
 	}
+	image_free(&sub);
 	if (rc == BLOOM_E_NOMEM && !err[0])
 		snprintf(err, BLOOM_ERR_LEN, "tiles: out of memory");
 	if (!rc) {

@@ -183,13 +183,15 @@ static int image_tiled(struct spatial_ctx *s, const struct image *in, const stru
 	gles_logf(&s->log, GLES_LOG_DEBUG, "spatial: %dx%d in %dx%d tiles of %dx%d", in->width,
 	          in->height, g.nx, g.ny, g.tw, g.th);
 	int n = tile_count(&g), rc = 0;
+	struct image sub = {0}; /* every tile's input, in one buffer */
+	size_t sub_cap = 0;
 	for (int i = 0; !rc && i < n; i++) {
 		struct tile_rect ro, ri;
 		tile_rects(&g, i, &ro, &ri);
-		struct image sub = {0}, r = {0};
+		struct image r = {0};
 		struct spatial_stats ts;
 		memset(&ts, 0, sizeof ts);
-		rc = tile_crop(in, &ri, &sub) ? SPATIAL_E_NOMEM : 0;
+		rc = tile_crop(in, &ri, &sub, &sub_cap) ? SPATIAL_E_NOMEM : 0;
 		if (!rc)
 			rc = image_once(s, &sub, kernel, o, cx, cy, &r, &ts, err);
 		if (!rc && !out->pixels && image_alloc(out, in->width, in->height, r.channels))
@@ -203,9 +205,9 @@ static int image_tiled(struct spatial_ctx *s, const struct image *in, const stru
 			st->measured |= ts.measured;
 			st->singles += ts.singles, st->fused += ts.fused;
 		}
-		image_free(&sub);
 		image_free(&r);
 	}
+	image_free(&sub);
 	if (rc) {
 		image_free(out);
 		if (rc == SPATIAL_E_NOMEM && !err[0])

@@ -64,11 +64,18 @@ void tile_rects(const struct tile_grid *g, int i, struct tile_rect *out, struct 
 	in->x = x0, in->y = y0, in->w = x1 - x0, in->h = y1 - y0;
 }
 
-int tile_crop(const struct image *img, const struct tile_rect *r, struct image *out)
+int tile_crop(const struct image *img, const struct tile_rect *r, struct image *out, size_t *cap)
 {
-	int rc = image_alloc(out, r->w, r->h, img->channels);
-	if (rc)
-		return rc;
+	size_t need = (size_t)r->w * r->h * img->channels;
+	if (!out->pixels || *cap < need) {
+		image_free(out);
+		*cap = 0;
+		int rc = image_alloc(out, r->w, r->h, img->channels);
+		if (rc)
+			return rc;
+		*cap = need;
+	}
+	out->width = r->w, out->height = r->h, out->channels = img->channels;
 	tile_paste(out, 0, 0, img, r->x, r->y, r->w, r->h);
 	return 0;
 }

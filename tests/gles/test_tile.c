@@ -2,7 +2,8 @@
  * and tile bounds, the grid chosen has tiles within the bound, its output rectangles cover the
  * image exactly once, each input rectangle is its output grown by the kernel's reach (left
  * kw - 1 - cx, right cx, top kh - 1 - cy, bottom cy) and clipped to the image, and an image
- * that fits is one tile; crop and paste copy the rectangles they name. */
+ * that fits is one tile; crop and paste copy the rectangles they name, crops into one buffer
+ * reusing it where it holds them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -90,8 +91,19 @@ static void test_crop_paste(void **state)
 	assert_int_equal(image_alloc(&a, 13, 7, 3), 0);
 	assert_int_equal(image_alloc(&c, 13, 7, 3), 0);
 	tu_fill_f32(a.pixels, 13 * 7 * 3, -1, 1);
-	struct tile_rect r = {4, 2, 6, 5};
-	assert_int_equal(tile_crop(&a, &r, &b), 0);
+	/* into one buffer: a smaller crop reuses it, a larger one reallocates */
+	struct tile_rect big = {0, 0, 13, 7}, small = {3, 1, 2, 2}, r = {4, 2, 6, 5};
+	size_t cap = 0;
+	b = (struct image){0};
+	assert_int_equal(tile_crop(&a, &small, &b, &cap), 0);
+	assert_true(cap == 2 * 2 * 3 && b.width == 2 && b.height == 2 && b.channels == 3);
+	assert_true(b.pixels[0] == a.pixels[(1 * 13 + 3) * 3]);
+	assert_int_equal(tile_crop(&a, &big, &b, &cap), 0);
+	assert_true(cap == 13 * 7 * 3);
+	assert_memory_equal(b.pixels, a.pixels, sizeof(float) * 13 * 7 * 3);
+	const float *held = b.pixels;
+	assert_int_equal(tile_crop(&a, &r, &b, &cap), 0);
+	assert_true(b.pixels == held && cap == 13 * 7 * 3);
 	assert_int_equal(b.width, 6);
 	assert_int_equal(b.height, 5);
 	for (int y = 0; y < 5; y++)
