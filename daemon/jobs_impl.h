@@ -1,7 +1,8 @@
 /* The job pipeline's shared state, private to its files: jobs.c (admission, the queue, the
  * watchdog, status and shutdown), codec.c (the codec threads: decode with the memory budget,
- * encode, kernel PUTs) and gpu_worker.c (a GPU thread: its engine, warm-up, the new-size budget,
- * running a job, trimming programs). Not for use outside daemon/jobs.c, codec.c, gpu_worker.c. */
+ * encode, kernel PUTs), gpu_context.c (a GPU thread's engine, warm-up and spare plans, the
+ * new-size budget, trimming programs) and gpu_worker.c (a GPU thread: running jobs, idle work,
+ * resets). Not for use outside daemon/jobs.c, codec.c, gpu_context.c, gpu_worker.c. */
 #ifndef FFTBLOOM_JOBS_IMPL_H
 #define FFTBLOOM_JOBS_IMPL_H
 
@@ -98,6 +99,20 @@ void finish(struct jobs *J, struct job *j);
 
 /* codec.c */
 void *codec_main(void *arg);
+
+/* gpu_context.c */
+struct engine;
+/* Counts a new padded size (key) for client, if its budget allows: 0, or the seconds until it
+ * does. Caller holds the lock. */
+double charge_new_size(struct jobs *J, const char *client, unsigned long long key, double now);
+/* Keeps the programs within --max-programs and --program-memory (releasing plans if need be).
+ * Between jobs, on the GPU thread. */
+void trim_programs(struct jobs *J, struct program_cache *pc, struct bloom_ctx *b);
+/* The GPU thread's engine: 0, or -1 with why. */
+int gpu_build(struct gpu *g, struct engine **out, char *why, size_t len);
+/* --warm-sizes planned (a failure marks the thread's warm-up failed), then --spare-plans queued
+ * for idle time. */
+void gpu_warm(struct gpu *g, struct bloom_ctx *b);
 
 /* gpu_worker.c */
 void *gpu_main(void *arg);

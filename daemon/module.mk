@@ -15,6 +15,7 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/routes_admin.o \
 	$(BUILD)/daemon/jobs.o \
 	$(BUILD)/daemon/codec.o \
+	$(BUILD)/daemon/gpu_context.o \
 	$(BUILD)/daemon/gpu_worker.o \
 	$(BUILD)/daemon/kernels.o \
 	$(BUILD)/daemon/images.o \
