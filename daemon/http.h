@@ -1,6 +1,7 @@
 /* The HTTP server's shared state, private to its files (server.c: libmicrohttpd's callbacks and
- * the request's life; http.c: answers and connection deadlines; routes_image.c: the GPU routes;
- * routes_admin.c: the rest). Not for use outside daemon/server*, http*, routes_*. */
+ * the request's life; server_listen.c: the listeners, start and stop; http.c: answers and
+ * connection deadlines; routes_image.c: the GPU routes; routes_admin.c: the rest). Not for use
+ * outside daemon/server*, http*, routes_*. */
 #ifndef FFTBLOOM_HTTP_H
 #define FFTBLOOM_HTTP_H
 
@@ -110,6 +111,14 @@ struct req {
 	int status;           /* of the answer queued; 0 until then */
 	size_t bytes;
 };
+
+/* server.c: libmicrohttpd's callbacks for a request */
+enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                           const char *method, const char *version, const char *upload,
+                           size_t *upload_size, void **con_cls);
+void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                  enum MHD_RequestTerminationCode toe);
+void *on_uri(void *cls, const char *uri, struct MHD_Connection *c);
 
 /* http.c */
 void touch(struct server *S, int delta);

@@ -10,6 +10,7 @@ DAEMON_LIB_OBJS := \
 $(BUILD)/daemon/buildinfo.o: $(BUILD)/gen/version.h
 DAEMON_OBJS := \
 	$(BUILD)/daemon/server.o \
+	$(BUILD)/daemon/server_listen.o \
 	$(BUILD)/daemon/http.o \
 	$(BUILD)/daemon/routes_image.o \
 	$(BUILD)/daemon/routes_admin.o \
