@@ -4,7 +4,6 @@
  * median of many runs after warm-up on random data, several input sets rotated. One result line
  * (bench/bench_json.h) per workload on stdout; a short table on stderr. */
 #include <GLES3/gl31.h>
-#include <fnmatch.h>
 #include <malloc.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include "gles/bloom.h"
 #include "gles/fft.h"
 #include "gles/gpu_timer.h"
+#include "cli/bench_workloads.h"
 
 #define SETS 3
 
@@ -76,101 +76,11 @@ static const struct opt_def own_table[] = {
 	 offsetof(struct bench_cli, verbose)},
 };
 
-/* ---- the workloads: IDs are stable (bench/README.md lists them with what they measure) ---- */
-
-enum wl_kind { WL_FFT, WL_ROWS, WL_BLOOM };
-
-struct workload {
-	const char *suite;
-	const char *id;
-	const char *variant; /* "default": the product's choices; else what is forced */
-	int quick;           /* 1: a --quick workload (llvmpipe sizes), 0: a full one */
-	enum wl_kind kind;
-	int w, h;            /* WL_FFT: the transform's width and height; else the image's */
-	int kw, kh;          /* WL_ROWS, WL_BLOOM: the kernel's size */
-	int technique;       /* enum fft_technique (the bloom's too) */
-	int gray, precision; /* WL_BLOOM: gray kernel, 1: fp16 spectra */
-	const char *old_label; /* `fftbloom bench --only =LABEL` before the harness (runs 1-34) */
-};
-
-#define FFT3(q, h, w)                                                                              \
-	{"fft", "fft.2d." #h "x" #w ".fwd", "default", q, WL_FFT, w, h, 0, 0, FFT_TECH_AUTO, 0, 0,      \
-	 "fft " #h "x" #w " auto computed"},                                                           \
-	{"fft", "fft.2d." #h "x" #w ".fwd", "global", q, WL_FFT, w, h, 0, 0, FFT_TECH_GLOBAL, 0, 0,     \
-	 "fft " #h "x" #w " global computed"},                                                         \
-	{"fft", "fft.2d." #h "x" #w ".fwd", "blocked", q, WL_FFT, w, h, 0, 0, FFT_TECH_BLOCKED, 0, 0,   \
-	 "fft " #h "x" #w " blocked computed"}
-
-static const struct workload workloads[] = {
-	FFT3(0, 1024, 1024),
-	FFT3(0, 1080, 1920),
-	FFT3(0, 2048, 2048),
-	FFT3(0, 4096, 4096),
-	FFT3(0, 1350, 2187),
-	FFT3(1, 256, 256),
-	FFT3(1, 270, 480),
-	FFT3(1, 512, 512),
-	{"bloom", "bloom.rows.1080p.k256", "default", 0, WL_ROWS, 1920, 1080, 256, 256, 0, 0, 0,
-	 "rows 1080p k256"},
-	{"bloom", "bloom.rows.2160p.k512", "default", 0, WL_ROWS, 3840, 2160, 512, 512, 0, 0, 0,
-	 "rows 2160p k512"},
-	{"bloom", "bloom.1080p.k256.fp32", "default", 0, WL_BLOOM, 1920, 1080, 256, 256, 0, 0, 0,
-	 "1080p k256"},
-	{"bloom", "bloom.1080p.k256.gray.fp32", "default", 0, WL_BLOOM, 1920, 1080, 256, 256, 0, 1, 0,
-	 "1080p k256 gray"},
-	{"bloom", "bloom.1080p.k256.fp32", "global", 0, WL_BLOOM, 1920, 1080, 256, 256,
-	 FFT_TECH_GLOBAL, 0, 0, "1080p k256 global"},
-	{"bloom", "bloom.1080p.k256.fp16", "default", 0, WL_BLOOM, 1920, 1080, 256, 256, 0, 0, 1,
-	 "1080p k256 fp16"},
-	{"bloom", "bloom.1080p.full.fp32", "default", 0, WL_BLOOM, 1920, 1080, 1920, 1080, 0, 0, 0,
-	 "1080p full-frame"},
-	{"bloom", "bloom.2160p.k512.fp32", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 0, 0,
-	 "2160p k512"},
-	{"bloom", "bloom.2160p.k512.gray.fp32", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 1, 0,
-	 "2160p k512 gray"},
-	{"bloom", "bloom.2160p.k512.fp16", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 0, 1,
-	 "2160p k512 fp16"},
-	/* suite "big" (only when asked for): frames past the 4K sizes, tiled where the context's
-	 * buffer limits or --gpu-frame-memory say so */
-	{"big", "big.4320p.k129.fp32", "default", 0, WL_BLOOM, 7680, 4320, 129, 129, 0, 0, 0, ""},
-	{"big", "big.8k2.k129.fp32", "default", 0, WL_BLOOM, 8192, 8192, 129, 129, 0, 0, 0, ""},
-	{"big", "big.16k2.k129.fp32", "default", 0, WL_BLOOM, 16384, 16384, 129, 129, 0, 0, 0, ""},
-	{"big", "big.540p.k129.fp32", "default", 1, WL_BLOOM, 960, 540, 129, 129, 0, 0, 0, ""},
-	{"bloom", "bloom.rows.270p.k64", "default", 1, WL_ROWS, 480, 270, 64, 64, 0, 0, 0,
-	 "rows 480x270 k64"},
-	{"bloom", "bloom.270p.k64.fp32", "default", 1, WL_BLOOM, 480, 270, 64, 64, 0, 0, 0,
-	 "480x270 k64"},
-	{"bloom", "bloom.270p.k64.gray.fp32", "default", 1, WL_BLOOM, 480, 270, 64, 64, 0, 1, 0,
-	 "480x270 k64 gray"},
-	{"bloom", "bloom.270p.k64.fp16", "default", 1, WL_BLOOM, 480, 270, 64, 64, 0, 0, 1,
-	 "480x270 k64 fp16"},
-};
-#define NWORKLOADS (sizeof workloads / sizeof workloads[0])
-
-/* Whether a comma-separated list (empty: anything) names s: each item is s itself, a prefix of s
- * ending where s has a dot, or an fnmatch pattern. */
-static int list_matches(const char *list, const char *s)
-{
-	if (!list[0])
-		return 1;
-	const char *p = list;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-		char item[OPT_STR_MAX];
-		snprintf(item, sizeof item, "%.*s", (int)n, p);
-		if (item[0] && (!strcmp(item, s) || (!strncmp(item, s, n) && s[n] == '.') ||
-		                fnmatch(item, s, 0) == 0))
-			return 1;
-		p += n + (p[n] == ',');
-	}
-	return 0;
-}
-
 static int selected(const struct bench_cli *c, const struct workload *wl)
 {
-	int suite = list_matches(c->suite, wl->suite) || (!strcmp(c->suite, "all") &&
-	                                                   strcmp(wl->suite, "big"));
-	return suite && wl->quick == c->quick && list_matches(c->only, wl->id) &&
+	int suite = bench_list_matches(c->suite, wl->suite) || (!strcmp(c->suite, "all") &&
+	                                                         strcmp(wl->suite, "big"));
+	return suite && wl->quick == c->quick && bench_list_matches(c->only, wl->id) &&
 	       (!c->variant[0] || !strcmp(c->variant, wl->variant));
 }
 
@@ -640,14 +550,14 @@ int cli_bench(int argc, char **argv)
 	                   &npos);
 	if (pr)
 		return pr == 1 ? 0 : pr;
-	if (!list_matches(c.suite, "fft") && !list_matches(c.suite, "bloom") &&
-	    !list_matches(c.suite, "big") && strcmp(c.suite, "all")) {
+	if (!bench_list_matches(c.suite, "fft") && !bench_list_matches(c.suite, "bloom") &&
+	    !bench_list_matches(c.suite, "big") && strcmp(c.suite, "all")) {
 		fprintf(stderr, "fftbloom bench: --suite takes fft, bloom, big or all, not '%s'\n",
 		        c.suite);
 		return 2;
 	}
 	int nsel = 0;
-	for (size_t i = 0; i < NWORKLOADS; i++)
+	for (size_t i = 0; i < nworkloads; i++)
 		if (selected(&c, &workloads[i])) {
 			nsel++;
 			if (c.list) { /* the size its 2D transforms run at, rows x columns */
@@ -683,7 +593,7 @@ int cli_bench(int argc, char **argv)
 	int rc = 0;
 	for (int rep = 0; rep < c.repeat; rep++) {
 		r.round = rep;
-		for (size_t i = 0; i < NWORKLOADS; i++) {
+		for (size_t i = 0; i < nworkloads; i++) {
 			const struct workload *wl = &workloads[i];
 			if (!selected(&c, wl))
 				continue;

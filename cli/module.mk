@@ -11,6 +11,7 @@ CLI_OBJS := \
 	$(BUILD)/cli/sequence.o \
 	$(BUILD)/cli/client.o \
 	$(BUILD)/cli/bench.o \
+	$(BUILD)/cli/bench_workloads.o \
 	$(BUILD)/bench/bench_json.o \
 	$(BUILD)/cli/tensor.o \
 	$(BUILD)/cli/conv2d.o \

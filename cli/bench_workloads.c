@@ -1,0 +1,80 @@
+/* fftbloom bench's workloads and their selection (bench_workloads.h). */
+#include "cli/bench_workloads.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/common.h"
+#include "gles/fft.h"
+
+#define FFT3(q, h, w)                                                                              \
+	{"fft", "fft.2d." #h "x" #w ".fwd", "default", q, WL_FFT, w, h, 0, 0, FFT_TECH_AUTO, 0, 0,      \
+	 "fft " #h "x" #w " auto computed"},                                                           \
+	{"fft", "fft.2d." #h "x" #w ".fwd", "global", q, WL_FFT, w, h, 0, 0, FFT_TECH_GLOBAL, 0, 0,     \
+	 "fft " #h "x" #w " global computed"},                                                         \
+	{"fft", "fft.2d." #h "x" #w ".fwd", "blocked", q, WL_FFT, w, h, 0, 0, FFT_TECH_BLOCKED, 0, 0,   \
+	 "fft " #h "x" #w " blocked computed"}
+
+const struct workload workloads[] = {
+	FFT3(0, 1024, 1024),
+	FFT3(0, 1080, 1920),
+	FFT3(0, 2048, 2048),
+	FFT3(0, 4096, 4096),
+	FFT3(0, 1350, 2187),
+	FFT3(1, 256, 256),
+	FFT3(1, 270, 480),
+	FFT3(1, 512, 512),
+	{"bloom", "bloom.rows.1080p.k256", "default", 0, WL_ROWS, 1920, 1080, 256, 256, 0, 0, 0,
+	 "rows 1080p k256"},
+	{"bloom", "bloom.rows.2160p.k512", "default", 0, WL_ROWS, 3840, 2160, 512, 512, 0, 0, 0,
+	 "rows 2160p k512"},
+	{"bloom", "bloom.1080p.k256.fp32", "default", 0, WL_BLOOM, 1920, 1080, 256, 256, 0, 0, 0,
+	 "1080p k256"},
+	{"bloom", "bloom.1080p.k256.gray.fp32", "default", 0, WL_BLOOM, 1920, 1080, 256, 256, 0, 1, 0,
+	 "1080p k256 gray"},
+	{"bloom", "bloom.1080p.k256.fp32", "global", 0, WL_BLOOM, 1920, 1080, 256, 256,
+	 FFT_TECH_GLOBAL, 0, 0, "1080p k256 global"},
+	{"bloom", "bloom.1080p.k256.fp16", "default", 0, WL_BLOOM, 1920, 1080, 256, 256, 0, 0, 1,
+	 "1080p k256 fp16"},
+	{"bloom", "bloom.1080p.full.fp32", "default", 0, WL_BLOOM, 1920, 1080, 1920, 1080, 0, 0, 0,
+	 "1080p full-frame"},
+	{"bloom", "bloom.2160p.k512.fp32", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 0, 0,
+	 "2160p k512"},
+	{"bloom", "bloom.2160p.k512.gray.fp32", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 1, 0,
+	 "2160p k512 gray"},
+	{"bloom", "bloom.2160p.k512.fp16", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 0, 1,
+	 "2160p k512 fp16"},
+	/* suite "big" (only when asked for): frames past the 4K sizes, tiled where the context's
+	 * buffer limits or --gpu-frame-memory say so */
+	{"big", "big.4320p.k129.fp32", "default", 0, WL_BLOOM, 7680, 4320, 129, 129, 0, 0, 0, ""},
+	{"big", "big.8k2.k129.fp32", "default", 0, WL_BLOOM, 8192, 8192, 129, 129, 0, 0, 0, ""},
+	{"big", "big.16k2.k129.fp32", "default", 0, WL_BLOOM, 16384, 16384, 129, 129, 0, 0, 0, ""},
+	{"big", "big.540p.k129.fp32", "default", 1, WL_BLOOM, 960, 540, 129, 129, 0, 0, 0, ""},
+	{"bloom", "bloom.rows.270p.k64", "default", 1, WL_ROWS, 480, 270, 64, 64, 0, 0, 0,
+	 "rows 480x270 k64"},
+	{"bloom", "bloom.270p.k64.fp32", "default", 1, WL_BLOOM, 480, 270, 64, 64, 0, 0, 0,
+	 "480x270 k64"},
+	{"bloom", "bloom.270p.k64.gray.fp32", "default", 1, WL_BLOOM, 480, 270, 64, 64, 0, 1, 0,
+	 "480x270 k64 gray"},
+	{"bloom", "bloom.270p.k64.fp16", "default", 1, WL_BLOOM, 480, 270, 64, 64, 0, 0, 1,
+	 "480x270 k64 fp16"},
+};
+const size_t nworkloads = sizeof workloads / sizeof workloads[0];
+
+int bench_list_matches(const char *list, const char *s)
+{
+	if (!list[0])
+		return 1;
+	const char *p = list;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char item[OPT_STR_MAX];
+		snprintf(item, sizeof item, "%.*s", (int)n, p);
+		if (item[0] && (!strcmp(item, s) || (!strncmp(item, s, n) && s[n] == '.') ||
+		                fnmatch(item, s, 0) == 0))
+			return 1;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}

@@ -1,0 +1,30 @@
+/* fftbloom bench's workloads: their IDs are stable (bench/README.md lists them with what they
+ * measure), and the --suite / --only lists that select them. */
+#ifndef FFTBLOOM_BENCH_WORKLOADS_H
+#define FFTBLOOM_BENCH_WORKLOADS_H
+
+#include <stddef.h>
+
+enum wl_kind { WL_FFT, WL_ROWS, WL_BLOOM };
+
+struct workload {
+	const char *suite;
+	const char *id;
+	const char *variant; /* "default": the product's choices; else what is forced */
+	int quick;           /* 1: a --quick workload (llvmpipe sizes), 0: a full one */
+	enum wl_kind kind;
+	int w, h;            /* WL_FFT: the transform's width and height; else the image's */
+	int kw, kh;          /* WL_ROWS, WL_BLOOM: the kernel's size */
+	int technique;       /* enum fft_technique (the bloom's too) */
+	int gray, precision; /* WL_BLOOM: gray kernel, 1: fp16 spectra */
+	const char *old_label; /* `fftbloom bench --only =LABEL` before the harness (runs 1-34) */
+};
+
+extern const struct workload workloads[];
+extern const size_t nworkloads;
+
+/* Whether a comma-separated list (empty: anything) names s: each item is s itself, a prefix of s
+ * ending where s has a dot, or an fnmatch pattern. */
+int bench_list_matches(const char *list, const char *s);
+
+#endif
