@@ -80,4 +80,8 @@ int batch_check_formats(const struct batch_list *l, const struct batch_opts *o,
  * failed, 130 interrupted. */
 int batch_run(const struct batch_list *l, const struct batch_opts *o);
 
+/* The part of a path after its last '/' (the path itself without one); for batch.c and
+ * batch_list.c. */
+const char *batch_base_name(const char *path);
+
 #endif

@@ -8,6 +8,7 @@ CLI_OBJS := \
 	$(BUILD)/cli/fft.o \
 	$(BUILD)/cli/bloom.o \
 	$(BUILD)/cli/batch.o \
+	$(BUILD)/cli/batch_list.o \
 	$(BUILD)/cli/sequence.o \
 	$(BUILD)/cli/client.o \
 	$(BUILD)/cli/bench.o \
