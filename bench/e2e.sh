@@ -146,6 +146,14 @@ start_daemon() {
 url() { echo "http://127.0.0.1:$port/v1/bloom?$E2E_QUERY"; }
 # one request with FILE; prints its latency in ms
 one() { "$loadgen" -c 1 -d 300 -n 1 -t 120 -u "$(url)" -f "$1" --json 2>/dev/null | jget p50_ms; }
+# one_st FRAME: one request's time in ms, then its Server-Timing as decode/queue/gpu(setup)/encode ms
+one_st() {
+	o=$("$loadgen" -c 1 -d 300 -n 1 -t 120 -u "$(url)" -f "$1" --json 2>/dev/null || true)
+	st=$(echo "$o" | sed -n 's/.*"server_timing_median_ms":{\([^}]*\)}.*/\1/p')
+	printf '%s %s/%s/%s(%s)/%s\n' "$(echo "$o" | jget p50_ms)" "$(echo "$st" | jget decode)" \
+		"$(echo "$st" | jget queue)" "$(echo "$st" | jget gpu)" "$(echo "$st" | jget gpu_setup)" \
+		"$(echo "$st" | jget encode)"
+}
 emit() { echo "$1" | tee -a "$E2E_OUT"; }
 # line ID VARIANT METRICS DETAIL COMMAND: a result line made here (the first-result workloads)
 line() {
@@ -238,13 +246,14 @@ for planes in $E2E_PLANES; do
 	# a size first seen on the warm daemon: twice at once (on a borrowed plan, with
 	# --borrow-plans), then once more after E2E_IDLE_S of idle time (on its own plan, built
 	# meanwhile, if the idle work is done by then)
-	new1=$(one "$newframe")
-	new2=$(one "$newframe")
+	n1=$(one_st "$newframe")
+	n2=$(one_st "$newframe")
 	sleep "$E2E_IDLE_S"
-	new3=$(one "$newframe")
+	n3=$(one_st "$newframe")
+	new1=${n1%% *} new2=${n2%% *} new3=${n3%% *}
 	line "e2e.first.$newsz.new_size" "$variant" \
 		"\"first_request_ms\":${new1:-null},\"second_request_ms\":${new2:-null},\"after_idle_ms\":${new3:-null}" \
-		"\"size\":\"$E2E_NEW_SIZE\",\"after\":\"the load at $E2E_SIZE\",\"idle_s\":$E2E_IDLE_S" \
+		"\"size\":\"$E2E_NEW_SIZE\",\"after\":\"the load at $E2E_SIZE\",\"idle_s\":$E2E_IDLE_S,\"server_timing_ms\":\"decode/queue/gpu(setup)/encode: ${n1#* }, ${n2#* }, ${n3#* }\"" \
 		"$dcmd; loadgen -c 1 -n 1 -u URL -f $newframe (twice, then once after $E2E_IDLE_S s idle)"
 	stop_daemon
 done
@@ -275,5 +284,7 @@ done
 			"$(echo "$l" | jget start_to_ready_s)" "$(echo "$l" | jget first_request_ms)" \
 			"$(echo "$l" | jget start_to_first_result_s)" "$(echo "$l" | jget second_request_ms)" \
 			"$(echo "$l" | jget after_idle_ms)"
+		st=$(echo "$l" | sed -n 's/.*"server_timing_ms":"\([^"]*\)".*/\1/p')
+		[ -z "$st" ] || echo "  server $st"
 	done
 } >&2

@@ -30,10 +30,10 @@
 #define MAX_HEAD 16384
 #define MAX_BODY (512u << 20)
 #define MAX_SAMPLES (1u << 22) /* latencies kept per thread at most */
-#define NTIMING 7
+#define NTIMING 8
 
 static const char *timing_names[NTIMING] = {"decode", "queue", "gpu", "encode", "total",
-                                            "gpu_copy", "gpu_wait"};
+                                            "gpu_copy", "gpu_wait", "gpu_setup"};
 
 struct body {
 	unsigned char *data;
@@ -826,10 +826,10 @@ int main(int argc, char **argv)
 	        "%llu I/O errors, %llu connections\n"
 	        "  latency ms: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f   (%zu answers)\n"
 	        "  Server-Timing medians ms: decode %.2f  queue %.2f  gpu %.2f (copies %.2f, waiting "
-	        "%.2f)  encode %.2f  total %.2f\n"
+	        "%.2f, setup %.2f)  encode %.2f  total %.2f\n"
 	        "  bytes: %.1f MB out, %.1f MB in\n",
 	        c.label, c.label[0] ? ": " : "", started, elapsed, ok, rps, window, rps_all, non200, bad, ioerr, conns,
-	        p50, p90, p99, pmax, ns, tmed[0], tmed[1], tmed[2], tmed[5], tmed[6], tmed[3], tmed[4],
+	        p50, p90, p99, pmax, ns, tmed[0], tmed[1], tmed[2], tmed[5], tmed[6], tmed[7], tmed[3], tmed[4],
 	        bout / 1e6,
 	        bin / 1e6);
 	for (int k = 0; k < nst; k++)

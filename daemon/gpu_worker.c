@@ -204,6 +204,7 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	j->borrowed_h = !rc && st.borrowed ? st.padded_h : 0;
 	j->gpu_copy_s = st.copy_ms * 1e-3;
 	j->gpu_wait_s = st.wait_ms * 1e-3;
+	j->gpu_setup_s = st.setup_ms * 1e-3;
 	image_free(&j->in);
 	yuv_image_free(&j->yin);
 	image_free(&j->kimg);

@@ -38,12 +38,13 @@ enum MHD_Result respond(struct req *r, int status, const char *ctype, void *body
 		return MHD_NO;
 	}
 	const struct job *j = &r->job;
-	char timing[320];
+	char timing[384];
 	snprintf(timing, sizeof timing,
 	         "decode;dur=%.3f, queue;dur=%.3f, gpu;dur=%.3f, gpu_copy;dur=%.3f, gpu_wait;dur=%.3f, "
-	         "encode;dur=%.3f, total;dur=%.3f",
+	         "gpu_setup;dur=%.3f, encode;dur=%.3f, total;dur=%.3f",
 	         j->decode_s * 1e3, j->queue_s * 1e3, j->gpu_s * 1e3, j->gpu_copy_s * 1e3,
-	         j->gpu_wait_s * 1e3, j->encode_s * 1e3, (clock_s() - r->t0) * 1e3);
+	         j->gpu_wait_s * 1e3, j->gpu_setup_s * 1e3, j->encode_s * 1e3,
+	         (clock_s() - r->t0) * 1e3);
 	MHD_add_response_header(resp, "X-Request-Id", r->id);
 	MHD_add_response_header(resp, "Server-Timing", timing);
 	if (ctype)

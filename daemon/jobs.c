@@ -219,6 +219,7 @@ void jobs_start(struct jobs *J, struct job *j)
 	j->lost = 0;
 	j->gpu = -1;
 	j->decode_s = j->queue_s = j->gpu_s = j->encode_s = j->gpu_copy_s = j->gpu_wait_s = 0;
+	j->gpu_setup_s = 0;
 	memset(&j->in, 0, sizeof j->in);
 	memset(&j->kimg, 0, sizeof j->kimg);
 	memset(&j->result, 0, sizeof j->result);

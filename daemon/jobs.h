@@ -83,6 +83,8 @@ struct job {
 	double decode_s, queue_s, gpu_s, encode_s;
 	double gpu_copy_s, gpu_wait_s;    /* parts of gpu_s: copying the frame and the result
 	                                     between host and GPU buffers, waiting for the GPU */
+	double gpu_setup_s;               /* part of gpu_s: building the plan on the request path
+	                                     and the kernel's spectrum on a cache miss */
 
 	/* Private to jobs.c. */
 	struct image in, kimg, result;

@@ -82,6 +82,7 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 	for (int i = 0; i < b->nplans; i++)
 		bloom_plan_destroy(b->plans[i]);
 	free(b->plans);
+	bloom_wants_free(b);
 	bloom_kcache_free(b);
 	bloom_presets_free(b);
 	bloom_transfer_free(b);
@@ -215,6 +216,7 @@ static int frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin
 	int rc = bloom_plan_get(b, pw, ph, p, &q, err);
 	if (!rc && !(ke = bloom_kcache_find(b, q, ki, p)) && !ki->rgbl)
 		rc = bloom_kernel_pixels(ki, p, err);
+	st->setup_ms += bloom_now_ms() - t_start;
 	if (!rc) {
 		st->padded_w = q->pw, st->padded_h = q->ph;
 		st->kernel_cached = ke != NULL;
@@ -228,8 +230,13 @@ static int frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin
 		gpu_timer_start(tm);
 	if (!rc && !(rc = bloom_upload(b, q, fin, w, h, &st->copy_ms, err)) && tm)
 		gpu_timer_mark(tm, GPU_STAGE_UPLOAD);
-	if (!rc && !ke && !(rc = bloom_kernel_spectrum(b, q, ki, p, &ke, err)) && tm)
-		gpu_timer_mark(tm, GPU_STAGE_KERNEL);
+	if (!rc && !ke) {
+		double t_kernel = bloom_now_ms();
+		rc = bloom_kernel_spectrum(b, q, ki, p, &ke, err);
+		st->setup_ms += bloom_now_ms() - t_kernel;
+		if (!rc && tm)
+			gpu_timer_mark(tm, GPU_STAGE_KERNEL);
+	}
 	if (!rc)
 		rc = bloom_stages(b, q, ke, op, p, w, h, tm, st, err);
 	if (!rc) { /* what bloom_rerun_stages repeats */
@@ -308,6 +315,7 @@ static void add_stats(struct bloom_stats *sum, const struct bloom_stats *t)
 	sum->gpu_ms += t->gpu_ms;
 	sum->prepare_ms += t->prepare_ms, sum->readback_ms += t->readback_ms;
 	sum->copy_ms += t->copy_ms, sum->wait_ms += t->wait_ms;
+	sum->setup_ms += t->setup_ms;
 	sum->padded_w = t->padded_w, sum->padded_h = t->padded_h;
 	sum->gray_kernel = t->gray_kernel, sum->fused = t->fused, sum->timed = t->timed;
 }
@@ -482,7 +490,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		st->borrowed = 1;
 		st->own_w = pw, st->own_h = ph;
 		b->st.plans_borrowed++;
-		bloom_plan_want(b, pw, ph, p);
+		bloom_plan_want(b, pw, ph, p, &ki);
 	}
 	bloom_kinfo_free(&ki);
 	st->wall_ms = bloom_now_ms() - t_start;
@@ -548,7 +556,7 @@ int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 		return BLOOM_E_TOO_LARGE;
 	if (b->nplans + b->nwants >= b->opts.max_plans)
 		return BLOOM_E_NOMEM;
-	bloom_plan_want(b, pw, ph, p);
+	bloom_plan_want(b, pw, ph, p, NULL);
 	return 0;
 }
 

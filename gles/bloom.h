@@ -110,6 +110,9 @@ struct bloom_stats {
 	                                            command; mapping and converting the result */
 	double copy_ms, wait_ms; /* host clock, parts of wall_ms: copying the frame in and the
 	                            result out (and converting them), and waiting for the GPU */
+	double setup_ms;         /* host clock, part of wall_ms: getting the plan (building it on
+	                            a miss) and the kernel's spectrum on a cache miss (its pixels
+	                            read, its GPU work issued) */
 };
 
 struct bloom_cache_stats {

@@ -36,6 +36,7 @@
                                            * flight, 2160p coefficients (50 MB) included */
 #define BLOOM_DESTROY_WAIT_MS 60000     /* how long destroy waits for lent buffers to return */
 #define BLOOM_PRESETS 8                 /* generated built-in kernels kept */
+#define BLOOM_WANT_KERNEL_BYTES (16u << 20) /* a wanted plan's kernel pixels kept at most */
 #define BLOOM_WANT_STEPS 64             /* idle steps (a program each) a wanted plan takes
                                            before it is built whole in one */
 #define BLOOM_UPLOADS 4                 /* JPEG planes' upload buffers, used in turn: frames
@@ -170,6 +171,11 @@ struct bloom_ctx {
 	struct want {             /* a padded size a frame borrowed a plan for (bloom_build_wanted) */
 		int pw, ph, technique, half;
 		int steps;            /* idle steps spent on it (a program each) */
+		int has_kernel;       /* k, kp: the borrowing frame's kernel, whose spectrum at this
+		                         size is made in the idle step after the plan's (k.rgbl owned,
+		                         k.img NULL) */
+		struct kinfo k;
+		struct bloom_params kp;
 	} wants[BLOOM_WANTS];     /* oldest first */
 	int nwants;
 	struct preset {
@@ -219,8 +225,14 @@ struct borrow {
 int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinfo *ki,
                       const struct bloom_params *p, int pw, int ph, struct borrow *out);
 /* Queues pw x ph for bloom_build_wanted (the newest wish last; the oldest goes past
- * BLOOM_WANTS). */
-void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p);
+ * BLOOM_WANTS). ki: NULL, or the kernel of the frame that borrowed, whose spectrum the idle
+ * work makes after the plan so that the size's next frame finds it cached; its pixels
+ * (ki->rgbl, made here when absent) move into the wish when they are at most
+ * BLOOM_WANT_KERNEL_BYTES, else the spectrum waits for a frame as before. */
+void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
+                     struct kinfo *ki);
+/* Frees the wishes' kernels and empties the queue. */
+void bloom_wants_free(struct bloom_ctx *b);
 /* Transposes rows [0, src_valid) of src (row stride src_stride) into dst (dst_rows rows of
  * dst_cols, zero past src_valid); comps/half: the stored element (vec4 / vec2, float16). */
 int bloom_transpose(struct bloom_ctx *b, GLuint src, int src_stride, int src_valid, GLuint dst,
@@ -245,6 +257,9 @@ int bloom_kernel_resolve(struct bloom_ctx *b, const struct bloom_kernel *k,
 /* The cached spectrum of ki at plan q, or NULL (counted as a hit or a miss). */
 struct kentry *bloom_kcache_find(struct bloom_ctx *b, const struct plan *q,
                                  const struct kinfo *ki, const struct bloom_params *p);
+/* Whether the spectrum of ki at plan q is cached; neither counted nor marked used. */
+int bloom_kcache_has(const struct bloom_ctx *b, const struct plan *q, const struct kinfo *ki,
+                     const struct bloom_params *p);
 /* Reads ki's pixels (RGBL, gray or not, the luminance sum), checking what the spectrum needs:
  * finite pixels, a luminance that can be normalised. 0 or BLOOM_E_ARG / BLOOM_E_NOMEM. */
 int bloom_kernel_pixels(struct kinfo *ki, const struct bloom_params *p, char err[BLOOM_ERR_LEN]);

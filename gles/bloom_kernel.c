@@ -4,6 +4,7 @@
 #include "gles/bloom_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,24 +146,40 @@ int bloom_kernel_resolve(struct bloom_ctx *b, const struct bloom_kernel *k,
 	return rc ? rc : kernel_geometry(ki->img, p, w, h, ki, err);
 }
 
-struct kentry *bloom_kcache_find(struct bloom_ctx *b, const struct plan *q,
-                                 const struct kinfo *ki, const struct bloom_params *p)
+/* The index of ki's spectrum at plan q in the cache, or -1. */
+static ptrdiff_t kcache_index(const struct bloom_ctx *b, const struct plan *q,
+                              const struct kinfo *ki, const struct bloom_params *p)
 {
 	int fused = q->conv4 != NULL;
-	b->tick++;
 	for (size_t i = 0; i < b->nk; i++) {
-		struct kentry *e = &b->kc[i];
+		const struct kentry *e = &b->kc[i];
 		if (e->digest[0] == ki->digest[0] && e->digest[1] == ki->digest[1] && e->pw == q->pw &&
 		    e->ph == q->ph && e->cx == ki->cx && e->cy == ki->cy &&
 		    e->scale == p->kernel_scale && e->normalize == p->normalize &&
-		    e->technique == p->technique && e->fused == fused) {
-			e->last_use = b->tick;
-			b->st.kernel_hits++;
-			return e;
-		}
+		    e->technique == p->technique && e->fused == fused)
+			return (ptrdiff_t)i;
 	}
-	b->st.kernel_misses++;
-	return NULL;
+	return -1;
+}
+
+struct kentry *bloom_kcache_find(struct bloom_ctx *b, const struct plan *q,
+                                 const struct kinfo *ki, const struct bloom_params *p)
+{
+	b->tick++;
+	ptrdiff_t i = kcache_index(b, q, ki, p);
+	if (i < 0) {
+		b->st.kernel_misses++;
+		return NULL;
+	}
+	b->kc[i].last_use = b->tick;
+	b->st.kernel_hits++;
+	return &b->kc[i];
+}
+
+int bloom_kcache_has(const struct bloom_ctx *b, const struct plan *q, const struct kinfo *ki,
+                     const struct bloom_params *p)
+{
+	return kcache_index(b, q, ki, p) >= 0;
 }
 
 int bloom_kernel_pixels(struct kinfo *ki, const struct bloom_params *p, char err[BLOOM_ERR_LEN])

@@ -343,30 +343,108 @@ static int same_want(const struct want *a, const struct want *b)
 	       a->half == b->half;
 }
 
-void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p)
+static void want_kernel_free(struct want *w)
 {
-	struct want w = {pw, ph, p->technique, p->precision == BLOOM_FP16, 0};
+	if (w->has_kernel)
+		bloom_kinfo_free(&w->k);
+	w->has_kernel = 0;
+}
+
+void bloom_wants_free(struct bloom_ctx *b)
+{
+	for (int i = 0; i < b->nwants; i++)
+		want_kernel_free(&b->wants[i]);
+	b->nwants = 0;
+}
+
+/* Whether w holds ki's kernel with p's spectrum parameters. */
+static int same_kernel(const struct want *w, const struct kinfo *ki, const struct bloom_params *p)
+{
+	return w->has_kernel && w->k.digest[0] == ki->digest[0] && w->k.digest[1] == ki->digest[1] &&
+	       w->k.cx == ki->cx && w->k.cy == ki->cy && w->k.kw == ki->kw && w->k.kh == ki->kh &&
+	       w->kp.kernel_scale == p->kernel_scale && w->kp.normalize == p->normalize;
+}
+
+/* Moves ki's pixels (made now when absent) into w, in place of the kernel it held. */
+static void want_take_kernel(struct want *w, struct kinfo *ki, const struct bloom_params *p)
+{
+	if (same_kernel(w, ki, p))
+		return;
+	int src_w = ki->rgbl ? ki->src_w : ki->img ? ki->img->width : 0;
+	int src_h = ki->rgbl ? ki->src_h : ki->img ? ki->img->height : 0;
+	if (!src_w || (size_t)src_w * (size_t)src_h * 16 > BLOOM_WANT_KERNEL_BYTES)
+		return;
+	char err[BLOOM_ERR_LEN];
+	if (!ki->rgbl && bloom_kernel_pixels(ki, p, err)) {
+		bloom_kinfo_free(ki); /* the frame ran: its kernel's pixels were sound before */
+		return;
+	}
+	want_kernel_free(w);
+	w->k = *ki;
+	w->k.img = NULL;
+	w->kp = *p;
+	w->has_kernel = 1;
+	ki->rgbl = NULL;
+}
+
+void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
+                     struct kinfo *ki)
+{
+	struct want w;
+	memset(&w, 0, sizeof w);
+	w.pw = pw, w.ph = ph, w.technique = p->technique, w.half = p->precision == BLOOM_FP16;
 	for (int i = 0; i < b->nwants; i++)
 		if (same_want(&b->wants[i], &w)) { /* wanted again: now the newest */
-			w.steps = b->wants[i].steps;
+			w = b->wants[i];
 			memmove(&b->wants[i], &b->wants[i + 1], (size_t)(b->nwants - i - 1) * sizeof w);
 			b->nwants--;
 			break;
 		}
 	if (b->nwants == BLOOM_WANTS) {
+		want_kernel_free(&b->wants[0]);
 		memmove(&b->wants[0], &b->wants[1], (size_t)(BLOOM_WANTS - 1) * sizeof w);
 		b->nwants--;
 	}
+	if (ki)
+		want_take_kernel(&w, ki, p);
 	b->wants[b->nwants++] = w;
+}
+
+/* One idle step for a wish whose plan q is built: the kernel's spectrum at it, unless cached.
+ * Returns 1 when it made one (a step taken), else 0. */
+static int want_spectrum(struct bloom_ctx *b, struct want *w, struct plan *q)
+{
+	if (!w->has_kernel || bloom_kcache_has(b, q, &w->k, &w->kp)) {
+		want_kernel_free(w);
+		return 0;
+	}
+	double t0 = bloom_now_ms();
+	char err[BLOOM_ERR_LEN];
+	struct kentry *ke;
+	b->tick++;
+	b->last.valid = 0; /* making room may evict the spectrum it names */
+	int rc = bloom_kernel_spectrum(b, q, &w->k, &w->kp, &ke, err);
+	if (rc)
+		gles_logf(&b->log, GLES_LOG_WARN, "bloom: the kernel's spectrum at %dx%d in idle "
+		          "time: %s", w->pw, w->ph, err);
+	else
+		gles_logf(&b->log, GLES_LOG_INFO, "bloom: kernel spectrum at %dx%d made in idle time "
+		          "(%.1f ms)", w->pw, w->ph, bloom_now_ms() - t0);
+	want_kernel_free(w);
+	return 1;
 }
 
 int bloom_build_wanted(struct bloom_ctx *b)
 {
 	while (b->nwants) {
 		struct want w = b->wants[--b->nwants];
-		if (find_plan(b, w.pw, w.ph, w.technique, w.half)) /* built since (bloom_warm, or a
-		                                                       frame without borrowing) */
+		struct plan *built = find_plan(b, w.pw, w.ph, w.technique, w.half);
+		if (built) { /* built here in the step before, or since by bloom_warm or a frame
+		                without borrowing: the kernel's spectrum, if it came with one */
+			if (want_spectrum(b, &w, built))
+				return 1;
 			continue;
+		}
 		double t0 = bloom_now_ms();
 		struct plan *q;
 		char err[BLOOM_ERR_LEN];
@@ -385,6 +463,7 @@ int bloom_build_wanted(struct bloom_ctx *b)
 		if (rc) {
 			gles_logf(&b->log, GLES_LOG_WARN, "bloom: building the plan of %dx%d in idle "
 			          "time: %s", w.pw, w.ph, err);
+			want_kernel_free(&w);
 			return 1;
 		}
 		b->tick++;
@@ -393,6 +472,8 @@ int bloom_build_wanted(struct bloom_ctx *b)
 		b->st.plans_built_idle++;
 		gles_logf(&b->log, GLES_LOG_INFO, "bloom: plan of %dx%d built in idle time (%d steps, "
 		          "the last %.1f ms)", w.pw, w.ph, w.steps + 1, bloom_now_ms() - t0);
+		if (w.has_kernel)
+			b->wants[b->nwants++] = w; /* its kernel's spectrum in the next step */
 		return 1;
 	}
 	return 0;

@@ -162,7 +162,8 @@ static json_t *image_responses(void)
 	                                        "the result image, in the format= asked for, else "
 	                                        "the Accept header's choice, else the input's "
 	                                        "family; Server-Timing has decode, queue, gpu (of "
-	                                        "which gpu_copy and gpu_wait), encode and total "
+	                                        "which gpu_copy, gpu_wait and gpu_setup), encode "
+	                                        "and total "
 	                                        "durations",
 	                                        "content", content, "headers", "Vary",
 	                                        "description", "Accept whenever format= is not "

@@ -1212,7 +1212,8 @@ static int same_as_own(const char *name, int op, const struct image *in, const s
  * larger one in tiles of it, compiling no program (the program cache's counts do not move); the
  * results match the direct convolution and the frames' own plans (prefilter, normalisation,
  * off-centre kernel, composite); the stats say borrowed; idle time then builds each wanted
- * plan, and the next frame runs on its own. A plan too large for a frame (past
+ * plan and the borrowing frames' kernel's spectrum at it, and the next frame runs on its own
+ * plan with that spectrum cached, as a fresh context would. A plan too large for a frame (past
  * BLOOM_BORROW_COST) or of another storage is not borrowed. */
 static void test_borrow(void **state)
 {
@@ -1281,8 +1282,8 @@ static void test_borrow(void **state)
 	assert_int_equal(cs.plans_wanted, 2);
 	assert_int_equal(cs.plan_entries, 1);
 
-	/* idle time: each wanted plan built a program a step, then none; the next frame runs on
-	 * its own */
+	/* idle time: each wanted plan built a program a step, then the borrowing frames' kernel's
+	 * spectrum at it, then none; the next frame runs on its own plan and finds that spectrum */
 	int steps = 0;
 	unsigned long long most = 0;
 	struct program_stats s0 = after, s1;
@@ -1302,16 +1303,25 @@ static void test_borrow(void **state)
 	assert_int_equal(cs.plans_wanted, 0);
 	assert_int_equal(cs.plan_entries, 3);
 	program_cache_stats(pc, &before);
+	unsigned long long kmiss = cs.kernel_misses;
 	struct image in = rand_image(61, 47, 4, 0, 3);
-	run_on(b, BLOOM_OP_CONVOLVE, &in, &k, &pc_, &out, &st);
+	run_on(b, BLOOM_OP_BLOOM, &in, &k, &pb, &out, &st); /* as the size's last borrowing frame */
 	program_cache_stats(pc, &after);
-	print_message("  after the idle build: borrowed %d, padded %dx%d; %llu program misses\n",
-	              st.borrowed, st.padded_w, st.padded_h, after.misses - before.misses);
+	bloom_ctx_stats(b, &cs);
+	print_message("  after the idle build: borrowed %d, padded %dx%d; %llu program misses, "
+	              "kernel spectrum cached %d (%llu misses), setup %.3f ms\n", st.borrowed,
+	              st.padded_w, st.padded_h, after.misses - before.misses, st.kernel_cached,
+	              cs.kernel_misses - kmiss, st.setup_ms);
 	assert_int_equal(st.borrowed, 0);
 	assert_int_equal(st.padded_w, small_st.own_w);
 	assert_int_equal(st.padded_h, small_st.own_h);
 	assert_true(after.misses == before.misses);
+	assert_int_equal(st.kernel_cached, 1);
+	assert_true(cs.kernel_misses == kmiss);
+	int ok = same_as_own("own plan, spectrum made in idle time", BLOOM_OP_BLOOM, &in, &k, &pb,
+	                     &out);
 	image_free(&out), image_free(&in);
+	assert_true(ok);
 
 	/* too small a frame for any plan built (each over BLOOM_BORROW_COST times its own) */
 	in = rand_image(20, 16, 4, 0, 3);
