@@ -28,6 +28,8 @@
 #                          --program-cache alone (Mesa offers program binaries only with its disk
 #                          cache on); 1 keeps the user's driver cache
 #   E2E_OUT=$BUILD/bench/e2e.jsonl   result lines (also on stdout); the table goes to stderr
+#   E2E_LOG_DIR=           keep each daemon's log there (named by the run), e.g. to read what the
+#                          idle work did (--log-level debug among the options says more)
 #   BENCH_MACHINE=         the machine's name in the lines (default: from the renderer)
 # Loopback only; every wait is bounded (E2E_READY_TIMEOUT=300 s to /readyz, 120 s a request).
 set -eu
@@ -83,6 +85,10 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/fftbloom-e2e.XXXXXX")
 pid=""
 stop_daemon() {
 	[ -n "$pid" ] || return 0
+	if [ -n "${E2E_LOG_DIR:-}" ]; then
+		mkdir -p "$E2E_LOG_DIR"
+		cp "$log" "$E2E_LOG_DIR/${E2E_VARIANT:-default}-$(basename "$log")" 2>/dev/null || true
+	fi
 	kill -TERM "$pid" 2>/dev/null || true
 	i=0
 	while kill -0 "$pid" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done

@@ -101,7 +101,7 @@ void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st)
 	st->kernel_bytes = b->kbytes;
 	st->kernel_entries = b->nk;
 	st->plan_entries = (size_t)b->nplans;
-	st->plans_wanted = (size_t)b->nwants;
+	st->plans_wanted = (size_t)bloom_plans_wanted(b);
 }
 
 /* The frame's oriented size and channels; BLOOM_E_ARG for an empty or malformed one. */
@@ -239,6 +239,8 @@ static int frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin
 	}
 	if (!rc)
 		rc = bloom_stages(b, q, ke, op, p, w, h, tm, st, err);
+	if (!rc)
+		q->rehearsed = 1;
 	if (!rc) { /* what bloom_rerun_stages repeats */
 		b->last.q = q, b->last.ke = ke, b->last.op = op, b->last.p = *p;
 		b->last.w = w, b->last.h = h, b->last.valid = 1;
@@ -554,9 +556,15 @@ int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	struct fit f = {b, NULL, p->precision == BLOOM_FP16, b->opts.frame_bytes};
 	if (pw < 1 || ph < 1 || !fits(&f, pw, ph))
 		return BLOOM_E_TOO_LARGE;
-	if (b->nplans + b->nwants >= b->opts.max_plans)
+	if (b->nplans + bloom_plans_wanted(b) >= b->opts.max_plans)
 		return BLOOM_E_NOMEM;
 	bloom_plan_want(b, pw, ph, p, NULL);
+	struct want *w = &b->wants[b->nwants - 1]; /* the newest: this one */
+	if (!w->has_kernel) {
+		w->preset_kernel = 1;
+		w->fw = width, w->fh = height;
+		w->kp = *p;
+	}
 	return 0;
 }
 

@@ -221,6 +221,9 @@ int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
 
 /* Queues the plan of an image size and kernel size for bloom_build_wanted (idle time), unless
  * it is planned already: frames of new sizes may borrow it once built (opts.borrow_plans).
+ * The idle steps after the plan's generate p's built-in kernel (p->preset) and make its
+ * spectrum at that size, then run the plan's stages once (a driver finishes some programs
+ * at their first dispatch), so the first frame there finds both done.
  * Queued last, built first; BLOOM_WANTS at most (the oldest wish goes). Returns 0, or with
  * nothing queued: BLOOM_E_ARG (a size below 1), BLOOM_E_TOO_LARGE (its plan would not run
  * untiled: past the FFT's or the storage buffers' limits, or opts.frame_bytes), BLOOM_E_NOMEM

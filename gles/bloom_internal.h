@@ -101,6 +101,9 @@ struct plan {
 	int refresh_steps;               /* idle steps spent compiling its measured successor's
 	                                    programs (bloom_ctx_refresh) */
 	unsigned long long wisdom_gen;   /* fft_wisdom_generation when it was built */
+	int rehearsed;                   /* its stages have run once (a frame, or
+	                                    bloom_build_wanted's rehearsal): a driver finishes
+	                                    making some programs only at their first dispatch */
 };
 
 /* A kernel spectrum at a padded size, cached. */
@@ -174,6 +177,9 @@ struct bloom_ctx {
 		int has_kernel;       /* k, kp: the borrowing frame's kernel, whose spectrum at this
 		                         size is made in the idle step after the plan's (k.rgbl owned,
 		                         k.img NULL) */
+		int preset_kernel;    /* else 1: kp's built-in kernel (kp.preset) for a frame of
+		                         fw x fh, generated in that step (bloom_want) */
+		int fw, fh;
 		struct kinfo k;
 		struct bloom_params kp;
 	} wants[BLOOM_WANTS];     /* oldest first */
@@ -231,6 +237,8 @@ int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinf
  * BLOOM_WANT_KERNEL_BYTES, else the spectrum waits for a frame as before. */
 void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
                      struct kinfo *ki);
+/* The wishes whose plan is not built yet (the others wait for their kernel's spectrum). */
+int bloom_plans_wanted(const struct bloom_ctx *b);
 /* Frees the wishes' kernels and empties the queue. */
 void bloom_wants_free(struct bloom_ctx *b);
 /* Transposes rows [0, src_valid) of src (row stride src_stride) into dst (dst_rows rows of

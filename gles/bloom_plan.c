@@ -350,6 +350,15 @@ static void want_kernel_free(struct want *w)
 	w->has_kernel = 0;
 }
 
+int bloom_plans_wanted(const struct bloom_ctx *b)
+{
+	int n = 0;
+	for (int i = 0; i < b->nwants; i++)
+		n += !find_plan(b, b->wants[i].pw, b->wants[i].ph, b->wants[i].technique,
+		                b->wants[i].half);
+	return n;
+}
+
 void bloom_wants_free(struct bloom_ctx *b)
 {
 	for (int i = 0; i < b->nwants; i++)
@@ -410,20 +419,52 @@ void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_par
 	b->wants[b->nwants++] = w;
 }
 
-/* One idle step for a wish whose plan q is built: the kernel's spectrum at it, unless cached.
- * Returns 1 when it made one (a step taken), else 0. */
-static int want_spectrum(struct bloom_ctx *b, struct want *w, struct plan *q)
+/* The step's work under a budget of one program compiled: 1 when it was cut short for it. */
+static int step_deferred(struct bloom_ctx *b, int rc)
 {
+	int deferred = rc && program_cache_refused(b->pc);
+	program_cache_budget(b->pc, -1);
+	return deferred;
+}
+
+/* One idle step for a wish whose plan q is built: the kernel's spectrum at it (a built-in
+ * kernel generated first), unless cached; a program compiled at most, the rest in the next
+ * steps (*again: the wish stays queued). Returns 1 when it took a step, else 0. */
+static int want_spectrum(struct bloom_ctx *b, struct want *w, struct plan *q, int *again)
+{
+	char err[BLOOM_ERR_LEN];
+	double t0 = bloom_now_ms();
+	int rc = 0;
+	*again = 0;
+	if (w->preset_kernel && !w->has_kernel) {
+		program_cache_budget(b->pc, 1); /* the preset may need an FFT's programs */
+		rc = bloom_kernel_resolve(b, NULL, &w->kp, w->fw, w->fh, &w->k, err);
+		if (step_deferred(b, rc)) {
+			*again = 1;
+			return 1;
+		}
+		w->preset_kernel = 0;
+		if (rc || bloom_kcache_has(b, q, &w->k, &w->kp) ||
+		    bloom_kernel_pixels(&w->k, &w->kp, err)) {
+			bloom_kinfo_free(&w->k);
+			return !rc; /* a preset generated: a step */
+		}
+		w->k.img = NULL; /* the preset may go; its pixels are in k.rgbl */
+		w->has_kernel = 1;
+	}
 	if (!w->has_kernel || bloom_kcache_has(b, q, &w->k, &w->kp)) {
 		want_kernel_free(w);
 		return 0;
 	}
-	double t0 = bloom_now_ms();
-	char err[BLOOM_ERR_LEN];
 	struct kentry *ke;
 	b->tick++;
 	b->last.valid = 0; /* making room may evict the spectrum it names */
-	int rc = bloom_kernel_spectrum(b, q, &w->k, &w->kp, &ke, err);
+	program_cache_budget(b->pc, 1);
+	rc = bloom_kernel_spectrum(b, q, &w->k, &w->kp, &ke, err);
+	if (step_deferred(b, rc)) {
+		*again = 1;
+		return 1;
+	}
 	if (rc)
 		gles_logf(&b->log, GLES_LOG_WARN, "bloom: the kernel's spectrum at %dx%d in idle "
 		          "time: %s", w->pw, w->ph, err);
@@ -434,6 +475,49 @@ static int want_spectrum(struct bloom_ctx *b, struct want *w, struct plan *q)
 	return 1;
 }
 
+/* One idle step: the stages of a plan no frame has run yet, run once on whatever its buffers
+ * hold with a kernel spectrum cached at its size (the result is not read), so that the
+ * driver's work at a program's first dispatch is not a frame's. Returns 1 when it ran one. */
+static int rehearse(struct bloom_ctx *b)
+{
+	for (int i = 0; i < b->nplans; i++) {
+		struct plan *q = b->plans[i];
+		if (q->rehearsed)
+			continue;
+		const struct kentry *ke = NULL;
+		for (size_t k = 0; k < b->nk && !ke; k++)
+			if (b->kc[k].pw == q->pw && b->kc[k].ph == q->ph &&
+			    b->kc[k].technique == q->technique && b->kc[k].fused == (q->conv4 != NULL))
+				ke = &b->kc[k];
+		if (!ke)
+			continue; /* no spectrum to run with: the first frame runs it */
+		double t0 = bloom_now_ms();
+		struct bloom_params p;
+		memset(&p, 0, sizeof p);
+		p.technique = q->technique, p.normalize = ke->normalize, p.kernel_scale = ke->scale;
+		p.precision = q->half ? BLOOM_FP16 : BLOOM_FP32;
+		struct bloom_stats st;
+		memset(&st, 0, sizeof st);
+		char err[BLOOM_ERR_LEN];
+		b->last.valid = 0;
+		program_cache_budget(b->pc, 1); /* the rest in the next steps */
+		int rc = bloom_stages(b, q, ke, BLOOM_OP_BLOOM, &p, q->pw - ke->kw + 1,
+		                      q->ph - ke->kh + 1, NULL, &st, err);
+		glFlush();
+		if (step_deferred(b, rc))
+			return 1;
+		q->rehearsed = 1;
+		if (rc)
+			gles_logf(&b->log, GLES_LOG_WARN, "bloom: rehearsing the plan of %dx%d: %s", q->pw,
+			          q->ph, err);
+		else
+			gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: plan of %dx%d rehearsed in idle time "
+			          "(%.1f ms)", q->pw, q->ph, bloom_now_ms() - t0);
+		return 1;
+	}
+	return 0;
+}
+
 int bloom_build_wanted(struct bloom_ctx *b)
 {
 	while (b->nwants) {
@@ -441,7 +525,11 @@ int bloom_build_wanted(struct bloom_ctx *b)
 		struct plan *built = find_plan(b, w.pw, w.ph, w.technique, w.half);
 		if (built) { /* built here in the step before, or since by bloom_warm or a frame
 		                without borrowing: the kernel's spectrum, if it came with one */
-			if (want_spectrum(b, &w, built))
+			int again;
+			int stepped = want_spectrum(b, &w, built, &again);
+			if (again)
+				b->wants[b->nwants++] = w;
+			if (stepped)
 				return 1;
 			continue;
 		}
@@ -472,11 +560,11 @@ int bloom_build_wanted(struct bloom_ctx *b)
 		b->st.plans_built_idle++;
 		gles_logf(&b->log, GLES_LOG_INFO, "bloom: plan of %dx%d built in idle time (%d steps, "
 		          "the last %.1f ms)", w.pw, w.ph, w.steps + 1, bloom_now_ms() - t0);
-		if (w.has_kernel)
+		if (w.has_kernel || w.preset_kernel)
 			b->wants[b->nwants++] = w; /* its kernel's spectrum in the next step */
 		return 1;
 	}
-	return 0;
+	return rehearse(b);
 }
 
 int bloom_ctx_refresh(struct bloom_ctx *b)

@@ -1208,6 +1208,71 @@ static int same_as_own(const char *name, int op, const struct image *in, const s
 	return ok;
 }
 
+/* bloom_want (spare plans): idle steps build the plan, then the built-in kernel's spectrum at
+ * it, then run its stages once, compiling a program a step at most; a frame of that size and
+ * kernel then runs on that plan with the spectrum cached, compiling nothing, and agrees with a
+ * context that made both on the frame's path. */
+static void test_want(void **state)
+{
+	(void)state;
+	struct program_cache *pc;
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	struct bloom_ctx_opts o = {.borrow_plans = 1};
+	struct bloom_ctx *b;
+	char err[BLOOM_ERR_LEN];
+	assert_int_equal(bloom_ctx_create(pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err), 0);
+	struct bloom_params p;
+	tu_params(&p, BLOOM_OP_BLOOM);
+	tu_param(&p, BLOOM_OP_BLOOM, "kernel_preset", "gaussian:sigma=2,size=13");
+	assert_int_equal(bloom_want(b, 70, 50, p.preset.size, p.preset.size, &p), 0);
+	struct bloom_cache_stats cs;
+	bloom_ctx_stats(b, &cs);
+	assert_int_equal(cs.plans_wanted, 1);
+	assert_int_equal(cs.kernel_entries, 0); /* nothing generated before idle time */
+	int steps = 0;
+	struct program_stats s0, s1;
+	program_cache_stats(pc, &s0);
+	unsigned long long most = 0, first = s0.misses;
+	while (steps < 1000 && bloom_build_wanted(b)) {
+		steps++;
+		program_cache_stats(pc, &s1);
+		most = s1.misses - s0.misses > most ? s1.misses - s0.misses : most;
+		s0 = s1;
+	}
+	bloom_ctx_stats(b, &cs);
+	print_message("  want 70x50: %d idle steps, %llu programs (at most %llu a step), %zu kernel "
+	              "spectra\n", steps, s0.misses - first, most, cs.kernel_entries);
+	assert_true(most <= 1);
+	assert_int_equal(cs.plans_built_idle, 1);
+	assert_int_equal(cs.kernel_entries, 1);
+	struct image in = rand_image(70, 50, 3, 0, 2), out;
+	struct bloom_stats st;
+	program_cache_stats(pc, &s0);
+	struct bloom_kernel none = {NULL, {0, 0}};
+	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &none, &p, 0, &out, &st, err), 0);
+	program_cache_stats(pc, &s1);
+	bloom_ctx_stats(b, &cs);
+	print_message("  then a 70x50 frame: padded %dx%d, kernel cached %d, %llu programs compiled\n",
+	              st.padded_w, st.padded_h, st.kernel_cached, s1.misses - s0.misses);
+	assert_int_equal(st.borrowed, 0);
+	assert_int_equal(st.kernel_cached, 1);
+	assert_true(s1.misses == s0.misses);
+	struct image own;
+	struct bloom_stats ost;
+	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &none, &p, 0, &own, &ost, err), 0);
+	size_t n = (size_t)own.width * own.height * own.channels;
+	double *r = malloc(n * sizeof *r);
+	for (size_t i = 0; i < n; i++)
+		r[i] = own.pixels[i];
+	int ok = out.channels == own.channels &&
+	         tu_check("spare plan with its spectrum made in idle time", out.pixels, r, n, TOL);
+	free(r);
+	image_free(&own), image_free(&out), image_free(&in);
+	assert_true(ok);
+	bloom_ctx_destroy(b);
+	program_cache_destroy(pc);
+}
+
 /* Borrowed plans: after frames of one size, a smaller frame runs whole on that size's plan and a
  * larger one in tiles of it, compiling no program (the program cache's counts do not move); the
  * results match the direct convolution and the frames' own plans (prefilter, normalisation,
@@ -1407,6 +1472,7 @@ int main(void)
 		cmocka_unit_test(test_tiles_reference),
 		cmocka_unit_test(test_tiles_frame),
 		cmocka_unit_test(test_borrow),
+		cmocka_unit_test(test_want),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
