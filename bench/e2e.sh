@@ -22,6 +22,9 @@
 #                          becomes it (and NAME-float for the float frames)
 #   E2E_COLD=1             0 skips the cold-start measurements (e2e.first.* workloads)
 #   E2E_IDLE_S=5           idle seconds before the new size's third request (after_idle_ms)
+#   E2E_IDLE_PROBES=0      then this many more of the new size's requests, one every 0.7 s (past
+#                          the daemon's 0.5 s grace, so each may meet a step of idle work):
+#                          their times and queue waits, in the line's detail and the table
 #   E2E_DRIVER_CACHE=0     each cold start and each load daemon gets the driver's shader disk
 #                          cache in a new empty folder (MESA_SHADER_CACHE_DIR,
 #                          __GL_SHADER_DISK_CACHE_PATH), so what carries over is fftbloomd's
@@ -257,9 +260,22 @@ for planes in $E2E_PLANES; do
 	sleep "$E2E_IDLE_S"
 	n3=$(one_st "$newframe")
 	new1=${n1%% *} new2=${n2%% *} new3=${n3%% *}
+	probes="" pmax=0 qmax=0
+	k=0
+	while [ "$k" -lt "${E2E_IDLE_PROBES:-0}" ]; do
+		sleep 0.7
+		pr=$(one_st "$newframe")
+		pms=${pr%% *} pq=$(echo "${pr#* }" | cut -d/ -f2)
+		probes="$probes${probes:+,}${pms:-null}"
+		pmax=$(awk -v a="$pmax" -v b="${pms:-0}" 'BEGIN { print (b > a ? b : a) }')
+		qmax=$(awk -v a="$qmax" -v b="${pq:-0}" 'BEGIN { print (b > a ? b : a) }')
+		k=$((k + 1))
+	done
+	pdetail=""
+	[ -z "$probes" ] || pdetail=",\"idle_probes_ms\":[$probes],\"idle_probe_max_ms\":$pmax,\"idle_probe_max_queue_ms\":$qmax"
 	line "e2e.first.$newsz.new_size" "$variant" \
 		"\"first_request_ms\":${new1:-null},\"second_request_ms\":${new2:-null},\"after_idle_ms\":${new3:-null}" \
-		"\"size\":\"$E2E_NEW_SIZE\",\"after\":\"the load at $E2E_SIZE\",\"idle_s\":$E2E_IDLE_S,\"server_timing_ms\":\"decode/queue/gpu(setup)/encode: ${n1#* }, ${n2#* }, ${n3#* }\"" \
+		"\"size\":\"$E2E_NEW_SIZE\",\"after\":\"the load at $E2E_SIZE\",\"idle_s\":$E2E_IDLE_S,\"server_timing_ms\":\"decode/queue/gpu(setup)/encode: ${n1#* }, ${n2#* }, ${n3#* }\"$pdetail" \
 		"$dcmd; loadgen -c 1 -n 1 -u URL -f $newframe (twice, then once after $E2E_IDLE_S s idle)"
 	stop_daemon
 done
@@ -292,5 +308,7 @@ done
 			"$(echo "$l" | jget after_idle_ms)"
 		st=$(echo "$l" | sed -n 's/.*"server_timing_ms":"\([^"]*\)".*/\1/p')
 		[ -z "$st" ] || echo "  server $st"
+		pm=$(echo "$l" | jget idle_probe_max_ms)
+		[ -z "$pm" ] || echo "  idle probes ms: $(echo "$l" | sed -n 's/.*"idle_probes_ms":\[\([^]]*\)\].*/\1/p'); longest $pm, queue at most $(echo "$l" | jget idle_probe_max_queue_ms)"
 	done
 } >&2

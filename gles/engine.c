@@ -54,6 +54,7 @@ static int make_base(struct engine *e, const struct engine_opts *o, const struct
 	}
 	if (o->program_cache && o->program_cache[0])
 		program_cache_set_binary_dir(e->pc, o->program_cache, e->driver);
+	program_cache_parallel(e->pc, i->parallel_compile && !o->serial_compile);
 	if (o->no_wisdom)
 		return 0;
 	if (fft_wisdom_create(or_empty(o->wisdom_file), e->driver, fft_wisdom_shipped, log,
@@ -182,6 +183,8 @@ const char *engine_wisdom_source(const struct engine *e)
 
 int engine_idle(struct engine *e)
 {
+	if (program_cache_compiling(e->pc))
+		return ENGINE_IDLE_WAIT;
 	if (e->bloom && bloom_build_wanted(e->bloom))
 		return 1;
 	if (fft_tuner_step(e->tuner))
@@ -191,6 +194,8 @@ int engine_idle(struct engine *e)
 
 int engine_build_wanted(struct engine *e)
 {
+	if (program_cache_compiling(e->pc))
+		return ENGINE_IDLE_WAIT;
 	return e->bloom && bloom_build_wanted(e->bloom);
 }
 
