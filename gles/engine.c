@@ -5,6 +5,14 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 struct engine {
 	struct egl_ctx *egl;
@@ -185,11 +193,17 @@ int engine_idle(struct engine *e)
 {
 	if (program_cache_compiling(e->pc))
 		return ENGINE_IDLE_WAIT;
-	if (e->bloom && bloom_build_wanted(e->bloom))
-		return 1;
-	if (fft_tuner_step(e->tuner))
-		return 1;
-	return e->bloom && bloom_ctx_refresh(e->bloom) ? 1 : 0;
+	double t0 = now_ms();
+	const char *what = "a wanted plan's (or its kernel spectrum's, or its rehearsal)";
+	int more = e->bloom && bloom_build_wanted(e->bloom);
+	if (!more && (more = fft_tuner_step(e->tuner)))
+		what = "measuring an FFT shape";
+	if (!more && (more = e->bloom && bloom_ctx_refresh(e->bloom)))
+		what = "a plan's rebuild with measured shapes";
+	double ms = now_ms() - t0;
+	if (more && ms >= ENGINE_SLOW_STEP_MS) /* a frame arriving meanwhile waited this long */
+		gles_logf(&e->log, GLES_LOG_DEBUG, "idle step of %s: %.1f ms", what, ms);
+	return more;
 }
 
 int engine_build_wanted(struct engine *e)

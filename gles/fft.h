@@ -151,8 +151,8 @@ int fft_tuner_create(struct program_cache *pc, const struct egl_info *info, stru
 void fft_tuner_destroy(struct fft_tuner *t); /* NULL-safe; a shape being measured is dropped */
 
 /* One short step of measuring, on the context's thread between jobs: takes the next queued shape,
- * builds one of its candidates (a compile), warms them up (about 50 ms of GPU time), or measures
- * one round of them; after the last round the fastest goes into the wisdom (fft_wisdom_put: its
+ * builds one of its candidates (a compile), runs one once (its first dispatch), warms them up
+ * (about 50 ms of GPU time in all, 8 ms a step), or measures one round of them; after the last round the fastest goes into the wisdom (fft_wisdom_put: its
  * file gets the line, the generation moves). Returns 1 while work remains (call again), 0 when
  * nothing is queued. The same candidates and medians as FFT_WISDOM_MEASURE_NOW. */
 int fft_tuner_step(struct fft_tuner *t);

@@ -11,6 +11,8 @@
 
 #define TUNE_ROUNDS 7     /* measurements per candidate; the median counts */
 #define TUNE_WARM_MS 50.0 /* GPU time spent running the candidates before measuring */
+#define TUNE_WARM_STEP_MS 8.0 /* of it at most a step (a frame arriving waits for one) */
+#define TUNE_RANDOM_FLOATS (1u << 20) /* random values made; the buffer repeats them */
 #define TUNE_BUILD_STEPS 16 /* idle steps (a program each) a candidate takes before it is built
                                whole in one */
 #define TUNE_MAX_CAND 12
@@ -59,25 +61,36 @@ static int tune_candidates(const struct egl_info *info, int n, int adjacent,
  * bits with sane exponents when half); 0 when out of memory. */
 static GLuint tune_buffer(size_t elems, const struct fft_opts *o)
 {
-	size_t floats = elems * (size_t)o->components;
-	float *data = malloc(floats * sizeof *data);
+	/* a block of random values repeated: the transforms' time does not depend on the values,
+	 * and making tens of MB of them held an idle step for as many ms */
+	size_t floats = elems * (size_t)o->components, esize = o->half ? 2 : 4;
+	size_t block = floats < TUNE_RANDOM_FLOATS ? floats : TUNE_RANDOM_FLOATS;
+	float *data = malloc(block * sizeof *data);
 	if (!data)
 		return 0;
-	for (size_t i = 0; i < floats; i++) {
+	for (size_t i = 0; i < block; i++) {
 		tune_rng ^= tune_rng << 13, tune_rng ^= tune_rng >> 7, tune_rng ^= tune_rng << 17;
 		data[i] = (float)((tune_rng >> 40) * (1.0 / 16777216.0)) - 0.5f;
 	}
 	if (o->half) { /* the bits of random halves: exponent and sign kept sane */
 		unsigned short *h = (unsigned short *)data;
-		for (size_t i = 0; i < floats; i++)
+		for (size_t i = 0; i < block; i++)
 			h[i] = (unsigned short)(0x3000 | ((unsigned)(data[i] * 65536.0f) & 0x83ff));
 	}
 	GLuint buf;
 	glGenBuffers(1, &buf);
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
-	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(floats * (o->half ? 2 : 4)), data,
-	             GL_DYNAMIC_COPY);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(floats * esize), NULL, GL_DYNAMIC_COPY);
+	for (size_t at = 0; at < floats; at += block) {
+		size_t n = floats - at < block ? floats - at : block;
+		glBufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)(at * esize), (GLsizeiptr)(n * esize),
+		                data);
+	}
 	free(data);
+	if (glGetError() != GL_NO_ERROR) {
+		glDeleteBuffers(1, &buf);
+		return 0;
+	}
 	return buf;
 }
 
@@ -165,19 +178,23 @@ static void run_build(struct tune_run *r, struct program_cache *pc, const struct
 /* Warm-up: the live candidates in turn until TUNE_WARM_MS of GPU time. GPU clocks ramp up over
  * tens of milliseconds of load (the H200 under GL: 2-4x), and measuring the candidates one after
  * the other favoured whichever came last, so every candidate is built first, warmed, and then
- * measured in interleaved rounds. */
-static void run_warm(struct tune_run *r)
+ * measured in interleaved rounds. One call runs whole turns until TUNE_WARM_STEP_MS of GPU
+ * time (at least one turn); *t_warm carries the total across calls. Returns 1 when done. */
+static int run_warm(struct tune_run *r, double *t_warm)
 {
 	int live = 0;
 	for (int i = 0; i < r->nc; i++)
 		live += r->ax[i] != NULL;
-	double t_warm = 0;
-	for (int w = 0; live && t_warm < TUNE_WARM_MS && w < 1000; w++)
+	double t_step = 0;
+	for (int w = 0; live && *t_warm < TUNE_WARM_MS && t_step < TUNE_WARM_STEP_MS && w < 1000;
+	     w++)
 		for (int i = 0; i < r->nc; i++)
 			if (r->ax[i]) {
 				double m = time_axis_once(r->ax[i], r->adjacent, r->t, r->buf, r->max_count);
-				t_warm += m > 0 ? m : TUNE_WARM_MS; /* a failure ends the warm-up */
+				m = m > 0 ? m : TUNE_WARM_MS; /* a failure ends the warm-up */
+				*t_warm += m, t_step += m;
 			}
+	return !live || *t_warm >= TUNE_WARM_MS;
 }
 
 static void run_round(struct tune_run *r, int round)
@@ -247,7 +264,9 @@ static int tune_now(struct program_cache *pc, const struct egl_info *info, int n
 		return -1;
 	for (int i = 0; i < r.nc; i++)
 		run_build(&r, pc, info, log, i);
-	run_warm(&r);
+	double t_warm = 0;
+	while (!run_warm(&r, &t_warm)) {
+	}
 	for (int i = 0; i < TUNE_ROUNDS; i++)
 		run_round(&r, i);
 	double ms = 0;
@@ -323,6 +342,9 @@ struct fft_tuner {
 	struct fft_wisdom_key k;
 	int active;
 	int built, warmed, rounds;   /* candidates built, warm-up done, rounds measured */
+	int tried;                   /* candidates run once (a driver may finish a program at its
+	                                first dispatch: a step each, not all in the warm-up's) */
+	double t_warm;               /* GPU ms of warm-up run so far */
 	int deferred;                /* steps the candidate being built waited for its programs */
 	struct tune_run r;
 };
@@ -372,7 +394,8 @@ int fft_tuner_step(struct fft_tuner *t)
 			return fft_wisdom_pending_count(t->w) > 0;
 		}
 		t->active = 1;
-		t->built = t->warmed = t->rounds = 0;
+		t->built = t->warmed = t->rounds = t->tried = 0;
+		t->t_warm = 0;
 		return 1;
 	}
 	if (t->built < t->r.nc) {
@@ -388,9 +411,12 @@ int fft_tuner_step(struct fft_tuner *t)
 			t->built++;
 			t->deferred = 0;
 		}
+	} else if (t->tried < t->r.nc) {
+		if (t->r.ax[t->tried])
+			time_axis_once(t->r.ax[t->tried], t->r.adjacent, t->r.t, t->r.buf, t->r.max_count);
+		t->tried++;
 	} else if (!t->warmed) {
-		run_warm(&t->r);
-		t->warmed = 1;
+		t->warmed = run_warm(&t->r, &t->t_warm);
 	} else if (t->rounds < TUNE_ROUNDS) {
 		run_round(&t->r, t->rounds++);
 	} else {
