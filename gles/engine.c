@@ -194,15 +194,17 @@ int engine_idle(struct engine *e)
 	if (program_cache_compiling(e->pc))
 		return ENGINE_IDLE_WAIT;
 	double t0 = now_ms();
-	const char *what = "a wanted plan's (or its kernel spectrum's, or its rehearsal)";
+	const char *what = "a wanted plan's (or its kernel spectrum's, or its rehearsal)", *how = "";
 	int more = e->bloom && bloom_build_wanted(e->bloom);
-	if (!more && (more = fft_tuner_step(e->tuner)))
-		what = "measuring an FFT shape";
+	if (!more && (more = fft_tuner_step(e->tuner))) {
+		what = "measuring an FFT shape, ";
+		how = fft_tuner_last(e->tuner);
+	}
 	if (!more && (more = e->bloom && bloom_ctx_refresh(e->bloom)))
 		what = "a plan's rebuild with measured shapes";
 	double ms = now_ms() - t0;
 	if (more && ms >= ENGINE_SLOW_STEP_MS) /* a frame arriving meanwhile waited this long */
-		gles_logf(&e->log, GLES_LOG_DEBUG, "idle step of %s: %.1f ms", what, ms);
+		gles_logf(&e->log, GLES_LOG_DEBUG, "idle step of %s%s: %.1f ms", what, how, ms);
 	return more;
 }
 

@@ -156,6 +156,8 @@ void fft_tuner_destroy(struct fft_tuner *t); /* NULL-safe; a shape being measure
  * file gets the line, the generation moves). Returns 1 while work remains (call again), 0 when
  * nothing is queued. The same candidates and medians as FFT_WISDOM_MEASURE_NOW. */
 int fft_tuner_step(struct fft_tuner *t);
+/* What the last fft_tuner_step did, in words (for logs). */
+const char *fft_tuner_last(const struct fft_tuner *t);
 /* 1 while a shape is being measured or queued. */
 int fft_tuner_busy(const struct fft_tuner *t);
 

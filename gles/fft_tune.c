@@ -345,6 +345,7 @@ struct fft_tuner {
 	int tried;                   /* candidates run once (a driver may finish a program at its
 	                                first dispatch: a step each, not all in the warm-up's) */
 	double t_warm;               /* GPU ms of warm-up run so far */
+	const char *last;            /* what the last step did (fft_tuner_last) */
 	int deferred;                /* steps the candidate being built waited for its programs */
 	struct tune_run r;
 };
@@ -377,7 +378,9 @@ int fft_tuner_step(struct fft_tuner *t)
 {
 	if (!t || !t->w)
 		return 0;
+	t->last = "nothing";
 	if (!t->active) {
+		t->last = "starting a shape";
 		struct fft_wisdom_choice c;
 		do {
 			if (fft_wisdom_next_pending(t->w, &t->p))
@@ -399,6 +402,7 @@ int fft_tuner_step(struct fft_tuner *t)
 		return 1;
 	}
 	if (t->built < t->r.nc) {
+		t->last = "building a candidate";
 		/* a program a step, so that a frame arriving meanwhile waits for one compile at
 		 * most; a candidate still short of its programs after TUNE_BUILD_STEPS is built whole */
 		program_cache_budget(t->pc, t->deferred < TUNE_BUILD_STEPS ? 1 : -1);
@@ -412,14 +416,18 @@ int fft_tuner_step(struct fft_tuner *t)
 			t->deferred = 0;
 		}
 	} else if (t->tried < t->r.nc) {
+		t->last = "a candidate's first run";
 		if (t->r.ax[t->tried])
 			time_axis_once(t->r.ax[t->tried], t->r.adjacent, t->r.t, t->r.buf, t->r.max_count);
 		t->tried++;
 	} else if (!t->warmed) {
+		t->last = "warming up";
 		t->warmed = run_warm(&t->r, &t->t_warm);
 	} else if (t->rounds < TUNE_ROUNDS) {
+		t->last = "a round";
 		run_round(&t->r, t->rounds++);
 	} else {
+		t->last = "picking";
 		struct fft_wisdom_choice best;
 		double ms = 0;
 		if (!run_pick(&t->r, &t->log, &best, &ms)) {
@@ -431,6 +439,11 @@ int fft_tuner_step(struct fft_tuner *t)
 		return fft_wisdom_pending_count(t->w) > 0;
 	}
 	return 1;
+}
+
+const char *fft_tuner_last(const struct fft_tuner *t)
+{
+	return t && t->last ? t->last : "nothing";
 }
 
 int fft_tuner_busy(const struct fft_tuner *t)
