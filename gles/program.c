@@ -37,6 +37,8 @@ struct pending {
 	unsigned char key[PROGRAM_KEY_MAX];
 	size_t key_len;
 	GLuint sh, prog;
+	int linking;      /* the compile done, the link issued (a link issued while the compile
+	                     runs is done at the status query, on the context's thread) */
 	char bpath[1100]; /* where its binary goes, or "" */
 	double t0;        /* when it started */
 };
@@ -137,16 +139,32 @@ void program_cache_parallel(struct program_cache *pc, int on)
 	}
 }
 
-/* 1 when the pending compile's program is compiled and linked (or failed): taking it will not
- * wait. */
-static int pending_done(const struct pending *p)
+/* Issues the link of a program whose shader is compiled. */
+static void link_issue(GLuint p, GLuint sh, int retrievable)
+{
+	glAttachShader(p, sh);
+	if (retrievable)
+		glProgramParameteri(p, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
+	glLinkProgram(p);
+}
+
+/* 1 when the pending program is compiled and linked (or failed): taking it will not wait. A
+ * compile found done has its link issued here (0: the link runs). */
+static int pending_done(struct pending *p)
 {
 	GLint done = 1;
+	if (!p->linking) {
+		glGetShaderiv(p->sh, GL_COMPLETION_STATUS_KHR, &done);
+		if (done == GL_FALSE)
+			return 0;
+		link_issue(p->prog, p->sh, p->bpath[0] != 0);
+		p->linking = 1;
+	}
 	glGetProgramiv(p->prog, GL_COMPLETION_STATUS_KHR, &done);
 	return done != GL_FALSE;
 }
 
-int program_cache_compiling(const struct program_cache *pc)
+int program_cache_compiling(struct program_cache *pc)
 {
 	for (int i = 0; i < pc->npend; i++)
 		if (!pending_done(&pc->pend[i]))
@@ -308,11 +326,13 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Starts a build: a persisted binary loaded (done: *prog set, *sh 0), or the shader compiled
- * and the program linked, their statuses left for build_finish (*sh and *prog set, bpath the
- * binary's path or ""). On failure fills err. */
+/* Starts a build: a persisted binary loaded (done: *prog set, *sh 0), or the shader's compile
+ * issued and, with link, the program's link, their statuses left for build_finish (*sh and
+ * *prog set, bpath the binary's path or ""; without link, link_issue comes later). On failure
+ * fills err. */
 static int build_start(struct program_cache *pc, const char *name, const char *defines,
-                       GLuint *sh_out, GLuint *prog, char bpath[1100], char err[PROGRAM_ERR_LEN])
+                       int link, GLuint *sh_out, GLuint *prog, char bpath[1100],
+                       char err[PROGRAM_ERR_LEN])
 {
 	*sh_out = 0;
 	/* "a+b" names the concatenation of shaders a and b (shared building blocks first) */
@@ -354,10 +374,8 @@ static int build_start(struct program_cache *pc, const char *name, const char *d
 	for (int i = 0; i < nparts; i++)
 		free(owned[i]);
 	GLuint p = glCreateProgram();
-	glAttachShader(p, sh);
-	if (bpath[0])
-		glProgramParameteri(p, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
-	glLinkProgram(p); /* with parallel compiles, after the compile on the driver's threads */
+	if (link)
+		link_issue(p, sh, bpath[0] != 0);
 	*sh_out = sh;
 	*prog = p;
 	return 0;
@@ -468,10 +486,15 @@ int program_get(struct program_cache *pc, const char *name, const void *key, siz
 		}
 		struct pending t = *q;
 		*q = pc->pend[--pc->npend];
+		double t1 = now_ms();
+		if (!t.linking)
+			link_issue(t.prog, t.sh, t.bpath[0] != 0);
 		int rc = build_finish(pc, name, defines, t.sh, t.prog, t.bpath, err);
 		if (rc)
 			return rc;
 		pc->st.compile_ms += now_ms() - t.t0;
+		gles_logf(&pc->log, GLES_LOG_DEBUG, "program %s: taken %.1f ms after its compile "
+		          "started, in %.1f ms", name, t1 - t.t0, now_ms() - t1);
 		if (!add_entry(pc, name, key, key_len, t.prog)) {
 			glDeleteProgram(t.prog);
 			return PROGRAM_E_NOMEM;
@@ -492,7 +515,7 @@ int program_get(struct program_cache *pc, const char *name, const void *key, siz
 	double t0 = now_ms();
 	GLuint sh, p;
 	char bpath[1100];
-	int rc = build_start(pc, name, defines, &sh, &p, bpath, err);
+	int rc = build_start(pc, name, defines, !async, &sh, &p, bpath, err);
 	if (rc)
 		return rc;
 	if (sh && async) { /* compiling on the driver's threads: taken by a later program_get */
@@ -505,11 +528,15 @@ int program_get(struct program_cache *pc, const char *name, const void *key, siz
 		snprintf(q->bpath, sizeof q->bpath, "%s", bpath);
 		pc->refused = 1;
 		snprintf(err, PROGRAM_ERR_LEN, "shader '%s': compiling", name);
+		gles_logf(&pc->log, GLES_LOG_DEBUG, "program %s: compile started in %.1f ms", name,
+		          now_ms() - t0);
 		return PROGRAM_E_BUDGET;
 	}
 	if (sh && (rc = build_finish(pc, name, defines, sh, p, bpath, err)))
 		return rc;
 	pc->st.compile_ms += now_ms() - t0;
+	gles_logf(&pc->log, GLES_LOG_DEBUG, "program %s: %s in %.1f ms", name,
+	          sh ? "built" : "loaded from its binary", now_ms() - t0);
 	if (!add_entry(pc, name, key, key_len, p)) {
 		glDeleteProgram(p);
 		return PROGRAM_E_NOMEM;

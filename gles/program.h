@@ -72,7 +72,7 @@ int program_cache_refused(const struct program_cache *pc);
 void program_cache_parallel(struct program_cache *pc, int on);
 /* 1 while a compile started that way has not finished: idle work that would only be refused
  * waits a moment instead. */
-int program_cache_compiling(const struct program_cache *pc);
+int program_cache_compiling(struct program_cache *pc);
 
 /* A holder that keeps a program across calls (an FFT plan) holds it, so that trimming never
  * deletes it, and drops it when done. Unknown ids (and a NULL cache) are ignored. */
