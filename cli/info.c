@@ -96,7 +96,6 @@ int cli_info(int argc, char **argv)
 	json_object_set_new(o, "max_storage_buffer_bindings", json_integer(i->max_ssbo_bindings));
 	json_object_set_new(o, "timer_query", json_boolean(i->timer_query));
 	json_object_set_new(o, "buffer_storage", json_boolean(i->buffer_storage));
-	json_object_set_new(o, "parallel_compile", json_boolean(i->parallel_compile));
 	json_object_set_new(o, "subgroup", json_boolean(i->subgroup));
 	json_object_set_new(o, "subgroup_size", json_integer(i->subgroup_size));
 	json_object_set_new(o, "subgroup_shuffle", json_boolean(i->subgroup_shuffle));

@@ -166,10 +166,6 @@
 	 "a frame of a padded size not planned yet runs at once on a plan already built (whole, " \
 	 "or in overlap-save tiles), and its own plan is built in idle time (off: compiled on "    \
 	 "the frame's path)", "FFTBLOOM_BORROW_PLANS", C(borrow_plans)},                          \
-	{"parallel-compile", OPT_BOOL, 0, 1, "true", NULL,                                        \
-	 "idle work's programs compile on the driver's threads (GL_KHR_parallel_shader_compile, " \
-	 "where the driver has it) while the GPU thread takes frames (off: a frame arriving "     \
-	 "meanwhile waits for the compile)", "FFTBLOOM_PARALLEL_COMPILE", C(parallel_compile)},   \
 	{"fft-idle-tune", OPT_ENUM, 0, 0, "auto", "auto|on|off",                                  \
 	 "measure FFT shapes that no wisdom holds while the GPU thread is idle (requests never "   \
 	 "wait for it: they run the built-in choice until the winner is known); auto: on GPUs, "   \

@@ -287,8 +287,6 @@ static void read_facts(struct egl_ctx *c)
 			i->subgroup = 1;
 		else if (!strcmp(e, "GL_EXT_buffer_storage"))
 			i->buffer_storage = 1;
-		else if (!strcmp(e, "GL_KHR_parallel_shader_compile"))
-			i->parallel_compile = 1;
 		else if (!strcmp(e, "GL_KHR_robustness") || !strcmp(e, "GL_EXT_robustness"))
 			i->robustness = 1;
 		else if (!strcmp(e, "GL_EXT_shader_explicit_arithmetic_types_float16") ||

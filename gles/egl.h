@@ -49,8 +49,6 @@ struct egl_info {
 	int fp16;                   /* GL_EXT_shader_16bit_storage or explicit fp16 arithmetic */
 	int debug_output;           /* GL_KHR_debug active */
 	int buffer_storage;         /* GL_EXT_buffer_storage: persistently mapped buffers */
-	int parallel_compile;       /* GL_KHR_parallel_shader_compile: compiles and links that
-	                               return at once, polled for completion */
 	int robustness;             /* GL_KHR_robustness or GL_EXT_robustness */
 	int reset_notification;     /* the context learns of GPU resets (lose-context-on-reset) */
 	int software;               /* the renderer is a CPU rasterizer (llvmpipe, SwiftShader...) */

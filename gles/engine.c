@@ -62,7 +62,6 @@ static int make_base(struct engine *e, const struct engine_opts *o, const struct
 	}
 	if (o->program_cache && o->program_cache[0])
 		program_cache_set_binary_dir(e->pc, o->program_cache, e->driver);
-	program_cache_parallel(e->pc, i->parallel_compile && !o->serial_compile);
 	if (o->no_wisdom)
 		return 0;
 	if (fft_wisdom_create(or_empty(o->wisdom_file), e->driver, fft_wisdom_shipped, log,
@@ -191,8 +190,6 @@ const char *engine_wisdom_source(const struct engine *e)
 
 int engine_idle(struct engine *e)
 {
-	if (program_cache_compiling(e->pc))
-		return ENGINE_IDLE_WAIT;
 	double t0 = now_ms();
 	const char *what = "a wanted plan's (or its kernel spectrum's, or its rehearsal)", *how = "";
 	int more = e->bloom && bloom_build_wanted(e->bloom);
@@ -210,8 +207,6 @@ int engine_idle(struct engine *e)
 
 int engine_build_wanted(struct engine *e)
 {
-	if (program_cache_compiling(e->pc))
-		return ENGINE_IDLE_WAIT;
 	return e->bloom && bloom_build_wanted(e->bloom);
 }
 

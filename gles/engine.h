@@ -60,8 +60,6 @@ struct engine_opts {
 	void *progress_arg;
 	int borrow_plans;          /* bloom_ctx_opts.borrow_plans: a new padded size runs on a plan
 	                              already built; its own is built by engine_idle */
-	int serial_compile;        /* 1: idle work compiles on this thread even where the driver
-	                              offers GL_KHR_parallel_shader_compile (program_cache_parallel) */
 };
 
 const char *engine_strerror(int code);
@@ -93,18 +91,14 @@ const char *engine_wisdom_source(const struct engine *e);
  * a frame borrowed another's for (bloom_build_wanted), else a step of measuring a queued FFT
  * shape (fft_tuner_step), else the rebuild of one bloom plan whose shapes were measured since it
  * was built (bloom_ctx_refresh). Returns 1 while work remains, 0 when there is
- * none (then the caller may sleep until its next job), ENGINE_IDLE_WAIT while a program the
- * work needs compiles on the driver's threads (program_cache_parallel): nothing was done, and
- * the caller waits a moment (ENGINE_IDLE_WAIT_MS, or until a job comes) before the next call. */
+ * none (then the caller may sleep until its next job). */
 int engine_idle(struct engine *e);
-#define ENGINE_IDLE_WAIT 2
-#define ENGINE_IDLE_WAIT_MS 2
 #define ENGINE_SLOW_STEP_MS 20.0 /* idle steps this long are logged (debug) */
 
 /* One step toward a plan a frame borrowed another's for (bloom_build_wanted: one program
  * compiled at most), the only idle work worth taking between jobs under load: until it is
  * built, frames of that size run on a borrowed plan, in tiles when it is smaller. 1 when it
- * took a step, 0 when no plan is wanted, ENGINE_IDLE_WAIT as engine_idle. */
+ * took a step, 0 when no plan is wanted. */
 int engine_build_wanted(struct engine *e);
 struct bloom_ctx *engine_bloom(const struct engine *e);     /* NULL unless ENGINE_BLOOM */
 struct spatial_ctx *engine_spatial(const struct engine *e); /* NULL unless SPATIAL or DECONV */

@@ -1,7 +1,6 @@
 /* Program cache: compile once per (shader, parameter struct), keep for the context's life. */
 #include "gles/program.h"
 
-#include <EGL/egl.h>
 #include <GLES3/gl31.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,23 +24,6 @@ struct entry {
 };
 
 #define PROGRAM_BYTES_UNKNOWN 65536 /* what a program counts where the driver gives no length */
-#define PROGRAM_PENDING_MAX 4        /* compiles started and not yet taken */
-#ifndef GL_COMPLETION_STATUS_KHR
-#define GL_COMPLETION_STATUS_KHR 0x91B1
-#endif
-
-/* A compile started under a budget with GL_KHR_parallel_shader_compile: the driver compiles
- * and links on its own threads while the context's thread goes on. */
-struct pending {
-	char name[64];
-	unsigned char key[PROGRAM_KEY_MAX];
-	size_t key_len;
-	GLuint sh, prog;
-	int linking;      /* the compile done, the link issued (a link issued while the compile
-	                     runs is done at the status query, on the context's thread) */
-	char bpath[1100]; /* where its binary goes, or "" */
-	double t0;        /* when it started */
-};
 
 struct program_cache {
 	char shader_dir[512];
@@ -55,9 +37,6 @@ struct program_cache {
 	struct program_stats st;
 	int budget;  /* builds program_get may still do; -1: any */
 	int refused; /* a miss refused for the budget since program_cache_refused */
-	int parallel; /* program_cache_parallel */
-	struct pending pend[PROGRAM_PENDING_MAX];
-	int npend;
 };
 
 const char *program_strerror(int code)
@@ -119,57 +98,8 @@ void program_cache_destroy(struct program_cache *pc)
 		return;
 	for (size_t i = 0; i < pc->n; i++)
 		glDeleteProgram(pc->e[i].prog);
-	for (int i = 0; i < pc->npend; i++) {
-		glDeleteShader(pc->pend[i].sh);
-		glDeleteProgram(pc->pend[i].prog);
-	}
 	free(pc->e);
 	free(pc);
-}
-
-void program_cache_parallel(struct program_cache *pc, int on)
-{
-	pc->parallel = on;
-	typedef void (*max_threads_fn)(GLuint);
-	max_threads_fn f = on ? (max_threads_fn)eglGetProcAddress("glMaxShaderCompilerThreadsKHR")
-	                      : NULL;
-	if (f)
-		f(0xFFFFFFFFu); /* as many compiler threads as the driver likes */
-	while (glGetError() != GL_NO_ERROR) {
-	}
-}
-
-/* Issues the link of a program whose shader is compiled. */
-static void link_issue(GLuint p, GLuint sh, int retrievable)
-{
-	glAttachShader(p, sh);
-	if (retrievable)
-		glProgramParameteri(p, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
-	glLinkProgram(p);
-}
-
-/* 1 when the pending program is compiled and linked (or failed): taking it will not wait. A
- * compile found done has its link issued here (0: the link runs). */
-static int pending_done(struct pending *p)
-{
-	GLint done = 1;
-	if (!p->linking) {
-		glGetShaderiv(p->sh, GL_COMPLETION_STATUS_KHR, &done);
-		if (done == GL_FALSE)
-			return 0;
-		link_issue(p->prog, p->sh, p->bpath[0] != 0);
-		p->linking = 1;
-	}
-	glGetProgramiv(p->prog, GL_COMPLETION_STATUS_KHR, &done);
-	return done != GL_FALSE;
-}
-
-int program_cache_compiling(struct program_cache *pc)
-{
-	for (int i = 0; i < pc->npend; i++)
-		if (!pending_done(&pc->pend[i]))
-			return 1;
-	return 0;
 }
 
 void program_cache_stats(const struct program_cache *pc, struct program_stats *st)
@@ -326,15 +256,10 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Starts a build: a persisted binary loaded (done: *prog set, *sh 0), or the shader's compile
- * issued and, with link, the program's link, their statuses left for build_finish (*sh and
- * *prog set, bpath the binary's path or ""; without link, link_issue comes later). On failure
- * fills err. */
-static int build_start(struct program_cache *pc, const char *name, const char *defines,
-                       int link, GLuint *sh_out, GLuint *prog, char bpath[1100],
-                       char err[PROGRAM_ERR_LEN])
+/* Compiles and links; on failure fills err with the name and the info log. */
+static int build(struct program_cache *pc, const char *name, const char *defines, GLuint *prog,
+                 char err[PROGRAM_ERR_LEN])
 {
-	*sh_out = 0;
 	/* "a+b" names the concatenation of shaders a and b (shared building blocks first) */
 	const char *parts[8];
 	char *owned[8] = {0};
@@ -358,9 +283,9 @@ static int build_start(struct program_cache *pc, const char *name, const char *d
 		parts[nparts++] = src;
 		p = e ? e + 1 : p + l;
 	}
-	bpath[0] = 0;
+	char bpath[1100] = "";
 	if (pc->binary_dir[0]) {
-		binary_path(pc, name, parts, nparts, bpath, 1100);
+		binary_path(pc, name, parts, nparts, bpath, sizeof bpath);
 		if (load_binary(bpath, prog) == 0) {
 			for (int i = 0; i < nparts; i++)
 				free(owned[i]);
@@ -373,20 +298,6 @@ static int build_start(struct program_cache *pc, const char *name, const char *d
 	glCompileShader(sh);
 	for (int i = 0; i < nparts; i++)
 		free(owned[i]);
-	GLuint p = glCreateProgram();
-	if (link)
-		link_issue(p, sh, bpath[0] != 0);
-	*sh_out = sh;
-	*prog = p;
-	return 0;
-}
-
-/* Ends a build build_start began (waiting for the driver where it has not finished): the
- * compile's and link's statuses checked, the binary persisted; on failure frees both and fills
- * err with the name and the info log. */
-static int build_finish(struct program_cache *pc, const char *name, const char *defines,
-                        GLuint sh, GLuint p, const char *bpath, char err[PROGRAM_ERR_LEN])
-{
 	GLint ok = 0;
 	glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
 	if (!ok) {
@@ -395,9 +306,13 @@ static int build_finish(struct program_cache *pc, const char *name, const char *
 		snprintf(err, PROGRAM_ERR_LEN, "shader '%s' failed to compile:\n%s", name, logbuf);
 		gles_logf(&pc->log, GLES_LOG_ERROR, "%s\n-- defines --\n%s", err, defines ? defines : "");
 		glDeleteShader(sh);
-		glDeleteProgram(p);
 		return PROGRAM_E_COMPILE;
 	}
+	GLuint p = glCreateProgram();
+	glAttachShader(p, sh);
+	if (bpath[0])
+		glProgramParameteri(p, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
+	glLinkProgram(p);
 	glDeleteShader(sh);
 	glGetProgramiv(p, GL_LINK_STATUS, &ok);
 	if (!ok) {
@@ -410,35 +325,8 @@ static int build_finish(struct program_cache *pc, const char *name, const char *
 	}
 	if (bpath[0])
 		save_binary(pc, bpath, p);
+	*prog = p;
 	return 0;
-}
-
-/* A new entry for prog under (name, key); NULL when out of memory. */
-static struct entry *add_entry(struct program_cache *pc, const char *name, const void *key,
-                               size_t key_len, GLuint p)
-{
-	if (pc->n == pc->cap) {
-		size_t cap = pc->cap ? pc->cap * 2 : 16;
-		struct entry *ne = realloc(pc->e, cap * sizeof *ne);
-		if (!ne)
-			return NULL;
-		pc->e = ne;
-		pc->cap = cap;
-	}
-	struct entry *e = &pc->e[pc->n++];
-	memset(e, 0, sizeof *e);
-	snprintf(e->name, sizeof e->name, "%s", name);
-	memcpy(e->key, key, key_len);
-	e->key_len = key_len;
-	e->prog = p;
-	GLint len = 0;
-	glGetProgramiv(p, GL_PROGRAM_BINARY_LENGTH, &len);
-	while (glGetError() != GL_NO_ERROR) {
-	}
-	e->bytes = len > 0 ? (size_t)len : PROGRAM_BYTES_UNKNOWN;
-	e->last_use = ++pc->tick;
-	pc->bytes += e->bytes;
-	return e;
 }
 
 void program_cache_budget(struct program_cache *pc, int n)
@@ -474,73 +362,44 @@ int program_get(struct program_cache *pc, const char *name, const void *key, siz
 			return 0;
 		}
 	}
-	for (int i = 0; i < pc->npend; i++) {
-		struct pending *q = &pc->pend[i];
-		if (q->key_len != key_len || strcmp(q->name, name) || memcmp(q->key, key, key_len))
-			continue;
-		if (pc->budget >= 0 && !pending_done(q)) { /* idle work: not waited for */
-			pc->refused = 1;
-			snprintf(err, PROGRAM_ERR_LEN, "shader '%s': %s", name,
-			         program_strerror(PROGRAM_E_BUDGET));
-			return PROGRAM_E_BUDGET;
-		}
-		struct pending t = *q;
-		*q = pc->pend[--pc->npend];
-		double t1 = now_ms();
-		if (!t.linking)
-			link_issue(t.prog, t.sh, t.bpath[0] != 0);
-		int rc = build_finish(pc, name, defines, t.sh, t.prog, t.bpath, err);
-		if (rc)
-			return rc;
-		pc->st.compile_ms += now_ms() - t.t0;
-		gles_logf(&pc->log, GLES_LOG_DEBUG, "program %s: taken %.1f ms after its compile "
-		          "started, in %.1f ms", name, t1 - t.t0, now_ms() - t1);
-		if (!add_entry(pc, name, key, key_len, t.prog)) {
-			glDeleteProgram(t.prog);
-			return PROGRAM_E_NOMEM;
-		}
-		*prog = t.prog;
-		return 0;
-	}
 	if (pc->budget == 0) {
 		pc->refused = 1;
 		snprintf(err, PROGRAM_ERR_LEN, "shader '%s': %s", name,
 		         program_strerror(PROGRAM_E_BUDGET));
 		return PROGRAM_E_BUDGET;
 	}
-	int async = pc->budget > 0 && pc->parallel && pc->npend < PROGRAM_PENDING_MAX;
 	if (pc->budget > 0)
 		pc->budget--;
 	pc->st.misses++;
+	if (pc->n == pc->cap) {
+		size_t cap = pc->cap ? pc->cap * 2 : 16;
+		struct entry *ne = realloc(pc->e, cap * sizeof *ne);
+		if (!ne)
+			return PROGRAM_E_NOMEM;
+		pc->e = ne;
+		pc->cap = cap;
+	}
 	double t0 = now_ms();
-	GLuint sh, p;
-	char bpath[1100];
-	int rc = build_start(pc, name, defines, !async, &sh, &p, bpath, err);
+	GLuint p;
+	int rc = build(pc, name, defines, &p, err);
 	if (rc)
 		return rc;
-	if (sh && async) { /* compiling on the driver's threads: taken by a later program_get */
-		struct pending *q = &pc->pend[pc->npend++];
-		memset(q, 0, sizeof *q);
-		snprintf(q->name, sizeof q->name, "%s", name);
-		memcpy(q->key, key, key_len);
-		q->key_len = key_len;
-		q->sh = sh, q->prog = p, q->t0 = t0;
-		snprintf(q->bpath, sizeof q->bpath, "%s", bpath);
-		pc->refused = 1;
-		snprintf(err, PROGRAM_ERR_LEN, "shader '%s': compiling", name);
-		gles_logf(&pc->log, GLES_LOG_DEBUG, "program %s: compile started in %.1f ms", name,
-		          now_ms() - t0);
-		return PROGRAM_E_BUDGET;
+	double ms = now_ms() - t0;
+	pc->st.compile_ms += ms;
+	gles_logf(&pc->log, GLES_LOG_DEBUG, "program %s: built in %.1f ms", name, ms);
+	struct entry *e = &pc->e[pc->n++];
+	memset(e, 0, sizeof *e);
+	snprintf(e->name, sizeof e->name, "%s", name);
+	memcpy(e->key, key, key_len);
+	e->key_len = key_len;
+	e->prog = p;
+	GLint len = 0;
+	glGetProgramiv(p, GL_PROGRAM_BINARY_LENGTH, &len);
+	while (glGetError() != GL_NO_ERROR) {
 	}
-	if (sh && (rc = build_finish(pc, name, defines, sh, p, bpath, err)))
-		return rc;
-	pc->st.compile_ms += now_ms() - t0;
-	gles_logf(&pc->log, GLES_LOG_DEBUG, "program %s: %s in %.1f ms", name,
-	          sh ? "built" : "loaded from its binary", now_ms() - t0);
-	if (!add_entry(pc, name, key, key_len, p)) {
-		glDeleteProgram(p);
-		return PROGRAM_E_NOMEM;
-	}
+	e->bytes = len > 0 ? (size_t)len : PROGRAM_BYTES_UNKNOWN;
+	e->last_use = ++pc->tick;
+	pc->bytes += e->bytes;
 	*prog = p;
 	return 0;
 }

@@ -64,16 +64,6 @@ void program_cache_budget(struct program_cache *pc, int n);
  * (callers whose failures are soft check it: what failed is only deferred). */
 int program_cache_refused(const struct program_cache *pc);
 
-/* With on (the context has GL_KHR_parallel_shader_compile), a miss under a budget starts its
- * compile on the driver's threads and fails at once with PROGRAM_E_BUDGET (refused: deferred),
- * having used the budget; a later program_get of it takes the program once compiled. Under a
- * budget that get is refused again while the compile runs; without one it waits for it. So
- * idle work holds the context's thread for the issuing of a compile, not the compile. */
-void program_cache_parallel(struct program_cache *pc, int on);
-/* 1 while a compile started that way has not finished: idle work that would only be refused
- * waits a moment instead. */
-int program_cache_compiling(struct program_cache *pc);
-
 /* A holder that keeps a program across calls (an FFT plan) holds it, so that trimming never
  * deletes it, and drops it when done. Unknown ids (and a NULL cache) are ignored. */
 void program_hold(struct program_cache *pc, unsigned prog);

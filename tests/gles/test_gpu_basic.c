@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gles/egl.h"
 #include "gles/program.h"
@@ -144,83 +143,6 @@ static void test_compile_budget(void **state)
 	program_cache_destroy(pc);
 }
 
-/* Parallel compiles (GL_KHR_parallel_shader_compile): under a budget a miss starts its compile
- * and is refused at once; the program is taken by a later get once compiled (refused again
- * while it compiles under a budget, waited for without one), counted as one miss, and runs
- * like a program built at once; a compile error is reported when the program is taken. */
-static void test_parallel_compile(void **state)
-{
-	(void)state;
-	const struct egl_info *i = egl_ctx_info(tu_gl_context());
-	if (!i->parallel_compile) {
-		printf("no GL_KHR_parallel_shader_compile: skipped\n");
-		skip();
-	}
-	struct program_cache *pc;
-	assert_int_equal(program_cache_create("", NULL, &pc), 0);
-	program_cache_parallel(pc, 1);
-	char err[PROGRAM_ERR_LEN];
-	const char *defs[] = {"#define A 5\n#define B 7\n", "#define A 6\n#define B 8\n"};
-	unsigned prog[2] = {0, 0};
-	int key[2] = {11, 12};
-	program_cache_budget(pc, 1);
-	int rc = program_get(pc, "test_saxpy", &key[0], sizeof key[0], defs[0], &prog[0], err);
-	assert_int_equal(rc, PROGRAM_E_BUDGET);
-	assert_int_equal(program_cache_refused(pc), 1);
-	/* the budget went to that compile */
-	rc = program_get(pc, "test_saxpy", &key[1], sizeof key[1], defs[1], &prog[1], err);
-	assert_int_equal(rc, PROGRAM_E_BUDGET);
-	struct program_stats st;
-	program_cache_stats(pc, &st);
-	assert_int_equal(st.misses, 1);
-	assert_int_equal(st.count, 0);
-	int polls = 0;
-	while (program_cache_compiling(pc) && polls < 20000) {
-		nanosleep(&(struct timespec){0, 1000000}, NULL);
-		polls++;
-	}
-	printf("compiled after %d polls of 1 ms\n", polls);
-	assert_int_equal(program_cache_compiling(pc), 0);
-	program_cache_budget(pc, 1);
-	assert_int_equal(program_get(pc, "test_saxpy", &key[0], sizeof key[0], defs[0], &prog[0], err),
-	                 0);
-	assert_int_equal(program_cache_refused(pc), 0);
-	/* the second: started under a budget, then taken without one (waited for) */
-	rc = program_get(pc, "test_saxpy", &key[1], sizeof key[1], defs[1], &prog[1], err);
-	assert_int_equal(rc, PROGRAM_E_BUDGET);
-	program_cache_budget(pc, -1);
-	assert_int_equal(program_get(pc, "test_saxpy", &key[1], sizeof key[1], defs[1], &prog[1], err),
-	                 0);
-	program_cache_stats(pc, &st);
-	assert_int_equal(st.misses, 2);
-	assert_int_equal(st.count, 2);
-	assert_int_not_equal(prog[0], prog[1]);
-	/* a compile error, started in the background, is the taker's */
-	int bad = 13;
-	program_cache_budget(pc, 1);
-	rc = program_get(pc, "test_saxpy", &bad, sizeof bad, "#define A 1\n", &prog[0], err);
-	assert_int_equal(rc, PROGRAM_E_BUDGET);
-	program_cache_budget(pc, -1);
-	rc = program_get(pc, "test_saxpy", &bad, sizeof bad, "#define A 1\n", &prog[0], err);
-	assert_int_equal(rc, PROGRAM_E_COMPILE);
-	assert_non_null(strstr(err, "test_saxpy"));
-	program_cache_destroy(pc);
-	/* and the programs compute what a synchronously built one does */
-	assert_int_equal(program_cache_create("", NULL, &pc), 0);
-	program_cache_parallel(pc, 1);
-	program_cache_budget(pc, 1);
-	struct saxpy_key sk;
-	memset(&sk, 0, sizeof sk);
-	sk.a = 3, sk.b = -2; /* run_saxpy's key and defines */
-	assert_int_equal(program_get(pc, "test_saxpy", &sk, sizeof sk, "#define A 3\n#define B -2\n",
-	                             &prog[0], err), PROGRAM_E_BUDGET);
-	program_cache_budget(pc, -1);
-	run_saxpy(pc, 3, -2, 1000);
-	program_cache_stats(pc, &st);
-	assert_int_equal(st.misses, 1);
-	program_cache_destroy(pc);
-}
-
 static void test_forced_platform_errors_are_named(void **state)
 {
 	(void)state;
@@ -243,7 +165,6 @@ int main(void)
 		cmocka_unit_test(test_dispatch_matches_cpu),
 		cmocka_unit_test(test_compile_error_names_shader),
 		cmocka_unit_test(test_compile_budget),
-		cmocka_unit_test(test_parallel_compile),
 		cmocka_unit_test(test_forced_platform_errors_are_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
