@@ -166,6 +166,11 @@
 	 "a frame of a padded size not planned yet runs at once on a plan already built (whole, " \
 	 "or in overlap-save tiles), and its own plan is built in idle time (off: compiled on "    \
 	 "the frame's path)", "FFTBLOOM_BORROW_PLANS", C(borrow_plans)},                          \
+	{"compile-thread", OPT_ENUM, 0, 0, "auto", "auto|on|off",                                  \
+	 "idle work's programs (plans wanted, FFT shapes measured) compile on a thread with a "   \
+	 "GL context of its own while the GPU thread takes frames; auto: on a GPU (a software "   \
+	 "renderer compiles at first use); off: a frame arriving meanwhile waits for a compile",  \
+	 "FFTBLOOM_COMPILE_THREAD", C(compile_thread)},                                           \
 	{"fft-idle-tune", OPT_ENUM, 0, 0, "auto", "auto|on|off",                                  \
 	 "measure FFT shapes that no wisdom holds while the GPU thread is idle (requests never "   \
 	 "wait for it: they run the built-in choice until the winner is known); auto: on GPUs, "   \

@@ -172,7 +172,8 @@ int gpu_build(struct gpu *g, struct engine **out, char *why, size_t len)
 	                         .parts = ENGINE_BLOOM,
 	                         .frame_bytes = (size_t)J->cfg.gpu.frame_memory,
 	                         .progress = gpu_progress, .progress_arg = g,
-	                         .borrow_plans = J->cfg.borrow_plans};
+	                         .borrow_plans = J->cfg.borrow_plans,
+	                         .compile_thread = J->cfg.compile_thread};
 	static __thread char eerr[ENGINE_ERR_LEN];
 	struct cachedir_paths paths;
 	cachedir_resolve(&J->cfg.gpu, &paths);

@@ -327,12 +327,15 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 /* One step of the engine's idle work (engine_idle: a plan a frame borrowed another's for,
  * an FFT shape measured, a plan rebuilt with measured shapes), the programs kept within their
  * bounds after it, and the counts /v1/info shows; a context lost meanwhile is rebuilt (*e NULL
- * when the daemon stopped during that). Returns 1 while work remains. Without the lock. */
+ * when the daemon stopped during that). Returns 1 while work remains, ENGINE_IDLE_WAIT while it
+ * waits for the compile thread. Without the lock. */
 static int gpu_idle_step(struct gpu *g, struct engine **e)
 {
 	struct fft_wisdom *w = engine_wisdom(*e);
 	int before = w ? fft_wisdom_count(w) : 0;
 	int more = engine_idle(*e);
+	if (more == ENGINE_IDLE_WAIT && !engine_reset_status(*e))
+		return ENGINE_IDLE_WAIT;
 	int measured = w ? fft_wisdom_count(w) - before : 0;
 	int pending = w ? fft_wisdom_pending_count(w) : 0;
 	int reset = engine_reset_status(*e);
@@ -500,6 +503,17 @@ void *gpu_main(void *arg)
 			g->heartbeat = clock_s();
 			if (!e)
 				break;
+			if (idle_work == ENGINE_IDLE_WAIT && !J->gpuq.head && !J->stop) {
+				/* a program compiles on the compile thread: a moment, or a job */
+				struct timespec ts;
+				clock_gettime(CLOCK_REALTIME, &ts);
+				ts.tv_nsec += ENGINE_IDLE_WAIT_MS * 1000000L;
+				if (ts.tv_nsec >= 1000000000L) {
+					ts.tv_sec++;
+					ts.tv_nsec -= 1000000000L;
+				}
+				pthread_cond_timedwait(&J->gpu_cv, &J->lock, &ts);
+			}
 			continue;
 		}
 		if (!j) {

@@ -30,6 +30,9 @@ struct egl_ctx {
 	EGLDisplay dpy;
 	EGLContext ctx;
 	EGLSurface surf; /* EGL_NO_SURFACE unless the display lacks surfaceless contexts */
+	EGLConfig cfg;
+	EGLint cattrs[9]; /* what the context was made with (egl_ctx_create_shared's too) */
+	int shared;       /* made by egl_ctx_create_shared: the display is its first context's */
 	struct egl_info info;
 	struct gles_log log;
 	PFNGLGETGRAPHICSRESETSTATUSKHRPROC reset_status; /* NULL without GL_KHR/EXT_robustness */
@@ -239,6 +242,8 @@ static int make_context(struct egl_ctx *c, int debug, const char *pname, char er
 		eglTerminate(c->dpy);
 		return EGLC_E_CONTEXT;
 	}
+	c->cfg = cfg;
+	memcpy(c->cattrs, cattrs, sizeof cattrs);
 	c->surf = EGL_NO_SURFACE;
 	if (need_pbuffer) {
 		const EGLint pattrs[] = {EGL_WIDTH, 1, EGL_HEIGHT, 1, EGL_NONE};
@@ -424,10 +429,51 @@ void egl_ctx_release(struct egl_ctx *c)
 	eglMakeCurrent(c->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 }
 
+int egl_ctx_create_shared(struct egl_ctx *main, struct egl_ctx **out, char err[EGL_ERR_LEN])
+{
+	*out = NULL;
+	struct egl_ctx *c = calloc(1, sizeof *c);
+	if (!c) {
+		snprintf(err, EGL_ERR_LEN, "out of memory");
+		return EGLC_E_NOMEM;
+	}
+	c->dpy = main->dpy, c->cfg = main->cfg, c->info = main->info, c->log = main->log;
+	memcpy(c->cattrs, main->cattrs, sizeof c->cattrs);
+	c->shared = 1;
+	c->ctx = eglCreateContext(c->dpy, c->cfg, main->ctx, c->cattrs);
+	if (c->ctx == EGL_NO_CONTEXT) {
+		snprintf(err, EGL_ERR_LEN, "eglCreateContext(shared) failed: %s",
+		         egl_error_name(eglGetError()));
+		free(c);
+		return EGLC_E_CONTEXT;
+	}
+	c->surf = EGL_NO_SURFACE;
+	if (main->surf != EGL_NO_SURFACE) { /* a surface is current on one thread at a time */
+		const EGLint pattrs[] = {EGL_WIDTH, 1, EGL_HEIGHT, 1, EGL_NONE};
+		c->surf = eglCreatePbufferSurface(c->dpy, c->cfg, pattrs);
+		if (c->surf == EGL_NO_SURFACE) {
+			snprintf(err, EGL_ERR_LEN, "eglCreatePbufferSurface(shared) failed: %s",
+			         egl_error_name(eglGetError()));
+			eglDestroyContext(c->dpy, c->ctx);
+			free(c);
+			return EGLC_E_CONTEXT;
+		}
+	}
+	*out = c;
+	return 0;
+}
+
 void egl_ctx_destroy(struct egl_ctx *c)
 {
 	if (!c)
 		return;
+	if (c->shared) { /* released by its thread; the display stays its first context's */
+		if (c->surf != EGL_NO_SURFACE)
+			eglDestroySurface(c->dpy, c->surf);
+		eglDestroyContext(c->dpy, c->ctx);
+		free(c);
+		return;
+	}
 	eglMakeCurrent(c->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 	if (c->surf != EGL_NO_SURFACE)
 		eglDestroySurface(c->dpy, c->surf);

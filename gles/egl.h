@@ -63,6 +63,12 @@ int egl_ctx_create(const struct egl_opts *o, const struct gles_log *log, struct 
                    char err[EGL_ERR_LEN]);
 void egl_ctx_destroy(struct egl_ctx *c); /* NULL-safe; releases the context from this thread */
 
+/* A second context in main's share group (programs and buffers are the same objects in both),
+ * not current anywhere: another thread makes it current (egl_ctx_make_current), works, and
+ * releases it (egl_ctx_release) before it is destroyed, which happens before main's. Its info
+ * is main's. */
+int egl_ctx_create_shared(struct egl_ctx *main, struct egl_ctx **out, char err[EGL_ERR_LEN]);
+
 const struct egl_info *egl_ctx_info(const struct egl_ctx *c);
 
 /* Number of EGL devices (0 when EGL_EXT_device_enumeration is missing), without a context. */

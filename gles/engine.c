@@ -16,6 +16,7 @@ static double now_ms(void)
 
 struct engine {
 	struct egl_ctx *egl;
+	struct egl_ctx *compile_ctx; /* the program cache's compile thread's, or NULL */
 	struct program_cache *pc;
 	struct fft_wisdom *wisdom;
 	struct fft_tuner *tuner;
@@ -62,6 +63,17 @@ static int make_base(struct engine *e, const struct engine_opts *o, const struct
 	}
 	if (o->program_cache && o->program_cache[0])
 		program_cache_set_binary_dir(e->pc, o->program_cache, e->driver);
+	if (o->compile_thread == ENGINE_COMPILE_ON ||
+	    (o->compile_thread == ENGINE_COMPILE_AUTO && !i->software)) {
+		char cerr[EGL_ERR_LEN];
+		if (egl_ctx_create_shared(e->egl, &e->compile_ctx, cerr) ||
+		    program_cache_worker(e->pc, e->compile_ctx)) {
+			gles_logf(log, GLES_LOG_WARN, "no compile thread (idle work compiles on the GPU "
+			          "thread): %s", e->compile_ctx ? "no thread" : cerr);
+			egl_ctx_destroy(e->compile_ctx);
+			e->compile_ctx = NULL;
+		}
+	}
 	if (o->no_wisdom)
 		return 0;
 	if (fft_wisdom_create(or_empty(o->wisdom_file), e->driver, fft_wisdom_shipped, log,
@@ -147,7 +159,8 @@ void engine_destroy(struct engine *e)
 	bloom_ctx_destroy(e->bloom);
 	fft_tuner_destroy(e->tuner);
 	fft_wisdom_destroy(e->wisdom);
-	program_cache_destroy(e->pc);
+	program_cache_destroy(e->pc); /* stops the compile thread first */
+	egl_ctx_destroy(e->compile_ctx);
 	egl_ctx_destroy(e->egl);
 	free(e);
 }
@@ -190,6 +203,8 @@ const char *engine_wisdom_source(const struct engine *e)
 
 int engine_idle(struct engine *e)
 {
+	if (program_cache_compiling(e->pc))
+		return ENGINE_IDLE_WAIT;
 	double t0 = now_ms();
 	const char *what = "a wanted plan's (or its kernel spectrum's, or its rehearsal)", *how = "";
 	int more = e->bloom && bloom_build_wanted(e->bloom);
@@ -207,6 +222,8 @@ int engine_idle(struct engine *e)
 
 int engine_build_wanted(struct engine *e)
 {
+	if (program_cache_compiling(e->pc))
+		return ENGINE_IDLE_WAIT;
 	return e->bloom && bloom_build_wanted(e->bloom);
 }
 

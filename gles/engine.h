@@ -60,6 +60,15 @@ struct engine_opts {
 	void *progress_arg;
 	int borrow_plans;          /* bloom_ctx_opts.borrow_plans: a new padded size runs on a plan
 	                              already built; its own is built by engine_idle */
+	int compile_thread;        /* enum engine_compile: idle work's programs compiled by a thread
+	                              with a context of its own (program_cache_worker) */
+};
+
+enum engine_compile {
+	ENGINE_COMPILE_AUTO = 0, /* on a GPU; not on a software renderer (it compiles at a
+	                            program's first dispatch, which the thread cannot take) */
+	ENGINE_COMPILE_ON,
+	ENGINE_COMPILE_OFF,
 };
 
 const char *engine_strerror(int code);
@@ -91,14 +100,18 @@ const char *engine_wisdom_source(const struct engine *e);
  * a frame borrowed another's for (bloom_build_wanted), else a step of measuring a queued FFT
  * shape (fft_tuner_step), else the rebuild of one bloom plan whose shapes were measured since it
  * was built (bloom_ctx_refresh). Returns 1 while work remains, 0 when there is
- * none (then the caller may sleep until its next job). */
+ * none (then the caller may sleep until its next job), ENGINE_IDLE_WAIT while a program the
+ * work needs compiles on the compile thread: nothing was done, and the caller waits a moment
+ * (ENGINE_IDLE_WAIT_MS, or until a job comes) before the next call. */
 int engine_idle(struct engine *e);
+#define ENGINE_IDLE_WAIT 2
+#define ENGINE_IDLE_WAIT_MS 2
 #define ENGINE_SLOW_STEP_MS 20.0 /* idle steps this long are logged (debug) */
 
 /* One step toward a plan a frame borrowed another's for (bloom_build_wanted: one program
  * compiled at most), the only idle work worth taking between jobs under load: until it is
  * built, frames of that size run on a borrowed plan, in tiles when it is smaller. 1 when it
- * took a step, 0 when no plan is wanted. */
+ * took a step, 0 when no plan is wanted, ENGINE_IDLE_WAIT as engine_idle. */
 int engine_build_wanted(struct engine *e);
 struct bloom_ctx *engine_bloom(const struct engine *e);     /* NULL unless ENGINE_BLOOM */
 struct spatial_ctx *engine_spatial(const struct engine *e); /* NULL unless SPATIAL or DECONV */

@@ -1,6 +1,8 @@
 /* Program cache: compile once per (shader, parameter struct), keep for the context's life. */
 #include "gles/program.h"
 
+#include "gles/egl.h"
+
 #include <GLES3/gl31.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +10,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +27,25 @@ struct entry {
 };
 
 #define PROGRAM_BYTES_UNKNOWN 65536 /* what a program counts where the driver gives no length */
+#define PROGRAM_JOBS 4               /* compiles handed to the worker and not yet taken */
+
+/* A compile handed to the worker (program_cache_worker): queued, building, then done with the
+ * program (or the error) until program_get takes it. */
+struct job {
+	char name[64];
+	unsigned char key[PROGRAM_KEY_MAX];
+	size_t key_len;
+	char *defines;
+	int state; /* JOB_QUEUED, JOB_BUILDING, JOB_DONE */
+	int rc, binary_hit;
+	GLuint prog;
+	double ms;
+	char err[PROGRAM_ERR_LEN];
+};
+enum { JOB_FREE = 0, JOB_QUEUED, JOB_BUILDING, JOB_DONE };
+
+struct program_cache;
+static void worker_stop(struct program_cache *pc);
 
 struct program_cache {
 	char shader_dir[512];
@@ -37,6 +59,13 @@ struct program_cache {
 	struct program_stats st;
 	int budget;  /* builds program_get may still do; -1: any */
 	int refused; /* a miss refused for the budget since program_cache_refused */
+	/* the compile worker (program_cache_worker): jobs under lock, cv signalled both ways */
+	struct egl_ctx *wctx;
+	pthread_t worker;
+	int has_worker, stop;
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	struct job jobs[PROGRAM_JOBS];
 };
 
 const char *program_strerror(int code)
@@ -96,6 +125,7 @@ void program_cache_destroy(struct program_cache *pc)
 {
 	if (!pc)
 		return;
+	worker_stop(pc);
 	for (size_t i = 0; i < pc->n; i++)
 		glDeleteProgram(pc->e[i].prog);
 	free(pc->e);
@@ -256,10 +286,13 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Compiles and links; on failure fills err with the name and the info log. */
-static int build(struct program_cache *pc, const char *name, const char *defines, GLuint *prog,
-                 char err[PROGRAM_ERR_LEN])
+/* Compiles and links (or loads the persisted binary: *binary_hit); on failure fills err with the
+ * name and the info log. Any thread with a context of the share group current: it reads only
+ * what is set before program_cache_worker. */
+static int build(const struct program_cache *pc, const char *name, const char *defines,
+                 GLuint *prog, int *binary_hit, char err[PROGRAM_ERR_LEN])
 {
+	*binary_hit = 0;
 	/* "a+b" names the concatenation of shaders a and b (shared building blocks first) */
 	const char *parts[8];
 	char *owned[8] = {0};
@@ -289,7 +322,7 @@ static int build(struct program_cache *pc, const char *name, const char *defines
 		if (load_binary(bpath, prog) == 0) {
 			for (int i = 0; i < nparts; i++)
 				free(owned[i]);
-			pc->st.binary_hits++;
+			*binary_hit = 1;
 			return 0;
 		}
 	}
@@ -346,6 +379,156 @@ void program_uniforms(unsigned prog, const char *const names[], int n, int loc[]
 		loc[i] = glGetUniformLocation(prog, names[i]);
 }
 
+/* A new entry for prog under (name, key); NULL when out of memory. */
+static struct entry *add_entry(struct program_cache *pc, const char *name, const void *key,
+                               size_t key_len, GLuint p)
+{
+	if (pc->n == pc->cap) {
+		size_t cap = pc->cap ? pc->cap * 2 : 16;
+		struct entry *ne = realloc(pc->e, cap * sizeof *ne);
+		if (!ne)
+			return NULL;
+		pc->e = ne;
+		pc->cap = cap;
+	}
+	struct entry *e = &pc->e[pc->n++];
+	memset(e, 0, sizeof *e);
+	snprintf(e->name, sizeof e->name, "%s", name);
+	memcpy(e->key, key, key_len);
+	e->key_len = key_len;
+	e->prog = p;
+	GLint len = 0;
+	glGetProgramiv(p, GL_PROGRAM_BINARY_LENGTH, &len);
+	while (glGetError() != GL_NO_ERROR) {
+	}
+	e->bytes = len > 0 ? (size_t)len : PROGRAM_BYTES_UNKNOWN;
+	e->last_use = ++pc->tick;
+	pc->bytes += e->bytes;
+	return e;
+}
+
+static void *worker_main(void *arg)
+{
+	struct program_cache *pc = arg;
+	int current = !egl_ctx_make_current(pc->wctx);
+	pthread_mutex_lock(&pc->lock);
+	for (;;) {
+		struct job *j = NULL;
+		for (int i = 0; i < PROGRAM_JOBS && !j; i++)
+			if (pc->jobs[i].state == JOB_QUEUED)
+				j = &pc->jobs[i];
+		if (!j) {
+			if (pc->stop)
+				break;
+			pthread_cond_wait(&pc->cv, &pc->lock);
+			continue;
+		}
+		j->state = JOB_BUILDING;
+		pthread_mutex_unlock(&pc->lock);
+		double t0 = now_ms();
+		if (current) {
+			j->rc = build(pc, j->name, j->defines, &j->prog, &j->binary_hit, j->err);
+			glFinish(); /* done before another context of the group uses it */
+		} else {
+			j->rc = PROGRAM_E_GL;
+			snprintf(j->err, sizeof j->err, "shader '%s': the compile thread has no context",
+			         j->name);
+		}
+		j->ms = now_ms() - t0;
+		pthread_mutex_lock(&pc->lock);
+		j->state = JOB_DONE;
+		pthread_cond_broadcast(&pc->cv);
+	}
+	pthread_mutex_unlock(&pc->lock);
+	if (current)
+		egl_ctx_release(pc->wctx);
+	return NULL;
+}
+
+int program_cache_worker(struct program_cache *pc, struct egl_ctx *ctx)
+{
+	if (pc->has_worker)
+		return 0;
+	pthread_mutex_init(&pc->lock, NULL);
+	pthread_cond_init(&pc->cv, NULL);
+	pc->wctx = ctx;
+	pc->stop = 0;
+	if (pthread_create(&pc->worker, NULL, worker_main, pc)) {
+		pthread_cond_destroy(&pc->cv);
+		pthread_mutex_destroy(&pc->lock);
+		return PROGRAM_E_NOMEM;
+	}
+	pc->has_worker = 1;
+	return 0;
+}
+
+/* Stops the worker (after the compile it is on) and drops the jobs not taken. */
+static void worker_stop(struct program_cache *pc)
+{
+	if (!pc->has_worker)
+		return;
+	pthread_mutex_lock(&pc->lock);
+	pc->stop = 1;
+	for (int i = 0; i < PROGRAM_JOBS; i++)
+		if (pc->jobs[i].state == JOB_QUEUED)
+			pc->jobs[i].state = JOB_FREE;
+	pthread_cond_broadcast(&pc->cv);
+	pthread_mutex_unlock(&pc->lock);
+	pthread_join(pc->worker, NULL);
+	for (int i = 0; i < PROGRAM_JOBS; i++) {
+		struct job *j = &pc->jobs[i];
+		if (j->state == JOB_DONE && !j->rc)
+			glDeleteProgram(j->prog);
+		free(j->defines);
+		memset(j, 0, sizeof *j);
+	}
+	pthread_cond_destroy(&pc->cv);
+	pthread_mutex_destroy(&pc->lock);
+	pc->has_worker = 0;
+}
+
+int program_cache_compiling(struct program_cache *pc)
+{
+	if (!pc->has_worker)
+		return 0;
+	int n = 0;
+	pthread_mutex_lock(&pc->lock);
+	for (int i = 0; i < PROGRAM_JOBS; i++)
+		n += pc->jobs[i].state == JOB_QUEUED || pc->jobs[i].state == JOB_BUILDING;
+	pthread_mutex_unlock(&pc->lock);
+	return n > 0;
+}
+
+/* The worker's job for (name, key), or NULL. Under pc->lock. */
+static struct job *job_of(struct program_cache *pc, const char *name, const void *key,
+                          size_t key_len)
+{
+	for (int i = 0; i < PROGRAM_JOBS; i++) {
+		struct job *j = &pc->jobs[i];
+		if (j->state != JOB_FREE && j->key_len == key_len && !strcmp(j->name, name) &&
+		    !memcmp(j->key, key, key_len))
+			return j;
+	}
+	return NULL;
+}
+
+/* A finished build into the cache: its counts, its entry. */
+static int take_built(struct program_cache *pc, const char *name, const void *key,
+                      size_t key_len, GLuint p, int binary_hit, double ms, const char *how,
+                      unsigned *prog)
+{
+	pc->st.compile_ms += ms;
+	pc->st.binary_hits += binary_hit ? 1 : 0;
+	gles_logf(&pc->log, GLES_LOG_DEBUG, "program %s: %s in %.1f ms%s", name,
+	          binary_hit ? "loaded from its binary" : "built", ms, how);
+	if (!add_entry(pc, name, key, key_len, p)) {
+		glDeleteProgram(p);
+		return PROGRAM_E_NOMEM;
+	}
+	*prog = p;
+	return 0;
+}
+
 int program_get(struct program_cache *pc, const char *name, const void *key, size_t key_len,
                 const char *defines, unsigned *prog, char err[PROGRAM_ERR_LEN])
 {
@@ -362,44 +545,81 @@ int program_get(struct program_cache *pc, const char *name, const void *key, siz
 			return 0;
 		}
 	}
+	if (pc->has_worker) {
+		pthread_mutex_lock(&pc->lock);
+		struct job *j = job_of(pc, name, key, key_len);
+		if (j && j->state != JOB_DONE && pc->budget >= 0) { /* idle work does not wait */
+			pthread_mutex_unlock(&pc->lock);
+			pc->refused = 1;
+			snprintf(err, PROGRAM_ERR_LEN, "shader '%s': compiling", name);
+			return PROGRAM_E_BUDGET;
+		}
+		while (j && j->state != JOB_DONE) /* a frame needs it: wait for the compile */
+			pthread_cond_wait(&pc->cv, &pc->lock);
+		if (j) {
+			struct job t = *j;
+			free(j->defines);
+			memset(j, 0, sizeof *j);
+			pthread_mutex_unlock(&pc->lock);
+			if (t.rc) {
+				snprintf(err, PROGRAM_ERR_LEN, "%s", t.err);
+				return t.rc;
+			}
+			return take_built(pc, name, key, key_len, t.prog, t.binary_hit, t.ms,
+			                  " on the compile thread", prog);
+		}
+		pthread_mutex_unlock(&pc->lock);
+	}
 	if (pc->budget == 0) {
 		pc->refused = 1;
 		snprintf(err, PROGRAM_ERR_LEN, "shader '%s': %s", name,
 		         program_strerror(PROGRAM_E_BUDGET));
 		return PROGRAM_E_BUDGET;
 	}
+	if (pc->budget > 0 && pc->has_worker) { /* idle work: the worker compiles it meanwhile */
+		pthread_mutex_lock(&pc->lock);
+		struct job *j = NULL;
+		for (int i = 0; i < PROGRAM_JOBS && !j; i++) {
+			struct job *o = &pc->jobs[i];
+			if (o->state == JOB_DONE) { /* built and never asked for again: kept (a failure
+			                               is met again by the next asker) */
+				unsigned kept;
+				if (!o->rc)
+					take_built(pc, o->name, o->key, o->key_len, o->prog, o->binary_hit, o->ms,
+					           " on the compile thread", &kept);
+				free(o->defines);
+				memset(o, 0, sizeof *o);
+			}
+			if (o->state == JOB_FREE)
+				j = o;
+		}
+		char *d = j ? strdup(defines ? defines : "") : NULL;
+		if (d) {
+			memset(j, 0, sizeof *j);
+			snprintf(j->name, sizeof j->name, "%s", name);
+			memcpy(j->key, key, key_len);
+			j->key_len = key_len;
+			j->defines = d;
+			j->state = JOB_QUEUED;
+			pthread_cond_broadcast(&pc->cv);
+		}
+		pthread_mutex_unlock(&pc->lock);
+		if (d) {
+			pc->budget--;
+			pc->st.misses++;
+			pc->refused = 1;
+			snprintf(err, PROGRAM_ERR_LEN, "shader '%s': compiling", name);
+			return PROGRAM_E_BUDGET;
+		}
+	}
 	if (pc->budget > 0)
 		pc->budget--;
 	pc->st.misses++;
-	if (pc->n == pc->cap) {
-		size_t cap = pc->cap ? pc->cap * 2 : 16;
-		struct entry *ne = realloc(pc->e, cap * sizeof *ne);
-		if (!ne)
-			return PROGRAM_E_NOMEM;
-		pc->e = ne;
-		pc->cap = cap;
-	}
 	double t0 = now_ms();
 	GLuint p;
-	int rc = build(pc, name, defines, &p, err);
+	int binary_hit;
+	int rc = build(pc, name, defines, &p, &binary_hit, err);
 	if (rc)
 		return rc;
-	double ms = now_ms() - t0;
-	pc->st.compile_ms += ms;
-	gles_logf(&pc->log, GLES_LOG_DEBUG, "program %s: built in %.1f ms", name, ms);
-	struct entry *e = &pc->e[pc->n++];
-	memset(e, 0, sizeof *e);
-	snprintf(e->name, sizeof e->name, "%s", name);
-	memcpy(e->key, key, key_len);
-	e->key_len = key_len;
-	e->prog = p;
-	GLint len = 0;
-	glGetProgramiv(p, GL_PROGRAM_BINARY_LENGTH, &len);
-	while (glGetError() != GL_NO_ERROR) {
-	}
-	e->bytes = len > 0 ? (size_t)len : PROGRAM_BYTES_UNKNOWN;
-	e->last_use = ++pc->tick;
-	pc->bytes += e->bytes;
-	*prog = p;
-	return 0;
+	return take_built(pc, name, key, key_len, p, binary_hit, now_ms() - t0, "", prog);
 }

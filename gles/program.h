@@ -64,6 +64,18 @@ void program_cache_budget(struct program_cache *pc, int n);
  * (callers whose failures are soft check it: what failed is only deferred). */
 int program_cache_refused(const struct program_cache *pc);
 
+struct egl_ctx;
+/* Starts a compile thread on ctx, a context of the cache's context's share group
+ * (egl_ctx_create_shared; the cache's destroy stops the thread, then the caller destroys ctx).
+ * From then on a miss under a budget is handed to it and refused at once (PROGRAM_E_BUDGET,
+ * the budget used); a later program_get of it takes the program once built: under a budget it
+ * is refused again while the compile runs, without one it waits for it. So idle work holds the
+ * cache's thread for no compile at all. 0 or PROGRAM_E_NOMEM. */
+int program_cache_worker(struct program_cache *pc, struct egl_ctx *ctx);
+/* 1 while a compile handed to the worker has not finished: idle work that would only be
+ * refused waits a moment instead. */
+int program_cache_compiling(struct program_cache *pc);
+
 /* A holder that keeps a program across calls (an FFT plan) holds it, so that trimming never
  * deletes it, and drops it when done. Unknown ids (and a NULL cache) are ignored. */
 void program_hold(struct program_cache *pc, unsigned prog);

@@ -151,11 +151,11 @@ def same_answer(name, got, ref, tol=TOL, abs_tol=1e-4):
         H.check(name + ": max abs", mx <= lim, "max_abs %g (tol %g)" % (mx, lim))
 
 
-def test_borrowed_plans():
+def test_borrowed_plans(extra=()):
     q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
     sizes = {"smaller": (70, 100), "larger": (200, 300)}  # (h, w), after a 120x160 warm-up
     imgs = {n: H.png_bytes(H.rand8(*hw)) for n, hw in sizes.items()}
-    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none")
+    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", *extra)
     try:
         st, h, _ = d.req("POST", q, body=H.png_bytes(H.rand8(120, 160)))
         H.check("warm-up size answered on its own plan", st == 200 and "x-borrowed-plan" not in h,
@@ -199,8 +199,15 @@ def test_borrowed_plans():
             if st == 200 and first[n] is not None:
                 same_answer("%s size: borrowed answer vs its own plan's" % n, first[n],
                             H.read_pfm(body).astype(np.float64))
+        if "--compile-thread" in extra:
+            n = d.log().count("on the compile thread")
+            H.check("--compile-thread on: the idle builds' programs compiled on the compile "
+                    "thread (%d)" % n, n > 2 and "no compile thread" not in d.log(),
+                    d.log()[-2000:])
     finally:
-        d.stop("borrowed plans daemon")
+        d.stop("borrowed plans daemon" + (" (compile thread)" if extra else ""))
+    if extra:
+        return
     d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--borrow-plans=false")
     try:
         d.req("POST", q, body=H.png_bytes(H.rand8(120, 160)))
@@ -352,9 +359,16 @@ def test_spare_plans():
                 (r.returncode, r.stderr[-500:]))
 
 
+def test_borrowed_plans_compile_thread():
+    # the same with idle work's compiles on a thread of their own (auto leaves it off on a
+    # software renderer): the plans come the same way, their programs from that thread
+    test_borrowed_plans(("--compile-thread", "on", "--log-level", "debug"))
+
+
 def main():
     H.run_script((test_cache_dir_and_idle_measuring, test_unwritable_and_none,
-                  test_borrowed_plans, test_wanted_plan_under_load, test_spare_plans))
+                  test_borrowed_plans, test_borrowed_plans_compile_thread,
+                  test_wanted_plan_under_load, test_spare_plans))
 
 
 if __name__ == "__main__":

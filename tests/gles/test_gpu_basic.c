@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gles/egl.h"
 #include "gles/program.h"
@@ -143,6 +144,75 @@ static void test_compile_budget(void **state)
 	program_cache_destroy(pc);
 }
 
+/* The compile thread: under a budget a miss goes to the thread (a context of the share group)
+ * and is refused at once; program_cache_compiling says so until it is built; the program is
+ * then taken by a later get (refused while it compiles under a budget, waited for without
+ * one), counted once, and runs on this context like one built here; a compile error comes to
+ * whoever takes it; a destroy with compiles queued returns. */
+static void test_compile_thread(void **state)
+{
+	(void)state;
+	struct egl_ctx *shared;
+	char eerr[EGL_ERR_LEN];
+	assert_int_equal(egl_ctx_create_shared(tu_gl_context(), &shared, eerr), 0);
+	struct program_cache *pc;
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	assert_int_equal(program_cache_worker(pc, shared), 0);
+	char err[PROGRAM_ERR_LEN];
+	struct saxpy_key k[3];
+	memset(k, 0, sizeof k);
+	k[0].a = 3, k[0].b = -2; /* run_saxpy's keys and defines */
+	k[1].a = 5, k[1].b = 7;
+	k[2].a = 9; /* B undefined below: fails to compile */
+	const char *defs[3] = {"#define A 3\n#define B -2\n", "#define A 5\n#define B 7\n",
+	                       "#define A 9\n"};
+	unsigned prog;
+	program_cache_budget(pc, 1);
+	assert_int_equal(program_get(pc, "test_saxpy", &k[0], sizeof k[0], defs[0], &prog, err),
+	                 PROGRAM_E_BUDGET);
+	assert_int_equal(program_cache_refused(pc), 1);
+	/* the budget went to that compile */
+	assert_int_equal(program_get(pc, "test_saxpy", &k[1], sizeof k[1], defs[1], &prog, err),
+	                 PROGRAM_E_BUDGET);
+	int polls = 0;
+	while (program_cache_compiling(pc) && polls < 20000) {
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+		polls++;
+	}
+	printf("compiled on the thread after %d polls of 1 ms\n", polls);
+	assert_int_equal(program_cache_compiling(pc), 0);
+	program_cache_budget(pc, 1);
+	run_saxpy(pc, 3, -2, 1000); /* taken (a hit for the budget), and it computes */
+	assert_int_equal(program_cache_refused(pc), 0);
+	/* the next under a budget, then taken without one: waited for */
+	assert_int_equal(program_get(pc, "test_saxpy", &k[1], sizeof k[1], defs[1], &prog, err),
+	                 PROGRAM_E_BUDGET);
+	program_cache_budget(pc, -1);
+	run_saxpy(pc, 5, 7, 777);
+	struct program_stats st;
+	program_cache_stats(pc, &st);
+	assert_int_equal(st.misses, 2);
+	assert_int_equal(st.count, 2);
+	/* an error made on the thread is the taker's */
+	program_cache_budget(pc, 1);
+	assert_int_equal(program_get(pc, "test_saxpy", &k[2], sizeof k[2], defs[2], &prog, err),
+	                 PROGRAM_E_BUDGET);
+	program_cache_budget(pc, -1);
+	int rc = program_get(pc, "test_saxpy", &k[2], sizeof k[2], defs[2], &prog, err);
+	printf("compile error from the thread: %d: %.80s\n", rc, err);
+	assert_int_equal(rc, PROGRAM_E_COMPILE);
+	assert_non_null(strstr(err, "test_saxpy"));
+	/* destroyed with a compile handed over and never taken */
+	struct saxpy_key k4;
+	memset(&k4, 0, sizeof k4);
+	k4.a = 11, k4.b = 12;
+	program_cache_budget(pc, 1);
+	assert_int_equal(program_get(pc, "test_saxpy", &k4, sizeof k4, "#define A 11\n#define B 12\n",
+	                             &prog, err), PROGRAM_E_BUDGET);
+	program_cache_destroy(pc);
+	egl_ctx_destroy(shared);
+}
+
 static void test_forced_platform_errors_are_named(void **state)
 {
 	(void)state;
@@ -165,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_dispatch_matches_cpu),
 		cmocka_unit_test(test_compile_error_names_shader),
 		cmocka_unit_test(test_compile_budget),
+		cmocka_unit_test(test_compile_thread),
 		cmocka_unit_test(test_forced_platform_errors_are_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
