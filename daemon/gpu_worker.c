@@ -166,7 +166,7 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	enum image_format fmt;
 	int bits;
 	format_resolve(j->req.format, &j->accept, &j->info, &fmt, &bits);
-	struct bloom_frame f = {j->yin.data ? NULL : &j->in, j->yin.data ? &j->yin : NULL};
+	struct bloom_frame f = {j->yin.data ? NULL : &j->in, j->yin.data ? &j->yin : NULL, NULL};
 	struct bloom_result res;
 	memset(&res, 0, sizeof res);
 	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG;
