@@ -225,6 +225,54 @@ static void image_put_answer(struct job *j)
 	j->content_type = "application/json";
 }
 
+/* yuv_memory.alloc: a frame's planes go into an upload buffer lent by the context of the one
+ * GPU thread that will run the job; NULL (malloc'd planes, copied in by the GPU thread) when it
+ * lends none now, or none large enough is free. */
+static void *upload_alloc(void *ctx, size_t bytes, void **owner)
+{
+	struct job_upload *u = ctx;
+	struct gpu *g = &u->J->gpus[0];
+	void *m = NULL;
+	*owner = u;
+	pthread_mutex_lock(&u->J->lock);
+	if (g->uploads && (u->slot = bloom_upload_take(g->uploads, bytes))) {
+		u->gen = g->upload_gen;
+		g->uploads_taken++;
+		atomic_fetch_add(&g->uploads_out, 1);
+		m = bloom_upload_map(u->slot);
+	}
+	pthread_mutex_unlock(&u->J->lock);
+	return m;
+}
+
+/* yuv_memory.release: the buffer back to its context (whose destroy waits for it). Without
+ * J->lock: it may be held (upload_detach during a rebuild) or not. */
+static void upload_release(void *owner)
+{
+	struct job_upload *u = owner;
+	bloom_upload_return(u->slot);
+	u->slot = NULL;
+	atomic_fetch_sub(&u->J->gpus[0].uploads_out, 1);
+}
+
+int upload_detach(struct job *j)
+{
+	struct yuv_image *y = &j->yin;
+	if (!y->release)
+		return 0;
+	unsigned char *copy = malloc(y->bytes);
+	if (!copy)
+		return -1;
+	memcpy(copy, y->data, y->bytes);
+	void (*release)(void *) = y->release;
+	void *owner = y->owner;
+	y->data = copy;
+	y->release = NULL;
+	y->owner = NULL;
+	release(owner);
+	return 0;
+}
+
 static void decode_tensors(struct jobs *J, struct job *j);
 
 static void do_decode(struct jobs *J, struct job *j)
@@ -244,7 +292,12 @@ static void do_decode(struct jobs *J, struct job *j)
 	           !(j->kind == JOB_CONVOLVE && j->req.p.method != CONVOLVE_FFT) &&
 	    image_sniff(j->image, j->image_len) == IMAGE_FORMAT_JPEG) {
 		lim = job_limits(J, j, 2);
-		rc = image_decode_jpeg_yuv(j->image, j->image_len, &lim, &j->yin, &j->info, err);
+		/* a frame for the GPU: decoded where the GPU thread's context reads it */
+		j->upload.J = J;
+		struct yuv_memory mem = {upload_alloc, upload_release, &j->upload};
+		rc = image_decode_jpeg_yuv_into(j->image, j->image_len, &lim,
+		                                J->lease_uploads && is_gpu_kind(j) ? &mem : NULL,
+		                                &j->yin, &j->info, err);
 	}
 	if (rc == IMAGE_E_UNSUPPORTED) {
 		lim = job_limits(J, j, j->kind == JOB_KERNEL_PUT ? 1 : 0);
@@ -273,6 +326,17 @@ static void do_decode(struct jobs *J, struct job *j)
 		return;
 	}
 	pthread_mutex_lock(&J->lock);
+	if (!rc && j->upload.slot && j->upload.gen != J->gpus[0].upload_gen) {
+		/* the context that lent the planes' buffer is going (a GPU reset): it waits for the
+		 * buffer, and the job goes on with planes of its own */
+		pthread_mutex_unlock(&J->lock);
+		if (upload_detach(j)) {
+			set_error(j, 503, "out_of_memory", "out of memory moving the image's planes off "
+			          "a GPU context being rebuilt; retry");
+			rc = -1;
+		}
+		pthread_mutex_lock(&J->lock);
+	}
 	if (!rc && t1 > j->deadline) {
 		set_error(j, 504, "deadline_exceeded", "the job waited longer than the %g s deadline",
 		          J->cfg.deadline);

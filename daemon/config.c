@@ -205,7 +205,12 @@
 	{"jpeg-gpu-dct", OPT_BOOL, 0, 1, "true", NULL,                                            \
 	 "a JPEG answer's forward DCT and quantisation run on the GPU too, leaving the codec "    \
 	 "thread only libjpeg's entropy coding (with --jpeg-planes)",                             \
-	 "FFTBLOOM_JPEG_GPU_DCT", C(jpeg_gpu_dct)}
+	 "FFTBLOOM_JPEG_GPU_DCT", C(jpeg_gpu_dct)},                                               \
+	{"jpeg-upload-lease", OPT_BOOL, 0, 1, "true", NULL,                                       \
+	 "a codec thread decodes a JPEG frame's planes straight into an upload buffer lent by "    \
+	 "the GPU context, which the GPU reads in place, instead of the GPU thread copying them "  \
+	 "in (with --jpeg-planes and --persistent-map; one GPU thread only)",                     \
+	 "FFTBLOOM_JPEG_UPLOAD_LEASE", C(jpeg_upload_lease)}
 
 const struct opt_def config_table[] = {
 	GPU_OPTS(struct config, gpu.),

@@ -88,6 +88,8 @@ struct config {
 	int persistent_map;            /* 1: planes through persistently mapped buffers */
 	int lend_planes;               /* 1: answers' planes encoded from the GPU's mapped buffer */
 	int jpeg_gpu_dct;              /* 1: answers' DCT and quantisation on the GPU (planes on) */
+	int jpeg_upload_lease;         /* 1: frames' planes decoded into upload buffers the GPU
+	                                  context lends (one GPU thread) */
 };
 
 extern const struct opt_def config_table[];

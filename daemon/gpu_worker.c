@@ -166,7 +166,9 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	enum image_format fmt;
 	int bits;
 	format_resolve(j->req.format, &j->accept, &j->info, &fmt, &bits);
-	struct bloom_frame f = {j->yin.data ? NULL : &j->in, j->yin.data ? &j->yin : NULL};
+	/* planes decoded into an upload buffer of this context are read there */
+	struct bloom_frame f = {j->yin.data ? NULL : &j->in, j->yin.data ? &j->yin : NULL,
+	                        j->yin.data ? j->upload.slot : NULL};
 	struct bloom_result res;
 	memset(&res, 0, sizeof res);
 	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG;
@@ -263,9 +265,60 @@ static void drop_result(struct job *j)
 	tensor_free(&j->ty);
 }
 
+/* The context codec threads decode frames' planes into (--jpeg-upload-lease): b, from now. */
+static void uploads_offer(struct gpu *g, struct bloom_ctx *b)
+{
+	struct jobs *J = g->J;
+	if (!J->lease_uploads)
+		return;
+	pthread_mutex_lock(&J->lock);
+	g->uploads = b;
+	pthread_mutex_unlock(&J->lock);
+}
+
+/* Before the context that lends upload buffers goes (a reset's rebuild, the thread's end):
+ * codec threads take no more of them, and the jobs queued with planes in one get them copied
+ * into memory of their own and give it back, as its destroy waits for every lent buffer (a
+ * decode still writing into one does the same once it sees the generation change: do_decode).
+ * A job that cannot (out of memory) is answered 503. */
+static void uploads_withdraw(struct gpu *g)
+{
+	struct jobs *J = g->J;
+	struct fifo drop = {0};
+	pthread_mutex_lock(&J->lock);
+	g->uploads = NULL;
+	g->upload_gen++;
+	struct job **pp = &J->gpuq.head, *prev = NULL;
+	int moved = 0;
+	while (*pp) {
+		struct job *j = *pp;
+		moved += j->upload.slot != NULL;
+		if (!upload_detach(j)) {
+			prev = j;
+			pp = &j->next;
+			continue;
+		}
+		*pp = j->next;
+		if (J->gpuq.tail == j)
+			J->gpuq.tail = prev;
+		unqueue(J, j);
+		set_error(j, 503, "out_of_memory", "out of memory moving the image's planes off a GPU "
+		          "context being rebuilt; retry");
+		fifo_push(&drop, j);
+	}
+	pthread_mutex_unlock(&J->lock);
+	if (moved)
+		log_msg(LOG_INFO, "gpu %d: %d queued frames' planes moved out of the upload buffers of "
+		        "the context going", g->id, moved);
+	struct job *j;
+	while ((j = fifo_pop(&drop)))
+		finish(J, j);
+}
+
 /* After a GPU reset: the job that saw it fails with 503 (its result cannot be trusted), the
  * engine is destroyed and built again (every second until it works or the daemon stops), and
- * warmed; readiness is false meanwhile (not alive). */
+ * warmed; readiness is false meanwhile (not alive). Jobs queued with planes in its upload
+ * buffers keep them (uploads_withdraw). */
 static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, struct job *j)
 {
 	struct jobs *J = g->J;
@@ -283,6 +336,7 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 	g->resets++;
 	g->heartbeat = clock_s();
 	pthread_mutex_unlock(&J->lock);
+	uploads_withdraw(g);
 	engine_destroy(e);
 	e = NULL;
 	char why[BLOOM_ERR_LEN];
@@ -299,6 +353,7 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 		sleep(1);
 	}
 	gpu_warm(g, engine_bloom(e));
+	uploads_offer(g, engine_bloom(e));
 	pthread_mutex_lock(&J->lock);
 	g->alive = 1;
 	g->rebuilding = 0;
@@ -450,6 +505,7 @@ void *gpu_main(void *arg)
 		        "tens to hundreds of times slower than on a GPU (--require-gpu refuses it)",
 		        g->id, g->renderer);
 	gpu_warm(g, engine_bloom(e));
+	uploads_offer(g, engine_bloom(e));
 	pthread_mutex_lock(&J->lock);
 	g->warmed = 1;
 	g->heartbeat = clock_s();
@@ -532,6 +588,9 @@ void *gpu_main(void *arg)
 			pthread_cond_timedwait(&J->gpu_cv, &J->lock, &ts);
 			g->heartbeat = clock_s();
 			pthread_mutex_unlock(&J->lock);
+			/* upload buffers the last frames read come back free, and one is made for a
+			 * take that found none, before the next frame rather than in it */
+			bloom_upload_tend(engine_bloom(e));
 			int reset = engine_reset_status(e); /* a reset while idle */
 			if (reset && !(e = gpu_rebuild(g, e, reset, NULL))) {
 				pthread_mutex_lock(&J->lock);
@@ -576,6 +635,7 @@ void *gpu_main(void *arg)
 	}
 	g->alive = 0;
 	pthread_mutex_unlock(&J->lock);
+	uploads_withdraw(g);
 	engine_destroy(e);
 	return NULL;
 }

@@ -228,6 +228,9 @@ void jobs_start(struct jobs *J, struct job *j)
 	memset(&j->tw, 0, sizeof j->tw);
 	memset(&j->tb, 0, sizeof j->tb);
 	memset(&j->ty, 0, sizeof j->ty);
+	memset(&j->yin, 0, sizeof j->yin);
+	memset(&j->yresult, 0, sizeof j->yresult);
+	memset(&j->upload, 0, sizeof j->upload);
 	j->lease = NULL;
 	j->queued = 1; /* the place jobs_reserve took */
 	j->reserved[0] = j->reserved[1] = 0;
@@ -269,6 +272,8 @@ void jobs_status(struct jobs *J, struct jobs_status *st)
 		s->failures = g->nfail;
 		s->planes_lent = g->lent;
 		s->planes_lent_total = g->lent_total;
+		s->uploads_out = atomic_load(&g->uploads_out);
+		s->uploads_taken = g->uploads_taken;
 		s->programs = g->ps;
 		s->caches = g->bs;
 		s->software = g->software;
@@ -410,6 +415,8 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 		memcpy(J->warm, warm, (size_t)nwarm * sizeof *warm);
 	J->nwarm = nwarm;
 	J->spare_auto = !strcmp(cfg->spare_plans, "auto");
+	/* with several GPU threads a job's is not known while it decodes */
+	J->lease_uploads = cfg->jpeg_upload_lease && cfg->jpeg_planes && ndevices == 1;
 	char aerr[API_ERR_LEN];
 	if (!J->spare_auto && api_parse_sizes(cfg->spare_plans, cfg->max_side, J->spare,
 	                                      JOBS_MAX_SPARE, &J->nspare, aerr))
@@ -442,6 +449,7 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 	for (int i = 0; i < ndevices; i++) {
 		struct gpu *g = &J->gpus[i];
 		g->J = J;
+		atomic_init(&g->uploads_out, 0);
 		g->id = i;
 		g->device = devices[i];
 		J->ngpus++;

@@ -88,7 +88,14 @@ struct job {
 
 	/* Private to jobs.c. */
 	struct image in, kimg, result;
-	struct yuv_image yin, yresult;    /* JPEG planes in and out (--jpeg-planes) */
+	struct yuv_image yin, yresult;    /* JPEG planes in and out (--jpeg-planes); yin's may lie
+	                                     in an upload buffer the GPU context lent
+	                                     (--jpeg-upload-lease): yuv_image_free gives it back */
+	struct job_upload {               /* yin's upload buffer (yuv_memory's owner) */
+		struct jobs *J;
+		struct bloom_upload *slot;    /* NULL: none held */
+		unsigned long long gen;       /* the lending context's generation (gpu.upload_gen) */
+	} upload;
 	struct bloom_lease *lease;        /* yresult's planes lent by a GPU thread (--lend-planes),
 	                                     given back when the job finishes */
 	struct bloom_result flight;       /* the GPU's result while it is in flight (--gpu-depth):
@@ -119,6 +126,9 @@ struct jobs_gpu_status {
 	unsigned long long jobs, failures;
 	int planes_lent;             /* answers' planes lent by this thread's context, not yet back */
 	unsigned long long planes_lent_total; /* answers encoded straight from lent planes */
+	int uploads_out;             /* upload buffers its context lent to jobs being decoded or
+	                                waiting for it, not yet given back */
+	unsigned long long uploads_taken; /* frames decoded into an upload buffer it lent */
 	struct program_stats programs;
 	struct bloom_cache_stats caches;
 	int software;                /* the context is a software renderer (llvmpipe) */

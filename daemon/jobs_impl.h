@@ -7,6 +7,7 @@
 #define FFTBLOOM_JOBS_IMPL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "daemon/jobs.h"
 #include "gles/convolve.h"
@@ -39,6 +40,13 @@ struct gpu {
 	unsigned long long njobs, nfail;
 	int lent;                            /* planes lent by this context, not yet given back */
 	unsigned long long lent_total;
+	/* upload buffers lent to codec threads (--jpeg-upload-lease): the context that lends
+	 * them, NULL while none does (guarded by J->lock, as upload_gen, which changes whenever
+	 * the context does: a buffer of an older generation is of a context being destroyed) */
+	struct bloom_ctx *uploads;
+	unsigned long long upload_gen;
+	unsigned long long uploads_taken;    /* guarded by J->lock */
+	atomic_int uploads_out;              /* lent to jobs, not yet given back (any thread) */
 	char platform[16], renderer[256], version[128];
 	char init_err[BLOOM_ERR_LEN];
 	struct program_stats ps;
@@ -65,6 +73,8 @@ struct jobs {
 	int warm[JOBS_MAX_WARM][2], nwarm;
 	int spare[JOBS_MAX_SPARE][2], nspare; /* --spare-plans (checked at start) */
 	int spare_auto;                      /* --spare-plans auto */
+	int lease_uploads;                   /* --jpeg-upload-lease in effect: planes on, one
+	                                        GPU thread (the job's, known at decode time) */
 
 	pthread_mutex_t lock;
 	pthread_cond_t codec_cv, gpu_cv, init_cv, watch_cv;
@@ -99,6 +109,10 @@ void finish(struct jobs *J, struct job *j);
 
 /* codec.c */
 void *codec_main(void *arg);
+/* j's planes moved out of the upload buffer they were decoded into, into memory of their own,
+ * and the buffer given back: 0, or -1 when memory ran out (nothing changed). By the thread that
+ * holds j, with or without J->lock. */
+int upload_detach(struct job *j);
 
 /* gpu_context.c */
 struct engine;

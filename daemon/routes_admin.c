@@ -95,6 +95,13 @@ static json_t *gpus_json(const struct jobs_status *st)
 		json_object_set_new(o, "fft_shapes_pending", json_integer(g->fft_pending));
 		json_object_set_new(o, "fft_shapes_measured_idle", json_integer((json_int_t)g->fft_measured));
 		json_object_set_new(o, "reset_notification", json_boolean(g->reset_notification));
+		json_object_set_new(o, "uploads", json_pack(
+			"{s:I,s:I,s:I,s:i,s:I,s:I}",
+			"lent", (json_int_t)g->caches.uploads_lent,
+			"copied", (json_int_t)g->caches.uploads_copied,
+			"taken", (json_int_t)g->uploads_taken, "out", g->uploads_out,
+			"buffers", (json_int_t)g->caches.upload_buffers,
+			"bytes", (json_int_t)g->caches.upload_bytes));
 		json_object_set_new(o, "in_flight", json_integer(g->in_flight));
 		json_object_set_new(o, "frames_overlapped", json_integer((json_int_t)g->overlapped));
 		json_object_set_new(o, "rebuilding", json_boolean(g->rebuilding));
@@ -227,6 +234,19 @@ static double lent_total_of(const struct jobs_gpu_status *g)
 {
 	return (double)g->planes_lent_total;
 }
+static double uploads_lent_of(const struct jobs_gpu_status *g)
+{
+	return (double)g->caches.uploads_lent;
+}
+static double uploads_copied_of(const struct jobs_gpu_status *g)
+{
+	return (double)g->caches.uploads_copied;
+}
+static double uploads_out_of(const struct jobs_gpu_status *g) { return g->uploads_out; }
+static double upload_bytes_of(const struct jobs_gpu_status *g)
+{
+	return (double)g->caches.upload_bytes;
+}
 
 static const struct {
 	const char *name, *type, *help;
@@ -263,6 +283,17 @@ static const struct {
 	{"fftbloom_planes_lent_total", "counter",
 	 "JPEG answers encoded straight from planes lent by the GPU thread (--lend-planes).",
 	 lent_total_of},
+	{"fftbloom_uploads_lent_total", "counter",
+	 "JPEG frames the GPU read in place from the upload buffer their codec thread decoded them "
+	 "into (--jpeg-upload-lease): no copy on the GPU thread.", uploads_lent_of},
+	{"fftbloom_uploads_copied_total", "counter",
+	 "JPEG frames whose planes the GPU thread copied into an upload buffer.", uploads_copied_of},
+	{"fftbloom_upload_buffers_out", "gauge",
+	 "Upload buffers lent to requests being decoded or waiting for the GPU, not yet given back.",
+	 uploads_out_of},
+	{"fftbloom_upload_buffer_bytes", "gauge",
+	 "Bytes of the upload buffers the GPU context made to lend (mapped host memory).",
+	 upload_bytes_of},
 	{"fftbloom_gpu_frames_in_flight", "gauge",
 	 "Frames the GPU thread has issued to the GPU and not yet completed (--gpu-depth).",
 	 in_flight_of},

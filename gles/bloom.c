@@ -102,6 +102,12 @@ void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st)
 	st->kernel_entries = b->nk;
 	st->plan_entries = (size_t)b->nplans;
 	st->plans_wanted = (size_t)bloom_plans_wanted(b);
+	st->upload_buffers = st->upload_bytes = 0;
+	for (int i = 0; b->lend && i < BLOOM_UPLOAD_SLOTS; i++) {
+		size_t have = atomic_load_explicit(&b->lend[i].bytes, memory_order_relaxed);
+		st->upload_buffers += have > 0;
+		st->upload_bytes += have;
+	}
 }
 
 /* The frame's oriented size and channels; BLOOM_E_ARG for an empty or malformed one. */
@@ -145,7 +151,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
               const struct bloom_params *p, unsigned flags, struct image *out,
               struct bloom_stats *st, char err[BLOOM_ERR_LEN])
 {
-	struct bloom_frame f = {in, NULL};
+	struct bloom_frame f = {in, NULL, NULL};
 	struct bloom_result r;
 	memset(&r, 0, sizeof r);
 	int rc = bloom_run_frame(b, op, &f, k, p, flags, &r, st, err);
@@ -379,7 +385,7 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 			rc = BLOOM_E_NOMEM;
 			break;
 		}
-		struct bloom_frame sf = {&sub, NULL};
+		struct bloom_frame sf = {&sub, NULL, NULL};
 		struct bloom_result r;
 		memset(&r, 0, sizeof r);
 		struct bloom_stats ts;
@@ -424,6 +430,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	double t_start = bloom_now_ms();
 	err[0] = 0;
 	b->last.valid = 0; /* plans or kernel spectra may be evicted below */
+	bloom_upload_tend(b);
 	struct kinfo ki;
 	memset(&ki, 0, sizeof ki);
 	int w = 0, h = 0, in_ch = 0;

@@ -9,8 +9,9 @@
  * a result of lent planes in flight, for bloom_result_finish); it allocates GPU buffers only
  * when a padded size or kernel is new (plans and kernel spectra are cached; bloom_warm builds
  * them ahead; with bloom_ctx_opts.borrow_plans a new padded size runs on a plan already built,
- * and bloom_build_wanted builds its own between frames). The one exception to the thread rule:
- * bloom_lease_return, from any thread.
+ * and bloom_build_wanted builds its own between frames). The exceptions to the thread rule,
+ * callable from any thread without a GL context: bloom_lease_return, and bloom_upload_take,
+ * bloom_upload_map and bloom_upload_return (upload buffers lent to decoders).
  *
  * Every size runs: a frame whose plan exceeds the context's storage-buffer limit or
  * bloom_ctx_opts.frame_bytes, or whose buffers the GPU cannot allocate, runs in overlap-save
@@ -35,6 +36,10 @@
 
 #define BLOOM_ERR_LEN 4096
 #define BLOOM_LEASES 32 /* result buffers a context lends at once at most (bloom_result.lend) */
+#define BLOOM_UPLOAD_SLOTS 64 /* upload buffers a context lends to decoders at most: a frame
+                                 for each of 64 clients, decoding or queued */
+#define BLOOM_UPLOAD_BYTES ((size_t)1 << 30) /* their mapped memory together at most: 64 frames
+                                                of 2560x1440 4:4:4 planes, 40 of 2160p */
 
 enum bloom_error {
 	BLOOM_OK = 0,
@@ -65,6 +70,9 @@ struct bloom_ctx_opts {
 	                              cost is within BLOOM_BORROW_COST of its own plan's, and its
 	                              own plan is left for bloom_build_wanted; 0: built at once,
 	                              compiling the new size's programs on the frame's path */
+
+	int destroy_wait_ms;       /* how long bloom_ctx_destroy waits for lent buffers (results
+	                              and uploads) to come back; 0: 60 s. Tests lower it */
 };
 
 /* A borrowed plan serves a frame when the pixels it transforms (tiles x its padded area) are at
@@ -124,6 +132,10 @@ struct bloom_cache_stats {
 	unsigned long long plans_borrowed; /* frames run on another padded size's plan */
 	unsigned long long plans_built_idle; /* plans built by bloom_build_wanted */
 	size_t plans_wanted;               /* padded sizes waiting for bloom_build_wanted */
+	unsigned long long uploads_lent;   /* planes frames the GPU read in place from the upload
+	                                      buffer they were decoded into (bloom_upload_take) */
+	unsigned long long uploads_copied; /* planes frames copied into an upload buffer */
+	size_t upload_buffers, upload_bytes; /* upload buffers made to lend, their mapped bytes */
 };
 
 struct bloom_ctx;
@@ -147,6 +159,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
               struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
 
 struct bloom_lease; /* a GPU read-back buffer lent with a result's planes */
+struct bloom_upload; /* a GPU upload buffer lent to a decoder for a frame's planes */
 
 /* A frame in: a float image, or a JPEG's planes (protocol/image.h) that the GPU converts as
  * libjpeg would (triangle chroma upsampling, JFIF YCbCr -> RGB, sRGB decode, EXIF orientation):
@@ -154,6 +167,11 @@ struct bloom_lease; /* a GPU read-back buffer lent with a result's planes */
 struct bloom_frame {
 	const struct image *img;     /* float input, or NULL */
 	const struct yuv_image *yuv; /* planes input, when img is NULL */
+	struct bloom_upload *upload; /* with yuv: the upload buffer of this context its planes were
+	                                decoded into (yuv->data is its map), which the GPU then
+	                                reads in place, with no copy; NULL (or a buffer of another
+	                                context): the planes are copied into one of the context's.
+	                                The caller still holds it, and returns it after the run */
 };
 
 /* The result: a float image, or planes for a JPEG encoder made on the GPU as protocol's JPEG
@@ -190,6 +208,31 @@ struct bloom_result {
 /* Gives a lent buffer back to its context (from any thread, once, after the last read of the
  * planes in it; NULL does nothing). bloom_ctx_destroy waits up to 60 s for lent buffers. */
 void bloom_lease_return(struct bloom_lease *l);
+
+/* Upload buffers lent to decoders, so that a frame's planes are decoded where the GPU reads
+ * them (persistently mapped, coherent; GL_EXT_buffer_storage without no_persistent_map, else
+ * none are lent). Up to BLOOM_UPLOAD_SLOTS of them, made and grown by the context's thread only
+ * (bloom_upload_tend), as takes ask for them, within BLOOM_UPLOAD_BYTES together. */
+
+/* From any thread, without GL: a free upload buffer of at least `bytes`, lent to the caller
+ * (who writes the planes into bloom_upload_map's memory, then passes the buffer with them in
+ * bloom_frame.upload), or NULL: none is free and large enough (the size is noted for the next
+ * bloom_upload_tend to grow one), or the context lends none. NULL is never an error: the
+ * planes go in malloc'd memory and are copied as before. b must outlive the call. */
+struct bloom_upload *bloom_upload_take(struct bloom_ctx *b, size_t bytes);
+/* The lent buffer's memory (at least the bytes taken), readable and writable by the holder
+ * until it returns the buffer; read-only while bloom_run_frame runs with it. */
+unsigned char *bloom_upload_map(const struct bloom_upload *u);
+/* Gives a lent buffer back (any thread, once; NULL does nothing), whether a frame ran with it
+ * or not (a failed or dropped job). A buffer the GPU may still read becomes free once its
+ * fence has signalled (bloom_upload_tend); bloom_ctx_destroy waits for lent buffers as for
+ * lent results. */
+void bloom_upload_return(struct bloom_upload *u);
+/* On the context's thread, between frames (bloom_run_frame does it first; call it when idle
+ * too): buffers whose GPU reads have completed (fence polled, never waited for) become free,
+ * and one free buffer is made or grown to the largest size a take did not find. Returns 1 when
+ * it made or grew one. */
+int bloom_upload_tend(struct bloom_ctx *b);
 
 /* bloom_run for either kind of frame in and out. Returns 0 or a negative bloom_error. */
 int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *in,

@@ -6,9 +6,10 @@
  *   bloom_kernel.c    kernels: built-in ones generated and kept, geometry, pixels, digests, and
  *                     the spectrum cache;
  *   bloom_transfer.c  frames in and results out: float images, JPEG planes, buffers mapped once,
- *                     lent read-back buffers.
+ *                     lent read-back buffers, upload buffers lent to decoders.
  *
- * GL contract: as gles/bloom.h (the context's thread; bloom_lease_return from any thread). */
+ * GL contract: as gles/bloom.h (the context's thread; bloom_lease_return and bloom_upload_take,
+ * _map and _return from any thread). */
 #ifndef FFTBLOOM_BLOOM_INTERNAL_H
 #define FFTBLOOM_BLOOM_INTERNAL_H
 
@@ -34,7 +35,9 @@
 #define BLOOM_LEASE_BYTES ((size_t)1 << 30) /* lent buffers' mapped memory at most, together: a
                                            * result for each codec thread and frame in
                                            * flight, 2160p coefficients (50 MB) included */
-#define BLOOM_DESTROY_WAIT_MS 60000     /* how long destroy waits for lent buffers to return */
+#define BLOOM_DESTROY_WAIT_MS 60000     /* how long destroy waits for lent buffers to return
+                                           (bloom_ctx_opts.destroy_wait_ms 0) */
+#define BLOOM_UPLOAD_ROUND ((size_t)1 << 16) /* lent upload buffers grow in these steps */
 #define BLOOM_PRESETS 8                 /* generated built-in kernels kept */
 #define BLOOM_WANT_KERNEL_BYTES (16u << 20) /* a wanted plan's kernel pixels kept at most */
 #define BLOOM_WANT_STEPS 64             /* idle steps (a program each) a wanted plan takes
@@ -79,6 +82,21 @@ struct bloom_lease {
 	size_t bytes;
 	unsigned char *map;
 	atomic_int out;
+};
+
+/* An upload buffer lent to decoders (bloom_upload_take). state: 0 free, else UPLOAD_* bits,
+ * changed only by atomic operations: a taker sets LENT (from 0), the holder clears it (from any
+ * thread); the context's thread sets FLIGHT when a frame's commands read it and clears it once
+ * their fence has signalled, and holds GROWING (from 0) while it makes the buffer anew. buf, map
+ * and fence are the context thread's, map also the holder's to read; bytes is read by takers. */
+enum { UPLOAD_LENT = 1, UPLOAD_FLIGHT = 2, UPLOAD_GROWING = 4 };
+struct bloom_upload {
+	const struct bloom_ctx *ctx; /* the context that lends it */
+	GLuint buf;
+	unsigned char *map;          /* mapped once, read and write, persistent and coherent */
+	atomic_size_t bytes;         /* its size (0: not made yet) */
+	atomic_uint state;
+	GLsync fence;                /* after the last commands that read it (with FLIGHT) */
 };
 
 /* Everything that depends on the padded size: FFT axes (vec4 for the image and colour kernels,
@@ -165,6 +183,10 @@ struct bloom_ctx {
 	int quant_quality;           /* the quality quant[] holds (0: none yet) */
 	GLuint quant[2][64];         /* libjpeg's luma and chroma tables at it, natural order */
 	struct bloom_lease leases[BLOOM_LEASES]; /* result buffers to lend (with buffer_storage) */
+	struct bloom_upload *lend; /* BLOOM_UPLOAD_SLOTS upload buffers to lend (with
+	                              buffer_storage; else NULL) */
+	atomic_size_t lend_need;   /* the most bytes a take found no free buffer for, since
+	                              bloom_upload_tend last looked */
 	struct {                  /* the last bloom_run_frame's GPU stages (bloom_rerun_stages) */
 		int valid, op, w, h;
 		struct plan *q;
@@ -281,16 +303,18 @@ void bloom_presets_free(struct bloom_ctx *b);
 
 /* ---- bloom_transfer.c ---- */
 
-/* GL_EXT_buffer_storage's entry point unless opts.no_persistent_map; the leases' counters. */
+/* GL_EXT_buffer_storage's entry point unless opts.no_persistent_map; the leases' counters and
+ * the upload buffers' records (none made yet). */
 void bloom_transfer_init(struct bloom_ctx *b);
-/* The planes and lent buffers; waits up to BLOOM_DESTROY_WAIT_MS for lent ones to return. */
+/* The planes and lent buffers; waits up to opts.destroy_wait_ms for lent ones to return. */
 void bloom_transfer_free(struct bloom_ctx *b);
 /* Where the result goes when res asks for planes: lays them out and takes a lent buffer or
  * allocates them; *lease: the buffer taken, or NULL. 0 or a bloom_error. */
 int bloom_result_prepare(struct bloom_ctx *b, struct bloom_result *res, int w, int h, int ch,
                          struct bloom_lease **lease, char err[BLOOM_ERR_LEN]);
 /* The frame into q->image (w x h linear RGBA, oriented): a float image, or JPEG planes
- * converted on the GPU. Adds the host copy's time to *copy_ms. */
+ * converted on the GPU, read in place from the frame's lent upload buffer (then fenced and in
+ * flight) or copied into one of the context's own. Adds the host copy's time to *copy_ms. */
 int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *in, int w, int h,
                  double *copy_ms, char err[BLOOM_ERR_LEN]);
 /* q->out back into res: a float image of ch channels, or planes (in the lent buffer when lease

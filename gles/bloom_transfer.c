@@ -1,7 +1,8 @@
 /* The bloom's transfers: a frame into GPU memory (float RGBA, or JPEG planes converted on the
  * GPU) and the result back (float, or planes for a JPEG encoder made on the GPU), through
- * buffers mapped once where GL_EXT_buffer_storage allows, and read-back buffers lent to the
- * caller; see bloom_internal.h. */
+ * buffers mapped once where GL_EXT_buffer_storage allows, upload buffers lent to decoders (the
+ * planes decoded where the GPU reads them) and read-back buffers lent to the caller; see
+ * bloom_internal.h. */
 #include "gles/bloom_internal.h"
 
 #include "gles/fault.h"
@@ -21,10 +22,27 @@ void bloom_transfer_init(struct bloom_ctx *b)
 		b->buffer_storage = (PFNGLBUFFERSTORAGEEXTPROC)eglGetProcAddress("glBufferStorageEXT");
 	for (int i = 0; i < BLOOM_LEASES; i++)
 		atomic_init(&b->leases[i].out, 0);
+	atomic_init(&b->lend_need, 0);
+	/* upload buffers to lend only where they can stay mapped; none made until asked for */
+	b->lend = b->buffer_storage ? calloc(BLOOM_UPLOAD_SLOTS, sizeof *b->lend) : NULL;
+	for (int i = 0; b->lend && i < BLOOM_UPLOAD_SLOTS; i++) {
+		b->lend[i].ctx = b;
+		atomic_init(&b->lend[i].bytes, 0);
+		atomic_init(&b->lend[i].state, 0);
+	}
+}
+
+/* Sleeps 1 ms while *flag has any of bits, up to *waited < wait_ms in all; 1 if it still has. */
+static int wait_clear(atomic_uint *flag, unsigned bits, int *waited, int wait_ms)
+{
+	for (; *waited < wait_ms && (atomic_load(flag) & bits); ++*waited)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	return (atomic_load(flag) & bits) != 0;
 }
 
 void bloom_transfer_free(struct bloom_ctx *b)
 {
+	int wait_ms = b->opts.destroy_wait_ms > 0 ? b->opts.destroy_wait_ms : BLOOM_DESTROY_WAIT_MS;
 	GLuint bufs[] = {b->yout, b->ystage};
 	for (int i = 0; i < 2; i++)
 		if (bufs[i])
@@ -36,18 +54,39 @@ void bloom_transfer_free(struct bloom_ctx *b)
 			glDeleteBuffers(1, &b->yin[i].buf);
 	}
 	/* lent result buffers: a codec thread may still be reading one; wait for them to come back
-	 * (BLOOM_DESTROY_WAIT_MS for all of them), and leave one that does not mapped rather than
-	 * pull the memory from under its reader */
-	for (int i = 0, waited = 0; i < BLOOM_LEASES; i++) {
+	 * (wait_ms for all of them), and leave one that does not mapped rather than pull the memory
+	 * from under its reader */
+	int waited = 0;
+	for (int i = 0; i < BLOOM_LEASES; i++) {
 		struct bloom_lease *l = &b->leases[i];
-		for (; waited < BLOOM_DESTROY_WAIT_MS && atomic_load(&l->out); waited++)
+		for (; waited < wait_ms && atomic_load(&l->out); waited++)
 			nanosleep(&(struct timespec){0, 1000000}, NULL);
 		if (atomic_load(&l->out))
 			gles_logf(&b->log, GLES_LOG_WARN, "bloom: a lent result buffer was not returned "
-			          "within %d s; left mapped", BLOOM_DESTROY_WAIT_MS / 1000);
+			          "within %d ms; left mapped", wait_ms);
 		else if (l->buf)
 			glDeleteBuffers(1, &l->buf);
 	}
+	/* lent upload buffers: a decoder may still be writing one; the same wait, and one that
+	 * does not come back stays mapped with its record (never freed), so that its holder's
+	 * late bloom_upload_return touches memory that still exists */
+	int kept = 0;
+	for (int i = 0; b->lend && i < BLOOM_UPLOAD_SLOTS; i++) {
+		struct bloom_upload *u = &b->lend[i];
+		if (u->fence)
+			glDeleteSync(u->fence);
+		u->fence = 0;
+		if (wait_clear(&u->state, UPLOAD_LENT, &waited, wait_ms))
+			kept++;
+		else if (u->buf)
+			glDeleteBuffers(1, &u->buf);
+	}
+	if (kept)
+		gles_logf(&b->log, GLES_LOG_WARN, "bloom: %d lent upload buffer(s) not returned within "
+		          "%d ms; left mapped", kept, wait_ms);
+	else
+		free(b->lend);
+	b->lend = NULL;
 	free(b->host);
 }
 
@@ -63,18 +102,18 @@ static int grow_buffer(GLuint *buf, size_t *have, size_t bytes, GLenum usage)
 	return *buf ? 0 : BLOOM_E_NOMEM;
 }
 
-/* As grow_buffer, for a buffer kept mapped (GL_EXT_buffer_storage, coherent): read 1 for the
- * CPU reading it, 0 for writing. *map is the mapping. 0 or BLOOM_E_NOMEM. */
+/* As grow_buffer, for a buffer kept mapped (GL_EXT_buffer_storage, coherent): access is
+ * GL_MAP_READ_BIT for the CPU reading it, GL_MAP_WRITE_BIT for writing, or both. *map is the
+ * mapping. 0 or BLOOM_E_NOMEM. */
 static int grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned char **map,
-                       size_t bytes, int read)
+                       size_t bytes, GLbitfield access)
 {
 	if (bytes <= *have && *buf)
 		return 0;
 	if (*buf)
 		glDeleteBuffers(1, buf); /* unmaps it */
 	*buf = 0, *have = 0, *map = NULL;
-	GLbitfield f = (read ? GL_MAP_READ_BIT : GL_MAP_WRITE_BIT) | GL_MAP_PERSISTENT_BIT_EXT |
-	               GL_MAP_COHERENT_BIT_EXT;
+	GLbitfield f = access | GL_MAP_PERSISTENT_BIT_EXT | GL_MAP_COHERENT_BIT_EXT;
 	glGenBuffers(1, buf);
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
 	b->buffer_storage(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, NULL, f);
@@ -113,7 +152,7 @@ static struct bloom_lease *lease_take(struct bloom_ctx *b, size_t need)
 		}
 	}
 	if (!fit && grow && total - grow->bytes + need <= BLOOM_LEASE_BYTES &&
-	    !grow_mapped(b, &grow->buf, &grow->bytes, &grow->map, need, 1))
+	    !grow_mapped(b, &grow->buf, &grow->bytes, &grow->map, need, GL_MAP_READ_BIT))
 		fit = grow;
 	if (fit)
 		atomic_store_explicit(&fit->out, 1, memory_order_relaxed);
@@ -124,6 +163,105 @@ void bloom_lease_return(struct bloom_lease *l)
 {
 	if (l)
 		atomic_store_explicit(&l->out, 0, memory_order_release);
+}
+
+struct bloom_upload *bloom_upload_take(struct bloom_ctx *b, size_t bytes)
+{
+	if (!b || !b->lend || !bytes)
+		return NULL;
+	/* the smallest free buffer that holds them; another taker may win it: look again */
+	for (int tries = 0; tries < 8; tries++) {
+		struct bloom_upload *fit = NULL;
+		size_t fit_bytes = 0;
+		for (int i = 0; i < BLOOM_UPLOAD_SLOTS; i++) {
+			struct bloom_upload *u = &b->lend[i];
+			size_t have = atomic_load_explicit(&u->bytes, memory_order_relaxed);
+			if (have >= bytes && (!fit || have < fit_bytes) &&
+			    !atomic_load_explicit(&u->state, memory_order_relaxed))
+				fit = u, fit_bytes = have;
+		}
+		if (!fit)
+			break;
+		unsigned free_state = 0;
+		if (!atomic_compare_exchange_strong_explicit(&fit->state, &free_state, UPLOAD_LENT,
+		                                             memory_order_acquire,
+		                                             memory_order_relaxed))
+			continue;
+		/* made anew between the look and the take (a failed growth leaves none) */
+		if (atomic_load_explicit(&fit->bytes, memory_order_relaxed) >= bytes && fit->map)
+			return fit;
+		atomic_store_explicit(&fit->state, 0, memory_order_release);
+	}
+	size_t need = atomic_load_explicit(&b->lend_need, memory_order_relaxed);
+	while (need < bytes && !atomic_compare_exchange_weak_explicit(&b->lend_need, &need, bytes,
+	                                                             memory_order_relaxed,
+	                                                             memory_order_relaxed)) {
+	}
+	return NULL;
+}
+
+unsigned char *bloom_upload_map(const struct bloom_upload *u)
+{
+	return u ? u->map : NULL;
+}
+
+void bloom_upload_return(struct bloom_upload *u)
+{
+	if (u)
+		atomic_fetch_and_explicit(&u->state, ~(unsigned)UPLOAD_LENT, memory_order_release);
+}
+
+int bloom_upload_tend(struct bloom_ctx *b)
+{
+	if (!b->lend)
+		return 0;
+	size_t total = 0;
+	for (int i = 0; i < BLOOM_UPLOAD_SLOTS; i++) {
+		struct bloom_upload *u = &b->lend[i];
+		total += atomic_load_explicit(&u->bytes, memory_order_relaxed);
+		if (!u->fence)
+			continue;
+		/* polled, never waited for: a failed wait (a lost context) reads nothing more */
+		GLenum w = glClientWaitSync(u->fence, 0, 0);
+		if (w == GL_TIMEOUT_EXPIRED)
+			continue;
+		glDeleteSync(u->fence);
+		u->fence = 0;
+		atomic_fetch_and_explicit(&u->state, ~(unsigned)UPLOAD_FLIGHT, memory_order_release);
+	}
+	size_t need = atomic_exchange_explicit(&b->lend_need, 0, memory_order_relaxed);
+	if (!need)
+		return 0;
+	if (need > ((size_t)-1) - BLOOM_UPLOAD_ROUND)
+		return 0;
+	need = (need + BLOOM_UPLOAD_ROUND - 1) / BLOOM_UPLOAD_ROUND * BLOOM_UPLOAD_ROUND;
+	/* one free buffer smaller than asked (one not made yet first: it is the smallest), made
+	 * anew at that size while all stay within BLOOM_UPLOAD_BYTES; a busy one waits for a
+	 * later take to ask again */
+	struct bloom_upload *g = NULL;
+	size_t g_bytes = 0;
+	for (int i = 0; i < BLOOM_UPLOAD_SLOTS; i++) {
+		struct bloom_upload *u = &b->lend[i];
+		size_t have = atomic_load_explicit(&u->bytes, memory_order_relaxed);
+		if (have < need && (!g || have < g_bytes) &&
+		    !atomic_load_explicit(&u->state, memory_order_relaxed))
+			g = u, g_bytes = have;
+	}
+	unsigned free_state = 0;
+	if (!g || total - g_bytes + need > BLOOM_UPLOAD_BYTES ||
+	    !atomic_compare_exchange_strong_explicit(&g->state, &free_state, UPLOAD_GROWING,
+	                                             memory_order_acquire, memory_order_relaxed))
+		return 0;
+	/* a decoder writes the planes and the CPU may read them again (frames run in tiles are
+	 * converted on the CPU): mapped for both */
+	size_t have = g_bytes;
+	int rc = grow_mapped(b, &g->buf, &have, &g->map, need, GL_MAP_READ_BIT | GL_MAP_WRITE_BIT);
+	if (rc)
+		gles_logf(&b->log, GLES_LOG_WARN, "bloom: no upload buffer of %zu bytes to lend "
+		          "(out of memory)", need);
+	atomic_store_explicit(&g->bytes, have, memory_order_relaxed);
+	atomic_store_explicit(&g->state, 0, memory_order_release);
+	return !rc;
 }
 
 int bloom_result_prepare(struct bloom_ctx *b, struct bloom_result *res, int w, int h, int ch,
@@ -205,38 +343,63 @@ static void set_planes(const struct bloom_prog *p, const struct yuv_image *y)
 	glUniform1i(p->u[U_GRAY], y->gray);
 }
 
-/* Planes -> q->image (w x h linear RGBA, oriented). */
-static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
-                         int h, double *copy_ms, char err[BLOOM_ERR_LEN])
+/* 1 when lent is an upload buffer of b, held by its taker, that holds y's planes. */
+static int lent_here(const struct bloom_ctx *b, const struct bloom_upload *lent,
+                     const struct yuv_image *y)
+{
+	int mine = 0;
+	for (int i = 0; lent && b->lend && i < BLOOM_UPLOAD_SLOTS; i++)
+		mine |= lent == &b->lend[i];
+	return mine && lent->buf && y->data == lent->map &&
+	       y->bytes <= atomic_load_explicit(&lent->bytes, memory_order_relaxed) &&
+	       (atomic_load_explicit(&lent->state, memory_order_relaxed) & UPLOAD_LENT);
+}
+
+/* Planes -> q->image (w x h linear RGBA, oriented): read in place from lent (an upload buffer
+ * of b that holds them), else copied into the next of b->yin. */
+static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y,
+                         struct bloom_upload *lent, int w, int h, double *copy_ms,
+                         char err[BLOOM_ERR_LEN])
 {
 	const struct bloom_prog *p;
 	int rc = bloom_prog(b, SH_YUV_UNPACK, 0, 0, &p, err);
 	if (rc)
 		return rc;
-	struct upload *u = &b->yin[b->yin_next];
-	b->yin_next = (b->yin_next + 1) % BLOOM_UPLOADS;
-	/* a frame still in flight may read it: its commands complete first (they were issued
-	 * BLOOM_UPLOADS frames ago, so this rarely waits) */
-	if (u->fence && !sync_wait(u->fence)) {
-		u->fence = 0;
-		snprintf(err, BLOOM_ERR_LEN, "planes upload: the GPU did not finish an earlier frame "
-		         "within 60 s");
-		return BLOOM_E_GPU;
-	}
-	u->fence = 0;
-	if (b->buffer_storage ? grow_mapped(b, &u->buf, &u->bytes, &u->map, y->bytes, 0)
-	                      : grow_buffer(&u->buf, &u->bytes, y->bytes, GL_STREAM_DRAW)) {
-		snprintf(err, BLOOM_ERR_LEN, "planes upload: out of GPU memory");
-		return BLOOM_E_GPU_MEMORY;
-	}
-	double t0 = bloom_now_ms();
-	if (u->map) { /* coherent: seen by the commands issued after it */
-		memcpy(u->map, y->data, y->bytes);
+	struct upload *u = NULL;
+	GLuint buf;
+	if (lent_here(b, lent, y)) { /* coherent, written before this call: nothing to copy */
+		buf = lent->buf;
+		b->st.uploads_lent++;
 	} else {
-		glBindBuffer(GL_SHADER_STORAGE_BUFFER, u->buf);
-		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)y->bytes, y->data);
+		lent = NULL;
+		u = &b->yin[b->yin_next];
+		b->yin_next = (b->yin_next + 1) % BLOOM_UPLOADS;
+		/* a frame still in flight may read it: its commands complete first (they were issued
+		 * BLOOM_UPLOADS frames ago, so this rarely waits) */
+		if (u->fence && !sync_wait(u->fence)) {
+			u->fence = 0;
+			snprintf(err, BLOOM_ERR_LEN, "planes upload: the GPU did not finish an earlier "
+			         "frame within 60 s");
+			return BLOOM_E_GPU;
+		}
+		u->fence = 0;
+		if (b->buffer_storage
+		    ? grow_mapped(b, &u->buf, &u->bytes, &u->map, y->bytes, GL_MAP_WRITE_BIT)
+		    : grow_buffer(&u->buf, &u->bytes, y->bytes, GL_STREAM_DRAW)) {
+			snprintf(err, BLOOM_ERR_LEN, "planes upload: out of GPU memory");
+			return BLOOM_E_GPU_MEMORY;
+		}
+		double t0 = bloom_now_ms();
+		if (u->map) { /* coherent: seen by the commands issued after it */
+			memcpy(u->map, y->data, y->bytes);
+		} else {
+			glBindBuffer(GL_SHADER_STORAGE_BUFFER, u->buf);
+			glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)y->bytes, y->data);
+		}
+		*copy_ms += bloom_now_ms() - t0;
+		buf = u->buf;
+		b->st.uploads_copied++;
 	}
-	*copy_ms += bloom_now_ms() - t0;
 	bloom_set_sizes(p, w, h, q->pw, q->ph);
 	set_planes(p, y);
 	glUniform2ui(p->u[U_SRC], (GLuint)y->width, (GLuint)y->height);
@@ -245,10 +408,20 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	glUniform1i(p->u[U_FANCY], !(y->sub_x == 2 && y->pw[1] <= 2));
 	glUniform2i(p->u[U_CDIM], y->pw[1], y->ph[1]);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, u->buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, buf);
 	bloom_dispatch2d(w, h);
-	if (u->map && !(u->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)))
+	if (lent) {
+		/* in flight until the fence after the unpack signals (bloom_upload_tend), however
+		 * soon its holder gives it back; a frame run again (in tiles) fences it anew */
+		if (lent->fence)
+			glDeleteSync(lent->fence);
+		if ((lent->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)))
+			atomic_fetch_or_explicit(&lent->state, UPLOAD_FLIGHT, memory_order_relaxed);
+		else
+			glFinish(); /* no fence: read already */
+	} else if (u->map && !(u->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0))) {
 		glFinish(); /* no fence to wait for later */
+	}
 	return 0;
 }
 
@@ -256,7 +429,7 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
                  double *copy_ms, char err[BLOOM_ERR_LEN])
 {
 	if (!in->img)
-		return upload_planes(b, q, in->yuv, w, h, copy_ms, err);
+		return upload_planes(b, q, in->yuv, in->upload, w, h, copy_ms, err);
 	double t0 = bloom_now_ms();
 	const float *rgba = to_rgba(b, in->img);
 	if (!rgba) {
@@ -301,7 +474,8 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 	size_t bytes = y->bytes + 4;
 	if (grow_buffer(&b->yout, &b->yout_bytes, bytes, GL_DYNAMIC_COPY) ||
 	    (!dst && (b->buffer_storage
-	              ? grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, bytes, 1)
+	              ? grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, bytes,
+	                            GL_MAP_READ_BIT)
 	              : grow_buffer(&b->ystage, &b->ystage_bytes, bytes, GL_STREAM_READ)))) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
 		return BLOOM_E_GPU_MEMORY;

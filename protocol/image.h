@@ -164,6 +164,21 @@ struct yuv_image {
 	                       the entropy coding, with libjpeg's tables at this quality
 	                       (yuv_image_layout_dct) */
 	unsigned char *data;
+	void (*release)(void *owner); /* NULL: data is malloc'd. Else data is memory lent by a
+	                                 yuv_memory, which yuv_image_free gives back through
+	                                 release(owner) instead of freeing it */
+	void *owner;
+};
+
+/* Memory for a decode's planes that the caller lends instead of malloc'd memory (an upload
+ * buffer a GPU reads where the planes were decoded): alloc(ctx, bytes, &owner) is called once
+ * the header has been read and its size admitted, and returns at least `bytes` of it, setting
+ * *owner, or NULL for malloc'd planes. Lent memory goes back through release(owner) once, when
+ * the planes are freed (yuv_image_free), a failed decode's included. */
+struct yuv_memory {
+	void *(*alloc)(void *ctx, size_t bytes, void **owner);
+	void (*release)(void *owner);
+	void *ctx;
 };
 
 /* Allocates planes for a w x h image: gray, or chroma subsampled sub_x x sub_y (1 or 2 each;
@@ -175,7 +190,8 @@ int yuv_image_alloc(struct yuv_image *y, int w, int h, int gray, int sub_x, int 
 /* As yuv_image_alloc, without allocating: every field but data (NULL), for planes that live in
  * memory the caller provides (y->bytes of it). */
 int yuv_image_layout(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y);
-void yuv_image_free(struct yuv_image *y); /* NULL-safe; zeroes the struct */
+/* NULL-safe; frees data, or gives lent memory back (release); zeroes the struct */
+void yuv_image_free(struct yuv_image *y);
 /* As yuv_image_layout, for coefficients quantised at quality (1-100): each component a whole
  * number of MCUs of 8x8 blocks, pw[p] x ph[p] blocks (luma ceil(w / (8 sub_x)) * sub_x across,
  * chroma ceil(w / (8 sub_x)); rows alike), each block 64 int16 in natural (row-major, not
@@ -193,6 +209,11 @@ int image_jpeg_quant_tables(int quality, unsigned short luma[64], unsigned short
  * caller decodes with image_decode instead. Other errors as image_decode. */
 int image_decode_jpeg_yuv(const void *buf, size_t len, const struct image_limits *lim,
 			  struct yuv_image *out, struct image_info *info, char err[IMAGE_ERR_LEN]);
+/* As image_decode_jpeg_yuv, into memory mem lends (NULL, or its alloc returning NULL: malloc'd
+ * planes as image_decode_jpeg_yuv's). On failure lent memory has been given back already. */
+int image_decode_jpeg_yuv_into(const void *buf, size_t len, const struct image_limits *lim,
+			       const struct yuv_memory *mem, struct yuv_image *out,
+			       struct image_info *info, char err[IMAGE_ERR_LEN]);
 
 /* Planes to a float image on the CPU as a JPEG decode would have made it: libjpeg's chroma
  * upsampling and colour conversion, the sRGB decode, the EXIF orientation applied. 0 or a

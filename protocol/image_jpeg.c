@@ -294,12 +294,47 @@ void yuv_image_free(struct yuv_image *y)
 {
 	if (!y)
 		return;
-	free(y->data);
+	if (y->release)
+		y->release(y->owner);
+	else
+		free(y->data);
 	memset(y, 0, sizeof *y);
 }
 
 int image_decode_jpeg_yuv(const void *buf, size_t len, const struct image_limits *lim,
 			  struct yuv_image *out, struct image_info *info, char err[IMAGE_ERR_LEN])
+{
+	return image_decode_jpeg_yuv_into(buf, len, lim, NULL, out, info, err);
+}
+
+/* Planes laid out for w x h into out: in memory mem lends, else malloc'd. 0 or an image_error. */
+static int planes_alloc(const struct yuv_memory *mem, struct yuv_image *out, int w, int h,
+			int gray, int sx, int sy)
+{
+	if (!mem || !mem->alloc)
+		return yuv_image_alloc(out, w, h, gray, sx, sy);
+	int rc = yuv_image_layout(out, w, h, gray, sx, sy);
+	if (rc)
+		return rc;
+	void *owner = NULL;
+	unsigned char *m = mem->alloc(mem->ctx, out->bytes, &owner);
+	if (!m) {
+		out->data = malloc(out->bytes);
+		if (!out->data) {
+			memset(out, 0, sizeof *out);
+			return IMAGE_E_NOMEM;
+		}
+		return 0;
+	}
+	out->data = m;
+	out->release = mem->release;
+	out->owner = owner;
+	return 0;
+}
+
+int image_decode_jpeg_yuv_into(const void *buf, size_t len, const struct image_limits *lim,
+			       const struct yuv_memory *mem, struct yuv_image *out,
+			       struct image_info *info, char err[IMAGE_ERR_LEN])
 {
 	struct image_limits dl = { .max_pixels = 0 };
 	struct image_info li;
@@ -338,7 +373,7 @@ int image_decode_jpeg_yuv(const void *buf, size_t len, const struct image_limits
 				cs);
 		goto done;
 	}
-	rc = yuv_image_alloc(out, w, h, gray, sx, sy);
+	rc = planes_alloc(mem, out, w, h, gray, sx, sy);
 	if (rc) {
 		rc = image_fail(err, rc, "jpeg: cannot allocate %dx%d planes", w, h);
 		goto done;

@@ -9,7 +9,8 @@ one pixel more is 413. Software renderer: the warning at start, in /readyz and /
 (POST /v1/faults): GPU memory exhausted once (the frame is retried in tiles and answered) and
 always (503 gpu_out_of_memory, then answers again once memory is back), a lost context (503
 gpu_reset for the job that saw it, readiness false while the context is rebuilt, then right
-answers again; a loss while idle too), a hung frame (liveness and readiness fail while it hangs,
+answers again, JPEG frames queued in upload buffers the lost context lent included; a loss
+while idle too), a hung frame (liveness and readiness fail while it hangs,
 then recover). Last line: "SCRIPT: N passed, N failed"."""
 import json
 import re
@@ -280,12 +281,49 @@ def test_faults():
         st, _, body = d.req("POST", q, body=img)
         check("... and answers right after it",
               st == 200 and ref is not None and rel_l2(read_pfm(body), ref) < 1e-6)
+        # lost while JPEG frames wait in the queue with their planes in upload buffers the
+        # lost context lent (--jpeg-upload-lease): the planes are moved into memory of their
+        # own before the context goes, and the frames answered right on the rebuilt one
+        jq = "/v1/bloom?threshold=0.5&kernel_preset=gaussian:sigma=2"
+        jpgs = [H.jpg_bytes(photo(40 + 8 * i, 56)) for i in range(3)]
+        alone = [d.req("POST", jq, body=b)[2] for b in jpgs]
+        for _ in range(10):  # a buffer for each made (one a frame, for a take that found none)
+            if info(d)["gpus"][0]["uploads"]["buffers"] >= 3:
+                break
+            res = {}
+            ts = [H.post_async(d, jq, b, res, i) for i, b in enumerate(jpgs)]
+            for t in ts:
+                t.join()
+        check("arm hang 2 s (JPEGs queued)", arm(d, "hang", 1, 2)[0] == 200)
+        res = {}
+        ts = [H.post_async(d, q, img, res, "hung")]
+        time.sleep(0.3)
+        ts += [H.post_async(d, jq, b, res, i) for i, b in enumerate(jpgs)]
+        end = time.time() + 1.2
+        while time.time() < end and d.metric("fftbloom_upload_buffers_out") != 3:
+            time.sleep(0.01)
+        held = d.metric("fftbloom_upload_buffers_out")
+        check("arm lost (JPEGs queued)", arm(d, "lost")[0] == 200)
+        for t in ts:
+            t.join()
+        st = res["hung"][0]
+        same = [res[i][0] == 200 and res[i][2] == alone[i] for i in range(3)]
+        print("     lost with %s frames queued in lent upload buffers: the frame on the GPU %s, "
+              "the queued ones %s" % (held, st, [res[i][0] for i in range(3)]))
+        check("... the frame on the GPU 503, the queued JPEG frames answered as before the reset",
+              held == 3 and st == 503 and all(same), (held, st, same))
+        check("... their planes moved off the lost context, every upload buffer back",
+              "3 queued frames' planes moved" in d.log() and
+              d.metric("fftbloom_upload_buffers_out") == 0 and
+              "upload buffer(s) not returned" not in d.log(), d.log()[-1500:])
+        check("... ready again", wait_ready(d))
+        check("... two resets counted", d.metric("fftbloom_gpu_resets_total") == 2)
         # lost while idle: noticed within the thread's wake-up, rebuilt
         check("arm lost (idle)", arm(d, "lost")[0] == 200)
         end = time.time() + 20
-        while time.time() < end and d.metric("fftbloom_gpu_resets_total") != 2:
+        while time.time() < end and d.metric("fftbloom_gpu_resets_total") != 3:
             time.sleep(0.1)
-        check("lost while idle: rebuilt", d.metric("fftbloom_gpu_resets_total") == 2 and wait_ready(d))
+        check("lost while idle: rebuilt", d.metric("fftbloom_gpu_resets_total") == 3 and wait_ready(d))
 
         # a hung frame: liveness and readiness fail while it hangs, then recover
         check("arm hang 6 s", arm(d, "hang", 1, 6)[0] == 200)

@@ -943,6 +943,208 @@ def test_pipelining():
             d.stop("pipelining daemon, depth %s" % depth)
 
 
+def jpg444_bytes(a8, name):
+    """A 4:4:4 JPEG of a8 (RGB) through the CLI (OpenCV writes 4:2:0)."""
+    png = os.path.join(TMP, name + ".png")
+    out = os.path.join(TMP, name + ".jpg")
+    open(png, "wb").write(png_bytes(a8[:, :, ::-1]))
+    return open(out, "rb").read() if cli("convert", png, "-o", out, "--quality", "92") else None
+
+
+def test_upload_lease():
+    # --jpeg-upload-lease (on by default): codec threads decode a JPEG frame's planes straight
+    # into an upload buffer the GPU context lends, which the GPU reads in place. Its answers
+    # must be byte for byte those of the copy path (--jpeg-upload-lease=false), for JPEG, PFM
+    # and PNG answers of 4:4:4, 4:2:0 and gray frames; once the buffers are made, a JPEG
+    # answer's Server-Timing shows no host copy on the GPU thread. Every way a job ends must
+    # give its buffer back (fftbloom_upload_buffers_out back to 0): concurrent answers, JPEGs
+    # cut or corrupt after their header (the buffer taken, then the decode fails), clients
+    # that hang up, jobs dropped while queued behind a slow one (client gone, deadline).
+    frames = [("c420", jpg_bytes(rand8(48, 64))), ("c444", jpg444_bytes(rand8(61, 83), "ul444")),
+              ("gray", jpg_bytes(rand8(40, 56)[:, :, 1])),
+              ("c444b", jpg444_bytes(rand8(97, 130), "ul444b"))]
+    if not check("4:4:4 JPEGs made by the CLI", all(b for _, b in frames)):
+        return
+    queries = ["/v1/bloom?threshold=0.5&kernel_preset=gaussian:sigma=2",
+               "/v1/bloom?threshold=0.4&kernel_preset=gaussian:sigma=2&format=pfm",
+               "/v1/convolve?kernel_preset=gaussian:sigma=1.5&method=fft&format=png"]
+    answers = {}
+    for lease in ("false", "true"):
+        d = Daemon("--jpeg-upload-lease=" + lease, "--borrow-plans=false", "--codec-threads", "3",
+                   "--max-per-ip", "1000", "--queue-size", "64")
+        try:
+            st, _, body = d.req("GET", "/v1/info")
+            info = json.loads(body) if st == 200 else {}
+            check("lease %s: /v1/info's configuration says so" % lease,
+                  info.get("configuration", {}).get("jpeg-upload-lease") == lease, st)
+            copy_ms = []
+            for rnd in range(2):
+                for qi, q in enumerate(queries):
+                    for name, b in frames:
+                        st, h, body = d.req("POST", q, body=b)
+                        answers.setdefault((qi, name), []).append((lease, rnd, st, body))
+                        if rnd and qi == 0:
+                            copy_ms.append(timings(h).get("gpu_copy"))
+            lent, copied = d.metric("fftbloom_uploads_lent_total"), d.metric("fftbloom_uploads_copied_total")
+            print("     lease %s: frames lent %s, copied %s; second round's JPEG answers' gpu_copy %s ms"
+                  % (lease, lent, copied, copy_ms))
+            n = len(frames) * len(queries)
+            if lease == "false":
+                check("lease false: every frame copied, none lent", lent == 0 and copied == 2 * n,
+                      (lent, copied))
+                continue
+            check("lease true: the second round all lent (the buffers made in the first)",
+                  lent >= n and lent + copied == 2 * n, (lent, copied))
+            check("lease true: JPEG answers with no host copy on the GPU thread (Server-Timing)",
+                  all(c is not None and c < 0.0005 for c in copy_ms), copy_ms)
+            st, _, body = d.req("GET", "/v1/info")
+            up = json.loads(body)["gpus"][0].get("uploads", {}) if st == 200 else {}
+            check("/v1/info: uploads lent, taken, none out, buffers made",
+                  up.get("lent") == lent and up.get("taken", 0) >= lent and up.get("out") == 0
+                  and up.get("buffers", 0) >= 1 and up.get("bytes", 0) > 0, up)
+
+            def out_back(what, timeout=30):
+                end = time.time() + timeout
+                while time.time() < end and d.metric("fftbloom_upload_buffers_out") != 0:
+                    time.sleep(0.05)
+                out = d.metric("fftbloom_upload_buffers_out")
+                st, _, _ = d.req("GET", "/healthz")
+                return check("%s: every upload buffer given back" % what, out == 0 and st == 200,
+                             (out, st))
+
+            # concurrent: each answer equal to the frame's alone
+            q = queries[0]
+            alone = {name: d.req("POST", q, body=b)[2] for name, b in frames}
+            res = {}
+            ts = [post_async(d, q, frames[i % len(frames)][1], res, i) for i in range(24)]
+            for t in ts:
+                t.join()
+            same = sum(res[i][0] == 200 and res[i][2] == alone[frames[i % len(frames)][0]]
+                       for i in range(24))
+            check("24 concurrent JPEG blooms each equal to the frame's answer alone", same == 24,
+                  (same, [res[i][0] for i in range(24)]))
+            out_back("concurrent answers")
+
+            # cut in the scan data or corrupt after it begins: the buffer was taken for the
+            # planes, then the decode failed (422); good frames among them still right
+            taken0 = d.metric("fftbloom_upload_buffers_out")
+            full = frames[3][1]
+            cut = full[: len(full) * 2 // 3]
+            bad = bytearray(full)
+            for i in range(len(bad) // 2, len(bad) - 2, 2):
+                bad[i], bad[i + 1] = 0xFF, 0xD3
+            # one at a time, each finds a free buffer (made in the rounds above) and takes it
+            before = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0]["uploads"]["taken"]
+            seq = [d.req("POST", q, body=b)[0] for b in (cut, bytes(bad)) * 4]
+            after = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0]["uploads"]["taken"]
+            check("cut and corrupt JPEGs one at a time: 422, each after taking a buffer",
+                  seq == [422] * 8 and after - before == 8 and taken0 == 0, (seq, after - before))
+            out_back("failed decodes, one at a time")
+            # and among good frames, at once
+            before = after
+            res = {}
+            bodies = [cut, bytes(bad), full] * 8
+            ts = [post_async(d, q, bodies[i], res, i) for i in range(len(bodies))]
+            for t in ts:
+                t.join()
+            codes = [(res[i][0], err_of(res[i][2])[1] if res[i][0] != 200 else None)
+                     for i in range(len(bodies))]
+            good = all((res[i][0] == 422 and codes[i][1] in ("image_truncated", "image_corrupt"))
+                       if i % 3 != 2 else (res[i][0] == 200 and res[i][2] == alone[frames[3][0]])
+                       for i in range(len(bodies)))
+            after = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0]["uploads"]["taken"]
+            print("     cut and corrupt JPEGs: %s; buffers taken %d" % (sorted(set(codes)), after - before))
+            check("cut and corrupt JPEGs among good ones at once: 422, good ones right", good,
+                  codes)
+            out_back("failed decodes at once")
+
+            # clients that hang up right after sending (reset): answered to no one or dropped
+            for i in range(12):
+                s = socket.create_connection(("127.0.0.1", d.port))
+                b = frames[i % len(frames)][1]
+                s.sendall(b"POST %s HTTP/1.1\r\nHost: x\r\n" % q.encode() +
+                          b"Content-Length: %d\r\n\r\n" % len(b) + b)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                s.close()
+            time.sleep(0.5)
+            out_back("clients gone")
+
+            # jobs holding buffers while queued behind a slow frame, their clients gone: dropped
+            # by the watchdog, buffers back while the slow frame still runs
+            body, t = slow_job(d, 0.6)
+            if t < 0.4:
+                print("     skip the queued drop: the slowest job takes %.2f s here" % t)
+            else:
+                res = {}
+                gone0 = d.metric('fftbloom_jobs_dropped_total{reason="client_gone"}') or 0
+                ts = post_async(d, "/v1/convolve?" + SLOW_Q, body, res, "slow")
+                check("slow job on the GPU", wait_queue(d, 0))
+                socks = []
+                for i in range(3):
+                    s = socket.create_connection(("127.0.0.1", d.port))
+                    b = frames[i][1]
+                    s.sendall(b"POST %s HTTP/1.1\r\nHost: x\r\n" % q.encode() +
+                              b"Content-Length: %d\r\n\r\n" % len(b) + b)
+                    socks.append(s)
+                end = time.time() + 10
+                while time.time() < end and d.metric("fftbloom_upload_buffers_out") != 3:
+                    time.sleep(0.005)
+                held = d.metric("fftbloom_upload_buffers_out")
+                for s in socks:
+                    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    s.close()
+                end = time.time() + 10
+                while time.time() < end and d.metric("fftbloom_upload_buffers_out") != 0:
+                    time.sleep(0.005)
+                out = d.metric("fftbloom_upload_buffers_out")
+                busy = d.metric("fftbloom_gpu_busy")
+                gone = (d.metric('fftbloom_jobs_dropped_total{reason="client_gone"}') or 0) - gone0
+                ts.join()
+                print("     queued behind a slow frame: %s buffers held, %s back, %d dropped, "
+                      "slow frame still on the GPU: %s" % (held, held - out, gone, busy == 1))
+                check("queued jobs' buffers held, then given back when their clients left",
+                      held == 3 and out == 0 and gone == 3 and res["slow"][0] == 200,
+                      (held, out, gone, res["slow"][:2]))
+        finally:
+            d.stop("upload lease %s daemon" % lease)
+    diff = [(k, [(a[0], a[1], a[2]) for a in v]) for k, v in answers.items()
+            if len(v) != 4 or any(a[2] != 200 or a[3] != v[0][3] for a in v)]
+    check("answers with and without upload leases byte for byte the same (%d frames x %d "
+          "queries x 2 rounds)" % (len(frames), len(queries)), not diff, diff[:3])
+
+    # the deadline passing while jobs wait with buffers behind a slow frame: 504, buffers back
+    d = Daemon("--deadline", "0.5", "--codec-threads", "3")
+    try:
+        body, t = slow_job(d, 1.2)
+        if t < 0.9:
+            print("     skip the deadline drop: the slowest job takes %.2f s here" % t)
+            return
+        # three buffers made first: a take that finds none has one made between frames
+        for _ in range(10):
+            up = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0]["uploads"]
+            if up["buffers"] >= 3:
+                break
+            res = {}
+            ts = [post_async(d, queries[0], frames[i][1], res, i) for i in range(3)]
+            for t_ in ts:
+                t_.join()
+        taken0 = up["taken"]
+        res = {}
+        ts = [post_async(d, "/v1/convolve?" + SLOW_Q, body, res, "slow")]
+        check("deadline daemon: slow job on the GPU", wait_queue(d, 0))
+        ts += [post_async(d, queries[0], frames[i][1], res, i) for i in range(3)]
+        for t_ in ts:
+            t_.join()
+        codes = [(res[i][0], err_of(res[i][2])[1]) for i in range(3)]
+        out = d.metric("fftbloom_upload_buffers_out")
+        taken = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0]["uploads"]["taken"]
+        check("jobs past their deadline in the queue (%d buffers made): 504, their buffers "
+              "back" % up["buffers"], all(c == (504, "deadline_exceeded") for c in codes)
+              and out == 0 and taken - taken0 == 3, (codes, out, taken - taken0))
+    finally:
+        d.stop("upload lease deadline daemon")
+
+
 def test_jpeg_gpu_dct():
     # --jpeg-gpu-dct (on by default): a JPEG answer's DCT and quantisation run on the GPU and the
     # codec thread only entropy-codes. Against the same daemon with it off (libjpeg-turbo's own
@@ -1449,7 +1651,7 @@ def main():
     run_script((test_main, test_formats, test_request_rules, test_convolve_methods, test_localhost,
                 test_tensors, test_limits_and_auth, test_queue_full,
                 test_deadline_and_client_gone, test_concurrency_and_sigterm, test_pipelining,
-                test_jpeg_gpu_dct,
+                test_jpeg_gpu_dct, test_upload_lease,
                 test_tls),
                need_daemon=True)
 

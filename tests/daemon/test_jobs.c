@@ -137,6 +137,13 @@ static void test_lent_planes_and_poisoned_jobs(void **state)
 	assert_int_equal(g_jpeg, NJOBS);
 	assert_int_equal(lent, 0);
 	assert_int_equal(total, NJOBS); /* llvmpipe has GL_EXT_buffer_storage: every one lent */
+	/* frames' planes into upload buffers only where one GPU thread serves the jobs: with two,
+	 * a job's is not known while it decodes */
+	for (int i = 0; i < st.ngpus; i++) {
+		assert_int_equal(st.gpu[i].uploads_taken, 0);
+		assert_int_equal(st.gpu[i].caches.uploads_lent, 0);
+		assert_true(st.gpu[i].caches.uploads_copied > 0 || st.gpu[i].jobs == 0);
+	}
 	jobs_destroy(J);
 	metrics_destroy(m);
 	kernels_destroy(k);

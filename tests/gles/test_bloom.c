@@ -730,7 +730,7 @@ static void test_yuv_in(void **state)
 			assert_int_equal(yuv_ref_add_exif(jpeg, len, o, &ex, &exlen), 0);
 			assert_int_equal(image_decode(ex, exlen, NULL, &ref, &info, err), 0);
 			assert_int_equal(image_decode_jpeg_yuv(ex, exlen, NULL, &y, &info, err), 0);
-			struct bloom_frame f = { NULL, &y };
+			struct bloom_frame f = { NULL, &y, NULL };
 			struct bloom_result r;
 			memset(&r, 0, sizeof r);
 			struct bloom_kernel kr = { &one, { 0, 0 } };
@@ -775,7 +775,7 @@ static struct bloom_result lend_run(struct bloom_ctx *b, const struct image *in,
 {
 	struct bloom_params p;
 	tu_params(&p, BLOOM_OP_BLOOM);
-	struct bloom_frame f = {in, NULL};
+	struct bloom_frame f = {in, NULL, NULL};
 	struct bloom_kernel kr = {k, {0, 0}};
 	struct bloom_result r;
 	memset(&r, 0, sizeof r);
@@ -888,7 +888,7 @@ static void yuv_out_cases(struct bloom_ctx *g_b)
 		tu_params(&p, cases[c].op);
 		p.normalize = BLOOM_NORMALIZE_NONE;
 		p.intensity = 0.5;
-		struct bloom_frame f = { &in, NULL };
+		struct bloom_frame f = { &in, NULL, NULL };
 		struct bloom_kernel kr = { &k, { 0, 0 } };
 		struct bloom_result fl, pl;
 		memset(&fl, 0, sizeof fl);
@@ -992,7 +992,7 @@ static void test_jpeg_dct_out(void **state)
 		struct image k = rand_image(5, 3, 3, 0, 1);
 		struct bloom_params p;
 		tu_params(&p, BLOOM_OP_BLOOM);
-		struct bloom_frame f = { &in, NULL };
+		struct bloom_frame f = { &in, NULL, NULL };
 		struct bloom_kernel kr = { &k, { 0, 0 } };
 		struct bloom_result pl, dc;
 		memset(&pl, 0, sizeof pl);
@@ -1047,7 +1047,7 @@ static void test_jpeg_dct_out(void **state)
 	struct image in = rand_image(8, 8, 3, 0, 1), k = rand_image(3, 3, 3, 0, 1);
 	struct bloom_params p;
 	tu_params(&p, BLOOM_OP_BLOOM);
-	struct bloom_frame f = { &in, NULL };
+	struct bloom_frame f = { &in, NULL, NULL };
 	struct bloom_kernel kr = { &k, { 0, 0 } };
 	struct bloom_result bad;
 	memset(&bad, 0, sizeof bad);
@@ -1131,7 +1131,7 @@ static void test_tiles_frame(void **state)
 	tu_params(&p, BLOOM_OP_BLOOM);
 	struct image k = rand_image(21, 17, 3, 0, 1);
 	struct bloom_kernel kr = {&k, {0, 0}};
-	struct bloom_frame f = {NULL, &y};
+	struct bloom_frame f = {NULL, &y, NULL};
 	struct bloom_result r1, r2;
 	memset(&r1, 0, sizeof r1);
 	memset(&r2, 0, sizeof r2);

@@ -738,6 +738,90 @@ static void test_jpeg_yuv_errors(void **state)
 	image_free(&img);
 }
 
+/* Memory a caller lends for decoded planes (struct yuv_memory): a fixed buffer, or none. */
+struct lender {
+	unsigned char *mem;
+	size_t cap, asked;
+	int allocs, releases;
+};
+
+static void *lend_alloc(void *ctx, size_t bytes, void **owner)
+{
+	struct lender *l = ctx;
+	l->allocs++;
+	l->asked = bytes;
+	*owner = l;
+	return bytes <= l->cap ? l->mem : NULL;
+}
+
+static void lend_release(void *owner)
+{
+	struct lender *l = owner;
+	l->releases++;
+}
+
+/* Planes decoded into memory the caller lends (image_decode_jpeg_yuv_into): the same samples as
+ * malloc'd planes, the memory given back once when they are freed, never freed itself; malloc'd
+ * when the lender has none large enough; given back when the decode fails after taking it
+ * (truncated scan data), and not asked for when it fails before (its header, or the limits). */
+static void test_jpeg_yuv_into(void **state)
+{
+	(void)state;
+	static const int subs[][3] = { { 1, 1, 1 }, { 0, 1, 1 }, { 0, 2, 2 }, { 0, 2, 1 } };
+	char err[IMAGE_ERR_LEN];
+	for (size_t u = 0; u < sizeof subs / sizeof subs[0]; u++) {
+		struct image img;
+		struct yuv_image planes, a, b;
+		unsigned lost = 0;
+		unsigned char *jpeg;
+		size_t len;
+		random_image(&img, 45, 29, subs[u][0] ? 1 : 3, 0, 1);
+		assert_int_equal(yuv_ref_from_image(&img, subs[u][0], subs[u][1], subs[u][2], 0, &planes,
+						    &lost), 0);
+		assert_int_equal(image_encode_jpeg_yuv(&planes, 85, &jpeg, &len, err), 0);
+		assert_int_equal(image_decode_jpeg_yuv(jpeg, len, NULL, &a, NULL, err), 0);
+		struct lender l = { malloc(a.bytes + 64), a.bytes + 64, 0, 0, 0 };
+		struct yuv_memory mem = { lend_alloc, lend_release, &l };
+		assert_int_equal(image_decode_jpeg_yuv_into(jpeg, len, NULL, &mem, &b, NULL, err), 0);
+		assert_int_equal(l.allocs, 1);
+		assert_int_equal(l.asked, a.bytes);
+		assert_ptr_equal(b.data, l.mem);
+		assert_int_equal(b.bytes, a.bytes);
+		for (int p = 0; p < (a.gray ? 1 : 3); p++)
+			for (int r = 0; r < a.ph[p]; r++)
+				assert_memory_equal(a.data + a.offset[p] + (size_t)r * a.stride[p],
+						    b.data + b.offset[p] + (size_t)r * b.stride[p], (size_t)a.pw[p]);
+		yuv_image_free(&b); /* given back, not freed (ASan would see a double free below) */
+		assert_int_equal(l.releases, 1);
+		assert_null(b.data);
+		/* none large enough: malloc'd, as without a lender */
+		l.cap = a.bytes - 1;
+		assert_int_equal(image_decode_jpeg_yuv_into(jpeg, len, NULL, &mem, &b, NULL, err), 0);
+		assert_true(b.data != l.mem && !b.release);
+		yuv_image_free(&b);
+		assert_int_equal(l.releases, 1);
+		/* cut in the scan data: taken, then given back */
+		l.cap = a.bytes;
+		l.allocs = l.releases = 0;
+		assert_true(image_decode_jpeg_yuv_into(jpeg, len * 3 / 4, NULL, &mem, &b, NULL, err) != 0);
+		assert_int_equal(l.allocs, 1);
+		assert_int_equal(l.releases, 1);
+		assert_null(b.data);
+		/* refused by the limits, or a header cut: never taken */
+		struct image_limits lim = { .max_width = 10 };
+		assert_int_equal(image_decode_jpeg_yuv_into(jpeg, len, &lim, &mem, &b, NULL, err),
+				 IMAGE_E_TOO_LARGE);
+		assert_true(image_decode_jpeg_yuv_into(jpeg, 20, NULL, &mem, &b, NULL, err) != 0);
+		assert_int_equal(l.allocs, 1);
+		assert_int_equal(l.releases, 1);
+		free(l.mem);
+		free(jpeg);
+		yuv_image_free(&a);
+		yuv_image_free(&planes);
+		image_free(&img);
+	}
+}
+
 static void test_exr_roundtrip(void **state)
 {
 	(void)state;
@@ -1221,6 +1305,7 @@ int main(void)
 		cmocka_unit_test(test_jpeg_roundtrip),
 		cmocka_unit_test(test_jpeg_yuv),
 		cmocka_unit_test(test_jpeg_yuv_errors),
+		cmocka_unit_test(test_jpeg_yuv_into),
 		cmocka_unit_test(test_jpeg_dct),
 		cmocka_unit_test(test_exr_roundtrip),
 		cmocka_unit_test(test_hdr_roundtrip),
