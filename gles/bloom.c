@@ -342,7 +342,12 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	const struct image *img = fin->img;
 	char ierr[IMAGE_ERR_LEN];
 	if (!img) {
-		int irc = image_from_yuv(fin->yuv, &conv, ierr);
+		struct yuv_image lent;
+		int lrc = bloom_upload_read(b, fin, &lent, err);
+		if (lrc)
+			return lrc;
+		int irc = image_from_yuv(lent.data ? &lent : fin->yuv, &conv, ierr);
+		yuv_image_free(&lent);
 		if (irc) {
 			snprintf(err, BLOOM_ERR_LEN, "tiles: converting the planes: %s", ierr);
 			return irc == IMAGE_E_NOMEM ? BLOOM_E_NOMEM : BLOOM_E_ARG;

@@ -93,7 +93,7 @@ enum { UPLOAD_LENT = 1, UPLOAD_FLIGHT = 2, UPLOAD_GROWING = 4 };
 struct bloom_upload {
 	const struct bloom_ctx *ctx; /* the context that lends it */
 	GLuint buf;
-	unsigned char *map;          /* mapped once, read and write, persistent and coherent */
+	unsigned char *map;          /* mapped once for writing, persistent and coherent */
 	atomic_size_t bytes;         /* its size (0: not made yet) */
 	atomic_uint state;
 	GLsync fence;                /* after the last commands that read it (with FLIGHT) */
@@ -215,6 +215,13 @@ struct bloom_ctx {
 };
 
 double bloom_now_ms(void);
+
+/* The planes of a frame decoded into one of b's lent upload buffers, read back through a GPU
+ * copy (lent buffers are mapped for writing only) into *copy (its own memory; yuv_image_free
+ * it), for the CPU's conversion of a tiled frame. *copy stays zeroed (0 returned) when the
+ * planes are not in such a buffer: the caller reads fin->yuv itself. */
+int bloom_upload_read(struct bloom_ctx *b, const struct bloom_frame *fin, struct yuv_image *copy,
+                      char err[BLOOM_ERR_LEN]);
 
 /* ---- bloom_plan.c ---- */
 
