@@ -57,6 +57,9 @@ struct bloom_ctx_opts {
 	int no_persistent_map;     /* 1: planes through buffer updates and map/unmap per frame even
 	                              where GL_EXT_buffer_storage offers buffers mapped once (the
 	                              path of drivers without it) */
+	int upload_copy;           /* JPEG planes in mapped host memory copied into GPU memory (a
+	                              DMA copy) before the pass that reads them: 0 on a GPU, not
+	                              on a software renderer; 1 always; -1 never */
 	int fft_pad_from;          /* fft_opts.pad_from for every transform: 0, the measured rule;
 	                              tests lower it */
 	size_t frame_bytes;        /* GPU memory a frame's plan may take (bloom_plan_bytes: its

@@ -172,6 +172,9 @@ struct bloom_ctx {
 	} yin[BLOOM_UPLOADS];
 	int yin_next;             /* the upload buffer the next frame's planes go to */
 	GLuint yout, ystage;      /* JPEG planes out, and their mapped copy; grown as needed */
+	GLuint yin_dev;           /* JPEG planes in, copied from a mapped buffer by the GPU */
+	size_t yin_dev_bytes;
+	int upload_dma;           /* opts.upload_copy resolved */
 	size_t yout_bytes, ystage_bytes;
 	GLuint flags;             /* the composite's count of non-finite samples, and its copy */
 	GLuint flags_stage;

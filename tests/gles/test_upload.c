@@ -37,10 +37,13 @@ static int teardown(void **state)
 	return 0;
 }
 
+static int g_upload_copy; /* bloom_ctx_opts.upload_copy of the contexts made */
+
 static struct bloom_ctx *new_ctx(int no_persistent_map, size_t frame_bytes, int destroy_wait_ms)
 {
 	struct bloom_ctx_opts o = {.no_persistent_map = no_persistent_map,
-	                           .frame_bytes = frame_bytes, .destroy_wait_ms = destroy_wait_ms};
+	                           .frame_bytes = frame_bytes, .destroy_wait_ms = destroy_wait_ms,
+	                           .upload_copy = g_upload_copy};
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
 	if (bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err))
@@ -310,6 +313,15 @@ static void test_same_bits(void **state)
 		assert_int_equal(bloom_upload_tend(plain), 0);
 	}
 	bloom_ctx_destroy(plain);
+}
+
+/* The same with the planes copied into GPU memory before the unpack pass reads them (what a GPU
+ * does; a software renderer reads them in place unless told). */
+static void test_same_bits_gpu_copy(void **state)
+{
+	g_upload_copy = 1;
+	test_same_bits(state);
+	g_upload_copy = 0;
 }
 
 /* A decoder thread: takes a buffer, decodes into it; the test's thread runs the frame. */
@@ -585,6 +597,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_bits),
+		cmocka_unit_test(test_same_bits_gpu_copy),
 		cmocka_unit_test(test_threads_and_flight),
 		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_failed_decode),
