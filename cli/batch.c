@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/common.h"
+#include "protocol/clock.h"
 #include "protocol/format.h"
 
 /* ---- reading and writing one frame ---- */
@@ -234,14 +235,7 @@ static void on_sigint(int sig)
 /* Waits on the pipe's condition, waking at least every 100 ms to see a SIGINT. */
 static void pipe_wait(struct pipe *p)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_REALTIME, &t);
-	t.tv_nsec += 100000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	pthread_cond_timedwait(&p->cv, &p->mu, &t);
+	clock_cond_wait_ns(&p->cv, &p->mu, 100000000LL);
 }
 
 static void draw_bar(struct pipe *p, int force)

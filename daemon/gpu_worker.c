@@ -561,31 +561,17 @@ void *gpu_main(void *arg)
 				break;
 			if (idle_work == ENGINE_IDLE_WAIT && !J->gpuq.head && !J->stop) {
 				/* a program compiles on the compile thread: a moment, or a job */
-				struct timespec ts;
-				clock_gettime(CLOCK_REALTIME, &ts);
-				ts.tv_nsec += ENGINE_IDLE_WAIT_MS * 1000000L;
-				if (ts.tv_nsec >= 1000000000L) {
-					ts.tv_sec++;
-					ts.tv_nsec -= 1000000000L;
-				}
-				pthread_cond_timedwait(&J->gpu_cv, &J->lock, &ts);
+				clock_cond_wait_ns(&J->gpu_cv, &J->lock, ENGINE_IDLE_WAIT_MS * 1000000LL);
 			}
 			continue;
 		}
 		if (!j) {
 			if (J->stop && J->waiting == 0)
 				break;
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			long wait_ns = 250 * 1000000L;
+			long long wait_ns = 250 * 1000000LL;
 			if (idle_work && quiet < IDLE_GRACE_S)
-				wait_ns = (long)((IDLE_GRACE_S - quiet) * 1e9) + 1000000L;
-			ts.tv_nsec += wait_ns;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
-			pthread_cond_timedwait(&J->gpu_cv, &J->lock, &ts);
+				wait_ns = (long long)((IDLE_GRACE_S - quiet) * 1e9) + 1000000LL;
+			clock_cond_wait_ns(&J->gpu_cv, &J->lock, wait_ns);
 			g->heartbeat = clock_s();
 			pthread_mutex_unlock(&J->lock);
 			/* upload buffers the last frames read come back free, and one is made for a

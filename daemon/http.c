@@ -218,14 +218,7 @@ void *sweeper_main(void *arg)
 			        : "connection closed: its body came slower than %g bytes a second "
 			          "(--min-body-rate)", late_headers ? hto : rate);
 		}
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += SWEEP_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&S->stop_cv, &S->lock, &ts);
+		clock_cond_wait_ns(&S->stop_cv, &S->lock, SWEEP_MS * 1000000LL);
 	}
 	pthread_mutex_unlock(&S->lock);
 	return NULL;

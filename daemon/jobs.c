@@ -175,14 +175,8 @@ static void *watchdog_main(void *arg)
 			}
 			pthread_mutex_lock(&J->lock);
 		}
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 20 * 1000000L; /* deadlines are kept to about 20 ms */
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&J->watch_cv, &J->lock, &ts);
+		/* deadlines are kept to about 20 ms */
+		clock_cond_wait_ns(&J->watch_cv, &J->lock, 20 * 1000000LL);
 	}
 	pthread_mutex_unlock(&J->lock);
 	return NULL;
