@@ -255,24 +255,6 @@ static void upload_release(void *owner)
 	atomic_fetch_sub(&u->J->gpus[0].uploads_out, 1);
 }
 
-int upload_detach(struct job *j)
-{
-	struct yuv_image *y = &j->yin;
-	if (!y->release)
-		return 0;
-	unsigned char *copy = malloc(y->bytes);
-	if (!copy)
-		return -1;
-	memcpy(copy, y->data, y->bytes);
-	void (*release)(void *) = y->release;
-	void *owner = y->owner;
-	y->data = copy;
-	y->release = NULL;
-	y->owner = NULL;
-	release(owner);
-	return 0;
-}
-
 static void decode_tensors(struct jobs *J, struct job *j);
 
 static void do_decode(struct jobs *J, struct job *j)
@@ -327,16 +309,24 @@ static void do_decode(struct jobs *J, struct job *j)
 	}
 	pthread_mutex_lock(&J->lock);
 	if (!rc && j->upload.slot && j->upload.gen != J->gpus[0].upload_gen) {
-		/* the context that lent the planes' buffer is going (a GPU reset): it waits for the
-		 * buffer, and the job goes on with planes of its own */
+		/* the context that lent the planes' buffer is going (a GPU reset): the buffer goes
+		 * back to it unread (mapped for writing only) and the frame is decoded again into
+		 * planes of its own */
 		pthread_mutex_unlock(&J->lock);
-		if (upload_detach(j)) {
-			set_error(j, 503, "out_of_memory", "out of memory moving the image's planes off "
-			          "a GPU context being rebuilt; retry");
-			rc = -1;
-		}
+		yuv_image_free(&j->yin);
+		lim = job_limits(J, j, 2);
+		rc = image_decode_jpeg_yuv_into(j->image, j->image_len, &lim, NULL, &j->yin, &j->info,
+		                                err);
+		j->decode_s += clock_s() - t1;
+		if (rc)
+			decode_error(j, rc, "image", err);
 		pthread_mutex_lock(&J->lock);
 	}
+	if (!rc && !j->upload.slot && j->yin.data && J->lease_uploads && is_gpu_kind(j) &&
+	    J->gpus[0].uploads)
+		/* decoded into memory of its own: no buffer was free and large enough; the context
+		 * makes one for the next frames (a decode that failed asks for none) */
+		bloom_upload_want(J->gpus[0].uploads, j->yin.bytes);
 	if (!rc && t1 > j->deadline) {
 		set_error(j, 504, "deadline_exceeded", "the job waited longer than the %g s deadline",
 		          J->cfg.deadline);

@@ -284,16 +284,18 @@ static void uploads_offer(struct gpu *g, struct bloom_ctx *b)
 static void uploads_withdraw(struct gpu *g)
 {
 	struct jobs *J = g->J;
-	struct fifo drop = {0};
+	struct fifo again = {0};
 	pthread_mutex_lock(&J->lock);
 	g->uploads = NULL;
 	g->upload_gen++;
+	/* queued frames whose planes are in the going context's buffers (mapped for writing only,
+	 * and lost with a reset): the buffers go back unread, and the frames go back to the codec
+	 * threads, ahead of the frames not decoded yet, to be decoded again */
 	struct job **pp = &J->gpuq.head, *prev = NULL;
 	int moved = 0;
 	while (*pp) {
 		struct job *j = *pp;
-		moved += j->upload.slot != NULL;
-		if (!upload_detach(j)) {
+		if (!j->upload.slot) {
 			prev = j;
 			pp = &j->next;
 			continue;
@@ -301,18 +303,22 @@ static void uploads_withdraw(struct gpu *g)
 		*pp = j->next;
 		if (J->gpuq.tail == j)
 			J->gpuq.tail = prev;
-		unqueue(J, j);
-		set_error(j, 503, "out_of_memory", "out of memory moving the image's planes off a GPU "
-		          "context being rebuilt; retry");
-		fifo_push(&drop, j);
+		yuv_image_free(&j->yin);
+		image_free(&j->kimg);
+		fifo_push(&again, j);
+		moved++;
+	}
+	if (again.head) {
+		again.tail->next = J->decode.head;
+		J->decode.head = again.head;
+		if (!J->decode.tail)
+			J->decode.tail = again.tail;
+		pthread_cond_broadcast(&J->codec_cv);
 	}
 	pthread_mutex_unlock(&J->lock);
 	if (moved)
-		log_msg(LOG_INFO, "gpu %d: %d queued frames' planes moved out of the upload buffers of "
-		        "the context going", g->id, moved);
-	struct job *j;
-	while ((j = fifo_pop(&drop)))
-		finish(J, j);
+		log_msg(LOG_INFO, "gpu %d: %d queued frames decoded again: their planes were in the "
+		        "upload buffers of the context going", g->id, moved);
 }
 
 /* After a GPU reset: the job that saw it fails with 503 (its result cannot be trusted), the
@@ -576,13 +582,15 @@ void *gpu_main(void *arg)
 			pthread_mutex_unlock(&J->lock);
 			/* upload buffers the last frames read come back free, and one is made for a
 			 * take that found none, before the next frame rather than in it */
-			bloom_upload_tend(engine_bloom(e));
+			int made = bloom_upload_tend(engine_bloom(e));
 			int reset = engine_reset_status(e); /* a reset while idle */
 			if (reset && !(e = gpu_rebuild(g, e, reset, NULL))) {
 				pthread_mutex_lock(&J->lock);
 				break;
 			}
 			pthread_mutex_lock(&J->lock);
+			if (made && !reset) /* /v1/info and /metrics count the buffer made */
+				bloom_ctx_stats(engine_bloom(e), &g->bs);
 			continue;
 		}
 		unqueue(J, j);

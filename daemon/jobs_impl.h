@@ -112,7 +112,6 @@ void *codec_main(void *arg);
 /* j's planes moved out of the upload buffer they were decoded into, into memory of their own,
  * and the buffer given back: 0, or -1 when memory ran out (nothing changed). By the thread that
  * holds j, with or without J->lock. */
-int upload_detach(struct job *j);
 
 /* gpu_context.c */
 struct engine;

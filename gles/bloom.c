@@ -346,6 +346,8 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		int lrc = bloom_upload_read(b, fin, &lent, err);
 		if (lrc)
 			return lrc;
+		if (lent.data)
+			b->st.uploads_lent++; /* decoded into a lent buffer, read back by the GPU */
 		int irc = image_from_yuv(lent.data ? &lent : fin->yuv, &conv, ierr);
 		yuv_image_free(&lent);
 		if (irc) {

@@ -38,6 +38,8 @@
 #define BLOOM_LEASES 32 /* result buffers a context lends at once at most (bloom_result.lend) */
 #define BLOOM_UPLOAD_SLOTS 64 /* upload buffers a context lends to decoders at most: a frame
                                  for each of 64 clients, decoding or queued */
+#define BLOOM_UPLOAD_MAX_ONE ((size_t)64 << 20) /* the planes one lent buffer holds at most (22
+                                                   Mpixels 4:4:4; larger frames' are copied) */
 #define BLOOM_UPLOAD_BYTES ((size_t)1 << 30) /* their mapped memory together at most: 64 frames
                                                 of 2560x1440 4:4:4 planes, 40 of 2160p */
 
@@ -57,6 +59,8 @@ struct bloom_ctx_opts {
 	int no_persistent_map;     /* 1: planes through buffer updates and map/unmap per frame even
 	                              where GL_EXT_buffer_storage offers buffers mapped once (the
 	                              path of drivers without it) */
+	int rehearse;              /* bloom_build_wanted runs an unrun plan's stages once: 0 on a
+	                              GPU, not on a software renderer; 1 always; -1 never */
 	int upload_copy;           /* JPEG planes in mapped host memory copied into GPU memory (a
 	                              DMA copy) before the pass that reads them: 0 on a GPU, not
 	                              on a software renderer; 1 always; -1 never */
@@ -135,8 +139,8 @@ struct bloom_cache_stats {
 	unsigned long long plans_borrowed; /* frames run on another padded size's plan */
 	unsigned long long plans_built_idle; /* plans built by bloom_build_wanted */
 	size_t plans_wanted;               /* padded sizes waiting for bloom_build_wanted */
-	unsigned long long uploads_lent;   /* planes frames the GPU read in place from the upload
-	                                      buffer they were decoded into (bloom_upload_take) */
+	unsigned long long uploads_lent;   /* planes frames decoded into a lent upload buffer
+	                                      (bloom_upload_take), which the GPU read from there */
 	unsigned long long uploads_copied; /* planes frames copied into an upload buffer */
 	size_t upload_buffers, upload_bytes; /* upload buffers made to lend, their mapped bytes */
 };
@@ -219,12 +223,17 @@ void bloom_lease_return(struct bloom_lease *l);
 
 /* From any thread, without GL: a free upload buffer of at least `bytes`, lent to the caller
  * (who writes the planes into bloom_upload_map's memory, then passes the buffer with them in
- * bloom_frame.upload), or NULL: none is free and large enough (the size is noted for the next
- * bloom_upload_tend to grow one), or the context lends none. NULL is never an error: the
- * planes go in malloc'd memory and are copied as before. b must outlive the call. */
+ * bloom_frame.upload), or NULL: none is free and large enough, or the context lends none.
+ * NULL is never an error: the planes go in malloc'd memory and are copied as before. b must
+ * outlive the call. */
 struct bloom_upload *bloom_upload_take(struct bloom_ctx *b, size_t bytes);
-/* The lent buffer's memory (at least the bytes taken), readable and writable by the holder
- * until it returns the buffer; read-only while bloom_run_frame runs with it. */
+/* From any thread, without GL: notes that a frame of `bytes` of planes found no buffer (called
+ * once it decoded: a frame that fails to decode asks for none), so that the next
+ * bloom_upload_tend makes one; sizes past BLOOM_UPLOAD_MAX_ONE are never lent. */
+void bloom_upload_want(struct bloom_ctx *b, size_t bytes);
+/* The lent buffer's memory (at least the bytes taken), for the holder to write until it
+ * returns the buffer (mapped for writing only: reading it is undefined; bloom_run_frame reads
+ * a tiled frame's planes through a GPU copy); left alone while bloom_run_frame runs with it. */
 unsigned char *bloom_upload_map(const struct bloom_upload *u);
 /* Gives a lent buffer back (any thread, once; NULL does nothing), whether a frame ran with it
  * or not (a failed or dropped job). A buffer the GPU may still read becomes free once its
@@ -300,9 +309,12 @@ int bloom_ctx_refresh(struct bloom_ctx *b);
 /* One step toward the plan of one padded size a frame borrowed another's for (the one wanted
  * last), so that the next frame of that size runs on its own: a step compiles one of its
  * programs, and the last step allocates its buffers (the least recently used plan goes past
- * opts.max_plans). Between frames only (idle time). Returns 1 when it took a step (or dropped a
- * plan it could not build: logged), 0 when none waits. */
-int bloom_build_wanted(struct bloom_ctx *b);
+ * opts.max_plans). Without plans_only, the steps after a plan make the kernel spectrum that
+ * came with the wish, and a plan no frame has run yet has its stages run once (not on a
+ * software renderer, which compiles a whole plan's programs at their first dispatch). Between
+ * frames only (idle time; plans_only between frames under load). Returns 1 when it took a step
+ * (or dropped a plan it could not build: logged), 0 when none waits. */
+int bloom_build_wanted(struct bloom_ctx *b, int plans_only);
 
 /* What runs on this context (its storage-buffer limit and frame_bytes): frames of any size run,
  * in tiles past untiled_pixels; a kernel runs when it is at most max_kernel_side a side (square:

@@ -88,7 +88,7 @@ struct bloom_lease {
  * changed only by atomic operations: a taker sets LENT (from 0), the holder clears it (from any
  * thread); the context's thread sets FLIGHT when a frame's commands read it and clears it once
  * their fence has signalled, and holds GROWING (from 0) while it makes the buffer anew. buf, map
- * and fence are the context thread's, map also the holder's to read; bytes is read by takers. */
+ * and fence are the context thread's, map also the holder's to write; bytes is read by takers. */
 enum { UPLOAD_LENT = 1, UPLOAD_FLIGHT = 2, UPLOAD_GROWING = 4 };
 struct bloom_upload {
 	const struct bloom_ctx *ctx; /* the context that lends it */

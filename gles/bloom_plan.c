@@ -480,6 +480,9 @@ static int want_spectrum(struct bloom_ctx *b, struct want *w, struct plan *q, in
  * driver's work at a program's first dispatch is not a frame's. Returns 1 when it ran one. */
 static int rehearse(struct bloom_ctx *b)
 {
+	if (b->opts.rehearse < 0 || (!b->opts.rehearse && b->info->software))
+		return 0; /* a software renderer compiles every program at its first dispatch: a
+		             whole plan's worth would hold one step for seconds */
 	for (int i = 0; i < b->nplans; i++) {
 		struct plan *q = b->plans[i];
 		if (q->rehearsed)
@@ -518,11 +521,23 @@ static int rehearse(struct bloom_ctx *b)
 	return 0;
 }
 
-int bloom_build_wanted(struct bloom_ctx *b)
+int bloom_build_wanted(struct bloom_ctx *b, int plans_only)
 {
+	for (int i = b->nwants - 1; plans_only && i >= 0; i--) { /* the newest not built first */
+		struct want *w = &b->wants[i];
+		if (find_plan(b, w->pw, w->ph, w->technique, w->half))
+			continue;
+		struct want t = *w; /* to the top, where the loop below takes it */
+		memmove(w, w + 1, (size_t)(b->nwants - i - 1) * sizeof *w);
+		b->wants[b->nwants - 1] = t;
+		break;
+	}
 	while (b->nwants) {
-		struct want w = b->wants[--b->nwants];
+		struct want w = b->wants[b->nwants - 1];
 		struct plan *built = find_plan(b, w.pw, w.ph, w.technique, w.half);
+		if (built && plans_only)
+			return 0; /* every wish left has its plan: its spectrum waits for idle time */
+		b->nwants--;
 		if (built) { /* built here in the step before, or since by bloom_warm or a frame
 		                without borrowing: the kernel's spectrum, if it came with one */
 			int again;
@@ -564,7 +579,7 @@ int bloom_build_wanted(struct bloom_ctx *b)
 			b->wants[b->nwants++] = w; /* its kernel's spectrum in the next step */
 		return 1;
 	}
-	return rehearse(b);
+	return plans_only ? 0 : rehearse(b);
 }
 
 int bloom_ctx_refresh(struct bloom_ctx *b)

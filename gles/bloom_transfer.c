@@ -193,12 +193,18 @@ struct bloom_upload *bloom_upload_take(struct bloom_ctx *b, size_t bytes)
 			return fit;
 		atomic_store_explicit(&fit->state, 0, memory_order_release);
 	}
+	return NULL;
+}
+
+void bloom_upload_want(struct bloom_ctx *b, size_t bytes)
+{
+	if (!b || !b->lend || !bytes || bytes > BLOOM_UPLOAD_MAX_ONE)
+		return;
 	size_t need = atomic_load_explicit(&b->lend_need, memory_order_relaxed);
 	while (need < bytes && !atomic_compare_exchange_weak_explicit(&b->lend_need, &need, bytes,
 	                                                             memory_order_relaxed,
 	                                                             memory_order_relaxed)) {
 	}
-	return NULL;
 }
 
 unsigned char *bloom_upload_map(const struct bloom_upload *u)

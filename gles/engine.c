@@ -69,7 +69,8 @@ static int make_base(struct engine *e, const struct engine_opts *o, const struct
 		if (egl_ctx_create_shared(e->egl, &e->compile_ctx, cerr) ||
 		    program_cache_worker(e->pc, e->compile_ctx)) {
 			gles_logf(log, GLES_LOG_WARN, "no compile thread (idle work compiles on the GPU "
-			          "thread): %s", e->compile_ctx ? "no thread" : cerr);
+			          "thread): %s", e->compile_ctx ? "its context could not be made current "
+			          "on it, or no thread" : cerr);
 			egl_ctx_destroy(e->compile_ctx);
 			e->compile_ctx = NULL;
 		}
@@ -207,7 +208,7 @@ int engine_idle(struct engine *e)
 		return ENGINE_IDLE_WAIT;
 	double t0 = now_ms();
 	const char *what = "a wanted plan's (or its kernel spectrum's, or its rehearsal)", *how = "";
-	int more = e->bloom && bloom_build_wanted(e->bloom);
+	int more = e->bloom && bloom_build_wanted(e->bloom, 0);
 	if (!more && (more = fft_tuner_step(e->tuner))) {
 		what = "measuring an FFT shape, ";
 		how = fft_tuner_last(e->tuner);
@@ -224,7 +225,7 @@ int engine_build_wanted(struct engine *e)
 {
 	if (program_cache_compiling(e->pc))
 		return ENGINE_IDLE_WAIT;
-	return e->bloom && bloom_build_wanted(e->bloom);
+	return e->bloom && bloom_build_wanted(e->bloom, 1);
 }
 
 struct bloom_ctx *engine_bloom(const struct engine *e)

@@ -65,10 +65,10 @@ struct engine_opts {
 };
 
 enum engine_compile {
-	ENGINE_COMPILE_AUTO = 0, /* on a GPU; not on a software renderer (it compiles at a
+	ENGINE_COMPILE_OFF = 0,  /* compiles on the engine's thread (the CLI: no idle work) */
+	ENGINE_COMPILE_AUTO,     /* on a GPU; not on a software renderer (it compiles at a
 	                            program's first dispatch, which the thread cannot take) */
 	ENGINE_COMPILE_ON,
-	ENGINE_COMPILE_OFF,
 };
 
 const char *engine_strerror(int code);

@@ -63,6 +63,7 @@ struct program_cache {
 	struct egl_ctx *wctx;
 	pthread_t worker;
 	int has_worker, stop;
+	int worker_up;      /* 1: its context current, -1: it could not make it so, 0: not yet */
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 	struct job jobs[PROGRAM_JOBS];
@@ -412,6 +413,8 @@ static void *worker_main(void *arg)
 	struct program_cache *pc = arg;
 	int current = !egl_ctx_make_current(pc->wctx);
 	pthread_mutex_lock(&pc->lock);
+	pc->worker_up = current ? 1 : -1;
+	pthread_cond_broadcast(&pc->cv);
 	for (;;) {
 		struct job *j = NULL;
 		for (int i = 0; i < PROGRAM_JOBS && !j; i++)
@@ -453,12 +456,22 @@ int program_cache_worker(struct program_cache *pc, struct egl_ctx *ctx)
 	pthread_cond_init(&pc->cv, NULL);
 	pc->wctx = ctx;
 	pc->stop = 0;
+	pc->worker_up = 0;
 	if (pthread_create(&pc->worker, NULL, worker_main, pc)) {
 		pthread_cond_destroy(&pc->cv);
 		pthread_mutex_destroy(&pc->lock);
 		return PROGRAM_E_NOMEM;
 	}
 	pc->has_worker = 1;
+	pthread_mutex_lock(&pc->lock);
+	while (!pc->worker_up)
+		pthread_cond_wait(&pc->cv, &pc->lock);
+	int up = pc->worker_up > 0;
+	pthread_mutex_unlock(&pc->lock);
+	if (!up) { /* its context would not be current there: compiles stay on this thread */
+		worker_stop(pc);
+		return PROGRAM_E_GL;
+	}
 	return 0;
 }
 

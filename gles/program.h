@@ -70,7 +70,8 @@ struct egl_ctx;
  * From then on a miss under a budget is handed to it and refused at once (PROGRAM_E_BUDGET,
  * the budget used); a later program_get of it takes the program once built: under a budget it
  * is refused again while the compile runs, without one it waits for it. So idle work holds the
- * cache's thread for no compile at all. 0 or PROGRAM_E_NOMEM. */
+ * cache's thread for no compile at all. 0, PROGRAM_E_NOMEM (no thread) or PROGRAM_E_GL (ctx
+ * could not be made current on it): without a thread, compiles stay on the caller's. */
 int program_cache_worker(struct program_cache *pc, struct egl_ctx *ctx);
 /* 1 while a compile handed to the worker has not finished: idle work that would only be
  * refused waits a moment instead. */

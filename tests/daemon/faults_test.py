@@ -282,8 +282,8 @@ def test_faults():
         check("... and answers right after it",
               st == 200 and ref is not None and rel_l2(read_pfm(body), ref) < 1e-6)
         # lost while JPEG frames wait in the queue with their planes in upload buffers the
-        # lost context lent (--jpeg-upload-lease): the planes are moved into memory of their
-        # own before the context goes, and the frames answered right on the rebuilt one
+        # lost context lent (--jpeg-upload-lease): the buffers go back unread, the frames are
+        # decoded again, and answered right on the rebuilt one
         jq = "/v1/bloom?threshold=0.5&kernel_preset=gaussian:sigma=2"
         jpgs = [H.jpg_bytes(photo(40 + 8 * i, 56)) for i in range(3)]
         alone = [d.req("POST", jq, body=b)[2] for b in jpgs]
@@ -312,8 +312,8 @@ def test_faults():
               "the queued ones %s" % (held, st, [res[i][0] for i in range(3)]))
         check("... the frame on the GPU 503, the queued JPEG frames answered as before the reset",
               held == 3 and st == 503 and all(same), (held, st, same))
-        check("... their planes moved off the lost context, every upload buffer back",
-              "3 queued frames' planes moved" in d.log() and
+        check("... decoded again off the lost context's buffers, every upload buffer back",
+              "3 queued frames decoded again" in d.log() and
               d.metric("fftbloom_upload_buffers_out") == 0 and
               "upload buffer(s) not returned" not in d.log(), d.log()[-1500:])
         check("... ready again", wait_ready(d))

@@ -1058,6 +1058,24 @@ def test_upload_lease():
                   codes)
             out_back("failed decodes at once")
 
+            # a small JPEG whose header claims a large frame, cut after the header: 422, and no
+            # upload buffer made for a size that never decoded
+            big = bytearray(frames[0][1])
+            sof = big.find(b"\xff\xc0")
+            struct.pack_into(">HH", big, sof + 5, 3000, 4000)
+            sos = big.find(b"\xff\xda")
+            liar = bytes(big[: sos + 40])
+            up0 = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0]["uploads"]
+            seq = [d.req("POST", q, body=liar)[0] for _ in range(6)]
+            time.sleep(0.6)  # past the GPU thread's idle wait, when it would make buffers
+            d.req("POST", q, body=frames[0][1])  # a frame between: the GPU thread tends
+            up1 = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0]["uploads"]
+            print("     4000x3000 claimed in 1 KB: %s; upload bytes %s -> %s" % (
+                sorted(set(seq)), up0.get("bytes"), up1.get("bytes")))
+            check("a cut JPEG claiming 4000x3000: 422, no upload buffer made for it",
+                  set(seq) == {422} and up1.get("bytes") == up0.get("bytes"), (seq, up0, up1))
+            out_back("large claims")
+
             # clients that hang up right after sending (reset): answered to no one or dropped
             for i in range(12):
                 s = socket.create_connection(("127.0.0.1", d.port))

@@ -1217,7 +1217,7 @@ static void test_want(void **state)
 	(void)state;
 	struct program_cache *pc;
 	assert_int_equal(program_cache_create("", NULL, &pc), 0);
-	struct bloom_ctx_opts o = {.borrow_plans = 1};
+	struct bloom_ctx_opts o = {.borrow_plans = 1, .rehearse = 1}; /* as on a GPU */
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
 	assert_int_equal(bloom_ctx_create(pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err), 0);
@@ -1233,7 +1233,19 @@ static void test_want(void **state)
 	struct program_stats s0, s1;
 	program_cache_stats(pc, &s0);
 	unsigned long long most = 0, first = s0.misses;
-	while (steps < 1000 && bloom_build_wanted(b)) {
+	/* between frames under load: the plan only */
+	while (steps < 1000 && bloom_build_wanted(b, 1)) {
+		steps++;
+		program_cache_stats(pc, &s1);
+		most = s1.misses - s0.misses > most ? s1.misses - s0.misses : most;
+		s0 = s1;
+	}
+	bloom_ctx_stats(b, &cs);
+	assert_int_equal(cs.plans_built_idle, 1);
+	assert_int_equal(cs.plans_wanted, 0);
+	assert_int_equal(cs.kernel_entries, 0);
+	/* idle time: then its spectrum and its rehearsal */
+	while (steps < 1000 && bloom_build_wanted(b, 0)) {
 		steps++;
 		program_cache_stats(pc, &s1);
 		most = s1.misses - s0.misses > most ? s1.misses - s0.misses : most;
@@ -1352,7 +1364,7 @@ static void test_borrow(void **state)
 	int steps = 0;
 	unsigned long long most = 0;
 	struct program_stats s0 = after, s1;
-	while (steps < 1000 && bloom_build_wanted(b)) {
+	while (steps < 1000 && bloom_build_wanted(b, 0)) {
 		steps++;
 		program_cache_stats(pc, &s1);
 		most = s1.misses - s0.misses > most ? s1.misses - s0.misses : most;
@@ -1362,7 +1374,7 @@ static void test_borrow(void **state)
 	              steps, s0.misses - after.misses, most);
 	assert_true(steps > 2); /* more steps than plans: their programs came one at a time */
 	assert_true(most <= 1);
-	assert_int_equal(bloom_build_wanted(b), 0);
+	assert_int_equal(bloom_build_wanted(b, 0), 0);
 	bloom_ctx_stats(b, &cs);
 	assert_int_equal(cs.plans_built_idle, 2);
 	assert_int_equal(cs.plans_wanted, 0);

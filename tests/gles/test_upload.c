@@ -126,7 +126,10 @@ static void decode_lent(struct taker *t, const unsigned char *jpeg, size_t len, 
 			fail_msg("image_decode_jpeg_yuv_into: %s", err);
 		if (t->u)
 			break;
-		yuv_image_free(y); /* malloc'd: the first take found no buffer, and noted its size */
+		size_t need = y->bytes;
+		yuv_image_free(y); /* malloc'd: the first take found no buffer; it decoded, so its
+		                      size is asked for (as the daemon does) */
+		bloom_upload_want(t->b, need);
 		assert_int_equal(bloom_upload_tend(t->b), 1);
 	}
 	assert_non_null(t->u);
@@ -368,6 +371,7 @@ static void test_threads_and_flight(void **state)
 	/* the first take finds none (nothing made yet) and notes the size; the context's thread
 	 * makes one */
 	assert_null(bloom_upload_take(b, ref.bytes));
+	bloom_upload_want(b, ref.bytes);
 	assert_int_equal(bloom_upload_tend(b), 1);
 	struct decoder d = {{b, NULL, 0, 0}, jpeg, len, {0}, -1};
 	pthread_t th;
@@ -448,6 +452,8 @@ static void test_grow(void **state)
 	struct bloom_cache_stats s;
 	size_t small = 1000 + (size_t)(tu_uniform() * 5000), big = (size_t)5 << 20;
 	assert_null(bloom_upload_take(b, small));
+	assert_int_equal(bloom_upload_tend(b), 0); /* a take that found none asks for nothing */
+	bloom_upload_want(b, small);
 	assert_int_equal(bloom_upload_tend(b), 1);
 	assert_int_equal(bloom_upload_tend(b), 0); /* nothing more asked */
 	struct bloom_upload *u = bloom_upload_take(b, small);
@@ -457,6 +463,7 @@ static void test_grow(void **state)
 	assert_null(bloom_upload_take(b, big)); /* larger than the one made */
 	bloom_ctx_stats(b, &s);
 	assert_int_equal(s.upload_buffers, 1);
+	bloom_upload_want(b, big);
 	assert_int_equal(bloom_upload_tend(b), 1);
 	u = bloom_upload_take(b, big);
 	assert_non_null(u);
@@ -472,20 +479,23 @@ static void test_grow(void **state)
 	assert_true(v != u);
 	bloom_upload_return(v);
 	bloom_upload_return(u);
-	/* past the budget: never */
-	assert_null(bloom_upload_take(b, BLOOM_UPLOAD_BYTES + 1));
+	/* past one buffer's bound or the budget: never */
+	bloom_upload_want(b, BLOOM_UPLOAD_MAX_ONE + 1);
+	assert_int_equal(bloom_upload_tend(b), 0);
+	bloom_upload_want(b, BLOOM_UPLOAD_BYTES + 1);
 	assert_int_equal(bloom_upload_tend(b), 0);
 	assert_null(bloom_upload_take(b, BLOOM_UPLOAD_BYTES + 1));
-	assert_int_equal(bloom_upload_tend(b), 0);
 	/* every buffer lent: BLOOM_UPLOAD_SLOTS at most, all different, within the budget */
 	struct bloom_upload *out[BLOOM_UPLOAD_SLOTS + 1];
 	int n = 0;
 	for (int i = 0; i < 4 * BLOOM_UPLOAD_SLOTS && n <= BLOOM_UPLOAD_SLOTS; i++) {
 		struct bloom_upload *x = bloom_upload_take(b, small);
-		if (x)
+		if (x) {
 			out[n++] = x;
-		else
+		} else {
+			bloom_upload_want(b, small);
 			bloom_upload_tend(b);
+		}
 	}
 	bloom_ctx_stats(b, &s);
 	print_message("lent at once: %d; %zu buffers, %zu bytes\n", n, s.upload_buffers,
@@ -567,6 +577,7 @@ static void test_destroy_waits(void **state)
 	}
 	struct bloom_ctx *b = new_ctx(0, 0, 5000);
 	assert_null(bloom_upload_take(b, 4096));
+	bloom_upload_want(b, 4096);
 	bloom_upload_tend(b);
 	struct bloom_upload *u = bloom_upload_take(b, 4096);
 	assert_non_null(u);
@@ -581,6 +592,7 @@ static void test_destroy_waits(void **state)
 	/* never given back in time */
 	b = new_ctx(0, 0, 100);
 	assert_null(bloom_upload_take(b, 4096));
+	bloom_upload_want(b, 4096);
 	bloom_upload_tend(b);
 	g_kept = bloom_upload_take(b, 4096);
 	assert_non_null(g_kept);
