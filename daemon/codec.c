@@ -245,8 +245,8 @@ static void *upload_alloc(void *ctx, size_t bytes, void **owner)
 	return m;
 }
 
-/* yuv_memory.release: the buffer back to its context (whose destroy waits for it). Without
- * J->lock: it may be held (upload_detach during a rebuild) or not. */
+/* yuv_memory.release: the buffer back to its context (whose destroy waits for it). Takes no
+ * lock: J->lock may be held (uploads_withdraw during a rebuild) or not. */
 static void upload_release(void *owner)
 {
 	struct job_upload *u = owner;
