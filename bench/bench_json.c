@@ -2,6 +2,7 @@
 #include "bench/bench_json.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -231,4 +232,21 @@ void bench_line_end(struct bench_line *l, const struct bench_meta *m)
 	bench_json_string(f, m->command);
 	fputs("}\n", f);
 	fflush(f);
+}
+
+int bench_list_matches(const char *list, const char *s)
+{
+	if (!list || !list[0])
+		return 1;
+	const char *p = list;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char item[512];
+		snprintf(item, sizeof item, "%.*s", (int)n, p);
+		if (item[0] && (!strcmp(item, s) || (!strncmp(item, s, n) && s[n] == '.') ||
+		                fnmatch(item, s, 0) == 0))
+			return 1;
+		p += n + (p[n] == ',');
+	}
+	return 0;
 }

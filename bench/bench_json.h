@@ -24,6 +24,11 @@ struct bench_meta {
 	char command[BENCH_COMMAND_LEN];   /* the program's command line, shell-quoted */
 };
 
+/* Whether workload id (or suite name) s is named by list: comma-separated IDs, prefixes up to
+ * a dot ("fft" names "fft.2d.1024x1024.fwd"), or fnmatch patterns; "" names everything. The
+ * --only and --suite lists of fftbloom bench and the peer programs. */
+int bench_list_matches(const char *list, const char *s);
+
 /* The commit the binary was built from (git describe --always --dirty), or "unknown". */
 const char *bench_commit(void);
 

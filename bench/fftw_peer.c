@@ -6,7 +6,6 @@
  * (bench/bench_json.h) on stdout, a short table on stderr. */
 #include <complex.h>
 #include <fftw3.h>
-#include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,23 +104,6 @@ static float frand(void)
 	return (float)((g_rng >> 11) * (1.0 / 9007199254740992.0));
 }
 
-/* --only: a comma-separated list of IDs, prefixes up to a dot, or fnmatch patterns. */
-static int want(const struct peer_cfg *c, const char *id)
-{
-	if (!c->only || !c->only[0])
-		return 1;
-	const char *p = c->only;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-		char item[256];
-		snprintf(item, sizeof item, "%.*s", (int)n, p);
-		if (item[0] && (!strcmp(item, id) || (!strncmp(item, id, n) && id[n] == '.') ||
-		                fnmatch(item, id, 0) == 0))
-			return 1;
-		p += n + (p[n] == ',');
-	}
-	return 0;
-}
 
 /* ---- complex 2D FFT ---- */
 
@@ -249,7 +231,7 @@ static const char *stage_names[NSTAGE] = {"pad", "r2c", "multiply", "c2r", "comp
 static int bench_bloom(const struct peer_cfg *c, struct pool *pool, const char *label, int w, int h,
                        int kw, int kh, int padded)
 {
-	if (!want(c, label))
+	if (!bench_list_matches(c->only, label))
 		return 0;
 	struct bloom_job j;
 	memset(&j, 0, sizeof j);
@@ -446,7 +428,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nsizes; i++) {
 		char id[64];
 		snprintf(id, sizeof id, "fft.2d.%dx%d.fwd", sizes[i][0], sizes[i][1]);
-		if (want(&c, id))
+		if (bench_list_matches(c.only, id))
 			rc |= bench_fft(&c, sizes[i][0], sizes[i][1]);
 	}
 	if (c.quick) {

@@ -1,9 +1,7 @@
 /* fftbloom bench's workloads and their selection (bench_workloads.h). */
 #include "cli/bench_workloads.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli/common.h"
 #include "gles/fft.h"
@@ -62,19 +60,3 @@ const struct workload workloads[] = {
 };
 const size_t nworkloads = sizeof workloads / sizeof workloads[0];
 
-int bench_list_matches(const char *list, const char *s)
-{
-	if (!list[0])
-		return 1;
-	const char *p = list;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-		char item[OPT_STR_MAX];
-		snprintf(item, sizeof item, "%.*s", (int)n, p);
-		if (item[0] && (!strcmp(item, s) || (!strncmp(item, s, n) && s[n] == '.') ||
-		                fnmatch(item, s, 0) == 0))
-			return 1;
-		p += n + (p[n] == ',');
-	}
-	return 0;
-}

@@ -22,9 +22,6 @@ struct workload {
 
 extern const struct workload workloads[];
 extern const size_t nworkloads;
-
-/* Whether a comma-separated list (empty: anything) names s: each item is s itself, a prefix of s
- * ending where s has a dot, or an fnmatch pattern. */
-int bench_list_matches(const char *list, const char *s);
+/* which of them a --suite / --only list names: bench_list_matches (bench/bench_json.h) */
 
 #endif
