@@ -219,6 +219,12 @@ struct bloom_ctx {
 
 double bloom_now_ms(void);
 
+/* ---- bloom_upload.c ---- */
+
+/* The lending's state made (bloom_transfer_init) and freed (bloom_transfer_free: lent buffers
+ * waited for up to wait_ms in all, `waited` of it spent already on lent results). */
+void bloom_uploads_init(struct bloom_ctx *b);
+void bloom_uploads_free(struct bloom_ctx *b, int wait_ms, int waited);
 /* The planes of a frame decoded into one of b's lent upload buffers, read back through a GPU
  * copy (lent buffers are mapped for writing only) into *copy (its own memory; yuv_image_free
  * it), for the CPU's conversion of a tiled frame. *copy stays zeroed (0 returned) when the
@@ -227,6 +233,15 @@ int bloom_upload_read(struct bloom_ctx *b, const struct bloom_frame *fin, struct
                       char err[BLOOM_ERR_LEN]);
 
 /* ---- bloom_plan.c ---- */
+
+/* The cached plan of a padded size, technique and storage, or NULL. */
+struct plan *bloom_find_plan(const struct bloom_ctx *b, int pw, int ph, int technique, int half);
+/* Builds the plan of padded size pw x ph (with programs_only, its programs alone, then drops
+ * it); 0 or a bloom_error with err. Under a program budget it may stop short (deferred). */
+int bloom_plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int half,
+                     int programs_only, struct plan **out, char err[BLOOM_ERR_LEN]);
+/* Adds q to the cache, destroying the least recently used plan past opts.max_plans. */
+void bloom_cache_insert(struct bloom_ctx *b, struct plan *q);
 
 /* A storage buffer of `bytes` with the usage hint; 0 when out of GPU memory. */
 GLuint bloom_buffer(size_t bytes, GLenum usage);
@@ -262,17 +277,6 @@ struct borrow {
  * BLOOM_BORROW_COST times pw x ph. 1 with *out, or 0 (the frame builds its own plan). */
 int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinfo *ki,
                       const struct bloom_params *p, int pw, int ph, struct borrow *out);
-/* Queues pw x ph for bloom_build_wanted (the newest wish last; the oldest goes past
- * BLOOM_WANTS). ki: NULL, or the kernel of the frame that borrowed, whose spectrum the idle
- * work makes after the plan so that the size's next frame finds it cached; its pixels
- * (ki->rgbl, made here when absent) move into the wish when they are at most
- * BLOOM_WANT_KERNEL_BYTES, else the spectrum waits for a frame as before. */
-void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
-                     struct kinfo *ki);
-/* The wishes whose plan is not built yet (the others wait for their kernel's spectrum). */
-int bloom_plans_wanted(const struct bloom_ctx *b);
-/* Frees the wishes' kernels and empties the queue. */
-void bloom_wants_free(struct bloom_ctx *b);
 /* Transposes rows [0, src_valid) of src (row stride src_stride) into dst (dst_rows rows of
  * dst_cols, zero past src_valid); comps/half: the stored element (vec4 / vec2, float16). */
 int bloom_transpose(struct bloom_ctx *b, GLuint src, int src_stride, int src_valid, GLuint dst,
@@ -285,6 +289,20 @@ void bloom_dispatch2d(int w, int h);
 int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int op,
                  const struct bloom_params *p, int w, int h, struct gpu_timer *tm,
                  struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
+
+/* ---- bloom_idle.c ---- */
+
+/* Queues pw x ph for bloom_build_wanted (the newest wish last; the oldest goes past
+ * BLOOM_WANTS). ki: NULL, or the kernel of the frame that borrowed, whose spectrum the idle
+ * work makes after the plan so that the size's next frame finds it cached; its pixels
+ * (ki->rgbl, made here when absent) move into the wish when they are at most
+ * BLOOM_WANT_KERNEL_BYTES, else the spectrum waits for a frame as before. */
+void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
+                     struct kinfo *ki);
+/* The wishes whose plan is not built yet (the others wait for their kernel's spectrum). */
+int bloom_plans_wanted(const struct bloom_ctx *b);
+/* Frees the wishes' kernels and empties the queue. */
+void bloom_wants_free(struct bloom_ctx *b);
 
 /* ---- bloom_kernel.c ---- */
 
@@ -312,6 +330,14 @@ void bloom_kcache_free(struct bloom_ctx *b);
 void bloom_presets_free(struct bloom_ctx *b);
 
 /* ---- bloom_transfer.c ---- */
+
+/* Grows *buf (usage) to at least bytes; 0 or BLOOM_E_NOMEM. */
+int bloom_grow_buffer(GLuint *buf, size_t *have, size_t bytes, GLenum usage);
+/* As bloom_grow_buffer, for a buffer kept mapped (GL_EXT_buffer_storage, coherent): access is
+ * GL_MAP_READ_BIT for the CPU reading it, GL_MAP_WRITE_BIT for writing, or both. *map is the
+ * mapping. 0 or BLOOM_E_NOMEM. */
+int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned char **map,
+                      size_t bytes, GLbitfield access);
 
 /* GL_EXT_buffer_storage's entry point unless opts.no_persistent_map; the leases' counters and
  * the upload buffers' records (none made yet). */

@@ -125,8 +125,7 @@ void bloom_plan_destroy(struct plan *q)
 	free(q);
 }
 
-/* The plan of pw x ph with this technique and storage (half: float16), or NULL. */
-static struct plan *find_plan(const struct bloom_ctx *b, int pw, int ph, int technique, int half)
+struct plan *bloom_find_plan(const struct bloom_ctx *b, int pw, int ph, int technique, int half)
 {
 	for (int i = 0; i < b->nplans; i++) {
 		struct plan *q = b->plans[i];
@@ -138,7 +137,7 @@ static struct plan *find_plan(const struct bloom_ctx *b, int pw, int ph, int tec
 
 int bloom_plan_cached(const struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p)
 {
-	return find_plan(b, pw, ph, p->technique, p->precision == BLOOM_FP16) != NULL;
+	return bloom_find_plan(b, pw, ph, p->technique, p->precision == BLOOM_FP16) != NULL;
 }
 
 /* The plan's FFT axes: the image's (vec4, float16 storage with half, the forward scaled so that
@@ -205,8 +204,7 @@ static int make_buffers(struct plan *q)
 	return q->staging ? 0 : BLOOM_E_GPU_MEMORY;
 }
 
-/* Adds q to the cache, destroying the least recently used plan past opts.max_plans. */
-static void cache_insert(struct bloom_ctx *b, struct plan *q)
+void bloom_cache_insert(struct bloom_ctx *b, struct plan *q)
 {
 	if (b->nplans == b->opts.max_plans) {
 		int lru = 0;
@@ -220,9 +218,8 @@ static void cache_insert(struct bloom_ctx *b, struct plan *q)
 	b->plans[b->nplans++] = q;
 }
 
-/* Builds the plan of padded size pw x ph; 0 or a bloom_error with err. */
-static int plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int half,
-                      int programs_only, struct plan **out, char err[BLOOM_ERR_LEN])
+int bloom_plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int half,
+                     int programs_only, struct plan **out, char err[BLOOM_ERR_LEN])
 {
 	size_t elems = (size_t)pw * ph;
 	if (elems * 16 > (size_t)b->info->max_ssbo_size) {
@@ -275,7 +272,7 @@ int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_param
                    struct plan **out, char err[BLOOM_ERR_LEN])
 {
 	b->tick++;
-	struct plan *q = find_plan(b, pw, ph, p->technique, p->precision == BLOOM_FP16);
+	struct plan *q = bloom_find_plan(b, pw, ph, p->technique, p->precision == BLOOM_FP16);
 	if (q) {
 		q->last_use = b->tick;
 		b->st.plan_hits++;
@@ -283,10 +280,10 @@ int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_param
 		return 0;
 	}
 	b->st.plan_misses++;
-	int rc = plan_build(b, pw, ph, p->technique, p->precision == BLOOM_FP16, 0, &q, err);
+	int rc = bloom_plan_build(b, pw, ph, p->technique, p->precision == BLOOM_FP16, 0, &q, err);
 	if (rc)
 		return rc;
-	cache_insert(b, q);
+	bloom_cache_insert(b, q);
 	*out = q;
 	return 0;
 }
@@ -335,295 +332,6 @@ int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinf
 		out->pw = q->pw, out->ph = q->ph, out->tiled = tiled, out->g = g;
 	}
 	return best >= 0;
-}
-
-static int same_want(const struct want *a, const struct want *b)
-{
-	return a->pw == b->pw && a->ph == b->ph && a->technique == b->technique &&
-	       a->half == b->half;
-}
-
-static void want_kernel_free(struct want *w)
-{
-	if (w->has_kernel)
-		bloom_kinfo_free(&w->k);
-	w->has_kernel = 0;
-}
-
-int bloom_plans_wanted(const struct bloom_ctx *b)
-{
-	int n = 0;
-	for (int i = 0; i < b->nwants; i++)
-		n += !find_plan(b, b->wants[i].pw, b->wants[i].ph, b->wants[i].technique,
-		                b->wants[i].half);
-	return n;
-}
-
-void bloom_wants_free(struct bloom_ctx *b)
-{
-	for (int i = 0; i < b->nwants; i++)
-		want_kernel_free(&b->wants[i]);
-	b->nwants = 0;
-}
-
-/* Whether w holds ki's kernel with p's spectrum parameters. */
-static int same_kernel(const struct want *w, const struct kinfo *ki, const struct bloom_params *p)
-{
-	return w->has_kernel && w->k.digest[0] == ki->digest[0] && w->k.digest[1] == ki->digest[1] &&
-	       w->k.cx == ki->cx && w->k.cy == ki->cy && w->k.kw == ki->kw && w->k.kh == ki->kh &&
-	       w->kp.kernel_scale == p->kernel_scale && w->kp.normalize == p->normalize;
-}
-
-/* Moves ki's pixels (made now when absent) into w, in place of the kernel it held. */
-static void want_take_kernel(struct want *w, struct kinfo *ki, const struct bloom_params *p)
-{
-	if (same_kernel(w, ki, p))
-		return;
-	int src_w = ki->rgbl ? ki->src_w : ki->img ? ki->img->width : 0;
-	int src_h = ki->rgbl ? ki->src_h : ki->img ? ki->img->height : 0;
-	if (!src_w || (size_t)src_w * (size_t)src_h * 16 > BLOOM_WANT_KERNEL_BYTES)
-		return;
-	char err[BLOOM_ERR_LEN];
-	if (!ki->rgbl && bloom_kernel_pixels(ki, p, err)) {
-		bloom_kinfo_free(ki); /* the frame ran: its kernel's pixels were sound before */
-		return;
-	}
-	want_kernel_free(w);
-	w->k = *ki;
-	w->k.img = NULL;
-	w->kp = *p;
-	w->has_kernel = 1;
-	ki->rgbl = NULL;
-}
-
-void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
-                     struct kinfo *ki)
-{
-	struct want w;
-	memset(&w, 0, sizeof w);
-	w.pw = pw, w.ph = ph, w.technique = p->technique, w.half = p->precision == BLOOM_FP16;
-	for (int i = 0; i < b->nwants; i++)
-		if (same_want(&b->wants[i], &w)) { /* wanted again: now the newest */
-			w = b->wants[i];
-			memmove(&b->wants[i], &b->wants[i + 1], (size_t)(b->nwants - i - 1) * sizeof w);
-			b->nwants--;
-			break;
-		}
-	if (b->nwants == BLOOM_WANTS) {
-		want_kernel_free(&b->wants[0]);
-		memmove(&b->wants[0], &b->wants[1], (size_t)(BLOOM_WANTS - 1) * sizeof w);
-		b->nwants--;
-	}
-	if (ki)
-		want_take_kernel(&w, ki, p);
-	b->wants[b->nwants++] = w;
-}
-
-/* The step's work under a budget of one program compiled: 1 when it was cut short for it. */
-static int step_deferred(struct bloom_ctx *b, int rc)
-{
-	int deferred = rc && program_cache_refused(b->pc);
-	program_cache_budget(b->pc, -1);
-	return deferred;
-}
-
-/* One idle step for a wish whose plan q is built: the kernel's spectrum at it (a built-in
- * kernel generated first), unless cached; a program compiled at most, the rest in the next
- * steps (*again: the wish stays queued). Returns 1 when it took a step, else 0. */
-static int want_spectrum(struct bloom_ctx *b, struct want *w, struct plan *q, int *again)
-{
-	char err[BLOOM_ERR_LEN];
-	double t0 = bloom_now_ms();
-	int rc = 0;
-	*again = 0;
-	if (w->preset_kernel && !w->has_kernel) {
-		program_cache_budget(b->pc, 1); /* the preset may need an FFT's programs */
-		rc = bloom_kernel_resolve(b, NULL, &w->kp, w->fw, w->fh, &w->k, err);
-		if (step_deferred(b, rc)) {
-			*again = 1;
-			return 1;
-		}
-		w->preset_kernel = 0;
-		if (rc || bloom_kcache_has(b, q, &w->k, &w->kp) ||
-		    bloom_kernel_pixels(&w->k, &w->kp, err)) {
-			bloom_kinfo_free(&w->k);
-			return !rc; /* a preset generated: a step */
-		}
-		w->k.img = NULL; /* the preset may go; its pixels are in k.rgbl */
-		w->has_kernel = 1;
-	}
-	if (!w->has_kernel || bloom_kcache_has(b, q, &w->k, &w->kp)) {
-		want_kernel_free(w);
-		return 0;
-	}
-	struct kentry *ke;
-	b->tick++;
-	b->last.valid = 0; /* making room may evict the spectrum it names */
-	program_cache_budget(b->pc, 1);
-	rc = bloom_kernel_spectrum(b, q, &w->k, &w->kp, &ke, err);
-	if (step_deferred(b, rc)) {
-		*again = 1;
-		return 1;
-	}
-	if (rc)
-		gles_logf(&b->log, GLES_LOG_WARN, "bloom: the kernel's spectrum at %dx%d in idle "
-		          "time: %s", w->pw, w->ph, err);
-	else
-		gles_logf(&b->log, GLES_LOG_INFO, "bloom: kernel spectrum at %dx%d made in idle time "
-		          "(%.1f ms)", w->pw, w->ph, bloom_now_ms() - t0);
-	want_kernel_free(w);
-	return 1;
-}
-
-/* One idle step: the stages of a plan no frame has run yet, run once on whatever its buffers
- * hold with a kernel spectrum cached at its size (the result is not read), so that the
- * driver's work at a program's first dispatch is not a frame's. Returns 1 when it ran one. */
-static int rehearse(struct bloom_ctx *b)
-{
-	if (b->opts.rehearse < 0 || (!b->opts.rehearse && b->info->software))
-		return 0; /* a software renderer compiles every program at its first dispatch: a
-		             whole plan's worth would hold one step for seconds */
-	for (int i = 0; i < b->nplans; i++) {
-		struct plan *q = b->plans[i];
-		if (q->rehearsed)
-			continue;
-		const struct kentry *ke = NULL;
-		for (size_t k = 0; k < b->nk && !ke; k++)
-			if (b->kc[k].pw == q->pw && b->kc[k].ph == q->ph &&
-			    b->kc[k].technique == q->technique && b->kc[k].fused == (q->conv4 != NULL))
-				ke = &b->kc[k];
-		if (!ke)
-			continue; /* no spectrum to run with: the first frame runs it */
-		double t0 = bloom_now_ms();
-		struct bloom_params p;
-		memset(&p, 0, sizeof p);
-		p.technique = q->technique, p.normalize = ke->normalize, p.kernel_scale = ke->scale;
-		p.precision = q->half ? BLOOM_FP16 : BLOOM_FP32;
-		struct bloom_stats st;
-		memset(&st, 0, sizeof st);
-		char err[BLOOM_ERR_LEN];
-		b->last.valid = 0;
-		program_cache_budget(b->pc, 1); /* the rest in the next steps */
-		int rc = bloom_stages(b, q, ke, BLOOM_OP_BLOOM, &p, q->pw - ke->kw + 1,
-		                      q->ph - ke->kh + 1, NULL, &st, err);
-		glFlush();
-		if (step_deferred(b, rc))
-			return 1;
-		q->rehearsed = 1;
-		if (rc)
-			gles_logf(&b->log, GLES_LOG_WARN, "bloom: rehearsing the plan of %dx%d: %s", q->pw,
-			          q->ph, err);
-		else
-			gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: plan of %dx%d rehearsed in idle time "
-			          "(%.1f ms)", q->pw, q->ph, bloom_now_ms() - t0);
-		return 1;
-	}
-	return 0;
-}
-
-int bloom_build_wanted(struct bloom_ctx *b, int plans_only)
-{
-	for (int i = b->nwants - 1; plans_only && i >= 0; i--) { /* the newest not built first */
-		struct want *w = &b->wants[i];
-		if (find_plan(b, w->pw, w->ph, w->technique, w->half))
-			continue;
-		struct want t = *w; /* to the top, where the loop below takes it */
-		memmove(w, w + 1, (size_t)(b->nwants - i - 1) * sizeof *w);
-		b->wants[b->nwants - 1] = t;
-		break;
-	}
-	while (b->nwants) {
-		struct want w = b->wants[b->nwants - 1];
-		struct plan *built = find_plan(b, w.pw, w.ph, w.technique, w.half);
-		if (built && plans_only)
-			return 0; /* every wish left has its plan: its spectrum waits for idle time */
-		b->nwants--;
-		if (built) { /* built here in the step before, or since by bloom_warm or a frame
-		                without borrowing: the kernel's spectrum, if it came with one */
-			int again;
-			int stepped = want_spectrum(b, &w, built, &again);
-			if (again)
-				b->wants[b->nwants++] = w;
-			if (stepped)
-				return 1;
-			continue;
-		}
-		double t0 = bloom_now_ms();
-		struct plan *q;
-		char err[BLOOM_ERR_LEN];
-		/* a program a step, so that a frame arriving meanwhile waits for one compile at most;
-		 * a plan that needs more steps than BLOOM_WANT_STEPS (its programs trimmed away as
-		 * they come) is built whole */
-		program_cache_budget(b->pc, w.steps < BLOOM_WANT_STEPS ? 1 : -1);
-		int rc = plan_build(b, w.pw, w.ph, w.technique, w.half, 0, &q, err);
-		int deferred = program_cache_refused(b->pc);
-		program_cache_budget(b->pc, -1);
-		if (rc && deferred) {
-			w.steps++;
-			b->wants[b->nwants++] = w; /* the rest in the next steps */
-			return 1;
-		}
-		if (rc) {
-			gles_logf(&b->log, GLES_LOG_WARN, "bloom: building the plan of %dx%d in idle "
-			          "time: %s", w.pw, w.ph, err);
-			want_kernel_free(&w);
-			return 1;
-		}
-		b->tick++;
-		b->last.valid = 0; /* cache_insert may destroy the plan it names */
-		cache_insert(b, q);
-		b->st.plans_built_idle++;
-		gles_logf(&b->log, GLES_LOG_INFO, "bloom: plan of %dx%d built in idle time (%d steps, "
-		          "the last %.1f ms)", w.pw, w.ph, w.steps + 1, bloom_now_ms() - t0);
-		if (w.has_kernel || w.preset_kernel)
-			b->wants[b->nwants++] = w; /* its kernel's spectrum in the next step */
-		return 1;
-	}
-	return plans_only ? 0 : rehearse(b);
-}
-
-int bloom_ctx_refresh(struct bloom_ctx *b)
-{
-	if (!b->opts.wisdom)
-		return 0;
-	unsigned long long gen = fft_wisdom_generation(b->opts.wisdom);
-	for (int i = 0; i < b->nplans; i++) {
-		struct plan *old = b->plans[i];
-		if (!old->provisional || old->wisdom_gen == gen)
-			continue;
-		int pw = old->pw, ph = old->ph, technique = old->technique, half = old->half;
-		unsigned long long last_use = old->last_use;
-		struct plan *q;
-		char err[BLOOM_ERR_LEN];
-		/* the new plan's programs first, a step each, while the old plan serves (a frame
-		 * arriving meanwhile waits for one compile at most); past BLOOM_WANT_STEPS, at once */
-		program_cache_budget(b->pc, old->refresh_steps < BLOOM_WANT_STEPS ? 1 : -1);
-		int rc = plan_build(b, pw, ph, technique, half, 1, &q, err);
-		int deferred = program_cache_refused(b->pc);
-		program_cache_budget(b->pc, -1);
-		if (deferred) {
-			old->refresh_steps++;
-			return 1;
-		}
-		/* then the old plan goes, so that the two never hold GPU memory at once */
-		b->last.valid = 0;
-		bloom_plan_destroy(old);
-		if (!rc)
-			rc = plan_build(b, pw, ph, technique, half, 0, &q, err);
-		if (rc) {
-			gles_logf(&b->log, GLES_LOG_WARN, "bloom: rebuilding the plan of %dx%d with "
-			          "measured FFT shapes: %s", pw, ph, err);
-			b->plans[i] = b->plans[--b->nplans];
-			return 1;
-		}
-		q->last_use = last_use;
-		b->plans[i] = q;
-		b->st.plan_refreshes++;
-		gles_logf(&b->log, GLES_LOG_INFO, "bloom: plan of %dx%d rebuilt with measured FFT "
-		          "shapes%s", pw, ph, q->provisional ? " (some still to measure)" : "");
-		return 1;
-	}
-	return 0;
 }
 
 int bloom_release_plan(struct bloom_ctx *b)

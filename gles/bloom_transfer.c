@@ -1,8 +1,8 @@
 /* The bloom's transfers: a frame into GPU memory (float RGBA, or JPEG planes converted on the
  * GPU) and the result back (float, or planes for a JPEG encoder made on the GPU), through
- * buffers mapped once where GL_EXT_buffer_storage allows, upload buffers lent to decoders (the
- * planes decoded where the GPU reads them) and read-back buffers lent to the caller; see
- * bloom_internal.h. */
+ * buffers mapped once where GL_EXT_buffer_storage allows, upload buffers lent to decoders
+ * (bloom_upload.c: the planes decoded where the GPU reads them) and read-back buffers lent to
+ * the caller; see bloom_internal.h. */
 #include "gles/bloom_internal.h"
 
 #include "gles/fault.h"
@@ -23,22 +23,7 @@ void bloom_transfer_init(struct bloom_ctx *b)
 		b->buffer_storage = (PFNGLBUFFERSTORAGEEXTPROC)eglGetProcAddress("glBufferStorageEXT");
 	for (int i = 0; i < BLOOM_LEASES; i++)
 		atomic_init(&b->leases[i].out, 0);
-	atomic_init(&b->lend_need, 0);
-	/* upload buffers to lend only where they can stay mapped; none made until asked for */
-	b->lend = b->buffer_storage ? calloc(BLOOM_UPLOAD_SLOTS, sizeof *b->lend) : NULL;
-	for (int i = 0; b->lend && i < BLOOM_UPLOAD_SLOTS; i++) {
-		b->lend[i].ctx = b;
-		atomic_init(&b->lend[i].bytes, 0);
-		atomic_init(&b->lend[i].state, 0);
-	}
-}
-
-/* Sleeps 1 ms while *flag has any of bits, up to *waited < wait_ms in all; 1 if it still has. */
-static int wait_clear(atomic_uint *flag, unsigned bits, int *waited, int wait_ms)
-{
-	for (; *waited < wait_ms && (atomic_load(flag) & bits); ++*waited)
-		nanosleep(&(struct timespec){0, 1000000}, NULL);
-	return (atomic_load(flag) & bits) != 0;
+	bloom_uploads_init(b);
 }
 
 void bloom_transfer_free(struct bloom_ctx *b)
@@ -68,31 +53,11 @@ void bloom_transfer_free(struct bloom_ctx *b)
 		else if (l->buf)
 			glDeleteBuffers(1, &l->buf);
 	}
-	/* lent upload buffers: a decoder may still be writing one; the same wait, and one that
-	 * does not come back stays mapped with its record (never freed), so that its holder's
-	 * late bloom_upload_return touches memory that still exists */
-	int kept = 0;
-	for (int i = 0; b->lend && i < BLOOM_UPLOAD_SLOTS; i++) {
-		struct bloom_upload *u = &b->lend[i];
-		if (u->fence)
-			glDeleteSync(u->fence);
-		u->fence = 0;
-		if (wait_clear(&u->state, UPLOAD_LENT, &waited, wait_ms))
-			kept++;
-		else if (u->buf)
-			glDeleteBuffers(1, &u->buf);
-	}
-	if (kept)
-		gles_logf(&b->log, GLES_LOG_WARN, "bloom: %d lent upload buffer(s) not returned within "
-		          "%d ms; left mapped", kept, wait_ms);
-	else
-		free(b->lend);
-	b->lend = NULL;
+	bloom_uploads_free(b, wait_ms, waited);
 	free(b->host);
 }
 
-/* Grows *buf (usage) to at least bytes; 0 or BLOOM_E_NOMEM. */
-static int grow_buffer(GLuint *buf, size_t *have, size_t bytes, GLenum usage)
+int bloom_grow_buffer(GLuint *buf, size_t *have, size_t bytes, GLenum usage)
 {
 	if (bytes <= *have && *buf)
 		return 0;
@@ -103,11 +68,8 @@ static int grow_buffer(GLuint *buf, size_t *have, size_t bytes, GLenum usage)
 	return *buf ? 0 : BLOOM_E_NOMEM;
 }
 
-/* As grow_buffer, for a buffer kept mapped (GL_EXT_buffer_storage, coherent): access is
- * GL_MAP_READ_BIT for the CPU reading it, GL_MAP_WRITE_BIT for writing, or both. *map is the
- * mapping. 0 or BLOOM_E_NOMEM. */
-static int grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned char **map,
-                       size_t bytes, GLbitfield access)
+int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned char **map,
+                      size_t bytes, GLbitfield access)
 {
 	if (bytes <= *have && *buf)
 		return 0;
@@ -153,7 +115,7 @@ static struct bloom_lease *lease_take(struct bloom_ctx *b, size_t need)
 		}
 	}
 	if (!fit && grow && total - grow->bytes + need <= BLOOM_LEASE_BYTES &&
-	    !grow_mapped(b, &grow->buf, &grow->bytes, &grow->map, need, GL_MAP_READ_BIT))
+	    !bloom_grow_mapped(b, &grow->buf, &grow->bytes, &grow->map, need, GL_MAP_READ_BIT))
 		fit = grow;
 	if (fit)
 		atomic_store_explicit(&fit->out, 1, memory_order_relaxed);
@@ -164,153 +126,6 @@ void bloom_lease_return(struct bloom_lease *l)
 {
 	if (l)
 		atomic_store_explicit(&l->out, 0, memory_order_release);
-}
-
-struct bloom_upload *bloom_upload_take(struct bloom_ctx *b, size_t bytes)
-{
-	if (!b || !b->lend || !bytes)
-		return NULL;
-	/* the smallest free buffer that holds them; another taker may win it: look again */
-	for (int tries = 0; tries < 8; tries++) {
-		struct bloom_upload *fit = NULL;
-		size_t fit_bytes = 0;
-		for (int i = 0; i < BLOOM_UPLOAD_SLOTS; i++) {
-			struct bloom_upload *u = &b->lend[i];
-			size_t have = atomic_load_explicit(&u->bytes, memory_order_relaxed);
-			if (have >= bytes && (!fit || have < fit_bytes) &&
-			    !atomic_load_explicit(&u->state, memory_order_relaxed))
-				fit = u, fit_bytes = have;
-		}
-		if (!fit)
-			break;
-		unsigned free_state = 0;
-		if (!atomic_compare_exchange_strong_explicit(&fit->state, &free_state, UPLOAD_LENT,
-		                                             memory_order_acquire,
-		                                             memory_order_relaxed))
-			continue;
-		/* made anew between the look and the take (a failed growth leaves none) */
-		if (atomic_load_explicit(&fit->bytes, memory_order_relaxed) >= bytes && fit->map)
-			return fit;
-		atomic_store_explicit(&fit->state, 0, memory_order_release);
-	}
-	return NULL;
-}
-
-void bloom_upload_want(struct bloom_ctx *b, size_t bytes)
-{
-	if (!b || !b->lend || !bytes || bytes > BLOOM_UPLOAD_MAX_ONE)
-		return;
-	size_t need = atomic_load_explicit(&b->lend_need, memory_order_relaxed);
-	while (need < bytes && !atomic_compare_exchange_weak_explicit(&b->lend_need, &need, bytes,
-	                                                             memory_order_relaxed,
-	                                                             memory_order_relaxed)) {
-	}
-}
-
-unsigned char *bloom_upload_map(const struct bloom_upload *u)
-{
-	return u ? u->map : NULL;
-}
-
-void bloom_upload_return(struct bloom_upload *u)
-{
-	if (u)
-		atomic_fetch_and_explicit(&u->state, ~(unsigned)UPLOAD_LENT, memory_order_release);
-}
-
-int bloom_upload_tend(struct bloom_ctx *b)
-{
-	if (!b->lend)
-		return 0;
-	size_t total = 0;
-	for (int i = 0; i < BLOOM_UPLOAD_SLOTS; i++) {
-		struct bloom_upload *u = &b->lend[i];
-		total += atomic_load_explicit(&u->bytes, memory_order_relaxed);
-		if (!u->fence)
-			continue;
-		/* polled, never waited for: a failed wait (a lost context) reads nothing more */
-		GLenum w = glClientWaitSync(u->fence, 0, 0);
-		if (w == GL_TIMEOUT_EXPIRED)
-			continue;
-		glDeleteSync(u->fence);
-		u->fence = 0;
-		atomic_fetch_and_explicit(&u->state, ~(unsigned)UPLOAD_FLIGHT, memory_order_release);
-	}
-	size_t need = atomic_exchange_explicit(&b->lend_need, 0, memory_order_relaxed);
-	if (!need)
-		return 0;
-	if (need > ((size_t)-1) - BLOOM_UPLOAD_ROUND)
-		return 0;
-	need = (need + BLOOM_UPLOAD_ROUND - 1) / BLOOM_UPLOAD_ROUND * BLOOM_UPLOAD_ROUND;
-	/* one free buffer smaller than asked (one not made yet first: it is the smallest), made
-	 * anew at that size while all stay within BLOOM_UPLOAD_BYTES; a busy one waits for a
-	 * later take to ask again */
-	struct bloom_upload *g = NULL;
-	size_t g_bytes = 0;
-	for (int i = 0; i < BLOOM_UPLOAD_SLOTS; i++) {
-		struct bloom_upload *u = &b->lend[i];
-		size_t have = atomic_load_explicit(&u->bytes, memory_order_relaxed);
-		if (have < need && (!g || have < g_bytes) &&
-		    !atomic_load_explicit(&u->state, memory_order_relaxed))
-			g = u, g_bytes = have;
-	}
-	unsigned free_state = 0;
-	if (!g || total - g_bytes + need > BLOOM_UPLOAD_BYTES ||
-	    !atomic_compare_exchange_strong_explicit(&g->state, &free_state, UPLOAD_GROWING,
-	                                             memory_order_acquire, memory_order_relaxed))
-		return 0;
-	/* a decoder writes the planes, and the GPU reads them: mapped for writing only, which lets
-	 * the driver keep them where the GPU reads fast (mapped for reading too, the unpack pass
-	 * took 1.2 ms a 1080p frame on the H200 against 0.3-0.45); a frame run in tiles, converted
-	 * on the CPU, reads them through bloom_upload_read */
-	size_t have = g_bytes;
-	int rc = grow_mapped(b, &g->buf, &have, &g->map, need, GL_MAP_WRITE_BIT);
-	if (rc)
-		gles_logf(&b->log, GLES_LOG_WARN, "bloom: no upload buffer of %zu bytes to lend "
-		          "(out of memory)", need);
-	atomic_store_explicit(&g->bytes, have, memory_order_relaxed);
-	atomic_store_explicit(&g->state, 0, memory_order_release);
-	return !rc;
-}
-
-int bloom_upload_read(struct bloom_ctx *b, const struct bloom_frame *fin, struct yuv_image *copy,
-                      char err[BLOOM_ERR_LEN])
-{
-	const struct yuv_image *y = fin->yuv;
-	memset(copy, 0, sizeof *copy);
-	if (!fin->upload || fin->upload->ctx != b)
-		return 0;
-	if (b->buffer_storage ? grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, y->bytes,
-	                                    GL_MAP_READ_BIT)
-	                      : grow_buffer(&b->ystage, &b->ystage_bytes, y->bytes, GL_STREAM_READ)) {
-		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
-		return BLOOM_E_GPU_MEMORY;
-	}
-	unsigned char *data = malloc(y->bytes);
-	if (!data) {
-		snprintf(err, BLOOM_ERR_LEN, "out of memory");
-		return BLOOM_E_NOMEM;
-	}
-	glBindBuffer(GL_COPY_READ_BUFFER, fin->upload->buf);
-	glBindBuffer(GL_COPY_WRITE_BUFFER, b->ystage);
-	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)y->bytes);
-	glFinish();
-	const unsigned char *m = b->ystage_map;
-	if (!m) /* no persistent mapping: mapped for this read */
-		m = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, (GLsizeiptr)y->bytes, GL_MAP_READ_BIT);
-	if (!m) {
-		free(data);
-		snprintf(err, BLOOM_ERR_LEN, "planes: the upload buffer could not be read");
-		return BLOOM_E_GPU;
-	}
-	memcpy(data, m, y->bytes);
-	if (!b->ystage_map)
-		glUnmapBuffer(GL_COPY_WRITE_BUFFER);
-	*copy = *y;
-	copy->release = NULL;
-	copy->owner = NULL;
-	copy->data = data;
-	return 0;
 }
 
 int bloom_result_prepare(struct bloom_ctx *b, struct bloom_result *res, int w, int h, int ch,
@@ -433,8 +248,8 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		}
 		u->fence = 0;
 		if (b->buffer_storage
-		    ? grow_mapped(b, &u->buf, &u->bytes, &u->map, y->bytes, GL_MAP_WRITE_BIT)
-		    : grow_buffer(&u->buf, &u->bytes, y->bytes, GL_STREAM_DRAW)) {
+		    ? bloom_grow_mapped(b, &u->buf, &u->bytes, &u->map, y->bytes, GL_MAP_WRITE_BIT)
+		    : bloom_grow_buffer(&u->buf, &u->bytes, y->bytes, GL_STREAM_DRAW)) {
 			snprintf(err, BLOOM_ERR_LEN, "planes upload: out of GPU memory");
 			return BLOOM_E_GPU_MEMORY;
 		}
@@ -460,7 +275,7 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	 * own memory first (on the H100, 0.94 against 1.16 ms of the GPU thread a 1080p 4:4:4
 	 * frame, 804-808 against 715-723 req/s with lent buffers) */
 	if (b->upload_dma && (lent || (u && u->map)) &&
-	    !grow_buffer(&b->yin_dev, &b->yin_dev_bytes, y->bytes, GL_DYNAMIC_COPY)) {
+	    !bloom_grow_buffer(&b->yin_dev, &b->yin_dev_bytes, y->bytes, GL_DYNAMIC_COPY)) {
 		glBindBuffer(GL_COPY_READ_BUFFER, buf);
 		glBindBuffer(GL_COPY_WRITE_BUFFER, b->yin_dev);
 		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
@@ -532,11 +347,11 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 	if (rc)
 		return rc;
 	size_t bytes = y->bytes + 4;
-	if (grow_buffer(&b->yout, &b->yout_bytes, bytes, GL_DYNAMIC_COPY) ||
+	if (bloom_grow_buffer(&b->yout, &b->yout_bytes, bytes, GL_DYNAMIC_COPY) ||
 	    (!dst && (b->buffer_storage
-	              ? grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, bytes,
+	              ? bloom_grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, bytes,
 	                            GL_MAP_READ_BIT)
-	              : grow_buffer(&b->ystage, &b->ystage_bytes, bytes, GL_STREAM_READ)))) {
+	              : bloom_grow_buffer(&b->ystage, &b->ystage_bytes, bytes, GL_STREAM_READ)))) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
 		return BLOOM_E_GPU_MEMORY;
 	}

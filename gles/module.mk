@@ -14,8 +14,10 @@ GLES_OBJS := \
 	$(BUILD)/gles/gpu_timer.o \
 	$(BUILD)/gles/kernel_presets.o \
 	$(BUILD)/gles/bloom_plan.o \
+	$(BUILD)/gles/bloom_idle.o \
 	$(BUILD)/gles/bloom_kernel.o \
 	$(BUILD)/gles/bloom_transfer.o \
+	$(BUILD)/gles/bloom_upload.o \
 	$(BUILD)/gles/tile.o \
 	$(BUILD)/gles/fault.o \
 	$(BUILD)/gles/bloom.o

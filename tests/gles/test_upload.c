@@ -438,9 +438,10 @@ static void test_threads_and_flight(void **state)
 	bloom_ctx_destroy(other);
 }
 
-/* Growth: a take larger than every buffer is NULL until the context's thread grows one (one a
- * tend); sizes past BLOOM_UPLOAD_BYTES are never lent; the buffers made stay within it; at most
- * BLOOM_UPLOAD_SLOTS are out at once. */
+/* Growth: a take larger than every buffer is NULL, and asks for nothing; once a frame of that
+ * size asks (bloom_upload_want), the context's thread grows one (one a tend); sizes past
+ * BLOOM_UPLOAD_MAX_ONE or BLOOM_UPLOAD_BYTES are never lent; the buffers made stay within the
+ * budget; at most BLOOM_UPLOAD_SLOTS are out at once. */
 static void test_grow(void **state)
 {
 	(void)state;
