@@ -153,8 +153,6 @@ start_daemon() {
 }
 
 url() { echo "http://127.0.0.1:$port/v1/bloom?$E2E_QUERY"; }
-# one request with FILE; prints its latency in ms
-one() { "$loadgen" -c 1 -d 300 -n 1 -t 120 -u "$(url)" -f "$1" --json 2>/dev/null | jget p50_ms; }
 # one_st FRAME: one request's time in ms, then its Server-Timing as decode/queue/gpu(setup)/encode ms
 one_st() {
 	o=$("$loadgen" -c 1 -d 300 -n 1 -t 120 -u "$(url)" -f "$1" --json 2>/dev/null || true)
@@ -163,6 +161,8 @@ one_st() {
 		"$(echo "$st" | jget queue)" "$(echo "$st" | jget gpu)" "$(echo "$st" | jget gpu_setup)" \
 		"$(echo "$st" | jget encode)"
 }
+# one FRAME: one request's time in ms
+one() { r=$(one_st "$1"); echo "${r%% *}"; }
 emit() { echo "$1" | tee -a "$E2E_OUT"; }
 # line ID VARIANT METRICS DETAIL COMMAND: a result line made here (the first-result workloads)
 line() {
