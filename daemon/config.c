@@ -206,6 +206,10 @@
 	 "a JPEG answer's forward DCT and quantisation run on the GPU too, leaving the codec "    \
 	 "thread only libjpeg's entropy coding (with --jpeg-planes)",                             \
 	 "FFTBLOOM_JPEG_GPU_DCT", C(jpeg_gpu_dct)},                                               \
+	{"jpeg-gpu-entropy", OPT_BOOL, 0, 1, "true", NULL,                                        \
+	 "and the entropy coding too: the codec thread only adds the headers (with "             \
+	 "--jpeg-gpu-dct; baseline, libjpeg's standard tables, a restart marker a row of blocks)", \
+	 "FFTBLOOM_JPEG_GPU_ENTROPY", C(jpeg_gpu_entropy)},                                       \
 	{"jpeg-upload-lease", OPT_BOOL, 0, 1, "true", NULL,                                       \
 	 "a codec thread decodes a JPEG frame's planes straight into an upload buffer lent by "    \
 	 "the GPU context, which the GPU reads in place, instead of the GPU thread copying them "  \

@@ -175,8 +175,10 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	res.sub_x = res.sub_y = J->cfg.jpeg_subsampling ? 2 : 1;
 	res.lend = J->cfg.lend_planes;
 	/* the quality the codec thread encodes at (do_encode) */
-	if (res.want_yuv && J->cfg.jpeg_gpu_dct)
+	if (res.want_yuv && J->cfg.jpeg_gpu_dct) {
 		res.dct_quality = j->req.quality ? j->req.quality : config_quality(&J->cfg, fmt);
+		res.entropy = J->cfg.jpeg_gpu_entropy;
+	}
 	int known = 1, rc = 0;
 	unsigned long long key = 0;
 	if (J->cfg.new_sizes_per_minute > 0)

@@ -192,6 +192,10 @@ struct bloom_result {
 	                             quantised DCT coefficients at this quality instead
 	                             (protocol/image.h yuv_image_layout_dct), the forward DCT and
 	                             quantisation done on the GPU */
+	int entropy;              /* in, with dct_quality: 1: the coefficients are entropy-coded
+	                             on the GPU too: yuv.coded > 0 then says yuv.data holds the
+	                             scan (protocol/image.h), 0 that a row's code did not fit the
+	                             GPU's room (64 bytes a block) and the coefficients came back */
 	int lend;                 /* in, with want_yuv: 1: the planes may stay in the GPU's mapped
 	                             read-back buffer, lent to the caller (lease), instead of being
 	                             copied out; where GL_EXT_buffer_storage is missing or every

@@ -31,6 +31,9 @@
 #define B_SPECTRUM 8
 #define B_PLANES 9
 #define B_FLAGS 11
+#define B_HUFF 12    /* jpeg_huff's segments */
+#define B_HTAB 13    /* jpeg_huff's codes */
+#define B_CODED 14   /* jpeg_huff_out's scan */
 
 #define BLOOM_LEASE_BYTES ((size_t)1 << 30) /* lent buffers' mapped memory at most, together: a
                                            * result for each codec thread and frame in
@@ -56,6 +59,8 @@ enum bloom_shader {
 	SH_YUV_PACK,   /* variant 0, half 0 */
 	SH_TRANSPOSE,  /* variant: 0 vec2, 1 vec4 elements; half: float16 storage */
 	SH_JPEG_FDCT,  /* variant 0, half 0 */
+	SH_JPEG_HUFF,  /* variant 0, half 0 */
+	SH_JPEG_HUFF_OUT, /* variant 0, half 0 */
 	SH_COUNT
 };
 
@@ -66,6 +71,7 @@ enum bloom_uniform {
 	U_KSIZE, U_SRC, U_CENTER, U_SCALE,
 	U_SUB, U_OFF, U_STRIDE, U_GRAY, U_ORIENT, U_FANCY, U_CDIM, U_DITHER, U_FLAGS, U_PLANE, U_PDIM,
 	U_SRC_STRIDE, U_DST_STRIDE, U_SRC_VALID, U_DST_ROWS, U_DST_COLS, U_QUANT,
+	U_MCUX, U_REALW, U_REALH, U_NSEG, U_SLOTS, U_CAPW, U_WORDS, U_LENWORD, U_PASS,
 	U_COUNT
 };
 
@@ -185,6 +191,8 @@ struct bloom_ctx {
 	unsigned char *ystage_map;
 	int quant_quality;           /* the quality quant[] holds (0: none yet) */
 	GLuint quant[2][64];         /* libjpeg's luma and chroma tables at it, natural order */
+	GLuint huff, huff_codes;     /* jpeg_huff's segments (grown as needed) and codes */
+	size_t huff_bytes;
 	struct bloom_lease leases[BLOOM_LEASES]; /* result buffers to lend (with buffer_storage) */
 	struct bloom_upload *lend; /* BLOOM_UPLOAD_SLOTS upload buffers to lend (with
 	                              buffer_storage; else NULL) */

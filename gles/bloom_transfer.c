@@ -29,8 +29,8 @@ void bloom_transfer_init(struct bloom_ctx *b)
 void bloom_transfer_free(struct bloom_ctx *b)
 {
 	int wait_ms = b->opts.destroy_wait_ms > 0 ? b->opts.destroy_wait_ms : BLOOM_DESTROY_WAIT_MS;
-	GLuint bufs[] = {b->yout, b->ystage, b->yin_dev};
-	for (int i = 0; i < 3; i++)
+	GLuint bufs[] = {b->yout, b->ystage, b->yin_dev, b->huff, b->huff_codes};
+	for (int i = 0; i < 5; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
 	for (int i = 0; i < BLOOM_UPLOADS; i++) {
@@ -139,7 +139,7 @@ int bloom_result_prepare(struct bloom_ctx *b, struct bloom_result *res, int w, i
 	         ? yuv_image_layout_dct(&res->yuv, w, h, ch <= 2, res->sub_x, res->sub_y,
 	                                res->dct_quality)
 	         : yuv_image_layout(&res->yuv, w, h, ch <= 2, res->sub_x, res->sub_y);
-	if (!rc && !(*lease = res->lend ? lease_take(b, res->yuv.bytes + 8) : NULL) &&
+	if (!rc && !(*lease = res->lend ? lease_take(b, res->yuv.bytes + 12) : NULL) &&
 	    !(res->yuv.data = malloc(res->yuv.bytes)))
 		rc = IMAGE_E_NOMEM;
 	if (rc) {
@@ -334,11 +334,79 @@ static int quant_tables(struct bloom_ctx *b, const struct yuv_image *y, char err
 	return 0;
 }
 
+/* The coefficients in b->yout (y's layout) -> their entropy-coded scan (jpeg_huff, then
+ * jpeg_huff_out) in dst, its length in bytes at y->bytes + 8 (0: a row did not fit: dst holds
+ * the coefficients instead). */
+static int code_scan(struct bloom_ctx *b, const struct yuv_image *y, GLuint dst,
+                     char err[BLOOM_ERR_LEN])
+{
+	const struct bloom_prog *ph, *po;
+	int rc = bloom_prog(b, SH_JPEG_HUFF, 0, 0, &ph, err);
+	if (!rc)
+		rc = bloom_prog(b, SH_JPEG_HUFF_OUT, 0, 0, &po, err);
+	if (rc)
+		return rc;
+	if (!b->huff_codes) {
+		uint32_t codes[IMAGE_JPEG_HUFF_CODES];
+		if (image_jpeg_huff_codes(codes)) {
+			snprintf(err, BLOOM_ERR_LEN, "scan: no Huffman tables");
+			return BLOOM_E_NOMEM;
+		}
+		if (!(b->huff_codes = bloom_buffer(sizeof codes, GL_STATIC_DRAW))) {
+			snprintf(err, BLOOM_ERR_LEN, "scan: out of GPU memory");
+			return BLOOM_E_GPU_MEMORY;
+		}
+		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof codes, codes);
+	}
+	/* a segment a row of MCUs (of blocks when gray), each with two slots of 64 bytes a block */
+	int sx = y->gray ? 1 : y->sub_x, sy = y->gray ? 1 : y->sub_y;
+	GLuint mcux = (GLuint)y->pw[y->gray ? 0 : 1], nseg = (GLuint)y->ph[y->gray ? 0 : 1];
+	GLuint bpm = y->gray ? 1 : (GLuint)(sx * sy + 2), capw = mcux * bpm * 16, slots = 2 * nseg + 2;
+	size_t words = slots + 2 * (size_t)nseg * capw;
+	if (words > 0x7fffffffu / 4 ||
+	    bloom_grow_buffer(&b->huff, &b->huff_bytes, words * 4, GL_DYNAMIC_COPY)) {
+		snprintf(err, BLOOM_ERR_LEN, "scan: out of GPU memory");
+		return BLOOM_E_GPU_MEMORY;
+	}
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yout);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HUFF, b->huff);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HTAB, b->huff_codes);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_CODED, dst);
+	glUseProgram(ph->id);
+	set_planes(ph, y);
+	glUniform2i(ph->u[U_SUB], sx, sy);
+	glUniform1ui(ph->u[U_MCUX], mcux);
+	/* libjpeg's width_in_blocks and height_in_blocks; past them its dummy blocks */
+	GLuint bw = (GLuint)(y->width + 7) / 8, bh = (GLuint)(y->height + 7) / 8;
+	GLuint cw = (GLuint)(y->width + 8 * sx - 1) / (GLuint)(8 * sx);
+	GLuint chh = (GLuint)(y->height + 8 * sy - 1) / (GLuint)(8 * sy);
+	glUniform3ui(ph->u[U_REALW], bw, cw, cw);
+	glUniform3ui(ph->u[U_REALH], bh, chh, chh);
+	glUniform1ui(ph->u[U_NSEG], nseg);
+	glUniform1ui(ph->u[U_SLOTS], slots);
+	glUniform1ui(ph->u[U_CAPW], capw);
+	glDispatchCompute(nseg, 1, 1);
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+	glUseProgram(po->id);
+	glUniform1ui(po->u[U_NSEG], nseg);
+	glUniform1ui(po->u[U_SLOTS], slots);
+	glUniform1ui(po->u[U_CAPW], capw);
+	glUniform1ui(po->u[U_WORDS], (GLuint)(y->bytes / 4));
+	glUniform1ui(po->u[U_LENWORD], (GLuint)(y->bytes / 4 + 2));
+	glUniform1i(po->u[U_PASS], 0);
+	glDispatchCompute(1, 1, 1);
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+	glUniform1i(po->u[U_PASS], 1);
+	GLuint groups = (GLuint)((y->bytes / 4 + 255) / 256), gx = groups < 65535 ? groups : 65535;
+	glDispatchCompute(gx, (groups + gx - 1) / gx, 1);
+	return 0;
+}
+
 /* q->out (w x h) -> planes laid out as y (samples, or quantised DCT coefficients) in b->yout
  * (the flags word after them), copied to dst for mapping (a lent buffer, or b->ystage, which
- * it grows). */
+ * it grows); with entropy, coefficients go to dst as code_scan leaves them. */
 static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
-                       int h, int dither, GLuint dst, char err[BLOOM_ERR_LEN])
+                       int h, int dither, int entropy, GLuint dst, char err[BLOOM_ERR_LEN])
 {
 	const struct bloom_prog *p;
 	int rc = y->dct_quality ? quant_tables(b, y, err) : 0;
@@ -346,12 +414,12 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 		rc = bloom_prog(b, y->dct_quality ? SH_JPEG_FDCT : SH_YUV_PACK, 0, 0, &p, err);
 	if (rc)
 		return rc;
-	size_t bytes = y->bytes + 4;
+	size_t bytes = y->bytes + 4, stage = y->bytes + (entropy ? 12 : 4);
 	if (bloom_grow_buffer(&b->yout, &b->yout_bytes, bytes, GL_DYNAMIC_COPY) ||
 	    (!dst && (b->buffer_storage
-	              ? bloom_grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, bytes,
+	              ? bloom_grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, stage,
 	                            GL_MAP_READ_BIT)
-	              : bloom_grow_buffer(&b->ystage, &b->ystage_bytes, bytes, GL_STREAM_READ)))) {
+	              : bloom_grow_buffer(&b->ystage, &b->ystage_bytes, stage, GL_STREAM_READ)))) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
 		return BLOOM_E_GPU_MEMORY;
 	}
@@ -379,11 +447,27 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 		glDispatchCompute((GLuint)(y->stride[plane] / 4 + 15) / 16,
 		                  (GLuint)(y->ph[plane] + 15) / 16, 1);
 	}
-	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+	if (entropy) {
+		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+		if ((rc = code_scan(b, y, dst, err)))
+			return rc;
+	}
+	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
 	glBindBuffer(GL_COPY_READ_BUFFER, b->yout);
 	glBindBuffer(GL_COPY_WRITE_BUFFER, dst);
-	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+	/* the flags word only, after a scan */
+	GLintptr from = entropy ? (GLintptr)y->bytes : 0;
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, from, from,
+	                    (GLsizeiptr)bytes - from);
 	return 0;
+}
+
+/* The scan's length code_scan left after y's coefficients in m (0: none), within them. */
+static size_t coded_bytes(const struct yuv_image *y, const unsigned char *m)
+{
+	uint32_t n;
+	memcpy(&n, m + y->bytes + 8, 4);
+	return n <= y->bytes ? n : 0;
 }
 
 /* The result as planes: made on the GPU, then read where they are mapped (a lent buffer, which
@@ -394,7 +478,8 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
                        struct bloom_stats *st, double *t_read, char err[BLOOM_ERR_LEN])
 {
 	struct bloom_lease *l = *lease;
-	int rc = make_planes(b, q, &res->yuv, w, h, res->dither, l ? l->buf : 0, err);
+	int entropy = res->entropy && res->yuv.dct_quality;
+	int rc = make_planes(b, q, &res->yuv, w, h, res->dither, entropy, l ? l->buf : 0, err);
 	if (rc)
 		return rc;
 	if (defer && l && l->map) {
@@ -428,8 +513,8 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 		glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT_EXT);
 		m = fence_wait() ? map : NULL;
 	} else {
-		m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)res->yuv.bytes + 4,
-		                     GL_MAP_READ_BIT);
+		m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0,
+		                     (GLsizeiptr)res->yuv.bytes + (entropy ? 12 : 4), GL_MAP_READ_BIT);
 	}
 	st->wait_ms = bloom_now_ms() - t0;
 	if (!m) {
@@ -437,13 +522,15 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 		         ? "the GPU did not finish within 60 s" : gl_error_name(glGetError()));
 		return BLOOM_E_GPU;
 	}
+	if (entropy)
+		res->yuv.coded = coded_bytes(&res->yuv, m);
 	if (l) { /* the planes stay where the GPU put them, lent to the caller */
 		res->yuv.data = l->map;
 		res->lease = l;
 		*lease = NULL;
 	} else {
 		double t1 = bloom_now_ms();
-		memcpy(res->yuv.data, m, res->yuv.bytes);
+		memcpy(res->yuv.data, m, res->yuv.coded ? res->yuv.coded : res->yuv.bytes);
 		st->copy_ms += bloom_now_ms() - t1;
 	}
 	uint32_t flags;
@@ -554,5 +641,7 @@ int bloom_result_finish(struct bloom_result *res, double *wait_ms, char err[BLOO
 	memcpy(word, (const unsigned char *)res->yuv.data + res->yuv.bytes, sizeof word);
 	res->lost |= word[0];
 	res->nonfinite = word[1];
+	if (res->entropy && res->yuv.dct_quality)
+		res->yuv.coded = coded_bytes(&res->yuv, res->yuv.data);
 	return 0;
 }

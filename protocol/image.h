@@ -7,6 +7,7 @@
 #define FFTBLOOM_IMAGE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum image_format {
 	IMAGE_FORMAT_UNKNOWN = 0,
@@ -163,6 +164,10 @@ struct yuv_image {
 	                       quantised DCT coefficients, as libjpeg's encoder makes them before
 	                       the entropy coding, with libjpeg's tables at this quality
 	                       (yuv_image_layout_dct) */
+	size_t coded;       /* with dct_quality: 0, or data holds instead the first `coded` bytes
+	                       of those coefficients' entropy-coded scan: baseline, libjpeg's
+	                       standard Huffman tables, a restart interval of one MCU row (RSTn
+	                       between rows), as libjpeg writes it with restart_in_rows = 1 */
 	unsigned char *data;
 	void (*release)(void *owner); /* NULL: data is malloc'd. Else data is memory lent by a
 	                                 yuv_memory, which yuv_image_free gives back through
@@ -202,6 +207,11 @@ int yuv_image_layout_dct(struct yuv_image *y, int w, int h, int gray, int sub_x,
 /* libjpeg's quantisation tables at quality 1-100 (jpeg_set_quality, baseline-limited), luma and
  * chroma, in natural order. 0 or IMAGE_E_ARG. */
 int image_jpeg_quant_tables(int quality, unsigned short luma[64], unsigned short chroma[64]);
+/* The Huffman codes libjpeg's encoder uses by default (its standard tables), as code | size << 16
+ * by symbol: DC luma at [0, 16), DC chroma at [16, 32), AC luma at [32, 288), AC chroma at
+ * [288, 544); an unused symbol's size is 0. 0 or IMAGE_E_NOMEM. */
+#define IMAGE_JPEG_HUFF_CODES 544
+int image_jpeg_huff_codes(uint32_t codes[IMAGE_JPEG_HUFF_CODES]);
 
 /* Decodes a JPEG to its planes (no colour conversion or upsampling; the EXIF orientation is
  * recorded, not applied; limits apply to the oriented size). IMAGE_E_UNSUPPORTED for what the
@@ -222,7 +232,8 @@ int image_from_yuv(const struct yuv_image *y, struct image *out, char err[IMAGE_
 
 /* Encodes planes as a JPEG (quality 1-100; the subsampling as the planes are, or gray).
  * Coefficient planes (dct_quality) are entropy-coded as they are (libjpeg's
- * jpeg_write_coefficients, read in place): quality must be theirs, else IMAGE_E_ARG.
+ * jpeg_write_coefficients, read in place), or, when already coded (y->coded), given the
+ * headers libjpeg would write before that scan: quality must be theirs, else IMAGE_E_ARG.
  * Returns 0 or a negative image_error; *out is malloc'd. */
 int image_encode_jpeg_yuv(const struct yuv_image *y, int quality, unsigned char **out,
 			  size_t *out_len, char err[IMAGE_ERR_LEN]);

@@ -4,6 +4,7 @@
  * blocks in place: its memory manager's access_virt_barray method (a documented replaceable
  * method, jpeglib.h's struct jpeg_memory_mgr) is wrapped to serve the caller's arrays. */
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h> /* jpeglib.h needs FILE */
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,132 @@ int image_jpeg_quant_tables(int quality, unsigned short luma[64], unsigned short
 	return 0;
 }
 
+/* A Huffman table's codes by symbol (the derivation of the JPEG standard's Annex C, as libjpeg's
+ * jpeg_make_c_derived_tbl), into codes[0..n). */
+static void huff_codes(const JHUFF_TBL *t, uint32_t *codes, int n)
+{
+	memset(codes, 0, (size_t)n * sizeof *codes);
+	unsigned code = 0;
+	int p = 0;
+	for (int len = 1; len <= 16; len++, code <<= 1)
+		for (int i = 0; i < t->bits[len]; i++, p++, code++)
+			if (t->huffval[p] < n)
+				codes[t->huffval[p]] = code | (uint32_t)len << 16;
+}
+
+int image_jpeg_huff_codes(uint32_t codes[IMAGE_JPEG_HUFF_CODES])
+{
+	struct jpeg_compress_struct ci;
+	struct jerr e;
+	ci.err = jerr_init(&e);
+	if (setjmp(e.jb)) {
+		jpeg_destroy_compress(&ci);
+		return IMAGE_E_NOMEM;
+	}
+	jpeg_create_compress(&ci);
+	set_params(&ci, 8, 8, 0, 1, 1, 90);
+	huff_codes(ci.dc_huff_tbl_ptrs[0], codes, 16);
+	huff_codes(ci.dc_huff_tbl_ptrs[1], codes + 16, 16);
+	huff_codes(ci.ac_huff_tbl_ptrs[0], codes + 32, 256);
+	huff_codes(ci.ac_huff_tbl_ptrs[1], codes + 288, 256);
+	jpeg_destroy_compress(&ci);
+	return 0;
+}
+
+/* Zigzag position -> natural (row-major) index, as DQT lists a table. */
+static const unsigned char zigzag[64] = {
+	0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48,
+	41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23,
+	30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63};
+
+struct out {
+	unsigned char *p;
+	size_t n;
+};
+
+static void put1(struct out *o, unsigned v) { o->p[o->n++] = (unsigned char)v; }
+static void put2(struct out *o, unsigned v) { put1(o, v >> 8), put1(o, v & 0xff); }
+
+static void put_dht(struct out *o, const JHUFF_TBL *t, unsigned index)
+{
+	unsigned n = 0;
+	for (int i = 1; i <= 16; i++)
+		n += t->bits[i];
+	put2(o, 0xffc4), put2(o, 2 + 1 + 16 + n), put1(o, index);
+	for (int i = 1; i <= 16; i++)
+		put1(o, t->bits[i]);
+	for (unsigned i = 0; i < n; i++)
+		put1(o, t->huffval[i]);
+}
+
+/* The JPEG around an already coded scan (y->coded bytes at y->data): the markers libjpeg writes
+ * before it for these parameters with restart_in_rows = 1 (jcmarker.c: SOI, JFIF APP0, DQT per
+ * table, SOF0, DHT per table in the scan's order, DRI, SOS), the scan, EOI. */
+static int encode_coded(const struct yuv_image *y, int quality, unsigned char **out,
+                        size_t *out_len, char err[IMAGE_ERR_LEN])
+{
+	struct jpeg_compress_struct ci;
+	struct jerr e;
+	ci.err = jerr_init(&e);
+	if (setjmp(e.jb)) {
+		jpeg_destroy_compress(&ci);
+		return image_fail(err, IMAGE_E_NOMEM, "jpeg: %s", e.msg);
+	}
+	jpeg_create_compress(&ci);
+	set_params(&ci, y->width, y->height, y->gray, y->sub_x, y->sub_y, quality);
+	int nc = ci.num_components, mcux = (y->width + 8 * y->sub_x - 1) / (8 * y->sub_x);
+	if (y->gray)
+		mcux = (y->width + 7) / 8;
+	size_t cap = y->coded + 1024;
+	struct out o = {malloc(cap), 0};
+	if (!o.p) {
+		jpeg_destroy_compress(&ci);
+		return image_fail(err, IMAGE_E_NOMEM, "jpeg: out of memory");
+	}
+	put2(&o, 0xffd8);
+	put2(&o, 0xffe0), put2(&o, 16);
+	put1(&o, 'J'), put1(&o, 'F'), put1(&o, 'I'), put1(&o, 'F'), put1(&o, 0);
+	put1(&o, ci.JFIF_major_version), put1(&o, ci.JFIF_minor_version);
+	put1(&o, ci.density_unit), put2(&o, ci.X_density), put2(&o, ci.Y_density);
+	put1(&o, 0), put1(&o, 0);
+	for (int t = 0; t < (nc > 1 ? 2 : 1); t++) {
+		const JQUANT_TBL *q = ci.quant_tbl_ptrs[t];
+		int wide = 0;
+		for (int i = 0; i < 64; i++)
+			wide |= q->quantval[i] > 255;
+		put2(&o, 0xffdb), put2(&o, wide ? 131 : 67), put1(&o, (unsigned)(wide << 4 | t));
+		for (int i = 0; i < 64; i++)
+			wide ? put2(&o, q->quantval[zigzag[i]]) : put1(&o, q->quantval[zigzag[i]]);
+	}
+	put2(&o, 0xffc0), put2(&o, (unsigned)(3 * nc + 8)), put1(&o, 8);
+	put2(&o, (unsigned)y->height), put2(&o, (unsigned)y->width), put1(&o, (unsigned)nc);
+	for (int c = 0; c < nc; c++) {
+		const jpeg_component_info *ct = &ci.comp_info[c];
+		put1(&o, (unsigned)ct->component_id);
+		put1(&o, (unsigned)(ct->h_samp_factor << 4 | ct->v_samp_factor));
+		put1(&o, (unsigned)ct->quant_tbl_no);
+	}
+	for (int t = 0; t < (nc > 1 ? 2 : 1); t++) {
+		put_dht(&o, ci.dc_huff_tbl_ptrs[t], (unsigned)t);
+		put_dht(&o, ci.ac_huff_tbl_ptrs[t], 0x10u | (unsigned)t);
+	}
+	put2(&o, 0xffdd), put2(&o, 4), put2(&o, (unsigned)mcux);
+	put2(&o, 0xffda), put2(&o, (unsigned)(2 * nc + 6)), put1(&o, (unsigned)nc);
+	for (int c = 0; c < nc; c++) {
+		const jpeg_component_info *ct = &ci.comp_info[c];
+		put1(&o, (unsigned)ct->component_id);
+		put1(&o, (unsigned)(ct->dc_tbl_no << 4 | ct->ac_tbl_no));
+	}
+	put1(&o, 0), put1(&o, 63), put1(&o, 0);
+	jpeg_destroy_compress(&ci);
+	memcpy(o.p + o.n, y->data, y->coded);
+	o.n += y->coded;
+	put2(&o, 0xffd9);
+	*out = o.p;
+	*out_len = o.n;
+	return 0;
+}
+
 /* The caller's coefficient arrays behind libjpeg's virtual-array handles: a handle is the address
  * of a comp entry; access_virt_barray returns row pointers into the caller's memory and leaves
  * libjpeg's own arrays to the method it wrapped. */
@@ -166,9 +293,11 @@ int image_encode_jpeg_dct(const struct yuv_image *y, int quality, unsigned char 
 	struct yuv_image want;
 	int rc = yuv_image_layout_dct(&want, y->width, y->height, y->gray, y->sub_x, y->sub_y,
 	                              quality);
-	if (rc || want.bytes != y->bytes || !y->data)
+	if (rc || want.bytes != y->bytes || !y->data || y->coded > y->bytes)
 		return image_fail(err, IMAGE_E_ARG, "jpeg: coefficients: not a %dx%d layout",
 		                  y->width, y->height);
+	if (y->coded)
+		return encode_coded(y, quality, out, out_len, err);
 	int subsamp = y->gray ? TJSAMP_GRAY : y->sub_x == 1 ? (y->sub_y == 1 ? TJSAMP_444 : TJSAMP_440)
 	                                                    : (y->sub_y == 1 ? TJSAMP_422 : TJSAMP_420);
 	/* the worst case, so libjpeg never grows the buffer (volatile: set before the setjmp,

@@ -2,8 +2,11 @@
 #include "tests/yuv_ref.h"
 
 #include <math.h>
+#include <stdio.h> /* jpeglib.h needs FILE */
 #include <stdlib.h>
 #include <string.h>
+
+#include <jpeglib.h>
 
 static double srgb_decode(double v)
 {
@@ -223,4 +226,69 @@ int yuv_ref_dct(const struct yuv_image *planes, int quality, struct yuv_image *o
 					}
 			}
 	return 0;
+}
+
+int yuv_ref_jpeg_rows(const struct yuv_image *coef, unsigned char **out, size_t *out_len)
+{
+	const struct yuv_image *y = coef;
+	struct jpeg_compress_struct ci;
+	struct jpeg_error_mgr jerr;
+	ci.err = jpeg_std_error(&jerr);
+	jpeg_create_compress(&ci);
+	ci.image_width = (JDIMENSION)y->width;
+	ci.image_height = (JDIMENSION)y->height;
+	ci.input_components = y->gray ? 1 : 3;
+	ci.in_color_space = y->gray ? JCS_GRAYSCALE : JCS_YCbCr;
+	jpeg_set_defaults(&ci);
+	if (!y->gray) {
+		ci.comp_info[0].h_samp_factor = y->sub_x;
+		ci.comp_info[0].v_samp_factor = y->sub_y;
+		for (int c = 1; c < 3; c++)
+			ci.comp_info[c].h_samp_factor = ci.comp_info[c].v_samp_factor = 1;
+	}
+	jpeg_set_quality(&ci, y->dct_quality, TRUE);
+	ci.restart_in_rows = 1;
+	unsigned char *mem = NULL;
+	unsigned long mlen = 0;
+	jpeg_mem_dest(&ci, &mem, &mlen);
+	int nc = y->gray ? 1 : 3;
+	jvirt_barray_ptr arr[3];
+	for (int c = 0; c < nc; c++)
+		arr[c] = (*ci.mem->request_virt_barray)((j_common_ptr)&ci, JPOOL_IMAGE, TRUE,
+		                                         (JDIMENSION)y->pw[c], (JDIMENSION)y->ph[c],
+		                                         (JDIMENSION)(c ? 1 : y->sub_y));
+	jpeg_write_coefficients(&ci, arr);
+	for (int c = 0; c < nc; c++)
+		for (int r = 0; r < y->ph[c]; r++) {
+			JBLOCKARRAY row = (*ci.mem->access_virt_barray)((j_common_ptr)&ci, arr[c],
+			                                                (JDIMENSION)r, 1, TRUE);
+			memcpy(row[0], y->data + y->offset[c] + (size_t)r * y->stride[c],
+			       (size_t)y->pw[c] * sizeof(JBLOCK));
+		}
+	jpeg_finish_compress(&ci);
+	jpeg_destroy_compress(&ci);
+	*out = mem;
+	*out_len = mlen;
+	return mem ? 0 : -1;
+}
+
+int yuv_ref_jpeg_scan(const unsigned char *jpeg, size_t len, size_t *at, size_t *n)
+{
+	size_t i = 2;
+	if (len < 4 || jpeg[0] != 0xff || jpeg[1] != 0xd8 || jpeg[len - 2] != 0xff ||
+	    jpeg[len - 1] != 0xd9)
+		return -1;
+	while (i + 4 <= len && jpeg[i] == 0xff) {
+		size_t seg = (size_t)jpeg[i + 2] << 8 | jpeg[i + 3];
+		int sos = jpeg[i + 1] == 0xda;
+		i += 2 + seg;
+		if (sos) {
+			if (i > len - 2)
+				return -1;
+			*at = i;
+			*n = len - 2 - i;
+			return 0;
+		}
+	}
+	return -1;
 }

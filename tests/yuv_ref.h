@@ -32,4 +32,13 @@ int yuv_ref_quant(int quality, int chroma, int i);
  * double, divided by yuv_ref_quant and rounded half away from zero. 0 or an image_error. */
 int yuv_ref_dct(const struct yuv_image *planes, int quality, struct yuv_image *out);
 
+/* Coefficient planes (yuv_image_layout_dct) -> a JPEG as libjpeg writes them with a restart
+ * interval of one MCU row (restart_in_rows = 1; jpeg_write_coefficients through libjpeg's own
+ * virtual arrays), malloc'd into *out. 0 or -1. */
+int yuv_ref_jpeg_rows(const struct yuv_image *coef, unsigned char **out, size_t *out_len);
+
+/* The entropy-coded scan of a baseline JPEG of one scan: the bytes after its SOS segment up to
+ * its final EOI. 0 or -1. */
+int yuv_ref_jpeg_scan(const unsigned char *jpeg, size_t len, size_t *at, size_t *n);
+
 #endif

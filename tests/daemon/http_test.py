@@ -1169,6 +1169,9 @@ def test_jpeg_gpu_dct():
     # accurate DCT on the CPU), each answer decodes to the same size and loses no more than
     # 0.1 dB PSNR against the float result, at qualities 50, 90 and 100, colour 4:4:4 and 4:2:0
     # and gray; the engine digest behind ETags differs (the option changes an answer's bytes).
+    # --jpeg-gpu-entropy (on by default) codes the coefficients on the GPU too: against a daemon
+    # with it off (libjpeg codes the same coefficients), the answer decodes to the same pixels,
+    # carries a restart marker between rows of blocks, and the digests differ.
     import cv2
     h, w = 120, 200
     yy, xx = np.mgrid[0:h, 0:w]
@@ -1181,10 +1184,12 @@ def test_jpeg_gpu_dct():
     for sub in ("444", "420"):
         on = Daemon("--jpeg-subsampling", sub)
         off = Daemon("--jpeg-subsampling", sub, "--jpeg-gpu-dct=false")
+        cpu = Daemon("--jpeg-subsampling", sub, "--jpeg-gpu-entropy=false")
         try:
-            e1, e2 = (json.loads(x.req("GET", "/v1/info")[2]).get("engine") for x in (on, off))
-            check("%s: the engine digest (ETags) differs between the two" % sub, e1 and e1 != e2,
-                  (e1, e2))
+            e1, e2, e3 = (json.loads(x.req("GET", "/v1/info")[2]).get("engine")
+                          for x in (on, off, cpu))
+            check("%s: the engine digest (ETags) differs between the three" % sub,
+                  e1 and len({e1, e2, e3}) == 3, (e1, e2, e3))
             for name, body in (("colour", colour), ("gray", gray)):
                 st, hf, fl = on.req("POST", q + "&format=pfm", body=body)
                 if st != 200:
@@ -1214,9 +1219,20 @@ def test_jpeg_gpu_dct():
                           ok and pg >= pc - 0.1 and pc > 20, (s1, s2, pg, pc))
                     check("%s %s q %d: same lost report" % (sub, name, quality),
                           ok and h1.get("x-image-lost") == h2.get("x-image-lost"), (h1, h2))
+                    s3, h3, b3 = cpu.req("POST", qq, body=body)
+                    same = False
+                    if ok and s3 == 200:
+                        a1, a3 = (cv2.imdecode(np.frombuffer(x, np.uint8), cv2.IMREAD_UNCHANGED)
+                                  for x in (b1, b3))
+                        same = a1 is not None and a3 is not None and np.array_equal(a1, a3)
+                    check("%s %s q %d: coded on the GPU, the same pixels as coded by libjpeg, "
+                          "with restart markers (%d against %d bytes)"
+                          % (sub, name, quality, len(b1), len(b3)),
+                          same and b"\xff\xd0" in b1 and b"\xff\xd0" not in b3, (s3, len(b3)))
         finally:
             on.stop("gpu dct daemon %s" % sub)
             off.stop("cpu dct daemon %s" % sub)
+            cpu.stop("cpu entropy daemon %s" % sub)
 
 
 def test_tls():

@@ -1059,6 +1059,86 @@ static void test_jpeg_dct_out(void **state)
 	image_free(&k);
 }
 
+/* The coefficients entropy-coded on the GPU (bloom_result.entropy): the JPEG made from the scan
+ * is byte for byte the one libjpeg writes from the same frame's coefficients (run without it)
+ * with a restart interval of one MCU row: subsamplings 4:4:4, 4:2:0, 4:2:2, 4:4:0 and gray,
+ * sizes off the MCU grid (libjpeg's dummy blocks), one pixel, qualities 1-100, lent and
+ * deferred results and copied ones. A frame whose rows do not fit the GPU's room (noise at
+ * quality 100) comes back as its coefficients, the same as without. */
+static void test_jpeg_scan(void **state)
+{
+	(void)state;
+	static const struct {
+		int w, h, ic, sx, sy, quality, lend, op;
+	} cases[] = {
+		{ 37, 23, 3, 1, 1, 90, 0, BLOOM_OP_BLOOM },   { 37, 23, 3, 2, 2, 75, 1, BLOOM_OP_BLOOM },
+		{ 65, 30, 4, 2, 1, 90, 0, BLOOM_OP_BLOOM },   { 33, 17, 3, 1, 2, 1, 1, BLOOM_OP_BLOOM },
+		{ 1, 1, 3, 2, 2, 90, 0, BLOOM_OP_BLOOM },     { 20, 9, 1, 2, 2, 100, 1, BLOOM_OP_BLOOM },
+		{ 17, 40, 2, 1, 1, 50, 0, BLOOM_OP_BLOOM },   { 320, 200, 3, 2, 2, 90, 1, BLOOM_OP_BLOOM },
+		{ 301, 203, 3, 2, 2, 90, 0, BLOOM_OP_BLOOM }, { 301, 203, 3, 1, 1, 50, 1, BLOOM_OP_CONVOLVE },
+		{ 96, 64, 3, 1, 1, 100, 1, BLOOM_OP_CONVOLVE },
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		int op = cases[c].op;
+		struct image in = rand_image(cases[c].w, cases[c].h, cases[c].ic, 0.0f, 1.0f);
+		/* convolve: a 1x1 kernel of 1 keeps the noise */
+		struct image k = op == BLOOM_OP_CONVOLVE ? rand_image(1, 1, 3, 1, 1) : rand_image(5, 3, 3, 0, 1);
+		struct bloom_params p;
+		tu_params(&p, op);
+		struct bloom_frame f = { &in, NULL, NULL };
+		struct bloom_kernel kr = { &k, { 0, 0 } };
+		struct bloom_result dc, sc;
+		memset(&dc, 0, sizeof dc);
+		dc.want_yuv = 1;
+		dc.sub_x = cases[c].sx, dc.sub_y = cases[c].sy;
+		dc.dct_quality = cases[c].quality;
+		sc = dc;
+		sc.entropy = 1, sc.lend = cases[c].lend;
+		char err[BLOOM_ERR_LEN];
+		assert_int_equal(bloom_run_frame(g_b, op, &f, &kr, &p, 0, &dc, NULL, err), 0);
+		assert_int_equal(dc.yuv.coded, 0);
+		if (bloom_run_frame(g_b, op, &f, &kr, &p, cases[c].lend ? BLOOM_DEFER : 0, &sc, NULL, err) ||
+		    bloom_result_finish(&sc, NULL, err))
+			fail_msg("scan: %s", err);
+		assert_int_equal(sc.lost, dc.lost);
+		unsigned char *ref, *mine;
+		size_t rlen, mlen;
+		assert_int_equal(yuv_ref_jpeg_rows(&dc.yuv, &ref, &rlen), 0);
+		print_message("scan %dx%d ch %d sub %dx%d q %d: %zu bytes on the GPU (%.2f bits a "
+		              "sample), libjpeg %zu\n", cases[c].w, cases[c].h, sc.channels, cases[c].sx,
+		              cases[c].sy, cases[c].quality, sc.yuv.coded,
+		              8.0 * (double)rlen / ((double)cases[c].w * cases[c].h * (sc.channels > 2 ? 3 : 1)),
+		              rlen);
+		if (cases[c].quality == 100 && op == BLOOM_OP_CONVOLVE) {
+			/* noise at quality 100: past 64 bytes a block, the coefficients as they are */
+			assert_int_equal(sc.yuv.coded, 0);
+			assert_int_equal(sc.yuv.bytes, dc.yuv.bytes);
+			assert_memory_equal(sc.yuv.data, dc.yuv.data, dc.yuv.bytes);
+		} else {
+			assert_true(sc.yuv.coded > 0);
+			if (image_encode_jpeg_yuv(&sc.yuv, cases[c].quality, &mine, &mlen, err))
+				fail_msg("wrapping the scan: %s", err);
+			if (mlen != rlen || memcmp(mine, ref, rlen)) {
+				size_t d = 0;
+				while (d < mlen && d < rlen && mine[d] == ref[d])
+					d++;
+				fail_msg("the GPU's JPEG is %zu bytes, libjpeg's %zu; first difference at %zu",
+				         mlen, rlen, d);
+			}
+			free(mine);
+		}
+		free(ref);
+		if (sc.lease) {
+			sc.yuv.data = NULL;
+			bloom_lease_return(sc.lease);
+		}
+		yuv_image_free(&sc.yuv);
+		yuv_image_free(&dc.yuv);
+		image_free(&in);
+		image_free(&k);
+	}
+}
+
 /* Tiles: a context whose frames may take 1.5 MiB of GPU memory (padded plans of at most about
  * 140 x 140) runs every case in overlap-save tiles, against the same CPU references and
  * tolerance as the untiled runs: off-centre and default centres (uneven halos), kernels larger
@@ -1476,6 +1556,7 @@ int main(void)
 		cmocka_unit_test(test_yuv_in),
 		cmocka_unit_test(test_yuv_out),
 		cmocka_unit_test(test_jpeg_dct_out),
+		cmocka_unit_test(test_jpeg_scan),
 		cmocka_unit_test(test_tiles_reference),
 		cmocka_unit_test(test_tiles_frame),
 		cmocka_unit_test(test_borrow),

@@ -680,6 +680,67 @@ static void test_jpeg_dct(void **state)
 	}
 }
 
+/* An already coded scan (yuv_image.coded) gets the headers libjpeg writes before it: the whole
+ * file byte for byte libjpeg's own with restart_in_rows = 1, its scan taken as the input, in
+ * every subsampling, gray, sizes off the MCU grid, and qualities whose tables need 16 bits. The
+ * Huffman codes exported for the GPU are libjpeg's standard tables (ITU T.81 Annex K). */
+static void test_jpeg_coded(void **state)
+{
+	(void)state;
+	static const struct { int w, h, ch, sx, sy, q; } cases[] = {
+		{ 160, 96, 3, 1, 1, 90 }, { 161, 97, 3, 2, 2, 75 }, { 150, 90, 3, 2, 1, 100 },
+		{ 150, 90, 3, 1, 2, 40 }, { 99, 70, 1, 1, 1, 90 },  { 3, 5, 3, 2, 2, 1 },
+		{ 1, 1, 1, 1, 1, 50 },
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct image img;
+		smooth_image(&img, cases[c].w, cases[c].h, cases[c].ch);
+		struct yuv_image planes, coef;
+		unsigned lost = 0;
+		char err[IMAGE_ERR_LEN];
+		assert_int_equal(yuv_ref_from_image(&img, cases[c].ch == 1, cases[c].sx, cases[c].sy, 0,
+		                                    &planes, &lost), 0);
+		assert_int_equal(yuv_ref_dct(&planes, cases[c].q, &coef), 0);
+		unsigned char *ref, *mine;
+		size_t rlen, mlen, at, n;
+		assert_int_equal(yuv_ref_jpeg_rows(&coef, &ref, &rlen), 0);
+		assert_int_equal(yuv_ref_jpeg_scan(ref, rlen, &at, &n), 0);
+		assert_true(n <= coef.bytes);
+		memcpy(coef.data, ref + at, n);
+		coef.coded = n;
+		if (image_encode_jpeg_yuv(&coef, cases[c].q, &mine, &mlen, err))
+			fail_msg("coded %dx%d: %s", cases[c].w, cases[c].h, err);
+		if (mlen != rlen || memcmp(mine, ref, rlen)) {
+			size_t d = 0;
+			while (d < mlen && d < rlen && mine[d] == ref[d])
+				d++;
+			fail_msg("coded %dx%d sub %dx%d q %d: %zu bytes against libjpeg's %zu, first "
+			         "difference at %zu", cases[c].w, cases[c].h, cases[c].sx, cases[c].sy,
+			         cases[c].q, mlen, rlen, d);
+		}
+		/* a length past the coefficients' room is refused */
+		unsigned char *bad = NULL;
+		size_t blen = 0;
+		coef.coded = coef.bytes + 1;
+		assert_int_equal(image_encode_jpeg_yuv(&coef, cases[c].q, &bad, &blen, err), IMAGE_E_ARG);
+		assert_null(bad);
+		free(mine);
+		free(ref);
+		yuv_image_free(&coef);
+		yuv_image_free(&planes);
+		image_free(&img);
+	}
+	/* Annex K.3's first codes: DC luma category 0 is 00, AC luma EOB 1010, ZRL 11111111001 */
+	uint32_t codes[IMAGE_JPEG_HUFF_CODES];
+	assert_int_equal(image_jpeg_huff_codes(codes), 0);
+	assert_int_equal(codes[0], 0u | 2u << 16);
+	assert_int_equal(codes[32], 0xau | 4u << 16);
+	assert_int_equal(codes[32 + 0xf0], 0x7f9u | 11u << 16);
+	assert_int_equal(codes[16], 0u | 2u << 16);      /* DC chroma 0: 00 */
+	assert_int_equal(codes[288], 0u | 2u << 16);     /* AC chroma EOB: 00 */
+	assert_int_equal(codes[32 + 0x01], 0u | 2u << 16); /* AC luma 0/1: 00 */
+}
+
 /* What the planes cannot carry is refused as unsupported (the caller falls back to the full
  * decode); bad input fails as in image_decode and leaves nothing allocated. */
 static void test_jpeg_yuv_errors(void **state)
@@ -1315,6 +1376,7 @@ int main(void)
 		cmocka_unit_test(test_jpeg_yuv_errors),
 		cmocka_unit_test(test_jpeg_yuv_into),
 		cmocka_unit_test(test_jpeg_dct),
+		cmocka_unit_test(test_jpeg_coded),
 		cmocka_unit_test(test_exr_roundtrip),
 		cmocka_unit_test(test_hdr_roundtrip),
 		cmocka_unit_test(test_hdr_layouts),

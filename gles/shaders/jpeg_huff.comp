@@ -1,0 +1,272 @@
+// A JPEG's quantised DCT coefficients (jpeg_fdct's layout, in Planes) -> its baseline
+// Huffman-coded scan, bit for bit as libjpeg's entropy encoder writes it with a restart interval
+// of one MCU row (restart_in_rows = 1): each row is coded on its own (DC predictions start at 0),
+// padded with 1 bits to a byte, 0xFF bytes followed by a 0x00, and RSTn (n = row mod 8) after
+// every row but the last. One work group per row (segment s = gl_WorkGroupID.x).
+//
+// Blocks in coding order: an MCU's luma blocks row by row (u_sub.x by u_sub.y of them), then Cb
+// and Cr; gray, one block an MCU. A block past its component's real blocks (u_realw, u_realh:
+// libjpeg's width_in_blocks, height_in_blocks) is a dummy, coded as libjpeg codes one: the DC
+// of the block before it (a difference of 0) and no AC.
+//
+// Huff holds per segment s: its coded length in bytes at [s] (bit 31: it did not fit its slot or
+// a coefficient is past baseline's range: the caller falls back to the coefficients), then from
+// u_slots the segments' slots of u_capw words each: the unstuffed bits of s at slot s, its
+// stuffed bytes (and marker) at slot u_nseg + s, bytes in memory order.
+layout(local_size_x = 256) in;
+layout(std430, binding = 9) readonly buffer Planes { uint pl[]; };
+layout(std430, binding = 12) buffer Huff { uint hs[]; };
+// code | size << 16 by symbol: DC luma at 0, DC chroma at 16, AC luma at 32, AC chroma at 288
+layout(std430, binding = 13) readonly buffer Tables { uint ht[]; };
+uniform uvec3 u_off, u_stride; // coefficient planes: starts and block rows, bytes
+uniform int u_gray;
+uniform ivec2 u_sub;            // luma blocks an MCU across, down (1 1 when gray)
+uniform uint u_mcux;            // MCUs a segment
+uniform uvec3 u_realw, u_realh; // each component's real blocks across, down
+uniform uint u_nseg, u_slots, u_capw;
+
+const int NAT[64] = int[64](0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19,
+                            26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28, 35, 42, 49,
+                            56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45,
+                            38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63);
+
+shared uint s_scan[256];
+shared uint s_bad;
+
+uint g_seg, g_bpm;
+
+// Block k of the segment in coding order: xy its block position in component z, w 1 if real
+uvec4 block_at(uint k)
+{
+	uint m = k / g_bpm, r = k % g_bpm, c = 0u;
+	uvec2 b;
+	uint ny = uint(u_sub.x * u_sub.y);
+	if (u_gray != 0) {
+		b = uvec2(m, g_seg);
+	} else if (r < ny) {
+		b = uvec2(m * uint(u_sub.x) + r % uint(u_sub.x), g_seg * uint(u_sub.y) + r / uint(u_sub.x));
+	} else {
+		c = r - ny + 1u;
+		b = uvec2(m, g_seg);
+	}
+	return uvec4(b, c, (b.x < u_realw[c] && b.y < u_realh[c]) ? 1u : 0u);
+}
+
+uint block_base(uvec4 b) // the block's first word in Planes
+{
+	return (u_off[b.z] + b.y * u_stride[b.z]) / 4u + b.x * 32u;
+}
+
+int coef(uint base, int i)
+{
+	uint v = pl[base + uint(i >> 1)];
+	return (int((i & 1) != 0 ? v >> 16 : v & 0xffffu) << 16) >> 16;
+}
+
+uint nbits(int v) { return v == 0 ? 0u : uint(findMSB(abs(v)) + 1); }
+
+// The DC of the real block of component c nearest before block k in the segment, or 0
+int dc_before(uint k, uint c)
+{
+	for (uint j = k; j > 0u && k - j < 4u * g_bpm; j--) {
+		uvec4 b = block_at(j - 1u);
+		if (b.z == c && b.w != 0u)
+			return coef(block_base(b), 0);
+	}
+	return 0;
+}
+
+// The bit writer: bits MSB first from g_p (a bit position in the slot at g_slot); g_acc holds
+// the word g_p is in. The first word an invocation touches, and the last, may be shared with its
+// neighbours (atomicOr into zeroed words); the words between are its own.
+uint g_slot, g_p, g_acc, g_first;
+
+uint bswap(uint x)
+{
+	return (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24);
+}
+
+void flush_word(uint w, bool whole)
+{
+	if (w == g_first || !whole)
+		atomicOr(hs[g_slot + w], bswap(g_acc));
+	else
+		hs[g_slot + w] = bswap(g_acc);
+}
+
+void put(uint v, uint n) // n <= 27
+{
+	if (n == 0u)
+		return;
+	uint room = 32u - (g_p & 31u);
+	if (n < room) {
+		g_acc |= v << (room - n);
+	} else {
+		g_acc |= v >> (n - room);
+		flush_word(g_p >> 5, true);
+		uint rest = n - room;
+		g_acc = rest > 0u ? v << (32u - rest) : 0u;
+	}
+	g_p += n;
+}
+
+void put_end()
+{
+	if ((g_p & 31u) != 0u)
+		flush_word(g_p >> 5, false);
+}
+
+// One block's bits (emit 0: counted only); *bad set for a coefficient past baseline's range
+uint code_block(uvec4 b, int pred, bool emit, inout bool bad)
+{
+	uint dct = b.z == 0u ? 0u : 16u, act = b.z == 0u ? 32u : 288u;
+	if (b.w == 0u) { // a dummy block: DC difference 0, then the end of block
+		uint d = ht[dct], e = ht[act];
+		if (emit) {
+			put(d & 0xffffu, d >> 16);
+			put(e & 0xffffu, e >> 16);
+		}
+		return (d >> 16) + (e >> 16);
+	}
+	uint base = block_base(b);
+	int diff = coef(base, 0) - pred;
+	uint nb = nbits(diff);
+	bad = bad || nb > 11u;
+	uint t = ht[dct + min(nb, 15u)], bits = (t >> 16) + nb;
+	if (emit)
+		put(((t & 0xffffu) << nb) | (uint(diff - (diff < 0 ? 1 : 0)) & ((1u << nb) - 1u)),
+		    (t >> 16) + nb);
+	uint run = 0u;
+	for (int k = 1; k < 64; k++) {
+		int v = coef(base, NAT[k]);
+		if (v == 0) {
+			run++;
+			continue;
+		}
+		for (; run > 15u; run -= 16u) {
+			uint z = ht[act + 0xf0u];
+			bits += z >> 16;
+			if (emit)
+				put(z & 0xffffu, z >> 16);
+		}
+		nb = nbits(v);
+		bad = bad || nb > 10u;
+		t = ht[act + (run << 4) + min(nb, 15u)];
+		bits += (t >> 16) + nb;
+		if (emit)
+			put(((t & 0xffffu) << nb) | (uint(v - (v < 0 ? 1 : 0)) & ((1u << nb) - 1u)),
+			    (t >> 16) + nb);
+		run = 0u;
+	}
+	if (run > 0u) {
+		t = ht[act];
+		bits += t >> 16;
+		if (emit)
+			put(t & 0xffffu, t >> 16);
+	}
+	return bits;
+}
+
+// Inclusive prefix sum of v over the work group; every invocation must call it
+uint scan(uint v)
+{
+	uint i = gl_LocalInvocationID.x;
+	s_scan[i] = v;
+	barrier();
+	for (uint d = 1u; d < 256u; d <<= 1) {
+		uint a = i >= d ? s_scan[i - d] : 0u;
+		barrier();
+		s_scan[i] += a;
+		barrier();
+	}
+	uint r = s_scan[i];
+	barrier();
+	return r;
+}
+
+uint byte_at(uint slot, uint i) { return (hs[slot + (i >> 2)] >> ((i & 3u) * 8u)) & 0xffu; }
+
+void main()
+{
+	g_seg = gl_WorkGroupID.x;
+	g_bpm = u_gray != 0 ? 1u : uint(u_sub.x * u_sub.y) + 2u;
+	uint t = gl_LocalInvocationID.x, nblk = u_mcux * g_bpm;
+	uint k0 = t * nblk / 256u, k1 = (t + 1u) * nblk / 256u;
+	if (t == 0u)
+		s_bad = 0u;
+	barrier();
+	// 1. each invocation's blocks' bits, with the DC predictions running through its range
+	int last[3] = int[3](0, 0, 0);
+	for (uint c = 0u; c < 3u && k0 < k1; c++)
+		last[c] = dc_before(k0, c);
+	bool bad = false;
+	uint mine = 0u;
+	for (uint k = k0; k < k1; k++) {
+		uvec4 b = block_at(k);
+		mine += code_block(b, last[b.z], false, bad);
+		if (b.w != 0u)
+			last[b.z] = coef(block_base(b), 0);
+	}
+	if (bad)
+		atomicOr(s_bad, 1u);
+	uint end = scan(mine), total = s_scan[255]; // scan's last barrier orders s_scan's reads
+	uint nbytes = (total + 7u) / 8u, cap = u_capw * 4u;
+	bool ok = s_bad == 0u && nbytes <= cap;
+	barrier();
+	// 2. the bits, MSB first, padded with 1 bits to a byte
+	g_slot = u_slots + g_seg * u_capw;
+	for (uint w = t; ok && w < (nbytes + 3u) / 4u; w += 256u)
+		hs[g_slot + w] = 0u;
+	groupMemoryBarrier();
+	barrier();
+	g_p = end - mine;
+	g_first = g_p >> 5;
+	g_acc = 0u;
+	for (uint c = 0u; c < 3u && k0 < k1; c++)
+		last[c] = dc_before(k0, c);
+	for (uint k = k0; ok && k < k1; k++) {
+		uvec4 b = block_at(k);
+		code_block(b, last[b.z], true, bad);
+		if (b.w != 0u)
+			last[b.z] = coef(block_base(b), 0);
+	}
+	if (ok)
+		put_end();
+	if (ok && t == 0u && (total & 7u) != 0u) {
+		uint pad = 8u - (total & 7u);
+		atomicOr(hs[g_slot + (total >> 5)],
+		         bswap(((1u << pad) - 1u) << (32u - (total & 31u) - pad)));
+	}
+	groupMemoryBarrier();
+	barrier();
+	// 3. stuffing: a 0x00 after each 0xFF byte; RSTn after all but the last segment
+	uint b0 = ok ? t * nbytes / 256u : 0u, b1 = ok ? (t + 1u) * nbytes / 256u : 0u, ff = 0u;
+	for (uint i = b0; i < b1; i++)
+		ff += byte_at(g_slot, i) == 0xffu ? 1u : 0u;
+	uint send = scan(b1 - b0 + ff), stuffed = s_scan[255];
+	uint marker = g_seg + 1u < u_nseg ? 2u : 0u;
+	ok = ok && stuffed + marker <= cap;
+	barrier();
+	uint src = g_slot;
+	g_slot = u_slots + (u_nseg + g_seg) * u_capw;
+	for (uint w = t; ok && w < (stuffed + marker + 3u) / 4u; w += 256u)
+		hs[g_slot + w] = 0u;
+	groupMemoryBarrier();
+	barrier();
+	// bytes through the bit writer, 8 bits each
+	g_p = (send - (b1 - b0 + ff)) * 8u;
+	g_first = g_p >> 5;
+	g_acc = 0u;
+	for (uint i = b0; ok && i < b1; i++) {
+		uint v = byte_at(src, i);
+		put(v, 8u);
+		if (v == 0xffu)
+			put(0u, 8u);
+	}
+	if (ok && t == 255u && marker != 0u)
+		put(0xffd0u + (g_seg & 7u), 16u);
+	if (ok)
+		put_end();
+	if (t == 0u)
+		hs[g_seg] = ok ? stuffed + marker : 0x80000000u | min(stuffed + marker, 0x7fffffffu);
+}
