@@ -8,7 +8,8 @@
  * thread and on every core at once; and the same with the answer's DCT and quantisation left to
  * the GPU too (--jpeg-gpu-dct: the encode is libjpeg's entropy coding of the coefficients), with
  * libjpeg's own entropy decode of each frame to coefficients beside it (what a decode would cost
- * with its IDCT on the GPU). One result line (bench/bench_json.h), workload codec.jpeg.SIZE, in
+ * with its IDCT on the GPU); and with the entropy coding on the GPU as well (--jpeg-gpu-entropy:
+ * the encode only wraps the coded scan in its headers). One result line (bench/bench_json.h), workload codec.jpeg.SIZE, in
  * the harness's e2e suite. */
 #include <pthread.h>
 #include <setjmp.h>
@@ -82,6 +83,25 @@ static int read_coefs(const unsigned char *buf, size_t len, int quality, int sub
 	return rc;
 }
 
+/* co (coefficients) turned into what --jpeg-gpu-entropy hands the codec thread: data holding a
+ * coded scan, here the scan of jpeg (the coefficients' own encode), made outside the clock. 0 or
+ * -1. */
+static int as_coded(struct yuv_image *co, const unsigned char *jpeg, size_t len)
+{
+	size_t i = 2;
+	while (i + 4 <= len && jpeg[i] == 0xff) {
+		size_t seg = (size_t)jpeg[i + 2] << 8 | jpeg[i + 3];
+		int sos = jpeg[i + 1] == 0xda;
+		i += 2 + seg;
+		if (sos && i + 2 <= len && len - 2 - i <= co->bytes) {
+			memcpy(co->data, jpeg + i, len - 2 - i);
+			co->coded = len - 2 - i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* Fills op (colour planes at op's subsampling) from decoded planes yp: each sample from the one
  * that covers it (outside the clocks: the GPU resamples in the daemon). */
 static void fill_planes(struct yuv_image *op, const struct yuv_image *yp)
@@ -108,7 +128,8 @@ struct par {
 	unsigned char *const *bufs;
 	const size_t *lens;
 	int nf, quality, first, sub;
-	int dct; /* 1: the answer encoded from coefficients (--jpeg-gpu-dct) */
+	int dct; /* 1: the answer encoded from coefficients (--jpeg-gpu-dct); 2: from a coded
+	            scan (--jpeg-gpu-entropy) */
 	double until;
 	long frames;
 	int failed;
@@ -134,7 +155,8 @@ static void *par_main(void *arg)
 		size_t jl = 0;
 		struct yuv_image co;
 		if (image_encode_jpeg_yuv(&op, p->quality, &j, &jl, err) ||
-		    read_coefs(j, jl, p->quality, p->sub, &co)) {
+		    read_coefs(j, jl, p->quality, p->sub, &co) ||
+		    (p->dct == 2 && as_coded(&co, j, jl))) {
 			free(j);
 			p->failed = 1;
 			return NULL;
@@ -227,7 +249,8 @@ int main(int argc, char **argv)
 	double *dec = malloc((size_t)runs * sizeof *dec), *enc = malloc((size_t)runs * sizeof *enc);
 	double *tot = malloc((size_t)runs * sizeof *tot);
 	double *denc = malloc((size_t)runs * sizeof *denc), *cdec = malloc((size_t)runs * sizeof *cdec);
-	if (!dec || !enc || !tot || !denc || !cdec)
+	double *cenc = malloc((size_t)runs * sizeof *cenc);
+	if (!dec || !enc || !tot || !denc || !cdec || !cenc)
 		return 1;
 	struct image_encode_opts eo;
 	memset(&eo, 0, sizeof eo);
@@ -336,36 +359,52 @@ int main(int argc, char **argv)
 			fprintf(stderr, "codec_ceiling: coefficients of the planes' encode\n");
 			return 1;
 		}
-		free(out);
 		double t4 = bench_now_s();
 		rc = image_encode_jpeg_yuv(&co, quality, &out2, &out2_len, err);
 		double t5 = bench_now_s();
-		yuv_image_free(&co);
 		free(out2);
 		if (rc || read_coefs(bufs[f], lens[f], quality, sub, NULL)) {
 			fprintf(stderr, "codec_ceiling: coefficients: %s\n", rc ? err : "decode failed");
 			return 1;
 		}
 		double t6 = bench_now_s();
+		/* the answer wrapped from its coded scan */
+		if (as_coded(&co, out, out_len)) {
+			fprintf(stderr, "codec_ceiling: no scan in the planes' encode\n");
+			return 1;
+		}
+		free(out);
+		out2 = NULL;
+		double t7 = bench_now_s();
+		rc = image_encode_jpeg_yuv(&co, quality, &out2, &out2_len, err);
+		double t8 = bench_now_s();
+		yuv_image_free(&co);
+		free(out2);
+		if (rc) {
+			fprintf(stderr, "codec_ceiling: coded scan: %s\n", err);
+			return 1;
+		}
 		if (r >= warmup) {
 			dec[pdone] = (t1 - t0) * 1e3;
 			enc[pdone] = (t3 - t2) * 1e3;
 			denc[pdone] = (t5 - t4) * 1e3;
 			cdec[pdone] = (t6 - t5) * 1e3;
+			cenc[pdone] = (t8 - t7) * 1e3;
 			tot[pdone++] = (t1 - t0 + t3 - t2) * 1e3;
 		}
 	}
 	double pd = bench_median(dec, pdone), pe = bench_median(enc, pdone), pt = bench_median(tot, pdone);
 	double de = bench_median(denc, pdone), cd = bench_median(cdec, pdone);
+	double ce = bench_median(cenc, pdone);
 	yuv_image_free(&op);
 
 	/* the planes path on all cores at once, for a third of --max-seconds (1-10 s) each: the
-	 * answer encoded from planes, then from coefficients */
-	double par_s = max_s / 3 < 1 ? 1 : max_s / 3 > 10 ? 10 : max_s / 3, par_fps[2];
+	 * answer encoded from planes, from coefficients, from a coded scan */
+	double par_s = max_s / 3 < 1 ? 1 : max_s / 3 > 10 ? 10 : max_s / 3, par_fps[3];
 	struct par *pp = calloc((size_t)cores, sizeof *pp);
 	if (!pp)
 		return 1;
-	for (int dct = 0; dct < 2; dct++) {
+	for (int dct = 0; dct < 3; dct++) {
 		memset(pp, 0, (size_t)cores * sizeof *pp);
 		double tp0 = bench_now_s();
 		long started = 0, par_frames = 0;
@@ -427,6 +466,10 @@ int main(int argc, char **argv)
 	bench_metric(&l, "dct_ms", pd + de);
 	bench_metric(&l, "dct_fps", 1e3 / (pd + de) * (double)cores);
 	bench_metric(&l, "dct_parallel_fps", par_fps[1]);
+	bench_metric(&l, "coded_encode_ms", ce);
+	bench_metric(&l, "coded_ms", pd + ce);
+	bench_metric(&l, "coded_fps", 1e3 / (pd + ce) * (double)cores);
+	bench_metric(&l, "coded_parallel_fps", par_fps[2]);
 	bench_metric(&l, "coef_decode_ms", cd);
 	bench_metric(&l, "turbojpeg_ms", mtj);
 	bench_metric(&l, "turbojpeg_fps", 1e3 / mtj * (double)cores);
@@ -453,6 +496,10 @@ int main(int argc, char **argv)
 	fprintf(stderr, "  --jpeg-gpu-dct (decode to YUV %.2f + entropy-code coefficients %.2f ms): "
 	        "%.2f ms a frame -> %.1f frames/s on %ld cores; %.1f frames/s on %ld threads at once\n",
 	        pd, de, pd + de, 1e3 / (pd + de) * (double)cores, cores, par_fps[1], cores);
+	fprintf(stderr, "  --jpeg-gpu-entropy (decode to YUV %.2f + headers around the coded scan "
+	        "%.3f ms): %.2f ms a frame -> %.1f frames/s on %ld cores; %.1f frames/s on %ld "
+	        "threads at once\n", pd, ce, pd + ce, 1e3 / (pd + ce) * (double)cores, cores,
+	        par_fps[2], cores);
 	fprintf(stderr, "  entropy decode to coefficients alone (an IDCT on the GPU): %.2f ms\n", cd);
 	for (int i = 0; i < nf; i++)
 		free(bufs[i]);
@@ -461,5 +508,6 @@ int main(int argc, char **argv)
 	free(tot);
 	free(denc);
 	free(cdec);
+	free(cenc);
 	return 0;
 }
