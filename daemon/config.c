@@ -171,6 +171,10 @@
 	 "GL context of its own while the GPU thread takes frames; auto: on a GPU (a software "   \
 	 "renderer compiles at first use); off: a frame arriving meanwhile waits for a compile",  \
 	 "FFTBLOOM_COMPILE_THREAD", C(compile_thread)},                                           \
+	{"upload-copy", OPT_ENUM, 0, 0, "auto", "auto|on|off",                                    \
+	 "JPEG planes in mapped host memory are copied into GPU memory (a DMA copy) before the "  \
+	 "pass that reads them, instead of read across the bus by it; auto: on a GPU, not on a "  \
+	 "software renderer", "FFTBLOOM_UPLOAD_COPY", C(upload_copy)},                           \
 	{"fft-idle-tune", OPT_ENUM, 0, 0, "auto", "auto|on|off",                                  \
 	 "measure FFT shapes that no wisdom holds while the GPU thread is idle (requests never "   \
 	 "wait for it: they run the built-in choice until the winner is known); auto: on GPUs, "   \

@@ -77,6 +77,7 @@ struct config {
 	int max_plans;                 /* per GPU: padded sizes kept with their buffers */
 	int borrow_plans;              /* 1: a new padded size runs on a built plan meanwhile */
 	int compile_thread;            /* 0 auto, 1 on, 2 off: enum engine_compile */
+	int upload_copy;               /* 0 auto, 1 on, 2 off: bloom_ctx_opts.upload_copy 0, 1, -1 */
 	int fft_idle_tune;             /* 0 auto (GPUs only), 1 on, 2 off: measure in idle time */
 	int jpeg_quality;              /* default JPEG quality of answers */
 	int jpeg_subsampling;          /* 0: 4:4:4, 1: 4:2:0 for JPEG and AVIF answers */

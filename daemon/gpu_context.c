@@ -173,6 +173,7 @@ int gpu_build(struct gpu *g, struct engine **out, char *why, size_t len)
 	                         .frame_bytes = (size_t)J->cfg.gpu.frame_memory,
 	                         .progress = gpu_progress, .progress_arg = g,
 	                         .borrow_plans = J->cfg.borrow_plans,
+	                         .upload_copy = J->cfg.upload_copy == 2 ? -1 : J->cfg.upload_copy,
 	                         .compile_thread = J->cfg.compile_thread == 1   ? ENGINE_COMPILE_ON
 	                                           : J->cfg.compile_thread == 2 ? ENGINE_COMPILE_OFF
 	                                                                        : ENGINE_COMPILE_AUTO};

@@ -102,7 +102,8 @@ static int make_parts(struct engine *e, unsigned parts, char err[ENGINE_ERR_LEN]
 		                            .no_persistent_map = o->no_persistent_map,
 		                            .frame_bytes = o->frame_bytes, .progress = o->progress,
 		                            .progress_arg = o->progress_arg,
-		                            .borrow_plans = o->borrow_plans};
+		                            .borrow_plans = o->borrow_plans,
+		                            .upload_copy = o->upload_copy};
 		char berr[BLOOM_ERR_LEN];
 		if (bloom_ctx_create(e->pc, info, &bo, log, &e->bloom, berr)) {
 			snprintf(err, ENGINE_ERR_LEN, "bloom: %.4000s", berr);

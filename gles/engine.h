@@ -62,6 +62,7 @@ struct engine_opts {
 	                              already built; its own is built by engine_idle */
 	int compile_thread;        /* enum engine_compile: idle work's programs compiled by a thread
 	                              with a context of its own (program_cache_worker) */
+	int upload_copy;           /* bloom_ctx_opts.upload_copy */
 };
 
 enum engine_compile {
