@@ -20,16 +20,10 @@
 #include "gles/bloom.h"
 #include "gles/fft.h"
 #include "gles/gpu_timer.h"
-#include "cli/bench_workloads.h"
+#include "cli/bench_internal.h"
 
 #define SETS 3
 
-struct bench_cli {
-	struct gpu_config gpu;
-	int runs, warmup, quick, repeat, verbose, list, probe, fft_threads;
-	double warm_seconds;
-	char suite[OPT_STR_MAX], only[OPT_STR_MAX], variant[OPT_STR_MAX], machine[OPT_STR_MAX];
-};
 
 static const struct opt_def own_table[] = {
 	{"suite", OPT_STRING, 0, 0, "fft,bloom", NULL,
@@ -86,17 +80,8 @@ static int selected(const struct bench_cli *c, const struct workload *wl)
 
 /* ---- measuring ---- */
 
-/* What every workload's line needs besides its figures. */
-struct run_ctx {
-	struct cli_gpu *g;
-	struct gpu_timer *t;
-	const struct bench_cli *c;
-	struct bench_meta meta;
-	int round;
-};
-
 static unsigned long long g_rng = 88172645463325252ull;
-static float frand(void)
+float bench_frand(void)
 {
 	g_rng ^= g_rng << 13;
 	g_rng ^= g_rng >> 7;
@@ -121,7 +106,7 @@ static void warm_gpu(struct cli_gpu *g, double seconds)
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
 	if (data)
 		for (size_t i = 0; i < n; i++)
-			data[i] = frand();
+			data[i] = bench_frand();
 	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * 4), data, GL_DYNAMIC_COPY);
 	free(data);
 	double t0 = bench_now_s();
@@ -143,7 +128,7 @@ static void warm_gpu(struct cli_gpu *g, double seconds)
 /* The variant as the line names it: with a wisdom file named, "+wisdom" after it; with the
  * built-in rules alone (--fft-wisdom builtin), "+builtin"; by default (the cache directory's
  * wisdom, the shipped wisdom and the rules, nothing measured) as it is. */
-static void line_variant(const struct run_ctx *r, const struct workload *wl, char *buf, size_t len)
+void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char *buf, size_t len)
 {
 	const struct cachedir_paths *p = &r->g->paths;
 	int k = snprintf(buf, len, "%s%s", wl->variant,
@@ -155,7 +140,7 @@ static void line_variant(const struct run_ctx *r, const struct workload *wl, cha
 }
 
 /* How a time was taken (enum gpu_timing), as the lines name it. */
-static const char *timer_name(int timing)
+const char *bench_timer_name(int timing)
 {
 	return timing == GPU_TIMING_QUERIES ? "gl_timestamp" : timing == GPU_TIMING_WALL ? "glfinish_wall"
 	                                                                               : "none";
@@ -175,12 +160,12 @@ static const char *exchanges(const struct fft_plan *p, char *buf, size_t len)
 }
 
 /* The detail fields every fftbloom line carries. */
-static void common_detail(struct bench_line *l, const struct run_ctx *r, const struct workload *wl)
+void bench_common_detail(struct bench_line *l, const struct run_ctx *r, const struct workload *wl)
 {
 	bench_detail_num(l, "runs", r->c->runs);
 	bench_detail_num(l, "warmup", r->c->warmup);
 	bench_detail_num(l, "round", r->round);
-	bench_detail_str(l, "timer", timer_name(gpu_timer_kind(r->t)));
+	bench_detail_str(l, "timer", bench_timer_name(gpu_timer_kind(r->t)));
 	bench_detail_str(l, "wisdom", engine_wisdom_source(r->g->engine));
 	bench_detail_str(l, "old_label", wl->old_label);
 }
@@ -208,7 +193,7 @@ static int bench_fft(struct run_ctx *r, const struct workload *wl)
 	glGenBuffers(SETS, bufs);
 	for (int s = 0; s < SETS; s++) {
 		for (size_t i = 0; i < n; i++)
-			data[i] = frand();
+			data[i] = bench_frand();
 		glBindBuffer(GL_SHADER_STORAGE_BUFFER, bufs[s]);
 		glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * 4), data, GL_DYNAMIC_COPY);
 	}
@@ -253,7 +238,7 @@ static int bench_fft(struct run_ctx *r, const struct workload *wl)
 	/* one read and one write of the complex64 buffer: the rate as if the transform were a copy */
 	double bytes = 2.0 * 8.0 * (double)w * h;
 	char variant[64], size[32], xr[32], xc[32];
-	line_variant(r, wl, variant, sizeof variant);
+	bench_line_variant(r, wl, variant, sizeof variant);
 	snprintf(size, sizeof size, "%dx%d", h, w);
 	struct bench_line l;
 	bench_line_begin(&l, stdout, &r->meta, wl->id, "fftbloom", variant);
@@ -272,7 +257,7 @@ static int bench_fft(struct run_ctx *r, const struct workload *wl)
 	bench_detail_num(&l, "cols_signals", pc->signals);
 	bench_detail_str(&l, "rows_exchanges", exchanges(pr, xr, sizeof xr));
 	bench_detail_str(&l, "cols_exchanges", exchanges(pc, xc, sizeof xc));
-	common_detail(&l, r, wl);
+	bench_common_detail(&l, r, wl);
 	bench_line_end(&l, &r->meta);
 	fprintf(stderr, "%-22s %-16s rows %-7s cols %-7s (%d dispatches, %d signals a group)  "
 	        "forward %8.3f ms (rows %.3f cols %.3f)  inverse %8.3f ms\n", wl->id, variant,
@@ -312,7 +297,7 @@ static int bench_rows(struct run_ctx *r, const struct workload *wl)
 	glGenBuffers(SETS, b2);
 	for (int s = 0; s < SETS; s++) {
 		for (size_t i = 0; i < floats; i++)
-			data[i] = frand();
+			data[i] = bench_frand();
 		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b4[s]);
 		glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(floats * 4), data, GL_DYNAMIC_COPY);
 		glBindBuffer(GL_SHADER_STORAGE_BUFFER, b2[s]); /* two vec2 planes, one after the other */
@@ -355,7 +340,7 @@ static int bench_rows(struct run_ctx *r, const struct workload *wl)
 		free(ms[m]);
 	}
 	char variant[64], padded[32];
-	line_variant(r, wl, variant, sizeof variant);
+	bench_line_variant(r, wl, variant, sizeof variant);
 	snprintf(padded, sizeof padded, "%dx%d", pw, ph);
 	struct bench_line l;
 	bench_line_begin(&l, stdout, &r->meta, wl->id, "fftbloom", variant);
@@ -365,7 +350,7 @@ static int bench_rows(struct run_ctx *r, const struct workload *wl)
 	bench_detail_str(&l, "padded", padded);
 	bench_detail_num(&l, "image_rows", h);
 	bench_detail_num(&l, "padded_rows", ph);
-	common_detail(&l, r, wl);
+	bench_common_detail(&l, r, wl);
 	bench_line_end(&l, &r->meta);
 	fprintf(stderr, "%-22s %5dx%-5d rows forward + inverse: the %d image rows vec4 %.3f ms, all %d "
 	        "rows %.3f ms, image rows as two vec2 planes %.3f ms\n", wl->id, pw, ph, h, med[0], ph,
@@ -418,14 +403,14 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 	for (int s = 0; s < sets; s++) {
 		image_alloc(&img[s], w, h, 4);
 		for (size_t i = 0; i < (size_t)w * h * 4; i++)
-			img[s].pixels[i] = 2.0f * fabsf(frand());
+			img[s].pixels[i] = 2.0f * fabsf(bench_frand());
 	}
 	image_alloc(&k, kw, kh, 3);
 	for (size_t i = 0; i < (size_t)kw * kh * 3; i += 3) {
-		float v = fabsf(frand());
+		float v = fabsf(bench_frand());
 		k.pixels[i] = v;
-		k.pixels[i + 1] = gray ? v : fabsf(frand());
-		k.pixels[i + 2] = gray ? v : fabsf(frand());
+		k.pixels[i + 1] = gray ? v : fabsf(bench_frand());
+		k.pixels[i + 2] = gray ? v : fabsf(bench_frand());
 	}
 	struct request req;
 	request_init(&req, REQUEST_BLOOM);
@@ -481,7 +466,7 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 		for (int s = 0; s < 6; s++)
 			med[s] = bench_median(v[s], n);
 		char variant[64], image[32], kernel[32], padded[32];
-		line_variant(r, wl, variant, sizeof variant);
+		bench_line_variant(r, wl, variant, sizeof variant);
 		snprintf(image, sizeof image, "%dx%d", w, h);
 		snprintf(kernel, sizeof kernel, "%dx%d", kw, kh);
 		snprintf(padded, sizeof padded, "%dx%d", st.padded_w, st.padded_h);
@@ -503,14 +488,14 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 		bench_detail_num(&l, "frame_bytes", (double)g->frame_bytes);
 		bench_detail_str(&l, "precision", wl->precision ? "fp16" : "fp32");
 		bench_detail_str(&l, "fused", st.fused ? "true" : "false");
-		bench_detail_str(&l, "stages_timer", timer_name(st.timed));
+		bench_detail_str(&l, "stages_timer", bench_timer_name(st.timed));
 		bench_detail_num(&l, "prepare_ms", med[PREP]);
 		bench_detail_open(&l, "stages_ms"); /* by gpu_stage_names, the ones this path runs */
 		for (int s = GPU_STAGE_PREFILTER; s <= GPU_STAGE_COMPOSITE; s++)
 			if (bloom_stage_runs(s, st.fused))
 				bench_detail_num(&l, gpu_stage_names[s], m[s]);
 		bench_detail_close(&l);
-		common_detail(&l, r, wl);
+		bench_common_detail(&l, r, wl);
 		bench_line_end(&l, &r->meta);
 		fprintf(stderr, "%-26s %-16s %5dx%-5d k %4dx%-4d -> %5dx%-5d  GPU %8.3f ms (", wl->id,
 		        variant, w, h, kw, kh, st.padded_w, st.padded_h, med[TOT]);
@@ -551,8 +536,9 @@ int cli_bench(int argc, char **argv)
 	if (pr)
 		return pr == 1 ? 0 : pr;
 	if (!bench_list_matches(c.suite, "fft") && !bench_list_matches(c.suite, "bloom") &&
-	    !bench_list_matches(c.suite, "big") && strcmp(c.suite, "all")) {
-		fprintf(stderr, "fftbloom bench: --suite takes fft, bloom, big or all, not '%s'\n",
+	    !bench_list_matches(c.suite, "big") && !bench_list_matches(c.suite, "jpeg") &&
+	    strcmp(c.suite, "all")) {
+		fprintf(stderr, "fftbloom bench: --suite takes fft, bloom, big, jpeg or all, not '%s'\n",
 		        c.suite);
 		return 2;
 	}
@@ -603,6 +589,7 @@ int cli_bench(int argc, char **argv)
 				snprintf(r.meta.machine, sizeof r.meta.machine, "%.63s", c.machine);
 			int wrc = wl->kind == WL_FFT ? bench_fft(&r, wl)
 			          : wl->kind == WL_ROWS ? bench_rows(&r, wl)
+			          : wl->kind == WL_JPEG ? bench_jpeg(&r, wl)
 			                                : bench_bloom(&r, wl);
 			rc |= wrc != 0;
 		}

@@ -43,6 +43,16 @@ const struct workload workloads[] = {
 	 "2160p k512 gray"},
 	{"bloom", "bloom.2160p.k512.fp16", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 0, 1,
 	 "2160p k512 fp16"},
+	/* suite "jpeg": a JPEG answer's GPU side (cli/bench_jpeg.c), 4:2:0 planes in, a 49x49
+	 * gaussian (sigma 8: fftbloomd's e2e query); technique is the answer, gray 4:2:0 answers */
+	{"jpeg", "jpeg.1080p.k49.444", "scan", 0, WL_JPEG, 1920, 1080, 49, 49, 2, 0, 0, ""},
+	{"jpeg", "jpeg.1080p.k49.444", "coefficients", 0, WL_JPEG, 1920, 1080, 49, 49, 1, 0, 0, ""},
+	{"jpeg", "jpeg.1080p.k49.444", "planes", 0, WL_JPEG, 1920, 1080, 49, 49, 0, 0, 0, ""},
+	{"jpeg", "jpeg.1080p.k49.420", "scan", 0, WL_JPEG, 1920, 1080, 49, 49, 2, 1, 0, ""},
+	{"jpeg", "jpeg.2160p.k49.444", "scan", 0, WL_JPEG, 3840, 2160, 49, 49, 2, 0, 0, ""},
+	{"jpeg", "jpeg.2160p.k49.444", "coefficients", 0, WL_JPEG, 3840, 2160, 49, 49, 1, 0, 0, ""},
+	{"jpeg", "jpeg.270p.k49.444", "scan", 1, WL_JPEG, 480, 270, 49, 49, 2, 0, 0, ""},
+	{"jpeg", "jpeg.270p.k49.444", "coefficients", 1, WL_JPEG, 480, 270, 49, 49, 1, 0, 0, ""},
 	/* suite "big" (only when asked for): frames past the 4K sizes, tiled where the context's
 	 * buffer limits or --gpu-frame-memory say so */
 	{"big", "big.4320p.k129.fp32", "default", 0, WL_BLOOM, 7680, 4320, 129, 129, 0, 0, 0, ""},

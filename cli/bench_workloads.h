@@ -5,7 +5,9 @@
 
 #include <stddef.h>
 
-enum wl_kind { WL_FFT, WL_ROWS, WL_BLOOM };
+/* WL_JPEG: a JPEG frame's planes in and its answer out as fftbloomd makes it (technique: 0
+ * planes, 1 quantised coefficients, 2 the coded scan; gray: 1 for 4:2:0 answers) */
+enum wl_kind { WL_FFT, WL_ROWS, WL_BLOOM, WL_JPEG };
 
 struct workload {
 	const char *suite;
@@ -15,7 +17,7 @@ struct workload {
 	enum wl_kind kind;
 	int w, h;            /* WL_FFT: the transform's width and height; else the image's */
 	int kw, kh;          /* WL_ROWS, WL_BLOOM: the kernel's size */
-	int technique;       /* enum fft_technique (the bloom's too) */
+	int technique;       /* enum fft_technique (the bloom's too); WL_JPEG: the answer */
 	int gray, precision; /* WL_BLOOM: gray kernel, 1: fp16 spectra */
 	const char *old_label; /* `fftbloom bench --only =LABEL` before the harness (runs 1-34) */
 };

@@ -13,6 +13,7 @@ CLI_OBJS := \
 	$(BUILD)/cli/client.o \
 	$(BUILD)/cli/bench.o \
 	$(BUILD)/cli/bench_workloads.o \
+	$(BUILD)/cli/bench_jpeg.o \
 	$(BUILD)/bench/bench_json.o \
 	$(BUILD)/cli/tensor.o \
 	$(BUILD)/cli/conv2d.o \

@@ -1,0 +1,38 @@
+/* fftbloom bench's parts shared between its files: the options, what every workload's line
+ * needs, and the helpers that fill the lines' common fields (cli/bench.c). */
+#ifndef FFTBLOOM_BENCH_INTERNAL_H
+#define FFTBLOOM_BENCH_INTERNAL_H
+
+#include "bench/bench_json.h"
+#include "cli/bench_workloads.h"
+#include "cli/common.h"
+#include "gles/gpu_timer.h"
+
+struct bench_cli {
+	struct gpu_config gpu;
+	int runs, warmup, quick, repeat, verbose, list, probe, fft_threads;
+	double warm_seconds;
+	char suite[OPT_STR_MAX], only[OPT_STR_MAX], variant[OPT_STR_MAX], machine[OPT_STR_MAX];
+};
+
+/* What every workload's line needs besides its figures. */
+struct run_ctx {
+	struct cli_gpu *g;
+	struct gpu_timer *t;
+	const struct bench_cli *c;
+	struct bench_meta meta;
+	int round;
+};
+
+float bench_frand(void); /* uniform in [-1, 1), one sequence for the whole run */
+/* The variant as the line names it (wisdom and probes appended). */
+void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char *buf, size_t len);
+/* How a time was taken (enum gpu_timing), as the lines name it. */
+const char *bench_timer_name(int timing);
+/* The detail fields every fftbloom line carries. */
+void bench_common_detail(struct bench_line *l, const struct run_ctx *r, const struct workload *wl);
+
+/* A JPEG answer's GPU side (cli/bench_jpeg.c). */
+int bench_jpeg(struct run_ctx *r, const struct workload *wl);
+
+#endif
