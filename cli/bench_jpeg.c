@@ -2,8 +2,9 @@
  * planes (4:2:0, a smooth picture with grain, as a camera's) go in, the bloom runs with a gray
  * kernel, and the answer comes out as planes, quantised coefficients or the coded scan, in a
  * buffer lent as the daemon's codec threads get it. Per run, GPU stage times from the timer:
- * the upload (planes in, unpacked), the bloom's stages, the download (the answer made and moved
- * to the mapped buffer); and the bytes that cross the bus back. Median of runs after warm-up. */
+ * the upload (planes in, unpacked), the bloom's stages, the answer made (planes, or the DCT and
+ * quantisation), its entropy coding, the download (moved to the mapped buffer); and the bytes
+ * that cross the bus back. Median of runs after warm-up. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,7 @@ int bench_jpeg(struct run_ctx *r, const struct workload *wl)
 	bloom_kernel_digest(&k, kr.digest);
 	struct bloom_frame f = {NULL, &in, NULL};
 	int n = c->runs, rc = 0;
-	enum { TOT, UP, STAGES, DOWN, WALL, OUT, NV };
+	enum { TOT, UP, STAGES, ANSWER, ENTROPY, DOWN, WALL, OUT, NV };
 	double *v[NV];
 	for (int s = 0; s < NV; s++)
 		v[s] = malloc((size_t)n * sizeof(double));
@@ -80,7 +81,10 @@ int bench_jpeg(struct run_ctx *r, const struct workload *wl)
 			double stages = 0;
 			for (int s = GPU_STAGE_PREFILTER; s <= GPU_STAGE_COMPOSITE; s++)
 				stages += st.stage_ms[s];
-			v[TOT][j] = st.stage_ms[GPU_STAGE_UPLOAD] + stages + st.stage_ms[GPU_STAGE_DOWNLOAD];
+			v[ANSWER][j] = st.stage_ms[GPU_STAGE_ANSWER];
+			v[ENTROPY][j] = st.stage_ms[GPU_STAGE_ENTROPY];
+			v[TOT][j] = st.stage_ms[GPU_STAGE_UPLOAD] + stages + st.stage_ms[GPU_STAGE_ANSWER] +
+			            st.stage_ms[GPU_STAGE_ENTROPY] + st.stage_ms[GPU_STAGE_DOWNLOAD];
 			v[UP][j] = st.stage_ms[GPU_STAGE_UPLOAD];
 			v[STAGES][j] = stages;
 			v[DOWN][j] = st.stage_ms[GPU_STAGE_DOWNLOAD];
@@ -109,6 +113,8 @@ int bench_jpeg(struct run_ctx *r, const struct workload *wl)
 		bench_metric(&l, "ms", m[TOT]);
 		bench_metric(&l, "upload_ms", m[UP]);
 		bench_metric(&l, "stages_ms", m[STAGES]);
+		bench_metric(&l, "answer_ms", m[ANSWER]);
+		bench_metric(&l, "entropy_ms", m[ENTROPY]);
 		bench_metric(&l, "download_ms", m[DOWN]);
 		bench_metric(&l, "call_ms", m[WALL]);
 		bench_metric(&l, "out_bytes", m[OUT]);
@@ -122,8 +128,9 @@ int bench_jpeg(struct run_ctx *r, const struct workload *wl)
 		bench_common_detail(&l, r, wl);
 		bench_line_end(&l, &r->meta);
 		fprintf(stderr, "%-26s %-16s %5dx%-5d k %3dx%-3d  GPU %.3f ms: upload %.3f, stages %.3f, "
-		        "download %.3f; %.0f bytes back; call %.3f ms\n", wl->id, variant, wl->w, wl->h,
-		        wl->kw, wl->kh, m[TOT], m[UP], m[STAGES], m[DOWN], m[OUT], m[WALL]);
+		        "answer %.3f, entropy %.3f, download %.3f; %.0f bytes back; call %.3f ms\n",
+		        wl->id, variant, wl->w, wl->h, wl->kw, wl->kh, m[TOT], m[UP], m[STAGES],
+		        m[ANSWER], m[ENTROPY], m[DOWN], m[OUT], m[WALL]);
 	}
 	for (int s = 0; s < NV; s++)
 		free(v[s]);

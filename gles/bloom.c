@@ -250,8 +250,8 @@ static int frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin
 	if (!rc) { /* what bloom_rerun_stages repeats */
 		b->last.q = q, b->last.ke = ke, b->last.op = op, b->last.p = *p;
 		b->last.w = w, b->last.h = h, b->last.valid = 1;
-		rc = bloom_read_back(b, q, res, w, h, ch, &lease, !tm && (flags & BLOOM_DEFER), st,
-		                     err);
+		rc = bloom_read_back(b, q, res, w, h, ch, &lease, !tm && (flags & BLOOM_DEFER), tm,
+		                     st, err);
 	}
 	if (!rc && tm) {
 		gpu_timer_mark(tm, GPU_STAGE_DOWNLOAD);

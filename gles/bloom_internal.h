@@ -364,9 +364,10 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
 /* q->out back into res: a float image of ch channels, or planes (in the lent buffer when lease
  * is set: then res->lease takes it); the composite's count of non-finite samples into
  * res->nonfinite. Fills st's copy, wait and read-back times. With defer and a lent buffer, the
- * commands are issued and res left pending (bloom_result_finish). */
+ * commands are issued and res left pending (bloom_result_finish). tm (or NULL): the frame's
+ * timer, marked after the planes are made (GPU_STAGE_ANSWER) and coded (GPU_STAGE_ENTROPY). */
 int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *res, int w, int h,
-                    int ch, struct bloom_lease **lease, int defer, struct bloom_stats *st,
-                    char err[BLOOM_ERR_LEN]);
+                    int ch, struct bloom_lease **lease, int defer, struct gpu_timer *tm,
+                    struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
 
 #endif

@@ -406,7 +406,8 @@ static int code_scan(struct bloom_ctx *b, const struct yuv_image *y, GLuint dst,
  * (the flags word after them), copied to dst for mapping (a lent buffer, or b->ystage, which
  * it grows); with entropy, coefficients go to dst as code_scan leaves them. */
 static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
-                       int h, int dither, int entropy, GLuint dst, char err[BLOOM_ERR_LEN])
+                       int h, int dither, int entropy, GLuint dst, struct gpu_timer *tm,
+                       char err[BLOOM_ERR_LEN])
 {
 	const struct bloom_prog *p;
 	int rc = y->dct_quality ? quant_tables(b, y, err) : 0;
@@ -447,10 +448,14 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 		glDispatchCompute((GLuint)(y->stride[plane] / 4 + 15) / 16,
 		                  (GLuint)(y->ph[plane] + 15) / 16, 1);
 	}
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_ANSWER);
 	if (entropy) {
 		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 		if ((rc = code_scan(b, y, dst, err)))
 			return rc;
+		if (tm)
+			gpu_timer_mark(tm, GPU_STAGE_ENTROPY);
 	}
 	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
 	glBindBuffer(GL_COPY_READ_BUFFER, b->yout);
@@ -474,12 +479,12 @@ static size_t coded_bytes(const struct yuv_image *y, const unsigned char *m)
  * moves to res->lease, or the mapped staging buffer) or copied out of a mapping per frame.
  * *t_read: when the CPU began waiting for them. */
 static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result *res, int w,
-                       int h, int ch, struct bloom_lease **lease, int defer,
+                       int h, int ch, struct bloom_lease **lease, int defer, struct gpu_timer *tm,
                        struct bloom_stats *st, double *t_read, char err[BLOOM_ERR_LEN])
 {
 	struct bloom_lease *l = *lease;
 	int entropy = res->entropy && res->yuv.dct_quality;
-	int rc = make_planes(b, q, &res->yuv, w, h, res->dither, entropy, l ? l->buf : 0, err);
+	int rc = make_planes(b, q, &res->yuv, w, h, res->dither, entropy, l ? l->buf : 0, tm, err);
 	if (rc)
 		return rc;
 	if (defer && l && l->map) {
@@ -602,8 +607,8 @@ static unsigned long long read_nonfinite(struct bloom_ctx *b)
 }
 
 int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *res, int w, int h,
-                    int ch, struct bloom_lease **lease, int defer, struct bloom_stats *st,
-                    char err[BLOOM_ERR_LEN])
+                    int ch, struct bloom_lease **lease, int defer, struct gpu_timer *tm,
+                    struct bloom_stats *st, char err[BLOOM_ERR_LEN])
 {
 	double hang;
 	if (gles_fault_fire(GLES_FAULT_HANG, &hang)) { /* as a GPU that does not finish */
@@ -611,7 +616,7 @@ int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *re
 		nanosleep(&ts, NULL);
 	}
 	double t_read = bloom_now_ms();
-	int rc = res->want_yuv ? read_planes(b, q, res, w, h, ch, lease, defer, st, &t_read, err)
+	int rc = res->want_yuv ? read_planes(b, q, res, w, h, ch, lease, defer, tm, st, &t_read, err)
 	                       : read_float(q, &res->img, w, h, ch, st, &t_read, err);
 	if (!rc && !res->pending)
 		res->nonfinite = read_nonfinite(b);

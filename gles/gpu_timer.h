@@ -29,6 +29,8 @@ enum gpu_stage {
 	GPU_STAGE_PACK,            /* spatial: the input packed into its texture */
 	GPU_STAGE_CONV,            /* spatial: the convolution */
 	GPU_STAGE_DECONV,          /* transposed convolution: the method's work */
+	GPU_STAGE_ANSWER,          /* bloom, planes asked: the planes (or DCT coefficients) made */
+	GPU_STAGE_ENTROPY,         /* bloom, coefficients coded on the GPU: the scan made */
 	GPU_STAGE_COUNT
 };
 
