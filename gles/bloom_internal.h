@@ -30,6 +30,7 @@
 #define B_OUT 7
 #define B_SPECTRUM 8
 #define B_PLANES 9
+#define B_SAMPLES 10 /* jpeg_fdct's sample planes */
 #define B_FLAGS 11
 #define B_HUFF 12    /* jpeg_huff's segments */
 #define B_HTAB 13    /* jpeg_huff's codes */
@@ -72,6 +73,7 @@ enum bloom_uniform {
 	U_SUB, U_OFF, U_STRIDE, U_GRAY, U_ORIENT, U_FANCY, U_CDIM, U_DITHER, U_FLAGS, U_PLANE, U_PDIM,
 	U_SRC_STRIDE, U_DST_STRIDE, U_SRC_VALID, U_DST_ROWS, U_DST_COLS, U_QUANT,
 	U_MCUX, U_REALW, U_REALH, U_NSEG, U_SLOTS, U_CAPW, U_WORDS, U_LENWORD, U_PASS,
+	U_SOFF, U_SSTRIDE, U_SDIM, U_TBITS, U_BLENS,
 	U_COUNT
 };
 
@@ -193,6 +195,8 @@ struct bloom_ctx {
 	GLuint quant[2][64];         /* libjpeg's luma and chroma tables at it, natural order */
 	GLuint huff, huff_codes;     /* jpeg_huff's segments (grown as needed) and codes */
 	size_t huff_bytes;
+	GLuint ysamp;                /* JPEG sample planes before their DCT; grown as needed */
+	size_t ysamp_bytes;
 	struct bloom_lease leases[BLOOM_LEASES]; /* result buffers to lend (with buffer_storage) */
 	struct bloom_upload *lend; /* BLOOM_UPLOAD_SLOTS upload buffers to lend (with
 	                              buffer_storage; else NULL) */

@@ -29,8 +29,8 @@ void bloom_transfer_init(struct bloom_ctx *b)
 void bloom_transfer_free(struct bloom_ctx *b)
 {
 	int wait_ms = b->opts.destroy_wait_ms > 0 ? b->opts.destroy_wait_ms : BLOOM_DESTROY_WAIT_MS;
-	GLuint bufs[] = {b->yout, b->ystage, b->yin_dev, b->huff, b->huff_codes};
-	for (int i = 0; i < 5; i++)
+	GLuint bufs[] = {b->yout, b->ystage, b->yin_dev, b->huff, b->huff_codes, b->ysamp};
+	for (int i = 0; i < 6; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
 	for (int i = 0; i < BLOOM_UPLOADS; i++) {
@@ -361,7 +361,10 @@ static int code_scan(struct bloom_ctx *b, const struct yuv_image *y, GLuint dst,
 	/* a segment a row of MCUs (of blocks when gray), each with two slots of 64 bytes a block */
 	int sx = y->gray ? 1 : y->sub_x, sy = y->gray ? 1 : y->sub_y;
 	GLuint mcux = (GLuint)y->pw[y->gray ? 0 : 1], nseg = (GLuint)y->ph[y->gray ? 0 : 1];
-	GLuint bpm = y->gray ? 1 : (GLuint)(sx * sy + 2), capw = mcux * bpm * 16, slots = 2 * nseg + 2;
+	GLuint bpm = y->gray ? 1 : (GLuint)(sx * sy + 2), capw = mcux * bpm * 16;
+	size_t nblocks = (size_t)nseg * mcux * bpm;
+	/* Huff: segment lengths, offsets and total, the flag; segment bits; block bits; slots */
+	GLuint tbits = 2 * nseg + 2, blens = tbits + nseg, slots = blens + (GLuint)nblocks;
 	size_t words = slots + 2 * (size_t)nseg * capw;
 	if (words > 0x7fffffffu / 4 ||
 	    bloom_grow_buffer(&b->huff, &b->huff_bytes, words * 4, GL_DYNAMIC_COPY)) {
@@ -385,8 +388,18 @@ static int code_scan(struct bloom_ctx *b, const struct yuv_image *y, GLuint dst,
 	glUniform1ui(ph->u[U_NSEG], nseg);
 	glUniform1ui(ph->u[U_SLOTS], slots);
 	glUniform1ui(ph->u[U_CAPW], capw);
-	glDispatchCompute(nseg, 1, 1);
-	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+	glUniform1ui(ph->u[U_TBITS], tbits);
+	glUniform1ui(ph->u[U_BLENS], blens);
+	/* blocks' lengths, segments' offsets, blocks' codes, segments' stuffing */
+	GLuint groups = (GLuint)((nblocks + 255) / 256), gx = groups < 65535 ? groups : 65535;
+	for (int pass = 0; pass < 4; pass++) {
+		glUniform1i(ph->u[U_PASS], pass);
+		if (pass == 0 || pass == 2)
+			glDispatchCompute(gx, (groups + gx - 1) / gx, 1);
+		else
+			glDispatchCompute(nseg, 1, 1);
+		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+	}
 	glUseProgram(po->id);
 	glUniform1ui(po->u[U_NSEG], nseg);
 	glUniform1ui(po->u[U_SLOTS], slots);
@@ -397,7 +410,7 @@ static int code_scan(struct bloom_ctx *b, const struct yuv_image *y, GLuint dst,
 	glDispatchCompute(1, 1, 1);
 	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 	glUniform1i(po->u[U_PASS], 1);
-	GLuint groups = (GLuint)((y->bytes / 4 + 255) / 256), gx = groups < 65535 ? groups : 65535;
+	groups = (GLuint)((y->bytes / 4 + 255) / 256), gx = groups < 65535 ? groups : 65535;
 	glDispatchCompute(gx, (groups + gx - 1) / gx, 1);
 	return 0;
 }
@@ -409,14 +422,24 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
                        int h, int dither, int entropy, GLuint dst, struct gpu_timer *tm,
                        char err[BLOOM_ERR_LEN])
 {
-	const struct bloom_prog *p;
+	const struct bloom_prog *p, *pd = NULL;
 	int rc = y->dct_quality ? quant_tables(b, y, err) : 0;
 	if (!rc)
-		rc = bloom_prog(b, y->dct_quality ? SH_JPEG_FDCT : SH_YUV_PACK, 0, 0, &p, err);
+		rc = bloom_prog(b, SH_YUV_PACK, 0, 0, &p, err);
+	if (!rc && y->dct_quality)
+		rc = bloom_prog(b, SH_JPEG_FDCT, 0, 0, &pd, err);
 	if (rc)
 		return rc;
+	/* coefficients: from sample planes made first in b->ysamp */
+	struct yuv_image s = *y;
+	if (y->dct_quality && yuv_image_layout(&s, y->width, y->height, y->gray, y->sub_x, y->sub_y)) {
+		snprintf(err, BLOOM_ERR_LEN, "planes: no layout for %dx%d", y->width, y->height);
+		return BLOOM_E_ARG;
+	}
 	size_t bytes = y->bytes + 4, stage = y->bytes + (entropy ? 12 : 4);
 	if (bloom_grow_buffer(&b->yout, &b->yout_bytes, bytes, GL_DYNAMIC_COPY) ||
+	    (y->dct_quality &&
+	     bloom_grow_buffer(&b->ysamp, &b->ysamp_bytes, s.bytes + 4, GL_DYNAMIC_COPY)) ||
 	    (!dst && (b->buffer_storage
 	              ? bloom_grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, stage,
 	                            GL_MAP_READ_BIT)
@@ -426,27 +449,45 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 	}
 	if (!dst)
 		dst = b->ystage;
-	GLuint zero = 0;
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->yout);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)y->bytes, 4, &zero);
+	GLuint zero = 0, sbuf = y->dct_quality ? b->ysamp : b->yout;
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, sbuf);
+	glBufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)s.bytes, 4, &zero);
 	bloom_set_sizes(p, w, h, q->pw, q->ph);
-	set_planes(p, y);
+	set_planes(p, &s);
 	glUniform1i(p->u[U_DITHER], dither);
-	glUniform1ui(p->u[U_FLAGS], (GLuint)(y->bytes / 4));
+	glUniform1ui(p->u[U_FLAGS], (GLuint)(s.bytes / 4));
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yout);
-	for (int plane = 0; y->dct_quality && plane < (y->gray ? 1 : 3); plane++) {
-		/* one work group per block */
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, sbuf);
+	for (int plane = 0; plane < (s.gray ? 1 : 2); plane++) {
 		glUniform1i(p->u[U_PLANE], plane);
-		glUniform1uiv(p->u[U_QUANT], 64, b->quant[plane != 0]);
-		glUniform2ui(p->u[U_PDIM], (GLuint)y->pw[plane], (GLuint)y->ph[plane]);
-		glDispatchCompute((GLuint)y->pw[plane], (GLuint)y->ph[plane], 1);
+		glUniform2ui(p->u[U_PDIM], (GLuint)s.stride[plane] / 4, (GLuint)s.ph[plane]);
+		glDispatchCompute((GLuint)(s.stride[plane] / 4 + 15) / 16,
+		                  (GLuint)(s.ph[plane] + 15) / 16, 1);
 	}
-	for (int plane = 0; !y->dct_quality && plane < (y->gray ? 1 : 2); plane++) {
-		glUniform1i(p->u[U_PLANE], plane);
-		glUniform2ui(p->u[U_PDIM], (GLuint)y->stride[plane] / 4, (GLuint)y->ph[plane]);
-		glDispatchCompute((GLuint)(y->stride[plane] / 4 + 15) / 16,
-		                  (GLuint)(y->ph[plane] + 15) / 16, 1);
+	if (pd) { /* a work group per 8 blocks of a block row; the flags word after them */
+		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+		glUseProgram(pd->id);
+		glUniform3ui(pd->u[U_OFF], (GLuint)y->offset[0], (GLuint)y->offset[1],
+		             (GLuint)y->offset[2]);
+		glUniform3ui(pd->u[U_STRIDE], (GLuint)y->stride[0], (GLuint)y->stride[1],
+		             (GLuint)y->stride[2]);
+		glUniform3ui(pd->u[U_SOFF], (GLuint)s.offset[0], (GLuint)s.offset[1],
+		             (GLuint)s.offset[2]);
+		glUniform3ui(pd->u[U_SSTRIDE], (GLuint)s.stride[0], (GLuint)s.stride[1],
+		             (GLuint)s.stride[2]);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yout);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_SAMPLES, b->ysamp);
+		for (int plane = 0; plane < (y->gray ? 1 : 3); plane++) {
+			glUniform1i(pd->u[U_PLANE], plane);
+			glUniform1uiv(pd->u[U_QUANT], 64, b->quant[plane != 0]);
+			glUniform2ui(pd->u[U_PDIM], (GLuint)y->pw[plane], (GLuint)y->ph[plane]);
+			glUniform2ui(pd->u[U_SDIM], (GLuint)s.pw[plane], (GLuint)s.ph[plane]);
+			glDispatchCompute((GLuint)(y->pw[plane] + 7) / 8, (GLuint)y->ph[plane], 1);
+		}
+		glBindBuffer(GL_COPY_READ_BUFFER, b->ysamp);
+		glBindBuffer(GL_COPY_WRITE_BUFFER, b->yout);
+		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)s.bytes,
+		                    (GLintptr)y->bytes, 4);
 	}
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_ANSWER);

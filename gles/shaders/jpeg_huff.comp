@@ -1,18 +1,26 @@
 // A JPEG's quantised DCT coefficients (jpeg_fdct's layout, in Planes) -> its baseline
 // Huffman-coded scan, bit for bit as libjpeg's entropy encoder writes it with a restart interval
-// of one MCU row (restart_in_rows = 1): each row is coded on its own (DC predictions start at 0),
-// padded with 1 bits to a byte, 0xFF bytes followed by a 0x00, and RSTn (n = row mod 8) after
-// every row but the last. One work group per row (segment s = gl_WorkGroupID.x).
+// of one MCU row (restart_in_rows = 1): each row (a segment) is coded on its own (DC predictions
+// start at 0), padded with 1 bits to a byte, 0xFF bytes followed by a 0x00, and RSTn (n = row
+// mod 8) after every row but the last.
 //
 // Blocks in coding order: an MCU's luma blocks row by row (u_sub.x by u_sub.y of them), then Cb
 // and Cr; gray, one block an MCU. A block past its component's real blocks (u_realw, u_realh:
 // libjpeg's width_in_blocks, height_in_blocks) is a dummy, coded as libjpeg codes one: the DC
 // of the block before it (a difference of 0) and no AC.
 //
-// Huff holds per segment s: its coded length in bytes at [s] (bit 31: it did not fit its slot or
-// a coefficient is past baseline's range: the caller falls back to the coefficients), then from
-// u_slots the segments' slots of u_capw words each: the unstuffed bits of s at slot s, its
-// stuffed bytes (and marker) at slot u_nseg + s, bytes in memory order.
+// Four passes (u_pass), the blocks' in parallel over every block of the frame:
+//  0 (an invocation a block): its code's length in bits at Huff[u_blens + k] (bit 31: a
+//    coefficient past baseline's range);
+//  1 (a work group a segment): those lengths turned into the blocks' bit offsets in the
+//    segment, the segment's bits at [u_tbits + s] (all ones: it does not fit its slot, or a
+//    coefficient is out of range), its slot zeroed;
+//  2 (an invocation a block): its code written at its offset in the segment's slot;
+//  3 (a work group a segment): padded, stuffed into the segment's second slot with its marker,
+//    its length in bytes at [s] (bit 31: it did not fit: the caller falls back to the
+//    coefficients).
+// Slots of u_capw words from u_slots: the unstuffed bits of s at slot s, its stuffed bytes at
+// slot u_nseg + s, bytes in memory order.
 layout(local_size_x = 256) in;
 layout(std430, binding = 9) readonly buffer Planes { uint pl[]; };
 layout(std430, binding = 12) buffer Huff { uint hs[]; };
@@ -23,7 +31,8 @@ uniform int u_gray;
 uniform ivec2 u_sub;            // luma blocks an MCU across, down (1 1 when gray)
 uniform uint u_mcux;            // MCUs a segment
 uniform uvec3 u_realw, u_realh; // each component's real blocks across, down
-uniform uint u_nseg, u_slots, u_capw;
+uniform uint u_nseg, u_slots, u_capw, u_tbits, u_blens;
+uniform int u_pass;
 
 const int NAT[64] = int[64](0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19,
                             26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28, 35, 42, 49,
@@ -186,52 +195,78 @@ uint scan(uint v)
 
 uint byte_at(uint slot, uint i) { return (hs[slot + (i >> 2)] >> ((i & 3u) * 8u)) & 0xffu; }
 
+uint g_k; // the block's index in its segment (passes 0 and 2)
+
+// Passes 0 and 2: the block this invocation codes, or false past the last
+bool block_of_invocation()
+{
+	uint n = u_mcux * g_bpm;
+	uint k = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
+	g_seg = k / n;
+	g_k = k % n;
+	return g_seg < u_nseg;
+}
+
 void main()
 {
-	g_seg = gl_WorkGroupID.x;
+	uint t = gl_LocalInvocationID.x;
 	g_bpm = u_gray != 0 ? 1u : uint(u_sub.x * u_sub.y) + 2u;
-	uint t = gl_LocalInvocationID.x, nblk = u_mcux * g_bpm;
-	uint k0 = t * nblk / 256u, k1 = (t + 1u) * nblk / 256u;
-	if (t == 0u)
-		s_bad = 0u;
-	barrier();
-	// 1. each invocation's blocks' bits, with the DC predictions running through its range
-	int last[3] = int[3](0, 0, 0);
-	for (uint c = 0u; c < 3u && k0 < k1; c++)
-		last[c] = dc_before(k0, c);
-	bool bad = false;
-	uint mine = 0u;
-	for (uint k = k0; k < k1; k++) {
-		uvec4 b = block_at(k);
-		mine += code_block(b, last[b.z], false, bad);
-		if (b.w != 0u)
-			last[b.z] = coef(block_base(b), 0);
-	}
-	if (bad)
-		atomicOr(s_bad, 1u);
-	uint end = scan(mine), total = s_scan[255]; // scan's last barrier orders s_scan's reads
-	uint nbytes = (total + 7u) / 8u, cap = u_capw * 4u;
-	bool ok = s_bad == 0u && nbytes <= cap;
-	barrier();
-	// 2. the bits, MSB first, padded with 1 bits to a byte
-	g_slot = u_slots + g_seg * u_capw;
-	for (uint w = t; ok && w < (nbytes + 3u) / 4u; w += 256u)
-		hs[g_slot + w] = 0u;
-	groupMemoryBarrier();
-	barrier();
-	g_p = end - mine;
-	g_first = g_p >> 5;
-	g_acc = 0u;
-	for (uint c = 0u; c < 3u && k0 < k1; c++)
-		last[c] = dc_before(k0, c);
-	for (uint k = k0; ok && k < k1; k++) {
-		uvec4 b = block_at(k);
-		code_block(b, last[b.z], true, bad);
-		if (b.w != 0u)
-			last[b.z] = coef(block_base(b), 0);
-	}
-	if (ok)
+	uint nblk = u_mcux * g_bpm, cap = u_capw * 4u;
+	if (u_pass == 0 || u_pass == 2) {
+		if (!block_of_invocation())
+			return;
+		uint k = g_seg * nblk + g_k;
+		uvec4 b = block_at(g_k);
+		bool bad = false;
+		int pred = b.w != 0u ? dc_before(g_k, b.z) : 0;
+		if (u_pass == 0) {
+			uint bits = code_block(b, pred, false, bad);
+			hs[u_blens + k] = bad ? 0x80000000u : bits;
+			return;
+		}
+		if (hs[u_tbits + g_seg] == 0xffffffffu)
+			return;
+		g_slot = u_slots + g_seg * u_capw;
+		g_p = hs[u_blens + k];
+		g_first = g_p >> 5;
+		g_acc = 0u;
+		code_block(b, pred, true, bad);
 		put_end();
+		return;
+	}
+	g_seg = gl_WorkGroupID.x;
+	uint base = u_blens + g_seg * nblk;
+	if (u_pass == 1) {
+		if (t == 0u)
+			s_bad = 0u;
+		barrier();
+		uint k0 = t * nblk / 256u, k1 = (t + 1u) * nblk / 256u, mine = 0u;
+		for (uint k = k0; k < k1; k++) {
+			uint v = hs[base + k];
+			if ((v & 0x80000000u) != 0u)
+				atomicOr(s_bad, 1u);
+			mine += v & 0x7fffffffu;
+		}
+		uint end = scan(mine), total = s_scan[255];
+		uint nbytes = (total + 7u) / 8u;
+		bool ok = s_bad == 0u && nbytes <= cap;
+		for (uint k = k0, at = end - mine; k < k1; k++) { // lengths -> offsets
+			uint v = hs[base + k] & 0x7fffffffu;
+			hs[base + k] = at;
+			at += v;
+		}
+		g_slot = u_slots + g_seg * u_capw;
+		for (uint w = t; ok && w < (nbytes + 3u) / 4u; w += 256u)
+			hs[g_slot + w] = 0u;
+		if (t == 0u)
+			hs[u_tbits + g_seg] = ok ? total : 0xffffffffu;
+		return;
+	}
+	// pass 3: pad, stuff, mark
+	uint total = hs[u_tbits + g_seg];
+	bool ok = total != 0xffffffffu;
+	uint nbytes = ok ? (total + 7u) / 8u : 0u;
+	g_slot = u_slots + g_seg * u_capw;
 	if (ok && t == 0u && (total & 7u) != 0u) {
 		uint pad = 8u - (total & 7u);
 		atomicOr(hs[g_slot + (total >> 5)],
@@ -239,8 +274,8 @@ void main()
 	}
 	groupMemoryBarrier();
 	barrier();
-	// 3. stuffing: a 0x00 after each 0xFF byte; RSTn after all but the last segment
-	uint b0 = ok ? t * nbytes / 256u : 0u, b1 = ok ? (t + 1u) * nbytes / 256u : 0u, ff = 0u;
+	// a 0x00 after each 0xFF byte; RSTn after all but the last segment
+	uint b0 = t * nbytes / 256u, b1 = (t + 1u) * nbytes / 256u, ff = 0u;
 	for (uint i = b0; i < b1; i++)
 		ff += byte_at(g_slot, i) == 0xffu ? 1u : 0u;
 	uint send = scan(b1 - b0 + ff), stuffed = s_scan[255];
