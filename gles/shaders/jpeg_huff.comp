@@ -24,8 +24,11 @@
 layout(local_size_x = 256) in;
 layout(std430, binding = 9) readonly buffer Planes { uint pl[]; };
 layout(std430, binding = 12) buffer Huff { uint hs[]; };
-// code | size << 16 by symbol: DC luma at 0, DC chroma at 16, AC luma at 32, AC chroma at 288
+// code | size << 16 by symbol: DC luma at 0, DC chroma at 16, AC luma at 32, AC chroma at 288;
+// then the natural index of each zigzag position at NAT, the zigzag position of each natural
+// index at ZIG (tables read by index that varies between invocations: memory, not constants)
 layout(std430, binding = 13) readonly buffer Tables { uint ht[]; };
+const uint NAT = 544u, ZIG = 608u;
 uniform uvec3 u_off, u_stride; // coefficient planes: starts and block rows, bytes
 uniform int u_gray;
 uniform ivec2 u_sub;            // luma blocks an MCU across, down (1 1 when gray)
@@ -34,10 +37,6 @@ uniform uvec3 u_realw, u_realh; // each component's real blocks across, down
 uniform uint u_nseg, u_slots, u_capw, u_tbits, u_blens;
 uniform int u_pass;
 
-const int NAT[64] = int[64](0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19,
-                            26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28, 35, 42, 49,
-                            56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45,
-                            38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63);
 
 shared uint s_scan[256];
 shared uint s_bad;
@@ -126,6 +125,22 @@ void put_end()
 }
 
 // One block's bits (emit 0: counted only); *bad set for a coefficient past baseline's range
+
+// The block's nonzero AC coefficients as bits by zigzag position (x: 1-31, y: 32-63)
+uvec2 nonzero_ac(uint base)
+{
+	uvec2 m = uvec2(0u);
+	for (uint w = 0u; w < 32u; w++) {
+		uint v = pl[base + w], z0 = ht[ZIG + 2u * w], z1 = ht[ZIG + 2u * w + 1u];
+		if ((v & 0xffffu) != 0u)
+			m[z0 >> 5] |= 1u << (z0 & 31u);
+		if ((v >> 16) != 0u)
+			m[z1 >> 5] |= 1u << (z1 & 31u);
+	}
+	m.x &= ~1u; // the DC is coded apart
+	return m;
+}
+
 uint code_block(uvec4 b, int pred, bool emit, inout bool bad)
 {
 	uint dct = b.z == 0u ? 0u : 16u, act = b.z == 0u ? 32u : 288u;
@@ -145,29 +160,27 @@ uint code_block(uvec4 b, int pred, bool emit, inout bool bad)
 	if (emit)
 		put(((t & 0xffffu) << nb) | (uint(diff - (diff < 0 ? 1 : 0)) & ((1u << nb) - 1u)),
 		    (t >> 16) + nb);
-	uint run = 0u;
-	for (int k = 1; k < 64; k++) {
-		int v = coef(base, NAT[k]);
-		if (v == 0) {
-			run++;
-			continue;
-		}
-		for (; run > 15u; run -= 16u) {
-			uint z = ht[act + 0xf0u];
-			bits += z >> 16;
-			if (emit)
-				put(z & 0xffffu, z >> 16);
-		}
+	// the nonzero ACs in zigzag order, each after the zeros before it (16 at a time: ZRL)
+	uvec2 m = nonzero_ac(base);
+	uint prev = 0u, z = ht[act + 0xf0u];
+	while ((m.x | m.y) != 0u) {
+		uint k = m.x != 0u ? uint(findLSB(m.x)) : 32u + uint(findLSB(m.y));
+		m[k >> 5] &= ~(1u << (k & 31u));
+		int v = coef(base, int(ht[NAT + k]));
+		uint run = k - prev - 1u;
+		bits += (run >> 4) * (z >> 16);
+		for (uint i = 0u; emit && i < (run >> 4); i++)
+			put(z & 0xffffu, z >> 16);
 		nb = nbits(v);
 		bad = bad || nb > 10u;
-		t = ht[act + (run << 4) + min(nb, 15u)];
+		t = ht[act + ((run & 15u) << 4) + min(nb, 15u)];
 		bits += (t >> 16) + nb;
 		if (emit)
 			put(((t & 0xffffu) << nb) | (uint(v - (v < 0 ? 1 : 0)) & ((1u << nb) - 1u)),
 			    (t >> 16) + nb);
-		run = 0u;
+		prev = k;
 	}
-	if (run > 0u) {
+	if (prev < 63u) { // zeros to the end
 		t = ht[act];
 		bits += t >> 16;
 		if (emit)
