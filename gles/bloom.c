@@ -177,6 +177,7 @@ static int result_reset(struct bloom_result *res, char err[BLOOM_ERR_LEN])
 	res->nonfinite = 0;
 	res->pending = 0;
 	res->fence = NULL;
+	res->scan = 0;
 	if (res->want_yuv && (res->sub_x < 1 || res->sub_x > 2 || res->sub_y < 1 || res->sub_y > 2)) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: subsampling %dx%d is not 1 or 2 per axis",
 		         res->sub_x, res->sub_y);
@@ -604,6 +605,10 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 		rc = bloom_prog(b, SH_YUV_PACK, 0, 0, &prog, err);
 	if (!rc)
 		rc = bloom_prog(b, SH_JPEG_FDCT, 0, 0, &prog, err);
+	if (!rc)
+		rc = bloom_prog(b, SH_JPEG_HUFF, 0, 0, &prog, err);
+	if (!rc)
+		rc = bloom_prog(b, SH_JPEG_HUFF_OUT, 0, 0, &prog, err);
 	/* the fused columns' transposes: the image's, and the kernels' (vec2 and vec4 float32) */
 	if (!rc && q->conv4)
 		rc = bloom_prog(b, SH_TRANSPOSE, 1, half, &prog, err);

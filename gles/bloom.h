@@ -61,6 +61,9 @@ struct bloom_ctx_opts {
 	                              path of drivers without it) */
 	int rehearse;              /* bloom_build_wanted runs an unrun plan's stages once: 0 on a
 	                              GPU, not on a software renderer; 1 always; -1 never */
+	size_t scan_scratch_max;   /* GPU memory a JPEG scan's coding may take at most (0: what
+	                              the buffers allow); past it the coefficients come back
+	                              instead (tests lower it) */
 	int upload_copy;           /* JPEG planes in mapped host memory copied into GPU memory (a
 	                              DMA copy) before the pass that reads them: 0 on a GPU, not
 	                              on a software renderer; 1 always; -1 never */
@@ -214,6 +217,7 @@ struct bloom_result {
 	                             and nonfinite are not known, and yuv.data must not be read,
 	                             until bloom_result_finish */
 	void *fence;              /* private: the GL fence behind pending */
+	int scan;                 /* private: 1 when the scan's length follows the coefficients */
 };
 
 /* Gives a lent buffer back to its context (from any thread, once, after the last read of the

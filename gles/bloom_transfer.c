@@ -374,7 +374,8 @@ static int code_scan(struct bloom_ctx *b, const struct yuv_image *y, GLuint dst,
 	/* Huff: segment lengths, offsets and total, the flag; segment bits; block bits; slots */
 	GLuint tbits = 2 * nseg + 2, blens = tbits + nseg, slots = blens + (GLuint)nblocks;
 	size_t words = slots + 2 * (size_t)nseg * capw;
-	if (words > 0x7fffffffu / 4 ||
+	size_t most = b->opts.scan_scratch_max ? b->opts.scan_scratch_max : 0x7ffffffcu;
+	if (words > most / 4 ||
 	    bloom_grow_buffer(&b->huff, &b->huff_bytes, words * 4, GL_DYNAMIC_COPY)) {
 		snprintf(err, BLOOM_ERR_LEN, "scan: out of GPU memory");
 		return BLOOM_E_GPU_MEMORY;
@@ -425,9 +426,10 @@ static int code_scan(struct bloom_ctx *b, const struct yuv_image *y, GLuint dst,
 
 /* q->out (w x h) -> planes laid out as y (samples, or quantised DCT coefficients) in b->yout
  * (the flags word after them), copied to dst for mapping (a lent buffer, or b->ystage, which
- * it grows); with entropy, coefficients go to dst as code_scan leaves them. */
+ * it grows); with *entropy, coefficients go to dst as code_scan leaves them, or, where there is
+ * no GPU memory to code them, as they are (*entropy then 0). */
 static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
-                       int h, int dither, int entropy, GLuint dst, struct gpu_timer *tm,
+                       int h, int dither, int *entropy, GLuint dst, struct gpu_timer *tm,
                        char err[BLOOM_ERR_LEN])
 {
 	const struct bloom_prog *p, *pd = NULL;
@@ -444,7 +446,7 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 		snprintf(err, BLOOM_ERR_LEN, "planes: no layout for %dx%d", y->width, y->height);
 		return BLOOM_E_ARG;
 	}
-	size_t bytes = y->bytes + 4, stage = y->bytes + (entropy ? 12 : 4);
+	size_t bytes = y->bytes + 4, stage = y->bytes + (*entropy ? 12 : 4);
 	if (bloom_grow_buffer(&b->yout, &b->yout_bytes, bytes, GL_DYNAMIC_COPY) ||
 	    (y->dct_quality &&
 	     bloom_grow_buffer(&b->ysamp, &b->ysamp_bytes, s.bytes + 4, GL_DYNAMIC_COPY)) ||
@@ -473,7 +475,7 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 		                  (GLuint)(s.ph[plane] + 15) / 16, 1);
 	}
 	if (pd) { /* a work group per 8 blocks of a block row; the flags word after them */
-		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 		glUseProgram(pd->id);
 		glUniform3ui(pd->u[U_OFF], (GLuint)y->offset[0], (GLuint)y->offset[1],
 		             (GLuint)y->offset[2]);
@@ -499,18 +501,23 @@ static int make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_ima
 	}
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_ANSWER);
-	if (entropy) {
+	if (*entropy) {
 		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-		if ((rc = code_scan(b, y, dst, err)))
+		rc = code_scan(b, y, dst, err);
+		if (rc == BLOOM_E_GPU_MEMORY) { /* no room to code: the coefficients instead */
+			gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: %s; the coefficients go back", err);
+			*entropy = 0;
+		} else if (rc) {
 			return rc;
-		if (tm)
+		}
+		if (tm && *entropy)
 			gpu_timer_mark(tm, GPU_STAGE_ENTROPY);
 	}
 	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
 	glBindBuffer(GL_COPY_READ_BUFFER, b->yout);
 	glBindBuffer(GL_COPY_WRITE_BUFFER, dst);
 	/* the flags word only, after a scan */
-	GLintptr from = entropy ? (GLintptr)y->bytes : 0;
+	GLintptr from = *entropy ? (GLintptr)y->bytes : 0;
 	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, from, from,
 	                    (GLsizeiptr)bytes - from);
 	return 0;
@@ -533,9 +540,10 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 {
 	struct bloom_lease *l = *lease;
 	int entropy = res->entropy && res->yuv.dct_quality;
-	int rc = make_planes(b, q, &res->yuv, w, h, res->dither, entropy, l ? l->buf : 0, tm, err);
+	int rc = make_planes(b, q, &res->yuv, w, h, res->dither, &entropy, l ? l->buf : 0, tm, err);
 	if (rc)
 		return rc;
+	res->scan = entropy;
 	if (defer && l && l->map) {
 		/* the composite's count goes beside the flags word, so it is the frame's own however
 		 * many frames follow before it is read; bloom_result_finish reads both */
@@ -695,7 +703,7 @@ int bloom_result_finish(struct bloom_result *res, double *wait_ms, char err[BLOO
 	memcpy(word, (const unsigned char *)res->yuv.data + res->yuv.bytes, sizeof word);
 	res->lost |= word[0];
 	res->nonfinite = word[1];
-	if (res->entropy && res->yuv.dct_quality)
+	if (res->scan)
 		res->yuv.coded = coded_bytes(&res->yuv, res->yuv.data);
 	return 0;
 }

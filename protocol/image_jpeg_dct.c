@@ -201,14 +201,11 @@ static int encode_coded(const struct yuv_image *y, int quality, unsigned char **
 	put1(&o, ci.JFIF_major_version), put1(&o, ci.JFIF_minor_version);
 	put1(&o, ci.density_unit), put2(&o, ci.X_density), put2(&o, ci.Y_density);
 	put1(&o, 0), put1(&o, 0);
-	for (int t = 0; t < (nc > 1 ? 2 : 1); t++) {
+	for (int t = 0; t < (nc > 1 ? 2 : 1); t++) { /* baseline: 8-bit entries (set_params) */
 		const JQUANT_TBL *q = ci.quant_tbl_ptrs[t];
-		int wide = 0;
+		put2(&o, 0xffdb), put2(&o, 67), put1(&o, (unsigned)t);
 		for (int i = 0; i < 64; i++)
-			wide |= q->quantval[i] > 255;
-		put2(&o, 0xffdb), put2(&o, wide ? 131 : 67), put1(&o, (unsigned)(wide << 4 | t));
-		for (int i = 0; i < 64; i++)
-			wide ? put2(&o, q->quantval[zigzag[i]]) : put1(&o, q->quantval[zigzag[i]]);
+			put1(&o, q->quantval[zigzag[i]]);
 	}
 	put2(&o, 0xffc0), put2(&o, (unsigned)(3 * nc + 8)), put1(&o, 8);
 	put2(&o, (unsigned)y->height), put2(&o, (unsigned)y->width), put1(&o, (unsigned)nc);
@@ -296,6 +293,9 @@ int image_encode_jpeg_dct(const struct yuv_image *y, int quality, unsigned char 
 	if (rc || want.bytes != y->bytes || !y->data || y->coded > y->bytes)
 		return image_fail(err, IMAGE_E_ARG, "jpeg: coefficients: not a %dx%d layout",
 		                  y->width, y->height);
+	if (y->coded && (y->width > JPEG_MAX_DIMENSION || y->height > JPEG_MAX_DIMENSION))
+		return image_fail(err, IMAGE_E_TOO_LARGE, "jpeg: %dx%d is past JPEG's %d pixels a side",
+		                  y->width, y->height, (int)JPEG_MAX_DIMENSION);
 	if (y->coded)
 		return encode_coded(y, quality, out, out_len, err);
 	int subsamp = y->gray ? TJSAMP_GRAY : y->sub_x == 1 ? (y->sub_y == 1 ? TJSAMP_444 : TJSAMP_440)

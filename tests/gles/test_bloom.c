@@ -1139,6 +1139,55 @@ static void test_jpeg_scan(void **state)
 	}
 }
 
+/* A context whose scan coding may take 64 KiB of GPU memory: frames that need more come back
+ * as their coefficients (the same as without coding, copied or lent and deferred), smaller ones
+ * as their scan. */
+static void test_jpeg_scan_room(void **state)
+{
+	(void)state;
+	struct bloom_ctx *t;
+	struct bloom_ctx_opts o = {.scan_scratch_max = 64 << 10};
+	char err[BLOOM_ERR_LEN];
+	if (bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &t, err))
+		fail_msg("context: %s", err);
+	static const struct { int w, h, lend, fits; } cases[] = {
+		{ 200, 150, 0, 0 }, { 200, 150, 1, 0 }, { 40, 30, 1, 1 }, { 40, 30, 0, 1 },
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct image in = rand_image(cases[c].w, cases[c].h, 3, 0.0f, 1.0f);
+		struct image k = rand_image(3, 3, 3, 0, 1);
+		struct bloom_params p;
+		tu_params(&p, BLOOM_OP_BLOOM);
+		struct bloom_frame f = { &in, NULL, NULL };
+		struct bloom_kernel kr = { &k, { 0, 0 } };
+		struct bloom_result dc, sc;
+		memset(&dc, 0, sizeof dc);
+		dc.want_yuv = 1, dc.sub_x = dc.sub_y = 1, dc.dct_quality = 90;
+		sc = dc;
+		sc.entropy = 1, sc.lend = cases[c].lend;
+		assert_int_equal(bloom_run_frame(t, BLOOM_OP_BLOOM, &f, &kr, &p, 0, &dc, NULL, err), 0);
+		if (bloom_run_frame(t, BLOOM_OP_BLOOM, &f, &kr, &p, cases[c].lend ? BLOOM_DEFER : 0, &sc,
+		                    NULL, err) || bloom_result_finish(&sc, NULL, err))
+			fail_msg("scan: %s", err);
+		assert_int_equal(sc.lost, dc.lost);
+		if (cases[c].fits) {
+			assert_true(sc.yuv.coded > 0);
+		} else {
+			assert_int_equal(sc.yuv.coded, 0);
+			assert_memory_equal(sc.yuv.data, dc.yuv.data, dc.yuv.bytes);
+		}
+		if (sc.lease) {
+			sc.yuv.data = NULL;
+			bloom_lease_return(sc.lease);
+		}
+		yuv_image_free(&sc.yuv);
+		yuv_image_free(&dc.yuv);
+		image_free(&in);
+		image_free(&k);
+	}
+	bloom_ctx_destroy(t);
+}
+
 /* Tiles: a context whose frames may take 1.5 MiB of GPU memory (padded plans of at most about
  * 140 x 140) runs every case in overlap-save tiles, against the same CPU references and
  * tolerance as the untiled runs: off-centre and default centres (uneven halos), kernels larger
@@ -1557,6 +1606,7 @@ int main(void)
 		cmocka_unit_test(test_yuv_out),
 		cmocka_unit_test(test_jpeg_dct_out),
 		cmocka_unit_test(test_jpeg_scan),
+		cmocka_unit_test(test_jpeg_scan_room),
 		cmocka_unit_test(test_tiles_reference),
 		cmocka_unit_test(test_tiles_frame),
 		cmocka_unit_test(test_borrow),

@@ -682,8 +682,9 @@ static void test_jpeg_dct(void **state)
 
 /* An already coded scan (yuv_image.coded) gets the headers libjpeg writes before it: the whole
  * file byte for byte libjpeg's own with restart_in_rows = 1, its scan taken as the input, in
- * every subsampling, gray, sizes off the MCU grid, and qualities whose tables need 16 bits. The
- * Huffman codes exported for the GPU are libjpeg's standard tables (ITU T.81 Annex K). */
+ * every subsampling, gray, sizes off the MCU grid, qualities 1-100 (baseline tables: 8-bit
+ * entries). Sides past libjpeg's 65500 are refused. The Huffman codes exported for the GPU are
+ * libjpeg's standard tables (ITU T.81 Annex K). */
 static void test_jpeg_coded(void **state)
 {
 	(void)state;
@@ -724,6 +725,15 @@ static void test_jpeg_coded(void **state)
 		coef.coded = coef.bytes + 1;
 		assert_int_equal(image_encode_jpeg_yuv(&coef, cases[c].q, &bad, &blen, err), IMAGE_E_ARG);
 		assert_null(bad);
+		if (c == 0) { /* a side past 65500 (the layout allows 65535) */
+			struct yuv_image wide;
+			assert_int_equal(yuv_image_layout_dct(&wide, 65501, 8, 1, 1, 1, cases[c].q), 0);
+			wide.data = coef.data; /* never read: refused first */
+			wide.coded = 16;
+			assert_int_equal(image_encode_jpeg_yuv(&wide, cases[c].q, &bad, &blen, err),
+			                 IMAGE_E_TOO_LARGE);
+			assert_null(bad);
+		}
 		free(mine);
 		free(ref);
 		yuv_image_free(&coef);
