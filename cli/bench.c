@@ -159,6 +159,24 @@ static const char *exchanges(const struct fft_plan *p, char *buf, size_t len)
 	return buf;
 }
 
+void bench_frame_begin(struct bench_line *l, const struct run_ctx *r, const struct workload *wl,
+                       char *variant, size_t len)
+{
+	bench_line_variant(r, wl, variant, len);
+	bench_line_begin(l, stdout, &r->meta, wl->id, "fftbloom", variant);
+}
+
+void bench_frame_sizes(struct bench_line *l, int w, int h, int kw, int kh, int pw, int ph)
+{
+	char s[32];
+	snprintf(s, sizeof s, "%dx%d", w, h);
+	bench_detail_str(l, "image", s);
+	snprintf(s, sizeof s, "%dx%d", kw, kh);
+	bench_detail_str(l, "kernel", s);
+	snprintf(s, sizeof s, "%dx%d", pw, ph);
+	bench_detail_str(l, "padded", s);
+}
+
 /* The detail fields every fftbloom line carries. */
 void bench_common_detail(struct bench_line *l, const struct run_ctx *r, const struct workload *wl)
 {
@@ -465,22 +483,16 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 			m[s] = bench_median(st_ms[s], n);
 		for (int s = 0; s < 6; s++)
 			med[s] = bench_median(v[s], n);
-		char variant[64], image[32], kernel[32], padded[32];
-		bench_line_variant(r, wl, variant, sizeof variant);
-		snprintf(image, sizeof image, "%dx%d", w, h);
-		snprintf(kernel, sizeof kernel, "%dx%d", kw, kh);
-		snprintf(padded, sizeof padded, "%dx%d", st.padded_w, st.padded_h);
+		char variant[64];
 		struct bench_line l;
-		bench_line_begin(&l, stdout, &r->meta, wl->id, "fftbloom", variant);
+		bench_frame_begin(&l, r, wl, variant, sizeof variant);
 		bench_metric(&l, "ms", med[TOT]);
 		bench_metric(&l, "call_ms", med[WALL]);
 		bench_metric(&l, "upload_ms", med[UP]);
 		bench_metric(&l, "readback_ms", med[RB]);
 		bench_metric(&l, "gpu_in_call_ms", med[INCALL]);
-		bench_detail_str(&l, "image", image);
-		bench_detail_str(&l, "kernel", kernel);
+		bench_frame_sizes(&l, w, h, kw, kh, st.padded_w, st.padded_h);
 		bench_detail_str(&l, "kernel_type", gray ? "gray" : "colour");
-		bench_detail_str(&l, "padded", padded);
 		char tiles[32];
 		snprintf(tiles, sizeof tiles, "%dx%d", tiles_x, tiles_y);
 		bench_detail_str(&l, "tiles", tiles);

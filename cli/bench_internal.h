@@ -29,6 +29,11 @@ float bench_frand(void); /* uniform in [-1, 1), one sequence for the whole run *
 void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char *buf, size_t len);
 /* How a time was taken (enum gpu_timing), as the lines name it. */
 const char *bench_timer_name(int timing);
+/* A frame workload's line begun under its variant (written to variant, len bytes), and its
+ * image, kernel and padded sizes as details. */
+void bench_frame_begin(struct bench_line *l, const struct run_ctx *r, const struct workload *wl,
+                       char *variant, size_t len);
+void bench_frame_sizes(struct bench_line *l, int w, int h, int kw, int kh, int pw, int ph);
 /* The detail fields every fftbloom line carries. */
 void bench_common_detail(struct bench_line *l, const struct run_ctx *r, const struct workload *wl);
 

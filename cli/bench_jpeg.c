@@ -103,13 +103,9 @@ int bench_jpeg(struct run_ctx *r, const struct workload *wl)
 		double m[NV];
 		for (int s = 0; s < NV; s++)
 			m[s] = bench_median(v[s], n);
-		char variant[64], image[32], kernel[32], padded[32];
-		bench_line_variant(r, wl, variant, sizeof variant);
-		snprintf(image, sizeof image, "%dx%d", wl->w, wl->h);
-		snprintf(kernel, sizeof kernel, "%dx%d", wl->kw, wl->kh);
-		snprintf(padded, sizeof padded, "%dx%d", st.padded_w, st.padded_h);
+		char variant[64];
 		struct bench_line l;
-		bench_line_begin(&l, stdout, &r->meta, wl->id, "fftbloom", variant);
+		bench_frame_begin(&l, r, wl, variant, sizeof variant);
 		bench_metric(&l, "ms", m[TOT]);
 		bench_metric(&l, "upload_ms", m[UP]);
 		bench_metric(&l, "stages_ms", m[STAGES]);
@@ -118,9 +114,7 @@ int bench_jpeg(struct run_ctx *r, const struct workload *wl)
 		bench_metric(&l, "download_ms", m[DOWN]);
 		bench_metric(&l, "call_ms", m[WALL]);
 		bench_metric(&l, "out_bytes", m[OUT]);
-		bench_detail_str(&l, "image", image);
-		bench_detail_str(&l, "kernel", kernel);
-		bench_detail_str(&l, "padded", padded);
+		bench_frame_sizes(&l, wl->w, wl->h, wl->kw, wl->kh, st.padded_w, st.padded_h);
 		bench_detail_str(&l, "answer", wl->technique == 2 ? "scan" : wl->technique ? "coefficients"
 		                                                                          : "planes");
 		bench_detail_str(&l, "subsampling", wl->gray ? "420" : "444");

@@ -92,27 +92,6 @@ static void set_params(struct jpeg_compress_struct *ci, int w, int h, int gray, 
 	jpeg_set_quality(ci, quality, TRUE);
 }
 
-int image_jpeg_quant_tables(int quality, unsigned short luma[64], unsigned short chroma[64])
-{
-	if (quality < 1 || quality > 100)
-		return IMAGE_E_ARG;
-	struct jpeg_compress_struct ci;
-	struct jerr e;
-	ci.err = jerr_init(&e);
-	if (setjmp(e.jb)) {
-		jpeg_destroy_compress(&ci);
-		return IMAGE_E_NOMEM;
-	}
-	jpeg_create_compress(&ci);
-	set_params(&ci, 8, 8, 0, 1, 1, quality);
-	for (int i = 0; i < 64; i++) {
-		luma[i] = ci.quant_tbl_ptrs[0]->quantval[i];
-		chroma[i] = ci.quant_tbl_ptrs[1]->quantval[i];
-	}
-	jpeg_destroy_compress(&ci);
-	return 0;
-}
-
 /* A Huffman table's codes by symbol (the derivation of the JPEG standard's Annex C, as libjpeg's
  * jpeg_make_c_derived_tbl), into codes[0..n). */
 static void huff_codes(const JHUFF_TBL *t, uint32_t *codes, int n)
@@ -126,7 +105,10 @@ static void huff_codes(const JHUFF_TBL *t, uint32_t *codes, int n)
 				codes[t->huffval[p]] = code | (uint32_t)len << 16;
 }
 
-int image_jpeg_huff_codes(uint32_t codes[IMAGE_JPEG_HUFF_CODES])
+/* The tables libjpeg's encoder takes by default at quality: quantisation (luma, chroma; NULL:
+ * not wanted) and Huffman codes (NULL: not wanted). 0 or IMAGE_E_NOMEM. */
+static int default_tables(int quality, unsigned short luma[64], unsigned short chroma[64],
+                          uint32_t *codes)
 {
 	struct jpeg_compress_struct ci;
 	struct jerr e;
@@ -136,13 +118,31 @@ int image_jpeg_huff_codes(uint32_t codes[IMAGE_JPEG_HUFF_CODES])
 		return IMAGE_E_NOMEM;
 	}
 	jpeg_create_compress(&ci);
-	set_params(&ci, 8, 8, 0, 1, 1, 90);
-	huff_codes(ci.dc_huff_tbl_ptrs[0], codes, 16);
-	huff_codes(ci.dc_huff_tbl_ptrs[1], codes + 16, 16);
-	huff_codes(ci.ac_huff_tbl_ptrs[0], codes + 32, 256);
-	huff_codes(ci.ac_huff_tbl_ptrs[1], codes + 288, 256);
+	set_params(&ci, 8, 8, 0, 1, 1, quality);
+	for (int i = 0; luma && i < 64; i++) {
+		luma[i] = ci.quant_tbl_ptrs[0]->quantval[i];
+		chroma[i] = ci.quant_tbl_ptrs[1]->quantval[i];
+	}
+	if (codes) {
+		huff_codes(ci.dc_huff_tbl_ptrs[0], codes, 16);
+		huff_codes(ci.dc_huff_tbl_ptrs[1], codes + 16, 16);
+		huff_codes(ci.ac_huff_tbl_ptrs[0], codes + 32, 256);
+		huff_codes(ci.ac_huff_tbl_ptrs[1], codes + 288, 256);
+	}
 	jpeg_destroy_compress(&ci);
 	return 0;
+}
+
+int image_jpeg_quant_tables(int quality, unsigned short luma[64], unsigned short chroma[64])
+{
+	if (quality < 1 || quality > 100)
+		return IMAGE_E_ARG;
+	return default_tables(quality, luma, chroma, NULL);
+}
+
+int image_jpeg_huff_codes(uint32_t codes[IMAGE_JPEG_HUFF_CODES])
+{
+	return default_tables(90, NULL, NULL, codes); /* the standard tables at any quality */
 }
 
 /* Zigzag position -> natural (row-major) index, as DQT lists a table. */

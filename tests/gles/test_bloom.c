@@ -967,6 +967,16 @@ static double jpeg_round_trip(const struct yuv_image *enc, const struct yuv_imag
 	return p;
 }
 
+/* A planes result's memory: its lent buffer given back, or its planes freed. */
+static void result_free(struct bloom_result *r)
+{
+	if (r->lease) {
+		r->yuv.data = NULL;
+		bloom_lease_return(r->lease);
+	}
+	yuv_image_free(&r->yuv);
+}
+
 /* Coefficients out (bloom_result.dct_quality): the GPU's quantised DCT coefficients of a
  * result against the CPU reference (tests/yuv_ref.c, double precision) computed from the planes
  * of the same result: every coefficient within 1 (float vs double rounding of quotients near a
@@ -1033,11 +1043,7 @@ static void test_jpeg_dct_out(void **state)
 			if (pg < plib - 0.1)
 				fail_msg("PSNR %.3f dB against libjpeg-turbo's %.3f (tolerance 0.1 dB)", pg, plib);
 		}
-		if (dc.lease) {
-			dc.yuv.data = NULL;
-			bloom_lease_return(dc.lease);
-		}
-		yuv_image_free(&dc.yuv);
+		result_free(&dc);
 		yuv_image_free(&pl.yuv);
 		yuv_image_free(&ref);
 		image_free(&in);
@@ -1128,11 +1134,7 @@ static void test_jpeg_scan(void **state)
 			free(mine);
 		}
 		free(ref);
-		if (sc.lease) {
-			sc.yuv.data = NULL;
-			bloom_lease_return(sc.lease);
-		}
-		yuv_image_free(&sc.yuv);
+		result_free(&sc);
 		yuv_image_free(&dc.yuv);
 		image_free(&in);
 		image_free(&k);
@@ -1176,11 +1178,7 @@ static void test_jpeg_scan_room(void **state)
 			assert_int_equal(sc.yuv.coded, 0);
 			assert_memory_equal(sc.yuv.data, dc.yuv.data, dc.yuv.bytes);
 		}
-		if (sc.lease) {
-			sc.yuv.data = NULL;
-			bloom_lease_return(sc.lease);
-		}
-		yuv_image_free(&sc.yuv);
+		result_free(&sc);
 		yuv_image_free(&dc.yuv);
 		image_free(&in);
 		image_free(&k);
