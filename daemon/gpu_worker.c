@@ -465,6 +465,8 @@ static int gpu_finish_job(struct gpu *g, struct engine **e, struct job *j, struc
 	}
 	if (j->status >= 400)
 		g->nfail++;
+	else if (j->yresult.dct_quality && J->cfg.jpeg_gpu_entropy)
+		j->yresult.coded ? g->scans++ : g->scan_fallbacks++;
 	g->heartbeat = t1;
 	pthread_mutex_unlock(&J->lock);
 	if (*e) {

@@ -126,6 +126,9 @@ struct jobs_gpu_status {
 	unsigned long long jobs, failures;
 	int planes_lent;             /* answers' planes lent by this thread's context, not yet back */
 	unsigned long long planes_lent_total; /* answers encoded straight from lent planes */
+	unsigned long long jpeg_scans;         /* JPEG answers entropy-coded on the GPU */
+	unsigned long long jpeg_scan_fallbacks; /* ... asked for, the coefficients came back
+	                                           instead (a row past the GPU's room) */
 	int uploads_out;             /* upload buffers its context lent to jobs being decoded or
 	                                waiting for it, not yet given back */
 	unsigned long long uploads_taken; /* frames decoded into an upload buffer it lent */

@@ -63,7 +63,7 @@ static json_t *gpus_json(const struct jobs_status *st)
 	for (int i = 0; i < st->ngpus; i++) {
 		const struct jobs_gpu_status *g = &st->gpu[i];
 		json_array_append_new(
-			a, json_pack("{s:i,s:i,s:s,s:s,s:s,s:b,s:b,s:b,s:f,s:f,s:I,s:I,s:i,s:I,"
+			a, json_pack("{s:i,s:i,s:s,s:s,s:s,s:b,s:b,s:b,s:f,s:f,s:I,s:I,s:i,s:I,s:I,s:I,"
 			             "s:{s:i,s:I,s:I,s:f,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
 			             "index", i, "device", g->device, "platform", g->platform, "renderer",
 			             g->renderer, "version", g->version, "alive", g->alive, "warmed",
@@ -71,6 +71,8 @@ static json_t *gpus_json(const struct jobs_status *st)
 			             "busy_s", g->busy_s, "jobs", (json_int_t)g->jobs, "failures",
 			             (json_int_t)g->failures, "planes_lent", g->planes_lent,
 			             "planes_lent_total", (json_int_t)g->planes_lent_total,
+			             "jpeg_scans", (json_int_t)g->jpeg_scans,
+			             "jpeg_scan_fallbacks", (json_int_t)g->jpeg_scan_fallbacks,
 			             "programs", "count", (int)g->programs.count,
 			             "hits", (json_int_t)g->programs.hits, "misses",
 			             (json_int_t)g->programs.misses, "compile_ms", g->programs.compile_ms,
@@ -234,6 +236,11 @@ static double lent_total_of(const struct jobs_gpu_status *g)
 {
 	return (double)g->planes_lent_total;
 }
+static double scans_of(const struct jobs_gpu_status *g) { return (double)g->jpeg_scans; }
+static double scan_fallbacks_of(const struct jobs_gpu_status *g)
+{
+	return (double)g->jpeg_scan_fallbacks;
+}
 static double uploads_lent_of(const struct jobs_gpu_status *g)
 {
 	return (double)g->caches.uploads_lent;
@@ -283,6 +290,12 @@ static const struct {
 	{"fftbloom_planes_lent_total", "counter",
 	 "JPEG answers encoded straight from planes lent by the GPU thread (--lend-planes).",
 	 lent_total_of},
+	{"fftbloom_jpeg_scans_total", "counter",
+	 "JPEG answers entropy-coded on the GPU (--jpeg-gpu-entropy): the codec thread wrote only "
+	 "the headers.", scans_of},
+	{"fftbloom_jpeg_scan_fallbacks_total", "counter",
+	 "JPEG answers whose coding on the GPU did not fit its room (a row past 64 bytes a block, "
+	 "or no GPU memory for it): libjpeg coded the coefficients instead.", scan_fallbacks_of},
 	{"fftbloom_uploads_lent_total", "counter",
 	 "JPEG frames the GPU read in place from the upload buffer their codec thread decoded them "
 	 "into (--jpeg-upload-lease): no copy on the GPU thread.", uploads_lent_of},

@@ -1171,7 +1171,9 @@ def test_jpeg_gpu_dct():
     # and gray; the engine digest behind ETags differs (the option changes an answer's bytes).
     # --jpeg-gpu-entropy (on by default) codes the coefficients on the GPU too: against a daemon
     # with it off (libjpeg codes the same coefficients), the answer decodes to the same pixels,
-    # carries a restart marker between rows of blocks, and the digests differ.
+    # carries a restart marker between rows of blocks, and the digests differ; /metrics counts
+    # the coded answers, and a noise frame at quality 100 (rows past the GPU's room) as a
+    # fallback whose answer is libjpeg's, byte for byte the other daemon's.
     import cv2
     h, w = 120, 200
     yy, xx = np.mgrid[0:h, 0:w]
@@ -1190,6 +1192,7 @@ def test_jpeg_gpu_dct():
                           for x in (on, off, cpu))
             check("%s: the engine digest (ETags) differs between the three" % sub,
                   e1 and len({e1, e2, e3}) == 3, (e1, e2, e3))
+            fell = 0  # answers whose rows did not fit the GPU's room (dense ones at quality 100)
             for name, body in (("colour", colour), ("gray", gray)):
                 st, hf, fl = on.req("POST", q + "&format=pfm", body=body)
                 if st != 200:
@@ -1225,10 +1228,26 @@ def test_jpeg_gpu_dct():
                         a1, a3 = (cv2.imdecode(np.frombuffer(x, np.uint8), cv2.IMREAD_UNCHANGED)
                                   for x in (b1, b3))
                         same = a1 is not None and a3 is not None and np.array_equal(a1, a3)
-                    check("%s %s q %d: coded on the GPU, the same pixels as coded by libjpeg, "
-                          "with restart markers (%d against %d bytes)"
-                          % (sub, name, quality, len(b1), len(b3)),
-                          same and b"\xff\xd0" in b1 and b"\xff\xd0" not in b3, (s3, len(b3)))
+                    coded = b"\xff\xd0" in b1
+                    fell += 0 if coded else 1
+                    check("%s %s q %d: %s, the same pixels as coded by libjpeg (%d against %d bytes)"
+                          % (sub, name, quality, "coded on the GPU with restart markers" if coded
+                             else "fell back to libjpeg's coding, byte for byte", len(b1), len(b3)),
+                          same and b"\xff\xd0" not in b3 and (coded or b1 == b3)
+                          and (coded or quality == 100), (s3, len(b3)))
+            scans = on.metric("fftbloom_jpeg_scans_total")
+            falls = on.metric("fftbloom_jpeg_scan_fallbacks_total")
+            check("%s: /metrics counts the answers coded on the GPU (%s) and the fallbacks (%s)"
+                  % (sub, scans, falls), scans == 6 - fell and falls == fell, (scans, falls, fell))
+            noise = jpg_bytes(((RNG.random((64, 96, 3)) > 0.5) * 255).astype(np.uint8))
+            qn = q + "&format=jpeg&quality=100"
+            s1, _, b1 = on.req("POST", qn, body=noise)
+            s3, _, b3 = cpu.req("POST", qn, body=noise)
+            falls = on.metric("fftbloom_jpeg_scan_fallbacks_total")
+            check("%s: noise at quality 100 falls back to libjpeg's coding (counted: %s), the "
+                  "same bytes as the daemon that never codes on the GPU" % (sub, falls),
+                  s1 == 200 and s3 == 200 and b1 == b3 and falls == fell + 1,
+                  (s1, s3, len(b1), len(b3)))
         finally:
             on.stop("gpu dct daemon %s" % sub)
             off.stop("cpu dct daemon %s" % sub)
