@@ -37,7 +37,6 @@ uniform uvec3 u_realw, u_realh; // each component's real blocks across, down
 uniform uint u_nseg, u_slots, u_capw, u_tbits, u_blens;
 uniform int u_pass;
 
-
 shared uint s_scan[256];
 shared uint s_bad;
 
