@@ -128,7 +128,8 @@ struct jobs_gpu_status {
 	unsigned long long planes_lent_total; /* answers encoded straight from lent planes */
 	unsigned long long jpeg_scans;         /* JPEG answers entropy-coded on the GPU */
 	unsigned long long jpeg_scan_fallbacks; /* ... asked for, the coefficients came back
-	                                           instead (a row past the GPU's room) */
+	                                           instead (a row past the GPU's room, or no GPU
+	                                           memory to code them) */
 	int uploads_out;             /* upload buffers its context lent to jobs being decoded or
 	                                waiting for it, not yet given back */
 	unsigned long long uploads_taken; /* frames decoded into an upload buffer it lent */
