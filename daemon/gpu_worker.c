@@ -378,6 +378,13 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
  * between jobs, the GPU thread stays with the jobs. */
 #define IDLE_GRACE_S 0.5
 
+/* The idle work that only makes the FFT faster (a shape measured, a plan rebuilt) starts after
+ * this long without a job: measuring compiles candidate programs, and a request that arrives
+ * during a compile waits for the driver (up to 0.33 s on the H200), so traffic with shorter
+ * gaps is never made to wait for it; frames run on the built-in choices meanwhile. */
+#define TUNE_GRACE_S 2.0
+#define GPU_IDLE_LATER 3 /* gpu_idle_step: only tuning is left, for after TUNE_GRACE_S */
+
 #define GPU_DEPTH_MAX 8 /* --gpu-depth's bound */
 
 /* Under load (no IDLE_GRACE_S without a job since a plan became wanted), a wanted plan still
@@ -388,15 +395,16 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 #define LOAD_STEP_S 0.05
 
 /* One step of the engine's idle work (engine_idle: a plan a frame borrowed another's for,
- * an FFT shape measured, a plan rebuilt with measured shapes), the programs kept within their
- * bounds after it, and the counts /v1/info shows; a context lost meanwhile is rebuilt (*e NULL
- * when the daemon stopped during that). Returns 1 while work remains, ENGINE_IDLE_WAIT while it
- * waits for the compile thread. Without the lock. */
-static int gpu_idle_step(struct gpu *g, struct engine **e)
+ * an FFT shape measured, a plan rebuilt with measured shapes; with tune 0, engine_idle_plans:
+ * the first only), the programs kept within their bounds after it, and the counts /v1/info
+ * shows; a context lost meanwhile is rebuilt (*e NULL when the daemon stopped during that).
+ * Returns 1 while work remains, ENGINE_IDLE_WAIT while it waits for the compile thread,
+ * GPU_IDLE_LATER when (tune 0) no plan is wanted and tuning may remain. Without the lock. */
+static int gpu_idle_step(struct gpu *g, struct engine **e, int tune)
 {
 	struct fft_wisdom *w = engine_wisdom(*e);
 	int before = w ? fft_wisdom_count(w) : 0;
-	int more = engine_idle(*e);
+	int more = tune ? engine_idle(*e) : engine_idle_plans(*e);
 	if (more == ENGINE_IDLE_WAIT && !engine_reset_status(*e))
 		return ENGINE_IDLE_WAIT;
 	int measured = w ? fft_wisdom_count(w) - before : 0;
@@ -412,7 +420,7 @@ static int gpu_idle_step(struct gpu *g, struct engine **e)
 	bloom_ctx_stats(engine_bloom(*e), &g->bs);
 	program_cache_stats(engine_programs(*e), &g->ps);
 	pthread_mutex_unlock(&g->J->lock);
-	return more || reset;
+	return more || reset ? 1 : tune ? 0 : GPU_IDLE_LATER;
 }
 
 /* Jobs in flight failed for a GPU reset: their results cannot be trusted (lent planes given
@@ -560,11 +568,13 @@ void *gpu_main(void *arg)
 			continue;
 		}
 		double quiet = clock_s() - last_job;
-		if (!j && idle_work && !J->stop && quiet >= IDLE_GRACE_S) {
-			/* nothing queued: one short step of idle work (a shape's measuring, a plan
-			 * rebuilt with the winners), then the queue is looked at again */
+		if (!j && idle_work && !J->stop && quiet >= IDLE_GRACE_S &&
+		    (idle_work != GPU_IDLE_LATER || quiet >= TUNE_GRACE_S)) {
+			/* nothing queued: one short step of idle work (a wanted plan's; after
+			 * TUNE_GRACE_S a shape's measuring, a plan rebuilt with the winners), then the
+			 * queue is looked at again */
 			pthread_mutex_unlock(&J->lock);
-			idle_work = gpu_idle_step(g, &e);
+			idle_work = gpu_idle_step(g, &e, quiet >= TUNE_GRACE_S);
 			pthread_mutex_lock(&J->lock);
 			g->heartbeat = clock_s();
 			if (!e)
@@ -581,6 +591,8 @@ void *gpu_main(void *arg)
 			long long wait_ns = 250 * 1000000LL;
 			if (idle_work && quiet < IDLE_GRACE_S)
 				wait_ns = (long long)((IDLE_GRACE_S - quiet) * 1e9) + 1000000LL;
+			else if (idle_work == GPU_IDLE_LATER && quiet < TUNE_GRACE_S)
+				wait_ns = (long long)((TUNE_GRACE_S - quiet) * 1e9) + 1000000LL;
 			clock_cond_wait_ns(&J->gpu_cv, &J->lock, wait_ns);
 			g->heartbeat = clock_s();
 			pthread_mutex_unlock(&J->lock);

@@ -222,6 +222,13 @@ int engine_idle(struct engine *e)
 	return more;
 }
 
+int engine_idle_plans(struct engine *e)
+{
+	if (program_cache_compiling(e->pc))
+		return ENGINE_IDLE_WAIT;
+	return e->bloom && bloom_build_wanted(e->bloom, 0);
+}
+
 int engine_build_wanted(struct engine *e)
 {
 	if (program_cache_compiling(e->pc))

@@ -105,6 +105,9 @@ const char *engine_wisdom_source(const struct engine *e);
  * work needs compiles on the compile thread: nothing was done, and the caller waits a moment
  * (ENGINE_IDLE_WAIT_MS, or until a job comes) before the next call. */
 int engine_idle(struct engine *e);
+/* As engine_idle, the wanted plans' steps only (no FFT shape measured, no plan rebuilt): 1 while
+ * a plan is wanted, 0 when none is, ENGINE_IDLE_WAIT as engine_idle. */
+int engine_idle_plans(struct engine *e);
 #define ENGINE_IDLE_WAIT 2
 #define ENGINE_IDLE_WAIT_MS 2
 #define ENGINE_SLOW_STEP_MS 20.0 /* idle steps this long are logged (debug) */
