@@ -88,18 +88,12 @@ static int read_coefs(const unsigned char *buf, size_t len, int quality, int sub
  * -1. */
 static int as_coded(struct yuv_image *co, const unsigned char *jpeg, size_t len)
 {
-	size_t i = 2;
-	while (i + 4 <= len && jpeg[i] == 0xff) {
-		size_t seg = (size_t)jpeg[i + 2] << 8 | jpeg[i + 3];
-		int sos = jpeg[i + 1] == 0xda;
-		i += 2 + seg;
-		if (sos && i + 2 <= len && len - 2 - i <= co->bytes) {
-			memcpy(co->data, jpeg + i, len - 2 - i);
-			co->coded = len - 2 - i;
-			return 0;
-		}
-	}
-	return -1;
+	size_t at, n;
+	if (image_jpeg_scan(jpeg, len, &at, &n) || n > co->bytes)
+		return -1;
+	memcpy(co->data, jpeg + at, n);
+	co->coded = n;
+	return 0;
 }
 
 /* Fills op (colour planes at op's subsampling) from decoded planes yp: each sample from the one

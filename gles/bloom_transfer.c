@@ -347,14 +347,10 @@ static int code_scan(struct bloom_ctx *b, const struct yuv_image *y, GLuint dst,
 	if (rc)
 		return rc;
 	if (!b->huff_codes) { /* the codes, then zigzag -> natural and natural -> zigzag */
-		static const unsigned char nat[64] = {
-			0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48,
-			41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23,
-			30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63};
 		uint32_t codes[IMAGE_JPEG_HUFF_CODES + 128];
 		for (int k = 0; k < 64; k++) {
-			codes[IMAGE_JPEG_HUFF_CODES + k] = nat[k];
-			codes[IMAGE_JPEG_HUFF_CODES + 64 + nat[k]] = (uint32_t)k;
+			codes[IMAGE_JPEG_HUFF_CODES + k] = image_jpeg_natural[k];
+			codes[IMAGE_JPEG_HUFF_CODES + 64 + image_jpeg_natural[k]] = (uint32_t)k;
 		}
 		if (image_jpeg_huff_codes(codes)) {
 			snprintf(err, BLOOM_ERR_LEN, "scan: no Huffman tables");

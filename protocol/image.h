@@ -212,6 +212,11 @@ int image_jpeg_quant_tables(int quality, unsigned short luma[64], unsigned short
  * [288, 544); an unused symbol's size is 0. 0 or IMAGE_E_NOMEM. */
 #define IMAGE_JPEG_HUFF_CODES 544
 int image_jpeg_huff_codes(uint32_t codes[IMAGE_JPEG_HUFF_CODES]);
+/* Zigzag position -> natural (row-major) index of a block's 64 coefficients. */
+extern const unsigned char image_jpeg_natural[64];
+/* The entropy-coded scan of a baseline JPEG of one scan: the bytes after its SOS segment up to
+ * its final EOI, at *at, *n of them. 0 or IMAGE_E_CORRUPT. */
+int image_jpeg_scan(const unsigned char *jpeg, size_t len, size_t *at, size_t *n);
 
 /* Decodes a JPEG to its planes (no colour conversion or upsampling; the EXIF orientation is
  * recorded, not applied; limits apply to the oriented size). IMAGE_E_UNSUPPORTED for what the

@@ -145,8 +145,7 @@ int image_jpeg_huff_codes(uint32_t codes[IMAGE_JPEG_HUFF_CODES])
 	return default_tables(90, NULL, NULL, codes); /* the standard tables at any quality */
 }
 
-/* Zigzag position -> natural (row-major) index, as DQT lists a table. */
-static const unsigned char zigzag[64] = {
+const unsigned char image_jpeg_natural[64] = {
 	0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48,
 	41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23,
 	30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63};
@@ -186,9 +185,7 @@ static int encode_coded(const struct yuv_image *y, int quality, unsigned char **
 	}
 	jpeg_create_compress(&ci);
 	set_params(&ci, y->width, y->height, y->gray, y->sub_x, y->sub_y, quality);
-	int nc = ci.num_components, mcux = (y->width + 8 * y->sub_x - 1) / (8 * y->sub_x);
-	if (y->gray)
-		mcux = (y->width + 7) / 8;
+	int nc = ci.num_components, mcux = y->pw[y->gray ? 0 : 1]; /* MCUs a row: the DRI */
 	size_t cap = y->coded + 1024;
 	struct out o = {malloc(cap), 0};
 	if (!o.p) {
@@ -205,7 +202,7 @@ static int encode_coded(const struct yuv_image *y, int quality, unsigned char **
 		const JQUANT_TBL *q = ci.quant_tbl_ptrs[t];
 		put2(&o, 0xffdb), put2(&o, 67), put1(&o, (unsigned)t);
 		for (int i = 0; i < 64; i++)
-			put1(&o, q->quantval[zigzag[i]]);
+			put1(&o, q->quantval[image_jpeg_natural[i]]);
 	}
 	put2(&o, 0xffc0), put2(&o, (unsigned)(3 * nc + 8)), put1(&o, 8);
 	put2(&o, (unsigned)y->height), put2(&o, (unsigned)y->width), put1(&o, (unsigned)nc);
@@ -234,6 +231,27 @@ static int encode_coded(const struct yuv_image *y, int quality, unsigned char **
 	*out = o.p;
 	*out_len = o.n;
 	return 0;
+}
+
+int image_jpeg_scan(const unsigned char *jpeg, size_t len, size_t *at, size_t *n)
+{
+	size_t i = 2;
+	if (len < 4 || jpeg[0] != 0xff || jpeg[1] != 0xd8 || jpeg[len - 2] != 0xff ||
+	    jpeg[len - 1] != 0xd9)
+		return IMAGE_E_CORRUPT;
+	while (i + 4 <= len && jpeg[i] == 0xff) {
+		size_t seg = (size_t)jpeg[i + 2] << 8 | jpeg[i + 3];
+		int sos = jpeg[i + 1] == 0xda;
+		i += 2 + seg;
+		if (sos) {
+			if (i > len - 2)
+				return IMAGE_E_CORRUPT;
+			*at = i;
+			*n = len - 2 - i;
+			return 0;
+		}
+	}
+	return IMAGE_E_CORRUPT;
 }
 
 /* The caller's coefficient arrays behind libjpeg's virtual-array handles: a handle is the address

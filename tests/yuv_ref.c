@@ -271,24 +271,3 @@ int yuv_ref_jpeg_rows(const struct yuv_image *coef, unsigned char **out, size_t 
 	*out_len = mlen;
 	return mem ? 0 : -1;
 }
-
-int yuv_ref_jpeg_scan(const unsigned char *jpeg, size_t len, size_t *at, size_t *n)
-{
-	size_t i = 2;
-	if (len < 4 || jpeg[0] != 0xff || jpeg[1] != 0xd8 || jpeg[len - 2] != 0xff ||
-	    jpeg[len - 1] != 0xd9)
-		return -1;
-	while (i + 4 <= len && jpeg[i] == 0xff) {
-		size_t seg = (size_t)jpeg[i + 2] << 8 | jpeg[i + 3];
-		int sos = jpeg[i + 1] == 0xda;
-		i += 2 + seg;
-		if (sos) {
-			if (i > len - 2)
-				return -1;
-			*at = i;
-			*n = len - 2 - i;
-			return 0;
-		}
-	}
-	return -1;
-}

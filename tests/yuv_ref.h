@@ -37,8 +37,4 @@ int yuv_ref_dct(const struct yuv_image *planes, int quality, struct yuv_image *o
  * virtual arrays), malloc'd into *out. 0 or -1. */
 int yuv_ref_jpeg_rows(const struct yuv_image *coef, unsigned char **out, size_t *out_len);
 
-/* The entropy-coded scan of a baseline JPEG of one scan: the bytes after its SOS segment up to
- * its final EOI. 0 or -1. */
-int yuv_ref_jpeg_scan(const unsigned char *jpeg, size_t len, size_t *at, size_t *n);
-
 #endif

@@ -705,7 +705,10 @@ static void test_jpeg_coded(void **state)
 		unsigned char *ref, *mine;
 		size_t rlen, mlen, at, n;
 		assert_int_equal(yuv_ref_jpeg_rows(&coef, &ref, &rlen), 0);
-		assert_int_equal(yuv_ref_jpeg_scan(ref, rlen, &at, &n), 0);
+		assert_int_equal(image_jpeg_scan(ref, rlen, &at, &n), 0);
+		size_t a2, n2; /* cut: no EOI */
+		assert_int_equal(image_jpeg_scan(ref, rlen - 1, &a2, &n2), IMAGE_E_CORRUPT);
+		assert_int_equal(image_jpeg_scan(ref, at - 1, &a2, &n2), IMAGE_E_CORRUPT);
 		assert_true(n <= coef.bytes);
 		memcpy(coef.data, ref + at, n);
 		coef.coded = n;
