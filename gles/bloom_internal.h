@@ -370,6 +370,21 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
  * res->nonfinite. Fills st's copy, wait and read-back times. With defer and a lent buffer, the
  * commands are issued and res left pending (bloom_result_finish). tm (or NULL): the frame's
  * timer, marked after the planes are made (GPU_STAGE_ANSWER) and coded (GPU_STAGE_ENTROPY). */
+/* The planes' layout uniforms of yuv_unpack / yuv_pack. */
+void bloom_set_planes(const struct bloom_prog *p, const struct yuv_image *y);
+/* bloom_jpeg.c: q->out (w x h) -> planes laid out as y (samples, or quantised DCT coefficients)
+ * in b->yout (the flags word after them), copied to dst for mapping (a lent buffer, or
+ * b->ystage, which it grows; 0: that); with *entropy, the coefficients' entropy-coded scan goes
+ * to dst instead, its length at y->bytes + 8 (0: a row did not fit, the coefficients are there),
+ * or, where there is no GPU memory to code them, the coefficients as they are (*entropy then
+ * 0). tm (or NULL) is marked after the planes (GPU_STAGE_ANSWER) and the scan
+ * (GPU_STAGE_ENTROPY). */
+int bloom_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
+                      int h, int dither, int *entropy, GLuint dst, struct gpu_timer *tm,
+                      char err[BLOOM_ERR_LEN]);
+/* The scan's length bloom_make_planes left after y's coefficients in m (0: none), within
+ * them. */
+size_t bloom_coded_bytes(const struct yuv_image *y, const unsigned char *m);
 int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *res, int w, int h,
                     int ch, struct bloom_lease **lease, int defer, struct gpu_timer *tm,
                     struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
