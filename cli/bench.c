@@ -65,6 +65,14 @@ static const struct opt_def own_table[] = {
 	{"fft-threads", OPT_INT, 0, 1024, "0", NULL,
 	 "the fft suite's invocations per signal, over the rules and the wisdom; 0: theirs", NULL,
 	 offsetof(struct bench_cli, fft_threads)},
+	{"fused-layout", OPT_STRING, 0, 0, "auto", NULL,
+	 "the bloom suite's fused column pass: auto (the product's), in_place (columns read with a "
+	 "row's stride) or transposed (a transposed copy, a pass before and after)", NULL,
+	 offsetof(struct bench_cli, fused_layout)},
+	{"ends-in-rows", OPT_STRING, 0, 0, "auto", NULL,
+	 "the bloom and jpeg suites' prefilter and composite in the row transforms' loads and "
+	 "stores: auto (the product's rule), on (wherever they can), off (passes of their own)",
+	 NULL, offsetof(struct bench_cli, ends_in_rows)},
 	{"verbose", OPT_BOOL, 0, 1, "false", NULL,
 	 "log at debug level on stderr: the FFT wisdom's measurement of every candidate shape", NULL,
 	 offsetof(struct bench_cli, verbose)},
@@ -136,7 +144,26 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->probe)
 		k += snprintf(buf + k, len - (size_t)k, "+probe%d", r->c->probe);
 	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->fft_threads)
-		snprintf(buf + k, len - (size_t)k, "+t%d", r->c->fft_threads);
+		k += snprintf(buf + k, len - (size_t)k, "+t%d", r->c->fft_threads);
+	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && strcmp(r->c->fused_layout, "auto"))
+		k += snprintf(buf + k, len - (size_t)k, "+%s", r->c->fused_layout);
+	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && strcmp(r->c->ends_in_rows, "auto"))
+		snprintf(buf + k, len - (size_t)k, "+ends_%s", r->c->ends_in_rows);
+}
+
+int bench_fused_layout(const struct bench_cli *c)
+{
+	static const char *const names[] = {"auto", "transposed", "in_place"};
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(c->fused_layout, names[i]))
+			return i; /* enum bloom_fused's order */
+	return -1;
+}
+
+int bench_ends_in_rows(const struct bench_cli *c)
+{
+	return !strcmp(c->ends_in_rows, "auto") ? 0 : !strcmp(c->ends_in_rows, "on") ? 1
+	       : !strcmp(c->ends_in_rows, "off") ? -1 : 2;
 }
 
 /* How a time was taken (enum gpu_timing), as the lines name it. */
@@ -381,19 +408,25 @@ static int bench_rows(struct run_ctx *r, const struct workload *wl)
 }
 
 /* Whether the bloom's GPU stages (prefilter to composite) include `stage`: with fused columns
- * the transpose, the fused column pass and the transpose back; else the column transforms, the
- * multiply and the inverse column transforms. */
-static int bloom_stage_runs(int stage, int fused)
+ * the fused column pass (and the transposes around it, transposed); else the column transforms,
+ * the multiply and the inverse column transforms; the prefilter and the composite unless the
+ * rows ran them. */
+static int bloom_stage_runs(int stage, const struct bloom_stats *st)
 {
+	int fused = st->fused;
 	switch (stage) {
+	case GPU_STAGE_PREFILTER:
+	case GPU_STAGE_COMPOSITE:
+		return !st->ends_in_rows;
 	case GPU_STAGE_COLS:
 	case GPU_STAGE_MULTIPLY:
 	case GPU_STAGE_ICOLS:
 		return !fused;
 	case GPU_STAGE_TRANSPOSE:
-	case GPU_STAGE_FUSED_COLS:
 	case GPU_STAGE_TRANSPOSE_BACK:
-		return fused;
+		return fused == BLOOM_FUSED_TRANSPOSED;
+	case GPU_STAGE_FUSED_COLS:
+		return fused != 0;
 	default:
 		return 1;
 	}
@@ -410,7 +443,9 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 	int w = wl->w, h = wl->h, kw = wl->kw, kh = wl->kh, gray = wl->gray;
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
-	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .frame_bytes = g->frame_bytes};
+	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .frame_bytes = g->frame_bytes,
+	                            .fused_layout = bench_fused_layout(c),
+	                            .ends_in_rows = bench_ends_in_rows(c)};
 	if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
 		fprintf(stderr, "%s: %s\n", wl->id, err);
 		return -1;
@@ -499,12 +534,13 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 		bench_detail_str(&l, "ms_is", tiles_x * tiles_y > 1 ? "tiles_in_calls" : "back_to_back");
 		bench_detail_num(&l, "frame_bytes", (double)g->frame_bytes);
 		bench_detail_str(&l, "precision", wl->precision ? "fp16" : "fp32");
-		bench_detail_str(&l, "fused", st.fused ? "true" : "false");
+		bench_detail_str(&l, "fused", !st.fused ? "false" : st.fused == BLOOM_FUSED_IN_PLACE
+		                                  ? "in_place" : "transposed");
 		bench_detail_str(&l, "stages_timer", bench_timer_name(st.timed));
 		bench_detail_num(&l, "prepare_ms", med[PREP]);
 		bench_detail_open(&l, "stages_ms"); /* by gpu_stage_names, the ones this path runs */
 		for (int s = GPU_STAGE_PREFILTER; s <= GPU_STAGE_COMPOSITE; s++)
-			if (bloom_stage_runs(s, st.fused))
+			if (bloom_stage_runs(s, &st))
 				bench_detail_num(&l, gpu_stage_names[s], m[s]);
 		bench_detail_close(&l);
 		bench_common_detail(&l, r, wl);
@@ -512,7 +548,7 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 		fprintf(stderr, "%-26s %-16s %5dx%-5d k %4dx%-4d -> %5dx%-5d  GPU %8.3f ms (", wl->id,
 		        variant, w, h, kw, kh, st.padded_w, st.padded_h, med[TOT]);
 		for (int s = GPU_STAGE_PREFILTER, first = 1; s <= GPU_STAGE_COMPOSITE; s++)
-			if (bloom_stage_runs(s, st.fused)) {
+			if (bloom_stage_runs(s, &st)) {
 				fprintf(stderr, "%s%s %.3f", first ? "" : " ", gpu_stage_names[s], m[s]);
 				first = 0;
 			}
@@ -552,6 +588,16 @@ int cli_bench(int argc, char **argv)
 	    strcmp(c.suite, "all")) {
 		fprintf(stderr, "fftbloom bench: --suite takes fft, bloom, big, jpeg or all, not '%s'\n",
 		        c.suite);
+		return 2;
+	}
+	if (bench_fused_layout(&c) < 0) {
+		fprintf(stderr, "fftbloom bench: --fused-layout takes auto, in_place or transposed, not "
+		        "'%s'\n", c.fused_layout);
+		return 2;
+	}
+	if (bench_ends_in_rows(&c) == 2) {
+		fprintf(stderr, "fftbloom bench: --ends-in-rows takes auto, on or off, not '%s'\n",
+		        c.ends_in_rows);
 		return 2;
 	}
 	int nsel = 0;

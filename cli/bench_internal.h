@@ -13,6 +13,7 @@ struct bench_cli {
 	int runs, warmup, quick, repeat, verbose, list, probe, fft_threads;
 	double warm_seconds;
 	char suite[OPT_STR_MAX], only[OPT_STR_MAX], variant[OPT_STR_MAX], machine[OPT_STR_MAX];
+	char fused_layout[OPT_STR_MAX], ends_in_rows[OPT_STR_MAX];
 };
 
 /* What every workload's line needs besides its figures. */
@@ -27,6 +28,10 @@ struct run_ctx {
 float bench_frand(void); /* uniform in [-1, 1), one sequence for the whole run */
 /* The variant as the line names it (wisdom and probes appended). */
 void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char *buf, size_t len);
+/* --fused-layout as enum bloom_fused, --ends-in-rows as bloom_ctx_opts.ends_in_rows (-1 when
+ * not a name / 2 when not a name; checked when the options are read). */
+int bench_fused_layout(const struct bench_cli *c);
+int bench_ends_in_rows(const struct bench_cli *c);
 /* How a time was taken (enum gpu_timing), as the lines name it. */
 const char *bench_timer_name(int timing);
 /* A frame workload's line begun under its variant (written to variant, len bytes), and its

@@ -38,7 +38,9 @@ int bench_jpeg(struct run_ctx *r, const struct workload *wl)
 	struct cli_gpu *g = r->g;
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
-	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .frame_bytes = g->frame_bytes};
+	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .frame_bytes = g->frame_bytes,
+	                            .fused_layout = bench_fused_layout(c),
+	                            .ends_in_rows = bench_ends_in_rows(c)};
 	if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
 		fprintf(stderr, "%s: %s\n", wl->id, err);
 		return -1;

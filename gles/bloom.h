@@ -81,9 +81,21 @@ struct bloom_ctx_opts {
 	                              own plan is left for bloom_build_wanted; 0: built at once,
 	                              compiling the new size's programs on the frame's path */
 
+	int fused_layout;          /* enum bloom_fused: where the fused column pass reads its
+	                              columns; 0 (BLOOM_FUSED_AUTO): in place for float32, through
+	                              the transposed copy for float16 storage */
+	int ends_in_rows;          /* the prefilter in the forward rows' loads and the composite in
+	                              the inverse rows' stores (with fused columns and shared-memory
+	                              rows): 0 where the rows exchange in two vec2 rounds (longer
+	                              than 3072 in 48 KiB), 1 wherever they can, -1 never */
 	int destroy_wait_ms;       /* how long bloom_ctx_destroy waits for lent buffers (results
 	                              and uploads) to come back; 0: 60 s. Tests lower it */
 };
+
+/* The fused column pass (forward column transforms, the spectrum multiply and the inverse in one
+ * dispatch, where two columns fit shared memory): in place, reading the columns of the row
+ * spectra with a row's stride, or on a transposed copy of them (a pass before and after). */
+enum bloom_fused { BLOOM_FUSED_AUTO, BLOOM_FUSED_TRANSPOSED, BLOOM_FUSED_IN_PLACE };
 
 /* A borrowed plan serves a frame when the pixels it transforms (tiles x its padded area) are at
  * most this many times the frame's own padded area: at the sizes where compiling costs a second
@@ -117,8 +129,12 @@ struct bloom_stats {
 	                             bloom_build_wanted */
 	int gray_kernel;          /* 1: grayscale fast path */
 	int kernel_cached;        /* 1: the kernel spectrum came from the cache */
-	int fused;                /* 1: columns ran fused (stages transpose, fused_cols,
-	                             transpose_back); 0: cols, multiply, icols */
+	int fused;                /* enum bloom_fused: how the columns ran (BLOOM_FUSED_IN_PLACE:
+	                             stage fused_cols; _TRANSPOSED: transpose, fused_cols,
+	                             transpose_back; 0: cols, multiply, icols) */
+	int ends_in_rows;         /* 1: the prefilter ran in the forward rows' loads and the
+	                             composite in the inverse rows' stores (no stages prefilter,
+	                             composite: their time is the rows') */
 	int timed;                /* enum gpu_timing: how stage_ms were taken; GPU_TIMING_NONE
 	                             unless BLOOM_TIME_STAGES was asked */
 	double stage_ms[GPU_STAGE_COUNT]; /* per named stage (gles/gpu_timer.h): upload, kernel (a

@@ -73,7 +73,7 @@ enum bloom_uniform {
 	U_SUB, U_OFF, U_STRIDE, U_GRAY, U_ORIENT, U_FANCY, U_CDIM, U_DITHER, U_FLAGS, U_PLANE, U_PDIM,
 	U_SRC_STRIDE, U_DST_STRIDE, U_SRC_VALID, U_DST_ROWS, U_DST_COLS, U_QUANT,
 	U_MCUX, U_REALW, U_REALH, U_NSEG, U_SLOTS, U_CAPW, U_WORDS, U_LENWORD, U_PASS,
-	U_SOFF, U_SSTRIDE, U_SDIM, U_TBITS, U_BLENS,
+	U_SOFF, U_SSTRIDE, U_SDIM, U_TBITS, U_BLENS, U_BLOOM,
 	U_COUNT
 };
 
@@ -115,7 +115,12 @@ struct plan {
 	struct fft_axis *rows4k, *cols4k;/* colour kernels: vec4 float32 (the image's axes unless half) */
 	struct fft_axis *rows2, *cols2;  /* grayscale kernels: vec2 float32 */
 	struct fft_conv *conv4, *conv2;  /* fused columns for colour / gray kernels, or NULL */
-	GLuint q;                        /* fused: the spectrum transposed, pw rows of ph */
+	int fused;                       /* enum bloom_fused: the fused columns' layout, or 0 */
+	GLuint q;                        /* fused transposed: the spectrum transposed, pw rows of ph */
+	struct fft_io *rows_in, *rows_out; /* with fused columns and shared-memory rows: the forward
+	                                    rows reading the image through the prefilter, the
+	                                    inverse rows writing the composite (bloom_io), or NULL */
+	struct bloom_prog io_in, io_out; /* their programs' uniforms */
 	GLuint padded;   /* pw*ph vec4: the packed image, then its spectrum, then the result */
 	GLuint image;    /* pw*ph vec4 (>= w*h): the uploaded image */
 	GLuint out;      /* pw*ph vec4 (>= w*h): the composited result, in GPU memory */
@@ -265,7 +270,8 @@ void bloom_progs_drop(struct bloom_ctx *b);
 /* The padded size for an image side plus a kernel side minus one (fft_good_size). */
 int bloom_padded_size(int n);
 /* The GPU bytes a plan of pw x ph takes with one kernel spectrum: the image's spectrum, the
- * image, result and read-back buffers, a colour kernel's spectrum. */
+ * image, result and read-back buffers, a colour kernel's spectrum; with half, the transposed
+ * copy float16 fused columns run on. */
 size_t bloom_plan_bytes(int pw, int ph, int half);
 /* Destroys every plan and kernel spectrum: what GPU memory the context can give back. */
 void bloom_release_all(struct bloom_ctx *b);

@@ -16,7 +16,7 @@ static const char *const uniform_names[U_COUNT] = {
 	"u_flags", "u_plane", "u_pdim",
 	"u_src_stride", "u_dst_stride", "u_src_valid", "u_dst_rows", "u_dst_cols", "u_quant",
 	"u_mcux", "u_realw", "u_realh", "u_nseg", "u_slots", "u_capw", "u_words", "u_lenword", "u_pass",
-	"u_soff", "u_sstride", "u_sdim", "u_tbits", "u_blens",
+	"u_soff", "u_sstride", "u_sdim", "u_tbits", "u_blens", "u_bloom",
 };
 
 static const char *const shader_names[SH_COUNT] = {
@@ -96,7 +96,7 @@ int bloom_padded_size(int n)
 
 size_t bloom_plan_bytes(int pw, int ph, int half)
 {
-	return (size_t)pw * ph * ((half ? 8 : 16) + 3 * 16 + 16);
+	return (size_t)pw * ph * ((half ? 8 + 8 : 16) + 3 * 16 + 16);
 }
 
 void bloom_release_all(struct bloom_ctx *b)
@@ -120,6 +120,8 @@ void bloom_plan_destroy(struct plan *q)
 	fft_axis_destroy(q->cols2);
 	fft_conv_destroy(q->conv4);
 	fft_conv_destroy(q->conv2);
+	fft_io_destroy(q->rows_in);
+	fft_io_destroy(q->rows_out);
 	GLuint bufs[] = {q->padded, q->image, q->out, q->staging, q->q};
 	for (int i = 0; i < 5; i++)
 		if (bufs[i])
@@ -174,23 +176,59 @@ static int make_axes(struct bloom_ctx *b, struct plan *q, char err[FFT_ERR_LEN])
 	return rc;
 }
 
-/* Fused columns (transposed spectrum, two columns a work group forward, multiplied, inverse)
- * wherever two columns fit shared memory, as they are at least as fast as separate column passes
- * (bench/RESULTS.md, log of decisions: "fused column pass"); elsewhere the columns run as
- * separate passes. */
+/* Fused columns (two columns a work group forward, multiplied, inverse) wherever two columns
+ * fit shared memory, as they are at least as fast as separate column passes (bench/RESULTS.md,
+ * log of decisions: "fused column pass"); elsewhere the columns run as separate passes. In place
+ * for float32 storage; through a transposed copy for float16, whose 8-byte elements would use a
+ * quarter of each 32-byte sector read down a column (bench/RESULTS.md, "The fused columns in
+ * place"); opts.fused_layout overrides. */
 static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
 {
 	struct fft_opts oc = {.technique = FFT_TECH_SHARED, .components = 4, .half = q->half,
 	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from};
 	char cerr[FFT_ERR_LEN];
+	int transposed = b->opts.fused_layout == BLOOM_FUSED_AUTO ? q->half
+	                                                           : b->opts.fused_layout == BLOOM_FUSED_TRANSPOSED;
 	if (!fft_conv_create(b->pc, b->info, q->ph, q->pw, 0, &oc, &q->conv4, cerr) &&
-	    !fft_conv_create(b->pc, b->info, q->ph, q->pw, 1, &oc, &q->conv2, cerr) &&
-	    !programs_only)
-		q->q = bloom_buffer((size_t)q->pw * q->ph * (q->half ? 8 : 16), GL_DYNAMIC_COPY);
-	if (!q->q) {
+	    !fft_conv_create(b->pc, b->info, q->ph, q->pw, 1, &oc, &q->conv2, cerr)) {
+		q->fused = transposed ? BLOOM_FUSED_TRANSPOSED : BLOOM_FUSED_IN_PLACE;
+		if (transposed && !programs_only) {
+			q->q = bloom_buffer((size_t)q->pw * q->ph * (q->half ? 8 : 16), GL_DYNAMIC_COPY);
+			if (!q->q)
+				q->fused = 0;
+		}
+	}
+	if (!q->fused) {
 		fft_conv_destroy(q->conv4);
 		fft_conv_destroy(q->conv2);
 		q->conv4 = q->conv2 = NULL;
+	}
+}
+
+/* The prefilter in the forward rows' loads and the composite in the inverse rows' stores, where
+ * the columns are fused (so the padding rows are never read) and the rows run in shared memory
+ * in two vec2 rounds: two passes over the frame fewer, measured faster there (4096, 4375) and
+ * slower where the rows exchange whole vec4 (2048, 2240; bench/RESULTS.md, "The fused columns
+ * in place"). Where a program cannot be had the passes stay separate. */
+static void make_io(struct bloom_ctx *b, struct plan *q)
+{
+	char ferr[FFT_ERR_LEN];
+	int want = b->opts.ends_in_rows > 0 ||
+	           (b->opts.ends_in_rows == 0 && fft_axis_plan(q->rows4)->split);
+	if (!q->fused || !want ||
+	    fft_io_create(b->pc, q->rows4, 0, FFT_IO_LOAD, "bloom_math+bloom_io", 0, &q->rows_in,
+	                  ferr) ||
+	    fft_io_create(b->pc, q->rows4, 1, FFT_IO_STORE, "bloom_math+bloom_io", 0, &q->rows_out,
+	                  ferr)) {
+		fft_io_destroy(q->rows_in);
+		q->rows_in = NULL;
+		return;
+	}
+	struct bloom_prog *ps[2] = {&q->io_in, &q->io_out};
+	struct fft_io *fs[2] = {q->rows_in, q->rows_out};
+	for (int i = 0; i < 2; i++) {
+		ps[i]->id = fft_io_program(fs[i]);
+		program_uniforms(ps[i]->id, uniform_names, U_COUNT, ps[i]->u);
 	}
 }
 
@@ -249,6 +287,7 @@ int bloom_plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int hal
 		q->provisional |= fft_axis_provisional(axes[i]);
 	q->wisdom_gen = b->opts.wisdom ? fft_wisdom_generation(b->opts.wisdom) : 0;
 	make_fused(b, q, programs_only);
+	make_io(b, q);
 	if (program_cache_refused(b->pc)) { /* the fused columns are deferred, not impossible */
 		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d: %s", pw, ph,
 		         program_strerror(PROGRAM_E_BUDGET));
@@ -403,15 +442,23 @@ static void prefilter(struct plan *q, const struct bloom_prog *pack, const struc
 	bloom_dispatch2d(q->pw, q->ph);
 }
 
-/* Fused columns: the row spectra's columns become rows of q->q (zero past the image's rows,
- * never read); each group runs two of them forward, multiplies, and back; then the image's
- * rows come back to the padded buffer. */
+/* Fused columns: each group runs two columns of the row spectra forward, multiplies, and back,
+ * only the image's rows loaded (the rest is zero) and stored (only they are read after). In
+ * place, or with the columns made rows of q->q first and the image's rows brought back after. */
 static int fused_columns(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int h,
                          struct gpu_timer *tm, char err[BLOOM_ERR_LEN])
 {
+	struct fft_conv *c = ke->gray ? q->conv2 : q->conv4;
+	if (q->fused == BLOOM_FUSED_IN_PLACE) {
+		int rc = fft_conv_execute(c, q->padded, ke->spectrum, 1, h) ? BLOOM_E_GPU : 0;
+		if (rc)
+			snprintf(err, BLOOM_ERR_LEN, "the fused column pass failed");
+		mark(tm, GPU_STAGE_FUSED_COLS);
+		return rc;
+	}
 	int rc = bloom_transpose(b, q->padded, q->pw, h, q->q, q->pw, q->ph, 4, q->half, err);
 	mark(tm, GPU_STAGE_TRANSPOSE);
-	if (!rc && fft_conv_execute(ke->gray ? q->conv2 : q->conv4, q->q, ke->spectrum)) {
+	if (!rc && fft_conv_execute(c, q->q, ke->spectrum, 0, h)) {
 		snprintf(err, BLOOM_ERR_LEN, "the fused column pass failed");
 		rc = BLOOM_E_GPU;
 	}
@@ -447,10 +494,9 @@ static int separate_columns(struct plan *q, const struct kentry *ke,
 	return 0;
 }
 
-/* The result composited into q->out (a bloom: with the image; convolve: as it is), counting
- * the samples that came out non-finite in b->flags. */
-static void composite(struct bloom_ctx *b, struct plan *q, const struct bloom_prog *comp,
-                      const struct bloom_params *p, int w, int h)
+/* The composite's uniforms and buffers (the flags zeroed) on program comp. */
+static void composite_setup(struct bloom_ctx *b, struct plan *q, const struct bloom_prog *comp,
+                            const struct bloom_params *p, int w, int h)
 {
 	GLuint zero[4] = {0, 0, 0, 0};
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->flags);
@@ -460,10 +506,41 @@ static void composite(struct bloom_ctx *b, struct plan *q, const struct bloom_pr
 	glUniform1f(comp->u[U_INTENSITY], (float)p->intensity);
 	glUniform1f(comp->u[U_MIX], (float)p->mix);
 	glUniform1i(comp->u[U_COMPOSITE], p->composite);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
+}
+
+/* The result composited into q->out (a bloom: with the image; convolve: as it is), counting
+ * the samples that came out non-finite in b->flags. */
+static void composite(struct bloom_ctx *b, struct plan *q, const struct bloom_prog *comp,
+                      const struct bloom_params *p, int w, int h)
+{
+	composite_setup(b, q, comp, p, w, h);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, q->padded);
 	bloom_dispatch2d(w, h);
+}
+
+/* The forward rows reading the image through the prefilter (q->rows_in). */
+static int rows_in(struct plan *q, const struct bloom_params *p, int bloom, int w, int h)
+{
+	const struct bloom_prog *pr = &q->io_in;
+	bloom_set_sizes(pr, w, h, q->pw, q->ph);
+	glUniform1f(pr->u[U_THRESHOLD], (float)p->threshold);
+	glUniform1f(pr->u[U_KNEE], (float)p->knee);
+	glUniform1f(pr->u[U_CLAMP], (float)p->clamp_max);
+	glUniform1i(pr->u[U_BLOOM], bloom);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
+	return fft_io_execute(q->rows_in, q->padded, 0, (size_t)q->pw, h);
+}
+
+/* The inverse rows writing the composite (q->rows_out). */
+static int rows_out(struct bloom_ctx *b, struct plan *q, const struct bloom_params *p, int bloom,
+                    int w, int h)
+{
+	const struct bloom_prog *pr = &q->io_out;
+	composite_setup(b, q, pr, p, w, h);
+	glUniform1i(pr->u[U_BLOOM], bloom);
+	return fft_io_execute(q->rows_out, q->padded, 0, (size_t)q->pw, h);
 }
 
 int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int op,
@@ -476,11 +553,15 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 	    (rc = bloom_prog(b, SH_MULTIPLY, ke->gray, q->half, &mult, err)) ||
 	    (rc = bloom_prog(b, SH_COMPOSITE, bloom, q->half, &comp, err)))
 		return rc;
-	st->fused = q->conv4 != NULL;
-	prefilter(q, pack, p, w, h);
-	mark(tm, GPU_STAGE_PREFILTER);
+	st->fused = q->fused;
+	st->ends_in_rows = q->rows_in && q->rows_out;
+	if (!st->ends_in_rows) {
+		prefilter(q, pack, p, w, h);
+		mark(tm, GPU_STAGE_PREFILTER);
+	}
 	/* forward: rows of the image only (the rows below it are all padding), then the columns */
-	if (fft_axis_execute(q->rows4, q->padded, 0, (size_t)q->pw, 1, h, 0)) {
+	if (st->ends_in_rows ? rows_in(q, p, bloom, w, h)
+	                     : fft_axis_execute(q->rows4, q->padded, 0, (size_t)q->pw, 1, h, 0)) {
 		snprintf(err, BLOOM_ERR_LEN, "row FFT failed");
 		return BLOOM_E_GPU;
 	}
@@ -490,12 +571,15 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 	if (rc)
 		return rc;
 	/* inverse: the rows the output needs */
-	if (fft_axis_execute(q->rows4, q->padded, 0, (size_t)q->pw, 1, h, 1)) {
+	if (st->ends_in_rows ? rows_out(b, q, p, bloom, w, h)
+	                     : fft_axis_execute(q->rows4, q->padded, 0, (size_t)q->pw, 1, h, 1)) {
 		snprintf(err, BLOOM_ERR_LEN, "inverse row FFT failed");
 		return BLOOM_E_GPU;
 	}
 	mark(tm, GPU_STAGE_IROWS);
-	composite(b, q, comp, p, w, h);
-	mark(tm, GPU_STAGE_COMPOSITE);
+	if (!st->ends_in_rows) {
+		composite(b, q, comp, p, w, h);
+		mark(tm, GPU_STAGE_COMPOSITE);
+	}
 	return 0;
 }

@@ -122,22 +122,50 @@ int fft_cache_get(struct fft_cache *c, int width, int height, int axes, const st
 void fft_cache_stats(const struct fft_cache *c, unsigned long long *hits,
                      unsigned long long *misses, int *plans);
 
-/* ---- fused convolution along rows: forward, spectrum multiply, inverse in one dispatch ---- */
+/* ---- fused convolution: forward, spectrum multiply, inverse in one dispatch ---- */
 struct fft_conv;
 
-/* For `count` rows of length n of a vec4 buffer (row-major, row stride n): rows k and
+/* For `count` signals of length n of a vec4 buffer, either its rows (row-major, row stride n)
+ * or the columns of a row-major buffer of n rows of `count` elements: signals k and
  * (count - k) mod count are transformed together in one work group, so the multiply can pair
  * each (k, l) with its Hermitian partner (count - k, n - l) as the packed real convolution needs
- * (gray: a real kernel's plain vec2 spectrum, multiplied directly), then transformed back and
- * scaled by 1/n. The kernel buffer has the same layout (float32). FFT_E_PLAN when two rows do
- * not fit the device's shared memory. o: components must be 4; half, threads and pad_from
- * apply. */
+ * (gray: a real kernel's plain vec2 spectrum, multiplied directly, so neighbours k and k + 1
+ * share a group instead), then transformed back and scaled by 1/n. The kernel buffer holds (k, l) at k*n + l whichever the signals are (float32).
+ * FFT_E_PLAN when two signals do not fit the device's shared memory. o: components must be 4;
+ * half, threads and pad_from apply. */
 int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
                     int gray, const struct fft_opts *o, struct fft_conv **out,
                     char err[FFT_ERR_LEN]);
 void fft_conv_destroy(struct fft_conv *c); /* NULL-safe */
 const struct fft_plan *fft_conv_plan(const struct fft_conv *c); /* two signals a group */
-int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel);
+/* columns 0: the signals are buf's rows; 1: its columns. Elements l >= valid of each signal are
+ * taken as zero and not stored back (rows of padding; valid < 0 or > n: all n). */
+int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int columns, int valid);
+
+/* ---- an axis's transform with the caller's loads or stores ---- */
+/* The shared-memory program of axis a (its plan and options, both built by fft_axis_create) in
+ * one direction, its first loads (FFT_IO_LOAD) and/or last stores (FFT_IO_STORE) replaced by the
+ * caller's GLSL, which the shader sources `sources` ('+'-joined names, compiled after
+ * fft_common, which defines T: vec4 with 4 components, else vec2) define:
+ *   T fft_io_load(uint sig, uint i)           element i of signal sig (float32 whatever the
+ *                                             storage), in place of the data buffer's;
+ *   void fft_io_store(uint sig, uint i, T v)  element i of the result, scaled as the axis
+ *                                             scales, in place of writing the data buffer.
+ * So a pass before or after the transform (a prefilter, a composite) costs no pass over memory
+ * of its own. The caller binds its buffers and sets its uniforms on fft_io_program (they are the
+ * program's state); io_id tells its variants of the same sources apart in the program cache.
+ * FFT_E_PLAN unless a's plan is the shared technique (a whole signal a work group). */
+#define FFT_IO_LOAD 1
+#define FFT_IO_STORE 2
+struct fft_io;
+int fft_io_create(struct program_cache *pc, const struct fft_axis *a, int inverse, int io,
+                  const char *sources, int io_id, struct fft_io **out, char err[FFT_ERR_LEN]);
+void fft_io_destroy(struct fft_io *f); /* NULL-safe */
+unsigned fft_io_program(const struct fft_io *f);
+/* Signals s = 0..count-1 at buf[offset + s*sig_stride + i] (elements of the axis's type), as
+ * fft_axis_execute; the data buffer is still bound at binding 0 (read or written where not
+ * replaced). */
+int fft_io_execute(struct fft_io *f, unsigned buf, size_t offset, size_t sig_stride, int count);
 
 struct fft_axis *fft_rows(struct fft *f); /* NULL unless rows are transformed */
 struct fft_axis *fft_cols(struct fft *f);

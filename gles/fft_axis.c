@@ -261,6 +261,16 @@ void fft_axis_destroy(struct fft_axis *a)
 	free(a);
 }
 
+const struct fft_opts *fft_axis_options(const struct fft_axis *a)
+{
+	return &a->opts;
+}
+
+int fft_axis_max_group_x(const struct fft_axis *a)
+{
+	return a->info->max_group_count[0];
+}
+
 const struct fft_plan *fft_axis_plan(const struct fft_axis *a)
 {
 	return &a->plan;

@@ -21,6 +21,7 @@ struct fft_key {
 	int bank_pad;  /* the plan's padding period */
 	unsigned pads; /* bit i: the exchange after pass i is padded */
 	int probe;     /* fft_opts.probe */
+	int io, io_id; /* fft_io: FFT_IO_* hooks, the caller's variant */
 };
 
 /* ---- text helpers for the #define preamble ---- */
@@ -61,7 +62,7 @@ static void common_defines(struct sb *b, int components, int half, int inverse, 
 {
 	sbf(b, "#define COMPONENTS %d\n#define STORAGE_F16 %d\n#define INVERSE %d\n",
 	    components, half, inverse);
-	sbf(b, "#define CONV %d\n", conv);
+	sbf(b, "#define CONV %d\n#define FFT_IO_LOAD 0\n#define FFT_IO_STORE 0\n", conv);
 	static const int primes[] = {3, 5, 7, 11, 13};
 	for (int i = 0; i < 5; i++) {
 		int p = primes[i], h = (p - 1) / 2;
@@ -111,6 +112,7 @@ static int get_prog(struct program_cache *pc, const char *name, const struct fft
 	p->u_sig_stride = glGetUniformLocation(id, "u_sig_stride");
 	p->u_elem_stride = glGetUniformLocation(id, "u_elem_stride");
 	p->u_count = glGetUniformLocation(id, "u_count");
+	p->u_valid = glGetUniformLocation(id, "u_valid");
 	return 0;
 }
 
@@ -171,9 +173,11 @@ void fft_prog_use(const struct fft_prog *p, size_t offset, size_t sig_stride, si
 	glUniform1ui(p->u_count, (GLuint)count);
 }
 
-int fft_prog_shared(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
-                    int inverse, int conv, int kgray, double scale, struct fft_prog *out,
-                    char err[FFT_ERR_LEN])
+/* fft_prog_shared with io hooks (FFT_IO_LOAD | FFT_IO_STORE, the caller's sources src, its
+ * variant io_id): the program fft_io_create makes. */
+static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
+                       int inverse, int conv, int kgray, double scale, int io, const char *src,
+                       int io_id, struct fft_prog *out, char err[FFT_ERR_LEN])
 {
 	struct fft_key key;
 	memset(&key, 0, sizeof key);
@@ -190,10 +194,20 @@ int fft_prog_shared(struct program_cache *pc, const struct fft_plan *p, const st
 	key.mode = conv ? 1 + kgray : 0;
 	key.bank_pad = p->bank_pad;
 	key.probe = o->probe;
+	key.io = io;
+	key.io_id = io_id;
 	for (int i = 0; i < p->npasses; i++)
 		key.pads |= p->pass[i].pad ? 1u << i : 0;
+	char name[256];
+	int len = snprintf(name, sizeof name, "fft_common+%s%sfft_shared", io ? src : "", io ? "+" : "");
+	if (len < 0 || (size_t)len >= sizeof name) {
+		snprintf(err, FFT_ERR_LEN, "FFT io sources: names too long");
+		return FFT_E_ARG;
+	}
 	struct sb b = {0};
 	common_defines(&b, key.components, key.half, inverse, conv);
+	sbf(&b, "#undef FFT_IO_LOAD\n#define FFT_IO_LOAD %d\n#undef FFT_IO_STORE\n"
+	        "#define FFT_IO_STORE %d\n", (io & FFT_IO_LOAD) != 0, (io & FFT_IO_STORE) != 0);
 	int vregs = 1, used[FFT_MAX_RADIX + 1] = {0};
 	for (int i = 0; i < p->npasses; i++) {
 		int r = p->pass[i].radix;
@@ -212,7 +226,22 @@ int fft_prog_shared(struct program_cache *pc, const struct fft_plan *p, const st
 	for (int r = 2; r <= FFT_MAX_RADIX; r++)
 		sbf(&b, "#define USE_R%d %d\n", r, used[r]);
 	gen_sequence(&b, p, conv, o->probe);
-	return get_prog(pc, "fft_common+fft_shared", &key, &b, out, err);
+	return get_prog(pc, name, &key, &b, out, err);
+}
+
+int fft_prog_shared(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
+                    int inverse, int conv, int kgray, double scale, struct fft_prog *out,
+                    char err[FFT_ERR_LEN])
+{
+	return prog_shared(pc, p, o, inverse, conv, kgray, scale, 0, NULL, 0, out, err);
+}
+
+int fft_prog_shared_io(struct program_cache *pc, const struct fft_plan *p,
+                       const struct fft_opts *o, int inverse, int io, const char *src, int io_id,
+                       struct fft_prog *out, char err[FFT_ERR_LEN])
+{
+	return prog_shared(pc, p, o, inverse, 0, 0, fft_end_scale(o, inverse, p->m), io, src, io_id,
+	                   out, err);
 }
 
 int fft_prog_global(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,

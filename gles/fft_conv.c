@@ -1,5 +1,5 @@
-/* The fused convolution along rows: forward transform, spectrum multiply and inverse in one
- * dispatch of the shared technique, two rows a work group (gles/fft.h, fft_conv_*). */
+/* The fused convolution: forward transform, spectrum multiply and inverse in one dispatch of
+ * the shared technique, two signals (rows or columns) a work group (gles/fft.h, fft_conv_*). */
 #include "gles/fft_internal.h"
 
 #include <GLES3/gl31.h>
@@ -10,7 +10,7 @@ struct fft_conv {
 	struct program_cache *pc;
 	struct fft_plan plan;   /* two signals a group */
 	struct fft_prog prog;
-	int count;
+	int count, gray;
 	const struct egl_info *info;
 };
 
@@ -28,6 +28,7 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 		return FFT_E_NOMEM;
 	c->pc = pc;
 	c->count = count;
+	c->gray = gray;
 	c->info = info;
 	struct fft_plan_opts po = {.technique = FFT_TECH_SHARED, .components = 4,
 	                           .shared_limit = info->max_shared_memory,
@@ -67,12 +68,20 @@ const struct fft_plan *fft_conv_plan(const struct fft_conv *c)
 	return &c->plan;
 }
 
-int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel)
+int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int columns, int valid)
 {
-	fft_prog_use(&c->prog, 0, (size_t)c->plan.m, 1, c->count);
+	size_t n = (size_t)c->plan.m, count = (size_t)c->count;
+	if (valid < 0 || (size_t)valid > n)
+		valid = (int)n;
+	if (columns)
+		fft_prog_use(&c->prog, 0, 1, count, c->count);
+	else
+		fft_prog_use(&c->prog, 0, n, 1, c->count);
+	glUniform1ui(c->prog.u_valid, (GLuint)valid);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_KERNEL, kernel);
-	GLuint groups = (GLuint)(c->count / 2 + 1);
+	/* pairs k, count - k for k = 0..count/2; gray: neighbours */
+	GLuint groups = (GLuint)(c->gray ? (c->count + 1) / 2 : c->count / 2 + 1);
 	GLuint gx = groups, gy = 1, maxx = (GLuint)c->info->max_group_count[0];
 	if (gx > maxx) {
 		gx = maxx;

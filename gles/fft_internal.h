@@ -23,6 +23,7 @@
 struct fft_prog {
 	unsigned id;
 	int u_offset, u_sig_stride, u_elem_stride, u_count;
+	int u_valid; /* fused convolutions: the elements loaded and stored (-1 elsewhere) */
 };
 
 /* Scale where a transform of length n ends: 1/n on the scaled direction (the inverse, or the
@@ -35,11 +36,16 @@ double fft_end_scale(const struct fft_opts *o, int inverse, int n);
  *   shared: the whole transform in one dispatch (fft_shared); conv 1: the fused forward,
  *     spectrum multiply (kgray: a real kernel's vec2 spectrum) and inverse; scale on the store.
  *   global: pass `pass` through global memory (fft_global); adjacent: signals are columns.
+ *   shared_io: shared with the caller's loads and/or stores (io: FFT_IO_*; src: its shader
+ *     sources, io_id: its variant; fft_io_create).
  *   sweep: sweep `sweep` of a blocked plan (fft_blocked).
  *   bluestein: step `mode` 1-3 of Bluestein's algorithm around the inner transform. */
 int fft_prog_shared(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
                     int inverse, int conv, int kgray, double scale, struct fft_prog *out,
                     char err[FFT_ERR_LEN]);
+int fft_prog_shared_io(struct program_cache *pc, const struct fft_plan *p,
+                       const struct fft_opts *o, int inverse, int io, const char *src, int io_id,
+                       struct fft_prog *out, char err[FFT_ERR_LEN]);
 int fft_prog_global(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
                     int adjacent, int inverse, int pass, struct fft_prog *out,
                     char err[FFT_ERR_LEN]);
@@ -63,5 +69,9 @@ int fft_axis_build(struct program_cache *pc, const struct egl_info *info, int n,
 
 /* Marks an axis built from the built-in rule while its shape waits to be measured. */
 void fft_axis_set_provisional(struct fft_axis *a);
+/* The options the axis was built with (its plan: fft_axis_plan); the device's work-group count
+ * limit along x. */
+const struct fft_opts *fft_axis_options(const struct fft_axis *a);
+int fft_axis_max_group_x(const struct fft_axis *a);
 
 #endif

@@ -9,6 +9,7 @@ GLES_OBJS := \
 	$(BUILD)/gles/fft_axis.o \
 	$(BUILD)/gles/fft_tune.o \
 	$(BUILD)/gles/fft_conv.o \
+	$(BUILD)/gles/fft_io.o \
 	$(BUILD)/gles/fft_cache.o \
 	$(BUILD)/gles/wisdom.o \
 	$(BUILD)/gles/gpu_timer.o \

@@ -6,7 +6,8 @@
 //   S_ELEMS (elements of the shared array), SPAD_LOG (padded exchanges: index i at
 //   i + (i >> SPAD_LOG)), SCALE (applied on the final store), FFT_SEQUENCE (the pass calls,
 //   from gles/fft.c).
-// Element (signal s, index i) lives at data[u_offset + s*u_sig_stride + i*u_elem_stride].
+// Element (signal s, index i) lives at data[u_offset + s*u_sig_stride + i*u_elem_stride]:
+// rows of a row-major buffer (elem stride 1) or its columns (sig stride 1).
 // gles/fft_plan.h explains the index mapping and the padding.
 layout(local_size_x = NSIG, local_size_y = NTHR) in;
 layout(std430, binding = 0) buffer Data { ST data[]; };
@@ -19,7 +20,7 @@ shared T s[S_ELEMS];
 #endif
 
 T v[VREGS];
-uint g_lsig, g_tid, g_base;
+uint g_lsig, g_tid, g_sig, g_base;
 bool g_valid; // this invocation's signal exists: load it
 bool g_store; // ... and store it (CONV: the second row of a self-paired group is not stored)
 
@@ -36,8 +37,27 @@ bool g_store; // ... and store it (CONV: the second row of a self-paired group i
 #endif
 #define SIDX(idx, pad) ((pad) != 0 ? (idx) + ((idx) >> uint(SPAD_LOG)) : (idx))
 
+#if CONV
+// u_valid: the signal's elements past it are zero where loaded and not stored (the rows of
+// padding below an image: its columns' tails)
+uniform uint u_valid;
+#define GLOAD(i) ((i) < u_valid ? st_load(data[g_base + (i) * u_elem_stride]) : T(0))
+#define GSTORE(i, val) if ((i) < u_valid) data[g_base + (i) * u_elem_stride] = st_store(val)
+#else
 #define GLOAD(i) st_load(data[g_base + (i) * u_elem_stride])
 #define GSTORE(i, val) data[g_base + (i) * u_elem_stride] = st_store(val)
+#endif
+// FFT_IO_LOAD / FFT_IO_STORE (gles/fft.h, fft_io): the first loads / the last stores are the
+// caller's T fft_io_load(uint sig, uint i) / void fft_io_store(uint sig, uint i, T v), defined
+// in its sources before this one (i: the element's index in signal sig; v scaled)
+#if FFT_IO_LOAD
+#undef GLOAD
+#define GLOAD(i) fft_io_load(g_sig, (i))
+#endif
+#if FFT_IO_STORE
+#undef GSTORE
+#define GSTORE(i, val) fft_io_store(g_sig, (i), (val))
+#endif
 
 #define DEFINE_RADIX(R, BFLY, LOAD_G, LOAD_S, COMPUTE, STORE_S, STORE_G)                 \
 void LOAD_G()                                                                             \
@@ -129,18 +149,21 @@ DEFINE_RADIX(13u, bfly13, load_global_r13, load_shared_r13, compute_r13, store_s
 #endif
 
 #if CONV
-// The fused convolution over the rows of the transposed spectrum Q (row k = column k of the
-// image's spectrum, length N): a group holds rows k and k' = (count - k) mod count (NSIG 2), so
-// the Hermitian partner (k', -l) of every (k, l) is in its shared memory. After the forward
-// passes the spectrum is in shared memory in natural order; conv_multiply multiplies it by the
-// kernel's (same layout, float32; KGRAY: a real kernel's plain spectrum, vec2) and the inverse
-// passes follow. part 1 / 2: only the .xy / .zw plane is in shared memory (SPLIT).
+// The fused convolution over the columns of the row spectra (signal k = column k of the image's
+// spectrum, length N, read in place with sig stride 1 and elem stride count, or as rows of its
+// transpose): a group holds signals k and k' = (count - k) mod count (NSIG 2), so the Hermitian
+// partner (k', -l) of every (k, l) is in its shared memory; with KGRAY, whose multiply needs no
+// partner, neighbours k and k + 1 (a column read down the image then shares each 32-byte sector
+// with its neighbour instead of leaving half of it to another group). After the forward passes the
+// spectrum is in shared memory in natural order; conv_multiply multiplies it by the kernel's
+// (signal-major: (k, l) at k*N + l, float32; KGRAY: a real kernel's plain spectrum, vec2) and
+// the inverse passes follow. part 1 / 2: only the .xy / .zw plane is in shared memory (SPLIT).
 #if KGRAY
 layout(std430, binding = 8) readonly buffer Kernel { vec2 kq[]; };
 #else
 layout(std430, binding = 8) readonly buffer Kernel { vec4 kq[]; };
 #endif
-uint g_rows[2];
+uint g_rows[2]; // the pair (not KGRAY)
 
 vec2 conj2(vec2 a) { return vec2(a.x, -a.y); }
 // the two real signals packed in a complex one at q, given its value at the partner p
@@ -169,22 +192,23 @@ void conv_multiply(int part)
 {
 	if (!g_valid)
 		return; // a group past the last pair (the dispatch rounds up)
+#if KGRAY
+	for (uint l = g_tid; l < uint(N); l += uint(NTHR)) {
+		uint i = l * uint(NSIG) + g_lsig;
+		vec2 k0 = kq[g_sig * uint(N) + l];
+#if SPLIT
+		s[i] = cm2(s[i], k0);
+#else
+		s[i] = vec4(cm2(s[i].xy, k0), cm2(s[i].zw, k0));
+#endif
+	}
+#else
 	for (uint l = g_tid; l < uint(N); l += uint(NTHR)) {
 		if (g_lsig != 0u)
 			break; // invocations of the first row do every pair
 		uint lp = (uint(N) - l) % uint(N);
 		uint iq = l * uint(NSIG), ip = lp * uint(NSIG) + 1u;
 		uint kq_i = g_rows[0] * uint(N) + l, kp_i = g_rows[1] * uint(N) + lp;
-#if KGRAY
-		vec2 k0 = kq[kq_i], k1 = kq[kp_i];
-#if SPLIT
-		s[iq] = cm2(s[iq], k0);
-		s[ip] = cm2(s[ip], k1);
-#else
-		s[iq] = vec4(cm2(s[iq].xy, k0), cm2(s[iq].zw, k0));
-		s[ip] = vec4(cm2(s[ip].xy, k1), cm2(s[ip].zw, k1));
-#endif
-#else
 		vec4 k0 = kq[kq_i], k1 = kq[kp_i];
 #if SPLIT
 		vec2 zq = s[iq], zp = s[ip];
@@ -202,8 +226,8 @@ void conv_multiply(int part)
 		s[iq] = vec4(a, c);
 		s[ip] = vec4(b, d);
 #endif
-#endif
 	}
+#endif
 }
 #endif
 
@@ -212,7 +236,7 @@ void main()
 	g_lsig = gl_LocalInvocationID.x;
 	g_tid = gl_LocalInvocationID.y;
 	uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
-#if CONV
+#if CONV && !KGRAY
 	g_rows[0] = group;
 	g_rows[1] = (u_count - group) % u_count;
 	uint sig = g_rows[g_lsig];
@@ -223,6 +247,7 @@ void main()
 	g_valid = sig < u_count;
 	g_store = g_valid;
 #endif
+	g_sig = sig;
 	g_base = u_offset + sig * u_sig_stride;
 	FFT_SEQUENCE
 }

@@ -598,7 +598,7 @@ static void test_padded_columns(void **state)
 	struct image out;
 	struct bloom_stats st;
 	run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
-	assert_int_equal(st.fused, 1);
+	assert_int_equal(st.fused, BLOOM_FUSED_TRANSPOSED); /* float16: the rule */
 	double *src = rgba_of(&in), *ref = malloc((size_t)w * h * 4 * sizeof *ref);
 	conv_fft(src, w, h, &k, 15, 25, 1.0, ref);
 	int ok = compare("convolve fp16, padded FFT", &out, ref, TOL_FP16);
@@ -607,6 +607,95 @@ static void test_padded_columns(void **state)
 	g_b = saved;
 	bloom_ctx_destroy(pad);
 	assert_true(ok);
+}
+
+/* The fused columns in place and through the transposed copy, each with the prefilter and the
+ * composite as passes of their own and in the row transforms' loads and stores (forced on where
+ * the rule would not use them): blooms (add and mix, thresholds, colour and gray kernels) and
+ * convolutions (odd sizes, float16 too) against the CPU references; non-finite input stays
+ * local, and float32 overflow is found, on every path. Then the rule: rows that exchange in
+ * vec2 rounds (wider than the device's shared memory holds whole vec4 rows) take the ends, others
+ * do not. */
+static void test_ends_and_layouts(void **state)
+{
+	(void)state;
+	struct bloom_ctx *saved = g_b;
+	char err[BLOOM_ERR_LEN];
+	static const int layouts[2] = {BLOOM_FUSED_TRANSPOSED, BLOOM_FUSED_IN_PLACE};
+	for (int li = 0; li < 2; li++)
+		for (int ends = -1; ends <= 1; ends += 2) {
+			struct bloom_ctx_opts o = {.fused_layout = layouts[li], .ends_in_rows = ends};
+			struct bloom_ctx *b;
+			assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b,
+			                                  err), 0);
+			g_b = b;
+			printf("-- fused %s, ends %s\n", li ? "in place" : "transposed",
+			       ends > 0 ? "in the rows" : "separate");
+			check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
+			check_bloom(BLOOM_COMPOSITE_MIX, 0.5, 0.0, 1);
+			check_convolve(61, 47, 4, 9, 13, 3, 0, "", 4, 6, 0);
+			check_convolve(37, 50, 3, 8, 5, 3, 1, "1,4", 1, 4, 0);
+			struct image in = rand_image(45, 33, 4, 0, 4), k = rand_image(9, 7, 3, 0, 1), out;
+			struct bloom_params p;
+			struct bloom_stats st;
+			tu_params(&p, BLOOM_OP_CONVOLVE);
+			p.precision = BLOOM_FP16;
+			run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
+			assert_int_equal(st.fused, layouts[li]);
+			assert_int_equal(st.ends_in_rows, ends > 0);
+			double *src = rgba_of(&in), *ref = malloc((size_t)45 * 33 * 4 * sizeof *ref);
+			conv_fft(src, 45, 33, &k, 4, 3, 1.0, ref);
+			int ok = compare("convolve fp16", &out, ref, TOL_FP16);
+			image_free(&out), free(src), free(ref);
+			assert_true(ok);
+			/* non-finite input pixels stay local */
+			tu_params(&p, BLOOM_OP_BLOOM);
+			in.pixels[10] = NAN;
+			in.pixels[21] = INFINITY;
+			struct bloom_kernel kr = {&k, {0, 0}};
+			assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &out, &st, err), 0);
+			assert_int_equal(st.ends_in_rows, ends > 0);
+			int finite = 0;
+			for (int i = 0; i < 45 * 33 * 4; i++)
+				finite += isfinite(out.pixels[i]) != 0;
+			printf("non-finite input: %d of %d outputs finite\n", finite, 45 * 33 * 4);
+			assert_true(finite >= 45 * 33 * 4 - 2);
+			image_free(&out), image_free(&in), image_free(&k);
+			/* float32 overflow found */
+			tu_params(&p, BLOOM_OP_CONVOLVE);
+			p.normalize = BLOOM_NORMALIZE_NONE;
+			in = rand_image(40, 30, 1, 1e38f, 3e38f);
+			k = rand_image(9, 9, 1, 1, 2);
+			struct bloom_kernel kb = {&k, {0, 0}};
+			assert_int_equal(bloom_run(b, BLOOM_OP_CONVOLVE, &in, &kb, &p, 0, &out, &st, err),
+			                 BLOOM_E_ARG);
+			assert_non_null(strstr(err, "not finite"));
+			image_free(&in), image_free(&k);
+			bloom_ctx_destroy(b);
+		}
+	g_b = saved;
+	/* the rule: rows past what whole vec4 rows of shared memory hold exchange in vec2 rounds
+	 * and take the ends; a narrow frame's rows do not */
+	long long shared = egl_ctx_info(tu_gl_context())->max_shared_memory;
+	int wide = (int)(shared / 16) + 40;
+	static const int sizes[2][2] = {{30, 20}, {0, 6}};
+	for (int i = 0; i < 2; i++) {
+		int w = i ? wide : sizes[i][0], h = sizes[i][1];
+		struct image in = rand_image(w, h, 4, 0, 2), k = rand_image(5, 3, 3, 0, 1), out;
+		struct bloom_params p;
+		struct bloom_stats st;
+		tu_params(&p, BLOOM_OP_CONVOLVE);
+		run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
+		printf("%dx%d: padded %dx%d, fused %d, ends in rows %d\n", w, h, st.padded_w, st.padded_h,
+		       st.fused, st.ends_in_rows);
+		assert_int_equal(st.fused, BLOOM_FUSED_IN_PLACE);
+		assert_int_equal(st.ends_in_rows, i);
+		double *src = rgba_of(&in), *ref = malloc((size_t)w * h * 4 * sizeof *ref);
+		conv_direct(src, w, h, &k, 2, 1, 1.0, ref);
+		int ok = compare(i ? "convolve, wide rows" : "convolve, narrow rows", &out, ref, TOL);
+		image_free(&out), image_free(&in), image_free(&k), free(src), free(ref);
+		assert_true(ok);
+	}
 }
 
 /* Which named stages a call timed: a bit per stage with a time above 0. */
@@ -638,11 +727,13 @@ static void test_stage_times(void **state)
 	tu_params(&p, BLOOM_OP_BLOOM);
 	struct bloom_kernel kr = {&k, {0, 0}};
 	const unsigned work = STAGE(PREFILTER) | STAGE(ROWS) | STAGE(IROWS) | STAGE(COMPOSITE);
-	const unsigned fused = STAGE(TRANSPOSE) | STAGE(FUSED_COLS) | STAGE(TRANSPOSE_BACK);
+	const unsigned fused = STAGE(FUSED_COLS); /* in place, the default layout */
+	const unsigned transposed = STAGE(TRANSPOSE) | STAGE(TRANSPOSE_BACK);
 	const unsigned separate = STAGE(COLS) | STAGE(MULTIPLY) | STAGE(ICOLS);
 	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, BLOOM_TIME_STAGES, &a, &st, err), 0);
 	printf("first call: timed %d, stages 0x%x, gpu %.3f ms\n", st.timed, stages_timed(&st), st.gpu_ms);
-	assert_true(st.timed != GPU_TIMING_NONE && st.fused && st.gpu_ms > 0);
+	assert_true(st.timed != GPU_TIMING_NONE && st.fused == BLOOM_FUSED_IN_PLACE && st.gpu_ms > 0);
+	assert_int_equal(st.ends_in_rows, 0); /* rows of 48: whole vec4 exchanges */
 	assert_int_equal(stages_timed(&st) & ~(STAGE(UPLOAD) | STAGE(KERNEL) | STAGE(DOWNLOAD)),
 	                 work | fused);
 	assert_true(stages_timed(&st) & STAGE(KERNEL)); /* computed on this first call */
@@ -666,8 +757,9 @@ static void test_stage_times(void **state)
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, BLOOM_TIME_STAGES, &a, &st, err), 0);
 		printf("tall image, call %d: stages 0x%x\n", i, stages_timed(&st));
-		assert_true(!st.fused && (stages_timed(&st) & (work | separate)) == (work | separate));
-		assert_int_equal(stages_timed(&st) & fused, 0);
+		assert_true(!st.fused && !st.ends_in_rows);
+		assert_int_equal(stages_timed(&st) & (work | separate), work | separate);
+		assert_int_equal(stages_timed(&st) & (fused | transposed), 0);
 		assert_int_equal((stages_timed(&st) & STAGE(KERNEL)) != 0, i == 0);
 		image_free(&a);
 	}
@@ -1598,6 +1690,7 @@ int main(void)
 		cmocka_unit_test(test_fp16_storage),
 		cmocka_unit_test(test_separate_columns),
 		cmocka_unit_test(test_padded_columns),
+		cmocka_unit_test(test_ends_and_layouts),
 		cmocka_unit_test(test_yuv_lend),
 		cmocka_unit_test(test_stage_times),
 		cmocka_unit_test(test_yuv_in),

@@ -1,0 +1,69 @@
+/* An axis's shared-memory transform with the caller's loads or stores (gles/fft.h, fft_io_*). */
+#include "gles/fft_internal.h"
+
+#include <GLES3/gl31.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct fft_io {
+	struct program_cache *pc;
+	struct fft_plan plan;
+	struct fft_prog prog;
+	int max_group_x;
+};
+
+int fft_io_create(struct program_cache *pc, const struct fft_axis *a, int inverse, int io,
+                  const char *sources, int io_id, struct fft_io **out, char err[FFT_ERR_LEN])
+{
+	*out = NULL;
+	const struct fft_plan *p = fft_axis_plan(a);
+	if (!p->shared || p->npasses == 0 || !(io & (FFT_IO_LOAD | FFT_IO_STORE)) ||
+	    (io & ~(FFT_IO_LOAD | FFT_IO_STORE)) || !sources || !sources[0]) {
+		snprintf(err, FFT_ERR_LEN, "FFT io: needs an axis of the shared technique and hooks");
+		return FFT_E_PLAN;
+	}
+	struct fft_io *f = calloc(1, sizeof *f);
+	if (!f)
+		return FFT_E_NOMEM;
+	f->pc = pc;
+	f->plan = *p;
+	f->max_group_x = fft_axis_max_group_x(a);
+	int rc = fft_prog_shared_io(pc, &f->plan, fft_axis_options(a), inverse, io, sources, io_id,
+	                            &f->prog, err);
+	if (rc) {
+		free(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+void fft_io_destroy(struct fft_io *f)
+{
+	if (!f)
+		return;
+	fft_prog_drop(f->pc, &f->prog);
+	free(f);
+}
+
+unsigned fft_io_program(const struct fft_io *f)
+{
+	return f->prog.id;
+}
+
+int fft_io_execute(struct fft_io *f, unsigned buf, size_t offset, size_t sig_stride, int count)
+{
+	if (count < 1)
+		return 0;
+	fft_prog_use(&f->prog, offset, sig_stride, 1, count);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
+	GLuint groups = (GLuint)((count + f->plan.signals - 1) / f->plan.signals);
+	GLuint gx = groups, gy = 1, maxx = (GLuint)f->max_group_x;
+	if (gx > maxx) {
+		gx = maxx;
+		gy = (groups + maxx - 1) / maxx;
+	}
+	glDispatchCompute(gx, gy, 1);
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+	return gl_check(NULL, "fft_io") ? FFT_E_GL : 0;
+}
