@@ -536,6 +536,7 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 		bench_detail_str(&l, "precision", wl->precision ? "fp16" : "fp32");
 		bench_detail_str(&l, "fused", !st.fused ? "false" : st.fused == BLOOM_FUSED_IN_PLACE
 		                                  ? "in_place" : "transposed");
+		bench_detail_str(&l, "ends_in_rows", st.ends_in_rows ? "true" : "false");
 		bench_detail_str(&l, "stages_timer", bench_timer_name(st.timed));
 		bench_detail_num(&l, "prepare_ms", med[PREP]);
 		bench_detail_open(&l, "stages_ms"); /* by gpu_stage_names, the ones this path runs */

@@ -91,13 +91,19 @@ ok('fft lines: ms, gb_s, rows_ms, cols_ms, inverse_ms; gb_s = 2 x 8 x 256 x 256 
                and abs(d['metrics']['gb_s'] - 2 * 8 * 256 * 256 / (d['metrics']['ms'] * 1e-3) / 1e9)
                <= 1e-3 * d['metrics']['gb_s'] for d in fft))
 bl = [d for d in lines if d['suite'] == 'bloom']
-# detail.stages_ms: the stages the path ran, under gles/gpu_timer.h's names, in order
-stages = {'true': ['prefilter', 'rows', 'transpose', 'fused_cols', 'transpose_back', 'irows', 'composite'],
+# detail.stages_ms: the stages the path ran, under gles/gpu_timer.h's names, in order (by
+# detail.fused; without the prefilter and composite where detail.ends_in_rows)
+stages = {'transposed': ['prefilter', 'rows', 'transpose', 'fused_cols', 'transpose_back', 'irows', 'composite'],
+          'in_place': ['prefilter', 'rows', 'fused_cols', 'irows', 'composite'],
           'false': ['prefilter', 'rows', 'cols', 'multiply', 'icols', 'irows', 'composite']}
+def stages_of(d):
+    s = stages.get(d.get('fused'), [])
+    return [x for x in s if x not in ('prefilter', 'composite')] if d.get('ends_in_rows') == 'true' else s
 ok('bloom line: the stages by name, the call, padded 560x343, fp16',
    len(bl) == 1 and {'ms', 'call_ms', 'upload_ms', 'readback_ms', 'gpu_in_call_ms'} <= set(bl[0]['metrics'])
    and bl[0]['detail'].get('padded') == '560x343' and bl[0]['detail'].get('precision') == 'fp16'
-   and list(bl[0]['detail'].get('stages_ms', {})) == stages.get(bl[0]['detail'].get('fused'))
+   and bl[0]['detail'].get('fused') == 'transposed' and bl[0]['detail'].get('ends_in_rows') == 'false'
+   and list(bl[0]['detail'].get('stages_ms', {})) == stages_of(bl[0]['detail'])
    and all(v > 0 for v in bl[0]['detail']['stages_ms'].values()),
    str(bl[0]['detail'].get('stages_ms') if bl else None))
 ok('fft lines: each axis\'s exchanges named (m, p or -)',
