@@ -69,6 +69,12 @@ static const struct opt_def own_table[] = {
 	 "the bloom suite's fused column pass: auto (the product's), in_place (columns read with a "
 	 "row's stride) or transposed (a transposed copy, a pass before and after)", NULL,
 	 offsetof(struct bench_cli, fused_layout)},
+	{"conv-threads", OPT_INT, 0, 512, "0", NULL,
+	 "the bloom and jpeg suites' fused column pass: invocations a column; 0: the rule", NULL,
+	 offsetof(struct bench_cli, conv_threads)},
+	{"conv-split", OPT_BOOL, 0, 1, "false", NULL,
+	 "the bloom and jpeg suites' fused column pass exchanges vec4 in two vec2 rounds", NULL,
+	 offsetof(struct bench_cli, conv_split)},
 	{"ends-in-rows", OPT_STRING, 0, 0, "auto", NULL,
 	 "the bloom and jpeg suites' prefilter and composite in the row transforms' loads and "
 	 "stores: auto (the product's rule), on (wherever they can), off (passes of their own)",
@@ -148,7 +154,11 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && strcmp(r->c->fused_layout, "auto"))
 		k += snprintf(buf + k, len - (size_t)k, "+%s", r->c->fused_layout);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && strcmp(r->c->ends_in_rows, "auto"))
-		snprintf(buf + k, len - (size_t)k, "+ends_%s", r->c->ends_in_rows);
+		k += snprintf(buf + k, len - (size_t)k, "+ends_%s", r->c->ends_in_rows);
+	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_threads)
+		k += snprintf(buf + k, len - (size_t)k, "+ct%d", r->c->conv_threads);
+	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_split)
+		snprintf(buf + k, len - (size_t)k, "+split");
 }
 
 int bench_fused_layout(const struct bench_cli *c)
@@ -445,7 +455,8 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 	char err[BLOOM_ERR_LEN];
 	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .frame_bytes = g->frame_bytes,
 	                            .fused_layout = bench_fused_layout(c),
-	                            .ends_in_rows = bench_ends_in_rows(c)};
+	                            .ends_in_rows = bench_ends_in_rows(c),
+	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split};
 	if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
 		fprintf(stderr, "%s: %s\n", wl->id, err);
 		return -1;

@@ -185,7 +185,8 @@ static int make_axes(struct bloom_ctx *b, struct plan *q, char err[FFT_ERR_LEN])
 static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
 {
 	struct fft_opts oc = {.technique = FFT_TECH_SHARED, .components = 4, .half = q->half,
-	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from};
+	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from,
+	                      .threads = b->opts.conv_threads, .split = b->opts.conv_split};
 	char cerr[FFT_ERR_LEN];
 	int transposed = b->opts.fused_layout == BLOOM_FUSED_AUTO ? q->half
 	                                                           : b->opts.fused_layout == BLOOM_FUSED_TRANSPOSED;

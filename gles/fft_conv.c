@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#define FFT_CONV_SPLIT 1024 /* longer signals exchange in vec2 rounds */
+#define FFT_CONV_WIDE 2048  /* longer signals get 512 invocations (the rule gives 256) */
+
 struct fft_conv {
 	struct program_cache *pc;
 	struct fft_plan plan;   /* two signals a group */
@@ -30,15 +33,21 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	c->count = count;
 	c->gray = gray;
 	c->info = info;
+	/* The shape, measured on the H200 (bench/RESULTS.md, "The fused column pass's shape"): two
+	 * vec2 exchange rounds (half the shared memory a group) beat whole vec4 from 1176 up, and
+	 * 512 invocations a signal beat 256 past 2048 */
+	int threads = o->threads ? o->threads : n > FFT_CONV_WIDE ? 512 : 0;
+	if (2 * threads > info->max_invocations)
+		threads = 0;
 	struct fft_plan_opts po = {.technique = FFT_TECH_SHARED, .components = 4,
 	                           .shared_limit = info->max_shared_memory,
-	                           .max_invocations = info->max_invocations, .threads = o->threads,
+	                           .max_invocations = info->max_invocations, .threads = threads,
 	                           .half = o->half, .pad_from = o->pad_from};
 	int rc = fft_plan_make(n, &po, &c->plan);
 	struct fft_plan *p = &c->plan;
-	/* two rows a group: whole vec4 if they fit, else two vec2 rounds */
+	/* two signals a group: vec2 rounds past FFT_CONV_SPLIT or where whole vec4 do not fit */
 	long long limit = info->max_shared_memory;
-	p->split = 2LL * n * 16 > limit;
+	p->split = 2LL * n * 16 > limit || n > FFT_CONV_SPLIT || o->split;
 	if (rc || (p->split && 2LL * n * 8 > limit) || 2 * p->threads > info->max_invocations) {
 		snprintf(err, FFT_ERR_LEN, "fused convolution: two rows of %d do not fit shared memory", n);
 		free(c);

@@ -615,7 +615,8 @@ static void test_padded_columns(void **state)
  * convolutions (odd sizes, float16 too) against the CPU references; non-finite input stays
  * local, and float32 overflow is found, on every path. Then the rule: rows that exchange in
  * vec2 rounds (wider than the device's shared memory holds whole vec4 rows) take the ends, others
- * do not. */
+ * do not. Last, columns past 2048 (fused with 512 invocations a column where two fit shared
+ * memory in vec2 rounds, as on a 48 KiB GPU; separate passes on llvmpipe's 32 KiB). */
 static void test_ends_and_layouts(void **state)
 {
 	(void)state;
@@ -696,6 +697,8 @@ static void test_ends_and_layouts(void **state)
 		image_free(&out), image_free(&in), image_free(&k), free(src), free(ref);
 		assert_true(ok);
 	}
+	check_convolve(20, 2100, 4, 9, 101, 3, 0, "", 4, 50, 1);
+	check_convolve(20, 2100, 4, 9, 101, 3, 1, "", 4, 50, 1);
 }
 
 /* Which named stages a call timed: a bit per stage with a time above 0. */
