@@ -75,6 +75,9 @@ static const struct opt_def own_table[] = {
 	{"conv-split", OPT_BOOL, 0, 1, "false", NULL,
 	 "the bloom and jpeg suites' fused column pass exchanges vec4 in two vec2 rounds", NULL,
 	 offsetof(struct bench_cli, conv_split)},
+	{"rows-split", OPT_BOOL, 0, 1, "false", NULL,
+	 "the bloom and jpeg suites' row transforms exchange vec4 in two vec2 rounds", NULL,
+	 offsetof(struct bench_cli, rows_split)},
 	{"ends-in-rows", OPT_STRING, 0, 0, "auto", NULL,
 	 "the bloom and jpeg suites' prefilter and composite in the row transforms' loads and "
 	 "stores: auto (the product's rule), on (wherever they can), off (passes of their own)",
@@ -158,7 +161,9 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_threads)
 		k += snprintf(buf + k, len - (size_t)k, "+ct%d", r->c->conv_threads);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_split)
-		snprintf(buf + k, len - (size_t)k, "+split");
+		k += snprintf(buf + k, len - (size_t)k, "+split");
+	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->rows_split)
+		snprintf(buf + k, len - (size_t)k, "+rsplit");
 }
 
 int bench_fused_layout(const struct bench_cli *c)
@@ -456,7 +461,8 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .frame_bytes = g->frame_bytes,
 	                            .fused_layout = bench_fused_layout(c),
 	                            .ends_in_rows = bench_ends_in_rows(c),
-	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split};
+	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split,
+	                            .rows_split = c->rows_split};
 	if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
 		fprintf(stderr, "%s: %s\n", wl->id, err);
 		return -1;

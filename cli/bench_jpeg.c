@@ -41,7 +41,8 @@ int bench_jpeg(struct run_ctx *r, const struct workload *wl)
 	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .frame_bytes = g->frame_bytes,
 	                            .fused_layout = bench_fused_layout(c),
 	                            .ends_in_rows = bench_ends_in_rows(c),
-	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split};
+	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split,
+	                            .rows_split = c->rows_split};
 	if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
 		fprintf(stderr, "%s: %s\n", wl->id, err);
 		return -1;

@@ -87,9 +87,10 @@ struct bloom_ctx_opts {
 	int ends_in_rows;          /* the prefilter in the forward rows' loads and the composite in
 	                              the inverse rows' stores (with fused columns and shared-memory
 	                              rows): 0 where the rows exchange in two vec2 rounds (longer
-	                              than 3072 in 48 KiB), 1 wherever they can, -1 never */
+	                              than FFT_VEC2_ROUNDS_ABOVE), 1 wherever they can, -1 never */
 	int conv_threads;          /* the fused column pass's invocations a column (0: the rule) */
 	int conv_split;            /* 1: it exchanges vec4 in two vec2 rounds where it need not */
+	int rows_split;            /* 1: so do the image's row transforms (measurements) */
 	int destroy_wait_ms;       /* how long bloom_ctx_destroy waits for lent buffers (results
 	                              and uploads) to come back; 0: 60 s. Tests lower it */
 };

@@ -153,7 +153,7 @@ static int make_axes(struct bloom_ctx *b, struct plan *q, char err[FFT_ERR_LEN])
 	int pw = q->pw, ph = q->ph;
 	struct fft_opts o4 = {.technique = q->technique, .components = 4, .half = q->half,
 	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from,
-	                      .wisdom = b->opts.wisdom};
+	                      .wisdom = b->opts.wisdom, .split = b->opts.rows_split};
 	struct fft_opts o4k = o4, o2 = o4;
 	o4k.half = o4k.norm_forward = 0;
 	o2.half = o2.norm_forward = 0;
@@ -208,9 +208,10 @@ static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
 
 /* The prefilter in the forward rows' loads and the composite in the inverse rows' stores, where
  * the columns are fused (so the padding rows are never read) and the rows run in shared memory
- * in two vec2 rounds: two passes over the frame fewer, measured faster there (4096, 4375) and
- * slower where the rows exchange whole vec4 (2048, 2240; bench/RESULTS.md, "The fused columns
- * in place"). Where a program cannot be had the passes stay separate. */
+ * in two vec2 rounds: two passes over the frame fewer, measured faster there (2048-4375) and
+ * slower where the rows exchange whole vec4 (2048, 2240 when they did; bench/RESULTS.md, "The
+ * fused columns in place, their shape"). Where a program cannot be had the passes stay
+ * separate. */
 static void make_io(struct bloom_ctx *b, struct plan *q)
 {
 	char ferr[FFT_ERR_LEN];

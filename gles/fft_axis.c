@@ -222,7 +222,8 @@ int fft_axis_build(struct program_cache *pc, const struct egl_info *info, int n,
 	                           .shared_limit = info->max_shared_memory,
 	                           .max_invocations = info->max_invocations,
 	                           .signals_adjacent = signals_adjacent, .threads = o->threads,
-	                           .signals = o->signals, .half = o->half, .pad_from = o->pad_from};
+	                           .signals = o->signals, .half = o->half, .pad_from = o->pad_from,
+	                           .split = o->split};
 	int rc = fft_plan_make(n, &po, &a->plan);
 	if (rc) {
 		snprintf(err, FFT_ERR_LEN, "length %d: %s", n, fft_plan_strerror(rc));

@@ -6,8 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define FFT_CONV_SPLIT 1024 /* longer signals exchange in vec2 rounds */
-#define FFT_CONV_WIDE 2048  /* longer signals get 512 invocations (the rule gives 256) */
+#define FFT_CONV_WIDE 2048 /* longer signals get 512 invocations (the rule gives 256) */
 
 struct fft_conv {
 	struct program_cache *pc;
@@ -33,9 +32,9 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	c->count = count;
 	c->gray = gray;
 	c->info = info;
-	/* The shape, measured on the H200 (bench/RESULTS.md, "The fused column pass's shape"): two
-	 * vec2 exchange rounds (half the shared memory a group) beat whole vec4 from 1176 up, and
-	 * 512 invocations a signal beat 256 past 2048 */
+	/* The shape, measured on the H200 (bench/RESULTS.md, "The fused columns in place, their
+	 * shape"): two vec2 exchange rounds (half the shared memory a group) beat whole vec4 from
+	 * 1176 up (FFT_VEC2_ROUNDS_ABOVE), and 512 invocations a signal beat 256 past 2048 */
 	int threads = o->threads ? o->threads : n > FFT_CONV_WIDE ? 512 : 0;
 	if (2 * threads > info->max_invocations)
 		threads = 0;
@@ -45,9 +44,10 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	                           .half = o->half, .pad_from = o->pad_from};
 	int rc = fft_plan_make(n, &po, &c->plan);
 	struct fft_plan *p = &c->plan;
-	/* two signals a group: vec2 rounds past FFT_CONV_SPLIT or where whole vec4 do not fit */
+	/* two signals a group: vec2 rounds past FFT_VEC2_ROUNDS_ABOVE or where whole vec4 do not
+	 * fit */
 	long long limit = info->max_shared_memory;
-	p->split = 2LL * n * 16 > limit || n > FFT_CONV_SPLIT || o->split;
+	p->split = 2LL * n * 16 > limit || n > FFT_VEC2_ROUNDS_ABOVE || o->split;
 	if (rc || (p->split && 2LL * n * 8 > limit) || 2 * p->threads > info->max_invocations) {
 		snprintf(err, FFT_ERR_LEN, "fused convolution: two rows of %d do not fit shared memory", n);
 		free(c);

@@ -120,10 +120,10 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 	int comps = o->components == 4 ? 4 : 2;
 	int limit = o->shared_limit > 0 ? o->shared_limit : 16384;
 	int maxinv = o->max_invocations > 0 ? o->max_invocations : 128;
-	/* vec4 goes through shared memory whole when it fits, else as two vec2 rounds */
+	/* vec4 goes through shared memory whole when it fits and is short, else as two vec2 rounds */
 	int elem = comps * 4;
 	p->split = 0;
-	if ((long long)m * elem > limit && comps == 4) {
+	if (((long long)m * elem > limit || m > FFT_VEC2_ROUNDS_ABOVE || o->split) && comps == 4) {
 		elem = 8;
 		p->split = 1;
 	}

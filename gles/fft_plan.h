@@ -44,6 +44,11 @@
  * RESULTS.md, "Log of decisions"). */
 #define FFT_PAD_FROM 4096
 
+/* vec4 signals longer than this exchange through shared memory in two vec2 rounds even where
+ * whole vec4 fit: half the shared memory a group, measured faster on the H200 for 1176-2240
+ * (fused columns and rows alike; bench/RESULTS.md, "The fused columns in place, their shape"). */
+#define FFT_VEC2_ROUNDS_ABOVE 1024
+
 /* auto: shared where the signal fits, else global; shared: the whole signal in shared memory,
  * one dispatch; global: one dispatch per radix pass; blocked: one dispatch per sweep of passes
  * (see above), for signals that are neighbours in memory (columns). Each wins for some shapes
@@ -70,6 +75,8 @@ struct fft_plan_opts {
 	                        invocations per signal in a sweep; 0: the plan's choice */
 	int signals;         /* blocked technique: signals per work group; 0: the plan's choice */
 	int half;            /* data stored as float16 pairs (the blocked plan's rows of C) */
+	int split;           /* shared technique, vec4: 1 exchanges in two vec2 rounds even where
+	                        whole vec4 fit */
 	int pad_from;        /* the shortest power-of-two length whose exchanges are padded;
 	                        0: FFT_PAD_FROM (tests lower it, to run the padded exchanges on a
 	                        device whose shared memory cannot hold a padded 4096) */
