@@ -327,6 +327,7 @@ static void add_stats(struct bloom_stats *sum, const struct bloom_stats *t)
 	sum->setup_ms += t->setup_ms;
 	sum->padded_w = t->padded_w, sum->padded_h = t->padded_h;
 	sum->gray_kernel = t->gray_kernel, sum->fused = t->fused, sum->timed = t->timed;
+	sum->ends_in_rows = t->ends_in_rows;
 }
 
 /* The frame in overlap-save tiles whose plan fits `budget` (0: the buffer limit only), or in

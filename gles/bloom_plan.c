@@ -217,11 +217,15 @@ static void make_io(struct bloom_ctx *b, struct plan *q)
 	char ferr[FFT_ERR_LEN];
 	int want = b->opts.ends_in_rows > 0 ||
 	           (b->opts.ends_in_rows == 0 && fft_axis_plan(q->rows4)->split);
-	if (!q->fused || !want ||
-	    fft_io_create(b->pc, q->rows4, 0, FFT_IO_LOAD, "bloom_math+bloom_io", 0, &q->rows_in,
+	if (!q->fused || !want || !fft_axis_plan(q->rows4)->shared)
+		return;
+	if (fft_io_create(b->pc, q->rows4, 0, FFT_IO_LOAD, "bloom_math+bloom_io", 0, &q->rows_in,
 	                  ferr) ||
 	    fft_io_create(b->pc, q->rows4, 1, FFT_IO_STORE, "bloom_math+bloom_io", 0, &q->rows_out,
 	                  ferr)) {
+		if (!program_cache_refused(b->pc)) /* a budget's refusal defers, this does not */
+			gles_logf(&b->log, GLES_LOG_WARN, "padded %dx%d: the prefilter and composite stay "
+			          "passes of their own: %s", q->pw, q->ph, ferr);
 		fft_io_destroy(q->rows_in);
 		q->rows_in = NULL;
 		return;
@@ -549,14 +553,15 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
                  const struct bloom_params *p, int w, int h, struct gpu_timer *tm,
                  struct bloom_stats *st, char err[BLOOM_ERR_LEN])
 {
-	const struct bloom_prog *pack, *mult, *comp;
+	const struct bloom_prog *pack = NULL, *mult = NULL, *comp = NULL;
 	int bloom = op == BLOOM_OP_BLOOM, rc;
-	if ((rc = bloom_prog(b, SH_PACK, bloom, q->half, &pack, err)) ||
-	    (rc = bloom_prog(b, SH_MULTIPLY, ke->gray, q->half, &mult, err)) ||
-	    (rc = bloom_prog(b, SH_COMPOSITE, bloom, q->half, &comp, err)))
-		return rc;
 	st->fused = q->fused;
 	st->ends_in_rows = q->rows_in && q->rows_out;
+	/* the programs of the passes that run */
+	if ((!st->ends_in_rows && ((rc = bloom_prog(b, SH_PACK, bloom, q->half, &pack, err)) ||
+	                           (rc = bloom_prog(b, SH_COMPOSITE, bloom, q->half, &comp, err)))) ||
+	    (!st->fused && (rc = bloom_prog(b, SH_MULTIPLY, ke->gray, q->half, &mult, err))))
+		return rc;
 	if (!st->ends_in_rows) {
 		prefilter(q, pack, p, w, h);
 		mark(tm, GPU_STAGE_PREFILTER);

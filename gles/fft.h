@@ -157,7 +157,8 @@ int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int colu
  * So a pass before or after the transform (a prefilter, a composite) costs no pass over memory
  * of its own. The caller binds its buffers and sets its uniforms on fft_io_program (they are the
  * program's state); io_id tells its variants of the same sources apart in the program cache.
- * FFT_E_PLAN unless a's plan is the shared technique (a whole signal a work group). */
+ * FFT_E_PLAN unless a's signals are rows of a native length (not Bluestein's) run by the shared
+ * technique (a whole signal a work group). */
 #define FFT_IO_LOAD 1
 #define FFT_IO_STORE 2
 struct fft_io;

@@ -267,6 +267,11 @@ const struct fft_opts *fft_axis_options(const struct fft_axis *a)
 	return &a->opts;
 }
 
+int fft_axis_adjacent(const struct fft_axis *a)
+{
+	return a->adjacent;
+}
+
 int fft_axis_max_group_x(const struct fft_axis *a)
 {
 	return a->info->max_group_count[0];

@@ -198,7 +198,7 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	key.io_id = io_id;
 	for (int i = 0; i < p->npasses; i++)
 		key.pads |= p->pass[i].pad ? 1u << i : 0;
-	char name[256];
+	char name[64]; /* the program cache's name length */
 	int len = snprintf(name, sizeof name, "fft_common+%s%sfft_shared", io ? src : "", io ? "+" : "");
 	if (len < 0 || (size_t)len >= sizeof name) {
 		snprintf(err, FFT_ERR_LEN, "FFT io sources: names too long");

@@ -73,5 +73,6 @@ void fft_axis_set_provisional(struct fft_axis *a);
  * limit along x. */
 const struct fft_opts *fft_axis_options(const struct fft_axis *a);
 int fft_axis_max_group_x(const struct fft_axis *a);
+int fft_axis_adjacent(const struct fft_axis *a); /* its signals are columns */
 
 #endif

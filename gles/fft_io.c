@@ -17,9 +17,11 @@ int fft_io_create(struct program_cache *pc, const struct fft_axis *a, int invers
 {
 	*out = NULL;
 	const struct fft_plan *p = fft_axis_plan(a);
-	if (!p->shared || p->npasses == 0 || !(io & (FFT_IO_LOAD | FFT_IO_STORE)) ||
-	    (io & ~(FFT_IO_LOAD | FFT_IO_STORE)) || !sources || !sources[0]) {
-		snprintf(err, FFT_ERR_LEN, "FFT io: needs an axis of the shared technique and hooks");
+	if (!p->shared || p->bluestein || p->npasses == 0 || fft_axis_adjacent(a) ||
+	    !(io & (FFT_IO_LOAD | FFT_IO_STORE)) || (io & ~(FFT_IO_LOAD | FFT_IO_STORE)) || !sources ||
+	    !sources[0]) {
+		snprintf(err, FFT_ERR_LEN, "FFT io: needs an axis of rows of a native length, of the "
+		         "shared technique, and hooks");
 		return FFT_E_PLAN;
 	}
 	struct fft_io *f = calloc(1, sizeof *f);

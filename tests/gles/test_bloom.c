@@ -697,8 +697,33 @@ static void test_ends_and_layouts(void **state)
 		image_free(&out), image_free(&in), image_free(&k), free(src), free(ref);
 		assert_true(ok);
 	}
-	check_convolve(20, 2100, 4, 9, 101, 3, 0, "", 4, 50, 1);
-	check_convolve(20, 2100, 4, 9, 101, 3, 1, "", 4, 50, 1);
+	long long need = 2LL * 2240 * 8; /* two 2240-long columns in vec2 rounds */
+	for (int gray = 0; gray < 2; gray++) {
+		struct image in = rand_image(20, 2100, 4, -1, 1), k = rand_image(9, 101, gray ? 1 : 3, 0, 1);
+		struct bloom_params p;
+		struct bloom_stats st;
+		struct image out;
+		tu_params(&p, BLOOM_OP_CONVOLVE);
+		run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
+		printf("20x2100 %s: padded %dx%d, fused %d (shared memory %lld, two columns need %lld)\n",
+		       gray ? "gray" : "colour", st.padded_w, st.padded_h, st.fused, shared, need);
+		assert_int_equal(st.padded_h, 2240);
+		assert_int_equal(st.fused, shared >= need ? BLOOM_FUSED_IN_PLACE : 0);
+		double *src = rgba_of(&in), *ref = malloc((size_t)20 * 2100 * 4 * sizeof *ref);
+		conv_fft(src, 20, 2100, &k, 4, 50, 1.0, ref);
+		int ok = compare("convolve 20x2100, 2240-long columns", &out, ref, TOL);
+		image_free(&in), image_free(&k), image_free(&out), free(src), free(ref);
+		assert_true(ok);
+	}
+	/* the fused pass's shape options (measuring instruments) give the same results */
+	struct bloom_ctx_opts so = {.conv_split = 1, .conv_threads = 64, .rows_split = 1};
+	struct bloom_ctx *b;
+	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &so, NULL, &b, err), 0);
+	g_b = b;
+	check_convolve(61, 47, 4, 9, 13, 3, 0, "", 4, 6, 0);
+	check_convolve(37, 50, 3, 8, 5, 3, 1, "1,4", 1, 4, 0);
+	g_b = saved;
+	bloom_ctx_destroy(b);
 }
 
 /* Which named stages a call timed: a bit per stage with a time above 0. */

@@ -326,6 +326,37 @@ static void test_linearity(void **state)
 	assert_true(ok);
 }
 
+/* fft_io takes only rows of a native length run in shared memory: a Bluestein length, columns
+ * and no hooks are refused (FFT_E_PLAN, nothing built); rows of 40 with a store hook are built.
+ * (What the hooks compute is tested through the bloom: test_bloom test_ends_and_layouts.) */
+static void test_io_refusals(void **state)
+{
+	(void)state;
+	struct fft_opts o = {.technique = FFT_TECH_SHARED, .components = 4};
+	static const struct {
+		int n, adjacent, io, want;
+	} cases[] = {{17, 0, FFT_IO_STORE, FFT_E_PLAN}, {40, 1, FFT_IO_STORE, FFT_E_PLAN},
+	             {40, 0, 0, FFT_E_PLAN}, {40, 0, 4, FFT_E_PLAN}, {40, 0, FFT_IO_STORE, 0}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fft_axis *ax;
+		struct fft_io *f = (struct fft_io *)&o; /* must be cleared on refusal */
+		char err[FFT_ERR_LEN];
+		int n = cases[i].n;
+		assert_int_equal(fft_axis_create(g_pc, g_info, n, cases[i].adjacent, (size_t)n * 8, 8, &o,
+		                                 NULL, &ax, err), 0);
+		int rc = fft_io_create(g_pc, ax, 1, cases[i].io, "bloom_math+bloom_io", 0, &f, err);
+		printf("fft_io n %d adjacent %d io %d: %d%s%s\n", n, cases[i].adjacent, cases[i].io, rc,
+		       rc ? ", " : "", rc ? err : "");
+		assert_int_equal(rc, cases[i].want);
+		if (rc)
+			assert_null(f);
+		else
+			assert_true(fft_io_program(f) != 0);
+		fft_io_destroy(f);
+		fft_axis_destroy(ax);
+	}
+}
+
 static void test_wisdom(void **state)
 {
 	(void)state;
@@ -877,6 +908,7 @@ int main(void)
 		cmocka_unit_test(test_padded),
 		cmocka_unit_test(test_pad_keys),
 		cmocka_unit_test(test_probes),
+		cmocka_unit_test(test_io_refusals),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
