@@ -137,7 +137,8 @@ static void test_passes(void **state)
 		printf("n %5d: m %5d, %d passes, %s, %d x %d invocations, %d B shared\n", p.n, p.m,
 		       p.npasses, p.shared ? "shared" : "global", p.signals, p.threads, p.shared_bytes);
 	}
-	/* fit: 6144 vec2 fits 48 KiB, 6145.. does not; vec4 splits */
+	/* fit: 6144 vec2 fits 48 KiB, 6145.. does not; vec4 splits past what fits whole and past
+	 * FFT_VEC2_ROUNDS_ABOVE */
 	struct fft_plan p;
 	assert_int_equal(fft_plan_make(6144, &o, &p), 0);
 	assert_true(p.shared);
@@ -149,7 +150,9 @@ static void test_passes(void **state)
 	o.components = 4;
 	assert_int_equal(fft_plan_make(4096, &o, &p), 0);
 	assert_true(p.shared && p.split);
-	assert_int_equal(fft_plan_make(2048, &o, &p), 0);
+	assert_int_equal(fft_plan_make(FFT_VEC2_ROUNDS_ABOVE * 2, &o, &p), 0);
+	assert_true(p.shared && p.split);
+	assert_int_equal(fft_plan_make(FFT_VEC2_ROUNDS_ABOVE, &o, &p), 0);
 	assert_true(p.shared && !p.split);
 	o.technique = FFT_TECH_GLOBAL;
 	assert_int_equal(fft_plan_make(64, &o, &p), 0);
@@ -167,9 +170,9 @@ static void test_passes(void **state)
 	assert_int_equal(fft_plan_make(2744, &o, &p), 0);
 	assert_false(p.shared);
 	assert_int_equal(p.npasses, 4); /* 7 * 7 * 7 * 8 */
-	o.technique = FFT_TECH_SHARED;
+	o.technique = FFT_TECH_SHARED; /* in vec2 rounds (past 1024) two columns fit a group */
 	assert_int_equal(fft_plan_make(2744, &o, &p), 0);
-	assert_true(p.shared && p.signals == 1);
+	assert_true(p.shared && p.split && p.signals == 2);
 	o.components = 2;
 	assert_int_equal(fft_plan_make(0, &o, &p), FFT_PLAN_E_SIZE);
 }
@@ -304,7 +307,7 @@ static void test_exchanges(void **state)
 	static const struct { int n; const char *rule, *all; int pad_bytes; } rows4[] = {
 		{1024, "mmm", "pmm", (1024 + 127) * 16},  /* 8 8 8 2 */
 		{1920, "mmmm", "mmmm", 1920 * 16},        /* 5 3 8 8 2: not a power of two */
-		{2048, "mmm", "pmm", (2048 + 255) * 16},  /* 8 8 8 4 */
+		{2048, "mmm", "ppm", (2048 + 127) * 8},   /* 8 8 8 4, split (past 1024) */
 		{2240, "mmm", "mmm", 2240 * 16},          /* 7 5 8 8 */
 		{4375, "mmmm", "mmmm", 4375 * 8},         /* 7 5 5 5 5, split */
 		{4096, "ppm", "ppm", (4096 + 255) * 8},   /* 8 8 8 8, split: padded by the rule */
@@ -322,15 +325,17 @@ static void test_exchanges(void **state)
 		assert_int_equal(p.shared_bytes, strchr(rows4[i].all, 'p') ? rows4[i].pad_bytes
 		                                                           : rows4[i].n * (p.split ? 8 : 16));
 	}
-	/* the padded array past the limit: the plain layout, same shape (llvmpipe's 32 KiB) */
+	/* the padded array past the limit: the plain layout, same shape (llvmpipe's 32 KiB; 16 KiB
+	 * for a whole-vec4 1024) */
 	o.shared_limit = 32768;
 	o.pad_from = 0;
 	assert_int_equal(fft_plan_make(4096, &o, &p), 0);
 	assert_true(p.shared && p.split && p.bank_pad == 0 && p.shared_bytes == 32768);
 	assert_string_equal(xch(&p), "mmm");
+	o.shared_limit = 16384;
 	o.pad_from = 2;
-	assert_int_equal(fft_plan_make(2048, &o, &p), 0);
-	assert_true(p.shared && !p.split && p.bank_pad == 0 && p.shared_bytes == 32768);
+	assert_int_equal(fft_plan_make(1024, &o, &p), 0);
+	assert_true(p.shared && !p.split && p.bank_pad == 0 && p.shared_bytes == 16384);
 	assert_string_equal(xch(&p), "mmm");
 	/* invariants over every length to 8200, vec2 and vec4, rows and columns, by the rule and
 	 * with every power of two padded (k bit 0: vec4, bit 1: columns, bit 2: pad_from 2) */
