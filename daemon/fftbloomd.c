@@ -632,10 +632,10 @@ int main(int argc, char **argv)
 		else if (sig > 0)
 			break;
 	}
+	lifecycle_stopping(life, server_active(server), cfg.drain_timeout);
+	server_quiesce(server); /* the listening sockets closed: said only once it is true */
 	log_msg(LOG_INFO, "signal %d: no new connections; finishing accepted requests (up to %g s)",
 	        sig, cfg.drain_timeout);
-	lifecycle_stopping(life, server_active(server), cfg.drain_timeout);
-	server_quiesce(server);
 	double t0 = clock_s(), end = t0 + cfg.drain_timeout;
 	/* Done when no request is open and none began or ended for a moment (a request whose
 	 * headers are still on their way counts once they arrive). */
