@@ -267,6 +267,17 @@ const struct fft_opts *fft_axis_options(const struct fft_axis *a)
 	return &a->opts;
 }
 
+void fft_dispatch_groups(unsigned groups, int max_x)
+{
+	GLuint gx = groups, gy = 1, maxx = (GLuint)max_x;
+	if (gx > maxx) {
+		gx = maxx;
+		gy = (groups + maxx - 1) / maxx;
+	}
+	glDispatchCompute(gx, gy, 1);
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
 int fft_axis_adjacent(const struct fft_axis *a)
 {
 	return a->adjacent;
@@ -365,14 +376,8 @@ static int run_native(struct fft_axis *a, unsigned buf, size_t offset, size_t si
 		const struct fft_prog *pr = &a->shared[inverse];
 		fft_prog_use(pr, offset, sig_stride, elem_stride, count);
 		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
-		GLuint groups = (GLuint)((count + p->signals - 1) / p->signals);
-		GLuint gx = groups, gy = 1, maxx = (GLuint)a->info->max_group_count[0];
-		if (gx > maxx) {
-			gx = maxx;
-			gy = (groups + maxx - 1) / maxx;
-		}
-		glDispatchCompute(gx, gy, 1);
-		barrier();
+		fft_dispatch_groups((unsigned)((count + p->signals - 1) / p->signals),
+		                    a->info->max_group_count[0]);
 		return 0;
 	}
 	if (p->blocked)

@@ -90,13 +90,7 @@ int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int colu
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_KERNEL, kernel);
 	/* pairs k, count - k for k = 0..count/2; gray: neighbours */
-	GLuint groups = (GLuint)(c->gray ? (c->count + 1) / 2 : c->count / 2 + 1);
-	GLuint gx = groups, gy = 1, maxx = (GLuint)c->info->max_group_count[0];
-	if (gx > maxx) {
-		gx = maxx;
-		gy = (groups + maxx - 1) / maxx;
-	}
-	glDispatchCompute(gx, gy, 1);
-	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+	fft_dispatch_groups((unsigned)(c->gray ? (c->count + 1) / 2 : c->count / 2 + 1),
+	                    c->info->max_group_count[0]);
 	return gl_check(NULL, "fft_conv") ? FFT_E_GL : 0;
 }

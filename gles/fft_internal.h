@@ -74,5 +74,8 @@ void fft_axis_set_provisional(struct fft_axis *a);
 const struct fft_opts *fft_axis_options(const struct fft_axis *a);
 int fft_axis_max_group_x(const struct fft_axis *a);
 int fft_axis_adjacent(const struct fft_axis *a); /* its signals are columns */
+/* Dispatches `groups` work groups, wrapped into rows of at most max_x (the device's limit along
+ * x; the shaders number groups as x + y * gl_NumWorkGroups.x), then a shader-storage barrier. */
+void fft_dispatch_groups(unsigned groups, int max_x);
 
 #endif

@@ -59,13 +59,7 @@ int fft_io_execute(struct fft_io *f, unsigned buf, size_t offset, size_t sig_str
 		return 0;
 	fft_prog_use(&f->prog, offset, sig_stride, 1, count);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
-	GLuint groups = (GLuint)((count + f->plan.signals - 1) / f->plan.signals);
-	GLuint gx = groups, gy = 1, maxx = (GLuint)f->max_group_x;
-	if (gx > maxx) {
-		gx = maxx;
-		gy = (groups + maxx - 1) / maxx;
-	}
-	glDispatchCompute(gx, gy, 1);
-	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+	fft_dispatch_groups((unsigned)((count + f->plan.signals - 1) / f->plan.signals),
+	                    f->max_group_x);
 	return gl_check(NULL, "fft_io") ? FFT_E_GL : 0;
 }
