@@ -66,17 +66,19 @@ static const struct opt_def own_table[] = {
 	 "the fft suite's invocations per signal, over the rules and the wisdom; 0: theirs", NULL,
 	 offsetof(struct bench_cli, fft_threads)},
 	{"fused-layout", OPT_STRING, 0, 0, "auto", NULL,
-	 "the bloom suite's fused column pass: auto (the product's), in_place (columns read with a "
-	 "row's stride) or transposed (a transposed copy, a pass before and after)", NULL,
+	 "the bloom and jpeg suites' fused column pass: auto (the product's), in_place (columns read "
+	 "with a row's stride) or transposed (a transposed copy, a pass before and after)", NULL,
 	 offsetof(struct bench_cli, fused_layout)},
 	{"conv-threads", OPT_INT, 0, 512, "0", NULL,
 	 "the bloom and jpeg suites' fused column pass: invocations a column; 0: the rule", NULL,
 	 offsetof(struct bench_cli, conv_threads)},
 	{"conv-split", OPT_BOOL, 0, 1, "false", NULL,
-	 "the bloom and jpeg suites' fused column pass exchanges vec4 in two vec2 rounds", NULL,
+	 "the bloom and jpeg suites' fused column pass exchanges vec4 in two vec2 rounds at every "
+	 "length (the rule: past 1024)", NULL,
 	 offsetof(struct bench_cli, conv_split)},
 	{"rows-split", OPT_BOOL, 0, 1, "false", NULL,
-	 "the bloom and jpeg suites' row transforms exchange vec4 in two vec2 rounds", NULL,
+	 "the bloom and jpeg suites' row transforms exchange vec4 in two vec2 rounds at every length "
+	 "(the rule: past 1024)", NULL,
 	 offsetof(struct bench_cli, rows_split)},
 	{"ends-in-rows", OPT_STRING, 0, 0, "auto", NULL,
 	 "the bloom and jpeg suites' prefilter and composite in the row transforms' loads and "
