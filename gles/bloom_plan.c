@@ -188,8 +188,8 @@ static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
 	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from,
 	                      .threads = b->opts.conv_threads, .split = b->opts.conv_split};
 	char cerr[FFT_ERR_LEN];
-	int transposed = b->opts.fused_layout == BLOOM_FUSED_AUTO ? q->half
-	                                                           : b->opts.fused_layout == BLOOM_FUSED_TRANSPOSED;
+	int layout = b->opts.fused_layout;
+	int transposed = layout == BLOOM_FUSED_AUTO ? q->half : layout == BLOOM_FUSED_TRANSPOSED;
 	if (!fft_conv_create(b->pc, b->info, q->ph, q->pw, 0, &oc, &q->conv4, cerr) &&
 	    !fft_conv_create(b->pc, b->info, q->ph, q->pw, 1, &oc, &q->conv2, cerr)) {
 		q->fused = transposed ? BLOOM_FUSED_TRANSPOSED : BLOOM_FUSED_IN_PLACE;

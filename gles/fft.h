@@ -133,9 +133,10 @@ struct fft_conv;
  * (count - k) mod count are transformed together in one work group, so the multiply can pair
  * each (k, l) with its Hermitian partner (count - k, n - l) as the packed real convolution needs
  * (gray: a real kernel's plain vec2 spectrum, multiplied directly, so neighbours k and k + 1
- * share a group instead), then transformed back and scaled by 1/n. The kernel buffer holds (k, l) at k*n + l whichever the signals are (float32).
- * FFT_E_PLAN when two signals do not fit the device's shared memory. o: components must be 4;
- * half, threads and pad_from apply. */
+ * share a group instead), then transformed back and scaled by 1/n. The kernel buffer holds
+ * (k, l) at k*n + l whichever the signals are (float32). FFT_E_PLAN when two signals do not fit
+ * the device's shared memory. o: components must be 4; half, threads, split and pad_from
+ * apply. */
 int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
                     int gray, const struct fft_opts *o, struct fft_conv **out,
                     char err[FFT_ERR_LEN]);
