@@ -123,8 +123,6 @@ void put_end()
 		flush_word(g_p >> 5, false);
 }
 
-// One block's bits (emit 0: counted only); *bad set for a coefficient past baseline's range
-
 // The block's nonzero AC coefficients as bits by zigzag position (x: 1-31, y: 32-63)
 uvec2 nonzero_ac(uint base)
 {
@@ -140,6 +138,7 @@ uvec2 nonzero_ac(uint base)
 	return m;
 }
 
+// One block's bits (emit 0: counted only); *bad set for a coefficient past baseline's range
 uint code_block(uvec4 b, int pred, bool emit, inout bool bad)
 {
 	uint dct = b.z == 0u ? 0u : 16u, act = b.z == 0u ? 32u : 288u;
