@@ -177,6 +177,23 @@ int bench_fused_layout(const struct bench_cli *c)
 	return -1;
 }
 
+struct bloom_ctx *bench_bloom_ctx(const struct run_ctx *r, const struct workload *wl)
+{
+	const struct bench_cli *c = r->c;
+	struct bloom_ctx_opts bo = {.wisdom = r->g->wisdom, .frame_bytes = r->g->frame_bytes,
+	                            .fused_layout = bench_fused_layout(c),
+	                            .ends_in_rows = bench_ends_in_rows(c),
+	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split,
+	                            .rows_split = c->rows_split};
+	struct bloom_ctx *b;
+	char err[BLOOM_ERR_LEN];
+	if (bloom_ctx_create(r->g->pc, r->g->info, &bo, &log_gles_sink, &b, err)) {
+		fprintf(stderr, "%s: %s\n", wl->id, err);
+		return NULL;
+	}
+	return b;
+}
+
 int bench_ends_in_rows(const struct bench_cli *c)
 {
 	return !strcmp(c->ends_in_rows, "auto") ? 0 : !strcmp(c->ends_in_rows, "on") ? 1
@@ -458,17 +475,10 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 	const struct bench_cli *c = r->c;
 	struct cli_gpu *g = r->g;
 	int w = wl->w, h = wl->h, kw = wl->kw, kh = wl->kh, gray = wl->gray;
-	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
-	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .frame_bytes = g->frame_bytes,
-	                            .fused_layout = bench_fused_layout(c),
-	                            .ends_in_rows = bench_ends_in_rows(c),
-	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split,
-	                            .rows_split = c->rows_split};
-	if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
-		fprintf(stderr, "%s: %s\n", wl->id, err);
+	struct bloom_ctx *b = bench_bloom_ctx(r, wl);
+	if (!b)
 		return -1;
-	}
 	/* frames of 16M pixels and more: one image (4 GiB of floats at 16384x16384) */
 	int sets = (size_t)w * h >= (16u << 20) ? 1 : SETS;
 	struct image img[SETS], k;

@@ -33,6 +33,9 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
  * not a name / 2 when not a name; checked when the options are read). */
 int bench_fused_layout(const struct bench_cli *c);
 int bench_ends_in_rows(const struct bench_cli *c);
+/* A bloom context under the options the suites share (wisdom, frame memory, the fused columns'
+ * and rows' measuring options), or NULL with the workload's error printed. */
+struct bloom_ctx *bench_bloom_ctx(const struct run_ctx *r, const struct workload *wl);
 /* How a time was taken (enum gpu_timing), as the lines name it. */
 const char *bench_timer_name(int timing);
 /* A frame workload's line begun under its variant (written to variant, len bytes), and its

@@ -35,18 +35,10 @@ static int camera_planes(int w, int h, struct yuv_image *y)
 int bench_jpeg(struct run_ctx *r, const struct workload *wl)
 {
 	const struct bench_cli *c = r->c;
-	struct cli_gpu *g = r->g;
-	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
-	struct bloom_ctx_opts bo = {.wisdom = g->wisdom, .frame_bytes = g->frame_bytes,
-	                            .fused_layout = bench_fused_layout(c),
-	                            .ends_in_rows = bench_ends_in_rows(c),
-	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split,
-	                            .rows_split = c->rows_split};
-	if (bloom_ctx_create(g->pc, g->info, &bo, &log_gles_sink, &b, err)) {
-		fprintf(stderr, "%s: %s\n", wl->id, err);
+	struct bloom_ctx *b = bench_bloom_ctx(r, wl);
+	if (!b)
 		return -1;
-	}
 	struct yuv_image in;
 	struct image k;
 	if (camera_planes(wl->w, wl->h, &in) || image_alloc(&k, wl->kw, wl->kh, 1)) {
