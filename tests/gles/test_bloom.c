@@ -202,6 +202,26 @@ static void run_ok(int op, const struct image *in, const struct image *k,
 	}
 }
 
+/* A convolution of in by k under p (its stats in *st) against the CPU reference (direct, or
+ * with fft_ref by FFT) with the kernel's centre at cx, cy, within tol: compare's verdict, printed
+ * as NAME pad WxH. */
+static int convolve_matches(const char *name, const struct image *in, const struct image *k,
+                            const struct bloom_params *p, int cx, int cy, int fft_ref, double tol,
+                            struct bloom_stats *st)
+{
+	int w = in->width, h = in->height;
+	struct image out;
+	run_ok(BLOOM_OP_CONVOLVE, in, k, p, &out, st);
+	double *src = rgba_of(in), *ref = malloc((size_t)w * h * 4 * sizeof *ref);
+	(fft_ref ? conv_fft : conv_direct)(src, w, h, k, cx, cy, 1.0, ref);
+	char full[160];
+	snprintf(full, sizeof full, "%s pad %dx%d", name, st->padded_w, st->padded_h);
+	int ok = compare(full, &out, ref, tol);
+	image_free(&out);
+	free(src), free(ref);
+	return ok;
+}
+
 static void check_convolve(int w, int h, int ic, int kw, int kh, int kc, int gray, const char *center,
                            int cx, int cy, int fft_ref)
 {
@@ -212,18 +232,13 @@ static void check_convolve(int w, int h, int ic, int kw, int kh, int kc, int gra
 	struct bloom_params p;
 	tu_params(&p, BLOOM_OP_CONVOLVE);
 	tu_param(&p, BLOOM_OP_CONVOLVE, "kernel_center", center);
-	struct image out;
 	struct bloom_stats st;
-	run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
-	assert_int_equal(st.gray_kernel, gray || kc <= 2);
-	double *src = rgba_of(&in), *ref = malloc((size_t)w * h * 4 * sizeof *ref);
-	(fft_ref ? conv_fft : conv_direct)(src, w, h, &k, cx, cy, 1.0, ref);
 	char name[128];
-	snprintf(name, sizeof name, "convolve %dx%dx%d k %dx%dx%d%s c%d,%d pad %dx%d", w, h, ic, kw,
-	         kh, kc, st.gray_kernel ? " gray" : "", cx, cy, st.padded_w, st.padded_h);
-	int ok = compare(name, &out, ref, TOL);
-	image_free(&in), image_free(&k), image_free(&out);
-	free(src), free(ref);
+	snprintf(name, sizeof name, "convolve %dx%dx%d k %dx%dx%d%s c%d,%d", w, h, ic, kw, kh, kc,
+	         gray || kc <= 2 ? " gray" : "", cx, cy);
+	int ok = convolve_matches(name, &in, &k, &p, cx, cy, fft_ref, TOL, &st);
+	assert_int_equal(st.gray_kernel, gray || kc <= 2);
+	image_free(&in), image_free(&k);
 	assert_true(ok);
 }
 
@@ -595,15 +610,10 @@ static void test_padded_columns(void **state)
 	struct bloom_params p;
 	tu_params(&p, BLOOM_OP_CONVOLVE);
 	p.precision = BLOOM_FP16;
-	struct image out;
 	struct bloom_stats st;
-	run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
+	int ok = convolve_matches("convolve fp16, padded FFT", &in, &k, &p, 15, 25, 1, TOL_FP16, &st);
 	assert_int_equal(st.fused, BLOOM_FUSED_TRANSPOSED); /* float16: the rule */
-	double *src = rgba_of(&in), *ref = malloc((size_t)w * h * 4 * sizeof *ref);
-	conv_fft(src, w, h, &k, 15, 25, 1.0, ref);
-	int ok = compare("convolve fp16, padded FFT", &out, ref, TOL_FP16);
-	image_free(&in), image_free(&k), image_free(&out);
-	free(src), free(ref);
+	image_free(&in), image_free(&k);
 	g_b = saved;
 	bloom_ctx_destroy(pad);
 	assert_true(ok);
@@ -641,13 +651,9 @@ static void test_ends_and_layouts(void **state)
 			struct bloom_stats st;
 			tu_params(&p, BLOOM_OP_CONVOLVE);
 			p.precision = BLOOM_FP16;
-			run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
+			int ok = convolve_matches("convolve fp16", &in, &k, &p, 4, 3, 1, TOL_FP16, &st);
 			assert_int_equal(st.fused, layouts[li]);
 			assert_int_equal(st.ends_in_rows, ends > 0);
-			double *src = rgba_of(&in), *ref = malloc((size_t)45 * 33 * 4 * sizeof *ref);
-			conv_fft(src, 45, 33, &k, 4, 3, 1.0, ref);
-			int ok = compare("convolve fp16", &out, ref, TOL_FP16);
-			image_free(&out), free(src), free(ref);
 			assert_true(ok);
 			/* non-finite input pixels stay local */
 			tu_params(&p, BLOOM_OP_BLOOM);
@@ -682,19 +688,17 @@ static void test_ends_and_layouts(void **state)
 	static const int sizes[2][2] = {{30, 20}, {0, 6}};
 	for (int i = 0; i < 2; i++) {
 		int w = i ? wide : sizes[i][0], h = sizes[i][1];
-		struct image in = rand_image(w, h, 4, 0, 2), k = rand_image(5, 3, 3, 0, 1), out;
+		struct image in = rand_image(w, h, 4, 0, 2), k = rand_image(5, 3, 3, 0, 1);
 		struct bloom_params p;
 		struct bloom_stats st;
 		tu_params(&p, BLOOM_OP_CONVOLVE);
-		run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
+		int ok = convolve_matches(i ? "convolve, wide rows" : "convolve, narrow rows", &in, &k, &p,
+		                          2, 1, 0, TOL, &st);
 		printf("%dx%d: padded %dx%d, fused %d, ends in rows %d\n", w, h, st.padded_w, st.padded_h,
 		       st.fused, st.ends_in_rows);
 		assert_int_equal(st.fused, BLOOM_FUSED_IN_PLACE);
 		assert_int_equal(st.ends_in_rows, i);
-		double *src = rgba_of(&in), *ref = malloc((size_t)w * h * 4 * sizeof *ref);
-		conv_direct(src, w, h, &k, 2, 1, 1.0, ref);
-		int ok = compare(i ? "convolve, wide rows" : "convolve, narrow rows", &out, ref, TOL);
-		image_free(&out), image_free(&in), image_free(&k), free(src), free(ref);
+		image_free(&in), image_free(&k);
 		assert_true(ok);
 	}
 	long long need = 2LL * 2240 * 8; /* two 2240-long columns in vec2 rounds */
@@ -702,17 +706,14 @@ static void test_ends_and_layouts(void **state)
 		struct image in = rand_image(20, 2100, 4, -1, 1), k = rand_image(9, 101, gray ? 1 : 3, 0, 1);
 		struct bloom_params p;
 		struct bloom_stats st;
-		struct image out;
 		tu_params(&p, BLOOM_OP_CONVOLVE);
-		run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
+		int ok = convolve_matches("convolve 20x2100, 2240-long columns", &in, &k, &p, 4, 50, 1,
+		                          TOL, &st);
 		printf("20x2100 %s: padded %dx%d, fused %d (shared memory %lld, two columns need %lld)\n",
 		       gray ? "gray" : "colour", st.padded_w, st.padded_h, st.fused, shared, need);
 		assert_int_equal(st.padded_h, 2240);
 		assert_int_equal(st.fused, shared >= need ? BLOOM_FUSED_IN_PLACE : 0);
-		double *src = rgba_of(&in), *ref = malloc((size_t)20 * 2100 * 4 * sizeof *ref);
-		conv_fft(src, 20, 2100, &k, 4, 50, 1.0, ref);
-		int ok = compare("convolve 20x2100, 2240-long columns", &out, ref, TOL);
-		image_free(&in), image_free(&k), image_free(&out), free(src), free(ref);
+		image_free(&in), image_free(&k);
 		assert_true(ok);
 	}
 	/* the fused pass's shape options (measuring instruments) give the same results */
