@@ -65,6 +65,14 @@ static const struct opt_def own_table[] = {
 	{"fft-threads", OPT_INT, 0, 1024, "0", NULL,
 	 "the fft suite's invocations per signal, over the rules and the wisdom; 0: theirs", NULL,
 	 offsetof(struct bench_cli, fft_threads)},
+	{"fft-rows", OPT_STRING, 0, 0, "", NULL,
+	 "the fft suite's row transforms in this shape, over the rules and the wisdom: "
+	 "TECHNIQUE[:THREADS[:SIGNALS[:SPLIT]]] (shared, global, blocked; invocations a signal, "
+	 "signals a work group, 1 to exchange in two float rounds; 0: the plan's); empty: theirs",
+	 NULL, offsetof(struct bench_cli, fft_rows)},
+	{"fft-cols", OPT_STRING, 0, 0, "", NULL,
+	 "the fft suite's column transforms in this shape, as --fft-rows", NULL,
+	 offsetof(struct bench_cli, fft_cols)},
 	{"fused-layout", OPT_STRING, 0, 0, "auto", NULL,
 	 "the bloom and jpeg suites' fused column pass: auto (the product's), in_place (columns read "
 	 "with a row's stride) or transposed (a transposed copy, a pass before and after)", NULL,
@@ -156,6 +164,10 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 		k += snprintf(buf + k, len - (size_t)k, "+probe%d", r->c->probe);
 	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->fft_threads)
 		k += snprintf(buf + k, len - (size_t)k, "+t%d", r->c->fft_threads);
+	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->fft_rows[0])
+		k += snprintf(buf + k, len - (size_t)k, "+rows=%s", r->c->fft_rows);
+	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->fft_cols[0])
+		k += snprintf(buf + k, len - (size_t)k, "+cols=%s", r->c->fft_cols);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && strcmp(r->c->fused_layout, "auto"))
 		k += snprintf(buf + k, len - (size_t)k, "+%s", r->c->fused_layout);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && strcmp(r->c->ends_in_rows, "auto"))
@@ -192,6 +204,35 @@ struct bloom_ctx *bench_bloom_ctx(const struct run_ctx *r, const struct workload
 		return NULL;
 	}
 	return b;
+}
+
+int bench_fft_shape(const char *text, struct fft_opts *o)
+{
+	if (!text[0])
+		return 0;
+	static const int techs[] = {FFT_TECH_AUTO, FFT_TECH_SHARED, FFT_TECH_GLOBAL, FFT_TECH_BLOCKED};
+	size_t len = strcspn(text, ":");
+	int t = -1, v[3] = {0, 0, 0};
+	for (int i = 0; i < 4; i++)
+		if (strlen(fft_technique_name(techs[i])) == len &&
+		    !strncmp(text, fft_technique_name(techs[i]), len))
+			t = techs[i];
+	const char *q = text + len;
+	for (int i = 0; i < 3 && *q == ':'; i++) {
+		char *end;
+		long x = strtol(q + 1, &end, 10);
+		if (end == q + 1 || x < 0 || x > 1024)
+			return -1;
+		v[i] = (int)x;
+		q = end;
+	}
+	if (t < 0 || *q || v[2] > 1)
+		return -1;
+	o->technique = t;
+	o->threads = v[0];
+	o->signals = v[1];
+	o->split = v[2];
+	return 0;
 }
 
 int bench_ends_in_rows(const struct bench_cli *c)
@@ -260,12 +301,23 @@ static int bench_fft(struct run_ctx *r, const struct workload *wl)
 	int w = wl->w, h = wl->h;
 	struct fft_opts o = {.technique = wl->technique, .components = 2, .wisdom = g->wisdom,
 	                     .probe = c->probe, .threads = c->fft_threads};
-	struct fft *f;
+	struct fft *f = NULL, *fcols = NULL;
 	char err[FFT_ERR_LEN];
-	if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {
+	if (c->fft_rows[0] || c->fft_cols[0]) { /* the axes in shapes of their own */
+		struct fft_opts orow = o, ocol = o;
+		bench_fft_shape(c->fft_rows, &orow);
+		bench_fft_shape(c->fft_cols, &ocol);
+		if (fft_create(g->pc, g->info, w, h, FFT_ROWS, &orow, &log_gles_sink, &f, err) ||
+		    fft_create(g->pc, g->info, w, h, FFT_COLS, &ocol, &log_gles_sink, &fcols, err)) {
+			fprintf(stderr, "%s %s: %s\n", wl->id, wl->variant, err);
+			fft_destroy(f);
+			return -1;
+		}
+	} else if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {
 		fprintf(stderr, "%s %s: %s\n", wl->id, wl->variant, err);
 		return -1;
 	}
+	struct fft_axis *arows = fft_rows(f), *acols = fcols ? fft_cols(fcols) : fft_cols(f);
 	size_t n = (size_t)w * h * 2;
 	float *data = malloc(n * sizeof *data);
 	GLuint bufs[SETS];
@@ -285,15 +337,19 @@ static int bench_fft(struct run_ctx *r, const struct workload *wl)
 			double ms[GPU_STAGE_COUNT];
 			gpu_timer_start(t);
 			if (split) {
-				fft_axis_execute(fft_rows(f), b, 0, (size_t)w, 1, h, 0);
+				fft_axis_execute(arows, b, 0, (size_t)w, 1, h, 0);
 				gpu_timer_mark(t, GPU_STAGE_ROWS);
-				fft_axis_execute(fft_cols(f), b, 0, 1, (size_t)w, w, 0);
+				fft_axis_execute(acols, b, 0, 1, (size_t)w, w, 0);
 				gpu_timer_mark(t, GPU_STAGE_COLS);
 			} else {
 				fft_execute(f, b, 0); /* the forward whole: rows and columns */
+				if (fcols)
+					fft_execute(fcols, b, 0);
 				gpu_timer_mark(t, GPU_STAGE_ROWS);
 			}
 			fft_execute(f, b, 1); /* back again: the data stays bounded */
+			if (fcols)
+				fft_execute(fcols, b, 1);
 			gpu_timer_mark(t, GPU_STAGE_IROWS);
 			if (gpu_timer_read(t, ms) < 0) {
 				i--; /* disjoint: run again */
@@ -310,13 +366,13 @@ static int bench_fft(struct run_ctx *r, const struct workload *wl)
 				inv[k] = ms[GPU_STAGE_IROWS];
 			}
 		}
-	const struct fft_plan *pr = fft_axis_plan(fft_rows(f)), *pc = fft_axis_plan(fft_cols(f));
+	const struct fft_plan *pr = fft_axis_plan(arows), *pc = fft_axis_plan(acols);
 	double mf = bench_median(fwd, c->runs), mi = bench_median(inv, c->runs),
 	       mr = bench_median(fr, c->runs), mc = bench_median(fc, c->runs);
 	int csweeps = pc->blocked ? pc->nsweeps : pc->shared ? 1 : pc->npasses;
 	/* one read and one write of the complex64 buffer: the rate as if the transform were a copy */
 	double bytes = 2.0 * 8.0 * (double)w * h;
-	char variant[64], size[32], xr[32], xc[32];
+	char variant[160], size[32], xr[32], xc[32];
 	bench_line_variant(r, wl, variant, sizeof variant);
 	snprintf(size, sizeof size, "%dx%d", h, w);
 	struct bench_line l;
@@ -344,6 +400,7 @@ static int bench_fft(struct run_ctx *r, const struct workload *wl)
 	free(fwd), free(inv), free(fr), free(fc);
 	glDeleteBuffers(SETS, bufs);
 	fft_destroy(f);
+	fft_destroy(fcols);
 	return 0;
 }
 
@@ -623,6 +680,12 @@ int cli_bench(int argc, char **argv)
 	if (bench_fused_layout(&c) < 0) {
 		fprintf(stderr, "fftbloom bench: --fused-layout takes auto, in_place or transposed, not "
 		        "'%s'\n", c.fused_layout);
+		return 2;
+	}
+	struct fft_opts shape;
+	if (bench_fft_shape(c.fft_rows, &shape) || bench_fft_shape(c.fft_cols, &shape)) {
+		fprintf(stderr, "fftbloom bench: --fft-rows/--fft-cols: TECHNIQUE[:THREADS[:SIGNALS"
+		        "[:SPLIT]]], e.g. shared:256:4:1\n");
 		return 2;
 	}
 	if (bench_ends_in_rows(&c) == 2) {

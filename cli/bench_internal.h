@@ -15,6 +15,7 @@ struct bench_cli {
 	double warm_seconds;
 	char suite[OPT_STR_MAX], only[OPT_STR_MAX], variant[OPT_STR_MAX], machine[OPT_STR_MAX];
 	char fused_layout[OPT_STR_MAX], ends_in_rows[OPT_STR_MAX];
+	char fft_rows[OPT_STR_MAX], fft_cols[OPT_STR_MAX];
 };
 
 /* What every workload's line needs besides its figures. */
@@ -33,6 +34,9 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
  * not a name / 2 when not a name; checked when the options are read). */
 int bench_fused_layout(const struct bench_cli *c);
 int bench_ends_in_rows(const struct bench_cli *c);
+/* --fft-rows / --fft-cols: TECHNIQUE[:THREADS[:SIGNALS[:SPLIT]]] into o's technique, threads,
+ * signals and split; "" leaves o as it is. 0, or -1 when not such a shape. */
+int bench_fft_shape(const char *text, struct fft_opts *o);
 /* A bloom context under the options the suites share (wisdom, frame memory, the fused columns'
  * and rows' measuring options), or NULL with the workload's error printed. */
 struct bloom_ctx *bench_bloom_ctx(const struct run_ctx *r, const struct workload *wl);

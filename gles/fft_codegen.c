@@ -217,7 +217,7 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 		used[r] = 1;
 	}
 	char sc[32];
-	int elem = p->split ? 8 : o->components * 4;
+	int elem = (p->split ? o->components / 2 : o->components) * 4;
 	sbf(&b, "#define N %d\n#define NSIG %d\n#define NTHR %d\n#define VREGS %d\n#define SPLIT %d\n"
 	        "#define SCALE %s\n#define KGRAY %d\n",
 	    p->m, p->signals, p->threads, vregs, p->split, scale_text(sc, sizeof sc, scale), kgray);

@@ -120,11 +120,15 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 	int comps = o->components == 4 ? 4 : 2;
 	int limit = o->shared_limit > 0 ? o->shared_limit : 16384;
 	int maxinv = o->max_invocations > 0 ? o->max_invocations : 128;
-	/* vec4 goes through shared memory whole when it fits and is short, else as two vec2 rounds */
+	/* vec4 goes through shared memory whole when it fits and is short, else as two vec2 rounds;
+	 * vec2 whole unless asked for in two float rounds (o->split) */
 	int elem = comps * 4;
 	p->split = 0;
 	if (((long long)m * elem > limit || m > FFT_VEC2_ROUNDS_ABOVE || o->split) && comps == 4) {
 		elem = 8;
+		p->split = 1;
+	} else if (o->split && comps == 2) {
+		elem = 4;
 		p->split = 1;
 	}
 	if ((long long)m * elem > limit)
@@ -151,6 +155,11 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 	} else {
 		s = 64 / t;          /* at least 64 invocations a group for short signals */
 	}
+	if (o->signals > 0) { /* asked for: exactly that many, if they fit */
+		if (o->signals > s_fit)
+			return 0;
+		s = o->signals;
+	}
 	if (s < 1)
 		s = 1;
 	if (s > s_fit)
@@ -160,6 +169,8 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 	 * 64 neighbouring columns at a time, are faster (one vec2 column a group reads a whole
 	 * sector and stays with shared memory) */
 	if (o->signals_adjacent && o->technique == FFT_TECH_AUTO && comps == 4 && s * elem < 32)
+		return 0;
+	if (o->signals > 0 && s * t > maxinv)
 		return 0;
 	while (s > 1 && s * t > maxinv)
 		s /= 2;
@@ -280,8 +291,9 @@ static int is_pow2(int x)
 void fft_plan_exchanges(struct fft_plan *p, const struct fft_plan_opts *o)
 {
 	int m = p->m, s = p->signals;
-	int elem = p->split ? 8 : (o->components == 4 ? 16 : 8);
-	int log_b = elem == 16 ? 3 : 4; /* elements per 128 bytes: 8 vec4, 16 vec2 */
+	int comps = o->components == 4 ? 4 : 2;
+	int elem = (p->split ? comps / 2 : comps) * 4;
+	int log_b = elem == 16 ? 3 : elem == 8 ? 4 : 5; /* elements per 128 bytes: 8, 16, 32 */
 	int limit = o->shared_limit > 0 ? o->shared_limit : 16384;
 	int pad_from = o->pad_from > 0 ? o->pad_from : FFT_PAD_FROM;
 	int padded = is_pow2(m) && m >= pad_from, any_pad = 0;

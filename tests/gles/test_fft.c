@@ -864,6 +864,50 @@ static void test_padded(void **state)
 	check_opts(n, 2, 0, &o, 1, "shared", NULL);
 }
 
+/* vec2 exchanged in two float rounds (fft_opts.split, half the shared memory a group), rows
+ * and columns, and the shared technique with the signals a group asked for: forward and
+ * inverse against the CPU reference, padded exchanges included (pad_from lowered). */
+static void test_split_vec2(void **state)
+{
+	(void)state;
+	struct used u = {0};
+	int ns[] = {2, 7, 60, 64, 1080, 2048, 4096};
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+		int n = ns[i], inv = (int)i % 2;
+		struct fft_opts o = {.technique = FFT_TECH_SHARED, .components = 2, .split = 1};
+		check_opts(n, 3, 0, &o, inv, "shared", &u);
+		if (n * 4 * 4 <= g_info->max_shared_memory) { /* four columns a group */
+			o.signals = 4;
+			check_opts(n, 11, 1, &o, !inv, "shared", &u);
+		}
+		o.signals = 3; /* not a power of two, and fewer than the columns' count's multiple */
+		if (n * 3 * 4 <= g_info->max_shared_memory)
+			check_opts(n, 7, 1, &o, inv, "shared", &u);
+	}
+	/* padded float exchanges: 32 floats a 128-byte period */
+	struct fft_opts op = {.technique = FFT_TECH_SHARED, .components = 2, .split = 1,
+	                      .pad_from = 64};
+	check_opts(64, 5, 0, &op, 0, "shared", &u);
+	check_opts(1024, 2, 0, &op, 1, "shared", &u);
+	op.signals = 2;
+	check_opts(256, 9, 1, &op, 0, "shared", &u);
+	printf("split vec2: %d of %d transforms padded\n", u.split, u.checks);
+	assert_true(u.split >= 2);
+	/* asked for more signals than fit, or than the invocations allow: refused, not shrunk */
+	struct fft_opts big = {.technique = FFT_TECH_SHARED, .components = 2, .split = 1,
+	                       .signals = 64};
+	struct fft_axis *a;
+	char err[FFT_ERR_LEN];
+	assert_int_equal(fft_axis_create(g_pc, g_info, 2048, 1, 2048 * 64, 64, &big, NULL, &a, err),
+	                 FFT_E_PLAN);
+	big.signals = 16;
+	big.threads = 128;
+	assert_int_equal(fft_axis_create(g_pc, g_info, 64, 1, 64 * 16, 16, &big, NULL, &a, err),
+	                 g_info->max_invocations >= 16 * 128 ? 0 : FFT_E_PLAN);
+	if (g_info->max_invocations >= 16 * 128)
+		fft_axis_destroy(a);
+}
+
 static void test_pad_keys(void **state)
 {
 	(void)state;
@@ -906,6 +950,7 @@ int main(void)
 		cmocka_unit_test(test_blocked_wisdom),
 		cmocka_unit_test(test_rule_choices),
 		cmocka_unit_test(test_padded),
+		cmocka_unit_test(test_split_vec2),
 		cmocka_unit_test(test_pad_keys),
 		cmocka_unit_test(test_probes),
 		cmocka_unit_test(test_io_refusals),
