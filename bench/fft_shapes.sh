@@ -9,7 +9,7 @@
 # usage: sh bench/fft_shapes.sh [--repeat N] [--runs N] [--list FILE] [--out FILE] [--bin DIR]
 #   --repeat N   rounds (default 2); --runs N timed runs a workload (default 30)
 #   --list FILE  lines "HxW NAME ROWS COLS" (ROWS, COLS: a shape or -), instead of the built-in
-#                list below; --quick sizes work too (256x256, 270x480, 512x512)
+#                list below; any size (fftbloom bench --fft-size)
 #   --out FILE   the JSON lines (default: stdout only)
 # Needs build/fftbloom (or bench/pack.sh's folder: bin/fftbloom). Table on stderr: forward ms,
 # rows_ms and cols_ms, median of the rounds (min-max).
@@ -75,9 +75,7 @@ run() { # SIZE NAME ROWS COLS: one process
 	size=$1 name=$2 args=""
 	[ "$3" != - ] && args="--fft-rows $3"
 	[ "$4" != - ] && args="$args --fft-cols $4"
-	q=""
-	case $size in 256x256 | 270x480 | 512x512) q=--quick ;; esac
-	"$bin/fftbloom" bench --suite fft $q --only "fft.2d.$size.fwd" --variant default \
+	"$bin/fftbloom" bench --fft-size "$size" \
 		--runs "$runs" --warmup 5 --warm-seconds 1 $args 2>"$tmp/err" |
 		sed "s/\"round\": *[0-9]*/\"round\": $round/; s/}\$/, \"shape\": \"$name\"}/" >>"$all" ||
 		{ echo "fft_shapes.sh: $size $name failed:" >&2; cat "$tmp/err" >&2; }

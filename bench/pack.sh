@@ -12,7 +12,7 @@
 #                    remote_env.sh unpacks them on a host that has none
 #   OUT/tests/       the test binaries (those built: make tests)
 #   OUT/bench/       the harness: run.sh, remote_env.sh, e2e.sh, fast_default.sh, rows_probe.sh,
-#                    conv_bench.sh, the peers and their sources (peer_vkfft.cu with
+#                    fft_shapes.sh, conv_bench.sh, the peers and their sources (peer_vkfft.cu with
 #                    bench_json.[ch]), README.md, the e2e frames (bench/frames: make
 #                    bench-frames) and the FFT wisdom files of bench/results/*/
 #   OUT/vkfft/       VkFFT's headers, when VKFFT_DIR names a checkout (not part of this
@@ -72,7 +72,7 @@ fi
 # the harness
 for f in run.sh remote_env.sh e2e.sh fast_default.sh conv_bench.sh peer_torch.py conv_peer_torch.py \
 	benchline.py check_lines.py old_lines.py peer_vkfft.cu bench_json.c bench_json.h README.md \
-	big_frames.py two_gpus.sh device_formats.sh mixed_sizes.sh rows_probe.sh; do
+	big_frames.py two_gpus.sh device_formats.sh mixed_sizes.sh rows_probe.sh fft_shapes.sh; do
 	cp "bench/$f" "$OUT/bench/"
 done
 [ -d bench/frames ] && cp -r bench/frames "$OUT/bench/" || echo "pack.sh: no bench/frames (make bench-frames): e2e cannot run there" >&2

@@ -73,6 +73,10 @@ static const struct opt_def own_table[] = {
 	{"fft-cols", OPT_STRING, 0, 0, "", NULL,
 	 "the fft suite's column transforms in this shape, as --fft-rows", NULL,
 	 offsetof(struct bench_cli, fft_cols)},
+	{"fft-size", OPT_STRING, 0, 0, "", NULL,
+	 "run one 2D FFT workload of this size instead of the suites: HxW (h rows of w), its ID "
+	 "fft.2d.HxW.fwd, variant default (shapes of other lengths than the suite's)", NULL,
+	 offsetof(struct bench_cli, fft_size)},
 	{"fused-layout", OPT_STRING, 0, 0, "auto", NULL,
 	 "the bloom and jpeg suites' fused column pass: auto (the product's), in_place (columns read "
 	 "with a row's stride) or transposed (a transposed copy, a pass before and after)", NULL,
@@ -693,12 +697,31 @@ int cli_bench(int argc, char **argv)
 		        c.ends_in_rows);
 		return 2;
 	}
+	const struct workload *list = workloads;
+	size_t nlist = nworkloads;
+	struct workload custom;
+	char custom_id[64];
+	if (c.fft_size[0]) { /* one FFT workload of the size asked for */
+		int h = 0, w = 0, k = 0;
+		if (sscanf(c.fft_size, "%dx%d%n", &h, &w, &k) != 2 || c.fft_size[k] || h < 1 || w < 1 ||
+		    h > 65536 || w > 65536) {
+			fprintf(stderr, "fftbloom bench: --fft-size takes HxW, not '%s'\n", c.fft_size);
+			return 2;
+		}
+		snprintf(custom_id, sizeof custom_id, "fft.2d.%dx%d.fwd", h, w);
+		custom = (struct workload){"fft", custom_id, "default", c.quick, WL_FFT, w, h, 0, 0,
+		                           FFT_TECH_AUTO, 0, 0, ""};
+		snprintf(c.suite, sizeof c.suite, "fft");
+		c.only[0] = c.variant[0] = 0;
+		list = &custom;
+		nlist = 1;
+	}
 	int nsel = 0;
-	for (size_t i = 0; i < nworkloads; i++)
-		if (selected(&c, &workloads[i])) {
+	for (size_t i = 0; i < nlist; i++)
+		if (selected(&c, &list[i])) {
 			nsel++;
 			if (c.list) { /* the size its 2D transforms run at, rows x columns */
-				const struct workload *wl = &workloads[i];
+				const struct workload *wl = &list[i];
 				int th = wl->h, tw = wl->w;
 				if (wl->kind != WL_FFT) {
 					th = fft_good_size(wl->h + wl->kh - 1);
@@ -730,8 +753,8 @@ int cli_bench(int argc, char **argv)
 	int rc = 0;
 	for (int rep = 0; rep < c.repeat; rep++) {
 		r.round = rep;
-		for (size_t i = 0; i < nworkloads; i++) {
-			const struct workload *wl = &workloads[i];
+		for (size_t i = 0; i < nlist; i++) {
+			const struct workload *wl = &list[i];
 			if (!selected(&c, wl))
 				continue;
 			bench_meta_init(&r.meta, wl->suite, g.info->renderer, g.info->version,

@@ -156,7 +156,7 @@ static int make_axes(struct bloom_ctx *b, struct plan *q, char err[FFT_ERR_LEN])
 	                      .wisdom = b->opts.wisdom, .split = b->opts.rows_split};
 	struct fft_opts o4k = o4, o2 = o4;
 	o4k.half = o4k.norm_forward = 0;
-	o2.half = o2.norm_forward = 0;
+	o2.half = o2.norm_forward = o2.split = 0; /* rows_split measures the image's rows */
 	o2.components = 2;
 	int rc = fft_axis_create(b->pc, b->info, pw, 0, elems, ph, &o4, &b->log, &q->rows4, err);
 	if (!rc)

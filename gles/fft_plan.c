@@ -356,16 +356,29 @@ int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p)
 }
 
 void fft_plan_rule(int n, int adjacent, int components, int half, int software,
-                   int max_invocations, struct fft_choice *c)
+                   int max_invocations, int shared_limit, int count, struct fft_choice *c)
 {
 	c->technique = FFT_TECH_AUTO;
-	c->threads = c->signals = 0;
+	c->threads = c->signals = c->split = 0;
 	if (software || n < FFT_RULE_FROM)
 		return;
+	int maxinv = max_invocations > 0 ? max_invocations : 128;
+	int vec2_f32 = components == 2 && !half;
 	if (!adjacent) {
-		int t = n <= 2048 ? 256 : 512, maxinv = max_invocations > 0 ? max_invocations : 128;
+		int t = n <= 2048 ? 256 : 512;
 		c->threads = t < maxinv ? t : pow2_floor(maxinv);
+		c->split = vec2_f32 && n >= FFT_ROWS_SPLIT_FROM;
 		return;
+	}
+	if (vec2_f32 && count <= FFT_COLS_ONE_PASS_COUNT && n <= FFT_COLS_FOUR_TO) {
+		int s = n <= FFT_COLS_EIGHT_TO ? 8 : 4, t = s == 8 ? 128 : 256;
+		if ((long long)s * n * 4 <= shared_limit && s * t <= maxinv) {
+			c->technique = FFT_TECH_SHARED;
+			c->threads = t;
+			c->signals = s;
+			c->split = 1;
+			return;
+		}
 	}
 	if (n == FFT_RULE_FROM)
 		return;

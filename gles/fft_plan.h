@@ -138,27 +138,45 @@ int fft_good_size(int n);
 
 /* A technique and work-group shape for one axis (fft_opts' fields of the same names). */
 struct fft_choice {
-	int technique, threads, signals;
+	int technique, threads, signals, split;
 };
 
 /* The shortest length the built-in rule (fft_plan_rule) changes: below it the plan's own
  * shape is used (no measured shape is shorter). */
 #define FFT_RULE_FROM 1024
 
+/* vec2 float32 rows at least this long exchange in two float rounds (fft_plan_opts.split):
+ * measured faster on the H200 at 2048, 2560, 3840 and 4096 (-2 to -12% of the 2D transform),
+ * even at 2187, slower at 1920 beside the one-pass columns below (bench/RESULTS.md, "vec2 in
+ * float rounds"). */
+#define FFT_ROWS_SPLIT_FROM 2048
+/* vec2 float32 columns up to these lengths run in one pass, a work group holding neighbouring
+ * columns whose exchanges go in two float rounds: 8 columns of 128 invocations up to
+ * FFT_COLS_EIGHT_TO, 4 of 256 up to FFT_COLS_FOUR_TO, where no more than
+ * FFT_COLS_ONE_PASS_COUNT columns are transformed (more made them slower than the blocked
+ * sweeps: 1080-long columns of 3840 and 4096). */
+#define FFT_COLS_EIGHT_TO 1152
+#define FFT_COLS_FOUR_TO 1536
+#define FFT_COLS_ONE_PASS_COUNT 2048
+
 /* The built-in choice for a shape that no wisdom holds, derived from the H200's measured
  * winners (bench/RESULTS.md, "Built-in FFT choices"): on a GPU (software 0), for n >=
  * FFT_RULE_FROM,
  *   rows (adjacent 0): the shared technique with 256 invocations a signal up to n = 2048 and
  *     512 above (at most max_invocations; where the signal does not fit shared memory the plan
- *     falls back to global passes, as measured at 8192);
- *   columns (adjacent 1) longer than FFT_RULE_FROM: blocked sweeps with 128-byte rows of
+ *     falls back to global passes, as measured at 8192), vec2 float32 rows from
+ *     FFT_ROWS_SPLIT_FROM exchanging in float rounds;
+ *   vec2 float32 columns up to FFT_COLS_FOUR_TO, at most FFT_COLS_ONE_PASS_COUNT of them: one
+ *     pass in shared memory, 8 or 4 neighbouring columns a group in float rounds (above),
+ *     where that fits shared_limit and max_invocations;
+ *   other columns (adjacent 1) longer than FFT_RULE_FROM: blocked sweeps with 128-byte rows of
  *     neighbouring signals (16 vec2 or 8 vec4 float32 columns a group) and at most 8
  *     invocations a signal, except float16 vec4 columns, which run global passes;
- * and otherwise FFT_TECH_AUTO with no shape (the plan's choices: shared where the signal fits,
- * which is also what wins for 1024-long columns). A software renderer (llvmpipe) keeps the
- * plan's choices, which is what it has always run. */
+ * and otherwise FFT_TECH_AUTO with no shape (the plan's choices: shared where the signal fits).
+ * count: the signals transformed. A software renderer (llvmpipe) keeps the plan's choices,
+ * which is what it has always run. */
 void fft_plan_rule(int n, int adjacent, int components, int half, int software,
-                   int max_invocations, struct fft_choice *c);
+                   int max_invocations, int shared_limit, int count, struct fft_choice *c);
 
 /* Plans a 1D transform of length n. Returns 0 or a negative fft_plan_error. */
 int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p);

@@ -15,18 +15,28 @@
 #define TUNE_RANDOM_FLOATS (1u << 20) /* random values made; the buffer repeats them */
 #define TUNE_BUILD_STEPS 16 /* idle steps (a program each) a candidate takes before it is built
                                whole in one */
-#define TUNE_MAX_CAND 12
+#define TUNE_MAX_CAND 13
 
 static unsigned long long tune_rng = 0x2545F4914F6CDD1Dull;
 
-/* The shapes tune measures: shared at several invocation counts, global, and for adjacent
- * signals blocked with rows of 64 (its default), 32 and 128 bytes and with half the invocations.
- * Returns the count written to cand (at most TUNE_MAX_CAND). */
-static int tune_candidates(const struct egl_info *info, int n, int adjacent,
+/* The shapes tune measures: the built-in rule's, shared at several invocation counts, global,
+ * and for adjacent signals blocked with rows of 64 (its default), 32 and 128 bytes and with half
+ * the invocations. Returns the count written to cand (at most TUNE_MAX_CAND). */
+static int tune_candidates(const struct egl_info *info, int n, int adjacent, int max_count,
                            const struct fft_opts *o, struct fft_opts cand[TUNE_MAX_CAND])
 {
 	static const int threads[] = {0, 32, 64, 128, 256, 512};
 	int nc = 0;
+	struct fft_choice rule;
+	fft_plan_rule(n, adjacent, o->components, o->half, info->software, info->max_invocations,
+	              info->max_shared_memory, max_count, &rule);
+	if (rule.signals || rule.split) { /* a shape none of the others is */
+		cand[nc] = *o;
+		cand[nc].technique = rule.technique;
+		cand[nc].threads = rule.threads;
+		cand[nc].signals = rule.signals;
+		cand[nc++].split = rule.split;
+	}
 	for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++)
 		if (threads[i] <= info->max_invocations) {
 			cand[nc] = *o;
@@ -161,7 +171,7 @@ static int run_start(struct tune_run *r, const struct egl_info *info, int n, int
 		run_free(r);
 		return -1;
 	}
-	r->nc = tune_candidates(info, n, adjacent, &r->o, r->cand);
+	r->nc = tune_candidates(info, n, adjacent, max_count, &r->o, r->cand);
 	return 0;
 }
 
@@ -224,7 +234,9 @@ static int run_pick(struct tune_run *r, const struct gles_log *log, struct fft_w
 			best->technique = r->cand[i].technique;
 			best->threads = r->cand[i].technique == FFT_TECH_GLOBAL ? 0 : r->cand[i].threads
 			              ? r->cand[i].threads : p->threads;
-			best->signals = r->cand[i].technique == FFT_TECH_BLOCKED ? p->signals : 0;
+			best->signals = r->cand[i].technique == FFT_TECH_BLOCKED || r->cand[i].signals
+			              ? p->signals : 0;
+			best->split = p->shared ? r->cand[i].split : 0;
 			*best_ms = med;
 			found = 1;
 		}
@@ -298,14 +310,15 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 	wisdom_key(n, signals_adjacent, max_count, o, &k);
 	struct fft_choice rule;
 	fft_plan_rule(n, signals_adjacent, o->components, o->half, info->software,
-	              info->max_invocations, &rule);
-	struct fft_wisdom_choice ch = {rule.technique, rule.threads, rule.signals};
+	              info->max_invocations, info->max_shared_memory, max_count, &rule);
+	struct fft_wisdom_choice ch = {rule.technique, rule.threads, rule.signals, rule.split};
 	int provisional = 0;
 	if (o->wisdom && fft_wisdom_get(o->wisdom, &k, &ch)) {
 		int mode = fft_wisdom_measure(o->wisdom);
 		if (mode == FFT_WISDOM_MEASURE_NOW) {
 			if (tune_now(pc, info, n, signals_adjacent, capacity, max_count, o, log, &k, &ch))
-				ch = (struct fft_wisdom_choice){rule.technique, rule.threads, rule.signals};
+				ch = (struct fft_wisdom_choice){rule.technique, rule.threads, rule.signals,
+				                                rule.split};
 		} else if (mode == FFT_WISDOM_MEASURE_IDLE) {
 			struct fft_wisdom_pending p = {.k = k, .capacity = capacity, .max_count = max_count,
 			                               .norm_forward = o->norm_forward,
@@ -317,13 +330,15 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 	c.technique = ch.technique;
 	c.threads = ch.threads;
 	c.signals = ch.signals;
+	c.split = o->split || ch.split; /* o->split: asked for (a measuring option) */
 	c.wisdom = NULL;
 	int rc = fft_axis_build(pc, info, n, signals_adjacent, capacity, max_count, &c, log, out, err);
-	if (rc == FFT_E_PLAN && (c.technique != FFT_TECH_AUTO || c.threads || c.signals)) {
+	if (rc == FFT_E_PLAN && (c.technique != FFT_TECH_AUTO || c.threads || c.signals || c.split)) {
 		/* a choice this device cannot run (a smaller shared memory than where it was
 		 * measured): the plan's own */
 		c.technique = FFT_TECH_AUTO;
 		c.threads = c.signals = 0;
+		c.split = o->split;
 		rc = fft_axis_build(pc, info, n, signals_adjacent, capacity, max_count, &c, log, out, err);
 	}
 	if (!rc && provisional)

@@ -57,10 +57,11 @@ static int parse_line(const char *line, char drv[256], struct fft_wisdom_key *k,
 	double ms;
 	memset(k, 0, sizeof *k);
 	memset(c, 0, sizeof *c);
-	return sscanf(line, "%255[^|]|%d|%d|%d|%d|%d|%d|%d|%d|%lf|%d|%d|%d", drv, &k->n,
+	return sscanf(line, "%255[^|]|%d|%d|%d|%d|%d|%d|%d|%d|%lf|%d|%d|%d|%d", drv, &k->n,
 	              &k->components, &k->adjacent, &k->half, &table, &k->count_log2,
-	              &c->technique, &c->threads, &ms, &c->signals, &max_radix, &composite) >= 10 &&
-	       !table && !max_radix && !composite;
+	              &c->technique, &c->threads, &ms, &c->signals, &max_radix, &composite,
+	              &c->split) >= 10 &&
+	       !table && !max_radix && !composite && (c->split == 0 || c->split == 1);
 }
 
 /* The renderer part of "RENDERER / VERSION" (all of it without the separator): its length. */
@@ -195,8 +196,9 @@ void fft_wisdom_put(struct fft_wisdom *w, const struct fft_wisdom_key *k,
 		gles_logf(&w->log, GLES_LOG_WARN, "FFT wisdom: cannot append to %s", w->path);
 		return;
 	}
-	fprintf(f, "%s|%d|%d|%d|%d|0|%d|%d|%d|%.5f|%d|0|0\n", w->driver, k->n, k->components,
-	        k->adjacent, k->half, k->count_log2, c->technique, c->threads, ms, c->signals);
+	fprintf(f, "%s|%d|%d|%d|%d|0|%d|%d|%d|%.5f|%d|0|0|%d\n", w->driver, k->n, k->components,
+	        k->adjacent, k->half, k->count_log2, c->technique, c->threads, ms, c->signals,
+	        c->split);
 	fclose(f);
 }
 

@@ -357,6 +357,10 @@ static void test_io_refusals(void **state)
 	}
 }
 
+struct used;
+static void check_opts(int n, int count, int adjacent, const struct fft_opts *o, int inverse,
+                       const char *want, struct used *u);
+
 static void test_wisdom(void **state)
 {
 	(void)state;
@@ -406,20 +410,48 @@ static void test_wisdom(void **state)
 	k.half = 1;
 	assert_int_equal(fft_wisdom_get(w, &k, &ch), -1);
 	fft_wisdom_destroy(w);
-	/* a line written before signals existed reads as 0 (the plan's choice); lines measured with
-	 * table twiddles, radix 16 or composite radices (fields 6, 12, 13) are ignored */
+	/* a line written before signals (or split) existed reads them as 0 (the plan's choice);
+	 * lines measured with table twiddles, radix 16 or composite radices (fields 6, 12, 13) are
+	 * ignored, and so is a split other than 0 or 1 (field 14) */
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
 	fprintf(f, "test driver|1000|2|1|0|0|4|3|16|0.01234\n"
 	           "test driver|1000|2|0|0|1|4|1|64|0.01234|0|0|0\n"
 	           "test driver|1000|2|0|1|0|4|1|64|0.01234|0|16|0\n"
-	           "test driver|1000|2|0|1|0|5|1|64|0.01234|0|0|1\n");
+	           "test driver|1000|2|0|1|0|5|1|64|0.01234|0|0|1\n"
+	           "test driver|1080|2|1|0|0|10|1|128|0.02305|8|0|0|1\n"
+	           "test driver|1200|2|1|0|0|10|1|128|0.02305|8|0|0|2\n");
 	fclose(f);
 	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, NULL, &w), 0);
-	assert_int_equal(fft_wisdom_count(w), 1);
+	assert_int_equal(fft_wisdom_count(w), 2);
 	struct fft_wisdom_key old = {.n = 1000, .components = 2, .adjacent = 1, .count_log2 = 4};
 	assert_int_equal(fft_wisdom_get(w, &old, &ch), 0);
-	assert_true(ch.technique == FFT_TECH_BLOCKED && ch.threads == 16 && ch.signals == 0);
+	assert_true(ch.technique == FFT_TECH_BLOCKED && ch.threads == 16 && ch.signals == 0 &&
+	            ch.split == 0);
+	struct fft_wisdom_key ks = {.n = 1080, .components = 2, .adjacent = 1, .count_log2 = 10};
+	assert_int_equal(fft_wisdom_get(w, &ks, &ch), 0);
+	assert_true(ch.technique == FFT_TECH_SHARED && ch.threads == 128 && ch.signals == 8 &&
+	            ch.split == 1);
+	/* put writes the split; read back, the same choice */
+	ks.n = 1152;
+	fft_wisdom_put(w, &ks, &ch, 0.5);
+	fft_wisdom_destroy(w);
+	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, NULL, &w), 0);
+	assert_int_equal(fft_wisdom_count(w), 3);
+	struct fft_wisdom_choice back;
+	assert_int_equal(fft_wisdom_get(w, &ks, &back), 0);
+	assert_true(back.technique == FFT_TECH_SHARED && back.threads == 128 && back.signals == 8 &&
+	            back.split == 1);
+	/* and the axis built from it is that shape (one pass, float rounds) where it fits */
+	struct fft_opts os = {.technique = FFT_TECH_AUTO, .components = 2, .wisdom = w};
+	struct fft_wisdom_key k1 = {.n = 1000, .components = 2, .adjacent = 1, .count_log2 = 3};
+	struct fft_wisdom_choice c1 = {FFT_TECH_SHARED, 64, 4, 1};
+	fft_wisdom_put(w, &k1, &c1, 0.5);
+	assert_int_equal(fft_axis_create(g_pc, g_info, 1000, 1, 1000 * 9, 9, &os, NULL, &a, err), 0);
+	p = fft_axis_plan(a);
+	assert_true(p->shared && p->split && p->signals == 4 && p->threads == 64);
+	fft_axis_destroy(a);
+	check_opts(1000, 9, 1, &os, 0, "shared", NULL);
 	fft_wisdom_destroy(w);
 	assert_int_equal(fft_wisdom_create(path, "another driver", NULL, NULL, &w), 0);
 	assert_int_equal(fft_wisdom_count(w), 0); /* other drivers' lines are ignored */
@@ -687,10 +719,11 @@ static void test_blocked_columns(void **state)
 	check_opts(97, 5, 1, &orow, 1, NULL, NULL);
 }
 
-/* The built-in rule's GPU choices (fft_plan_rule with software 0, as on the H200) run on this
- * context against the CPU reference: rows with 256 and 512 invocations a signal, long columns
- * blocked with 128-byte rows (vec2 16 and vec4 8 signals a group, at most 8 invocations each),
- * float16 vec4 columns in global passes. */
+/* The built-in rule's GPU choices (fft_plan_rule with software 0 and 48 KiB, as on the H200)
+ * run on this context against the CPU reference: rows with 256 and 512 invocations a signal
+ * (vec2 from 2048 in float rounds), vec2 columns to 1536 in one pass (8 or 4 a group, float
+ * rounds), longer columns blocked with 128-byte rows (vec2 16 and vec4 8 signals a group, at
+ * most 8 invocations each), float16 vec4 columns in global passes. */
 static void test_rule_choices(void **state)
 {
 	(void)state;
@@ -699,31 +732,34 @@ static void test_rule_choices(void **state)
 		const char *want;
 	} c[] = {
 		{1024, 5, 0, 2, 0, "shared"}, {2187, 3, 0, 2, 0, "shared"}, {2240, 2, 0, 4, 0, NULL},
-		{1080, 21, 1, 2, 0, "blocked"}, {2048, 9, 1, 4, 0, "blocked"},
-		{1344, 7, 1, 4, 1, "global"}, {1024, 6, 1, 2, 0, NULL},
+		{4096, 2, 0, 2, 0, "shared"}, {1080, 21, 1, 2, 0, "shared"}, {1344, 13, 1, 2, 0, "shared"},
+		{2048, 9, 1, 4, 0, "blocked"}, {2048, 9, 1, 2, 0, "blocked"},
+		{1344, 7, 1, 4, 1, "global"}, {1024, 6, 1, 2, 0, "shared"},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		struct fft_choice ch;
+		/* the H200's shared memory (48 KiB), so that the one-pass columns are chosen */
 		fft_plan_rule(c[i].n, c[i].adjacent, c[i].comps, c[i].half, 0, g_info->max_invocations,
-		              &ch);
+		              49152, c[i].count, &ch);
 		struct fft_opts o = {.technique = ch.technique, .components = c[i].comps,
 		                     .half = c[i].half, .norm_forward = c[i].half, .threads = ch.threads,
-		                     .signals = ch.signals};
-		printf("rule n=%d %s vec%d%s: %s, %d invocations, %d signals\n", c[i].n,
+		                     .signals = ch.signals, .split = ch.split};
+		printf("rule n=%d %s vec%d%s: %s, %d invocations, %d signals%s\n", c[i].n,
 		       c[i].adjacent ? "cols" : "rows", c[i].comps, c[i].half ? " half" : "",
-		       fft_technique_name(ch.technique), ch.threads, ch.signals);
+		       fft_technique_name(ch.technique), ch.threads, ch.signals,
+		       ch.split ? ", float rounds" : "");
 		/* llvmpipe's shared memory may not hold a shape the H200's does: the plan's own then */
 		struct fft_plan_opts po = {.technique = o.technique, .components = o.components,
 		                           .shared_limit = g_info->max_shared_memory,
 		                           .max_invocations = g_info->max_invocations,
 		                           .signals_adjacent = c[i].adjacent, .threads = o.threads,
-		                           .signals = o.signals, .half = o.half};
+		                           .signals = o.signals, .half = o.half, .split = o.split};
 		struct fft_plan p;
 		const char *want = c[i].want;
 		if (fft_plan_make(c[i].n, &po, &p)) {
 			printf("  does not fit this device: the plan's choice runs\n");
 			o.technique = FFT_TECH_AUTO;
-			o.threads = o.signals = 0;
+			o.threads = o.signals = o.split = 0;
 			want = NULL;
 		}
 		check_opts(c[i].n, c[i].count, c[i].adjacent, &o, (int)(i % 2), want, NULL);
@@ -784,7 +820,7 @@ static void test_blocked_wisdom(void **state)
 	check_opts(n, count, 1, &o, 0, fft_technique_name(ch.technique), NULL);
 	/* and blocked from wisdom: the stored signals and invocations rebuild the same plan */
 	struct fft_wisdom_key kb = {.n = 1080, .components = 4, .adjacent = 1, .count_log2 = 2};
-	struct fft_wisdom_choice cb = {FFT_TECH_BLOCKED, 16, 8};
+	struct fft_wisdom_choice cb = {FFT_TECH_BLOCKED, 16, 8, 0};
 	fft_wisdom_put(w, &kb, &cb, 1.0);
 	struct fft_opts o4 = {.technique = FFT_TECH_AUTO, .components = 4, .wisdom = w};
 	assert_int_equal(fft_axis_create(g_pc, g_info, 1080, 1, 1080 * 5, 5, &o4, NULL, &a, err), 0);

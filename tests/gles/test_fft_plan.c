@@ -372,43 +372,66 @@ static void test_exchanges(void **state)
 }
 
 /* The built-in rule against the H200's measured winners (gles/wisdom/nvidia-h200.txt, float32,
- * the lines that fit its rule; bench/RESULTS.md "Built-in FFT choices" has the whole table), and
- * what it leaves to the plan: short lengths, 1024-long columns, software renderers. */
+ * the lines that fit its rule; bench/RESULTS.md "Built-in FFT choices" and "vec2 in float
+ * rounds" have the tables), and what it leaves to the plan: short lengths, 1024-long columns
+ * past the one-pass count, software renderers. */
 static void test_rule(void **state)
 {
 	(void)state;
 	struct {
-		int n, adjacent, comps, half, technique, threads, signals;
+		int n, adjacent, comps, half, count, technique, threads, signals, split;
 	} w[] = {
 		/* rows: shared, 256 invocations up to 2048, 512 above (technique auto: the plan
-		 * falls back to global passes where the signal does not fit, as 8192 measured) */
-		{1024, 0, 2, 0, FFT_TECH_AUTO, 256, 0}, {1920, 0, 2, 0, FFT_TECH_AUTO, 256, 0},
-		{2048, 0, 2, 0, FFT_TECH_AUTO, 256, 0}, {2187, 0, 2, 0, FFT_TECH_AUTO, 512, 0},
-		{2240, 0, 4, 0, FFT_TECH_AUTO, 512, 0}, {4096, 0, 2, 0, FFT_TECH_AUTO, 512, 0},
-		{4375, 0, 4, 1, FFT_TECH_AUTO, 512, 0}, {8192, 0, 4, 0, FFT_TECH_AUTO, 512, 0},
-		/* columns longer than 1024: blocked, 128-byte rows, 8 invocations */
-		{1080, 1, 2, 0, FFT_TECH_BLOCKED, 8, 16}, {1344, 1, 4, 0, FFT_TECH_BLOCKED, 8, 8},
-		{2744, 1, 4, 0, FFT_TECH_BLOCKED, 8, 8}, {4096, 1, 2, 0, FFT_TECH_BLOCKED, 8, 16},
+		 * falls back to global passes where the signal does not fit, as 8192 measured);
+		 * vec2 float32 from 2048 in float rounds */
+		{1024, 0, 2, 0, 1024, FFT_TECH_AUTO, 256, 0, 0},
+		{1920, 0, 2, 0, 1080, FFT_TECH_AUTO, 256, 0, 0},
+		{2048, 0, 2, 0, 2048, FFT_TECH_AUTO, 256, 0, 1},
+		{2187, 0, 2, 0, 1350, FFT_TECH_AUTO, 512, 0, 1},
+		{2240, 0, 4, 0, 1344, FFT_TECH_AUTO, 512, 0, 0},
+		{4096, 0, 2, 0, 4096, FFT_TECH_AUTO, 512, 0, 1},
+		{4096, 0, 2, 1, 4096, FFT_TECH_AUTO, 512, 0, 0},
+		{4375, 0, 4, 1, 2744, FFT_TECH_AUTO, 512, 0, 0},
+		{8192, 0, 4, 0, 8192, FFT_TECH_AUTO, 512, 0, 0},
+		/* vec2 float32 columns, at most 2048 of them: one pass, 8 columns a group of 128
+		 * invocations to 1152, 4 of 256 to 1536 */
+		{1024, 1, 2, 0, 1024, FFT_TECH_SHARED, 128, 8, 1},
+		{1080, 1, 2, 0, 1920, FFT_TECH_SHARED, 128, 8, 1},
+		{1152, 1, 2, 0, 2048, FFT_TECH_SHARED, 128, 8, 1},
+		{1200, 1, 2, 0, 1920, FFT_TECH_SHARED, 256, 4, 1},
+		{1536, 1, 2, 0, 1920, FFT_TECH_SHARED, 256, 4, 1},
+		/* columns longer than 1024 otherwise: blocked, 128-byte rows, 8 invocations */
+		{1080, 1, 2, 0, 3840, FFT_TECH_BLOCKED, 8, 16, 0},
+		{1350, 1, 2, 0, 2187, FFT_TECH_BLOCKED, 8, 16, 0},
+		{1600, 1, 2, 0, 1920, FFT_TECH_BLOCKED, 8, 16, 0},
+		{1344, 1, 4, 0, 2240, FFT_TECH_BLOCKED, 8, 8, 0},
+		{2744, 1, 4, 0, 4375, FFT_TECH_BLOCKED, 8, 8, 0},
+		{4096, 1, 2, 0, 4096, FFT_TECH_BLOCKED, 8, 16, 0},
 		/* float16 vec4 columns: global passes */
-		{1344, 1, 4, 1, FFT_TECH_GLOBAL, 0, 0}, {2744, 1, 4, 1, FFT_TECH_GLOBAL, 0, 0},
-		/* 1024-long columns and short lengths: the plan's choice */
-		{1024, 1, 2, 0, FFT_TECH_AUTO, 0, 0}, {512, 0, 2, 0, FFT_TECH_AUTO, 0, 0},
-		{600, 1, 4, 0, FFT_TECH_AUTO, 0, 0},
+		{1344, 1, 4, 1, 2240, FFT_TECH_GLOBAL, 0, 0, 0},
+		{2744, 1, 4, 1, 4375, FFT_TECH_GLOBAL, 0, 0, 0},
+		/* 1024-long columns past 2048 of them, and short lengths: the plan's choice */
+		{1024, 1, 2, 0, 4096, FFT_TECH_AUTO, 0, 0, 0},
+		{1024, 1, 4, 0, 1024, FFT_TECH_AUTO, 0, 0, 0},
+		{512, 0, 2, 0, 512, FFT_TECH_AUTO, 0, 0, 0},
+		{600, 1, 4, 0, 600, FFT_TECH_AUTO, 0, 0, 0},
 	};
 	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
 		struct fft_choice c;
-		fft_plan_rule(w[i].n, w[i].adjacent, w[i].comps, w[i].half, 0, 1024, &c);
-		printf("n=%d %s vec%d%s: %s %d %d\n", w[i].n, w[i].adjacent ? "cols" : "rows",
-		       w[i].comps, w[i].half ? " half" : "", fft_technique_name(c.technique), c.threads,
-		       c.signals);
+		fft_plan_rule(w[i].n, w[i].adjacent, w[i].comps, w[i].half, 0, 1024, 49152, w[i].count,
+		              &c);
+		printf("n=%d x%d %s vec%d%s: %s %d %d%s\n", w[i].n, w[i].count,
+		       w[i].adjacent ? "cols" : "rows", w[i].comps, w[i].half ? " half" : "",
+		       fft_technique_name(c.technique), c.threads, c.signals, c.split ? " split" : "");
 		assert_int_equal(c.technique, w[i].technique);
 		assert_int_equal(c.threads, w[i].threads);
 		assert_int_equal(c.signals, w[i].signals);
-		/* the H200's limits plan it: blocked as asked, rows shared where they fit */
+		assert_int_equal(c.split, w[i].split);
+		/* the H200's limits plan it: blocked as asked, shared where it fits, in the shape */
 		struct fft_plan_opts po = {.technique = c.technique, .components = w[i].comps,
 		                           .shared_limit = 49152, .max_invocations = 1024,
 		                           .signals_adjacent = w[i].adjacent, .threads = c.threads,
-		                           .signals = c.signals, .half = w[i].half};
+		                           .signals = c.signals, .half = w[i].half, .split = c.split};
 		struct fft_plan p;
 		assert_int_equal(fft_plan_make(w[i].n, &po, &p), 0);
 		if (c.technique == FFT_TECH_BLOCKED) {
@@ -416,21 +439,37 @@ static void test_rule(void **state)
 			assert_int_equal(p.signals, c.signals);
 			assert_true(p.threads <= 8);
 		}
+		if (c.technique == FFT_TECH_SHARED) {
+			assert_true(p.shared && p.split);
+			assert_int_equal(p.signals, c.signals);
+			assert_int_equal(p.threads, c.threads);
+			assert_true(p.shared_bytes <= 49152);
+		}
 		if (!w[i].adjacent && c.threads && (long long)w[i].n * w[i].comps * 4 / 2 <= 49152) {
 			assert_true(p.shared);
 			assert_int_equal(p.threads, c.threads);
+			assert_int_equal(p.split, c.split || w[i].comps == 4);
 		}
 	}
 	/* fewer invocations a group than the rule's: as many as the device has */
 	struct fft_choice c;
-	fft_plan_rule(4096, 0, 2, 0, 0, 384, &c);
+	fft_plan_rule(4096, 0, 2, 0, 0, 384, 49152, 4096, &c);
 	assert_int_equal(c.threads, 256);
+	/* one-pass columns that do not fit the device's shared memory or invocations: the next
+	 * choice (blocked) */
+	fft_plan_rule(1080, 1, 2, 0, 0, 1024, 32768, 1920, &c);
+	assert_int_equal(c.technique, FFT_TECH_BLOCKED);
+	fft_plan_rule(1080, 1, 2, 0, 0, 512, 49152, 1920, &c);
+	assert_int_equal(c.technique, FFT_TECH_BLOCKED);
+	fft_plan_rule(1024, 1, 2, 0, 0, 512, 49152, 1024, &c);
+	assert_int_equal(c.technique, FFT_TECH_AUTO);
 	/* a software renderer keeps the plan's choices everywhere */
 	for (int adj = 0; adj < 2; adj++) {
-		fft_plan_rule(4096, adj, 2, 0, 1, 1024, &c);
+		fft_plan_rule(adj ? 1080 : 4096, adj, 2, 0, 1, 1024, 49152, 1920, &c);
 		assert_int_equal(c.technique, FFT_TECH_AUTO);
 		assert_int_equal(c.threads, 0);
 		assert_int_equal(c.signals, 0);
+		assert_int_equal(c.split, 0);
 	}
 }
 
