@@ -88,9 +88,9 @@ static const struct opt_def own_table[] = {
 	 "the bloom and jpeg suites' fused column pass exchanges vec4 in two vec2 rounds at every "
 	 "length (the rule: past 1024)", NULL,
 	 offsetof(struct bench_cli, conv_split)},
-	{"rows-split", OPT_BOOL, 0, 1, "false", NULL,
-	 "the bloom and jpeg suites' row transforms exchange vec4 in two vec2 rounds at every length "
-	 "(the rule: past 1024)", NULL,
+	{"rows-split", OPT_INT, 0, 2, "0", NULL,
+	 "the bloom and jpeg suites' row transforms exchange vec4 in rounds at every length: 1 two "
+	 "vec2 rounds (the rule past 1024), 2 four float rounds; 0: the rule", NULL,
 	 offsetof(struct bench_cli, rows_split)},
 	{"ends-in-rows", OPT_STRING, 0, 0, "auto", NULL,
 	 "the bloom and jpeg suites' prefilter and composite in the row transforms' loads and "
@@ -181,7 +181,7 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_split)
 		k += snprintf(buf + k, len - (size_t)k, "+split");
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->rows_split)
-		snprintf(buf + k, len - (size_t)k, "+rsplit");
+		snprintf(buf + k, len - (size_t)k, "+rsplit%s", r->c->rows_split > 1 ? "2" : "");
 }
 
 int bench_fused_layout(const struct bench_cli *c)

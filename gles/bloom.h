@@ -90,7 +90,8 @@ struct bloom_ctx_opts {
 	                              than FFT_VEC2_ROUNDS_ABOVE), 1 wherever they can, -1 never */
 	int conv_threads;          /* the fused column pass's invocations a column (0: the rule) */
 	int conv_split;            /* 1: it exchanges vec4 in two vec2 rounds where it need not */
-	int rows_split;            /* 1: so do the image's row transforms (measurements) */
+	int rows_split;            /* the image's row transforms exchange in rounds where they
+	                              need not: 1 vec2, 2 float (measurements; fft_opts.split) */
 	int destroy_wait_ms;       /* how long bloom_ctx_destroy waits for lent buffers (results
 	                              and uploads) to come back; 0: 60 s. Tests lower it */
 };

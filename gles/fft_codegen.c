@@ -138,7 +138,7 @@ static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int p
 		} else {
 			const struct fft_pass *prev = &p->pass[(i - 1) % n];
 			int mult = conv && i == n, pad = prev->pad && !mult;
-			for (int part = p->split ? 1 : 0; part <= (p->split ? 2 : 0); part++) {
+			for (int part = p->split ? 1 : 0; part <= (p->split ? 1 << p->split : 0); part++) {
 				sbf(b, "store_shared_r%d(%du, %d, %d); %s", prev->radix, prev->ns, part, pad, bar);
 				if (mult)
 					sbf(b, "conv_multiply(%d); %s", part, bar);
@@ -217,7 +217,7 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 		used[r] = 1;
 	}
 	char sc[32];
-	int elem = (p->split ? o->components / 2 : o->components) * 4;
+	int elem = o->components * 4 >> p->split;
 	sbf(&b, "#define N %d\n#define NSIG %d\n#define NTHR %d\n#define VREGS %d\n#define SPLIT %d\n"
 	        "#define SCALE %s\n#define KGRAY %d\n",
 	    p->m, p->signals, p->threads, vregs, p->split, scale_text(sc, sizeof sc, scale), kgray);

@@ -121,16 +121,13 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 	int limit = o->shared_limit > 0 ? o->shared_limit : 16384;
 	int maxinv = o->max_invocations > 0 ? o->max_invocations : 128;
 	/* vec4 goes through shared memory whole when it fits and is short, else as two vec2 rounds;
-	 * vec2 whole unless asked for in two float rounds (o->split) */
-	int elem = comps * 4;
-	p->split = 0;
-	if (((long long)m * elem > limit || m > FFT_VEC2_ROUNDS_ABOVE || o->split) && comps == 4) {
-		elem = 8;
-		p->split = 1;
-	} else if (o->split && comps == 2) {
-		elem = 4;
-		p->split = 1;
-	}
+	 * vec2 whole; o->split asks for more rounds (1: halves, 2: vec4 in four float rounds) */
+	p->split = comps == 4 && ((long long)m * comps * 4 > limit || m > FFT_VEC2_ROUNDS_ABOVE);
+	if (o->split > p->split)
+		p->split = o->split;
+	if (p->split > (comps == 4 ? 2 : 1))
+		p->split = comps == 4 ? 2 : 1;
+	int elem = comps * 4 >> p->split;
 	if ((long long)m * elem > limit)
 		return 0;
 	/* invocations per signal: each holds about 8 (vec2) or 4 (vec4) elements between passes */
@@ -155,15 +152,15 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 	} else {
 		s = 64 / t;          /* at least 64 invocations a group for short signals */
 	}
-	if (o->signals > 0) { /* asked for: exactly that many, if they fit */
-		if (o->signals > s_fit)
-			return 0;
-		s = o->signals;
-	}
 	if (s < 1)
 		s = 1;
 	if (s > s_fit)
 		s = s_fit;
+	if (o->signals > 0) { /* asked for: exactly that many, if they fit */
+		if ((long long)o->signals * m * elem > limit)
+			return 0;
+		s = o->signals;
+	}
 	/* neighbouring signals read together make the strided reads of columns coalesce; a group of
 	 * one vec4 column reads half a 32-byte sector per row, and then global passes, which read
 	 * 64 neighbouring columns at a time, are faster (one vec2 column a group reads a whole
@@ -292,7 +289,7 @@ void fft_plan_exchanges(struct fft_plan *p, const struct fft_plan_opts *o)
 {
 	int m = p->m, s = p->signals;
 	int comps = o->components == 4 ? 4 : 2;
-	int elem = (p->split ? comps / 2 : comps) * 4;
+	int elem = comps * 4 >> p->split;
 	int log_b = elem == 16 ? 3 : elem == 8 ? 4 : 5; /* elements per 128 bytes: 8, 16, 32 */
 	int limit = o->shared_limit > 0 ? o->shared_limit : 16384;
 	int pad_from = o->pad_from > 0 ? o->pad_from : FFT_PAD_FROM;

@@ -75,8 +75,9 @@ struct fft_plan_opts {
 	                        invocations per signal in a sweep; 0: the plan's choice */
 	int signals;         /* blocked technique: signals per work group; 0: the plan's choice */
 	int half;            /* data stored as float16 pairs (the blocked plan's rows of C) */
-	int split;           /* shared technique, vec4: 1 exchanges in two vec2 rounds even where
-	                        whole vec4 fit */
+	int split;           /* shared technique: exchanges in rounds of part of an element even where
+	                        whole ones fit: 1 two rounds (vec4 as vec2, vec2 as float), 2 four
+	                        (vec4 as float) */
 	int pad_from;        /* the shortest power-of-two length whose exchanges are padded;
 	                        0: FFT_PAD_FROM (tests lower it, to run the padded exchanges on a
 	                        device whose shared memory cannot hold a padded 4096) */
@@ -106,7 +107,8 @@ struct fft_plan {
 	int threads;     /* invocations per signal (shared technique) */
 	int signals;     /* signals per work group (shared technique) */
 	int shared_bytes;/* shared memory per work group (shared technique) */
-	int split;       /* vec4 data exchanged through shared memory in two vec2 rounds */
+	int split;       /* exchanged through shared memory in 1 << split rounds of part of an
+	                    element (1: vec4 as vec2, vec2 as float; 2: vec4 as float) */
 	int blocked;     /* 1: one dispatch per sweep (blocked technique); signals, shared_bytes
 	                    and threads (the most of any sweep) describe its work groups */
 	int nsweeps;

@@ -61,7 +61,7 @@ static int parse_line(const char *line, char drv[256], struct fft_wisdom_key *k,
 	              &k->components, &k->adjacent, &k->half, &table, &k->count_log2,
 	              &c->technique, &c->threads, &ms, &c->signals, &max_radix, &composite,
 	              &c->split) >= 10 &&
-	       !table && !max_radix && !composite && (c->split == 0 || c->split == 1);
+	       !table && !max_radix && !composite && c->split >= 0 && c->split <= 2;
 }
 
 /* The renderer part of "RENDERER / VERSION" (all of it without the separator): its length. */

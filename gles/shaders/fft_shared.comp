@@ -2,8 +2,8 @@
 // first pass reads global memory, the last writes it back (in place: a signal belongs to one
 // work group), and the passes between exchange through shared memory. Preamble defines:
 //   N (length), NSIG (signals per group, local x), NTHR (invocations per signal, local y),
-//   VREGS (values held per invocation), SPLIT (exchanged in two rounds of half an element:
-//   vec4 as two vec2, vec2 as two floats),
+//   VREGS (values held per invocation), SPLIT (exchanged in rounds of part of an element: 1
+//   vec4 as two vec2 or vec2 as two floats, 2 vec4 as four floats),
 //   S_ELEMS (elements of the shared array), SPAD_LOG (padded exchanges: index i at
 //   i + (i >> SPAD_LOG)), SCALE (applied on the final store), FFT_SEQUENCE (the pass calls,
 //   from gles/fft.c).
@@ -14,7 +14,8 @@ layout(local_size_x = NSIG, local_size_y = NTHR) in;
 layout(std430, binding = 0) buffer Data { ST data[]; };
 uniform uint u_offset, u_sig_stride, u_elem_stride, u_count;
 
-#if SPLIT && COMPONENTS == 2
+#define FLOAT_ROUNDS (SPLIT == 2 || (SPLIT == 1 && COMPONENTS == 2))
+#if FLOAT_ROUNDS
 shared float s[S_ELEMS];
 #elif SPLIT
 shared vec2 s[S_ELEMS];
@@ -29,11 +30,11 @@ bool g_store; // ... and store it (CONV: the second row of a self-paired group i
 
 // Per radix R: load from global / shared, twiddle + butterfly, store to shared / global.
 // Round q of this invocation runs butterfly j = g_tid + q*NTHR, its inputs v[q*R + r].
-// part: 0 whole element, 1 the .xy pair, 2 the .zw pair (SPLIT only; with vec2, .x and .y).
-// pad: 1 for the padded index of this exchange.
-#if SPLIT && COMPONENTS == 2
-#define SLOAD(dst, idx, part) if (part == 1) dst.x = s[idx]; else dst.y = s[idx];
-#define SSTORE(idx, src, part) s[idx] = part == 1 ? src.x : src.y;
+// part: 0 whole element; SPLIT: 1 the .xy pair, 2 the .zw pair; in float rounds part p the
+// component p - 1. pad: 1 for the padded index of this exchange.
+#if FLOAT_ROUNDS
+#define SLOAD(dst, idx, part) dst[part - 1] = s[idx];
+#define SSTORE(idx, src, part) s[idx] = src[part - 1];
 #elif SPLIT
 #define SLOAD(dst, idx, part) if (part == 1) dst.xy = s[idx]; else dst.zw = s[idx];
 #define SSTORE(idx, src, part) s[idx] = part == 1 ? src.xy : src.zw;
@@ -43,6 +44,9 @@ bool g_store; // ... and store it (CONV: the second row of a self-paired group i
 #endif
 #define SIDX(idx, pad) ((pad) != 0 ? (idx) + ((idx) >> uint(SPAD_LOG)) : (idx))
 
+#if CONV && FLOAT_ROUNDS
+#error "the fused convolution multiplies complex values in shared memory: at most vec2 rounds"
+#endif
 #if CONV
 // u_valid: the signal's elements past it are zero where loaded and not stored (the rows of
 // padding below an image: its columns' tails)

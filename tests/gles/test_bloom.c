@@ -725,6 +725,18 @@ static void test_ends_and_layouts(void **state)
 	check_convolve(37, 50, 3, 8, 5, 3, 1, "1,4", 1, 4, 0);
 	g_b = saved;
 	bloom_ctx_destroy(b);
+	/* the rows in four float rounds, their ends inside them or not */
+	for (int ends = -1; ends <= 1; ends += 2) {
+		struct bloom_ctx_opts fo = {.rows_split = 2, .ends_in_rows = ends};
+		assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &fo, NULL, &b, err),
+		                 0);
+		g_b = b;
+		check_convolve(61, 47, 4, 9, 13, 3, 0, "", 4, 6, 0);
+		check_convolve(37, 50, 3, 8, 5, 3, 1, "1,4", 1, 4, 0);
+		check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
+		g_b = saved;
+		bloom_ctx_destroy(b);
+	}
 }
 
 /* Which named stages a call timed: a bit per stage with a time above 0. */

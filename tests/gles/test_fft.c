@@ -412,7 +412,7 @@ static void test_wisdom(void **state)
 	fft_wisdom_destroy(w);
 	/* a line written before signals (or split) existed reads them as 0 (the plan's choice);
 	 * lines measured with table twiddles, radix 16 or composite radices (fields 6, 12, 13) are
-	 * ignored, and so is a split other than 0 or 1 (field 14) */
+	 * ignored, and so is a split other than 0, 1 or 2 (field 14) */
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
 	fprintf(f, "test driver|1000|2|1|0|0|4|3|16|0.01234\n"
@@ -420,7 +420,7 @@ static void test_wisdom(void **state)
 	           "test driver|1000|2|0|1|0|4|1|64|0.01234|0|16|0\n"
 	           "test driver|1000|2|0|1|0|5|1|64|0.01234|0|0|1\n"
 	           "test driver|1080|2|1|0|0|10|1|128|0.02305|8|0|0|1\n"
-	           "test driver|1200|2|1|0|0|10|1|128|0.02305|8|0|0|2\n");
+	           "test driver|1200|2|1|0|0|10|1|128|0.02305|8|0|0|3\n");
 	fclose(f);
 	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, NULL, &w), 0);
 	assert_int_equal(fft_wisdom_count(w), 2);
@@ -604,7 +604,7 @@ static void check_opts(int n, int count, int adjacent, const struct fft_opts *o,
 	char name[200];
 	snprintf(name, sizeof name, "n=%d x%d %s%s %s vec%d%s%s, %d sweeps of %d signals%s",
 	         n, count, inverse ? "inv " : "", adjacent ? "cols" : "rows", fft_plan_kind(p), comps,
-	         o->half ? " half" : "", pn->split ? " split" : "", p->nsweeps, p->signals, xch);
+	         o->half ? " half" : "", pn->split > 1 ? " split2" : pn->split ? " split" : "", p->nsweeps, p->signals, xch);
 	int ok = tu_check(name, y, ref, floats, o->half ? TOL_FP16 : TOL);
 	if (u) {
 		u->shared += pn->shared;
@@ -900,9 +900,10 @@ static void test_padded(void **state)
 	check_opts(n, 2, 0, &o, 1, "shared", NULL);
 }
 
-/* vec2 exchanged in two float rounds (fft_opts.split, half the shared memory a group), rows
- * and columns, and the shared technique with the signals a group asked for: forward and
- * inverse against the CPU reference, padded exchanges included (pad_from lowered). */
+/* vec2 exchanged in two float rounds (fft_opts.split, half the shared memory a group) and vec4
+ * in four (split 2), rows and columns, and the shared technique with the signals a group asked
+ * for: forward and inverse against the CPU reference, padded exchanges included (pad_from
+ * lowered). */
 static void test_split_vec2(void **state)
 {
 	(void)state;
@@ -927,7 +928,18 @@ static void test_split_vec2(void **state)
 	check_opts(1024, 2, 0, &op, 1, "shared", &u);
 	op.signals = 2;
 	check_opts(256, 9, 1, &op, 0, "shared", &u);
-	printf("split vec2: %d of %d transforms padded\n", u.split, u.checks);
+	/* vec4 in four float rounds (split 2), rows and columns, padded too */
+	int n4[] = {5, 64, 1080, 2048};
+	for (size_t i = 0; i < sizeof n4 / sizeof n4[0]; i++) {
+		struct fft_opts o = {.technique = FFT_TECH_SHARED, .components = 4, .split = 2};
+		check_opts(n4[i], 3, 0, &o, (int)i % 2, "shared", &u);
+		o.signals = 2;
+		check_opts(n4[i], 5, 1, &o, (int)(i + 1) % 2, "shared", &u);
+	}
+	struct fft_opts o4p = {.technique = FFT_TECH_SHARED, .components = 4, .split = 2,
+	                       .pad_from = 64};
+	check_opts(1024, 2, 0, &o4p, 1, "shared", &u);
+	printf("split: %d of %d transforms padded\n", u.split, u.checks);
 	assert_true(u.split >= 2);
 	/* asked for more signals than fit, or than the invocations allow: refused, not shrunk */
 	struct fft_opts big = {.technique = FFT_TECH_SHARED, .components = 2, .split = 1,
