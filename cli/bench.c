@@ -81,6 +81,10 @@ static const struct opt_def own_table[] = {
 	 "the bloom and jpeg suites' fused column pass: auto (the product's), in_place (columns read "
 	 "with a row's stride) or transposed (a transposed copy, a pass before and after)", NULL,
 	 offsetof(struct bench_cli, fused_layout)},
+	{"column-pairs", OPT_BOOL, 0, 1, "true", NULL,
+	 "the bloom and jpeg suites' row spectra in the pair order where the fused columns run in "
+	 "place with the ends in the rows (the product's rule); false: the natural order", NULL,
+	 offsetof(struct bench_cli, column_pairs)},
 	{"conv-threads", OPT_INT, 0, 512, "0", NULL,
 	 "the bloom and jpeg suites' fused column pass: invocations a column; 0: the rule", NULL,
 	 offsetof(struct bench_cli, conv_threads)},
@@ -176,6 +180,8 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 		k += snprintf(buf + k, len - (size_t)k, "+%s", r->c->fused_layout);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && strcmp(r->c->ends_in_rows, "auto"))
 		k += snprintf(buf + k, len - (size_t)k, "+ends_%s", r->c->ends_in_rows);
+	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && !r->c->column_pairs)
+		k += snprintf(buf + k, len - (size_t)k, "+nopairs");
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_threads)
 		k += snprintf(buf + k, len - (size_t)k, "+ct%d", r->c->conv_threads);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_split)
@@ -199,6 +205,7 @@ struct bloom_ctx *bench_bloom_ctx(const struct run_ctx *r, const struct workload
 	struct bloom_ctx_opts bo = {.wisdom = r->g->wisdom, .frame_bytes = r->g->frame_bytes,
 	                            .fused_layout = bench_fused_layout(c),
 	                            .ends_in_rows = bench_ends_in_rows(c),
+	                            .column_pairs = c->column_pairs ? 0 : -1,
 	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split,
 	                            .rows_split = c->rows_split};
 	struct bloom_ctx *b;
@@ -627,6 +634,7 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 		bench_detail_str(&l, "fused", !st.fused ? "false" : st.fused == BLOOM_FUSED_IN_PLACE
 		                                  ? "in_place" : "transposed");
 		bench_detail_str(&l, "ends_in_rows", st.ends_in_rows ? "true" : "false");
+		bench_detail_str(&l, "column_pairs", st.column_pairs ? "true" : "false");
 		bench_detail_str(&l, "stages_timer", bench_timer_name(st.timed));
 		bench_detail_num(&l, "prepare_ms", med[PREP]);
 		bench_detail_open(&l, "stages_ms"); /* by gpu_stage_names, the ones this path runs */

@@ -115,12 +115,16 @@ struct plan {
 	struct fft_axis *rows4k, *cols4k;/* colour kernels: vec4 float32 (the image's axes unless half) */
 	struct fft_axis *rows2, *cols2;  /* grayscale kernels: vec2 float32 */
 	struct fft_conv *conv4, *conv2;  /* fused columns for colour / gray kernels, or NULL */
+	int pairs;                       /* 1: conv4 reads its columns in the pair order, and colour
+	                                    kernels run rows_in[1] / rows_out[1] */
 	int fused;                       /* enum bloom_fused: the fused columns' layout, or 0 */
 	GLuint q;                        /* fused transposed: the spectrum transposed, pw rows of ph */
-	struct fft_io *rows_in, *rows_out; /* with fused columns and shared-memory rows: the forward
-	                                    rows reading the image through the prefilter, the
-	                                    inverse rows writing the composite (bloom_io), or NULL */
-	struct bloom_prog io_in, io_out; /* their programs' uniforms */
+	struct fft_io *rows_in[2], *rows_out[2]; /* with fused columns and shared-memory rows: the
+	                                    forward rows reading the image through the prefilter,
+	                                    the inverse rows writing the composite (bloom_io), with
+	                                    the row spectra in the natural order [0] and the pair
+	                                    order [1] (colour kernels, where pairs), or NULL */
+	struct bloom_prog io_in[2], io_out[2]; /* their programs' uniforms */
 	GLuint padded;   /* pw*ph vec4: the packed image, then its spectrum, then the result */
 	GLuint image;    /* pw*ph vec4 (>= w*h): the uploaded image */
 	GLuint out;      /* pw*ph vec4 (>= w*h): the composited result, in GPU memory */

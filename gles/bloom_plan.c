@@ -120,8 +120,10 @@ void bloom_plan_destroy(struct plan *q)
 	fft_axis_destroy(q->cols2);
 	fft_conv_destroy(q->conv4);
 	fft_conv_destroy(q->conv2);
-	fft_io_destroy(q->rows_in);
-	fft_io_destroy(q->rows_out);
+	for (int i = 0; i < 2; i++) {
+		fft_io_destroy(q->rows_in[i]);
+		fft_io_destroy(q->rows_out[i]);
+	}
 	GLuint bufs[] = {q->padded, q->image, q->out, q->staging, q->q};
 	for (int i = 0; i < 5; i++)
 		if (bufs[i])
@@ -182,16 +184,44 @@ static int make_axes(struct bloom_ctx *b, struct plan *q, char err[FFT_ERR_LEN])
  * for float32 storage; through a transposed copy for float16, whose 8-byte elements would use a
  * quarter of each 32-byte sector read down a column (bench/RESULTS.md, "The fused columns in
  * place"); opts.fused_layout overrides. */
-static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
+/* The fused column programs, colour (conv4: its columns in the pair order or not) and gray
+ * (conv2: the natural order); 0 or -1 (both NULL). */
+static int make_convs(struct bloom_ctx *b, struct plan *q, int pairs)
 {
 	struct fft_opts oc = {.technique = FFT_TECH_SHARED, .components = 4, .half = q->half,
 	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from,
 	                      .threads = b->opts.conv_threads, .split = b->opts.conv_split};
 	char cerr[FFT_ERR_LEN];
+	fft_conv_destroy(q->conv4);
+	fft_conv_destroy(q->conv2);
+	q->conv4 = q->conv2 = NULL;
+	q->pairs = 0;
+	if (fft_conv_create(b->pc, b->info, q->ph, q->pw, 0, pairs, &oc, &q->conv4, cerr) ||
+	    fft_conv_create(b->pc, b->info, q->ph, q->pw, 1, 0, &oc, &q->conv2, cerr)) {
+		fft_conv_destroy(q->conv4);
+		q->conv4 = NULL;
+		return -1;
+	}
+	q->pairs = pairs;
+	return 0;
+}
+
+/* Whether the ends go into the rows (make_io): the rule or the option. */
+static int want_io(const struct bloom_ctx *b, const struct plan *q)
+{
+	const struct fft_plan *p = fft_axis_plan(q->rows4);
+	return p->shared && (b->opts.ends_in_rows > 0 || (b->opts.ends_in_rows == 0 && p->split));
+}
+
+static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
+{
 	int layout = b->opts.fused_layout;
 	int transposed = layout == BLOOM_FUSED_AUTO ? q->half : layout == BLOOM_FUSED_TRANSPOSED;
-	if (!fft_conv_create(b->pc, b->info, q->ph, q->pw, 0, &oc, &q->conv4, cerr) &&
-	    !fft_conv_create(b->pc, b->info, q->ph, q->pw, 1, &oc, &q->conv2, cerr)) {
+	/* in place with the ends in the rows, colour kernels: the row spectra in the pair order, so
+	 * that a group's two columns share each 32-byte sector (bench/RESULTS.md, "Hermitian pairs
+	 * side by side"); gray kernels' groups already take neighbours */
+	int pairs = !transposed && want_io(b, q) && b->opts.column_pairs == 0;
+	if (!make_convs(b, q, pairs) || (pairs && !make_convs(b, q, 0))) {
 		q->fused = transposed ? BLOOM_FUSED_TRANSPOSED : BLOOM_FUSED_IN_PLACE;
 		if (transposed && !programs_only) {
 			q->q = bloom_buffer((size_t)q->pw * q->ph * (q->half ? 8 : 16), GL_DYNAMIC_COPY);
@@ -203,6 +233,7 @@ static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
 		fft_conv_destroy(q->conv4);
 		fft_conv_destroy(q->conv2);
 		q->conv4 = q->conv2 = NULL;
+		q->pairs = 0;
 	}
 }
 
@@ -212,29 +243,49 @@ static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
  * slower where the rows exchange whole vec4 (2048, 2240 when they did; bench/RESULTS.md, "The
  * fused columns in place, their shape"). Where a program cannot be had the passes stay
  * separate. */
-static void make_io(struct bloom_ctx *b, struct plan *q)
+/* The two io programs of one order (0 natural, 1 pairs); 0 or -1 (none kept). */
+static int make_io_order(struct bloom_ctx *b, struct plan *q, int order, char ferr[FFT_ERR_LEN])
 {
-	char ferr[FFT_ERR_LEN];
-	int want = b->opts.ends_in_rows > 0 ||
-	           (b->opts.ends_in_rows == 0 && fft_axis_plan(q->rows4)->split);
-	if (!q->fused || !want || !fft_axis_plan(q->rows4)->shared)
-		return;
-	if (fft_io_create(b->pc, q->rows4, 0, FFT_IO_LOAD, "bloom_math+bloom_io", 0, &q->rows_in,
-	                  ferr) ||
-	    fft_io_create(b->pc, q->rows4, 1, FFT_IO_STORE, "bloom_math+bloom_io", 0, &q->rows_out,
-	                  ferr)) {
-		if (!program_cache_refused(b->pc)) /* a budget's refusal defers, this does not */
-			gles_logf(&b->log, GLES_LOG_WARN, "padded %dx%d: the prefilter and composite stay "
-			          "passes of their own: %s", q->pw, q->ph, ferr);
-		fft_io_destroy(q->rows_in);
-		q->rows_in = NULL;
-		return;
+	int pairs = order ? FFT_IO_PAIRS : 0;
+	if (fft_io_create(b->pc, q->rows4, 0, FFT_IO_LOAD | pairs, "bloom_math+bloom_io", 0,
+	                  &q->rows_in[order], ferr) ||
+	    fft_io_create(b->pc, q->rows4, 1, FFT_IO_STORE | pairs, "bloom_math+bloom_io", 0,
+	                  &q->rows_out[order], ferr)) {
+		fft_io_destroy(q->rows_in[order]);
+		q->rows_in[order] = NULL;
+		return -1;
 	}
-	struct bloom_prog *ps[2] = {&q->io_in, &q->io_out};
-	struct fft_io *fs[2] = {q->rows_in, q->rows_out};
+	struct bloom_prog *ps[2] = {&q->io_in[order], &q->io_out[order]};
+	struct fft_io *fs[2] = {q->rows_in[order], q->rows_out[order]};
 	for (int i = 0; i < 2; i++) {
 		ps[i]->id = fft_io_program(fs[i]);
 		program_uniforms(ps[i]->id, uniform_names, U_COUNT, ps[i]->u);
+	}
+	return 0;
+}
+
+static void make_io(struct bloom_ctx *b, struct plan *q)
+{
+	char ferr[FFT_ERR_LEN];
+	if (!q->fused || !want_io(b, q))
+		return;
+	int bad = make_io_order(b, q, 0, ferr);
+	if (!bad && q->pairs && make_io_order(b, q, 1, ferr)) {
+		/* colour kernels' rows in the natural order: their columns must read it */
+		bad = make_convs(b, q, 0);
+		if (bad) { /* no fused columns: the ends stay separate too */
+			q->fused = 0;
+			fft_io_destroy(q->rows_in[0]);
+			fft_io_destroy(q->rows_out[0]);
+			q->rows_in[0] = q->rows_out[0] = NULL;
+		}
+	}
+	if (bad) {
+		if (!program_cache_refused(b->pc)) /* a budget's refusal defers, this does not */
+			gles_logf(&b->log, GLES_LOG_WARN, "padded %dx%d: the prefilter and composite stay "
+			          "passes of their own: %s", q->pw, q->ph, ferr);
+		if (q->pairs && q->fused && make_convs(b, q, 0))
+			q->fused = 0;
 	}
 }
 
@@ -526,27 +577,28 @@ static void composite(struct bloom_ctx *b, struct plan *q, const struct bloom_pr
 	bloom_dispatch2d(w, h);
 }
 
-/* The forward rows reading the image through the prefilter (q->rows_in). */
-static int rows_in(struct plan *q, const struct bloom_params *p, int bloom, int w, int h)
+/* The forward rows reading the image through the prefilter (q->rows_in[order]). */
+static int rows_in(struct plan *q, int order, const struct bloom_params *p, int bloom, int w,
+                   int h)
 {
-	const struct bloom_prog *pr = &q->io_in;
+	const struct bloom_prog *pr = &q->io_in[order];
 	bloom_set_sizes(pr, w, h, q->pw, q->ph);
 	glUniform1f(pr->u[U_THRESHOLD], (float)p->threshold);
 	glUniform1f(pr->u[U_KNEE], (float)p->knee);
 	glUniform1f(pr->u[U_CLAMP], (float)p->clamp_max);
 	glUniform1i(pr->u[U_BLOOM], bloom);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-	return fft_io_execute(q->rows_in, q->padded, 0, (size_t)q->pw, h);
+	return fft_io_execute(q->rows_in[order], q->padded, 0, (size_t)q->pw, h);
 }
 
-/* The inverse rows writing the composite (q->rows_out). */
-static int rows_out(struct bloom_ctx *b, struct plan *q, const struct bloom_params *p, int bloom,
-                    int w, int h)
+/* The inverse rows writing the composite (q->rows_out[order]). */
+static int rows_out(struct bloom_ctx *b, struct plan *q, int order, const struct bloom_params *p,
+                    int bloom, int w, int h)
 {
-	const struct bloom_prog *pr = &q->io_out;
+	const struct bloom_prog *pr = &q->io_out[order];
 	composite_setup(b, q, pr, p, w, h);
 	glUniform1i(pr->u[U_BLOOM], bloom);
-	return fft_io_execute(q->rows_out, q->padded, 0, (size_t)q->pw, h);
+	return fft_io_execute(q->rows_out[order], q->padded, 0, (size_t)q->pw, h);
 }
 
 int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int op,
@@ -556,7 +608,9 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 	const struct bloom_prog *pack = NULL, *mult = NULL, *comp = NULL;
 	int bloom = op == BLOOM_OP_BLOOM, rc;
 	st->fused = q->fused;
-	st->ends_in_rows = q->rows_in && q->rows_out;
+	st->ends_in_rows = q->rows_in[0] && q->rows_out[0];
+	int order = st->ends_in_rows && q->pairs && !ke->gray; /* the row spectra's order */
+	st->column_pairs = order;
 	/* the programs of the passes that run */
 	if ((!st->ends_in_rows && ((rc = bloom_prog(b, SH_PACK, bloom, q->half, &pack, err)) ||
 	                           (rc = bloom_prog(b, SH_COMPOSITE, bloom, q->half, &comp, err)))) ||
@@ -567,7 +621,7 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 		mark(tm, GPU_STAGE_PREFILTER);
 	}
 	/* forward: rows of the image only (the rows below it are all padding), then the columns */
-	if (st->ends_in_rows ? rows_in(q, p, bloom, w, h)
+	if (st->ends_in_rows ? rows_in(q, order, p, bloom, w, h)
 	                     : fft_axis_execute(q->rows4, q->padded, 0, (size_t)q->pw, 1, h, 0)) {
 		snprintf(err, BLOOM_ERR_LEN, "row FFT failed");
 		return BLOOM_E_GPU;
@@ -578,7 +632,7 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 	if (rc)
 		return rc;
 	/* inverse: the rows the output needs */
-	if (st->ends_in_rows ? rows_out(b, q, p, bloom, w, h)
+	if (st->ends_in_rows ? rows_out(b, q, order, p, bloom, w, h)
 	                     : fft_axis_execute(q->rows4, q->padded, 0, (size_t)q->pw, 1, h, 1)) {
 		snprintf(err, BLOOM_ERR_LEN, "inverse row FFT failed");
 		return BLOOM_E_GPU;

@@ -136,16 +136,19 @@ struct fft_conv;
  * each (k, l) with its Hermitian partner (count - k, n - l) as the packed real convolution needs
  * (gray: a real kernel's plain vec2 spectrum, multiplied directly, so neighbours k and k + 1
  * share a group instead), then transformed back and scaled by 1/n. The kernel buffer holds
- * (k, l) at k*n + l whichever the signals are (float32). FFT_E_PLAN when two signals do not fit
- * the device's shared memory. o: components must be 4; half, threads, split and pad_from
- * apply. */
+ * (k, l) at k*n + l whichever the signals are (float32). pairs (not gray): the columns
+ * (columns 1 only) are in the pair order (fft_pair_pos over count): signal k is column
+ * fft_pair_pos(k, count), so a group's k and count - k are neighbours in memory.
+ * FFT_E_PLAN when two signals do not fit the device's shared memory. o: components must be 4;
+ * half, threads, split and pad_from apply. */
 int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
-                    int gray, const struct fft_opts *o, struct fft_conv **out,
+                    int gray, int pairs, const struct fft_opts *o, struct fft_conv **out,
                     char err[FFT_ERR_LEN]);
 void fft_conv_destroy(struct fft_conv *c); /* NULL-safe */
 const struct fft_plan *fft_conv_plan(const struct fft_conv *c); /* two signals a group */
 /* columns 0: the signals are buf's rows; 1: its columns. Elements l >= valid of each signal are
- * taken as zero and not stored back (rows of padding; valid < 0 or > n: all n). */
+ * taken as zero and not stored back (rows of padding; valid < 0 or > n: all n). A pairs
+ * convolution runs on columns only (FFT_E_ARG on rows). */
 int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int columns, int valid);
 
 /* ---- an axis's transform with the caller's loads or stores ---- */
@@ -160,10 +163,13 @@ int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int colu
  * So a pass before or after the transform (a prefilter, a composite) costs no pass over memory
  * of its own. The caller binds its buffers and sets its uniforms on fft_io_program (they are the
  * program's state); io_id tells its variants of the same sources apart in the program cache.
+ * With FFT_IO_PAIRS beside one hook, the other end (the data buffer's stores, or its loads) is in
+ * the pair order (fft_pair_pos): the row spectra a pairs fused convolution reads and writes.
  * FFT_E_PLAN unless a's signals are rows of a native length (not Bluestein's) run by the shared
  * technique (a whole signal a work group). */
 #define FFT_IO_LOAD 1
 #define FFT_IO_STORE 2
+#define FFT_IO_PAIRS 4
 struct fft_io;
 int fft_io_create(struct program_cache *pc, const struct fft_axis *a, int inverse, int io,
                   const char *sources, int io_id, struct fft_io **out, char err[FFT_ERR_LEN]);

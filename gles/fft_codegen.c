@@ -22,6 +22,7 @@ struct fft_key {
 	unsigned pads; /* bit i: the exchange after pass i is padded */
 	int probe;     /* fft_opts.probe */
 	int io, io_id; /* fft_io: FFT_IO_* hooks, the caller's variant */
+	int pairs;     /* the fused convolution's columns in the pair order */
 };
 
 /* ---- text helpers for the #define preamble ---- */
@@ -62,7 +63,8 @@ static void common_defines(struct sb *b, int components, int half, int inverse, 
 {
 	sbf(b, "#define COMPONENTS %d\n#define STORAGE_F16 %d\n#define INVERSE %d\n",
 	    components, half, inverse);
-	sbf(b, "#define CONV %d\n#define FFT_IO_LOAD 0\n#define FFT_IO_STORE 0\n", conv);
+	sbf(b, "#define CONV %d\n#define FFT_IO_LOAD 0\n#define FFT_IO_STORE 0\n"
+	       "#define FFT_PAIRS 0\n#define CONV_PAIRS 0\n", conv);
 	static const int primes[] = {3, 5, 7, 11, 13};
 	for (int i = 0; i < 5; i++) {
 		int p = primes[i], h = (p - 1) / 2;
@@ -192,6 +194,7 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	key.half = o->half;
 	key.norm_forward = o->norm_forward;
 	key.mode = conv ? 1 + kgray : 0;
+	key.pairs = conv == 2;
 	key.bank_pad = p->bank_pad;
 	key.probe = o->probe;
 	key.io = io;
@@ -205,9 +208,11 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 		return FFT_E_ARG;
 	}
 	struct sb b = {0};
-	common_defines(&b, key.components, key.half, inverse, conv);
+	common_defines(&b, key.components, key.half, inverse, conv != 0);
 	sbf(&b, "#undef FFT_IO_LOAD\n#define FFT_IO_LOAD %d\n#undef FFT_IO_STORE\n"
-	        "#define FFT_IO_STORE %d\n", (io & FFT_IO_LOAD) != 0, (io & FFT_IO_STORE) != 0);
+	        "#define FFT_IO_STORE %d\n#undef FFT_PAIRS\n#define FFT_PAIRS %d\n"
+	        "#undef CONV_PAIRS\n#define CONV_PAIRS %d\n", (io & FFT_IO_LOAD) != 0,
+	    (io & FFT_IO_STORE) != 0, (io & FFT_IO_PAIRS) != 0, key.pairs);
 	int vregs = 1, used[FFT_MAX_RADIX + 1] = {0};
 	for (int i = 0; i < p->npasses; i++) {
 		int r = p->pass[i].radix;

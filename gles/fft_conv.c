@@ -12,17 +12,21 @@ struct fft_conv {
 	struct program_cache *pc;
 	struct fft_plan plan;   /* two signals a group */
 	struct fft_prog prog;
-	int count, gray;
+	int count, gray, pairs;
 	const struct egl_info *info;
 };
 
 int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
-                    int gray, const struct fft_opts *o, struct fft_conv **out,
+                    int gray, int pairs, const struct fft_opts *o, struct fft_conv **out,
                     char err[FFT_ERR_LEN])
 {
 	*out = NULL;
 	if (o->components != 4 || n < 2 || count < 1 || !fft_is_native(n)) {
 		snprintf(err, FFT_ERR_LEN, "fused convolution: needs vec4 rows of a native length >= 2");
+		return FFT_E_ARG;
+	}
+	if (pairs && gray) { /* its groups take neighbours, which the natural order has */
+		snprintf(err, FFT_ERR_LEN, "fused convolution: the pair order is for colour kernels");
 		return FFT_E_ARG;
 	}
 	struct fft_conv *c = calloc(1, sizeof *c);
@@ -31,6 +35,7 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	c->pc = pc;
 	c->count = count;
 	c->gray = gray;
+	c->pairs = pairs != 0;
 	c->info = info;
 	/* The shape, measured on the H200 (bench/RESULTS.md, "The fused columns in place, their
 	 * shape"): two vec2 exchange rounds (half the shared memory a group) beat whole vec4 from
@@ -55,7 +60,7 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	}
 	p->signals = 2;
 	fft_plan_exchanges(p, &po); /* the padding for two signals a group */
-	rc = fft_prog_shared(pc, p, o, 0, 1, gray, 1.0 / n, &c->prog, err);
+	rc = fft_prog_shared(pc, p, o, 0, c->pairs ? 2 : 1, gray, 1.0 / n, &c->prog, err);
 	if (rc) {
 		free(c);
 		return rc;
@@ -82,6 +87,8 @@ int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int colu
 	size_t n = (size_t)c->plan.m, count = (size_t)c->count;
 	if (valid < 0 || (size_t)valid > n)
 		valid = (int)n;
+	if (c->pairs && !columns)
+		return FFT_E_ARG;
 	if (columns)
 		fft_prog_use(&c->prog, 0, 1, count, c->count);
 	else

@@ -34,9 +34,10 @@ double fft_end_scale(const struct fft_opts *o, int inverse, int n);
  * o, holds it, and fills *out; on failure FFT_E_PROGRAM (err: the shader's name and info log)
  * or FFT_E_NOMEM, *out untouched.
  *   shared: the whole transform in one dispatch (fft_shared); conv 1: the fused forward,
- *     spectrum multiply (kgray: a real kernel's vec2 spectrum) and inverse; scale on the store.
+ *     spectrum multiply (kgray: a real kernel's vec2 spectrum) and inverse; conv 2: the same on
+ *     columns in the pair order (fft_pair_pos); scale on the store.
  *   global: pass `pass` through global memory (fft_global); adjacent: signals are columns.
- *   shared_io: shared with the caller's loads and/or stores (io: FFT_IO_*; src: its shader
+ *   shared_io: shared with the caller's loads and/or stores (io: FFT_IO_* flags; src: its shader
  *     sources, io_id: its variant; fft_io_create).
  *   sweep: sweep `sweep` of a blocked plan (fft_blocked).
  *   bluestein: step `mode` 1-3 of Bluestein's algorithm around the inner transform. */

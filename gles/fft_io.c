@@ -17,11 +17,13 @@ int fft_io_create(struct program_cache *pc, const struct fft_axis *a, int invers
 {
 	*out = NULL;
 	const struct fft_plan *p = fft_axis_plan(a);
-	if (!p->shared || p->bluestein || p->npasses == 0 || fft_axis_adjacent(a) ||
-	    !(io & (FFT_IO_LOAD | FFT_IO_STORE)) || (io & ~(FFT_IO_LOAD | FFT_IO_STORE)) || !sources ||
+	int hooks = io & (FFT_IO_LOAD | FFT_IO_STORE);
+	if (!p->shared || p->bluestein || p->npasses == 0 || fft_axis_adjacent(a) || !hooks ||
+	    (io & ~(FFT_IO_LOAD | FFT_IO_STORE | FFT_IO_PAIRS)) ||
+	    ((io & FFT_IO_PAIRS) && hooks == (FFT_IO_LOAD | FFT_IO_STORE)) || !sources ||
 	    !sources[0]) {
 		snprintf(err, FFT_ERR_LEN, "FFT io: needs an axis of rows of a native length, of the "
-		         "shared technique, and hooks");
+		         "shared technique, and hooks (the pair order with one of them)");
 		return FFT_E_PLAN;
 	}
 	struct fft_io *f = calloc(1, sizeof *f);

@@ -200,6 +200,16 @@ int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p);
  * exchanges after an even radix with Ns*signals < 2^L are padded. */
 void fft_plan_exchanges(struct fft_plan *p, const struct fft_plan_opts *o);
 
+/* The pair order of a length-n signal (FFT_IO_PAIRS, fft_conv_create's pairs): element k at
+ * 2(k-1) for 1 <= k <= h and at 2(n-k)-1 for n-h <= k < n, h = (n-1)/2, so that k and n-k (the
+ * Hermitian partners of a real signal's spectrum) are neighbours; then k = 0 at 2h and, for even
+ * n, n/2 at n-1. A permutation of [0, n). */
+static inline unsigned fft_pair_pos(unsigned k, unsigned n)
+{
+	unsigned h = (n - 1) / 2;
+	return k == 0 ? 2 * h : k <= h ? 2 * (k - 1) : k >= n - h ? 2 * (n - k) - 1 : n - 1;
+}
+
 const char *fft_plan_strerror(int code);
 
 /* "auto", "shared", "global", "blocked" ("?" out of range). */

@@ -47,12 +47,25 @@ bool g_store; // ... and store it (CONV: the second row of a self-paired group i
 #if CONV && FLOAT_ROUNDS
 #error "the fused convolution multiplies complex values in shared memory: at most vec2 rounds"
 #endif
+// The pair order (gles/fft.h, fft_pair_pos): element k of a length-n signal at 2(k-1) for
+// 1 <= k <= h, 2(n-k)-1 for n-h <= k < n (h = (n-1)/2: k and n-k side by side), then k = 0 at 2h
+// and, for even n, n/2 at n-1.
+uint fft_pair_pos(uint k, uint n)
+{
+	uint h = (n - 1u) / 2u;
+	return k == 0u ? 2u * h : k <= h ? 2u * (k - 1u) : k >= n - h ? 2u * (n - k) - 1u : n - 1u;
+}
+
 #if CONV
 // u_valid: the signal's elements past it are zero where loaded and not stored (the rows of
 // padding below an image: its columns' tails)
 uniform uint u_valid;
 #define GLOAD(i) ((i) < u_valid ? st_load(data[g_base + (i) * u_elem_stride]) : T(0))
 #define GSTORE(i, val) if ((i) < u_valid) data[g_base + (i) * u_elem_stride] = st_store(val)
+#elif FFT_PAIRS
+// FFT_PAIRS (fft_io): the end the caller does not replace is in the pair order
+#define GLOAD(i) st_load(data[g_base + fft_pair_pos(i, uint(N)) * u_elem_stride])
+#define GSTORE(i, val) data[g_base + fft_pair_pos(i, uint(N)) * u_elem_stride] = st_store(val)
 #else
 #define GLOAD(i) st_load(data[g_base + (i) * u_elem_stride])
 #define GSTORE(i, val) data[g_base + (i) * u_elem_stride] = st_store(val)
@@ -164,7 +177,9 @@ DEFINE_RADIX(13u, bfly13, load_global_r13, load_shared_r13, compute_r13, store_s
 // transpose): a group holds signals k and k' = (count - k) mod count (NSIG 2), so the Hermitian
 // partner (k', -l) of every (k, l) is in its shared memory; with KGRAY, whose multiply needs no
 // partner, neighbours k and k + 1 (a column read down the image then shares each 32-byte sector
-// with its neighbour instead of leaving half of it to another group). After the forward passes the
+// with its neighbour instead of leaving half of it to another group). CONV_PAIRS (not KGRAY):
+// the columns are in the pair order (fft_pair_pos), so k and k' are neighbours in memory too.
+// After the forward passes the
 // spectrum is in shared memory in natural order; conv_multiply multiplies it by the kernel's
 // (signal-major: (k, l) at k*N + l, float32; KGRAY: a real kernel's plain spectrum, vec2) and
 // the inverse passes follow. part 1 / 2: only the .xy / .zw plane is in shared memory (SPLIT).
@@ -258,6 +273,10 @@ void main()
 	g_store = g_valid;
 #endif
 	g_sig = sig;
+#if CONV_PAIRS
+	g_base = u_offset + fft_pair_pos(sig, u_count) * u_sig_stride;
+#else
 	g_base = u_offset + sig * u_sig_stride;
+#endif
 	FFT_SEQUENCE
 }

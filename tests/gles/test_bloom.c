@@ -570,7 +570,7 @@ static void conv_plan_use(int pw, int ph, const struct fft_opts *o, int *pads, i
 	struct fft_conv *c;
 	char err[FFT_ERR_LEN];
 	*pads = *split = 0;
-	if (fft_conv_create(g_pc, egl_ctx_info(tu_gl_context()), ph, pw, 0, o, &c, err))
+	if (fft_conv_create(g_pc, egl_ctx_info(tu_gl_context()), ph, pw, 0, 0, o, &c, err))
 		return;
 	const struct fft_plan *p = fft_conv_plan(c);
 	for (int i = 0; i < p->npasses; i++)
@@ -634,14 +634,19 @@ static void test_ends_and_layouts(void **state)
 	char err[BLOOM_ERR_LEN];
 	static const int layouts[2] = {BLOOM_FUSED_TRANSPOSED, BLOOM_FUSED_IN_PLACE};
 	for (int li = 0; li < 2; li++)
-		for (int ends = -1; ends <= 1; ends += 2) {
-			struct bloom_ctx_opts o = {.fused_layout = layouts[li], .ends_in_rows = ends};
+		for (int ends = -1; ends <= 1; ends += 2)
+		for (int pairs = 0; pairs >= (li && ends > 0 ? -1 : 0); pairs--) {
+			/* in place with the ends in the rows: colour kernels' row spectra in the pair
+			 * order, or not */
+			struct bloom_ctx_opts o = {.fused_layout = layouts[li], .ends_in_rows = ends,
+			                           .column_pairs = pairs};
+			int want_pairs = li && ends > 0 && pairs == 0;
 			struct bloom_ctx *b;
 			assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b,
 			                                  err), 0);
 			g_b = b;
-			printf("-- fused %s, ends %s\n", li ? "in place" : "transposed",
-			       ends > 0 ? "in the rows" : "separate");
+			printf("-- fused %s, ends %s%s\n", li ? "in place" : "transposed",
+			       ends > 0 ? "in the rows" : "separate", want_pairs ? ", pair order" : "");
 			check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
 			check_bloom(BLOOM_COMPOSITE_MIX, 0.5, 0.0, 1);
 			check_convolve(61, 47, 4, 9, 13, 3, 0, "", 4, 6, 0);
@@ -654,7 +659,15 @@ static void test_ends_and_layouts(void **state)
 			int ok = convolve_matches("convolve fp16", &in, &k, &p, 4, 3, 1, TOL_FP16, &st);
 			assert_int_equal(st.fused, layouts[li]);
 			assert_int_equal(st.ends_in_rows, ends > 0);
+			assert_int_equal(st.column_pairs, want_pairs);
 			assert_true(ok);
+			/* a gray kernel's columns are neighbours in the natural order whatever the plan */
+			struct image kg = rand_image(9, 7, 1, 0, 1);
+			p.precision = BLOOM_FP32;
+			ok = convolve_matches("convolve gray", &in, &kg, &p, 4, 3, 1, TOL, &st);
+			assert_true(st.gray_kernel && !st.column_pairs);
+			assert_true(ok);
+			image_free(&kg);
 			/* non-finite input pixels stay local */
 			tu_params(&p, BLOOM_OP_BLOOM);
 			in.pixels[10] = NAN;
@@ -698,6 +711,7 @@ static void test_ends_and_layouts(void **state)
 		       st.fused, st.ends_in_rows);
 		assert_int_equal(st.fused, BLOOM_FUSED_IN_PLACE);
 		assert_int_equal(st.ends_in_rows, i);
+		assert_int_equal(st.column_pairs, i);
 		image_free(&in), image_free(&k);
 		assert_true(ok);
 	}

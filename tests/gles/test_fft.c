@@ -336,7 +336,9 @@ static void test_io_refusals(void **state)
 	static const struct {
 		int n, adjacent, io, want;
 	} cases[] = {{17, 0, FFT_IO_STORE, FFT_E_PLAN}, {40, 1, FFT_IO_STORE, FFT_E_PLAN},
-	             {40, 0, 0, FFT_E_PLAN}, {40, 0, 4, FFT_E_PLAN}, {40, 0, FFT_IO_STORE, 0}};
+	             {40, 0, 0, FFT_E_PLAN}, {40, 0, FFT_IO_PAIRS, FFT_E_PLAN}, {40, 0, 8, FFT_E_PLAN},
+	             {40, 0, FFT_IO_LOAD | FFT_IO_STORE | FFT_IO_PAIRS, FFT_E_PLAN},
+	             {40, 0, FFT_IO_STORE, 0}, {40, 0, FFT_IO_STORE | FFT_IO_PAIRS, 0}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct fft_axis *ax;
 		struct fft_io *f = (struct fft_io *)&o; /* must be cleared on refusal */
@@ -355,6 +357,20 @@ static void test_io_refusals(void **state)
 		fft_io_destroy(f);
 		fft_axis_destroy(ax);
 	}
+	/* a fused convolution in the pair order runs on columns only */
+	struct fft_conv *c;
+	char err[FFT_ERR_LEN];
+	assert_int_equal(fft_conv_create(g_pc, g_info, 16, 12, 0, 1, &o, &c, err), 0);
+	GLuint b, k;
+	glGenBuffers(1, &b);
+	glGenBuffers(1, &k);
+	assert_int_equal(fft_conv_execute(c, b, k, 0, 16), FFT_E_ARG);
+	struct fft_conv *cg = (struct fft_conv *)&o;
+	assert_int_equal(fft_conv_create(g_pc, g_info, 16, 12, 1, 1, &o, &cg, err), FFT_E_ARG);
+	assert_null(cg);
+	glDeleteBuffers(1, &b);
+	glDeleteBuffers(1, &k);
+	fft_conv_destroy(c);
 }
 
 struct used;

@@ -473,6 +473,31 @@ static void test_rule(void **state)
 	}
 }
 
+/* The pair order (gles/fft.h, fft_pair_pos) is a permutation of [0, n) with k and n - k side
+ * by side, the pair of k = 1 first. */
+static void test_pair_order(void **state)
+{
+	(void)state;
+	for (unsigned n = 1; n <= 300; n++) {
+		unsigned char seen[300] = {0};
+		for (unsigned k = 0; k < n; k++) {
+			unsigned p = fft_pair_pos(k, n);
+			assert_true(p < n);
+			assert_int_equal(seen[p], 0);
+			seen[p] = 1;
+			if (k > 0 && 2 * k != n) { /* a proper pair: k and n - k neighbours, k first */
+				unsigned q = fft_pair_pos(n - k, n);
+				unsigned lo = k < n - k ? k : n - k;
+				assert_int_equal(fft_pair_pos(lo, n), 2 * (lo - 1));
+				assert_true(p / 2 == q / 2 && p != q);
+			}
+		}
+	}
+	assert_int_equal(fft_pair_pos(0, 5), 4);
+	assert_int_equal(fft_pair_pos(3, 6), 5);
+	assert_int_equal(fft_pair_pos(4, 5), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -482,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_exchanges),
 		cmocka_unit_test(test_blocked),
 		cmocka_unit_test(test_rule),
+		cmocka_unit_test(test_pair_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
