@@ -88,10 +88,11 @@ struct bloom_ctx_opts {
 	                              the inverse rows' stores (with fused columns and shared-memory
 	                              rows): 0 where the rows exchange in two vec2 rounds (longer
 	                              than FFT_VEC2_ROUNDS_ABOVE), 1 wherever they can, -1 never */
-	int column_pairs;          /* the row spectra in the pair order (gles/fft.h, fft_pair_pos)
-	                              so that the fused columns in place read a column's Hermitian
-	                              partner beside it: 0 wherever the ends are in the rows and
-	                              the columns fused in place, -1 never (measurements) */
+	int column_pairs;          /* colour kernels' row spectra in the pair order
+	                              (gles/fft_plan.h, fft_pair_pos), so that the fused columns in
+	                              place read a column's Hermitian partner beside it: 0 wherever
+	                              the ends are in the rows and the columns fused in place, -1
+	                              never (measurements) */
 	int conv_threads;          /* the fused column pass's invocations a column (0: the rule) */
 	int conv_split;            /* 1: it exchanges vec4 in two vec2 rounds where it need not */
 	int rows_split;            /* the image's row transforms exchange in rounds where they
@@ -143,7 +144,8 @@ struct bloom_stats {
 	int ends_in_rows;         /* 1: the prefilter ran in the forward rows' loads and the
 	                             composite in the inverse rows' stores (no stages prefilter,
 	                             composite: their time is the rows') */
-	int column_pairs;         /* 1: the row spectra were in the pair order (fused in place) */
+	int column_pairs;         /* 1: the row spectra were in the pair order (a colour kernel,
+	                             the columns fused in place, the ends in the rows) */
 	int timed;                /* enum gpu_timing: how stage_ms were taken; GPU_TIMING_NONE
 	                             unless BLOOM_TIME_STAGES was asked */
 	double stage_ms[GPU_STAGE_COUNT]; /* per named stage (gles/gpu_timer.h): upload, kernel (a

@@ -178,12 +178,6 @@ static int make_axes(struct bloom_ctx *b, struct plan *q, char err[FFT_ERR_LEN])
 	return rc;
 }
 
-/* Fused columns (two columns a work group forward, multiplied, inverse) wherever two columns
- * fit shared memory, as they are at least as fast as separate column passes (bench/RESULTS.md,
- * log of decisions: "fused column pass"); elsewhere the columns run as separate passes. In place
- * for float32 storage; through a transposed copy for float16, whose 8-byte elements would use a
- * quarter of each 32-byte sector read down a column (bench/RESULTS.md, "The fused columns in
- * place"); opts.fused_layout overrides. */
 /* The fused column programs, colour (conv4: its columns in the pair order or not) and gray
  * (conv2: the natural order); 0 or -1 (both NULL). */
 static int make_convs(struct bloom_ctx *b, struct plan *q, int pairs)
@@ -213,6 +207,12 @@ static int want_io(const struct bloom_ctx *b, const struct plan *q)
 	return p->shared && (b->opts.ends_in_rows > 0 || (b->opts.ends_in_rows == 0 && p->split));
 }
 
+/* Fused columns (two columns a work group forward, multiplied, inverse) wherever two columns
+ * fit shared memory, as they are at least as fast as separate column passes (bench/RESULTS.md,
+ * log of decisions: "fused column pass"); elsewhere the columns run as separate passes. In place
+ * for float32 storage; through a transposed copy for float16, whose 8-byte elements would use a
+ * quarter of each 32-byte sector read down a column (bench/RESULTS.md, "The fused columns in
+ * place"); opts.fused_layout overrides. */
 static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
 {
 	int layout = b->opts.fused_layout;
@@ -237,12 +237,6 @@ static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
 	}
 }
 
-/* The prefilter in the forward rows' loads and the composite in the inverse rows' stores, where
- * the columns are fused (so the padding rows are never read) and the rows run in shared memory
- * in two vec2 rounds: two passes over the frame fewer, measured faster there (2048-4375) and
- * slower where the rows exchange whole vec4 (2048, 2240 when they did; bench/RESULTS.md, "The
- * fused columns in place, their shape"). Where a program cannot be had the passes stay
- * separate. */
 /* The two io programs of one order (0 natural, 1 pairs); 0 or -1 (none kept). */
 static int make_io_order(struct bloom_ctx *b, struct plan *q, int order, char ferr[FFT_ERR_LEN])
 {
@@ -264,6 +258,12 @@ static int make_io_order(struct bloom_ctx *b, struct plan *q, int order, char fe
 	return 0;
 }
 
+/* The prefilter in the forward rows' loads and the composite in the inverse rows' stores, where
+ * the columns are fused (so the padding rows are never read) and the rows run in shared memory
+ * in two vec2 rounds: two passes over the frame fewer, measured faster there (2048-4375) and
+ * slower where the rows exchange whole vec4 (2048, 2240 when they did; bench/RESULTS.md, "The
+ * fused columns in place, their shape"). Where a program cannot be had the passes stay
+ * separate. */
 static void make_io(struct bloom_ctx *b, struct plan *q)
 {
 	char ferr[FFT_ERR_LEN];

@@ -149,8 +149,8 @@ struct fft_choice {
 
 /* vec2 float32 rows at least this long exchange in two float rounds (fft_plan_opts.split):
  * measured faster on the H200 at 2048, 2560, 3840 and 4096 (-2 to -12% of the 2D transform),
- * even at 2187, slower at 1920 beside the one-pass columns below (bench/RESULTS.md, "vec2 in
- * float rounds"). */
+ * equal within 1% at 2187, slower at 1920 beside the one-pass columns below (bench/RESULTS.md,
+ * "vec2 in float rounds"). */
 #define FFT_ROWS_SPLIT_FROM 2048
 /* vec2 float32 columns up to these lengths run in one pass, a work group holding neighbouring
  * columns whose exchanges go in two float rounds: 8 columns of 128 invocations up to

@@ -47,7 +47,7 @@ bool g_store; // ... and store it (CONV: the second row of a self-paired group i
 #if CONV && FLOAT_ROUNDS
 #error "the fused convolution multiplies complex values in shared memory: at most vec2 rounds"
 #endif
-// The pair order (gles/fft.h, fft_pair_pos): element k of a length-n signal at 2(k-1) for
+// The pair order (gles/fft_plan.h, fft_pair_pos): element k of a length-n signal at 2(k-1) for
 // 1 <= k <= h, 2(n-k)-1 for n-h <= k < n (h = (n-1)/2: k and n-k side by side), then k = 0 at 2h
 // and, for even n, n/2 at n-1.
 uint fft_pair_pos(uint k, uint n)
@@ -179,10 +179,9 @@ DEFINE_RADIX(13u, bfly13, load_global_r13, load_shared_r13, compute_r13, store_s
 // partner, neighbours k and k + 1 (a column read down the image then shares each 32-byte sector
 // with its neighbour instead of leaving half of it to another group). CONV_PAIRS (not KGRAY):
 // the columns are in the pair order (fft_pair_pos), so k and k' are neighbours in memory too.
-// After the forward passes the
-// spectrum is in shared memory in natural order; conv_multiply multiplies it by the kernel's
-// (signal-major: (k, l) at k*N + l, float32; KGRAY: a real kernel's plain spectrum, vec2) and
-// the inverse passes follow. part 1 / 2: only the .xy / .zw plane is in shared memory (SPLIT).
+// After the forward passes the spectrum is in shared memory in natural order; conv_multiply
+// multiplies it by the kernel's (signal-major: (k, l) at k*N + l, float32; KGRAY: a real
+// kernel's plain spectrum, vec2) and the inverse passes follow. part 1 / 2: only the .xy / .zw plane is in shared memory (SPLIT).
 #if KGRAY
 layout(std430, binding = 8) readonly buffer Kernel { vec2 kq[]; };
 #else

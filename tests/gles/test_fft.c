@@ -955,6 +955,22 @@ static void test_split_vec2(void **state)
 	struct fft_opts o4p = {.technique = FFT_TECH_SHARED, .components = 4, .split = 2,
 	                       .pad_from = 64};
 	check_opts(1024, 2, 0, &o4p, 1, "shared", &u);
+	/* asked for through the rules and the wisdom (technique auto, as the bloom's rows ask):
+	 * the level reaches the plan */
+	struct fft_wisdom *w;
+	assert_int_equal(fft_wisdom_create("", "test driver", NULL, NULL, &w), 0);
+	fft_wisdom_set_measure(w, FFT_WISDOM_MEASURE_NEVER);
+	for (int lvl = 1; lvl <= 2; lvl++) {
+		struct fft_opts oa = {.technique = FFT_TECH_AUTO, .components = 4, .split = lvl,
+		                      .wisdom = w};
+		struct fft_axis *a;
+		char err[FFT_ERR_LEN];
+		assert_int_equal(fft_axis_create(g_pc, g_info, 240, 0, 240 * 3, 3, &oa, NULL, &a, err), 0);
+		assert_int_equal(fft_axis_plan(a)->split, lvl);
+		fft_axis_destroy(a);
+		check_opts(240, 3, 0, &oa, lvl - 1, "shared", &u);
+	}
+	fft_wisdom_destroy(w);
 	printf("split: %d of %d transforms padded\n", u.split, u.checks);
 	assert_true(u.split >= 2);
 	/* asked for more signals than fit, or than the invocations allow: refused, not shrunk */
