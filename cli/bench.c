@@ -93,8 +93,8 @@ static const struct opt_def own_table[] = {
 	 "length (the rule: past 1024)", NULL,
 	 offsetof(struct bench_cli, conv_split)},
 	{"rows-split", OPT_INT, 0, 2, "0", NULL,
-	 "the bloom and jpeg suites' row transforms exchange vec4 in rounds at every length: 1 two "
-	 "vec2 rounds (the rule past 1024), 2 four float rounds; 0: the rule", NULL,
+	 "the bloom and jpeg suites' row transforms exchange vec4 in exactly so many rounds at every "
+	 "length: 1 two vec2 rounds, 2 four float rounds (the rule past 1024); 0: the rule", NULL,
 	 offsetof(struct bench_cli, rows_split)},
 	{"ends-in-rows", OPT_STRING, 0, 0, "auto", NULL,
 	 "the bloom and jpeg suites' prefilter and composite in the row transforms' loads and "

@@ -86,8 +86,8 @@ struct bloom_ctx_opts {
 	                              the transposed copy for float16 storage */
 	int ends_in_rows;          /* the prefilter in the forward rows' loads and the composite in
 	                              the inverse rows' stores (with fused columns and shared-memory
-	                              rows): 0 where the rows exchange in two vec2 rounds (longer
-	                              than FFT_VEC2_ROUNDS_ABOVE), 1 wherever they can, -1 never */
+	                              rows): 0 where the rows exchange in rounds (vec4 longer than
+	                              FFT_ROUNDS_ABOVE), 1 wherever they can, -1 never */
 	int column_pairs;          /* colour kernels' row spectra in the pair order
 	                              (gles/fft_plan.h, fft_pair_pos), so that the fused columns in
 	                              place read a column's Hermitian partner beside it: 0 wherever
@@ -95,8 +95,8 @@ struct bloom_ctx_opts {
 	                              never (measurements) */
 	int conv_threads;          /* the fused column pass's invocations a column (0: the rule) */
 	int conv_split;            /* 1: it exchanges vec4 in two vec2 rounds where it need not */
-	int rows_split;            /* the image's row transforms exchange in rounds where they
-	                              need not: 1 vec2, 2 float (measurements; fft_opts.split) */
+	int rows_split;            /* the image's row transforms exchange in exactly so many rounds:
+	                              1 vec2, 2 float (measurements; fft_opts.split); 0 the rule */
 	int destroy_wait_ms;       /* how long bloom_ctx_destroy waits for lent buffers (results
 	                              and uploads) to come back; 0: 60 s. Tests lower it */
 };

@@ -59,11 +59,11 @@ struct fft_opts {
 	int threads;     /* shared: invocations per signal; blocked: the most invocations per signal
 	                    in a sweep; 0: the plan's choice */
 	int signals;     /* blocked: signals per work group; 0: the plan's choice (64-byte rows) */
-	int split;       /* shared technique: exchanges through shared memory in rounds of part of
-	                    an element even where whole ones fit: 1 two rounds (vec4 as vec2, vec2
-	                    as float: the rule's for long vec2 rows and one-pass columns, and a
-	                    measuring instrument for vec4), 2 four (vec4 as float; not the fused
-	                    convolution's); 0: the rule */
+	int split;       /* shared technique: exchanges through shared memory in exactly so many
+	                    rounds of part of an element: 1 two rounds (vec4 as vec2, vec2 as float:
+	                    the rule's for long vec2 rows and one-pass columns), 2 four (vec4 as
+	                    float: the rule's for long vec4 rows; the fused convolution takes at
+	                    most 1); 0: the rule (gles/fft_plan.h, FFT_ROUNDS_ABOVE) */
 	int pad_from;    /* fft_plan_opts.pad_from: 0, the measured rule (FFT_PAD_FROM); tests
 	                    lower it to run padded exchanges on small devices */
 	int probe;       /* a measuring instrument for the shared technique's programs (fftbloom

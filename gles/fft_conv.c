@@ -39,7 +39,7 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	c->info = info;
 	/* The shape, measured on the H200 (bench/RESULTS.md, "The fused columns in place, their
 	 * shape"): two vec2 exchange rounds (half the shared memory a group) beat whole vec4 from
-	 * 1176 up (FFT_VEC2_ROUNDS_ABOVE), and 512 invocations a signal beat 256 past 2048 */
+	 * 1176 up (FFT_ROUNDS_ABOVE), and 512 invocations a signal beat 256 past 2048 */
 	int threads = o->threads ? o->threads : n > FFT_CONV_WIDE ? 512 : 0;
 	if (2 * threads > info->max_invocations)
 		threads = 0;
@@ -49,10 +49,10 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	                           .half = o->half, .pad_from = o->pad_from};
 	int rc = fft_plan_make(n, &po, &c->plan);
 	struct fft_plan *p = &c->plan;
-	/* two signals a group: vec2 rounds past FFT_VEC2_ROUNDS_ABOVE or where whole vec4 do not
+	/* two signals a group: vec2 rounds past FFT_ROUNDS_ABOVE or where whole vec4 do not
 	 * fit */
 	long long limit = info->max_shared_memory;
-	p->split = 2LL * n * 16 > limit || n > FFT_VEC2_ROUNDS_ABOVE || o->split;
+	p->split = 2LL * n * 16 > limit || n > FFT_ROUNDS_ABOVE || o->split;
 	if (rc || (p->split && 2LL * n * 8 > limit) || 2 * p->threads > info->max_invocations) {
 		snprintf(err, FFT_ERR_LEN, "fused convolution: two rows of %d do not fit shared memory", n);
 		free(c);

@@ -120,13 +120,16 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 	int comps = o->components == 4 ? 4 : 2;
 	int limit = o->shared_limit > 0 ? o->shared_limit : 16384;
 	int maxinv = o->max_invocations > 0 ? o->max_invocations : 128;
-	/* vec4 goes through shared memory whole when it fits and is short, else as two vec2 rounds;
-	 * vec2 whole; o->split asks for more rounds (1: halves, 2: vec4 in four float rounds) */
-	p->split = comps == 4 && ((long long)m * comps * 4 > limit || m > FFT_VEC2_ROUNDS_ABOVE);
-	if (o->split > p->split)
-		p->split = o->split;
-	if (p->split > (comps == 4 ? 2 : 1))
-		p->split = comps == 4 ? 2 : 1;
+	/* vec4 goes through shared memory whole when it fits and is short; past FFT_ROUNDS_ABOVE in
+	 * two vec2 rounds, rows in four float rounds where the vec2 rounds would fit. vec2 whole.
+	 * o->split asks for exactly so many rounds (1: halves, 2: vec4 in four float rounds) */
+	p->split = 0;
+	if (o->split)
+		p->split = o->split < (comps == 4 ? 2 : 1) ? o->split : comps == 4 ? 2 : 1;
+	else if (comps == 4 && m > FFT_ROUNDS_ABOVE && (long long)m * 8 <= limit)
+		p->split = o->signals_adjacent ? 1 : 2;
+	else if (comps == 4 && (long long)m * 16 > limit)
+		p->split = 1;
 	int elem = comps * 4 >> p->split;
 	if ((long long)m * elem > limit)
 		return 0;

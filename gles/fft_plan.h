@@ -44,10 +44,14 @@
  * RESULTS.md, "Log of decisions"). */
 #define FFT_PAD_FROM 4096
 
-/* vec4 signals longer than this exchange through shared memory in two vec2 rounds even where
- * whole vec4 fit: half the shared memory a group, measured faster on the H200 for 1176-2240
- * (fused columns and rows alike; bench/RESULTS.md, "The fused columns in place, their shape"). */
-#define FFT_VEC2_ROUNDS_ABOVE 1024
+/* vec4 signals longer than this exchange through shared memory in rounds even where whole vec4
+ * fit: the fused convolution in two vec2 rounds (half the shared memory a group, measured faster
+ * on the H200 for 1176-2240: bench/RESULTS.md, "The fused columns in place, their shape"; its
+ * multiply needs a complex plane whole), the shared technique's rows in four float rounds where
+ * two vec2 rounds would fit (measured faster than vec2 rounds for the bloom's rows of 2240-4096:
+ * "vec2 in float rounds, ..."; longer rows keep the technique they had, unmeasured so) and its
+ * columns in vec2 rounds. */
+#define FFT_ROUNDS_ABOVE 1024
 
 /* auto: shared where the signal fits, else global; shared: the whole signal in shared memory,
  * one dispatch; global: one dispatch per radix pass; blocked: one dispatch per sweep of passes
@@ -75,9 +79,9 @@ struct fft_plan_opts {
 	                        invocations per signal in a sweep; 0: the plan's choice */
 	int signals;         /* blocked technique: signals per work group; 0: the plan's choice */
 	int half;            /* data stored as float16 pairs (the blocked plan's rows of C) */
-	int split;           /* shared technique: exchanges in rounds of part of an element even where
-	                        whole ones fit: 1 two rounds (vec4 as vec2, vec2 as float), 2 four
-	                        (vec4 as float) */
+	int split;           /* shared technique: exchanges in exactly so many rounds of part of an
+	                        element: 1 two rounds (vec4 as vec2, vec2 as float), 2 four (vec4 as
+	                        float); 0: FFT_ROUNDS_ABOVE's rule */
 	int pad_from;        /* the shortest power-of-two length whose exchanges are padded;
 	                        0: FFT_PAD_FROM (tests lower it, to run the padded exchanges on a
 	                        device whose shared memory cannot hold a padded 4096) */

@@ -330,7 +330,7 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 	c.technique = ch.technique;
 	c.threads = ch.threads;
 	c.signals = ch.signals;
-	c.split = o->split > ch.split ? o->split : ch.split; /* o->split: asked for (measuring) */
+	c.split = o->split ? o->split : ch.split; /* o->split: asked for (measuring) */
 	c.wisdom = NULL;
 	int rc = fft_axis_build(pc, info, n, signals_adjacent, capacity, max_count, &c, log, out, err);
 	if (rc == FFT_E_PLAN && (c.technique != FFT_TECH_AUTO || c.threads || c.signals || c.split)) {

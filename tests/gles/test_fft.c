@@ -892,28 +892,33 @@ static void test_padded(void **state)
 	printf("padded exchanges: %d of %d transforms padded (%d split into vec2 rounds)\n", u.padded,
 	       u.checks, u.split);
 	assert_true(u.padded >= 10);
-	/* the rule: the longest power-of-two vec4 row whose split (vec2 rounds) layout fits this
-	 * device, from FFT_PAD_FROM: padded where the padded array fits too (the H200's 48 KiB), else
-	 * the plain layout, not another shape (llvmpipe's 32 KiB; test_fft_plan checks both) */
-	struct fft_opts o = {.technique = FFT_TECH_SHARED, .components = 4};
-	struct fft_axis *a;
-	char err[FFT_ERR_LEN];
+	/* the rule: the longest power-of-two vec4 row whose vec2-rounds layout fits this device,
+	 * from FFT_PAD_FROM, exchanges in four float rounds, padded (the padded float array fits
+	 * wherever the vec2 one does); vec2 rounds asked for: padded where the padded array fits
+	 * too (the H200's 48 KiB), else the plain layout, not another shape (llvmpipe's 32 KiB;
+	 * test_fft_plan checks both) */
 	int n = FFT_PAD_FROM;
 	while (n * 2 * 8 <= g_info->max_shared_memory)
 		n *= 2;
-	assert_int_equal(fft_axis_create(g_pc, g_info, n, 0, (size_t)n, 1, &o, NULL, &a, err), 0);
-	const struct fft_plan *p = fft_axis_plan(a);
-	long long padded = (n + (n - 1) / 16) * 8LL; /* vec2 rounds: 16 elements a 128-byte period */
-	printf("n=%d vec4: %s, %d B shared of %d, bank_pad %d\n", n, p->split ? "split" : "whole",
-	       p->shared_bytes, g_info->max_shared_memory, p->bank_pad);
-	assert_true(p->shared && p->split);
-	if (padded <= g_info->max_shared_memory)
-		assert_true(p->bank_pad != 0 && p->shared_bytes == padded);
-	else
-		assert_true(p->bank_pad == 0 && p->shared_bytes == n * 8);
-	fft_axis_destroy(a);
-	/* and it computes the transform (padded or not) */
-	check_opts(n, 2, 0, &o, 1, "shared", NULL);
+	for (int split = 0; split <= 1; split++) {
+		struct fft_opts o = {.technique = FFT_TECH_SHARED, .components = 4, .split = split};
+		struct fft_axis *a;
+		char err[FFT_ERR_LEN];
+		assert_int_equal(fft_axis_create(g_pc, g_info, n, 0, (size_t)n, 1, &o, NULL, &a, err), 0);
+		const struct fft_plan *p = fft_axis_plan(a);
+		int elem = split ? 8 : 4, per = 128 / elem; /* a 128-byte period's elements */
+		long long padded = (n + (n - 1) / per) * (long long)elem;
+		printf("n=%d vec4: split %d, %d B shared of %d, bank_pad %d\n", n, p->split,
+		       p->shared_bytes, g_info->max_shared_memory, p->bank_pad);
+		assert_true(p->shared && p->split == (split ? 1 : 2));
+		if (padded <= g_info->max_shared_memory)
+			assert_true(p->bank_pad != 0 && p->shared_bytes == padded);
+		else
+			assert_true(split && p->bank_pad == 0 && p->shared_bytes == n * 8);
+		fft_axis_destroy(a);
+		/* and it computes the transform (padded or not) */
+		check_opts(n, 2, 0, &o, 1, "shared", NULL);
+	}
 }
 
 /* vec2 exchanged in two float rounds (fft_opts.split, half the shared memory a group) and vec4

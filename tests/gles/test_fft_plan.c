@@ -137,8 +137,8 @@ static void test_passes(void **state)
 		printf("n %5d: m %5d, %d passes, %s, %d x %d invocations, %d B shared\n", p.n, p.m,
 		       p.npasses, p.shared ? "shared" : "global", p.signals, p.threads, p.shared_bytes);
 	}
-	/* fit: 6144 vec2 fits 48 KiB, 6145.. does not; vec4 splits past what fits whole and past
-	 * FFT_VEC2_ROUNDS_ABOVE */
+	/* fit: 6144 vec2 fits 48 KiB, 6145.. does not; vec4 past FFT_ROUNDS_ABOVE exchanges in four
+	 * float rounds where two vec2 rounds fit, in vec2 rounds past what fits whole */
 	struct fft_plan p;
 	assert_int_equal(fft_plan_make(6144, &o, &p), 0);
 	assert_true(p.shared);
@@ -149,11 +149,21 @@ static void test_passes(void **state)
 	o.technique = FFT_TECH_AUTO;
 	o.components = 4;
 	assert_int_equal(fft_plan_make(4096, &o, &p), 0);
-	assert_true(p.shared && p.split);
-	assert_int_equal(fft_plan_make(FFT_VEC2_ROUNDS_ABOVE * 2, &o, &p), 0);
-	assert_true(p.shared && p.split);
-	assert_int_equal(fft_plan_make(FFT_VEC2_ROUNDS_ABOVE, &o, &p), 0);
+	assert_true(p.shared && p.split == 2);
+	assert_int_equal(fft_plan_make(FFT_ROUNDS_ABOVE * 2, &o, &p), 0);
+	assert_true(p.shared && p.split == 2);
+	assert_int_equal(fft_plan_make(FFT_ROUNDS_ABOVE, &o, &p), 0);
 	assert_true(p.shared && !p.split);
+	assert_int_equal(fft_plan_make(6144, &o, &p), 0); /* 48 KiB in vec2 rounds */
+	assert_true(p.shared && p.split == 2);
+	assert_int_equal(fft_plan_make(8192, &o, &p), 0); /* vec2 rounds do not fit: global */
+	assert_false(p.shared);
+	struct fft_plan_opts small = o; /* 12 KiB: 1024 whole vec4 do not fit, vec2 rounds do */
+	small.shared_limit = 12288;
+	assert_int_equal(fft_plan_make(1024, &small, &p), 0);
+	assert_true(p.shared && p.split == 1);
+	assert_int_equal(fft_plan_make(2048, &small, &p), 0); /* nor do 2048 in vec2 rounds */
+	assert_false(p.shared);
 	o.technique = FFT_TECH_GLOBAL;
 	assert_int_equal(fft_plan_make(64, &o, &p), 0);
 	assert_false(p.shared);
@@ -306,11 +316,11 @@ static void test_exchanges(void **state)
 	                          .max_invocations = 1024};
 	static const struct { int n; const char *rule, *all; int pad_bytes; } rows4[] = {
 		{1024, "mmm", "pmm", (1024 + 127) * 16},  /* 8 8 8 2 */
-		{1920, "mmmm", "mmmm", 1920 * 16},        /* 5 3 8 8 2: not a power of two */
-		{2048, "mmm", "ppm", (2048 + 127) * 8},   /* 8 8 8 4, split (past 1024) */
-		{2240, "mmm", "mmm", 2240 * 16},          /* 7 5 8 8 */
-		{4375, "mmmm", "mmmm", 4375 * 8},         /* 7 5 5 5 5, split */
-		{4096, "ppm", "ppm", (4096 + 255) * 8},   /* 8 8 8 8, split: padded by the rule */
+		{1920, "mmmm", "mmmm", 1920 * 4},         /* 5 3 8 8 2: float rounds (past 1024) */
+		{2048, "mmm", "ppm", (2048 + 63) * 4},    /* 8 8 8 4, float rounds */
+		{2240, "mmm", "mmm", 2240 * 4},           /* 7 5 8 8 */
+		{4375, "mmmm", "mmmm", 4375 * 4},         /* 7 5 5 5 5 */
+		{4096, "ppm", "ppm", (4096 + 127) * 4},   /* 8 8 8 8, padded by the rule */
 	};
 	struct fft_plan p;
 	for (size_t i = 0; i < sizeof rows4 / sizeof rows4[0]; i++) {
@@ -323,15 +333,17 @@ static void test_exchanges(void **state)
 		printf(", every power of two padded: %s (%d B)\n", xch(&p), p.shared_bytes);
 		assert_string_equal(xch(&p), rows4[i].all);
 		assert_int_equal(p.shared_bytes, strchr(rows4[i].all, 'p') ? rows4[i].pad_bytes
-		                                                           : rows4[i].n * (p.split ? 8 : 16));
+		                                                           : rows4[i].n * (16 >> p.split));
 	}
-	/* the padded array past the limit: the plain layout, same shape (llvmpipe's 32 KiB; 16 KiB
-	 * for a whole-vec4 1024) */
+	/* the padded array past the limit: the plain layout, same shape (vec2 rounds asked for in
+	 * 32 KiB; 16 KiB for a whole-vec4 1024) */
 	o.shared_limit = 32768;
 	o.pad_from = 0;
+	o.split = 1;
 	assert_int_equal(fft_plan_make(4096, &o, &p), 0);
-	assert_true(p.shared && p.split && p.bank_pad == 0 && p.shared_bytes == 32768);
+	assert_true(p.shared && p.split == 1 && p.bank_pad == 0 && p.shared_bytes == 32768);
 	assert_string_equal(xch(&p), "mmm");
+	o.split = 0;
 	o.shared_limit = 16384;
 	o.pad_from = 2;
 	assert_int_equal(fft_plan_make(1024, &o, &p), 0);
@@ -348,7 +360,8 @@ static void test_exchanges(void **state)
 			                          .pad_from = k & 4 ? 2 : 0};
 			if (fft_plan_make(n, &q, &p) || !p.shared || p.bluestein)
 				continue;
-			int elem = p.split ? 8 : q.components * 4, lb = elem == 16 ? 3 : 4, any = 0;
+			int elem = q.components * 4 >> p.split, lb = elem == 16 ? 3 : elem == 8 ? 4 : 5;
+			int any = 0;
 			int pow2 = !(p.m & (p.m - 1));
 			for (int i = 0; i < p.npasses; i++) {
 				const struct fft_pass *x = &p.pass[i];
@@ -448,7 +461,7 @@ static void test_rule(void **state)
 		if (!w[i].adjacent && c.threads && (long long)w[i].n * w[i].comps * 4 / 2 <= 49152) {
 			assert_true(p.shared);
 			assert_int_equal(p.threads, c.threads);
-			assert_int_equal(p.split, c.split || w[i].comps == 4);
+			assert_int_equal(p.split, w[i].comps == 4 ? 2 : c.split);
 		}
 	}
 	/* fewer invocations a group than the rule's: as many as the device has */
