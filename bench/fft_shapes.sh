@@ -75,10 +75,14 @@ run() { # SIZE NAME ROWS COLS: one process
 	size=$1 name=$2 args=""
 	[ "$3" != - ] && args="--fft-rows $3"
 	[ "$4" != - ] && args="$args --fft-cols $4"
-	"$bin/fftbloom" bench --fft-size "$size" \
-		--runs "$runs" --warmup 5 --warm-seconds 1 $args 2>"$tmp/err" |
-		sed "s/\"round\": *[0-9]*/\"round\": $round/; s/}\$/, \"shape\": \"$name\"}/" >>"$all" ||
-		{ echo "fft_shapes.sh: $size $name failed:" >&2; cat "$tmp/err" >&2; }
+	if "$bin/fftbloom" bench --fft-size "$size" --runs "$runs" --warmup 5 --warm-seconds 1 \
+		$args >"$tmp/out" 2>"$tmp/err"; then
+		sed "s/\"round\": *[0-9]*/\"round\": $round/; s/}\$/, \"shape\": \"$name\"}/" \
+			"$tmp/out" >>"$all"
+	else
+		echo "fft_shapes.sh: $size $name failed:" >&2
+		cat "$tmp/err" >&2
+	fi
 	grep -v '^warm-up' "$tmp/err" | sed "s/^/[$size $name] /" >&2
 }
 round=0

@@ -58,7 +58,8 @@ struct fft_opts {
 	                    (keeps float16 spectra in range); 0: numpy's convention */
 	int threads;     /* shared: invocations per signal; blocked: the most invocations per signal
 	                    in a sweep; 0: the plan's choice */
-	int signals;     /* blocked: signals per work group; 0: the plan's choice (64-byte rows) */
+	int signals;     /* signals per work group: blocked (0: the plan's choice, 64-byte rows) and
+	                    shared (0: the plan's choice; else exactly so many, if they fit) */
 	int split;       /* shared technique: exchanges through shared memory in exactly so many
 	                    rounds of part of an element: 1 two rounds (vec4 as vec2, vec2 as float:
 	                    the rule's for long vec2 rows and one-pass columns), 2 four (vec4 as

@@ -119,8 +119,9 @@ static int get_prog(struct program_cache *pc, const char *name, const struct fft
 }
 
 /* The pass calls of fft_shared (FFT_SEQUENCE): the first pass reads global memory, the last
- * writes it, and between passes the values go through shared memory (in two rounds, .xy then
- * .zw, when SPLIT; at the padded index where the plan pads). With conv the forward passes are
+ * writes it, and between passes the values go through shared memory (in 1 << split rounds of
+ * part of an element when split: .xy then .zw, or one float component each; at the padded
+ * index where the plan pads). With conv the forward passes are
  * followed by the inverse ones, with the spectrum multiply while the forward result sits in
  * shared memory in natural order (never padded). */
 static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int probe)

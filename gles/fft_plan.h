@@ -77,7 +77,8 @@ struct fft_plan_opts {
 	int signals_adjacent;/* 1 when neighbouring signals are neighbours in memory (columns) */
 	int threads;         /* shared technique: invocations per signal; blocked: the most
 	                        invocations per signal in a sweep; 0: the plan's choice */
-	int signals;         /* blocked technique: signals per work group; 0: the plan's choice */
+	int signals;         /* signals per work group, blocked and shared techniques (shared: exactly
+	                        so many, or the plan refuses); 0: the plan's choice */
 	int half;            /* data stored as float16 pairs (the blocked plan's rows of C) */
 	int split;           /* shared technique: exchanges in exactly so many rounds of part of an
 	                        element: 1 two rounds (vec4 as vec2, vec2 as float), 2 four (vec4 as

@@ -165,6 +165,7 @@ static int run_start(struct tune_run *r, const struct egl_info *info, int n, int
 	r->max_count = max_count;
 	r->o = *o;
 	r->o.wisdom = NULL;
+	r->o.split = 0; /* a measuring option of the caller's: not what the wisdom remembers */
 	size_t elems = (size_t)n * max_count;
 	r->buf = tune_buffer(elems < capacity ? elems : capacity, o);
 	if (!r->buf || gpu_timer_create(info, &r->t)) {

@@ -472,6 +472,17 @@ static void test_wisdom(void **state)
 	assert_int_equal(fft_wisdom_create(path, "another driver", NULL, NULL, &w), 0);
 	assert_int_equal(fft_wisdom_count(w), 0); /* other drivers' lines are ignored */
 	fft_wisdom_destroy(w);
+	/* a split asked for (a measuring option) shapes the axis built, not what is measured and
+	 * remembered */
+	assert_int_equal(fft_wisdom_create("", "test driver", NULL, NULL, &w), 0);
+	struct fft_opts om = {.technique = FFT_TECH_AUTO, .components = 2, .split = 1, .wisdom = w};
+	assert_int_equal(fft_axis_create(g_pc, g_info, 96, 0, 96 * 4, 4, &om, NULL, &a, err), 0);
+	assert_int_equal(fft_axis_plan(a)->split, 1);
+	fft_axis_destroy(a);
+	struct fft_wisdom_key km = {.n = 96, .components = 2, .count_log2 = 2};
+	assert_int_equal(fft_wisdom_get(w, &km, &ch), 0);
+	assert_int_equal(ch.split, 0);
+	fft_wisdom_destroy(w);
 	remove(path);
 	glDeleteBuffers(1, &b);
 	free(x), free(y), free(ref), free(xd);
