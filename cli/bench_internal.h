@@ -40,6 +40,10 @@ int bench_fft_shape(const char *text, struct fft_opts *o);
 /* A bloom context under the options the suites share (wisdom, frame memory, the fused columns'
  * and rows' measuring options), or NULL with the workload's error printed. */
 struct bloom_ctx *bench_bloom_ctx(const struct run_ctx *r, const struct workload *wl);
+/* What fftbloomd's idle time does after a frame (bloom_build_wanted until it is done: plans
+ * wanted, colour kernels' pair-order programs, rehearsals), at most 1000 steps: the runs after
+ * the first measure what a daemon serves. */
+void bench_idle_work(struct bloom_ctx *b);
 /* How a time was taken (enum gpu_timing), as the lines name it. */
 const char *bench_timer_name(int timing);
 /* A frame workload's line begun under its variant (written to variant, len bytes), and its

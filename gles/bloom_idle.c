@@ -144,6 +144,26 @@ static int want_spectrum(struct bloom_ctx *b, struct want *w, struct plan *q, in
 	return 1;
 }
 
+/* One idle step: a program of the pair order of a plan a colour kernel has run on (its colour
+ * frames run in the natural order until all are built). Returns 1 when it took a step. */
+static int pairs_step(struct bloom_ctx *b)
+{
+	for (int i = 0; i < b->nplans; i++) {
+		struct plan *q = b->plans[i];
+		if (!q->pairs_want || q->pairs || !q->colour_seen)
+			continue;
+		program_cache_budget(b->pc, 1);
+		int rc = bloom_plan_pairs_step(b, q);
+		program_cache_budget(b->pc, -1);
+		if (q->pairs)
+			gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: plan of %dx%d: colour kernels in the "
+			          "pair order", q->pw, q->ph);
+		(void)rc; /* deferred, built or given up: a step either way */
+		return 1;
+	}
+	return 0;
+}
+
 /* One idle step: the stages of a plan no frame has run yet, run once on whatever its buffers
  * hold with a kernel spectrum cached at its size (the result is not read), so that the
  * driver's work at a program's first dispatch is not a frame's. Returns 1 when it ran one. */
@@ -248,7 +268,7 @@ int bloom_build_wanted(struct bloom_ctx *b, int plans_only)
 			b->wants[b->nwants++] = w; /* its kernel's spectrum in the next step */
 		return 1;
 	}
-	return plans_only ? 0 : rehearse(b);
+	return plans_only ? 0 : pairs_step(b) || rehearse(b);
 }
 
 int bloom_ctx_refresh(struct bloom_ctx *b)

@@ -115,8 +115,12 @@ struct plan {
 	struct fft_axis *rows4k, *cols4k;/* colour kernels: vec4 float32 (the image's axes unless half) */
 	struct fft_axis *rows2, *cols2;  /* grayscale kernels: vec2 float32 */
 	struct fft_conv *conv4, *conv2;  /* fused columns for colour / gray kernels, or NULL */
-	int pairs;                       /* 1: conv4 reads its columns in the pair order, and colour
-	                                    kernels run rows_in[1] / rows_out[1] */
+	struct fft_conv *conv4p;         /* colour kernels' in the pair order, or NULL */
+	int pairs_want;                  /* 1: the pair order pays here (fused in place, ends in
+	                                    the rows): built in idle time once a colour kernel ran */
+	int colour_seen;                 /* 1: a colour kernel ran on this plan */
+	int pairs;                       /* 1: conv4p, rows_in[1] and rows_out[1] are built: colour
+	                                    kernels run in the pair order */
 	int fused;                       /* enum bloom_fused: the fused columns' layout, or 0 */
 	GLuint q;                        /* fused transposed: the spectrum transposed, pw rows of ph */
 	struct fft_io *rows_in[2], *rows_out[2]; /* with fused columns and shared-memory rows: the
@@ -311,6 +315,10 @@ void bloom_dispatch2d(int w, int h);
 int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int op,
                  const struct bloom_params *p, int w, int h, struct gpu_timer *tm,
                  struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
+/* One program of q's pair order (conv4p, rows_in[1], rows_out[1], in turn; q->pairs once all
+ * are built), under the program cache's budget: 0 when one was made (or all are), 1 when the
+ * budget refused it, -1 when it cannot be had (q->pairs_want cleared). */
+int bloom_plan_pairs_step(struct bloom_ctx *b, struct plan *q);
 
 /* ---- bloom_idle.c ---- */
 

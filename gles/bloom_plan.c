@@ -120,6 +120,7 @@ void bloom_plan_destroy(struct plan *q)
 	fft_axis_destroy(q->cols2);
 	fft_conv_destroy(q->conv4);
 	fft_conv_destroy(q->conv2);
+	fft_conv_destroy(q->conv4p);
 	for (int i = 0; i < 2; i++) {
 		fft_io_destroy(q->rows_in[i]);
 		fft_io_destroy(q->rows_out[i]);
@@ -178,26 +179,15 @@ static int make_axes(struct bloom_ctx *b, struct plan *q, char err[FFT_ERR_LEN])
 	return rc;
 }
 
-/* The fused column programs, colour (conv4: its columns in the pair order or not) and gray
- * (conv2: the natural order); 0 or -1 (both NULL). */
-static int make_convs(struct bloom_ctx *b, struct plan *q, int pairs)
+/* A fused column program: gray, or colour with its columns in the pair order or not. */
+static int make_conv(struct bloom_ctx *b, struct plan *q, int gray, int pairs,
+                     struct fft_conv **out)
 {
 	struct fft_opts oc = {.technique = FFT_TECH_SHARED, .components = 4, .half = q->half,
 	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from,
 	                      .threads = b->opts.conv_threads, .split = b->opts.conv_split};
 	char cerr[FFT_ERR_LEN];
-	fft_conv_destroy(q->conv4);
-	fft_conv_destroy(q->conv2);
-	q->conv4 = q->conv2 = NULL;
-	q->pairs = 0;
-	if (fft_conv_create(b->pc, b->info, q->ph, q->pw, 0, pairs, &oc, &q->conv4, cerr) ||
-	    fft_conv_create(b->pc, b->info, q->ph, q->pw, 1, 0, &oc, &q->conv2, cerr)) {
-		fft_conv_destroy(q->conv4);
-		q->conv4 = NULL;
-		return -1;
-	}
-	q->pairs = pairs;
-	return 0;
+	return fft_conv_create(b->pc, b->info, q->ph, q->pw, gray, pairs, &oc, out, cerr);
 }
 
 /* Whether the ends go into the rows (make_io): the rule or the option. */
@@ -219,9 +209,11 @@ static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
 	int transposed = layout == BLOOM_FUSED_AUTO ? q->half : layout == BLOOM_FUSED_TRANSPOSED;
 	/* in place with the ends in the rows, colour kernels: the row spectra in the pair order, so
 	 * that a group's two columns share each 32-byte sector (bench/RESULTS.md, "Hermitian pairs
-	 * side by side"); gray kernels' groups already take neighbours */
-	int pairs = !transposed && want_io(b, q) && b->opts.column_pairs == 0;
-	if (!make_convs(b, q, pairs) || (pairs && !make_convs(b, q, 0))) {
+	 * side by side"); gray kernels' groups already take neighbours. Its programs are built in
+	 * idle time once a colour kernel has run here (bloom_plan_pairs_step), so that a plan of
+	 * gray kernels only never compiles them. */
+	q->pairs_want = !transposed && want_io(b, q) && b->opts.column_pairs == 0;
+	if (!make_conv(b, q, 0, 0, &q->conv4) && !make_conv(b, q, 1, 0, &q->conv2)) {
 		q->fused = transposed ? BLOOM_FUSED_TRANSPOSED : BLOOM_FUSED_IN_PLACE;
 		if (transposed && !programs_only) {
 			q->q = bloom_buffer((size_t)q->pw * q->ph * (q->half ? 8 : 16), GL_DYNAMIC_COPY);
@@ -233,28 +225,22 @@ static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
 		fft_conv_destroy(q->conv4);
 		fft_conv_destroy(q->conv2);
 		q->conv4 = q->conv2 = NULL;
-		q->pairs = 0;
+		q->pairs_want = 0;
 	}
 }
 
-/* The two io programs of one order (0 natural, 1 pairs); 0 or -1 (none kept). */
-static int make_io_order(struct bloom_ctx *b, struct plan *q, int order, char ferr[FFT_ERR_LEN])
+/* One io program of an order (0 natural, 1 pairs): the forward rows with the prefilter (inverse
+ * 0) or the inverse rows with the composite (1), and its uniforms. */
+static int make_io_one(struct bloom_ctx *b, struct plan *q, int order, int inverse,
+                       char ferr[FFT_ERR_LEN])
 {
-	int pairs = order ? FFT_IO_PAIRS : 0;
-	if (fft_io_create(b->pc, q->rows4, 0, FFT_IO_LOAD | pairs, "bloom_math+bloom_io", 0,
-	                  &q->rows_in[order], ferr) ||
-	    fft_io_create(b->pc, q->rows4, 1, FFT_IO_STORE | pairs, "bloom_math+bloom_io", 0,
-	                  &q->rows_out[order], ferr)) {
-		fft_io_destroy(q->rows_in[order]);
-		q->rows_in[order] = NULL;
+	int io = (inverse ? FFT_IO_STORE : FFT_IO_LOAD) | (order ? FFT_IO_PAIRS : 0);
+	struct fft_io **f = inverse ? &q->rows_out[order] : &q->rows_in[order];
+	struct bloom_prog *pr = inverse ? &q->io_out[order] : &q->io_in[order];
+	if (fft_io_create(b->pc, q->rows4, inverse, io, "bloom_math+bloom_io", 0, f, ferr))
 		return -1;
-	}
-	struct bloom_prog *ps[2] = {&q->io_in[order], &q->io_out[order]};
-	struct fft_io *fs[2] = {q->rows_in[order], q->rows_out[order]};
-	for (int i = 0; i < 2; i++) {
-		ps[i]->id = fft_io_program(fs[i]);
-		program_uniforms(ps[i]->id, uniform_names, U_COUNT, ps[i]->u);
-	}
+	pr->id = fft_io_program(*f);
+	program_uniforms(pr->id, uniform_names, U_COUNT, pr->u);
 	return 0;
 }
 
@@ -269,24 +255,38 @@ static void make_io(struct bloom_ctx *b, struct plan *q)
 	char ferr[FFT_ERR_LEN];
 	if (!q->fused || !want_io(b, q))
 		return;
-	int bad = make_io_order(b, q, 0, ferr);
-	if (!bad && q->pairs && make_io_order(b, q, 1, ferr)) {
-		/* colour kernels' rows in the natural order: their columns must read it */
-		bad = make_convs(b, q, 0);
-		if (bad) { /* no fused columns: the ends stay separate too */
-			q->fused = 0;
-			fft_io_destroy(q->rows_in[0]);
-			fft_io_destroy(q->rows_out[0]);
-			q->rows_in[0] = q->rows_out[0] = NULL;
-		}
-	}
-	if (bad) {
+	if (make_io_one(b, q, 0, 0, ferr) || make_io_one(b, q, 0, 1, ferr)) {
 		if (!program_cache_refused(b->pc)) /* a budget's refusal defers, this does not */
 			gles_logf(&b->log, GLES_LOG_WARN, "padded %dx%d: the prefilter and composite stay "
 			          "passes of their own: %s", q->pw, q->ph, ferr);
-		if (q->pairs && q->fused && make_convs(b, q, 0))
-			q->fused = 0;
+		fft_io_destroy(q->rows_in[0]);
+		q->rows_in[0] = NULL;
+		q->pairs_want = 0;
 	}
+}
+
+int bloom_plan_pairs_step(struct bloom_ctx *b, struct plan *q)
+{
+	char ferr[FFT_ERR_LEN];
+	int rc = 0;
+	if (!q->pairs_want || q->pairs)
+		return 0;
+	if (!q->conv4p)
+		rc = make_conv(b, q, 0, 1, &q->conv4p);
+	else if (!q->rows_in[1])
+		rc = make_io_one(b, q, 1, 0, ferr);
+	else
+		rc = make_io_one(b, q, 1, 1, ferr);
+	if (rc && program_cache_refused(b->pc))
+		return 1;
+	if (rc) {
+		gles_logf(&b->log, GLES_LOG_WARN, "padded %dx%d: colour kernels keep the natural order "
+		          "of the row spectra: a program of the pair order cannot be had", q->pw, q->ph);
+		q->pairs_want = 0;
+		return -1;
+	}
+	q->pairs = q->conv4p && q->rows_in[1] && q->rows_out[1];
+	return 0;
 }
 
 static int make_buffers(struct plan *q)
@@ -502,10 +502,10 @@ static void prefilter(struct plan *q, const struct bloom_prog *pack, const struc
 /* Fused columns: each group runs two columns of the row spectra forward, multiplies, and back,
  * only the image's rows loaded (the rest is zero) and stored (only they are read after). In
  * place, or with the columns made rows of q->q first and the image's rows brought back after. */
-static int fused_columns(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int h,
-                         struct gpu_timer *tm, char err[BLOOM_ERR_LEN])
+static int fused_columns(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int order,
+                         int h, struct gpu_timer *tm, char err[BLOOM_ERR_LEN])
 {
-	struct fft_conv *c = ke->gray ? q->conv2 : q->conv4;
+	struct fft_conv *c = ke->gray ? q->conv2 : order ? q->conv4p : q->conv4;
 	if (q->fused == BLOOM_FUSED_IN_PLACE) {
 		int rc = fft_conv_execute(c, q->padded, ke->spectrum, 1, h) ? BLOOM_E_GPU : 0;
 		if (rc)
@@ -611,6 +611,7 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 	st->ends_in_rows = q->rows_in[0] && q->rows_out[0];
 	int order = st->ends_in_rows && q->pairs && !ke->gray; /* the row spectra's order */
 	st->column_pairs = order;
+	q->colour_seen |= !ke->gray;
 	/* the programs of the passes that run */
 	if ((!st->ends_in_rows && ((rc = bloom_prog(b, SH_PACK, bloom, q->half, &pack, err)) ||
 	                           (rc = bloom_prog(b, SH_COMPOSITE, bloom, q->half, &comp, err)))) ||
@@ -627,7 +628,7 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 		return BLOOM_E_GPU;
 	}
 	mark(tm, GPU_STAGE_ROWS);
-	rc = st->fused ? fused_columns(b, q, ke, h, tm, err)
+	rc = st->fused ? fused_columns(b, q, ke, order, h, tm, err)
 	               : separate_columns(q, ke, mult, w, h, tm, err);
 	if (rc)
 		return rc;
