@@ -91,8 +91,9 @@ struct bloom_ctx_opts {
 	int column_pairs;          /* colour kernels' row spectra in the pair order
 	                              (gles/fft_plan.h, fft_pair_pos), so that the fused columns in
 	                              place read a column's Hermitian partner beside it: 0 wherever
-	                              the ends are in the rows and the columns fused in place, -1
-	                              never (measurements) */
+	                              the ends are in the rows and the columns fused in place (its
+	                              programs built by bloom_build_wanted once a colour kernel ran
+	                              on the plan), -1 never (measurements) */
 	int conv_threads;          /* the fused column pass's invocations a column (0: the rule) */
 	int conv_split;            /* 1: it exchanges vec4 in two vec2 rounds where it need not */
 	int rows_split;            /* the image's row transforms exchange in exactly so many rounds:
