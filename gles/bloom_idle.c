@@ -150,15 +150,14 @@ static int pairs_step(struct bloom_ctx *b)
 {
 	for (int i = 0; i < b->nplans; i++) {
 		struct plan *q = b->plans[i];
-		if (!q->pairs_want || q->pairs || !q->colour_seen)
+		if (!q->pairs_want || bloom_plan_pairs(q) || !q->colour_seen)
 			continue;
-		program_cache_budget(b->pc, 1);
-		int rc = bloom_plan_pairs_step(b, q);
+		program_cache_budget(b->pc, 1); /* deferred, built or given up: a step either way */
+		bloom_plan_pairs_step(b, q);
 		program_cache_budget(b->pc, -1);
-		if (q->pairs)
+		if (bloom_plan_pairs(q))
 			gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: plan of %dx%d: colour kernels in the "
 			          "pair order", q->pw, q->ph);
-		(void)rc; /* deferred, built or given up: a step either way */
 		return 1;
 	}
 	return 0;

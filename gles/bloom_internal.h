@@ -117,10 +117,9 @@ struct plan {
 	struct fft_conv *conv4, *conv2;  /* fused columns for colour / gray kernels, or NULL */
 	struct fft_conv *conv4p;         /* colour kernels' in the pair order, or NULL */
 	int pairs_want;                  /* 1: the pair order pays here (fused in place, ends in
-	                                    the rows): built in idle time once a colour kernel ran */
+	                                    the rows): built in idle time once a colour kernel ran
+	                                    (bloom_plan_pairs says when it is) */
 	int colour_seen;                 /* 1: a colour kernel ran on this plan */
-	int pairs;                       /* 1: conv4p, rows_in[1] and rows_out[1] are built: colour
-	                                    kernels run in the pair order */
 	int fused;                       /* enum bloom_fused: the fused columns' layout, or 0 */
 	GLuint q;                        /* fused transposed: the spectrum transposed, pw rows of ph */
 	struct fft_io *rows_in[2], *rows_out[2]; /* with fused columns and shared-memory rows: the
@@ -315,10 +314,16 @@ void bloom_dispatch2d(int w, int h);
 int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int op,
                  const struct bloom_params *p, int w, int h, struct gpu_timer *tm,
                  struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
-/* One program of q's pair order (conv4p, rows_in[1], rows_out[1], in turn; q->pairs once all
- * are built), under the program cache's budget: 0 when one was made (or all are), 1 when the
- * budget refused it, -1 when it cannot be had (q->pairs_want cleared). */
-int bloom_plan_pairs_step(struct bloom_ctx *b, struct plan *q);
+/* 1 when q's pair-order programs (conv4p, rows_in[1], rows_out[1]) are all built: colour kernels
+ * run in the pair order. */
+static inline int bloom_plan_pairs(const struct plan *q)
+{
+	return q->conv4p && q->rows_in[1] && q->rows_out[1];
+}
+/* One program of q's pair order (conv4p, rows_in[1], rows_out[1], in turn), under the program
+ * cache's budget: a refused one is tried again at the next call; one that cannot be had clears
+ * q->pairs_want. */
+void bloom_plan_pairs_step(struct bloom_ctx *b, struct plan *q);
 
 /* ---- bloom_idle.c ---- */
 

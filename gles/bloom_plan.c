@@ -265,28 +265,23 @@ static void make_io(struct bloom_ctx *b, struct plan *q)
 	}
 }
 
-int bloom_plan_pairs_step(struct bloom_ctx *b, struct plan *q)
+void bloom_plan_pairs_step(struct bloom_ctx *b, struct plan *q)
 {
 	char ferr[FFT_ERR_LEN];
 	int rc = 0;
-	if (!q->pairs_want || q->pairs)
-		return 0;
+	if (!q->pairs_want || bloom_plan_pairs(q))
+		return;
 	if (!q->conv4p)
 		rc = make_conv(b, q, 0, 1, &q->conv4p);
 	else if (!q->rows_in[1])
 		rc = make_io_one(b, q, 1, 0, ferr);
 	else
 		rc = make_io_one(b, q, 1, 1, ferr);
-	if (rc && program_cache_refused(b->pc))
-		return 1;
-	if (rc) {
+	if (rc && !program_cache_refused(b->pc)) {
 		gles_logf(&b->log, GLES_LOG_WARN, "padded %dx%d: colour kernels keep the natural order "
 		          "of the row spectra: a program of the pair order cannot be had", q->pw, q->ph);
 		q->pairs_want = 0;
-		return -1;
 	}
-	q->pairs = q->conv4p && q->rows_in[1] && q->rows_out[1];
-	return 0;
 }
 
 static int make_buffers(struct plan *q)
@@ -609,7 +604,7 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 	int bloom = op == BLOOM_OP_BLOOM, rc;
 	st->fused = q->fused;
 	st->ends_in_rows = q->rows_in[0] && q->rows_out[0];
-	int order = st->ends_in_rows && q->pairs && !ke->gray; /* the row spectra's order */
+	int order = st->ends_in_rows && bloom_plan_pairs(q) && !ke->gray; /* the spectra's order */
 	st->column_pairs = order;
 	q->colour_seen |= !ke->gray;
 	/* the programs of the passes that run */
