@@ -54,6 +54,11 @@ void bench_frame_sizes(struct bench_line *l, int w, int h, int kw, int kh, int p
 /* The detail fields every fftbloom line carries. */
 void bench_common_detail(struct bench_line *l, const struct run_ctx *r, const struct workload *wl);
 
+#define SETS 3 /* input sets a workload rotates through */
+
+/* The fft suite's workload (cli/bench_fft.c). */
+int bench_fft(struct run_ctx *r, const struct workload *wl);
+
 /* A JPEG answer's GPU side (cli/bench_jpeg.c). */
 int bench_jpeg(struct run_ctx *r, const struct workload *wl);
 
