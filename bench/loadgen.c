@@ -7,6 +7,8 @@
  * deploy/kubernetes/scaledobject.yaml).
  * Loopback only; bounded by a duration, a request count and a per-socket timeout. */
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -596,6 +598,103 @@ static double cpu_pid_s(int pid)
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/* The daemon's CPU by thread name (fftbloomd names its threads fb-gpuN, fb-codecN, fb-compile,
+ * fb-watchdog, fb-sweeper; libmicrohttpd's are MHD-listen and MHD-connection; threads a driver
+ * starts take their parent's name), the trailing digits dropped so that a pool is one group:
+ * each group's cores, threads and busiest thread. */
+#define MAX_THREADS 1024
+#define MAX_GROUPS 32
+struct tsample {
+	int n;
+	int tid[MAX_THREADS];
+	char name[MAX_THREADS][17];
+	double s[MAX_THREADS];
+};
+struct tgroups {
+	int n;
+	char name[MAX_GROUPS][17];
+	double cores[MAX_GROUPS], max[MAX_GROUPS];
+	int threads[MAX_GROUPS];
+};
+
+/* 0, or -1 when /proc/PID/task cannot be read. */
+static int threads_cpu(int pid, struct tsample *t)
+{
+	char path[64];
+	t->n = 0;
+	snprintf(path, sizeof path, "/proc/%d/task", pid);
+	DIR *d = pid > 0 ? opendir(path) : NULL;
+	if (!d)
+		return -1;
+	struct dirent *e;
+	double tck = (double)sysconf(_SC_CLK_TCK);
+	while ((e = readdir(d)) && t->n < MAX_THREADS) {
+		char sp[384], buf[1024];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(sp, sizeof sp, "%s/%s/stat", path, e->d_name);
+		FILE *f = fopen(sp, "r");
+		if (!f)
+			continue; /* the thread ended */
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+		unsigned long long ut = 0, st = 0;
+		if (!open || !close || close < open ||
+		    sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+		           &st) != 2)
+			continue;
+		*close = 0;
+		char *end = close;
+		while (end > open + 2 && isdigit((unsigned char)end[-1]))
+			*--end = 0;
+		t->tid[t->n] = atoi(e->d_name);
+		snprintf(t->name[t->n], sizeof t->name[0], "%s", open + 1);
+		t->s[t->n++] = (double)(ut + st) / tck;
+	}
+	closedir(d);
+	return 0;
+}
+
+static void tgroups_add(struct tgroups *g, const char *name, double cores)
+{
+	int i = 0;
+	while (i < g->n && strcmp(g->name[i], name))
+		i++;
+	if (i == g->n) {
+		if (g->n == MAX_GROUPS)
+			return;
+		snprintf(g->name[g->n], sizeof g->name[0], "%s", name);
+		g->cores[g->n] = g->max[g->n] = 0;
+		g->threads[g->n++] = 0;
+	}
+	g->cores[i] += cores;
+	g->max[i] = cores > g->max[i] ? cores : g->max[i];
+	g->threads[i]++;
+}
+
+/* The groups' cores between samples a and b over `seconds`; the process's own CPU time beyond
+ * its threads at b (total: seconds of CPU, < 0 unknown) is the threads that ended between. */
+static void tgroups_diff(const struct tsample *a, const struct tsample *b, double total,
+                         double seconds, struct tgroups *g)
+{
+	double sum = 0;
+	g->n = 0;
+	for (int i = 0; i < b->n; i++) {
+		double s = b->s[i];
+		for (int j = 0; j < a->n; j++)
+			if (a->tid[j] == b->tid[i]) {
+				s -= a->s[j];
+				break;
+			}
+		sum += s;
+		tgroups_add(g, b->name[i], s / seconds);
+	}
+	if (total >= 0)
+		tgroups_add(g, "(ended)", (total - sum) / seconds);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -725,6 +824,9 @@ int main(int argc, char **argv)
 	struct client *cl = calloc((size_t)c.clients, sizeof *cl);
 	if (!cl)
 		return 1;
+	static struct tsample ts0, ts1;
+	struct tgroups tg;
+	int tg_ok = !threads_cpu(c.server_pid, &ts0);
 	double cpu0 = cpu_self_s(), scpu0 = cpu_pid_s(c.server_pid);
 	g_t0 = now_s();
 	g_deadline = g_t0 + c.seconds;
@@ -756,6 +858,10 @@ int main(int argc, char **argv)
 		pthread_join(cl[i].th, NULL);
 	double t_joined = now_s();
 	double cpu1 = cpu_self_s(), scpu1 = cpu_pid_s(c.server_pid);
+	tg_ok = tg_ok && !threads_cpu(c.server_pid, &ts1);
+	if (tg_ok)
+		tgroups_diff(&ts0, &ts1, scpu0 >= 0 && scpu1 >= scpu0 ? scpu1 - scpu0 : -1,
+		             t_joined - g_t0, &tg);
 	double cores_self = cpu0 >= 0 && cpu1 >= cpu0 ? (cpu1 - cpu0) / (t_joined - g_t0) : -1;
 	double cores_server = scpu0 >= 0 && scpu1 >= scpu0 ? (scpu1 - scpu0) / (t_joined - g_t0) : -1;
 	long host_cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -843,6 +949,13 @@ int main(int argc, char **argv)
 		        cores_server, host_cores);
 	else if (cores_self >= 0)
 		fprintf(stderr, "  CPU cores used: load generator %.2f of %ld\n", cores_self, host_cores);
+	if (tg_ok) {
+		fprintf(stderr, "  daemon cores by thread (threads, busiest):");
+		for (int i = 0; i < tg.n; i++)
+			fprintf(stderr, " %s %.2f (%d, %.2f)", tg.name[i], tg.cores[i], tg.threads[i],
+			        tg.max[i]);
+		fprintf(stderr, "\n");
+	}
 	if (c.json) {
 		struct bench_meta meta;
 		bench_meta_init(&meta, c.suite, c.gpu, c.driver, c.command ? NULL : "loadgen",
@@ -900,6 +1013,20 @@ int main(int argc, char **argv)
 			bench_detail_num(&l, "loadgen_cpu_cores", cores_self);
 		if (cores_server >= 0)
 			bench_detail_num(&l, "server_cpu_cores", cores_server);
+		if (tg_ok) {
+			bench_detail_open(&l, "server_thread_cores");
+			for (int i = 0; i < tg.n; i++)
+				bench_detail_num(&l, tg.name[i], tg.cores[i]);
+			bench_detail_close(&l);
+			bench_detail_open(&l, "server_thread_counts");
+			for (int i = 0; i < tg.n; i++)
+				bench_detail_num(&l, tg.name[i], tg.threads[i]);
+			bench_detail_close(&l);
+			bench_detail_open(&l, "server_thread_busiest_cores");
+			for (int i = 0; i < tg.n; i++)
+				bench_detail_num(&l, tg.name[i], tg.max[i]);
+			bench_detail_close(&l);
+		}
 		bench_detail_num(&l, "host_cores", (double)host_cores);
 		if (c.metrics_url) {
 			bench_detail_num(&l, "queue_depth_samples", depth_n);

@@ -435,6 +435,9 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 			goto fail;
 		}
 		J->ncodec++;
+		char name[16]; /* threads by name for top -H and the e2e suite's CPU by thread */
+		snprintf(name, sizeof name, "fb-codec%u", (unsigned)i % 10000u);
+		pthread_setname_np(J->codec[i], name);
 	}
 	if (pthread_create(&J->watchdog, NULL, watchdog_main, J)) {
 		snprintf(err, JOBS_ERR_LEN, "cannot start the watchdog thread");
@@ -442,6 +445,7 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 		goto fail;
 	}
 	J->watchdog_started = 1;
+	pthread_setname_np(J->watchdog, "fb-watchdog");
 	for (int i = 0; i < ndevices; i++) {
 		struct gpu *g = &J->gpus[i];
 		g->J = J;
@@ -455,6 +459,9 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 			goto fail;
 		}
 		g->started = 1;
+		char name[16];
+		snprintf(name, sizeof name, "fb-gpu%u", (unsigned)i % 10000u);
+		pthread_setname_np(g->th, name);
 	}
 	/* wait for every context */
 	pthread_mutex_lock(&J->lock);

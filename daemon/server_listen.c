@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,7 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 		goto fail;
 	}
 	S->sweeper_started = 1;
+	pthread_setname_np(S->sweeper, "fb-sweeper");
 	*out = S;
 	return 0;
 fail:

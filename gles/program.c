@@ -463,6 +463,7 @@ int program_cache_worker(struct program_cache *pc, struct egl_ctx *ctx)
 		return PROGRAM_E_NOMEM;
 	}
 	pc->has_worker = 1;
+	pthread_setname_np(pc->worker, "fb-compile");
 	pthread_mutex_lock(&pc->lock);
 	while (!pc->worker_up)
 		pthread_cond_wait(&pc->cv, &pc->lock);

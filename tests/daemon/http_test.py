@@ -5,6 +5,7 @@ deadline, a client that hangs up, 32 concurrent clients, SIGTERM under load, API
 --health-check. Each daemon runs on a free loopback port (--port 0, read from its log) and is
 stopped with SIGTERM; its exit status and its log (sanitizer reports included) are checked.
 Prints "SCRIPT: N passed, N failed" last."""
+import glob
 import http.client
 import json
 import os
@@ -302,6 +303,16 @@ def test_main():
         check("warm-up logged", "warmed 64x48" in d.log(), d.log()[-1000:])
         st, h, body = d.req("GET", "/healthz", headers={"X-Request-Id": "my-id.42"})
         check("X-Request-Id echoed", h.get("x-request-id") == "my-id.42", h)
+        # its threads by name (top -H, the e2e suite's CPU by thread)
+        names = []
+        for t in glob.glob("/proc/%d/task/*/comm" % d.p.pid):
+            try:
+                names.append(open(t).read().strip())
+            except OSError:
+                pass  # the thread ended
+        check("threads named",
+              {"fb-gpu0", "fb-codec0", "fb-codec1", "fb-watchdog", "fb-sweeper"} <= set(names),
+              names)
 
         # bloom, raw PNG body, parameters in the query; compared with the CLI
         a8 = rand8()
