@@ -85,6 +85,11 @@ static const struct opt_def own_table[] = {
 	 "the bloom and jpeg suites' row spectra in the pair order where the fused columns run in "
 	 "place with the ends in the rows (the product's rule); false: the natural order", NULL,
 	 offsetof(struct bench_cli, column_pairs)},
+	{"even-pitch", OPT_BOOL, 0, 1, "true", NULL,
+	 "the bloom and jpeg suites' row spectra one element wider apart where the padded width is "
+	 "odd, the ends are in the rows and the columns fused in place (the product's rule); false: "
+	 "the padded width", NULL,
+	 offsetof(struct bench_cli, even_pitch)},
 	{"conv-threads", OPT_INT, 0, 512, "0", NULL,
 	 "the bloom and jpeg suites' fused column pass: invocations a column; 0: the rule", NULL,
 	 offsetof(struct bench_cli, conv_threads)},
@@ -182,6 +187,8 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 		k += snprintf(buf + k, len - (size_t)k, "+ends_%s", r->c->ends_in_rows);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && !r->c->column_pairs)
 		k += snprintf(buf + k, len - (size_t)k, "+nopairs");
+	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && !r->c->even_pitch)
+		k += snprintf(buf + k, len - (size_t)k, "+oddpitch");
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_threads)
 		k += snprintf(buf + k, len - (size_t)k, "+ct%d", r->c->conv_threads);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_split)
@@ -206,6 +213,7 @@ struct bloom_ctx *bench_bloom_ctx(const struct run_ctx *r, const struct workload
 	                            .fused_layout = bench_fused_layout(c),
 	                            .ends_in_rows = bench_ends_in_rows(c),
 	                            .column_pairs = c->column_pairs ? 0 : -1,
+	                            .even_pitch = c->even_pitch ? 0 : -1,
 	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split,
 	                            .rows_split = c->rows_split};
 	struct bloom_ctx *b;
@@ -487,6 +495,7 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 		                                  ? "in_place" : "transposed");
 		bench_detail_str(&l, "ends_in_rows", st.ends_in_rows ? "true" : "false");
 		bench_detail_str(&l, "column_pairs", st.column_pairs ? "true" : "false");
+		bench_detail_num(&l, "row_pitch", st.row_pitch);
 		bench_detail_str(&l, "stages_timer", bench_timer_name(st.timed));
 		bench_detail_num(&l, "prepare_ms", med[PREP]);
 		bench_detail_open(&l, "stages_ms"); /* by gpu_stage_names, the ones this path runs */

@@ -329,6 +329,7 @@ static void add_stats(struct bloom_stats *sum, const struct bloom_stats *t)
 	sum->gray_kernel = t->gray_kernel, sum->fused = t->fused, sum->timed = t->timed;
 	sum->ends_in_rows = t->ends_in_rows;
 	sum->column_pairs = t->column_pairs;
+	sum->row_pitch = t->row_pitch;
 }
 
 /* The frame in overlap-save tiles whose plan fits `budget` (0: the buffer limit only), or in

@@ -94,6 +94,10 @@ struct bloom_ctx_opts {
 	                              the ends are in the rows and the columns fused in place (its
 	                              programs built by bloom_build_wanted once a colour kernel ran
 	                              on the plan), -1 never (measurements) */
+	int even_pitch;            /* 0: where the ends are in the rows and the columns fused in
+	                              place, an odd padded width's row spectra are one element
+	                              wider apart, so that every row starts on a 32-byte sector;
+	                              -1 never (measurements) */
 	int conv_threads;          /* the fused column pass's invocations a column (0: the rule) */
 	int conv_split;            /* 1: it exchanges vec4 in two vec2 rounds where it need not */
 	int rows_split;            /* the image's row transforms exchange in exactly so many rounds:
@@ -147,6 +151,8 @@ struct bloom_stats {
 	                             composite: their time is the rows') */
 	int column_pairs;         /* 1: the row spectra were in the pair order (a colour kernel,
 	                             the columns fused in place, the ends in the rows) */
+	int row_pitch;            /* elements between the rows of the image's spectrum: padded_w,
+	                             or padded_w + 1 (bloom_ctx_opts.even_pitch) */
 	int timed;                /* enum gpu_timing: how stage_ms were taken; GPU_TIMING_NONE
 	                             unless BLOOM_TIME_STAGES was asked */
 	double stage_ms[GPU_STAGE_COUNT]; /* per named stage (gles/gpu_timer.h): upload, kernel (a

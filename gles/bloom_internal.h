@@ -111,6 +111,9 @@ struct bloom_upload {
  * vec2 for grayscale kernels) and the buffers. */
 struct plan {
 	int pw, ph, technique, half;
+	int pitch;                       /* elements between the padded buffer's rows: pw, or pw + 1
+	                                    where pw is odd and no pass of its own reads the buffer
+	                                    (the ends in the rows, fused columns in place) */
 	struct fft_axis *rows4, *cols4;  /* the image: vec4, float16 storage when half */
 	struct fft_axis *rows4k, *cols4k;/* colour kernels: vec4 float32 (the image's axes unless half) */
 	struct fft_axis *rows2, *cols2;  /* grayscale kernels: vec2 float32 */
@@ -276,7 +279,8 @@ int bloom_prog(struct bloom_ctx *b, int sh, int variant, int half, const struct 
 void bloom_progs_drop(struct bloom_ctx *b);
 /* The padded size for an image side plus a kernel side minus one (fft_good_size). */
 int bloom_padded_size(int n);
-/* The GPU bytes a plan of pw x ph takes with one kernel spectrum: the image's spectrum, the
+/* The GPU bytes a plan of pw x ph takes with one kernel spectrum (at most: the image's spectrum
+ * counted at an even pitch): the image's spectrum, the
  * image, result and read-back buffers, a colour kernel's spectrum; with half, the transposed
  * copy float16 fused columns run on. */
 size_t bloom_plan_bytes(int pw, int ph, int half);

@@ -96,7 +96,8 @@ int bloom_padded_size(int n)
 
 size_t bloom_plan_bytes(int pw, int ph, int half)
 {
-	return (size_t)pw * ph * ((half ? 8 + 8 : 16) + 3 * 16 + 16);
+	size_t pitch = (size_t)pw + (pw & 1);
+	return pitch * ph * (half ? 8 : 16) + (size_t)pw * ph * ((half ? 8 : 0) + 3 * 16 + 16);
 }
 
 void bloom_release_all(struct bloom_ctx *b)
@@ -289,7 +290,7 @@ static int make_buffers(struct plan *q)
 	if (gles_fault_fire(GLES_FAULT_OOM, NULL))
 		return BLOOM_E_GPU_MEMORY;
 	size_t elems = (size_t)q->pw * q->ph;
-	q->padded = bloom_buffer(elems * (q->half ? 8 : 16), GL_DYNAMIC_COPY);
+	q->padded = bloom_buffer((size_t)q->pitch * q->ph * (q->half ? 8 : 16), GL_DYNAMIC_COPY);
 	q->image = q->padded ? bloom_buffer(elems * 16, GL_DYNAMIC_COPY) : 0;
 	q->out = q->image ? bloom_buffer(elems * 16, GL_DYNAMIC_COPY) : 0;
 	q->staging = q->out ? bloom_buffer(elems * 16, GL_STREAM_READ) : 0;
@@ -340,6 +341,11 @@ int bloom_plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int hal
 	q->wisdom_gen = b->opts.wisdom ? fft_wisdom_generation(b->opts.wisdom) : 0;
 	make_fused(b, q, programs_only);
 	make_io(b, q);
+	/* an even pitch where the row spectra are read by the FFT passes only: a column's group then
+	 * reads whole 32-byte sectors on every row, not only every other (bench/RESULTS.md, "An even
+	 * row pitch") */
+	q->pitch = pw + (pw % 2 && q->fused == BLOOM_FUSED_IN_PLACE && q->rows_in[0] &&
+	                 q->rows_out[0] && b->opts.even_pitch == 0);
 	if (program_cache_refused(b->pc)) { /* the fused columns are deferred, not impossible */
 		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d: %s", pw, ph,
 		         program_strerror(PROGRAM_E_BUDGET));
@@ -502,15 +508,15 @@ static int fused_columns(struct bloom_ctx *b, struct plan *q, const struct kentr
 {
 	struct fft_conv *c = ke->gray ? q->conv2 : order ? q->conv4p : q->conv4;
 	if (q->fused == BLOOM_FUSED_IN_PLACE) {
-		int rc = fft_conv_execute(c, q->padded, ke->spectrum, 1, h) ? BLOOM_E_GPU : 0;
+		int rc = fft_conv_execute(c, q->padded, ke->spectrum, 1, h, q->pitch) ? BLOOM_E_GPU : 0;
 		if (rc)
 			snprintf(err, BLOOM_ERR_LEN, "the fused column pass failed");
 		mark(tm, GPU_STAGE_FUSED_COLS);
 		return rc;
 	}
-	int rc = bloom_transpose(b, q->padded, q->pw, h, q->q, q->pw, q->ph, 4, q->half, err);
+	int rc = bloom_transpose(b, q->padded, q->pitch, h, q->q, q->pw, q->ph, 4, q->half, err);
 	mark(tm, GPU_STAGE_TRANSPOSE);
-	if (!rc && fft_conv_execute(c, q->q, ke->spectrum, 0, h)) {
+	if (!rc && fft_conv_execute(c, q->q, ke->spectrum, 0, h, 0)) {
 		snprintf(err, BLOOM_ERR_LEN, "the fused column pass failed");
 		rc = BLOOM_E_GPU;
 	}
@@ -583,7 +589,7 @@ static int rows_in(struct plan *q, int order, const struct bloom_params *p, int 
 	glUniform1f(pr->u[U_CLAMP], (float)p->clamp_max);
 	glUniform1i(pr->u[U_BLOOM], bloom);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-	return fft_io_execute(q->rows_in[order], q->padded, 0, (size_t)q->pw, h);
+	return fft_io_execute(q->rows_in[order], q->padded, 0, (size_t)q->pitch, h);
 }
 
 /* The inverse rows writing the composite (q->rows_out[order]). */
@@ -593,7 +599,7 @@ static int rows_out(struct bloom_ctx *b, struct plan *q, int order, const struct
 	const struct bloom_prog *pr = &q->io_out[order];
 	composite_setup(b, q, pr, p, w, h);
 	glUniform1i(pr->u[U_BLOOM], bloom);
-	return fft_io_execute(q->rows_out[order], q->padded, 0, (size_t)q->pw, h);
+	return fft_io_execute(q->rows_out[order], q->padded, 0, (size_t)q->pitch, h);
 }
 
 int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int op,
@@ -606,6 +612,7 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 	st->ends_in_rows = q->rows_in[0] && q->rows_out[0];
 	int order = st->ends_in_rows && bloom_plan_pairs(q) && !ke->gray; /* the spectra's order */
 	st->column_pairs = order;
+	st->row_pitch = q->pitch;
 	q->colour_seen |= !ke->gray;
 	/* the programs of the passes that run */
 	if ((!st->ends_in_rows && ((rc = bloom_prog(b, SH_PACK, bloom, q->half, &pack, err)) ||

@@ -147,10 +147,12 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
                     char err[FFT_ERR_LEN]);
 void fft_conv_destroy(struct fft_conv *c); /* NULL-safe */
 const struct fft_plan *fft_conv_plan(const struct fft_conv *c); /* two signals a group */
-/* columns 0: the signals are buf's rows; 1: its columns. Elements l >= valid of each signal are
+/* columns 0: the signals are buf's rows (n elements apart); 1: its columns, of rows `pitch`
+ * elements apart (0: count; less than count: FFT_E_ARG). Elements l >= valid of each signal are
  * taken as zero and not stored back (rows of padding; valid < 0 or > n: all n). A pairs
  * convolution runs on columns only (FFT_E_ARG on rows). */
-int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int columns, int valid);
+int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int columns, int valid,
+                     int pitch);
 
 /* ---- an axis's transform with the caller's loads or stores ---- */
 /* The shared-memory program of axis a (its plan and options, both built by fft_axis_create) in

@@ -82,15 +82,16 @@ const struct fft_plan *fft_conv_plan(const struct fft_conv *c)
 	return &c->plan;
 }
 
-int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int columns, int valid)
+int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int columns, int valid,
+                     int pitch)
 {
 	size_t n = (size_t)c->plan.m, count = (size_t)c->count;
 	if (valid < 0 || (size_t)valid > n)
 		valid = (int)n;
-	if (c->pairs && !columns)
+	if ((c->pairs && !columns) || (pitch && (size_t)pitch < count))
 		return FFT_E_ARG;
 	if (columns)
-		fft_prog_use(&c->prog, 0, 1, count, c->count);
+		fft_prog_use(&c->prog, 0, 1, pitch ? (size_t)pitch : count, c->count);
 	else
 		fft_prog_use(&c->prog, 0, n, 1, c->count);
 	glUniform1ui(c->prog.u_valid, (GLuint)valid);

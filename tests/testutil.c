@@ -2,9 +2,14 @@
 #include "tests/testutil.h"
 
 #include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include <cmocka.h>
 
 #include "protocol/request.h"
 
@@ -25,6 +30,13 @@ uint64_t tu_seed_from_clock(void)
 	tu_seed(s);
 	printf("random seed %llu\n", (unsigned long long)s);
 	return s;
+}
+
+void tu_test_filter(void)
+{
+	const char *f = getenv("TEST_FILTER");
+	if (f && *f)
+		cmocka_set_test_filter(f);
 }
 
 static uint64_t next(void)

@@ -9,6 +9,7 @@
  * seed is printed so a failure can be reproduced with tu_seed(value). */
 void tu_seed(uint64_t seed);
 uint64_t tu_seed_from_clock(void);   /* seeds from the clock, prints and returns the seed */
+void tu_test_filter(void); /* only the tests whose names match $TEST_FILTER (cmocka's * and ?) */
 double tu_uniform(void);             /* [0, 1) */
 double tu_sym(void);                 /* [-1, 1) */
 void tu_fill_f32(float *x, size_t n, float lo, float hi);

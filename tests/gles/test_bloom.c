@@ -735,6 +735,61 @@ static void test_ends_and_layouts(void **state)
 		image_free(&in), image_free(&k);
 		assert_true(ok);
 	}
+	/* an odd padded width: with the ends in the rows and the columns fused in place the row
+	 * spectra are one element wider apart (every row then starts on a 32-byte sector), colour
+	 * kernels in both orders and gray ones; the padded width itself when asked (even_pitch -1) */
+	int ow = 60;
+	while (fft_good_size(ow + 8) % 2 == 0)
+		ow++;
+	for (int ep = 0; ep >= -1; ep--) {
+		struct bloom_ctx_opts o = {.fused_layout = BLOOM_FUSED_IN_PLACE, .ends_in_rows = 1,
+		                           .even_pitch = ep};
+		struct bloom_ctx *b;
+		assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err),
+		                 0);
+		g_b = b;
+		struct image in = rand_image(ow, 29, 4, -1, 1), kc = rand_image(9, 7, 3, 0, 1),
+		             kg = rand_image(9, 7, 1, 0, 1);
+		struct bloom_params p;
+		struct bloom_stats st;
+		tu_params(&p, BLOOM_OP_CONVOLVE);
+		int ok = 1;
+		for (int pass = 0; pass < 3; pass++) { /* natural order, the pair order, gray */
+			ok &= convolve_matches(pass == 2 ? "convolve gray, odd padded width"
+			                                 : "convolve, odd padded width",
+			                       &in, pass == 2 ? &kg : &kc, &p, 4, 3, 1, TOL, &st);
+			printf("  %dx29 (even_pitch %d): padded %dx%d, row pitch %d, pair order %d\n", ow, ep,
+			       st.padded_w, st.padded_h, st.row_pitch, st.column_pairs);
+			assert_true(st.padded_w % 2 == 1 && st.ends_in_rows);
+			assert_int_equal(st.fused, BLOOM_FUSED_IN_PLACE);
+			assert_int_equal(st.row_pitch, st.padded_w + (ep == 0));
+			assert_int_equal(st.column_pairs, pass == 1);
+			idle_work(b);
+		}
+		image_free(&in), image_free(&kc), image_free(&kg);
+		g_b = saved;
+		bloom_ctx_destroy(b);
+		assert_true(ok);
+	}
+	/* where a pass of its own reads the spectrum (separate ends), the padded width */
+	{
+		struct bloom_ctx_opts o = {.fused_layout = BLOOM_FUSED_IN_PLACE, .ends_in_rows = -1};
+		struct bloom_ctx *b;
+		assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err),
+		                 0);
+		g_b = b;
+		struct image in = rand_image(ow, 29, 4, -1, 1), kc = rand_image(9, 7, 3, 0, 1);
+		struct bloom_params p;
+		struct bloom_stats st;
+		tu_params(&p, BLOOM_OP_CONVOLVE);
+		int ok = convolve_matches("convolve, odd padded width, ends separate", &in, &kc, &p, 4, 3,
+		                          1, TOL, &st);
+		assert_int_equal(st.row_pitch, st.padded_w);
+		image_free(&in), image_free(&kc);
+		g_b = saved;
+		bloom_ctx_destroy(b);
+		assert_true(ok);
+	}
 	/* a plan only gray kernels ran on never builds the pair order; a colour kernel's frame
 	 * brings it in the idle time after */
 	{
@@ -1777,6 +1832,7 @@ static void test_errors(void **state)
 int main(void)
 {
 	tu_seed_from_clock();
+	tu_test_filter();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_convolve_small),
 		cmocka_unit_test(test_convolve_large_fft_reference),

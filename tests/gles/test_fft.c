@@ -364,7 +364,8 @@ static void test_io_refusals(void **state)
 	GLuint b, k;
 	glGenBuffers(1, &b);
 	glGenBuffers(1, &k);
-	assert_int_equal(fft_conv_execute(c, b, k, 0, 16), FFT_E_ARG);
+	assert_int_equal(fft_conv_execute(c, b, k, 0, 16, 0), FFT_E_ARG);
+	assert_int_equal(fft_conv_execute(c, b, k, 1, 16, 11), FFT_E_ARG); /* rows overlap */
 	struct fft_conv *cg = (struct fft_conv *)&o;
 	assert_int_equal(fft_conv_create(g_pc, g_info, 16, 12, 1, 1, &o, &cg, err), FFT_E_ARG);
 	assert_null(cg);
@@ -1032,6 +1033,7 @@ static void test_pad_keys(void **state)
 int main(void)
 {
 	tu_seed_from_clock();
+	tu_test_filter();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpu_reference),
 		cmocka_unit_test(test_every_small_length),
