@@ -105,6 +105,10 @@ static const struct opt_def own_table[] = {
 	 "the bloom and jpeg suites' prefilter and composite in the row transforms' loads and "
 	 "stores: auto (the product's rule), on (wherever they can), off (passes of their own)",
 	 NULL, offsetof(struct bench_cli, ends_in_rows)},
+	{"ab", OPT_STRING, 0, 0, "", NULL,
+	 "the bloom suite's workloads also under these options, given as one argument (e.g. "
+	 "'--even-pitch=false --rows-split 1'), alternately with the others frame by frame so that "
+	 "both meet the same clocks; a line each", NULL, offsetof(struct bench_cli, ab)},
 	{"verbose", OPT_BOOL, 0, 1, "false", NULL,
 	 "log at debug level on stderr: the FFT wisdom's measurement of every candidate shape", NULL,
 	 offsetof(struct bench_cli, verbose)},
@@ -194,7 +198,9 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_split)
 		k += snprintf(buf + k, len - (size_t)k, "+split");
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->rows_split)
-		snprintf(buf + k, len - (size_t)k, "+rsplit%s", r->c->rows_split > 1 ? "2" : "");
+		k += snprintf(buf + k, len - (size_t)k, "+rsplit%s", r->c->rows_split > 1 ? "2" : "");
+	if (k >= 0 && (size_t)k < len && r->ab_b)
+		snprintf(buf + k, len - (size_t)k, "+b");
 }
 
 int bench_fused_layout(const struct bench_cli *c)
@@ -392,19 +398,95 @@ static int bloom_stage_runs(int stage, const struct bloom_stats *st)
 	}
 }
 
+/* One configuration of a bloom workload: its context, its last stats and its runs' figures. */
+enum { B_TOT, B_WALL, B_PREP, B_RB, B_UP, B_INCALL, B_NV };
+struct bloom_side {
+	struct run_ctx r; /* r.c: its options */
+	struct bloom_ctx *b;
+	struct bloom_stats st;
+	double *v[B_NV], *st_ms[GPU_STAGE_COUNT];
+};
+
+static void side_line(struct bloom_side *sd, const struct workload *wl, const char *partner,
+                      int tiles_x, int tiles_y)
+{
+	const struct run_ctx *r = &sd->r;
+	const struct bloom_stats *st = &sd->st;
+	int n = r->c->runs;
+	double m[GPU_STAGE_COUNT], med[B_NV];
+	for (int s = 0; s < GPU_STAGE_COUNT; s++)
+		m[s] = bench_median(sd->st_ms[s], n);
+	for (int s = 0; s < B_NV; s++)
+		med[s] = bench_median(sd->v[s], n);
+	char variant[64];
+	struct bench_line l;
+	bench_frame_begin(&l, r, wl, variant, sizeof variant);
+	bench_metric(&l, "ms", med[B_TOT]);
+	bench_metric(&l, "call_ms", med[B_WALL]);
+	bench_metric(&l, "upload_ms", med[B_UP]);
+	bench_metric(&l, "readback_ms", med[B_RB]);
+	bench_metric(&l, "gpu_in_call_ms", med[B_INCALL]);
+	bench_frame_sizes(&l, wl->w, wl->h, wl->kw, wl->kh, st->padded_w, st->padded_h);
+	bench_detail_str(&l, "kernel_type", wl->gray ? "gray" : "colour");
+	char tiles[32];
+	snprintf(tiles, sizeof tiles, "%dx%d", tiles_x, tiles_y);
+	bench_detail_str(&l, "tiles", tiles);
+	bench_detail_str(&l, "ms_is", tiles_x * tiles_y > 1 ? "tiles_in_calls" : "back_to_back");
+	if (partner)
+		bench_detail_str(&l, "alternated_with", partner);
+	bench_detail_num(&l, "frame_bytes", (double)r->g->frame_bytes);
+	bench_detail_str(&l, "precision", wl->precision ? "fp16" : "fp32");
+	bench_detail_str(&l, "fused", !st->fused ? "false" : st->fused == BLOOM_FUSED_IN_PLACE
+	                                  ? "in_place" : "transposed");
+	bench_detail_str(&l, "ends_in_rows", st->ends_in_rows ? "true" : "false");
+	bench_detail_str(&l, "column_pairs", st->column_pairs ? "true" : "false");
+	bench_detail_num(&l, "row_pitch", st->row_pitch);
+	bench_detail_str(&l, "stages_timer", bench_timer_name(st->timed));
+	bench_detail_num(&l, "prepare_ms", med[B_PREP]);
+	bench_detail_open(&l, "stages_ms"); /* by gpu_stage_names, the ones this path runs */
+	for (int s = GPU_STAGE_PREFILTER; s <= GPU_STAGE_COMPOSITE; s++)
+		if (bloom_stage_runs(s, st))
+			bench_detail_num(&l, gpu_stage_names[s], m[s]);
+	bench_detail_close(&l);
+	bench_common_detail(&l, r, wl);
+	bench_line_end(&l, &r->meta);
+	fprintf(stderr, "%-26s %-16s %5dx%-5d k %4dx%-4d -> %5dx%-5d  GPU %8.3f ms (", wl->id,
+	        variant, wl->w, wl->h, wl->kw, wl->kh, st->padded_w, st->padded_h, med[B_TOT]);
+	for (int s = GPU_STAGE_PREFILTER, first = 1; s <= GPU_STAGE_COMPOSITE; s++)
+		if (bloom_stage_runs(s, st)) {
+			fprintf(stderr, "%s%s %.3f", first ? "" : " ", gpu_stage_names[s], m[s]);
+			first = 0;
+		}
+	fprintf(stderr, ")\n");
+	fprintf(stderr, "      whole call %.3f ms on the host clock: prepare %.3f, upload %.3f, "
+	        "read back %.3f; GPU stages inside the call %.3f ms\n", med[B_WALL], med[B_PREP],
+	        med[B_UP], med[B_RB], med[B_INCALL]);
+}
+
 /* A bloom workload, kernel spectrum cached: whole calls (host clock: upload, read-back), then
  * the GPU stages back to back, timed by bloom_run's own timer. Inside whole calls the GPU idles
  * while the host moves the frame, and the driver lowers its clocks (on the H200: 2160p stages
- * 1.3 ms back to back, 2-5 ms inside calls); both figures are in the line. */
+ * 1.3 ms back to back, 2-5 ms inside calls); both figures are in the line. With --ab, a second
+ * configuration runs frame by frame alternately with the first (each frame, each back-to-back
+ * run), so both meet the same clocks; a line each. */
 static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 {
 	const struct bench_cli *c = r->c;
-	struct cli_gpu *g = r->g;
 	int w = wl->w, h = wl->h, kw = wl->kw, kh = wl->kh, gray = wl->gray;
 	char err[BLOOM_ERR_LEN];
-	struct bloom_ctx *b = bench_bloom_ctx(r, wl);
-	if (!b)
-		return -1;
+	struct bloom_side sides[2];
+	int nsides = r->ab ? 2 : 1, rc = 0, n = c->runs;
+	memset(sides, 0, sizeof sides);
+	for (int k = 0; k < nsides; k++) {
+		sides[k].r = *r;
+		sides[k].r.c = k ? r->ab : c;
+		for (int s = 0; s < B_NV; s++)
+			sides[k].v[s] = malloc((size_t)n * sizeof(double));
+		for (int s = 0; s < GPU_STAGE_COUNT; s++)
+			sides[k].st_ms[s] = malloc((size_t)n * sizeof(double));
+		if (!(sides[k].b = bench_bloom_ctx(&sides[k].r, wl)))
+			rc = -1;
+	}
 	/* frames of 16M pixels and more: one image (4 GiB of floats at 16384x16384) */
 	int sets = (size_t)w * h >= (16u << 20) ? 1 : SETS;
 	struct image img[SETS], k;
@@ -427,104 +509,67 @@ static int bench_bloom(struct run_ctx *r, const struct workload *wl)
 	p.precision = wl->precision;
 	struct bloom_kernel kr = {&k, {0, 0}};
 	bloom_kernel_digest(&k, kr.digest);
-	int n = c->runs;
-	enum { TOT, WALL, PREP, RB, UP, INCALL };
-	double *v[6], *st_ms[GPU_STAGE_COUNT];
-	for (int s = 0; s < 6; s++)
-		v[s] = malloc((size_t)n * sizeof(double));
-	for (int s = 0; s < GPU_STAGE_COUNT; s++)
-		st_ms[s] = malloc((size_t)n * sizeof(double));
-	struct bloom_stats st = {0};
-	int rc = 0;
-	for (int i = 0; i < c->warmup + n && !rc; i++) {
-		struct image out;
-		rc = bloom_run(b, BLOOM_OP_BLOOM, &img[i % sets], &kr, &p, BLOOM_TIME_STAGES, &out, &st,
-		               err);
-		image_free(&out);
-		if (i == 0)
-			bench_idle_work(b);
-		if (i >= c->warmup && !rc) {
-			int j = i - c->warmup;
-			v[INCALL][j] = st.gpu_ms;
-			v[WALL][j] = st.wall_ms;
-			v[PREP][j] = st.prepare_ms;
-			v[RB][j] = st.readback_ms;
-			v[UP][j] = st.stage_ms[GPU_STAGE_UPLOAD];
-			v[TOT][j] = st.gpu_ms; /* a tiled frame's: every tile's stages, in calls */
-			for (int s = 0; s < GPU_STAGE_COUNT; s++)
-				st_ms[s][j] = st.stage_ms[s];
+	for (int i = 0; i < c->warmup + n && !rc; i++)
+		for (int s = 0; s < nsides && !rc; s++) {
+			struct bloom_side *sd = &sides[s];
+			struct bloom_stats *st = &sd->st;
+			struct image out;
+			rc = bloom_run(sd->b, BLOOM_OP_BLOOM, &img[i % sets], &kr, &p, BLOOM_TIME_STAGES,
+			               &out, st, err);
+			image_free(&out);
+			if (i == 0)
+				bench_idle_work(sd->b);
+			if (i >= c->warmup && !rc) {
+				int j = i - c->warmup;
+				sd->v[B_INCALL][j] = st->gpu_ms;
+				sd->v[B_WALL][j] = st->wall_ms;
+				sd->v[B_PREP][j] = st->prepare_ms;
+				sd->v[B_RB][j] = st->readback_ms;
+				sd->v[B_UP][j] = st->stage_ms[GPU_STAGE_UPLOAD];
+				sd->v[B_TOT][j] = st->gpu_ms; /* a tiled frame's: every tile's stages, in calls */
+				for (int g = 0; g < GPU_STAGE_COUNT; g++)
+					sd->st_ms[g][j] = st->stage_ms[g];
+			}
 		}
-	}
 	/* back to back: one plan's stages again, so not for a tiled frame (its tiles' plan is
 	 * rerun for the last tile only) */
-	int tiles_x = st.tiles_x > 0 ? st.tiles_x : 1, tiles_y = st.tiles_y > 0 ? st.tiles_y : 1;
-	for (int i = 0; i < c->warmup + n && !rc && tiles_x * tiles_y == 1; i++) {
-		rc = bloom_rerun_stages(b, &st, err);
-		if (i >= c->warmup && !rc) {
-			int j = i - c->warmup;
-			v[TOT][j] = st.gpu_ms;
-			for (int s = 0; s < GPU_STAGE_COUNT; s++)
-				st_ms[s][j] = st.stage_ms[s];
-		}
-	}
-	if (rc) {
-		fprintf(stderr, "%s %s: %s\n", wl->id, wl->variant, err);
-	} else {
-		double m[GPU_STAGE_COUNT], med[6];
-		for (int s = 0; s < GPU_STAGE_COUNT; s++)
-			m[s] = bench_median(st_ms[s], n);
-		for (int s = 0; s < 6; s++)
-			med[s] = bench_median(v[s], n);
-		char variant[64];
-		struct bench_line l;
-		bench_frame_begin(&l, r, wl, variant, sizeof variant);
-		bench_metric(&l, "ms", med[TOT]);
-		bench_metric(&l, "call_ms", med[WALL]);
-		bench_metric(&l, "upload_ms", med[UP]);
-		bench_metric(&l, "readback_ms", med[RB]);
-		bench_metric(&l, "gpu_in_call_ms", med[INCALL]);
-		bench_frame_sizes(&l, w, h, kw, kh, st.padded_w, st.padded_h);
-		bench_detail_str(&l, "kernel_type", gray ? "gray" : "colour");
-		char tiles[32];
-		snprintf(tiles, sizeof tiles, "%dx%d", tiles_x, tiles_y);
-		bench_detail_str(&l, "tiles", tiles);
-		bench_detail_str(&l, "ms_is", tiles_x * tiles_y > 1 ? "tiles_in_calls" : "back_to_back");
-		bench_detail_num(&l, "frame_bytes", (double)g->frame_bytes);
-		bench_detail_str(&l, "precision", wl->precision ? "fp16" : "fp32");
-		bench_detail_str(&l, "fused", !st.fused ? "false" : st.fused == BLOOM_FUSED_IN_PLACE
-		                                  ? "in_place" : "transposed");
-		bench_detail_str(&l, "ends_in_rows", st.ends_in_rows ? "true" : "false");
-		bench_detail_str(&l, "column_pairs", st.column_pairs ? "true" : "false");
-		bench_detail_num(&l, "row_pitch", st.row_pitch);
-		bench_detail_str(&l, "stages_timer", bench_timer_name(st.timed));
-		bench_detail_num(&l, "prepare_ms", med[PREP]);
-		bench_detail_open(&l, "stages_ms"); /* by gpu_stage_names, the ones this path runs */
-		for (int s = GPU_STAGE_PREFILTER; s <= GPU_STAGE_COMPOSITE; s++)
-			if (bloom_stage_runs(s, &st))
-				bench_detail_num(&l, gpu_stage_names[s], m[s]);
-		bench_detail_close(&l);
-		bench_common_detail(&l, r, wl);
-		bench_line_end(&l, &r->meta);
-		fprintf(stderr, "%-26s %-16s %5dx%-5d k %4dx%-4d -> %5dx%-5d  GPU %8.3f ms (", wl->id,
-		        variant, w, h, kw, kh, st.padded_w, st.padded_h, med[TOT]);
-		for (int s = GPU_STAGE_PREFILTER, first = 1; s <= GPU_STAGE_COMPOSITE; s++)
-			if (bloom_stage_runs(s, &st)) {
-				fprintf(stderr, "%s%s %.3f", first ? "" : " ", gpu_stage_names[s], m[s]);
-				first = 0;
+	int tiles_x = sides[0].st.tiles_x > 0 ? sides[0].st.tiles_x : 1;
+	int tiles_y = sides[0].st.tiles_y > 0 ? sides[0].st.tiles_y : 1;
+	for (int i = 0; i < c->warmup + n && !rc && tiles_x * tiles_y == 1; i++)
+		for (int s = 0; s < nsides && !rc; s++) {
+			struct bloom_side *sd = &sides[s];
+			rc = bloom_rerun_stages(sd->b, &sd->st, err);
+			if (i >= c->warmup && !rc) {
+				int j = i - c->warmup;
+				sd->v[B_TOT][j] = sd->st.gpu_ms;
+				for (int g = 0; g < GPU_STAGE_COUNT; g++)
+					sd->st_ms[g][j] = sd->st.stage_ms[g];
 			}
-		fprintf(stderr, ")\n");
-		fprintf(stderr, "      whole call %.3f ms on the host clock: prepare %.3f, upload %.3f, "
-		        "read back %.3f; GPU stages inside the call %.3f ms\n", med[WALL], med[PREP],
-		        med[UP], med[RB], med[INCALL]);
+		}
+	if (rc) {
+		if (sides[0].b && (nsides == 1 || sides[1].b))
+			fprintf(stderr, "%s %s: %s\n", wl->id, wl->variant, err);
+	} else {
+		char vn[2][64];
+		for (int s = 0; s < nsides; s++)
+			bench_line_variant(&sides[s].r, wl, vn[s], sizeof vn[s]);
+		if (nsides > 1 && !strcmp(vn[0], vn[1])) { /* options the variant does not name */
+			sides[1].r.ab_b = 1;
+			bench_line_variant(&sides[1].r, wl, vn[1], sizeof vn[1]);
+		}
+		for (int s = 0; s < nsides; s++)
+			side_line(&sides[s], wl, nsides > 1 ? vn[1 - s] : NULL, tiles_x, tiles_y);
 	}
 	for (int s = 0; s < sets; s++)
 		image_free(&img[s]);
 	image_free(&k);
-	for (int s = 0; s < 6; s++)
-		free(v[s]);
-	for (int s = 0; s < GPU_STAGE_COUNT; s++)
-		free(st_ms[s]);
-	bloom_ctx_destroy(b);
+	for (int k2 = 0; k2 < nsides; k2++) {
+		for (int s = 0; s < B_NV; s++)
+			free(sides[k2].v[s]);
+		for (int s = 0; s < GPU_STAGE_COUNT; s++)
+			free(sides[k2].st_ms[s]);
+		bloom_ctx_destroy(sides[k2].b);
+	}
 	return rc;
 }
 
@@ -565,6 +610,29 @@ int cli_bench(int argc, char **argv)
 		fprintf(stderr, "fftbloom bench: --ends-in-rows takes auto, on or off, not '%s'\n",
 		        c.ends_in_rows);
 		return 2;
+	}
+	/* --ab: the same command line with its options after, read as a second configuration */
+	static struct bench_cli cab;
+	const struct bench_cli *ab = NULL;
+	if (c.ab[0]) {
+		char abuf[OPT_STR_MAX], *av[CLI_MAX_OPTS * 2 + 64], *save = NULL;
+		int ac = 0;
+		for (int i = 0; i < argc && ac < (int)(sizeof av / sizeof av[0]) - 1; i++)
+			av[ac++] = argv[i];
+		snprintf(abuf, sizeof abuf, "%s", c.ab);
+		for (char *tok = strtok_r(abuf, " ", &save); tok && ac < (int)(sizeof av / sizeof av[0]) - 1;
+		     tok = strtok_r(NULL, " ", &save))
+			av[ac++] = tok;
+		av[ac] = NULL;
+		int apos;
+		if (cli_parse("bench", "", t, n, &cab, sizeof cab, NULL, NULL, ac, av, &apos) ||
+		    bench_fused_layout(&cab) < 0 || bench_ends_in_rows(&cab) == 2 || strcmp(cab.ab, c.ab)) {
+			fprintf(stderr, "fftbloom bench: --ab '%s': not options of fftbloom bench (or --ab "
+			        "again)\n", c.ab);
+			return 2;
+		}
+		cab.ab[0] = 0;
+		ab = &cab;
 	}
 	const struct workload *list = workloads;
 	size_t nlist = nworkloads;
@@ -615,7 +683,7 @@ int cli_bench(int argc, char **argv)
 	struct cli_gpu g;
 	if (cli_gpu_open(&c.gpu, &g))
 		return 1;
-	struct run_ctx r = {.g = &g, .c = &c};
+	struct run_ctx r = {.g = &g, .c = &c, .ab = ab};
 	gpu_timer_create(g.info, &r.t);
 	fprintf(stderr, "renderer: %s (%s)\n", g.info->renderer, g.info->version);
 	warm_gpu(&g, c.warm_seconds);

@@ -15,7 +15,7 @@ struct bench_cli {
 	double warm_seconds;
 	char suite[OPT_STR_MAX], only[OPT_STR_MAX], variant[OPT_STR_MAX], machine[OPT_STR_MAX];
 	char fused_layout[OPT_STR_MAX], ends_in_rows[OPT_STR_MAX];
-	char fft_rows[OPT_STR_MAX], fft_cols[OPT_STR_MAX], fft_size[OPT_STR_MAX];
+	char fft_rows[OPT_STR_MAX], fft_cols[OPT_STR_MAX], fft_size[OPT_STR_MAX], ab[OPT_STR_MAX];
 };
 
 /* What every workload's line needs besides its figures. */
@@ -23,6 +23,8 @@ struct run_ctx {
 	struct cli_gpu *g;
 	struct gpu_timer *t;
 	const struct bench_cli *c;
+	const struct bench_cli *ab; /* --ab's configuration, or NULL */
+	int ab_b;                   /* 1: the line is --ab's, and its variant would not say so */
 	struct bench_meta meta;
 	int round;
 };

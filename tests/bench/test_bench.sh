@@ -35,6 +35,17 @@ echo $? >"$tmp/budget_rc"
 sh bench/run.sh nosuch --bin "$BUILD" >/dev/null 2>&1
 echo $? >"$tmp/bad_rc"
 for q in "" --quick; do "$BUILD/fftbloom" bench --list $q; done >"$tmp/ids"
+# --ab: a second configuration alternated frame by frame, a line each (named by the variant, or
+# +b where the variant would not tell them apart); options that are not the bench's: exit 2
+"$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --runs 3 --warmup 1 \
+	--warm-seconds 0 --ab "--even-pitch=false --rows-split 1" >"$tmp/ab_lines" 2>"$tmp/ab_err"
+echo $? >"$tmp/ab_rc"
+"$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --runs 3 --warmup 1 \
+	--warm-seconds 0 --ab "--conv-threads 0" >"$tmp/ab2_lines" 2>/dev/null
+echo $? >"$tmp/ab2_rc"
+"$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --ab "--nosuch 1" \
+	>/dev/null 2>&1
+echo $? >"$tmp/ab_bad_rc"
 
 exec env TMPD="$tmp" FFTBLOOM="$BUILD/fftbloom" /usr/bin/python3 - <<'PYEOF'
 import glob, json, os, socket, subprocess, sys
@@ -153,6 +164,20 @@ ok('--budget-minutes: pieces past the budget are skipped and listed',
    int(read('budget_rc')) == 0 and read('budget_lines') == '' and 'skipped for the budget:' in berr,
    berr[-300:].replace('\n', ' | '))
 ok('an unknown suite is a usage error (exit 2)', int(read('bad_rc')) == 2)
+
+ab = [json.loads(l) for l in read('ab_lines').splitlines() if l.strip()]
+ok('--ab: a line each configuration, named, each naming the other, both measured',
+   int(read('ab_rc')) == 0 and [d['variant'] for d in ab] == ['default', 'default+oddpitch+rsplit']
+   and ab[0]['detail'].get('alternated_with') == ab[1]['variant']
+   and ab[1]['detail'].get('alternated_with') == ab[0]['variant']
+   and all(d['metrics']['ms'] > 0 and d['detail'].get('padded') == '560x343' for d in ab),
+   read('ab_err')[-400:].replace('\n', ' | '))
+ab2 = [json.loads(l) for l in read('ab2_lines').splitlines() if l.strip()]
+ok('--ab with options the variant does not name: the second line +b',
+   int(read('ab2_rc')) == 0 and [d['variant'] for d in ab2] == ['default', 'default+b'])
+crc, cout = check(os.path.join(tmp, 'ab_lines'))
+ok('check_lines.py accepts the --ab lines', crc == 0, cout.replace('\n', ' | '))
+ok('--ab with an unknown option is a usage error (exit 2)', int(read('ab_bad_rc')) == 2)
 
 print('SCRIPT: %d passed, %d failed' % (passed, failed))
 sys.exit(1 if failed else 0)
