@@ -345,7 +345,8 @@ int bloom_plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int hal
 	 * reads whole 32-byte sectors on every row, not only every other (bench/RESULTS.md, "An even
 	 * row pitch") */
 	q->pitch = pw + (pw % 2 && q->fused == BLOOM_FUSED_IN_PLACE && q->rows_in[0] &&
-	                 q->rows_out[0] && b->opts.even_pitch == 0);
+	                 q->rows_out[0] && b->opts.even_pitch == 0 &&
+	                 (elems + ph) * (half ? 8 : 16) <= (size_t)b->info->max_ssbo_size);
 	if (program_cache_refused(b->pc)) { /* the fused columns are deferred, not impossible */
 		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d: %s", pw, ph,
 		         program_strerror(PROGRAM_E_BUDGET));

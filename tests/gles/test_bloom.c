@@ -771,6 +771,31 @@ static void test_ends_and_layouts(void **state)
 		bloom_ctx_destroy(b);
 		assert_true(ok);
 	}
+	/* a storage-buffer limit the padded width fits and one element more does not: the padded
+	 * width */
+	for (int room = 0; room < 2; room++) {
+		int pw = fft_good_size(ow + 8), ph = fft_good_size(29 + 6);
+		struct egl_info small = *egl_ctx_info(tu_gl_context());
+		small.max_ssbo_size = (long long)(pw + room) * ph * 16;
+		struct bloom_ctx_opts o = {.fused_layout = BLOOM_FUSED_IN_PLACE, .ends_in_rows = 1};
+		struct bloom_ctx *b;
+		assert_int_equal(bloom_ctx_create(g_pc, &small, &o, NULL, &b, err), 0);
+		g_b = b;
+		struct image in = rand_image(ow, 29, 4, -1, 1), kc = rand_image(9, 7, 3, 0, 1);
+		struct bloom_params p;
+		struct bloom_stats st;
+		tu_params(&p, BLOOM_OP_CONVOLVE);
+		int ok = convolve_matches(room ? "convolve, odd padded width, a row of room"
+		                               : "convolve, odd padded width, no room for a wider pitch",
+		                          &in, &kc, &p, 4, 3, 1, TOL, &st);
+		assert_int_equal(st.padded_w, pw);
+		assert_int_equal(st.padded_h, ph);
+		assert_int_equal(st.row_pitch, pw + room);
+		image_free(&in), image_free(&kc);
+		g_b = saved;
+		bloom_ctx_destroy(b);
+		assert_true(ok);
+	}
 	/* where a pass of its own reads the spectrum (separate ends), the padded width */
 	{
 		struct bloom_ctx_opts o = {.fused_layout = BLOOM_FUSED_IN_PLACE, .ends_in_rows = -1};
