@@ -145,6 +145,21 @@ int image_write_file(const char *path, const struct image *img, const struct ima
  * alpha is discarded. Returns 0 or a negative image_error; *out is zeroed on failure. */
 int image_convert_channels(const struct image *in, int channels, struct image *out);
 
+/* A JPEG component's quantised DCT coefficients in a yuv_image's data (its coefs form), for
+ * a GPU to read as 32-bit words (all offsets multiples of 4, little-endian): bw x bh blocks (the
+ * component's whole MCUs, as libjpeg's arrays), block b = row * bw + column. At dc + 4b a word:
+ * bits 0-15 the DC coefficient (int16), bit 16 set when the block's coefficients are in an
+ * overflow record. At ac + 64b the AC coefficients as int8 in natural (row-major) order (byte 0
+ * unused), for a block whose AC all fit 8 bits. At ovf, novf records of YUV_COEF_OVF_BYTES,
+ * sorted by block: the block's index (uint32), then its 64 coefficients as int16 in natural
+ * order. At quant the component's quantisation table, 64 uint16 in natural order. A sample is
+ * then 128 + the inverse DCT of coefficient x table, rounded and clamped to 0-255. */
+#define YUV_COEF_OVF_BYTES 132
+struct yuv_coefs {
+	int bw, bh, novf;
+	size_t dc, ac, ovf, quant;
+};
+
 /* A JPEG's samples before colour conversion: the Y, Cb, Cr planes (JFIF: full-range BT.601)
  * with the chroma subsampled sub_x x sub_y (1 or 2 each), or Y alone for a gray JPEG. Decoding
  * to planes leaves the chroma upsampling, the colour conversion, the sRGB decode and the EXIF
@@ -168,6 +183,12 @@ struct yuv_image {
 	                       of those coefficients' entropy-coded scan: baseline, libjpeg's
 	                       standard Huffman tables, a restart interval of one MCU row (RSTn
 	                       between rows), as libjpeg writes it with restart_in_rows = 1 */
+	int coefs;          /* 1: data holds instead the quantised DCT coefficients a JPEG decode
+	                       made (image_decode_jpeg_coefs_into), laid out by cf; the plane fields
+	                       describe the planes they make (planes_bytes of them), and bytes is
+	                       the coefficients' size */
+	size_t planes_bytes;
+	struct yuv_coefs cf[3];
 	unsigned char *data;
 	void (*release)(void *owner); /* NULL: data is malloc'd. Else data is memory lent by a
 	                                 yuv_memory, which yuv_image_free gives back through
@@ -229,6 +250,19 @@ int image_decode_jpeg_yuv(const void *buf, size_t len, const struct image_limits
 int image_decode_jpeg_yuv_into(const void *buf, size_t len, const struct image_limits *lim,
 			       const struct yuv_memory *mem, struct yuv_image *out,
 			       struct image_info *info, char err[IMAGE_ERR_LEN]);
+
+/* As image_decode_jpeg_yuv_into, the frame's quantised DCT coefficients instead of its planes
+ * (out->coefs; libjpeg's entropy decoding alone, the inverse DCT left to the GPU): for a
+ * baseline or progressive 8-bit JPEG whose planes image_decode_jpeg_yuv_into would carry. A
+ * frame whose coefficients do not pack (more than one block in 16 of a component past 8 bits,
+ * as in noise at quality 100) is decoded to planes instead (out->coefs 0). */
+int image_decode_jpeg_coefs_into(const void *buf, size_t len, const struct image_limits *lim,
+				 const struct yuv_memory *mem, struct yuv_image *out,
+				 struct image_info *info, char err[IMAGE_ERR_LEN]);
+/* The planes a coefs-form frame makes (its inverse DCT on the CPU, in float32 as the GPU's pass
+ * does) into new malloc'd planes out. 0, IMAGE_E_ARG (not coefs), IMAGE_E_NOMEM or
+ * IMAGE_E_CORRUPT (a flagged block without its record). */
+int yuv_coefs_to_planes(const struct yuv_image *in, struct yuv_image *out);
 
 /* Planes to a float image on the CPU as a JPEG decode would have made it: libjpeg's chroma
  * upsampling and colour conversion, the sRGB decode, the EXIF orientation applied. 0 or a

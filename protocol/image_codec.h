@@ -9,6 +9,12 @@
 
 #include "protocol/image.h"
 
+/* A JPEG already checked by image_decode_jpeg_yuv_into's header path (w x h, gray or YCbCr
+ * subsampled sx x sy) decoded to its coefficients in out (memory from mem, else malloc'd): 0,
+ * 1 when planes should be decoded instead (nothing kept), or a negative image_error with err. */
+int image_jpeg_coefs(const unsigned char *buf, size_t len, int w, int h, int gray, int sx, int sy,
+                     const struct yuv_memory *mem, struct yuv_image *out, char *err);
+
 /* Writes "fmt..." into err (if not NULL) and returns code. */
 int image_fail(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

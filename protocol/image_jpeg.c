@@ -332,9 +332,10 @@ static int planes_alloc(const struct yuv_memory *mem, struct yuv_image *out, int
 	return 0;
 }
 
-int image_decode_jpeg_yuv_into(const void *buf, size_t len, const struct image_limits *lim,
-			       const struct yuv_memory *mem, struct yuv_image *out,
-			       struct image_info *info, char err[IMAGE_ERR_LEN])
+/* The planes, or with coefs the coefficients where they pack. */
+static int decode_yuv(const void *buf, size_t len, const struct image_limits *lim,
+		      const struct yuv_memory *mem, struct yuv_image *out, struct image_info *info,
+		      int coefs, char err[IMAGE_ERR_LEN])
 {
 	struct image_limits dl = { .max_pixels = 0 };
 	struct image_info li;
@@ -373,6 +374,11 @@ int image_decode_jpeg_yuv_into(const void *buf, size_t len, const struct image_l
 				cs);
 		goto done;
 	}
+	if (coefs) {
+		rc = image_jpeg_coefs(buf, len, w, h, gray, sx, sy, mem, out, err);
+		if (rc <= 0)
+			goto decoded;
+	}
 	rc = planes_alloc(mem, out, w, h, gray, sx, sy);
 	if (rc) {
 		rc = image_fail(err, rc, "jpeg: cannot allocate %dx%d planes", w, h);
@@ -392,6 +398,10 @@ int image_decode_jpeg_yuv_into(const void *buf, size_t len, const struct image_l
 				    TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS) &&
 	    (rc = decode_failure(tj, err)))
 		goto done;
+	rc = 0;
+decoded:
+	if (rc)
+		goto done;
 	out->orientation = o;
 	info->format = IMAGE_FORMAT_JPEG;
 	info->bits = 8;
@@ -405,6 +415,20 @@ done:
 		yuv_image_free(out);
 	tjDestroy(tj);
 	return rc;
+}
+
+int image_decode_jpeg_yuv_into(const void *buf, size_t len, const struct image_limits *lim,
+			       const struct yuv_memory *mem, struct yuv_image *out,
+			       struct image_info *info, char err[IMAGE_ERR_LEN])
+{
+	return decode_yuv(buf, len, lim, mem, out, info, 0, err);
+}
+
+int image_decode_jpeg_coefs_into(const void *buf, size_t len, const struct image_limits *lim,
+				 const struct yuv_memory *mem, struct yuv_image *out,
+				 struct image_info *info, char err[IMAGE_ERR_LEN])
+{
+	return decode_yuv(buf, len, lim, mem, out, info, 1, err);
 }
 
 /* One chroma plane upsampled to the luma grid (cw x ch samples to (cw * sx) x (ch * sy)) as
@@ -462,6 +486,15 @@ int image_from_yuv(const struct yuv_image *y, struct image *out, char err[IMAGE_
 	memset(out, 0, sizeof *out);
 	if (!y || !y->data || y->width < 1 || y->height < 1)
 		return image_fail(err, IMAGE_E_EMPTY, "planes: empty");
+	if (y->coefs) { /* their planes first */
+		struct yuv_image planes;
+		int rc = yuv_coefs_to_planes(y, &planes);
+		if (rc)
+			return image_fail(err, rc, "planes: the coefficients' inverse DCT failed");
+		rc = image_from_yuv(&planes, out, err);
+		yuv_image_free(&planes);
+		return rc;
+	}
 	int w = y->width, h = y->height, ch = y->gray ? 1 : 3, o = y->orientation;
 	int sx = y->gray ? 1 : y->sub_x, sy = y->gray ? 1 : y->sub_y;
 	if (sx < 1 || sx > 2 || sy < 1 || sy > 2)

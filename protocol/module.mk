@@ -14,6 +14,7 @@ PROTOCOL_OBJS := \
 	$(BUILD)/protocol/image_png.o \
 	$(BUILD)/protocol/image_jpeg.o \
 	$(BUILD)/protocol/image_jpeg_dct.o \
+	$(BUILD)/protocol/image_jpeg_coefs.o \
 	$(BUILD)/protocol/image_exr.o \
 	$(BUILD)/protocol/image_hdr.o \
 	$(BUILD)/protocol/image_webp.o \

@@ -904,6 +904,230 @@ static void test_jpeg_yuv_into(void **state)
 	}
 }
 
+/* The planes of a and b (same layout) compared sample by sample: the largest difference, and
+ * how many differ. */
+static int planes_diff(const struct yuv_image *a, const struct yuv_image *b, long *ndiff)
+{
+	int worst = 0;
+	*ndiff = 0;
+	for (int p = 0; p < (a->gray ? 1 : 3); p++)
+		for (int r = 0; r < a->ph[p]; r++)
+			for (int x = 0; x < a->pw[p]; x++) {
+				int d = abs((int)a->data[a->offset[p] + (size_t)r * a->stride[p] + x] -
+				            (int)b->data[b->offset[p] + (size_t)r * b->stride[p] + x]);
+				*ndiff += d != 0;
+				worst = d > worst ? d : worst;
+			}
+	return worst;
+}
+
+/* A JPEG through TurboJPEG from an 8-bit RGB or gray image, baseline or progressive. */
+static unsigned char *tj_jpeg(const struct image *img, int subsamp, int quality, int progressive,
+                              unsigned long *len)
+{
+	int w = img->width, h = img->height, ch = img->channels;
+	unsigned char *px = malloc((size_t)w * h * ch), *out = NULL;
+	for (size_t i = 0; i < (size_t)w * h * ch; i++)
+		px[i] = (unsigned char)lrintf(img->pixels[i] * 255);
+	tjhandle tj = tjInitCompress();
+	*len = 0;
+	assert_int_equal(tjCompress2(tj, px, w, 0, h, ch == 1 ? TJPF_GRAY : TJPF_RGB, &out, len,
+	                             subsamp, quality, progressive ? TJFLAG_PROGRESSIVE : 0), 0);
+	tjDestroy(tj);
+	free(px);
+	return out;
+}
+
+/* Frames decoded to their coefficients (image_decode_jpeg_coefs_into): every subsampling the
+ * planes carry, sizes from 1x1 to off-grid, smooth and noisy content, quality 75 to 100,
+ * baseline and progressive; the inverse DCT on the CPU (yuv_coefs_to_planes, float32 as the
+ * GPU's) against libjpeg's own planes (its accurate integer IDCT): within 1 of 255 in every
+ * sample. The layout: the planes' fields as the planes decode's, offsets multiples of 4, the
+ * overflow records sorted and used where an AC coefficient passes 8 bits; noise at quality 100
+ * past one block in 16: decoded to planes instead. image_from_yuv converts the coefficients. */
+static void test_jpeg_coefs(void **state)
+{
+	(void)state;
+	static const int subs[][2] = { { TJSAMP_GRAY, 1 }, { TJSAMP_444, 3 }, { TJSAMP_422, 3 },
+	                               { TJSAMP_420, 3 }, { TJSAMP_440, 3 } };
+	static const int sizes[][2] = { { 1, 1 }, { 2, 3 }, { 17, 5 }, { 33, 18 }, { 64, 33 },
+	                                { 127, 2 }, { 3, 40 }, { 161, 97 } };
+	static const int qualities[] = { 75, 90, 95, 100 };
+	char err[IMAGE_ERR_LEN];
+	int k = 0, with_records = 0, packed = 0, fell_back = 0, worst_all = 0;
+	long differing = 0, samples = 0;
+	for (size_t u = 0; u < sizeof subs / sizeof subs[0]; u++)
+		for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+			for (int prog = 0; prog < 2; prog++, k++) {
+				int w = sizes[s][0], h = sizes[s][1], q = qualities[k % 4], noisy = k % 3 == 0;
+				struct image img;
+				if (noisy)
+					random_image(&img, w, h, subs[u][1], 0, 1);
+				else
+					smooth_image(&img, w, h, subs[u][1]);
+				unsigned long len;
+				unsigned char *jpeg = tj_jpeg(&img, subs[u][0], q, prog, &len);
+				struct yuv_image a, c, cp;
+				struct image_info ia, ic;
+				assert_int_equal(image_decode_jpeg_yuv(jpeg, len, NULL, &a, &ia, err), 0);
+				int rc = image_decode_jpeg_coefs_into(jpeg, len, NULL, NULL, &c, &ic, err);
+				if (rc)
+					fail_msg("%dx%d subsamp %d q%d prog %d: %s", w, h, subs[u][0], q, prog, err);
+				assert_memory_equal(&ia, &ic, sizeof ia);
+				assert_int_equal(c.width, a.width);
+				assert_int_equal(c.gray, a.gray);
+				assert_int_equal(c.sub_x, a.sub_x);
+				assert_int_equal(c.sub_y, a.sub_y);
+				for (int p = 0; p < 3; p++) {
+					assert_int_equal(c.pw[p], a.pw[p]);
+					assert_int_equal(c.ph[p], a.ph[p]);
+					assert_int_equal(c.stride[p], a.stride[p]);
+					assert_int_equal(c.offset[p], a.offset[p]);
+				}
+				if (!c.coefs) { /* too many wide blocks: the planes themselves */
+					fell_back++;
+					long nd;
+					assert_int_equal(c.bytes, a.bytes);
+					assert_int_equal(planes_diff(&a, &c, &nd), 0);
+				} else {
+					packed++;
+					assert_int_equal(c.planes_bytes, a.bytes);
+					for (int p = 0; p < (c.gray ? 1 : 3); p++) {
+						const struct yuv_coefs *cf = &c.cf[p];
+						assert_true(cf->bw * 8 >= c.pw[p] && cf->bh * 8 >= c.ph[p]);
+						assert_true(cf->dc % 4 == 0 && cf->ac % 4 == 0 && cf->ovf % 4 == 0 &&
+						            cf->quant % 4 == 0);
+						assert_true(cf->novf <= cf->bw * cf->bh / 16 + 4);
+						assert_true(cf->ovf + (size_t)cf->novf * YUV_COEF_OVF_BYTES <= c.bytes);
+						with_records += cf->novf > 0;
+						uint32_t prev = 0;
+						for (int i = 0; i < cf->novf; i++) { /* sorted, each flagged */
+							uint32_t at, dc;
+							memcpy(&at, c.data + cf->ovf + (size_t)i * YUV_COEF_OVF_BYTES, 4);
+							assert_true(at < (uint32_t)(cf->bw * cf->bh) && (!i || at > prev));
+							memcpy(&dc, c.data + cf->dc + (size_t)at * 4, 4);
+							assert_int_equal(dc >> 16, 1);
+							prev = at;
+						}
+					}
+					assert_int_equal(yuv_coefs_to_planes(&c, &cp), 0);
+					long nd;
+					int worst = planes_diff(&a, &cp, &nd);
+					if (worst > 1)
+						fail_msg("%dx%d subsamp %d q%d prog %d: the inverse DCT differs from "
+						         "libjpeg's by %d (tolerance 1)", w, h, subs[u][0], q, prog,
+						         worst);
+					worst_all = worst > worst_all ? worst : worst_all;
+					differing += nd;
+					for (int p = 0; p < (a.gray ? 1 : 3); p++)
+						samples += (long)a.pw[p] * a.ph[p];
+					/* image_from_yuv converts them as it converts the planes */
+					struct image fa, fc;
+					assert_int_equal(image_from_yuv(&cp, &fa, err), 0);
+					assert_int_equal(image_from_yuv(&c, &fc, err), 0);
+					assert_int_equal(fa.width, fc.width);
+					assert_memory_equal(fa.pixels, fc.pixels,
+					                    (size_t)fa.width * fa.height * fa.channels * sizeof(float));
+					image_free(&fa), image_free(&fc);
+					yuv_image_free(&cp);
+				}
+				yuv_image_free(&a), yuv_image_free(&c);
+				tjFree(jpeg);
+				image_free(&img);
+			}
+	print_message("coefficients: %d frames packed (%d components with overflow records), %d "
+	              "decoded to planes; the inverse DCT differs from libjpeg's in %ld of %ld "
+	              "samples, by at most %d\n", packed, with_records, fell_back, differing, samples,
+	              worst_all);
+	assert_true(packed >= 60 && with_records >= 1 && fell_back >= 1);
+}
+
+/* The coefficients' errors and memory: into lent memory (asked for the layout's bytes, given back
+ * once), malloc'd when the lender has none; cut scan data fails (TRUNCATED or CORRUPT) and gives
+ * the memory back; limits and what the planes cannot carry (CMYK) refuse before any; the
+ * inverse DCT refuses a frame of planes and a flagged block without its record. */
+static void test_jpeg_coefs_errors(void **state)
+{
+	(void)state;
+	char err[IMAGE_ERR_LEN];
+	struct image img;
+	smooth_image(&img, 45, 29, 3);
+	for (int prog = 0; prog < 2; prog++) {
+		unsigned long len;
+		unsigned char *jpeg = tj_jpeg(&img, TJSAMP_420, 90, prog, &len);
+		struct yuv_image a, b;
+		assert_int_equal(image_decode_jpeg_coefs_into(jpeg, len, NULL, NULL, &a, NULL, err), 0);
+		assert_true(a.coefs);
+		size_t need = (size_t)a.cf[2].ovf + (size_t)(a.cf[2].bw * a.cf[2].bh / 16 + 4) *
+		              YUV_COEF_OVF_BYTES;
+		struct lender l = { malloc(need), need, 0, 0, 0 };
+		struct yuv_memory mem = { lend_alloc, lend_release, &l };
+		assert_int_equal(image_decode_jpeg_coefs_into(jpeg, len, NULL, &mem, &b, NULL, err), 0);
+		assert_int_equal(l.allocs, 1);
+		assert_int_equal(l.asked, need);
+		assert_ptr_equal(b.data, l.mem);
+		assert_int_equal(b.bytes, a.bytes);
+		/* the same words, but for the overflow regions' unused room */
+		assert_memory_equal(a.data, b.data, a.cf[0].ovf);
+		for (int p = 0; p < 3; p++) {
+			assert_int_equal(a.cf[p].novf, b.cf[p].novf);
+			assert_memory_equal(a.data + a.cf[p].ovf, b.data + b.cf[p].ovf,
+			                    (size_t)a.cf[p].novf * YUV_COEF_OVF_BYTES);
+		}
+		yuv_image_free(&b);
+		assert_int_equal(l.releases, 1);
+		l.cap = need - 1; /* none large enough: malloc'd */
+		assert_int_equal(image_decode_jpeg_coefs_into(jpeg, len, NULL, &mem, &b, NULL, err), 0);
+		assert_true(b.data != l.mem && !b.release && b.coefs);
+		yuv_image_free(&b);
+		l.cap = need;
+		l.allocs = l.releases = 0;
+		for (unsigned long cut = len / 2; cut < len - 2; cut += len / 9 + 1) {
+			int rc = image_decode_jpeg_coefs_into(jpeg, cut, NULL, &mem, &b, NULL, err);
+			if (rc != IMAGE_E_TRUNCATED && rc != IMAGE_E_CORRUPT)
+				fail_msg("prog %d cut at %lu of %lu: %d %s", prog, cut, len, rc, err);
+			assert_null(b.data);
+		}
+		assert_int_equal(l.allocs, l.releases);
+		struct image_limits lim = { .max_width = 10 };
+		assert_int_equal(image_decode_jpeg_coefs_into(jpeg, len, &lim, &mem, &b, NULL, err),
+		                 IMAGE_E_TOO_LARGE);
+		assert_int_equal(l.allocs, l.releases);
+		/* a flagged block without its record; planes are not coefficients */
+		struct yuv_image bad = a, cp;
+		bad.data = malloc(a.bytes);
+		memcpy(bad.data, a.data, a.bytes);
+		bad.cf[0].novf = 0;
+		uint32_t dc = 1u << 16;
+		memcpy(bad.data + bad.cf[0].dc, &dc, 4);
+		assert_int_equal(yuv_coefs_to_planes(&bad, &cp), IMAGE_E_CORRUPT);
+		assert_null(cp.data);
+		free(bad.data);
+		struct yuv_image planes;
+		assert_int_equal(image_decode_jpeg_yuv(jpeg, len, NULL, &planes, NULL, err), 0);
+		assert_int_equal(yuv_coefs_to_planes(&planes, &cp), IMAGE_E_ARG);
+		yuv_image_free(&planes);
+		free(l.mem);
+		yuv_image_free(&a);
+		tjFree(jpeg);
+	}
+	image_free(&img);
+	/* CMYK: not carried */
+	unsigned char cmyk[40 * 24 * 4];
+	for (size_t i = 0; i < sizeof cmyk; i++)
+		cmyk[i] = (unsigned char)(i * 7);
+	tjhandle tj = tjInitCompress();
+	unsigned char *cj = NULL;
+	unsigned long cl = 0;
+	assert_int_equal(tjCompress2(tj, cmyk, 40, 160, 24, TJPF_CMYK, &cj, &cl, TJSAMP_444, 90, 0), 0);
+	tjDestroy(tj);
+	struct yuv_image y;
+	assert_int_equal(image_decode_jpeg_coefs_into(cj, cl, NULL, NULL, &y, NULL, err),
+	                 IMAGE_E_UNSUPPORTED);
+	assert_null(y.data);
+	tjFree(cj);
+}
+
 static void test_exr_roundtrip(void **state)
 {
 	(void)state;
@@ -1374,6 +1598,7 @@ static int setup(void **state)
 
 int main(void)
 {
+	tu_test_filter();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_alloc),
 		cmocka_unit_test(test_limits),
@@ -1388,6 +1613,8 @@ int main(void)
 		cmocka_unit_test(test_jpeg_yuv),
 		cmocka_unit_test(test_jpeg_yuv_errors),
 		cmocka_unit_test(test_jpeg_yuv_into),
+		cmocka_unit_test(test_jpeg_coefs),
+		cmocka_unit_test(test_jpeg_coefs_errors),
 		cmocka_unit_test(test_jpeg_dct),
 		cmocka_unit_test(test_jpeg_coded),
 		cmocka_unit_test(test_exr_roundtrip),
