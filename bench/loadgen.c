@@ -649,6 +649,9 @@ static int threads_cpu(int pid, struct tsample *t)
 		char *end = close;
 		while (end > open + 2 && isdigit((unsigned char)end[-1]))
 			*--end = 0;
+		for (char *q = open + 1; q < end; q++) /* a JSON key: printable ASCII */
+			if (*q < 0x20 || *q > 0x7e || *q == '"' || *q == '\\')
+				*q = '?';
 		t->tid[t->n] = atoi(e->d_name);
 		snprintf(t->name[t->n], sizeof t->name[0], "%s", open + 1);
 		t->s[t->n++] = (double)(ut + st) / tck;
@@ -826,8 +829,9 @@ int main(int argc, char **argv)
 		return 1;
 	static struct tsample ts0, ts1;
 	struct tgroups tg;
-	int tg_ok = !threads_cpu(c.server_pid, &ts0);
+	/* the process's time outside its threads' samples, so that what ended is not negative */
 	double cpu0 = cpu_self_s(), scpu0 = cpu_pid_s(c.server_pid);
+	int tg_ok = !threads_cpu(c.server_pid, &ts0);
 	g_t0 = now_s();
 	g_deadline = g_t0 + c.seconds;
 	int started = 0;
@@ -857,8 +861,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < started; i++)
 		pthread_join(cl[i].th, NULL);
 	double t_joined = now_s();
-	double cpu1 = cpu_self_s(), scpu1 = cpu_pid_s(c.server_pid);
 	tg_ok = tg_ok && !threads_cpu(c.server_pid, &ts1);
+	double cpu1 = cpu_self_s(), scpu1 = cpu_pid_s(c.server_pid);
 	if (tg_ok)
 		tgroups_diff(&ts0, &ts1, scpu0 >= 0 && scpu1 >= scpu0 ? scpu1 - scpu0 : -1,
 		             t_joined - g_t0, &tg);

@@ -106,9 +106,10 @@ static const struct opt_def own_table[] = {
 	 "stores: auto (the product's rule), on (wherever they can), off (passes of their own)",
 	 NULL, offsetof(struct bench_cli, ends_in_rows)},
 	{"ab", OPT_STRING, 0, 0, "", NULL,
-	 "the bloom suite's workloads also under these options, given as one argument (e.g. "
-	 "'--even-pitch=false --rows-split 1'), alternately with the others frame by frame so that "
-	 "both meet the same clocks; a line each", NULL, offsetof(struct bench_cli, ab)},
+	 "the bloom suite's frame workloads also under these bloom context options, given as one "
+	 "argument split at spaces (e.g. '--even-pitch=false --rows-split 1'), alternately with the "
+	 "others frame by frame so that both meet the same clocks; a line each", NULL,
+	 offsetof(struct bench_cli, ab)},
 	{"verbose", OPT_BOOL, 0, 1, "false", NULL,
 	 "log at debug level on stderr: the FFT wisdom's measurement of every candidate shape", NULL,
 	 offsetof(struct bench_cli, verbose)},
@@ -611,24 +612,39 @@ int cli_bench(int argc, char **argv)
 		        c.ends_in_rows);
 		return 2;
 	}
-	/* --ab: the same command line with its options after, read as a second configuration */
+	/* --ab: the same command line with its options after, read as a second configuration; only
+	 * the bloom context's options may differ (the GPU, the runs and the selection are shared) */
 	static struct bench_cli cab;
 	const struct bench_cli *ab = NULL;
 	if (c.ab[0]) {
 		char abuf[OPT_STR_MAX], *av[CLI_MAX_OPTS * 2 + 64], *save = NULL;
-		int ac = 0;
-		for (int i = 0; i < argc && ac < (int)(sizeof av / sizeof av[0]) - 1; i++)
+		int ac = 0, full = argc >= (int)(sizeof av / sizeof av[0]) - 1;
+		for (int i = 0; i < argc && !full; i++)
 			av[ac++] = argv[i];
 		snprintf(abuf, sizeof abuf, "%s", c.ab);
-		for (char *tok = strtok_r(abuf, " ", &save); tok && ac < (int)(sizeof av / sizeof av[0]) - 1;
-		     tok = strtok_r(NULL, " ", &save))
+		for (char *tok = strtok_r(abuf, " \t\n", &save); tok && !full;
+		     tok = strtok_r(NULL, " \t\n", &save)) {
+			full = ac == (int)(sizeof av / sizeof av[0]) - 1;
 			av[ac++] = tok;
+		}
 		av[ac] = NULL;
-		int apos;
-		if (cli_parse("bench", "", t, n, &cab, sizeof cab, NULL, NULL, ac, av, &apos) ||
-		    bench_fused_layout(&cab) < 0 || bench_ends_in_rows(&cab) == 2 || strcmp(cab.ab, c.ab)) {
-			fprintf(stderr, "fftbloom bench: --ab '%s': not options of fftbloom bench (or --ab "
-			        "again)\n", c.ab);
+		int apos = 0, bad = full || cli_parse("bench", "", t, n, &cab, sizeof cab, NULL, NULL, ac,
+		                                      av, &apos);
+		if (!bad) {
+			struct bench_cli same = cab; /* cab with the context's options put back: c */
+			snprintf(same.ab, sizeof same.ab, "%s", c.ab);
+			snprintf(same.fused_layout, sizeof same.fused_layout, "%s", c.fused_layout);
+			snprintf(same.ends_in_rows, sizeof same.ends_in_rows, "%s", c.ends_in_rows);
+			same.column_pairs = c.column_pairs, same.even_pitch = c.even_pitch;
+			same.conv_threads = c.conv_threads, same.conv_split = c.conv_split;
+			same.rows_split = c.rows_split;
+			bad = apos != npos || memcmp(&same, &c, sizeof c) || bench_fused_layout(&cab) < 0 ||
+			      bench_ends_in_rows(&cab) == 2;
+		}
+		if (bad) {
+			fprintf(stderr, "fftbloom bench: --ab '%s': only the bloom context's options, valid: "
+			        "--fused-layout, --column-pairs, --even-pitch, --conv-threads, --conv-split, "
+			        "--rows-split, --ends-in-rows\n", c.ab);
 			return 2;
 		}
 		cab.ab[0] = 0;
@@ -675,6 +691,12 @@ int cli_bench(int argc, char **argv)
 	}
 	if (c.list)
 		return 0;
+	for (size_t i = 0; ab && i < nlist; i++)
+		if (selected(&c, &list[i]) && list[i].kind != WL_BLOOM) {
+			fprintf(stderr, "fftbloom bench: --ab alternates the bloom suite's frame workloads "
+			        "only, not %s\n", list[i].id);
+			return 2;
+		}
 	log_setup(c.verbose ? LOG_DEBUG : LOG_WARN, 0);
 	/* as fftbloomd does: frames' buffers stay in the heap between runs instead of being mapped
 	 * and faulted in afresh each time */

@@ -46,6 +46,16 @@ echo $? >"$tmp/ab2_rc"
 "$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --ab "--nosuch 1" \
 	>/dev/null 2>&1
 echo $? >"$tmp/ab_bad_rc"
+# options the two sides share (the runs, the GPU's memory), and workloads that do not alternate
+"$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --runs 3 \
+	--ab "--runs 3000" >/dev/null 2>&1
+echo $? >"$tmp/ab_runs_rc"
+"$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 \
+	--ab "--gpu-frame-memory 1M" >/dev/null 2>&1
+echo $? >"$tmp/ab_mem_rc"
+"$BUILD/fftbloom" bench --suite bloom --quick --only bloom.rows.270p.k64 --ab "--rows-split 1" \
+	>/dev/null 2>&1
+echo $? >"$tmp/ab_rows_rc"
 
 exec env TMPD="$tmp" FFTBLOOM="$BUILD/fftbloom" /usr/bin/python3 - <<'PYEOF'
 import glob, json, os, socket, subprocess, sys
@@ -178,6 +188,10 @@ ok('--ab with options the variant does not name: the second line +b',
 crc, cout = check(os.path.join(tmp, 'ab_lines'))
 ok('check_lines.py accepts the --ab lines', crc == 0, cout.replace('\n', ' | '))
 ok('--ab with an unknown option is a usage error (exit 2)', int(read('ab_bad_rc')) == 2)
+ok('--ab with options both sides share (--runs, --gpu-frame-memory) is a usage error (exit 2)',
+   int(read('ab_runs_rc')) == 2 and int(read('ab_mem_rc')) == 2)
+ok('--ab on a workload that does not alternate (bloom.rows.*) is a usage error (exit 2)',
+   int(read('ab_rows_rc')) == 2)
 
 print('SCRIPT: %d passed, %d failed' % (passed, failed))
 sys.exit(1 if failed else 0)
