@@ -277,9 +277,9 @@ static void do_decode(struct jobs *J, struct job *j)
 		/* a frame for the GPU: decoded where the GPU thread's context reads it */
 		j->upload.J = J;
 		struct yuv_memory mem = {upload_alloc, upload_release, &j->upload};
-		rc = image_decode_jpeg_yuv_into(j->image, j->image_len, &lim,
-		                                J->lease_uploads && is_gpu_kind(j) ? &mem : NULL,
-		                                &j->yin, &j->info, err);
+		rc = (J->cfg.jpeg_gpu_idct ? image_decode_jpeg_coefs_into : image_decode_jpeg_yuv_into)(
+		    j->image, j->image_len, &lim, J->lease_uploads && is_gpu_kind(j) ? &mem : NULL,
+		    &j->yin, &j->info, err);
 	}
 	if (rc == IMAGE_E_UNSUPPORTED) {
 		lim = job_limits(J, j, j->kind == JOB_KERNEL_PUT ? 1 : 0);
@@ -315,8 +315,8 @@ static void do_decode(struct jobs *J, struct job *j)
 		pthread_mutex_unlock(&J->lock);
 		yuv_image_free(&j->yin);
 		lim = job_limits(J, j, 2);
-		rc = image_decode_jpeg_yuv_into(j->image, j->image_len, &lim, NULL, &j->yin, &j->info,
-		                                err);
+		rc = (J->cfg.jpeg_gpu_idct ? image_decode_jpeg_coefs_into : image_decode_jpeg_yuv_into)(
+		    j->image, j->image_len, &lim, NULL, &j->yin, &j->info, err);
 		j->decode_s += clock_s() - t1;
 		if (rc)
 			decode_error(j, rc, "image", err);

@@ -214,6 +214,11 @@
 	 "and the entropy coding too: the codec thread only adds the headers (with "             \
 	 "--jpeg-gpu-dct; baseline, libjpeg's standard tables, a restart marker a row of blocks)", \
 	 "FFTBLOOM_JPEG_GPU_ENTROPY", C(jpeg_gpu_entropy)},                                       \
+	{"jpeg-gpu-idct", OPT_BOOL, 0, 1, "false", NULL,                                         \
+	 "a JPEG frame is decoded to its DCT coefficients (libjpeg's entropy decoding alone) and "  \
+	 "the GPU runs the inverse DCT (with --jpeg-planes; a frame whose coefficients do not "     \
+	 "pack, as noise at quality 100, is decoded to planes)",                                  \
+	 "FFTBLOOM_JPEG_GPU_IDCT", C(jpeg_gpu_idct)},                                             \
 	{"jpeg-upload-lease", OPT_BOOL, 0, 1, "true", NULL,                                       \
 	 "a codec thread decodes a JPEG frame's planes straight into an upload buffer lent by "    \
 	 "the GPU context, which the GPU reads in place, instead of the GPU thread copying them "  \

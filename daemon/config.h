@@ -90,6 +90,7 @@ struct config {
 	int lend_planes;               /* 1: answers' planes encoded from the GPU's mapped buffer */
 	int jpeg_gpu_dct;              /* 1: answers' DCT and quantisation on the GPU (planes on) */
 	int jpeg_gpu_entropy;          /* 1: and their entropy coding (jpeg_gpu_dct on) */
+	int jpeg_gpu_idct;             /* 1: frames in as DCT coefficients, the inverse on the GPU */
 	int jpeg_upload_lease;         /* 1: frames' planes decoded into upload buffers the GPU
 	                                  context lends (one GPU thread) */
 };

@@ -169,6 +169,7 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	/* planes decoded into an upload buffer of this context are read there */
 	struct bloom_frame f = {j->yin.data ? NULL : &j->in, j->yin.data ? &j->yin : NULL,
 	                        j->yin.data ? j->upload.slot : NULL};
+	j->coef_in = j->yin.data && j->yin.coefs; /* counted when it finishes */
 	struct bloom_result res;
 	memset(&res, 0, sizeof res);
 	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG;
@@ -471,6 +472,7 @@ static int gpu_finish_job(struct gpu *g, struct engine **e, struct job *j, struc
 		g->lent++;
 		g->lent_total++;
 	}
+	g->coef_frames += j->coef_in;
 	if (j->status >= 400)
 		g->nfail++;
 	else if (j->yresult.dct_quality && J->cfg.jpeg_gpu_entropy)

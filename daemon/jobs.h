@@ -88,6 +88,7 @@ struct job {
 
 	/* Private to jobs.c. */
 	struct image in, kimg, result;
+	int coef_in;                      /* 1: yin held the frame's coefficients (--jpeg-gpu-idct) */
 	struct yuv_image yin, yresult;    /* JPEG planes in and out (--jpeg-planes); yin's may lie
 	                                     in an upload buffer the GPU context lent
 	                                     (--jpeg-upload-lease): yuv_image_free gives it back */
@@ -127,6 +128,7 @@ struct jobs_gpu_status {
 	int planes_lent;             /* answers' planes lent by this thread's context, not yet back */
 	unsigned long long planes_lent_total; /* answers encoded straight from lent planes */
 	unsigned long long jpeg_scans;         /* JPEG answers entropy-coded on the GPU */
+	unsigned long long jpeg_coef_frames;   /* JPEG frames in as coefficients (--jpeg-gpu-idct) */
 	unsigned long long jpeg_scan_fallbacks; /* ... asked for, the coefficients came back
 	                                           instead (a row past the GPU's room, or no GPU
 	                                           memory to code them) */

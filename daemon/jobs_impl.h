@@ -41,6 +41,7 @@ struct gpu {
 	int lent;                            /* planes lent by this context, not yet given back */
 	unsigned long long lent_total;
 	unsigned long long scans, scan_fallbacks; /* JPEG answers coded on the GPU, and not */
+	unsigned long long coef_frames; /* JPEG frames in as coefficients (the GPU's inverse DCT) */
 	/* upload buffers lent to codec threads (--jpeg-upload-lease): the context that lends
 	 * them, NULL while none does (guarded by J->lock, as upload_gen, which changes whenever
 	 * the context does: a buffer of an older generation is of a context being destroyed) */

@@ -63,7 +63,7 @@ static json_t *gpus_json(const struct jobs_status *st)
 	for (int i = 0; i < st->ngpus; i++) {
 		const struct jobs_gpu_status *g = &st->gpu[i];
 		json_array_append_new(
-			a, json_pack("{s:i,s:i,s:s,s:s,s:s,s:b,s:b,s:b,s:f,s:f,s:I,s:I,s:i,s:I,s:I,s:I,"
+			a, json_pack("{s:i,s:i,s:s,s:s,s:s,s:b,s:b,s:b,s:f,s:f,s:I,s:I,s:i,s:I,s:I,s:I,s:I,"
 			             "s:{s:i,s:I,s:I,s:f,s:I,s:I},s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
 			             "index", i, "device", g->device, "platform", g->platform, "renderer",
 			             g->renderer, "version", g->version, "alive", g->alive, "warmed",
@@ -73,6 +73,7 @@ static json_t *gpus_json(const struct jobs_status *st)
 			             "planes_lent_total", (json_int_t)g->planes_lent_total,
 			             "jpeg_scans", (json_int_t)g->jpeg_scans,
 			             "jpeg_scan_fallbacks", (json_int_t)g->jpeg_scan_fallbacks,
+			             "jpeg_coef_frames", (json_int_t)g->jpeg_coef_frames,
 			             "programs", "count", (int)g->programs.count,
 			             "hits", (json_int_t)g->programs.hits, "misses",
 			             (json_int_t)g->programs.misses, "compile_ms", g->programs.compile_ms,
@@ -237,6 +238,10 @@ static double lent_total_of(const struct jobs_gpu_status *g)
 	return (double)g->planes_lent_total;
 }
 static double scans_of(const struct jobs_gpu_status *g) { return (double)g->jpeg_scans; }
+static double coef_frames_of(const struct jobs_gpu_status *g)
+{
+	return (double)g->jpeg_coef_frames;
+}
 static double scan_fallbacks_of(const struct jobs_gpu_status *g)
 {
 	return (double)g->jpeg_scan_fallbacks;
@@ -296,6 +301,9 @@ static const struct {
 	{"fftbloom_jpeg_scan_fallbacks_total", "counter",
 	 "JPEG answers whose coding on the GPU did not fit its room (a row past 64 bytes a block, "
 	 "or no GPU memory for it): libjpeg coded the coefficients instead.", scan_fallbacks_of},
+	{"fftbloom_jpeg_coef_frames_total", "counter",
+	 "JPEG frames decoded to their DCT coefficients, the inverse DCT run on the GPU "
+	 "(--jpeg-gpu-idct).", coef_frames_of},
 	{"fftbloom_uploads_lent_total", "counter",
 	 "JPEG frames the GPU read in place from the upload buffer their codec thread decoded them "
 	 "into (--jpeg-upload-lease): no copy on the GPU thread.", uploads_lent_of},

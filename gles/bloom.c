@@ -612,6 +612,8 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 		rc = bloom_prog(b, SH_JPEG_HUFF, 0, 0, &prog, err);
 	if (!rc)
 		rc = bloom_prog(b, SH_JPEG_HUFF_OUT, 0, 0, &prog, err);
+	if (!rc)
+		rc = bloom_prog(b, SH_JPEG_IDCT, 0, 0, &prog, err);
 	/* the fused columns' transposes: the image's, and the kernels' (vec2 and vec4 float32) */
 	if (!rc && q->conv4)
 		rc = bloom_prog(b, SH_TRANSPOSE, 1, half, &prog, err);
@@ -623,7 +625,8 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 void bloom_ctx_limits(const struct bloom_ctx *b, struct bloom_limits *l)
 {
 	size_t by_buffer = (size_t)b->info->max_ssbo_size / 16;
-	size_t by_budget = b->opts.frame_bytes ? b->opts.frame_bytes / bloom_plan_bytes(1, 1, 0)
+	/* a pixel's bytes (an even width's: no wider pitch) */
+	size_t by_budget = b->opts.frame_bytes ? b->opts.frame_bytes / (bloom_plan_bytes(2, 1, 0) / 2)
 	                                       : by_buffer;
 	l->untiled_pixels = by_buffer < by_budget ? by_buffer : by_budget;
 	struct fit f = {b, NULL, 0, b->opts.frame_bytes};

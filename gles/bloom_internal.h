@@ -35,6 +35,7 @@
 #define B_HUFF 12    /* jpeg_huff's segments */
 #define B_HTAB 13    /* jpeg_huff's codes */
 #define B_CODED 14   /* jpeg_huff_out's scan */
+#define B_COEFS 15   /* jpeg_idct's coefficients */
 
 #define BLOOM_LEASE_BYTES ((size_t)1 << 30) /* lent buffers' mapped memory at most, together: a
                                            * result for each codec thread and frame in
@@ -62,6 +63,7 @@ enum bloom_shader {
 	SH_JPEG_FDCT,  /* variant 0, half 0 */
 	SH_JPEG_HUFF,  /* variant 0, half 0 */
 	SH_JPEG_HUFF_OUT, /* variant 0, half 0 */
+	SH_JPEG_IDCT,  /* variant 0, half 0 */
 	SH_COUNT
 };
 
@@ -73,7 +75,7 @@ enum bloom_uniform {
 	U_SUB, U_OFF, U_STRIDE, U_GRAY, U_ORIENT, U_FANCY, U_CDIM, U_DITHER, U_FLAGS, U_PLANE, U_PDIM,
 	U_SRC_STRIDE, U_DST_STRIDE, U_SRC_VALID, U_DST_ROWS, U_DST_COLS, U_QUANT,
 	U_MCUX, U_REALW, U_REALH, U_NSEG, U_SLOTS, U_CAPW, U_WORDS, U_LENWORD, U_PASS,
-	U_SOFF, U_SSTRIDE, U_SDIM, U_TBITS, U_BLENS, U_BLOOM,
+	U_SOFF, U_SSTRIDE, U_SDIM, U_TBITS, U_BLENS, U_BLOOM, U_PGEO, U_COFF, U_BLOCKS,
 	U_COUNT
 };
 
@@ -197,6 +199,8 @@ struct bloom_ctx {
 	GLuint yout, ystage;      /* JPEG planes out, and their mapped copy; grown as needed */
 	GLuint yin_dev;           /* JPEG planes in, copied from a mapped buffer by the GPU */
 	size_t yin_dev_bytes;
+	GLuint yin_idct;          /* JPEG planes in, made from their coefficients by jpeg_idct */
+	size_t yin_idct_bytes;
 	int upload_dma;           /* opts.upload_copy resolved */
 	size_t yout_bytes, ystage_bytes;
 	GLuint flags;             /* the composite's count of non-finite samples, and its copy */

@@ -30,8 +30,8 @@ void bloom_transfer_init(struct bloom_ctx *b)
 void bloom_transfer_free(struct bloom_ctx *b)
 {
 	int wait_ms = b->opts.destroy_wait_ms > 0 ? b->opts.destroy_wait_ms : BLOOM_DESTROY_WAIT_MS;
-	GLuint bufs[] = {b->yout, b->ystage, b->yin_dev, b->huff, b->huff_codes, b->ysamp};
-	for (int i = 0; i < 6; i++)
+	GLuint bufs[] = {b->yout, b->ystage, b->yin_dev, b->huff, b->huff_codes, b->ysamp, b->yin_idct};
+	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
 	for (int i = 0; i < BLOOM_UPLOADS; i++) {
@@ -219,18 +219,57 @@ static int lent_here(const struct bloom_ctx *b, const struct bloom_upload *lent,
 	       (atomic_load_explicit(&lent->state, memory_order_relaxed) & UPLOAD_LENT);
 }
 
+/* For a coefficients frame (protocol/image.h, yuv_image.coefs): jpeg_idct's program and
+ * b->yin_idct large enough for its planes. */
+static int idct_ready(struct bloom_ctx *b, const struct yuv_image *y, const struct bloom_prog **p,
+                      char err[BLOOM_ERR_LEN])
+{
+	int rc = bloom_prog(b, SH_JPEG_IDCT, 0, 0, p, err);
+	if (!rc && bloom_grow_buffer(&b->yin_idct, &b->yin_idct_bytes, y->planes_bytes,
+	                             GL_DYNAMIC_COPY)) {
+		snprintf(err, BLOOM_ERR_LEN, "planes from coefficients: out of GPU memory");
+		rc = BLOOM_E_GPU_MEMORY;
+	}
+	return rc;
+}
+
+/* Its planes made from the coefficients in *buf into b->yin_idct, which *buf then names. */
+static void idct_planes(struct bloom_ctx *b, const struct yuv_image *y,
+                        const struct bloom_prog *p, GLuint *buf)
+{
+	glUseProgram(p->id);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_COEFS, *buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yin_idct);
+	for (int c = 0; c < (y->gray ? 1 : 3); c++) {
+		const struct yuv_coefs *cf = &y->cf[c];
+		GLuint n = (GLuint)cf->bw * (GLuint)cf->bh, groups = (n + 63) / 64;
+		GLuint gx = groups < 65535 ? groups : 65535;
+		glUniform2ui(p->u[U_PDIM], (GLuint)y->pw[c], (GLuint)y->ph[c]);
+		glUniform2ui(p->u[U_PGEO], (GLuint)y->offset[c], (GLuint)y->stride[c]);
+		glUniform4ui(p->u[U_COFF], (GLuint)(cf->dc / 4), (GLuint)(cf->ac / 4),
+		             (GLuint)(cf->ovf / 4), (GLuint)(cf->quant / 4));
+		glUniform3ui(p->u[U_BLOCKS], (GLuint)cf->bw, n, (GLuint)cf->novf);
+		glDispatchCompute(gx, (groups + gx - 1) / gx, 1);
+	}
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+	*buf = b->yin_idct;
+}
+
 /* Planes -> q->image (w x h linear RGBA, oriented): read in place from lent (an upload buffer
  * of b that holds them), else copied into the next of b->yin. */
 static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y,
                          struct bloom_upload *lent, int w, int h, double *copy_ms,
                          char err[BLOOM_ERR_LEN])
 {
-	const struct bloom_prog *p;
+	const struct bloom_prog *p, *pi = NULL;
 	int rc = bloom_prog(b, SH_YUV_UNPACK, 0, 0, &p, err);
+	if (!rc && y->coefs)
+		rc = idct_ready(b, y, &pi, err);
 	if (rc)
 		return rc;
 	struct upload *u = NULL;
 	GLuint buf;
+	size_t used = y->coefs ? y->coef_bytes : y->bytes; /* what the GPU reads of the data */
 	if (lent_here(b, lent, y)) { /* coherent, written before this call: nothing to copy */
 		buf = lent->buf;
 		b->st.uploads_lent++;
@@ -248,17 +287,17 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		}
 		u->fence = 0;
 		if (b->buffer_storage
-		    ? bloom_grow_mapped(b, &u->buf, &u->bytes, &u->map, y->bytes, GL_MAP_WRITE_BIT)
-		    : bloom_grow_buffer(&u->buf, &u->bytes, y->bytes, GL_STREAM_DRAW)) {
+		    ? bloom_grow_mapped(b, &u->buf, &u->bytes, &u->map, used, GL_MAP_WRITE_BIT)
+		    : bloom_grow_buffer(&u->buf, &u->bytes, used, GL_STREAM_DRAW)) {
 			snprintf(err, BLOOM_ERR_LEN, "planes upload: out of GPU memory");
 			return BLOOM_E_GPU_MEMORY;
 		}
 		double t0 = bloom_now_ms();
 		if (u->map) { /* coherent: seen by the commands issued after it */
-			memcpy(u->map, y->data, y->bytes);
+			memcpy(u->map, y->data, used);
 		} else {
 			glBindBuffer(GL_SHADER_STORAGE_BUFFER, u->buf);
-			glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)y->bytes, y->data);
+			glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)used, y->data);
 		}
 		*copy_ms += bloom_now_ms() - t0;
 		buf = u->buf;
@@ -275,12 +314,16 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	 * own memory first (on the H100, 0.94 against 1.16 ms of the GPU thread a 1080p 4:4:4
 	 * frame, 804-808 against 715-723 req/s with lent buffers) */
 	if (b->upload_dma && (lent || (u && u->map)) &&
-	    !bloom_grow_buffer(&b->yin_dev, &b->yin_dev_bytes, y->bytes, GL_DYNAMIC_COPY)) {
+	    !bloom_grow_buffer(&b->yin_dev, &b->yin_dev_bytes, used, GL_DYNAMIC_COPY)) {
 		glBindBuffer(GL_COPY_READ_BUFFER, buf);
 		glBindBuffer(GL_COPY_WRITE_BUFFER, b->yin_dev);
 		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
-		                    (GLsizeiptr)y->bytes);
+		                    (GLsizeiptr)used);
 		buf = b->yin_dev;
+	}
+	if (pi) {
+		idct_planes(b, y, pi, &buf);
+		glUseProgram(p->id);
 	}
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, buf);

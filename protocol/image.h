@@ -185,9 +185,9 @@ struct yuv_image {
 	                       between rows), as libjpeg writes it with restart_in_rows = 1 */
 	int coefs;          /* 1: data holds instead the quantised DCT coefficients a JPEG decode
 	                       made (image_decode_jpeg_coefs_into), laid out by cf; the plane fields
-	                       describe the planes they make (planes_bytes of them), and bytes is
-	                       the coefficients' size */
-	size_t planes_bytes;
+	                       describe the planes they make (planes_bytes of them), bytes is the
+	                       room data has (the worst case's), and coef_bytes what they use of it */
+	size_t planes_bytes, coef_bytes;
 	struct yuv_coefs cf[3];
 	unsigned char *data;
 	void (*release)(void *owner); /* NULL: data is malloc'd. Else data is memory lent by a
@@ -253,9 +253,10 @@ int image_decode_jpeg_yuv_into(const void *buf, size_t len, const struct image_l
 
 /* As image_decode_jpeg_yuv_into, the frame's quantised DCT coefficients instead of its planes
  * (out->coefs; libjpeg's entropy decoding alone, the inverse DCT left to the GPU): for a
- * baseline or progressive 8-bit JPEG whose planes image_decode_jpeg_yuv_into would carry. A
- * frame whose coefficients do not pack (more than one block in 16 of a component past 8 bits,
- * as in noise at quality 100) is decoded to planes instead (out->coefs 0). */
+ * baseline or progressive 8-bit JPEG whose planes image_decode_jpeg_yuv_into would carry. The
+ * memory asked of mem (out->bytes) is the room for the worst case (every block in an overflow
+ * record: 200 bytes a block); out->coef_bytes is what the frame uses of it (about 70 bytes a
+ * block at quality 90, against 64 samples). */
 int image_decode_jpeg_coefs_into(const void *buf, size_t len, const struct image_limits *lim,
 				 const struct yuv_memory *mem, struct yuv_image *out,
 				 struct image_info *info, char err[IMAGE_ERR_LEN]);

@@ -5,9 +5,9 @@
  * one iMCU row per component (jpeglib.h's replaceable memory-manager methods), and each row is
  * packed into the frame's memory as soon as the decoder has moved past it, while it is in the
  * cache; a multi-scan file (progressive, or one scan a component) is decoded into libjpeg's own
- * arrays and packed after. The packing: a DC word and 64 bytes of 8-bit AC a block, the few
- * blocks with an AC coefficient past 8 bits in overflow records of their own (at most one block
- * in 16 of a component; past that the frame is decoded to planes instead). */
+ * arrays and packed after. The packing: a DC word and 64 bytes of 8-bit AC a block, the blocks
+ * with an AC coefficient past 8 bits (a few at quality 90, most at 100) in overflow records of
+ * their own after the rest. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -45,8 +45,8 @@ struct cdec {
 	jvirt_barray_ptr (*request)(j_common_ptr, int, boolean, JDIMENSION, JDIMENSION, JDIMENSION);
 	JBLOCKARRAY (*access)(j_common_ptr, jvirt_barray_ptr, JDIMENSION, JDIMENSION, boolean);
 	struct yuv_image *out;
-	int ovf_cap[3];
-	int full;          /* an overflow region ran out: decode to planes instead */
+	unsigned char *ovf[3]; /* each component's overflow records, until they go after the rest */
+	int ovf_have[3], ovf_cap[3];
 };
 
 static void cerr_exit(j_common_ptr c)
@@ -118,15 +118,22 @@ static void pack_block(struct cdec *d, int c, size_t b, const JCOEF *k)
 	}
 #endif
 	if (!wide) {
-	} else if (cf->novf < d->ovf_cap[c]) {
+	} else { /* the room has a record for every block */
 		memset(ac, 0, 64);
-		unsigned char *r = y->data + cf->ovf + (size_t)cf->novf++ * YUV_COEF_OVF_BYTES;
+		if (cf->novf == d->ovf_have[c]) {
+			int n = d->ovf_have[c] ? 2 * d->ovf_have[c] : 64;
+			n = n < d->ovf_cap[c] ? n : d->ovf_cap[c];
+			unsigned char *m = realloc(d->ovf[c], (size_t)n * YUV_COEF_OVF_BYTES);
+			if (!m)
+				ERREXIT(&d->ci, JERR_OUT_OF_MEMORY);
+			d->ovf[c] = m;
+			d->ovf_have[c] = n;
+		}
+		unsigned char *r = d->ovf[c] + (size_t)cf->novf++ * YUV_COEF_OVF_BYTES;
 		uint32_t at = (uint32_t)b;
 		memcpy(r, &at, 4);
 		memcpy(r + 4, k, 128);
 		dc |= 1u << 16;
-	} else {
-		d->full = 1;
 	}
 	memcpy(y->data + cf->dc + b * 4, &dc, 4);
 }
@@ -178,8 +185,9 @@ static JBLOCKARRAY ring_access(j_common_ptr c, jvirt_barray_ptr p, JDIMENSION st
 }
 
 /* The coefficient layout of y (planes laid out already): DC words, AC records, the quantisation
- * tables, then each component's overflow region (a record for at most one block in 16); sets
- * y->bytes to it all. */
+ * tables, then room for the components' overflow records (a record for every block, the
+ * worst case), which go there, one component after another, once decoded; sets y->bytes to the
+ * room it all needs. */
 static void coef_layout(struct cdec *d, struct yuv_image *y, const struct jpeg_decompress_struct *ci)
 {
 	size_t at = 0;
@@ -203,7 +211,7 @@ static void coef_layout(struct cdec *d, struct yuv_image *y, const struct jpeg_d
 		at += 128;
 	}
 	for (int c = 0; c < n; c++) {
-		d->ovf_cap[c] = y->cf[c].bw * y->cf[c].bh / 16 + 4;
+		d->ovf_cap[c] = y->cf[c].bw * y->cf[c].bh;
 		y->cf[c].ovf = at;
 		at += (size_t)d->ovf_cap[c] * YUV_COEF_OVF_BYTES;
 	}
@@ -297,14 +305,22 @@ int image_jpeg_coefs(const unsigned char *buf, size_t len, int w, int h, int gra
 		                d->truncated ? "jpeg: image data truncated: %s" : "jpeg: %s", d->msg);
 		goto done;
 	}
-	/* past the overflow regions: planes instead; else the bytes up to the last record used */
-	rc = d->full;
-	if (!rc)
-		out->bytes = out->cf[n - 1].ovf + (size_t)out->cf[n - 1].novf * YUV_COEF_OVF_BYTES;
+	/* the records after the rest, and the bytes up to the last */
+	rc = 0;
+	for (int c = 0, at = 0; c < n; c++) {
+		size_t bytes = (size_t)out->cf[c].novf * YUV_COEF_OVF_BYTES;
+		out->cf[c].ovf = out->cf[0].ovf + (size_t)at * YUV_COEF_OVF_BYTES;
+		if (bytes)
+			memcpy(out->data + out->cf[c].ovf, d->ovf[c], bytes);
+		at += out->cf[c].novf;
+		out->coef_bytes = out->cf[c].ovf + bytes;
+	}
 done:
 	jpeg_destroy_decompress(ci);
 	if (rc)
 		yuv_image_free(out);
+	for (int c = 0; c < 3; c++)
+		free(d->ovf[c]);
 	free(d);
 	return rc;
 }

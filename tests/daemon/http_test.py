@@ -1265,6 +1265,75 @@ def test_jpeg_gpu_dct():
             cpu.stop("cpu entropy daemon %s" % sub)
 
 
+def test_jpeg_gpu_idct():
+    # --jpeg-gpu-idct: JPEG frames decoded to their DCT coefficients, the inverse DCT on the GPU.
+    # Against the default daemon (libjpeg's planes): the same float results within 3 codes (a
+    # sample of Y, Cb or Cr 1 off between the inverse DCTs moves a pixel up to 2.8; often the
+    # same bits, where no sample differs), for 4:2:0 and 4:4:4 colour, gray and progressive
+    # frames; /metrics and /v1/info count the coefficient frames (so the path ran); noise at
+    # quality 100 (every block in an overflow record) too; a cut frame gets the planes daemon's
+    # status; the engine digests differ.
+    import cv2
+    h, w = 90, 130
+    yy, xx = np.mgrid[0:h, 0:w]
+    img = np.stack([(np.sin(xx / 9.0) + 1) * 110 + RNG.random((h, w)) * 8,
+                    (np.cos(yy / 7.0) + 1) * 100 + RNG.random((h, w)) * 10,
+                    ((xx + yy) % 64) * 3.5], axis=2).clip(0, 255).astype(np.uint8)
+    frames = {
+        "420": jpg_bytes(img),
+        "444": jpg444_bytes(img[:, :, ::-1], "idct444"),
+        "gray": jpg_bytes(img[:, :, 1]),
+        "progressive": cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1].tobytes(),
+    }
+    q = "/v1/bloom?threshold=0.5&intensity=0.6&kernel_preset=gaussian:sigma=3&format=pfm"
+    on = Daemon("--jpeg-gpu-idct")
+    off = Daemon()
+    try:
+        e1, e2 = (json.loads(x.req("GET", "/v1/info")[2]).get("engine") for x in (on, off))
+        check("--jpeg-gpu-idct: the engine digest differs", e1 and e2 and e1 != e2, (e1, e2))
+        for name, body in frames.items():
+            s1, _, b1 = on.req("POST", q, body=body)
+            s2, _, b2 = off.req("POST", q, body=body)
+            ok = s1 == 200 and s2 == 200
+            d, same = -1.0, True
+            if ok:
+                a, b = (np.clip(read_pfm(x), 0, 1) for x in (b1, b2))
+                ca, cb = (np.where(x <= 0.0031308, 12.92 * x, 1.055 * x ** (1 / 2.4) - 0.055) * 255
+                          for x in (a, b))
+                d = float(np.abs(ca - cb).max()) if a.shape == b.shape else 99.0
+                same = b1 == b2
+            print("     %s: %.3f codes from the planes daemon's%s" % (name, d, ", the same bits"
+                                                                     if same else ""))
+            check("--jpeg-gpu-idct %s: within 3 codes of libjpeg's planes" % name,
+                  ok and 0 <= d <= 3.0, (s1, s2, d))
+        n = on.metric("fftbloom_jpeg_coef_frames_total")
+        info = json.loads(on.req("GET", "/v1/info")[2])
+        ni = sum(g.get("jpeg_coef_frames", 0) for g in info.get("gpus", []))
+        check("/metrics and /v1/info count the %d coefficient frames (%s, %s)" % (len(frames), n, ni),
+              n == len(frames) and ni == len(frames), (n, ni))
+        noise = cv2.imencode(".jpg", (RNG.random((64, 96, 3)) * 255).astype(np.uint8),
+                             [cv2.IMWRITE_JPEG_QUALITY, 100])[1].tobytes()
+        s1, _, b1 = on.req("POST", q, body=noise)
+        s2, _, b2 = off.req("POST", q, body=noise)
+        n2 = on.metric("fftbloom_jpeg_coef_frames_total")
+        d = -1.0
+        if s1 == 200 and s2 == 200:
+            a, b = (np.clip(read_pfm(x), 0, 1) for x in (b1, b2))
+            ca, cb = (np.where(x <= 0.0031308, 12.92 * x, 1.055 * x ** (1 / 2.4) - 0.055) * 255
+                      for x in (a, b))
+            d = float(np.abs(ca - cb).max())
+        check("noise at quality 100 (every block past 8 bits): counted, within 3 codes (%.3f)" % d,
+              0 <= d <= 3.0 and n2 == n + 1, (s1, s2, n2, n, d))
+        cut = frames["420"][: len(frames["420"]) * 2 // 3]
+        s1, _, b1 = on.req("POST", q, body=cut)
+        s2, _, b2 = off.req("POST", q, body=cut)
+        check("a cut frame: %d as from the planes daemon, with the decoder's reason" % s2,
+              s1 == s2 and s1 in (400, 422) and b"truncated" in b1, (s1, s2, b1[:200]))
+    finally:
+        on.stop("gpu idct daemon")
+        off.stop("planes daemon")
+
+
 def test_tls():
     if not shutil.which("openssl"):
         print("skip TLS: no openssl")
@@ -1715,7 +1784,7 @@ def main():
     run_script((test_main, test_formats, test_request_rules, test_convolve_methods, test_localhost,
                 test_tensors, test_limits_and_auth, test_queue_full,
                 test_deadline_and_client_gone, test_concurrency_and_sigterm, test_pipelining,
-                test_jpeg_gpu_dct, test_upload_lease,
+                test_jpeg_gpu_dct, test_jpeg_gpu_idct, test_upload_lease,
                 test_tls),
                need_daemon=True)
 

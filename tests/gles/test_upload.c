@@ -38,6 +38,14 @@ static int teardown(void **state)
 }
 
 static int g_upload_copy; /* bloom_ctx_opts.upload_copy of the contexts made */
+static int g_coefs;       /* 1: frames decoded to their coefficients (the GPU's inverse DCT) */
+
+static int decode(const unsigned char *jpeg, size_t len, const struct yuv_memory *mem,
+                  struct yuv_image *y, char err[IMAGE_ERR_LEN])
+{
+	return (g_coefs ? image_decode_jpeg_coefs_into : image_decode_jpeg_yuv_into)(jpeg, len, NULL,
+	                                                                             mem, y, NULL, err);
+}
 
 static struct bloom_ctx *new_ctx(int no_persistent_map, size_t frame_bytes, int destroy_wait_ms)
 {
@@ -63,12 +71,23 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* A JPEG of fresh random pixels, w x h, gray or chroma subsampled sx x sy (malloc'd). */
+/* A JPEG of fresh random pixels, w x h, gray or chroma subsampled sx x sy (malloc'd); with
+ * g_coefs a random gradient with a little noise, whose coefficients mostly fit 8 bits. */
 static unsigned char *rand_jpeg(int w, int h, int gray, int sx, int sy, size_t *len)
 {
 	struct image img;
 	assert_int_equal(image_alloc(&img, w, h, gray ? 1 : 3), 0);
 	tu_fill_f32(img.pixels, (size_t)w * h * img.channels, 0, 1);
+	if (g_coefs) {
+		float g[3];
+		tu_fill_f32(g, 3, 0.2f, 0.8f);
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++)
+				for (int c = 0; c < img.channels; c++) {
+					float *v = &img.pixels[((size_t)y * w + x) * img.channels + c];
+					*v = 0.1f * *v + g[c] * (float)(x + y) / (float)(w + h);
+				}
+	}
 	struct yuv_image planes;
 	unsigned lost = 0;
 	unsigned char *jpeg;
@@ -80,10 +99,21 @@ static unsigned char *rand_jpeg(int w, int h, int gray, int sx, int sy, size_t *
 	return jpeg;
 }
 
-/* a's samples are b's (the rows' padding past each plane's width is not written). */
+/* a's samples are b's (the rows' padding past each plane's width is not written); for
+ * coefficients, their words but the overflow regions' unused room. */
 static void same_samples(const struct yuv_image *a, const struct yuv_image *b)
 {
 	assert_int_equal(a->bytes, b->bytes);
+	assert_int_equal(a->coefs, b->coefs);
+	if (a->coefs) {
+		assert_memory_equal(a->data, b->data, a->cf[0].ovf);
+		for (int p = 0; p < (a->gray ? 1 : 3); p++) {
+			assert_int_equal(a->cf[p].novf, b->cf[p].novf);
+			assert_memory_equal(a->data + a->cf[p].ovf, b->data + b->cf[p].ovf,
+			                    (size_t)a->cf[p].novf * YUV_COEF_OVF_BYTES);
+		}
+		return;
+	}
 	for (int p = 0; p < 3; p++)
 		for (int r = 0; r < a->ph[p]; r++)
 			assert_memory_equal(a->data + a->offset[p] + (size_t)r * a->stride[p],
@@ -122,8 +152,8 @@ static void decode_lent(struct taker *t, const unsigned char *jpeg, size_t len, 
 	char err[IMAGE_ERR_LEN];
 	for (int i = 0; i < 2; i++) {
 		t->u = NULL;
-		if (image_decode_jpeg_yuv_into(jpeg, len, NULL, &mem, y, NULL, err))
-			fail_msg("image_decode_jpeg_yuv_into: %s", err);
+		if (decode(jpeg, len, &mem, y, err))
+			fail_msg("decoding into a lent buffer: %s", err);
 		if (t->u)
 			break;
 		size_t need = y->bytes;
@@ -256,7 +286,8 @@ static void test_same_bits(void **state)
 		tu_fill_f32(k.pixels, (size_t)7 * 5 * 3, 0, 1);
 		struct yuv_image copied, lent;
 		char err[IMAGE_ERR_LEN];
-		assert_int_equal(image_decode_jpeg_yuv(jpeg, len, NULL, &copied, NULL, err), 0);
+		assert_int_equal(decode(jpeg, len, NULL, &copied, err), 0);
+		assert_int_equal(copied.coefs, g_coefs);
 		struct taker t = {on, NULL, 0, 0};
 		decode_lent(&t, jpeg, len, &lent);
 		same_samples(&lent, &copied);
@@ -288,12 +319,18 @@ static void test_same_bits(void **state)
 		struct results id;
 		struct image ref;
 		run_planes(on, &lent, t.u, &one, BLOOM_OP_CONVOLVE, &id);
-		assert_int_equal(yuv_ref_to_image(&lent, &ref), 0);
+		struct yuv_image cpu; /* coefficients: the CPU's inverse DCT, within 1 of the GPU's */
+		assert_int_equal(g_coefs ? yuv_coefs_to_planes(&lent, &cpu) : 0, 0);
+		assert_int_equal(yuv_ref_to_image(g_coefs ? &cpu : &lent, &ref), 0);
+		if (g_coefs)
+			yuv_image_free(&cpu);
 		assert_int_equal(ref.width, id.img.width);
 		assert_int_equal(ref.height, id.img.height);
 		assert_int_equal(ref.channels, id.img.channels);
 		/* in tiles the planes are converted on the CPU as libjpeg does, rounding to codes */
-		double d = code_diff(&id.img, &ref), tol = id.st.tiles_x * id.st.tiles_y > 1 ? 1.51 : 0.01;
+		/* coefficients: a sample 1 off between the inverse DCTs moves R, G, B up to 1 + 1.772 */
+		double d = code_diff(&id.img, &ref),
+		       tol = id.st.tiles_x * id.st.tiles_y > 1 ? 1.51 : g_coefs ? 2.8 : 0.01;
 		print_message("  lent planes through an identity kernel (tiles %dx%d): %.4f codes from "
 		              "the CPU reference (tolerance %.2f)\n", id.st.tiles_x, id.st.tiles_y, d,
 		              tol);
@@ -325,6 +362,20 @@ static void test_same_bits_gpu_copy(void **state)
 	g_upload_copy = 1;
 	test_same_bits(state);
 	g_upload_copy = 0;
+}
+
+/* The same with frames decoded to their coefficients, the planes made by the GPU's inverse DCT
+ * (jpeg_idct): lent and copied alike bit for bit; through the identity kernel within a sample
+ * of the CPU's inverse DCT (2.8 codes: one step of Y and of Cb or Cr), and in tiles (the CPU
+ * converting) as the planes are; in place and copied into GPU memory first. */
+static void test_coefs_same_bits(void **state)
+{
+	g_coefs = 1;
+	test_same_bits(state);
+	g_upload_copy = 1;
+	test_same_bits(state);
+	g_upload_copy = 0;
+	g_coefs = 0;
 }
 
 /* A decoder thread: takes a buffer, decodes into it; the test's thread runs the frame. */
@@ -608,9 +659,11 @@ static void test_destroy_waits(void **state)
 
 int main(void)
 {
+	tu_test_filter();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_bits),
 		cmocka_unit_test(test_same_bits_gpu_copy),
+		cmocka_unit_test(test_coefs_same_bits),
 		cmocka_unit_test(test_threads_and_flight),
 		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_failed_decode),
