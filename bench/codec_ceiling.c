@@ -9,7 +9,8 @@
  * the GPU too (--jpeg-gpu-dct: the encode is libjpeg's entropy coding of the coefficients), with
  * libjpeg's own entropy decode of each frame to coefficients beside it (what a decode would cost
  * with its IDCT on the GPU); and with the entropy coding on the GPU as well (--jpeg-gpu-entropy:
- * the encode only wraps the coded scan in its headers). One result line (bench/bench_json.h), workload codec.jpeg.SIZE, in
+ * the encode only wraps the coded scan in its headers); and that with the frame decoded to its
+ * coefficients as fftbloomd does (--jpeg-gpu-idct: idct_*, coef_decode_ms). One result line (bench/bench_json.h), workload codec.jpeg.SIZE, in
  * the harness's e2e suite. */
 #include <pthread.h>
 #include <setjmp.h>
@@ -123,7 +124,8 @@ struct par {
 	const size_t *lens;
 	int nf, quality, first, sub;
 	int dct; /* 1: the answer encoded from coefficients (--jpeg-gpu-dct); 2: from a coded
-	            scan (--jpeg-gpu-entropy) */
+	            scan (--jpeg-gpu-entropy); 3: that, the frame decoded to its coefficients
+	            (--jpeg-gpu-idct) */
 	double until;
 	long frames;
 	int failed;
@@ -150,7 +152,7 @@ static void *par_main(void *arg)
 		struct yuv_image co;
 		if (image_encode_jpeg_yuv(&op, p->quality, &j, &jl, err) ||
 		    read_coefs(j, jl, p->quality, p->sub, &co) ||
-		    (p->dct == 2 && as_coded(&co, j, jl))) {
+		    (p->dct >= 2 && as_coded(&co, j, jl))) {
 			free(j);
 			p->failed = 1;
 			return NULL;
@@ -163,7 +165,8 @@ static void *par_main(void *arg)
 		int f = r % p->nf;
 		unsigned char *out = NULL;
 		size_t out_len = 0;
-		int rc = image_decode_jpeg_yuv(p->bufs[f], p->lens[f], NULL, &yp, &info, err);
+		int rc = (p->dct == 3 ? image_decode_jpeg_coefs_into : image_decode_jpeg_yuv_into)(
+		    p->bufs[f], p->lens[f], NULL, NULL, &yp, &info, err);
 		yuv_image_free(&yp);
 		if (!rc)
 			rc = image_encode_jpeg_yuv(&op, p->quality, &out, &out_len, err);
@@ -357,11 +360,13 @@ int main(int argc, char **argv)
 		rc = image_encode_jpeg_yuv(&co, quality, &out2, &out2_len, err);
 		double t5 = bench_now_s();
 		free(out2);
-		if (rc || read_coefs(bufs[f], lens[f], quality, sub, NULL)) {
-			fprintf(stderr, "codec_ceiling: coefficients: %s\n", rc ? err : "decode failed");
+		struct yuv_image fc; /* the frame decoded to its coefficients, as fftbloomd does */
+		if (rc || image_decode_jpeg_coefs_into(bufs[f], lens[f], NULL, NULL, &fc, NULL, err)) {
+			fprintf(stderr, "codec_ceiling: coefficients: %s\n", err);
 			return 1;
 		}
 		double t6 = bench_now_s();
+		yuv_image_free(&fc);
 		/* the answer wrapped from its coded scan */
 		if (as_coded(&co, out, out_len)) {
 			fprintf(stderr, "codec_ceiling: no scan in the planes' encode\n");
@@ -394,11 +399,11 @@ int main(int argc, char **argv)
 
 	/* the planes path on all cores at once, for a third of --max-seconds (1-10 s) each: the
 	 * answer encoded from planes, from coefficients, from a coded scan */
-	double par_s = max_s / 3 < 1 ? 1 : max_s / 3 > 10 ? 10 : max_s / 3, par_fps[3];
+	double par_s = max_s / 3 < 1 ? 1 : max_s / 3 > 10 ? 10 : max_s / 3, par_fps[4];
 	struct par *pp = calloc((size_t)cores, sizeof *pp);
 	if (!pp)
 		return 1;
-	for (int dct = 0; dct < 3; dct++) {
+	for (int dct = 0; dct < 4; dct++) {
 		memset(pp, 0, (size_t)cores * sizeof *pp);
 		double tp0 = bench_now_s();
 		long started = 0, par_frames = 0;
@@ -465,6 +470,9 @@ int main(int argc, char **argv)
 	bench_metric(&l, "coded_fps", 1e3 / (pd + ce) * (double)cores);
 	bench_metric(&l, "coded_parallel_fps", par_fps[2]);
 	bench_metric(&l, "coef_decode_ms", cd);
+	bench_metric(&l, "idct_ms", cd + ce);
+	bench_metric(&l, "idct_fps", 1e3 / (cd + ce) * (double)cores);
+	bench_metric(&l, "idct_parallel_fps", par_fps[3]);
 	bench_metric(&l, "turbojpeg_ms", mtj);
 	bench_metric(&l, "turbojpeg_fps", 1e3 / mtj * (double)cores);
 	bench_detail_str(&l, "image", image);

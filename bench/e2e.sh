@@ -226,10 +226,14 @@ for planes in $E2E_PLANES; do
 		emit "$cl"
 	fi
 	ceiling_fps=$(echo "$cl" | jget fps)
-	# the ceiling of the path the daemon runs: the answers' DCT and entropy coding on the GPU
-	# (--jpeg-gpu-dct and --jpeg-gpu-entropy, the defaults: codec_ceiling's coded_*), the DCT
-	# only (dct_*), or neither (planes_*)
-	path=coded
+	# the ceiling of the path the daemon runs: the frames' inverse DCT and the answers' DCT and
+	# entropy coding on the GPU (--jpeg-gpu-idct, --jpeg-gpu-dct and --jpeg-gpu-entropy, the
+	# defaults: codec_ceiling's idct_*), not the inverse (coded_*), the answers' DCT only (dct_*),
+	# or neither (planes_*); the last two's frames are decoded to planes there whatever
+	# --jpeg-gpu-idct says
+	path=idct
+	case " $* " in *" --jpeg-gpu-idct=false "* | *" --jpeg-gpu-idct false "*) path=coded ;; esac
+	[ "${FFTBLOOM_JPEG_GPU_IDCT:-true}" = false ] && path=coded
 	case " $* " in *" --jpeg-gpu-entropy=false "* | *" --jpeg-gpu-entropy false "*) path=dct ;; esac
 	[ "${FFTBLOOM_JPEG_GPU_ENTROPY:-true}" = false ] && path=dct
 	case " $* " in *" --jpeg-gpu-dct=false "* | *" --jpeg-gpu-dct false "*) path=planes ;; esac
@@ -302,7 +306,8 @@ done
 	echo "codec ceiling: $(echo "$cl" | jget ms) ms a frame on one core (decode $(echo "$cl" | jget decode_ms) + encode $(echo "$cl" | jget encode_ms)) -> $ceiling_fps frames/s on $cores cores"
 	echo "planes codec ceiling: $(echo "$cl" | jget planes_ms) ms a frame on one core -> $(echo "$cl" | jget planes_fps) frames/s on $cores cores; on all cores at once $(echo "$cl" | jget planes_parallel_fps) frames/s"
 	echo "with the answers' DCT on the GPU: $(echo "$cl" | jget dct_ms) ms a frame on one core -> $(echo "$cl" | jget dct_fps) frames/s on $cores cores; on all cores at once $(echo "$cl" | jget dct_parallel_fps) frames/s"
-	echo "with their entropy coding on the GPU too: $(echo "$cl" | jget coded_ms) ms a frame on one core -> $(echo "$cl" | jget coded_fps) frames/s on $cores cores; on all cores at once $(echo "$cl" | jget coded_parallel_fps) frames/s (the fractions are of the $path path's)"
+	echo "with their entropy coding on the GPU too: $(echo "$cl" | jget coded_ms) ms a frame on one core -> $(echo "$cl" | jget coded_fps) frames/s on $cores cores; on all cores at once $(echo "$cl" | jget coded_parallel_fps) frames/s"
+	echo "and the frames' inverse DCT on the GPU: $(echo "$cl" | jget idct_ms) ms a frame on one core -> $(echo "$cl" | jget idct_fps) frames/s on $cores cores; on all cores at once $(echo "$cl" | jget idct_parallel_fps) frames/s (the fractions are of the $path path's)"
 	printf '%-30s %-10s %10s %12s %13s %12s %14s\n' "first result" "variant" "ready_s" "first_ms" "start->1st_s" "second_ms" "after_idle_ms"
 	grep '"id":"e2e.first' "$E2E_OUT" | while IFS= read -r l; do
 		printf '%-30s %-10s %10s %12s %13s %12s %14s\n' "$(echo "$l" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" \

@@ -214,7 +214,7 @@
 	 "and the entropy coding too: the codec thread only adds the headers (with "             \
 	 "--jpeg-gpu-dct; baseline, libjpeg's standard tables, a restart marker a row of blocks)", \
 	 "FFTBLOOM_JPEG_GPU_ENTROPY", C(jpeg_gpu_entropy)},                                       \
-	{"jpeg-gpu-idct", OPT_BOOL, 0, 1, "false", NULL,                                         \
+	{"jpeg-gpu-idct", OPT_BOOL, 0, 1, "true", NULL,                                          \
 	 "a JPEG frame is decoded to its DCT coefficients (libjpeg's entropy decoding alone) and "  \
 	 "the GPU runs the inverse DCT (with --jpeg-planes; a frame whose coefficients do not "     \
 	 "pack, as noise at quality 100, is decoded to planes)",                                  \

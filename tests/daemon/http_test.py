@@ -1266,8 +1266,8 @@ def test_jpeg_gpu_dct():
 
 
 def test_jpeg_gpu_idct():
-    # --jpeg-gpu-idct: JPEG frames decoded to their DCT coefficients, the inverse DCT on the GPU.
-    # Against the default daemon (libjpeg's planes): the same float results within 3 codes (a
+    # --jpeg-gpu-idct (on by default): JPEG frames decoded to their DCT coefficients, the inverse
+    # DCT on the GPU. Against a daemon with it off (libjpeg's planes): the same float results within 3 codes (a
     # sample of Y, Cb or Cr 1 off between the inverse DCTs moves a pixel up to 2.8; often the
     # same bits, where no sample differs), for 4:2:0 and 4:4:4 colour, gray and progressive
     # frames; /metrics and /v1/info count the coefficient frames (so the path ran); noise at
@@ -1286,8 +1286,8 @@ def test_jpeg_gpu_idct():
         "progressive": cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1].tobytes(),
     }
     q = "/v1/bloom?threshold=0.5&intensity=0.6&kernel_preset=gaussian:sigma=3&format=pfm"
-    on = Daemon("--jpeg-gpu-idct")
-    off = Daemon()
+    on = Daemon()  # the default
+    off = Daemon("--jpeg-gpu-idct=false")
     try:
         e1, e2 = (json.loads(x.req("GET", "/v1/info")[2]).get("engine") for x in (on, off))
         check("--jpeg-gpu-idct: the engine digest differs", e1 and e2 and e1 != e2, (e1, e2))
