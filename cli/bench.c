@@ -77,6 +77,10 @@ static const struct opt_def own_table[] = {
 	 "run one 2D FFT workload of this size instead of the suites: HxW (h rows of w), its ID "
 	 "fft.2d.HxW.fwd, variant default (shapes of other lengths than the suite's)", NULL,
 	 offsetof(struct bench_cli, fft_size)},
+	{"jpeg-in", OPT_STRING, 0, 0, "planes", NULL,
+	 "the jpeg suite's frame in: planes (decoded on the CPU) or coefs (its quantised DCT "
+	 "coefficients, the inverse DCT on the GPU: fftbloomd's --jpeg-gpu-idct, its default)", NULL,
+	 offsetof(struct bench_cli, jpeg_in)},
 	{"fused-layout", OPT_STRING, 0, 0, "auto", NULL,
 	 "the bloom and jpeg suites' fused column pass: auto (the product's), in_place (columns read "
 	 "with a row's stride) or transposed (a transposed copy, a pass before and after)", NULL,
@@ -200,6 +204,8 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 		k += snprintf(buf + k, len - (size_t)k, "+split");
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->rows_split)
 		k += snprintf(buf + k, len - (size_t)k, "+rsplit%s", r->c->rows_split > 1 ? "2" : "");
+	if (wl->kind == WL_JPEG && k >= 0 && (size_t)k < len && !strcmp(r->c->jpeg_in, "coefs"))
+		k += snprintf(buf + k, len - (size_t)k, "+coefs");
 	if (k >= 0 && (size_t)k < len && r->ab_b)
 		snprintf(buf + k, len - (size_t)k, "+b");
 }
@@ -605,6 +611,10 @@ int cli_bench(int argc, char **argv)
 	if (bench_fft_shape(c.fft_rows, &shape) || bench_fft_shape(c.fft_cols, &shape)) {
 		fprintf(stderr, "fftbloom bench: --fft-rows/--fft-cols: TECHNIQUE[:THREADS[:SIGNALS"
 		        "[:SPLIT]]], e.g. shared:256:4:1\n");
+		return 2;
+	}
+	if (strcmp(c.jpeg_in, "planes") && strcmp(c.jpeg_in, "coefs")) {
+		fprintf(stderr, "fftbloom bench: --jpeg-in takes planes or coefs, not '%s'\n", c.jpeg_in);
 		return 2;
 	}
 	if (bench_ends_in_rows(&c) == 2) {

@@ -14,7 +14,7 @@ struct bench_cli {
 	int rows_split, column_pairs, even_pitch;
 	double warm_seconds;
 	char suite[OPT_STR_MAX], only[OPT_STR_MAX], variant[OPT_STR_MAX], machine[OPT_STR_MAX];
-	char fused_layout[OPT_STR_MAX], ends_in_rows[OPT_STR_MAX];
+	char fused_layout[OPT_STR_MAX], ends_in_rows[OPT_STR_MAX], jpeg_in[OPT_STR_MAX];
 	char fft_rows[OPT_STR_MAX], fft_cols[OPT_STR_MAX], fft_size[OPT_STR_MAX], ab[OPT_STR_MAX];
 };
 

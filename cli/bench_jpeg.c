@@ -4,7 +4,9 @@
  * buffer lent as the daemon's codec threads get it. Per run, GPU stage times from the timer:
  * the upload (planes in, unpacked), the bloom's stages, the answer made (planes, or the DCT and
  * quantisation), its entropy coding, the download (moved to the mapped buffer); and the bytes
- * that cross the bus back. Median of runs after warm-up. */
+ * that cross the bus back. Median of runs after warm-up. With --jpeg-in coefs the frame goes in
+ * as fftbloomd's codec threads decode it by default: its quantised DCT coefficients (the planes
+ * encoded at quality 90 and decoded so), the upload then including the GPU's inverse DCT. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,26 @@ int bench_jpeg(struct run_ctx *r, const struct workload *wl)
 		fprintf(stderr, "%s: out of memory\n", wl->id);
 		bloom_ctx_destroy(b);
 		return -1;
+	}
+	if (!strcmp(c->jpeg_in, "coefs")) { /* the planes' own JPEG, decoded to its coefficients */
+		unsigned char *jpeg = NULL;
+		size_t len = 0;
+		struct yuv_image co;
+		char ierr[IMAGE_ERR_LEN];
+		int irc = image_encode_jpeg_yuv(&in, 90, &jpeg, &len, ierr);
+		if (!irc)
+			irc = image_decode_jpeg_coefs_into(jpeg, len, NULL, NULL, &co, NULL, ierr);
+		free(jpeg);
+		yuv_image_free(&in);
+		if (irc || !co.coefs) {
+			fprintf(stderr, "%s: the frame's coefficients: %s\n", wl->id, irc ? ierr : "none");
+			if (!irc)
+				yuv_image_free(&co);
+			image_free(&k);
+			bloom_ctx_destroy(b);
+			return -1;
+		}
+		in = co;
 	}
 	for (int j = 0; j < wl->kh; j++) /* a gaussian of sigma a sixth of the kernel */
 		for (int i = 0; i < wl->kw; i++) {

@@ -46,6 +46,12 @@ echo $? >"$tmp/ab2_rc"
 "$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --ab "--nosuch 1" \
 	>/dev/null 2>&1
 echo $? >"$tmp/ab_bad_rc"
+# the jpeg suite with the frame in as its coefficients
+"$BUILD/fftbloom" bench --suite jpeg --quick --only jpeg.270p.k49.444 --variant scan --runs 3 \
+	--warmup 1 --warm-seconds 0 --jpeg-in coefs >"$tmp/coefs_lines" 2>/dev/null
+echo $? >"$tmp/coefs_rc"
+"$BUILD/fftbloom" bench --suite jpeg --quick --jpeg-in nosuch >/dev/null 2>&1
+echo $? >"$tmp/coefs_bad_rc"
 # options the two sides share (the runs, the GPU's memory), and workloads that do not alternate
 "$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --runs 3 \
 	--ab "--runs 3000" >/dev/null 2>&1
@@ -192,6 +198,11 @@ ok('--ab with options both sides share (--runs, --gpu-frame-memory) is a usage e
    int(read('ab_runs_rc')) == 2 and int(read('ab_mem_rc')) == 2)
 ok('--ab on a workload that does not alternate (bloom.rows.*) is a usage error (exit 2)',
    int(read('ab_rows_rc')) == 2)
+co = [json.loads(l) for l in read('coefs_lines').splitlines() if l.strip()]
+ok('--jpeg-in coefs: the jpeg line, variant scan+coefs, its upload measured',
+   int(read('coefs_rc')) == 0 and [d['variant'] for d in co] == ['scan+coefs']
+   and co[0]['metrics'].get('upload_ms', 0) > 0 and co[0]['metrics'].get('out_bytes', 0) > 0)
+ok('--jpeg-in with another value is a usage error (exit 2)', int(read('coefs_bad_rc')) == 2)
 
 print('SCRIPT: %d passed, %d failed' % (passed, failed))
 sys.exit(1 if failed else 0)
