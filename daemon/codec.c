@@ -22,8 +22,10 @@
 #include "protocol/clock.h"
 
 /* Decoded bytes a pixel reserves: the image in and the result (float RGBA each, or JPEG planes
- * in and out), or a kernel. */
-enum { COST_FLOAT = 32, COST_PLANES = 8, COST_KERNEL = 16 };
+ * in and out; JPEG coefficients in, at most: at 4:4:4 their room of 134 bytes a block, the
+ * overflow records staged while decoding, a progressive file's whole-image arrays, the planes
+ * out), or a kernel. */
+enum { COST_FLOAT = 32, COST_PLANES = 8, COST_COEFS = 20, COST_KERNEL = 16 };
 
 /* Reserves `want` bytes for what j's slot (0 or 1) holds against --memory-budget, replacing
  * what the slot reserved before: 0, IMAGE_E_TOO_LARGE (more than the whole budget) or
@@ -55,7 +57,8 @@ static int reserve(struct jobs *J, struct job *j, int slot, unsigned long long w
 static int admit_image(void *ctx, unsigned long long w, unsigned long long h, char *err)
 {
 	struct job_admit *a = ctx;
-	int cost = a->which == 1 ? COST_KERNEL : a->which == 2 ? COST_PLANES : COST_FLOAT;
+	int cost = a->which == 1 ? COST_KERNEL : a->which == 2 ? COST_PLANES
+	           : a->which == 3 ? COST_COEFS : COST_FLOAT;
 	char what[96];
 	snprintf(what, sizeof what, "%s of %llux%llu", a->which == 1 ? "the kernel" : "the image",
 	         w, h);
@@ -63,8 +66,8 @@ static int admit_image(void *ctx, unsigned long long w, unsigned long long h, ch
 	               IMAGE_ERR_LEN);
 }
 
-/* Limits for decoding j's image (which 0: float, 2: JPEG planes) or kernel (1), with the
- * admission hook. */
+/* Limits for decoding j's image (which 0: float, 2: JPEG planes, 3: JPEG coefficients) or
+ * kernel (1), with the admission hook. */
 static struct image_limits job_limits(struct jobs *J, struct job *j, int which)
 {
 	struct image_limits l = which == 1 ? J->klim : J->lim;
@@ -273,7 +276,7 @@ static void do_decode(struct jobs *J, struct job *j)
 	} else if (J->cfg.jpeg_planes && j->kind != JOB_KERNEL_PUT &&
 	           !(j->kind == JOB_CONVOLVE && j->req.p.method != CONVOLVE_FFT) &&
 	    image_sniff(j->image, j->image_len) == IMAGE_FORMAT_JPEG) {
-		lim = job_limits(J, j, 2);
+		lim = job_limits(J, j, J->cfg.jpeg_gpu_idct ? 3 : 2);
 		/* a frame for the GPU: decoded where the GPU thread's context reads it */
 		j->upload.J = J;
 		struct yuv_memory mem = {upload_alloc, upload_release, &j->upload};
@@ -314,7 +317,7 @@ static void do_decode(struct jobs *J, struct job *j)
 		 * planes of its own */
 		pthread_mutex_unlock(&J->lock);
 		yuv_image_free(&j->yin);
-		lim = job_limits(J, j, 2);
+		lim = job_limits(J, j, J->cfg.jpeg_gpu_idct ? 3 : 2);
 		rc = (J->cfg.jpeg_gpu_idct ? image_decode_jpeg_coefs_into : image_decode_jpeg_yuv_into)(
 		    j->image, j->image_len, &lim, NULL, &j->yin, &j->info, err);
 		j->decode_s += clock_s() - t1;

@@ -216,8 +216,8 @@
 	 "FFTBLOOM_JPEG_GPU_ENTROPY", C(jpeg_gpu_entropy)},                                       \
 	{"jpeg-gpu-idct", OPT_BOOL, 0, 1, "true", NULL,                                          \
 	 "a JPEG frame is decoded to its DCT coefficients (libjpeg's entropy decoding alone) and "  \
-	 "the GPU runs the inverse DCT (with --jpeg-planes; a frame whose coefficients do not "     \
-	 "pack, as noise at quality 100, is decoded to planes)",                                  \
+	 "the GPU runs the inverse DCT (with --jpeg-planes; noise at quality 100 and progressive "  \
+	 "files that leave coefficients unrefined are decoded to planes)",                        \
 	 "FFTBLOOM_JPEG_GPU_IDCT", C(jpeg_gpu_idct)},                                             \
 	{"jpeg-upload-lease", OPT_BOOL, 0, 1, "true", NULL,                                       \
 	 "a codec thread decodes a JPEG frame's planes straight into an upload buffer lent by "    \

@@ -169,7 +169,6 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	/* planes decoded into an upload buffer of this context are read there */
 	struct bloom_frame f = {j->yin.data ? NULL : &j->in, j->yin.data ? &j->yin : NULL,
 	                        j->yin.data ? j->upload.slot : NULL};
-	j->coef_in = j->yin.data && j->yin.coefs; /* counted when it finishes */
 	struct bloom_result res;
 	memset(&res, 0, sizeof res);
 	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG;
@@ -205,6 +204,9 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, J->cfg.gpu_depth > 1 ? BLOOM_DEFER : 0,
 		                     &res, &st, err);
 	j->tiles_x = st.tiles_x, j->tiles_y = st.tiles_y;
+	/* the GPU made its planes from the coefficients (in tiles the CPU does): counted when the
+	 * job finishes well */
+	j->coef_in = !rc && f.yuv && f.yuv->coefs && st.tiles_x * st.tiles_y <= 1;
 	j->borrowed_w = !rc && st.borrowed ? st.padded_w : 0;
 	j->borrowed_h = !rc && st.borrowed ? st.padded_h : 0;
 	j->gpu_copy_s = st.copy_ms * 1e-3;
@@ -472,7 +474,7 @@ static int gpu_finish_job(struct gpu *g, struct engine **e, struct job *j, struc
 		g->lent++;
 		g->lent_total++;
 	}
-	g->coef_frames += j->coef_in;
+	g->coef_frames += j->coef_in && j->status < 400;
 	if (j->status >= 400)
 		g->nfail++;
 	else if (j->yresult.dct_quality && J->cfg.jpeg_gpu_entropy)

@@ -165,38 +165,40 @@ int bloom_upload_read(struct bloom_ctx *b, const struct bloom_frame *fin, struct
                       char err[BLOOM_ERR_LEN])
 {
 	const struct yuv_image *y = fin->yuv;
+	size_t used = y->coefs ? y->coef_bytes : y->bytes; /* of the data: what is read back */
 	memset(copy, 0, sizeof *copy);
 	if (!fin->upload || fin->upload->ctx != b)
 		return 0;
-	if (b->buffer_storage ? bloom_grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, y->bytes,
+	if (b->buffer_storage ? bloom_grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, used,
 	                                    GL_MAP_READ_BIT)
-	                      : bloom_grow_buffer(&b->ystage, &b->ystage_bytes, y->bytes, GL_STREAM_READ)) {
+	                      : bloom_grow_buffer(&b->ystage, &b->ystage_bytes, used, GL_STREAM_READ)) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
 		return BLOOM_E_GPU_MEMORY;
 	}
-	unsigned char *data = malloc(y->bytes);
+	unsigned char *data = malloc(used);
 	if (!data) {
 		snprintf(err, BLOOM_ERR_LEN, "out of memory");
 		return BLOOM_E_NOMEM;
 	}
 	glBindBuffer(GL_COPY_READ_BUFFER, fin->upload->buf);
 	glBindBuffer(GL_COPY_WRITE_BUFFER, b->ystage);
-	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)y->bytes);
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)used);
 	glFinish();
 	const unsigned char *m = b->ystage_map;
 	if (!m) /* no persistent mapping: mapped for this read */
-		m = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, (GLsizeiptr)y->bytes, GL_MAP_READ_BIT);
+		m = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, (GLsizeiptr)used, GL_MAP_READ_BIT);
 	if (!m) {
 		free(data);
 		snprintf(err, BLOOM_ERR_LEN, "planes: the upload buffer could not be read");
 		return BLOOM_E_GPU;
 	}
-	memcpy(data, m, y->bytes);
+	memcpy(data, m, used);
 	if (!b->ystage_map)
 		glUnmapBuffer(GL_COPY_WRITE_BUFFER);
 	*copy = *y;
 	copy->release = NULL;
 	copy->owner = NULL;
 	copy->data = data;
+	copy->bytes = used;
 	return 0;
 }

@@ -148,13 +148,14 @@ int image_convert_channels(const struct image *in, int channels, struct image *o
 /* A JPEG component's quantised DCT coefficients in a yuv_image's data (its coefs form), for
  * a GPU to read as 32-bit words (all offsets multiples of 4, little-endian): bw x bh blocks (the
  * component's whole MCUs, as libjpeg's arrays), block b = row * bw + column. At dc + 4b a word:
- * bits 0-15 the DC coefficient (int16), bit 16 set when the block's coefficients are in an
- * overflow record. At ac + 64b the AC coefficients as int8 in natural (row-major) order (byte 0
- * unused), for a block whose AC all fit 8 bits. At ovf, novf records of YUV_COEF_OVF_BYTES,
- * sorted by block: the block's index (uint32), then its 64 coefficients as int16 in natural
- * order. At quant the component's quantisation table, 64 uint16 in natural order. A sample is
- * then 128 + the inverse DCT of coefficient x table, rounded and clamped to 0-255. */
-#define YUV_COEF_OVF_BYTES 132
+ * bits 0-15 the DC coefficient (int16), bit 16 set when an AC coefficient of the block is past
+ * 8 bits. At ac + 64b the AC coefficients as int8, saturated, in natural (row-major) order
+ * (byte 0 unused). At ovf, novf records of YUV_COEF_OVF_BYTES, one for each AC coefficient past
+ * 8 bits, sorted by block and index: the block (uint32), then the index (uint16, natural order)
+ * and the coefficient (int16). At quant the component's quantisation table, 64 uint16 in
+ * natural order. A sample is then 128 + the inverse DCT of coefficient x table, rounded and
+ * clamped to 0-255. */
+#define YUV_COEF_OVF_BYTES 8
 struct yuv_coefs {
 	int bw, bh, novf;
 	size_t dc, ac, ovf, quant;
@@ -254,9 +255,11 @@ int image_decode_jpeg_yuv_into(const void *buf, size_t len, const struct image_l
 /* As image_decode_jpeg_yuv_into, the frame's quantised DCT coefficients instead of its planes
  * (out->coefs; libjpeg's entropy decoding alone, the inverse DCT left to the GPU): for a
  * baseline or progressive 8-bit JPEG whose planes image_decode_jpeg_yuv_into would carry. The
- * memory asked of mem (out->bytes) is the room for the worst case (every block in an overflow
- * record: 200 bytes a block); out->coef_bytes is what the frame uses of it (about 70 bytes a
- * block at quality 90, against 64 samples). */
+ * memory asked of mem (out->bytes) is the room for records of two wide coefficients a block (84
+ * bytes a block); out->coef_bytes is what the frame uses of it (68-70 bytes a block at quality
+ * 90, against 64 samples). A frame with more (noise at quality 100), or a progressive one that
+ * leaves coefficients unrefined (libjpeg's decoder smooths those), is decoded to planes instead
+ * (out->coefs 0). */
 int image_decode_jpeg_coefs_into(const void *buf, size_t len, const struct image_limits *lim,
 				 const struct yuv_memory *mem, struct yuv_image *out,
 				 struct image_info *info, char err[IMAGE_ERR_LEN]);

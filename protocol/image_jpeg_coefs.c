@@ -5,9 +5,12 @@
  * one iMCU row per component (jpeglib.h's replaceable memory-manager methods), and each row is
  * packed into the frame's memory as soon as the decoder has moved past it, while it is in the
  * cache; a multi-scan file (progressive, or one scan a component) is decoded into libjpeg's own
- * arrays and packed after. The packing: a DC word and 64 bytes of 8-bit AC a block, the blocks
- * with an AC coefficient past 8 bits (a few at quality 90, most at 100) in overflow records of
- * their own after the rest. */
+ * arrays and packed after. The packing: a DC word and 64 bytes of 8-bit AC a block, and an
+ * 8-byte record for each AC coefficient past 8 bits (a few blocks' at quality 90, more at 95:
+ * the low frequencies of strong gradients), after the rest. A frame with more than two such
+ * coefficients a block in a component (noise at quality 100; decoding stops there), or a
+ * progressive file that leaves coefficients unrefined (which libjpeg's decoder smooths across
+ * blocks), is decoded to planes instead. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -47,6 +50,7 @@ struct cdec {
 	struct yuv_image *out;
 	unsigned char *ovf[3]; /* each component's overflow records, until they go after the rest */
 	int ovf_have[3], ovf_cap[3];
+	int full;          /* a component's wide coefficients passed their room: planes instead */
 };
 
 static void cerr_exit(j_common_ptr c)
@@ -88,6 +92,7 @@ static void pack_block(struct cdec *d, int c, size_t b, const JCOEF *k)
 	uint32_t dc = (uint16_t)k[0];
 	int8_t *ac = (int8_t *)(y->data + cf->ac) + b * 64;
 	int wide;
+	/* the AC bytes saturated (a wide coefficient's byte is replaced by its record) */
 #if defined(__SSE2__)
 	__m128i v[8], lo, hi;
 	for (int i = 0; i < 8; i++)
@@ -101,38 +106,36 @@ static void pack_block(struct cdec *d, int c, size_t b, const JCOEF *k)
 	__m128i out = _mm_or_si128(_mm_cmplt_epi16(lo, _mm_set1_epi16(-128)),
 	                           _mm_cmpgt_epi16(hi, _mm_set1_epi16(127)));
 	wide = _mm_movemask_epi8(out) != 0;
-	if (!wide)
-		for (int i = 0; i < 4; i++)
-			_mm_storeu_si128((__m128i *)(ac + 16 * i), _mm_packs_epi16(v[2 * i], v[2 * i + 1]));
+	for (int i = 0; i < 4; i++)
+		_mm_storeu_si128((__m128i *)(ac + 16 * i), _mm_packs_epi16(v[2 * i], v[2 * i + 1]));
 #else
-	int lo = 0, hi = 0;
+	wide = 0;
+	ac[0] = 0;
 	for (int i = 1; i < 64; i++) {
-		lo = k[i] < lo ? k[i] : lo;
-		hi = k[i] > hi ? k[i] : hi;
-	}
-	wide = lo < -128 || hi > 127;
-	if (!wide) {
-		ac[0] = 0;
-		for (int i = 1; i < 64; i++)
-			ac[i] = (int8_t)k[i];
+		wide |= k[i] < -128 || k[i] > 127;
+		ac[i] = (int8_t)(k[i] < -128 ? -128 : k[i] > 127 ? 127 : k[i]);
 	}
 #endif
-	if (!wide) {
-	} else { /* the room has a record for every block */
-		memset(ac, 0, 64);
-		if (cf->novf == d->ovf_have[c]) {
-			int n = d->ovf_have[c] ? 2 * d->ovf_have[c] : 64;
-			n = n < d->ovf_cap[c] ? n : d->ovf_cap[c];
-			unsigned char *m = realloc(d->ovf[c], (size_t)n * YUV_COEF_OVF_BYTES);
-			if (!m)
-				ERREXIT(&d->ci, JERR_OUT_OF_MEMORY);
-			d->ovf[c] = m;
-			d->ovf_have[c] = n;
+	if (wide) { /* a record for each coefficient past 8 bits */
+		for (int i = 1; i < 64; i++) {
+			if (k[i] >= -128 && k[i] <= 127)
+				continue;
+			if (cf->novf == d->ovf_cap[c]) { /* past the room: planes instead, at once */
+				d->full = 1;
+				longjmp(d->jb, 1);
+			}
+			if (cf->novf == d->ovf_have[c]) {
+				int n = d->ovf_have[c] ? 2 * d->ovf_have[c] : 256;
+				n = n < d->ovf_cap[c] ? n : d->ovf_cap[c];
+				unsigned char *m = realloc(d->ovf[c], (size_t)n * YUV_COEF_OVF_BYTES);
+				if (!m)
+					ERREXIT(&d->ci, JERR_OUT_OF_MEMORY);
+				d->ovf[c] = m;
+				d->ovf_have[c] = n;
+			}
+			uint32_t r[2] = {(uint32_t)b, (uint32_t)i | (uint32_t)(uint16_t)k[i] << 16};
+			memcpy(d->ovf[c] + (size_t)cf->novf++ * YUV_COEF_OVF_BYTES, r, 8);
 		}
-		unsigned char *r = d->ovf[c] + (size_t)cf->novf++ * YUV_COEF_OVF_BYTES;
-		uint32_t at = (uint32_t)b;
-		memcpy(r, &at, 4);
-		memcpy(r + 4, k, 128);
 		dc |= 1u << 16;
 	}
 	memcpy(y->data + cf->dc + b * 4, &dc, 4);
@@ -185,9 +188,9 @@ static JBLOCKARRAY ring_access(j_common_ptr c, jvirt_barray_ptr p, JDIMENSION st
 }
 
 /* The coefficient layout of y (planes laid out already): DC words, AC records, the quantisation
- * tables, then room for the components' overflow records (a record for every block, the
- * worst case), which go there, one component after another, once decoded; sets y->bytes to the
- * room it all needs. */
+ * tables, then room for the components' wide coefficients' records (two a block of each),
+ * which go there, one component after another, once decoded; sets y->bytes to the room it all
+ * needs. */
 static void coef_layout(struct cdec *d, struct yuv_image *y, const struct jpeg_decompress_struct *ci)
 {
 	size_t at = 0;
@@ -211,7 +214,7 @@ static void coef_layout(struct cdec *d, struct yuv_image *y, const struct jpeg_d
 		at += 128;
 	}
 	for (int c = 0; c < n; c++) {
-		d->ovf_cap[c] = y->cf[c].bw * y->cf[c].bh;
+		d->ovf_cap[c] = 2 * y->cf[c].bw * y->cf[c].bh;
 		y->cf[c].ovf = at;
 		at += (size_t)d->ovf_cap[c] * YUV_COEF_OVF_BYTES;
 	}
@@ -238,6 +241,10 @@ int image_jpeg_coefs(const unsigned char *buf, size_t len, int w, int h, int gra
 	d->pub.error_exit = cerr_exit;
 	d->pub.emit_message = cerr_emit;
 	if (setjmp(d->jb)) {
+		if (d->full) { /* past the room for wide coefficients: planes instead */
+			rc = 1;
+			goto done;
+		}
 		rc = d->msg[0] && strstr(d->msg, "Premature end") ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT;
 		image_fail(err, rc, "jpeg: %s", d->msg[0] ? d->msg : "decoding failed");
 		goto done;
@@ -293,7 +300,7 @@ int image_jpeg_coefs(const unsigned char *buf, size_t len, int w, int h, int gra
 	for (int c = 0; c < n; c++) {
 		const JQUANT_TBL *q = ci->comp_info[c].quant_table;
 		if (!q)
-			ERREXIT(ci, JERR_NO_QUANT_TABLE);
+			ERREXIT1(ci, JERR_NO_QUANT_TABLE, ci->comp_info[c].quant_tbl_no);
 		uint16_t t[64];
 		for (int i = 0; i < 64; i++)
 			t[i] = q->quantval[i];
@@ -305,9 +312,15 @@ int image_jpeg_coefs(const unsigned char *buf, size_t len, int w, int h, int gra
 		                d->truncated ? "jpeg: image data truncated: %s" : "jpeg: %s", d->msg);
 		goto done;
 	}
-	/* the records after the rest, and the bytes up to the last */
+	/* planes where a component's wide blocks passed the room, or where libjpeg's decoder would
+	 * smooth: a progressive file's coefficient left unrefined (coef_bits not 0: its last
+	 * scan's Al, -1 never scanned) */
 	rc = 0;
-	for (int c = 0, at = 0; c < n; c++) {
+	for (int c = 0; !rc && ci->progressive_mode && ci->coef_bits && c < n; c++)
+		for (int k = 0; k < DCTSIZE2; k++)
+			rc |= ci->coef_bits[c][k] != 0;
+	/* the records after the rest, and the bytes up to the last */
+	for (int c = 0, at = 0; !rc && c < n; c++) {
 		size_t bytes = (size_t)out->cf[c].novf * YUV_COEF_OVF_BYTES;
 		out->cf[c].ovf = out->cf[0].ovf + (size_t)at * YUV_COEF_OVF_BYTES;
 		if (bytes)
@@ -356,31 +369,31 @@ int yuv_coefs_to_planes(const struct yuv_image *in, struct yuv_image *out)
 				uint32_t dc;
 				memcpy(&dc, in->data + cf->dc + b * 4, 4);
 				int16_t k[64];
-				if (dc >> 16) { /* its overflow record */
-					int lo = 0, hi = cf->novf - 1, at = -1;
-					while (lo <= hi) {
-						int mid = (lo + hi) / 2;
+				const int8_t *ac = (const int8_t *)(in->data + cf->ac) + b * 64;
+				for (int i = 1; i < 64; i++)
+					k[i] = ac[i];
+				k[0] = (int16_t)(uint16_t)dc;
+				if (dc >> 16) { /* its wide coefficients' records: the first at lo */
+					int lo = 0, hi = cf->novf, n = 0;
+					while (lo < hi) {
+						int mid = lo + (hi - lo) / 2;
 						uint32_t idx;
 						memcpy(&idx, in->data + cf->ovf + (size_t)mid * YUV_COEF_OVF_BYTES, 4);
-						if (idx == b) {
-							at = mid;
-							break;
-						}
 						if (idx < b)
 							lo = mid + 1;
 						else
-							hi = mid - 1;
+							hi = mid;
 					}
-					if (at < 0) {
+					for (uint32_t r[2]; lo < cf->novf; lo++, n++) {
+						memcpy(r, in->data + cf->ovf + (size_t)lo * YUV_COEF_OVF_BYTES, 8);
+						if (r[0] != b)
+							break;
+						k[(r[1] & 0xffffu) & 63u] = (int16_t)(uint16_t)(r[1] >> 16);
+					}
+					if (!n) {
 						yuv_image_free(out);
 						return IMAGE_E_CORRUPT;
 					}
-					memcpy(k, in->data + cf->ovf + (size_t)at * YUV_COEF_OVF_BYTES + 4, 128);
-				} else {
-					const int8_t *ac = (const int8_t *)(in->data + cf->ac) + b * 64;
-					for (int i = 1; i < 64; i++)
-						k[i] = ac[i];
-					k[0] = (int16_t)(uint16_t)dc;
 				}
 				float f[64], t[64];
 				for (int i = 0; i < 64; i++)

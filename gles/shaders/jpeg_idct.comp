@@ -10,8 +10,8 @@ layout(std430, binding = 9) writeonly buffer Planes { uint pl[]; };
 layout(std430, binding = 15) readonly buffer Coefs { uint cw[]; };
 uniform uvec2 u_pdim;   // the plane's samples across, down
 uniform uvec2 u_pgeo;   // the plane's start and rows, bytes (multiples of 4)
-uniform uvec4 u_coff;   // word offsets in Coefs: DC words, AC records, overflow records, table
-uniform uvec3 u_blocks; // blocks across, blocks in all, overflow records
+uniform uvec4 u_coff;   // word offsets in Coefs: DC words, AC bytes, wide records, table
+uniform uvec3 u_blocks; // blocks across, blocks in all, wide coefficients' records
 
 // DCT[u * 8 + k] = C(u) / 2 * cos((2k + 1) u pi / 16), C(0) = 1/sqrt(2)
 const float DCT[64] = float[64](
@@ -31,35 +31,29 @@ void main()
 		return;
 	uint dcw = cw[u_coff.x + b];
 	float f[64];
+	f[0] = float(int(dcw << 16) >> 16);
+	uint a = u_coff.y + b * 16u;
+	for (int i = 0; i < 16; i++) {
+		uint w = cw[a + uint(i)];
+		for (int j = 0; j < 4; j++)
+			if (i + j > 0)
+				f[4 * i + j] = float(int(w << uint(24 - 8 * j)) >> 24);
+	}
 	if ((dcw >> 16) != 0u) {
-		// its overflow record: the records are sorted by block
-		int lo = 0, hi = int(u_blocks.z) - 1, at = -1;
-		while (lo <= hi) {
-			int mid = (lo + hi) / 2;
-			uint idx = cw[u_coff.z + uint(mid) * 33u];
-			if (idx == b) {
-				at = mid;
-				break;
-			}
-			if (idx < b)
-				lo = mid + 1;
+		// its coefficients past 8 bits: records sorted by block, the first of b's at lo
+		uint lo = 0u, hi = u_blocks.z;
+		while (lo < hi) {
+			uint mid = lo + (hi - lo) / 2u;
+			if (cw[u_coff.z + mid * 2u] < b)
+				lo = mid + 1u;
 			else
-				hi = mid - 1;
+				hi = mid;
 		}
-		uint r = u_coff.z + uint(max(at, 0)) * 33u + 1u;
-		for (int i = 0; i < 64; i += 2) {
-			uint w = at < 0 ? 0u : cw[r + uint(i / 2)];
-			f[i] = float(int(w << 16) >> 16);
-			f[i + 1] = float(int(w) >> 16);
-		}
-	} else {
-		f[0] = float(int(dcw << 16) >> 16);
-		uint a = u_coff.y + b * 16u;
-		for (int i = 0; i < 16; i++) {
-			uint w = cw[a + uint(i)];
-			for (int j = 0; j < 4; j++)
-				if (i + j > 0)
-					f[4 * i + j] = float(int(w << uint(24 - 8 * j)) >> 24);
+		for (; lo < u_blocks.z && cw[u_coff.z + lo * 2u] == b; lo++) {
+			uint r = cw[u_coff.z + lo * 2u + 1u], k = r & 0xffffu;
+			for (uint i = 1u; i < 64u; i++) // constant indices keep f in registers
+				if (i == k)
+					f[i] = float(int(r) >> 16);
 		}
 	}
 	for (int i = 0; i < 64; i += 2) {

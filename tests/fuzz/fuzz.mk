@@ -14,7 +14,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -I. -g -O1 -fno-omit-frame-pointer -Wall -Wextra
 FUZZ_LIBS    := -lturbojpeg -ljpeg -lspng -lOpenEXRCore-3_1 -lwebp -lavif -ljansson -lz -lm -lpthread
 FUZZ_SRCS    := protocol/npy.c protocol/colour.c protocol/image.c protocol/image_pfm.c \
-                protocol/image_png.c protocol/image_jpeg.c protocol/image_jpeg_dct.c protocol/image_exr.c protocol/image_hdr.c \
+                protocol/image_png.c protocol/image_jpeg.c protocol/image_jpeg_dct.c protocol/image_jpeg_coefs.c protocol/image_exr.c protocol/image_hdr.c \
                 protocol/image_webp.c protocol/image_avif.c protocol/opts.c protocol/request.c \
                 protocol/kernel_preset.c protocol/format.c daemon/multipart.c daemon/apiutil.c
 FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS))

@@ -2,7 +2,10 @@
  * through image_decode_jpeg_yuv (small limits); decoded planes must have a consistent layout,
  * the float decoder (--jpeg-planes=false, the CLI) must accept the same file at the same oriented
  * size, and the planes are encoded again with image_encode_jpeg_yuv (quality 100), decoded, and
- * must come back with the same size and subsampling and within a few codes of the first decode. */
+ * must come back with the same size and subsampling and within a few codes of the first decode.
+ * The same bytes decoded to coefficients (--jpeg-gpu-idct, the default): where that succeeds,
+ * within its room, with the planes' layout, and its CPU inverse DCT makes planes (a corrupt
+ * file's samples may differ: libjpeg wraps what passes 0-255, the float path clamps). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,6 +67,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (unsigned)ow > lim.max_width || (unsigned)oh > lim.max_height ||
 	    (unsigned long long)ow * (unsigned long long)oh > lim.max_pixels)
 		fail("decoded planes break the layout or the limits", NULL);
+	struct yuv_image co, cp;
+	if (!image_decode_jpeg_coefs_into(data, size, &lim, NULL, &co, NULL, err)) {
+		if (co.width != a.width || co.height != a.height || co.gray != a.gray ||
+		    co.sub_x != a.sub_x || co.sub_y != a.sub_y || co.orientation != a.orientation ||
+		    (co.coefs && (co.coef_bytes > co.bytes || co.planes_bytes != a.bytes)))
+			fail("the coefficients' frame differs from the planes'", NULL);
+		if (co.coefs) {
+			if (yuv_coefs_to_planes(&co, &cp) || !layout_ok(&cp))
+				fail("the coefficients make no planes", NULL);
+			yuv_image_free(&cp);
+		}
+		yuv_image_free(&co);
+	}
 	struct image f;
 	if (image_decode(data, size, &lim, &f, NULL, err))
 		fail("the planes decoded; the float decoder refuses the file", err);

@@ -19,6 +19,7 @@
 #include "tests/yuv_ref.h"
 
 #include <turbojpeg.h>
+#include <jpeglib.h>
 
 static const int sizes[][2] = { { 1, 1 }, { 2, 3 }, { 7, 1 }, { 1, 9 }, { 17, 5 }, { 64, 33 }, { 127, 2 } };
 #define NSIZES (int)(sizeof sizes / sizeof sizes[0])
@@ -944,8 +945,8 @@ static unsigned char *tj_jpeg(const struct image *img, int subsamp, int quality,
  * GPU's) against libjpeg's own planes (its accurate integer IDCT): within 1 of 255 in every
  * sample. The layout: the planes' fields as the planes decode's, offsets multiples of 4, the
  * overflow records sorted and used where an AC coefficient passes 8 bits, one component's after
- * another's (noise at quality 100: nearly every block). image_from_yuv converts the
- * coefficients. */
+ * another's; noise at quality 100 (more than half the blocks wide): decoded to planes instead,
+ * libjpeg's own. image_from_yuv converts the coefficients. */
 static void test_jpeg_coefs(void **state)
 {
 	(void)state;
@@ -999,21 +1000,24 @@ static void test_jpeg_coefs(void **state)
 						assert_true(cf->bw * 8 >= c.pw[p] && cf->bh * 8 >= c.ph[p]);
 						assert_true(cf->dc % 4 == 0 && cf->ac % 4 == 0 && cf->ovf % 4 == 0 &&
 						            cf->quant % 4 == 0);
-						assert_true(cf->novf <= cf->bw * cf->bh);
+						assert_true(cf->novf <= 2 * cf->bw * cf->bh);
 						/* the records one component's after another's, the last ending what
 						 * the frame uses of its room */
 						size_t end = cf->ovf + (size_t)cf->novf * YUV_COEF_OVF_BYTES;
 						assert_int_equal(end, p + 1 < (c.gray ? 1 : 3) ? c.cf[p + 1].ovf
 						                                              : c.coef_bytes);
 						with_records += cf->novf > 0;
-						uint32_t prev = 0;
-						for (int i = 0; i < cf->novf; i++) { /* sorted, each flagged */
-							uint32_t at, dc;
-							memcpy(&at, c.data + cf->ovf + (size_t)i * YUV_COEF_OVF_BYTES, 4);
-							assert_true(at < (uint32_t)(cf->bw * cf->bh) && (!i || at > prev));
-							memcpy(&dc, c.data + cf->dc + (size_t)at * 4, 4);
+						uint64_t prev = 0;
+						for (int i = 0; i < cf->novf; i++) { /* sorted, each flagged, wide */
+							uint32_t r[2], dc;
+							memcpy(r, c.data + cf->ovf + (size_t)i * YUV_COEF_OVF_BYTES, 8);
+							uint64_t key = (uint64_t)r[0] << 8 | (r[1] & 0xffffu);
+							int v = (int16_t)(uint16_t)(r[1] >> 16), k = (int)(r[1] & 0xffffu);
+							assert_true(r[0] < (uint32_t)(cf->bw * cf->bh) && (!i || key > prev));
+							assert_true(k >= 1 && k < 64 && (v < -128 || v > 127));
+							memcpy(&dc, c.data + cf->dc + (size_t)r[0] * 4, 4);
 							assert_int_equal(dc >> 16, 1);
-							prev = at;
+							prev = key;
 						}
 					}
 					assert_int_equal(yuv_coefs_to_planes(&c, &cp), 0);
@@ -1045,7 +1049,67 @@ static void test_jpeg_coefs(void **state)
 	              "decoded to planes; the inverse DCT differs from libjpeg's in %ld of %ld "
 	              "samples, by at most %d\n", packed, with_records, fell_back, differing, samples,
 	              worst_all);
-	assert_true(packed == k && with_records >= 1 && fell_back == 0);
+	assert_true(packed >= 60 && with_records >= 1 && fell_back >= 1);
+}
+
+/* A progressive JPEG through libjpeg (jpeg_simple_progression) of a smooth 64x48 4:2:0 image,
+ * its first `scans` scans only (0: all). */
+static unsigned char *lj_progressive(int scans, unsigned long *len)
+{
+	struct image img;
+	smooth_image(&img, 64, 48, 3);
+	unsigned char *px = malloc((size_t)64 * 48 * 3), *out = NULL;
+	for (size_t i = 0; i < (size_t)64 * 48 * 3; i++)
+		px[i] = (unsigned char)lrintf(img.pixels[i] * 255);
+	struct jpeg_compress_struct c;
+	struct jpeg_error_mgr e;
+	c.err = jpeg_std_error(&e);
+	jpeg_create_compress(&c);
+	*len = 0;
+	jpeg_mem_dest(&c, &out, len);
+	c.image_width = 64, c.image_height = 48, c.input_components = 3, c.in_color_space = JCS_RGB;
+	jpeg_set_defaults(&c);
+	jpeg_set_quality(&c, 90, TRUE);
+	jpeg_simple_progression(&c);
+	if (scans)
+		c.num_scans = scans;
+	jpeg_start_compress(&c, TRUE);
+	for (int y = 0; y < 48; y++) {
+		JSAMPROW row = px + (size_t)y * 64 * 3;
+		jpeg_write_scanlines(&c, &row, 1);
+	}
+	jpeg_finish_compress(&c);
+	jpeg_destroy_compress(&c);
+	free(px);
+	image_free(&img);
+	return out;
+}
+
+/* A progressive file that leaves coefficients unrefined (its DC scan alone, at Al 1) is decoded
+ * to planes, libjpeg's own (its decoder smooths such blocks); the whole progression packs. */
+static void test_jpeg_coefs_progressive(void **state)
+{
+	(void)state;
+	char err[IMAGE_ERR_LEN];
+	for (int scans = 1; scans >= 0; scans--) {
+		unsigned long len;
+		unsigned char *jpeg = lj_progressive(scans, &len);
+		struct yuv_image a, c, cp;
+		assert_int_equal(image_decode_jpeg_yuv(jpeg, len, NULL, &a, NULL, err), 0);
+		assert_int_equal(image_decode_jpeg_coefs_into(jpeg, len, NULL, NULL, &c, NULL, err), 0);
+		long nd;
+		if (scans) {
+			assert_false(c.coefs);
+			assert_int_equal(planes_diff(&a, &c, &nd), 0);
+		} else {
+			assert_true(c.coefs);
+			assert_int_equal(yuv_coefs_to_planes(&c, &cp), 0);
+			assert_true(planes_diff(&a, &cp, &nd) <= 1);
+			yuv_image_free(&cp);
+		}
+		yuv_image_free(&a), yuv_image_free(&c);
+		free(jpeg);
+	}
 }
 
 /* The coefficients' errors and memory: into lent memory (asked for the layout's bytes, given back
@@ -1066,7 +1130,7 @@ static void test_jpeg_coefs_errors(void **state)
 		assert_true(a.coefs);
 		size_t need = (size_t)a.cf[0].ovf;
 		for (int c = 0; c < 3; c++)
-			need += (size_t)a.cf[c].bw * a.cf[c].bh * YUV_COEF_OVF_BYTES;
+			need += (size_t)2 * a.cf[c].bw * a.cf[c].bh * YUV_COEF_OVF_BYTES;
 		struct lender l = { malloc(need), need, 0, 0, 0 };
 		struct yuv_memory mem = { lend_alloc, lend_release, &l };
 		assert_int_equal(image_decode_jpeg_coefs_into(jpeg, len, NULL, &mem, &b, NULL, err), 0);
@@ -1623,6 +1687,7 @@ int main(void)
 		cmocka_unit_test(test_jpeg_yuv_into),
 		cmocka_unit_test(test_jpeg_coefs),
 		cmocka_unit_test(test_jpeg_coefs_errors),
+		cmocka_unit_test(test_jpeg_coefs_progressive),
 		cmocka_unit_test(test_jpeg_dct),
 		cmocka_unit_test(test_jpeg_coded),
 		cmocka_unit_test(test_exr_roundtrip),
