@@ -1174,6 +1174,15 @@ def test_upload_lease():
         d.stop("upload lease deadline daemon")
 
 
+def waves(h, w, grain_r, grain_g):
+    """An h x w 8-bit RGB picture: a horizontal sine in red, a vertical cosine in green (each
+    with uniform grain of the given amplitude), a diagonal sawtooth in blue."""
+    yy, xx = np.mgrid[0:h, 0:w]
+    return np.stack([(np.sin(xx / 9.0) + 1) * 110 + RNG.random((h, w)) * grain_r,
+                     (np.cos(yy / 7.0) + 1) * 100 + RNG.random((h, w)) * grain_g,
+                     ((xx + yy) % 64) * 3.5], axis=2).clip(0, 255).astype(np.uint8)
+
+
 def test_jpeg_gpu_dct():
     # --jpeg-gpu-dct (on by default): a JPEG answer's DCT and quantisation run on the GPU and the
     # codec thread only entropy-codes. Against the same daemon with it off (libjpeg-turbo's own
@@ -1186,11 +1195,7 @@ def test_jpeg_gpu_dct():
     # the coded answers, and a noise frame at quality 100 (rows past the GPU's room) as a
     # fallback whose answer is libjpeg's, byte for byte the other daemon's.
     import cv2
-    h, w = 120, 200
-    yy, xx = np.mgrid[0:h, 0:w]
-    img = np.stack([(np.sin(xx / 9.0) + 1) * 110 + RNG.random((h, w)) * 30,
-                    (np.cos(yy / 7.0) + 1) * 100 + RNG.random((h, w)) * 50,
-                    ((xx + yy) % 64) * 3.5], axis=2).clip(0, 255).astype(np.uint8)
+    img = waves(120, 200, 30, 50)
     img[40:48, 90:98] = 255
     colour, gray = jpg_bytes(img), jpg_bytes(img[:, :, 1])
     q = "/v1/bloom?threshold=0.5&intensity=0.6&kernel_preset=gaussian:sigma=3"
@@ -1275,11 +1280,7 @@ def test_jpeg_gpu_idct():
     # uncounted, the same bits as the other daemon's; a cut frame gets the planes daemon's status; the engine
     # digests differ.
     import cv2
-    h, w = 90, 130
-    yy, xx = np.mgrid[0:h, 0:w]
-    img = np.stack([(np.sin(xx / 9.0) + 1) * 110 + RNG.random((h, w)) * 8,
-                    (np.cos(yy / 7.0) + 1) * 100 + RNG.random((h, w)) * 10,
-                    ((xx + yy) % 64) * 3.5], axis=2).clip(0, 255).astype(np.uint8)
+    img = waves(90, 130, 8, 10)
     frames = {
         "420": jpg_bytes(img),
         "444": jpg444_bytes(img[:, :, ::-1], "idct444"),

@@ -757,6 +757,20 @@ static void test_jpeg_coded(void **state)
 
 /* What the planes cannot carry is refused as unsupported (the caller falls back to the full
  * decode); bad input fails as in image_decode and leaves nothing allocated. */
+/* A 40x24 CMYK JPEG (TurboJPEG writes it as YCCK), tjFree'd by the caller. */
+static unsigned char *cmyk_jpeg(unsigned long *len)
+{
+	unsigned char cmyk[40 * 24 * 4];
+	for (size_t i = 0; i < sizeof cmyk; i++)
+		cmyk[i] = (unsigned char)(i * 7);
+	tjhandle tj = tjInitCompress();
+	unsigned char *cj = NULL;
+	*len = 0;
+	assert_int_equal(tjCompress2(tj, cmyk, 40, 160, 24, TJPF_CMYK, &cj, len, TJSAMP_444, 90, 0), 0);
+	tjDestroy(tj);
+	return cj;
+}
+
 static void test_jpeg_yuv_errors(void **state)
 {
 	(void)state;
@@ -768,15 +782,8 @@ static void test_jpeg_yuv_errors(void **state)
 	size_t len;
 	unsigned lost = 0;
 	smooth_image(&img, 40, 24, 3);
-	/* CMYK (TurboJPEG writes it as YCCK) */
-	unsigned char cmyk[40 * 24 * 4];
-	for (size_t i = 0; i < sizeof cmyk; i++)
-		cmyk[i] = (unsigned char)(i * 7);
-	tjhandle tj = tjInitCompress();
-	unsigned char *cj = NULL;
-	unsigned long cl = 0;
-	assert_int_equal(tjCompress2(tj, cmyk, 40, 160, 24, TJPF_CMYK, &cj, &cl, TJSAMP_444, 90, 0), 0);
-	tjDestroy(tj);
+	unsigned long cl;
+	unsigned char *cj = cmyk_jpeg(&cl);
 	assert_int_equal(image_decode_jpeg_yuv(cj, cl, NULL, &y, &info, err), IMAGE_E_UNSUPPORTED);
 	assert_null(y.data);
 	print_message("cmyk: %s\n", err);
@@ -1185,14 +1192,8 @@ static void test_jpeg_coefs_errors(void **state)
 	}
 	image_free(&img);
 	/* CMYK: not carried */
-	unsigned char cmyk[40 * 24 * 4];
-	for (size_t i = 0; i < sizeof cmyk; i++)
-		cmyk[i] = (unsigned char)(i * 7);
-	tjhandle tj = tjInitCompress();
-	unsigned char *cj = NULL;
-	unsigned long cl = 0;
-	assert_int_equal(tjCompress2(tj, cmyk, 40, 160, 24, TJPF_CMYK, &cj, &cl, TJSAMP_444, 90, 0), 0);
-	tjDestroy(tj);
+	unsigned long cl;
+	unsigned char *cj = cmyk_jpeg(&cl);
 	struct yuv_image y;
 	assert_int_equal(image_decode_jpeg_coefs_into(cj, cl, NULL, NULL, &y, NULL, err),
 	                 IMAGE_E_UNSUPPORTED);
