@@ -755,8 +755,6 @@ static void test_jpeg_coded(void **state)
 	assert_int_equal(codes[32 + 0x01], 0u | 2u << 16); /* AC luma 0/1: 00 */
 }
 
-/* What the planes cannot carry is refused as unsupported (the caller falls back to the full
- * decode); bad input fails as in image_decode and leaves nothing allocated. */
 /* A 40x24 CMYK JPEG (TurboJPEG writes it as YCCK), tjFree'd by the caller. */
 static unsigned char *cmyk_jpeg(unsigned long *len)
 {
@@ -771,6 +769,8 @@ static unsigned char *cmyk_jpeg(unsigned long *len)
 	return cj;
 }
 
+/* What the planes cannot carry is refused as unsupported (the caller falls back to the full
+ * decode); bad input fails as in image_decode and leaves nothing allocated. */
 static void test_jpeg_yuv_errors(void **state)
 {
 	(void)state;
