@@ -83,8 +83,8 @@ static void scan_limit(j_common_ptr c)
 	}
 }
 
-/* Block b's 64 coefficients (natural order) into component c's DC word, AC bytes or an overflow
- * record. */
+/* Block b's 64 coefficients (natural order) into component c's DC word and AC bytes, and a
+ * record for each AC coefficient past 8 bits (past the component's room: planes instead). */
 static void pack_block(struct cdec *d, int c, size_t b, const JCOEF *k)
 {
 	struct yuv_image *y = d->out;
@@ -312,9 +312,8 @@ int image_jpeg_coefs(const unsigned char *buf, size_t len, int w, int h, int gra
 		                d->truncated ? "jpeg: image data truncated: %s" : "jpeg: %s", d->msg);
 		goto done;
 	}
-	/* planes where a component's wide blocks passed the room, or where libjpeg's decoder would
-	 * smooth: a progressive file's coefficient left unrefined (coef_bits not 0: its last
-	 * scan's Al, -1 never scanned) */
+	/* planes where libjpeg's decoder would smooth: a progressive file's coefficient left
+	 * unrefined (coef_bits not 0: its last scan's Al, -1 never scanned) */
 	rc = 0;
 	for (int c = 0; !rc && ci->progressive_mode && ci->coef_bits && c < n; c++)
 		for (int k = 0; k < DCTSIZE2; k++)
