@@ -22,9 +22,9 @@
 #include "protocol/clock.h"
 
 /* Decoded bytes a pixel reserves: the image in and the result (float RGBA each, or JPEG planes
- * in and out; JPEG coefficients in, at most: at 4:4:4 their room of 134 bytes a block, the
- * overflow records staged while decoding, a progressive file's whole-image arrays, the planes
- * out), or a kernel. */
+ * in and out; JPEG coefficients in, at most: at 4:4:4 three blocks of 64 pixels, each with its
+ * room of 84 bytes, 16 of records staged while decoding and 128 of a progressive file's
+ * whole-image arrays, and the planes out), or a kernel. */
 enum { COST_FLOAT = 32, COST_PLANES = 8, COST_COEFS = 20, COST_KERNEL = 16 };
 
 /* Reserves `want` bytes for what j's slot (0 or 1) holds against --memory-budget, replacing
