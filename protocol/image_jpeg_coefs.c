@@ -306,18 +306,20 @@ int image_jpeg_coefs(const unsigned char *buf, size_t len, int w, int h, int gra
 			t[i] = q->quantval[i];
 		memcpy(out->data + out->cf[c].quant, t, 128);
 	}
+	/* planes where libjpeg's decoder would smooth: a progressive file's coefficient left
+	 * unrefined (coef_bits not 0: its last scan's Al, -1 never scanned; read before
+	 * jpeg_finish_decompress frees it) */
+	int smooth = 0;
+	for (int c = 0; !smooth && ci->progressive_mode && ci->coef_bits && c < n; c++)
+		for (int k = 0; k < DCTSIZE2; k++)
+			smooth |= ci->coef_bits[c][k] != 0;
 	jpeg_finish_decompress(ci);
 	if (d->warned) {
 		rc = image_fail(err, d->truncated ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT,
 		                d->truncated ? "jpeg: image data truncated: %s" : "jpeg: %s", d->msg);
 		goto done;
 	}
-	/* planes where libjpeg's decoder would smooth: a progressive file's coefficient left
-	 * unrefined (coef_bits not 0: its last scan's Al, -1 never scanned) */
-	rc = 0;
-	for (int c = 0; !rc && ci->progressive_mode && ci->coef_bits && c < n; c++)
-		for (int k = 0; k < DCTSIZE2; k++)
-			rc |= ci->coef_bits[c][k] != 0;
+	rc = smooth;
 	/* the records after the rest, and the bytes up to the last */
 	for (int c = 0, at = 0; !rc && c < n; c++) {
 		size_t bytes = (size_t)out->cf[c].novf * YUV_COEF_OVF_BYTES;
