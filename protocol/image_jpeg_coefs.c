@@ -340,7 +340,8 @@ done:
 }
 
 /* The inverse DCT's basis, c[i][f] = C(f)/2 cos((2i + 1) f pi / 16), C(0) = 1/sqrt(2). The
- * GPU's pass (gles/shaders/jpeg_idct.comp) computes the same sums in the same order. */
+ * GPU's pass (gles/shaders/jpeg_idct.comp) computes the same sums in the same order (a compiler
+ * may fuse their multiplies and adds otherwise: a sample 1 apart at most). */
 static void basis(float c[8][8])
 {
 	for (int i = 0; i < 8; i++)
