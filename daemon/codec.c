@@ -22,10 +22,22 @@
 #include "protocol/clock.h"
 
 /* Decoded bytes a pixel reserves: the image in and the result (float RGBA each, or JPEG planes
- * in and out; JPEG coefficients in, at most: at 4:4:4 three blocks of 64 pixels, each with its
- * room of 84 bytes, 16 of records staged while decoding and 128 of a progressive file's
- * whole-image arrays, and the planes out), or a kernel. */
-enum { COST_FLOAT = 32, COST_PLANES = 8, COST_COEFS = 20, COST_KERNEL = 16 };
+ * in and out), or a kernel; JPEG coefficients: coefs_bytes. */
+enum { COST_FLOAT = 32, COST_PLANES = 8, COST_KERNEL = 16 };
+
+/* What a w x h JPEG frame's coefficients may hold at most: its blocks in whole MCUs under the
+ * subsampling that makes the most (4:4:4, 4:2:2, 4:4:0 or 4:2:0: a narrow frame's MCUs are
+ * mostly padding), each with its room of 84 bytes, 16 of records staged while decoding and 128
+ * of a progressive file's whole-image arrays; and the planes out. */
+static unsigned long long coefs_bytes(unsigned long long w, unsigned long long h)
+{
+	unsigned long long w8 = (w + 7) / 8, h8 = (h + 7) / 8, w16 = (w + 15) / 16, h16 = (h + 15) / 16;
+	unsigned long long blocks = 3 * w8 * h8;
+	blocks = 4 * w16 * h8 > blocks ? 4 * w16 * h8 : blocks;
+	blocks = 4 * w8 * h16 > blocks ? 4 * w8 * h16 : blocks;
+	blocks = 6 * w16 * h16 > blocks ? 6 * w16 * h16 : blocks;
+	return blocks * (84 + 16 + 128) + 3 * w * h;
+}
 
 /* Reserves `want` bytes for what j's slot (0 or 1) holds against --memory-budget, replacing
  * what the slot reserved before: 0, IMAGE_E_TOO_LARGE (more than the whole budget) or
@@ -57,12 +69,12 @@ static int reserve(struct jobs *J, struct job *j, int slot, unsigned long long w
 static int admit_image(void *ctx, unsigned long long w, unsigned long long h, char *err)
 {
 	struct job_admit *a = ctx;
-	int cost = a->which == 1 ? COST_KERNEL : a->which == 2 ? COST_PLANES
-	           : a->which == 3 ? COST_COEFS : COST_FLOAT;
+	int cost = a->which == 1 ? COST_KERNEL : a->which == 2 ? COST_PLANES : COST_FLOAT;
 	char what[96];
 	snprintf(what, sizeof what, "%s of %llux%llu", a->which == 1 ? "the kernel" : "the image",
 	         w, h);
-	return reserve(a->J, a->j, a->which == 1, w * h * (unsigned long long)cost, what, err,
+	return reserve(a->J, a->j, a->which == 1,
+	               a->which == 3 ? coefs_bytes(w, h) : w * h * (unsigned long long)cost, what, err,
 	               IMAGE_ERR_LEN);
 }
 

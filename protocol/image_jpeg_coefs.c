@@ -51,6 +51,7 @@ struct cdec {
 	unsigned char *ovf[3]; /* each component's overflow records, until they go after the rest */
 	int ovf_have[3], ovf_cap[3];
 	int full;          /* a component's wide coefficients passed their room: planes instead */
+	int nomem;         /* no memory to stage the records */
 };
 
 static void cerr_exit(j_common_ptr c)
@@ -128,8 +129,10 @@ static void pack_block(struct cdec *d, int c, size_t b, const JCOEF *k)
 				int n = d->ovf_have[c] ? 2 * d->ovf_have[c] : 256;
 				n = n < d->ovf_cap[c] ? n : d->ovf_cap[c];
 				unsigned char *m = realloc(d->ovf[c], (size_t)n * YUV_COEF_OVF_BYTES);
-				if (!m)
-					ERREXIT(&d->ci, JERR_OUT_OF_MEMORY);
+				if (!m) {
+					d->nomem = 1;
+					longjmp(d->jb, 1);
+				}
 				d->ovf[c] = m;
 				d->ovf_have[c] = n;
 			}
@@ -243,6 +246,10 @@ int image_jpeg_coefs(const unsigned char *buf, size_t len, int w, int h, int gra
 	if (setjmp(d->jb)) {
 		if (d->full) { /* past the room for wide coefficients: planes instead */
 			rc = 1;
+			goto done;
+		}
+		if (d->nomem) {
+			rc = image_fail(err, IMAGE_E_NOMEM, "jpeg: out of memory for the coefficients");
 			goto done;
 		}
 		rc = d->msg[0] && strstr(d->msg, "Premature end") ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT;
