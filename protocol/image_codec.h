@@ -15,6 +15,11 @@
 int image_jpeg_coefs(const unsigned char *buf, size_t len, int w, int h, int gray, int sx, int sy,
                      const struct yuv_memory *mem, struct yuv_image *out, char *err);
 
+/* 0 when libjpeg reads every scan of buf with no warning past stray bytes between segments or
+ * the JFIF version, else IMAGE_E_TRUNCATED or IMAGE_E_CORRUPT with err (the entropy decoding
+ * alone, into libjpeg's own arrays). */
+int image_jpeg_scans_check(const unsigned char *buf, size_t len, char *err);
+
 /* Writes "fmt..." into err (if not NULL) and returns code. */
 int image_fail(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

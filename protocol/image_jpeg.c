@@ -83,11 +83,13 @@ static void orient(const float *in, int w, int h, int ch, int o, float *out)
 		}
 }
 
-/* After a failed TurboJPEG decode call: 0 for a warning that leaves the pixels whole, else the
- * error with its message. libjpeg goes on after a warning, padding what it could not decode with
- * gray, which we do not pass off as the picture: only warnings about stray bytes between
- * segments or an odd JFIF version are let by. */
-static int decode_failure(tjhandle tj, char *err)
+/* After a failed TurboJPEG decode call of buf: 0 for a warning that leaves the pixels whole,
+ * else the error with its message. libjpeg goes on after a warning, padding what it could not
+ * decode with gray, which we do not pass off as the picture: only warnings about stray bytes
+ * between segments or an odd JFIF version are let by. TurboJPEG keeps the first warning only,
+ * so after one of those the file's scans are read again through an error manager that sees
+ * them all (image_jpeg_scans_check). */
+static int decode_failure(tjhandle tj, const unsigned char *buf, size_t len, char *err)
 {
 	const char *m = tjGetErrorStr2(tj);
 	if (tjGetErrorCode(tj) == TJERR_FATAL)
@@ -96,7 +98,7 @@ static int decode_failure(tjhandle tj, char *err)
 		return image_fail(err, IMAGE_E_TRUNCATED, "jpeg: image data truncated: %s", m);
 	if (!strstr(m, "extraneous bytes") && !strstr(m, "JFIF"))
 		return image_fail(err, IMAGE_E_CORRUPT, "jpeg: %s", m);
-	return 0;
+	return image_jpeg_scans_check(buf, len, err);
 }
 
 /* A JPEG's header through the decoder tj, its EXIF orientation, and the oriented size checked
@@ -153,7 +155,8 @@ int image_decode_jpeg(const unsigned char *buf, size_t len, const struct image_l
 		goto done;
 	}
 	if (tjDecompress2(tj, buf, (unsigned long)len, raw, w, w * rawch, h, pf,
-			  TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS) && (rc = decode_failure(tj, err)))
+			  TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS) &&
+	    (rc = decode_failure(tj, buf, len, err)))
 		goto done;
 	rc = image_alloc(&tmp, w, h, ch);
 	if (rc) {
@@ -396,7 +399,7 @@ static int decode_yuv(const void *buf, size_t len, const struct image_limits *li
 		planes[p] = out->data + out->offset[p], strides[p] = out->stride[p];
 	if (tjDecompressToYUVPlanes(tj, buf, (unsigned long)len, planes, w, strides, h,
 				    TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS) &&
-	    (rc = decode_failure(tj, err)))
+	    (rc = decode_failure(tj, buf, len, err)))
 		goto done;
 	rc = 0;
 decoded:

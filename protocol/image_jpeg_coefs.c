@@ -346,6 +346,37 @@ done:
 	return rc;
 }
 
+int image_jpeg_scans_check(const unsigned char *buf, size_t len, char *err)
+{
+	struct cdec *volatile d = calloc(1, sizeof *d);
+	if (!d)
+		return image_fail(err, IMAGE_E_NOMEM, "jpeg: out of memory");
+	struct jpeg_decompress_struct *ci = &d->ci;
+	ci->err = jpeg_std_error(&d->pub);
+	d->pub.error_exit = cerr_exit;
+	d->pub.emit_message = cerr_emit;
+	int rc = 0;
+	if (setjmp(d->jb)) {
+		rc = d->msg[0] && strstr(d->msg, "Premature end") ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT;
+		image_fail(err, rc, "jpeg: %s", d->msg[0] ? d->msg : "decoding failed");
+		goto done;
+	}
+	jpeg_create_decompress(ci);
+	d->progress.progress_monitor = scan_limit;
+	ci->progress = &d->progress;
+	jpeg_mem_src(ci, buf, (unsigned long)len);
+	jpeg_read_header(ci, TRUE);
+	jpeg_read_coefficients(ci);
+	jpeg_finish_decompress(ci);
+	if (d->warned)
+		rc = image_fail(err, d->truncated ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT,
+		                d->truncated ? "jpeg: image data truncated: %s" : "jpeg: %s", d->msg);
+done:
+	jpeg_destroy_decompress(ci);
+	free(d);
+	return rc;
+}
+
 /* The inverse DCT's basis, c[i][f] = C(f)/2 cos((2i + 1) f pi / 16), C(0) = 1/sqrt(2). The
  * GPU's pass (gles/shaders/jpeg_idct.comp) computes the same sums in the same order (a compiler
  * may fuse their multiplies and adds otherwise: a sample 1 apart at most). */

@@ -1059,6 +1059,52 @@ static void test_jpeg_coefs(void **state)
 	assert_true(packed >= 60 && with_records >= 1 && fell_back >= 1);
 }
 
+/* A progressive file whose first warning is harmless (stray bytes before its second scan) and
+ * which is cut short after it: libjpeg pads what it could not decode with gray, and TurboJPEG
+ * reports the first warning only; the float, planes and coefficient decoders all refuse it as
+ * truncated, and take the whole file with the stray bytes. */
+static void test_jpeg_late_warning(void **state)
+{
+	(void)state;
+	char err[IMAGE_ERR_LEN];
+	struct image img, f;
+	smooth_image(&img, 64, 48, 3);
+	unsigned long len;
+	unsigned char *jpeg = tj_jpeg(&img, TJSAMP_420, 90, 1, &len);
+	size_t sos = 2, at; /* the second scan's marker */
+	int scans = 0;
+	for (; sos + 1 < len; sos++)
+		if (jpeg[sos] == 0xff && jpeg[sos + 1] == 0xda && ++scans == 2)
+			break;
+	at = sos;
+	assert_true(scans == 2 && sos + 100 < len);
+	unsigned char *bad = malloc(len + 2);
+	memcpy(bad, jpeg, at);
+	bad[at] = 0x12, bad[at + 1] = 0x34;
+	memcpy(bad + at + 2, jpeg + at, len - at);
+	for (int cut = 0; cut < 2; cut++) {
+		/* cut inside the second scan's data */
+		size_t n = cut ? sos + 2 + 40 : len + 2;
+		struct yuv_image y;
+		int rr[3];
+		rr[0] = image_decode(bad, n, NULL, &f, NULL, err);
+		if (!rr[0])
+			image_free(&f);
+		rr[1] = image_decode_jpeg_yuv(bad, n, NULL, &y, NULL, err);
+		yuv_image_free(&y);
+		rr[2] = image_decode_jpeg_coefs_into(bad, n, NULL, NULL, &y, NULL, err);
+		yuv_image_free(&y);
+		for (int i = 0; i < 3; i++)
+			if (cut ? rr[i] != IMAGE_E_TRUNCATED : rr[i] != 0)
+				fail_msg("%s file, decoder %d: %d (%s)", cut ? "cut" : "whole", i, rr[i], err);
+		if (cut)
+			print_message("stray bytes, then a cut scan: %s\n", err);
+	}
+	free(bad);
+	tjFree(jpeg);
+	image_free(&img);
+}
+
 /* A progressive JPEG through libjpeg (jpeg_simple_progression) of a smooth 64x48 4:2:0 image,
  * its first `scans` scans only (0: all). */
 static unsigned char *lj_progressive(int scans, unsigned long *len)
@@ -1689,6 +1735,7 @@ int main(void)
 		cmocka_unit_test(test_jpeg_coefs),
 		cmocka_unit_test(test_jpeg_coefs_errors),
 		cmocka_unit_test(test_jpeg_coefs_progressive),
+		cmocka_unit_test(test_jpeg_late_warning),
 		cmocka_unit_test(test_jpeg_dct),
 		cmocka_unit_test(test_jpeg_coded),
 		cmocka_unit_test(test_exr_roundtrip),
