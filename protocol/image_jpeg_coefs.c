@@ -224,6 +224,33 @@ static void coef_layout(struct cdec *d, struct yuv_image *y, const struct jpeg_d
 	y->bytes = at;
 }
 
+/* d's error manager: errors back to d->jb, warnings kept (cerr_emit). */
+static void errors_init(struct cdec *d)
+{
+	d->ci.err = jpeg_std_error(&d->pub);
+	d->pub.error_exit = cerr_exit;
+	d->pub.emit_message = cerr_emit;
+}
+
+/* After a longjmp to d->jb, or with a warning kept: the error, its message in err. */
+static int failure(struct cdec *d, char *err)
+{
+	int rc = d->truncated || (d->msg[0] && strstr(d->msg, "Premature end")) ? IMAGE_E_TRUNCATED
+	                                                                        : IMAGE_E_CORRUPT;
+	return image_fail(err, rc, rc == IMAGE_E_TRUNCATED && d->warned ? "jpeg: image data "
+	                  "truncated: %s" : "jpeg: %s", d->msg[0] ? d->msg : "decoding failed");
+}
+
+/* A decoder of buf in d with its header read (errors to d->jb, which the caller has set). */
+static void open_decoder(struct cdec *d, const unsigned char *buf, size_t len)
+{
+	jpeg_create_decompress(&d->ci);
+	d->progress.progress_monitor = scan_limit;
+	d->ci.progress = &d->progress;
+	jpeg_mem_src(&d->ci, buf, (unsigned long)len);
+	jpeg_read_header(&d->ci, TRUE);
+}
+
 int image_jpeg_coefs(const unsigned char *buf, size_t len, int w, int h, int gray, int sx, int sy,
                      const struct yuv_memory *mem, struct yuv_image *out, char *err)
 {
@@ -240,27 +267,17 @@ int image_jpeg_coefs(const unsigned char *buf, size_t len, int w, int h, int gra
 	out->planes_bytes = out->bytes;
 	d->out = out;
 	struct jpeg_decompress_struct *ci = &d->ci;
-	ci->err = jpeg_std_error(&d->pub);
-	d->pub.error_exit = cerr_exit;
-	d->pub.emit_message = cerr_emit;
+	errors_init(d);
 	if (setjmp(d->jb)) {
-		if (d->full) { /* past the room for wide coefficients: planes instead */
+		if (d->full) /* past the room for wide coefficients: planes instead */
 			rc = 1;
-			goto done;
-		}
-		if (d->nomem) {
+		else if (d->nomem)
 			rc = image_fail(err, IMAGE_E_NOMEM, "jpeg: out of memory for the coefficients");
-			goto done;
-		}
-		rc = d->msg[0] && strstr(d->msg, "Premature end") ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT;
-		image_fail(err, rc, "jpeg: %s", d->msg[0] ? d->msg : "decoding failed");
+		else
+			rc = failure(d, err);
 		goto done;
 	}
-	jpeg_create_decompress(ci);
-	d->progress.progress_monitor = scan_limit;
-	ci->progress = &d->progress;
-	jpeg_mem_src(ci, buf, (unsigned long)len);
-	jpeg_read_header(ci, TRUE);
+	open_decoder(d, buf, len);
 	int n = ci->num_components;
 	/* what the planes carry (checked by the caller through TurboJPEG's header) and what this
 	 * packing assumes */
@@ -322,8 +339,7 @@ int image_jpeg_coefs(const unsigned char *buf, size_t len, int w, int h, int gra
 			smooth |= ci->coef_bits[c][k] != 0;
 	jpeg_finish_decompress(ci);
 	if (d->warned) {
-		rc = image_fail(err, d->truncated ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT,
-		                d->truncated ? "jpeg: image data truncated: %s" : "jpeg: %s", d->msg);
+		rc = failure(d, err);
 		goto done;
 	}
 	rc = smooth;
@@ -352,25 +368,17 @@ int image_jpeg_scans_check(const unsigned char *buf, size_t len, char *err)
 	if (!d)
 		return image_fail(err, IMAGE_E_NOMEM, "jpeg: out of memory");
 	struct jpeg_decompress_struct *ci = &d->ci;
-	ci->err = jpeg_std_error(&d->pub);
-	d->pub.error_exit = cerr_exit;
-	d->pub.emit_message = cerr_emit;
+	errors_init(d);
 	int rc = 0;
 	if (setjmp(d->jb)) {
-		rc = d->msg[0] && strstr(d->msg, "Premature end") ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT;
-		image_fail(err, rc, "jpeg: %s", d->msg[0] ? d->msg : "decoding failed");
+		rc = failure(d, err);
 		goto done;
 	}
-	jpeg_create_decompress(ci);
-	d->progress.progress_monitor = scan_limit;
-	ci->progress = &d->progress;
-	jpeg_mem_src(ci, buf, (unsigned long)len);
-	jpeg_read_header(ci, TRUE);
+	open_decoder(d, buf, len);
 	jpeg_read_coefficients(ci);
 	jpeg_finish_decompress(ci);
 	if (d->warned)
-		rc = image_fail(err, d->truncated ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT,
-		                d->truncated ? "jpeg: image data truncated: %s" : "jpeg: %s", d->msg);
+		rc = failure(d, err);
 done:
 	jpeg_destroy_decompress(ci);
 	free(d);
