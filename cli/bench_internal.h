@@ -61,6 +61,10 @@ void bench_common_detail(struct bench_line *l, const struct run_ctx *r, const st
 /* The fft suite's workload (cli/bench_fft.c). */
 int bench_fft(struct run_ctx *r, const struct workload *wl);
 
+/* The bloom suite's row transforms (bloom.rows.*) and bloom workloads (cli/bench_bloom.c). */
+int bench_rows(struct run_ctx *r, const struct workload *wl);
+int bench_bloom(struct run_ctx *r, const struct workload *wl);
+
 /* A JPEG answer's GPU side (cli/bench_jpeg.c). */
 int bench_jpeg(struct run_ctx *r, const struct workload *wl);
 

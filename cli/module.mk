@@ -14,6 +14,7 @@ CLI_OBJS := \
 	$(BUILD)/cli/bench.o \
 	$(BUILD)/cli/bench_workloads.o \
 	$(BUILD)/cli/bench_jpeg.o \
+	$(BUILD)/cli/bench_bloom.o \
 	$(BUILD)/cli/bench_fft.o \
 	$(BUILD)/bench/bench_json.o \
 	$(BUILD)/cli/tensor.o \
