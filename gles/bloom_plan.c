@@ -516,7 +516,7 @@ static int fused_columns(struct bloom_ctx *b, struct plan *q, const struct kentr
 		mark(tm, GPU_STAGE_FUSED_COLS);
 		return rc;
 	}
-	int rc = bloom_transpose(b, q->padded, q->pitch, h, q->q, q->pw, q->ph, 4, q->half, err);
+	int rc = bloom_transpose(b, q->padded, q->pw, h, q->q, q->pw, q->ph, 4, q->half, err);
 	mark(tm, GPU_STAGE_TRANSPOSE);
 	if (!rc && fft_conv_execute(c, q->q, ke->spectrum, 0, h, 0)) {
 		snprintf(err, BLOOM_ERR_LEN, "the fused column pass failed");
