@@ -20,6 +20,8 @@
 #include "gles/engine.h"
 #include "protocol/clock.h"
 
+#define GPU_SLOW_JOB_MS 20.0 /* a bloom job holding the GPU thread this long is logged (debug) */
+
 static int bloom_status(int rc, const char **code)
 {
 	switch (rc) {
@@ -203,6 +205,11 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	if (!rc)
 		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, J->cfg.gpu_depth > 1 ? BLOOM_DEFER : 0,
 		                     &res, &st, err);
+	if (st.wall_ms > GPU_SLOW_JOB_MS)
+		log_msg(LOG_DEBUG, "gpu %d: a %dx%d job held the thread %.1f ms (setup %.1f, prepare "
+		        "%.1f, copy %.1f, wait %.1f, read-back %.1f)", g->id, f.img ? f.img->width :
+		        f.yuv->width, f.img ? f.img->height : f.yuv->height, st.wall_ms, st.setup_ms,
+		        st.prepare_ms, st.copy_ms, st.wait_ms, st.readback_ms);
 	j->tiles_x = st.tiles_x, j->tiles_y = st.tiles_y;
 	/* the GPU made its planes from the coefficients (in tiles the CPU does): counted when the
 	 * job finishes well */

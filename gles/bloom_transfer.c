@@ -77,6 +77,7 @@ int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned c
 	if (*buf)
 		glDeleteBuffers(1, buf); /* unmaps it */
 	*buf = 0, *have = 0, *map = NULL;
+	double t0 = bloom_now_ms();
 	GLbitfield f = access | GL_MAP_PERSISTENT_BIT_EXT | GL_MAP_COHERENT_BIT_EXT;
 	glGenBuffers(1, buf);
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
@@ -91,6 +92,8 @@ int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned c
 		return BLOOM_E_NOMEM;
 	}
 	*have = bytes;
+	gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: a mapped %s buffer of %zu bytes made in %.1f ms",
+	          access & GL_MAP_READ_BIT ? "read" : "write", bytes, bloom_now_ms() - t0);
 	return 0;
 }
 

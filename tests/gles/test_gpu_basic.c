@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gles/egl.h"
 #include "gles/program.h"
@@ -213,6 +215,65 @@ static void test_compile_thread(void **state)
 	egl_ctx_destroy(shared);
 }
 
+/* A program the compile thread loads from a persisted binary is readied there (a dispatch of no
+ * work groups) and computes on this context like one compiled here. */
+static void test_compile_thread_binary(void **state)
+{
+	(void)state;
+	const struct egl_info *info = egl_ctx_info(tu_gl_context());
+	char driver[600];
+	snprintf(driver, sizeof driver, "%s / %s", info->renderer, info->version);
+	char dir[] = "/tmp/fftbloom-test-binXXXXXX";
+	assert_non_null(mkdtemp(dir));
+	struct program_cache *pc;
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	program_cache_set_binary_dir(pc, dir, driver);
+	run_saxpy(pc, 6, -3, 500); /* compiled here, its binary saved */
+	program_cache_destroy(pc);
+	GLint formats = 0;
+	glGetIntegerv(GL_NUM_PROGRAM_BINARY_FORMATS, &formats);
+	if (formats < 1) { /* Mesa offers binaries only with its disk cache on */
+		printf("the driver offers no program binary format: nothing to load\n");
+		rmdir(dir);
+		skip();
+	}
+	struct egl_ctx *shared;
+	char eerr[EGL_ERR_LEN];
+	assert_int_equal(egl_ctx_create_shared(tu_gl_context(), &shared, eerr), 0);
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	program_cache_set_binary_dir(pc, dir, driver);
+	assert_int_equal(program_cache_worker(pc, shared), 0);
+	struct saxpy_key k;
+	memset(&k, 0, sizeof k);
+	k.a = 6, k.b = -3;
+	char err[PROGRAM_ERR_LEN];
+	unsigned prog;
+	program_cache_budget(pc, 1);
+	assert_int_equal(program_get(pc, "test_saxpy", &k, sizeof k, "#define A 6\n#define B -3\n",
+	                             &prog, err), PROGRAM_E_BUDGET);
+	int polls = 0;
+	while (program_cache_compiling(pc) && polls++ < 20000)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	program_cache_budget(pc, -1);
+	run_saxpy(pc, 6, -3, 1000);
+	struct program_stats st;
+	program_cache_stats(pc, &st);
+	printf("loaded from the binary on the compile thread: %llu binary hits\n", st.binary_hits);
+	assert_int_equal(st.binary_hits, 1);
+	assert_int_equal(gl_check(NULL, "after the readied program"), 0);
+	program_cache_destroy(pc);
+	egl_ctx_destroy(shared);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[512];
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' && snprintf(path, sizeof path, "%s/%s", dir, de->d_name) > 0)
+			remove(path);
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
 static void test_forced_platform_errors_are_named(void **state)
 {
 	(void)state;
@@ -236,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_compile_error_names_shader),
 		cmocka_unit_test(test_compile_budget),
 		cmocka_unit_test(test_compile_thread),
+		cmocka_unit_test(test_compile_thread_binary),
 		cmocka_unit_test(test_forced_platform_errors_are_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
