@@ -548,7 +548,7 @@ void *gpu_main(void *arg)
 		if (last_job < 0 && !nflight)
 			last_job = clock_s();
 		double now = clock_s();
-		if (!g->bs.plans_wanted)
+		if (!g->bs.plans_urgent) /* the others wait for idle time */
 			want_since = -1;
 		else if (want_since < 0)
 			want_since = now;

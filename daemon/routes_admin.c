@@ -93,6 +93,7 @@ static json_t *gpus_json(const struct jobs_status *st)
 		json_object_set_new(c, "plans_built_idle",
 		                    json_integer((json_int_t)g->caches.plans_built_idle));
 		json_object_set_new(c, "plans_wanted", json_integer((json_int_t)g->caches.plans_wanted));
+		json_object_set_new(c, "plans_urgent", json_integer((json_int_t)g->caches.plans_urgent));
 		json_object_set_new(o, "software_renderer", json_boolean(g->software));
 		json_object_set_new(o, "fft_wisdom", json_string(g->wisdom));
 		json_object_set_new(o, "fft_shapes_pending", json_integer(g->fft_pending));

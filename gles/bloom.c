@@ -101,7 +101,8 @@ void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st)
 	st->kernel_bytes = b->kbytes;
 	st->kernel_entries = b->nk;
 	st->plan_entries = (size_t)b->nplans;
-	st->plans_wanted = (size_t)bloom_plans_wanted(b);
+	st->plans_wanted = (size_t)bloom_plans_wanted(b, 0);
+	st->plans_urgent = (size_t)bloom_plans_wanted(b, 1);
 	st->upload_buffers = st->upload_bytes = 0;
 	for (int i = 0; b->lend && i < BLOOM_UPLOAD_SLOTS; i++) {
 		size_t have = atomic_load_explicit(&b->lend[i].bytes, memory_order_relaxed);
@@ -510,7 +511,8 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		st->borrowed = 1;
 		st->own_w = pw, st->own_h = ph;
 		b->st.plans_borrowed++;
-		bloom_plan_want(b, pw, ph, p, &ki);
+		bloom_plan_want(b, pw, ph, p, &ki, bw.tiled || (double)bw.pw * bw.ph >
+		                                          BLOOM_BORROW_WHOLE_COST * pw * ph);
 	}
 	bloom_kinfo_free(&ki);
 	st->wall_ms = bloom_now_ms() - t_start;
@@ -574,9 +576,9 @@ int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	struct fit f = {b, NULL, p->precision == BLOOM_FP16, b->opts.frame_bytes};
 	if (pw < 1 || ph < 1 || !fits(&f, pw, ph))
 		return BLOOM_E_TOO_LARGE;
-	if (b->nplans + bloom_plans_wanted(b) >= b->opts.max_plans)
+	if (b->nplans + bloom_plans_wanted(b, 0) >= b->opts.max_plans)
 		return BLOOM_E_NOMEM;
-	bloom_plan_want(b, pw, ph, p, NULL);
+	bloom_plan_want(b, pw, ph, p, NULL, 0);
 	struct want *w = &b->wants[b->nwants - 1]; /* the newest: this one */
 	if (!w->has_kernel) {
 		w->preset_kernel = 1;

@@ -19,12 +19,22 @@ static void want_kernel_free(struct want *w)
 	w->has_kernel = 0;
 }
 
-int bloom_plans_wanted(const struct bloom_ctx *b)
+/* Whether w's plan is built between frames under load. */
+static int want_urgent(const struct bloom_ctx *b, const struct want *w, double now)
+{
+	double wait = b->opts.want_load_wait_ms > 0 ? b->opts.want_load_wait_ms
+	                                            : BLOOM_WANT_LOAD_WAIT_MS;
+	return w->urgent || now - w->since_ms >= wait;
+}
+
+int bloom_plans_wanted(const struct bloom_ctx *b, int urgent_only)
 {
 	int n = 0;
+	double now = bloom_now_ms();
 	for (int i = 0; i < b->nwants; i++)
-		n += !bloom_find_plan(b, b->wants[i].pw, b->wants[i].ph, b->wants[i].technique,
-		                b->wants[i].half);
+		n += (!urgent_only || want_urgent(b, &b->wants[i], now)) &&
+		     !bloom_find_plan(b, b->wants[i].pw, b->wants[i].ph, b->wants[i].technique,
+		                      b->wants[i].half);
 	return n;
 }
 
@@ -66,11 +76,12 @@ static void want_take_kernel(struct want *w, struct kinfo *ki, const struct bloo
 }
 
 void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
-                     struct kinfo *ki)
+                     struct kinfo *ki, int urgent)
 {
 	struct want w;
 	memset(&w, 0, sizeof w);
 	w.pw = pw, w.ph = ph, w.technique = p->technique, w.half = p->precision == BLOOM_FP16;
+	w.since_ms = bloom_now_ms();
 	for (int i = 0; i < b->nwants; i++)
 		if (same_want(&b->wants[i], &w)) { /* wanted again: now the newest */
 			w = b->wants[i];
@@ -85,6 +96,7 @@ void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_par
 	}
 	if (ki)
 		want_take_kernel(&w, ki, p);
+	w.urgent |= urgent != 0;
 	b->wants[b->nwants++] = w;
 }
 
@@ -211,14 +223,19 @@ static int rehearse(struct bloom_ctx *b)
 
 int bloom_build_wanted(struct bloom_ctx *b, int plans_only)
 {
-	for (int i = b->nwants - 1; plans_only && i >= 0; i--) { /* the newest not built first */
-		struct want *w = &b->wants[i];
-		if (bloom_find_plan(b, w->pw, w->ph, w->technique, w->half))
-			continue;
-		struct want t = *w; /* to the top, where the loop below takes it */
-		memmove(w, w + 1, (size_t)(b->nwants - i - 1) * sizeof *w);
+	if (plans_only) { /* the newest urgent one not built first; none: nothing under load */
+		int i = b->nwants - 1;
+		double now = bloom_now_ms();
+		for (; i >= 0; i--) {
+			struct want *w = &b->wants[i];
+			if (want_urgent(b, w, now) && !bloom_find_plan(b, w->pw, w->ph, w->technique, w->half))
+				break;
+		}
+		if (i < 0)
+			return 0;
+		struct want t = b->wants[i]; /* to the top, where the loop below takes it */
+		memmove(&b->wants[i], &b->wants[i + 1], (size_t)(b->nwants - i - 1) * sizeof t);
 		b->wants[b->nwants - 1] = t;
-		break;
 	}
 	while (b->nwants) {
 		struct want w = b->wants[b->nwants - 1];

@@ -266,11 +266,40 @@ def test_wanted_plan_under_load():
         st, h, _ = d.req("POST", q, body=new)
         H.check("the new size then on its own plan", st == 200 and "x-borrowed-plan" not in h,
                 (st, h))
+        # a size whose frame borrows a plan whole at little cost (padded 128x168 on the load's
+        # 140x180, 1.17x the area: BLOOM_BORROW_WHOLE_COST 1.5) waits for idle time: nothing is
+        # compiled for it while the load goes on
+        near = H.png_bytes(H.rand8(110, 150))
+        st, h, _ = d.req("POST", q, body=near)
+        H.check("a near size under load runs on a borrowed plan, whole",
+                st == 200 and "x-borrowed-plan" in h and "x-tiles" not in h, (st, h))
+        misses = info_gpu(d).get("programs", {}).get("misses")
+        time.sleep(3)
+        g = info_gpu(d)
+        c = g.get("caches", {})
+        print("     near size under load, 3 s later: %s wanted, %s urgent, %s built in idle time, "
+              "program misses %s -> %s" % (c.get("plans_wanted"), c.get("plans_urgent"),
+                                          c.get("plans_built_idle"),
+                                          misses, g.get("programs", {}).get("misses")))
+        H.check("its plan waits for idle time under load (wanted, not urgent, no compile)",
+                c.get("plans_wanted") == 1 and c.get("plans_urgent") == 0
+                and c.get("plans_built_idle") == 1
+                and g.get("programs", {}).get("misses") == misses, (c, g.get("programs")))
         stop[0] = True
         for t in ts:
             t.join()
         H.check("every load request answered 200", all(s == 200 for _, s in done),
                 [s for _, s in done if s != 200][:5])
+        deadline = time.time() + 120
+        while time.time() < deadline and (c.get("plans_built_idle", 0) < 2
+                                           or c.get("plans_wanted", 1) > 0):
+            time.sleep(0.3)
+            c = info_gpu(d).get("caches", {})
+        H.check("once the load stops, the near size's plan is built in idle time",
+                c.get("plans_built_idle") == 2 and c.get("plans_wanted") == 0, c)
+        st, h, _ = d.req("POST", q, body=near)
+        H.check("the near size then on its own plan", st == 200 and "x-borrowed-plan" not in h,
+                (st, h))
     finally:
         stop[0] = True
         d.stop("load daemon")

@@ -1604,16 +1604,18 @@ static int same_as_own(const char *name, int op, const struct image *in, const s
 	return ok;
 }
 
-/* bloom_want (spare plans): idle steps build the plan, then the built-in kernel's spectrum at
- * it, then run its stages once, compiling a program a step at most; a frame of that size and
- * kernel then runs on that plan with the spectrum cached, compiling nothing, and agrees with a
- * context that made both on the frame's path. */
+/* bloom_want (spare plans): under load nothing is built for it until want_load_wait_ms has
+ * passed; then idle steps build the plan, then the built-in kernel's spectrum at it, then run
+ * its stages once, compiling a program a step at most; a frame of that size and kernel then
+ * runs on that plan with the spectrum cached, compiling nothing, and agrees with a context
+ * that made both on the frame's path. */
 static void test_want(void **state)
 {
 	(void)state;
 	struct program_cache *pc;
 	assert_int_equal(program_cache_create("", NULL, &pc), 0);
-	struct bloom_ctx_opts o = {.borrow_plans = 1, .rehearse = 1}; /* as on a GPU */
+	/* rehearse as on a GPU */
+	struct bloom_ctx_opts o = {.borrow_plans = 1, .rehearse = 1, .want_load_wait_ms = 300};
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
 	assert_int_equal(bloom_ctx_create(pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err), 0);
@@ -1625,6 +1627,11 @@ static void test_want(void **state)
 	bloom_ctx_stats(b, &cs);
 	assert_int_equal(cs.plans_wanted, 1);
 	assert_int_equal(cs.kernel_entries, 0); /* nothing generated before idle time */
+	assert_int_equal(cs.plans_urgent, 0);
+	assert_int_equal(bloom_build_wanted(b, 1), 0); /* under load: waits */
+	nanosleep(&(struct timespec){0, 350000000}, NULL);
+	bloom_ctx_stats(b, &cs);
+	assert_int_equal(cs.plans_urgent, 1); /* waited long enough: built under load too */
 	int steps = 0;
 	struct program_stats s0, s1;
 	program_cache_stats(pc, &s0);
@@ -1672,6 +1679,84 @@ static void test_want(void **state)
 	free(r);
 	image_free(&own), image_free(&out), image_free(&in);
 	assert_true(ok);
+	bloom_ctx_destroy(b);
+	program_cache_destroy(pc);
+}
+
+/* Which wishes are built under load (bloom_build_wanted's plans_only): a frame that borrowed a
+ * plan whole at little cost (at most BLOOM_BORROW_WHOLE_COST its own area) waits for idle time
+ * or want_load_wait_ms; one that borrowed a plan far larger, or in tiles, is built at once,
+ * the newest urgent first, compiling a program a step. */
+static void test_borrow_urgent(void **state)
+{
+	(void)state;
+	struct program_cache *pc;
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	struct bloom_ctx_opts o = {.borrow_plans = 1, .want_load_wait_ms = 4000};
+	struct bloom_ctx *b;
+	char err[BLOOM_ERR_LEN];
+	assert_int_equal(bloom_ctx_create(pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err), 0);
+	struct image k = rand_image(9, 7, 3, 0, 1), warm = rand_image(96, 80, 4, 0, 3), out;
+	struct bloom_params p;
+	tu_params(&p, BLOOM_OP_CONVOLVE);
+	struct bloom_stats st;
+	run_on(b, BLOOM_OP_CONVOLVE, &warm, &k, &p, &out, &st);
+	image_free(&out);
+	int wpw = st.padded_w, wph = st.padded_h;
+	/* near: 90x74 pads to a little less than the warm plan; far: 60x50 to under half of it;
+	 * large: 200x121 in tiles of it */
+	static const int sizes[3][2] = {{90, 74}, {60, 50}, {200, 121}};
+	struct bloom_cache_stats cs;
+	for (int s = 0; s < 3; s++) {
+		struct image in = rand_image(sizes[s][0], sizes[s][1], 4, 0, 3);
+		run_on(b, BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
+		image_free(&out), image_free(&in);
+		double cost = st.tiles_x * st.tiles_y * (double)wpw * wph / ((double)st.own_w * st.own_h);
+		bloom_ctx_stats(b, &cs);
+		print_message("  %dx%d: borrowed %d, %dx%d tiles, own %dx%d, cost %.2f: %zu wanted, %zu "
+		              "urgent\n", sizes[s][0], sizes[s][1], st.borrowed, st.tiles_x, st.tiles_y,
+		              st.own_w, st.own_h, cost, cs.plans_wanted, cs.plans_urgent);
+		assert_int_equal(st.borrowed, 1);
+		assert_int_equal(st.tiles_x * st.tiles_y > 1, s == 2);
+		assert_int_equal(st.tiles_x * st.tiles_y > 1 || cost > BLOOM_BORROW_WHOLE_COST, s > 0);
+		assert_int_equal(cs.plans_wanted, (size_t)s + 1);
+		assert_int_equal(cs.plans_urgent, (size_t)s);
+	}
+	/* under load: the two urgent ones (tiled first, the newest), a program a step */
+	struct program_stats s0, s1;
+	program_cache_stats(pc, &s0);
+	int steps = 0;
+	unsigned long long most = 0;
+	while (steps < 1000 && bloom_build_wanted(b, 1)) {
+		steps++;
+		program_cache_stats(pc, &s1);
+		most = s1.misses - s0.misses > most ? s1.misses - s0.misses : most;
+		s0 = s1;
+	}
+	bloom_ctx_stats(b, &cs);
+	print_message("  under load: %d steps, at most %llu programs a step; %zu built, %zu wanted, "
+	              "%zu urgent\n", steps, most, (size_t)cs.plans_built_idle, cs.plans_wanted,
+	              cs.plans_urgent);
+	assert_true(most <= 1);
+	assert_int_equal(cs.plans_built_idle, 2);
+	assert_int_equal(cs.plans_wanted, 1);
+	assert_int_equal(cs.plans_urgent, 0);
+	struct image near = rand_image(90, 74, 4, 0, 3);
+	run_on(b, BLOOM_OP_CONVOLVE, &near, &k, &p, &out, &st);
+	image_free(&out);
+	assert_int_equal(st.borrowed, 1); /* still: its plan waits */
+	/* past want_load_wait_ms it is built under load too */
+	nanosleep(&(struct timespec){4, 100000000}, NULL);
+	bloom_ctx_stats(b, &cs);
+	assert_int_equal(cs.plans_urgent, 1);
+	while (steps < 2000 && bloom_build_wanted(b, 1))
+		steps++;
+	bloom_ctx_stats(b, &cs);
+	assert_int_equal(cs.plans_built_idle, 3);
+	assert_int_equal(cs.plans_wanted, 0);
+	run_on(b, BLOOM_OP_CONVOLVE, &near, &k, &p, &out, &st);
+	assert_int_equal(st.borrowed, 0);
+	image_free(&out), image_free(&near), image_free(&k), image_free(&warm);
 	bloom_ctx_destroy(b);
 	program_cache_destroy(pc);
 }
@@ -1880,6 +1965,7 @@ int main(void)
 		cmocka_unit_test(test_tiles_frame),
 		cmocka_unit_test(test_borrow),
 		cmocka_unit_test(test_want),
+		cmocka_unit_test(test_borrow_urgent),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
