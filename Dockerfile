@@ -54,7 +54,8 @@ ENV NVIDIA_VISIBLE_DEVICES=all \
     FFTBLOOM_PORT=8080 \
     FFTBLOOM_LOG_FORMAT=json \
     FFTBLOOM_PROGRAM_CACHE=/var/cache/fftbloom/programs \
-    FFTBLOOM_FFT_WISDOM=/var/cache/fftbloom/fft-wisdom
+    FFTBLOOM_FFT_WISDOM=/var/cache/fftbloom/fft-wisdom \
+    FFTBLOOM_DRIVER_CACHE=/var/cache/fftbloom/driver
 VOLUME /var/cache/fftbloom
 USER 10001:10001
 EXPOSE 8080

@@ -98,6 +98,7 @@ const struct image_limits cli_image_limits = {.max_width = 32768, .max_height = 
 int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
 {
 	memset(g, 0, sizeof *g);
+	cachedir_driver_setup(gc); /* the CLI opens its GPU on its one thread */
 	struct engine_opts eo = {.platform = gc->platform, .device = gc->device,
 	                         .gl_debug = gc->gl_debug, .shader_dir = gc->shader_dir,
 	                         .frame_bytes = (size_t)gc->frame_memory};

@@ -109,6 +109,43 @@ void cachedir_resolve(const struct gpu_config *gc, struct cachedir_paths *out)
 	}
 }
 
+void cachedir_driver_setup(const struct gpu_config *gc)
+{
+	char dir[OPT_STR_MAX + 16] = "";
+	int named = strcmp(gc->driver_cache, "auto") != 0;
+	if (is_none(gc->driver_cache))
+		return;
+	if (named) {
+		snprintf(dir, sizeof dir, "%s", gc->driver_cache);
+	} else {
+		char base[OPT_STR_MAX], why[OPT_STR_MAX + 64] = "";
+		cachedir_find(base, why, sizeof why);
+		if (!base[0]) {
+			snprintf(warn_why, sizeof warn_why, "%s", why);
+			pthread_once(&warn_once, warn_no_dir);
+			return;
+		}
+		snprintf(dir, sizeof dir, "%s/driver", base);
+	}
+	if (make_dirs(dir, 0700) || access(dir, W_OK)) {
+		log_msg(LOG_WARN, "GL driver's shader cache %s: %s; the driver keeps its own default",
+		        dir, strerror(errno));
+		return;
+	}
+	/* auto keeps a folder the environment already names for the driver */
+	static const char *const vars[] = {"__GL_SHADER_DISK_CACHE_PATH", "MESA_SHADER_CACHE_DIR"};
+	for (int i = 0; i < 2; i++) {
+		const char *v = getenv(vars[i]);
+		if (named || !v || !v[0]) {
+			setenv(vars[i], dir, 1);
+			log_msg(LOG_DEBUG, "GL driver's shader cache: %s=%s", vars[i], dir);
+		} else {
+			log_msg(LOG_DEBUG, "GL driver's shader cache: %s=%s, as the environment says",
+			        vars[i], v);
+		}
+	}
+}
+
 void cachedir_engine_opts(const struct cachedir_paths *p, struct engine_opts *eo)
 {
 	eo->program_cache = p->programs;

@@ -26,6 +26,16 @@ void cachedir_find(char dir[OPT_STR_MAX], char *why, size_t why_len);
  * as given. Logs a warning (once a process) when auto has no directory to use. */
 void cachedir_resolve(const struct gpu_config *gc, struct cachedir_paths *out);
 
+/* Points the GL driver's shader disk cache (NVIDIA's __GL_SHADER_DISK_CACHE_PATH, Mesa's
+ * MESA_SHADER_CACHE_DIR) at gc->driver_cache: auto, driver/ in the cache directory where the
+ * environment names no folder of the driver's own (a variable already set is kept); a folder,
+ * that folder (set over the environment's); none or "", nothing. The driver keeps there the
+ * machine code it makes from programs, compiled or loaded from --program-cache's binaries, so a
+ * restart that finds both compiles nothing. Logs the folder; a folder that cannot be made is a
+ * warning (the driver's default then). Call before any thread starts and before the first GL
+ * context: it sets environment variables, which the driver reads when it loads. */
+void cachedir_driver_setup(const struct gpu_config *gc);
+
 /* The resolved paths into an engine's options: program_cache, wisdom_file, no_wisdom. The
  * strings stay in p. */
 void cachedir_engine_opts(const struct cachedir_paths *p, struct engine_opts *eo);

@@ -21,6 +21,8 @@ struct gpu_config {
 	char program_cache[OPT_STR_MAX]; /* folder of persisted program binaries; auto, none or "" */
 	char fft_wisdom[OPT_STR_MAX];  /* file of measured FFT shapes; auto, none, "" or builtin
 	                                  (daemon/cachedir.h resolves them) */
+	char driver_cache[OPT_STR_MAX]; /* the GL driver's shader disk cache: auto, none, "" or a
+	                                   folder (cachedir_driver_setup) */
 	unsigned long long frame_memory; /* GPU bytes a frame's pass may take before tiling; 0: limits */
 	int require_gpu;               /* refuse a software renderer */
 };

@@ -21,6 +21,7 @@
 
 #include "daemon/apiutil.h"
 #include "daemon/buildinfo.h"
+#include "daemon/cachedir.h"
 #include "daemon/config.h"
 #include "daemon/healthcheck.h"
 #include "daemon/images.h"
@@ -462,6 +463,7 @@ int main(int argc, char **argv)
 	if (lrc)
 		return lrc;
 	log_setup(cfg.log_level, cfg.log_format == 1);
+	cachedir_driver_setup(&cfg.gpu); /* before any thread and any EGL call */
 
 	/* The service manager's variables, read before any thread starts. */
 	struct sdnotify *notify = NULL;

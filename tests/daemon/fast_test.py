@@ -388,6 +388,58 @@ def test_spare_plans():
                 (r.returncode, r.stderr[-500:]))
 
 
+def test_driver_cache():
+    # the GL driver's shader disk cache goes to driver/ in the cache directory unless the
+    # environment names the driver's folder; --driver-cache names one over it, none leaves it
+    home = os.path.join(H.TMP, "home-driver")
+    os.makedirs(home)
+    folder = os.path.join(home, ".cache", "fftbloom", "driver")
+    q = "/v1/convolve?kernel_preset=gaussian:sigma=2&method=fft&format=pfm"
+    png = H.png_bytes(H.rand8(40, 56))
+    env = clean_env(home)
+    env.update({"MESA_SHADER_CACHE_DIR": "", "__GL_SHADER_DISK_CACHE_PATH": ""})
+    d = H.Daemon("--log-level", "debug", env=env)
+    try:
+        st, _, _ = d.req("POST", q, body=png)
+        H.check("a request answered", st == 200, st)
+        log = d.log()
+        H.check("auto: both drivers' variables point at driver/ in the cache directory",
+                "__GL_SHADER_DISK_CACHE_PATH=%s\n" % folder in log
+                and "MESA_SHADER_CACHE_DIR=%s\n" % folder in log, log[-1500:])
+        H.check("driver/ made 0700", os.path.isdir(folder)
+                and stat.S_IMODE(os.stat(folder).st_mode) == 0o700, folder)
+        deadline = time.time() + 20
+        files = []
+        while time.time() < deadline and not files:
+            files = [f for _, _, fs in os.walk(folder) for f in fs]
+            time.sleep(0.2)
+        print("     driver/ holds %d files after one request" % len(files))
+        H.check("the driver wrote its cache there", len(files) > 0, folder)
+    finally:
+        d.stop("driver cache daemon")
+    own = os.path.join(H.TMP, "drivers-own")
+    named = os.path.join(H.TMP, "driver-named")
+    env2 = clean_env(home)
+    env2.update({"MESA_SHADER_CACHE_DIR": own, "__GL_SHADER_DISK_CACHE_PATH": own})
+    for args, want, what in ((("--log-level", "debug"), own, "auto keeps the environment's folder"),
+                             (("--log-level", "debug", "--driver-cache", named), named,
+                              "a folder named over the environment's"),
+                             (("--log-level", "debug", "--driver-cache", "none"), None,
+                              "none leaves the driver alone")):
+        d = H.Daemon(*args, env=env2)
+        try:
+            st, _, _ = d.req("POST", q, body=png)
+            log = d.log()
+            if want:
+                ok = ("MESA_SHADER_CACHE_DIR=%s" % want in log
+                      and "__GL_SHADER_DISK_CACHE_PATH=%s" % want in log)
+            else:
+                ok = "GL driver's shader cache" not in log
+            H.check("--driver-cache: " + what, st == 200 and ok, log[-1500:])
+        finally:
+            d.stop("driver cache daemon (%s)" % what)
+
+
 def test_borrowed_plans_compile_thread():
     # the same with idle work's compiles on a thread of their own (auto leaves it off on a
     # software renderer): the plans come the same way, their programs from that thread
@@ -395,7 +447,7 @@ def test_borrowed_plans_compile_thread():
 
 
 def main():
-    H.run_script((test_cache_dir_and_idle_measuring, test_unwritable_and_none,
+    H.run_script((test_cache_dir_and_idle_measuring, test_unwritable_and_none, test_driver_cache,
                   test_borrowed_plans, test_borrowed_plans_compile_thread,
                   test_wanted_plan_under_load, test_spare_plans))
 

@@ -245,8 +245,10 @@ def runtime_stage(instrs, root):
         else first.get("VOLUME", ("",))[0]
     vol = vol[0] if isinstance(vol, list) else vol
     pc, wi = env.get("FFTBLOOM_PROGRAM_CACHE", ""), env.get("FFTBLOOM_FFT_WISDOM", "")
-    check("VOLUME %s holds the program cache and the FFT wisdom (%s, %s)" % (vol, pc, wi),
-          vol and os.path.dirname(pc) == vol and os.path.dirname(wi) == vol)
+    dc = env.get("FFTBLOOM_DRIVER_CACHE", "")
+    check("VOLUME %s holds the program cache, the FFT wisdom and the driver's cache (%s, %s, %s)"
+          % (vol, pc, wi, dc), vol and os.path.dirname(pc) == vol and os.path.dirname(wi) == vol
+          and os.path.dirname(dc) == vol)
     check("the volume folder is made and owned by the user (a new named volume takes its owner)",
           mkdirs.get(vol) == user, mkdirs)
     # What the stage adds to the base image, laid out in a folder of its own.
@@ -302,7 +304,7 @@ def run_staged(env, pkgs, staged, stage_bin, hc):
     e = dict(env)
     port = free_port()
     e["FFTBLOOM_PORT"] = str(port)
-    for k in ("FFTBLOOM_PROGRAM_CACHE", "FFTBLOOM_FFT_WISDOM"):
+    for k in ("FFTBLOOM_PROGRAM_CACHE", "FFTBLOOM_FFT_WISDOM", "FFTBLOOM_DRIVER_CACHE"):
         e[k] = os.path.join(vol, os.path.basename(e[k]))
     e["__EGL_VENDOR_LIBRARY_DIRS"] = vendor
     path = os.path.join(staged, "usr/local/bin") + ":" + os.environ.get("PATH", "")

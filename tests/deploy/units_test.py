@@ -139,6 +139,9 @@ def main():
         state = (state or "").replace("%i", "0")
         check("%s: the program cache lies in CacheDirectory= (%s)" % (where, pc),
               cache and os.path.dirname(pc) == "/var/cache/" + cache)
+        dc = env.get("FFTBLOOM_DRIVER_CACHE", "")
+        check("%s: the GL driver's cache lies in CacheDirectory= (%s)" % (where, dc),
+              cache and os.path.dirname(dc) == "/var/cache/" + cache)
         check("%s: the FFT wisdom lies in StateDirectory= (%s)" % (where, wi),
               state and os.path.dirname(wi) == "/var/lib/" + state)
         argv = shlex.split(last(u, "Service", "ExecStart").replace("%i", "0"))
