@@ -172,6 +172,12 @@
 	 "a frame of a padded size not planned yet runs at once on a plan already built (whole, " \
 	 "or in overlap-save tiles), and its own plan is built in idle time (off: compiled on "    \
 	 "the frame's path)", "FFTBLOOM_BORROW_PLANS", C(borrow_plans)},                          \
+	{"plan-load-wait", OPT_DOUBLE, 0, 86400, "30", NULL,                                      \
+	 "seconds a load without 0.5 s of pause runs frames that borrowed a plan whole at little " \
+	 "cost (at most 1.5x their own padded area) before their own plans are built between its " \
+	 "jobs (a compile holds the GPU thread 25-175 ms on NVIDIA's driver); frames borrowing in " \
+	 "tiles or a far larger plan get theirs built at once; 0: every plan at once",           \
+	 "FFTBLOOM_PLAN_LOAD_WAIT", C(plan_load_wait)},                                           \
 	{"compile-thread", OPT_ENUM, 0, 0, "auto", "auto|on|off",                                  \
 	 "idle work's programs (plans wanted, FFT shapes measured) compile on a thread with a "   \
 	 "GL context of its own while the GPU thread takes frames; auto: on a GPU (a software "   \

@@ -106,7 +106,7 @@ static void queue_spare_plans(struct gpu *g, struct bloom_ctx *b, const struct b
 		log_msg(LOG_WARN, "gpu %d: spare plans skipped: %s", g->id, skipped);
 	if (!used)
 		return;
-	log_msg(LOG_INFO, "gpu %d: spare plans queued, built between jobs (new sizes borrow them): %s",
+	log_msg(LOG_INFO, "gpu %d: spare plans queued, built in idle time (new sizes borrow them): %s",
 	        g->id, list);
 	pthread_mutex_lock(&J->lock);
 	bloom_ctx_stats(b, &g->bs);

@@ -397,11 +397,14 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 
 #define GPU_DEPTH_MAX 8 /* --gpu-depth's bound */
 
-/* Under load (no IDLE_GRACE_S without a job since a plan became wanted), a wanted plan still
- * gets one step (one program compiled at most) every LOAD_STEP_S between jobs: frames of a size
- * seen under load stop borrowing within a second or two. A frame borrowing a smaller plan in
- * tiles holds the GPU thread far longer than a compile does, so the steps come nearly back to
- * back (bench/RESULTS.md, "A size amid a steady load"). */
+/* Under load (no IDLE_GRACE_S without a job since a plan became wanted), an urgent wanted plan
+ * (its frames borrow in tiles or a far larger plan) still gets one step (one program compiled at
+ * most) every LOAD_STEP_S between jobs: frames of a size seen under load stop borrowing within
+ * a second or two. A frame borrowing a smaller plan in tiles holds the GPU thread far longer
+ * than a compile does, so the steps come nearly back to back (bench/RESULTS.md, "A size amid a
+ * steady load"). The other wanted plans wait for idle time, or until the load has gone on
+ * --plan-load-wait seconds (each compile holds the GPU thread's commands; bench/RESULTS.md,
+ * "Compiles under load"). */
 #define LOAD_STEP_S 0.05
 
 /* One step of the engine's idle work (engine_idle: a plan a frame borrowed another's for,
@@ -544,11 +547,17 @@ void *gpu_main(void *arg)
 	int nflight = 0, depth = J->cfg.gpu_depth < GPU_DEPTH_MAX ? J->cfg.gpu_depth : GPU_DEPTH_MAX;
 	double last_step = clock_s(); /* when a wanted plan last got a step under load */
 	double want_since = -1;       /* since when a plan has been wanted; < 0: none is */
+	double load_since = -1;       /* since when jobs have come without IDLE_GRACE_S of pause */
 	for (;;) {
 		if (last_job < 0 && !nflight)
 			last_job = clock_s();
 		double now = clock_s();
-		if (!g->bs.plans_urgent) /* the others wait for idle time */
+		if (!J->gpuq.head && !nflight && now - last_job >= IDLE_GRACE_S)
+			load_since = -1;
+		else if (load_since < 0 && J->gpuq.head)
+			load_since = now;
+		int long_load = load_since >= 0 && now - load_since >= J->cfg.plan_load_wait;
+		if (!(long_load ? g->bs.plans_wanted : g->bs.plans_urgent))
 			want_since = -1;
 		else if (want_since < 0)
 			want_since = now;
@@ -556,7 +565,7 @@ void *gpu_main(void *arg)
 		if (J->gpuq.head && want_since >= 0 && now - want_since >= IDLE_GRACE_S &&
 		    now - last_step >= LOAD_STEP_S) {
 			pthread_mutex_unlock(&J->lock);
-			engine_build_wanted(e);
+			engine_build_wanted(e, long_load);
 			trim_programs(J, engine_programs(e), engine_bloom(e));
 			pthread_mutex_lock(&J->lock);
 			bloom_ctx_stats(engine_bloom(e), &g->bs);

@@ -104,9 +104,6 @@ struct bloom_ctx_opts {
 	                              1 vec2, 2 float (measurements; fft_opts.split); 0 the rule */
 	int destroy_wait_ms;       /* how long bloom_ctx_destroy waits for lent buffers (results
 	                              and uploads) to come back; 0: 60 s. Tests lower it */
-	double want_load_wait_ms;  /* a wish that is not urgent is built under load this long
-	                              after it was made; 0: BLOOM_WANT_LOAD_WAIT_MS. Tests lower
-	                              it */
 };
 
 /* The fused column pass (forward column transforms, the spectrum multiply and the inverse in one
@@ -119,13 +116,11 @@ enum bloom_fused { BLOOM_FUSED_AUTO, BLOOM_FUSED_TRANSPOSED, BLOOM_FUSED_IN_PLAC
  * of GPU-driver time, the transforms cost a millisecond. */
 #define BLOOM_BORROW_COST 4
 /* A frame that borrowed a plan whole, at most this many times its own padded area, leaves its
- * own plan for idle time, or for a load that has gone on BLOOM_WANT_LOAD_WAIT_MS since: a
- * compile holds the GPU thread's commands 25-175 ms on NVIDIA's driver (whichever thread or
- * process compiles), so a new daemon's first load runs on a spare plan without those stalls,
- * and a steady load gets its own plan once. In tiles, or past this cost, the plan is built
- * between frames under load at once (bloom_build_wanted). */
+ * own plan for idle time (BLOOM_WANT_IDLE) or a long load (BLOOM_WANT_LOAD): a compile holds
+ * the GPU thread's commands 25-175 ms on NVIDIA's driver (whichever thread or process
+ * compiles), so a new daemon's first load runs on a spare plan without those stalls. In tiles,
+ * or past this cost, the wish is urgent: built between frames under any load. */
 #define BLOOM_BORROW_WHOLE_COST 1.5
-#define BLOOM_WANT_LOAD_WAIT_MS 30000.0
 /* Padded sizes waiting for bloom_build_wanted at most (the oldest wish goes past it). */
 #define BLOOM_WANTS 8
 
@@ -187,9 +182,8 @@ struct bloom_cache_stats {
 	unsigned long long plans_borrowed; /* frames run on another padded size's plan */
 	unsigned long long plans_built_idle; /* plans built by bloom_build_wanted */
 	size_t plans_wanted;               /* padded sizes waiting for bloom_build_wanted */
-	size_t plans_urgent;               /* of them, those built under load too (their frames
-	                                      borrow in tiles, past BLOOM_BORROW_WHOLE_COST, or
-	                                      for BLOOM_WANT_LOAD_WAIT_MS) */
+	size_t plans_urgent;               /* of them, those built under any load (their frames
+	                                      borrow in tiles, or past BLOOM_BORROW_WHOLE_COST) */
 	unsigned long long uploads_lent;   /* planes frames decoded into a lent upload buffer
 	                                      (bloom_upload_take), which the GPU read from there */
 	unsigned long long uploads_copied; /* planes frames copied into an upload buffer */
@@ -362,16 +356,24 @@ int bloom_release_plan(struct bloom_ctx *b);
  * date. */
 int bloom_ctx_refresh(struct bloom_ctx *b);
 
-/* One step toward the plan of one padded size a frame borrowed another's for (the one wanted
- * last), so that the next frame of that size runs on its own: a step compiles one of its
+/* bloom_build_wanted's modes: what may be built, and when. */
+enum bloom_want_mode {
+	BLOOM_WANT_IDLE = 0,   /* idle time: every wish, its plan, then its kernel's spectrum and
+	                          the plan's rehearsal */
+	BLOOM_WANT_URGENT = 1, /* between frames under load: the plans of urgent wishes alone
+	                          (bloom_cache_stats' plans_urgent, BLOOM_BORROW_WHOLE_COST) */
+	BLOOM_WANT_LOAD = 2,   /* between frames under a long load: urgent plans first, then any
+	                          other whose building evicts no plan (opts.max_plans) */
+};
+/* One step toward the plan of one padded size a frame borrowed another's for (the newest the
+ * mode allows), so that the next frame of that size runs on its own: a step compiles one of its
  * programs, and the last step allocates its buffers (the least recently used plan goes past
- * opts.max_plans). Without plans_only, the steps after a plan make the kernel spectrum that
+ * opts.max_plans). In BLOOM_WANT_IDLE, the steps after a plan make the kernel spectrum that
  * came with the wish, and a plan no frame has run yet has its stages run once (not on a
  * software renderer, which compiles a whole plan's programs at their first dispatch). Between
- * frames only (idle time; plans_only between frames under load, for urgent wishes alone:
- * bloom_cache_stats' plans_urgent, BLOOM_BORROW_WHOLE_COST). Returns 1 when it took a step (or dropped a plan it could
- * not build: logged), 0 when none waits. */
-int bloom_build_wanted(struct bloom_ctx *b, int plans_only);
+ * frames only. Returns 1 when it took a step (or dropped a plan it could not build: logged), 0
+ * when none the mode allows waits. */
+int bloom_build_wanted(struct bloom_ctx *b, int mode);
 
 /* What runs on this context (its storage-buffer limit and frame_bytes): frames of any size run,
  * in tiles past untiled_pixels; a kernel runs when it is at most max_kernel_side a side (square:

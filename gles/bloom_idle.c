@@ -19,20 +19,11 @@ static void want_kernel_free(struct want *w)
 	w->has_kernel = 0;
 }
 
-/* Whether w's plan is built between frames under load. */
-static int want_urgent(const struct bloom_ctx *b, const struct want *w, double now)
-{
-	double wait = b->opts.want_load_wait_ms > 0 ? b->opts.want_load_wait_ms
-	                                            : BLOOM_WANT_LOAD_WAIT_MS;
-	return w->urgent || now - w->since_ms >= wait;
-}
-
 int bloom_plans_wanted(const struct bloom_ctx *b, int urgent_only)
 {
 	int n = 0;
-	double now = bloom_now_ms();
 	for (int i = 0; i < b->nwants; i++)
-		n += (!urgent_only || want_urgent(b, &b->wants[i], now)) &&
+		n += (!urgent_only || b->wants[i].urgent) &&
 		     !bloom_find_plan(b, b->wants[i].pw, b->wants[i].ph, b->wants[i].technique,
 		                      b->wants[i].half);
 	return n;
@@ -81,7 +72,6 @@ void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_par
 	struct want w;
 	memset(&w, 0, sizeof w);
 	w.pw = pw, w.ph = ph, w.technique = p->technique, w.half = p->precision == BLOOM_FP16;
-	w.since_ms = bloom_now_ms();
 	for (int i = 0; i < b->nwants; i++)
 		if (same_want(&b->wants[i], &w)) { /* wanted again: now the newest */
 			w = b->wants[i];
@@ -221,16 +211,25 @@ static int rehearse(struct bloom_ctx *b)
 	return 0;
 }
 
-int bloom_build_wanted(struct bloom_ctx *b, int plans_only)
+/* The newest wish whose plan is not built (urgent ones alone with urgent_only), or -1. */
+static int newest_unbuilt(const struct bloom_ctx *b, int urgent_only)
 {
-	if (plans_only) { /* the newest urgent one not built first; none: nothing under load */
-		int i = b->nwants - 1;
-		double now = bloom_now_ms();
-		for (; i >= 0; i--) {
-			struct want *w = &b->wants[i];
-			if (want_urgent(b, w, now) && !bloom_find_plan(b, w->pw, w->ph, w->technique, w->half))
-				break;
-		}
+	for (int i = b->nwants - 1; i >= 0; i--) {
+		const struct want *w = &b->wants[i];
+		if ((!urgent_only || w->urgent) &&
+		    !bloom_find_plan(b, w->pw, w->ph, w->technique, w->half))
+			return i;
+	}
+	return -1;
+}
+
+int bloom_build_wanted(struct bloom_ctx *b, int mode)
+{
+	int plans_only = mode != BLOOM_WANT_IDLE;
+	if (plans_only) { /* under load: the plan the mode allows, to the top of the queue */
+		int i = newest_unbuilt(b, 1);
+		if (i < 0 && mode == BLOOM_WANT_LOAD && b->nplans < b->opts.max_plans)
+			i = newest_unbuilt(b, 0); /* evicting no plan a load may be using */
 		if (i < 0)
 			return 0;
 		struct want t = b->wants[i]; /* to the top, where the loop below takes it */

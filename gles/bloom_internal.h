@@ -230,9 +230,7 @@ struct bloom_ctx {
 	struct want {             /* a padded size a frame borrowed a plan for (bloom_build_wanted) */
 		int pw, ph, technique, half;
 		int steps;            /* idle steps spent on it (a program each) */
-		int urgent;           /* built under load too (BLOOM_BORROW_WHOLE_COST) */
-		double since_ms;      /* when first wanted (bloom_now_ms): urgent after
-		                         BLOOM_WANT_LOAD_WAIT_MS */
+		int urgent;           /* built under any load (BLOOM_BORROW_WHOLE_COST) */
 		int has_kernel;       /* k, kp: the borrowing frame's kernel, whose spectrum at this
 		                         size is made in the idle step after the plan's (k.rgbl owned,
 		                         k.img NULL) */
@@ -343,8 +341,7 @@ void bloom_plan_pairs_step(struct bloom_ctx *b, struct plan *q);
  * work makes after the plan so that the size's next frame finds it cached; its pixels
  * (ki->rgbl, made here when absent) move into the wish when they are at most
  * BLOOM_WANT_KERNEL_BYTES, else the spectrum waits for a frame as before. urgent: built under
- * load too (a wish made urgent once stays so; any is, BLOOM_WANT_LOAD_WAIT_MS after it was
- * first made). */
+ * any load (a wish made urgent once stays so). */
 void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
                      struct kinfo *ki, int urgent);
 /* The wishes whose plan is not built yet (the others wait for their kernel's spectrum); with

@@ -226,14 +226,15 @@ int engine_idle_plans(struct engine *e)
 {
 	if (program_cache_compiling(e->pc))
 		return ENGINE_IDLE_WAIT;
-	return e->bloom && bloom_build_wanted(e->bloom, 0);
+	return e->bloom && bloom_build_wanted(e->bloom, BLOOM_WANT_IDLE);
 }
 
-int engine_build_wanted(struct engine *e)
+int engine_build_wanted(struct engine *e, int long_load)
 {
 	if (program_cache_compiling(e->pc))
 		return ENGINE_IDLE_WAIT;
-	return e->bloom && bloom_build_wanted(e->bloom, 1);
+	return e->bloom &&
+	       bloom_build_wanted(e->bloom, long_load ? BLOOM_WANT_LOAD : BLOOM_WANT_URGENT);
 }
 
 struct bloom_ctx *engine_bloom(const struct engine *e)

@@ -114,9 +114,11 @@ int engine_idle_plans(struct engine *e);
 
 /* One step toward a plan a frame borrowed another's for (bloom_build_wanted: one program
  * compiled at most), the only idle work worth taking between jobs under load: until it is
- * built, frames of that size run on a borrowed plan, in tiles when it is smaller. 1 when it
- * took a step, 0 when no plan is wanted, ENGINE_IDLE_WAIT as engine_idle. */
-int engine_build_wanted(struct engine *e);
+ * built, frames of that size run on a borrowed plan, in tiles when it is smaller. Urgent
+ * plans alone (BLOOM_WANT_URGENT), or with long_load any that evicts no plan
+ * (BLOOM_WANT_LOAD). 1 when it took a step, 0 when none may be built, ENGINE_IDLE_WAIT as
+ * engine_idle. */
+int engine_build_wanted(struct engine *e, int long_load);
 struct bloom_ctx *engine_bloom(const struct engine *e);     /* NULL unless ENGINE_BLOOM */
 struct spatial_ctx *engine_spatial(const struct engine *e); /* NULL unless SPATIAL or DECONV */
 struct deconv_ctx *engine_deconv(const struct engine *e);   /* NULL unless ENGINE_DECONV */

@@ -305,6 +305,60 @@ def test_wanted_plan_under_load():
         d.stop("load daemon")
 
 
+def test_plan_load_wait():
+    # --plan-load-wait: once a load has gone on that long without a 0.5 s pause, a size that
+    # borrowed a plan whole at little cost gets its own plan between the load's jobs
+    q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
+    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
+                 "--max-per-ip", "100", "--plan-load-wait", "2")
+    stop = [False]
+    done = []
+    try:
+        load = H.png_bytes(H.rand8(120, 160))
+        st, _, _ = d.req("POST", q, body=load)
+        H.check("warm-up size answered", st == 200, st)
+
+        def client():
+            while not stop[0]:
+                try:
+                    st, _, _ = d.req("POST", q, body=load)
+                except Exception:  # noqa
+                    st = None
+                done.append((time.time(), st))
+        ts = [threading.Thread(target=client) for _ in range(3)]
+        for t in ts:
+            t.start()
+        near = H.png_bytes(H.rand8(110, 150))  # padded 1.17x under the load's plan
+        st, h, _ = d.req("POST", q, body=near)
+        t0 = time.time()
+        H.check("the near size runs on a borrowed plan, whole",
+                st == 200 and "x-borrowed-plan" in h and "x-tiles" not in h, (st, h))
+        c = {}
+        while time.time() < t0 + 120:
+            c = info_gpu(d).get("caches", {})
+            if c.get("plans_built_idle", 0) >= 1:
+                break
+            time.sleep(0.2)
+        t_built = time.time()
+        gaps = [b[0] - a[0] for a, b in zip(done, done[1:]) if t0 <= a[0] <= t_built]
+        print("     near size's plan built %.1f s after it came, the load going on (longest gap "
+              "between answers %.2f s)" % (t_built - t0, max(gaps or [0])))
+        H.check("its plan built between the load's jobs once the load had gone on 2 s",
+                c.get("plans_built_idle") == 1 and c.get("plans_wanted") == 0
+                and max(gaps or [9]) < 0.5 and t_built - t0 > 1.0, (c, max(gaps or [9])))
+        st, h, _ = d.req("POST", q, body=near)
+        H.check("the near size then on its own plan", st == 200 and "x-borrowed-plan" not in h,
+                (st, h))
+        stop[0] = True
+        for t in ts:
+            t.join()
+        H.check("every load request answered 200", all(s == 200 for _, s in done),
+                [s for _, s in done if s != 200][:5])
+    finally:
+        stop[0] = True
+        d.stop("plan-load-wait daemon")
+
+
 def test_spare_plans():
     # --spare-plans: plans built in idle time after start, before any frame, that the first
     # frame of a new size borrows at once; auto builds none on a software renderer; a bad list
@@ -449,7 +503,7 @@ def test_borrowed_plans_compile_thread():
 def main():
     H.run_script((test_cache_dir_and_idle_measuring, test_unwritable_and_none, test_driver_cache,
                   test_borrowed_plans, test_borrowed_plans_compile_thread,
-                  test_wanted_plan_under_load, test_spare_plans))
+                  test_wanted_plan_under_load, test_plan_load_wait, test_spare_plans))
 
 
 if __name__ == "__main__":

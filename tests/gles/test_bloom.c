@@ -1604,9 +1604,9 @@ static int same_as_own(const char *name, int op, const struct image *in, const s
 	return ok;
 }
 
-/* bloom_want (spare plans): under load nothing is built for it until want_load_wait_ms has
- * passed; then idle steps build the plan, then the built-in kernel's spectrum at it, then run
- * its stages once, compiling a program a step at most; a frame of that size and kernel then
+/* bloom_want (spare plans): between frames under load nothing is built for it, under a long
+ * load its plan (BLOOM_WANT_LOAD), in idle time then the built-in kernel's spectrum at it and a
+ * run of its stages, compiling a program a step at most; a frame of that size and kernel then
  * runs on that plan with the spectrum cached, compiling nothing, and agrees with a context
  * that made both on the frame's path. */
 static void test_want(void **state)
@@ -1615,7 +1615,7 @@ static void test_want(void **state)
 	struct program_cache *pc;
 	assert_int_equal(program_cache_create("", NULL, &pc), 0);
 	/* rehearse as on a GPU */
-	struct bloom_ctx_opts o = {.borrow_plans = 1, .rehearse = 1, .want_load_wait_ms = 300};
+	struct bloom_ctx_opts o = {.borrow_plans = 1, .rehearse = 1};
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
 	assert_int_equal(bloom_ctx_create(pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err), 0);
@@ -1628,18 +1628,16 @@ static void test_want(void **state)
 	assert_int_equal(cs.plans_wanted, 1);
 	assert_int_equal(cs.kernel_entries, 0); /* nothing generated before idle time */
 	assert_int_equal(cs.plans_urgent, 0);
-	assert_int_equal(bloom_build_wanted(b, 1), 0); /* under load: waits */
-	nanosleep(&(struct timespec){0, 350000000}, NULL);
-	bloom_ctx_stats(b, &cs);
-	assert_int_equal(cs.plans_urgent, 1); /* waited long enough: built under load too */
+	assert_int_equal(bloom_build_wanted(b, BLOOM_WANT_URGENT), 0); /* under load: waits */
 	int steps = 0;
 	struct program_stats s0, s1;
 	program_cache_stats(pc, &s0);
 	unsigned long long most = 0, first = s0.misses;
 	for (int plans_only = 1; plans_only >= 0; plans_only--) {
-		/* between frames under load the plan only, then in idle time its spectrum and its
-		 * rehearsal */
-		while (steps < 1000 && bloom_build_wanted(b, plans_only)) {
+		/* between frames under a long load the plan only, then in idle time its spectrum and
+		 * its rehearsal */
+		while (steps < 1000 &&
+		       bloom_build_wanted(b, plans_only ? BLOOM_WANT_LOAD : BLOOM_WANT_IDLE)) {
 			steps++;
 			program_cache_stats(pc, &s1);
 			most = s1.misses - s0.misses > most ? s1.misses - s0.misses : most;
@@ -1683,16 +1681,17 @@ static void test_want(void **state)
 	program_cache_destroy(pc);
 }
 
-/* Which wishes are built under load (bloom_build_wanted's plans_only): a frame that borrowed a
- * plan whole at little cost (at most BLOOM_BORROW_WHOLE_COST its own area) waits for idle time
- * or want_load_wait_ms; one that borrowed a plan far larger, or in tiles, is built at once,
- * the newest urgent first, compiling a program a step. */
+/* Which wishes are built under load (bloom_build_wanted's modes): one that borrowed a plan far
+ * larger, or in tiles, between any frames (BLOOM_WANT_URGENT), a program a step; one that
+ * borrowed a plan whole at little cost (at most BLOOM_BORROW_WHOLE_COST its own area) only
+ * under a long load (BLOOM_WANT_LOAD), and then only where its plan evicts none (opts.max_plans),
+ * else in idle time. */
 static void test_borrow_urgent(void **state)
 {
 	(void)state;
 	struct program_cache *pc;
 	assert_int_equal(program_cache_create("", NULL, &pc), 0);
-	struct bloom_ctx_opts o = {.borrow_plans = 1, .want_load_wait_ms = 4000};
+	struct bloom_ctx_opts o = {.borrow_plans = 1, .max_plans = 3};
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
 	assert_int_equal(bloom_ctx_create(pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err), 0);
@@ -1727,7 +1726,7 @@ static void test_borrow_urgent(void **state)
 	program_cache_stats(pc, &s0);
 	int steps = 0;
 	unsigned long long most = 0;
-	while (steps < 1000 && bloom_build_wanted(b, 1)) {
+	while (steps < 1000 && bloom_build_wanted(b, BLOOM_WANT_URGENT)) {
 		steps++;
 		program_cache_stats(pc, &s1);
 		most = s1.misses - s0.misses > most ? s1.misses - s0.misses : most;
@@ -1745,14 +1744,31 @@ static void test_borrow_urgent(void **state)
 	run_on(b, BLOOM_OP_CONVOLVE, &near, &k, &p, &out, &st);
 	image_free(&out);
 	assert_int_equal(st.borrowed, 1); /* still: its plan waits */
-	/* past want_load_wait_ms it is built under load too */
-	nanosleep(&(struct timespec){4, 100000000}, NULL);
+	/* a long load: its plan would evict one of the three (max_plans 3), so it still waits
+	 * (idle time builds it, evicting the least recently used: test_borrow) */
+	assert_int_equal(cs.plan_entries, 3);
+	assert_int_equal(bloom_build_wanted(b, BLOOM_WANT_LOAD), 0);
 	bloom_ctx_stats(b, &cs);
-	assert_int_equal(cs.plans_urgent, 1);
-	while (steps < 2000 && bloom_build_wanted(b, 1))
+	assert_int_equal(cs.plans_built_idle, 2);
+	assert_int_equal(cs.plans_wanted, 1);
+	image_free(&near);
+	bloom_ctx_destroy(b);
+	/* with room left, a long load builds a cheap wish's plan between frames */
+	o.max_plans = 0;
+	assert_int_equal(bloom_ctx_create(pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err), 0);
+	run_on(b, BLOOM_OP_CONVOLVE, &warm, &k, &p, &out, &st);
+	image_free(&out);
+	near = rand_image(90, 74, 4, 0, 3);
+	run_on(b, BLOOM_OP_CONVOLVE, &near, &k, &p, &out, &st);
+	image_free(&out);
+	assert_int_equal(st.borrowed, 1);
+	assert_int_equal(bloom_build_wanted(b, BLOOM_WANT_URGENT), 0);
+	steps = 0;
+	while (steps < 1000 && bloom_build_wanted(b, BLOOM_WANT_LOAD))
 		steps++;
 	bloom_ctx_stats(b, &cs);
-	assert_int_equal(cs.plans_built_idle, 3);
+	print_message("  a long load: the near size's plan in %d steps between frames\n", steps);
+	assert_int_equal(cs.plans_built_idle, 1);
 	assert_int_equal(cs.plans_wanted, 0);
 	run_on(b, BLOOM_OP_CONVOLVE, &near, &k, &p, &out, &st);
 	assert_int_equal(st.borrowed, 0);
