@@ -220,29 +220,46 @@ def test_borrowed_plans(extra=()):
         d.stop("no borrowing daemon")
 
 
+class Load:
+    """n clients POSTing body to q on d until stop(); each answer's (time, status) in done."""
+
+    def __init__(self, d, q, body, n=3):
+        self.stopped = False
+        self.done = []
+
+        def client():
+            while not self.stopped:
+                try:
+                    st, _, _ = d.req("POST", q, body=body)
+                except Exception:  # noqa
+                    st = None
+                self.done.append((time.time(), st))
+        self.ts = [threading.Thread(target=client) for _ in range(n)]
+        for t in self.ts:
+            t.start()
+
+    def gaps(self, t0, t1):
+        """The gaps between answers that came from t0 to t1."""
+        return [b[0] - a[0] for a, b in zip(self.done, self.done[1:]) if t0 <= a[0] <= t1]
+
+    def stop(self):
+        self.stopped = True
+        for t in self.ts:
+            t.join()
+
+
 def test_wanted_plan_under_load():
     # a new size arriving while other frames keep the GPU thread busy (never 0.5 s idle) still
     # gets its own plan, a program a second between the jobs, while the load goes on
     q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
     d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
                  "--max-per-ip", "100")
-    stop = [False]
-    done = []
+    ld = None
     try:
         load = H.png_bytes(H.rand8(120, 160))
         st, h, _ = d.req("POST", q, body=load)
         H.check("warm-up size on its own plan", st == 200 and "x-borrowed-plan" not in h, st)
-
-        def client():
-            while not stop[0]:
-                try:
-                    st, _, _ = d.req("POST", q, body=load)
-                except Exception:  # noqa
-                    st = None
-                done.append((time.time(), st))
-        ts = [threading.Thread(target=client) for _ in range(3)]
-        for t in ts:
-            t.start()
+        ld = Load(d, q, load)
         time.sleep(1)
         new = H.png_bytes(H.rand8(70, 100))
         st, h, _ = d.req("POST", q, body=new)
@@ -256,8 +273,8 @@ def test_wanted_plan_under_load():
                 break
             time.sleep(0.5)
         t_built = time.time()
-        n_during = sum(1 for t, s in done if t0 <= t <= t_built)
-        gaps = [b[0] - a[0] for a, b in zip(done, done[1:]) if t0 <= a[0] <= t_built]
+        n_during = sum(1 for t, s in ld.done if t0 <= t <= t_built)
+        gaps = ld.gaps(t0, t_built)
         print("     own plan built %.1f s after the new size, under load: %d answers meanwhile, "
               "longest gap between answers %.2f s" % (t_built - t0, n_during, max(gaps or [0])))
         H.check("its own plan built while the load went on (no 0.5 s without an answer)",
@@ -285,11 +302,9 @@ def test_wanted_plan_under_load():
                 c.get("plans_wanted") == 1 and c.get("plans_urgent") == 0
                 and c.get("plans_built_idle") == 1
                 and g.get("programs", {}).get("misses") == misses, (c, g.get("programs")))
-        stop[0] = True
-        for t in ts:
-            t.join()
-        H.check("every load request answered 200", all(s == 200 for _, s in done),
-                [s for _, s in done if s != 200][:5])
+        ld.stop()
+        H.check("every load request answered 200", all(s == 200 for _, s in ld.done),
+                [s for _, s in ld.done if s != 200][:5])
         deadline = time.time() + 120
         while time.time() < deadline and (c.get("plans_built_idle", 0) < 2
                                            or c.get("plans_wanted", 1) > 0):
@@ -301,7 +316,8 @@ def test_wanted_plan_under_load():
         H.check("the near size then on its own plan", st == 200 and "x-borrowed-plan" not in h,
                 (st, h))
     finally:
-        stop[0] = True
+        if ld:
+            ld.stop()
         d.stop("load daemon")
 
 
@@ -311,23 +327,12 @@ def test_plan_load_wait():
     q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
     d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
                  "--max-per-ip", "100", "--plan-load-wait", "2")
-    stop = [False]
-    done = []
+    ld = None
     try:
         load = H.png_bytes(H.rand8(120, 160))
         st, _, _ = d.req("POST", q, body=load)
         H.check("warm-up size answered", st == 200, st)
-
-        def client():
-            while not stop[0]:
-                try:
-                    st, _, _ = d.req("POST", q, body=load)
-                except Exception:  # noqa
-                    st = None
-                done.append((time.time(), st))
-        ts = [threading.Thread(target=client) for _ in range(3)]
-        for t in ts:
-            t.start()
+        ld = Load(d, q, load)
         near = H.png_bytes(H.rand8(110, 150))  # padded 1.17x under the load's plan
         st, h, _ = d.req("POST", q, body=near)
         t0 = time.time()
@@ -340,7 +345,7 @@ def test_plan_load_wait():
                 break
             time.sleep(0.2)
         t_built = time.time()
-        gaps = [b[0] - a[0] for a, b in zip(done, done[1:]) if t0 <= a[0] <= t_built]
+        gaps = ld.gaps(t0, t_built)
         print("     near size's plan built %.1f s after it came, the load going on (longest gap "
               "between answers %.2f s)" % (t_built - t0, max(gaps or [0])))
         H.check("its plan built between the load's jobs once the load had gone on 2 s",
@@ -349,13 +354,12 @@ def test_plan_load_wait():
         st, h, _ = d.req("POST", q, body=near)
         H.check("the near size then on its own plan", st == 200 and "x-borrowed-plan" not in h,
                 (st, h))
-        stop[0] = True
-        for t in ts:
-            t.join()
-        H.check("every load request answered 200", all(s == 200 for _, s in done),
-                [s for _, s in done if s != 200][:5])
+        ld.stop()
+        H.check("every load request answered 200", all(s == 200 for _, s in ld.done),
+                [s for _, s in ld.done if s != 200][:5])
     finally:
-        stop[0] = True
+        if ld:
+            ld.stop()
         d.stop("plan-load-wait daemon")
 
 
