@@ -113,7 +113,8 @@ void cachedir_driver_setup(const struct gpu_config *gc)
 {
 	char dir[OPT_STR_MAX + 16] = "";
 	int named = strcmp(gc->driver_cache, "auto") != 0;
-	if (is_none(gc->driver_cache))
+	/* auto follows the program cache: no programs kept, nothing of the driver's moved */
+	if (is_none(gc->driver_cache) || (!named && is_none(gc->program_cache)))
 		return;
 	if (named) {
 		snprintf(dir, sizeof dir, "%s", gc->driver_cache);

@@ -28,7 +28,8 @@ void cachedir_resolve(const struct gpu_config *gc, struct cachedir_paths *out);
 
 /* Points the GL driver's shader disk cache (NVIDIA's __GL_SHADER_DISK_CACHE_PATH, Mesa's
  * MESA_SHADER_CACHE_DIR) at gc->driver_cache: auto, driver/ in the cache directory where the
- * environment names no folder of the driver's own (a variable already set is kept); a folder,
+ * environment names no folder of the driver's own (a variable already set is kept) and
+ * --program-cache is not none; a folder,
  * that folder (set over the environment's); none or "", nothing. The driver keeps there the
  * machine code it makes from programs, compiled or loaded from --program-cache's binaries, so a
  * restart that finds both compiles nothing. Logs the folder; a folder that cannot be made is a

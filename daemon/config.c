@@ -31,7 +31,8 @@
 	 "folder for the GL driver's own shader disk cache (NVIDIA __GL_SHADER_DISK_CACHE_PATH, " \
 	 "Mesa MESA_SHADER_CACHE_DIR), whose compiled code, with --program-cache, makes a "        \
 	 "restart's first request quick; auto: driver/ in the cache directory unless the "        \
-	 "environment names the driver's folder; none or \"\": the driver's default",            \
+	 "environment names the driver's folder or --program-cache is none; none or \"\": the "    \
+	 "driver's default",                                                                      \
 	 "FFTBLOOM_DRIVER_CACHE", offsetof(T, base driver_cache)},                               \
 	{"gpu-frame-memory", OPT_SIZE, 0, 1ULL << 50, "0", NULL,                                  \
 	 "GPU memory one frame's pass may take (buffers and kernel spectrum); larger frames run in " \

@@ -483,7 +483,9 @@ def test_driver_cache():
                              (("--log-level", "debug", "--driver-cache", named), named,
                               "a folder named over the environment's"),
                              (("--log-level", "debug", "--driver-cache", "none"), None,
-                              "none leaves the driver alone")):
+                              "none leaves the driver alone"),
+                             (("--log-level", "debug", "--program-cache", "none"), None,
+                              "auto with no program cache leaves the driver alone")):
         d = H.Daemon(*args, env=env2)
         try:
             st, _, _ = d.req("POST", q, body=png)
