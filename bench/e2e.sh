@@ -29,7 +29,9 @@
 #                          cache in a new empty folder (MESA_SHADER_CACHE_DIR,
 #                          __GL_SHADER_DISK_CACHE_PATH), so what carries over is fftbloomd's
 #                          --program-cache alone (Mesa offers program binaries only with its disk
-#                          cache on); 1 keeps the user's driver cache
+#                          cache on); 1 leaves the driver's cache to the daemon (the
+#                          environment's folder, else --driver-cache auto: driver/ in the cache
+#                          directory, which lasts from run to run)
 #   E2E_OUT=$BUILD/bench/e2e.jsonl   result lines (also on stdout); the table goes to stderr
 #   E2E_LOG_DIR=           keep each daemon's log there (named by the run), e.g. to read what the
 #                          idle work did (--log-level debug among the options says more)
