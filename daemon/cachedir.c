@@ -2,6 +2,7 @@
 #include "daemon/cachedir.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,7 +129,8 @@ void cachedir_driver_setup(const struct gpu_config *gc)
 		}
 		snprintf(dir, sizeof dir, "%s/driver", base);
 	}
-	if (make_dirs(dir, 0700) || access(dir, W_OK)) {
+	char abs[PATH_MAX];
+	if (make_dirs(dir, 0700) || access(dir, W_OK) || !realpath(dir, abs)) {
 		log_msg(LOG_WARN, "GL driver's shader cache %s: %s; the driver keeps its own default",
 		        dir, strerror(errno));
 		return;
@@ -137,9 +139,9 @@ void cachedir_driver_setup(const struct gpu_config *gc)
 	static const char *const vars[] = {"__GL_SHADER_DISK_CACHE_PATH", "MESA_SHADER_CACHE_DIR"};
 	for (int i = 0; i < 2; i++) {
 		const char *v = getenv(vars[i]);
-		if (named || !v || !v[0]) {
-			setenv(vars[i], dir, 1);
-			log_msg(LOG_DEBUG, "GL driver's shader cache: %s=%s", vars[i], dir);
+		if (named || !v || !v[0]) { /* absolute: the driver may resolve it from elsewhere */
+			setenv(vars[i], abs, 1);
+			log_msg(LOG_DEBUG, "GL driver's shader cache: %s=%s", vars[i], abs);
 		} else {
 			log_msg(LOG_DEBUG, "GL driver's shader cache: %s=%s, as the environment says",
 			        vars[i], v);
