@@ -272,7 +272,7 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		return rc;
 	struct upload *u = NULL;
 	GLuint buf;
-	size_t used = y->coefs ? y->coef_bytes : y->bytes; /* what the GPU reads of the data */
+	size_t used = yuv_image_used_bytes(y); /* what the GPU reads of the data */
 	if (lent_here(b, lent, y)) { /* coherent, written before this call: nothing to copy */
 		buf = lent->buf;
 		b->st.uploads_lent++;

@@ -165,7 +165,7 @@ int bloom_upload_read(struct bloom_ctx *b, const struct bloom_frame *fin, struct
                       char err[BLOOM_ERR_LEN])
 {
 	const struct yuv_image *y = fin->yuv;
-	size_t used = y->coefs ? y->coef_bytes : y->bytes; /* of the data: what is read back */
+	size_t used = yuv_image_used_bytes(y); /* of the data: what is read back */
 	memset(copy, 0, sizeof *copy);
 	if (!fin->upload || fin->upload->ctx != b)
 		return 0;

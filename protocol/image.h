@@ -219,6 +219,8 @@ int yuv_image_alloc(struct yuv_image *y, int w, int h, int gray, int sub_x, int 
 int yuv_image_layout(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y);
 /* NULL-safe; frees data, or gives lent memory back (release); zeroes the struct */
 void yuv_image_free(struct yuv_image *y);
+/* The bytes of data the frame uses: its coefficients' (coef_bytes of the room) or its planes'. */
+size_t yuv_image_used_bytes(const struct yuv_image *y);
 /* As yuv_image_layout, for coefficients quantised at quality (1-100): each component a whole
  * number of MCUs of 8x8 blocks, pw[p] x ph[p] blocks (luma ceil(w / (8 sub_x)) * sub_x across,
  * chroma ceil(w / (8 sub_x)); rows alike), each block 64 int16 in natural (row-major, not

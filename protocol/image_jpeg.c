@@ -293,6 +293,11 @@ int yuv_image_alloc(struct yuv_image *y, int w, int h, int gray, int sub_x, int 
 	return 0;
 }
 
+size_t yuv_image_used_bytes(const struct yuv_image *y)
+{
+	return y->coefs ? y->coef_bytes : y->bytes;
+}
+
 void yuv_image_free(struct yuv_image *y)
 {
 	if (!y)
