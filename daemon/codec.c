@@ -272,6 +272,16 @@ static void upload_release(void *owner)
 
 static void decode_tensors(struct jobs *J, struct job *j);
 
+/* j's JPEG frame for the GPU into j->yin: its coefficients (--jpeg-gpu-idct) or its planes, in
+ * mem (NULL: memory of its own). */
+static int decode_jpeg_frame(struct jobs *J, struct job *j, const struct yuv_memory *mem,
+                             char err[IMAGE_ERR_LEN])
+{
+	struct image_limits lim = job_limits(J, j, J->cfg.jpeg_gpu_idct ? 3 : 2);
+	return (J->cfg.jpeg_gpu_idct ? image_decode_jpeg_coefs_into : image_decode_jpeg_yuv_into)(
+	    j->image, j->image_len, &lim, mem, &j->yin, &j->info, err);
+}
+
 static void do_decode(struct jobs *J, struct job *j)
 {
 	double t0 = clock_s();
@@ -288,13 +298,10 @@ static void do_decode(struct jobs *J, struct job *j)
 	} else if (J->cfg.jpeg_planes && j->kind != JOB_KERNEL_PUT &&
 	           !(j->kind == JOB_CONVOLVE && j->req.p.method != CONVOLVE_FFT) &&
 	    image_sniff(j->image, j->image_len) == IMAGE_FORMAT_JPEG) {
-		lim = job_limits(J, j, J->cfg.jpeg_gpu_idct ? 3 : 2);
 		/* a frame for the GPU: decoded where the GPU thread's context reads it */
 		j->upload.J = J;
 		struct yuv_memory mem = {upload_alloc, upload_release, &j->upload};
-		rc = (J->cfg.jpeg_gpu_idct ? image_decode_jpeg_coefs_into : image_decode_jpeg_yuv_into)(
-		    j->image, j->image_len, &lim, J->lease_uploads && is_gpu_kind(j) ? &mem : NULL,
-		    &j->yin, &j->info, err);
+		rc = decode_jpeg_frame(J, j, J->lease_uploads && is_gpu_kind(j) ? &mem : NULL, err);
 	}
 	if (rc == IMAGE_E_UNSUPPORTED) {
 		lim = job_limits(J, j, j->kind == JOB_KERNEL_PUT ? 1 : 0);
@@ -329,9 +336,7 @@ static void do_decode(struct jobs *J, struct job *j)
 		 * planes of its own */
 		pthread_mutex_unlock(&J->lock);
 		yuv_image_free(&j->yin);
-		lim = job_limits(J, j, J->cfg.jpeg_gpu_idct ? 3 : 2);
-		rc = (J->cfg.jpeg_gpu_idct ? image_decode_jpeg_coefs_into : image_decode_jpeg_yuv_into)(
-		    j->image, j->image_len, &lim, NULL, &j->yin, &j->info, err);
+		rc = decode_jpeg_frame(J, j, NULL, err);
 		j->decode_s += clock_s() - t1;
 		if (rc)
 			decode_error(j, rc, "image", err);
