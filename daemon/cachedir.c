@@ -81,18 +81,23 @@ static void warn_no_dir(void)
 	        "kept in memory only (--program-cache and --fft-wisdom name other places)", warn_why);
 }
 
+/* cachedir_find, with the warning (once a process) where there is no directory to use. */
+static void find_or_warn(char dir[OPT_STR_MAX])
+{
+	char why[OPT_STR_MAX + 64] = "";
+	cachedir_find(dir, why, sizeof why);
+	if (!dir[0]) {
+		snprintf(warn_why, sizeof warn_why, "%s", why);
+		pthread_once(&warn_once, warn_no_dir);
+	}
+}
+
 void cachedir_resolve(const struct gpu_config *gc, struct cachedir_paths *out)
 {
 	memset(out, 0, sizeof *out);
 	int auto_pc = !strcmp(gc->program_cache, "auto"), auto_w = !strcmp(gc->fft_wisdom, "auto");
-	if (auto_pc || auto_w) {
-		char why[OPT_STR_MAX + 64] = "";
-		cachedir_find(out->dir, why, sizeof why);
-		if (!out->dir[0]) {
-			snprintf(warn_why, sizeof warn_why, "%s", why);
-			pthread_once(&warn_once, warn_no_dir);
-		}
-	}
+	if (auto_pc || auto_w)
+		find_or_warn(out->dir);
 	if (auto_pc) {
 		if (out->dir[0])
 			snprintf(out->programs, sizeof out->programs, "%s/programs", out->dir);
@@ -120,13 +125,10 @@ void cachedir_driver_setup(const struct gpu_config *gc)
 	if (named) {
 		snprintf(dir, sizeof dir, "%s", gc->driver_cache);
 	} else {
-		char base[OPT_STR_MAX], why[OPT_STR_MAX + 64] = "";
-		cachedir_find(base, why, sizeof why);
-		if (!base[0]) {
-			snprintf(warn_why, sizeof warn_why, "%s", why);
-			pthread_once(&warn_once, warn_no_dir);
+		char base[OPT_STR_MAX];
+		find_or_warn(base);
+		if (!base[0])
 			return;
-		}
 		snprintf(dir, sizeof dir, "%s/driver", base);
 	}
 	char abs[PATH_MAX];
