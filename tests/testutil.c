@@ -3,11 +3,13 @@
 
 #include <math.h>
 #include <setjmp.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -16,6 +18,20 @@
 #include "gles/egl.h"
 
 static uint64_t g_state = 0x9E3779B97F4A7C15ull;
+
+void tu_remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[1024];
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' &&
+		    snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
+			remove(path);
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
 
 void tu_seed(uint64_t seed)
 {

@@ -13,6 +13,8 @@ void tu_test_filter(void); /* only the tests whose names match $TEST_FILTER (cmo
 double tu_uniform(void);             /* [0, 1) */
 double tu_sym(void);                 /* [-1, 1) */
 void tu_fill_f32(float *x, size_t n, float lo, float hi);
+/* Removes a folder of files (no subfolders), as a test that made it with mkdtemp leaves it. */
+void tu_remove_dir(const char *dir);
 
 /* Relative L2 error ||a-b|| / ||b|| in double; NaN if any value is NaN. max_abs likewise. */
 double tu_rel_l2_f32(const float *a, const double *ref, size_t n);

@@ -36,17 +36,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	DIR *d = opendir(g_dir);
-	struct dirent *e;
-	char path[1024];
-	while (d && (e = readdir(d)))
-		if (e->d_name[0] != '.') {
-			snprintf(path, sizeof path, "%s/%s", g_dir, e->d_name);
-			remove(path);
-		}
-	if (d)
-		closedir(d);
-	rmdir(g_dir);
+	tu_remove_dir(g_dir);
 	return 0;
 }
 

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -265,15 +264,7 @@ static void test_compile_thread_binary(void **state)
 	assert_int_equal(gl_check(NULL, "after the readied program"), 0);
 	program_cache_destroy(pc);
 	egl_ctx_destroy(shared);
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char path[512];
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.' && snprintf(path, sizeof path, "%s/%s", dir, de->d_name) > 0)
-			remove(path);
-	if (d)
-		closedir(d);
-	rmdir(dir);
+	tu_remove_dir(dir);
 }
 
 static void test_forced_platform_errors_are_named(void **state)
