@@ -8,6 +8,8 @@
 # usage: [VAR=value ...] sh bench/e2e.sh [fftbloomd options ...]
 #   The options go to every daemon this script starts (e.g. --gpus all, --codec-threads 16);
 #   --listen/--port/--program-cache are the script's own. The daemon also reads FFTBLOOM_*.
+#   Every client connects from loopback, so the daemons run with --max-per-ip 0 (its default,
+#   64, would refuse the clients past 64 and loadgen's /metrics samples beside 64 clients).
 #   BUILD=build            binaries: $BUILD/fftbloomd, $BUILD/fftbloom, $BUILD/bench/{loadgen,codec_ceiling}
 #   E2E_SIZE=1920x1080     frame size; frames are $E2E_FRAMES/$E2E_SIZE/*.jpg (make bench-frames)
 #   E2E_FRAMES=bench/frames
@@ -118,8 +120,8 @@ start_daemon() {
 	log=$1
 	shift
 	t_start=$(now)
-	dcmd="fftbloomd --queue-size 256 --drain-timeout 5 $codec_args $* --listen 127.0.0.1 --port 0"
-	env $denv "$daemon" --queue-size 256 --drain-timeout 5 $codec_args "$@" --listen 127.0.0.1 --port 0 \
+	dcmd="fftbloomd --queue-size 256 --max-per-ip 0 --drain-timeout 5 $codec_args $* --listen 127.0.0.1 --port 0"
+	env $denv "$daemon" --queue-size 256 --max-per-ip 0 --drain-timeout 5 $codec_args "$@" --listen 127.0.0.1 --port 0 \
 		>"$log" 2>&1 &
 	pid=$!
 	port=""

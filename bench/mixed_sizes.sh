@@ -30,7 +30,7 @@ new=$(ls "$MIX_FRAMES/$MIX_NEW"/*.jpg | head -n 1)
 tmp=$(mktemp -d /tmp/fftbloom-mixed.XXXXXX)
 pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-"$daemon" --queue-size 256 --codec-threads "$(nproc)" --program-cache "$tmp/programs" "$@" \
+"$daemon" --queue-size 256 --max-per-ip 0 --codec-threads "$(nproc)" --program-cache "$tmp/programs" "$@" \
 	--listen 127.0.0.1 --port 0 \
 	>"$tmp/log" 2>&1 &
 pid=$!

@@ -36,7 +36,7 @@ cleanup() { for p in $pids; do kill -TERM "$p" 2>/dev/null || true; done; wait 2
 trap cleanup EXIT
 for g in 0 1; do
 	"$BUILD/fftbloomd" --gpus "$g" --reuse-port --listen 127.0.0.1 --port "$port" \
-		--queue-size 256 --drain-timeout 5 --codec-threads $((cores / 2)) \
+		--queue-size 256 --max-per-ip 0 --drain-timeout 5 --codec-threads $((cores / 2)) \
 		--program-cache "$tmp/programs-$g" >"$tmp/d$g.log" 2>&1 &
 	pids="$pids $!"
 done
