@@ -110,8 +110,9 @@ static const struct opt_def own_table[] = {
 	 NULL, offsetof(struct bench_cli, ends_in_rows)},
 	{"ab", OPT_STRING, 0, 0, "", NULL,
 	 "the bloom suite's frame workloads also under these bloom context options, given as one "
-	 "argument split at spaces (e.g. '--even-pitch=false --rows-split 1'), alternately with the "
-	 "others frame by frame so that both meet the same clocks; a line each", NULL,
+	 "argument split at spaces (e.g. '--even-pitch=false --rows-split 1', or '--fft-wisdom "
+	 "builtin': the built-in FFT rules alone), alternately with the others frame by frame so "
+	 "that both meet the same clocks; a line each", NULL,
 	 offsetof(struct bench_cli, ab)},
 	{"verbose", OPT_BOOL, 0, 1, "false", NULL,
 	 "log at debug level on stderr: the FFT wisdom's measurement of every candidate shape", NULL,
@@ -173,6 +174,11 @@ static void warm_gpu(struct cli_gpu *g, double seconds)
 	fft_destroy(f);
 }
 
+int bench_builtin(const struct bench_cli *c)
+{
+	return !strcmp(c->gpu.fft_wisdom, "builtin");
+}
+
 /* The variant as the line names it: with a wisdom file named, "+wisdom" after it; with the
  * built-in rules alone (--fft-wisdom builtin), "+builtin"; by default (the cache directory's
  * wisdom, the shipped wisdom and the rules, nothing measured) as it is. */
@@ -180,7 +186,7 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 {
 	const struct cachedir_paths *p = &r->g->paths;
 	int k = snprintf(buf, len, "%s%s", wl->variant,
-	                 p->named_wisdom ? "+wisdom" : p->no_wisdom ? "+builtin" : "");
+	                 p->named_wisdom ? "+wisdom" : p->no_wisdom || bench_builtin(r->c) ? "+builtin" : "");
 	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->probe)
 		k += snprintf(buf + k, len - (size_t)k, "+probe%d", r->c->probe);
 	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->fft_threads)
@@ -221,7 +227,8 @@ int bench_fused_layout(const struct bench_cli *c)
 struct bloom_ctx *bench_bloom_ctx(const struct run_ctx *r, const struct workload *wl)
 {
 	const struct bench_cli *c = r->c;
-	struct bloom_ctx_opts bo = {.wisdom = r->g->wisdom, .frame_bytes = r->g->frame_bytes,
+	struct bloom_ctx_opts bo = {.wisdom = bench_builtin(c) ? NULL : r->g->wisdom,
+	                            .frame_bytes = r->g->frame_bytes,
 	                            .fused_layout = bench_fused_layout(c),
 	                            .ends_in_rows = bench_ends_in_rows(c),
 	                            .column_pairs = c->column_pairs ? 0 : -1,
@@ -281,7 +288,8 @@ void bench_common_detail(struct bench_line *l, const struct run_ctx *r, const st
 	bench_detail_num(l, "warmup", r->c->warmup);
 	bench_detail_num(l, "round", r->round);
 	bench_detail_str(l, "timer", bench_timer_name(gpu_timer_kind(r->t)));
-	bench_detail_str(l, "wisdom", engine_wisdom_source(r->g->engine));
+	bench_detail_str(l, "wisdom", wl->kind != WL_FFT && bench_builtin(r->c)
+	                                  ? "built-in rules" : engine_wisdom_source(r->g->engine));
 	bench_detail_str(l, "old_label", wl->old_label);
 }
 
@@ -353,13 +361,17 @@ int cli_bench(int argc, char **argv)
 			same.column_pairs = c.column_pairs, same.even_pitch = c.even_pitch;
 			same.conv_threads = c.conv_threads, same.conv_split = c.conv_split;
 			same.rows_split = c.rows_split;
+			/* the wisdom: the built-in rules alone on the second side (the first side's
+			 * wisdom is the engine's, which a bloom context takes or leaves) */
+			if (bench_builtin(&cab) && !bench_builtin(&c))
+				memcpy(same.gpu.fft_wisdom, c.gpu.fft_wisdom, sizeof c.gpu.fft_wisdom);
 			bad = apos != npos || memcmp(&same, &c, sizeof c) || bench_fused_layout(&cab) < 0 ||
 			      bench_ends_in_rows(&cab) == 2;
 		}
 		if (bad) {
 			fprintf(stderr, "fftbloom bench: --ab '%s': only the bloom context's options, valid: "
 			        "--fused-layout, --column-pairs, --even-pitch, --conv-threads, --conv-split, "
-			        "--rows-split, --ends-in-rows\n", c.ab);
+			        "--rows-split, --ends-in-rows, and --fft-wisdom builtin\n", c.ab);
 			return 2;
 		}
 		cab.ab[0] = 0;

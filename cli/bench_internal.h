@@ -30,6 +30,9 @@ struct run_ctx {
 };
 
 float bench_frand(void); /* uniform in [-1, 1), one sequence for the whole run */
+/* 1 when c asks for the built-in FFT rules alone (--fft-wisdom builtin): its bloom contexts
+ * take no wisdom (--ab's second side may ask so when the first does not). */
+int bench_builtin(const struct bench_cli *c);
 /* The variant as the line names it (wisdom and probes appended). */
 void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char *buf, size_t len);
 /* --fused-layout as enum bloom_fused, --ends-in-rows as bloom_ctx_opts.ends_in_rows (-1 when

@@ -46,6 +46,13 @@ echo $? >"$tmp/ab2_rc"
 "$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --ab "--nosuch 1" \
 	>/dev/null 2>&1
 echo $? >"$tmp/ab_bad_rc"
+# --ab with the built-in FFT rules alone on the second side; another wisdom file is refused
+"$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --runs 3 --warmup 1 \
+	--warm-seconds 0 --ab "--fft-wisdom builtin" >"$tmp/ab3_lines" 2>/dev/null
+echo $? >"$tmp/ab3_rc"
+"$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --runs 3 \
+	--ab "--fft-wisdom $tmp/other-wisdom" >/dev/null 2>&1
+echo $? >"$tmp/ab_wisdom_rc"
 # the jpeg suite with the frame in as its coefficients
 "$BUILD/fftbloom" bench --suite jpeg --quick --only jpeg.270p.k49.444 --variant scan --runs 3 \
 	--warmup 1 --warm-seconds 0 --jpeg-in coefs >"$tmp/coefs_lines" 2>/dev/null
@@ -191,6 +198,13 @@ ok('--ab: a line each configuration, named, each naming the other, both measured
 ab2 = [json.loads(l) for l in read('ab2_lines').splitlines() if l.strip()]
 ok('--ab with options the variant does not name: the second line +b',
    int(read('ab2_rc')) == 0 and [d['variant'] for d in ab2] == ['default', 'default+b'])
+ab3 = [json.loads(l) for l in read('ab3_lines').splitlines() if l.strip()]
+ok('--ab "--fft-wisdom builtin": the second line +builtin, its wisdom the built-in rules',
+   int(read('ab3_rc')) == 0 and [d['variant'] for d in ab3] == ['default', 'default+builtin']
+   and ab3[1]['detail'].get('wisdom') == 'built-in rules'
+   and ab3[0]['detail'].get('wisdom') != 'built-in rules',
+   read('ab3_lines')[-400:].replace('\n', ' | '))
+ok('--ab with another wisdom file is a usage error (exit 2)', int(read('ab_wisdom_rc')) == 2)
 crc, cout = check(os.path.join(tmp, 'ab_lines'))
 ok('check_lines.py accepts the --ab lines', crc == 0, cout.replace('\n', ' | '))
 ok('--ab with an unknown option is a usage error (exit 2)', int(read('ab_bad_rc')) == 2)
