@@ -37,6 +37,11 @@ double bloom_now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+double bloom_ctx_now_ms(const struct bloom_ctx *b)
+{
+	return b->opts.clock_ms ? b->opts.clock_ms(b->opts.clock_arg) : bloom_now_ms();
+}
+
 int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
                      const struct bloom_ctx_opts *o, const struct gles_log *log,
                      struct bloom_ctx **out, char err[BLOOM_ERR_LEN])

@@ -104,6 +104,10 @@ struct bloom_ctx_opts {
 	                              1 vec2, 2 float (measurements; fft_opts.split); 0 the rule */
 	int destroy_wait_ms;       /* how long bloom_ctx_destroy waits for lent buffers (results
 	                              and uploads) to come back; 0: 60 s. Tests lower it */
+	/* the clock, in milliseconds, that says when a plan was last used (BLOOM_PLAN_IN_USE_MS);
+	 * NULL: the monotonic clock. Tests step their own */
+	double (*clock_ms)(void *arg);
+	void *clock_arg;
 };
 
 /* The fused column pass (forward column transforms, the spectrum multiply and the inverse in one
@@ -123,6 +127,16 @@ enum bloom_fused { BLOOM_FUSED_AUTO, BLOOM_FUSED_TRANSPOSED, BLOOM_FUSED_IN_PLAC
 #define BLOOM_BORROW_WHOLE_COST 1.5
 /* Padded sizes waiting for bloom_build_wanted at most (the oldest wish goes past it). */
 #define BLOOM_WANTS 8
+/* A plan a frame ran on (its own or borrowed) within this many milliseconds is in use: under
+ * load (BLOOM_WANT_URGENT, BLOOM_WANT_LOAD) no wish is built that would evict it, since its
+ * frames would borrow again and wish it back, evicting another (more sizes in rotation than
+ * opts.max_plans holds would rebuild plans without end). The least recently used plan is then
+ * one of opts.max_plans all used within the window, so the sizes in rotation outnumber the
+ * cache. 10 s covers a rotation of max_plans + 1 sizes (9 by default) at the slowest rate the
+ * daemon counts as a load (a frame each 0.5 s: 4.5 s a turn) twice over; and it bounds the
+ * wait of a new load's sizes once the old ones stop coming to a third of the 30 s that cheap
+ * wishes wait for under load (--plan-load-wait), their frames borrowing meanwhile. */
+#define BLOOM_PLAN_IN_USE_MS 10000.0
 
 /* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */
 struct bloom_kernel {
@@ -184,6 +198,9 @@ struct bloom_cache_stats {
 	size_t plans_wanted;               /* padded sizes waiting for bloom_build_wanted */
 	size_t plans_urgent;               /* of them, those built under any load (their frames
 	                                      borrow in tiles, or past BLOOM_BORROW_WHOLE_COST) */
+	unsigned long long plans_held_back; /* urgent wishes left for later under load, as their
+	                                      plan would evict one in use (BLOOM_PLAN_IN_USE_MS):
+	                                      once a wish, until its plan is built */
 	unsigned long long uploads_lent;   /* planes frames decoded into a lent upload buffer
 	                                      (bloom_upload_take), which the GPU read from there */
 	unsigned long long uploads_copied; /* planes frames copied into an upload buffer */
@@ -361,18 +378,22 @@ enum bloom_want_mode {
 	BLOOM_WANT_IDLE = 0,   /* idle time: every wish, its plan, then its kernel's spectrum and
 	                          the plan's rehearsal */
 	BLOOM_WANT_URGENT = 1, /* between frames under load: the plans of urgent wishes alone
-	                          (bloom_cache_stats' plans_urgent, BLOOM_BORROW_WHOLE_COST) */
-	BLOOM_WANT_LOAD = 2,   /* between frames under a long load: urgent plans first, then any
-	                          other whose building evicts no plan (opts.max_plans) */
+	                          (bloom_cache_stats' plans_urgent, BLOOM_BORROW_WHOLE_COST), where
+	                          building one evicts no plan in use (BLOOM_PLAN_IN_USE_MS) */
+	BLOOM_WANT_LOAD = 2,   /* between frames under a long load: urgent plans first, as with
+	                          BLOOM_WANT_URGENT, then any other whose building evicts no plan
+	                          (opts.max_plans) */
 };
 /* One step toward the plan of one padded size a frame borrowed another's for (the newest the
  * mode allows), so that the next frame of that size runs on its own: a step compiles one of its
  * programs, and the last step allocates its buffers (the least recently used plan goes past
- * opts.max_plans). In BLOOM_WANT_IDLE, the steps after a plan make the kernel spectrum that
- * came with the wish, and a plan no frame has run yet has its stages run once (not on a
- * software renderer, which compiles a whole plan's programs at their first dispatch). Between
- * frames only. Returns 1 when it took a step (or dropped a plan it could not build: logged), 0
- * when none the mode allows waits. */
+ * opts.max_plans). Under load no step is taken while that plan is in use
+ * (BLOOM_PLAN_IN_USE_MS): the wish waits, counted in plans_held_back and logged once, until
+ * the plan ages out or idle time comes. In BLOOM_WANT_IDLE, the steps after a plan make the
+ * kernel spectrum that came with the wish, and a plan no frame has run yet has its stages run
+ * once (not on a software renderer, which compiles a whole plan's programs at their first
+ * dispatch). Between frames only. Returns 1 when it took a step (or dropped a plan it could not
+ * build: logged), 0 when none the mode allows waits. */
 int bloom_build_wanted(struct bloom_ctx *b, int mode);
 
 /* What runs on this context (its storage-buffer limit and frame_bytes): frames of any size run,

@@ -223,11 +223,36 @@ static int newest_unbuilt(const struct bloom_ctx *b, int urgent_only)
 	return -1;
 }
 
+/* Under load, whether wish w waits because building its plan would evict a plan a frame ran
+ * on within BLOOM_PLAN_IN_USE_MS (see there). Counted in plans_held_back and logged once a
+ * wish. */
+static int held_back(struct bloom_ctx *b, struct want *w)
+{
+	int lru = b->nplans >= b->opts.max_plans ? bloom_plan_lru(b) : -1;
+	if (lru < 0)
+		return 0; /* room left: nothing is evicted */
+	const struct plan *q = b->plans[lru];
+	double age = bloom_ctx_now_ms(b) - q->used_ms;
+	if (!(age < BLOOM_PLAN_IN_USE_MS))
+		return 0;
+	if (!w->held) {
+		w->held = 1;
+		b->st.plans_held_back++;
+		gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: the plan of %dx%d held back under load: "
+		          "it would evict the plan of %dx%d, used %.1f s ago (all %d plans used within "
+		          "%.0f s); built in idle time, or once that plan ages out", w->pw, w->ph, q->pw,
+		          q->ph, age / 1e3, b->nplans, BLOOM_PLAN_IN_USE_MS / 1e3);
+	}
+	return 1;
+}
+
 int bloom_build_wanted(struct bloom_ctx *b, int mode)
 {
 	int plans_only = mode != BLOOM_WANT_IDLE;
 	if (plans_only) { /* under load: the plan the mode allows, to the top of the queue */
 		int i = newest_unbuilt(b, 1);
+		if (i >= 0 && held_back(b, &b->wants[i]))
+			return 0; /* every urgent wish would evict the same plan */
 		if (i < 0 && mode == BLOOM_WANT_LOAD && b->nplans < b->opts.max_plans)
 			i = newest_unbuilt(b, 0); /* evicting no plan a load may be using */
 		if (i < 0)
@@ -277,6 +302,7 @@ int bloom_build_wanted(struct bloom_ctx *b, int mode)
 		b->last.valid = 0; /* cache_insert may destroy the plan it names */
 		bloom_cache_insert(b, q);
 		b->st.plans_built_idle++;
+		w.held = 0;
 		gles_logf(&b->log, GLES_LOG_INFO, "bloom: plan of %dx%d built in idle time (%d steps, "
 		          "the last %.1f ms)", w.pw, w.ph, w.steps + 1, bloom_now_ms() - t0);
 		if (w.has_kernel || w.preset_kernel)
@@ -297,6 +323,7 @@ int bloom_ctx_refresh(struct bloom_ctx *b)
 			continue;
 		int pw = old->pw, ph = old->ph, technique = old->technique, half = old->half;
 		unsigned long long last_use = old->last_use;
+		double used_ms = old->used_ms;
 		struct plan *q;
 		char err[BLOOM_ERR_LEN];
 		/* the new plan's programs first, a step each, while the old plan serves (a frame
@@ -321,6 +348,7 @@ int bloom_ctx_refresh(struct bloom_ctx *b)
 			return 1;
 		}
 		q->last_use = last_use;
+		q->used_ms = used_ms;
 		b->plans[i] = q;
 		b->st.plan_refreshes++;
 		gles_logf(&b->log, GLES_LOG_INFO, "bloom: plan of %dx%d rebuilt with measured FFT "

@@ -139,6 +139,9 @@ struct plan {
 	GLuint staging;  /* the same size, mapped for reading: the copy of out the CPU reads, so
 	                    that the driver never moves `out` itself to host memory */
 	unsigned long long last_use;
+	double used_ms;                  /* bloom_ctx_now_ms when a frame last got it (its own or
+	                                    borrowed), or when it was built (its frames come
+	                                    next): BLOOM_PLAN_IN_USE_MS */
 	int provisional;                 /* an axis runs the built-in rule while its shape waits to
 	                                    be measured (fft_axis_provisional) */
 	int refresh_steps;               /* idle steps spent compiling its measured successor's
@@ -231,6 +234,8 @@ struct bloom_ctx {
 		int pw, ph, technique, half;
 		int steps;            /* idle steps spent on it (a program each) */
 		int urgent;           /* built under any load (BLOOM_BORROW_WHOLE_COST) */
+		int held;             /* under load, left for later as its plan would evict one in
+		                         use (counted in plans_held_back, logged); 0 once built */
 		int has_kernel;       /* k, kp: the borrowing frame's kernel, whose spectrum at this
 		                         size is made in the idle step after the plan's (k.rgbl owned,
 		                         k.img NULL) */
@@ -250,6 +255,8 @@ struct bloom_ctx {
 };
 
 double bloom_now_ms(void);
+/* The context's clock (opts.clock_ms, else bloom_now_ms): when plans are used. */
+double bloom_ctx_now_ms(const struct bloom_ctx *b);
 
 /* ---- bloom_upload.c ---- */
 
@@ -274,6 +281,8 @@ int bloom_plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int hal
                      int programs_only, struct plan **out, char err[BLOOM_ERR_LEN]);
 /* Adds q to the cache, destroying the least recently used plan past opts.max_plans. */
 void bloom_cache_insert(struct bloom_ctx *b, struct plan *q);
+/* The index in b->plans of the least recently used plan (the one evicted next), or -1. */
+int bloom_plan_lru(const struct bloom_ctx *b);
 
 /* A storage buffer of `bytes` with the usage hint; 0 when out of GPU memory. */
 GLuint bloom_buffer(size_t bytes, GLenum usage);

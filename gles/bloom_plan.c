@@ -298,17 +298,24 @@ static int make_buffers(struct plan *q)
 	return q->staging ? 0 : BLOOM_E_GPU_MEMORY;
 }
 
+int bloom_plan_lru(const struct bloom_ctx *b)
+{
+	int lru = b->nplans ? 0 : -1;
+	for (int i = 1; i < b->nplans; i++)
+		if (b->plans[i]->last_use < b->plans[lru]->last_use)
+			lru = i;
+	return lru;
+}
+
 void bloom_cache_insert(struct bloom_ctx *b, struct plan *q)
 {
 	if (b->nplans == b->opts.max_plans) {
-		int lru = 0;
-		for (int i = 1; i < b->nplans; i++)
-			if (b->plans[i]->last_use < b->plans[lru]->last_use)
-				lru = i;
+		int lru = bloom_plan_lru(b);
 		bloom_plan_destroy(b->plans[lru]);
 		b->plans[lru] = b->plans[--b->nplans];
 	}
 	q->last_use = b->tick;
+	q->used_ms = bloom_ctx_now_ms(b);
 	b->plans[b->nplans++] = q;
 }
 
@@ -376,6 +383,7 @@ int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_param
 	struct plan *q = bloom_find_plan(b, pw, ph, p->technique, p->precision == BLOOM_FP16);
 	if (q) {
 		q->last_use = b->tick;
+		q->used_ms = bloom_ctx_now_ms(b);
 		b->st.plan_hits++;
 		*out = q;
 		return 0;
@@ -437,12 +445,9 @@ int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinf
 
 int bloom_release_plan(struct bloom_ctx *b)
 {
-	if (!b->nplans)
+	int lru = bloom_plan_lru(b);
+	if (lru < 0)
 		return -1;
-	int lru = 0;
-	for (int i = 1; i < b->nplans; i++)
-		if (b->plans[i]->last_use < b->plans[lru]->last_use)
-			lru = i;
 	b->last.valid = 0;
 	bloom_plan_destroy(b->plans[lru]);
 	b->plans[lru] = b->plans[--b->nplans];

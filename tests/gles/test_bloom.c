@@ -1777,6 +1777,153 @@ static void test_borrow_urgent(void **state)
 	program_cache_destroy(pc);
 }
 
+/* The clock of bloom_ctx_opts.clock_ms in the tests below: the milliseconds *arg holds. */
+static double test_clock_ms(void *arg)
+{
+	return *(const double *)arg;
+}
+
+/* One frame of in on b (its stats in *st), then steps of bloom_build_wanted in `mode` until it
+ * takes none (a load's steps between frames); returns the steps. */
+static int frame_then_steps(struct bloom_ctx *b, const struct image *in, const struct image *k,
+                            const struct bloom_params *p, int mode, struct bloom_stats *st)
+{
+	struct image out;
+	run_on(b, BLOOM_OP_CONVOLVE, in, k, p, &out, st);
+	image_free(&out);
+	int steps = 0;
+	while (steps < 1000 && bloom_build_wanted(b, mode))
+		steps++;
+	return steps;
+}
+
+/* More sizes in rotation under load than opts.max_plans holds, each borrowing urgently (in
+ * tiles, or a plan twice its area) while its own plan is missing: building a wish would evict a
+ * plan a frame ran on within BLOOM_PLAN_IN_USE_MS, whose next frame would borrow and wish it
+ * back, so under load (BLOOM_WANT_URGENT and BLOOM_WANT_LOAD) the wish is held back (counted
+ * once, its frames borrowing, no plan rebuilt) and idle time builds it; a plan unused for longer
+ * than the window is evicted under load. The held-back size's borrowed frame agrees with its own
+ * plan's. */
+static void test_borrow_thrash(void **state)
+{
+	(void)state;
+	struct program_cache *pc;
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	double now = 1e6;
+	struct bloom_ctx_opts o = {.borrow_plans = 1, .max_plans = 2, .clock_ms = test_clock_ms,
+	                           .clock_arg = &now};
+	struct bloom_ctx *b;
+	char err[BLOOM_ERR_LEN];
+	assert_int_equal(bloom_ctx_create(pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err), 0);
+	struct image k = rand_image(9, 7, 3, 0, 1);
+	struct bloom_params p;
+	tu_params(&p, BLOOM_OP_CONVOLVE);
+	/* padded about 64x48, 96x64 and 128x96, each twice the area of the one before: the
+	 * smallest borrows the middle one's plan whole (2x its area), the middle one the largest's,
+	 * the largest the middle one's in tiles */
+	static const int sizes[3][2] = {{56, 42}, {88, 58}, {120, 90}};
+	struct image in[3];
+	for (int s = 0; s < 3; s++)
+		in[s] = rand_image(sizes[s][0], sizes[s][1], 4, 0, 3);
+	for (int s = 0; s < 2; s++)
+		assert_int_equal(bloom_warm(b, sizes[s][0], sizes[s][1], k.width, k.height, &p, err), 0);
+	struct bloom_cache_stats cs, c0;
+	bloom_ctx_stats(b, &c0);
+	assert_int_equal(c0.plan_entries, 2);
+	struct bloom_stats st;
+	/* under load, a frame of each size in turn, every 100 ms: the largest size's wish is held
+	 * back, as its plan would evict the smallest's, used 200 ms before */
+	static const int modes[2] = {BLOOM_WANT_URGENT, BLOOM_WANT_LOAD};
+	int borrowed[6][3], tiled[6][3], steps_after[6][3];
+	for (int round = 0; round < 6; round++) {
+		int mode = modes[round / 3];
+		for (int s = 0; s < 3; s++) {
+			now += 100;
+			steps_after[round][s] = frame_then_steps(b, &in[s], &k, &p, mode, &st);
+			borrowed[round][s] = st.borrowed;
+			tiled[round][s] = st.tiles_x * st.tiles_y > 1;
+			bloom_ctx_stats(b, &cs);
+			print_message("  %s round %d, %dx%d: borrowed %d (padded %dx%d in %dx%d tiles, own "
+			              "%dx%d), %d steps after; built %llu, misses %llu, urgent %zu, held "
+			              "back %llu\n", mode == BLOOM_WANT_URGENT ? "urgent" : "load", round,
+			              sizes[s][0], sizes[s][1], st.borrowed, st.padded_w, st.padded_h,
+			              st.tiles_x, st.tiles_y, st.own_w, st.own_h, steps_after[round][s],
+			              cs.plans_built_idle, cs.plan_misses - c0.plan_misses,
+			              cs.plans_urgent, cs.plans_held_back);
+		}
+	}
+	/* no plan built or rebuilt: the two plans stay, the largest size borrows in tiles */
+	assert_int_equal(cs.plans_built_idle, 0);
+	assert_true(cs.plan_misses == c0.plan_misses);
+	assert_int_equal(cs.plan_entries, 2);
+	assert_int_equal(cs.plans_urgent, 1);
+	assert_int_equal(cs.plans_held_back, 1); /* once a wish, not once a step */
+	for (int round = 0; round < 6; round++)
+		for (int s = 0; s < 3; s++) {
+			assert_int_equal(borrowed[round][s], s == 2);
+			assert_int_equal(tiled[round][s], s == 2);
+			assert_int_equal(steps_after[round][s], 0);
+		}
+	struct image out;
+	run_on(b, BLOOM_OP_CONVOLVE, &in[2], &k, &p, &out, &st);
+	assert_int_equal(st.borrowed, 1);
+	int ok = same_as_own("held-back size, borrowed in tiles", BLOOM_OP_CONVOLVE, &in[2], &k,
+	                     &p, &out);
+	image_free(&out);
+	assert_true(ok);
+
+	/* idle time builds it, evicting the least recently used plan (the smallest size's) */
+	int steps = 0;
+	while (steps < 1000 && bloom_build_wanted(b, BLOOM_WANT_IDLE))
+		steps++;
+	bloom_ctx_stats(b, &cs);
+	print_message("  idle: %d steps; built %llu, wanted %zu, plans %zu\n", steps,
+	              cs.plans_built_idle, cs.plans_wanted, cs.plan_entries);
+	assert_int_equal(cs.plans_built_idle, 1);
+	assert_int_equal(cs.plans_wanted, 0);
+	assert_int_equal(cs.plan_entries, 2);
+	now += 100;
+	frame_then_steps(b, &in[2], &k, &p, BLOOM_WANT_URGENT, &st);
+	assert_int_equal(st.borrowed, 0);
+
+	/* the smallest size now borrows the middle one's plan (whole, twice its area): its wish
+	 * would evict the largest's plan, used 100 ms before, so it waits; once that plan has gone
+	 * unused for BLOOM_PLAN_IN_USE_MS, a step under load builds it */
+	double largest_used = now;
+	int built_at = -1;
+	for (int i = 0; i < 12 && built_at < 0; i++) {
+		now += 1000;
+		steps = frame_then_steps(b, &in[0], &k, &p, BLOOM_WANT_URGENT, &st);
+		bloom_ctx_stats(b, &cs);
+		print_message("  +%.0f s: %dx%d borrowed %d (padded %dx%d, own %dx%d), %d steps after; "
+		              "built %llu, held back %llu\n", (now - largest_used) / 1e3, sizes[0][0],
+		              sizes[0][1], st.borrowed, st.padded_w, st.padded_h, st.own_w, st.own_h,
+		              steps, cs.plans_built_idle, cs.plans_held_back);
+		assert_int_equal(st.borrowed, 1);
+		assert_int_equal(st.tiles_x * st.tiles_y, 1);
+		assert_true((double)st.padded_w * st.padded_h > BLOOM_BORROW_WHOLE_COST * st.own_w *
+		                                                  st.own_h);
+		int aged = now - largest_used >= BLOOM_PLAN_IN_USE_MS;
+		assert_int_equal(cs.plans_built_idle, aged ? 2 : 1);
+		assert_int_equal(cs.plans_held_back, 2);
+		if (aged)
+			built_at = i;
+	}
+	assert_true(built_at >= 0);
+	now += 100;
+	frame_then_steps(b, &in[0], &k, &p, BLOOM_WANT_URGENT, &st);
+	assert_int_equal(st.borrowed, 0);
+	bloom_ctx_stats(b, &cs);
+	assert_int_equal(cs.plans_held_back, 2);
+	assert_int_equal(cs.plans_wanted, 0);
+
+	for (int s = 0; s < 3; s++)
+		image_free(&in[s]);
+	image_free(&k);
+	bloom_ctx_destroy(b);
+	program_cache_destroy(pc);
+}
+
 /* Borrowed plans: after frames of one size, a smaller frame runs whole on that size's plan and a
  * larger one in tiles of it, compiling no program (the program cache's counts do not move); the
  * results match the direct convolution and the frames' own plans (prefilter, normalisation,
@@ -1982,6 +2129,7 @@ int main(void)
 		cmocka_unit_test(test_borrow),
 		cmocka_unit_test(test_want),
 		cmocka_unit_test(test_borrow_urgent),
+		cmocka_unit_test(test_borrow_thrash),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
