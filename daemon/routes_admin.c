@@ -94,6 +94,8 @@ static json_t *gpus_json(const struct jobs_status *st)
 		                    json_integer((json_int_t)g->caches.plans_built_idle));
 		json_object_set_new(c, "plans_wanted", json_integer((json_int_t)g->caches.plans_wanted));
 		json_object_set_new(c, "plans_urgent", json_integer((json_int_t)g->caches.plans_urgent));
+		json_object_set_new(c, "plans_held_back",
+		                    json_integer((json_int_t)g->caches.plans_held_back));
 		json_object_set_new(o, "software_renderer", json_boolean(g->software));
 		json_object_set_new(o, "fft_wisdom", json_string(g->wisdom));
 		json_object_set_new(o, "fft_shapes_pending", json_integer(g->fft_pending));
@@ -231,6 +233,10 @@ static double built_idle_of(const struct jobs_gpu_status *g)
 {
 	return (double)g->caches.plans_built_idle;
 }
+static double held_back_of(const struct jobs_gpu_status *g)
+{
+	return (double)g->caches.plans_held_back;
+}
 static double lent_of(const struct jobs_gpu_status *g) { return g->planes_lent; }
 static double in_flight_of(const struct jobs_gpu_status *g) { return g->in_flight; }
 static double overlapped_of(const struct jobs_gpu_status *g) { return (double)g->overlapped; }
@@ -291,6 +297,9 @@ static const struct {
 	 "(--borrow-plans).", borrowed_of},
 	{"fftbloom_plans_built_idle_total", "counter",
 	 "Plans of padded sizes frames borrowed for, built in idle time.", built_idle_of},
+	{"fftbloom_plans_held_back_total", "counter",
+	 "Plans frames borrowed for urgently, left for later under load as building them would "
+	 "evict a plan used within 10 s (--max-plans).", held_back_of},
 	{"fftbloom_planes_lent", "gauge",
 	 "JPEG answers' planes lent from the GPU thread's mapped buffers, not yet encoded.", lent_of},
 	{"fftbloom_planes_lent_total", "counter",

@@ -182,12 +182,15 @@ def test_borrowed_plans(extra=()):
         c = g.get("caches", {})
         print("     after idle: %s plans borrowed, %s built in idle time, %s wanted" % (
             c.get("plans_borrowed"), c.get("plans_built_idle"), c.get("plans_wanted")))
-        H.check("/v1/info: two frames borrowed, their two plans built in idle time",
+        H.check("/v1/info: two frames borrowed, their two plans built in idle time, none held "
+                "back (room in --max-plans)",
                 c.get("plans_borrowed") == 2 and c.get("plans_built_idle") == 2
-                and c.get("plans_wanted") == 0, c)
-        H.check("/metrics: fftbloom_plans_borrowed_total and fftbloom_plans_built_idle_total",
+                and c.get("plans_wanted") == 0 and c.get("plans_held_back") == 0, c)
+        H.check("/metrics: fftbloom_plans_borrowed_total, fftbloom_plans_built_idle_total and "
+                "fftbloom_plans_held_back_total",
                 d.metric("fftbloom_plans_borrowed_total") == 2
-                and d.metric("fftbloom_plans_built_idle_total") == 2)
+                and d.metric("fftbloom_plans_built_idle_total") == 2
+                and d.metric("fftbloom_plans_held_back_total") == 0)
         H.check("idle builds logged", d.log().count("built in idle time") == 2, d.log()[-2000:])
         steps = [int(m) for m in re.findall(r"built in idle time \((\d+) steps", d.log())]
         H.check("each idle build took a step a program (several steps), so a request waits for "
