@@ -302,7 +302,10 @@ int bloom_build_wanted(struct bloom_ctx *b, int mode)
 		b->last.valid = 0; /* cache_insert may destroy the plan it names */
 		bloom_cache_insert(b, q);
 		b->st.plans_built_idle++;
-		w.held = 0;
+		w.held = w.urgent = 0; /* met: a wish left for its kernel's spectrum is rebuilt under
+		                          load, once its plan is evicted, only when a frame borrows
+		                          again (else a size gone from the load would evict plans each
+		                          time one ages out) */
 		gles_logf(&b->log, GLES_LOG_INFO, "bloom: plan of %dx%d built in idle time (%d steps, "
 		          "the last %.1f ms)", w.pw, w.ph, w.steps + 1, bloom_now_ms() - t0);
 		if (w.has_kernel || w.preset_kernel)

@@ -233,7 +233,8 @@ struct bloom_ctx {
 	struct want {             /* a padded size a frame borrowed a plan for (bloom_build_wanted) */
 		int pw, ph, technique, half;
 		int steps;            /* idle steps spent on it (a program each) */
-		int urgent;           /* built under any load (BLOOM_BORROW_WHOLE_COST) */
+		int urgent;           /* built under any load (BLOOM_BORROW_WHOLE_COST): a frame
+		                         borrowed so since its plan was last built */
 		int held;             /* under load, left for later as its plan would evict one in
 		                         use (counted in plans_held_back, logged); 0 once built */
 		int has_kernel;       /* k, kp: the borrowing frame's kernel, whose spectrum at this
@@ -350,7 +351,7 @@ void bloom_plan_pairs_step(struct bloom_ctx *b, struct plan *q);
  * work makes after the plan so that the size's next frame finds it cached; its pixels
  * (ki->rgbl, made here when absent) move into the wish when they are at most
  * BLOOM_WANT_KERNEL_BYTES, else the spectrum waits for a frame as before. urgent: built under
- * any load (a wish made urgent once stays so). */
+ * any load (a wish made urgent stays so until its plan is built). */
 void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,
                      struct kinfo *ki, int urgent);
 /* The wishes whose plan is not built yet (the others wait for their kernel's spectrum); with

@@ -1924,6 +1924,90 @@ static void test_borrow_thrash(void **state)
 	program_cache_destroy(pc);
 }
 
+/* A wish built under load stays queued for its kernel's spectrum (idle time): when its plan is
+ * evicted later, it is no longer urgent, so a load does not rebuild the plan of a size that
+ * stopped coming each time a cached plan ages out (BLOOM_PLAN_IN_USE_MS); a frame of that size
+ * borrowing again makes it urgent again. */
+static void test_borrow_stale_wish(void **state)
+{
+	(void)state;
+	struct program_cache *pc;
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	double now = 1e6;
+	struct bloom_ctx_opts o = {.borrow_plans = 1, .max_plans = 2, .clock_ms = test_clock_ms,
+	                           .clock_arg = &now};
+	struct bloom_ctx *b;
+	char err[BLOOM_ERR_LEN];
+	assert_int_equal(bloom_ctx_create(pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err), 0);
+	struct image k = rand_image(9, 7, 3, 0, 1);
+	struct bloom_params p;
+	tu_params(&p, BLOOM_OP_CONVOLVE);
+	static const int sizes[3][2] = {{56, 42}, {88, 58}, {120, 90}}; /* as test_borrow_thrash */
+	struct image in[3];
+	for (int s = 0; s < 3; s++)
+		in[s] = rand_image(sizes[s][0], sizes[s][1], 4, 0, 3);
+	for (int s = 0; s < 2; s++)
+		assert_int_equal(bloom_warm(b, sizes[s][0], sizes[s][1], k.width, k.height, &p, err), 0);
+	struct bloom_stats st;
+	struct bloom_cache_stats cs;
+	/* the largest size borrows in tiles; 11 s on, a step under load builds its plan, evicting
+	 * the smallest's; its wish stays for its kernel's spectrum */
+	now += 100;
+	frame_then_steps(b, &in[2], &k, &p, BLOOM_WANT_URGENT, &st);
+	assert_int_equal(st.borrowed, 1);
+	now += BLOOM_PLAN_IN_USE_MS + 1000;
+	frame_then_steps(b, &in[1], &k, &p, BLOOM_WANT_URGENT, &st);
+	bloom_ctx_stats(b, &cs);
+	assert_int_equal(cs.plans_built_idle, 1);
+	/* the smallest size borrows (the middle plan, whole, twice its area) for 11 s of load on
+	 * the middle size: its plan is built, evicting the largest's, unused since it was built */
+	now += 100;
+	frame_then_steps(b, &in[0], &k, &p, BLOOM_WANT_URGENT, &st);
+	assert_int_equal(st.borrowed, 1);
+	for (int i = 0; i < 11; i++) {
+		now += 1000;
+		frame_then_steps(b, &in[1], &k, &p, BLOOM_WANT_URGENT, &st);
+	}
+	bloom_ctx_stats(b, &cs);
+	print_message("  the largest size's plan evicted, its wish queued: built %llu, wanted %zu, "
+	              "urgent %zu, held back %llu\n", cs.plans_built_idle, cs.plans_wanted,
+	              cs.plans_urgent, cs.plans_held_back);
+	assert_int_equal(cs.plans_built_idle, 2);
+	assert_int_equal(cs.plan_entries, 2);
+	assert_int_equal(cs.plans_wanted, 1);
+	assert_int_equal(cs.plans_held_back, 2); /* both wishes, while the plan to go was in use */
+	size_t urgent = cs.plans_urgent;
+	/* under load, with every cached plan aged out: nothing built for a size gone */
+	now += BLOOM_PLAN_IN_USE_MS + 1000;
+	int steps = frame_then_steps(b, &in[1], &k, &p, BLOOM_WANT_URGENT, &st);
+	steps += frame_then_steps(b, &in[1], &k, &p, BLOOM_WANT_LOAD, &st);
+	bloom_ctx_stats(b, &cs);
+	print_message("  %d steps under load after every plan aged: built %llu, wanted %zu, "
+	              "urgent %zu\n", steps, cs.plans_built_idle, cs.plans_wanted, cs.plans_urgent);
+	assert_int_equal(steps, 0);
+	assert_int_equal(cs.plans_built_idle, 2);
+	assert_int_equal(cs.plans_held_back, 2);
+	assert_int_equal(urgent, 0);
+	/* a frame of it again: urgent again, and built (the smallest size's plan has aged out) */
+	now += 100;
+	steps = frame_then_steps(b, &in[2], &k, &p, BLOOM_WANT_URGENT, &st);
+	assert_int_equal(st.borrowed, 1);
+	bloom_ctx_stats(b, &cs);
+	print_message("  the largest size again: %d steps under load; built %llu, urgent %zu\n",
+	              steps, cs.plans_built_idle, cs.plans_urgent);
+	assert_true(steps > 0);
+	assert_int_equal(cs.plans_built_idle, 3);
+	now += 100;
+	frame_then_steps(b, &in[2], &k, &p, BLOOM_WANT_URGENT, &st);
+	assert_int_equal(st.borrowed, 0);
+
+	for (int s = 0; s < 3; s++)
+		image_free(&in[s]);
+	image_free(&k);
+	bloom_ctx_destroy(b);
+	program_cache_destroy(pc);
+}
+
 /* Borrowed plans: after frames of one size, a smaller frame runs whole on that size's plan and a
  * larger one in tiles of it, compiling no program (the program cache's counts do not move); the
  * results match the direct convolution and the frames' own plans (prefilter, normalisation,
@@ -2130,6 +2214,7 @@ int main(void)
 		cmocka_unit_test(test_want),
 		cmocka_unit_test(test_borrow_urgent),
 		cmocka_unit_test(test_borrow_thrash),
+		cmocka_unit_test(test_borrow_stale_wish),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
