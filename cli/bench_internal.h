@@ -60,6 +60,10 @@ void bench_frame_sizes(struct bench_line *l, int w, int h, int kw, int kh, int p
 void bench_common_detail(struct bench_line *l, const struct run_ctx *r, const struct workload *wl);
 
 #define SETS 3 /* input sets a workload rotates through */
+/* Seconds of a bloom workload's stages run back to back untimed before the timed ones (at most;
+ * --warm-seconds when less): the whole calls before them leave the GPU idle, and on the H200 the
+ * GL driver's clocks follow the load of the last moments (bench/RESULTS.md) */
+#define BENCH_B2B_WARM_S 1.0
 
 /* The fft suite's workload (cli/bench_fft.c). */
 int bench_fft(struct run_ctx *r, const struct workload *wl);
