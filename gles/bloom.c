@@ -4,6 +4,7 @@
 #include "gles/bloom_internal.h"
 
 #include "gles/tile.h"
+#include "protocol/parallel.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -305,22 +306,40 @@ static double tile_cost(void *ctx, int tw, int th)
 
 /* Result samples in r (tile rect o, at (ox, oy) of r) that are not finite where the input
  * pixel's samples all are: what the composite counts on the GPU for a whole frame. */
+struct nonfinite {
+	const struct image *r, *in;
+	const struct tile_rect *o;
+	int ox, oy;
+	_Atomic unsigned long long n;
+};
+
+static void nonfinite_rows(void *ctx, size_t y0, size_t y1)
+{
+	struct nonfinite *c = ctx;
+	const struct image *r = c->r, *in = c->in;
+	const struct tile_rect *o = c->o;
+	unsigned long long n = 0;
+	for (size_t y = y0; y < y1; y++)
+		for (int x = 0; x < o->w; x++) {
+			const float *s = r->pixels + ((c->oy + y) * r->width + c->ox + x) * r->channels;
+			const float *i = in->pixels + ((o->y + y) * in->width + o->x + x) * in->channels;
+			int bad = 0, in_ok = 1;
+			for (int k = 0; k < r->channels; k++)
+				bad += !isfinite(s[k]);
+			for (int k = 0; k < in->channels; k++)
+				in_ok &= isfinite(i[k]) != 0;
+			n += in_ok ? (unsigned long long)bad : 0;
+		}
+	c->n += n;
+}
+
 static unsigned long long count_nonfinite(const struct image *r, int ox, int oy,
                                           const struct image *in, const struct tile_rect *o)
 {
-	unsigned long long n = 0;
-	for (int y = 0; y < o->h; y++)
-		for (int x = 0; x < o->w; x++) {
-			const float *s = r->pixels + ((size_t)(oy + y) * r->width + ox + x) * r->channels;
-			const float *i = in->pixels + ((size_t)(o->y + y) * in->width + o->x + x) * in->channels;
-			int bad = 0, in_ok = 1;
-			for (int c = 0; c < r->channels; c++)
-				bad += !isfinite(s[c]);
-			for (int c = 0; c < in->channels; c++)
-				in_ok &= isfinite(i[c]) != 0;
-			n += in_ok ? (unsigned long long)bad : 0;
-		}
-	return n;
+	struct nonfinite c = {r, in, o, ox, oy, 0};
+	size_t w = o->w > 0 ? (size_t)o->w : 1;
+	par_for((size_t)o->h, (BLOOM_PAR_PIXELS + w - 1) / w, nonfinite_rows, &c);
+	return c.n;
 }
 
 static void add_stats(struct bloom_stats *sum, const struct bloom_stats *t)

@@ -45,6 +45,8 @@
 #define BLOOM_UPLOAD_ROUND ((size_t)1 << 16) /* lent upload buffers grow in these steps */
 #define BLOOM_PRESETS 8                 /* generated built-in kernels kept */
 #define BLOOM_WANT_KERNEL_BYTES (16u << 20) /* a wanted plan's kernel pixels kept at most */
+#define BLOOM_PAR_PIXELS (256u << 10)         /* a float frame's pixels a thread converts or
+                                                 scans at least (4 MiB of RGBA: par_for) */
 #define BLOOM_WANT_STEPS 64             /* idle steps (a program each) a wanted plan takes
                                            before it is built whole in one */
 #define BLOOM_UPLOADS 4                 /* JPEG planes' upload buffers, used in turn: frames

@@ -7,6 +7,7 @@
 #include "gles/bloom_internal.h"
 
 #include "gles/fault.h"
+#include "protocol/parallel.h"
 
 #include <EGL/egl.h>
 #include <stdio.h>
@@ -173,8 +174,46 @@ static int fence_wait(void)
 	return sync_wait(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0));
 }
 
-/* Image (1-4 channels) -> RGBA floats (missing alpha is 1, gray fills R, G and B) in the
- * context's reused host buffer; a 4-channel image is uploaded as it is. */
+/* Pixels of ch channels to RGBA floats (missing alpha is 1, gray fills R, G and B), and back
+ * (RGBA to ch channels: R, R and A, RGB, or RGBA), a piece of pixels [i0, i1) a call (par_for). */
+struct widen {
+	const float *src;
+	float *dst;
+	int ch;
+};
+
+static void widen_pixels(void *ctx, size_t i0, size_t i1)
+{
+	const struct widen *c = ctx;
+	for (size_t i = i0; i < i1; i++) {
+		const float *s = c->src + i * c->ch;
+		float *d = c->dst + i * 4;
+		switch (c->ch) {
+		case 1: d[0] = d[1] = d[2] = s[0], d[3] = 1; break;
+		case 2: d[0] = d[1] = d[2] = s[0], d[3] = s[1]; break;
+		case 3: d[0] = s[0], d[1] = s[1], d[2] = s[2], d[3] = 1; break;
+		default: memcpy(d, s, 16);
+		}
+	}
+}
+
+static void narrow_pixels(void *ctx, size_t i0, size_t i1)
+{
+	const struct widen *c = ctx;
+	for (size_t i = i0; i < i1; i++) {
+		const float *s = c->src + i * 4;
+		float *o = c->dst + i * c->ch;
+		switch (c->ch) {
+		case 1: o[0] = s[0]; break;
+		case 2: o[0] = s[0], o[1] = s[3]; break;
+		case 3: o[0] = s[0], o[1] = s[1], o[2] = s[2]; break;
+		default: memcpy(o, s, 16);
+		}
+	}
+}
+
+/* Image (1-4 channels) -> RGBA floats in the context's reused host buffer; a 4-channel image is
+ * uploaded as it is. */
 static const float *to_rgba(struct bloom_ctx *b, const struct image *in)
 {
 	size_t n = (size_t)in->width * in->height;
@@ -187,18 +226,9 @@ static const float *to_rgba(struct bloom_ctx *b, const struct image *in)
 		b->host = nb;
 		b->host_bytes = n * 16;
 	}
-	float *v = b->host;
-	for (size_t i = 0; i < n; i++) {
-		const float *s = in->pixels + i * in->channels;
-		float *d = v + i * 4;
-		switch (in->channels) {
-		case 1: d[0] = d[1] = d[2] = s[0], d[3] = 1; break;
-		case 2: d[0] = d[1] = d[2] = s[0], d[3] = s[1]; break;
-		case 3: d[0] = s[0], d[1] = s[1], d[2] = s[2], d[3] = 1; break;
-		default: memcpy(d, s, 16);
-		}
-	}
-	return v;
+	struct widen c = {in->pixels, b->host, in->channels};
+	par_for(n, BLOOM_PAR_PIXELS, widen_pixels, &c);
+	return b->host;
 }
 
 void bloom_set_planes(const struct bloom_prog *p, const struct yuv_image *y)
@@ -462,17 +492,8 @@ static int read_float(struct plan *q, struct image *out, int w, int h, int ch,
 		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
 		return BLOOM_E_NOMEM;
 	}
-	size_t n = (size_t)w * h;
-	for (size_t i = 0; i < n; i++) {
-		const float *s = m + i * 4;
-		float *o = out->pixels + i * ch;
-		switch (ch) {
-		case 1: o[0] = s[0]; break;
-		case 2: o[0] = s[0], o[1] = s[3]; break;
-		case 3: o[0] = s[0], o[1] = s[1], o[2] = s[2]; break;
-		default: memcpy(o, s, 16);
-		}
-	}
+	struct widen c = {m, out->pixels, ch};
+	par_for((size_t)w * h, BLOOM_PAR_PIXELS, narrow_pixels, &c);
 	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
 	st->copy_ms += bloom_now_ms() - t0;
 	return 0;

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "protocol/parallel.h"
+
 /* The tile sizes tried along an axis of n: n / k rounded up for every k to 64, then k growing
  * by an eighth, each size once (the sizes fall as k grows), none below TILE_MIN_SIDE (or n). */
 static int candidates(int n, int max_side, int *out, int cap)
@@ -80,11 +82,25 @@ int tile_crop(const struct image *img, const struct tile_rect *r, struct image *
 	return 0;
 }
 
+struct paste {
+	struct image *dst;
+	const struct image *src;
+	int dx, dy, sx, sy, w;
+};
+
+static void paste_rows(void *ctx, size_t y0, size_t y1)
+{
+	const struct paste *p = ctx;
+	size_t ch = (size_t)p->src->channels, row = (size_t)p->w * ch * sizeof(float);
+	for (size_t y = y0; y < y1; y++)
+		memcpy(p->dst->pixels + (((size_t)p->dy + y) * p->dst->width + p->dx) * ch,
+		       p->src->pixels + (((size_t)p->sy + y) * p->src->width + p->sx) * ch, row);
+}
+
 void tile_paste(struct image *dst, int dx, int dy, const struct image *src, int sx, int sy, int w,
                 int h)
 {
-	size_t ch = (size_t)src->channels, row = (size_t)w * ch * sizeof(float);
-	for (int y = 0; y < h; y++)
-		memcpy(dst->pixels + ((size_t)(dy + y) * dst->width + dx) * ch,
-		       src->pixels + ((size_t)(sy + y) * src->width + sx) * ch, row);
+	struct paste p = {dst, src, dx, dy, sx, sy, w};
+	size_t row = (size_t)w * src->channels * sizeof(float);
+	par_for((size_t)h, row ? (TILE_PAR_BYTES + row - 1) / row : 1, paste_rows, &p);
 }

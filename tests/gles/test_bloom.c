@@ -1459,6 +1459,9 @@ static void test_jpeg_scan_room(void **state)
  * 140 x 140) runs every case in overlap-save tiles, against the same CPU references and
  * tolerance as the untiled runs: off-centre and default centres (uneven halos), kernels larger
  * than a tile's output, colour and gray, 1-4 channels, the bloom's prefilter and composites. */
+/* A frame memory that runs a 1500x720 frame in tiles of at least 8 MB of floats each */
+#define PAR_TILED_BYTES (60u << 20)
+
 static struct bloom_ctx *tiling_ctx(size_t frame_bytes)
 {
 	struct bloom_ctx *t;
@@ -1477,6 +1480,14 @@ static void test_tiles_reference(void **state)
 	check_convolve(203, 97, 1, 9, 13, 1, 1, "0,0", 0, 0, 1);
 	check_convolve(190, 150, 2, 33, 5, 3, 0, "32,4", 32, 4, 1);
 	check_convolve(900, 30, 4, 15, 3, 3, 0, "", 7, 1, 1);
+	bloom_ctx_destroy(g_use);
+	/* frames past BLOOM_PAR_PIXELS (widened to RGBA and narrowed back on several threads where
+	 * the host has more than one core), whole and in tiles past TILE_PAR_BYTES (cropped and
+	 * pasted so) */
+	g_use = NULL;
+	check_convolve(1100, 520, 3, 3, 2, 3, 0, "", 1, 1, 0);
+	g_use = tiling_ctx(PAR_TILED_BYTES);
+	check_convolve(1500, 720, 4, 3, 2, 3, 0, "", 1, 1, 0);
 	bloom_ctx_destroy(g_use);
 	g_use = tiling_ctx(140000); /* plans of 40 x 40 at most: the bloom's 41x29 frame in 2 tiles */
 	check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);

@@ -120,12 +120,47 @@ static void test_crop_paste(void **state)
 	image_free(&a), image_free(&b), image_free(&c);
 }
 
+/* A crop and a paste past TILE_PAR_BYTES, which go to several threads where the host has more
+ * than one core: the same pixels as a row-by-row copy, and nothing outside the rectangle. */
+static void test_crop_paste_large(void **state)
+{
+	(void)state;
+	const int W = 1500, H = 1400, ch = 4;
+	struct image a, b = {0}, c;
+	assert_int_equal(image_alloc(&a, W, H, ch), 0);
+	assert_int_equal(image_alloc(&c, W, H, ch), 0);
+	tu_fill_f32(a.pixels, (size_t)W * H * ch, -1, 1);
+	struct tile_rect r = {rnd(0, 100), rnd(0, 100), rnd(1200, 1390), rnd(1200, 1290)};
+	assert_true((size_t)r.w * r.h * ch * sizeof(float) > 2 * TILE_PAR_BYTES);
+	size_t cap = 0;
+	assert_int_equal(tile_crop(&a, &r, &b, &cap), 0);
+	for (int y = 0; y < r.h; y++)
+		assert_memory_equal(b.pixels + (size_t)y * r.w * ch,
+		                    a.pixels + ((size_t)(r.y + y) * W + r.x) * ch,
+		                    sizeof(float) * r.w * ch);
+	int dx = rnd(0, W - r.w), dy = rnd(0, H - r.h);
+	tile_paste(&c, dx, dy, &b, 0, 0, r.w, r.h);
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++) {
+			int inside = x >= dx && x < dx + r.w && y >= dy && y < dy + r.h;
+			const float *got = c.pixels + ((size_t)y * W + x) * ch;
+			for (int k = 0; k < ch; k++) {
+				float want = inside ? a.pixels[((size_t)(r.y + y - dy) * W + r.x + x - dx) * ch + k]
+				                    : 0.0f;
+				if (got[k] != want)
+					fail_msg("pixel (%d, %d) channel %d: %g, want %g", x, y, k, got[k], want);
+			}
+		}
+	image_free(&a), image_free(&b), image_free(&c);
+}
+
 int main(void)
 {
 	tu_seed_from_clock();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grid),
 		cmocka_unit_test(test_crop_paste),
+		cmocka_unit_test(test_crop_paste_large),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
