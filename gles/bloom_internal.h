@@ -47,6 +47,10 @@
 #define BLOOM_WANT_KERNEL_BYTES (16u << 20) /* a wanted plan's kernel pixels kept at most */
 #define BLOOM_PAR_PIXELS (256u << 10)         /* a float frame's pixels a thread converts or
                                                  scans at least (4 MiB of RGBA: par_for) */
+#define BLOOM_FLOAT_MAPPED_MAX (256u << 20)   /* the largest float frame (RGBA bytes) staged in
+                                                 the mapped bloom_ctx.fin: past it, host memory
+                                                 held for one frame's upload outweighs its
+                                                 copy's speed, and the driver copies it */
 #define BLOOM_WANT_STEPS 64             /* idle steps (a program each) a wanted plan takes
                                            before it is built whole in one */
 #define BLOOM_UPLOADS 4                 /* JPEG planes' upload buffers, used in turn: frames
@@ -201,6 +205,9 @@ struct bloom_ctx {
 		GLsync fence;       /* after the last frame's commands that read it; 0: none */
 	} yin[BLOOM_UPLOADS];
 	int yin_next;             /* the upload buffer the next frame's planes go to */
+	struct upload fin;        /* float frames in, widened to RGBA by several threads where it
+	                             is mapped (buffer_storage) and they are at most
+	                             BLOOM_FLOAT_MAPPED_MAX bytes; copied by the GPU from there */
 	GLuint yout, ystage;      /* JPEG planes out, and their mapped copy; grown as needed */
 	GLuint yin_dev;           /* JPEG planes in, copied from a mapped buffer by the GPU */
 	size_t yin_dev_bytes;

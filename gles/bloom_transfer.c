@@ -41,6 +41,10 @@ void bloom_transfer_free(struct bloom_ctx *b)
 		if (b->yin[i].buf)
 			glDeleteBuffers(1, &b->yin[i].buf);
 	}
+	if (b->fin.fence)
+		glDeleteSync(b->fin.fence);
+	if (b->fin.buf)
+		glDeleteBuffers(1, &b->fin.buf);
 	/* lent result buffers: a codec thread may still be reading one; wait for them to come back
 	 * (wait_ms for all of them), and leave one that does not mapped rather than pull the memory
 	 * from under its reader */
@@ -185,6 +189,10 @@ struct widen {
 static void widen_pixels(void *ctx, size_t i0, size_t i1)
 {
 	const struct widen *c = ctx;
+	if (c->ch == 4) {
+		memcpy(c->dst + i0 * 4, c->src + i0 * 4, (i1 - i0) * 16);
+		return;
+	}
 	for (size_t i = i0; i < i1; i++) {
 		const float *s = c->src + i * c->ch;
 		float *d = c->dst + i * 4;
@@ -382,6 +390,31 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
 	if (!in->img)
 		return upload_planes(b, q, in->yuv, in->upload, w, h, copy_ms, err);
 	double t0 = bloom_now_ms();
+	size_t bytes = (size_t)w * h * 16;
+	struct upload *u = &b->fin;
+	if (b->buffer_storage && bytes <= BLOOM_FLOAT_MAPPED_MAX) {
+		/* the frame before may still be copying out of it (its commands were issued one
+		 * frame ago, so this rarely waits) */
+		if (u->fence && !sync_wait(u->fence)) {
+			u->fence = 0;
+			snprintf(err, BLOOM_ERR_LEN, "upload: the GPU did not finish an earlier frame "
+			         "within 60 s");
+			return BLOOM_E_GPU;
+		}
+		u->fence = 0;
+		if (!bloom_grow_mapped(b, &u->buf, &u->bytes, &u->map, bytes, GL_MAP_WRITE_BIT)) {
+			struct widen c = {in->img->pixels, (float *)(void *)u->map, in->img->channels};
+			par_for((size_t)w * h, BLOOM_PAR_PIXELS, widen_pixels, &c);
+			glBindBuffer(GL_COPY_READ_BUFFER, u->buf); /* coherent: seen by what follows */
+			glBindBuffer(GL_COPY_WRITE_BUFFER, q->image);
+			glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
+			                    (GLsizeiptr)bytes);
+			if (!(u->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)))
+				glFinish(); /* no fence to wait for later */
+			*copy_ms += bloom_now_ms() - t0;
+			return 0;
+		} /* no mapped buffer that large: the driver copies it, as without buffer_storage */
+	}
 	const float *rgba = to_rgba(b, in->img);
 	if (!rgba) {
 		snprintf(err, BLOOM_ERR_LEN, "out of memory");
