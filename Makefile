@@ -209,11 +209,12 @@ bench-frames: deps-docs
 # (bench/plot_sizes.py); docs/clients-h200.png and clients-h200x2.png: throughput and latency
 # against clients, one GPU at 1080p and 2160p and the two-GPU layouts (bench/plot_clients.py)
 plots: deps-docs
-	/usr/bin/python3 bench/plot_sizes.py docs/sizes-h200.png bench/results/h200/2026-11-23T1735-bloom.jsonl \
-		bench/results/h200/bench-big.jsonl bench/results/h200/bench-big-512M.jsonl
+	/usr/bin/python3 bench/plot_sizes.py docs/sizes-h200.png bench/results/h200/2026-11-27T0044-bloom.jsonl \
+		bench/results/h200/2026-11-27T0027-big.jsonl bench/results/h200/2026-11-27T0027-big-512M.jsonl
 	/usr/bin/python3 bench/plot_clients.py docs/clients-h200.png \
-		"JPEG bloom on one H200, 16 cores (the defaults of 95cc51c with --gpu-depth 3)" \
-		bench/results/h200/2026-11-23T2318-e2e-clients.jsonl bench/results/h200/2026-11-23T2319-e2e-2160p.jsonl
+		"JPEG bloom on one H200, 16 cores (the defaults of bcd2d05)" \
+		bench/results/h200/2026-11-27T0023-e2e-1080p.jsonl bench/results/h200/2026-11-27T0027-e2e-1080p-r2.jsonl \
+		bench/results/h200/2026-11-27T0023-e2e-2160p.jsonl
 	/usr/bin/python3 bench/plot_clients.py docs/clients-h200x2.png \
 		"1080p JPEG bloom on two H200s, 32 cores: one GPU, one daemon with both, one daemon per GPU (two runs)" \
 		bench/results/h200x2/2026-11-23T1951-two-gpus-*.jsonl bench/results/h200x2/2026-11-23T1954-two-gpus-*.jsonl

@@ -1,8 +1,9 @@
 """Throughput and latency against the number of clients, from bench/e2e.sh's and
 bench/two_gpus.sh's result lines (suite e2e, ids e2e.jpeg.SIZE.cN): one line per (variant, size),
 requests a second on the left, p50 and p99 on the right; with several runs of a point, each run is
-drawn as a dot and the line goes through their median. The host's planes codec ceiling at each
-size (the codec.jpeg.SIZE lines of the same files) is drawn as a dashed level. Writes a PNG.
+drawn as a dot and the line goes through their median. The host's codec ceiling at each size (the
+codec.jpeg.SIZE lines of the same files: all cores at once on the path the defaults run, frames
+in as coefficients; the planes path's in older lines) is drawn as a dashed level. Writes a PNG.
 
 usage: python3 bench/plot_clients.py OUT.png TITLE LINES.jsonl...
 (`make plots` draws docs/clients-h200.png and docs/clients-h200x2.png from bench/results/)"""
@@ -27,8 +28,14 @@ def read(paths):
         if d.get("suite") != "e2e":
             continue
         m = d.get("metrics", {})
-        if d.get("id", "").startswith("codec.jpeg.") and "planes_fps" in m:
-            ceilings.setdefault(d["id"][len("codec.jpeg."):], []).append(m["planes_fps"])
+        if d.get("id", "").startswith("codec.jpeg."):
+            # the ceiling of the path the defaults run: the frames in as coefficients, all
+            # cores at once, where the line has it (since 2026-11-26); else the planes path's
+            for key, name in (("idct_parallel_fps", "codec ceiling (all cores, coefficients in)"),
+                              ("planes_fps", "planes codec ceiling")):
+                if key in m:
+                    ceilings.setdefault(d["id"][len("codec.jpeg."):], []).append((m[key], name))
+                    break
             continue
         g = ID.match(d.get("id", ""))
         if not g or "rps" not in m:
@@ -63,11 +70,12 @@ def main():
             if len(v) == len(cs):
                 lat.plot(cs, v, style, marker=".", color=line.get_color(),
                          label="%s p%s" % (label, "50" if i == 1 else "99"))
-    for size, c in sorted(ceilings.items()):
+    for size, cn in sorted(ceilings.items()):
         if size in colour:
+            c, name = [v for v, _ in cn], cn[-1][1]
             span = "%.0f" % c[0] if min(c) == max(c) else "%.0f-%.0f" % (min(c), max(c))
             ax.axhline(statistics.median(c), ls="--", color=colour[size], alpha=0.6,
-                       label="%s planes codec ceiling (%s/s)" % (size, span))
+                       label="%s %s (%s/s)" % (size, name, span))
     for a in (ax, lat):
         a.set_xscale("log", base=2)
         a.set_xlabel("clients")
