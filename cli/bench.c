@@ -48,7 +48,9 @@ static const struct opt_def own_table[] = {
 	{"warmup", OPT_INT, 0, 1000, "5", NULL, "untimed runs first", NULL,
 	 offsetof(struct bench_cli, warmup)},
 	{"warm-seconds", OPT_DOUBLE, 0, 600, "3", NULL,
-	 "keep the GPU busy this long before measuring, so its clocks have ramped up", NULL,
+	 "keep the GPU busy this long before measuring, so its clocks have ramped up; and each bloom "
+	 "workload's stages run back to back untimed as long (at most 1 s) before the timed ones",
+	 NULL,
 	 offsetof(struct bench_cli, warm_seconds)},
 	{"repeat", OPT_INT, 1, 100, "1", NULL,
 	 "run the whole list this many times in turn (A/B comparisons: clock drift spreads evenly); "
@@ -186,7 +188,9 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 {
 	const struct cachedir_paths *p = &r->g->paths;
 	int k = snprintf(buf, len, "%s%s", wl->variant,
-	                 p->named_wisdom ? "+wisdom" : p->no_wisdom || bench_builtin(r->c) ? "+builtin" : "");
+	                 bench_builtin(r->c) || p->no_wisdom ? "+builtin"
+	                 : p->named_wisdom                    ? "+wisdom"
+	                                                      : "");
 	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->probe)
 		k += snprintf(buf + k, len - (size_t)k, "+probe%d", r->c->probe);
 	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->fft_threads)

@@ -102,12 +102,13 @@ static json_t *gpus_json(const struct jobs_status *st)
 		json_object_set_new(o, "fft_shapes_measured_idle", json_integer((json_int_t)g->fft_measured));
 		json_object_set_new(o, "reset_notification", json_boolean(g->reset_notification));
 		json_object_set_new(o, "uploads", json_pack(
-			"{s:I,s:I,s:I,s:i,s:I,s:I}",
+			"{s:I,s:I,s:I,s:i,s:I,s:I,s:I}",
 			"lent", (json_int_t)g->caches.uploads_lent,
 			"copied", (json_int_t)g->caches.uploads_copied,
 			"taken", (json_int_t)g->uploads_taken, "out", g->uploads_out,
 			"buffers", (json_int_t)g->caches.upload_buffers,
-			"bytes", (json_int_t)g->caches.upload_bytes));
+			"bytes", (json_int_t)g->caches.upload_bytes,
+			"staging_bytes", (json_int_t)g->caches.staging_bytes));
 		json_object_set_new(o, "in_flight", json_integer(g->in_flight));
 		json_object_set_new(o, "frames_overlapped", json_integer((json_int_t)g->overlapped));
 		json_object_set_new(o, "rebuilding", json_boolean(g->rebuilding));

@@ -110,6 +110,7 @@ void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st)
 	st->plans_wanted = (size_t)bloom_plans_wanted(b, 0);
 	st->plans_urgent = (size_t)bloom_plans_wanted(b, 1);
 	st->upload_buffers = st->upload_bytes = 0;
+	st->staging_bytes = b->fin.bytes;
 	for (int i = 0; b->lend && i < BLOOM_UPLOAD_SLOTS; i++) {
 		size_t have = atomic_load_explicit(&b->lend[i].bytes, memory_order_relaxed);
 		st->upload_buffers += have > 0;
@@ -215,10 +216,11 @@ static void result_drop(struct bloom_result *res)
 
 /* One pass of the frame at a padded size pw x ph that holds it and the kernel's reach: the
  * plan, the kernel's spectrum from the cache or its pixels, the upload, the GPU stages, the
- * read-back. ki stays the caller's. */
+ * read-back. own: pw x ph is the frame's (or its tiles') own size, not a plan it borrows; such
+ * a use keeps the plan in use (BLOOM_PLAN_IN_USE_MS). ki stays the caller's. */
 static int frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin, int w, int h,
                       int in_ch, struct kinfo *ki, const struct bloom_params *p, int pw, int ph,
-                      unsigned flags, struct bloom_result *res, struct bloom_stats *st,
+                      int own, unsigned flags, struct bloom_result *res, struct bloom_stats *st,
                       char err[BLOOM_ERR_LEN])
 {
 	double t_start = bloom_now_ms();
@@ -228,6 +230,8 @@ static int frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin
 	struct gpu_timer *tm = flags & BLOOM_TIME_STAGES ? b->timer : NULL;
 	int ch = 0;
 	int rc = bloom_plan_get(b, pw, ph, p, &q, err);
+	if (!rc && own)
+		q->used_ms = bloom_ctx_now_ms(b);
 	if (!rc && !(ke = bloom_kcache_find(b, q, ki, p)) && !ki->rgbl)
 		rc = bloom_kernel_pixels(ki, p, err);
 	st->setup_ms += bloom_now_ms() - t_start;
@@ -426,7 +430,7 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		memset(&r, 0, sizeof r);
 		struct bloom_stats ts;
 		memset(&ts, 0, sizeof ts);
-		rc = frame_once(b, op, &sf, in.w, in.h, img->channels, ki, p, pw, ph,
+		rc = frame_once(b, op, &sf, in.w, in.h, img->channels, ki, p, pw, ph, !bw,
 		                flags & ~BLOOM_DEFER, &r, &ts, err);
 		if (!rc && !out.pixels && image_alloc(&out, w, h, r.channels))
 			rc = BLOOM_E_NOMEM;
@@ -494,7 +498,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 			               st, &used, err);
 		} else {
 			rc = frame_once(b, op, fin, w, h, in_ch, &ki, p, bw.pw ? bw.pw : pw,
-			                bw.pw ? bw.ph : ph, flags, res, st, err);
+			                bw.pw ? bw.ph : ph, !bw.pw, flags, res, st, err);
 			st->tiles_x = st->tiles_y = 1;
 		}
 		if (rc == BLOOM_E_TOO_LARGE && short_of_memory) {

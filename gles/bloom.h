@@ -56,9 +56,9 @@ struct bloom_ctx_opts {
 	size_t kernel_cache_bytes; /* LRU bound on cached kernel spectra; 0: 512 MiB */
 	int max_plans;             /* padded sizes kept with their buffers; 0: 8 */
 	struct fft_wisdom *wisdom; /* measured FFT shapes (gles/wisdom.h), or NULL; not owned */
-	int no_persistent_map;     /* 1: planes through buffer updates and map/unmap per frame even
-	                              where GL_EXT_buffer_storage offers buffers mapped once (the
-	                              path of drivers without it) */
+	int no_persistent_map;     /* 1: planes, and float frames in, through buffer updates and
+	                              map/unmap per frame even where GL_EXT_buffer_storage offers
+	                              buffers mapped once (the path of drivers without it) */
 	int rehearse;              /* bloom_build_wanted runs an unrun plan's stages once: 0 on a
 	                              GPU, not on a software renderer; 1 always; -1 never */
 	size_t scan_scratch_max;   /* GPU memory a JPEG scan's coding may take at most (0: what
@@ -127,12 +127,13 @@ enum bloom_fused { BLOOM_FUSED_AUTO, BLOOM_FUSED_TRANSPOSED, BLOOM_FUSED_IN_PLAC
 #define BLOOM_BORROW_WHOLE_COST 1.5
 /* Padded sizes waiting for bloom_build_wanted at most (the oldest wish goes past it). */
 #define BLOOM_WANTS 8
-/* A plan a frame ran on (its own or borrowed) within this many milliseconds is in use: under
- * load (BLOOM_WANT_URGENT, BLOOM_WANT_LOAD) no wish is built that would evict it, since its
- * frames would borrow again and wish it back, evicting another (more sizes in rotation than
- * opts.max_plans holds would rebuild plans without end). The least recently used plan is then
- * one of opts.max_plans all used within the window, so the sizes in rotation outnumber the
- * cache. 10 s covers a rotation of max_plans + 1 sizes (9 by default) at the slowest rate the
+/* A plan a frame of its own size ran on (not one that borrowed it) within this many
+ * milliseconds, or built within them, is in use: under load (BLOOM_WANT_URGENT,
+ * BLOOM_WANT_LOAD) no wish is built that would evict it, since its frames would borrow again and
+ * wish it back, evicting another (more sizes in rotation than opts.max_plans holds would rebuild
+ * plans without end). The least recently used plan is then one of opts.max_plans all in use, so
+ * the sizes in rotation outnumber the cache; a plan only borrowed is not in use, so a wish may
+ * evict the plan its own frames borrow. 10 s covers a rotation of max_plans + 1 sizes (9 by default) at the slowest rate the
  * daemon counts as a load (a frame each 0.5 s: 4.5 s a turn) twice over; and it bounds the
  * wait of a new load's sizes once the old ones stop coming to a third of the 30 s that cheap
  * wishes wait for under load (--plan-load-wait), their frames borrowing meanwhile. */
@@ -205,6 +206,8 @@ struct bloom_cache_stats {
 	                                      (bloom_upload_take), which the GPU read from there */
 	unsigned long long uploads_copied; /* planes frames copied into an upload buffer */
 	size_t upload_buffers, upload_bytes; /* upload buffers made to lend, their mapped bytes */
+	size_t staging_bytes;              /* the float frames' mapped staging buffer (host memory
+	                                      kept at the largest frame staged, to 256 MiB) */
 };
 
 struct bloom_ctx;

@@ -48,9 +48,11 @@
 #define BLOOM_PAR_PIXELS (256u << 10)         /* a float frame's pixels a thread converts or
                                                  scans at least (4 MiB of RGBA: par_for) */
 #define BLOOM_FLOAT_MAPPED_MAX (256u << 20)   /* the largest float frame (RGBA bytes) staged in
-                                                 the mapped bloom_ctx.fin: past it, host memory
-                                                 held for one frame's upload outweighs its
-                                                 copy's speed, and the driver copies it */
+                                                 the mapped bloom_ctx.fin, which keeps the size
+                                                 of the largest it staged (pinned host memory,
+                                                 cache stats' staging_bytes) until the context
+                                                 goes or GPU memory runs out; larger frames go
+                                                 through the driver's copy */
 #define BLOOM_WANT_STEPS 64             /* idle steps (a program each) a wanted plan takes
                                            before it is built whole in one */
 #define BLOOM_UPLOADS 4                 /* JPEG planes' upload buffers, used in turn: frames
@@ -145,9 +147,9 @@ struct plan {
 	GLuint staging;  /* the same size, mapped for reading: the copy of out the CPU reads, so
 	                    that the driver never moves `out` itself to host memory */
 	unsigned long long last_use;
-	double used_ms;                  /* bloom_ctx_now_ms when a frame last got it (its own or
-	                                    borrowed), or when it was built (its frames come
-	                                    next): BLOOM_PLAN_IN_USE_MS */
+	double used_ms;                  /* bloom_ctx_now_ms when a frame of its own size last ran
+	                                    on it, or when it was built (its frames come next):
+	                                    BLOOM_PLAN_IN_USE_MS */
 	int provisional;                 /* an axis runs the built-in rule while its shape waits to
 	                                    be measured (fft_axis_provisional) */
 	int refresh_steps;               /* idle steps spent compiling its measured successor's
@@ -207,7 +209,9 @@ struct bloom_ctx {
 	int yin_next;             /* the upload buffer the next frame's planes go to */
 	struct upload fin;        /* float frames in, widened to RGBA by several threads where it
 	                             is mapped (buffer_storage) and they are at most
-	                             BLOOM_FLOAT_MAPPED_MAX bytes; copied by the GPU from there */
+	                             BLOOM_FLOAT_MAPPED_MAX bytes; copied by the GPU from there.
+	                             One: a frame's upload waits for the copy of the frame before
+	                             it (issued after that one's predecessor's stages) */
 	GLuint yout, ystage;      /* JPEG planes out, and their mapped copy; grown as needed */
 	GLuint yin_dev;           /* JPEG planes in, copied from a mapped buffer by the GPU */
 	size_t yin_dev_bytes;
@@ -308,8 +312,11 @@ int bloom_padded_size(int n);
  * image, result and read-back buffers, a colour kernel's spectrum; with half, the transposed
  * copy float16 fused columns run on. */
 size_t bloom_plan_bytes(int pw, int ph, int half);
-/* Destroys every plan and kernel spectrum: what GPU memory the context can give back. */
+/* Destroys every plan and kernel spectrum, and frees the float staging buffer: what GPU and
+ * mapped memory the context can give back. */
 void bloom_release_all(struct bloom_ctx *b);
+/* Frees the float frames' staging buffer (bloom_ctx.fin); the next float frame makes it anew. */
+void bloom_staging_free(struct bloom_ctx *b);
 /* The plan for a padded size, technique and storage, from the cache or built (compiling and
  * allocating; the least recently used plan goes past opts.max_plans). */
 int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_params *p,

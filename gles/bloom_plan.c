@@ -106,6 +106,7 @@ void bloom_release_all(struct bloom_ctx *b)
 	while (!bloom_release_plan(b)) {
 	}
 	bloom_kcache_free(b);
+	bloom_staging_free(b);
 }
 
 void bloom_plan_destroy(struct plan *q)
@@ -383,7 +384,6 @@ int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_param
 	struct plan *q = bloom_find_plan(b, pw, ph, p->technique, p->precision == BLOOM_FP16);
 	if (q) {
 		q->last_use = b->tick;
-		q->used_ms = bloom_ctx_now_ms(b);
 		b->st.plan_hits++;
 		*out = q;
 		return 0;

@@ -41,10 +41,7 @@ void bloom_transfer_free(struct bloom_ctx *b)
 		if (b->yin[i].buf)
 			glDeleteBuffers(1, &b->yin[i].buf);
 	}
-	if (b->fin.fence)
-		glDeleteSync(b->fin.fence);
-	if (b->fin.buf)
-		glDeleteBuffers(1, &b->fin.buf);
+	bloom_staging_free(b);
 	/* lent result buffers: a codec thread may still be reading one; wait for them to come back
 	 * (wait_ms for all of them), and leave one that does not mapped rather than pull the memory
 	 * from under its reader */
@@ -61,6 +58,15 @@ void bloom_transfer_free(struct bloom_ctx *b)
 	}
 	bloom_uploads_free(b, wait_ms, waited);
 	free(b->host);
+}
+
+void bloom_staging_free(struct bloom_ctx *b)
+{
+	if (b->fin.fence)
+		glDeleteSync(b->fin.fence); /* a copy in flight still completes: GL defers deletion */
+	if (b->fin.buf)
+		glDeleteBuffers(1, &b->fin.buf);
+	memset(&b->fin, 0, sizeof b->fin);
 }
 
 int bloom_grow_buffer(GLuint *buf, size_t *have, size_t bytes, GLenum usage)
@@ -208,6 +214,10 @@ static void widen_pixels(void *ctx, size_t i0, size_t i1)
 static void narrow_pixels(void *ctx, size_t i0, size_t i1)
 {
 	const struct widen *c = ctx;
+	if (c->ch == 4) {
+		memcpy(c->dst + i0 * 4, c->src + i0 * 4, (i1 - i0) * 16);
+		return;
+	}
 	for (size_t i = i0; i < i1; i++) {
 		const float *s = c->src + i * 4;
 		float *o = c->dst + i * c->ch;
@@ -392,6 +402,8 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
 	double t0 = bloom_now_ms();
 	size_t bytes = (size_t)w * h * 16;
 	struct upload *u = &b->fin;
+	/* on a software renderer too, though its GPU copy is one more CPU copy (a few ms against
+	 * seconds of compute): the tests run this path there */
 	if (b->buffer_storage && bytes <= BLOOM_FLOAT_MAPPED_MAX) {
 		/* the frame before may still be copying out of it (its commands were issued one
 		 * frame ago, so this rarely waits) */

@@ -3,6 +3,7 @@
 #include "protocol/parallel.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 struct piece {
@@ -21,6 +22,9 @@ static void *run_piece(void *arg)
 int par_threads(size_t n, size_t min_items)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set; /* the cores this process may run on, where it is confined to some */
+	if (!sched_getaffinity(0, sizeof set, &set) && CPU_COUNT(&set) > 0)
+		cores = CPU_COUNT(&set);
 	size_t t = min_items ? n / min_items : n;
 	if (cores > 0 && t > (size_t)cores)
 		t = (size_t)cores;

@@ -6,9 +6,10 @@
 
 #include <stddef.h>
 
-/* Threads a call uses at most (the calling one among them), and fewer where the host has fewer
- * cores: one frame's copies take at most half of a 16-core host whose other cores decode and
- * encode other requests. */
+/* Threads a call uses at most (the calling one among them), and fewer where the process may run
+ * on fewer cores (its CPU affinity; a cgroup's quota is not seen): one frame's copies take at
+ * most half of a 16-core host whose other cores decode and encode other requests. The bound is
+ * per call: calls on several threads at once (one GPU thread each) start their own. */
 #define PAR_MAX_THREADS 8
 
 /* A range [begin, end) of items; ctx as given to par_for. Must not fail. */

@@ -53,6 +53,10 @@ echo $? >"$tmp/ab3_rc"
 "$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --runs 3 \
 	--ab "--fft-wisdom $tmp/other-wisdom" >/dev/null 2>&1
 echo $? >"$tmp/ab_wisdom_rc"
+"$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --runs 3 --warmup 1 \
+	--warm-seconds 0 --fft-wisdom "$tmp/named-wisdom" --ab "--fft-wisdom builtin" \
+	>"$tmp/ab4_lines" 2>/dev/null
+echo $? >"$tmp/ab4_rc"
 # the jpeg suite with the frame in as its coefficients
 "$BUILD/fftbloom" bench --suite jpeg --quick --only jpeg.270p.k49.444 --variant scan --runs 3 \
 	--warmup 1 --warm-seconds 0 --jpeg-in coefs >"$tmp/coefs_lines" 2>/dev/null
@@ -205,6 +209,10 @@ ok('--ab "--fft-wisdom builtin": the second line +builtin, its wisdom the built-
    and ab3[0]['detail'].get('wisdom') != 'built-in rules',
    read('ab3_lines')[-400:].replace('\n', ' | '))
 ok('--ab with another wisdom file is a usage error (exit 2)', int(read('ab_wisdom_rc')) == 2)
+ab4 = [json.loads(l) for l in read('ab4_lines').splitlines() if l.strip()]
+ok('--fft-wisdom FILE --ab "--fft-wisdom builtin": lines +wisdom and +builtin',
+   int(read('ab4_rc')) == 0 and [d['variant'] for d in ab4] == ['default+wisdom', 'default+builtin'],
+   str([d.get('variant') for d in ab4]))
 crc, cout = check(os.path.join(tmp, 'ab_lines'))
 ok('check_lines.py accepts the --ab lines', crc == 0, cout.replace('\n', ' | '))
 ok('--ab with an unknown option is a usage error (exit 2)', int(read('ab_bad_rc')) == 2)

@@ -186,6 +186,9 @@ def test_borrowed_plans(extra=()):
                 "back (room in --max-plans)",
                 c.get("plans_borrowed") == 2 and c.get("plans_built_idle") == 2
                 and c.get("plans_wanted") == 0 and c.get("plans_held_back") == 0, c)
+        H.check("/v1/info uploads.staging_bytes: the float frames came in through the mapped "
+                "buffer, kept at the largest frame staged (the 120x160 warm-up's RGBA at least)",
+                g.get("uploads", {}).get("staging_bytes", 0) >= 120 * 160 * 16, g.get("uploads"))
         H.check("/metrics: fftbloom_plans_borrowed_total, fftbloom_plans_built_idle_total and "
                 "fftbloom_plans_held_back_total",
                 d.metric("fftbloom_plans_borrowed_total") == 2

@@ -1486,6 +1486,9 @@ static void test_tiles_reference(void **state)
 	 * pasted so) */
 	g_use = NULL;
 	check_convolve(1100, 520, 3, 3, 2, 3, 0, "", 1, 1, 0);
+	struct bloom_cache_stats cs;
+	bloom_ctx_stats(g_b, &cs); /* staged through the mapped buffer, which stays that large */
+	assert_true(cs.staging_bytes >= (size_t)1100 * 520 * 16);
 	g_use = tiling_ctx(PAR_TILED_BYTES);
 	check_convolve(1500, 720, 4, 3, 2, 3, 0, "", 1, 1, 0);
 	bloom_ctx_destroy(g_use);
@@ -1808,6 +1811,48 @@ static int frame_then_steps(struct bloom_ctx *b, const struct image *in, const s
 	return steps;
 }
 
+/* The borrowing-under-load tests' context: max_plans plans on a clock the test steps (now), a
+ * 9x7 kernel, and frames padded about 64x48, 96x64 and 128x96 (in[0..2]), each twice the area of
+ * the one before: the smallest borrows the middle one's plan whole (2x its area), the middle one
+ * the largest's, the largest the middle one's in tiles. The plans of sizes warm_from..1 are
+ * built. */
+static const int thrash_sizes[3][2] = {{56, 42}, {88, 58}, {120, 90}};
+
+struct thrash {
+	struct program_cache *pc;
+	struct bloom_ctx *b;
+	struct image k, in[3];
+	struct bloom_params p;
+	double now;
+};
+
+static void thrash_setup(struct thrash *t, int max_plans, int warm_from)
+{
+	char err[BLOOM_ERR_LEN];
+	assert_int_equal(program_cache_create("", NULL, &t->pc), 0);
+	t->now = 1e6;
+	struct bloom_ctx_opts o = {.borrow_plans = 1, .max_plans = max_plans,
+	                           .clock_ms = test_clock_ms, .clock_arg = &t->now};
+	assert_int_equal(bloom_ctx_create(t->pc, egl_ctx_info(tu_gl_context()), &o, NULL, &t->b, err),
+	                 0);
+	t->k = rand_image(9, 7, 3, 0, 1);
+	tu_params(&t->p, BLOOM_OP_CONVOLVE);
+	for (int s = 0; s < 3; s++)
+		t->in[s] = rand_image(thrash_sizes[s][0], thrash_sizes[s][1], 4, 0, 3);
+	for (int s = warm_from; s < 2; s++)
+		assert_int_equal(bloom_warm(t->b, thrash_sizes[s][0], thrash_sizes[s][1], t->k.width,
+		                            t->k.height, &t->p, err), 0);
+}
+
+static void thrash_teardown(struct thrash *t)
+{
+	for (int s = 0; s < 3; s++)
+		image_free(&t->in[s]);
+	image_free(&t->k);
+	bloom_ctx_destroy(t->b);
+	program_cache_destroy(t->pc);
+}
+
 /* More sizes in rotation under load than opts.max_plans holds, each borrowing urgently (in
  * tiles, or a plan twice its area) while its own plan is missing: building a wish would evict a
  * plan a frame ran on within BLOOM_PLAN_IN_USE_MS, whose next frame would borrow and wish it
@@ -1818,26 +1863,12 @@ static int frame_then_steps(struct bloom_ctx *b, const struct image *in, const s
 static void test_borrow_thrash(void **state)
 {
 	(void)state;
-	struct program_cache *pc;
-	assert_int_equal(program_cache_create("", NULL, &pc), 0);
-	double now = 1e6;
-	struct bloom_ctx_opts o = {.borrow_plans = 1, .max_plans = 2, .clock_ms = test_clock_ms,
-	                           .clock_arg = &now};
-	struct bloom_ctx *b;
-	char err[BLOOM_ERR_LEN];
-	assert_int_equal(bloom_ctx_create(pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err), 0);
-	struct image k = rand_image(9, 7, 3, 0, 1);
-	struct bloom_params p;
-	tu_params(&p, BLOOM_OP_CONVOLVE);
-	/* padded about 64x48, 96x64 and 128x96, each twice the area of the one before: the
-	 * smallest borrows the middle one's plan whole (2x its area), the middle one the largest's,
-	 * the largest the middle one's in tiles */
-	static const int sizes[3][2] = {{56, 42}, {88, 58}, {120, 90}};
-	struct image in[3];
-	for (int s = 0; s < 3; s++)
-		in[s] = rand_image(sizes[s][0], sizes[s][1], 4, 0, 3);
-	for (int s = 0; s < 2; s++)
-		assert_int_equal(bloom_warm(b, sizes[s][0], sizes[s][1], k.width, k.height, &p, err), 0);
+	struct thrash t;
+	thrash_setup(&t, 2, 0);
+	struct bloom_ctx *b = t.b;
+	struct image k = t.k, *in = t.in;
+	struct bloom_params p = t.p;
+	const int (*sizes)[2] = thrash_sizes;
 	struct bloom_cache_stats cs, c0;
 	bloom_ctx_stats(b, &c0);
 	assert_int_equal(c0.plan_entries, 2);
@@ -1849,7 +1880,7 @@ static void test_borrow_thrash(void **state)
 	for (int round = 0; round < 6; round++) {
 		int mode = modes[round / 3];
 		for (int s = 0; s < 3; s++) {
-			now += 100;
+			t.now += 100;
 			steps_after[round][s] = frame_then_steps(b, &in[s], &k, &p, mode, &st);
 			borrowed[round][s] = st.borrowed;
 			tiled[round][s] = st.tiles_x * st.tiles_y > 1;
@@ -1893,46 +1924,42 @@ static void test_borrow_thrash(void **state)
 	assert_int_equal(cs.plans_built_idle, 1);
 	assert_int_equal(cs.plans_wanted, 0);
 	assert_int_equal(cs.plan_entries, 2);
-	now += 100;
+	t.now += 100;
 	frame_then_steps(b, &in[2], &k, &p, BLOOM_WANT_URGENT, &st);
 	assert_int_equal(st.borrowed, 0);
 
-	/* the smallest size now borrows the middle one's plan (whole, twice its area): its wish
+	/* the smallest size t.now borrows the middle one's plan (whole, twice its area): its wish
 	 * would evict the largest's plan, used 100 ms before, so it waits; once that plan has gone
 	 * unused for BLOOM_PLAN_IN_USE_MS, a step under load builds it */
-	double largest_used = now;
+	double largest_used = t.now;
 	int built_at = -1;
 	for (int i = 0; i < 12 && built_at < 0; i++) {
-		now += 1000;
+		t.now += 1000;
 		steps = frame_then_steps(b, &in[0], &k, &p, BLOOM_WANT_URGENT, &st);
 		bloom_ctx_stats(b, &cs);
 		print_message("  +%.0f s: %dx%d borrowed %d (padded %dx%d, own %dx%d), %d steps after; "
-		              "built %llu, held back %llu\n", (now - largest_used) / 1e3, sizes[0][0],
+		              "built %llu, held back %llu\n", (t.now - largest_used) / 1e3, sizes[0][0],
 		              sizes[0][1], st.borrowed, st.padded_w, st.padded_h, st.own_w, st.own_h,
 		              steps, cs.plans_built_idle, cs.plans_held_back);
 		assert_int_equal(st.borrowed, 1);
 		assert_int_equal(st.tiles_x * st.tiles_y, 1);
 		assert_true((double)st.padded_w * st.padded_h > BLOOM_BORROW_WHOLE_COST * st.own_w *
 		                                                  st.own_h);
-		int aged = now - largest_used >= BLOOM_PLAN_IN_USE_MS;
+		int aged = t.now - largest_used >= BLOOM_PLAN_IN_USE_MS;
 		assert_int_equal(cs.plans_built_idle, aged ? 2 : 1);
 		assert_int_equal(cs.plans_held_back, 2);
 		if (aged)
 			built_at = i;
 	}
 	assert_true(built_at >= 0);
-	now += 100;
+	t.now += 100;
 	frame_then_steps(b, &in[0], &k, &p, BLOOM_WANT_URGENT, &st);
 	assert_int_equal(st.borrowed, 0);
 	bloom_ctx_stats(b, &cs);
 	assert_int_equal(cs.plans_held_back, 2);
 	assert_int_equal(cs.plans_wanted, 0);
 
-	for (int s = 0; s < 3; s++)
-		image_free(&in[s]);
-	image_free(&k);
-	bloom_ctx_destroy(b);
-	program_cache_destroy(pc);
+	thrash_teardown(&t);
 }
 
 /* A wish built under load stays queued for its kernel's spectrum (idle time): when its plan is
@@ -1942,41 +1969,29 @@ static void test_borrow_thrash(void **state)
 static void test_borrow_stale_wish(void **state)
 {
 	(void)state;
-	struct program_cache *pc;
-	assert_int_equal(program_cache_create("", NULL, &pc), 0);
-	double now = 1e6;
-	struct bloom_ctx_opts o = {.borrow_plans = 1, .max_plans = 2, .clock_ms = test_clock_ms,
-	                           .clock_arg = &now};
-	struct bloom_ctx *b;
-	char err[BLOOM_ERR_LEN];
-	assert_int_equal(bloom_ctx_create(pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err), 0);
-	struct image k = rand_image(9, 7, 3, 0, 1);
-	struct bloom_params p;
-	tu_params(&p, BLOOM_OP_CONVOLVE);
-	static const int sizes[3][2] = {{56, 42}, {88, 58}, {120, 90}}; /* as test_borrow_thrash */
-	struct image in[3];
-	for (int s = 0; s < 3; s++)
-		in[s] = rand_image(sizes[s][0], sizes[s][1], 4, 0, 3);
-	for (int s = 0; s < 2; s++)
-		assert_int_equal(bloom_warm(b, sizes[s][0], sizes[s][1], k.width, k.height, &p, err), 0);
+	struct thrash t;
+	thrash_setup(&t, 2, 0);
+	struct bloom_ctx *b = t.b;
+	struct image k = t.k, *in = t.in;
+	struct bloom_params p = t.p;
 	struct bloom_stats st;
 	struct bloom_cache_stats cs;
 	/* the largest size borrows in tiles; 11 s on, a step under load builds its plan, evicting
 	 * the smallest's; its wish stays for its kernel's spectrum */
-	now += 100;
+	t.now += 100;
 	frame_then_steps(b, &in[2], &k, &p, BLOOM_WANT_URGENT, &st);
 	assert_int_equal(st.borrowed, 1);
-	now += BLOOM_PLAN_IN_USE_MS + 1000;
+	t.now += BLOOM_PLAN_IN_USE_MS + 1000;
 	frame_then_steps(b, &in[1], &k, &p, BLOOM_WANT_URGENT, &st);
 	bloom_ctx_stats(b, &cs);
 	assert_int_equal(cs.plans_built_idle, 1);
 	/* the smallest size borrows (the middle plan, whole, twice its area) for 11 s of load on
 	 * the middle size: its plan is built, evicting the largest's, unused since it was built */
-	now += 100;
+	t.now += 100;
 	frame_then_steps(b, &in[0], &k, &p, BLOOM_WANT_URGENT, &st);
 	assert_int_equal(st.borrowed, 1);
 	for (int i = 0; i < 11; i++) {
-		now += 1000;
+		t.now += 1000;
 		frame_then_steps(b, &in[1], &k, &p, BLOOM_WANT_URGENT, &st);
 	}
 	bloom_ctx_stats(b, &cs);
@@ -1989,7 +2004,7 @@ static void test_borrow_stale_wish(void **state)
 	assert_int_equal(cs.plans_held_back, 2); /* both wishes, while the plan to go was in use */
 	size_t urgent = cs.plans_urgent;
 	/* under load, with every cached plan aged out: nothing built for a size gone */
-	now += BLOOM_PLAN_IN_USE_MS + 1000;
+	t.now += BLOOM_PLAN_IN_USE_MS + 1000;
 	int steps = frame_then_steps(b, &in[1], &k, &p, BLOOM_WANT_URGENT, &st);
 	steps += frame_then_steps(b, &in[1], &k, &p, BLOOM_WANT_LOAD, &st);
 	bloom_ctx_stats(b, &cs);
@@ -2000,7 +2015,7 @@ static void test_borrow_stale_wish(void **state)
 	assert_int_equal(cs.plans_held_back, 2);
 	assert_int_equal(urgent, 0);
 	/* a frame of it again: urgent again, and built (the smallest size's plan has aged out) */
-	now += 100;
+	t.now += 100;
 	steps = frame_then_steps(b, &in[2], &k, &p, BLOOM_WANT_URGENT, &st);
 	assert_int_equal(st.borrowed, 1);
 	bloom_ctx_stats(b, &cs);
@@ -2008,15 +2023,45 @@ static void test_borrow_stale_wish(void **state)
 	              steps, cs.plans_built_idle, cs.plans_urgent);
 	assert_true(steps > 0);
 	assert_int_equal(cs.plans_built_idle, 3);
-	now += 100;
+	t.now += 100;
 	frame_then_steps(b, &in[2], &k, &p, BLOOM_WANT_URGENT, &st);
 	assert_int_equal(st.borrowed, 0);
 
-	for (int s = 0; s < 3; s++)
-		image_free(&in[s]);
-	image_free(&k);
-	bloom_ctx_destroy(b);
-	program_cache_destroy(pc);
+	thrash_teardown(&t);
+}
+
+/* A plan only borrowed is not in use: with room for one plan (the middle size's) and a load of
+ * the largest size alone, whose frames borrow that plan in tiles, the wish is held back while
+ * the plan counts as newly built (BLOOM_PLAN_IN_USE_MS) and is then built under load, evicting
+ * it; the size's next frame runs on its own plan. */
+static void test_borrow_orphan(void **state)
+{
+	(void)state;
+	struct thrash t;
+	thrash_setup(&t, 1, 1);
+	struct bloom_stats st;
+	struct bloom_cache_stats cs;
+	double start = t.now;
+	int built_at = -1;
+	for (int i = 0; i < 130 && built_at < 0; i++) { /* a frame every 100 ms for 13 s */
+		t.now += 100;
+		frame_then_steps(t.b, &t.in[2], &t.k, &t.p, BLOOM_WANT_URGENT, &st);
+		bloom_ctx_stats(t.b, &cs);
+		if (cs.plans_built_idle)
+			built_at = i;
+		else
+			assert_true(st.borrowed && st.tiles_x * st.tiles_y > 1);
+	}
+	print_message("  the largest size's plan built under load %.1f s after the middle one's\n",
+	              (t.now - start) / 1e3);
+	assert_true(built_at >= 0);
+	assert_true(t.now - start >= BLOOM_PLAN_IN_USE_MS);
+	assert_int_equal(cs.plans_held_back, 1);
+	assert_int_equal(cs.plan_entries, 1);
+	t.now += 100;
+	frame_then_steps(t.b, &t.in[2], &t.k, &t.p, BLOOM_WANT_URGENT, &st);
+	assert_int_equal(st.borrowed, 0);
+	thrash_teardown(&t);
 }
 
 /* Borrowed plans: after frames of one size, a smaller frame runs whole on that size's plan and a
@@ -2226,6 +2271,7 @@ int main(void)
 		cmocka_unit_test(test_borrow_urgent),
 		cmocka_unit_test(test_borrow_thrash),
 		cmocka_unit_test(test_borrow_stale_wish),
+		cmocka_unit_test(test_borrow_orphan),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,9 @@ static void test_every_item_once(void **state)
 {
 	(void)state;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set; /* par_for follows the process's CPU affinity */
+	if (!sched_getaffinity(0, sizeof set, &set) && CPU_COUNT(&set) > 0)
+		cores = CPU_COUNT(&set);
 	int want = cores < PAR_MAX_THREADS ? (int)cores : PAR_MAX_THREADS;
 	const size_t sizes[][2] = {{0, 1}, {1, 1}, {2, 1}, {7, 3}, {1000, 1}, {1000, 499},
 	                           {1000, 500}, {1000, 501}, {1 << 20, 1000}, {12345, 17}};
