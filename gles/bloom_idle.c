@@ -223,9 +223,9 @@ static int newest_unbuilt(const struct bloom_ctx *b, int urgent_only)
 	return -1;
 }
 
-/* Under load, whether wish w waits because building its plan would evict a plan a frame ran
- * on within BLOOM_PLAN_IN_USE_MS (see there). Counted in plans_held_back and logged once a
- * wish. */
+/* Under load, whether wish w waits because building its plan would evict (the least recently
+ * used plan, by any frame) a plan in use: one a frame of its own size ran on, or built, within
+ * BLOOM_PLAN_IN_USE_MS (see there). Counted in plans_held_back and logged once a wish. */
 static int held_back(struct bloom_ctx *b, struct want *w)
 {
 	int lru = b->nplans >= b->opts.max_plans ? bloom_plan_lru(b) : -1;
@@ -239,9 +239,9 @@ static int held_back(struct bloom_ctx *b, struct want *w)
 		w->held = 1;
 		b->st.plans_held_back++;
 		gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: the plan of %dx%d held back under load: "
-		          "it would evict the plan of %dx%d, used %.1f s ago (all %d plans used within "
-		          "%.0f s); built in idle time, or once that plan ages out", w->pw, w->ph, q->pw,
-		          q->ph, age / 1e3, b->nplans, BLOOM_PLAN_IN_USE_MS / 1e3);
+		          "it would evict the plan of %dx%d, in use %.1f s ago (the least recently used "
+		          "of %d, in use within %.0f s); built in idle time, or once that plan ages out",
+		          w->pw, w->ph, q->pw, q->ph, age / 1e3, b->nplans, BLOOM_PLAN_IN_USE_MS / 1e3);
 	}
 	return 1;
 }

@@ -405,8 +405,8 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
 	/* on a software renderer too, though its GPU copy is one more CPU copy (a few ms against
 	 * seconds of compute): the tests run this path there */
 	if (b->buffer_storage && bytes <= BLOOM_FLOAT_MAPPED_MAX) {
-		/* the frame before may still be copying out of it (its commands were issued one
-		 * frame ago, so this rarely waits) */
+		/* the frame before may still be copying out of it: its copy runs after the stages of
+		 * the frame before it, so with frames in flight (JPEG answers) this waits for those */
 		if (u->fence && !sync_wait(u->fence)) {
 			u->fence = 0;
 			snprintf(err, BLOOM_ERR_LEN, "upload: the GPU did not finish an earlier frame "
