@@ -300,7 +300,7 @@ static const struct {
 	 "Plans of padded sizes frames borrowed for, built in idle time.", built_idle_of},
 	{"fftbloom_plans_held_back_total", "counter",
 	 "Plans frames borrowed for urgently, left for later under load as building them would "
-	 "evict a plan used within 10 s (--max-plans).", held_back_of},
+	 "evict a plan that frames of its own size ran on within 10 s (--max-plans).", held_back_of},
 	{"fftbloom_planes_lent", "gauge",
 	 "JPEG answers' planes lent from the GPU thread's mapped buffers, not yet encoded.", lent_of},
 	{"fftbloom_planes_lent_total", "counter",

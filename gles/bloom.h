@@ -133,10 +133,11 @@ enum bloom_fused { BLOOM_FUSED_AUTO, BLOOM_FUSED_TRANSPOSED, BLOOM_FUSED_IN_PLAC
  * wish it back, evicting another (more sizes in rotation than opts.max_plans holds would rebuild
  * plans without end). The least recently used plan is then one of opts.max_plans all in use, so
  * the sizes in rotation outnumber the cache; a plan only borrowed is not in use, so a wish may
- * evict the plan its own frames borrow. 10 s covers a rotation of max_plans + 1 sizes (9 by default) at the slowest rate the
- * daemon counts as a load (a frame each 0.5 s: 4.5 s a turn) twice over; and it bounds the
- * wait of a new load's sizes once the old ones stop coming to a third of the 30 s that cheap
- * wishes wait for under load (--plan-load-wait), their frames borrowing meanwhile. */
+ * evict the plan its own frames borrow. 10 s covers a rotation of max_plans + 1 sizes (9 by
+ * default) at the slowest rate the daemon counts as a load (a frame each 0.5 s: 4.5 s a turn)
+ * twice over; and it bounds the wait of a new load's sizes once the old ones stop coming to a
+ * third of the 30 s that cheap wishes wait for under load (--plan-load-wait), their frames
+ * borrowing meanwhile. */
 #define BLOOM_PLAN_IN_USE_MS 10000.0
 
 /* Identifies a kernel for the spectrum cache: a digest of its pixels (bloom_kernel_digest). */
