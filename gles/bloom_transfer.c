@@ -178,6 +178,18 @@ static int sync_wait(GLsync f)
 	return w == GL_ALREADY_SIGNALED || w == GL_CONDITION_SATISFIED;
 }
 
+/* Waits until the commands of the frame that last read upload buffer u are complete, so that
+ * it may be written again. 0, or -1 with err naming what (after 60 s, as a hung GPU). */
+static int upload_free(struct upload *u, const char *what, char err[BLOOM_ERR_LEN])
+{
+	int ok = !u->fence || sync_wait(u->fence);
+	u->fence = 0;
+	if (!ok)
+		snprintf(err, BLOOM_ERR_LEN, "%s: the GPU did not finish an earlier frame within 60 s",
+		         what);
+	return ok ? 0 : -1;
+}
+
 /* Waits for every command issued so far to complete: 1 when they have, 0 after 60 s. */
 static int fence_wait(void)
 {
@@ -330,13 +342,8 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		b->yin_next = (b->yin_next + 1) % BLOOM_UPLOADS;
 		/* a frame still in flight may read it: its commands complete first (they were issued
 		 * BLOOM_UPLOADS frames ago, so this rarely waits) */
-		if (u->fence && !sync_wait(u->fence)) {
-			u->fence = 0;
-			snprintf(err, BLOOM_ERR_LEN, "planes upload: the GPU did not finish an earlier "
-			         "frame within 60 s");
+		if (upload_free(u, "planes upload", err))
 			return BLOOM_E_GPU;
-		}
-		u->fence = 0;
 		if (b->buffer_storage
 		    ? bloom_grow_mapped(b, &u->buf, &u->bytes, &u->map, used, GL_MAP_WRITE_BIT)
 		    : bloom_grow_buffer(&u->buf, &u->bytes, used, GL_STREAM_DRAW)) {
@@ -407,13 +414,8 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
 	if (b->buffer_storage && bytes <= BLOOM_FLOAT_MAPPED_MAX) {
 		/* the frame before may still be copying out of it: its copy runs after the stages of
 		 * the frame before it, so with frames in flight (JPEG answers) this waits for those */
-		if (u->fence && !sync_wait(u->fence)) {
-			u->fence = 0;
-			snprintf(err, BLOOM_ERR_LEN, "upload: the GPU did not finish an earlier frame "
-			         "within 60 s");
+		if (upload_free(u, "upload", err))
 			return BLOOM_E_GPU;
-		}
-		u->fence = 0;
 		if (!bloom_grow_mapped(b, &u->buf, &u->bytes, &u->map, bytes, GL_MAP_WRITE_BIT)) {
 			struct widen c = {in->img->pixels, (float *)(void *)u->map, in->img->channels};
 			par_for((size_t)w * h, BLOOM_PAR_PIXELS, widen_pixels, &c);
