@@ -24,50 +24,81 @@ static const char *skip_ws(const char *s)
 	return s;
 }
 
-/* Reads the value of parameter `key` from a "type; a=b; c="d"" list into out (cut to len-1).
- * Returns 1 if found, 0 if not, -1 when its value is malformed: a quote left open, or a NUL or
- * control byte in it. */
+static int ctl(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+/* Reads the value of parameter `key` (case-insensitive) from a "type; a=b; c="d"" list into out
+ * (cut to len-1), as RFC 2045/2183 lay it out: parameters separated by ';' outside quotes, each
+ * a token, '=' and a token or a quoted string with backslash escapes, so that a ';' or "name="
+ * inside a quoted value (filename="x;name=y") is never taken for a parameter. Returns 1 if found,
+ * 0 if not, -1 when the list is malformed: a quote left open, a parameter without '=', text
+ * after a value before the next ';', the key given twice, or a NUL or control byte in the key's
+ * value. */
 static int header_param(const char *s, const char *end, const char *key, char *out, size_t len)
 {
 	size_t kl = strlen(key);
-	const char *p = s;
-	while (p < end) {
-		const char *semi = memchr(p, ';', (size_t)(end - p));
-		if (!semi)
-			return 0;
-		p = semi + 1;
+	int found = 0;
+	/* the type ("form-data", "multipart/form-data") is a token: no quotes before the first ';' */
+	const char *p = memchr(s, ';', (size_t)(end - s));
+	while (p && p < end) {
+		p++; /* past the ';' */
 		while (p < end && (*p == ' ' || *p == '\t'))
 			p++;
-		if ((size_t)(end - p) > kl && !strncasecmp(p, key, kl) && p[kl] == '=') {
-			p += kl + 1;
-			size_t o = 0;
-			if (p < end && *p == '"') {
+		const char *name = p;
+		while (p < end && *p != '=' && *p != ';' && *p != ' ' && *p != '\t' && *p != '"')
+			p++;
+		size_t nl = (size_t)(p - name);
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p >= end || *p == ';') {
+			if (nl)
+				return -1; /* a parameter without a value */
+			continue; /* empty: ";;" or a ';' at the end */
+		}
+		if (*p != '=')
+			return -1;
+		p++;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		int match = nl == kl && !strncasecmp(name, key, kl);
+		if (match && found)
+			return -1; /* given twice: which one another parser takes is anyone's guess */
+		size_t o = 0;
+		if (p < end && *p == '"') {
+			p++;
+			while (p < end && *p != '"') {
+				if (*p == '\\' && p + 1 < end)
+					p++;
+				if (match && ctl((unsigned char)*p))
+					return -1;
+				if (match && o + 1 < len)
+					out[o++] = *p;
 				p++;
-				while (p < end && *p != '"') {
-					if (*p == '\\' && p + 1 < end)
-						p++;
-					if ((unsigned char)*p < 0x20 || *p == 0x7f)
-						return -1;
-					if (o + 1 < len)
-						out[o++] = *p;
-					p++;
-				}
-				if (p >= end)
-					return -1; /* unterminated quote */
-			} else {
-				while (p < end && *p != ';' && *p != ' ' && *p != '\t') {
-					if ((unsigned char)*p < 0x20 || *p == 0x7f)
-						return -1;
-					if (o + 1 < len)
-						out[o++] = *p;
-					p++;
-				}
 			}
+			if (p >= end)
+				return -1; /* unterminated quote */
+			p++;
+		} else {
+			while (p < end && *p != ';' && *p != ' ' && *p != '\t' && *p != '"') {
+				if (match && ctl((unsigned char)*p))
+					return -1;
+				if (match && o + 1 < len)
+					out[o++] = *p;
+				p++;
+			}
+		}
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < end && *p != ';')
+			return -1; /* text after the value: name="a"b, or a quote inside a token */
+		if (match) {
 			out[o] = 0;
-			return 1;
+			found = 1;
 		}
 	}
-	return 0;
+	return found;
 }
 
 int multipart_boundary(const char *ct, char boundary[MULTIPART_BOUNDARY_MAX + 1])
@@ -111,7 +142,8 @@ static int parse_headers(const char *h, const char *e, struct multipart_part *pa
 		while (v < eol && (*v == ' ' || *v == '\t'))
 			v++;
 		if (nl == 19 && !strncasecmp(h, "Content-Disposition", nl)) {
-			if ((size_t)(eol - v) < 9 || strncasecmp(v, "form-data", 9))
+			if ((size_t)(eol - v) < 9 || strncasecmp(v, "form-data", 9) ||
+			    (eol - v > 9 && v[9] != ';' && v[9] != ' ' && v[9] != '\t'))
 				return -1;
 			disposition = 1;
 			if (header_param(v, eol, "name", part->name, sizeof part->name) < 0 ||
@@ -193,7 +225,8 @@ int multipart_parse(const void *body, size_t len, const char *boundary,
 		if (parse_headers(p, hend, part)) {
 			snprintf(err, MULTIPART_ERR_LEN,
 			         "multipart: part %zu lacks a valid Content-Disposition: form-data header "
-			         "(a name in quotes without control bytes)", *n + 1);
+			         "(parameters name=value or name=\"quoted\", each once, without control "
+			         "bytes)", *n + 1);
 			return MULTIPART_E_SYNTAX;
 		}
 		for (size_t i = 0; i < *n; i++)

@@ -200,6 +200,72 @@ static void test_strict(void **state)
 	free(big);
 }
 
+/* Content-Disposition's parameters as RFC 2183 and 7578 lay them out: a ';' or "name=" inside a
+ * quoted value belongs to that value (issue 35, item 11: filename="x;name=image;" was read as a
+ * part named image), escapes are undone, and what another parser could read otherwise (the name
+ * twice, text after a quoted value, a bare name) is refused. */
+static void test_quoted_params(void **state)
+{
+	(void)state;
+	struct multipart_part parts[2];
+	size_t n;
+	char err[MULTIPART_ERR_LEN];
+	static const struct {
+		const char *disp, *name, *filename;
+	} ok[] = {
+		{"form-data; filename=\"x;name=image;\"; name=\"params\"", "params", "x;name=image;"},
+		{"form-data; filename=\"x; name=image\"; name=params", "params", "x; name=image"},
+		{"form-data; filename=\"a\\\"; name=image; b=\\\"\"; name=\"p\"", "p",
+		 "a\"; name=image; b=\""},
+		{"form-data; name=\"a\\\\\"", "a\\", ""},
+		{"form-data; name=\"a\\\"b\"", "a\"b", ""},
+		{"form-data;name=\"p\";filename=\"f\"", "p", "f"},
+		{"form-data; NAME = \"p\" ; FileName=f.png", "p", "f.png"},
+		{"form-data; filename*=UTF-8''x.png; name=p", "p", ""},
+		{"form-data; foo=\"name=image\"; name=p", "p", ""},
+		{"form-data; ; name=p;", "p", ""},
+		{"form-data", "", ""},
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		char body[512];
+		int l = snprintf(body, sizeof body, "--b\r\nContent-Disposition: %s\r\n\r\n1\r\n--b--\r\n",
+		                 ok[i].disp);
+		int rc = multipart_parse(body, (size_t)l, "b", parts, 2, &n, err);
+		printf("ok %zu: %s -> %s name '%s' filename '%s'\n", i, ok[i].disp, rc ? err : "accepted",
+		       rc ? "" : parts[0].name, rc ? "" : parts[0].filename);
+		assert_int_equal(rc, 0);
+		assert_int_equal(n, 1);
+		assert_string_equal(parts[0].name, ok[i].name);
+		assert_string_equal(parts[0].filename, ok[i].filename);
+		assert_null(multipart_find(parts, n, "image"));
+	}
+	static const char *bad[] = {
+		"form-data; name=\"a\"; name=\"b\"",     /* twice */
+		"form-data; name=\"image\"x; name=p",    /* text after a quoted value */
+		"form-data; name=a\"b\"",                /* a quote inside a token */
+		"form-data; filename=\"x;name=image;",   /* open quote to the end */
+		"form-data; name",                       /* no value */
+		"form-data; name:p",                     /* not name=value */
+		"form-dataX; name=p",                    /* another type */
+		"form-data; name=\"a\tb\"",              /* a control byte */
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char body[512];
+		int l = snprintf(body, sizeof body, "--b\r\nContent-Disposition: %s\r\n\r\n1\r\n--b--\r\n",
+		                 bad[i]);
+		int rc = multipart_parse(body, (size_t)l, "b", parts, 2, &n, err);
+		printf("bad %zu: %s -> %s\n", i, bad[i], rc ? err : "accepted");
+		assert_int_equal(rc, MULTIPART_E_SYNTAX);
+	}
+	char b[MULTIPART_BOUNDARY_MAX + 1];
+	assert_int_equal(multipart_boundary("multipart/form-data; x=\"boundary=evil\"; boundary=good", b), 0);
+	assert_string_equal(b, "good");
+	assert_int_equal(multipart_boundary("multipart/form-data; x=\"boundary=evil\"", b),
+	                 MULTIPART_E_BOUNDARY);
+	assert_int_equal(multipart_boundary("multipart/form-data; boundary=a; boundary=b", b),
+	                 MULTIPART_E_BOUNDARY);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_every_cut),
 		cmocka_unit_test(test_strict),
+		cmocka_unit_test(test_quoted_params),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
