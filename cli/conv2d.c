@@ -49,8 +49,14 @@ int cli_conv2d(int argc, char **argv)
 		goto out;
 	}
 	sc.time_stages = c.f.repeat > 0;
+	size_t y_bytes;
+	if (tensor_bytes(&y, &y_bytes)) { /* checked: a shape that overflows is refused */
+		fprintf(stderr, "fftbloom %s: the output's size overflows\n", cmd);
+		rc = 2;
+		goto out;
+	}
 	rc = 1;
-	if (!(y.data = malloc(tensor_count(&y) * sizeof *y.data))) {
+	if (!(y.data = malloc(y_bytes))) {
 		fprintf(stderr, "fftbloom %s: out of memory\n", cmd);
 		goto out;
 	}

@@ -19,6 +19,7 @@
 #include "gles/egl.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
+#include "protocol/checked.h"
 #include "protocol/clock.h"
 
 /* Decoded bytes a pixel reserves: the image in and the result (float RGBA each, or JPEG planes
@@ -52,8 +53,8 @@ static int reserve(struct jobs *J, struct job *j, int slot, unsigned long long w
 		return IMAGE_E_TOO_LARGE;
 	}
 	pthread_mutex_lock(&J->lock);
-	unsigned long long others = J->mem_used - j->reserved[slot];
-	if (others + want > budget) {
+	unsigned long long others = J->mem_used - j->reserved[slot], total;
+	if (checked_add_ull(others, want, &total) || total > budget) {
 		pthread_mutex_unlock(&J->lock);
 		snprintf(err, errlen, "%s needs %llu MiB; the requests in progress hold %llu of the "
 		         "%llu MiB --memory-budget", what, want >> 20, others >> 20, budget >> 20);
@@ -73,9 +74,13 @@ static int admit_image(void *ctx, unsigned long long w, unsigned long long h, ch
 	char what[96];
 	snprintf(what, sizeof what, "%s of %llux%llu", a->which == 1 ? "the kernel" : "the image",
 	         w, h);
-	return reserve(a->J, a->j, a->which == 1,
-	               a->which == 3 ? coefs_bytes(w, h) : w * h * (unsigned long long)cost, what, err,
-	               IMAGE_ERR_LEN);
+	unsigned long long want;
+	if (a->which == 3)
+		want = coefs_bytes(w, h);
+	else if (checked_mul_ull(w, h, &want) ||
+	         checked_mul_ull(want, (unsigned long long)cost, &want))
+		want = ~0ull; /* more than any budget: refused 413 */
+	return reserve(a->J, a->j, a->which == 1, want, what, err, IMAGE_ERR_LEN);
 }
 
 /* Limits for decoding j's image (which 0: float, 2: JPEG planes, 3: JPEG coefficients) or
@@ -375,7 +380,7 @@ static void decode_tensors(struct jobs *J, struct job *j)
 	char err[JOBS_ERR_LEN];
 	unsigned long long in_bytes = 0;
 	for (int i = 0; i < 3; i++)
-		in_bytes += j->npy_len[i];
+		checked_add_ull(in_bytes, j->npy_len[i], &in_bytes); /* saturates: then 413 */
 	int rc = reserve(J, j, 0, in_bytes, "the tensors", err, sizeof err);
 	for (int i = 0; !rc && i < 3; i++) {
 		if (!j->npy[i])
@@ -407,14 +412,22 @@ static void decode_tensors(struct jobs *J, struct job *j)
 		set_error(j, 422, "invalid_shape", "%s", serr);
 		return;
 	}
-	size_t n = tensor_count(&j->ty);
-	if ((rc = reserve(J, j, 1, (unsigned long long)n * sizeof(float), "the output", err,
-	                  sizeof err))) {
+	/* checked: a shape whose bytes pass 2^64 (a 32768x32768x65536x65536 output) would wrap to
+	 * a reservation of 0 bytes and a GPU loop without end; it is more than any budget */
+	size_t bytes;
+	if (tensor_bytes(&j->ty, &bytes)) {
+		set_error(j, 413, "tensor_too_large", "the output (%zu, %zu, %zu, %zu) has more bytes "
+		          "than 64 bits count, more than the whole --memory-budget of %llu MiB",
+		          j->ty.shape[0], j->ty.shape[1], j->ty.shape[2], j->ty.shape[3],
+		          J->cfg.memory_budget >> 20);
+		return;
+	}
+	if ((rc = reserve(J, j, 1, bytes, "the output", err, sizeof err))) {
 		set_error(j, rc == IMAGE_E_BUSY ? 503 : 413, rc == IMAGE_E_BUSY ? "memory_budget" :
 		          "tensor_too_large", "%s", err);
 		return;
 	}
-	if (!(j->ty.data = malloc(n * sizeof *j->ty.data)))
+	if (!(j->ty.data = malloc(bytes)))
 		set_error(j, 503, "out_of_memory", "the output: out of memory");
 }
 

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "protocol/checked.h"
+
 _Static_assert(SPATIAL_ALG_SHARED == 4 && SPATIAL_FP32 == 3,
                "protocol/request.c's algorithm names and precision levels are spatial.h's");
 _Static_assert(DECONV_SUBKERNEL == 3 && DECONV_PAD_TF_VALID == 2,
@@ -41,10 +43,11 @@ int conv2d_describe(int xdim, const size_t xs[4], const size_t ws[4], long bias_
 		.dil_h = cp->dil_h, .dil_w = cp->dil_w, .groups = cp->groups,
 		.precision = cp->precision, .algorithm = cp->algorithm,
 	};
-	if (ws[1] * (size_t)cp->groups != d[1]) {
+	size_t planes_in;
+	if (checked_mul_size(ws[1], (size_t)cp->groups, &planes_in) || planes_in != d[1]) {
 		snprintf(err, CONV_SHAPE_ERR_LEN, "the weight (%zu, %zu, %zu, %zu) with %d group(s) "
 		         "takes %zu input planes; the input has %zu", ws[0], ws[1], ws[2], ws[3],
-		         cp->groups, ws[1] * (size_t)cp->groups, d[1]);
+		         cp->groups, planes_in, d[1]);
 		return -1;
 	}
 	if (bias_len >= 0 && (size_t)bias_len != ws[0]) {
@@ -70,13 +73,20 @@ int deconv_describe(int xdim, const size_t xs[4], const size_t ws[4], long bias_
                     const struct conv_params *cp, struct deconv_conv *dc, int *out_ndim,
                     size_t out_shape[4], char err[CONV_SHAPE_ERR_LEN])
 {
-	size_t d[4];
+	size_t d[4], out_c;
 	if (axes(xdim, xs, ws, d, err))
 		return -1;
+	/* the output planes, weight.shape[1] x groups: an int, never a wrapped one */
+	if (checked_mul_size(ws[1], (size_t)(cp->groups > 0 ? cp->groups : 1), &out_c) ||
+	    out_c > SIDE_MAX) {
+		snprintf(err, CONV_SHAPE_ERR_LEN, "the weight's %zu output planes x %d groups make "
+		         "more than %d output planes", ws[1], cp->groups, SIDE_MAX);
+		return -1;
+	}
 	memset(dc, 0, sizeof *dc);
 	*dc = (struct deconv_conv){
 		.batch = (int)d[0], .in_c = (int)d[1], .in_h = (int)d[2], .in_w = (int)d[3],
-		.out_c = (int)(ws[1] * (size_t)cp->groups), .k_h = (int)ws[2], .k_w = (int)ws[3],
+		.out_c = (int)out_c, .k_h = (int)ws[2], .k_w = (int)ws[3],
 		.stride_h = cp->stride_h, .stride_w = cp->stride_w, .pad_h = cp->pad_h,
 		.pad_w = cp->pad_w, .out_pad_h = cp->out_pad_h, .out_pad_w = cp->out_pad_w,
 		.dil_h = cp->dil_h, .dil_w = cp->dil_w, .groups = cp->groups,

@@ -419,11 +419,10 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 	int rc = deconv_plan_problem(c, in, weight, out, &pr, err);
 	if (rc)
 		return rc;
-	int oh = pr.y.out, ow = pr.x.out;
-	size_t in_b = (size_t)c->batch * c->in_c * c->in_h * c->in_w * 4;
-	size_t out_b = (size_t)c->batch * c->out_c * oh * ow * 4;
-	if ((long long)in_b > d->info->max_ssbo_size || (long long)out_b > d->info->max_ssbo_size ||
-	    in_b / 4 > SPATIAL_PLAN_MAX_ELEMS || out_b / 4 > SPATIAL_PLAN_MAX_ELEMS) {
+	size_t in_b, w_b, out_b; /* checked: a 2^64-byte output must not wrap to 0 bytes */
+	if ((rc = deconv_plan_bytes(&pr, &in_b, &w_b, &out_b, err)))
+		return rc;
+	if ((long long)in_b > d->info->max_ssbo_size || (long long)out_b > d->info->max_ssbo_size) {
 		snprintf(err, DECONV_ERR_LEN, "a tensor of %zu bytes exceeds the storage-block limit "
 		         "(%lld bytes)", in_b > out_b ? in_b : out_b, d->info->max_ssbo_size);
 		return DECONV_E_TOO_LARGE;

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "protocol/checked.h"
+
 static int dflt(int v)
 {
 	return v ? v : 1;
@@ -126,6 +128,34 @@ int deconv_plan_problem(const struct deconv_conv *c, const float *in, const floa
 	pr->x = (struct deconv_axis){c->in_w, ow, c->k_w, c->stride_w, pl, dflt(c->dil_w)};
 	pr->cpi = pr->in_c / pr->groups;
 	pr->cpo = pr->out_c / pr->groups;
+	return 0;
+}
+
+int deconv_plan_bytes(const struct deconv_problem *pr, size_t *in_b, size_t *w_b, size_t *out_b,
+                      char err[DECONV_ERR_LEN])
+{
+	static const char *const what[3] = {"input", "weight", "output"};
+	const size_t dims[3][4] = {
+		{(size_t)pr->batch, (size_t)pr->in_c, (size_t)pr->y.in, (size_t)pr->x.in},
+		{(size_t)pr->in_c, (size_t)pr->cpo, (size_t)pr->y.k, (size_t)pr->x.k},
+		{(size_t)pr->batch, (size_t)pr->out_c, (size_t)pr->y.out, (size_t)pr->x.out},
+	};
+	size_t *bytes[3] = {in_b, w_b, out_b};
+	for (int i = 0; i < 3; i++) {
+		size_t n;
+		int over = checked_product_size(dims[i], 4, 1, &n);
+		if (over || n > SPATIAL_PLAN_MAX_ELEMS || checked_mul_size(n, 4, bytes[i])) {
+			if (over)
+				snprintf(err, DECONV_ERR_LEN, "the %s (%zu, %zu, %zu, %zu) has more elements "
+				         "than 64 bits count", what[i], dims[i][0], dims[i][1], dims[i][2],
+				         dims[i][3]);
+			else
+				snprintf(err, DECONV_ERR_LEN, "the %s (%zu, %zu, %zu, %zu) has %zu elements, "
+				         "more than the %llu a tensor may have", what[i], dims[i][0],
+				         dims[i][1], dims[i][2], dims[i][3], n, SPATIAL_PLAN_MAX_ELEMS);
+			return DECONV_E_TOO_LARGE;
+		}
+	}
 	return 0;
 }
 

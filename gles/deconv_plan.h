@@ -21,6 +21,15 @@ struct deconv_problem {
 int deconv_plan_problem(const struct deconv_conv *c, const float *in, const float *weight,
                         const float *out, struct deconv_problem *pr, char err[DECONV_ERR_LEN]);
 
+/* The bytes of the problem's three float32 tensors: the input (B, Cin, H, W), the weight (Cin,
+ * Cout / groups, kH, kW) and the output (B, Cout, OH, OW), each through the checked multiply
+ * (protocol/checked.h). 0, or DECONV_E_TOO_LARGE with a message when a count or byte size
+ * overflows, or a tensor has more than SPATIAL_PLAN_MAX_ELEMS elements (the shaders' indices
+ * are 32-bit): a size that would wrap (to 0 even: a 2^64-byte output) is refused here, before
+ * any buffer is made from it. */
+int deconv_plan_bytes(const struct deconv_problem *pr, size_t *in_b, size_t *w_b, size_t *out_b,
+                      char err[DECONV_ERR_LEN]);
+
 /* One phase r of an axis: taps j = j0 + m * s' (m < L) with j * d = r mod s; outputs
  * o = q * s + r - p for q in [qmin, qmin + Q); the input index of tap m is q - e - m * D. */
 struct deconv_phase {

@@ -5,11 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/checked.h"
 #include "protocol/npy.h"
 
 size_t tensor_count(const struct tensor *t)
 {
-	return t->shape[0] * t->shape[1] * t->shape[2] * t->shape[3];
+	size_t n;
+	return checked_product_size(t->shape, 4, 1, &n) ? 0 : n;
+}
+
+int tensor_bytes(const struct tensor *t, size_t *bytes)
+{
+	return checked_product_size(t->shape, 4, sizeof *t->data, bytes) ? TENSOR_E_TOO_LARGE : 0;
 }
 
 void tensor_free(struct tensor *t)
@@ -25,7 +32,7 @@ static int from_npy(struct npy_array *a, int min_ndim, int max_ndim, const char 
                     struct tensor *t, char err[TENSOR_ERR_LEN])
 {
 	int ok, rc = 0;
-	size_t n = npy_count(a, &ok);
+	size_t n = npy_count(a, &ok), bytes;
 	if (a->dtype != NPY_F32 && a->dtype != NPY_F64) {
 		snprintf(err, TENSOR_ERR_LEN, "%s: complex data; float32 or float64 expected", what);
 		rc = TENSOR_E_SHAPE;
@@ -41,7 +48,7 @@ static int from_npy(struct npy_array *a, int min_ndim, int max_ndim, const char 
 	} else if (!n || !ok) {
 		snprintf(err, TENSOR_ERR_LEN, "%s: an empty array", what);
 		rc = TENSOR_E_SHAPE;
-	} else if (!(t->data = malloc(n * sizeof *t->data))) {
+	} else if (checked_mul_size(n, sizeof *t->data, &bytes) || !(t->data = malloc(bytes))) {
 		snprintf(err, TENSOR_ERR_LEN, "%s: out of memory", what);
 		rc = TENSOR_E_NOMEM;
 	} else {

@@ -36,8 +36,13 @@ int tensor_encode(const struct tensor *t, unsigned char **out, size_t *len,
                   char err[TENSOR_ERR_LEN]);
 int tensor_write_file(const char *path, const struct tensor *t, char err[TENSOR_ERR_LEN]);
 
-/* Elements of t (the product of its shape). */
+/* Elements of t (the product of its shape), 0 when the product overflows (checked: a shape
+ * from a request never wraps to a small count). */
 size_t tensor_count(const struct tensor *t);
+
+/* *bytes = t's float32 data size from its shape: 0, or TENSOR_E_TOO_LARGE when it overflows
+ * (*bytes SIZE_MAX). Where a reservation or an allocation is made from a shape, use this. */
+int tensor_bytes(const struct tensor *t, size_t *bytes);
 
 void tensor_free(struct tensor *t); /* NULL-safe; zeroes it */
 

@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gles/conv_shape.h"
 #include "gles/deconv.h"
+#include "gles/deconv_plan.h"
+#include "protocol/clock.h"
 #include "tests/testutil.h"
 
 static struct program_cache *g_pc;
@@ -429,6 +432,60 @@ static void test_errors(void **state)
 	printf("%s\n", err);
 }
 
+/* Issue 35: input (32768, 1, 1, 1), weight (1, 32768, 2, 2), dilation 65535, overlap-add: the
+ * output (32768, 32768, 65536, 65536) of float32 is 2^64 bytes, which a plain multiply wraps to
+ * 0 (a 0-byte buffer and a GPU loop without end). Checked, it is refused before any GL work,
+ * at once; the same with batch 1 (2^49 bytes, no wrap) is refused too, as before. */
+static void test_sizes_overflow(void **state)
+{
+	(void)state;
+	char err[DECONV_ERR_LEN];
+	struct deconv_conv c = {
+		.batch = 32768, .in_c = 1, .in_h = 1, .in_w = 1, .out_c = 32768, .k_h = 2, .k_w = 2,
+		.stride_h = 1, .stride_w = 1, .dil_h = 65535, .dil_w = 65535,
+		.method = DECONV_OVERLAP_ADD,
+	};
+	int oh, ow, pt, pl;
+	assert_int_equal(deconv_output(&c, &oh, &ow, &pt, &pl, err), 0);
+	assert_int_equal(oh, 65536);
+	assert_int_equal(ow, 65536);
+	float *x = calloc(32768, sizeof *x), *w = calloc(32768 * 4, sizeof *w), out[4];
+	assert_non_null(x);
+	assert_non_null(w);
+	struct deconv_problem pr;
+	assert_int_equal(deconv_plan_problem(&c, x, w, out, &pr, err), 0);
+	size_t in_b = 0, w_b = 0, out_b = 0;
+	assert_int_equal(deconv_plan_bytes(&pr, &in_b, &w_b, &out_b, err), DECONV_E_TOO_LARGE);
+	printf("%s\n", err);
+	double t0 = clock_ms();
+	assert_int_equal(deconv_run(g_d, &c, x, w, NULL, out, NULL, err), DECONV_E_TOO_LARGE);
+	double ms = clock_ms() - t0;
+	printf("refused in %.3f ms: %s\n", ms, err); /* before: no return (a GPU loop) */
+	c.batch = 1; /* 2^49 bytes: no wrap, still far past the limits */
+	assert_int_equal(deconv_plan_problem(&c, x, w, out, &pr, err), 0);
+	assert_int_equal(deconv_plan_bytes(&pr, &in_b, &w_b, &out_b, err), DECONV_E_TOO_LARGE);
+	assert_int_equal(deconv_run(g_d, &c, x, w, NULL, out, NULL, err), DECONV_E_TOO_LARGE);
+	/* the bytes of a problem that fits, exactly */
+	c = (struct deconv_conv){.batch = 3, .in_c = 2, .in_h = 5, .in_w = 7, .out_c = 4, .k_h = 3,
+	                         .k_w = 2, .stride_h = 2, .stride_w = 1};
+	assert_int_equal(deconv_plan_problem(&c, x, w, out, &pr, err), 0);
+	assert_int_equal(deconv_plan_bytes(&pr, &in_b, &w_b, &out_b, err), 0);
+	assert_true(in_b == 3 * 2 * 5 * 7 * 4);
+	assert_true(w_b == 2 * 4 * 3 * 2 * 4);
+	assert_true(out_b == (size_t)3 * 4 * pr.y.out * pr.x.out * 4);
+	/* the tensors' description: weight.shape[1] x groups output planes past an int's range */
+	struct conv_params cp = {.stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1,
+	                         .groups = 65536};
+	const size_t xs[4] = {1, 65536, 1, 1}, ws[4] = {65536, 1 << 24, 1, 1};
+	struct deconv_conv dc;
+	int ndim;
+	size_t oshape[4];
+	char cerr[CONV_SHAPE_ERR_LEN];
+	assert_int_equal(deconv_describe(4, xs, ws, -1, &cp, &dc, &ndim, oshape, cerr), -1);
+	printf("%s\n", cerr);
+	free(x), free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_auto),
 		cmocka_unit_test(test_trim_between_runs),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_sizes_overflow),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
