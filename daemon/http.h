@@ -14,7 +14,12 @@
 
 #define DISCARD_MAX (16u << 20) /* bytes past --max-body of a chunked body read (and dropped) so
                                    that its 413 can be answered; a longer one is cut off */
-#define MAX_PARTS 8
+/* multipart parts a request may have: every parameter of the operation with the most request
+ * table rows (REQUEST_MAX_PARAMS bounds them) as a form field of its own, plus its files and
+ * params (image or file, kernel, params; input, weight, bias, params). Bounded: each is a
+ * struct multipart_part on the handling thread's stack (64 x 272 bytes) */
+#define MAX_PARTS 64
+_Static_assert(REQUEST_MAX_PARAMS + 4 <= MAX_PARTS, "a part for every parameter and each file");
 #define SWEEP_MS 200            /* how often connection deadlines are checked */
 
 enum route {

@@ -217,7 +217,8 @@ int multipart_parse(const void *body, size_t len, const char *boundary,
 			return MULTIPART_E_SYNTAX;
 		}
 		if (*n >= max) {
-			snprintf(err, MULTIPART_ERR_LEN, "multipart: more than %zu parts", max);
+			snprintf(err, MULTIPART_ERR_LEN, "multipart: more than %zu parts (the limit: "
+			         "one a parameter, plus the files and params)", max);
 			return MULTIPART_E_TOO_MANY;
 		}
 		struct multipart_part *part = &parts[*n];

@@ -1,5 +1,5 @@
 /* libFuzzer target for the multipart/form-data parser: the input's first line is a Content-Type
- * (through multipart_boundary), the rest a body (through multipart_parse with the daemon's eight
+ * (through multipart_boundary), the rest a body (through multipart_parse with the daemon's 64
  * parts). What parses must hold together: parts in order inside the body, each closed by the
  * delimiter, names terminated, and multipart_find finding each name. */
 #include <stddef.h>
@@ -10,7 +10,7 @@
 
 #include "daemon/multipart.h"
 
-#define PARTS 8 /* server.c's MAX_PARTS */
+#define PARTS 64 /* daemon/http.h MAX_PARTS */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
