@@ -1,12 +1,15 @@
 /* The request table and the answer's format: format=, Accept with q-values (browsers' headers,
  * --auto-avif, 406 when nothing made is acceptable) and the input's family; every way a parameter comes in (query, form field, params JSON, flag) with the rules
  * they share: unknown names, parameters the operation does not take, a parameter given twice,
- * the built-in kernels' keys, kernel centres, conflicting kernels; the table's defaults. */
+ * the built-in kernels' keys, kernel centres, conflicting kernels; the table's defaults; every
+ * row at its documented bounds and one step past them, generated from the table. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,6 +461,374 @@ static void test_conv(void **state)
 	expect(&r, "precision", "2", REQUEST_SRC_QUERY, REQUEST_E_OP, "conv2d");
 }
 
+/* ---- Boundaries generated from the table ----
+ * Every row of request_table is checked at its documented bounds: min and max accepted (and
+ * stored), one step past each refused with REQUEST_E_VALUE (HTTP 400) and a message naming the
+ * bounds; every choice of a choice row accepted, a non-choice refused. The loop walks the table,
+ * so a new row is covered at once; the bounds it expects are written below, apart from the
+ * table, so that a row missing here fails and so does a bound widened or narrowed there (mix
+ * taken to [0, 2] accepts 1.0000000000000002, which this refuses). */
+enum bound_kind {
+	B_NUM = 1, /* OPT_DOUBLE: [lo, hi] */
+	B_INT,     /* OPT_INT: [lo, hi] */
+	B_ENUM,    /* OPT_ENUM: choices */
+	B_STR,     /* OPT_STRING: longest accepted length hi */
+	B_PAIR,    /* "N" or "H,W", integers in [lo, hi], into conv_params fields h and w */
+	B_SHAPE,   /* "H,W" only, integers in [lo, hi] */
+	B_CENTER,  /* "X,Y" pixels in [0, lo], or "uv:U,V" in [0, 1] */
+	B_FORMAT,  /* choices (format_parse) */
+	B_PRESET,  /* the built-in kernels' keys: preset_bounds below */
+};
+
+struct bound {
+	const char *name;
+	unsigned ops;
+	enum bound_kind kind;
+	double lo, hi;
+	const char *choices;
+	size_t h, w; /* B_PAIR, B_SHAPE: offsetof(struct conv_params, ...) */
+};
+
+#define BC_OPS (REQUEST_BLOOM | REQUEST_CONVOLVE)
+#define CT_OPS (REQUEST_CONV2D | REQUEST_CONV2D_T)
+#define CP(f) offsetof(struct conv_params, f)
+static const struct bound bounds[] = {
+	{"kernel", BC_OPS, B_STR, 0, 64, NULL, 0, 0},
+	{"kernel-preset", BC_OPS, B_PRESET, 0, 0, NULL, 0, 0},
+	{"threshold", REQUEST_BLOOM, B_NUM, 0, 65504, NULL, 0, 0},
+	{"knee", REQUEST_BLOOM, B_NUM, 0, 65504, NULL, 0, 0},
+	{"clamp-max", REQUEST_BLOOM, B_NUM, 1e-6, 3.4e38, NULL, 0, 0},
+	{"intensity", REQUEST_BLOOM, B_NUM, 0, 1000, NULL, 0, 0},
+	{"composite", REQUEST_BLOOM, B_ENUM, 0, 0, "add|mix", 0, 0},
+	{"mix", REQUEST_BLOOM, B_NUM, 0, 1, NULL, 0, 0},
+	{"kernel-scale", BC_OPS, B_NUM, 0, 8, NULL, 0, 0},
+	{"kernel-center", BC_OPS, B_CENTER, 1e6, 0, NULL, 0, 0},
+	{"normalize", BC_OPS, B_ENUM, 0, 0, "luminance|none", 0, 0},
+	{"precision", BC_OPS, B_ENUM, 0, 0, "fp32|fp16", 0, 0},
+	{"technique", BC_OPS, B_ENUM, 0, 0, "auto|shared|global|blocked", 0, 0},
+	{"method", REQUEST_CONVOLVE, B_ENUM, 0, 0, "auto|fft|spatial", 0, 0},
+	{"format", BC_OPS, B_FORMAT, 0, 0, "jpeg|png|png16|exr|hdr|pfm|webp|avif|avif10|avif12", 0,
+	 0},
+	{"quality", BC_OPS, B_INT, 1, 100, NULL, 0, 0},
+	{"padding", CT_OPS, B_PAIR, 0, 65535, NULL, CP(pad_h), CP(pad_w)},
+	{"stride", CT_OPS, B_PAIR, 1, 65535, NULL, CP(stride_h), CP(stride_w)},
+	{"dilation", CT_OPS, B_PAIR, 1, 65535, NULL, CP(dil_h), CP(dil_w)},
+	{"groups", CT_OPS, B_INT, 1, 65536, NULL, 0, 0},
+	{"precision", REQUEST_CONV2D, B_INT, 0, 3, NULL, 0, 0},
+	{"algorithm", REQUEST_CONV2D, B_ENUM, 0, 0, "auto|batch4|interp|planes4|shared", 0, 0},
+	{"output-padding", REQUEST_CONV2D_T, B_PAIR, 0, 65535, NULL, CP(out_pad_h), CP(out_pad_w)},
+	{"method", REQUEST_CONV2D_T, B_ENUM, 0, 0, "auto|zero-insert|overlap-add|subkernel", 0, 0},
+	{"padding-mode", REQUEST_CONV2D_T, B_ENUM, 0, 0, "torch|tf_same|tf_valid", 0, 0},
+	{"output-shape", REQUEST_CONV2D_T, B_SHAPE, 1, 1 << 20, NULL, CP(out_h), CP(out_w)},
+	{"conv-algorithm", REQUEST_CONV2D_T, B_ENUM, 0, 0, "auto|batch4|interp|planes4|shared", 0, 0},
+};
+
+/* The built-in kernels' keys and their documented bounds (integer keys step by 1). */
+static const struct preset_bound {
+	const char *kind, *key;
+	int integer;
+	double lo, hi;
+} preset_bounds[] = {
+	{"gaussian", "size", 1, 1, 4095},    {"gaussian", "sigma", 0, 0.1, 1000},
+	{"glare", "size", 1, 1, 4095},       {"glare", "core", 0, 0.1, 1000},
+	{"glare", "halo", 0, 0.1, 2000},     {"glare", "halo_gain", 0, 0, 100},
+	{"glare", "streaks", 1, 0, 32},      {"glare", "length", 0, 0, 1},
+	{"glare", "rotation", 0, -360, 360}, {"aperture", "size", 1, 1, 4095},
+	{"aperture", "rotation", 0, -360, 360}, {"aperture", "blades", 1, 0, 32},
+	{"aperture", "radius", 0, 0.01, 0.45},
+};
+
+/* Sets name=value on a fresh request of op; returns request_set's code, the message in err. */
+static int set_one(struct request *r, unsigned op, const char *name, const char *value,
+                   char err[REQUEST_ERR_LEN])
+{
+	request_init(r, op);
+	err[0] = 0;
+	return request_set(r, name, value, REQUEST_SRC_QUERY, err);
+}
+
+static void must_take(unsigned op, const char *name, const char *value, struct request *r)
+{
+	char err[REQUEST_ERR_LEN];
+	int rc = set_one(r, op, name, value, err);
+	if (rc)
+		fail_msg("%s=%s: refused (%d): %s", name, value, rc, err);
+}
+
+/* Refused with REQUEST_E_VALUE; the message names the parameter and holds need (if not NULL). */
+static void must_refuse(unsigned op, const char *name, const char *value, const char *need)
+{
+	struct request r;
+	char err[REQUEST_ERR_LEN], api[64];
+	int rc = set_one(&r, op, name, value, err);
+	if (rc != REQUEST_E_VALUE)
+		fail_msg("%s=%s: %d, not refused as a bad value (%s)", name, value, rc, err);
+	snprintf(api, sizeof api, "%s", name);
+	for (char *c = api; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	if (!strstr(err, api) || (need && !strstr(err, need)))
+		fail_msg("%s=%s: message '%s' lacks '%s' or '%s'", name, value, err, api,
+		         need ? need : "");
+}
+
+/* A bound as the messages print it: an integer without decimals, else %g. */
+static void bound_text(double v, char *buf, size_t len)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%g", v);
+}
+
+/* The next double past v towards dir; from 0 the smallest normal one (strtod refuses a
+ * subnormal number as out of range, which would not test the bound). */
+static double past(double v, double dir)
+{
+	return v == 0 ? copysign(DBL_MIN, dir) : nextafter(v, dir);
+}
+
+static void check_numeric(const struct request_param *d, const struct bound *b, unsigned op)
+{
+	struct request r;
+	char lo[64], hi[64], below[64], above[64], range[160], blo[32], bhi[32];
+	int integer = b->kind == B_INT;
+	if (integer) {
+		snprintf(lo, sizeof lo, "%.0f", b->lo);
+		snprintf(hi, sizeof hi, "%.0f", b->hi);
+		snprintf(below, sizeof below, "%.0f", b->lo - 1);
+		snprintf(above, sizeof above, "%.0f", b->hi + 1);
+	} else {
+		snprintf(lo, sizeof lo, "%.17g", b->lo);
+		snprintf(hi, sizeof hi, "%.17g", b->hi);
+		snprintf(below, sizeof below, "%.17g", past(b->lo, -INFINITY));
+		snprintf(above, sizeof above, "%.17g", past(b->hi, INFINITY));
+	}
+	bound_text(b->lo, blo, sizeof blo);
+	bound_text(b->hi, bhi, sizeof bhi);
+	snprintf(range, sizeof range, "out of bounds [%s, %s]", blo, bhi);
+	const char *ends[2] = {lo, hi};
+	const double want[2] = {b->lo, b->hi};
+	for (int k = 0; k < 2; k++) {
+		must_take(op, d->o.name, ends[k], &r);
+		double got = integer ? OPT_INT_AT(&r, &d->o) : OPT_DOUBLE_AT(&r, &d->o);
+		if (got != want[k])
+			fail_msg("%s=%s stored %.17g", d->o.name, ends[k], got);
+	}
+	must_refuse(op, d->o.name, below, range);
+	must_refuse(op, d->o.name, above, range);
+	printf("%-16s %-9s [%s, %s]: %s and %s refused\n", d->o.name, integer ? "integer" : "number",
+	       lo, hi, below, above);
+}
+
+/* Each choice of "a|b|c" accepted and stored as its index, and one that is not refused. */
+static void check_choices(const struct request_param *d, const struct bound *b, unsigned op)
+{
+	struct request r;
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", b->choices);
+	int i = 0;
+	for (char *save = NULL, *c = strtok_r(buf, "|", &save); c; c = strtok_r(NULL, "|", &save), i++) {
+		must_take(op, d->o.name, c, &r);
+		if (b->kind == B_ENUM && OPT_INT_AT(&r, &d->o) != i)
+			fail_msg("%s=%s stored %d, not %d", d->o.name, c, OPT_INT_AT(&r, &d->o), i);
+		if (b->kind == B_FORMAT && r.format != format_parse(c))
+			fail_msg("format=%s stored %d", c, r.format);
+	}
+	if (b->kind == B_ENUM) { /* the table offers exactly these */
+		if (!d->o.choices || strcmp(d->o.choices, b->choices))
+			fail_msg("%s: choices '%s' in the table, '%s' documented", d->o.name,
+			         d->o.choices ? d->o.choices : "", b->choices);
+	} else {
+		if (strcmp(FORMAT_CHOICES, b->choices))
+			fail_msg("format: choices '%s', '%s' documented", FORMAT_CHOICES, b->choices);
+	}
+	must_refuse(op, d->o.name, "no-such-choice", b->choices);
+	printf("%-16s choices %s; no-such-choice refused\n", d->o.name, b->choices);
+}
+
+static void check_string(const struct request_param *d, const struct bound *b, unsigned op)
+{
+	struct request r;
+	char s[OPT_STR_MAX + 2];
+	size_t n = (size_t)b->hi;
+	memset(s, 'k', n);
+	s[n] = 0;
+	must_take(op, d->o.name, s, &r);
+	assert_string_equal(OPT_STR_AT(&r, &d->o), s);
+	s[n] = 'k';
+	s[n + 1] = 0;
+	must_refuse(op, d->o.name, s, NULL);
+	printf("%-16s %zu characters taken, %zu refused\n", d->o.name, n, n + 1);
+}
+
+static int conv_field(const struct request *r, size_t off)
+{
+	return *(const int *)((const char *)&r->c + off);
+}
+
+/* "N" and "H,W" at the bounds (each side alone past them refused); B_SHAPE takes "H,W" only. */
+static void check_pair(const struct request_param *d, const struct bound *b, unsigned op)
+{
+	struct request r;
+	long lo = (long)b->lo, hi = (long)b->hi;
+	char v[64], range[96];
+	snprintf(range, sizeof range, "out of bounds [%ld, %ld]", lo, hi);
+	const long ok[][2] = {{lo, lo}, {hi, hi}, {lo, hi}, {hi, lo}};
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(v, sizeof v, "%ld,%ld", ok[i][0], ok[i][1]);
+		must_take(op, d->o.name, v, &r);
+		if (conv_field(&r, b->h) != ok[i][0] || conv_field(&r, b->w) != ok[i][1])
+			fail_msg("%s=%s stored %d,%d", d->o.name, v, conv_field(&r, b->h),
+			         conv_field(&r, b->w));
+	}
+	const long bad[][2] = {{lo - 1, lo}, {lo, lo - 1}, {hi + 1, hi}, {hi, hi + 1}};
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(v, sizeof v, "%ld,%ld", bad[i][0], bad[i][1]);
+		/* below 0 is not a number this parser reads: refused without the bounds */
+		must_refuse(op, d->o.name, v, bad[i][0] < 0 || bad[i][1] < 0 ? NULL : range);
+	}
+	if (b->kind == B_PAIR) {
+		const long one[] = {lo, hi};
+		for (size_t i = 0; i < 2; i++) {
+			snprintf(v, sizeof v, "%ld", one[i]);
+			must_take(op, d->o.name, v, &r);
+			if (conv_field(&r, b->h) != one[i] || conv_field(&r, b->w) != one[i])
+				fail_msg("%s=%s stored %d,%d", d->o.name, v, conv_field(&r, b->h),
+				         conv_field(&r, b->w));
+		}
+		snprintf(v, sizeof v, "%ld", hi + 1);
+		must_refuse(op, d->o.name, v, range);
+		if (lo > 0) {
+			snprintf(v, sizeof v, "%ld", lo - 1);
+			must_refuse(op, d->o.name, v, range);
+		}
+	} else {
+		snprintf(v, sizeof v, "%ld", lo);
+		must_refuse(op, d->o.name, v, "H,W");
+	}
+	printf("%-16s pairs in [%ld, %ld]; each side past them refused\n", d->o.name, lo, hi);
+}
+
+/* Pixels in [0, b->lo] and uv in [0, 1], each coordinate past its bounds alone. */
+static void check_center(const struct request_param *d, const struct bound *b, unsigned op)
+{
+	struct request r;
+	char v[128];
+	const double ends[2][2] = {{0, b->lo}, {0, 1}};
+	for (int uv = 0; uv < 2; uv++) {
+		const char *pre = uv ? "uv:" : "";
+		double lo = ends[uv][0], hi = ends[uv][1];
+		const double ok[][2] = {{lo, lo}, {hi, hi}, {lo, hi}, {hi, lo}};
+		for (size_t i = 0; i < 4; i++) {
+			snprintf(v, sizeof v, "%s%.17g,%.17g", pre, ok[i][0], ok[i][1]);
+			must_take(op, d->o.name, v, &r);
+			if (r.p.center.mode != (uv ? KERNEL_CENTER_UV : KERNEL_CENTER_PIXEL) ||
+			    r.p.center.x != ok[i][0] || r.p.center.y != ok[i][1])
+				fail_msg("%s=%s stored %d %g,%g", d->o.name, v, r.p.center.mode, r.p.center.x,
+				         r.p.center.y);
+		}
+		double below = past(lo, -INFINITY), above = past(hi, INFINITY);
+		const double bad[][2] = {{below, lo}, {lo, below}, {above, hi}, {hi, above}};
+		for (size_t i = 0; i < 4; i++) {
+			snprintf(v, sizeof v, "%s%.17g,%.17g", pre, bad[i][0], bad[i][1]);
+			must_refuse(op, d->o.name, v, uv ? "[0, 1]" : "[0, 1e6]");
+		}
+	}
+	printf("%-16s pixels in [0, %g], uv in [0, 1]; each coordinate past them refused\n",
+	       d->o.name, b->lo);
+}
+
+/* Each key the kernels list (kernel_preset_keys) at its documented bounds, and one step past. */
+static void check_preset(const struct request_param *d, const struct bound *b, unsigned op)
+{
+	(void)b;
+	static const char *kinds[] = {"gaussian", "glare", "aperture"};
+	size_t seen = 0;
+	for (int kind = KERNEL_GAUSSIAN; kind <= KERNEL_APERTURE; kind++) {
+		char keys[512];
+		kernel_preset_keys(kind, keys, sizeof keys);
+		for (char *p = keys; *p;) { /* "size=1..4095, sigma=0.1..1000 (default 8), ..." */
+			char key[32];
+			size_t n = strcspn(p, "=");
+			assert_true(n < sizeof key && p[n] == '=');
+			memcpy(key, p, n);
+			key[n] = 0;
+			const struct preset_bound *pb = NULL;
+			for (size_t i = 0; i < sizeof preset_bounds / sizeof preset_bounds[0]; i++)
+				if (!strcmp(preset_bounds[i].kind, kinds[kind - 1]) &&
+				    !strcmp(preset_bounds[i].key, key))
+					pb = &preset_bounds[i];
+			if (!pb)
+				fail_msg("kernel_preset %s: key '%s' has no documented bounds here",
+				         kinds[kind - 1], key);
+			seen++;
+			char v[128];
+			struct request r;
+			const double ok[2] = {pb->lo, pb->hi};
+			for (int k = 0; k < 2; k++) {
+				snprintf(v, sizeof v, "%s:%s=%.17g", kinds[kind - 1], key, ok[k]);
+				must_take(op, d->o.name, v, &r);
+			}
+			double below = pb->integer ? pb->lo - 1 : past(pb->lo, -INFINITY);
+			double above = pb->integer ? pb->hi + 1 : past(pb->hi, INFINITY);
+			snprintf(v, sizeof v, "%s:%s=%.17g", kinds[kind - 1], key, below);
+			must_refuse(op, d->o.name, v, "out of bounds");
+			snprintf(v, sizeof v, "%s:%s=%.17g", kinds[kind - 1], key, above);
+			must_refuse(op, d->o.name, v, "out of bounds");
+			p = strstr(p, ", ");
+			p = p ? p + 2 : keys + strlen(keys);
+		}
+	}
+	/* every documented key is one the kernels have */
+	assert_int_equal(seen, sizeof preset_bounds / sizeof preset_bounds[0]);
+	printf("%-16s %zu keys at their bounds; one step past each refused\n", d->o.name, seen);
+}
+
+static void test_table_bounds(void **state)
+{
+	(void)state;
+	size_t nb = sizeof bounds / sizeof bounds[0];
+	int used[sizeof bounds / sizeof bounds[0]] = {0};
+	for (size_t i = 0; i < request_table_len; i++) {
+		const struct request_param *d = &request_table[i];
+		const struct bound *b = NULL;
+		for (size_t k = 0; k < nb && !b; k++)
+			if (!strcmp(bounds[k].name, d->o.name) && bounds[k].ops == d->ops) {
+				b = &bounds[k];
+				used[k] = 1;
+			}
+		if (!b)
+			fail_msg("row %s (ops %u) has no documented bounds in this test: add them", d->o.name,
+			         d->ops);
+		/* the kind the table declares is the kind documented */
+		int want_type = b->kind == B_NUM ? OPT_DOUBLE : b->kind == B_INT ? OPT_INT
+		                : b->kind == B_ENUM ? OPT_ENUM : OPT_STRING;
+		assert_int_equal(d->o.type, want_type);
+		assert_int_equal(d->parse != NULL, b->kind >= B_PAIR);
+		/* every operation that takes the row */
+		for (unsigned op = REQUEST_BLOOM; op <= REQUEST_CONV2D_T; op <<= 1) {
+			if (!(d->ops & op))
+				continue;
+			switch (b->kind) {
+			case B_NUM:
+			case B_INT: check_numeric(d, b, op); break;
+			case B_ENUM:
+			case B_FORMAT: check_choices(d, b, op); break;
+			case B_STR: check_string(d, b, op); break;
+			case B_PAIR:
+			case B_SHAPE: check_pair(d, b, op); break;
+			case B_CENTER: check_center(d, b, op); break;
+			case B_PRESET: check_preset(d, b, op); break;
+			}
+		}
+	}
+	for (size_t k = 0; k < nb; k++)
+		if (!used[k])
+			fail_msg("documented row %s (ops %u) is not in the table", bounds[k].name,
+			         bounds[k].ops);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +838,7 @@ int main(void)
 		cmocka_unit_test(test_rules),        cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_center_and_conflicts), cmocka_unit_test(test_json),
 		cmocka_unit_test(test_help),         cmocka_unit_test(test_conv),
+		cmocka_unit_test(test_table_bounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
