@@ -136,3 +136,42 @@ int api_key_equal(const char *given, size_t given_len, const char *expected, siz
 	}
 	return diff == 0 && expected_len > 0;
 }
+
+/* The length of the well-formed UTF-8 sequence at p (1-4), or 0 when it is not one. */
+static int utf8_len(const unsigned char *p)
+{
+	unsigned c = p[0];
+	if (c < 0x80)
+		return 1;
+	int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	if (!n)
+		return 0;
+	unsigned lo = 0x80, hi = 0xbf; /* the second byte's range (RFC 3629's table) */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (int i = 2; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void api_utf8_clean(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	while (*p) {
+		int n = utf8_len(p);
+		if (n) {
+			p += n;
+		} else {
+			*p++ = '?';
+		}
+	}
+}

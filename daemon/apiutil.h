@@ -28,6 +28,11 @@ int api_origin_allowed(const char *list, const char *origin);
 /* 1 for 1..64 characters of [A-Za-z0-9._-] not starting with '.': kernel names, request ids. */
 int api_valid_name(const char *s);
 
+/* Replaces in place every byte of s that does not belong to a well-formed UTF-8 sequence
+ * (overlong forms, surrogates and code points past U+10FFFF included) with '?', so that text
+ * echoing a client's bytes can go into JSON. */
+void api_utf8_clean(char *s);
+
 /* Compares a presented key with the expected one in time that depends only on the expected
  * key's length (not on where they differ). 1 when equal. */
 int api_key_equal(const char *given, size_t given_len, const char *expected, size_t expected_len);

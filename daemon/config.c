@@ -55,8 +55,12 @@
 	 "open connections per client address at most (0: no limit)", "FFTBLOOM_MAX_PER_IP",     \
 	 C(max_per_ip)},                                                                          \
 	{"connection-timeout", OPT_INT, 1, 86400, "60", NULL,                                     \
-	 "seconds an idle or stalled connection is kept", "FFTBLOOM_CONNECTION_TIMEOUT",          \
-	 C(conn_timeout)},                                                                        \
+	 "seconds a stalled connection is kept (nothing sent or read)",                           \
+	 "FFTBLOOM_CONNECTION_TIMEOUT", C(conn_timeout)},                                          \
+	{"idle-timeout", OPT_DOUBLE, 0.1, 86400, "10", NULL,                                      \
+	 "seconds a keep-alive connection may wait between requests; at --max-connections the "   \
+	 "longest-idle one is closed sooner to admit a new connection",                           \
+	 "FFTBLOOM_IDLE_TIMEOUT", C(idle_timeout)},                                                \
 	{"max-body", OPT_SIZE, 1024, 4294967296.0, "128M", NULL,                                  \
 	 "request body limit (413 above it)", "FFTBLOOM_MAX_BODY", C(max_body)},                   \
 	{"max-pixels", OPT_SIZE, 1, 1e9, "50000000", NULL,                                        \

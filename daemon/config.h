@@ -36,7 +36,8 @@ struct config {
 	int port;                      /* 0: an ephemeral port (logged) */
 	int max_connections;           /* MHD connection limit */
 	int max_per_ip;                /* MHD per-IP connection limit (0: none) */
-	int conn_timeout;              /* idle connection timeout, seconds */
+	int conn_timeout;              /* stalled connection timeout, seconds */
+	double idle_timeout;           /* seconds a keep-alive connection waits between requests */
 	unsigned long long max_body;   /* request body limit, bytes */
 	unsigned long long max_pixels; /* decoded image pixel limit (image and kernel) */
 	int max_side;                  /* decoded image width / height limit */

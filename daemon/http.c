@@ -1,5 +1,6 @@
 /* The HTTP server's answers (the headers every answer carries, JSON errors) and the connection
- * deadlines (headers within --header-timeout, bodies at --min-body-rate); see http.h. */
+ * rules (headers within --header-timeout, bodies at --min-body-rate, keep-alive connections
+ * idle within --idle-timeout, room made at --max-connections); see http.h. */
 #include "daemon/http.h"
 
 #include <arpa/inet.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "daemon/apiutil.h"
 #include "daemon/log.h"
 #include "protocol/clock.h"
 
@@ -80,8 +82,12 @@ enum MHD_Result respond_json(struct req *r, int status, json_t *o, const char *c
 {
 	char *s = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
 	json_decref(o);
-	if (!s)
-		return MHD_NO;
+	if (!s) { /* out of memory: a fixed answer rather than none */
+		static const char oom[] = "{\"error\": {\"status\": 500, \"code\": \"out_of_memory\", "
+		                          "\"message\": \"the answer could not be built\"}}\n";
+		snprintf(r->code, sizeof r->code, "out_of_memory");
+		return respond(r, 500, "application/json", (void *)oom, sizeof oom - 1, 0, extra);
+	}
 	size_t l = strlen(s);
 	char *t = realloc(s, l + 2);
 	if (t) {
@@ -103,6 +109,7 @@ enum MHD_Result respond_error_x(struct req *r, int status, const char *code,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	api_utf8_clean(msg); /* messages quote the client's bytes */
 	json_t *o = json_pack("{s:{s:i,s:s,s:s}}", "error", "status", status, "code", code,
 	                      "message", msg);
 	snprintf(r->code, sizeof r->code, "%s", code);
@@ -157,6 +164,32 @@ int client_fd(struct MHD_Connection *c)
 	return ci ? ci->connect_fd : -1;
 }
 
+/* A connection past --max-connections has been accepted (into libmicrohttpd's spare room):
+ * the longest-idle keep-alive connection is closed to make room for it, else the one that has
+ * been sending its request's headers longest, for more than a second (a slow or silent
+ * client), else the new one itself. Called under S->lock. */
+static void make_room(struct server *S, struct conn *fresh)
+{
+	struct conn *idle = NULL, *silent = NULL;
+	double t = clock_s();
+	for (struct conn *c = S->conns.next; c != &S->conns; c = c->next) {
+		if (c == fresh || c->cut || c->fd < 0)
+			continue;
+		if (c->phase == CONN_IDLE && (!idle || c->since < idle->since))
+			idle = c;
+		else if (c->phase == CONN_HEADERS && t - c->since > 1.0 &&
+		         (!silent || c->since < silent->since))
+			silent = c;
+	}
+	struct conn *v = idle ? idle : silent ? silent : fresh;
+	v->cut = 1;
+	if (v == fresh)
+		S->refused_full++;
+	else
+		S->evicted++;
+	shutdown(v->fd, SHUT_RDWR);
+}
+
 void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode toe)
 {
@@ -174,15 +207,20 @@ void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
 		t->prev = &S->conns;
 		S->conns.next->prev = t;
 		S->conns.next = t;
+		if (++S->nconns > S->cfg.max_connections)
+			make_room(S, t);
 		pthread_mutex_unlock(&S->lock);
 		*socket_context = t;
 	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
 		/* libmicrohttpd closes the socket only after this: a shutdown under the lock never
 		 * reaches a socket that a new connection reuses */
 		struct conn *t = *socket_context;
+		if (t->pending)
+			req_dropped(S, c, t->pending);
 		pthread_mutex_lock(&S->lock);
 		t->prev->next = t->next;
 		t->next->prev = t->prev;
+		S->nconns--;
 		pthread_mutex_unlock(&S->lock);
 		free(t);
 		*socket_context = NULL;
@@ -204,14 +242,19 @@ void *sweeper_main(void *arg)
 			int late_headers = c->phase == CONN_HEADERS && age > hto;
 			int slow_body = c->phase == CONN_BODY && rate > 0 && age > hto &&
 			                (double)c->body < rate * age;
-			if (!late_headers && !slow_body)
+			int idle = c->phase == CONN_IDLE && age > S->cfg.idle_timeout;
+			if (!late_headers && !slow_body && !idle)
 				continue;
 			c->cut = 1;
+			shutdown(c->fd, SHUT_RDWR);
+			if (idle) { /* the ordinary end of a keep-alive connection: counted, not logged */
+				S->cut_idle++;
+				continue;
+			}
 			if (late_headers)
 				S->cut_headers++;
 			else
 				S->cut_body++;
-			shutdown(c->fd, SHUT_RDWR);
 			log_msg(LOG_INFO, late_headers
 			        ? "connection closed: no complete request headers within %g s "
 			          "(--header-timeout)"

@@ -21,6 +21,9 @@
 #define MAX_PARTS 64
 _Static_assert(REQUEST_MAX_PARAMS + 4 <= MAX_PARTS, "a part for every parameter and each file");
 #define SWEEP_MS 200            /* how often connection deadlines are checked */
+/* Connections libmicrohttpd accepts past --max-connections, each at once making room by closing
+ * an idle one (make_room): a full server still admits new clients while idle ones wait. */
+#define CONN_SPARE(max) ((max) / 8 + 8)
 
 enum route {
 	R_NONE = 0, R_BLOOM, R_CONVOLVE, R_CONV2D, R_CONV2D_T, R_KERNELS, R_KERNEL, R_HEALTHZ, R_READYZ, R_METRICS,
@@ -45,7 +48,7 @@ enum conn_phase {
 	CONN_HEADERS = 0, /* waiting for the request line and headers */
 	CONN_BODY,        /* receiving a body */
 	CONN_BUSY,        /* handled: queued, on a GPU, or answering */
-	CONN_IDLE,        /* between requests (keep-alive; libmicrohttpd's idle timeout) */
+	CONN_IDLE,        /* between requests (keep-alive; --idle-timeout) */
 };
 
 struct conn {
@@ -56,6 +59,10 @@ struct conn {
 	unsigned long long body;  /* bytes of the body received */
 	int first;                /* no request has begun on it yet */
 	int cut;                  /* shut down for missing a deadline */
+	struct req *pending;      /* a request begun by on_uri that on_request has not seen yet:
+	                             libmicrohttpd drops a request it cannot parse without calling
+	                             on_completed, so the connection's close ends it (only the
+	                             connection's own thread touches it) */
 };
 
 struct server {
@@ -68,7 +75,9 @@ struct server {
 	int active;          /* guarded by lock */
 	double last_change;  /* guarded by lock */
 	struct conn conns;   /* list head, guarded by lock */
-	unsigned long long cut_headers, cut_body; /* connections cut, guarded by lock */
+	unsigned long long cut_headers, cut_body, cut_idle, evicted, refused_full; /* connections
+	                       cut or refused, guarded by lock */
+	int nconns;          /* connections open, guarded by lock */
 	pthread_t sweeper;
 	int sweeper_started, stop; /* stop guarded by lock */
 	pthread_cond_t stop_cv;
@@ -106,7 +115,11 @@ struct req {
 	double t0;
 	unsigned char *body;
 	size_t len, cap;
+	unsigned long long held; /* bytes of --memory-budget held for the body (its buffer) */
+	unsigned long long announced; /* the body's Content-Length (0: chunked) */
 	int too_large;        /* the body passed --max-body while streaming */
+	int over_budget;      /* a chunked body's buffer did not fit --memory-budget: its
+	                         JOBS_E_BUDGET_SPENT or JOBS_E_OVER_BUDGET */
 	size_t discarded;
 	int started;          /* a job was started */
 	int job_done;         /* its done() ran; guarded by done_mu */
@@ -124,6 +137,9 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                   enum MHD_RequestTerminationCode toe);
 void *on_uri(void *cls, const char *uri, struct MHD_Connection *c);
+/* Ends a request that libmicrohttpd dropped before on_request saw it (its connection closed):
+ * logged and freed as on_completed would. */
+void req_dropped(struct server *S, struct MHD_Connection *c, struct req *r);
 
 /* http.c */
 void touch(struct server *S, int delta);

@@ -379,6 +379,25 @@ void jobs_shutdown(struct jobs *J)
 		pthread_join(J->watchdog, NULL);
 }
 
+int jobs_memory_hold(struct jobs *J, unsigned long long bytes)
+{
+	if (bytes > J->cfg.memory_budget)
+		return JOBS_E_OVER_BUDGET;
+	pthread_mutex_lock(&J->lock);
+	int rc = J->mem_used + bytes > J->cfg.memory_budget ? JOBS_E_BUDGET_SPENT : 0;
+	if (!rc)
+		J->mem_used += bytes;
+	pthread_mutex_unlock(&J->lock);
+	return rc;
+}
+
+void jobs_memory_release(struct jobs *J, unsigned long long bytes)
+{
+	pthread_mutex_lock(&J->lock);
+	J->mem_used -= bytes;
+	pthread_mutex_unlock(&J->lock);
+}
+
 int jobs_in_flight(struct jobs *J)
 {
 	pthread_mutex_lock(&J->lock);

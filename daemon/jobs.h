@@ -33,6 +33,8 @@ enum jobs_error {
 	JOBS_E_STOPPING = -2, /* shutting down */
 	JOBS_E_INIT = -3,     /* a GPU thread could not make its context */
 	JOBS_E_NOMEM = -4,
+	JOBS_E_BUDGET_SPENT = -5, /* --memory-budget held by the requests in progress: 503 */
+	JOBS_E_OVER_BUDGET = -6,  /* more than the whole --memory-budget: 413 */
 };
 
 enum job_kind { JOB_BLOOM = 0, JOB_CONVOLVE, JOB_KERNEL_PUT, JOB_CONV2D, JOB_CONV2D_T,
@@ -189,6 +191,13 @@ void jobs_start(struct jobs *J, struct job *j);
 
 /* Jobs reserved and not yet answered. */
 int jobs_in_flight(struct jobs *J);
+
+/* Holds `bytes` of --memory-budget for something outside a job (a request body as it arrives):
+ * 0, JOBS_E_BUDGET_SPENT (the requests in progress hold too much of it now) or
+ * JOBS_E_OVER_BUDGET (more than the whole budget), holding nothing on failure. Every 0 is
+ * paired with jobs_memory_release of the same bytes. */
+int jobs_memory_hold(struct jobs *J, unsigned long long bytes);
+void jobs_memory_release(struct jobs *J, unsigned long long bytes);
 
 void jobs_status(struct jobs *J, struct jobs_status *st);
 

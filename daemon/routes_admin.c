@@ -376,21 +376,35 @@ static enum MHD_Result route_metrics(struct req *r)
 	        "# TYPE fftbloom_named_kernel_bytes gauge\nfftbloom_named_kernel_bytes %zu\n"
 	        "# HELP fftbloom_ready 1 when /readyz answers 200.\n"
 	        "# TYPE fftbloom_ready gauge\nfftbloom_ready %d\n"
-	        "# HELP fftbloom_memory_reserved_bytes Bytes of decoded images reserved by "
-	        "requests in progress.\n"
+	        "# HELP fftbloom_memory_reserved_bytes Bytes of --memory-budget held by the "
+	        "requests in progress: their bodies as they arrive and their decoded images.\n"
 	        "# TYPE fftbloom_memory_reserved_bytes gauge\nfftbloom_memory_reserved_bytes %llu\n"
 	        "# HELP fftbloom_memory_budget_bytes The --memory-budget.\n"
 	        "# TYPE fftbloom_memory_budget_bytes gauge\nfftbloom_memory_budget_bytes %llu\n",
 	        st.queued, st.queue_size, st.in_flight, nk, kb, ready, st.memory_used,
 	        st.memory_budget);
 	pthread_mutex_lock(&S->lock);
-	unsigned long long ch = S->cut_headers, cb = S->cut_body;
+	unsigned long long ch = S->cut_headers, cb = S->cut_body, ci = S->cut_idle,
+	                   ce = S->evicted, cf = S->refused_full;
+	int open_req = S->active, open_conn = S->nconns;
 	pthread_mutex_unlock(&S->lock);
-	fprintf(f, "# HELP fftbloom_connections_cut_total Connections closed for missing a deadline: "
-	        "headers (--header-timeout) or body (--min-body-rate).\n"
+	fprintf(f, "# HELP fftbloom_connections_cut_total Connections closed by the server: no "
+	        "complete headers within --header-timeout (headers), a body slower than "
+	        "--min-body-rate (body), idle past --idle-timeout between requests (idle), or "
+	        "closed idle to admit a new connection at --max-connections (evicted), or a new "
+	        "connection refused there with none idle to close (full).\n"
 	        "# TYPE fftbloom_connections_cut_total counter\n"
 	        "fftbloom_connections_cut_total{reason=\"headers\"} %llu\n"
-	        "fftbloom_connections_cut_total{reason=\"body\"} %llu\n", ch, cb);
+	        "fftbloom_connections_cut_total{reason=\"body\"} %llu\n"
+	        "fftbloom_connections_cut_total{reason=\"idle\"} %llu\n"
+	        "fftbloom_connections_cut_total{reason=\"evicted\"} %llu\n"
+	        "fftbloom_connections_cut_total{reason=\"full\"} %llu\n"
+	        "# HELP fftbloom_connections_open TCP connections open.\n"
+	        "# TYPE fftbloom_connections_open gauge\nfftbloom_connections_open %d\n"
+	        "# HELP fftbloom_requests_open Requests begun (a request line read) and not yet "
+	        "ended, this one included.\n"
+	        "# TYPE fftbloom_requests_open gauge\nfftbloom_requests_open %d\n",
+	        ch, cb, ci, ce, cf, open_conn, open_req);
 	size_t ni;
 	unsigned long long ib, mb;
 	int mi;

@@ -1,6 +1,7 @@
 /* The GPU routes: POST /v1/bloom and /v1/convolve (a raw image or multipart parts, parameters
  * through the request table), POST /v1/conv2d and /v1/conv2d_transpose (NPY tensors in
  * multipart parts), and the job behind them and kernel PUTs; see http.h. */
+#include "daemon/apiutil.h"
 #include "daemon/http.h"
 
 #include <stdio.h>
@@ -100,6 +101,7 @@ enum MHD_Result not_acceptable(struct req *r, const char *accept)
 	char msg[640];
 	snprintf(msg, sizeof msg, "Accept: '%.200s' allows none of the image types this server "
 	         "makes: %s (format= chooses one whatever Accept says)", accept, list);
+	api_utf8_clean(msg);
 	json_t *o = json_pack("{s:{s:i,s:s,s:s,s:o}}", "error", "status", 406, "code",
 	                      "not_acceptable", "message", msg, "formats", types);
 	snprintf(r->code, sizeof r->code, "not_acceptable");

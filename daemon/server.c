@@ -143,6 +143,9 @@ void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	r->raw_bad = uri && target_bad(uri);
 	r->tcp = conn_of(c);
 	if (r->tcp) {
+		if (r->tcp->pending) /* the previous request line was dropped unanswered */
+			req_dropped(S, c, r->tcp->pending);
+		r->tcp->pending = r;
 		pthread_mutex_lock(&S->lock);
 		if (!r->tcp->first) { /* a keep-alive request: its headers' deadline starts now */
 			r->tcp->phase = CONN_HEADERS;
@@ -197,8 +200,26 @@ static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const ch
 	return MHD_YES;
 }
 
-/* The request's framing, before anything else: a target holding NUL or control bytes, an
- * HTTP/1.1 request without Host, Content-Length given twice or not a number, or with
+/* Counts the header fields whose name is empty or holds whitespace or a control byte (RFC 9112
+ * 5.1: no whitespace between a field name and its colon). libmicrohttpd keeps such a name as
+ * sent, so "Content-Length : 5" would be some other header to it while a lax proxy in front
+ * frames the body by it. */
+static enum MHD_Result count_bad_name(void *cls, enum MHD_ValueKind kind, const char *key,
+                                      const char *value)
+{
+	(void)kind;
+	(void)value;
+	int *n = cls;
+	const unsigned char *p = (const unsigned char *)key;
+	int bad = !*p;
+	for (; *p && !bad; p++)
+		bad = *p <= 0x20 || *p == 0x7f;
+	*n += bad;
+	return MHD_YES;
+}
+
+/* The request's framing, before anything else: a target holding NUL or control bytes, a header
+ * name holding whitespace, an HTTP/1.1 request without Host, Content-Length given twice or not a number, or with
  * Transfer-Encoding (ambiguous framing behind a proxy is how requests are smuggled) are 400;
  * a transfer coding other than chunked is 501. Each closes the connection unread. Returns 1
  * when it answered (*ret holds the result). */
@@ -215,6 +236,14 @@ static int framing_check(struct req *r, const char *version, enum MHD_Result *re
 	    !MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST)) {
 		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "an HTTP/1.1 request needs a "
 		                       "Host header");
+		return 1;
+	}
+	int bad_names = 0;
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_bad_name, &bad_names);
+	if (bad_names) {
+		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "a header field name holds "
+		                       "whitespace or a control character (as 'Content-Length : 5' "
+		                       "would)");
 		return 1;
 	}
 	struct header_count cl = {MHD_HTTP_HEADER_CONTENT_LENGTH, 0},
@@ -305,6 +334,46 @@ static int precheck(struct req *r, int early, enum MHD_Result *ret)
 	return 0;
 }
 
+/* Holds bytes of --memory-budget for r's body: 0 or a JOBS_E_ code. */
+static int body_hold(struct req *r, unsigned long long bytes)
+{
+	struct jobs *J = r->S->o.jobs;
+	int rc = J ? jobs_memory_hold(J, bytes) : 0;
+	if (!rc && J)
+		r->held += bytes;
+	return rc;
+}
+
+/* Frees what r's body holds: its buffer and its part of --memory-budget. */
+static void body_drop(struct req *r)
+{
+	free(r->body);
+	r->body = NULL;
+	r->len = r->cap = 0;
+	if (r->held)
+		jobs_memory_release(r->S->o.jobs, r->held);
+	r->held = 0;
+}
+
+/* The answer to a body that does not fit --memory-budget (body_hold's rc): 503 memory_budget
+ * with Retry-After while other requests hold it, 413 when it is larger than the whole budget;
+ * the connection closes (the body is not read, or was dropped). */
+static enum MHD_Result body_refused(struct req *r, int rc, unsigned long long n)
+{
+	struct server *S = r->S;
+	unsigned long long budget = S->cfg.memory_budget;
+	char ra[16];
+	snprintf(ra, sizeof ra, "%d", S->cfg.retry_after);
+	const char *extra[] = {"Retry-After", ra, MHD_HTTP_HEADER_CONNECTION, "close", NULL};
+	if (rc == JOBS_E_OVER_BUDGET)
+		return respond_error_x(r, 413, "body_too_large", extra + 2, "the body of %llu bytes "
+		                       "is larger than the whole --memory-budget of %llu bytes", n,
+		                       budget);
+	return respond_error_x(r, 503, "memory_budget", extra, "the body of %llu bytes does not "
+	                       "fit the --memory-budget of %llu bytes that the requests in "
+	                       "progress hold; retry later", n, budget);
+}
+
 enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                            const char *method, const char *version, const char *upload,
                            size_t *upload_size, void **con_cls)
@@ -318,6 +387,8 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 		*con_cls = r;
 	}
 	if (!r->init) {
+		if (r->tcp && r->tcp->pending == r)
+			r->tcp->pending = NULL; /* on_completed ends it from now on */
 		req_init(r, url, method);
 		r->route = match_route(url, r->name, &r->bad_name);
 		enum MHD_Result ret;
@@ -344,6 +415,11 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 			                       "bytes is larger than the %llu bytes allowed (--max-body)",
 			                       n, S->cfg.max_body);
 		}
+		/* the announced body holds its bytes of --memory-budget before any is read */
+		int hr = body_hold(r, n);
+		if (hr)
+			return body_refused(r, hr, n);
+		r->announced = n;
 		/* room for the announced body, up to 16 MiB ahead of its arrival */
 		size_t pre = n < (16u << 20) ? (size_t)n : (16u << 20);
 		if (pre && (r->body = malloc(pre)))
@@ -358,16 +434,14 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 			r->tcp->body += n;
 			pthread_mutex_unlock(&S->lock);
 		}
-		if (r->too_large) {
+		if (r->too_large || r->over_budget) {
 			r->discarded += n;
 			return r->discarded > DISCARD_MAX ? MHD_NO : MHD_YES;
 		}
 		if (r->len + n > S->cfg.max_body) {
 			r->too_large = 1;
 			r->discarded = r->len + n - S->cfg.max_body; /* bytes past the limit */
-			free(r->body);
-			r->body = NULL;
-			r->len = r->cap = 0;
+			body_drop(r);
 			return MHD_YES;
 		}
 		if (r->len + n > r->cap) {
@@ -376,6 +450,15 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				cap *= 2;
 			if (cap > S->cfg.max_body)
 				cap = S->cfg.max_body;
+			if (r->announced && cap > r->announced)
+				cap = r->announced; /* libmicrohttpd passes no more than announced */
+			int hr = cap > r->held ? body_hold(r, cap - r->held) : 0;
+			if (hr) { /* a chunked body: read and drop the rest, then answer */
+				r->over_budget = hr;
+				r->discarded = n;
+				body_drop(r);
+				return MHD_YES;
+			}
 			unsigned char *b = realloc(r->body, cap);
 			if (!b)
 				return MHD_NO;
@@ -403,6 +486,8 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 		return respond_error_x(r, 413, "body_too_large", close_hdr, "the body is larger than "
 		                       "the %llu bytes allowed (--max-body)", S->cfg.max_body);
 	}
+	if (r->over_budget)
+		return body_refused(r, r->over_budget, r->len + r->discarded);
 	switch (r->route) {
 	case R_BLOOM:
 	case R_CONVOLVE: return route_image(r);
@@ -418,15 +503,12 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 	}
 }
 
-void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
-                  enum MHD_RequestTerminationCode toe)
+/* Logs, counts and frees a request that has ended. */
+static void req_end(struct server *S, struct MHD_Connection *c, struct req *r,
+                    enum MHD_RequestTerminationCode toe)
 {
-	struct server *S = cls;
-	struct req *r = *con_cls;
-	if (!r)
-		return;
-	*con_cls = NULL;
-	set_phase(S, conn_of(c), CONN_IDLE);
+	if (r->tcp && r->tcp->pending == r)
+		r->tcp->pending = NULL;
 	if (!r->init && !r->status) { /* refused by libmicrohttpd before its headers were in */
 		const union MHD_ConnectionInfo *ci =
 			MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS);
@@ -456,9 +538,26 @@ void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	free(r->job.body);
 	kernels_release(S->o.kernels, r->job.named);
 	images_release(S->o.images, r->stored);
-	free(r->body);
+	body_drop(r);
 	pthread_cond_destroy(&r->done_cv);
 	pthread_mutex_destroy(&r->done_mu);
 	free(r);
 	touch(S, -1);
+}
+
+void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                  enum MHD_RequestTerminationCode toe)
+{
+	struct server *S = cls;
+	struct req *r = *con_cls;
+	if (!r)
+		return;
+	*con_cls = NULL;
+	set_phase(S, conn_of(c), CONN_IDLE);
+	req_end(S, c, r, toe);
+}
+
+void req_dropped(struct server *S, struct MHD_Connection *c, struct req *r)
+{
+	req_end(S, c, r, MHD_REQUEST_TERMINATED_WITH_ERROR);
 }

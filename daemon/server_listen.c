@@ -101,7 +101,8 @@ static struct MHD_Daemon *start_one(struct server *S, const char *addr, int port
 	else
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &ss};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
-	                                    (intptr_t)S->cfg.max_connections, NULL};
+	                                    (intptr_t)(S->cfg.max_connections +
+	                                               CONN_SPARE(S->cfg.max_connections)), NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 	                                    (intptr_t)S->cfg.max_per_ip, NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT,

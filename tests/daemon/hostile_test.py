@@ -655,6 +655,183 @@ def test_openapi():
           "security" not in doc["paths"]["/healthz"]["get"], sec)
 
 
+# ---- the reliability issue (35): a leak, bodies in the budget, the connection rules, answers
+# that echo bytes, header names ----
+
+def test_dropped_request_lines():
+    """A request line libmicrohttpd drops unanswered (thousands of '&') ends with its
+    connection: nothing stays counted open or allocated, and SIGTERM does not wait."""
+    d = Daemon()
+    try:
+        for _ in range(300):
+            raw(d, b"GET /healthz?" + b"&" * 2000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", timeout=5)
+        end = time.time() + 5
+        n = None
+        while time.time() < end:
+            n = d.metric("fftbloom_requests_open")
+            if n == 1:  # the /metrics request itself
+                break
+            time.sleep(0.05)
+        check("300 dropped request lines: none left open", n == 1, n)
+        check("the dropped requests are logged", d.log().count("status=400") >= 300 or
+              d.log().count('"status":400') >= 300, d.log()[-500:])
+        t = time.time()
+        d.p.send_signal(signal.SIGTERM)
+        d.p.wait(timeout=30)
+        check("SIGTERM after them ends at once (no drain wait)", time.time() - t < 5,
+              time.time() - t)
+    finally:
+        d.stop("dropped-lines daemon")
+
+
+def test_bodies_in_budget():
+    """Bodies hold --memory-budget as they arrive: 16 connections announcing 3 MiB bodies and
+    sending all but the last byte under a 8 MiB budget hold at most the budget; the rest are
+    answered 503 memory_budget before their bodies are read; one larger than the whole budget
+    is 413; the budget is free again once they close."""
+    d = Daemon("--memory-budget", "8M", "--max-body", "16M", "--header-timeout", "30",
+               "--min-body-rate", "0")
+    socks, refused = [], 0
+    try:
+        n = 3 << 20
+        for _ in range(16):
+            s = socket.create_connection(("127.0.0.1", d.port), timeout=10)
+            s.sendall(b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\n"
+                      b"Content-Length: %d\r\n\r\n" % n)
+            s.setblocking(False)
+            try:
+                s.sendall(b"\0" * (n - 1))
+            except (BlockingIOError, ConnectionResetError, BrokenPipeError):
+                pass
+            s.setblocking(True)
+            socks.append(s)
+        time.sleep(0.5)
+        held = d.metric("fftbloom_memory_reserved_bytes")
+        check("16 slow 3 MiB bodies: reserved memory within the 8 MiB budget",
+              held is not None and 0 < held <= 8 << 20, held)
+        for s in socks:
+            s.settimeout(0.5)
+            try:
+                out = s.recv(4096)
+            except (socket.timeout, ConnectionResetError):
+                out = b""
+            if status_of(out) == 503 and b"memory_budget" in out:
+                refused += 1
+        check("the bodies past the budget: 503 memory_budget before they are read",
+              refused >= 14, refused)
+        out = raw(d, b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n"
+                  % (12 << 20), timeout=5)
+        check("a body larger than the whole budget: 413", status_of(out) == 413, out[:200])
+    finally:
+        for s in socks:
+            s.close()
+    counters_zero(d, "after the slow bodies closed")
+    d.stop("bodies-in-budget daemon")
+
+
+def test_idle_connections_make_room():
+    """4 addresses x 64 idle keep-alive connections fill --max-connections 256 (64 a client:
+    --max-per-ip); a fifth address is still served, an idle connection closed for it; idle
+    connections end after --idle-timeout."""
+    d = Daemon("--idle-timeout", "60", "--max-per-ip", "64", "--max-connections", "256")
+    held = []
+
+    def get(src):
+        s = socket.socket()
+        s.bind((src, 0))
+        s.settimeout(10)
+        s.connect(("127.0.0.1", d.port))
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        out = b""
+        while not (b"\r\n\r\n" in out and out.rstrip().endswith(b"}")):
+            b = s.recv(4096)
+            if not b:
+                break
+            out += b
+        return s, status_of(out)
+    try:
+        codes = []
+        for a in range(2, 6):
+            for _ in range(64):
+                s, st = get("127.0.0.%d" % a)
+                held.append(s)
+                codes.append(st)
+        check("4 addresses x 64 keep-alive connections served", codes.count(200) == 256,
+              codes.count(200))
+        s, st = get("127.0.0.6")
+        s.close()
+        check("a fifth address at the connection limit: served", st == 200, st)
+        check("an idle connection was closed to admit it",
+              d.metric('fftbloom_connections_cut_total{reason="evicted"}') >= 1,
+              d.metric("fftbloom_connections_cut_total"))
+    finally:
+        for s in held:
+            s.close()
+        d.stop("idle-connections daemon")
+    d = Daemon("--idle-timeout", "0.5")
+    try:
+        s, st = get("127.0.0.1")
+        time.sleep(1.5)
+        s.settimeout(2)
+        try:
+            gone = s.recv(10) == b""
+        except (socket.timeout, ConnectionResetError):
+            gone = False
+        s.close()
+        check("--idle-timeout 0.5: an idle keep-alive connection is closed", gone)
+        check("counted as idle", d.metric('fftbloom_connections_cut_total{reason="idle"}') >= 1)
+    finally:
+        d.stop("idle-timeout daemon")
+
+
+def test_answers_echoing_bytes():
+    """Error messages that quote bytes that are not UTF-8 are still answered as JSON."""
+    def post(body, ctype):
+        return (b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: %s\r\n"
+                b"Content-Length: %d\r\n\r\n" % (ctype, len(body)) + body)
+    d = Daemon()
+    try:
+        for name, data in (
+                ("GET /%ff", b"GET /%ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+                ("threshold=%ff", b"GET /v1/bloom/x?threshold=%ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+                ("Accept with \\xff", b"GET /v1/bloom/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                 b"Accept: image/\xff\r\n\r\n"),
+                ("a multipart name with \\xff", post(
+                    b"--XyZ\r\nContent-Disposition: form-data; name=\"a\xffb\"\r\n\r\nx\r\n"
+                    b"--XyZ--\r\n", b"multipart/form-data; boundary=XyZ")),
+                ("a PFM scale with \\xff", post(b"Pf\n1 1\n-1.\xff\n" + b"\0" * 4,
+                                                 b"image/x-portable-floatmap"))):
+            out = raw(d, data, timeout=5)
+            st = status_of(out)
+            ok = st is not None and 400 <= st < 500
+            if ok:
+                try:
+                    json.loads(body_of(out))
+                except ValueError:
+                    ok = False
+            check("%s: a 4xx JSON answer" % name, ok, out[:300])
+    finally:
+        d.stop("echo daemon")
+
+
+def test_header_name_whitespace():
+    """'Content-Length : N' and 'Transfer-Encoding : chunked' (space before the colon) are 400,
+    never taken as other headers with the body answered as a second request."""
+    d = Daemon()
+    try:
+        for name, data in (
+                ("Content-Length : 39", b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\nContent-Length : 39"
+                 b"\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"),
+                ("Transfer-Encoding : chunked", b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\n"
+                 b"Transfer-Encoding : chunked\r\n\r\n27\r\nGET /healthz HTTP/1.1\r\nHost: x"
+                 b"\r\n\r\n\r\n0\r\n\r\n")):
+            out = raw(d, data, timeout=5)
+            check("%s: 400 and one answer" % name, status_of(out) == 400 and
+                  out.count(b"HTTP/1.1 ") == 1, out[:300])
+    finally:
+        d.stop("header-name daemon")
+
+
 def write_key():
     p = os.path.join(TMP, "key")
     open(p, "w").write("s3cret-key\n")
@@ -666,7 +843,9 @@ def main():
              test_memory_budget, test_half_close, test_slowloris, test_signals, test_tls_versions,
              test_new_sizes_and_programs, test_overflow, test_deadline_excludes_decode,
              test_chunked_oversize, test_exclusive_port, test_logs, test_strict_parsing,
-             test_openapi]
+             test_openapi, test_dropped_request_lines, test_bodies_in_budget,
+             test_idle_connections_make_room, test_answers_echoing_bytes,
+             test_header_name_whitespace]
     H.run_script(tests, "HOSTILE_ONLY", (TMP,))
 
 
