@@ -1,9 +1,12 @@
-/* The option table: defaults, bounds, environment override, flags, bad values named. */
+/* The option table: defaults, bounds, environment override, flags, bad values named; every row
+ * at its documented bounds and one step past them, generated from the table. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +146,277 @@ static void test_help_lists_everything(void **state)
 	free(buf);
 }
 
+/* ---- Boundaries generated from the table ----
+ * Every row of config_table (and gpu_config_table, the CLI's) is loaded as a flag at its
+ * documented bounds: min and max accepted and stored, one step past each refused with
+ * OPT_E_BOUNDS (fftbloomd then exits with the message) naming the bounds; every choice of an
+ * enum, a non-choice refused; booleans' spellings; strings at their longest. The loop walks the
+ * table, so a new option is covered at once, and the bounds it expects are written below, apart
+ * from the table: an option missing here fails, and so does a bound widened or narrowed there. */
+static const struct documented {
+	const char *name;
+	enum opt_type type;
+	double lo, hi;       /* INT, DOUBLE, SIZE: bounds; STRING: hi is the longest length (0:
+	                        OPT_STR_MAX - 1) */
+	const char *choices; /* ENUM */
+} documented[] = {
+	{"platform", OPT_ENUM, 0, 0, "auto|device|surfaceless"},
+	{"device", OPT_INT, 0, 63, NULL},
+	{"gl-debug", OPT_BOOL, 0, 1, NULL},
+	{"shader-dir", OPT_STRING, 0, 0, NULL},
+	{"program-cache", OPT_STRING, 0, 0, NULL},
+	{"fft-wisdom", OPT_STRING, 0, 0, NULL},
+	{"driver-cache", OPT_STRING, 0, 0, NULL},
+	{"gpu-frame-memory", OPT_SIZE, 0, 1125899906842624.0, NULL},
+	{"require-gpu", OPT_BOOL, 0, 1, NULL},
+	{"log-level", OPT_ENUM, 0, 0, "error|warn|info|debug"},
+	{"log-format", OPT_ENUM, 0, 0, "text|json"},
+	{"listen", OPT_STRING, 0, 63, NULL},
+	{"port", OPT_INT, 0, 65535, NULL},
+	{"max-connections", OPT_INT, 1, 100000, NULL},
+	{"max-per-ip", OPT_INT, 0, 100000, NULL},
+	{"connection-timeout", OPT_INT, 1, 86400, NULL},
+	{"idle-timeout", OPT_DOUBLE, 0.1, 86400, NULL},
+	{"max-body", OPT_SIZE, 1024, 4294967296.0, NULL},
+	{"max-pixels", OPT_SIZE, 1, 1000000000, NULL},
+	{"max-side", OPT_INT, 1, 32768, NULL},
+	{"cors-origins", OPT_STRING, 0, 0, NULL},
+	{"api-key-file", OPT_STRING, 0, 0, NULL},
+	{"tls-cert", OPT_STRING, 0, 0, NULL},
+	{"tls-key", OPT_STRING, 0, 0, NULL},
+	{"tls-priorities", OPT_STRING, 0, 0, NULL},
+	{"reuse-port", OPT_BOOL, 0, 1, NULL},
+	{"header-timeout", OPT_DOUBLE, 0.1, 3600, NULL},
+	{"min-body-rate", OPT_SIZE, 0, 1000000000, NULL},
+	{"gpus", OPT_STRING, 0, 200, NULL},
+	{"gpu-threads", OPT_INT, 1, 8, NULL},
+	{"gpu-depth", OPT_INT, 1, 8, NULL},
+	{"codec-threads", OPT_INT, 1, 256, NULL},
+	{"queue-size", OPT_INT, 1, 100000, NULL},
+	{"queue-high-water", OPT_INT, 1, 100, NULL},
+	{"deadline", OPT_DOUBLE, 0.001, 86400, NULL},
+	{"drain-timeout", OPT_DOUBLE, 0, 86400, NULL},
+	{"heartbeat-timeout", OPT_DOUBLE, 0.1, 86400, NULL},
+	{"retry-after", OPT_INT, 0, 3600, NULL},
+	{"warm-sizes", OPT_STRING, 0, 0, NULL},
+	{"spare-plans", OPT_STRING, 0, 0, NULL},
+	{"kernel-dir", OPT_STRING, 0, 0, NULL},
+	{"max-kernels", OPT_INT, 0, 100000, NULL},
+	{"kernel-memory", OPT_SIZE, 0, 1099511627776.0, NULL},
+	{"kernel-max-pixels", OPT_SIZE, 1, 1000000000, NULL},
+	{"image-dir", OPT_STRING, 0, 0, NULL},
+	{"max-images", OPT_INT, 0, 1000000, NULL},
+	{"image-memory", OPT_SIZE, 0, 1099511627776.0, NULL},
+	{"cache-control", OPT_STRING, 0, 0, NULL},
+	{"url-signing-key-file", OPT_STRING, 0, 0, NULL},
+	{"memory-budget", OPT_SIZE, 1048576, 1099511627776.0, NULL},
+	{"max-programs", OPT_INT, 16, 100000, NULL},
+	{"program-memory", OPT_SIZE, 1048576, 1099511627776.0, NULL},
+	{"new-sizes-per-minute", OPT_INT, 0, 100000, NULL},
+	{"kernel-cache", OPT_SIZE, 0, 1099511627776.0, NULL},
+	{"max-plans", OPT_INT, 1, 1024, NULL},
+	{"borrow-plans", OPT_BOOL, 0, 1, NULL},
+	{"plan-load-wait", OPT_DOUBLE, 0, 86400, NULL},
+	{"compile-thread", OPT_ENUM, 0, 0, "auto|on|off"},
+	{"upload-copy", OPT_ENUM, 0, 0, "auto|on|off"},
+	{"fft-idle-tune", OPT_ENUM, 0, 0, "auto|on|off"},
+	{"jpeg-quality", OPT_INT, 1, 100, NULL},
+	{"jpeg-subsampling", OPT_ENUM, 0, 0, "444|420"},
+	{"webp-quality", OPT_INT, 1, 100, NULL},
+	{"avif-quality", OPT_INT, 1, 100, NULL},
+	{"avif-speed", OPT_INT, 1, 10, NULL},
+	{"auto-avif", OPT_BOOL, 0, 1, NULL},
+	{"persistent-map", OPT_BOOL, 0, 1, NULL},
+	{"lend-planes", OPT_BOOL, 0, 1, NULL},
+	{"jpeg-planes", OPT_BOOL, 0, 1, NULL},
+	{"jpeg-gpu-dct", OPT_BOOL, 0, 1, NULL},
+	{"jpeg-gpu-entropy", OPT_BOOL, 0, 1, NULL},
+	{"jpeg-gpu-idct", OPT_BOOL, 0, 1, NULL},
+	{"jpeg-upload-lease", OPT_BOOL, 0, 1, NULL},
+};
+
+/* The next double past v towards dir; from 0 the smallest normal one (strtod refuses a
+ * subnormal number as out of range, which would not test the bound). */
+static double past(double v, double dir)
+{
+	return v == 0 ? copysign(DBL_MIN, dir) : nextafter(v, dir);
+}
+
+/* Loads "--name=value" through config_load (gpu: gpu_config_load) into *c; the code, message
+ * in err. */
+static int load_one(int gpu, const char *name, const char *value, struct config *c,
+                    char err[OPT_ERR_LEN])
+{
+	size_t len = strlen(name) + strlen(value) + 4;
+	char *flag = malloc(len);
+	assert_non_null(flag);
+	snprintf(flag, len, "--%s=%s", name, value);
+	char a0[] = "x";
+	char *argv[] = {a0, flag, NULL};
+	err[0] = 0;
+	int rc = gpu ? gpu_config_load(&c->gpu, 2, argv, 1, NULL, err)
+	             : config_load(c, 2, argv, 1, NULL, err);
+	free(flag);
+	return rc;
+}
+
+static void take(int gpu, const struct opt_def *d, const char *value, struct config *c)
+{
+	char err[OPT_ERR_LEN];
+	int rc = load_one(gpu, d->name, value, c, err);
+	if (rc)
+		fail_msg("--%s=%.40s: refused (%d): %s", d->name, value, rc, err);
+}
+
+static void refuse(int gpu, const struct opt_def *d, const char *value, int code,
+                   const char *need)
+{
+	struct config c;
+	char err[OPT_ERR_LEN];
+	int rc = load_one(gpu, d->name, value, &c, err);
+	if (rc != code)
+		fail_msg("--%s=%.40s: %d, not %d (%s)", d->name, value, rc, code, err);
+	if (!strstr(err, d->name) || (need && !strstr(err, need)))
+		fail_msg("--%s=%.40s: message '%s' lacks the name or '%s'", d->name, value, err,
+		         need ? need : "");
+}
+
+/* A bound as the messages print it: an integer without decimals, else %g. */
+static void bound_text(double v, char *buf, size_t len)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%g", v);
+}
+
+/* The row's value in c as a double (INT, BOOL, ENUM, DOUBLE, SIZE). */
+static double stored(int gpu, const struct config *c, const struct opt_def *d)
+{
+	const void *base = gpu ? (const void *)&c->gpu : (const void *)c;
+	switch (d->type) {
+	case OPT_DOUBLE: return OPT_DOUBLE_AT(base, d);
+	case OPT_SIZE: return (double)OPT_SIZE_AT(base, d);
+	default: return OPT_INT_AT(base, d);
+	}
+}
+
+static void check_row(int gpu, const struct opt_def *d, const struct documented *w)
+{
+	struct config c;
+	char v[64];
+	assert_int_equal(d->type, w->type);
+	switch (d->type) {
+	case OPT_INT:
+	case OPT_SIZE:
+	case OPT_DOUBLE: {
+		char lo[32], hi[32], range[96];
+		bound_text(w->lo, lo, sizeof lo);
+		bound_text(w->hi, hi, sizeof hi);
+		snprintf(range, sizeof range, "out of bounds [%s, %s]", lo, hi);
+		const char *fmt = d->type == OPT_DOUBLE ? "%.17g" : "%.0f";
+		const double ends[2] = {w->lo, w->hi};
+		for (int k = 0; k < 2; k++) {
+			snprintf(v, sizeof v, fmt, ends[k]);
+			take(gpu, d, v, &c);
+			if (stored(gpu, &c, d) != ends[k])
+				fail_msg("--%s=%s stored %.17g", d->name, v, stored(gpu, &c, d));
+		}
+		double below = d->type == OPT_DOUBLE ? past(w->lo, -INFINITY) : w->lo - 1;
+		double above = d->type == OPT_DOUBLE ? past(w->hi, INFINITY) : w->hi + 1;
+		snprintf(v, sizeof v, fmt, below);
+		/* a size is never negative: -1 is not a size at all */
+		if (d->type == OPT_SIZE && below < 0)
+			refuse(gpu, d, v, OPT_E_VALUE, "negative");
+		else
+			refuse(gpu, d, v, OPT_E_BOUNDS, range);
+		char below_text[64];
+		snprintf(below_text, sizeof below_text, "%s", v);
+		snprintf(v, sizeof v, fmt, above);
+		refuse(gpu, d, v, OPT_E_BOUNDS, range);
+		printf("--%-22s [%s, %s]; %s and %s refused\n", d->name, lo, hi, below_text, v);
+		break;
+	}
+	case OPT_ENUM: {
+		if (!d->choices || strcmp(d->choices, w->choices))
+			fail_msg("--%s: choices '%s' in the table, '%s' documented", d->name,
+			         d->choices ? d->choices : "", w->choices);
+		char buf[256];
+		snprintf(buf, sizeof buf, "%s", w->choices);
+		int i = 0;
+		for (char *save = NULL, *t = strtok_r(buf, "|", &save); t;
+		     t = strtok_r(NULL, "|", &save), i++) {
+			take(gpu, d, t, &c);
+			if (stored(gpu, &c, d) != i)
+				fail_msg("--%s=%s stored %g, not %d", d->name, t, stored(gpu, &c, d), i);
+		}
+		refuse(gpu, d, "no-such-choice", OPT_E_BOUNDS, w->choices);
+		printf("--%-22s %s; no-such-choice refused\n", d->name, w->choices);
+		break;
+	}
+	case OPT_BOOL: {
+		static const char *yes[] = {"1", "true", "yes", "on", "TRUE"},
+		                  *no[] = {"0", "false", "no", "off", "Off"};
+		for (int k = 0; k < 5; k++) {
+			take(gpu, d, yes[k], &c);
+			assert_true(stored(gpu, &c, d) == 1);
+			take(gpu, d, no[k], &c);
+			assert_true(stored(gpu, &c, d) == 0);
+		}
+		refuse(gpu, d, "2", OPT_E_VALUE, "not a boolean");
+		printf("--%-22s boolean; 2 refused\n", d->name);
+		break;
+	}
+	case OPT_STRING: {
+		size_t n = w->hi > 0 ? (size_t)w->hi : OPT_STR_MAX - 1;
+		char *s = malloc(n + 2);
+		assert_non_null(s);
+		memset(s, 'a', n + 1);
+		s[n] = 0;
+		take(gpu, d, s, &c);
+		const char *got = OPT_STR_AT(gpu ? (void *)&c.gpu : (void *)&c, d);
+		assert_int_equal(strlen(got), n);
+		s[n] = 'a';
+		s[n + 1] = 0;
+		refuse(gpu, d, s, OPT_E_BOUNDS, "longer than");
+		free(s);
+		printf("--%-22s %zu characters taken, %zu refused\n", d->name, n, n + 1);
+		break;
+	}
+	}
+}
+
+static void check_table(int gpu, const struct opt_def *t, size_t n, int *used)
+{
+	size_t nd = sizeof documented / sizeof documented[0];
+	for (size_t i = 0; i < n; i++) {
+		const struct documented *w = NULL;
+		for (size_t k = 0; k < nd && !w; k++)
+			if (!strcmp(documented[k].name, t[i].name)) {
+				w = &documented[k];
+				used[k] = 1;
+			}
+		if (!w)
+			fail_msg("--%s has no documented bounds in this test: add them", t[i].name);
+		check_row(gpu, &t[i], w);
+	}
+}
+
+static void test_table_bounds(void **state)
+{
+	(void)state;
+	size_t nd = sizeof documented / sizeof documented[0];
+	int used[sizeof documented / sizeof documented[0]] = {0};
+	for (size_t i = 0; i < config_table_len; i++)
+		if (config_table[i].env)
+			unsetenv(config_table[i].env);
+	check_table(0, config_table, config_table_len, used);
+	check_table(1, gpu_config_table, gpu_config_table_len, used);
+	for (size_t k = 0; k < nd; k++)
+		if (!used[k])
+			fail_msg("documented --%s is not in the table", documented[k].name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values_rejected),
 		cmocka_unit_test(test_every_type),
 		cmocka_unit_test(test_help_lists_everything),
+		cmocka_unit_test(test_table_bounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
