@@ -17,6 +17,65 @@
  * one core's time for a 1080p photograph at quality 63, about what WebP takes (README) */
 #define AVIF_SPEED_OURS 9
 
+/* Past AV1 level 6's largest picture (MaxPicSize 8192x4352 samples) libaom 3.6 writes frames
+ * that dav1d and libheif cannot decode (issue 35: 5972x5972 failed, 5970x5970 did not). Larger
+ * images are written as a grid (HEIF's 'grid' item) of cells of at most AVIF_CELL_MAX_SAMPLES,
+ * each an AV1 frame of its own that every decoder reads; a decoder puts them back together. */
+#define AVIF_FRAME_MAX_SAMPLES 35651584ull
+#define AVIF_CELL_MAX_SAMPLES (4096ull * 4096)
+#define AVIF_CELL_SIDE 4096u /* the cells' side where they cannot divide the image evenly */
+#define AVIF_GRID_MAX 256u   /* cells, rows or columns (HEIF's 8-bit fields; our array) */
+
+/* The grid of an image of w x h: 1 x 1 up to AVIF_FRAME_MAX_SAMPLES; else the fewest cols x rows
+ * cells of tw x th that divide the image evenly, as MIAF wants them (at least 64 a side; even
+ * sides under 4:2:0, whose grids need an even image too: *pf becomes 4:4:4 for an odd-sized
+ * one). Returns 1 when no such division exists: then cells of AVIF_CELL_SIDE, the right column
+ * and bottom row narrower, which libavif 0.11 pads to the full cell. */
+static int avif_grid(uint32_t w, uint32_t h, avifPixelFormat *pf, uint32_t *cols, uint32_t *rows,
+		     uint32_t *tw, uint32_t *th)
+{
+	*cols = *rows = 1;
+	*tw = w;
+	*th = h;
+	if ((unsigned long long)w * h <= AVIF_FRAME_MAX_SAMPLES)
+		return 0;
+	if (*pf == AVIF_PIXEL_FORMAT_YUV420 && ((w | h) & 1))
+		*pf = AVIF_PIXEL_FORMAT_YUV444;
+	unsigned even = *pf == AVIF_PIXEL_FORMAT_YUV420;
+	unsigned long long best = 0;
+	for (uint32_t c = 1; c <= AVIF_GRID_MAX; c++) {
+		uint32_t cw = w / c;
+		if (w % c || cw < 64 || (even && cw % 2))
+			continue;
+		for (uint32_t r = 1; r <= AVIF_GRID_MAX; r++) {
+			uint32_t rh = h / r;
+			if (h % r || rh < 64 || (even && rh % 2) ||
+			    (unsigned long long)cw * rh > AVIF_CELL_MAX_SAMPLES)
+				continue;
+			if ((unsigned long long)c * r > AVIF_GRID_MAX)
+				break;
+			if (!best || (unsigned long long)c * r < best) {
+				best = (unsigned long long)c * r;
+				*cols = c;
+				*rows = r;
+				*tw = cw;
+				*th = rh;
+			}
+			break; /* more rows only add cells */
+		}
+	}
+	if (best)
+		return 0;
+	/* over 35.6 Mpixel with sides up to 65536 makes both sides at least 544: cells over 64 */
+	*cols = (w + AVIF_CELL_SIDE - 1) / AVIF_CELL_SIDE;
+	*rows = (h + AVIF_CELL_SIDE - 1) / AVIF_CELL_SIDE;
+	*tw = (w + *cols - 1) / *cols;
+	*th = (h + *rows - 1) / *rows;
+	*tw += *tw & even;
+	*th += *th & even;
+	return 1;
+}
+
 static int avif_error(avifResult r, const char *what, const avifDiagnostics *diag, char *err)
 {
 	int code = r == AVIF_RESULT_OUT_OF_MEMORY ? IMAGE_E_NOMEM
@@ -183,18 +242,33 @@ int image_encode_avif(const struct image *img, const struct image_encode_opts *o
 								 : AVIF_PIXEL_FORMAT_YUV420;
 	size_t w = (size_t)img->width, h = (size_t)img->height, rch = alpha ? 4 : 3;
 	size_t bps = bits > 8 ? 2 : 1;
+	uint32_t cols, rows, tw, th; /* a padded grid: 16 x 16 at most */
+	int padded = avif_grid((uint32_t)w, (uint32_t)h, &pf, &cols, &rows, &tw, &th);
+	uint32_t ncell = cols * rows;
+	/* libavif 0.11.1 pads a narrower cell into a new image with its own defaults for the colour
+	 * description (fixed in 1.0), which the decoder then finds unlike the other cells: with
+	 * padding, every cell carries those defaults (primaries, transfer and matrix unspecified,
+	 * which libavif reads as sRGB's and BT.709's), and lossless RGB is coded through that
+	 * matrix at quantizer 0 (and reported as losing precision) */
+	if (padded && lossless && colour != 1)
+		lossless = 0;
 	int rc = 0;
 	avifEncoder *e = NULL;
 	avifRWData data = AVIF_DATA_EMPTY;
 	avifRGBImage rgb;
 	memset(&rgb, 0, sizeof rgb);
+	avifImage *cells[AVIF_GRID_MAX];
+	memset(cells, 0, sizeof cells);
 	avifImage *im = avifImageCreate((uint32_t)w, (uint32_t)h, (uint32_t)bits, pf);
 	if (!im)
 		return image_fail(err, IMAGE_E_NOMEM, "avif: cannot create an image");
-	im->colorPrimaries = AVIF_COLOR_PRIMARIES_BT709;
-	im->transferCharacteristics = AVIF_TRANSFER_CHARACTERISTICS_SRGB;
+	if (!padded) { /* else avifImageCreate's defaults, as the padded cells' */
+		im->colorPrimaries = AVIF_COLOR_PRIMARIES_BT709;
+		im->transferCharacteristics = AVIF_TRANSFER_CHARACTERISTICS_SRGB;
+	}
 	/* lossless keeps RGB as it is (identity: G, B, R in the Y, U, V planes); gray has Y only */
 	im->matrixCoefficients = lossless && colour != 1 ? AVIF_MATRIX_COEFFICIENTS_IDENTITY
+			       : padded			 ? AVIF_MATRIX_COEFFICIENTS_UNSPECIFIED
 							 : AVIF_MATRIX_COEFFICIENTS_BT601;
 	im->yuvRange = AVIF_RANGE_FULL;
 
@@ -248,7 +322,32 @@ int image_encode_avif(const struct image *img, const struct image_encode_opts *o
 	/* lossy coding always loses; lossless only what the integer codes could not hold */
 	if (inexact || !lossless)
 		*lost |= IMAGE_LOST_PRECISION;
-	avifResult r = avifImageRGBToYUV(im, &rgb);
+	avifResult r = AVIF_RESULT_OK;
+	if (ncell == 1) {
+		r = avifImageRGBToYUV(im, &rgb);
+	} else {
+		/* each cell converted from its window of the RGB rows: cells start on even pixels,
+		 * so 4:2:0's chroma is what the whole image's would be */
+		for (uint32_t i = 0; i < ncell && r == AVIF_RESULT_OK; i++) {
+			uint32_t x0 = (i % cols) * tw, y0 = (i / cols) * th;
+			uint32_t cw = i % cols == cols - 1 ? (uint32_t)w - x0 : tw;
+			uint32_t chh = i / cols == rows - 1 ? (uint32_t)h - y0 : th;
+			cells[i] = avifImageCreate(cw, chh, (uint32_t)bits, pf);
+			if (!cells[i]) {
+				rc = image_fail(err, IMAGE_E_NOMEM, "avif: cannot create a grid cell");
+				goto done;
+			}
+			cells[i]->colorPrimaries = im->colorPrimaries;
+			cells[i]->transferCharacteristics = im->transferCharacteristics;
+			cells[i]->matrixCoefficients = im->matrixCoefficients;
+			cells[i]->yuvRange = im->yuvRange;
+			avifRGBImage crgb = rgb;
+			crgb.width = cw;
+			crgb.height = chh;
+			crgb.pixels = rgb.pixels + (size_t)y0 * rgb.rowBytes + (size_t)x0 * rch * bps;
+			r = avifImageRGBToYUV(cells[i], &crgb);
+		}
+	}
 	if (r != AVIF_RESULT_OK) {
 		rc = avif_error(r, "colour conversion", NULL, err);
 		goto done;
@@ -267,7 +366,14 @@ int image_encode_avif(const struct image *img, const struct image_encode_opts *o
 	int qz = ((100 - o->quality) * 63 + 50) / 100;
 	e->minQuantizer = e->maxQuantizer = qz;
 	e->minQuantizerAlpha = e->maxQuantizerAlpha = AVIF_QUANTIZER_LOSSLESS; /* as avifenc */
-	r = avifEncoderWrite(e, im, &data);
+	if (ncell == 1) {
+		r = avifEncoderWrite(e, im, &data);
+	} else {
+		r = avifEncoderAddImageGrid(e, cols, rows, (const avifImage *const *)cells,
+					    AVIF_ADD_IMAGE_FLAG_SINGLE);
+		if (r == AVIF_RESULT_OK)
+			r = avifEncoderFinish(e, &data);
+	}
 	if (r != AVIF_RESULT_OK) {
 		rc = avif_error(r, "encoding", &e->diag, err);
 		if (rc == IMAGE_E_CORRUPT)
@@ -286,6 +392,9 @@ done:
 	if (e)
 		avifEncoderDestroy(e);
 	free(rgb.pixels);
+	for (uint32_t i = 0; i < ncell; i++)
+		if (cells[i])
+			avifImageDestroy(cells[i]);
 	avifImageDestroy(im);
 	return rc;
 }
