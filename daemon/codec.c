@@ -126,7 +126,8 @@ static void kernel_put_answer(struct jobs *J, struct job *j)
 	struct image_info info = j->info;
 	int w = j->in.width, h = j->in.height, c = j->in.channels;
 	int replaced = 0;
-	int rc = kernels_put(J->kernels, j->put_name, &j->in, &info, &replaced);
+	struct kernel_entry *e = NULL;
+	int rc = kernels_put(J->kernels, j->put_name, &j->in, &info, &replaced, &e);
 	if (rc == KERNELS_E_FULL) {
 		set_error(j, 409, "kernel_registry_full", "%d kernels are registered already "
 		          "(--max-kernels); DELETE one first", J->cfg.max_kernels);
@@ -152,7 +153,6 @@ static void kernel_put_answer(struct jobs *J, struct job *j)
 		          kernels_strerror(rc));
 		return;
 	}
-	struct kernel_entry *e = kernels_get(J->kernels, j->put_name);
 	char digest[40] = "";
 	if (e)
 		snprintf(digest, sizeof digest, "%016llx%016llx", (unsigned long long)e->digest[0],
@@ -198,7 +198,8 @@ static void image_put_answer(struct job *j)
 	}
 	memcpy(copy, j->image, j->image_len);
 	int replaced = 0;
-	int rc = images_put(j->store, j->put_name, copy, j->image_len, &f, &replaced);
+	struct image_entry *e = NULL;
+	int rc = images_put(j->store, j->put_name, copy, j->image_len, &f, &replaced, &e);
 	size_t n;
 	unsigned long long held, max_bytes;
 	int max_n;
@@ -224,8 +225,7 @@ static void image_put_answer(struct job *j)
 		          "out_of_memory", "%s", images_strerror(rc));
 		return;
 	}
-	struct image_entry *e = images_get(j->store, j->put_name);
-	json_t *o = e ? images_entry_json(e) : NULL;
+	json_t *o = images_entry_json(e);
 	images_release(j->store, e);
 	if (o)
 		json_object_set_new(o, "replaced", json_boolean(replaced));
@@ -234,7 +234,7 @@ static void image_put_answer(struct job *j)
 	char *t = s ? realloc(s, strlen(s) + 2) : NULL;
 	if (t)
 		strcat(s = t, "\n");
-	if (!s) { /* stored; only its description is lost (or it was replaced meanwhile) */
+	if (!s) { /* stored; only its description is lost */
 		set_error(j, 500, "out_of_memory", "the image is stored, but its description could "
 		          "not be made");
 		return;

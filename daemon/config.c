@@ -288,3 +288,19 @@ int config_quality(const struct config *c, int fmt)
 	return fmt == IMAGE_FORMAT_WEBP ? c->webp_quality
 	       : fmt == IMAGE_FORMAT_AVIF ? c->avif_quality : c->jpeg_quality;
 }
+
+int config_is_path(const struct opt_def *d)
+{
+	static const char *const suffix[] = {"-file", "-dir", "-cache", "-cert", "-key"};
+	if (d->type != OPT_STRING)
+		return 0;
+	if (!strcmp(d->name, "fft-wisdom"))
+		return 1;
+	size_t n = strlen(d->name);
+	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+		size_t l = strlen(suffix[i]);
+		if (n > l && !strcmp(d->name + n - l, suffix[i]))
+			return 1;
+	}
+	return 0;
+}

@@ -104,6 +104,10 @@ extern const struct opt_def config_table[];
 extern const size_t config_table_len;
 extern const struct opt_def gpu_config_table[];
 
+/* 1 for an option whose value names a file or folder (--image-dir, --tls-key, the caches...):
+ * a string option named *-file, *-dir, *-cache, *-cert, *-key, or fft-wisdom. */
+int config_is_path(const struct opt_def *d);
+
 /* An answer's quality when its request gives none: --webp-quality, --avif-quality, or
  * --jpeg-quality for JPEG and every other format (fmt: enum image_format). */
 int config_quality(const struct config *c, int fmt);

@@ -82,11 +82,11 @@ int etag_render_tag(const struct etag_render *in, char out[ETAG_LEN])
 	put_i(h, in->quality);
 	unsigned char d[32];
 	gnutls_hash_deinit(h, d);
-	out[0] = '"';
+	memcpy(out, "W/\"", 3);
 	for (int i = 0; i < 16; i++)
-		snprintf(out + 1 + 2 * i, 3, "%02x", d[i]);
-	out[33] = '"';
-	out[34] = 0;
+		snprintf(out + 3 + 2 * i, 3, "%02x", d[i]);
+	out[35] = '"';
+	out[36] = 0;
 	return 0;
 }
 

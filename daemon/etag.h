@@ -12,7 +12,7 @@
 
 #include "protocol/request.h"
 
-#define ETAG_LEN 35 /* '"', 32 hex digits (128 bits of the SHA-256), '"', NUL */
+#define ETAG_LEN 37 /* 'W/"', 32 hex digits (128 bits of the SHA-256), '"', NUL */
 
 struct etag_render {
 	const unsigned char *engine;  /* 32 bytes from etag_engine */
@@ -25,7 +25,10 @@ struct etag_render {
 	int quality;                  /* its quality (JPEG), resolved against the server default */
 };
 
-/* The strong entity tag, quoted ("\"0123...\""), into out. Returns 0 or -1 (GnuTLS failed). */
+/* The weak entity tag (W/"0123..."), into out. Weak, since two renders with the same inputs are
+ * the same picture but not always the same bytes: a frame run on a borrowed plan or in tiles
+ * differs from one on its own plan in the last bits of a few pixels (up to a few JPEG codes).
+ * Returns 0 or -1 (GnuTLS failed). */
 int etag_render_tag(const struct etag_render *in, char out[ETAG_LEN]);
 
 /* The engine's digest: facts (text naming the GPUs' renderers and drivers and the options that

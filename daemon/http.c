@@ -55,17 +55,22 @@ enum MHD_Result respond(struct req *r, int status, const char *ctype, void *body
 	for (const char *const *e = extra; e && e[0]; e += 2)
 		if (!strcasecmp(e[0], "Vary"))
 			vary = e[1];
-	if (r->cors) {
+	/* with CORS on, every answer depends on the Origin, an allowed one or not (a cache must not
+	 * give one origin's answer to another) */
+	int vary_origin = r->S->cfg.cors_origins[0] != 0;
+	if (vary_origin) {
 		char v[128];
 		snprintf(v, sizeof v, "Origin%s%s", vary ? ", " : "", vary ? vary : "");
-		MHD_add_response_header(resp, "Access-Control-Allow-Origin", r->origin);
 		MHD_add_response_header(resp, "Vary", v);
+	}
+	if (r->cors) {
+		MHD_add_response_header(resp, "Access-Control-Allow-Origin", r->origin);
 		MHD_add_response_header(resp, "Access-Control-Expose-Headers",
 		                        "X-Request-Id, Server-Timing, Retry-After, X-Image-Lost, X-Gpu, "
 		                        "X-Convolve-Method, X-Tiles, X-Borrowed-Plan, ETag, Location");
 	}
 	for (; extra && extra[0]; extra += 2)
-		if (!r->cors || strcasecmp(extra[0], "Vary"))
+		if (!vary_origin || strcasecmp(extra[0], "Vary"))
 			MHD_add_response_header(resp, extra[0], extra[1]);
 	if (!MHD_get_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL))
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");

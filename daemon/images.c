@@ -142,9 +142,11 @@ static void remove_at(struct images *s, int i)
 }
 
 int images_put(struct images *s, const char *name, unsigned char *data, size_t len,
-               const struct image_facts *facts, int *replaced)
+               const struct image_facts *facts, int *replaced, struct image_entry **held)
 {
 	*replaced = 0;
+	if (held)
+		*held = NULL;
 	if (!api_valid_name(name)) {
 		free(data);
 		return IMAGES_E_NAME;
@@ -167,6 +169,10 @@ int images_put(struct images *s, const char *name, unsigned char *data, size_t l
 	if (!rc) {
 		*replaced = i >= 0;
 		place(s, i, e);
+		if (held) {
+			e->refs++;
+			*held = e;
+		}
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (rc)
@@ -241,10 +247,12 @@ void images_totals(struct images *s, size_t *count, unsigned long long *bytes, i
 
 /* Reads a whole file of at most max bytes into a malloc'd buffer. 0, or IMAGES_E_TOO_LARGE,
  * IMAGES_E_DIR (unreadable), IMAGES_E_NOMEM. */
-static int read_file(const char *path, unsigned long long max, unsigned char **out, size_t *len)
+static int read_file(const char *path, unsigned long long max, unsigned char **out, size_t *len,
+                     double *mtime)
 {
 	*out = NULL;
 	*len = 0;
+	*mtime = 0;
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return IMAGES_E_DIR;
@@ -257,6 +265,7 @@ static int read_file(const char *path, unsigned long long max, unsigned char **o
 		fclose(f);
 		return IMAGES_E_TOO_LARGE;
 	}
+	*mtime = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9;
 	size_t n = (size_t)st.st_size;
 	unsigned char *b = malloc(n ? n : 1);
 	if (!b) {
@@ -278,6 +287,7 @@ struct dir_file {
 	char name[65];
 	unsigned char *data;
 	size_t len;
+	double mtime;              /* the file's modification time, CLOCK_REALTIME seconds */
 	struct image_facts facts;
 	struct image_entry *e;
 };
@@ -327,7 +337,7 @@ int images_load_dir(struct images *s, const char *dir, const struct image_limits
 		memset(f, 0, sizeof *f);
 		snprintf(f->name, sizeof f->name, "%.64s", name);
 		n++;
-		rc = read_file(path, s->max_bytes, &f->data, &f->len);
+		rc = read_file(path, s->max_bytes, &f->data, &f->len, &f->mtime);
 		if (rc) {
 			if (rc == IMAGES_E_TOO_LARGE)
 				snprintf(err, IMAGES_ERR_LEN, "image-dir: %.300s: larger than the whole "
@@ -366,20 +376,31 @@ int images_load_dir(struct images *s, const char *dir, const struct image_limits
 		}
 	}
 	pthread_mutex_lock(&s->lock);
-	/* the store as it would be: entries not from the folder and not named by a file, plus the
-	 * files */
+	/* a file does not replace an upload (PUT) of its name made since the file was written:
+	 * the newer of the two is the image */
+	for (size_t i = 0; i < n; i++) {
+		int at = find(s, files[i].name);
+		if (at >= 0 && !s->e[at]->from_dir && s->e[at]->created >= files[i].mtime) {
+			entry_free(files[i].e);
+			files[i].e = NULL;
+		}
+	}
+	/* the store as it would be: entries not from the folder and not replaced by a file, plus
+	 * the files that apply */
 	unsigned long long bytes = 0;
 	long count = 0;
 	for (int i = 0; i < s->n; i++) {
-		struct dir_file key;
+		struct dir_file key, *f;
 		snprintf(key.name, sizeof key.name, "%s", s->e[i]->name);
-		int named = n && bsearch(&key, files, n, sizeof *files, cmp_file) != NULL;
-		if (!s->e[i]->from_dir && !named) {
+		f = n ? bsearch(&key, files, n, sizeof *files, cmp_file) : NULL;
+		if (!s->e[i]->from_dir && (!f || !f->e)) {
 			bytes += s->e[i]->len;
 			count++;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
+		if (!files[i].e)
+			continue;
 		bytes += files[i].len;
 		count++;
 	}
@@ -402,6 +423,8 @@ int images_load_dir(struct images *s, const char *dir, const struct image_limits
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
+		if (!files[i].e)
+			continue;
 		files[i].e->from_dir = 1;
 		place(s, find(s, files[i].name), files[i].e);
 		files[i].e = NULL;

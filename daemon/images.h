@@ -53,10 +53,12 @@ void images_destroy(struct images *s); /* NULL-safe; entries still referenced ar
 
 /* Registers len bytes at data (malloc'd; ownership moves in, and on failure they are freed)
  * under name, replacing an entry of that name (whose bytes then no longer count). *replaced says
- * whether one existed. Returns 0 or a negative images_error: IMAGES_E_FULL (count),
- * IMAGES_E_BYTES (bytes with the others), IMAGES_E_TOO_LARGE (bytes alone). */
+ * whether one existed; with held, *held is the new entry, referenced (images_release it), so
+ * that what is said of it is this upload's even if a DELETE or PUT of the name follows at once.
+ * Returns 0 or a negative images_error: IMAGES_E_FULL (count), IMAGES_E_BYTES (bytes with the
+ * others), IMAGES_E_TOO_LARGE (bytes alone). */
 int images_put(struct images *s, const char *name, unsigned char *data, size_t len,
-               const struct image_facts *facts, int *replaced);
+               const struct image_facts *facts, int *replaced, struct image_entry **held);
 
 /* A referenced entry (release with images_release), or NULL. */
 struct image_entry *images_get(struct images *s, const char *name);
@@ -71,8 +73,9 @@ void images_totals(struct images *s, size_t *count, unsigned long long *bytes, i
                    unsigned long long *max_bytes);
 
 /* Registers every regular file of dir whose extension names an image format, under its file
- * name without the extension, replacing an entry of that name; then removes the entries an
- * earlier call registered from a file that is gone. Every file is read and decoded (within lim)
+ * name without the extension, replacing an entry of that name unless that entry was uploaded
+ * (images_put) since the file was last modified (the newer one is kept); then removes the
+ * entries an earlier call registered from a file that is gone. Every file is read and decoded (within lim)
  * and the limits are checked for the whole result before anything changes: on a failure (its
  * message names the file or the limit) the store is left as it was. */
 int images_load_dir(struct images *s, const char *dir, const struct image_limits *lim,

@@ -96,9 +96,11 @@ static void unref(struct kernel_entry *e)
 }
 
 int kernels_put(struct kernels *k, const char *name, struct image *img,
-                const struct image_info *info, int *replaced)
+                const struct image_info *info, int *replaced, struct kernel_entry **held)
 {
 	*replaced = 0;
+	if (held)
+		*held = NULL;
 	if (!api_valid_name(name)) {
 		image_free(img);
 		return KERNELS_E_NAME;
@@ -145,6 +147,10 @@ int kernels_put(struct kernels *k, const char *name, struct image *img,
 		memmove(&k->e[i + 1], &k->e[i], (size_t)(k->n - i) * sizeof *k->e);
 		k->e[i] = e;
 		k->n++;
+	}
+	if (held) {
+		e->refs++;
+		*held = e;
 	}
 	pthread_mutex_unlock(&k->lock);
 	return 0;
@@ -270,7 +276,7 @@ int kernels_load_dir(struct kernels *k, const char *dir, const struct image_limi
 	}
 	for (size_t i = 0; i < n; i++) {
 		int replaced;
-		int r = kernels_put(k, files[i].name, &files[i].img, &files[i].info, &replaced);
+		int r = kernels_put(k, files[i].name, &files[i].img, &files[i].info, &replaced, NULL);
 		if (r) {
 			snprintf(err, KERNELS_ERR_LEN, "kernel-dir: %s: %s", files[i].name,
 			         kernels_strerror(r));

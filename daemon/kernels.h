@@ -40,11 +40,12 @@ int kernels_create(int max_entries, unsigned long long max_bytes, struct kernels
 void kernels_destroy(struct kernels *k); /* NULL-safe; entries still referenced are freed too */
 
 /* Registers img (ownership moves in; on failure it is freed) under name, replacing an entry of
- * that name (whose bytes then no longer count). *replaced says whether one existed. Returns 0
- * or a negative kernels_error: KERNELS_E_FULL (count), KERNELS_E_BYTES (bytes with the others),
- * KERNELS_E_TOO_LARGE (bytes alone). */
+ * that name (whose bytes then no longer count). *replaced says whether one existed; with held,
+ * *held is the new entry, referenced (kernels_release it), whatever a concurrent DELETE or PUT
+ * of the name does next. Returns 0 or a negative kernels_error: KERNELS_E_FULL (count),
+ * KERNELS_E_BYTES (bytes with the others), KERNELS_E_TOO_LARGE (bytes alone). */
 int kernels_put(struct kernels *k, const char *name, struct image *img,
-                const struct image_info *info, int *replaced);
+                const struct image_info *info, int *replaced, struct kernel_entry **held);
 
 /* A referenced entry (release with kernels_release), or NULL. */
 struct kernel_entry *kernels_get(struct kernels *k, const char *name);

@@ -57,7 +57,23 @@ enum MHD_Result route_kernel(struct req *r)
 	return respond_json(r, 200, o, NULL);
 }
 
-static json_t *gpus_json(const struct jobs_status *st)
+/* Copies src with every word that starts with '/' (a file or folder) written as <path>. */
+static void hide_paths(char *dst, size_t len, const char *src)
+{
+	size_t o = 0;
+	for (const char *p = src; *p && o + 8 < len;) {
+		if (*p == '/' && (p == src || p[-1] == ' ' || p[-1] == '(' || p[-1] == '=')) {
+			o += (size_t)snprintf(dst + o, len - o, "<path>");
+			while (*p && *p != ' ' && *p != ')' && *p != ',')
+				p++;
+		} else {
+			dst[o++] = *p++;
+		}
+	}
+	dst[o] = 0;
+}
+
+static json_t *gpus_json(const struct jobs_status *st, int show_paths)
 {
 	json_t *a = json_array();
 	for (int i = 0; i < st->ngpus; i++) {
@@ -97,7 +113,12 @@ static json_t *gpus_json(const struct jobs_status *st)
 		json_object_set_new(c, "plans_held_back",
 		                    json_integer((json_int_t)g->caches.plans_held_back));
 		json_object_set_new(o, "software_renderer", json_boolean(g->software));
-		json_object_set_new(o, "fft_wisdom", json_string(g->wisdom));
+		char wis[sizeof g->wisdom];
+		if (show_paths)
+			snprintf(wis, sizeof wis, "%s", g->wisdom);
+		else
+			hide_paths(wis, sizeof wis, g->wisdom);
+		json_object_set_new(o, "fft_wisdom", json_string(wis));
 		json_object_set_new(o, "fft_shapes_pending", json_integer(g->fft_pending));
 		json_object_set_new(o, "fft_shapes_measured_idle", json_integer((json_int_t)g->fft_measured));
 		json_object_set_new(o, "reset_notification", json_boolean(g->reset_notification));
@@ -147,10 +168,14 @@ static enum MHD_Result route_info(struct req *r)
 	struct server *S = r->S;
 	struct jobs_status st;
 	jobs_status(S->o.jobs, &st);
+	/* files and folders are for the key holder: without an API key /v1/info is public */
+	int show_paths = S->o.api_key != NULL;
 	json_t *cfg = json_object();
 	for (size_t i = 0; i < config_table_len; i++) {
 		char v[OPT_STR_MAX + 32];
 		opts_format(&config_table[i], &S->cfg, v, sizeof v);
+		if (!show_paths && config_is_path(&config_table[i]) && v[0] && strcmp(v, "auto"))
+			snprintf(v, sizeof v, "<set>");
 		json_object_set_new(cfg, config_table[i].name, json_string(v));
 	}
 	size_t nk, kb;
@@ -164,7 +189,7 @@ static enum MHD_Result route_info(struct req *r)
 	json_t *o = json_pack(
 		"{s:s,s:o,s:{s:I,s:I,s:i,s:i,s:f},s:{s:i,s:i,s:i},s:o,s:{s:I,s:I},s:[s,s,s,s,s],"
 		"s:[s,s,s,s,s,s],s:o,s:b,s:b}",
-		"version", FFTBLOOMD_VERSION, "gpus", gpus_json(&st), "limits", "max_body",
+		"version", FFTBLOOMD_VERSION, "gpus", gpus_json(&st, show_paths), "limits", "max_body",
 		(json_int_t)S->cfg.max_body, "max_pixels", (json_int_t)S->cfg.max_pixels, "max_side",
 		S->cfg.max_side, "queue_size", S->cfg.queue_size, "deadline_s", S->cfg.deadline,
 		"queue", "queued", st.queued, "size", st.queue_size, "in_flight", st.in_flight,

@@ -57,6 +57,8 @@ int web_etag_match(const char *inm, const char *etag)
 {
 	if (!inm || !etag)
 		return 0;
+	if (!strncmp(etag, "W/", 2)) /* If-None-Match compares weakly: the opaque parts */
+		etag += 2;
 	size_t el = strlen(etag);
 	for (const char *p = inm; *p;) {
 		while (*p == ' ' || *p == '\t' || *p == ',')

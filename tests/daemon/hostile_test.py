@@ -832,6 +832,44 @@ def test_header_name_whitespace():
         d.stop("header-name daemon")
 
 
+def test_put_answer_races():
+    """A PUT /v1/images answers with its own image: a DELETE or another PUT of the name at the
+    same moment changes neither its status (never 500) nor its description (its own digest)."""
+    import hashlib
+    import threading
+    d = Daemon()
+    bad, n_ok, stop = [], [0], [False]
+    imgs = [png_bytes(rand8(16 + i, 16)) for i in range(2)]
+
+    def putter(img):
+        want = hashlib.sha256(img).hexdigest()
+        while not stop[0]:
+            st, _, b = d.req("PUT", "/v1/images/race", body=img)
+            if st in (200, 201):
+                n_ok[0] += 1
+                if json.loads(b).get("digest") != want:
+                    bad.append(("another image described", b[:200]))
+            else:
+                bad.append((st, b[:200]))
+
+    def deleter():
+        while not stop[0]:
+            d.req("DELETE", "/v1/images/race")
+    try:
+        ts = [threading.Thread(target=putter, args=(i,)) for i in imgs] + \
+             [threading.Thread(target=deleter)]
+        for t in ts:
+            t.start()
+        time.sleep(4)
+        stop[0] = True
+        for t in ts:
+            t.join()
+        check("PUTs racing a PUT and a DELETE of the name: each 200/201 with its own digest",
+              not bad and n_ok[0] > 10, (n_ok[0], bad[:3]))
+    finally:
+        d.stop("put-race daemon")
+
+
 def write_key():
     p = os.path.join(TMP, "key")
     open(p, "w").write("s3cret-key\n")
@@ -845,7 +883,7 @@ def main():
              test_chunked_oversize, test_exclusive_port, test_logs, test_strict_parsing,
              test_openapi, test_dropped_request_lines, test_bodies_in_budget,
              test_idle_connections_make_room, test_answers_echoing_bytes,
-             test_header_name_whitespace]
+             test_header_name_whitespace, test_put_answer_races]
     H.run_script(tests, "HOSTILE_ONLY", (TMP,))
 
 

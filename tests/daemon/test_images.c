@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/images.h"
@@ -30,7 +32,7 @@ static void test_put_get_limits(void **state)
 	struct images *s;
 	assert_int_equal(images_create(2, 10, &s), 0);
 	int rep;
-	assert_int_equal(images_put(s, "a", dup_bytes("abc", 3), 3, &FACTS, &rep), 0);
+	assert_int_equal(images_put(s, "a", dup_bytes("abc", 3), 3, &FACTS, &rep, NULL), 0);
 	assert_false(rep);
 	struct image_entry *e = images_get(s, "a");
 	assert_non_null(e);
@@ -39,25 +41,36 @@ static void test_put_get_limits(void **state)
 	                    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 	assert_int_equal(e->facts.width, 3);
 	images_release(s, e);
-	assert_int_equal(images_put(s, "b", dup_bytes("0123456", 7), 7, &FACTS, &rep), 0);
+	assert_int_equal(images_put(s, "b", dup_bytes("0123456", 7), 7, &FACTS, &rep, NULL), 0);
 	/* 3 + 7 = 10 held: one more byte is IMAGES_E_BYTES; 11 alone IMAGES_E_TOO_LARGE */
-	assert_int_equal(images_put(s, "c", dup_bytes("x", 1), 1, &FACTS, &rep), IMAGES_E_BYTES);
-	assert_int_equal(images_put(s, "c", dup_bytes("0123456789a", 11), 11, &FACTS, &rep),
+	assert_int_equal(images_put(s, "c", dup_bytes("x", 1), 1, &FACTS, &rep, NULL), IMAGES_E_BYTES);
+	assert_int_equal(images_put(s, "c", dup_bytes("0123456789a", 11), 11, &FACTS, &rep, NULL),
 	                 IMAGES_E_TOO_LARGE);
 	/* replacing b counts its 7 old bytes out */
-	assert_int_equal(images_put(s, "b", dup_bytes("01234567", 7), 7, &FACTS, &rep), 0);
+	assert_int_equal(images_put(s, "b", dup_bytes("01234567", 7), 7, &FACTS, &rep, NULL), 0);
 	assert_true(rep);
 	assert_int_equal(images_delete(s, "b"), 0);
 	assert_int_equal(images_delete(s, "b"), IMAGES_E_NOTFOUND);
-	assert_int_equal(images_put(s, "c", dup_bytes("x", 1), 1, &FACTS, &rep), 0);
-	assert_int_equal(images_put(s, "d", dup_bytes("y", 1), 1, &FACTS, &rep), IMAGES_E_FULL);
-	assert_int_equal(images_put(s, ".hidden", dup_bytes("y", 1), 1, &FACTS, &rep), IMAGES_E_NAME);
-	assert_int_equal(images_put(s, "a/b", dup_bytes("y", 1), 1, &FACTS, &rep), IMAGES_E_NAME);
+	assert_int_equal(images_put(s, "c", dup_bytes("x", 1), 1, &FACTS, &rep, NULL), 0);
+	assert_int_equal(images_put(s, "d", dup_bytes("y", 1), 1, &FACTS, &rep, NULL), IMAGES_E_FULL);
+	assert_int_equal(images_put(s, ".hidden", dup_bytes("y", 1), 1, &FACTS, &rep, NULL), IMAGES_E_NAME);
+	assert_int_equal(images_put(s, "a/b", dup_bytes("y", 1), 1, &FACTS, &rep, NULL), IMAGES_E_NAME);
 	size_t n;
 	unsigned long long bytes, maxb;
 	int maxn;
 	images_totals(s, &n, &bytes, &maxn, &maxb);
 	assert_true(n == 2 && bytes == 4 && maxn == 2 && maxb == 10);
+	/* the entry a PUT holds is its own, whatever a DELETE or PUT of the name does next */
+	struct image_entry *held = NULL;
+	assert_int_equal(images_put(s, "c", dup_bytes("pq", 2), 2, &FACTS, &rep, &held), 0);
+	assert_non_null(held);
+	assert_int_equal(images_delete(s, "c"), 0);
+	assert_int_equal(images_put(s, "c", dup_bytes("rst", 3), 3, &FACTS, &rep, NULL), 0);
+	assert_true(held->len == 2 && !memcmp(held->data, "pq", 2) && !strcmp(held->name, "c"));
+	images_release(s, held);
+	assert_int_equal(images_put(s, "e", dup_bytes("z", 1), 1, &FACTS, &rep, &held),
+	                 IMAGES_E_FULL);
+	assert_null(held);
 	/* a reference outlives DELETE and replacement */
 	e = images_get(s, "a");
 	assert_int_equal(images_delete(s, "a"), 0);
@@ -115,7 +128,7 @@ static void test_load_dir(void **state)
 	struct images *s;
 	assert_int_equal(images_create(3, 1 << 20, &s), 0);
 	int rep, loaded, removed;
-	assert_int_equal(images_put(s, "upload", dup_bytes("abc", 3), 3, &FACTS, &rep), 0);
+	assert_int_equal(images_put(s, "upload", dup_bytes("abc", 3), 3, &FACTS, &rep, NULL), 0);
 	struct image_limits lim = {0};
 	char err[IMAGES_ERR_LEN];
 	struct list l;
@@ -153,6 +166,24 @@ static void test_load_dir(void **state)
 	write_png(dir, "upload.png", 2, 2);
 	snprintf(path, sizeof path, "%s/three.png", dir);
 	unlink(path);
+	assert_int_equal(images_load_dir(s, dir, &lim, &loaded, &removed, err), 0);
+	assert_string_equal(listing(s, &l), "one*,upload*");
+	/* an upload newer than its file is kept over a reload (SIGHUP); a file written since
+	 * replaces it */
+	struct stat st;
+	snprintf(path, sizeof path, "%s/one.png", dir);
+	assert_int_equal(stat(path, &st), 0);
+	struct timespec past[2] = {{st.st_mtim.tv_sec - 60, 0}, {st.st_mtim.tv_sec - 60, 0}};
+	assert_int_equal(utimensat(AT_FDCWD, path, past, 0), 0);
+	assert_int_equal(images_put(s, "one", dup_bytes("new", 3), 3, &FACTS, &rep, NULL), 0);
+	assert_true(rep);
+	assert_int_equal(images_load_dir(s, dir, &lim, &loaded, &removed, err), 0);
+	assert_string_equal(listing(s, &l), "one,upload*");
+	e = images_get(s, "one");
+	assert_true(e->len == 3 && !memcmp(e->data, "new", 3));
+	images_release(s, e);
+	struct timespec future[2] = {{0, UTIME_NOW}, {time(NULL) + 60, 0}};
+	assert_int_equal(utimensat(AT_FDCWD, path, future, 0), 0);
 	assert_int_equal(images_load_dir(s, dir, &lim, &loaded, &removed, err), 0);
 	assert_string_equal(listing(s, &l), "one*,upload*");
 	/* the bytes bound */

@@ -131,6 +131,13 @@ static void test_etag_match(void **state)
 	assert_false(web_etag_match("", t));
 	assert_false(web_etag_match(NULL, t));
 	assert_false(web_etag_match("\"a,b\"", "\"a\""));
+	/* a weak tag (renders) compares weakly with the weak or strong form sent back */
+	const char *w = "W/\"0123456789abcdef\"";
+	assert_true(web_etag_match("W/\"0123456789abcdef\"", w));
+	assert_true(web_etag_match("\"0123456789abcdef\"", w));
+	assert_true(web_etag_match("\"x\", W/\"0123456789abcdef\"", w));
+	assert_false(web_etag_match("W/\"0123456789abcde0\"", w));
+	assert_false(web_etag_match("W/W/\"0123456789abcdef\"", w));
 }
 
 int main(void)
