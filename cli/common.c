@@ -1,4 +1,4 @@
-/* Shared CLI helpers; see cli_common.h. */
+/* Shared CLI helpers; see cli/common.h. */
 #include "cli/common.h"
 
 #include <stdio.h>

@@ -35,7 +35,8 @@ enum gpu_stage {
 };
 
 /* "upload", "kernel", "prefilter", "rows", "cols", "multiply", "icols", "transpose",
- * "fused_cols", "transpose_back", "irows", "composite", "download", "pack", "conv", "deconv". */
+ * "fused_cols", "transpose_back", "irows", "composite", "download", "pack", "conv", "deconv",
+ * "answer", "entropy". */
 extern const char *const gpu_stage_names[GPU_STAGE_COUNT];
 
 /* How a sequence's times were taken. */

@@ -6,7 +6,7 @@
 // and written after. Preamble defines:
 //   N (length), L (this sweep's length), S (its stride), NSIG (signals per group, local x),
 //   NTHR (invocations per signal, local y), VREGS (values held per invocation),
-//   SCALE (applied on the store), FFT_SEQUENCE (the pass calls, from gles/fft.c).
+//   SCALE (applied on the store), FFT_SEQUENCE (the pass calls, from gles/fft_codegen.c).
 //   INPLACE (1: the transform is this one sweep, in place in binding 0, as fft_shared does).
 // Element (signal s, index i) lives at [u_offset + s*u_sig_stride + i*u_elem_stride].
 layout(local_size_x = NSIG, local_size_y = NTHR) in;

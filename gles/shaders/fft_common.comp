@@ -5,7 +5,7 @@
 //   STORAGE_F16 0|1 (data buffers hold float16 pairs), CONV 0|1 (fft_shared's fused
 //   forward + multiply + inverse, see there),
 //   and the tables COSp/SINp (p = 3, 5, 7, 11, 13) of cos/sin(2 pi r k / p) for the odd
-//   butterflies, written by gles/fft.c in double precision.
+//   butterflies, written by gles/fft_codegen.c in double precision.
 // NVIDIA's GLSL front end keeps these loops rolled and then indexes the value arrays at run
 // time, which puts them in local memory; every loop here has constant bounds, so unroll them.
 #pragma optionNV(unroll all)

@@ -6,7 +6,7 @@
 //   vec4 as two vec2 or vec2 as two floats, 2 vec4 as four floats),
 //   S_ELEMS (elements of the shared array), SPAD_LOG (padded exchanges: index i at
 //   i + (i >> SPAD_LOG)), SCALE (applied on the final store), FFT_SEQUENCE (the pass calls,
-//   from gles/fft.c).
+//   from gles/fft_codegen.c).
 // Element (signal s, index i) lives at data[u_offset + s*u_sig_stride + i*u_elem_stride]:
 // rows of a row-major buffer (elem stride 1) or its columns (sig stride 1).
 // gles/fft_plan.h explains the index mapping and the padding.
