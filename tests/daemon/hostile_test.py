@@ -870,6 +870,36 @@ def test_put_answer_races():
         d.stop("put-race daemon")
 
 
+def test_info_paths_and_vary():
+    """Without an API key /v1/info is public: no file or folder paths in it (they show as <set>
+    or <path>); with a key its holders see them. With CORS on, an answer to a request from an
+    origin that is not allowed still says Vary: Origin."""
+    imgdir = tempfile.mkdtemp(prefix="fftbloom-info-", dir=TMP)
+    d = Daemon("--image-dir", imgdir, "--cors-origins", "https://ok.example")
+    try:
+        st, h, body = d.req("GET", "/v1/info", headers={"Origin": "https://evil.example"})
+        text = body.decode()
+        check("/v1/info without a key: no --image-dir path, shown as <set>", st == 200 and
+              imgdir not in text and json.loads(body)["configuration"]["image-dir"] == "<set>",
+              text[:300])
+        check("no absolute path anywhere in it", not re.search(r'"/[a-z]', text),
+              re.findall(r'"/[^"]*"', text)[:5])
+        check("an origin not allowed: Vary: Origin all the same, no Allow-Origin",
+              "Origin" in h.get("vary", "") and "access-control-allow-origin" not in h, h)
+        st, h, _ = d.req("GET", "/healthz", headers={"Origin": "https://ok.example"})
+        check("an allowed origin: Vary: Origin and Allow-Origin", "Origin" in h.get("vary", "")
+              and h.get("access-control-allow-origin") == "https://ok.example", h)
+    finally:
+        d.stop("info daemon")
+    d = Daemon("--image-dir", imgdir, "--api-key-file", write_key())
+    try:
+        st, _, body = d.req("GET", "/v1/info", headers={"Authorization": "Bearer s3cret-key"})
+        check("/v1/info to the key holder: the --image-dir path", st == 200 and
+              json.loads(body)["configuration"]["image-dir"] == imgdir, body[:300])
+    finally:
+        d.stop("info daemon with a key")
+
+
 def write_key():
     p = os.path.join(TMP, "key")
     open(p, "w").write("s3cret-key\n")
@@ -883,7 +913,7 @@ def main():
              test_chunked_oversize, test_exclusive_port, test_logs, test_strict_parsing,
              test_openapi, test_dropped_request_lines, test_bodies_in_budget,
              test_idle_connections_make_room, test_answers_echoing_bytes,
-             test_header_name_whitespace, test_put_answer_races]
+             test_header_name_whitespace, test_put_answer_races, test_info_paths_and_vary]
     H.run_script(tests, "HOSTILE_ONLY", (TMP,))
 
 
