@@ -112,8 +112,14 @@
 	 "seconds a job may wait for a codec thread and a GPU, its own decoding not counted "    \
 	 "(504 after)", "FFTBLOOM_DEADLINE",                                                      \
 	 C(deadline)},                                                                            \
+	{"gpu-timeout", OPT_DOUBLE, 0, 86400, "60", NULL,                                         \
+	 "seconds a job's GPU work may run: past them it is abandoned before its next dispatch "  \
+	 "(a tensor's planes and slices, an image's tiles) and the job answered 504 (0: no "      \
+	 "limit)", "FFTBLOOM_GPU_TIMEOUT", C(gpu_timeout)},                                        \
 	{"drain-timeout", OPT_DOUBLE, 0, 86400, "30", NULL,                                       \
-	 "seconds to finish accepted requests on SIGTERM/SIGINT", "FFTBLOOM_DRAIN_TIMEOUT",       \
+	 "seconds to finish accepted requests on SIGTERM/SIGINT; then running jobs stop at "      \
+	 "their next dispatch, and a process still running 5 s later (a GPU call that never "     \
+	 "returns) exits with status 1", "FFTBLOOM_DRAIN_TIMEOUT",                                 \
 	 C(drain_timeout)},                                                                       \
 	{"heartbeat-timeout", OPT_DOUBLE, 0.1, 86400, "60", NULL,                                 \
 	 "a GPU thread silent this many seconds makes /readyz fail",                              \

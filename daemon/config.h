@@ -57,6 +57,7 @@ struct config {
 	int queue_size;                /* jobs admitted but not yet on a GPU */
 	int queue_high_water;          /* percent of queue_size above which /readyz fails */
 	double deadline;               /* seconds from admission until a queued job is dropped */
+	double gpu_timeout;            /* seconds a job's GPU work may run (0: no limit) */
 	double drain_timeout;          /* seconds to finish accepted work on SIGTERM */
 	double heartbeat_timeout;      /* a GPU thread silent this long makes /readyz fail */
 	int retry_after;               /* Retry-After seconds on 503 */

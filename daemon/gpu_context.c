@@ -207,5 +207,8 @@ int gpu_build(struct gpu *g, struct engine **out, char *why, size_t len)
 	g->untiled_pixels = bl.untiled_pixels;
 	g->max_kernel_side = bl.max_kernel_side;
 	pthread_mutex_unlock(&J->lock);
+	/* the running job's deadline, and the shutdown's flag, stop its GPU work between
+	 * dispatches (gpu_worker.c sets the deadline per job) */
+	engine_set_cancel(*out, &g->cancel);
 	return 0;
 }

@@ -356,6 +356,10 @@ void jobs_shutdown(struct jobs *J)
 		fifo_push(&drop, j);
 	for (j = drop.head; j; j = j->next)
 		unqueue(J, j);
+	/* the drain is over: running jobs stop at their next dispatch (503 shutting_down), so
+	 * that the GPU threads can be joined */
+	for (int i = 0; i < J->ngpus; i++)
+		atomic_store(&J->gpus[i].cancel.flag, 1);
 	pthread_cond_broadcast(&J->codec_cv);
 	pthread_cond_broadcast(&J->gpu_cv);
 	pthread_cond_broadcast(&J->watch_cv);
@@ -470,6 +474,7 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 		struct gpu *g = &J->gpus[i];
 		g->J = J;
 		atomic_init(&g->uploads_out, 0);
+		atomic_init(&g->cancel.flag, 0);
 		g->id = i;
 		g->device = devices[i];
 		J->ngpus++;

@@ -65,6 +65,9 @@ struct gpu {
 	long long max_buffer_bytes;          /* the context's storage-buffer limit */
 	unsigned long long untiled_pixels;   /* bloom_limits */
 	int max_kernel_side;
+	/* what the engine looks at between dispatches: the running job's deadline (set by the
+	 * GPU thread per job, 0 between jobs) and a flag jobs_shutdown raises (any thread) */
+	struct gles_cancel cancel;
 };
 
 struct jobs {

@@ -27,8 +27,14 @@ const char *bloom_strerror(int code)
 	case BLOOM_E_GPU: return "GPU failure";
 	case BLOOM_E_NOMEM: return "out of memory";
 	case BLOOM_E_GPU_MEMORY: return "out of GPU memory";
+	case BLOOM_E_CANCELLED: return "cancelled";
 	}
 	return "unknown error";
+}
+
+void bloom_ctx_set_cancel(struct bloom_ctx *b, struct gles_cancel *c)
+{
+	b->cancel = c;
 }
 
 double bloom_now_ms(void)
@@ -421,6 +427,11 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	for (int i = 0; !rc && i < n; i++) {
 		struct tile_rect o, in;
 		tile_rects(&g, i, &o, &in);
+		if (gles_cancelled(b->cancel)) {
+			snprintf(err, BLOOM_ERR_LEN, "tiles: cancelled after %d of %d tiles", i, n);
+			rc = BLOOM_E_CANCELLED;
+			break;
+		}
 		if (tile_crop(img, &in, &sub, &sub_cap)) {
 			rc = BLOOM_E_NOMEM;
 			break;

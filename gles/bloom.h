@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gles/cancel.h"
 #include "gles/egl.h"
 #include "gles/gpu_timer.h"
 #include "gles/program.h"
@@ -50,6 +51,8 @@ enum bloom_error {
 	BLOOM_E_GPU = -3,       /* a GL failure or program build failure: a server error */
 	BLOOM_E_NOMEM = -4,
 	BLOOM_E_GPU_MEMORY = -5, /* GPU memory exhausted even in tiles: a server error, for now */
+	BLOOM_E_CANCELLED = -6,  /* bloom_ctx_set_cancel's cancellation stopped a tiled frame
+	                            between tiles: no result */
 };
 
 struct bloom_ctx_opts {
@@ -217,6 +220,10 @@ int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
                      const struct bloom_ctx_opts *o, const struct gles_log *log,
                      struct bloom_ctx **out, char err[BLOOM_ERR_LEN]);
 void bloom_ctx_destroy(struct bloom_ctx *b); /* NULL-safe */
+
+/* The cancellation a frame in tiles looks at before each tile (an untiled frame's passes are
+ * issued at once). NULL: none; not owned. */
+void bloom_ctx_set_cancel(struct bloom_ctx *b, struct gles_cancel *c);
 
 /* Digest of a kernel image's size, channels and pixels. */
 void bloom_kernel_digest(const struct image *k, uint64_t digest[2]);

@@ -183,6 +183,7 @@ struct kinfo {
 };
 
 struct bloom_ctx {
+	struct gles_cancel *cancel; /* bloom_ctx_set_cancel's; NULL: none */
 	struct program_cache *pc;
 	const struct egl_info *info;
 	struct gles_log log;

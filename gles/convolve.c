@@ -17,6 +17,7 @@ static int from_spatial(int rc)
 	case SPATIAL_E_UNSUPPORTED: return BLOOM_E_ARG;
 	case SPATIAL_E_TOO_LARGE: return BLOOM_E_TOO_LARGE;
 	case SPATIAL_E_NOMEM: return BLOOM_E_NOMEM;
+	case SPATIAL_E_CANCELLED: return BLOOM_E_CANCELLED;
 	default: return BLOOM_E_GPU;
 	}
 }

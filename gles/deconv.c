@@ -49,6 +49,7 @@ struct deconv_ctx {
 		int method;
 	} win[MAX_WINNERS];
 	int nwin, win_next;
+	struct gles_cancel *cancel; /* deconv_ctx_set_cancel's; NULL: none */
 };
 
 const char *deconv_method_name(int method)
@@ -124,6 +125,11 @@ void deconv_ctx_destroy(struct deconv_ctx *d)
 	free(d);
 }
 
+void deconv_ctx_set_cancel(struct deconv_ctx *d, struct gles_cancel *c)
+{
+	d->cancel = c;
+}
+
 static int grow(struct deconv_ctx *d, GLuint *buf, size_t *have, size_t need,
                 char err[DECONV_ERR_LEN])
 {
@@ -145,15 +151,20 @@ static int grow(struct deconv_ctx *d, GLuint *buf, size_t *have, size_t need,
 }
 
 
-static void dispatch_z(const struct deconv_ctx *d, const struct deconv_prog *prog, int gx, int gy,
-                       long nz)
+/* gx x gy x nz groups in z slices the device allows, the cancellation looked at before each:
+ * 0 or DECONV_E_CANCELLED. */
+static int dispatch_z(const struct deconv_ctx *d, const struct deconv_prog *prog, int gx, int gy,
+                      long nz)
 {
 	long maxz = d->info->max_group_count[2] > 0 ? d->info->max_group_count[2] : 65535;
 	GLint loc = prog->u[DU_Z0];
 	for (long z0 = 0; z0 < nz; z0 += maxz) {
+		if (gles_cancelled(d->cancel))
+			return DECONV_E_CANCELLED;
 		glUniform1i(loc, (int)z0);
 		glDispatchCompute((GLuint)gx, (GLuint)gy, (GLuint)(nz - z0 < maxz ? nz - z0 : maxz));
 	}
+	return 0;
 }
 
 /* Bias (or zeros) into the bias buffer. */
@@ -244,7 +255,8 @@ static int run_subkernel(struct deconv_ctx *d, const struct deconv_problem *pr, 
 				glUniform1i(d->fill.u[DU_PLANES], pr->batch * pr->out_c);
 				glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, d->bias_buf);
 				glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, d->out_buf);
-				dispatch_z(d, &d->fill, (px.Q + 7) / 8, (py.Q + 7) / 8, (long)pr->batch * pr->out_c);
+				rc = dispatch_z(d, &d->fill, (px.Q + 7) / 8, (py.Q + 7) / 8,
+				                (long)pr->batch * pr->out_c);
 				glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 				continue;
 			}
@@ -309,8 +321,9 @@ static int run_overlap_add(struct deconv_ctx *d, const struct deconv_problem *pr
 	glUniform2i(d->col2im.u[DU_D], pr->x.d, pr->y.d);
 	glUniform2i(d->col2im.u[DU_K], pr->x.k, pr->y.k);
 	glUniform1i(d->col2im.u[DU_COUT], pr->out_c);
-	for (int b = 0; b < pr->batch; b++)
-		for (int co0 = 0; co0 < pr->out_c; co0 += chunk) {
+	rc = 0;
+	for (int b = 0; b < pr->batch && !rc; b++)
+		for (int co0 = 0; co0 < pr->out_c && !rc; co0 += chunk) {
 			int cc = pr->out_c - co0 < chunk ? pr->out_c - co0 : chunk;
 			glUseProgram(d->patches.id);
 			glUniform1i(d->patches.u[DU_B], b);
@@ -318,18 +331,26 @@ static int run_overlap_add(struct deconv_ctx *d, const struct deconv_problem *pr
 			glUniform1i(d->patches.u[DU_ROWS], cc * kk);
 			long rows = (long)cc * kk, maxy = d->info->max_group_count[1];
 			GLint lz = d->patches.u[DU_Z0];
-			for (long r0 = 0; r0 < rows; r0 += maxy) {
+			for (long r0 = 0; r0 < rows && !rc; r0 += maxy) {
+				if (gles_cancelled(d->cancel)) {
+					rc = DECONV_E_CANCELLED;
+					break;
+				}
 				glUniform1i(lz, (int)r0);
 				glDispatchCompute((GLuint)(hw + 63) / 64, (GLuint)(rows - r0 < maxy ? rows - r0 : maxy), 1);
 			}
 			glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+			if (rc)
+				break;
 			glUseProgram(d->col2im.id);
 			glUniform1i(d->col2im.u[DU_B], b);
 			glUniform1i(d->col2im.u[DU_CO0], co0);
-			dispatch_z(d, &d->col2im, (pr->x.out + 7) / 8, (pr->y.out + 7) / 8, cc);
+			rc = dispatch_z(d, &d->col2im, (pr->x.out + 7) / 8, (pr->y.out + 7) / 8, cc);
 			glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 		}
-	return 0;
+	if (rc)
+		snprintf(err, DECONV_ERR_LEN, "overlap-add: cancelled between dispatches");
+	return rc;
 }
 
 static int run_method(struct deconv_ctx *d, const struct deconv_problem *pr, int method, int alg,
@@ -337,12 +358,16 @@ static int run_method(struct deconv_ctx *d, const struct deconv_problem *pr, int
 {
 	int rc;
 	*used_alg = 0;
+	err[0] = 0;
 	switch (method) {
 	case DECONV_ZERO_INSERT: rc = run_zero_insert(d, pr, w, bias, alg, used_alg, err); break;
 	case DECONV_OVERLAP_ADD: rc = run_overlap_add(d, pr, w, bias, err); break;
 	default: rc = run_subkernel(d, pr, w, bias, alg, used_alg, err); break;
 	}
 	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+	if (rc == DECONV_E_CANCELLED && !err[0])
+		snprintf(err, DECONV_ERR_LEN, "%s: cancelled between dispatches",
+		         deconv_method_name(method));
 	if (!rc && gl_check(&d->log, "transposed convolution")) {
 		snprintf(err, DECONV_ERR_LEN, "%s: a GL error", deconv_method_name(method));
 		rc = DECONV_E_GPU;

@@ -42,6 +42,7 @@ enum deconv_error {
 	DECONV_E_UNSUPPORTED = SPATIAL_E_UNSUPPORTED, /* conv_algorithm cannot run a shape */
 	DECONV_E_GPU = SPATIAL_E_GPU,
 	DECONV_E_NOMEM = SPATIAL_E_NOMEM,
+	DECONV_E_CANCELLED = SPATIAL_E_CANCELLED,     /* deconv_ctx_set_cancel's cancellation */
 };
 
 enum deconv_method { DECONV_AUTO = 0, DECONV_ZERO_INSERT, DECONV_OVERLAP_ADD, DECONV_SUBKERNEL };
@@ -96,6 +97,11 @@ int deconv_ctx_create(struct program_cache *pc, const struct egl_info *info,
                       struct spatial_ctx *sp, const struct gles_log *log, struct deconv_ctx **out,
                       char err[DECONV_ERR_LEN]);
 void deconv_ctx_destroy(struct deconv_ctx *d); /* NULL-safe */
+
+/* The cancellation deconv_run looks at before each further dispatch, its own and those of the
+ * spatial runs underneath (which look at the spatial context's: set both, as engine_set_cancel
+ * does). NULL: none; not owned. A run it stops returns DECONV_E_CANCELLED, no result. */
+void deconv_ctx_set_cancel(struct deconv_ctx *d, struct gles_cancel *c);
 
 /* out = conv_transpose2d(in, weight) + bias, float32 NCHW host arrays: in (B, Cin, H, W),
  * weight (Cin, Cout / groups, kH, kW), bias (Cout) or NULL, out (B, Cout, OH, OW) as

@@ -26,6 +26,7 @@ struct engine {
 	struct engine_opts opts;
 	struct gles_log log;
 	char driver[ENGINE_DRIVER_LEN];
+	struct gles_cancel *cancel; /* engine_set_cancel's, given to each part as it is made */
 };
 
 const char *engine_strerror(int code)
@@ -125,7 +126,19 @@ static int make_parts(struct engine *e, unsigned parts, char err[ENGINE_ERR_LEN]
 			return ENGINE_E_PART;
 		}
 	}
+	engine_set_cancel(e, e->cancel);
 	return 0;
+}
+
+void engine_set_cancel(struct engine *e, struct gles_cancel *c)
+{
+	e->cancel = c;
+	if (e->bloom)
+		bloom_ctx_set_cancel(e->bloom, c);
+	if (e->spatial)
+		spatial_ctx_set_cancel(e->spatial, c);
+	if (e->deconv)
+		deconv_ctx_set_cancel(e->deconv, c);
 }
 
 int engine_create(const struct engine_opts *o, const struct gles_log *log, struct engine **out,

@@ -86,6 +86,12 @@ void engine_destroy(struct engine *e); /* NULL-safe; destroys the parts, then th
  * so a daemon builds it on first use). 0, or ENGINE_E_PART with err naming the part. */
 int engine_want(struct engine *e, unsigned parts, char err[ENGINE_ERR_LEN]);
 
+/* The cancellation (gles/cancel.h) every part looks at between dispatches, parts built later
+ * included: the spatial and transposed convolutions before each dispatch, a frame in tiles
+ * before each tile; a run it stops returns its part's E_CANCELLED. NULL: none; not owned, it
+ * must outlive the engine or be set again. */
+void engine_set_cancel(struct engine *e, struct gles_cancel *c);
+
 /* egl_ctx_reset_status of the engine's context: after a GPU reset (not EGL_RESET_NONE) the
  * engine and everything made in it are lost; only engine_destroy and a new engine help. */
 int engine_reset_status(struct engine *e);

@@ -17,8 +17,14 @@ const char *spatial_strerror(int code)
 	case SPATIAL_E_UNSUPPORTED: return "the algorithm cannot run this shape";
 	case SPATIAL_E_GPU: return "GPU failure";
 	case SPATIAL_E_NOMEM: return "out of memory";
+	case SPATIAL_E_CANCELLED: return "cancelled";
 	}
 	return "unknown error";
+}
+
+void spatial_ctx_set_cancel(struct spatial_ctx *s, struct gles_cancel *c)
+{
+	s->cancel = c;
 }
 
 const char *spatial_algorithm_name(int alg)

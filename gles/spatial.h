@@ -47,6 +47,7 @@
 #ifndef FFTBLOOM_SPATIAL_H
 #define FFTBLOOM_SPATIAL_H
 
+#include "gles/cancel.h"
 #include "gles/egl.h"
 #include "gles/gpu_timer.h"
 #include "gles/program.h"
@@ -64,6 +65,8 @@ enum spatial_error {
 	                               interp: batch not a multiple of 4; images: planes4, shared) */
 	SPATIAL_E_GPU = -4,         /* a GL or program failure: server error */
 	SPATIAL_E_NOMEM = -5,
+	SPATIAL_E_CANCELLED = -6,   /* the cancellation set by spatial_ctx_set_cancel asked it to
+	                               stop: work not issued yet was abandoned, no result */
 };
 
 enum spatial_algorithm {
@@ -142,6 +145,10 @@ void spatial_ctx_destroy(struct spatial_ctx *s); /* NULL-safe */
 const struct spatial_caps *spatial_ctx_caps(const struct spatial_ctx *s);
 
 const char *spatial_strerror(int code);
+
+/* The cancellation the context's runs look at before each further dispatch (NULL: none; not
+ * owned, kept until set again). A run it stops returns SPATIAL_E_CANCELLED. */
+void spatial_ctx_set_cancel(struct spatial_ctx *s, struct gles_cancel *c);
 /* "auto", "batch4", "interp", "planes4", "shared"; "?" otherwise */
 const char *spatial_algorithm_name(int alg);
 

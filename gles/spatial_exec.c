@@ -6,16 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Dispatches gx x gy x nz groups, nz in slices the device allows, each told its first z. */
-void spatial_dispatch_z(const struct spatial_ctx *s, const struct spatial_prog *prog, int gx,
+/* Dispatches gx x gy x nz groups, nz in slices the device allows, each told its first z; the
+ * context's cancellation looked at before each slice. 0 or SPATIAL_E_CANCELLED. */
+int spatial_dispatch_z(const struct spatial_ctx *s, const struct spatial_prog *prog, int gx,
                        int gy, long nz)
 {
 	long maxz = s->info->max_group_count[2] > 0 ? s->info->max_group_count[2] : 65535;
 	GLint loc = prog->u[SU_Z0];
 	for (long z0 = 0; z0 < nz; z0 += maxz) {
+		if (gles_cancelled(s->cancel))
+			return SPATIAL_E_CANCELLED;
 		glUniform1i(loc, (int)z0);
 		glDispatchCompute((GLuint)gx, (GLuint)gy, (GLuint)(nz - z0 < maxz ? nz - z0 : maxz));
 	}
+	return 0;
 }
 
 static float wround(int level, float v)
@@ -169,7 +173,7 @@ static void set_src(const struct spatial_prog *prog, const struct spatial_geom *
 /* Runs plan p on in_buf into out_buf. tm: a timer sequence the caller started, on which the
  * pack and the convolution are marked apart; NULL: untimed. */
 /* The texture algorithms' input: the source windows packed into the plan's texture. */
-static void pack_input(struct spatial_ctx *s, struct shape *p, GLuint in_buf)
+static int pack_input(struct spatial_ctx *s, struct shape *p, GLuint in_buf)
 {
 	const struct spatial_geom *g = &p->key.g;
 	const struct spatial_prog *pk = &p->pack;
@@ -184,12 +188,14 @@ static void pack_input(struct spatial_ctx *s, struct shape *p, GLuint in_buf)
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in_buf); /* images: unused there */
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, in_buf);
 	glBindImageTexture(0, p->tex, 0, GL_TRUE, 0, GL_WRITE_ONLY, p->tex_fmt);
-	spatial_dispatch_z(s, pk, (p->tile_w + 7) / 8, (p->tile_h + 7) / 8, (long)p->tiles * p->layers);
+	int rc = spatial_dispatch_z(s, pk, (p->tile_w + 7) / 8, (p->tile_h + 7) / 8,
+	                            (long)p->tiles * p->layers);
 	glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+	return rc;
 }
 
 /* shared: tiles of outputs, their windows staged through shared memory from the storage buffer. */
-static void conv_shared(struct spatial_ctx *s, struct shape *p, GLuint in_buf, GLuint out_buf)
+static int conv_shared(struct spatial_ctx *s, struct shape *p, GLuint in_buf, GLuint out_buf)
 {
 	const struct spatial_geom *g = &p->key.g;
 	const struct spatial_prog *prog = &p->conv;
@@ -206,14 +212,14 @@ static void conv_shared(struct spatial_ctx *s, struct shape *p, GLuint in_buf, G
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, p->fbuf);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, s->bias_buf);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, out_buf);
-	spatial_dispatch_z(s, prog, (g->out_w + SPATIAL_PLAN_TILE_X - 1) / SPATIAL_PLAN_TILE_X,
-	                   (g->out_h + SPATIAL_PLAN_TILE_Y - 1) / SPATIAL_PLAN_TILE_Y,
-	                   (long)g->batch * p->ncb);
+	return spatial_dispatch_z(s, prog, (g->out_w + SPATIAL_PLAN_TILE_X - 1) / SPATIAL_PLAN_TILE_X,
+	                          (g->out_h + SPATIAL_PLAN_TILE_Y - 1) / SPATIAL_PLAN_TILE_Y,
+	                          (long)g->batch * p->ncb);
 }
 
 /* The texture algorithms: planes4 four output planes an invocation from the filter texture;
  * batch4 and interp one dispatch per output plane with its uniform block bound. */
-static void conv_texture(struct spatial_ctx *s, struct shape *p, GLuint out_buf)
+static int conv_texture(struct spatial_ctx *s, struct shape *p, GLuint out_buf)
 {
 	const struct spatial_geom *g = &p->key.g;
 	const struct spatial_prog *prog = &p->conv;
@@ -237,40 +243,51 @@ static void conv_texture(struct spatial_ctx *s, struct shape *p, GLuint out_buf)
 		glUniform1i(prog->u[SU_CPG_IN], cpg);
 		glUniform1i(prog->u[SU_CPG_OUT], cpo);
 		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, s->bias_buf);
-		spatial_dispatch_z(s, prog, gx, gy, (long)g->batch * ((g->out_c + 3) / 4));
-		return;
+		return spatial_dispatch_z(s, prog, gx, gy, (long)g->batch * ((g->out_c + 3) / 4));
 	}
 	glUniform2f(prog->u[SU_TEXINV], 1.0f / p->tex_w, 1.0f / p->tex_h);
 	glUniform1i(prog->u[SU_CN], cpg);
 	for (int co = 0; co < g->out_c; co++) {
+		if (gles_cancelled(s->cancel)) /* one dispatch an output plane: each a check */
+			return SPATIAL_E_CANCELLED;
 		glBindBufferRange(GL_UNIFORM_BUFFER, 0, p->fbuf, (GLintptr)co * p->plane_stride,
 		                  p->block_bytes);
 		glUniform1i(prog->u[SU_CO], co);
 		glUniform1i(prog->u[SU_C0], (co / cpo) * cpg);
 		glDispatchCompute((GLuint)gx, (GLuint)gy, (GLuint)p->tiles);
 	}
+	return 0;
 }
 
 int spatial_run_shape(struct spatial_ctx *s, struct shape *p, const float *w, const float *bias,
                       GLuint in_buf, GLuint out_buf, struct gpu_timer *tm,
                       struct spatial_stats *st, char err[SPATIAL_ERR_LEN])
 {
+	if (gles_cancelled(s->cancel)) {
+		snprintf(err, SPATIAL_ERR_LEN, "cancelled before the convolution");
+		return SPATIAL_E_CANCELLED;
+	}
 	int rc = upload_filter(s, p, w, bias, st, err);
 	if (rc)
 		return rc;
 	if (p->key.alg != SPATIAL_ALG_SHARED)
-		pack_input(s, p, in_buf);
+		rc = pack_input(s, p, in_buf);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_PACK);
-	glUseProgram(p->conv.id);
-	set_dst(&p->conv, &p->key.g);
-	if (p->key.alg == SPATIAL_ALG_SHARED)
-		conv_shared(s, p, in_buf, out_buf);
-	else
-		conv_texture(s, p, out_buf);
+	if (!rc) {
+		glUseProgram(p->conv.id);
+		set_dst(&p->conv, &p->key.g);
+		rc = p->key.alg == SPATIAL_ALG_SHARED ? conv_shared(s, p, in_buf, out_buf)
+		                                      : conv_texture(s, p, out_buf);
+	}
 	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_CONV);
+	if (rc) { /* SPATIAL_E_CANCELLED: what was issued runs out; the result is not read */
+		snprintf(err, SPATIAL_ERR_LEN, "%s: cancelled between dispatches",
+		         spatial_algorithm_name(p->key.alg));
+		return rc;
+	}
 	if (gl_check(&s->log, "spatial convolution")) {
 		snprintf(err, SPATIAL_ERR_LEN, "%s: a GL error during the convolution",
 		         spatial_algorithm_name(p->key.alg));

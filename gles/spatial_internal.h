@@ -83,6 +83,7 @@ struct spatial_ctx {
 	size_t host_bytes;
 	int est_done[4];
 	double est_a[4], est_b[4];
+	struct gles_cancel *cancel; /* spatial_ctx_set_cancel's; NULL: none */
 };
 
 
@@ -133,7 +134,7 @@ void spatial_shape_free(struct spatial_ctx *s, struct shape *p);
 /* ---- spatial_exec.c ---- */
 
 /* Dispatches gx x gy x nz groups, nz in slices the device allows, each told its first z. */
-void spatial_dispatch_z(const struct spatial_ctx *s, const struct spatial_prog *prog, int gx,
+int spatial_dispatch_z(const struct spatial_ctx *s, const struct spatial_prog *prog, int gx,
                         int gy, long nz);
 /* Runs plan p on in_buf into out_buf with weights w and bias (NULL: 0). tm: a timer sequence
  * the caller started, on which the pack and the convolution are marked apart; NULL: untimed. */

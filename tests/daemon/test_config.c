@@ -195,6 +195,7 @@ static const struct documented {
 	{"queue-size", OPT_INT, 1, 100000, NULL},
 	{"queue-high-water", OPT_INT, 1, 100, NULL},
 	{"deadline", OPT_DOUBLE, 0.001, 86400, NULL},
+	{"gpu-timeout", OPT_DOUBLE, 0, 86400, NULL},
 	{"drain-timeout", OPT_DOUBLE, 0, 86400, NULL},
 	{"heartbeat-timeout", OPT_DOUBLE, 0.1, 86400, NULL},
 	{"retry-after", OPT_INT, 0, 3600, NULL},
