@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "protocol/checked.h"
+
 const char *spatial_strerror(int code)
 {
 	switch (code) {
@@ -303,9 +305,12 @@ int spatial_conv2d(struct spatial_ctx *s, const struct spatial_conv *c, const fl
 	};
 	if ((rc = spatial_check_args(&g, c->algorithm, c->precision, 0, err)))
 		return rc;
-	size_t in_b = (size_t)c->batch * c->in_c * c->in_h * c->in_w * 4;
-	size_t out_b = (size_t)c->batch * c->out_c * oh * ow * 4;
-	if ((long long)in_b > s->caps.max_ssbo || (long long)out_b > s->caps.max_ssbo) {
+	/* checked (spatial_check_args bounds the counts to 2^30 already: this keeps it so) */
+	size_t in_b, out_b;
+	const size_t in_d[4] = {(size_t)c->batch, (size_t)c->in_c, (size_t)c->in_h, (size_t)c->in_w};
+	const size_t out_d[4] = {(size_t)c->batch, (size_t)c->out_c, (size_t)oh, (size_t)ow};
+	if (checked_product_size(in_d, 4, 4, &in_b) | checked_product_size(out_d, 4, 4, &out_b) ||
+	    (long long)in_b > s->caps.max_ssbo || (long long)out_b > s->caps.max_ssbo) {
 		snprintf(err, SPATIAL_ERR_LEN, "a tensor of %zu bytes exceeds the storage-block limit "
 		         "(%lld bytes)", in_b > out_b ? in_b : out_b, s->caps.max_ssbo);
 		return SPATIAL_E_TOO_LARGE;

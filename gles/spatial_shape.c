@@ -195,13 +195,15 @@ static int layout_filter_texture(const struct spatial_ctx *s, struct shape *p,
 {
 	const struct spatial_geom *g = &p->key.g;
 	int max = s->caps.max_texture_size;
-	p->ftex_w = g->k_h * g->k_w * 4;
-	p->ftex_h = ((g->out_c + 3) / 4) * p->layers;
-	if (p->ftex_w > max || p->ftex_h > max) {
-		snprintf(err, SPATIAL_ERR_LEN, "planes4: the %dx%d filter texture exceeds the device's %d",
-		         p->ftex_w, p->ftex_h, max);
+	/* in 64 bits: a kernel of 2^30 taps would overflow an int here */
+	long long fw = (long long)g->k_h * g->k_w * 4, fh = (long long)((g->out_c + 3) / 4) * p->layers;
+	if (fw > max || fh > max) {
+		snprintf(err, SPATIAL_ERR_LEN, "planes4: the %lldx%lld filter texture exceeds the "
+		         "device's %d", fw, fh, max);
 		return SPATIAL_E_TOO_LARGE;
 	}
+	p->ftex_w = (int)fw;
+	p->ftex_h = (int)fh;
 	p->host_floats = (size_t)p->ftex_w * p->ftex_h * 4;
 	return 0;
 }

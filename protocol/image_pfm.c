@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/checked.h"
 #include "protocol/image_codec.h"
 
 static int is_space(unsigned char c)
@@ -69,7 +70,10 @@ int image_decode_pfm(const unsigned char *b, size_t len, const struct image_limi
 	int rc = image_check_limits(lim, w, h, "pfm", err);
 	if (rc)
 		return rc;
-	size_t row = (size_t)w * (size_t)ch, need = row * (size_t)h * 4;
+	size_t row, need; /* within the limits already; checked all the same (a header's sizes) */
+	if (checked_mul_size((size_t)w, (size_t)ch, &row) ||
+	    checked_product_size((const size_t[]){row, (size_t)h}, 2, 4, &need))
+		return image_fail(err, IMAGE_E_TOO_LARGE, "pfm: %llux%llu overflows", w, h);
 	if (len - pos < need)
 		return image_fail(err, IMAGE_E_TRUNCATED, "pfm: %zu bytes of pixel data, %llux%llu needs %zu",
 				  len - pos, w, h, need);

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "protocol/checked.h"
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "npy.c assumes a little-endian host"
 #endif
@@ -303,11 +305,10 @@ static int plan_array(const struct hdr *h, size_t max_bytes, struct npy_array *o
 	int ok;
 	size_t n = npy_count(out, &ok);
 	size_t es = npy_dtype_size(h->dtype);
-	if (!ok || n > SIZE_MAX / es) {
+	if (!ok || checked_mul_size(n, es, bytes)) {
 		memset(out, 0, sizeof *out);
 		return fail(err, NPY_E_TOO_LARGE, "element count overflows");
 	}
-	*bytes = n * es;
 	if (max_bytes && *bytes > max_bytes) {
 		memset(out, 0, sizeof *out);
 		return fail(err, NPY_E_TOO_LARGE, "array of %zu bytes exceeds the limit of %zu", *bytes,
@@ -425,9 +426,8 @@ static int encode_prep(const struct npy_array *a, char *hdr, size_t cap, size_t 
 	int ok;
 	size_t n = npy_count(a, &ok);
 	size_t es = npy_dtype_size(a->dtype);
-	if (!ok || n > SIZE_MAX / es)
+	if (!ok || checked_mul_size(n, es, bytes))
 		return fail(err, NPY_E_TOO_LARGE, "element count overflows");
-	*bytes = n * es;
 	return 0;
 }
 
@@ -443,16 +443,17 @@ int npy_encode(const struct npy_array *a, unsigned char **out, size_t *out_len,
 	int rc = encode_prep(a, hdr, sizeof hdr, &hl, &bytes, err);
 	if (rc)
 		return rc;
-	if (bytes > SIZE_MAX - hl)
+	size_t total;
+	if (checked_add_size(hl, bytes, &total))
 		return fail(err, NPY_E_TOO_LARGE, "array too large");
-	unsigned char *p = malloc(hl + bytes);
+	unsigned char *p = malloc(total);
 	if (!p)
-		return fail(err, NPY_E_NOMEM, "cannot allocate %zu bytes", hl + bytes);
+		return fail(err, NPY_E_NOMEM, "cannot allocate %zu bytes", total);
 	memcpy(p, hdr, hl);
 	if (bytes)
 		memcpy(p + hl, a->data, bytes);
 	*out = p;
-	*out_len = hl + bytes;
+	*out_len = total;
 	return 0;
 }
 
@@ -491,8 +492,14 @@ int npy_read_file(const char *path, size_t max_bytes, struct npy_array *out, cha
 	if (rc)
 		goto done;
 	struct stat st;
+	size_t file_need; /* checked: with no max_bytes, bytes may be near SIZE_MAX */
+	if (checked_add_size(prefix + hlen, bytes, &file_need)) {
+		rc = fail(err, NPY_E_TOO_LARGE, "%s: a header of %zu bytes and %zu data bytes "
+			  "overflow", path, prefix + hlen, bytes);
+		goto done;
+	}
 	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
-	    (unsigned long long)st.st_size < (unsigned long long)(prefix + hlen) + bytes) {
+	    (unsigned long long)st.st_size < (unsigned long long)file_need) {
 		rc = fail(err, NPY_E_TRUNCATED, "%s holds %lld data bytes, header needs %zu", path,
 			  (long long)st.st_size - (long long)(prefix + hlen), bytes);
 		goto done;
