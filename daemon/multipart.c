@@ -165,10 +165,13 @@ int multipart_parse(const void *body, size_t len, const char *boundary,
                     struct multipart_part *parts, size_t max, size_t *n,
                     char err[MULTIPART_ERR_LEN])
 {
-	const char *b = body, *end = b + len;
+	static const char none[1];
+	const char *b = body ? body : none; /* no body (NULL, 0): NULL + 0 is undefined in C */
+	const char *end = b + (body ? len : 0);
 	char delim[MULTIPART_BOUNDARY_MAX + 5];
 	int dl = snprintf(delim, sizeof delim, "\r\n--%s", boundary);
 	*n = 0;
+	len = (size_t)(end - b);
 	if (dl < 5 || (size_t)dl >= sizeof delim) {
 		snprintf(err, MULTIPART_ERR_LEN, "multipart: bad boundary");
 		return MULTIPART_E_BOUNDARY;
