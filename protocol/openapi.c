@@ -8,10 +8,11 @@
 #include "protocol/kernel_preset.h"
 #include "protocol/request.h"
 
-/* A number as JSON: an integer where it is one (so integer schemas validate). */
+/* A number as JSON: an integer where it is one (so integer schemas validate). The range first:
+ * converting a double past json_int_t's (clamp-max's 3.4e38) is undefined behaviour. */
 static json_t *number(double v)
 {
-	if (v == (double)(json_int_t)v && v > -9e15 && v < 9e15)
+	if (v > -9e15 && v < 9e15 && v == (double)(json_int_t)v)
 		return json_integer((json_int_t)v);
 	return json_real(v);
 }
