@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gles/spatial.h"
+
 /* a * b * c * d as a count, or SPATIAL_PLAN_MAX_ELEMS + 1 when larger (no overflow) */
 static unsigned long long count4(long long a, long long b, long long c, long long d)
 {
@@ -302,4 +304,40 @@ double spatial_plan_bound(const struct spatial_bound_in *b)
 	if (b->interp)
 		e += 2 * spatial_plan_interp_tol(b->precision) * b->sum_abs_w * b->max_abs_x;
 	return e * 1.01;
+}
+
+/* Here rather than in spatial.c: pure CPU, so that the shape checks (gles/conv_shape.c) link
+ * without GL (tests/fuzz/fuzz_tensor.c) */
+int spatial_conv_output(const struct spatial_conv *c, int *out_h, int *out_w,
+                        char err[SPATIAL_ERR_LEN])
+{
+	int dh = c->dil_h ? c->dil_h : 1, dw = c->dil_w ? c->dil_w : 1;
+	int groups = c->groups ? c->groups : 1;
+	if (c->batch < 1 || c->in_c < 1 || c->in_h < 1 || c->in_w < 1 || c->out_c < 1 ||
+	    c->k_h < 1 || c->k_w < 1) {
+		snprintf(err, SPATIAL_ERR_LEN, "empty tensor: input (%d, %d, %d, %d), weight (%d, ., %d, %d)",
+		         c->batch, c->in_c, c->in_h, c->in_w, c->out_c, c->k_h, c->k_w);
+		return SPATIAL_E_ARG;
+	}
+	if (c->pad_h < 0 || c->pad_w < 0 || c->stride_h < 1 || c->stride_w < 1 || dh < 1 || dw < 1 ||
+	    groups < 1) {
+		snprintf(err, SPATIAL_ERR_LEN, "padding must be >= 0; stride, dilation and groups >= 1");
+		return SPATIAL_E_ARG;
+	}
+	if (c->in_c % groups || c->out_c % groups) {
+		snprintf(err, SPATIAL_ERR_LEN, "groups: %d input and %d output planes are not both "
+		         "divisible by %d", c->in_c, c->out_c, groups);
+		return SPATIAL_E_ARG;
+	}
+	long long eh = (long long)c->in_h + 2ll * c->pad_h - (long long)dh * (c->k_h - 1) - 1;
+	long long ew = (long long)c->in_w + 2ll * c->pad_w - (long long)dw * (c->k_w - 1) - 1;
+	if (eh < 0 || ew < 0) {
+		snprintf(err, SPATIAL_ERR_LEN, "the %dx%d kernel (dilation %d,%d) is larger than the "
+		         "padded %lldx%lld input: the output would be empty", c->k_h, c->k_w, dh, dw,
+		         (long long)c->in_h + 2ll * c->pad_h, (long long)c->in_w + 2ll * c->pad_w);
+		return SPATIAL_E_ARG;
+	}
+	*out_h = (int)(eh / c->stride_h + 1);
+	*out_w = (int)(ew / c->stride_w + 1);
+	return 0;
 }

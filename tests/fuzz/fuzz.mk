@@ -8,7 +8,7 @@ BUILD        ?= build
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_NAMES   := png jpeg exr hdr pfm webp avif npy jpeg_yuv multipart query apiutil
+FUZZ_NAMES   := png jpeg exr hdr pfm webp avif npy jpeg_yuv multipart query apiutil tensor
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -I. -g -O1 -fno-omit-frame-pointer -Wall -Wextra
@@ -16,7 +16,8 @@ FUZZ_LIBS    := -lturbojpeg -ljpeg -lspng -lOpenEXRCore-3_1 -lwebp -lavif -ljans
 FUZZ_SRCS    := protocol/npy.c protocol/colour.c protocol/image.c protocol/image_pfm.c \
                 protocol/image_png.c protocol/image_jpeg.c protocol/image_jpeg_dct.c protocol/image_jpeg_coefs.c protocol/image_exr.c protocol/image_hdr.c \
                 protocol/image_webp.c protocol/image_avif.c protocol/opts.c protocol/request.c \
-                protocol/kernel_preset.c protocol/format.c daemon/multipart.c daemon/apiutil.c
+                protocol/kernel_preset.c protocol/format.c daemon/multipart.c daemon/apiutil.c \
+                protocol/tensor.c gles/conv_shape.c gles/deconv_plan.c gles/spatial_plan.c
 FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
 

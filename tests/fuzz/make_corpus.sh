@@ -255,6 +255,46 @@ for k, v in seeds.items():
 PYEOF
 fi
 
+# tensor requests: a first line (its first byte picks conv2d, even, or the transpose, odd; then
+# parameters as a query) and the input, weight and optional bias NPYs, each after a 4-byte
+# little-endian length: the tests' shapes, every parameter, and sizes at the edges of wrapping
+if want tensor; then
+$PY - "$C/tensor" <<'PYEOF'
+import io, os, struct, sys
+import numpy as np
+d = sys.argv[1]
+rng = np.random.default_rng(7)
+def npy(a):
+    b = io.BytesIO()
+    np.save(b, a)
+    return b.getvalue()
+def seed(name, t, params, *arrays):
+    out = (('1' if t else '0') + params + '\n').encode()
+    for a in arrays:
+        blob = a if isinstance(a, bytes) else npy(a)
+        out += struct.pack('<I', len(blob)) + blob
+    open(os.path.join(d, name), 'wb').write(out)
+f4 = lambda *s: rng.standard_normal(s).astype('<f4')
+seed('conv_basic', 0, 'padding=1,1&stride=1,1&groups=1', f4(2, 3, 13, 11), f4(4, 3, 3, 3), f4(4))
+seed('conv_groups', 0, 'padding=2,0&stride=2,3&groups=2&dilation=2', f4(1, 4, 9, 9), f4(2, 2, 5, 3))
+seed('conv_3d', 0, 'precision=0&algorithm=batch4', f4(3, 8, 10), rng.standard_normal((3, 3, 1, 1)))
+seed('conv_empty_out', 0, '', f4(3, 8, 8), f4(2, 3, 9, 9))
+seed('conv_planes', 0, '', f4(3, 8, 8), f4(2, 4, 3, 3))
+seed('conv_bias_len', 0, 'algorithm=shared', f4(1, 2, 5, 5), f4(3, 2, 3, 3), f4(2))
+seed('deconv_worked', 1, 'stride=2&method=overlap-add', np.array([[[[1, 2], [3, 4]]]], '<f8'),
+     np.arange(1, 10, dtype='<f8').reshape(1, 1, 3, 3))
+seed('deconv_torch', 1, 'padding=1,0&stride=2,3&dilation=2,1&groups=2&output_padding=1,2&method=subkernel&conv_algorithm=planes4',
+     f4(2, 4, 7, 6), f4(4, 3, 3, 2), f4(6))
+seed('deconv_same', 1, 'padding_mode=tf_same&output_shape=4,4&stride=2', f4(1, 1, 2, 2), f4(1, 1, 3, 3))
+seed('deconv_valid', 1, 'padding_mode=tf_valid&stride=3&method=zero-insert', f4(1, 2, 3, 5), f4(2, 1, 4, 4))
+# issue 35, item 1's request in small: dilation 65535 (there 32768 planes made 2^64 bytes)
+seed('deconv_dilation', 1, 'dilation=65535&method=overlap-add', f4(4, 1, 1, 1), f4(1, 4, 2, 2))
+seed('deconv_big_stride', 1, 'stride=65535,65535&padding=0', f4(1, 1, 3, 3), f4(1, 1, 2, 2))
+seed('bad_param', 0, 'threshold=1&padding=-1', f4(1, 1, 3, 3), f4(1, 1, 1, 1))
+seed('bad_npy', 1, '', b'\x93NUMPY\x01\x00\x10\x00{"descr": "<f4", ', f4(1, 1, 1, 1))
+PYEOF
+fi
+
 # the API's header and list parsers: first line a, rest b (Accept headers as browsers and curl
 # send them, CORS origin lists with the origin, --warm-sizes, --gpus, names, keys)
 if want apiutil; then
