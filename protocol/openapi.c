@@ -179,7 +179,8 @@ static json_t *image_responses(void)
 	json_object_set_new(r, "422", error_ref("the image or kernel could not be decoded or used, "
 	                                        "or format= cannot hold the image's size"));
 	json_object_set_new(r, "503", error_ref("queue full (Retry-After) or shutting down"));
-	json_object_set_new(r, "504", error_ref("the job's deadline passed while it was queued"));
+	json_object_set_new(r, "504", error_ref("the job's deadline passed while it was queued, "
+	                                        "or its GPU work ran past --gpu-timeout"));
 	return r;
 }
 
