@@ -8,7 +8,7 @@ BUILD        ?= build
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_NAMES   := png jpeg exr hdr pfm webp avif npy jpeg_yuv multipart query apiutil tensor
+FUZZ_NAMES   := png jpeg exr hdr pfm webp avif npy jpeg_yuv multipart query apiutil tensor http
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -I. -g -O1 -fno-omit-frame-pointer -Wall -Wextra
@@ -20,6 +20,24 @@ FUZZ_SRCS    := protocol/npy.c protocol/colour.c protocol/image.c protocol/image
                 protocol/tensor.c gles/conv_shape.c gles/deconv_plan.c gles/spatial_plan.c
 FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
+# fuzz_http: the daemon's HTTP front end as fftbloomd links it (daemon/module.mk's lists), but
+# for the job queue and the GPU threads' supervision, which the target replaces; web.c and
+# buildinfo.c include headers the main Makefile generates in $(BUILD)
+ifndef DAEMON_OBJS
+include daemon/module.mk
+endif
+FUZZ_HTTP_NOT  := jobs codec gpu_context gpu_worker lifecycle sdnotify healthcheck multipart apiutil
+FUZZ_HTTP_SRCS := $(filter-out $(patsubst %,daemon/%.c,$(FUZZ_HTTP_NOT)), \
+                    $(patsubst $(BUILD)/%.o,%.c,$(DAEMON_OBJS) $(DAEMON_LIB_OBJS))) \
+                  gles/fault.c protocol/clock.c protocol/openapi.c protocol/parallel.c
+FUZZ_HTTP_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_HTTP_SRCS))
+$(FUZZ_HTTP_OBJS): FUZZ_CFLAGS += -I$(BUILD)
+$(FUZZ_DIR)/obj/daemon/web.o: $(BUILD)/gen/web_files.h
+$(FUZZ_DIR)/obj/daemon/buildinfo.o: $(BUILD)/gen/version.h
+ifndef DEPS_BUILD # used alone: the main Makefile makes them
+$(BUILD)/gen/web_files.h $(BUILD)/gen/version.h:
+	$(MAKE) --no-print-directory BUILD=$(BUILD) $@
+endif
 
 .PHONY: fuzz fuzz-build fuzz-names
 fuzz-build: $(FUZZ_BINS)
@@ -33,6 +51,11 @@ $(FUZZ_DIR)/obj/%.o: %.c
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_image.h $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) $(FUZZ_LIBS)
+
+$(FUZZ_DIR)/fuzz_http: tests/fuzz/fuzz_http.c $(FUZZ_OBJS) $(FUZZ_HTTP_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(BUILD) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) \
+		$(FUZZ_LIBS) -lmicrohttpd -lgnutls
 
 fuzz: fuzz-build
 	sh tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)

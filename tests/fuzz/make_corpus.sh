@@ -2,7 +2,8 @@
 # Regenerates the fuzz seed corpora in tests/fuzz/corpus/<name>/ from other programs' writers:
 # ImageMagick (PNG, JPEG, HDR, PFM, WebP through libwebp, AVIF through libheif and libaom),
 # OpenCV (EXR, HDR, PFM), OpenEXR's exrmaketiled (tiled EXR in every compression), numpy (NPY),
-# plus JPEGs with EXIF orientations and every subsampling; for the text parsers (multipart, query,
+# plus JPEGs with EXIF orientations and every subsampling; tensor requests (numpy NPYs behind a
+# line of parameters); raw HTTP requests; for the text parsers (multipart, query,
 # apiutil), requests as curl and browsers send them and hostile variants of them. Small inputs
 # only: each seed is a few KB. Run from the repository root; needs `make deps-test`.
 # `make_corpus.sh NAME...` remakes only the named corpora.
@@ -292,6 +293,79 @@ seed('deconv_dilation', 1, 'dilation=65535&method=overlap-add', f4(4, 1, 1, 1), 
 seed('deconv_big_stride', 1, 'stride=65535,65535&padding=0', f4(1, 1, 3, 3), f4(1, 1, 2, 2))
 seed('bad_param', 0, 'threshold=1&padding=-1', f4(1, 1, 3, 3), f4(1, 1, 1, 1))
 seed('bad_npy', 1, '', b'\x93NUMPY\x01\x00\x10\x00{"descr": "<f4", ', f4(1, 1, 1, 1))
+PYEOF
+fi
+
+# raw HTTP requests as fuzz_http sends them to the daemon's server: every route and method, CORS
+# preflights, raw, multipart and chunked bodies, pipelining, and what the hostile review sent
+# (space before a colon, both framings, a bad Content-Length, %ff, ~2,000 '&', HTTP/1.0)
+if want http; then
+$PY - "$C/http" <<'PYEOF'
+import os, sys
+d = sys.argv[1]
+H = 'Host: localhost\r\n'
+png = (b'\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00'
+       b'\x90wS\xde\x00\x00\x00\x0cIDATx\x9cc\xf8\xcf\xc0\x00\x00\x03\x01\x01\x00\xc9\xfe\x92\xef'
+       b'\x00\x00\x00\x00IEND\xaeB`\x82')
+def mp(parts, b='XyZ'):
+    out = b''
+    for name, data, fn in parts:
+        out += b'--' + b.encode() + b'\r\nContent-Disposition: form-data; name="' + name.encode() + b'"'
+        out += (b'; filename="' + fn.encode() + b'"' if fn else b'') + b'\r\n\r\n' + data + b'\r\n'
+    return out + b'--' + b.encode() + b'--\r\n'
+def post(path, body, ct=None, extra=''):
+    h = 'POST %s HTTP/1.1\r\n%s%sContent-Length: %d\r\n%s\r\n' % (
+        path, H, 'Content-Type: %s\r\n' % ct if ct else '', len(body), extra)
+    return h.encode() + body
+seeds = {
+    'healthz': 'GET /healthz HTTP/1.1\r\n' + H + '\r\n',
+    'head_readyz': 'HEAD /readyz HTTP/1.1\r\n' + H + '\r\n',
+    'info': 'GET /v1/info HTTP/1.1\r\n' + H + 'Accept: */*\r\n\r\n',
+    'metrics': 'GET /metrics HTTP/1.1\r\n' + H + '\r\n',
+    'openapi': 'GET /openapi.json HTTP/1.1\r\n' + H + '\r\n',
+    'web': 'GET / HTTP/1.1\r\n' + H + 'Accept-Encoding: gzip\r\n\r\n',
+    'kernels': 'GET /v1/kernels HTTP/1.1\r\n' + H + '\r\n',
+    'kernel_missing': 'DELETE /v1/kernels/nope HTTP/1.1\r\n' + H + '\r\n',
+    'images': 'GET /v1/images HTTP/1.1\r\n' + H + '\r\n',
+    'bloom_get': 'GET /v1/bloom/photo?threshold=0.5&format=webp&sig=abc&expires=99 HTTP/1.1\r\n' + H + '\r\n',
+    'options_cors': 'OPTIONS /v1/bloom HTTP/1.1\r\n' + H + 'Origin: http://app.example\r\n'
+                    'Access-Control-Request-Method: POST\r\n\r\n',
+    'pipelined': 'GET /healthz HTTP/1.1\r\n' + H + '\r\nGET /v1/kernels HTTP/1.1\r\n' + H +
+                 '\r\nHEAD /metrics HTTP/1.1\r\n' + H + 'Connection: close\r\n\r\n',
+    'http10': 'GET /healthz HTTP/1.0\r\n\r\n',
+    'no_host': 'GET /healthz HTTP/1.1\r\n\r\n',
+    'bad_method': 'BREW /v1/bloom HTTP/1.1\r\n' + H + '\r\n',
+    'pct_ff': 'GET /%ff?threshold=%ff HTTP/1.1\r\n' + H + 'Accept: \xff\r\n\r\n',
+    'nul_target': 'GET /v1/kernels/a%00b HTTP/1.1\r\n' + H + '\r\n',
+    'many_amps': 'GET /v1/info?' + '&' * 2000 + ' HTTP/1.1\r\n' + H + '\r\n',
+    'space_colon': 'POST /v1/bloom HTTP/1.1\r\n' + H + 'Content-Length : 5\r\n\r\nabcde',
+    'both_framings': 'POST /v1/bloom HTTP/1.1\r\n' + H + 'Content-Length: 5\r\n'
+                     'Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    'bad_length': 'POST /v1/bloom HTTP/1.1\r\n' + H + 'Content-Length: 5x\r\n\r\nabcde',
+    'two_lengths': 'POST /v1/bloom HTTP/1.1\r\n' + H + 'Content-Length: 5\r\nContent-Length: 6\r\n\r\nabcde',
+    'te_gzip': 'POST /v1/bloom HTTP/1.1\r\n' + H + 'Transfer-Encoding: gzip\r\n\r\n',
+    'auth': 'GET /v1/info HTTP/1.1\r\n' + H + 'Authorization: Bearer s3cret\r\nX-Request-Id: abc-1\r\n\r\n',
+    'expect': 'POST /v1/convolve HTTP/1.1\r\n' + H + 'Expect: 100-continue\r\nContent-Length: 0\r\n\r\n',
+}
+for k, v in seeds.items():
+    open(os.path.join(d, k), 'wb').write(v.encode('latin-1'))
+bins = {
+    'bloom_raw': post('/v1/bloom?kernel_preset=gaussian:sigma=2&threshold=0.5&format=png', png),
+    'bloom_multipart': post('/v1/bloom', mp([('image', png, 'a.png'), ('threshold', b'0.5', None),
+                            ('params', b'{"intensity": 2, "format": "jpeg"}', None)]),
+                            'multipart/form-data; boundary=XyZ'),
+    'bloom_quoted': post('/v1/bloom', mp([('image', png, 'x;name=kernel;'), ('params', b'{}', None)]),
+                         'multipart/form-data; boundary="XyZ"'),
+    'conv2d': post('/v1/conv2d?padding=1', mp([('input', b'\x93NUMPY', 'x.npy'), ('weight', b'', 'w.npy')]),
+                   'multipart/form-data; boundary=XyZ'),
+    'chunked': b'POST /v1/bloom HTTP/1.1\r\n' + H.encode() + b'Transfer-Encoding: chunked\r\n\r\n' +
+               b'%x\r\n' % len(png) + png + b'\r\n0\r\n\r\n',
+    'kernel_put': b'PUT /v1/kernels/star HTTP/1.1\r\n' + H.encode() + b'Content-Length: %d\r\n\r\n' % len(png) + png,
+    'image_put': b'PUT /v1/images/photo HTTP/1.1\r\n' + H.encode() + b'Content-Length: %d\r\n\r\n' % len(png) + png,
+    'accept_406': post('/v1/bloom', png, 'image/png', 'Accept: text/html\r\n'),
+}
+for k, v in bins.items():
+    open(os.path.join(d, k), 'wb').write(v)
 PYEOF
 fi
 
