@@ -5,26 +5,27 @@
  * codec thread anyway (a JPEG straight to the planes the GPU converts), and the decoded size is
  * reserved against --memory-budget only while a render runs. Entries are reference counted: a
  * render holds its image while its job runs, so DELETE or a replacing PUT never frees bytes in
- * use. Bounded by count and by encoded bytes. Thread-safe. */
+ * use. Bounded by count and by encoded bytes. A registry (registry.h). Thread-safe. */
 #ifndef FFTBLOOM_DAEMON_IMAGES_H
 #define FFTBLOOM_DAEMON_IMAGES_H
 
 #include <jansson.h>
 #include <stddef.h>
 
+#include "daemon/registry.h"
 #include "protocol/image.h"
 
-#define IMAGES_ERR_LEN 512
+#define IMAGES_ERR_LEN REGISTRY_ERR_LEN
 
 enum images_error {
-	IMAGES_OK = 0,
-	IMAGES_E_NAME = -1,      /* not 1-64 of [A-Za-z0-9._-], or starting with '.' */
-	IMAGES_E_FULL = -2,      /* --max-images reached */
-	IMAGES_E_NOTFOUND = -3,
-	IMAGES_E_NOMEM = -4,
-	IMAGES_E_DIR = -5,       /* --image-dir unreadable, or a file in it failed to decode */
-	IMAGES_E_BYTES = -6,     /* --image-memory would be passed with the entries held now */
-	IMAGES_E_TOO_LARGE = -7, /* the image alone is larger than --image-memory */
+	IMAGES_OK = REGISTRY_OK,
+	IMAGES_E_NAME = REGISTRY_E_NAME,           /* not 1-64 of [A-Za-z0-9._-], or starting with '.' */
+	IMAGES_E_FULL = REGISTRY_E_FULL,           /* --max-images reached */
+	IMAGES_E_NOTFOUND = REGISTRY_E_NOTFOUND,
+	IMAGES_E_NOMEM = REGISTRY_E_NOMEM,
+	IMAGES_E_DIR = REGISTRY_E_DIR,             /* --image-dir unreadable, or a file in it failed */
+	IMAGES_E_BYTES = REGISTRY_E_BYTES,         /* --image-memory would be passed with the others */
+	IMAGES_E_TOO_LARGE = REGISTRY_E_TOO_LARGE, /* the image alone is larger than --image-memory */
 };
 
 /* The facts of a checked image: as decoded (the EXIF orientation applied). */
@@ -34,15 +35,12 @@ struct image_facts {
 };
 
 struct image_entry {
-	char name[65];
+	struct reg_entry reg;      /* name, bytes (= len), created, from_dir, refs */
 	unsigned char *data;       /* the encoded bytes as uploaded */
 	size_t len;
 	struct image_facts facts;
 	unsigned char digest[32];  /* SHA-256 of data */
 	char digest_hex[65];
-	double created;            /* CLOCK_REALTIME seconds */
-	int from_dir;              /* registered from --image-dir (images_load_dir) */
-	int refs;                  /* guarded by the store's lock */
 };
 
 struct images;

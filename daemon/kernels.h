@@ -1,36 +1,34 @@
 /* The named kernel registry: kernel images uploaded with PUT /v1/kernels/NAME or loaded from
  * --kernel-dir, decoded once and held with their digest so every GPU's spectrum cache recognises
  * them. Entries are reference counted: a job holds its kernel while it runs, so DELETE or a
- * replacing PUT never frees pixels in use. Thread-safe. */
+ * replacing PUT never frees pixels in use. A registry (registry.h). Thread-safe. */
 #ifndef FFTBLOOM_DAEMON_KERNELS_H
 #define FFTBLOOM_DAEMON_KERNELS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/registry.h"
 #include "protocol/image.h"
 
-#define KERNELS_ERR_LEN 512
+#define KERNELS_ERR_LEN REGISTRY_ERR_LEN
 
 enum kernels_error {
-	KERNELS_OK = 0,
-	KERNELS_E_NAME = -1,     /* not 1-64 of [A-Za-z0-9._-] */
-	KERNELS_E_FULL = -2,     /* --max-kernels reached */
-	KERNELS_E_NOTFOUND = -3,
-	KERNELS_E_NOMEM = -4,
-	KERNELS_E_DIR = -5,      /* --kernel-dir unreadable, or a file in it failed to decode */
-	KERNELS_E_BYTES = -6,    /* --kernel-memory would be passed with the entries held now */
-	KERNELS_E_TOO_LARGE = -7,/* the kernel alone is larger than --kernel-memory */
+	KERNELS_OK = REGISTRY_OK,
+	KERNELS_E_NAME = REGISTRY_E_NAME,           /* not 1-64 of [A-Za-z0-9._-] */
+	KERNELS_E_FULL = REGISTRY_E_FULL,           /* --max-kernels reached */
+	KERNELS_E_NOTFOUND = REGISTRY_E_NOTFOUND,
+	KERNELS_E_NOMEM = REGISTRY_E_NOMEM,
+	KERNELS_E_DIR = REGISTRY_E_DIR,             /* --kernel-dir unreadable, or a file failed */
+	KERNELS_E_BYTES = REGISTRY_E_BYTES,         /* --kernel-memory passed with the others */
+	KERNELS_E_TOO_LARGE = REGISTRY_E_TOO_LARGE, /* alone larger than --kernel-memory */
 };
 
 struct kernel_entry {
-	char name[65];
+	struct reg_entry reg;  /* name, bytes (its float samples), created, from_dir, refs */
 	struct image img;      /* linear float, as decoded */
 	struct image_info info;
 	uint64_t digest[2];    /* bloom_kernel_digest of img */
-	double created;        /* CLOCK_REALTIME seconds */
-	int from_dir;          /* registered from --kernel-dir (kernels_load_dir) */
-	int refs;              /* guarded by the registry's lock */
 };
 
 struct kernels;
@@ -62,9 +60,11 @@ void kernels_totals(struct kernels *k, size_t *count, size_t *bytes);
 unsigned long long kernels_bytes_of(const struct image *img);
 
 /* Registers every regular file of dir whose extension names an image format, under its file
- * name without the extension (replacing an entry of that name), and then removes the entries an
- * earlier call registered from a file that is gone. Every file is decoded before anything
- * changes: on a failure (its message names the file) the registry is left as it was. */
+ * name without the extension, replacing an entry of that name unless that entry was uploaded
+ * (kernels_put) since the file was last modified (the newer one is kept); then removes the
+ * entries an earlier call registered from a file that is gone. Every file is decoded and the
+ * limits are checked for the whole result before anything changes: on a failure (its message
+ * names the file or the limit) the registry is left as it was. */
 int kernels_load_dir(struct kernels *k, const char *dir, const struct image_limits *lim,
                      int *loaded, int *removed, char err[KERNELS_ERR_LEN]);
 

@@ -17,7 +17,7 @@ static json_t *kernel_json(const struct kernel_entry *e)
 	char digest[40];
 	snprintf(digest, sizeof digest, "%016llx%016llx", (unsigned long long)e->digest[0],
 	         (unsigned long long)e->digest[1]);
-	return json_pack("{s:s,s:i,s:i,s:i,s:s,s:i,s:s,s:I}", "name", e->name, "width", e->img.width,
+	return json_pack("{s:s,s:i,s:i,s:i,s:s,s:i,s:s,s:I}", "name", e->reg.name, "width", e->img.width,
 	                 "height", e->img.height, "channels", e->img.channels, "format",
 	                 image_format_name(e->info.format), "bits", e->info.bits, "digest", digest,
 	                 "bytes", (json_int_t)e->img.width * e->img.height * e->img.channels * 4);

@@ -344,6 +344,21 @@ def test_signals():
             time.sleep(0.1)
         check("SIGHUP reloads --kernel-dir: a new file registered, a removed one gone",
               names == ["two"] and d.p.poll() is None, names)
+        # an upload newer than its file stays over a reload (issue 35, item 10)
+        st, _, _ = d.req("PUT", "/v1/kernels/two", body=png_bytes(rand8(5, 5)))
+        past = time.time() - 60
+        os.utime(os.path.join(kdir, "two.png"), (past, past))
+        d.p.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        st2, _, b = d.req("GET", "/v1/kernels/two")
+        check("SIGHUP keeps a kernel uploaded after its file was written", st in (200, 201) and
+              st2 == 200 and json.loads(b)["width"] == 5, (st, st2, b[:200]))
+        os.utime(os.path.join(kdir, "two.png"), (past + 120, past + 120))
+        d.p.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        st2, _, b = d.req("GET", "/v1/kernels/two")
+        check("and a file written after the upload replaces it", st2 == 200 and
+              json.loads(b)["width"] == 7, (st2, b[:200]))
         open(os.path.join(kdir, "bad.png"), "wb").write(b"\x89PNG\r\n\x1a\nnot really")
         d.p.send_signal(signal.SIGHUP)
         time.sleep(0.5)

@@ -5,14 +5,14 @@ TEST_NAMES += daemon/test_jobs
 JOBS_OBJS := $(BUILD)/daemon/jobs.o $(BUILD)/daemon/codec.o $(BUILD)/daemon/gpu_worker.o \
              $(BUILD)/daemon/gpu_context.o \
              $(BUILD)/daemon/lifecycle.o $(BUILD)/daemon/sdnotify.o
-$(BUILD)/tests/daemon/test_jobs: $(JOBS_OBJS) $(BUILD)/daemon/kernels.o $(BUILD)/daemon/images.o $(BUILD)/daemon/metrics.o
+$(BUILD)/tests/daemon/test_jobs: $(JOBS_OBJS) $(BUILD)/daemon/registry.o $(BUILD)/daemon/kernels.o $(BUILD)/daemon/images.o $(BUILD)/daemon/metrics.o
 # the embedded web page against the files in web/
 TEST_NAMES += daemon/test_web
 $(BUILD)/tests/daemon/test_web: $(BUILD)/daemon/web.o
 # the systemd protocol (sdnotify) and the readiness/watchdog decisions (lifecycle)
 TEST_NAMES += daemon/test_sdnotify
-$(BUILD)/tests/daemon/test_sdnotify: $(BUILD)/daemon/sdnotify.o $(BUILD)/daemon/lifecycle.o $(JOBS_OBJS) $(BUILD)/daemon/kernels.o $(BUILD)/daemon/images.o $(BUILD)/daemon/metrics.o
+$(BUILD)/tests/daemon/test_sdnotify: $(BUILD)/daemon/sdnotify.o $(BUILD)/daemon/lifecycle.o $(JOBS_OBJS) $(BUILD)/daemon/registry.o $(BUILD)/daemon/kernels.o $(BUILD)/daemon/images.o $(BUILD)/daemon/metrics.o
 # signed render URLs (HMAC-SHA256, RFC 4231 vectors), the stored image store, render ETags
 TEST_NAMES += daemon/test_urlsign daemon/test_images daemon/test_etag
-$(BUILD)/tests/daemon/test_images: $(BUILD)/daemon/images.o
+$(BUILD)/tests/daemon/test_images: $(BUILD)/daemon/images.o $(BUILD)/daemon/registry.o
 $(BUILD)/tests/daemon/test_etag: $(BUILD)/daemon/etag.o

@@ -66,7 +66,7 @@ static void test_put_get_limits(void **state)
 	assert_non_null(held);
 	assert_int_equal(images_delete(s, "c"), 0);
 	assert_int_equal(images_put(s, "c", dup_bytes("rst", 3), 3, &FACTS, &rep, NULL), 0);
-	assert_true(held->len == 2 && !memcmp(held->data, "pq", 2) && !strcmp(held->name, "c"));
+	assert_true(held->len == 2 && !memcmp(held->data, "pq", 2) && !strcmp(held->reg.name, "c"));
 	images_release(s, held);
 	assert_int_equal(images_put(s, "e", dup_bytes("z", 1), 1, &FACTS, &rep, &held),
 	                 IMAGES_E_FULL);
@@ -102,7 +102,7 @@ static void add(const struct image_entry *e, void *ctx)
 {
 	struct list *l = ctx;
 	snprintf(l->text + strlen(l->text), sizeof l->text - strlen(l->text), "%s%s%s",
-	         l->text[0] ? "," : "", e->name, e->from_dir ? "*" : "");
+	         l->text[0] ? "," : "", e->reg.name, e->reg.from_dir ? "*" : "");
 }
 
 static const char *listing(struct images *s, struct list *l)
