@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "daemon/server.h"
+#include "protocol/request.h"
 
 #define DISCARD_MAX (16u << 20) /* bytes past --max-body of a chunked body read (and dropped) so
                                    that its 413 can be answered; a longer one is cut off */
@@ -164,6 +165,9 @@ void *sweeper_main(void *arg);
 
 /* routes_image.c */
 int sniffed(const unsigned char *p, size_t len);
+/* Applies every query-string parameter to req through the request table (skip_sig: a signed
+ * URL's sig= left out, verified before). 0, or -1 with the message in err. */
+int query_params(struct req *r, struct request *req, int skip_sig, char err[REQUEST_ERR_LEN]);
 enum MHD_Result start_job(struct req *r);
 enum MHD_Result route_image(struct req *r);
 /* 406 for an Accept header allowing none of the formats made (listed in the answer). */

@@ -17,7 +17,8 @@ static enum MHD_Result answer_job(struct req *r);
 
 struct query_ctx {
 	struct request *req;
-	char err[REQUEST_ERR_LEN];
+	int skip_sig;
+	char *err;
 	int failed;
 };
 
@@ -28,11 +29,21 @@ static enum MHD_Result query_iter(void *cls, enum MHD_ValueKind kind, const char
 	struct query_ctx *qc = cls;
 	if (qc->failed)
 		return MHD_NO;
+	if (qc->skip_sig && !strcmp(key, "sig"))
+		return MHD_YES;
 	if (request_set(qc->req, key, value, REQUEST_SRC_QUERY, qc->err)) {
 		qc->failed = 1;
 		return MHD_NO;
 	}
 	return MHD_YES;
+}
+
+int query_params(struct req *r, struct request *req, int skip_sig, char err[REQUEST_ERR_LEN])
+{
+	struct query_ctx qc = {req, skip_sig, err, 0};
+	err[0] = 0;
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_iter, &qc);
+	return qc.failed ? -1 : 0;
 }
 
 /* ---- routes ---- */
@@ -133,10 +144,9 @@ enum MHD_Result route_image(struct req *r)
 	const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                                 MHD_HTTP_HEADER_ACCEPT);
 	int unacceptable = format_from_accept(accept, S->cfg.auto_avif, &j->accept);
-	struct query_ctx qc = {&j->req, "", 0};
-	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_iter, &qc);
-	if (qc.failed)
-		return respond_error(r, 400, "bad_parameter", "%s", qc.err);
+	char qerr[REQUEST_ERR_LEN];
+	if (query_params(r, &j->req, 0, qerr))
+		return respond_error(r, 400, "bad_parameter", "%s", qerr);
 
 	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
@@ -297,10 +307,9 @@ enum MHD_Result route_tensor(struct req *r)
 	int t = r->route == R_CONV2D_T;
 	j->kind = t ? JOB_CONV2D_T : JOB_CONV2D;
 	request_init(&j->req, t ? REQUEST_CONV2D_T : REQUEST_CONV2D);
-	struct query_ctx qc = {&j->req, "", 0};
-	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_iter, &qc);
-	if (qc.failed)
-		return respond_error(r, 400, "bad_parameter", "%s", qc.err);
+	char qerr[REQUEST_ERR_LEN];
+	if (query_params(r, &j->req, 0, qerr))
+		return respond_error(r, 400, "bad_parameter", "%s", qerr);
 	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
 	char boundary[MULTIPART_BOUNDARY_MAX + 1];

@@ -160,27 +160,6 @@ enum MHD_Result route_image_store(struct req *r)
 
 /* ---- GET /v1/bloom/NAME, /v1/convolve/NAME ---- */
 
-struct render_query {
-	struct request *req;
-	char err[REQUEST_ERR_LEN];
-	int failed;
-};
-
-/* Every query parameter but sig (a signed URL's, verified before) through the request table. */
-static enum MHD_Result render_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-                                  const char *value)
-{
-	(void)kind;
-	struct render_query *q = cls;
-	if (q->failed || !strcmp(key, "sig"))
-		return q->failed ? MHD_NO : MHD_YES;
-	if (request_set(q->req, key, value, REQUEST_SRC_QUERY, q->err)) {
-		q->failed = 1;
-		return MHD_NO;
-	}
-	return MHD_YES;
-}
-
 enum MHD_Result route_render(struct req *r)
 {
 	struct server *S = r->S;
@@ -191,10 +170,9 @@ enum MHD_Result route_render(struct req *r)
 	const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                                 MHD_HTTP_HEADER_ACCEPT);
 	int unacceptable = format_from_accept(accept, S->cfg.auto_avif, &j->accept);
-	struct render_query q = {&j->req, "", 0};
-	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, render_arg, &q);
-	if (q.failed)
-		return respond_error(r, 400, "bad_parameter", "%s", q.err);
+	char qerr[REQUEST_ERR_LEN];
+	if (query_params(r, &j->req, 1, qerr)) /* sig: a signed URL's, verified before */
+		return respond_error(r, 400, "bad_parameter", "%s", qerr);
 	if (!request_given(&j->req, "format"))
 		r->vary_accept = 1;
 	char err[REQUEST_ERR_LEN];
