@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/common.h"
@@ -17,13 +16,6 @@
 #include "protocol/format.h"
 
 /* ---- reading and writing one frame ---- */
-
-static double now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 /* All of standard input, malloc'd. 0 or -1 with a message. */
 static int read_stdin(unsigned char **data, size_t *len, char *err, size_t elen)
@@ -240,7 +232,7 @@ static void pipe_wait(struct pipe *p)
 
 static void draw_bar(struct pipe *p, int force)
 {
-	double t = now_ms();
+	double t = clock_ms();
 	if (!force && t - p->last_draw < 100)
 		return;
 	p->last_draw = t;
@@ -316,9 +308,9 @@ static void *reader(void *arg)
 		s->state = SLOT_READING;
 		pthread_mutex_unlock(&p->mu);
 		char err[BATCH_ERR_LEN];
-		double t = now_ms();
+		double t = clock_ms();
 		int rc = read_frame(p->l->jobs[i].in, &s->img, &s->info, err, sizeof err);
-		s->read_ms = now_ms() - t;
+		s->read_ms = clock_ms() - t;
 		s->w = s->img.width;
 		s->h = s->img.height;
 		pthread_mutex_lock(&p->mu);
@@ -349,10 +341,10 @@ static void *writer(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		struct slot *s = &p->s[i];
 		char err[BATCH_ERR_LEN];
-		double t = now_ms();
+		double t = clock_ms();
 		int rc = write_frame(&p->l->jobs[i], p->o, &s->img, &s->info, &s->lost, err,
 		                     sizeof err);
-		s->write_ms = now_ms() - t;
+		s->write_ms = clock_ms() - t;
 		image_free(&s->img);
 		pthread_mutex_lock(&p->mu);
 		if (rc)
@@ -391,9 +383,9 @@ static void gpu_loop(struct pipe *p)
 		pthread_mutex_unlock(&p->mu);
 		struct image out = {0};
 		char err[BATCH_ERR_LEN], note[512] = "";
-		double t = now_ms();
+		double t = clock_ms();
 		int rc = p->o->frame(p->o->arg, &s->img, 0, &out, note, sizeof note, err, sizeof err);
-		s->gpu_ms = now_ms() - t;
+		s->gpu_ms = clock_ms() - t;
 		image_free(&s->img);
 		pthread_mutex_lock(&p->mu);
 		if (rc) {
@@ -454,7 +446,7 @@ static int run_pipeline(const struct batch_list *l, const struct batch_opts *o)
 	sigaddset(&block, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &block, &old_mask);
 
-	p.t0 = now_ms();
+	p.t0 = clock_ms();
 	int started = 0, readers = 0, writers = 0;
 	for (int k = 0; k < threads; k++) {
 		if (!pthread_create(&th[started], NULL, reader, &p)) {
@@ -485,7 +477,7 @@ static int run_pipeline(const struct batch_list *l, const struct batch_opts *o)
 		pthread_join(th[k], NULL);
 	sigaction(SIGINT, &old_sa, NULL);
 
-	double el = (now_ms() - p.t0) / 1e3;
+	double el = (clock_ms() - p.t0) / 1e3;
 	if (p.bar && !o->quiet)
 		fprintf(stderr, "\n");
 	size_t skipped = l->n - p.done;

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 _Static_assert((int)BLOOM_TECH_AUTO == (int)FFT_TECH_AUTO &&
                (int)BLOOM_TECH_SHARED == (int)FFT_TECH_SHARED &&
@@ -37,16 +36,9 @@ void bloom_ctx_set_cancel(struct bloom_ctx *b, struct gles_cancel *c)
 	b->cancel = c;
 }
 
-double bloom_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 double bloom_ctx_now_ms(const struct bloom_ctx *b)
 {
-	return b->opts.clock_ms ? b->opts.clock_ms(b->opts.clock_arg) : bloom_now_ms();
+	return b->opts.clock_ms ? b->opts.clock_ms(b->opts.clock_arg) : clock_ms();
 }
 
 int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
@@ -229,7 +221,7 @@ static int frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin
                       int own, unsigned flags, struct bloom_result *res, struct bloom_stats *st,
                       char err[BLOOM_ERR_LEN])
 {
-	double t_start = bloom_now_ms();
+	double t_start = clock_ms();
 	struct plan *q = NULL;
 	struct kentry *ke = NULL;
 	struct bloom_lease *lease = NULL; /* taken for this result; moves to res->lease */
@@ -240,7 +232,7 @@ static int frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin
 		q->used_ms = bloom_ctx_now_ms(b);
 	if (!rc && !(ke = bloom_kcache_find(b, q, ki, p)) && !ki->rgbl)
 		rc = bloom_kernel_pixels(ki, p, err);
-	st->setup_ms += bloom_now_ms() - t_start;
+	st->setup_ms += clock_ms() - t_start;
 	if (!rc) {
 		st->padded_w = q->pw, st->padded_h = q->ph;
 		st->kernel_cached = ke != NULL;
@@ -248,16 +240,16 @@ static int frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin
 		res->channels = ch = result_channels(in_ch, st->gray_kernel);
 		rc = bloom_result_prepare(b, res, w, h, ch, &lease, err);
 	}
-	st->prepare_ms = bloom_now_ms() - t_start;
+	st->prepare_ms = clock_ms() - t_start;
 	/* the GPU's part: upload, the kernel's spectrum on a miss, the stages, read back */
 	if (!rc && tm)
 		gpu_timer_start(tm);
 	if (!rc && !(rc = bloom_upload(b, q, fin, w, h, &st->copy_ms, err)) && tm)
 		gpu_timer_mark(tm, GPU_STAGE_UPLOAD);
 	if (!rc && !ke) {
-		double t_kernel = bloom_now_ms();
+		double t_kernel = clock_ms();
 		rc = bloom_kernel_spectrum(b, q, ki, p, &ke, err);
-		st->setup_ms += bloom_now_ms() - t_kernel;
+		st->setup_ms += clock_ms() - t_kernel;
 		if (!rc && tm)
 			gpu_timer_mark(tm, GPU_STAGE_KERNEL);
 	}
@@ -478,7 +470,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	if (!st)
 		st = &local;
 	memset(st, 0, sizeof *st);
-	double t_start = bloom_now_ms();
+	double t_start = clock_ms();
 	err[0] = 0;
 	b->last.valid = 0; /* plans or kernel spectra may be evicted below */
 	bloom_upload_tend(b);
@@ -492,7 +484,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		rc = bloom_kernel_resolve(b, k, p, w, h, &ki, err);
 	if (rc) {
 		bloom_kinfo_free(&ki);
-		st->wall_ms = bloom_now_ms() - t_start;
+		st->wall_ms = clock_ms() - t_start;
 		return rc;
 	}
 	int pw = bloom_padded_size(w + ki.kw - 1), ph = bloom_padded_size(h + ki.kh - 1);
@@ -554,7 +546,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		                                          BLOOM_BORROW_WHOLE_COST * pw * ph);
 	}
 	bloom_kinfo_free(&ki);
-	st->wall_ms = bloom_now_ms() - t_start;
+	st->wall_ms = clock_ms() - t_start;
 	return rc;
 }
 

@@ -104,7 +104,7 @@ static int step_deferred(struct bloom_ctx *b, int rc)
 static int want_spectrum(struct bloom_ctx *b, struct want *w, struct plan *q, int *again)
 {
 	char err[BLOOM_ERR_LEN];
-	double t0 = bloom_now_ms();
+	double t0 = clock_ms();
 	int rc = 0;
 	*again = 0;
 	if (w->preset_kernel && !w->has_kernel) {
@@ -141,7 +141,7 @@ static int want_spectrum(struct bloom_ctx *b, struct want *w, struct plan *q, in
 		          "time: %s", w->pw, w->ph, err);
 	else
 		gles_logf(&b->log, GLES_LOG_INFO, "bloom: kernel spectrum at %dx%d made in idle time "
-		          "(%.1f ms)", w->pw, w->ph, bloom_now_ms() - t0);
+		          "(%.1f ms)", w->pw, w->ph, clock_ms() - t0);
 	want_kernel_free(w);
 	return 1;
 }
@@ -184,7 +184,7 @@ static int rehearse(struct bloom_ctx *b)
 				ke = &b->kc[k];
 		if (!ke)
 			continue; /* no spectrum to run with: the first frame runs it */
-		double t0 = bloom_now_ms();
+		double t0 = clock_ms();
 		struct bloom_params p;
 		memset(&p, 0, sizeof p);
 		p.technique = q->technique, p.normalize = ke->normalize, p.kernel_scale = ke->scale;
@@ -205,7 +205,7 @@ static int rehearse(struct bloom_ctx *b)
 			          q->ph, err);
 		else
 			gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: plan of %dx%d rehearsed in idle time "
-			          "(%.1f ms)", q->pw, q->ph, bloom_now_ms() - t0);
+			          "(%.1f ms)", q->pw, q->ph, clock_ms() - t0);
 		return 1;
 	}
 	return 0;
@@ -277,7 +277,7 @@ int bloom_build_wanted(struct bloom_ctx *b, int mode)
 				return 1;
 			continue;
 		}
-		double t0 = bloom_now_ms();
+		double t0 = clock_ms();
 		struct plan *q;
 		char err[BLOOM_ERR_LEN];
 		/* a program a step, so that a frame arriving meanwhile waits for one compile at most;
@@ -307,7 +307,7 @@ int bloom_build_wanted(struct bloom_ctx *b, int mode)
 		                          again (else a size gone from the load would evict plans each
 		                          time one ages out) */
 		gles_logf(&b->log, GLES_LOG_INFO, "bloom: plan of %dx%d built in idle time (%d steps, "
-		          "the last %.1f ms)", w.pw, w.ph, w.steps + 1, bloom_now_ms() - t0);
+		          "the last %.1f ms)", w.pw, w.ph, w.steps + 1, clock_ms() - t0);
 		if (w.has_kernel || w.preset_kernel)
 			b->wants[b->nwants++] = w; /* its kernel's spectrum in the next step */
 		return 1;

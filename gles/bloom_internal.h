@@ -21,6 +21,7 @@
 #include "gles/fft.h"
 #include "gles/gpu_timer.h"
 #include "gles/tile.h"
+#include "protocol/clock.h"
 
 /* binding points shared with the bloom shaders */
 #define B_PADDED 0
@@ -269,8 +270,8 @@ struct bloom_ctx {
 	} presets[BLOOM_PRESETS]; /* generated built-in kernels (aperture runs an FFT to make) */
 };
 
-double bloom_now_ms(void);
-/* The context's clock (opts.clock_ms, else bloom_now_ms): when plans are used. */
+/* The context's clock (opts.clock_ms, else protocol/clock.h's clock_ms): when plans are
+ * used. */
 double bloom_ctx_now_ms(const struct bloom_ctx *b);
 
 /* ---- bloom_upload.c ---- */

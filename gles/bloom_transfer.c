@@ -88,7 +88,7 @@ int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned c
 	if (*buf)
 		glDeleteBuffers(1, buf); /* unmaps it */
 	*buf = 0, *have = 0, *map = NULL;
-	double t0 = bloom_now_ms();
+	double t0 = clock_ms();
 	GLbitfield f = access | GL_MAP_PERSISTENT_BIT_EXT | GL_MAP_COHERENT_BIT_EXT;
 	glGenBuffers(1, buf);
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
@@ -104,7 +104,7 @@ int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned c
 	}
 	*have = bytes;
 	gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: a mapped %s buffer of %zu bytes made in %.1f ms",
-	          access & GL_MAP_READ_BIT ? "read" : "write", bytes, bloom_now_ms() - t0);
+	          access & GL_MAP_READ_BIT ? "read" : "write", bytes, clock_ms() - t0);
 	return 0;
 }
 
@@ -350,14 +350,14 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 			snprintf(err, BLOOM_ERR_LEN, "planes upload: out of GPU memory");
 			return BLOOM_E_GPU_MEMORY;
 		}
-		double t0 = bloom_now_ms();
+		double t0 = clock_ms();
 		if (u->map) { /* coherent: seen by the commands issued after it */
 			memcpy(u->map, y->data, used);
 		} else {
 			glBindBuffer(GL_SHADER_STORAGE_BUFFER, u->buf);
 			glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)used, y->data);
 		}
-		*copy_ms += bloom_now_ms() - t0;
+		*copy_ms += clock_ms() - t0;
 		buf = u->buf;
 		b->st.uploads_copied++;
 	}
@@ -406,7 +406,7 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
 {
 	if (!in->img)
 		return upload_planes(b, q, in->yuv, in->upload, w, h, copy_ms, err);
-	double t0 = bloom_now_ms();
+	double t0 = clock_ms();
 	size_t bytes = (size_t)w * h * 16;
 	struct upload *u = &b->fin;
 	/* on a software renderer too, though its GPU copy is one more CPU copy (a few ms against
@@ -425,7 +425,7 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
 			                    (GLsizeiptr)bytes);
 			if (!(u->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)))
 				glFinish(); /* no fence to wait for later */
-			*copy_ms += bloom_now_ms() - t0;
+			*copy_ms += clock_ms() - t0;
 			return 0;
 		} /* no mapped buffer that large: the driver copies it, as without buffer_storage */
 	}
@@ -436,7 +436,7 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
 	}
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->image);
 	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16, rgba);
-	*copy_ms += bloom_now_ms() - t0;
+	*copy_ms += clock_ms() - t0;
 	return 0;
 }
 
@@ -468,7 +468,7 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 			return BLOOM_E_GPU;
 		}
 		glFlush(); /* the GPU starts on it while the caller goes on */
-		*t_read = bloom_now_ms();
+		*t_read = clock_ms();
 		res->yuv.data = l->map;
 		res->lease = l;
 		*lease = NULL;
@@ -478,7 +478,7 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 		return 0;
 	}
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, l ? l->buf : b->ystage);
-	double t0 = *t_read = bloom_now_ms();
+	double t0 = *t_read = clock_ms();
 	const unsigned char *m, *map = l ? l->map : b->ystage_map;
 	if (map) { /* kept mapped: wait for the copy, then read */
 		glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT_EXT);
@@ -487,7 +487,7 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 		m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0,
 		                     (GLsizeiptr)res->yuv.bytes + (entropy ? 12 : 4), GL_MAP_READ_BIT);
 	}
-	st->wait_ms = bloom_now_ms() - t0;
+	st->wait_ms = clock_ms() - t0;
 	if (!m) {
 		snprintf(err, BLOOM_ERR_LEN, "reading the planes: %s", map
 		         ? "the GPU did not finish within 60 s" : gl_error_name(glGetError()));
@@ -500,9 +500,9 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 		res->lease = l;
 		*lease = NULL;
 	} else {
-		double t1 = bloom_now_ms();
+		double t1 = clock_ms();
 		memcpy(res->yuv.data, m, res->yuv.coded ? res->yuv.coded : res->yuv.bytes);
-		st->copy_ms += bloom_now_ms() - t1;
+		st->copy_ms += clock_ms() - t1;
 	}
 	uint32_t flags;
 	memcpy(&flags, m + res->yuv.bytes, 4);
@@ -522,10 +522,10 @@ static int read_float(struct plan *q, struct image *out, int w, int h, int ch,
 	glBindBuffer(GL_COPY_WRITE_BUFFER, q->staging);
 	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)w * h * 16);
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->staging);
-	*t_read = bloom_now_ms();
+	*t_read = clock_ms();
 	const float *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16,
 	                                  GL_MAP_READ_BIT);
-	double t0 = bloom_now_ms();
+	double t0 = clock_ms();
 	st->wait_ms = t0 - *t_read;
 	if (!m) {
 		snprintf(err, BLOOM_ERR_LEN, "reading the result: %s", gl_error_name(glGetError()));
@@ -542,7 +542,7 @@ static int read_float(struct plan *q, struct image *out, int w, int h, int ch,
 	struct widen c = {m, out->pixels, ch};
 	par_for((size_t)w * h, BLOOM_PAR_PIXELS, narrow_pixels, &c);
 	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
-	st->copy_ms += bloom_now_ms() - t0;
+	st->copy_ms += clock_ms() - t0;
 	return 0;
 }
 
@@ -572,12 +572,12 @@ int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *re
 		struct timespec ts = {(time_t)hang, (long)((hang - (double)(time_t)hang) * 1e9)};
 		nanosleep(&ts, NULL);
 	}
-	double t_read = bloom_now_ms();
+	double t_read = clock_ms();
 	int rc = res->want_yuv ? read_planes(b, q, res, w, h, ch, lease, defer, tm, st, &t_read, err)
 	                       : read_float(q, &res->img, w, h, ch, st, &t_read, err);
 	if (!rc && !res->pending)
 		res->nonfinite = read_nonfinite(b);
-	st->readback_ms = bloom_now_ms() - t_read;
+	st->readback_ms = clock_ms() - t_read;
 	return rc;
 }
 
@@ -585,10 +585,10 @@ int bloom_result_finish(struct bloom_result *res, double *wait_ms, char err[BLOO
 {
 	if (!res->pending)
 		return 0;
-	double t0 = bloom_now_ms();
+	double t0 = clock_ms();
 	int done = sync_wait(res->fence);
 	if (wait_ms)
-		*wait_ms += bloom_now_ms() - t0;
+		*wait_ms += clock_ms() - t0;
 	res->fence = NULL;
 	res->pending = 0;
 	if (!done) {

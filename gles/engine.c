@@ -2,17 +2,10 @@
 #include "gles/engine.h"
 
 #include "gles/fft.h"
+#include "protocol/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 struct engine {
 	struct egl_ctx *egl;
@@ -220,7 +213,7 @@ int engine_idle(struct engine *e)
 {
 	if (program_cache_compiling(e->pc))
 		return ENGINE_IDLE_WAIT;
-	double t0 = now_ms();
+	double t0 = clock_ms();
 	const char *what = "a wanted plan's (or its kernel spectrum's, or its rehearsal)", *how = "";
 	int more = e->bloom && bloom_build_wanted(e->bloom, 0);
 	if (!more && (more = fft_tuner_step(e->tuner))) {
@@ -229,7 +222,7 @@ int engine_idle(struct engine *e)
 	}
 	if (!more && (more = e->bloom && bloom_ctx_refresh(e->bloom)))
 		what = "a plan's rebuild with measured shapes";
-	double ms = now_ms() - t0;
+	double ms = clock_ms() - t0;
 	if (more && ms >= ENGINE_SLOW_STEP_MS) /* a frame arriving meanwhile waited this long */
 		gles_logf(&e->log, GLES_LOG_DEBUG, "idle step of %s%s: %.1f ms", what, how, ms);
 	return more;

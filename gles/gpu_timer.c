@@ -1,11 +1,11 @@
 /* GPU stage timing; see gpu_timer.h. */
 #include "gles/gpu_timer.h"
+#include "protocol/clock.h"
 
 #include <EGL/egl.h>
 #include <GLES3/gl31.h>
 #include <GLES2/gl2ext.h>
 #include <stdlib.h>
-#include <time.h>
 
 const char *const gpu_stage_names[GPU_STAGE_COUNT] = {
 	"upload", "kernel", "prefilter", "rows", "cols", "multiply", "icols", "transpose",
@@ -24,13 +24,6 @@ struct gpu_timer {
 	PFNGLGETQUERYOBJECTUIVEXTPROC getu;
 	PFNGLDELETEQUERIESEXTPROC del;
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 int gpu_timer_create(const struct egl_info *info, struct gpu_timer **out)
 {
@@ -80,7 +73,7 @@ static void stamp(struct gpu_timer *t)
 		t->counter(t->q[t->n], GL_TIMESTAMP_EXT);
 	} else {
 		glFinish();
-		t->wall[t->n] = now_ms();
+		t->wall[t->n] = clock_ms();
 	}
 	t->n++;
 }

@@ -11,10 +11,10 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <pthread.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gles/shader_src.h"
+#include "protocol/clock.h"
 
 struct entry {
 	char name[64];
@@ -281,13 +281,6 @@ static void save_binary(const struct program_cache *pc, const char *path, GLuint
 	free(buf);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Compiles and links (or loads the persisted binary: *binary_hit); on failure fills err with the
  * name and the info log. Any thread with a context of the share group current: it reads only
  * what is set before program_cache_worker. */
@@ -450,7 +443,7 @@ static void *worker_main(void *arg)
 		}
 		j->state = JOB_BUILDING;
 		pthread_mutex_unlock(&pc->lock);
-		double t0 = now_ms();
+		double t0 = clock_ms();
 		if (current) {
 			j->rc = build(pc, j->name, j->defines, &j->prog, &j->binary_hit, j->err);
 			if (!j->rc && j->binary_hit)
@@ -461,7 +454,7 @@ static void *worker_main(void *arg)
 			snprintf(j->err, sizeof j->err, "shader '%s': the compile thread has no context",
 			         j->name);
 		}
-		j->ms = now_ms() - t0;
+		j->ms = clock_ms() - t0;
 		pthread_mutex_lock(&pc->lock);
 		j->state = JOB_DONE;
 		pthread_cond_broadcast(&pc->cv);
@@ -656,11 +649,11 @@ int program_get(struct program_cache *pc, const char *name, const void *key, siz
 	if (pc->budget > 0)
 		pc->budget--;
 	pc->st.misses++;
-	double t0 = now_ms();
+	double t0 = clock_ms();
 	GLuint p;
 	int binary_hit;
 	int rc = build(pc, name, defines, &p, &binary_hit, err);
 	if (rc)
 		return rc;
-	return take_built(pc, name, key, key_len, p, binary_hit, now_ms() - t0, "", prog);
+	return take_built(pc, name, key, key_len, p, binary_hit, clock_ms() - t0, "", prog);
 }

@@ -20,6 +20,7 @@
 #include "gles/bloom.h"
 #include "tests/testutil.h"
 #include "tests/yuv_ref.h"
+#include "protocol/clock.h"
 
 static struct program_cache *g_pc;
 
@@ -62,13 +63,6 @@ static struct bloom_ctx *new_ctx(int no_persistent_map, size_t frame_bytes, int 
 static int lends(void)
 {
 	return egl_ctx_info(tu_gl_context())->buffer_storage;
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* A JPEG of fresh random pixels, w x h, gray or chroma subsampled sx x sy (malloc'd); with
@@ -635,9 +629,9 @@ static void test_destroy_waits(void **state)
 	assert_non_null(u);
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, return_later, u), 0);
-	double t0 = now_ms();
+	double t0 = clock_ms();
 	bloom_ctx_destroy(b);
-	double waited = now_ms() - t0;
+	double waited = clock_ms() - t0;
 	pthread_join(th, NULL);
 	print_message("destroy waited %.0f ms for a buffer given back after 200 ms\n", waited);
 	assert_true(waited >= 150 && waited < 4000);
@@ -648,9 +642,9 @@ static void test_destroy_waits(void **state)
 	bloom_upload_tend(b);
 	g_kept = bloom_upload_take(b, 4096);
 	assert_non_null(g_kept);
-	t0 = now_ms();
+	t0 = clock_ms();
 	bloom_ctx_destroy(b);
-	waited = now_ms() - t0;
+	waited = clock_ms() - t0;
 	print_message("destroy gave up after %.0f ms (wait 100 ms)\n", waited);
 	assert_true(waited >= 90 && waited < 2000);
 	memset(bloom_upload_map(g_kept), 0x5a, 4096); /* still mapped */
