@@ -151,10 +151,151 @@ static void test_lent_planes_and_poisoned_jobs(void **state)
 		free(jpeg[i]);
 }
 
+/* A full queue, by construction rather than by timing: with one codec thread held inside the
+ * done() of a first job (the test opens the gate), the jobs admitted after it wait in the decode
+ * queue whatever the GPU's speed. queue-size of them are admitted; the next admission is
+ * refused JOBS_E_FULL (the HTTP layer's 503 queue_full) and takes no place; once the gate
+ * opens the queue drains, and every place comes back. */
+#define FULL_Q 4
+
+static pthread_mutex_t f_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t f_cv = PTHREAD_COND_INITIALIZER;
+static int f_in_gate, f_open, f_done, f_status[2 * FULL_Q + 1];
+
+static void gate_done(struct job *j, void *ctx)
+{
+	(void)ctx;
+	pthread_mutex_lock(&f_mu);
+	f_status[0] = j->status;
+	f_in_gate = 1;
+	pthread_cond_broadcast(&f_cv);
+	while (!f_open)
+		pthread_cond_wait(&f_cv, &f_mu);
+	f_done++;
+	pthread_cond_broadcast(&f_cv);
+	pthread_mutex_unlock(&f_mu);
+}
+
+static void full_done(struct job *j, void *ctx)
+{
+	pthread_mutex_lock(&f_mu);
+	f_status[(int)(size_t)ctx] = j->status;
+	f_done++;
+	pthread_cond_broadcast(&f_cv);
+	pthread_mutex_unlock(&f_mu);
+}
+
+static void wait_done(int n)
+{
+	pthread_mutex_lock(&f_mu);
+	while (f_done < n)
+		pthread_cond_wait(&f_cv, &f_mu);
+	pthread_mutex_unlock(&f_mu);
+}
+
+/* Bytes no decoder takes: the job is answered from its codec thread, no GPU involved. */
+static const unsigned char not_an_image[] = "not an image, only bytes";
+
+static void start_one(struct jobs *J, struct job *j, void (*done)(struct job *, void *),
+                      int idx)
+{
+	memset(j, 0, sizeof *j);
+	j->kind = JOB_BLOOM;
+	j->image = not_an_image;
+	j->image_len = sizeof not_an_image - 1;
+	request_init(&j->req, REQUEST_BLOOM);
+	j->client_fd = -1;
+	j->done = done;
+	j->done_ctx = (void *)(size_t)idx;
+	jobs_start(J, j);
+}
+
+static void test_queue_full(void **state)
+{
+	(void)state;
+	log_setup(LOG_WARN, 0);
+	struct config cfg;
+	char err[JOBS_ERR_LEN];
+	char a0[] = "test", a1[] = "--codec-threads=1", a2[] = "--deadline=3600", a3[] =
+	     "--queue-size=4";
+	char *argv[] = {a0, a1, a2, a3, NULL};
+	assert_int_equal(config_load(&cfg, 4, argv, 1, NULL, err), 0);
+	assert_int_equal(cfg.queue_size, FULL_Q);
+	struct kernels *k;
+	struct metrics *m;
+	struct jobs *J;
+	assert_int_equal(kernels_create(4, 1ull << 30, &k), 0);
+	assert_int_equal(metrics_create(&m), 0);
+	int devices[] = {0};
+	int rc = jobs_create(&cfg, devices, 1, NULL, 0, k, m, &J, err);
+	if (rc)
+		fail_msg("jobs_create: %s", err);
+	static struct job jobs[2 * FULL_Q + 1];
+	/* the gate: the one codec thread answers it and stays in its done() */
+	assert_int_equal(jobs_reserve(J, JOB_BLOOM), 0);
+	start_one(J, &jobs[0], gate_done, 0);
+	pthread_mutex_lock(&f_mu);
+	while (!f_in_gate)
+		pthread_cond_wait(&f_cv, &f_mu);
+	pthread_mutex_unlock(&f_mu);
+	struct jobs_status st;
+	jobs_status(J, &st);
+	assert_int_equal(st.queued, 0); /* the gate's place came back before its done() */
+	/* queue-size jobs admitted, each waiting for the held codec thread */
+	for (int i = 1; i <= FULL_Q; i++) {
+		assert_int_equal(jobs_reserve(J, JOB_BLOOM), 0);
+		start_one(J, &jobs[i], full_done, i);
+	}
+	jobs_status(J, &st);
+	printf("queue: %d of %d waiting, %d in flight\n", st.queued, st.queue_size, st.in_flight);
+	assert_int_equal(st.queued, FULL_Q);
+	assert_int_equal(st.queue_size, FULL_Q);
+	/* the next admission is refused, of every kind, and takes no place */
+	static const int kinds[] = {JOB_BLOOM, JOB_CONVOLVE, JOB_KERNEL_PUT, JOB_CONV2D,
+	                            JOB_CONV2D_T, JOB_IMAGE_PUT};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		assert_int_equal(jobs_reserve(J, kinds[i]), JOBS_E_FULL);
+	jobs_status(J, &st);
+	assert_int_equal(st.queued, FULL_Q);
+	assert_int_equal(st.in_flight, FULL_Q + 1);
+	char why[256];
+	assert_int_equal(jobs_ready(J, why, sizeof why), 0); /* past the high-water mark too */
+	printf("ready: %s\n", why);
+	/* the gate opens: the queue drains */
+	pthread_mutex_lock(&f_mu);
+	f_open = 1;
+	pthread_cond_broadcast(&f_cv);
+	pthread_mutex_unlock(&f_mu);
+	wait_done(FULL_Q + 1);
+	for (int t = 0; t < 10000 && jobs_in_flight(J) > 0; t++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	assert_int_equal(jobs_in_flight(J), 0);
+	jobs_status(J, &st);
+	assert_int_equal(st.queued, 0);
+	for (int i = 0; i <= FULL_Q; i++) {
+		printf("job %d: %d\n", i, f_status[i]);
+		assert_int_equal(f_status[i], 415); /* answered: not an image */
+	}
+	/* every place came back: queue-size more are admitted, and then no more */
+	for (int i = FULL_Q + 1; i <= 2 * FULL_Q; i++)
+		assert_int_equal(jobs_reserve(J, JOB_BLOOM), 0);
+	assert_int_equal(jobs_reserve(J, JOB_BLOOM), JOBS_E_FULL);
+	for (int i = FULL_Q + 1; i <= 2 * FULL_Q; i++)
+		start_one(J, &jobs[i], full_done, i);
+	wait_done(2 * FULL_Q + 1);
+	for (int t = 0; t < 10000 && jobs_in_flight(J) > 0; t++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	assert_int_equal(jobs_in_flight(J), 0);
+	jobs_destroy(J);
+	metrics_destroy(m);
+	kernels_destroy(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lent_planes_and_poisoned_jobs),
+		cmocka_unit_test(test_queue_full),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
