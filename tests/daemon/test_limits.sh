@@ -1,0 +1,5 @@
+#!/bin/sh
+# fftbloomd's --max-body at its exact edge, Content-Length and chunked
+# (tests/daemon/limits_test.py). Last line: "SCRIPT: N passed, N failed".
+BUILD=${BUILD:-build}
+exec /usr/bin/python3 "$(dirname "$0")/limits_test.py" "$BUILD"
