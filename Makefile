@@ -52,7 +52,7 @@ include tests/module.mk
 include bench/module.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: FORCE all deps deps-test deps-bench deps-docs run test faults sanitize bench bench-frames fuzz soak picture plots \
+.PHONY: FORCE all deps deps-test deps-bench deps-docs run test faults sanitize bench bench-frames fuzz soak mutate picture plots \
         clean install uninstall deps-systemd systemd-check
 all: $(BUILD)/fftbloomd $(BUILD)/fftbloom
 
@@ -192,6 +192,12 @@ tests: $(TEST_BINS)
 SOAK_SECONDS ?= 300
 soak: deps-test all
 	SOAK_SECONDS=$(SOAK_SECONDS) /usr/bin/python3 tests/soak/soak.py $(BUILD)
+
+# One-line mutants (tests/mutate/mutants.txt), each applied to a copy of the tree under
+# build/mutate (MUTATE_REV=HEAD, the default, or worktree), rebuilt there and run against the
+# fast tests that must catch it; prints and writes build/mutate/score.txt: "killed N of M".
+mutate: deps-test
+	sh tests/mutate/run.sh
 
 # The benchmark harness's suites that make sense on this machine (bench/README.md): fft and bloom
 # at the quick sizes, the peers that are here (FFTW), e2e short; result lines kept under
