@@ -43,7 +43,7 @@ static void test_sizes(void **state)
 	assert_int_equal(api_parse_sizes("1920x1080,3840X2160", 16384, wh, 4, &n, err), 0);
 	assert_true(n == 2 && wh[0][0] == 1920 && wh[0][1] == 1080 && wh[1][0] == 3840);
 	assert_int_equal(api_parse_sizes("1x1", 1, wh, 4, &n, err), 0);
-	const char *bad[] = {"x", "10x", "x10", "10*10", "0x5", "5x0", "101x5", "5,5", "1x1,", "1x1;2x2"};
+	const char *bad[] = {"x", "10x", "x10", "10*10", "0x5", "5x0", "101x5", "5x101", "5,5", "1x1,", "1x1;2x2"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		int rc = api_parse_sizes(bad[i], 100, wh, 4, &n, err);
 		printf("'%s' -> %d: %s\n", bad[i], rc, err);

@@ -183,6 +183,39 @@ static void test_max_bytes(void **state)
 	npy_free(&a);
 }
 
+/* A shape whose element count passes 2^64 (2^33 x 2^33 wraps to 0, an empty array) is refused
+ * as too large, by npy_count and by a decode of a header that declares it. */
+static void test_count_overflow(void **state)
+{
+	(void)state;
+	struct npy_array a;
+	memset(&a, 0, sizeof a);
+	a.ndim = 2;
+	a.shape[0] = a.shape[1] = (size_t)1 << 33;
+	a.shape[2] = a.shape[3] = 1;
+	a.dtype = NPY_F32;
+	int ok = 1;
+	assert_int_equal(npy_count(&a, &ok), 0);
+	assert_int_equal(ok, 0);
+	char dict[128];
+	int dl = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': "
+	                  "(8589934592, 8589934592), }");
+	unsigned char buf[256];
+	size_t hl = ((size_t)(10 + dl + 1) + 63) / 64 * 64 - 10; /* header padded to 64 bytes */
+	memcpy(buf, "\x93NUMPY\x01\x00", 8);
+	buf[8] = (unsigned char)(hl & 0xff);
+	buf[9] = (unsigned char)(hl >> 8);
+	memset(buf + 10, ' ', hl);
+	memcpy(buf + 10, dict, (size_t)dl);
+	buf[10 + hl - 1] = '\n';
+	struct npy_array b;
+	char err[NPY_ERR_LEN];
+	int rc = npy_decode(buf, 10 + hl, 0, &b, err);
+	printf("2^33 x 2^33: %d %s\n", rc, err);
+	assert_int_equal(rc, NPY_E_TOO_LARGE);
+	assert_null(b.data);
+}
+
 /* Every cut point must give TRUNCATED (or CORRUPT inside the header), never success or a crash;
  * every single flipped byte must give either success or a clean error. */
 static void test_truncate_and_flip(void **state)
@@ -383,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_zero_extent),
 		cmocka_unit_test(test_header_forms),
 		cmocka_unit_test(test_max_bytes),
+		cmocka_unit_test(test_count_overflow),
 		cmocka_unit_test(test_truncate_and_flip),
 		cmocka_unit_test(test_numpy_writes),
 		cmocka_unit_test(test_numpy_reads),
