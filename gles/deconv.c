@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gles/gpu_timer.h"
+#include "protocol/clock.h"
 
 #define MAX_WINNERS 64
 #define COL_BYTES_MAX (512ll << 20) /* the overlap-add column buffer, at most */
@@ -61,13 +61,6 @@ const char *deconv_method_name(int method)
 const char *deconv_strerror(int code)
 {
 	return spatial_strerror(code);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 int deconv_ctx_create(struct program_cache *pc, const struct egl_info *info,
@@ -439,7 +432,7 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 		st = &local;
 	memset(st, 0, sizeof *st);
 	err[0] = 0;
-	double t0 = now_ms();
+	double t0 = clock_ms();
 	struct deconv_problem pr;
 	int rc = deconv_plan_problem(c, in, weight, out, &pr, err);
 	if (rc)
@@ -457,7 +450,7 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 		return rc;
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, d->in_buf);
 	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)in_b, in);
-	st->upload_ms = now_ms() - t0;
+	st->upload_ms = clock_ms() - t0;
 	int method = c->method, alg = c->conv_algorithm;
 	if (method == DECONV_AUTO &&
 	    (rc = resolve(d, &pr, alg, weight, bias, &method, &st->measured, err)))
@@ -488,6 +481,6 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 			st->gpu_ms = st->stage_ms[GPU_STAGE_DECONV];
 		}
 	}
-	st->wall_ms = now_ms() - t0;
+	st->wall_ms = clock_ms() - t0;
 	return rc;
 }

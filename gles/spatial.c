@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "protocol/checked.h"
+#include "protocol/clock.h"
 
 const char *spatial_strerror(int code)
 {
@@ -38,13 +38,6 @@ const char *spatial_algorithm_name(int alg)
 const struct spatial_caps *spatial_ctx_caps(const struct spatial_ctx *s)
 {
 	return &s->caps;
-}
-
-double spatial_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,
@@ -188,10 +181,10 @@ int spatial_run(struct spatial_ctx *s, const struct spatial_geom *g, int algorit
 	int rc = spatial_check_args(g, algorithm, precision, 0, err);
 	if (rc)
 		return rc;
-	double t0 = spatial_now_ms();
+	double t0 = clock_ms();
 	rc = spatial_run_any(s, g, algorithm, precision, 0, weight, bias, in_buf, out_buf, NULL, st, err);
 	if (st)
-		st->wall_ms = spatial_now_ms() - t0;
+		st->wall_ms = clock_ms() - t0;
 	return rc;
 }
 
@@ -220,14 +213,14 @@ int spatial_run_host(struct spatial_ctx *s, const struct spatial_geom *g, int al
                     char err[SPATIAL_ERR_LEN])
 {
 	struct gpu_timer *tm = timed ? s->timer : NULL;
-	double t0 = spatial_now_ms();
+	double t0 = clock_ms();
 	int rc;
 	if ((rc = spatial_grow(s, &s->in_buf, &s->in_bytes, in_bytes, err)) ||
 	    (rc = spatial_grow(s, &s->out_buf, &s->out_bytes, out_bytes, err)))
 		return rc;
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->in_buf);
 	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)in_bytes, in);
-	st->upload_ms = spatial_now_ms() - t0;
+	st->upload_ms = clock_ms() - t0;
 	if (alg == SPATIAL_ALG_AUTO &&
 	    (rc = spatial_resolve(s, g, level, image, w, bias, s->in_buf, s->out_buf, &alg, st, err)))
 		return rc;
@@ -241,7 +234,7 @@ int spatial_run_host(struct spatial_ctx *s, const struct spatial_geom *g, int al
 			st->gpu_ms = st->stage_ms[GPU_STAGE_PACK] + st->stage_ms[GPU_STAGE_CONV];
 		}
 	}
-	st->wall_ms = spatial_now_ms() - t0;
+	st->wall_ms = clock_ms() - t0;
 	return rc;
 }
 

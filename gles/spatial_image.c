@@ -3,6 +3,7 @@
 #include "gles/spatial_internal.h"
 
 #include "gles/tile.h"
+#include "protocol/clock.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -257,7 +258,7 @@ int spatial_convolve_image(struct spatial_ctx *s, const struct image *in,
 	int rc = spatial_check_args(&g, o->algorithm, o->precision, 1, err);
 	if (rc)
 		return rc;
-	double t0 = spatial_now_ms();
+	double t0 = clock_ms();
 	struct fit f = {s, kw, kh, cx, cy, o->precision, o->algorithm};
 	rc = SPATIAL_E_TOO_LARGE;
 	if (image_fits(&f, in->width, in->height)) {
@@ -269,7 +270,7 @@ int spatial_convolve_image(struct spatial_ctx *s, const struct image *in,
 		err[0] = 0;
 		rc = image_tiled(s, in, kernel, o, cx, cy, out, st, err);
 	}
-	st->wall_ms = spatial_now_ms() - t0;
+	st->wall_ms = clock_ms() - t0;
 	return rc;
 }
 int spatial_image_estimate(struct spatial_ctx *s, int w, int h, int kw, int kh, int precision,

@@ -92,8 +92,6 @@ struct prog_key {
 	int level, mode, vec4s, cob, lanes;
 };
 
-double spatial_now_ms(void);
-
 /* ---- spatial.c ---- */
 
 /* Grows a shader-storage buffer to at least `need` bytes (contents not kept). */
