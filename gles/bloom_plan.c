@@ -4,6 +4,7 @@
 #include "gles/bloom_internal.h"
 
 #include "gles/fault.h"
+#include "gles/gl_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,15 +30,7 @@ static const char *const shader_names[SH_COUNT] = {
 
 GLuint bloom_buffer(size_t bytes, GLenum usage)
 {
-	GLuint id = 0;
-	glGenBuffers(1, &id);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
-	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, NULL, usage);
-	if (glGetError() != GL_NO_ERROR) {
-		glDeleteBuffers(1, &id);
-		return 0;
-	}
-	return id;
+	return gl_buf_new(bytes, NULL, usage, NULL);
 }
 
 /* The #define preamble and cache key of a shader's variant: the one switch of the bloom shaders

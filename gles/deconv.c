@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gles/gl_util.h"
 #include "gles/gpu_timer.h"
 #include "protocol/clock.h"
 
@@ -126,23 +127,14 @@ void deconv_ctx_set_cancel(struct deconv_ctx *d, struct gles_cancel *c)
 static int grow(struct deconv_ctx *d, GLuint *buf, size_t *have, size_t need,
                 char err[DECONV_ERR_LEN])
 {
-	if (*buf && need <= *have)
+	char gerr[GL_BUF_ERR_LEN];
+	int rc = gl_buf_grow(buf, have, need, gerr);
+	if (!rc)
 		return 0;
-	if (!*buf)
-		glGenBuffers(1, buf);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
-	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(need ? need : 4), NULL, GL_DYNAMIC_COPY);
-	GLenum e = glGetError();
-	if (e != GL_NO_ERROR) {
-		*have = 0;
-		snprintf(err, DECONV_ERR_LEN, "a buffer of %zu bytes: %s", need, gl_error_name(e));
-		gles_logf(&d->log, GLES_LOG_ERROR, "deconv: %s", err);
-		return e == GL_OUT_OF_MEMORY ? DECONV_E_TOO_LARGE : DECONV_E_GPU;
-	}
-	*have = need;
-	return 0;
+	snprintf(err, DECONV_ERR_LEN, "%s", gerr);
+	gles_logf(&d->log, GLES_LOG_ERROR, "deconv: %s", err);
+	return rc == GL_BUF_E_OOM ? DECONV_E_TOO_LARGE : DECONV_E_GPU;
 }
-
 
 /* gx x gy x nz groups in z slices the device allows, the cancellation looked at before each:
  * 0 or DECONV_E_CANCELLED. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gles/fft_cpu.h"
+#include "gles/gl_util.h"
 
 struct fft_axis {
 	struct program_cache *pc;                /* holds the axis's programs (program_hold) */
@@ -51,14 +52,10 @@ const char *fft_strerror(int code)
 /* A storage buffer of `bytes` bytes, optionally filled from data; 0 on failure. */
 static GLuint make_buffer(size_t bytes, const void *data, const struct gles_log *log)
 {
-	GLuint b = 0;
-	glGenBuffers(1, &b);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
-	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(bytes ? bytes : 16), data, GL_STATIC_DRAW);
-	if (gl_check(log, "fft buffer")) {
-		glDeleteBuffers(1, &b);
-		return 0;
-	}
+	GLenum e;
+	GLuint b = gl_buf_new(bytes ? bytes : 16, data, GL_STATIC_DRAW, &e);
+	if (!b)
+		gles_logf(log, GLES_LOG_ERROR, "fft buffer: %s", gl_error_name(e));
 	return b;
 }
 

@@ -1,6 +1,7 @@
 # gles/: EGL context, programs, FFT, bloom. No jansson, no HTTP.
 GLES_OBJS := \
 	$(BUILD)/gles/egl.o \
+	$(BUILD)/gles/gl_util.o \
 	$(BUILD)/gles/program.o \
 	$(BUILD)/gles/shader_src.o \
 	$(BUILD)/gles/fft_plan.o \

@@ -85,30 +85,6 @@ const char *program_strerror(int code)
 	return "unknown error";
 }
 
-const char *gl_error_name(unsigned code)
-{
-	switch (code) {
-	case GL_NO_ERROR: return "GL_NO_ERROR";
-	case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-	case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-	case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-	case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-	case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-	}
-	return "GL_UNKNOWN_ERROR";
-}
-
-int gl_check(const struct gles_log *log, const char *what)
-{
-	GLenum e = glGetError();
-	if (e == GL_NO_ERROR)
-		return 0;
-	gles_logf(log, GLES_LOG_ERROR, "%s: %s", what, gl_error_name(e));
-	while (glGetError() != GL_NO_ERROR) {
-	}
-	return PROGRAM_E_GL;
-}
-
 int program_cache_create(const char *shader_dir, const struct gles_log *log,
                          struct program_cache **out)
 {

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "gles/gl_util.h"
 #include "gles/gles_log.h"
 
 #define PROGRAM_ERR_LEN 4096
@@ -92,9 +93,6 @@ int program_cache_trim(struct program_cache *pc, size_t max_count, size_t max_by
  * program they keep, not per dispatch. */
 void program_uniforms(unsigned prog, const char *const names[], int n, int loc[]);
 
-/* Checks glGetError; on an error logs "what: GL_INVALID_OPERATION" and returns PROGRAM_E_GL. */
-int gl_check(const struct gles_log *log, const char *what);
-const char *gl_error_name(unsigned code);
 const char *program_strerror(int code);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gles/gl_util.h"
 #include "protocol/checked.h"
 #include "protocol/clock.h"
 
@@ -43,21 +44,13 @@ const struct spatial_caps *spatial_ctx_caps(const struct spatial_ctx *s)
 int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,
                 char err[SPATIAL_ERR_LEN])
 {
-	if (*buf && need <= *have)
+	char gerr[GL_BUF_ERR_LEN];
+	int rc = gl_buf_grow(buf, have, need, gerr);
+	if (!rc)
 		return 0;
-	if (!*buf)
-		glGenBuffers(1, buf);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
-	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(need ? need : 4), NULL, GL_DYNAMIC_COPY);
-	GLenum e = glGetError();
-	if (e != GL_NO_ERROR) {
-		*have = 0;
-		snprintf(err, SPATIAL_ERR_LEN, "a buffer of %zu bytes: %s", need, gl_error_name(e));
-		gles_logf(&s->log, GLES_LOG_ERROR, "spatial: %s", err);
-		return e == GL_OUT_OF_MEMORY ? SPATIAL_E_TOO_LARGE : SPATIAL_E_GPU;
-	}
-	*have = need;
-	return 0;
+	snprintf(err, SPATIAL_ERR_LEN, "%s", gerr);
+	gles_logf(&s->log, GLES_LOG_ERROR, "spatial: %s", err);
+	return rc == GL_BUF_E_OOM ? SPATIAL_E_TOO_LARGE : SPATIAL_E_GPU;
 }
 
 int spatial_ctx_create(struct program_cache *pc, const struct egl_info *info,

@@ -1,0 +1,67 @@
+/* GL error names and checks, storage buffers made and grown; see gl_util.h. */
+#include "gles/gl_util.h"
+
+#include <GLES3/gl31.h>
+#include <stdio.h>
+
+const char *gl_error_name(unsigned code)
+{
+	switch (code) {
+	case GL_NO_ERROR: return "GL_NO_ERROR";
+	case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+	case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+	case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+	case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+	case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
+	}
+	return "GL_UNKNOWN_ERROR";
+}
+
+int gl_check(const struct gles_log *log, const char *what)
+{
+	GLenum e = glGetError();
+	if (e == GL_NO_ERROR)
+		return 0;
+	gles_logf(log, GLES_LOG_ERROR, "%s: %s", what, gl_error_name(e));
+	while (glGetError() != GL_NO_ERROR) {
+	}
+	return -1;
+}
+
+unsigned gl_buf_new(size_t bytes, const void *data, unsigned usage, unsigned *gl_err)
+{
+	GLuint id = 0;
+	glGenBuffers(1, &id);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(bytes < 4 ? 4 : bytes), data, usage);
+	GLenum e = glGetError();
+	if (gl_err)
+		*gl_err = e;
+	if (e != GL_NO_ERROR) {
+		while (glGetError() != GL_NO_ERROR) {
+		}
+		glDeleteBuffers(1, &id);
+		return 0;
+	}
+	return id;
+}
+
+int gl_buf_grow(unsigned *buf, size_t *have, size_t need, char err[GL_BUF_ERR_LEN])
+{
+	if (*buf && need <= *have)
+		return 0;
+	if (!*buf)
+		glGenBuffers(1, buf);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(need ? need : 4), NULL, GL_DYNAMIC_COPY);
+	GLenum e = glGetError();
+	if (e != GL_NO_ERROR) {
+		while (glGetError() != GL_NO_ERROR) {
+		}
+		*have = 0;
+		snprintf(err, GL_BUF_ERR_LEN, "a buffer of %zu bytes: %s", need, gl_error_name(e));
+		return e == GL_OUT_OF_MEMORY ? GL_BUF_E_OOM : GL_BUF_E_GPU;
+	}
+	*have = need;
+	return 0;
+}
