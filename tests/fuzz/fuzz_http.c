@@ -293,11 +293,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fail("socket", strerror(errno));
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (connect(fd, (struct sockaddr *)&a, sizeof a))
-		fail("connect", strerror(errno));
+	/* libFuzzer's SIGALRM (its -timeout check) interrupts system calls: EINTR is retried, and
+	 * an interrupted connect goes on in the background */
+	if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
+		int e = errno, soe = 0;
+		socklen_t sl = sizeof soe;
+		struct pollfd pf = {fd, POLLOUT, 0};
+		if (e != EINTR)
+			fail("connect", strerror(e));
+		while (poll(&pf, 1, 10000) < 0 && errno == EINTR)
+			;
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soe, &sl) || soe)
+			fail("connect", strerror(soe ? soe : errno));
+	}
 	size_t off = 0;
 	while (off < size) {
 		ssize_t w = send(fd, data + off, size - off, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
 		if (w <= 0)
 			break; /* the server closed early (an error answer): read it */
 		off += (size_t)w;
@@ -317,6 +330,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			buf = realloc(buf, cap);
 		}
 		ssize_t r = recv(fd, buf + n, cap - n, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
 		if (r <= 0)
 			break;
 		n += (size_t)r;
