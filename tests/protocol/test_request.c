@@ -2,7 +2,8 @@
  * --auto-avif, 406 when nothing made is acceptable) and the input's family; every way a parameter comes in (query, form field, params JSON, flag) with the rules
  * they share: unknown names, parameters the operation does not take, a parameter given twice,
  * the built-in kernels' keys, kernel centres, conflicting kernels; the table's defaults; every
- * row at its documented bounds and one step past them, generated from the table. */
+ * row at its documented bounds and one step past them, generated from the table, and the same
+ * bounds and choices in /openapi.json. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 
 #include "protocol/format.h"
 #include "protocol/kernel_preset.h"
+#include "protocol/openapi.h"
 #include "protocol/request.h"
 
 static void test_format_parse(void **state)
@@ -829,6 +831,90 @@ static void test_table_bounds(void **state)
 			         bounds[k].ops);
 }
 
+/* The OpenAPI document shows each operation's parameters with the documented bounds and
+ * choices (what a client reads is what the parser takes), and no parameter the list lacks. */
+static void test_openapi_bounds(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *path, *method;
+		unsigned op;
+	} ops[] = {
+		{"/v1/bloom", "post", REQUEST_BLOOM},      {"/v1/convolve", "post", REQUEST_CONVOLVE},
+		{"/v1/conv2d", "post", REQUEST_CONV2D},    {"/v1/conv2d_transpose", "post", REQUEST_CONV2D_T},
+		{"/v1/bloom/{name}", "get", REQUEST_BLOOM}, {"/v1/convolve/{name}", "get", REQUEST_CONVOLVE},
+	};
+	json_t *doc = openapi_document("test", 0, 0);
+	assert_non_null(doc);
+	size_t nb = sizeof bounds / sizeof bounds[0], checked = 0;
+	for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+		json_t *params = json_object_get(
+			json_object_get(json_object_get(json_object_get(doc, "paths"), ops[o].path),
+			                ops[o].method), "parameters");
+		if (!json_is_array(params))
+			fail_msg("%s %s: no parameters", ops[o].method, ops[o].path);
+		/* every documented parameter of the operation is there, with its bounds */
+		for (size_t k = 0; k < nb; k++) {
+			const struct bound *b = &bounds[k];
+			if (!(b->ops & ops[o].op))
+				continue;
+			char api[64];
+			snprintf(api, sizeof api, "%s", b->name);
+			for (char *c = api; *c; c++)
+				if (*c == '-')
+					*c = '_';
+			json_t *schema = NULL;
+			size_t i;
+			json_t *p;
+			json_array_foreach(params, i, p)
+				if (!strcmp(json_string_value(json_object_get(p, "name")), api) &&
+				    !strcmp(json_string_value(json_object_get(p, "in")), "query"))
+					schema = json_object_get(p, "schema");
+			if (!schema)
+				fail_msg("%s: no query parameter %s", ops[o].path, api);
+			if (b->kind == B_NUM || b->kind == B_INT) {
+				double lo = json_number_value(json_object_get(schema, "minimum"));
+				double hi = json_number_value(json_object_get(schema, "maximum"));
+				if (!json_object_get(schema, "minimum") || lo != b->lo || hi != b->hi)
+					fail_msg("%s %s: [%.17g, %.17g] in the document, [%.17g, %.17g] documented",
+					         ops[o].path, api, lo, hi, b->lo, b->hi);
+			} else if (b->kind == B_ENUM || b->kind == B_FORMAT) {
+				char buf[256] = "";
+				size_t used = 0, e;
+				json_t *v;
+				json_array_foreach(json_object_get(schema, "enum"), e, v)
+					used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s",
+					                         used ? "|" : "", json_string_value(v));
+				if (strcmp(buf, b->choices))
+					fail_msg("%s %s: enum %s in the document, %s documented", ops[o].path, api,
+					         buf, b->choices);
+			} else if (b->kind == B_STR) {
+				assert_int_equal(json_integer_value(json_object_get(schema, "maxLength")),
+				                 (json_int_t)b->hi);
+			}
+			checked++;
+		}
+		/* and nothing else but the signature */
+		size_t i;
+		json_t *p;
+		json_array_foreach(params, i, p) {
+			const char *name = json_string_value(json_object_get(p, "name"));
+			if (strcmp(json_string_value(json_object_get(p, "in")), "query") ||
+			    !strcmp(name, "sig"))
+				continue;
+			const struct request_param *d = request_find(name, ops[o].op);
+			int found = 0;
+			for (size_t k = 0; k < nb && d; k++)
+				found |= !strcmp(bounds[k].name, d->o.name) && (bounds[k].ops & ops[o].op);
+			if (!found)
+				fail_msg("%s: query parameter %s is not documented here", ops[o].path, name);
+		}
+	}
+	printf("%zu parameters of %zu operations as documented in /openapi.json\n", checked,
+	       sizeof ops / sizeof ops[0]);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -838,7 +924,7 @@ int main(void)
 		cmocka_unit_test(test_rules),        cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_center_and_conflicts), cmocka_unit_test(test_json),
 		cmocka_unit_test(test_help),         cmocka_unit_test(test_conv),
-		cmocka_unit_test(test_table_bounds),
+		cmocka_unit_test(test_table_bounds), cmocka_unit_test(test_openapi_bounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
