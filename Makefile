@@ -15,6 +15,8 @@ CPPFLAGS_ALL := -I. -I$(BUILD) $(CPPFLAGS)
 CFLAGS_ALL   := $(STD) $(OPT) $(WARN) $(CFLAGS) -MMD -MP
 LDLIBS_ALL   := -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljpeg -ljansson -lspng -lOpenEXRCore-3_1 -lwebp -lavif -lgnutls -lz -lm -lpthread $(LDLIBS)
 LDLIBS_CLI   := -lcurl
+# the CLI links no HTTP server: everything but libmicrohttpd
+LDLIBS_CLI_ENGINE := $(filter-out -lmicrohttpd,$(LDLIBS_ALL))
 
 # Debian packages: build, run and test needs. `make deps` installs only what is missing.
 DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri \
@@ -43,18 +45,20 @@ SHARE_FILES := $(BUILD)/share/openapi.json $(BUILD)/share/fftbloomd.env \
 .DEFAULT_GOAL := all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+include core/module.mk
 include gles/module.mk
 include protocol/module.mk
 include daemon/module.mk
 include cli/module.mk
-LIB_OBJS := $(GLES_OBJS) $(PROTOCOL_OBJS) $(DAEMON_LIB_OBJS)
+ENGINE_OBJS := $(GLES_OBJS) $(PROTOCOL_OBJS) $(CORE_OBJS)
+LIB_OBJS := $(ENGINE_OBJS) $(DAEMON_LIB_OBJS)
 include tests/module.mk
 include bench/module.mk
 include tests/fuzz/fuzz.mk
 
 .PHONY: FORCE all deps deps-test deps-bench deps-docs run test faults sanitize bench bench-frames fuzz soak mutate picture plots \
         clean install uninstall deps-systemd systemd-check
-all: $(BUILD)/fftbloomd $(BUILD)/fftbloom
+all: $(BUILD)/fftbloomd $(BUILD)/fftbloom $(BUILD)/fftbloom-bench
 
 define install_missing
 	@missing=""; for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; done; \
@@ -109,7 +113,7 @@ $(BUILD)/daemon/web.o: $(BUILD)/gen/web_files.h
 # The commit the binaries are built from (git describe --always --dirty; "unknown" outside a git
 # checkout) and the compile flags: build/gen/version.h, rewritten only when it changes, so a
 # benchmark line run on another host names the build it came from (bench/bench_json.c includes
-# it) and --version and fftbloom info say what was built (daemon/buildinfo.c).
+# it) and --version and fftbloom info say what was built (core/buildinfo.c).
 $(BUILD)/gen/version.h: FORCE
 	@mkdir -p $(dir $@)
 	@v=$$(git describe --always --dirty 2>/dev/null || echo unknown); \
@@ -124,8 +128,8 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/fftbloomd: $(BUILD)/daemon/fftbloomd.o $(DAEMON_OBJS) $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
-$(BUILD)/fftbloom: $(BUILD)/cli/main.o $(CLI_OBJS) $(LIB_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI) $(LDLIBS_ALL)
+$(BUILD)/fftbloom: $(BUILD)/cli/main.o $(CLI_OBJS) $(ENGINE_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI) $(LDLIBS_CLI_ENGINE)
 
 $(BUILD)/share/openapi.json: $(BUILD)/fftbloomd
 	@mkdir -p $(dir $@)
@@ -136,7 +140,7 @@ $(BUILD)/share/fftbloomd.env: $(BUILD)/fftbloomd
 $(BUILD)/share/fftbloomd.txt: $(BUILD)/fftbloomd
 	@mkdir -p $(dir $@)
 	$(BUILD)/fftbloomd --help > $@.tmp && mv $@.tmp $@
-$(BUILD)/share/fftbloom.txt: $(BUILD)/fftbloom
+$(BUILD)/share/fftbloom.txt: $(BUILD)/fftbloom $(BUILD)/fftbloom-bench
 	@mkdir -p $(dir $@)
 	{ $(BUILD)/fftbloom --help && for c in $$($(BUILD)/fftbloom --help | awk '/^  [a-z]/ {print $$1}'); do \
 	    printf '\n== fftbloom %s --help\n' "$$c" && $(BUILD)/fftbloom $$c --help || exit 1; done; } > $@.tmp && mv $@.tmp $@

@@ -4,6 +4,12 @@
 # links FFTW, statically, so it runs on a machine without libfftw3 (the GPU host).
 FFTW_LIBS ?= -Wl,-Bstatic -lfftw3f_threads -lfftw3f -Wl,-Bdynamic
 BENCH_JSON_OBJ := $(BUILD)/bench/bench_json.o
+# fftbloom-bench: the GPU suites (`fftbloom bench` runs it), over the engine and the CLI's GPU
+# helpers (cli/common.c)
+BENCH_GPU_OBJS := $(BUILD)/bench/bench_main.o $(BUILD)/bench/bench_workloads.o \
+                  $(BUILD)/bench/bench_jpeg.o $(BUILD)/bench/bench_bloom.o $(BUILD)/bench/bench_fft.o
+$(BUILD)/fftbloom-bench: $(BENCH_GPU_OBJS) $(BENCH_JSON_OBJ) $(BUILD)/cli/common.o $(ENGINE_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI_ENGINE)
 BENCH_BINS := $(BUILD)/bench/loadgen $(BUILD)/bench/fftw_peer $(BUILD)/bench/codec_ceiling \
               $(BUILD)/bench/encode_formats
 $(BENCH_JSON_OBJ): $(BUILD)/gen/version.h
@@ -12,7 +18,7 @@ $(BUILD)/bench/loadgen: $(BUILD)/bench/loadgen.o $(BENCH_JSON_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread $(LDLIBS)
 $(BUILD)/bench/fftw_peer: $(BUILD)/bench/fftw_peer.o $(BENCH_JSON_OBJ) $(BUILD)/gles/fft_plan.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(FFTW_LIBS) -lm -lpthread $(LDLIBS)
-$(BUILD)/bench/codec_ceiling: $(BUILD)/bench/codec_ceiling.o $(BENCH_JSON_OBJ) $(PROTOCOL_OBJS)
+$(BUILD)/bench/codec_ceiling: $(BUILD)/bench/codec_ceiling.o $(BENCH_JSON_OBJ) $(PROTOCOL_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
-$(BUILD)/bench/encode_formats: $(BUILD)/bench/encode_formats.o $(PROTOCOL_OBJS)
+$(BUILD)/bench/encode_formats: $(BUILD)/bench/encode_formats.o $(PROTOCOL_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)

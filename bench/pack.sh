@@ -4,7 +4,7 @@
 # `sh PACK/bench/run.sh SUITE` (bench/README.md, "On another host").
 #
 # usage: sh bench/pack.sh [OUT]      (OUT default .carry, ignored by git)
-#   OUT/bin/         fftbloom, fftbloomd; bin/bench/: loadgen, codec_ceiling, fftw_peer, encode_formats
+#   OUT/bin/         fftbloom, fftbloomd, fftbloom-bench; bin/bench/: loadgen, codec_ceiling, fftw_peer, encode_formats
 #                    (those built: make all $(BENCH_BINS))
 #   OUT/lib/         every shared library they load except libc's and the GL loader's
 #   OUT/gl/          the glvnd loaders as Debian packages (libegl1, libgles2, libglvnd0, libgl1,
@@ -24,14 +24,14 @@
 set -eu
 BUILD=${BUILD:-build}
 OUT=${1:-.carry}
-[ -x "$BUILD/fftbloom" ] && [ -x "$BUILD/fftbloomd" ] || { echo "pack.sh: build first (make all)" >&2; exit 1; }
+[ -x "$BUILD/fftbloom" ] && [ -x "$BUILD/fftbloomd" ] && [ -x "$BUILD/fftbloom-bench" ] || { echo "pack.sh: build first (make all)" >&2; exit 1; }
 # an earlier pack is replaced; anything else is left alone
 if [ -e "$OUT" ]; then
 	[ -f "$OUT/COMMIT" ] && [ -d "$OUT/bin" ] || { echo "pack.sh: $OUT exists and is not a pack" >&2; exit 1; }
 	rm -rf "$OUT"
 fi
 mkdir -p "$OUT/bin/bench" "$OUT/lib" "$OUT/gl" "$OUT/bench"
-cp "$BUILD/fftbloom" "$BUILD/fftbloomd" "$OUT/bin/"
+cp "$BUILD/fftbloom" "$BUILD/fftbloomd" "$BUILD/fftbloom-bench" "$OUT/bin/"
 for b in loadgen codec_ceiling fftw_peer encode_formats; do
 	if [ -x "$BUILD/bench/$b" ]; then cp "$BUILD/bench/$b" "$OUT/bin/bench/"; else echo "pack.sh: no $BUILD/bench/$b (not packed)" >&2; fi
 done
@@ -44,6 +44,8 @@ if [ -n "${BASELINE:-}" ]; then
 	[ -x "$BASELINE/fftbloom" ] || { echo "pack.sh: no $BASELINE/fftbloom" >&2; exit 1; }
 	mkdir -p "$OUT/baseline"
 	cp "$BASELINE/fftbloom" "$OUT/baseline/"
+	# a build after the harness left the CLI runs `fftbloom bench` through fftbloom-bench beside it
+	[ ! -x "$BASELINE/fftbloom-bench" ] || cp "$BASELINE/fftbloom-bench" "$OUT/baseline/"
 	echo "${BASELINE_COMMIT:-$(git -C "$BASELINE" describe --always --dirty 2>/dev/null || echo unknown)}" \
 		>"$OUT/baseline/COMMIT"
 fi

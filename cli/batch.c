@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cli/common.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
 #include "protocol/format.h"
 
 /* ---- reading and writing one frame ---- */

@@ -10,7 +10,7 @@
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/common.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "gles/bloom.h"
 #include "gles/convolve.h"
 #include "protocol/image.h"
@@ -65,7 +65,7 @@ static int direct(struct cli_gpu *g, struct bloom_ctx *b, const struct image *in
 	if (!rc && !*s)
 		rc = spatial_ctx_create(g->pc, g->info,
 		                        &(struct spatial_opts){.frame_bytes = g->frame_bytes},
-		                        &log_gles_sink, s, err);
+		                        &log_process_sink, s, err);
 	if (!rc)
 		rc = convolve_choose(b, *s, &(struct convolve_model){0}, p->method, in->width,
 		                     in->height, kimg->width, kimg->height, p, method, NULL, NULL, err);
@@ -215,7 +215,7 @@ static int run(int op, int argc, char **argv)
 	if (cli_gpu_open(&c.gpu, &g))
 		goto out;
 	struct bloom_ctx_opts cbo = {.wisdom = g.wisdom, .frame_bytes = g.frame_bytes};
-	if (bloom_ctx_create(g.pc, g.info, &cbo, &log_gles_sink, &f.b, err)) {
+	if (bloom_ctx_create(g.pc, g.info, &cbo, &log_process_sink, &f.b, err)) {
 		fprintf(stderr, "fftbloom %s: %s\n", name, err);
 		goto out;
 	}
@@ -279,7 +279,7 @@ int cli_kernel(int argc, char **argv)
 	int rc = 1;
 	if (cli_gpu_open(&c.gpu, &g))
 		return 1;
-	if (bloom_ctx_create(g.pc, g.info, NULL, &log_gles_sink, &b, err) ||
+	if (bloom_ctx_create(g.pc, g.info, NULL, &log_process_sink, &b, err) ||
 	    bloom_kernel_preset(b, &ks, &k, err)) {
 		fprintf(stderr, "fftbloom kernel: %s\n", err);
 		goto out;

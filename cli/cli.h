@@ -8,7 +8,6 @@ int cli_convert(int argc, char **argv);
 int cli_fft(int argc, char **argv);
 int cli_bloom(int argc, char **argv);
 int cli_convolve(int argc, char **argv);
-int cli_bench(int argc, char **argv);
 int cli_kernel(int argc, char **argv);
 int cli_sign_url(int argc, char **argv);
 

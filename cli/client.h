@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "protocol/opts.h"
+#include "core/opts.h"
 
 /* The client's options; a command adds client_table to its own table (at the offset of its
  * struct client_config), so --help lists them and a local run accepts them. */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 
 int cli_opts_add(struct opt_def *t, size_t *len, const struct opt_def *src, size_t n, size_t base)
 {
@@ -103,10 +103,12 @@ int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
 	                         .gl_debug = gc->gl_debug, .shader_dir = gc->shader_dir,
 	                         .frame_bytes = (size_t)gc->frame_memory};
 	cachedir_resolve(gc, &g->paths);
-	cachedir_engine_opts(&g->paths, &eo);
+	eo.program_cache = g->paths.programs;
+	eo.wisdom_file = g->paths.wisdom;
+	eo.no_wisdom = g->paths.no_wisdom;
 	eo.wisdom_measure = g->paths.named_wisdom ? FFT_WISDOM_MEASURE_NOW : FFT_WISDOM_MEASURE_NEVER;
 	static char err[ENGINE_ERR_LEN];
-	if (engine_create(&eo, &log_gles_sink, &g->engine, err)) {
+	if (engine_create(&eo, &log_process_sink, &g->engine, err)) {
 		fprintf(stderr, "fftbloom: %s\n", err);
 		return -1;
 	}

@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-#include "daemon/cachedir.h"
-#include "daemon/config.h"
+#include "core/cachedir.h"
+#include "core/config.h"
 #include "gles/egl.h"
 #include "gles/engine.h"
 #include "gles/fft.h"
@@ -44,7 +44,7 @@ struct cli_gpu {
 	const struct egl_info *info;
 	struct program_cache *pc;
 	struct fft_wisdom *wisdom; /* NULL with --fft-wisdom builtin */
-	struct cachedir_paths paths; /* where programs and wisdom persist (daemon/cachedir.h) */
+	struct cachedir_paths paths; /* where programs and wisdom persist (core/cachedir.h) */
 	size_t frame_bytes;        /* --gpu-frame-memory: for the contexts a command makes itself */
 };
 

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "protocol/opts.h"
+#include "core/opts.h"
 #include "protocol/tensor.h"
 
 int cli_conv2d(int argc, char **argv);

@@ -8,7 +8,7 @@
 
 #include "cli/common.h"
 #include "cli/conv.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "gles/conv_shape.h"
 #include "gles/spatial.h"
 #include "protocol/request.h"
@@ -69,7 +69,7 @@ int cli_conv2d(int argc, char **argv)
 	       *wall = calloc((size_t)reps + 1, sizeof *wall);
 	struct spatial_stats st;
 	char serr[SPATIAL_ERR_LEN];
-	int e = gpu && conv && wall ? spatial_ctx_create(g.pc, g.info, NULL, &log_gles_sink, &s, serr)
+	int e = gpu && conv && wall ? spatial_ctx_create(g.pc, g.info, NULL, &log_process_sink, &s, serr)
 	                            : SPATIAL_E_NOMEM;
 	for (int i = 0; !e && i <= reps; i++) {
 		e = spatial_conv2d(s, &sc, ts.x.data, ts.w.data, ts.b.data, y.data, &st, serr);

@@ -6,7 +6,7 @@
 
 #include "cli/cli.h"
 #include "protocol/image.h"
-#include "protocol/opts.h"
+#include "core/opts.h"
 
 struct convert_opts {
 	char output[OPT_STR_MAX];

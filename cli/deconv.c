@@ -8,7 +8,7 @@
 
 #include "cli/common.h"
 #include "cli/conv.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "gles/conv_shape.h"
 #include "gles/deconv.h"
 #include "protocol/request.h"
@@ -74,10 +74,10 @@ int cli_conv2d_transpose(int argc, char **argv)
 	double *gpu = calloc((size_t)reps + 1, sizeof *gpu), *wall = calloc((size_t)reps + 1, sizeof *wall);
 	struct deconv_stats st;
 	char derr[DECONV_ERR_LEN];
-	int e = gpu && wall ? spatial_ctx_create(g.pc, g.info, NULL, &log_gles_sink, &s, derr)
+	int e = gpu && wall ? spatial_ctx_create(g.pc, g.info, NULL, &log_process_sink, &s, derr)
 	                    : DECONV_E_NOMEM;
 	if (!e)
-		e = deconv_ctx_create(g.pc, g.info, s, &log_gles_sink, &d, derr);
+		e = deconv_ctx_create(g.pc, g.info, s, &log_process_sink, &d, derr);
 	for (int i = 0; !e && i <= reps; i++) {
 		e = deconv_run(d, &dc, ts.x.data, ts.w.data, ts.b.data, y.data, &st, derr);
 		if (i)

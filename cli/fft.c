@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/common.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "gles/fft.h"
 #include "protocol/npy.h"
 
@@ -99,14 +99,14 @@ int cli_fft(int argc, char **argv)
 	GLuint buf = 0;
 	char ferr[FFT_ERR_LEN];
 	struct fft_opts o = {.technique = c.technique, .components = 2, .wisdom = g.wisdom};
-	if (fft_create(g.pc, g.info, cols, rows, axes, &o, &log_gles_sink, &f, ferr)) {
+	if (fft_create(g.pc, g.info, cols, rows, axes, &o, &log_process_sink, &f, ferr)) {
 		fprintf(stderr, "fftbloom fft: %s\n", ferr);
 		goto out;
 	}
 	glGenBuffers(1, &buf);
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
 	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(count * 8), data, GL_DYNAMIC_COPY);
-	if (gl_check(&log_gles_sink, "upload") || fft_execute(f, buf, c.inverse)) {
+	if (gl_check(&log_process_sink, "upload") || fft_execute(f, buf, c.inverse)) {
 		fprintf(stderr, "fftbloom fft: the GPU transform failed\n");
 		goto out;
 	}

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "daemon/buildinfo.h"
-#include "daemon/config.h"
-#include "daemon/log.h"
+#include "core/buildinfo.h"
+#include "core/config.h"
+#include "core/log.h"
 #include "gles/egl.h"
 
 /* The NVIDIA driver's version from GL_VERSION ("OpenGL ES 3.2 NVIDIA 550.54.15"), or NULL. */
@@ -66,7 +66,7 @@ int cli_info(int argc, char **argv)
 	struct egl_opts eo = {gc.platform, gc.device, gc.gl_debug};
 	struct egl_ctx *ctx;
 	char eerr[EGL_ERR_LEN];
-	if (egl_ctx_create(&eo, &log_gles_sink, &ctx, eerr)) {
+	if (egl_ctx_create(&eo, &log_process_sink, &ctx, eerr)) {
 		fprintf(stderr, "fftbloom info: no OpenGL ES 3.1 context: %s\n", eerr);
 		return 1;
 	}

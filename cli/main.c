@@ -2,10 +2,31 @@
  * conv2d-transpose, bench, sign-url). */
 #include "cli/cli.h"
 #include "cli/conv.h"
-#include "daemon/buildinfo.h"
+#include "core/buildinfo.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+/* fftbloom bench: the benchmark harness is a program of its own built beside fftbloom from bench/
+ * (fftbloom-bench), so this CLI carries no benchmark code; the command runs it with the same
+ * arguments. */
+static int bench_exec(int argc, char **argv)
+{
+	(void)argc;
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 32);
+	char *slash = n > 0 ? memrchr(self, '/', (size_t)n) : NULL;
+	if (slash) {
+		snprintf(slash + 1, sizeof self - (size_t)(slash + 1 - self), "fftbloom-bench");
+		argv[0] = self;
+		execv(self, argv);
+	}
+	fprintf(stderr, "fftbloom bench: cannot run %s: the benchmark harness is built by make "
+	        "beside fftbloom (build/fftbloom-bench) and is not installed\n",
+	        slash ? self : "fftbloom-bench");
+	return 1;
+}
 
 static const struct {
 	const char *name;
@@ -21,7 +42,7 @@ static const struct {
 	{"conv2d", cli_conv2d, "spatial convolution of NPY tensors (torch conv2d semantics)"},
 	{"conv2d-transpose", cli_conv2d_transpose,
 	 "transposed convolution of NPY tensors (torch conv_transpose2d, TF SAME/VALID)"},
-	{"bench", cli_bench, "GPU timings of the FFT and bloom workloads (JSON lines)"},
+	{"bench", bench_exec, "GPU timings of the FFT and bloom workloads (JSON lines; fftbloom-bench)"},
 	{"sign-url", cli_sign_url, "sign a GET render URL of fftbloomd (--url-signing-key-file)"},
 };
 

@@ -1,14 +1,14 @@
 /* fftbloom sign-url: signs a GET render URL of fftbloomd (--url-signing-key-file) so that a page
  * can use it in <img src>: appends sig=, the HMAC-SHA256 of the path and the sorted query under
- * the key (daemon/urlsign.h has the scheme; the README shows it in Python). */
+ * the key (core/urlsign.h has the scheme; the README shows it in Python). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "daemon/urlsign.h"
-#include "protocol/opts.h"
+#include "core/urlsign.h"
+#include "core/opts.h"
 
 struct sign_opts {
 	char key_file[OPT_STR_MAX];

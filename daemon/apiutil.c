@@ -125,18 +125,6 @@ int api_valid_name(const char *s)
 	return 1;
 }
 
-int api_key_equal(const char *given, size_t given_len, const char *expected, size_t expected_len)
-{
-	/* Walk the expected key once; index the given one modulo its length so the work and the
-	 * memory touched do not depend on the given key's content. */
-	volatile unsigned char diff = (unsigned char)(given_len != expected_len);
-	for (size_t i = 0; i < expected_len; i++) {
-		unsigned char g = given_len ? (unsigned char)given[i % given_len] : 0;
-		diff |= g ^ (unsigned char)expected[i];
-	}
-	return diff == 0 && expected_len > 0;
-}
-
 /* The length of the well-formed UTF-8 sequence at p (1-4), or 0 when it is not one. */
 static int utf8_len(const unsigned char *p)
 {
@@ -174,4 +162,10 @@ void api_utf8_clean(char *s)
 			*p++ = '?';
 		}
 	}
+}
+
+int api_default_quality(const struct config *c, int fmt)
+{
+	return fmt == IMAGE_FORMAT_WEBP ? c->webp_quality
+	       : fmt == IMAGE_FORMAT_AVIF ? c->avif_quality : c->jpeg_quality;
 }

@@ -1,11 +1,12 @@
 /* Small pure pieces of the HTTP API, kept apart from libmicrohttpd so they have unit tests: the
- * --gpus and --warm-sizes lists, CORS origin matching, names, and the constant-time API key
- * comparison. */
+ * --gpus and --warm-sizes lists, CORS origin matching, names, UTF-8 cleaning and answers'
+ * default qualities. */
 #ifndef FFTBLOOM_APIUTIL_H
 #define FFTBLOOM_APIUTIL_H
 
 #include <stddef.h>
 
+#include "core/config.h"
 #include "protocol/image.h"
 
 #define API_ERR_LEN 256
@@ -28,13 +29,13 @@ int api_origin_allowed(const char *list, const char *origin);
 /* 1 for 1..64 characters of [A-Za-z0-9._-] not starting with '.': kernel names, request ids. */
 int api_valid_name(const char *s);
 
+/* An answer's quality when its request gives none: --webp-quality, --avif-quality, or
+ * --jpeg-quality for JPEG and every other format (fmt: enum image_format). */
+int api_default_quality(const struct config *c, int fmt);
+
 /* Replaces in place every byte of s that does not belong to a well-formed UTF-8 sequence
  * (overlong forms, surrogates and code points past U+10FFFF included) with '?', so that text
  * echoing a client's bytes can go into JSON. */
 void api_utf8_clean(char *s);
-
-/* Compares a presented key with the expected one in time that depends only on the expected
- * key's length (not on where they differ). 1 when equal. */
-int api_key_equal(const char *given, size_t given_len, const char *expected, size_t expected_len);
 
 #endif

@@ -15,12 +15,12 @@
 #include "daemon/apiutil.h"
 #include "daemon/images.h"
 #include "daemon/jobs_impl.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "gles/egl.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
-#include "protocol/checked.h"
-#include "protocol/clock.h"
+#include "core/checked.h"
+#include "core/clock.h"
 
 /* Decoded bytes a pixel reserves: the image in and the result (float RGBA each, or JPEG planes
  * in and out), or a kernel; JPEG coefficients: coefs_bytes. */
@@ -453,7 +453,7 @@ static void do_encode(struct jobs *J, struct job *j)
 	struct image_encode_opts eo;
 	memset(&eo, 0, sizeof eo);
 	format_resolve(j->req.format, &j->accept, &j->info, &fmt, &eo.bits);
-	eo.quality = j->req.quality ? j->req.quality : config_quality(&J->cfg, fmt);
+	eo.quality = j->req.quality ? j->req.quality : api_default_quality(&J->cfg, fmt);
 	eo.subsampling = J->cfg.jpeg_subsampling ? 420 : 444;
 	eo.speed = J->cfg.avif_speed;
 	char err[IMAGE_ERR_LEN];

@@ -20,22 +20,22 @@
 #include <unistd.h>
 
 #include "daemon/apiutil.h"
-#include "daemon/buildinfo.h"
-#include "daemon/cachedir.h"
-#include "daemon/config.h"
+#include "core/buildinfo.h"
+#include "core/cachedir.h"
+#include "core/config.h"
 #include "daemon/healthcheck.h"
 #include "daemon/images.h"
 #include "daemon/jobs.h"
 #include "daemon/kernels.h"
 #include "daemon/lifecycle.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "daemon/metrics.h"
 #include "daemon/sdnotify.h"
 #include "daemon/server.h"
-#include "daemon/urlsign.h"
+#include "core/urlsign.h"
 #include "protocol/openapi.h"
 #include "gles/egl.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
 
 static void sleep_s(double s)
 {

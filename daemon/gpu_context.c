@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/cachedir.h"
-#include "daemon/log.h"
+#include "core/cachedir.h"
+#include "core/log.h"
 #include "gles/engine.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
 
 /* Counts a new padded size (key) for client, if its budget allows: 0, or the seconds until it
  * does (the job is then refused). A size the client was charged for within the window is free,
@@ -180,8 +180,10 @@ int gpu_build(struct gpu *g, struct engine **out, char *why, size_t len)
 	static __thread char eerr[ENGINE_ERR_LEN];
 	struct cachedir_paths paths;
 	cachedir_resolve(&J->cfg.gpu, &paths);
-	cachedir_engine_opts(&paths, &eo);
-	if (engine_create(&eo, &log_gles_sink, out, eerr)) {
+	eo.program_cache = paths.programs;
+	eo.wisdom_file = paths.wisdom;
+	eo.no_wisdom = paths.no_wisdom;
+	if (engine_create(&eo, &log_process_sink, out, eerr)) {
 		snprintf(why, len, "device %d: %.3900s", g->device, eerr);
 		return -1;
 	}

@@ -16,9 +16,9 @@
 
 #include "daemon/apiutil.h"
 #include "daemon/jobs_impl.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "gles/engine.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
 
 #define GPU_SLOW_JOB_MS 20.0 /* a bloom job holding the GPU thread this long is logged (debug) */
 
@@ -202,7 +202,7 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	res.lend = J->cfg.lend_planes;
 	/* the quality the codec thread encodes at (do_encode) */
 	if (res.want_yuv && J->cfg.jpeg_gpu_dct) {
-		res.dct_quality = j->req.quality ? j->req.quality : config_quality(&J->cfg, fmt);
+		res.dct_quality = j->req.quality ? j->req.quality : api_default_quality(&J->cfg, fmt);
 		res.entropy = J->cfg.jpeg_gpu_entropy;
 	}
 	int known = 1, rc = 0;

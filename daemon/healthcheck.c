@@ -1,6 +1,6 @@
 /* The --health-check client; see healthcheck.h. */
 #include "daemon/healthcheck.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
 
 #include <errno.h>
 #include <gnutls/gnutls.h>

@@ -11,8 +11,8 @@
 #include <strings.h>
 
 #include "daemon/apiutil.h"
-#include "daemon/log.h"
-#include "protocol/clock.h"
+#include "core/log.h"
+#include "core/clock.h"
 
 void touch(struct server *S, int delta)
 {

@@ -15,11 +15,11 @@
 #include "daemon/apiutil.h"
 #include "daemon/jobs_impl.h"
 #include "daemon/lifecycle.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "gles/egl.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
 
 void fifo_push(struct fifo *f, struct job *j)
 {

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "daemon/config.h"
+#include "core/config.h"
 #include "daemon/kernels.h"
 #include "daemon/metrics.h"
 #include "gles/bloom.h"

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon/log.h"
-#include "protocol/clock.h"
+#include "core/log.h"
+#include "core/clock.h"
 
 struct lifecycle {
 	struct sdnotify *n;

@@ -1,13 +1,8 @@
-# daemon/: the two programs' front ends, the config table, logging.
+# daemon/: fftbloomd: HTTP, routes, admission and queue, GPU workers, the named stores, metrics.
+# DAEMON_LIB_OBJS: the pieces its tests and fuzz targets link alone (multipart, apiutil).
 DAEMON_LIB_OBJS := \
-	$(BUILD)/daemon/config.o \
-	$(BUILD)/daemon/log.o \
-	$(BUILD)/daemon/cachedir.o \
 	$(BUILD)/daemon/multipart.o \
-	$(BUILD)/daemon/apiutil.o \
-	$(BUILD)/daemon/urlsign.o \
-	$(BUILD)/daemon/buildinfo.o
-$(BUILD)/daemon/buildinfo.o: $(BUILD)/gen/version.h
+	$(BUILD)/daemon/apiutil.o
 DAEMON_OBJS := \
 	$(BUILD)/daemon/server.o \
 	$(BUILD)/daemon/server_listen.o \

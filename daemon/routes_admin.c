@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 #include "daemon/web.h"
 #include "gles/fault.h"
 #include "protocol/openapi.h"

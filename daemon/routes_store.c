@@ -3,13 +3,14 @@
  * query's parameters as a job like a POST's, answered with a strong ETag (304 to a matching
  * If-None-Match before any GPU work), a Cache-Control a CDN can use and Vary: Accept where the
  * format follows Accept; optionally signed URLs (urlsign.h). See http.h. */
+#include "daemon/apiutil.h"
 #include "daemon/http.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "daemon/etag.h"
-#include "daemon/urlsign.h"
+#include "core/urlsign.h"
 #include "daemon/web.h"
 #include "protocol/request.h"
 
@@ -199,7 +200,7 @@ enum MHD_Result route_render(struct req *r)
 	struct etag_render er = {
 		.engine = S->engine, .image = r->stored->digest,
 		.kernel = j->named ? j->named->digest : NULL, .req = &j->req, .format = (int)fmt,
-		.bits = bits, .quality = j->req.quality ? j->req.quality : config_quality(&S->cfg, fmt),
+		.bits = bits, .quality = j->req.quality ? j->req.quality : api_default_quality(&S->cfg, fmt),
 	};
 	if (etag_render_tag(&er, r->etag)) {
 		kernels_release(S->o.kernels, j->named);

@@ -10,11 +10,12 @@
 
 #include "daemon/apiutil.h"
 #include "daemon/http.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "daemon/metrics.h"
 #include "daemon/web.h"
 #include "gles/fault.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
+#include "core/urlsign.h"
 
 const struct route_def routes[] = {
 	[R_NONE] = {NULL, "other", "", NULL},
@@ -87,7 +88,7 @@ static int bearer_valid(struct req *r)
 	h += 7;
 	while (*h == ' ')
 		h++;
-	return api_key_equal(h, strlen(h), S->o.api_key, S->o.api_key_len);
+	return urlsign_equal(h, strlen(h), S->o.api_key, S->o.api_key_len);
 }
 
 /* Whether r may go on: 0, or the status to answer (401, 403) with its code and message. /v1/

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "daemon/config.h"
+#include "core/config.h"
 #include "daemon/images.h"
 #include "daemon/jobs.h"
 #include "daemon/kernels.h"

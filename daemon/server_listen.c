@@ -16,8 +16,8 @@
 
 #include "daemon/etag.h"
 #include "daemon/http.h"
-#include "daemon/log.h"
-#include "protocol/clock.h"
+#include "core/log.h"
+#include "core/clock.h"
 
 static int load_addr(const char *listen, int port, struct sockaddr_storage *ss, int *v6)
 {

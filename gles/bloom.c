@@ -4,7 +4,7 @@
 #include "gles/bloom_internal.h"
 
 #include "gles/tile.h"
-#include "protocol/parallel.h"
+#include "core/parallel.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -42,7 +42,7 @@ double bloom_ctx_now_ms(const struct bloom_ctx *b)
 }
 
 int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
-                     const struct bloom_ctx_opts *o, const struct gles_log *log,
+                     const struct bloom_ctx_opts *o, const struct log_sink *log,
                      struct bloom_ctx **out, char err[BLOOM_ERR_LEN])
 {
 	*out = NULL;
@@ -412,7 +412,7 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	int ph = bw ? bw->ph : bloom_padded_size(g.th + ki->kh - 1);
 	*plan_bytes = bloom_plan_bytes(pw, ph, f.half);
 	int n = tile_count(&g), rc = 0;
-	gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: %dx%d in %dx%d tiles of %dx%d (padded %dx%d)",
+	log_sinkf(&b->log, LOG_DEBUG, "bloom: %dx%d in %dx%d tiles of %dx%d (padded %dx%d)",
 	          w, h, g.nx, g.ny, g.tw, g.th, pw, ph);
 	struct image sub = {0}; /* every tile's input, in one buffer */
 	size_t sub_cap = 0;
@@ -526,7 +526,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 			break;
 		}
 		/* exhausted GPU memory, or a limit the plan met: in tiles a quarter the plan's size */
-		gles_logf(&b->log, GLES_LOG_WARN, "bloom %dx%d: %s; again in tiles of at most %zu MiB",
+		log_sinkf(&b->log, LOG_WARN, "bloom %dx%d: %s; again in tiles of at most %zu MiB",
 		          w, h, err, (used / 4) >> 20);
 		if (rc == BLOOM_E_GPU_MEMORY)
 			bloom_release_all(b);

@@ -217,7 +217,7 @@ struct bloom_cache_stats {
 struct bloom_ctx;
 
 int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
-                     const struct bloom_ctx_opts *o, const struct gles_log *log,
+                     const struct bloom_ctx_opts *o, const struct log_sink *log,
                      struct bloom_ctx **out, char err[BLOOM_ERR_LEN]);
 void bloom_ctx_destroy(struct bloom_ctx *b); /* NULL-safe */
 

@@ -137,10 +137,10 @@ static int want_spectrum(struct bloom_ctx *b, struct want *w, struct plan *q, in
 		return 1;
 	}
 	if (rc)
-		gles_logf(&b->log, GLES_LOG_WARN, "bloom: the kernel's spectrum at %dx%d in idle "
+		log_sinkf(&b->log, LOG_WARN, "bloom: the kernel's spectrum at %dx%d in idle "
 		          "time: %s", w->pw, w->ph, err);
 	else
-		gles_logf(&b->log, GLES_LOG_INFO, "bloom: kernel spectrum at %dx%d made in idle time "
+		log_sinkf(&b->log, LOG_INFO, "bloom: kernel spectrum at %dx%d made in idle time "
 		          "(%.1f ms)", w->pw, w->ph, clock_ms() - t0);
 	want_kernel_free(w);
 	return 1;
@@ -158,7 +158,7 @@ static int pairs_step(struct bloom_ctx *b)
 		bloom_plan_pairs_step(b, q);
 		program_cache_budget(b->pc, -1);
 		if (bloom_plan_pairs(q))
-			gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: plan of %dx%d: colour kernels in the "
+			log_sinkf(&b->log, LOG_DEBUG, "bloom: plan of %dx%d: colour kernels in the "
 			          "pair order", q->pw, q->ph);
 		return 1;
 	}
@@ -201,10 +201,10 @@ static int rehearse(struct bloom_ctx *b)
 			return 1;
 		q->rehearsed = 1;
 		if (rc)
-			gles_logf(&b->log, GLES_LOG_WARN, "bloom: rehearsing the plan of %dx%d: %s", q->pw,
+			log_sinkf(&b->log, LOG_WARN, "bloom: rehearsing the plan of %dx%d: %s", q->pw,
 			          q->ph, err);
 		else
-			gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: plan of %dx%d rehearsed in idle time "
+			log_sinkf(&b->log, LOG_DEBUG, "bloom: plan of %dx%d rehearsed in idle time "
 			          "(%.1f ms)", q->pw, q->ph, clock_ms() - t0);
 		return 1;
 	}
@@ -238,7 +238,7 @@ static int held_back(struct bloom_ctx *b, struct want *w)
 	if (!w->held) {
 		w->held = 1;
 		b->st.plans_held_back++;
-		gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: the plan of %dx%d held back under load: "
+		log_sinkf(&b->log, LOG_DEBUG, "bloom: the plan of %dx%d held back under load: "
 		          "it would evict the plan of %dx%d, in use %.1f s ago (the least recently used "
 		          "of %d, in use within %.0f s); built in idle time, or once that plan ages out",
 		          w->pw, w->ph, q->pw, q->ph, age / 1e3, b->nplans, BLOOM_PLAN_IN_USE_MS / 1e3);
@@ -293,7 +293,7 @@ int bloom_build_wanted(struct bloom_ctx *b, int mode)
 			return 1;
 		}
 		if (rc) {
-			gles_logf(&b->log, GLES_LOG_WARN, "bloom: building the plan of %dx%d in idle "
+			log_sinkf(&b->log, LOG_WARN, "bloom: building the plan of %dx%d in idle "
 			          "time: %s", w.pw, w.ph, err);
 			want_kernel_free(&w);
 			return 1;
@@ -306,7 +306,7 @@ int bloom_build_wanted(struct bloom_ctx *b, int mode)
 		                          load, once its plan is evicted, only when a frame borrows
 		                          again (else a size gone from the load would evict plans each
 		                          time one ages out) */
-		gles_logf(&b->log, GLES_LOG_INFO, "bloom: plan of %dx%d built in idle time (%d steps, "
+		log_sinkf(&b->log, LOG_INFO, "bloom: plan of %dx%d built in idle time (%d steps, "
 		          "the last %.1f ms)", w.pw, w.ph, w.steps + 1, clock_ms() - t0);
 		if (w.has_kernel || w.preset_kernel)
 			b->wants[b->nwants++] = w; /* its kernel's spectrum in the next step */
@@ -345,7 +345,7 @@ int bloom_ctx_refresh(struct bloom_ctx *b)
 		if (!rc)
 			rc = bloom_plan_build(b, pw, ph, technique, half, 0, &q, err);
 		if (rc) {
-			gles_logf(&b->log, GLES_LOG_WARN, "bloom: rebuilding the plan of %dx%d with "
+			log_sinkf(&b->log, LOG_WARN, "bloom: rebuilding the plan of %dx%d with "
 			          "measured FFT shapes: %s", pw, ph, err);
 			b->plans[i] = b->plans[--b->nplans];
 			return 1;
@@ -354,7 +354,7 @@ int bloom_ctx_refresh(struct bloom_ctx *b)
 		q->used_ms = used_ms;
 		b->plans[i] = q;
 		b->st.plan_refreshes++;
-		gles_logf(&b->log, GLES_LOG_INFO, "bloom: plan of %dx%d rebuilt with measured FFT "
+		log_sinkf(&b->log, LOG_INFO, "bloom: plan of %dx%d rebuilt with measured FFT "
 		          "shapes%s", pw, ph, q->provisional ? " (some still to measure)" : "");
 		return 1;
 	}

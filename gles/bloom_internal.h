@@ -21,7 +21,7 @@
 #include "gles/fft.h"
 #include "gles/gpu_timer.h"
 #include "gles/tile.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
 
 /* binding points shared with the bloom shaders */
 #define B_PADDED 0
@@ -187,7 +187,7 @@ struct bloom_ctx {
 	struct gles_cancel *cancel; /* bloom_ctx_set_cancel's; NULL: none */
 	struct program_cache *pc;
 	const struct egl_info *info;
-	struct gles_log log;
+	struct log_sink log;
 	struct bloom_ctx_opts opts;
 	struct bloom_prog progs[SH_COUNT][2][2]; /* [shader][variant][half] */
 	struct plan **plans;
@@ -270,7 +270,7 @@ struct bloom_ctx {
 	} presets[BLOOM_PRESETS]; /* generated built-in kernels (aperture runs an FFT to make) */
 };
 
-/* The context's clock (opts.clock_ms, else protocol/clock.h's clock_ms): when plans are
+/* The context's clock (opts.clock_ms, else core/clock.h's clock_ms): when plans are
  * used. */
 double bloom_ctx_now_ms(const struct bloom_ctx *b);
 

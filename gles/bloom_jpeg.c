@@ -186,7 +186,7 @@ int bloom_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_imag
 		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 		rc = code_scan(b, y, dst, err);
 		if (rc == BLOOM_E_GPU_MEMORY) { /* no room to code: the coefficients instead */
-			gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: %s; the coefficients go back", err);
+			log_sinkf(&b->log, LOG_DEBUG, "bloom: %s; the coefficients go back", err);
 			*entropy = 0;
 		} else if (rc) {
 			return rc;

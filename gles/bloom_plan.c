@@ -253,7 +253,7 @@ static void make_io(struct bloom_ctx *b, struct plan *q)
 		return;
 	if (make_io_one(b, q, 0, 0, ferr) || make_io_one(b, q, 0, 1, ferr)) {
 		if (!program_cache_refused(b->pc)) /* a budget's refusal defers, this does not */
-			gles_logf(&b->log, GLES_LOG_WARN, "padded %dx%d: the prefilter and composite stay "
+			log_sinkf(&b->log, LOG_WARN, "padded %dx%d: the prefilter and composite stay "
 			          "passes of their own: %s", q->pw, q->ph, ferr);
 		fft_io_destroy(q->rows_in[0]);
 		q->rows_in[0] = NULL;
@@ -274,7 +274,7 @@ void bloom_plan_pairs_step(struct bloom_ctx *b, struct plan *q)
 	else
 		rc = make_io_one(b, q, 1, 1, ferr);
 	if (rc && !program_cache_refused(b->pc)) {
-		gles_logf(&b->log, GLES_LOG_WARN, "padded %dx%d: colour kernels keep the natural order "
+		log_sinkf(&b->log, LOG_WARN, "padded %dx%d: colour kernels keep the natural order "
 		          "of the row spectra: a program of the pair order cannot be had", q->pw, q->ph);
 		q->pairs_want = 0;
 	}

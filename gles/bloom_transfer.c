@@ -7,7 +7,7 @@
 #include "gles/bloom_internal.h"
 
 #include "gles/fault.h"
-#include "protocol/parallel.h"
+#include "core/parallel.h"
 
 #include <EGL/egl.h>
 #include <stdio.h>
@@ -51,7 +51,7 @@ void bloom_transfer_free(struct bloom_ctx *b)
 		for (; waited < wait_ms && atomic_load(&l->out); waited++)
 			nanosleep(&(struct timespec){0, 1000000}, NULL);
 		if (atomic_load(&l->out))
-			gles_logf(&b->log, GLES_LOG_WARN, "bloom: a lent result buffer was not returned "
+			log_sinkf(&b->log, LOG_WARN, "bloom: a lent result buffer was not returned "
 			          "within %d ms; left mapped", wait_ms);
 		else if (l->buf)
 			glDeleteBuffers(1, &l->buf);
@@ -103,7 +103,7 @@ int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned c
 		return BLOOM_E_NOMEM;
 	}
 	*have = bytes;
-	gles_logf(&b->log, GLES_LOG_DEBUG, "bloom: a mapped %s buffer of %zu bytes made in %.1f ms",
+	log_sinkf(&b->log, LOG_DEBUG, "bloom: a mapped %s buffer of %zu bytes made in %.1f ms",
 	          access & GL_MAP_READ_BIT ? "read" : "write", bytes, clock_ms() - t0);
 	return 0;
 }

@@ -47,7 +47,7 @@ void bloom_uploads_free(struct bloom_ctx *b, int wait_ms, int waited)
 			glDeleteBuffers(1, &u->buf);
 	}
 	if (kept)
-		gles_logf(&b->log, GLES_LOG_WARN, "bloom: %d lent upload buffer(s) not returned within "
+		log_sinkf(&b->log, LOG_WARN, "bloom: %d lent upload buffer(s) not returned within "
 		          "%d ms; left mapped", kept, wait_ms);
 	else
 		free(b->lend);
@@ -154,7 +154,7 @@ int bloom_upload_tend(struct bloom_ctx *b)
 	size_t have = g_bytes;
 	int rc = bloom_grow_mapped(b, &g->buf, &have, &g->map, need, GL_MAP_WRITE_BIT);
 	if (rc)
-		gles_logf(&b->log, GLES_LOG_WARN, "bloom: no upload buffer of %zu bytes to lend "
+		log_sinkf(&b->log, LOG_WARN, "bloom: no upload buffer of %zu bytes to lend "
 		          "(out of memory)", need);
 	atomic_store_explicit(&g->bytes, have, memory_order_relaxed);
 	atomic_store_explicit(&g->state, 0, memory_order_release);

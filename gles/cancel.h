@@ -1,5 +1,5 @@
 /* A job's cancellation as the engines see it: a flag another thread may raise and a deadline on
- * the monotonic clock (protocol/clock.h). Long GPU work (a tensor's dispatch loops, an image's
+ * the monotonic clock (core/clock.h). Long GPU work (a tensor's dispatch loops, an image's
  * tiles) looks at it before issuing each further dispatch and stops there with its
  * E_CANCELLED code; work already issued runs out. The engines know nothing of why (a request's
  * deadline, a shutdown): the daemon decides what a cancellation answers. */
@@ -8,7 +8,7 @@
 
 #include <stdatomic.h>
 
-#include "protocol/clock.h"
+#include "core/clock.h"
 
 struct gles_cancel {
 	atomic_int flag; /* nonzero: stop at the next check (any thread may raise it) */

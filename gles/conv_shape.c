@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "protocol/checked.h"
+#include "core/checked.h"
 
 _Static_assert(SPATIAL_ALG_SHARED == 4 && SPATIAL_FP32 == 3,
                "protocol/request.c's algorithm names and precision levels are spatial.h's");

@@ -10,7 +10,7 @@
 
 #include "gles/gl_util.h"
 #include "gles/gpu_timer.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
 
 #define MAX_WINNERS 64
 #define COL_BYTES_MAX (512ll << 20) /* the overlap-add column buffer, at most */
@@ -39,7 +39,7 @@ struct dclass {
 struct deconv_ctx {
 	struct program_cache *pc;
 	const struct egl_info *info;
-	struct gles_log log;
+	struct log_sink log;
 	struct spatial_ctx *sp;
 	struct gpu_timer *timer, *mtimer;
 	GLuint in_buf, out_buf, w_buf, bias_buf, col_buf;
@@ -65,7 +65,7 @@ const char *deconv_strerror(int code)
 }
 
 int deconv_ctx_create(struct program_cache *pc, const struct egl_info *info,
-                      struct spatial_ctx *sp, const struct gles_log *log, struct deconv_ctx **out,
+                      struct spatial_ctx *sp, const struct log_sink *log, struct deconv_ctx **out,
                       char err[DECONV_ERR_LEN])
 {
 	*out = NULL;
@@ -132,7 +132,7 @@ static int grow(struct deconv_ctx *d, GLuint *buf, size_t *have, size_t need,
 	if (!rc)
 		return 0;
 	snprintf(err, DECONV_ERR_LEN, "%s", gerr);
-	gles_logf(&d->log, GLES_LOG_ERROR, "deconv: %s", err);
+	log_sinkf(&d->log, LOG_ERROR, "deconv: %s", err);
 	return rc == GL_BUF_E_OOM ? DECONV_E_TOO_LARGE : DECONV_E_GPU;
 }
 
@@ -394,7 +394,7 @@ static int resolve(struct deconv_ctx *d, const struct deconv_problem *pr, int al
 			rc = run_method(d, pr, m, alg, w, bias, &used, merr);
 			gpu_timer_mark(d->mtimer, GPU_STAGE_DECONV);
 			double t = gpu_timer_read(d->mtimer, ms) ? INFINITY : ms[GPU_STAGE_DECONV];
-			gles_logf(&d->log, GLES_LOG_DEBUG, "deconv auto: %s %.3f ms", deconv_method_name(m), t);
+			log_sinkf(&d->log, LOG_DEBUG, "deconv auto: %s %.3f ms", deconv_method_name(m), t);
 			if (!rc && (!best || t < best_ms))
 				best_ms = t, best = m;
 		}

@@ -94,7 +94,7 @@ struct deconv_ctx;
 /* sp: the spatial context the zero-insert and subkernel methods run on (not owned; same GL
  * context and thread). */
 int deconv_ctx_create(struct program_cache *pc, const struct egl_info *info,
-                      struct spatial_ctx *sp, const struct gles_log *log, struct deconv_ctx **out,
+                      struct spatial_ctx *sp, const struct log_sink *log, struct deconv_ctx **out,
                       char err[DECONV_ERR_LEN]);
 void deconv_ctx_destroy(struct deconv_ctx *d); /* NULL-safe */
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "protocol/checked.h"
+#include "core/checked.h"
 
 static int dflt(int v)
 {

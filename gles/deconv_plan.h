@@ -23,7 +23,7 @@ int deconv_plan_problem(const struct deconv_conv *c, const float *in, const floa
 
 /* The bytes of the problem's three float32 tensors: the input (B, Cin, H, W), the weight (Cin,
  * Cout / groups, kH, kW) and the output (B, Cout, OH, OW), each through the checked multiply
- * (protocol/checked.h). 0, or DECONV_E_TOO_LARGE with a message when a count or byte size
+ * (core/checked.h). 0, or DECONV_E_TOO_LARGE with a message when a count or byte size
  * overflows, or a tensor has more than SPATIAL_PLAN_MAX_ELEMS elements (the shaders' indices
  * are 32-bit): a size that would wrap (to 0 even: a 2^64-byte output) is refused here, before
  * any buffer is made from it. */

@@ -34,21 +34,9 @@ struct egl_ctx {
 	EGLint cattrs[9]; /* what the context was made with (egl_ctx_create_shared's too) */
 	int shared;       /* made by egl_ctx_create_shared: the display is its first context's */
 	struct egl_info info;
-	struct gles_log log;
+	struct log_sink log;
 	PFNGLGETGRAPHICSRESETSTATUSKHRPROC reset_status; /* NULL without GL_KHR/EXT_robustness */
 };
-
-void gles_logf(const struct gles_log *log, int level, const char *fmt, ...)
-{
-	if (!log || !log->fn)
-		return;
-	char buf[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	log->fn(log->ctx, level, buf);
-}
 
 const char *egl_error_name(int code)
 {
@@ -183,11 +171,11 @@ static void GL_APIENTRY debug_cb(GLenum source, GLenum type, GLuint id, GLenum s
 {
 	(void)source, (void)id, (void)length;
 	const struct egl_ctx *c = user;
-	int level = severity == GL_DEBUG_SEVERITY_HIGH_KHR ? GLES_LOG_ERROR
-	          : severity == GL_DEBUG_SEVERITY_MEDIUM_KHR ? GLES_LOG_WARN : GLES_LOG_DEBUG;
+	int level = severity == GL_DEBUG_SEVERITY_HIGH_KHR ? LOG_ERROR
+	          : severity == GL_DEBUG_SEVERITY_MEDIUM_KHR ? LOG_WARN : LOG_DEBUG;
 	if (type == GL_DEBUG_TYPE_ERROR_KHR)
-		level = GLES_LOG_ERROR;
-	gles_logf(&c->log, level, "GL debug: %s", message);
+		level = LOG_ERROR;
+	log_sinkf(&c->log, level, "GL debug: %s", message);
 }
 
 /* Tries to make an ES 3.1 context on one display; 0 on success. */
@@ -352,7 +340,7 @@ const char *egl_reset_name(int status)
 	return "?";
 }
 
-int egl_ctx_create(const struct egl_opts *o, const struct gles_log *log, struct egl_ctx **out,
+int egl_ctx_create(const struct egl_opts *o, const struct log_sink *log, struct egl_ctx **out,
                    char err[EGL_ERR_LEN])
 {
 	*out = NULL;
@@ -408,7 +396,7 @@ int egl_ctx_create(const struct egl_opts *o, const struct gles_log *log, struct 
 		while (glGetError() != GL_NO_ERROR) {
 		}
 	}
-	gles_logf(&c->log, GLES_LOG_INFO, "EGL %s platform: %s, %s", c->info.platform,
+	log_sinkf(&c->log, LOG_INFO, "EGL %s platform: %s, %s", c->info.platform,
 	          c->info.renderer, c->info.version);
 	*out = c;
 	return 0;

@@ -7,7 +7,7 @@
 #ifndef FFTBLOOM_EGL_H
 #define FFTBLOOM_EGL_H
 
-#include "gles/gles_log.h"
+#include "core/log.h"
 
 #define EGL_ERR_LEN 512
 
@@ -59,7 +59,7 @@ struct egl_ctx;
 /* Creates the context and makes it current on this thread. AUTO tries the device platform, then
  * surfaceless. On failure returns a negative egl_error and writes into err every platform tried
  * with the EGL error by name (e.g. "device: eglInitialize failed: EGL_NOT_INITIALIZED"). */
-int egl_ctx_create(const struct egl_opts *o, const struct gles_log *log, struct egl_ctx **out,
+int egl_ctx_create(const struct egl_opts *o, const struct log_sink *log, struct egl_ctx **out,
                    char err[EGL_ERR_LEN]);
 void egl_ctx_destroy(struct egl_ctx *c); /* NULL-safe; releases the context from this thread */
 

@@ -2,7 +2,7 @@
 #include "gles/engine.h"
 
 #include "gles/fft.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@ struct engine {
 	struct spatial_ctx *spatial;
 	struct deconv_ctx *deconv;
 	struct engine_opts opts;
-	struct gles_log log;
+	struct log_sink log;
 	char driver[ENGINE_DRIVER_LEN];
 	struct gles_cancel *cancel; /* engine_set_cancel's, given to each part as it is made */
 };
@@ -39,7 +39,7 @@ static const char *or_empty(const char *s)
 }
 
 /* The context, the program cache (with its binaries per driver) and the wisdom. */
-static int make_base(struct engine *e, const struct engine_opts *o, const struct gles_log *log,
+static int make_base(struct engine *e, const struct engine_opts *o, const struct log_sink *log,
                      char err[ENGINE_ERR_LEN])
 {
 	struct egl_opts eo = {o->platform, o->device, o->gl_debug};
@@ -62,7 +62,7 @@ static int make_base(struct engine *e, const struct engine_opts *o, const struct
 		char cerr[EGL_ERR_LEN];
 		if (egl_ctx_create_shared(e->egl, &e->compile_ctx, cerr) ||
 		    program_cache_worker(e->pc, e->compile_ctx)) {
-			gles_logf(log, GLES_LOG_WARN, "no compile thread (idle work compiles on the GPU "
+			log_sinkf(log, LOG_WARN, "no compile thread (idle work compiles on the GPU "
 			          "thread): %s", e->compile_ctx ? "its context could not be made current "
 			          "on it, or no thread" : cerr);
 			egl_ctx_destroy(e->compile_ctx);
@@ -88,7 +88,7 @@ static int make_base(struct engine *e, const struct engine_opts *o, const struct
 static int make_parts(struct engine *e, unsigned parts, char err[ENGINE_ERR_LEN])
 {
 	const struct engine_opts *o = &e->opts;
-	const struct gles_log *log = &e->log;
+	const struct log_sink *log = &e->log;
 	const struct egl_info *info = egl_ctx_info(e->egl);
 	if ((parts & ENGINE_BLOOM) && !e->bloom) {
 		struct bloom_ctx_opts bo = {.kernel_cache_bytes = o->kernel_cache_bytes,
@@ -134,7 +134,7 @@ void engine_set_cancel(struct engine *e, struct gles_cancel *c)
 		deconv_ctx_set_cancel(e->deconv, c);
 }
 
-int engine_create(const struct engine_opts *o, const struct gles_log *log, struct engine **out,
+int engine_create(const struct engine_opts *o, const struct log_sink *log, struct engine **out,
                   char err[ENGINE_ERR_LEN])
 {
 	*out = NULL;
@@ -224,7 +224,7 @@ int engine_idle(struct engine *e)
 		what = "a plan's rebuild with measured shapes";
 	double ms = clock_ms() - t0;
 	if (more && ms >= ENGINE_SLOW_STEP_MS) /* a frame arriving meanwhile waited this long */
-		gles_logf(&e->log, GLES_LOG_DEBUG, "idle step of %s%s: %.1f ms", what, how, ms);
+		log_sinkf(&e->log, LOG_DEBUG, "idle step of %s%s: %.1f ms", what, how, ms);
 	return more;
 }
 

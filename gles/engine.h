@@ -13,7 +13,7 @@
 #include "gles/bloom.h"
 #include "gles/deconv.h"
 #include "gles/egl.h"
-#include "gles/gles_log.h"
+#include "core/log.h"
 #include "gles/program.h"
 #include "gles/spatial.h"
 #include "gles/wisdom.h"
@@ -78,7 +78,7 @@ struct engine;
 
 /* Builds the engine on the calling thread. 0, or a negative engine_error with err saying what
  * failed; nothing is left behind on failure. */
-int engine_create(const struct engine_opts *o, const struct gles_log *log, struct engine **out,
+int engine_create(const struct engine_opts *o, const struct log_sink *log, struct engine **out,
                   char err[ENGINE_ERR_LEN]);
 void engine_destroy(struct engine *e); /* NULL-safe; destroys the parts, then the context */
 

@@ -85,7 +85,7 @@ struct fft_axis;
  * per execute (for Bluestein's work rows). */
 int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n,
                     int signals_adjacent, size_t capacity, int max_count,
-                    const struct fft_opts *o, const struct gles_log *log,
+                    const struct fft_opts *o, const struct log_sink *log,
                     struct fft_axis **out, char err[FFT_ERR_LEN]);
 void fft_axis_destroy(struct fft_axis *a); /* NULL-safe */
 
@@ -105,7 +105,7 @@ const struct fft_axis *fft_axis_inner(const struct fft_axis *a);
 struct fft;
 
 int fft_create(struct program_cache *pc, const struct egl_info *info, int width, int height,
-               int axes, const struct fft_opts *o, const struct gles_log *log,
+               int axes, const struct fft_opts *o, const struct log_sink *log,
                struct fft **out, char err[FFT_ERR_LEN]);
 void fft_destroy(struct fft *f); /* NULL-safe */
 
@@ -117,7 +117,7 @@ int fft_execute(struct fft *f, unsigned buf, int inverse);
 struct fft_cache;
 
 int fft_cache_create(struct program_cache *pc, const struct egl_info *info,
-                     const struct gles_log *log, int max_plans, struct fft_cache **out);
+                     const struct log_sink *log, int max_plans, struct fft_cache **out);
 void fft_cache_destroy(struct fft_cache *c); /* NULL-safe; destroys its plans */
 
 /* The plan for (width, height, axes, options), built with fft_create on a miss (the least
@@ -191,7 +191,7 @@ struct fft_tuner;
 
 /* A tuner for the shapes queued in w (not owned; NULL: nothing ever to do). */
 int fft_tuner_create(struct program_cache *pc, const struct egl_info *info, struct fft_wisdom *w,
-                     const struct gles_log *log, struct fft_tuner **out);
+                     const struct log_sink *log, struct fft_tuner **out);
 void fft_tuner_destroy(struct fft_tuner *t); /* NULL-safe; a shape being measured is dropped */
 
 /* One short step of measuring, on the context's thread between jobs: takes the next queued shape,

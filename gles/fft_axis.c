@@ -18,7 +18,7 @@ struct fft_axis {
 	int n, adjacent, max_count;
 	size_t capacity;
 	const struct egl_info *info;
-	struct gles_log log;
+	struct log_sink log;
 	struct fft_prog shared[2];               /* [inverse] */
 	struct fft_prog pass[2][FFT_MAX_PASSES]; /* global technique, [inverse][pass] */
 	struct fft_prog sweep[2][FFT_MAX_PASSES];/* blocked technique, [inverse][sweep] */
@@ -50,16 +50,16 @@ const char *fft_strerror(int code)
 }
 
 /* A storage buffer of `bytes` bytes, optionally filled from data; 0 on failure. */
-static GLuint make_buffer(size_t bytes, const void *data, const struct gles_log *log)
+static GLuint make_buffer(size_t bytes, const void *data, const struct log_sink *log)
 {
 	GLenum e;
 	GLuint b = gl_buf_new(bytes ? bytes : 16, data, GL_STATIC_DRAW, &e);
 	if (!b)
-		gles_logf(log, GLES_LOG_ERROR, "fft buffer: %s", gl_error_name(e));
+		log_sinkf(log, LOG_ERROR, "fft buffer: %s", gl_error_name(e));
 	return b;
 }
 
-static GLuint upload_f32(const double *v, size_t count, const struct gles_log *log)
+static GLuint upload_f32(const double *v, size_t count, const struct log_sink *log)
 {
 	float *f = malloc((count ? count : 1) * sizeof *f);
 	if (!f)
@@ -189,7 +189,7 @@ static int build_native(struct fft_axis *a, char err[FFT_ERR_LEN])
 
 int fft_axis_build(struct program_cache *pc, const struct egl_info *info, int n,
                    int signals_adjacent, size_t capacity, int max_count,
-                   const struct fft_opts *o, const struct gles_log *log,
+                   const struct fft_opts *o, const struct log_sink *log,
                    struct fft_axis **out, char err[FFT_ERR_LEN])
 {
 	*out = NULL;
@@ -464,7 +464,7 @@ int fft_axis_execute(struct fft_axis *a, unsigned buf, size_t offset, size_t sig
 }
 
 int fft_create(struct program_cache *pc, const struct egl_info *info, int width, int height,
-               int axes, const struct fft_opts *o, const struct gles_log *log,
+               int axes, const struct fft_opts *o, const struct log_sink *log,
                struct fft **out, char err[FFT_ERR_LEN])
 {
 	*out = NULL;

@@ -15,14 +15,14 @@ struct cached_fft {
 struct fft_cache {
 	struct program_cache *pc;
 	const struct egl_info *info;
-	struct gles_log log;
+	struct log_sink log;
 	struct cached_fft *e;
 	int n, max;
 	unsigned long long tick, hits, misses;
 };
 
 int fft_cache_create(struct program_cache *pc, const struct egl_info *info,
-                     const struct gles_log *log, int max_plans, struct fft_cache **out)
+                     const struct log_sink *log, int max_plans, struct fft_cache **out)
 {
 	struct fft_cache *c = calloc(1, sizeof *c);
 	if (!c)

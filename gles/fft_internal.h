@@ -65,7 +65,7 @@ void fft_prog_use(const struct fft_prog *p, size_t offset, size_t sig_stride, si
  * given; o->wisdom unused). */
 int fft_axis_build(struct program_cache *pc, const struct egl_info *info, int n,
                    int signals_adjacent, size_t capacity, int max_count,
-                   const struct fft_opts *o, const struct gles_log *log,
+                   const struct fft_opts *o, const struct log_sink *log,
                    struct fft_axis **out, char err[FFT_ERR_LEN]);
 
 /* Marks an axis built from the built-in rule while its shape waits to be measured. */

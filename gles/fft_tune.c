@@ -177,7 +177,7 @@ static int run_start(struct tune_run *r, const struct egl_info *info, int n, int
 }
 
 static void run_build(struct tune_run *r, struct program_cache *pc, const struct egl_info *info,
-                      const struct gles_log *log, int i)
+                      const struct log_sink *log, int i)
 {
 	char err[FFT_ERR_LEN];
 	r->cand[i].wisdom = NULL;
@@ -217,7 +217,7 @@ static void run_round(struct tune_run *r, int round)
 
 /* The fastest candidate by median (technique, threads, signals: the shape measured, so that the
  * plan rebuilt from wisdom is this one) in *best and its time in *best_ms; -1 when none ran. */
-static int run_pick(struct tune_run *r, const struct gles_log *log, struct fft_wisdom_choice *best,
+static int run_pick(struct tune_run *r, const struct log_sink *log, struct fft_wisdom_choice *best,
                     double *best_ms)
 {
 	int found = 0;
@@ -227,7 +227,7 @@ static int run_pick(struct tune_run *r, const struct gles_log *log, struct fft_w
 		qsort(r->ms[i], TUNE_ROUNDS, sizeof r->ms[i][0], cmp_double);
 		double med = r->ms[i][0] < 0 ? -1 : r->ms[i][TUNE_ROUNDS / 2];
 		const struct fft_plan *p = fft_axis_plan(r->ax[i]);
-		gles_logf(log, GLES_LOG_DEBUG, "FFT tune n=%d vec%d %s %s: %d signals x %d invocations, "
+		log_sinkf(log, LOG_DEBUG, "FFT tune n=%d vec%d %s %s: %d signals x %d invocations, "
 		          "%d sweeps: %.4f ms", r->n, r->o.components, r->adjacent ? "cols" : "rows",
 		          fft_technique_name(r->cand[i].technique), p->signals, p->threads, p->nsweeps,
 		          med);
@@ -258,10 +258,10 @@ static void wisdom_key(int n, int adjacent, int max_count, const struct fft_opts
 		k->count_log2++;
 }
 
-static void log_choice(const struct gles_log *log, const struct fft_wisdom_key *k,
+static void log_choice(const struct log_sink *log, const struct fft_wisdom_key *k,
                        const struct fft_wisdom_choice *c, double ms)
 {
-	gles_logf(log, GLES_LOG_INFO, "FFT wisdom: n=%d vec%d %s: %s, %d signals x %d invocations "
+	log_sinkf(log, LOG_INFO, "FFT wisdom: n=%d vec%d %s: %s, %d signals x %d invocations "
 	          "(%.4f ms)", k->n, k->components, k->adjacent ? "cols" : "rows",
 	          fft_technique_name(c->technique), c->signals, c->threads, ms);
 }
@@ -269,7 +269,7 @@ static void log_choice(const struct gles_log *log, const struct fft_wisdom_key *
 /* Measures a shape's candidates at once: 0 and the winner put in the wisdom, or -1. */
 static int tune_now(struct program_cache *pc, const struct egl_info *info, int n, int adjacent,
                     size_t capacity, int max_count, const struct fft_opts *o,
-                    const struct gles_log *log, const struct fft_wisdom_key *k,
+                    const struct log_sink *log, const struct fft_wisdom_key *k,
                     struct fft_wisdom_choice *best)
 {
 	struct tune_run r;
@@ -294,7 +294,7 @@ static int tune_now(struct program_cache *pc, const struct egl_info *info, int n
 
 int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n,
                     int signals_adjacent, size_t capacity, int max_count,
-                    const struct fft_opts *o, const struct gles_log *log,
+                    const struct fft_opts *o, const struct log_sink *log,
                     struct fft_axis **out, char err[FFT_ERR_LEN])
 {
 	struct fft_opts ro;
@@ -353,7 +353,7 @@ struct fft_tuner {
 	struct program_cache *pc;
 	const struct egl_info *info;
 	struct fft_wisdom *w;
-	struct gles_log log;
+	struct log_sink log;
 	struct fft_wisdom_pending p; /* the shape being measured, while active */
 	struct fft_wisdom_key k;
 	int active;
@@ -367,7 +367,7 @@ struct fft_tuner {
 };
 
 int fft_tuner_create(struct program_cache *pc, const struct egl_info *info, struct fft_wisdom *w,
-                     const struct gles_log *log, struct fft_tuner **out)
+                     const struct log_sink *log, struct fft_tuner **out)
 {
 	struct fft_tuner *t = calloc(1, sizeof *t);
 	if (!t)
@@ -408,7 +408,7 @@ int fft_tuner_step(struct fft_tuner *t)
 		t->k = t->p.k;
 		if (run_start(&t->r, t->info, t->p.k.n, t->p.k.adjacent, t->p.capacity, t->p.max_count,
 		              &o)) {
-			gles_logf(&t->log, GLES_LOG_WARN, "FFT wisdom: n=%d: no memory to measure it",
+			log_sinkf(&t->log, LOG_WARN, "FFT wisdom: n=%d: no memory to measure it",
 			          t->k.n);
 			return fft_wisdom_pending_count(t->w) > 0;
 		}

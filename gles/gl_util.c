@@ -17,12 +17,12 @@ const char *gl_error_name(unsigned code)
 	return "GL_UNKNOWN_ERROR";
 }
 
-int gl_check(const struct gles_log *log, const char *what)
+int gl_check(const struct log_sink *log, const char *what)
 {
 	GLenum e = glGetError();
 	if (e == GL_NO_ERROR)
 		return 0;
-	gles_logf(log, GLES_LOG_ERROR, "%s: %s", what, gl_error_name(e));
+	log_sinkf(log, LOG_ERROR, "%s: %s", what, gl_error_name(e));
 	while (glGetError() != GL_NO_ERROR) {
 	}
 	return -1;

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "gles/gles_log.h"
+#include "core/log.h"
 
 #define GL_BUF_ERR_LEN 96
 
@@ -22,7 +22,7 @@ enum gl_buf_error {
 const char *gl_error_name(unsigned code);
 
 /* Checks (and drains) glGetError; on an error logs "what: GL_..." and returns -1, else 0. */
-int gl_check(const struct gles_log *log, const char *what);
+int gl_check(const struct log_sink *log, const char *what);
 
 /* A new storage buffer of bytes (at least 4), filled from data unless NULL, with usage: its
  * name, or 0 (nothing left behind; *gl_err, when given, holds the GL error). */

@@ -1,6 +1,6 @@
 /* GPU stage timing; see gpu_timer.h. */
 #include "gles/gpu_timer.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
 
 #include <EGL/egl.h>
 #include <GLES3/gl31.h>

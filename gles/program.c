@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "gles/shader_src.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
 
 struct entry {
 	char name[64];
@@ -51,7 +51,7 @@ struct program_cache {
 	char shader_dir[512];
 	char binary_dir[512]; /* persisted program binaries, or "" */
 	char driver[512];     /* renderer and version: binaries are only reused on the same driver */
-	struct gles_log log;
+	struct log_sink log;
 	struct entry *e;
 	size_t n, cap;
 	size_t bytes;                  /* of all entries */
@@ -85,7 +85,7 @@ const char *program_strerror(int code)
 	return "unknown error";
 }
 
-int program_cache_create(const char *shader_dir, const struct gles_log *log,
+int program_cache_create(const char *shader_dir, const struct log_sink *log,
                          struct program_cache **out)
 {
 	struct program_cache *pc = calloc(1, sizeof *pc);
@@ -162,7 +162,7 @@ void program_cache_set_binary_dir(struct program_cache *pc, const char *dir, con
 {
 	snprintf(pc->binary_dir, sizeof pc->binary_dir, "%s", dir ? dir : "");
 	if (pc->binary_dir[0] && mkdir(pc->binary_dir, 0755) && errno != EEXIST)
-		gles_logf(&pc->log, GLES_LOG_WARN, "program binary cache: cannot create %s",
+		log_sinkf(&pc->log, LOG_WARN, "program binary cache: cannot create %s",
 		          pc->binary_dir);
 	snprintf(pc->driver, sizeof pc->driver, "%s", driver ? driver : "");
 }
@@ -250,7 +250,7 @@ static void save_binary(const struct program_cache *pc, const char *path, GLuint
 		if (!ok || rename(tmp, path))
 			remove(tmp);
 	} else if (got > 0) {
-		gles_logf(&pc->log, GLES_LOG_WARN, "program binary cache: cannot write %s", tmp);
+		log_sinkf(&pc->log, LOG_WARN, "program binary cache: cannot write %s", tmp);
 	}
 	while (glGetError() != GL_NO_ERROR) {
 	}
@@ -279,7 +279,7 @@ static int build(const struct program_cache *pc, const char *name, const char *d
 		if (!src) {
 			snprintf(err, PROGRAM_ERR_LEN, "shader '%s': no such shader%s%s", part,
 			         pc->shader_dir[0] ? " in " : "", pc->shader_dir);
-			gles_logf(&pc->log, GLES_LOG_ERROR, "%s", err);
+			log_sinkf(&pc->log, LOG_ERROR, "%s", err);
 			for (int i = 0; i < nparts; i++)
 				free(owned[i]);
 			return PROGRAM_E_NOSHADER;
@@ -308,7 +308,7 @@ static int build(const struct program_cache *pc, const char *name, const char *d
 		char logbuf[PROGRAM_ERR_LEN - 128];
 		glGetShaderInfoLog(sh, sizeof logbuf, NULL, logbuf);
 		snprintf(err, PROGRAM_ERR_LEN, "shader '%s' failed to compile:\n%s", name, logbuf);
-		gles_logf(&pc->log, GLES_LOG_ERROR, "%s\n-- defines --\n%s", err, defines ? defines : "");
+		log_sinkf(&pc->log, LOG_ERROR, "%s\n-- defines --\n%s", err, defines ? defines : "");
 		glDeleteShader(sh);
 		return PROGRAM_E_COMPILE;
 	}
@@ -323,7 +323,7 @@ static int build(const struct program_cache *pc, const char *name, const char *d
 		char logbuf[PROGRAM_ERR_LEN - 128];
 		glGetProgramInfoLog(p, sizeof logbuf, NULL, logbuf);
 		snprintf(err, PROGRAM_ERR_LEN, "shader '%s' failed to link:\n%s", name, logbuf);
-		gles_logf(&pc->log, GLES_LOG_ERROR, "%s", err);
+		log_sinkf(&pc->log, LOG_ERROR, "%s", err);
 		glDeleteProgram(p);
 		return PROGRAM_E_LINK;
 	}
@@ -529,7 +529,7 @@ static int take_built(struct program_cache *pc, const char *name, const void *ke
 {
 	pc->st.compile_ms += ms;
 	pc->st.binary_hits += binary_hit ? 1 : 0;
-	gles_logf(&pc->log, GLES_LOG_DEBUG, "program %s: %s in %.1f ms%s", name,
+	log_sinkf(&pc->log, LOG_DEBUG, "program %s: %s in %.1f ms%s", name,
 	          binary_hit ? "loaded from its binary" : "built", ms, how);
 	if (!add_entry(pc, name, key, key_len, p)) {
 		glDeleteProgram(p);

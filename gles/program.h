@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "gles/gl_util.h"
-#include "gles/gles_log.h"
+#include "core/log.h"
 
 #define PROGRAM_ERR_LEN 4096
 #define PROGRAM_KEY_MAX 256 /* bytes of parameter struct in a key */
@@ -39,7 +39,7 @@ struct program_stats {
 struct program_cache;
 
 /* shader_dir: "" to use the embedded sources, else a folder holding NAME.comp (debug). */
-int program_cache_create(const char *shader_dir, const struct gles_log *log,
+int program_cache_create(const char *shader_dir, const struct log_sink *log,
                          struct program_cache **out);
 void program_cache_destroy(struct program_cache *pc); /* NULL-safe */
 

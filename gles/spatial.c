@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "gles/gl_util.h"
-#include "protocol/checked.h"
-#include "protocol/clock.h"
+#include "core/checked.h"
+#include "core/clock.h"
 
 const char *spatial_strerror(int code)
 {
@@ -49,12 +49,12 @@ int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t 
 	if (!rc)
 		return 0;
 	snprintf(err, SPATIAL_ERR_LEN, "%s", gerr);
-	gles_logf(&s->log, GLES_LOG_ERROR, "spatial: %s", err);
+	log_sinkf(&s->log, LOG_ERROR, "spatial: %s", err);
 	return rc == GL_BUF_E_OOM ? SPATIAL_E_TOO_LARGE : SPATIAL_E_GPU;
 }
 
 int spatial_ctx_create(struct program_cache *pc, const struct egl_info *info,
-                       const struct spatial_opts *o, const struct gles_log *log,
+                       const struct spatial_opts *o, const struct log_sink *log,
                        struct spatial_ctx **out, char err[SPATIAL_ERR_LEN])
 {
 	*out = NULL;
@@ -191,7 +191,7 @@ static int download(struct spatial_ctx *s, GLuint buf, void *dst, size_t bytes,
 	                                 GL_MAP_READ_BIT);
 	if (!m) {
 		snprintf(err, SPATIAL_ERR_LEN, "reading the result: %s", gl_error_name(glGetError()));
-		gles_logf(&s->log, GLES_LOG_ERROR, "spatial: %s", err);
+		log_sinkf(&s->log, LOG_ERROR, "spatial: %s", err);
 		return SPATIAL_E_GPU;
 	}
 	memcpy(dst, m, bytes);

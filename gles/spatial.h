@@ -139,7 +139,7 @@ struct spatial_stats {
 struct spatial_ctx;
 
 int spatial_ctx_create(struct program_cache *pc, const struct egl_info *info,
-                       const struct spatial_opts *o, const struct gles_log *log,
+                       const struct spatial_opts *o, const struct log_sink *log,
                        struct spatial_ctx **out, char err[SPATIAL_ERR_LEN]);
 void spatial_ctx_destroy(struct spatial_ctx *s); /* NULL-safe */
 const struct spatial_caps *spatial_ctx_caps(const struct spatial_ctx *s);

@@ -84,7 +84,7 @@ int spatial_resolve(struct spatial_ctx *s, const struct spatial_geom *g, int lev
 			if (rc)
 				return rc;
 			double t = bad ? INFINITY : ms[GPU_STAGE_PACK] + ms[GPU_STAGE_CONV];
-			gles_logf(&s->log, GLES_LOG_DEBUG, "spatial auto: %s %.3f ms",
+			log_sinkf(&s->log, LOG_DEBUG, "spatial auto: %s %.3f ms",
 			          spatial_algorithm_name(cand[i]), t);
 			if (t < best_ms)
 				best_ms = t, best = cand[i];

@@ -3,7 +3,7 @@
 #include "gles/spatial_internal.h"
 
 #include "gles/tile.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -181,7 +181,7 @@ static int image_tiled(struct spatial_ctx *s, const struct image *in, const stru
 		         "with the smallest tiles", f.kw, f.kh);
 		return SPATIAL_E_TOO_LARGE;
 	}
-	gles_logf(&s->log, GLES_LOG_DEBUG, "spatial: %dx%d in %dx%d tiles of %dx%d", in->width,
+	log_sinkf(&s->log, LOG_DEBUG, "spatial: %dx%d in %dx%d tiles of %dx%d", in->width,
 	          in->height, g.nx, g.ny, g.tw, g.th);
 	int n = tile_count(&g), rc = 0;
 	struct image sub = {0}; /* every tile's input, in one buffer */

@@ -68,7 +68,7 @@ struct winner {
 struct spatial_ctx {
 	struct program_cache *pc;
 	const struct egl_info *info;
-	struct gles_log log;
+	struct log_sink log;
 	struct spatial_opts o;
 	struct spatial_caps caps;
 	struct gpu_timer *timer, *mtimer; /* a call's stages; auto's measurements */

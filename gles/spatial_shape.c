@@ -315,7 +315,7 @@ static int shape_build(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_
 	if (e != GL_NO_ERROR) {
 		snprintf(err, SPATIAL_ERR_LEN, "%s: allocating the shape's textures and buffers: %s",
 		         spatial_algorithm_name(k->alg), gl_error_name(e));
-		gles_logf(&s->log, GLES_LOG_ERROR, "spatial: %s", err);
+		log_sinkf(&s->log, LOG_ERROR, "spatial: %s", err);
 		return e == GL_OUT_OF_MEMORY ? SPATIAL_E_TOO_LARGE : SPATIAL_E_GPU;
 	}
 	return 0;

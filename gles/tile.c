@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "protocol/parallel.h"
+#include "core/parallel.h"
 
 /* The tile sizes tried along an axis of n: n / k rounded up for every k to 64, then k growing
  * by an eighth, each size once (the sizes fall as k grows), none below TILE_MIN_SIDE (or n). */

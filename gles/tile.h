@@ -60,7 +60,7 @@ void tile_rects(const struct tile_grid *g, int i, struct tile_rect *out, struct 
  * image_error (out then freed, *cap 0). */
 int tile_crop(const struct image *img, const struct tile_rect *r, struct image *out, size_t *cap);
 
-/* Bytes a thread copies at least (protocol/parallel.h): a tile's rows go to several threads
+/* Bytes a thread copies at least (core/parallel.h): a tile's rows go to several threads
  * only where each moves this much, so that a thread's start is a small part of its piece. */
 #define TILE_PAR_BYTES (4u << 20)
 

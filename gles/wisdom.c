@@ -16,7 +16,7 @@ struct entry {
 
 struct fft_wisdom {
 	char path[512], driver[256];
-	struct gles_log log;
+	struct log_sink log;
 	struct entry *e;
 	int n, cap;
 	struct fft_wisdom_pending *q; /* shapes queued for measuring, oldest first */
@@ -97,7 +97,7 @@ static int add_shipped(struct fft_wisdom *w, const char *text, int pass)
 }
 
 int fft_wisdom_create(const char *path, const char *driver, const char *shipped,
-                      const struct gles_log *log, struct fft_wisdom **out)
+                      const struct log_sink *log, struct fft_wisdom **out)
 {
 	struct fft_wisdom *w = calloc(1, sizeof *w);
 	if (!w)
@@ -123,7 +123,7 @@ int fft_wisdom_create(const char *path, const char *driver, const char *shipped,
 				nfile++;
 		}
 		fclose(f);
-		gles_logf(&w->log, GLES_LOG_INFO, "FFT wisdom: %d shapes from %s", nfile, w->path);
+		log_sinkf(&w->log, LOG_INFO, "FFT wisdom: %d shapes from %s", nfile, w->path);
 	}
 	size_t at = 0;
 	if (w->path[0])
@@ -193,7 +193,7 @@ void fft_wisdom_put(struct fft_wisdom *w, const struct fft_wisdom_key *k,
 		return;
 	FILE *f = fopen(w->path, "a");
 	if (!f) {
-		gles_logf(&w->log, GLES_LOG_WARN, "FFT wisdom: cannot append to %s", w->path);
+		log_sinkf(&w->log, LOG_WARN, "FFT wisdom: cannot append to %s", w->path);
 		return;
 	}
 	fprintf(f, "%s|%d|%d|%d|%d|0|%d|%d|%d|%.5f|%d|0|0|%d\n", w->driver, k->n, k->components,

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "gles/gles_log.h"
+#include "core/log.h"
 
 #define FFT_WISDOM_SOURCE_LEN 768
 
@@ -53,7 +53,7 @@ extern const char fft_wisdom_shipped[];
  * other versions'), and the file's lines win over the shipped ones. The measure mode starts as
  * FFT_WISDOM_MEASURE_NOW. Returns 0 or -1 (out of memory); an unreadable file is an empty one. */
 int fft_wisdom_create(const char *path, const char *driver, const char *shipped,
-                      const struct gles_log *log, struct fft_wisdom **out);
+                      const struct log_sink *log, struct fft_wisdom **out);
 void fft_wisdom_destroy(struct fft_wisdom *w); /* NULL-safe */
 
 void fft_wisdom_set_measure(struct fft_wisdom *w, int mode); /* enum fft_wisdom_measure */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/checked.h"
+#include "core/checked.h"
 #include "protocol/image_codec.h"
 
 static int is_space(unsigned char c)

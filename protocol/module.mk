@@ -1,8 +1,5 @@
 # protocol/: bytes and text <-> plain C structs. No GL, no HTTP.
 PROTOCOL_OBJS := \
-	$(BUILD)/protocol/clock.o \
-	$(BUILD)/protocol/parallel.o \
-	$(BUILD)/protocol/opts.o \
 	$(BUILD)/protocol/request.o \
 	$(BUILD)/protocol/kernel_preset.o \
 	$(BUILD)/protocol/format.o \

@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #include "protocol/format.h"
-#include "protocol/opts.h"
+#include "core/opts.h"
 #include "protocol/params.h"
 
 #define REQUEST_ERR_LEN 640

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/checked.h"
+#include "core/checked.h"
 #include "protocol/npy.h"
 
 size_t tensor_count(const struct tensor *t)

@@ -1,5 +1,6 @@
 # tests/: one cmocka binary per test file; each folder lists its own in its module.mk.
 TEST_NAMES :=
+include tests/core/module.mk
 include tests/cli/module.mk
 include tests/daemon/module.mk
 include tests/gles/module.mk

@@ -129,7 +129,7 @@ int tu_check(const char *name, const float *a, const double *ref, size_t n, doub
 static void tlog(void *ctx, int level, const char *msg)
 {
 	(void)ctx;
-	if (level <= GLES_LOG_WARN)
+	if (level <= LOG_WARN)
 		fprintf(stderr, "gl: %s\n", msg);
 }
 
@@ -137,7 +137,7 @@ struct egl_ctx *tu_gl_context(void)
 {
 	static struct egl_ctx *ctx;
 	static int tried;
-	static const struct gles_log sink = {tlog, NULL};
+	static const struct log_sink sink = {tlog, NULL};
 	if (tried)
 		return ctx;
 	tried = 1;

@@ -1,4 +1,3 @@
-TEST_NAMES += daemon/test_config
 TEST_NAMES += daemon/test_multipart daemon/test_apiutil
 # the job pipeline (codec and GPU threads) without HTTP: links the daemon's job objects too
 TEST_NAMES += daemon/test_jobs
@@ -12,7 +11,7 @@ $(BUILD)/tests/daemon/test_web: $(BUILD)/daemon/web.o
 # the systemd protocol (sdnotify) and the readiness/watchdog decisions (lifecycle)
 TEST_NAMES += daemon/test_sdnotify
 $(BUILD)/tests/daemon/test_sdnotify: $(BUILD)/daemon/sdnotify.o $(BUILD)/daemon/lifecycle.o $(JOBS_OBJS) $(BUILD)/daemon/registry.o $(BUILD)/daemon/kernels.o $(BUILD)/daemon/images.o $(BUILD)/daemon/metrics.o
-# signed render URLs (HMAC-SHA256, RFC 4231 vectors), the stored image store, render ETags
-TEST_NAMES += daemon/test_urlsign daemon/test_images daemon/test_etag
+# the stored image store, render ETags
+TEST_NAMES += daemon/test_images daemon/test_etag
 $(BUILD)/tests/daemon/test_images: $(BUILD)/daemon/images.o $(BUILD)/daemon/registry.o
 $(BUILD)/tests/daemon/test_etag: $(BUILD)/daemon/etag.o

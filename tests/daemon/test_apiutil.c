@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "daemon/apiutil.h"
+#include "core/urlsign.h"
 
 static void test_gpus(void **state)
 {
@@ -79,13 +80,13 @@ static void test_key_equal(void **state)
 	(void)state;
 	const char *k = "s3cret-KEY";
 	size_t kl = strlen(k);
-	assert_true(api_key_equal("s3cret-KEY", kl, k, kl));
-	assert_false(api_key_equal("s3cret-KEX", kl, k, kl));
-	assert_false(api_key_equal("t3cret-KEY", kl, k, kl));
-	assert_false(api_key_equal("s3cret-KE", kl - 1, k, kl));
-	assert_false(api_key_equal("s3cret-KEYs3cret-KEY", 2 * kl, k, kl)); /* repeats do not pass */
-	assert_false(api_key_equal("", 0, k, kl));
-	assert_false(api_key_equal("", 0, "", 0)); /* an empty expected key never matches */
+	assert_true(urlsign_equal("s3cret-KEY", kl, k, kl));
+	assert_false(urlsign_equal("s3cret-KEX", kl, k, kl));
+	assert_false(urlsign_equal("t3cret-KEY", kl, k, kl));
+	assert_false(urlsign_equal("s3cret-KE", kl - 1, k, kl));
+	assert_false(urlsign_equal("s3cret-KEYs3cret-KEY", 2 * kl, k, kl)); /* repeats do not pass */
+	assert_false(urlsign_equal("", 0, k, kl));
+	assert_false(urlsign_equal("", 0, "", 0)); /* an empty expected key never matches */
 }
 
 int main(void)

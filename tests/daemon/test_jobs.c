@@ -14,10 +14,10 @@
 #include <time.h>
 
 #include "daemon/apiutil.h"
-#include "daemon/config.h"
+#include "core/config.h"
 #include "daemon/jobs.h"
 #include "daemon/kernels.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "daemon/metrics.h"
 #include "protocol/image.h"
 

@@ -15,25 +15,29 @@ FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -I. -g -O1 -fno-omit-frame-pointer -Wall 
 FUZZ_LIBS    := -lturbojpeg -ljpeg -lspng -lOpenEXRCore-3_1 -lwebp -lavif -ljansson -lz -lm -lpthread
 FUZZ_SRCS    := protocol/npy.c protocol/colour.c protocol/image.c protocol/image_pfm.c \
                 protocol/image_png.c protocol/image_jpeg.c protocol/image_jpeg_dct.c protocol/image_jpeg_coefs.c protocol/image_exr.c protocol/image_hdr.c \
-                protocol/image_webp.c protocol/image_avif.c protocol/opts.c protocol/request.c \
+                protocol/image_webp.c protocol/image_avif.c core/opts.c protocol/request.c \
                 protocol/kernel_preset.c protocol/format.c daemon/multipart.c daemon/apiutil.c \
                 protocol/tensor.c gles/conv_shape.c gles/deconv_plan.c gles/spatial_plan.c
 FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
 # fuzz_http: the daemon's HTTP front end as fftbloomd links it (daemon/module.mk's lists), but
 # for the job queue and the GPU threads' supervision, which the target replaces; web.c and
-# buildinfo.c include headers the main Makefile generates in $(BUILD)
+# core/buildinfo.c include headers the main Makefile generates in $(BUILD)
 ifndef DAEMON_OBJS
 include daemon/module.mk
+endif
+ifndef CORE_OBJS
+include core/module.mk
 endif
 FUZZ_HTTP_NOT  := jobs codec gpu_context gpu_worker lifecycle sdnotify healthcheck multipart apiutil
 FUZZ_HTTP_SRCS := $(filter-out $(patsubst %,daemon/%.c,$(FUZZ_HTTP_NOT)), \
                     $(patsubst $(BUILD)/%.o,%.c,$(DAEMON_OBJS) $(DAEMON_LIB_OBJS))) \
-                  gles/fault.c protocol/clock.c protocol/openapi.c protocol/parallel.c
+                  $(filter-out core/opts.c,$(patsubst $(BUILD)/%.o,%.c,$(CORE_OBJS))) \
+                  gles/fault.c protocol/openapi.c
 FUZZ_HTTP_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_HTTP_SRCS))
 $(FUZZ_HTTP_OBJS): FUZZ_CFLAGS += -I$(BUILD)
 $(FUZZ_DIR)/obj/daemon/web.o: $(BUILD)/gen/web_files.h
-$(FUZZ_DIR)/obj/daemon/buildinfo.o: $(BUILD)/gen/version.h
+$(FUZZ_DIR)/obj/core/buildinfo.o: $(BUILD)/gen/version.h
 ifndef DEPS_BUILD # used alone: the main Makefile makes them
 $(BUILD)/gen/web_files.h $(BUILD)/gen/version.h:
 	$(MAKE) --no-print-directory BUILD=$(BUILD) $@

@@ -12,6 +12,7 @@
 
 #include "daemon/apiutil.h"
 #include "protocol/format.h"
+#include "core/urlsign.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -117,8 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (api_origin_allowed(a, NULL))
 		fail("api_origin_allowed allows a missing origin", a);
 	size_t al = strlen(a), bl = strlen(b);
-	if (api_key_equal(a, al, b, bl) != (al == bl && bl > 0 && !memcmp(a, b, al)))
-		fail("api_key_equal disagrees with memcmp", a);
+	if (urlsign_equal(a, al, b, bl) != (al == bl && bl > 0 && !memcmp(a, b, al)))
+		fail("urlsign_equal disagrees with memcmp", a);
 	free(buf);
 	return 0;
 }

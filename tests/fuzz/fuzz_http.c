@@ -22,11 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/config.h"
+#include "core/config.h"
 #include "daemon/images.h"
 #include "daemon/jobs.h"
 #include "daemon/kernels.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "daemon/metrics.h"
 #include "daemon/server.h"
 #include "gles/bloom.h"

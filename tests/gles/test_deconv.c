@@ -17,7 +17,7 @@
 #include "gles/conv_shape.h"
 #include "gles/deconv.h"
 #include "gles/deconv_plan.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
 #include "tests/testutil.h"
 
 static struct program_cache *g_pc;

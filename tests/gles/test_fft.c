@@ -824,7 +824,7 @@ static void test_blocked_wisdom(void **state)
 	struct fft_wisdom *w;
 	assert_int_equal(fft_wisdom_create("", "test driver", NULL, NULL, &w), 0);
 	struct log_capture cap = {0};
-	struct gles_log log = {capture, &cap};
+	struct log_sink log = {capture, &cap};
 	int n = 360, count = 16; /* small: llvmpipe compiles every candidate */
 	struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 2, .wisdom = w};
 	struct fft_axis *a;

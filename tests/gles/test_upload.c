@@ -20,7 +20,7 @@
 #include "gles/bloom.h"
 #include "tests/testutil.h"
 #include "tests/yuv_ref.h"
-#include "protocol/clock.h"
+#include "core/clock.h"
 
 static struct program_cache *g_pc;
 

@@ -4,5 +4,3 @@ TEST_NAMES += protocol/test_colour
 TEST_NAMES += protocol/test_image
 TEST_NAMES += protocol/test_image_hostile
 TEST_NAMES += protocol/test_request
-TEST_NAMES += protocol/test_parallel
-TEST_NAMES += protocol/test_checked

@@ -1,7 +1,6 @@
 /* The one table of options; see config.h. */
-#include "daemon/config.h"
+#include "core/config.h"
 
-#include "protocol/image.h"
 
 #include <string.h>
 
@@ -289,11 +288,6 @@ int gpu_config_load(struct gpu_config *c, int argc, char **argv, int first, int 
 	return load(gpu_config_table, gpu_config_table_len, c, argc, argv, first, npos, err);
 }
 
-int config_quality(const struct config *c, int fmt)
-{
-	return fmt == IMAGE_FORMAT_WEBP ? c->webp_quality
-	       : fmt == IMAGE_FORMAT_AVIF ? c->avif_quality : c->jpeg_quality;
-}
 
 int config_is_path(const struct opt_def *d)
 {

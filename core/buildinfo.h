@@ -1,6 +1,7 @@
 /* What a binary was built from and with: the version, the commit, the compiler and its flags,
  * and the versions of the libraries both programs link (as each reports itself at run time,
- * where it has a call for it). For --version and fftbloom info. */
+ * where it has a call for it; libmicrohttpd, the daemon's alone, is not among them). For
+ * --version and fftbloom info. */
 #ifndef FFTBLOOM_BUILDINFO_H
 #define FFTBLOOM_BUILDINFO_H
 

@@ -1,6 +1,6 @@
-/* par_for: a range split across short-lived threads (protocol/parallel.h). A thread costs some
+/* par_for: a range split across short-lived threads (core/parallel.h). A thread costs some
  * tens of microseconds to start, which the callers' pieces (megabytes each) repay many times. */
-#include "protocol/parallel.h"
+#include "core/parallel.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -1,4 +1,4 @@
-/* fftbloom bench's bloom suite (cli/bench.c runs it): the bloom's row transforms three ways
+/* fftbloom bench's bloom suite (bench/bench_main.c runs it): the bloom's row transforms three ways
  * (bloom.rows.*), and the bloom itself, whole calls and its stages back to back, alone or
  * alternated frame by frame with a second configuration (--ab). */
 #include <GLES3/gl31.h>
@@ -9,8 +9,8 @@
 
 #include "bench/bench_json.h"
 #include "bench/bench_util.h"
-#include "cli/bench_internal.h"
-#include "daemon/log.h"
+#include "bench/bench_internal.h"
+#include "core/log.h"
 #include "gles/bloom.h"
 #include "gles/fft.h"
 #include "gles/gpu_timer.h"
@@ -32,8 +32,8 @@ int bench_rows(struct run_ctx *r, const struct workload *wl)
 	o2.components = 2;
 	struct fft_axis *a4 = NULL, *a2 = NULL;
 	char err[FFT_ERR_LEN];
-	if (fft_axis_create(g->pc, g->info, pw, 0, (size_t)pw * ph, ph, &o4, &log_gles_sink, &a4, err) ||
-	    fft_axis_create(g->pc, g->info, pw, 0, (size_t)pw * ph, ph, &o2, &log_gles_sink, &a2, err)) {
+	if (fft_axis_create(g->pc, g->info, pw, 0, (size_t)pw * ph, ph, &o4, &log_process_sink, &a4, err) ||
+	    fft_axis_create(g->pc, g->info, pw, 0, (size_t)pw * ph, ph, &o2, &log_process_sink, &a2, err)) {
 		fprintf(stderr, "%s: %s\n", wl->id, err);
 		fft_axis_destroy(a4);
 		return -1;

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "bench/bench_util.h"
-#include "cli/bench_internal.h"
-#include "daemon/log.h"
+#include "bench/bench_internal.h"
+#include "core/log.h"
 #include "gles/bloom.h"
 #include "protocol/request.h"
 

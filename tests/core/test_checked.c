@@ -1,4 +1,4 @@
-/* The checked size helpers (protocol/checked.h) at their edges: products and sums just below,
+/* The checked size helpers (core/checked.h) at their edges: products and sums just below,
  * at and just past 2^64, the factors of issue 35's hostile transposed convolution (whose output
  * bytes are exactly 2^64, which a plain multiply wraps to 0), zero factors; and tensor_count /
  * tensor_bytes built on them. */
@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "protocol/checked.h"
+#include "core/checked.h"
 #include "protocol/tensor.h"
 
 static void test_mul(void **state)

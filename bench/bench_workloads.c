@@ -1,5 +1,5 @@
 /* fftbloom bench's workloads and their selection (bench_workloads.h). */
-#include "cli/bench_workloads.h"
+#include "bench/bench_workloads.h"
 
 #include <stdio.h>
 
@@ -43,7 +43,7 @@ const struct workload workloads[] = {
 	 "2160p k512 gray"},
 	{"bloom", "bloom.2160p.k512.fp16", "default", 0, WL_BLOOM, 3840, 2160, 512, 512, 0, 0, 1,
 	 "2160p k512 fp16"},
-	/* suite "jpeg": a JPEG answer's GPU side (cli/bench_jpeg.c), 4:2:0 planes in, a 49x49
+	/* suite "jpeg": a JPEG answer's GPU side (bench/bench_jpeg.c), 4:2:0 planes in, a 49x49
 	 * gaussian (sigma 8: fftbloomd's e2e query); technique is the answer, gray 4:2:0 answers */
 	{"jpeg", "jpeg.1080p.k49.444", "scan", 0, WL_JPEG, 1920, 1080, 49, 49, 2, 0, 0, ""},
 	{"jpeg", "jpeg.1080p.k49.444", "coefficients", 0, WL_JPEG, 1920, 1080, 49, 49, 1, 0, 0, ""},

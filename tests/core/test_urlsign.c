@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/urlsign.h"
+#include "core/urlsign.h"
 
 static void hex(const unsigned char *b, size_t n, char *out)
 {

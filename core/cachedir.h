@@ -1,5 +1,5 @@
 /* The user's cache directory, where compiled programs and FFT wisdom persist by default, and the
- * engine options that --program-cache and --fft-wisdom resolve to (fftbloomd and the CLI alike).
+ * paths that --program-cache and --fft-wisdom resolve to (fftbloomd and the CLI alike).
  * The directory: $CACHE_DIRECTORY (systemd's CacheDirectory=; its first entry), else
  * $XDG_CACHE_HOME/fftbloom, else $HOME/.cache/fftbloom, created 0700. Where it cannot be made,
  * one warning is logged and everything stays in memory: never an error. These are the
@@ -7,13 +7,12 @@
 #ifndef FFTBLOOM_CACHEDIR_H
 #define FFTBLOOM_CACHEDIR_H
 
-#include "daemon/config.h"
-#include "gles/engine.h"
+#include "core/config.h"
 
 struct cachedir_paths {
 	char dir[OPT_STR_MAX];           /* the cache directory in use, "" when none is */
-	char programs[OPT_STR_MAX + 16]; /* engine_opts.program_cache ("" for none) */
-	char wisdom[OPT_STR_MAX + 16];   /* engine_opts.wisdom_file ("" for memory only) */
+	char programs[OPT_STR_MAX + 16]; /* the engine's program cache ("" for none) */
+	char wisdom[OPT_STR_MAX + 16];   /* the engine's wisdom file ("" for memory only) */
 	int no_wisdom;                   /* --fft-wisdom builtin */
 	int named_wisdom;                /* a file was named (not auto, none, "" or builtin) */
 };
@@ -36,9 +35,5 @@ void cachedir_resolve(const struct gpu_config *gc, struct cachedir_paths *out);
  * warning (the driver's default then). Call before any thread starts and before the first GL
  * context: it sets environment variables, which the driver reads when it loads. */
 void cachedir_driver_setup(const struct gpu_config *gc);
-
-/* The resolved paths into an engine's options: program_cache, wisdom_file, no_wisdom. The
- * strings stay in p. */
-void cachedir_engine_opts(const struct cachedir_paths *p, struct engine_opts *eo);
 
 #endif

@@ -1,6 +1,6 @@
 /* Option-table parsing shared by the daemon's configuration, the CLI's flags and the request
  * parameters of the HTTP API: one parser, one set of error messages, one help format. */
-#include "protocol/opts.h"
+#include "core/opts.h"
 
 #include <ctype.h>
 #include <errno.h>

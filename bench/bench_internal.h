@@ -1,10 +1,10 @@
 /* fftbloom bench's parts shared between its files: the options, what every workload's line
- * needs, and the helpers that fill the lines' common fields (cli/bench.c). */
+ * needs, and the helpers that fill the lines' common fields (bench/bench_main.c). */
 #ifndef FFTBLOOM_BENCH_INTERNAL_H
 #define FFTBLOOM_BENCH_INTERNAL_H
 
 #include "bench/bench_json.h"
-#include "cli/bench_workloads.h"
+#include "bench/bench_workloads.h"
 #include "cli/common.h"
 #include "gles/gpu_timer.h"
 
@@ -65,14 +65,14 @@ void bench_common_detail(struct bench_line *l, const struct run_ctx *r, const st
  * GL driver's clocks follow the load of the last moments (bench/RESULTS.md) */
 #define BENCH_B2B_WARM_S 1.0
 
-/* The fft suite's workload (cli/bench_fft.c). */
+/* The fft suite's workload (bench/bench_fft.c). */
 int bench_fft(struct run_ctx *r, const struct workload *wl);
 
-/* The bloom suite's row transforms (bloom.rows.*) and bloom workloads (cli/bench_bloom.c). */
+/* The bloom suite's row transforms (bloom.rows.*) and bloom workloads (bench/bench_bloom.c). */
 int bench_rows(struct run_ctx *r, const struct workload *wl);
 int bench_bloom(struct run_ctx *r, const struct workload *wl);
 
-/* A JPEG answer's GPU side (cli/bench_jpeg.c). */
+/* A JPEG answer's GPU side (bench/bench_jpeg.c). */
 int bench_jpeg(struct run_ctx *r, const struct workload *wl);
 
 #endif

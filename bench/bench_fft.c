@@ -8,9 +8,9 @@
 
 #include "bench/bench_json.h"
 #include "bench/bench_util.h"
-#include "cli/bench_internal.h"
+#include "bench/bench_internal.h"
 #include "cli/common.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "gles/fft.h"
 #include "gles/gpu_timer.h"
 
@@ -73,13 +73,13 @@ int bench_fft(struct run_ctx *r, const struct workload *wl)
 		struct fft_opts orow = o, ocol = o;
 		bench_fft_shape(c->fft_rows, &orow);
 		bench_fft_shape(c->fft_cols, &ocol);
-		if (fft_create(g->pc, g->info, w, h, FFT_ROWS, &orow, &log_gles_sink, &f, err) ||
-		    fft_create(g->pc, g->info, w, h, FFT_COLS, &ocol, &log_gles_sink, &fcols, err)) {
+		if (fft_create(g->pc, g->info, w, h, FFT_ROWS, &orow, &log_process_sink, &f, err) ||
+		    fft_create(g->pc, g->info, w, h, FFT_COLS, &ocol, &log_process_sink, &fcols, err)) {
 			fprintf(stderr, "%s %s: %s\n", wl->id, wl->variant, err);
 			fft_destroy(f);
 			return -1;
 		}
-	} else if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_gles_sink, &f, err)) {
+	} else if (fft_create(g->pc, g->info, w, h, FFT_BOTH, &o, &log_process_sink, &f, err)) {
 		fprintf(stderr, "%s %s: %s\n", wl->id, wl->variant, err);
 		return -1;
 	}

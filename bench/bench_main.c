@@ -1,6 +1,8 @@
-/* fftbloom bench: the GPU suites of the benchmark harness (bench/README.md): "fft" (2D FFTs:
- * cli/bench_fft.c), "bloom" (the bloom and its row transforms: cli/bench_bloom.c) and "jpeg"
- * (cli/bench_jpeg.c), each workload under a stable ID; this file holds the options, the
+/* fftbloom-bench (run as `fftbloom bench`): the GPU suites of the benchmark harness
+ * (bench/README.md): "fft" (2D FFTs: bench/bench_fft.c), "bloom" (the bloom and its row
+ * transforms: bench/bench_bloom.c) and "jpeg" (bench/bench_jpeg.c), each workload under a
+ * stable ID; a program of its own, so that the product CLI carries no benchmark code. This file
+ * holds main, the options, the
  * selection and the lines' common fields. GPU time per run and per stage from GL timer
  * queries (glFinish-bracketed wall time where the driver has none), median of many runs after
  * warm-up on random data, several input sets rotated. One result line (bench/bench_json.h) per
@@ -14,13 +16,12 @@
 
 #include "bench/bench_json.h"
 #include "bench/bench_util.h"
-#include "cli/cli.h"
 #include "cli/common.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "gles/bloom.h"
 #include "gles/fft.h"
 #include "gles/gpu_timer.h"
-#include "cli/bench_internal.h"
+#include "bench/bench_internal.h"
 
 
 
@@ -241,7 +242,7 @@ struct bloom_ctx *bench_bloom_ctx(const struct run_ctx *r, const struct workload
 	                            .rows_split = c->rows_split};
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
-	if (bloom_ctx_create(r->g->pc, r->g->info, &bo, &log_gles_sink, &b, err)) {
+	if (bloom_ctx_create(r->g->pc, r->g->info, &bo, &log_process_sink, &b, err)) {
 		fprintf(stderr, "%s: %s\n", wl->id, err);
 		return NULL;
 	}
@@ -297,7 +298,7 @@ void bench_common_detail(struct bench_line *l, const struct run_ctx *r, const st
 	bench_detail_str(l, "old_label", wl->old_label);
 }
 
-int cli_bench(int argc, char **argv)
+int main(int argc, char **argv)
 {
 	struct opt_def t[CLI_MAX_OPTS];
 	size_t n = 0;

@@ -1,5 +1,5 @@
 /* The cache directory and the persisted paths' defaults; see cachedir.h. */
-#include "daemon/cachedir.h"
+#include "core/cachedir.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 
 /* mkdir -p with mode for each folder made; 0 or -1 with errno. */
 static int make_dirs(const char *path, mode_t mode)
@@ -149,11 +149,4 @@ void cachedir_driver_setup(const struct gpu_config *gc)
 			        vars[i], v);
 		}
 	}
-}
-
-void cachedir_engine_opts(const struct cachedir_paths *p, struct engine_opts *eo)
-{
-	eo->program_cache = p->programs;
-	eo->wisdom_file = p->wisdom;
-	eo->no_wisdom = p->no_wisdom;
 }

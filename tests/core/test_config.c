@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/config.h"
+#include "core/config.h"
 
 static void test_defaults(void **state)
 {

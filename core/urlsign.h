@@ -67,4 +67,9 @@ int urlsign_read_key(const char *path, unsigned char **key, size_t *len, char er
 
 const char *urlsign_strerror(int code);
 
+/* Compares a presented secret (a signature, an API key) with the expected one in time that
+ * depends only on the expected one's length, not on where they differ. 1 when equal; an empty
+ * expected secret never matches. */
+int urlsign_equal(const char *given, size_t given_len, const char *expected, size_t expected_len);
+
 #endif

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "protocol/parallel.h"
+#include "core/parallel.h"
 
 struct visit {
 	unsigned char *seen; /* one count an item */

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "protocol/opts.h"
+#include "core/opts.h"
 
 /* The daemon's version (/v1/info, /openapi.json, --help=json). */
 #define FFTBLOOMD_VERSION "0.1.0"
@@ -20,7 +20,7 @@ struct gpu_config {
 	char shader_dir[OPT_STR_MAX];  /* load shaders from here instead of the embedded copies */
 	char program_cache[OPT_STR_MAX]; /* folder of persisted program binaries; auto, none or "" */
 	char fft_wisdom[OPT_STR_MAX];  /* file of measured FFT shapes; auto, none, "" or builtin
-	                                  (daemon/cachedir.h resolves them) */
+	                                  (core/cachedir.h resolves them) */
 	char driver_cache[OPT_STR_MAX]; /* the GL driver's shader disk cache: auto, none, "" or a
 	                                   folder (cachedir_driver_setup) */
 	unsigned long long frame_memory; /* GPU bytes a frame's pass may take before tiling; 0: limits */
@@ -109,9 +109,6 @@ extern const struct opt_def gpu_config_table[];
  * a string option named *-file, *-dir, *-cache, *-cert, *-key, or fft-wisdom. */
 int config_is_path(const struct opt_def *d);
 
-/* An answer's quality when its request gives none: --webp-quality, --avif-quality, or
- * --jpeg-quality for JPEG and every other format (fmt: enum image_format). */
-int config_quality(const struct config *c, int fmt);
 extern const size_t gpu_config_table_len;
 
 /* Defaults, then FFTBLOOM_* variables, then flags from argv[first..]; positional arguments are

@@ -1,5 +1,5 @@
 /* Logging to stderr, text or JSON lines; see log.h. */
-#include "daemon/log.h"
+#include "core/log.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -173,10 +173,22 @@ void log_fields(int level, const char *msg, const struct log_field *f, int n)
 	emit(level, msg, f, n);
 }
 
-static void gles_forward(void *ctx, int level, const char *msg)
+static void sink_forward(void *ctx, int level, const char *msg)
 {
 	(void)ctx;
 	emit(level, msg, NULL, 0);
 }
 
-const struct gles_log log_gles_sink = {gles_forward, NULL};
+const struct log_sink log_process_sink = {sink_forward, NULL};
+
+void log_sinkf(const struct log_sink *sink, int level, const char *fmt, ...)
+{
+	if (!sink || !sink->fn)
+		return;
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	sink->fn(sink->ctx, level, buf);
+}

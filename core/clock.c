@@ -1,5 +1,5 @@
 /* The monotonic clock; see clock.h. */
-#include "protocol/clock.h"
+#include "core/clock.h"
 
 #include <time.h>
 

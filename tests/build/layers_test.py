@@ -1,0 +1,79 @@
+"""The include graph as ARCHITECTURE.md draws it (run by test_layers.sh): every project include
+of a source folder points down or within, and no folder includes the system headers of a layer
+above it; the CLI binary links no HTTP server. Prints "SCRIPT: N passed, N failed"."""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("BUILD", "build")
+
+# what each folder may include of the project ("gen" and "shaders": generated headers in BUILD)
+MAY_INCLUDE = {
+    "core": {"core", "gen"},
+    "protocol": {"core", "protocol"},
+    "gles": {"core", "protocol", "gles", "gen", "shaders"},
+    "daemon": {"core", "protocol", "gles", "daemon", "gen"},
+    "cli": {"core", "protocol", "gles", "cli"},
+    "bench": {"core", "protocol", "gles", "cli", "bench", "gen"},
+}
+# system headers a folder must not include: GL below the engines, HTTP outside the daemon,
+# jansson (the API's JSON) in the engines
+MAY_NOT = {
+    "core": [r"GLES\d*/", r"EGL/", r"microhttpd\.h"],
+    "protocol": [r"GLES\d*/", r"EGL/", r"microhttpd\.h"],
+    "gles": [r"microhttpd\.h", r"jansson\.h"],
+    "cli": [r"microhttpd\.h"],
+    "bench": [r"microhttpd\.h"],
+}
+
+passed = failed = 0
+
+
+def check(name, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("ok   " + name)
+    else:
+        failed += 1
+        print("FAIL " + name + (": " + str(detail) if detail else ""))
+
+
+for folder, allowed in sorted(MAY_INCLUDE.items()):
+    bad = []
+    n = 0
+    for dirpath, _, files in os.walk(os.path.join(ROOT, folder)):
+        if os.path.relpath(dirpath, ROOT).startswith(("bench/results", "bench/frames")):
+            continue
+        for f in files:
+            if not f.endswith((".c", ".h")):
+                continue
+            path = os.path.join(dirpath, f)
+            rel = os.path.relpath(path, ROOT)
+            for i, line in enumerate(open(path, encoding="utf-8", errors="replace"), 1):
+                m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                if m:
+                    n += 1
+                    top = m.group(1).split("/")[0]
+                    if "/" not in m.group(1) or top not in allowed:
+                        bad.append("%s:%d includes \"%s\"" % (rel, i, m.group(1)))
+                m = re.match(r"\s*#\s*include\s+<([^>]+)>", line)
+                if m:
+                    for pat in MAY_NOT.get(folder, []):
+                        if re.match(pat, m.group(1)):
+                            bad.append("%s:%d includes <%s>" % (rel, i, m.group(1)))
+    check("%s/: its %d project includes point down or within (%s), no system header of a layer "
+          "above" % (folder, n, ", ".join(sorted(allowed))), not bad, "\n     ".join(bad[:20]))
+
+cli = os.path.join(BUILD, "fftbloom")
+if os.path.exists(cli):
+    r = subprocess.run(["ldd", cli], capture_output=True, text=True)
+    check("fftbloom links no HTTP server (no libmicrohttpd in ldd)",
+          r.returncode == 0 and "microhttpd" not in r.stdout, r.stdout[-500:])
+else:
+    check("fftbloom is built (%s)" % cli, False)
+
+print("SCRIPT: %d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
