@@ -231,6 +231,11 @@ static void test_queue_full(void **state)
 	if (rc)
 		fail_msg("jobs_create: %s", err);
 	static struct job jobs[2 * FULL_Q + 1];
+	/* ready first (the GPU thread warmed), so that not ready later says why: the queue */
+	char why[256];
+	for (int t = 0; t < 120000 && !jobs_ready(J, why, sizeof why); t++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	assert_int_equal(jobs_ready(J, why, sizeof why), 1);
 	/* the gate: the one codec thread answers it and stays in its done() */
 	assert_int_equal(jobs_reserve(J, JOB_BLOOM), 0);
 	start_one(J, &jobs[0], gate_done, 0);
@@ -258,9 +263,9 @@ static void test_queue_full(void **state)
 	jobs_status(J, &st);
 	assert_int_equal(st.queued, FULL_Q);
 	assert_int_equal(st.in_flight, FULL_Q + 1);
-	char why[256];
 	assert_int_equal(jobs_ready(J, why, sizeof why), 0); /* past the high-water mark too */
 	printf("ready: %s\n", why);
+	assert_non_null(strstr(why, "high-water"));
 	/* the gate opens: the queue drains */
 	pthread_mutex_lock(&f_mu);
 	f_open = 1;
