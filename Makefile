@@ -4,7 +4,7 @@
 
 CC      ?= cc
 OPT     ?= -O2 -g
-WARN    := -Wall -Wextra -Wstrict-prototypes
+WARN    := -Wall -Wextra -Wstrict-prototypes -Wshadow -Wmissing-prototypes -Wformat=2 -Wvla
 ifdef CI
 WARN    += -Werror
 endif

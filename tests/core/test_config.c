@@ -283,6 +283,15 @@ static void refuse(int gpu, const struct opt_def *d, const char *value, int code
 }
 
 /* A bound as the messages print it: an integer without decimals, else %g. */
+/* x as option text: to 17 significant digits for a double's value, else a whole number. */
+static void num_text(char *buf, size_t len, int dbl, double x)
+{
+	if (dbl)
+		snprintf(buf, len, "%.17g", x);
+	else
+		snprintf(buf, len, "%.0f", x);
+}
+
 static void bound_text(double v, char *buf, size_t len)
 {
 	if (v == floor(v) && fabs(v) < 1e15)
@@ -315,17 +324,17 @@ static void check_row(int gpu, const struct opt_def *d, const struct documented 
 		bound_text(w->lo, lo, sizeof lo);
 		bound_text(w->hi, hi, sizeof hi);
 		snprintf(range, sizeof range, "out of bounds [%s, %s]", lo, hi);
-		const char *fmt = d->type == OPT_DOUBLE ? "%.17g" : "%.0f";
+		const int dbl = d->type == OPT_DOUBLE; /* a double's bound to 17 digits, else whole */
 		const double ends[2] = {w->lo, w->hi};
 		for (int k = 0; k < 2; k++) {
-			snprintf(v, sizeof v, fmt, ends[k]);
+			num_text(v, sizeof v, dbl, ends[k]);
 			take(gpu, d, v, &c);
 			if (stored(gpu, &c, d) != ends[k])
 				fail_msg("--%s=%s stored %.17g", d->name, v, stored(gpu, &c, d));
 		}
 		double below = d->type == OPT_DOUBLE ? past(w->lo, -INFINITY) : w->lo - 1;
 		double above = d->type == OPT_DOUBLE ? past(w->hi, INFINITY) : w->hi + 1;
-		snprintf(v, sizeof v, fmt, below);
+		num_text(v, sizeof v, dbl, below);
 		/* a size is never negative: -1 is not a size at all */
 		if (d->type == OPT_SIZE && below < 0)
 			refuse(gpu, d, v, OPT_E_VALUE, "negative");
@@ -333,7 +342,7 @@ static void check_row(int gpu, const struct opt_def *d, const struct documented 
 			refuse(gpu, d, v, OPT_E_BOUNDS, range);
 		char below_text[64];
 		snprintf(below_text, sizeof below_text, "%s", v);
-		snprintf(v, sizeof v, fmt, above);
+		num_text(v, sizeof v, dbl, above);
 		refuse(gpu, d, v, OPT_E_BOUNDS, range);
 		printf("--%-22s [%s, %s]; %s and %s refused\n", d->name, lo, hi, below_text, v);
 		break;

@@ -108,10 +108,10 @@ static void test_lent_planes_and_poisoned_jobs(void **state)
 		j->image = jpeg[i];
 		j->image_len = len;
 		request_init(&j->req, REQUEST_BLOOM);
-		char err[REQUEST_ERR_LEN];
+		char rerr[REQUEST_ERR_LEN];
 		assert_int_equal(request_set(&j->req, "kernel_preset", "gaussian:sigma=2",
-		                             REQUEST_SRC_QUERY, err), 0);
-		assert_int_equal(request_set(&j->req, "format", "jpeg", REQUEST_SRC_QUERY, err), 0);
+		                             REQUEST_SRC_QUERY, rerr), 0);
+		assert_int_equal(request_set(&j->req, "format", "jpeg", REQUEST_SRC_QUERY, rerr), 0);
 		j->client_fd = -1;
 		j->done = on_done;
 		assert_int_equal(jobs_reserve(J, JOB_BLOOM), 0);

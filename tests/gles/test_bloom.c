@@ -1036,7 +1036,7 @@ static void test_yuv_in(void **state)
  * float result of the same run: every sample within 1 code (float vs double rounding of values
  * near a half), at most 1% of them off at all; the same clipping flags. Colour and gray results,
  * 4:4:4, 4:2:2, 4:2:0, dither, alpha dropped, values above 1 and below 0. */
-static void yuv_out_cases(struct bloom_ctx *g_b);
+static void yuv_out_cases(struct bloom_ctx *b);
 
 /* One planes result of the same frame: lent (lend) or copied. */
 static struct bloom_result lend_run(struct bloom_ctx *b, const struct image *in,
@@ -1140,7 +1140,7 @@ static void test_yuv_out(void **state)
 	bloom_ctx_destroy(b);
 }
 
-static void yuv_out_cases(struct bloom_ctx *g_b)
+static void yuv_out_cases(struct bloom_ctx *b)
 {
 	static const struct {
 		int w, h, ic, kc, sx, sy, dither, op;
@@ -1165,8 +1165,8 @@ static void yuv_out_cases(struct bloom_ctx *g_b)
 		pl.want_yuv = 1;
 		pl.sub_x = cases[c].sx, pl.sub_y = cases[c].sy, pl.dither = cases[c].dither;
 		char err[BLOOM_ERR_LEN];
-		assert_int_equal(bloom_run_frame(g_b, cases[c].op, &f, &kr, &p, 0, &fl, NULL, err), 0);
-		assert_int_equal(bloom_run_frame(g_b, cases[c].op, &f, &kr, &p, 0, &pl, NULL, err), 0);
+		assert_int_equal(bloom_run_frame(b, cases[c].op, &f, &kr, &p, 0, &fl, NULL, err), 0);
+		assert_int_equal(bloom_run_frame(b, cases[c].op, &f, &kr, &p, 0, &pl, NULL, err), 0);
 		assert_int_equal(pl.channels, fl.img.channels);
 		int gray = fl.img.channels <= 2;
 		struct yuv_image ref;

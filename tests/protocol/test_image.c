@@ -959,16 +959,16 @@ static void test_jpeg_coefs(void **state)
 	(void)state;
 	static const int subs[][2] = { { TJSAMP_GRAY, 1 }, { TJSAMP_444, 3 }, { TJSAMP_422, 3 },
 	                               { TJSAMP_420, 3 }, { TJSAMP_440, 3 } };
-	static const int sizes[][2] = { { 1, 1 }, { 2, 3 }, { 17, 5 }, { 33, 18 }, { 64, 33 },
+	static const int dims[][2] = { { 1, 1 }, { 2, 3 }, { 17, 5 }, { 33, 18 }, { 64, 33 },
 	                                { 127, 2 }, { 3, 40 }, { 161, 97 } };
 	static const int qualities[] = { 75, 90, 95, 100 };
 	char err[IMAGE_ERR_LEN];
 	int k = 0, with_records = 0, packed = 0, fell_back = 0, worst_all = 0;
 	long differing = 0, samples = 0;
 	for (size_t u = 0; u < sizeof subs / sizeof subs[0]; u++)
-		for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+		for (size_t s = 0; s < sizeof dims / sizeof dims[0]; s++)
 			for (int prog = 0; prog < 2; prog++, k++) {
-				int w = sizes[s][0], h = sizes[s][1], q = qualities[k % 4], noisy = k % 3 == 0;
+				int w = dims[s][0], h = dims[s][1], q = qualities[k % 4], noisy = k % 3 == 0;
 				struct image img;
 				if (noisy)
 					random_image(&img, w, h, subs[u][1], 0, 1);
@@ -1019,9 +1019,9 @@ static void test_jpeg_coefs(void **state)
 							uint32_t r[2], dc;
 							memcpy(r, c.data + cf->ovf + (size_t)i * YUV_COEF_OVF_BYTES, 8);
 							uint64_t key = (uint64_t)r[0] << 8 | (r[1] & 0xffffu);
-							int v = (int16_t)(uint16_t)(r[1] >> 16), k = (int)(r[1] & 0xffffu);
+							int v = (int16_t)(uint16_t)(r[1] >> 16), zz = (int)(r[1] & 0xffffu);
 							assert_true(r[0] < (uint32_t)(cf->bw * cf->bh) && (!i || key > prev));
-							assert_true(k >= 1 && k < 64 && (v < -128 || v > 127));
+							assert_true(zz >= 1 && zz < 64 && (v < -128 || v > 127));
 							memcpy(&dc, c.data + cf->dc + (size_t)r[0] * 4, 4);
 							assert_int_equal(dc >> 16, 1);
 							prev = key;
