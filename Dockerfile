@@ -18,11 +18,13 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Makefile ./
+COPY core/module.mk core/
 COPY gles/module.mk gles/
 COPY protocol/module.mk protocol/
 COPY daemon/module.mk daemon/
 COPY cli/module.mk cli/
 COPY tests/module.mk tests/
+COPY tests/core/module.mk tests/core/
 COPY tests/cli/module.mk tests/cli/
 COPY tests/daemon/module.mk tests/daemon/
 COPY tests/gles/module.mk tests/gles/

@@ -169,10 +169,41 @@ int client_fd(struct MHD_Connection *c)
 	return ci ? ci->connect_fd : -1;
 }
 
-/* A connection past --max-connections has been accepted (into libmicrohttpd's spare room):
- * the longest-idle keep-alive connection is closed to make room for it, else the one that has
- * been sending its request's headers longest, for more than a second (a slow or silent
- * client), else the new one itself. Called under S->lock. */
+/* At the limit, the body of the address holding the most connections, when that is more than
+ * an eighth of --max-connections (a fair share): its slowest (fewest bytes a second so far), or
+ * NULL. Called under S->lock. */
+static struct conn *hoarded_body(struct server *S, struct conn *fresh, double t)
+{
+	struct conn *top = NULL;
+	int top_n = 0;
+	for (struct conn *c = S->conns.next; c != &S->conns; c = c->next) {
+		if (c == fresh || c->cut || c->phase != CONN_BODY)
+			continue;
+		int n = 0;
+		for (struct conn *d = S->conns.next; d != &S->conns; d = d->next)
+			n += d != fresh && !d->cut && !strcmp(d->addr, c->addr);
+		if (n > top_n)
+			top = c, top_n = n;
+	}
+	if (!top || top_n <= S->cfg.max_connections / 8)
+		return NULL;
+	struct conn *slow = NULL;
+	double slow_rate = 0;
+	for (struct conn *c = S->conns.next; c != &S->conns; c = c->next) {
+		if (c == fresh || c->cut || c->phase != CONN_BODY || strcmp(c->addr, top->addr))
+			continue;
+		double age = t - c->since, rate = age > 0 ? (double)c->body / age : 0;
+		if (!slow || rate < slow_rate)
+			slow = c, slow_rate = rate;
+	}
+	return slow;
+}
+
+/* A connection past --max-connections has been accepted (into libmicrohttpd's spare room): the
+ * longest-idle keep-alive connection is closed to make room for it, else the one that has been
+ * sending its request's headers longest, for more than a second (a slow or silent client), else
+ * the slowest body of an address holding more than its share (hoarded_body), else the new one
+ * itself. Called under S->lock. */
 static void make_room(struct server *S, struct conn *fresh)
 {
 	struct conn *idle = NULL, *silent = NULL;
@@ -186,7 +217,9 @@ static void make_room(struct server *S, struct conn *fresh)
 		         (!silent || c->since < silent->since))
 			silent = c;
 	}
-	struct conn *v = idle ? idle : silent ? silent : fresh;
+	struct conn *v = idle ? idle : silent ? silent : hoarded_body(S, fresh, t);
+	if (!v)
+		v = fresh;
 	v->cut = 1;
 	if (v == fresh)
 		S->refused_full++;
@@ -204,6 +237,7 @@ void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
 		if (!t)
 			return;
 		t->fd = client_fd(c);
+		client_addr(c, t->addr, sizeof t->addr);
 		t->phase = CONN_HEADERS;
 		t->since = clock_s();
 		t->first = 1;

@@ -19,6 +19,8 @@
  * table rows (REQUEST_MAX_PARAMS bounds them) as a form field of its own, plus its files and
  * params (image or file, kernel, params; input, weight, bias, params). Bounded: each is a
  * struct multipart_part on the handling thread's stack (64 x 272 bytes) */
+#define BODY_AHEAD (1u << 20) /* bytes of a Content-Length body's buffer made (and held of
+                                  --memory-budget) before they arrive; it grows with them */
 #define MAX_PARTS 64
 _Static_assert(REQUEST_MAX_PARAMS + 4 <= MAX_PARTS, "a part for every parameter and each file");
 #define SWEEP_MS 200            /* how often connection deadlines are checked */
@@ -60,6 +62,7 @@ struct conn {
 	unsigned long long body;  /* bytes of the body received */
 	int first;                /* no request has begun on it yet */
 	int cut;                  /* shut down for missing a deadline */
+	char addr[64];            /* the client's address (client_addr) */
 	struct req *pending;      /* a request begun by on_uri that on_request has not seen yet:
 	                             libmicrohttpd drops a request it cannot parse without calling
 	                             on_completed, so the connection's close ends it (only the

@@ -383,14 +383,29 @@ void jobs_shutdown(struct jobs *J)
 		pthread_join(J->watchdog, NULL);
 }
 
-int jobs_memory_hold(struct jobs *J, unsigned long long bytes)
+/* Whether bytes more fit --memory-budget: 0, JOBS_E_BUDGET_SPENT or JOBS_E_OVER_BUDGET. Caller
+ * holds J->lock. */
+static int memory_fits_locked(const struct jobs *J, unsigned long long bytes)
 {
 	if (bytes > J->cfg.memory_budget)
 		return JOBS_E_OVER_BUDGET;
+	return J->mem_used + bytes > J->cfg.memory_budget ? JOBS_E_BUDGET_SPENT : 0;
+}
+
+int jobs_memory_hold(struct jobs *J, unsigned long long bytes)
+{
 	pthread_mutex_lock(&J->lock);
-	int rc = J->mem_used + bytes > J->cfg.memory_budget ? JOBS_E_BUDGET_SPENT : 0;
+	int rc = memory_fits_locked(J, bytes);
 	if (!rc)
 		J->mem_used += bytes;
+	pthread_mutex_unlock(&J->lock);
+	return rc;
+}
+
+int jobs_memory_fits(struct jobs *J, unsigned long long bytes)
+{
+	pthread_mutex_lock(&J->lock);
+	int rc = memory_fits_locked(J, bytes);
 	pthread_mutex_unlock(&J->lock);
 	return rc;
 }

@@ -197,6 +197,8 @@ int jobs_in_flight(struct jobs *J);
  * JOBS_E_OVER_BUDGET (more than the whole budget), holding nothing on failure. Every 0 is
  * paired with jobs_memory_release of the same bytes. */
 int jobs_memory_hold(struct jobs *J, unsigned long long bytes);
+/* jobs_memory_hold's answer for bytes without holding them: whether they fit now. */
+int jobs_memory_fits(struct jobs *J, unsigned long long bytes);
 void jobs_memory_release(struct jobs *J, unsigned long long bytes);
 
 void jobs_status(struct jobs *J, struct jobs_status *st);

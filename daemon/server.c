@@ -201,26 +201,31 @@ static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const ch
 	return MHD_YES;
 }
 
-/* Counts the header fields whose name is empty or holds whitespace or a control byte (RFC 9112
- * 5.1: no whitespace between a field name and its colon). libmicrohttpd keeps such a name as
- * sent, so "Content-Length : 5" would be some other header to it while a lax proxy in front
- * frames the body by it. */
-static enum MHD_Result count_bad_name(void *cls, enum MHD_ValueKind kind, const char *key,
-                                      const char *value)
+/* Counts the header fields that no proxy in front may read otherwise than libmicrohttpd: a name
+ * empty or holding whitespace or a control byte (RFC 9112 5.1: no whitespace between a field
+ * name and its colon; libmicrohttpd keeps such a name as sent, so "Content-Length : 5" would be
+ * some other header to it while a lax proxy frames the body by it), or a value holding a
+ * control byte other than tab (a bare CR a proxy may take as a line's end). libmicrohttpd ends a
+ * value at a NUL, so what follows one is not seen here. */
+static enum MHD_Result count_bad_field(void *cls, enum MHD_ValueKind kind, const char *key,
+                                       size_t key_size, const char *value, size_t value_size)
 {
 	(void)kind;
-	(void)value;
 	int *n = cls;
-	const unsigned char *p = (const unsigned char *)key;
-	int bad = !*p;
-	for (; *p && !bad; p++)
-		bad = *p <= 0x20 || *p == 0x7f;
+	int bad = !key_size;
+	for (size_t i = 0; i < key_size && !bad; i++)
+		bad = (unsigned char)key[i] <= 0x20 || key[i] == 0x7f;
+	for (size_t i = 0; value && i < value_size && !bad; i++) {
+		unsigned char ch = (unsigned char)value[i];
+		bad = (ch < 0x20 && ch != '\t') || ch == 0x7f;
+	}
 	*n += bad;
 	return MHD_YES;
 }
 
 /* The request's framing, before anything else: a target holding NUL or control bytes, a header
- * name holding whitespace, an HTTP/1.1 request without Host, Content-Length given twice or not a number, or with
+ * name holding whitespace or a value a control byte, Host twice, an HTTP/1.1 request without
+ * Host, Content-Length given twice or not a number, or with
  * Transfer-Encoding (ambiguous framing behind a proxy is how requests are smuggled) are 400;
  * a transfer coding other than chunked is 501. Each closes the connection unread. Returns 1
  * when it answered (*ret holds the result). */
@@ -239,12 +244,18 @@ static int framing_check(struct req *r, const char *version, enum MHD_Result *re
 		                       "Host header");
 		return 1;
 	}
-	int bad_names = 0;
-	MHD_get_connection_values(c, MHD_HEADER_KIND, count_bad_name, &bad_names);
-	if (bad_names) {
-		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "a header field name holds "
+	int bad_fields = 0;
+	MHD_get_connection_values_n(c, MHD_HEADER_KIND, count_bad_field, &bad_fields);
+	if (bad_fields) {
+		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "a header field's name holds "
 		                       "whitespace or a control character (as 'Content-Length : 5' "
-		                       "would)");
+		                       "would), or its value a control character");
+		return 1;
+	}
+	struct header_count host = {MHD_HTTP_HEADER_HOST, 0};
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &host);
+	if (host.n > 1) {
+		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "Host given more than once");
 		return 1;
 	}
 	struct header_count cl = {MHD_HTTP_HEADER_CONTENT_LENGTH, 0},
@@ -410,20 +421,22 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 		r->checked = 1;
 		if (precheck(r, 1, &ret))
 			return ret;
-		if (n > S->cfg.max_body) {
-			const char *close_hdr[] = {MHD_HTTP_HEADER_CONNECTION, "close", NULL};
+		const char *close_hdr[] = {MHD_HTTP_HEADER_CONNECTION, "close", NULL};
+		if (strcmp(method, "POST") && strcmp(method, "PUT"))
+			return respond_error_x(r, 400, "bad_request", close_hdr, "%s %s takes no body",
+			                       method, r->path);
+		if (n > S->cfg.max_body)
 			return respond_error_x(r, 413, "body_too_large", close_hdr, "the body of %llu "
 			                       "bytes is larger than the %llu bytes allowed (--max-body)",
 			                       n, S->cfg.max_body);
-		}
-		/* the announced body holds its bytes of --memory-budget before any is read */
-		int hr = body_hold(r, n);
+		/* an announced body that cannot fit --memory-budget now is refused before any byte;
+		 * one that can holds the budget as its buffer grows with what arrives */
+		int hr = S->o.jobs ? jobs_memory_fits(S->o.jobs, n) : 0;
 		if (hr)
 			return body_refused(r, hr, n);
 		r->announced = n;
-		/* room for the announced body, up to 16 MiB ahead of its arrival */
-		size_t pre = n < (16u << 20) ? (size_t)n : (16u << 20);
-		if (pre && (r->body = malloc(pre)))
+		size_t pre = n < BODY_AHEAD ? (size_t)n : BODY_AHEAD;
+		if (pre && !body_hold(r, pre) && (r->body = malloc(pre)))
 			r->cap = pre;
 		return MHD_YES;
 	}

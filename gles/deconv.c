@@ -136,20 +136,11 @@ static int grow(struct deconv_ctx *d, GLuint *buf, size_t *have, size_t need,
 	return rc == GL_BUF_E_OOM ? DECONV_E_TOO_LARGE : DECONV_E_GPU;
 }
 
-/* gx x gy x nz groups in z slices the device allows, the cancellation looked at before each:
- * 0 or DECONV_E_CANCELLED. */
+/* gl_dispatch_z with the context's device and cancellation: 0 or DECONV_E_CANCELLED. */
 static int dispatch_z(const struct deconv_ctx *d, const struct deconv_prog *prog, int gx, int gy,
                       long nz)
 {
-	long maxz = d->info->max_group_count[2] > 0 ? d->info->max_group_count[2] : 65535;
-	GLint loc = prog->u[DU_Z0];
-	for (long z0 = 0; z0 < nz; z0 += maxz) {
-		if (gles_cancelled(d->cancel))
-			return DECONV_E_CANCELLED;
-		glUniform1i(loc, (int)z0);
-		glDispatchCompute((GLuint)gx, (GLuint)gy, (GLuint)(nz - z0 < maxz ? nz - z0 : maxz));
-	}
-	return 0;
+	return gl_dispatch_z(d->info, d->cancel, prog->u[DU_Z0], gx, gy, nz) ? DECONV_E_CANCELLED : 0;
 }
 
 /* Bias (or zeros) into the bias buffer. */

@@ -4,6 +4,9 @@
 #include <GLES3/gl31.h>
 #include <stdio.h>
 
+#include "gles/cancel.h"
+#include "gles/egl.h"
+
 const char *gl_error_name(unsigned code)
 {
 	switch (code) {
@@ -63,5 +66,21 @@ int gl_buf_grow(unsigned *buf, size_t *have, size_t need, char err[GL_BUF_ERR_LE
 		return e == GL_OUT_OF_MEMORY ? GL_BUF_E_OOM : GL_BUF_E_GPU;
 	}
 	*have = need;
+	return 0;
+}
+
+int gl_dispatch_z(const struct egl_info *info, struct gles_cancel *cancel, int z0_loc, int gx,
+                  int gy, long nz)
+{
+	long step = info->max_group_count[2] > 0 ? info->max_group_count[2] : 65535;
+	long layer = (long)gx * gy;
+	if (info->software && layer > 0 && GL_SOFT_DISPATCH_GROUPS / layer < step)
+		step = GL_SOFT_DISPATCH_GROUPS / layer > 0 ? GL_SOFT_DISPATCH_GROUPS / layer : 1;
+	for (long z0 = 0; z0 < nz; z0 += step) {
+		if (gles_cancelled(cancel))
+			return -1;
+		glUniform1i(z0_loc, (int)z0);
+		glDispatchCompute((GLuint)gx, (GLuint)gy, (GLuint)(nz - z0 < step ? nz - z0 : step));
+	}
 	return 0;
 }

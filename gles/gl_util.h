@@ -33,4 +33,20 @@ unsigned gl_buf_new(size_t bytes, const void *data, unsigned usage, unsigned *gl
  * "a buffer of N bytes: GL_..." in err and *have 0. */
 int gl_buf_grow(unsigned *buf, size_t *have, size_t need, char err[GL_BUF_ERR_LEN]);
 
+struct egl_info;
+struct gles_cancel;
+
+/* Groups a dispatch holds at most on a software renderer (llvmpipe), where a dispatch runs to
+ * its end before the next call returns, unless one z layer alone holds more: the shared
+ * convolution's groups are heavy (a 32x8 tile of several output planes), so a layer of 64 of
+ * them, 128x128 by 128x3x3, takes about half a second on two cores, and a cancellation is seen
+ * that soon. A GPU takes the device's largest z at once. */
+#define GL_SOFT_DISPATCH_GROUPS 64
+
+/* Dispatches gx x gy x nz groups in z slices (the device's largest z, or on a software renderer
+ * slices of about GL_SOFT_DISPATCH_GROUPS groups), each told its first z through the uniform at
+ * z0_loc; cancel (NULL: none) is looked at before each. 0, or -1 when cancelled. */
+int gl_dispatch_z(const struct egl_info *info, struct gles_cancel *cancel, int z0_loc, int gx,
+                  int gy, long nz);
+
 #endif

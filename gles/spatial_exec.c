@@ -1,25 +1,18 @@
 /* One spatial algorithm run on a plan: the filter (and bias) uploaded for the weights, the
  * input packed into its texture, the convolution dispatched; see spatial_internal.h. */
 #include "gles/spatial_internal.h"
+#include "gles/gl_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Dispatches gx x gy x nz groups, nz in slices the device allows, each told its first z; the
- * context's cancellation looked at before each slice. 0 or SPATIAL_E_CANCELLED. */
+/* gl_dispatch_z with the context's device and cancellation: 0 or SPATIAL_E_CANCELLED. */
 int spatial_dispatch_z(const struct spatial_ctx *s, const struct spatial_prog *prog, int gx,
                        int gy, long nz)
 {
-	long maxz = s->info->max_group_count[2] > 0 ? s->info->max_group_count[2] : 65535;
-	GLint loc = prog->u[SU_Z0];
-	for (long z0 = 0; z0 < nz; z0 += maxz) {
-		if (gles_cancelled(s->cancel))
-			return SPATIAL_E_CANCELLED;
-		glUniform1i(loc, (int)z0);
-		glDispatchCompute((GLuint)gx, (GLuint)gy, (GLuint)(nz - z0 < maxz ? nz - z0 : maxz));
-	}
-	return 0;
+	return gl_dispatch_z(s->info, s->cancel, prog->u[SU_Z0], gx, gy, nz) ? SPATIAL_E_CANCELLED
+	                                                                      : 0;
 }
 
 static float wround(int level, float v)

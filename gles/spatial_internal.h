@@ -131,7 +131,8 @@ void spatial_shape_free(struct spatial_ctx *s, struct shape *p);
 
 /* ---- spatial_exec.c ---- */
 
-/* Dispatches gx x gy x nz groups, nz in slices the device allows, each told its first z. */
+/* Dispatches gx x gy x nz groups in z slices (gl_dispatch_z), the context's cancellation looked
+ * at before each: 0 or SPATIAL_E_CANCELLED. */
 int spatial_dispatch_z(const struct spatial_ctx *s, const struct spatial_prog *prog, int gx,
                         int gy, long nz);
 /* Runs plan p on in_buf into out_buf with weights w and bias (NULL: 0). tm: a timer sequence

@@ -174,6 +174,34 @@ def test_gpu_timeout():
         stop_timed(d, "gpu-timeout daemon", 2.0)
 
 
+def test_gpu_timeout_one_dispatch_algorithms():
+    """The algorithms that dispatch a whole output at once (shared, planes4) are cut in slices on
+    a software renderer, so --gpu-timeout stops them too: 1x128x128x128 by 128x128x3x3, seconds
+    on llvmpipe, 504 within the timeout and a slice."""
+    d = Daemon("--gpu-timeout", "1", "--drain-timeout", "2")
+    try:
+        x = RNG.standard_normal((1, 128, 128, 128)).astype(np.float32)
+        w = (RNG.standard_normal((128, 128, 3, 3)) * 0.05).astype(np.float32)
+        for alg in ("shared", "planes4"):
+            st, err = small_conv(d, alg)  # its programs compiled before the clock runs
+            t0 = time.time()
+            st, h, b = post_tensors(d, "/v1/conv2d", [("input", npy_bytes(x)),
+                                                      ("weight", npy_bytes(w))],
+                                    "?padding=1&algorithm=" + alg, timeout=300)
+            took = time.time() - t0
+            print("     conv2d %s: %s in %.2f s" % (alg, st, took))
+            if st == 200 and took < 1:
+                print("     skip: the whole conv2d ran within 1 s here")
+                continue
+            check("%s past --gpu-timeout 1: 504 within 4 s" % alg, st == 504 and took < 4,
+                  (st, took, b[:200]))
+        st, err = small_conv(d, "shared")
+        check("the next conv2d answers right (rel L2 %s)" % err, st == 200 and err < 1e-5,
+              (st, err))
+    finally:
+        stop_timed(d, "one-dispatch gpu-timeout daemon", 2.0)
+
+
 def test_sigterm_during_long_job():
     """No --gpu-timeout: the drain ends, the running job stops at its next dispatch, exit 0."""
     drain = 1.0
@@ -240,7 +268,8 @@ def test_sigterm_hung_gl_call():
 
 
 def main():
-    tests = [test_hostile_transpose, test_gpu_timeout, test_sigterm_during_long_job,
+    tests = [test_hostile_transpose, test_gpu_timeout, test_gpu_timeout_one_dispatch_algorithms,
+             test_sigterm_during_long_job,
              test_sigterm_hung_gl_call]
     H.run_script(tests, "DEADLINE_ONLY", (TMP,), need_daemon=True)
 

@@ -701,9 +701,11 @@ def test_dropped_request_lines():
 
 def test_bodies_in_budget():
     """Bodies hold --memory-budget as they arrive: 16 connections announcing 3 MiB bodies and
-    sending all but the last byte under a 8 MiB budget hold at most the budget; the rest are
-    answered 503 memory_budget before their bodies are read; one larger than the whole budget
-    is 413; the budget is free again once they close."""
+    sending all but the last byte under a 8 MiB budget hold at most the budget, and those that
+    cannot fit are answered 503 memory_budget before their bodies are read; one larger than the
+    whole budget is 413. A body announced but not sent holds only its first MiB of buffer, so
+    silent announcers cannot spend the budget; a route that takes no body refuses one. The budget
+    is free again once they close."""
     d = Daemon("--memory-budget", "8M", "--max-body", "16M", "--header-timeout", "30",
                "--min-body-rate", "0")
     socks, refused = [], 0
@@ -720,7 +722,7 @@ def test_bodies_in_budget():
                 pass
             s.setblocking(True)
             socks.append(s)
-        time.sleep(0.5)
+            time.sleep(0.3)  # its bytes read (and held) before the next one asks
         held = d.metric("fftbloom_memory_reserved_bytes")
         check("16 slow 3 MiB bodies: reserved memory within the 8 MiB budget",
               held is not None and 0 < held <= 8 << 20, held)
@@ -741,6 +743,27 @@ def test_bodies_in_budget():
         for s in socks:
             s.close()
     counters_zero(d, "after the slow bodies closed")
+    silent = []
+    try:
+        for _ in range(6):
+            s = socket.create_connection(("127.0.0.1", d.port), timeout=10)
+            s.sendall(b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n"
+                      % (4 << 20))
+            silent.append(s)
+        time.sleep(0.3)
+        held = d.metric("fftbloom_memory_reserved_bytes")
+        check("6 announced 4 MiB bodies not sent hold 1 MiB of buffer each, not 24 MiB",
+              held is not None and held <= 6 << 20, held)
+        st, _, b = d.req("POST", "/v1/bloom?" + SMALL_Q, body=png_bytes(rand8()))
+        check("a real request beside them is served", st == 200, (st, b[:200]))
+        out = raw(d, b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n"
+                  % (4 << 20), timeout=5)
+        check("GET /healthz with a body: 400, nothing held", status_of(out) == 400 and
+              b"takes no body" in out, out[:300])
+    finally:
+        for s in silent:
+            s.close()
+    counters_zero(d, "after the silent announcers closed")
     d.stop("bodies-in-budget daemon")
 
 
@@ -783,6 +806,31 @@ def test_idle_connections_make_room():
         for s in held:
             s.close()
         d.stop("idle-connections daemon")
+    # slow uploads: 4 addresses x 64 chunked bodies in progress fill the server; a fifth address
+    # is served all the same, the slowest body of an address past its share (an eighth) closed
+    d = Daemon("--max-per-ip", "64", "--max-connections", "256", "--header-timeout", "30")
+    bodies = []
+    try:
+        for a in range(2, 6):
+            for _ in range(64):
+                s = socket.socket()
+                s.bind(("127.0.0.%d" % a, 0))
+                s.settimeout(10)
+                s.connect(("127.0.0.1", d.port))
+                s.sendall(b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked"
+                          b"\r\n\r\n400\r\n" + b"\0" * 1024 + b"\r\n")
+                bodies.append(s)
+        time.sleep(0.5)
+        s, st = get("127.0.0.6")
+        s.close()
+        check("4 addresses x 64 slow bodies: a fifth address is served", st == 200, st)
+        check("a body of an address past its share was closed for it",
+              d.metric('fftbloom_connections_cut_total{reason="evicted"}') >= 1,
+              d.metric("fftbloom_connections_cut_total"))
+    finally:
+        for s in bodies:
+            s.close()
+        d.stop("slow-bodies daemon")
     d = Daemon("--idle-timeout", "0.5")
     try:
         s, st = get("127.0.0.1")
@@ -830,8 +878,9 @@ def test_answers_echoing_bytes():
 
 
 def test_header_name_whitespace():
-    """'Content-Length : N' and 'Transfer-Encoding : chunked' (space before the colon) are 400,
-    never taken as other headers with the body answered as a second request."""
+    """'Content-Length : N' and 'Transfer-Encoding : chunked' (space before the colon), a control
+    byte in a value (a bare CR a proxy may end a line at) and Host twice are 400, never
+    taken as other headers with the body answered as a second request."""
     d = Daemon()
     try:
         for name, data in (
@@ -839,7 +888,10 @@ def test_header_name_whitespace():
                  b"\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"),
                 ("Transfer-Encoding : chunked", b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\n"
                  b"Transfer-Encoding : chunked\r\n\r\n27\r\nGET /healthz HTTP/1.1\r\nHost: x"
-                 b"\r\n\r\n\r\n0\r\n\r\n")):
+                 b"\r\n\r\n\r\n0\r\n\r\n"),
+                ("a bare CR in a value", b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\nX: a\rContent-"
+                 b"Length: 39\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"),
+                ("Host twice", b"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")):
             out = raw(d, data, timeout=5)
             check("%s: 400 and one answer" % name, status_of(out) == 400 and
                   out.count(b"HTTP/1.1 ") == 1, out[:300])

@@ -63,11 +63,25 @@ void jobs_start(struct jobs *J, struct job *j)
 	fail("jobs_start after jobs_reserve refused", NULL);
 }
 
+/* jobs.c's rule: 0, JOBS_E_OVER_BUDGET or JOBS_E_BUDGET_SPENT. Caller holds J->mu. */
+static int fits_locked(const struct jobs *J, unsigned long long bytes)
+{
+	return bytes > J->budget ? JOBS_E_OVER_BUDGET
+	       : J->held + bytes > J->budget ? JOBS_E_BUDGET_SPENT : 0;
+}
+
+int jobs_memory_fits(struct jobs *J, unsigned long long bytes)
+{
+	pthread_mutex_lock(&J->mu);
+	int rc = fits_locked(J, bytes);
+	pthread_mutex_unlock(&J->mu);
+	return rc;
+}
+
 int jobs_memory_hold(struct jobs *J, unsigned long long bytes)
 {
 	pthread_mutex_lock(&J->mu);
-	int rc = bytes > J->budget ? JOBS_E_OVER_BUDGET
-	         : J->held + bytes > J->budget ? JOBS_E_BUDGET_SPENT : 0;
+	int rc = fits_locked(J, bytes);
 	if (!rc)
 		J->held += bytes;
 	pthread_mutex_unlock(&J->mu);
