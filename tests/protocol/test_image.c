@@ -1606,6 +1606,11 @@ static void test_avif_lossless(void **state)
 			struct image_encode_opts o = { .quality = 100 };
 			unsigned lost;
 			coded_image(&img, sizes[s][0], sizes[s][1], ch, 8);
+			/* libavif stores no alpha plane for an opaque image (it comes back with one
+			 * channel less, nothing lost): one transparent sample keeps it, whatever the
+			 * random codes (a 1x1 image was opaque one run in 256) */
+			if (ch == 2 || ch == 4)
+				img.pixels[ch - 1] = 0.0f;
 			roundtrip(&img, IMAGE_FORMAT_AVIF, &o, &back, &info, &lost);
 			assert_int_equal(lost, 0);
 			assert_same_image(&img, &back, "avif lossless");
