@@ -260,7 +260,7 @@ int registry_scan_dir(const char *dir, const char *what, struct reg_file **files
 		cnt++;
 	}
 	closedir(d);
-	if (!rc) {
+	if (!rc && cnt) { /* an empty folder has no array to sort (fs NULL) */
 		qsort(fs, cnt, sizeof *fs, cmp_file);
 		for (size_t i = 1; i < cnt && !rc; i++)
 			if (!strcmp(fs[i].name, fs[i - 1].name)) {
