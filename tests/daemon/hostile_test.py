@@ -774,11 +774,15 @@ def test_idle_connections_make_room():
     d = Daemon("--idle-timeout", "60", "--max-per-ip", "64", "--max-connections", "256")
     held = []
 
-    def get(src):
+    def connect_from(src):
         s = socket.socket()
         s.bind((src, 0))
         s.settimeout(10)
         s.connect(("127.0.0.1", d.port))
+        return s
+
+    def get(src):
+        s = connect_from(src)
         s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         out = b""
         while not (b"\r\n\r\n" in out and out.rstrip().endswith(b"}")):
@@ -813,10 +817,7 @@ def test_idle_connections_make_room():
     try:
         for a in range(2, 6):
             for _ in range(64):
-                s = socket.socket()
-                s.bind(("127.0.0.%d" % a, 0))
-                s.settimeout(10)
-                s.connect(("127.0.0.1", d.port))
+                s = connect_from("127.0.0.%d" % a)
                 s.sendall(b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked"
                           b"\r\n\r\n400\r\n" + b"\0" * 1024 + b"\r\n")
                 bodies.append(s)
