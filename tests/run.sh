@@ -2,7 +2,7 @@
 # Runs every test: the cmocka binaries given after BUILD (the Makefile passes the ones its
 # folders list; with none, every test_* binary under BUILD/tests) and each tests/*/test_*.sh
 # script. Prints one closing line "N passed, N failed" summed over all of them; exits 1 on any
-# failure.
+# failure. Before it, the twelve slowest with their seconds, to keep CI's 15 minutes in view.
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
 bins="$*"
@@ -13,12 +13,15 @@ export CMOCKA_MESSAGE_OUTPUT=stdout
 XDG_CACHE_HOME=$(mktemp -d /tmp/fftbloom-test-cache-XXXXXX)
 export XDG_CACHE_HOME
 unset CACHE_DIRECTORY
-trap 'rm -rf "$XDG_CACHE_HOME"' EXIT
+times=$(mktemp /tmp/fftbloom-test-times-XXXXXX)
+trap 'rm -rf "$XDG_CACHE_HOME" "$times"' EXIT
 passed=0; failed=0; failed_names=""
 run_one() {
 	name=$1; shift
 	echo "=== $name"
+	t0=$(date +%s)
 	out=$("$@" 2>&1); rc=$?
+	echo "$(( $(date +%s) - t0 )) $name" >>"$times"
 	printf '%s\n' "$out"
 	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
 	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
@@ -36,6 +39,8 @@ done
 for s in $(ls tests/*/test_*.sh 2>/dev/null | sort); do
 	run_one "$s" env BUILD="$BUILD" sh "$s"
 done
+echo "slowest (seconds):"
+sort -rn "$times" | head -12 | sed 's/^/  /'
 [ -n "$failed_names" ] && echo "failed:$failed_names"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
