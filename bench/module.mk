@@ -4,6 +4,8 @@
 # links FFTW, statically, so it runs on a machine without libfftw3 (the GPU host).
 FFTW_LIBS ?= -Wl,-Bstatic -lfftw3f_threads -lfftw3f -Wl,-Bdynamic
 BENCH_JSON_OBJ := $(BUILD)/bench/bench_json.o
+# the programs' command lines through option tables (core/opts.h)
+BENCH_OPTS_OBJS := $(BUILD)/bench/bench_opts.o $(BUILD)/core/opts.o
 # fftbloom-bench: the GPU suites (`fftbloom bench` runs it), over the engine and the CLI's GPU
 # helpers (cli/common.c)
 BENCH_GPU_OBJS := $(BUILD)/bench/bench_main.o $(BUILD)/bench/bench_workloads.o \
@@ -18,7 +20,8 @@ $(BUILD)/bench/loadgen: $(BUILD)/bench/loadgen.o $(BENCH_JSON_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread $(LDLIBS)
 $(BUILD)/bench/fftw_peer: $(BUILD)/bench/fftw_peer.o $(BENCH_JSON_OBJ) $(BUILD)/gles/fft_plan.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(FFTW_LIBS) -lm -lpthread $(LDLIBS)
-$(BUILD)/bench/codec_ceiling: $(BUILD)/bench/codec_ceiling.o $(BENCH_JSON_OBJ) $(PROTOCOL_OBJS) $(CORE_OBJS)
+$(BUILD)/bench/codec_ceiling: $(BUILD)/bench/codec_ceiling.o $(BUILD)/bench/bench_opts.o $(BENCH_JSON_OBJ) \
+                             $(PROTOCOL_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 $(BUILD)/bench/encode_formats: $(BUILD)/bench/encode_formats.o $(PROTOCOL_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
