@@ -18,7 +18,7 @@ $(BENCH_JSON_OBJ): $(BUILD)/gen/version.h
 
 $(BUILD)/bench/loadgen: $(BUILD)/bench/loadgen.o $(BENCH_JSON_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread $(LDLIBS)
-$(BUILD)/bench/fftw_peer: $(BUILD)/bench/fftw_peer.o $(BENCH_JSON_OBJ) $(BUILD)/gles/fft_plan.o
+$(BUILD)/bench/fftw_peer: $(BUILD)/bench/fftw_peer.o $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS) $(BUILD)/gles/fft_plan.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(FFTW_LIBS) -lm -lpthread $(LDLIBS)
 $(BUILD)/bench/codec_ceiling: $(BUILD)/bench/codec_ceiling.o $(BUILD)/bench/bench_opts.o $(BENCH_JSON_OBJ) \
                              $(PROTOCOL_OBJS) $(CORE_OBJS)
