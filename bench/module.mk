@@ -16,8 +16,11 @@ BENCH_BINS := $(BUILD)/bench/loadgen $(BUILD)/bench/fftw_peer $(BUILD)/bench/cod
               $(BUILD)/bench/encode_formats
 $(BENCH_JSON_OBJ): $(BUILD)/gen/version.h
 
-$(BUILD)/bench/loadgen: $(BUILD)/bench/loadgen.o $(BENCH_JSON_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ -lpthread $(LDLIBS)
+# loadgen: options and client threads (loadgen.c), its HTTP client, /proc CPU readings, report
+LOADGEN_OBJS := $(BUILD)/bench/loadgen.o $(BUILD)/bench/loadgen_http.o \
+                $(BUILD)/bench/loadgen_proc.o $(BUILD)/bench/loadgen_report.o
+$(BUILD)/bench/loadgen: $(LOADGEN_OBJS) $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm -lpthread $(LDLIBS)
 $(BUILD)/bench/fftw_peer: $(BUILD)/bench/fftw_peer.o $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS) $(BUILD)/gles/fft_plan.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(FFTW_LIBS) -lm -lpthread $(LDLIBS)
 $(BUILD)/bench/codec_ceiling: $(BUILD)/bench/codec_ceiling.o $(BUILD)/bench/bench_opts.o $(BENCH_JSON_OBJ) \
