@@ -24,6 +24,7 @@
 #include <jpeglib.h>
 
 #include "bench/bench_json.h"
+#include "bench/bench_opts.h"
 #include "protocol/image.h"
 #if defined(__has_include)
 #if __has_include(<jconfig.h>)
@@ -181,82 +182,78 @@ static void *par_main(void *arg)
 	return NULL;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: codec_ceiling [--runs N] [--warmup N] [--max-seconds S] [--quality Q]\n"
-	           "                     [--subsampling 444|420] [--cores N] [--label TEXT]\n"
-	           "                     [--suite NAME] [--machine NAME] FRAME.jpg [FRAME.jpg ...]\n"
-	           "JPEG decode + encode per frame on one thread (median); a result line on stdout, a\n"
-	           "line on stderr. --subsampling: the answers' chroma (fftbloomd --jpeg-subsampling) on\n"
-	           "the planes and coefficient paths; --cores defaults to the online CPUs; --suite (e2e)\n"
-	           "and --machine (from the CPU's name) go into the line.\n");
-}
+struct opts {
+	int runs, warmup, quality, subsampling, cores;
+	double max_s;
+	char label[OPT_STR_MAX], suite[OPT_STR_MAX], machine[OPT_STR_MAX];
+};
 
-int main(int argc, char **argv)
-{
-	int runs = 30, warmup = 3, quality = 90, sub = 1;
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	double max_s = 20;
-	const char *label = "", *suite = "e2e", *machine = NULL;
+#define O(f) offsetof(struct opts, f)
+static const struct opt_def opt_table[] = {
+	{"runs", OPT_INT, 1, 100000, "30", NULL, "timed frames a path", NULL, O(runs)},
+	{"warmup", OPT_INT, 0, 1000, "3", NULL, "untimed frames first", NULL, O(warmup)},
+	{"max-seconds", OPT_DOUBLE, 1e-3, 86400, "20", NULL,
+	 "the daemon's float path stops after this long (at least 3 frames; the other paths run as "
+	 "many); on all cores a third of it each (1 to 10 s)", NULL, O(max_s)},
+	{"quality", OPT_INT, 1, 100, "90", NULL, "JPEG quality of the answers", NULL, O(quality)},
+	{"subsampling", OPT_ENUM, 0, 0, "444", "444|420",
+	 "the answers' chroma (fftbloomd --jpeg-subsampling) on the planes and coefficient paths",
+	 NULL, O(subsampling)},
+	{"cores", OPT_INT, 0, 65536, "0", NULL,
+	 "threads on all cores at once, and the one-thread rates' multiplier; 0: the online CPUs",
+	 NULL, O(cores)},
+	{"label", OPT_STRING, 0, 0, "", NULL, "detail.label of the line", NULL, O(label)},
+	{"suite", OPT_STRING, 0, 0, "e2e", NULL, "the line's suite", NULL, O(suite)},
+	{"machine", OPT_STRING, 0, 0, "", NULL, "the line's machine; empty: from the CPU's name",
+	 NULL, O(machine)},
+};
+#undef O
+
+static const char usage[] =
+	"usage: codec_ceiling [options] FRAME.jpg [FRAME.jpg ...]\n"
+	"JPEG decode + encode per frame on one thread (median); a result line on stdout, a\n"
+	"line on stderr. The frames must share one size.\n";
+
+/* The frames, read whole, and the settings every path shares. */
+struct frames {
 	const char *paths[MAX_FILES];
-	int nf = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--runs") && v)
-			runs = atoi(argv[++i]);
-		else if (!strcmp(a, "--warmup") && v)
-			warmup = atoi(argv[++i]);
-		else if (!strcmp(a, "--quality") && v)
-			quality = atoi(argv[++i]);
-		else if (!strcmp(a, "--subsampling") && v && (!strcmp(v, "444") || !strcmp(v, "420")))
-			sub = !strcmp(argv[++i], "420") ? 2 : 1;
-		else if (!strcmp(a, "--cores") && v)
-			cores = atol(argv[++i]);
-		else if (!strcmp(a, "--max-seconds") && v)
-			max_s = atof(argv[++i]);
-		else if (!strcmp(a, "--label") && v)
-			label = argv[++i];
-		else if (!strcmp(a, "--suite") && v)
-			suite = argv[++i];
-		else if (!strcmp(a, "--machine") && v)
-			machine = argv[++i];
-		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (a[0] != '-' && nf < MAX_FILES)
-			paths[nf++] = a;
-		else {
-			fprintf(stderr, "codec_ceiling: bad argument '%s'\n", a);
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (!nf || runs < 1 || runs > 100000 || warmup < 0 || warmup > 1000 || quality < 1 ||
-	    quality > 100 || cores < 1 || !(max_s > 0)) {
-		usage(stderr);
-		return 2;
-	}
 	unsigned char *bufs[MAX_FILES];
 	size_t lens[MAX_FILES];
-	for (int i = 0; i < nf; i++)
-		if (!(bufs[i] = bench_read_file(paths[i], &lens[i]))) {
-			fprintf(stderr, "codec_ceiling: cannot read %s\n", paths[i]);
-			return 1;
-		}
-	double *dec = malloc((size_t)runs * sizeof *dec), *enc = malloc((size_t)runs * sizeof *enc);
-	double *tot = malloc((size_t)runs * sizeof *tot);
-	double *denc = malloc((size_t)runs * sizeof *denc), *cdec = malloc((size_t)runs * sizeof *cdec);
-	double *cenc = malloc((size_t)runs * sizeof *cenc);
-	if (!dec || !enc || !tot || !denc || !cdec || !cenc)
+	int nf, quality, sub, runs, warmup; /* sub: the answers' chroma subsampling factor, 1 or 2 */
+	int w, h, ch;                       /* the frames' size, from the float path */
+};
+
+/* Medians in ms, and rates in frames/s. */
+struct ceiling {
+	int done;                /* timed frames on the float path; the other paths run as many */
+	size_t out_bytes;        /* the float path's answers, over its timed frames */
+	double md, me, mt;       /* the daemon's float path: decode, encode, both */
+	double mtj;              /* libjpeg-turbo alone */
+	double pd, pe, pt;       /* planes: decode to YUV, encode from YUV, both */
+	double de, cd, ce;       /* answer from coefficients; frame to coefficients; from a scan */
+	double par_fps[4];       /* all cores: planes, coefficients, coded scan, that from coefs */
+};
+
+/* A scratch of n doubles for each of k series, each reps long; NULL when out of memory. */
+static double *series(int k, int reps)
+{
+	return malloc((size_t)k * (size_t)reps * sizeof(double));
+}
+
+/* The daemon's float path (--jpeg-planes=false): decode to linear float, encode, until
+ * max_s has passed (at least 3 frames). 0 or 1 after a message. */
+static int float_path(struct frames *fr, double max_s, struct ceiling *c)
+{
+	double *v = series(3, fr->runs);
+	if (!v)
 		return 1;
+	double *dec = v, *enc = v + fr->runs, *tot = v + 2 * fr->runs;
 	struct image_encode_opts eo;
 	memset(&eo, 0, sizeof eo);
-	eo.quality = quality;
-	int w = 0, h = 0, ch = 0, done = 0;
-	size_t out_bytes = 0;
+	eo.quality = fr->quality;
 	double t_start = bench_now_s();
-	for (int r = 0; r < warmup + runs; r++) {
-		int f = r % nf;
+	for (int r = 0; r < fr->warmup + fr->runs; r++) {
+		int f = r % fr->nf;
 		struct image img;
 		struct image_info info;
 		char err[IMAGE_ERR_LEN];
@@ -264,142 +261,200 @@ int main(int argc, char **argv)
 		size_t out_len = 0;
 		unsigned lost;
 		double t0 = bench_now_s();
-		int rc = image_decode(bufs[f], lens[f], NULL, &img, &info, err);
+		int rc = image_decode(fr->bufs[f], fr->lens[f], NULL, &img, &info, err);
 		double t1 = bench_now_s();
 		if (!rc)
 			rc = image_encode(&img, IMAGE_FORMAT_JPEG, &eo, &out, &out_len, &lost, err);
 		double t2 = bench_now_s();
 		if (rc) {
-			fprintf(stderr, "codec_ceiling: %s: %s\n", paths[f], err);
+			fprintf(stderr, "codec_ceiling: %s: %s\n", fr->paths[f], err);
+			free(v);
 			return 1;
 		}
-		w = img.width;
-		h = img.height;
-		ch = img.channels;
+		fr->w = img.width;
+		fr->h = img.height;
+		fr->ch = img.channels;
 		image_free(&img);
 		free(out);
-		if (r >= warmup) {
-			dec[done] = (t1 - t0) * 1e3;
-			enc[done] = (t2 - t1) * 1e3;
-			tot[done] = (t2 - t0) * 1e3;
-			out_bytes += out_len;
-			done++;
-			if (done >= 3 && bench_now_s() - t_start > max_s)
+		if (r >= fr->warmup) {
+			dec[c->done] = (t1 - t0) * 1e3;
+			enc[c->done] = (t2 - t1) * 1e3;
+			tot[c->done] = (t2 - t0) * 1e3;
+			c->out_bytes += out_len;
+			c->done++;
+			if (c->done >= 3 && bench_now_s() - t_start > max_s)
 				break;
 		}
 	}
-	double md = bench_median(dec, done), me = bench_median(enc, done), mt = bench_median(tot, done);
-	double fps1 = 1e3 / mt;
+	c->md = bench_median(dec, c->done);
+	c->me = bench_median(enc, c->done);
+	c->mt = bench_median(tot, c->done);
+	free(v);
+	return 0;
+}
 
-	/* libjpeg-turbo alone, same frames and run count */
+/* libjpeg-turbo alone, the same frames and run count: 8-bit RGB decode + encode. */
+static int turbo_path(const struct frames *fr, struct ceiling *c)
+{
+	int w = fr->w, h = fr->h;
 	tjhandle td = tjInitDecompress(), tc = tjInitCompress();
 	unsigned char *rgb = malloc((size_t)w * h * 3);
 	unsigned long cap = tjBufSize(w, h, TJSAMP_444);
 	unsigned char *jb = malloc(cap);
-	if (!td || !tc || !rgb || !jb)
-		return 1;
-	int tdone = 0;
-	for (int r = 0; r < warmup + done; r++) {
-		int f = r % nf, fw, fh, ss, cs;
+	double *tot = series(1, c->done);
+	int rc = !td || !tc || !rgb || !jb || !tot, tdone = 0;
+	for (int r = 0; !rc && r < fr->warmup + c->done; r++) {
+		int f = r % fr->nf, fw, fh, ss, cs;
 		unsigned long jl = cap;
 		double t0 = bench_now_s();
-		if (tjDecompressHeader3(td, bufs[f], (unsigned long)lens[f], &fw, &fh, &ss, &cs) ||
+		if (tjDecompressHeader3(td, fr->bufs[f], (unsigned long)fr->lens[f], &fw, &fh, &ss, &cs) ||
 		    fw != w || fh != h ||
-		    tjDecompress2(td, bufs[f], (unsigned long)lens[f], rgb, w, 0, h, TJPF_RGB, 0) ||
-		    tjCompress2(tc, rgb, w, 0, h, TJPF_RGB, &jb, &jl, TJSAMP_444, quality,
+		    tjDecompress2(td, fr->bufs[f], (unsigned long)fr->lens[f], rgb, w, 0, h, TJPF_RGB, 0) ||
+		    tjCompress2(tc, rgb, w, 0, h, TJPF_RGB, &jb, &jl, TJSAMP_444, fr->quality,
 		                TJFLAG_ACCURATEDCT | TJFLAG_NOREALLOC)) {
 			fprintf(stderr, "codec_ceiling: turbojpeg on %s: %s (frames must share one size)\n",
-			        paths[f], tjGetErrorStr2(td));
-			return 1;
-		}
-		if (r >= warmup)
+			        fr->paths[f], tjGetErrorStr2(td));
+			rc = 1;
+		} else if (r >= fr->warmup) {
 			tot[tdone++] = (bench_now_s() - t0) * 1e3;
+		}
 	}
-	double mtj = bench_median(tot, tdone);
+	if (!rc)
+		c->mtj = bench_median(tot, tdone);
+	if (td)
+		tjDestroy(td);
+	if (tc)
+		tjDestroy(tc);
+	free(rgb);
+	free(jb);
+	free(tot);
+	return rc;
+}
 
-	/* the planes path (--jpeg-planes): decode to YUV planes, encode planes at the answers'
-	 * subsampling (4:4:4: the daemon's default answer); colour conversion and resampling are
-	 * the GPU's. The planes encoded are the frame's own, resampled outside the clock. */
-	struct yuv_image op;
-	if (yuv_image_alloc(&op, w, h, 0, sub, sub))
+/* Times of one frame on the planes path and the coefficient paths, in seconds on the clock. */
+struct planes_times {
+	double dec, enc, dct_enc, coef_dec, coded_enc;
+};
+
+/* One frame f: decoded to planes, the answer encoded from the frame's own planes at the
+ * answers' subsampling (op, filled outside the clock), from its coefficients and from its
+ * coded scan; and the frame decoded to its coefficients. 0 or 1 after a message. */
+static int planes_frame(const struct frames *fr, int f, struct yuv_image *op,
+                        struct planes_times *pt)
+{
+	struct yuv_image yp;
+	struct image_info info;
+	char err[IMAGE_ERR_LEN];
+	unsigned char *out = NULL;
+	size_t out_len = 0;
+	double t0 = bench_now_s();
+	int rc = image_decode_jpeg_yuv(fr->bufs[f], fr->lens[f], NULL, &yp, &info, err);
+	double t1 = bench_now_s();
+	if (rc || yp.width != fr->w || yp.height != fr->h || yp.gray) {
+		fprintf(stderr, "codec_ceiling: planes of %s: %s\n", fr->paths[f], rc ? err : "not colour");
 		return 1;
-	int pdone = 0;
-	for (int r = 0; r < warmup + done; r++) {
-		int f = r % nf;
-		struct yuv_image yp;
-		struct image_info info;
-		char err[IMAGE_ERR_LEN];
-		unsigned char *out = NULL;
-		size_t out_len = 0;
-		double t0 = bench_now_s();
-		int rc = image_decode_jpeg_yuv(bufs[f], lens[f], NULL, &yp, &info, err);
-		double t1 = bench_now_s();
-		if (rc || yp.width != w || yp.height != h || yp.gray) {
-			fprintf(stderr, "codec_ceiling: planes of %s: %s\n", paths[f], rc ? err : "not colour");
-			return 1;
-		}
-		fill_planes(&op, &yp);
-		yuv_image_free(&yp);
-		double t2 = bench_now_s();
-		rc = image_encode_jpeg_yuv(&op, quality, &out, &out_len, err);
-		double t3 = bench_now_s();
-		if (rc) {
-			fprintf(stderr, "codec_ceiling: planes encode: %s\n", err);
-			return 1;
-		}
-		/* the same answer from its coefficients (made from it outside the clock), and the
-		 * frame's own entropy decode to coefficients */
-		struct yuv_image co;
-		unsigned char *out2 = NULL;
-		size_t out2_len = 0;
-		if (read_coefs(out, out_len, quality, sub, &co)) {
-			fprintf(stderr, "codec_ceiling: coefficients of the planes' encode\n");
-			return 1;
-		}
-		double t4 = bench_now_s();
-		rc = image_encode_jpeg_yuv(&co, quality, &out2, &out2_len, err);
-		double t5 = bench_now_s();
-		free(out2);
-		struct yuv_image fc; /* the frame decoded to its coefficients, as fftbloomd does */
-		if (rc || image_decode_jpeg_coefs_into(bufs[f], lens[f], NULL, NULL, &fc, NULL, err)) {
-			fprintf(stderr, "codec_ceiling: coefficients: %s\n", err);
-			return 1;
-		}
-		double t6 = bench_now_s();
-		yuv_image_free(&fc);
-		/* the answer wrapped from its coded scan */
-		if (as_coded(&co, out, out_len)) {
-			fprintf(stderr, "codec_ceiling: no scan in the planes' encode\n");
-			return 1;
-		}
+	}
+	fill_planes(op, &yp);
+	yuv_image_free(&yp);
+	double t2 = bench_now_s();
+	rc = image_encode_jpeg_yuv(op, fr->quality, &out, &out_len, err);
+	double t3 = bench_now_s();
+	if (rc) {
+		fprintf(stderr, "codec_ceiling: planes encode: %s\n", err);
+		return 1;
+	}
+	/* the same answer from its coefficients (made from it outside the clock), and the
+	 * frame's own entropy decode to coefficients */
+	struct yuv_image co;
+	unsigned char *out2 = NULL;
+	size_t out2_len = 0;
+	if (read_coefs(out, out_len, fr->quality, fr->sub, &co)) {
+		fprintf(stderr, "codec_ceiling: coefficients of the planes' encode\n");
 		free(out);
-		out2 = NULL;
-		double t7 = bench_now_s();
-		rc = image_encode_jpeg_yuv(&co, quality, &out2, &out2_len, err);
-		double t8 = bench_now_s();
+		return 1;
+	}
+	double t4 = bench_now_s();
+	rc = image_encode_jpeg_yuv(&co, fr->quality, &out2, &out2_len, err);
+	double t5 = bench_now_s();
+	free(out2);
+	struct yuv_image fc; /* the frame decoded to its coefficients, as fftbloomd does */
+	if (rc || image_decode_jpeg_coefs_into(fr->bufs[f], fr->lens[f], NULL, NULL, &fc, NULL, err)) {
+		fprintf(stderr, "codec_ceiling: coefficients: %s\n", err);
+		free(out);
 		yuv_image_free(&co);
-		free(out2);
-		if (rc) {
-			fprintf(stderr, "codec_ceiling: coded scan: %s\n", err);
-			return 1;
-		}
-		if (r >= warmup) {
-			dec[pdone] = (t1 - t0) * 1e3;
-			enc[pdone] = (t3 - t2) * 1e3;
-			denc[pdone] = (t5 - t4) * 1e3;
-			cdec[pdone] = (t6 - t5) * 1e3;
-			cenc[pdone] = (t8 - t7) * 1e3;
-			tot[pdone++] = (t1 - t0 + t3 - t2) * 1e3;
+		return 1;
+	}
+	double t6 = bench_now_s();
+	yuv_image_free(&fc);
+	/* the answer wrapped from its coded scan */
+	rc = as_coded(&co, out, out_len);
+	free(out);
+	if (rc) {
+		fprintf(stderr, "codec_ceiling: no scan in the planes' encode\n");
+		yuv_image_free(&co);
+		return 1;
+	}
+	out2 = NULL;
+	double t7 = bench_now_s();
+	rc = image_encode_jpeg_yuv(&co, fr->quality, &out2, &out2_len, err);
+	double t8 = bench_now_s();
+	yuv_image_free(&co);
+	free(out2);
+	if (rc) {
+		fprintf(stderr, "codec_ceiling: coded scan: %s\n", err);
+		return 1;
+	}
+	*pt = (struct planes_times){t1 - t0, t3 - t2, t5 - t4, t6 - t5, t8 - t7};
+	return 0;
+}
+
+/* The planes path (--jpeg-planes): decode to YUV planes, encode planes at the answers'
+ * subsampling (4:4:4: the daemon's default answer); colour conversion and resampling are the
+ * GPU's. The planes encoded are the frame's own, resampled outside the clock. With it the
+ * coefficient paths, on as many frames as the float path timed. */
+static int planes_path(const struct frames *fr, struct ceiling *c)
+{
+	struct yuv_image op;
+	int n = c->done;
+	double *v = series(6, n);
+	if (!v || yuv_image_alloc(&op, fr->w, fr->h, 0, fr->sub, fr->sub)) {
+		free(v);
+		return 1;
+	}
+	double *dec = v, *enc = v + n, *denc = v + 2 * n, *cdec = v + 3 * n, *cenc = v + 4 * n;
+	double *tot = v + 5 * n;
+	int pdone = 0, rc = 0;
+	for (int r = 0; !rc && r < fr->warmup + n; r++) {
+		struct planes_times t;
+		rc = planes_frame(fr, r % fr->nf, &op, &t);
+		if (!rc && r >= fr->warmup) {
+			dec[pdone] = t.dec * 1e3;
+			enc[pdone] = t.enc * 1e3;
+			denc[pdone] = t.dct_enc * 1e3;
+			cdec[pdone] = t.coef_dec * 1e3;
+			cenc[pdone] = t.coded_enc * 1e3;
+			tot[pdone++] = (t.dec + t.enc) * 1e3;
 		}
 	}
-	double pd = bench_median(dec, pdone), pe = bench_median(enc, pdone), pt = bench_median(tot, pdone);
-	double de = bench_median(denc, pdone), cd = bench_median(cdec, pdone);
-	double ce = bench_median(cenc, pdone);
+	if (!rc) {
+		c->pd = bench_median(dec, pdone);
+		c->pe = bench_median(enc, pdone);
+		c->pt = bench_median(tot, pdone);
+		c->de = bench_median(denc, pdone);
+		c->cd = bench_median(cdec, pdone);
+		c->ce = bench_median(cenc, pdone);
+	}
 	yuv_image_free(&op);
+	free(v);
+	return rc;
+}
 
-	/* the planes path on all cores at once, for a third of --max-seconds (1-10 s) each: the
-	 * answer encoded from planes, from coefficients, from a coded scan */
-	double par_s = max_s / 3 < 1 ? 1 : max_s / 3 > 10 ? 10 : max_s / 3, par_fps[4];
+/* The planes path on all cores at once, for a third of --max-seconds (1-10 s) each: the
+ * answer encoded from planes, from coefficients, from a coded scan, and that with the frame
+ * decoded to its coefficients. */
+static int parallel_paths(const struct frames *fr, long cores, double max_s, struct ceiling *c)
+{
+	double par_s = max_s / 3 < 1 ? 1 : max_s / 3 > 10 ? 10 : max_s / 3;
 	struct par *pp = calloc((size_t)cores, sizeof *pp);
 	if (!pp)
 		return 1;
@@ -408,8 +463,9 @@ int main(int argc, char **argv)
 		double tp0 = bench_now_s();
 		long started = 0, par_frames = 0;
 		for (long i = 0; i < cores; i++) {
-			pp[i] = (struct par){.bufs = bufs, .lens = lens, .nf = nf, .quality = quality,
-			                     .sub = sub, .first = (int)(i % nf), .dct = dct, .until = tp0 + par_s};
+			pp[i] = (struct par){.bufs = fr->bufs, .lens = fr->lens, .nf = fr->nf,
+			                     .quality = fr->quality, .sub = fr->sub,
+			                     .first = (int)(i % fr->nf), .dct = dct, .until = tp0 + par_s};
 			if (pthread_create(&pp[i].th, NULL, par_main, &pp[i]))
 				break;
 			started++;
@@ -420,96 +476,156 @@ int main(int argc, char **argv)
 			par_frames += pp[i].frames;
 			par_failed |= pp[i].failed;
 		}
-		par_fps[dct] = par_frames / (bench_now_s() - tp0);
+		c->par_fps[dct] = par_frames / (bench_now_s() - tp0);
 		if (par_failed) {
 			fprintf(stderr, "codec_ceiling: the planes path on %ld threads failed\n", cores);
+			free(pp);
 			return 1;
 		}
 	}
 	free(pp);
-	tjDestroy(td);
-	tjDestroy(tc);
-	free(rgb);
-	free(jb);
+	return 0;
+}
+
+/* The result line on stdout. */
+static void report_line(const struct frames *fr, const struct opts *o, long cores,
+                        const struct ceiling *c, int argc, char **argv)
+{
 	struct bench_meta meta;
 	char cpu[200], gpu[256], id[64], image[32];
 	bench_cpu_name(cpu, sizeof cpu);
 	snprintf(gpu, sizeof gpu, "CPU: %s (%ld cores)", cpu, cores);
-	bench_meta_init(&meta, suite, gpu,
+	bench_meta_init(&meta, o->suite, gpu,
 #ifdef LIBJPEG_TURBO_VERSION
 	                "libjpeg-turbo " XSTR(LIBJPEG_TURBO_VERSION),
 #else
 	                "libjpeg-turbo",
 #endif
 	                "codec_ceiling", argc - 1, argv + 1);
-	if (machine)
-		snprintf(meta.machine, sizeof meta.machine, "%s", machine);
+	if (o->machine[0])
+		snprintf(meta.machine, sizeof meta.machine, "%.63s", o->machine);
 	/* 16:9 frames by their height (1080p), others by their size */
-	if ((long)w * 9 == (long)h * 16)
-		snprintf(id, sizeof id, "codec.jpeg.%dp", h);
+	if ((long)fr->w * 9 == (long)fr->h * 16)
+		snprintf(id, sizeof id, "codec.jpeg.%dp", fr->h);
 	else
-		snprintf(id, sizeof id, "codec.jpeg.%dx%d", w, h);
-	snprintf(image, sizeof image, "%dx%d", w, h);
+		snprintf(id, sizeof id, "codec.jpeg.%dx%d", fr->w, fr->h);
+	snprintf(image, sizeof image, "%dx%d", fr->w, fr->h);
+	double n = (double)cores, fps1 = 1e3 / c->mt;
 	struct bench_line l;
 	bench_line_begin(&l, stdout, &meta, id, "libjpeg-turbo", "default");
-	bench_metric(&l, "ms", mt);
-	bench_metric(&l, "decode_ms", md);
-	bench_metric(&l, "encode_ms", me);
-	bench_metric(&l, "fps", fps1 * (double)cores);
-	bench_metric(&l, "planes_ms", pt);
-	bench_metric(&l, "planes_decode_ms", pd);
-	bench_metric(&l, "planes_encode_ms", pe);
-	bench_metric(&l, "planes_fps", 1e3 / pt * (double)cores);
-	bench_metric(&l, "planes_parallel_fps", par_fps[0]);
-	bench_metric(&l, "dct_encode_ms", de);
-	bench_metric(&l, "dct_ms", pd + de);
-	bench_metric(&l, "dct_fps", 1e3 / (pd + de) * (double)cores);
-	bench_metric(&l, "dct_parallel_fps", par_fps[1]);
-	bench_metric(&l, "coded_encode_ms", ce);
-	bench_metric(&l, "coded_ms", pd + ce);
-	bench_metric(&l, "coded_fps", 1e3 / (pd + ce) * (double)cores);
-	bench_metric(&l, "coded_parallel_fps", par_fps[2]);
-	bench_metric(&l, "coef_decode_ms", cd);
-	bench_metric(&l, "idct_ms", cd + ce);
-	bench_metric(&l, "idct_fps", 1e3 / (cd + ce) * (double)cores);
-	bench_metric(&l, "idct_parallel_fps", par_fps[3]);
-	bench_metric(&l, "turbojpeg_ms", mtj);
-	bench_metric(&l, "turbojpeg_fps", 1e3 / mtj * (double)cores);
+	bench_metric(&l, "ms", c->mt);
+	bench_metric(&l, "decode_ms", c->md);
+	bench_metric(&l, "encode_ms", c->me);
+	bench_metric(&l, "fps", fps1 * n);
+	bench_metric(&l, "planes_ms", c->pt);
+	bench_metric(&l, "planes_decode_ms", c->pd);
+	bench_metric(&l, "planes_encode_ms", c->pe);
+	bench_metric(&l, "planes_fps", 1e3 / c->pt * n);
+	bench_metric(&l, "planes_parallel_fps", c->par_fps[0]);
+	bench_metric(&l, "dct_encode_ms", c->de);
+	bench_metric(&l, "dct_ms", c->pd + c->de);
+	bench_metric(&l, "dct_fps", 1e3 / (c->pd + c->de) * n);
+	bench_metric(&l, "dct_parallel_fps", c->par_fps[1]);
+	bench_metric(&l, "coded_encode_ms", c->ce);
+	bench_metric(&l, "coded_ms", c->pd + c->ce);
+	bench_metric(&l, "coded_fps", 1e3 / (c->pd + c->ce) * n);
+	bench_metric(&l, "coded_parallel_fps", c->par_fps[2]);
+	bench_metric(&l, "coef_decode_ms", c->cd);
+	bench_metric(&l, "idct_ms", c->cd + c->ce);
+	bench_metric(&l, "idct_fps", 1e3 / (c->cd + c->ce) * n);
+	bench_metric(&l, "idct_parallel_fps", c->par_fps[3]);
+	bench_metric(&l, "turbojpeg_ms", c->mtj);
+	bench_metric(&l, "turbojpeg_fps", 1e3 / c->mtj * n);
 	bench_detail_str(&l, "image", image);
-	bench_detail_str(&l, "label", label);
-	bench_detail_num(&l, "channels", ch);
-	bench_detail_num(&l, "quality", quality);
-	bench_detail_str(&l, "subsampling", sub == 2 ? "420" : "444");
-	bench_detail_num(&l, "frames", nf);
-	bench_detail_num(&l, "runs", done);
-	bench_detail_num(&l, "cores", (double)cores);
+	bench_detail_str(&l, "label", o->label);
+	bench_detail_num(&l, "channels", fr->ch);
+	bench_detail_num(&l, "quality", fr->quality);
+	bench_detail_str(&l, "subsampling", fr->sub == 2 ? "420" : "444");
+	bench_detail_num(&l, "frames", fr->nf);
+	bench_detail_num(&l, "runs", c->done);
+	bench_detail_num(&l, "cores", n);
 	bench_detail_num(&l, "fps_per_core", fps1);
-	bench_detail_num(&l, "out_bytes_mean", (double)out_bytes / done);
+	bench_detail_num(&l, "out_bytes_mean", (double)c->out_bytes / c->done);
 	bench_line_end(&l, &meta);
+}
+
+/* The summary on stderr. */
+static void report_text(const struct frames *fr, long cores, const struct ceiling *c)
+{
+	double n = (double)cores, fps1 = 1e3 / c->mt, pd = c->pd;
 	fprintf(stderr, "codec ceiling %dx%d: decode %.2f ms + encode %.2f ms = %.2f ms a frame on one "
 	        "core (median of %d) -> %.1f frames/s per core, %.1f frames/s on %ld cores\n",
-	        w, h, md, me, mt, done, fps1, fps1 * (double)cores, cores);
+	        fr->w, fr->h, c->md, c->me, c->mt, c->done, fps1, fps1 * n, cores);
 	fprintf(stderr, "  libjpeg-turbo alone (8-bit RGB decode + encode): %.2f ms a frame -> %.1f "
-	        "frames/s on %ld cores\n", mtj, 1e3 / mtj * (double)cores, cores);
+	        "frames/s on %ld cores\n", c->mtj, 1e3 / c->mtj * n, cores);
 	fprintf(stderr, "  planes (--jpeg-planes: decode to YUV %.2f + encode 4:4:4 YUV %.2f ms): %.2f ms "
-	        "a frame -> %.1f frames/s on %ld cores\n", pd, pe, pt, 1e3 / pt * (double)cores, cores);
+	        "a frame -> %.1f frames/s on %ld cores\n", pd, c->pe, c->pt, 1e3 / c->pt * n, cores);
 	fprintf(stderr, "  planes on %ld threads at once: %.1f frames/s (%.0f%% of one thread times "
-	        "%ld)\n", cores, par_fps[0], 100 * par_fps[0] / (1e3 / pt * (double)cores), cores);
+	        "%ld)\n", cores, c->par_fps[0], 100 * c->par_fps[0] / (1e3 / c->pt * n), cores);
 	fprintf(stderr, "  --jpeg-gpu-dct (decode to YUV %.2f + entropy-code coefficients %.2f ms): "
 	        "%.2f ms a frame -> %.1f frames/s on %ld cores; %.1f frames/s on %ld threads at once\n",
-	        pd, de, pd + de, 1e3 / (pd + de) * (double)cores, cores, par_fps[1], cores);
+	        pd, c->de, pd + c->de, 1e3 / (pd + c->de) * n, cores, c->par_fps[1], cores);
 	fprintf(stderr, "  --jpeg-gpu-entropy (decode to YUV %.2f + headers around the coded scan "
 	        "%.3f ms): %.2f ms a frame -> %.1f frames/s on %ld cores; %.1f frames/s on %ld "
-	        "threads at once\n", pd, ce, pd + ce, 1e3 / (pd + ce) * (double)cores, cores,
-	        par_fps[2], cores);
-	fprintf(stderr, "  entropy decode to coefficients alone (an IDCT on the GPU): %.2f ms\n", cd);
-	for (int i = 0; i < nf; i++)
-		free(bufs[i]);
-	free(dec);
-	free(enc);
-	free(tot);
-	free(denc);
-	free(cdec);
-	free(cenc);
+	        "threads at once\n", pd, c->ce, pd + c->ce, 1e3 / (pd + c->ce) * n, cores,
+	        c->par_fps[2], cores);
+	fprintf(stderr, "  entropy decode to coefficients alone (an IDCT on the GPU): %.2f ms\n", c->cd);
+}
+
+/* The options and the frames' paths: 0, 1 after --help (exit 0), or 2 after a message. */
+static int setup(int argc, char **argv, struct opts *o, struct frames *fr)
+{
+	char **pos;
+	int npos;
+	int rc = bench_opts_parse("codec_ceiling", usage, opt_table,
+	                          sizeof opt_table / sizeof opt_table[0], o, sizeof *o, NULL, NULL,
+	                          NULL, argc, argv, &pos, &npos);
+	if (rc)
+		return rc;
+	memset(fr, 0, sizeof *fr);
+	if (!npos || npos > MAX_FILES) {
+		fprintf(stderr, "codec_ceiling: 1 to %d frames, not %d (see --help)\n", MAX_FILES, npos);
+		free(pos);
+		return 2;
+	}
+	fr->nf = npos;
+	fr->quality = o->quality;
+	fr->sub = o->subsampling == 1 ? 2 : 1;
+	fr->runs = o->runs;
+	fr->warmup = o->warmup;
+	for (int i = 0; i < npos; i++)
+		fr->paths[i] = pos[i]; /* argv's strings */
+	free(pos);
 	return 0;
+}
+
+/* Each frame's file, whole: 0, or 1 after a message. */
+static int read_frames(struct frames *fr)
+{
+	for (int i = 0; i < fr->nf; i++)
+		if (!(fr->bufs[i] = bench_read_file(fr->paths[i], &fr->lens[i]))) {
+			fprintf(stderr, "codec_ceiling: cannot read %s\n", fr->paths[i]);
+			return 1;
+		}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct opts o;
+	static struct frames fr;
+	int rc = setup(argc, argv, &o, &fr);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	long cores = o.cores ? o.cores : sysconf(_SC_NPROCESSORS_ONLN);
+	struct ceiling c = {0};
+	rc = read_frames(&fr) || float_path(&fr, o.max_s, &c) || turbo_path(&fr, &c) || planes_path(&fr, &c) ||
+	     parallel_paths(&fr, cores, o.max_s, &c);
+	if (!rc) {
+		report_line(&fr, &o, cores, &c, argc, argv);
+		report_text(&fr, cores, &c);
+	}
+	for (int i = 0; i < fr.nf; i++)
+		free(fr.bufs[i]);
+	return rc;
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench_opts.h"
 #include "bench/bench_util.h"
 #include "protocol/colour.h"
 #include "protocol/image.h"
@@ -61,45 +62,59 @@ static double psnr8(const struct image *a, const struct image *b)
 	return mse > 0 ? 10 * log10(255.0 * 255.0 / mse) : 999;
 }
 
-static void usage(FILE *f)
+struct opts {
+	int runs;
+	double max_s;
+	char only[OPT_STR_MAX], label[OPT_STR_MAX];
+};
+
+#define O(f) offsetof(struct opts, f)
+static const struct opt_def opt_table[] = {
+	{"runs", OPT_INT, 1, 10000, "5", NULL, "encodes a workload, the frames in turn", NULL,
+	 O(runs)},
+	{"max-seconds", OPT_DOUBLE, 1e-3, 86400, "30", NULL,
+	 "a workload stops after this long (at least one encode)", NULL, O(max_s)},
+	{"only", OPT_STRING, 0, 0, "", NULL, "this workload ID alone (jpeg_q90_444, png8, ...)",
+	 NULL, O(only)},
+	{"label", OPT_STRING, 0, 0, "", NULL, "the lines' label (no quotes or backslashes)", NULL,
+	 O(label)},
+};
+#undef O
+
+static const char usage[] =
+	"usage: encode_formats [options] FRAME [FRAME ...]\n"
+	"Encodes each frame by each workload on one thread; a JSON line per workload.\n";
+
+/* The options and the frames' paths (*pos, *npos; free(*pos)): 0, 1 after --help (exit 0),
+ * 2 after a message. */
+static int setup(int argc, char **argv, struct opts *o, char ***pos, int *npos)
 {
-	fprintf(f, "usage: encode_formats [--runs N] [--max-seconds S] [--only ID] [--label TEXT]\n"
-	           "                      FRAME [FRAME ...]\n"
-	           "Encodes each frame by each workload on one thread; a JSON line per workload.\n");
+	int rc = bench_opts_parse("encode_formats", usage, opt_table,
+	                          sizeof opt_table / sizeof opt_table[0], o, sizeof *o, NULL, NULL,
+	                          NULL, argc, argv, pos, npos);
+	if (rc)
+		return rc;
+	if (strpbrk(o->label, "\"\\"))
+		fprintf(stderr, "encode_formats: --label takes no quotes or backslashes\n");
+	else if (!*npos || *npos > MAX_FILES)
+		fprintf(stderr, "encode_formats: 1 to %d frames, not %d (see --help)\n", MAX_FILES, *npos);
+	else
+		return 0;
+	free(*pos);
+	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	int runs = 5;
-	double max_s = 30;
-	const char *label = "", *only = NULL;
-	const char *paths[MAX_FILES];
-	int nf = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--runs") && v)
-			runs = atoi(argv[++i]);
-		else if (!strcmp(a, "--max-seconds") && v)
-			max_s = atof(argv[++i]);
-		else if (!strcmp(a, "--only") && v)
-			only = argv[++i];
-		else if (!strcmp(a, "--label") && v && !strpbrk(v, "\"\\"))
-			label = argv[++i];
-		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (a[0] != '-' && nf < MAX_FILES)
-			paths[nf++] = a;
-		else {
-			fprintf(stderr, "encode_formats: bad argument '%s'\n", a);
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (!nf || runs < 1 || runs > 10000 || !(max_s > 0)) {
-		usage(stderr);
-		return 2;
-	}
+	static struct opts o;
+	char **paths;
+	int nf;
+	int rc = setup(argc, argv, &o, &paths, &nf);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	int runs = o.runs;
+	double max_s = o.max_s;
+	const char *label = o.label, *only = o.only[0] ? o.only : NULL;
 	struct image imgs[MAX_FILES];
 	for (int i = 0; i < nf; i++) {
 		size_t len;
@@ -162,6 +177,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < nf; i++)
 		image_free(&imgs[i]);
+	free(paths);
 	free(ms);
 	free(cpu);
 	return 0;

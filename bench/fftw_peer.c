@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bench/bench_json.h"
+#include "bench/bench_opts.h"
 #include "gles/fft_plan.h"
 
 #define SETS 3
@@ -351,55 +352,58 @@ static int bench_bloom(const struct peer_cfg *c, struct pool *pool, const char *
 	return 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: fftw_peer [--quick] [--threads N] [--runs N] [--warmup N] [--max-seconds S]\n"
-	           "                 [--only IDS] [--wisdom FILE] [--suite NAME] [--machine NAME]\n"
-	           "FFTW single precision, FFTW_MEASURE, all cores unless --threads. --quick: the small\n"
-	           "sizes of `fftbloom bench --quick`. --only: workload IDs, prefixes or patterns,\n"
-	           "comma-separated. --wisdom: read and update FFTW wisdom there. --suite (peers) and\n"
-	           "--machine (from the CPU's name) go into each result line.\n");
-}
+struct opts {
+	int quick, threads, runs, warmup;
+	double max_s;
+	char only[OPT_STR_MAX], wisdom[OPT_STR_MAX], suite[OPT_STR_MAX], machine[OPT_STR_MAX];
+};
+
+#define O(f) offsetof(struct opts, f)
+static const struct opt_def opt_table[] = {
+	{"quick", OPT_BOOL, 0, 1, "false", NULL, "the small sizes of `fftbloom bench --quick`", NULL,
+	 O(quick)},
+	{"threads", OPT_INT, 0, MAX_THREADS, "0", NULL, "FFTW's threads; 0: all cores", NULL,
+	 O(threads)},
+	{"runs", OPT_INT, 3, 100000, "30", NULL, "timed runs a workload at most", NULL, O(runs)},
+	{"warmup", OPT_INT, 0, 1000, "3", NULL, "untimed runs first", NULL, O(warmup)},
+	{"max-seconds", OPT_DOUBLE, 1e-3, 86400, "10", NULL,
+	 "timed seconds a workload at most (at least 3 runs)", NULL, O(max_s)},
+	{"only", OPT_STRING, 0, 0, "", NULL,
+	 "workload IDs, prefixes or patterns, comma-separated; empty: all", NULL, O(only)},
+	{"wisdom", OPT_STRING, 0, 0, "", NULL, "read and update FFTW wisdom in this file", NULL,
+	 O(wisdom)},
+	{"suite", OPT_STRING, 0, 0, "peers", NULL, "the lines' suite", NULL, O(suite)},
+	{"machine", OPT_STRING, 0, 0, "", NULL, "the lines' machine; empty: from the CPU's name",
+	 NULL, O(machine)},
+};
+#undef O
+
+static const char usage[] =
+	"usage: fftw_peer [options]\n"
+	"FFTW single precision, FFTW_MEASURE, all cores unless --threads: the fft and bloom\n"
+	"workloads as result lines.\n";
 
 int main(int argc, char **argv)
 {
-	struct peer_cfg c = {.runs = 30, .warmup = 3, .max_s = 10.0};
-	const char *suite = "peers", *machine = NULL;
-	c.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--quick"))
-			c.quick = 1;
-		else if (!strcmp(a, "--threads") && v)
-			c.threads = atoi(argv[++i]);
-		else if (!strcmp(a, "--runs") && v)
-			c.runs = atoi(argv[++i]);
-		else if (!strcmp(a, "--warmup") && v)
-			c.warmup = atoi(argv[++i]);
-		else if (!strcmp(a, "--max-seconds") && v)
-			c.max_s = atof(argv[++i]);
-		else if (!strcmp(a, "--only") && v)
-			c.only = argv[++i];
-		else if (!strcmp(a, "--wisdom") && v)
-			c.wisdom = argv[++i];
-		else if (!strcmp(a, "--suite") && v)
-			suite = argv[++i];
-		else if (!strcmp(a, "--machine") && v)
-			machine = argv[++i];
-		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "fftw_peer: bad argument '%s'\n", a);
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (c.threads < 1 || c.threads > MAX_THREADS || c.runs < 3 || c.runs > 100000 ||
-	    c.warmup < 0 || c.warmup > 1000 || !(c.max_s > 0)) {
-		usage(stderr);
+	static struct opts o;
+	char **pos;
+	int npos;
+	int prc = bench_opts_parse("fftw_peer", usage, opt_table,
+	                           sizeof opt_table / sizeof opt_table[0], &o, sizeof o, NULL, NULL,
+	                           NULL, argc, argv, &pos, &npos);
+	if (prc)
+		return prc == 1 ? 0 : prc;
+	free(pos);
+	if (npos) {
+		fprintf(stderr, "fftw_peer: takes no arguments besides options (see --help)\n");
 		return 2;
 	}
+	struct peer_cfg c = {.runs = o.runs, .warmup = o.warmup, .max_s = o.max_s, .quick = o.quick,
+	                     .only = o.only, .wisdom = o.wisdom[0] ? o.wisdom : NULL};
+	c.threads = o.threads ? o.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (c.threads > MAX_THREADS)
+		c.threads = MAX_THREADS;
+	const char *suite = o.suite, *machine = o.machine[0] ? o.machine : NULL;
 	if (!fftwf_init_threads()) {
 		fprintf(stderr, "fftw_peer: fftwf_init_threads failed\n");
 		return 1;
@@ -418,7 +422,7 @@ int main(int argc, char **argv)
 	snprintf(driver, sizeof driver, "%s", fftwf_version);
 	bench_meta_init(&c.meta, suite, gpu, driver, "fftw_peer", argc - 1, argv + 1);
 	if (machine)
-		snprintf(c.meta.machine, sizeof c.meta.machine, "%s", machine);
+		snprintf(c.meta.machine, sizeof c.meta.machine, "%.63s", machine);
 	fprintf(stderr, "FFTW %s, %d threads, %s\n", fftwf_version, c.threads, cpu);
 
 	static const int full[][2] = {{1024, 1024}, {1080, 1920}, {2048, 2048}, {4096, 4096}, {1350, 2187}};

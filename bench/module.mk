@@ -4,6 +4,8 @@
 # links FFTW, statically, so it runs on a machine without libfftw3 (the GPU host).
 FFTW_LIBS ?= -Wl,-Bstatic -lfftw3f_threads -lfftw3f -Wl,-Bdynamic
 BENCH_JSON_OBJ := $(BUILD)/bench/bench_json.o
+# the programs' command lines through option tables (core/opts.h)
+BENCH_OPTS_OBJS := $(BUILD)/bench/bench_opts.o $(BUILD)/core/opts.o
 # fftbloom-bench: the GPU suites (`fftbloom bench` runs it), over the engine and the CLI's GPU
 # helpers (cli/common.c)
 BENCH_GPU_OBJS := $(BUILD)/bench/bench_main.o $(BUILD)/bench/bench_workloads.o \
@@ -14,11 +16,16 @@ BENCH_BINS := $(BUILD)/bench/loadgen $(BUILD)/bench/fftw_peer $(BUILD)/bench/cod
               $(BUILD)/bench/encode_formats
 $(BENCH_JSON_OBJ): $(BUILD)/gen/version.h
 
-$(BUILD)/bench/loadgen: $(BUILD)/bench/loadgen.o $(BENCH_JSON_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ -lpthread $(LDLIBS)
-$(BUILD)/bench/fftw_peer: $(BUILD)/bench/fftw_peer.o $(BENCH_JSON_OBJ) $(BUILD)/gles/fft_plan.o
+# loadgen: options and client threads (loadgen.c), its HTTP client, /proc CPU readings, report
+LOADGEN_OBJS := $(BUILD)/bench/loadgen.o $(BUILD)/bench/loadgen_http.o \
+                $(BUILD)/bench/loadgen_proc.o $(BUILD)/bench/loadgen_report.o
+$(BUILD)/bench/loadgen: $(LOADGEN_OBJS) $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm -lpthread $(LDLIBS)
+$(BUILD)/bench/fftw_peer: $(BUILD)/bench/fftw_peer.o $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS) $(BUILD)/gles/fft_plan.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(FFTW_LIBS) -lm -lpthread $(LDLIBS)
-$(BUILD)/bench/codec_ceiling: $(BUILD)/bench/codec_ceiling.o $(BENCH_JSON_OBJ) $(PROTOCOL_OBJS) $(CORE_OBJS)
+$(BUILD)/bench/codec_ceiling: $(BUILD)/bench/codec_ceiling.o $(BUILD)/bench/bench_opts.o $(BENCH_JSON_OBJ) \
+                             $(PROTOCOL_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
-$(BUILD)/bench/encode_formats: $(BUILD)/bench/encode_formats.o $(PROTOCOL_OBJS) $(CORE_OBJS)
+$(BUILD)/bench/encode_formats: $(BUILD)/bench/encode_formats.o $(BUILD)/bench/bench_opts.o $(PROTOCOL_OBJS) \
+                              $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)

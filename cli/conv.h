@@ -1,42 +1,57 @@
-/* fftbloom conv2d and conv2d-transpose (cli/conv2d.c, cli/deconv.c), and what they share
- * (cli/tensor.c): the file options, reading the tensors, writing the result. Exit codes as
- * cli.h: 0 ok, 1 failure (a file that cannot be read or written, the GPU), 2 usage (options,
- * and tensors whose ranks or shapes do not fit the parameters). */
+/* fftbloom conv2d and conv2d-transpose: one driver (cli/conv.c) reads the request table's
+ * flags and the NPY files, runs the operation (and --repeat N more times), writes the result and
+ * the timing line; each subcommand's file (cli/conv2d.c, cli/deconv.c) gives only what differs,
+ * as a struct conv_op. Exit codes as cli.h: 0 ok, 1 failure (a file that cannot be read or
+ * written, the GPU), 2 usage (options, and tensors whose ranks or shapes do not fit the
+ * parameters). */
 #ifndef FFTBLOOM_CLI_CONV_H
 #define FFTBLOOM_CLI_CONV_H
 
 #include <stddef.h>
 
-#include "core/opts.h"
+#include "cli/common.h"
+#include "protocol/request.h"
 #include "protocol/tensor.h"
 
 int cli_conv2d(int argc, char **argv);
 int cli_conv2d_transpose(int argc, char **argv);
 
-/* The command's own options: files and --repeat. */
-struct conv_files {
-	char input[OPT_STR_MAX], weight[OPT_STR_MAX], bias[OPT_STR_MAX], output[OPT_STR_MAX];
-	int repeat;
-};
-
-/* Adds the --input, --weight (described as weight_shape), --bias, --output and --repeat rows
- * to t, for a struct conv_files at offset base. */
-void cli_conv_files_opts(struct opt_def *t, size_t *n, size_t base, const char *weight_shape);
+#define CONV_ERR_LEN 512 /* holds the engines' and conv_shape's messages */
 
 struct conv_tensors {
 	struct tensor x, w, b; /* b.data NULL when there is no bias */
 };
 
-/* Checks the files were named (npos: positional arguments, none taken) and reads the input
- * (3-D or 4-D), weight (4-D) and bias (1-D). Returns 0, or the exit code after a message
- * "fftbloom CMD: ..." (everything freed). */
-int cli_conv_read(const char *cmd, int npos, const struct conv_files *f, struct conv_tensors *t);
-void cli_conv_free(struct conv_tensors *t);
+struct conv_times {
+	double gpu_ms, conv_ms, wall_ms; /* one run's; conv_ms 0 where the op does not time it */
+};
 
-/* Writes y; 0, or 1 with a message. */
-int cli_conv_write(const char *cmd, const char *path, const struct tensor *y);
+/* What differs between the subcommands. state is the op's own struct (state_size bytes, zeroed
+ * by the driver): its engine contexts, the shape description and the last run's stats. The
+ * engine calls return 0 or a negative enum spatial_error code (gles/deconv.h shares them),
+ * with a message in err where there is one. */
+struct conv_op {
+	const char *cmd;          /* the subcommand, as messages name it */
+	const char *usage;        /* --help's first lines */
+	const char *weight_shape; /* the weight's layout in --weight's help */
+	unsigned request;         /* enum request_op: the parameters read as flags */
+	int finish;               /* 1: request_finish checks the parameters before files are read */
+	size_t state_size;
+	/* The op's shape description into state (time_stages: time each run's stages) and y's
+	 * rank and shape, from the tensors and the parameters. 0, or -1 with a message. */
+	int (*describe)(void *state, const struct conv_tensors *t, const struct conv_params *p,
+	                int time_stages, struct tensor *y, char err[CONV_ERR_LEN]);
+	int (*open)(void *state, const struct cli_gpu *g, char err[CONV_ERR_LEN]);
+	int (*run)(void *state, const struct conv_tensors *t, float *y, struct conv_times *tm,
+	           char err[CONV_ERR_LEN]);
+	const char *(*strerror)(int code);
+	/* The JSON line on stderr after --repeat N: med holds the medians of the N runs. */
+	void (*report)(void *state, const struct tensor *y, int reps, const struct conv_times *med,
+	               const char *renderer);
+	void (*close)(void *state); /* frees what open made; safe after a failed or no open */
+};
 
-/* Median of n values (sorted in place); 0 for n = 0. */
-double cli_median(double *v, int n);
+/* The subcommand: parses argv (argv[0] the subcommand) and runs op. Returns the exit code. */
+int cli_conv_run(const struct conv_op *op, int argc, char **argv);
 
 #endif

@@ -1,106 +1,93 @@
 /* fftbloom conv2d: the spatial convolution (gles/spatial.h) on NPY tensors, with
  * torch.nn.functional.conv2d's semantics: input (B, Cin, H, W) or (Cin, H, W), weight (Cout,
  * Cin / groups, kH, kW), optional bias (Cout); the output float32, 3-D for a 3-D input.
- * --repeat N runs it N more times and prints the median GPU time as a JSON line on stderr. */
+ * --repeat N runs it N more times and prints the median GPU time as a JSON line on stderr.
+ * The driver is cli/conv.c; this file holds what is conv2d's own. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "cli/common.h"
 #include "cli/conv.h"
 #include "core/log.h"
 #include "gles/conv_shape.h"
 #include "gles/spatial.h"
-#include "protocol/request.h"
 
-struct conv2d_cli {
-	struct gpu_config gpu;
-	struct conv_files f;
+_Static_assert(SPATIAL_ERR_LEN <= CONV_ERR_LEN && CONV_SHAPE_ERR_LEN <= CONV_ERR_LEN,
+               "the driver's message buffer holds the engine's messages");
+
+struct conv2d_state {
+	struct spatial_conv sc;
+	struct spatial_ctx *s;
+	struct spatial_stats st; /* the last run's */
+};
+
+static int conv2d_shape(void *state, const struct conv_tensors *t, const struct conv_params *p,
+                        int time_stages, struct tensor *y, char err[CONV_ERR_LEN])
+{
+	struct conv2d_state *c = state;
+	if (conv2d_describe(t->x.ndim, t->x.shape, t->w.shape, t->b.data ? (long)t->b.shape[0] : -1,
+	                    p, &c->sc, &y->ndim, y->shape, err))
+		return -1;
+	c->sc.time_stages = time_stages;
+	return 0;
+}
+
+static int conv2d_open(void *state, const struct cli_gpu *g, char err[CONV_ERR_LEN])
+{
+	struct conv2d_state *c = state;
+	return spatial_ctx_create(g->pc, g->info, NULL, &log_process_sink, &c->s, err);
+}
+
+static int conv2d_run(void *state, const struct conv_tensors *t, float *y, struct conv_times *tm,
+                      char err[CONV_ERR_LEN])
+{
+	struct conv2d_state *c = state;
+	int e = spatial_conv2d(c->s, &c->sc, t->x.data, t->w.data, t->b.data, y, &c->st, err);
+	*tm = (struct conv_times){c->st.gpu_ms, c->st.stage_ms[GPU_STAGE_CONV], c->st.wall_ms};
+	return e;
+}
+
+static void conv2d_report(void *state, const struct tensor *y, int reps,
+                          const struct conv_times *med, const char *renderer)
+{
+	(void)y;
+	const struct conv2d_state *c = state;
+	const struct spatial_conv *sc = &c->sc;
+	fprintf(stderr, "{\"op\":\"conv2d\",\"input\":[%d,%d,%d,%d],\"weight\":[%d,%d,%d,%d],"
+	        "\"padding\":[%d,%d],\"stride\":[%d,%d],\"dilation\":[%d,%d],\"groups\":%d,"
+	        "\"precision\":%d,\"algorithm\":\"%s\",\"asked\":\"%s\",\"repeat\":%d,"
+	        "\"gpu_ms\":%.4f,\"conv_ms\":%.4f,\"wall_ms\":%.4f,\"timed\":%s,"
+	        "\"renderer\":\"%s\"}\n",
+	        sc->batch, sc->in_c, sc->in_h, sc->in_w, sc->out_c, sc->in_c / sc->groups, sc->k_h,
+	        sc->k_w, sc->pad_h, sc->pad_w, sc->stride_h, sc->stride_w, sc->dil_h, sc->dil_w,
+	        sc->groups, sc->precision, spatial_algorithm_name(c->st.algorithm),
+	        spatial_algorithm_name(sc->algorithm), reps, med->gpu_ms, med->conv_ms, med->wall_ms,
+	        c->st.timed == GPU_TIMING_QUERIES ? "true" : "false", renderer);
+}
+
+static void conv2d_close(void *state)
+{
+	struct conv2d_state *c = state;
+	spatial_ctx_destroy(c->s);
+	c->s = NULL;
+}
+
+static const struct conv_op conv2d_op = {
+	.cmd = "conv2d",
+	.usage = "usage: fftbloom conv2d --input X.npy --weight W.npy [--bias B.npy] -o Y.npy "
+	         "[options]\n  Y = conv2d(X, W) + B, cross-correlation as "
+	         "torch.nn.functional.conv2d (float32 or float64 in, float32 out)\n",
+	.weight_shape = "(Cout, Cin / groups, kH, kW)",
+	.request = REQUEST_CONV2D,
+	.finish = 0,
+	.state_size = sizeof(struct conv2d_state),
+	.describe = conv2d_shape,
+	.open = conv2d_open,
+	.run = conv2d_run,
+	.strerror = spatial_strerror,
+	.report = conv2d_report,
+	.close = conv2d_close,
 };
 
 int cli_conv2d(int argc, char **argv)
 {
-	const char *cmd = "conv2d";
-	struct opt_def t[CLI_MAX_OPTS];
-	size_t n = 0;
-	cli_conv_files_opts(t, &n, offsetof(struct conv2d_cli, f), "(Cout, Cin / groups, kH, kW)");
-	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct conv2d_cli, gpu));
-	struct conv2d_cli c;
-	struct request req;
-	int npos;
-	int pr = cli_parse_request(cmd, "usage: fftbloom conv2d --input X.npy --weight W.npy [--bias "
-	                           "B.npy] -o Y.npy [options]\n  Y = conv2d(X, W) + B, "
-	                           "cross-correlation as torch.nn.functional.conv2d (float32 or "
-	                           "float64 in, float32 out)\n", t, n, &c, sizeof c, &req,
-	                           REQUEST_CONV2D, argc, argv, &npos);
-	if (pr)
-		return pr == 1 ? 0 : pr;
-	struct conv_tensors ts;
-	int rc = cli_conv_read(cmd, npos, &c.f, &ts);
-	if (rc)
-		return rc;
-	struct spatial_conv sc;
-	struct tensor y = {0};
-	char err[CONV_SHAPE_ERR_LEN];
-	if (conv2d_describe(ts.x.ndim, ts.x.shape, ts.w.shape, ts.b.data ? (long)ts.b.shape[0] : -1,
-	                    &req.c, &sc, &y.ndim, y.shape, err)) {
-		fprintf(stderr, "fftbloom %s: %s\n", cmd, err);
-		rc = 2;
-		goto out;
-	}
-	sc.time_stages = c.f.repeat > 0;
-	size_t y_bytes;
-	if (tensor_bytes(&y, &y_bytes)) { /* checked: a shape that overflows is refused */
-		fprintf(stderr, "fftbloom %s: the output's size overflows\n", cmd);
-		rc = 2;
-		goto out;
-	}
-	rc = 1;
-	if (!(y.data = malloc(y_bytes))) {
-		fprintf(stderr, "fftbloom %s: out of memory\n", cmd);
-		goto out;
-	}
-	struct cli_gpu g;
-	if (cli_gpu_open(&c.gpu, &g))
-		goto out;
-	struct spatial_ctx *s = NULL;
-	int reps = c.f.repeat;
-	double *gpu = calloc((size_t)reps + 1, sizeof *gpu), *conv = calloc((size_t)reps + 1, sizeof *conv),
-	       *wall = calloc((size_t)reps + 1, sizeof *wall);
-	struct spatial_stats st;
-	char serr[SPATIAL_ERR_LEN];
-	int e = gpu && conv && wall ? spatial_ctx_create(g.pc, g.info, NULL, &log_process_sink, &s, serr)
-	                            : SPATIAL_E_NOMEM;
-	for (int i = 0; !e && i <= reps; i++) {
-		e = spatial_conv2d(s, &sc, ts.x.data, ts.w.data, ts.b.data, y.data, &st, serr);
-		if (i)
-			gpu[i - 1] = st.gpu_ms, conv[i - 1] = st.stage_ms[GPU_STAGE_CONV], wall[i - 1] = st.wall_ms;
-	}
-	if (e) {
-		fprintf(stderr, "fftbloom %s: %s\n", cmd, serr[0] ? serr : spatial_strerror(e));
-		rc = e == SPATIAL_E_ARG || e == SPATIAL_E_UNSUPPORTED ? 2 : 1;
-	} else {
-		rc = cli_conv_write(cmd, c.f.output, &y);
-		if (reps > 0)
-			fprintf(stderr, "{\"op\":\"conv2d\",\"input\":[%d,%d,%d,%d],\"weight\":[%d,%d,%d,%d],"
-			        "\"padding\":[%d,%d],\"stride\":[%d,%d],\"dilation\":[%d,%d],\"groups\":%d,"
-			        "\"precision\":%d,\"algorithm\":\"%s\",\"asked\":\"%s\",\"repeat\":%d,"
-			        "\"gpu_ms\":%.4f,\"conv_ms\":%.4f,\"wall_ms\":%.4f,\"timed\":%s,"
-			        "\"renderer\":\"%s\"}\n",
-			        sc.batch, sc.in_c, sc.in_h, sc.in_w, sc.out_c, sc.in_c / sc.groups, sc.k_h,
-			        sc.k_w, sc.pad_h, sc.pad_w, sc.stride_h, sc.stride_w, sc.dil_h, sc.dil_w,
-			        sc.groups, sc.precision, spatial_algorithm_name(st.algorithm),
-			        spatial_algorithm_name(sc.algorithm), reps, cli_median(gpu, reps),
-			        cli_median(conv, reps), cli_median(wall, reps), st.timed == GPU_TIMING_QUERIES ? "true" : "false",
-			        g.info->renderer);
-	}
-	free(gpu);
-	free(conv);
-	free(wall);
-	spatial_ctx_destroy(s);
-	cli_gpu_close(&g);
-out:
-	cli_conv_free(&ts);
-	tensor_free(&y);
-	return rc;
+	return cli_conv_run(&conv2d_op, argc, argv);
 }

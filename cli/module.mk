@@ -11,7 +11,7 @@ CLI_OBJS := \
 	$(BUILD)/cli/batch_list.o \
 	$(BUILD)/cli/sequence.o \
 	$(BUILD)/cli/client.o \
-	$(BUILD)/cli/tensor.o \
+	$(BUILD)/cli/conv.o \
 	$(BUILD)/cli/conv2d.o \
 	$(BUILD)/cli/deconv.o \
 	$(BUILD)/cli/sign_url.o

@@ -1,0 +1,206 @@
+/* The driver of fftbloom conv2d and conv2d-transpose (see conv.h): the file options, reading
+ * the tensors, the runs and their medians, writing the result. What differs between the two
+ * commands comes in as a struct conv_op. */
+#include "cli/conv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gles/spatial.h"
+
+/* The command's own options: files and --repeat. */
+struct conv_files {
+	char input[OPT_STR_MAX], weight[OPT_STR_MAX], bias[OPT_STR_MAX], output[OPT_STR_MAX];
+	int repeat;
+};
+
+struct conv_cli {
+	struct gpu_config gpu;
+	struct conv_files f;
+};
+
+/* Adds the --input, --weight (described as weight_shape), --bias, --output and --repeat rows
+ * to t, for a struct conv_files at offset base. */
+static void files_opts(struct opt_def *t, size_t *n, size_t base, const char *weight_shape)
+{
+	static char weight_help[128];
+	snprintf(weight_help, sizeof weight_help, "weight .npy: %s", weight_shape);
+#define F(f) offsetof(struct conv_files, f)
+	const struct opt_def rows[] = {
+		{"input", OPT_STRING, 0, 0, "", NULL, "input .npy: (B, Cin, H, W) or (Cin, H, W)", NULL,
+		 F(input)},
+		{"weight", OPT_STRING, 0, 0, "", NULL, weight_help, NULL, F(weight)},
+		{"bias", OPT_STRING, 0, 0, "", NULL, "bias .npy: (Cout), optional", NULL, F(bias)},
+		{"output", OPT_STRING, 0, 0, "", NULL, "output .npy (float32) (also -o)", NULL, F(output)},
+		{"repeat", OPT_INT, 0, 100000, "0", NULL,
+		 "run N more times and print the median GPU time as a JSON line on stderr", NULL,
+		 F(repeat)},
+	};
+#undef F
+	cli_opts_add(t, n, rows, sizeof rows / sizeof rows[0], base);
+}
+
+/* The options and the request parameters as flags: 0, 1 after --help, 2 after a message. */
+static int parse(const struct conv_op *op, int argc, char **argv, struct conv_cli *c,
+                 struct request *req, int *npos)
+{
+	struct opt_def t[CLI_MAX_OPTS];
+	size_t n = 0;
+	files_opts(t, &n, offsetof(struct conv_cli, f), op->weight_shape);
+	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct conv_cli, gpu));
+	int pr = cli_parse_request(op->cmd, op->usage, t, n, c, sizeof *c, req, op->request, argc,
+	                           argv, npos);
+	if (pr || !op->finish)
+		return pr;
+	char rerr[REQUEST_ERR_LEN];
+	if (request_finish(req, 0, rerr)) {
+		fprintf(stderr, "fftbloom %s: %s\n", op->cmd, rerr);
+		return 2;
+	}
+	return 0;
+}
+
+static void tensors_free(struct conv_tensors *t)
+{
+	tensor_free(&t->x);
+	tensor_free(&t->w);
+	tensor_free(&t->b);
+}
+
+/* Checks the files were named (npos: positional arguments, none taken) and reads the input
+ * (3-D or 4-D), weight (4-D) and bias (1-D). Returns 0, or the exit code after a message
+ * (everything freed). */
+static int tensors_read(const char *cmd, int npos, const struct conv_files *f,
+                        struct conv_tensors *t)
+{
+	memset(t, 0, sizeof *t);
+	if (npos || !f->input[0] || !f->weight[0] || !f->output[0]) {
+		fprintf(stderr, "fftbloom %s: need --input, --weight and -o OUTPUT (see --help)\n", cmd);
+		return 2;
+	}
+	char err[TENSOR_ERR_LEN];
+	size_t max = (size_t)4 << 30;
+	int rc = tensor_read_file(f->input, max, 3, 4, "input", &t->x, err);
+	if (!rc)
+		rc = tensor_read_file(f->weight, max, 4, 4, "weight", &t->w, err);
+	if (!rc && f->bias[0])
+		rc = tensor_read_file(f->bias, max, 1, 1, "bias", &t->b, err);
+	if (!rc)
+		return 0;
+	fprintf(stderr, "fftbloom %s: %s\n", cmd, err);
+	tensors_free(t);
+	return rc == TENSOR_E_IO || rc == TENSOR_E_NOMEM ? 1 : 2;
+}
+
+/* The op's description of the shapes, and y allocated at the output's shape: 0 or the exit
+ * code after a message. */
+static int describe(const struct conv_op *op, void *state, const struct conv_tensors *ts,
+                    const struct conv_params *p, int time_stages, struct tensor *y)
+{
+	char err[CONV_ERR_LEN];
+	if (op->describe(state, ts, p, time_stages, y, err)) {
+		fprintf(stderr, "fftbloom %s: %s\n", op->cmd, err);
+		return 2;
+	}
+	size_t y_bytes;
+	if (tensor_bytes(y, &y_bytes)) { /* checked: a shape that overflows is refused */
+		fprintf(stderr, "fftbloom %s: the output's size overflows\n", op->cmd);
+		return 2;
+	}
+	if (!(y->data = malloc(y_bytes))) {
+		fprintf(stderr, "fftbloom %s: out of memory\n", op->cmd);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Median of n values (sorted in place); 0 for n = 0. */
+static double median(double *v, int n)
+{
+	if (n <= 0)
+		return 0;
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Runs the op once and reps times more, the medians of the timed runs into *med. 0 or the
+ * engine's code. */
+static int runs(const struct conv_op *op, void *state, const struct conv_tensors *ts, float *y,
+                int reps, struct conv_times *med, char err[CONV_ERR_LEN])
+{
+	double *v = calloc(3 * (size_t)reps + 3, sizeof *v); /* gpu, conv, wall: reps each */
+	if (!v)
+		return SPATIAL_E_NOMEM;
+	int e = 0;
+	for (int i = 0; !e && i <= reps; i++) {
+		struct conv_times tm = {0};
+		e = op->run(state, ts, y, &tm, err);
+		if (i)
+			v[i - 1] = tm.gpu_ms, v[reps + i - 1] = tm.conv_ms, v[2 * reps + i - 1] = tm.wall_ms;
+	}
+	*med = (struct conv_times){median(v, reps), median(v + reps, reps),
+	                           median(v + 2 * (size_t)reps, reps)};
+	free(v);
+	return e;
+}
+
+/* Opens the GPU and the op's contexts, runs, writes y and the timing line: the exit code. */
+static int compute(const struct conv_op *op, void *state, const struct conv_cli *c,
+                   const struct conv_tensors *ts, struct tensor *y)
+{
+	struct cli_gpu g;
+	if (cli_gpu_open(&c->gpu, &g))
+		return 1;
+	char err[CONV_ERR_LEN] = "";
+	struct conv_times med;
+	int e = op->open(state, &g, err);
+	if (!e)
+		e = runs(op, state, ts, y->data, c->f.repeat, &med, err);
+	int rc;
+	if (e) {
+		fprintf(stderr, "fftbloom %s: %s\n", op->cmd, err[0] ? err : op->strerror(e));
+		rc = e == SPATIAL_E_ARG || e == SPATIAL_E_UNSUPPORTED ? 2 : 1;
+	} else {
+		char terr[TENSOR_ERR_LEN];
+		rc = tensor_write_file(c->f.output, y, terr) ? 1 : 0;
+		if (rc)
+			fprintf(stderr, "fftbloom %s: %s\n", op->cmd, terr);
+		if (c->f.repeat > 0)
+			op->report(state, y, c->f.repeat, &med, g.info->renderer);
+	}
+	op->close(state);
+	cli_gpu_close(&g);
+	return rc;
+}
+
+int cli_conv_run(const struct conv_op *op, int argc, char **argv)
+{
+	struct conv_cli c;
+	struct request req;
+	int npos;
+	int rc = parse(op, argc, argv, &c, &req, &npos);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	struct conv_tensors ts;
+	if ((rc = tensors_read(op->cmd, npos, &c.f, &ts)))
+		return rc;
+	struct tensor y = {0};
+	void *state = calloc(1, op->state_size);
+	if (!state) {
+		fprintf(stderr, "fftbloom %s: out of memory\n", op->cmd);
+		rc = 1;
+	} else if (!(rc = describe(op, state, &ts, &req.c, c.f.repeat > 0, &y))) {
+		rc = compute(op, state, &c, &ts, &y);
+	}
+	free(state);
+	tensors_free(&ts);
+	tensor_free(&y);
+	return rc;
+}
