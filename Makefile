@@ -56,7 +56,7 @@ include tests/module.mk
 include bench/module.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: FORCE all deps deps-test deps-bench deps-docs run test faults sanitize bench bench-frames fuzz soak mutate picture plots \
+.PHONY: FORCE all deps deps-test deps-bench deps-docs run test faults sanitize coverage bench bench-frames fuzz soak mutate picture plots \
         clean install uninstall deps-systemd systemd-check
 all: $(BUILD)/fftbloomd $(BUILD)/fftbloom $(BUILD)/fftbloom-bench
 
@@ -190,6 +190,18 @@ sanitize: deps-test
 	  sh tests/run.sh build/san $(patsubst $(BUILD)/%,build/san/%,$(TEST_BINS))
 
 tests: $(TEST_BINS)
+
+# Line coverage (gcov) of the engine, the codecs, the API and core from every test of `make
+# test`, in a build folder of its own: the table is printed and kept in build/cov/coverage.md
+# (docs/performance.md quotes the last run).
+COV_FOLDERS ?= core codec api protocol gles daemon cli
+coverage: deps-test
+	$(MAKE) BUILD=build/cov OPT="-O0 -g --coverage" LDFLAGS="--coverage" all tests
+	$(MAKE) BUILD=build/cov/faults OPT="-O0 -g --coverage" LDFLAGS="--coverage" CPPFLAGS="-DFFTBLOOM_FAULTS" build/cov/faults/fftbloomd
+	find build/cov -name '*.gcda' -delete
+	-OPT="-O0 -g --coverage" LDFLAGS="--coverage" sh tests/run.sh build/cov $(patsubst $(BUILD)/%,build/cov/%,$(TEST_BINS)) > build/cov/tests.log 2>&1
+	tail -1 build/cov/tests.log
+	/usr/bin/python3 tools/coverage.py build/cov $(wildcard $(COV_FOLDERS)) | tee build/cov/coverage.md
 
 # Minutes of mixed valid, invalid and hostile requests at saturation, memory sampled, counters,
 # slow clients, the log and SIGTERM checked (tests/soak/soak.py; CI runs 20 s of it).
