@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "core/opts.h"
-#include "protocol/tensor.h"
+#include "codec/tensor.h"
 
 int cli_conv2d(int argc, char **argv);
 int cli_conv2d_transpose(int argc, char **argv);

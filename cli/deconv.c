@@ -11,7 +11,7 @@
 #include "core/log.h"
 #include "gles/conv_shape.h"
 #include "gles/deconv.h"
-#include "protocol/request.h"
+#include "api/request.h"
 
 struct deconv_cli {
 	struct gpu_config gpu;

@@ -9,7 +9,7 @@
 #include "cli/common.h"
 #include "core/log.h"
 #include "gles/fft.h"
-#include "protocol/npy.h"
+#include "codec/npy.h"
 
 struct fft_cli {
 	struct gpu_config gpu;

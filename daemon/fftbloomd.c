@@ -33,7 +33,7 @@
 #include "daemon/sdnotify.h"
 #include "daemon/server.h"
 #include "core/urlsign.h"
-#include "protocol/openapi.h"
+#include "api/openapi.h"
 #include "gles/egl.h"
 #include "core/clock.h"
 

@@ -8,7 +8,7 @@
 #include "gles/fft_plan.h"
 
 _Static_assert(CONVOLVE_AUTO == 0 && CONVOLVE_FFT == 1 && CONVOLVE_SPATIAL == 2,
-               "protocol/request.c's method names auto|fft|spatial");
+               "api/request.c's method names auto|fft|spatial");
 
 static int from_spatial(int rc)
 {

@@ -52,7 +52,7 @@
 #include "gles/gpu_timer.h"
 #include "gles/program.h"
 #include "gles/spatial_plan.h"
-#include "protocol/image.h"
+#include "codec/image.h"
 
 #define SPATIAL_ERR_LEN 512
 
