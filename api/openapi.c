@@ -72,16 +72,14 @@ static json_t *param_schema(const struct opt_def *d)
 		if (d->max > 0)
 			json_object_set_new(s, "maxLength", json_integer((json_int_t)d->max));
 		break;
-	case OPT_ENUM: {
+	case OPT_ENUM:
+	case OPT_NAMES: {
 		json_object_set_new(s, "type", json_string("string"));
 		json_t *e = json_array();
-		const char *p = d->choices;
-		while (p && *p) {
-			const char *bar = strchr(p, '|');
-			size_t l = bar ? (size_t)(bar - p) : strlen(p);
-			json_array_append_new(e, json_stringn(p, l));
-			p = bar ? bar + 1 : NULL;
-		}
+		size_t l;
+		const char *c;
+		for (int i = 0; (c = opts_choice(d, i, &l)); i++)
+			json_array_append_new(e, json_stringn(c, l));
 		json_object_set_new(s, "enum", e);
 		break;
 	}
@@ -137,7 +135,8 @@ static void parameters(unsigned op, json_t **query, json_t **props)
 		}
 		json_t *schema = d->parse ? parsed_schema(d) : param_schema(&d->o);
 		if (op == REQUEST_CONVOLVE && !strcmp(d->o.name, "normalize"))
-			json_object_set_new(schema, "default", json_string("none"));
+			json_object_set_new(schema, "default",
+			                    json_string(bloom_normalize_names[BLOOM_NORMALIZE_NONE]));
 		json_array_append_new(*query, json_pack("{s:s,s:s,s:b,s:s,s:O}", "name", name, "in",
 		                                        "query", "required", 0, "description", help,
 		                                        "schema", schema));

@@ -7,16 +7,25 @@
 #include <string.h>
 
 #include "api/kernel_preset.h"
+#include "gles/convolve.h"
+#include "gles/deconv.h"
+#include "gles/fft_plan.h"
+#include "gles/spatial.h"
 
 #define R(f) offsetof(struct request, f)
 #define P(f) (offsetof(struct request, p) + offsetof(struct bloom_params, f))
 #define C(f) (offsetof(struct request, c) + offsetof(struct conv_params, f))
 #define BC (REQUEST_BLOOM | REQUEST_CONVOLVE)
 #define CT (REQUEST_CONV2D | REQUEST_CONV2D_T)
-#define SPATIAL_ALGORITHMS "auto|batch4|interp|planes4|shared"
-#define ROW(nm, ty, lo, hi, df, ch, off, ops_, help_)                                              \
-	{.o = {.name = nm, .type = ty, .min = lo, .max = hi, .def = df, .choices = ch, .help = help_, \
+#define ROW(nm, ty, lo, hi, df, off, ops_, help_)                                                  \
+	{.o = {.name = nm, .type = ty, .min = lo, .max = hi, .def = df, .choices = NULL, .help = help_, \
 	       .env = NULL, .offset = off},                                                        \
+	 .ops = ops_, .parse = NULL, .value_help = NULL}
+/* an engine enum: its choices are the engine's own name array (gles/names.c) */
+#define ENUM(nm, df, names_, off, ops_, help_)                                                     \
+	{.o = {.name = nm, .type = OPT_NAMES, .min = 0, .max = 0, .def = df,                        \
+	       .choices = OPT_NAMES_OF(names_),                                                    \
+	       .help = help_, .env = NULL, .offset = off},                                         \
 	 .ops = ops_, .parse = NULL, .value_help = NULL}
 #define PARSED(nm, ops_, fn, vh, help_)                                                            \
 	{.o = {.name = nm, .type = OPT_STRING, .min = 0, .max = 0, .def = NULL, .choices = NULL,    \
@@ -33,47 +42,47 @@ static int parse_out_padding(struct request *r, const char *text, char err[REQUE
 static int parse_out_shape(struct request *r, const char *text, char err[REQUEST_ERR_LEN]);
 
 const struct request_param request_table[] = {
-	ROW("kernel", OPT_STRING, 0, 64, "", NULL, R(kernel), BC,
+	ROW("kernel", OPT_STRING, 0, 64, "", R(kernel), BC,
 	    "kernel image: HTTP: a name registered with PUT /v1/kernels/NAME (or send a 'kernel' "
 	    "part); CLI: a file"),
 	PARSED("kernel-preset", BC, parse_preset, "NAME[:key=value,...]",
 	       "built-in kernel when no kernel image is given (default aperture); its keys below"),
-	ROW("threshold", OPT_DOUBLE, 0, 65504, "1", NULL, P(threshold), REQUEST_BLOOM,
+	ROW("threshold", OPT_DOUBLE, 0, 65504, "1", P(threshold), REQUEST_BLOOM,
 	    "keep what is brighter than this (0 keeps everything)"),
-	ROW("knee", OPT_DOUBLE, 0, 65504, "0.5", NULL, P(knee), REQUEST_BLOOM,
+	ROW("knee", OPT_DOUBLE, 0, 65504, "0.5", P(knee), REQUEST_BLOOM,
 	    "width of the soft threshold"),
-	ROW("clamp-max", OPT_DOUBLE, 1e-6, 3.4e38, "65472", NULL, P(clamp_max), REQUEST_BLOOM,
+	ROW("clamp-max", OPT_DOUBLE, 1e-6, 3.4e38, "65472", P(clamp_max), REQUEST_BLOOM,
 	    "clamp prefiltered values to this (65472: the float16 maximum)"),
-	ROW("intensity", OPT_DOUBLE, 0, 1000, "1", NULL, P(intensity), REQUEST_BLOOM,
+	ROW("intensity", OPT_DOUBLE, 0, 1000, "1", P(intensity), REQUEST_BLOOM,
 	    "O = I + intensity * B (composite add)"),
-	ROW("composite", OPT_ENUM, 0, 0, "add", "add|mix", P(composite), REQUEST_BLOOM,
-	    "add the bloom, or mix it in"),
-	ROW("mix", OPT_DOUBLE, 0, 1, "0.5", NULL, P(mix), REQUEST_BLOOM,
+	ENUM("composite", "add", bloom_composite_names, P(composite), REQUEST_BLOOM,
+	     "add the bloom, or mix it in"),
+	ROW("mix", OPT_DOUBLE, 0, 1, "0.5", P(mix), REQUEST_BLOOM,
 	    "O = (1-mix) * I + mix * B (composite mix)"),
-	ROW("kernel-scale", OPT_DOUBLE, 0, 8, "0", NULL, P(kernel_scale), BC,
+	ROW("kernel-scale", OPT_DOUBLE, 0, 8, "0", P(kernel_scale), BC,
 	    "resize the kernel so its larger side spans S times the image's shorter side (0: its "
 	    "own size)"),
 	PARSED("kernel-center", BC, parse_center, "X,Y | uv:U,V",
 	       "kernel centre in pixels, or as fractions of the kernel (default: pixel floor(w/2), "
 	       "floor(h/2))"),
-	ROW("normalize", OPT_ENUM, 0, 0, "luminance", "luminance|none", P(normalize), BC,
-	    "divide the kernel by the sum of its Rec. 709 luminance (bloom's default; convolve's: "
-	    "none)"),
-	ROW("precision", OPT_ENUM, 0, 0, "fp32", "fp32|fp16", P(precision), BC,
-	    "image spectrum stored as float32, or float16 with float32 arithmetic"),
-	ROW("technique", OPT_ENUM, 0, 0, "auto", "auto|shared|global|blocked", P(technique), BC,
-	    "FFT technique: auto (shared memory where a signal fits, else what the plan or the "
-	    "measured FFT wisdom picks), or one forced: shared, global-memory passes, blocked "
-	    "columns"),
-	ROW("method", OPT_ENUM, 0, 0, "auto", "auto|fft|spatial", P(method), REQUEST_CONVOLVE,
-	    "fft: the FFT path (any kernel, kernel_scale); spatial: the direct convolution (small "
-	    "kernels; float32); auto: whichever a cost model calibrated on the GPU predicts faster"),
+	ENUM("normalize", "luminance", bloom_normalize_names, P(normalize), BC,
+	     "divide the kernel by the sum of its Rec. 709 luminance (bloom's default; convolve's: "
+	     "none)"),
+	ENUM("precision", "fp32", bloom_precision_names, P(precision), BC,
+	     "image spectrum stored as float32, or float16 with float32 arithmetic"),
+	ENUM("technique", "auto", fft_technique_names, P(technique), BC,
+	     "FFT technique: auto (shared memory where a signal fits, else what the plan or the "
+	     "measured FFT wisdom picks), or one forced: shared, global-memory passes, blocked "
+	     "columns"),
+	ENUM("method", "auto", convolve_method_names, P(method), REQUEST_CONVOLVE,
+	     "fft: the FFT path (any kernel, kernel_scale); spatial: the direct convolution (small "
+	     "kernels; float32); auto: whichever a cost model calibrated on the GPU predicts faster"),
 	PARSED("format", BC, parse_format, FORMAT_CHOICES,
 	       "answer's format (the CLI: the output file's extension, and this for -o -); png and avif "
 	       "are 8-bit, png16, avif10 and avif12 deeper. Default: the Accept header's best "
 	       "image type (at equal q a named type, then AVIF with --auto-avif, then WebP; "
 	       "406 when none is made), else the input's family"),
-	ROW("quality", OPT_INT, 1, 100, NULL, NULL, R(quality), BC,
+	ROW("quality", OPT_INT, 1, 100, NULL, R(quality), BC,
 	    "quality of a JPEG, WebP or AVIF answer; WebP and AVIF at 100 are lossless (default: "
 	    "the server's --jpeg-quality, --webp-quality, --avif-quality; CLI: 90, 79, 63)"),
 	/* conv2d and conv2d-transpose */
@@ -83,33 +92,31 @@ const struct request_param request_table[] = {
 	PARSED("stride", CT, parse_stride, "S | SH,SW", "stride, 1-65535"),
 	PARSED("dilation", CT, parse_dilation, "D | DH,DW",
 	       "spacing of the kernel taps, 1-65535 (PyTorch's dilation; Torch7's has none)"),
-	ROW("groups", OPT_INT, 1, 65536, "1", NULL, C(groups), CT,
+	ROW("groups", OPT_INT, 1, 65536, "1", C(groups), CT,
 	    "input and output planes split into this many groups (PyTorch's groups)"),
-	ROW("precision", OPT_INT, 0, 3, "3", NULL, C(precision), REQUEST_CONV2D,
+	ROW("precision", OPT_INT, 0, SPATIAL_PRECISION_COUNT - 1, "3", C(precision), REQUEST_CONV2D,
 	    "0: Q2.6 storage (8-bit, values in [-1.98, 1.98], clamped), mediump arithmetic; 1: Q2.6, "
 	    "highp; 2: float16 storage, mediump; 3: float32"),
-	ROW("algorithm", OPT_ENUM, 0, 0, "auto", SPATIAL_ALGORITHMS, C(algorithm), REQUEST_CONV2D,
-	    "batch4: four images a texel (batch a multiple of 4), filters in uniform blocks; interp: "
-	    "batch4 with pairs of taps read by one bilinear fetch where the precision level's error "
-	    "allows; planes4: four input planes a texel, filters in a texture, any batch; shared: "
-	    "storage buffers through shared memory; auto: the fastest measured for the shape"),
+	ENUM("algorithm", "auto", spatial_algorithm_names, C(algorithm), REQUEST_CONV2D,
+	     "batch4: four images a texel (batch a multiple of 4), filters in uniform blocks; interp: "
+	     "batch4 with pairs of taps read by one bilinear fetch where the precision level's error "
+	     "allows; planes4: four input planes a texel, filters in a texture, any batch; shared: "
+	     "storage buffers through shared memory; auto: the fastest measured for the shape"),
 	PARSED("output-padding", REQUEST_CONV2D_T, parse_out_padding, "OP | OPH,OPW",
 	       "PyTorch's output_padding, rows and columns added at the bottom and right (each below "
 	       "the stride or the dilation)"),
-	ROW("method", OPT_ENUM, 0, 0, "auto", "auto|zero-insert|overlap-add|subkernel", C(method),
-	    REQUEST_CONV2D_T,
-	    "zero-insert: zeros between input pixels, then a stride-1 convolution; overlap-add: "
-	    "patches summed at stride offsets (gathered, no atomics); subkernel: stride^2 small "
-	    "kernels and depth-to-space; auto: the fastest measured for the shape"),
-	ROW("padding-mode", OPT_ENUM, 0, 0, "torch", "torch|tf_same|tf_valid", C(padding_mode),
-	    REQUEST_CONV2D_T,
-	    "torch: padding and output_padding as PyTorch; tf_same, tf_valid: TensorFlow's SAME and "
-	    "VALID for output_shape (SAME puts the odd padding pixel at the bottom and right)"),
+	ENUM("method", "auto", deconv_method_names, C(method), REQUEST_CONV2D_T,
+	     "zero-insert: zeros between input pixels, then a stride-1 convolution; overlap-add: "
+	     "patches summed at stride offsets (gathered, no atomics); subkernel: stride^2 small "
+	     "kernels and depth-to-space; auto: the fastest measured for the shape"),
+	ENUM("padding-mode", "torch", deconv_padding_mode_names, C(padding_mode), REQUEST_CONV2D_T,
+	     "torch: padding and output_padding as PyTorch; tf_same, tf_valid: TensorFlow's SAME and "
+	     "VALID for output_shape (SAME puts the odd padding pixel at the bottom and right)"),
 	PARSED("output-shape", REQUEST_CONV2D_T, parse_out_shape, "H,W",
 	       "TF modes: the output's size (default: SAME in * stride, VALID in * stride + "
 	       "max(kernel - stride, 0), as Keras)"),
-	ROW("conv-algorithm", OPT_ENUM, 0, 0, "auto", SPATIAL_ALGORITHMS, C(algorithm),
-	    REQUEST_CONV2D_T, "the spatial convolution algorithm under zero-insert and subkernel"),
+	ENUM("conv-algorithm", "auto", spatial_algorithm_names, C(algorithm), REQUEST_CONV2D_T,
+	     "the spatial convolution algorithm under zero-insert and subkernel"),
 };
 const size_t request_table_len = sizeof request_table / sizeof request_table[0];
 _Static_assert(sizeof request_table / sizeof request_table[0] <= REQUEST_MAX_PARAMS,
@@ -334,7 +341,7 @@ int request_finish(struct request *r, int has_kernel_part, char err[REQUEST_ERR_
 		return REQUEST_E_CONFLICT;
 	}
 	if (r->op == REQUEST_CONV2D_T) {
-		int tf = r->c.padding_mode != 0;
+		int tf = r->c.padding_mode != DECONV_PAD_TORCH;
 		if (!tf && request_given(r, "output-shape")) {
 			snprintf(err, REQUEST_ERR_LEN, "output_shape is for padding_mode tf_same or "
 			         "tf_valid");
@@ -342,8 +349,8 @@ int request_finish(struct request *r, int has_kernel_part, char err[REQUEST_ERR_
 		}
 		if (tf && (request_given(r, "padding") || request_given(r, "output-padding"))) {
 			snprintf(err, REQUEST_ERR_LEN, "padding_mode %s computes the padding: padding and "
-			         "output_padding are for torch", r->c.padding_mode == 1 ? "tf_same" :
-			         "tf_valid");
+			         "output_padding are for torch",
+			         deconv_padding_mode_names[r->c.padding_mode]);
 			return REQUEST_E_CONFLICT;
 		}
 	}

@@ -16,7 +16,7 @@ $(BENCH_JSON_OBJ): $(BUILD)/gen/version.h
 
 $(BUILD)/bench/loadgen: $(BUILD)/bench/loadgen.o $(BENCH_JSON_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread $(LDLIBS)
-$(BUILD)/bench/fftw_peer: $(BUILD)/bench/fftw_peer.o $(BENCH_JSON_OBJ) $(BUILD)/gles/fft_plan.o
+$(BUILD)/bench/fftw_peer: $(BUILD)/bench/fftw_peer.o $(BENCH_JSON_OBJ) $(BUILD)/gles/fft_plan.o $(BUILD)/gles/names.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(FFTW_LIBS) -lm -lpthread $(LDLIBS)
 $(BUILD)/bench/codec_ceiling: $(BUILD)/bench/codec_ceiling.o $(BENCH_JSON_OBJ) $(CODEC_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)

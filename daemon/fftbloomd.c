@@ -254,7 +254,8 @@ static const char *type_name(enum opt_type t)
 	case OPT_DOUBLE: return "number";
 	case OPT_BOOL: return "bool";
 	case OPT_STRING: return "string";
-	case OPT_ENUM: return "enum";
+	case OPT_ENUM:
+	case OPT_NAMES: return "enum";
 	case OPT_SIZE: return "size";
 	}
 	return "?";

@@ -8,9 +8,14 @@ enum bloom_op { BLOOM_OP_BLOOM = 0, BLOOM_OP_CONVOLVE = 1 };
 enum bloom_composite { BLOOM_COMPOSITE_ADD = 0, BLOOM_COMPOSITE_MIX };
 enum bloom_normalize { BLOOM_NORMALIZE_LUMINANCE = 0, BLOOM_NORMALIZE_NONE };
 enum bloom_precision { BLOOM_FP32 = 0, BLOOM_FP16 };
-/* The order of fft.h's enum fft_technique (gles/bloom.c asserts it). */
-enum bloom_technique { BLOOM_TECH_AUTO = 0, BLOOM_TECH_SHARED, BLOOM_TECH_GLOBAL,
-                       BLOOM_TECH_BLOCKED };
+#define BLOOM_COMPOSITE_COUNT 2
+#define BLOOM_NORMALIZE_COUNT 2
+#define BLOOM_PRECISION_COUNT 2
+/* What requests and flags call them, indexed by the enum, NULL after the last (gles/names.c):
+ * "add", "mix"; "luminance", "none"; "fp32", "fp16". */
+extern const char *const bloom_composite_names[BLOOM_COMPOSITE_COUNT + 1];
+extern const char *const bloom_normalize_names[BLOOM_NORMALIZE_COUNT + 1];
+extern const char *const bloom_precision_names[BLOOM_PRECISION_COUNT + 1];
 enum kernel_center_mode { KERNEL_CENTER_DEFAULT = 0, KERNEL_CENTER_PIXEL, KERNEL_CENTER_UV };
 enum kernel_kind { KERNEL_NONE = 0, KERNEL_GAUSSIAN, KERNEL_GLARE, KERNEL_APERTURE };
 
@@ -48,7 +53,7 @@ struct bloom_params {
 	int composite;       /* enum bloom_composite */
 	int normalize;       /* enum bloom_normalize */
 	int precision;       /* enum bloom_precision: the image spectrum's storage */
-	int technique;       /* enum bloom_technique: FFT technique (auto: measured or planned) */
+	int technique;       /* gles/fft_plan.h's enum fft_technique (auto: measured or planned) */
 	int method;          /* convolve: auto|fft|spatial (gles/convolve.h's enum convolve_method) */
 	struct kernel_center center;
 	struct kernel_preset preset; /* the built-in kernel when no kernel image is given; kind
@@ -56,7 +61,7 @@ struct bloom_params {
 };
 
 /* A spatial convolution (conv2d) or a transposed one (conv2d-transpose) as numbers: each pair
- * (height, width). The enums are gles/spatial.h's and gles/deconv.h's (asserted there). */
+ * (height, width). The enums are gles/spatial.h's and gles/deconv.h's. */
 struct conv_params {
 	int pad_h, pad_w;         /* zero padding each side (transpose: PyTorch's padding) */
 	int stride_h, stride_w;   /* >= 1 */

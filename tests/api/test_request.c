@@ -473,7 +473,7 @@ static void test_conv(void **state)
 enum bound_kind {
 	B_NUM = 1, /* OPT_DOUBLE: [lo, hi] */
 	B_INT,     /* OPT_INT: [lo, hi] */
-	B_ENUM,    /* OPT_ENUM: choices */
+	B_ENUM,    /* OPT_NAMES: the engine's names */
 	B_STR,     /* OPT_STRING: longest accepted length hi */
 	B_PAIR,    /* "N" or "H,W", integers in [lo, hi], into conv_params fields h and w */
 	B_SHAPE,   /* "H,W" only, integers in [lo, hi] */
@@ -638,9 +638,11 @@ static void check_choices(const struct request_param *d, const struct bound *b, 
 			fail_msg("format=%s stored %d", c, r.format);
 	}
 	if (b->kind == B_ENUM) { /* the table offers exactly these */
-		if (!d->o.choices || strcmp(d->o.choices, b->choices))
-			fail_msg("%s: choices '%s' in the table, '%s' documented", d->o.name,
-			         d->o.choices ? d->o.choices : "", b->choices);
+		char choices[256];
+		opts_choices(&d->o, choices, sizeof choices);
+		if (strcmp(choices, b->choices))
+			fail_msg("%s: choices '%s' in the table, '%s' documented", d->o.name, choices,
+			         b->choices);
 	} else {
 		if (strcmp(FORMAT_CHOICES, b->choices))
 			fail_msg("format: choices '%s', '%s' documented", FORMAT_CHOICES, b->choices);
@@ -805,7 +807,7 @@ static void test_table_bounds(void **state)
 			         d->ops);
 		/* the kind the table declares is the kind documented */
 		int want_type = b->kind == B_NUM ? OPT_DOUBLE : b->kind == B_INT ? OPT_INT
-		                : b->kind == B_ENUM ? OPT_ENUM : OPT_STRING;
+		                : b->kind == B_ENUM ? OPT_NAMES : OPT_STRING;
 		assert_int_equal(d->o.type, want_type);
 		assert_int_equal(d->parse != NULL, b->kind >= B_PAIR);
 		/* every operation that takes the row */

@@ -17,7 +17,7 @@ FUZZ_SRCS    := codec/npy.c codec/colour.c codec/image.c codec/image_pfm.c \
                 codec/image_png.c codec/image_jpeg.c codec/image_jpeg_dct.c codec/image_jpeg_coefs.c codec/image_exr.c codec/image_hdr.c \
                 codec/image_webp.c codec/image_avif.c core/opts.c api/request.c \
                 api/kernel_preset.c api/format.c daemon/multipart.c daemon/apiutil.c core/urlsign.c \
-                codec/tensor.c gles/conv_shape.c gles/deconv_plan.c gles/spatial_plan.c
+                codec/tensor.c gles/conv_shape.c gles/deconv_plan.c gles/spatial_plan.c gles/names.c
 FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
 # fuzz_http: the daemon's HTTP front end as fftbloomd links it (daemon/module.mk's lists), but

@@ -81,11 +81,12 @@ static int apply_param(const char *key, const char *value, void *ctx)
 	return rc;
 }
 
-static int choice_count(const char *choices)
+static int choice_count(const struct opt_def *d)
 {
-	int n = 1;
-	for (const char *c = choices; *c; c++)
-		n += *c == '|';
+	int n = 0;
+	size_t l;
+	while (opts_choice(d, n, &l))
+		n++;
 	return n;
 }
 
@@ -109,9 +110,10 @@ static void check_params(const struct request *p)
 				fail("an integer is out of its bounds", d->name);
 			break;
 		}
-		case OPT_ENUM: {
+		case OPT_ENUM:
+		case OPT_NAMES: {
 			int v = OPT_INT_AT(p, d);
-			if (v < 0 || v >= choice_count(d->choices))
+			if (v < 0 || v >= choice_count(d))
 				fail("a choice is out of range", d->name);
 			break;
 		}
