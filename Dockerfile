@@ -20,7 +20,8 @@ WORKDIR /src
 COPY Makefile ./
 COPY core/module.mk core/
 COPY gles/module.mk gles/
-COPY protocol/module.mk protocol/
+COPY codec/module.mk codec/
+COPY api/module.mk api/
 COPY daemon/module.mk daemon/
 COPY cli/module.mk cli/
 COPY tests/module.mk tests/
@@ -28,7 +29,8 @@ COPY tests/core/module.mk tests/core/
 COPY tests/cli/module.mk tests/cli/
 COPY tests/daemon/module.mk tests/daemon/
 COPY tests/gles/module.mk tests/gles/
-COPY tests/protocol/module.mk tests/protocol/
+COPY tests/codec/module.mk tests/codec/
+COPY tests/api/module.mk tests/api/
 COPY tests/fuzz/fuzz.mk tests/fuzz/
 COPY bench/module.mk bench/
 RUN make deps && rm -rf /var/lib/apt/lists/*

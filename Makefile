@@ -47,10 +47,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 include core/module.mk
 include gles/module.mk
-include protocol/module.mk
+include codec/module.mk
+include api/module.mk
 include daemon/module.mk
 include cli/module.mk
-ENGINE_OBJS := $(GLES_OBJS) $(PROTOCOL_OBJS) $(CORE_OBJS)
+ENGINE_OBJS := $(API_OBJS) $(GLES_OBJS) $(CODEC_OBJS) $(CORE_OBJS)
 LIB_OBJS := $(ENGINE_OBJS) $(DAEMON_LIB_OBJS)
 include tests/module.mk
 include bench/module.mk

@@ -14,7 +14,7 @@
 #include "gles/bloom.h"
 #include "gles/fft.h"
 #include "gles/gpu_timer.h"
-#include "protocol/request.h"
+#include "api/request.h"
 
 /* The bloom's row transforms on its padded buffer (w x h image, k x k kernel, padded to
  * fft_good_size), three ways, to measure two of its choices: over the image's h rows of vec4

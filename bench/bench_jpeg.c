@@ -16,7 +16,7 @@
 #include "bench/bench_internal.h"
 #include "core/log.h"
 #include "gles/bloom.h"
-#include "protocol/request.h"
+#include "api/request.h"
 
 /* w x h planes at 4:2:0 of a smooth picture with grain */
 static int camera_planes(int w, int h, struct yuv_image *y)

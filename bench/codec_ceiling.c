@@ -1,6 +1,6 @@
 /* codec_ceiling: what the host's cores can decode and encode, the end-to-end bloom's ceiling when
  * the GPU is never the bottleneck. JPEG decode + encode of each frame on one thread through
- * protocol/image (the daemon's own codec path: sRGB to linear float32 and back, quality 90),
+ * codec/image (the daemon's own codec path: sRGB to linear float32 and back, quality 90),
  * median of runs after warm-up, frames rotated; the implied frames/s for N cores. Beside it,
  * libjpeg-turbo alone (8-bit RGB decode + encode, same quality, 4:4:4, accurate DCT): the ceiling
  * if the float conversions cost nothing; and the planes path (decode to YUV planes, encode from
@@ -25,7 +25,7 @@
 
 #include "bench/bench_json.h"
 #include "bench/bench_opts.h"
-#include "protocol/image.h"
+#include "codec/image.h"
 #if defined(__has_include)
 #if __has_include(<jconfig.h>)
 #include <jconfig.h> /* LIBJPEG_TURBO_VERSION */

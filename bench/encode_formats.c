@@ -1,5 +1,5 @@
 /* encode_formats: what each answer format costs the codec thread. Each frame is decoded once
- * (outside the clock) and encoded through protocol/image_encode, as the daemon does, by each
+ * (outside the clock) and encoded through codec/image_encode, as the daemon does, by each
  * workload (format and settings, stable IDs below) on one thread: median encode time (wall, and
  * the thread's CPU time, which other processes on a busy machine disturb less), mean size, and
  * the PSNR of the answer decoded back (8-bit sRGB codes against the input's). One JSON line per
@@ -13,8 +13,8 @@
 
 #include "bench/bench_opts.h"
 #include "bench/bench_util.h"
-#include "protocol/colour.h"
-#include "protocol/image.h"
+#include "codec/colour.h"
+#include "codec/image.h"
 
 #define MAX_FILES 64
 

@@ -21,11 +21,12 @@ LOADGEN_OBJS := $(BUILD)/bench/loadgen.o $(BUILD)/bench/loadgen_http.o \
                 $(BUILD)/bench/loadgen_proc.o $(BUILD)/bench/loadgen_report.o
 $(BUILD)/bench/loadgen: $(LOADGEN_OBJS) $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm -lpthread $(LDLIBS)
-$(BUILD)/bench/fftw_peer: $(BUILD)/bench/fftw_peer.o $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS) $(BUILD)/gles/fft_plan.o
+$(BUILD)/bench/fftw_peer: $(BUILD)/bench/fftw_peer.o $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS) $(BUILD)/gles/fft_plan.o \
+                          $(BUILD)/gles/names.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(FFTW_LIBS) -lm -lpthread $(LDLIBS)
 $(BUILD)/bench/codec_ceiling: $(BUILD)/bench/codec_ceiling.o $(BUILD)/bench/bench_opts.o $(BENCH_JSON_OBJ) \
-                             $(PROTOCOL_OBJS) $(CORE_OBJS)
+                             $(CODEC_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
-$(BUILD)/bench/encode_formats: $(BUILD)/bench/encode_formats.o $(BUILD)/bench/bench_opts.o $(PROTOCOL_OBJS) \
+$(BUILD)/bench/encode_formats: $(BUILD)/bench/encode_formats.o $(BUILD)/bench/bench_opts.o $(CODEC_OBJS) \
                               $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)

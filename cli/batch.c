@@ -13,7 +13,7 @@
 
 #include "cli/common.h"
 #include "core/clock.h"
-#include "protocol/format.h"
+#include "api/format.h"
 
 /* ---- reading and writing one frame ---- */
 

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "protocol/image.h"
+#include "codec/image.h"
 
 #define BATCH_ERR_LEN 512
 
@@ -57,7 +57,7 @@ struct batch_opts {
 	const char *name;       /* the subcommand, for messages */
 	batch_frame_fn frame;
 	void *arg;
-	int format;             /* enum out_format (protocol/format.h); OUT_AUTO: the output's
+	int format;             /* enum out_format (api/format.h); OUT_AUTO: the output's
 	                           extension */
 	int bits;               /* encoder bits; 0: format_bits of the format and the input */
 	int quality;            /* 0: the format's default */

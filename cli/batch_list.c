@@ -11,7 +11,7 @@
 
 #include "cli/common.h"
 #include "cli/sequence.h"
-#include "protocol/format.h"
+#include "api/format.h"
 
 
 static int is_dir(const char *path)

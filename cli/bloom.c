@@ -1,5 +1,5 @@
 /* fftbloom bloom / convolve: the GPU FFT convolution on image files. Parameters are the request
- * table (protocol/request.h: the HTTP API's, the same names with '-', bounds and messages); the
+ * table (api/request.h: the HTTP API's, the same names with '-', bounds and messages); the
  * output format is the output's extension (--format for -o -). One frame gets a one-line summary
  * with the padded size and GPU stage times on stderr; several frames or a sequence run through
  * cli/batch.h with one context, its plans and kernel spectrum kept across them. */
@@ -13,8 +13,8 @@
 #include "core/log.h"
 #include "gles/bloom.h"
 #include "gles/convolve.h"
-#include "protocol/image.h"
-#include "protocol/kernel_preset.h"
+#include "codec/image.h"
+#include "api/kernel_preset.h"
 
 struct bloom_cli {
 	struct gpu_config gpu;

@@ -14,9 +14,9 @@
 #include <time.h>
 
 #include "cli/common.h"
-#include "protocol/format.h"
-#include "protocol/image.h"
-#include "protocol/request.h"
+#include "api/format.h"
+#include "codec/image.h"
+#include "api/request.h"
 
 #define CC(f) offsetof(struct client_config, f)
 #define CLIENT_RETRY_MAX_S 30 /* longest wait for one Retry-After */

@@ -26,7 +26,7 @@ extern const size_t client_table_len;
 /* Runs command name (op: REQUEST_BLOOM or REQUEST_CONVOLVE) on the server when --server or
  * FFTBLOOM_SERVER names one. t (n rows) is the command's option table over values (size bytes):
  * it must hold client_table's rows and "output", "bits" and "quiet"; the request parameters
- * (protocol/request.h) are the other flags. They are sent as given, so the daemon checks them
+ * (api/request.h) are the other flags. They are sent as given, so the daemon checks them
  * and its message is the one printed. argv is not changed. Returns CLIENT_LOCAL without a server
  * (and for --help), else the exit status: 0, 1 (the daemon's error with its status, or the
  * connection's failure naming the URL), 2 (usage). */

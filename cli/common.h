@@ -13,8 +13,8 @@
 #include "gles/fft.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
-#include "protocol/image.h"
-#include "protocol/request.h"
+#include "codec/image.h"
+#include "api/request.h"
 
 #define CLI_MAX_OPTS 64
 
@@ -32,7 +32,7 @@ int cli_parse(const char *name, const char *usage, const struct opt_def *t, size
               size_t size, int (*hook)(void *values, void *arg), void *arg, int argc,
               char **argv, int *npos);
 
-/* As cli_parse, and the request parameters of op (protocol/request.h) as flags into *req
+/* As cli_parse, and the request parameters of op (api/request.h) as flags into *req
  * (initialised for op first): --help lists them after the command's own options. */
 int cli_parse_request(const char *name, const char *usage, const struct opt_def *t, size_t n,
                       void *values, size_t size, struct request *req, unsigned op, int argc,

@@ -10,8 +10,8 @@
 #include <stddef.h>
 
 #include "cli/common.h"
-#include "protocol/request.h"
-#include "protocol/tensor.h"
+#include "api/request.h"
+#include "codec/tensor.h"
 
 int cli_conv2d(int argc, char **argv);
 int cli_conv2d_transpose(int argc, char **argv);

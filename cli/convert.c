@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "protocol/image.h"
+#include "codec/image.h"
 #include "core/opts.h"
 
 struct convert_opts {

@@ -9,7 +9,7 @@
 #include "cli/common.h"
 #include "core/log.h"
 #include "gles/fft.h"
-#include "protocol/npy.h"
+#include "codec/npy.h"
 
 struct fft_cli {
 	struct gpu_config gpu;
@@ -25,7 +25,7 @@ static const struct opt_def fft_table[] = {
 	{"axes", OPT_ENUM, 0, 0, "both", "rows|cols|both",
 	 "rows: along the last axis (numpy axis=-1); cols: along the first; both: 2D", NULL,
 	 offsetof(struct fft_cli, axes)},
-	{"technique", OPT_ENUM, 0, 0, "auto", "auto|shared|global|blocked",
+	{"technique", OPT_NAMES, 0, 0, "auto", OPT_NAMES_OF(fft_technique_names),
 	 "shared memory where a signal fits, global-memory passes, or blocked (columns in sweeps "
 	 "of passes through shared memory; rows as auto)", NULL,
 	 offsetof(struct fft_cli, technique)},

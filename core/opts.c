@@ -39,18 +39,51 @@ const struct opt_def *opts_find(const struct opt_def *t, size_t n, const char *n
 	return NULL;
 }
 
-/* Index of text in "a|b|c", or -1. */
-static int choice_index(const char *choices, const char *text)
+const char *opts_choice(const struct opt_def *d, int i, size_t *len)
 {
-	size_t tl = strlen(text);
-	int idx = 0;
-	for (const char *p = choices; p && *p; idx++) {
+	if (d->type == OPT_NAMES) {
+		const char *const *names = (const char *const *)(const void *)d->choices;
+		for (int k = 0; names && names[k]; k++)
+			if (k == i) {
+				*len = strlen(names[k]);
+				return names[k];
+			}
+		return NULL;
+	}
+	if (d->type != OPT_ENUM)
+		return NULL;
+	const char *p = d->choices;
+	for (int k = 0; p && *p; k++) {
 		const char *e = strchr(p, '|');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-		if (l == tl && strncmp(p, text, l) == 0)
-			return idx;
+		if (k == i) {
+			*len = e ? (size_t)(e - p) : strlen(p);
+			return p;
+		}
 		p = e ? e + 1 : NULL;
 	}
+	return NULL;
+}
+
+void opts_choices(const struct opt_def *d, char *buf, size_t len)
+{
+	size_t used = 0, l;
+	const char *c;
+	buf[0] = 0;
+	for (int i = 0; (c = opts_choice(d, i, &l)) && used < len; i++) {
+		int n = snprintf(buf + used, len - used, "%s%.*s", i ? "|" : "", (int)l, c);
+		if (n > 0)
+			used += (size_t)n;
+	}
+}
+
+/* Index of text among d's choices, or -1. */
+static int choice_index(const struct opt_def *d, const char *text)
+{
+	size_t tl = strlen(text), l;
+	const char *c;
+	for (int i = 0; (c = opts_choice(d, i, &l)); i++)
+		if (l == tl && strncmp(c, text, l) == 0)
+			return i;
 	return -1;
 }
 
@@ -127,10 +160,13 @@ int opts_set(const struct opt_def *d, void *values, const char *text, char err[O
 		memmove(OPT_STR_AT(values, d), text, strlen(text) + 1);
 		return 0;
 	}
-	case OPT_ENUM: {
-		int i = choice_index(d->choices, text);
+	case OPT_ENUM:
+	case OPT_NAMES: {
+		int i = choice_index(d, text);
 		if (i < 0) {
-			snprintf(err, OPT_ERR_LEN, "%s: '%.64s' is not one of %s", d->name, text, d->choices);
+			char choices[160];
+			opts_choices(d, choices, sizeof choices);
+			snprintf(err, OPT_ERR_LEN, "%s: '%.64s' is not one of %s", d->name, text, choices);
 			return OPT_E_BOUNDS;
 		}
 		OPT_INT_AT(values, d) = i;
@@ -185,7 +221,9 @@ int opts_defaults(const struct opt_def *t, size_t n, void *values, char err[OPT_
 	for (size_t i = 0; i < n; i++) {
 		const char *def = t[i].def;
 		if (!def)
-			def = t[i].type == OPT_STRING ? "" : t[i].type == OPT_ENUM ? NULL : "0";
+			def = t[i].type == OPT_STRING ? "" : "0";
+		if (!t[i].def && (t[i].type == OPT_ENUM || t[i].type == OPT_NAMES))
+			def = NULL;
 		if (!def) { /* enum without default: first choice */
 			OPT_INT_AT(values, &t[i]) = 0;
 			continue;
@@ -293,21 +331,14 @@ void opts_format(const struct opt_def *d, const void *values, char *buf, size_t 
 	case OPT_BOOL: snprintf(buf, len, "%s", OPT_INT_AT(v, d) ? "true" : "false"); break;
 	case OPT_STRING: snprintf(buf, len, "%s", OPT_STR_AT(v, d)); break;
 	case OPT_SIZE: snprintf(buf, len, "%llu", OPT_SIZE_AT(v, d)); break;
-	case OPT_ENUM: {
-		int idx = OPT_INT_AT(v, d), k = 0;
-		const char *p = d->choices;
-		while (p && k < idx) {
-			p = strchr(p, '|');
-			if (p)
-				p++;
-			k++;
-		}
-		if (!p) {
+	case OPT_ENUM:
+	case OPT_NAMES: {
+		size_t l;
+		const char *c = opts_choice(d, OPT_INT_AT(v, d), &l);
+		if (c)
+			snprintf(buf, len, "%.*s", (int)l, c);
+		else
 			snprintf(buf, len, "?");
-			break;
-		}
-		const char *e = strchr(p, '|');
-		snprintf(buf, len, "%.*s", (int)(e ? (size_t)(e - p) : strlen(p)), p);
 		break;
 	}
 	default: snprintf(buf, len, "?");
@@ -327,7 +358,8 @@ void opts_print_help(FILE *f, const struct opt_def *t, size_t n)
 		case OPT_SIZE: snprintf(kind, sizeof kind, "SIZE in [%s, %s]", lo, hi); break;
 		case OPT_BOOL: snprintf(kind, sizeof kind, "(flag)"); break;
 		case OPT_STRING: snprintf(kind, sizeof kind, "TEXT"); break;
-		case OPT_ENUM: snprintf(kind, sizeof kind, "%s", d->choices); break;
+		case OPT_ENUM:
+		case OPT_NAMES: opts_choices(d, kind, sizeof kind); break;
 		}
 		fprintf(f, "  --%-18s %s\n", d->name, kind);
 		fprintf(f, "      %s", d->help ? d->help : "");

@@ -18,14 +18,21 @@ enum opt_type {
 	OPT_ENUM,    /* int index into choices "a|b|c" */
 	OPT_SIZE,    /* unsigned long long; suffix k, M or G multiplies by 1024, 1024^2, 1024^3;
 	                bounds [min, max] */
+	OPT_NAMES,   /* int index into a NULL-terminated array of names, held in choices by
+	                OPT_NAMES_OF: an enum whose owner (the engine) exports its names, so no
+	                table spells them again */
 };
+
+/* An OPT_NAMES row's choices: the array, kept in the choices pointer (converted back by
+ * core/opts.c alone), so tables written field by field need no field of their own. */
+#define OPT_NAMES_OF(names) ((const char *)(const char *const *)(names))
 
 struct opt_def {
 	const char *name;    /* long option without "--"; '-' between words */
 	enum opt_type type;
 	double min, max;     /* bounds for INT, DOUBLE, SIZE */
 	const char *def;     /* default, as text (NULL: empty string / 0) */
-	const char *choices; /* OPT_ENUM: "auto|device|surfaceless" */
+	const char *choices; /* OPT_ENUM: "auto|device|surfaceless"; OPT_NAMES: OPT_NAMES_OF(array) */
 	const char *help;
 	const char *env;     /* environment variable also read, or NULL */
 	size_t offset;       /* offsetof() of the value in the caller's struct */
@@ -73,6 +80,13 @@ int opts_from_argv_other(const struct opt_def *t, size_t n, void *values, int ar
                          int (*other)(void *ctx, const char *name, const char *value,
                                       char err[OPT_ERR_LEN]),
                          void *ctx, char err[OPT_ERR_LEN]);
+
+/* OPT_ENUM and OPT_NAMES: choice i's name, not terminated where choices are "a|b|c" (its
+ * length in *len), or NULL past the last (and for other types). */
+const char *opts_choice(const struct opt_def *d, int i, size_t *len);
+
+/* OPT_ENUM and OPT_NAMES: the choices as "a|b|c" into buf (truncated to len); "" otherwise. */
+void opts_choices(const struct opt_def *d, char *buf, size_t len);
 
 /* Writes the value of d in values as text (for /v1/info, logs). */
 void opts_format(const struct opt_def *d, const void *values, char *buf, size_t len);

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "core/config.h"
-#include "protocol/image.h"
+#include "codec/image.h"
 
 #define API_ERR_LEN 256
 

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "protocol/request.h"
+#include "api/request.h"
 
 #define ETAG_LEN 37 /* 'W/"', 32 hex digits (128 bits of the SHA-256), '"', NUL */
 

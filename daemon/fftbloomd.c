@@ -33,7 +33,7 @@
 #include "daemon/sdnotify.h"
 #include "daemon/server.h"
 #include "core/urlsign.h"
-#include "protocol/openapi.h"
+#include "api/openapi.h"
 #include "gles/egl.h"
 #include "core/clock.h"
 
@@ -254,7 +254,8 @@ static const char *type_name(enum opt_type t)
 	case OPT_DOUBLE: return "number";
 	case OPT_BOOL: return "bool";
 	case OPT_STRING: return "string";
-	case OPT_ENUM: return "enum";
+	case OPT_ENUM:
+	case OPT_NAMES: return "enum";
 	case OPT_SIZE: return "size";
 	}
 	return "?";

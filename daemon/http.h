@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "daemon/server.h"
-#include "protocol/request.h"
+#include "api/request.h"
 
 #define DISCARD_MAX (16u << 20) /* bytes past --max-body of a chunked body read (and dropped) so
                                    that its 413 can be answered; a longer one is cut off */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "daemon/registry.h"
-#include "protocol/image.h"
+#include "codec/image.h"
 
 #define IMAGES_ERR_LEN REGISTRY_ERR_LEN
 

@@ -17,10 +17,10 @@
 #include "daemon/metrics.h"
 #include "gles/bloom.h"
 #include "gles/conv_shape.h"
-#include "protocol/format.h"
-#include "protocol/image.h"
-#include "protocol/request.h"
-#include "protocol/tensor.h"
+#include "api/format.h"
+#include "codec/image.h"
+#include "api/request.h"
+#include "codec/tensor.h"
 
 #define JOBS_MAX_GPUS 16
 #define JOBS_MAX_WARM 16

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "daemon/registry.h"
-#include "protocol/image.h"
+#include "codec/image.h"
 
 #define KERNELS_ERR_LEN REGISTRY_ERR_LEN
 

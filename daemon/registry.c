@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "daemon/apiutil.h"
-#include "protocol/image.h"
+#include "codec/image.h"
 
 struct registry {
 	pthread_mutex_t lock;

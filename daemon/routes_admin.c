@@ -9,8 +9,8 @@
 #include "core/log.h"
 #include "daemon/web.h"
 #include "gles/fault.h"
-#include "protocol/openapi.h"
-#include "protocol/request.h"
+#include "api/openapi.h"
+#include "api/request.h"
 
 static json_t *kernel_json(const struct kernel_entry *e)
 {

@@ -9,7 +9,7 @@
 
 #include "daemon/multipart.h"
 #include "gles/convolve.h"
-#include "protocol/request.h"
+#include "api/request.h"
 
 static enum MHD_Result answer_job(struct req *r);
 

@@ -12,7 +12,7 @@
 #include "daemon/etag.h"
 #include "core/urlsign.h"
 #include "daemon/web.h"
-#include "protocol/request.h"
+#include "api/request.h"
 
 /* The Cache-Control of an answer that needed the API key: a shared cache must not give it to
  * clients without one; the client's own cache may keep it and revalidate. */

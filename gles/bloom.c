@@ -11,12 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert((int)BLOOM_TECH_AUTO == (int)FFT_TECH_AUTO &&
-               (int)BLOOM_TECH_SHARED == (int)FFT_TECH_SHARED &&
-               (int)BLOOM_TECH_GLOBAL == (int)FFT_TECH_GLOBAL &&
-               (int)BLOOM_TECH_BLOCKED == (int)FFT_TECH_BLOCKED,
-               "protocol/params.h's enum bloom_technique is fft_plan.h's enum fft_technique");
-
 const char *bloom_strerror(int code)
 {
 	switch (code) {

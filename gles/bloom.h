@@ -32,8 +32,8 @@
 #include "gles/gpu_timer.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
-#include "protocol/params.h"
-#include "protocol/image.h"
+#include "gles/params.h"
+#include "codec/image.h"
 
 #define BLOOM_ERR_LEN 4096
 #define BLOOM_LEASES 32 /* result buffers a context lends at once at most (bloom_result.lend) */
@@ -241,7 +241,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
 struct bloom_lease; /* a GPU read-back buffer lent with a result's planes */
 struct bloom_upload; /* a GPU upload buffer lent to a decoder for a frame's planes */
 
-/* A frame in: a float image, or a JPEG's planes (protocol/image.h) that the GPU converts as
+/* A frame in: a float image, or a JPEG's planes (codec/image.h) that the GPU converts as
  * libjpeg would (triangle chroma upsampling, JFIF YCbCr -> RGB, sRGB decode, EXIF orientation):
  * 1-3 bytes a pixel cross the bus instead of 16. */
 struct bloom_frame {
@@ -254,7 +254,7 @@ struct bloom_frame {
 	                                The caller still holds it, and returns it after the run */
 };
 
-/* The result: a float image, or planes for a JPEG encoder made on the GPU as protocol's JPEG
+/* The result: a float image, or planes for a JPEG encoder made on the GPU as the codec/ JPEG
  * encoder would (clip to [0, 1], sRGB 8-bit codes rounded or ordered-dithered, RGB -> JFIF
  * YCbCr, chroma averaged over sub_x x sub_y blocks; gray planes when the result has 1-2
  * channels), so 1.5-3 bytes a pixel come back instead of 16. */
@@ -263,11 +263,11 @@ struct bloom_result {
 	int sub_x, sub_y, dither; /* in, with want_yuv: chroma subsampling (1 or 2), dither */
 	int dct_quality;          /* in, with want_yuv: 0: planes of samples; 1-100: the JPEG's
 	                             quantised DCT coefficients at this quality instead
-	                             (protocol/image.h yuv_image_layout_dct), the forward DCT and
+	                             (codec/image.h yuv_image_layout_dct), the forward DCT and
 	                             quantisation done on the GPU */
 	int entropy;              /* in, with dct_quality: 1: the coefficients are entropy-coded
 	                             on the GPU too: yuv.coded > 0 then says yuv.data holds the
-	                             scan (protocol/image.h), 0 that a row's code did not fit the
+	                             scan (codec/image.h), 0 that a row's code did not fit the
 	                             GPU's room (64 bytes a block) and the coefficients came back */
 	int lend;                 /* in, with want_yuv: 1: the planes may stay in the GPU's mapped
 	                             read-back buffer, lent to the caller (lease), instead of being
@@ -368,7 +368,7 @@ int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p, char err[BLOOM_ERR_LEN]);
 
-/* Generates a built-in kernel (protocol/kernel_preset.h parses one) as an RGB image. */
+/* Generates a built-in kernel (api/kernel_preset.h parses one) as an RGB image. */
 int bloom_kernel_preset(struct bloom_ctx *b, const struct kernel_preset *ks, struct image *out,
                         char err[BLOOM_ERR_LEN]);
 

@@ -282,7 +282,7 @@ static int lent_here(const struct bloom_ctx *b, const struct bloom_upload *lent,
 	       (atomic_load_explicit(&lent->state, memory_order_relaxed) & UPLOAD_LENT);
 }
 
-/* For a coefficients frame (protocol/image.h, yuv_image.coefs): jpeg_idct's program and
+/* For a coefficients frame (codec/image.h, yuv_image.coefs): jpeg_idct's program and
  * b->yin_idct large enough for its planes. */
 static int idct_ready(struct bloom_ctx *b, const struct yuv_image *y, const struct bloom_prog **p,
                       char err[BLOOM_ERR_LEN])

@@ -6,11 +6,6 @@
 
 #include "core/checked.h"
 
-_Static_assert(SPATIAL_ALG_SHARED == 4 && SPATIAL_FP32 == 3,
-               "protocol/request.c's algorithm names and precision levels are spatial.h's");
-_Static_assert(DECONV_SUBKERNEL == 3 && DECONV_PAD_TF_VALID == 2,
-               "protocol/request.c's method and padding-mode names are deconv.h's");
-
 #define SIDE_MAX (1 << 24) /* a tensor axis the engine takes: the int fields hold it */
 
 static int axes(int xdim, const size_t xs[4], const size_t ws[4], size_t d[4], char *err)

@@ -8,7 +8,7 @@
 
 #include "gles/deconv.h"
 #include "gles/spatial.h"
-#include "protocol/params.h"
+#include "gles/params.h"
 
 #define CONV_SHAPE_ERR_LEN 512
 

@@ -7,9 +7,6 @@
 
 #include "gles/fft_plan.h"
 
-_Static_assert(CONVOLVE_AUTO == 0 && CONVOLVE_FFT == 1 && CONVOLVE_SPATIAL == 2,
-               "protocol/request.c's method names auto|fft|spatial");
-
 static int from_spatial(int rc)
 {
 	switch (rc) {

@@ -16,6 +16,10 @@
 #define CONVOLVE_ERR_LEN 512
 
 enum convolve_method { CONVOLVE_AUTO = 0, CONVOLVE_FFT, CONVOLVE_SPATIAL };
+#define CONVOLVE_METHOD_COUNT 3
+/* "auto", "fft", "spatial", indexed by enum convolve_method, NULL after the last
+ * (gles/names.c). */
+extern const char *const convolve_method_names[CONVOLVE_METHOD_COUNT + 1];
 
 /* The FFT path's fitted cost: ms = a + b * n log2 n for n padded pixels. */
 struct convolve_model {

@@ -55,8 +55,7 @@ struct deconv_ctx {
 
 const char *deconv_method_name(int method)
 {
-	static const char *n[] = {"auto", "zero-insert", "overlap-add", "subkernel"};
-	return method >= 0 && method < DECONV_METHOD_COUNT ? n[method] : "?";
+	return method >= 0 && method < DECONV_METHOD_COUNT ? deconv_method_names[method] : "?";
 }
 
 const char *deconv_strerror(int code)

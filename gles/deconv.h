@@ -47,8 +47,15 @@ enum deconv_error {
 
 enum deconv_method { DECONV_AUTO = 0, DECONV_ZERO_INSERT, DECONV_OVERLAP_ADD, DECONV_SUBKERNEL };
 #define DECONV_METHOD_COUNT 4
+/* "auto", "zero-insert", "overlap-add", "subkernel", indexed by enum deconv_method, NULL after
+ * the last (gles/names.c). */
+extern const char *const deconv_method_names[DECONV_METHOD_COUNT + 1];
 
 enum deconv_padding_mode { DECONV_PAD_TORCH = 0, DECONV_PAD_TF_SAME, DECONV_PAD_TF_VALID };
+#define DECONV_PAD_MODE_COUNT 3
+/* "torch", "tf_same", "tf_valid", indexed by enum deconv_padding_mode, NULL after the last
+ * (gles/names.c). */
+extern const char *const deconv_padding_mode_names[DECONV_PAD_MODE_COUNT + 1];
 
 struct deconv_conv {
 	int batch, in_c, in_h, in_w; /* input (B, Cin, H, W): batch 1 for a 3-D input */
@@ -110,7 +117,7 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
                const float *weight, const float *bias, float *out, struct deconv_stats *st,
                char err[DECONV_ERR_LEN]);
 
-/* "auto", "zero-insert", "overlap-add", "subkernel"; "?" otherwise */
+/* deconv_method_names[method]; "?" out of range */
 const char *deconv_method_name(int method);
 const char *deconv_strerror(int code);
 

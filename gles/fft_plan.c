@@ -16,8 +16,7 @@ const char *fft_plan_strerror(int code)
 
 const char *fft_technique_name(int technique)
 {
-	static const char *names[] = {"auto", "shared", "global", "blocked"};
-	return technique >= 0 && technique <= FFT_TECH_BLOCKED ? names[technique] : "?";
+	return technique >= 0 && technique < FFT_TECH_COUNT ? fft_technique_names[technique] : "?";
 }
 
 const char *fft_plan_kind(const struct fft_plan *p)

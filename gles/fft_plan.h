@@ -60,6 +60,10 @@
  * so the tuner (fft.h, fft_opts.wisdom) measures them all (bench/RESULTS.md, "Built-in FFT
  * choices"). */
 enum fft_technique { FFT_TECH_AUTO = 0, FFT_TECH_SHARED, FFT_TECH_GLOBAL, FFT_TECH_BLOCKED };
+#define FFT_TECH_COUNT 4
+/* "auto", "shared", "global", "blocked", indexed by enum fft_technique, NULL after the last
+ * (gles/names.c): what requests, flags and logs call them. */
+extern const char *const fft_technique_names[FFT_TECH_COUNT + 1];
 
 enum fft_plan_error {
 	FFT_PLAN_OK = 0,
@@ -217,7 +221,7 @@ static inline unsigned fft_pair_pos(unsigned k, unsigned n)
 
 const char *fft_plan_strerror(int code);
 
-/* "auto", "shared", "global", "blocked" ("?" out of range). */
+/* fft_technique_names[technique]; "?" out of range. */
 const char *fft_technique_name(int technique);
 
 /* What a made plan runs: "blocked", "shared" or "global" (also for n = 1, which runs nothing). */

@@ -1,5 +1,5 @@
-/* Built-in kernels made from their parameters (protocol/params.h's struct kernel_preset,
- * parsed by protocol/kernel_preset.h): gaussian, glare (core, halo, streaks) and aperture, the
+/* Built-in kernels made from their parameters (gles/params.h's struct kernel_preset,
+ * parsed by api/kernel_preset.h): gaussian, glare (core, halo, streaks) and aperture, the
  * diffraction pattern of a polygonal aperture: |FFT(aperture)|^2 on the GPU, resampled per RGB
  * wavelength. Not the daemon's registry of named kernels (daemon/kernels.h). */
 #ifndef FFTBLOOM_KERNEL_PRESETS_H
@@ -7,8 +7,8 @@
 
 #include "gles/egl.h"
 #include "gles/program.h"
-#include "protocol/image.h"
-#include "protocol/params.h"
+#include "codec/image.h"
+#include "gles/params.h"
 
 #define KERNEL_ERR_LEN 512
 

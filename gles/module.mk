@@ -1,9 +1,12 @@
-# gles/: EGL context, programs, FFT, bloom. No jansson, no HTTP.
+# gles/: the GPU engine: EGL context, programs, FFT, bloom, spatial and transposed convolution,
+# and its vocabulary (names.c: the names of its enums, which api/ spells requests with).
+# Includes codec/ and core/, never api/; no jansson, no HTTP (tests/build/test_layers.sh).
 GLES_OBJS := \
 	$(BUILD)/gles/egl.o \
 	$(BUILD)/gles/gl_util.o \
 	$(BUILD)/gles/program.o \
 	$(BUILD)/gles/shader_src.o \
+	$(BUILD)/gles/names.o \
 	$(BUILD)/gles/fft_plan.o \
 	$(BUILD)/gles/fft_cpu.o \
 	$(BUILD)/gles/fft_codegen.o \

@@ -32,8 +32,7 @@ void spatial_ctx_set_cancel(struct spatial_ctx *s, struct gles_cancel *c)
 
 const char *spatial_algorithm_name(int alg)
 {
-	static const char *n[] = {"auto", "batch4", "interp", "planes4", "shared"};
-	return alg >= 0 && alg < SPATIAL_ALG_COUNT ? n[alg] : "?";
+	return alg >= 0 && alg < SPATIAL_ALG_COUNT ? spatial_algorithm_names[alg] : "?";
 }
 
 const struct spatial_caps *spatial_ctx_caps(const struct spatial_ctx *s)

@@ -52,7 +52,7 @@
 #include "gles/gpu_timer.h"
 #include "gles/program.h"
 #include "gles/spatial_plan.h"
-#include "protocol/image.h"
+#include "codec/image.h"
 
 #define SPATIAL_ERR_LEN 512
 
@@ -77,6 +77,9 @@ enum spatial_algorithm {
 	SPATIAL_ALG_SHARED = 4,
 };
 #define SPATIAL_ALG_COUNT 5
+/* "auto", "batch4", "interp", "planes4", "shared", indexed by enum spatial_algorithm, NULL
+ * after the last (gles/names.c). */
+extern const char *const spatial_algorithm_names[SPATIAL_ALG_COUNT + 1];
 
 enum spatial_precision {
 	SPATIAL_Q26_MEDIUMP = 0,
@@ -84,6 +87,7 @@ enum spatial_precision {
 	SPATIAL_FP16 = 2,
 	SPATIAL_FP32 = 3,
 };
+#define SPATIAL_PRECISION_COUNT 4 /* the levels are numbers 0..3 to a client, not names */
 
 struct spatial_opts {
 	int max_plans;             /* shapes kept with their textures and buffers; 0: 8 */
@@ -149,7 +153,7 @@ const char *spatial_strerror(int code);
 /* The cancellation the context's runs look at before each further dispatch (NULL: none; not
  * owned, kept until set again). A run it stops returns SPATIAL_E_CANCELLED. */
 void spatial_ctx_set_cancel(struct spatial_ctx *s, struct gles_cancel *c);
-/* "auto", "batch4", "interp", "planes4", "shared"; "?" otherwise */
+/* spatial_algorithm_names[alg]; "?" out of range */
 const char *spatial_algorithm_name(int alg);
 
 /* The output size of c, or SPATIAL_E_ARG with a message (non-positive sizes, planes not

@@ -14,7 +14,7 @@
 #ifndef FFTBLOOM_TILE_H
 #define FFTBLOOM_TILE_H
 
-#include "protocol/image.h"
+#include "codec/image.h"
 
 struct tile_rect {
 	int x, y, w, h;

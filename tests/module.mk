@@ -4,7 +4,8 @@ include tests/core/module.mk
 include tests/cli/module.mk
 include tests/daemon/module.mk
 include tests/gles/module.mk
-include tests/protocol/module.mk
+include tests/codec/module.mk
+include tests/api/module.mk
 TEST_COMMON := $(BUILD)/tests/testutil.o $(BUILD)/tests/yuv_ref.o
 TEST_BINS := $(patsubst %,$(BUILD)/tests/%,$(TEST_NAMES))
 $(TEST_BINS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_COMMON) $(LIB_OBJS)

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "protocol/request.h"
+#include "api/request.h"
 
 #include "gles/egl.h"
 

@@ -36,7 +36,7 @@ int tu_check(const char *name, const float *a, const double *ref, size_t n, doub
 struct bloom_params;
 struct kernel_preset;
 /* The request table's defaults for op (BLOOM_OP_BLOOM or BLOOM_OP_CONVOLVE), as the engine
- * takes them (protocol/request.h). */
+ * takes them (api/request.h). */
 void tu_params(struct bloom_params *p, int op);
 /* A parameter's text through the request table into p (fails the test if it is refused):
  * tu_param(&p, op, "kernel_center", "2,1"). */

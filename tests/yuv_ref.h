@@ -1,13 +1,13 @@
-/* Independent CPU references for JPEG planes (protocol/image.h's struct yuv_image), in double:
+/* Independent CPU references for JPEG planes (codec/image.h's struct yuv_image), in double:
  * planes -> linear image as libjpeg decodes (triangle "fancy" chroma upsampling with edges
  * repeated; plain replication for planes of 2 or fewer horizontally halved samples, as libjpeg; JFIF YCbCr -> RGB clamped to 0-255, sRGB decode, EXIF orientation), and linear
- * image -> planes as protocol's JPEG encoder feeds libjpeg (clip to [0, 1], sRGB 8-bit codes with
+ * image -> planes as the codec/ JPEG encoder feeds libjpeg (clip to [0, 1], sRGB 8-bit codes with
  * rounding or the 8x8 ordered dither, RGB -> YCbCr, chroma averaged over each 2x2 or 2x1 block
  * with the edges repeated). */
 #ifndef FFTBLOOM_YUV_REF_H
 #define FFTBLOOM_YUV_REF_H
 
-#include "protocol/image.h"
+#include "codec/image.h"
 
 /* out: 1 channel for gray planes, else 3; oriented. Returns 0 or an image_error. */
 int yuv_ref_to_image(const struct yuv_image *y, struct image *out);

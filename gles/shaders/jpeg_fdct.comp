@@ -4,7 +4,7 @@
 // cos((2y+1)v pi/16), C(0) = 1/sqrt(2), else 1), divided by the quantisation table u_quant and
 // rounded half away from zero, as libjpeg's accurate integer path rounds. Stored in Planes as
 // int16, two a word: a block's 64 in natural order (row v, column u), blocks of a row, rows of
-// blocks (protocol/image.h yuv_image_layout_dct). Samples past the plane repeat its edge, as
+// blocks (codec/image.h yuv_image_layout_dct). Samples past the plane repeat its edge, as
 // libjpeg pads. A work group: 8 blocks of a block row, an invocation a row of one, then a column.
 layout(local_size_x = 64) in;
 layout(std430, binding = 9) writeonly buffer Planes { uint pl[]; };

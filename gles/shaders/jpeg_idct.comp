@@ -1,8 +1,8 @@
-// A JPEG component's quantised DCT coefficients (protocol/image.h struct yuv_coefs, in Coefs)
+// A JPEG component's quantised DCT coefficients (codec/image.h struct yuv_coefs, in Coefs)
 // -> its plane of samples (in Planes, as yuv_unpack reads it: bytes, rows of u_pstride bytes
 // from u_poff, u_pdim samples): each coefficient times its quantisation step, the 8x8 inverse DCT
 // in float32 (s(y,x) = sum_v sum_u DCT[v][y] DCT[u][x] F(v,u), rows first, in the order
-// protocol/image_jpeg_coefs.c yuv_coefs_to_planes sums them), + 128, rounded and clamped to
+// codec/image_jpeg_coefs.c yuv_coefs_to_planes sums them), + 128, rounded and clamped to
 // 0-255: libjpeg's decode within 1 of 255. An invocation a block, blocks in the order of the
 // component's rows; a block's samples past the plane are not stored.
 layout(local_size_x = 64) in;

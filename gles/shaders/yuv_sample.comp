@@ -1,4 +1,4 @@
-// Shared by yuv_pack and jpeg_fdct: the result's samples as protocol's JPEG encoder would feed
+// Shared by yuv_pack and jpeg_fdct: the result's samples as the codec/ JPEG encoder would feed
 // libjpeg: each clipped to [0, 1] (what clipping was needed is OR-ed into the flags word:
 // LOST_RANGE for > 1 or NaN, LOST_NEGATIVE for < 0), encoded to an sRGB 8-bit code (rounded, or
 // with the 8x8 ordered dither), RGB -> JFIF YCbCr. Gray (u_gray): Y is channel 0's code.
@@ -11,7 +11,7 @@ uniform uvec3 u_off;    // plane starts, bytes
 uniform uvec3 u_stride; // plane rows, bytes
 uniform uint u_flags;   // word index of the flags
 
-const uint LOST_RANGE = 2u, LOST_NEGATIVE = 8u; // protocol/image.h's IMAGE_LOST_* (checked in bloom.c)
+const uint LOST_RANGE = 2u, LOST_NEGATIVE = 8u; // codec/image.h's IMAGE_LOST_* (checked in bloom.c)
 
 const int BAYER[64] = int[64](0, 32, 8, 40, 2, 34, 10, 42, 48, 16, 56, 24, 50, 18, 58, 26,
                               12, 44, 4, 36, 14, 46, 6, 38, 60, 28, 52, 20, 62, 30, 54, 22,

@@ -9,21 +9,25 @@ import sys
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("BUILD", "build")
 
-# what each folder may include of the project ("gen" and "shaders": generated headers in BUILD)
+# what each folder may include of the project ("gen" and "shaders": generated headers in BUILD):
+# core <- codec <- gles <- api <- (cli, daemon, bench); api spells the engine's vocabulary, so it
+# may include gles/ headers, and gles/ never includes api/
 MAY_INCLUDE = {
     "core": {"core", "gen"},
-    "protocol": {"core", "protocol"},
-    "gles": {"core", "protocol", "gles", "gen", "shaders"},
-    "daemon": {"core", "protocol", "gles", "daemon", "gen"},
-    "cli": {"core", "protocol", "gles", "cli"},
-    "bench": {"core", "protocol", "gles", "cli", "bench", "gen"},
+    "codec": {"core", "codec"},
+    "gles": {"core", "codec", "gles", "gen", "shaders"},
+    "api": {"core", "codec", "gles", "api"},
+    "daemon": {"core", "codec", "gles", "api", "daemon", "gen"},
+    "cli": {"core", "codec", "gles", "api", "cli"},
+    "bench": {"core", "codec", "gles", "api", "cli", "bench", "gen"},
 }
-# system headers a folder must not include: GL below the engines, HTTP outside the daemon,
-# jansson (the API's JSON) in the engines
+# system headers a folder must not include: GL below the engines and in the API, HTTP outside
+# the daemon, jansson (the API's JSON) in the codecs and the engine
 MAY_NOT = {
     "core": [r"GLES\d*/", r"EGL/", r"microhttpd\.h"],
-    "protocol": [r"GLES\d*/", r"EGL/", r"microhttpd\.h"],
+    "codec": [r"GLES\d*/", r"EGL/", r"microhttpd\.h", r"jansson\.h"],
     "gles": [r"microhttpd\.h", r"jansson\.h"],
+    "api": [r"GLES\d*/", r"EGL/", r"microhttpd\.h"],
     "cli": [r"microhttpd\.h"],
     "bench": [r"microhttpd\.h"],
 }
@@ -64,6 +68,8 @@ for folder, allowed in sorted(MAY_INCLUDE.items()):
                     for pat in MAY_NOT.get(folder, []):
                         if re.match(pat, m.group(1)):
                             bad.append("%s:%d includes <%s>" % (rel, i, m.group(1)))
+    if n == 0:  # a rule for a folder that is gone (or includes nothing) checks nothing
+        bad.append("no project include found under %s/" % folder)
     check("%s/: its %d project includes point down or within (%s), no system header of a layer "
           "above" % (folder, n, ", ".join(sorted(allowed))), not bad, "\n     ".join(bad[:20]))
 

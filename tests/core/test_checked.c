@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "core/checked.h"
-#include "protocol/tensor.h"
+#include "codec/tensor.h"
 
 static void test_mul(void **state)
 {

@@ -86,16 +86,20 @@ static void test_bad_values_rejected(void **state)
 }
 
 struct all_types {
-	int i, b, e;
+	int i, b, e, nm;
 	double d;
 	unsigned long long s;
 	char str[OPT_STR_MAX];
 };
 
+static const char *const xyz_names[] = {"x", "y", "z", NULL};
+
 static const struct opt_def types_table[] = {
 	{"int-v", OPT_INT, -5, 5, "1", NULL, "", NULL, offsetof(struct all_types, i)},
 	{"bool-v", OPT_BOOL, 0, 1, "true", NULL, "", NULL, offsetof(struct all_types, b)},
 	{"enum-v", OPT_ENUM, 0, 0, "b", "a|b|c", "", NULL, offsetof(struct all_types, e)},
+	{"names-v", OPT_NAMES, 0, 0, "y", OPT_NAMES_OF(xyz_names), "", NULL,
+	 offsetof(struct all_types, nm)},
 	{"num-v", OPT_DOUBLE, 0, 1, "0.5", NULL, "", NULL, offsetof(struct all_types, d)},
 	{"size-v", OPT_SIZE, 1, 1 << 30, "64M", NULL, "", NULL, offsetof(struct all_types, s)},
 	{"str-v", OPT_STRING, 0, 8, "abc", NULL, "", NULL, offsetof(struct all_types, str)},
@@ -111,6 +115,7 @@ static void test_every_type(void **state)
 	assert_int_equal(v.i, 1);
 	assert_int_equal(v.b, 1);
 	assert_int_equal(v.e, 1);
+	assert_int_equal(v.nm, 1);
 	assert_true(v.d == 0.5);
 	assert_true(v.s == 64ull << 20);
 	assert_string_equal(v.str, "abc");
@@ -127,6 +132,24 @@ static void test_every_type(void **state)
 	assert_int_equal(opts_set_named(types_table, n, &v, "enum_v", "c", err), 0);
 	opts_format(opts_find(types_table, n, "enum-v"), &v, buf, sizeof buf);
 	assert_string_equal(buf, "c");
+	/* a name array reads as "a|b|c" does: index, text, the choices in a refusal and in help */
+	assert_int_equal(opts_set_named(types_table, n, &v, "names_v", "z", err), 0);
+	assert_int_equal(v.nm, 2);
+	opts_format(opts_find(types_table, n, "names-v"), &v, buf, sizeof buf);
+	assert_string_equal(buf, "z");
+	assert_int_equal(opts_set_named(types_table, n, &v, "names_v", "w", err), OPT_E_BOUNDS);
+	assert_string_equal(err, "names-v: 'w' is not one of x|y|z");
+	assert_int_equal(v.nm, 2);
+	opts_choices(opts_find(types_table, n, "names-v"), buf, sizeof buf);
+	assert_string_equal(buf, "x|y|z");
+	char *help = NULL;
+	size_t hl = 0;
+	FILE *f = open_memstream(&help, &hl);
+	opts_print_help(f, types_table, n);
+	fclose(f);
+	assert_non_null(strstr(help, "  --names-v            x|y|z\n"));
+	assert_non_null(strstr(help, "  --enum-v             a|b|c\n"));
+	free(help);
 	assert_true(v.d == 1.0); /* failed sets left the value as it was */
 }
 
@@ -347,11 +370,13 @@ static void check_row(int gpu, const struct opt_def *d, const struct documented 
 		printf("--%-22s [%s, %s]; %s and %s refused\n", d->name, lo, hi, below_text, v);
 		break;
 	}
-	case OPT_ENUM: {
-		if (!d->choices || strcmp(d->choices, w->choices))
-			fail_msg("--%s: choices '%s' in the table, '%s' documented", d->name,
-			         d->choices ? d->choices : "", w->choices);
+	case OPT_ENUM:
+	case OPT_NAMES: {
 		char buf[256];
+		opts_choices(d, buf, sizeof buf);
+		if (strcmp(buf, w->choices))
+			fail_msg("--%s: choices '%s' in the table, '%s' documented", d->name, buf,
+			         w->choices);
 		snprintf(buf, sizeof buf, "%s", w->choices);
 		int i = 0;
 		for (char *save = NULL, *t = strtok_r(buf, "|", &save); t;

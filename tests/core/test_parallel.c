@@ -1,4 +1,4 @@
-/* Tests for protocol/parallel: every item of a range visited exactly once, in contiguous pieces
+/* Tests for core/parallel: every item of a range visited exactly once, in contiguous pieces
  * of at least the asked size, on at most PAR_MAX_THREADS threads; small ranges on the caller's
  * thread alone. */
 #include <setjmp.h>

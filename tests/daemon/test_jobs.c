@@ -19,7 +19,7 @@
 #include "daemon/kernels.h"
 #include "core/log.h"
 #include "daemon/metrics.h"
-#include "protocol/image.h"
+#include "codec/image.h"
 
 #define NJOBS 24
 

@@ -13,11 +13,11 @@ FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -I. -g -O1 -fno-omit-frame-pointer -Wall -Wextra
 FUZZ_LIBS    := -lturbojpeg -ljpeg -lspng -lOpenEXRCore-3_1 -lwebp -lavif -ljansson -lgnutls -lz -lm -lpthread
-FUZZ_SRCS    := protocol/npy.c protocol/colour.c protocol/image.c protocol/image_pfm.c \
-                protocol/image_png.c protocol/image_jpeg.c protocol/image_jpeg_dct.c protocol/image_jpeg_coefs.c protocol/image_exr.c protocol/image_hdr.c \
-                protocol/image_webp.c protocol/image_avif.c core/opts.c protocol/request.c \
-                protocol/kernel_preset.c protocol/format.c daemon/multipart.c daemon/apiutil.c core/urlsign.c \
-                protocol/tensor.c gles/conv_shape.c gles/deconv_plan.c gles/spatial_plan.c
+FUZZ_SRCS    := codec/npy.c codec/colour.c codec/image.c codec/image_pfm.c \
+                codec/image_png.c codec/image_jpeg.c codec/image_jpeg_dct.c codec/image_jpeg_coefs.c codec/image_exr.c codec/image_hdr.c \
+                codec/image_webp.c codec/image_avif.c core/opts.c api/request.c \
+                api/kernel_preset.c api/format.c daemon/multipart.c daemon/apiutil.c core/urlsign.c \
+                codec/tensor.c gles/conv_shape.c gles/deconv_plan.c gles/spatial_plan.c gles/names.c
 FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
 # fuzz_http: the daemon's HTTP front end as fftbloomd links it (daemon/module.mk's lists), but
@@ -33,7 +33,7 @@ FUZZ_HTTP_NOT  := jobs codec gpu_context gpu_worker lifecycle sdnotify healthche
 FUZZ_HTTP_SRCS := $(filter-out $(patsubst %,daemon/%.c,$(FUZZ_HTTP_NOT)), \
                     $(patsubst $(BUILD)/%.o,%.c,$(DAEMON_OBJS) $(DAEMON_LIB_OBJS))) \
                   $(filter-out core/opts.c core/urlsign.c,$(patsubst $(BUILD)/%.o,%.c,$(CORE_OBJS))) \
-                  gles/fault.c protocol/openapi.c
+                  gles/fault.c api/openapi.c
 FUZZ_HTTP_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_HTTP_SRCS))
 $(FUZZ_HTTP_OBJS): FUZZ_CFLAGS += -I$(BUILD)
 $(FUZZ_DIR)/obj/daemon/web.o: $(BUILD)/gen/web_files.h

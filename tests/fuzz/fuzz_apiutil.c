@@ -1,5 +1,5 @@
 /* libFuzzer target for the HTTP API's header and list parsers (daemon/apiutil.h): the input's
- * first line and the rest are two strings a and b. a goes through every parser (Accept and format= from protocol/format.h,
+ * first line and the rest are two strings a and b. a goes through every parser (Accept and format= from api/format.h,
  * names, --warm-sizes, --gpus); (a, b) and (b, a) through the CORS origin match and the key
  * comparison. Results are checked against their contracts and, for names, origins and keys,
  * against plain reference versions written here. */
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "daemon/apiutil.h"
-#include "protocol/format.h"
+#include "api/format.h"
 #include "core/urlsign.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

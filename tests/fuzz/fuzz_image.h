@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "protocol/image.h"
+#include "codec/image.h"
 
 static int fuzz_image(const uint8_t *data, size_t size, enum image_format fmt)
 {

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "protocol/image.h"
+#include "codec/image.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 /* libFuzzer target for a request's query string: the input is split as libmicrohttpd splits a
  * URL's arguments ('&' between pairs, the first '=' between key and value, '+' as a space,
  * lenient %XX decoding, a C string each, so %00 ends it) and each pair is applied as the daemon
- * applies it (request_set from REQUEST_SRC_QUERY, protocol/request.h), for the operation the
+ * applies it (request_set from REQUEST_SRC_QUERY, api/request.h), for the operation the
  * input's length picks, then request_finish. Whatever is accepted or refused, every code is a
  * documented one, every message is terminated, and every value stays within its row's bounds
  * and choices. */
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/request.h"
+#include "api/request.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -81,11 +81,12 @@ static int apply_param(const char *key, const char *value, void *ctx)
 	return rc;
 }
 
-static int choice_count(const char *choices)
+static int choice_count(const struct opt_def *d)
 {
-	int n = 1;
-	for (const char *c = choices; *c; c++)
-		n += *c == '|';
+	int n = 0;
+	size_t l;
+	while (opts_choice(d, n, &l))
+		n++;
 	return n;
 }
 
@@ -109,9 +110,10 @@ static void check_params(const struct request *p)
 				fail("an integer is out of its bounds", d->name);
 			break;
 		}
-		case OPT_ENUM: {
+		case OPT_ENUM:
+		case OPT_NAMES: {
 			int v = OPT_INT_AT(p, d);
-			if (v < 0 || v >= choice_count(d->choices))
+			if (v < 0 || v >= choice_count(d))
 				fail("a choice is out of range", d->name);
 			break;
 		}

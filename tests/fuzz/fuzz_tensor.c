@@ -15,8 +15,8 @@
 
 #include "gles/conv_shape.h"
 #include "gles/deconv_plan.h"
-#include "protocol/request.h"
-#include "protocol/tensor.h"
+#include "api/request.h"
+#include "codec/tensor.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

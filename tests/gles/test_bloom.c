@@ -2220,7 +2220,7 @@ static void test_errors(void **state)
 	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &out, NULL, err), BLOOM_E_ARG);
 	printf("bad centre: %s\n", err);
 	p.center.mode = KERNEL_CENTER_DEFAULT;
-	/* presets are parsed before the engine (protocol/kernel_preset.h, tests/protocol); the
+	/* presets are parsed before the engine (api/kernel_preset.h, tests/api); the
 	 * engine refuses none at all */
 	struct kernel_preset keep = p.preset;
 	p.preset.kind = KERNEL_NONE;

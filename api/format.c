@@ -1,0 +1,270 @@
+/* Output formats and content negotiation; see format.h. */
+#include "api/format.h"
+
+#include <string.h>
+#include <strings.h>
+
+int format_parse(const char *s)
+{
+	static const struct {
+		const char *name;
+		int out;
+	} names[] = {{"jpeg", OUT_JPEG}, {"jpg", OUT_JPEG}, {"png", OUT_PNG},
+	             {"png16", OUT_PNG16}, {"exr", OUT_EXR}, {"hdr", OUT_HDR},
+	             {"pfm", OUT_PFM}, {"webp", OUT_WEBP}, {"avif", OUT_AVIF},
+	             {"avif10", OUT_AVIF10}, {"avif12", OUT_AVIF12}};
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcasecmp(s, names[i].name))
+			return names[i].out;
+	return -1;
+}
+
+/* Every media type each format answers to; the first is the one its answers carry. */
+static const struct {
+	enum image_format f;
+	const char *types[3];
+} media[] = {
+	{IMAGE_FORMAT_JPEG, {"image/jpeg", "image/jpg", "image/pjpeg"}},
+	{IMAGE_FORMAT_PNG, {"image/png", NULL, NULL}},
+	{IMAGE_FORMAT_EXR, {"image/x-exr", "image/exr", "image/aces"}},
+	{IMAGE_FORMAT_HDR, {"image/vnd.radiance", "image/x-hdr", NULL}},
+	{IMAGE_FORMAT_PFM, {"image/x-portable-floatmap", "image/x-pfm", NULL}},
+	{IMAGE_FORMAT_WEBP, {"image/webp", NULL, NULL}},
+	{IMAGE_FORMAT_AVIF, {"image/avif", NULL, NULL}},
+};
+#define NMEDIA (sizeof media / sizeof media[0])
+
+static int is_ows(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* A qvalue in thousandths (lenient: "1", "0.5", ".2", "1.000"; more than three decimals are
+ * cut); -1 when malformed or above 1. */
+static int parse_q(const char *s, size_t n)
+{
+	size_t i = 0;
+	int ip = 0, frac = 0, scale = 100, digits = 0;
+	while (i < n && s[i] >= '0' && s[i] <= '9') {
+		if (ip < 10)
+			ip = ip * 10 + (s[i] - '0');
+		i++;
+		digits++;
+	}
+	if (i < n && s[i] == '.') {
+		i++;
+		while (i < n && s[i] >= '0' && s[i] <= '9') {
+			frac += (s[i] - '0') * scale;
+			scale /= 10;
+			i++;
+			digits++;
+		}
+	}
+	if (i != n || !digits || ip > 1 || (ip == 1 && frac > 0))
+		return -1;
+	return ip * 1000 + frac;
+}
+
+/* One media range [t, t + n): its specificity for format i (3 own type, 2 image wildcard, 1
+ * full wildcard, 0 no match) */
+static int match(const char *t, size_t n, size_t i)
+{
+	if ((n == 3 && !memcmp(t, "*/*", 3)) || (n == 1 && t[0] == '*'))
+		return 1;
+	if (n == 7 && !strncasecmp(t, "image/*", 7))
+		return 2;
+	for (int k = 0; k < 3 && media[i].types[k]; k++)
+		if (strlen(media[i].types[k]) == n && !strncasecmp(t, media[i].types[k], n))
+			return 3;
+	return 0;
+}
+
+int format_from_accept(const char *accept, int prefer_avif, struct format_accept *a)
+{
+	memset(a, 0, sizeof *a);
+	a->prefer_avif = prefer_avif;
+	const char *p = accept ? accept : "";
+	while (is_ows(*p))
+		p++;
+	if (!*p)
+		return 0; /* no header, or a blank one: anything */
+	a->given = 1;
+	int spec[IMAGE_FORMAT_COUNT] = {0};
+	unsigned pos = 0;
+	while (*p) {
+		/* one element, up to a comma outside a quoted string */
+		const char *e = p;
+		int quoted = 0;
+		while (*e && (quoted || *e != ',')) {
+			if (*e == '"')
+				quoted = !quoted;
+			else if (*e == '\\' && quoted && e[1])
+				e++;
+			e++;
+		}
+		const char *t = p;
+		while (t < e && is_ows(*t))
+			t++;
+		size_t tn = 0;
+		while (t + tn < e && t[tn] != ';' && !is_ows(t[tn]))
+			tn++;
+		int q = tn ? 1000 : -1;
+		/* parameters: only q is read; a malformed q drops the range */
+		for (const char *s = t + tn; q >= 0 && s < e;) {
+			const char *semi = memchr(s, ';', (size_t)(e - s));
+			if (!semi)
+				break;
+			s = semi + 1;
+			while (s < e && is_ows(*s))
+				s++;
+			const char *end = s;
+			while (end < e && *end != ';')
+				end++;
+			const char *ve = end;
+			while (ve > s && is_ows(ve[-1]))
+				ve--;
+			if (ve - s >= 2 && (s[0] == 'q' || s[0] == 'Q') && s[1] == '=')
+				q = parse_q(s + 2, (size_t)(ve - s - 2));
+			s = end;
+		}
+		if (q >= 0) {
+			pos++;
+			for (size_t i = 0; i < NMEDIA; i++) {
+				int m = match(t, tn, i), f = media[i].f;
+				if (!m || m < spec[f])
+					continue;
+				if (m > spec[f] || q > a->q[f])
+					a->q[f] = (unsigned short)q;
+				spec[f] = m;
+				if (m == 3 && !a->named[f])
+					a->named[f] = (unsigned short)(pos < 65535 ? pos : 65535);
+			}
+		}
+		p = *e ? e + 1 : e;
+	}
+	for (size_t i = 0; i < NMEDIA; i++)
+		if (a->q[media[i].f])
+			return 0;
+	return FORMAT_E_NONE;
+}
+
+/* The input's family: what an answer is when nothing says otherwise. */
+static enum image_format family(const struct image_info *in)
+{
+	switch (in->format) {
+	case IMAGE_FORMAT_JPEG:
+	case IMAGE_FORMAT_PNG:
+	case IMAGE_FORMAT_WEBP:
+	case IMAGE_FORMAT_AVIF: return in->format;
+	default: return IMAGE_FORMAT_EXR;
+	}
+}
+
+/* Where f stands among acceptable formats of equal q and namedness: lower is better. Named:
+ * AVIF (when preferred), WebP, the input's family, then the header's order. Matched by a
+ * wildcard only: the input's family, then a fixed order. */
+static unsigned rank(const struct format_accept *a, enum image_format f, enum image_format fam)
+{
+	static const enum image_format fixed[] = {IMAGE_FORMAT_PNG, IMAGE_FORMAT_JPEG,
+	                                          IMAGE_FORMAT_EXR, IMAGE_FORMAT_HDR,
+	                                          IMAGE_FORMAT_PFM, IMAGE_FORMAT_WEBP,
+	                                          IMAGE_FORMAT_AVIF};
+	if (a->named[f]) {
+		if (f == IMAGE_FORMAT_AVIF && a->prefer_avif)
+			return 0;
+		if (f == IMAGE_FORMAT_WEBP)
+			return 1;
+		return f == fam ? 2 : 10u + a->named[f];
+	}
+	if (f == fam)
+		return 2;
+	for (unsigned i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		if (fixed[i] == f)
+			return 3 + i;
+	return 0xffffffu;
+}
+
+/* Better than the best so far: AVIF (unless preferred, or the input's family) only when
+ * nothing else is acceptable, then higher q, then named, then rank. */
+static int better(const struct format_accept *a, enum image_format f, enum image_format best,
+                  enum image_format fam)
+{
+	if (best == IMAGE_FORMAT_UNKNOWN)
+		return 1;
+	int held = !a->prefer_avif && fam != IMAGE_FORMAT_AVIF; /* AVIF held back */
+	int fa = held && f == IMAGE_FORMAT_AVIF, ba = held && best == IMAGE_FORMAT_AVIF;
+	if (fa != ba)
+		return ba;
+	if (a->q[f] != a->q[best])
+		return a->q[f] > a->q[best];
+	if (!a->named[f] != !a->named[best])
+		return a->named[f] != 0;
+	return rank(a, f, fam) < rank(a, best, fam);
+}
+
+/* Whether an answer of the input's size fits the format's largest side (size unknown: yes). */
+static int fits(enum image_format f, const struct image_info *in)
+{
+	int side = in->width > in->height ? in->width : in->height;
+	return f == IMAGE_FORMAT_WEBP ? side <= 16383
+	       : f == IMAGE_FORMAT_JPEG ? side <= 65535
+	       : f == IMAGE_FORMAT_AVIF ? side <= 65536 : 1;
+}
+
+void format_resolve(int out, const struct format_accept *a, const struct image_info *in,
+                    enum image_format *fmt, int *bits)
+{
+	*bits = 0;
+	switch (out) {
+	case OUT_JPEG: *fmt = IMAGE_FORMAT_JPEG; return;
+	case OUT_PNG: *fmt = IMAGE_FORMAT_PNG; *bits = 8; return;
+	case OUT_PNG16: *fmt = IMAGE_FORMAT_PNG; *bits = 16; return;
+	case OUT_EXR: *fmt = IMAGE_FORMAT_EXR; return;
+	case OUT_HDR: *fmt = IMAGE_FORMAT_HDR; return;
+	case OUT_PFM: *fmt = IMAGE_FORMAT_PFM; return;
+	case OUT_WEBP: *fmt = IMAGE_FORMAT_WEBP; return;
+	case OUT_AVIF: *fmt = IMAGE_FORMAT_AVIF; *bits = 8; return;
+	case OUT_AVIF10: *fmt = IMAGE_FORMAT_AVIF; *bits = 10; return;
+	case OUT_AVIF12: *fmt = IMAGE_FORMAT_AVIF; *bits = 12; return;
+	}
+	enum image_format fam = family(in), best = IMAGE_FORMAT_UNKNOWN;
+	if (a && a->given) {
+		for (size_t i = 0; i < NMEDIA; i++) {
+			enum image_format f = media[i].f;
+			if (a->q[f] && fits(f, in) && better(a, f, best, fam))
+				best = f;
+		}
+	}
+	/* nothing acceptable that fits (the caller answers 406 when nothing is acceptable): the
+	 * family */
+	*fmt = best != IMAGE_FORMAT_UNKNOWN ? best : fam;
+	*bits = format_bits(*fmt, in);
+}
+
+int format_bits(enum image_format fmt, const struct image_info *in)
+{
+	int deep = in->float_format || in->bits > 8;
+	if (fmt == IMAGE_FORMAT_PNG)
+		return in->format == IMAGE_FORMAT_PNG && in->bits == 16 ? 16 : 8;
+	if (fmt == IMAGE_FORMAT_AVIF)
+		return in->format == IMAGE_FORMAT_AVIF && in->bits == 12 ? 12 : deep ? 10 : 8;
+	return 0;
+}
+
+const char *format_content_type(enum image_format f)
+{
+	for (size_t i = 0; i < NMEDIA; i++)
+		if (media[i].f == f)
+			return media[i].types[0];
+	return "application/octet-stream";
+}
+
+const char *const *format_types(void)
+{
+	static const char *const types[NMEDIA + 1] = {
+		"image/jpeg", "image/png", "image/x-exr", "image/vnd.radiance",
+		"image/x-portable-floatmap", "image/webp", "image/avif", NULL};
+	return types;
+}

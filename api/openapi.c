@@ -1,0 +1,458 @@
+/* The OpenAPI 3 document; see openapi.h. */
+#include "api/openapi.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/format.h"
+#include "api/kernel_preset.h"
+#include "api/request.h"
+
+/* A number as JSON: an integer where it is one (so integer schemas validate). The range first:
+ * converting a double past json_int_t's (clamp-max's 3.4e38) is undefined behaviour. */
+static json_t *number(double v)
+{
+	if (v > -9e15 && v < 9e15 && v == (double)(json_int_t)v)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+/* An option's default as a JSON value of its schema's type, parsed by the table's own parser;
+ * NULL when it has none. */
+static json_t *default_value(const struct opt_def *d)
+{
+	if (!d->def || !*d->def)
+		return NULL;
+	struct opt_def z = *d;
+	z.offset = 0;
+	union {
+		int i;
+		double f;
+		unsigned long long u;
+		char s[OPT_STR_MAX];
+	} v;
+	memset(&v, 0, sizeof v);
+	char err[OPT_ERR_LEN];
+	if (opts_set(&z, &v, d->def, err))
+		return json_string(d->def); /* a table bug; the test of this document catches it */
+	switch (d->type) {
+	case OPT_INT: return json_integer(v.i);
+	case OPT_DOUBLE: return number(v.f);
+	case OPT_SIZE: return json_integer((json_int_t)v.u);
+	case OPT_BOOL: return json_boolean(v.i);
+	default: return json_string(d->def);
+	}
+}
+
+/* The JSON schema of one option of the parameter table. */
+static json_t *param_schema(const struct opt_def *d)
+{
+	json_t *s = json_object();
+	switch (d->type) {
+	case OPT_INT:
+		json_object_set_new(s, "type", json_string("integer"));
+		json_object_set_new(s, "minimum", number(d->min));
+		json_object_set_new(s, "maximum", number(d->max));
+		break;
+	case OPT_DOUBLE:
+		json_object_set_new(s, "type", json_string("number"));
+		json_object_set_new(s, "minimum", number(d->min));
+		json_object_set_new(s, "maximum", number(d->max));
+		break;
+	case OPT_SIZE:
+		json_object_set_new(s, "type", json_string("integer"));
+		json_object_set_new(s, "minimum", number(d->min));
+		json_object_set_new(s, "maximum", number(d->max));
+		break;
+	case OPT_BOOL:
+		json_object_set_new(s, "type", json_string("boolean"));
+		break;
+	case OPT_STRING:
+		json_object_set_new(s, "type", json_string("string"));
+		if (d->max > 0)
+			json_object_set_new(s, "maxLength", json_integer((json_int_t)d->max));
+		break;
+	case OPT_ENUM:
+	case OPT_NAMES: {
+		json_object_set_new(s, "type", json_string("string"));
+		json_t *e = json_array();
+		size_t l;
+		const char *c;
+		for (int i = 0; (c = opts_choice(d, i, &l)); i++)
+			json_array_append_new(e, json_stringn(c, l));
+		json_object_set_new(s, "enum", e);
+		break;
+	}
+	}
+	json_t *def = default_value(d);
+	if (def)
+		json_object_set_new(s, "default", def);
+	return s;
+}
+
+/* The schema of a row parsed by a function of its own (a preset, a centre, a format). */
+static json_t *parsed_schema(const struct request_param *d)
+{
+	json_t *s = json_pack("{s:s,s:s}", "type", "string", "description", d->value_help);
+	if (!strcmp(d->o.name, "format")) {
+		json_t *e = json_array();
+		for (const char *p = FORMAT_CHOICES; p && *p;) {
+			const char *bar = strchr(p, '|');
+			size_t l = bar ? (size_t)(bar - p) : strlen(p);
+			json_array_append_new(e, json_stringn(p, l));
+			p = bar ? bar + 1 : NULL;
+		}
+		json_object_set_new(s, "enum", e);
+	} else if (!strcmp(d->o.name, "kernel-preset")) {
+		json_object_set_new(s, "default", json_string("aperture"));
+	}
+	return s;
+}
+
+/* The operation's query parameters, and the properties of its params JSON object (the same
+ * names, also accepted as multipart form fields). */
+static void parameters(unsigned op, json_t **query, json_t **props)
+{
+	*query = json_array();
+	*props = json_object();
+	for (size_t i = 0; i < request_table_len; i++) {
+		const struct request_param *d = &request_table[i];
+		if (!(d->ops & op))
+			continue;
+		char name[64], help[1024];
+		request_api_name(d, name, sizeof name);
+		snprintf(help, sizeof help, "%s", d->o.help);
+		if (!strcmp(d->o.name, "kernel-preset")) { /* every kind's keys */
+			size_t used = strlen(help);
+			for (int k = KERNEL_GAUSSIAN; k <= KERNEL_APERTURE && used < sizeof help; k++) {
+				char keys[400];
+				kernel_preset_keys(k, keys, sizeof keys);
+				int n = snprintf(help + used, sizeof help - used, "; %s: %s",
+				                 kernel_preset_name(k), keys);
+				if (n > 0)
+					used += (size_t)n;
+			}
+		}
+		json_t *schema = d->parse ? parsed_schema(d) : param_schema(&d->o);
+		if (op == REQUEST_CONVOLVE && !strcmp(d->o.name, "normalize"))
+			json_object_set_new(schema, "default",
+			                    json_string(bloom_normalize_names[BLOOM_NORMALIZE_NONE]));
+		json_array_append_new(*query, json_pack("{s:s,s:s,s:b,s:s,s:O}", "name", name, "in",
+		                                        "query", "required", 0, "description", help,
+		                                        "schema", schema));
+		json_object_set_new(*props, name, schema);
+	}
+}
+
+static json_t *error_ref(const char *desc)
+{
+	return json_pack("{s:s,s:{s:{s:{s:s}}}}", "description", desc, "content", "application/json",
+	                 "schema", "$ref", "#/components/schemas/Error");
+}
+
+static json_t *image_responses(void)
+{
+	json_t *content = json_object();
+	for (const char *const *t = format_types(); *t; t++)
+		json_object_set_new(content, *t,
+		                    json_pack("{s:{s:s,s:s}}", "schema", "type", "string", "format",
+		                              "binary"));
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_pack("{s:s,s:o,s:{s:{s:s,s:{s:s}}}}", "description",
+	                                        "the result image, in the format= asked for, else "
+	                                        "the Accept header's choice, else the input's "
+	                                        "family; Server-Timing has decode, queue, gpu (of "
+	                                        "which gpu_copy, gpu_wait and gpu_setup), encode "
+	                                        "and total "
+	                                        "durations",
+	                                        "content", content, "headers", "Vary",
+	                                        "description", "Accept whenever format= is not "
+	                                        "given", "schema", "type", "string"));
+	json_object_set_new(r, "400", error_ref("a bad parameter (named, with its bounds), a bad "
+	                                        "multipart body or an empty body"));
+	json_object_set_new(r, "401", error_ref("missing or wrong API key"));
+	json_object_set_new(r, "413", error_ref("body, image or padded size too large"));
+	json_object_set_new(r, "406", error_ref("no format= and an Accept header allowing none of "
+	                                        "the image types made (listed in error.formats)"));
+	json_object_set_new(r, "415", error_ref("not an image format the server reads"));
+	json_object_set_new(r, "422", error_ref("the image or kernel could not be decoded or used, "
+	                                        "or format= cannot hold the image's size"));
+	json_object_set_new(r, "503", error_ref("queue full (Retry-After) or shutting down"));
+	json_object_set_new(r, "504", error_ref("the job's deadline passed while it was queued, "
+	                                        "or its GPU work ran past --gpu-timeout"));
+	return r;
+}
+
+static json_t *image_op(const char *summary, unsigned op)
+{
+	json_t *query, *props;
+	parameters(op, &query, &props);
+	/* multipart: the image (or file), a kernel image, params, and each parameter as a field */
+	json_t *form = json_pack("{s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:{s:s,s:O}}",
+	                         "image", "type", "string", "format", "binary", "description",
+	                         "the image", "file", "type", "string", "format", "binary",
+	                         "description", "another name for image (an HTML form's file input)",
+	                         "kernel", "type", "string", "format", "binary", "description",
+	                         "a kernel image (or, as text, a registered kernel's name)", "params",
+	                         "type", "object", "properties", props);
+	const char *name;
+	json_t *v;
+	json_object_foreach(props, name, v)
+		if (strcmp(name, "kernel"))
+			json_object_set(form, name, v);
+	json_t *body = json_pack(
+		"{s:b,s:{s:{s:{s:s,s:s}},s:{s:{s:s,s:o}}}}",
+		"required", 1, "content", "application/octet-stream", "schema", "type", "string",
+		"format", "binary", "multipart/form-data", "schema", "type", "object", "properties",
+		form);
+	json_object_set_new(json_object_get(json_object_get(body, "content"), "application/octet-stream"),
+	                    "x-also", json_string("image/jpeg, image/png, image/x-exr, ..."));
+	json_decref(props);
+	return json_pack("{s:s,s:o,s:o,s:o}", "summary", summary, "parameters", query,
+	                 "requestBody", body, "responses", image_responses());
+}
+
+/* POST /v1/conv2d, /v1/conv2d_transpose: NPY parts in, an NPY out. */
+static json_t *tensor_op(const char *summary, unsigned op)
+{
+	json_t *query, *props;
+	parameters(op, &query, &props);
+	json_t *form = json_pack("{s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:{s:s,s:O}}",
+	                         "input", "type", "string", "format", "binary", "description",
+	                         "NPY, float32 or float64: (B, Cin, H, W) or (Cin, H, W)", "weight",
+	                         "type", "string", "format", "binary", "description",
+	                         op == REQUEST_CONV2D ? "NPY: (Cout, Cin / groups, kH, kW)"
+	                                              : "NPY: (Cin, Cout / groups, kH, kW)",
+	                         "bias", "type", "string", "format", "binary", "description",
+	                         "NPY: (Cout), optional", "params", "type", "object", "properties",
+	                         props);
+	const char *name;
+	json_t *v;
+	json_object_foreach(props, name, v)
+		json_object_set(form, name, v);
+	json_t *body = json_pack("{s:b,s:{s:{s:{s:s,s:o,s:[s,s]}}}}", "required", 1, "content",
+	                         "multipart/form-data", "schema", "type", "object", "properties",
+	                         form, "required", "input", "weight");
+	json_decref(props);
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_pack("{s:s,s:{s:{s:{s:s,s:s}}}}", "description",
+	                                        "the output, a float32 NPY (3-D for a 3-D input)",
+	                                        "content", "application/x-npy", "schema", "type",
+	                                        "string", "format", "binary"));
+	json_object_set_new(r, "400", error_ref("a bad parameter, a missing part"));
+	json_object_set_new(r, "413", error_ref("tensors larger than the memory budget or the GPU's "
+	                                        "limits"));
+	json_object_set_new(r, "415", error_ref("not multipart/form-data"));
+	json_object_set_new(r, "422", error_ref("a malformed NPY, or shapes that do not fit the "
+	                                        "parameters (invalid_shape)"));
+	json_object_set_new(r, "503", error_ref("queue full or memory budget spent (Retry-After)"));
+	return json_pack("{s:s,s:o,s:o,s:o}", "summary", summary, "parameters", query,
+	                 "requestBody", body, "responses", r);
+}
+
+static json_t *header(const char *desc)
+{
+	return json_pack("{s:s,s:{s:s}}", "description", desc, "schema", "type", "string");
+}
+
+/* GET /v1/bloom/{name}, /v1/convolve/{name}: a stored image rendered with the query's
+ * parameters. */
+static json_t *render_op(const char *summary, unsigned op, json_t *name)
+{
+	json_t *query, *props;
+	parameters(op, &query, &props);
+	json_decref(props);
+	json_array_extend(query, name);
+	json_array_append_new(query, json_pack(
+		"{s:s,s:s,s:b,s:s,s:{s:s,s:s}}", "name", "sig", "in", "query", "required", 0,
+		"description", "the URL's signature when the daemon runs with --url-signing-key-file: "
+		"base64url (unpadded) of HMAC-SHA256(key, path + '?' + the other parameters as "
+		"NAME=VALUE, each percent-encoded (all but A-Z a-z 0-9 - . _ ~ as %XX), sorted as byte "
+		"strings, joined with '&'); not needed with the API key", "schema", "type", "string",
+		"pattern", "^[A-Za-z0-9_-]{43}$"));
+	json_array_append_new(query, json_pack(
+		"{s:s,s:s,s:b,s:s,s:{s:s}}", "name", "If-None-Match", "in", "header", "required", 0,
+		"description", "an ETag of an earlier answer: 304 with no GPU work when it still "
+		"names this render", "schema", "type", "string"));
+	json_t *r = image_responses();
+	json_t *ok = json_object_get(r, "200");
+	json_object_set_new(ok, "description", json_string(
+		"the rendered image (the stored image's, kernel's and parameters' render; Vary: Accept "
+		"when format= is not given)"));
+	json_t *hdrs = json_pack("{s:o,s:o,s:o}", "ETag", header("strong: a digest of the image, "
+	                         "kernel, parameters as parsed, answer format and engine"),
+	                         "Cache-Control", header("--cache-control for public answers; "
+	                         "private, no-cache for those that needed the API key"),
+	                         "Vary", header("Accept, when the format follows the Accept header"));
+	json_object_set(ok, "headers", hdrs);
+	json_object_set_new(r, "304", json_pack("{s:s,s:o}", "description", "not modified: the "
+	                                        "If-None-Match names this render (no GPU work)",
+	                                        "headers", hdrs));
+	json_object_set_new(r, "403", error_ref("signed URLs are on and sig= is missing "
+	                                        "(signature_required) or wrong (bad_signature)"));
+	json_object_set_new(r, "404", error_ref("no stored image of that name"));
+	json_object_del(r, "415");
+	return json_pack("{s:s,s:o,s:o}", "summary", summary, "parameters", query, "responses", r);
+}
+
+static json_t *json_ok(const char *desc)
+{
+	return json_pack("{s:{s:s,s:{s:{s:{s:s}}}}}", "200", "description", desc, "content",
+	                 "application/json", "schema", "type", "object");
+}
+
+json_t *openapi_document(const char *version, int api_key, int url_signing)
+{
+	json_t *paths = json_object();
+	json_object_set_new(paths, "/v1/bloom",
+	                    json_pack("{s:o}", "post",
+	                              image_op("FFT convolution bloom of an image: a raw image body "
+	                                       "with parameters in the query, or multipart parts "
+	                                       "image, kernel (optional image) and params (JSON), "
+	                                       "or parameters as form fields; a parameter given "
+	                                       "twice, or one the operation does not take, is 400",
+	                                       REQUEST_BLOOM)));
+	json_object_set_new(paths, "/v1/convolve",
+	                    json_pack("{s:o}", "post",
+	                              image_op("linear convolution of an image with a kernel; the "
+	                                       "inputs of /v1/bloom, without the bloom's own "
+	                                       "parameters", REQUEST_CONVOLVE)));
+	json_object_set_new(paths, "/v1/conv2d",
+	                    json_pack("{s:o}", "post",
+	                              tensor_op("spatial convolution of tensors, as "
+	                                        "torch.nn.functional.conv2d", REQUEST_CONV2D)));
+	json_object_set_new(paths, "/v1/conv2d_transpose",
+	                    json_pack("{s:o}", "post",
+	                              tensor_op("transposed convolution of tensors, as "
+	                                        "torch.nn.functional.conv_transpose2d (or TF's SAME "
+	                                        "and VALID)", REQUEST_CONV2D_T)));
+	json_t *name = json_pack("[{s:s,s:s,s:b,s:{s:s,s:s}}]", "name", "name", "in", "path",
+	                         "required", 1, "schema", "type", "string", "pattern",
+	                         "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$");
+	json_object_set_new(paths, "/v1/kernels",
+	                    json_pack("{s:{s:s,s:o}}", "get", "summary", "list the named kernels",
+	                              "responses", json_ok("{\"kernels\": [...]}")));
+	json_t *put_resp = json_ok("replaced");
+	json_object_set_new(put_resp, "201", json_pack("{s:s,s:{s:o}}", "description", "registered",
+	                                               "headers", "Location",
+	                                               header("/v1/kernels/{name}")));
+	json_object_set_new(put_resp, "409", error_ref("--max-kernels reached"));
+	json_object_set_new(put_resp, "415", error_ref("not an image"));
+	json_object_set_new(put_resp, "422", error_ref("the kernel image could not be decoded"));
+	json_t *get_resp = json_ok("the kernel's size, format and digest");
+	json_object_set_new(get_resp, "404", error_ref("no such kernel"));
+	json_object_set_new(
+		paths, "/v1/kernels/{name}",
+		json_pack("{s:O,s:{s:s,s:{s:b,s:{s:{s:{s:s,s:s}}}},s:o},s:{s:s,s:o},s:{s:s,s:{s:{s:s},s:o}}}",
+		          "parameters", name, "put", "summary",
+		          "register a kernel image under name (its spectra are cached per padded size)",
+		          "requestBody", "required", 1, "content", "application/octet-stream", "schema",
+		          "type", "string", "format", "binary", "responses", put_resp, "get", "summary",
+		          "one kernel", "responses", get_resp, "delete", "summary", "remove a kernel",
+		          "responses", "204", "description", "removed", "404", error_ref("no such kernel")));
+	json_object_set_new(paths, "/v1/images",
+	                    json_pack("{s:{s:s,s:o}}", "get", "summary", "list the stored source "
+	                              "images", "responses", json_ok("{\"images\": [...]}")));
+	json_t *iput = json_ok("replaced (the object, with replaced: true)");
+	json_object_set_new(iput, "201", json_pack("{s:s,s:{s:o},s:{s:{s:{s:s}}}}", "description",
+	                                           "stored: {name, width, height, channels, format, "
+	                                           "bits, digest (SHA-256), bytes, created, replaced}",
+	                                           "headers", "Location",
+	                                           header("/v1/images/{name}"), "content",
+	                                           "application/json", "schema", "type", "object"));
+	json_object_set_new(iput, "400", error_ref("an empty body or a bad name"));
+	json_object_set_new(iput, "409", error_ref("--max-images reached (image_store_full) or "
+	                                           "--image-memory held by the others "
+	                                           "(image_memory_full)"));
+	json_object_set_new(iput, "413", error_ref("the image alone above --image-memory, or its "
+	                                           "pixels above --max-pixels or --memory-budget"));
+	json_object_set_new(iput, "415", error_ref("not an image"));
+	json_object_set_new(iput, "422", error_ref("the image could not be decoded"));
+	json_object_set_new(iput, "503", error_ref("queue full or memory budget spent"));
+	json_t *iget = json_ok("the stored image's facts: size, format, digest, bytes");
+	json_object_set_new(iget, "404", error_ref("no such image"));
+	json_object_set_new(
+		paths, "/v1/images/{name}",
+		json_pack("{s:O,s:{s:s,s:{s:b,s:{s:{s:{s:s,s:s}}}},s:o},s:{s:s,s:o},s:{s:s,s:{s:{s:s},s:o}}}",
+		          "parameters", name, "put", "summary",
+		          "store a source image under name (checked by decoding, kept as sent) for "
+		          "GET /v1/bloom/{name} and /v1/convolve/{name}", "requestBody", "required", 1,
+		          "content", "application/octet-stream", "schema", "type", "string", "format",
+		          "binary", "responses", iput, "get", "summary", "one stored image's facts",
+		          "responses", iget, "delete", "summary", "remove a stored image", "responses",
+		          "204", "description", "removed", "404", error_ref("no such image")));
+	json_object_set_new(paths, "/v1/bloom/{name}",
+	                    json_pack("{s:o}", "get",
+	                              render_op("the stored image's bloom with the query's "
+	                                        "parameters (those of POST /v1/bloom), for <img src> "
+	                                        "and CDNs", REQUEST_BLOOM, name)));
+	json_object_set_new(paths, "/v1/convolve/{name}",
+	                    json_pack("{s:o}", "get",
+	                              render_op("the stored image convolved with the query's "
+	                                        "parameters (those of POST /v1/convolve)",
+	                                        REQUEST_CONVOLVE, name)));
+	json_decref(name);
+	json_object_set_new(paths, "/healthz",
+	                    json_pack("{s:{s:s,s:o}}", "get", "summary", "the process answers",
+	                              "responses", json_ok("ok")));
+	json_t *ready = json_ok("ready");
+	json_object_set_new(ready, "503", json_pack("{s:s}", "description",
+	                                            "not ready: no context, warming up, stale GPU "
+	                                            "heartbeat, queue above its high-water mark, or "
+	                                            "shutting down"));
+	json_object_set_new(paths, "/readyz",
+	                    json_pack("{s:{s:s,s:o}}", "get", "summary",
+	                              "ready for work (for load balancers)", "responses", ready));
+	json_object_set_new(paths, "/metrics",
+	                    json_pack("{s:{s:s,s:{s:{s:s,s:{s:{s:{s:s}}}}}}}", "get", "summary",
+	                              "Prometheus text exposition", "responses", "200", "description",
+	                              "metrics", "content", "text/plain; version=0.0.4", "schema",
+	                              "type", "string"));
+	json_object_set_new(paths, "/v1/info",
+	                    json_pack("{s:{s:s,s:o}}", "get", "summary",
+	                              "renderer, limits, configuration and caches", "responses",
+	                              json_ok("facts")));
+	json_object_set_new(paths, "/openapi.json",
+	                    json_pack("{s:{s:s,s:o}}", "get", "summary", "this document", "responses",
+	                              json_ok("OpenAPI 3.0")));
+	json_t *doc = json_pack(
+		"{s:s,s:{s:s,s:s,s:s},s:[{s:s}],s:o,s:{s:{s:{s:s,s:[s],s:{s:{s:s,s:[s,s,s],s:{s:{s:s},s:{s:s},s:{s:s}}}}}}}}",
+		"openapi", "3.0.3", "info", "title", "fftbloomd", "version", version, "description",
+		"GPU FFT convolution bloom over HTTP. Every answer carries X-Request-Id and "
+		"Server-Timing; errors are {\"error\": {\"status\", \"code\", \"message\"}}.",
+		"servers", "url", "/", "paths", paths, "components", "schemas", "Error", "type",
+		"object", "required", "error", "properties", "error", "type", "object", "required",
+		"status", "code", "message", "properties", "status", "type", "integer", "code", "type",
+		"string", "message", "type", "string");
+	if (!doc)
+		return NULL;
+	json_object_set_new(json_object_get(doc, "components"), "securitySchemes",
+	                    json_pack("{s:{s:s,s:s,s:s},s:{s:s,s:s,s:s,s:s}}", "bearer", "type",
+	                              "http", "scheme", "bearer", "description",
+	                              "the key of --api-key-file", "urlSignature", "type", "apiKey",
+	                              "in", "query", "name", "sig", "description",
+	                              "a signed URL (--url-signing-key-file): see the sig "
+	                              "parameter of GET /v1/bloom/{name}"));
+	static const char *renders[] = {"/v1/bloom/{name}", "/v1/convolve/{name}"};
+	if (url_signing) /* the render URLs are public when signed; the API key works too */
+		for (int i = 0; i < 2; i++)
+			json_object_set_new(json_object_get(json_object_get(paths, renders[i]), "get"),
+			                    "security", api_key ? json_pack("[{s:[]},{s:[]}]",
+			                                                    "urlSignature", "bearer")
+			                                        : json_pack("[{s:[]}]", "urlSignature"));
+	if (api_key) { /* every /v1/ operation requires the key; the probes and this document not */
+		const char *path;
+		json_t *item;
+		json_object_foreach(paths, path, item) {
+			if (strncmp(path, "/v1/", 4) || (url_signing && (!strcmp(path, renders[0]) ||
+			                                                 !strcmp(path, renders[1]))))
+				continue;
+			const char *method;
+			json_t *op;
+			json_object_foreach(item, method, op)
+				if (json_is_object(op) && strcmp(method, "parameters"))
+					json_object_set_new(op, "security", json_pack("[{s:[]}]", "bearer"));
+		}
+	}
+	return doc;
+}

@@ -1,0 +1,416 @@
+/* Images: the shared type, limits, sniffing, format names, file I/O and the dispatch to the
+ * per-format codecs in image_<fmt>.c. */
+#include "codec/image.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "codec/image_codec.h"
+
+#define IMAGE_FILE_MAX ((size_t)8 << 30) /* a 16384x16384 float32 RGBA EXR is 4 GiB */
+
+int image_fail(char *err, int code, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, IMAGE_ERR_LEN, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+int image_buf_put(struct image_buf *b, const void *data, size_t n)
+{
+	if (n > SIZE_MAX / 2 - b->len)
+		return IMAGE_E_NOMEM;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + n)
+			cap *= 2;
+		unsigned char *p = realloc(b->p, cap);
+		if (!p)
+			return IMAGE_E_NOMEM;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+	return 0;
+}
+
+const char *image_strerror(int code)
+{
+	switch (code) {
+	case IMAGE_OK: return "success";
+	case IMAGE_E_ARG: return "invalid argument";
+	case IMAGE_E_NOMEM: return "out of memory";
+	case IMAGE_E_IO: return "i/o error";
+	case IMAGE_E_UNSUPPORTED: return "unsupported image format";
+	case IMAGE_E_CORRUPT: return "corrupt image data";
+	case IMAGE_E_TRUNCATED: return "truncated image data";
+	case IMAGE_E_TOO_LARGE: return "image too large";
+	case IMAGE_E_BUSY: return "no room for the image now";
+	case IMAGE_E_EMPTY: return "image has zero size";
+	default: return "unknown image error";
+	}
+}
+
+int image_alloc(struct image *img, int w, int h, int channels)
+{
+	if (!img)
+		return IMAGE_E_ARG;
+	memset(img, 0, sizeof *img);
+	if (channels < 1 || channels > 4 || w < 0 || h < 0)
+		return IMAGE_E_ARG;
+	if (w == 0 || h == 0)
+		return IMAGE_E_EMPTY;
+	size_t n = (size_t)w;
+	if (n > SIZE_MAX / (size_t)h / (size_t)channels / sizeof(float))
+		return IMAGE_E_TOO_LARGE;
+	n *= (size_t)h * (size_t)channels;
+	img->pixels = calloc(n, sizeof(float));
+	if (!img->pixels)
+		return IMAGE_E_NOMEM;
+	img->width = w;
+	img->height = h;
+	img->channels = channels;
+	return 0;
+}
+
+void image_free(struct image *img)
+{
+	if (!img)
+		return;
+	free(img->pixels);
+	memset(img, 0, sizeof *img);
+}
+
+enum image_format image_sniff(const void *buf, size_t len)
+{
+	const unsigned char *b = buf;
+	if (!b)
+		return IMAGE_FORMAT_UNKNOWN;
+	if (len >= 3 && b[0] == 0xff && b[1] == 0xd8 && b[2] == 0xff)
+		return IMAGE_FORMAT_JPEG;
+	if (len >= 8 && !memcmp(b, "\x89PNG\r\n\x1a\n", 8))
+		return IMAGE_FORMAT_PNG;
+	if (len >= 4 && !memcmp(b, "\x76\x2f\x31\x01", 4))
+		return IMAGE_FORMAT_EXR;
+	if (len >= 2 && b[0] == '#' && b[1] == '?')
+		return IMAGE_FORMAT_HDR;
+	if (len >= 3 && b[0] == 'P' && (b[1] == 'F' || b[1] == 'f') &&
+	    (b[2] == '\n' || b[2] == '\r' || b[2] == ' ' || b[2] == '\t'))
+		return IMAGE_FORMAT_PFM;
+	if (len >= 12 && !memcmp(b, "RIFF", 4) && !memcmp(b + 8, "WEBP", 4))
+		return IMAGE_FORMAT_WEBP;
+	/* ISO BMFF: a leading ftyp box whose major or a compatible brand is avif (still image) or
+	 * avis (sequence); HEIC's brands (heic, mif1 alone) are not AVIF */
+	if (len >= 16 && !memcmp(b + 4, "ftyp", 4)) {
+		size_t box = (size_t)b[0] << 24 | (size_t)b[1] << 16 | (size_t)b[2] << 8 | b[3];
+		if (box > len)
+			box = len;
+		if (!memcmp(b + 8, "avif", 4) || !memcmp(b + 8, "avis", 4))
+			return IMAGE_FORMAT_AVIF;
+		for (size_t i = 16; i + 4 <= box; i += 4)
+			if (!memcmp(b + i, "avif", 4) || !memcmp(b + i, "avis", 4))
+				return IMAGE_FORMAT_AVIF;
+	}
+	return IMAGE_FORMAT_UNKNOWN;
+}
+
+enum image_format image_format_from_name(const char *name)
+{
+	if (!name)
+		return IMAGE_FORMAT_UNKNOWN;
+	const char *dot = strrchr(name, '.');
+	const char *ext = dot ? dot + 1 : name;
+	static const struct {
+		const char *ext;
+		enum image_format f;
+	} names[] = {
+		{ "jpg", IMAGE_FORMAT_JPEG }, { "jpeg", IMAGE_FORMAT_JPEG }, { "jpe", IMAGE_FORMAT_JPEG },
+		{ "png", IMAGE_FORMAT_PNG },  { "exr", IMAGE_FORMAT_EXR },   { "hdr", IMAGE_FORMAT_HDR },
+		{ "rgbe", IMAGE_FORMAT_HDR }, { "pic", IMAGE_FORMAT_HDR },   { "pfm", IMAGE_FORMAT_PFM },
+		{ "webp", IMAGE_FORMAT_WEBP }, { "avif", IMAGE_FORMAT_AVIF },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcasecmp(ext, names[i].ext))
+			return names[i].f;
+	return IMAGE_FORMAT_UNKNOWN;
+}
+
+const char *image_format_name(enum image_format f)
+{
+	switch (f) {
+	case IMAGE_FORMAT_JPEG: return "jpeg";
+	case IMAGE_FORMAT_PNG: return "png";
+	case IMAGE_FORMAT_EXR: return "exr";
+	case IMAGE_FORMAT_HDR: return "hdr";
+	case IMAGE_FORMAT_PFM: return "pfm";
+	case IMAGE_FORMAT_WEBP: return "webp";
+	case IMAGE_FORMAT_AVIF: return "avif";
+	default: return "unknown";
+	}
+}
+
+int image_check_limits(const struct image_limits *lim, unsigned long long w, unsigned long long h,
+		       const char *fmt_name, char err[IMAGE_ERR_LEN])
+{
+	unsigned long long mw = lim && lim->max_width ? lim->max_width : IMAGE_DEFAULT_MAX_WIDTH;
+	unsigned long long mh = lim && lim->max_height ? lim->max_height : IMAGE_DEFAULT_MAX_HEIGHT;
+	unsigned long long mp = lim && lim->max_pixels ? lim->max_pixels : IMAGE_DEFAULT_MAX_PIXELS;
+	if (w == 0 || h == 0)
+		return image_fail(err, IMAGE_E_EMPTY, "%s: image has zero size (%llux%llu)", fmt_name,
+				  w, h);
+	/* the image type holds int sizes: never more than INT_MAX on an axis */
+	if (mw > 0x7fffffff)
+		mw = 0x7fffffff;
+	if (mh > 0x7fffffff)
+		mh = 0x7fffffff;
+	if (w > mw)
+		return image_fail(err, IMAGE_E_TOO_LARGE, "%s: width %llu exceeds the limit %llu",
+				  fmt_name, w, mw);
+	if (h > mh)
+		return image_fail(err, IMAGE_E_TOO_LARGE, "%s: height %llu exceeds the limit %llu",
+				  fmt_name, h, mh);
+	if (w * h > mp) /* w, h < 2^31: no overflow */
+		return image_fail(err, IMAGE_E_TOO_LARGE,
+				  "%s: %llux%llu = %llu pixels exceeds the limit %llu", fmt_name, w, h,
+				  w * h, mp);
+	/* the float buffer (4 channels at most) must be addressable */
+	if (w * h > SIZE_MAX / 4 / sizeof(float))
+		return image_fail(err, IMAGE_E_TOO_LARGE, "%s: %llux%llu does not fit in memory",
+				  fmt_name, w, h);
+	if (lim && lim->admit) {
+		int rc = lim->admit(lim->admit_ctx, w, h, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static image_decode_fn decoder_of(enum image_format f)
+{
+	switch (f) {
+	case IMAGE_FORMAT_PFM: return image_decode_pfm;
+	case IMAGE_FORMAT_PNG: return image_decode_png;
+	case IMAGE_FORMAT_JPEG: return image_decode_jpeg;
+	case IMAGE_FORMAT_EXR: return image_decode_exr;
+	case IMAGE_FORMAT_HDR: return image_decode_hdr;
+	case IMAGE_FORMAT_WEBP: return image_decode_webp;
+	case IMAGE_FORMAT_AVIF: return image_decode_avif;
+	default: return NULL;
+	}
+}
+
+static image_encode_fn encoder_of(enum image_format f)
+{
+	switch (f) {
+	case IMAGE_FORMAT_PFM: return image_encode_pfm;
+	case IMAGE_FORMAT_PNG: return image_encode_png;
+	case IMAGE_FORMAT_JPEG: return image_encode_jpeg;
+	case IMAGE_FORMAT_EXR: return image_encode_exr;
+	case IMAGE_FORMAT_HDR: return image_encode_hdr;
+	case IMAGE_FORMAT_WEBP: return image_encode_webp;
+	case IMAGE_FORMAT_AVIF: return image_encode_avif;
+	default: return NULL;
+	}
+}
+
+int image_decode(const void *buf, size_t len, const struct image_limits *lim, struct image *out,
+		 struct image_info *info, char err[IMAGE_ERR_LEN])
+{
+	struct image_limits dl = { .max_pixels = 0 };
+	struct image_info tmp;
+	if (!out)
+		return image_fail(err, IMAGE_E_ARG, "image: no output image");
+	memset(out, 0, sizeof *out);
+	if (!info)
+		info = &tmp;
+	memset(info, 0, sizeof *info);
+	info->orientation = 1;
+	if (!buf || !len)
+		return image_fail(err, IMAGE_E_TRUNCATED, "image: empty input");
+	enum image_format f = image_sniff(buf, len);
+	image_decode_fn dec = decoder_of(f);
+	if (!dec) {
+		const unsigned char *b = buf;
+		if (f != IMAGE_FORMAT_UNKNOWN)
+			return image_fail(err, IMAGE_E_UNSUPPORTED, "%s: decoding is not built in",
+					  image_format_name(f));
+		return image_fail(err, IMAGE_E_UNSUPPORTED,
+				  "image: unknown format (first bytes %02x %02x %02x %02x); "
+				  "JPEG, PNG, OpenEXR, Radiance HDR, PFM, WebP and AVIF are supported",
+				  b[0], len > 1 ? b[1] : 0, len > 2 ? b[2] : 0, len > 3 ? b[3] : 0);
+	}
+	info->format = f;
+	int rc = dec(buf, len, lim ? lim : &dl, out, info, err);
+	if (rc) {
+		image_free(out);
+		return rc;
+	}
+	info->width = out->width;
+	info->height = out->height;
+	return 0;
+}
+
+int image_encode(const struct image *img, enum image_format fmt, const struct image_encode_opts *o,
+		 unsigned char **out, size_t *out_len, unsigned *lost, char err[IMAGE_ERR_LEN])
+{
+	unsigned lost_tmp;
+	struct image_encode_opts opts = { .quality = 0 };
+	if (!out || !out_len)
+		return image_fail(err, IMAGE_E_ARG, "image: no output buffer");
+	*out = NULL;
+	*out_len = 0;
+	if (!lost)
+		lost = &lost_tmp;
+	*lost = 0;
+	if (!img || !img->pixels || img->channels < 1 || img->channels > 4 || img->width <= 0 ||
+	    img->height <= 0)
+		return image_fail(err, img && img->pixels && img->channels >= 1 && img->channels <= 4 &&
+					       img->width >= 0 && img->height >= 0 ?
+					  IMAGE_E_EMPTY : IMAGE_E_ARG,
+				  "image: nothing to encode (no pixels, zero size or bad channel count)");
+	if ((size_t)img->width > SIZE_MAX / (size_t)img->height / 4 / sizeof(float))
+		return image_fail(err, IMAGE_E_TOO_LARGE, "image: size overflows");
+	if (o)
+		opts = *o;
+	if (opts.quality == 0)
+		opts.quality = fmt == IMAGE_FORMAT_WEBP ? 79 : fmt == IMAGE_FORMAT_AVIF ? 63 : 90;
+	if (opts.subsampling == 0)
+		opts.subsampling = 444;
+	image_encode_fn enc = encoder_of(fmt);
+	if (!enc)
+		return image_fail(err, IMAGE_E_UNSUPPORTED, "%s: encoding is not supported",
+				  image_format_name(fmt));
+	int rc = enc(img, &opts, out, out_len, lost, err);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*out_len = 0;
+	}
+	return rc;
+}
+
+/* Reads a whole file; *len is its size. */
+static int slurp(const char *path, unsigned char **data, size_t *len, char *err)
+{
+	*data = NULL;
+	*len = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return image_fail(err, IMAGE_E_IO, "cannot open %s: %s", path, strerror(errno));
+	struct image_buf b = { NULL, 0, 0 };
+	unsigned char chunk[65536];
+	size_t n;
+	int rc = 0;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (b.len + n > IMAGE_FILE_MAX) {
+			rc = image_fail(err, IMAGE_E_TOO_LARGE, "%s is larger than 8 GiB", path);
+			break;
+		}
+		if (image_buf_put(&b, chunk, n)) {
+			rc = image_fail(err, IMAGE_E_NOMEM, "cannot hold %s in memory", path);
+			break;
+		}
+	}
+	if (!rc && ferror(f))
+		rc = image_fail(err, IMAGE_E_IO, "cannot read %s: %s", path, strerror(errno));
+	fclose(f);
+	if (rc) {
+		free(b.p);
+		return rc;
+	}
+	*data = b.p;
+	*len = b.len;
+	return 0;
+}
+
+int image_read_file(const char *path, const struct image_limits *lim, struct image *out,
+		    struct image_info *info, char err[IMAGE_ERR_LEN])
+{
+	unsigned char *data;
+	size_t len;
+	if (out)
+		memset(out, 0, sizeof *out);
+	if (!path || !out)
+		return image_fail(err, IMAGE_E_ARG, "image: no path or output image");
+	int rc = slurp(path, &data, &len, err);
+	if (rc)
+		return rc;
+	rc = image_decode(data, len, lim, out, info, err);
+	free(data);
+	return rc;
+}
+
+int image_write_file(const char *path, const struct image *img, const struct image_encode_opts *o,
+		     unsigned *lost, char err[IMAGE_ERR_LEN])
+{
+	if (!path)
+		return image_fail(err, IMAGE_E_ARG, "image: no path");
+	enum image_format f = image_format_from_name(path);
+	if (f == IMAGE_FORMAT_UNKNOWN)
+		return image_fail(err, IMAGE_E_UNSUPPORTED,
+				  "%s: unknown image extension (use .jpg .png .exr .hdr .pfm .webp .avif)",
+				  path);
+	unsigned char *data;
+	size_t len;
+	int rc = image_encode(img, f, o, &data, &len, lost, err);
+	if (rc)
+		return rc;
+	FILE *fp = fopen(path, "wb");
+	if (!fp) {
+		free(data);
+		return image_fail(err, IMAGE_E_IO, "cannot create %s: %s", path, strerror(errno));
+	}
+	int bad = fwrite(data, 1, len, fp) != len;
+	free(data);
+	if (fclose(fp) || bad)
+		return image_fail(err, IMAGE_E_IO, "cannot write %s: %s", path, strerror(errno));
+	return 0;
+}
+
+int image_convert_channels(const struct image *in, int channels, struct image *out)
+{
+	if (!out)
+		return IMAGE_E_ARG;
+	memset(out, 0, sizeof *out);
+	if (!in || !in->pixels || in->channels < 1 || in->channels > 4)
+		return IMAGE_E_ARG;
+	int rc = image_alloc(out, in->width, in->height, channels);
+	if (rc)
+		return rc;
+	size_t n = (size_t)in->width * (size_t)in->height;
+	int ci = in->channels, co = channels;
+	int in_alpha = ci == 2 || ci == 4, out_alpha = co == 2 || co == 4;
+	for (size_t i = 0; i < n; i++) {
+		const float *s = in->pixels + i * (size_t)ci;
+		float *d = out->pixels + i * (size_t)co;
+		float r, g, b, a = in_alpha ? s[ci - 1] : 1.0f;
+		if (ci >= 3) {
+			r = s[0];
+			g = s[1];
+			b = s[2];
+		} else {
+			r = g = b = s[0];
+		}
+		if (co >= 3) {
+			d[0] = r;
+			d[1] = g;
+			d[2] = b;
+		} else {
+			d[0] = ci >= 3 ? 0.2126f * r + 0.7152f * g + 0.0722f * b : r;
+		}
+		if (out_alpha)
+			d[co - 1] = a;
+	}
+	return 0;
+}

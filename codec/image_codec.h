@@ -1,0 +1,89 @@
+/* Internal to codec/image*.c: the per-format decoders and encoders behind image_decode and
+ * image_encode, and the helpers they share (error messages, byte buffers, sample clipping).
+ * Not for use outside codec/. */
+#ifndef FFTBLOOM_IMAGE_CODEC_H
+#define FFTBLOOM_IMAGE_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec/image.h"
+
+/* A JPEG already checked by image_decode_jpeg_yuv_into's header path (w x h, gray or YCbCr
+ * subsampled sx x sy) decoded to its coefficients in out (memory from mem, else malloc'd): 0,
+ * 1 when planes should be decoded instead (nothing kept), or a negative image_error with err. */
+int image_jpeg_coefs(const unsigned char *buf, size_t len, int w, int h, int gray, int sx, int sy,
+                     const struct yuv_memory *mem, struct yuv_image *out, char *err);
+
+/* 0 when libjpeg reads every scan of buf with no warning past stray bytes between segments or
+ * the JFIF version, else IMAGE_E_TRUNCATED or IMAGE_E_CORRUPT with err (the entropy decoding
+ * alone, into libjpeg's own arrays). */
+int image_jpeg_scans_check(const unsigned char *buf, size_t len, char *err);
+
+/* Writes "fmt..." into err (if not NULL) and returns code. */
+int image_fail(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Growable byte buffer for encoders. */
+struct image_buf {
+	unsigned char *p;
+	size_t len, cap;
+};
+int image_buf_put(struct image_buf *b, const void *data, size_t n); /* 0 or IMAGE_E_NOMEM */
+
+/* A sample for an integer format: clamps to [0,1], OR-ing LOST_NEGATIVE / LOST_RANGE into *lost
+ * when it had to (NaN gives 0 and LOST_RANGE). */
+static inline float image_clip01(float v, unsigned *lost)
+{
+	if (v >= 0 && v <= 1)
+		return v;
+	if (v < 0) {
+		*lost |= IMAGE_LOST_NEGATIVE;
+		return 0;
+	}
+	*lost |= IMAGE_LOST_RANGE;
+	return v > 1 ? 1 : 0;
+}
+
+/* Each decoder: buf/len is the whole file, lim is never NULL, info is never NULL. On failure the
+ * decoder frees what it allocated and leaves *out zeroed. */
+typedef int (*image_decode_fn)(const unsigned char *buf, size_t len, const struct image_limits *lim,
+			       struct image *out, struct image_info *info, char *err);
+/* Each encoder: img is valid (checked by image_encode), o is never NULL (defaults filled in),
+ * lost is never NULL. */
+typedef int (*image_encode_fn)(const struct image *img, const struct image_encode_opts *o,
+			       unsigned char **out, size_t *out_len, unsigned *lost, char *err);
+
+int image_decode_pfm(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		     struct image *out, struct image_info *info, char *err);
+int image_encode_pfm(const struct image *img, const struct image_encode_opts *o,
+		     unsigned char **out, size_t *out_len, unsigned *lost, char *err);
+int image_decode_hdr(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		     struct image *out, struct image_info *info, char *err);
+int image_encode_hdr(const struct image *img, const struct image_encode_opts *o,
+		     unsigned char **out, size_t *out_len, unsigned *lost, char *err);
+int image_decode_png(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		     struct image *out, struct image_info *info, char *err);
+int image_encode_png(const struct image *img, const struct image_encode_opts *o,
+		     unsigned char **out, size_t *out_len, unsigned *lost, char *err);
+int image_decode_jpeg(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		      struct image *out, struct image_info *info, char *err);
+int image_encode_jpeg(const struct image *img, const struct image_encode_opts *o,
+		      unsigned char **out, size_t *out_len, unsigned *lost, char *err);
+int image_decode_exr(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		     struct image *out, struct image_info *info, char *err);
+int image_encode_exr(const struct image *img, const struct image_encode_opts *o,
+		     unsigned char **out, size_t *out_len, unsigned *lost, char *err);
+int image_decode_webp(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		      struct image *out, struct image_info *info, char *err);
+int image_encode_webp(const struct image *img, const struct image_encode_opts *o,
+		      unsigned char **out, size_t *out_len, unsigned *lost, char *err);
+int image_decode_avif(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		      struct image *out, struct image_info *info, char *err);
+int image_encode_avif(const struct image *img, const struct image_encode_opts *o,
+		      unsigned char **out, size_t *out_len, unsigned *lost, char *err);
+
+/* image_encode_jpeg_yuv for coefficient planes (y->dct_quality set; image_jpeg_dct.c). */
+int image_encode_jpeg_dct(const struct yuv_image *y, int quality, unsigned char **out,
+                          size_t *out_len, char err[IMAGE_ERR_LEN]);
+
+#endif

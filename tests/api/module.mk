@@ -1,0 +1,2 @@
+# api tests
+TEST_NAMES += api/test_request

@@ -1,0 +1,5 @@
+# codec tests
+TEST_NAMES += codec/test_npy
+TEST_NAMES += codec/test_colour
+TEST_NAMES += codec/test_image
+TEST_NAMES += codec/test_image_hostile
