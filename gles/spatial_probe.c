@@ -159,7 +159,7 @@ int spatial_probe_filter(struct spatial_ctx *s, int level, char err[SPATIAL_ERR_
 		return 0;
 	struct prog_key k;
 	memset(&k, 0, sizeof k);
-	k.kind = 4;
+	k.kind = PK_PROBE;
 	k.level = level;
 	struct spatial_prog prog; /* used here only: not held */
 	int rc = spatial_get_prog(s, "spatial_common+spatial_probe", &k, 0, &prog, err);
