@@ -3,6 +3,8 @@ GLES_OBJS := \
 	$(BUILD)/gles/egl.o \
 	$(BUILD)/gles/gl_util.o \
 	$(BUILD)/gles/program.o \
+	$(BUILD)/gles/program_store.o \
+	$(BUILD)/gles/program_thread.o \
 	$(BUILD)/gles/shader_src.o \
 	$(BUILD)/gles/fft_plan.o \
 	$(BUILD)/gles/fft_cpu.o \
