@@ -200,7 +200,7 @@ static int result_reset(struct bloom_result *res, char err[BLOOM_ERR_LEN])
 static void result_drop(struct bloom_result *res)
 {
 	if (res->pending)
-		glDeleteSync((GLsync)res->fence);
+		gl_fence_free(res->fence);
 	res->pending = 0;
 	res->fence = NULL;
 	image_free(&res->img);

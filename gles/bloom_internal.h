@@ -19,6 +19,7 @@
 
 #include "gles/bloom.h"
 #include "gles/fft.h"
+#include "gles/gl_util.h"
 #include "gles/gpu_timer.h"
 #include "gles/tile.h"
 #include "core/clock.h"
@@ -223,10 +224,10 @@ struct bloom_ctx {
 	size_t yout_bytes, ystage_bytes;
 	GLuint flags;             /* the composite's count of non-finite samples, and its copy */
 	GLuint flags_stage;
-	/* GL_EXT_buffer_storage: yin and ystage made immutable and mapped once, persistently
-	 * (coherent), so a frame's planes go in by memcpy and come out after a fence, with no map,
-	 * unmap or buffer update call per frame; NULL without the extension */
-	PFNGLBUFFERSTORAGEEXTPROC buffer_storage;
+	/* 1: GL_EXT_buffer_storage (unless opts.no_persistent_map): yin and ystage made immutable
+	 * and mapped once, persistently (coherent), so a frame's planes go in by memcpy and come
+	 * out after a fence, with no map, unmap or buffer update call per frame */
+	int persistent;
 	unsigned char *ystage_map;
 	int quant_quality;           /* the quality quant[] holds (0: none yet) */
 	GLuint quant[2][64];         /* libjpeg's luma and chroma tables at it, natural order */
@@ -405,15 +406,11 @@ void bloom_presets_free(struct bloom_ctx *b);
 
 /* ---- bloom_transfer.c ---- */
 
-/* Grows *buf (usage) to at least bytes; 0 or BLOOM_E_NOMEM. */
-int bloom_grow_buffer(GLuint *buf, size_t *have, size_t bytes, GLenum usage);
-/* As bloom_grow_buffer, for a buffer kept mapped (GL_EXT_buffer_storage, coherent): access is
- * GL_MAP_READ_BIT for the CPU reading it, GL_MAP_WRITE_BIT for writing, or both. *map is the
- * mapping. 0 or BLOOM_E_NOMEM. */
+/* gl_buf_grow_mapped, its time logged (debug): 0 or BLOOM_E_NOMEM. */
 int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned char **map,
                       size_t bytes, GLbitfield access);
 
-/* GL_EXT_buffer_storage's entry point unless opts.no_persistent_map; the leases' counters and
+/* persistent (GL_EXT_buffer_storage unless opts.no_persistent_map); the leases' counters and
  * the upload buffers' records (none made yet). */
 void bloom_transfer_init(struct bloom_ctx *b);
 /* The planes and lent buffers; waits up to opts.destroy_wait_ms for lent ones to return. */

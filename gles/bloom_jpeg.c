@@ -61,7 +61,7 @@ static int code_scan(struct bloom_ctx *b, const struct yuv_image *y, GLuint dst,
 	size_t words = slots + 2 * (size_t)nseg * capw;
 	size_t most = b->opts.scan_scratch_max ? b->opts.scan_scratch_max : 0x7ffffffcu;
 	if (words > most / 4 ||
-	    bloom_grow_buffer(&b->huff, &b->huff_bytes, words * 4, GL_DYNAMIC_COPY)) {
+	    gl_buf_grow(&b->huff, &b->huff_bytes, words * 4, GL_DYNAMIC_COPY, NULL)) {
 		snprintf(err, BLOOM_ERR_LEN, "scan: out of GPU memory");
 		return BLOOM_E_GPU_MEMORY;
 	}
@@ -128,13 +128,13 @@ int bloom_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_imag
 		return BLOOM_E_ARG;
 	}
 	size_t bytes = y->bytes + 4, stage = y->bytes + (*entropy ? 12 : 4);
-	if (bloom_grow_buffer(&b->yout, &b->yout_bytes, bytes, GL_DYNAMIC_COPY) ||
+	if (gl_buf_grow(&b->yout, &b->yout_bytes, bytes, GL_DYNAMIC_COPY, NULL) ||
 	    (y->dct_quality &&
-	     bloom_grow_buffer(&b->ysamp, &b->ysamp_bytes, s.bytes + 4, GL_DYNAMIC_COPY)) ||
-	    (!dst && (b->buffer_storage
+	     gl_buf_grow(&b->ysamp, &b->ysamp_bytes, s.bytes + 4, GL_DYNAMIC_COPY, NULL)) ||
+	    (!dst && (b->persistent
 	              ? bloom_grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, stage,
 	                            GL_MAP_READ_BIT)
-	              : bloom_grow_buffer(&b->ystage, &b->ystage_bytes, stage, GL_STREAM_READ)))) {
+	              : gl_buf_grow(&b->ystage, &b->ystage_bytes, stage, GL_STREAM_READ, NULL)))) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
 		return BLOOM_E_GPU_MEMORY;
 	}
