@@ -2,6 +2,7 @@
  * (resolve the kernel, get the plan, find or read the kernel's spectrum, upload, the kernel's
  * spectrum on a miss, the GPU stages, read back); see bloom.h and bloom_internal.h. */
 #include "gles/bloom_internal.h"
+#include "gles/jpeg_gpu.h"
 
 #include "gles/tile.h"
 #include "core/parallel.h"
@@ -63,7 +64,7 @@ int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
 		b->opts.max_plans = 8;
 	bloom_transfer_init(b);
 	b->plans = calloc((size_t)b->opts.max_plans, sizeof *b->plans);
-	if (!b->plans || gpu_timer_create(info, &b->timer)) {
+	if (!b->plans || jpeg_gpu_create(&b->jpeg) || gpu_timer_create(info, &b->timer)) {
 		bloom_ctx_destroy(b);
 		snprintf(err, BLOOM_ERR_LEN, "out of memory");
 		return BLOOM_E_NOMEM;

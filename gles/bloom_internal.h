@@ -6,7 +6,8 @@
  *   bloom_kernel.c    kernels: built-in ones generated and kept, geometry, pixels, digests, and
  *                     the spectrum cache;
  *   bloom_transfer.c  frames in and results out: float images, JPEG planes, buffers mapped once,
- *                     lent read-back buffers, upload buffers lent to decoders.
+ *                     lent read-back buffers, upload buffers lent to decoders;
+ *   jpeg_gpu.c        the GPU JPEG codec (jpeg_gpu.h), which the transfers call.
  *
  * GL contract: as gles/bloom.h (the context's thread; bloom_lease_return and bloom_upload_take,
  * _map and _return from any thread). */
@@ -215,13 +216,12 @@ struct bloom_ctx {
 	                             BLOOM_FLOAT_MAPPED_MAX bytes; copied by the GPU from there.
 	                             One: a frame's upload waits for the copy of the frame before
 	                             it (issued after that one's predecessor's stages) */
-	GLuint yout, ystage;      /* JPEG planes out, and their mapped copy; grown as needed */
+	struct jpeg_gpu *jpeg;    /* the GPU JPEG codec: its buffers and tables */
+	GLuint ystage;            /* JPEG planes out, the copy the CPU maps; grown as needed */
 	GLuint yin_dev;           /* JPEG planes in, copied from a mapped buffer by the GPU */
 	size_t yin_dev_bytes;
-	GLuint yin_idct;          /* JPEG planes in, made from their coefficients by jpeg_idct */
-	size_t yin_idct_bytes;
 	int upload_dma;           /* opts.upload_copy resolved */
-	size_t yout_bytes, ystage_bytes;
+	size_t ystage_bytes;
 	GLuint flags;             /* the composite's count of non-finite samples, and its copy */
 	GLuint flags_stage;
 	/* 1: GL_EXT_buffer_storage (unless opts.no_persistent_map): yin and ystage made immutable
@@ -229,12 +229,6 @@ struct bloom_ctx {
 	 * out after a fence, with no map, unmap or buffer update call per frame */
 	int persistent;
 	unsigned char *ystage_map;
-	int quant_quality;           /* the quality quant[] holds (0: none yet) */
-	GLuint quant[2][64];         /* libjpeg's luma and chroma tables at it, natural order */
-	GLuint huff, huff_codes;     /* jpeg_huff's segments (grown as needed) and codes */
-	size_t huff_bytes;
-	GLuint ysamp;                /* JPEG sample planes before their DCT; grown as needed */
-	size_t ysamp_bytes;
 	struct bloom_lease leases[BLOOM_LEASES]; /* result buffers to lend (with buffer_storage) */
 	struct bloom_upload *lend; /* BLOOM_UPLOAD_SLOTS upload buffers to lend (with
 	                              buffer_storage; else NULL) */
@@ -431,19 +425,6 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
  * timer, marked after the planes are made (GPU_STAGE_ANSWER) and coded (GPU_STAGE_ENTROPY). */
 /* The planes' layout uniforms of yuv_unpack / yuv_pack. */
 void bloom_set_planes(const struct bloom_prog *p, const struct yuv_image *y);
-/* bloom_jpeg.c: q->out (w x h) -> planes laid out as y (samples, or quantised DCT coefficients)
- * in b->yout (the flags word after them), copied to dst for mapping (a lent buffer, or
- * b->ystage, which it grows; 0: that); with *entropy, the coefficients' entropy-coded scan goes
- * to dst instead, its length at y->bytes + 8 (0: a row did not fit, the coefficients are there),
- * or, where there is no GPU memory to code them, the coefficients as they are (*entropy then
- * 0). tm (or NULL) is marked after the planes (GPU_STAGE_ANSWER) and the scan
- * (GPU_STAGE_ENTROPY). */
-int bloom_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
-                      int h, int dither, int *entropy, GLuint dst, struct gpu_timer *tm,
-                      char err[BLOOM_ERR_LEN]);
-/* The scan's length bloom_make_planes left after y's coefficients in m (0: none), within
- * them. */
-size_t bloom_coded_bytes(const struct yuv_image *y, const unsigned char *m);
 int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *res, int w, int h,
                     int ch, struct bloom_lease **lease, int defer, struct gpu_timer *tm,
                     struct bloom_stats *st, char err[BLOOM_ERR_LEN]);

@@ -2,9 +2,10 @@
  * GPU) and the result back (float, or planes for a JPEG encoder made on the GPU), through
  * buffers mapped once where GL_EXT_buffer_storage allows, upload buffers lent to decoders
  * (bloom_upload.c: the planes decoded where the GPU reads them) and read-back buffers lent to
- * the caller (the planes, coefficients or scan themselves made in bloom_jpeg.c); see
+ * the caller (the planes, coefficients or scan themselves made by jpeg_gpu.c); see
  * bloom_internal.h. */
 #include "gles/bloom_internal.h"
+#include "gles/jpeg_gpu.h"
 
 #include "gles/fault.h"
 #include "core/parallel.h"
@@ -31,7 +32,9 @@ void bloom_transfer_init(struct bloom_ctx *b)
 void bloom_transfer_free(struct bloom_ctx *b)
 {
 	int wait_ms = b->opts.destroy_wait_ms > 0 ? b->opts.destroy_wait_ms : BLOOM_DESTROY_WAIT_MS;
-	GLuint bufs[] = {b->yout, b->ystage, b->yin_dev, b->huff, b->huff_codes, b->ysamp, b->yin_idct};
+	jpeg_gpu_destroy(b->jpeg);
+	b->jpeg = NULL;
+	GLuint bufs[] = {b->ystage, b->yin_dev};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
@@ -240,42 +243,6 @@ static int lent_here(const struct bloom_ctx *b, const struct bloom_upload *lent,
 	       (atomic_load_explicit(&lent->state, memory_order_relaxed) & UPLOAD_LENT);
 }
 
-/* For a coefficients frame (protocol/image.h, yuv_image.coefs): jpeg_idct's program and
- * b->yin_idct large enough for its planes. */
-static int idct_ready(struct bloom_ctx *b, const struct yuv_image *y, const struct bloom_prog **p,
-                      char err[BLOOM_ERR_LEN])
-{
-	int rc = bloom_prog(b, SH_JPEG_IDCT, 0, 0, p, err);
-	if (!rc && gl_buf_grow(&b->yin_idct, &b->yin_idct_bytes, y->planes_bytes, GL_DYNAMIC_COPY,
-	                       NULL)) {
-		snprintf(err, BLOOM_ERR_LEN, "planes from coefficients: out of GPU memory");
-		rc = BLOOM_E_GPU_MEMORY;
-	}
-	return rc;
-}
-
-/* Its planes made from the coefficients in *buf into b->yin_idct, which *buf then names. */
-static void idct_planes(struct bloom_ctx *b, const struct yuv_image *y,
-                        const struct bloom_prog *p, GLuint *buf)
-{
-	glUseProgram(p->id);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_COEFS, *buf);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yin_idct);
-	for (int c = 0; c < (y->gray ? 1 : 3); c++) {
-		const struct yuv_coefs *cf = &y->cf[c];
-		GLuint n = (GLuint)cf->bw * (GLuint)cf->bh, groups = (n + 63) / 64;
-		GLuint gx = groups < 65535 ? groups : 65535;
-		glUniform2ui(p->u[U_PDIM], (GLuint)y->pw[c], (GLuint)y->ph[c]);
-		glUniform2ui(p->u[U_PGEO], (GLuint)y->offset[c], (GLuint)y->stride[c]);
-		glUniform4ui(p->u[U_COFF], (GLuint)(cf->dc / 4), (GLuint)(cf->ac / 4),
-		             (GLuint)(cf->ovf / 4), (GLuint)(cf->quant / 4));
-		glUniform3ui(p->u[U_BLOCKS], (GLuint)cf->bw, n, (GLuint)cf->novf);
-		glDispatchCompute(gx, (groups + gx - 1) / gx, 1);
-	}
-	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-	*buf = b->yin_idct;
-}
-
 /* Planes -> q->image (w x h linear RGBA, oriented): read in place from lent (an upload buffer
  * of b that holds them), else copied into the next of b->yin. */
 static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y,
@@ -285,7 +252,7 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	const struct bloom_prog *p, *pi = NULL;
 	int rc = bloom_prog(b, SH_YUV_UNPACK, 0, 0, &p, err);
 	if (!rc && y->coefs)
-		rc = idct_ready(b, y, &pi, err);
+		rc = jpeg_gpu_idct_ready(b, y, &pi, err);
 	if (rc)
 		return rc;
 	struct upload *u = NULL;
@@ -338,7 +305,7 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		buf = b->yin_dev;
 	}
 	if (pi) {
-		idct_planes(b, y, pi, &buf);
+		jpeg_gpu_idct(b->jpeg, y, pi, &buf);
 		glUseProgram(p->id);
 	}
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
@@ -406,7 +373,7 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 {
 	struct bloom_lease *l = *lease;
 	int entropy = res->entropy && res->yuv.dct_quality;
-	int rc = bloom_make_planes(b, q, &res->yuv, w, h, res->dither, &entropy, l ? l->buf : 0, tm, err);
+	int rc = jpeg_gpu_make_planes(b, q, &res->yuv, w, h, res->dither, &entropy, l ? l->buf : 0, tm, err);
 	if (rc)
 		return rc;
 	res->scan = entropy;
@@ -451,7 +418,7 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 		return BLOOM_E_GPU;
 	}
 	if (entropy)
-		res->yuv.coded = bloom_coded_bytes(&res->yuv, m);
+		res->yuv.coded = jpeg_gpu_coded_bytes(&res->yuv, m);
 	if (l) { /* the planes stay where the GPU put them, lent to the caller */
 		res->yuv.data = l->map;
 		res->lease = l;
@@ -557,6 +524,6 @@ int bloom_result_finish(struct bloom_result *res, double *wait_ms, char err[BLOO
 	res->lost |= word[0];
 	res->nonfinite = word[1];
 	if (res->scan)
-		res->yuv.coded = bloom_coded_bytes(&res->yuv, res->yuv.data);
+		res->yuv.coded = jpeg_gpu_coded_bytes(&res->yuv, res->yuv.data);
 	return 0;
 }

@@ -21,7 +21,7 @@ GLES_OBJS := \
 	$(BUILD)/gles/bloom_idle.o \
 	$(BUILD)/gles/bloom_kernel.o \
 	$(BUILD)/gles/bloom_transfer.o \
-	$(BUILD)/gles/bloom_jpeg.o \
+	$(BUILD)/gles/jpeg_gpu.o \
 	$(BUILD)/gles/bloom_upload.o \
 	$(BUILD)/gles/tile.o \
 	$(BUILD)/gles/fault.o \
