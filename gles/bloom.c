@@ -103,8 +103,8 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st)
 {
 	*st = b->st;
-	st->kernel_bytes = b->kbytes;
-	st->kernel_entries = b->nk;
+	st->kernel_bytes = b->spectra.bytes;
+	st->kernel_entries = b->spectra.n;
 	st->plan_entries = (size_t)b->nplans;
 	st->plans_wanted = (size_t)bloom_plans_wanted(b, 0);
 	st->plans_urgent = (size_t)bloom_plans_wanted(b, 1);
@@ -611,7 +611,7 @@ int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	if (b->nplans + bloom_plans_wanted(b, 0) >= b->opts.max_plans)
 		return BLOOM_E_NOMEM;
 	bloom_plan_want(b, pw, ph, p, NULL, 0);
-	struct want *w = &b->wants[b->nwants - 1]; /* the newest: this one */
+	struct want *w = &b->idle.w[b->idle.n - 1]; /* the newest: this one */
 	if (!w->has_kernel) {
 		w->preset_kernel = 1;
 		w->fw = width, w->fh = height;

@@ -185,6 +185,24 @@ struct kinfo {
 	float *rgbl;              /* kw*kh vec4 (R, G, B, L), or NULL */
 };
 
+/* A padded size a frame borrowed a plan for (bloom_build_wanted). */
+struct want {
+	int pw, ph, technique, half;
+	int steps;            /* idle steps spent on it (a program each) */
+	int urgent;           /* built under any load (BLOOM_BORROW_WHOLE_COST): a frame
+	                         borrowed so since its plan was last built */
+	int held;             /* under load, left for later as its plan would evict one in
+	                         use (counted in plans_held_back, logged); 0 once built */
+	int has_kernel;       /* k, kp: the borrowing frame's kernel, whose spectrum at this
+	                         size is made in the idle step after the plan's (k.rgbl owned,
+	                         k.img NULL) */
+	int preset_kernel;    /* else 1: kp's built-in kernel (kp.preset) for a frame of
+	                         fw x fh, generated in that step (bloom_want) */
+	int fw, fh;
+	struct kinfo k;
+	struct bloom_params kp;
+};
+
 struct bloom_ctx {
 	struct gles_cancel *cancel; /* bloom_ctx_set_cancel's; NULL: none */
 	struct program_cache *pc;
@@ -194,8 +212,11 @@ struct bloom_ctx {
 	struct bloom_prog progs[SH_COUNT][2][2]; /* [shader][variant][half] */
 	struct plan **plans;
 	int nplans;
-	struct kentry *kc;
-	size_t nk, capk, kbytes;
+	struct {                  /* the kernel spectrum cache (bloom_kernel.c) */
+		struct kentry *e;     /* n of cap, the least recently used evicted past
+		                         opts.kernel_cache_bytes */
+		size_t n, cap, bytes; /* bytes: of their spectra */
+	} spectra;
 	unsigned long long tick;
 	struct bloom_cache_stats st;
 	struct gpu_timer *timer;
@@ -240,23 +261,11 @@ struct bloom_ctx {
 		struct kentry *ke;
 		struct bloom_params p;
 	} last;
-	struct want {             /* a padded size a frame borrowed a plan for (bloom_build_wanted) */
-		int pw, ph, technique, half;
-		int steps;            /* idle steps spent on it (a program each) */
-		int urgent;           /* built under any load (BLOOM_BORROW_WHOLE_COST): a frame
-		                         borrowed so since its plan was last built */
-		int held;             /* under load, left for later as its plan would evict one in
-		                         use (counted in plans_held_back, logged); 0 once built */
-		int has_kernel;       /* k, kp: the borrowing frame's kernel, whose spectrum at this
-		                         size is made in the idle step after the plan's (k.rgbl owned,
-		                         k.img NULL) */
-		int preset_kernel;    /* else 1: kp's built-in kernel (kp.preset) for a frame of
-		                         fw x fh, generated in that step (bloom_want) */
-		int fw, fh;
-		struct kinfo k;
-		struct bloom_params kp;
-	} wants[BLOOM_WANTS];     /* oldest first */
-	int nwants;
+
+	struct {                  /* idle work's queue (bloom_idle.c) */
+		struct want w[BLOOM_WANTS]; /* oldest first */
+		int n;
+	} idle;
 	struct preset {
 		struct kernel_preset spec;
 		struct image img;
