@@ -2,6 +2,7 @@
  * (resolve the kernel, get the plan, find or read the kernel's spectrum, upload, the kernel's
  * spectrum on a miss, the GPU stages, read back); see bloom.h and bloom_internal.h. */
 #include "gles/bloom_internal.h"
+#include "gles/jpeg_gpu.h"
 
 #include "gles/tile.h"
 #include "core/parallel.h"
@@ -57,7 +58,7 @@ int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
 		b->opts.max_plans = 8;
 	bloom_transfer_init(b);
 	b->plans = calloc((size_t)b->opts.max_plans, sizeof *b->plans);
-	if (!b->plans || gpu_timer_create(info, &b->timer)) {
+	if (!b->plans || jpeg_gpu_create(&b->jpeg) || gpu_timer_create(info, &b->timer)) {
 		bloom_ctx_destroy(b);
 		snprintf(err, BLOOM_ERR_LEN, "out of memory");
 		return BLOOM_E_NOMEM;
@@ -96,8 +97,8 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st)
 {
 	*st = b->st;
-	st->kernel_bytes = b->kbytes;
-	st->kernel_entries = b->nk;
+	st->kernel_bytes = b->spectra.bytes;
+	st->kernel_entries = b->spectra.n;
 	st->plan_entries = (size_t)b->nplans;
 	st->plans_wanted = (size_t)bloom_plans_wanted(b, 0);
 	st->plans_urgent = (size_t)bloom_plans_wanted(b, 1);
@@ -194,7 +195,7 @@ static int result_reset(struct bloom_result *res, char err[BLOOM_ERR_LEN])
 static void result_drop(struct bloom_result *res)
 {
 	if (res->pending)
-		glDeleteSync((GLsync)res->fence);
+		gl_fence_free(res->fence);
 	res->pending = 0;
 	res->fence = NULL;
 	image_free(&res->img);
@@ -604,7 +605,7 @@ int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	if (b->nplans + bloom_plans_wanted(b, 0) >= b->opts.max_plans)
 		return BLOOM_E_NOMEM;
 	bloom_plan_want(b, pw, ph, p, NULL, 0);
-	struct want *w = &b->wants[b->nwants - 1]; /* the newest: this one */
+	struct want *w = &b->idle.w[b->idle.n - 1]; /* the newest: this one */
 	if (!w->has_kernel) {
 		w->preset_kernel = 1;
 		w->fw = width, w->fh = height;

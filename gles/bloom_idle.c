@@ -22,18 +22,18 @@ static void want_kernel_free(struct want *w)
 int bloom_plans_wanted(const struct bloom_ctx *b, int urgent_only)
 {
 	int n = 0;
-	for (int i = 0; i < b->nwants; i++)
-		n += (!urgent_only || b->wants[i].urgent) &&
-		     !bloom_find_plan(b, b->wants[i].pw, b->wants[i].ph, b->wants[i].technique,
-		                      b->wants[i].half);
+	for (int i = 0; i < b->idle.n; i++)
+		n += (!urgent_only || b->idle.w[i].urgent) &&
+		     !bloom_find_plan(b, b->idle.w[i].pw, b->idle.w[i].ph, b->idle.w[i].technique,
+		                      b->idle.w[i].half);
 	return n;
 }
 
 void bloom_wants_free(struct bloom_ctx *b)
 {
-	for (int i = 0; i < b->nwants; i++)
-		want_kernel_free(&b->wants[i]);
-	b->nwants = 0;
+	for (int i = 0; i < b->idle.n; i++)
+		want_kernel_free(&b->idle.w[i]);
+	b->idle.n = 0;
 }
 
 /* Whether w holds ki's kernel with p's spectrum parameters. */
@@ -72,22 +72,22 @@ void bloom_plan_want(struct bloom_ctx *b, int pw, int ph, const struct bloom_par
 	struct want w;
 	memset(&w, 0, sizeof w);
 	w.pw = pw, w.ph = ph, w.technique = p->technique, w.half = p->precision == BLOOM_FP16;
-	for (int i = 0; i < b->nwants; i++)
-		if (same_want(&b->wants[i], &w)) { /* wanted again: now the newest */
-			w = b->wants[i];
-			memmove(&b->wants[i], &b->wants[i + 1], (size_t)(b->nwants - i - 1) * sizeof w);
-			b->nwants--;
+	for (int i = 0; i < b->idle.n; i++)
+		if (same_want(&b->idle.w[i], &w)) { /* wanted again: now the newest */
+			w = b->idle.w[i];
+			memmove(&b->idle.w[i], &b->idle.w[i + 1], (size_t)(b->idle.n - i - 1) * sizeof w);
+			b->idle.n--;
 			break;
 		}
-	if (b->nwants == BLOOM_WANTS) {
-		want_kernel_free(&b->wants[0]);
-		memmove(&b->wants[0], &b->wants[1], (size_t)(BLOOM_WANTS - 1) * sizeof w);
-		b->nwants--;
+	if (b->idle.n == BLOOM_WANTS) {
+		want_kernel_free(&b->idle.w[0]);
+		memmove(&b->idle.w[0], &b->idle.w[1], (size_t)(BLOOM_WANTS - 1) * sizeof w);
+		b->idle.n--;
 	}
 	if (ki)
 		want_take_kernel(&w, ki, p);
 	w.urgent |= urgent != 0;
-	b->wants[b->nwants++] = w;
+	b->idle.w[b->idle.n++] = w;
 }
 
 /* The step's work under a budget of one program compiled: 1 when it was cut short for it. */
@@ -178,10 +178,10 @@ static int rehearse(struct bloom_ctx *b)
 		if (q->rehearsed)
 			continue;
 		const struct kentry *ke = NULL;
-		for (size_t k = 0; k < b->nk && !ke; k++)
-			if (b->kc[k].pw == q->pw && b->kc[k].ph == q->ph &&
-			    b->kc[k].technique == q->technique && b->kc[k].fused == (q->conv4 != NULL))
-				ke = &b->kc[k];
+		for (size_t k = 0; k < b->spectra.n && !ke; k++)
+			if (b->spectra.e[k].pw == q->pw && b->spectra.e[k].ph == q->ph &&
+			    b->spectra.e[k].technique == q->technique && b->spectra.e[k].fused == (q->conv4 != NULL))
+				ke = &b->spectra.e[k];
 		if (!ke)
 			continue; /* no spectrum to run with: the first frame runs it */
 		double t0 = clock_ms();
@@ -214,8 +214,8 @@ static int rehearse(struct bloom_ctx *b)
 /* The newest wish whose plan is not built (urgent ones alone with urgent_only), or -1. */
 static int newest_unbuilt(const struct bloom_ctx *b, int urgent_only)
 {
-	for (int i = b->nwants - 1; i >= 0; i--) {
-		const struct want *w = &b->wants[i];
+	for (int i = b->idle.n - 1; i >= 0; i--) {
+		const struct want *w = &b->idle.w[i];
 		if ((!urgent_only || w->urgent) &&
 		    !bloom_find_plan(b, w->pw, w->ph, w->technique, w->half))
 			return i;
@@ -251,28 +251,28 @@ int bloom_build_wanted(struct bloom_ctx *b, int mode)
 	int plans_only = mode != BLOOM_WANT_IDLE;
 	if (plans_only) { /* under load: the plan the mode allows, to the top of the queue */
 		int i = newest_unbuilt(b, 1);
-		if (i >= 0 && held_back(b, &b->wants[i]))
+		if (i >= 0 && held_back(b, &b->idle.w[i]))
 			return 0; /* every urgent wish would evict the same plan */
 		if (i < 0 && mode == BLOOM_WANT_LOAD && b->nplans < b->opts.max_plans)
 			i = newest_unbuilt(b, 0); /* evicting no plan a load may be using */
 		if (i < 0)
 			return 0;
-		struct want t = b->wants[i]; /* to the top, where the loop below takes it */
-		memmove(&b->wants[i], &b->wants[i + 1], (size_t)(b->nwants - i - 1) * sizeof t);
-		b->wants[b->nwants - 1] = t;
+		struct want t = b->idle.w[i]; /* to the top, where the loop below takes it */
+		memmove(&b->idle.w[i], &b->idle.w[i + 1], (size_t)(b->idle.n - i - 1) * sizeof t);
+		b->idle.w[b->idle.n - 1] = t;
 	}
-	while (b->nwants) {
-		struct want w = b->wants[b->nwants - 1];
+	while (b->idle.n) {
+		struct want w = b->idle.w[b->idle.n - 1];
 		struct plan *built = bloom_find_plan(b, w.pw, w.ph, w.technique, w.half);
 		if (built && plans_only)
 			return 0; /* every wish left has its plan: its spectrum waits for idle time */
-		b->nwants--;
+		b->idle.n--;
 		if (built) { /* built here in the step before, or since by bloom_warm or a frame
 		                without borrowing: the kernel's spectrum, if it came with one */
 			int again;
 			int stepped = want_spectrum(b, &w, built, &again);
 			if (again)
-				b->wants[b->nwants++] = w;
+				b->idle.w[b->idle.n++] = w;
 			if (stepped)
 				return 1;
 			continue;
@@ -289,7 +289,7 @@ int bloom_build_wanted(struct bloom_ctx *b, int mode)
 		program_cache_budget(b->pc, -1);
 		if (rc && deferred) {
 			w.steps++;
-			b->wants[b->nwants++] = w; /* the rest in the next steps */
+			b->idle.w[b->idle.n++] = w; /* the rest in the next steps */
 			return 1;
 		}
 		if (rc) {
@@ -309,7 +309,7 @@ int bloom_build_wanted(struct bloom_ctx *b, int mode)
 		log_sinkf(&b->log, LOG_INFO, "bloom: plan of %dx%d built in idle time (%d steps, "
 		          "the last %.1f ms)", w.pw, w.ph, w.steps + 1, clock_ms() - t0);
 		if (w.has_kernel || w.preset_kernel)
-			b->wants[b->nwants++] = w; /* its kernel's spectrum in the next step */
+			b->idle.w[b->idle.n++] = w; /* its kernel's spectrum in the next step */
 		return 1;
 	}
 	return plans_only ? 0 : pairs_step(b) || rehearse(b);

@@ -6,7 +6,8 @@
  *   bloom_kernel.c    kernels: built-in ones generated and kept, geometry, pixels, digests, and
  *                     the spectrum cache;
  *   bloom_transfer.c  frames in and results out: float images, JPEG planes, buffers mapped once,
- *                     lent read-back buffers, upload buffers lent to decoders.
+ *                     lent read-back buffers, upload buffers lent to decoders;
+ *   jpeg_gpu.c        the GPU JPEG codec (jpeg_gpu.h), which the transfers call.
  *
  * GL contract: as gles/bloom.h (the context's thread; bloom_lease_return and bloom_upload_take,
  * _map and _return from any thread). */
@@ -19,6 +20,7 @@
 
 #include "gles/bloom.h"
 #include "gles/fft.h"
+#include "gles/gl_util.h"
 #include "gles/gpu_timer.h"
 #include "gles/tile.h"
 #include "core/clock.h"
@@ -183,6 +185,24 @@ struct kinfo {
 	float *rgbl;              /* kw*kh vec4 (R, G, B, L), or NULL */
 };
 
+/* A padded size a frame borrowed a plan for (bloom_build_wanted). */
+struct want {
+	int pw, ph, technique, half;
+	int steps;            /* idle steps spent on it (a program each) */
+	int urgent;           /* built under any load (BLOOM_BORROW_WHOLE_COST): a frame
+	                         borrowed so since its plan was last built */
+	int held;             /* under load, left for later as its plan would evict one in
+	                         use (counted in plans_held_back, logged); 0 once built */
+	int has_kernel;       /* k, kp: the borrowing frame's kernel, whose spectrum at this
+	                         size is made in the idle step after the plan's (k.rgbl owned,
+	                         k.img NULL) */
+	int preset_kernel;    /* else 1: kp's built-in kernel (kp.preset) for a frame of
+	                         fw x fh, generated in that step (bloom_want) */
+	int fw, fh;
+	struct kinfo k;
+	struct bloom_params kp;
+};
+
 struct bloom_ctx {
 	struct gles_cancel *cancel; /* bloom_ctx_set_cancel's; NULL: none */
 	struct program_cache *pc;
@@ -192,8 +212,11 @@ struct bloom_ctx {
 	struct bloom_prog progs[SH_COUNT][2][2]; /* [shader][variant][half] */
 	struct plan **plans;
 	int nplans;
-	struct kentry *kc;
-	size_t nk, capk, kbytes;
+	struct {                  /* the kernel spectrum cache (bloom_kernel.c) */
+		struct kentry *e;     /* n of cap, the least recently used evicted past
+		                         opts.kernel_cache_bytes */
+		size_t n, cap, bytes; /* bytes: of their spectra */
+	} spectra;
 	unsigned long long tick;
 	struct bloom_cache_stats st;
 	struct gpu_timer *timer;
@@ -214,26 +237,19 @@ struct bloom_ctx {
 	                             BLOOM_FLOAT_MAPPED_MAX bytes; copied by the GPU from there.
 	                             One: a frame's upload waits for the copy of the frame before
 	                             it (issued after that one's predecessor's stages) */
-	GLuint yout, ystage;      /* JPEG planes out, and their mapped copy; grown as needed */
+	struct jpeg_gpu *jpeg;    /* the GPU JPEG codec: its buffers and tables */
+	GLuint ystage;            /* JPEG planes out, the copy the CPU maps; grown as needed */
 	GLuint yin_dev;           /* JPEG planes in, copied from a mapped buffer by the GPU */
 	size_t yin_dev_bytes;
-	GLuint yin_idct;          /* JPEG planes in, made from their coefficients by jpeg_idct */
-	size_t yin_idct_bytes;
 	int upload_dma;           /* opts.upload_copy resolved */
-	size_t yout_bytes, ystage_bytes;
+	size_t ystage_bytes;
 	GLuint flags;             /* the composite's count of non-finite samples, and its copy */
 	GLuint flags_stage;
-	/* GL_EXT_buffer_storage: yin and ystage made immutable and mapped once, persistently
-	 * (coherent), so a frame's planes go in by memcpy and come out after a fence, with no map,
-	 * unmap or buffer update call per frame; NULL without the extension */
-	PFNGLBUFFERSTORAGEEXTPROC buffer_storage;
+	/* 1: GL_EXT_buffer_storage (unless opts.no_persistent_map): yin and ystage made immutable
+	 * and mapped once, persistently (coherent), so a frame's planes go in by memcpy and come
+	 * out after a fence, with no map, unmap or buffer update call per frame */
+	int persistent;
 	unsigned char *ystage_map;
-	int quant_quality;           /* the quality quant[] holds (0: none yet) */
-	GLuint quant[2][64];         /* libjpeg's luma and chroma tables at it, natural order */
-	GLuint huff, huff_codes;     /* jpeg_huff's segments (grown as needed) and codes */
-	size_t huff_bytes;
-	GLuint ysamp;                /* JPEG sample planes before their DCT; grown as needed */
-	size_t ysamp_bytes;
 	struct bloom_lease leases[BLOOM_LEASES]; /* result buffers to lend (with buffer_storage) */
 	struct bloom_upload *lend; /* BLOOM_UPLOAD_SLOTS upload buffers to lend (with
 	                              buffer_storage; else NULL) */
@@ -245,23 +261,11 @@ struct bloom_ctx {
 		struct kentry *ke;
 		struct bloom_params p;
 	} last;
-	struct want {             /* a padded size a frame borrowed a plan for (bloom_build_wanted) */
-		int pw, ph, technique, half;
-		int steps;            /* idle steps spent on it (a program each) */
-		int urgent;           /* built under any load (BLOOM_BORROW_WHOLE_COST): a frame
-		                         borrowed so since its plan was last built */
-		int held;             /* under load, left for later as its plan would evict one in
-		                         use (counted in plans_held_back, logged); 0 once built */
-		int has_kernel;       /* k, kp: the borrowing frame's kernel, whose spectrum at this
-		                         size is made in the idle step after the plan's (k.rgbl owned,
-		                         k.img NULL) */
-		int preset_kernel;    /* else 1: kp's built-in kernel (kp.preset) for a frame of
-		                         fw x fh, generated in that step (bloom_want) */
-		int fw, fh;
-		struct kinfo k;
-		struct bloom_params kp;
-	} wants[BLOOM_WANTS];     /* oldest first */
-	int nwants;
+
+	struct {                  /* idle work's queue (bloom_idle.c) */
+		struct want w[BLOOM_WANTS]; /* oldest first */
+		int n;
+	} idle;
 	struct preset {
 		struct kernel_preset spec;
 		struct image img;
@@ -405,15 +409,11 @@ void bloom_presets_free(struct bloom_ctx *b);
 
 /* ---- bloom_transfer.c ---- */
 
-/* Grows *buf (usage) to at least bytes; 0 or BLOOM_E_NOMEM. */
-int bloom_grow_buffer(GLuint *buf, size_t *have, size_t bytes, GLenum usage);
-/* As bloom_grow_buffer, for a buffer kept mapped (GL_EXT_buffer_storage, coherent): access is
- * GL_MAP_READ_BIT for the CPU reading it, GL_MAP_WRITE_BIT for writing, or both. *map is the
- * mapping. 0 or BLOOM_E_NOMEM. */
+/* gl_buf_grow_mapped, its time logged (debug): 0 or BLOOM_E_NOMEM. */
 int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned char **map,
                       size_t bytes, GLbitfield access);
 
-/* GL_EXT_buffer_storage's entry point unless opts.no_persistent_map; the leases' counters and
+/* persistent (GL_EXT_buffer_storage unless opts.no_persistent_map); the leases' counters and
  * the upload buffers' records (none made yet). */
 void bloom_transfer_init(struct bloom_ctx *b);
 /* The planes and lent buffers; waits up to opts.destroy_wait_ms for lent ones to return. */
@@ -434,19 +434,6 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
  * timer, marked after the planes are made (GPU_STAGE_ANSWER) and coded (GPU_STAGE_ENTROPY). */
 /* The planes' layout uniforms of yuv_unpack / yuv_pack. */
 void bloom_set_planes(const struct bloom_prog *p, const struct yuv_image *y);
-/* bloom_jpeg.c: q->out (w x h) -> planes laid out as y (samples, or quantised DCT coefficients)
- * in b->yout (the flags word after them), copied to dst for mapping (a lent buffer, or
- * b->ystage, which it grows; 0: that); with *entropy, the coefficients' entropy-coded scan goes
- * to dst instead, its length at y->bytes + 8 (0: a row did not fit, the coefficients are there),
- * or, where there is no GPU memory to code them, the coefficients as they are (*entropy then
- * 0). tm (or NULL) is marked after the planes (GPU_STAGE_ANSWER) and the scan
- * (GPU_STAGE_ENTROPY). */
-int bloom_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
-                      int h, int dither, int *entropy, GLuint dst, struct gpu_timer *tm,
-                      char err[BLOOM_ERR_LEN]);
-/* The scan's length bloom_make_planes left after y's coefficients in m (0: none), within
- * them. */
-size_t bloom_coded_bytes(const struct yuv_image *y, const unsigned char *m);
 int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *res, int w, int h,
                     int ch, struct bloom_lease **lease, int defer, struct gpu_timer *tm,
                     struct bloom_stats *st, char err[BLOOM_ERR_LEN]);

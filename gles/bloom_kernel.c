@@ -151,8 +151,8 @@ static ptrdiff_t kcache_index(const struct bloom_ctx *b, const struct plan *q,
                               const struct kinfo *ki, const struct bloom_params *p)
 {
 	int fused = q->conv4 != NULL;
-	for (size_t i = 0; i < b->nk; i++) {
-		const struct kentry *e = &b->kc[i];
+	for (size_t i = 0; i < b->spectra.n; i++) {
+		const struct kentry *e = &b->spectra.e[i];
 		if (e->digest[0] == ki->digest[0] && e->digest[1] == ki->digest[1] && e->pw == q->pw &&
 		    e->ph == q->ph && e->cx == ki->cx && e->cy == ki->cy &&
 		    e->scale == p->kernel_scale && e->normalize == p->normalize &&
@@ -171,9 +171,9 @@ struct kentry *bloom_kcache_find(struct bloom_ctx *b, const struct plan *q,
 		b->st.kernel_misses++;
 		return NULL;
 	}
-	b->kc[i].last_use = b->tick;
+	b->spectra.e[i].last_use = b->tick;
 	b->st.kernel_hits++;
-	return &b->kc[i];
+	return &b->spectra.e[i];
 }
 
 int bloom_kcache_has(const struct bloom_ctx *b, const struct plan *q, const struct kinfo *ki,
@@ -232,14 +232,14 @@ void bloom_kinfo_free(struct kinfo *ki)
 /* Evicts the least recently used spectra until `room` more bytes fit kernel_cache_bytes. */
 static void kcache_evict_to(struct bloom_ctx *b, size_t room)
 {
-	while (b->nk && b->kbytes + room > b->opts.kernel_cache_bytes) {
+	while (b->spectra.n && b->spectra.bytes + room > b->opts.kernel_cache_bytes) {
 		size_t lru = 0;
-		for (size_t i = 1; i < b->nk; i++)
-			if (b->kc[i].last_use < b->kc[lru].last_use)
+		for (size_t i = 1; i < b->spectra.n; i++)
+			if (b->spectra.e[i].last_use < b->spectra.e[lru].last_use)
 				lru = i;
-		glDeleteBuffers(1, &b->kc[lru].spectrum);
-		b->kbytes -= b->kc[lru].bytes;
-		b->kc[lru] = b->kc[--b->nk];
+		glDeleteBuffers(1, &b->spectra.e[lru].spectrum);
+		b->spectra.bytes -= b->spectra.e[lru].bytes;
+		b->spectra.e[lru] = b->spectra.e[--b->spectra.n];
 		b->st.kernel_evictions++;
 	}
 }
@@ -297,15 +297,15 @@ static int kcache_add(struct bloom_ctx *b, const struct plan *q, const struct ki
                       const struct bloom_params *p, GLuint spec, size_t bytes,
                       struct kentry **out)
 {
-	if (b->nk == b->capk) {
-		size_t cap = b->capk ? b->capk * 2 : 8;
-		struct kentry *nk = realloc(b->kc, cap * sizeof *nk);
+	if (b->spectra.n == b->spectra.cap) {
+		size_t cap = b->spectra.cap ? b->spectra.cap * 2 : 8;
+		struct kentry *nk = realloc(b->spectra.e, cap * sizeof *nk);
 		if (!nk)
 			return BLOOM_E_NOMEM;
-		b->kc = nk;
-		b->capk = cap;
+		b->spectra.e = nk;
+		b->spectra.cap = cap;
 	}
-	struct kentry *e = &b->kc[b->nk++];
+	struct kentry *e = &b->spectra.e[b->spectra.n++];
 	memset(e, 0, sizeof *e);
 	e->digest[0] = ki->digest[0];
 	e->digest[1] = ki->digest[1];
@@ -323,7 +323,7 @@ static int kcache_add(struct bloom_ctx *b, const struct plan *q, const struct ki
 	e->spectrum = spec;
 	e->bytes = bytes;
 	e->last_use = b->tick;
-	b->kbytes += bytes;
+	b->spectra.bytes += bytes;
 	*out = e;
 	return 0;
 }
@@ -363,11 +363,11 @@ int bloom_kernel_spectrum(struct bloom_ctx *b, struct plan *q, const struct kinf
 
 void bloom_kcache_free(struct bloom_ctx *b)
 {
-	for (size_t i = 0; i < b->nk; i++)
-		glDeleteBuffers(1, &b->kc[i].spectrum);
-	free(b->kc);
-	b->kc = NULL;
-	b->nk = b->capk = b->kbytes = 0;
+	for (size_t i = 0; i < b->spectra.n; i++)
+		glDeleteBuffers(1, &b->spectra.e[i].spectrum);
+	free(b->spectra.e);
+	b->spectra.e = NULL;
+	b->spectra.n = b->spectra.cap = b->spectra.bytes = 0;
 	if (b->kupload)
 		glDeleteBuffers(1, &b->kupload);
 	b->kupload = 0;

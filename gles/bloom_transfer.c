@@ -2,9 +2,10 @@
  * GPU) and the result back (float, or planes for a JPEG encoder made on the GPU), through
  * buffers mapped once where GL_EXT_buffer_storage allows, upload buffers lent to decoders
  * (bloom_upload.c: the planes decoded where the GPU reads them) and read-back buffers lent to
- * the caller (the planes, coefficients or scan themselves made in bloom_jpeg.c); see
+ * the caller (the planes, coefficients or scan themselves made by jpeg_gpu.c); see
  * bloom_internal.h. */
 #include "gles/bloom_internal.h"
+#include "gles/jpeg_gpu.h"
 
 #include "gles/fault.h"
 #include "core/parallel.h"
@@ -21,8 +22,8 @@ _Static_assert(IMAGE_LOST_RANGE == 2 && IMAGE_LOST_NEGATIVE == 8,
 void bloom_transfer_init(struct bloom_ctx *b)
 {
 	b->upload_dma = b->opts.upload_copy > 0 || (!b->opts.upload_copy && !b->info->software);
-	if (b->info->buffer_storage && !b->opts.no_persistent_map)
-		b->buffer_storage = (PFNGLBUFFERSTORAGEEXTPROC)eglGetProcAddress("glBufferStorageEXT");
+	b->persistent = b->info->buffer_storage && !b->opts.no_persistent_map &&
+	                gl_buf_storage_available();
 	for (int i = 0; i < BLOOM_LEASES; i++)
 		atomic_init(&b->leases[i].out, 0);
 	bloom_uploads_init(b);
@@ -31,13 +32,14 @@ void bloom_transfer_init(struct bloom_ctx *b)
 void bloom_transfer_free(struct bloom_ctx *b)
 {
 	int wait_ms = b->opts.destroy_wait_ms > 0 ? b->opts.destroy_wait_ms : BLOOM_DESTROY_WAIT_MS;
-	GLuint bufs[] = {b->yout, b->ystage, b->yin_dev, b->huff, b->huff_codes, b->ysamp, b->yin_idct};
+	jpeg_gpu_destroy(b->jpeg);
+	b->jpeg = NULL;
+	GLuint bufs[] = {b->ystage, b->yin_dev};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
 	for (int i = 0; i < BLOOM_UPLOADS; i++) {
-		if (b->yin[i].fence)
-			glDeleteSync(b->yin[i].fence);
+		gl_fence_free(b->yin[i].fence);
 		if (b->yin[i].buf)
 			glDeleteBuffers(1, &b->yin[i].buf);
 	}
@@ -62,22 +64,10 @@ void bloom_transfer_free(struct bloom_ctx *b)
 
 void bloom_staging_free(struct bloom_ctx *b)
 {
-	if (b->fin.fence)
-		glDeleteSync(b->fin.fence); /* a copy in flight still completes: GL defers deletion */
+	gl_fence_free(b->fin.fence); /* a copy in flight still completes: GL defers deletion */
 	if (b->fin.buf)
 		glDeleteBuffers(1, &b->fin.buf);
 	memset(&b->fin, 0, sizeof b->fin);
-}
-
-int bloom_grow_buffer(GLuint *buf, size_t *have, size_t bytes, GLenum usage)
-{
-	if (bytes <= *have && *buf)
-		return 0;
-	if (*buf)
-		glDeleteBuffers(1, buf);
-	*buf = bloom_buffer(bytes, usage);
-	*have = *buf ? bytes : 0;
-	return *buf ? 0 : BLOOM_E_NOMEM;
 }
 
 int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned char **map,
@@ -85,24 +75,9 @@ int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned c
 {
 	if (bytes <= *have && *buf)
 		return 0;
-	if (*buf)
-		glDeleteBuffers(1, buf); /* unmaps it */
-	*buf = 0, *have = 0, *map = NULL;
 	double t0 = clock_ms();
-	GLbitfield f = access | GL_MAP_PERSISTENT_BIT_EXT | GL_MAP_COHERENT_BIT_EXT;
-	glGenBuffers(1, buf);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
-	b->buffer_storage(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, NULL, f);
-	if (glGetError() == GL_NO_ERROR)
-		*map = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)bytes, f);
-	if (!*map) {
-		glDeleteBuffers(1, buf);
-		*buf = 0;
-		while (glGetError() != GL_NO_ERROR) {
-		}
+	if (gl_buf_grow_mapped(buf, have, map, bytes, access))
 		return BLOOM_E_NOMEM;
-	}
-	*have = bytes;
 	log_sinkf(&b->log, LOG_DEBUG, "bloom: a mapped %s buffer of %zu bytes made in %.1f ms",
 	          access & GL_MAP_READ_BIT ? "read" : "write", bytes, clock_ms() - t0);
 	return 0;
@@ -113,7 +88,7 @@ int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned c
  * GL_EXT_buffer_storage, all lent, or out of memory): the caller copies the result instead. */
 static struct bloom_lease *lease_take(struct bloom_ctx *b, size_t need)
 {
-	if (!b->buffer_storage)
+	if (!b->persistent)
 		return NULL;
 	struct bloom_lease *fit = NULL, *grow = NULL;
 	size_t total = 0;
@@ -164,25 +139,11 @@ int bloom_result_prepare(struct bloom_ctx *b, struct bloom_result *res, int w, i
 	return 0;
 }
 
-/* Waits for fence f (then deleted): 1 when its commands completed, 0 after 60 s. Blocks inside
- * the driver rather than polling, which costs throughput (bench/RESULTS.md, log of decisions:
- * "fences polled"). */
-static int sync_wait(GLsync f)
-{
-	if (!f)
-		return 0;
-	GLenum w = GL_TIMEOUT_EXPIRED;
-	for (int i = 0; i < 600 && w == GL_TIMEOUT_EXPIRED; i++) /* 60 s at most */
-		w = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 100000000ull);
-	glDeleteSync(f);
-	return w == GL_ALREADY_SIGNALED || w == GL_CONDITION_SATISFIED;
-}
-
 /* Waits until the commands of the frame that last read upload buffer u are complete, so that
  * it may be written again. 0, or -1 with err naming what (after 60 s, as a hung GPU). */
 static int upload_free(struct upload *u, const char *what, char err[BLOOM_ERR_LEN])
 {
-	int ok = !u->fence || sync_wait(u->fence);
+	int ok = !u->fence || gl_fence_wait(u->fence);
 	u->fence = 0;
 	if (!ok)
 		snprintf(err, BLOOM_ERR_LEN, "%s: the GPU did not finish an earlier frame within 60 s",
@@ -193,7 +154,7 @@ static int upload_free(struct upload *u, const char *what, char err[BLOOM_ERR_LE
 /* Waits for every command issued so far to complete: 1 when they have, 0 after 60 s. */
 static int fence_wait(void)
 {
-	return sync_wait(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0));
+	return gl_fence_wait(gl_fence_new());
 }
 
 /* Pixels of ch channels to RGBA floats (missing alpha is 1, gray fills R, G and B), and back
@@ -282,42 +243,6 @@ static int lent_here(const struct bloom_ctx *b, const struct bloom_upload *lent,
 	       (atomic_load_explicit(&lent->state, memory_order_relaxed) & UPLOAD_LENT);
 }
 
-/* For a coefficients frame (codec/image.h, yuv_image.coefs): jpeg_idct's program and
- * b->yin_idct large enough for its planes. */
-static int idct_ready(struct bloom_ctx *b, const struct yuv_image *y, const struct bloom_prog **p,
-                      char err[BLOOM_ERR_LEN])
-{
-	int rc = bloom_prog(b, SH_JPEG_IDCT, 0, 0, p, err);
-	if (!rc && bloom_grow_buffer(&b->yin_idct, &b->yin_idct_bytes, y->planes_bytes,
-	                             GL_DYNAMIC_COPY)) {
-		snprintf(err, BLOOM_ERR_LEN, "planes from coefficients: out of GPU memory");
-		rc = BLOOM_E_GPU_MEMORY;
-	}
-	return rc;
-}
-
-/* Its planes made from the coefficients in *buf into b->yin_idct, which *buf then names. */
-static void idct_planes(struct bloom_ctx *b, const struct yuv_image *y,
-                        const struct bloom_prog *p, GLuint *buf)
-{
-	glUseProgram(p->id);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_COEFS, *buf);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yin_idct);
-	for (int c = 0; c < (y->gray ? 1 : 3); c++) {
-		const struct yuv_coefs *cf = &y->cf[c];
-		GLuint n = (GLuint)cf->bw * (GLuint)cf->bh, groups = (n + 63) / 64;
-		GLuint gx = groups < 65535 ? groups : 65535;
-		glUniform2ui(p->u[U_PDIM], (GLuint)y->pw[c], (GLuint)y->ph[c]);
-		glUniform2ui(p->u[U_PGEO], (GLuint)y->offset[c], (GLuint)y->stride[c]);
-		glUniform4ui(p->u[U_COFF], (GLuint)(cf->dc / 4), (GLuint)(cf->ac / 4),
-		             (GLuint)(cf->ovf / 4), (GLuint)(cf->quant / 4));
-		glUniform3ui(p->u[U_BLOCKS], (GLuint)cf->bw, n, (GLuint)cf->novf);
-		glDispatchCompute(gx, (groups + gx - 1) / gx, 1);
-	}
-	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-	*buf = b->yin_idct;
-}
-
 /* Planes -> q->image (w x h linear RGBA, oriented): read in place from lent (an upload buffer
  * of b that holds them), else copied into the next of b->yin. */
 static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y,
@@ -327,7 +252,7 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	const struct bloom_prog *p, *pi = NULL;
 	int rc = bloom_prog(b, SH_YUV_UNPACK, 0, 0, &p, err);
 	if (!rc && y->coefs)
-		rc = idct_ready(b, y, &pi, err);
+		rc = jpeg_gpu_idct_ready(b, y, &pi, err);
 	if (rc)
 		return rc;
 	struct upload *u = NULL;
@@ -344,9 +269,9 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		 * BLOOM_UPLOADS frames ago, so this rarely waits) */
 		if (upload_free(u, "planes upload", err))
 			return BLOOM_E_GPU;
-		if (b->buffer_storage
+		if (b->persistent
 		    ? bloom_grow_mapped(b, &u->buf, &u->bytes, &u->map, used, GL_MAP_WRITE_BIT)
-		    : bloom_grow_buffer(&u->buf, &u->bytes, used, GL_STREAM_DRAW)) {
+		    : gl_buf_grow(&u->buf, &u->bytes, used, GL_STREAM_DRAW, NULL)) {
 			snprintf(err, BLOOM_ERR_LEN, "planes upload: out of GPU memory");
 			return BLOOM_E_GPU_MEMORY;
 		}
@@ -372,7 +297,7 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	 * own memory first (on the H100, 0.94 against 1.16 ms of the GPU thread a 1080p 4:4:4
 	 * frame, 804-808 against 715-723 req/s with lent buffers) */
 	if (b->upload_dma && (lent || (u && u->map)) &&
-	    !bloom_grow_buffer(&b->yin_dev, &b->yin_dev_bytes, used, GL_DYNAMIC_COPY)) {
+	    !gl_buf_grow(&b->yin_dev, &b->yin_dev_bytes, used, GL_DYNAMIC_COPY, NULL)) {
 		glBindBuffer(GL_COPY_READ_BUFFER, buf);
 		glBindBuffer(GL_COPY_WRITE_BUFFER, b->yin_dev);
 		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
@@ -380,7 +305,7 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		buf = b->yin_dev;
 	}
 	if (pi) {
-		idct_planes(b, y, pi, &buf);
+		jpeg_gpu_idct(b->jpeg, y, pi, &buf);
 		glUseProgram(p->id);
 	}
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
@@ -389,13 +314,12 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	if (lent) {
 		/* in flight until the fence after the unpack signals (bloom_upload_tend), however
 		 * soon its holder gives it back; a frame run again (in tiles) fences it anew */
-		if (lent->fence)
-			glDeleteSync(lent->fence);
-		if ((lent->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)))
+		gl_fence_free(lent->fence);
+		if ((lent->fence = gl_fence_new()))
 			atomic_fetch_or_explicit(&lent->state, UPLOAD_FLIGHT, memory_order_relaxed);
 		else
 			glFinish(); /* no fence: read already */
-	} else if (u->map && !(u->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0))) {
+	} else if (u->map && !(u->fence = gl_fence_new())) {
 		glFinish(); /* no fence to wait for later */
 	}
 	return 0;
@@ -411,7 +335,7 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
 	struct upload *u = &b->fin;
 	/* on a software renderer too, though its GPU copy is one more CPU copy (a few ms against
 	 * seconds of compute): the tests run this path there */
-	if (b->buffer_storage && bytes <= BLOOM_FLOAT_MAPPED_MAX) {
+	if (b->persistent && bytes <= BLOOM_FLOAT_MAPPED_MAX) {
 		/* the frame before may still be copying out of it: its copy runs after the stages of
 		 * the frame before it, so with frames in flight (JPEG answers) this waits for those */
 		if (upload_free(u, "upload", err))
@@ -423,7 +347,7 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
 			glBindBuffer(GL_COPY_WRITE_BUFFER, q->image);
 			glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
 			                    (GLsizeiptr)bytes);
-			if (!(u->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)))
+			if (!(u->fence = gl_fence_new()))
 				glFinish(); /* no fence to wait for later */
 			*copy_ms += clock_ms() - t0;
 			return 0;
@@ -449,7 +373,7 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 {
 	struct bloom_lease *l = *lease;
 	int entropy = res->entropy && res->yuv.dct_quality;
-	int rc = bloom_make_planes(b, q, &res->yuv, w, h, res->dither, &entropy, l ? l->buf : 0, tm, err);
+	int rc = jpeg_gpu_make_planes(b, q, &res->yuv, w, h, res->dither, &entropy, l ? l->buf : 0, tm, err);
 	if (rc)
 		return rc;
 	res->scan = entropy;
@@ -461,7 +385,7 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0,
 		                    (GLintptr)res->yuv.bytes + 4, 4);
 		glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT_EXT);
-		GLsync f = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+		GLsync f = gl_fence_new();
 		if (!f) {
 			snprintf(err, BLOOM_ERR_LEN, "reading the planes: no fence: %s",
 			         gl_error_name(glGetError()));
@@ -477,24 +401,24 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 		res->lost = IMAGE_LOST_PRECISION | (ch == 2 || ch == 4 ? IMAGE_LOST_ALPHA : 0);
 		return 0;
 	}
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, l ? l->buf : b->ystage);
 	double t0 = *t_read = clock_ms();
 	const unsigned char *m, *map = l ? l->map : b->ystage_map;
+	unsigned gl_err = 0;
 	if (map) { /* kept mapped: wait for the copy, then read */
 		glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT_EXT);
 		m = fence_wait() ? map : NULL;
 	} else {
-		m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0,
-		                     (GLsizeiptr)res->yuv.bytes + (entropy ? 12 : 4), GL_MAP_READ_BIT);
+		m = gl_buf_map_read(GL_SHADER_STORAGE_BUFFER, l ? l->buf : b->ystage,
+		                    res->yuv.bytes + (entropy ? 12 : 4), &gl_err);
 	}
 	st->wait_ms = clock_ms() - t0;
 	if (!m) {
 		snprintf(err, BLOOM_ERR_LEN, "reading the planes: %s", map
-		         ? "the GPU did not finish within 60 s" : gl_error_name(glGetError()));
+		         ? "the GPU did not finish within 60 s" : gl_error_name(gl_err));
 		return BLOOM_E_GPU;
 	}
 	if (entropy)
-		res->yuv.coded = bloom_coded_bytes(&res->yuv, m);
+		res->yuv.coded = jpeg_gpu_coded_bytes(&res->yuv, m);
 	if (l) { /* the planes stay where the GPU put them, lent to the caller */
 		res->yuv.data = l->map;
 		res->lease = l;
@@ -508,7 +432,7 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 	memcpy(&flags, m + res->yuv.bytes, 4);
 	res->lost = flags | IMAGE_LOST_PRECISION | (ch == 2 || ch == 4 ? IMAGE_LOST_ALPHA : 0);
 	if (!map)
-		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+		gl_buf_unmap(GL_SHADER_STORAGE_BUFFER);
 	return 0;
 }
 
@@ -521,14 +445,14 @@ static int read_float(struct plan *q, struct image *out, int w, int h, int ch,
 	glBindBuffer(GL_COPY_READ_BUFFER, q->out);
 	glBindBuffer(GL_COPY_WRITE_BUFFER, q->staging);
 	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)w * h * 16);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, q->staging);
 	*t_read = clock_ms();
-	const float *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)w * h * 16,
-	                                  GL_MAP_READ_BIT);
+	unsigned gl_err = 0;
+	const float *m = gl_buf_map_read(GL_SHADER_STORAGE_BUFFER, q->staging, (size_t)w * h * 16,
+	                                 &gl_err);
 	double t0 = clock_ms();
 	st->wait_ms = t0 - *t_read;
 	if (!m) {
-		snprintf(err, BLOOM_ERR_LEN, "reading the result: %s", gl_error_name(glGetError()));
+		snprintf(err, BLOOM_ERR_LEN, "reading the result: %s", gl_error_name(gl_err));
 		return BLOOM_E_GPU;
 	}
 	/* every sample is written below: no zeroing (calloc of a 1080p float frame is 25-33 MB) */
@@ -536,12 +460,12 @@ static int read_float(struct plan *q, struct image *out, int w, int h, int ch,
 	out->width = w, out->height = h, out->channels = ch;
 	if (!out->pixels) {
 		memset(out, 0, sizeof *out);
-		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+		gl_buf_unmap(GL_SHADER_STORAGE_BUFFER);
 		return BLOOM_E_NOMEM;
 	}
 	struct widen c = {m, out->pixels, ch};
 	par_for((size_t)w * h, BLOOM_PAR_PIXELS, narrow_pixels, &c);
-	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+	gl_buf_unmap(GL_SHADER_STORAGE_BUFFER);
 	st->copy_ms += clock_ms() - t0;
 	return 0;
 }
@@ -549,17 +473,13 @@ static int read_float(struct plan *q, struct image *out, int w, int h, int ch,
 /* The composite's count of non-finite samples (its commands are complete by now). */
 static unsigned long long read_nonfinite(struct bloom_ctx *b)
 {
-	unsigned long long count = 0;
+	GLuint count = 0;
 	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
 	glBindBuffer(GL_COPY_READ_BUFFER, b->flags);
 	glBindBuffer(GL_COPY_WRITE_BUFFER, b->flags_stage);
 	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, 4);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->flags_stage);
-	const GLuint *nf = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, 4, GL_MAP_READ_BIT);
-	if (nf) {
-		count = *nf;
-		glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
-	}
+	if (gl_buf_read(b->flags_stage, &count, sizeof count, NULL))
+		count = 0;
 	return count;
 }
 
@@ -586,7 +506,7 @@ int bloom_result_finish(struct bloom_result *res, double *wait_ms, char err[BLOO
 	if (!res->pending)
 		return 0;
 	double t0 = clock_ms();
-	int done = sync_wait(res->fence);
+	int done = gl_fence_wait(res->fence);
 	if (wait_ms)
 		*wait_ms += clock_ms() - t0;
 	res->fence = NULL;
@@ -604,6 +524,6 @@ int bloom_result_finish(struct bloom_result *res, double *wait_ms, char err[BLOO
 	res->lost |= word[0];
 	res->nonfinite = word[1];
 	if (res->scan)
-		res->yuv.coded = bloom_coded_bytes(&res->yuv, res->yuv.data);
+		res->yuv.coded = jpeg_gpu_coded_bytes(&res->yuv, res->yuv.data);
 	return 0;
 }

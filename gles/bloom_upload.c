@@ -13,7 +13,7 @@ void bloom_uploads_init(struct bloom_ctx *b)
 {
 	atomic_init(&b->lend_need, 0);
 	/* upload buffers to lend only where they can stay mapped; none made until asked for */
-	b->lend = b->buffer_storage ? calloc(BLOOM_UPLOAD_SLOTS, sizeof *b->lend) : NULL;
+	b->lend = b->persistent ? calloc(BLOOM_UPLOAD_SLOTS, sizeof *b->lend) : NULL;
 	for (int i = 0; b->lend && i < BLOOM_UPLOAD_SLOTS; i++) {
 		b->lend[i].ctx = b;
 		atomic_init(&b->lend[i].bytes, 0);
@@ -38,8 +38,7 @@ void bloom_uploads_free(struct bloom_ctx *b, int wait_ms, int waited)
 	int kept = 0;
 	for (int i = 0; b->lend && i < BLOOM_UPLOAD_SLOTS; i++) {
 		struct bloom_upload *u = &b->lend[i];
-		if (u->fence)
-			glDeleteSync(u->fence);
+		gl_fence_free(u->fence);
 		u->fence = 0;
 		if (wait_clear(&u->state, UPLOAD_LENT, &waited, wait_ms))
 			kept++;
@@ -117,10 +116,9 @@ int bloom_upload_tend(struct bloom_ctx *b)
 		if (!u->fence)
 			continue;
 		/* polled, never waited for: a failed wait (a lost context) reads nothing more */
-		GLenum w = glClientWaitSync(u->fence, 0, 0);
-		if (w == GL_TIMEOUT_EXPIRED)
+		if (!gl_fence_passed(u->fence))
 			continue;
-		glDeleteSync(u->fence);
+		gl_fence_free(u->fence);
 		u->fence = 0;
 		atomic_fetch_and_explicit(&u->state, ~(unsigned)UPLOAD_FLIGHT, memory_order_release);
 	}
@@ -169,9 +167,9 @@ int bloom_upload_read(struct bloom_ctx *b, const struct bloom_frame *fin, struct
 	memset(copy, 0, sizeof *copy);
 	if (!fin->upload || fin->upload->ctx != b)
 		return 0;
-	if (b->buffer_storage ? bloom_grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, used,
+	if (b->persistent ? bloom_grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, used,
 	                                    GL_MAP_READ_BIT)
-	                      : bloom_grow_buffer(&b->ystage, &b->ystage_bytes, used, GL_STREAM_READ)) {
+	                      : gl_buf_grow(&b->ystage, &b->ystage_bytes, used, GL_STREAM_READ, NULL)) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
 		return BLOOM_E_GPU_MEMORY;
 	}
@@ -186,7 +184,7 @@ int bloom_upload_read(struct bloom_ctx *b, const struct bloom_frame *fin, struct
 	glFinish();
 	const unsigned char *m = b->ystage_map;
 	if (!m) /* no persistent mapping: mapped for this read */
-		m = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, (GLsizeiptr)used, GL_MAP_READ_BIT);
+		m = gl_buf_map_read(GL_COPY_WRITE_BUFFER, b->ystage, used, NULL);
 	if (!m) {
 		free(data);
 		snprintf(err, BLOOM_ERR_LEN, "planes: the upload buffer could not be read");
@@ -194,7 +192,7 @@ int bloom_upload_read(struct bloom_ctx *b, const struct bloom_frame *fin, struct
 	}
 	memcpy(data, m, used);
 	if (!b->ystage_map)
-		glUnmapBuffer(GL_COPY_WRITE_BUFFER);
+		gl_buf_unmap(GL_COPY_WRITE_BUFFER);
 	*copy = *y;
 	copy->release = NULL;
 	copy->owner = NULL;

@@ -127,7 +127,7 @@ static int grow(struct deconv_ctx *d, GLuint *buf, size_t *have, size_t need,
                 char err[DECONV_ERR_LEN])
 {
 	char gerr[GL_BUF_ERR_LEN];
-	int rc = gl_buf_grow(buf, have, need, gerr);
+	int rc = gl_buf_grow(buf, have, need, GL_DYNAMIC_COPY, gerr);
 	if (!rc)
 		return 0;
 	snprintf(err, DECONV_ERR_LEN, "%s", gerr);
@@ -445,14 +445,9 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_DECONV);
 	if (!rc) {
-		glBindBuffer(GL_SHADER_STORAGE_BUFFER, d->out_buf);
-		const void *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)out_b,
-		                                 GL_MAP_READ_BIT);
-		if (m) {
-			memcpy(out, m, out_b);
-			glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
-		} else {
-			snprintf(err, DECONV_ERR_LEN, "reading the result: %s", gl_error_name(glGetError()));
+		unsigned gl_err = 0;
+		if (gl_buf_read(d->out_buf, out, out_b, &gl_err)) {
+			snprintf(err, DECONV_ERR_LEN, "reading the result: %s", gl_error_name(gl_err));
 			rc = DECONV_E_GPU;
 		}
 	}

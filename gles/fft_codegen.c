@@ -9,9 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Which FFT program a key builds (never 0, so that a zeroed key names none). */
+enum fft_key_kind {
+	FFT_KEY_SHARED = 1, /* a whole transform in shared memory */
+	FFT_KEY_PASS,       /* one pass through global memory */
+	FFT_KEY_BLUESTEIN,  /* Bluestein's chirp steps */
+	FFT_KEY_SWEEP,      /* a blocked sweep of several passes */
+};
+
 /* The parameter struct that keys every FFT program; memset to 0 before filling. */
 struct fft_key {
-	int kind; /* 1 shared, 2 global pass, 3 bluestein, 4 blocked sweep */
+	int kind; /* enum fft_key_kind (an int: the key's bytes are its identity) */
 	int n, components, inverse, half, norm_forward;
 	int threads;
 	int nsig, nthr, split;
@@ -184,7 +192,7 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 {
 	struct fft_key key;
 	memset(&key, 0, sizeof key);
-	key.kind = 1;
+	key.kind = FFT_KEY_SHARED;
 	key.n = p->m;
 	key.components = o->components;
 	key.inverse = inverse;
@@ -256,7 +264,7 @@ int fft_prog_global(struct program_cache *pc, const struct fft_plan *p, const st
 {
 	struct fft_key key;
 	memset(&key, 0, sizeof key);
-	key.kind = 2;
+	key.kind = FFT_KEY_PASS;
 	key.n = p->m;
 	key.components = o->components;
 	key.inverse = inverse;
@@ -307,7 +315,7 @@ int fft_prog_sweep(struct program_cache *pc, const struct fft_plan *p, const str
 	const struct fft_sweep *sw = &p->sweep[sweep];
 	struct fft_key key;
 	memset(&key, 0, sizeof key);
-	key.kind = 4;
+	key.kind = FFT_KEY_SWEEP;
 	key.n = p->m;
 	key.components = o->components;
 	key.inverse = inverse;
@@ -344,7 +352,7 @@ int fft_prog_bluestein(struct program_cache *pc, const struct fft_plan *p,
 {
 	struct fft_key key;
 	memset(&key, 0, sizeof key);
-	key.kind = 3;
+	key.kind = FFT_KEY_BLUESTEIN;
 	key.n = p->n;
 	key.bn = p->m;
 	key.components = o->components;

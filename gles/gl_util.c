@@ -1,8 +1,12 @@
-/* GL error names and checks, storage buffers made and grown; see gl_util.h. */
+/* GL error names and checks, storage buffers made, grown and mapped, fences; see gl_util.h. */
 #include "gles/gl_util.h"
 
+#include <EGL/egl.h>
 #include <GLES3/gl31.h>
+#include <GLES2/gl2ext.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gles/cancel.h"
 #include "gles/egl.h"
@@ -49,24 +53,123 @@ unsigned gl_buf_new(size_t bytes, const void *data, unsigned usage, unsigned *gl
 	return id;
 }
 
-int gl_buf_grow(unsigned *buf, size_t *have, size_t need, char err[GL_BUF_ERR_LEN])
+int gl_buf_grow(unsigned *buf, size_t *have, size_t need, unsigned usage,
+                char err[GL_BUF_ERR_LEN])
 {
 	if (*buf && need <= *have)
 		return 0;
 	if (!*buf)
 		glGenBuffers(1, buf);
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
-	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(need ? need : 4), NULL, GL_DYNAMIC_COPY);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(need ? need : 4), NULL, usage);
 	GLenum e = glGetError();
 	if (e != GL_NO_ERROR) {
 		while (glGetError() != GL_NO_ERROR) {
 		}
 		*have = 0;
-		snprintf(err, GL_BUF_ERR_LEN, "a buffer of %zu bytes: %s", need, gl_error_name(e));
+		if (err)
+			snprintf(err, GL_BUF_ERR_LEN, "a buffer of %zu bytes: %s", need, gl_error_name(e));
 		return e == GL_OUT_OF_MEMORY ? GL_BUF_E_OOM : GL_BUF_E_GPU;
 	}
 	*have = need;
 	return 0;
+}
+
+static PFNGLBUFFERSTORAGEEXTPROC buffer_storage;
+static pthread_once_t buffer_storage_once = PTHREAD_ONCE_INIT;
+
+static void buffer_storage_resolve(void)
+{
+	buffer_storage = (PFNGLBUFFERSTORAGEEXTPROC)eglGetProcAddress("glBufferStorageEXT");
+}
+
+int gl_buf_storage_available(void)
+{
+	pthread_once(&buffer_storage_once, buffer_storage_resolve);
+	return buffer_storage != NULL;
+}
+
+int gl_buf_grow_mapped(unsigned *buf, size_t *have, unsigned char **map, size_t need,
+                       unsigned access)
+{
+	if (need <= *have && *buf)
+		return 0;
+	if (*buf)
+		glDeleteBuffers(1, buf); /* unmaps it */
+	*buf = 0, *have = 0, *map = NULL;
+	if (!gl_buf_storage_available())
+		return GL_BUF_E_GPU;
+	GLbitfield f = access | GL_MAP_PERSISTENT_BIT_EXT | GL_MAP_COHERENT_BIT_EXT;
+	glGenBuffers(1, buf);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
+	buffer_storage(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)need, NULL, f);
+	if (glGetError() == GL_NO_ERROR)
+		*map = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)need, f);
+	if (!*map) {
+		glDeleteBuffers(1, buf);
+		*buf = 0;
+		while (glGetError() != GL_NO_ERROR) {
+		}
+		return GL_BUF_E_OOM;
+	}
+	*have = need;
+	return 0;
+}
+
+const void *gl_buf_map_read(unsigned target, unsigned buf, size_t bytes, unsigned *gl_err)
+{
+	glBindBuffer(target, buf);
+	const void *m = glMapBufferRange(target, 0, (GLsizeiptr)bytes, GL_MAP_READ_BIT);
+	if (!m) {
+		GLenum e = glGetError();
+		while (glGetError() != GL_NO_ERROR) {
+		}
+		if (gl_err)
+			*gl_err = e;
+	}
+	return m;
+}
+
+void gl_buf_unmap(unsigned target)
+{
+	glUnmapBuffer(target);
+}
+
+int gl_buf_read(unsigned buf, void *dst, size_t bytes, unsigned *gl_err)
+{
+	const void *m = gl_buf_map_read(GL_SHADER_STORAGE_BUFFER, buf, bytes, gl_err);
+	if (!m)
+		return -1;
+	memcpy(dst, m, bytes);
+	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+	return 0;
+}
+
+void *gl_fence_new(void)
+{
+	return glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+}
+
+int gl_fence_wait(void *f)
+{
+	if (!f)
+		return 0;
+	GLenum w = GL_TIMEOUT_EXPIRED;
+	for (int i = 0; i < GL_FENCE_WAIT_MS / 100 && w == GL_TIMEOUT_EXPIRED; i++)
+		w = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 100000000ull); /* 100 ms */
+	glDeleteSync(f);
+	return w == GL_ALREADY_SIGNALED || w == GL_CONDITION_SATISFIED;
+}
+
+int gl_fence_passed(void *f)
+{
+	return glClientWaitSync(f, 0, 0) != GL_TIMEOUT_EXPIRED;
+}
+
+void gl_fence_free(void *f)
+{
+	if (f)
+		glDeleteSync(f);
 }
 
 int gl_dispatch_z(const struct egl_info *info, struct gles_cancel *cancel, int z0_loc, int gx,

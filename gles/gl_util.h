@@ -1,8 +1,10 @@
-/* The GL plumbing every gles module shares: error names and checks, and storage buffers made and
- * grown in one place, so that no allocation goes unchecked.
+/* The GL plumbing every gles module shares: error names and checks; storage buffers made, grown
+ * (plain or persistently mapped), mapped and read in one place, so that no allocation or map
+ * goes unchecked; fences made, waited for and polled one way.
  *
- * GL contract: on the context's thread; gl_buf_new and gl_buf_grow leave the buffer bound to
- * GL_SHADER_STORAGE_BUFFER; the checks drain glGetError. */
+ * GL contract: on the context's thread; gl_buf_new, gl_buf_grow, gl_buf_grow_mapped and
+ * gl_buf_read leave the buffer bound to GL_SHADER_STORAGE_BUFFER, gl_buf_map_read to the target
+ * it is given; a failure drains glGetError. Fences are GLsync values passed as void *. */
 #ifndef FFTBLOOM_GL_UTIL_H
 #define FFTBLOOM_GL_UTIL_H
 
@@ -29,9 +31,41 @@ int gl_check(const struct log_sink *log, const char *what);
 unsigned gl_buf_new(size_t bytes, const void *data, unsigned usage, unsigned *gl_err);
 
 /* Makes *buf (a new buffer when 0) hold at least need bytes, re-specified (contents not kept)
- * only when *have is smaller, with usage GL_DYNAMIC_COPY. 0, or GL_BUF_E_OOM / GL_BUF_E_GPU with
- * "a buffer of N bytes: GL_..." in err and *have 0. */
-int gl_buf_grow(unsigned *buf, size_t *have, size_t need, char err[GL_BUF_ERR_LEN]);
+ * with usage only when *have is smaller. 0, or GL_BUF_E_OOM / GL_BUF_E_GPU with "a buffer of N
+ * bytes: GL_..." in err (NULL: not wanted) and *have 0. */
+int gl_buf_grow(unsigned *buf, size_t *have, size_t need, unsigned usage,
+                char err[GL_BUF_ERR_LEN]);
+
+/* 1 when GL_EXT_buffer_storage's entry point is there (gl_buf_grow_mapped can work). */
+int gl_buf_storage_available(void);
+/* As gl_buf_grow for a buffer kept mapped, persistent and coherent (GL_EXT_buffer_storage):
+ * made anew when *have is smaller (deleting the old one unmaps it), *map its mapping. access:
+ * GL_MAP_READ_BIT for the CPU reading it, GL_MAP_WRITE_BIT for writing, or both. 0, or
+ * GL_BUF_E_OOM with *buf 0, *have 0 and *map NULL. */
+int gl_buf_grow_mapped(unsigned *buf, size_t *have, unsigned char **map, size_t need,
+                       unsigned access);
+
+/* Binds buf to target and maps its first bytes for reading: the mapping, or NULL with the GL
+ * error in *gl_err (when given). gl_buf_unmap(target) ends it while buf is bound there. */
+const void *gl_buf_map_read(unsigned target, unsigned buf, size_t bytes, unsigned *gl_err);
+void gl_buf_unmap(unsigned target);
+/* The first bytes of buf copied into dst (mapped for reading, then unmapped). 0, or -1 with the
+ * GL error in *gl_err (when given). */
+int gl_buf_read(unsigned buf, void *dst, size_t bytes, unsigned *gl_err);
+
+#define GL_FENCE_WAIT_MS 60000 /* gl_fence_wait gives up after this: a hung GPU */
+
+/* A fence after every command issued so far, or NULL when none could be made (glFinish then,
+ * where the caller would have waited for it later). */
+void *gl_fence_new(void);
+/* Waits for fence f, then deletes it: 1 when its commands completed, 0 after GL_FENCE_WAIT_MS
+ * (or for f NULL). Blocks inside the driver rather than polling, which costs throughput
+ * (bench/RESULTS.md, log of decisions: "fences polled"). */
+int gl_fence_wait(void *f);
+/* Polls fence f without waiting: 0 while its commands run, 1 once signalled (or when the wait
+ * fails, as on a lost context: nothing more is read). */
+int gl_fence_passed(void *f);
+void gl_fence_free(void *f); /* deletes it; NULL-safe */
 
 struct egl_info;
 struct gles_cancel;

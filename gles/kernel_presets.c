@@ -105,11 +105,11 @@ static int aperture(const struct kernel_preset *ks, struct program_cache *pc,
 		snprintf(err, KERNEL_ERR_LEN, "aperture kernel: %.400s", ferr);
 		goto out;
 	}
-	glGenBuffers(2, bufs);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, bufs[0]);
-	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)f * f * 8, mask, GL_STATIC_DRAW);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, bufs[1]);
-	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)size * size * 16, NULL, GL_STATIC_READ);
+	if (!(bufs[0] = gl_buf_new((size_t)f * f * 8, mask, GL_STATIC_DRAW, NULL)) ||
+	    !(bufs[1] = gl_buf_new((size_t)size * size * 16, NULL, GL_STATIC_READ, NULL))) {
+		snprintf(err, KERNEL_ERR_LEN, "aperture kernel: out of GPU memory");
+		goto out;
+	}
 	if (fft_execute(fft, bufs[0], 0)) {
 		snprintf(err, KERNEL_ERR_LEN, "aperture kernel: FFT failed");
 		goto out;
@@ -130,15 +130,10 @@ static int aperture(const struct kernel_preset *ks, struct program_cache *pc,
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 7, bufs[1]);
 	glDispatchCompute((GLuint)(size + 15) / 16, (GLuint)(size + 15) / 16, 1);
 	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, bufs[1]);
-	void *p = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)size * size * 16,
-	                           GL_MAP_READ_BIT);
-	if (!p || gl_check(NULL, "aperture")) {
+	if (gl_buf_read(bufs[1], res, (size_t)size * size * 16, NULL) || gl_check(NULL, "aperture")) {
 		snprintf(err, KERNEL_ERR_LEN, "aperture kernel: GL error reading the result");
 		goto out;
 	}
-	memcpy(res, p, (size_t)size * size * 16);
-	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
 	if (image_alloc(out, size, size, 3)) {
 		snprintf(err, KERNEL_ERR_LEN, "aperture kernel: out of memory");
 		goto out;

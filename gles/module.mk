@@ -5,6 +5,8 @@ GLES_OBJS := \
 	$(BUILD)/gles/egl.o \
 	$(BUILD)/gles/gl_util.o \
 	$(BUILD)/gles/program.o \
+	$(BUILD)/gles/program_store.o \
+	$(BUILD)/gles/program_thread.o \
 	$(BUILD)/gles/shader_src.o \
 	$(BUILD)/gles/names.o \
 	$(BUILD)/gles/fft_plan.o \
@@ -22,7 +24,7 @@ GLES_OBJS := \
 	$(BUILD)/gles/bloom_idle.o \
 	$(BUILD)/gles/bloom_kernel.o \
 	$(BUILD)/gles/bloom_transfer.o \
-	$(BUILD)/gles/bloom_jpeg.o \
+	$(BUILD)/gles/jpeg_gpu.o \
 	$(BUILD)/gles/bloom_upload.o \
 	$(BUILD)/gles/tile.o \
 	$(BUILD)/gles/fault.o \

@@ -1,6 +1,7 @@
-/* Compute programs compiled from the embedded GLSL with a #define preamble, cached by
- * (shader name, parameter struct): each variant is compiled once and kept for the context's
- * life. Also the GL error check helper.
+/* The program cache: compute programs compiled from the embedded GLSL with a #define preamble,
+ * cached by (shader name, parameter struct), each variant compiled once and kept until trimmed
+ * (least recently used first). Builds go through the program store (program_store.h: sources,
+ * binaries on disk), early ones through the compile thread (program_thread.h).
  *
  * GL contract: every function runs on the thread that owns the context (egl.h); program_get
  * compiles and links on a miss, changing no bound state; destroy deletes the programs. */

@@ -44,7 +44,7 @@ int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t 
                 char err[SPATIAL_ERR_LEN])
 {
 	char gerr[GL_BUF_ERR_LEN];
-	int rc = gl_buf_grow(buf, have, need, gerr);
+	int rc = gl_buf_grow(buf, have, need, GL_DYNAMIC_COPY, gerr);
 	if (!rc)
 		return 0;
 	snprintf(err, SPATIAL_ERR_LEN, "%s", gerr);
@@ -185,16 +185,12 @@ int spatial_run(struct spatial_ctx *s, const struct spatial_geom *g, int algorit
 static int download(struct spatial_ctx *s, GLuint buf, void *dst, size_t bytes,
                     char err[SPATIAL_ERR_LEN])
 {
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
-	const void *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)bytes,
-	                                 GL_MAP_READ_BIT);
-	if (!m) {
-		snprintf(err, SPATIAL_ERR_LEN, "reading the result: %s", gl_error_name(glGetError()));
+	unsigned gl_err = 0;
+	if (gl_buf_read(buf, dst, bytes, &gl_err)) {
+		snprintf(err, SPATIAL_ERR_LEN, "reading the result: %s", gl_error_name(gl_err));
 		log_sinkf(&s->log, LOG_ERROR, "spatial: %s", err);
 		return SPATIAL_E_GPU;
 	}
-	memcpy(dst, m, bytes);
-	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
 	return 0;
 }
 

@@ -87,8 +87,11 @@ struct spatial_ctx {
 };
 
 
+/* Which spatial program a key builds. */
+enum prog_key_kind { PK_PACK, PK_TEX, PK_TEX4, PK_SHARED, PK_PROBE };
+
 struct prog_key {
-	int kind; /* 0 pack, 1 tex, 2 tex4, 3 shared, 4 probe */
+	int kind; /* enum prog_key_kind (an int: the key's bytes are its identity) */
 	int level, mode, vec4s, cob, lanes;
 };
 

@@ -109,16 +109,12 @@ static int probe_sample(struct probe *pr, const struct spatial_prog *prog, GLuin
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf);
 	glDispatchCompute((PROBE_STEPS + 1 + 63) / 64, PROBE_PAIRS, 1);
 	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
-	const float *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(pr->nres * 16),
-	                                  GL_MAP_READ_BIT);
-	if (!m) {
+	unsigned gl_err = 0;
+	if (gl_buf_read(buf, pr->res, pr->nres * 16, &gl_err)) {
 		snprintf(err, SPATIAL_ERR_LEN, "filter probe: reading the result: %s",
-		         gl_error_name(glGetError()));
+		         gl_error_name(gl_err));
 		return SPATIAL_E_GPU;
 	}
-	memcpy(pr->res, m, pr->nres * 16);
-	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
 	return 0;
 }
 
@@ -159,7 +155,7 @@ int spatial_probe_filter(struct spatial_ctx *s, int level, char err[SPATIAL_ERR_
 		return 0;
 	struct prog_key k;
 	memset(&k, 0, sizeof k);
-	k.kind = 4;
+	k.kind = PK_PROBE;
 	k.level = level;
 	struct spatial_prog prog; /* used here only: not held */
 	int rc = spatial_get_prog(s, "spatial_common+spatial_probe", &k, 0, &prog, err);
@@ -171,12 +167,13 @@ int spatial_probe_filter(struct spatial_ctx *s, int level, char err[SPATIAL_ERR_
 	pr.ref = malloc(sizeof *pr.ref * PROBE_PAIRS * 8);
 	pr.res = malloc(pr.nres * 16);
 	GLuint buf = 0;
+	size_t buf_bytes = 0;
+	char gerr[GL_BUF_ERR_LEN];
 	if (!pr.vals || !pr.codes || !pr.ref || !pr.res)
 		rc = SPATIAL_E_NOMEM;
-	if (!rc) {
-		glGenBuffers(1, &buf);
-		glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
-		glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(pr.nres * 16), NULL, GL_DYNAMIC_COPY);
+	if (!rc && gl_buf_grow(&buf, &buf_bytes, pr.nres * 16, GL_DYNAMIC_COPY, gerr)) {
+		snprintf(err, SPATIAL_ERR_LEN, "filter probe: %s", gerr);
+		rc = SPATIAL_E_GPU;
 	}
 	for (int axis = 0; !rc && axis < 2; axis++) {
 		probe_texels(&pr, axis);

@@ -57,7 +57,7 @@ int spatial_pack_prog(struct spatial_ctx *s, int level, int lanes, int hold,
 {
 	struct prog_key k;
 	memset(&k, 0, sizeof k);
-	k.kind = 0;
+	k.kind = PK_PACK;
 	k.level = level == SPATIAL_Q26_MEDIUMP ? SPATIAL_Q26_HIGHP : level; /* same format */
 	k.lanes = lanes;
 	return spatial_get_prog(s, "spatial_src+spatial_pack", &k, hold, prog, err);
@@ -269,7 +269,7 @@ static int shape_build(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_
 	if (!p->host)
 		return SPATIAL_E_NOMEM;
 	if (k->alg == SPATIAL_ALG_SHARED) {
-		pk.kind = 3;
+		pk.kind = PK_SHARED;
 		pk.cob = p->cob;
 		if ((rc = spatial_get_prog(s, "spatial_common+spatial_src+spatial_ssbo", &pk, 1, &p->conv, err)))
 			return rc;
@@ -281,7 +281,7 @@ static int shape_build(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_
 		if ((rc = spatial_pack_prog(s, k->level, p->lanes, 1, &p->pack, err)))
 			return rc;
 		if (k->alg == SPATIAL_ALG_PLANES4) {
-			pk.kind = 2;
+			pk.kind = PK_TEX4;
 			if ((rc = spatial_get_prog(s, "spatial_common+spatial_tex4", &pk, 1, &p->conv, err)))
 				return rc;
 			glGenTextures(1, &p->ftex);
@@ -292,7 +292,7 @@ static int shape_build(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_
 			glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
 			glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
 		} else {
-			pk.kind = 1;
+			pk.kind = PK_TEX;
 			pk.mode = p->mode;
 			pk.vec4s = p->vec4s;
 			if ((rc = spatial_get_prog(s, "spatial_common+spatial_tex", &pk, 1, &p->conv, err)))

@@ -1,15 +1,45 @@
-/* A JPEG answer made on the GPU from the result (q->out): its sample planes (yuv_pack), their
- * quantised DCT coefficients (jpeg_fdct, from the planes), and the coefficients' entropy-coded
- * scan (jpeg_huff, jpeg_huff_out), into the buffer the read-back maps; see bloom_internal.h. */
-#include "gles/bloom_internal.h"
+/* The GPU JPEG codec: answers made from the result (sample planes, quantised DCT coefficients,
+ * their entropy-coded scan) and coefficient frames made into planes (IDCT); see jpeg_gpu.h. */
+#include "gles/jpeg_gpu.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* libjpeg's quantisation tables at y's quality, held by the context. */
-static int quant_tables(struct bloom_ctx *b, const struct yuv_image *y, char err[BLOOM_ERR_LEN])
+struct jpeg_gpu {
+	GLuint yout;                 /* planes (or coefficients) out, the flags word after them */
+	size_t yout_bytes;
+	GLuint ysamp;                /* sample planes before their DCT */
+	size_t ysamp_bytes;
+	int quant_quality;           /* the quality quant[] holds (0: none yet) */
+	GLuint quant[2][64];         /* libjpeg's luma and chroma tables at it, natural order */
+	GLuint huff, huff_codes;     /* jpeg_huff's segments and codes */
+	size_t huff_bytes;
+	GLuint idct;                 /* planes made from coefficients by jpeg_idct */
+	size_t idct_bytes;
+};
+
+int jpeg_gpu_create(struct jpeg_gpu **out)
 {
-	if (b->quant_quality == y->dct_quality)
+	*out = calloc(1, sizeof **out);
+	return *out ? 0 : BLOOM_E_NOMEM;
+}
+
+void jpeg_gpu_destroy(struct jpeg_gpu *j)
+{
+	if (!j)
+		return;
+	GLuint bufs[] = {j->yout, j->ysamp, j->huff, j->huff_codes, j->idct};
+	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+		if (bufs[i])
+			glDeleteBuffers(1, &bufs[i]);
+	free(j);
+}
+
+/* libjpeg's quantisation tables at y's quality, held by the context. */
+static int quant_tables(struct jpeg_gpu *j, const struct yuv_image *y, char err[BLOOM_ERR_LEN])
+{
+	if (j->quant_quality == y->dct_quality)
 		return 0;
 	unsigned short t[2][64];
 	if (image_jpeg_quant_tables(y->dct_quality, t[0], t[1])) {
@@ -18,16 +48,16 @@ static int quant_tables(struct bloom_ctx *b, const struct yuv_image *y, char err
 		return BLOOM_E_ARG;
 	}
 	for (int i = 0; i < 64; i++)
-		b->quant[0][i] = t[0][i], b->quant[1][i] = t[1][i];
-	b->quant_quality = y->dct_quality;
+		j->quant[0][i] = t[0][i], j->quant[1][i] = t[1][i];
+	j->quant_quality = y->dct_quality;
 	return 0;
 }
 
-/* The coefficients in b->yout (y's layout) -> their entropy-coded scan (jpeg_huff, then
+/* The coefficients in j->yout (y's layout) -> their entropy-coded scan (jpeg_huff, then
  * jpeg_huff_out) in dst, its length in bytes at y->bytes + 8 (0: a row did not fit: dst holds
  * the coefficients instead). */
-static int code_scan(struct bloom_ctx *b, const struct yuv_image *y, GLuint dst,
-                     char err[BLOOM_ERR_LEN])
+static int code_scan(struct bloom_ctx *b, struct jpeg_gpu *j, const struct yuv_image *y,
+                     GLuint dst, char err[BLOOM_ERR_LEN])
 {
 	const struct bloom_prog *ph, *po;
 	int rc = bloom_prog(b, SH_JPEG_HUFF, 0, 0, &ph, err);
@@ -35,7 +65,7 @@ static int code_scan(struct bloom_ctx *b, const struct yuv_image *y, GLuint dst,
 		rc = bloom_prog(b, SH_JPEG_HUFF_OUT, 0, 0, &po, err);
 	if (rc)
 		return rc;
-	if (!b->huff_codes) { /* the codes, then zigzag -> natural and natural -> zigzag */
+	if (!j->huff_codes) { /* the codes, then zigzag -> natural and natural -> zigzag */
 		uint32_t codes[IMAGE_JPEG_HUFF_CODES + 128];
 		for (int k = 0; k < 64; k++) {
 			codes[IMAGE_JPEG_HUFF_CODES + k] = image_jpeg_natural[k];
@@ -45,7 +75,7 @@ static int code_scan(struct bloom_ctx *b, const struct yuv_image *y, GLuint dst,
 			snprintf(err, BLOOM_ERR_LEN, "scan: no Huffman tables");
 			return BLOOM_E_NOMEM;
 		}
-		if (!(b->huff_codes = bloom_buffer(sizeof codes, GL_STATIC_DRAW))) {
+		if (!(j->huff_codes = bloom_buffer(sizeof codes, GL_STATIC_DRAW))) {
 			snprintf(err, BLOOM_ERR_LEN, "scan: out of GPU memory");
 			return BLOOM_E_GPU_MEMORY;
 		}
@@ -61,13 +91,13 @@ static int code_scan(struct bloom_ctx *b, const struct yuv_image *y, GLuint dst,
 	size_t words = slots + 2 * (size_t)nseg * capw;
 	size_t most = b->opts.scan_scratch_max ? b->opts.scan_scratch_max : 0x7ffffffcu;
 	if (words > most / 4 ||
-	    bloom_grow_buffer(&b->huff, &b->huff_bytes, words * 4, GL_DYNAMIC_COPY)) {
+	    gl_buf_grow(&j->huff, &j->huff_bytes, words * 4, GL_DYNAMIC_COPY, NULL)) {
 		snprintf(err, BLOOM_ERR_LEN, "scan: out of GPU memory");
 		return BLOOM_E_GPU_MEMORY;
 	}
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yout);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HUFF, b->huff);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HTAB, b->huff_codes);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, j->yout);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HUFF, j->huff);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HTAB, j->huff_codes);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_CODED, dst);
 	glUseProgram(ph->id);
 	bloom_set_planes(ph, y);
@@ -109,38 +139,39 @@ static int code_scan(struct bloom_ctx *b, const struct yuv_image *y, GLuint dst,
 	return 0;
 }
 
-int bloom_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
-                      int h, int dither, int *entropy, GLuint dst, struct gpu_timer *tm,
-                      char err[BLOOM_ERR_LEN])
+int jpeg_gpu_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
+                         int h, int dither, int *entropy, GLuint dst, struct gpu_timer *tm,
+                         char err[BLOOM_ERR_LEN])
 {
+	struct jpeg_gpu *j = b->jpeg;
 	const struct bloom_prog *p, *pd = NULL;
-	int rc = y->dct_quality ? quant_tables(b, y, err) : 0;
+	int rc = y->dct_quality ? quant_tables(j, y, err) : 0;
 	if (!rc)
 		rc = bloom_prog(b, SH_YUV_PACK, 0, 0, &p, err);
 	if (!rc && y->dct_quality)
 		rc = bloom_prog(b, SH_JPEG_FDCT, 0, 0, &pd, err);
 	if (rc)
 		return rc;
-	/* coefficients: from sample planes made first in b->ysamp */
+	/* coefficients: from sample planes made first in j->ysamp */
 	struct yuv_image s = *y;
 	if (y->dct_quality && yuv_image_layout(&s, y->width, y->height, y->gray, y->sub_x, y->sub_y)) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: no layout for %dx%d", y->width, y->height);
 		return BLOOM_E_ARG;
 	}
 	size_t bytes = y->bytes + 4, stage = y->bytes + (*entropy ? 12 : 4);
-	if (bloom_grow_buffer(&b->yout, &b->yout_bytes, bytes, GL_DYNAMIC_COPY) ||
+	if (gl_buf_grow(&j->yout, &j->yout_bytes, bytes, GL_DYNAMIC_COPY, NULL) ||
 	    (y->dct_quality &&
-	     bloom_grow_buffer(&b->ysamp, &b->ysamp_bytes, s.bytes + 4, GL_DYNAMIC_COPY)) ||
-	    (!dst && (b->buffer_storage
+	     gl_buf_grow(&j->ysamp, &j->ysamp_bytes, s.bytes + 4, GL_DYNAMIC_COPY, NULL)) ||
+	    (!dst && (b->persistent
 	              ? bloom_grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, stage,
 	                            GL_MAP_READ_BIT)
-	              : bloom_grow_buffer(&b->ystage, &b->ystage_bytes, stage, GL_STREAM_READ)))) {
+	              : gl_buf_grow(&b->ystage, &b->ystage_bytes, stage, GL_STREAM_READ, NULL)))) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
 		return BLOOM_E_GPU_MEMORY;
 	}
 	if (!dst)
 		dst = b->ystage;
-	GLuint zero = 0, sbuf = y->dct_quality ? b->ysamp : b->yout;
+	GLuint zero = 0, sbuf = y->dct_quality ? j->ysamp : j->yout;
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, sbuf);
 	glBufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)s.bytes, 4, &zero);
 	bloom_set_sizes(p, w, h, q->pw, q->ph);
@@ -166,17 +197,17 @@ int bloom_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_imag
 		             (GLuint)s.offset[2]);
 		glUniform3ui(pd->u[U_SSTRIDE], (GLuint)s.stride[0], (GLuint)s.stride[1],
 		             (GLuint)s.stride[2]);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, b->yout);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_SAMPLES, b->ysamp);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, j->yout);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_SAMPLES, j->ysamp);
 		for (int plane = 0; plane < (y->gray ? 1 : 3); plane++) {
 			glUniform1i(pd->u[U_PLANE], plane);
-			glUniform1uiv(pd->u[U_QUANT], 64, b->quant[plane != 0]);
+			glUniform1uiv(pd->u[U_QUANT], 64, j->quant[plane != 0]);
 			glUniform2ui(pd->u[U_PDIM], (GLuint)y->pw[plane], (GLuint)y->ph[plane]);
 			glUniform2ui(pd->u[U_SDIM], (GLuint)s.pw[plane], (GLuint)s.ph[plane]);
 			glDispatchCompute((GLuint)(y->pw[plane] + 7) / 8, (GLuint)y->ph[plane], 1);
 		}
-		glBindBuffer(GL_COPY_READ_BUFFER, b->ysamp);
-		glBindBuffer(GL_COPY_WRITE_BUFFER, b->yout);
+		glBindBuffer(GL_COPY_READ_BUFFER, j->ysamp);
+		glBindBuffer(GL_COPY_WRITE_BUFFER, j->yout);
 		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)s.bytes,
 		                    (GLintptr)y->bytes, 4);
 	}
@@ -184,7 +215,7 @@ int bloom_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_imag
 		gpu_timer_mark(tm, GPU_STAGE_ANSWER);
 	if (*entropy) {
 		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-		rc = code_scan(b, y, dst, err);
+		rc = code_scan(b, j, y, dst, err);
 		if (rc == BLOOM_E_GPU_MEMORY) { /* no room to code: the coefficients instead */
 			log_sinkf(&b->log, LOG_DEBUG, "bloom: %s; the coefficients go back", err);
 			*entropy = 0;
@@ -195,7 +226,7 @@ int bloom_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_imag
 			gpu_timer_mark(tm, GPU_STAGE_ENTROPY);
 	}
 	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
-	glBindBuffer(GL_COPY_READ_BUFFER, b->yout);
+	glBindBuffer(GL_COPY_READ_BUFFER, j->yout);
 	glBindBuffer(GL_COPY_WRITE_BUFFER, dst);
 	/* the flags word only, after a scan */
 	GLintptr from = *entropy ? (GLintptr)y->bytes : 0;
@@ -204,9 +235,42 @@ int bloom_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_imag
 	return 0;
 }
 
-size_t bloom_coded_bytes(const struct yuv_image *y, const unsigned char *m)
+size_t jpeg_gpu_coded_bytes(const struct yuv_image *y, const unsigned char *m)
 {
 	uint32_t n;
 	memcpy(&n, m + y->bytes + 8, 4);
 	return n <= y->bytes ? n : 0;
+}
+
+int jpeg_gpu_idct_ready(struct bloom_ctx *b, const struct yuv_image *y,
+                        const struct bloom_prog **p, char err[BLOOM_ERR_LEN])
+{
+	struct jpeg_gpu *j = b->jpeg;
+	int rc = bloom_prog(b, SH_JPEG_IDCT, 0, 0, p, err);
+	if (!rc && gl_buf_grow(&j->idct, &j->idct_bytes, y->planes_bytes, GL_DYNAMIC_COPY, NULL)) {
+		snprintf(err, BLOOM_ERR_LEN, "planes from coefficients: out of GPU memory");
+		rc = BLOOM_E_GPU_MEMORY;
+	}
+	return rc;
+}
+
+void jpeg_gpu_idct(struct jpeg_gpu *j, const struct yuv_image *y, const struct bloom_prog *p,
+                   GLuint *buf)
+{
+	glUseProgram(p->id);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_COEFS, *buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, j->idct);
+	for (int c = 0; c < (y->gray ? 1 : 3); c++) {
+		const struct yuv_coefs *cf = &y->cf[c];
+		GLuint n = (GLuint)cf->bw * (GLuint)cf->bh, groups = (n + 63) / 64;
+		GLuint gx = groups < 65535 ? groups : 65535;
+		glUniform2ui(p->u[U_PDIM], (GLuint)y->pw[c], (GLuint)y->ph[c]);
+		glUniform2ui(p->u[U_PGEO], (GLuint)y->offset[c], (GLuint)y->stride[c]);
+		glUniform4ui(p->u[U_COFF], (GLuint)(cf->dc / 4), (GLuint)(cf->ac / 4),
+		             (GLuint)(cf->ovf / 4), (GLuint)(cf->quant / 4));
+		glUniform3ui(p->u[U_BLOCKS], (GLuint)cf->bw, n, (GLuint)cf->novf);
+		glDispatchCompute(gx, (groups + gx - 1) / gx, 1);
+	}
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+	*buf = j->idct;
 }
