@@ -88,40 +88,6 @@ static struct image_limits image_dir_limits(const struct config *cfg)
 }
 
 /* SIGHUP: --image-dir again; on a failure the store stays as it was. */
-/* After a stop signal the process ends within --drain-timeout plus STOP_GRACE_S whatever
- * happens: once the drain is over the running jobs stop at their next dispatch and the threads
- * are joined, but a GL call that never returns (a hung GPU or driver) would hold a GPU thread,
- * and the process, for ever. The guard thread then logs why and exits with status 1; the
- * service manager restarts the daemon. */
-#define STOP_GRACE_S 5.0
-
-static double stop_by; /* clock_s() when the guard ends the process; written before it starts */
-
-static void *stop_guard_main(void *arg)
-{
-	(void)arg;
-	for (double left; (left = stop_by - clock_s()) > 0;)
-		sleep_s(left < 0.25 ? left : 0.25);
-	log_msg(LOG_ERROR, "shutdown: still running %g s after the drain timeout (a GPU call that "
-	        "does not return?): exiting now, status 1", STOP_GRACE_S);
-	_exit(1);
-	return NULL;
-}
-
-/* Starts the guard: the process ends by drain + STOP_GRACE_S seconds from now. */
-static void stop_guard(double drain)
-{
-	stop_by = clock_s() + drain + STOP_GRACE_S;
-	pthread_t th;
-	if (pthread_create(&th, NULL, stop_guard_main, NULL)) {
-		log_msg(LOG_WARN, "shutdown: cannot start the guard thread; a hung GPU call would "
-		        "hold the process");
-		return;
-	}
-	pthread_setname_np(th, "fb-stopguard");
-	pthread_detach(th);
-}
-
 static void reload_images(const struct config *cfg, struct images *images)
 {
 	if (!cfg->image_dir[0]) {
@@ -668,7 +634,7 @@ int main(int argc, char **argv)
 		else if (sig > 0)
 			break;
 	}
-	stop_guard(cfg.drain_timeout); /* ends the process if a GL call never returns */
+	lifecycle_stop_guard(cfg.drain_timeout); /* ends the process if a GL call never returns */
 	lifecycle_stopping(life, server_active(server), cfg.drain_timeout);
 	server_quiesce(server); /* the listening sockets closed: said only once it is true */
 	log_msg(LOG_INFO, "signal %d: no new connections; finishing accepted requests (up to %g s)",

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "daemon/apiutil.h"
-#include "daemon/jobs_impl.h"
+#include "daemon/gpu_cancel.h"
 #include "core/log.h"
 #include "gles/engine.h"
 #include "core/clock.h"
@@ -44,24 +44,6 @@ static int spatial_status(int rc, const char **code)
 	}
 }
 
-/* A job whose GPU work the cancellation stopped between dispatches (what was issued runs out;
- * nothing is read back): 504 deadline_exceeded past its deadline, else 503 shutting_down (the
- * flag jobs_shutdown raises once the drain is over). */
-static void set_cancelled(struct gpu *g, struct job *j, const char *what)
-{
-	struct jobs *J = g->J;
-	if (atomic_load(&g->cancel.flag)) {
-		set_error(j, 503, "shutting_down", "the server is shutting down: this request's GPU "
-		          "work was abandoned");
-		metrics_drop(J->metrics, METRICS_DROP_SHUTDOWN);
-	} else {
-		set_error(j, 504, "deadline_exceeded", "the job's GPU work ran past the %g s "
-		          "--gpu-timeout: it was abandoned", J->cfg.gpu_timeout);
-		metrics_drop(J->metrics, METRICS_DROP_DEADLINE);
-	}
-	log_msg(LOG_WARN, "gpu %d: %s abandoned between dispatches: %s", g->id, what, j->message);
-}
-
 /* A conv2d or conv2d-transpose job: its tensors decoded and described by a codec thread. */
 static void run_tensor(struct gpu *g, struct engine *e, struct job *j)
 {
@@ -79,7 +61,7 @@ static void run_tensor(struct gpu *g, struct engine *e, struct job *j)
 		rc = deconv_run(engine_deconv(e), &j->dc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st, err);
 	}
 	if (rc == SPATIAL_E_CANCELLED) {
-		set_cancelled(g, j, j->kind == JOB_CONV2D ? "conv2d" : "conv2d_transpose");
+		gpu_cancelled(g, j, j->kind == JOB_CONV2D ? "conv2d" : "conv2d_transpose");
 		tensor_free(&j->ty);
 	} else if (rc) {
 		const char *code;
@@ -144,7 +126,7 @@ static int run_direct(struct gpu *g, struct engine *e, const struct bloom_kernel
 		return 0;
 	if (rc == BLOOM_E_CANCELLED) {
 		image_free(&j->result);
-		set_cancelled(g, j, "a direct convolution");
+		gpu_cancelled(g, j, "a direct convolution");
 	} else if (rc) {
 		const char *code;
 		int status = bloom_status(rc, &code);
@@ -263,7 +245,7 @@ static void take_result(struct gpu *g, struct job *j, int rc, struct bloom_resul
 	j->yresult = res->yuv;
 	j->lost = res->lost;
 	if (rc == BLOOM_E_CANCELLED) {
-		set_cancelled(g, j, "a frame in tiles");
+		gpu_cancelled(g, j, "a frame in tiles");
 		drop_result(j);
 	} else if (rc) {
 		const char *code;
@@ -667,15 +649,14 @@ void *gpu_main(void *arg)
 
 		j->method = CONVOLVE_FFT;
 		memset(&j->flight, 0, sizeof j->flight);
-		/* --gpu-timeout: its GPU work stops at the next dispatch past it */
-		g->cancel.deadline = J->cfg.gpu_timeout > 0 ? t0 + J->cfg.gpu_timeout : 0;
+		gpu_cancel_arm(g, t0); /* its GPU work stops at the next dispatch past --gpu-timeout */
 		if (j->kind == JOB_CONV2D || j->kind == JOB_CONV2D_T)
 			run_tensor(g, e, j);
 		else if (!run_direct(g, e, &(struct bloom_kernel){
 		                     j->named ? &j->named->img : j->kimg.pixels ? &j->kimg : NULL,
 		                     {0, 0}}, j))
 			gpu_run(g, engine_bloom(e), j);
-		g->cancel.deadline = 0; /* idle work has none */
+		gpu_cancel_disarm(g); /* idle work has no deadline */
 		j->gpu_s = clock_s() - t0;
 		if (nflight) { /* issued while another frame was on the GPU */
 			pthread_mutex_lock(&J->lock);

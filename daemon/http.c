@@ -121,11 +121,16 @@ enum MHD_Result respond_error_x(struct req *r, int status, const char *code,
 	return respond_json(r, status, o, extra);
 }
 
+const char *retry_after(const struct req *r, char buf[16])
+{
+	snprintf(buf, 16, "%d", r->S->cfg.retry_after);
+	return buf;
+}
+
 enum MHD_Result respond_busy(struct req *r, const char *code, const char *msg)
 {
 	char ra[16];
-	snprintf(ra, sizeof ra, "%d", r->S->cfg.retry_after);
-	const char *extra[] = {"Retry-After", ra, NULL};
+	const char *extra[] = {"Retry-After", retry_after(r, ra), NULL};
 	return respond_error_x(r, 503, code, extra, "%s", msg);
 }
 

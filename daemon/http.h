@@ -156,6 +156,8 @@ enum MHD_Result respond_error_x(struct req *r, int status, const char *code,
                                 const char *const *extra, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 #define respond_error(r, status, code, ...) respond_error_x(r, status, code, NULL, __VA_ARGS__)
+/* --retry-after as a Retry-After value, written into buf. */
+const char *retry_after(const struct req *r, char buf[16]);
 /* 503 with Retry-After. */
 enum MHD_Result respond_busy(struct req *r, const char *code, const char *msg);
 void client_addr(struct MHD_Connection *c, char *buf, size_t len);

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "daemon/apiutil.h"
+#include "daemon/gpu_cancel.h"
 #include "daemon/jobs_impl.h"
 #include "daemon/lifecycle.h"
 #include "core/log.h"
@@ -358,8 +359,7 @@ void jobs_shutdown(struct jobs *J)
 		unqueue(J, j);
 	/* the drain is over: running jobs stop at their next dispatch (503 shutting_down), so
 	 * that the GPU threads can be joined */
-	for (int i = 0; i < J->ngpus; i++)
-		atomic_store(&J->gpus[i].cancel.flag, 1);
+	gpu_cancel_all(J);
 	pthread_cond_broadcast(&J->codec_cv);
 	pthread_cond_broadcast(&J->gpu_cv);
 	pthread_cond_broadcast(&J->watch_cv);
@@ -489,7 +489,7 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 		struct gpu *g = &J->gpus[i];
 		g->J = J;
 		atomic_init(&g->uploads_out, 0);
-		atomic_init(&g->cancel.flag, 0);
+		gpu_cancel_init(g);
 		g->id = i;
 		g->device = devices[i];
 		J->ngpus++;

@@ -1,8 +1,9 @@
 /* The job pipeline's shared state, private to its files: jobs.c (admission, the queue, the
  * watchdog, status and shutdown), codec.c (the codec threads: decode with the memory budget,
  * encode, kernel PUTs), gpu_context.c (a GPU thread's engine, warm-up and spare plans, the
- * new-size budget, trimming programs) and gpu_worker.c (a GPU thread: running jobs, idle work,
- * resets). Not for use outside daemon/jobs.c, codec.c, gpu_context.c, gpu_worker.c. */
+ * new-size budget, trimming programs), gpu_worker.c (a GPU thread: running jobs, idle work,
+ * resets) and gpu_cancel.c (deadlines and the shutdown flag between dispatches). Not for use
+ * outside daemon/jobs.c, codec.c, gpu_context.c, gpu_worker.c, gpu_cancel.c. */
 #ifndef FFTBLOOM_JOBS_IMPL_H
 #define FFTBLOOM_JOBS_IMPL_H
 

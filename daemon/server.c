@@ -375,8 +375,8 @@ static enum MHD_Result body_refused(struct req *r, int rc, unsigned long long n)
 	struct server *S = r->S;
 	unsigned long long budget = S->cfg.memory_budget;
 	char ra[16];
-	snprintf(ra, sizeof ra, "%d", S->cfg.retry_after);
-	const char *extra[] = {"Retry-After", ra, MHD_HTTP_HEADER_CONNECTION, "close", NULL};
+	const char *extra[] = {"Retry-After", retry_after(r, ra), MHD_HTTP_HEADER_CONNECTION,
+	                       "close", NULL};
 	if (rc == JOBS_E_OVER_BUDGET)
 		return respond_error_x(r, 413, "body_too_large", extra + 2, "the body of %llu bytes "
 		                       "is larger than the whole --memory-budget of %llu bytes", n,
