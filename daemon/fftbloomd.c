@@ -4,7 +4,7 @@
  * --kernel-dir and --image-dir; SIGUSR1 logs the daemon's state; SIGUSR2 and SIGPIPE are ignored. Under systemd
  * it reports readiness, status and a GPU-fed watchdog, and serves a socket it is handed
  * (lifecycle.h, sdnotify.h). Its other modes (--help=json, --check-config, --health-check,
- * --print-openapi) serve installation, deployment files and their tests. */
+ * --print-openapi, --print-errors) serve installation, deployment files, docs and their tests. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
@@ -33,6 +33,7 @@
 #include "daemon/sdnotify.h"
 #include "daemon/server.h"
 #include "core/urlsign.h"
+#include "protocol/errors.h"
 #include "protocol/openapi.h"
 #include "gles/egl.h"
 #include "core/clock.h"
@@ -164,6 +165,8 @@ static const struct mode {
 	{"check-config", "", "read the configuration (FFTBLOOM_* and the flags that follow), "
 	 "print it as JSON and exit 0, or name the bad value and exit 2; touches no GPU"},
 	{"print-openapi", "", "print the OpenAPI document served at /openapi.json and exit"},
+	{"print-errors", "", "print the HTTP API's error list (status, code, meaning) as Markdown "
+	 "and exit (docs/errors.md is this)"},
 	{"version", "", "print the version and the commit it was built from and exit (fftbloom info "
 	 "gives the GPU, driver, compiler and library versions)"},
 };
@@ -397,6 +400,10 @@ static int run_mode(int argc, char **argv)
 			printf("\n");
 			json_decref(doc);
 			return rc;
+		}
+		if (!strcmp(a, "--print-errors")) {
+			api_errors_markdown(stdout);
+			return fflush(stdout) ? 1 : 0;
 		}
 		if (!strcmp(a, "--check-config")) {
 			argv[i] = argv[0];

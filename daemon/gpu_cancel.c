@@ -31,11 +31,11 @@ void gpu_cancelled(struct gpu *g, struct job *j, const char *what)
 {
 	struct jobs *J = g->J;
 	if (atomic_load(&g->cancel.flag)) {
-		set_error(j, 503, "shutting_down", "the server is shutting down: this request's GPU "
+		set_error(j, API_E_SHUTTING_DOWN, "the server is shutting down: this request's GPU "
 		          "work was abandoned");
 		metrics_drop(J->metrics, METRICS_DROP_SHUTDOWN);
 	} else {
-		set_error(j, 504, "deadline_exceeded", "the job's GPU work ran past the %g s "
+		set_error(j, API_E_DEADLINE_EXCEEDED, "the job's GPU work ran past the %g s "
 		          "--gpu-timeout: it was abandoned", J->cfg.gpu_timeout);
 		metrics_drop(J->metrics, METRICS_DROP_DEADLINE);
 	}

@@ -15,34 +15,13 @@
 #include <unistd.h>
 
 #include "daemon/apiutil.h"
+#include "daemon/engine_errors.h"
 #include "daemon/gpu_cancel.h"
 #include "core/log.h"
 #include "gles/engine.h"
 #include "core/clock.h"
 
 #define GPU_SLOW_JOB_MS 20.0 /* a bloom job holding the GPU thread this long is logged (debug) */
-
-static int bloom_status(int rc, const char **code)
-{
-	switch (rc) {
-	case BLOOM_E_ARG: *code = "invalid_request"; return 422;
-	case BLOOM_E_TOO_LARGE: *code = "too_large_for_gpu"; return 413;
-	case BLOOM_E_NOMEM: *code = "out_of_memory"; return 503;
-	case BLOOM_E_GPU_MEMORY: *code = "gpu_out_of_memory"; return 503;
-	default: *code = "gpu_error"; return 500;
-	}
-}
-
-static int spatial_status(int rc, const char **code)
-{
-	switch (rc) {
-	case SPATIAL_E_ARG:
-	case SPATIAL_E_UNSUPPORTED: *code = "invalid_request"; return 422;
-	case SPATIAL_E_TOO_LARGE: *code = "too_large_for_gpu"; return 413;
-	case SPATIAL_E_NOMEM: *code = "out_of_memory"; return 503;
-	default: *code = "gpu_error"; return 500;
-	}
-}
 
 /* A conv2d or conv2d-transpose job: its tensors decoded and described by a codec thread. */
 static void run_tensor(struct gpu *g, struct engine *e, struct job *j)
@@ -64,10 +43,8 @@ static void run_tensor(struct gpu *g, struct engine *e, struct job *j)
 		gpu_cancelled(g, j, j->kind == JOB_CONV2D ? "conv2d" : "conv2d_transpose");
 		tensor_free(&j->ty);
 	} else if (rc) {
-		const char *code;
-		int status = spatial_status(rc, &code);
-		set_error(j, status, code, "%s", err[0] ? err : spatial_strerror(rc));
-		if (status >= 500)
+		set_error(j, engine_errors_spatial(rc), "%s", err[0] ? err : spatial_strerror(rc));
+		if (j->status >= 500)
 			log_msg(LOG_ERROR, "gpu %d: %s failed: %s", g->id,
 			        j->kind == JOB_CONV2D ? "conv2d" : "conv2d_transpose", j->message);
 		tensor_free(&j->ty);
@@ -128,12 +105,10 @@ static int run_direct(struct gpu *g, struct engine *e, const struct bloom_kernel
 		image_free(&j->result);
 		gpu_cancelled(g, j, "a direct convolution");
 	} else if (rc) {
-		const char *code;
-		int status = bloom_status(rc, &code);
-		set_error(j, status, code, "%s", err);
+		set_error(j, engine_errors_bloom(rc), "%s", err);
 	} else if (!image_finite(&j->result)) {
 		image_free(&j->result);
-		set_error(j, 422, "result_not_finite", "samples of the result are not finite: float32 "
+		set_error(j, API_E_RESULT_NOT_FINITE, "samples of the result are not finite: float32 "
 		          "overflowed in the convolution (an image or kernel value near 3.4e38, or "
 		          "infinite); scale the image or kernel down");
 	}
@@ -196,7 +171,7 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 		double wait = charge_new_size(J, j->client, key, clock_s());
 		pthread_mutex_unlock(&J->lock);
 		if (wait > 0) {
-			set_error(j, 429, "too_many_new_sizes", "this client sent %d images of sizes the GPU "
+			set_error(j, API_E_TOO_MANY_NEW_SIZES, "this client sent %d images of sizes the GPU "
 			          "had not planned within a minute (--new-sizes-per-minute); each compiles "
 			          "programs. Retry in %.0f s, or send sizes seen before", J->cfg.new_sizes_per_minute,
 			          ceil(wait));
@@ -248,13 +223,11 @@ static void take_result(struct gpu *g, struct job *j, int rc, struct bloom_resul
 		gpu_cancelled(g, j, "a frame in tiles");
 		drop_result(j);
 	} else if (rc) {
-		const char *code;
-		int status = bloom_status(rc, &code);
-		set_error(j, status, code, "%s", err[0] ? err : bloom_strerror(rc));
-		if (status >= 500)
+		set_error(j, engine_errors_bloom(rc), "%s", err[0] ? err : bloom_strerror(rc));
+		if (j->status >= 500)
 			log_msg(LOG_ERROR, "gpu %d: bloom_run failed: %s", g->id, j->message);
 	} else if (res->nonfinite) {
-		set_error(j, 422, "result_not_finite", "%llu samples of the result are not finite: "
+		set_error(j, API_E_RESULT_NOT_FINITE, "%llu samples of the result are not finite: "
 		          "float32 overflowed in the convolution (an image or kernel value near 3.4e38, "
 		          "or infinite); scale the image or kernel down", res->nonfinite);
 		drop_result(j);
@@ -353,7 +326,7 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 	        egl_reset_name(status));
 	if (j && j->status < 400) {
 		drop_result(j);
-		set_error(j, 503, "gpu_reset", "the GPU was reset while this request ran (%s); its "
+		set_error(j, API_E_GPU_RESET, "the GPU was reset while this request ran (%s); its "
 		          "context is being rebuilt: retry", egl_reset_name(status));
 		j->retry_after = 1;
 	}
@@ -457,7 +430,7 @@ static void fail_in_flight(struct gpu *g, struct job **flight, int *nflight, int
 		take_result(g, j, 0, &j->flight, "");
 		memset(&j->flight, 0, sizeof j->flight);
 		drop_result(j);
-		set_error(j, 503, "gpu_reset", "the GPU was reset while this request ran (%s); its "
+		set_error(j, API_E_GPU_RESET, "the GPU was reset while this request ran (%s); its "
 		          "context is being rebuilt: retry", egl_reset_name(status));
 		j->retry_after = 1;
 		pthread_mutex_lock(&J->lock);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "daemon/server.h"
+#include "protocol/errors.h"
 #include "protocol/request.h"
 
 #define DISCARD_MAX (16u << 20) /* bytes past --max-body of a chunked body read (and dropped) so
@@ -152,14 +153,15 @@ void touch(struct server *S, int delta);
 enum MHD_Result respond(struct req *r, int status, const char *ctype, void *body, size_t len,
                         int owned, const char *const *extra);
 enum MHD_Result respond_json(struct req *r, int status, json_t *o, const char *const *extra);
-enum MHD_Result respond_error_x(struct req *r, int status, const char *code,
-                                const char *const *extra, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-#define respond_error(r, status, code, ...) respond_error_x(r, status, code, NULL, __VA_ARGS__)
+/* Queues the error body {"error": {"status", "code", "message"}} of the error table's row error
+ * (enum api_error; API_E_NONE answers 500 internal), with the message made from fmt. */
+enum MHD_Result respond_error_x(struct req *r, int error, const char *const *extra,
+                                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#define respond_error(r, error, ...) respond_error_x(r, error, NULL, __VA_ARGS__)
 /* --retry-after as a Retry-After value, written into buf. */
 const char *retry_after(const struct req *r, char buf[16]);
-/* 503 with Retry-After. */
-enum MHD_Result respond_busy(struct req *r, const char *code, const char *msg);
+/* The error (a 503 row) with Retry-After. */
+enum MHD_Result respond_busy(struct req *r, int error, const char *msg);
 void client_addr(struct MHD_Connection *c, char *buf, size_t len);
 int client_fd(struct MHD_Connection *c);
 struct conn *conn_of(struct MHD_Connection *c);
@@ -187,9 +189,9 @@ enum MHD_Result route_render(struct req *r);       /* GET /v1/bloom/NAME, /v1/co
  * Cache-Control, Vary) at extra[e...] (room for 8 entries); returns the new e. */
 int store_answer_headers(struct req *r, const struct job *j, const char **extra, int e);
 /* Whether a GET render may go on: with --url-signing-key-file, a valid Bearer key (bearer) or
- * a valid sig=; without, the API key's rule of /v1/. 0, or the status to answer (401, 403) with
- * its code and message. Sets r->by_key when the API key was what granted it. */
-int store_access(struct req *r, int bearer, const char **code, char *msg, size_t len);
+ * a valid sig=; without, the API key's rule of /v1/. API_E_NONE, or the error to answer (401, 403)
+ * with its message (msg). Sets r->by_key when the API key was what granted it. */
+int store_access(struct req *r, int bearer, char *msg, size_t len);
 
 /* routes_admin.c */
 enum MHD_Result route_kernel(struct req *r);

@@ -68,6 +68,8 @@ struct job {
 
 	/* Results, valid in done(). */
 	int status;                       /* HTTP status */
+	int error;                        /* enum api_error (protocol/errors.h); API_E_NONE on
+	                                     success */
 	int retry_after;                  /* with 429: seconds to send in Retry-After (0: none) */
 	char code[32];                    /* error code; "" on success */
 	char message[JOBS_ERR_LEN];       /* error message; "" on success */

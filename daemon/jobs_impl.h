@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 
 #include "daemon/jobs.h"
+#include "protocol/errors.h"
 #include "gles/convolve.h"
 
 struct fifo {
@@ -107,8 +108,8 @@ struct job *fifo_pop(struct fifo *f);
 int is_gpu_kind(const struct job *j);
 /* Gives j's place in the queue back, once. Caller holds the lock. */
 void unqueue(struct jobs *J, struct job *j);
-void set_error(struct job *j, int status, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+/* Fails j with the error table's row error (enum api_error) and a message made from fmt. */
+void set_error(struct job *j, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Answers j: frees what the job held, calls done(), then counts it out. Called without the lock;
  * j belongs to the submitter again once done() starts. */
 void finish(struct jobs *J, struct job *j);

@@ -14,6 +14,7 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/gpu_context.o \
 	$(BUILD)/daemon/gpu_worker.o \
 	$(BUILD)/daemon/gpu_cancel.o \
+	$(BUILD)/daemon/engine_errors.o \
 	$(BUILD)/daemon/registry.o \
 	$(BUILD)/daemon/kernels.o \
 	$(BUILD)/daemon/images.o \

@@ -91,18 +91,17 @@ static int bearer_valid(struct req *r)
 	return urlsign_equal(h, strlen(h), S->o.api_key, S->o.api_key_len);
 }
 
-/* Whether r may go on: 0, or the status to answer (401, 403) with its code and message. /v1/
+/* Whether r may go on: API_E_NONE, or the error to answer (401, 403) with its message. /v1/
  * needs the API key when one is set; GET renders follow store_access (signed URLs). */
-static int access_status(struct req *r, const char **code, char *msg, size_t len)
+static int access_error(struct req *r, char *msg, size_t len)
 {
 	const struct server *S = r->S;
 	if (r->route == R_BLOOM_GET || r->route == R_CONVOLVE_GET)
-		return store_access(r, bearer_valid(r), code, msg, len);
+		return store_access(r, bearer_valid(r), msg, len);
 	if (!S->o.api_key || strncmp(r->path, "/v1/", 4) || bearer_valid(r))
 		return 0;
-	*code = "unauthorized";
 	snprintf(msg, len, "%s requires Authorization: Bearer <API key>", r->path);
-	return 401;
+	return API_E_UNAUTHORIZED;
 }
 
 /* 1 when a request target carries what no route or name can: a NUL or control byte, raw or
@@ -234,20 +233,20 @@ static int framing_check(struct req *r, const char *version, enum MHD_Result *re
 	const char *close_hdr[] = {MHD_HTTP_HEADER_CONNECTION, "close", NULL};
 	struct MHD_Connection *c = r->conn;
 	if (r->raw_bad) {
-		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "the request target holds a "
+		*ret = respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "the request target holds a "
 		                       "NUL or control character");
 		return 1;
 	}
 	if (version && !strcmp(version, MHD_HTTP_VERSION_1_1) &&
 	    !MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST)) {
-		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "an HTTP/1.1 request needs a "
+		*ret = respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "an HTTP/1.1 request needs a "
 		                       "Host header");
 		return 1;
 	}
 	int bad_fields = 0;
 	MHD_get_connection_values_n(c, MHD_HEADER_KIND, count_bad_field, &bad_fields);
 	if (bad_fields) {
-		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "a header field's name holds "
+		*ret = respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "a header field's name holds "
 		                       "whitespace or a control character (as 'Content-Length : 5' "
 		                       "would), or its value a control character");
 		return 1;
@@ -255,7 +254,7 @@ static int framing_check(struct req *r, const char *version, enum MHD_Result *re
 	struct header_count host = {MHD_HTTP_HEADER_HOST, 0};
 	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &host);
 	if (host.n > 1) {
-		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "Host given more than once");
+		*ret = respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "Host given more than once");
 		return 1;
 	}
 	struct header_count cl = {MHD_HTTP_HEADER_CONTENT_LENGTH, 0},
@@ -267,7 +266,7 @@ static int framing_check(struct req *r, const char *version, enum MHD_Result *re
 	const char *tev = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 	                                              MHD_HTTP_HEADER_TRANSFER_ENCODING);
 	if (cl.n > 1 || te.n > 1 || (cl.n && te.n)) {
-		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "%s", cl.n && te.n
+		*ret = respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "%s", cl.n && te.n
 		                       ? "Content-Length together with Transfer-Encoding"
 		                       : "Content-Length or Transfer-Encoding given more than once");
 		return 1;
@@ -278,7 +277,7 @@ static int framing_check(struct req *r, const char *version, enum MHD_Result *re
 			p++;
 		size_t d = strspn(p, "0123456789");
 		if (!d || d > 19 || p[d + strspn(p + d, " \t")]) {
-			*ret = respond_error_x(r, 400, "bad_request", close_hdr, "Content-Length '%.32s' "
+			*ret = respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "Content-Length '%.32s' "
 			                       "is not a number of bytes", clv);
 			return 1;
 		}
@@ -289,7 +288,7 @@ static int framing_check(struct req *r, const char *version, enum MHD_Result *re
 			p++;
 		size_t l = strcspn(p, " \t");
 		if (l != 7 || strncasecmp(p, "chunked", 7) || p[l + strspn(p + l, " \t")]) {
-			*ret = respond_error_x(r, 501, "not_implemented", close_hdr, "Transfer-Encoding "
+			*ret = respond_error_x(r, API_E_NOT_IMPLEMENTED, close_hdr, "Transfer-Encoding "
 			                       "'%.40s' is not supported (only chunked)", tev);
 			return 1;
 		}
@@ -304,7 +303,7 @@ static int precheck(struct req *r, int early, enum MHD_Result *ret)
 	const char *close_hdr[] = {early ? MHD_HTTP_HEADER_CONNECTION : NULL, "close", NULL};
 	const char *url = r->path, *method = r->method;
 	if (r->route == R_NONE) {
-		*ret = respond_error_x(r, 404, "not_found", close_hdr, "no route %s", url);
+		*ret = respond_error_x(r, API_E_NOT_FOUND, close_hdr, "no route %s", url);
 		return 1;
 	}
 	if (!strcmp(method, "OPTIONS")) {
@@ -322,23 +321,23 @@ static int precheck(struct req *r, int early, enum MHD_Result *ret)
 	}
 	if (!method_allowed(r->route, method)) {
 		const char *extra[] = {"Allow", routes[r->route].allow, close_hdr[0], "close", NULL};
-		*ret = respond_error_x(r, 405, "method_not_allowed", extra,
+		*ret = respond_error_x(r, API_E_METHOD_NOT_ALLOWED, extra,
 		                       "%s is not allowed on %s (allowed: %s)", method, url,
 		                       routes[r->route].allow);
 		return 1;
 	}
-	const char *code;
 	char msg[400];
-	int st = access_status(r, &code, msg, sizeof msg);
-	if (st) {
+	int err = access_error(r, msg, sizeof msg);
+	if (err) {
 		const char *extra[] = {"WWW-Authenticate", "Bearer realm=\"fftbloomd\"", close_hdr[0],
 		                       "close", NULL};
-		*ret = respond_error_x(r, st, code, st == 401 ? extra : extra + 2, "%s", msg);
+		*ret = respond_error_x(r, err, err == API_E_UNAUTHORIZED ? extra : extra + 2, "%s",
+		                       msg);
 		return 1;
 	}
 	if (r->bad_name) {
 		int k = r->route == R_KERNEL;
-		*ret = respond_error_x(r, 400, k ? "bad_kernel_name" : "bad_image_name", close_hdr,
+		*ret = respond_error_x(r, k ? API_E_BAD_KERNEL_NAME : API_E_BAD_IMAGE_NAME, close_hdr,
 		                       "%s names are 1-64 characters of A-Z a-z 0-9 . _ - "
 		                       "(not starting with '.')", routes[r->route].named);
 		return 1;
@@ -378,10 +377,10 @@ static enum MHD_Result body_refused(struct req *r, int rc, unsigned long long n)
 	const char *extra[] = {"Retry-After", retry_after(r, ra), MHD_HTTP_HEADER_CONNECTION,
 	                       "close", NULL};
 	if (rc == JOBS_E_OVER_BUDGET)
-		return respond_error_x(r, 413, "body_too_large", extra + 2, "the body of %llu bytes "
+		return respond_error_x(r, API_E_BODY_TOO_LARGE, extra + 2, "the body of %llu bytes "
 		                       "is larger than the whole --memory-budget of %llu bytes", n,
 		                       budget);
-	return respond_error_x(r, 503, "memory_budget", extra, "the body of %llu bytes does not "
+	return respond_error_x(r, API_E_MEMORY_BUDGET, extra, "the body of %llu bytes does not "
 	                       "fit the --memory-budget of %llu bytes that the requests in "
 	                       "progress hold; retry later", n, budget);
 }
@@ -423,10 +422,10 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 			return ret;
 		const char *close_hdr[] = {MHD_HTTP_HEADER_CONNECTION, "close", NULL};
 		if (strcmp(method, "POST") && strcmp(method, "PUT"))
-			return respond_error_x(r, 400, "bad_request", close_hdr, "%s %s takes no body",
+			return respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "%s %s takes no body",
 			                       method, r->path);
 		if (n > S->cfg.max_body)
-			return respond_error_x(r, 413, "body_too_large", close_hdr, "the body of %llu "
+			return respond_error_x(r, API_E_BODY_TOO_LARGE, close_hdr, "the body of %llu "
 			                       "bytes is larger than the %llu bytes allowed (--max-body)",
 			                       n, S->cfg.max_body);
 		/* an announced body that cannot fit --memory-budget now is refused before any byte;
@@ -497,7 +496,7 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 	}
 	if (r->too_large) {
 		const char *close_hdr[] = {MHD_HTTP_HEADER_CONNECTION, "close", NULL};
-		return respond_error_x(r, 413, "body_too_large", close_hdr, "the body is larger than "
+		return respond_error_x(r, API_E_BODY_TOO_LARGE, close_hdr, "the body is larger than "
 		                       "the %llu bytes allowed (--max-body)", S->cfg.max_body);
 	}
 	if (r->over_budget)

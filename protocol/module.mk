@@ -4,6 +4,7 @@ PROTOCOL_OBJS := \
 	$(BUILD)/protocol/kernel_preset.o \
 	$(BUILD)/protocol/format.o \
 	$(BUILD)/protocol/openapi.o \
+	$(BUILD)/protocol/errors.o \
 	$(BUILD)/protocol/npy.o \
 	$(BUILD)/protocol/tensor.o \
 	$(BUILD)/protocol/colour.o \

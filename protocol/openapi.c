@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/errors.h"
 #include "protocol/format.h"
 #include "protocol/kernel_preset.h"
 #include "protocol/request.h"
@@ -296,6 +297,31 @@ static json_t *render_op(const char *summary, unsigned op, json_t *name)
 	return json_pack("{s:s,s:o,s:o}", "summary", summary, "parameters", query, "responses", r);
 }
 
+/* The Error schema's code: every code of the error table, and what each means at its status. */
+static json_t *error_code_schema(void)
+{
+	json_t *codes = json_array();
+	size_t cap = 16384, used = 0;
+	char *desc = malloc(cap);
+	if (desc)
+		used = (size_t)snprintf(desc, cap, "one of the error table's codes (fftbloomd "
+		                        "--print-errors):");
+	for (int e = API_E_NONE + 1; e < API_E_COUNT; e++) {
+		const struct api_error_def *d = &api_errors[e];
+		if (api_error_find(d->code, 0) == e)
+			json_array_append_new(codes, json_string(d->code));
+		int n = desc && used < cap ? snprintf(desc + used, cap - used, "\n- %s (%d): %s",
+		                                      d->code, d->status, d->text) : 0;
+		if (n > 0)
+			used += (size_t)n;
+	}
+	json_t *s = json_pack("{s:s,s:o}", "type", "string", "enum", codes);
+	if (s && desc && used < cap)
+		json_object_set_new(s, "description", json_string(desc));
+	free(desc);
+	return s;
+}
+
 static json_t *json_ok(const char *desc)
 {
 	return json_pack("{s:{s:s,s:{s:{s:{s:s}}}}}", "200", "description", desc, "content",
@@ -427,6 +453,10 @@ json_t *openapi_document(const char *version, int api_key, int url_signing)
 		"string", "message", "type", "string");
 	if (!doc)
 		return NULL;
+	json_t *err_props = json_object_get(json_object_get(json_object_get(json_object_get(
+		json_object_get(json_object_get(doc, "components"), "schemas"), "Error"), "properties"),
+		"error"), "properties");
+	json_object_set_new(err_props, "code", error_code_schema());
 	json_object_set_new(json_object_get(doc, "components"), "securitySchemes",
 	                    json_pack("{s:{s:s,s:s,s:s},s:{s:s,s:s,s:s,s:s}}", "bearer", "type",
 	                              "http", "scheme", "bearer", "description",
