@@ -273,7 +273,7 @@ static void do_decode(struct jobs *J, struct job *j)
 	double t0 = clock_s();
 	char err[IMAGE_ERR_LEN];
 	int rc = IMAGE_E_UNSUPPORTED;
-	int tensors = j->kind == JOB_CONV2D || j->kind == JOB_CONV2D_T;
+	int tensors = operation_job_input(j->kind) == OP_IN_TENSORS;
 	if (tensors) {
 		decode_tensors(J, j);
 		rc = j->status ? -1 : 0;

@@ -4,7 +4,8 @@
  * --kernel-dir and --image-dir; SIGUSR1 logs the daemon's state; SIGUSR2 and SIGPIPE are ignored. Under systemd
  * it reports readiness, status and a GPU-fed watchdog, and serves a socket it is handed
  * (lifecycle.h, sdnotify.h). Its other modes (--help=json, --check-config, --health-check,
- * --print-openapi, --print-errors) serve installation, deployment files, docs and their tests. */
+ * --print-openapi, --print-errors, --print-operations) serve installation, deployment files,
+ * the docs and their tests. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
@@ -35,6 +36,7 @@
 #include "core/urlsign.h"
 #include "protocol/errors.h"
 #include "protocol/openapi.h"
+#include "protocol/operation.h"
 #include "gles/egl.h"
 #include "core/clock.h"
 
@@ -167,6 +169,8 @@ static const struct mode {
 	{"print-openapi", "", "print the OpenAPI document served at /openapi.json and exit"},
 	{"print-errors", "", "print the HTTP API's error list (status, code, meaning) as Markdown "
 	 "and exit (docs/errors.md is this)"},
+	{"print-operations", "", "print the HTTP API's operations (method, path, what it does, CLI "
+	 "subcommand) as Markdown and exit (docs/operations.md is this)"},
 	{"version", "", "print the version and the commit it was built from and exit (fftbloom info "
 	 "gives the GPU, driver, compiler and library versions)"},
 };
@@ -401,8 +405,11 @@ static int run_mode(int argc, char **argv)
 			json_decref(doc);
 			return rc;
 		}
-		if (!strcmp(a, "--print-errors")) {
-			api_errors_markdown(stdout);
+		if (!strcmp(a, "--print-errors") || !strcmp(a, "--print-operations")) {
+			if (!strcmp(a, "--print-errors"))
+				api_errors_markdown(stdout);
+			else
+				operations_markdown(stdout);
 			return fflush(stdout) ? 1 : 0;
 		}
 		if (!strcmp(a, "--check-config")) {

@@ -23,30 +23,58 @@
 
 #define GPU_SLOW_JOB_MS 20.0 /* a bloom job holding the GPU thread this long is logged (debug) */
 
-/* A conv2d or conv2d-transpose job: its tensors decoded and described by a codec thread. */
+/* The engine calls of the tensor jobs: 0 or a spatial_* code (deconv's are the same) with
+ * err. */
+static int tensor_conv2d(struct engine *e, struct job *j, char *err)
+{
+	if (engine_want(e, ENGINE_SPATIAL, err))
+		return SPATIAL_E_GPU;
+	struct spatial_stats st;
+	int rc = spatial_conv2d(engine_spatial(e), &j->sc, j->tx.data, j->tw.data, j->tb.data,
+	                        j->ty.data, &st, err);
+	j->gpu_copy_s = (st.upload_ms + st.stage_ms[GPU_STAGE_DOWNLOAD]) * 1e-3;
+	return rc;
+}
+
+static int tensor_conv2d_t(struct engine *e, struct job *j, char *err)
+{
+	if (engine_want(e, ENGINE_DECONV, err))
+		return SPATIAL_E_GPU;
+	struct deconv_stats st;
+	return deconv_run(engine_deconv(e), &j->dc, j->tx.data, j->tw.data, j->tb.data, j->ty.data,
+	                  &st, err);
+}
+
+static void run_tensor(struct gpu *g, struct engine *e, struct job *j);
+static void run_frame(struct gpu *g, struct engine *e, struct job *j);
+
+/* How the GPU thread runs each kind of job (operation.h's job kinds): a frame (bloom, convolve)
+ * or a tensor job and its engine call. Kinds without a row never reach the GPU queue. */
+static const struct {
+	void (*run)(struct gpu *g, struct engine *e, struct job *j);
+	int (*tensor)(struct engine *e, struct job *j, char *err);
+} gpu_jobs[JOB_KINDS] = {
+	[JOB_BLOOM] = {run_frame, NULL},
+	[JOB_CONVOLVE] = {run_frame, NULL},
+	[JOB_CONV2D] = {run_tensor, tensor_conv2d},
+	[JOB_CONV2D_T] = {run_tensor, tensor_conv2d_t},
+};
+
+/* A tensor job (its tensors decoded and described by a codec thread): its engine call, then
+ * the answer to a failure. */
 static void run_tensor(struct gpu *g, struct engine *e, struct job *j)
 {
 	static __thread char err[ENGINE_ERR_LEN];
 	err[0] = 0;
-	int rc = engine_want(e, j->kind == JOB_CONV2D_T ? ENGINE_DECONV : ENGINE_SPATIAL, err)
-	         ? SPATIAL_E_GPU : 0;
-	if (!rc && j->kind == JOB_CONV2D) {
-		struct spatial_stats st;
-		rc = spatial_conv2d(engine_spatial(e), &j->sc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st,
-		                    err);
-		j->gpu_copy_s = (st.upload_ms + st.stage_ms[GPU_STAGE_DOWNLOAD]) * 1e-3;
-	} else if (!rc) {
-		struct deconv_stats st;
-		rc = deconv_run(engine_deconv(e), &j->dc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st, err);
-	}
+	int rc = gpu_jobs[j->kind].tensor(e, j, err);
+	const char *what = operation_job_label(j->kind);
 	if (rc == SPATIAL_E_CANCELLED) {
-		gpu_cancelled(g, j, j->kind == JOB_CONV2D ? "conv2d" : "conv2d_transpose");
+		gpu_cancelled(g, j, what);
 		tensor_free(&j->ty);
 	} else if (rc) {
 		set_error(j, engine_errors_spatial(rc), "%s", err[0] ? err : spatial_strerror(rc));
 		if (j->status >= 500)
-			log_msg(LOG_ERROR, "gpu %d: %s failed: %s", g->id,
-			        j->kind == JOB_CONV2D ? "conv2d" : "conv2d_transpose", j->message);
+			log_msg(LOG_ERROR, "gpu %d: %s failed: %s", g->id, what, j->message);
 		tensor_free(&j->ty);
 	}
 	tensor_free(&j->tx);
@@ -492,6 +520,15 @@ static int gpu_finish_job(struct gpu *g, struct engine **e, struct job *j, struc
 	return *e != NULL;
 }
 
+/* A bloom or convolve frame: the direct convolution when it wins, else the FFT path. */
+static void run_frame(struct gpu *g, struct engine *e, struct job *j)
+{
+	struct bloom_kernel bk = {j->named ? &j->named->img : j->kimg.pixels ? &j->kimg : NULL,
+	                          {0, 0}};
+	if (!run_direct(g, e, &bk, j))
+		gpu_run(g, engine_bloom(e), j);
+}
+
 void *gpu_main(void *arg)
 {
 	struct gpu *g = arg;
@@ -623,12 +660,7 @@ void *gpu_main(void *arg)
 		j->method = CONVOLVE_FFT;
 		memset(&j->flight, 0, sizeof j->flight);
 		gpu_cancel_arm(g, t0); /* its GPU work stops at the next dispatch past --gpu-timeout */
-		if (j->kind == JOB_CONV2D || j->kind == JOB_CONV2D_T)
-			run_tensor(g, e, j);
-		else if (!run_direct(g, e, &(struct bloom_kernel){
-		                     j->named ? &j->named->img : j->kimg.pixels ? &j->kimg : NULL,
-		                     {0, 0}}, j))
-			gpu_run(g, engine_bloom(e), j);
+		gpu_jobs[j->kind].run(g, e, j);
 		gpu_cancel_disarm(g); /* idle work has no deadline */
 		j->gpu_s = clock_s() - t0;
 		if (nflight) { /* issued while another frame was on the GPU */

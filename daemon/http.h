@@ -12,6 +12,7 @@
 
 #include "daemon/server.h"
 #include "protocol/errors.h"
+#include "protocol/operation.h"
 #include "protocol/request.h"
 
 #define DISCARD_MAX (16u << 20) /* bytes past --max-body of a chunked body read (and dropped) so
@@ -28,22 +29,6 @@ _Static_assert(REQUEST_MAX_PARAMS + 4 <= MAX_PARTS, "a part for every parameter 
 /* Connections libmicrohttpd accepts past --max-connections, each at once making room by closing
  * an idle one (make_room): a full server still admits new clients while idle ones wait. */
 #define CONN_SPARE(max) ((max) / 8 + 8)
-
-enum route {
-	R_NONE = 0, R_BLOOM, R_CONVOLVE, R_CONV2D, R_CONV2D_T, R_KERNELS, R_KERNEL, R_HEALTHZ, R_READYZ, R_METRICS,
-	R_INFO, R_OPENAPI, R_WEB, R_IMAGES, R_IMAGE, R_BLOOM_GET, R_CONVOLVE_GET,
-	R_FAULTS, /* builds with fault injection only (gles/fault.h) */
-};
-
-/* Each route's path (a prefix followed by a name when `named`), its label in logs and metrics,
- * its methods, and what its name names (for the message refusing a bad one). */
-struct route_def {
-	const char *path;
-	const char *label;
-	const char *allow;
-	const char *named;
-};
-extern const struct route_def routes[];
 
 /* A TCP connection's deadlines (libmicrohttpd's own timeout is for idleness, which a client
  * trickling a byte at a time never reaches): its request's headers must be complete within
@@ -98,7 +83,7 @@ struct req {
 	struct MHD_Connection *conn;
 	struct conn *tcp;     /* the connection's deadlines */
 	int init;             /* the first call with the headers ran */
-	enum route route;
+	int route;            /* enum op_id */
 	char method[8];
 	char path[128];
 	char raw[256];        /* the request target as sent (before percent-decoding), cut */
@@ -136,6 +121,8 @@ struct req {
 };
 
 /* server.c: libmicrohttpd's callbacks for a request */
+/* 1 when every operation has a handler; else 0 with the first one without named in missing. */
+int routes_complete(char *missing, size_t len);
 enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                            const char *method, const char *version, const char *upload,
                            size_t *upload_size, void **con_cls);

@@ -19,6 +19,7 @@
 #include "gles/conv_shape.h"
 #include "protocol/format.h"
 #include "protocol/image.h"
+#include "protocol/operation.h"
 #include "protocol/request.h"
 #include "protocol/tensor.h"
 
@@ -37,8 +38,6 @@ enum jobs_error {
 	JOBS_E_OVER_BUDGET = -6,  /* more than the whole --memory-budget: 413 */
 };
 
-enum job_kind { JOB_BLOOM = 0, JOB_CONVOLVE, JOB_KERNEL_PUT, JOB_CONV2D, JOB_CONV2D_T,
-                JOB_IMAGE_PUT };
 
 struct kernel_entry;
 struct images;

@@ -465,14 +465,14 @@ enum MHD_Result route_get(struct req *r)
 {
 	struct server *S = r->S;
 	switch (r->route) {
-	case R_HEALTHZ: { /* liveness: fails while a GPU thread is hung or has failed */
+	case OP_HEALTHZ: { /* liveness: fails while a GPU thread is hung or has failed */
 		char why[200];
 		if (!jobs_live(S->o.jobs, why, sizeof why))
 			return respond_json(r, 200, json_pack("{s:s}", "status", "ok"), NULL);
 		return respond_json(r, 503, json_pack("{s:s,s:s}", "status", "unhealthy", "reason",
 		                                      why), NULL);
 	}
-	case R_READYZ: {
+	case OP_READYZ: {
 		char why[200];
 		struct jobs_status st;
 		jobs_status(S->o.jobs, &st);
@@ -486,13 +486,13 @@ enum MHD_Result route_get(struct req *r)
 			json_object_set_new(o, "warnings", warn);
 		return respond_json(r, ok ? 200 : 503, o, NULL);
 	}
-	case R_METRICS: return route_metrics(r);
-	case R_WEB: return route_web(r);
-	case R_INFO: return route_info(r);
-	case R_OPENAPI: return respond_json(r, 200, openapi_document(FFTBLOOMD_VERSION,
+	case OP_METRICS: return route_metrics(r);
+	case OP_WEB: return route_web(r);
+	case OP_INFO: return route_info(r);
+	case OP_OPENAPI: return respond_json(r, 200, openapi_document(FFTBLOOMD_VERSION,
 	                                                             S->o.api_key != NULL,
 	                                                             S->o.sign_key != NULL), NULL);
-	case R_KERNELS: {
+	case OP_KERNELS: {
 		json_t *a = json_array();
 		kernels_each(S->o.kernels, list_one, a);
 		return respond_json(r, 200, json_pack("{s:o}", "kernels", a), NULL);

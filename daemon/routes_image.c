@@ -140,8 +140,8 @@ enum MHD_Result route_image(struct req *r)
 {
 	struct server *S = r->S;
 	struct job *j = &r->job;
-	j->kind = r->route == R_CONVOLVE ? JOB_CONVOLVE : JOB_BLOOM;
-	request_init(&j->req, r->route == R_CONVOLVE ? REQUEST_CONVOLVE : REQUEST_BLOOM);
+	j->kind = operations[r->route].job;
+	request_init(&j->req, operations[r->route].request);
 	const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                                 MHD_HTTP_HEADER_ACCEPT);
 	int unacceptable = format_from_accept(accept, S->cfg.auto_avif, &j->accept);
@@ -304,9 +304,8 @@ static enum MHD_Result answer_job(struct req *r)
 enum MHD_Result route_tensor(struct req *r)
 {
 	struct job *j = &r->job;
-	int t = r->route == R_CONV2D_T;
-	j->kind = t ? JOB_CONV2D_T : JOB_CONV2D;
-	request_init(&j->req, t ? REQUEST_CONV2D_T : REQUEST_CONV2D);
+	j->kind = operations[r->route].job;
+	request_init(&j->req, operations[r->route].request);
 	char qerr[REQUEST_ERR_LEN];
 	if (query_params(r, &j->req, 0, qerr))
 		return respond_error(r, API_E_BAD_PARAMETER, "%s", qerr);

@@ -95,14 +95,14 @@ static int render_headers(struct req *r, const char **extra, int e)
 
 int store_answer_headers(struct req *r, const struct job *j, const char **extra, int e)
 {
-	if (j->status == 201 && (r->route == R_KERNEL || r->route == R_IMAGE)) {
-		snprintf(r->location, sizeof r->location, "%s%s", r->route == R_KERNEL ?
+	if (j->status == 201 && (r->route == OP_KERNEL || r->route == OP_IMAGE)) {
+		snprintf(r->location, sizeof r->location, "%s%s", r->route == OP_KERNEL ?
 		         "/v1/kernels/" : "/v1/images/", r->name);
 		extra[e++] = MHD_HTTP_HEADER_LOCATION;
 		extra[e++] = r->location;
 		return e;
 	}
-	if (r->route == R_BLOOM_GET || r->route == R_CONVOLVE_GET)
+	if (r->route == OP_BLOOM_GET || r->route == OP_CONVOLVE_GET)
 		e = render_headers(r, extra, e);
 	return e;
 }
@@ -161,9 +161,8 @@ enum MHD_Result route_render(struct req *r)
 {
 	struct server *S = r->S;
 	struct job *j = &r->job;
-	int conv = r->route == R_CONVOLVE_GET;
-	j->kind = conv ? JOB_CONVOLVE : JOB_BLOOM;
-	request_init(&j->req, conv ? REQUEST_CONVOLVE : REQUEST_BLOOM);
+	j->kind = operations[r->route].job;
+	request_init(&j->req, operations[r->route].request);
 	const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                                 MHD_HTTP_HEADER_ACCEPT);
 	int unacceptable = format_from_accept(accept, S->cfg.auto_avif, &j->accept);

@@ -1,6 +1,6 @@
-/* fftbloomd's HTTP server on libmicrohttpd: the route table and a request's life from its first
- * line to its log line (framing, method, CORS, authentication, body collection, dispatch); the
- * listeners' start and stop are server_listen.c; see server.h. */
+/* fftbloomd's HTTP server on libmicrohttpd: the operation table's routes bound to handlers, and
+ * a request's life from its first line to its log line (framing, method, CORS, authentication,
+ * body collection, dispatch); the listeners' start and stop are server_listen.c; see server.h. */
 #include "daemon/server.h"
 
 #include <math.h>
@@ -17,62 +17,59 @@
 #include "core/clock.h"
 #include "core/urlsign.h"
 
-const struct route_def routes[] = {
-	[R_NONE] = {NULL, "other", "", NULL},
-	[R_BLOOM] = {"/v1/bloom", "bloom", "POST, OPTIONS", NULL},
-	[R_CONVOLVE] = {"/v1/convolve", "convolve", "POST, OPTIONS", NULL},
-	[R_CONV2D] = {"/v1/conv2d", "conv2d", "POST, OPTIONS", NULL},
-	[R_CONV2D_T] = {"/v1/conv2d_transpose", "conv2d_transpose", "POST, OPTIONS", NULL},
-	[R_KERNELS] = {"/v1/kernels", "kernels", "GET, HEAD, OPTIONS", NULL},
-	[R_KERNEL] = {"/v1/kernels/", "kernel", "GET, HEAD, PUT, DELETE, OPTIONS", "kernel"},
-	[R_HEALTHZ] = {"/healthz", "healthz", "GET, HEAD, OPTIONS", NULL},
-	[R_READYZ] = {"/readyz", "readyz", "GET, HEAD, OPTIONS", NULL},
-	[R_METRICS] = {"/metrics", "metrics", "GET, HEAD, OPTIONS", NULL},
-	[R_INFO] = {"/v1/info", "info", "GET, HEAD, OPTIONS", NULL},
-	[R_OPENAPI] = {"/openapi.json", "openapi", "GET, HEAD, OPTIONS", NULL},
-	[R_WEB] = {"/", "web", "GET, HEAD, OPTIONS", NULL}, /* and every /web/NAME web_find knows */
-	[R_IMAGES] = {"/v1/images", "images", "GET, HEAD, OPTIONS", NULL},
-	[R_IMAGE] = {"/v1/images/", "image", "GET, HEAD, PUT, DELETE, OPTIONS", "image"},
-	[R_BLOOM_GET] = {"/v1/bloom/", "bloom_get", "GET, HEAD, OPTIONS", "image"},
-	[R_CONVOLVE_GET] = {"/v1/convolve/", "convolve_get", "GET, HEAD, OPTIONS", "image"},
-	[R_FAULTS] = {"/v1/faults", "faults", "POST, OPTIONS", NULL},
+/* Each operation's handler (protocol/operation.h's rows bound to code): server_create refuses
+ * to start while a row has none. */
+typedef enum MHD_Result route_handler(struct req *r);
+static route_handler *const handlers[OP_COUNT] = {
+	[OP_BLOOM] = route_image,
+	[OP_CONVOLVE] = route_image,
+	[OP_CONV2D] = route_tensor,
+	[OP_CONV2D_T] = route_tensor,
+	[OP_KERNELS] = route_get,
+	[OP_KERNEL] = route_kernel,
+	[OP_IMAGES] = route_images,
+	[OP_IMAGE] = route_image_store,
+	[OP_BLOOM_GET] = route_render,
+	[OP_CONVOLVE_GET] = route_render,
+	[OP_HEALTHZ] = route_get,
+	[OP_READYZ] = route_get,
+	[OP_METRICS] = route_get,
+	[OP_INFO] = route_get,
+	[OP_OPENAPI] = route_get,
+	[OP_WEB] = route_get,
+	[OP_FAULTS] = route_faults,
 };
 
-static enum route match_route(const char *url, char name[65], int *bad_name)
+int routes_complete(char *missing, size_t len)
+{
+	for (int op = OP_NONE + 1; op < OP_COUNT; op++)
+		if (!handlers[op]) {
+			snprintf(missing, len, "%s", operations[op].label);
+			return 0;
+		}
+	return 1;
+}
+
+static int match_route(const char *url, char name[65], int *bad_name)
 {
 	*bad_name = 0;
-	for (int i = 1; i < (int)(sizeof routes / sizeof routes[0]); i++) {
-		if (routes[i].named) { /* a prefix, then a name */
-			size_t pl = strlen(routes[i].path);
-			if (!strncmp(url, routes[i].path, pl) && url[pl]) {
+	for (int i = OP_NONE + 1; i < OP_COUNT; i++) {
+		const struct operation *o = &operations[i];
+		if (o->named) { /* a prefix, then a name */
+			size_t pl = strlen(o->path);
+			if (!strncmp(url, o->path, pl) && url[pl]) {
 				const char *n = url + pl;
 				if (strlen(n) > 64 || !api_valid_name(n))
 					*bad_name = 1;
 				else
 					snprintf(name, 65, "%s", n);
-				return (enum route)i;
+				return i;
 			}
-		} else if (!strcmp(url, routes[i].path) && (i != R_FAULTS || GLES_FAULTS_BUILT)) {
-			return (enum route)i;
+		} else if (!strcmp(url, o->path) && (i != OP_FAULTS || GLES_FAULTS_BUILT)) {
+			return i;
 		}
 	}
-	return web_find(url, NULL, NULL, NULL, NULL) == WEB_OK ? R_WEB : R_NONE;
-}
-
-static int method_allowed(enum route rt, const char *m)
-{
-	int get = !strcmp(m, "GET") || !strcmp(m, "HEAD");
-	switch (rt) {
-	case R_BLOOM:
-	case R_CONVOLVE:
-	case R_CONV2D:
-	case R_CONV2D_T:
-	case R_FAULTS: return !strcmp(m, "POST");
-	case R_KERNEL:
-	case R_IMAGE: return get || !strcmp(m, "PUT") || !strcmp(m, "DELETE");
-	case R_NONE: return 0;
-	default: return get;
-	}
+	return web_find(url, NULL, NULL, NULL, NULL) == WEB_OK ? OP_WEB : OP_NONE;
 }
 
 /* 1 when the request carries the API key (Authorization: Bearer KEY); 0 without one set. */
@@ -96,7 +93,7 @@ static int bearer_valid(struct req *r)
 static int access_error(struct req *r, char *msg, size_t len)
 {
 	const struct server *S = r->S;
-	if (r->route == R_BLOOM_GET || r->route == R_CONVOLVE_GET)
+	if (r->route == OP_BLOOM_GET || r->route == OP_CONVOLVE_GET)
 		return store_access(r, bearer_valid(r), msg, len);
 	if (!S->o.api_key || strncmp(r->path, "/v1/", 4) || bearer_valid(r))
 		return 0;
@@ -302,13 +299,15 @@ static int precheck(struct req *r, int early, enum MHD_Result *ret)
 {
 	const char *close_hdr[] = {early ? MHD_HTTP_HEADER_CONNECTION : NULL, "close", NULL};
 	const char *url = r->path, *method = r->method;
-	if (r->route == R_NONE) {
+	if (r->route == OP_NONE) {
 		*ret = respond_error_x(r, API_E_NOT_FOUND, close_hdr, "no route %s", url);
 		return 1;
 	}
+	char allow[64];
+	operation_allow(r->route, allow);
 	if (!strcmp(method, "OPTIONS")) {
-		const char *extra[] = {"Allow", routes[r->route].allow, "Access-Control-Allow-Methods",
-		                       routes[r->route].allow, "Access-Control-Allow-Headers",
+		const char *extra[] = {"Allow", allow, "Access-Control-Allow-Methods",
+		                       allow, "Access-Control-Allow-Headers",
 		                       "Authorization, Content-Type, Accept, X-Request-Id, "
 		                       "If-None-Match",
 		                       "Access-Control-Max-Age", "600", NULL, NULL, NULL};
@@ -319,11 +318,10 @@ static int precheck(struct req *r, int early, enum MHD_Result *ret)
 		*ret = respond(r, 204, NULL, NULL, 0, 0, extra);
 		return 1;
 	}
-	if (!method_allowed(r->route, method)) {
-		const char *extra[] = {"Allow", routes[r->route].allow, close_hdr[0], "close", NULL};
+	if (!(operations[r->route].methods & operation_method_bit(method))) {
+		const char *extra[] = {"Allow", allow, close_hdr[0], "close", NULL};
 		*ret = respond_error_x(r, API_E_METHOD_NOT_ALLOWED, extra,
-		                       "%s is not allowed on %s (allowed: %s)", method, url,
-		                       routes[r->route].allow);
+		                       "%s is not allowed on %s (allowed: %s)", method, url, allow);
 		return 1;
 	}
 	char msg[400];
@@ -336,10 +334,10 @@ static int precheck(struct req *r, int early, enum MHD_Result *ret)
 		return 1;
 	}
 	if (r->bad_name) {
-		int k = r->route == R_KERNEL;
+		int k = r->route == OP_KERNEL;
 		*ret = respond_error_x(r, k ? API_E_BAD_KERNEL_NAME : API_E_BAD_IMAGE_NAME, close_hdr,
 		                       "%s names are 1-64 characters of A-Z a-z 0-9 . _ - "
-		                       "(not starting with '.')", routes[r->route].named);
+		                       "(not starting with '.')", operations[r->route].named);
 		return 1;
 	}
 	return 0;
@@ -501,19 +499,7 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 	}
 	if (r->over_budget)
 		return body_refused(r, r->over_budget, r->len + r->discarded);
-	switch (r->route) {
-	case R_BLOOM:
-	case R_CONVOLVE: return route_image(r);
-	case R_CONV2D:
-	case R_CONV2D_T: return route_tensor(r);
-	case R_KERNEL: return route_kernel(r);
-	case R_IMAGE: return route_image_store(r);
-	case R_IMAGES: return route_images(r);
-	case R_BLOOM_GET:
-	case R_CONVOLVE_GET: return route_render(r);
-	case R_FAULTS: return route_faults(r);
-	default: return route_get(r);
-	}
+	return handlers[r->route](r);
 }
 
 /* Logs, counts and frees a request that has ended. */
@@ -530,7 +516,7 @@ static void req_end(struct server *S, struct MHD_Connection *c, struct req *r,
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && (!r->status || r->status < 400))
 		r->status = 499; /* the connection closed before the answer was sent */
 	double total = clock_s() - r->t0;
-	metrics_request(S->o.metrics, routes[r->route].label, r->status);
+	metrics_request(S->o.metrics, operations[r->route].label, r->status);
 	metrics_observe(S->o.metrics, METRICS_TOTAL, total);
 	const char *code = r->job.code[0] ? r->job.code : r->code;
 	struct log_field f[] = {
@@ -546,7 +532,7 @@ static void req_end(struct server *S, struct MHD_Connection *c, struct req *r,
 		{"error", LOG_STR, code, 0},
 	};
 	int n = code[0] ? 13 : 12;
-	int quiet = r->route == R_HEALTHZ || r->route == R_READYZ || r->route == R_METRICS;
+	int quiet = r->route == OP_HEALTHZ || r->route == OP_READYZ || r->route == OP_METRICS;
 	log_fields(quiet ? LOG_DEBUG : LOG_INFO, "request", f, n);
 	free(r->job.body);
 	kernels_release(S->o.kernels, r->job.named);

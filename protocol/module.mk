@@ -5,6 +5,7 @@ PROTOCOL_OBJS := \
 	$(BUILD)/protocol/format.o \
 	$(BUILD)/protocol/openapi.o \
 	$(BUILD)/protocol/errors.o \
+	$(BUILD)/protocol/operation.o \
 	$(BUILD)/protocol/npy.o \
 	$(BUILD)/protocol/tensor.o \
 	$(BUILD)/protocol/colour.o \
