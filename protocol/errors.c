@@ -50,7 +50,8 @@ const struct api_error_def api_errors[API_E_COUNT] = {
 	[API_E_IMAGE_MEMORY_FULL] = {"image_memory_full", 409, "the images stored hold the "
 		"--image-memory this one needs: delete one first"},
 	[API_E_BODY_TOO_LARGE] = {"body_too_large", 413, "a body larger than --max-body, or than "
-		"the whole --memory-budget"},
+		"the whole --memory-budget (from Content-Length before reading; a chunked body once it "
+		"passes the limit)"},
 	[API_E_IMAGE_TOO_LARGE] = {"image_too_large", 413, "an image above --max-side or "
 		"--max-pixels, or one to store above the whole --image-memory"},
 	[API_E_KERNEL_TOO_LARGE] = {"kernel_too_large", 413, "a kernel above --kernel-max-pixels or "
@@ -59,8 +60,9 @@ const struct api_error_def api_errors[API_E_COUNT] = {
 		"the --memory-budget"},
 	[API_E_TOO_LARGE_FOR_GPU] = {"too_large_for_gpu", 413, "a padded size or shape beyond the "
 		"GPU's limits"},
-	[API_E_UNSUPPORTED_MEDIA_TYPE] = {"unsupported_media_type", 415, "a body that is not an "
-		"image the server reads, or not multipart/form-data where the operation needs it"},
+	[API_E_UNSUPPORTED_MEDIA_TYPE] = {"unsupported_media_type", 415, "a body that is not JPEG, "
+		"PNG, OpenEXR, Radiance HDR, PFM, WebP or AVIF (by its first bytes), or not "
+		"multipart/form-data where the operation needs it"},
 	[API_E_UNSUPPORTED_IMAGE] = {"unsupported_image", 415, "an image format, or a feature of "
 		"one, the decoder does not read"},
 	[API_E_INVALID_REQUEST] = {"invalid_request", 422, "parameters or a kernel the engine "
@@ -99,8 +101,9 @@ const struct api_error_def api_errors[API_E_COUNT] = {
 		"(Retry-After)"},
 	[API_E_GPU_RESET] = {"gpu_reset", 503, "the GPU was reset while the job ran; its context is "
 		"being rebuilt (Retry-After)"},
-	[API_E_DEADLINE_EXCEEDED] = {"deadline_exceeded", 504, "the job waited in the queue past its "
-		"deadline, or its GPU work ran past --gpu-timeout"},
+	[API_E_DEADLINE_EXCEEDED] = {"deadline_exceeded", 504, "the job waited past --deadline for a "
+		"codec thread or a GPU (dropped), or its GPU work ran past --gpu-timeout (abandoned "
+		"before its next dispatch)"},
 };
 
 const struct api_error_def *api_error(int e)
