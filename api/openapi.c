@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/errors.h"
 #include "api/format.h"
 #include "api/kernel_preset.h"
+#include "api/operation.h"
 #include "api/request.h"
 
 /* A number as JSON: an integer where it is one (so integer schemas validate). The range first:
@@ -212,17 +214,16 @@ static json_t *image_op(const char *summary, unsigned op)
 	                 "requestBody", body, "responses", image_responses());
 }
 
-/* POST /v1/conv2d, /v1/conv2d_transpose: NPY parts in, an NPY out. */
-static json_t *tensor_op(const char *summary, unsigned op)
+/* POST of a tensor operation (/v1/conv2d): NPY parts in (weight: the weight part's shape), an
+ * NPY out. */
+static json_t *tensor_op(const char *summary, unsigned op, const char *weight)
 {
 	json_t *query, *props;
 	parameters(op, &query, &props);
 	json_t *form = json_pack("{s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:{s:s,s:O}}",
 	                         "input", "type", "string", "format", "binary", "description",
 	                         "NPY, float32 or float64: (B, Cin, H, W) or (Cin, H, W)", "weight",
-	                         "type", "string", "format", "binary", "description",
-	                         op == REQUEST_CONV2D ? "NPY: (Cout, Cin / groups, kH, kW)"
-	                                              : "NPY: (Cin, Cout / groups, kH, kW)",
+	                         "type", "string", "format", "binary", "description", weight,
 	                         "bias", "type", "string", "format", "binary", "description",
 	                         "NPY: (Cout), optional", "params", "type", "object", "properties",
 	                         props);
@@ -295,126 +296,152 @@ static json_t *render_op(const char *summary, unsigned op, json_t *name)
 	return json_pack("{s:s,s:o,s:o}", "summary", summary, "parameters", query, "responses", r);
 }
 
+/* The Error schema's code: every code of the error table, and what each means at its status. */
+static json_t *error_code_schema(void)
+{
+	json_t *codes = json_array();
+	size_t cap = 16384, used = 0;
+	char *desc = malloc(cap);
+	if (desc)
+		used = (size_t)snprintf(desc, cap, "one of the error table's codes (fftbloomd "
+		                        "--print-errors):");
+	for (int e = API_E_NONE + 1; e < API_E_COUNT; e++) {
+		const struct api_error_def *d = &api_errors[e];
+		if (api_error_find(d->code, 0) == e)
+			json_array_append_new(codes, json_string(d->code));
+		int n = desc && used < cap ? snprintf(desc + used, cap - used, "\n- %s (%d): %s",
+		                                      d->code, d->status, d->text) : 0;
+		if (n > 0)
+			used += (size_t)n;
+	}
+	json_t *s = json_pack("{s:s,s:o}", "type", "string", "enum", codes);
+	if (s && desc && used < cap)
+		json_object_set_new(s, "description", json_string(desc));
+	free(desc);
+	return s;
+}
+
 static json_t *json_ok(const char *desc)
 {
 	return json_pack("{s:{s:s,s:{s:{s:{s:s}}}}}", "200", "description", desc, "content",
 	                 "application/json", "schema", "type", "object");
 }
 
+/* The responses of a store's item (/v1/kernels/{name}, /v1/images/{name}) by method. */
+static json_t *store_responses(int op, unsigned method)
+{
+	int k = op == OP_KERNEL;
+	if (method == OP_M_DELETE)
+		return json_pack("{s:{s:s},s:o}", "204", "description", "removed", "404",
+		                 error_ref(k ? "no such kernel" : "no such image"));
+	if (method == OP_M_GET) {
+		json_t *r = json_ok(k ? "the kernel's size, format and digest"
+		                      : "the stored image's facts: size, format, digest, bytes");
+		json_object_set_new(r, "404", error_ref(k ? "no such kernel" : "no such image"));
+		return r;
+	}
+	if (k) {
+		json_t *r = json_ok("replaced");
+		json_object_set_new(r, "201", json_pack("{s:s,s:{s:o}}", "description", "registered",
+		                                        "headers", "Location",
+		                                        header("/v1/kernels/{name}")));
+		json_object_set_new(r, "409", error_ref("--max-kernels reached"));
+		json_object_set_new(r, "415", error_ref("not an image"));
+		json_object_set_new(r, "422", error_ref("the kernel image could not be decoded"));
+		return r;
+	}
+	json_t *r = json_ok("replaced (the object, with replaced: true)");
+	json_object_set_new(r, "201", json_pack("{s:s,s:{s:o},s:{s:{s:{s:s}}}}", "description",
+	                                        "stored: {name, width, height, channels, format, "
+	                                        "bits, digest (SHA-256), bytes, created, replaced}",
+	                                        "headers", "Location", header("/v1/images/{name}"),
+	                                        "content", "application/json", "schema", "type",
+	                                        "object"));
+	json_object_set_new(r, "400", error_ref("an empty body or a bad name"));
+	json_object_set_new(r, "409", error_ref("--max-images reached (image_store_full) or "
+	                                        "--image-memory held by the others "
+	                                        "(image_memory_full)"));
+	json_object_set_new(r, "413", error_ref("the image alone above --image-memory, or its "
+	                                        "pixels above --max-pixels or --memory-budget"));
+	json_object_set_new(r, "415", error_ref("not an image"));
+	json_object_set_new(r, "422", error_ref("the image could not be decoded"));
+	json_object_set_new(r, "503", error_ref("queue full or memory budget spent"));
+	return r;
+}
+
+/* The responses of the GET routes without parameters. */
+static json_t *get_responses(int op)
+{
+	switch (op) {
+	case OP_KERNELS: return json_ok("{\"kernels\": [...]}");
+	case OP_IMAGES: return json_ok("{\"images\": [...]}");
+	case OP_HEALTHZ: return json_ok("ok");
+	case OP_READYZ: {
+		json_t *r = json_ok("ready");
+		json_object_set_new(r, "503", json_pack("{s:s}", "description",
+		                                        "not ready: no context, warming up, stale GPU "
+		                                        "heartbeat, queue above its high-water mark, or "
+		                                        "shutting down"));
+		return r;
+	}
+	case OP_METRICS:
+		return json_pack("{s:{s:s,s:{s:{s:{s:s}}}}}", "200", "description", "metrics",
+		                 "content", "text/plain; version=0.0.4", "schema", "type", "string");
+	case OP_OPENAPI: return json_ok("OpenAPI 3.0");
+	default: return json_ok("facts");
+	}
+}
+
+/* One method of an operation of the table: its summary, parameters, body and responses by
+ * what it takes (an image, tensors, a stored image's name, a store's item, nothing). */
+static json_t *operation_doc(int op, unsigned method, json_t *name)
+{
+	const struct operation *o = &operations[op];
+	int m = 0;
+	while ((1u << m) != method)
+		m++;
+	const char *summary = o->summary[m];
+	if (method == OP_M_POST && o->input == OP_IN_IMAGE)
+		return image_op(summary, o->request);
+	if (method == OP_M_POST && o->input == OP_IN_TENSORS)
+		return tensor_op(summary, o->request, o->parts_doc);
+	if (method == OP_M_GET && o->request)
+		return render_op(summary, o->request, name);
+	if (o->named) {
+		json_t *r = json_pack("{s:s}", "summary", summary);
+		if (method == OP_M_PUT)
+			json_object_set_new(r, "requestBody", json_pack(
+				"{s:b,s:{s:{s:{s:s,s:s}}}}", "required", 1, "content",
+				"application/octet-stream", "schema", "type", "string", "format", "binary"));
+		json_object_set_new(r, "responses", store_responses(op, method));
+		return r;
+	}
+	return json_pack("{s:s,s:o}", "summary", summary, "responses", get_responses(op));
+}
+
 json_t *openapi_document(const char *version, int api_key, int url_signing)
 {
 	json_t *paths = json_object();
-	json_object_set_new(paths, "/v1/bloom",
-	                    json_pack("{s:o}", "post",
-	                              image_op("FFT convolution bloom of an image: a raw image body "
-	                                       "with parameters in the query, or multipart parts "
-	                                       "image, kernel (optional image) and params (JSON), "
-	                                       "or parameters as form fields; a parameter given "
-	                                       "twice, or one the operation does not take, is 400",
-	                                       REQUEST_BLOOM)));
-	json_object_set_new(paths, "/v1/convolve",
-	                    json_pack("{s:o}", "post",
-	                              image_op("linear convolution of an image with a kernel; the "
-	                                       "inputs of /v1/bloom, without the bloom's own "
-	                                       "parameters", REQUEST_CONVOLVE)));
-	json_object_set_new(paths, "/v1/conv2d",
-	                    json_pack("{s:o}", "post",
-	                              tensor_op("spatial convolution of tensors, as "
-	                                        "torch.nn.functional.conv2d", REQUEST_CONV2D)));
-	json_object_set_new(paths, "/v1/conv2d_transpose",
-	                    json_pack("{s:o}", "post",
-	                              tensor_op("transposed convolution of tensors, as "
-	                                        "torch.nn.functional.conv_transpose2d (or TF's SAME "
-	                                        "and VALID)", REQUEST_CONV2D_T)));
 	json_t *name = json_pack("[{s:s,s:s,s:b,s:{s:s,s:s}}]", "name", "name", "in", "path",
 	                         "required", 1, "schema", "type", "string", "pattern",
 	                         "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$");
-	json_object_set_new(paths, "/v1/kernels",
-	                    json_pack("{s:{s:s,s:o}}", "get", "summary", "list the named kernels",
-	                              "responses", json_ok("{\"kernels\": [...]}")));
-	json_t *put_resp = json_ok("replaced");
-	json_object_set_new(put_resp, "201", json_pack("{s:s,s:{s:o}}", "description", "registered",
-	                                               "headers", "Location",
-	                                               header("/v1/kernels/{name}")));
-	json_object_set_new(put_resp, "409", error_ref("--max-kernels reached"));
-	json_object_set_new(put_resp, "415", error_ref("not an image"));
-	json_object_set_new(put_resp, "422", error_ref("the kernel image could not be decoded"));
-	json_t *get_resp = json_ok("the kernel's size, format and digest");
-	json_object_set_new(get_resp, "404", error_ref("no such kernel"));
-	json_object_set_new(
-		paths, "/v1/kernels/{name}",
-		json_pack("{s:O,s:{s:s,s:{s:b,s:{s:{s:{s:s,s:s}}}},s:o},s:{s:s,s:o},s:{s:s,s:{s:{s:s},s:o}}}",
-		          "parameters", name, "put", "summary",
-		          "register a kernel image under name (its spectra are cached per padded size)",
-		          "requestBody", "required", 1, "content", "application/octet-stream", "schema",
-		          "type", "string", "format", "binary", "responses", put_resp, "get", "summary",
-		          "one kernel", "responses", get_resp, "delete", "summary", "remove a kernel",
-		          "responses", "204", "description", "removed", "404", error_ref("no such kernel")));
-	json_object_set_new(paths, "/v1/images",
-	                    json_pack("{s:{s:s,s:o}}", "get", "summary", "list the stored source "
-	                              "images", "responses", json_ok("{\"images\": [...]}")));
-	json_t *iput = json_ok("replaced (the object, with replaced: true)");
-	json_object_set_new(iput, "201", json_pack("{s:s,s:{s:o},s:{s:{s:{s:s}}}}", "description",
-	                                           "stored: {name, width, height, channels, format, "
-	                                           "bits, digest (SHA-256), bytes, created, replaced}",
-	                                           "headers", "Location",
-	                                           header("/v1/images/{name}"), "content",
-	                                           "application/json", "schema", "type", "object"));
-	json_object_set_new(iput, "400", error_ref("an empty body or a bad name"));
-	json_object_set_new(iput, "409", error_ref("--max-images reached (image_store_full) or "
-	                                           "--image-memory held by the others "
-	                                           "(image_memory_full)"));
-	json_object_set_new(iput, "413", error_ref("the image alone above --image-memory, or its "
-	                                           "pixels above --max-pixels or --memory-budget"));
-	json_object_set_new(iput, "415", error_ref("not an image"));
-	json_object_set_new(iput, "422", error_ref("the image could not be decoded"));
-	json_object_set_new(iput, "503", error_ref("queue full or memory budget spent"));
-	json_t *iget = json_ok("the stored image's facts: size, format, digest, bytes");
-	json_object_set_new(iget, "404", error_ref("no such image"));
-	json_object_set_new(
-		paths, "/v1/images/{name}",
-		json_pack("{s:O,s:{s:s,s:{s:b,s:{s:{s:{s:s,s:s}}}},s:o},s:{s:s,s:o},s:{s:s,s:{s:{s:s},s:o}}}",
-		          "parameters", name, "put", "summary",
-		          "store a source image under name (checked by decoding, kept as sent) for "
-		          "GET /v1/bloom/{name} and /v1/convolve/{name}", "requestBody", "required", 1,
-		          "content", "application/octet-stream", "schema", "type", "string", "format",
-		          "binary", "responses", iput, "get", "summary", "one stored image's facts",
-		          "responses", iget, "delete", "summary", "remove a stored image", "responses",
-		          "204", "description", "removed", "404", error_ref("no such image")));
-	json_object_set_new(paths, "/v1/bloom/{name}",
-	                    json_pack("{s:o}", "get",
-	                              render_op("the stored image's bloom with the query's "
-	                                        "parameters (those of POST /v1/bloom), for <img src> "
-	                                        "and CDNs", REQUEST_BLOOM, name)));
-	json_object_set_new(paths, "/v1/convolve/{name}",
-	                    json_pack("{s:o}", "get",
-	                              render_op("the stored image convolved with the query's "
-	                                        "parameters (those of POST /v1/convolve)",
-	                                        REQUEST_CONVOLVE, name)));
+	/* methods in the order the document lists them */
+	static const unsigned order[] = {OP_M_POST, OP_M_PUT, OP_M_GET, OP_M_DELETE};
+	for (int op = OP_NONE + 1; op < OP_COUNT; op++) {
+		const struct operation *o = &operations[op];
+		if (!o->doc_path)
+			continue;
+		json_t *item = json_object();
+		if (o->named && !o->request) /* a store's item: the name is every method's */
+			json_object_set(item, "parameters", name);
+		for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+			if (o->methods & order[i])
+				json_object_set_new(item, order[i] == OP_M_POST ? "post" : order[i] ==
+				                    OP_M_PUT ? "put" : order[i] == OP_M_GET ? "get" : "delete",
+				                    operation_doc(op, order[i], name));
+		json_object_set_new(paths, o->doc_path, item);
+	}
 	json_decref(name);
-	json_object_set_new(paths, "/healthz",
-	                    json_pack("{s:{s:s,s:o}}", "get", "summary", "the process answers",
-	                              "responses", json_ok("ok")));
-	json_t *ready = json_ok("ready");
-	json_object_set_new(ready, "503", json_pack("{s:s}", "description",
-	                                            "not ready: no context, warming up, stale GPU "
-	                                            "heartbeat, queue above its high-water mark, or "
-	                                            "shutting down"));
-	json_object_set_new(paths, "/readyz",
-	                    json_pack("{s:{s:s,s:o}}", "get", "summary",
-	                              "ready for work (for load balancers)", "responses", ready));
-	json_object_set_new(paths, "/metrics",
-	                    json_pack("{s:{s:s,s:{s:{s:s,s:{s:{s:{s:s}}}}}}}", "get", "summary",
-	                              "Prometheus text exposition", "responses", "200", "description",
-	                              "metrics", "content", "text/plain; version=0.0.4", "schema",
-	                              "type", "string"));
-	json_object_set_new(paths, "/v1/info",
-	                    json_pack("{s:{s:s,s:o}}", "get", "summary",
-	                              "renderer, limits, configuration and caches", "responses",
-	                              json_ok("facts")));
-	json_object_set_new(paths, "/openapi.json",
-	                    json_pack("{s:{s:s,s:o}}", "get", "summary", "this document", "responses",
-	                              json_ok("OpenAPI 3.0")));
 	json_t *doc = json_pack(
 		"{s:s,s:{s:s,s:s,s:s},s:[{s:s}],s:o,s:{s:{s:{s:s,s:[s],s:{s:{s:s,s:[s,s,s],s:{s:{s:s},s:{s:s},s:{s:s}}}}}}}}",
 		"openapi", "3.0.3", "info", "title", "fftbloomd", "version", version, "description",
@@ -426,6 +453,10 @@ json_t *openapi_document(const char *version, int api_key, int url_signing)
 		"string", "message", "type", "string");
 	if (!doc)
 		return NULL;
+	json_t *err_props = json_object_get(json_object_get(json_object_get(json_object_get(
+		json_object_get(json_object_get(doc, "components"), "schemas"), "Error"), "properties"),
+		"error"), "properties");
+	json_object_set_new(err_props, "code", error_code_schema());
 	json_object_set_new(json_object_get(doc, "components"), "securitySchemes",
 	                    json_pack("{s:{s:s,s:s,s:s},s:{s:s,s:s,s:s,s:s}}", "bearer", "type",
 	                              "http", "scheme", "bearer", "description",
@@ -433,26 +464,25 @@ json_t *openapi_document(const char *version, int api_key, int url_signing)
 	                              "in", "query", "name", "sig", "description",
 	                              "a signed URL (--url-signing-key-file): see the sig "
 	                              "parameter of GET /v1/bloom/{name}"));
-	static const char *renders[] = {"/v1/bloom/{name}", "/v1/convolve/{name}"};
-	if (url_signing) /* the render URLs are public when signed; the API key works too */
-		for (int i = 0; i < 2; i++)
-			json_object_set_new(json_object_get(json_object_get(paths, renders[i]), "get"),
-			                    "security", api_key ? json_pack("[{s:[]},{s:[]}]",
-			                                                    "urlSignature", "bearer")
-			                                        : json_pack("[{s:[]}]", "urlSignature"));
-	if (api_key) { /* every /v1/ operation requires the key; the probes and this document not */
-		const char *path;
-		json_t *item;
-		json_object_foreach(paths, path, item) {
-			if (strncmp(path, "/v1/", 4) || (url_signing && (!strcmp(path, renders[0]) ||
-			                                                 !strcmp(path, renders[1]))))
-				continue;
-			const char *method;
-			json_t *op;
-			json_object_foreach(item, method, op)
-				if (json_is_object(op) && strcmp(method, "parameters"))
-					json_object_set_new(op, "security", json_pack("[{s:[]}]", "bearer"));
+	/* the render URLs (GET of a stored image by name) are public when signed, and the API key
+	 * works too; every other /v1/ operation requires the key; the probes and this document not */
+	for (int op = OP_NONE + 1; op < OP_COUNT; op++) {
+		const struct operation *o = &operations[op];
+		if (!o->doc_path || strncmp(o->doc_path, "/v1/", 4))
+			continue;
+		json_t *item = json_object_get(paths, o->doc_path);
+		if (url_signing && o->named && o->request) {
+			json_object_set_new(json_object_get(item, "get"), "security",
+			                    api_key ? json_pack("[{s:[]},{s:[]}]", "urlSignature", "bearer")
+			                            : json_pack("[{s:[]}]", "urlSignature"));
+			continue;
 		}
+		const char *method;
+		json_t *mop;
+		if (api_key)
+			json_object_foreach(item, method, mop)
+				if (json_is_object(mop) && strcmp(method, "parameters"))
+					json_object_set_new(mop, "security", json_pack("[{s:[]}]", "bearer"));
 	}
 	return doc;
 }

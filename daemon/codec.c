@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "daemon/apiutil.h"
+#include "daemon/engine_errors.h"
 #include "daemon/images.h"
 #include "daemon/jobs_impl.h"
 #include "core/log.h"
@@ -94,31 +95,11 @@ static struct image_limits job_limits(struct jobs *J, struct job *j, int which)
 	return l;
 }
 
-/* Maps an image_error from decoding to an HTTP status and code. */
+/* Fails j for an image_error from decoding what (its row: engine_errors_image). */
 static void decode_error(struct job *j, int rc, const char *what, const char *msg)
 {
-	switch (rc) {
-	case IMAGE_E_UNSUPPORTED:
-		set_error(j, 415, "unsupported_image", "%s: %s", what, msg);
-		break;
-	case IMAGE_E_TOO_LARGE:
-		set_error(j, 413, "image_too_large", "%s: %s", what, msg);
-		break;
-	case IMAGE_E_NOMEM:
-		set_error(j, 503, "out_of_memory", "%s: %s", what, msg);
-		break;
-	case IMAGE_E_BUSY:
-		set_error(j, 503, "memory_budget", "%s: %s; retry later", what, msg);
-		break;
-	case IMAGE_E_EMPTY:
-		set_error(j, 422, "image_empty", "%s: %s", what, msg);
-		break;
-	case IMAGE_E_TRUNCATED:
-		set_error(j, 422, "image_truncated", "%s: %s", what, msg);
-		break;
-	default:
-		set_error(j, 422, "image_corrupt", "%s: %s", what, msg);
-	}
+	set_error(j, engine_errors_image(rc), "%s: %s%s", what, msg,
+	          rc == IMAGE_E_BUSY ? "; retry later" : "");
 }
 
 static void kernel_put_answer(struct jobs *J, struct job *j)
@@ -129,13 +110,13 @@ static void kernel_put_answer(struct jobs *J, struct job *j)
 	struct kernel_entry *e = NULL;
 	int rc = kernels_put(J->kernels, j->put_name, &j->in, &info, &replaced, &e);
 	if (rc == KERNELS_E_FULL) {
-		set_error(j, 409, "kernel_registry_full", "%d kernels are registered already "
+		set_error(j, API_E_KERNEL_REGISTRY_FULL, "%d kernels are registered already "
 		          "(--max-kernels); DELETE one first", J->cfg.max_kernels);
 		return;
 	}
 	unsigned long long kb = (unsigned long long)w * h * c * sizeof(float);
 	if (rc == KERNELS_E_TOO_LARGE) {
-		set_error(j, 413, "kernel_too_large", "the %dx%d kernel takes %llu KiB, more than the "
+		set_error(j, API_E_KERNEL_TOO_LARGE, "the %dx%d kernel takes %llu KiB, more than the "
 		          "whole --kernel-memory of %llu KiB", w, h, kb >> 10,
 		          J->cfg.kernel_memory >> 10);
 		return;
@@ -143,13 +124,13 @@ static void kernel_put_answer(struct jobs *J, struct job *j)
 	if (rc == KERNELS_E_BYTES) {
 		size_t nk, held;
 		kernels_totals(J->kernels, &nk, &held);
-		set_error(j, 409, "kernel_memory_full", "the %dx%d kernel takes %llu KiB; the %zu "
+		set_error(j, API_E_KERNEL_MEMORY_FULL, "the %dx%d kernel takes %llu KiB; the %zu "
 		          "kernels registered hold %zu of the %llu KiB --kernel-memory; DELETE one "
 		          "first", w, h, kb >> 10, nk, held >> 10, J->cfg.kernel_memory >> 10);
 		return;
 	}
 	if (rc) {
-		set_error(j, rc == KERNELS_E_NAME ? 400 : 500, "kernel_rejected", "%s",
+		set_error(j, rc == KERNELS_E_NAME ? API_E_KERNEL_NAME_REJECTED : API_E_KERNEL_REJECTED, "%s",
 		          kernels_strerror(rc));
 		return;
 	}
@@ -167,7 +148,7 @@ static void kernel_put_answer(struct jobs *J, struct job *j)
 	if (t)
 		strcat(s = t, "\n");
 	if (!s) {
-		set_error(j, 500, "out_of_memory", "out of memory");
+		set_error(j, API_E_ANSWER_NOMEM, "out of memory");
 		return;
 	}
 	j->status = replaced ? 200 : 201;
@@ -193,7 +174,7 @@ static void image_put_answer(struct job *j)
 	}
 	unsigned char *copy = malloc(j->image_len);
 	if (!copy) {
-		set_error(j, 503, "out_of_memory", "out of memory storing the image");
+		set_error(j, API_E_OUT_OF_MEMORY, "out of memory storing the image");
 		return;
 	}
 	memcpy(copy, j->image, j->image_len);
@@ -205,24 +186,24 @@ static void image_put_answer(struct job *j)
 	int max_n;
 	images_totals(j->store, &n, &held, &max_n, &max_bytes);
 	if (rc == IMAGES_E_FULL) {
-		set_error(j, 409, "image_store_full", "%d images are stored already (--max-images); "
+		set_error(j, API_E_IMAGE_STORE_FULL, "%d images are stored already (--max-images); "
 		          "DELETE one first", max_n);
 		return;
 	}
 	if (rc == IMAGES_E_TOO_LARGE) {
-		set_error(j, 413, "image_too_large", "the image's %zu bytes are more than the whole "
+		set_error(j, API_E_IMAGE_TOO_LARGE, "the image's %zu bytes are more than the whole "
 		          "--image-memory of %llu bytes", j->image_len, max_bytes);
 		return;
 	}
 	if (rc == IMAGES_E_BYTES) {
-		set_error(j, 409, "image_memory_full", "the image takes %zu KiB; the %zu images stored "
+		set_error(j, API_E_IMAGE_MEMORY_FULL, "the image takes %zu KiB; the %zu images stored "
 		          "hold %llu of the %llu KiB --image-memory; DELETE one first",
 		          j->image_len >> 10, n, held >> 10, max_bytes >> 10);
 		return;
 	}
 	if (rc) {
-		set_error(j, rc == IMAGES_E_NAME ? 400 : 503, rc == IMAGES_E_NAME ? "bad_image_name" :
-		          "out_of_memory", "%s", images_strerror(rc));
+		set_error(j, rc == IMAGES_E_NAME ? API_E_BAD_IMAGE_NAME : API_E_OUT_OF_MEMORY, "%s",
+		          images_strerror(rc));
 		return;
 	}
 	json_t *o = images_entry_json(e);
@@ -235,7 +216,7 @@ static void image_put_answer(struct job *j)
 	if (t)
 		strcat(s = t, "\n");
 	if (!s) { /* stored; only its description is lost */
-		set_error(j, 500, "out_of_memory", "the image is stored, but its description could "
+		set_error(j, API_E_ANSWER_NOMEM, "the image is stored, but its description could "
 		          "not be made");
 		return;
 	}
@@ -292,7 +273,7 @@ static void do_decode(struct jobs *J, struct job *j)
 	double t0 = clock_s();
 	char err[IMAGE_ERR_LEN];
 	int rc = IMAGE_E_UNSUPPORTED;
-	int tensors = j->kind == JOB_CONV2D || j->kind == JOB_CONV2D_T;
+	int tensors = operation_job_input(j->kind) == OP_IN_TENSORS;
 	if (tensors) {
 		decode_tensors(J, j);
 		rc = j->status ? -1 : 0;
@@ -353,7 +334,7 @@ static void do_decode(struct jobs *J, struct job *j)
 		 * makes one for the next frames (a decode that failed asks for none) */
 		bloom_upload_want(J->gpus[0].uploads, j->yin.bytes);
 	if (!rc && t1 > j->deadline) {
-		set_error(j, 504, "deadline_exceeded", "the job waited longer than the %g s deadline",
+		set_error(j, API_E_DEADLINE_EXCEEDED, "the job waited longer than the %g s deadline",
 		          J->cfg.deadline);
 		metrics_drop(J->metrics, METRICS_DROP_DEADLINE);
 		rc = -1;
@@ -389,16 +370,13 @@ static void decode_tensors(struct jobs *J, struct job *j)
 		int trc = tensor_decode(j->npy[i], j->npy_len[i], (size_t)J->cfg.memory_budget,
 		                        ranks[i][0], ranks[i][1], what[i], t[i], terr);
 		if (trc) {
-			set_error(j, trc == TENSOR_E_SHAPE ? 422 : trc == TENSOR_E_TOO_LARGE ? 413 :
-			          trc == TENSOR_E_NOMEM ? 503 : 422, trc == TENSOR_E_SHAPE ? "invalid_shape" :
-			          trc == TENSOR_E_TOO_LARGE ? "tensor_too_large" : trc == TENSOR_E_NOMEM ?
-			          "out_of_memory" : "tensor_corrupt", "%s", terr);
+			set_error(j, engine_errors_tensor(trc), "%s", terr);
 			return;
 		}
 	}
 	if (rc) {
-		set_error(j, rc == IMAGE_E_BUSY ? 503 : 413, rc == IMAGE_E_BUSY ? "memory_budget" :
-		          "tensor_too_large", "%s%s", err, rc == IMAGE_E_BUSY ? "; retry later" : "");
+		set_error(j, rc == IMAGE_E_BUSY ? API_E_MEMORY_BUDGET : API_E_TENSOR_TOO_LARGE, "%s%s",
+		          err, rc == IMAGE_E_BUSY ? "; retry later" : "");
 		return;
 	}
 	char serr[CONV_SHAPE_ERR_LEN];
@@ -409,26 +387,25 @@ static void decode_tensors(struct jobs *J, struct job *j)
 	          : deconv_describe(j->tx.ndim, j->tx.shape, j->tw.shape, bias, &j->req.c, &j->dc,
 	                            &j->ty.ndim, j->ty.shape, serr);
 	if (bad) {
-		set_error(j, 422, "invalid_shape", "%s", serr);
+		set_error(j, API_E_INVALID_SHAPE, "%s", serr);
 		return;
 	}
 	/* checked: a shape whose bytes pass 2^64 (a 32768x32768x65536x65536 output) would wrap to
 	 * a reservation of 0 bytes and a GPU loop without end; it is more than any budget */
 	size_t bytes;
 	if (tensor_bytes(&j->ty, &bytes)) {
-		set_error(j, 413, "tensor_too_large", "the output (%zu, %zu, %zu, %zu) has more bytes "
+		set_error(j, API_E_TENSOR_TOO_LARGE, "the output (%zu, %zu, %zu, %zu) has more bytes "
 		          "than 64 bits count, more than the whole --memory-budget of %llu MiB",
 		          j->ty.shape[0], j->ty.shape[1], j->ty.shape[2], j->ty.shape[3],
 		          J->cfg.memory_budget >> 20);
 		return;
 	}
 	if ((rc = reserve(J, j, 1, bytes, "the output", err, sizeof err))) {
-		set_error(j, rc == IMAGE_E_BUSY ? 503 : 413, rc == IMAGE_E_BUSY ? "memory_budget" :
-		          "tensor_too_large", "%s", err);
+		set_error(j, rc == IMAGE_E_BUSY ? API_E_MEMORY_BUDGET : API_E_TENSOR_TOO_LARGE, "%s", err);
 		return;
 	}
 	if (!(j->ty.data = malloc(bytes)))
-		set_error(j, 503, "out_of_memory", "the output: out of memory");
+		set_error(j, API_E_OUT_OF_MEMORY, "the output: out of memory");
 }
 
 static void do_encode(struct jobs *J, struct job *j)
@@ -441,7 +418,7 @@ static void do_encode(struct jobs *J, struct job *j)
 		if (rc) {
 			j->body = NULL;
 			j->body_len = 0;
-			set_error(j, 500, "encode_failed", "encoding NPY: %s", terr);
+			set_error(j, API_E_ENCODE_FAILED, "encoding NPY: %s", terr);
 		} else {
 			j->status = 200;
 			j->content_type = "application/x-npy";
@@ -467,8 +444,8 @@ static void do_encode(struct jobs *J, struct job *j)
 		j->body = NULL;
 		j->body_len = 0;
 		/* a size the format cannot hold is the request's (format=webp past 16383 a side) */
-		set_error(j, rc == IMAGE_E_TOO_LARGE ? 422 : 500, rc == IMAGE_E_TOO_LARGE ?
-		          "too_large_for_format" : "encode_failed", "encoding %s: %s",
+		set_error(j, rc == IMAGE_E_TOO_LARGE ? API_E_TOO_LARGE_FOR_FORMAT : API_E_ENCODE_FAILED,
+		          "encoding %s: %s",
 		          image_format_name(fmt), err);
 	} else {
 		j->status = 200;

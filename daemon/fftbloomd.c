@@ -4,7 +4,8 @@
  * --kernel-dir and --image-dir; SIGUSR1 logs the daemon's state; SIGUSR2 and SIGPIPE are ignored. Under systemd
  * it reports readiness, status and a GPU-fed watchdog, and serves a socket it is handed
  * (lifecycle.h, sdnotify.h). Its other modes (--help=json, --check-config, --health-check,
- * --print-openapi) serve installation, deployment files and their tests. */
+ * --print-openapi, --print-errors, --print-operations) serve installation, deployment files,
+ * the docs and their tests. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
@@ -24,6 +25,7 @@
 #include "core/cachedir.h"
 #include "core/config.h"
 #include "daemon/healthcheck.h"
+#include "daemon/help.h"
 #include "daemon/images.h"
 #include "daemon/jobs.h"
 #include "daemon/kernels.h"
@@ -33,7 +35,9 @@
 #include "daemon/sdnotify.h"
 #include "daemon/server.h"
 #include "core/urlsign.h"
+#include "api/errors.h"
 #include "api/openapi.h"
+#include "api/operation.h"
 #include "gles/egl.h"
 #include "core/clock.h"
 
@@ -88,40 +92,6 @@ static struct image_limits image_dir_limits(const struct config *cfg)
 }
 
 /* SIGHUP: --image-dir again; on a failure the store stays as it was. */
-/* After a stop signal the process ends within --drain-timeout plus STOP_GRACE_S whatever
- * happens: once the drain is over the running jobs stop at their next dispatch and the threads
- * are joined, but a GL call that never returns (a hung GPU or driver) would hold a GPU thread,
- * and the process, for ever. The guard thread then logs why and exits with status 1; the
- * service manager restarts the daemon. */
-#define STOP_GRACE_S 5.0
-
-static double stop_by; /* clock_s() when the guard ends the process; written before it starts */
-
-static void *stop_guard_main(void *arg)
-{
-	(void)arg;
-	for (double left; (left = stop_by - clock_s()) > 0;)
-		sleep_s(left < 0.25 ? left : 0.25);
-	log_msg(LOG_ERROR, "shutdown: still running %g s after the drain timeout (a GPU call that "
-	        "does not return?): exiting now, status 1", STOP_GRACE_S);
-	_exit(1);
-	return NULL;
-}
-
-/* Starts the guard: the process ends by drain + STOP_GRACE_S seconds from now. */
-static void stop_guard(double drain)
-{
-	stop_by = clock_s() + drain + STOP_GRACE_S;
-	pthread_t th;
-	if (pthread_create(&th, NULL, stop_guard_main, NULL)) {
-		log_msg(LOG_WARN, "shutdown: cannot start the guard thread; a hung GPU call would "
-		        "hold the process");
-		return;
-	}
-	pthread_setname_np(th, "fb-stopguard");
-	pthread_detach(th);
-}
-
 static void reload_images(const struct config *cfg, struct images *images)
 {
 	if (!cfg->image_dir[0]) {
@@ -182,128 +152,6 @@ static void log_state(struct jobs *jobs, struct kernels *kernels, struct images 
 		        "heartbeat %.1f s ago, %u programs", i, st.gpu[i].alive ? "alive" : "down",
 		        st.gpu[i].busy ? " and busy" : "", st.gpu[i].jobs, st.gpu[i].failures,
 		        st.gpu[i].busy_s, st.gpu[i].heartbeat_age, st.gpu[i].programs.count);
-}
-
-/* The modes besides serving, one row each: --help and --help=json list them from here. */
-static const struct mode {
-	const char *name, *arg, *help;
-} modes[] = {
-	{"help", "[=json|=env]", "this text; =json: every option (name, type, bounds, default, "
-	 "environment variable, help) and these modes as JSON; =env: an example environment file "
-	 "with every FFTBLOOM_* variable at its default"},
-	{"health-check", "[URL]", "GET URL (http:// or https://; default path /readyz) and exit 0 "
-	 "when it answers 200, else 1. Without a URL: GET /healthz of the daemon that the "
-	 "configuration describes (FFTBLOOM_* and the flags that follow: --listen, --port, over "
-	 "HTTPS when --tls-cert is set)"},
-	{"check-config", "", "read the configuration (FFTBLOOM_* and the flags that follow), "
-	 "print it as JSON and exit 0, or name the bad value and exit 2; touches no GPU"},
-	{"print-openapi", "", "print the OpenAPI document served at /openapi.json and exit"},
-	{"version", "", "print the version and the commit it was built from and exit (fftbloom info "
-	 "gives the GPU, driver, compiler and library versions)"},
-};
-
-/* Prints text word-wrapped to 96 columns, each line after the first indented by indent. */
-static void print_wrapped(const char *text, int indent)
-{
-	int col = indent;
-	const char *p = text;
-	while (*p) {
-		const char *e = strchr(p, ' ');
-		int w = e ? (int)(e - p) : (int)strlen(p);
-		if (col > indent && col + 1 + w > 96) {
-			printf("\n%*s", indent, "");
-			col = indent;
-		} else if (col > indent) {
-			putchar(' ');
-			col++;
-		}
-		printf("%.*s", w, p);
-		col += w;
-		p += w;
-		while (*p == ' ')
-			p++;
-	}
-	putchar('\n');
-}
-
-static void usage(void)
-{
-	printf("usage: fftbloomd [options]\n");
-	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
-		printf("       fftbloomd --%s%s%s\n", modes[i].name, modes[i].arg[0] == '[' &&
-		       modes[i].arg[1] != '=' ? " " : "", modes[i].arg);
-	printf("\n");
-	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
-		printf("  --%-14s ", modes[i].name);
-		print_wrapped(modes[i].help, 19);
-	}
-	printf("\n");
-	print_wrapped("Every option also reads the environment variable named after it. Under "
-	              "systemd (Type=notify) the daemon sends READY=1 once every GPU thread is warmed "
-	              "up, feeds the watchdog while their heartbeats are fresh, serves a socket passed "
-	              "in LISTEN_FDS, and reads the API key from $CREDENTIALS_DIRECTORY/api-key when "
-	              "--api-key-file is not set.", 0);
-	printf("\n");
-	opts_print_help(stdout, config_table, config_table_len);
-}
-
-static const char *type_name(enum opt_type t)
-{
-	switch (t) {
-	case OPT_INT: return "int";
-	case OPT_DOUBLE: return "number";
-	case OPT_BOOL: return "bool";
-	case OPT_STRING: return "string";
-	case OPT_ENUM:
-	case OPT_NAMES: return "enum";
-	case OPT_SIZE: return "size";
-	}
-	return "?";
-}
-
-/* --help=json: the option table and the modes, for deployment files' tests and tools. */
-static int help_json(void)
-{
-	json_t *opts = json_array(), *ms = json_array();
-	for (size_t i = 0; i < config_table_len; i++) {
-		const struct opt_def *d = &config_table[i];
-		json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s}", "name", d->name, "type",
-		                      type_name(d->type), "default", d->def ? d->def : "", "help",
-		                      d->help ? d->help : "", "env", d->env ? d->env : "");
-		if (d->type == OPT_INT || d->type == OPT_DOUBLE || d->type == OPT_SIZE) {
-			json_object_set_new(o, "min", json_real(d->min));
-			json_object_set_new(o, "max", json_real(d->max));
-		}
-		if (d->type == OPT_ENUM)
-			json_object_set_new(o, "choices", json_string(d->choices));
-		json_array_append_new(opts, o);
-	}
-	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
-		json_array_append_new(ms, json_pack("{s:s,s:s,s:s}", "name", modes[i].name, "arg",
-		                                    modes[i].arg, "help", modes[i].help));
-	json_t *doc = json_pack("{s:s,s:s,s:o,s:o}", "program", "fftbloomd", "version",
-	                        FFTBLOOMD_VERSION, "options", opts, "modes", ms);
-	int rc = json_dumpf(doc, stdout, JSON_INDENT(2)) ? 1 : 0;
-	printf("\n");
-	json_decref(doc);
-	return rc;
-}
-
-/* --help=env: every variable, commented out at its default, for /etc/default/fftbloomd. */
-static void help_env(void)
-{
-	printf("# fftbloomd's environment: every FFTBLOOM_* variable, commented out at its default\n"
-	       "# (made by `fftbloomd --help=env`; a flag given on the command line wins over its "
-	       "variable).\n");
-	for (size_t i = 0; i < config_table_len; i++) {
-		const struct opt_def *d = &config_table[i];
-		if (!d->env)
-			continue;
-		printf("\n# --%s: %s", d->name, d->help ? d->help : "");
-		if (d->type == OPT_ENUM)
-			printf(" (%s)", d->choices);
-		printf("\n#%s=%s\n", d->env, d->def ? d->def : "");
-	}
 }
 
 /* The checks of a configuration beyond the table's bounds: GPU list, warm sizes, the TLS pair.
@@ -411,7 +259,7 @@ static int run_mode(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage();
+			help_usage();
 			return 0;
 		}
 		if (!strcmp(a, "--help=json"))
@@ -432,6 +280,13 @@ static int run_mode(int argc, char **argv)
 			printf("\n");
 			json_decref(doc);
 			return rc;
+		}
+		if (!strcmp(a, "--print-errors") || !strcmp(a, "--print-operations")) {
+			if (!strcmp(a, "--print-errors"))
+				api_errors_markdown(stdout);
+			else
+				operations_markdown(stdout);
+			return fflush(stdout) ? 1 : 0;
 		}
 		if (!strcmp(a, "--check-config")) {
 			argv[i] = argv[0];
@@ -669,7 +524,7 @@ int main(int argc, char **argv)
 		else if (sig > 0)
 			break;
 	}
-	stop_guard(cfg.drain_timeout); /* ends the process if a GL call never returns */
+	lifecycle_stop_guard(cfg.drain_timeout); /* ends the process if a GL call never returns */
 	lifecycle_stopping(life, server_active(server), cfg.drain_timeout);
 	server_quiesce(server); /* the listening sockets closed: said only once it is true */
 	log_msg(LOG_INFO, "signal %d: no new connections; finishing accepted requests (up to %g s)",

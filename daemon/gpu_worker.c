@@ -1,6 +1,6 @@
-/* A GPU thread: its jobs on the GPU (frames in flight, lent results), idle work between them,
- * and a rebuilt context after a reset; its context, warm-up and caches are gpu_context.c. See
- * jobs_impl.h. */
+/* A GPU thread's loop: jobs taken from the queue (frames in flight, lent results), idle work
+ * between them, and a rebuilt context after a reset; running a job by its kind is gpu_jobs.c,
+ * the context, warm-up and caches gpu_context.c. See jobs_impl.h. */
 #include "daemon/jobs_impl.h"
 
 #include <errno.h>
@@ -14,295 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/apiutil.h"
-#include "daemon/jobs_impl.h"
+#include "daemon/gpu_cancel.h"
 #include "core/log.h"
 #include "gles/engine.h"
 #include "core/clock.h"
-
-#define GPU_SLOW_JOB_MS 20.0 /* a bloom job holding the GPU thread this long is logged (debug) */
-
-static int bloom_status(int rc, const char **code)
-{
-	switch (rc) {
-	case BLOOM_E_ARG: *code = "invalid_request"; return 422;
-	case BLOOM_E_TOO_LARGE: *code = "too_large_for_gpu"; return 413;
-	case BLOOM_E_NOMEM: *code = "out_of_memory"; return 503;
-	case BLOOM_E_GPU_MEMORY: *code = "gpu_out_of_memory"; return 503;
-	default: *code = "gpu_error"; return 500;
-	}
-}
-
-static int spatial_status(int rc, const char **code)
-{
-	switch (rc) {
-	case SPATIAL_E_ARG:
-	case SPATIAL_E_UNSUPPORTED: *code = "invalid_request"; return 422;
-	case SPATIAL_E_TOO_LARGE: *code = "too_large_for_gpu"; return 413;
-	case SPATIAL_E_NOMEM: *code = "out_of_memory"; return 503;
-	default: *code = "gpu_error"; return 500;
-	}
-}
-
-/* A job whose GPU work the cancellation stopped between dispatches (what was issued runs out;
- * nothing is read back): 504 deadline_exceeded past its deadline, else 503 shutting_down (the
- * flag jobs_shutdown raises once the drain is over). */
-static void set_cancelled(struct gpu *g, struct job *j, const char *what)
-{
-	struct jobs *J = g->J;
-	if (atomic_load(&g->cancel.flag)) {
-		set_error(j, 503, "shutting_down", "the server is shutting down: this request's GPU "
-		          "work was abandoned");
-		metrics_drop(J->metrics, METRICS_DROP_SHUTDOWN);
-	} else {
-		set_error(j, 504, "deadline_exceeded", "the job's GPU work ran past the %g s "
-		          "--gpu-timeout: it was abandoned", J->cfg.gpu_timeout);
-		metrics_drop(J->metrics, METRICS_DROP_DEADLINE);
-	}
-	log_msg(LOG_WARN, "gpu %d: %s abandoned between dispatches: %s", g->id, what, j->message);
-}
-
-/* A conv2d or conv2d-transpose job: its tensors decoded and described by a codec thread. */
-static void run_tensor(struct gpu *g, struct engine *e, struct job *j)
-{
-	static __thread char err[ENGINE_ERR_LEN];
-	err[0] = 0;
-	int rc = engine_want(e, j->kind == JOB_CONV2D_T ? ENGINE_DECONV : ENGINE_SPATIAL, err)
-	         ? SPATIAL_E_GPU : 0;
-	if (!rc && j->kind == JOB_CONV2D) {
-		struct spatial_stats st;
-		rc = spatial_conv2d(engine_spatial(e), &j->sc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st,
-		                    err);
-		j->gpu_copy_s = (st.upload_ms + st.stage_ms[GPU_STAGE_DOWNLOAD]) * 1e-3;
-	} else if (!rc) {
-		struct deconv_stats st;
-		rc = deconv_run(engine_deconv(e), &j->dc, j->tx.data, j->tw.data, j->tb.data, j->ty.data, &st, err);
-	}
-	if (rc == SPATIAL_E_CANCELLED) {
-		set_cancelled(g, j, j->kind == JOB_CONV2D ? "conv2d" : "conv2d_transpose");
-		tensor_free(&j->ty);
-	} else if (rc) {
-		const char *code;
-		int status = spatial_status(rc, &code);
-		set_error(j, status, code, "%s", err[0] ? err : spatial_strerror(rc));
-		if (status >= 500)
-			log_msg(LOG_ERROR, "gpu %d: %s failed: %s", g->id,
-			        j->kind == JOB_CONV2D ? "conv2d" : "conv2d_transpose", j->message);
-		tensor_free(&j->ty);
-	}
-	tensor_free(&j->tx);
-	tensor_free(&j->tw);
-	tensor_free(&j->tb);
-	j->gpu = g->id;
-}
-
-static int image_finite(const struct image *img);
-static void take_result(struct gpu *g, struct job *j, int rc, struct bloom_result *res,
-                        const char *err);
-static void drop_result(struct job *j);
-
-/* A convolve job the direct path may run (a float frame): the method by the model, then the
- * direct convolution when it wins. 1 when it ran the job (or failed it), 0 for the FFT path. */
-static int run_direct(struct gpu *g, struct engine *e, const struct bloom_kernel *bk,
-                      struct job *j)
-{
-	struct bloom_ctx *b = engine_bloom(e);
-	static __thread char err[ENGINE_ERR_LEN];
-	err[0] = 0;
-	const struct bloom_params *p = &j->req.p;
-	if (j->kind != JOB_CONVOLVE || p->method == CONVOLVE_FFT || !j->in.pixels)
-		return 0;
-	struct image gen = {0};
-	const struct image *k = bk->img;
-	char berr[BLOOM_ERR_LEN];
-	int rc = 0, method = CONVOLVE_FFT;
-	if (!k && !(rc = bloom_kernel_preset(b, &p->preset, &gen, berr)))
-		k = &gen;
-	if (rc)
-		snprintf(err, CONVOLVE_ERR_LEN, "%.500s", berr);
-	if (!rc)
-		rc = engine_want(e, ENGINE_SPATIAL, err) ? BLOOM_E_GPU : 0;
-	struct spatial_ctx *sp = engine_spatial(e);
-	if (!rc)
-		rc = convolve_choose(b, sp, &g->model, p->method, j->in.width, j->in.height,
-		                     k->width, k->height, p, &method, NULL, NULL, err);
-	if (!rc && method == CONVOLVE_SPATIAL) {
-		double t0 = clock_s();
-		struct spatial_stats sst;
-		memset(&sst, 0, sizeof sst);
-		rc = convolve_spatial(sp, &j->in, k, p, &j->result, &sst, err);
-		j->gpu_wait_s = clock_s() - t0;
-		j->tiles_x = sst.tiles_x, j->tiles_y = sst.tiles_y;
-		if (rc == BLOOM_E_TOO_LARGE && p->method == CONVOLVE_AUTO) {
-			method = CONVOLVE_FFT; /* beyond the direct path's limits (a kernel past the
-			                          uniform-block limit): the FFT path runs it */
-			rc = 0;
-		}
-	}
-	image_free(&gen);
-	if (!rc && method == CONVOLVE_FFT)
-		return 0;
-	if (rc == BLOOM_E_CANCELLED) {
-		image_free(&j->result);
-		set_cancelled(g, j, "a direct convolution");
-	} else if (rc) {
-		const char *code;
-		int status = bloom_status(rc, &code);
-		set_error(j, status, code, "%s", err);
-	} else if (!image_finite(&j->result)) {
-		image_free(&j->result);
-		set_error(j, 422, "result_not_finite", "samples of the result are not finite: float32 "
-		          "overflowed in the convolution (an image or kernel value near 3.4e38, or "
-		          "infinite); scale the image or kernel down");
-	}
-	j->method = method;
-	image_free(&j->in);
-	image_free(&j->kimg);
-	j->gpu = g->id;
-	return 1;
-}
-
-/* 1 when every sample of img is finite. */
-static int image_finite(const struct image *img)
-{
-	size_t n = (size_t)img->width * img->height * img->channels;
-	for (size_t i = 0; i < n; i++)
-		if (!isfinite(img->pixels[i]))
-			return 0;
-	return 1;
-}
-
-static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
-{
-	struct jobs *J = g->J;
-	struct bloom_kernel bk;
-	memset(&bk, 0, sizeof bk);
-	if (j->named) {
-		bk.img = &j->named->img;
-		memcpy(bk.digest, j->named->digest, sizeof bk.digest);
-	} else if (j->kimg.pixels) {
-		bk.img = &j->kimg;
-	}
-	struct bloom_stats st;
-	memset(&st, 0, sizeof st);
-	static __thread char err[BLOOM_ERR_LEN];
-	err[0] = 0;
-	int op = j->kind == JOB_CONVOLVE ? BLOOM_OP_CONVOLVE : BLOOM_OP_BLOOM;
-	/* a JPEG answer comes back from the GPU as planes */
-	enum image_format fmt;
-	int bits;
-	format_resolve(j->req.format, &j->accept, &j->info, &fmt, &bits);
-	/* planes decoded into an upload buffer of this context are read there */
-	struct bloom_frame f = {j->yin.data ? NULL : &j->in, j->yin.data ? &j->yin : NULL,
-	                        j->yin.data ? j->upload.slot : NULL};
-	struct bloom_result res;
-	memset(&res, 0, sizeof res);
-	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG;
-	res.sub_x = res.sub_y = J->cfg.jpeg_subsampling ? 2 : 1;
-	res.lend = J->cfg.lend_planes;
-	/* the quality the codec thread encodes at (do_encode) */
-	if (res.want_yuv && J->cfg.jpeg_gpu_dct) {
-		res.dct_quality = j->req.quality ? j->req.quality : api_default_quality(&J->cfg, fmt);
-		res.entropy = J->cfg.jpeg_gpu_entropy;
-	}
-	int known = 1, rc = 0;
-	unsigned long long key = 0;
-	if (J->cfg.new_sizes_per_minute > 0)
-		rc = bloom_plan_known(b, &f, &bk, &j->req.p, &known, &key, err);
-	if (!rc && !known) {
-		pthread_mutex_lock(&J->lock);
-		double wait = charge_new_size(J, j->client, key, clock_s());
-		pthread_mutex_unlock(&J->lock);
-		if (wait > 0) {
-			set_error(j, 429, "too_many_new_sizes", "this client sent %d images of sizes the GPU "
-			          "had not planned within a minute (--new-sizes-per-minute); each compiles "
-			          "programs. Retry in %.0f s, or send sizes seen before", J->cfg.new_sizes_per_minute,
-			          ceil(wait));
-			j->retry_after = (int)ceil(wait);
-			image_free(&j->in);
-			yuv_image_free(&j->yin);
-			image_free(&j->kimg);
-			j->gpu = g->id;
-			return;
-		}
-	}
-	if (!rc)
-		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, J->cfg.gpu_depth > 1 ? BLOOM_DEFER : 0,
-		                     &res, &st, err);
-	if (st.wall_ms > GPU_SLOW_JOB_MS)
-		log_msg(LOG_DEBUG, "gpu %d: a %dx%d job held the thread %.1f ms (setup %.1f, prepare "
-		        "%.1f, copy %.1f, wait %.1f, read-back %.1f)", g->id, f.img ? f.img->width :
-		        f.yuv->width, f.img ? f.img->height : f.yuv->height, st.wall_ms, st.setup_ms,
-		        st.prepare_ms, st.copy_ms, st.wait_ms, st.readback_ms);
-	j->tiles_x = st.tiles_x, j->tiles_y = st.tiles_y;
-	/* the GPU made its planes from the coefficients (in tiles the CPU does): counted when the
-	 * job finishes well */
-	j->coef_in = !rc && f.yuv && f.yuv->coefs && st.tiles_x * st.tiles_y <= 1;
-	j->borrowed_w = !rc && st.borrowed ? st.padded_w : 0;
-	j->borrowed_h = !rc && st.borrowed ? st.padded_h : 0;
-	j->gpu_copy_s = st.copy_ms * 1e-3;
-	j->gpu_wait_s = st.wait_ms * 1e-3;
-	j->gpu_setup_s = st.setup_ms * 1e-3;
-	image_free(&j->in);
-	yuv_image_free(&j->yin);
-	image_free(&j->kimg);
-	j->gpu = g->id;
-	if (!rc && res.pending)
-		j->flight = res; /* gpu_complete takes it */
-	else
-		take_result(g, j, rc, &res, err);
-}
-
-/* A result from the GPU into the job: its planes or image, or the failure, or the refusal of
- * a result that came out non-finite. */
-static void take_result(struct gpu *g, struct job *j, int rc, struct bloom_result *res,
-                        const char *err)
-{
-	j->lease = res->lease;
-	j->result = res->img;
-	j->yresult = res->yuv;
-	j->lost = res->lost;
-	if (rc == BLOOM_E_CANCELLED) {
-		set_cancelled(g, j, "a frame in tiles");
-		drop_result(j);
-	} else if (rc) {
-		const char *code;
-		int status = bloom_status(rc, &code);
-		set_error(j, status, code, "%s", err[0] ? err : bloom_strerror(rc));
-		if (status >= 500)
-			log_msg(LOG_ERROR, "gpu %d: bloom_run failed: %s", g->id, j->message);
-	} else if (res->nonfinite) {
-		set_error(j, 422, "result_not_finite", "%llu samples of the result are not finite: "
-		          "float32 overflowed in the convolution (an image or kernel value near 3.4e38, "
-		          "or infinite); scale the image or kernel down", res->nonfinite);
-		drop_result(j);
-	}
-}
-
-/* A frame left in flight by gpu_run: waits for the GPU, then takes its result. */
-static void gpu_complete(struct gpu *g, struct job *j)
-{
-	static __thread char err[BLOOM_ERR_LEN];
-	err[0] = 0;
-	double wait_ms = 0;
-	int rc = bloom_result_finish(&j->flight, &wait_ms, err);
-	j->gpu_wait_s += wait_ms * 1e-3;
-	take_result(g, j, rc, &j->flight, err);
-	memset(&j->flight, 0, sizeof j->flight);
-}
-
-/* A job's results dropped (lent planes given back) for an error set after they were made. */
-static void drop_result(struct job *j)
-{
-	if (j->lease) {
-		j->yresult.data = NULL;
-		bloom_lease_return(j->lease);
-		j->lease = NULL;
-	}
-	image_free(&j->result);
-	yuv_image_free(&j->yresult);
-	tensor_free(&j->ty);
-}
 
 /* The context codec threads decode frames' planes into (--jpeg-upload-lease): b, from now. */
 static void uploads_offer(struct gpu *g, struct bloom_ctx *b)
@@ -370,8 +85,8 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 	log_msg(LOG_ERROR, "gpu %d: the GPU context was lost (%s); rebuilding it", g->id,
 	        egl_reset_name(status));
 	if (j && j->status < 400) {
-		drop_result(j);
-		set_error(j, 503, "gpu_reset", "the GPU was reset while this request ran (%s); its "
+		gpu_job_drop(j);
+		set_error(j, API_E_GPU_RESET, "the GPU was reset while this request ran (%s); its "
 		          "context is being rebuilt: retry", egl_reset_name(status));
 		j->retry_after = 1;
 	}
@@ -472,10 +187,10 @@ static void fail_in_flight(struct gpu *g, struct job **flight, int *nflight, int
 		struct job *j = flight[i];
 		char err[BLOOM_ERR_LEN];
 		bloom_result_finish(&j->flight, NULL, err);
-		take_result(g, j, 0, &j->flight, "");
+		gpu_job_take(g, j, 0, &j->flight, "");
 		memset(&j->flight, 0, sizeof j->flight);
-		drop_result(j);
-		set_error(j, 503, "gpu_reset", "the GPU was reset while this request ran (%s); its "
+		gpu_job_drop(j);
+		set_error(j, API_E_GPU_RESET, "the GPU was reset while this request ran (%s); its "
 		          "context is being rebuilt: retry", egl_reset_name(status));
 		j->retry_after = 1;
 		pthread_mutex_lock(&J->lock);
@@ -608,7 +323,7 @@ void *gpu_main(void *arg)
 			g->busy = 1;
 			pthread_mutex_unlock(&J->lock);
 			double t0 = clock_s();
-			gpu_complete(g, j);
+			gpu_job_complete(g, j);
 			j->gpu_s += clock_s() - t0;
 			if (!gpu_finish_job(g, &e, j, flight, &nflight, clock_s() - t0))
 				break;
@@ -667,15 +382,9 @@ void *gpu_main(void *arg)
 
 		j->method = CONVOLVE_FFT;
 		memset(&j->flight, 0, sizeof j->flight);
-		/* --gpu-timeout: its GPU work stops at the next dispatch past it */
-		g->cancel.deadline = J->cfg.gpu_timeout > 0 ? t0 + J->cfg.gpu_timeout : 0;
-		if (j->kind == JOB_CONV2D || j->kind == JOB_CONV2D_T)
-			run_tensor(g, e, j);
-		else if (!run_direct(g, e, &(struct bloom_kernel){
-		                     j->named ? &j->named->img : j->kimg.pixels ? &j->kimg : NULL,
-		                     {0, 0}}, j))
-			gpu_run(g, engine_bloom(e), j);
-		g->cancel.deadline = 0; /* idle work has none */
+		gpu_cancel_arm(g, t0); /* its GPU work stops at the next dispatch past --gpu-timeout */
+		gpu_job_run(g, e, j);
+		gpu_cancel_disarm(g); /* idle work has no deadline */
 		j->gpu_s = clock_s() - t0;
 		if (nflight) { /* issued while another frame was on the GPU */
 			pthread_mutex_lock(&J->lock);

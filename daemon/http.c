@@ -88,10 +88,13 @@ enum MHD_Result respond_json(struct req *r, int status, json_t *o, const char *c
 	char *s = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
 	json_decref(o);
 	if (!s) { /* out of memory: a fixed answer rather than none */
-		static const char oom[] = "{\"error\": {\"status\": 500, \"code\": \"out_of_memory\", "
-		                          "\"message\": \"the answer could not be built\"}}\n";
-		snprintf(r->code, sizeof r->code, "out_of_memory");
-		return respond(r, 500, "application/json", (void *)oom, sizeof oom - 1, 0, extra);
+		const struct api_error_def *e = api_error(API_E_ANSWER_NOMEM);
+		char oom[160];
+		int n = snprintf(oom, sizeof oom, "{\"error\": {\"status\": %d, \"code\": \"%s\", "
+		                 "\"message\": \"the answer could not be built\"}}\n", e->status,
+		                 e->code);
+		snprintf(r->code, sizeof r->code, "%s", e->code);
+		return respond(r, e->status, "application/json", oom, (size_t)n, 0, extra);
 	}
 	size_t l = strlen(s);
 	char *t = realloc(s, l + 2);
@@ -103,30 +106,34 @@ enum MHD_Result respond_json(struct req *r, int status, json_t *o, const char *c
 	return respond(r, status, "application/json", s, l, 1, extra);
 }
 
-enum MHD_Result respond_error_x(struct req *r, int status, const char *code,
-                                       const char *const *extra, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-enum MHD_Result respond_error_x(struct req *r, int status, const char *code,
-                                       const char *const *extra, const char *fmt, ...)
+enum MHD_Result respond_error_x(struct req *r, int error, const char *const *extra,
+                                const char *fmt, ...)
 {
+	const struct api_error_def *e = api_error(error);
+	int status = e->status ? e->status : 500;
 	char msg[2048];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	api_utf8_clean(msg); /* messages quote the client's bytes */
-	json_t *o = json_pack("{s:{s:i,s:s,s:s}}", "error", "status", status, "code", code,
-	                      "message", msg);
-	snprintf(r->code, sizeof r->code, "%s", code);
+	json_t *o = json_pack("{s:{s:i,s:s,s:s}}", "error", "status", status, "code",
+	                      e->status ? e->code : "internal", "message", msg);
+	snprintf(r->code, sizeof r->code, "%s", e->status ? e->code : "internal");
 	return respond_json(r, status, o, extra);
 }
 
-enum MHD_Result respond_busy(struct req *r, const char *code, const char *msg)
+const char *retry_after(const struct req *r, char buf[16])
+{
+	snprintf(buf, 16, "%d", r->S->cfg.retry_after);
+	return buf;
+}
+
+enum MHD_Result respond_busy(struct req *r, int error, const char *msg)
 {
 	char ra[16];
-	snprintf(ra, sizeof ra, "%d", r->S->cfg.retry_after);
-	const char *extra[] = {"Retry-After", ra, NULL};
-	return respond_error_x(r, 503, code, extra, "%s", msg);
+	const char *extra[] = {"Retry-After", retry_after(r, ra), NULL};
+	return respond_error_x(r, error, extra, "%s", msg);
 }
 
 void client_addr(struct MHD_Connection *c, char *buf, size_t len)

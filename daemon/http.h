@@ -11,6 +11,8 @@
 #include <stddef.h>
 
 #include "daemon/server.h"
+#include "api/errors.h"
+#include "api/operation.h"
 #include "api/request.h"
 
 #define DISCARD_MAX (16u << 20) /* bytes past --max-body of a chunked body read (and dropped) so
@@ -27,22 +29,6 @@ _Static_assert(REQUEST_MAX_PARAMS + 4 <= MAX_PARTS, "a part for every parameter 
 /* Connections libmicrohttpd accepts past --max-connections, each at once making room by closing
  * an idle one (make_room): a full server still admits new clients while idle ones wait. */
 #define CONN_SPARE(max) ((max) / 8 + 8)
-
-enum route {
-	R_NONE = 0, R_BLOOM, R_CONVOLVE, R_CONV2D, R_CONV2D_T, R_KERNELS, R_KERNEL, R_HEALTHZ, R_READYZ, R_METRICS,
-	R_INFO, R_OPENAPI, R_WEB, R_IMAGES, R_IMAGE, R_BLOOM_GET, R_CONVOLVE_GET,
-	R_FAULTS, /* builds with fault injection only (gles/fault.h) */
-};
-
-/* Each route's path (a prefix followed by a name when `named`), its label in logs and metrics,
- * its methods, and what its name names (for the message refusing a bad one). */
-struct route_def {
-	const char *path;
-	const char *label;
-	const char *allow;
-	const char *named;
-};
-extern const struct route_def routes[];
 
 /* A TCP connection's deadlines (libmicrohttpd's own timeout is for idleness, which a client
  * trickling a byte at a time never reaches): its request's headers must be complete within
@@ -97,7 +83,7 @@ struct req {
 	struct MHD_Connection *conn;
 	struct conn *tcp;     /* the connection's deadlines */
 	int init;             /* the first call with the headers ran */
-	enum route route;
+	int route;            /* enum op_id */
 	char method[8];
 	char path[128];
 	char raw[256];        /* the request target as sent (before percent-decoding), cut */
@@ -135,6 +121,8 @@ struct req {
 };
 
 /* server.c: libmicrohttpd's callbacks for a request */
+/* 1 when every operation has a handler; else 0 with the first one without named in missing. */
+int routes_complete(char *missing, size_t len);
 enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                            const char *method, const char *version, const char *upload,
                            size_t *upload_size, void **con_cls);
@@ -152,12 +140,15 @@ void touch(struct server *S, int delta);
 enum MHD_Result respond(struct req *r, int status, const char *ctype, void *body, size_t len,
                         int owned, const char *const *extra);
 enum MHD_Result respond_json(struct req *r, int status, json_t *o, const char *const *extra);
-enum MHD_Result respond_error_x(struct req *r, int status, const char *code,
-                                const char *const *extra, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-#define respond_error(r, status, code, ...) respond_error_x(r, status, code, NULL, __VA_ARGS__)
-/* 503 with Retry-After. */
-enum MHD_Result respond_busy(struct req *r, const char *code, const char *msg);
+/* Queues the error body {"error": {"status", "code", "message"}} of the error table's row error
+ * (enum api_error; API_E_NONE answers 500 internal), with the message made from fmt. */
+enum MHD_Result respond_error_x(struct req *r, int error, const char *const *extra,
+                                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#define respond_error(r, error, ...) respond_error_x(r, error, NULL, __VA_ARGS__)
+/* --retry-after as a Retry-After value, written into buf. */
+const char *retry_after(const struct req *r, char buf[16]);
+/* The error (a 503 row) with Retry-After. */
+enum MHD_Result respond_busy(struct req *r, int error, const char *msg);
 void client_addr(struct MHD_Connection *c, char *buf, size_t len);
 int client_fd(struct MHD_Connection *c);
 struct conn *conn_of(struct MHD_Connection *c);
@@ -185,9 +176,9 @@ enum MHD_Result route_render(struct req *r);       /* GET /v1/bloom/NAME, /v1/co
  * Cache-Control, Vary) at extra[e...] (room for 8 entries); returns the new e. */
 int store_answer_headers(struct req *r, const struct job *j, const char **extra, int e);
 /* Whether a GET render may go on: with --url-signing-key-file, a valid Bearer key (bearer) or
- * a valid sig=; without, the API key's rule of /v1/. 0, or the status to answer (401, 403) with
- * its code and message. Sets r->by_key when the API key was what granted it. */
-int store_access(struct req *r, int bearer, const char **code, char *msg, size_t len);
+ * a valid sig=; without, the API key's rule of /v1/. API_E_NONE, or the error to answer (401, 403)
+ * with its message (msg). Sets r->by_key when the API key was what granted it. */
+int store_access(struct req *r, int bearer, char *msg, size_t len);
 
 /* routes_admin.c */
 enum MHD_Result route_kernel(struct req *r);

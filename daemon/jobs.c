@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "daemon/apiutil.h"
+#include "daemon/gpu_cancel.h"
 #include "daemon/jobs_impl.h"
 #include "daemon/lifecycle.h"
 #include "core/log.h"
@@ -57,12 +58,12 @@ void unqueue(struct jobs *J, struct job *j)
 	}
 }
 
-void set_error(struct job *j, int status, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-void set_error(struct job *j, int status, const char *code, const char *fmt, ...)
+void set_error(struct job *j, int error, const char *fmt, ...)
 {
-	j->status = status;
-	snprintf(j->code, sizeof j->code, "%s", code);
+	const struct api_error_def *e = api_error(error);
+	j->error = error;
+	j->status = e->status;
+	snprintf(j->code, sizeof j->code, "%s", e->code);
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(j->message, sizeof j->message, fmt, ap);
@@ -143,13 +144,13 @@ static void sweep(struct jobs *J, struct fifo *f, double now, struct fifo *out)
 			f->tail = prev;
 		unqueue(J, j);
 		if (late) {
-			set_error(j, 504, "deadline_exceeded",
+			set_error(j, API_E_DEADLINE_EXCEEDED,
 			          "the job waited %.3f s for a GPU, beyond the %g s deadline",
 			          now - j->t_admit, J->cfg.deadline);
 			metrics_drop(J->metrics, METRICS_DROP_DEADLINE);
 		} else {
 			j->dropped = 1;
-			set_error(j, 499, "client_gone", "the client closed the connection");
+			set_error(j, API_E_CLIENT_GONE, "the client closed the connection");
 			metrics_drop(J->metrics, METRICS_DROP_CLIENT_GONE);
 		}
 		fifo_push(out, j);
@@ -204,6 +205,7 @@ int jobs_reserve(struct jobs *J, int kind)
 void jobs_start(struct jobs *J, struct job *j)
 {
 	j->status = 0;
+	j->error = 0;
 	j->retry_after = 0;
 	j->code[0] = j->message[0] = 0;
 	j->body = NULL;
@@ -358,14 +360,13 @@ void jobs_shutdown(struct jobs *J)
 		unqueue(J, j);
 	/* the drain is over: running jobs stop at their next dispatch (503 shutting_down), so
 	 * that the GPU threads can be joined */
-	for (int i = 0; i < J->ngpus; i++)
-		atomic_store(&J->gpus[i].cancel.flag, 1);
+	gpu_cancel_all(J);
 	pthread_cond_broadcast(&J->codec_cv);
 	pthread_cond_broadcast(&J->gpu_cv);
 	pthread_cond_broadcast(&J->watch_cv);
 	pthread_mutex_unlock(&J->lock);
 	while ((j = fifo_pop(&drop))) {
-		set_error(j, 503, "shutting_down", "the server is shutting down");
+		set_error(j, API_E_SHUTTING_DOWN, "the server is shutting down");
 		metrics_drop(J->metrics, METRICS_DROP_SHUTDOWN);
 		finish(J, j);
 	}
@@ -489,7 +490,7 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 		struct gpu *g = &J->gpus[i];
 		g->J = J;
 		atomic_init(&g->uploads_out, 0);
-		atomic_init(&g->cancel.flag, 0);
+		gpu_cancel_init(g);
 		g->id = i;
 		g->device = devices[i];
 		J->ngpus++;

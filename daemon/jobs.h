@@ -19,6 +19,7 @@
 #include "gles/conv_shape.h"
 #include "api/format.h"
 #include "codec/image.h"
+#include "api/operation.h"
 #include "api/request.h"
 #include "codec/tensor.h"
 
@@ -37,8 +38,6 @@ enum jobs_error {
 	JOBS_E_OVER_BUDGET = -6,  /* more than the whole --memory-budget: 413 */
 };
 
-enum job_kind { JOB_BLOOM = 0, JOB_CONVOLVE, JOB_KERNEL_PUT, JOB_CONV2D, JOB_CONV2D_T,
-                JOB_IMAGE_PUT };
 
 struct kernel_entry;
 struct images;
@@ -68,6 +67,8 @@ struct job {
 
 	/* Results, valid in done(). */
 	int status;                       /* HTTP status */
+	int error;                        /* enum api_error (api/errors.h); API_E_NONE on
+	                                     success */
 	int retry_after;                  /* with 429: seconds to send in Retry-After (0: none) */
 	char code[32];                    /* error code; "" on success */
 	char message[JOBS_ERR_LEN];       /* error message; "" on success */

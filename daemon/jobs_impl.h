@@ -1,8 +1,10 @@
 /* The job pipeline's shared state, private to its files: jobs.c (admission, the queue, the
  * watchdog, status and shutdown), codec.c (the codec threads: decode with the memory budget,
  * encode, kernel PUTs), gpu_context.c (a GPU thread's engine, warm-up and spare plans, the
- * new-size budget, trimming programs) and gpu_worker.c (a GPU thread: running jobs, idle work,
- * resets). Not for use outside daemon/jobs.c, codec.c, gpu_context.c, gpu_worker.c. */
+ * new-size budget, trimming programs), gpu_worker.c (a GPU thread: its loop, idle work,
+ * resets), gpu_jobs.c (running a job by its kind) and gpu_cancel.c (deadlines and the
+ * shutdown flag between dispatches). Not for use outside daemon/jobs.c, codec.c,
+ * gpu_context.c, gpu_worker.c, gpu_jobs.c, gpu_cancel.c. */
 #ifndef FFTBLOOM_JOBS_IMPL_H
 #define FFTBLOOM_JOBS_IMPL_H
 
@@ -10,6 +12,7 @@
 #include <stdatomic.h>
 
 #include "daemon/jobs.h"
+#include "api/errors.h"
 #include "gles/convolve.h"
 
 struct fifo {
@@ -106,8 +109,8 @@ struct job *fifo_pop(struct fifo *f);
 int is_gpu_kind(const struct job *j);
 /* Gives j's place in the queue back, once. Caller holds the lock. */
 void unqueue(struct jobs *J, struct job *j);
-void set_error(struct job *j, int status, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+/* Fails j with the error table's row error (enum api_error) and a message made from fmt. */
+void set_error(struct job *j, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Answers j: frees what the job held, calls done(), then counts it out. Called without the lock;
  * j belongs to the submitter again once done() starts. */
 void finish(struct jobs *J, struct job *j);
@@ -131,6 +134,19 @@ int gpu_build(struct gpu *g, struct engine **out, char *why, size_t len);
 /* --warm-sizes planned (a failure marks the thread's warm-up failed), then --spare-plans queued
  * for idle time. */
 void gpu_warm(struct gpu *g, struct bloom_ctx *b);
+
+/* gpu_jobs.c: by the GPU thread */
+/* Runs j by its kind: answered (failed, or a result taken), or a frame left in flight in
+ * j->flight (pending) for gpu_job_complete. */
+void gpu_job_run(struct gpu *g, struct engine *e, struct job *j);
+/* A frame left in flight: waits for the GPU, then takes its result. */
+void gpu_job_complete(struct gpu *g, struct job *j);
+/* A result from the GPU into j: its planes or image, or the failure rc (err), or the refusal
+ * of a result that came out non-finite. */
+void gpu_job_take(struct gpu *g, struct job *j, int rc, struct bloom_result *res,
+                  const char *err);
+/* j's results dropped (lent planes given back) for an error set after they were made. */
+void gpu_job_drop(struct job *j);
 
 /* gpu_worker.c */
 void *gpu_main(void *arg);

@@ -1,10 +1,13 @@
-/* Readiness, status and watchdog notices from the GPU threads' state; see lifecycle.h. */
+/* Readiness, status and watchdog notices from the GPU threads' state, and the guard that ends
+ * a stop that hangs; see lifecycle.h. */
 #include "daemon/lifecycle.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "core/clock.h"
@@ -216,4 +219,35 @@ void lifecycle_stopping(struct lifecycle *l, int open_requests, double drain_tim
 	l->stopping = 1;
 	sdnotify_sendf(l->n, "STOPPING=1\nSTATUS=%s", s);
 	snprintf(l->status, sizeof l->status, "%s", s);
+}
+
+/* The stop guard's grace past --drain-timeout: once the drain is over the running jobs stop at
+ * their next dispatch and the threads are joined, which takes far less unless a GL call hangs. */
+#define STOP_GRACE_S 5.0
+
+static double stop_by; /* clock_s() when the guard ends the process; written before it starts */
+
+static void *stop_guard_main(void *arg)
+{
+	(void)arg;
+	const struct timespec step = {0, 250000000L};
+	while (clock_s() < stop_by)
+		nanosleep(&step, NULL);
+	log_msg(LOG_ERROR, "shutdown: still running %g s after the drain timeout (a GPU call that "
+	        "does not return?): exiting now, status 1", STOP_GRACE_S);
+	_exit(1);
+	return NULL;
+}
+
+void lifecycle_stop_guard(double drain)
+{
+	stop_by = clock_s() + drain + STOP_GRACE_S;
+	pthread_t th;
+	if (pthread_create(&th, NULL, stop_guard_main, NULL)) {
+		log_msg(LOG_WARN, "shutdown: cannot start the guard thread; a hung GPU call would "
+		        "hold the process");
+		return;
+	}
+	pthread_setname_np(th, "fb-stopguard");
+	pthread_detach(th);
 }

@@ -43,6 +43,13 @@ double lifecycle_tick(struct lifecycle *l);
  * watchdog while the GPU threads stay fresh and send no other STATUS=. */
 void lifecycle_stopping(struct lifecycle *l, int open_requests, double drain_timeout);
 
+/* After a stop signal the process ends within drain (--drain-timeout) plus a grace of seconds
+ * whatever happens: a GL call that never returns (a hung GPU or driver) would otherwise hold a
+ * GPU thread, and the process, for ever. A detached thread then logs why and exits with status
+ * 1, so the service manager restarts the daemon. Call once, when the drain begins; a thread
+ * that cannot start is logged and the stop goes on unguarded. */
+void lifecycle_stop_guard(double drain);
+
 /* 1 once READY=1 was due (also without a service manager). */
 int lifecycle_is_ready(const struct lifecycle *l);
 

@@ -13,6 +13,9 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/codec.o \
 	$(BUILD)/daemon/gpu_context.o \
 	$(BUILD)/daemon/gpu_worker.o \
+	$(BUILD)/daemon/gpu_jobs.o \
+	$(BUILD)/daemon/gpu_cancel.o \
+	$(BUILD)/daemon/engine_errors.o \
 	$(BUILD)/daemon/registry.o \
 	$(BUILD)/daemon/kernels.o \
 	$(BUILD)/daemon/images.o \
@@ -22,4 +25,5 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/healthcheck.o \
 	$(BUILD)/daemon/web.o \
 	$(BUILD)/daemon/sdnotify.o \
-	$(BUILD)/daemon/lifecycle.o
+	$(BUILD)/daemon/lifecycle.o \
+	$(BUILD)/daemon/help.o

@@ -33,10 +33,10 @@ enum MHD_Result route_kernel(struct req *r)
 	struct server *S = r->S;
 	if (!strcmp(r->method, "PUT")) {
 		if (!r->len)
-			return respond_error(r, 400, "empty_body", "the request has no body: send the "
+			return respond_error(r, API_E_EMPTY_BODY, "the request has no body: send the "
 			                     "kernel image");
 		if (!sniffed(r->body, r->len))
-			return respond_error(r, 415, "unsupported_media_type", "kernel: not a JPEG, PNG, "
+			return respond_error(r, API_E_UNSUPPORTED_MEDIA_TYPE, "kernel: not a JPEG, PNG, "
 			                     "OpenEXR, Radiance HDR or PFM image (by its first bytes)");
 		r->job.kind = JOB_KERNEL_PUT;
 		r->job.image = r->body;
@@ -46,12 +46,12 @@ enum MHD_Result route_kernel(struct req *r)
 	}
 	if (!strcmp(r->method, "DELETE")) {
 		if (kernels_delete(S->o.kernels, r->name))
-			return respond_error(r, 404, "kernel_not_found", "no kernel named '%s'", r->name);
+			return respond_error(r, API_E_KERNEL_NOT_FOUND, "no kernel named '%s'", r->name);
 		return respond(r, 204, NULL, NULL, 0, 0, NULL);
 	}
 	struct kernel_entry *e = kernels_get(S->o.kernels, r->name);
 	if (!e)
-		return respond_error(r, 404, "kernel_not_found", "no kernel named '%s'", r->name);
+		return respond_error(r, API_E_KERNEL_NOT_FOUND, "no kernel named '%s'", r->name);
 	json_t *o = kernel_json(e);
 	kernels_release(S->o.kernels, e);
 	return respond_json(r, 200, o, NULL);
@@ -451,7 +451,7 @@ static enum MHD_Result route_web(struct req *r)
 	size_t len;
 	const char *ctype, *etag;
 	if (web_find(r->path, &data, &len, &ctype, &etag))
-		return respond_error(r, 404, "not_found", "no route %s", r->path);
+		return respond_error(r, API_E_NOT_FOUND, "no route %s", r->path);
 	const char *extra[] = {MHD_HTTP_HEADER_ETAG, etag, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache",
 	                       "X-Content-Type-Options", "nosniff", "Content-Security-Policy", WEB_CSP,
 	                       NULL};
@@ -465,14 +465,14 @@ enum MHD_Result route_get(struct req *r)
 {
 	struct server *S = r->S;
 	switch (r->route) {
-	case R_HEALTHZ: { /* liveness: fails while a GPU thread is hung or has failed */
+	case OP_HEALTHZ: { /* liveness: fails while a GPU thread is hung or has failed */
 		char why[200];
 		if (!jobs_live(S->o.jobs, why, sizeof why))
 			return respond_json(r, 200, json_pack("{s:s}", "status", "ok"), NULL);
 		return respond_json(r, 503, json_pack("{s:s,s:s}", "status", "unhealthy", "reason",
 		                                      why), NULL);
 	}
-	case R_READYZ: {
+	case OP_READYZ: {
 		char why[200];
 		struct jobs_status st;
 		jobs_status(S->o.jobs, &st);
@@ -486,18 +486,18 @@ enum MHD_Result route_get(struct req *r)
 			json_object_set_new(o, "warnings", warn);
 		return respond_json(r, ok ? 200 : 503, o, NULL);
 	}
-	case R_METRICS: return route_metrics(r);
-	case R_WEB: return route_web(r);
-	case R_INFO: return route_info(r);
-	case R_OPENAPI: return respond_json(r, 200, openapi_document(FFTBLOOMD_VERSION,
+	case OP_METRICS: return route_metrics(r);
+	case OP_WEB: return route_web(r);
+	case OP_INFO: return route_info(r);
+	case OP_OPENAPI: return respond_json(r, 200, openapi_document(FFTBLOOMD_VERSION,
 	                                                             S->o.api_key != NULL,
 	                                                             S->o.sign_key != NULL), NULL);
-	case R_KERNELS: {
+	case OP_KERNELS: {
 		json_t *a = json_array();
 		kernels_each(S->o.kernels, list_one, a);
 		return respond_json(r, 200, json_pack("{s:o}", "kernels", a), NULL);
 	}
-	default: return respond_error(r, 404, "not_found", "no route %s", r->path);
+	default: return respond_error(r, API_E_NOT_FOUND, "no route %s", r->path);
 	}
 }
 
@@ -511,10 +511,10 @@ enum MHD_Result route_faults(struct req *r)
 	long n = count ? strtol(count, &end, 10) : 1;
 	double t = secs ? strtod(secs, NULL) : 0;
 	if (k < 0 || (count && (*end || n < 0 || n > 1000000)) || !(t >= 0 && t <= 3600))
-		return respond_error(r, 422, "invalid_request", "kind=oom|lost|hang, count=N (default "
+		return respond_error(r, API_E_INVALID_REQUEST, "kind=oom|lost|hang, count=N (default "
 		                     "1), seconds=S for a hang");
 	if (gles_fault_arm(k, (int)n, t))
-		return respond_error(r, 404, "not_found", "this build has no fault injection");
+		return respond_error(r, API_E_NOT_FOUND, "this build has no fault injection");
 	log_msg(LOG_WARN, "fault injection: %s armed %ld time(s)", gles_fault_name(k), n);
 	return respond_json(r, 200, json_pack("{s:s,s:i,s:f}", "armed", gles_fault_name(k), "count",
 	                                      (int)n, "seconds", t), NULL);

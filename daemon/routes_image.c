@@ -73,12 +73,12 @@ enum MHD_Result start_job(struct req *r)
 		char msg[128];
 		snprintf(msg, sizeof msg, "the queue is full (%d jobs wait for a GPU); retry later",
 		         S->cfg.queue_size);
-		return respond_busy(r, "queue_full", msg);
+		return respond_busy(r, API_E_QUEUE_FULL, msg);
 	}
 	if (rc) {
 		kernels_release(S->o.kernels, r->job.named);
 		r->job.named = NULL;
-		return respond_busy(r, "shutting_down", "the server is shutting down");
+		return respond_busy(r, API_E_SHUTTING_DOWN, "the server is shutting down");
 	}
 	r->job.client_fd = client_fd(r->conn);
 	snprintf(r->job.client, sizeof r->job.client, "%s", r->client);
@@ -113,11 +113,12 @@ enum MHD_Result not_acceptable(struct req *r, const char *accept)
 	snprintf(msg, sizeof msg, "Accept: '%.200s' allows none of the image types this server "
 	         "makes: %s (format= chooses one whatever Accept says)", accept, list);
 	api_utf8_clean(msg);
-	json_t *o = json_pack("{s:{s:i,s:s,s:s,s:o}}", "error", "status", 406, "code",
-	                      "not_acceptable", "message", msg, "formats", types);
-	snprintf(r->code, sizeof r->code, "not_acceptable");
+	const struct api_error_def *e = api_error(API_E_NOT_ACCEPTABLE);
+	json_t *o = json_pack("{s:{s:i,s:s,s:s,s:o}}", "error", "status", e->status, "code",
+	                      e->code, "message", msg, "formats", types);
+	snprintf(r->code, sizeof r->code, "%s", e->code);
 	const char *extra[] = {"Vary", "Accept", NULL};
-	return respond_json(r, 406, o, extra);
+	return respond_json(r, e->status, o, extra);
 }
 
 /* A multipart form field as a parameter's text: the part's bytes, which must be short text. */
@@ -139,24 +140,24 @@ enum MHD_Result route_image(struct req *r)
 {
 	struct server *S = r->S;
 	struct job *j = &r->job;
-	j->kind = r->route == R_CONVOLVE ? JOB_CONVOLVE : JOB_BLOOM;
-	request_init(&j->req, r->route == R_CONVOLVE ? REQUEST_CONVOLVE : REQUEST_BLOOM);
+	j->kind = operations[r->route].job;
+	request_init(&j->req, operations[r->route].request);
 	const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                                 MHD_HTTP_HEADER_ACCEPT);
 	int unacceptable = format_from_accept(accept, S->cfg.auto_avif, &j->accept);
 	char qerr[REQUEST_ERR_LEN];
 	if (query_params(r, &j->req, 0, qerr))
-		return respond_error(r, 400, "bad_parameter", "%s", qerr);
+		return respond_error(r, API_E_BAD_PARAMETER, "%s", qerr);
 
 	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
 	char boundary[MULTIPART_BOUNDARY_MAX + 1];
 	int mrc = multipart_boundary(ct, boundary);
 	if (mrc == MULTIPART_E_BOUNDARY)
-		return respond_error(r, 400, "bad_multipart", "multipart/form-data without a valid "
+		return respond_error(r, API_E_BAD_MULTIPART, "multipart/form-data without a valid "
 		                     "boundary parameter");
 	if (!r->len)
-		return respond_error(r, 400, "empty_body", "the request has no body: send an image "
+		return respond_error(r, API_E_EMPTY_BODY, "the request has no body: send an image "
 		                     "(raw, or as the multipart part 'image')");
 	char err[REQUEST_ERR_LEN];
 	if (mrc == 0) {
@@ -166,13 +167,13 @@ enum MHD_Result route_image(struct req *r)
 		size_t n;
 		char merr[MULTIPART_ERR_LEN];
 		if (multipart_parse(r->body, r->len, boundary, parts, MAX_PARTS, &n, merr))
-			return respond_error(r, 400, "bad_multipart", "%s", merr);
+			return respond_error(r, API_E_BAD_MULTIPART, "%s", merr);
 		const struct multipart_part *img = NULL, *ker = NULL, *par = NULL;
 		for (size_t i = 0; i < n; i++) {
 			const struct multipart_part *p = &parts[i];
 			if (!strcmp(p->name, "image") || !strcmp(p->name, "file")) {
 				if (img)
-					return respond_error(r, 400, "bad_multipart", "both 'image' and 'file' "
+					return respond_error(r, API_E_BAD_MULTIPART, "both 'image' and 'file' "
 					                     "parts: send the image once");
 				img = p;
 			} else if (!strcmp(p->name, "kernel") && (p->filename[0] || sniffed(p->data, p->len))) {
@@ -180,27 +181,27 @@ enum MHD_Result route_image(struct req *r)
 			} else if (!strcmp(p->name, "params")) {
 				par = p;
 			} else if (!request_find(p->name, j->req.op)) {
-				return respond_error(r, 400, "bad_multipart", "unknown multipart part '%.64s' "
+				return respond_error(r, API_E_BAD_MULTIPART, "unknown multipart part '%.64s' "
 				                     "(expected image or file, kernel, params, or a parameter)",
 				                     p->name);
 			} else if (form_field(&j->req, p, err)) {
-				return respond_error(r, 400, "bad_parameter", "%s", err);
+				return respond_error(r, API_E_BAD_PARAMETER, "%s", err);
 			}
 		}
 		if (!img)
-			return respond_error(r, 400, "missing_image", "multipart body without an 'image' "
+			return respond_error(r, API_E_MISSING_IMAGE, "multipart body without an 'image' "
 			                     "part");
 		if (!img->len)
-			return respond_error(r, 400, "empty_body", "the 'image' part is empty");
+			return respond_error(r, API_E_EMPTY_BODY, "the 'image' part is empty");
 		if (par && request_set_json(&j->req, par->data, par->len, err))
-			return respond_error(r, 400, "bad_parameter", "%s", err);
+			return respond_error(r, API_E_BAD_PARAMETER, "%s", err);
 		j->image = img->data;
 		j->image_len = img->len;
 		if (ker) {
 			if (!ker->len)
-				return respond_error(r, 400, "empty_body", "the 'kernel' part is empty");
+				return respond_error(r, API_E_EMPTY_BODY, "the 'kernel' part is empty");
 			if (!sniffed(ker->data, ker->len))
-				return respond_error(r, 415, "unsupported_media_type", "kernel: not a JPEG, "
+				return respond_error(r, API_E_UNSUPPORTED_MEDIA_TYPE, "kernel: not a JPEG, "
 				                     "PNG, OpenEXR, Radiance HDR, PFM, WebP or AVIF "
 				                     "image");
 			j->kernel_data = ker->data;
@@ -211,17 +212,17 @@ enum MHD_Result route_image(struct req *r)
 		j->image_len = r->len;
 	}
 	if (request_finish(&j->req, j->kernel_data != NULL, err))
-		return respond_error(r, 400, "bad_parameter", "%s", err);
+		return respond_error(r, API_E_BAD_PARAMETER, "%s", err);
 	if (unacceptable && !request_given(&j->req, "format"))
 		return not_acceptable(r, accept);
 	if (!sniffed(j->image, j->image_len))
-		return respond_error(r, 415, "unsupported_media_type", "image: not a JPEG, PNG, "
+		return respond_error(r, API_E_UNSUPPORTED_MEDIA_TYPE, "image: not a JPEG, PNG, "
 		                     "OpenEXR, Radiance HDR, PFM, WebP or AVIF image (by its first "
 		                     "bytes)");
 	if (j->req.kernel[0]) {
 		j->named = kernels_get(S->o.kernels, j->req.kernel);
 		if (!j->named)
-			return respond_error(r, 400, "unknown_kernel", "kernel: no kernel named '%s' "
+			return respond_error(r, API_E_UNKNOWN_KERNEL, "kernel: no kernel named '%s' "
 			                     "(register it with PUT /v1/kernels/%s)", j->req.kernel,
 			                     j->req.kernel);
 	}
@@ -238,15 +239,14 @@ static enum MHD_Result answer_job(struct req *r)
 	}
 	if (j->status >= 400 || !j->body) {
 		if (j->status == 503)
-			return respond_busy(r, j->code, j->message);
+			return respond_busy(r, j->error, j->message);
 		if (j->status == 429) {
 			char ra[16];
 			snprintf(ra, sizeof ra, "%d", j->retry_after > 0 ? j->retry_after : 1);
 			const char *extra[] = {"Retry-After", ra, NULL};
-			return respond_error_x(r, 429, j->code, extra, "%s", j->message);
+			return respond_error_x(r, j->error, extra, "%s", j->message);
 		}
-		return respond_error(r, j->status >= 400 ? j->status : 500,
-		                     j->code[0] ? j->code : "internal", "%s",
+		return respond_error(r, j->error ? j->error : API_E_INTERNAL, "%s",
 		                     j->message[0] ? j->message : "no result");
 	}
 	unsigned char *body = j->body;
@@ -304,26 +304,25 @@ static enum MHD_Result answer_job(struct req *r)
 enum MHD_Result route_tensor(struct req *r)
 {
 	struct job *j = &r->job;
-	int t = r->route == R_CONV2D_T;
-	j->kind = t ? JOB_CONV2D_T : JOB_CONV2D;
-	request_init(&j->req, t ? REQUEST_CONV2D_T : REQUEST_CONV2D);
+	j->kind = operations[r->route].job;
+	request_init(&j->req, operations[r->route].request);
 	char qerr[REQUEST_ERR_LEN];
 	if (query_params(r, &j->req, 0, qerr))
-		return respond_error(r, 400, "bad_parameter", "%s", qerr);
+		return respond_error(r, API_E_BAD_PARAMETER, "%s", qerr);
 	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
 	char boundary[MULTIPART_BOUNDARY_MAX + 1];
 	int mrc = multipart_boundary(ct, boundary);
 	if (mrc)
-		return respond_error(r, mrc == MULTIPART_E_BOUNDARY ? 400 : 415, mrc ==
-		                     MULTIPART_E_BOUNDARY ? "bad_multipart" : "unsupported_media_type",
+		return respond_error(r, mrc == MULTIPART_E_BOUNDARY ? API_E_BAD_MULTIPART :
+		                     API_E_UNSUPPORTED_MEDIA_TYPE,
 		                     "send multipart/form-data with the parts input, weight, optional "
 		                     "bias (NPY files) and params (JSON)");
 	struct multipart_part parts[MAX_PARTS];
 	size_t n;
 	char merr[MULTIPART_ERR_LEN], err[REQUEST_ERR_LEN];
 	if (multipart_parse(r->body, r->len, boundary, parts, MAX_PARTS, &n, merr))
-		return respond_error(r, 400, "bad_multipart", "%s", merr);
+		return respond_error(r, API_E_BAD_MULTIPART, "%s", merr);
 	static const char *names[3] = {"input", "weight", "bias"};
 	const struct multipart_part *par = NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -334,25 +333,25 @@ enum MHD_Result route_tensor(struct req *r)
 				k = m;
 		if (k >= 0) {
 			if (!p->len)
-				return respond_error(r, 400, "empty_body", "the '%s' part is empty", names[k]);
+				return respond_error(r, API_E_EMPTY_BODY, "the '%s' part is empty", names[k]);
 			j->npy[k] = p->data;
 			j->npy_len[k] = p->len;
 		} else if (!strcmp(p->name, "params")) {
 			par = p;
 		} else if (!request_find(p->name, j->req.op)) {
-			return respond_error(r, 400, "bad_multipart", "unknown multipart part '%.64s' "
+			return respond_error(r, API_E_BAD_MULTIPART, "unknown multipart part '%.64s' "
 			                     "(expected input, weight, bias, params, or a parameter)",
 			                     p->name);
 		} else if (form_field(&j->req, p, err)) {
-			return respond_error(r, 400, "bad_parameter", "%s", err);
+			return respond_error(r, API_E_BAD_PARAMETER, "%s", err);
 		}
 	}
 	if (!j->npy[0] || !j->npy[1])
-		return respond_error(r, 400, "missing_tensor", "the parts input and weight (NPY) are "
+		return respond_error(r, API_E_MISSING_TENSOR, "the parts input and weight (NPY) are "
 		                     "required");
 	if (par && request_set_json(&j->req, par->data, par->len, err))
-		return respond_error(r, 400, "bad_parameter", "%s", err);
+		return respond_error(r, API_E_BAD_PARAMETER, "%s", err);
 	if (request_finish(&j->req, 0, err))
-		return respond_error(r, 400, "bad_parameter", "%s", err);
+		return respond_error(r, API_E_BAD_PARAMETER, "%s", err);
 	return start_job(r);
 }

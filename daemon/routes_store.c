@@ -39,7 +39,7 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 	return MHD_YES;
 }
 
-int store_access(struct req *r, int bearer, const char **code, char *msg, size_t len)
+int store_access(struct req *r, int bearer, char *msg, size_t len)
 {
 	struct server *S = r->S;
 	r->by_key = 0;
@@ -55,23 +55,19 @@ int store_access(struct req *r, int bearer, const char **code, char *msg, size_t
 		                : urlsign_verify(S->o.sign_key, S->o.sign_key_len, r->path, a.p, a.n);
 		if (!rc)
 			return 0;
-		if (rc == URLSIGN_E_MISSING) {
-			*code = "signature_required";
+		if (rc == URLSIGN_E_MISSING)
 			snprintf(msg, len, "%s needs a signed URL (a sig= parameter: see fftbloom sign-url) "
 			         "or Authorization: Bearer <API key>", r->path);
-		} else {
-			*code = "bad_signature";
+		else
 			snprintf(msg, len, "the signature does not match this path and query (sig = "
 			         "base64url(HMAC-SHA256(key, path + '?' + the sorted, percent-encoded "
 			         "parameters without sig)))%s", a.over ? "; too many parameters" : "");
-		}
-		return 403;
+		return rc == URLSIGN_E_MISSING ? API_E_SIGNATURE_REQUIRED : API_E_BAD_SIGNATURE;
 	}
 	if (S->o.api_key) {
 		if (!bearer) {
-			*code = "unauthorized";
 			snprintf(msg, len, "%s requires Authorization: Bearer <API key>", r->path);
-			return 401;
+			return API_E_UNAUTHORIZED;
 		}
 		r->by_key = 1;
 	}
@@ -99,14 +95,14 @@ static int render_headers(struct req *r, const char **extra, int e)
 
 int store_answer_headers(struct req *r, const struct job *j, const char **extra, int e)
 {
-	if (j->status == 201 && (r->route == R_KERNEL || r->route == R_IMAGE)) {
-		snprintf(r->location, sizeof r->location, "%s%s", r->route == R_KERNEL ?
+	if (j->status == 201 && (r->route == OP_KERNEL || r->route == OP_IMAGE)) {
+		snprintf(r->location, sizeof r->location, "%s%s", r->route == OP_KERNEL ?
 		         "/v1/kernels/" : "/v1/images/", r->name);
 		extra[e++] = MHD_HTTP_HEADER_LOCATION;
 		extra[e++] = r->location;
 		return e;
 	}
-	if (r->route == R_BLOOM_GET || r->route == R_CONVOLVE_GET)
+	if (r->route == OP_BLOOM_GET || r->route == OP_CONVOLVE_GET)
 		e = render_headers(r, extra, e);
 	return e;
 }
@@ -130,13 +126,13 @@ enum MHD_Result route_image_store(struct req *r)
 	struct server *S = r->S;
 	if (!strcmp(r->method, "PUT")) {
 		if (!r->len)
-			return respond_error(r, 400, "empty_body", "the request has no body: send the "
+			return respond_error(r, API_E_EMPTY_BODY, "the request has no body: send the "
 			                     "image");
 		if (!sniffed(r->body, r->len))
-			return respond_error(r, 415, "unsupported_media_type", "image: not a JPEG, PNG, "
+			return respond_error(r, API_E_UNSUPPORTED_MEDIA_TYPE, "image: not a JPEG, PNG, "
 			                     "OpenEXR, Radiance HDR or PFM image (by its first bytes)");
 		if (r->len > S->cfg.image_memory)
-			return respond_error(r, 413, "image_too_large", "the image's %zu bytes are more "
+			return respond_error(r, API_E_IMAGE_TOO_LARGE, "the image's %zu bytes are more "
 			                     "than the whole --image-memory of %llu bytes", r->len,
 			                     S->cfg.image_memory);
 		r->job.kind = JOB_IMAGE_PUT;
@@ -148,12 +144,12 @@ enum MHD_Result route_image_store(struct req *r)
 	}
 	if (!strcmp(r->method, "DELETE")) {
 		if (images_delete(S->o.images, r->name))
-			return respond_error(r, 404, "image_not_found", "no image named '%s'", r->name);
+			return respond_error(r, API_E_IMAGE_NOT_FOUND, "no image named '%s'", r->name);
 		return respond(r, 204, NULL, NULL, 0, 0, NULL);
 	}
 	struct image_entry *e = images_get(S->o.images, r->name);
 	if (!e)
-		return respond_error(r, 404, "image_not_found", "no image named '%s'", r->name);
+		return respond_error(r, API_E_IMAGE_NOT_FOUND, "no image named '%s'", r->name);
 	json_t *o = images_entry_json(e);
 	images_release(S->o.images, e);
 	return respond_json(r, 200, o, NULL);
@@ -165,30 +161,29 @@ enum MHD_Result route_render(struct req *r)
 {
 	struct server *S = r->S;
 	struct job *j = &r->job;
-	int conv = r->route == R_CONVOLVE_GET;
-	j->kind = conv ? JOB_CONVOLVE : JOB_BLOOM;
-	request_init(&j->req, conv ? REQUEST_CONVOLVE : REQUEST_BLOOM);
+	j->kind = operations[r->route].job;
+	request_init(&j->req, operations[r->route].request);
 	const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                                 MHD_HTTP_HEADER_ACCEPT);
 	int unacceptable = format_from_accept(accept, S->cfg.auto_avif, &j->accept);
 	char qerr[REQUEST_ERR_LEN];
 	if (query_params(r, &j->req, 1, qerr)) /* sig: a signed URL's, verified before */
-		return respond_error(r, 400, "bad_parameter", "%s", qerr);
+		return respond_error(r, API_E_BAD_PARAMETER, "%s", qerr);
 	if (!request_given(&j->req, "format"))
 		r->vary_accept = 1;
 	char err[REQUEST_ERR_LEN];
 	if (request_finish(&j->req, 0, err))
-		return respond_error(r, 400, "bad_parameter", "%s", err);
+		return respond_error(r, API_E_BAD_PARAMETER, "%s", err);
 	if (unacceptable && !request_given(&j->req, "format"))
 		return not_acceptable(r, accept);
 	r->stored = images_get(S->o.images, r->name);
 	if (!r->stored)
-		return respond_error(r, 404, "image_not_found", "no image named '%s' (store one with "
+		return respond_error(r, API_E_IMAGE_NOT_FOUND, "no image named '%s' (store one with "
 		                     "PUT /v1/images/%s)", r->name, r->name);
 	if (j->req.kernel[0]) {
 		j->named = kernels_get(S->o.kernels, j->req.kernel);
 		if (!j->named)
-			return respond_error(r, 400, "unknown_kernel", "kernel: no kernel named '%s' "
+			return respond_error(r, API_E_UNKNOWN_KERNEL, "kernel: no kernel named '%s' "
 			                     "(register it with PUT /v1/kernels/%s)", j->req.kernel,
 			                     j->req.kernel);
 	}
@@ -205,7 +200,7 @@ enum MHD_Result route_render(struct req *r)
 	if (etag_render_tag(&er, r->etag)) {
 		kernels_release(S->o.kernels, j->named);
 		j->named = NULL;
-		return respond_error(r, 500, "internal", "the answer's ETag could not be computed");
+		return respond_error(r, API_E_INTERNAL, "the answer's ETag could not be computed");
 	}
 	const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                              MHD_HTTP_HEADER_IF_NONE_MATCH);

@@ -1,6 +1,6 @@
-/* fftbloomd's HTTP server on libmicrohttpd: the route table and a request's life from its first
- * line to its log line (framing, method, CORS, authentication, body collection, dispatch); the
- * listeners' start and stop are server_listen.c; see server.h. */
+/* fftbloomd's HTTP server on libmicrohttpd: the operation table's routes bound to handlers, and
+ * a request's life from its first line to its log line (framing, method, CORS, authentication,
+ * body collection, dispatch); the listeners' start and stop are server_listen.c; see server.h. */
 #include "daemon/server.h"
 
 #include <math.h>
@@ -17,62 +17,59 @@
 #include "core/clock.h"
 #include "core/urlsign.h"
 
-const struct route_def routes[] = {
-	[R_NONE] = {NULL, "other", "", NULL},
-	[R_BLOOM] = {"/v1/bloom", "bloom", "POST, OPTIONS", NULL},
-	[R_CONVOLVE] = {"/v1/convolve", "convolve", "POST, OPTIONS", NULL},
-	[R_CONV2D] = {"/v1/conv2d", "conv2d", "POST, OPTIONS", NULL},
-	[R_CONV2D_T] = {"/v1/conv2d_transpose", "conv2d_transpose", "POST, OPTIONS", NULL},
-	[R_KERNELS] = {"/v1/kernels", "kernels", "GET, HEAD, OPTIONS", NULL},
-	[R_KERNEL] = {"/v1/kernels/", "kernel", "GET, HEAD, PUT, DELETE, OPTIONS", "kernel"},
-	[R_HEALTHZ] = {"/healthz", "healthz", "GET, HEAD, OPTIONS", NULL},
-	[R_READYZ] = {"/readyz", "readyz", "GET, HEAD, OPTIONS", NULL},
-	[R_METRICS] = {"/metrics", "metrics", "GET, HEAD, OPTIONS", NULL},
-	[R_INFO] = {"/v1/info", "info", "GET, HEAD, OPTIONS", NULL},
-	[R_OPENAPI] = {"/openapi.json", "openapi", "GET, HEAD, OPTIONS", NULL},
-	[R_WEB] = {"/", "web", "GET, HEAD, OPTIONS", NULL}, /* and every /web/NAME web_find knows */
-	[R_IMAGES] = {"/v1/images", "images", "GET, HEAD, OPTIONS", NULL},
-	[R_IMAGE] = {"/v1/images/", "image", "GET, HEAD, PUT, DELETE, OPTIONS", "image"},
-	[R_BLOOM_GET] = {"/v1/bloom/", "bloom_get", "GET, HEAD, OPTIONS", "image"},
-	[R_CONVOLVE_GET] = {"/v1/convolve/", "convolve_get", "GET, HEAD, OPTIONS", "image"},
-	[R_FAULTS] = {"/v1/faults", "faults", "POST, OPTIONS", NULL},
+/* Each operation's handler (api/operation.h's rows bound to code): server_create refuses
+ * to start while a row has none. */
+typedef enum MHD_Result route_handler(struct req *r);
+static route_handler *const handlers[OP_COUNT] = {
+	[OP_BLOOM] = route_image,
+	[OP_CONVOLVE] = route_image,
+	[OP_CONV2D] = route_tensor,
+	[OP_CONV2D_T] = route_tensor,
+	[OP_KERNELS] = route_get,
+	[OP_KERNEL] = route_kernel,
+	[OP_IMAGES] = route_images,
+	[OP_IMAGE] = route_image_store,
+	[OP_BLOOM_GET] = route_render,
+	[OP_CONVOLVE_GET] = route_render,
+	[OP_HEALTHZ] = route_get,
+	[OP_READYZ] = route_get,
+	[OP_METRICS] = route_get,
+	[OP_INFO] = route_get,
+	[OP_OPENAPI] = route_get,
+	[OP_WEB] = route_get,
+	[OP_FAULTS] = route_faults,
 };
 
-static enum route match_route(const char *url, char name[65], int *bad_name)
+int routes_complete(char *missing, size_t len)
+{
+	for (int op = OP_NONE + 1; op < OP_COUNT; op++)
+		if (!handlers[op]) {
+			snprintf(missing, len, "%s", operations[op].label);
+			return 0;
+		}
+	return 1;
+}
+
+static int match_route(const char *url, char name[65], int *bad_name)
 {
 	*bad_name = 0;
-	for (int i = 1; i < (int)(sizeof routes / sizeof routes[0]); i++) {
-		if (routes[i].named) { /* a prefix, then a name */
-			size_t pl = strlen(routes[i].path);
-			if (!strncmp(url, routes[i].path, pl) && url[pl]) {
+	for (int i = OP_NONE + 1; i < OP_COUNT; i++) {
+		const struct operation *o = &operations[i];
+		if (o->named) { /* a prefix, then a name */
+			size_t pl = strlen(o->path);
+			if (!strncmp(url, o->path, pl) && url[pl]) {
 				const char *n = url + pl;
 				if (strlen(n) > 64 || !api_valid_name(n))
 					*bad_name = 1;
 				else
 					snprintf(name, 65, "%s", n);
-				return (enum route)i;
+				return i;
 			}
-		} else if (!strcmp(url, routes[i].path) && (i != R_FAULTS || GLES_FAULTS_BUILT)) {
-			return (enum route)i;
+		} else if (!strcmp(url, o->path) && (i != OP_FAULTS || GLES_FAULTS_BUILT)) {
+			return i;
 		}
 	}
-	return web_find(url, NULL, NULL, NULL, NULL) == WEB_OK ? R_WEB : R_NONE;
-}
-
-static int method_allowed(enum route rt, const char *m)
-{
-	int get = !strcmp(m, "GET") || !strcmp(m, "HEAD");
-	switch (rt) {
-	case R_BLOOM:
-	case R_CONVOLVE:
-	case R_CONV2D:
-	case R_CONV2D_T:
-	case R_FAULTS: return !strcmp(m, "POST");
-	case R_KERNEL:
-	case R_IMAGE: return get || !strcmp(m, "PUT") || !strcmp(m, "DELETE");
-	case R_NONE: return 0;
-	default: return get;
-	}
+	return web_find(url, NULL, NULL, NULL, NULL) == WEB_OK ? OP_WEB : OP_NONE;
 }
 
 /* 1 when the request carries the API key (Authorization: Bearer KEY); 0 without one set. */
@@ -91,18 +88,17 @@ static int bearer_valid(struct req *r)
 	return urlsign_equal(h, strlen(h), S->o.api_key, S->o.api_key_len);
 }
 
-/* Whether r may go on: 0, or the status to answer (401, 403) with its code and message. /v1/
+/* Whether r may go on: API_E_NONE, or the error to answer (401, 403) with its message. /v1/
  * needs the API key when one is set; GET renders follow store_access (signed URLs). */
-static int access_status(struct req *r, const char **code, char *msg, size_t len)
+static int access_error(struct req *r, char *msg, size_t len)
 {
 	const struct server *S = r->S;
-	if (r->route == R_BLOOM_GET || r->route == R_CONVOLVE_GET)
-		return store_access(r, bearer_valid(r), code, msg, len);
+	if (r->route == OP_BLOOM_GET || r->route == OP_CONVOLVE_GET)
+		return store_access(r, bearer_valid(r), msg, len);
 	if (!S->o.api_key || strncmp(r->path, "/v1/", 4) || bearer_valid(r))
 		return 0;
-	*code = "unauthorized";
 	snprintf(msg, len, "%s requires Authorization: Bearer <API key>", r->path);
-	return 401;
+	return API_E_UNAUTHORIZED;
 }
 
 /* 1 when a request target carries what no route or name can: a NUL or control byte, raw or
@@ -234,20 +230,20 @@ static int framing_check(struct req *r, const char *version, enum MHD_Result *re
 	const char *close_hdr[] = {MHD_HTTP_HEADER_CONNECTION, "close", NULL};
 	struct MHD_Connection *c = r->conn;
 	if (r->raw_bad) {
-		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "the request target holds a "
+		*ret = respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "the request target holds a "
 		                       "NUL or control character");
 		return 1;
 	}
 	if (version && !strcmp(version, MHD_HTTP_VERSION_1_1) &&
 	    !MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST)) {
-		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "an HTTP/1.1 request needs a "
+		*ret = respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "an HTTP/1.1 request needs a "
 		                       "Host header");
 		return 1;
 	}
 	int bad_fields = 0;
 	MHD_get_connection_values_n(c, MHD_HEADER_KIND, count_bad_field, &bad_fields);
 	if (bad_fields) {
-		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "a header field's name holds "
+		*ret = respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "a header field's name holds "
 		                       "whitespace or a control character (as 'Content-Length : 5' "
 		                       "would), or its value a control character");
 		return 1;
@@ -255,7 +251,7 @@ static int framing_check(struct req *r, const char *version, enum MHD_Result *re
 	struct header_count host = {MHD_HTTP_HEADER_HOST, 0};
 	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &host);
 	if (host.n > 1) {
-		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "Host given more than once");
+		*ret = respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "Host given more than once");
 		return 1;
 	}
 	struct header_count cl = {MHD_HTTP_HEADER_CONTENT_LENGTH, 0},
@@ -267,7 +263,7 @@ static int framing_check(struct req *r, const char *version, enum MHD_Result *re
 	const char *tev = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 	                                              MHD_HTTP_HEADER_TRANSFER_ENCODING);
 	if (cl.n > 1 || te.n > 1 || (cl.n && te.n)) {
-		*ret = respond_error_x(r, 400, "bad_request", close_hdr, "%s", cl.n && te.n
+		*ret = respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "%s", cl.n && te.n
 		                       ? "Content-Length together with Transfer-Encoding"
 		                       : "Content-Length or Transfer-Encoding given more than once");
 		return 1;
@@ -278,7 +274,7 @@ static int framing_check(struct req *r, const char *version, enum MHD_Result *re
 			p++;
 		size_t d = strspn(p, "0123456789");
 		if (!d || d > 19 || p[d + strspn(p + d, " \t")]) {
-			*ret = respond_error_x(r, 400, "bad_request", close_hdr, "Content-Length '%.32s' "
+			*ret = respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "Content-Length '%.32s' "
 			                       "is not a number of bytes", clv);
 			return 1;
 		}
@@ -289,7 +285,7 @@ static int framing_check(struct req *r, const char *version, enum MHD_Result *re
 			p++;
 		size_t l = strcspn(p, " \t");
 		if (l != 7 || strncasecmp(p, "chunked", 7) || p[l + strspn(p + l, " \t")]) {
-			*ret = respond_error_x(r, 501, "not_implemented", close_hdr, "Transfer-Encoding "
+			*ret = respond_error_x(r, API_E_NOT_IMPLEMENTED, close_hdr, "Transfer-Encoding "
 			                       "'%.40s' is not supported (only chunked)", tev);
 			return 1;
 		}
@@ -303,13 +299,15 @@ static int precheck(struct req *r, int early, enum MHD_Result *ret)
 {
 	const char *close_hdr[] = {early ? MHD_HTTP_HEADER_CONNECTION : NULL, "close", NULL};
 	const char *url = r->path, *method = r->method;
-	if (r->route == R_NONE) {
-		*ret = respond_error_x(r, 404, "not_found", close_hdr, "no route %s", url);
+	if (r->route == OP_NONE) {
+		*ret = respond_error_x(r, API_E_NOT_FOUND, close_hdr, "no route %s", url);
 		return 1;
 	}
+	char allow[64];
+	operation_allow(r->route, allow);
 	if (!strcmp(method, "OPTIONS")) {
-		const char *extra[] = {"Allow", routes[r->route].allow, "Access-Control-Allow-Methods",
-		                       routes[r->route].allow, "Access-Control-Allow-Headers",
+		const char *extra[] = {"Allow", allow, "Access-Control-Allow-Methods",
+		                       allow, "Access-Control-Allow-Headers",
 		                       "Authorization, Content-Type, Accept, X-Request-Id, "
 		                       "If-None-Match",
 		                       "Access-Control-Max-Age", "600", NULL, NULL, NULL};
@@ -320,27 +318,26 @@ static int precheck(struct req *r, int early, enum MHD_Result *ret)
 		*ret = respond(r, 204, NULL, NULL, 0, 0, extra);
 		return 1;
 	}
-	if (!method_allowed(r->route, method)) {
-		const char *extra[] = {"Allow", routes[r->route].allow, close_hdr[0], "close", NULL};
-		*ret = respond_error_x(r, 405, "method_not_allowed", extra,
-		                       "%s is not allowed on %s (allowed: %s)", method, url,
-		                       routes[r->route].allow);
+	if (!(operations[r->route].methods & operation_method_bit(method))) {
+		const char *extra[] = {"Allow", allow, close_hdr[0], "close", NULL};
+		*ret = respond_error_x(r, API_E_METHOD_NOT_ALLOWED, extra,
+		                       "%s is not allowed on %s (allowed: %s)", method, url, allow);
 		return 1;
 	}
-	const char *code;
 	char msg[400];
-	int st = access_status(r, &code, msg, sizeof msg);
-	if (st) {
+	int err = access_error(r, msg, sizeof msg);
+	if (err) {
 		const char *extra[] = {"WWW-Authenticate", "Bearer realm=\"fftbloomd\"", close_hdr[0],
 		                       "close", NULL};
-		*ret = respond_error_x(r, st, code, st == 401 ? extra : extra + 2, "%s", msg);
+		*ret = respond_error_x(r, err, err == API_E_UNAUTHORIZED ? extra : extra + 2, "%s",
+		                       msg);
 		return 1;
 	}
 	if (r->bad_name) {
-		int k = r->route == R_KERNEL;
-		*ret = respond_error_x(r, 400, k ? "bad_kernel_name" : "bad_image_name", close_hdr,
+		int k = r->route == OP_KERNEL;
+		*ret = respond_error_x(r, k ? API_E_BAD_KERNEL_NAME : API_E_BAD_IMAGE_NAME, close_hdr,
 		                       "%s names are 1-64 characters of A-Z a-z 0-9 . _ - "
-		                       "(not starting with '.')", routes[r->route].named);
+		                       "(not starting with '.')", operations[r->route].named);
 		return 1;
 	}
 	return 0;
@@ -375,13 +372,13 @@ static enum MHD_Result body_refused(struct req *r, int rc, unsigned long long n)
 	struct server *S = r->S;
 	unsigned long long budget = S->cfg.memory_budget;
 	char ra[16];
-	snprintf(ra, sizeof ra, "%d", S->cfg.retry_after);
-	const char *extra[] = {"Retry-After", ra, MHD_HTTP_HEADER_CONNECTION, "close", NULL};
+	const char *extra[] = {"Retry-After", retry_after(r, ra), MHD_HTTP_HEADER_CONNECTION,
+	                       "close", NULL};
 	if (rc == JOBS_E_OVER_BUDGET)
-		return respond_error_x(r, 413, "body_too_large", extra + 2, "the body of %llu bytes "
+		return respond_error_x(r, API_E_BODY_TOO_LARGE, extra + 2, "the body of %llu bytes "
 		                       "is larger than the whole --memory-budget of %llu bytes", n,
 		                       budget);
-	return respond_error_x(r, 503, "memory_budget", extra, "the body of %llu bytes does not "
+	return respond_error_x(r, API_E_MEMORY_BUDGET, extra, "the body of %llu bytes does not "
 	                       "fit the --memory-budget of %llu bytes that the requests in "
 	                       "progress hold; retry later", n, budget);
 }
@@ -423,10 +420,10 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 			return ret;
 		const char *close_hdr[] = {MHD_HTTP_HEADER_CONNECTION, "close", NULL};
 		if (strcmp(method, "POST") && strcmp(method, "PUT"))
-			return respond_error_x(r, 400, "bad_request", close_hdr, "%s %s takes no body",
+			return respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "%s %s takes no body",
 			                       method, r->path);
 		if (n > S->cfg.max_body)
-			return respond_error_x(r, 413, "body_too_large", close_hdr, "the body of %llu "
+			return respond_error_x(r, API_E_BODY_TOO_LARGE, close_hdr, "the body of %llu "
 			                       "bytes is larger than the %llu bytes allowed (--max-body)",
 			                       n, S->cfg.max_body);
 		/* an announced body that cannot fit --memory-budget now is refused before any byte;
@@ -497,24 +494,12 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 	}
 	if (r->too_large) {
 		const char *close_hdr[] = {MHD_HTTP_HEADER_CONNECTION, "close", NULL};
-		return respond_error_x(r, 413, "body_too_large", close_hdr, "the body is larger than "
+		return respond_error_x(r, API_E_BODY_TOO_LARGE, close_hdr, "the body is larger than "
 		                       "the %llu bytes allowed (--max-body)", S->cfg.max_body);
 	}
 	if (r->over_budget)
 		return body_refused(r, r->over_budget, r->len + r->discarded);
-	switch (r->route) {
-	case R_BLOOM:
-	case R_CONVOLVE: return route_image(r);
-	case R_CONV2D:
-	case R_CONV2D_T: return route_tensor(r);
-	case R_KERNEL: return route_kernel(r);
-	case R_IMAGE: return route_image_store(r);
-	case R_IMAGES: return route_images(r);
-	case R_BLOOM_GET:
-	case R_CONVOLVE_GET: return route_render(r);
-	case R_FAULTS: return route_faults(r);
-	default: return route_get(r);
-	}
+	return handlers[r->route](r);
 }
 
 /* Logs, counts and frees a request that has ended. */
@@ -531,7 +516,7 @@ static void req_end(struct server *S, struct MHD_Connection *c, struct req *r,
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && (!r->status || r->status < 400))
 		r->status = 499; /* the connection closed before the answer was sent */
 	double total = clock_s() - r->t0;
-	metrics_request(S->o.metrics, routes[r->route].label, r->status);
+	metrics_request(S->o.metrics, operations[r->route].label, r->status);
 	metrics_observe(S->o.metrics, METRICS_TOTAL, total);
 	const char *code = r->job.code[0] ? r->job.code : r->code;
 	struct log_field f[] = {
@@ -547,7 +532,7 @@ static void req_end(struct server *S, struct MHD_Connection *c, struct req *r,
 		{"error", LOG_STR, code, 0},
 	};
 	int n = code[0] ? 13 : 12;
-	int quiet = r->route == R_HEALTHZ || r->route == R_READYZ || r->route == R_METRICS;
+	int quiet = r->route == OP_HEALTHZ || r->route == OP_READYZ || r->route == OP_METRICS;
 	log_fields(quiet ? LOG_DEBUG : LOG_INFO, "request", f, n);
 	free(r->job.body);
 	kernels_release(S->o.kernels, r->job.named);

@@ -134,6 +134,11 @@ static struct MHD_Daemon *start_one(struct server *S, const char *addr, int port
 int server_create(const struct server_opts *o, struct server **out, char err[SERVER_ERR_LEN])
 {
 	*out = NULL;
+	char missing[64];
+	if (!routes_complete(missing, sizeof missing)) {
+		snprintf(err, SERVER_ERR_LEN, "the operation '%s' has no handler", missing);
+		return -1;
+	}
 	struct server *S = calloc(1, sizeof *S);
 	if (!S) {
 		snprintf(err, SERVER_ERR_LEN, "out of memory");

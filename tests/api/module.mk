@@ -1,2 +1,4 @@
 # api tests
 TEST_NAMES += api/test_request
+TEST_NAMES += api/test_errors
+TEST_NAMES += api/test_operation
