@@ -158,7 +158,7 @@ install: all $(SHARE_FILES)
 	$(INSTALL) -m 0644 $(BUILD)/share/openapi.json $(BUILD)/share/fftbloomd.env $(DESTDIR)$(DATADIR)/fftbloomd/
 	$(INSTALL) -m 0644 $(BUILD)/share/fftbloomd.txt $(BUILD)/share/fftbloom.txt README.md $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -d $(DESTDIR)$(DOCDIR)/docs
-	$(INSTALL) -m 0644 docs/*.md docs/*.png docs/*.jpg $(DESTDIR)$(DOCDIR)/docs/
+	$(INSTALL) -m 0644 $(wildcard docs/*.md docs/*.png docs/*.jpg) $(DESTDIR)$(DOCDIR)/docs/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fftbloomd $(DESTDIR)$(BINDIR)/fftbloom \
