@@ -57,7 +57,7 @@ include tests/module.mk
 include bench/module.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: FORCE all deps deps-test deps-bench deps-docs run test faults sanitize coverage bench bench-frames fuzz soak mutate picture plots \
+.PHONY: FORCE all deps deps-test deps-bench deps-docs run test faults sanitize coverage bench bench-frames fuzz soak mutate picture plots docs \
         clean install uninstall deps-systemd systemd-check
 all: $(BUILD)/fftbloomd $(BUILD)/fftbloom $(BUILD)/fftbloom-bench
 
@@ -158,13 +158,16 @@ install: all $(SHARE_FILES)
 	  chmod 0644 $(DESTDIR)$(UNITDIR)/$${u#systemd/}.tmp && mv $(DESTDIR)$(UNITDIR)/$${u#systemd/}.tmp $(DESTDIR)$(UNITDIR)/$${u#systemd/} || exit 1; done
 	$(INSTALL) -m 0644 $(BUILD)/share/openapi.json $(BUILD)/share/fftbloomd.env $(DESTDIR)$(DATADIR)/fftbloomd/
 	$(INSTALL) -m 0644 $(BUILD)/share/fftbloomd.txt $(BUILD)/share/fftbloom.txt README.md $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -d $(DESTDIR)$(DOCDIR)/docs
+	$(INSTALL) -m 0644 $(wildcard docs/*.md docs/*.png docs/*.jpg) $(DESTDIR)$(DOCDIR)/docs/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fftbloomd $(DESTDIR)$(BINDIR)/fftbloom \
 	  $(patsubst systemd/%,$(DESTDIR)$(UNITDIR)/%,$(UNITS)) \
 	  $(DESTDIR)$(DATADIR)/fftbloomd/openapi.json $(DESTDIR)$(DATADIR)/fftbloomd/fftbloomd.env \
 	  $(DESTDIR)$(DOCDIR)/fftbloomd.txt $(DESTDIR)$(DOCDIR)/fftbloom.txt $(DESTDIR)$(DOCDIR)/README.md
-	-rmdir $(DESTDIR)$(DATADIR)/fftbloomd $(DESTDIR)$(DOCDIR)
+	rm -f $(patsubst docs/%,$(DESTDIR)$(DOCDIR)/docs/%,$(wildcard docs/*.md docs/*.png docs/*.jpg))
+	-rmdir $(DESTDIR)$(DATADIR)/fftbloomd $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)
 
 run: deps all
 	$(BUILD)/fftbloomd $(ARGS)
@@ -226,6 +229,11 @@ bench: deps-bench all $(BENCH_BINS) bench-frames
 # Test frames for bench/e2e.sh from python3-skimage's photographs (bench/frames/, not committed).
 bench-frames: deps-docs
 	sh bench/make_frames.sh bench/frames
+
+# docs/configuration.md's option table from the built daemon's (tools/configuration_md.py; the
+# examples test fails when the committed one differs).
+docs: all
+	/usr/bin/python3 tools/configuration_md.py --write $(BUILD)/fftbloomd docs/configuration.md
 
 # The README's before/after picture (docs/make_picture.sh says how it is made).
 # docs/sizes-h200.png: time per pixel against frame size from the H200's result lines

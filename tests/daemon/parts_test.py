@@ -15,7 +15,7 @@ import http_test as H  # noqa: E402
 from http_test import Daemon, check, err_of, npy_bytes, npy_load, png_bytes, rand8  # noqa: E402
 
 RNG = np.random.default_rng()
-PART_LIMIT = 64  # daemon/http.h MAX_PARTS, as the README documents it
+PART_LIMIT = 64  # daemon/http.h MAX_PARTS, as docs/http-api.md documents it
 
 
 def form(fields):

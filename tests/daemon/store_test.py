@@ -4,7 +4,7 @@ SIGHUP; GET /v1/bloom/NAME and /v1/convolve/NAME against the POST render of the 
 parameters and against a numpy direct convolution; ETags equal for equivalent queries and
 different for different renders; 304 on If-None-Match with no GPU work; HEAD; Cache-Control,
 Vary and CORS; a render's place in the queue and its hold on a deleted image; signed URLs (the
-CLI's, the README's Python example's, tampered, missing, the API key instead); odd names and
+CLI's, docs/http-api.md's Python example's, tampered, missing, the API key instead); odd names and
 path traversal. Uses http_test.py's daemon harness. Last line: "SCRIPT: N passed, N failed"."""
 import base64
 import hashlib
@@ -452,10 +452,10 @@ def test_image_dir_sighup():
 # ---- signed URLs ----
 
 def readme_sign_url():
-    """The README's Python signing example (the ```python block that defines sign_url), run as
+    """The Python signing example of docs/http-api.md (the ```python block that defines sign_url), run as
     written in TMP, where url.key is: its sign_url function and what it printed."""
-    text = open(os.path.join(ROOT, "README.md")).read()
-    for block in re.findall(r"```python\n(.*?)```", text, re.S):
+    text = open(os.path.join(ROOT, "docs", "http-api.md")).read()
+    for block in re.findall(r"```python[^\n]*\n(.*?)```", text, re.S):
         if "def sign_url" in block:
             ns = {}
             cwd = os.getcwd()
@@ -465,7 +465,7 @@ def readme_sign_url():
                                timeout=60)
             os.chdir(TMP)
             try:
-                exec(compile(block, "README.md", "exec"), ns)
+                exec(compile(block, "docs/http-api.md", "exec"), ns)
             finally:
                 os.chdir(cwd)
             return ns["sign_url"], r
@@ -523,9 +523,9 @@ def test_signed_urls():
         check("a signature for another URL cannot probe names: 403 before 404", st == 403, st)
 
         sign_url, run = readme_sign_url()
-        if check("README has the Python signing example (def sign_url)", sign_url is not None):
+        if check("docs/http-api.md has the Python signing example (def sign_url)", sign_url is not None):
             printed = run.stdout.strip()
-            check("the README's example runs as written and prints a signed URL",
+            check("docs/http-api.md's example runs as written and prints a signed URL",
                   run.returncode == 0 and re.match(r"/v1/bloom/hubble\?kernel_preset=glare%3A"
                                                    r"streaks%3D6&threshold=0.5&sig=[\w-]{43}$",
                                                    printed), (run.returncode, printed, run.stderr))
@@ -535,21 +535,21 @@ def test_signed_urls():
             url = sign_url(key, "/v1/convolve/photo", {"kernel_preset": "gaussian:sigma=1.5",
                                                        "format": "pfm", "normalize": "luminance"})
             st, h, b = d.req("GET", url)
-            check("the README's Python example makes a working URL: %s" % url, st == 200 and
+            check("docs/http-api.md's Python example makes a working URL: %s" % url, st == 200 and
                   b[:2] == b"PF", (st, b[:200]))
             odd = sign_url(key, "/v1/bloom/photo", {"kernel_preset": "aperture:blades=6,radius=0.1",
                                                     "knee": "0.25", "format": "jpeg"})
             st, _, b = d.req("GET", odd)
             check("... with commas and colons in values", st == 200 and b[:2] == b"\xff\xd8",
                   (st, odd, b[:200]))
-        # an independent implementation: the scheme as the README states it, in a few lines
+        # an independent implementation: the scheme as docs/http-api.md states it, in a few lines
         params = {"intensity": "1.5", "format": "png"}
         q = "&".join(sorted(urllib.parse.quote(k, safe="") + "=" + urllib.parse.quote(v, safe="")
                             for k, v in params.items()))
         mac = hmac.new(key, ("/v1/bloom/photo?" + q).encode(), hashlib.sha256).digest()
         s = base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
         st, _, b = d.req("GET", "/v1/bloom/photo?format=png&intensity=1.5&sig=" + s)
-        check("a signature made from the README's words (hmac, quote, sorted) verifies",
+        check("a signature made from docs/http-api.md's words (hmac, quote, sorted) verifies",
               st == 200, (st, b[:200]))
 
         st, _, body = d.req("GET", "/openapi.json")

@@ -38,6 +38,10 @@ def check_tree(dest, prefix):
         "%s/share/doc/fftbloom/fftbloom.txt" % p: 0o644,
         "%s/share/doc/fftbloom/README.md" % p: 0o644,
     }
+    # the documents README.md links to, with their pictures, beside it
+    for f in sorted(os.listdir(os.path.join(ROOT, "docs"))):
+        if f.endswith((".md", ".png", ".jpg")):
+            want["%s/share/doc/fftbloom/docs/%s" % (p, f)] = 0o644
     for u in UNITS:
         want["%s/lib/systemd/system/%s" % (p, u)] = 0o644
     got = files_under(dest)

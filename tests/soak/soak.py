@@ -12,7 +12,7 @@ main phase (the weighted mix of Soak.make_kinds from 12 threads back to back, pl
 trickling header bytes from 127.0.0.2-6 and 4 trickling a body from 127.0.0.7), the bomb phase
 (concurrent 36 KB Radiance HDR bombs of 572 MB decoded, then a 146 KB PNG kernel declaring
 7071x7071), settling, then the checks:
-- every answer of every kind is one of the statuses listed for it (from the README's error table;
+- every answer of every kind is one of the statuses listed for it (from docs/http-api.md's error table;
   for the hostile kinds what issue 13 asks for); no answer, a reset or a timeout is a failure;
   a job's 503 carries Retry-After;
 - every 200 image answer matches the reference (1 code for 8-bit, 1e-5 for float32, 1e-3 for
@@ -351,7 +351,7 @@ def daemon_options():
 
 
 # ---- request kinds ----
-# Each kind: weight in the random mix, the statuses it may get (from the README's error table and
+# Each kind: weight in the random mix, the statuses it may get (from docs/http-api.md's error table and
 # route descriptions, and for the hostile ones what issue 13 asks for), a timeout, and a function
 # returning an Answer. Anything else (another status, no answer, a timeout) is a failure.
 
@@ -431,7 +431,7 @@ class Soak:
             Kind("info", "valid", 1, {200}, lambda t: self.d.get("/v1/info", t), 20),
             Kind("healthz", "valid", 1, {200}, lambda t: self.d.get("/healthz", t), 20),
             Kind("readyz", "valid", 1, {200, 503}, lambda t: self.d.get("/readyz", t), 20),
-            # invalid: refused with the README's codes
+            # invalid: refused with the documented codes
             Kind("bad_parameter", "invalid", 1, {400}, lambda t: self.post(
                 "/v1/bloom?intensity=2000", i.jpeg, timeout=t), 20),
             Kind("unknown_parameter", "invalid", 1, {400}, lambda t: self.post(
