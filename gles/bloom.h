@@ -227,6 +227,11 @@ void bloom_ctx_set_cancel(struct bloom_ctx *b, struct gles_cancel *c);
 
 /* Digest of a kernel image's size, channels and pixels. */
 void bloom_kernel_digest(const struct image *k, uint64_t digest[2]);
+/* The kernel centre p asks for in pixels of a kw x kh kernel (default floor(w/2), floor(h/2);
+ * uv scaled and clamped): the one rule for the FFT and the direct convolution. BLOOM_E_ARG with
+ * a message (err of err_len bytes) when a pixel centre lies outside the kernel. */
+int bloom_kernel_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy, char *err,
+                        size_t err_len);
 
 /* Runs op (BLOOM_OP_BLOOM or BLOOM_OP_CONVOLVE) on `in` (1-4 channels; missing alpha counts as
  * 1 and is not returned) with the kernel; writes a new image with in's channel count into *out

@@ -79,16 +79,15 @@ static int preset_image(struct bloom_ctx *b, const struct bloom_params *p, struc
 	return 0;
 }
 
-/* The kernel's centre in pixels (default floor(w/2), floor(h/2)). */
-static int kernel_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy,
-                         char err[BLOOM_ERR_LEN])
+int bloom_kernel_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy, char *err,
+                        size_t err_len)
 {
 	const struct kernel_center *c = &p->center;
 	if (c->mode == KERNEL_CENTER_PIXEL) {
 		*cx = (int)lround(c->x);
 		*cy = (int)lround(c->y);
 		if (*cx >= kw || *cy >= kh) {
-			snprintf(err, BLOOM_ERR_LEN, "kernel_center: %d,%d lies outside the %dx%d kernel",
+			snprintf(err, err_len, "kernel_center: %d,%d lies outside the %dx%d kernel",
 			         *cx, *cy, kw, kh);
 			return BLOOM_E_ARG;
 		}
@@ -107,7 +106,7 @@ static int kernel_center(const struct bloom_params *p, int kw, int kh, int *cx, 
 static int kernel_geometry(const struct image *k, const struct bloom_params *p, int w, int h,
                            struct kinfo *ki, char err[BLOOM_ERR_LEN])
 {
-	int rc = kernel_center(p, k->width, k->height, &ki->cx, &ki->cy, err);
+	int rc = bloom_kernel_center(p, k->width, k->height, &ki->cx, &ki->cy, err, BLOOM_ERR_LEN);
 	ki->kw = k->width;
 	ki->kh = k->height;
 	if (rc || p->kernel_scale <= 0)
