@@ -165,13 +165,20 @@ struct widen {
 	int ch;
 };
 
+/* 1 when the pixels have four channels both sides: then [i0, i1) copied as they are. */
+static int rgba_as_is(const struct widen *c, size_t i0, size_t i1)
+{
+	if (c->ch != 4)
+		return 0;
+	memcpy(c->dst + i0 * 4, c->src + i0 * 4, (i1 - i0) * 16);
+	return 1;
+}
+
 static void widen_pixels(void *ctx, size_t i0, size_t i1)
 {
 	const struct widen *c = ctx;
-	if (c->ch == 4) {
-		memcpy(c->dst + i0 * 4, c->src + i0 * 4, (i1 - i0) * 16);
+	if (rgba_as_is(c, i0, i1))
 		return;
-	}
 	for (size_t i = i0; i < i1; i++) {
 		const float *s = c->src + i * c->ch;
 		float *d = c->dst + i * 4;
@@ -187,10 +194,8 @@ static void widen_pixels(void *ctx, size_t i0, size_t i1)
 static void narrow_pixels(void *ctx, size_t i0, size_t i1)
 {
 	const struct widen *c = ctx;
-	if (c->ch == 4) {
-		memcpy(c->dst + i0 * 4, c->src + i0 * 4, (i1 - i0) * 16);
+	if (rgba_as_is(c, i0, i1))
 		return;
-	}
 	for (size_t i = i0; i < i1; i++) {
 		const float *s = c->src + i * 4;
 		float *o = c->dst + i * c->ch;
