@@ -51,8 +51,8 @@
 #define BLOOM_PAR_PIXELS (256u << 10)         /* a float frame's pixels a thread converts or
                                                  scans at least (4 MiB of RGBA: par_for) */
 #define BLOOM_FLOAT_MAPPED_MAX (256u << 20)   /* the largest float frame (RGBA bytes) staged in
-                                                 the mapped bloom_ctx.fin, which keeps the size
-                                                 of the largest it staged (pinned host memory,
+                                                 the mapped bloom_ctx.xfer.fin, which keeps the
+                                                 size of the largest it staged (pinned host memory,
                                                  cache stats' staging_bytes) until the context
                                                  goes or GPU memory runs out; larger frames go
                                                  through the driver's copy */
@@ -203,75 +203,102 @@ struct want {
 	struct bloom_params kp;
 };
 
+/* The FFT-convolution context (bloom and convolve): the services it was made with, then its
+ * rooms, each owned by one source. Every field is the context's thread's, but for `lent`. */
 struct bloom_ctx {
 	struct gles_cancel *cancel; /* bloom_ctx_set_cancel's; NULL: none */
-	struct program_cache *pc;
+	struct program_cache *pc;   /* the programs of plans and of progs come from it */
 	const struct egl_info *info;
 	struct log_sink log;
 	struct bloom_ctx_opts opts;
+	struct bloom_cache_stats st;
+	struct gpu_timer *timer;
+	unsigned long long tick;    /* the use clock of plans, spectra and presets (last_use): the
+	                               least recently used of each goes first */
+
+	/* The bloom's programs (bloom_plan.c, bloom_prog): built on first use or by bloom_warm,
+	 * held against the program cache's trimming and dropped at destroy. */
 	struct bloom_prog progs[SH_COUNT][2][2]; /* [shader][variant][half] */
-	struct plan **plans;
-	int nplans;
+
+	struct {                  /* the plan cache (bloom_plan.c; bloom_idle.c builds wanted
+	                             plans into it) */
+		struct plan **e;      /* n of opts.max_plans, the least recently used evicted past it */
+		int n;
+		struct {              /* the last bloom_run_frame's GPU stages (bloom_rerun_stages):
+		                         valid is cleared by whatever may evict q or ke */
+			int valid, op, w, h;
+			struct plan *q;
+			struct kentry *ke;
+			struct bloom_params p;
+		} last;
+	} plans;
+
 	struct {                  /* the kernel spectrum cache (bloom_kernel.c) */
 		struct kentry *e;     /* n of cap, the least recently used evicted past
 		                         opts.kernel_cache_bytes */
 		size_t n, cap, bytes; /* bytes: of their spectra */
 	} spectra;
-	unsigned long long tick;
-	struct bloom_cache_stats st;
-	struct gpu_timer *timer;
-	GLuint kupload; /* scratch for kernel uploads, grown as needed */
-	size_t kupload_bytes;
-	float *host;    /* reused RGBA staging for uploads (a fresh 33 MB malloc a 1080p frame
-	                   costs page faults every request) */
-	size_t host_bytes;
-	struct upload {           /* JPEG planes in, grown as needed; used in turn */
-		GLuint buf;
-		size_t bytes;
-		unsigned char *map; /* kept mapped (buffer_storage) */
-		GLsync fence;       /* after the last frame's commands that read it; 0: none */
-	} yin[BLOOM_UPLOADS];
-	int yin_next;             /* the upload buffer the next frame's planes go to */
-	struct upload fin;        /* float frames in, widened to RGBA by several threads where it
-	                             is mapped (buffer_storage) and they are at most
-	                             BLOOM_FLOAT_MAPPED_MAX bytes; copied by the GPU from there.
-	                             One: a frame's upload waits for the copy of the frame before
-	                             it (issued after that one's predecessor's stages) */
-	struct jpeg_gpu *jpeg;    /* the GPU JPEG codec: its buffers and tables */
-	GLuint ystage;            /* JPEG planes out, the copy the CPU maps; grown as needed */
-	GLuint yin_dev;           /* JPEG planes in, copied from a mapped buffer by the GPU */
-	size_t yin_dev_bytes;
-	int upload_dma;           /* opts.upload_copy resolved */
-	size_t ystage_bytes;
-	GLuint flags;             /* the composite's count of non-finite samples, and its copy */
-	GLuint flags_stage;
-	/* 1: GL_EXT_buffer_storage (unless opts.no_persistent_map): yin and ystage made immutable
-	 * and mapped once, persistently (coherent), so a frame's planes go in by memcpy and come
-	 * out after a fence, with no map, unmap or buffer update call per frame */
-	int persistent;
-	unsigned char *ystage_map;
-	struct bloom_lease leases[BLOOM_LEASES]; /* result buffers to lend (with buffer_storage) */
-	struct bloom_upload *lend; /* BLOOM_UPLOAD_SLOTS upload buffers to lend (with
-	                              buffer_storage; else NULL) */
-	atomic_size_t lend_need;   /* the most bytes a take found no free buffer for, since
-	                              bloom_upload_tend last looked */
-	struct {                  /* the last bloom_run_frame's GPU stages (bloom_rerun_stages) */
-		int valid, op, w, h;
-		struct plan *q;
-		struct kentry *ke;
-		struct bloom_params p;
-	} last;
+
+	struct {                  /* frames in and results out, and their staging buffers
+	                             (bloom_transfer.c; bloom_kernel.c's kernel uploads) */
+		/* 1: GL_EXT_buffer_storage (unless opts.no_persistent_map): yin and ystage made
+		 * immutable and mapped once, persistently (coherent), so a frame's planes go in by
+		 * memcpy and come out after a fence, with no map, unmap or buffer update call per
+		 * frame */
+		int persistent;
+		int upload_dma;           /* opts.upload_copy resolved */
+		float *host;    /* reused RGBA staging for uploads (a fresh 33 MB malloc a 1080p
+		                   frame costs page faults every request) */
+		size_t host_bytes;
+		struct upload {           /* JPEG planes in, grown as needed; used in turn */
+			GLuint buf;
+			size_t bytes;
+			unsigned char *map; /* kept mapped (buffer_storage) */
+			GLsync fence;       /* after the last frame's commands that read it; 0: none */
+		} yin[BLOOM_UPLOADS];
+		int yin_next;             /* the upload buffer the next frame's planes go to */
+		struct upload fin;        /* float frames in, widened to RGBA by several threads where
+		                             it is mapped (buffer_storage) and they are at most
+		                             BLOOM_FLOAT_MAPPED_MAX bytes; copied by the GPU from
+		                             there. One: a frame's upload waits for the copy of the
+		                             frame before it (issued after that one's predecessor's
+		                             stages) */
+		GLuint yin_dev;           /* JPEG planes in, copied from a mapped buffer by the GPU */
+		size_t yin_dev_bytes;
+		GLuint ystage;            /* JPEG planes out, the copy the CPU maps; grown as needed */
+		size_t ystage_bytes;
+		unsigned char *ystage_map;
+		GLuint flags;             /* the composite's count of non-finite samples, and its copy */
+		GLuint flags_stage;
+		GLuint kupload;           /* scratch for kernel uploads, grown as needed */
+		size_t kupload_bytes;
+	} xfer;
+
+	struct {                  /* buffers lent past a frame (bloom_upload.c, bloom_transfer.c):
+	                             made, grown and fenced by the context's thread; given back
+	                             from any thread, through their atomic states */
+		struct bloom_lease results[BLOOM_LEASES]; /* result buffers to lend (with
+		                                             buffer_storage), taken by the context's
+		                                             thread */
+		struct bloom_upload *uploads; /* BLOOM_UPLOAD_SLOTS upload buffers to lend (with
+		                                 buffer_storage; else NULL), taken by any thread */
+		atomic_size_t need;       /* the most bytes a take found no free buffer for, since
+		                             bloom_upload_tend last looked */
+	} lent;
+
+	struct jpeg_gpu *jpeg;    /* the GPU JPEG codec, a room of its own (jpeg_gpu.h) */
 
 	struct {                  /* idle work's queue (bloom_idle.c) */
 		struct want w[BLOOM_WANTS]; /* oldest first */
 		int n;
 	} idle;
-	struct preset {
+	struct preset {           /* generated built-in kernels (aperture runs an FFT to make),
+	                             bloom_kernel.c's */
 		struct kernel_preset spec;
 		struct image img;
 		uint64_t digest[2];
 		unsigned long long last_use;
-	} presets[BLOOM_PRESETS]; /* generated built-in kernels (aperture runs an FFT to make) */
+	} presets[BLOOM_PRESETS];
 };
 
 /* The context's clock (opts.clock_ms, else core/clock.h's clock_ms): when plans are
@@ -301,7 +328,7 @@ int bloom_plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int hal
                      int programs_only, struct plan **out, char err[BLOOM_ERR_LEN]);
 /* Adds q to the cache, destroying the least recently used plan past opts.max_plans. */
 void bloom_cache_insert(struct bloom_ctx *b, struct plan *q);
-/* The index in b->plans of the least recently used plan (the one evicted next), or -1. */
+/* The index in b->plans.e of the least recently used plan (the one evicted next), or -1. */
 int bloom_plan_lru(const struct bloom_ctx *b);
 
 /* A storage buffer of `bytes` with the usage hint; 0 when out of GPU memory. */
@@ -321,7 +348,8 @@ size_t bloom_plan_bytes(int pw, int ph, int half);
 /* Destroys every plan and kernel spectrum, and frees the float staging buffer: what GPU and
  * mapped memory the context can give back. */
 void bloom_release_all(struct bloom_ctx *b);
-/* Frees the float frames' staging buffer (bloom_ctx.fin); the next float frame makes it anew. */
+/* Frees the float frames' staging buffer (bloom_ctx.xfer.fin); the next float frame makes it
+ * anew. */
 void bloom_staging_free(struct bloom_ctx *b);
 /* The plan for a padded size, technique and storage, from the cache or built (compiling and
  * allocating; the least recently used plan goes past opts.max_plans). */

@@ -162,15 +162,16 @@ int jpeg_gpu_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	if (gl_buf_grow(&j->yout, &j->yout_bytes, bytes, GL_DYNAMIC_COPY, NULL) ||
 	    (y->dct_quality &&
 	     gl_buf_grow(&j->ysamp, &j->ysamp_bytes, s.bytes + 4, GL_DYNAMIC_COPY, NULL)) ||
-	    (!dst && (b->persistent
-	              ? bloom_grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, stage,
-	                            GL_MAP_READ_BIT)
-	              : gl_buf_grow(&b->ystage, &b->ystage_bytes, stage, GL_STREAM_READ, NULL)))) {
+	    (!dst && (b->xfer.persistent
+	              ? bloom_grow_mapped(b, &b->xfer.ystage, &b->xfer.ystage_bytes,
+	                                  &b->xfer.ystage_map, stage, GL_MAP_READ_BIT)
+	              : gl_buf_grow(&b->xfer.ystage, &b->xfer.ystage_bytes, stage, GL_STREAM_READ,
+	                            NULL)))) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
 		return BLOOM_E_GPU_MEMORY;
 	}
 	if (!dst)
-		dst = b->ystage;
+		dst = b->xfer.ystage;
 	GLuint zero = 0, sbuf = y->dct_quality ? j->ysamp : j->yout;
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, sbuf);
 	glBufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)s.bytes, 4, &zero);

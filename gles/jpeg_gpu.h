@@ -21,7 +21,7 @@ void jpeg_gpu_destroy(struct jpeg_gpu *j);
 
 /* q->out (w x h) -> planes laid out as y (samples, or quantised DCT coefficients) in the
  * codec's planes buffer (the flags word after them), copied to dst for mapping (a lent buffer,
- * or b->ystage, which it grows; 0: that); with *entropy, the coefficients' entropy-coded scan
+ * or b->xfer.ystage, which it grows; 0: that); with *entropy, the coefficients' entropy-coded scan
  * goes to dst instead, its length at y->bytes + 8 (0: a row did not fit, the coefficients are
  * there), or, where there is no GPU memory to code them, the coefficients as they are
  * (*entropy then 0). tm (or NULL) is marked after the planes (GPU_STAGE_ANSWER) and the scan
