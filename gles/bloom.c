@@ -58,7 +58,8 @@ int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
 		b->opts.max_plans = 8;
 	bloom_transfer_init(b);
 	b->plans.e = calloc((size_t)b->opts.max_plans, sizeof *b->plans.e);
-	if (!b->plans.e || jpeg_gpu_create(&b->jpeg) || gpu_timer_create(info, &b->timer)) {
+	if (!b->plans.e || jpeg_gpu_create(pc, &b->log, b->opts.scan_scratch_max, &b->jpeg) ||
+	    gpu_timer_create(info, &b->timer)) {
 		bloom_ctx_destroy(b);
 		snprintf(err, BLOOM_ERR_LEN, "out of memory");
 		return BLOOM_E_NOMEM;
@@ -633,15 +634,7 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	if (!rc)
 		rc = bloom_prog(b, SH_YUV_UNPACK, 0, 0, &prog, err);
 	if (!rc)
-		rc = bloom_prog(b, SH_YUV_PACK, 0, 0, &prog, err);
-	if (!rc)
-		rc = bloom_prog(b, SH_JPEG_FDCT, 0, 0, &prog, err);
-	if (!rc)
-		rc = bloom_prog(b, SH_JPEG_HUFF, 0, 0, &prog, err);
-	if (!rc)
-		rc = bloom_prog(b, SH_JPEG_HUFF_OUT, 0, 0, &prog, err);
-	if (!rc)
-		rc = bloom_prog(b, SH_JPEG_IDCT, 0, 0, &prog, err);
+		rc = jpeg_gpu_warm(b->jpeg, err);
 	/* the fused columns' transposes: the image's, and the kernels' (vec2 and vec4 float32) */
 	if (!rc && q->conv4)
 		rc = bloom_prog(b, SH_TRANSPOSE, 1, half, &prog, err);

@@ -32,13 +32,8 @@
 #define B_IMAGE 6
 #define B_OUT 7
 #define B_SPECTRUM 8
-#define B_PLANES 9
-#define B_SAMPLES 10 /* jpeg_fdct's sample planes */
+#define B_PLANES 9   /* yuv_unpack's planes (JPEG_B_PLANES) */
 #define B_FLAGS 11
-#define B_HUFF 12    /* jpeg_huff's segments */
-#define B_HTAB 13    /* jpeg_huff's codes */
-#define B_CODED 14   /* jpeg_huff_out's scan */
-#define B_COEFS 15   /* jpeg_idct's coefficients */
 
 #define BLOOM_LEASE_BYTES ((size_t)1 << 30) /* lent buffers' mapped memory at most, together: a
                                            * result for each codec thread and frame in
@@ -69,25 +64,16 @@ enum bloom_shader {
 	SH_COMPOSITE,  /* variant: 1 bloom, 0 convolve */
 	SH_KERNEL,     /* variant: 1 gray kernel (half 0 only) */
 	SH_YUV_UNPACK, /* variant 0, half 0 */
-	SH_YUV_PACK,   /* variant 0, half 0 */
 	SH_TRANSPOSE,  /* variant: 0 vec2, 1 vec4 elements; half: float16 storage */
-	SH_JPEG_FDCT,  /* variant 0, half 0 */
-	SH_JPEG_HUFF,  /* variant 0, half 0 */
-	SH_JPEG_HUFF_OUT, /* variant 0, half 0 */
-	SH_JPEG_IDCT,  /* variant 0, half 0 */
 	SH_COUNT
 };
 
 /* Every uniform the bloom's shaders have; a program's location of each is looked up once, -1
  * where it has none (setting it is then a no-op). */
 enum bloom_uniform {
-	U_IMG, U_PAD, U_THRESHOLD, U_KNEE, U_CLAMP, U_INTENSITY, U_MIX, U_COMPOSITE,
-	U_KSIZE, U_SRC, U_CENTER, U_SCALE,
-	U_SUB, U_OFF, U_STRIDE, U_GRAY, U_ORIENT, U_FANCY, U_CDIM, U_DITHER, U_FLAGS, U_PLANE, U_PDIM,
-	U_SRC_STRIDE, U_DST_STRIDE, U_SRC_VALID, U_DST_ROWS, U_DST_COLS, U_QUANT,
-	U_MCUX, U_REALW, U_REALH, U_NSEG, U_SLOTS, U_CAPW, U_WORDS, U_LENWORD, U_PASS,
-	U_SOFF, U_SSTRIDE, U_SDIM, U_TBITS, U_BLENS, U_BLOOM, U_PGEO, U_COFF, U_BLOCKS,
-	U_COUNT
+	U_IMG, U_PAD, U_THRESHOLD, U_KNEE, U_CLAMP, U_INTENSITY, U_MIX, U_COMPOSITE, U_KSIZE,
+	U_SRC, U_CENTER, U_SCALE, U_SUB, U_OFF, U_STRIDE, U_GRAY, U_ORIENT, U_FANCY, U_CDIM,
+	U_SRC_STRIDE, U_DST_STRIDE, U_SRC_VALID, U_DST_ROWS, U_DST_COLS, U_BLOOM, U_COUNT
 };
 
 struct bloom_prog {
@@ -440,6 +426,9 @@ void bloom_presets_free(struct bloom_ctx *b);
 /* gl_buf_grow_mapped, its time logged (debug): 0 or BLOOM_E_NOMEM. */
 int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned char **map,
                       size_t bytes, GLbitfield access);
+/* b->xfer.ystage, the planes' read-back copy, at least `bytes` (mapped once where
+ * b->xfer.persistent). 0 or BLOOM_E_GPU_MEMORY with err. */
+int bloom_ystage_grow(struct bloom_ctx *b, size_t bytes, char err[BLOOM_ERR_LEN]);
 
 /* persistent (GL_EXT_buffer_storage unless opts.no_persistent_map); the leases' counters and
  * the upload buffers' records (none made yet). */
@@ -460,8 +449,6 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
  * res->nonfinite. Fills st's copy, wait and read-back times. With defer and a lent buffer, the
  * commands are issued and res left pending (bloom_result_finish). tm (or NULL): the frame's
  * timer, marked after the planes are made (GPU_STAGE_ANSWER) and coded (GPU_STAGE_ENTROPY). */
-/* The planes' layout uniforms of yuv_unpack / yuv_pack. */
-void bloom_set_planes(const struct bloom_prog *p, const struct yuv_image *y);
 int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *res, int w, int h,
                     int ch, struct bloom_lease **lease, int defer, struct gpu_timer *tm,
                     struct bloom_stats *st, char err[BLOOM_ERR_LEN]);

@@ -11,21 +11,16 @@
 #include <string.h>
 
 static const char *const uniform_names[U_COUNT] = {
-	"u_img", "u_pad", "u_threshold", "u_knee", "u_clamp", "u_intensity", "u_mix", "u_composite",
-	"u_ksize", "u_src", "u_center", "u_scale",
-	"u_sub", "u_off", "u_stride", "u_gray", "u_orient", "u_fancy", "u_cdim", "u_dither",
-	"u_flags", "u_plane", "u_pdim",
-	"u_src_stride", "u_dst_stride", "u_src_valid", "u_dst_rows", "u_dst_cols", "u_quant",
-	"u_mcux", "u_realw", "u_realh", "u_nseg", "u_slots", "u_capw", "u_words", "u_lenword", "u_pass",
-	"u_soff", "u_sstride", "u_sdim", "u_tbits", "u_blens", "u_bloom",
-	"u_pgeo", "u_coff", "u_blocks",
+	"u_img", "u_pad", "u_threshold", "u_knee", "u_clamp", "u_intensity", "u_mix",
+	"u_composite", "u_ksize", "u_src", "u_center", "u_scale", "u_sub", "u_off", "u_stride",
+	"u_gray", "u_orient", "u_fancy", "u_cdim", "u_src_stride", "u_dst_stride",
+	"u_src_valid", "u_dst_rows", "u_dst_cols", "u_bloom",
 };
 
 static const char *const shader_names[SH_COUNT] = {
 	"bloom_common+bloom_math+bloom_pack", "bloom_common+bloom_multiply",
 	"bloom_common+bloom_math+bloom_composite", "bloom_common+bloom_kernel",
-	"bloom_common+yuv_unpack", "bloom_common+yuv_sample+yuv_pack", "transpose",
-	"jpeg_fdct", "jpeg_huff", "jpeg_huff_out", "jpeg_idct",
+	"bloom_common+yuv_unpack", "transpose",
 };
 
 GLuint bloom_buffer(size_t bytes, GLenum usage)

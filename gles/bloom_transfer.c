@@ -83,6 +83,18 @@ int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned c
 	return 0;
 }
 
+int bloom_ystage_grow(struct bloom_ctx *b, size_t bytes, char err[BLOOM_ERR_LEN])
+{
+	if (b->xfer.persistent ? bloom_grow_mapped(b, &b->xfer.ystage, &b->xfer.ystage_bytes,
+	                                           &b->xfer.ystage_map, bytes, GL_MAP_READ_BIT)
+	                       : gl_buf_grow(&b->xfer.ystage, &b->xfer.ystage_bytes, bytes,
+	                                     GL_STREAM_READ, NULL)) {
+		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
+		return BLOOM_E_GPU_MEMORY;
+	}
+	return 0;
+}
+
 /* A result buffer of at least `need` bytes to lend: a free one that is large enough, or a free
  * one grown while all of them stay within BLOOM_LEASE_BYTES; NULL when none (without
  * GL_EXT_buffer_storage, all lent, or out of memory): the caller copies the result instead. */
@@ -227,14 +239,10 @@ static const float *to_rgba(struct bloom_ctx *b, const struct image *in)
 	return b->xfer.host;
 }
 
-void bloom_set_planes(const struct bloom_prog *p, const struct yuv_image *y)
-{
-	glUniform2i(p->u[U_SUB], y->sub_x, y->sub_y);
-	glUniform3ui(p->u[U_OFF], (GLuint)y->offset[0], (GLuint)y->offset[1], (GLuint)y->offset[2]);
-	glUniform3ui(p->u[U_STRIDE], (GLuint)y->stride[0], (GLuint)y->stride[1],
-	             (GLuint)y->stride[2]);
-	glUniform1i(p->u[U_GRAY], y->gray);
-}
+_Static_assert(U_OFF == U_SUB + 1 && U_STRIDE == U_SUB + 2 && U_GRAY == U_SUB + 3,
+               "jpeg_gpu_set_planes takes the planes' uniforms from U_SUB on");
+_Static_assert(B_PLANES == JPEG_B_PLANES && B_OUT == JPEG_B_RESULT,
+               "yuv_unpack and yuv_sample bind the planes and the result as jpeg_gpu does");
 
 /* 1 when lent is an upload buffer of b, held by its taker, that holds y's planes. */
 static int lent_here(const struct bloom_ctx *b, const struct bloom_upload *lent,
@@ -254,10 +262,10 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
                          struct bloom_upload *lent, int w, int h, double *copy_ms,
                          char err[BLOOM_ERR_LEN])
 {
-	const struct bloom_prog *p, *pi = NULL;
+	const struct bloom_prog *p;
 	int rc = bloom_prog(b, SH_YUV_UNPACK, 0, 0, &p, err);
 	if (!rc && y->coefs)
-		rc = jpeg_gpu_idct_ready(b, y, &pi, err);
+		rc = jpeg_gpu_idct_ready(b->jpeg, y, err);
 	if (rc)
 		return rc;
 	struct upload *u = NULL;
@@ -292,7 +300,7 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		b->st.uploads_copied++;
 	}
 	bloom_set_sizes(p, w, h, q->pw, q->ph);
-	bloom_set_planes(p, y);
+	jpeg_gpu_set_planes(&p->u[U_SUB], y);
 	glUniform2ui(p->u[U_SRC], (GLuint)y->width, (GLuint)y->height);
 	glUniform1i(p->u[U_ORIENT], y->orientation);
 	/* libjpeg replicates rather than filters a horizontally halved plane <= 2 samples wide */
@@ -309,8 +317,8 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		                    (GLsizeiptr)used);
 		buf = b->xfer.yin_dev;
 	}
-	if (pi) {
-		jpeg_gpu_idct(b->jpeg, y, pi, &buf);
+	if (y->coefs) {
+		jpeg_gpu_idct(b->jpeg, y, &buf);
 		glUseProgram(p->id);
 	}
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
@@ -378,7 +386,10 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 {
 	struct bloom_lease *l = *lease;
 	int entropy = res->entropy && res->yuv.dct_quality;
-	int rc = jpeg_gpu_make_planes(b, q, &res->yuv, w, h, res->dither, &entropy, l ? l->buf : 0, tm, err);
+	int rc = l ? 0 : bloom_ystage_grow(b, jpeg_gpu_stage_bytes(&res->yuv, entropy), err);
+	if (!rc)
+		rc = jpeg_gpu_make_planes(b->jpeg, q->out, q->pw, q->ph, &res->yuv, w, h, res->dither,
+		                          &entropy, l ? l->buf : b->xfer.ystage, tm, err);
 	if (rc)
 		return rc;
 	res->scan = entropy;

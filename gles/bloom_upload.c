@@ -168,13 +168,9 @@ int bloom_upload_read(struct bloom_ctx *b, const struct bloom_frame *fin, struct
 	memset(copy, 0, sizeof *copy);
 	if (!fin->upload || fin->upload->ctx != b)
 		return 0;
-	if (b->xfer.persistent ? bloom_grow_mapped(b, &b->xfer.ystage, &b->xfer.ystage_bytes,
-	                                           &b->xfer.ystage_map, used, GL_MAP_READ_BIT)
-	                       : gl_buf_grow(&b->xfer.ystage, &b->xfer.ystage_bytes, used,
-	                                     GL_STREAM_READ, NULL)) {
-		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
-		return BLOOM_E_GPU_MEMORY;
-	}
+	int rc = bloom_ystage_grow(b, used, err);
+	if (rc)
+		return rc;
 	unsigned char *data = malloc(used);
 	if (!data) {
 		snprintf(err, BLOOM_ERR_LEN, "out of memory");
