@@ -19,8 +19,11 @@
  * and the kernel's reach; the result equals the untiled one within float rounding. GPU memory
  * exhausted frees every cached plan and spectrum and tries again in tiles a quarter the size,
  * three times, before it is BLOOM_E_GPU_MEMORY.
- * Sources: bloom.c (the frame function), bloom_plan.c, bloom_kernel.c, bloom_transfer.c;
- * bloom_internal.h says what each holds. */
+ * bloom_ctx is the engine's FFT-convolution context (ARCHITECTURE.md's fftconv): the bloom and
+ * the plain convolution (BLOOM_OP_*) run on it, convolve.h chooses between it and the direct
+ * path. Sources: bloom.c (the frame function), bloom_plan.c, bloom_kernel.c, bloom_transfer.c,
+ * bloom_upload.c, bloom_idle.c, and the GPU JPEG codec in jpeg_gpu.c; bloom_internal.h says
+ * what each holds. */
 #ifndef FFTBLOOM_BLOOM_H
 #define FFTBLOOM_BLOOM_H
 

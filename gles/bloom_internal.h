@@ -6,8 +6,12 @@
  *   bloom_kernel.c    kernels: built-in ones generated and kept, geometry, pixels, digests, and
  *                     the spectrum cache;
  *   bloom_transfer.c  frames in and results out: float images, JPEG planes, buffers mapped once,
- *                     lent read-back buffers, upload buffers lent to decoders;
- *   jpeg_gpu.c        the GPU JPEG codec (jpeg_gpu.h), which the transfers call.
+ *                     lent read-back buffers;
+ *   bloom_upload.c    upload buffers lent to decoders;
+ *   bloom_idle.c      idle work: wanted plans built a program a step, plans rebuilt once their
+ *                     FFT shapes are measured;
+ *   jpeg_gpu.c        the GPU JPEG codec (jpeg_gpu.h, its own programs), which the transfers
+ *                     call.
  *
  * GL contract: as gles/bloom.h (the context's thread; bloom_lease_return and bloom_upload_take,
  * _map and _return from any thread). */
