@@ -57,15 +57,16 @@ int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
 	if (!b->opts.max_plans)
 		b->opts.max_plans = 8;
 	bloom_transfer_init(b);
-	b->plans = calloc((size_t)b->opts.max_plans, sizeof *b->plans);
-	if (!b->plans || jpeg_gpu_create(&b->jpeg) || gpu_timer_create(info, &b->timer)) {
+	b->plans.e = calloc((size_t)b->opts.max_plans, sizeof *b->plans.e);
+	if (!b->plans.e || jpeg_gpu_create(pc, &b->log, b->opts.scan_scratch_max, &b->jpeg) ||
+	    gpu_timer_create(info, &b->timer)) {
 		bloom_ctx_destroy(b);
 		snprintf(err, BLOOM_ERR_LEN, "out of memory");
 		return BLOOM_E_NOMEM;
 	}
-	b->flags = bloom_buffer(16, GL_DYNAMIC_COPY);
-	b->flags_stage = b->flags ? bloom_buffer(16, GL_STREAM_READ) : 0;
-	if (!b->flags_stage) {
+	b->xfer.flags = bloom_buffer(16, GL_DYNAMIC_COPY);
+	b->xfer.flags_stage = b->xfer.flags ? bloom_buffer(16, GL_STREAM_READ) : 0;
+	if (!b->xfer.flags_stage) {
 		bloom_ctx_destroy(b);
 		snprintf(err, BLOOM_ERR_LEN, "out of GPU memory");
 		return BLOOM_E_NOMEM;
@@ -78,15 +79,15 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 {
 	if (!b)
 		return;
-	for (int i = 0; i < b->nplans; i++)
-		bloom_plan_destroy(b->plans[i]);
-	free(b->plans);
+	for (int i = 0; i < b->plans.n; i++)
+		bloom_plan_destroy(b->plans.e[i]);
+	free(b->plans.e);
 	bloom_wants_free(b);
 	bloom_kcache_free(b);
 	bloom_presets_free(b);
 	bloom_transfer_free(b);
 	bloom_progs_drop(b);
-	GLuint bufs[] = {b->flags, b->flags_stage};
+	GLuint bufs[] = {b->xfer.flags, b->xfer.flags_stage};
 	for (int i = 0; i < 2; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
@@ -99,13 +100,13 @@ void bloom_ctx_stats(const struct bloom_ctx *b, struct bloom_cache_stats *st)
 	*st = b->st;
 	st->kernel_bytes = b->spectra.bytes;
 	st->kernel_entries = b->spectra.n;
-	st->plan_entries = (size_t)b->nplans;
+	st->plan_entries = (size_t)b->plans.n;
 	st->plans_wanted = (size_t)bloom_plans_wanted(b, 0);
 	st->plans_urgent = (size_t)bloom_plans_wanted(b, 1);
 	st->upload_buffers = st->upload_bytes = 0;
-	st->staging_bytes = b->fin.bytes;
-	for (int i = 0; b->lend && i < BLOOM_UPLOAD_SLOTS; i++) {
-		size_t have = atomic_load_explicit(&b->lend[i].bytes, memory_order_relaxed);
+	st->staging_bytes = b->xfer.fin.bytes;
+	for (int i = 0; b->lent.uploads && i < BLOOM_UPLOAD_SLOTS; i++) {
+		size_t have = atomic_load_explicit(&b->lent.uploads[i].bytes, memory_order_relaxed);
 		st->upload_buffers += have > 0;
 		st->upload_bytes += have;
 	}
@@ -253,8 +254,8 @@ static int frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin
 	if (!rc)
 		q->rehearsed = 1;
 	if (!rc) { /* what bloom_rerun_stages repeats */
-		b->last.q = q, b->last.ke = ke, b->last.op = op, b->last.p = *p;
-		b->last.w = w, b->last.h = h, b->last.valid = 1;
+		b->plans.last.q = q, b->plans.last.ke = ke, b->plans.last.op = op, b->plans.last.p = *p;
+		b->plans.last.w = w, b->plans.last.h = h, b->plans.last.valid = 1;
 		rc = bloom_read_back(b, q, res, w, h, ch, &lease, !tm && (flags & BLOOM_DEFER), tm,
 		                     st, err);
 	}
@@ -467,7 +468,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	memset(st, 0, sizeof *st);
 	double t_start = clock_ms();
 	err[0] = 0;
-	b->last.valid = 0; /* plans or kernel spectra may be evicted below */
+	b->plans.last.valid = 0; /* plans or kernel spectra may be evicted below */
 	bloom_upload_tend(b);
 	struct kinfo ki;
 	memset(&ki, 0, sizeof ki);
@@ -525,7 +526,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		          w, h, err, (used / 4) >> 20);
 		if (rc == BLOOM_E_GPU_MEMORY)
 			bloom_release_all(b);
-		b->last.valid = 0;
+		b->plans.last.valid = 0;
 		budget = used / 4;
 		tiled = 1;
 		memset(&bw, 0, sizeof bw);
@@ -548,18 +549,18 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 int bloom_rerun_stages(struct bloom_ctx *b, struct bloom_stats *st, char err[BLOOM_ERR_LEN])
 {
 	memset(st, 0, sizeof *st);
-	if (!b->last.valid) {
+	if (!b->plans.last.valid) {
 		snprintf(err, BLOOM_ERR_LEN, "no bloom_run to repeat");
 		return BLOOM_E_ARG;
 	}
 	gpu_timer_start(b->timer);
-	int rc = bloom_stages(b, b->last.q, b->last.ke, b->last.op, &b->last.p, b->last.w,
-	                      b->last.h, b->timer, st, err);
+	int rc = bloom_stages(b, b->plans.last.q, b->plans.last.ke, b->plans.last.op,
+	                      &b->plans.last.p, b->plans.last.w, b->plans.last.h, b->timer, st, err);
 	int timed = !gpu_timer_read(b->timer, st->stage_ms);
 	if (rc)
 		return rc;
-	st->padded_w = b->last.q->pw, st->padded_h = b->last.q->ph;
-	st->gray_kernel = b->last.ke->gray;
+	st->padded_w = b->plans.last.q->pw, st->padded_h = b->plans.last.q->ph;
+	st->gray_kernel = b->plans.last.ke->gray;
 	st->kernel_cached = 1;
 	if (timed) {
 		st->timed = gpu_timer_kind(b->timer);
@@ -602,7 +603,7 @@ int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	struct fit f = {b, NULL, p->precision == BLOOM_FP16, b->opts.frame_bytes};
 	if (pw < 1 || ph < 1 || !fits(&f, pw, ph))
 		return BLOOM_E_TOO_LARGE;
-	if (b->nplans + bloom_plans_wanted(b, 0) >= b->opts.max_plans)
+	if (b->plans.n + bloom_plans_wanted(b, 0) >= b->opts.max_plans)
 		return BLOOM_E_NOMEM;
 	bloom_plan_want(b, pw, ph, p, NULL, 0);
 	struct want *w = &b->idle.w[b->idle.n - 1]; /* the newest: this one */
@@ -633,15 +634,7 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	if (!rc)
 		rc = bloom_prog(b, SH_YUV_UNPACK, 0, 0, &prog, err);
 	if (!rc)
-		rc = bloom_prog(b, SH_YUV_PACK, 0, 0, &prog, err);
-	if (!rc)
-		rc = bloom_prog(b, SH_JPEG_FDCT, 0, 0, &prog, err);
-	if (!rc)
-		rc = bloom_prog(b, SH_JPEG_HUFF, 0, 0, &prog, err);
-	if (!rc)
-		rc = bloom_prog(b, SH_JPEG_HUFF_OUT, 0, 0, &prog, err);
-	if (!rc)
-		rc = bloom_prog(b, SH_JPEG_IDCT, 0, 0, &prog, err);
+		rc = jpeg_gpu_warm(b->jpeg, err);
 	/* the fused columns' transposes: the image's, and the kernels' (vec2 and vec4 float32) */
 	if (!rc && q->conv4)
 		rc = bloom_prog(b, SH_TRANSPOSE, 1, half, &prog, err);

@@ -19,8 +19,11 @@
  * and the kernel's reach; the result equals the untiled one within float rounding. GPU memory
  * exhausted frees every cached plan and spectrum and tries again in tiles a quarter the size,
  * three times, before it is BLOOM_E_GPU_MEMORY.
- * Sources: bloom.c (the frame function), bloom_plan.c, bloom_kernel.c, bloom_transfer.c;
- * bloom_internal.h says what each holds. */
+ * bloom_ctx is the engine's FFT-convolution context (ARCHITECTURE.md's fftconv): the bloom and
+ * the plain convolution (BLOOM_OP_*) run on it, convolve.h chooses between it and the direct
+ * path. Sources: bloom.c (the frame function), bloom_plan.c, bloom_kernel.c, bloom_transfer.c,
+ * bloom_upload.c, bloom_idle.c, and the GPU JPEG codec in jpeg_gpu.c; bloom_internal.h says
+ * what each holds. */
 #ifndef FFTBLOOM_BLOOM_H
 #define FFTBLOOM_BLOOM_H
 
@@ -227,6 +230,11 @@ void bloom_ctx_set_cancel(struct bloom_ctx *b, struct gles_cancel *c);
 
 /* Digest of a kernel image's size, channels and pixels. */
 void bloom_kernel_digest(const struct image *k, uint64_t digest[2]);
+/* The kernel centre p asks for in pixels of a kw x kh kernel (default floor(w/2), floor(h/2);
+ * uv scaled and clamped): the one rule for the FFT and the direct convolution. BLOOM_E_ARG with
+ * a message (err of err_len bytes) when a pixel centre lies outside the kernel. */
+int bloom_kernel_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy, char *err,
+                        size_t err_len);
 
 /* Runs op (BLOOM_OP_BLOOM or BLOOM_OP_CONVOLVE) on `in` (1-4 channels; missing alpha counts as
  * 1 and is not returned) with the kernel; writes a new image with in's channel count into *out

@@ -129,7 +129,7 @@ static int want_spectrum(struct bloom_ctx *b, struct want *w, struct plan *q, in
 	}
 	struct kentry *ke;
 	b->tick++;
-	b->last.valid = 0; /* making room may evict the spectrum it names */
+	b->plans.last.valid = 0; /* making room may evict the spectrum it names */
 	program_cache_budget(b->pc, 1);
 	rc = bloom_kernel_spectrum(b, q, &w->k, &w->kp, &ke, err);
 	if (step_deferred(b, rc)) {
@@ -150,8 +150,8 @@ static int want_spectrum(struct bloom_ctx *b, struct want *w, struct plan *q, in
  * frames run in the natural order until all are built). Returns 1 when it took a step. */
 static int pairs_step(struct bloom_ctx *b)
 {
-	for (int i = 0; i < b->nplans; i++) {
-		struct plan *q = b->plans[i];
+	for (int i = 0; i < b->plans.n; i++) {
+		struct plan *q = b->plans.e[i];
 		if (!q->pairs_want || bloom_plan_pairs(q) || !q->colour_seen)
 			continue;
 		program_cache_budget(b->pc, 1); /* deferred, built or given up: a step either way */
@@ -173,8 +173,8 @@ static int rehearse(struct bloom_ctx *b)
 	if (b->opts.rehearse < 0 || (!b->opts.rehearse && b->info->software))
 		return 0; /* a software renderer compiles every program at its first dispatch: a
 		             whole plan's worth would hold one step for seconds */
-	for (int i = 0; i < b->nplans; i++) {
-		struct plan *q = b->plans[i];
+	for (int i = 0; i < b->plans.n; i++) {
+		struct plan *q = b->plans.e[i];
 		if (q->rehearsed)
 			continue;
 		const struct kentry *ke = NULL;
@@ -192,7 +192,7 @@ static int rehearse(struct bloom_ctx *b)
 		struct bloom_stats st;
 		memset(&st, 0, sizeof st);
 		char err[BLOOM_ERR_LEN];
-		b->last.valid = 0;
+		b->plans.last.valid = 0;
 		program_cache_budget(b->pc, 1); /* the rest in the next steps */
 		int rc = bloom_stages(b, q, ke, BLOOM_OP_BLOOM, &p, q->pw - ke->kw + 1,
 		                      q->ph - ke->kh + 1, NULL, &st, err);
@@ -228,10 +228,10 @@ static int newest_unbuilt(const struct bloom_ctx *b, int urgent_only)
  * BLOOM_PLAN_IN_USE_MS (see there). Counted in plans_held_back and logged once a wish. */
 static int held_back(struct bloom_ctx *b, struct want *w)
 {
-	int lru = b->nplans >= b->opts.max_plans ? bloom_plan_lru(b) : -1;
+	int lru = b->plans.n >= b->opts.max_plans ? bloom_plan_lru(b) : -1;
 	if (lru < 0)
 		return 0; /* room left: nothing is evicted */
-	const struct plan *q = b->plans[lru];
+	const struct plan *q = b->plans.e[lru];
 	double age = bloom_ctx_now_ms(b) - q->used_ms;
 	if (!(age < BLOOM_PLAN_IN_USE_MS))
 		return 0;
@@ -241,7 +241,7 @@ static int held_back(struct bloom_ctx *b, struct want *w)
 		log_sinkf(&b->log, LOG_DEBUG, "bloom: the plan of %dx%d held back under load: "
 		          "it would evict the plan of %dx%d, in use %.1f s ago (the least recently used "
 		          "of %d, in use within %.0f s); built in idle time, or once that plan ages out",
-		          w->pw, w->ph, q->pw, q->ph, age / 1e3, b->nplans, BLOOM_PLAN_IN_USE_MS / 1e3);
+		          w->pw, w->ph, q->pw, q->ph, age / 1e3, b->plans.n, BLOOM_PLAN_IN_USE_MS / 1e3);
 	}
 	return 1;
 }
@@ -253,7 +253,7 @@ int bloom_build_wanted(struct bloom_ctx *b, int mode)
 		int i = newest_unbuilt(b, 1);
 		if (i >= 0 && held_back(b, &b->idle.w[i]))
 			return 0; /* every urgent wish would evict the same plan */
-		if (i < 0 && mode == BLOOM_WANT_LOAD && b->nplans < b->opts.max_plans)
+		if (i < 0 && mode == BLOOM_WANT_LOAD && b->plans.n < b->opts.max_plans)
 			i = newest_unbuilt(b, 0); /* evicting no plan a load may be using */
 		if (i < 0)
 			return 0;
@@ -299,7 +299,7 @@ int bloom_build_wanted(struct bloom_ctx *b, int mode)
 			return 1;
 		}
 		b->tick++;
-		b->last.valid = 0; /* cache_insert may destroy the plan it names */
+		b->plans.last.valid = 0; /* cache_insert may destroy the plan it names */
 		bloom_cache_insert(b, q);
 		b->st.plans_built_idle++;
 		w.held = w.urgent = 0; /* met: a wish left for its kernel's spectrum is rebuilt under
@@ -320,8 +320,8 @@ int bloom_ctx_refresh(struct bloom_ctx *b)
 	if (!b->opts.wisdom)
 		return 0;
 	unsigned long long gen = fft_wisdom_generation(b->opts.wisdom);
-	for (int i = 0; i < b->nplans; i++) {
-		struct plan *old = b->plans[i];
+	for (int i = 0; i < b->plans.n; i++) {
+		struct plan *old = b->plans.e[i];
 		if (!old->provisional || old->wisdom_gen == gen)
 			continue;
 		int pw = old->pw, ph = old->ph, technique = old->technique, half = old->half;
@@ -340,19 +340,19 @@ int bloom_ctx_refresh(struct bloom_ctx *b)
 			return 1;
 		}
 		/* then the old plan goes, so that the two never hold GPU memory at once */
-		b->last.valid = 0;
+		b->plans.last.valid = 0;
 		bloom_plan_destroy(old);
 		if (!rc)
 			rc = bloom_plan_build(b, pw, ph, technique, half, 0, &q, err);
 		if (rc) {
 			log_sinkf(&b->log, LOG_WARN, "bloom: rebuilding the plan of %dx%d with "
 			          "measured FFT shapes: %s", pw, ph, err);
-			b->plans[i] = b->plans[--b->nplans];
+			b->plans.e[i] = b->plans.e[--b->plans.n];
 			return 1;
 		}
 		q->last_use = last_use;
 		q->used_ms = used_ms;
-		b->plans[i] = q;
+		b->plans.e[i] = q;
 		b->st.plan_refreshes++;
 		log_sinkf(&b->log, LOG_INFO, "bloom: plan of %dx%d rebuilt with measured FFT "
 		          "shapes%s", pw, ph, q->provisional ? " (some still to measure)" : "");

@@ -6,8 +6,12 @@
  *   bloom_kernel.c    kernels: built-in ones generated and kept, geometry, pixels, digests, and
  *                     the spectrum cache;
  *   bloom_transfer.c  frames in and results out: float images, JPEG planes, buffers mapped once,
- *                     lent read-back buffers, upload buffers lent to decoders;
- *   jpeg_gpu.c        the GPU JPEG codec (jpeg_gpu.h), which the transfers call.
+ *                     lent read-back buffers;
+ *   bloom_upload.c    upload buffers lent to decoders;
+ *   bloom_idle.c      idle work: wanted plans built a program a step, plans rebuilt once their
+ *                     FFT shapes are measured;
+ *   jpeg_gpu.c        the GPU JPEG codec (jpeg_gpu.h, its own programs), which the transfers
+ *                     call.
  *
  * GL contract: as gles/bloom.h (the context's thread; bloom_lease_return and bloom_upload_take,
  * _map and _return from any thread). */
@@ -32,13 +36,8 @@
 #define B_IMAGE 6
 #define B_OUT 7
 #define B_SPECTRUM 8
-#define B_PLANES 9
-#define B_SAMPLES 10 /* jpeg_fdct's sample planes */
+#define B_PLANES 9   /* yuv_unpack's planes (JPEG_B_PLANES) */
 #define B_FLAGS 11
-#define B_HUFF 12    /* jpeg_huff's segments */
-#define B_HTAB 13    /* jpeg_huff's codes */
-#define B_CODED 14   /* jpeg_huff_out's scan */
-#define B_COEFS 15   /* jpeg_idct's coefficients */
 
 #define BLOOM_LEASE_BYTES ((size_t)1 << 30) /* lent buffers' mapped memory at most, together: a
                                            * result for each codec thread and frame in
@@ -51,8 +50,8 @@
 #define BLOOM_PAR_PIXELS (256u << 10)         /* a float frame's pixels a thread converts or
                                                  scans at least (4 MiB of RGBA: par_for) */
 #define BLOOM_FLOAT_MAPPED_MAX (256u << 20)   /* the largest float frame (RGBA bytes) staged in
-                                                 the mapped bloom_ctx.fin, which keeps the size
-                                                 of the largest it staged (pinned host memory,
+                                                 the mapped bloom_ctx.xfer.fin, which keeps the
+                                                 size of the largest it staged (pinned host memory,
                                                  cache stats' staging_bytes) until the context
                                                  goes or GPU memory runs out; larger frames go
                                                  through the driver's copy */
@@ -69,25 +68,16 @@ enum bloom_shader {
 	SH_COMPOSITE,  /* variant: 1 bloom, 0 convolve */
 	SH_KERNEL,     /* variant: 1 gray kernel (half 0 only) */
 	SH_YUV_UNPACK, /* variant 0, half 0 */
-	SH_YUV_PACK,   /* variant 0, half 0 */
 	SH_TRANSPOSE,  /* variant: 0 vec2, 1 vec4 elements; half: float16 storage */
-	SH_JPEG_FDCT,  /* variant 0, half 0 */
-	SH_JPEG_HUFF,  /* variant 0, half 0 */
-	SH_JPEG_HUFF_OUT, /* variant 0, half 0 */
-	SH_JPEG_IDCT,  /* variant 0, half 0 */
 	SH_COUNT
 };
 
 /* Every uniform the bloom's shaders have; a program's location of each is looked up once, -1
  * where it has none (setting it is then a no-op). */
 enum bloom_uniform {
-	U_IMG, U_PAD, U_THRESHOLD, U_KNEE, U_CLAMP, U_INTENSITY, U_MIX, U_COMPOSITE,
-	U_KSIZE, U_SRC, U_CENTER, U_SCALE,
-	U_SUB, U_OFF, U_STRIDE, U_GRAY, U_ORIENT, U_FANCY, U_CDIM, U_DITHER, U_FLAGS, U_PLANE, U_PDIM,
-	U_SRC_STRIDE, U_DST_STRIDE, U_SRC_VALID, U_DST_ROWS, U_DST_COLS, U_QUANT,
-	U_MCUX, U_REALW, U_REALH, U_NSEG, U_SLOTS, U_CAPW, U_WORDS, U_LENWORD, U_PASS,
-	U_SOFF, U_SSTRIDE, U_SDIM, U_TBITS, U_BLENS, U_BLOOM, U_PGEO, U_COFF, U_BLOCKS,
-	U_COUNT
+	U_IMG, U_PAD, U_THRESHOLD, U_KNEE, U_CLAMP, U_INTENSITY, U_MIX, U_COMPOSITE, U_KSIZE,
+	U_SRC, U_CENTER, U_SCALE, U_SUB, U_OFF, U_STRIDE, U_GRAY, U_ORIENT, U_FANCY, U_CDIM,
+	U_SRC_STRIDE, U_DST_STRIDE, U_SRC_VALID, U_DST_ROWS, U_DST_COLS, U_BLOOM, U_COUNT
 };
 
 struct bloom_prog {
@@ -203,75 +193,102 @@ struct want {
 	struct bloom_params kp;
 };
 
+/* The FFT-convolution context (bloom and convolve): the services it was made with, then its
+ * rooms, each owned by one source. Every field is the context's thread's, but for `lent`. */
 struct bloom_ctx {
 	struct gles_cancel *cancel; /* bloom_ctx_set_cancel's; NULL: none */
-	struct program_cache *pc;
+	struct program_cache *pc;   /* the programs of plans and of progs come from it */
 	const struct egl_info *info;
 	struct log_sink log;
 	struct bloom_ctx_opts opts;
+	struct bloom_cache_stats st;
+	struct gpu_timer *timer;
+	unsigned long long tick;    /* the use clock of plans, spectra and presets (last_use): the
+	                               least recently used of each goes first */
+
+	/* The bloom's programs (bloom_plan.c, bloom_prog): built on first use or by bloom_warm,
+	 * held against the program cache's trimming and dropped at destroy. */
 	struct bloom_prog progs[SH_COUNT][2][2]; /* [shader][variant][half] */
-	struct plan **plans;
-	int nplans;
+
+	struct {                  /* the plan cache (bloom_plan.c; bloom_idle.c builds wanted
+	                             plans into it) */
+		struct plan **e;      /* n of opts.max_plans, the least recently used evicted past it */
+		int n;
+		struct {              /* the last bloom_run_frame's GPU stages (bloom_rerun_stages):
+		                         valid is cleared by whatever may evict q or ke */
+			int valid, op, w, h;
+			struct plan *q;
+			struct kentry *ke;
+			struct bloom_params p;
+		} last;
+	} plans;
+
 	struct {                  /* the kernel spectrum cache (bloom_kernel.c) */
 		struct kentry *e;     /* n of cap, the least recently used evicted past
 		                         opts.kernel_cache_bytes */
 		size_t n, cap, bytes; /* bytes: of their spectra */
 	} spectra;
-	unsigned long long tick;
-	struct bloom_cache_stats st;
-	struct gpu_timer *timer;
-	GLuint kupload; /* scratch for kernel uploads, grown as needed */
-	size_t kupload_bytes;
-	float *host;    /* reused RGBA staging for uploads (a fresh 33 MB malloc a 1080p frame
-	                   costs page faults every request) */
-	size_t host_bytes;
-	struct upload {           /* JPEG planes in, grown as needed; used in turn */
-		GLuint buf;
-		size_t bytes;
-		unsigned char *map; /* kept mapped (buffer_storage) */
-		GLsync fence;       /* after the last frame's commands that read it; 0: none */
-	} yin[BLOOM_UPLOADS];
-	int yin_next;             /* the upload buffer the next frame's planes go to */
-	struct upload fin;        /* float frames in, widened to RGBA by several threads where it
-	                             is mapped (buffer_storage) and they are at most
-	                             BLOOM_FLOAT_MAPPED_MAX bytes; copied by the GPU from there.
-	                             One: a frame's upload waits for the copy of the frame before
-	                             it (issued after that one's predecessor's stages) */
-	struct jpeg_gpu *jpeg;    /* the GPU JPEG codec: its buffers and tables */
-	GLuint ystage;            /* JPEG planes out, the copy the CPU maps; grown as needed */
-	GLuint yin_dev;           /* JPEG planes in, copied from a mapped buffer by the GPU */
-	size_t yin_dev_bytes;
-	int upload_dma;           /* opts.upload_copy resolved */
-	size_t ystage_bytes;
-	GLuint flags;             /* the composite's count of non-finite samples, and its copy */
-	GLuint flags_stage;
-	/* 1: GL_EXT_buffer_storage (unless opts.no_persistent_map): yin and ystage made immutable
-	 * and mapped once, persistently (coherent), so a frame's planes go in by memcpy and come
-	 * out after a fence, with no map, unmap or buffer update call per frame */
-	int persistent;
-	unsigned char *ystage_map;
-	struct bloom_lease leases[BLOOM_LEASES]; /* result buffers to lend (with buffer_storage) */
-	struct bloom_upload *lend; /* BLOOM_UPLOAD_SLOTS upload buffers to lend (with
-	                              buffer_storage; else NULL) */
-	atomic_size_t lend_need;   /* the most bytes a take found no free buffer for, since
-	                              bloom_upload_tend last looked */
-	struct {                  /* the last bloom_run_frame's GPU stages (bloom_rerun_stages) */
-		int valid, op, w, h;
-		struct plan *q;
-		struct kentry *ke;
-		struct bloom_params p;
-	} last;
+
+	struct {                  /* frames in and results out, and their staging buffers
+	                             (bloom_transfer.c; bloom_kernel.c's kernel uploads) */
+		/* 1: GL_EXT_buffer_storage (unless opts.no_persistent_map): yin and ystage made
+		 * immutable and mapped once, persistently (coherent), so a frame's planes go in by
+		 * memcpy and come out after a fence, with no map, unmap or buffer update call per
+		 * frame */
+		int persistent;
+		int upload_dma;           /* opts.upload_copy resolved */
+		float *host;    /* reused RGBA staging for uploads (a fresh 33 MB malloc a 1080p
+		                   frame costs page faults every request) */
+		size_t host_bytes;
+		struct upload {           /* JPEG planes in, grown as needed; used in turn */
+			GLuint buf;
+			size_t bytes;
+			unsigned char *map; /* kept mapped (buffer_storage) */
+			GLsync fence;       /* after the last frame's commands that read it; 0: none */
+		} yin[BLOOM_UPLOADS];
+		int yin_next;             /* the upload buffer the next frame's planes go to */
+		struct upload fin;        /* float frames in, widened to RGBA by several threads where
+		                             it is mapped (buffer_storage) and they are at most
+		                             BLOOM_FLOAT_MAPPED_MAX bytes; copied by the GPU from
+		                             there. One: a frame's upload waits for the copy of the
+		                             frame before it (issued after that one's predecessor's
+		                             stages) */
+		GLuint yin_dev;           /* JPEG planes in, copied from a mapped buffer by the GPU */
+		size_t yin_dev_bytes;
+		GLuint ystage;            /* JPEG planes out, the copy the CPU maps; grown as needed */
+		size_t ystage_bytes;
+		unsigned char *ystage_map;
+		GLuint flags;             /* the composite's count of non-finite samples, and its copy */
+		GLuint flags_stage;
+		GLuint kupload;           /* scratch for kernel uploads, grown as needed */
+		size_t kupload_bytes;
+	} xfer;
+
+	struct {                  /* buffers lent past a frame (bloom_upload.c, bloom_transfer.c):
+	                             made, grown and fenced by the context's thread; given back
+	                             from any thread, through their atomic states */
+		struct bloom_lease results[BLOOM_LEASES]; /* result buffers to lend (with
+		                                             buffer_storage), taken by the context's
+		                                             thread */
+		struct bloom_upload *uploads; /* BLOOM_UPLOAD_SLOTS upload buffers to lend (with
+		                                 buffer_storage; else NULL), taken by any thread */
+		atomic_size_t need;       /* the most bytes a take found no free buffer for, since
+		                             bloom_upload_tend last looked */
+	} lent;
+
+	struct jpeg_gpu *jpeg;    /* the GPU JPEG codec, a room of its own (jpeg_gpu.h) */
 
 	struct {                  /* idle work's queue (bloom_idle.c) */
 		struct want w[BLOOM_WANTS]; /* oldest first */
 		int n;
 	} idle;
-	struct preset {
+	struct preset {           /* generated built-in kernels (aperture runs an FFT to make),
+	                             bloom_kernel.c's */
 		struct kernel_preset spec;
 		struct image img;
 		uint64_t digest[2];
 		unsigned long long last_use;
-	} presets[BLOOM_PRESETS]; /* generated built-in kernels (aperture runs an FFT to make) */
+	} presets[BLOOM_PRESETS];
 };
 
 /* The context's clock (opts.clock_ms, else core/clock.h's clock_ms): when plans are
@@ -301,7 +318,7 @@ int bloom_plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int hal
                      int programs_only, struct plan **out, char err[BLOOM_ERR_LEN]);
 /* Adds q to the cache, destroying the least recently used plan past opts.max_plans. */
 void bloom_cache_insert(struct bloom_ctx *b, struct plan *q);
-/* The index in b->plans of the least recently used plan (the one evicted next), or -1. */
+/* The index in b->plans.e of the least recently used plan (the one evicted next), or -1. */
 int bloom_plan_lru(const struct bloom_ctx *b);
 
 /* A storage buffer of `bytes` with the usage hint; 0 when out of GPU memory. */
@@ -321,7 +338,8 @@ size_t bloom_plan_bytes(int pw, int ph, int half);
 /* Destroys every plan and kernel spectrum, and frees the float staging buffer: what GPU and
  * mapped memory the context can give back. */
 void bloom_release_all(struct bloom_ctx *b);
-/* Frees the float frames' staging buffer (bloom_ctx.fin); the next float frame makes it anew. */
+/* Frees the float frames' staging buffer (bloom_ctx.xfer.fin); the next float frame makes it
+ * anew. */
 void bloom_staging_free(struct bloom_ctx *b);
 /* The plan for a padded size, technique and storage, from the cache or built (compiling and
  * allocating; the least recently used plan goes past opts.max_plans). */
@@ -412,6 +430,9 @@ void bloom_presets_free(struct bloom_ctx *b);
 /* gl_buf_grow_mapped, its time logged (debug): 0 or BLOOM_E_NOMEM. */
 int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned char **map,
                       size_t bytes, GLbitfield access);
+/* b->xfer.ystage, the planes' read-back copy, at least `bytes` (mapped once where
+ * b->xfer.persistent). 0 or BLOOM_E_GPU_MEMORY with err. */
+int bloom_ystage_grow(struct bloom_ctx *b, size_t bytes, char err[BLOOM_ERR_LEN]);
 
 /* persistent (GL_EXT_buffer_storage unless opts.no_persistent_map); the leases' counters and
  * the upload buffers' records (none made yet). */
@@ -432,8 +453,6 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
  * res->nonfinite. Fills st's copy, wait and read-back times. With defer and a lent buffer, the
  * commands are issued and res left pending (bloom_result_finish). tm (or NULL): the frame's
  * timer, marked after the planes are made (GPU_STAGE_ANSWER) and coded (GPU_STAGE_ENTROPY). */
-/* The planes' layout uniforms of yuv_unpack / yuv_pack. */
-void bloom_set_planes(const struct bloom_prog *p, const struct yuv_image *y);
 int bloom_read_back(struct bloom_ctx *b, struct plan *q, struct bloom_result *res, int w, int h,
                     int ch, struct bloom_lease **lease, int defer, struct gpu_timer *tm,
                     struct bloom_stats *st, char err[BLOOM_ERR_LEN]);

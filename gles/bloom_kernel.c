@@ -79,16 +79,15 @@ static int preset_image(struct bloom_ctx *b, const struct bloom_params *p, struc
 	return 0;
 }
 
-/* The kernel's centre in pixels (default floor(w/2), floor(h/2)). */
-static int kernel_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy,
-                         char err[BLOOM_ERR_LEN])
+int bloom_kernel_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy, char *err,
+                        size_t err_len)
 {
 	const struct kernel_center *c = &p->center;
 	if (c->mode == KERNEL_CENTER_PIXEL) {
 		*cx = (int)lround(c->x);
 		*cy = (int)lround(c->y);
 		if (*cx >= kw || *cy >= kh) {
-			snprintf(err, BLOOM_ERR_LEN, "kernel_center: %d,%d lies outside the %dx%d kernel",
+			snprintf(err, err_len, "kernel_center: %d,%d lies outside the %dx%d kernel",
 			         *cx, *cy, kw, kh);
 			return BLOOM_E_ARG;
 		}
@@ -107,7 +106,7 @@ static int kernel_center(const struct bloom_params *p, int kw, int kh, int *cx, 
 static int kernel_geometry(const struct image *k, const struct bloom_params *p, int w, int h,
                            struct kinfo *ki, char err[BLOOM_ERR_LEN])
 {
-	int rc = kernel_center(p, k->width, k->height, &ki->cx, &ki->cy, err);
+	int rc = bloom_kernel_center(p, k->width, k->height, &ki->cx, &ki->cy, err, BLOOM_ERR_LEN);
 	ki->kw = k->width;
 	ki->kh = k->height;
 	if (rc || p->kernel_scale <= 0)
@@ -248,17 +247,17 @@ static void kcache_evict_to(struct bloom_ctx *b, size_t room)
 static int upload_pixels(struct bloom_ctx *b, const struct kinfo *ki, char err[BLOOM_ERR_LEN])
 {
 	size_t kbytes = (size_t)ki->src_w * ki->src_h * 16;
-	if (kbytes > b->kupload_bytes) {
-		if (b->kupload)
-			glDeleteBuffers(1, &b->kupload);
-		b->kupload = bloom_buffer(kbytes, GL_DYNAMIC_COPY);
-		b->kupload_bytes = b->kupload ? kbytes : 0;
-		if (!b->kupload) {
+	if (kbytes > b->xfer.kupload_bytes) {
+		if (b->xfer.kupload)
+			glDeleteBuffers(1, &b->xfer.kupload);
+		b->xfer.kupload = bloom_buffer(kbytes, GL_DYNAMIC_COPY);
+		b->xfer.kupload_bytes = b->xfer.kupload ? kbytes : 0;
+		if (!b->xfer.kupload) {
 			snprintf(err, BLOOM_ERR_LEN, "kernel upload: out of GPU memory");
 			return BLOOM_E_GPU_MEMORY;
 		}
 	}
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->kupload);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->xfer.kupload);
 	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)kbytes, ki->rgbl);
 	return 0;
 }
@@ -279,7 +278,7 @@ static int pad_and_transform(struct bloom_ctx *b, struct plan *q, const struct k
 	double scale = p->normalize == BLOOM_NORMALIZE_LUMINANCE ? 1.0 / ki->lum_sum : 1.0;
 	glUniform1f(kp->u[U_SCALE], (float)scale);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PADDED, spec);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, b->kupload);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, b->xfer.kupload);
 	bloom_dispatch2d(q->pw, q->ph);
 	struct fft_axis *rows = ki->gray ? q->rows2 : q->rows4k, *cols = ki->gray ? q->cols2 : q->cols4k;
 	rc = fft_axis_execute(rows, spec, 0, (size_t)q->pw, 1, q->ph, 0);
@@ -368,10 +367,10 @@ void bloom_kcache_free(struct bloom_ctx *b)
 	free(b->spectra.e);
 	b->spectra.e = NULL;
 	b->spectra.n = b->spectra.cap = b->spectra.bytes = 0;
-	if (b->kupload)
-		glDeleteBuffers(1, &b->kupload);
-	b->kupload = 0;
-	b->kupload_bytes = 0;
+	if (b->xfer.kupload)
+		glDeleteBuffers(1, &b->xfer.kupload);
+	b->xfer.kupload = 0;
+	b->xfer.kupload_bytes = 0;
 }
 
 void bloom_presets_free(struct bloom_ctx *b)

@@ -11,21 +11,16 @@
 #include <string.h>
 
 static const char *const uniform_names[U_COUNT] = {
-	"u_img", "u_pad", "u_threshold", "u_knee", "u_clamp", "u_intensity", "u_mix", "u_composite",
-	"u_ksize", "u_src", "u_center", "u_scale",
-	"u_sub", "u_off", "u_stride", "u_gray", "u_orient", "u_fancy", "u_cdim", "u_dither",
-	"u_flags", "u_plane", "u_pdim",
-	"u_src_stride", "u_dst_stride", "u_src_valid", "u_dst_rows", "u_dst_cols", "u_quant",
-	"u_mcux", "u_realw", "u_realh", "u_nseg", "u_slots", "u_capw", "u_words", "u_lenword", "u_pass",
-	"u_soff", "u_sstride", "u_sdim", "u_tbits", "u_blens", "u_bloom",
-	"u_pgeo", "u_coff", "u_blocks",
+	"u_img", "u_pad", "u_threshold", "u_knee", "u_clamp", "u_intensity", "u_mix",
+	"u_composite", "u_ksize", "u_src", "u_center", "u_scale", "u_sub", "u_off", "u_stride",
+	"u_gray", "u_orient", "u_fancy", "u_cdim", "u_src_stride", "u_dst_stride",
+	"u_src_valid", "u_dst_rows", "u_dst_cols", "u_bloom",
 };
 
 static const char *const shader_names[SH_COUNT] = {
 	"bloom_common+bloom_math+bloom_pack", "bloom_common+bloom_multiply",
 	"bloom_common+bloom_math+bloom_composite", "bloom_common+bloom_kernel",
-	"bloom_common+yuv_unpack", "bloom_common+yuv_sample+yuv_pack", "transpose",
-	"jpeg_fdct", "jpeg_huff", "jpeg_huff_out", "jpeg_idct",
+	"bloom_common+yuv_unpack", "transpose",
 };
 
 GLuint bloom_buffer(size_t bytes, GLenum usage)
@@ -130,8 +125,8 @@ void bloom_plan_destroy(struct plan *q)
 
 struct plan *bloom_find_plan(const struct bloom_ctx *b, int pw, int ph, int technique, int half)
 {
-	for (int i = 0; i < b->nplans; i++) {
-		struct plan *q = b->plans[i];
+	for (int i = 0; i < b->plans.n; i++) {
+		struct plan *q = b->plans.e[i];
 		if (q->pw == pw && q->ph == ph && q->technique == technique && q->half == half)
 			return q;
 	}
@@ -294,23 +289,23 @@ static int make_buffers(struct plan *q)
 
 int bloom_plan_lru(const struct bloom_ctx *b)
 {
-	int lru = b->nplans ? 0 : -1;
-	for (int i = 1; i < b->nplans; i++)
-		if (b->plans[i]->last_use < b->plans[lru]->last_use)
+	int lru = b->plans.n ? 0 : -1;
+	for (int i = 1; i < b->plans.n; i++)
+		if (b->plans.e[i]->last_use < b->plans.e[lru]->last_use)
 			lru = i;
 	return lru;
 }
 
 void bloom_cache_insert(struct bloom_ctx *b, struct plan *q)
 {
-	if (b->nplans == b->opts.max_plans) {
+	if (b->plans.n == b->opts.max_plans) {
 		int lru = bloom_plan_lru(b);
-		bloom_plan_destroy(b->plans[lru]);
-		b->plans[lru] = b->plans[--b->nplans];
+		bloom_plan_destroy(b->plans.e[lru]);
+		b->plans.e[lru] = b->plans.e[--b->plans.n];
 	}
 	q->last_use = b->tick;
 	q->used_ms = bloom_ctx_now_ms(b);
-	b->plans[b->nplans++] = q;
+	b->plans.e[b->plans.n++] = q;
 }
 
 int bloom_plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int half,
@@ -409,8 +404,8 @@ int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinf
 		return 0;
 	double limit = (double)BLOOM_BORROW_COST * pw * ph, best = -1;
 	int best_tiled = 1;
-	for (int i = 0; i < b->nplans; i++) {
-		const struct plan *q = b->plans[i];
+	for (int i = 0; i < b->plans.n; i++) {
+		const struct plan *q = b->plans.e[i];
 		if (q->technique != p->technique || q->half != (p->precision == BLOOM_FP16))
 			continue;
 		double area = (double)q->pw * q->ph, cost;
@@ -441,9 +436,9 @@ int bloom_release_plan(struct bloom_ctx *b)
 	int lru = bloom_plan_lru(b);
 	if (lru < 0)
 		return -1;
-	b->last.valid = 0;
-	bloom_plan_destroy(b->plans[lru]);
-	b->plans[lru] = b->plans[--b->nplans];
+	b->plans.last.valid = 0;
+	bloom_plan_destroy(b->plans.e[lru]);
+	b->plans.e[lru] = b->plans.e[--b->plans.n];
 	return 0;
 }
 
@@ -557,9 +552,9 @@ static void composite_setup(struct bloom_ctx *b, struct plan *q, const struct bl
                             const struct bloom_params *p, int w, int h)
 {
 	GLuint zero[4] = {0, 0, 0, 0};
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->flags);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b->xfer.flags);
 	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof zero, zero);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_FLAGS, b->flags);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_FLAGS, b->xfer.flags);
 	bloom_set_sizes(comp, w, h, q->pw, q->ph);
 	glUniform1f(comp->u[U_INTENSITY], (float)p->intensity);
 	glUniform1f(comp->u[U_MIX], (float)p->mix);
@@ -569,7 +564,7 @@ static void composite_setup(struct bloom_ctx *b, struct plan *q, const struct bl
 }
 
 /* The result composited into q->out (a bloom: with the image; convolve: as it is), counting
- * the samples that came out non-finite in b->flags. */
+ * the samples that came out non-finite in b->xfer.flags. */
 static void composite(struct bloom_ctx *b, struct plan *q, const struct bloom_prog *comp,
                       const struct bloom_params *p, int w, int h)
 {

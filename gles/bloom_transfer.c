@@ -21,11 +21,11 @@ _Static_assert(IMAGE_LOST_RANGE == 2 && IMAGE_LOST_NEGATIVE == 8,
 
 void bloom_transfer_init(struct bloom_ctx *b)
 {
-	b->upload_dma = b->opts.upload_copy > 0 || (!b->opts.upload_copy && !b->info->software);
-	b->persistent = b->info->buffer_storage && !b->opts.no_persistent_map &&
+	b->xfer.upload_dma = b->opts.upload_copy > 0 || (!b->opts.upload_copy && !b->info->software);
+	b->xfer.persistent = b->info->buffer_storage && !b->opts.no_persistent_map &&
 	                gl_buf_storage_available();
 	for (int i = 0; i < BLOOM_LEASES; i++)
-		atomic_init(&b->leases[i].out, 0);
+		atomic_init(&b->lent.results[i].out, 0);
 	bloom_uploads_init(b);
 }
 
@@ -34,14 +34,14 @@ void bloom_transfer_free(struct bloom_ctx *b)
 	int wait_ms = b->opts.destroy_wait_ms > 0 ? b->opts.destroy_wait_ms : BLOOM_DESTROY_WAIT_MS;
 	jpeg_gpu_destroy(b->jpeg);
 	b->jpeg = NULL;
-	GLuint bufs[] = {b->ystage, b->yin_dev};
+	GLuint bufs[] = {b->xfer.ystage, b->xfer.yin_dev};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
 	for (int i = 0; i < BLOOM_UPLOADS; i++) {
-		gl_fence_free(b->yin[i].fence);
-		if (b->yin[i].buf)
-			glDeleteBuffers(1, &b->yin[i].buf);
+		gl_fence_free(b->xfer.yin[i].fence);
+		if (b->xfer.yin[i].buf)
+			glDeleteBuffers(1, &b->xfer.yin[i].buf);
 	}
 	bloom_staging_free(b);
 	/* lent result buffers: a codec thread may still be reading one; wait for them to come back
@@ -49,7 +49,7 @@ void bloom_transfer_free(struct bloom_ctx *b)
 	 * from under its reader */
 	int waited = 0;
 	for (int i = 0; i < BLOOM_LEASES; i++) {
-		struct bloom_lease *l = &b->leases[i];
+		struct bloom_lease *l = &b->lent.results[i];
 		for (; waited < wait_ms && atomic_load(&l->out); waited++)
 			nanosleep(&(struct timespec){0, 1000000}, NULL);
 		if (atomic_load(&l->out))
@@ -59,15 +59,15 @@ void bloom_transfer_free(struct bloom_ctx *b)
 			glDeleteBuffers(1, &l->buf);
 	}
 	bloom_uploads_free(b, wait_ms, waited);
-	free(b->host);
+	free(b->xfer.host);
 }
 
 void bloom_staging_free(struct bloom_ctx *b)
 {
-	gl_fence_free(b->fin.fence); /* a copy in flight still completes: GL defers deletion */
-	if (b->fin.buf)
-		glDeleteBuffers(1, &b->fin.buf);
-	memset(&b->fin, 0, sizeof b->fin);
+	gl_fence_free(b->xfer.fin.fence); /* a copy in flight still completes: GL defers deletion */
+	if (b->xfer.fin.buf)
+		glDeleteBuffers(1, &b->xfer.fin.buf);
+	memset(&b->xfer.fin, 0, sizeof b->xfer.fin);
 }
 
 int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned char **map,
@@ -83,17 +83,29 @@ int bloom_grow_mapped(struct bloom_ctx *b, GLuint *buf, size_t *have, unsigned c
 	return 0;
 }
 
+int bloom_ystage_grow(struct bloom_ctx *b, size_t bytes, char err[BLOOM_ERR_LEN])
+{
+	if (b->xfer.persistent ? bloom_grow_mapped(b, &b->xfer.ystage, &b->xfer.ystage_bytes,
+	                                           &b->xfer.ystage_map, bytes, GL_MAP_READ_BIT)
+	                       : gl_buf_grow(&b->xfer.ystage, &b->xfer.ystage_bytes, bytes,
+	                                     GL_STREAM_READ, NULL)) {
+		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
+		return BLOOM_E_GPU_MEMORY;
+	}
+	return 0;
+}
+
 /* A result buffer of at least `need` bytes to lend: a free one that is large enough, or a free
  * one grown while all of them stay within BLOOM_LEASE_BYTES; NULL when none (without
  * GL_EXT_buffer_storage, all lent, or out of memory): the caller copies the result instead. */
 static struct bloom_lease *lease_take(struct bloom_ctx *b, size_t need)
 {
-	if (!b->persistent)
+	if (!b->xfer.persistent)
 		return NULL;
 	struct bloom_lease *fit = NULL, *grow = NULL;
 	size_t total = 0;
 	for (int i = 0; i < BLOOM_LEASES; i++) {
-		struct bloom_lease *l = &b->leases[i];
+		struct bloom_lease *l = &b->lent.results[i];
 		total += l->bytes;
 		if (atomic_load_explicit(&l->out, memory_order_acquire))
 			continue;
@@ -165,13 +177,20 @@ struct widen {
 	int ch;
 };
 
+/* 1 when the pixels have four channels both sides: then [i0, i1) copied as they are. */
+static int rgba_as_is(const struct widen *c, size_t i0, size_t i1)
+{
+	if (c->ch != 4)
+		return 0;
+	memcpy(c->dst + i0 * 4, c->src + i0 * 4, (i1 - i0) * 16);
+	return 1;
+}
+
 static void widen_pixels(void *ctx, size_t i0, size_t i1)
 {
 	const struct widen *c = ctx;
-	if (c->ch == 4) {
-		memcpy(c->dst + i0 * 4, c->src + i0 * 4, (i1 - i0) * 16);
+	if (rgba_as_is(c, i0, i1))
 		return;
-	}
 	for (size_t i = i0; i < i1; i++) {
 		const float *s = c->src + i * c->ch;
 		float *d = c->dst + i * 4;
@@ -187,10 +206,8 @@ static void widen_pixels(void *ctx, size_t i0, size_t i1)
 static void narrow_pixels(void *ctx, size_t i0, size_t i1)
 {
 	const struct widen *c = ctx;
-	if (c->ch == 4) {
-		memcpy(c->dst + i0 * 4, c->src + i0 * 4, (i1 - i0) * 16);
+	if (rgba_as_is(c, i0, i1))
 		return;
-	}
 	for (size_t i = i0; i < i1; i++) {
 		const float *s = c->src + i * 4;
 		float *o = c->dst + i * c->ch;
@@ -210,49 +227,45 @@ static const float *to_rgba(struct bloom_ctx *b, const struct image *in)
 	size_t n = (size_t)in->width * in->height;
 	if (in->channels == 4)
 		return in->pixels;
-	if (n * 16 > b->host_bytes) {
-		float *nb = realloc(b->host, n * 16);
+	if (n * 16 > b->xfer.host_bytes) {
+		float *nb = realloc(b->xfer.host, n * 16);
 		if (!nb)
 			return NULL;
-		b->host = nb;
-		b->host_bytes = n * 16;
+		b->xfer.host = nb;
+		b->xfer.host_bytes = n * 16;
 	}
-	struct widen c = {in->pixels, b->host, in->channels};
+	struct widen c = {in->pixels, b->xfer.host, in->channels};
 	par_for(n, BLOOM_PAR_PIXELS, widen_pixels, &c);
-	return b->host;
+	return b->xfer.host;
 }
 
-void bloom_set_planes(const struct bloom_prog *p, const struct yuv_image *y)
-{
-	glUniform2i(p->u[U_SUB], y->sub_x, y->sub_y);
-	glUniform3ui(p->u[U_OFF], (GLuint)y->offset[0], (GLuint)y->offset[1], (GLuint)y->offset[2]);
-	glUniform3ui(p->u[U_STRIDE], (GLuint)y->stride[0], (GLuint)y->stride[1],
-	             (GLuint)y->stride[2]);
-	glUniform1i(p->u[U_GRAY], y->gray);
-}
+_Static_assert(U_OFF == U_SUB + 1 && U_STRIDE == U_SUB + 2 && U_GRAY == U_SUB + 3,
+               "jpeg_gpu_set_planes takes the planes' uniforms from U_SUB on");
+_Static_assert(B_PLANES == JPEG_B_PLANES && B_OUT == JPEG_B_RESULT,
+               "yuv_unpack and yuv_sample bind the planes and the result as jpeg_gpu does");
 
 /* 1 when lent is an upload buffer of b, held by its taker, that holds y's planes. */
 static int lent_here(const struct bloom_ctx *b, const struct bloom_upload *lent,
                      const struct yuv_image *y)
 {
 	int mine = 0;
-	for (int i = 0; lent && b->lend && i < BLOOM_UPLOAD_SLOTS; i++)
-		mine |= lent == &b->lend[i];
+	for (int i = 0; lent && b->lent.uploads && i < BLOOM_UPLOAD_SLOTS; i++)
+		mine |= lent == &b->lent.uploads[i];
 	return mine && lent->buf && y->data == lent->map &&
 	       y->bytes <= atomic_load_explicit(&lent->bytes, memory_order_relaxed) &&
 	       (atomic_load_explicit(&lent->state, memory_order_relaxed) & UPLOAD_LENT);
 }
 
 /* Planes -> q->image (w x h linear RGBA, oriented): read in place from lent (an upload buffer
- * of b that holds them), else copied into the next of b->yin. */
+ * of b that holds them), else copied into the next of b->xfer.yin. */
 static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y,
                          struct bloom_upload *lent, int w, int h, double *copy_ms,
                          char err[BLOOM_ERR_LEN])
 {
-	const struct bloom_prog *p, *pi = NULL;
+	const struct bloom_prog *p;
 	int rc = bloom_prog(b, SH_YUV_UNPACK, 0, 0, &p, err);
 	if (!rc && y->coefs)
-		rc = jpeg_gpu_idct_ready(b, y, &pi, err);
+		rc = jpeg_gpu_idct_ready(b->jpeg, y, err);
 	if (rc)
 		return rc;
 	struct upload *u = NULL;
@@ -263,13 +276,13 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		b->st.uploads_lent++;
 	} else {
 		lent = NULL;
-		u = &b->yin[b->yin_next];
-		b->yin_next = (b->yin_next + 1) % BLOOM_UPLOADS;
+		u = &b->xfer.yin[b->xfer.yin_next];
+		b->xfer.yin_next = (b->xfer.yin_next + 1) % BLOOM_UPLOADS;
 		/* a frame still in flight may read it: its commands complete first (they were issued
 		 * BLOOM_UPLOADS frames ago, so this rarely waits) */
 		if (upload_free(u, "planes upload", err))
 			return BLOOM_E_GPU;
-		if (b->persistent
+		if (b->xfer.persistent
 		    ? bloom_grow_mapped(b, &u->buf, &u->bytes, &u->map, used, GL_MAP_WRITE_BIT)
 		    : gl_buf_grow(&u->buf, &u->bytes, used, GL_STREAM_DRAW, NULL)) {
 			snprintf(err, BLOOM_ERR_LEN, "planes upload: out of GPU memory");
@@ -287,7 +300,7 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		b->st.uploads_copied++;
 	}
 	bloom_set_sizes(p, w, h, q->pw, q->ph);
-	bloom_set_planes(p, y);
+	jpeg_gpu_set_planes(&p->u[U_SUB], y);
 	glUniform2ui(p->u[U_SRC], (GLuint)y->width, (GLuint)y->height);
 	glUniform1i(p->u[U_ORIENT], y->orientation);
 	/* libjpeg replicates rather than filters a horizontally halved plane <= 2 samples wide */
@@ -296,16 +309,16 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	/* planes in host memory the GPU would read across the bus pass by pass: one copy into its
 	 * own memory first (on the H100, 0.94 against 1.16 ms of the GPU thread a 1080p 4:4:4
 	 * frame, 804-808 against 715-723 req/s with lent buffers) */
-	if (b->upload_dma && (lent || (u && u->map)) &&
-	    !gl_buf_grow(&b->yin_dev, &b->yin_dev_bytes, used, GL_DYNAMIC_COPY, NULL)) {
+	if (b->xfer.upload_dma && (lent || (u && u->map)) &&
+	    !gl_buf_grow(&b->xfer.yin_dev, &b->xfer.yin_dev_bytes, used, GL_DYNAMIC_COPY, NULL)) {
 		glBindBuffer(GL_COPY_READ_BUFFER, buf);
-		glBindBuffer(GL_COPY_WRITE_BUFFER, b->yin_dev);
+		glBindBuffer(GL_COPY_WRITE_BUFFER, b->xfer.yin_dev);
 		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
 		                    (GLsizeiptr)used);
-		buf = b->yin_dev;
+		buf = b->xfer.yin_dev;
 	}
-	if (pi) {
-		jpeg_gpu_idct(b->jpeg, y, pi, &buf);
+	if (y->coefs) {
+		jpeg_gpu_idct(b->jpeg, y, &buf);
 		glUseProgram(p->id);
 	}
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
@@ -332,10 +345,10 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
 		return upload_planes(b, q, in->yuv, in->upload, w, h, copy_ms, err);
 	double t0 = clock_ms();
 	size_t bytes = (size_t)w * h * 16;
-	struct upload *u = &b->fin;
+	struct upload *u = &b->xfer.fin;
 	/* on a software renderer too, though its GPU copy is one more CPU copy (a few ms against
 	 * seconds of compute): the tests run this path there */
-	if (b->persistent && bytes <= BLOOM_FLOAT_MAPPED_MAX) {
+	if (b->xfer.persistent && bytes <= BLOOM_FLOAT_MAPPED_MAX) {
 		/* the frame before may still be copying out of it: its copy runs after the stages of
 		 * the frame before it, so with frames in flight (JPEG answers) this waits for those */
 		if (upload_free(u, "upload", err))
@@ -373,14 +386,17 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 {
 	struct bloom_lease *l = *lease;
 	int entropy = res->entropy && res->yuv.dct_quality;
-	int rc = jpeg_gpu_make_planes(b, q, &res->yuv, w, h, res->dither, &entropy, l ? l->buf : 0, tm, err);
+	int rc = l ? 0 : bloom_ystage_grow(b, jpeg_gpu_stage_bytes(&res->yuv, entropy), err);
+	if (!rc)
+		rc = jpeg_gpu_make_planes(b->jpeg, q->out, q->pw, q->ph, &res->yuv, w, h, res->dither,
+		                          &entropy, l ? l->buf : b->xfer.ystage, tm, err);
 	if (rc)
 		return rc;
 	res->scan = entropy;
 	if (defer && l && l->map) {
 		/* the composite's count goes beside the flags word, so it is the frame's own however
 		 * many frames follow before it is read; bloom_result_finish reads both */
-		glBindBuffer(GL_COPY_READ_BUFFER, b->flags);
+		glBindBuffer(GL_COPY_READ_BUFFER, b->xfer.flags);
 		glBindBuffer(GL_COPY_WRITE_BUFFER, l->buf);
 		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0,
 		                    (GLintptr)res->yuv.bytes + 4, 4);
@@ -402,13 +418,13 @@ static int read_planes(struct bloom_ctx *b, struct plan *q, struct bloom_result 
 		return 0;
 	}
 	double t0 = *t_read = clock_ms();
-	const unsigned char *m, *map = l ? l->map : b->ystage_map;
+	const unsigned char *m, *map = l ? l->map : b->xfer.ystage_map;
 	unsigned gl_err = 0;
 	if (map) { /* kept mapped: wait for the copy, then read */
 		glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT_EXT);
 		m = fence_wait() ? map : NULL;
 	} else {
-		m = gl_buf_map_read(GL_SHADER_STORAGE_BUFFER, l ? l->buf : b->ystage,
+		m = gl_buf_map_read(GL_SHADER_STORAGE_BUFFER, l ? l->buf : b->xfer.ystage,
 		                    res->yuv.bytes + (entropy ? 12 : 4), &gl_err);
 	}
 	st->wait_ms = clock_ms() - t0;
@@ -475,10 +491,10 @@ static unsigned long long read_nonfinite(struct bloom_ctx *b)
 {
 	GLuint count = 0;
 	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-	glBindBuffer(GL_COPY_READ_BUFFER, b->flags);
-	glBindBuffer(GL_COPY_WRITE_BUFFER, b->flags_stage);
+	glBindBuffer(GL_COPY_READ_BUFFER, b->xfer.flags);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, b->xfer.flags_stage);
 	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, 4);
-	if (gl_buf_read(b->flags_stage, &count, sizeof count, NULL))
+	if (gl_buf_read(b->xfer.flags_stage, &count, sizeof count, NULL))
 		count = 0;
 	return count;
 }

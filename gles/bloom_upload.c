@@ -11,13 +11,14 @@
 
 void bloom_uploads_init(struct bloom_ctx *b)
 {
-	atomic_init(&b->lend_need, 0);
+	atomic_init(&b->lent.need, 0);
 	/* upload buffers to lend only where they can stay mapped; none made until asked for */
-	b->lend = b->persistent ? calloc(BLOOM_UPLOAD_SLOTS, sizeof *b->lend) : NULL;
-	for (int i = 0; b->lend && i < BLOOM_UPLOAD_SLOTS; i++) {
-		b->lend[i].ctx = b;
-		atomic_init(&b->lend[i].bytes, 0);
-		atomic_init(&b->lend[i].state, 0);
+	b->lent.uploads =
+		b->xfer.persistent ? calloc(BLOOM_UPLOAD_SLOTS, sizeof *b->lent.uploads) : NULL;
+	for (int i = 0; b->lent.uploads && i < BLOOM_UPLOAD_SLOTS; i++) {
+		b->lent.uploads[i].ctx = b;
+		atomic_init(&b->lent.uploads[i].bytes, 0);
+		atomic_init(&b->lent.uploads[i].state, 0);
 	}
 }
 
@@ -36,8 +37,8 @@ void bloom_uploads_free(struct bloom_ctx *b, int wait_ms, int waited)
 	 * (never freed), so that its holder's late bloom_upload_return touches memory that still
 	 * exists */
 	int kept = 0;
-	for (int i = 0; b->lend && i < BLOOM_UPLOAD_SLOTS; i++) {
-		struct bloom_upload *u = &b->lend[i];
+	for (int i = 0; b->lent.uploads && i < BLOOM_UPLOAD_SLOTS; i++) {
+		struct bloom_upload *u = &b->lent.uploads[i];
 		gl_fence_free(u->fence);
 		u->fence = 0;
 		if (wait_clear(&u->state, UPLOAD_LENT, &waited, wait_ms))
@@ -49,20 +50,20 @@ void bloom_uploads_free(struct bloom_ctx *b, int wait_ms, int waited)
 		log_sinkf(&b->log, LOG_WARN, "bloom: %d lent upload buffer(s) not returned within "
 		          "%d ms; left mapped", kept, wait_ms);
 	else
-		free(b->lend);
-	b->lend = NULL;
+		free(b->lent.uploads);
+	b->lent.uploads = NULL;
 }
 
 struct bloom_upload *bloom_upload_take(struct bloom_ctx *b, size_t bytes)
 {
-	if (!b || !b->lend || !bytes)
+	if (!b || !b->lent.uploads || !bytes)
 		return NULL;
 	/* the smallest free buffer that holds them; another taker may win it: look again */
 	for (int tries = 0; tries < 8; tries++) {
 		struct bloom_upload *fit = NULL;
 		size_t fit_bytes = 0;
 		for (int i = 0; i < BLOOM_UPLOAD_SLOTS; i++) {
-			struct bloom_upload *u = &b->lend[i];
+			struct bloom_upload *u = &b->lent.uploads[i];
 			size_t have = atomic_load_explicit(&u->bytes, memory_order_relaxed);
 			if (have >= bytes && (!fit || have < fit_bytes) &&
 			    !atomic_load_explicit(&u->state, memory_order_relaxed))
@@ -85,10 +86,10 @@ struct bloom_upload *bloom_upload_take(struct bloom_ctx *b, size_t bytes)
 
 void bloom_upload_want(struct bloom_ctx *b, size_t bytes)
 {
-	if (!b || !b->lend || !bytes || bytes > BLOOM_UPLOAD_MAX_ONE)
+	if (!b || !b->lent.uploads || !bytes || bytes > BLOOM_UPLOAD_MAX_ONE)
 		return;
-	size_t need = atomic_load_explicit(&b->lend_need, memory_order_relaxed);
-	while (need < bytes && !atomic_compare_exchange_weak_explicit(&b->lend_need, &need, bytes,
+	size_t need = atomic_load_explicit(&b->lent.need, memory_order_relaxed);
+	while (need < bytes && !atomic_compare_exchange_weak_explicit(&b->lent.need, &need, bytes,
 	                                                             memory_order_relaxed,
 	                                                             memory_order_relaxed)) {
 	}
@@ -107,11 +108,11 @@ void bloom_upload_return(struct bloom_upload *u)
 
 int bloom_upload_tend(struct bloom_ctx *b)
 {
-	if (!b->lend)
+	if (!b->lent.uploads)
 		return 0;
 	size_t total = 0;
 	for (int i = 0; i < BLOOM_UPLOAD_SLOTS; i++) {
-		struct bloom_upload *u = &b->lend[i];
+		struct bloom_upload *u = &b->lent.uploads[i];
 		total += atomic_load_explicit(&u->bytes, memory_order_relaxed);
 		if (!u->fence)
 			continue;
@@ -122,7 +123,7 @@ int bloom_upload_tend(struct bloom_ctx *b)
 		u->fence = 0;
 		atomic_fetch_and_explicit(&u->state, ~(unsigned)UPLOAD_FLIGHT, memory_order_release);
 	}
-	size_t need = atomic_exchange_explicit(&b->lend_need, 0, memory_order_relaxed);
+	size_t need = atomic_exchange_explicit(&b->lent.need, 0, memory_order_relaxed);
 	if (!need)
 		return 0;
 	if (need > ((size_t)-1) - BLOOM_UPLOAD_ROUND)
@@ -134,7 +135,7 @@ int bloom_upload_tend(struct bloom_ctx *b)
 	struct bloom_upload *g = NULL;
 	size_t g_bytes = 0;
 	for (int i = 0; i < BLOOM_UPLOAD_SLOTS; i++) {
-		struct bloom_upload *u = &b->lend[i];
+		struct bloom_upload *u = &b->lent.uploads[i];
 		size_t have = atomic_load_explicit(&u->bytes, memory_order_relaxed);
 		if (have < need && (!g || have < g_bytes) &&
 		    !atomic_load_explicit(&u->state, memory_order_relaxed))
@@ -167,31 +168,28 @@ int bloom_upload_read(struct bloom_ctx *b, const struct bloom_frame *fin, struct
 	memset(copy, 0, sizeof *copy);
 	if (!fin->upload || fin->upload->ctx != b)
 		return 0;
-	if (b->persistent ? bloom_grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, used,
-	                                    GL_MAP_READ_BIT)
-	                      : gl_buf_grow(&b->ystage, &b->ystage_bytes, used, GL_STREAM_READ, NULL)) {
-		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
-		return BLOOM_E_GPU_MEMORY;
-	}
+	int rc = bloom_ystage_grow(b, used, err);
+	if (rc)
+		return rc;
 	unsigned char *data = malloc(used);
 	if (!data) {
 		snprintf(err, BLOOM_ERR_LEN, "out of memory");
 		return BLOOM_E_NOMEM;
 	}
 	glBindBuffer(GL_COPY_READ_BUFFER, fin->upload->buf);
-	glBindBuffer(GL_COPY_WRITE_BUFFER, b->ystage);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, b->xfer.ystage);
 	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)used);
 	glFinish();
-	const unsigned char *m = b->ystage_map;
+	const unsigned char *m = b->xfer.ystage_map;
 	if (!m) /* no persistent mapping: mapped for this read */
-		m = gl_buf_map_read(GL_COPY_WRITE_BUFFER, b->ystage, used, NULL);
+		m = gl_buf_map_read(GL_COPY_WRITE_BUFFER, b->xfer.ystage, used, NULL);
 	if (!m) {
 		free(data);
 		snprintf(err, BLOOM_ERR_LEN, "planes: the upload buffer could not be read");
 		return BLOOM_E_GPU;
 	}
 	memcpy(data, m, used);
-	if (!b->ystage_map)
+	if (!b->xfer.ystage_map)
 		gl_buf_unmap(GL_COPY_WRITE_BUFFER);
 	*copy = *y;
 	copy->release = NULL;

@@ -19,28 +19,6 @@ static int from_spatial(int rc)
 	}
 }
 
-int convolve_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy,
-                    char err[CONVOLVE_ERR_LEN])
-{
-	const struct kernel_center *c = &p->center;
-	if (c->mode == KERNEL_CENTER_PIXEL) {
-		*cx = (int)lround(c->x);
-		*cy = (int)lround(c->y);
-		if (*cx >= kw || *cy >= kh) {
-			snprintf(err, CONVOLVE_ERR_LEN, "kernel_center: %d,%d lies outside the %dx%d kernel",
-			         *cx, *cy, kw, kh);
-			return -1;
-		}
-	} else if (c->mode == KERNEL_CENTER_UV) {
-		*cx = (int)fmin(floor(c->x * kw), kw - 1);
-		*cy = (int)fmin(floor(c->y * kh), kh - 1);
-	} else {
-		*cx = kw / 2;
-		*cy = kh / 2;
-	}
-	return 0;
-}
-
 /* GPU milliseconds of the FFT convolution's stages on a side x side image with a k x k kernel. */
 static int time_fft(struct bloom_ctx *b, int side, int k, double *ms, char err[BLOOM_ERR_LEN])
 {
@@ -134,11 +112,13 @@ int convolve_spatial(struct spatial_ctx *s, const struct image *in, const struct
 	}
 	struct spatial_image_opts o = {-1, -1, p->normalize == BLOOM_NORMALIZE_LUMINANCE,
 	                               SPATIAL_FP32, SPATIAL_ALG_AUTO, stats != NULL};
-	if (convolve_center(p, kernel->width, kernel->height, &o.center_x, &o.center_y, err))
-		return BLOOM_E_ARG;
+	int rc = bloom_kernel_center(p, kernel->width, kernel->height, &o.center_x, &o.center_y, err,
+	                             CONVOLVE_ERR_LEN);
+	if (rc)
+		return rc;
 	struct spatial_stats st;
 	char serr[SPATIAL_ERR_LEN];
-	int rc = spatial_convolve_image(s, in, kernel, &o, out, &st, serr);
+	rc = spatial_convolve_image(s, in, kernel, &o, out, &st, serr);
 	if (rc) {
 		snprintf(err, CONVOLVE_ERR_LEN, "%s", serr);
 		return from_spatial(rc);

@@ -36,12 +36,6 @@ int convolve_choose(struct bloom_ctx *b, struct spatial_ctx *s, struct convolve_
                     int asked, int w, int h, int kw, int kh, const struct bloom_params *p,
                     int *method, double *fft_ms, double *spatial_ms, char err[CONVOLVE_ERR_LEN]);
 
-/* The kernel centre p asks for in pixels of a kw x kh kernel (default floor(w/2), floor(h/2);
- * uv scaled and clamped), as bloom's convolve places it. -1 with a message when a pixel centre
- * lies outside the kernel. */
-int convolve_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy,
-                    char err[CONVOLVE_ERR_LEN]);
-
 /* The direct path: in convolved with kernel as bloom_run(BLOOM_OP_CONVOLVE) would (centre,
  * normalize; precision float32), into *out (in tiles where the image exceeds the context's
  * limits: spatial.h). With st (NULL: none), its stages timed and its tiles. Returns 0 or a

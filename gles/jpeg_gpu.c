@@ -6,7 +6,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gles/gl_util.h"
+
+/* The codec's shaders, one program each. */
+enum jpeg_shader { JS_YUV_PACK, JS_FDCT, JS_HUFF, JS_HUFF_OUT, JS_IDCT, JS_COUNT };
+
+static const char *const shader_names[JS_COUNT] = {
+	"bloom_common+yuv_sample+yuv_pack", "jpeg_fdct", "jpeg_huff", "jpeg_huff_out", "jpeg_idct",
+};
+
+/* Every uniform the codec's shaders have; JU_SUB to JU_GRAY in jpeg_gpu_set_planes' order. */
+enum jpeg_uniform {
+	JU_IMG, JU_PAD, JU_SUB, JU_OFF, JU_STRIDE, JU_GRAY, JU_PLANE, JU_PDIM, JU_DITHER, JU_FLAGS,
+	JU_QUANT, JU_SOFF, JU_SSTRIDE, JU_SDIM, JU_MCUX, JU_REALW, JU_REALH, JU_NSEG, JU_SLOTS,
+	JU_CAPW, JU_WORDS, JU_LENWORD, JU_PASS, JU_TBITS, JU_BLENS, JU_PGEO, JU_COFF, JU_BLOCKS,
+	JU_COUNT
+};
+
+static const char *const uniform_names[JU_COUNT] = {
+	"u_img", "u_pad", "u_sub", "u_off", "u_stride", "u_gray", "u_plane", "u_pdim", "u_dither",
+	"u_flags", "u_quant", "u_soff", "u_sstride", "u_sdim", "u_mcux", "u_realw", "u_realh",
+	"u_nseg", "u_slots", "u_capw", "u_words", "u_lenword", "u_pass", "u_tbits", "u_blens",
+	"u_pgeo", "u_coff", "u_blocks",
+};
+
+struct jprog {
+	GLuint id;       /* 0: not got yet */
+	GLint u[JU_COUNT];
+};
+
 struct jpeg_gpu {
+	struct program_cache *pc;
+	struct log_sink log;
+	size_t scan_max;             /* GPU bytes a scan's coding may take at most */
+	struct jprog progs[JS_COUNT];/* held from the cache until destroy */
 	GLuint yout;                 /* planes (or coefficients) out, the flags word after them */
 	size_t yout_bytes;
 	GLuint ysamp;                /* sample planes before their DCT */
@@ -19,21 +52,72 @@ struct jpeg_gpu {
 	size_t idct_bytes;
 };
 
-int jpeg_gpu_create(struct jpeg_gpu **out)
+int jpeg_gpu_create(struct program_cache *pc, const struct log_sink *log, size_t scan_scratch_max,
+                    struct jpeg_gpu **out)
 {
-	*out = calloc(1, sizeof **out);
-	return *out ? 0 : BLOOM_E_NOMEM;
+	struct jpeg_gpu *j = *out = calloc(1, sizeof **out);
+	if (!j)
+		return BLOOM_E_NOMEM;
+	j->pc = pc;
+	if (log)
+		j->log = *log;
+	j->scan_max = scan_scratch_max ? scan_scratch_max : 0x7ffffffcu;
+	return 0;
 }
 
 void jpeg_gpu_destroy(struct jpeg_gpu *j)
 {
 	if (!j)
 		return;
+	for (int i = 0; i < JS_COUNT; i++)
+		if (j->progs[i].id)
+			program_drop(j->pc, j->progs[i].id);
 	GLuint bufs[] = {j->yout, j->ysamp, j->huff, j->huff_codes, j->idct};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
 	free(j);
+}
+
+/* The program of shader sh, got and held on first use, its uniform locations looked up then.
+ * Its key and defines are those of the bloom shaders' plain variant (bloom_common's P_F16 0),
+ * so that persisted binaries stay valid. */
+static int prog(struct jpeg_gpu *j, int sh, const struct jprog **out, char err[BLOOM_ERR_LEN])
+{
+	struct jprog *p = &j->progs[sh];
+	if (!p->id) {
+		static const int key[2] = {0, 0};
+		static const char defs[] =
+			"#define PREFILTER 0\n#define GRAY 0\n#define BLOOM 0\n#define P_F16 0\n";
+		char perr[PROGRAM_ERR_LEN];
+		unsigned id;
+		if (program_get(j->pc, shader_names[sh], key, sizeof key, defs, &id, perr)) {
+			snprintf(err, BLOOM_ERR_LEN, "%s", perr);
+			return BLOOM_E_GPU;
+		}
+		program_hold(j->pc, id); /* dropped by jpeg_gpu_destroy */
+		program_uniforms(id, uniform_names, JU_COUNT, p->u);
+		p->id = id;
+	}
+	*out = p;
+	return 0;
+}
+
+int jpeg_gpu_warm(struct jpeg_gpu *j, char err[BLOOM_ERR_LEN])
+{
+	const struct jprog *p;
+	int rc = 0;
+	for (int sh = 0; !rc && sh < JS_COUNT; sh++)
+		rc = prog(j, sh, &p, err);
+	return rc;
+}
+
+void jpeg_gpu_set_planes(const GLint loc[4], const struct yuv_image *y)
+{
+	glUniform2i(loc[0], y->sub_x, y->sub_y);
+	glUniform3ui(loc[1], (GLuint)y->offset[0], (GLuint)y->offset[1], (GLuint)y->offset[2]);
+	glUniform3ui(loc[2], (GLuint)y->stride[0], (GLuint)y->stride[1], (GLuint)y->stride[2]);
+	glUniform1i(loc[3], y->gray);
 }
 
 /* libjpeg's quantisation tables at y's quality, held by the context. */
@@ -56,13 +140,13 @@ static int quant_tables(struct jpeg_gpu *j, const struct yuv_image *y, char err[
 /* The coefficients in j->yout (y's layout) -> their entropy-coded scan (jpeg_huff, then
  * jpeg_huff_out) in dst, its length in bytes at y->bytes + 8 (0: a row did not fit: dst holds
  * the coefficients instead). */
-static int code_scan(struct bloom_ctx *b, struct jpeg_gpu *j, const struct yuv_image *y,
-                     GLuint dst, char err[BLOOM_ERR_LEN])
+static int code_scan(struct jpeg_gpu *j, const struct yuv_image *y, GLuint dst,
+                     char err[BLOOM_ERR_LEN])
 {
-	const struct bloom_prog *ph, *po;
-	int rc = bloom_prog(b, SH_JPEG_HUFF, 0, 0, &ph, err);
+	const struct jprog *ph, *po;
+	int rc = prog(j, JS_HUFF, &ph, err);
 	if (!rc)
-		rc = bloom_prog(b, SH_JPEG_HUFF_OUT, 0, 0, &po, err);
+		rc = prog(j, JS_HUFF_OUT, &po, err);
 	if (rc)
 		return rc;
 	if (!j->huff_codes) { /* the codes, then zigzag -> natural and natural -> zigzag */
@@ -75,7 +159,7 @@ static int code_scan(struct bloom_ctx *b, struct jpeg_gpu *j, const struct yuv_i
 			snprintf(err, BLOOM_ERR_LEN, "scan: no Huffman tables");
 			return BLOOM_E_NOMEM;
 		}
-		if (!(j->huff_codes = bloom_buffer(sizeof codes, GL_STATIC_DRAW))) {
+		if (!(j->huff_codes = gl_buf_new(sizeof codes, NULL, GL_STATIC_DRAW, NULL))) {
 			snprintf(err, BLOOM_ERR_LEN, "scan: out of GPU memory");
 			return BLOOM_E_GPU_MEMORY;
 		}
@@ -89,35 +173,34 @@ static int code_scan(struct bloom_ctx *b, struct jpeg_gpu *j, const struct yuv_i
 	/* Huff: segment lengths, offsets and total, the flag; segment bits; block bits; slots */
 	GLuint tbits = 2 * nseg + 2, blens = tbits + nseg, slots = blens + (GLuint)nblocks;
 	size_t words = slots + 2 * (size_t)nseg * capw;
-	size_t most = b->opts.scan_scratch_max ? b->opts.scan_scratch_max : 0x7ffffffcu;
-	if (words > most / 4 ||
+	if (words > j->scan_max / 4 ||
 	    gl_buf_grow(&j->huff, &j->huff_bytes, words * 4, GL_DYNAMIC_COPY, NULL)) {
 		snprintf(err, BLOOM_ERR_LEN, "scan: out of GPU memory");
 		return BLOOM_E_GPU_MEMORY;
 	}
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, j->yout);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HUFF, j->huff);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_HTAB, j->huff_codes);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_CODED, dst);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_PLANES, j->yout);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_HUFF, j->huff);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_HTAB, j->huff_codes);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_CODED, dst);
 	glUseProgram(ph->id);
-	bloom_set_planes(ph, y);
-	glUniform2i(ph->u[U_SUB], sx, sy);
-	glUniform1ui(ph->u[U_MCUX], mcux);
+	jpeg_gpu_set_planes(&ph->u[JU_SUB], y);
+	glUniform2i(ph->u[JU_SUB], sx, sy);
+	glUniform1ui(ph->u[JU_MCUX], mcux);
 	/* libjpeg's width_in_blocks and height_in_blocks; past them its dummy blocks */
 	GLuint bw = (GLuint)(y->width + 7) / 8, bh = (GLuint)(y->height + 7) / 8;
 	GLuint cw = (GLuint)(y->width + 8 * sx - 1) / (GLuint)(8 * sx);
 	GLuint chh = (GLuint)(y->height + 8 * sy - 1) / (GLuint)(8 * sy);
-	glUniform3ui(ph->u[U_REALW], bw, cw, cw);
-	glUniform3ui(ph->u[U_REALH], bh, chh, chh);
-	glUniform1ui(ph->u[U_NSEG], nseg);
-	glUniform1ui(ph->u[U_SLOTS], slots);
-	glUniform1ui(ph->u[U_CAPW], capw);
-	glUniform1ui(ph->u[U_TBITS], tbits);
-	glUniform1ui(ph->u[U_BLENS], blens);
+	glUniform3ui(ph->u[JU_REALW], bw, cw, cw);
+	glUniform3ui(ph->u[JU_REALH], bh, chh, chh);
+	glUniform1ui(ph->u[JU_NSEG], nseg);
+	glUniform1ui(ph->u[JU_SLOTS], slots);
+	glUniform1ui(ph->u[JU_CAPW], capw);
+	glUniform1ui(ph->u[JU_TBITS], tbits);
+	glUniform1ui(ph->u[JU_BLENS], blens);
 	/* blocks' lengths, segments' offsets, blocks' codes, segments' stuffing */
 	GLuint groups = (GLuint)((nblocks + 255) / 256), gx = groups < 65535 ? groups : 65535;
 	for (int pass = 0; pass < 4; pass++) {
-		glUniform1i(ph->u[U_PASS], pass);
+		glUniform1i(ph->u[JU_PASS], pass);
 		if (pass == 0 || pass == 2)
 			glDispatchCompute(gx, (groups + gx - 1) / gx, 1);
 		else
@@ -125,31 +208,35 @@ static int code_scan(struct bloom_ctx *b, struct jpeg_gpu *j, const struct yuv_i
 		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 	}
 	glUseProgram(po->id);
-	glUniform1ui(po->u[U_NSEG], nseg);
-	glUniform1ui(po->u[U_SLOTS], slots);
-	glUniform1ui(po->u[U_CAPW], capw);
-	glUniform1ui(po->u[U_WORDS], (GLuint)(y->bytes / 4));
-	glUniform1ui(po->u[U_LENWORD], (GLuint)(y->bytes / 4 + 2));
-	glUniform1i(po->u[U_PASS], 0);
+	glUniform1ui(po->u[JU_NSEG], nseg);
+	glUniform1ui(po->u[JU_SLOTS], slots);
+	glUniform1ui(po->u[JU_CAPW], capw);
+	glUniform1ui(po->u[JU_WORDS], (GLuint)(y->bytes / 4));
+	glUniform1ui(po->u[JU_LENWORD], (GLuint)(y->bytes / 4 + 2));
+	glUniform1i(po->u[JU_PASS], 0);
 	glDispatchCompute(1, 1, 1);
 	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-	glUniform1i(po->u[U_PASS], 1);
+	glUniform1i(po->u[JU_PASS], 1);
 	groups = (GLuint)((y->bytes / 4 + 255) / 256), gx = groups < 65535 ? groups : 65535;
 	glDispatchCompute(gx, (groups + gx - 1) / gx, 1);
 	return 0;
 }
 
-int jpeg_gpu_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_image *y, int w,
-                         int h, int dither, int *entropy, GLuint dst, struct gpu_timer *tm,
-                         char err[BLOOM_ERR_LEN])
+size_t jpeg_gpu_stage_bytes(const struct yuv_image *y, int entropy)
 {
-	struct jpeg_gpu *j = b->jpeg;
-	const struct bloom_prog *p, *pd = NULL;
+	return y->bytes + (entropy ? 12 : 4);
+}
+
+int jpeg_gpu_make_planes(struct jpeg_gpu *j, GLuint result, int pw, int ph,
+                         const struct yuv_image *y, int w, int h, int dither, int *entropy,
+                         GLuint dst, struct gpu_timer *tm, char err[BLOOM_ERR_LEN])
+{
+	const struct jprog *p, *pd = NULL;
 	int rc = y->dct_quality ? quant_tables(j, y, err) : 0;
 	if (!rc)
-		rc = bloom_prog(b, SH_YUV_PACK, 0, 0, &p, err);
+		rc = prog(j, JS_YUV_PACK, &p, err);
 	if (!rc && y->dct_quality)
-		rc = bloom_prog(b, SH_JPEG_FDCT, 0, 0, &pd, err);
+		rc = prog(j, JS_FDCT, &pd, err);
 	if (rc)
 		return rc;
 	/* coefficients: from sample planes made first in j->ysamp */
@@ -158,52 +245,48 @@ int jpeg_gpu_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		snprintf(err, BLOOM_ERR_LEN, "planes: no layout for %dx%d", y->width, y->height);
 		return BLOOM_E_ARG;
 	}
-	size_t bytes = y->bytes + 4, stage = y->bytes + (*entropy ? 12 : 4);
+	size_t bytes = y->bytes + 4;
 	if (gl_buf_grow(&j->yout, &j->yout_bytes, bytes, GL_DYNAMIC_COPY, NULL) ||
 	    (y->dct_quality &&
-	     gl_buf_grow(&j->ysamp, &j->ysamp_bytes, s.bytes + 4, GL_DYNAMIC_COPY, NULL)) ||
-	    (!dst && (b->persistent
-	              ? bloom_grow_mapped(b, &b->ystage, &b->ystage_bytes, &b->ystage_map, stage,
-	                            GL_MAP_READ_BIT)
-	              : gl_buf_grow(&b->ystage, &b->ystage_bytes, stage, GL_STREAM_READ, NULL)))) {
+	     gl_buf_grow(&j->ysamp, &j->ysamp_bytes, s.bytes + 4, GL_DYNAMIC_COPY, NULL))) {
 		snprintf(err, BLOOM_ERR_LEN, "planes: out of GPU memory");
 		return BLOOM_E_GPU_MEMORY;
 	}
-	if (!dst)
-		dst = b->ystage;
 	GLuint zero = 0, sbuf = y->dct_quality ? j->ysamp : j->yout;
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, sbuf);
 	glBufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)s.bytes, 4, &zero);
-	bloom_set_sizes(p, w, h, q->pw, q->ph);
-	bloom_set_planes(p, &s);
-	glUniform1i(p->u[U_DITHER], dither);
-	glUniform1ui(p->u[U_FLAGS], (GLuint)(s.bytes / 4));
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_OUT, q->out);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, sbuf);
+	glUseProgram(p->id);
+	glUniform2ui(p->u[JU_IMG], (GLuint)w, (GLuint)h);
+	glUniform2ui(p->u[JU_PAD], (GLuint)pw, (GLuint)ph);
+	jpeg_gpu_set_planes(&p->u[JU_SUB], &s);
+	glUniform1i(p->u[JU_DITHER], dither);
+	glUniform1ui(p->u[JU_FLAGS], (GLuint)(s.bytes / 4));
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_RESULT, result);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_PLANES, sbuf);
 	for (int plane = 0; plane < (s.gray ? 1 : 2); plane++) {
-		glUniform1i(p->u[U_PLANE], plane);
-		glUniform2ui(p->u[U_PDIM], (GLuint)s.stride[plane] / 4, (GLuint)s.ph[plane]);
+		glUniform1i(p->u[JU_PLANE], plane);
+		glUniform2ui(p->u[JU_PDIM], (GLuint)s.stride[plane] / 4, (GLuint)s.ph[plane]);
 		glDispatchCompute((GLuint)(s.stride[plane] / 4 + 15) / 16,
 		                  (GLuint)(s.ph[plane] + 15) / 16, 1);
 	}
 	if (pd) { /* a work group per 8 blocks of a block row; the flags word after them */
 		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 		glUseProgram(pd->id);
-		glUniform3ui(pd->u[U_OFF], (GLuint)y->offset[0], (GLuint)y->offset[1],
+		glUniform3ui(pd->u[JU_OFF], (GLuint)y->offset[0], (GLuint)y->offset[1],
 		             (GLuint)y->offset[2]);
-		glUniform3ui(pd->u[U_STRIDE], (GLuint)y->stride[0], (GLuint)y->stride[1],
+		glUniform3ui(pd->u[JU_STRIDE], (GLuint)y->stride[0], (GLuint)y->stride[1],
 		             (GLuint)y->stride[2]);
-		glUniform3ui(pd->u[U_SOFF], (GLuint)s.offset[0], (GLuint)s.offset[1],
+		glUniform3ui(pd->u[JU_SOFF], (GLuint)s.offset[0], (GLuint)s.offset[1],
 		             (GLuint)s.offset[2]);
-		glUniform3ui(pd->u[U_SSTRIDE], (GLuint)s.stride[0], (GLuint)s.stride[1],
+		glUniform3ui(pd->u[JU_SSTRIDE], (GLuint)s.stride[0], (GLuint)s.stride[1],
 		             (GLuint)s.stride[2]);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, j->yout);
-		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_SAMPLES, j->ysamp);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_PLANES, j->yout);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_SAMPLES, j->ysamp);
 		for (int plane = 0; plane < (y->gray ? 1 : 3); plane++) {
-			glUniform1i(pd->u[U_PLANE], plane);
-			glUniform1uiv(pd->u[U_QUANT], 64, j->quant[plane != 0]);
-			glUniform2ui(pd->u[U_PDIM], (GLuint)y->pw[plane], (GLuint)y->ph[plane]);
-			glUniform2ui(pd->u[U_SDIM], (GLuint)s.pw[plane], (GLuint)s.ph[plane]);
+			glUniform1i(pd->u[JU_PLANE], plane);
+			glUniform1uiv(pd->u[JU_QUANT], 64, j->quant[plane != 0]);
+			glUniform2ui(pd->u[JU_PDIM], (GLuint)y->pw[plane], (GLuint)y->ph[plane]);
+			glUniform2ui(pd->u[JU_SDIM], (GLuint)s.pw[plane], (GLuint)s.ph[plane]);
 			glDispatchCompute((GLuint)(y->pw[plane] + 7) / 8, (GLuint)y->ph[plane], 1);
 		}
 		glBindBuffer(GL_COPY_READ_BUFFER, j->ysamp);
@@ -215,9 +298,9 @@ int jpeg_gpu_make_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		gpu_timer_mark(tm, GPU_STAGE_ANSWER);
 	if (*entropy) {
 		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-		rc = code_scan(b, j, y, dst, err);
+		rc = code_scan(j, y, dst, err);
 		if (rc == BLOOM_E_GPU_MEMORY) { /* no room to code: the coefficients instead */
-			log_sinkf(&b->log, LOG_DEBUG, "bloom: %s; the coefficients go back", err);
+			log_sinkf(&j->log, LOG_DEBUG, "bloom: %s; the coefficients go back", err);
 			*entropy = 0;
 		} else if (rc) {
 			return rc;
@@ -242,11 +325,10 @@ size_t jpeg_gpu_coded_bytes(const struct yuv_image *y, const unsigned char *m)
 	return n <= y->bytes ? n : 0;
 }
 
-int jpeg_gpu_idct_ready(struct bloom_ctx *b, const struct yuv_image *y,
-                        const struct bloom_prog **p, char err[BLOOM_ERR_LEN])
+int jpeg_gpu_idct_ready(struct jpeg_gpu *j, const struct yuv_image *y, char err[BLOOM_ERR_LEN])
 {
-	struct jpeg_gpu *j = b->jpeg;
-	int rc = bloom_prog(b, SH_JPEG_IDCT, 0, 0, p, err);
+	const struct jprog *p;
+	int rc = prog(j, JS_IDCT, &p, err);
 	if (!rc && gl_buf_grow(&j->idct, &j->idct_bytes, y->planes_bytes, GL_DYNAMIC_COPY, NULL)) {
 		snprintf(err, BLOOM_ERR_LEN, "planes from coefficients: out of GPU memory");
 		rc = BLOOM_E_GPU_MEMORY;
@@ -254,21 +336,21 @@ int jpeg_gpu_idct_ready(struct bloom_ctx *b, const struct yuv_image *y,
 	return rc;
 }
 
-void jpeg_gpu_idct(struct jpeg_gpu *j, const struct yuv_image *y, const struct bloom_prog *p,
-                   GLuint *buf)
+void jpeg_gpu_idct(struct jpeg_gpu *j, const struct yuv_image *y, GLuint *buf)
 {
+	const struct jprog *p = &j->progs[JS_IDCT];
 	glUseProgram(p->id);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_COEFS, *buf);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, j->idct);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_COEFS, *buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_PLANES, j->idct);
 	for (int c = 0; c < (y->gray ? 1 : 3); c++) {
 		const struct yuv_coefs *cf = &y->cf[c];
 		GLuint n = (GLuint)cf->bw * (GLuint)cf->bh, groups = (n + 63) / 64;
 		GLuint gx = groups < 65535 ? groups : 65535;
-		glUniform2ui(p->u[U_PDIM], (GLuint)y->pw[c], (GLuint)y->ph[c]);
-		glUniform2ui(p->u[U_PGEO], (GLuint)y->offset[c], (GLuint)y->stride[c]);
-		glUniform4ui(p->u[U_COFF], (GLuint)(cf->dc / 4), (GLuint)(cf->ac / 4),
+		glUniform2ui(p->u[JU_PDIM], (GLuint)y->pw[c], (GLuint)y->ph[c]);
+		glUniform2ui(p->u[JU_PGEO], (GLuint)y->offset[c], (GLuint)y->stride[c]);
+		glUniform4ui(p->u[JU_COFF], (GLuint)(cf->dc / 4), (GLuint)(cf->ac / 4),
 		             (GLuint)(cf->ovf / 4), (GLuint)(cf->quant / 4));
-		glUniform3ui(p->u[U_BLOCKS], (GLuint)cf->bw, n, (GLuint)cf->novf);
+		glUniform3ui(p->u[JU_BLOCKS], (GLuint)cf->bw, n, (GLuint)cf->novf);
 		glDispatchCompute(gx, (groups + gx - 1) / gx, 1);
 	}
 	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);

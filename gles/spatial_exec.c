@@ -20,6 +20,20 @@ static float wround(int level, float v)
 	return level == SPATIAL_FP16 ? spatial_plan_half(v) : v;
 }
 
+/* Where a weight lies in the caller's [out_c][in_c / groups][k_h * k_w] array. */
+struct wlayout {
+	int cpg, cpo; /* input and output channels per group */
+	int kk;       /* taps per channel */
+	size_t per;   /* weights per output channel: cpg * kk */
+};
+
+static struct wlayout wlayout(const struct spatial_geom *g)
+{
+	struct wlayout l = {g->in_c / g->groups, g->out_c / g->groups, g->k_h * g->k_w, 0};
+	l.per = (size_t)l.cpg * l.kk;
+	return l;
+}
+
 /* shared: the weights, rounded to the level, into the storage buffer as they are. */
 static void filter_shared(struct shape *p, const float *w)
 {
@@ -33,18 +47,17 @@ static void filter_shared(struct shape *p, const float *w)
 static void filter_texture(struct shape *p, const float *w)
 {
 	const struct spatial_geom *g = &p->key.g;
-	int level = p->key.level, cpg = g->in_c / g->groups, kk = g->k_h * g->k_w;
-	int cpo = g->out_c / g->groups;
-	size_t per = (size_t)cpg * kk;
+	struct wlayout l = wlayout(g);
+	int level = p->key.level;
 	float *h = p->host;
 	memset(h, 0, p->host_floats * sizeof *h);
 	for (int co = 0; co < g->out_c; co++) {
-		int og = co / 4, o = co % 4, c0 = (co / cpo) * cpg;
-		for (int cl = 0; cl < cpg; cl++) {
+		int og = co / 4, o = co % 4, c0 = (co / l.cpo) * l.cpg;
+		for (int cl = 0; cl < l.cpg; cl++) {
 			int ci = c0 + cl, row = og * p->layers + ci / 4;
-			for (int t = 0; t < kk; t++)
+			for (int t = 0; t < l.kk; t++)
 				h[(((size_t)row * p->ftex_w) + t * 4 + o) * 4 + ci % 4] =
-					wround(level, w[(size_t)co * per + (size_t)cl * kk + t]);
+					wround(level, w[(size_t)co * l.per + (size_t)cl * l.kk + t]);
 		}
 	}
 	glActiveTexture(GL_TEXTURE1);
@@ -59,14 +72,13 @@ static int filter_blocks(struct spatial_ctx *s, struct shape *p, const float *w,
                          const float *bias, struct spatial_stats *st)
 {
 	const struct spatial_geom *g = &p->key.g;
-	int level = p->key.level, cpg = g->in_c / g->groups, kk = g->k_h * g->k_w;
-	int cpo = g->out_c / g->groups;
-	size_t per = (size_t)cpg * kk;
+	struct wlayout l = wlayout(g);
+	int level = p->key.level;
 	int bits = p->linear ? s->caps.filter_bits[level] : 0;
 	double tol = spatial_plan_interp_tol(level);
 	float *tmp = NULL;
 	if (p->mode == MODE_INTERP || p->mode == MODE_IMAGE_INTERP) {
-		tmp = malloc((per > (size_t)kk * 4 ? per : (size_t)kk * 4) * sizeof *tmp);
+		tmp = malloc((l.per > (size_t)l.kk * 4 ? l.per : (size_t)l.kk * 4) * sizeof *tmp);
 		if (!tmp)
 			return SPATIAL_E_NOMEM;
 	}
@@ -74,25 +86,25 @@ static int filter_blocks(struct spatial_ctx *s, struct shape *p, const float *w,
 		float *blk = p->host + (size_t)co * p->plane_stride / 4, *f = blk + 4;
 		memset(blk, 0, (size_t)p->plane_stride);
 		blk[0] = bias ? bias[co] : 0;
-		const float *wc = w + (size_t)co * per;
+		const float *wc = w + (size_t)co * l.per;
 		int ns = 0, nf = 0;
 		switch (p->mode) {
 		case MODE_TAPS:
-			for (size_t t = 0; t < per; t++)
+			for (size_t t = 0; t < l.per; t++)
 				f[t] = wround(level, wc[t]);
 			break;
 		case MODE_IMAGE:
-			for (int t = 0; t < kk * 4; t++)
+			for (int t = 0; t < l.kk * 4; t++)
 				f[t] = wround(level, w[t]);
 			break;
 		case MODE_INTERP:
-			for (size_t t = 0; t < per; t++)
+			for (size_t t = 0; t < l.per; t++)
 				tmp[t] = wround(level, wc[t]);
-			spatial_plan_entries(tmp, 1, cpg, (co / cpo) * cpg, g->k_h, g->k_w, g->dil_h,
-			                     g->dil_w, bits, tol, f, &ns, &nf);
+			spatial_plan_entries(tmp, 1, l.cpg, (co / l.cpo) * l.cpg, g->k_h, g->k_w,
+			                     g->dil_h, g->dil_w, bits, tol, f, &ns, &nf);
 			break;
 		default:
-			for (int t = 0; t < kk * 4; t++)
+			for (int t = 0; t < l.kk * 4; t++)
 				tmp[t] = wround(level, w[t]);
 			spatial_plan_entries(tmp, 4, 1, 0, g->k_h, g->k_w, g->dil_h, g->dil_w, bits, tol, f,
 			                     &ns, &nf);
