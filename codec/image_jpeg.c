@@ -253,7 +253,7 @@ done:
 	return rc;
 }
 
-int yuv_image_layout(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y)
+int yuv_image_frame(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y)
 {
 	memset(y, 0, sizeof *y);
 	if (gray)
@@ -264,6 +264,18 @@ int yuv_image_layout(struct yuv_image *y, int w, int h, int gray, int sub_x, int
 		return IMAGE_E_EMPTY;
 	if (w > 65535 || h > 65535)
 		return IMAGE_E_TOO_LARGE;
+	y->width = w, y->height = h, y->gray = gray;
+	y->sub_x = sub_x, y->sub_y = sub_y;
+	y->orientation = 1;
+	return 0;
+}
+
+int yuv_image_layout(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y)
+{
+	int rc = yuv_image_frame(y, w, h, gray, sub_x, sub_y);
+	if (rc)
+		return rc;
+	sub_x = y->sub_x, sub_y = y->sub_y;
 	size_t at = 0;
 	for (int p = 0; p < (gray ? 1 : 3); p++) {
 		/* as libjpeg: luma padded to whole chroma blocks, chroma the ceiling */
@@ -273,9 +285,6 @@ int yuv_image_layout(struct yuv_image *y, int w, int h, int gray, int sub_x, int
 		y->offset[p] = at;
 		at += (size_t)y->stride[p] * (size_t)y->ph[p];
 	}
-	y->width = w, y->height = h, y->gray = gray;
-	y->sub_x = sub_x, y->sub_y = sub_y;
-	y->orientation = 1;
 	y->bytes = at;
 	return 0;
 }
