@@ -121,20 +121,35 @@ static int read_header(tjhandle tj, const unsigned char *buf, size_t len,
 				  (unsigned long long)(o >= 5 ? hd->w : hd->h), "jpeg", err);
 }
 
+/* A decoder for buf, its header read and checked against lim (read_header). Returns 0 with the
+ * decoder in *tj (the caller destroys it), or an image_error with err and no decoder. */
+static int open_decoder(const unsigned char *buf, size_t len, const struct image_limits *lim,
+			tjhandle *tj, struct jpeg_header *hd, char *err)
+{
+	*tj = NULL;
+	if (len > (unsigned long)-1)
+		return image_fail(err, IMAGE_E_TOO_LARGE, "jpeg: file too large");
+	*tj = tjInitDecompress();
+	if (!*tj)
+		return image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create a decoder");
+	int rc = read_header(*tj, buf, len, lim, hd, err);
+	if (rc) {
+		tjDestroy(*tj);
+		*tj = NULL;
+	}
+	return rc;
+}
+
 int image_decode_jpeg(const unsigned char *buf, size_t len, const struct image_limits *lim,
 		      struct image *out, struct image_info *info, char *err)
 {
-	int rc;
 	unsigned char *raw = NULL;
 	struct image tmp = { 0, 0, 0, NULL };
-	if (len > (unsigned long)-1)
-		return image_fail(err, IMAGE_E_TOO_LARGE, "jpeg: file too large");
-	tjhandle tj = tjInitDecompress();
-	if (!tj)
-		return image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create a decoder");
+	tjhandle tj;
 	struct jpeg_header hd;
-	if ((rc = read_header(tj, buf, len, lim, &hd, err)))
-		goto done;
+	int rc = open_decoder(buf, len, lim, &tj, &hd, err);
+	if (rc)
+		return rc;
 	int w = hd.w, h = hd.h, cs = hd.cs, o = hd.orientation;
 	int pf, rawch, ch;
 	if (cs == TJCS_GRAY) {
@@ -364,15 +379,11 @@ static int decode_yuv(const void *buf, size_t len, const struct image_limits *li
 		lim = &dl;
 	if (image_sniff(buf, len) != IMAGE_FORMAT_JPEG)
 		return image_fail(err, IMAGE_E_UNSUPPORTED, "jpeg planes: not a JPEG");
-	if (len > (unsigned long)-1)
-		return image_fail(err, IMAGE_E_TOO_LARGE, "jpeg: file too large");
-	int rc;
-	tjhandle tj = tjInitDecompress();
-	if (!tj)
-		return image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create a decoder");
+	tjhandle tj;
 	struct jpeg_header hd;
-	if ((rc = read_header(tj, buf, len, lim, &hd, err)))
-		goto done;
+	int rc = open_decoder(buf, len, lim, &tj, &hd, err);
+	if (rc)
+		return rc;
 	int w = hd.w, h = hd.h, subsamp = hd.subsamp, cs = hd.cs, o = hd.orientation;
 	int sx, sy, gray = 0;
 	switch (subsamp) {
