@@ -190,15 +190,21 @@ struct bloom_job {
 #define SPLIT(R, i, n, lo, hi)                                                               \
 	size_t lo = (size_t)(R) * (size_t)(i) / (size_t)(n), hi = (size_t)(R) * (size_t)((i) + 1) / (size_t)(n)
 
+/* Where row r of the 4 w x h planes (plane r / h, row r % h) starts in the pw x ph planes:
+ * the image sits at the top left of its padded plane. */
+static size_t padded_row(const struct bloom_job *j, size_t r)
+{
+	size_t ch = r / (size_t)j->h, y = r % (size_t)j->h;
+	return (ch * (size_t)j->ph + y) * (size_t)j->pw;
+}
+
 static void do_pad(void *arg, int i, int n)
 {
 	const struct bloom_job *j = arg;
 	SPLIT(4 * j->h, i, n, lo, hi);
-	for (size_t r = lo; r < hi; r++) {
-		size_t ch = r / (size_t)j->h, y = r % (size_t)j->h;
-		memcpy(j->pad + (ch * (size_t)j->ph + y) * (size_t)j->pw, j->src + r * (size_t)j->w,
+	for (size_t r = lo; r < hi; r++)
+		memcpy(j->pad + padded_row(j, r), j->src + r * (size_t)j->w,
 		       (size_t)j->w * sizeof(float));
-	}
 }
 
 static void do_multiply(void *arg, int i, int n)
@@ -217,8 +223,7 @@ static void do_composite(void *arg, int i, int n)
 	const struct bloom_job *j = arg;
 	SPLIT(4 * j->h, i, n, lo, hi);
 	for (size_t r = lo; r < hi; r++) {
-		size_t ch = r / (size_t)j->h, y = r % (size_t)j->h;
-		const float *restrict cv = j->conv + (ch * (size_t)j->ph + y) * (size_t)j->pw;
+		const float *restrict cv = j->conv + padded_row(j, r);
 		const float *restrict s = j->src + r * (size_t)j->w;
 		float *restrict o = j->out + r * (size_t)j->w;
 		for (int x = 0; x < j->w; x++)

@@ -18,12 +18,13 @@ int cli_opts_add(struct opt_def *t, size_t *len, const struct opt_def *src, size
 	return 0;
 }
 
-int cli_prepare_argv(int argc, char **argv)
+/* cli_prepare_argv, rewriting "-o" only where output_flag (the command has --output). */
+static int scan_argv(int argc, char **argv, int output_flag)
 {
 	static char output[] = "--output";
 	int help = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o"))
+		if (output_flag && !strcmp(argv[i], "-o"))
 			argv[i] = output;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 			help = 1;
@@ -33,13 +34,23 @@ int cli_prepare_argv(int argc, char **argv)
 	return help;
 }
 
+int cli_prepare_argv(int argc, char **argv)
+{
+	return scan_argv(argc, argv, 1);
+}
+
+void cli_usage(FILE *f, const char *usage, const struct opt_def *t, size_t n)
+{
+	fputs(usage, f);
+	opts_print_help(f, t, n);
+}
+
 int cli_parse(const char *name, const char *usage, const struct opt_def *t, size_t n, void *values,
               size_t size, int (*hook)(void *values, void *arg), void *arg, int argc,
               char **argv, int *npos)
 {
-	if (cli_prepare_argv(argc, argv)) {
-		fputs(usage, stdout);
-		opts_print_help(stdout, t, n);
+	if (scan_argv(argc, argv, opts_find(t, n, "output") != NULL)) {
+		cli_usage(stdout, usage, t, n);
 		return 1;
 	}
 	char err[OPT_ERR_LEN];
@@ -76,8 +87,7 @@ int cli_parse_request(const char *name, const char *usage, const struct opt_def 
 {
 	request_init(req, op);
 	if (cli_prepare_argv(argc, argv)) {
-		fputs(usage, stdout);
-		opts_print_help(stdout, t, n);
+		cli_usage(stdout, usage, t, n);
 		request_print_help(stdout, op);
 		return 1;
 	}

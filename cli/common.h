@@ -1,10 +1,11 @@
-/* Helpers shared by the GPU subcommands of the fftbloom CLI: option tables merged from the
- * shared ones (GPU selection, bloom parameters) plus the command's own, "-o" as "--output",
- * and opening the GPU context with a program cache. */
+/* Helpers shared by the subcommands of the fftbloom CLI: option parsing with --help, "-o" as
+ * "--output", option tables merged from the shared ones (GPU selection, bloom parameters) plus
+ * the command's own, and opening the GPU context with a program cache. */
 #ifndef FFTBLOOM_CLI_COMMON_H
 #define FFTBLOOM_CLI_COMMON_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/cachedir.h"
 #include "core/config.h"
@@ -24,9 +25,13 @@ int cli_opts_add(struct opt_def *t, size_t *len, const struct opt_def *src, size
 /* Rewrites "-o" to "--output" in argv, and returns 1 when "--help" or "-h" is present. */
 int cli_prepare_argv(int argc, char **argv);
 
-/* Parses a subcommand's options. With --help prints usage and the option table and returns 1
- * (the command exits 0). Otherwise: values zeroed, defaults, then hook(values, arg) if given,
- * FFTBLOOM_* variables, flags; positional arguments counted in *npos. A bad option prints
+/* Prints usage (text) and then the option table t to f: what --help shows. */
+void cli_usage(FILE *f, const char *usage, const struct opt_def *t, size_t n);
+
+/* Parses a subcommand's options. With --help (or -h) before "--" prints cli_usage to stdout
+ * and returns 1 (the command exits 0). "-o" stands for "--output" where t has that option.
+ * Otherwise: values zeroed, defaults, then hook(values, arg) if given, the options'
+ * environment variables, flags; positional arguments counted in *npos. A bad option prints
  * "fftbloom NAME: message" and returns 2 (the exit status for usage errors); success is 0. */
 int cli_parse(const char *name, const char *usage, const struct opt_def *t, size_t n, void *values,
               size_t size, int (*hook)(void *values, void *arg), void *arg, int argc,

@@ -2,9 +2,9 @@
  * it in the format named by the output's extension, warning on stderr about what was lost. */
 #include <stddef.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli/cli.h"
+#include "cli/common.h"
 #include "codec/image.h"
 #include "core/opts.h"
 
@@ -45,39 +45,25 @@ static const struct opt_def convert_table[] = {
 };
 #define CONVERT_TABLE_LEN (sizeof convert_table / sizeof convert_table[0])
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: fftbloom convert IN -o OUT [options]\n"
-		   "Reads IN (JPEG, PNG, OpenEXR, Radiance HDR, PFM, WebP or AVIF, told apart by\n"
-		   "content) and writes OUT in the format of its extension. Exit status 0 ok,\n"
-		   "1 failure, 2 usage.\n");
-	opts_print_help(f, convert_table, CONVERT_TABLE_LEN);
-}
+static const char usage[] =
+	"usage: fftbloom convert IN -o OUT [options]\n"
+	"Reads IN (JPEG, PNG, OpenEXR, Radiance HDR, PFM, WebP or AVIF, told apart by\n"
+	"content) and writes OUT in the format of its extension. Exit status 0 ok,\n"
+	"1 failure, 2 usage.\n";
 
 int cli_convert(int argc, char **argv)
 {
 	struct convert_opts co;
-	char oerr[OPT_ERR_LEN], err[IMAGE_ERR_LEN];
-	int npos = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!strcmp(argv[i], "-o"))
-			argv[i] = "--output";
-		if (!strcmp(argv[i], "--"))
-			break;
-	}
-	if (opts_defaults(convert_table, CONVERT_TABLE_LEN, &co, oerr) ||
-	    opts_from_argv(convert_table, CONVERT_TABLE_LEN, &co, argc, argv, 1, &npos, oerr)) {
-		fprintf(stderr, "fftbloom convert: %s\n", oerr);
-		return 2;
-	}
+	char err[IMAGE_ERR_LEN];
+	int npos;
+	int pr = cli_parse("convert", usage, convert_table, CONVERT_TABLE_LEN, &co, sizeof co, NULL,
+	                   NULL, argc, argv, &npos);
+	if (pr)
+		return pr == 1 ? 0 : pr;
 	if (npos != 1 || !co.output[0]) {
 		fprintf(stderr, "fftbloom convert: %s\n",
 			npos > 1 ? "one input file only" : npos ? "no output (-o OUT)" : "no input file");
-		usage(stderr);
+		cli_usage(stderr, usage, convert_table, CONVERT_TABLE_LEN);
 		return 2;
 	}
 	const char *in = argv[1];

@@ -4,9 +4,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli/cli.h"
+#include "cli/common.h"
 #include "core/urlsign.h"
 #include "core/opts.h"
 
@@ -21,38 +21,24 @@ static const struct opt_def sign_table[] = {
 };
 #define SIGN_TABLE_LEN (sizeof sign_table / sizeof sign_table[0])
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: fftbloom sign-url --key-file KEY URL...\n"
-	        "Prints each URL (/v1/bloom/NAME?PARAMS or /v1/convolve/NAME?PARAMS, optionally after\n"
-	        "http://HOST) with sig= appended: base64url(HMAC-SHA256(key, path + '?' + the\n"
-	        "parameters, percent-encoded and sorted)). Quote the URL in a shell ('&').\n"
-	        "Exit status 0 ok, 1 failure, 2 usage.\n");
-	opts_print_help(f, sign_table, SIGN_TABLE_LEN);
-}
+static const char usage[] =
+	"usage: fftbloom sign-url --key-file KEY URL...\n"
+	"Prints each URL (/v1/bloom/NAME?PARAMS or /v1/convolve/NAME?PARAMS, optionally after\n"
+	"http://HOST) with sig= appended: base64url(HMAC-SHA256(key, path + '?' + the\n"
+	"parameters, percent-encoded and sorted)). Quote the URL in a shell ('&').\n"
+	"Exit status 0 ok, 1 failure, 2 usage.\n";
 
 int cli_sign_url(int argc, char **argv)
 {
 	struct sign_opts so;
-	char oerr[OPT_ERR_LEN];
-	int npos = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!strcmp(argv[i], "--"))
-			break;
-	}
-	if (opts_defaults(sign_table, SIGN_TABLE_LEN, &so, oerr) ||
-	    opts_from_env(sign_table, SIGN_TABLE_LEN, &so, oerr) ||
-	    opts_from_argv(sign_table, SIGN_TABLE_LEN, &so, argc, argv, 1, &npos, oerr)) {
-		fprintf(stderr, "fftbloom sign-url: %s\n", oerr);
-		return 2;
-	}
+	int npos;
+	int pr = cli_parse("sign-url", usage, sign_table, SIGN_TABLE_LEN, &so, sizeof so, NULL, NULL,
+	                   argc, argv, &npos);
+	if (pr)
+		return pr == 1 ? 0 : pr;
 	if (!npos || !so.key_file[0]) {
 		fprintf(stderr, "fftbloom sign-url: %s\n", npos ? "no --key-file" : "no URL");
-		usage(stderr);
+		cli_usage(stderr, usage, sign_table, SIGN_TABLE_LEN);
 		return 2;
 	}
 	unsigned char *key;

@@ -15,6 +15,12 @@
 int image_jpeg_coefs(const unsigned char *buf, size_t len, int w, int h, int gray, int sx, int sy,
                      const struct yuv_memory *mem, struct yuv_image *out, char *err);
 
+/* What yuv_image_layout and yuv_image_layout_dct share: *y zeroed, then w x h checked
+ * (IMAGE_E_EMPTY below 1, IMAGE_E_TOO_LARGE past JPEG's 65535) with sub_x, sub_y (1 or 2, else
+ * IMAGE_E_ARG; gray: both 1), and set with orientation 1. The caller lays the planes out and
+ * sets bytes. *y stays zeroed on failure. */
+int yuv_image_frame(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y);
+
 /* 0 when libjpeg reads every scan of buf with no warning past stray bytes between segments or
  * the JFIF version, else IMAGE_E_TRUNCATED or IMAGE_E_CORRUPT with err (the entropy decoding
  * alone, into libjpeg's own arrays). */

@@ -121,20 +121,35 @@ static int read_header(tjhandle tj, const unsigned char *buf, size_t len,
 				  (unsigned long long)(o >= 5 ? hd->w : hd->h), "jpeg", err);
 }
 
+/* A decoder for buf, its header read and checked against lim (read_header). Returns 0 with the
+ * decoder in *tj (the caller destroys it), or an image_error with err and no decoder. */
+static int open_decoder(const unsigned char *buf, size_t len, const struct image_limits *lim,
+			tjhandle *tj, struct jpeg_header *hd, char *err)
+{
+	*tj = NULL;
+	if (len > (unsigned long)-1)
+		return image_fail(err, IMAGE_E_TOO_LARGE, "jpeg: file too large");
+	*tj = tjInitDecompress();
+	if (!*tj)
+		return image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create a decoder");
+	int rc = read_header(*tj, buf, len, lim, hd, err);
+	if (rc) {
+		tjDestroy(*tj);
+		*tj = NULL;
+	}
+	return rc;
+}
+
 int image_decode_jpeg(const unsigned char *buf, size_t len, const struct image_limits *lim,
 		      struct image *out, struct image_info *info, char *err)
 {
-	int rc;
 	unsigned char *raw = NULL;
 	struct image tmp = { 0, 0, 0, NULL };
-	if (len > (unsigned long)-1)
-		return image_fail(err, IMAGE_E_TOO_LARGE, "jpeg: file too large");
-	tjhandle tj = tjInitDecompress();
-	if (!tj)
-		return image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create a decoder");
+	tjhandle tj;
 	struct jpeg_header hd;
-	if ((rc = read_header(tj, buf, len, lim, &hd, err)))
-		goto done;
+	int rc = open_decoder(buf, len, lim, &tj, &hd, err);
+	if (rc)
+		return rc;
 	int w = hd.w, h = hd.h, cs = hd.cs, o = hd.orientation;
 	int pf, rawch, ch;
 	if (cs == TJCS_GRAY) {
@@ -199,6 +214,47 @@ done:
 	return rc;
 }
 
+/* What a JPEG is compressed from: packed 8-bit pixels (pixels: TurboJPEG pixel format pf, pitch
+ * bytes a row) or, where pixels is NULL, YUV planes (planes, strides) laid out as libjpeg's. */
+struct jpeg_source {
+	const unsigned char *pixels;
+	int pf, pitch;
+	const unsigned char *planes[3];
+	int strides[3];
+};
+
+/* Compresses the w x h source s, subsampled as subsamp, at quality, into a buffer made for the
+ * largest JPEG of that size (so TurboJPEG never reallocates it). Returns 0 with the buffer in
+ * *out (the caller frees it) and its length in *out_len, or IMAGE_E_NOMEM or IMAGE_E_ARG with
+ * err. */
+static int compress(struct jpeg_source *s, int w, int h, int subsamp, int quality,
+		    unsigned char **out, size_t *out_len, char *err)
+{
+	unsigned long cap = tjBufSize(w, h, subsamp), jlen = cap;
+	unsigned char *jpeg = cap != (unsigned long)-1 ? malloc(cap) : NULL;
+	int rc = 0;
+	tjhandle tj = jpeg ? tjInitCompress() : NULL;
+	if (!tj) {
+		rc = image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create an encoder");
+		goto done;
+	}
+	if (s->pixels ? tjCompress2(tj, s->pixels, w, s->pitch, h, s->pf, &jpeg, &jlen, subsamp,
+				    quality, TJFLAG_ACCURATEDCT | TJFLAG_NOREALLOC)
+		      : tjCompressFromYUVPlanes(tj, s->planes, w, s->strides, h, subsamp, &jpeg,
+						&jlen, quality, TJFLAG_ACCURATEDCT | TJFLAG_NOREALLOC)) {
+		rc = image_fail(err, IMAGE_E_ARG, "jpeg: encoding: %s", tjGetErrorStr2(tj));
+		goto done;
+	}
+	*out = jpeg;
+	*out_len = jlen;
+	jpeg = NULL;
+done:
+	if (tj)
+		tjDestroy(tj);
+	free(jpeg);
+	return rc;
+}
+
 int image_encode_jpeg(const struct image *img, const struct image_encode_opts *o,
 		      unsigned char **out, size_t *out_len, unsigned *lost, char *err)
 {
@@ -229,31 +285,14 @@ int image_encode_jpeg(const struct image *img, const struct image_encode_opts *o
 						 : colour_srgb8_fast(lut, v);
 			}
 	int subsamp = gray ? TJSAMP_GRAY : o->subsampling == 420 ? TJSAMP_420 : TJSAMP_444;
-	unsigned long cap = tjBufSize((int)w, (int)h, subsamp), jlen = cap;
-	unsigned char *jpeg = cap != (unsigned long)-1 ? malloc(cap) : NULL;
-	int rc = 0;
-	tjhandle tj = jpeg ? tjInitCompress() : NULL;
-	if (!tj) {
-		rc = image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create an encoder");
-		goto done;
-	}
-	if (tjCompress2(tj, raw, (int)w, (int)(w * jch), (int)h, gray ? TJPF_GRAY : TJPF_RGB, &jpeg,
-			&jlen, subsamp, o->quality, TJFLAG_ACCURATEDCT | TJFLAG_NOREALLOC)) {
-		rc = image_fail(err, IMAGE_E_ARG, "jpeg: encoding: %s", tjGetErrorStr2(tj));
-		goto done;
-	}
-	*out = jpeg;
-	*out_len = jlen;
-	jpeg = NULL;
-done:
-	if (tj)
-		tjDestroy(tj);
-	free(jpeg);
+	struct jpeg_source src = { .pixels = raw, .pf = gray ? TJPF_GRAY : TJPF_RGB,
+				   .pitch = (int)(w * jch) };
+	int rc = compress(&src, (int)w, (int)h, subsamp, o->quality, out, out_len, err);
 	free(raw);
 	return rc;
 }
 
-int yuv_image_layout(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y)
+int yuv_image_frame(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y)
 {
 	memset(y, 0, sizeof *y);
 	if (gray)
@@ -264,6 +303,18 @@ int yuv_image_layout(struct yuv_image *y, int w, int h, int gray, int sub_x, int
 		return IMAGE_E_EMPTY;
 	if (w > 65535 || h > 65535)
 		return IMAGE_E_TOO_LARGE;
+	y->width = w, y->height = h, y->gray = gray;
+	y->sub_x = sub_x, y->sub_y = sub_y;
+	y->orientation = 1;
+	return 0;
+}
+
+int yuv_image_layout(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y)
+{
+	int rc = yuv_image_frame(y, w, h, gray, sub_x, sub_y);
+	if (rc)
+		return rc;
+	sub_x = y->sub_x, sub_y = y->sub_y;
 	size_t at = 0;
 	for (int p = 0; p < (gray ? 1 : 3); p++) {
 		/* as libjpeg: luma padded to whole chroma blocks, chroma the ceiling */
@@ -273,9 +324,6 @@ int yuv_image_layout(struct yuv_image *y, int w, int h, int gray, int sub_x, int
 		y->offset[p] = at;
 		at += (size_t)y->stride[p] * (size_t)y->ph[p];
 	}
-	y->width = w, y->height = h, y->gray = gray;
-	y->sub_x = sub_x, y->sub_y = sub_y;
-	y->orientation = 1;
 	y->bytes = at;
 	return 0;
 }
@@ -355,15 +403,11 @@ static int decode_yuv(const void *buf, size_t len, const struct image_limits *li
 		lim = &dl;
 	if (image_sniff(buf, len) != IMAGE_FORMAT_JPEG)
 		return image_fail(err, IMAGE_E_UNSUPPORTED, "jpeg planes: not a JPEG");
-	if (len > (unsigned long)-1)
-		return image_fail(err, IMAGE_E_TOO_LARGE, "jpeg: file too large");
-	int rc;
-	tjhandle tj = tjInitDecompress();
-	if (!tj)
-		return image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create a decoder");
+	tjhandle tj;
 	struct jpeg_header hd;
-	if ((rc = read_header(tj, buf, len, lim, &hd, err)))
-		goto done;
+	int rc = open_decoder(buf, len, lim, &tj, &hd, err);
+	if (rc)
+		return rc;
 	int w = hd.w, h = hd.h, subsamp = hd.subsamp, cs = hd.cs, o = hd.orientation;
 	int sx, sy, gray = 0;
 	switch (subsamp) {
@@ -578,29 +622,8 @@ int image_encode_jpeg_yuv(const struct yuv_image *y, int quality, unsigned char 
 		subsamp = y->sub_y == 1 ? TJSAMP_422 : TJSAMP_420;
 	if (!y->data || y->width < 1 || y->height < 1)
 		return image_fail(err, IMAGE_E_ARG, "jpeg: empty planes");
-	const unsigned char *planes[3] = { y->data, NULL, NULL };
-	int strides[3] = { y->stride[0], 0, 0 };
+	struct jpeg_source src = { .planes = { y->data }, .strides = { y->stride[0] } };
 	for (int p = 1; p < 3 && !y->gray; p++)
-		planes[p] = y->data + y->offset[p], strides[p] = y->stride[p];
-	unsigned long cap = tjBufSize(y->width, y->height, subsamp), jlen = cap;
-	unsigned char *jpeg = cap != (unsigned long)-1 ? malloc(cap) : NULL;
-	int rc = 0;
-	tjhandle tj = jpeg ? tjInitCompress() : NULL;
-	if (!tj) {
-		rc = image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot create an encoder");
-		goto done;
-	}
-	if (tjCompressFromYUVPlanes(tj, planes, y->width, strides, y->height, subsamp, &jpeg, &jlen,
-				    quality, TJFLAG_ACCURATEDCT | TJFLAG_NOREALLOC)) {
-		rc = image_fail(err, IMAGE_E_ARG, "jpeg: encoding: %s", tjGetErrorStr2(tj));
-		goto done;
-	}
-	*out = jpeg;
-	*out_len = jlen;
-	jpeg = NULL;
-done:
-	if (tj)
-		tjDestroy(tj);
-	free(jpeg);
-	return rc;
+		src.planes[p] = y->data + y->offset[p], src.strides[p] = y->stride[p];
+	return compress(&src, y->width, y->height, subsamp, quality, out, out_len, err);
 }

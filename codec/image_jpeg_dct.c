@@ -18,15 +18,14 @@
 int yuv_image_layout_dct(struct yuv_image *y, int w, int h, int gray, int sub_x, int sub_y,
                          int quality)
 {
-	memset(y, 0, sizeof *y);
-	if (gray)
-		sub_x = sub_y = 1;
-	if (sub_x < 1 || sub_x > 2 || sub_y < 1 || sub_y > 2 || quality < 1 || quality > 100)
+	if (quality < 1 || quality > 100) {
+		memset(y, 0, sizeof *y);
 		return IMAGE_E_ARG;
-	if (w < 1 || h < 1)
-		return IMAGE_E_EMPTY;
-	if (w > 65535 || h > 65535)
-		return IMAGE_E_TOO_LARGE;
+	}
+	int rc = yuv_image_frame(y, w, h, gray, sub_x, sub_y);
+	if (rc)
+		return rc;
+	sub_x = y->sub_x, sub_y = y->sub_y;
 	int mx = (w + 8 * sub_x - 1) / (8 * sub_x), my = (h + 8 * sub_y - 1) / (8 * sub_y);
 	size_t at = 0;
 	for (int p = 0; p < (gray ? 1 : 3); p++) {
@@ -36,9 +35,6 @@ int yuv_image_layout_dct(struct yuv_image *y, int w, int h, int gray, int sub_x,
 		y->offset[p] = at;
 		at += (size_t)y->stride[p] * (size_t)y->ph[p];
 	}
-	y->width = w, y->height = h, y->gray = gray;
-	y->sub_x = sub_x, y->sub_y = sub_y;
-	y->orientation = 1;
 	y->dct_quality = quality;
 	y->bytes = at;
 	return 0;

@@ -102,6 +102,25 @@ static void decode_error(struct job *j, int rc, const char *what, const char *ms
 	          rc == IMAGE_E_BUSY ? "; retry later" : "");
 }
 
+/* A PUT's answer in j: o (taken; NULL where it could not be made) as indented JSON and a
+ * newline (none where there is no room for it), 200 for a name replaced, 201 for a new one.
+ * Returns 0, or -1 with j untouched where the text could not be made. */
+static int put_answer(struct job *j, json_t *o, int replaced)
+{
+	char *s = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
+	json_decref(o);
+	char *t = s ? realloc(s, strlen(s) + 2) : NULL;
+	if (t)
+		strcat(s = t, "\n");
+	if (!s)
+		return -1;
+	j->status = replaced ? 200 : 201;
+	j->body = (unsigned char *)s;
+	j->body_len = strlen(s);
+	j->content_type = "application/json";
+	return 0;
+}
+
 static void kernel_put_answer(struct jobs *J, struct job *j)
 {
 	struct image_info info = j->info;
@@ -142,19 +161,8 @@ static void kernel_put_answer(struct jobs *J, struct job *j)
 	json_t *o = json_pack("{s:s,s:i,s:i,s:i,s:s,s:s,s:b}", "name", j->put_name, "width", w,
 	                      "height", h, "channels", c, "format", image_format_name(info.format),
 	                      "digest", digest, "replaced", replaced);
-	char *s = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
-	json_decref(o);
-	char *t = s ? realloc(s, strlen(s) + 2) : NULL;
-	if (t)
-		strcat(s = t, "\n");
-	if (!s) {
+	if (put_answer(j, o, replaced))
 		set_error(j, API_E_ANSWER_NOMEM, "out of memory");
-		return;
-	}
-	j->status = replaced ? 200 : 201;
-	j->body = (unsigned char *)s;
-	j->body_len = strlen(s);
-	j->content_type = "application/json";
 }
 
 /* A stored image's PUT once its image decoded (the check): its facts from the decoding, its
@@ -210,20 +218,9 @@ static void image_put_answer(struct job *j)
 	images_release(j->store, e);
 	if (o)
 		json_object_set_new(o, "replaced", json_boolean(replaced));
-	char *s = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
-	json_decref(o);
-	char *t = s ? realloc(s, strlen(s) + 2) : NULL;
-	if (t)
-		strcat(s = t, "\n");
-	if (!s) { /* stored; only its description is lost */
+	if (put_answer(j, o, replaced)) /* stored; only its description is lost */
 		set_error(j, API_E_ANSWER_NOMEM, "the image is stored, but its description could "
 		          "not be made");
-		return;
-	}
-	j->status = replaced ? 200 : 201;
-	j->body = (unsigned char *)s;
-	j->body_len = strlen(s);
-	j->content_type = "application/json";
 }
 
 /* yuv_memory.alloc: a frame's planes go into an upload buffer lent by the context of the one

@@ -159,9 +159,16 @@ void *sweeper_main(void *arg);
 
 /* routes_image.c */
 int sniffed(const unsigned char *p, size_t len);
-/* Applies every query-string parameter to req through the request table (skip_sig: a signed
- * URL's sig= left out, verified before). 0, or -1 with the message in err. */
-int query_params(struct req *r, struct request *req, int skip_sig, char err[REQUEST_ERR_LEN]);
+/* The steps the job routes share, in this order; each returns 0 to go on, or 1 when it answered
+ * (*ret holds the result). job_from_query: r's job as its route's operation (the job kind, the
+ * request's defaults), then every query-string parameter through the request table (skip_sig:
+ * a signed URL's sig= left out, verified before); a bad one is a 400. job_accept, after
+ * request_finish: the answer's formats from the Accept header; 406 where it allows none of
+ * the formats made and no format= names one. job_named_kernel: the kernel kernel=NAME names
+ * into the job (released with it); 400 where none has that name. */
+int job_from_query(struct req *r, int skip_sig, enum MHD_Result *ret);
+int job_accept(struct req *r, enum MHD_Result *ret);
+int job_named_kernel(struct req *r, enum MHD_Result *ret);
 enum MHD_Result start_job(struct req *r);
 enum MHD_Result route_image(struct req *r);
 /* 406 for an Accept header allowing none of the formats made (listed in the answer). */

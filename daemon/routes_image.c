@@ -38,12 +38,43 @@ static enum MHD_Result query_iter(void *cls, enum MHD_ValueKind kind, const char
 	return MHD_YES;
 }
 
-int query_params(struct req *r, struct request *req, int skip_sig, char err[REQUEST_ERR_LEN])
+int job_from_query(struct req *r, int skip_sig, enum MHD_Result *ret)
 {
-	struct query_ctx qc = {req, skip_sig, err, 0};
-	err[0] = 0;
+	struct job *j = &r->job;
+	j->kind = operations[r->route].job;
+	request_init(&j->req, operations[r->route].request);
+	char err[REQUEST_ERR_LEN] = "";
+	struct query_ctx qc = {&j->req, skip_sig, err, 0};
 	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_iter, &qc);
-	return qc.failed ? -1 : 0;
+	if (!qc.failed)
+		return 0;
+	*ret = respond_error(r, API_E_BAD_PARAMETER, "%s", err);
+	return 1;
+}
+
+int job_accept(struct req *r, enum MHD_Result *ret)
+{
+	struct job *j = &r->job;
+	const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                                 MHD_HTTP_HEADER_ACCEPT);
+	if (!format_from_accept(accept, r->S->cfg.auto_avif, &j->accept) ||
+	    request_given(&j->req, "format"))
+		return 0;
+	*ret = not_acceptable(r, accept);
+	return 1;
+}
+
+int job_named_kernel(struct req *r, enum MHD_Result *ret)
+{
+	struct job *j = &r->job;
+	if (!j->req.kernel[0])
+		return 0;
+	j->named = kernels_get(r->S->o.kernels, j->req.kernel);
+	if (j->named)
+		return 0;
+	*ret = respond_error(r, API_E_UNKNOWN_KERNEL, "kernel: no kernel named '%s' (register it "
+	                     "with PUT /v1/kernels/%s)", j->req.kernel, j->req.kernel);
+	return 1;
 }
 
 /* ---- routes ---- */
@@ -121,6 +152,15 @@ enum MHD_Result not_acceptable(struct req *r, const char *accept)
 	return respond_json(r, e->status, o, extra);
 }
 
+/* The boundary of r's multipart/form-data body, from its Content-Type: 0, MULTIPART_E_NOT for
+ * another type, or MULTIPART_E_BOUNDARY (multipart_boundary). */
+static int body_boundary(struct req *r, char boundary[MULTIPART_BOUNDARY_MAX + 1])
+{
+	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
+	return multipart_boundary(ct, boundary);
+}
+
 /* A multipart form field as a parameter's text: the part's bytes, which must be short text. */
 static int form_field(struct request *req, const struct multipart_part *part,
                       char err[REQUEST_ERR_LEN])
@@ -138,21 +178,12 @@ static int form_field(struct request *req, const struct multipart_part *part,
 
 enum MHD_Result route_image(struct req *r)
 {
-	struct server *S = r->S;
 	struct job *j = &r->job;
-	j->kind = operations[r->route].job;
-	request_init(&j->req, operations[r->route].request);
-	const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                                 MHD_HTTP_HEADER_ACCEPT);
-	int unacceptable = format_from_accept(accept, S->cfg.auto_avif, &j->accept);
-	char qerr[REQUEST_ERR_LEN];
-	if (query_params(r, &j->req, 0, qerr))
-		return respond_error(r, API_E_BAD_PARAMETER, "%s", qerr);
-
-	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
+	enum MHD_Result ret;
+	if (job_from_query(r, 0, &ret))
+		return ret;
 	char boundary[MULTIPART_BOUNDARY_MAX + 1];
-	int mrc = multipart_boundary(ct, boundary);
+	int mrc = body_boundary(r, boundary);
 	if (mrc == MULTIPART_E_BOUNDARY)
 		return respond_error(r, API_E_BAD_MULTIPART, "multipart/form-data without a valid "
 		                     "boundary parameter");
@@ -213,19 +244,14 @@ enum MHD_Result route_image(struct req *r)
 	}
 	if (request_finish(&j->req, j->kernel_data != NULL, err))
 		return respond_error(r, API_E_BAD_PARAMETER, "%s", err);
-	if (unacceptable && !request_given(&j->req, "format"))
-		return not_acceptable(r, accept);
+	if (job_accept(r, &ret))
+		return ret;
 	if (!sniffed(j->image, j->image_len))
 		return respond_error(r, API_E_UNSUPPORTED_MEDIA_TYPE, "image: not a JPEG, PNG, "
 		                     "OpenEXR, Radiance HDR, PFM, WebP or AVIF image (by its first "
 		                     "bytes)");
-	if (j->req.kernel[0]) {
-		j->named = kernels_get(S->o.kernels, j->req.kernel);
-		if (!j->named)
-			return respond_error(r, API_E_UNKNOWN_KERNEL, "kernel: no kernel named '%s' "
-			                     "(register it with PUT /v1/kernels/%s)", j->req.kernel,
-			                     j->req.kernel);
-	}
+	if (job_named_kernel(r, &ret))
+		return ret;
 	return start_job(r);
 }
 
@@ -304,15 +330,11 @@ static enum MHD_Result answer_job(struct req *r)
 enum MHD_Result route_tensor(struct req *r)
 {
 	struct job *j = &r->job;
-	j->kind = operations[r->route].job;
-	request_init(&j->req, operations[r->route].request);
-	char qerr[REQUEST_ERR_LEN];
-	if (query_params(r, &j->req, 0, qerr))
-		return respond_error(r, API_E_BAD_PARAMETER, "%s", qerr);
-	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
+	enum MHD_Result ret;
+	if (job_from_query(r, 0, &ret))
+		return ret;
 	char boundary[MULTIPART_BOUNDARY_MAX + 1];
-	int mrc = multipart_boundary(ct, boundary);
+	int mrc = body_boundary(r, boundary);
 	if (mrc)
 		return respond_error(r, mrc == MULTIPART_E_BOUNDARY ? API_E_BAD_MULTIPART :
 		                     API_E_UNSUPPORTED_MEDIA_TYPE,

@@ -161,32 +161,22 @@ enum MHD_Result route_render(struct req *r)
 {
 	struct server *S = r->S;
 	struct job *j = &r->job;
-	j->kind = operations[r->route].job;
-	request_init(&j->req, operations[r->route].request);
-	const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                                 MHD_HTTP_HEADER_ACCEPT);
-	int unacceptable = format_from_accept(accept, S->cfg.auto_avif, &j->accept);
-	char qerr[REQUEST_ERR_LEN];
-	if (query_params(r, &j->req, 1, qerr)) /* sig: a signed URL's, verified before */
-		return respond_error(r, API_E_BAD_PARAMETER, "%s", qerr);
+	enum MHD_Result ret;
+	if (job_from_query(r, 1, &ret)) /* sig: a signed URL's, verified before */
+		return ret;
 	if (!request_given(&j->req, "format"))
 		r->vary_accept = 1;
 	char err[REQUEST_ERR_LEN];
 	if (request_finish(&j->req, 0, err))
 		return respond_error(r, API_E_BAD_PARAMETER, "%s", err);
-	if (unacceptable && !request_given(&j->req, "format"))
-		return not_acceptable(r, accept);
+	if (job_accept(r, &ret))
+		return ret;
 	r->stored = images_get(S->o.images, r->name);
 	if (!r->stored)
 		return respond_error(r, API_E_IMAGE_NOT_FOUND, "no image named '%s' (store one with "
 		                     "PUT /v1/images/%s)", r->name, r->name);
-	if (j->req.kernel[0]) {
-		j->named = kernels_get(S->o.kernels, j->req.kernel);
-		if (!j->named)
-			return respond_error(r, API_E_UNKNOWN_KERNEL, "kernel: no kernel named '%s' "
-			                     "(register it with PUT /v1/kernels/%s)", j->req.kernel,
-			                     j->req.kernel);
-	}
+	if (job_named_kernel(r, &ret))
+		return ret;
 	/* The answer's format as the encoder will resolve it: the stored image's facts are those
 	 * its render decodes to (the same bytes, the same decoder). */
 	enum image_format fmt;
