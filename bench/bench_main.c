@@ -27,8 +27,9 @@
 
 static const struct opt_def own_table[] = {
 	{"suite", OPT_STRING, 0, 0, "fft,bloom", NULL,
-	 "suites to run, comma-separated: fft, bloom (all: both), big (frames of 33 to 268 "
-	 "megapixels, tiled past the buffer limits or --gpu-frame-memory; only when named)", NULL,
+	 "suites to run, comma-separated: fft, bloom, jpeg (a JPEG answer's GPU side; all: the "
+	 "three), big (frames of 33 to 268 megapixels, tiled past the buffer limits or "
+	 "--gpu-frame-memory; only when named)", NULL,
 	 offsetof(struct bench_cli, suite)},
 	{"only", OPT_STRING, 0, 0, "", NULL,
 	 "workload IDs to run, comma-separated: an ID, its prefix up to a dot (fft.2d.1024x1024), or "

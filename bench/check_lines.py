@@ -16,7 +16,7 @@ import sys
 
 REQUIRED = ('suite', 'id', 'impl', 'variant', 'metrics', 'detail', 'gpu', 'driver', 'commit',
             'date', 'host', 'machine', 'command')
-SUITES = ('fft', 'bloom', 'conv', 'peers', 'e2e')
+SUITES = ('fft', 'bloom', 'jpeg', 'conv', 'peers', 'e2e')
 PLACEHOLDERS = {'<size>': r'(?:\d+p|\d+x\d+)', '<n>': r'\d+', '<mode>': r'[a-z_]+'}
 
 
