@@ -231,11 +231,12 @@ bench-frames: deps-docs
 	sh bench/make_frames.sh bench/frames
 
 # docs/configuration.md's option table from the built daemon's (tools/configuration_md.py; the
-# examples test fails when the committed one differs), and the tables of docs/errors.md and
-# docs/operations.md from the error and operation tables (tests/api fail when they differ).
+# examples test fails when the committed one differs), and the tables of docs/errors.md,
+# docs/operations.md and docs/formats.md from the error, operation and format tables (tests/api
+# fail when they differ).
 docs: all
 	/usr/bin/python3 tools/configuration_md.py --write $(BUILD)/fftbloomd docs/configuration.md
-	for t in errors operations; do { sed '/^| /,$$d' docs/$$t.md && $(BUILD)/fftbloomd --print-$$t; } > docs/$$t.md.tmp && \
+	for t in errors operations formats; do { sed '/^| /,$$d' docs/$$t.md && $(BUILD)/fftbloomd --print-$$t; } > docs/$$t.md.tmp && \
 	  mv docs/$$t.md.tmp docs/$$t.md || exit 1; done
 
 # The README's before/after picture (docs/make_picture.sh says how it is made).

@@ -1,6 +1,7 @@
 /* Output formats and content negotiation; see format.h. */
 #include "api/format.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -21,20 +22,20 @@ int format_parse(const char *s)
 	return -1;
 }
 
-/* Every media type each format answers to; the first is the one its answers carry. */
-static const struct {
-	enum image_format f;
-	const char *types[3];
-} media[] = {
-	{IMAGE_FORMAT_JPEG, {"image/jpeg", "image/jpg", "image/pjpeg"}},
-	{IMAGE_FORMAT_PNG, {"image/png", NULL, NULL}},
-	{IMAGE_FORMAT_EXR, {"image/x-exr", "image/exr", "image/aces"}},
-	{IMAGE_FORMAT_HDR, {"image/vnd.radiance", "image/x-hdr", NULL}},
-	{IMAGE_FORMAT_PFM, {"image/x-portable-floatmap", "image/x-pfm", NULL}},
-	{IMAGE_FORMAT_WEBP, {"image/webp", NULL, NULL}},
-	{IMAGE_FORMAT_AVIF, {"image/avif", NULL, NULL}},
-};
-#define NMEDIA (sizeof media / sizeof media[0])
+/* The media types formats answer to come from the codec's format table (its first one is what
+ * answers carry); a format is negotiable when the codec writes it. */
+static const struct image_format_desc *row(size_t i)
+{
+	size_t n;
+	return &image_formats(&n)[i];
+}
+
+static size_t nformats(void)
+{
+	size_t n;
+	image_formats(&n);
+	return n;
+}
 
 static int is_ows(char c)
 {
@@ -75,8 +76,9 @@ static int match(const char *t, size_t n, size_t i)
 		return 1;
 	if (n == 7 && !strncasecmp(t, "image/*", 7))
 		return 2;
-	for (int k = 0; k < 3 && media[i].types[k]; k++)
-		if (strlen(media[i].types[k]) == n && !strncasecmp(t, media[i].types[k], n))
+	const char *const *types = row(i)->media_types;
+	for (int k = 0; types[k]; k++)
+		if (strlen(types[k]) == n && !strncasecmp(t, types[k], n))
 			return 3;
 	return 0;
 }
@@ -131,8 +133,10 @@ int format_from_accept(const char *accept, int prefer_avif, struct format_accept
 		}
 		if (q >= 0) {
 			pos++;
-			for (size_t i = 0; i < NMEDIA; i++) {
-				int m = match(t, tn, i), f = media[i].f;
+			for (size_t i = 0; i < nformats(); i++) {
+				if (!row(i)->write)
+					continue;
+				int m = match(t, tn, i), f = row(i)->format;
 				if (!m || m < spec[f])
 					continue;
 				if (m > spec[f] || q > a->q[f])
@@ -144,8 +148,8 @@ int format_from_accept(const char *accept, int prefer_avif, struct format_accept
 		}
 		p = *e ? e + 1 : e;
 	}
-	for (size_t i = 0; i < NMEDIA; i++)
-		if (a->q[media[i].f])
+	for (size_t i = 0; i < nformats(); i++)
+		if (a->q[row(i)->format])
 			return 0;
 	return FORMAT_E_NONE;
 }
@@ -231,9 +235,9 @@ void format_resolve(int out, const struct format_accept *a, const struct image_i
 	}
 	enum image_format fam = family(in), best = IMAGE_FORMAT_UNKNOWN;
 	if (a && a->given) {
-		for (size_t i = 0; i < NMEDIA; i++) {
-			enum image_format f = media[i].f;
-			if (a->q[f] && fits(f, in) && better(a, f, best, fam))
+		for (size_t i = 0; i < nformats(); i++) {
+			enum image_format f = row(i)->format;
+			if (row(i)->write && a->q[f] && fits(f, in) && better(a, f, best, fam))
 				best = f;
 		}
 	}
@@ -255,16 +259,41 @@ int format_bits(enum image_format fmt, const struct image_info *in)
 
 const char *format_content_type(enum image_format f)
 {
-	for (size_t i = 0; i < NMEDIA; i++)
-		if (media[i].f == f)
-			return media[i].types[0];
-	return "application/octet-stream";
+	const struct image_format_desc *d = image_format_desc(f);
+	return d ? d->media_types[0] : "application/octet-stream";
 }
 
-const char *const *format_types(void)
+/* A list of depths ("8, 10 or 12"; "-" when none) into buf. */
+static const char *depths(const unsigned char *bits, char *buf, size_t len)
 {
-	static const char *const types[NMEDIA + 1] = {
-		"image/jpeg", "image/png", "image/x-exr", "image/vnd.radiance",
-		"image/x-portable-floatmap", "image/webp", "image/avif", NULL};
-	return types;
+	size_t o = 0;
+	int n = 0;
+	while (n < 4 && bits[n])
+		n++;
+	buf[0] = 0;
+	for (int i = 0; i < n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%u", !i ? "" : i + 1 == n ? " or " : ", ",
+		                      bits[i]);
+	return n ? buf : "-";
+}
+
+void format_markdown(FILE *f)
+{
+	fprintf(f, "| format | media types | extensions | known by its first bytes | read | "
+	        "written | bits read | bits written (default first) | samples | alpha |\n"
+	        "|---|---|---|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < nformats(); i++) {
+		const struct image_format_desc *d = row(i);
+		char rb[32], wb[32];
+		fprintf(f, "| %s (`%s`) | ", d->title, d->name);
+		for (int k = 0; d->media_types[k]; k++)
+			fprintf(f, "%s`%s`", k ? ", " : "", d->media_types[k]);
+		fprintf(f, " | ");
+		for (int k = 0; d->extensions[k]; k++)
+			fprintf(f, "%s`.%s`", k ? ", " : "", d->extensions[k]);
+		fprintf(f, " | %s | %s | %s | %s | %s | %s | %s |\n", d->magic, d->read ? "yes" : "no",
+		        d->write ? "yes" : "no", depths(d->read_bits, rb, sizeof rb),
+		        d->write ? depths(d->write_bits, wb, sizeof wb) : "-",
+		        d->float_samples ? "float" : "integer", d->alpha ? "yes" : "no");
+	}
 }

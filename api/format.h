@@ -4,6 +4,8 @@
 #ifndef FFTBLOOM_FORMAT_H
 #define FFTBLOOM_FORMAT_H
 
+#include <stdio.h>
+
 #include "codec/image.h"
 
 /* An answer's format as asked for by format=; OUT_AUTO follows Accept, then the input. */
@@ -68,12 +70,13 @@ void format_resolve(int out, const struct format_accept *a, const struct image_i
  * of more than 8 bits (float formats included) and 8-bit otherwise; others 0. */
 int format_bits(enum image_format fmt, const struct image_info *in);
 
-/* "image/jpeg", "image/png", "image/x-exr", "image/vnd.radiance", "image/x-portable-floatmap",
- * "image/webp", "image/avif"; "application/octet-stream" for anything else */
+/* The media type answers in f carry (the format table's first; "image/jpeg", "image/x-exr"),
+ * "application/octet-stream" for IMAGE_FORMAT_UNKNOWN */
 const char *format_content_type(enum image_format f);
 
-/* The media types of every format made (each format's own), NULL-terminated: what a 406
- * answer lists. */
-const char *const *format_types(void);
+/* The format table (codec/image.h's image_formats) as a Markdown table: one row a format, its
+ * media types, extensions, magic bytes, what is read and written, depths, samples and alpha
+ * (fftbloomd --print-formats; docs/formats.md ends with it). */
+void format_markdown(FILE *f);
 
 #endif

@@ -152,13 +152,46 @@ static json_t *error_ref(const char *desc)
 	                 "schema", "$ref", "#/components/schemas/Error");
 }
 
+/* The 415 of a body in none of the formats read, naming them. */
+static json_t *not_read_ref(void)
+{
+	char titles[200], desc[300];
+	snprintf(desc, sizeof desc, "not a %s image (by its first bytes)",
+	         image_format_titles(titles, sizeof titles, 0, "or"));
+	return error_ref(desc);
+}
+
+/* An image body: any media type (the server sniffs the first bytes), listed as
+ * application/octet-stream and the types of every format read, from the format table. */
+static json_t *image_body(void)
+{
+	char titles[200], desc[320];
+	snprintf(desc, sizeof desc, "%s, told apart by the first bytes whatever Content-Type says",
+	         image_format_titles(titles, sizeof titles, 0, "or"));
+	json_t *content = json_object();
+	json_object_set_new(content, "application/octet-stream",
+	                    json_pack("{s:{s:s,s:s}}", "schema", "type", "string", "format",
+	                              "binary"));
+	size_t n;
+	const struct image_format_desc *fm = image_formats(&n);
+	for (size_t i = 0; i < n; i++)
+		if (fm[i].read)
+			json_object_set_new(content, fm[i].media_types[0],
+			                    json_pack("{s:{s:s,s:s}}", "schema", "type", "string",
+			                              "format", "binary"));
+	return json_pack("{s:b,s:s,s:o}", "required", 1, "description", desc, "content", content);
+}
+
 static json_t *image_responses(void)
 {
 	json_t *content = json_object();
-	for (const char *const *t = format_types(); *t; t++)
-		json_object_set_new(content, *t,
-		                    json_pack("{s:{s:s,s:s}}", "schema", "type", "string", "format",
-		                              "binary"));
+	size_t n;
+	const struct image_format_desc *fm = image_formats(&n);
+	for (size_t i = 0; i < n; i++)
+		if (fm[i].write)
+			json_object_set_new(content, fm[i].media_types[0],
+			                    json_pack("{s:{s:s,s:s}}", "schema", "type", "string",
+			                              "format", "binary"));
 	json_t *r = json_object();
 	json_object_set_new(r, "200", json_pack("{s:s,s:o,s:{s:{s:s,s:{s:s}}}}", "description",
 	                                        "the result image, in the format= asked for, else "
@@ -176,7 +209,7 @@ static json_t *image_responses(void)
 	json_object_set_new(r, "413", error_ref("body, image or padded size too large"));
 	json_object_set_new(r, "406", error_ref("no format= and an Accept header allowing none of "
 	                                        "the image types made (listed in error.formats)"));
-	json_object_set_new(r, "415", error_ref("not an image format the server reads"));
+	json_object_set_new(r, "415", not_read_ref());
 	json_object_set_new(r, "422", error_ref("the image or kernel could not be decoded or used, "
 	                                        "or format= cannot hold the image's size"));
 	json_object_set_new(r, "503", error_ref("queue full (Retry-After) or shutting down"));
@@ -202,13 +235,10 @@ static json_t *image_op(const char *summary, unsigned op)
 	json_object_foreach(props, name, v)
 		if (strcmp(name, "kernel"))
 			json_object_set(form, name, v);
-	json_t *body = json_pack(
-		"{s:b,s:{s:{s:{s:s,s:s}},s:{s:{s:s,s:o}}}}",
-		"required", 1, "content", "application/octet-stream", "schema", "type", "string",
-		"format", "binary", "multipart/form-data", "schema", "type", "object", "properties",
-		form);
-	json_object_set_new(json_object_get(json_object_get(body, "content"), "application/octet-stream"),
-	                    "x-also", json_string("image/jpeg, image/png, image/x-exr, ..."));
+	json_t *body = image_body();
+	json_object_set_new(json_object_get(body, "content"), "multipart/form-data",
+	                    json_pack("{s:{s:s,s:o}}", "schema", "type", "object", "properties",
+	                              form));
 	json_decref(props);
 	return json_pack("{s:s,s:o,s:o,s:o}", "summary", summary, "parameters", query,
 	                 "requestBody", body, "responses", image_responses());
@@ -346,7 +376,7 @@ static json_t *store_responses(int op, unsigned method)
 		                                        "headers", "Location",
 		                                        header("/v1/kernels/{name}")));
 		json_object_set_new(r, "409", error_ref("--max-kernels reached"));
-		json_object_set_new(r, "415", error_ref("not an image"));
+		json_object_set_new(r, "415", not_read_ref());
 		json_object_set_new(r, "422", error_ref("the kernel image could not be decoded"));
 		return r;
 	}
@@ -363,7 +393,7 @@ static json_t *store_responses(int op, unsigned method)
 	                                        "(image_memory_full)"));
 	json_object_set_new(r, "413", error_ref("the image alone above --image-memory, or its "
 	                                        "pixels above --max-pixels or --memory-budget"));
-	json_object_set_new(r, "415", error_ref("not an image"));
+	json_object_set_new(r, "415", not_read_ref());
 	json_object_set_new(r, "422", error_ref("the image could not be decoded"));
 	json_object_set_new(r, "503", error_ref("queue full or memory budget spent"));
 	return r;
@@ -410,9 +440,7 @@ static json_t *operation_doc(int op, unsigned method, json_t *name)
 	if (o->named) {
 		json_t *r = json_pack("{s:s}", "summary", summary);
 		if (method == OP_M_PUT)
-			json_object_set_new(r, "requestBody", json_pack(
-				"{s:b,s:{s:{s:{s:s,s:s}}}}", "required", 1, "content",
-				"application/octet-stream", "schema", "type", "string", "format", "binary"));
+			json_object_set_new(r, "requestBody", image_body());
 		json_object_set_new(r, "responses", store_responses(op, method));
 		return r;
 	}

@@ -125,39 +125,88 @@ enum image_format image_sniff(const void *buf, size_t len)
 	return IMAGE_FORMAT_UNKNOWN;
 }
 
+/* The format table. Sniffing is image_sniff's code; its `magic` text says the same in words. */
+static const struct image_format_desc format_table[] = {
+	{IMAGE_FORMAT_JPEG, "jpeg", "JPEG", {"image/jpeg", "image/jpg", "image/pjpeg", NULL},
+	 {"jpg", "jpeg", "jpe", NULL}, "FF D8 FF", 1, 1, {8}, {8}, 0, 0},
+	{IMAGE_FORMAT_PNG, "png", "PNG", {"image/png", NULL}, {"png", NULL},
+	 "89 `PNG` 0D 0A 1A 0A", 1, 1, {8, 16}, {8, 16}, 0, 1},
+	{IMAGE_FORMAT_EXR, "exr", "OpenEXR", {"image/x-exr", "image/exr", "image/aces", NULL},
+	 {"exr", NULL}, "76 2F 31 01", 1, 1, {16, 32}, {16, 32}, 1, 1},
+	{IMAGE_FORMAT_HDR, "hdr", "Radiance HDR", {"image/vnd.radiance", "image/x-hdr", NULL},
+	 {"hdr", "rgbe", "pic", NULL}, "`#?`", 1, 1, {32}, {32}, 1, 0},
+	{IMAGE_FORMAT_PFM, "pfm", "PFM", {"image/x-portable-floatmap", "image/x-pfm", NULL},
+	 {"pfm", NULL}, "`PF` or `Pf`, then white space", 1, 1, {32}, {32}, 1, 0},
+	{IMAGE_FORMAT_WEBP, "webp", "WebP", {"image/webp", NULL}, {"webp", NULL},
+	 "`RIFF`, 4 bytes, `WEBP`", 1, 1, {8}, {8}, 0, 1},
+	{IMAGE_FORMAT_AVIF, "avif", "AVIF", {"image/avif", NULL}, {"avif", NULL},
+	 "an ISO BMFF `ftyp` box with the brand `avif` or `avis`", 1, 1, {8, 10, 12}, {8, 10, 12},
+	 0, 1},
+};
+#define NFORMATS (sizeof format_table / sizeof format_table[0])
+
+const struct image_format_desc *image_formats(size_t *n)
+{
+	*n = NFORMATS;
+	return format_table;
+}
+
+const struct image_format_desc *image_format_desc(enum image_format f)
+{
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (format_table[i].format == f)
+			return &format_table[i];
+	return NULL;
+}
+
+char *image_format_titles(char *buf, size_t len, int write, const char *conj)
+{
+	size_t total = 0, k = 0, o = 0;
+	for (size_t i = 0; i < NFORMATS; i++)
+		total += write ? format_table[i].write : format_table[i].read;
+	if (len)
+		buf[0] = 0;
+	for (size_t i = 0; i < NFORMATS && o < len; i++) {
+		const struct image_format_desc *d = &format_table[i];
+		if (!(write ? d->write : d->read))
+			continue;
+		const char *sep = !k ? "" : k + 1 == total ? " " : ", ";
+		int w = snprintf(buf + o, len - o, "%s%s%s%s", sep, k && k + 1 == total ? conj : "",
+		                 k && k + 1 == total ? " " : "", d->title);
+		if (w < 0)
+			break;
+		o += (size_t)w;
+		k++;
+	}
+	return buf;
+}
+
+int image_format_writes_bits(enum image_format f, int bits)
+{
+	const struct image_format_desc *d = image_format_desc(f);
+	for (int i = 0; d && d->write && i < 4 && d->write_bits[i]; i++)
+		if (d->write_bits[i] == bits)
+			return 1;
+	return 0;
+}
+
 enum image_format image_format_from_name(const char *name)
 {
 	if (!name)
 		return IMAGE_FORMAT_UNKNOWN;
 	const char *dot = strrchr(name, '.');
 	const char *ext = dot ? dot + 1 : name;
-	static const struct {
-		const char *ext;
-		enum image_format f;
-	} names[] = {
-		{ "jpg", IMAGE_FORMAT_JPEG }, { "jpeg", IMAGE_FORMAT_JPEG }, { "jpe", IMAGE_FORMAT_JPEG },
-		{ "png", IMAGE_FORMAT_PNG },  { "exr", IMAGE_FORMAT_EXR },   { "hdr", IMAGE_FORMAT_HDR },
-		{ "rgbe", IMAGE_FORMAT_HDR }, { "pic", IMAGE_FORMAT_HDR },   { "pfm", IMAGE_FORMAT_PFM },
-		{ "webp", IMAGE_FORMAT_WEBP }, { "avif", IMAGE_FORMAT_AVIF },
-	};
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (!strcasecmp(ext, names[i].ext))
-			return names[i].f;
+	for (size_t i = 0; i < NFORMATS; i++)
+		for (int k = 0; format_table[i].extensions[k]; k++)
+			if (!strcasecmp(ext, format_table[i].extensions[k]))
+				return format_table[i].format;
 	return IMAGE_FORMAT_UNKNOWN;
 }
 
 const char *image_format_name(enum image_format f)
 {
-	switch (f) {
-	case IMAGE_FORMAT_JPEG: return "jpeg";
-	case IMAGE_FORMAT_PNG: return "png";
-	case IMAGE_FORMAT_EXR: return "exr";
-	case IMAGE_FORMAT_HDR: return "hdr";
-	case IMAGE_FORMAT_PFM: return "pfm";
-	case IMAGE_FORMAT_WEBP: return "webp";
-	case IMAGE_FORMAT_AVIF: return "avif";
-	default: return "unknown";
-	}
+	const struct image_format_desc *d = image_format_desc(f);
+	return d ? d->name : "unknown";
 }
 
 int image_check_limits(const struct image_limits *lim, unsigned long long w, unsigned long long h,
@@ -245,10 +294,11 @@ int image_decode(const void *buf, size_t len, const struct image_limits *lim, st
 		if (f != IMAGE_FORMAT_UNKNOWN)
 			return image_fail(err, IMAGE_E_UNSUPPORTED, "%s: decoding is not built in",
 					  image_format_name(f));
+		char titles[160];
 		return image_fail(err, IMAGE_E_UNSUPPORTED,
 				  "image: unknown format (first bytes %02x %02x %02x %02x); "
-				  "JPEG, PNG, OpenEXR, Radiance HDR, PFM, WebP and AVIF are supported",
-				  b[0], len > 1 ? b[1] : 0, len > 2 ? b[2] : 0, len > 3 ? b[3] : 0);
+				  "%s are supported", b[0], len > 1 ? b[1] : 0, len > 2 ? b[2] : 0,
+				  len > 3 ? b[3] : 0, image_format_titles(titles, sizeof titles, 0, "and"));
 	}
 	info->format = f;
 	int rc = dec(buf, len, lim ? lim : &dl, out, info, err);
@@ -357,10 +407,15 @@ int image_write_file(const char *path, const struct image *img, const struct ima
 	if (!path)
 		return image_fail(err, IMAGE_E_ARG, "image: no path");
 	enum image_format f = image_format_from_name(path);
-	if (f == IMAGE_FORMAT_UNKNOWN)
-		return image_fail(err, IMAGE_E_UNSUPPORTED,
-				  "%s: unknown image extension (use .jpg .png .exr .hdr .pfm .webp .avif)",
-				  path);
+	if (f == IMAGE_FORMAT_UNKNOWN) {
+		char exts[120] = "";
+		for (size_t i = 0, at = 0; i < NFORMATS && at < sizeof exts; i++)
+			if (format_table[i].write)
+				at += (size_t)snprintf(exts + at, sizeof exts - at, "%s.%s", at ? " " : "",
+				                      format_table[i].extensions[0]);
+		return image_fail(err, IMAGE_E_UNSUPPORTED, "%s: unknown image extension (use %s)",
+				  path, exts);
+	}
 	unsigned char *data;
 	size_t len;
 	int rc = image_encode(img, f, o, &data, &len, lost, err);

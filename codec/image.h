@@ -104,6 +104,39 @@ int image_alloc(struct image *img, int w, int h, int channels);
 /* Frees the pixels and zeroes the struct; NULL-safe. */
 void image_free(struct image *img);
 
+/* One row of the format table: what the codecs know of a format. Sniffing, file extensions,
+ * media types, /v1/info, the 415 messages, the page's file picker, the OpenAPI document and
+ * docs/formats.md all come from it, so a format is added in one place. */
+struct image_format_desc {
+	enum image_format format;
+	const char *name;                  /* "jpeg": /v1/info's and format='s name */
+	const char *title;                 /* "JPEG", "OpenEXR": what messages call it */
+	const char *media_types[4];        /* NULL-terminated; the first is what answers carry */
+	const char *extensions[4];         /* without the dot, NULL-terminated; the first is
+	                                      the usual one */
+	const char *magic;                 /* what image_sniff looks for, in words */
+	int read, write;                   /* 1: image_decode reads it / image_encode writes it */
+	unsigned char read_bits[4];        /* sample depths read, ascending, 0-terminated */
+	unsigned char write_bits[4];       /* depths written (image_encode_opts.bits), the
+	                                      default first, 0-terminated */
+	int float_samples;                 /* samples are floats (16: half, 32: float32) */
+	int alpha;                         /* an alpha channel is kept both ways */
+};
+
+/* The format table, in the order formats are listed; *n rows. */
+const struct image_format_desc *image_formats(size_t *n);
+
+/* The row of f, or NULL for IMAGE_FORMAT_UNKNOWN. */
+const struct image_format_desc *image_format_desc(enum image_format f);
+
+/* Writes the titles of the formats read (write 0) or written (write 1) into buf as a list
+ * joined by ", " with conj before the last ("JPEG, PNG, ... or AVIF" for conj "or"), cut to
+ * len - 1 characters. Returns buf. */
+char *image_format_titles(char *buf, size_t len, int write, const char *conj);
+
+/* 1 when the depth `bits` is one f writes, else 0. */
+int image_format_writes_bits(enum image_format f, int bits);
+
 /* Format from the leading magic bytes; IMAGE_FORMAT_UNKNOWN if none matches. */
 enum image_format image_sniff(const void *buf, size_t len);
 

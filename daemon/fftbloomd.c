@@ -4,8 +4,8 @@
  * --kernel-dir and --image-dir; SIGUSR1 logs the daemon's state; SIGUSR2 and SIGPIPE are ignored. Under systemd
  * it reports readiness, status and a GPU-fed watchdog, and serves a socket it is handed
  * (lifecycle.h, sdnotify.h). Its other modes (--help=json, --check-config, --health-check,
- * --print-openapi, --print-errors, --print-operations) serve installation, deployment files,
- * the docs and their tests. */
+ * --print-openapi, --print-errors, --print-operations, --print-formats) serve installation,
+ * deployment files, the docs and their tests. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
@@ -36,6 +36,7 @@
 #include "daemon/server.h"
 #include "core/urlsign.h"
 #include "api/errors.h"
+#include "api/format.h"
 #include "api/openapi.h"
 #include "api/operation.h"
 #include "gles/egl.h"
@@ -281,9 +282,12 @@ static int run_mode(int argc, char **argv)
 			json_decref(doc);
 			return rc;
 		}
-		if (!strcmp(a, "--print-errors") || !strcmp(a, "--print-operations")) {
+		if (!strcmp(a, "--print-errors") || !strcmp(a, "--print-operations") ||
+		    !strcmp(a, "--print-formats")) {
 			if (!strcmp(a, "--print-errors"))
 				api_errors_markdown(stdout);
+			else if (!strcmp(a, "--print-formats"))
+				format_markdown(stdout);
 			else
 				operations_markdown(stdout);
 			return fflush(stdout) ? 1 : 0;

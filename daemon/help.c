@@ -28,6 +28,8 @@ static const struct mode {
 	 "and exit (docs/errors.md is this)"},
 	{"print-operations", "", "print the HTTP API's operations (method, path, what it does, CLI "
 	 "subcommand) as Markdown and exit (docs/operations.md is this)"},
+	{"print-formats", "", "print the image format table (media types, extensions, magic bytes, "
+	 "depths read and written, alpha) as Markdown and exit (docs/formats.md is this)"},
 	{"version", "", "print the version and the commit it was built from and exit (fftbloom info "
 	 "gives the GPU, driver, compiler and library versions)"},
 };

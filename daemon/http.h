@@ -159,6 +159,9 @@ void *sweeper_main(void *arg);
 
 /* routes_image.c */
 int sniffed(const unsigned char *p, size_t len);
+/* The 415 for a body of `what` ("image", "kernel") that sniffed refused: its message names
+ * every format read, from the format table. */
+enum MHD_Result respond_not_image(struct req *r, const char *what);
 /* The steps the job routes share, in this order; each returns 0 to go on, or 1 when it answered
  * (*ret holds the result). job_from_query: r's job as its route's operation (the job kind, the
  * request's defaults), then every query-string parameter through the request table (skip_sig:

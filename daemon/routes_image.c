@@ -127,7 +127,15 @@ enum MHD_Result start_job(struct req *r)
 
 int sniffed(const unsigned char *p, size_t len)
 {
-	return image_sniff(p, len) != IMAGE_FORMAT_UNKNOWN;
+	const struct image_format_desc *d = image_format_desc(image_sniff(p, len));
+	return d && d->read;
+}
+
+enum MHD_Result respond_not_image(struct req *r, const char *what)
+{
+	char titles[200];
+	return respond_error(r, API_E_UNSUPPORTED_MEDIA_TYPE, "%s: not a %s image (by its first "
+	                     "bytes)", what, image_format_titles(titles, sizeof titles, 0, "or"));
 }
 
 /* 406 for an Accept header that allows none of the formats made, listing them (also as the
@@ -136,9 +144,14 @@ enum MHD_Result not_acceptable(struct req *r, const char *accept)
 {
 	char list[256] = "";
 	json_t *types = json_array();
-	for (const char *const *t = format_types(); *t; t++) {
-		json_array_append_new(types, json_string(*t));
-		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "", *t);
+	size_t n;
+	const struct image_format_desc *fm = image_formats(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (!fm[i].write)
+			continue;
+		const char *t = fm[i].media_types[0];
+		json_array_append_new(types, json_string(t));
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "", t);
 	}
 	char msg[640];
 	snprintf(msg, sizeof msg, "Accept: '%.200s' allows none of the image types this server "
@@ -232,9 +245,7 @@ enum MHD_Result route_image(struct req *r)
 			if (!ker->len)
 				return respond_error(r, API_E_EMPTY_BODY, "the 'kernel' part is empty");
 			if (!sniffed(ker->data, ker->len))
-				return respond_error(r, API_E_UNSUPPORTED_MEDIA_TYPE, "kernel: not a JPEG, "
-				                     "PNG, OpenEXR, Radiance HDR, PFM, WebP or AVIF "
-				                     "image");
+				return respond_not_image(r, "kernel");
 			j->kernel_data = ker->data;
 			j->kernel_len = ker->len;
 		}
@@ -247,9 +258,7 @@ enum MHD_Result route_image(struct req *r)
 	if (job_accept(r, &ret))
 		return ret;
 	if (!sniffed(j->image, j->image_len))
-		return respond_error(r, API_E_UNSUPPORTED_MEDIA_TYPE, "image: not a JPEG, PNG, "
-		                     "OpenEXR, Radiance HDR, PFM, WebP or AVIF image (by its first "
-		                     "bytes)");
+		return respond_not_image(r, "image");
 	if (job_named_kernel(r, &ret))
 		return ret;
 	return start_job(r);

@@ -38,13 +38,6 @@ static void test_format_parse(void **state)
 	assert_string_equal(format_content_type(IMAGE_FORMAT_WEBP), "image/webp");
 	assert_string_equal(format_content_type(IMAGE_FORMAT_AVIF), "image/avif");
 	assert_string_equal(format_content_type(IMAGE_FORMAT_UNKNOWN), "application/octet-stream");
-	/* what a 406 lists: every format's own type, once */
-	const char *const *t = format_types();
-	size_t n = 0;
-	for (; t[n]; n++)
-		assert_int_equal(format_parse(strchr(t[n], '/') + 1) >= 0 || strstr(t[n], "x-") ||
-		                 strstr(t[n], "radiance"), 1);
-	assert_int_equal(n, 7);
 }
 
 static const struct image_info in_jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1, 64, 48},
