@@ -60,8 +60,8 @@ const struct api_error_def api_errors[API_E_COUNT] = {
 		"the --memory-budget"},
 	[API_E_TOO_LARGE_FOR_GPU] = {"too_large_for_gpu", 413, "a padded size or shape beyond the "
 		"GPU's limits"},
-	[API_E_UNSUPPORTED_MEDIA_TYPE] = {"unsupported_media_type", 415, "a body that is not JPEG, "
-		"PNG, OpenEXR, Radiance HDR, PFM, WebP or AVIF (by its first bytes), or not "
+	[API_E_UNSUPPORTED_MEDIA_TYPE] = {"unsupported_media_type", 415, "a body in none of the "
+		"formats read (by its first bytes; the format table, formats.md, lists them), or not "
 		"multipart/form-data where the operation needs it"},
 	[API_E_UNSUPPORTED_IMAGE] = {"unsupported_image", 415, "an image format, or a feature of "
 		"one, the decoder does not read"},

@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "daemon/web.h"
 #include "gles/fault.h"
+#include "api/format.h"
 #include "api/openapi.h"
 #include "api/request.h"
 
@@ -21,6 +22,39 @@ static json_t *kernel_json(const struct kernel_entry *e)
 	                 "height", e->img.height, "channels", e->img.channels, "format",
 	                 image_format_name(e->info.format), "bits", e->info.bits, "digest", digest,
 	                 "bytes", (json_int_t)e->img.width * e->img.height * e->img.channels * 4);
+}
+
+/* A depth list as a JSON array of numbers. */
+static json_t *bits_json(const unsigned char *bits)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < 4 && bits[i]; i++)
+		json_array_append_new(a, json_integer(bits[i]));
+	return a;
+}
+
+/* The format table, one object a format: what /v1/info's formats says and the page's file
+ * pickers and drop text are made from. */
+static json_t *formats_json(void)
+{
+	size_t n;
+	const struct image_format_desc *fm = image_formats(&n);
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const struct image_format_desc *d = &fm[i];
+		json_t *types = json_array(), *exts = json_array();
+		for (int k = 0; d->media_types[k]; k++)
+			json_array_append_new(types, json_string(d->media_types[k]));
+		for (int k = 0; d->extensions[k]; k++)
+			json_array_append_new(exts, json_string(d->extensions[k]));
+		json_array_append_new(a, json_pack(
+			"{s:s,s:s,s:o,s:o,s:b,s:b,s:o,s:o,s:s,s:b}", "name", d->name, "title", d->title,
+			"media_types", types, "extensions", exts, "read", d->read, "write", d->write,
+			"read_bits", bits_json(d->read_bits), "write_bits",
+			d->write ? bits_json(d->write_bits) : json_array(), "samples",
+			d->float_samples ? "float" : "integer", "alpha", d->alpha));
+	}
+	return a;
 }
 
 static void list_one(const struct kernel_entry *e, void *ctx)
@@ -36,8 +70,7 @@ enum MHD_Result route_kernel(struct req *r)
 			return respond_error(r, API_E_EMPTY_BODY, "the request has no body: send the "
 			                     "kernel image");
 		if (!sniffed(r->body, r->len))
-			return respond_error(r, API_E_UNSUPPORTED_MEDIA_TYPE, "kernel: not a JPEG, PNG, "
-			                     "OpenEXR, Radiance HDR or PFM image (by its first bytes)");
+			return respond_not_image(r, "kernel");
 		r->job.kind = JOB_KERNEL_PUT;
 		r->job.image = r->body;
 		r->job.image_len = r->len;
@@ -186,16 +219,27 @@ static enum MHD_Result route_info(struct req *r)
 		request_api_name(&request_table[i], name, sizeof name);
 		json_array_append_new(params, json_string(name));
 	}
+	json_t *in_fmts = json_array(), *out_fmts = json_array();
+	size_t nf;
+	const struct image_format_desc *fm = image_formats(&nf);
+	for (size_t i = 0; i < nf; i++)
+		if (fm[i].read)
+			json_array_append_new(in_fmts, json_string(fm[i].name));
+	for (const char *p = FORMAT_CHOICES; p;) { /* what format= takes */
+		const char *bar = strchr(p, '|');
+		json_array_append_new(out_fmts, json_stringn(p, bar ? (size_t)(bar - p) : strlen(p)));
+		p = bar ? bar + 1 : NULL;
+	}
 	json_t *o = json_pack(
-		"{s:s,s:o,s:{s:I,s:I,s:i,s:i,s:f},s:{s:i,s:i,s:i},s:o,s:{s:I,s:I},s:[s,s,s,s,s],"
-		"s:[s,s,s,s,s,s],s:o,s:b,s:b}",
+		"{s:s,s:o,s:{s:I,s:I,s:i,s:i,s:f},s:{s:i,s:i,s:i},s:o,s:{s:I,s:I},"
+		"s:o,s:o,s:o,s:o,s:b,s:b}",
 		"version", FFTBLOOMD_VERSION, "gpus", gpus_json(&st, show_paths), "limits", "max_body",
 		(json_int_t)S->cfg.max_body, "max_pixels", (json_int_t)S->cfg.max_pixels, "max_side",
 		S->cfg.max_side, "queue_size", S->cfg.queue_size, "deadline_s", S->cfg.deadline,
 		"queue", "queued", st.queued, "size", st.queue_size, "in_flight", st.in_flight,
 		"configuration", cfg, "named_kernels", "count", (json_int_t)nk, "bytes", (json_int_t)kb,
-		"input_formats", "jpeg", "png", "exr", "hdr", "pfm", "output_formats", "jpeg", "png",
-		"png16", "exr", "hdr", "pfm", "parameters", params, "tls", S->o.tls_cert != NULL,
+		"input_formats", in_fmts, "output_formats", out_fmts, "formats", formats_json(),
+		"parameters", params, "tls", S->o.tls_cert != NULL,
 		"api_key", S->o.api_key != NULL);
 	size_t ni;
 	unsigned long long ib, mb;

@@ -129,8 +129,7 @@ enum MHD_Result route_image_store(struct req *r)
 			return respond_error(r, API_E_EMPTY_BODY, "the request has no body: send the "
 			                     "image");
 		if (!sniffed(r->body, r->len))
-			return respond_error(r, API_E_UNSUPPORTED_MEDIA_TYPE, "image: not a JPEG, PNG, "
-			                     "OpenEXR, Radiance HDR or PFM image (by its first bytes)");
+			return respond_not_image(r, "image");
 		if (r->len > S->cfg.image_memory)
 			return respond_error(r, API_E_IMAGE_TOO_LARGE, "the image's %zu bytes are more "
 			                     "than the whole --image-memory of %llu bytes", r->len,

@@ -31,6 +31,8 @@ TMP = tempfile.mkdtemp(prefix="fftbloomd-test-")
 PASSED = FAILED = 0
 RNG = np.random.default_rng(int(time.time() * 1e6) % 2**32)
 T_START = time.time()
+# what a 415 names: every format the daemon reads (docs/formats.md)
+FORMAT_TITLES = ("JPEG", "PNG", "OpenEXR", "Radiance HDR", "PFM", "WebP", "AVIF")
 
 
 def check(name, ok, detail=""):
@@ -472,6 +474,8 @@ def test_main():
         check("bad kernel name 400", st == 400, (st, body))
         st, h, body = d.req("PUT", "/v1/kernels/x", body=b"not an image at all")
         check("PUT non-image 415", st == 415, (st, body))
+        check("the kernel's 415 names every format read, WebP and AVIF too",
+              all(t in err_of(body)[2] for t in FORMAT_TITLES), body)
 
         # errors
         st, h, body = d.req("GET", "/nope")
@@ -485,8 +489,8 @@ def test_main():
         st, h, body = d.req("POST", "/v1/bloom", body=b"")
         check("empty body 400", st == 400 and err_of(body)[1] == "empty_body", (st, body))
         st, h, body = d.req("POST", "/v1/bloom", body=bytes(RNG.integers(0, 256, 500, dtype=np.uint8)))
-        check("415 for unknown bytes", st == 415 and err_of(body)[1] == "unsupported_media_type",
-              (st, body))
+        check("415 for unknown bytes", st == 415 and err_of(body)[1] == "unsupported_media_type"
+              and all(t in err_of(body)[2] for t in FORMAT_TITLES), (st, body))
         st, h, body = d.req("POST", "/v1/bloom", body=png[: len(png) // 2])
         s, c, m = err_of(body)
         check("422 corrupt PNG with the codec's message", st == 422 and s == 422
@@ -534,6 +538,16 @@ def test_main():
               and info["configuration"]["queue-size"] == "32"
               and info["configuration"]["cors-origins"] == "http://app.example"
               and info["named_kernels"]["count"] == 1, body[:500])
+        rows = {f["name"]: f for f in info.get("formats", [])}
+        check("/v1/info lists WebP and AVIF among the formats read and written",
+              {"jpeg", "png", "exr", "hdr", "pfm", "webp", "avif"} <= set(info["input_formats"])
+              and {"webp", "avif", "avif10", "png16"} <= set(info["output_formats"])
+              and rows.get("webp", {}).get("media_types") == ["image/webp"]
+              and rows.get("avif", {}).get("extensions") == ["avif"]
+              and rows["avif"]["read"] and rows["avif"]["write"]
+              and rows["png"]["write_bits"] == [8, 16] and rows["exr"]["samples"] == "float"
+              and [f["name"] for f in info["formats"] if f["read"]] == info["input_formats"],
+              (info.get("input_formats"), info.get("output_formats"), info.get("formats")))
         st, h, body = d.req("GET", "/openapi.json")
         doc = json.loads(body) if st == 200 else {}
         paths = set(doc.get("paths", {}))

@@ -22,7 +22,7 @@ import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import http_test as H  # noqa: E402
-from http_test import check, err_of, png_bytes, jpg_bytes, rand8, rand_float  # noqa: E402
+from http_test import FORMAT_TITLES, check, err_of, png_bytes, jpg_bytes, rand8, rand_float  # noqa: E402
 from http_test import write_pfm, read_pfm, close_enough, direct_convolve, wait_queue  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -122,7 +122,8 @@ def test_store_api():
         st, _, b = d.req("PUT", "/v1/images/empty", body=b"")
         check("PUT of no body: 400 empty_body", st == 400 and err_of(b)[1] == "empty_body", (st, b))
         st, _, b = d.req("PUT", "/v1/images/text", body=b"hello, not an image")
-        check("PUT of text: 415", st == 415, (st, b))
+        check("PUT of text: 415 naming every format read, WebP and AVIF too", st == 415 and
+              all(t in err_of(b)[2] for t in FORMAT_TITLES), (st, b))
         st, _, b = d.req("PUT", "/v1/images/cut", body=png[:len(png) // 2])
         check("PUT of a truncated PNG: 422, nothing stored", st == 422 and
               d.req("GET", "/v1/images/cut")[0] == 404, (st, b[:300]))
