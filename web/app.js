@@ -302,7 +302,7 @@ function makeSlider(parent, def, onInput) {
 const $ = (sel) => document.querySelector(sel);
 const el = {
   stage: $('#stage'), before: $('#before'), after: $('#after'), divider: $('#divider'),
-  drop: $('#drop'), nopreview: $('#nopreview'),
+  drop: $('#drop'), dropFormats: $('#drop-formats'), nopreview: $('#nopreview'),
   error: $('#error'), errorMessage: $('#error-message'), errorCode: $('#error-code'),
   status: $('#status'), timing: $('#timing'), server: $('#server'),
   file: $('#file'), filename: $('#filename'), kernel: $('#kernel'), kernelFile: $('#kernel-file'),
@@ -720,10 +720,26 @@ function updateCurl() {
 
 /* ---- the server and its API key ---- */
 
-/* Shows who serves the page (GET v1/info); resolves to whether the API key, if any, was taken. */
+/* The file pickers' accept lists and the drop text, from the daemon's format table (v1/info's
+ * formats): every format it reads, by media type and extension. */
+function showFormats(formats) {
+  const read = (formats || []).filter((f) => f.read);
+  if (!read.length) return;
+  const accept = read.flatMap((f) => f.media_types).concat(
+    read.flatMap((f) => f.extensions.map((e) => '.' + e))).join(',');
+  el.file.accept = accept;
+  el.kfile.accept = accept;
+  const titles = read.map((f) => f.title);
+  el.dropFormats.textContent = titles.length > 1
+    ? titles.slice(0, -1).join(', ') + ' or ' + titles[titles.length - 1] : titles[0];
+}
+
+/* Shows who serves the page (GET v1/info) and the formats it reads; resolves to whether the API
+ * key, if any, was taken. */
 async function refreshServer() {
   try {
     const info = await serverInfo();
+    showFormats(info.formats);
     const gpus = (info.gpus || []).map((g) => g.renderer).filter(Boolean);
     el.server.textContent = 'fftbloomd ' + info.version + (gpus.length ? ' · ' + [...new Set(gpus)].join(', ') : '');
     el.server.classList.remove('warn');

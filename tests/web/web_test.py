@@ -308,6 +308,19 @@ def run_page(p):
     check("the page asks the daemon who it is (GET v1/info)",
           p.wait("document.getElementById('server').textContent.startsWith('fftbloomd ')",
                  "v1/info"), p.by("#server").text)
+    # the pickers and the drop text come from the daemon's format table, WebP and AVIF included
+    info = json.loads(d.req("GET", "/v1/info")[2])
+    read = [f for f in info["formats"] if f["read"]]
+    want = set(t for f in read for t in f["media_types"]) | set(
+        "." + e for f in read for e in f["extensions"])
+    accepts = p.js("return [document.getElementById('file').accept, "
+                   "document.getElementById('kfile').accept, "
+                   "document.getElementById('drop-formats').textContent];")
+    check("the file pickers accept every format v1/info reads, WebP and AVIF too",
+          set(accepts[0].split(",")) == want and accepts[1] == accepts[0]
+          and {"image/webp", "image/avif", ".webp", ".avif"} <= want, accepts)
+    check("the drop text names every format read", all(f["title"] in accepts[2] for f in read)
+          and "WebP" in accepts[2] and "AVIF" in accepts[2], accepts[2])
     unnamed = p.js("""return [...document.querySelectorAll('input, select, button, [role=slider]')]
         .filter((e) => e.type !== 'file')
         .filter((e) => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
