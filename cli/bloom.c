@@ -242,19 +242,73 @@ int cli_convolve(int argc, char **argv)
 	return run(BLOOM_OP_CONVOLVE, argc, argv);
 }
 
-/* fftbloom kernel SPEC -o OUT: writes a built-in kernel as an image (EXR/PFM keep its range). */
+/* kernel's --bits: the depth written, checked against the format table */
+static const struct opt_def kernel_bits_opt = {
+	"bits", OPT_INT, 0, 32, "0", NULL, "sample depth written, one the format writes (PNG 8 "
+	"or 16, AVIF 8, 10 or 12, JPEG and WebP 8, EXR 16 or 32, HDR and PFM 32); 0: the "
+	"format's deepest. Integer formats hold 0-1: the kernel is scaled so that its peak is 1 "
+	"(said on stderr); float formats keep its values", NULL, offsetof(struct bloom_cli, bits)};
+
+/* The depth a kernel in fmt is written at: *bits (0: the format's deepest) when fmt writes it.
+ * 0, or 2 with a message on stderr naming the depths fmt writes. */
+static int kernel_depth(const char *path, int *bits)
+{
+	const struct image_format_desc *d = image_format_desc(image_format_from_name(path));
+	if (!d || !d->write)
+		return 0; /* image_write_file names the extensions */
+	int deepest = 0, n = 0;
+	while (n < 4 && d->write_bits[n])
+		n++;
+	char list[40] = "";
+	for (int i = 0, at = 0; i < n; i++) {
+		deepest = d->write_bits[i] > deepest ? d->write_bits[i] : deepest;
+		at += snprintf(list + at, sizeof list - (size_t)at, "%s%u",
+		               !i ? "" : i + 1 == n ? " or " : ", ", d->write_bits[i]);
+	}
+	if (!*bits)
+		*bits = deepest;
+	if (image_format_writes_bits(d->format, *bits))
+		return 0;
+	fprintf(stderr, "fftbloom kernel: --bits %d: %s writes %s bits per sample\n", *bits,
+	        d->title, list);
+	return 2;
+}
+
+/* A kernel for an integer format: scaled so that its peak is 1, the largest value the format
+ * holds, and said on stderr with the factor that undoes it. */
+static void kernel_fit(struct image *k, const char *path, int bits)
+{
+	const struct image_format_desc *d = image_format_desc(image_format_from_name(path));
+	if (!d || d->float_samples)
+		return;
+	size_t n = (size_t)k->width * (size_t)k->height * (size_t)k->channels;
+	float peak = 0;
+	for (size_t i = 0; i < n; i++)
+		peak = k->pixels[i] > peak ? k->pixels[i] : peak;
+	if (!(peak > 0) || peak == 1)
+		return;
+	for (size_t i = 0; i < n; i++)
+		k->pixels[i] /= peak;
+	fprintf(stderr, "fftbloom kernel: scaled by %g so that its peak is 1 in %d-bit %s (bloom "
+	        "normalises a kernel; convolve takes it as it is: multiply by %g for the "
+	        "original)\n", 1 / peak, bits, d->title, peak);
+}
+
+/* fftbloom kernel SPEC -o OUT: writes a built-in kernel as an image, at the depth --bits
+ * chooses among the format's (float formats keep its range). */
 int cli_kernel(int argc, char **argv)
 {
 	struct opt_def t[CLI_MAX_OPTS];
 	size_t n = 0;
 	cli_opts_add(t, &n, own_table, 1, 0); /* --output */
+	cli_opts_add(t, &n, &kernel_bits_opt, 1, 0);
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bloom_cli, gpu));
 	struct bloom_cli c;
 	char err[BLOOM_ERR_LEN];
 	int npos;
 	if (cli_prepare_argv(argc, argv)) {
-		printf("usage: fftbloom kernel NAME[:key=value,...] -o OUT.exr\n  the built-in kernels "
-		       "and their keys (the same as --kernel-preset's):\n");
+		printf("usage: fftbloom kernel NAME[:key=value,...] -o OUT.exr [--bits N]\n  the "
+		       "built-in kernels and their keys (the same as --kernel-preset's):\n");
 		kernel_preset_print_help(stdout);
 		opts_print_help(stdout, t, n);
 		return 0;
@@ -272,6 +326,8 @@ int cli_kernel(int argc, char **argv)
 		fprintf(stderr, "fftbloom kernel: %s\n", kerr);
 		return 2;
 	}
+	if (kernel_depth(c.output, &c.bits))
+		return 2;
 	log_setup(LOG_WARN, 0);
 	struct cli_gpu g;
 	struct bloom_ctx *b = NULL;
@@ -284,7 +340,9 @@ int cli_kernel(int argc, char **argv)
 		fprintf(stderr, "fftbloom kernel: %s\n", err);
 		goto out;
 	}
-	struct image_encode_opts eo = {.bits = 32};
+	kernel_fit(&k, c.output, c.bits);
+	/* lossless where the format can be (WebP, AVIF), JPEG at its best */
+	struct image_encode_opts eo = {.bits = c.bits, .quality = 100};
 	if (image_write_file(c.output, &k, &eo, NULL, err)) {
 		fprintf(stderr, "fftbloom kernel: %s: %s\n", c.output, err);
 		goto out;
