@@ -17,39 +17,6 @@
 
 /* ---- reading and writing one frame ---- */
 
-/* All of standard input, malloc'd. 0 or -1 with a message. */
-static int read_stdin(unsigned char **data, size_t *len, char *err, size_t elen)
-{
-	size_t cap = 1 << 16, n = 0;
-	unsigned char *b = malloc(cap);
-	while (b) {
-		if (n == cap) {
-			unsigned char *c = cap < ((size_t)8 << 30) ? realloc(b, cap * 2) : NULL;
-			if (!c) {
-				free(b);
-				snprintf(err, elen, "standard input: too large (8 GiB at most) or out of memory");
-				return -1;
-			}
-			b = c;
-			cap *= 2;
-		}
-		size_t r = fread(b + n, 1, cap - n, stdin);
-		n += r;
-		if (r == 0) {
-			if (ferror(stdin)) {
-				free(b);
-				snprintf(err, elen, "standard input: %s", strerror(errno));
-				return -1;
-			}
-			*data = b;
-			*len = n;
-			return 0;
-		}
-	}
-	snprintf(err, elen, "standard input: out of memory");
-	return -1;
-}
-
 static int read_frame(const char *path, struct image *img, struct image_info *info, char *err,
                       size_t elen)
 {
@@ -64,7 +31,7 @@ static int read_frame(const char *path, struct image *img, struct image_info *in
 	}
 	unsigned char *data;
 	size_t len;
-	if (read_stdin(&data, &len, err, elen))
+	if (cli_read_all(path, &data, &len, err, elen))
 		return -1;
 	int rc = image_decode(data, len, &cli_image_limits, img, info, ierr);
 	free(data);
@@ -112,35 +79,11 @@ static int write_frame(const struct batch_job *j, const struct batch_opts *o,
 		snprintf(err, elen, "%s", ierr);
 		return -1;
 	}
-	int std = !strcmp(j->out, "-");
-	char tmp[4200];
-	FILE *fp = stdout;
-	if (!std) {
+	if (strcmp(j->out, "-"))
 		make_parent(j->out);
-		snprintf(tmp, sizeof tmp, "%s.part%ld", j->out, (long)getpid());
-		fp = fopen(tmp, "wb");
-		if (!fp) {
-			snprintf(err, elen, "cannot create %.400s: %s", tmp, strerror(errno));
-			free(data);
-			return -1;
-		}
-	}
-	int bad = fwrite(data, 1, len, fp) != len;
+	int rc = cli_write_all(j->out, data, len, err, elen);
 	free(data);
-	bad |= std ? fflush(fp) != 0 : fclose(fp) != 0;
-	if (bad) {
-		snprintf(err, elen, "cannot write %.400s: %s", std ? "standard output" : j->out,
-		         strerror(errno));
-		if (!std)
-			unlink(tmp);
-		return -1;
-	}
-	if (!std && rename(tmp, j->out)) {
-		snprintf(err, elen, "cannot rename %.200s to %.200s: %s", tmp, j->out, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 /* ---- the single frame ---- */
@@ -155,8 +98,9 @@ static int run_single(const struct batch_job *j, const struct batch_opts *o)
 		fprintf(stderr, "fftbloom %s: %s: %s\n", o->name, j->in, err);
 		return 1;
 	}
-	if (o->frame(o->arg, &in, !o->quiet, &out, note, sizeof note, err, sizeof err)) {
-		fprintf(stderr, "fftbloom %s: %s\n", o->name, err);
+	int e = o->frame(o->arg, &in, !o->quiet, &out, note, sizeof note, err, sizeof err);
+	if (e) {
+		rc = cli_fail(o->name, e, "%s", err);
 		goto out;
 	}
 	unsigned lost = 0;

@@ -43,7 +43,8 @@ void batch_list_free(struct batch_list *l); /* NULL-safe; zeroes the list */
 
 /* Runs one frame on the GPU (on the thread that called batch_run): in to a new *out. timed: 1
  * when the frame is run alone (the caller may time its stages). note: a summary for the
- * progress line (" padded 128x96, ..."), err: why it failed. Returns 0 or nonzero. */
+ * progress line (" padded 128x96, ..."), err: why it failed. Returns 0 (API_E_NONE), or the
+ * failure's row of the error table (api/errors.h): a single frame exits by its rule. */
 typedef int (*batch_frame_fn)(void *arg, const struct image *in, int timed, struct image *out,
                               char *note, size_t note_len, char *err, size_t err_len);
 

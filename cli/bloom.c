@@ -4,6 +4,7 @@
  * with the padded size and GPU stage times on stderr; several frames or a sequence run through
  * cli/batch.h with one context, its plans and kernel spectrum kept across them. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/batch.h"
@@ -14,6 +15,9 @@
 #include "gles/bloom.h"
 #include "gles/convolve.h"
 #include "codec/image.h"
+#include "api/engine_errors.h"
+#include "api/errors.h"
+#include "api/format.h"
 #include "api/kernel_preset.h"
 
 struct bloom_cli {
@@ -23,7 +27,12 @@ struct bloom_cli {
 	int bits, quiet;
 	char frames[OPT_STR_MAX];
 	int io_threads, read_ahead, progress;
+	char format[OPT_STR_MAX]; /* kernel's --format (bloom's is a request parameter) */
 };
+
+static const struct opt_def kernel_format_row = {"format", OPT_STRING, 0, 0, "", NULL,
+	"the output's format: " FORMAT_CHOICES "; needed for -o - (standard output), and must "
+	"agree with a file's extension", NULL, offsetof(struct bloom_cli, format)};
 
 static const struct opt_def own_table[] = {
 	{"output", OPT_STRING, 0, 0, "", NULL,
@@ -48,7 +57,8 @@ static const struct opt_def own_table[] = {
 
 /* convolve's method other than fft: the model's choice (auto) and, when it is the direct
  * convolution, that (*s made on the first call, kept for the next). 0 (*method says which ran;
- * the FFT path is the caller's), or 1 with a message in msg. */
+ * the FFT path is the caller's), or the failure's row of the error table with a message in
+ * msg. */
 static int direct(struct cli_gpu *g, struct bloom_ctx *b, const struct image *in,
                   const struct image *kimg, const struct bloom_params *p, struct spatial_ctx **s,
                   int *method, struct image *out, char *msg, size_t msg_len)
@@ -74,7 +84,7 @@ static int direct(struct cli_gpu *g, struct bloom_ctx *b, const struct image *in
 	image_free(&gen);
 	if (rc)
 		snprintf(msg, msg_len, "%s", err);
-	return rc ? 1 : 0;
+	return rc ? engine_errors_bloom(rc) : API_E_NONE;
 }
 
 /* What every frame of a command shares. */
@@ -97,17 +107,18 @@ static int run_frame(void *arg, const struct image *in, int timed, struct image 
 	char err[BLOOM_ERR_LEN];
 	struct bloom_stats st;
 	memset(&st, 0, sizeof st);
-	int method = CONVOLVE_FFT;
+	int method = CONVOLVE_FFT, e;
 	if (f->op == BLOOM_OP_CONVOLVE && f->p->method != CONVOLVE_FFT &&
-	    direct(f->g, f->b, in, f->k.img, f->p, &f->s, &method, out, msg, msg_len))
-		return 1;
+	    (e = direct(f->g, f->b, in, f->k.img, f->p, &f->s, &method, out, msg, msg_len)))
+		return e;
 	if (method == CONVOLVE_SPATIAL) {
 		snprintf(note, note_len, " direct (spatial) convolution");
 		return 0;
 	}
-	if (bloom_run(f->b, f->op, in, &f->k, f->p, timed ? BLOOM_TIME_STAGES : 0, out, &st, err)) {
+	if ((e = bloom_run(f->b, f->op, in, &f->k, f->p, timed ? BLOOM_TIME_STAGES : 0, out, &st,
+	                   err))) {
 		snprintf(msg, msg_len, "%s", err);
-		return 1;
+		return engine_errors_bloom(e);
 	}
 	char tiles[48] = "";
 	if (st.tiles_x * st.tiles_y > 1)
@@ -248,12 +259,14 @@ int cli_kernel(int argc, char **argv)
 	struct opt_def t[CLI_MAX_OPTS];
 	size_t n = 0;
 	cli_opts_add(t, &n, own_table, 1, 0); /* --output */
+	cli_opts_add(t, &n, &kernel_format_row, 1, 0);
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bloom_cli, gpu));
 	struct bloom_cli c;
 	char err[BLOOM_ERR_LEN];
 	int npos;
 	if (cli_prepare_argv(argc, argv)) {
-		printf("usage: fftbloom kernel NAME[:key=value,...] -o OUT.exr\n  the built-in kernels "
+		printf("usage: fftbloom kernel NAME[:key=value,...] -o OUT.exr   (-o - --format exr: "
+		       "standard output)\n  the built-in kernels "
 		       "and their keys (the same as --kernel-preset's):\n");
 		kernel_preset_print_help(stdout);
 		opts_print_help(stdout, t, n);
@@ -272,6 +285,15 @@ int cli_kernel(int argc, char **argv)
 		fprintf(stderr, "fftbloom kernel: %s\n", kerr);
 		return 2;
 	}
+	int format = c.format[0] ? format_parse(c.format) : OUT_AUTO;
+	enum image_format f = IMAGE_FORMAT_UNKNOWN;
+	if (format < 0 || cli_output_format(c.output, format, &f, err, sizeof err)) {
+		if (format < 0)
+			snprintf(err, sizeof err, "--format %.100s: not one of %s", c.format,
+			         FORMAT_CHOICES);
+		fprintf(stderr, "fftbloom kernel: %s\n", err);
+		return 2;
+	}
 	log_setup(LOG_WARN, 0);
 	struct cli_gpu g;
 	struct bloom_ctx *b = NULL;
@@ -285,8 +307,17 @@ int cli_kernel(int argc, char **argv)
 		goto out;
 	}
 	struct image_encode_opts eo = {.bits = 32};
-	if (image_write_file(c.output, &k, &eo, NULL, err)) {
-		fprintf(stderr, "fftbloom kernel: %s: %s\n", c.output, err);
+	unsigned char *data;
+	size_t len;
+	if ((rc = image_encode(&k, f, &eo, &data, &len, NULL, err))) {
+		rc = cli_fail("kernel", rc == IMAGE_E_ARG ? API_E_INVALID_REQUEST : API_E_ENCODE_FAILED,
+		              "%s: %s", c.output, err);
+		goto out;
+	}
+	rc = cli_write_all(c.output, data, len, err, sizeof err);
+	free(data);
+	if (rc) {
+		rc = cli_fail("kernel", API_E_NONE, "%s", err);
 		goto out;
 	}
 	rc = 0;
