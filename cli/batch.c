@@ -57,6 +57,13 @@ static void make_parent(const char *path)
 	mkdir(dir, 0777);
 }
 
+int batch_write(const char *path, const void *data, size_t len, char *err, size_t elen)
+{
+	if (strcmp(path, "-"))
+		make_parent(path);
+	return cli_write_all(path, data, len, err, elen);
+}
+
 /* Encodes img for the job and writes it: to standard output, or to a temporary name renamed
  * over the output once complete (a frame is never seen half written). *lost: IMAGE_LOST_*. */
 static int write_frame(const struct batch_job *j, const struct batch_opts *o,
@@ -79,9 +86,7 @@ static int write_frame(const struct batch_job *j, const struct batch_opts *o,
 		snprintf(err, elen, "%s", ierr);
 		return -1;
 	}
-	if (strcmp(j->out, "-"))
-		make_parent(j->out);
-	int rc = cli_write_all(j->out, data, len, err, elen);
+	int rc = batch_write(j->out, data, len, err, elen);
 	free(data);
 	return rc;
 }

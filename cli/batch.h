@@ -82,6 +82,11 @@ int batch_check_formats(const struct batch_list *l, const struct batch_opts *o,
  * failed, 130 interrupted. */
 int batch_run(const struct batch_list *l, const struct batch_opts *o);
 
+/* A frame's encoded bytes to its output (batch_list_make's rules: standard output for "-", a
+ * directory made when missing, written under a temporary name and renamed). 0, or -1 with a
+ * message. */
+int batch_write(const char *path, const void *data, size_t len, char *err, size_t elen);
+
 /* What one frame of several came to, for the progress lines and the closing list. */
 struct batch_result {
 	int failed;            /* 1: stage and err say why */

@@ -183,6 +183,11 @@ static int run(int op, int argc, char **argv)
 		        "OUTPUT (see --help)\n", name);
 		return 2;
 	}
+	if (c.client.kernel_name[0]) {
+		fprintf(stderr, "fftbloom %s: --kernel-name names a kernel registered on a server: it "
+		        "needs --server (locally, --kernel FILE)\n", name);
+		return 2;
+	}
 	if (op == BLOOM_OP_CONVOLVE && !req.kernel[0] && !request_given(&req, "kernel-preset")) {
 		fprintf(stderr, "fftbloom convolve: --kernel FILE (or --kernel-preset) is required\n");
 		return 2;
