@@ -119,6 +119,25 @@ int api_error_find(const char *code, int status)
 	return API_E_NONE;
 }
 
+int api_error_exit_status(int e)
+{
+	switch (e) {
+	case API_E_NONE: return 0;
+	case API_E_BAD_PARAMETER:
+	case API_E_MISSING_IMAGE:
+	case API_E_MISSING_TENSOR:
+	case API_E_UNKNOWN_KERNEL:
+	case API_E_BAD_KERNEL_NAME:
+	case API_E_BAD_IMAGE_NAME:
+	case API_E_INVALID_REQUEST:
+	case API_E_INVALID_SHAPE:
+	case API_E_TOO_LARGE_FOR_GPU:
+	case API_E_TOO_LARGE_FOR_FORMAT:
+	case API_E_NOT_ACCEPTABLE: return 2;
+	default: return 1;
+	}
+}
+
 void api_errors_markdown(FILE *f)
 {
 	fputs("| Status | Code | Meaning |\n|---|---|---|\n", f);

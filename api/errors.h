@@ -2,7 +2,7 @@
  * body {"error": {"status", "code", "message"}}: its code, its HTTP status and what it means.
  * The daemon answers by row, OpenAPI lists the codes from it and the docs' error list is made
  * from it (fftbloomd --print-errors). The engines keep their own codes (*_strerror); the daemon
- * maps them to rows in one place (daemon/engine_errors.c). */
+ * maps them to rows in one place (api/engine_errors.c), which the CLI shares. */
 #ifndef FFTBLOOM_ERRORS_H
 #define FFTBLOOM_ERRORS_H
 
@@ -81,6 +81,12 @@ const struct api_error_def *api_error(int e);
 
 /* The first row whose code is code (status 0: any status), or API_E_NONE. */
 int api_error_find(const char *code, int status);
+
+/* The exit status of the command-line tool (fftbloom) for a failure of row e: 2 where the
+ * command as written cannot work (a parameter, a kernel name, or shapes that do not fit each
+ * other, the parameters, the GPU's limits or the format), as for a usage error; 1 for every
+ * other row (an input that cannot be decoded, memory, the GPU, the server); 0 for API_E_NONE. */
+int api_error_exit_status(int e);
 
 /* The Markdown error list (a table of status, code and meaning, by status), to f. */
 void api_errors_markdown(FILE *f);

@@ -8,4 +8,5 @@ API_OBJS := \
 	$(BUILD)/api/format.o \
 	$(BUILD)/api/openapi.o \
 	$(BUILD)/api/errors.o \
+	$(BUILD)/api/engine_errors.o \
 	$(BUILD)/api/operation.o

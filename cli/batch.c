@@ -17,39 +17,6 @@
 
 /* ---- reading and writing one frame ---- */
 
-/* All of standard input, malloc'd. 0 or -1 with a message. */
-static int read_stdin(unsigned char **data, size_t *len, char *err, size_t elen)
-{
-	size_t cap = 1 << 16, n = 0;
-	unsigned char *b = malloc(cap);
-	while (b) {
-		if (n == cap) {
-			unsigned char *c = cap < ((size_t)8 << 30) ? realloc(b, cap * 2) : NULL;
-			if (!c) {
-				free(b);
-				snprintf(err, elen, "standard input: too large (8 GiB at most) or out of memory");
-				return -1;
-			}
-			b = c;
-			cap *= 2;
-		}
-		size_t r = fread(b + n, 1, cap - n, stdin);
-		n += r;
-		if (r == 0) {
-			if (ferror(stdin)) {
-				free(b);
-				snprintf(err, elen, "standard input: %s", strerror(errno));
-				return -1;
-			}
-			*data = b;
-			*len = n;
-			return 0;
-		}
-	}
-	snprintf(err, elen, "standard input: out of memory");
-	return -1;
-}
-
 static int read_frame(const char *path, struct image *img, struct image_info *info, char *err,
                       size_t elen)
 {
@@ -64,7 +31,7 @@ static int read_frame(const char *path, struct image *img, struct image_info *in
 	}
 	unsigned char *data;
 	size_t len;
-	if (read_stdin(&data, &len, err, elen))
+	if (cli_read_all(path, &data, &len, err, elen))
 		return -1;
 	int rc = image_decode(data, len, &cli_image_limits, img, info, ierr);
 	free(data);
@@ -90,6 +57,13 @@ static void make_parent(const char *path)
 	mkdir(dir, 0777);
 }
 
+int batch_write(const char *path, const void *data, size_t len, char *err, size_t elen)
+{
+	if (strcmp(path, "-"))
+		make_parent(path);
+	return cli_write_all(path, data, len, err, elen);
+}
+
 /* Encodes img for the job and writes it: to standard output, or to a temporary name renamed
  * over the output once complete (a frame is never seen half written). *lost: IMAGE_LOST_*. */
 static int write_frame(const struct batch_job *j, const struct batch_opts *o,
@@ -112,35 +86,9 @@ static int write_frame(const struct batch_job *j, const struct batch_opts *o,
 		snprintf(err, elen, "%s", ierr);
 		return -1;
 	}
-	int std = !strcmp(j->out, "-");
-	char tmp[4200];
-	FILE *fp = stdout;
-	if (!std) {
-		make_parent(j->out);
-		snprintf(tmp, sizeof tmp, "%s.part%ld", j->out, (long)getpid());
-		fp = fopen(tmp, "wb");
-		if (!fp) {
-			snprintf(err, elen, "cannot create %.400s: %s", tmp, strerror(errno));
-			free(data);
-			return -1;
-		}
-	}
-	int bad = fwrite(data, 1, len, fp) != len;
+	int rc = batch_write(j->out, data, len, err, elen);
 	free(data);
-	bad |= std ? fflush(fp) != 0 : fclose(fp) != 0;
-	if (bad) {
-		snprintf(err, elen, "cannot write %.400s: %s", std ? "standard output" : j->out,
-		         strerror(errno));
-		if (!std)
-			unlink(tmp);
-		return -1;
-	}
-	if (!std && rename(tmp, j->out)) {
-		snprintf(err, elen, "cannot rename %.200s to %.200s: %s", tmp, j->out, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 /* ---- the single frame ---- */
@@ -155,8 +103,9 @@ static int run_single(const struct batch_job *j, const struct batch_opts *o)
 		fprintf(stderr, "fftbloom %s: %s: %s\n", o->name, j->in, err);
 		return 1;
 	}
-	if (o->frame(o->arg, &in, !o->quiet, &out, note, sizeof note, err, sizeof err)) {
-		fprintf(stderr, "fftbloom %s: %s\n", o->name, err);
+	int e = o->frame(o->arg, &in, !o->quiet, &out, note, sizeof note, err, sizeof err);
+	if (e) {
+		rc = cli_fail(o->name, e, "%s", err);
 		goto out;
 	}
 	unsigned lost = 0;
@@ -190,13 +139,8 @@ enum slot_state {
 
 struct slot {
 	int state;             /* enum slot_state */
-	const char *stage;     /* where it failed: "read", "gpu", "write" */
 	struct image img;      /* the input, then the result */
 	struct image_info info;
-	int w, h;
-	double read_ms, gpu_ms, write_ms;
-	unsigned lost;
-	char *note, *err;      /* malloc'd */
 };
 
 struct pipe {
@@ -211,9 +155,7 @@ struct pipe {
 	size_t q_head, q_len, q_cap;
 	int gpu_done;          /* no more results will be queued */
 	int stop;              /* readers stop (the pipeline could not start) */
-	size_t done, failed;   /* finished frames */
-	int bar;               /* progress as a bar (else lines) */
-	double t0, last_draw;
+	struct batch_report rp; /* each frame's result, progress */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -224,13 +166,29 @@ static void on_sigint(int sig)
 	interrupted = 1;
 }
 
+void batch_sigint_catch(struct sigaction *old)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	sigaction(SIGINT, &sa, old);
+}
+
+int batch_interrupted(void)
+{
+	return interrupted;
+}
+
 /* Waits on the pipe's condition, waking at least every 100 ms to see a SIGINT. */
 static void pipe_wait(struct pipe *p)
 {
 	clock_cond_wait_ns(&p->cv, &p->mu, 100000000LL);
 }
 
-static void draw_bar(struct pipe *p, int force)
+static void draw_bar(struct batch_report *p, int force)
 {
 	double t = clock_ms();
 	if (!force && t - p->last_draw < 100)
@@ -257,17 +215,32 @@ static void draw_bar(struct pipe *p, int force)
 	fflush(stderr);
 }
 
-/* A frame finished (written or failed): counts it and reports it. Under the mutex. */
-static void finish(struct pipe *p, size_t i)
+int batch_report_start(struct batch_report *p, const struct batch_list *l,
+                       const struct batch_opts *o)
 {
-	struct slot *s = &p->s[i];
+	memset(p, 0, sizeof *p);
+	p->l = l;
+	p->o = o;
+	if (!(p->r = calloc(l->n ? l->n : 1, sizeof *p->r)))
+		return -1;
+	p->bar = o->progress == BATCH_PROGRESS_BAR ||
+	         (o->progress == BATCH_PROGRESS_AUTO && isatty(STDERR_FILENO));
+	p->t0 = clock_ms();
+	if (!o->quiet && p->bar)
+		draw_bar(p, 1);
+	return 0;
+}
+
+void batch_report_frame(struct batch_report *p, size_t i)
+{
+	struct batch_result *s = &p->r[i];
 	const struct batch_job *j = &p->l->jobs[i];
 	p->done++;
-	if (s->state == SLOT_FAILED)
+	if (s->failed)
 		p->failed++;
-	if (p->bar && (s->state == SLOT_FAILED || (s->lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))))
+	if (p->bar && (s->failed || (s->lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))))
 		fprintf(stderr, "\r\033[K");
-	if (s->state == SLOT_FAILED)
+	if (s->failed)
 		fprintf(stderr, "fftbloom %s: %s: %s failed: %s\n", p->o->name, j->in, s->stage,
 		        s->err ? s->err : "out of memory");
 	else if (s->lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))
@@ -277,19 +250,60 @@ static void finish(struct pipe *p, size_t i)
 		return;
 	if (p->bar) {
 		draw_bar(p, p->done == p->l->n);
-	} else if (s->state != SLOT_FAILED) {
-		fprintf(stderr, "%s [%zu/%zu] %s -> %s %dx%d: read %.1f ms, gpu %.1f ms, write %.1f ms;"
-		        "%s\n", p->o->name, p->done, p->l->n, j->in, j->out, s->w, s->h, s->read_ms,
+	} else if (!s->failed) {
+		char size[48] = "";
+		if (s->w > 0)
+			snprintf(size, sizeof size, " %dx%d", s->w, s->h);
+		fprintf(stderr, "%s [%zu/%zu] %s -> %s%s: read %.1f ms, gpu %.1f ms, write %.1f ms;"
+		        "%s\n", p->o->name, p->done, p->l->n, j->in, j->out, size, s->read_ms,
 		        s->gpu_ms, s->write_ms, s->note ? s->note : "");
 	}
 }
 
-static void fail(struct slot *s, const char *stage, const char *err)
+int batch_report_end(struct batch_report *p, int stopped)
 {
-	s->state = SLOT_FAILED;
-	s->stage = stage;
-	s->err = strdup(err);
-	image_free(&s->img);
+	const struct batch_list *l = p->l;
+	const struct batch_opts *o = p->o;
+	double el = (clock_ms() - p->t0) / 1e3;
+	if (p->bar && !o->quiet)
+		fprintf(stderr, "\n");
+	size_t skipped = l->n - p->done;
+	if (!o->quiet)
+		fprintf(stderr, "%s: %zu of %zu frames written in %.2f s (%.1f frames/s)%s\n", o->name,
+		        p->done - p->failed, l->n, el, el > 0 ? (p->done - p->failed) / el : 0.0,
+		        interrupted ? ", interrupted" : "");
+	if (p->failed) {
+		fprintf(stderr, "fftbloom %s: %zu of %zu frames failed:\n", o->name, p->failed, l->n);
+		for (size_t i = 0; i < l->n; i++)
+			if (!p->r[i].failed)
+				continue;
+			else if (l->jobs[i].frame >= 0)
+				fprintf(stderr, "  %s (frame %ld; %s: %s)\n", l->jobs[i].in,
+				        l->jobs[i].frame, p->r[i].stage, p->r[i].err ? p->r[i].err : "see above");
+			else
+				fprintf(stderr, "  %s (%s: %s)\n", l->jobs[i].in, p->r[i].stage,
+				        p->r[i].err ? p->r[i].err : "see above");
+	}
+	if (skipped && !stopped)
+		fprintf(stderr, "fftbloom %s: interrupted: %zu frames not run, from %s on\n", o->name,
+		        skipped, l->jobs[l->n - skipped].in);
+	int status = interrupted ? 130 : p->failed || stopped ? 1 : 0;
+	for (size_t i = 0; i < l->n; i++) {
+		free(p->r[i].note);
+		free(p->r[i].err);
+	}
+	free(p->r);
+	p->r = NULL;
+	return status;
+}
+
+static void fail(struct pipe *p, size_t i, const char *stage, const char *err)
+{
+	p->s[i].state = SLOT_FAILED;
+	p->rp.r[i].failed = 1;
+	p->rp.r[i].stage = stage;
+	p->rp.r[i].err = strdup(err);
+	image_free(&p->s[i].img);
 }
 
 static void *reader(void *arg)
@@ -310,12 +324,12 @@ static void *reader(void *arg)
 		char err[BATCH_ERR_LEN];
 		double t = clock_ms();
 		int rc = read_frame(p->l->jobs[i].in, &s->img, &s->info, err, sizeof err);
-		s->read_ms = clock_ms() - t;
-		s->w = s->img.width;
-		s->h = s->img.height;
+		p->rp.r[i].read_ms = clock_ms() - t;
+		p->rp.r[i].w = s->img.width;
+		p->rp.r[i].h = s->img.height;
 		pthread_mutex_lock(&p->mu);
 		if (rc)
-			fail(s, "reading", err);
+			fail(p, i, "reading", err);
 		else
 			s->state = SLOT_READ;
 		pthread_cond_broadcast(&p->cv);
@@ -342,16 +356,16 @@ static void *writer(void *arg)
 		struct slot *s = &p->s[i];
 		char err[BATCH_ERR_LEN];
 		double t = clock_ms();
-		int rc = write_frame(&p->l->jobs[i], p->o, &s->img, &s->info, &s->lost, err,
+		int rc = write_frame(&p->l->jobs[i], p->o, &s->img, &s->info, &p->rp.r[i].lost, err,
 		                     sizeof err);
-		s->write_ms = clock_ms() - t;
+		p->rp.r[i].write_ms = clock_ms() - t;
 		image_free(&s->img);
 		pthread_mutex_lock(&p->mu);
 		if (rc)
-			fail(s, "writing", err);
+			fail(p, i, "writing", err);
 		else
 			s->state = SLOT_DONE;
-		finish(p, i);
+		batch_report_frame(&p->rp, i);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
@@ -376,7 +390,7 @@ static void gpu_loop(struct pipe *p)
 		p->gpu_next = i + 1;
 		pthread_cond_broadcast(&p->cv); /* a reader may read one more ahead */
 		if (s->state == SLOT_FAILED) {
-			finish(p, i);
+			batch_report_frame(&p->rp, i);
 			pthread_mutex_unlock(&p->mu);
 			continue;
 		}
@@ -385,15 +399,15 @@ static void gpu_loop(struct pipe *p)
 		char err[BATCH_ERR_LEN], note[512] = "";
 		double t = clock_ms();
 		int rc = p->o->frame(p->o->arg, &s->img, 0, &out, note, sizeof note, err, sizeof err);
-		s->gpu_ms = clock_ms() - t;
+		p->rp.r[i].gpu_ms = clock_ms() - t;
 		image_free(&s->img);
 		pthread_mutex_lock(&p->mu);
 		if (rc) {
-			fail(s, "running", err);
-			finish(p, i);
+			fail(p, i, "running", err);
+			batch_report_frame(&p->rp, i);
 		} else {
 			s->img = out;
-			s->note = strdup(note);
+			p->rp.r[i].note = strdup(note);
 			s->state = SLOT_QUEUED;
 			while (p->q_len == p->q_cap)
 				pipe_wait(p);
@@ -420,33 +434,26 @@ static int run_pipeline(const struct batch_list *l, const struct batch_opts *o)
 	p.s = calloc(l->n, sizeof *p.s);
 	p.q = calloc(p.q_cap, sizeof *p.q);
 	pthread_t *th = calloc((size_t)threads * 2, sizeof *th);
-	if (!p.s || !p.q || !th) {
+	if (!p.s || !p.q || !th || batch_report_start(&p.rp, l, o)) {
 		fprintf(stderr, "fftbloom %s: out of memory\n", o->name);
 		free(p.s);
 		free(p.q);
 		free(th);
+		free(p.rp.r);
 		return 1;
 	}
-	p.bar = o->progress == BATCH_PROGRESS_BAR ||
-	        (o->progress == BATCH_PROGRESS_AUTO && isatty(STDERR_FILENO));
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.cv, NULL);
 
 	/* SIGINT: a flag the threads look at; the second one kills (SA_RESETHAND). The workers
 	 * block it, so that it reaches this thread. */
-	struct sigaction sa, old_sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigint;
-	sa.sa_flags = SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
-	interrupted = 0;
-	sigaction(SIGINT, &sa, &old_sa);
+	struct sigaction old_sa;
+	batch_sigint_catch(&old_sa);
 	sigset_t block, old_mask;
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &block, &old_mask);
 
-	p.t0 = clock_ms();
 	int started = 0, readers = 0, writers = 0;
 	for (int k = 0; k < threads; k++) {
 		if (!pthread_create(&th[started], NULL, reader, &p)) {
@@ -460,11 +467,6 @@ static int run_pipeline(const struct batch_list *l, const struct batch_opts *o)
 	}
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (readers && writers) {
-		if (!o->quiet && p.bar) {
-			pthread_mutex_lock(&p.mu);
-			draw_bar(&p, 1);
-			pthread_mutex_unlock(&p.mu);
-		}
 		gpu_loop(&p);
 	} else { /* the threads that started stop */
 		fprintf(stderr, "fftbloom %s: cannot start threads\n", o->name);
@@ -477,35 +479,9 @@ static int run_pipeline(const struct batch_list *l, const struct batch_opts *o)
 		pthread_join(th[k], NULL);
 	sigaction(SIGINT, &old_sa, NULL);
 
-	double el = (clock_ms() - p.t0) / 1e3;
-	if (p.bar && !o->quiet)
-		fprintf(stderr, "\n");
-	size_t skipped = l->n - p.done;
-	if (!o->quiet)
-		fprintf(stderr, "%s: %zu of %zu frames written in %.2f s (%.1f frames/s)%s\n", o->name,
-		        p.done - p.failed, l->n, el, el > 0 ? (p.done - p.failed) / el : 0.0,
-		        interrupted ? ", interrupted" : "");
-	if (p.failed) {
-		fprintf(stderr, "fftbloom %s: %zu of %zu frames failed:\n", o->name, p.failed, l->n);
-		for (size_t i = 0; i < l->n; i++)
-			if (p.s[i].state != SLOT_FAILED)
-				continue;
-			else if (l->jobs[i].frame >= 0)
-				fprintf(stderr, "  %s (frame %ld; %s: %s)\n", l->jobs[i].in,
-				        l->jobs[i].frame, p.s[i].stage, p.s[i].err ? p.s[i].err : "see above");
-			else
-				fprintf(stderr, "  %s (%s: %s)\n", l->jobs[i].in, p.s[i].stage,
-				        p.s[i].err ? p.s[i].err : "see above");
-	}
-	if (skipped && !p.stop)
-		fprintf(stderr, "fftbloom %s: interrupted: %zu frames not run, from %s on\n", o->name,
-		        skipped, l->jobs[l->n - skipped].in);
-	int status = interrupted ? 130 : p.failed || p.stop ? 1 : 0;
-	for (size_t i = 0; i < l->n; i++) {
+	int status = batch_report_end(&p.rp, p.stop);
+	for (size_t i = 0; i < l->n; i++)
 		image_free(&p.s[i].img);
-		free(p.s[i].note);
-		free(p.s[i].err);
-	}
 	pthread_cond_destroy(&p.cv);
 	pthread_mutex_destroy(&p.mu);
 	free(p.s);

@@ -6,6 +6,7 @@
 #ifndef FFTBLOOM_CLI_BATCH_H
 #define FFTBLOOM_CLI_BATCH_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "codec/image.h"
@@ -43,7 +44,8 @@ void batch_list_free(struct batch_list *l); /* NULL-safe; zeroes the list */
 
 /* Runs one frame on the GPU (on the thread that called batch_run): in to a new *out. timed: 1
  * when the frame is run alone (the caller may time its stages). note: a summary for the
- * progress line (" padded 128x96, ..."), err: why it failed. Returns 0 or nonzero. */
+ * progress line (" padded 128x96, ..."), err: why it failed. Returns 0 (API_E_NONE), or the
+ * failure's row of the error table (api/errors.h): a single frame exits by its rule. */
 typedef int (*batch_frame_fn)(void *arg, const struct image *in, int timed, struct image *out,
                               char *note, size_t note_len, char *err, size_t err_len);
 
@@ -79,6 +81,48 @@ int batch_check_formats(const struct batch_list *l, const struct batch_opts *o,
  * finished (a second SIGINT kills). Returns the exit status: 0 every frame written, 1 some
  * failed, 130 interrupted. */
 int batch_run(const struct batch_list *l, const struct batch_opts *o);
+
+/* A frame's encoded bytes to its output (batch_list_make's rules: standard output for "-", a
+ * directory made when missing, written under a temporary name and renamed). 0, or -1 with a
+ * message. */
+int batch_write(const char *path, const void *data, size_t len, char *err, size_t elen);
+
+/* What one frame of several came to, for the progress lines and the closing list. */
+struct batch_result {
+	int failed;            /* 1: stage and err say why */
+	const char *stage;     /* where it failed: "reading", "running", "writing", "sending" */
+	char *note, *err;      /* malloc'd (freed by batch_report_end); note ends the frame's line */
+	unsigned lost;         /* IMAGE_LOST_*: range and negative clipping warn */
+	int w, h;              /* the input's size; 0: not known (not shown) */
+	double read_ms, gpu_ms, write_ms;
+};
+
+/* The progress and failure reports of several frames, one rule for local and client runs: a
+ * bar (on a terminal, or asked for) or a line per frame written; a failed frame said at once
+ * and listed at the end; the closing summary. The caller serialises the calls. */
+struct batch_report {
+	const struct batch_list *l;
+	const struct batch_opts *o;
+	struct batch_result *r; /* one per job, zeroed */
+	size_t done, failed;    /* finished frames */
+	int bar;                /* progress as a bar (else lines) */
+	double t0, last_draw;
+};
+
+/* Starts the report of l's jobs (the bar drawn). 0, or -1 out of memory. */
+int batch_report_start(struct batch_report *rp, const struct batch_list *l,
+                       const struct batch_opts *o);
+/* Job i finished as rp->r[i] says: counts and reports it. */
+void batch_report_frame(struct batch_report *rp, size_t i);
+/* The closing summary, the failed frames and those not run (unless stopped: the run could not
+ * start); frees the results. Returns the exit status: 0 every frame written, 1 some failed (or
+ * stopped), 130 after SIGINT. */
+int batch_report_end(struct batch_report *rp, int stopped);
+
+/* SIGINT during several frames: a flag that batch_interrupted reads (the second SIGINT kills);
+ * *old is the disposition to put back with sigaction. */
+void batch_sigint_catch(struct sigaction *old);
+int batch_interrupted(void);
 
 /* The part of a path after its last '/' (the path itself without one); for batch.c and
  * batch_list.c. */

@@ -290,43 +290,12 @@ void batch_list_free(struct batch_list *l)
 	memset(l, 0, sizeof *l);
 }
 
-/* The format a job's output is written in, before the input's facts: o->format's, or the
- * extension's. IMAGE_FORMAT_UNKNOWN when neither names one. */
-static enum image_format job_format(const struct batch_job *j, const struct batch_opts *o)
-{
-	if (o->format != OUT_AUTO) {
-		enum image_format f;
-		int bits;
-		static const struct image_info none; /* the format alone decides */
-		format_resolve(o->format, NULL, &none, &f, &bits);
-		return f;
-	}
-	return strcmp(j->out, "-") ? image_format_from_name(j->out) : IMAGE_FORMAT_UNKNOWN;
-}
-
 int batch_check_formats(const struct batch_list *l, const struct batch_opts *o,
                         char err[BATCH_ERR_LEN])
 {
-	for (size_t i = 0; i < l->n; i++) {
-		const struct batch_job *j = &l->jobs[i];
-		int std = !strcmp(j->out, "-");
-		enum image_format ext = std ? IMAGE_FORMAT_UNKNOWN : image_format_from_name(j->out);
-		if (std && o->format == OUT_AUTO) {
-			snprintf(err, BATCH_ERR_LEN, "-o - (standard output) needs --format (%s)",
-			         FORMAT_CHOICES);
+	enum image_format f;
+	for (size_t i = 0; i < l->n; i++)
+		if (cli_output_format(l->jobs[i].out, o->format, &f, err, BATCH_ERR_LEN))
 			return -1;
-		}
-		if (!std && ext == IMAGE_FORMAT_UNKNOWN) {
-			snprintf(err, BATCH_ERR_LEN, "%.300s: unknown output extension (.jpg .png .exr "
-			         ".hdr .pfm .webp .avif)", j->out);
-			return -1;
-		}
-		if (!std && o->format != OUT_AUTO && job_format(j, o) != ext) {
-			snprintf(err, BATCH_ERR_LEN, "--format %s disagrees with the output %.300s (the "
-			         "file's extension is its format; --format is for -o -)",
-			         image_format_name(job_format(j, o)), j->out);
-			return -1;
-		}
-	}
 	return 0;
 }

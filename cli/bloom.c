@@ -4,6 +4,7 @@
  * with the padded size and GPU stage times on stderr; several frames or a sequence run through
  * cli/batch.h with one context, its plans and kernel spectrum kept across them. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/batch.h"
@@ -14,6 +15,9 @@
 #include "gles/bloom.h"
 #include "gles/convolve.h"
 #include "codec/image.h"
+#include "api/engine_errors.h"
+#include "api/errors.h"
+#include "api/format.h"
 #include "api/kernel_preset.h"
 
 struct bloom_cli {
@@ -23,7 +27,12 @@ struct bloom_cli {
 	int bits, quiet;
 	char frames[OPT_STR_MAX];
 	int io_threads, read_ahead, progress;
+	char format[OPT_STR_MAX]; /* kernel's --format (bloom's is a request parameter) */
 };
+
+static const struct opt_def kernel_format_row = {"format", OPT_STRING, 0, 0, "", NULL,
+	"the output's format: " FORMAT_CHOICES "; needed for -o - (standard output), and must "
+	"agree with a file's extension", NULL, offsetof(struct bloom_cli, format)};
 
 static const struct opt_def own_table[] = {
 	{"output", OPT_STRING, 0, 0, "", NULL,
@@ -48,7 +57,8 @@ static const struct opt_def own_table[] = {
 
 /* convolve's method other than fft: the model's choice (auto) and, when it is the direct
  * convolution, that (*s made on the first call, kept for the next). 0 (*method says which ran;
- * the FFT path is the caller's), or 1 with a message in msg. */
+ * the FFT path is the caller's), or the failure's row of the error table with a message in
+ * msg. */
 static int direct(struct cli_gpu *g, struct bloom_ctx *b, const struct image *in,
                   const struct image *kimg, const struct bloom_params *p, struct spatial_ctx **s,
                   int *method, struct image *out, char *msg, size_t msg_len)
@@ -74,7 +84,7 @@ static int direct(struct cli_gpu *g, struct bloom_ctx *b, const struct image *in
 	image_free(&gen);
 	if (rc)
 		snprintf(msg, msg_len, "%s", err);
-	return rc ? 1 : 0;
+	return rc ? engine_errors_bloom(rc) : API_E_NONE;
 }
 
 /* What every frame of a command shares. */
@@ -97,17 +107,18 @@ static int run_frame(void *arg, const struct image *in, int timed, struct image 
 	char err[BLOOM_ERR_LEN];
 	struct bloom_stats st;
 	memset(&st, 0, sizeof st);
-	int method = CONVOLVE_FFT;
+	int method = CONVOLVE_FFT, e;
 	if (f->op == BLOOM_OP_CONVOLVE && f->p->method != CONVOLVE_FFT &&
-	    direct(f->g, f->b, in, f->k.img, f->p, &f->s, &method, out, msg, msg_len))
-		return 1;
+	    (e = direct(f->g, f->b, in, f->k.img, f->p, &f->s, &method, out, msg, msg_len)))
+		return e;
 	if (method == CONVOLVE_SPATIAL) {
 		snprintf(note, note_len, " direct (spatial) convolution");
 		return 0;
 	}
-	if (bloom_run(f->b, f->op, in, &f->k, f->p, timed ? BLOOM_TIME_STAGES : 0, out, &st, err)) {
+	if ((e = bloom_run(f->b, f->op, in, &f->k, f->p, timed ? BLOOM_TIME_STAGES : 0, out, &st,
+	                   err))) {
 		snprintf(msg, msg_len, "%s", err);
-		return 1;
+		return engine_errors_bloom(e);
 	}
 	char tiles[48] = "";
 	if (st.tiles_x * st.tiles_y > 1)
@@ -170,6 +181,11 @@ static int run(int op, int argc, char **argv)
 	if (npos < 1 || !c.output[0]) {
 		fprintf(stderr, "fftbloom %s: need an input image (or several, or a sequence) and -o "
 		        "OUTPUT (see --help)\n", name);
+		return 2;
+	}
+	if (c.client.kernel_name[0]) {
+		fprintf(stderr, "fftbloom %s: --kernel-name names a kernel registered on a server: it "
+		        "needs --server (locally, --kernel FILE)\n", name);
 		return 2;
 	}
 	if (op == BLOOM_OP_CONVOLVE && !req.kernel[0] && !request_given(&req, "kernel-preset")) {
@@ -251,11 +267,11 @@ static const struct opt_def kernel_bits_opt = {
 
 /* The depth a kernel in fmt is written at: *bits (0: the format's deepest) when fmt writes it.
  * 0, or 2 with a message on stderr naming the depths fmt writes. */
-static int kernel_depth(const char *path, int *bits)
+static int kernel_depth(enum image_format fmt, int *bits)
 {
-	const struct image_format_desc *d = image_format_desc(image_format_from_name(path));
+	const struct image_format_desc *d = image_format_desc(fmt);
 	if (!d || !d->write)
-		return 0; /* image_write_file names the extensions */
+		return 0; /* the encoder names what it writes */
 	int deepest = 0, n = 0;
 	while (n < 4 && d->write_bits[n])
 		n++;
@@ -276,9 +292,9 @@ static int kernel_depth(const char *path, int *bits)
 
 /* A kernel for an integer format: scaled so that its peak is 1, the largest value the format
  * holds, and said on stderr with the factor that undoes it. */
-static void kernel_fit(struct image *k, const char *path, int bits)
+static void kernel_fit(struct image *k, enum image_format fmt, int bits)
 {
-	const struct image_format_desc *d = image_format_desc(image_format_from_name(path));
+	const struct image_format_desc *d = image_format_desc(fmt);
 	if (!d || d->float_samples)
 		return;
 	size_t n = (size_t)k->width * (size_t)k->height * (size_t)k->channels;
@@ -302,13 +318,15 @@ int cli_kernel(int argc, char **argv)
 	size_t n = 0;
 	cli_opts_add(t, &n, own_table, 1, 0); /* --output */
 	cli_opts_add(t, &n, &kernel_bits_opt, 1, 0);
+	cli_opts_add(t, &n, &kernel_format_row, 1, 0);
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bloom_cli, gpu));
 	struct bloom_cli c;
 	char err[BLOOM_ERR_LEN];
 	int npos;
 	if (cli_prepare_argv(argc, argv)) {
-		printf("usage: fftbloom kernel NAME[:key=value,...] -o OUT.exr [--bits N]\n  the "
-		       "built-in kernels and their keys (the same as --kernel-preset's):\n");
+		printf("usage: fftbloom kernel NAME[:key=value,...] -o OUT.exr [--bits N]   (-o - "
+		       "--format exr: standard output)\n  the built-in kernels and their keys (the same "
+		       "as --kernel-preset's):\n");
 		kernel_preset_print_help(stdout);
 		opts_print_help(stdout, t, n);
 		return 0;
@@ -326,7 +344,16 @@ int cli_kernel(int argc, char **argv)
 		fprintf(stderr, "fftbloom kernel: %s\n", kerr);
 		return 2;
 	}
-	if (kernel_depth(c.output, &c.bits))
+	int format = c.format[0] ? format_parse(c.format) : OUT_AUTO;
+	enum image_format f = IMAGE_FORMAT_UNKNOWN;
+	if (format < 0 || cli_output_format(c.output, format, &f, err, sizeof err)) {
+		if (format < 0)
+			snprintf(err, sizeof err, "--format %.100s: not one of %s", c.format,
+			         FORMAT_CHOICES);
+		fprintf(stderr, "fftbloom kernel: %s\n", err);
+		return 2;
+	}
+	if (kernel_depth(f, &c.bits))
 		return 2;
 	log_setup(LOG_WARN, 0);
 	struct cli_gpu g;
@@ -340,11 +367,20 @@ int cli_kernel(int argc, char **argv)
 		fprintf(stderr, "fftbloom kernel: %s\n", err);
 		goto out;
 	}
-	kernel_fit(&k, c.output, c.bits);
+	kernel_fit(&k, f, c.bits);
 	/* lossless where the format can be (WebP, AVIF), JPEG at its best */
 	struct image_encode_opts eo = {.bits = c.bits, .quality = 100};
-	if (image_write_file(c.output, &k, &eo, NULL, err)) {
-		fprintf(stderr, "fftbloom kernel: %s: %s\n", c.output, err);
+	unsigned char *data;
+	size_t len;
+	if ((rc = image_encode(&k, f, &eo, &data, &len, NULL, err))) {
+		rc = cli_fail("kernel", rc == IMAGE_E_ARG ? API_E_INVALID_REQUEST : API_E_ENCODE_FAILED,
+		              "%s: %s", c.output, err);
+		goto out;
+	}
+	rc = cli_write_all(c.output, data, len, err, sizeof err);
+	free(data);
+	if (rc) {
+		rc = cli_fail("kernel", API_E_NONE, "%s", err);
 		goto out;
 	}
 	rc = 0;

@@ -7,13 +7,18 @@
 #include <errno.h>
 #include <curl/curl.h>
 #include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include "cli/batch.h"
 #include "cli/common.h"
+#include "core/clock.h"
+#include "api/errors.h"
 #include "api/format.h"
 #include "codec/image.h"
 #include "api/request.h"
@@ -35,6 +40,12 @@ const struct opt_def client_table[] = {
 	{"server-timeout", OPT_DOUBLE, 0, 86400, "600", NULL,
 	 "with --server: seconds one attempt may take, connecting included (0: no limit)",
 	 "FFTBLOOM_SERVER_TIMEOUT", CC(timeout)},
+	{"in-flight", OPT_INT, 1, 64, "4", NULL,
+	 "with --server and several frames: requests in flight at once", "FFTBLOOM_IN_FLIGHT",
+	 CC(in_flight)},
+	{"kernel-name", OPT_STRING, 0, 0, "", NULL,
+	 "with --server: a kernel registered on the daemon (PUT /v1/kernels/NAME), sent as "
+	 "kernel=NAME instead of --kernel FILE", NULL, CC(kernel_name)},
 };
 const size_t client_table_len = sizeof client_table / sizeof client_table[0];
 
@@ -136,26 +147,14 @@ static int buf_add(struct buf *b, const void *p, size_t len)
 
 static int read_file(const char *path, struct buf *b, char *msg, size_t len)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(msg, len, "%s: %s", path, strerror(errno));
+	unsigned char *data;
+	size_t n;
+	if (cli_read_all(path, &data, &n, msg, len))
 		return -1;
-	}
-	unsigned char chunk[65536];
-	size_t got;
-	int rc = 0;
-	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-		if (buf_add(b, chunk, got)) {
-			snprintf(msg, len, "%s: out of memory", path);
-			rc = -1;
-			break;
-		}
-	if (!rc && ferror(f)) {
-		snprintf(msg, len, "%s: read error", path);
-		rc = -1;
-	}
-	fclose(f);
-	return rc;
+	free(b->data);
+	b->data = data;
+	b->len = b->cap = n;
+	return 0;
 }
 
 /* What one attempt learnt from the answer's headers. */
@@ -213,16 +212,19 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 	return len;
 }
 
-/* The daemon's JSON error as "STATUS code: message", else the status and the body's start. */
-static void daemon_error(long status, const struct buf *body, char *msg, size_t len)
+/* The daemon's JSON error as "STATUS code: message", else the status and the body's start.
+ * Returns the error table's row of the code (API_E_NONE for none known). */
+static int daemon_error(long status, const struct buf *body, char *msg, size_t len)
 {
+	int row = API_E_NONE;
 	json_t *o = body->len ? json_loadb((const char *)body->data, body->len, 0, NULL) : NULL;
 	json_t *e = json_object_get(o, "error");
 	const char *code = json_string_value(json_object_get(e, "code"));
 	const char *m = json_string_value(json_object_get(e, "message"));
-	if (m)
+	if (m) {
 		snprintf(msg, len, "%ld %s: %s", status, code ? code : "error", m);
-	else { /* not fftbloomd's JSON (a proxy's page): the first line of it, printable */
+		row = code ? api_error_find(code, (int)status) : API_E_NONE;
+	} else { /* not fftbloomd's JSON (a proxy's page): the first line of it, printable */
 		char text[160];
 		size_t k = 0;
 		for (size_t i = 0; i < body->len && k + 1 < sizeof text; i++) {
@@ -235,6 +237,7 @@ static void daemon_error(long status, const struct buf *body, char *msg, size_t 
 		snprintf(msg, len, "%ld%s%s", status, k ? ": " : " (no body)", text);
 	}
 	json_decref(o);
+	return row;
 }
 
 /* "decode 1.9, queue 0.1, gpu 12.3, ..., total 15.0 ms" from a Server-Timing value. */
@@ -293,58 +296,56 @@ static long post(CURL *c, const char *url, curl_mime *mime, struct curl_slist *h
 	return status;
 }
 
-static int write_out(const char *path, const struct buf *b, char *msg, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f) {
-		snprintf(msg, len, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	int bad = b->len && fwrite(b->data, 1, b->len, f) != b->len;
-	if (fclose(f) || bad) {
-		snprintf(msg, len, "%s: write error", path);
-		return -1;
-	}
-	return 0;
-}
-
-/* What one request sends. */
-struct work {
-	const char *in, *kfile, *format;
-	struct buf img, ker;
+/* What every request of a command shares. */
+struct shared {
+	const char *name;                /* the subcommand, for messages */
+	const struct client_config *cc;
 	const struct params *p;
 	unsigned op;
+	const char *kfile;               /* --kernel FILE, or NULL */
+	struct buf ker;                  /* its bytes */
+	const char *format;              /* format= */
+	char url[OPT_STR_MAX + 32];
+	int server_len;                  /* cc->server without trailing '/' */
+	struct curl_slist *hdr;
+	int quiet;
 };
 
-/* The multipart body: image, kernel (the CLI's kernel is a file, sent as the part, not as
- * kernel=NAME), a field per parameter with its API name, format. NULL when out of memory. */
-static curl_mime *body(CURL *c, const struct work *w)
+/* The multipart body: image, kernel (--kernel FILE as the part, --kernel-name as kernel=NAME),
+ * a field per parameter with its API name, format. NULL when out of memory. */
+static curl_mime *body(CURL *c, const struct shared *sh, const char *in, const struct buf *img)
 {
 	curl_mime *mime = curl_mime_init(c);
 	if (!mime)
 		return NULL;
 	curl_mimepart *part = curl_mime_addpart(mime);
-	if (curl_mime_name(part, "image") || curl_mime_filename(part, w->in) ||
-	    curl_mime_data(part, (const char *)w->img.data, w->img.len))
+	if (curl_mime_name(part, "image") ||
+	    curl_mime_filename(part, strcmp(in, "-") ? in : "stdin") ||
+	    curl_mime_data(part, (const char *)img->data, img->len))
 		goto fail;
-	if (w->kfile) {
+	if (sh->kfile) {
 		part = curl_mime_addpart(mime);
-		if (curl_mime_name(part, "kernel") || curl_mime_filename(part, w->kfile) ||
-		    curl_mime_data(part, (const char *)w->ker.data, w->ker.len))
+		if (curl_mime_name(part, "kernel") || curl_mime_filename(part, sh->kfile) ||
+		    curl_mime_data(part, (const char *)sh->ker.data, sh->ker.len))
+			goto fail;
+	} else if (sh->cc->kernel_name[0]) {
+		part = curl_mime_addpart(mime);
+		if (curl_mime_name(part, "kernel") ||
+		    curl_mime_data(part, sh->cc->kernel_name, CURL_ZERO_TERMINATED))
 			goto fail;
 	}
-	for (int i = 0; i < w->p->count; i++) {
-		if (!strcmp(w->p->name[i], "kernel"))
+	for (int i = 0; i < sh->p->count; i++) {
+		if (!strcmp(sh->p->name[i], "kernel") || !strcmp(sh->p->name[i], "format"))
 			continue;
 		char api[64];
-		request_api_name(request_find(w->p->name[i], w->op), api, sizeof api);
+		request_api_name(request_find(sh->p->name[i], sh->op), api, sizeof api);
 		part = curl_mime_addpart(mime);
 		if (curl_mime_name(part, api) ||
-		    curl_mime_data(part, w->p->value[i], CURL_ZERO_TERMINATED))
+		    curl_mime_data(part, sh->p->value[i], CURL_ZERO_TERMINATED))
 			goto fail;
 	}
 	part = curl_mime_addpart(mime);
-	if (curl_mime_name(part, "format") || curl_mime_data(part, w->format, CURL_ZERO_TERMINATED))
+	if (curl_mime_name(part, "format") || curl_mime_data(part, sh->format, CURL_ZERO_TERMINATED))
 		goto fail;
 	return mime;
 fail:
@@ -352,85 +353,181 @@ fail:
 	return NULL;
 }
 
-/* Sends the request (again after a busy answer's Retry-After); the exit status. */
-static int send_work(const char *name, const struct client_config *cc, struct work *w,
-                     const char *out, int quiet)
+/* One frame: reads in, posts it (again after a busy answer's Retry-After, said on stderr
+ * unless quiet), writes the answer to out. Returns 0 with the answer's headers in *a, or the
+ * exit status (the daemon's error by its row's rule, api_error_exit_status; 1 otherwise) with
+ * the message in msg and *stage where it failed ("reading", "sending", "writing"). */
+static int one(const struct shared *sh, CURL *c, const char *in, const char *out,
+               struct answer *a, const char **stage, char *msg, size_t len)
 {
-	char msg[1024], url[OPT_STR_MAX + 32];
-	size_t sl = strlen(cc->server);
-	while (sl && cc->server[sl - 1] == '/')
-		sl--;
-	snprintf(url, sizeof url, "%.*s/v1/%s", (int)sl, cc->server,
-	         w->op == REQUEST_CONVOLVE ? "convolve" : "bloom");
-	if (read_file(w->in, &w->img, msg, sizeof msg) ||
-	    (w->kfile && read_file(w->kfile, &w->ker, msg, sizeof msg))) {
-		fprintf(stderr, "fftbloom %s: %s%s\n", name, w->kfile && w->img.data ? "kernel " : "",
-		        msg);
-		return 1;
-	}
-	int rc = 1;
-	CURL *c = curl_easy_init();
+	struct buf img = {0};
 	curl_mime *mime = NULL;
-	struct curl_slist *hdr = curl_slist_append(NULL, "Expect:"); /* no 100-continue wait */
-	struct answer a = {0};
-	if (!c || !hdr)
-		goto fail_mem;
-	if (cc->api_key[0]) {
-		char auth[OPT_STR_MAX + 32];
-		snprintf(auth, sizeof auth, "Authorization: Bearer %s", cc->api_key);
-		struct curl_slist *h = curl_slist_append(hdr, auth);
-		if (!h)
-			goto fail_mem;
-		hdr = h;
-	}
+	int rc = 1;
+	*stage = "reading";
+	if (read_file(in, &img, msg, len))
+		return 1;
+	*stage = "sending";
 	long status = 0;
 	for (int attempt = 0;; attempt++) {
 		curl_mime_free(mime); /* a fresh body each time: a sent one is not rewound */
-		if (!(mime = body(c, w)))
-			goto fail_mem;
-		status = post(c, url, mime, hdr, cc->timeout, &a, msg, sizeof msg);
-		if (!status) {
-			fprintf(stderr, "fftbloom %s: %s\n", name, msg);
+		if (!(mime = body(c, sh, in, &img))) {
+			snprintf(msg, len, "out of memory building the request");
 			goto out;
 		}
-		if ((status != 503 && status != 429) || a.retry_after < 0 || attempt >= cc->retries)
+		status = post(c, sh->url, mime, sh->hdr, sh->cc->timeout, a, msg, len);
+		if (!status)
+			goto out;
+		if ((status != 503 && status != 429) || a->retry_after < 0 ||
+		    attempt >= sh->cc->retries)
 			break;
-		if (!quiet)
+		if (!sh->quiet)
 			fprintf(stderr, "fftbloom %s: %s answered %ld; trying again in %d s (%d of %d)\n",
-			        name, url, status, a.retry_after, attempt + 1, cc->retries);
-		struct timespec ts = {a.retry_after, 0};
+			        sh->name, sh->url, status, a->retry_after, attempt + 1, sh->cc->retries);
+		struct timespec ts = {a->retry_after, 0};
 		while (nanosleep(&ts, &ts))
 			;
 	}
 	if (status != 200) {
-		daemon_error(status, &a.body, msg, sizeof msg);
-		fprintf(stderr, "fftbloom %s: %s answered %s\n", name, url, msg);
+		char m[900];
+		int e = daemon_error(status, &a->body, m, sizeof m);
+		snprintf(msg, len, "%.300s answered %.880s", sh->url, m);
+		rc = e == API_E_NONE ? 1 : api_error_exit_status(e);
 		goto out;
 	}
-	if (write_out(out, &a.body, msg, sizeof msg)) {
-		fprintf(stderr, "fftbloom %s: %s\n", name, msg);
+	*stage = "writing";
+	if (batch_write(out, a->body.data, a->body.len, msg, len))
 		goto out;
-	}
-	if (strstr(a.lost, "range") || strstr(a.lost, "negative"))
-		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n", name, out);
-	if (!quiet) {
-		char t[512];
-		timing_text(a.timing, t, sizeof t);
-		fprintf(stderr, "%s %s on %.*s:%s%s%s%s %s\n", name, w->in, (int)sl, cc->server,
-		        a.tiles[0] ? " in " : "", a.tiles, a.tiles[0] ? " tiles," : "",
-		        a.method[0] && !strcmp(a.method, "spatial") ? " direct (spatial) convolution," :
-		        "", t[0] ? t : "(no Server-Timing)");
-	}
 	rc = 0;
-	goto out;
-fail_mem:
-	fprintf(stderr, "fftbloom %s: out of memory building the request\n", name);
 out:
-	curl_slist_free_all(hdr);
 	curl_mime_free(mime);
+	free(img.data);
+	return rc;
+}
+
+/* The answer's facts as the progress line's note: tiles, the method, the Server-Timing. */
+static void answer_note(const struct answer *a, char *out, size_t len)
+{
+	char t[512];
+	timing_text(a->timing, t, sizeof t);
+	snprintf(out, len, "%s%s%s%s %s", a->tiles[0] ? " in " : "", a->tiles,
+	         a->tiles[0] ? " tiles," : "",
+	         a->method[0] && !strcmp(a->method, "spatial") ? " direct (spatial) convolution," : "",
+	         t[0] ? t : "(no Server-Timing)");
+}
+
+static int clipped(const struct answer *a)
+{
+	return strstr(a->lost, "range") || strstr(a->lost, "negative");
+}
+
+/* One frame, with the one-line summary: the exit status. */
+static int run_single(const struct shared *sh, const struct batch_job *j)
+{
+	CURL *c = curl_easy_init();
+	struct answer a = {0};
+	char msg[1200];
+	const char *stage;
+	int rc = 1;
+	if (!c)
+		fprintf(stderr, "fftbloom %s: out of memory\n", sh->name);
+	else if ((rc = one(sh, c, j->in, j->out, &a, &stage, msg, sizeof msg)))
+		fprintf(stderr, "fftbloom %s: %s\n", sh->name, msg);
+	if (!rc && clipped(&a))
+		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n", sh->name,
+		        strcmp(j->out, "-") ? j->out : "standard output");
+	if (!rc && !sh->quiet) {
+		char note[700];
+		answer_note(&a, note, sizeof note);
+		fprintf(stderr, "%s %s on %.*s:%s\n", sh->name, j->in, sh->server_len, sh->cc->server,
+		        note);
+	}
 	curl_easy_cleanup(c);
 	free(a.body.data);
 	return rc;
+}
+
+/* Several frames: in_flight workers, each with its own connection, take the next frame until
+ * none is left (or SIGINT); frames are reported as batch_report does for local runs. */
+struct farm {
+	const struct shared *sh;
+	const struct batch_list *l;
+	struct batch_report rp;
+	pthread_mutex_t mu;
+	size_t next;
+};
+
+static void *worker(void *arg)
+{
+	struct farm *f = arg;
+	CURL *c = curl_easy_init();
+	for (;;) {
+		pthread_mutex_lock(&f->mu);
+		size_t i = f->next;
+		if (!c || batch_interrupted() || i >= f->l->n) {
+			pthread_mutex_unlock(&f->mu);
+			break;
+		}
+		f->next++;
+		pthread_mutex_unlock(&f->mu);
+		struct answer a = {0};
+		char msg[1200], note[700] = "";
+		const char *stage;
+		double t = clock_ms();
+		int rc = one(f->sh, c, f->l->jobs[i].in, f->l->jobs[i].out, &a, &stage, msg,
+		             sizeof msg);
+		if (!rc)
+			answer_note(&a, note, sizeof note);
+		pthread_mutex_lock(&f->mu);
+		struct batch_result *r = &f->rp.r[i];
+		r->gpu_ms = clock_ms() - t; /* the round trip: read, send, answer, write */
+		if (rc) {
+			r->failed = 1;
+			r->stage = stage;
+			r->err = strdup(msg);
+		} else {
+			r->note = strdup(note);
+			r->lost = clipped(&a) ? IMAGE_LOST_RANGE : 0;
+		}
+		batch_report_frame(&f->rp, i);
+		pthread_mutex_unlock(&f->mu);
+		free(a.body.data);
+	}
+	curl_easy_cleanup(c);
+	return NULL;
+}
+
+static int run_farm(const struct shared *sh, const struct batch_list *l,
+                    const struct batch_opts *bo)
+{
+	struct farm f = {.sh = sh, .l = l};
+	int n = sh->cc->in_flight > 0 ? sh->cc->in_flight : 1;
+	pthread_t *th = calloc((size_t)n, sizeof *th);
+	if (!th || batch_report_start(&f.rp, l, bo)) {
+		fprintf(stderr, "fftbloom %s: out of memory\n", sh->name);
+		free(th);
+		return 1;
+	}
+	pthread_mutex_init(&f.mu, NULL);
+	struct sigaction old_sa; /* SIGINT: no new frame is sent; those in flight finish */
+	batch_sigint_catch(&old_sa);
+	sigset_t block, old_mask;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &block, &old_mask);
+	int started = 0;
+	for (int k = 0; k < n; k++)
+		if (!pthread_create(&th[started], NULL, worker, &f))
+			started++;
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	if (!started)
+		fprintf(stderr, "fftbloom %s: cannot start threads\n", sh->name);
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	sigaction(SIGINT, &old_sa, NULL);
+	int status = batch_report_end(&f.rp, !started || f.next < l->n ? !batch_interrupted() : 0);
+	pthread_mutex_destroy(&f.mu);
+	free(th);
+	return status;
 }
 
 int client_run(const char *name, unsigned op, const struct opt_def *t, size_t n, void *values,
@@ -439,8 +536,10 @@ int client_run(const char *name, unsigned op, const struct opt_def *t, size_t n,
 	const struct opt_def *ds = opts_find(t, n, "server"), *dk = opts_find(t, n, "api-key"),
 	                     *dr = opts_find(t, n, "retries"), *dt = opts_find(t, n, "server-timeout"),
 	                     *dout = opts_find(t, n, "output"), *db = opts_find(t, n, "bits"),
-	                     *dq = opts_find(t, n, "quiet");
-	if (!ds || !dk || !dr || !dt || !dout || !db || !dq)
+	                     *dq = opts_find(t, n, "quiet"), *di = opts_find(t, n, "in-flight"),
+	                     *dn = opts_find(t, n, "kernel-name"), *df = opts_find(t, n, "frames"),
+	                     *dp = opts_find(t, n, "progress");
+	if (!ds || !dk || !dr || !dt || !dout || !db || !dq || !di || !dn || !df || !dp)
 		return CLIENT_LOCAL;
 	char **av = malloc(((size_t)argc + 1) * sizeof *av); /* argv stays for a local run */
 	if (!av)
@@ -448,6 +547,8 @@ int client_run(const char *name, unsigned op, const struct opt_def *t, size_t n,
 	memcpy(av, argv, (size_t)argc * sizeof *av);
 	av[argc] = NULL;
 	int rc = CLIENT_LOCAL;
+	struct batch_list list = {0};
+	struct shared sh = {.name = name, .op = op};
 	if (cli_prepare_argv(argc, av))
 		goto out; /* --help: the local parse prints it, these rows included */
 	struct params p = {.op = op};
@@ -469,25 +570,17 @@ int client_run(const char *name, unsigned op, const struct opt_def *t, size_t n,
 	struct client_config cc;
 	snprintf(cc.server, sizeof cc.server, "%s", OPT_STR_AT(values, ds));
 	snprintf(cc.api_key, sizeof cc.api_key, "%s", OPT_STR_AT(values, dk));
+	snprintf(cc.kernel_name, sizeof cc.kernel_name, "%s", OPT_STR_AT(values, dn));
 	cc.retries = OPT_INT_AT(values, dr);
 	cc.timeout = OPT_DOUBLE_AT(values, dt);
+	cc.in_flight = OPT_INT_AT(values, di);
 	const char *out = OPT_STR_AT(values, dout);
 	rc = 2;
-	if (npos != 1 || !out[0]) {
-		fprintf(stderr, "fftbloom %s: need one input image and -o OUTPUT (see --help)\n", name);
+	if (npos < 1 || !out[0]) {
+		fprintf(stderr, "fftbloom %s: need an input image (or several, or a sequence) and -o "
+		        "OUTPUT (see --help)\n", name);
 		goto out;
 	}
-	static const char *const local_only[] = {"--frames", "--io-threads", "--read-ahead",
-	                                         "--progress"};
-	for (int i = 1; i < argc; i++)
-		for (size_t f = 0; f < sizeof local_only / sizeof local_only[0]; f++) {
-			size_t l = strlen(local_only[f]);
-			if (!strncmp(argv[i], local_only[f], l) && (!argv[i][l] || argv[i][l] == '=')) {
-				fprintf(stderr, "fftbloom %s: %s is for local runs of several frames; --server "
-				        "sends one frame\n", name, local_only[f]);
-				goto out;
-			}
-		}
 	if (strncmp(cc.server, "http://", 7) && strncmp(cc.server, "https://", 8)) {
 		fprintf(stderr, "fftbloom %s: --server '%s': not an http:// or https:// URL\n", name,
 		        cc.server);
@@ -498,33 +591,90 @@ int client_run(const char *name, unsigned op, const struct opt_def *t, size_t n,
 			fprintf(stderr, "fftbloom %s: the API key holds a control character\n", name);
 			goto out;
 		}
-	if (op == REQUEST_CONVOLVE && !param(&p, "kernel") && !param(&p, "kernel-preset")) {
-		fprintf(stderr, "fftbloom convolve: --kernel FILE (or --kernel-preset) is required\n");
+	if (cc.kernel_name[0] && (param(&p, "kernel") || param(&p, "kernel-preset"))) {
+		fprintf(stderr, "fftbloom %s: --kernel-name names the kernel: no --kernel or "
+		        "--kernel-preset with it\n", name);
 		goto out;
 	}
-	if (param(&p, "format")) {
-		fprintf(stderr, "fftbloom %s: the output file's extension is its format (no "
-		        "--format)\n", name);
+	if (op == REQUEST_CONVOLVE && !param(&p, "kernel") && !param(&p, "kernel-preset") &&
+	    !cc.kernel_name[0]) {
+		fprintf(stderr, "fftbloom convolve: --kernel FILE (or --kernel-preset, or --kernel-name "
+		        "with --server) is required\n");
+		goto out;
+	}
+	char berr[BATCH_ERR_LEN];
+	int lr = batch_list_make(av + 1, npos, out, OPT_STR_AT(values, df), &list, berr);
+	int format = param(&p, "format") ? format_parse(param(&p, "format")) : OUT_AUTO;
+	struct batch_opts bo = {.name = name, .format = format < 0 ? OUT_AUTO : format,
+	                        .quiet = OPT_INT_AT(values, dq),
+	                        .progress = OPT_INT_AT(values, dp) == 1   ? BATCH_PROGRESS_BAR
+	                                    : OPT_INT_AT(values, dp) == 2 ? BATCH_PROGRESS_LINES
+	                                                                  : BATCH_PROGRESS_AUTO};
+	if (!lr && format < 0)
+		snprintf(berr, sizeof berr, "--format %.100s: not one of %s", param(&p, "format"),
+		         FORMAT_CHOICES), lr = -1;
+	if (!lr && batch_check_formats(&list, &bo, berr))
+		lr = -1;
+	if (lr) {
+		fprintf(stderr, "fftbloom %s: %s\n", name, berr);
+		rc = lr < 0 ? 2 : 1;
 		goto out;
 	}
 	char msg[256];
-	const char *format = answer_format(out, OPT_INT_AT(values, db), msg, sizeof msg);
-	if (!format) {
+	/* format=: --format as given, else the (first) output's extension and --bits */
+	const char *fmt = param(&p, "format") ? param(&p, "format")
+	                  : answer_format(list.jobs[0].out, OPT_INT_AT(values, db), msg, sizeof msg);
+	if (!fmt) {
 		fprintf(stderr, "fftbloom %s: %s\n", name, msg);
+		goto out;
+	}
+	for (size_t i = 1; !param(&p, "format") && i < list.n; i++)
+		if (image_format_from_name(list.jobs[i].out) != image_format_from_name(list.jobs[0].out)) {
+			fprintf(stderr, "fftbloom %s: the outputs' extensions differ; --server sends one "
+			        "format\n", name);
+			goto out;
+		}
+	rc = 1;
+	sh.cc = &cc;
+	sh.p = &p;
+	sh.kfile = param(&p, "kernel");
+	sh.format = fmt;
+	sh.quiet = OPT_INT_AT(values, dq);
+	sh.server_len = (int)strlen(cc.server);
+	while (sh.server_len && cc.server[sh.server_len - 1] == '/')
+		sh.server_len--;
+	snprintf(sh.url, sizeof sh.url, "%.*s/v1/%s", sh.server_len, cc.server,
+	         op == REQUEST_CONVOLVE ? "convolve" : "bloom");
+	if (sh.kfile && read_file(sh.kfile, &sh.ker, msg, sizeof msg)) {
+		fprintf(stderr, "fftbloom %s: kernel %s\n", name, msg);
 		goto out;
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
 		fprintf(stderr, "fftbloom %s: libcurl failed to start\n", name);
-		rc = 1;
 		goto out;
 	}
-	struct work w = {.in = av[1], .kfile = param(&p, "kernel"), .format = format, .p = &p,
-	                 .op = op};
-	rc = send_work(name, &cc, &w, out, OPT_INT_AT(values, dq));
-	free(w.img.data);
-	free(w.ker.data);
+	sh.hdr = curl_slist_append(NULL, "Expect:"); /* no 100-continue wait */
+	if (sh.hdr && cc.api_key[0]) {
+		char auth[OPT_STR_MAX + 32];
+		snprintf(auth, sizeof auth, "Authorization: Bearer %s", cc.api_key);
+		struct curl_slist *h = curl_slist_append(sh.hdr, auth);
+		if (!h) {
+			curl_slist_free_all(sh.hdr);
+			sh.hdr = NULL;
+		} else {
+			sh.hdr = h;
+		}
+	}
+	if (!sh.hdr)
+		fprintf(stderr, "fftbloom %s: out of memory building the request\n", name);
+	else
+		rc = list.single && list.n == 1 ? run_single(&sh, &list.jobs[0])
+		                                : run_farm(&sh, &list, &bo);
+	curl_slist_free_all(sh.hdr);
 	curl_global_cleanup();
 out:
+	free(sh.ker.data);
+	batch_list_free(&list);
 	free(av);
 	return rc;
 }

@@ -1,10 +1,136 @@
 /* Shared CLI helpers; see cli/common.h. */
 #include "cli/common.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "api/errors.h"
+#include "api/format.h"
 #include "core/log.h"
+
+#define CLI_READ_MAX ((size_t)8 << 30)
+
+int cli_read_all(const char *path, unsigned char **data, size_t *len, char *err, size_t elen)
+{
+	int std = !strcmp(path, "-");
+	const char *name = std ? "standard input" : path;
+	FILE *f = std ? stdin : fopen(path, "rb");
+	if (!f) {
+		snprintf(err, elen, "cannot open %.400s: %s", path, strerror(errno));
+		return -1;
+	}
+	size_t cap = 1 << 16, n = 0;
+	unsigned char *b = malloc(cap);
+	int rc = -1;
+	while (b) {
+		if (n == cap) {
+			unsigned char *c = cap < CLI_READ_MAX ? realloc(b, cap * 2) : NULL;
+			if (!c) {
+				snprintf(err, elen, "%.400s: too large (8 GiB at most) or out of memory", name);
+				break;
+			}
+			b = c;
+			cap *= 2;
+		}
+		size_t r = fread(b + n, 1, cap - n, f);
+		n += r;
+		if (r == 0) {
+			if (ferror(f))
+				snprintf(err, elen, "%.400s: %s", name, strerror(errno));
+			else
+				rc = 0;
+			break;
+		}
+	}
+	if (!b)
+		snprintf(err, elen, "%.400s: out of memory", name);
+	if (!std)
+		fclose(f);
+	if (rc) {
+		free(b);
+		return -1;
+	}
+	*data = b;
+	*len = n;
+	return 0;
+}
+
+int cli_write_all(const char *path, const void *data, size_t len, char *err, size_t elen)
+{
+	int std = !strcmp(path, "-");
+	char tmp[4200];
+	FILE *fp = stdout;
+	if (!std) {
+		snprintf(tmp, sizeof tmp, "%s.part%ld", path, (long)getpid());
+		fp = fopen(tmp, "wb");
+		if (!fp) {
+			snprintf(err, elen, "cannot create %.400s: %s", tmp, strerror(errno));
+			return -1;
+		}
+	}
+	int bad = len && fwrite(data, 1, len, fp) != len;
+	bad |= std ? fflush(fp) != 0 : fclose(fp) != 0;
+	if (bad) {
+		snprintf(err, elen, "cannot write %.400s: %s", std ? "standard output" : path,
+		         strerror(errno));
+		if (!std)
+			unlink(tmp);
+		return -1;
+	}
+	if (!std && rename(tmp, path)) {
+		snprintf(err, elen, "cannot rename %.200s to %.200s: %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_output_format(const char *path, int format, enum image_format *f, char *err, size_t elen)
+{
+	int std = !strcmp(path, "-");
+	enum image_format ext = std ? IMAGE_FORMAT_UNKNOWN : image_format_from_name(path);
+	if (std && format == OUT_AUTO) {
+		snprintf(err, elen, "-o - (standard output) needs --format (%s)", FORMAT_CHOICES);
+		return -1;
+	}
+	if (!std && ext == IMAGE_FORMAT_UNKNOWN) {
+		snprintf(err, elen, "%.300s: unknown output extension (.jpg .png .exr .hdr .pfm .webp "
+		         ".avif)", path);
+		return -1;
+	}
+	*f = ext;
+	if (format != OUT_AUTO) {
+		struct image_info none = {0};
+		int bits;
+		format_resolve(format, NULL, &none, f, &bits);
+		if (!std && *f != ext) {
+			snprintf(err, elen, "--format %s disagrees with the output %.300s (the file's "
+			         "extension is its format; --format is for -o -)", image_format_name(*f),
+			         path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cli_fail(const char *cmd, int e, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (e == API_E_NONE) {
+		fprintf(stderr, "fftbloom %s: %s\n", cmd, msg);
+		return 1;
+	}
+	fprintf(stderr, "fftbloom %s: %s (%s)\n", cmd, msg, api_error(e)->code);
+	return api_error_exit_status(e);
+}
 
 int cli_opts_add(struct opt_def *t, size_t *len, const struct opt_def *src, size_t n, size_t base)
 {

@@ -19,6 +19,31 @@
 
 #define CLI_MAX_OPTS 64
 
+/* The rule every subcommand follows (docs/cli.md, "Habits"): a file argument "-" is standard
+ * input or output; where the output's format is chosen, --format names it ("-o -" needs it, a
+ * file's extension must agree); the exit status is 0 on success, 2 for usage and for what the
+ * command as written cannot do (a parameter, shapes: api_error_exit_status), 1 for a failure
+ * while running (a file, a decoder, memory, the GPU, the server). Failures that are rows of the
+ * HTTP API's error table (api/errors.h) print its code. */
+
+/* All of path, or of standard input for "-", into *data (malloc'd, *len bytes; 8 GiB at most).
+ * 0, or -1 with a message naming the file. */
+int cli_read_all(const char *path, unsigned char **data, size_t *len, char *err, size_t elen);
+
+/* len bytes to standard output for "-", else to path under a temporary name renamed once
+ * complete (a file is never seen half written). 0, or -1 with a message naming the file. */
+int cli_write_all(const char *path, const void *data, size_t len, char *err, size_t elen);
+
+/* The image format of an output: format (enum out_format, api/format.h) where not OUT_AUTO,
+ * else the path's extension. "-" needs a format, a file's extension must be known and agree
+ * with it. 0 (*f set), or -1 with a message (a usage error). */
+int cli_output_format(const char *path, int format, enum image_format *f, char *err, size_t elen);
+
+/* Prints "fftbloom CMD: message (code)" for a failure that is row e of the error table (without
+ * the code for API_E_NONE: a file or system failure) and returns the exit status:
+ * api_error_exit_status(e), 1 for API_E_NONE. */
+int cli_fail(const char *cmd, int e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Appends n definitions to t (count *len), their offsets moved by base. Returns 0 or -1. */
 int cli_opts_add(struct opt_def *t, size_t *len, const struct opt_def *src, size_t n, size_t base);
 

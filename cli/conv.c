@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/engine_errors.h"
+#include "api/errors.h"
 #include "gles/spatial.h"
 
 /* The command's own options: files and --repeat. */
@@ -28,11 +30,11 @@ static void files_opts(struct opt_def *t, size_t *n, size_t base, const char *we
 	snprintf(weight_help, sizeof weight_help, "weight .npy: %s", weight_shape);
 #define F(f) offsetof(struct conv_files, f)
 	const struct opt_def rows[] = {
-		{"input", OPT_STRING, 0, 0, "", NULL, "input .npy: (B, Cin, H, W) or (Cin, H, W)", NULL,
-		 F(input)},
+		{"input", OPT_STRING, 0, 0, "", NULL, "input .npy: (B, Cin, H, W) or (Cin, H, W); - is "
+		 "standard input (for one of --input, --weight, --bias)", NULL, F(input)},
 		{"weight", OPT_STRING, 0, 0, "", NULL, weight_help, NULL, F(weight)},
 		{"bias", OPT_STRING, 0, 0, "", NULL, "bias .npy: (Cout), optional", NULL, F(bias)},
-		{"output", OPT_STRING, 0, 0, "", NULL, "output .npy (float32) (also -o)", NULL, F(output)},
+		{"output", OPT_STRING, 0, 0, "", NULL, "output .npy (float32) (also -o; - is standard output)", NULL, F(output)},
 		{"repeat", OPT_INT, 0, 100000, "0", NULL,
 		 "run N more times and print the median GPU time as a JSON line on stderr", NULL,
 		 F(repeat)},
@@ -68,9 +70,25 @@ static void tensors_free(struct conv_tensors *t)
 	tensor_free(&t->b);
 }
 
-/* Checks the files were named (npos: positional arguments, none taken) and reads the input
- * (3-D or 4-D), weight (4-D) and bias (1-D). Returns 0, or the exit code after a message
- * (everything freed). */
+/* One tensor of the command: a file, or standard input for "-". 0 or an enum tensor_error
+ * (TENSOR_E_IO for a file that cannot be read) with a message. */
+static int tensor_in(const char *path, int min_ndim, int max_ndim, const char *what,
+                     struct tensor *t, char err[TENSOR_ERR_LEN])
+{
+	unsigned char *data;
+	size_t len;
+	if (cli_read_all(path, &data, &len, err, TENSOR_ERR_LEN))
+		return TENSOR_E_IO;
+	char label[256]; /* "input x.npy": what and where, as messages name it */
+	snprintf(label, sizeof label, "%s %.180s", what, path);
+	int rc = tensor_decode(data, len, (size_t)4 << 30, min_ndim, max_ndim, label, t, err);
+	free(data);
+	return rc;
+}
+
+/* Checks the files were named (npos: positional arguments, none taken; standard input at
+ * most once) and reads the input (3-D or 4-D), weight (4-D) and bias (1-D). Returns 0, or the
+ * exit code after a message (everything freed). */
 static int tensors_read(const char *cmd, int npos, const struct conv_files *f,
                         struct conv_tensors *t)
 {
@@ -79,18 +97,20 @@ static int tensors_read(const char *cmd, int npos, const struct conv_files *f,
 		fprintf(stderr, "fftbloom %s: need --input, --weight and -o OUTPUT (see --help)\n", cmd);
 		return 2;
 	}
+	if (!strcmp(f->input, "-") + !strcmp(f->weight, "-") + !strcmp(f->bias, "-") > 1) {
+		fprintf(stderr, "fftbloom %s: standard input (-) can be one file only\n", cmd);
+		return 2;
+	}
 	char err[TENSOR_ERR_LEN];
-	size_t max = (size_t)4 << 30;
-	int rc = tensor_read_file(f->input, max, 3, 4, "input", &t->x, err);
+	int rc = tensor_in(f->input, 3, 4, "input", &t->x, err);
 	if (!rc)
-		rc = tensor_read_file(f->weight, max, 4, 4, "weight", &t->w, err);
+		rc = tensor_in(f->weight, 4, 4, "weight", &t->w, err);
 	if (!rc && f->bias[0])
-		rc = tensor_read_file(f->bias, max, 1, 1, "bias", &t->b, err);
+		rc = tensor_in(f->bias, 1, 1, "bias", &t->b, err);
 	if (!rc)
 		return 0;
-	fprintf(stderr, "fftbloom %s: %s\n", cmd, err);
 	tensors_free(t);
-	return rc == TENSOR_E_IO || rc == TENSOR_E_NOMEM ? 1 : 2;
+	return cli_fail(cmd, rc == TENSOR_E_IO ? API_E_NONE : engine_errors_tensor(rc), "%s", err);
 }
 
 /* The op's description of the shapes, and y allocated at the output's shape: 0 or the exit
@@ -99,19 +119,13 @@ static int describe(const struct conv_op *op, void *state, const struct conv_ten
                     const struct conv_params *p, int time_stages, struct tensor *y)
 {
 	char err[CONV_ERR_LEN];
-	if (op->describe(state, ts, p, time_stages, y, err)) {
-		fprintf(stderr, "fftbloom %s: %s\n", op->cmd, err);
-		return 2;
-	}
+	if (op->describe(state, ts, p, time_stages, y, err))
+		return cli_fail(op->cmd, API_E_INVALID_SHAPE, "%s", err);
 	size_t y_bytes;
-	if (tensor_bytes(y, &y_bytes)) { /* checked: a shape that overflows is refused */
-		fprintf(stderr, "fftbloom %s: the output's size overflows\n", op->cmd);
-		return 2;
-	}
-	if (!(y->data = malloc(y_bytes))) {
-		fprintf(stderr, "fftbloom %s: out of memory\n", op->cmd);
-		return 1;
-	}
+	if (tensor_bytes(y, &y_bytes)) /* checked: a shape that overflows is refused */
+		return cli_fail(op->cmd, API_E_INVALID_SHAPE, "the output's size overflows");
+	if (!(y->data = malloc(y_bytes)))
+		return cli_fail(op->cmd, API_E_OUT_OF_MEMORY, "out of memory");
 	return 0;
 }
 
@@ -165,13 +179,20 @@ static int compute(const struct conv_op *op, void *state, const struct conv_cli 
 		e = runs(op, state, ts, y->data, c->f.repeat, &med, err);
 	int rc;
 	if (e) {
-		fprintf(stderr, "fftbloom %s: %s\n", op->cmd, err[0] ? err : op->strerror(e));
-		rc = e == SPATIAL_E_ARG || e == SPATIAL_E_UNSUPPORTED ? 2 : 1;
+		rc = cli_fail(op->cmd, engine_errors_spatial(e), "%s",
+		              err[0] ? err : op->strerror(e));
 	} else {
 		char terr[TENSOR_ERR_LEN];
-		rc = tensor_write_file(c->f.output, y, terr) ? 1 : 0;
-		if (rc)
-			fprintf(stderr, "fftbloom %s: %s\n", op->cmd, terr);
+		unsigned char *enc;
+		size_t len;
+		rc = 0;
+		if (tensor_encode(y, &enc, &len, terr)) {
+			rc = cli_fail(op->cmd, API_E_NONE, "%s", terr);
+		} else {
+			if (cli_write_all(c->f.output, enc, len, terr, sizeof terr))
+				rc = cli_fail(op->cmd, API_E_NONE, "%s", terr);
+			free(enc);
+		}
 		if (c->f.repeat > 0)
 			op->report(state, y, c->f.repeat, &med, g.info->renderer);
 	}

@@ -2,14 +2,19 @@
  * it in the format named by the output's extension, warning on stderr about what was lost. */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "api/engine_errors.h"
+#include "api/errors.h"
+#include "api/format.h"
 #include "codec/image.h"
 #include "core/opts.h"
 
 struct convert_opts {
 	char output[OPT_STR_MAX];
+	char format[OPT_STR_MAX]; /* a format_parse name; "": the output's extension */
 	int quality;
 	int subsampling; /* index into "444|420" */
 	int bits;
@@ -21,7 +26,11 @@ struct convert_opts {
 static const struct opt_def convert_table[] = {
 	{ "output", OPT_STRING, 0, 0, NULL, NULL,
 	  "output file; its extension (.jpg .png .exr .hdr .pfm .webp .avif) picks the format "
-	  "(also -o)", NULL, offsetof(struct convert_opts, output) },
+	  "(also -o; - is standard output, with --format)", NULL,
+	  offsetof(struct convert_opts, output) },
+	{ "format", OPT_STRING, 0, 0, "", NULL, "the output's format: " FORMAT_CHOICES " (png16 "
+	  "and avif10/12 set --bits); needed for -o -, and must agree with a file's extension",
+	  NULL, offsetof(struct convert_opts, format) },
 	{ "quality", OPT_INT, 0, 100, "0", NULL,
 	  "JPEG, WebP or AVIF quality 1-100 (WebP and AVIF: 100 is lossless); 0 = the format's "
 	  "default (JPEG 90, WebP 79, AVIF 63)", NULL, offsetof(struct convert_opts, quality) },
@@ -48,8 +57,8 @@ static const struct opt_def convert_table[] = {
 static const char usage[] =
 	"usage: fftbloom convert IN -o OUT [options]\n"
 	"Reads IN (JPEG, PNG, OpenEXR, Radiance HDR, PFM, WebP or AVIF, told apart by\n"
-	"content) and writes OUT in the format of its extension. Exit status 0 ok,\n"
-	"1 failure, 2 usage.\n";
+	"content; - is standard input) and writes OUT in the format of its extension\n"
+	"(or --format; -o - is standard output). Exit status 0 ok, 1 failure, 2 usage.\n";
 
 int cli_convert(int argc, char **argv)
 {
@@ -67,9 +76,15 @@ int cli_convert(int argc, char **argv)
 		return 2;
 	}
 	const char *in = argv[1];
-	if (image_format_from_name(co.output) == IMAGE_FORMAT_UNKNOWN) {
-		fprintf(stderr, "fftbloom convert: %s: unknown extension (use .jpg .png .exr .hdr .pfm "
-			".webp .avif)\n", co.output);
+	int format = co.format[0] ? format_parse(co.format) : OUT_AUTO;
+	enum image_format f;
+	if (format < 0) {
+		fprintf(stderr, "fftbloom convert: --format %s: not one of %s\n", co.format,
+		        FORMAT_CHOICES);
+		return 2;
+	}
+	if (cli_output_format(co.output, format, &f, err, sizeof err)) {
+		fprintf(stderr, "fftbloom convert: %s\n", err);
 		return 2;
 	}
 	struct image_limits lim = { .max_width = (unsigned)co.max_width,
@@ -77,21 +92,32 @@ int cli_convert(int argc, char **argv)
 	                             .max_pixels = co.max_pixels };
 	struct image img;
 	struct image_info info;
-	int rc = image_read_file(in, &lim, &img, &info, err);
-	if (rc) {
-		fprintf(stderr, "fftbloom convert: %s: %s\n", in, err);
-		return 1;
-	}
+	unsigned char *data;
+	size_t len;
+	if (cli_read_all(in, &data, &len, err, sizeof err))
+		return cli_fail("convert", API_E_NONE, "%s", err);
+	int rc = image_decode(data, len, &lim, &img, &info, err);
+	free(data);
+	if (rc)
+		return cli_fail("convert", engine_errors_image(rc), "%s: %s", in, err);
+	int bits = 0; /* the encoder's default, or the depth --format names */
+	if (format != OUT_AUTO)
+		format_resolve(format, NULL, &info, &f, &bits);
 	struct image_encode_opts eo = { .quality = co.quality, .subsampling = co.subsampling ? 420 : 444,
-	                               .bits = co.bits, .dither = co.dither, .speed = co.speed };
+	                               .bits = co.bits ? co.bits : bits, .dither = co.dither,
+	                               .speed = co.speed };
 	unsigned lost = 0;
-	rc = image_write_file(co.output, &img, &eo, &lost, err);
+	rc = image_encode(&img, f, &eo, &data, &len, &lost, err);
 	image_free(&img);
 	if (rc) {
 		fprintf(stderr, "fftbloom convert: %s: %s\n", co.output, err);
 		return rc == IMAGE_E_ARG ? 2 : 1;
 	}
-	const char *fmt = image_format_name(image_format_from_name(co.output));
+	rc = cli_write_all(co.output, data, len, err, sizeof err);
+	free(data);
+	if (rc)
+		return cli_fail("convert", API_E_NONE, "%s", err);
+	const char *fmt = image_format_name(f);
 	if (lost & IMAGE_LOST_ALPHA)
 		fprintf(stderr, "fftbloom convert: warning: alpha dropped (%s has no alpha channel)\n",
 			fmt);

@@ -7,6 +7,8 @@
 
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "api/engine_errors.h"
+#include "api/errors.h"
 #include "core/log.h"
 #include "gles/fft.h"
 #include "codec/npy.h"
@@ -18,7 +20,8 @@ struct fft_cli {
 };
 
 static const struct opt_def fft_table[] = {
-	{"output", OPT_STRING, 0, 0, "", NULL, "output .npy file (complex64) (also -o)", NULL,
+	{"output", OPT_STRING, 0, 0, "", NULL, "output .npy file (complex64) (also -o; - is standard "
+	 "output)", NULL,
 	 offsetof(struct fft_cli, output)},
 	{"inverse", OPT_BOOL, 0, 1, "false", NULL, "inverse transform, scaled by 1/n per axis", NULL,
 	 offsetof(struct fft_cli, inverse)},
@@ -39,7 +42,7 @@ int cli_fft(int argc, char **argv)
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct fft_cli, gpu));
 	struct fft_cli c;
 	int npos;
-	int pr = cli_parse("fft", "usage: fftbloom fft IN.npy -o OUT.npy [options]\n"
+	int pr = cli_parse("fft", "usage: fftbloom fft IN.npy -o OUT.npy [options]   (- is standard input or output)\n"
 	                   "1D or 2D arrays of complex64 (float32, float64 and complex128 are "
 	                   "converted).\n", t, n, &c, sizeof c, NULL, NULL, argc, argv, &npos);
 	if (pr)
@@ -51,20 +54,23 @@ int cli_fft(int argc, char **argv)
 	log_setup(LOG_WARN, 0);
 	struct npy_array a;
 	char nerr[NPY_ERR_LEN];
-	if (npy_read_file(argv[1], (size_t)1 << 31, &a, nerr)) {
-		fprintf(stderr, "fftbloom fft: %s: %s\n", argv[1], nerr);
-		return 1;
-	}
+	unsigned char *bytes;
+	size_t nbytes;
+	if (cli_read_all(argv[1], &bytes, &nbytes, nerr, sizeof nerr))
+		return cli_fail("fft", API_E_NONE, "%s", nerr);
+	int e = npy_decode(bytes, nbytes, (size_t)1 << 31, &a, nerr);
+	free(bytes);
+	if (e)
+		return cli_fail("fft", engine_errors_npy(e), "%s: %s", argv[1], nerr);
 	if (a.ndim < 1 || a.ndim > 2) {
-		fprintf(stderr, "fftbloom fft: %s: a %d-D array; 1D or 2D expected\n", argv[1], a.ndim);
 		npy_free(&a);
-		return 1;
+		return cli_fail("fft", API_E_INVALID_SHAPE, "%s: a %d-D array; 1D or 2D expected",
+		                argv[1], a.ndim);
 	}
 	int rows = a.ndim == 2 ? (int)a.shape[0] : 1, cols = (int)a.shape[a.ndim - 1];
 	if (rows < 1 || cols < 1) {
-		fprintf(stderr, "fftbloom fft: %s: empty array\n", argv[1]);
 		npy_free(&a);
-		return 1;
+		return cli_fail("fft", API_E_INVALID_SHAPE, "%s: empty array", argv[1]);
 	}
 	size_t count = (size_t)rows * cols;
 	float *data = malloc(count * 8);
@@ -99,15 +105,17 @@ int cli_fft(int argc, char **argv)
 	GLuint buf = 0;
 	char ferr[FFT_ERR_LEN];
 	struct fft_opts o = {.technique = c.technique, .components = 2, .wisdom = g.wisdom};
-	if (fft_create(g.pc, g.info, cols, rows, axes, &o, &log_process_sink, &f, ferr)) {
-		fprintf(stderr, "fftbloom fft: %s\n", ferr);
+	if ((e = fft_create(g.pc, g.info, cols, rows, axes, &o, &log_process_sink, &f, ferr))) {
+		/* a length or size the device cannot plan is the shape's; the others the GPU's */
+		rc = cli_fail("fft", e == FFT_E_NOMEM ? API_E_OUT_OF_MEMORY : e == FFT_E_PROGRAM ||
+		              e == FFT_E_GL ? API_E_GPU_ERROR : API_E_TOO_LARGE_FOR_GPU, "%s", ferr);
 		goto out;
 	}
 	glGenBuffers(1, &buf);
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
 	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(count * 8), data, GL_DYNAMIC_COPY);
 	if (gl_check(&log_process_sink, "upload") || fft_execute(f, buf, c.inverse)) {
-		fprintf(stderr, "fftbloom fft: the GPU transform failed\n");
+		cli_fail("fft", API_E_GPU_ERROR, "the GPU transform failed");
 		goto out;
 	}
 	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -115,7 +123,7 @@ int cli_fft(int argc, char **argv)
 	const void *p = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(count * 8),
 	                                 GL_MAP_READ_BIT);
 	if (!p) {
-		fprintf(stderr, "fftbloom fft: reading the result failed\n");
+		cli_fail("fft", API_E_GPU_ERROR, "reading the result failed");
 		goto out;
 	}
 	memcpy(data, p, count * 8);
@@ -123,8 +131,16 @@ int cli_fft(int argc, char **argv)
 	struct npy_array outa = {ndim, {0}, NPY_C64, data};
 	outa.shape[0] = ndim == 2 ? (size_t)rows : (size_t)cols;
 	outa.shape[1] = (size_t)cols;
-	if (npy_write_file(c.output, &outa, nerr)) {
-		fprintf(stderr, "fftbloom fft: %s: %s\n", c.output, nerr);
+	unsigned char *enc;
+	size_t enc_len;
+	if ((e = npy_encode(&outa, &enc, &enc_len, nerr))) {
+		rc = cli_fail("fft", API_E_NONE, "%s: %s", c.output, nerr);
+		goto out;
+	}
+	e = cli_write_all(c.output, enc, enc_len, nerr, sizeof nerr);
+	free(enc);
+	if (e) {
+		rc = cli_fail("fft", API_E_NONE, "%s", nerr);
 		goto out;
 	}
 	rc = 0;

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "daemon/apiutil.h"
-#include "daemon/engine_errors.h"
+#include "api/engine_errors.h"
 #include "daemon/images.h"
 #include "daemon/jobs_impl.h"
 #include "core/log.h"

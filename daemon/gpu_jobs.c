@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "daemon/apiutil.h"
-#include "daemon/engine_errors.h"
+#include "api/engine_errors.h"
 #include "daemon/gpu_cancel.h"
 #include "core/log.h"
 #include "gles/engine.h"

@@ -15,7 +15,6 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/gpu_worker.o \
 	$(BUILD)/daemon/gpu_jobs.o \
 	$(BUILD)/daemon/gpu_cancel.o \
-	$(BUILD)/daemon/engine_errors.o \
 	$(BUILD)/daemon/registry.o \
 	$(BUILD)/daemon/kernels.o \
 	$(BUILD)/daemon/images.o \

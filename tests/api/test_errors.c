@@ -9,7 +9,11 @@
 
 #include <cmocka.h>
 
+#include "api/engine_errors.h"
 #include "api/errors.h"
+#include "codec/npy.h"
+#include "codec/tensor.h"
+#include "gles/spatial.h"
 
 static void test_rows(void **state)
 {
@@ -63,11 +67,41 @@ static void test_docs_match(void **state)
 	assert_true(same);
 }
 
+/* The CLI's exit statuses: 2 for the rows that say the command as written cannot work, 1 for
+ * the others; a shape the algorithm cannot take is invalid_shape, over HTTP and in the CLI. */
+static void test_exit_status(void **state)
+{
+	(void)state;
+	assert_int_equal(api_error_exit_status(API_E_NONE), 0);
+	assert_int_equal(api_error_exit_status(API_E_BAD_PARAMETER), 2);
+	assert_int_equal(api_error_exit_status(API_E_INVALID_SHAPE), 2);
+	assert_int_equal(api_error_exit_status(API_E_INVALID_REQUEST), 2);
+	assert_int_equal(api_error_exit_status(API_E_TOO_LARGE_FOR_GPU), 2);
+	assert_int_equal(api_error_exit_status(API_E_TENSOR_CORRUPT), 1);
+	assert_int_equal(api_error_exit_status(API_E_IMAGE_CORRUPT), 1);
+	assert_int_equal(api_error_exit_status(API_E_GPU_ERROR), 1);
+	assert_int_equal(api_error_exit_status(API_E_QUEUE_FULL), 1);
+	assert_int_equal(api_error_exit_status(API_E_UNAUTHORIZED), 1);
+	for (int e = API_E_NONE + 1; e < API_E_COUNT; e++) {
+		int x = api_error_exit_status(e);
+		assert_true(x == 1 || x == 2);
+		if (api_errors[e].status >= 500) /* the server's failures are never usage */
+			assert_int_equal(x, 1);
+	}
+	assert_int_equal(engine_errors_spatial(SPATIAL_E_UNSUPPORTED), API_E_INVALID_SHAPE);
+	assert_int_equal(engine_errors_spatial(SPATIAL_E_ARG), API_E_INVALID_REQUEST);
+	assert_int_equal(engine_errors_tensor(TENSOR_E_SHAPE), API_E_INVALID_SHAPE);
+	assert_int_equal(engine_errors_tensor(TENSOR_E_CORRUPT), API_E_TENSOR_CORRUPT);
+	assert_int_equal(engine_errors_npy(NPY_E_CORRUPT), API_E_TENSOR_CORRUPT);
+	assert_int_equal(engine_errors_npy(NPY_E_UNSUPPORTED), API_E_INVALID_SHAPE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_docs_match),
+		cmocka_unit_test(test_exit_status),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -126,12 +126,12 @@ def test_client():
                           "5000"], env=env_key)
         st, body = curl(url + "/v1/bloom", ["image=@in.png", "intensity=5000", "format=png"], key)
         s, c, msg = err_of(body)
-        check("client: a bad parameter gives the daemon's 400 and message, exit 1",
-              rc == 1 and st == 400 and msg and msg in err and "400 bad_parameter" in err
+        check("client: a bad parameter gives the daemon's 400 and message, exit 2 (its row's rule)",
+              rc == 2 and st == 400 and msg and msg in err and "400 bad_parameter" in err
               and not os.path.exists(os.path.join(TMP, "bad.png")), (rc, err, st, body))
         rc, _, err = run(["bloom", "in.png", "-o", "bad.png", "--server", url, "--kernel-preset",
                           "glare:nosuch=1"], env=env_key)
-        check("client: a bad preset key is the daemon's message too", rc == 1 and "400" in err
+        check("client: a bad preset key is the daemon's message too", rc == 2 and "400" in err
               and "nosuch" in err, (rc, err))
 
         # 401: a wrong key and no key
@@ -152,6 +152,7 @@ def test_client():
                          env=dict(NO_EGL, **env_key))
         check("without EGL the client run works (it opens no EGL context)",
               rc == 0 and read("noegl.png") == read("out.png"), (rc, err))
+        farm(url, key)
     finally:
         d.stop("client daemon")
 
@@ -161,6 +162,121 @@ def test_client():
     check("client: a dead server is named, exit 1", rc == 1 and dead + "/v1/bloom" in err
           and "connect" in err.lower() and not os.path.exists(os.path.join(TMP, "dead.png")),
           (rc, err))
+
+
+def farm(url, key):
+    """Batches and sequences over --server: the local batch's outputs, its failure rules,
+    several requests in flight, a kernel registered on the server by name."""
+    env_key = {"FFTBLOOM_API_KEY": key}
+    os.makedirs(os.path.join(TMP, "seq"), exist_ok=True)
+    frames = {}
+    for i in range(1001, 1007):
+        frames[i] = rand_float(24 + i % 3, 30)
+        write_pfm(os.path.join(TMP, "seq", "shot.%d.pfm" % i), frames[i])
+    flags = ["--kernel-preset", "gaussian:sigma=2", "--threshold", "0.5", "--intensity", "2"]
+    rc_l, _, err_l = run(["bloom", "seq/shot.####.pfm", "-o", "local/shot.####.pfm",
+                          "--progress", "lines"] + flags)
+    rc, _, err = run(["bloom", "seq/shot.####.pfm", "-o", "remote/shot.####.pfm", "--server", url,
+                      "--progress", "lines", "--in-flight", "3"] + flags, env=env_key)
+    check("client sequence: exit 0, the local run too", rc == 0 and rc_l == 0, (rc, err, err_l))
+    check("client sequence: a line per frame and the local summary",
+          err.count("bloom [") == 6 and "6 of 6 frames written" in err, err)
+    for i in range(1001, 1007):
+        lp, rp = (os.path.join(TMP, d, "shot.%d.pfm" % i) for d in ("local", "remote"))
+        if not (os.path.exists(lp) and os.path.exists(rp)):
+            check("client sequence: frame %d written" % i, False, (lp, rp))
+            continue
+        close_enough("client sequence frame %d vs the local batch" % i, read_pfm(read(rp)),
+                     read_pfm(read(lp)), 1e-5)
+
+    # a frame that fails: reported, the others written, listed at the end, exit 1 (local too)
+    open(os.path.join(TMP, "seq", "broken.pfm"), "wb").write(b"PF\n3 3\n-1\n")
+    names = ["seq/shot.1001.pfm", "seq/broken.pfm", "seq/shot.1002.pfm"]
+    rc_l, _, err_l = run(["bloom"] + names + ["-o", "lfail/"] + flags)
+    rc, _, err = run(["bloom"] + names + ["-o", "rfail/", "--server", url, "--in-flight", "2"] +
+                     flags, env=env_key)
+    written = sorted(os.listdir(os.path.join(TMP, "rfail"))) if os.path.isdir(
+        os.path.join(TMP, "rfail")) else []
+    check("client batch with a failing frame: exit 1 as locally, the others written",
+          rc == 1 and rc_l == 1 and written == ["shot.1001.pfm", "shot.1002.pfm"], (rc, rc_l, written, err))
+    check("client batch with a failing frame: listed at the end with the daemon's answer",
+          "1 of 3 frames failed:" in err and re.search(r"seq/broken\.pfm \(sending: .*answered 422", err),
+          err)
+
+    # --kernel-name: a kernel registered with PUT /v1/kernels/NAME is the one used
+    kbytes = read("k.pfm")
+    r = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT",
+                        "-H", "Authorization: Bearer " + key, "--data-binary", "@k.pfm",
+                        url + "/v1/kernels/farmk"], capture_output=True, text=True, cwd=TMP)
+    check("PUT /v1/kernels/farmk", r.stdout in ("200", "201"), r.stdout)
+    cf = ["--kernel-center", "2,3", "--method", "fft"]
+    rc1, _, e1 = run(["convolve", "in.pfm", "-o", "byname.pfm", "--server", url, "--kernel-name",
+                      "farmk"] + cf, env=env_key)
+    rc2, _, e2 = run(["convolve", "in.pfm", "-o", "byfile.pfm", "--server", url, "--kernel",
+                      "k.pfm"] + cf, env=env_key)
+    check("client --kernel-name uses the registered kernel: the --kernel FILE answer",
+          rc1 == 0 and rc2 == 0 and read("byname.pfm") == read("byfile.pfm") and kbytes,
+          (rc1, e1, rc2, e2))
+    rc, _, err = run(["convolve", "in.pfm", "-o", "x.pfm", "--server", url, "--kernel-name",
+                      "nosuchkernel"], env=env_key)
+    check("client --kernel-name of no registered kernel: the daemon's unknown_kernel, exit 2",
+          rc == 2 and "unknown_kernel" in err, (rc, err))
+    rc, _, err = run(["convolve", "in.pfm", "-o", "x.pfm", "--kernel-name", "farmk"])
+    check("--kernel-name without --server: usage, exit 2", rc == 2 and "--server" in err, (rc, err))
+
+    # standard input and output over --server
+    r = subprocess.run([os.path.abspath(H.CLI), "bloom", "-", "-o", "-", "--format", "png",
+                        "--server", url, "--quiet"] + flags, input=read("in.png"),
+                       capture_output=True, env=dict(os.environ, FFTBLOOM_API_KEY=key), timeout=TIMEOUT)
+    check("client bloom - -o - --format png", r.returncode == 0 and r.stdout[:8] == b"\x89PNG\r\n\x1a\n",
+          (r.returncode, r.stderr[-300:]))
+
+
+class Slow(http.server.BaseHTTPRequestHandler):
+    """Answers a PNG after 0.3 s, counting the requests in progress at once."""
+    lock = threading.Lock()
+    now = peak = 0
+    answer = b""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        with Slow.lock:
+            Slow.now += 1
+            Slow.peak = max(Slow.peak, Slow.now)
+        threading.Event().wait(0.3)
+        with Slow.lock:
+            Slow.now -= 1
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.send_header("Content-Length", str(len(Slow.answer)))
+        self.end_headers()
+        self.wfile.write(Slow.answer)
+
+    def log_message(self, *a):
+        pass
+
+
+def test_in_flight():
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = "http://127.0.0.1:%d" % srv.server_address[1]
+    Slow.answer = png_bytes(rand8(8, 8))
+    names = []
+    for i in range(6):
+        names.append("if%d.png" % i)
+        open(os.path.join(TMP, names[-1]), "wb").write(png_bytes(rand8(8, 8)))
+    try:
+        for n, want in ((3, 3), (1, 1)):
+            Slow.peak = 0
+            rc, _, err = run(["bloom"] + names + ["-o", "inflight%d/" % n, "--server", url,
+                                                  "--in-flight", str(n)])
+            done = os.listdir(os.path.join(TMP, "inflight%d" % n)) if rc == 0 else []
+            check("client --in-flight %d: %d requests at once at most and at the peak, 6 frames "
+                  "written" % (n, want), rc == 0 and Slow.peak == want and len(done) == 6,
+                  (rc, Slow.peak, err[-400:]))
+    finally:
+        srv.shutdown()
+        srv.server_close()
 
 
 class Fake(http.server.BaseHTTPRequestHandler):
@@ -254,11 +370,11 @@ def test_fake_server():
         srv.server_close()
 
     # usage errors: exit 2, nothing sent
-    for args, what in ((["--format", "png"], "--format"),
+    for args, what in ((["--format", "jpeg"], "--format jpeg disagrees"),
                        (["-o", "x.exr", "--bits", "32"], "float32 EXR"),
                        (["-o", "x.gif"], "unknown output extension"),
                        (["--no-such-flag", "1"], "unknown option"),
-                       (["--frames", "1-3"], "--frames is for local runs")):
+                       (["--frames", "1-3"], "--frames")):
         a = ["bloom", "in.png", "--server", url] + (args if "-o" in args else ["-o", "u.png"] + args)
         rc, _, err = run(a)
         check("client usage: %s is exit 2" % what, rc == 2 and what in err, (rc, err))
@@ -323,7 +439,7 @@ def test_versions():
 
 
 def main():
-    H.run_script((test_client, test_fake_server, test_versions), setup=make_inputs)
+    H.run_script((test_client, test_fake_server, test_in_flight, test_versions), setup=make_inputs)
 
 
 if __name__ == "__main__":

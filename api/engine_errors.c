@@ -1,10 +1,11 @@
 /* Engine and codec codes to API error rows; see engine_errors.h. */
-#include "daemon/engine_errors.h"
+#include "api/engine_errors.h"
 
 #include "gles/bloom.h"
 #include "gles/spatial.h"
 #include "api/errors.h"
 #include "codec/image.h"
+#include "codec/npy.h"
 #include "codec/tensor.h"
 
 struct code_map {
@@ -37,7 +38,7 @@ int engine_errors_spatial(int rc)
 {
 	static const struct code_map m[] = {
 		{SPATIAL_E_ARG, API_E_INVALID_REQUEST},
-		{SPATIAL_E_UNSUPPORTED, API_E_INVALID_REQUEST},
+		{SPATIAL_E_UNSUPPORTED, API_E_INVALID_SHAPE}, /* a shape the algorithm cannot take */
 		{SPATIAL_E_TOO_LARGE, API_E_TOO_LARGE_FOR_GPU},
 		{SPATIAL_E_NOMEM, API_E_OUT_OF_MEMORY},
 	};
@@ -63,6 +64,16 @@ int engine_errors_tensor(int rc)
 		{TENSOR_E_SHAPE, API_E_INVALID_SHAPE},
 		{TENSOR_E_TOO_LARGE, API_E_TENSOR_TOO_LARGE},
 		{TENSOR_E_NOMEM, API_E_OUT_OF_MEMORY},
+	};
+	return LOOKUP(m, rc, API_E_TENSOR_CORRUPT);
+}
+
+int engine_errors_npy(int rc)
+{
+	static const struct code_map m[] = {
+		{NPY_E_UNSUPPORTED, API_E_INVALID_SHAPE},
+		{NPY_E_TOO_LARGE, API_E_TENSOR_TOO_LARGE},
+		{NPY_E_NOMEM, API_E_OUT_OF_MEMORY},
 	};
 	return LOOKUP(m, rc, API_E_TENSOR_CORRUPT);
 }

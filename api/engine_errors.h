@@ -1,6 +1,7 @@
 /* The engines' and codecs' own failure codes (bloom_*, spatial_* and deconv_*, image_*,
- * tensor_*) as rows of the API's error table (api/errors.h): the one place that decides
- * which failure is the client's (4xx) and which the server's (5xx). Pure lookups. */
+ * tensor_*, npy_*) as rows of the API's error table (api/errors.h): the one place that decides
+ * which failure is the client's (4xx) and which the server's (5xx), for the daemon's answers and
+ * the CLI's messages and exit statuses alike. Pure lookups. */
 #ifndef FFTBLOOM_ENGINE_ERRORS_H
 #define FFTBLOOM_ENGINE_ERRORS_H
 
@@ -11,5 +12,6 @@ int engine_errors_bloom(int rc);
 int engine_errors_spatial(int rc); /* deconv_* codes are spatial_* codes */
 int engine_errors_image(int rc);   /* a decode's image_error */
 int engine_errors_tensor(int rc);
+int engine_errors_npy(int rc);    /* a read NPY's npy_error (the files of fftbloom fft) */
 
 #endif
