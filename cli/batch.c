@@ -155,7 +155,7 @@ static int run_single(const struct batch_job *j, const struct batch_opts *o)
 		fprintf(stderr, "fftbloom %s: %s: %s\n", o->name, j->in, err);
 		return 1;
 	}
-	if (o->frame(o->arg, &in, !o->quiet, &out, note, sizeof note, err, sizeof err)) {
+	if (o->frame(o->arg, &in, &info, !o->quiet, &out, note, sizeof note, err, sizeof err)) {
 		fprintf(stderr, "fftbloom %s: %s\n", o->name, err);
 		goto out;
 	}
@@ -384,7 +384,7 @@ static void gpu_loop(struct pipe *p)
 		struct image out = {0};
 		char err[BATCH_ERR_LEN], note[512] = "";
 		double t = clock_ms();
-		int rc = p->o->frame(p->o->arg, &s->img, 0, &out, note, sizeof note, err, sizeof err);
+		int rc = p->o->frame(p->o->arg, &s->img, &s->info, 0, &out, note, sizeof note, err, sizeof err);
 		s->gpu_ms = clock_ms() - t;
 		image_free(&s->img);
 		pthread_mutex_lock(&p->mu);

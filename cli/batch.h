@@ -41,11 +41,13 @@ int batch_list_make(char *const *inputs, int n, const char *output, const char *
                     struct batch_list *l, char err[BATCH_ERR_LEN]);
 void batch_list_free(struct batch_list *l); /* NULL-safe; zeroes the list */
 
-/* Runs one frame on the GPU (on the thread that called batch_run): in to a new *out. timed: 1
- * when the frame is run alone (the caller may time its stages). note: a summary for the
- * progress line (" padded 128x96, ..."), err: why it failed. Returns 0 or nonzero. */
-typedef int (*batch_frame_fn)(void *arg, const struct image *in, int timed, struct image *out,
-                              char *note, size_t note_len, char *err, size_t err_len);
+/* Runs one frame on the GPU (on the thread that called batch_run): in (as info describes its
+ * file) to a new *out. timed: 1 when the frame is run alone (the caller may time its stages).
+ * note: a summary for the progress line (" padded 128x96, ..."), err: why it failed. Returns 0
+ * or nonzero. */
+typedef int (*batch_frame_fn)(void *arg, const struct image *in, const struct image_info *info,
+                              int timed, struct image *out, char *note, size_t note_len,
+                              char *err, size_t err_len);
 
 enum batch_progress {
 	BATCH_PROGRESS_AUTO = 0, /* a bar when stderr is a terminal, else lines */

@@ -84,28 +84,32 @@ struct frames {
 	struct bloom_ctx *b;
 	struct spatial_ctx *s;     /* convolve's direct method, made on first use */
 	struct bloom_kernel k;     /* its digest computed once */
-	const struct bloom_params *p;
+	const struct request *req; /* the defaults that depend on the input resolved per frame */
 };
 
 /* One frame on the GPU (batch_frame_fn): the FFT path, or convolve's direct one; the note is
  * the padded size, the kernel's kind and whether its spectrum came from the cache, and when
  * timed the GPU stages by name. */
-static int run_frame(void *arg, const struct image *in, int timed, struct image *out, char *note,
-                     size_t note_len, char *msg, size_t msg_len)
+static int run_frame(void *arg, const struct image *in, const struct image_info *info,
+                     int timed, struct image *out, char *note, size_t note_len, char *msg,
+                     size_t msg_len)
 {
 	struct frames *f = arg;
+	struct request req = *f->req;
+	request_resolve_input(&req, request_input_kind(info));
+	const struct bloom_params *p = &req.p;
 	char err[BLOOM_ERR_LEN];
 	struct bloom_stats st;
 	memset(&st, 0, sizeof st);
 	int method = CONVOLVE_FFT;
-	if (f->op == BLOOM_OP_CONVOLVE && f->p->method != CONVOLVE_FFT &&
-	    direct(f->g, f->b, in, f->k.img, f->p, &f->s, &method, out, msg, msg_len))
+	if (f->op == BLOOM_OP_CONVOLVE && p->method != CONVOLVE_FFT &&
+	    direct(f->g, f->b, in, f->k.img, p, &f->s, &method, out, msg, msg_len))
 		return 1;
 	if (method == CONVOLVE_SPATIAL) {
 		snprintf(note, note_len, " direct (spatial) convolution");
 		return 0;
 	}
-	if (bloom_run(f->b, f->op, in, &f->k, f->p, timed ? BLOOM_TIME_STAGES : 0, out, &st, err)) {
+	if (bloom_run(f->b, f->op, in, &f->k, p, timed ? BLOOM_TIME_STAGES : 0, out, &st, err)) {
 		snprintf(msg, msg_len, "%s", err);
 		return 1;
 	}
@@ -209,7 +213,7 @@ static int run(int op, int argc, char **argv)
 	}
 	struct cli_gpu g;
 	struct frames f = {.op = op, .g = &g, .k = {kimg.pixels ? &kimg : NULL, {0, 0}},
-	                   .p = &req.p};
+	                   .req = &req};
 	if (f.k.img) /* once, not per frame: the spectrum cache's key */
 		bloom_kernel_digest(f.k.img, f.k.digest);
 	if (cli_gpu_open(&c.gpu, &g))

@@ -293,7 +293,10 @@ static void do_decode(struct jobs *J, struct job *j)
 	if (tensors) {
 	} else if (rc) {
 		decode_error(j, rc, j->kind == JOB_KERNEL_PUT ? "kernel" : "image", err);
-	} else if (j->kernel_data) {
+	} else {
+		request_resolve_input(&j->req, request_input_kind(&j->info));
+	}
+	if (!tensors && !rc && j->kernel_data) {
 		struct image_info ki;
 		lim = job_limits(J, j, 1);
 		rc = image_decode(j->kernel_data, j->kernel_len, &lim, &j->kimg, &ki, err);
