@@ -112,6 +112,7 @@ static int write_frame(const struct batch_job *j, const struct batch_opts *o,
 		snprintf(err, elen, "%s", ierr);
 		return -1;
 	}
+	*lost = format_lost_reported(*lost, o->bloom, in, f, eo.bits);
 	int std = !strcmp(j->out, "-");
 	char tmp[4200];
 	FILE *fp = stdout;
@@ -164,7 +165,7 @@ static int run_single(const struct batch_job *j, const struct batch_opts *o)
 		fprintf(stderr, "fftbloom %s: %s: %s\n", o->name, j->out, err);
 		goto out;
 	}
-	if (lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))
+	if ((lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE)) && !o->quiet)
 		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n", o->name,
 		        strcmp(j->out, "-") ? j->out : "standard output");
 	if (!o->quiet)
@@ -265,12 +266,13 @@ static void finish(struct pipe *p, size_t i)
 	p->done++;
 	if (s->state == SLOT_FAILED)
 		p->failed++;
-	if (p->bar && (s->state == SLOT_FAILED || (s->lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))))
+	int warn = !p->o->quiet && (s->lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE));
+	if (p->bar && (s->state == SLOT_FAILED || warn))
 		fprintf(stderr, "\r\033[K");
 	if (s->state == SLOT_FAILED)
 		fprintf(stderr, "fftbloom %s: %s: %s failed: %s\n", p->o->name, j->in, s->stage,
 		        s->err ? s->err : "out of memory");
-	else if (s->lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))
+	else if (warn)
 		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n",
 		        p->o->name, j->out);
 	if (p->o->quiet)

@@ -66,7 +66,10 @@ struct batch_opts {
 	int threads;            /* reader threads and writer threads, each; 0: 2 */
 	int ahead;              /* frames decoded ahead of the GPU, and results queued for the
 	                           writers, at most; 0: 4 */
-	int quiet;              /* no summary, progress or per-frame lines (failures still) */
+	int quiet;              /* no summary, progress, per-frame lines or warnings (failures
+	                           still) */
+	int bloom;              /* 1: a bloom's highlights clipped by an 8-bit output are no
+	                           warning (format_lost_reported) */
 	int progress;           /* enum batch_progress */
 };
 

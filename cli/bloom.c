@@ -32,7 +32,8 @@ static const struct opt_def own_table[] = {
 	{"bits", OPT_INT, 0, 32, "0", NULL, "PNG 8 or 16, EXR 16 (half) or 32 (float), AVIF 8, 10 or "
 	 "12; 0: as the HTTP API: PNG 16 for a 16-bit PNG input, else 8; EXR 16; AVIF 10 for an "
 	 "input of more than 8 bits, else 8", NULL, offsetof(struct bloom_cli, bits)},
-	{"quiet", OPT_BOOL, 0, 1, "false", NULL, "no summary line or progress on stderr", NULL,
+	{"quiet", OPT_BOOL, 0, 1, "false", NULL, "no summary line, progress or warnings on stderr "
+	 "(errors still)", NULL,
 	 offsetof(struct bloom_cli, quiet)},
 	{"frames", OPT_STRING, 0, 0, "", NULL, "the frames of a sequence input (IN a pattern: "
 	 "shot.####.exr or shot.%04d.exr): 1001-1100, 1-10,20-30, 1-100x2; default: the "
@@ -122,7 +123,12 @@ static int run_frame(void *arg, const struct image *in, const struct image_info 
 	                            st.kernel_cached ? " (cached)" : "");
 	if (!timed || n >= note_len)
 		return 0;
-	n += (size_t)snprintf(note + n, note_len - n, ", GPU %.2f ms (%s:", st.gpu_ms,
+	/* the total is the sum of the stages listed: the kernel's spectrum, the upload and the
+	 * read-back included, which bloom_stats.gpu_ms (prefilter to composite) leaves out */
+	double total = 0;
+	for (int s = 0; s < GPU_STAGE_COUNT; s++)
+		total += st.stage_ms[s] > 0 ? st.stage_ms[s] : 0;
+	n += (size_t)snprintf(note + n, note_len - n, ", GPU %.2f ms (%s:", total,
 	                      st.timed == GPU_TIMING_QUERIES ? "timer queries" : "wall clock");
 	for (int s = 0, first = 1; s < GPU_STAGE_COUNT && n < note_len; s++)
 		if (st.stage_ms[s] > 0) { /* the stages that ran, by name */
@@ -195,6 +201,7 @@ static int run(int op, int argc, char **argv)
 	struct batch_opts bo = {.name = name, .format = req.format, .bits = c.bits,
 	                        .quality = req.quality, .threads = c.io_threads,
 	                        .ahead = c.read_ahead, .quiet = c.quiet,
+	                        .bloom = op == BLOOM_OP_BLOOM,
 	                        .progress = c.progress == 1   ? BATCH_PROGRESS_BAR
 	                                    : c.progress == 2 ? BATCH_PROGRESS_LINES
 	                                                      : BATCH_PROGRESS_AUTO};

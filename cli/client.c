@@ -411,7 +411,7 @@ static int send_work(const char *name, const struct client_config *cc, struct wo
 		fprintf(stderr, "fftbloom %s: %s\n", name, msg);
 		goto out;
 	}
-	if (strstr(a.lost, "range") || strstr(a.lost, "negative"))
+	if (!quiet && (strstr(a.lost, "range") || strstr(a.lost, "negative")))
 		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n", name, out);
 	if (!quiet) {
 		char t[512];

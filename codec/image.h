@@ -77,6 +77,12 @@ enum {
 	IMAGE_LOST_NEGATIVE = 8,  /* negative values clipped to 0 */
 };
 
+/* How far past a format's range a sample may lie before clipping it counts as a loss
+ * (IMAGE_LOST_RANGE, IMAGE_LOST_NEGATIVE): 2^-10 in linear light, about a tenth of an 8-bit sRGB
+ * code near white. A float computation's rounding (a convolution's 1.0000002, -3e-8) is not a
+ * loss. */
+#define IMAGE_CLIP_TOL (1.0f / 1024)
+
 #define IMAGE_ERR_LEN 256
 
 enum image_error {

@@ -439,6 +439,7 @@ static void do_encode(struct jobs *J, struct job *j)
 		rc = image_encode_jpeg_yuv(&j->yresult, eo.quality, &j->body, &j->body_len, err);
 	else
 		rc = image_encode(&j->result, fmt, &eo, &j->body, &j->body_len, &j->lost, err);
+	j->lost = format_lost_reported(j->lost, j->kind == JOB_BLOOM, &j->info, fmt, eo.bits);
 	j->encode_s = clock_s() - t0;
 	if (rc) {
 		j->body = NULL;

@@ -1,9 +1,13 @@
 """fftbloomd and fftbloom look right and stay quiet by default (run by test_look.sh), over real
 HTTP and the CLI: a bloom with no parameters takes threshold 0.8, knee 0.2, intensity 20 for an
 8-bit input and 1, 0.5, 1 for a float or 16-bit one (the same answer as those values given), in
-the daemon and the CLI, and /v1/info says so. Prints "SCRIPT: N passed, N failed" last."""
+the daemon and the CLI, and /v1/info says so; X-Image-Lost and the CLI's clipping warning only
+for a loss nobody chose (not a bloom's highlights clipped by an 8-bit answer, not the precision
+of an 8-bit input in an 8-bit answer, not a convolution's rounding just past 1.0), --quiet
+silences warnings, and the CLI summary's GPU total is the sum of the stages it lists. Prints "SCRIPT: N passed, N failed" last."""
 import json
 import os
+import re
 import subprocess
 
 import numpy as np
@@ -69,8 +73,64 @@ def test_defaults_by_input():
         H.check("cli %s: no parameters is %s" % (name, look), same, r1.stderr + r2.stderr)
 
 
+def lost_of(h):
+    return h.get("x-image-lost", "")
+
+
+def test_quiet_when_nothing_is_wrong():
+    d = H.Daemon()
+    try:
+        with open(os.path.join(EXAMPLES, "frame.jpg"), "rb") as f:
+            jpg = f.read()
+        g = "kernel_preset=gaussian:sigma=3"
+        st, h, _ = d.req("POST", "/v1/bloom?" + g, body=jpg)
+        H.check("bloom jpeg -> jpeg: no X-Image-Lost", st == 200 and not lost_of(h), lost_of(h))
+        st, h, _ = d.req("POST", "/v1/bloom?format=png&" + g, body=jpg)
+        H.check("bloom jpeg -> png: no X-Image-Lost", st == 200 and not lost_of(h), lost_of(h))
+        # a convolution that stays within [0, 1] up to rounding loses nothing either
+        st, h, _ = d.req("POST", "/v1/convolve?normalize=luminance&format=png&" + g, body=jpg)
+        H.check("convolve jpeg -> png (normalised): no X-Image-Lost", st == 200 and
+                not lost_of(h), lost_of(h))
+        hot = H.rand_float(scale=3.0)
+        pfm = open(H.write_pfm(os.path.join(H.TMP, "hot.pfm"), hot), "rb").read()
+        st, h, _ = d.req("POST", "/v1/bloom?format=jpeg&" + g, body=pfm)
+        H.check("bloom float -> jpeg: X-Image-Lost precision only", st == 200 and
+                lost_of(h) == "precision", lost_of(h))
+        st, h, _ = d.req("POST", "/v1/convolve?normalize=luminance&format=png&" + g, body=pfm)
+        H.check("convolve of values up to 3 -> png: X-Image-Lost names range",
+                st == 200 and "range" in lost_of(h), lost_of(h))
+    finally:
+        d.stop("quiet daemon")
+    frame = os.path.join(EXAMPLES, "frame.jpg")
+    out = os.path.join(H.TMP, "o.jpg")
+    r = run_cli("bloom", frame, "-o", out, "--kernel-preset", "gaussian:sigma=3")
+    H.check("cli bloom jpeg -> jpeg: no warning", r.returncode == 0 and
+            "warning" not in r.stderr, r.stderr)
+    # the summary: GPU total = the sum of the stages listed (the kernel's spectrum included)
+    m = re.search(r"GPU ([0-9.]+) ms \([^:]*: ([^)]*)\)", r.stderr)
+    parts = [float(p.split()[-1]) for p in m.group(2).split(",")] if m else []
+    total = float(m.group(1)) if m else -1
+    print("     summary: total %.2f, parts %s" % (total, parts))
+    H.check("cli summary: GPU total is the sum of its stages", m is not None and
+            "kernel" in m.group(2) and abs(total - sum(parts)) <= 0.01 * len(parts) + 0.01,
+            r.stderr)
+    hot_path = os.path.join(H.TMP, "hot.pfm")
+    png = os.path.join(H.TMP, "o.png")
+    conv = ["convolve", hot_path, "-o", png, "--kernel-preset", "gaussian:sigma=3",
+            "--normalize", "luminance"]
+    r = run_cli(*conv)
+    H.check("cli convolve clipping values up to 3: warns", r.returncode == 0 and
+            "clipped values outside its range" in r.stderr, r.stderr)
+    r = run_cli(*conv, "--quiet")
+    H.check("cli convolve --quiet: no warning", r.returncode == 0 and not r.stderr, r.stderr)
+    r = run_cli("convert", hot_path, "-o", png)
+    H.check("cli convert clipping: warns", r.returncode == 0 and "warning" in r.stderr, r.stderr)
+    r = run_cli("convert", hot_path, "-o", png, "--quiet")
+    H.check("cli convert --quiet: no warning", r.returncode == 0 and not r.stderr, r.stderr)
+
+
 def main():
-    H.run_script((test_defaults_by_input,), only_env="LOOK_ONLY", need_daemon=True)
+    H.run_script((test_defaults_by_input, test_quiet_when_nothing_is_wrong), only_env="LOOK_ONLY", need_daemon=True)
 
 
 if __name__ == "__main__":
