@@ -50,6 +50,16 @@ static int read_stdin(unsigned char **data, size_t *len, char *err, size_t elen)
 	return -1;
 }
 
+/* A frame with NaN or infinite samples is refused (cli_nonfinite): -1 with err, the frame
+ * freed. */
+static int refuse_nonfinite(struct image *img, char *err, size_t elen)
+{
+	if (!cli_nonfinite(image_nonfinite(img), "the image", err, elen))
+		return 0;
+	image_free(img);
+	return -1;
+}
+
 static int read_frame(const char *path, struct image *img, struct image_info *info, char *err,
                       size_t elen)
 {
@@ -60,7 +70,7 @@ static int read_frame(const char *path, struct image *img, struct image_info *in
 			snprintf(err, elen, "%s", ierr);
 			return -1;
 		}
-		return 0;
+		return refuse_nonfinite(img, err, elen);
 	}
 	unsigned char *data;
 	size_t len;
@@ -70,7 +80,7 @@ static int read_frame(const char *path, struct image *img, struct image_info *in
 	free(data);
 	if (rc)
 		snprintf(err, elen, "standard input: %s", ierr);
-	return rc ? -1 : 0;
+	return rc ? -1 : refuse_nonfinite(img, err, elen);
 }
 
 /* mkdir -p of path's directory */

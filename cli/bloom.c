@@ -213,8 +213,10 @@ static int run(int op, int argc, char **argv)
 	log_setup(LOG_WARN, 0);
 	struct image kimg = {0};
 	int rc = 1;
-	if (req.kernel[0] && image_read_file(req.kernel, &cli_image_limits, &kimg, NULL, err)) {
+	if (req.kernel[0] && (image_read_file(req.kernel, &cli_image_limits, &kimg, NULL, err) ||
+	                      cli_nonfinite(image_nonfinite(&kimg), "the kernel", err, sizeof err))) {
 		fprintf(stderr, "fftbloom %s: kernel %s: %s\n", name, req.kernel, err);
+		image_free(&kimg);
 		batch_list_free(&list);
 		return 1;
 	}

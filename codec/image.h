@@ -110,6 +110,10 @@ int image_alloc(struct image *img, int w, int h, int channels);
 /* Frees the pixels and zeroes the struct; NULL-safe. */
 void image_free(struct image *img);
 
+/* The samples of img (alpha included) that are NaN or infinite: float inputs with any are
+ * refused by every operation (docs/http-api.md, "NaN and infinity"). 0 for an empty image. */
+size_t image_nonfinite(const struct image *img);
+
 /* Format from the leading magic bytes; IMAGE_FORMAT_UNKNOWN if none matches. */
 enum image_format image_sniff(const void *buf, size_t len);
 

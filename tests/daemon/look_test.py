@@ -4,7 +4,9 @@ HTTP and the CLI: a bloom with no parameters takes threshold 0.8, knee 0.2, inte
 the daemon and the CLI, and /v1/info says so; X-Image-Lost and the CLI's clipping warning only
 for a loss nobody chose (not a bloom's highlights clipped by an 8-bit answer, not the precision
 of an 8-bit input in an 8-bit answer, not a convolution's rounding just past 1.0), --quiet
-silences warnings, and the CLI summary's GPU total is the sum of the stages it lists. Prints "SCRIPT: N passed, N failed" last."""
+silences warnings, and the CLI summary's GPU total is the sum of the stages it lists; NaN and
+infinity in any input (an image, a kernel, a tensor) are refused by every operation with 422
+input_not_finite and their count, and by the CLI with exit 1 and the count. Prints "SCRIPT: N passed, N failed" last."""
 import json
 import os
 import re
@@ -129,8 +131,84 @@ def test_quiet_when_nothing_is_wrong():
     H.check("cli convert --quiet: no warning", r.returncode == 0 and not r.stderr, r.stderr)
 
 
+def test_nonfinite_refused():
+    img = H.rand_float(h=24, w=32, scale=1.5)
+    img[3, 4, 0] = np.nan
+    img[5, 6, 1] = np.inf
+    img[7, 8, 2] = -np.inf
+    bad = open(H.write_pfm(os.path.join(H.TMP, "nan.pfm"), img), "rb").read()
+    good = open(H.write_pfm(os.path.join(H.TMP, "ok.pfm"), H.rand_float(h=24, w=32)), "rb").read()
+    kimg = np.ones((5, 5), np.float32)
+    kimg[2, 2] = np.nan
+    kbad = open(H.write_pfm(os.path.join(H.TMP, "knan.pfm"), kimg), "rb").read()
+    x = H.RNG.standard_normal((1, 2, 8, 8)).astype(np.float32)
+    w = H.RNG.standard_normal((2, 2, 3, 3)).astype(np.float32)
+    xbad = x.copy()
+    xbad[0, 1, 2, 3] = np.nan
+    xbad[0, 0, 0, 0] = np.inf
+    wbad = w.copy()
+    wbad[1, 0, 1, 1] = -np.inf
+    d = H.Daemon()
+
+    def refused(name, st, body, count, what):
+        status, code, msg = H.err_of(body)
+        H.check("%s: 422 input_not_finite naming %d in the %s" % (name, count, what),
+                st == 422 and code == "input_not_finite" and ("%d NaN" % count) in msg and
+                what in msg, (st, body[:300]))
+
+    def post_parts(path, parts, query=""):
+        body, ct = H.multipart([(k, v, "application/octet-stream") for k, v in parts])
+        return d.req("POST", path + query, body=body, headers={"Content-Type": ct})
+    try:
+        g = "kernel_preset=gaussian:sigma=2&format=pfm"
+        for op in ("bloom", "convolve?method=fft", "convolve?method=spatial"):
+            path = "/v1/" + op + ("&" if "?" in op else "?") + g
+            st, _, body = d.req("POST", path, body=bad)
+            refused(op, st, body, 3, "image")
+        st, _, body = post_parts("/v1/convolve", [("image", good), ("kernel", kbad)],
+                                 "?format=pfm")
+        refused("convolve with a kernel part", st, body, 1, "kernel")
+        st, _, body = d.req("PUT", "/v1/kernels/nan", body=kbad)
+        refused("PUT /v1/kernels", st, body, 1, "kernel")
+        for op in ("conv2d", "conv2d_transpose"):
+            st, _, body = post_parts("/v1/" + op, [("input", H.npy_bytes(xbad)),
+                                                   ("weight", H.npy_bytes(w))])
+            refused(op + " input", st, body, 2, "input")
+            st, _, body = post_parts("/v1/" + op, [("input", H.npy_bytes(x)),
+                                                   ("weight", H.npy_bytes(wbad))])
+            refused(op + " weight", st, body, 1, "weight")
+        st, _, body = post_parts("/v1/conv2d", [("input", H.npy_bytes(x)),
+                                                ("weight", H.npy_bytes(w))])
+        H.check("conv2d of finite tensors still 200", st == 200, body[:200])
+    finally:
+        d.stop("non-finite daemon")
+    p = os.path.join(H.TMP, "cli")
+    os.makedirs(p, exist_ok=True)
+    nan_pfm, knan = os.path.join(H.TMP, "nan.pfm"), os.path.join(H.TMP, "knan.pfm")
+    ok_pfm = os.path.join(H.TMP, "ok.pfm")
+    np.save(os.path.join(p, "x.npy"), x)
+    np.save(os.path.join(p, "w.npy"), w)
+    np.save(os.path.join(p, "xbad.npy"), xbad)
+    out = os.path.join(p, "o.pfm")
+    g = ["--kernel-preset", "gaussian:sigma=2"]
+    for name, args, count in (
+            ("bloom", ["bloom", nan_pfm, "-o", out] + g, 3),
+            ("convolve", ["convolve", nan_pfm, "-o", out] + g, 3),
+            ("convolve --kernel", ["convolve", ok_pfm, "-o", out, "--kernel", knan], 1),
+            ("conv2d", ["conv2d", "--input", os.path.join(p, "xbad.npy"), "--weight",
+                        os.path.join(p, "w.npy"), "-o", os.path.join(p, "y.npy")], 2),
+            ("conv2d-transpose", ["conv2d-transpose", "--input", os.path.join(p, "xbad.npy"),
+                                  "--weight", os.path.join(p, "w.npy"), "-o",
+                                  os.path.join(p, "y.npy")], 2)):
+        r = run_cli(*args)
+        H.check("cli %s: exit 1 naming %d NaN or infinite samples" % (name, count),
+                r.returncode == 1 and ("%d NaN or infinite" % count) in r.stderr,
+                (r.returncode, r.stderr[-300:]))
+
+
 def main():
-    H.run_script((test_defaults_by_input, test_quiet_when_nothing_is_wrong), only_env="LOOK_ONLY", need_daemon=True)
+    H.run_script((test_defaults_by_input, test_quiet_when_nothing_is_wrong,
+                  test_nonfinite_refused), only_env="LOOK_ONLY", need_daemon=True)
 
 
 if __name__ == "__main__":
