@@ -52,6 +52,13 @@ def test_defaults_by_input():
         print("     frame.jpg: mean change %.1f codes" % diff)
         H.check("frame.jpg with no parameters blooms (mean change > 5 codes)", st == 200 and
                 diff > 5, "%d %.2f" % (st, diff))
+        # a stored photo's render URL: the defaults spelt out are the same render (one ETag)
+        st, _, _ = d.req("PUT", "/v1/images/frame", body=jpg)
+        st1, h1, b1 = d.req("GET", "/v1/bloom/frame?" + ps[1:])
+        st2, h2, b2 = d.req("GET", "/v1/bloom/frame?" + LOOK_8BIT + ps)
+        H.check("stored jpeg: no parameters is the 8-bit look, with the same ETag",
+                st1 == st2 == 200 and b1 == b2 and h1.get("etag") and
+                h1.get("etag") == h2.get("etag"), (st1, st2, h1.get("etag"), h2.get("etag")))
         st, _, body = d.req("GET", "/v1/info")
         dfl = json.loads(body).get("input_defaults", {}) if st == 200 else {}
         H.check("/v1/info: input_defaults for 8-bit and hdr inputs",
