@@ -75,6 +75,8 @@ const struct api_error_def api_errors[API_E_COUNT] = {
 	[API_E_TENSOR_CORRUPT] = {"tensor_corrupt", 422, "not an NPY file, or a malformed one"},
 	[API_E_RESULT_NOT_FINITE] = {"result_not_finite", 422, "float32 overflowed in the "
 		"convolution (an image or kernel value near 3.4e38, or infinite): scale it down"},
+	[API_E_INPUT_NOT_FINITE] = {"input_not_finite", 422, "an image, kernel or tensor with NaN "
+		"or infinite samples (the message counts them): every operation refuses them"},
 	[API_E_TOO_LARGE_FOR_FORMAT] = {"too_large_for_format", 422, "format= cannot hold the "
 		"result's size (WebP past 16383 a side)"},
 	[API_E_TOO_MANY_NEW_SIZES] = {"too_many_new_sizes", 429, "more new image sizes from this "

@@ -257,6 +257,29 @@ int format_bits(enum image_format fmt, const struct image_info *in)
 	return 0;
 }
 
+/* The bits a sample of an integer format keeps (0: a float format). */
+static int integer_bits(enum image_format f, int bits)
+{
+	switch (f) {
+	case IMAGE_FORMAT_JPEG:
+	case IMAGE_FORMAT_WEBP: return 8;
+	case IMAGE_FORMAT_PNG:
+	case IMAGE_FORMAT_AVIF: return bits ? bits : 8;
+	default: return 0;
+	}
+}
+
+unsigned format_lost_reported(unsigned lost, int bloom, const struct image_info *in,
+                              enum image_format out, int bits)
+{
+	if (bloom)
+		lost &= ~(unsigned)IMAGE_LOST_RANGE;
+	int keeps = integer_bits(out, bits);
+	if (in && !in->float_format && keeps && keeps >= in->bits)
+		lost &= ~(unsigned)IMAGE_LOST_PRECISION;
+	return lost;
+}
+
 const char *format_content_type(enum image_format f)
 {
 	const struct image_format_desc *d = image_format_desc(f);

@@ -70,6 +70,17 @@ void format_resolve(int out, const struct format_accept *a, const struct image_i
  * of more than 8 bits (float formats included) and 8-bit otherwise; others 0. */
 int format_bits(enum image_format fmt, const struct image_info *in);
 
+/* What an answer reports of what its encoder lost (IMAGE_LOST_* in lost), written once for the
+ * daemon's X-Image-Lost and the CLI's warnings: the losses nobody chose.
+ * - bloom 1: range is left out: a bloom adds light to white, and an answer in a format that
+ *   stops at 1.0 clips those highlights by design (docs/http-api.md says so once);
+ * - precision only when the answer keeps fewer bits than the input had: an 8-bit input in an
+ *   8-bit answer (JPEG's lossy coding included) loses none it had; a float or 16-bit input in
+ *   an 8-bit answer does. out is the answer's format, bits its encoder bits (0: the default).
+ * Range and negative come from the encoders past IMAGE_CLIP_TOL only (codec/image.h). */
+unsigned format_lost_reported(unsigned lost, int bloom, const struct image_info *in,
+                              enum image_format out, int bits);
+
 /* The media type answers in f carry (the format table's first; "image/jpeg", "image/x-exr"),
  * "application/octet-stream" for IMAGE_FORMAT_UNKNOWN */
 const char *format_content_type(enum image_format f);

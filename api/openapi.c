@@ -136,6 +136,17 @@ static void parameters(unsigned op, json_t **query, json_t **props)
 			}
 		}
 		json_t *schema = d->parse ? parsed_schema(d) : param_schema(&d->o);
+		if (d->def_8bit) { /* the default depends on the input: both, by kind */
+			char words[128];
+			request_default_words(d, words, sizeof words);
+			size_t used = strlen(help);
+			snprintf(help + used, sizeof help - used, " (default %s)", words);
+			json_object_del(schema, "default");
+			json_object_set_new(schema, "x-default-8bit",
+			                    number(strtod(request_default(d, REQUEST_INPUT_8BIT), NULL)));
+			json_object_set_new(schema, "x-default-hdr",
+			                    number(strtod(request_default(d, REQUEST_INPUT_HDR), NULL)));
+		}
 		if (op == REQUEST_CONVOLVE && !strcmp(d->o.name, "normalize"))
 			json_object_set_new(schema, "default",
 			                    json_string(bloom_normalize_names[BLOOM_NORMALIZE_NONE]));

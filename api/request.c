@@ -20,7 +20,13 @@
 #define ROW(nm, ty, lo, hi, df, off, ops_, help_)                                                  \
 	{.o = {.name = nm, .type = ty, .min = lo, .max = hi, .def = df, .choices = NULL, .help = help_, \
 	       .env = NULL, .offset = off},                                                        \
-	 .ops = ops_, .parse = NULL, .value_help = NULL}
+	 .ops = ops_, .parse = NULL, .value_help = NULL, .def_8bit = NULL}
+/* a number whose default depends on the input's kind: df for float and 16-bit inputs, d8 for
+ * 8-bit ones (request_resolve_input) */
+#define ROW2(nm, lo, hi, df, d8, off, ops_, help_)                                                 \
+	{.o = {.name = nm, .type = OPT_DOUBLE, .min = lo, .max = hi, .def = df, .choices = NULL,    \
+	       .help = help_, .env = NULL, .offset = off},                                         \
+	 .ops = ops_, .parse = NULL, .value_help = NULL, .def_8bit = d8}
 /* an engine enum: its choices are the engine's own name array (gles/names.c) */
 #define ENUM(nm, df, names_, off, ops_, help_)                                                     \
 	{.o = {.name = nm, .type = OPT_NAMES, .min = 0, .max = 0, .def = df,                        \
@@ -47,14 +53,13 @@ const struct request_param request_table[] = {
 	    "part); CLI: a file"),
 	PARSED("kernel-preset", BC, parse_preset, "NAME[:key=value,...]",
 	       "built-in kernel when no kernel image is given (default aperture); its keys below"),
-	ROW("threshold", OPT_DOUBLE, 0, 65504, "1", P(threshold), REQUEST_BLOOM,
-	    "keep what is brighter than this (0 keeps everything)"),
-	ROW("knee", OPT_DOUBLE, 0, 65504, "0.5", P(knee), REQUEST_BLOOM,
-	    "width of the soft threshold"),
+	ROW2("threshold", 0, 65504, "1", "0.8", P(threshold), REQUEST_BLOOM,
+	     "keep what is brighter than this (0 keeps everything)"),
+	ROW2("knee", 0, 65504, "0.5", "0.2", P(knee), REQUEST_BLOOM, "width of the soft threshold"),
 	ROW("clamp-max", OPT_DOUBLE, 1e-6, 3.4e38, "65472", P(clamp_max), REQUEST_BLOOM,
 	    "clamp prefiltered values to this (65472: the float16 maximum)"),
-	ROW("intensity", OPT_DOUBLE, 0, 1000, "1", P(intensity), REQUEST_BLOOM,
-	    "O = I + intensity * B (composite add)"),
+	ROW2("intensity", 0, 1000, "1", "20", P(intensity), REQUEST_BLOOM,
+	     "O = I + intensity * B (composite add)"),
 	ENUM("composite", "add", bloom_composite_names, P(composite), REQUEST_BLOOM,
 	     "add the bloom, or mix it in"),
 	ROW("mix", OPT_DOUBLE, 0, 1, "0.5", P(mix), REQUEST_BLOOM,
@@ -197,6 +202,51 @@ void request_init(struct request *r, unsigned op)
 	char perr[KERNEL_PRESET_ERR_LEN];
 	kernel_preset_parse("aperture", &r->p.preset, perr); /* without a kernel image */
 	r->format = OUT_AUTO;
+}
+
+int request_input_kind(const struct image_info *info)
+{
+	return info && !info->float_format && info->bits <= 8 ? REQUEST_INPUT_8BIT
+	                                                       : REQUEST_INPUT_HDR;
+}
+
+const char *request_default(const struct request_param *d, int kind)
+{
+	return kind == REQUEST_INPUT_8BIT && d->def_8bit ? d->def_8bit : d->o.def;
+}
+
+void request_default_words(const struct request_param *d, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s for an 8-bit input, %s for a float or 16-bit one", d->def_8bit,
+	         d->o.def);
+}
+
+json_t *request_input_defaults_json(void)
+{
+	json_t *o = json_object();
+	static const char *const kinds[] = {[REQUEST_INPUT_HDR] = "hdr", [REQUEST_INPUT_8BIT] = "8bit"};
+	for (int k = 0; o && k < 2; k++) {
+		json_t *d = json_object();
+		for (size_t i = 0; d && i < request_table_len; i++) {
+			const struct request_param *r = &request_table[i];
+			char name[64];
+			request_api_name(r, name, sizeof name);
+			if (r->def_8bit)
+				json_object_set_new(d, name, json_real(strtod(request_default(r, k), NULL)));
+		}
+		json_object_set_new(o, kinds[k], d);
+	}
+	return o;
+}
+
+void request_resolve_input(struct request *r, int kind)
+{
+	char err[OPT_ERR_LEN];
+	for (size_t i = 0; i < request_table_len; i++) {
+		const struct request_param *d = &request_table[i];
+		if (d->def_8bit && (d->ops & r->op) && !r->src[i])
+			opts_set(&d->o, r, request_default(d, kind), err); /* valid (tested) */
+	}
 }
 
 /* The operations a row takes, as words, for a message. */
@@ -493,6 +543,14 @@ void request_print_help(FILE *f, unsigned op)
 			fprintf(f, "  --%-18s %s\n      %s\n", d->o.name, d->value_help, d->o.help);
 			if (d->parse == parse_preset)
 				kernel_preset_print_help(f);
+		} else if (d->def_8bit) {
+			char help[512], def[128];
+			request_default_words(d, def, sizeof def);
+			snprintf(help, sizeof help, "%s (default %s)", d->o.help, def);
+			struct opt_def o = d->o;
+			o.help = help;
+			o.def = NULL;
+			opts_print_help(f, &o, 1);
 		} else {
 			opts_print_help(f, &d->o, 1);
 		}

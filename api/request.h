@@ -69,6 +69,16 @@ struct request_param {
 	 * the request; 0 or -1 with a message naming the parameter. NULL: o's type does. */
 	int (*parse)(struct request *r, const char *text, char err[REQUEST_ERR_LEN]);
 	const char *value_help; /* for parse rows: what the value looks like ("X,Y or uv:U,V") */
+	const char *def_8bit;   /* the default for an 8-bit input (display-referred: 1 is white),
+	                           where it differs from o.def, the default for every other input
+	                           (scene-referred: float and 16-bit, values above 1 are light
+	                           brighter than white); NULL: o.def for every input */
+};
+
+/* The kinds of input whose defaults differ (request_param.def_8bit). */
+enum request_input {
+	REQUEST_INPUT_HDR = 0, /* float (EXR, HDR, PFM) or more than 8 bits a sample: o.def */
+	REQUEST_INPUT_8BIT,    /* 8 bits a sample (JPEG, PNG, WebP, AVIF 8-bit): def_8bit */
 };
 
 extern const struct request_param request_table[];
@@ -76,8 +86,28 @@ extern const size_t request_table_len;
 
 const char *request_strerror(int code);
 
-/* The operation's defaults (convolve does not normalise unless asked; bloom does). */
+/* The operation's defaults (convolve does not normalise unless asked; bloom does), as for an
+ * input of kind REQUEST_INPUT_HDR until request_resolve_input. */
 void request_init(struct request *r, unsigned op);
+
+/* The kind of input an image of this description is (enum request_input). */
+int request_input_kind(const struct image_info *info);
+
+/* Sets every row with a def_8bit that was not given to the default for an input of kind
+ * (enum request_input); called once the input is decoded, and again for each frame of a
+ * batch. Rows given keep their values. */
+void request_resolve_input(struct request *r, int kind);
+
+/* The default text of row d for an input of kind. */
+const char *request_default(const struct request_param *d, int kind);
+
+/* The defaults that depend on the input, as a new JSON object (jansson's json_t) for
+ * /v1/info: {"8bit": {"threshold": 0.8, ...}, "hdr": {"threshold": 1, ...}}; NULL out of
+ * memory. */
+struct json_t *request_input_defaults_json(void);
+
+/* For a row with def_8bit: "D8 for an 8-bit input, D for a float or 16-bit one" into buf. */
+void request_default_words(const struct request_param *d, char *buf, size_t len);
 
 /* The row for a name ('_' and '-' alike) that op takes (0: any op's), or NULL. Two rows may
  * share a name for different operations (precision: bloom's fp32|fp16, conv2d's levels). */

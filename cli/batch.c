@@ -17,6 +17,16 @@
 
 /* ---- reading and writing one frame ---- */
 
+/* A frame with NaN or infinite samples is refused (cli_nonfinite): -1 with err, the frame
+ * freed. */
+static int refuse_nonfinite(struct image *img, char *err, size_t elen)
+{
+	if (!cli_nonfinite(image_nonfinite(img), "the image", err, elen))
+		return 0;
+	image_free(img);
+	return -1;
+}
+
 static int read_frame(const char *path, struct image *img, struct image_info *info, char *err,
                       size_t elen)
 {
@@ -27,7 +37,7 @@ static int read_frame(const char *path, struct image *img, struct image_info *in
 			snprintf(err, elen, "%s", ierr);
 			return -1;
 		}
-		return 0;
+		return refuse_nonfinite(img, err, elen);
 	}
 	unsigned char *data;
 	size_t len;
@@ -37,7 +47,7 @@ static int read_frame(const char *path, struct image *img, struct image_info *in
 	free(data);
 	if (rc)
 		snprintf(err, elen, "standard input: %s", ierr);
-	return rc ? -1 : 0;
+	return rc ? -1 : refuse_nonfinite(img, err, elen);
 }
 
 /* mkdir -p of path's directory */
@@ -86,6 +96,7 @@ static int write_frame(const struct batch_job *j, const struct batch_opts *o,
 		snprintf(err, elen, "%s", ierr);
 		return -1;
 	}
+	*lost = format_lost_reported(*lost, o->bloom, in, f, eo.bits);
 	int rc = batch_write(j->out, data, len, err, elen);
 	free(data);
 	return rc;
@@ -103,7 +114,7 @@ static int run_single(const struct batch_job *j, const struct batch_opts *o)
 		fprintf(stderr, "fftbloom %s: %s: %s\n", o->name, j->in, err);
 		return 1;
 	}
-	int e = o->frame(o->arg, &in, !o->quiet, &out, note, sizeof note, err, sizeof err);
+	int e = o->frame(o->arg, &in, &info, !o->quiet, &out, note, sizeof note, err, sizeof err);
 	if (e) {
 		rc = cli_fail(o->name, e, "%s", err);
 		goto out;
@@ -113,7 +124,7 @@ static int run_single(const struct batch_job *j, const struct batch_opts *o)
 		fprintf(stderr, "fftbloom %s: %s: %s\n", o->name, j->out, err);
 		goto out;
 	}
-	if (lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))
+	if ((lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE)) && !o->quiet)
 		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n", o->name,
 		        strcmp(j->out, "-") ? j->out : "standard output");
 	if (!o->quiet)
@@ -238,12 +249,13 @@ void batch_report_frame(struct batch_report *p, size_t i)
 	p->done++;
 	if (s->failed)
 		p->failed++;
-	if (p->bar && (s->failed || (s->lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))))
+	int warn = !p->o->quiet && (s->lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE));
+	if (p->bar && (s->failed || warn))
 		fprintf(stderr, "\r\033[K");
 	if (s->failed)
 		fprintf(stderr, "fftbloom %s: %s: %s failed: %s\n", p->o->name, j->in, s->stage,
 		        s->err ? s->err : "out of memory");
-	else if (s->lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE))
+	else if (warn)
 		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n",
 		        p->o->name, j->out);
 	if (p->o->quiet)
@@ -398,7 +410,8 @@ static void gpu_loop(struct pipe *p)
 		struct image out = {0};
 		char err[BATCH_ERR_LEN], note[512] = "";
 		double t = clock_ms();
-		int rc = p->o->frame(p->o->arg, &s->img, 0, &out, note, sizeof note, err, sizeof err);
+		int rc = p->o->frame(p->o->arg, &s->img, &s->info, 0, &out, note, sizeof note, err,
+		                     sizeof err);
 		p->rp.r[i].gpu_ms = clock_ms() - t;
 		image_free(&s->img);
 		pthread_mutex_lock(&p->mu);

@@ -42,12 +42,14 @@ int batch_list_make(char *const *inputs, int n, const char *output, const char *
                     struct batch_list *l, char err[BATCH_ERR_LEN]);
 void batch_list_free(struct batch_list *l); /* NULL-safe; zeroes the list */
 
-/* Runs one frame on the GPU (on the thread that called batch_run): in to a new *out. timed: 1
- * when the frame is run alone (the caller may time its stages). note: a summary for the
- * progress line (" padded 128x96, ..."), err: why it failed. Returns 0 (API_E_NONE), or the
- * failure's row of the error table (api/errors.h): a single frame exits by its rule. */
-typedef int (*batch_frame_fn)(void *arg, const struct image *in, int timed, struct image *out,
-                              char *note, size_t note_len, char *err, size_t err_len);
+/* Runs one frame on the GPU (on the thread that called batch_run): in (as info describes its
+ * file) to a new *out. timed: 1 when the frame is run alone (the caller may time its stages).
+ * note: a summary for the progress line (" padded 128x96, ..."), err: why it failed. Returns 0
+ * (API_E_NONE), or the failure's row of the error table (api/errors.h): a single frame exits
+ * by its rule. */
+typedef int (*batch_frame_fn)(void *arg, const struct image *in, const struct image_info *info,
+                              int timed, struct image *out, char *note, size_t note_len,
+                              char *err, size_t err_len);
 
 enum batch_progress {
 	BATCH_PROGRESS_AUTO = 0, /* a bar when stderr is a terminal, else lines */
@@ -66,7 +68,10 @@ struct batch_opts {
 	int threads;            /* reader threads and writer threads, each; 0: 2 */
 	int ahead;              /* frames decoded ahead of the GPU, and results queued for the
 	                           writers, at most; 0: 4 */
-	int quiet;              /* no summary, progress or per-frame lines (failures still) */
+	int quiet;              /* no summary, progress, per-frame lines or warnings (failures
+	                           still) */
+	int bloom;              /* 1: a bloom's highlights clipped by an 8-bit output are no
+	                           warning (format_lost_reported) */
 	int progress;           /* enum batch_progress */
 };
 

@@ -41,7 +41,8 @@ static const struct opt_def own_table[] = {
 	{"bits", OPT_INT, 0, 32, "0", NULL, "PNG 8 or 16, EXR 16 (half) or 32 (float), AVIF 8, 10 or "
 	 "12; 0: as the HTTP API: PNG 16 for a 16-bit PNG input, else 8; EXR 16; AVIF 10 for an "
 	 "input of more than 8 bits, else 8", NULL, offsetof(struct bloom_cli, bits)},
-	{"quiet", OPT_BOOL, 0, 1, "false", NULL, "no summary line or progress on stderr", NULL,
+	{"quiet", OPT_BOOL, 0, 1, "false", NULL, "no summary line, progress or warnings on stderr "
+	 "(errors still)", NULL,
 	 offsetof(struct bloom_cli, quiet)},
 	{"frames", OPT_STRING, 0, 0, "", NULL, "the frames of a sequence input (IN a pattern: "
 	 "shot.####.exr or shot.%04d.exr): 1001-1100, 1-10,20-30, 1-100x2; default: the "
@@ -94,28 +95,32 @@ struct frames {
 	struct bloom_ctx *b;
 	struct spatial_ctx *s;     /* convolve's direct method, made on first use */
 	struct bloom_kernel k;     /* its digest computed once */
-	const struct bloom_params *p;
+	const struct request *req; /* the defaults that depend on the input resolved per frame */
 };
 
 /* One frame on the GPU (batch_frame_fn): the FFT path, or convolve's direct one; the note is
  * the padded size, the kernel's kind and whether its spectrum came from the cache, and when
  * timed the GPU stages by name. */
-static int run_frame(void *arg, const struct image *in, int timed, struct image *out, char *note,
-                     size_t note_len, char *msg, size_t msg_len)
+static int run_frame(void *arg, const struct image *in, const struct image_info *info,
+                     int timed, struct image *out, char *note, size_t note_len, char *msg,
+                     size_t msg_len)
 {
 	struct frames *f = arg;
+	struct request req = *f->req;
+	request_resolve_input(&req, request_input_kind(info));
+	const struct bloom_params *p = &req.p;
 	char err[BLOOM_ERR_LEN];
 	struct bloom_stats st;
 	memset(&st, 0, sizeof st);
 	int method = CONVOLVE_FFT, e;
-	if (f->op == BLOOM_OP_CONVOLVE && f->p->method != CONVOLVE_FFT &&
-	    (e = direct(f->g, f->b, in, f->k.img, f->p, &f->s, &method, out, msg, msg_len)))
+	if (f->op == BLOOM_OP_CONVOLVE && p->method != CONVOLVE_FFT &&
+	    (e = direct(f->g, f->b, in, f->k.img, p, &f->s, &method, out, msg, msg_len)))
 		return e;
 	if (method == CONVOLVE_SPATIAL) {
 		snprintf(note, note_len, " direct (spatial) convolution");
 		return 0;
 	}
-	if ((e = bloom_run(f->b, f->op, in, &f->k, f->p, timed ? BLOOM_TIME_STAGES : 0, out, &st,
+	if ((e = bloom_run(f->b, f->op, in, &f->k, p, timed ? BLOOM_TIME_STAGES : 0, out, &st,
 	                   err))) {
 		snprintf(msg, msg_len, "%s", err);
 		return engine_errors_bloom(e);
@@ -129,7 +134,12 @@ static int run_frame(void *arg, const struct image *in, int timed, struct image 
 	                            st.kernel_cached ? " (cached)" : "");
 	if (!timed || n >= note_len)
 		return 0;
-	n += (size_t)snprintf(note + n, note_len - n, ", GPU %.2f ms (%s:", st.gpu_ms,
+	/* the total is the sum of the stages listed: the kernel's spectrum, the upload and the
+	 * read-back included, which bloom_stats.gpu_ms (prefilter to composite) leaves out */
+	double total = 0;
+	for (int s = 0; s < GPU_STAGE_COUNT; s++)
+		total += st.stage_ms[s] > 0 ? st.stage_ms[s] : 0;
+	n += (size_t)snprintf(note + n, note_len - n, ", GPU %.2f ms (%s:", total,
 	                      st.timed == GPU_TIMING_QUERIES ? "timer queries" : "wall clock");
 	for (int s = 0, first = 1; s < GPU_STAGE_COUNT && n < note_len; s++)
 		if (st.stage_ms[s] > 0) { /* the stages that ran, by name */
@@ -207,6 +217,7 @@ static int run(int op, int argc, char **argv)
 	struct batch_opts bo = {.name = name, .format = req.format, .bits = c.bits,
 	                        .quality = req.quality, .threads = c.io_threads,
 	                        .ahead = c.read_ahead, .quiet = c.quiet,
+	                        .bloom = op == BLOOM_OP_BLOOM,
 	                        .progress = c.progress == 1   ? BATCH_PROGRESS_BAR
 	                                    : c.progress == 2 ? BATCH_PROGRESS_LINES
 	                                                      : BATCH_PROGRESS_AUTO};
@@ -218,14 +229,16 @@ static int run(int op, int argc, char **argv)
 	log_setup(LOG_WARN, 0);
 	struct image kimg = {0};
 	int rc = 1;
-	if (req.kernel[0] && image_read_file(req.kernel, &cli_image_limits, &kimg, NULL, err)) {
+	if (req.kernel[0] && (image_read_file(req.kernel, &cli_image_limits, &kimg, NULL, err) ||
+	                      cli_nonfinite(image_nonfinite(&kimg), "the kernel", err, sizeof err))) {
 		fprintf(stderr, "fftbloom %s: kernel %s: %s\n", name, req.kernel, err);
+		image_free(&kimg);
 		batch_list_free(&list);
 		return 1;
 	}
 	struct cli_gpu g;
 	struct frames f = {.op = op, .g = &g, .k = {kimg.pixels ? &kimg : NULL, {0, 0}},
-	                   .p = &req.p};
+	                   .req = &req};
 	if (f.k.img) /* once, not per frame: the spectrum cache's key */
 		bloom_kernel_digest(f.k.img, f.k.digest);
 	if (cli_gpu_open(&c.gpu, &g))

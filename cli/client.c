@@ -432,7 +432,7 @@ static int run_single(const struct shared *sh, const struct batch_job *j)
 		fprintf(stderr, "fftbloom %s: out of memory\n", sh->name);
 	else if ((rc = one(sh, c, j->in, j->out, &a, &stage, msg, sizeof msg)))
 		fprintf(stderr, "fftbloom %s: %s\n", sh->name, msg);
-	if (!rc && clipped(&a))
+	if (!rc && !sh->quiet && clipped(&a))
 		fprintf(stderr, "fftbloom %s: warning: %s clipped values outside its range\n", sh->name,
 		        strcmp(j->out, "-") ? j->out : "standard output");
 	if (!rc && !sh->quiet) {

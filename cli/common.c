@@ -231,6 +231,15 @@ int cli_parse_request(const char *name, const char *usage, const struct opt_def 
 const struct image_limits cli_image_limits = {.max_width = 32768, .max_height = 32768,
                                               .max_pixels = 1ull << 30};
 
+int cli_nonfinite(size_t bad, const char *what, char *err, size_t len)
+{
+	if (!bad)
+		return 0;
+	snprintf(err, len, "%s has %zu NaN or infinite samples; every operation refuses them "
+	         "(replace them, e.g. with 0)", what, bad);
+	return 1;
+}
+
 int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
 {
 	memset(g, 0, sizeof *g);

@@ -86,6 +86,10 @@ extern const struct image_limits cli_image_limits;
 /* Opens the context the options ask for; prints the reason on failure (returns -1). A shape no
  * wisdom holds is measured before use only when --fft-wisdom names a file; otherwise it runs the
  * built-in rule. */
+/* The one rule for NaN and infinity in an input (the HTTP API's 422 input_not_finite): 0 when
+ * bad is 0, else 1 with "WHAT has BAD NaN or infinite samples; ..." in err (exit status 1). */
+int cli_nonfinite(size_t bad, const char *what, char *err, size_t len);
+
 int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g);
 void cli_gpu_close(struct cli_gpu *g);
 

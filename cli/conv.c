@@ -107,6 +107,13 @@ static int tensors_read(const char *cmd, int npos, const struct conv_files *f,
 		rc = tensor_in(f->weight, 4, 4, "weight", &t->w, err);
 	if (!rc && f->bias[0])
 		rc = tensor_in(f->bias, 1, 1, "bias", &t->b, err);
+	const struct tensor *all[3] = {&t->x, &t->w, &t->b};
+	static const char *const names[3] = {"the input", "the weight", "the bias"};
+	for (int i = 0; !rc && i < 3; i++)
+		if (cli_nonfinite(tensor_nonfinite(all[i]), names[i], err, sizeof err)) {
+			tensors_free(t);
+			return cli_fail(cmd, API_E_INPUT_NOT_FINITE, "%s", err);
+		}
 	if (!rc)
 		return 0;
 	tensors_free(t);

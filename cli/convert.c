@@ -20,6 +20,7 @@ struct convert_opts {
 	int bits;
 	int dither;
 	int speed;
+	int quiet;
 	unsigned long long max_width, max_height, max_pixels;
 };
 
@@ -45,6 +46,8 @@ static const struct opt_def convert_table[] = {
 	{ "avif-speed", OPT_INT, 1, 10, "9", NULL,
 	  "AVIF encoder speed, 1 (slowest, smallest) to 10 (fastest)", NULL,
 	  offsetof(struct convert_opts, speed) },
+	{ "quiet", OPT_BOOL, 0, 1, "false", NULL, "no warnings on stderr about what the output lost "
+	  "(errors still)", NULL, offsetof(struct convert_opts, quiet) },
 	{ "max-width", OPT_SIZE, 1, 2147483647, "32768", NULL, "largest input width accepted", NULL,
 	  offsetof(struct convert_opts, max_width) },
 	{ "max-height", OPT_SIZE, 1, 2147483647, "32768", NULL, "largest input height accepted",
@@ -118,6 +121,8 @@ int cli_convert(int argc, char **argv)
 	if (rc)
 		return cli_fail("convert", API_E_NONE, "%s", err);
 	const char *fmt = image_format_name(f);
+	if (co.quiet)
+		lost = 0;
 	if (lost & IMAGE_LOST_ALPHA)
 		fprintf(stderr, "fftbloom convert: warning: alpha dropped (%s has no alpha channel)\n",
 			fmt);

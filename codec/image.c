@@ -3,6 +3,7 @@
 #include "codec/image.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -82,6 +83,14 @@ int image_alloc(struct image *img, int w, int h, int channels)
 	img->height = h;
 	img->channels = channels;
 	return 0;
+}
+
+size_t image_nonfinite(const struct image *img)
+{
+	size_t n = img && img->pixels ? (size_t)img->width * img->height * img->channels : 0, bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += !isfinite(img->pixels[i]);
+	return bad;
 }
 
 void image_free(struct image *img)

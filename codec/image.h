@@ -77,6 +77,12 @@ enum {
 	IMAGE_LOST_NEGATIVE = 8,  /* negative values clipped to 0 */
 };
 
+/* How far past a format's range a sample may lie before clipping it counts as a loss
+ * (IMAGE_LOST_RANGE, IMAGE_LOST_NEGATIVE): 2^-10 in linear light, about a tenth of an 8-bit sRGB
+ * code near white. A float computation's rounding (a convolution's 1.0000002, -3e-8) is not a
+ * loss. */
+#define IMAGE_CLIP_TOL (1.0f / 1024)
+
 #define IMAGE_ERR_LEN 256
 
 enum image_error {
@@ -136,6 +142,10 @@ char *image_format_titles(char *buf, size_t len, int write, const char *conj);
 
 /* 1 when the depth `bits` is one f writes, else 0. */
 int image_format_writes_bits(enum image_format f, int bits);
+
+/* The samples of img (alpha included) that are NaN or infinite: float inputs with any are
+ * refused by every operation (docs/http-api.md, "NaN and infinity"). 0 for an empty image. */
+size_t image_nonfinite(const struct image *img);
 
 /* Format from the leading magic bytes; IMAGE_FORMAT_UNKNOWN if none matches. */
 enum image_format image_sniff(const void *buf, size_t len);

@@ -37,16 +37,18 @@ struct image_buf {
 int image_buf_put(struct image_buf *b, const void *data, size_t n); /* 0 or IMAGE_E_NOMEM */
 
 /* A sample for an integer format: clamps to [0,1], OR-ing LOST_NEGATIVE / LOST_RANGE into *lost
- * when it had to (NaN gives 0 and LOST_RANGE). */
+ * when it lay more than IMAGE_CLIP_TOL outside (NaN gives 0 and LOST_RANGE). */
 static inline float image_clip01(float v, unsigned *lost)
 {
 	if (v >= 0 && v <= 1)
 		return v;
 	if (v < 0) {
-		*lost |= IMAGE_LOST_NEGATIVE;
+		if (v < -IMAGE_CLIP_TOL)
+			*lost |= IMAGE_LOST_NEGATIVE;
 		return 0;
 	}
-	*lost |= IMAGE_LOST_RANGE;
+	if (!(v <= 1 + IMAGE_CLIP_TOL))
+		*lost |= IMAGE_LOST_RANGE;
 	return v > 1 ? 1 : 0;
 }
 

@@ -203,7 +203,8 @@ static void to_rgbe(const float *rgb, int gray, unsigned char *q, unsigned *lost
 			*lost |= IMAGE_LOST_RANGE;
 			x = 0;
 		} else if (x < 0) {
-			*lost |= IMAGE_LOST_NEGATIVE;
+			if (x < -IMAGE_CLIP_TOL)
+				*lost |= IMAGE_LOST_NEGATIVE;
 			x = 0;
 		} else if (x > 1.7e38f) {
 			*lost |= IMAGE_LOST_RANGE;

@@ -1,12 +1,21 @@
 /* NPY tensors as float32; see tensor.h. */
 #include "codec/tensor.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/checked.h"
 #include "codec/npy.h"
+
+size_t tensor_nonfinite(const struct tensor *t)
+{
+	size_t n = t && t->data ? tensor_count(t) : 0, bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += !isfinite(t->data[i]);
+	return bad;
+}
 
 size_t tensor_count(const struct tensor *t)
 {

@@ -40,6 +40,9 @@ int tensor_write_file(const char *path, const struct tensor *t, char err[TENSOR_
  * from a request never wraps to a small count). */
 size_t tensor_count(const struct tensor *t);
 
+/* The elements of t that are NaN or infinite (refused as image_nonfinite's are). */
+size_t tensor_nonfinite(const struct tensor *t);
+
 /* *bytes = t's float32 data size from its shape: 0, or TENSOR_E_TOO_LARGE when it overflows
  * (*bytes SIZE_MAX). Where a reservation or an allocation is made from a shape, use this. */
 int tensor_bytes(const struct tensor *t, size_t *bytes);

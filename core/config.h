@@ -10,7 +10,7 @@
 #include "core/opts.h"
 
 /* The daemon's version (/v1/info, /openapi.json, --help=json). */
-#define FFTBLOOMD_VERSION "0.1.0"
+#define FFTBLOOMD_VERSION "0.2.0"
 
 /* Options that choose and set up a GPU context; shared by the daemon and the CLI. */
 struct gpu_config {

@@ -265,6 +265,17 @@ static int decode_jpeg_frame(struct jobs *J, struct job *j, const struct yuv_mem
 	    j->image, j->image_len, &lim, mem, &j->yin, &j->info, err);
 }
 
+/* The one rule for NaN and infinity in a request's inputs (docs/http-api.md): refused with 422
+ * input_not_finite, the count in the message. 0, or -1 with the job's error set. */
+static int refuse_nonfinite(struct job *j, size_t bad, const char *what)
+{
+	if (!bad)
+		return 0;
+	set_error(j, API_E_INPUT_NOT_FINITE, "the %s has %zu NaN or infinite samples; every "
+	          "operation refuses them (replace them, e.g. with 0, before sending)", what, bad);
+	return -1;
+}
+
 static void do_decode(struct jobs *J, struct job *j)
 {
 	double t0 = clock_s();
@@ -293,12 +304,19 @@ static void do_decode(struct jobs *J, struct job *j)
 	if (tensors) {
 	} else if (rc) {
 		decode_error(j, rc, j->kind == JOB_KERNEL_PUT ? "kernel" : "image", err);
-	} else if (j->kernel_data) {
+	} else if (!j->info.float_format || /* only float formats hold NaN and infinity */
+	           !(rc = refuse_nonfinite(j, image_nonfinite(&j->in),
+	                                   j->kind == JOB_KERNEL_PUT ? "kernel" : "image"))) {
+		request_resolve_input(&j->req, request_input_kind(&j->info));
+	}
+	if (!tensors && !rc && j->kernel_data) {
 		struct image_info ki;
 		lim = job_limits(J, j, 1);
 		rc = image_decode(j->kernel_data, j->kernel_len, &lim, &j->kimg, &ki, err);
 		if (rc)
 			decode_error(j, rc, "kernel", err);
+		else if (ki.float_format)
+			rc = refuse_nonfinite(j, image_nonfinite(&j->kimg), "kernel");
 	}
 	double t1 = clock_s();
 	j->decode_s = t1 - t0;
@@ -370,6 +388,8 @@ static void decode_tensors(struct jobs *J, struct job *j)
 			set_error(j, engine_errors_tensor(trc), "%s", terr);
 			return;
 		}
+		if (refuse_nonfinite(j, tensor_nonfinite(t[i]), what[i]))
+			return;
 	}
 	if (rc) {
 		set_error(j, rc == IMAGE_E_BUSY ? API_E_MEMORY_BUDGET : API_E_TENSOR_TOO_LARGE, "%s%s",
@@ -436,6 +456,7 @@ static void do_encode(struct jobs *J, struct job *j)
 		rc = image_encode_jpeg_yuv(&j->yresult, eo.quality, &j->body, &j->body_len, err);
 	else
 		rc = image_encode(&j->result, fmt, &eo, &j->body, &j->body_len, &j->lost, err);
+	j->lost = format_lost_reported(j->lost, j->kind == JOB_BLOOM, &j->info, fmt, eo.bits);
 	j->encode_s = clock_s() - t0;
 	if (rc) {
 		j->body = NULL;

@@ -247,6 +247,8 @@ static enum MHD_Result route_info(struct req *r)
 	images_totals(S->o.images, &ni, &ib, &mi, &mb);
 	json_object_set_new(o, "stored_images", json_pack("{s:I,s:I}", "count", (json_int_t)ni,
 	                                                  "bytes", (json_int_t)ib));
+	/* the defaults that differ between 8-bit and float or 16-bit inputs */
+	json_object_set_new(o, "input_defaults", request_input_defaults_json());
 	json_object_set_new(o, "url_signing", json_boolean(S->o.sign_key != NULL));
 	json_object_set_new(o, "engine", json_string(S->engine_hex));
 	/* what holds on every GPU thread's context: any frame within the decode limits (in tiles

@@ -181,6 +181,9 @@ enum MHD_Result route_render(struct req *r)
 	enum image_format fmt;
 	int bits;
 	format_resolve(j->req.format, &j->accept, &r->stored->facts.info, &fmt, &bits);
+	/* the defaults its kind of input takes, as the decode will resolve them: a query that
+	 * spells them out shares the tag */
+	request_resolve_input(&j->req, request_input_kind(&r->stored->facts.info));
 	struct etag_render er = {
 		.engine = S->engine, .image = r->stored->digest,
 		.kernel = j->named ? j->named->digest : NULL, .req = &j->req, .format = (int)fmt,

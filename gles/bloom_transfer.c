@@ -18,6 +18,7 @@
 
 _Static_assert(IMAGE_LOST_RANGE == 2 && IMAGE_LOST_NEGATIVE == 8,
                "yuv_sample.comp's LOST_* constants");
+_Static_assert(IMAGE_CLIP_TOL == 1.0f / 1024, "yuv_sample.comp's CLIP_TOL");
 
 void bloom_transfer_init(struct bloom_ctx *b)
 {

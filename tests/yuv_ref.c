@@ -89,11 +89,13 @@ static const unsigned char bayer[8][8] = {
 
 static int code8(double v, int x, int y, int dither, unsigned *lost)
 {
-	if (!(v >= 0)) { /* negative or NaN */
-		*lost |= v < 0 ? IMAGE_LOST_NEGATIVE : IMAGE_LOST_RANGE;
+	if (!(v >= 0)) { /* negative or NaN; a loss past IMAGE_CLIP_TOL */
+		if (!(v >= -IMAGE_CLIP_TOL))
+			*lost |= v < 0 ? IMAGE_LOST_NEGATIVE : IMAGE_LOST_RANGE;
 		v = 0;
 	} else if (v > 1) {
-		*lost |= IMAGE_LOST_RANGE;
+		if (v > 1 + IMAGE_CLIP_TOL)
+			*lost |= IMAGE_LOST_RANGE;
 		v = 1;
 	}
 	double off = dither ? (bayer[y & 7][x & 7] + 0.5) / 64 : 0.5;

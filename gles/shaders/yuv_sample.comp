@@ -1,6 +1,6 @@
 // Shared by yuv_pack and jpeg_fdct: the result's samples as the codec/ JPEG encoder would feed
-// libjpeg: each clipped to [0, 1] (what clipping was needed is OR-ed into the flags word:
-// LOST_RANGE for > 1 or NaN, LOST_NEGATIVE for < 0), encoded to an sRGB 8-bit code (rounded, or
+// libjpeg: each clipped to [0, 1] (what clipping was needed beyond CLIP_TOL is OR-ed into the
+// flags word: LOST_RANGE for > 1 or NaN, LOST_NEGATIVE for < 0), encoded to an sRGB 8-bit code (rounded, or
 // with the 8x8 ordered dither), RGB -> JFIF YCbCr. Gray (u_gray): Y is channel 0's code.
 layout(std430, binding = 7) readonly buffer Out { vec4 o[]; };
 layout(std430, binding = 9) buffer Planes { uint pl[]; };
@@ -11,7 +11,8 @@ uniform uvec3 u_off;    // plane starts, bytes
 uniform uvec3 u_stride; // plane rows, bytes
 uniform uint u_flags;   // word index of the flags
 
-const uint LOST_RANGE = 2u, LOST_NEGATIVE = 8u; // codec/image.h's IMAGE_LOST_* (checked in bloom.c)
+const uint LOST_RANGE = 2u, LOST_NEGATIVE = 8u; // codec/image.h's IMAGE_LOST_* (checked in bloom_transfer.c)
+const float CLIP_TOL = 1.0 / 1024.0;            // codec/image.h's IMAGE_CLIP_TOL (checked in bloom_transfer.c)
 
 const int BAYER[64] = int[64](0, 32, 8, 40, 2, 34, 10, 42, 48, 16, 56, 24, 50, 18, 58, 26,
                               12, 44, 4, 36, 14, 46, 6, 38, 60, 28, 52, 20, 62, 30, 54, 22,
@@ -25,11 +26,13 @@ float clip01(float v, inout uint f)
 		return 0.0;
 	}
 	if (v < 0.0) {
-		f |= LOST_NEGATIVE;
+		if (v < -CLIP_TOL)
+			f |= LOST_NEGATIVE;
 		return 0.0;
 	}
 	if (v > 1.0) {
-		f |= LOST_RANGE;
+		if (v > 1.0 + CLIP_TOL)
+			f |= LOST_RANGE;
 		return 1.0;
 	}
 	return v;

@@ -267,6 +267,60 @@ static void test_defaults(void **state)
 	assert_int_equal(r.p.normalize, BLOOM_NORMALIZE_NONE);
 }
 
+/* Bloom's look by the input's kind: 8-bit inputs (1 is white) get threshold 0.8, knee 0.2,
+ * intensity 20; float and 16-bit inputs keep threshold 1's scene-referred meaning; a value
+ * given keeps its value; convolve has none of these rows; /openapi.json shows both. */
+static void test_input_defaults(void **state)
+{
+	(void)state;
+	assert_int_equal(request_input_kind(&in_jpeg), REQUEST_INPUT_8BIT);
+	assert_int_equal(request_input_kind(&in_png8), REQUEST_INPUT_8BIT);
+	assert_int_equal(request_input_kind(&in_webp), REQUEST_INPUT_8BIT);
+	assert_int_equal(request_input_kind(&in_avif8), REQUEST_INPUT_8BIT);
+	assert_int_equal(request_input_kind(&in_png16), REQUEST_INPUT_HDR);
+	assert_int_equal(request_input_kind(&in_avif10), REQUEST_INPUT_HDR);
+	assert_int_equal(request_input_kind(&in_exr), REQUEST_INPUT_HDR);
+	assert_int_equal(request_input_kind(&in_pfm), REQUEST_INPUT_HDR);
+	struct request r;
+	request_init(&r, REQUEST_BLOOM);
+	request_resolve_input(&r, REQUEST_INPUT_8BIT);
+	assert_true(r.p.threshold == 0.8 && r.p.knee == 0.2 && r.p.intensity == 20);
+	request_resolve_input(&r, REQUEST_INPUT_HDR); /* a batch's next frame */
+	assert_true(r.p.threshold == 1 && r.p.knee == 0.5 && r.p.intensity == 1);
+	char err[REQUEST_ERR_LEN];
+	request_init(&r, REQUEST_BLOOM);
+	assert_int_equal(request_set(&r, "intensity", "3", REQUEST_SRC_QUERY, err), 0);
+	request_resolve_input(&r, REQUEST_INPUT_8BIT);
+	assert_true(r.p.threshold == 0.8 && r.p.intensity == 3);
+	request_init(&r, REQUEST_CONVOLVE);
+	struct request c = r;
+	request_resolve_input(&r, REQUEST_INPUT_8BIT);
+	assert_memory_equal(&r, &c, sizeof r);
+	json_t *doc = openapi_document("test", 0, 0);
+	json_t *ps = json_object_get(json_object_get(json_object_get(json_object_get(
+		doc, "paths"), "/v1/bloom"), "post"), "parameters");
+	size_t i;
+	json_t *p;
+	int seen = 0;
+	json_array_foreach(ps, i, p) {
+		if (strcmp(json_string_value(json_object_get(p, "name")), "threshold"))
+			continue;
+		json_t *sc = json_object_get(p, "schema");
+		assert_null(json_object_get(sc, "default"));
+		assert_true(json_number_value(json_object_get(sc, "x-default-8bit")) == 0.8);
+		assert_true(json_number_value(json_object_get(sc, "x-default-hdr")) == 1);
+		assert_non_null(strstr(json_string_value(json_object_get(p, "description")),
+		                       "0.8 for an 8-bit input, 1 for a float or 16-bit one"));
+		seen = 1;
+	}
+	assert_true(seen);
+	json_decref(doc);
+	json_t *d = request_input_defaults_json();
+	assert_true(json_number_value(json_object_get(json_object_get(d, "8bit"), "intensity")) == 20);
+	assert_true(json_number_value(json_object_get(json_object_get(d, "hdr"), "threshold")) == 1);
+	json_decref(d);
+}
+
 static void expect(struct request *r, const char *name, const char *value, int src, int want,
                    const char *text)
 {
@@ -916,6 +970,7 @@ int main(void)
 		cmocka_unit_test(test_format_parse), cmocka_unit_test(test_accept),
 		cmocka_unit_test(test_accept_browsers),
 		cmocka_unit_test(test_resolve),      cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_input_defaults),
 		cmocka_unit_test(test_rules),        cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_center_and_conflicts), cmocka_unit_test(test_json),
 		cmocka_unit_test(test_help),         cmocka_unit_test(test_conv),

@@ -1859,6 +1859,34 @@ static int setup(void **state)
 	return 0;
 }
 
+/* Clipping within IMAGE_CLIP_TOL of [0, 1] (a convolution's rounding) is no loss; past it is,
+ * in every integer format. */
+static void test_clip_tolerance(void **state)
+{
+	(void)state;
+	static const enum image_format fmts[] = {IMAGE_FORMAT_PNG, IMAGE_FORMAT_JPEG,
+	                                         IMAGE_FORMAT_WEBP, IMAGE_FORMAT_AVIF};
+	for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+		struct image img, back;
+		struct image_info info;
+		unsigned lost;
+		random_image(&img, 16, 16, 3, 0.0f, 1.0f);
+		img.pixels[0] = 1 + IMAGE_CLIP_TOL * 0.9f;
+		img.pixels[1] = -IMAGE_CLIP_TOL * 0.9f;
+		roundtrip(&img, fmts[f], NULL, &back, &info, &lost);
+		printf("%s within the tolerance: lost %u\n", image_format_name(fmts[f]), lost);
+		assert_int_equal(lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE), 0);
+		image_free(&back);
+		img.pixels[0] = 1 + IMAGE_CLIP_TOL * 1.5f;
+		img.pixels[1] = -IMAGE_CLIP_TOL * 1.5f;
+		roundtrip(&img, fmts[f], NULL, &back, &info, &lost);
+		assert_int_equal(lost & (IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE),
+		                 IMAGE_LOST_RANGE | IMAGE_LOST_NEGATIVE);
+		image_free(&back);
+		image_free(&img);
+	}
+}
+
 int main(void)
 {
 	tu_test_filter();
@@ -1870,6 +1898,7 @@ int main(void)
 		cmocka_unit_test(test_pfm_roundtrip),
 		cmocka_unit_test(test_pfm_layout),
 		cmocka_unit_test(test_png_exact),
+		cmocka_unit_test(test_clip_tolerance),
 		cmocka_unit_test(test_png_quantise),
 		cmocka_unit_test(test_png_dither),
 		cmocka_unit_test(test_jpeg_roundtrip),
