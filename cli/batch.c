@@ -73,23 +73,6 @@ static int read_frame(const char *path, struct image *img, struct image_info *in
 	return rc ? -1 : 0;
 }
 
-/* mkdir -p of path's directory */
-static void make_parent(const char *path)
-{
-	char dir[4096];
-	const char *base = batch_base_name(path);
-	if (base == path || (size_t)(base - path) >= sizeof dir)
-		return;
-	snprintf(dir, sizeof dir, "%.*s", (int)(base - path), path);
-	for (char *c = dir + 1; *c; c++)
-		if (*c == '/') {
-			*c = 0;
-			mkdir(dir, 0777);
-			*c = '/';
-		}
-	mkdir(dir, 0777);
-}
-
 /* Encodes img for the job and writes it: to standard output, or to a temporary name renamed
  * over the output once complete (a frame is never seen half written). *lost: IMAGE_LOST_*. */
 static int write_frame(const struct batch_job *j, const struct batch_opts *o,
@@ -116,7 +99,6 @@ static int write_frame(const struct batch_job *j, const struct batch_opts *o,
 	char tmp[4200];
 	FILE *fp = stdout;
 	if (!std) {
-		make_parent(j->out);
 		snprintf(tmp, sizeof tmp, "%s.part%ld", j->out, (long)getpid());
 		fp = fopen(tmp, "wb");
 		if (!fp) {
