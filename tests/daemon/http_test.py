@@ -1517,6 +1517,27 @@ def test_localhost():
         d.stop("localhost daemon")
 
 
+def test_port_in_use():
+    """A port another socket listens on: fftbloomd says "port N in use" plainly (no talk of TLS
+    when none is configured) and exits before it makes a GPU context; --listen localhost too."""
+    for listen in ("127.0.0.1", "localhost"):
+        holder = socket.socket()
+        holder.bind(("127.0.0.1", 0))
+        holder.listen(1)
+        port = holder.getsockname()[1]
+        try:
+            p = subprocess.run([DAEMON, "--listen", listen, "--port", str(port)],
+                               capture_output=True, text=True, timeout=120)
+        finally:
+            holder.close()
+        log = p.stdout + p.stderr
+        check("--listen %s on a port in use: exit 1, 'port %d in use'" % (listen, port),
+              p.returncode == 1 and ("port %d in use on 127.0.0.1" % port) in log and
+              "TLS" not in log, (p.returncode, log[-600:]))
+        check("... said before any GPU context is made", "gpu 0:" not in log and
+              "GPU context" not in log, log[-600:])
+
+
 def test_tensors():
     """POST /v1/conv2d and /v1/conv2d_transpose: NPY in and out, against float64 references."""
     d = Daemon()
@@ -1810,6 +1831,7 @@ def run_script(tests, only_env=None, tmpdirs=(), need_daemon=False, setup=None):
 
 def main():
     run_script((test_main, test_formats, test_request_rules, test_convolve_methods, test_localhost,
+                test_port_in_use,
                 test_tensors, test_limits_and_auth, test_queue_full,
                 test_deadline_and_client_gone, test_concurrency_and_sigterm, test_pipelining,
                 test_jpeg_gpu_dct, test_jpeg_gpu_idct, test_upload_lease,
