@@ -458,6 +458,9 @@ int main(int argc, char **argv)
 			log_msg(LOG_WARN, "url-signing-key-file without --api-key-file: GET render URLs "
 			        "need a signature, but the rest of /v1/ (POST, PUT) is open to anyone");
 	}
+	if (cfg.url_require_expiry && !sign_key)
+		log_msg(LOG_WARN, "url-require-expiry without --url-signing-key-file: no URL is "
+		        "signed, so none needs an expiry");
 	if (kernels_create(cfg.max_kernels, cfg.kernel_memory, &kernels) ||
 	    images_create(cfg.max_images, cfg.image_memory, &images) || metrics_create(&metrics)) {
 		log_msg(LOG_ERROR, "out of memory");

@@ -143,6 +143,7 @@ static void test_every_type(void **state)
 	assert_false(opts_decimal("1e3", 1));
 	assert_int_equal(opts_set_named(types_table, n, &v, "num_v", ".25", err), 0);
 	assert_true(v.d == 0.25);
+	assert_int_equal(opts_set_named(types_table, n, &v, "num_v", "1", err), 0);
 	assert_int_equal(opts_set_named(types_table, n, &v, "size_v", "2G", err), OPT_E_BOUNDS);
 	assert_int_equal(opts_set_named(types_table, n, &v, "size_v", "1k", err), 0);
 	assert_true(v.s == 1024);
@@ -252,6 +253,7 @@ static const struct documented {
 	{"image-memory", OPT_SIZE, 0, 1099511627776.0, NULL},
 	{"cache-control", OPT_STRING, 0, 0, NULL},
 	{"url-signing-key-file", OPT_STRING, 0, 0, NULL},
+	{"url-require-expiry", OPT_BOOL, 0, 1, NULL},
 	{"memory-budget", OPT_SIZE, 1048576, 1099511627776.0, NULL},
 	{"max-programs", OPT_INT, 16, 100000, NULL},
 	{"program-memory", OPT_SIZE, 1048576, 1099511627776.0, NULL},
