@@ -3,6 +3,10 @@
 
 #include <string.h>
 
+#include "core/urlsign.h"
+
+_Static_assert(URLSIGN_EXP_SKEW == 30, "url_expired's text states the clock-skew allowance");
+
 const struct api_error_def api_errors[API_E_COUNT] = {
 	[API_E_NONE] = {"", 0, ""},
 	[API_E_BAD_REQUEST] = {"bad_request", 400, "the request's framing: a NUL or control byte "
@@ -33,6 +37,10 @@ const struct api_error_def api_errors[API_E_COUNT] = {
 		"has neither sig= nor the API key"},
 	[API_E_BAD_SIGNATURE] = {"bad_signature", 403, "a GET render's sig= does not sign its path "
 		"and parameters"},
+	[API_E_URL_EXPIRED] = {"url_expired", 403, "a signed GET render whose exp= (Unix seconds, "
+		"covered by the signature) is more than 30 s past: sign a new URL"},
+	[API_E_EXPIRY_REQUIRED] = {"expiry_required", 403, "--url-require-expiry is on and a signed "
+		"GET render has no exp="},
 	[API_E_NOT_FOUND] = {"not_found", 404, "no route of that path (or, in a build without fault "
 		"injection, /v1/faults)"},
 	[API_E_KERNEL_NOT_FOUND] = {"kernel_not_found", 404, "no registered kernel of that name"},

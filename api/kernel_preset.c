@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/opts.h"
+
 #define KP(f) offsetof(struct kernel_preset, f)
 
 /* One key of one kind (kind 0: every kind). */
@@ -125,7 +127,7 @@ static int set_key(struct kernel_preset *ks, const char *key, const char *val,
 	}
 	char *end;
 	double v = strtod(val, &end);
-	if (end == val || *end || !isfinite(v)) {
+	if (!opts_decimal(val, 0) || !isfinite(v)) {
 		snprintf(err, KERNEL_PRESET_ERR_LEN, "kernel_preset: %s=%.32s is not a number", key, val);
 		return -1;
 	}

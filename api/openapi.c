@@ -313,6 +313,12 @@ static json_t *render_op(const char *summary, unsigned op, json_t *name)
 		"strings, joined with '&'); not needed with the API key", "schema", "type", "string",
 		"pattern", "^[A-Za-z0-9_-]{43}$"));
 	json_array_append_new(query, json_pack(
+		"{s:s,s:s,s:b,s:s,s:{s:s,s:s}}", "name", "exp", "in", "query", "required", 0,
+		"description", "with a signature: Unix seconds after which the URL is refused (403 "
+		"url_expired, 30 s allowed for clock skew); covered by sig like any parameter; "
+		"required with --url-require-expiry; ignored without signing", "schema", "type",
+		"string", "pattern", "^[0-9]{1,18}$"));
+	json_array_append_new(query, json_pack(
 		"{s:s,s:s,s:b,s:s,s:{s:s}}", "name", "If-None-Match", "in", "header", "required", 0,
 		"description", "an ETag of an earlier answer: 304 with no GPU work when it still "
 		"names this render", "schema", "type", "string"));
@@ -331,7 +337,9 @@ static json_t *render_op(const char *summary, unsigned op, json_t *name)
 	                                        "If-None-Match names this render (no GPU work)",
 	                                        "headers", hdrs));
 	json_object_set_new(r, "403", error_ref("signed URLs are on and sig= is missing "
-	                                        "(signature_required) or wrong (bad_signature)"));
+	                                        "(signature_required) or wrong (bad_signature), "
+	                                        "exp= is past (url_expired) or missing where "
+	                                        "required (expiry_required)"));
 	json_object_set_new(r, "404", error_ref("no stored image of that name"));
 	json_object_del(r, "415");
 	return json_pack("{s:s,s:o,s:o}", "summary", summary, "parameters", query, "responses", r);

@@ -88,6 +88,27 @@ int operation_job_input(int kind)
 	return kind >= 0 && kind < JOB_KINDS ? job_rows[kind].input : OP_IN_NONE;
 }
 
+int operation_signed(int op)
+{
+	return op == OP_BLOOM_GET || op == OP_CONVOLVE_GET;
+}
+
+int operation_signed_path(const char *path)
+{
+	static const char name_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	                                 "0123456789._-";
+	for (int op = OP_NONE + 1; op < OP_COUNT; op++) {
+		size_t pl = strlen(operations[op].path);
+		if (!operation_signed(op) || strncmp(path, operations[op].path, pl))
+			continue;
+		const char *name = path + pl;
+		size_t nl = strlen(name);
+		if (nl >= 1 && nl <= 64 && name[0] != '.' && strspn(name, name_chars) == nl)
+			return op;
+	}
+	return OP_NONE;
+}
+
 static const char *const method_names[OP_METHODS] = {"GET", "POST", "PUT", "DELETE"};
 
 unsigned operation_method_bit(const char *method)

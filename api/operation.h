@@ -70,6 +70,14 @@ unsigned operation_method_bit(const char *method);
 /* The methods of op as an Allow header: "GET, HEAD, PUT, DELETE, OPTIONS". */
 void operation_allow(int op, char buf[64]);
 
+/* 1 when op's requests may be authorised by a signed URL (sig=, exp=; core/urlsign.h): the GET
+ * renders of stored images, whose URLs go into <img src>. */
+int operation_signed(int op);
+
+/* The signed operation (operation_signed) whose route path (no query) names, with a name of
+ * 1-64 characters of A-Z a-z 0-9 . _ - not starting with '.'; OP_NONE for any other path. */
+int operation_signed_path(const char *path);
+
 /* The Markdown operation list (method, path, what it does, CLI subcommand), to f. */
 void operations_markdown(FILE *f);
 

@@ -131,7 +131,7 @@ static const char *source_name(int src)
 {
 	switch (src) {
 	case REQUEST_SRC_QUERY: return "the query string";
-	case REQUEST_SRC_FORM: return "a form field";
+	case REQUEST_SRC_FORM: return "the form fields";
 	case REQUEST_SRC_JSON: return "params";
 	case REQUEST_SRC_FLAG: return "the flags";
 	}
@@ -301,8 +301,11 @@ int request_set(struct request *r, const char *name, const char *value, int src,
 	}
 	size_t i = (size_t)(d - request_table);
 	if (r->src[i]) {
-		snprintf(err, REQUEST_ERR_LEN, "%s given twice: in %s and in %s", shown,
-		         source_name(r->src[i]), source_name(src));
+		if (r->src[i] == src)
+			snprintf(err, REQUEST_ERR_LEN, "%s given twice in %s", shown, source_name(src));
+		else
+			snprintf(err, REQUEST_ERR_LEN, "%s given twice: in %s and in %s", shown,
+			         source_name(r->src[i]), source_name(src));
 		return REQUEST_E_TWICE;
 	}
 	if (!value)
@@ -390,6 +393,12 @@ int request_finish(struct request *r, int has_kernel_part, char err[REQUEST_ERR_
 		         "kernel", named ? "kernel" : "kernel_preset");
 		return REQUEST_E_CONFLICT;
 	}
+	if (r->op == REQUEST_BLOOM && request_given(r, "mix") &&
+	    r->p.composite != BLOOM_COMPOSITE_MIX) {
+		snprintf(err, REQUEST_ERR_LEN, "mix is for composite=mix (composite is %s): give both, "
+		         "or neither", bloom_composite_names[r->p.composite]);
+		return REQUEST_E_CONFLICT;
+	}
 	if (r->op == REQUEST_CONV2D_T) {
 		int tf = r->c.padding_mode != DECONV_PAD_TORCH;
 		if (!tf && request_given(r, "output-shape")) {
@@ -430,13 +439,15 @@ static int parse_center(struct request *r, const char *s, char err[REQUEST_ERR_L
 		uv = 1;
 		s += 3;
 	}
-	char *end;
-	double a = strtod(s, &end);
-	if (end == s || *end != ',')
+	char xy[64];
+	char *comma = strlen(s) < sizeof xy ? strchr(strcpy(xy, s), ',') : NULL;
+	if (!comma)
 		goto bad;
-	s = end + 1;
-	double b = strtod(s, &end);
-	if (end == s || *end || !isfinite(a) || !isfinite(b))
+	*comma = 0;
+	if (!opts_decimal(xy, 0) || !opts_decimal(comma + 1, 0))
+		goto bad;
+	double a = strtod(xy, NULL), b = strtod(comma + 1, NULL);
+	if (!isfinite(a) || !isfinite(b))
 		goto bad;
 	if (uv && (a < 0 || a > 1 || b < 0 || b > 1)) {
 		snprintf(err, REQUEST_ERR_LEN, "kernel_center: uv coordinates must lie in [0, 1]");

@@ -50,30 +50,6 @@ static int read_frame(const char *path, struct image *img, struct image_info *in
 	return rc ? -1 : refuse_nonfinite(img, err, elen);
 }
 
-/* mkdir -p of path's directory */
-static void make_parent(const char *path)
-{
-	char dir[4096];
-	const char *base = batch_base_name(path);
-	if (base == path || (size_t)(base - path) >= sizeof dir)
-		return;
-	snprintf(dir, sizeof dir, "%.*s", (int)(base - path), path);
-	for (char *c = dir + 1; *c; c++)
-		if (*c == '/') {
-			*c = 0;
-			mkdir(dir, 0777);
-			*c = '/';
-		}
-	mkdir(dir, 0777);
-}
-
-int batch_write(const char *path, const void *data, size_t len, char *err, size_t elen)
-{
-	if (strcmp(path, "-"))
-		make_parent(path);
-	return cli_write_all(path, data, len, err, elen);
-}
-
 /* Encodes img for the job and writes it: to standard output, or to a temporary name renamed
  * over the output once complete (a frame is never seen half written). *lost: IMAGE_LOST_*. */
 static int write_frame(const struct batch_job *j, const struct batch_opts *o,
@@ -97,7 +73,7 @@ static int write_frame(const struct batch_job *j, const struct batch_opts *o,
 		return -1;
 	}
 	*lost = format_lost_reported(*lost, o->bloom, in, f, eo.bits);
-	int rc = batch_write(j->out, data, len, err, elen);
+	int rc = cli_write_all(j->out, data, len, err, elen);
 	free(data);
 	return rc;
 }

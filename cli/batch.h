@@ -33,8 +33,8 @@ struct batch_list {
  * - otherwise one input and its output, either "-" for standard input or output; an output
  *   that is an existing directory gets the input's name.
  * An output ending in '/' or naming an existing directory is a directory, and so is one for
- * several frames that is neither a pattern nor a name with an image extension (made when
- * missing). Refused: --frames
+ * several frames that is neither a pattern nor a name with an image extension
+ * (batch_output_folders makes it when missing). Refused: --frames
  * without a pattern, "-" among several frames, an output that is an input, two frames with one
  * output. Returns 0, or -1 with a message in err (exit status 2 for the caller); 1 with a
  * message when a pattern matches no file (exit status 1). */
@@ -80,17 +80,17 @@ struct batch_opts {
 int batch_check_formats(const struct batch_list *l, const struct batch_opts *o,
                         char err[BATCH_ERR_LEN]);
 
+/* Checks the outputs' folders before any work: a single frame's must exist; several frames'
+ * (the -o folder, or a pattern's) is made when missing, one level (mkdir, not mkdir -p: its
+ * parent must exist). 0, or -1 with a message (exit status 1). */
+int batch_output_folders(const struct batch_list *l, char err[BATCH_ERR_LEN]);
+
 /* Runs every job. A single frame runs on this thread alone and prints the one-line summary
  * "NAME WxH:note". Several: the pipeline, progress, and at the end a summary and the frames that
  * failed, each with its reason. SIGINT while it runs stops reading new frames; those read are
  * finished (a second SIGINT kills). Returns the exit status: 0 every frame written, 1 some
  * failed, 130 interrupted. */
 int batch_run(const struct batch_list *l, const struct batch_opts *o);
-
-/* A frame's encoded bytes to its output (batch_list_make's rules: standard output for "-", a
- * directory made when missing, written under a temporary name and renamed). 0, or -1 with a
- * message. */
-int batch_write(const char *path, const void *data, size_t len, char *err, size_t elen);
 
 /* What one frame of several came to, for the progress lines and the closing list. */
 struct batch_result {

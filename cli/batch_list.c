@@ -299,3 +299,29 @@ int batch_check_formats(const struct batch_list *l, const struct batch_opts *o,
 			return -1;
 	return 0;
 }
+
+int batch_output_folders(const struct batch_list *l, char err[BATCH_ERR_LEN])
+{
+	char dir[4096], made[4096] = "";
+	for (size_t i = 0; i < l->n; i++) {
+		const char *out = l->jobs[i].out;
+		size_t dl = (size_t)(batch_base_name(out) - out);
+		if (!strcmp(out, "-") || !dl || dl >= sizeof dir)
+			continue;
+		snprintf(dir, sizeof dir, "%.*s", (int)dl, out);
+		if (!strcmp(dir, made) || is_dir(dir))
+			continue;
+		if (l->single) {
+			snprintf(err, BATCH_ERR_LEN, "cannot write %.200s: the folder %.200s does not exist "
+			         "(make it first: fftbloom makes no folder for one output)", out, dir);
+			return -1;
+		}
+		if (mkdir(dir, 0777) && errno != EEXIST) {
+			snprintf(err, BATCH_ERR_LEN, "cannot make the output folder %.300s: %s (its parent "
+			         "must exist)", dir, strerror(errno));
+			return -1;
+		}
+		snprintf(made, sizeof made, "%s", dir);
+	}
+	return 0;
+}

@@ -226,6 +226,11 @@ static int run(int op, int argc, char **argv)
 		batch_list_free(&list);
 		return 2;
 	}
+	if (batch_output_folders(&list, berr)) {
+		fprintf(stderr, "fftbloom %s: %s\n", name, berr);
+		batch_list_free(&list);
+		return 1;
+	}
 	log_setup(LOG_WARN, 0);
 	struct image kimg = {0};
 	int rc = 1;

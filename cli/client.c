@@ -395,7 +395,7 @@ static int one(const struct shared *sh, CURL *c, const char *in, const char *out
 		goto out;
 	}
 	*stage = "writing";
-	if (batch_write(out, a->body.data, a->body.len, msg, len))
+	if (cli_write_all(out, a->body.data, a->body.len, msg, len))
 		goto out;
 	rc = 0;
 out:

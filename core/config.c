@@ -160,6 +160,10 @@
 	 "file holding the URL signing key: GET /v1/bloom/NAME and /v1/convolve/NAME then need " \
 	 "sig= (HMAC-SHA256 of path and query) or the API key", "FFTBLOOM_URL_SIGNING_KEY_FILE",  \
 	 C(url_signing_key_file)},                                                                 \
+	{"url-require-expiry", OPT_BOOL, 0, 1, "false", NULL,                                     \
+	 "signed URLs need exp= (Unix seconds, covered by the signature; refused 30 s after it): " \
+	 "a URL without one is 403 expiry_required (fftbloom sign-url --expires-in)",              \
+	 "FFTBLOOM_URL_REQUIRE_EXPIRY", C(url_require_expiry)},                                    \
 	{"memory-budget", OPT_SIZE, 1048576, 1099511627776.0, "4G", NULL,                          \
 	 "bytes of decoded images that admitted requests may hold together, reserved from each "  \
 	 "image's header before it is decoded (503 while spent; 413 for one image alone above it)", \

@@ -73,6 +73,7 @@ struct config {
 	unsigned long long image_memory; /* bytes of stored images (encoded) held at most */
 	char cache_control[OPT_STR_MAX]; /* Cache-Control of public GET render answers */
 	char url_signing_key_file[OPT_STR_MAX]; /* when set, GET renders need a signed URL */
+	int url_require_expiry;        /* 1: a signed URL without exp= is refused */
 	unsigned long long memory_budget; /* bytes of decoded images admitted jobs hold at most */
 	int max_programs;              /* per GPU: compiled programs kept (least recently used out) */
 	unsigned long long program_memory; /* per GPU: bytes of program binaries kept */

@@ -104,6 +104,35 @@ static int bounds_error(const struct opt_def *d, const char *text, char err[OPT_
 	return OPT_E_BOUNDS;
 }
 
+static size_t digits(const char *s)
+{
+	size_t n = 0;
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	return n;
+}
+
+int opts_decimal(const char *text, int integer)
+{
+	const char *p = text + (*text == '-' || *text == '+');
+	size_t whole = digits(p), frac = 0;
+	p += whole;
+	if (!integer && *p == '.') {
+		frac = digits(p + 1);
+		p += 1 + frac;
+	}
+	if (!whole && !frac)
+		return 0;
+	if (!integer && (*p == 'e' || *p == 'E')) {
+		p += 1 + (p[1] == '-' || p[1] == '+');
+		size_t e = digits(p);
+		if (!e)
+			return 0;
+		p += e;
+	}
+	return *p == 0;
+}
+
 int opts_set(const struct opt_def *d, void *values, const char *text, char err[OPT_ERR_LEN])
 {
 	char *end;
@@ -113,7 +142,7 @@ int opts_set(const struct opt_def *d, void *values, const char *text, char err[O
 	case OPT_INT: {
 		errno = 0;
 		long long v = strtoll(text, &end, 10);
-		if (end == text || *end || errno) {
+		if (!opts_decimal(text, 1) || errno) {
 			snprintf(err, OPT_ERR_LEN, "%s: '%s' is not an integer", d->name, text);
 			return OPT_E_VALUE;
 		}
@@ -125,8 +154,8 @@ int opts_set(const struct opt_def *d, void *values, const char *text, char err[O
 	case OPT_DOUBLE: {
 		errno = 0;
 		double v = strtod(text, &end);
-		if (end == text || *end || errno || !isfinite(v)) {
-			snprintf(err, OPT_ERR_LEN, "%s: '%s' is not a number", d->name, text);
+		if (!opts_decimal(text, 0) || errno || !isfinite(v)) {
+			snprintf(err, OPT_ERR_LEN, "%s: '%s' is not a decimal number", d->name, text);
 			return OPT_E_VALUE;
 		}
 		if (v < d->min || v > d->max)
@@ -179,7 +208,7 @@ int opts_set(const struct opt_def *d, void *values, const char *text, char err[O
 			return OPT_E_VALUE;
 		}
 		unsigned long long v = strtoull(text, &end, 10);
-		if (end == text || errno) {
+		if (*text < '0' || *text > '9' || errno) {
 			snprintf(err, OPT_ERR_LEN, "%s: '%s' is not a size", d->name, text);
 			return OPT_E_VALUE;
 		}

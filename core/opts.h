@@ -55,6 +55,12 @@ const struct opt_def *opts_find(const struct opt_def *t, size_t n, const char *n
  * (a bug in the table, reported with the option's name in err). */
 int opts_defaults(const struct opt_def *t, size_t n, void *values, char err[OPT_ERR_LEN]);
 
+/* 1 when text is a decimal number as every table takes numbers: an optional sign, digits with
+ * an optional '.' and fraction (a digit on one side at least), and an optional exponent (e or
+ * E, an optional sign, digits); nothing before or after it. Hex ("0x10"), "inf", "nan" and
+ * spaces are not numbers. integer: neither '.' nor an exponent. */
+int opts_decimal(const char *text, int integer);
+
 /* Parses text as option d's value into values. On failure leaves the value unchanged and writes
  * a message naming the option, the value and the accepted range or choices into err. */
 int opts_set(const struct opt_def *d, void *values, const char *text, char err[OPT_ERR_LEN]);

@@ -18,6 +18,9 @@ const char *urlsign_strerror(int code)
 	case URLSIGN_E_MISSING: return "no signature";
 	case URLSIGN_E_BAD: return "wrong signature";
 	case URLSIGN_E_KEY: return "unusable key";
+	case URLSIGN_E_EXPIRED: return "expired";
+	case URLSIGN_E_NO_EXP: return "no expiry";
+	case URLSIGN_E_EXP: return "exp is not Unix seconds";
 	}
 	return "unknown error";
 }
@@ -160,6 +163,23 @@ int urlsign_verify(const void *key, size_t key_len, const char *path,
 	return urlsign_equal(given, strlen(given), want, URLSIGN_SIG_LEN) ? 0 : URLSIGN_E_BAD;
 }
 
+int urlsign_check_expiry(const struct urlsign_param *p, size_t n, long long now, int require)
+{
+	const char *exp = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(p[i].name, "exp")) {
+			if (exp)
+				return URLSIGN_E_EXP;
+			exp = p[i].value ? p[i].value : "";
+		}
+	if (!exp)
+		return require ? URLSIGN_E_NO_EXP : 0;
+	size_t len = strlen(exp);
+	if (!len || len > 18 || strspn(exp, "0123456789") != len)
+		return URLSIGN_E_EXP;
+	return strtoll(exp, NULL, 10) + URLSIGN_EXP_SKEW >= now ? 0 : URLSIGN_E_EXPIRED;
+}
+
 static int hexval(int c)
 {
 	if (c >= '0' && c <= '9')
@@ -195,7 +215,7 @@ static char *decode(const char *s, size_t len, int plus)
 	return d;
 }
 
-int urlsign_sign_url(const void *key, size_t key_len, const char *url, char **out,
+int urlsign_sign_url(const void *key, size_t key_len, const char *url, long long exp, char **out,
                      char err[URLSIGN_ERR_LEN])
 {
 	*out = NULL;
@@ -215,7 +235,7 @@ int urlsign_sign_url(const void *key, size_t key_len, const char *url, char **ou
 	}
 	size_t plen = strcspn(path, "?");
 	const char *query = path[plen] == '?' ? path + plen + 1 : NULL;
-	struct urlsign_param params[URLSIGN_MAX_PARAMS];
+	struct urlsign_param params[URLSIGN_MAX_PARAMS + 1];
 	char *owned[2 * URLSIGN_MAX_PARAMS + 1];
 	size_t n = 0, no = 0;
 	int rc = 0;
@@ -243,8 +263,9 @@ int urlsign_sign_url(const void *key, size_t key_len, const char *url, char **ou
 				rc = URLSIGN_E_NOMEM;
 				goto out;
 			}
-			if (!strcmp(name, "sig")) {
-				snprintf(err, URLSIGN_ERR_LEN, "the URL has a sig parameter already");
+			if (!strcmp(name, "sig") || (exp > 0 && !strcmp(name, "exp"))) {
+				snprintf(err, URLSIGN_ERR_LEN, "the URL has a%s parameter already",
+				         name[0] == 's' ? " sig" : "n exp");
 				rc = URLSIGN_E_ARG;
 				goto out;
 			}
@@ -254,20 +275,33 @@ int urlsign_sign_url(const void *key, size_t key_len, const char *url, char **ou
 		if (*q == '&')
 			q++;
 	}
-	char sig[URLSIGN_SIG_LEN + 1];
-	if ((rc = urlsign_sign(key, key_len, dpath, params, n, sig))) {
+	char exp_text[24];
+	if (exp > 0) {
+		if (n == URLSIGN_MAX_PARAMS) {
+			snprintf(err, URLSIGN_ERR_LEN, "more than %d query parameters",
+			         URLSIGN_MAX_PARAMS);
+			rc = URLSIGN_E_ARG;
+			goto out;
+		}
+		snprintf(exp_text, sizeof exp_text, "%lld", exp);
+		params[n++] = (struct urlsign_param){"exp", exp_text};
+	}
+	char sig[URLSIGN_SIG_LEN + 1], *canonical;
+	if ((rc = urlsign_sign(key, key_len, dpath, params, n, sig)) ||
+	    (rc = urlsign_canonical(dpath, params, n, &canonical))) {
 		snprintf(err, URLSIGN_ERR_LEN, "%s", urlsign_strerror(rc));
 		goto out;
 	}
-	size_t ul = strlen(url);
-	char *s = malloc(ul + URLSIGN_SIG_LEN + 6);
+	size_t len = (size_t)(path - url) + strlen(canonical) + URLSIGN_SIG_LEN + 6;
+	char *s = malloc(len);
 	if (!s) {
+		free(canonical);
 		rc = URLSIGN_E_NOMEM;
 		goto out;
 	}
-	int bare = !query || !*query || url[ul - 1] == '&';
-	snprintf(s, ul + URLSIGN_SIG_LEN + 6, "%s%s%ssig=%s", url,
-	         !query ? "?" : "", query && !bare ? "&" : "", sig);
+	snprintf(s, len, "%.*s%s%csig=%s", (int)(path - url), url, canonical,
+	         strchr(canonical, '?') ? '&' : '?', sig);
+	free(canonical);
 	*out = s;
 out:
 	for (size_t i = 0; i < no; i++)

@@ -5,7 +5,9 @@
  * name and value percent-encoded: every byte but A-Z a-z 0-9 - . _ ~ as %XX with upper-case hex),
  * sorted as byte strings and joined with '&'. Names and values are taken decoded (%XX a byte, '+'
  * a space, as libmicrohttpd decodes them), so any encoding of the same parameters verifies.
- * Pure code over GnuTLS's HMAC: the daemon verifies, `fftbloom sign-url` signs. */
+ * A URL may carry exp=, Unix seconds after which it is refused; it is one of the parameters the
+ * signature covers, so it cannot be added, moved or removed. Pure code over GnuTLS's HMAC: the
+ * daemon verifies, `fftbloom sign-url` signs. */
 #ifndef FFTBLOOM_URLSIGN_H
 #define FFTBLOOM_URLSIGN_H
 
@@ -15,6 +17,8 @@
 #define URLSIGN_KEY_MIN 16     /* bytes of key at least */
 #define URLSIGN_MAX_PARAMS 64  /* query parameters of a signed URL at most */
 #define URLSIGN_ERR_LEN 256
+/* Seconds past exp a URL still verifies: the signer's clock and the daemon's may differ. */
+#define URLSIGN_EXP_SKEW 30
 
 enum urlsign_error {
 	URLSIGN_OK = 0,
@@ -24,6 +28,9 @@ enum urlsign_error {
 	URLSIGN_E_MISSING = -4, /* no sig parameter */
 	URLSIGN_E_BAD = -5,     /* a sig that does not match, or sig given twice */
 	URLSIGN_E_KEY = -6,     /* the key file cannot be read, or holds fewer than URLSIGN_KEY_MIN bytes */
+	URLSIGN_E_EXPIRED = -7, /* exp is more than URLSIGN_EXP_SKEW seconds past */
+	URLSIGN_E_NO_EXP = -8,  /* exp required and absent */
+	URLSIGN_E_EXP = -9,     /* exp not Unix seconds (a decimal integer), or given twice */
 };
 
 /* One query parameter as decoded. value NULL (a parameter without '=') counts as "". */
@@ -54,11 +61,19 @@ int urlsign_sign(const void *key, size_t key_len, const char *path, const struct
 int urlsign_verify(const void *key, size_t key_len, const char *path,
                    const struct urlsign_param *p, size_t n);
 
+/* The expiry rule of a signed URL's params (verified before) at now, Unix seconds: 0 when
+ * params have no exp and require is 0, or exp + URLSIGN_EXP_SKEW >= now; URLSIGN_E_EXPIRED
+ * past it, URLSIGN_E_NO_EXP without exp when require is set, URLSIGN_E_EXP for an exp that is
+ * not one decimal integer. */
+int urlsign_check_expiry(const struct urlsign_param *p, size_t n, long long now, int require);
+
 /* Signs a URL given as text: "/v1/bloom/NAME?threshold=0.5", or with a scheme and host. Its path
- * and query are decoded as the server decodes them and "sig=..." is appended to the URL as given
- * (after '&', or '?' when it has no query). *out is malloc'd. Returns 0, or URLSIGN_E_ARG with
- * the reason in err (no path; a fragment; a sig already there; too many parameters). */
-int urlsign_sign_url(const void *key, size_t key_len, const char *url, char **out,
+ * and query are decoded as the server decodes them; exp > 0 adds exp=EXP to the parameters.
+ * *out (malloc'd) is the scheme and host as given, then the canonical string and "&sig=..."
+ * ("?sig=..." without parameters): the URL a server verifies, in one spelling. Returns 0, or
+ * URLSIGN_E_ARG with the reason in err (no path; a fragment; a sig already there; exp there
+ * when exp > 0; too many parameters). */
+int urlsign_sign_url(const void *key, size_t key_len, const char *url, long long exp, char **out,
                      char err[URLSIGN_ERR_LEN]);
 
 /* Reads a key file: its bytes less trailing whitespace (spaces, tabs, CR, LF), at least

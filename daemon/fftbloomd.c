@@ -416,6 +416,13 @@ int main(int argc, char **argv)
 	struct jobs *jobs = NULL;
 	struct server *server = NULL;
 	struct lifecycle *life = NULL;
+	/* The port first: one in use is said at once, not after the GPU contexts are made. */
+	struct server_bound bound = {{-1, -1}, 0, 0};
+	char serr[SERVER_ERR_LEN];
+	if (!listen_fd && server_bind(&cfg, &bound, serr)) {
+		log_msg(LOG_ERROR, "%s", serr);
+		goto out;
+	}
 	/* The API key: --api-key-file, else the credential "api-key" a service manager passed
 	 * (systemd LoadCredential=api-key:FILE). */
 	char key_path[OPT_STR_MAX + 16];
@@ -455,6 +462,9 @@ int main(int argc, char **argv)
 			log_msg(LOG_WARN, "url-signing-key-file without --api-key-file: GET render URLs "
 			        "need a signature, but the rest of /v1/ (POST, PUT) is open to anyone");
 	}
+	if (cfg.url_require_expiry && !sign_key)
+		log_msg(LOG_WARN, "url-require-expiry without --url-signing-key-file: no URL is "
+		        "signed, so none needs an expiry");
 	if (kernels_create(cfg.max_kernels, cfg.kernel_memory, &kernels) ||
 	    images_create(cfg.max_images, cfg.image_memory, &images) || metrics_create(&metrics)) {
 		log_msg(LOG_ERROR, "out of memory");
@@ -492,8 +502,8 @@ int main(int argc, char **argv)
 	struct server_opts so = {.cfg = &cfg, .jobs = jobs, .kernels = kernels, .images = images,
 	                         .metrics = metrics, .api_key = api_key, .api_key_len = api_key_len,
 	                         .sign_key = sign_key, .sign_key_len = sign_key_len,
-	                         .tls_cert = cert, .tls_key = key, .listen_fd = listen_fd};
-	char serr[SERVER_ERR_LEN];
+	                         .tls_cert = cert, .tls_key = key, .listen_fd = listen_fd,
+	                         .bound = &bound};
 	if (server_create(&so, &server, serr)) {
 		log_msg(LOG_ERROR, "%s", listen_fd ? "cannot serve the socket passed in LISTEN_FDS "
 		        "(a listening TCP socket?)" : serr);
@@ -551,6 +561,7 @@ int main(int argc, char **argv)
 out:
 	lifecycle_destroy(life);
 	server_destroy(server);
+	server_bound_close(&bound); /* those server_create did not take */
 	jobs_destroy(jobs);
 	kernels_destroy(kernels);
 	images_destroy(images);

@@ -165,7 +165,7 @@ enum MHD_Result respond_not_image(struct req *r, const char *what);
 /* The steps the job routes share, in this order; each returns 0 to go on, or 1 when it answered
  * (*ret holds the result). job_from_query: r's job as its route's operation (the job kind, the
  * request's defaults), then every query-string parameter through the request table (skip_sig:
- * a signed URL's sig= left out, verified before); a bad one is a 400. job_accept, after
+ * a signed URL's sig= and exp= left out, checked before); a bad one is a 400. job_accept, after
  * request_finish: the answer's formats from the Accept header; 406 where it allows none of
  * the formats made and no format= names one. job_named_kernel: the kernel kernel=NAME names
  * into the job (released with it); 400 where none has that name. */

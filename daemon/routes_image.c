@@ -29,7 +29,7 @@ static enum MHD_Result query_iter(void *cls, enum MHD_ValueKind kind, const char
 	struct query_ctx *qc = cls;
 	if (qc->failed)
 		return MHD_NO;
-	if (qc->skip_sig && !strcmp(key, "sig"))
+	if (qc->skip_sig && (!strcmp(key, "sig") || !strcmp(key, "exp")))
 		return MHD_YES;
 	if (request_set(qc->req, key, value, REQUEST_SRC_QUERY, qc->err)) {
 		qc->failed = 1;

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/etag.h"
 #include "core/urlsign.h"
@@ -54,7 +55,25 @@ int store_access(struct req *r, int bearer, char *msg, size_t len)
 		int rc = a.over ? URLSIGN_E_BAD
 		                : urlsign_verify(S->o.sign_key, S->o.sign_key_len, r->path, a.p, a.n);
 		if (!rc)
+			rc = urlsign_check_expiry(a.p, a.n, (long long)time(NULL),
+			                          S->cfg.url_require_expiry);
+		if (!rc)
 			return 0;
+		if (rc == URLSIGN_E_EXPIRED) {
+			snprintf(msg, len, "this signed URL expired (exp is past by more than the %d s "
+			         "allowed for clock skew): sign a new one", URLSIGN_EXP_SKEW);
+			return API_E_URL_EXPIRED;
+		}
+		if (rc == URLSIGN_E_NO_EXP) {
+			snprintf(msg, len, "this daemon takes signed URLs with an expiry only "
+			         "(--url-require-expiry): sign one with exp= (fftbloom sign-url "
+			         "--expires-in SECONDS)");
+			return API_E_EXPIRY_REQUIRED;
+		}
+		if (rc == URLSIGN_E_EXP) {
+			snprintf(msg, len, "exp: not Unix seconds (one decimal integer)");
+			return API_E_BAD_PARAMETER;
+		}
 		if (rc == URLSIGN_E_MISSING)
 			snprintf(msg, len, "%s needs a signed URL (a sig= parameter: see fftbloom sign-url) "
 			         "or Authorization: Bearer <API key>", r->path);

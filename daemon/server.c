@@ -93,7 +93,7 @@ static int bearer_valid(struct req *r)
 static int access_error(struct req *r, char *msg, size_t len)
 {
 	const struct server *S = r->S;
-	if (r->route == OP_BLOOM_GET || r->route == OP_CONVOLVE_GET)
+	if (operation_signed(r->route))
 		return store_access(r, bearer_valid(r), msg, len);
 	if (!S->o.api_key || strncmp(r->path, "/v1/", 4) || bearer_valid(r))
 		return 0;

@@ -16,6 +16,22 @@
 
 #define SERVER_ERR_LEN 512
 
+/* The listening addresses, bound before the slow part of the start (the GPU contexts) so that a
+ * port in use is said at once: --listen on --port, or for localhost 127.0.0.1 and ::1 (where the
+ * host has IPv6) on one port. */
+struct server_bound {
+	int fd[2]; /* bound sockets, not listening yet */
+	int n;     /* how many */
+	int port;  /* the port bound (--port 0 picks one) */
+};
+
+/* Binds cfg's --listen and --port (SO_REUSEPORT with --reuse-port). Returns 0, or -1 with the
+ * reason in err ("port N in use on ADDR", a bad address, no permission). */
+int server_bind(const struct config *cfg, struct server_bound *b, char err[SERVER_ERR_LEN]);
+
+/* Closes sockets server_create did not take. NULL-safe; idempotent. */
+void server_bound_close(struct server_bound *b);
+
 struct server_opts {
 	const struct config *cfg;
 	struct jobs *jobs;
@@ -28,8 +44,9 @@ struct server_opts {
 	size_t sign_key_len;
 	const char *tls_cert;    /* PEM text; NULL: plain HTTP */
 	const char *tls_key;
-	int listen_fd;           /* > 0: serve this listening socket (socket activation) instead
-	                            of binding --listen and --port; 0: bind them */
+	int listen_fd;           /* > 0: serve this listening socket (socket activation); 0: serve
+	                            bound's */
+	struct server_bound *bound; /* server_bind's sockets: server_create takes them (n set to 0) */
 };
 
 struct server;

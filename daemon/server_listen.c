@@ -4,6 +4,7 @@
 #include "daemon/server.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -70,18 +71,15 @@ static int ipv6_loopback(void)
 	return ok;
 }
 
-/* Starts libmicrohttpd on one address (or the socket the service manager passed). */
+/* Starts libmicrohttpd on a listening socket: one server_bind bound, or the one the service
+ * manager passed. addr and port name it in messages. */
 static struct MHD_Daemon *start_one(struct server *S, const char *addr, int port, int listen_fd,
                                     char err[SERVER_ERR_LEN])
 {
 	const struct server_opts *o = &S->o;
 	struct sockaddr_storage ss;
-	int v6 = 0;
-	if (listen_fd <= 0 && load_addr(addr, port, &ss, &v6)) {
-		snprintf(err, SERVER_ERR_LEN, "listen: '%.64s' is not an IPv4 or IPv6 address or "
-		         "localhost", addr);
-		return NULL;
-	}
+	socklen_t sl = sizeof ss;
+	int v6 = getsockname(listen_fd, (struct sockaddr *)&ss, &sl) == 0 && ss.ss_family == AF_INET6;
 	/* A thread per connection: a request waits for its job in its own thread (start_job) */
 	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 	                 MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
@@ -96,10 +94,7 @@ static struct MHD_Daemon *start_one(struct server *S, const char *addr, int port
 	}
 	struct MHD_OptionItem opts[24];
 	int n = 0;
-	if (listen_fd > 0) /* socket activation: the service manager bound and listens */
-		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL};
-	else
-		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &ss};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
 	                                    (intptr_t)(S->cfg.max_connections +
 	                                               CONN_SPARE(S->cfg.max_connections)), NULL};
@@ -112,9 +107,6 @@ static struct MHD_Daemon *start_one(struct server *S, const char *addr, int port
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, S};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, S};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, S};
-	/* exclusive unless asked: a second daemon on the port must fail, not take half its load */
-	if (S->cfg.reuse_port)
-		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL};
 	if (o->tls_cert) {
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)o->tls_cert};
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)o->tls_key};
@@ -126,9 +118,85 @@ static struct MHD_Daemon *start_one(struct server *S, const char *addr, int port
 	                                        MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, S,
 	                                        MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	if (!d)
-		snprintf(err, SERVER_ERR_LEN, "cannot listen on %.64s port %d (in use, or a bad TLS "
-		         "certificate or key?)", addr, port);
+		snprintf(err, SERVER_ERR_LEN, "cannot serve HTTP on %.64s port %d%s", addr, port,
+		         o->tls_cert ? " (a bad TLS certificate or key?)" : "");
 	return d;
+}
+
+/* A socket bound to addr:port (not listening yet), or -1 with the reason in err. */
+static int bind_one(const struct config *cfg, const char *addr, int port,
+                    char err[SERVER_ERR_LEN])
+{
+	struct sockaddr_storage ss;
+	int v6;
+	if (load_addr(addr, port, &ss, &v6)) {
+		snprintf(err, SERVER_ERR_LEN, "listen: '%.64s' is not an IPv4 or IPv6 address or "
+		         "localhost", addr);
+		return -1;
+	}
+	int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, SERVER_ERR_LEN, "listen %.64s: no socket: %s", addr, strerror(errno));
+		return -1;
+	}
+	int one = 1;
+	/* a restart binds over its predecessor's TIME_WAIT connections; a second daemon on the
+	 * port fails, unless --reuse-port asks both to share it */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (cfg->reuse_port)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+	if (v6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+	if (!bind(fd, (struct sockaddr *)&ss, v6 ? sizeof(struct sockaddr_in6)
+	                                         : sizeof(struct sockaddr_in)))
+		return fd;
+	int e = errno;
+	close(fd);
+	if (e == EADDRINUSE)
+		snprintf(err, SERVER_ERR_LEN, "port %d in use on %.64s (another process listens there; "
+		         "--reuse-port lets fftbloomd processes share it)", port, addr);
+	else if (e == EACCES)
+		snprintf(err, SERVER_ERR_LEN, "port %d on %.64s: permission denied (ports below 1024 "
+		         "need privileges)", port, addr);
+	else if (e == EADDRNOTAVAIL)
+		snprintf(err, SERVER_ERR_LEN, "listen: %.64s is not an address of this host", addr);
+	else
+		snprintf(err, SERVER_ERR_LEN, "cannot bind %.64s port %d: %s", addr, port, strerror(e));
+	return -1;
+}
+
+int server_bind(const struct config *cfg, struct server_bound *b, char err[SERVER_ERR_LEN])
+{
+	memset(b, 0, sizeof *b);
+	int local = !strcmp(cfg->listen, "localhost");
+	b->fd[0] = bind_one(cfg, local ? "127.0.0.1" : cfg->listen, cfg->port, err);
+	if (b->fd[0] < 0)
+		return -1;
+	b->n = 1;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	getsockname(b->fd[0], (struct sockaddr *)&ss, &sl);
+	b->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+	                                         : ((struct sockaddr_in *)&ss)->sin_port);
+	if (local && !ipv6_loopback()) {
+		log_msg(LOG_WARN, "listen localhost: this host has no IPv6 loopback; 127.0.0.1 only");
+	} else if (local) { /* ::1 on the port 127.0.0.1 got (--port 0 picks one) */
+		if ((b->fd[1] = bind_one(cfg, "::1", b->port, err)) < 0) {
+			server_bound_close(b);
+			return -1;
+		}
+		b->n = 2;
+	}
+	return 0;
+}
+
+void server_bound_close(struct server_bound *b)
+{
+	for (int i = 0; b && i < b->n; i++)
+		if (b->fd[i] >= 0)
+			close(b->fd[i]);
+	if (b)
+		b->n = 0;
 }
 
 int server_create(const struct server_opts *o, struct server **out, char err[SERVER_ERR_LEN])
@@ -176,19 +244,29 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 	clock_gettime(CLOCK_REALTIME, &ts);
 	S->id_salt = ((unsigned long long)ts.tv_nsec << 20) ^ (unsigned long long)ts.tv_sec ^
 	             ((unsigned long long)(size_t)S << 7);
-	int local = !strcmp(S->cfg.listen, "localhost") && o->listen_fd <= 0;
-	S->d[0] = start_one(S, local ? "127.0.0.1" : S->cfg.listen, S->cfg.port, o->listen_fd, err);
-	if (!S->d[0])
-		goto fail;
-	S->nd = 1;
-	const union MHD_DaemonInfo *di = MHD_get_daemon_info(S->d[0], MHD_DAEMON_INFO_BIND_PORT);
-	S->port = di ? di->port : S->cfg.port;
-	if (local && !ipv6_loopback()) {
-		log_msg(LOG_WARN, "listen localhost: this host has no IPv6 loopback; 127.0.0.1 only");
-	} else if (local) { /* ::1 on the port 127.0.0.1 got (--port 0 picks one) */
-		if (!(S->d[1] = start_one(S, "::1", S->port, -1, err)))
+	if (o->listen_fd > 0) { /* socket activation: the service manager bound and listens */
+		if (!(S->d[0] = start_one(S, "the socket passed", 0, o->listen_fd, err)))
 			goto fail;
-		S->nd = 2;
+		S->nd = 1;
+		const union MHD_DaemonInfo *di = MHD_get_daemon_info(S->d[0],
+		                                                     MHD_DAEMON_INFO_BIND_PORT);
+		S->port = di ? di->port : S->cfg.port;
+	} else {
+		struct server_bound *b = o->bound;
+		int local = !strcmp(S->cfg.listen, "localhost");
+		S->port = b->port;
+		for (int i = 0; i < b->n; i++) {
+			const char *addr = !local ? S->cfg.listen : i ? "::1" : "127.0.0.1";
+			if (listen(b->fd[i], SOMAXCONN)) {
+				snprintf(err, SERVER_ERR_LEN, "cannot listen on %.64s port %d: %s", addr,
+				         b->port, strerror(errno));
+				goto fail;
+			}
+			/* libmicrohttpd closes the socket once started (MHD_stop_daemon) */
+			if (!(S->d[i] = start_one(S, addr, b->port, b->fd[i], err)))
+				goto fail;
+			S->nd = i + 1;
+		}
 	}
 	if (pthread_create(&S->sweeper, NULL, sweeper_main, S)) {
 		snprintf(err, SERVER_ERR_LEN, "cannot start the connection sweeper thread");
@@ -196,12 +274,17 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 	}
 	S->sweeper_started = 1;
 	pthread_setname_np(S->sweeper, "fb-sweeper");
+	if (o->listen_fd <= 0)
+		o->bound->n = 0; /* the daemons own the sockets now */
 	*out = S;
 	return 0;
 fail:
 	for (int i = 0; i < 2; i++)
-		if (S->d[i])
-			MHD_stop_daemon(S->d[i]);
+		if (S->d[i]) {
+			MHD_stop_daemon(S->d[i]); /* closed its socket */
+			if (o->listen_fd <= 0)
+				o->bound->fd[i] = -1;
+		}
 	pthread_cond_destroy(&S->stop_cv);
 	pthread_mutex_destroy(&S->lock);
 	free(S);

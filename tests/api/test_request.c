@@ -340,7 +340,10 @@ static void test_rules(void **state)
 	expect(&r, "threshold", "0.25", REQUEST_SRC_QUERY, 0, NULL);
 	assert_true(r.p.threshold == 0.25);
 	expect(&r, "threshold", "0.5", REQUEST_SRC_JSON, REQUEST_E_TWICE, "in the query string and in params");
-	expect(&r, "threshold", "0.5", REQUEST_SRC_QUERY, REQUEST_E_TWICE, "threshold given twice");
+	expect(&r, "threshold", "0.5", REQUEST_SRC_QUERY, REQUEST_E_TWICE,
+	       "threshold given twice in the query string");
+	expect(&r, "threshold", "0.5", REQUEST_SRC_FORM, REQUEST_E_TWICE,
+	       "in the query string and in the form fields");
 	assert_true(r.p.threshold == 0.25);
 	expect(&r, "kernel_scale", "9", REQUEST_SRC_QUERY, REQUEST_E_VALUE, "kernel_scale: '9' is out of bounds [0, 8]");
 	expect(&r, "kernel-scale", "9", REQUEST_SRC_FLAG, REQUEST_E_VALUE, "kernel-scale: '9'");
@@ -361,6 +364,68 @@ static void test_rules(void **state)
 	char err[REQUEST_ERR_LEN];
 	request_set(&r, "nosuch", "1", REQUEST_SRC_QUERY, err);
 	assert_null(strstr(err, "threshold")); /* convolve's list names convolve's parameters */
+}
+
+/* Numbers are decimal in every source: hex, inf, nan and padded text are refused with a message
+ * naming the parameter, for a double, an int, a preset's key and kernel_center alike. */
+static void test_decimal_numbers(void **state)
+{
+	(void)state;
+	static const int srcs[] = {REQUEST_SRC_QUERY, REQUEST_SRC_FORM, REQUEST_SRC_JSON,
+	                           REQUEST_SRC_FLAG};
+	static const char *const bad[] = {"0x10", "0X1p4", "inf", "-inf", "nan", "infinity", " 16",
+	                                  "16 ", "1e", "e3", ".", "1..2", ""};
+	for (size_t s = 0; s < sizeof srcs / sizeof srcs[0]; s++)
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+			struct request r;
+			request_init(&r, REQUEST_BLOOM);
+			expect(&r, "intensity", bad[i], srcs[s], REQUEST_E_VALUE, "intensity: '");
+			expect(&r, "quality", bad[i], srcs[s], REQUEST_E_VALUE, "quality: '");
+			assert_true(r.p.intensity == 1.0);
+		}
+	static const char *const good[] = {"16", "+16", "16.", ".5", "1.5e1", "2E-1", "0"};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		struct request r;
+		request_init(&r, REQUEST_BLOOM);
+		expect(&r, "intensity", good[i], REQUEST_SRC_QUERY, 0, NULL);
+		assert_true(r.p.intensity == strtod(good[i], NULL));
+	}
+	struct request r;
+	request_init(&r, REQUEST_BLOOM);
+	expect(&r, "intensity", "0x10", REQUEST_SRC_QUERY, REQUEST_E_VALUE,
+	       "intensity: '0x10' is not a decimal number");
+	expect(&r, "quality", "0x50", REQUEST_SRC_QUERY, REQUEST_E_VALUE, "quality: '0x50'");
+	expect(&r, "kernel_preset", "gaussian:sigma=0x2", REQUEST_SRC_QUERY, REQUEST_E_VALUE,
+	       "sigma=0x2 is not a number");
+	expect(&r, "kernel_preset", "gaussian:sigma=inf", REQUEST_SRC_QUERY, REQUEST_E_VALUE,
+	       "sigma=inf is not a number");
+	expect(&r, "kernel_center", "0x1,2", REQUEST_SRC_QUERY, REQUEST_E_VALUE, "kernel_center");
+	expect(&r, "kernel_center", "1, 2", REQUEST_SRC_QUERY, REQUEST_E_VALUE, "kernel_center");
+	expect(&r, "kernel_center", "1.5,2e1", REQUEST_SRC_QUERY, 0, NULL);
+	assert_true(r.p.center.x == 1.5 && r.p.center.y == 20);
+}
+
+/* mix is composite=mix's: alone it is refused, not ignored. */
+static void test_mix_needs_composite(void **state)
+{
+	(void)state;
+	struct request r;
+	char err[REQUEST_ERR_LEN];
+	request_init(&r, REQUEST_BLOOM);
+	expect(&r, "mix", "0.3", REQUEST_SRC_QUERY, 0, NULL);
+	assert_int_equal(request_finish(&r, 0, err), REQUEST_E_CONFLICT);
+	printf("%s\n", err);
+	assert_non_null(strstr(err, "mix is for composite=mix"));
+	expect(&r, "composite", "add", REQUEST_SRC_QUERY, 0, NULL);
+	assert_int_equal(request_finish(&r, 0, err), REQUEST_E_CONFLICT);
+	request_init(&r, REQUEST_BLOOM);
+	expect(&r, "mix", "0.3", REQUEST_SRC_FLAG, 0, NULL);
+	expect(&r, "composite", "mix", REQUEST_SRC_FLAG, 0, NULL);
+	assert_int_equal(request_finish(&r, 0, err), 0);
+	assert_true(r.p.mix == 0.3);
+	request_init(&r, REQUEST_BLOOM);
+	expect(&r, "composite", "mix", REQUEST_SRC_QUERY, 0, NULL);
+	assert_int_equal(request_finish(&r, 0, err), 0); /* composite=mix alone: mix's default */
 }
 
 static void test_presets(void **state)
@@ -949,7 +1014,7 @@ static void test_openapi_bounds(void **state)
 		json_array_foreach(params, i, p) {
 			const char *name = json_string_value(json_object_get(p, "name"));
 			if (strcmp(json_string_value(json_object_get(p, "in")), "query") ||
-			    !strcmp(name, "sig"))
+			    !strcmp(name, "sig") || !strcmp(name, "exp"))
 				continue;
 			const struct request_param *d = request_find(name, ops[o].op);
 			int found = 0;
@@ -972,6 +1037,7 @@ int main(void)
 		cmocka_unit_test(test_resolve),      cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_input_defaults),
 		cmocka_unit_test(test_rules),        cmocka_unit_test(test_presets),
+		cmocka_unit_test(test_decimal_numbers), cmocka_unit_test(test_mix_needs_composite),
 		cmocka_unit_test(test_center_and_conflicts), cmocka_unit_test(test_json),
 		cmocka_unit_test(test_help),         cmocka_unit_test(test_conv),
 		cmocka_unit_test(test_table_bounds), cmocka_unit_test(test_openapi_bounds),

@@ -306,6 +306,20 @@ rc, out, err = run('bloom', '-', '-o', '-', '--format', 'png', '--kernel', 'k.pf
                    stdin=p16)
 ok('--format png: 8-bit, as format=png over HTTP', rc == 0 and out[24] == 8, err)
 
+# ---- output folders: one output's must exist; a batch's is made, one level ----
+rc, out, err = run('bloom', 'p16.png', '-o', 'nosuch/deeper/x.png', '--kernel', 'k.pfm', '--quiet')
+ok('-o into a missing folder: exit 1 naming it, no folder made', rc == 1 and
+   'the folder nosuch/deeper/ does not exist' in err and
+   not os.path.exists(os.path.join(tmp, 'nosuch')), (rc, err))
+rc, out, err = run('bloom', 'p16.png', 'p8.png', '-o', 'nosuch/deeper/', '--kernel', 'k.pfm',
+                   '--quiet')
+ok('several frames into a folder whose parent is missing: exit 1, nothing made', rc == 1 and
+   'cannot make the output folder nosuch/deeper/' in err and
+   not os.path.exists(os.path.join(tmp, 'nosuch')), (rc, err))
+rc, out, err = run('bloom', 'p16.png', 'p8.png', '-o', 'newdir/', '--kernel', 'k.pfm', '--quiet')
+ok('several frames into a missing folder: made, both written', rc == 0 and
+   sorted(os.listdir(os.path.join(tmp, 'newdir'))) == ['p16.png', 'p8.png'], (rc, err))
+
 shutil.rmtree(tmp, ignore_errors=True)
 print('     %.1f s in all' % (time.time() - T0))
 print('SCRIPT: %d passed, %d failed' % (passed, failed))

@@ -124,6 +124,26 @@ static void test_every_type(void **state)
 	assert_true(v.d == 1.0);
 	assert_int_equal(opts_set_named(types_table, n, &v, "num_v", "1.0001", err), OPT_E_BOUNDS);
 	assert_int_equal(opts_set_named(types_table, n, &v, "num_v", "nan", err), OPT_E_VALUE);
+	/* decimal only: hex, inf, nan and spaces are refused for every number type */
+	static const char *const notnum[] = {"0x1", "0X0p0", "inf", "nan", " 1", "1 ", "", "+", "-",
+	                                     "1e", "1e+", ".", "1.2.3", "1,5"};
+	for (size_t k = 0; k < sizeof notnum / sizeof notnum[0]; k++) {
+		assert_false(opts_decimal(notnum[k], 0));
+		assert_int_equal(opts_set_named(types_table, n, &v, "num_v", notnum[k], err), OPT_E_VALUE);
+		assert_int_equal(opts_set_named(types_table, n, &v, "int_v", notnum[k], err), OPT_E_VALUE);
+		assert_int_equal(opts_set_named(types_table, n, &v, "size_v", notnum[k], err), OPT_E_VALUE);
+	}
+	assert_int_equal(opts_set_named(types_table, n, &v, "num_v", "0x0", err), OPT_E_VALUE);
+	assert_string_equal(err, "num-v: '0x0' is not a decimal number");
+	static const char *const num[] = {"1", "-1", "+1", "1.", ".5", "1.5e-3", "2E+2", "007"};
+	for (size_t k = 0; k < sizeof num / sizeof num[0]; k++)
+		assert_true(opts_decimal(num[k], 0));
+	assert_true(opts_decimal("-12", 1));
+	assert_false(opts_decimal("1.0", 1));
+	assert_false(opts_decimal("1e3", 1));
+	assert_int_equal(opts_set_named(types_table, n, &v, "num_v", ".25", err), 0);
+	assert_true(v.d == 0.25);
+	assert_int_equal(opts_set_named(types_table, n, &v, "num_v", "1", err), 0);
 	assert_int_equal(opts_set_named(types_table, n, &v, "size_v", "2G", err), OPT_E_BOUNDS);
 	assert_int_equal(opts_set_named(types_table, n, &v, "size_v", "1k", err), 0);
 	assert_true(v.s == 1024);
@@ -233,6 +253,7 @@ static const struct documented {
 	{"image-memory", OPT_SIZE, 0, 1099511627776.0, NULL},
 	{"cache-control", OPT_STRING, 0, 0, NULL},
 	{"url-signing-key-file", OPT_STRING, 0, 0, NULL},
+	{"url-require-expiry", OPT_BOOL, 0, 1, NULL},
 	{"memory-budget", OPT_SIZE, 1048576, 1099511627776.0, NULL},
 	{"max-programs", OPT_INT, 16, 100000, NULL},
 	{"program-memory", OPT_SIZE, 1048576, 1099511627776.0, NULL},

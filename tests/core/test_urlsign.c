@@ -162,7 +162,7 @@ static void test_sign_url(void **state)
 	size_t kl = strlen(key);
 	char err[URLSIGN_ERR_LEN], *out;
 	assert_int_equal(urlsign_sign_url(key, kl, "/v1/bloom/img?kernel_preset=glare%3Astreaks%3D6"
-	                                  "&threshold=0.5&x=a+b%2Bc%zz", &out, err), 0);
+	                                  "&threshold=0.5&x=a+b%2Bc%zz", 0, &out, err), 0);
 	printf("signed: %s\n", out);
 	struct urlsign_param p[] = {{"threshold", "0.5"}, {"kernel_preset", "glare:streaks=6"},
 	                            {"x", "a b+c%zz"}};
@@ -171,10 +171,14 @@ static void test_sign_url(void **state)
 	const char *at = strstr(out, "&sig=");
 	assert_non_null(at);
 	assert_string_equal(at + 5, sig);
-	assert_memory_equal(out, "/v1/bloom/img?kernel_preset=glare%3Astreaks%3D6", 47);
+	/* printed in canonical form: sorted, every name and value encoded one way */
+	char want0[200];
+	snprintf(want0, sizeof want0, "/v1/bloom/img?kernel_preset=glare%%3Astreaks%%3D6&"
+	         "threshold=0.5&x=a%%20b%%2Bc%%25zz&sig=%s", sig);
+	assert_string_equal(out, want0);
 	free(out);
 	/* with scheme and host; a URL without a query gets ?sig= */
-	assert_int_equal(urlsign_sign_url(key, kl, "https://cdn.example:8443/v1/convolve/a.b", &out,
+	assert_int_equal(urlsign_sign_url(key, kl, "https://cdn.example:8443/v1/convolve/a.b", 0, &out,
 	                                  err), 0);
 	assert_int_equal(urlsign_sign("a key of twenty bytes", kl, "/v1/convolve/a.b", NULL, 0, sig),
 	                 0);
@@ -183,17 +187,58 @@ static void test_sign_url(void **state)
 	assert_string_equal(out, want);
 	free(out);
 	/* a query that is only '?' */
-	assert_int_equal(urlsign_sign_url(key, kl, "/v1/convolve/a.b?", &out, err), 0);
+	assert_int_equal(urlsign_sign_url(key, kl, "/v1/convolve/a.b?", 0, &out, err), 0);
 	snprintf(want, sizeof want, "/v1/convolve/a.b?sig=%s", sig);
 	assert_string_equal(out, want);
 	free(out);
 	const char *bad[] = {"v1/bloom/x", "http://host", "/v1/bloom/x?a=1&sig=abc",
 	                     "/v1/bloom/x?a=1#frag"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		assert_int_equal(urlsign_sign_url(key, kl, bad[i], &out, err), URLSIGN_E_ARG);
+		assert_int_equal(urlsign_sign_url(key, kl, bad[i], 0, &out, err), URLSIGN_E_ARG);
 		printf("'%s': %s\n", bad[i], err);
 		assert_null(out);
 	}
+}
+
+/* exp: signed like any parameter, added by sign_url, checked with URLSIGN_EXP_SKEW s of skew. */
+static void test_expiry(void **state)
+{
+	(void)state;
+	const char key[] = "a key of twenty bytes";
+	size_t kl = strlen(key);
+	char err[URLSIGN_ERR_LEN], *out;
+	assert_int_equal(urlsign_sign_url(key, kl, "http://h:1/v1/bloom/i?threshold=0.5", 1700000000,
+	                                  &out, err), 0);
+	printf("with exp: %s\n", out);
+	struct urlsign_param p[] = {{"threshold", "0.5"}, {"exp", "1700000000"}, {"sig", NULL}};
+	char sig[URLSIGN_SIG_LEN + 1], want[200];
+	assert_int_equal(urlsign_sign(key, kl, "/v1/bloom/i", p, 2, sig), 0);
+	snprintf(want, sizeof want, "http://h:1/v1/bloom/i?exp=1700000000&threshold=0.5&sig=%s", sig);
+	assert_string_equal(out, want);
+	free(out);
+	p[2].value = sig;
+	assert_int_equal(urlsign_verify(key, kl, "/v1/bloom/i", p, 3), 0);
+	p[1].value = "1700000001"; /* exp moved: the signature no longer matches */
+	assert_int_equal(urlsign_verify(key, kl, "/v1/bloom/i", p, 3), URLSIGN_E_BAD);
+	/* an exp given already is refused when sign_url adds one */
+	assert_int_equal(urlsign_sign_url(key, kl, "/v1/bloom/i?exp=5", 9, &out, err), URLSIGN_E_ARG);
+	assert_null(out);
+	assert_int_equal(urlsign_sign_url(key, kl, "/v1/bloom/i?exp=5", 0, &out, err), 0);
+	free(out);
+	/* the rule: exp + skew >= now */
+	struct urlsign_param e[] = {{"a", "1"}, {"exp", "1000"}};
+	assert_int_equal(urlsign_check_expiry(e, 2, 999, 0), 0);
+	assert_int_equal(urlsign_check_expiry(e, 2, 1000 + URLSIGN_EXP_SKEW, 0), 0);
+	assert_int_equal(urlsign_check_expiry(e, 2, 1000 + URLSIGN_EXP_SKEW + 1, 1), URLSIGN_E_EXPIRED);
+	assert_int_equal(urlsign_check_expiry(e, 1, 5000, 0), 0);
+	assert_int_equal(urlsign_check_expiry(e, 1, 5000, 1), URLSIGN_E_NO_EXP);
+	const char *bad[] = {"", "-1", "+5", "1e3", "0x10", "12.5", " 1", "9999999999999999999"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		e[1].value = bad[i];
+		assert_int_equal(urlsign_check_expiry(e, 2, 0, 0), URLSIGN_E_EXP);
+	}
+	struct urlsign_param twice[] = {{"exp", "2000"}, {"exp", "3000"}};
+	assert_int_equal(urlsign_check_expiry(twice, 2, 0, 0), URLSIGN_E_EXP);
 }
 
 static void test_read_key(void **state)
@@ -228,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_rfc4231),   cmocka_unit_test(test_base64url),
 		cmocka_unit_test(test_canonical), cmocka_unit_test(test_verify),
 		cmocka_unit_test(test_sign_url),  cmocka_unit_test(test_read_key),
+		cmocka_unit_test(test_expiry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

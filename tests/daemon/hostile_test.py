@@ -529,8 +529,9 @@ def test_exclusive_port():
     try:
         p = subprocess.run([H.DAEMON, "--listen", "127.0.0.1", "--port", str(d.port)],
                            capture_output=True, text=True, timeout=60)
-        check("a second daemon on the same port fails to start", p.returncode != 0 and
-              "cannot listen" in p.stderr, (p.returncode, p.stderr[-300:]))
+        check("a second daemon on the same port fails to start: 'port N in use'",
+              p.returncode != 0 and "port %d in use" % d.port in p.stderr,
+              (p.returncode, p.stderr[-300:]))
     finally:
         d.stop("port daemon")
     a = Daemon("--reuse-port")

@@ -510,6 +510,25 @@ def test_main():
               and "[0, 65504]" in m, (st, body))
         st, h, body = d.req("POST", "/v1/bloom?intensity=abc", body=png)
         check("400 for a non-number", st == 400 and "intensity" in err_of(body)[2], (st, body))
+        for q, name in (("intensity=0x10", "intensity"), ("intensity=inf", "intensity"),
+                        ("quality=0x50", "quality"), ("knee=nan", "knee"),
+                        ("kernel_preset=gaussian:sigma%3D0x2", "sigma")):
+            st, h, body = d.req("POST", "/v1/bloom?" + q, body=png)
+            check("400 bad_parameter for a number that is not decimal: %s" % q, st == 400 and
+                  err_of(body)[1] == "bad_parameter" and name in err_of(body)[2], (st, body))
+        mp, ct = multipart([("image", png, "image/png"),
+                            ("params", b'{"intensity": "0x10"}', "application/json")])
+        st, h, body = d.req("POST", "/v1/bloom", body=mp, headers={"Content-Type": ct})
+        check("400 for a hex number in params", st == 400 and "intensity: '0x10' is not a "
+              "decimal number" in err_of(body)[2], (st, body))
+        st, h, body = d.req("POST", "/v1/bloom?mix=0.3", body=png)
+        check("400 bad_parameter for mix without composite=mix", st == 400 and
+              err_of(body)[1] == "bad_parameter" and "mix is for composite=mix" in err_of(body)[2],
+              (st, body))
+        st, h, body = d.req("POST", "/v1/bloom?threshold=1&threshold=2", body=png)
+        check("a parameter twice in the query: the message says so once", st == 400 and
+              "threshold given twice in the query string" in err_of(body)[2] and
+              "and in the query string" not in err_of(body)[2], (st, body))
         st, h, body = d.req("POST", "/v1/bloom?glow=3", body=png)
         check("400 unknown parameter named", st == 400 and "glow" in err_of(body)[2], (st, body))
         st, h, body = d.req("POST", "/v1/bloom?format=gif", body=png)
@@ -1418,7 +1437,12 @@ def test_request_rules():
         form2 = form.replace(b'name="intensity"', b'name="threshold"', 1)
         st, h, b2 = d.req("POST", "/v1/bloom", body=form2,
                           headers={"Content-Type": "multipart/form-data; boundary=" + b})
-        check("a form field named twice: 400", st == 400, (st, b2[:200]))
+        check("a form field named twice: 400 naming it", st == 400 and
+              "'threshold' is given twice" in err_of(b2)[2], (st, b2[:200]))
+        st, h, b2 = d.req("POST", "/v1/bloom?threshold=0.5", body=form,
+                          headers={"Content-Type": "multipart/form-data; boundary=" + b})
+        check("a parameter in the query and a form field: 400 naming both", st == 400 and
+              "in the query string and in the form fields" in err_of(b2)[2], (st, b2[:200]))
     finally:
         d.stop("request rules daemon")
 
@@ -1510,6 +1534,27 @@ def test_localhost():
         check("the log says both", "(127.0.0.1 and ::1)" in d.log() or not six, d.log()[-300:])
     finally:
         d.stop("localhost daemon")
+
+
+def test_port_in_use():
+    """A port another socket listens on: fftbloomd says "port N in use" plainly (no talk of TLS
+    when none is configured) and exits before it makes a GPU context; --listen localhost too."""
+    for listen in ("127.0.0.1", "localhost"):
+        holder = socket.socket()
+        holder.bind(("127.0.0.1", 0))
+        holder.listen(1)
+        port = holder.getsockname()[1]
+        try:
+            p = subprocess.run([DAEMON, "--listen", listen, "--port", str(port)],
+                               capture_output=True, text=True, timeout=120)
+        finally:
+            holder.close()
+        log = p.stdout + p.stderr
+        check("--listen %s on a port in use: exit 1, 'port %d in use'" % (listen, port),
+              p.returncode == 1 and ("port %d in use on 127.0.0.1" % port) in log and
+              "TLS" not in log, (p.returncode, log[-600:]))
+        check("... said before any GPU context is made", "gpu 0:" not in log and
+              "GPU context" not in log, log[-600:])
 
 
 def test_tensors():
@@ -1806,6 +1851,7 @@ def run_script(tests, only_env=None, tmpdirs=(), need_daemon=False, setup=None):
 
 def main():
     run_script((test_main, test_formats, test_request_rules, test_convolve_methods, test_localhost,
+                test_port_in_use,
                 test_tensors, test_limits_and_auth, test_queue_full,
                 test_deadline_and_client_gone, test_concurrency_and_sigterm, test_pipelining,
                 test_jpeg_gpu_dct, test_jpeg_gpu_idct, test_upload_lease,

@@ -474,6 +474,60 @@ def readme_sign_url():
     return None, None
 
 
+def py_sign(key, path, params):
+    """A signed render URL, written from docs/http-api.md's words alone."""
+    q = "&".join(sorted(urllib.parse.quote(k, safe="") + "=" + urllib.parse.quote(v, safe="")
+                        for k, v in params.items()))
+    canonical = path + ("?" + q if q else "")
+    mac = hmac.new(key, canonical.encode(), hashlib.sha256).digest()
+    return canonical + ("&" if q else "?") + "sig=" + base64.urlsafe_b64encode(mac).rstrip(
+        b"=").decode()
+
+
+def signed_expiry_checks(d, key, keyf):
+    """exp=: covered by the signature, refused after it (30 s of skew), added by sign-url
+    --expires-in; sign-url refuses routes that take no signature."""
+    now = int(time.time())
+    for ago, want in ((-3600, 200), (10, 200), (120, 403), (10 ** 6, 403)):
+        url = py_sign(key, "/v1/bloom/photo", {"format": "png", "exp": str(now - ago)})
+        st, _, b = d.req("GET", url)
+        check("exp %+d s from now: %d%s" % (-ago, want, " url_expired" if want == 403 else
+                                             " (within the 30 s skew allowance)" if ago > 0
+                                             else ""),
+              st == want and (want == 200 or err_of(b)[1] == "url_expired"), (st, url, b[:300]))
+    url = py_sign(key, "/v1/bloom/photo", {"format": "png", "exp": str(now - 3600)})
+    st, _, b = d.req("GET", url.replace("exp=%d" % (now - 3600), "exp=%d" % (now + 3600)))
+    check("exp moved later after signing: 403 bad_signature", st == 403 and
+          err_of(b)[1] == "bad_signature", (st, b[:300]))
+    url = py_sign(key, "/v1/bloom/photo", {"format": "png"})
+    st, _, b = d.req("GET", url + "&exp=%d" % (now + 3600))
+    check("exp added outside the signature: 403 bad_signature", st == 403 and
+          err_of(b)[1] == "bad_signature", (st, b[:300]))
+    url = py_sign(key, "/v1/bloom/photo", {"format": "png", "exp": "0x10"})
+    st, _, b = d.req("GET", url)
+    check("a signed exp that is not Unix seconds: 400 bad_parameter naming exp", st == 400 and
+          err_of(b)[1] == "bad_parameter" and "exp" in err_of(b)[2], (st, b[:300]))
+    r = subprocess.run([H.CLI, "sign-url", "--key-file", keyf, "--expires-in", "300",
+                        "/v1/convolve/photo?format=png&kernel_preset=gaussian:sigma=1"],
+                       capture_output=True, text=True)
+    out = r.stdout.strip()
+    m = re.match(r"/v1/convolve/photo\?exp=(\d+)&format=png&kernel_preset=gaussian%3Asigma%3D1"
+                 r"&sig=[\w-]{43}$", out)
+    check("sign-url --expires-in 300 adds exp = now + 300, in canonical form", r.returncode == 0
+          and m and abs(int(m.group(1)) - (now + 300)) <= 5, (r.returncode, out, r.stderr))
+    st, _, b = d.req("GET", out)
+    check("... and the daemon takes it: 200", st == 200, (st, b[:300]))
+    st, _, b = d.req("GET", out.replace("exp=", "exp=1"))
+    check("... but not with its exp changed: 403", st == 403, (st, b[:300]))
+    for path in ("/v1/images/photo", "/v1/bloom", "/v1/bloom/", "/v1/kernels/k",
+                 "http://h:8080/v1/info?x=1", "/v1/bloom/../images"):
+        r = subprocess.run([H.CLI, "sign-url", "--key-file", keyf, path], capture_output=True,
+                           text=True)
+        check("sign-url refuses %s (no signature is checked there): exit 2" % path,
+              r.returncode == 2 and not r.stdout and "takes no signature" in r.stderr,
+              (r.returncode, r.stdout, r.stderr))
+
+
 def test_signed_urls():
     keyf = os.path.join(TMP, "url.key")
     open(keyf, "w").write(os.urandom(32).hex() + "\n")
@@ -489,8 +543,9 @@ def test_signed_urls():
         r = subprocess.run([H.CLI, "sign-url", "--key-file", keyf, plain], capture_output=True,
                            text=True)
         signed = r.stdout.strip()
-        check("fftbloom sign-url appends sig=", r.returncode == 0 and
-              re.match(re.escape(plain) + r"&sig=[A-Za-z0-9_-]{43}$", signed), (r, signed))
+        canonical = "/v1/bloom/photo?format=png&kernel_preset=glare%3Astreaks%3D6&threshold=0.5"
+        check("fftbloom sign-url prints the canonical URL and sig=", r.returncode == 0 and
+              re.match(re.escape(canonical) + r"&sig=[A-Za-z0-9_-]{43}$", signed), (r, signed))
         st, h, b = d.req("GET", signed)
         check("a signed URL: 200, public Cache-Control", st == 200 and b[:4] == b"\x89PNG" and
               h.get("cache-control") == "public, max-age=300", (st, h, b[:200]))
@@ -500,7 +555,7 @@ def test_signed_urls():
               err_of(b)[1] == "signature_required", (st, b))
         for name, url in (("a changed value", signed.replace("threshold=0.5", "threshold=0.6")),
                           ("an added parameter", signed.replace("&sig=", "&intensity=9&sig=")),
-                          ("a removed parameter", signed.replace("&format=png", "")),
+                          ("a removed parameter", signed.replace("format=png&", "")),
                           ("another image", signed.replace("/photo?", "/other?")),
                           ("another operation", signed.replace("/v1/bloom/", "/v1/convolve/")),
                           ("a cut signature", signed[:-1]),
@@ -554,6 +609,8 @@ def test_signed_urls():
         check("a signature made from docs/http-api.md's words (hmac, quote, sorted) verifies",
               st == 200, (st, b[:200]))
 
+        signed_expiry_checks(d, key, keyf)
+
         st, _, body = d.req("GET", "/openapi.json")
         doc = json.loads(body)
         sec = doc["paths"]["/v1/bloom/{name}"]["get"].get("security")
@@ -570,6 +627,26 @@ def test_signed_urls():
               (r.stdout + r.stderr)[-1500:])
     finally:
         d.stop("signing daemon")
+    d = Daemon("--url-signing-key-file", keyf, "--api-key-file", apif, "--url-require-expiry")
+    try:
+        check("PUT photo (with the API key)", d.req("PUT", "/v1/images/photo",
+              body=png_bytes(rand8()), headers=auth)[0] == 201)
+        now = int(time.time())
+        st, _, b = d.req("GET", py_sign(key, "/v1/bloom/photo", {"format": "png"}))
+        check("--url-require-expiry: a signed URL without exp: 403 expiry_required", st == 403 and
+              err_of(b)[1] == "expiry_required", (st, b[:300]))
+        st, _, b = d.req("GET", py_sign(key, "/v1/bloom/photo", {"format": "png",
+                                                                   "exp": str(now + 60)}))
+        check("--url-require-expiry: with exp ahead: 200", st == 200, (st, b[:300]))
+        st, _, b = d.req("GET", "/v1/bloom/photo?format=png", headers=auth)
+        check("--url-require-expiry: the API key needs no exp: 200", st == 200, (st, b[:300]))
+        st, _, body = d.req("GET", "/v1/info", headers=auth)
+        conf = json.loads(body).get("configuration", {})
+        check("/v1/info's configuration shows url-require-expiry on",
+              conf.get("url-require-expiry") in (True, "true"),
+              {k: v for k, v in conf.items() if "url" in k})
+    finally:
+        d.stop("require-expiry daemon")
     for content in ("short\n", ""):
         open(keyf, "w").write(content)
         p = subprocess.run([H.DAEMON, "--port", "0", "--url-signing-key-file", keyf],
