@@ -2,7 +2,8 @@
 # Runs every test: the cmocka binaries given after BUILD (the Makefile passes the ones its
 # folders list; with none, every test_* binary under BUILD/tests) and each tests/*/test_*.sh
 # script. Prints one closing line "N passed, N failed" summed over all of them; exits 1 on any
-# failure. Before it, the twelve slowest with their seconds, to keep CI's 15 minutes in view.
+# failure. Before it, the twelve slowest with their seconds and CPU seconds (the CPU its processes
+# used: a test far below its seconds waits), to keep CI's 15 minutes in view.
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
 bins="$*"
@@ -14,14 +15,20 @@ XDG_CACHE_HOME=$(mktemp -d /tmp/fftbloom-test-cache-XXXXXX)
 export XDG_CACHE_HOME
 unset CACHE_DIRECTORY
 times=$(mktemp /tmp/fftbloom-test-times-XXXXXX)
-trap 'rm -rf "$XDG_CACHE_HOME" "$times"' EXIT
+tms=$(mktemp /tmp/fftbloom-test-tms-XXXXXX)
+trap 'rm -rf "$XDG_CACHE_HOME" "$times" "$tms"' EXIT
+# CPU seconds (user + system) of this shell's finished children, as `times >"$tms"` wrote them
+# (times runs in this shell: in a command substitution it would count the subshell's)
+tms_cpu() { awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%d", n }' "$tms"; }
 passed=0; failed=0; failed_names=""
 run_one() {
 	name=$1; shift
 	echo "=== $name"
 	t0=$(date +%s)
+	times >"$tms"; c0=$(tms_cpu)
 	out=$("$@" 2>&1); rc=$?
-	echo "$(( $(date +%s) - t0 )) $name" >>"$times"
+	times >"$tms"; c1=$(tms_cpu)
+	echo "$(( $(date +%s) - t0 )) $name ($((c1 - c0)) s CPU)" >>"$times"
 	printf '%s\n' "$out"
 	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
 	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')

@@ -89,7 +89,9 @@ def info(d):
 
 def test_large_photo():
     """4000x3000 on llvmpipe: padded 4000+24 x 3000+24 needs about 240 MiB a buffer, past the
-    context's 128 MiB limit; the answer comes in tiles and matches numpy."""
+    context's 128 MiB limit; the answer comes in tiles and matches numpy. (The bloom's tiles, its
+    prefilter and composite across tile seams, are checked against an untiled answer in
+    test_budget_and_limits, at a size CI can afford twice.)"""
     d = Daemon("--deadline", "600", "--max-body", "64M", "--kernel-max-pixels", "100000")
     try:
         lim = info(d).get("gpus", [{}])[0].get("limits", {})
@@ -108,14 +110,6 @@ def test_large_photo():
         check("... in tiles (X-Tiles)", st == 200 and "x" in h.get("x-tiles", ""), h)
         if st == 200:
             close("4000x3000 convolve vs numpy FFT", read_pfm(body), conv)
-        t0 = time.time()
-        st, h, body = d.req("POST", "/v1/bloom?kernel=k25&threshold=0&intensity=0.5&format=pfm",
-                            body=png, timeout=600)
-        print("     4000x3000 bloom: %.1f s, X-Tiles %s" % (time.time() - t0, h.get("x-tiles")))
-        check("4000x3000 bloom: 200, in tiles", st == 200 and "x" in h.get("x-tiles", ""),
-              (st, body[:300]))
-        if st == 200:  # O = I + intensity * (I conv K / its luminance sum), threshold 0
-            close("4000x3000 bloom vs numpy FFT", read_pfm(body), lin + 0.5 * conv / k.sum())
     finally:
         d.stop("large photo daemon")
 

@@ -17,7 +17,8 @@ FUZZ_SRCS    := codec/npy.c codec/colour.c codec/image.c codec/image_pfm.c \
                 codec/image_png.c codec/image_jpeg.c codec/image_jpeg_dct.c codec/image_jpeg_coefs.c codec/image_exr.c codec/image_hdr.c \
                 codec/image_webp.c codec/image_avif.c core/opts.c api/request.c \
                 api/kernel_preset.c api/format.c daemon/multipart.c daemon/apiutil.c core/urlsign.c \
-                codec/tensor.c gles/conv_shape.c gles/deconv_plan.c gles/spatial_plan.c gles/names.c
+                codec/tensor.c gles/conv_shape.c gles/deconv_plan.c gles/spatial_plan.c gles/names.c \
+                api/errors.c api/operation.c
 FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
 # fuzz_http: the daemon's HTTP front end as fftbloomd links it (daemon/module.mk's lists), but
@@ -29,7 +30,7 @@ endif
 ifndef CORE_OBJS
 include core/module.mk
 endif
-FUZZ_HTTP_NOT  := jobs codec gpu_context gpu_worker lifecycle sdnotify healthcheck multipart apiutil
+FUZZ_HTTP_NOT  := jobs codec gpu_context gpu_worker gpu_jobs gpu_cancel lifecycle sdnotify healthcheck multipart apiutil
 FUZZ_HTTP_SRCS := $(filter-out $(patsubst %,daemon/%.c,$(FUZZ_HTTP_NOT)), \
                     $(patsubst $(BUILD)/%.o,%.c,$(DAEMON_OBJS) $(DAEMON_LIB_OBJS))) \
                   $(filter-out core/opts.c core/urlsign.c,$(patsubst $(BUILD)/%.o,%.c,$(CORE_OBJS))) \
