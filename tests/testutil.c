@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -171,4 +172,29 @@ void tu_param(struct bloom_params *p, int op, const char *name, const char *valu
 		abort();
 	}
 	*p = r.p;
+}
+
+int tu_doc_ends_with(const char *path, void (*write)(FILE *), const char *print_option)
+{
+	char *made = NULL;
+	size_t made_len = 0;
+	FILE *m = open_memstream(&made, &made_len);
+	if (!m)
+		return 0;
+	write(m);
+	fclose(m);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		free(made);
+		return -1;
+	}
+	static char doc[1 << 16];
+	size_t n = fread(doc, 1, sizeof doc - 1, f);
+	fclose(f);
+	int same = n >= made_len && !memcmp(doc + n - made_len, made, made_len);
+	if (!same)
+		fprintf(stderr, "%s differs from its table: run build/fftbloomd %s and put its output "
+		        "at the file's end (make docs)\n", path, print_option);
+	free(made);
+	return same;
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Random numbers (xorshift64*). Tests seed from the clock, so every run draws fresh data; the
  * seed is printed so a failure can be reproduced with tu_seed(value). */
@@ -13,6 +14,10 @@ void tu_test_filter(void); /* only the tests whose names match $TEST_FILTER (cmo
 double tu_uniform(void);             /* [0, 1) */
 double tu_sym(void);                 /* [-1, 1) */
 void tu_fill_f32(float *x, size_t n, float lo, float hi);
+/* Whether the file at path (from the repository's root) ends with what write prints: 1 yes, 0
+ * no (and a line on stderr naming the --print option that makes it), -1 no such file (the test
+ * was not run from the root: skip it). For the docs made from a table (docs/errors.md, ...). */
+int tu_doc_ends_with(const char *path, void (*write)(FILE *), const char *print_option);
 /* Removes a folder of files (no subfolders), as a test that made it with mkdtemp leaves it. */
 void tu_remove_dir(const char *dir);
 
