@@ -17,7 +17,8 @@ const struct api_error_def api_errors[API_E_COUNT] = {
 		"operation, given twice, out of its bounds, or excluding another (the message names "
 		"it and its bounds)"},
 	[API_E_BAD_MULTIPART] = {"bad_multipart", 400, "a multipart/form-data body without a valid "
-		"boundary, malformed, or with a part the operation does not take"},
+		"boundary, malformed, or with a part the operation does not take or a part given twice "
+		"(a form field twice included)"},
 	[API_E_EMPTY_BODY] = {"empty_body", 400, "no body, or an empty image, kernel or tensor "
 		"part"},
 	[API_E_MISSING_IMAGE] = {"missing_image", 400, "a multipart body without an image (or file) "

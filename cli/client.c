@@ -620,6 +620,11 @@ int client_run(const char *name, unsigned op, const struct opt_def *t, size_t n,
 		rc = lr < 0 ? 2 : 1;
 		goto out;
 	}
+	if (batch_output_folders(&list, berr)) { /* the local batch's folder rule */
+		fprintf(stderr, "fftbloom %s: %s\n", name, berr);
+		rc = 1;
+		goto out;
+	}
 	char msg[256];
 	/* format=: --format as given, else the (first) output's extension and --bits */
 	const char *fmt = param(&p, "format") ? param(&p, "format")

@@ -25,11 +25,11 @@ static const struct mode {
 	 "print it as JSON and exit 0, or name the bad value and exit 2; touches no GPU"},
 	{"print-openapi", "", "print the OpenAPI document served at /openapi.json and exit"},
 	{"print-errors", "", "print the HTTP API's error list (status, code, meaning) as Markdown "
-	 "and exit (docs/errors.md is this)"},
+	 "and exit (docs/errors.md ends with this table)"},
 	{"print-operations", "", "print the HTTP API's operations (method, path, what it does, CLI "
-	 "subcommand) as Markdown and exit (docs/operations.md is this)"},
+	 "subcommand) as Markdown and exit (docs/operations.md ends with this table)"},
 	{"print-formats", "", "print the image format table (media types, extensions, magic bytes, "
-	 "depths read and written, alpha) as Markdown and exit (docs/formats.md is this)"},
+	 "depths read and written, alpha) as Markdown and exit (docs/formats.md ends with this table)"},
 	{"version", "", "print the version and the commit it was built from and exit (fftbloom info "
 	 "gives the GPU, driver, compiler and library versions)"},
 };

@@ -273,7 +273,7 @@ static int framing_check(struct req *r, const char *version, enum MHD_Result *re
 		while (*p == ' ' || *p == '\t')
 			p++;
 		size_t d = strspn(p, "0123456789");
-		if (!d || d > 19 || p[d + strspn(p + d, " \t")]) {
+		if (!d || d > 20 || p[d + strspn(p + d, " \t")]) { /* 20 digits: MHD answers past 2^64 */
 			*ret = respond_error_x(r, API_E_BAD_REQUEST, close_hdr, "Content-Length '%.32s' "
 			                       "is not a number of bytes", clv);
 			return 1;

@@ -604,6 +604,10 @@ def test_strict_parsing():
         case("Transfer-Encoding: gzip", b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\n"
              b"Transfer-Encoding: gzip\r\n\r\nabc", 501)
         case("HTTP/1.1 without Host", b"GET /healthz HTTP/1.1\r\n\r\n", 400)
+        for n in (b"10000000000000000000", b"18446744073709551615"):  # 20 digits, below 2^64
+            out = raw(d, b"POST /v1/bloom HTTP/1.1\r\nHost: x\r\nContent-Length: " + n + b"\r\n\r\n")
+            check("Content-Length %s: 413 body_too_large, a number past --max-body" % n.decode(),
+                  status_of(out) == 413 and b"body_too_large" in out, out[:300])
         case("a kernel named abc%00", b"PUT /v1/kernels/abc%%00 HTTP/1.1\r\nHost: x\r\n"
              b"Content-Length: %d\r\n\r\n" % len(img) + img, 400)
         check("abc was not registered", d.req("GET", "/v1/kernels/abc")[0] == 404)
