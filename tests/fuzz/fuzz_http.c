@@ -165,9 +165,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (kernels_create(cfg.max_kernels, cfg.kernel_memory, &k) ||
 	    images_create(cfg.max_images, cfg.image_memory, &im) || metrics_create(&m))
 		fail("out of memory", NULL);
-	struct server_opts so = {.cfg = &cfg, .jobs = &fake_jobs, .kernels = k, .images = im,
-	                         .metrics = m};
+	static struct server_bound bound; /* the daemon binds before server_create; so does this */
 	char serr[SERVER_ERR_LEN];
+	if (server_bind(&cfg, &bound, serr))
+		fail("server_bind", serr);
+	struct server_opts so = {.cfg = &cfg, .jobs = &fake_jobs, .kernels = k, .images = im,
+	                         .metrics = m, .bound = &bound};
 	if (server_create(&so, &S, serr))
 		fail("server_create", serr);
 	port = server_port(S);
