@@ -515,7 +515,7 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 				pending = 1;
 		}
 		if (failed >= 0) {
-			snprintf(err, JOBS_ERR_LEN, "gpu %d: %s", failed, J->gpus[failed].init_err);
+			snprintf(err, JOBS_ERR_LEN, "gpu %d: %.990s", failed, J->gpus[failed].init_err);
 			rc = JOBS_E_INIT;
 			break;
 		}
