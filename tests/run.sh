@@ -3,7 +3,8 @@
 # folders list; with none, every test_* binary under BUILD/tests) and each tests/*/test_*.sh
 # script. Prints one closing line "N passed, N failed" summed over all of them; exits 1 on any
 # failure. Before it, the twelve slowest with their seconds and CPU seconds (the CPU its processes
-# used: a test far below its seconds waits), to keep CI's 15 minutes in view.
+# used: a test far below its seconds waits), to keep CI's 15 minutes in view. TEST_LANES: how
+# many cmocka binaries run at once (default 2).
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
 bins="$*"
@@ -16,19 +17,15 @@ export XDG_CACHE_HOME
 unset CACHE_DIRECTORY
 times=$(mktemp /tmp/fftbloom-test-times-XXXXXX)
 tms=$(mktemp /tmp/fftbloom-test-tms-XXXXXX)
-trap 'rm -rf "$XDG_CACHE_HOME" "$times" "$tms"' EXIT
+lane_dir=$(mktemp -d /tmp/fftbloom-test-lanes-XXXXXX)
+trap 'rm -rf "$XDG_CACHE_HOME" "$times" "$tms" "$lane_dir"' EXIT
 # CPU seconds (user + system) of this shell's finished children, as `times >"$tms"` wrote them
 # (times runs in this shell: in a command substitution it would count the subshell's)
 tms_cpu() { awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%d", n }' "$tms"; }
 passed=0; failed=0; failed_names=""
-run_one() {
-	name=$1; shift
-	echo "=== $name"
-	t0=$(date +%s)
-	times >"$tms"; c0=$(tms_cpu)
-	out=$("$@" 2>&1); rc=$?
-	times >"$tms"; c1=$(tms_cpu)
-	echo "$(( $(date +%s) - t0 )) $name ($((c1 - c0)) s CPU)" >>"$times"
+# count NAME RC: adds up the output in $out of a test that exited RC
+count() {
+	name=$1; rc=$2
 	printf '%s\n' "$out"
 	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
 	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
@@ -40,8 +37,32 @@ run_one() {
 	passed=$((passed + p)); failed=$((failed + f))
 	[ $f -ne 0 ] && failed_names="$failed_names $name"
 }
+run_one() {
+	name=$1; shift
+	echo "=== $name"
+	t0=$(date +%s)
+	times >"$tms"; c0=$(tms_cpu)
+	out=$("$@" 2>&1); rc=$?
+	times >"$tms"; c1=$(tms_cpu)
+	echo "$(( $(date +%s) - t0 )) $name ($((c1 - c0)) s CPU)" >>"$times"
+	count "$name" $rc
+}
+# The cmocka binaries run TEST_LANES at a time (default 2): each is one process of CPU work with
+# no timing in its checks, and the GPU ones keep about one core busy on llvmpipe. Their outputs
+# are printed and counted in order afterwards. The scripts, which time daemons, run one by one.
+lanes=${TEST_LANES:-2}
+i=0
+for t in $bins; do i=$((i + 1)); echo "$i $t"; done >"$lane_dir/list"
+xargs -P "$lanes" -L 1 sh -c 't0=$(date +%s); if [ -x "$2" ]; then "$2"; else false; fi \
+	>"$0/$1.out" 2>&1; echo $? >"$0/$1.rc"; echo $(($(date +%s) - t0)) >"$0/$1.s"' \
+	"$lane_dir" <"$lane_dir/list"
+i=0
 for t in $bins; do
-	if [ -x "$t" ]; then run_one "$t" "$t"; else run_one "$t" false; fi
+	i=$((i + 1))
+	echo "=== $t"
+	out=$(cat "$lane_dir/$i.out" 2>/dev/null)
+	echo "$(cat "$lane_dir/$i.s" 2>/dev/null || echo 0) $t (in $lanes lanes)" >>"$times"
+	count "$t" "$(cat "$lane_dir/$i.rc" 2>/dev/null || echo 1)"
 done
 for s in $(ls tests/*/test_*.sh 2>/dev/null | sort); do
 	run_one "$s" env BUILD="$BUILD" sh "$s"
