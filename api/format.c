@@ -286,8 +286,7 @@ const char *format_content_type(enum image_format f)
 	return d ? d->media_types[0] : "application/octet-stream";
 }
 
-/* A list of depths ("8, 10 or 12"; "-" when none) into buf. */
-static const char *depths(const unsigned char *bits, char *buf, size_t len)
+const char *format_depths(const unsigned char *bits, char *buf, size_t len)
 {
 	size_t o = 0;
 	int n = 0;
@@ -315,8 +314,8 @@ void format_markdown(FILE *f)
 		for (int k = 0; d->extensions[k]; k++)
 			fprintf(f, "%s`.%s`", k ? ", " : "", d->extensions[k]);
 		fprintf(f, " | %s | %s | %s | %s | %s | %s | %s |\n", d->magic, d->read ? "yes" : "no",
-		        d->write ? "yes" : "no", depths(d->read_bits, rb, sizeof rb),
-		        d->write ? depths(d->write_bits, wb, sizeof wb) : "-",
+		        d->write ? "yes" : "no", format_depths(d->read_bits, rb, sizeof rb),
+		        d->write ? format_depths(d->write_bits, wb, sizeof wb) : "-",
 		        d->float_samples ? "float" : "integer", d->alpha ? "yes" : "no");
 	}
 }

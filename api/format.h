@@ -85,6 +85,10 @@ unsigned format_lost_reported(unsigned lost, int bloom, const struct image_info 
  * "application/octet-stream" for IMAGE_FORMAT_UNKNOWN */
 const char *format_content_type(enum image_format f);
 
+/* A format table row's list of depths (image_format_desc.read_bits or write_bits, 0-terminated,
+ * at most 4) as words, "8, 10 or 12", into buf; returns buf, or "-" when the list is empty. */
+const char *format_depths(const unsigned char *bits, char *buf, size_t len);
+
 /* The format table (codec/image.h's image_formats) as a Markdown table: one row a format, its
  * media types, extensions, magic bytes, what is read and written, depths, samples and alpha
  * (fftbloomd --print-formats; docs/formats.md ends with it). */

@@ -290,21 +290,16 @@ static int kernel_depth(enum image_format fmt, int *bits)
 	const struct image_format_desc *d = image_format_desc(fmt);
 	if (!d || !d->write)
 		return 0; /* the encoder names what it writes */
-	int deepest = 0, n = 0;
-	while (n < 4 && d->write_bits[n])
-		n++;
-	char list[40] = "";
-	for (int i = 0, at = 0; i < n; i++) {
+	int deepest = 0;
+	for (int i = 0; i < 4 && d->write_bits[i]; i++)
 		deepest = d->write_bits[i] > deepest ? d->write_bits[i] : deepest;
-		at += snprintf(list + at, sizeof list - (size_t)at, "%s%u",
-		               !i ? "" : i + 1 == n ? " or " : ", ", d->write_bits[i]);
-	}
 	if (!*bits)
 		*bits = deepest;
 	if (image_format_writes_bits(d->format, *bits))
 		return 0;
+	char list[40];
 	fprintf(stderr, "fftbloom kernel: --bits %d: %s writes %s bits per sample\n", *bits,
-	        d->title, list);
+	        d->title, format_depths(d->write_bits, list, sizeof list));
 	return 2;
 }
 
