@@ -25,9 +25,10 @@ const char *const image_exr_compression_names[IMAGE_EXR_COMPRESSION_COUNT + 1] =
 };
 _Static_assert(IMAGE_EXR_PIZ + 1 == IMAGE_EXR_COMPRESSION_COUNT, "one name per compression");
 
-/* libdeflate's level for ZIP blocks: measured against zlib's level 4 (OpenEXRCore 3.1's default)
- * on 1080p half and float frames (bench/RESULTS.md) */
-#define EXR_DEFLATE_LEVEL 4
+/* libdeflate's level for ZIP blocks. OpenEXRCore 3.1.5 deflates with zlib's default (level 6:
+ * its default level is -1); libdeflate's level 2 makes blocks within 1% of those in a third to
+ * a quarter of the time (bench/RESULTS.md, 2026-11-28) */
+#define EXR_DEFLATE_LEVEL 2
 /* Unpacked bytes a thread takes at least: a smaller frame is not worth a thread's start */
 #define EXR_PAR_BYTES ((uint64_t)1 << 20)
 
