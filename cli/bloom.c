@@ -215,7 +215,8 @@ static int run(int op, int argc, char **argv)
 		return lr < 0 ? 2 : 1;
 	}
 	struct batch_opts bo = {.name = name, .format = req.format, .bits = c.bits,
-	                        .quality = req.quality, .threads = c.io_threads,
+	                        .quality = req.quality, .exr_compression = req.exr_compression,
+	                        .threads = c.io_threads,
 	                        .ahead = c.read_ahead, .quiet = c.quiet,
 	                        .bloom = op == BLOOM_OP_BLOOM,
 	                        .progress = c.progress == 1   ? BATCH_PROGRESS_BAR
