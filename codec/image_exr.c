@@ -25,10 +25,13 @@ const char *const image_exr_compression_names[IMAGE_EXR_COMPRESSION_COUNT + 1] =
 };
 _Static_assert(IMAGE_EXR_PIZ + 1 == IMAGE_EXR_COMPRESSION_COUNT, "one name per compression");
 
-/* libdeflate's level for ZIP blocks. OpenEXRCore 3.1.5 deflates with zlib's default (level 6:
- * its default level is -1); libdeflate's level 2 makes blocks within 1% of those in a third to
- * a quarter of the time (bench/RESULTS.md, 2026-11-28) */
-#define EXR_DEFLATE_LEVEL 2
+/* libdeflate's levels for ZIP blocks of half and of float samples. OpenEXRCore 3.1.5 deflates
+ * with zlib's default (level 6: its default level is -1). On 1080p frames (bench/RESULTS.md,
+ * 2026-11-28) libdeflate's level 1 deflates half samples in a ninth of zlib 6's time to blocks
+ * 1-2% larger; float samples lose 6% there, so they take level 2 (within 1% of zlib 6's size,
+ * a third of its time). */
+#define EXR_DEFLATE_HALF 1
+#define EXR_DEFLATE_FLOAT 2
 /* Unpacked bytes a thread takes at least: a smaller frame is not worth a thread's start */
 #define EXR_PAR_BYTES ((uint64_t)1 << 20)
 
@@ -533,21 +536,24 @@ done:
 	return rc;
 }
 
-/* Float -> half -> float with round-to-nearest-even, for reporting what a half file loses. */
-static float through_half(float f)
+/* What writing f as a half float loses (IMAGE_LOST_RANGE: it rounds to infinity;
+ * IMAGE_LOST_PRECISION: to another value; NaN and infinity lose nothing), from its bits: a half
+ * keeps 11 significant bits down to 2^-14 and multiples of 2^-24 below. */
+static unsigned half_loss(float f)
 {
-	if (!isfinite(f) || f == 0)
-		return f;
-	float a = fabsf(f);
-	if (a >= 65520.0f) /* rounds to infinity */
-		return copysignf(INFINITY, f);
-	int e;
-	frexpf(a, &e); /* a = m * 2^e, m in [0.5, 1) */
-	int q = e - 11; /* half keeps 11 significant bits */
-	if (q < -24)
-		q = -24; /* subnormal half spacing is 2^-24 */
-	float step = ldexpf(1.0f, q);
-	return copysignf(nearbyintf(a / step) * step, f);
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	uint32_t a = u & 0x7fffffffu, ex = a >> 23, sig = (a & 0x7fffffu) | 0x800000u;
+	if (ex == 0xff || a == 0)
+		return 0;                    /* NaN, infinity, zero */
+	if (a >= 0x477ff000u)                /* 65520 and up round to infinity */
+		return IMAGE_LOST_RANGE;
+	int e = (int)ex - 127;
+	if (e >= -14)                        /* a normal half: 10 bits after the point */
+		return (a & 0x1fffu) ? IMAGE_LOST_PRECISION : 0;
+	if (ex == 0 || e < -24)              /* below half's smallest step */
+		return IMAGE_LOST_PRECISION;
+	return (sig & ((1u << (-e - 1)) - 1)) ? IMAGE_LOST_PRECISION : 0; /* multiples of 2^-24 */
 }
 
 /* One encoded chunk, kept until the chunks before it are written. */
@@ -566,6 +572,7 @@ struct enc_worker {
 	uint8_t *t;             /* ZIP: predicted bytes; others: the packed bytes kept aside */
 	size_t tcap;
 	struct libdeflate_compressor *def;
+	int level;              /* def's level */
 	unsigned lost;          /* what the half samples of its chunks lost */
 };
 
@@ -595,7 +602,7 @@ static exr_result_t compress_chunk(exr_encode_pipeline_t *e)
 		return EXR_ERR_OUT_OF_MEMORY;
 	}
 	if (w->lib_compress == NULL) { /* ZIP, ZIPS */
-		if (!w->def && !(w->def = libdeflate_alloc_compressor(EXR_DEFLATE_LEVEL))) {
+		if (!w->def && !(w->def = libdeflate_alloc_compressor(w->level))) {
 			free(out);
 			return EXR_ERR_OUT_OF_MEMORY;
 		}
@@ -663,6 +670,7 @@ static int enc_item(void *ctx, int worker, size_t i)
 		e->write_fn = NULL;
 	}
 	e->encoding_user_data = w;
+	w->level = J->bits == 16 ? EXR_DEFLATE_HALF : EXR_DEFLATE_FLOAT;
 	w->slot = &J->chunks[i];
 	w->slot->y = y;
 	rv = exr_encoding_run(J->ctxt, J->part, e);
@@ -675,13 +683,10 @@ static int enc_item(void *ctx, int worker, size_t i)
 	}
 	if (!rv && J->bits == 16) { /* what the chunk's samples lose as half */
 		size_t a = (size_t)y * img->width * ch, b = (size_t)(y + ci.height) * img->width * ch;
-		for (size_t k = a; k < b; k++) {
-			float v = img->pixels[k], hv = through_half(v);
-			if (isinf(hv) && !isinf(v))
-				w->lost |= IMAGE_LOST_RANGE;
-			else if (hv != v && !(isnan(v)))
-				w->lost |= IMAGE_LOST_PRECISION;
-		}
+		unsigned l = 0;
+		for (size_t k = a; k < b; k++)
+			l |= half_loss(img->pixels[k]);
+		w->lost |= l;
 	}
 	return rv;
 }
