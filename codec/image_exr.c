@@ -34,6 +34,10 @@ _Static_assert(IMAGE_EXR_PIZ + 1 == IMAGE_EXR_COMPRESSION_COUNT, "one name per c
 #define EXR_DEFLATE_FLOAT 2
 /* Unpacked bytes a thread takes at least: a smaller frame is not worth a thread's start */
 #define EXR_PAR_BYTES ((uint64_t)1 << 20)
+/* Buffers the helper threads of one frame may hold together (each its chunk's buffers): a file
+ * of huge tiles or lines is decoded on fewer threads, down to one, rather than multiplying
+ * them past what the memory budget reserved for the frame */
+#define EXR_PAR_MEM ((uint64_t)256 << 20)
 
 #define EXR_CHUNK_MAX ((uint64_t)256 << 20) /* largest unpacked chunk we let the library build */
 #define EXR_TILE_MAX 8192                    /* largest tile side accepted */
@@ -58,14 +62,18 @@ static void on_error(exr_const_context_t ctxt, exr_result_t code, const char *ms
 	}
 }
 
-/* Threads for n chunks of chunk_bytes unpacked each: asked (1 or more), or enough that each
- * takes EXR_PAR_BYTES at least */
-static int exr_threads(int asked, size_t n, uint64_t chunk_bytes)
+/* Threads for n chunks of chunk_bytes unpacked each, a worker holding worker_bytes of buffers:
+ * asked (1 or more), or enough that each takes EXR_PAR_BYTES at least; either way no more
+ * helpers than EXR_PAR_MEM holds */
+static int exr_threads(int asked, size_t n, uint64_t chunk_bytes, uint64_t worker_bytes)
 {
-	if (asked > 0)
-		return asked;
-	uint64_t per = chunk_bytes ? (EXR_PAR_BYTES + chunk_bytes - 1) / chunk_bytes : 1;
-	return par_threads(n, (size_t)per);
+	int t = asked;
+	if (t < 1) {
+		uint64_t per = chunk_bytes ? (EXR_PAR_BYTES + chunk_bytes - 1) / chunk_bytes : 1;
+		t = par_threads(n, (size_t)per);
+	}
+	uint64_t helpers = worker_bytes ? EXR_PAR_MEM / worker_bytes : (uint64_t)t;
+	return (uint64_t)t > helpers + 1 ? (int)helpers + 1 : t;
 }
 
 /* ZIP's reordering before deflate: the even bytes, then the odd ones, each stored as the
@@ -499,7 +507,9 @@ int image_decode_exr(const unsigned char *buf, size_t len, const struct image_li
 	}
 	job.scratch_bytes = job.scratch_px * (size_t)cl->num_channels * sizeof(float);
 	size_t failed = 0;
-	rv = par_each(nchunks, exr_threads(lim->threads, nchunks, chunk_bytes), dec_item, &job,
+	/* a worker: its scratch planes, the chunk packed and unpacked, the inflated bytes */
+	rv = par_each(nchunks, exr_threads(lim->threads, nchunks, chunk_bytes,
+					   job.scratch_bytes + 3 * chunk_bytes), dec_item, &job,
 		      &failed);
 	for (int i = 0; i < PAR_MAX_THREADS; i++) {
 		struct dec_worker *dw_ = &job.w[i];
@@ -558,9 +568,10 @@ static unsigned half_loss(float f)
 
 /* One encoded chunk, kept until the chunks before it are written. */
 struct enc_chunk {
-	uint8_t *p; /* malloc'd */
+	uint8_t *p; /* malloc'd; freed once written */
 	size_t n;
 	int y;      /* its first line */
+	int done;   /* encoded, waiting its turn (under enc_job.lock) */
 };
 
 /* One encoding thread's state: its pipeline and buffers, kept from chunk to chunk. */
@@ -584,8 +595,30 @@ struct enc_job {
 	const struct image *img;
 	const char *const *names;
 	struct enc_chunk *chunks;
+	size_t nchunks;
+	pthread_mutex_t lock; /* guards chunks[].done, written and the file's writing */
+	size_t written;       /* chunks written to the file, in order */
 	struct enc_worker w[PAR_MAX_THREADS];
 };
+
+/* Chunk i is encoded: it and every encoded chunk after it with none missing before are written
+ * to the file (OpenEXR writes a scanline part's chunks in order), so a frame holds about one
+ * encoded chunk a thread rather than all of them. An exr_result_t. */
+static exr_result_t write_ready(struct enc_job *J, size_t i)
+{
+	exr_result_t rv = EXR_ERR_SUCCESS;
+	pthread_mutex_lock(&J->lock);
+	J->chunks[i].done = 1;
+	while (!rv && J->written < J->nchunks && J->chunks[J->written].done) {
+		struct enc_chunk *c = &J->chunks[J->written];
+		rv = exr_write_scanline_chunk(J->ctxt, J->part, c->y, c->p, c->n);
+		free(c->p);
+		c->p = NULL;
+		J->written++;
+	}
+	pthread_mutex_unlock(&J->lock);
+	return rv;
+}
 
 /* compress_fn: the packed chunk compressed into the worker's slot. ZIP and ZIPS through
  * libdeflate (OpenEXR's predictor, then a zlib stream); others through the library. A chunk
@@ -665,7 +698,7 @@ static int enc_item(void *ctx, int worker, size_t i)
 			w->lib_compress = J->zip ? NULL : e->compress_fn;
 			e->compress_fn = compress_chunk;
 		}
-		/* the calling thread writes the chunks, in order, once all are made */
+		/* write_ready writes the chunks, in order */
 		e->yield_until_ready_fn = NULL;
 		e->write_fn = NULL;
 	}
@@ -688,6 +721,8 @@ static int enc_item(void *ctx, int worker, size_t i)
 			l |= half_loss(img->pixels[k]);
 		w->lost |= l;
 	}
+	if (!rv)
+		rv = write_ready(J, i);
 	return rv;
 }
 
@@ -714,6 +749,7 @@ int image_encode_exr(const struct image *img, const struct image_encode_opts *o,
 	exr_context_t ctxt = NULL;
 	struct enc_job job;
 	memset(&job, 0, sizeof job);
+	pthread_mutex_init(&job.lock, NULL);
 	size_t nchunks = 0;
 	int part, rc = 0;
 	exr_result_t rv;
@@ -748,14 +784,15 @@ int image_encode_exr(const struct image *img, const struct image_encode_opts *o,
 		job.zip = comp == EXR_COMPRESSION_ZIP || comp == EXR_COMPRESSION_ZIPS;
 		job.img = img;
 		job.names = names[ch];
+		job.nchunks = nchunks;
 		uint64_t chunk_bytes = (uint64_t)img->width * (uint64_t)job.lpc * (uint64_t)ch *
 				       (uint64_t)(bits / 8);
-		rv = par_each(nchunks, exr_threads(o->threads, nchunks, chunk_bytes), enc_item,
-			      &job, NULL);
+		/* a worker: the chunk packed, compressed, kept aside, and its bytes waiting */
+		rv = par_each(nchunks, exr_threads(o->threads, nchunks, chunk_bytes, 4 * chunk_bytes),
+			      enc_item, &job, NULL);
+		if (!rv && job.written != nchunks)
+			rv = EXR_ERR_INCORRECT_CHUNK;
 	}
-	for (size_t i = 0; !rv && i < nchunks; i++)
-		rv = exr_write_scanline_chunk(ctxt, part, job.chunks[i].y, job.chunks[i].p,
-					      job.chunks[i].n);
 	for (int i = 0; i < PAR_MAX_THREADS; i++) {
 		struct enc_worker *w = &job.w[i];
 		if (w->started)
@@ -768,6 +805,7 @@ int image_encode_exr(const struct image *img, const struct image_encode_opts *o,
 	for (size_t i = 0; job.chunks && i < nchunks; i++)
 		free(job.chunks[i].p);
 	free(job.chunks);
+	pthread_mutex_destroy(&job.lock);
 	exr_result_t frv = ctxt ? exr_finish(&ctxt) : EXR_ERR_SUCCESS;
 	if (!rv)
 		rv = frv;
