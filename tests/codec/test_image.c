@@ -1293,8 +1293,9 @@ static void test_exr_roundtrip(void **state)
 /* Every exr_compression written and read back exactly (half samples that half holds, float32
  * bits), at odd sizes of one to several blocks (ZIP 16 lines, PIZ 32, the others 1); the same
  * bytes whether a frame's blocks are encoded on one thread or several, the same pixels however
- * many threads decode them; and each written file read by OpenEXR's own C++ library
- * (exrmaketiled, which retiles it: 16x16 tiles, our tiled decode) where it is installed. */
+ * many threads decode them, and a file cut short refused on any; and each written file read by
+ * OpenEXR's own C++ library (exrmaketiled, which retiles it: 16x16 tiles, our tiled decode)
+ * where it is installed. */
 static void test_exr_compressions(void **state)
 {
 	(void)state;
@@ -1381,6 +1382,17 @@ static void test_exr_compressions(void **state)
 			assert_memory_equal(a.pixels, b.pixels,
 					    (size_t)a.width * a.height * a.channels * sizeof(float));
 			assert_same_image(&img, &b, "exr threads");
+			/* cut short anywhere past the header: refused on any number of threads, each
+			 * thread's chunk failing or not */
+			for (int k = 1; k < 8; k++) {
+				struct image t;
+				size_t cut = l1 * (size_t)k / 8;
+				int rc = image_decode(b1, cut, &lim, &t, &info, err);
+				if (rc != IMAGE_E_TRUNCATED && rc != IMAGE_E_CORRUPT)
+					fail_msg("exr %s cut to %zu of %zu bytes: %d (%s)",
+						 image_exr_compression_names[c], cut, l1, rc, err);
+				assert_null(t.pixels);
+			}
 			print_message("exr %s %d-bit 301x263 RGBA: %zu bytes, the same on 1 and %d "
 				      "threads\n", image_exr_compression_names[c], bits, l1,
 				      PAR_MAX_THREADS);
