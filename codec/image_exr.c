@@ -77,23 +77,21 @@ static int exr_threads(int asked, size_t n, uint64_t chunk_bytes, uint64_t worke
 }
 
 /* ZIP's reordering before deflate: the even bytes, then the odd ones, each stored as the
- * difference from the one before it plus 128 (OpenEXR's predictor). n bytes from raw to t. */
+ * difference from the one before it in that order plus 128 (OpenEXR's predictor). n bytes from
+ * raw to t, each difference taken from raw directly (no carried value: loops that vectorise). */
 static void zip_predict(uint8_t *t, const uint8_t *raw, size_t n)
 {
-	uint8_t *t1 = t, *t2 = t + (n + 1) / 2;
-	size_t i = 0;
-	for (; i + 1 < n; i += 2) {
-		*t1++ = raw[i];
-		*t2++ = raw[i + 1];
-	}
-	if (i < n)
-		*t1 = raw[i];
-	uint8_t p = t[0];
-	for (i = 1; i < n; i++) {
-		uint8_t c = t[i];
-		t[i] = (uint8_t)(c - p + 128);
-		p = c;
-	}
+	size_t h = (n + 1) / 2, m = n / 2; /* even bytes, odd bytes */
+	if (!n)
+		return;
+	t[0] = raw[0];
+	for (size_t k = 1; k < h; k++)
+		t[k] = (uint8_t)(raw[2 * k] - raw[2 * k - 2] + 128);
+	if (!m)
+		return;
+	t[h] = (uint8_t)(raw[1] - raw[2 * (h - 1)] + 128);
+	for (size_t k = 1; k < m; k++)
+		t[h + k] = (uint8_t)(raw[2 * k + 1] - raw[2 * k - 1] + 128);
 }
 
 /* The inverse of zip_predict: t (n bytes, changed) back into out. */
@@ -566,6 +564,28 @@ static unsigned half_loss(float f)
 	return (sig & ((1u << (-e - 1)) - 1)) ? IMAGE_LOST_PRECISION : 0; /* multiples of 2^-24 */
 }
 
+/* half_loss over n samples: first a pass that only tells whether every sample is zero or in
+ * half's normal range (most of an image; a loop without branches, which vectorises), then
+ * sample by sample only where one is not. */
+static unsigned half_losses(const float *v, size_t n)
+{
+	uint32_t low = 0, other = 0;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t u;
+		memcpy(&u, &v[k], sizeof u);
+		uint32_t a = u & 0x7fffffffu;
+		uint32_t normal = a - 0x38800000u < 0x477ff000u - 0x38800000u; /* 2^-14 to 65520 */
+		low |= normal ? a & 0x1fffu : 0;
+		other |= !normal & (a != 0);
+	}
+	if (!other)
+		return low ? IMAGE_LOST_PRECISION : 0;
+	unsigned l = 0;
+	for (size_t k = 0; k < n; k++)
+		l |= half_loss(v[k]);
+	return l;
+}
+
 /* One encoded chunk, kept until the chunks before it are written. */
 struct enc_chunk {
 	uint8_t *p; /* malloc'd; freed once written */
@@ -716,10 +736,7 @@ static int enc_item(void *ctx, int worker, size_t i)
 	}
 	if (!rv && J->bits == 16) { /* what the chunk's samples lose as half */
 		size_t a = (size_t)y * img->width * ch, b = (size_t)(y + ci.height) * img->width * ch;
-		unsigned l = 0;
-		for (size_t k = a; k < b; k++)
-			l |= half_loss(img->pixels[k]);
-		w->lost |= l;
+		w->lost |= half_losses(img->pixels + a, b - a);
 	}
 	if (!rv)
 		rv = write_ready(J, i);
