@@ -169,10 +169,17 @@ uninstall:
 	rm -f $(patsubst docs/%,$(DESTDIR)$(DOCDIR)/docs/%,$(wildcard docs/*.md docs/*.png docs/*.jpg))
 	-rmdir $(DESTDIR)$(DATADIR)/fftbloomd $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)
 
-run: deps all
+# run and test build with one job a core when not given -j: the objects are independent, and
+# CI's two cores compile the programs, the tests and the fault-injection daemon in half the time.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+
+run: deps
+	$(MAKE) $(BUILD_JOBS) all
 	$(BUILD)/fftbloomd $(ARGS)
 
-test: deps-test all $(TEST_BINS) faults
+test: deps-test
+	$(MAKE) $(BUILD_JOBS) all $(TEST_BINS) faults
 	sh tests/run.sh $(BUILD) $(TEST_BINS)
 
 # fftbloomd with GPU fault injection (gles/fault.h: POST /v1/faults arms a lost context, a hung

@@ -16,7 +16,7 @@ if ! command -v clang >/dev/null 2>&1; then
 	echo "SCRIPT: 0 passed, 1 failed"
 	exit 1
 fi
-if ! make -s -f tests/fuzz/fuzz.mk fuzz-build BUILD="$BUILD" >"$log" 2>&1; then
+if ! make -s -j"$(nproc 2>/dev/null || echo 1)" -f tests/fuzz/fuzz.mk fuzz-build BUILD="$BUILD" >"$log" 2>&1; then
 	cat "$log"
 	echo "fuzz smoke: building the fuzz targets failed"
 	echo "SCRIPT: 0 passed, 1 failed"
