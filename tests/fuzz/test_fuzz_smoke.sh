@@ -4,6 +4,7 @@
 # 2) from those seeds in a scratch directory, with its dictionary where it has one. A target
 # passes when libFuzzer finds no crash, leak, timeout or sanitizer report. Prints
 # "SCRIPT: N passed, N failed".
+# lane: beside
 BUILD=${BUILD:-build}
 SECS=${FUZZ_SMOKE_SECONDS:-2}
 passed=0
