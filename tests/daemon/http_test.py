@@ -1326,7 +1326,7 @@ def test_jpeg_gpu_idct():
         "progressive": cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1].tobytes(),
     }
     q = "/v1/bloom?threshold=0.5&intensity=0.6&kernel_preset=gaussian:sigma=3&format=pfm"
-    on = Daemon()  # the default
+    on = Daemon("--jpeg-gpu-entropy-decode=false")  # libjpeg's coefficients
     off = Daemon("--jpeg-gpu-idct=false")
     try:
         e1, e2 = (json.loads(x.req("GET", "/v1/info")[2]).get("engine") for x in (on, off))
