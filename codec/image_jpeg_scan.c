@@ -1,7 +1,8 @@
 /* A baseline JPEG made ready for entropy decoding on the GPU (codec/image.h, struct yuv_scan):
  * its markers parsed (SOF, DHT, DQT, DRI, SOS), its Huffman tables derived as libjpeg's jdhuff.c
  * derives them, and its scan copied with the stuffed zero bytes and restart markers taken out
- * (one memchr pass). Anything it does not take goes back to the caller (1) for libjpeg. */
+ * (a memchr pass that checks the markers and counts, then one that copies). Anything it does not
+ * take goes back to the caller (1) for libjpeg before any memory is taken. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,7 +283,28 @@ int image_jpeg_scan_prepare(const unsigned char *buf, size_t len, int w, int h, 
 	}
 	sc->nblk = nb;
 	/* the layout: tables, segments, quantisation tables, bytes (at most the file's) */
-	size_t scan_max = len - hd.scan_at;
+	/* everything that may refuse the file before memory is taken (a lent buffer is taken
+	 * once a frame): the tables derived, the scan's markers checked and its bytes counted */
+	uint32_t *tw = calloc(8 * YUV_SCAN_TABLE_WORDS, 4);
+	if (!tw) {
+		memset(out, 0, sizeof *out);
+		return image_fail(err, IMAGE_E_NOMEM, "jpeg: out of memory");
+	}
+	for (int c = 0; c < hd.ncomp; c++) {
+		int t[2] = {sc->dctab[c], sc->actab[c]};
+		for (int k = 0; k < 2; k++)
+			if (derive(&hd.tab[t[k]], k == 0, tw + (size_t)t[k] * YUV_SCAN_TABLE_WORDS)) {
+				free(tw);
+				memset(out, 0, sizeof *out);
+				return 1;
+			}
+	}
+	size_t scan_max = unstuff(buf, len, hd.scan_at, NULL, NULL, sc->nseg, hd.ri);
+	if (scan_max == (size_t)-1) {
+		free(tw);
+		memset(out, 0, sizeof *out);
+		return 1;
+	}
 	sc->tables = 0;
 	sc->segs = 8 * YUV_SCAN_TABLE_WORDS * 4;
 	size_t at = sc->segs + (size_t)(sc->nseg + 1) * 8;
@@ -290,6 +312,7 @@ int image_jpeg_scan_prepare(const unsigned char *buf, size_t len, int w, int h, 
 		out->cf[c].quant = at;
 	sc->bytes = at;
 	if (scan_max > ((size_t)1 << 31) - at - 16) {
+		free(tw);
 		memset(out, 0, sizeof *out);
 		return image_fail(err, IMAGE_E_TOO_LARGE, "jpeg: a scan of %zu bytes", scan_max);
 	}
@@ -303,25 +326,19 @@ int image_jpeg_scan_prepare(const unsigned char *buf, size_t len, int w, int h, 
 		out->release = mem->release;
 		out->owner = owner;
 	} else if (!(out->data = malloc(room))) {
+		free(tw);
 		memset(out, 0, sizeof *out);
 		return image_fail(err, IMAGE_E_NOMEM, "jpeg: cannot allocate a %zu-byte scan", room);
 	}
 	out->bytes = room;
 	unsigned char *d = out->data;
-	uint32_t *tw = (uint32_t *)(void *)(d + sc->tables);
-	memset(tw, 0, 8 * YUV_SCAN_TABLE_WORDS * 4);
-	for (int c = 0; c < hd.ncomp; c++) {
-		int t[2] = {sc->dctab[c], sc->actab[c]};
-		for (int k = 0; k < 2; k++)
-			if (derive(&hd.tab[t[k]], k == 0, tw + (size_t)t[k] * YUV_SCAN_TABLE_WORDS))
-				goto refuse;
+	memcpy(d + sc->tables, tw, 8 * YUV_SCAN_TABLE_WORDS * 4);
+	free(tw);
+	for (int c = 0; c < hd.ncomp; c++)
 		memcpy(d + out->cf[c].quant, hd.quant[hd.tq[c]], 128);
-	}
 	uint32_t *seg = (uint32_t *)(void *)(d + sc->segs);
 	size_t n = unstuff(buf, len, hd.scan_at, d + sc->bytes, seg, sc->nseg, hd.ri);
-	if (n == (size_t)-1)
-		goto refuse;
-	sc->nbytes = n;
+	sc->nbytes = n; /* as counted */
 	seg[sc->nseg] = (uint32_t)(n * 8);
 	/* chunks: each segment's bits cut into YUV_SCAN_CHUNK_BITS (at least one) */
 	uint32_t chunks = 0;
@@ -343,7 +360,4 @@ int image_jpeg_scan_prepare(const unsigned char *buf, size_t len, int w, int h, 
 	}
 	out->coef_bytes = sc->bytes + words * 4 + 8;
 	return 0;
-refuse:
-	yuv_image_free(out);
-	return 1;
 }
