@@ -323,7 +323,7 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	}
 	if (y->scan) { /* entropy-decoded first; libjpeg decides what it flags */
 		struct yuv_image cy;
-		rc = jpeg_huffdec_run(b->huffdec, y, buf, &buf, &cy, err);
+		rc = jpeg_huffdec_run(b->huffdec, y, buf, &buf, &cy, NULL, err);
 		if (rc == JPEG_HUFFDEC_FLAGGED) { /* err says why */
 			b->st.entropy_flagged++;
 			rc = BLOOM_E_ENTROPY;

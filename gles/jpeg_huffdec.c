@@ -87,7 +87,8 @@ static void pass_run(const struct jpeg_huffdec *h, int pass, GLuint iter, size_t
 }
 
 int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint scan,
-                     GLuint *coefs, struct yuv_image *cy, char err[BLOOM_ERR_LEN])
+                     GLuint *coefs, struct yuv_image *cy, struct gpu_timer *tm,
+                     char err[BLOOM_ERR_LEN])
 {
 	int rc = jpeg_huffdec_warm(h, err);
 	if (rc)
@@ -150,15 +151,21 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 	glUniform1ui(h->u[HU_CWORDS], (GLuint)qat);
 	size_t nch = (size_t)sc->nchunks;
 	pass_run(h, 0, 0, nch, 0);
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_HUFF_DECODE);
 	for (GLuint it = 0; it < HD_MAXIT; it++) {
 		pass_run(h, 1, it, nch, 0);
 		pass_run(h, 2, it, nch, 0);
 	}
 	pass_run(h, 1, HD_MAXIT, nch, 0);
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_HUFF_SYNC);
 	pass_run(h, 3, 0, 0, 1);
 	pass_run(h, 4, 0, nch, 0);
 	pass_run(h, 5, 0, 0, 1);
 	pass_run(h, 6, 0, blocks, 0);
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_HUFF_WRITE);
 	/* the flag word, read back (waits for the passes) */
 	glBindBuffer(GL_COPY_READ_BUFFER, h->sync);
 	glBindBuffer(GL_COPY_WRITE_BUFFER, h->stage);

@@ -15,6 +15,7 @@
 
 #include "codec/image.h"
 #include "gles/bloom.h"
+#include "gles/gpu_timer.h"
 #include "gles/program.h"
 
 #define JPEG_HUFFDEC_FLAGGED 1 /* jpeg_huffdec_run: the scan is not what libjpeg decodes
@@ -35,8 +36,10 @@ int jpeg_huffdec_warm(struct jpeg_huffdec *h, char err[BLOOM_ERR_LEN]);
  * the coefficients' offsets there: 64 int32 a block, jpeg_gpu_idct's wide layout). Waits for
  * the GPU to say whether the scan decoded cleanly: 0, JPEG_HUFFDEC_FLAGGED when it did not (an
  * invalid code, a coefficient index past 63, a segment that ends early or late, states that did
- * not settle), or a bloom_error with err. */
+ * not settle), or a bloom_error with err. tm (or NULL) is marked after the first decode
+ * (GPU_STAGE_HUFF_DECODE), the sync rounds (GPU_STAGE_HUFF_SYNC) and the rest (GPU_STAGE_HUFF_WRITE). */
 int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint scan,
-                     GLuint *coefs, struct yuv_image *cy, char err[BLOOM_ERR_LEN]);
+                     GLuint *coefs, struct yuv_image *cy, struct gpu_timer *tm,
+                     char err[BLOOM_ERR_LEN]);
 
 #endif

@@ -187,7 +187,7 @@ static int gpu_decode(const unsigned char *jpeg, size_t len, const struct ref *r
 	GLuint cb;
 	struct yuv_image cy;
 	char berr[BLOOM_ERR_LEN];
-	rc = jpeg_huffdec_run(g_hd, &y, buf, &cb, &cy, berr);
+	rc = jpeg_huffdec_run(g_hd, &y, buf, &cb, &cy, NULL, berr);
 	if (rc < 0)
 		fail_msg("jpeg_huffdec_run: %s", berr);
 	if (rc == JPEG_HUFFDEC_FLAGGED) {
