@@ -51,6 +51,12 @@ int bench_huffdec(struct run_ctx *r, const struct workload *wl)
 		free(jpeg);
 		return -1;
 	}
+	if (wl->kw && image_jpeg_scan_chunks(&y, wl->kw)) { /* a variant's chunks */
+		fprintf(stderr, "%s: chunks of %d bits refused\n", wl->id, wl->kw);
+		yuv_image_free(&y);
+		free(jpeg);
+		return -1;
+	}
 	struct jpeg_huffdec *h = NULL;
 	GLuint buf = gl_buf_new(y.coef_bytes, y.data, GL_STATIC_DRAW, NULL);
 	int n = c->runs, rc = !buf || jpeg_huffdec_create(r->g->pc, &h);
@@ -117,11 +123,12 @@ int bench_huffdec(struct run_ctx *r, const struct workload *wl)
 		bench_detail_num(&l, "quality", wl->technique);
 		bench_detail_str(&l, "subsampling", wl->gray ? "420" : "444");
 		bench_detail_num(&l, "chunks", y.sc.nchunks);
+		bench_detail_num(&l, "chunk_bits", y.sc.chunk_bits);
 		bench_common_detail(&l, r, wl);
 		bench_line_end(&l, &r->meta);
-		fprintf(stderr, "%-28s %5dx%-5d q%d %s  GPU %.3f ms (decode %.3f, sync %.3f, write "
+		fprintf(stderr, "%-28s %-9s %5dx%-5d q%d %s  GPU %.3f ms (decode %.3f, sync %.3f, write "
 		        "%.3f), call %.3f ms; CPU: libjpeg %.3f ms, scan prepare %.3f ms; %zu bytes, "
-		        "%d chunks\n", wl->id, wl->w, wl->h, wl->technique, wl->gray ? "420" : "444",
+		        "%d chunks\n", wl->id, variant, wl->w, wl->h, wl->technique, wl->gray ? "420" : "444",
 		        m[TOT], m[DEC], m[SYNC], m[WRITE], m[CALL], m[LIBJPEG], m[PREP], y.sc.nbytes,
 		        y.sc.nchunks);
 	}

@@ -211,20 +211,21 @@ struct yuv_coefs {
  * that v's leading bits spell, 0 where the code is longer), maxcode[0..16] (int32, -1: no code of
  * that length), valoffset[0..16] (int32) and the 256 symbols, as libjpeg's jdhuff.c derives
  * them; at segs, nseg + 1 words, the first bit of each restart segment in the bytes and then the
- * bits in all, followed by nseg + 1 words, the first chunk (YUV_SCAN_CHUNK_BITS) of each segment
+ * bits in all, followed by nseg + 1 words, the first chunk (of chunk_bits) of each segment
  * and then the chunks in all; at bytes, the scan with its stuffed zero bytes and its restart
  * markers taken out, four bytes a word, the first byte in the word's top bits, then two zero
  * words. */
 #define YUV_SCAN_TABLE_WORDS 832
 #define YUV_SCAN_LUT_BITS 9
-#define YUV_SCAN_CHUNK_BITS 1024
+#define YUV_SCAN_CHUNK_BITS 1024 /* the chunks' bits image_decode_jpeg_scan_into cuts */
 #define YUV_SCAN_MCU_BLOCKS 6
 struct yuv_scan {
 	int nseg;            /* restart segments (1 without restart markers) */
 	int ri;              /* MCUs a segment but the last (the restart interval, else them all) */
 	int mcux, mcuy;      /* MCUs across and down */
 	int nblk;            /* blocks an MCU */
-	int nchunks;         /* chunks of YUV_SCAN_CHUNK_BITS in all segments */
+	int chunk_bits;      /* bits a chunk (a decoding thread's share of a segment) */
+	int nchunks;         /* chunks in all segments */
 	unsigned char bcomp[YUV_SCAN_MCU_BLOCKS]; /* each block of an MCU: its component */
 	unsigned char bx[YUV_SCAN_MCU_BLOCKS], by[YUV_SCAN_MCU_BLOCKS]; /* its place within the
 	                                                                  component's part */
@@ -361,6 +362,10 @@ int image_decode_jpeg_scan_into(const void *buf, size_t len, const struct image_
 int image_jpeg_scan_prepare(const unsigned char *buf, size_t len, int w, int h, int gray, int sx,
 			    int sy, const struct yuv_memory *mem, struct yuv_image *out,
 			    char err[IMAGE_ERR_LEN]);
+
+/* A scan's segments (y->scan) cut again into chunks of chunk_bits (a multiple of 32, 64 to
+ * 65536): the chunk table in data, chunk_bits and nchunks. 0 or IMAGE_E_ARG. */
+int image_jpeg_scan_chunks(struct yuv_image *y, int chunk_bits);
 
 /* The planes a coefs-form frame makes (its inverse DCT on the CPU, in float32 as the GPU's pass
  * does) into new malloc'd planes out. 0, IMAGE_E_ARG (not coefs), IMAGE_E_NOMEM or

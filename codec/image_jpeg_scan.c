@@ -239,6 +239,23 @@ static size_t unstuff(const unsigned char *b, size_t len, size_t at, unsigned ch
 	}
 }
 
+int image_jpeg_scan_chunks(struct yuv_image *y, int chunk_bits)
+{
+	if (!y->scan || !y->data || chunk_bits < 64 || chunk_bits > 65536 || chunk_bits % 32)
+		return IMAGE_E_ARG;
+	struct yuv_scan *sc = &y->sc;
+	uint32_t *seg = (uint32_t *)(void *)(y->data + sc->segs), chunks = 0, cb = (uint32_t)chunk_bits;
+	for (int s = 0; s < sc->nseg; s++) { /* each segment's bits cut (at least one chunk) */
+		seg[sc->nseg + 1 + s] = chunks;
+		uint32_t bits = seg[s + 1] - seg[s];
+		chunks += bits ? (bits + cb - 1) / cb : 1;
+	}
+	seg[2 * sc->nseg + 1] = chunks;
+	sc->nchunks = (int)chunks;
+	sc->chunk_bits = chunk_bits;
+	return 0;
+}
+
 int image_jpeg_scan_prepare(const unsigned char *buf, size_t len, int w, int h, int gray, int sx,
 			    int sy, const struct yuv_memory *mem, struct yuv_image *out,
 			    char err[IMAGE_ERR_LEN])
@@ -340,15 +357,7 @@ int image_jpeg_scan_prepare(const unsigned char *buf, size_t len, int w, int h, 
 	size_t n = unstuff(buf, len, hd.scan_at, d + sc->bytes, seg, sc->nseg, hd.ri);
 	sc->nbytes = n; /* as counted */
 	seg[sc->nseg] = (uint32_t)(n * 8);
-	/* chunks: each segment's bits cut into YUV_SCAN_CHUNK_BITS (at least one) */
-	uint32_t chunks = 0;
-	for (int s = 0; s < sc->nseg; s++) {
-		seg[sc->nseg + 1 + s] = chunks;
-		uint32_t bits = seg[s + 1] - seg[s];
-		chunks += bits ? (bits + YUV_SCAN_CHUNK_BITS - 1) / YUV_SCAN_CHUNK_BITS : 1;
-	}
-	seg[2 * sc->nseg + 1] = chunks;
-	sc->nchunks = (int)chunks;
+	image_jpeg_scan_chunks(out, YUV_SCAN_CHUNK_BITS);
 	/* bytes to big-endian words, two zero words after */
 	unsigned char *p = d + sc->bytes;
 	size_t words = (n + 3) / 4;

@@ -11,16 +11,16 @@
 
 #define HD_HDR 64     /* jpeg_huffdec.comp's HDR: Sync's header words */
 #define HD_MAXIT 32   /* its MAXIT: sync rounds at most */
-#define HD_GROUP 64   /* its local size */
+#define HD_GROUP 256  /* its local size */
 
 enum hd_uniform {
 	HU_PASS, HU_ITER, HU_GEO, HU_MCU, HU_OFF, HU_BLK, HU_COMP, HU_COFF, HU_BW, HU_SBYTES,
-	HU_CWORDS, HU_COUNT
+	HU_CWORDS, HU_GROUPS, HU_CHUNK, HU_COUNT
 };
 
 static const char *const hd_uniform_names[HU_COUNT] = {
 	"u_pass", "u_iter", "u_geo", "u_mcu", "u_off", "u_blk", "u_comp", "u_coff", "u_bw",
-	"u_sbytes", "u_cwords",
+	"u_sbytes", "u_cwords", "u_groups", "u_chunk",
 };
 
 struct jpeg_huffdec {
@@ -28,6 +28,7 @@ struct jpeg_huffdec {
 	GLuint prog;           /* 0: not got yet */
 	GLint u[HU_COUNT];
 	GLuint sync, coefs, stage; /* chunk states; coefficients; the flag word read back */
+	GLuint args;               /* the sync rounds' indirect dispatches */
 	size_t sync_bytes, coefs_bytes;
 };
 
@@ -46,7 +47,7 @@ void jpeg_huffdec_destroy(struct jpeg_huffdec *h)
 		return;
 	if (h->prog)
 		program_drop(h->pc, h->prog);
-	GLuint bufs[] = {h->sync, h->coefs, h->stage};
+	GLuint bufs[] = {h->sync, h->coefs, h->stage, h->args};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
@@ -106,8 +107,15 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 	size_t qat = at;
 	for (int c = 0; c < ncomp; c++, at += 32)
 		cy->cf[c].quant = (qat + 32 * (size_t)c) * 4;
-	size_t sync_words = HD_HDR + (size_t)sc->nchunks * 8 + (size_t)sc->nseg * 3;
-	if (at > 0x3fffffff || sync_words > 0x3fffffff ||
+	size_t sync_words = HD_HDR + (size_t)sc->nchunks * 8;
+	GLuint groups = (GLuint)(((size_t)sc->nchunks + HD_GROUP - 1) / HD_GROUP);
+	/* the sync rounds' dispatches: the first round's sync on all chunks, the rest none until
+	 * a round that changed something asks for them */
+	GLuint args[(2 * HD_MAXIT + 1) * 3];
+	for (int i = 0; i < 2 * HD_MAXIT + 1; i++)
+		args[3 * i] = i ? 0 : groups, args[3 * i + 1] = args[3 * i + 2] = 1;
+	if (at > 0x3fffffff || sync_words > 0x3fffffff || groups > 65535 ||
+	    (!h->args && !(h->args = gl_buf_new(sizeof args, NULL, GL_DYNAMIC_COPY, NULL))) ||
 	    gl_buf_grow(&h->coefs, &h->coefs_bytes, at * 4, GL_DYNAMIC_COPY, NULL) ||
 	    gl_buf_grow(&h->sync, &h->sync_bytes, sync_words * 4, GL_DYNAMIC_COPY, NULL) ||
 	    (!h->stage && !(h->stage = gl_buf_new(4, NULL, GL_STREAM_READ, NULL)))) {
@@ -118,6 +126,8 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 	memset(zero, 0, sizeof zero);
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, h->sync);
 	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof zero, zero);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, h->args);
+	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof args, args);
 	glBindBuffer(GL_COPY_READ_BUFFER, scan);
 	glBindBuffer(GL_COPY_WRITE_BUFFER, h->coefs);
 	for (int c = 0; c < ncomp; c++)
@@ -126,6 +136,8 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_HUFF, scan);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_HTAB, h->sync);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_CODED, h->coefs);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_COEFS, h->args);
+	glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, h->args);
 	glUseProgram(h->prog);
 	size_t mcus = (size_t)sc->mcux * sc->mcuy, blocks = mcus * (size_t)sc->nblk;
 	glUniform4ui(h->u[HU_GEO], (GLuint)sc->nseg, (GLuint)sc->nchunks, (GLuint)sc->ri,
@@ -149,21 +161,25 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 	glUniform3ui(h->u[HU_BW], bw[0], bw[1], bw[2]);
 	glUniform1ui(h->u[HU_SBYTES], (GLuint)sync_words);
 	glUniform1ui(h->u[HU_CWORDS], (GLuint)qat);
+	glUniform1ui(h->u[HU_GROUPS], groups);
+	glUniform1ui(h->u[HU_CHUNK], (GLuint)sc->chunk_bits);
 	size_t nch = (size_t)sc->nchunks;
 	pass_run(h, 0, 0, nch, 0);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_DECODE);
-	for (GLuint it = 0; it < HD_MAXIT; it++) {
-		pass_run(h, 1, it, nch, 0);
-		pass_run(h, 2, it, nch, 0);
-	}
-	pass_run(h, 1, HD_MAXIT, nch, 0);
+	for (GLuint it = 0; it <= HD_MAXIT; it++)
+		for (int p = 1; p <= (it < HD_MAXIT ? 2 : 1); p++) {
+			glUniform1i(h->u[HU_PASS], p);
+			glUniform1ui(h->u[HU_ITER], it);
+			glDispatchComputeIndirect((GLintptr)((2 * it + (GLuint)p - 1) * 12));
+			glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
+		}
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_SYNC);
 	pass_run(h, 3, 0, 0, 1);
 	pass_run(h, 4, 0, nch, 0);
 	pass_run(h, 5, 0, 0, 1);
-	pass_run(h, 6, 0, blocks, 0);
+	pass_run(h, 6, 0, nch, 0);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_WRITE);
 	/* the flag word, read back (waits for the passes) */

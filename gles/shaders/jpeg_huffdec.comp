@@ -6,16 +6,20 @@
 // the true states found by passing each chunk's end state to the next until none changes, the
 // blocks placed by a prefix sum of the chunks' counts, the coefficients written by a last
 // decode, and the DC differences summed per component within each segment. The pass (u_pass):
-// 0 first decode, 1 sync (take the previous chunk's end), 2 decode again what changed, 3 the
-// chunks' prefix sum (one work group), 4 write the coefficients, 5 the DC sums (one work group),
-// 6 the DC values. Anything inconsistent (an invalid code, a coefficient past index 63, a
+// 0 first decode, 1 sync (take the previous chunk's end), 2 decode again what changed (a sync
+// round's passes are dispatched indirectly: with no groups once a round changes nothing), 3 the
+// chunks' prefix sum (one work group), 4 write the coefficients and sum each chunk's DC
+// differences, 5 the chunks' DC predictors (a segmented prefix sum, one work group), 6 the DC
+// values. Anything inconsistent (an invalid code, a coefficient past index 63, a
 // segment whose blocks end past its bits or never, a state that did not settle, a block out
 // of place) sets Sync's flag word: the frame is then decoded by libjpeg. Every loop is bounded
 // and every index clamped, so a corrupt scan reads and writes within the buffers.
-layout(local_size_x = 64) in;
+#define GROUP 256u
+layout(local_size_x = 256) in;
 layout(std430, binding = 12) readonly buffer Scan { uint sc[]; };
 layout(std430, binding = 13) buffer Sync { uint sy[]; };
 layout(std430, binding = 14) buffer Coefs { uint co[]; };
+layout(std430, binding = 15) buffer Args { uint ar[]; }; // the sync rounds' dispatches
 
 uniform int u_pass;
 uniform uint u_iter;     // the sync round (passes 1 and 2)
@@ -28,8 +32,10 @@ uniform uvec3 u_coff;    // each component's first coefficient word in Coefs
 uniform uvec3 u_bw;      // each component's blocks across
 uniform uint u_sbytes;   // Sync's words (bounds)
 uniform uint u_cwords;   // Coefs' words (bounds)
+uniform uint u_groups;   // work groups of a pass over the chunks
+uniform uint u_chunk;    // bits a chunk
+#define CHUNK u_chunk
 
-#define CHUNK 1024u
 #define TABW 832u
 #define HDR 64u    // Sync: flag, the sync rounds' change counts, then 8 words a chunk
 #define MAXIT 32u  // sync rounds at most
@@ -202,11 +208,12 @@ uint block_addr(uint gb, out uint u)
 	return u_coff[comp] + (y * u_bw[comp] + x) * 64u;
 }
 
-shared uint part[3][64];
+shared uint part[3][GROUP];
+shared uint rs[GROUP];
 
 void main()
 {
-	uint k = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64u;
+	uint k = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * GROUP;
 	uint c = HDR + k * 8u;
 	if (u_pass == 0) { // the first decode: a segment's first chunk from its true start
 		if (k >= u_geo.y)
@@ -232,15 +239,18 @@ void main()
 			syw(c + C_SCTX, cx);
 			syw(c + C_DIRTY, 1u);
 			atomicAdd(sy[S_CHANGED + u_iter], 1u);
+			ar[(2u * u_iter + 1u) * 3u] = u_groups; // this round's decode runs
 		}
 	} else if (u_pass == 2) { // what changed decoded again
+		if (k == 0u && u_iter < MAXIT)
+			ar[(2u * u_iter + 2u) * 3u] = u_groups; // and the next round's sync
 		if (k >= u_geo.y || syr(S_CHANGED + u_iter) == 0u || syr(c + C_DIRTY) == 0u)
 			return;
 		syw(c + C_DIRTY, 0u);
 		uint cx = syr(c + C_SCTX);
 		decode_chunk(k, St(syr(c + C_SPOS), cx & 255u, cx >> 8u));
 	} else if (u_pass == 3) { // the chunks' blocks before them within their segment
-		uint t = gl_LocalInvocationID.x, n = u_geo.y, per = (n + 63u) / 64u;
+		uint t = gl_LocalInvocationID.x, n = u_geo.y, per = (n + GROUP - 1u) / GROUP;
 		uint lo = min(t * per, n), hi = min(lo + per, n), sum = 0u;
 		for (uint i = lo; i < hi; i++)
 			sum += syr(HDR + i * 8u + C_COUNT);
@@ -248,7 +258,7 @@ void main()
 		barrier();
 		if (t == 0u) {
 			uint run = 0u;
-			for (uint i = 0u; i < 64u; i++) {
+			for (uint i = 0u; i < GROUP; i++) {
 				uint v = part[0][i];
 				part[0][i] = run;
 				run += v;
@@ -268,7 +278,8 @@ void main()
 			uint f = scw(u_off.y + u_geo.x + 1u + seg_of(i));
 			syw(HDR + i * 8u + C_BASE, syr(HDR + i * 8u + C_GLOB) - syr(HDR + f * 8u + C_GLOB));
 		}
-	} else if (u_pass == 4) { // the coefficients, from the true states
+	} else if (u_pass == 4) { // the coefficients, from the true states; the DC differences
+		                      // of the blocks whose DC this chunk decodes summed per component
 		if (k >= u_geo.y)
 			return;
 		uint s = seg_of(k), from, to, send;
@@ -276,70 +287,95 @@ void main()
 		chunk_bits(k, s, from, to, send, last);
 		uint segblocks = min(u_geo.z, u_geo.w - s * u_geo.z) * u_mcu.y;
 		uint first = s * u_geo.z * u_mcu.y, base = syr(c + C_BASE);
-		if (base >= segblocks)
-			return; // past the segment's blocks (bytes after them, which libjpeg skips)
-		uint gb = first + base, cx = syr(c + C_SCTX), u;
+		uint cx = syr(c + C_SCTX), u;
 		St st = St(syr(c + C_SPOS), cx & 255u, cx >> 8u);
-		uint end = first + segblocks;
+		uint gb = first + base, end = first + segblocks;
+		uint dcfirst = st.zz == 0u ? gb : gb + 1u, ndc = 0u;
+		uint dcs[3] = uint[3](0u, 0u, 0u);
 		// a segment's last chunk decodes its remaining blocks past its end only to find them
-		// missing; bounded
-		uint limit = last ? 4u * CHUNK + 64u * 64u : CHUNK + 64u;
+		// missing; bounded. A chunk past the segment's blocks (bytes after them, which libjpeg
+		// skips) decodes nothing.
+		uint limit = base >= segblocks ? 0u : last ? 4u * CHUNK + 64u * 64u : CHUNK + 64u;
 		for (uint i = 0u; i < limit && (last || st.pos < to) && gb < end; i++) {
 			uint a = block_addr(gb, u);
 			if (u != st.u) {
 				flag(16u);
 				break;
 			}
+			bool dc = st.zz == 0u;
 			gb += dstep(st, true, a, bad);
 			if (bad)
 				break;
+			if (dc && a < u_cwords) {
+				uint comp = min(u_blk[min(u, 5u)] & 255u, 2u);
+				dcs[comp] += co[a];
+				ndc++;
+			}
 		}
 		if (bad)
 			flag(1u);
-		if (gb == end && st.pos > send)
+		if (limit > 0u && gb == end && st.pos > send)
 			flag(2u);
-		if (last && gb != end)
+		if (limit > 0u && last && gb != end)
 			flag(4u);
-	} else if (u_pass == 5) { // the DC differences summed per component, segments' bases kept
-		uint t = gl_LocalInvocationID.x, n = u_mcu.z, per = (n + 63u) / 64u, u;
-		uint lo = min(t * per, n), hi = min(lo + per, n);
-		uint sum[3] = uint[3](0u, 0u, 0u);
+		syw(c + C_EPOS, dcfirst);
+		syw(c + C_ECTX, ndc);
+		syw(c + C_COUNT, dcs[0]);
+		syw(c + C_DIRTY, dcs[1]);
+		syw(c + C_GLOB, dcs[2]);
+	} else if (u_pass == 5) { // each chunk's DC predictors: the sums of the chunks before it in
+		                      // its segment, per component (one work group)
+		uint t = gl_LocalInvocationID.x, n = u_geo.y, per = (n + GROUP - 1u) / GROUP;
+		uint lo = min(t * per, n), hi = min(lo + per, n), fc = u_off.y + u_geo.x + 1u;
+		uint sum[3] = uint[3](0u, 0u, 0u), reset = 0u;
 		for (uint i = lo; i < hi; i++) {
-			uint a = block_addr(i, u), comp = min(u_blk[min(u, 5u)] & 255u, 2u);
-			if (a < u_cwords)
-				sum[comp] += co[a];
+			if (scw(fc + seg_of(i)) == i) { // a segment starts: its predictors are 0
+				sum[0] = sum[1] = sum[2] = 0u;
+				reset = 1u;
+			}
+			sum[0] += syr(HDR + i * 8u + C_COUNT);
+			sum[1] += syr(HDR + i * 8u + C_DIRTY);
+			sum[2] += syr(HDR + i * 8u + C_GLOB);
 		}
 		for (int j = 0; j < 3; j++)
 			part[j][t] = sum[j];
+		rs[t] = reset;
 		barrier();
-		if (t < 3u) {
-			uint run = 0u;
-			for (uint i = 0u; i < 64u; i++) {
-				uint v = part[t][i];
-				part[t][i] = run;
-				run += v;
-			}
+		if (t == 0u) { // each range's predictors coming in
+			uint run[3] = uint[3](0u, 0u, 0u);
+			for (uint i = 0u; i < GROUP; i++)
+				for (int j = 0; j < 3; j++) {
+					uint v = part[j][i];
+					part[j][i] = run[j];
+					run[j] = rs[i] != 0u ? v : run[j] + v;
+				}
 		}
 		barrier();
 		for (int j = 0; j < 3; j++)
 			sum[j] = part[j][t];
-		uint segblocks = u_geo.z * u_mcu.y, bases = HDR + u_geo.y * 8u;
 		for (uint i = lo; i < hi; i++) {
-			uint a = block_addr(i, u), comp = min(u_blk[min(u, 5u)] & 255u, 2u);
-			if (i % segblocks == 0u)
-				for (uint j = 0u; j < 3u; j++)
-					syw(bases + (i / segblocks) * 3u + j, sum[j]);
-			if (a < u_cwords) {
-				sum[comp] += co[a];
-				co[a] = sum[comp];
-			}
+			if (scw(fc + seg_of(i)) == i)
+				sum[0] = sum[1] = sum[2] = 0u;
+			uint w = HDR + i * 8u;
+			uint d0 = syr(w + C_COUNT), d1 = syr(w + C_DIRTY), d2 = syr(w + C_GLOB);
+			syw(w + C_SPOS, sum[0]);
+			syw(w + C_SCTX, sum[1]);
+			syw(w + C_BASE, sum[2]);
+			sum[0] += d0;
+			sum[1] += d1;
+			sum[2] += d2;
 		}
-	} else { // the DC values: the sums less their segment's base, as int16
-		if (k >= u_mcu.z)
+	} else { // the DC values of each chunk's blocks: its predictors plus the differences, int16
+		if (k >= u_geo.y)
 			return;
-		uint u, a = block_addr(k, u), comp = min(u_blk[min(u, 5u)] & 255u, 2u);
-		uint s = k / (u_geo.z * u_mcu.y);
-		if (a < u_cwords)
-			co[a] = uint(int((co[a] - syr(HDR + u_geo.y * 8u + s * 3u + comp)) << 16u) >> 16);
+		uint pred[3] = uint[3](syr(c + C_SPOS), syr(c + C_SCTX), syr(c + C_BASE));
+		uint b0 = syr(c + C_EPOS), n = min(syr(c + C_ECTX), CHUNK), u;
+		for (uint i = 0u; i < n; i++) {
+			uint a = block_addr(b0 + i, u), comp = min(u_blk[min(u, 5u)] & 255u, 2u);
+			if (a >= u_cwords)
+				break;
+			pred[comp] += co[a];
+			co[a] = uint(int(pred[comp] << 16u) >> 16);
+		}
 	}
 }

@@ -146,9 +146,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (seg[s] > seg[s + 1] || seg[s] % 8 || seg[sc->nseg + 1 + s] != chunks)
 			fail("segments out of order or chunks miscounted");
 		uint32_t bits = seg[s + 1] - seg[s];
-		chunks += bits ? (bits + YUV_SCAN_CHUNK_BITS - 1) / YUV_SCAN_CHUNK_BITS : 1;
+		chunks += bits ? (bits + (uint32_t)sc->chunk_bits - 1) / (uint32_t)sc->chunk_bits : 1;
 	}
-	if (seg[sc->nseg] != sc->nbytes * 8 || seg[2 * sc->nseg + 1] != chunks ||
+	if (sc->chunk_bits != YUV_SCAN_CHUNK_BITS || seg[sc->nseg] != sc->nbytes * 8 || seg[2 * sc->nseg + 1] != chunks ||
 	    (int)chunks != sc->nchunks)
 		fail("the segments do not end at the bytes' end");
 	for (int c = 0; c < nc; c++)
