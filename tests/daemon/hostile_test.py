@@ -976,7 +976,7 @@ def test_info_paths_and_vary():
 # ---- the GPU's entropy decoding: corrupt scans get libjpeg's answer ----
 
 def test_corrupt_jpeg_scans():
-    # --jpeg-gpu-entropy-decode (the default) against a daemon with it off (libjpeg's entropy
+    # --jpeg-gpu-entropy-decode against a daemon without it (the default: libjpeg's entropy
     # decoding): corrupt baseline scans (bits flipped, bytes garbled into invalid codes, a
     # restart marker dropped or out of order, garbage after the scan, a scan cut and closed
     # with EOI, a Huffman table whose counts overflow, a frame declaring more blocks than its
@@ -1012,8 +1012,8 @@ def test_corrupt_jpeg_scans():
     b = bytearray(plain)
     b[sof + 5: sof + 9] = struct.pack(">HH", 1024, 1024)
     cases.append(("more blocks declared than the scan holds", bytes(b)))
-    on = Daemon()
-    off = Daemon("--jpeg-gpu-entropy-decode=false")
+    on = Daemon("--jpeg-gpu-entropy-decode")
+    off = Daemon()
     q = "/v1/bloom?format=png&" + SMALL_Q
     try:
         for name, body in cases:

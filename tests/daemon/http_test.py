@@ -1326,7 +1326,7 @@ def test_jpeg_gpu_idct():
         "progressive": cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1].tobytes(),
     }
     q = "/v1/bloom?threshold=0.5&intensity=0.6&kernel_preset=gaussian:sigma=3&format=pfm"
-    on = Daemon("--jpeg-gpu-entropy-decode=false")  # libjpeg's coefficients
+    on = Daemon()  # the default
     off = Daemon("--jpeg-gpu-idct=false")
     try:
         e1, e2 = (json.loads(x.req("GET", "/v1/info")[2]).get("engine") for x in (on, off))
@@ -1379,8 +1379,8 @@ def cjpeg_bytes(a8, *args):
 
 
 def test_jpeg_gpu_entropy_decode():
-    # --jpeg-gpu-entropy-decode (on by default): a baseline JPEG's scan entropy-decoded on the
-    # GPU. Against a daemon with it off (libjpeg's coefficients): the same bits for 4:2:0, 4:4:4
+    # --jpeg-gpu-entropy-decode: a baseline JPEG's scan entropy-decoded on the GPU. Against a
+    # daemon without it (the default: libjpeg's coefficients): the same bits for 4:2:0, 4:4:4
     # with restart markers, and gray frames; /metrics counts them as entropy="gpu" (the other
     # daemon's as "cpu") and /v1/info the same; a progressive frame is libjpeg's ("cpu"); a
     # corrupt scan (bytes garbled) and a cut one get the other daemon's answer.
@@ -1393,8 +1393,8 @@ def test_jpeg_gpu_entropy_decode():
     }
     prog = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1].tobytes()
     q = "/v1/bloom?threshold=0.5&intensity=0.6&kernel_preset=gaussian:sigma=3&format=pfm"
-    on = Daemon()  # the default
-    off = Daemon("--jpeg-gpu-entropy-decode=false")
+    on = Daemon("--jpeg-gpu-entropy-decode")
+    off = Daemon()  # the default
     try:
         for name, body in frames.items():
             s1, _, b1 = on.req("POST", q, body=body)
