@@ -11,7 +11,8 @@
 
 #define HD_HDR 64     /* jpeg_huffdec.comp's HDR: Sync's header words */
 #define HD_MAXIT 32   /* its MAXIT: sync rounds at most */
-#define HD_GROUP 256  /* its local size */
+#define HD_WIDE 64    /* the local size of its passes over chunks */
+#define HD_ONE 256    /* ... of its passes of one work group (3, 5) */
 
 enum hd_uniform {
 	HU_PASS, HU_ITER, HU_GEO, HU_MCU, HU_OFF, HU_BLK, HU_COMP, HU_COFF, HU_BW, HU_SBYTES,
@@ -23,10 +24,14 @@ static const char *const hd_uniform_names[HU_COUNT] = {
 	"u_sbytes", "u_cwords", "u_groups", "u_chunk",
 };
 
+struct hprog {
+	GLuint id;             /* 0: not got yet */
+	GLint u[HU_COUNT];
+};
+
 struct jpeg_huffdec {
 	struct program_cache *pc;
-	GLuint prog;           /* 0: not got yet */
-	GLint u[HU_COUNT];
+	struct hprog prog[2];  /* local size HD_WIDE, HD_ONE */
 	GLuint sync, coefs, stage; /* chunk states; coefficients; the flag word read back */
 	GLuint args;               /* the sync rounds' indirect dispatches */
 	size_t sync_bytes, coefs_bytes;
@@ -45,8 +50,9 @@ void jpeg_huffdec_destroy(struct jpeg_huffdec *h)
 {
 	if (!h)
 		return;
-	if (h->prog)
-		program_drop(h->pc, h->prog);
+	for (int i = 0; i < 2; i++)
+		if (h->prog[i].id)
+			program_drop(h->pc, h->prog[i].id);
 	GLuint bufs[] = {h->sync, h->coefs, h->stage, h->args};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
@@ -56,30 +62,36 @@ void jpeg_huffdec_destroy(struct jpeg_huffdec *h)
 
 int jpeg_huffdec_warm(struct jpeg_huffdec *h, char err[BLOOM_ERR_LEN])
 {
-	if (h->prog)
-		return 0;
-	/* the key and defines of jpeg_gpu's programs (the bloom shaders' plain variant) */
-	static const int key[2] = {0, 0};
-	static const char defs[] =
-		"#define PREFILTER 0\n#define GRAY 0\n#define BLOOM 0\n#define P_F16 0\n";
-	char perr[PROGRAM_ERR_LEN];
-	unsigned id;
-	if (program_get(h->pc, "jpeg_huffdec", key, sizeof key, defs, &id, perr)) {
-		snprintf(err, BLOOM_ERR_LEN, "%s", perr);
-		return BLOOM_E_GPU;
+	for (int i = 0; i < 2; i++) {
+		if (h->prog[i].id)
+			continue;
+		/* the defines of jpeg_gpu's programs (the bloom shaders' plain variant), and the
+		 * local size */
+		int group = i ? HD_ONE : HD_WIDE, key[2] = {1, group};
+		char defs[160];
+		snprintf(defs, sizeof defs, "#define PREFILTER 0\n#define GRAY 0\n#define BLOOM 0\n"
+		         "#define P_F16 0\n#define GROUP %d\n", group);
+		char perr[PROGRAM_ERR_LEN];
+		unsigned id;
+		if (program_get(h->pc, "jpeg_huffdec", key, sizeof key, defs, &id, perr)) {
+			snprintf(err, BLOOM_ERR_LEN, "%s", perr);
+			return BLOOM_E_GPU;
+		}
+		program_hold(h->pc, id);
+		program_uniforms(id, hd_uniform_names, HU_COUNT, h->prog[i].u);
+		h->prog[i].id = id;
 	}
-	program_hold(h->pc, id);
-	program_uniforms(id, hd_uniform_names, HU_COUNT, h->u);
-	h->prog = id;
 	return 0;
 }
 
-/* One dispatch of pass `pass` over n invocations (single: one work group), then a barrier. */
-static void pass_run(const struct jpeg_huffdec *h, int pass, GLuint iter, size_t n, int single)
+/* One dispatch of pass `pass` over n invocations (one: one work group of HD_ONE), then a
+ * barrier. */
+static void pass_run(const struct jpeg_huffdec *h, int pass, size_t n, int one)
 {
-	glUniform1i(h->u[HU_PASS], pass);
-	glUniform1ui(h->u[HU_ITER], iter);
-	GLuint groups = single ? 1 : (GLuint)((n + HD_GROUP - 1) / HD_GROUP);
+	const struct hprog *p = &h->prog[one];
+	glUseProgram(p->id);
+	glUniform1i(p->u[HU_PASS], pass);
+	GLuint groups = one ? 1 : (GLuint)((n + HD_WIDE - 1) / HD_WIDE);
 	GLuint gx = groups < 65535 ? groups : 65535;
 	if (!groups)
 		groups = gx = 1;
@@ -108,7 +120,7 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 	for (int c = 0; c < ncomp; c++, at += 32)
 		cy->cf[c].quant = (qat + 32 * (size_t)c) * 4;
 	size_t sync_words = HD_HDR + (size_t)sc->nchunks * 8;
-	GLuint groups = (GLuint)(((size_t)sc->nchunks + HD_GROUP - 1) / HD_GROUP);
+	GLuint groups = (GLuint)(((size_t)sc->nchunks + HD_WIDE - 1) / HD_WIDE);
 	/* the sync rounds' dispatches: the first round's sync on all chunks, the rest none until
 	 * a round that changed something asks for them */
 	GLuint args[(2 * HD_MAXIT + 1) * 3];
@@ -138,14 +150,7 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_CODED, h->coefs);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_COEFS, h->args);
 	glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, h->args);
-	glUseProgram(h->prog);
 	size_t mcus = (size_t)sc->mcux * sc->mcuy, blocks = mcus * (size_t)sc->nblk;
-	glUniform4ui(h->u[HU_GEO], (GLuint)sc->nseg, (GLuint)sc->nchunks, (GLuint)sc->ri,
-	             (GLuint)mcus);
-	glUniform4ui(h->u[HU_MCU], (GLuint)sc->mcux, (GLuint)sc->nblk, (GLuint)blocks,
-	             (GLuint)((sc->nbytes + 3) / 4 + 2));
-	glUniform3ui(h->u[HU_OFF], (GLuint)(sc->tables / 4), (GLuint)(sc->segs / 4),
-	             (GLuint)(sc->bytes / 4));
 	GLuint blk[YUV_SCAN_MCU_BLOCKS] = {0}, comp[3] = {0}, coff[3] = {0}, bw[3] = {0};
 	for (int b = 0; b < sc->nblk; b++)
 		blk[b] = sc->bcomp[b] | (GLuint)sc->bx[b] << 8 | (GLuint)sc->by[b] << 16;
@@ -155,31 +160,42 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 		coff[c] = (GLuint)(cy->cf[c].ac / 4);
 		bw[c] = (GLuint)y->cf[c].bw;
 	}
-	glUniform1uiv(h->u[HU_BLK], YUV_SCAN_MCU_BLOCKS, blk);
-	glUniform1uiv(h->u[HU_COMP], 3, comp);
-	glUniform3ui(h->u[HU_COFF], coff[0], coff[1], coff[2]);
-	glUniform3ui(h->u[HU_BW], bw[0], bw[1], bw[2]);
-	glUniform1ui(h->u[HU_SBYTES], (GLuint)sync_words);
-	glUniform1ui(h->u[HU_CWORDS], (GLuint)qat);
-	glUniform1ui(h->u[HU_GROUPS], groups);
-	glUniform1ui(h->u[HU_CHUNK], (GLuint)sc->chunk_bits);
+	for (int i = 0; i < 2; i++) { /* both programs' uniforms */
+		const struct hprog *p = &h->prog[i];
+		glUseProgram(p->id);
+		glUniform4ui(p->u[HU_GEO], (GLuint)sc->nseg, (GLuint)sc->nchunks, (GLuint)sc->ri,
+		             (GLuint)mcus);
+		glUniform4ui(p->u[HU_MCU], (GLuint)sc->mcux, (GLuint)sc->nblk, (GLuint)blocks,
+		             (GLuint)((sc->nbytes + 3) / 4 + 2));
+		glUniform3ui(p->u[HU_OFF], (GLuint)(sc->tables / 4), (GLuint)(sc->segs / 4),
+		             (GLuint)(sc->bytes / 4));
+		glUniform1uiv(p->u[HU_BLK], YUV_SCAN_MCU_BLOCKS, blk);
+		glUniform1uiv(p->u[HU_COMP], 3, comp);
+		glUniform3ui(p->u[HU_COFF], coff[0], coff[1], coff[2]);
+		glUniform3ui(p->u[HU_BW], bw[0], bw[1], bw[2]);
+		glUniform1ui(p->u[HU_SBYTES], (GLuint)sync_words);
+		glUniform1ui(p->u[HU_CWORDS], (GLuint)qat);
+		glUniform1ui(p->u[HU_GROUPS], groups);
+		glUniform1ui(p->u[HU_CHUNK], (GLuint)sc->chunk_bits);
+	}
 	size_t nch = (size_t)sc->nchunks;
-	pass_run(h, 0, 0, nch, 0);
+	pass_run(h, 0, nch, 0);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_DECODE);
+	glUseProgram(h->prog[0].id);
 	for (GLuint it = 0; it <= HD_MAXIT; it++)
 		for (int p = 1; p <= (it < HD_MAXIT ? 2 : 1); p++) {
-			glUniform1i(h->u[HU_PASS], p);
-			glUniform1ui(h->u[HU_ITER], it);
+			glUniform1i(h->prog[0].u[HU_PASS], p);
+			glUniform1ui(h->prog[0].u[HU_ITER], it);
 			glDispatchComputeIndirect((GLintptr)((2 * it + (GLuint)p - 1) * 12));
 			glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
 		}
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_SYNC);
-	pass_run(h, 3, 0, 0, 1);
-	pass_run(h, 4, 0, nch, 0);
-	pass_run(h, 5, 0, 0, 1);
-	pass_run(h, 6, 0, nch, 0);
+	pass_run(h, 3, 0, 1);
+	pass_run(h, 4, nch, 0);
+	pass_run(h, 5, 0, 1);
+	pass_run(h, 6, nch, 0);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_WRITE);
 	/* the flag word, read back (waits for the passes) */

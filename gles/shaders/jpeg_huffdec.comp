@@ -14,8 +14,9 @@
 // segment whose blocks end past its bits or never, a state that did not settle, a block out
 // of place) sets Sync's flag word: the frame is then decoded by libjpeg. Every loop is bounded
 // and every index clamped, so a corrupt scan reads and writes within the buffers.
-#define GROUP 256u
-layout(local_size_x = 256) in;
+// GROUP (the local size, a define of the variant): 64 for the passes over chunks (more work
+// groups: the chunks are few for a GPU's SMs), 256 for those of one work group (3, 5)
+layout(local_size_x = GROUP) in;
 layout(std430, binding = 12) readonly buffer Scan { uint sc[]; };
 layout(std430, binding = 13) buffer Sync { uint sy[]; };
 layout(std430, binding = 14) buffer Coefs { uint co[]; };
@@ -213,7 +214,7 @@ shared uint rs[GROUP];
 
 void main()
 {
-	uint k = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * GROUP;
+	uint k = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * uint(GROUP);
 	uint c = HDR + k * 8u;
 	if (u_pass == 0) { // the first decode: a segment's first chunk from its true start
 		if (k >= u_geo.y)
@@ -250,7 +251,7 @@ void main()
 		uint cx = syr(c + C_SCTX);
 		decode_chunk(k, St(syr(c + C_SPOS), cx & 255u, cx >> 8u));
 	} else if (u_pass == 3) { // the chunks' blocks before them within their segment
-		uint t = gl_LocalInvocationID.x, n = u_geo.y, per = (n + GROUP - 1u) / GROUP;
+		uint t = gl_LocalInvocationID.x, n = u_geo.y, per = (n + uint(GROUP) - 1u) / uint(GROUP);
 		uint lo = min(t * per, n), hi = min(lo + per, n), sum = 0u;
 		for (uint i = lo; i < hi; i++)
 			sum += syr(HDR + i * 8u + C_COUNT);
@@ -258,7 +259,7 @@ void main()
 		barrier();
 		if (t == 0u) {
 			uint run = 0u;
-			for (uint i = 0u; i < GROUP; i++) {
+			for (uint i = 0u; i < uint(GROUP); i++) {
 				uint v = part[0][i];
 				part[0][i] = run;
 				run += v;
@@ -325,7 +326,7 @@ void main()
 		syw(c + C_GLOB, dcs[2]);
 	} else if (u_pass == 5) { // each chunk's DC predictors: the sums of the chunks before it in
 		                      // its segment, per component (one work group)
-		uint t = gl_LocalInvocationID.x, n = u_geo.y, per = (n + GROUP - 1u) / GROUP;
+		uint t = gl_LocalInvocationID.x, n = u_geo.y, per = (n + uint(GROUP) - 1u) / uint(GROUP);
 		uint lo = min(t * per, n), hi = min(lo + per, n), fc = u_off.y + u_geo.x + 1u;
 		uint sum[3] = uint[3](0u, 0u, 0u), reset = 0u;
 		for (uint i = lo; i < hi; i++) {
@@ -343,7 +344,7 @@ void main()
 		barrier();
 		if (t == 0u) { // each range's predictors coming in
 			uint run[3] = uint[3](0u, 0u, 0u);
-			for (uint i = 0u; i < GROUP; i++)
+			for (uint i = 0u; i < uint(GROUP); i++)
 				for (int j = 0; j < 3; j++) {
 					uint v = part[j][i];
 					part[j][i] = run[j];
