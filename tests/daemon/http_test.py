@@ -1428,6 +1428,20 @@ def test_jpeg_gpu_entropy_decode():
     finally:
         on.stop("gpu entropy decode daemon")
         off.stop("libjpeg entropy decode daemon")
+    # a frame in tiles (--gpu-frame-memory): libjpeg decodes it on the GPU thread, the same image
+    on = Daemon("--jpeg-gpu-entropy-decode", "--gpu-frame-memory", "1M")
+    off = Daemon("--gpu-frame-memory", "1M")
+    try:
+        body = cjpeg_bytes(waves(240, 320, 8, 10), "-quality", "90")
+        s1, h1, b1 = on.req("POST", q, body=body)
+        s2, _, b2 = off.req("POST", q, body=body)
+        n = on.metric('fftbloom_jpeg_decode_frames_total{entropy="cpu"}')
+        check("a frame in tiles (%s): libjpeg's entropy decoding, the same image, counted \"cpu\""
+              % h1.get("x-tiles"), s1 == 200 and s2 == 200 and b1 == b2 and "x-tiles" in h1
+              and n == 1, (s1, s2, h1.get("x-tiles"), n))
+    finally:
+        on.stop("gpu entropy decode daemon in tiles")
+        off.stop("libjpeg entropy decode daemon in tiles")
 
 
 def test_tls():
