@@ -24,7 +24,8 @@ DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mes
               libgnutls28-dev libwebp-dev libavif-dev libcurl4-openssl-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
               clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
-              systemd python3-yaml libheif-examples
+              systemd python3-yaml libheif-examples \
+              libjpeg-turbo-progs
 DEPS_BENCH := libfftw3-dev
 DEPS_DOCS  := python3-skimage imagemagick python3-matplotlib
 DEPS_SYSTEMD := systemd-container
