@@ -6,10 +6,9 @@
  * window is checked against the limits before any pixel buffer exists.
  * A frame's chunks are decoded and encoded on several threads (core/parallel.h's par_each: each
  * worker its own pipeline; OpenEXRCore's pipelines are safe across chunks), the encoded chunks
- * written in order by the calling thread; ZIP and ZIPS blocks are inflated and deflated by
- * libdeflate, several times faster than the library's zlib at the same ratio. */
+ * written in order as soon as those before them are; ZIP and ZIPS blocks are inflated and
+ * deflated by libdeflate, several times faster than the library's zlib at about the same size. */
 #include <libdeflate.h>
-#include <math.h>
 #include <OpenEXR/openexr.h>
 #include <pthread.h>
 #include <stdio.h>
