@@ -24,7 +24,7 @@ DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mes
               libgnutls28-dev libwebp-dev libavif-dev libcurl4-openssl-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
               clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
-              systemd python3-yaml libheif-examples
+              systemd python3-yaml libheif-examples python3-scipy python3-torch abigail-tools
 DEPS_BENCH := libfftw3-dev
 DEPS_DOCS  := python3-skimage imagemagick python3-matplotlib
 DEPS_SYSTEMD := systemd-container
@@ -51,15 +51,16 @@ include codec/module.mk
 include api/module.mk
 include daemon/module.mk
 include cli/module.mk
+include lib/module.mk
 ENGINE_OBJS := $(API_OBJS) $(GLES_OBJS) $(CODEC_OBJS) $(CORE_OBJS)
 LIB_OBJS := $(ENGINE_OBJS) $(DAEMON_LIB_OBJS)
 include tests/module.mk
 include bench/module.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: FORCE all deps deps-test deps-bench deps-docs run test faults sanitize coverage bench bench-frames fuzz soak mutate picture plots docs \
+.PHONY: FORCE all lib abi-ref deps deps-test deps-bench deps-docs run test faults sanitize coverage bench bench-frames fuzz soak mutate picture plots docs \
         clean install uninstall deps-systemd systemd-check
-all: $(BUILD)/fftbloomd $(BUILD)/fftbloom $(BUILD)/fftbloom-bench
+all: $(BUILD)/fftbloomd $(BUILD)/fftbloom $(BUILD)/fftbloom-bench lib
 
 define install_missing
 	@missing=""; for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; done; \
