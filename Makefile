@@ -31,7 +31,8 @@ DEPS_SYSTEMD := systemd-container
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the two programs, the systemd units (ExecStart= under
 # BINDIR), the OpenAPI document, an example environment file and the --help texts, all made from
-# the built fftbloomd (--print-openapi, --help=env, --help), so they match the binary.
+# the built fftbloomd (--print-openapi, --help=env, --help), so they match the binary; and
+# libfftbloom with its header, fftbloom.pc and the Python module (lib/module.mk, install-lib).
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
@@ -58,7 +59,7 @@ include tests/module.mk
 include bench/module.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: FORCE all lib abi-ref deps deps-test deps-bench deps-docs run test faults sanitize coverage bench bench-frames fuzz soak mutate picture plots docs \
+.PHONY: FORCE all lib abi-ref install-lib uninstall-lib deps deps-test deps-bench deps-docs run test faults sanitize coverage bench bench-frames fuzz soak mutate picture plots docs \
         clean install uninstall deps-systemd systemd-check
 all: $(BUILD)/fftbloomd $(BUILD)/fftbloom $(BUILD)/fftbloom-bench lib
 
@@ -152,7 +153,7 @@ $(BUILD)/share/fftbloom.txt: $(BUILD)/fftbloom $(BUILD)/fftbloom-bench
 systemd-check: deps-systemd all
 	/usr/bin/python3 tests/deploy/systemd_nspawn.py $(BUILD)
 
-install: all $(SHARE_FILES)
+install: all $(SHARE_FILES) install-lib
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DATADIR)/fftbloomd $(DESTDIR)$(DOCDIR)
 	$(INSTALL) -m 0755 $(BUILD)/fftbloomd $(BUILD)/fftbloom $(DESTDIR)$(BINDIR)/
 	for u in $(UNITS); do sed -e 's|/usr/local/bin/fftbloomd|$(BINDIR)/fftbloomd|g' -e 's|$$(PREFIX)|$(PREFIX)|g' $$u > $(DESTDIR)$(UNITDIR)/$${u#systemd/}.tmp && \
@@ -162,7 +163,7 @@ install: all $(SHARE_FILES)
 	$(INSTALL) -d $(DESTDIR)$(DOCDIR)/docs
 	$(INSTALL) -m 0644 $(wildcard docs/*.md docs/*.png docs/*.jpg) $(DESTDIR)$(DOCDIR)/docs/
 
-uninstall:
+uninstall: uninstall-lib
 	rm -f $(DESTDIR)$(BINDIR)/fftbloomd $(DESTDIR)$(BINDIR)/fftbloom \
 	  $(patsubst systemd/%,$(DESTDIR)$(UNITDIR)/%,$(UNITS)) \
 	  $(DESTDIR)$(DATADIR)/fftbloomd/openapi.json $(DESTDIR)$(DATADIR)/fftbloomd/fftbloomd.env \

@@ -12,13 +12,17 @@ LIBFB_PIC   := $(patsubst $(BUILD)/%,$(BUILD)/pic/%,$(LIBFB_OBJS) $(GLES_OBJS) $
                $(patsubst %,$(BUILD)/pic/core/%.o,$(LIBFB_CORE))
 LIBFB_SO    := $(BUILD)/libfftbloom.so.$(LIB_VERSION)
 LIBFB_A     := $(BUILD)/libfftbloom.a
-LIBFB_PC    := $(BUILD)/fftbloom.pc
 # what the library links: the engine's and the codecs' libraries (no HTTP, JSON or TLS)
 LDLIBS_LIB  := -lEGL -lGLESv2 -lturbojpeg -ljpeg -lspng -lOpenEXRCore-3_1 -lwebp -lavif -lz -lm -lpthread
 LIB_PKGS    := egl glesv2 libturbojpeg libjpeg spng OpenEXR libwebp libavif zlib
 LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
-PYTHONDIR   ?= $(PREFIX)/lib/python3/dist-packages
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# where Debian's python3 looks: /usr/lib/python3/dist-packages for PREFIX=/usr, else
+# PREFIX/lib/python3.X/dist-packages (/usr/local's is on its sys.path)
+PY_VERSION  := $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYTHONDIR   ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PY_VERSION)/dist-packages)
+PY_FILES    := python/fftbloom/__init__.py
 
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -37,14 +41,38 @@ $(LIBFB_A): $(LIBFB_PIC)
 	$(LD) -r -o $(BUILD)/pic/libfftbloom.o $(LIBFB_PIC)
 	objcopy --localize-hidden $(BUILD)/pic/libfftbloom.o
 	rm -f $@ && $(AR) rcs $@ $(BUILD)/pic/libfftbloom.o
-# fftbloom.pc for PREFIX; Requires.private lists what a static link needs
-$(LIBFB_PC): lib/module.mk
-	@mkdir -p $(dir $@)
-	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: fftbloom\nDescription: %s\nVersion: %s\nLibs: -L$${libdir} -lfftbloom\nLibs.private: %s\nCflags: -I$${includedir}\n' \
-	  '$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' 'GPU FFT, FFT convolution bloom, conv2d and conv2d_transpose on OpenGL ES 3.1 compute' \
-	  '$(LIB_VERSION)' '$(LDLIBS_LIB)' > $@.tmp && mv $@.tmp $@
+# fftbloom.pc for the install's prefix (written by install-lib); Libs.private lists what a
+# static link needs
+define fftbloom_pc
+printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: fftbloom\nDescription: %s\nVersion: %s\nLibs: -L$${libdir} -lfftbloom\nLibs.private: %s\nCflags: -I$${includedir}\n' \
+  '$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' 'GPU FFT, FFT convolution bloom, conv2d and conv2d_transpose on OpenGL ES 3.1 compute' \
+  '$(LIB_VERSION)' '$(LDLIBS_LIB)'
+endef
 
-lib: $(LIBFB_SO) $(LIBFB_A) $(LIBFB_PC)
+lib: $(LIBFB_SO) $(LIBFB_A)
+
+# The header, both libraries with the SONAME link, fftbloom.pc and the Python module (which
+# loads the library from LIBDIR: python/fftbloom/_libpath.py); ldconfig for a real install.
+install-lib: lib
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(PYTHONDIR)/fftbloom
+	$(INSTALL) -m 0644 lib/include/fftbloom.h $(DESTDIR)$(INCLUDEDIR)/
+	$(INSTALL) -m 0755 $(LIBFB_SO) $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 0644 $(LIBFB_A) $(DESTDIR)$(LIBDIR)/
+	ln -sf libfftbloom.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/libfftbloom.so.$(LIB_SOVER)
+	ln -sf libfftbloom.so.$(LIB_SOVER) $(DESTDIR)$(LIBDIR)/libfftbloom.so
+	$(fftbloom_pc) > $(DESTDIR)$(PKGCONFIGDIR)/fftbloom.pc && chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/fftbloom.pc
+	$(INSTALL) -m 0644 $(PY_FILES) $(DESTDIR)$(PYTHONDIR)/fftbloom/
+	printf '# written by make install\nLIBRARY = "%s"\n' '$(LIBDIR)/libfftbloom.so.$(LIB_SOVER)' > $(DESTDIR)$(PYTHONDIR)/fftbloom/_libpath.py
+	chmod 0644 $(DESTDIR)$(PYTHONDIR)/fftbloom/_libpath.py
+	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall-lib:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/fftbloom.h $(DESTDIR)$(LIBDIR)/libfftbloom.so.$(LIB_VERSION) \
+	  $(DESTDIR)$(LIBDIR)/libfftbloom.so.$(LIB_SOVER) $(DESTDIR)$(LIBDIR)/libfftbloom.so \
+	  $(DESTDIR)$(LIBDIR)/libfftbloom.a $(DESTDIR)$(PKGCONFIGDIR)/fftbloom.pc \
+	  $(DESTDIR)$(PYTHONDIR)/fftbloom/__init__.py $(DESTDIR)$(PYTHONDIR)/fftbloom/_libpath.py
+	rm -rf $(DESTDIR)$(PYTHONDIR)/fftbloom/__pycache__
+	-rmdir $(DESTDIR)$(PYTHONDIR)/fftbloom $(DESTDIR)$(PKGCONFIGDIR) 2>/dev/null
 
 # The reference ABI the export test compares the library with (abidiff): written at a release
 # (lib/abi/, committed), so that a later build that breaks it fails `make test`.
