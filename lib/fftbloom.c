@@ -26,6 +26,7 @@ struct fftbloom_context {
 	struct engine *engine;
 	struct fft_cache *ffts;  /* plans per (width, height, axes) */
 	struct convolve_model model; /* convolve's method auto: the cost model, calibrated once */
+	int technique;           /* fftbloom_context_opts.fft_technique */
 	char driver[ENGINE_DRIVER_LEN];
 	char msg[FFTBLOOM_MESSAGE_LEN];
 };
@@ -90,10 +91,13 @@ API int fftbloom_context_create(const struct fftbloom_context_opts *o, fftbloom_
 		return FFTBLOOM_E_ARG;
 	*out = NULL;
 	if (o->platform < FFTBLOOM_PLATFORM_AUTO || o->platform > FFTBLOOM_PLATFORM_CURRENT ||
-	    o->gpu < 0 || o->max_plans < 0) {
+	    o->gpu < 0 || o->max_plans < 0 || o->wisdom < FFTBLOOM_WISDOM_SHIPPED ||
+	    o->wisdom > FFTBLOOM_WISDOM_RULES || o->fft_technique < 0 ||
+	    o->fft_technique >= FFT_TECH_COUNT) {
 		if (err && err_len)
-			snprintf(err, err_len, "platform %d, gpu %d or max_plans %d out of range",
-			         o->platform, o->gpu, o->max_plans);
+			snprintf(err, err_len, "platform %d, gpu %d, max_plans %d, wisdom %d or "
+			         "fft_technique %d out of range", o->platform, o->gpu, o->max_plans,
+			         o->wisdom, o->fft_technique);
 		return FFTBLOOM_E_ARG;
 	}
 	fftbloom_context *c = calloc(1, sizeof *c);
@@ -104,7 +108,13 @@ API int fftbloom_context_create(const struct fftbloom_context_opts *o, fftbloom_
 	               (int)EGLP_CURRENT == FFTBLOOM_PLATFORM_CURRENT, "the platforms are the engine's");
 	struct engine_opts eo = {.platform = o->platform, .device = o->gpu,
 	                         .program_cache = o->program_cache, .max_plans = o->max_plans,
+	                         .wisdom_file = o->wisdom_file, .shader_dir = o->shader_dir,
+	                         .no_wisdom = o->wisdom == FFTBLOOM_WISDOM_RULES,
+	                         .wisdom_measure = o->wisdom == FFTBLOOM_WISDOM_MEASURE ?
+	                                           FFT_WISDOM_MEASURE_NOW : FFT_WISDOM_MEASURE_NEVER,
+	                         .gl_debug = o->gl_debug, .frame_bytes = o->frame_bytes,
 	                         .compile_thread = ENGINE_COMPILE_OFF};
+	c->technique = o->fft_technique;
 	char *eerr = malloc(ENGINE_ERR_LEN);
 	if (!eerr) {
 		free(c);
@@ -202,7 +212,8 @@ static int fft_plan(fftbloom_context *c, int width, int height, int axes, struct
 		            "expected", width, height, axes);
 	_Static_assert((int)FFT_ROWS == FFTBLOOM_FFT_ROWS && (int)FFT_COLS == FFTBLOOM_FFT_COLS &&
 	               (int)FFT_BOTH == FFTBLOOM_FFT_BOTH, "the axes are the engine's");
-	struct fft_opts o = {.components = 2, .wisdom = engine_wisdom(c->engine)};
+	struct fft_opts o = {.technique = c->technique, .components = 2,
+	                     .wisdom = engine_wisdom(c->engine)};
 	char err[FFT_ERR_LEN];
 	int e = fft_cache_get(c->ffts, width, height, axes, &o, f, err);
 	return e ? fail(c, fft_status(e), "fft %dx%d: %s", width, height, err) : 0;
@@ -383,8 +394,10 @@ static int params_of(fftbloom_context *c, int op, const struct fftbloom_bloom_pa
 	if (p->composite < 0 || p->composite >= BLOOM_COMPOSITE_COUNT || p->normalize < 0 ||
 	    p->normalize >= BLOOM_NORMALIZE_COUNT || p->precision < 0 ||
 	    p->precision >= BLOOM_PRECISION_COUNT || p->method < 0 ||
-	    p->method >= CONVOLVE_METHOD_COUNT)
-		return fail(c, FFTBLOOM_E_ARG, "composite, normalize, precision or method out of range");
+	    p->method >= CONVOLVE_METHOD_COUNT || p->technique < 0 ||
+	    p->technique >= FFT_TECH_COUNT)
+		return fail(c, FFTBLOOM_E_ARG, "composite, normalize, precision, method or technique "
+		            "out of range");
 	_Static_assert((int)BLOOM_COMPOSITE_MIX == FFTBLOOM_COMPOSITE_MIX &&
 	               (int)BLOOM_NORMALIZE_NONE == FFTBLOOM_NORMALIZE_NONE &&
 	               (int)BLOOM_FP16 == FFTBLOOM_FP16 && (int)CONVOLVE_SPATIAL == FFTBLOOM_METHOD_SPATIAL,
@@ -393,6 +406,7 @@ static int params_of(fftbloom_context *c, int op, const struct fftbloom_bloom_pa
 	bp->intensity = p->intensity, bp->mix = p->mix, bp->kernel_scale = p->kernel_scale;
 	bp->composite = p->composite, bp->normalize = p->normalize, bp->precision = p->precision;
 	bp->method = op == BLOOM_OP_CONVOLVE ? p->method : CONVOLVE_FFT;
+	bp->technique = p->technique;
 	if (p->center_given)
 		bp->center = (struct kernel_center){KERNEL_CENTER_PIXEL, p->center_x, p->center_y};
 	return preset_of(c, p->preset, &bp->preset);

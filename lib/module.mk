@@ -79,3 +79,7 @@ uninstall-lib:
 abi-ref: $(LIBFB_SO)
 	@mkdir -p lib/abi
 	abidw --headers-dir lib/include --out-file lib/abi/libfftbloom.so.$(LIB_SOVER).abi $(BUILD)/libfftbloom.so.$(LIB_SOVER)
+
+# fftbloom (the CLI) calls the public API for the subcommands ported onto it: the API's object
+# is linked into it (and into fftbloom-bench, which shares cli/common.c) with the engine's
+CLI_OBJS += $(LIBFB_OBJS)

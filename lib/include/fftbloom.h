@@ -68,14 +68,33 @@ enum fftbloom_platform {
 	                                      bindings and its current program */
 };
 
+enum fftbloom_wisdom {
+	FFTBLOOM_WISDOM_SHIPPED = 0, /* the FFT shapes measured for this driver that the library
+	                                ships, and wisdom_file's; a shape neither holds gets the
+	                                built-in rule */
+	FFTBLOOM_WISDOM_MEASURE = 1, /* as SHIPPED, and a shape neither holds is measured on first
+	                                use (its candidates timed: seconds) and kept in wisdom_file */
+	FFTBLOOM_WISDOM_RULES = 2    /* the built-in rule for every shape, nothing read */
+};
+
 struct fftbloom_context_opts {
 	int platform;              /* enum fftbloom_platform */
 	int gpu;                   /* EGL device index for the device platform (0: the first) */
 	const char *program_cache; /* folder where compiled programs persist; NULL: none */
 	int max_plans;             /* FFT plans and padded sizes kept (0: 8) */
+	int wisdom;                /* enum fftbloom_wisdom */
+	const char *wisdom_file;   /* file of measured FFT shapes read and extended; NULL: none */
+	const char *shader_dir;    /* NULL: the embedded shaders; else NAME.comp from this folder */
+	int gl_debug;              /* 1: a KHR_debug context (its messages are dropped: the
+	                              library prints nothing) */
+	size_t frame_bytes;        /* GPU memory one frame's pass may take before it runs in
+	                              tiles (0: only the device's limits) */
+	int fft_technique;         /* fftbloom_fft's technique: 0 auto (shared memory where a
+	                              signal fits, else the plan's or the wisdom's choice), 1 shared,
+	                              2 global-memory passes, 3 blocked columns */
 };
 
-/* Fills o with the defaults (AUTO platform, GPU 0, no program cache). */
+/* Fills o with the defaults (AUTO platform, GPU 0, no program cache, shipped wisdom). */
 FFTBLOOM_API void fftbloom_context_opts_init(struct fftbloom_context_opts *o);
 
 /* Makes a context (o NULL: the defaults) and its GL context current on the calling thread.
@@ -170,6 +189,7 @@ struct fftbloom_bloom_params {
 	                        709 luminance (bloom: luminance; fftbloom_convolve: none) */
 	int precision;       /* enum fftbloom_precision: the image spectrum's storage (fp32) */
 	int method;          /* convolve: enum fftbloom_method (bloom: always the FFT) (auto) */
+	int technique;       /* the FFT technique, as fftbloom_context_opts.fft_technique (0) */
 	int center_given;    /* 1: the kernel's centre is (center_x, center_y) in pixels; 0: pixel
 	                        (floor(w/2), floor(h/2)) */
 	double center_x, center_y;

@@ -50,7 +50,9 @@ _int4 = ctypes.c_int * 4
 
 class _ContextOpts(ctypes.Structure):
     _fields_ = [("platform", _c_int), ("gpu", _c_int), ("program_cache", ctypes.c_char_p),
-                ("max_plans", _c_int)]
+                ("max_plans", _c_int), ("wisdom", _c_int), ("wisdom_file", ctypes.c_char_p),
+                ("shader_dir", ctypes.c_char_p), ("gl_debug", _c_int),
+                ("frame_bytes", ctypes.c_size_t), ("fft_technique", _c_int)]
 
 
 class _Image(ctypes.Structure):
@@ -69,7 +71,7 @@ class _BloomParams(ctypes.Structure):
     _fields_ = [("threshold", _c_double), ("knee", _c_double), ("clamp_max", _c_double),
                 ("intensity", _c_double), ("mix", _c_double), ("kernel_scale", _c_double),
                 ("composite", _c_int), ("normalize", _c_int), ("precision", _c_int),
-                ("method", _c_int), ("center_given", _c_int), ("center_x", _c_double),
+                ("method", _c_int), ("technique", _c_int), ("center_given", _c_int), ("center_x", _c_double),
                 ("center_y", _c_double), ("preset", ctypes.POINTER(_Preset))]
 
 
@@ -146,7 +148,7 @@ class Context:
         if platform not in _PLATFORMS:
             raise ValueError("platform: one of %s" % ", ".join(_PLATFORMS))
         o = _ContextOpts(_PLATFORMS[platform], int(gpu),
-                         program_cache.encode() if program_cache else None, int(max_plans))
+                         os.fsencode(program_cache) if program_cache else None, int(max_plans))
         h = _P()
         err = ctypes.create_string_buffer(4096)
         rc = _ctx_create(ctypes.byref(o), ctypes.byref(h), err, len(err))

@@ -20,8 +20,8 @@ MAY_INCLUDE = {
     "api": {"core", "codec", "gles", "api"},
     "lib": {"core", "codec", "gles", "lib"},
     "daemon": {"core", "codec", "gles", "api", "daemon", "gen"},
-    "cli": {"core", "codec", "gles", "api", "cli"},
-    "bench": {"core", "codec", "gles", "api", "cli", "bench", "gen"},
+    "cli": {"core", "codec", "gles", "api", "cli", "lib"},
+    "bench": {"core", "codec", "gles", "api", "cli", "bench", "gen", "lib"},
 }
 # system headers a folder must not include: GL below the engines and in the API, HTTP outside
 # the daemon, jansson (the API's JSON) in the codecs and the engine
