@@ -78,7 +78,7 @@ uninstall-lib:
 # (lib/abi/, committed), so that a later build that breaks it fails `make test`.
 abi-ref: $(LIBFB_SO)
 	@mkdir -p lib/abi
-	abidw --headers-dir lib/include --out-file lib/abi/libfftbloom.so.$(LIB_SOVER).abi $(BUILD)/libfftbloom.so.$(LIB_SOVER)
+	abidw --headers-dir lib/include --drop-private-types --out-file lib/abi/libfftbloom.so.$(LIB_SOVER).abi $(BUILD)/libfftbloom.so.$(LIB_SOVER)
 
 # fftbloom (the CLI) calls the public API for the subcommands ported onto it: the API's object
 # is linked into it (and into fftbloom-bench, which shares cli/common.c) with the engine's
