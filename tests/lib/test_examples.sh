@@ -45,7 +45,9 @@ if out=$(cc -std=c11 -o bloom_static "$ROOT/examples/bloom.c" $(pkg-config --cfl
 else
 	bad "examples/bloom.c links with libfftbloom.a and pkg-config --static's libraries" "$out"
 fi
-if out=$(PYTHONPATH="$D/usr/lib/python3/dist-packages" FFTBLOOM_LIBRARY="$D/usr/lib/libfftbloom.so.0" \
+pre="" # make sanitize's library loads into python3 after AddressSanitizer's runtime only
+ldd "$D/usr/lib/libfftbloom.so.0" | grep -q libasan && pre=$(${CC:-cc} -print-file-name=libasan.so)
+if out=$(LD_PRELOAD="$pre" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" PYTHONPATH="$D/usr/lib/python3/dist-packages" FFTBLOOM_LIBRARY="$D/usr/lib/libfftbloom.so.0" \
 	/usr/bin/python3 "$ROOT/examples/bloom.py" py.exr 2>&1) && [ -s py.exr ]; then
 	ok "examples/bloom.py runs with the installed module: $out"
 else
