@@ -302,6 +302,19 @@ int cli_lib_open(const struct gpu_config *gc, int fft_technique, fftbloom_contex
 	return 0;
 }
 
+int cli_lib_error(int status)
+{
+	switch (status) {
+	case FFTBLOOM_E_ARG: return API_E_INVALID_REQUEST;
+	case FFTBLOOM_E_UNSUPPORTED: return API_E_INVALID_SHAPE; /* a shape the algorithm cannot take */
+	case FFTBLOOM_E_TOO_LARGE: return API_E_TOO_LARGE_FOR_GPU;
+	case FFTBLOOM_E_NOMEM: return API_E_OUT_OF_MEMORY;
+	case FFTBLOOM_E_GPU_MEMORY: return API_E_GPU_OUT_OF_MEMORY;
+	case FFTBLOOM_E_NOT_FINITE: return API_E_INVALID_REQUEST;
+	}
+	return API_E_GPU_ERROR;
+}
+
 void cli_gpu_close(struct cli_gpu *g)
 {
 	engine_destroy(g->engine);

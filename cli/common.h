@@ -98,6 +98,8 @@ int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g);
  * fftbloom_fft's technique (enum fft_technique).
  * 0, or -1 after a message. */
 int cli_lib_open(const struct gpu_config *gc, int fft_technique, fftbloom_context **c);
+/* The error table's row (api/errors.h) of a library status (enum fftbloom_status). */
+int cli_lib_error(int status);
 void cli_gpu_close(struct cli_gpu *g);
 
 #endif

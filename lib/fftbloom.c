@@ -46,6 +46,12 @@ static int fail(fftbloom_context *c, int status, const char *fmt, ...)
 	return status;
 }
 
+static void put_err(char *err, size_t err_len, const char *msg)
+{
+	if (err && err_len)
+		snprintf(err, err_len, "%s", msg);
+}
+
 API const char *fftbloom_strerror(int status)
 {
 	switch (status) {
@@ -58,6 +64,7 @@ API const char *fftbloom_strerror(int status)
 	case FFTBLOOM_E_UNSUPPORTED: return "unsupported for this shape";
 	case FFTBLOOM_E_FORMAT: return "unknown, corrupt or truncated image data";
 	case FFTBLOOM_E_NOT_FINITE: return "NaN or infinite values";
+	case FFTBLOOM_E_GPU_MEMORY: return "GPU memory exhausted";
 	}
 	return "unknown status";
 }
@@ -341,6 +348,7 @@ static int bloom_status(int e)
 	case BLOOM_E_ARG: return FFTBLOOM_E_ARG;
 	case BLOOM_E_TOO_LARGE: return FFTBLOOM_E_TOO_LARGE;
 	case BLOOM_E_NOMEM: return FFTBLOOM_E_NOMEM;
+	case BLOOM_E_GPU_MEMORY: return FFTBLOOM_E_GPU_MEMORY;
 	}
 	return FFTBLOOM_E_GPU;
 }
@@ -561,15 +569,18 @@ static int conv_describe(fftbloom_context *c, int transpose, const int xs_[4], c
 		xs[i] = (size_t)xs_[i], ws[i] = (size_t)ws_[i];
 	}
 	if (p->precision < 0 || p->precision >= SPATIAL_PRECISION_COUNT || p->algorithm < 0 ||
-	    p->algorithm >= SPATIAL_ALG_COUNT || p->method < 0 || p->method >= DECONV_METHOD_COUNT)
-		return fail(c, FFTBLOOM_E_ARG, "precision 0-3, algorithm 0-%d, method 0-3 expected",
-		            SPATIAL_ALG_COUNT - 1);
+	    p->algorithm >= SPATIAL_ALG_COUNT || p->method < 0 || p->method >= DECONV_METHOD_COUNT ||
+	    p->padding_mode < 0 || p->padding_mode >= DECONV_PAD_MODE_COUNT || p->out_h < 0 ||
+	    p->out_w < 0)
+		return fail(c, FFTBLOOM_E_ARG, "precision 0-3, algorithm 0-%d, method 0-3, "
+		            "padding_mode 0-2 and output sizes >= 0 expected", SPATIAL_ALG_COUNT - 1);
 	struct conv_params cp = {.pad_h = p->pad_h, .pad_w = p->pad_w, .stride_h = p->stride_h,
 	                         .stride_w = p->stride_w, .dil_h = p->dilation_h,
 	                         .dil_w = p->dilation_w, .out_pad_h = p->output_pad_h,
 	                         .out_pad_w = p->output_pad_w, .groups = p->groups,
 	                         .precision = p->precision, .algorithm = p->algorithm,
-	                         .method = p->method};
+	                         .method = p->method, .padding_mode = p->padding_mode,
+	                         .out_h = p->out_h, .out_w = p->out_w};
 	long blen = with_bias ? (long)(transpose ? ws[1] * (size_t)p->groups : ws[0]) : -1;
 	char err[CONV_SHAPE_ERR_LEN];
 	int ndim, e;
@@ -580,7 +591,11 @@ static int conv_describe(fftbloom_context *c, int transpose, const int xs_[4], c
 	else
 		e = conv2d_describe(4, xs, ws, blen, &cp, sc ? sc : &s1, &ndim, os, err);
 	if (e)
-		return fail(c, FFTBLOOM_E_ARG, "%s: %s", transpose ? "conv2d_transpose" : "conv2d", err);
+		return fail(c, FFTBLOOM_E_ARG, "%s", err);
+	if (transpose)
+		(dc ? dc : &d1)->time_stages = p->time_stages;
+	else
+		(sc ? sc : &s1)->time_stages = p->time_stages;
 	for (int i = 0; i < 4; i++) {
 		if (os[i] > 0x7fffffff)
 			return fail(c, FFTBLOOM_E_ARG, "the output's shape overflows");
@@ -589,15 +604,22 @@ static int conv_describe(fftbloom_context *c, int transpose, const int xs_[4], c
 	return 0;
 }
 
-API int fftbloom_conv_output(fftbloom_context *c, int transpose, const int in_shape[4],
-                             const int weight_shape[4], const struct fftbloom_conv_params *p,
-                             int out_shape[4])
+API int fftbloom_conv_output(int transpose, const int in_shape[4], const int weight_shape[4],
+                             const struct fftbloom_conv_params *p, int out_shape[4], char *err,
+                             size_t err_len)
 {
-	if (c)
-		c->msg[0] = 0;
+	put_err(err, err_len, "");
 	if (!out_shape)
 		return FFTBLOOM_E_ARG;
-	return conv_describe(c, !!transpose, in_shape, weight_shape, 0, p, NULL, NULL, out_shape);
+	/* a context of its own for the message: conv_describe writes only msg */
+	fftbloom_context *c = calloc(1, sizeof *c);
+	if (!c)
+		return FFTBLOOM_E_NOMEM;
+	int e = conv_describe(c, !!transpose, in_shape, weight_shape, 0, p, NULL, NULL, out_shape);
+	if (e)
+		put_err(err, err_len, c->msg);
+	free(c);
+	return e;
 }
 
 static int spatial_status(int e)
@@ -611,9 +633,20 @@ static int spatial_status(int e)
 	return FFTBLOOM_E_GPU;
 }
 
+API const char *fftbloom_conv_algorithm_name(int algorithm)
+{
+	return spatial_algorithm_name(algorithm);
+}
+
+API const char *fftbloom_conv_method_name(int method)
+{
+	return deconv_method_name(method);
+}
+
 API int fftbloom_conv2d(fftbloom_context *c, const float *in, const int in_shape[4],
                         const float *weight, const int weight_shape[4], const float *bias,
-                        const struct fftbloom_conv_params *p, float *out)
+                        const struct fftbloom_conv_params *p, float *out,
+                        struct fftbloom_conv_stats *st)
 {
 	if (!c)
 		return FFTBLOOM_E_ARG;
@@ -628,15 +661,22 @@ API int fftbloom_conv2d(fftbloom_context *c, const float *in, const int in_shape
 	if ((e = want(c, ENGINE_SPATIAL)))
 		return e;
 	char err[SPATIAL_ERR_LEN];
-	if ((e = spatial_conv2d(engine_spatial(c->engine), &sc, in, weight, bias, out, NULL, err)))
-		return fail(c, spatial_status(e), "conv2d: %s", err);
+	struct spatial_stats ss = {0};
+	if ((e = spatial_conv2d(engine_spatial(c->engine), &sc, in, weight, bias, out, &ss, err)))
+		return fail(c, spatial_status(e), "%s", err);
+	if (st)
+		*st = (struct fftbloom_conv_stats){.algorithm = ss.algorithm,
+		                                   .timed = ss.timed == GPU_TIMING_QUERIES,
+		                                   .gpu_ms = ss.gpu_ms,
+		                                   .conv_ms = ss.stage_ms[GPU_STAGE_CONV],
+		                                   .wall_ms = ss.wall_ms};
 	return 0;
 }
 
 API int fftbloom_conv2d_transpose(fftbloom_context *c, const float *in, const int in_shape[4],
                                   const float *weight, const int weight_shape[4],
                                   const float *bias, const struct fftbloom_conv_params *p,
-                                  float *out)
+                                  float *out, struct fftbloom_conv_stats *st)
 {
 	if (!c)
 		return FFTBLOOM_E_ARG;
@@ -651,8 +691,14 @@ API int fftbloom_conv2d_transpose(fftbloom_context *c, const float *in, const in
 	if ((e = want(c, ENGINE_DECONV)))
 		return e;
 	char err[DECONV_ERR_LEN];
-	if ((e = deconv_run(engine_deconv(c->engine), &dc, in, weight, bias, out, NULL, err)))
-		return fail(c, spatial_status(e), "conv2d_transpose: %s", err);
+	struct deconv_stats ds = {0};
+	if ((e = deconv_run(engine_deconv(c->engine), &dc, in, weight, bias, out, &ds, err)))
+		return fail(c, spatial_status(e), "%s", err);
+	if (st)
+		*st = (struct fftbloom_conv_stats){
+			.algorithm = ds.method == DECONV_OVERLAP_ADD ? 0 : ds.conv_algorithm,
+			.method = ds.method, .timed = ds.timed == GPU_TIMING_QUERIES,
+			.gpu_ms = ds.gpu_ms, .wall_ms = ds.wall_ms};
 	return 0;
 }
 
@@ -666,12 +712,6 @@ static int image_status(int e)
 	case IMAGE_E_TOO_LARGE: return FFTBLOOM_E_TOO_LARGE;
 	}
 	return FFTBLOOM_E_FORMAT;
-}
-
-static void put_err(char *err, size_t err_len, const char *msg)
-{
-	if (err && err_len)
-		snprintf(err, err_len, "%s", msg);
 }
 
 API int fftbloom_image_decode(const void *bytes, size_t len, struct fftbloom_image *out,

@@ -46,7 +46,8 @@ enum fftbloom_status {
 	FFTBLOOM_E_TOO_LARGE = -5, /* beyond this device's limits (storage buffers, textures) */
 	FFTBLOOM_E_UNSUPPORTED = -6, /* an algorithm asked for cannot run this shape */
 	FFTBLOOM_E_FORMAT = -7,    /* codecs: unknown, corrupt or truncated image data */
-	FFTBLOOM_E_NOT_FINITE = -8 /* a result (or an input) holds NaN or infinity */
+	FFTBLOOM_E_NOT_FINITE = -8, /* a result (or an input) holds NaN or infinity */
+	FFTBLOOM_E_GPU_MEMORY = -9  /* GPU memory exhausted, even in tiles */
 };
 
 /* A static string for a status code ("unknown status" for others); never NULL. */
@@ -236,27 +237,53 @@ struct fftbloom_conv_params {
 	                                   3 planes4, 4 shared (the CLI's --algorithm) (0) */
 	int method;                     /* transpose: 0 auto, 1 zero-insert, 2 overlap-add,
 	                                   3 subkernel (0) */
+	int padding_mode;               /* transpose: 0 torch, 1 TensorFlow SAME, 2 TensorFlow VALID
+	                                   (then pad and output_pad 0) (0) */
+	int out_h, out_w;               /* transpose, TF modes: the output's size (0, 0: Keras's
+	                                   default) */
+	int time_stages;                /* 1: fftbloom_conv_stats gets the GPU time (timer queries,
+	                                   or a glFinish after each stage where there are none) */
 };
 FFTBLOOM_API void fftbloom_conv_params_init(struct fftbloom_conv_params *p);
 
+/* What a convolution did (an optional output). */
+struct fftbloom_conv_stats {
+	int algorithm;  /* the spatial algorithm that ran (1-4; transpose: of its inner
+	                   convolutions, 0 for overlap-add, which has none) */
+	int method;     /* transpose: the method that ran (1-3) */
+	int timed;      /* 1: gpu_ms and conv_ms are timer queries' GPU time; 0: not timed
+	                   (no time_stages) or host clock around each stage */
+	double gpu_ms;  /* with time_stages: the GPU's work without the transfers */
+	double conv_ms; /* conv2d with time_stages: the convolution's dispatches alone */
+	double wall_ms; /* host clock, the whole call */
+};
+/* The CLI's names of an algorithm ("auto", "batch4", "interp", "planes4", "shared") and a
+ * transpose method ("auto", "zero-insert", "overlap-add", "subkernel"); "?" out of range. */
+FFTBLOOM_API const char *fftbloom_conv_algorithm_name(int algorithm);
+FFTBLOOM_API const char *fftbloom_conv_method_name(int method);
+
 /* The output shape (B, Cout, OH, OW) of conv2d (transpose 0) or conv2d_transpose (1) for input
  * (B, Cin, H, W) and weight (conv2d: (Cout, Cin / groups, kH, kW); transpose: (Cin,
- * Cout / groups, kH, kW)). 0, or FFTBLOOM_E_ARG with a message (c may be NULL). */
-FFTBLOOM_API int fftbloom_conv_output(fftbloom_context *c, int transpose, const int in_shape[4],
+ * Cout / groups, kH, kW)). No context: pure arithmetic, any thread. 0, or FFTBLOOM_E_ARG with a
+ * message in err (err_len bytes; may be NULL) naming what does not fit. */
+FFTBLOOM_API int fftbloom_conv_output(int transpose, const int in_shape[4],
                                       const int weight_shape[4],
-                                      const struct fftbloom_conv_params *p, int out_shape[4]);
+                                      const struct fftbloom_conv_params *p, int out_shape[4],
+                                      char *err, size_t err_len);
 /* out = conv2d(in, weight) + bias (cross-correlation, as torch): host float32 arrays, in of
  * in_shape, weight of weight_shape, bias (Cout) or NULL, out of fftbloom_conv_output's shape.
- * p NULL: the defaults. */
+ * p NULL: the defaults; st (NULL: none) gets what ran. */
 FFTBLOOM_API int fftbloom_conv2d(fftbloom_context *c, const float *in, const int in_shape[4],
                                  const float *weight, const int weight_shape[4],
                                  const float *bias, const struct fftbloom_conv_params *p,
-                                 float *out);
-/* out = conv_transpose2d(in, weight) + bias, as torch.nn.functional.conv_transpose2d. */
+                                 float *out, struct fftbloom_conv_stats *st);
+/* out = conv_transpose2d(in, weight) + bias, as torch.nn.functional.conv_transpose2d (or
+ * TensorFlow's SAME / VALID with p->padding_mode). */
 FFTBLOOM_API int fftbloom_conv2d_transpose(fftbloom_context *c, const float *in,
                                            const int in_shape[4], const float *weight,
                                            const int weight_shape[4], const float *bias,
-                                           const struct fftbloom_conv_params *p, float *out);
+                                           const struct fftbloom_conv_params *p, float *out,
+                                           struct fftbloom_conv_stats *st);
 
 /* ---- codecs: bytes <-> float RGBA (no context, any thread) ----
  * Formats by name: "jpeg", "png", "exr", "hdr", "pfm", "webp", "avif". Decoding sniffs the

@@ -78,7 +78,8 @@ class _BloomParams(ctypes.Structure):
 class _ConvParams(ctypes.Structure):
     _fields_ = [(n, _c_int) for n in ("stride_h", "stride_w", "pad_h", "pad_w", "dilation_h",
                                       "dilation_w", "groups", "output_pad_h", "output_pad_w",
-                                      "precision", "algorithm", "method")]
+                                      "precision", "algorithm", "method", "padding_mode",
+                                      "out_h", "out_w", "time_stages")]
 
 
 def _fn(name, res, *args):
@@ -107,12 +108,12 @@ _bloom = _fn("fftbloom_bloom", _c_int, _P, ctypes.POINTER(_Image), ctypes.POINTE
 _convolve = _fn("fftbloom_convolve", _c_int, _P, ctypes.POINTER(_Image), ctypes.POINTER(_Image),
                 ctypes.POINTER(_BloomParams), ctypes.POINTER(_Image))
 _conv_init = _fn("fftbloom_conv_params_init", None, ctypes.POINTER(_ConvParams))
-_conv_output = _fn("fftbloom_conv_output", _c_int, _P, _c_int, _int4, _int4,
-                   ctypes.POINTER(_ConvParams), _int4)
+_conv_output = _fn("fftbloom_conv_output", _c_int, _c_int, _int4, _int4,
+                   ctypes.POINTER(_ConvParams), _int4, ctypes.c_char_p, ctypes.c_size_t)
 _conv2d = _fn("fftbloom_conv2d", _c_int, _P, _c_float_p, _int4, _c_float_p, _int4, _c_float_p,
-              ctypes.POINTER(_ConvParams), _c_float_p)
+              ctypes.POINTER(_ConvParams), _c_float_p, _P)
 _conv2d_t = _fn("fftbloom_conv2d_transpose", _c_int, _P, _c_float_p, _int4, _c_float_p, _int4,
-                _c_float_p, ctypes.POINTER(_ConvParams), _c_float_p)
+                _c_float_p, ctypes.POINTER(_ConvParams), _c_float_p, _P)
 _image_read = _fn("fftbloom_image_read", _c_int, ctypes.c_char_p, ctypes.POINTER(_Image),
                   ctypes.c_char_p, ctypes.c_size_t)
 _image_encode = _fn("fftbloom_image_encode", _c_int, ctypes.POINTER(_Image), ctypes.c_char_p,
@@ -427,10 +428,15 @@ def _run_conv(c, fn, transpose, x, w, b, p, squeeze):
     x4 = x[None] if squeeze else x
     xs, ws, os_ = _int4(*x4.shape), _int4(*w.shape), _int4()
     hd = c._handle()
-    c._check(_conv_output(hd, transpose, xs, ws, ctypes.byref(p), os_))
+    err = ctypes.create_string_buffer(1024)
+    rc = _conv_output(transpose, xs, ws, ctypes.byref(p), os_, err, len(err))
+    if rc:
+        raise ValueError(err.value.decode(errors="replace"))
+    if b is not None and b.size != os_[1]:
+        raise ValueError("bias: %d values for %d output planes" % (b.size, os_[1]))
     y = np.empty(tuple(os_), np.float32)
     c._check(fn(hd, _fptr(x4), xs, _fptr(w), ws, None if b is None else _fptr(b),
-                ctypes.byref(p), _fptr(y)))
+                ctypes.byref(p), _fptr(y), None))
     return y[0] if squeeze else y
 
 

@@ -231,12 +231,14 @@ static void errors_and_messages(void **state)
 	int xs[4] = {1, 3, 5, 5}, ws[4] = {4, 2, 3, 3}, os[4];
 	struct fftbloom_conv_params p;
 	fftbloom_conv_params_init(&p);
-	assert_int_equal(fftbloom_conv_output(NULL, 0, xs, ws, &p, os), FFTBLOOM_E_ARG);
+	assert_int_equal(fftbloom_conv_output(0, xs, ws, &p, os, err, sizeof err), FFTBLOOM_E_ARG);
+	printf("conv2d 3 planes, weight of 2 a group: %s\n", err);
+	assert_true(strlen(err) > 0);
 	ws[1] = 3;
 	p.pad_h = p.pad_w = 1, p.stride_h = 2;
-	assert_int_equal(fftbloom_conv_output(NULL, 0, xs, ws, &p, os), 0);
+	assert_int_equal(fftbloom_conv_output(0, xs, ws, &p, os, NULL, 0), 0);
 	assert_true(os[0] == 1 && os[1] == 4 && os[2] == 3 && os[3] == 5);
-	assert_int_equal(fftbloom_conv_output(NULL, 1, xs, (int[4]){3, 2, 3, 3}, &p, os), 0);
+	assert_int_equal(fftbloom_conv_output(1, xs, (int[4]){3, 2, 3, 3}, &p, os, NULL, 0), 0);
 	assert_true(os[1] == 2 && os[2] == 9 && os[3] == 5); /* (5-1)*2-2+3 = 9; (5-1)*1-2+3 = 5 */
 	if (!ctx)
 		return;
