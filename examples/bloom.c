@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 	struct fftbloom_bloom_params p;
 	fftbloom_bloom_params_init(&p, 0);
 	p.threshold = 0.5, p.intensity = 2, p.preset = &glare;
-	int e = fftbloom_bloom(c, &in, NULL, &p, &out);
+	int e = fftbloom_bloom(c, &in, NULL, &p, &out, NULL);
 	void *exr;
 	size_t len;
 	if (!e)

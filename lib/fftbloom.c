@@ -415,8 +415,12 @@ static int params_of(fftbloom_context *c, int op, const struct fftbloom_bloom_pa
 	bp->composite = p->composite, bp->normalize = p->normalize, bp->precision = p->precision;
 	bp->method = op == BLOOM_OP_CONVOLVE ? p->method : CONVOLVE_FFT;
 	bp->technique = p->technique;
-	if (p->center_given)
-		bp->center = (struct kernel_center){KERNEL_CENTER_PIXEL, p->center_x, p->center_y};
+	if (p->center_mode < FFTBLOOM_CENTER_DEFAULT || p->center_mode > FFTBLOOM_CENTER_UV)
+		return fail(c, FFTBLOOM_E_ARG, "center_mode %d: 0 default, 1 pixel, 2 uv",
+		            p->center_mode);
+	_Static_assert((int)KERNEL_CENTER_PIXEL == FFTBLOOM_CENTER_PIXEL &&
+	               (int)KERNEL_CENTER_UV == FFTBLOOM_CENTER_UV, "the centre modes are the engine's");
+	bp->center = (struct kernel_center){p->center_mode, p->center_x, p->center_y};
 	return preset_of(c, p->preset, &bp->preset);
 }
 
@@ -433,12 +437,15 @@ static int image_in(fftbloom_context *c, const char *what, const struct fftbloom
 /* bloom_run (or convolve's direct path) for op, as the CLI's frames run (cli/bloom.c). */
 static int run_op(fftbloom_context *c, int op, const struct fftbloom_image *in,
                   const struct fftbloom_image *kernel, const struct fftbloom_bloom_params *p,
-                  struct fftbloom_image *out)
+                  struct fftbloom_image *out, struct fftbloom_bloom_stats *st)
 {
 	if (!c || !in || !out)
 		return FFTBLOOM_E_ARG;
 	c->msg[0] = 0;
 	memset(out, 0, sizeof *out);
+	if (st)
+		memset(st, 0, sizeof *st);
+	int timed = p && p->time_stages;
 	struct bloom_params bp;
 	struct image img, kimg;
 	int e = params_of(c, op, p, &bp);
@@ -464,19 +471,36 @@ static int run_op(fftbloom_context *c, int op, const struct fftbloom_image *in,
 		if (!e)
 			e = convolve_choose(b, s, &c->model, bp.method, img.width, img.height, k->width,
 			                    k->height, &bp, &method, NULL, NULL, err);
+		struct spatial_stats ss = {0};
 		if (!e && method == CONVOLVE_SPATIAL)
-			e = convolve_spatial(s, &img, k, &bp, &res, NULL, err);
+			e = convolve_spatial(s, &img, k, &bp, &res, &ss, err);
+		if (!e && method == CONVOLVE_SPATIAL && st)
+			*st = (struct fftbloom_bloom_stats){.method = FFTBLOOM_METHOD_SPATIAL,
+			                                    .wall_ms = ss.wall_ms};
 		image_free(&gen);
 	}
 	if (!e && method == CONVOLVE_FFT) {
 		struct bloom_kernel bk = {kernel ? &kimg : NULL, {0, 0}};
-		e = bloom_run(b, op, &img, &bk, &bp, 0, &res, NULL, err);
+		struct bloom_stats bs;
+		memset(&bs, 0, sizeof bs);
+		e = bloom_run(b, op, &img, &bk, &bp, timed ? BLOOM_TIME_STAGES : 0, &res, &bs, err);
+		if (!e && st) {
+			_Static_assert(GPU_STAGE_COUNT <= FFTBLOOM_STAGES, "the stages fit the API's array");
+			*st = (struct fftbloom_bloom_stats){
+				.method = FFTBLOOM_METHOD_FFT, .padded_w = bs.padded_w,
+				.padded_h = bs.padded_h, .tiles_x = bs.tiles_x, .tiles_y = bs.tiles_y,
+				.gray_kernel = bs.gray_kernel, .kernel_cached = bs.kernel_cached,
+				.timed = bs.timed == GPU_TIMING_QUERIES ? 1 : bs.timed == GPU_TIMING_WALL ? 2 : 0,
+				.gpu_ms = bs.gpu_ms, .wall_ms = bs.wall_ms};
+			for (int i = 0; i < GPU_STAGE_COUNT; i++)
+				st->stage_ms[i] = bs.stage_ms[i];
+		}
 	}
 	if (e) {
-		int st = bloom_status(e);
+		int status = bloom_status(e);
 		if (e == BLOOM_E_ARG && strstr(err, "finite"))
-			st = FFTBLOOM_E_NOT_FINITE;
-		return fail(c, st, "%s: %s", op == BLOOM_OP_BLOOM ? "bloom" : "convolve", err);
+			status = FFTBLOOM_E_NOT_FINITE;
+		return fail(c, status, "%s", err);
 	}
 	*out = (struct fftbloom_image){res.width, res.height, res.channels, res.pixels};
 	return 0;
@@ -484,16 +508,22 @@ static int run_op(fftbloom_context *c, int op, const struct fftbloom_image *in,
 
 API int fftbloom_bloom(fftbloom_context *c, const struct fftbloom_image *in,
                        const struct fftbloom_image *kernel, const struct fftbloom_bloom_params *p,
-                       struct fftbloom_image *out)
+                       struct fftbloom_image *out, struct fftbloom_bloom_stats *st)
 {
-	return run_op(c, BLOOM_OP_BLOOM, in, kernel, p, out);
+	return run_op(c, BLOOM_OP_BLOOM, in, kernel, p, out, st);
 }
 
 API int fftbloom_convolve(fftbloom_context *c, const struct fftbloom_image *in,
                           const struct fftbloom_image *kernel,
-                          const struct fftbloom_bloom_params *p, struct fftbloom_image *out)
+                          const struct fftbloom_bloom_params *p, struct fftbloom_image *out,
+                          struct fftbloom_bloom_stats *st)
 {
-	return run_op(c, BLOOM_OP_CONVOLVE, in, kernel, p, out);
+	return run_op(c, BLOOM_OP_CONVOLVE, in, kernel, p, out, st);
+}
+
+API const char *fftbloom_stage_name(int stage)
+{
+	return stage >= 0 && stage < GPU_STAGE_COUNT ? gpu_stage_names[stage] : NULL;
 }
 
 API int fftbloom_bloom_gl(fftbloom_context *c, unsigned in_buf, unsigned out_buf, int width,
@@ -524,7 +554,7 @@ API int fftbloom_bloom_gl(fftbloom_context *c, unsigned in_buf, unsigned out_buf
 	memcpy(in.data, m, bytes);
 	glUnmapBuffer(GL_COPY_READ_BUFFER);
 	glBindBuffer(GL_COPY_READ_BUFFER, 0);
-	int e = fftbloom_bloom(c, &in, kernel, p, &out);
+	int e = fftbloom_bloom(c, &in, kernel, p, &out, NULL);
 	free(in.data);
 	if (e)
 		return e;

@@ -176,6 +176,12 @@ enum fftbloom_precision { FFTBLOOM_FP32 = 0, FFTBLOOM_FP16 = 1 };
 enum fftbloom_method { FFTBLOOM_METHOD_AUTO = 0, FFTBLOOM_METHOD_FFT = 1,
                        FFTBLOOM_METHOD_SPATIAL = 2 };
 
+enum fftbloom_center {
+	FFTBLOOM_CENTER_DEFAULT = 0, /* pixel (floor(w/2), floor(h/2)) */
+	FFTBLOOM_CENTER_PIXEL = 1,   /* (center_x, center_y) in pixels, inside the kernel */
+	FFTBLOOM_CENTER_UV = 2       /* (center_x, center_y) in [0, 1]^2 of the kernel (clamped) */
+};
+
 /* The CLI's bloom and convolve parameters (docs/cli.md: same names, '-' as '_'). */
 struct fftbloom_bloom_params {
 	double threshold;    /* bloom: the prefilter keeps what is brighter (default 1) */
@@ -191,13 +197,33 @@ struct fftbloom_bloom_params {
 	int precision;       /* enum fftbloom_precision: the image spectrum's storage (fp32) */
 	int method;          /* convolve: enum fftbloom_method (bloom: always the FFT) (auto) */
 	int technique;       /* the FFT technique, as fftbloom_context_opts.fft_technique (0) */
-	int center_given;    /* 1: the kernel's centre is (center_x, center_y) in pixels; 0: pixel
-	                        (floor(w/2), floor(h/2)) */
-	double center_x, center_y;
+	int center_mode;     /* enum fftbloom_center: where the kernel's centre is */
+	double center_x, center_y; /* PIXEL: pixels; UV: fractions of the kernel's size */
 	const struct fftbloom_preset *preset; /* the kernel when none is given (NULL: aperture) */
+	int time_stages;     /* 1: fftbloom_bloom_stats.stage_ms gets each GPU stage's time (timer
+	                        queries, or a glFinish after each where there are none) */
 };
 /* Fills p with the defaults above for op 0 (bloom) or 1 (convolve: normalize none). */
 FFTBLOOM_API void fftbloom_bloom_params_init(struct fftbloom_bloom_params *p, int convolve);
+
+#define FFTBLOOM_STAGES 24 /* stage_ms entries (more than the engine names) */
+/* What a bloom or convolve did (an optional output). */
+struct fftbloom_bloom_stats {
+	int method;          /* enum fftbloom_method: FFT, or SPATIAL (the direct convolution: the
+	                        fields below up to timed are then 0) */
+	int padded_w, padded_h; /* the FFT size (of each tile, when tiled) */
+	int tiles_x, tiles_y;   /* 1 x 1 untiled */
+	int gray_kernel;     /* 1: the grey-kernel path */
+	int kernel_cached;   /* 1: the kernel's spectrum came from the context's cache */
+	int timed;           /* 0: not timed; 1: timer queries; 2: host clock around each stage */
+	double stage_ms[FFTBLOOM_STAGES]; /* with time_stages: per stage s named by
+	                                     fftbloom_stage_name(s); 0 for stages that did not run */
+	double gpu_ms;       /* with time_stages: the FFT path's GPU stages, prefilter to composite */
+	double wall_ms;      /* host clock, the whole call */
+};
+/* The name of stage s ("upload", "kernel", "rows", ...: the names of the daemon's
+ * Server-Timing and the bench's JSON), NULL past the last. */
+FFTBLOOM_API const char *fftbloom_stage_name(int stage);
 
 /* Bloom: out = in composited with (prefilter(in) convolved with the kernel) by FFT.
  * Convolve: out = in convolved with the kernel, the linear convolution at the image's size
@@ -207,14 +233,15 @@ FFTBLOOM_API void fftbloom_bloom_params_init(struct fftbloom_bloom_params *p, in
  * channel, otherwise R, G and B to theirs and the luminance to alpha. p NULL: the defaults.
  * *out is made with in's channels (fftbloom_image_free). Kernel spectra are cached per (kernel
  * digest, padded size), so a kernel used again costs nothing. FFTBLOOM_E_NOT_FINITE when the
- * result overflowed float32. */
+ * result overflowed float32. st (NULL: none) gets what ran. */
 FFTBLOOM_API int fftbloom_bloom(fftbloom_context *c, const struct fftbloom_image *in,
                                 const struct fftbloom_image *kernel,
-                                const struct fftbloom_bloom_params *p, struct fftbloom_image *out);
+                                const struct fftbloom_bloom_params *p, struct fftbloom_image *out,
+                                struct fftbloom_bloom_stats *st);
 FFTBLOOM_API int fftbloom_convolve(fftbloom_context *c, const struct fftbloom_image *in,
                                    const struct fftbloom_image *kernel,
                                    const struct fftbloom_bloom_params *p,
-                                   struct fftbloom_image *out);
+                                   struct fftbloom_image *out, struct fftbloom_bloom_stats *st);
 /* fftbloom_bloom between GL buffer objects of the context's share group, each width * height *
  * channels float32 values as fftbloom_image.data: in_buf read, out_buf (at least as large)
  * written. Today the pixels pass through host memory on the way (the engine's frames enter from

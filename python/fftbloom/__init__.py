@@ -71,8 +71,9 @@ class _BloomParams(ctypes.Structure):
     _fields_ = [("threshold", _c_double), ("knee", _c_double), ("clamp_max", _c_double),
                 ("intensity", _c_double), ("mix", _c_double), ("kernel_scale", _c_double),
                 ("composite", _c_int), ("normalize", _c_int), ("precision", _c_int),
-                ("method", _c_int), ("technique", _c_int), ("center_given", _c_int), ("center_x", _c_double),
-                ("center_y", _c_double), ("preset", ctypes.POINTER(_Preset))]
+                ("method", _c_int), ("technique", _c_int), ("center_mode", _c_int),
+                ("center_x", _c_double), ("center_y", _c_double),
+                ("preset", ctypes.POINTER(_Preset)), ("time_stages", _c_int)]
 
 
 class _ConvParams(ctypes.Structure):
@@ -104,9 +105,9 @@ _preset_image = _fn("fftbloom_preset_image", _c_int, _P, ctypes.POINTER(_Preset)
                     ctypes.POINTER(_Image))
 _params_init = _fn("fftbloom_bloom_params_init", None, ctypes.POINTER(_BloomParams), _c_int)
 _bloom = _fn("fftbloom_bloom", _c_int, _P, ctypes.POINTER(_Image), ctypes.POINTER(_Image),
-             ctypes.POINTER(_BloomParams), ctypes.POINTER(_Image))
+             ctypes.POINTER(_BloomParams), ctypes.POINTER(_Image), _P)
 _convolve = _fn("fftbloom_convolve", _c_int, _P, ctypes.POINTER(_Image), ctypes.POINTER(_Image),
-                ctypes.POINTER(_BloomParams), ctypes.POINTER(_Image))
+                ctypes.POINTER(_BloomParams), ctypes.POINTER(_Image), _P)
 _conv_init = _fn("fftbloom_conv_params_init", None, ctypes.POINTER(_ConvParams))
 _conv_output = _fn("fftbloom_conv_output", _c_int, _c_int, _int4, _int4,
                    ctypes.POINTER(_ConvParams), _int4, ctypes.c_char_p, ctypes.c_size_t)
@@ -303,7 +304,7 @@ def _full_conv_2d(c, imgs, kern, kshared):
     p = _BloomParams()
     _params_init(ctypes.byref(p), 1)
     p.method = 1  # the FFT path
-    p.center_given, p.center_x, p.center_y = 1, 0.0, 0.0
+    p.center_mode, p.center_x, p.center_y = 1, 0.0, 0.0
     hd = c._handle()
     step = 4 if kshared else 1
     for i in range(0, n, step):
@@ -315,7 +316,7 @@ def _full_conv_2d(c, imgs, kern, kshared):
         km = _Image(w2, h2, 1, _fptr(kk))
         res = _Image()
         c._check(_convolve(hd, ctypes.byref(im), ctypes.byref(km), ctypes.byref(p),
-                           ctypes.byref(res)))
+                           ctypes.byref(res), None))
         out[i:i + k] = np.moveaxis(_take_image(res, (fh, fw, k)), -1, 0)
     return out
 
@@ -545,7 +546,7 @@ def _image_op(fn, is_convolve, image, kernel, ctx, kernel_preset, kw):
     if kw:
         raise TypeError("unexpected keyword arguments: %s" % ", ".join(kw))
     if center is not None:
-        p.center_given, p.center_x, p.center_y = 1, float(center[0]), float(center[1])
+        p.center_mode, p.center_x, p.center_y = 1, float(center[0]), float(center[1])
     ps = None
     if kernel_preset is not None:
         ps = _preset_struct(kernel_preset)
@@ -558,7 +559,7 @@ def _image_op(fn, is_convolve, image, kernel, ctx, kernel_preset, kw):
         kern, km = _image_arg(kernel, "kernel")
     res = _Image()
     c._check(fn(c._handle(), ctypes.byref(im), ctypes.byref(km) if km is not None else None,
-                ctypes.byref(p), ctypes.byref(res)))
+                ctypes.byref(p), ctypes.byref(res), None))
     return _take_image(res, image.shape if np.ndim(image) == 2 else
                        (res.height, res.width, res.channels))
 

@@ -151,7 +151,7 @@ static void bloom_gl_matches_host(void **state)
 	fftbloom_bloom_params_init(&p, 0);
 	p.preset = &g;
 	struct fftbloom_image in = {w, h, ch, px}, out;
-	assert_int_equal(fftbloom_bloom(ctx, &in, NULL, &p, &out), 0);
+	assert_int_equal(fftbloom_bloom(ctx, &in, NULL, &p, &out, NULL), 0);
 	assert_true(out.width == w && out.height == h && out.channels == ch);
 	GLuint b[2];
 	glGenBuffers(2, b);
@@ -247,7 +247,7 @@ static void errors_and_messages(void **state)
 	printf("fft 0x1: %s\n", fftbloom_context_message(ctx));
 	assert_true(strlen(fftbloom_context_message(ctx)) > 0);
 	struct fftbloom_image in = {4, 4, 5, z}, out;
-	assert_int_equal(fftbloom_bloom(ctx, &in, NULL, NULL, &out), FFTBLOOM_E_ARG);
+	assert_int_equal(fftbloom_bloom(ctx, &in, NULL, NULL, &out, NULL), FFTBLOOM_E_ARG);
 	assert_null(out.data);
 	printf("5 channels: %s\n", fftbloom_context_message(ctx));
 	unsigned char junk[64] = "not an image at all";
