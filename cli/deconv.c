@@ -8,7 +8,7 @@
 #include "cli/conv.h"
 
 /* The padding before the first row (or column) the output had: torch's padding, TF SAME's
- * floor(max((in - 1) stride + dk - out, 0) / 2), TF VALID's 0 (gles/deconv.h's deconv_output, the rule the library follows). */
+ * floor(max((in - 1) stride + dk - out, 0) / 2), TF VALID's 0 (the library's rule). */
 static int pad_before(int mode, int pad, int in, int stride, int k, int dil, int out)
 {
 	if (mode == 0)

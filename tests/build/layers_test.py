@@ -1,6 +1,7 @@
 """The include graph as ARCHITECTURE.md draws it (run by test_layers.sh): every project include
 of a source folder points down or within, and no folder includes the system headers of a layer
-above it; the CLI binary links no HTTP server. Prints "SCRIPT: N passed, N failed"."""
+above it; the CLI's operations call the public library (lib/), not the engine; the CLI binary
+links no HTTP server. Prints "SCRIPT: N passed, N failed"."""
 import os
 import re
 import subprocess
@@ -75,6 +76,24 @@ for folder, allowed in sorted(MAY_INCLUDE.items()):
         bad.append("no project include found under %s/" % folder)
     check("%s/: its %d project includes point down or within (%s), no system header of a layer "
           "above" % (folder, n, ", ".join(sorted(allowed))), not bad, "\n     ".join(bad[:20]))
+
+# the subcommands that run operations do it through the public library (lib/include/fftbloom.h):
+# no call of the engine's own functions and no GL (they may spell its vocabulary: names, enums)
+ENGINE_CALL = re.compile(r"\b(bloom_run\w*|bloom_ctx_\w+|bloom_kernel_\w+|fft_(create|execute|cache_\w+|axis_\w+)|"
+                         r"spatial_\w+\s*\(|deconv_run|deconv_ctx_\w+|convolve_\w+\s*\(|engine_(create|want|\w*bloom|\w*spatial)|"
+                         r"cli_gpu_open|egl_ctx_\w+|kernel_generate|gl[A-Z]\w+)\s*\(")
+PORTED = ["cli/fft.c", "cli/bloom.c", "cli/conv.c", "cli/conv2d.c", "cli/deconv.c", "cli/batch.c",
+          "cli/sequence.c"]
+bad = []
+for rel in PORTED:
+    for i, line in enumerate(open(os.path.join(ROOT, rel), encoding="utf-8"), 1):
+        if line.lstrip().startswith(("/*", "*")):
+            continue
+        m = ENGINE_CALL.search(line)
+        if m:
+            bad.append("%s:%d calls %s" % (rel, i, m.group(1)))
+check("the CLI's operations (%s) call the public library, not the engine" % ", ".join(
+    os.path.basename(p) for p in PORTED), not bad, "\n     ".join(bad[:20]))
 
 cli = os.path.join(BUILD, "fftbloom")
 if os.path.exists(cli):
