@@ -200,7 +200,7 @@ tests: $(TEST_BINS)
 # Line coverage (gcov) of the engine, the codecs, the API and core from every test of `make
 # test`, in a build folder of its own: the table is printed and kept in build/cov/coverage.md
 # (docs/development.md quotes the last run).
-COV_FOLDERS ?= core codec api gles daemon cli
+COV_FOLDERS ?= core codec api gles lib daemon cli
 coverage: deps-test
 	$(MAKE) BUILD=build/cov OPT="-O0 -g --coverage" LDFLAGS="--coverage" all tests
 	$(MAKE) BUILD=build/cov/faults OPT="-O0 -g --coverage" LDFLAGS="--coverage" CPPFLAGS="-DFFTBLOOM_FAULTS" build/cov/faults/fftbloomd

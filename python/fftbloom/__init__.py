@@ -76,6 +76,12 @@ class _BloomParams(ctypes.Structure):
                 ("preset", ctypes.POINTER(_Preset)), ("time_stages", _c_int)]
 
 
+class _BloomStats(ctypes.Structure):
+    _fields_ = [(n, _c_int) for n in ("method", "padded_w", "padded_h", "tiles_x", "tiles_y",
+                                      "gray_kernel", "kernel_cached", "timed")] + \
+               [("stage_ms", _c_double * 24), ("gpu_ms", _c_double), ("wall_ms", _c_double)]
+
+
 class _ConvParams(ctypes.Structure):
     _fields_ = [(n, _c_int) for n in ("stride_h", "stride_w", "pad_h", "pad_w", "dilation_h",
                                       "dilation_w", "groups", "output_pad_h", "output_pad_w",
@@ -105,9 +111,10 @@ _preset_image = _fn("fftbloom_preset_image", _c_int, _P, ctypes.POINTER(_Preset)
                     ctypes.POINTER(_Image))
 _params_init = _fn("fftbloom_bloom_params_init", None, ctypes.POINTER(_BloomParams), _c_int)
 _bloom = _fn("fftbloom_bloom", _c_int, _P, ctypes.POINTER(_Image), ctypes.POINTER(_Image),
-             ctypes.POINTER(_BloomParams), ctypes.POINTER(_Image), _P)
+             ctypes.POINTER(_BloomParams), ctypes.POINTER(_Image), ctypes.POINTER(_BloomStats))
 _convolve = _fn("fftbloom_convolve", _c_int, _P, ctypes.POINTER(_Image), ctypes.POINTER(_Image),
-                ctypes.POINTER(_BloomParams), ctypes.POINTER(_Image), _P)
+                ctypes.POINTER(_BloomParams), ctypes.POINTER(_Image), ctypes.POINTER(_BloomStats))
+_stage_name = _fn("fftbloom_stage_name", ctypes.c_char_p, _c_int)
 _conv_init = _fn("fftbloom_conv_params_init", None, ctypes.POINTER(_ConvParams))
 _conv_output = _fn("fftbloom_conv_output", _c_int, _c_int, _int4, _int4,
                    ctypes.POINTER(_ConvParams), _int4, ctypes.c_char_p, ctypes.c_size_t)
@@ -533,6 +540,7 @@ def _choice(v, names, what):
 
 def _image_op(fn, is_convolve, image, kernel, ctx, kernel_preset, kw):
     c = _ctx(ctx)
+    stats = kw.pop("stats", None)
     p = _BloomParams()
     _params_init(ctypes.byref(p), 1 if is_convolve else 0)
     for k in ("threshold", "knee", "clamp_max", "intensity", "mix", "kernel_scale"):
@@ -547,6 +555,9 @@ def _image_op(fn, is_convolve, image, kernel, ctx, kernel_preset, kw):
         raise TypeError("unexpected keyword arguments: %s" % ", ".join(kw))
     if center is not None:
         p.center_mode, p.center_x, p.center_y = 1, float(center[0]), float(center[1])
+    st = None
+    if stats is not None:
+        p.time_stages, st = 1, _BloomStats()
     ps = None
     if kernel_preset is not None:
         ps = _preset_struct(kernel_preset)
@@ -559,7 +570,16 @@ def _image_op(fn, is_convolve, image, kernel, ctx, kernel_preset, kw):
         kern, km = _image_arg(kernel, "kernel")
     res = _Image()
     c._check(fn(c._handle(), ctypes.byref(im), ctypes.byref(km) if km is not None else None,
-                ctypes.byref(p), ctypes.byref(res), None))
+                ctypes.byref(p), ctypes.byref(res), ctypes.byref(st) if st is not None else None))
+    if st is not None:
+        stats.update({k: getattr(st, k) for k, _ in _BloomStats._fields_[:8]})
+        stats["method"] = _METHODS[st.method] if 0 <= st.method < len(_METHODS) else st.method
+        stats.update(gpu_ms=st.gpu_ms, wall_ms=st.wall_ms, stage_ms={})
+        i = 0
+        while _stage_name(i):
+            if st.stage_ms[i] > 0:
+                stats["stage_ms"][_stage_name(i).decode()] = st.stage_ms[i]
+            i += 1
     return _take_image(res, image.shape if np.ndim(image) == 2 else
                        (res.height, res.width, res.channels))
 
@@ -569,7 +589,9 @@ def bloom(image, kernel=None, *, kernel_preset=None, ctx=None, **params):
     array (HxW or HxWxC) or None for kernel_preset ("aperture", the default; "glare:...",
     "gaussian:..."); params as the CLI's flags with '_' for '-': threshold, knee, clamp_max,
     intensity, mix, composite ("add"|"mix"), kernel_scale, kernel_center=(x, y), normalize
-    ("luminance"|"none"), precision ("fp32"|"fp16"). Returns float32 of the image's shape."""
+    ("luminance"|"none"), precision ("fp32"|"fp16"); stats=a dict times the GPU stages (a
+    wait after each) and gets what ran: padded size, tiles, kernel_cached, stage_ms by name,
+    gpu_ms, wall_ms. Returns float32 of the image's shape."""
     return _image_op(_bloom, False, image, kernel, ctx, kernel_preset, params)
 
 
