@@ -31,7 +31,6 @@ struct fftbloom_context {
 	char msg[FFTBLOOM_MESSAGE_LEN];
 };
 
-#define API /* visibility: the header's FFTBLOOM_API */
 
 static int fail(fftbloom_context *c, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -52,7 +51,7 @@ static void put_err(char *err, size_t err_len, const char *msg)
 		snprintf(err, err_len, "%s", msg);
 }
 
-API const char *fftbloom_strerror(int status)
+const char *fftbloom_strerror(int status)
 {
 	switch (status) {
 	case FFTBLOOM_OK: return "success";
@@ -69,7 +68,7 @@ API const char *fftbloom_strerror(int status)
 	return "unknown status";
 }
 
-API const char *fftbloom_version(void)
+const char *fftbloom_version(void)
 {
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -79,12 +78,12 @@ API const char *fftbloom_version(void)
 
 /* ---- the context ---- */
 
-API void fftbloom_context_opts_init(struct fftbloom_context_opts *o)
+void fftbloom_context_opts_init(struct fftbloom_context_opts *o)
 {
 	memset(o, 0, sizeof *o);
 }
 
-API int fftbloom_context_create(const struct fftbloom_context_opts *o, fftbloom_context **out,
+int fftbloom_context_create(const struct fftbloom_context_opts *o, fftbloom_context **out,
                                 char *err, size_t err_len)
 {
 	struct fftbloom_context_opts d;
@@ -146,7 +145,7 @@ API int fftbloom_context_create(const struct fftbloom_context_opts *o, fftbloom_
 	return 0;
 }
 
-API void fftbloom_context_destroy(fftbloom_context *c)
+void fftbloom_context_destroy(fftbloom_context *c)
 {
 	if (!c)
 		return;
@@ -155,29 +154,29 @@ API void fftbloom_context_destroy(fftbloom_context *c)
 	free(c);
 }
 
-API const char *fftbloom_context_message(const fftbloom_context *c)
+const char *fftbloom_context_message(const fftbloom_context *c)
 {
 	return c ? c->msg : "";
 }
 
-API const char *fftbloom_context_renderer(const fftbloom_context *c)
+const char *fftbloom_context_renderer(const fftbloom_context *c)
 {
 	return c ? c->driver : "";
 }
 
-API int fftbloom_context_software(const fftbloom_context *c)
+int fftbloom_context_software(const fftbloom_context *c)
 {
 	return c && engine_info(c->engine)->software;
 }
 
-API int fftbloom_context_make_current(fftbloom_context *c)
+int fftbloom_context_make_current(fftbloom_context *c)
 {
 	if (!c || egl_ctx_make_current(engine_egl(c->engine)))
 		return fail(c, FFTBLOOM_E_CONTEXT, "eglMakeCurrent failed");
 	return 0;
 }
 
-API void fftbloom_context_release(fftbloom_context *c)
+void fftbloom_context_release(fftbloom_context *c)
 {
 	if (c)
 		egl_ctx_release(engine_egl(c->engine));
@@ -226,7 +225,7 @@ static int fft_plan(fftbloom_context *c, int width, int height, int axes, struct
 	return e ? fail(c, fft_status(e), "fft %dx%d: %s", width, height, err) : 0;
 }
 
-API int fftbloom_fft_gl(fftbloom_context *c, unsigned buffer, int width, int height, int axes,
+int fftbloom_fft_gl(fftbloom_context *c, unsigned buffer, int width, int height, int axes,
                         int inverse)
 {
 	struct fft *f;
@@ -241,7 +240,7 @@ API int fftbloom_fft_gl(fftbloom_context *c, unsigned buffer, int width, int hei
 	return 0;
 }
 
-API int fftbloom_fft(fftbloom_context *c, float *data, int width, int height, int axes,
+int fftbloom_fft(fftbloom_context *c, float *data, int width, int height, int axes,
                      int inverse)
 {
 	struct fft *f;
@@ -279,7 +278,7 @@ API int fftbloom_fft(fftbloom_context *c, float *data, int width, int height, in
 
 /* ---- images ---- */
 
-API void fftbloom_image_free(struct fftbloom_image *img)
+void fftbloom_image_free(struct fftbloom_image *img)
 {
 	if (!img)
 		return;
@@ -287,12 +286,12 @@ API void fftbloom_image_free(struct fftbloom_image *img)
 	memset(img, 0, sizeof *img);
 }
 
-API void fftbloom_free(void *p)
+void fftbloom_free(void *p)
 {
 	free(p);
 }
 
-API void fftbloom_preset_init(struct fftbloom_preset *p, int kind)
+void fftbloom_preset_init(struct fftbloom_preset *p, int kind)
 {
 	memset(p, 0, sizeof *p);
 	p->kind = kind;
@@ -353,7 +352,7 @@ static int bloom_status(int e)
 	return FFTBLOOM_E_GPU;
 }
 
-API int fftbloom_preset_image(fftbloom_context *c, const struct fftbloom_preset *p,
+int fftbloom_preset_image(fftbloom_context *c, const struct fftbloom_preset *p,
                               struct fftbloom_image *out)
 {
 	if (!c || !out)
@@ -372,7 +371,7 @@ API int fftbloom_preset_image(fftbloom_context *c, const struct fftbloom_preset 
 	return 0;
 }
 
-API void fftbloom_bloom_params_init(struct fftbloom_bloom_params *p, int convolve)
+void fftbloom_bloom_params_init(struct fftbloom_bloom_params *p, int convolve)
 {
 	memset(p, 0, sizeof *p); /* api/request.c's defaults for float input */
 	p->threshold = 1;
@@ -506,14 +505,14 @@ static int run_op(fftbloom_context *c, int op, const struct fftbloom_image *in,
 	return 0;
 }
 
-API int fftbloom_bloom(fftbloom_context *c, const struct fftbloom_image *in,
+int fftbloom_bloom(fftbloom_context *c, const struct fftbloom_image *in,
                        const struct fftbloom_image *kernel, const struct fftbloom_bloom_params *p,
                        struct fftbloom_image *out, struct fftbloom_bloom_stats *st)
 {
 	return run_op(c, BLOOM_OP_BLOOM, in, kernel, p, out, st);
 }
 
-API int fftbloom_convolve(fftbloom_context *c, const struct fftbloom_image *in,
+int fftbloom_convolve(fftbloom_context *c, const struct fftbloom_image *in,
                           const struct fftbloom_image *kernel,
                           const struct fftbloom_bloom_params *p, struct fftbloom_image *out,
                           struct fftbloom_bloom_stats *st)
@@ -521,12 +520,12 @@ API int fftbloom_convolve(fftbloom_context *c, const struct fftbloom_image *in,
 	return run_op(c, BLOOM_OP_CONVOLVE, in, kernel, p, out, st);
 }
 
-API const char *fftbloom_stage_name(int stage)
+const char *fftbloom_stage_name(int stage)
 {
 	return stage >= 0 && stage < GPU_STAGE_COUNT ? gpu_stage_names[stage] : NULL;
 }
 
-API int fftbloom_bloom_gl(fftbloom_context *c, unsigned in_buf, unsigned out_buf, int width,
+int fftbloom_bloom_gl(fftbloom_context *c, unsigned in_buf, unsigned out_buf, int width,
                           int height, int channels, const struct fftbloom_image *kernel,
                           const struct fftbloom_bloom_params *p)
 {
@@ -570,7 +569,7 @@ API int fftbloom_bloom_gl(fftbloom_context *c, unsigned in_buf, unsigned out_buf
 
 /* ---- conv2d and conv2d_transpose ---- */
 
-API void fftbloom_conv_params_init(struct fftbloom_conv_params *p)
+void fftbloom_conv_params_init(struct fftbloom_conv_params *p)
 {
 	memset(p, 0, sizeof *p);
 	p->stride_h = p->stride_w = p->dilation_h = p->dilation_w = p->groups = 1;
@@ -634,7 +633,7 @@ static int conv_describe(fftbloom_context *c, int transpose, const int xs_[4], c
 	return 0;
 }
 
-API int fftbloom_conv_output(int transpose, const int in_shape[4], const int weight_shape[4],
+int fftbloom_conv_output(int transpose, const int in_shape[4], const int weight_shape[4],
                              const struct fftbloom_conv_params *p, int out_shape[4], char *err,
                              size_t err_len)
 {
@@ -663,17 +662,17 @@ static int spatial_status(int e)
 	return FFTBLOOM_E_GPU;
 }
 
-API const char *fftbloom_conv_algorithm_name(int algorithm)
+const char *fftbloom_conv_algorithm_name(int algorithm)
 {
 	return spatial_algorithm_name(algorithm);
 }
 
-API const char *fftbloom_conv_method_name(int method)
+const char *fftbloom_conv_method_name(int method)
 {
 	return deconv_method_name(method);
 }
 
-API int fftbloom_conv2d(fftbloom_context *c, const float *in, const int in_shape[4],
+int fftbloom_conv2d(fftbloom_context *c, const float *in, const int in_shape[4],
                         const float *weight, const int weight_shape[4], const float *bias,
                         const struct fftbloom_conv_params *p, float *out,
                         struct fftbloom_conv_stats *st)
@@ -703,7 +702,7 @@ API int fftbloom_conv2d(fftbloom_context *c, const float *in, const int in_shape
 	return 0;
 }
 
-API int fftbloom_conv2d_transpose(fftbloom_context *c, const float *in, const int in_shape[4],
+int fftbloom_conv2d_transpose(fftbloom_context *c, const float *in, const int in_shape[4],
                                   const float *weight, const int weight_shape[4],
                                   const float *bias, const struct fftbloom_conv_params *p,
                                   float *out, struct fftbloom_conv_stats *st)
@@ -744,7 +743,7 @@ static int image_status(int e)
 	return FFTBLOOM_E_FORMAT;
 }
 
-API int fftbloom_image_decode(const void *bytes, size_t len, struct fftbloom_image *out,
+int fftbloom_image_decode(const void *bytes, size_t len, struct fftbloom_image *out,
                               char *err, size_t err_len)
 {
 	put_err(err, err_len, "");
@@ -762,7 +761,7 @@ API int fftbloom_image_decode(const void *bytes, size_t len, struct fftbloom_ima
 	return 0;
 }
 
-API int fftbloom_image_read(const char *path, struct fftbloom_image *out, char *err,
+int fftbloom_image_read(const char *path, struct fftbloom_image *out, char *err,
                             size_t err_len)
 {
 	put_err(err, err_len, "");
@@ -780,7 +779,7 @@ API int fftbloom_image_read(const char *path, struct fftbloom_image *out, char *
 	return 0;
 }
 
-API int fftbloom_image_encode(const struct fftbloom_image *img, const char *format, int quality,
+int fftbloom_image_encode(const struct fftbloom_image *img, const char *format, int quality,
                               int bits, void **bytes, size_t *len, char *err, size_t err_len)
 {
 	put_err(err, err_len, "");
