@@ -169,6 +169,36 @@ int fftbloom_context_software(const fftbloom_context *c)
 	return c && engine_info(c->engine)->software;
 }
 
+void fftbloom_context_info(const fftbloom_context *c, struct fftbloom_device_info *out)
+{
+	memset(out, 0, sizeof *out);
+	const struct egl_info *i = engine_info(c->engine);
+#define CP(f)                                                                                  \
+	do {                                                                                   \
+		_Static_assert(sizeof out->f == sizeof i->f, #f " is the engine's");          \
+		memcpy(out->f, i->f, sizeof out->f);                                           \
+	} while (0)
+	CP(platform);
+	CP(egl_vendor);
+	CP(egl_version);
+	CP(device_ext);
+	CP(gl_vendor);
+	CP(renderer);
+	CP(version);
+	CP(glsl_version);
+	CP(max_group_size);
+	CP(max_group_count);
+#undef CP
+	out->device_index = i->device_index, out->device_count = i->device_count;
+	out->max_shared_memory = i->max_shared_memory, out->max_invocations = i->max_invocations;
+	out->max_ssbo_size = i->max_ssbo_size, out->max_ssbo_bindings = i->max_ssbo_bindings;
+	out->timer_query = i->timer_query, out->subgroup = i->subgroup;
+	out->subgroup_size = i->subgroup_size, out->subgroup_shuffle = i->subgroup_shuffle;
+	out->fp16 = i->fp16, out->debug_output = i->debug_output;
+	out->buffer_storage = i->buffer_storage, out->robustness = i->robustness;
+	out->reset_notification = i->reset_notification, out->software = i->software;
+}
+
 int fftbloom_context_make_current(fftbloom_context *c)
 {
 	if (!c || egl_ctx_make_current(engine_egl(c->engine)))

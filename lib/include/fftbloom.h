@@ -113,6 +113,25 @@ FFTBLOOM_API const char *fftbloom_context_message(const fftbloom_context *c);
 FFTBLOOM_API const char *fftbloom_context_renderer(const fftbloom_context *c);
 /* 1 when the renderer is a CPU rasterizer (llvmpipe), else 0. */
 FFTBLOOM_API int fftbloom_context_software(const fftbloom_context *c);
+/* The GL context's facts, as `fftbloom info` prints them. */
+struct fftbloom_device_info {
+	char platform[16];          /* "device", "surfaceless" or "current" */
+	int device_index;           /* -1 unless the device platform */
+	int device_count;           /* EGL devices seen (0 without EGL_EXT_device_enumeration) */
+	char egl_vendor[128], egl_version[64], device_ext[256];
+	char gl_vendor[128], renderer[256], version[128], glsl_version[128];
+	int max_shared_memory;      /* GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, bytes */
+	int max_invocations;        /* GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS */
+	int max_group_size[3], max_group_count[3];
+	long long max_ssbo_size;    /* GL_MAX_SHADER_STORAGE_BLOCK_SIZE, bytes */
+	int max_ssbo_bindings;
+	int timer_query, subgroup, subgroup_size, subgroup_shuffle, fp16, debug_output,
+	    buffer_storage, robustness, reset_notification; /* 1: present (size: 0 unknown) */
+	int software;               /* a CPU rasterizer (llvmpipe) */
+};
+FFTBLOOM_API void fftbloom_context_info(const fftbloom_context *c,
+                                        struct fftbloom_device_info *out);
+
 /* Moving a context between threads: release it on one, make it current on the next. 0, or
  * FFTBLOOM_E_CONTEXT. With FFTBLOOM_PLATFORM_CURRENT both act on the caller's context. */
 FFTBLOOM_API int fftbloom_context_make_current(fftbloom_context *c);

@@ -83,7 +83,7 @@ ENGINE_CALL = re.compile(r"\b(bloom_run\w*|bloom_ctx_\w+|bloom_kernel_\w+|fft_(c
                          r"spatial_\w+\s*\(|deconv_run|deconv_ctx_\w+|convolve_\w+\s*\(|engine_(create|want|\w*bloom|\w*spatial)|"
                          r"cli_gpu_open|egl_ctx_\w+|kernel_generate|gl[A-Z]\w+)\s*\(")
 PORTED = ["cli/fft.c", "cli/bloom.c", "cli/conv.c", "cli/conv2d.c", "cli/deconv.c", "cli/batch.c",
-          "cli/sequence.c"]
+          "cli/sequence.c", "cli/info.c"]
 bad = []
 for rel in PORTED:
     for i, line in enumerate(open(os.path.join(ROOT, rel), encoding="utf-8"), 1):
