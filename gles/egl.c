@@ -34,6 +34,7 @@ struct egl_ctx {
 	EGLint cattrs[9]; /* what the context was made with (egl_ctx_create_shared's too) */
 	int shared;       /* made by egl_ctx_create_shared: the display is its first context's */
 	int adopted;      /* EGLP_CURRENT: the caller's context, never made or destroyed here */
+	int keep_display; /* egl_opts.keep_display */
 	struct egl_info info;
 	struct log_sink log;
 	PFNGLGETGRAPHICSRESETSTATUSKHRPROC reset_status; /* NULL without GL_KHR/EXT_robustness */
@@ -401,6 +402,7 @@ int egl_ctx_create(const struct egl_opts *o, const struct log_sink *log, struct 
 		return rc;
 	}
 	read_facts(c);
+	c->keep_display = o->keep_display;
 	if (o->debug) {
 		PFNGLDEBUGMESSAGECALLBACKKHRPROC cb =
 			(PFNGLDEBUGMESSAGECALLBACKKHRPROC)eglGetProcAddress("glDebugMessageCallbackKHR");
@@ -491,6 +493,7 @@ void egl_ctx_destroy(struct egl_ctx *c)
 	if (c->surf != EGL_NO_SURFACE)
 		eglDestroySurface(c->dpy, c->surf);
 	eglDestroyContext(c->dpy, c->ctx);
-	eglTerminate(c->dpy);
+	if (!c->keep_display)
+		eglTerminate(c->dpy);
 	free(c);
 }

@@ -29,6 +29,9 @@ struct egl_opts {
 	int platform;     /* enum egl_platform */
 	int device_index; /* for EGLP_DEVICE (and AUTO's device attempt): which EGL device */
 	int debug;        /* KHR_debug context; messages go to the log sink */
+	int keep_display; /* 1: egl_ctx_destroy leaves the display initialized (a library's
+	                     context: the process's other contexts may be on the same display, and
+	                     eglTerminate would take it from them) */
 };
 
 struct egl_info {

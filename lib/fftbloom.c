@@ -119,7 +119,7 @@ int fftbloom_context_create(const struct fftbloom_context_opts *o, fftbloom_cont
 	                         .wisdom_measure = o->wisdom == FFTBLOOM_WISDOM_MEASURE ?
 	                                           FFT_WISDOM_MEASURE_NOW : FFT_WISDOM_MEASURE_NEVER,
 	                         .gl_debug = o->gl_debug, .frame_bytes = o->frame_bytes,
-	                         .compile_thread = ENGINE_COMPILE_OFF};
+	                         .compile_thread = ENGINE_COMPILE_OFF, .keep_display = 1};
 	c->technique = o->fft_technique;
 	char *eerr = malloc(ENGINE_ERR_LEN);
 	if (!eerr) {

@@ -104,7 +104,8 @@ FFTBLOOM_API void fftbloom_context_opts_init(struct fftbloom_context_opts *o);
 FFTBLOOM_API int fftbloom_context_create(const struct fftbloom_context_opts *o,
                                          fftbloom_context **out, char *err, size_t err_len);
 /* Destroys everything the context made; with an owned GL context, releases and destroys it
- * (call on its current thread). NULL-safe. */
+ * (call on its current thread), leaving its EGL display initialized: the display is the
+ * process's, and other contexts may be on it. NULL-safe. */
 FFTBLOOM_API void fftbloom_context_destroy(fftbloom_context *c);
 /* The last failure's message of c ("" before any); valid until the next call on c. */
 FFTBLOOM_API const char *fftbloom_context_message(const fftbloom_context *c);

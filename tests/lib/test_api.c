@@ -7,6 +7,7 @@
 
 #include <GLES3/gl31.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -208,6 +209,77 @@ static void current_context(void **state)
 	assert_int_equal(fftbloom_fft(ctx, z, 8, 3, FFTBLOOM_FFT_BOTH, 1), 0);
 }
 
+/* One thread's work: its own context, 2D FFTs checked against the DFT, a bloom; a status. */
+struct worker {
+	int id, status, checked;
+	double worst;
+	pthread_barrier_t *gate;
+};
+
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	fftbloom_context *c;
+	char err[FFTBLOOM_MESSAGE_LEN];
+	w->status = fftbloom_context_create(NULL, &c, err, sizeof err);
+	pthread_barrier_wait(w->gate); /* both contexts exist before either works */
+	if (w->status)
+		return NULL;
+	float z[2 * 12 * 7];
+	double ref[2 * 12 * 7];
+	for (int round = 0; round < 4 && !w->status; round++) {
+		for (int i = 0; i < 2 * 12 * 7; i++)
+			z[i] = (float)sin(1.7 * i + w->id + 3.1 * round); /* no shared generator */
+		dft(z, ref, 12, 7, FFTBLOOM_FFT_BOTH, round & 1);
+		w->status = fftbloom_fft(c, z, 12, 7, FFTBLOOM_FFT_BOTH, round & 1);
+		double r = rel_l2(z, ref, 2 * 12 * 7);
+		w->worst = r > w->worst || r != r ? r : w->worst;
+		w->checked++;
+		float px[16 * 12 * 3];
+		for (int i = 0; i < 16 * 12 * 3; i++)
+			px[i] = (float)(1.5 + sin(0.3 * i + w->id));
+		struct fftbloom_image in = {16, 12, 3, px}, out;
+		if (!w->status && !(w->status = fftbloom_bloom(c, &in, NULL, NULL, &out, NULL)))
+			fftbloom_image_free(&out);
+	}
+	pthread_barrier_wait(w->gate); /* the first destroy happens while the other may still work */
+	if (w->id == 1) {
+		fftbloom_context_destroy(c);
+		return NULL;
+	}
+	if (!w->status)
+		w->status = fftbloom_fft(c, z, 12, 7, FFTBLOOM_FFT_BOTH, 0);
+	fftbloom_context_destroy(c);
+	return NULL;
+}
+
+/* Two contexts on two threads at once (the thread rule: one context per thread). */
+static void contexts_on_threads(void **state)
+{
+	(void)state;
+	if (!ctx)
+		skip();
+	pthread_barrier_t gate;
+	pthread_barrier_init(&gate, NULL, 2);
+	struct worker w[2] = {{1, 0, 0, 0, &gate}, {2, 0, 0, 0, &gate}};
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, worker_run, &w[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&gate);
+	for (int i = 0; i < 2; i++) {
+		printf("thread %d: status %d, %d FFTs, worst rel_l2 %.2e (tol 1e-5)\n", w[i].id,
+		       w[i].status, w[i].checked, w[i].worst);
+		assert_int_equal(w[i].status, 0);
+		assert_true(w[i].worst < 1e-5);
+	}
+	/* this thread's context (made first) still works after both were destroyed */
+	float z[2 * 5 * 3] = {1, 2, 3};
+	assert_int_equal(fftbloom_fft(ctx, z, 5, 3, FFTBLOOM_FFT_BOTH, 0), 0);
+	assert_int_equal(fftbloom_context_make_current(ctx), 0);
+}
+
 static void errors_and_messages(void **state)
 {
 	(void)state;
@@ -264,6 +336,7 @@ int main(void)
 		cmocka_unit_test(fft_gl_and_host),
 		cmocka_unit_test(bloom_gl_matches_host),
 		cmocka_unit_test(current_context),
+		cmocka_unit_test(contexts_on_threads),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
