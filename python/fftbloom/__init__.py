@@ -13,6 +13,7 @@ import ctypes
 import ctypes.util
 import os
 import threading
+import weakref
 
 import numpy as np
 
@@ -223,13 +224,16 @@ def _fptr(a):
 
 
 def _take_image(img, shape):
-    """A library-made image copied into a numpy array of shape, then freed."""
-    try:
-        n = img.width * img.height * img.channels
-        out = np.ctypeslib.as_array(img.data, shape=(n,)).copy()
-    finally:
+    """A library-made image as a numpy array of shape, without a copy: the array's memory is
+    the library's, given back (fftbloom_free) when the last view of it goes."""
+    n = img.width * img.height * img.channels
+    addr = ctypes.cast(img.data, ctypes.c_void_p).value
+    if not n or not addr:
         _image_free(ctypes.byref(img))
-    return out.reshape(shape)
+        return np.zeros(shape, np.float32)
+    buf = (ctypes.c_float * n).from_address(addr)
+    weakref.finalize(buf, _free, addr)
+    return np.frombuffer(buf, dtype=np.float32).reshape(shape)
 
 
 def _image_arg(a, what):
