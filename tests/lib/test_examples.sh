@@ -23,7 +23,8 @@ v=$(pkg-config --modversion fftbloom 2>&1)
 [ -n "$v" ] && pkg-config --exists fftbloom && ok "pkg-config finds fftbloom $v" || bad "pkg-config finds fftbloom" "$v"
 
 cd "$tmp" || exit 1
-if out=$(cc -std=c11 -Wall -Wextra -Werror -o bloom "$ROOT/examples/bloom.c" $(pkg-config --cflags --libs fftbloom) -lm 2>&1); then
+# LDFLAGS: make sanitize's (-fsanitize=...), which a program linking its library needs too
+if out=$(cc -std=c11 -Wall -Wextra -Werror $LDFLAGS -o bloom "$ROOT/examples/bloom.c" $(pkg-config --cflags --libs fftbloom) -lm 2>&1); then
 	ok "cc examples/bloom.c \$(pkg-config --cflags --libs fftbloom)"
 	if out=$(LD_LIBRARY_PATH="$D/usr/lib" ./bloom 2>&1) && [ -s bloom.exr ]; then
 		ok "examples/bloom.c runs and writes bloom.exr: $out"
@@ -34,7 +35,7 @@ else
 	bad "examples/bloom.c builds with pkg-config" "$out"
 fi
 libs=$(pkg-config --static --libs-only-l fftbloom | sed 's/-lfftbloom//')
-if out=$(cc -std=c11 -o bloom_static "$ROOT/examples/bloom.c" $(pkg-config --cflags fftbloom) "$D/usr/lib/libfftbloom.a" $libs -lm 2>&1); then
+if out=$(cc -std=c11 $LDFLAGS -o bloom_static "$ROOT/examples/bloom.c" $(pkg-config --cflags fftbloom) "$D/usr/lib/libfftbloom.a" $libs -lm 2>&1); then
 	if ldd bloom_static | grep -q fftbloom; then
 		bad "the static build needs no libfftbloom.so" "$(ldd bloom_static)"
 	elif [ -s bloom.exr ] && out=$(./bloom_static bloom.exr again.exr 2>&1) && [ -s again.exr ]; then
