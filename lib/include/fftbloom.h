@@ -5,7 +5,8 @@
  * Rules every function follows:
  * - Names start with fftbloom_ / FFTBLOOM_; handles are opaque; create/destroy pairs, and
  *   destroy(NULL) does nothing. No global state: everything lives in a context or the caller's
- *   memory. The library never prints, never exits and never aborts on bad input.
+ *   memory (process-wide are only tables made once). The library never prints, never exits and
+ *   never aborts on bad input.
  * - Functions return 0 (FFTBLOOM_OK) or a negative enum fftbloom_status; fftbloom_strerror maps a
  *   code to a static string, and fftbloom_context_message says what the last failure of that
  *   context was, in words (valid until the next call on the context).
@@ -16,7 +17,9 @@
  *   contexts on several threads work independently. The codec functions take no context and are
  *   safe on any thread.
  * - Memory: host arrays are the caller's (read or written, never kept); images the library
- *   makes (fftbloom_image.data) are freed with fftbloom_image_free, buffers with fftbloom_free. */
+ *   makes (fftbloom_image.data) are freed with fftbloom_image_free, buffers with fftbloom_free.
+ * - ABI: the structs are the caller's and filled by their *_init functions: their layout is
+ *   part of the ABI of the SONAME (libfftbloom.so.0); a field added to one is a new SONAME. */
 #ifndef FFTBLOOM_H
 #define FFTBLOOM_H
 
@@ -42,7 +45,7 @@ enum fftbloom_status {
 	FFTBLOOM_E_ARG = -1,       /* a bad argument, shape or parameter (the message names it) */
 	FFTBLOOM_E_NOMEM = -2,     /* host memory exhausted */
 	FFTBLOOM_E_CONTEXT = -3,   /* no OpenGL ES 3.1 context (message: each platform tried) */
-	FFTBLOOM_E_GPU = -4,       /* a GL call or a program build failed, or GPU memory ran out */
+	FFTBLOOM_E_GPU = -4,       /* a GL call or a program build failed */
 	FFTBLOOM_E_TOO_LARGE = -5, /* beyond this device's limits (storage buffers, textures) */
 	FFTBLOOM_E_UNSUPPORTED = -6, /* an algorithm asked for cannot run this shape */
 	FFTBLOOM_E_FORMAT = -7,    /* codecs: unknown, corrupt or truncated image data */
