@@ -17,7 +17,8 @@ import weakref
 
 import numpy as np
 
-__all__ = ["Context", "FftbloomError", "default_context", "fftconvolve", "fft2", "ifft2",
+__all__ = ["Context", "FftbloomError", "default_context", "fftconvolve", "fft", "ifft", "fft2",
+           "ifft2",
            "conv2d", "conv_transpose2d", "bloom", "convolve", "preset", "imread", "imwrite"]
 
 # ---- the library ----
@@ -287,6 +288,47 @@ def _fft2(a, s, axes, norm, inverse, ctx):
     if scale != 1.0:
         x *= np.float32(scale)
     return np.moveaxis(x, (-2, -1), axes)
+
+
+def _fft1(a, n, axis, norm, inverse, ctx):
+    if norm not in _NORMS:
+        raise ValueError("norm: None, 'backward', 'ortho' or 'forward'")
+    c = _ctx(ctx)
+    a = np.asarray(a)
+    if a.ndim == 0 or not -a.ndim <= axis < a.ndim:
+        raise ValueError("axis %s is out of bounds for an array of dimension %d" % (axis, a.ndim))
+    x = np.moveaxis(a, axis, -1).astype(np.complex64)
+    if n is not None:
+        if int(n) < 1:
+            raise ValueError("invalid number of data points (%d) specified" % n)
+        x = x[..., :int(n)]
+        x = np.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, int(n) - x.shape[-1])])
+    x = np.ascontiguousarray(x)
+    m = x.shape[-1]
+    if m < 1:
+        raise ValueError("invalid number of data points (%d) specified" % m)
+    rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+    if rows:  # every signal of the array in one call: a batch of rows
+        c._check(_fft(c._handle(), x.view(np.float32).ctypes.data_as(_c_float_p), m, rows, 1,
+                      1 if inverse else 0))
+    scale = 1.0
+    if norm == "ortho":
+        scale = np.sqrt(m) if inverse else 1 / np.sqrt(m)
+    elif norm == "forward":
+        scale = m if inverse else 1.0 / m
+    if scale != 1.0:
+        x *= np.float32(scale)
+    return np.moveaxis(x, -1, axis)
+
+
+def fft(a, n=None, axis=-1, norm=None, ctx=None):
+    """numpy.fft.fft on the GPU, all the array's signals in one batch: complex64 result."""
+    return _fft1(a, n, axis, norm, False, ctx)
+
+
+def ifft(a, n=None, axis=-1, norm=None, ctx=None):
+    """numpy.fft.ifft on the GPU: complex64 result."""
+    return _fft1(a, n, axis, norm, True, ctx)
 
 
 def fft2(a, s=None, axes=(-2, -1), norm=None, ctx=None):

@@ -105,6 +105,11 @@ for shape, kw in [((1, 1), {}), ((2, 3), {}), ((17, 31), {}), ((33, 16), {}),
     check("fft2 %s is complex64" % (shape,), got.dtype == np.complex64, str(got.dtype))
     compare("ifft2", "%s %s" % (shape, kw), fftbloom.ifft2(x, ctx=ctx, **kw),
             np.fft.ifft2(x, **kw))
+for shape, kw in [((1,), {}), ((37,), {}), ((6, 17), {}), ((5, 7, 9), {"axis": 1}),
+                  ((4, 12), {"n": 15, "norm": "ortho"}), ((3, 64), {"n": 50, "norm": "forward"})]:
+    x = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    compare("fft", "%s %s" % (shape, kw), fftbloom.fft(x, ctx=ctx, **kw), np.fft.fft(x, **kw))
+    compare("ifft", "%s %s" % (shape, kw), fftbloom.ifft(x, ctx=ctx, **kw), np.fft.ifft(x, **kw))
 r = rng.random((19, 4)).astype(np.float32)
 compare("fft2", "float32 input (19, 4)", fftbloom.fft2(r, ctx=ctx), np.fft.fft2(r.astype(np.float64)))
 
