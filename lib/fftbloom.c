@@ -219,10 +219,11 @@ static int want(fftbloom_context *c, unsigned part)
 	if (!err)
 		return fail(c, FFTBLOOM_E_NOMEM, "out of memory");
 	int e = engine_want(c->engine, part, err);
-	if (e)
-		fail(c, e == ENGINE_E_NOMEM ? FFTBLOOM_E_NOMEM : FFTBLOOM_E_GPU, "%s", err);
+	int status = !e ? 0 : e == ENGINE_E_NOMEM ? FFTBLOOM_E_NOMEM : FFTBLOOM_E_GPU;
+	if (status)
+		fail(c, status, "%s", err);
 	free(err);
-	return e ? (e == ENGINE_E_NOMEM ? FFTBLOOM_E_NOMEM : FFTBLOOM_E_GPU) : 0;
+	return status;
 }
 
 /* ---- FFT ---- */
