@@ -19,9 +19,10 @@ LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 # where Debian's python3 looks: /usr/lib/python3/dist-packages for PREFIX=/usr, else
-# PREFIX/lib/python3.X/dist-packages (/usr/local's is on its sys.path)
+# PREFIX/lib/python3.X/dist-packages (/usr/local's is on its sys.path); empty, and the module
+# not installed, for another prefix on a machine without python3 (the container's build stage)
 PY_VERSION  := $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
-PYTHONDIR   ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PY_VERSION)/dist-packages)
+PYTHONDIR   ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(if $(PY_VERSION),$(PREFIX)/lib/python$(PY_VERSION)/dist-packages))
 PY_FILES    := python/fftbloom/__init__.py
 
 $(BUILD)/pic/%.o: %.c
@@ -54,25 +55,28 @@ lib: $(LIBFB_SO) $(LIBFB_A)
 # The header, both libraries with the SONAME link, fftbloom.pc and the Python module (which
 # loads the library from LIBDIR: python/fftbloom/_libpath.py); ldconfig for a real install.
 install-lib: lib
-	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(PYTHONDIR)/fftbloom
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	$(INSTALL) -m 0644 lib/include/fftbloom.h $(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL) -m 0755 $(LIBFB_SO) $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 0644 $(LIBFB_A) $(DESTDIR)$(LIBDIR)/
 	ln -sf libfftbloom.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/libfftbloom.so.$(LIB_SOVER)
 	ln -sf libfftbloom.so.$(LIB_SOVER) $(DESTDIR)$(LIBDIR)/libfftbloom.so
 	$(fftbloom_pc) > $(DESTDIR)$(PKGCONFIGDIR)/fftbloom.pc && chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/fftbloom.pc
+ifneq ($(PYTHONDIR),)
+	$(INSTALL) -d $(DESTDIR)$(PYTHONDIR)/fftbloom
 	$(INSTALL) -m 0644 $(PY_FILES) $(DESTDIR)$(PYTHONDIR)/fftbloom/
 	printf '# written by make install\nLIBRARY = "%s"\n' '$(LIBDIR)/libfftbloom.so.$(LIB_SOVER)' > $(DESTDIR)$(PYTHONDIR)/fftbloom/_libpath.py
 	chmod 0644 $(DESTDIR)$(PYTHONDIR)/fftbloom/_libpath.py
+endif
 	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 uninstall-lib:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/fftbloom.h $(DESTDIR)$(LIBDIR)/libfftbloom.so.$(LIB_VERSION) \
 	  $(DESTDIR)$(LIBDIR)/libfftbloom.so.$(LIB_SOVER) $(DESTDIR)$(LIBDIR)/libfftbloom.so \
 	  $(DESTDIR)$(LIBDIR)/libfftbloom.a $(DESTDIR)$(PKGCONFIGDIR)/fftbloom.pc \
-	  $(DESTDIR)$(PYTHONDIR)/fftbloom/__init__.py $(DESTDIR)$(PYTHONDIR)/fftbloom/_libpath.py
-	rm -rf $(DESTDIR)$(PYTHONDIR)/fftbloom/__pycache__
-	-rmdir $(DESTDIR)$(PYTHONDIR)/fftbloom $(DESTDIR)$(PKGCONFIGDIR) 2>/dev/null
+	  $(if $(PYTHONDIR),$(DESTDIR)$(PYTHONDIR)/fftbloom/__init__.py $(DESTDIR)$(PYTHONDIR)/fftbloom/_libpath.py)
+	$(if $(PYTHONDIR),rm -rf $(DESTDIR)$(PYTHONDIR)/fftbloom/__pycache__)
+	-rmdir $(if $(PYTHONDIR),$(DESTDIR)$(PYTHONDIR)/fftbloom) $(DESTDIR)$(PKGCONFIGDIR) 2>/dev/null
 
 # The reference ABI the export test compares the library with (abidiff): written at a release
 # (lib/abi/, committed), so that a later build that breaks it fails `make test`.
