@@ -332,18 +332,15 @@ void main()
 			sum += syr(HDR + i * CW + C_COUNT);
 		part[0][t] = sum;
 		barrier();
-		if (t == 0u) {
-			uint run = 0u;
-			for (uint i = 0u; i < uint(GROUP); i++) {
-				uint v = part[0][i];
-				part[0][i] = run;
-				run += v;
-			}
-			if (syr(S_CHANGED + MAXIT) != 0u)
-				flag(8u); // the states did not settle
+		for (uint d = 1u; d < uint(GROUP); d <<= 1u) { // an inclusive scan of the ranges' sums
+			uint v = t >= d ? part[0][t - d] : 0u;
+			barrier();
+			part[0][t] += v;
+			barrier();
 		}
-		barrier();
-		sum = part[0][t];
+		if (t == 0u && syr(S_CHANGED + MAXIT) != 0u)
+			flag(8u); // the states did not settle
+		sum = part[0][t] - sum;
 		for (uint i = lo; i < hi; i++) {
 			syw(HDR + i * CW + C_GLOB, sum);
 			sum += syr(HDR + i * CW + C_COUNT);
@@ -365,7 +362,7 @@ void main()
 		uint segblocks = min(u_geo.z, u_geo.w - s * u_geo.z) * u_mcu.y;
 		uint first = s * u_geo.z * u_mcu.y, base = syr(c + C_BASE);
 		St st = state(syr(c + C_SPOS), syr(c + C_SCTX));
-		uint gb = first + base, end = first + segblocks, u;
+		uint gb = first + base, end = first + segblocks, u = 0u;
 		uint dcfirst = st.zz == 0u ? gb : gb + 1u, ndc = 0u;
 		int dcs[3] = int[3](0, 0, 0);
 		// a segment's last chunk decodes its remaining blocks past its end only to find them
@@ -373,11 +370,15 @@ void main()
 		// skips) decodes nothing.
 		uint limit = base >= segblocks ? 0u : last ? 4u * CHUNK + 64u * 64u : CHUNK + 64u;
 		bits_reset();
+		uint a = 0u, ab = 0xffffffffu; // the address of block ab
 		for (uint i = 0u; i < limit && (last || st.pos < to) && gb < end; i++) {
-			uint a = block_addr(gb, u);
-			if (u != st.u) {
-				flag(16u);
-				break;
+			if (gb != ab) {
+				ab = gb;
+				a = block_addr(gb, u);
+				if (u != st.u) {
+					flag(16u);
+					break;
+				}
 			}
 			bool dc = st.zz == 0u;
 			int d = 0;
@@ -422,18 +423,20 @@ void main()
 			part[j][t] = sum[j];
 		rs[t] = reset;
 		barrier();
-		if (t == 0u) { // each range's predictors coming in
-			uint run[3] = uint[3](0u, 0u, 0u);
-			for (uint i = 0u; i < uint(GROUP); i++)
-				for (int j = 0; j < 3; j++) {
-					uint v = part[j][i];
-					part[j][i] = run[j];
-					run[j] = rs[i] != 0u ? v : run[j] + v;
-				}
+		// an inclusive segmented scan of the ranges: a range with a segment start restarts it
+		for (uint d = 1u; d < uint(GROUP); d <<= 1u) {
+			bool on = t >= d && rs[t] == 0u;
+			uint f = t >= d ? rs[t - d] : 0u, v[3];
+			for (int j = 0; j < 3; j++)
+				v[j] = on ? part[j][t - d] : 0u;
+			barrier();
+			for (int j = 0; j < 3; j++)
+				part[j][t] += v[j];
+			rs[t] |= f;
+			barrier();
 		}
-		barrier();
-		for (int j = 0; j < 3; j++)
-			sum[j] = part[j][t];
+		for (int j = 0; j < 3; j++) // each range's predictors coming in
+			sum[j] = t > 0u ? part[j][t - 1u] : 0u;
 		for (uint i = lo; i < hi; i++) {
 			if (scw(fc + seg_of(i)) == i)
 				sum[0] = sum[1] = sum[2] = 0u;
@@ -459,13 +462,11 @@ void main()
 			pred[comp] += co[a];
 			co[a] = uint(int(pred[comp] << 16u) >> 16);
 		}
-	} else { // the coefficients zeroed, four words an invocation
-		uint a = k * 4u;
-		if (a + 3u < u_cwords) {
-			co[a] = 0u;
-			co[a + 1u] = 0u;
-			co[a + 2u] = 0u;
-			co[a + 3u] = 0u;
-		}
+	} else { // the coefficients zeroed: a work group 64 x GROUP words, each store coalesced
+		uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+		uint a = g * uint(GROUP) * 64u + gl_LocalInvocationID.x;
+		for (uint j = 0u; j < 64u; j++, a += uint(GROUP))
+			if (a < u_cwords)
+				co[a] = 0u;
 	}
 }
