@@ -225,16 +225,48 @@ void chunk_bits(uint k, uint s, out uint from, out uint to, out uint send, out b
 	last = k + 1u >= next;
 }
 
+// the block starts (zig-zag index 0) of the chunk's current decode, the first REC inside it, in
+// order: position; block of the MCU | blocks completed before it << 8
+#define REC 16u
+uint rp[REC], rc[REC], rn;
+
 // a chunk ending at bit to decoded from state s to the first code word boundary at or past
-// to: the end state, and the blocks completed on the way in count
-St decode_chunk(St s, uint to, out uint count)
+// to: the end state, and the blocks completed on the way in count. A decode that reaches a
+// block start of the chunk's current decode (rp, rc; its end state oe after oc blocks) follows
+// it from there (the same bits decode the same way), so it stops and takes that decode's end;
+// the block starts are then the new decode's.
+St decode_chunk(St s, uint to, St oe, uint oc, out uint count)
 {
 	bool bad = false;
 	int dc;
+	uint np[REC], nc[REC], nn = 0u, j = 0u;
 	bits_reset();
 	count = 0u;
-	for (uint i = 0u; i < CHUNK + 64u && s.pos < to; i++)
+	for (uint i = 0u; i < CHUNK + 64u && s.pos < to; i++) {
+		if (s.zz == 0u) {
+			while (j < rn && rp[j] < s.pos)
+				j++;
+			if (j < rn && rp[j] == s.pos && (rc[j] & 255u) == s.u) {
+				uint before = rc[j] >> 8u;
+				for (uint q = j; q < rn && nn < REC; q++, nn++) {
+					np[nn] = rp[q];
+					nc[nn] = (rc[q] & 255u) | ((rc[q] >> 8u) - before + count) << 8u;
+				}
+				count += oc - before;
+				s = oe;
+				break;
+			}
+			if (nn < REC) {
+				np[nn] = s.pos;
+				nc[nn] = s.u | count << 8u;
+				nn++;
+			}
+		}
 		count += dstep(s, false, 0u, bad, dc);
+	}
+	rp = np;
+	rc = nc;
+	rn = nn;
 	return s;
 }
 
@@ -256,6 +288,7 @@ void main()
 	uint c = HDR + k * CW;
 	if (u_pass <= 1) { // the first decode (0) or a sync round (1), then the group settled
 		load_tables();
+		rn = 0u;
 		uint t = gl_LocalInvocationID.x;
 		bool valid = k < u_geo.y, sfirst = true;
 		uint s = 0u, from = 0u, to = 0u, send, cnt = 0u;
@@ -272,7 +305,7 @@ void main()
 			sfirst = k == scw(u_off.y + u_geo.x + 1u + s);
 			if (u_pass == 0) {
 				st = St(from, 0u, 0u);
-				e = decode_chunk(st, to, cnt);
+				e = decode_chunk(st, to, st, 0u, cnt);
 			} else {
 				st = state(syr(c + C_SPOS), syr(c + C_SCTX));
 				e0p = syr(c + rd);
@@ -283,7 +316,7 @@ void main()
 					uint pp = syr(c - CW + rd), pc = syr(c - CW + rd + 1u);
 					if (pp != st.pos || pc != ctx(st)) {
 						st = state(pp, pc);
-						e = decode_chunk(st, to, cnt);
+						e = decode_chunk(st, to, e, cnt, cnt);
 					}
 				}
 			}
@@ -300,7 +333,7 @@ void main()
 			barrier();
 			if (valid && t > 0u && !sfirst && (xp[t - 1u] != st.pos || xc[t - 1u] != ctx(st))) {
 				st = state(xp[t - 1u], xc[t - 1u]);
-				e = decode_chunk(st, to, cnt);
+				e = decode_chunk(st, to, e, cnt, cnt);
 				chg = 1u;
 			}
 			barrier();
@@ -362,6 +395,7 @@ void main()
 		uint segblocks = min(u_geo.z, u_geo.w - s * u_geo.z) * u_mcu.y;
 		uint first = s * u_geo.z * u_mcu.y, base = syr(c + C_BASE);
 		St st = state(syr(c + C_SPOS), syr(c + C_SCTX));
+		uint blocks = syr(c + C_COUNT);
 		uint gb = first + base, end = first + segblocks, u = 0u;
 		uint dcfirst = st.zz == 0u ? gb : gb + 1u, ndc = 0u;
 		int dcs[3] = int[3](0, 0, 0);
@@ -396,9 +430,11 @@ void main()
 			flag(2u);
 		if (limit > 0u && last && gb != end)
 			flag(4u);
-		// the decode ends where the next chunk of the segment starts (what the sync settled)
+		// the decode ends where the next chunk of the segment starts (what the sync settled),
+		// with the blocks the sync counted
 		if (limit > 0u && !last && gb < end && !bad &&
-		    (st.pos != syr(c + CW + C_SPOS) || ctx(st) != syr(c + CW + C_SCTX)))
+		    (st.pos != syr(c + CW + C_SPOS) || ctx(st) != syr(c + CW + C_SCTX) ||
+		     gb - first - base != blocks))
 			flag(8u);
 		syw(c + C_EPOS, dcfirst);
 		syw(c + C_ECTX, ndc);
