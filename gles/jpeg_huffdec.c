@@ -193,10 +193,18 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 	}
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_SYNC);
-	pass_run(h, 3, 0, 1);
 	pass_run(h, 7, qat / 64, 0); /* 64 words an invocation */
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_HUFF_CLEAR);
+	pass_run(h, 3, 0, 1);
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_HUFF_SCAN);
 	pass_run(h, 4, nch, 0);
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_HUFF_WRITE);
 	pass_run(h, 5, 0, 1);
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_HUFF_SCAN);
 	pass_run(h, 6, nch, 0);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_WRITE);
