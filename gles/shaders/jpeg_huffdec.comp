@@ -24,6 +24,7 @@ layout(local_size_x = GROUP) in;
 layout(std430, binding = 12) readonly buffer Scan { uint sc[]; };
 layout(std430, binding = 13) buffer Sync { uint sy[]; };
 layout(std430, binding = 14) buffer Coefs { uint co[]; };
+layout(std430, binding = 14) writeonly buffer Coefs4 { uvec4 co4[]; }; // the same, for zeroing
 layout(std430, binding = 15) buffer Args { uint ar[]; }; // the sync rounds' dispatches
 
 uniform int u_pass;
@@ -498,11 +499,10 @@ void main()
 			pred[comp] += co[a];
 			co[a] = uint(int(pred[comp] << 16u) >> 16);
 		}
-	} else { // the coefficients zeroed: a work group 64 x GROUP words, each store coalesced
-		uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
-		uint a = g * uint(GROUP) * 64u + gl_LocalInvocationID.x;
-		for (uint j = 0u; j < 64u; j++, a += uint(GROUP))
-			if (a < u_cwords)
-				co[a] = 0u;
+	} else { // the coefficients zeroed, a uvec4 an invocation in a grid-strided loop (few work
+		     // groups: llvmpipe pays for each)
+		uint n = u_cwords / 4u, stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * uint(GROUP);
+		for (uint a = k; a < n; a += stride)
+			co4[a] = uvec4(0u);
 	}
 }
