@@ -11,6 +11,7 @@
 
 #define HD_HDR 64     /* jpeg_huffdec.comp's HDR: Sync's header words */
 #define HD_CW 10      /* its CW: Sync's words a chunk */
+#define HD_GREC 33    /* its GREC: Sync's words a work group of the passes over chunks */
 #define HD_MAXIT 8    /* its MAXIT: sync rounds at most */
 #define HD_WIDE 64    /* the local size of its passes over chunks */
 #define HD_ONE 256    /* ... of its passes of one work group (3, 5) */
@@ -121,8 +122,8 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 	size_t qat = at;
 	for (int c = 0; c < ncomp; c++, at += 32)
 		cy->cf[c].quant = (qat + 32 * (size_t)c) * 4;
-	size_t sync_words = HD_HDR + (size_t)sc->nchunks * HD_CW;
 	GLuint groups = (GLuint)(((size_t)sc->nchunks + HD_WIDE - 1) / HD_WIDE);
+	size_t sync_words = HD_HDR + (size_t)sc->nchunks * HD_CW + (size_t)groups * HD_GREC;
 	/* the sync rounds' dispatches: the first round on all chunks, the rest none until the
 	 * round before changes a group's last end */
 	GLuint args[HD_MAXIT * 3];

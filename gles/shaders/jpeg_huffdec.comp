@@ -58,6 +58,9 @@ uniform uint u_chunk;    // bits a chunk
 #define C_GLOB 7u
 #define C_EPOS1 8u // its end state after odd rounds (E1)
 #define C_ECTX1 9u
+// after the chunks' words: each work group's first chunk's block starts (rn, rp[], rc[]) for
+// the sync rounds' redecodes
+#define GREC (1u + 2u * REC)
 
 const uint NAT[64] = uint[64](
 	0u, 1u, 8u, 16u, 9u, 2u, 3u, 10u, 17u, 24u, 32u, 25u, 18u, 11u, 4u, 5u,
@@ -271,6 +274,13 @@ St decode_chunk(St s, uint to, St oe, uint oc, out uint count)
 	return s;
 }
 
+// this work group's first chunk's block starts in Sync
+uint grec()
+{
+	uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+	return HDR + u_geo.y * CW + g * GREC;
+}
+
 // decode-order block gb's first coefficient word, and its block of the MCU
 uint block_addr(uint gb, out uint u)
 {
@@ -300,6 +310,7 @@ void main()
 		if (u_pass == 0)
 			wr = C_EPOS;
 		uint e0p = 0u, e0c = 0u; // the end coming in, for the group's last chunk
+		bool keep = u_pass == 0; // the first chunk's block starts to be kept
 		if (valid) {
 			s = seg_of(k);
 			chunk_bits(k, s, from, to, send, last);
@@ -316,8 +327,15 @@ void main()
 				if (t == 0u && !sfirst) { // the previous group's last chunk's end
 					uint pp = syr(c - CW + rd), pc = syr(c - CW + rd + 1u);
 					if (pp != st.pos || pc != ctx(st)) {
+						uint g = grec();
+						rn = min(syr(g), REC);
+						for (uint q = 0u; q < rn; q++) {
+							rp[q] = syr(g + 1u + q);
+							rc[q] = syr(g + 1u + REC + q);
+						}
 						st = state(pp, pc);
 						e = decode_chunk(st, to, e, cnt, cnt);
+						keep = true;
 					}
 				}
 			}
@@ -345,6 +363,14 @@ void main()
 		}
 		if (!settled && t == 0u)
 			flag(8u);
+		if (valid && t == 0u && keep) { // the first chunk's block starts, for the rounds
+			uint g = grec();
+			syw(g, rn);
+			for (uint q = 0u; q < rn; q++) {
+				syw(g + 1u + q, rp[q]);
+				syw(g + 1u + REC + q, rc[q]);
+			}
+		}
 		if (valid) {
 			syw(c + C_SPOS, st.pos);
 			syw(c + C_SCTX, ctx(st));
