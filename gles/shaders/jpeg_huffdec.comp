@@ -3,8 +3,9 @@
 // u_coff, in Coefs), as Weissenberger and Schmidt decode it ("Accelerating JPEG Decompression
 // on GPUs", 2021): each restart segment cut into chunks of CHUNK bits, an invocation a chunk,
 // each decoding from a guessed state at its chunk's start (Huffman codes resynchronise); a chunk
-// whose start differs from the end of the chunk before it decodes again from that end, within a
-// work group through shared memory until the group's chunks agree, across groups in rounds; the
+// whose start differs from the end of the chunk before it decodes again from that end (up to the
+// first block start it shares with its decode before), within a work group through shared
+// memory until the group's chunks agree, across groups in rounds; the
 // blocks placed by a prefix sum of the chunks' counts, the coefficients written by a last
 // decode, and the DC differences summed per component within each segment. The pass (u_pass):
 // 0 first decode and the group's chunks settled, 1 a sync round (the group's first chunk takes
