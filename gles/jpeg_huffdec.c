@@ -195,7 +195,7 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 	}
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_SYNC);
-	pass_run(h, 7, qat / 4 < HD_CLEAR ? qat / 4 : HD_CLEAR, 0);
+	pass_run(h, 7, qat < HD_CLEAR ? qat : HD_CLEAR, 0);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_CLEAR);
 	pass_run(h, 3, 0, 1);

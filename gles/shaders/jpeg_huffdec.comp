@@ -25,7 +25,6 @@ layout(local_size_x = GROUP) in;
 layout(std430, binding = 12) readonly buffer Scan { uint sc[]; };
 layout(std430, binding = 13) buffer Sync { uint sy[]; };
 layout(std430, binding = 14) buffer Coefs { uint co[]; };
-layout(std430, binding = 14) writeonly buffer Coefs4 { uvec4 co4[]; }; // the same, for zeroing
 layout(std430, binding = 15) buffer Args { uint ar[]; }; // the sync rounds' dispatches
 
 uniform int u_pass;
@@ -526,10 +525,10 @@ void main()
 			pred[comp] += co[a];
 			co[a] = uint(int(pred[comp] << 16u) >> 16);
 		}
-	} else { // the coefficients zeroed, a uvec4 an invocation in a grid-strided loop (few work
+	} else { // the coefficients zeroed in a grid-strided loop, each store coalesced (few work
 		     // groups: llvmpipe pays for each)
-		uint n = u_cwords / 4u, stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * uint(GROUP);
-		for (uint a = k; a < n; a += stride)
-			co4[a] = uvec4(0u);
+		uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * uint(GROUP);
+		for (uint a = k; a < u_cwords; a += stride)
+			co[a] = 0u;
 	}
 }
