@@ -15,7 +15,6 @@
 #define HD_MAXIT 8    /* its MAXIT: sync rounds at most */
 #define HD_WIDE 64    /* the local size of its passes over chunks */
 #define HD_ONE 256    /* ... of its passes of one work group (3, 5) */
-#define HD_CLEAR (512 * HD_WIDE) /* invocations of its zeroing pass at most */
 
 enum hd_uniform {
 	HU_PASS, HU_ITER, HU_GEO, HU_MCU, HU_OFF, HU_BLK, HU_COMP, HU_COFF, HU_BW, HU_SBYTES,
@@ -195,9 +194,6 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 	}
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_SYNC);
-	pass_run(h, 7, qat < HD_CLEAR ? qat : HD_CLEAR, 0);
-	if (tm)
-		gpu_timer_mark(tm, GPU_STAGE_HUFF_CLEAR);
 	pass_run(h, 3, 0, 1);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_SCAN);

@@ -8,12 +8,12 @@
 // memory until the group's chunks agree, across groups in rounds; the
 // blocks placed by a prefix sum of the chunks' counts, the coefficients written by a last
 // decode, and the DC differences summed per component within each segment. The pass (u_pass):
-// 0 first decode and the group's chunks settled, 1 a sync round (the group's first chunk takes
+// 0 zero the coefficients, first decode and the group's chunks settled, 1 a sync round (the group's first chunk takes
 // the end the previous group's last chunk had after the round before; a round is dispatched
 // indirectly, with no groups unless a group's last end changed in the round before), 3 the
 // chunks' prefix sum (one work group), 4 write the coefficients (non-zero ones: Coefs is zeroed
-// by pass 7 first) and sum each chunk's DC differences, 5 the chunks' DC predictors (a
-// segmented prefix sum, one work group), 6 the DC values, 7 zero the coefficients. Anything
+// by pass 0) and sum each chunk's DC differences, 5 the chunks' DC predictors (a
+// segmented prefix sum, one work group), 6 the DC values. Anything
 // inconsistent (an invalid code, a coefficient past index 63, a segment whose blocks end past
 // its bits or never, a state that did not settle, a chunk that does not end where the next
 // starts, a block out of place) sets Sync's flag word: the frame is then decoded by libjpeg.
@@ -298,6 +298,11 @@ void main()
 	uint k = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * uint(GROUP);
 	uint c = HDR + k * CW;
 	if (u_pass <= 1) { // the first decode (0) or a sync round (1), then the group settled
+		if (u_pass == 0) { // the coefficients zeroed meanwhile (the decode waits on loads)
+			uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * uint(GROUP);
+			for (uint a = k; a < u_cwords; a += stride)
+				co[a] = 0u;
+		}
 		load_tables();
 		rn = 0u;
 		uint t = gl_LocalInvocationID.x;
@@ -525,10 +530,5 @@ void main()
 			pred[comp] += co[a];
 			co[a] = uint(int(pred[comp] << 16u) >> 16);
 		}
-	} else { // the coefficients zeroed in a grid-strided loop, each store coalesced (few work
-		     // groups: llvmpipe pays for each)
-		uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * uint(GROUP);
-		for (uint a = k; a < u_cwords; a += stride)
-			co[a] = 0u;
 	}
 }
