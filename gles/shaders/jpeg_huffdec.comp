@@ -82,8 +82,9 @@ uint syr(uint i) { return i < u_sbytes ? sy[i] : 0u; }
 void syw(uint i, uint v) { if (i < u_sbytes) sy[i] = v; }
 void flag(uint why) { atomicOr(sy[S_FLAG], why); }
 
-// the bit window: words g_w and g_w + 1 of the bytes, refilled a word at a time
-uint g_w, g_a, g_b;
+// the bit window: words g_w, g_w + 1 and g_w + 2 of the bytes (the third loaded a word before it
+// is needed), refilled a word at a time
+uint g_w, g_a, g_b, g_c;
 
 void bits_reset() { g_w = 0xfffffffeu; }
 
@@ -96,11 +97,12 @@ uint peek16(uint pos)
 	if (w != g_w) {
 		if (w == g_w + 1u) {
 			g_a = g_b;
-			g_b = word(w + 1u);
+			g_b = g_c;
 		} else {
 			g_a = word(w);
 			g_b = word(w + 1u);
 		}
+		g_c = word(w + 2u);
 		g_w = w;
 	}
 	uint v = o == 0u ? g_a : (g_a << o) | (g_b >> (32u - o));
