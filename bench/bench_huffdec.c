@@ -1,10 +1,11 @@
 /* fftbloom bench's JPEG entropy decoding workloads (jpeg.huffdec.*): a frame of a smooth picture
  * with grain (as a camera's), encoded by libjpeg at the workload's quality and sampling (no
  * restart markers, libjpeg's standard tables), its scan decoded on the GPU (gles/jpeg_huffdec.h)
- * with GPU timer marks by stage (the first decode, the sync rounds, the rest), against libjpeg's
- * entropy decoding of the same frame on this host's CPU (image_decode_jpeg_coefs_into, what
- * fftbloomd's codec thread does without --jpeg-gpu-entropy-decode) and the header parse and scan
- * copy that the codec thread does with it. Medians of runs after warm-up. */
+ * with GPU timer marks by stage (the first decode, the sync rounds, the prefix sums, the
+ * writing), against libjpeg's entropy decoding of the same frame on this host's CPU
+ * (image_decode_jpeg_coefs_into, what fftbloomd's codec thread does without
+ * --jpeg-gpu-entropy-decode) and the header parse and scan copy that the codec thread does with
+ * it. Medians of runs after warm-up. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,7 @@ int bench_huffdec(struct run_ctx *r, const struct workload *wl)
 	struct jpeg_huffdec *h = NULL;
 	GLuint buf = gl_buf_new(y.coef_bytes, y.data, GL_STATIC_DRAW, NULL);
 	int n = c->runs, rc = !buf || jpeg_huffdec_create(r->g->pc, &h);
-	enum { TOT, DEC, SYNC, WRITE, CALL, LIBJPEG, PREP, NV };
+	enum { TOT, DEC, SYNC, WRITE, SCAN, CALL, LIBJPEG, PREP, NV };
 	double *v[NV];
 	for (int s = 0; s < NV; s++)
 		v[s] = calloc((size_t)n, sizeof(double));
@@ -93,7 +94,8 @@ int bench_huffdec(struct run_ctx *r, const struct workload *wl)
 			v[DEC][j] = ms[GPU_STAGE_HUFF_DECODE];
 			v[SYNC][j] = ms[GPU_STAGE_HUFF_SYNC];
 			v[WRITE][j] = ms[GPU_STAGE_HUFF_WRITE];
-			v[TOT][j] = v[DEC][j] + v[SYNC][j] + v[WRITE][j];
+			v[SCAN][j] = ms[GPU_STAGE_HUFF_SCAN];
+			v[TOT][j] = v[DEC][j] + v[SYNC][j] + v[WRITE][j] + v[SCAN][j];
 			v[CALL][j] = t1 - t0;
 			v[PREP][j] = t3 - t2;
 			v[LIBJPEG][j] = t4 - t3;
@@ -113,6 +115,7 @@ int bench_huffdec(struct run_ctx *r, const struct workload *wl)
 		bench_metric(&l, "decode_ms", m[DEC]);
 		bench_metric(&l, "sync_ms", m[SYNC]);
 		bench_metric(&l, "write_ms", m[WRITE]);
+		bench_metric(&l, "scan_ms", m[SCAN]);
 		bench_metric(&l, "call_ms", m[CALL]);
 		bench_metric(&l, "cpu_libjpeg_ms", m[LIBJPEG]);
 		bench_metric(&l, "cpu_scan_prepare_ms", m[PREP]);
@@ -126,11 +129,11 @@ int bench_huffdec(struct run_ctx *r, const struct workload *wl)
 		bench_detail_num(&l, "chunk_bits", y.sc.chunk_bits);
 		bench_common_detail(&l, r, wl);
 		bench_line_end(&l, &r->meta);
-		fprintf(stderr, "%-28s %-9s %5dx%-5d q%d %s  GPU %.3f ms (decode %.3f, sync %.3f, write "
-		        "%.3f), call %.3f ms; CPU: libjpeg %.3f ms, scan prepare %.3f ms; %zu bytes, "
-		        "%d chunks\n", wl->id, variant, wl->w, wl->h, wl->technique, wl->gray ? "420" : "444",
-		        m[TOT], m[DEC], m[SYNC], m[WRITE], m[CALL], m[LIBJPEG], m[PREP], y.sc.nbytes,
-		        y.sc.nchunks);
+		fprintf(stderr, "%-28s %-9s %5dx%-5d q%d %s  GPU %.3f ms (decode %.3f, sync %.3f, scan "
+		        "%.3f, write %.3f), call %.3f ms; CPU: libjpeg %.3f ms, scan prepare "
+		        "%.3f ms; %zu bytes, %d chunks\n", wl->id, variant, wl->w, wl->h, wl->technique,
+		        wl->gray ? "420" : "444", m[TOT], m[DEC], m[SYNC], m[SCAN], m[WRITE],
+		        m[CALL], m[LIBJPEG], m[PREP], y.sc.nbytes, y.sc.nchunks);
 	}
 	for (int s = 0; s < NV; s++)
 		free(v[s]);

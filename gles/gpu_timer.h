@@ -33,13 +33,14 @@ enum gpu_stage {
 	GPU_STAGE_ENTROPY,         /* bloom, coefficients coded on the GPU: the scan made */
 	GPU_STAGE_HUFF_DECODE,     /* JPEG entropy decoding: each chunk from its guessed start */
 	GPU_STAGE_HUFF_SYNC,       /* ... the chunks' true starts found (sync rounds) */
-	GPU_STAGE_HUFF_WRITE,      /* ... the prefix sum, the coefficients written, the DC sums */
+	GPU_STAGE_HUFF_WRITE,      /* ... the coefficients written, the DC values */
+	GPU_STAGE_HUFF_SCAN,       /* ... the prefix sums over the chunks (blocks, DC predictors) */
 	GPU_STAGE_COUNT
 };
 
 /* "upload", "kernel", "prefilter", "rows", "cols", "multiply", "icols", "transpose",
  * "fused_cols", "transpose_back", "irows", "composite", "download", "pack", "conv", "deconv",
- * "answer", "entropy". */
+ * "answer", "entropy", "huff_decode", "huff_sync", "huff_write", "huff_scan". */
 extern const char *const gpu_stage_names[GPU_STAGE_COUNT];
 
 /* How a sequence's times were taken. */

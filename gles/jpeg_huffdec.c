@@ -10,7 +10,9 @@
 #include "gles/jpeg_gpu.h"
 
 #define HD_HDR 64     /* jpeg_huffdec.comp's HDR: Sync's header words */
-#define HD_MAXIT 32   /* its MAXIT: sync rounds at most */
+#define HD_CW 10      /* its CW: Sync's words a chunk */
+#define HD_GREC 33    /* its GREC: Sync's words a work group of the passes over chunks */
+#define HD_MAXIT 8    /* its MAXIT: sync rounds at most */
 #define HD_WIDE 64    /* the local size of its passes over chunks */
 #define HD_ONE 256    /* ... of its passes of one work group (3, 5) */
 
@@ -119,12 +121,12 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 	size_t qat = at;
 	for (int c = 0; c < ncomp; c++, at += 32)
 		cy->cf[c].quant = (qat + 32 * (size_t)c) * 4;
-	size_t sync_words = HD_HDR + (size_t)sc->nchunks * 8;
 	GLuint groups = (GLuint)(((size_t)sc->nchunks + HD_WIDE - 1) / HD_WIDE);
-	/* the sync rounds' dispatches: the first round's sync on all chunks, the rest none until
-	 * a round that changed something asks for them */
-	GLuint args[(2 * HD_MAXIT + 1) * 3];
-	for (int i = 0; i < 2 * HD_MAXIT + 1; i++)
+	size_t sync_words = HD_HDR + (size_t)sc->nchunks * HD_CW + (size_t)groups * HD_GREC;
+	/* the sync rounds' dispatches: the first round on all chunks, the rest none until the
+	 * round before changes a group's last end */
+	GLuint args[HD_MAXIT * 3];
+	for (int i = 0; i < HD_MAXIT; i++)
 		args[3 * i] = i ? 0 : groups, args[3 * i + 1] = args[3 * i + 2] = 1;
 	if (at > 0x3fffffff || sync_words > 0x3fffffff || groups > 65535 ||
 	    (!h->args && !(h->args = gl_buf_new(sizeof args, NULL, GL_DYNAMIC_COPY, NULL))) ||
@@ -179,22 +181,28 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 		glUniform1ui(p->u[HU_CHUNK], (GLuint)sc->chunk_bits);
 	}
 	size_t nch = (size_t)sc->nchunks;
+	glUseProgram(h->prog[0].id);
+	glUniform1ui(h->prog[0].u[HU_ITER], 0);
 	pass_run(h, 0, nch, 0);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_DECODE);
-	glUseProgram(h->prog[0].id);
-	for (GLuint it = 0; it <= HD_MAXIT; it++)
-		for (int p = 1; p <= (it < HD_MAXIT ? 2 : 1); p++) {
-			glUniform1i(h->prog[0].u[HU_PASS], p);
-			glUniform1ui(h->prog[0].u[HU_ITER], it);
-			glDispatchComputeIndirect((GLintptr)((2 * it + (GLuint)p - 1) * 12));
-			glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
-		}
+	glUniform1i(h->prog[0].u[HU_PASS], 1);
+	for (GLuint it = 1; it <= HD_MAXIT; it++) {
+		glUniform1ui(h->prog[0].u[HU_ITER], it);
+		glDispatchComputeIndirect((GLintptr)((it - 1) * 12));
+		glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
+	}
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_SYNC);
 	pass_run(h, 3, 0, 1);
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_HUFF_SCAN);
 	pass_run(h, 4, nch, 0);
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_HUFF_WRITE);
 	pass_run(h, 5, 0, 1);
+	if (tm)
+		gpu_timer_mark(tm, GPU_STAGE_HUFF_SCAN);
 	pass_run(h, 6, nch, 0);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_WRITE);

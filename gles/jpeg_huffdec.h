@@ -37,7 +37,9 @@ int jpeg_huffdec_warm(struct jpeg_huffdec *h, char err[BLOOM_ERR_LEN]);
  * the GPU to say whether the scan decoded cleanly: 0, JPEG_HUFFDEC_FLAGGED when it did not (an
  * invalid code, a coefficient index past 63, a segment that ends early or late, states that did
  * not settle), or a bloom_error with err. tm (or NULL) is marked after the first decode
- * (GPU_STAGE_HUFF_DECODE), the sync rounds (GPU_STAGE_HUFF_SYNC) and the rest (GPU_STAGE_HUFF_WRITE). */
+ * with the coefficients' zeroing (GPU_STAGE_HUFF_DECODE), the sync rounds (GPU_STAGE_HUFF_SYNC),
+ * the prefix sums (GPU_STAGE_HUFF_SCAN) and the coefficients' writing with the DC values
+ * (GPU_STAGE_HUFF_WRITE). */
 int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint scan,
                      GLuint *coefs, struct yuv_image *cy, struct gpu_timer *tm,
                      char err[BLOOM_ERR_LEN]);
