@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-static int g_level = LOG_INFO, g_json;
+static int g_level = LOG_INFO, g_json, g_gpu = -1;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *names[] = {"error", "warn", "info", "debug"};
 
@@ -18,6 +18,11 @@ void log_setup(int level, int json)
 }
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes there are not one. */
+void log_set_gpu(int gpu)
+{
+	g_gpu = gpu;
+}
+
 static int utf8_len(const unsigned char *s)
 {
 	unsigned c = s[0];
@@ -120,6 +125,8 @@ static void emit(int level, const char *msg, const struct log_field *fl, int n)
 		        ts.tv_nsec / 1000000, names[level]);
 		escape(stderr, msg);
 		fputc('"', stderr);
+		if (g_gpu >= 0)
+			fprintf(stderr, ",\"gpu\":%d", g_gpu);
 		for (int i = 0; i < n; i++) {
 			fputs(",\"", stderr);
 			escape(stderr, fl[i].key);
@@ -129,6 +136,8 @@ static void emit(int level, const char *msg, const struct log_field *fl, int n)
 		fputs("}\n", stderr);
 	} else {
 		fprintf(stderr, "%s.%03ldZ %-5s ", t, ts.tv_nsec / 1000000, names[level]);
+		if (g_gpu >= 0)
+			fprintf(stderr, "[gpu %d] ", g_gpu);
 		escape(stderr, msg);
 		for (int i = 0; i < n; i++) {
 			fputc(' ', stderr);

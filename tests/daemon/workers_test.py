@@ -1,0 +1,187 @@
+"""fftbloomd over several GPUs (run by test_workers.sh), over real HTTP: `--gpus 0,0` runs two
+worker processes on the one device here (llvmpipe), serving one port under a supervisor.
+/readyz lists both; /metrics sums both (N requests sent, N counted); a kernel PUT on one
+connection is used by requests that only the other worker can take (the one that took the PUT
+is stopped), answers compared with a numpy direct convolution, and so is a DELETE; kill -9 of
+a worker: the other serves on, the supervisor restarts it and fftbloom_worker_restarts_total
+counts it; SIGSTOP of a worker past --worker-timeout: killed and restarted; SIGTERM: exit 0
+with no worker left. Prints "SCRIPT: N passed, N failed" last."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import numpy as np
+
+import http_test as H
+
+TIMEOUT = 3  # --worker-timeout
+
+
+def readyz(d):
+    st, _, body = d.req("GET", "/readyz", timeout=10)
+    try:
+        return st, json.loads(body)
+    except ValueError:
+        return st, {}
+
+
+def pids(d):
+    st, o = readyz(d)
+    return [g.get("pid", 0) for g in o.get("gpus", [])]
+
+
+def wait_ready(d, n, timeout=60, old=None):
+    """Waits until n workers are ready (and none has a pid in old); returns their pids."""
+    end = time.time() + timeout
+    while time.time() < end:
+        st, o = readyz(d)
+        g = o.get("gpus", [])
+        if len(g) == n and all(x.get("ready") for x in g) and \
+                not (old and any(x.get("pid") in old for x in g)):
+            return [x["pid"] for x in g]
+        time.sleep(0.1)
+    return None
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie (reaped later) counts as gone
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def convolve(d, name, img_pfm):
+    st, _, body = d.req("POST", "/v1/convolve?kernel=%s&format=pfm" % name, body=img_pfm)
+    return st, body
+
+
+def test_workers():
+    d = H.Daemon("--gpus", "0,0", "--worker-timeout", str(TIMEOUT), "--codec-threads", "2",
+                 "--drain-timeout", "5")
+    worker_pids = []
+    try:
+        worker_pids = wait_ready(d, 2) or []
+        st, o = readyz(d)
+        H.check("/readyz lists both workers, each ready, 200", st == 200 and len(worker_pids) == 2
+                and [g["gpu"] for g in o["gpus"]] == [0, 1], o)
+        H.check("the log names each worker's GPU", "[gpu 0]" in d.log() and "[gpu 1]" in d.log(),
+                d.log()[-1500:])
+        st, _, body = d.req("GET", "/v1/info")
+        info = json.loads(body) if st == 200 else {}
+        H.check("/v1/info lists both GPUs and both workers",
+                len(info.get("gpus", [])) == 2 and len(info.get("workers", [])) == 2,
+                str(info.get("gpus"))[:300])
+
+        # a kernel PUT, then requests; both workers take some or all of them
+        k = H.RNG.random((5, 3, 3)).astype(np.float32)
+        kb = open(H.write_pfm(os.path.join(H.TMP, "k.pfm"), k), "rb").read()
+        st, _, body = d.req("PUT", "/v1/kernels/shared", body=kb)
+        H.check("PUT /v1/kernels/shared", st == 201, (st, body))
+        img = H.rand_float(20, 24)
+        ipf = open(H.write_pfm(os.path.join(H.TMP, "i.pfm"), img), "rb").read()
+        ref = H.direct_convolve(img, k)
+        before = d.metric('fftbloom_http_requests_total{route="convolve",status="200"}') or 0
+        n, bad = 16, []
+        for i in range(n):
+            st, body = convolve(d, "shared", ipf)
+            if st != 200:
+                bad.append((i, st, body[:200]))
+        H.check("%d requests with the PUT kernel all 200" % n, not bad, bad)
+        H.close_enough("an answer == numpy direct convolution",
+                       H.read_pfm(body) if st == 200 else None, ref)
+        end, total = time.time() + 5, None
+        while time.time() < end:
+            total = d.metric('fftbloom_http_requests_total{route="convolve",status="200"}')
+            if total == before + n:
+                break
+            time.sleep(0.1)
+        H.check("/metrics sums both workers: %d convolve requests counted" % n,
+                total == before + n, (before, total))
+        jobs = [d.metric('fftbloom_gpu_jobs_total{gpu="%d"}' % i) for i in (0, 1)]
+        print("     jobs by worker: %s" % jobs)
+        H.check("/metrics has both GPUs' families", None not in jobs, jobs)
+
+        # the store across workers, made certain: the worker that takes a PUT is the only one
+        # running; the requests after it can only go to the other
+        p0, p1 = worker_pids
+        os.kill(p1, signal.SIGSTOP)
+        k2 = H.RNG.random((3, 5, 3)).astype(np.float32)
+        kb2 = open(H.write_pfm(os.path.join(H.TMP, "k2.pfm"), k2), "rb").read()
+        st, _, body = d.req("PUT", "/v1/kernels/second", body=kb2)
+        os.kill(p1, signal.SIGCONT)
+        H.check("PUT /v1/kernels/second on worker 0 alone", st == 201, (st, body))
+        os.kill(p0, signal.SIGSTOP)
+        try:
+            st, body = convolve(d, "second", ipf)
+            H.close_enough("worker 1 uses the kernel worker 0 stored",
+                           H.read_pfm(body) if st == 200 else None, H.direct_convolve(img, k2))
+        finally:
+            os.kill(p0, signal.SIGCONT)
+        os.kill(p1, signal.SIGSTOP)
+        st, _, _ = d.req("DELETE", "/v1/kernels/second")
+        os.kill(p1, signal.SIGCONT)
+        H.check("DELETE on worker 0 alone", st == 204, st)
+        os.kill(p0, signal.SIGSTOP)
+        try:
+            st, body = convolve(d, "second", ipf)
+            H.check("worker 1 no longer knows the deleted kernel (400)", st == 400,
+                    (st, body[:200]))
+        finally:
+            os.kill(p0, signal.SIGCONT)
+
+        # a crash: kill -9 worker 0; worker 1 serves on; worker 0 comes back, counted
+        os.kill(p0, signal.SIGKILL)
+        t0 = time.time()
+        st, body = convolve(d, "shared", ipf)
+        H.check("while worker 0 is down the other serves", st == 200, (st, body[:200]))
+        now = wait_ready(d, 2, timeout=30, old=[p0])
+        H.check("the supervisor restarts the killed worker (%.1f s)" % (time.time() - t0),
+                now is not None and now[1] == p1, (now, d.log()[-1500:]))
+        H.check("fftbloom_worker_restarts_total counts it",
+                d.metric('fftbloom_worker_restarts_total{gpu="0"}') == 1 and
+                d.metric('fftbloom_worker_restarts_total{gpu="1"}') == 0,
+                (d.metric("fftbloom_worker_restarts_total")))
+        st, body = convolve(d, "shared", ipf)
+        H.check("the restarted worker has the stored kernels too", st == 200, st)
+        if now:
+            p0 = now[0]
+
+        # a hang: SIGSTOP worker 1 past --worker-timeout; killed and restarted
+        os.kill(p1, signal.SIGSTOP)
+        t0 = time.time()
+        now = wait_ready(d, 2, timeout=TIMEOUT + 30, old=[p1])
+        took = time.time() - t0
+        H.check("a stopped worker is killed and restarted (%.1f s, --worker-timeout %d)"
+                % (took, TIMEOUT), now is not None and not alive(p1) and took < TIMEOUT + 10,
+                (now, d.log()[-1500:]))
+        H.check("the log says it was silent", "silent for" in d.log(), d.log()[-1000:])
+        H.check("its restart is counted",
+                d.metric('fftbloom_worker_restarts_total{gpu="1"}') == 1)
+        if now:
+            worker_pids = now
+    finally:
+        for p in worker_pids:
+            try:
+                os.kill(p, signal.SIGCONT)
+            except OSError:
+                pass
+        d.stop("two workers")
+    left = [p for p in worker_pids if alive(p)]
+    kids = subprocess.run(["pgrep", "-P", str(d.p.pid)], capture_output=True, text=True).stdout
+    H.check("SIGTERM: no worker left running", not left and not kids.strip(), (left, kids))
+
+
+def main():
+    H.run_script((test_workers,), need_daemon=True)
+
+
+if __name__ == "__main__":
+    main()
