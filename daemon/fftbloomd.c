@@ -705,8 +705,17 @@ int main(int argc, char **argv)
 	sc.service = svc;
 	log_msg(LOG_INFO, "%d GPUs: one worker process each (devices %s), %d codec threads each",
 	        ndev, cfg.gpus, worker_codec_threads(&cfg, ndev));
-	struct supervisor_opts so = {&cfg, svc, notify, &set, worker_main, &sc};
+	int lfds[3] = {-1, -1, -1}, nl = 0;
+	if (listen_fd)
+		lfds[nl++] = listen_fd;
+	for (int i = 0; i < bound.n; i++)
+		lfds[nl++] = bound.fd[i];
+	struct supervisor_opts so = {&cfg, svc, notify, &set, worker_main, &sc, lfds, nl};
 	rc = supervisor_run(&so);
+	bound.n = 0; /* lfds holds them: those the supervisor did not close yet */
+	for (int i = 0; i < nl; i++)
+		if (lfds[i] >= 0)
+			close(lfds[i]);
 out:
 	service_destroy(svc);
 	server_bound_close(&bound);

@@ -72,6 +72,15 @@ static void describe(int status, char *buf, size_t len)
 		snprintf(buf, len, "ended (status 0x%x)", status);
 }
 
+static void close_listening(const struct supervisor_opts *o)
+{
+	for (int i = 0; i < o->nlisten; i++)
+		if (o->listen_fds[i] >= 0) {
+			close(o->listen_fds[i]);
+			o->listen_fds[i] = -1;
+		}
+}
+
 static void signal_all(struct worker *w, int n, int sig)
 {
 	for (int i = 0; i < n; i++)
@@ -116,6 +125,7 @@ int supervisor_run(const struct supervisor_opts *o)
 				sdnotify_sendf(o->notify, "STOPPING=1\nSTATUS=signal %d: the workers drain "
 				               "(up to %g s)", sig, o->cfg->drain_timeout);
 				log_msg(LOG_INFO, "signal %d: stopping %d workers", sig, running);
+				close_listening(o);
 			}
 			signal_all(w, n, SIGTERM);
 		} else if (sig == SIGHUP || sig == SIGUSR1) {

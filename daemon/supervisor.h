@@ -24,6 +24,10 @@ struct supervisor_opts {
 	 * its exit status. */
 	int (*worker_main)(void *ctx, int worker);
 	void *ctx;
+	int *listen_fds;                /* this process's copies of the listening sockets: closed
+	                                   (set to -1) when a stop begins, so that once the workers
+	                                   stop accepting, new connections are refused */
+	int nlisten;
 };
 
 /* Starts every worker and supervises them until a stop signal has been forwarded and every
