@@ -251,6 +251,9 @@ void service_read(struct service *s, int i, struct service_worker *w)
 void service_started(struct service *s, int i, pid_t pid)
 {
 	struct slot *sl = slot(s, i);
+	/* a worker killed while it wrote left seq odd: even again before the next one writes */
+	if (atomic_load(&sl->seq) & 1)
+		atomic_fetch_add(&sl->seq, 1);
 	atomic_fetch_add(&sl->seq, 1);
 	sl->published = 0;
 	sl->ready = 0;
