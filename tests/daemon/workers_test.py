@@ -6,6 +6,7 @@ is stopped), answers compared with a numpy direct convolution, and so is a DELET
 a worker: the other serves on, the supervisor restarts it and fftbloom_worker_restarts_total
 counts it; SIGSTOP of a worker past --worker-timeout: killed and restarted; SIGTERM: exit 0
 with no worker left. Prints "SCRIPT: N passed, N failed" last."""
+import glob
 import json
 import os
 import signal
@@ -20,11 +21,29 @@ TIMEOUT = 3  # --worker-timeout
 
 
 def readyz(d):
-    st, _, body = d.req("GET", "/readyz", timeout=10)
     try:
+        st, _, body = d.req("GET", "/readyz", timeout=10)
         return st, json.loads(body)
-    except ValueError:
-        return st, {}
+    except (OSError, ValueError):
+        return 0, {}
+
+
+def stop(pid):
+    """SIGSTOP, then waits until every thread of pid has stopped: a stop takes hold of each
+    thread when it next runs, and one that runs first may still accept a connection."""
+    os.kill(pid, signal.SIGSTOP)
+    end = time.time() + 5
+    while time.time() < end:
+        states = []
+        for t in glob.glob("/proc/%d/task/*/stat" % pid):
+            try:
+                with open(t) as f:
+                    states.append(f.read().rsplit(")", 1)[1].split()[0])
+            except OSError:
+                pass
+        if states and all(x in "tT" for x in states):
+            return
+        time.sleep(0.001)
 
 
 def pids(d):
@@ -112,24 +131,24 @@ def test_workers():
         # the store across workers, made certain: the worker that takes a PUT is the only one
         # running; the requests after it can only go to the other
         p0, p1 = worker_pids
-        os.kill(p1, signal.SIGSTOP)
+        stop(p1)
         k2 = H.RNG.random((3, 5, 3)).astype(np.float32)
         kb2 = open(H.write_pfm(os.path.join(H.TMP, "k2.pfm"), k2), "rb").read()
         st, _, body = d.req("PUT", "/v1/kernels/second", body=kb2)
         os.kill(p1, signal.SIGCONT)
         H.check("PUT /v1/kernels/second on worker 0 alone", st == 201, (st, body))
-        os.kill(p0, signal.SIGSTOP)
+        stop(p0)
         try:
             st, body = convolve(d, "second", ipf)
             H.close_enough("worker 1 uses the kernel worker 0 stored",
                            H.read_pfm(body) if st == 200 else None, H.direct_convolve(img, k2))
         finally:
             os.kill(p0, signal.SIGCONT)
-        os.kill(p1, signal.SIGSTOP)
+        stop(p1)
         st, _, _ = d.req("DELETE", "/v1/kernels/second")
         os.kill(p1, signal.SIGCONT)
         H.check("DELETE on worker 0 alone", st == 204, st)
-        os.kill(p0, signal.SIGSTOP)
+        stop(p0)
         try:
             st, body = convolve(d, "second", ipf)
             H.check("worker 1 no longer knows the deleted kernel (400)", st == 400,
@@ -155,7 +174,7 @@ def test_workers():
             p0 = now[0]
 
         # a hang: SIGSTOP worker 1 past --worker-timeout; killed and restarted
-        os.kill(p1, signal.SIGSTOP)
+        stop(p1)
         t0 = time.time()
         now = wait_ready(d, 2, timeout=TIMEOUT + 30, old=[p1])
         took = time.time() - t0
