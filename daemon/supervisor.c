@@ -44,6 +44,10 @@ static int start(const struct supervisor_opts *o, struct worker *w, int i)
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() != parent)
 			_exit(1);
+		sigset_t chld; /* the supervisor's own; the worker's mask is otherwise its */
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		sigprocmask(SIG_UNBLOCK, &chld, NULL);
 		service_attach(o->service, i);
 		log_set_gpu(i);
 		int rc = o->worker_main(o->ctx, i);
@@ -181,8 +185,8 @@ int supervisor_run(const struct supervisor_opts *o)
 		int ready = 0, fresh = 0;
 		for (int i = 0; i < n; i++) {
 			if (!w[i].pid) {
-				if (w[i].restart_at > 0 && now >= w[i].restart_at)
-					start(o, &w[i], i);
+				if (w[i].restart_at > 0 && now >= w[i].restart_at && start(o, &w[i], i))
+					w[i].restart_at = now + BACKOFF_MAX_S; /* fork failed: later */
 				continue;
 			}
 			struct service_worker sw;
