@@ -47,8 +47,7 @@ struct service {
 	char dir[256];                /* the store folder: dir/kernels, dir/images */
 	/* this process's own view of the store (not shared) */
 	pthread_mutex_t sync_lock;
-	unsigned long long seen;      /* the generation last synced */
-	int synced;                   /* seen is valid */
+	atomic_ullong seen;           /* the generation last synced (0: none yet) */
 	struct applied *done[2];
 	size_t ndone[2], capdone[2];
 	unsigned tmp_count;
@@ -175,7 +174,7 @@ int service_device(struct service *s, int i)
 void service_attach(struct service *s, int worker)
 {
 	s->self = worker;
-	s->synced = 0;
+	atomic_store(&s->seen, 0);
 	for (int k = 0; k < 2; k++)
 		s->ndone[k] = 0;
 }
@@ -426,14 +425,14 @@ void service_store_sync(struct service *s, struct kernels *k, struct images *im,
                         const struct image_limits *klim, const struct image_limits *ilim)
 {
 	unsigned long long gen = atomic_load(&region(s)->store_gen);
+	/* the common case, without the lock: nothing stored since this worker last looked */
+	if (atomic_load_explicit(&s->seen, memory_order_acquire) == gen)
+		return;
 	pthread_mutex_lock(&s->sync_lock);
-	if (s->synced && gen == s->seen) {
+	if (atomic_load_explicit(&s->seen, memory_order_relaxed) == gen) {
 		pthread_mutex_unlock(&s->sync_lock);
 		return;
 	}
-	/* what moves the generation after this load is synced by the next call */
-	s->seen = gen;
-	s->synced = 1;
 	for (int kind = 0; kind < 2; kind++) {
 		char p[300];
 		snprintf(p, sizeof p, "%s/%s", s->dir, kind_dir[kind]);
@@ -456,5 +455,8 @@ void service_store_sync(struct service *s, struct kernels *k, struct images *im,
 		}
 		closedir(d);
 	}
+	/* said only once applied: a request that sees it finds the names; what moved the
+	 * generation after the load above is synced by the next call */
+	atomic_store_explicit(&s->seen, gen, memory_order_release);
 	pthread_mutex_unlock(&s->sync_lock);
 }
