@@ -1,6 +1,9 @@
-/* fftbloomd: the render daemon. Reads the configuration table, starts one GPU thread per GPU,
- * the codec pool and the HTTP server, and serves until SIGTERM, SIGINT or SIGQUIT; then stops
- * accepting, finishes the accepted requests (up to --drain-timeout) and exits 0. SIGHUP reloads
+/* fftbloomd: the render daemon. Reads the configuration table, starts the GPU thread (one per
+ * --gpu-threads), the codec pool and the HTTP server, and serves until SIGTERM, SIGINT or
+ * SIGQUIT; with several GPUs it forks one worker process a GPU, each serving so, under a
+ * supervisor (supervisor.h, service.h) that is the service to the outside. On a stop the
+ * daemon (each worker) stops accepting, finishes the accepted requests (up to --drain-timeout)
+ * and exits 0. SIGHUP reloads
  * --kernel-dir and --image-dir; SIGUSR1 logs the daemon's state; SIGUSR2 and SIGPIPE are ignored. Under systemd
  * it reports readiness, status and a GPU-fed watchdog, and serves a socket it is handed
  * (lifecycle.h, sdnotify.h). Its other modes (--help=json, --check-config, --health-check,

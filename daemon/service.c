@@ -244,6 +244,9 @@ void service_read(struct service *s, int i, struct service_worker *w)
 	} else if (!w->pid) {
 		w->ready = 0;
 		snprintf(w->why, sizeof w->why, "not running");
+	} else if (w->beat_age > SERVICE_STALE_S) {
+		w->ready = 0;
+		snprintf(w->why, sizeof w->why, "no heartbeat for %.1f s", w->beat_age);
 	}
 }
 

@@ -18,6 +18,8 @@
 
 #define SERVICE_MAX_WORKERS JOBS_MAX_GPUS
 #define SERVICE_ERR_LEN 512
+#define SERVICE_STALE_S 2.0 /* a worker that has not published for this long is not ready (it
+                               publishes ten times a second) */
 
 /* A worker's connection counters (server.h's), summed over workers by /metrics. */
 struct service_conns {
@@ -30,7 +32,8 @@ struct service_worker {
 	int device;                   /* the EGL device it drives */
 	pid_t pid;                    /* 0 while none runs */
 	int published;                /* it has published since it was last started */
-	int ready;                    /* its own /readyz would say 200 */
+	int ready;                    /* its own /readyz would say 200, and it published within
+	                                 SERVICE_STALE_S */
 	char why[160];                /* why not, when not ready */
 	double beat_age;              /* seconds since it last published (its main loop's beat) */
 	unsigned long long restarts;  /* restarts after a fault or a hang */

@@ -4,7 +4,8 @@ worker processes on the one device here (llvmpipe), serving one port under a sup
 connection is used by requests that only the other worker can take (the one that took the PUT
 is stopped), answers compared with a numpy direct convolution, and so is a DELETE; kill -9 of
 a worker: the other serves on, the supervisor restarts it and fftbloom_worker_restarts_total
-counts it; SIGSTOP of a worker past --worker-timeout: killed and restarted; SIGTERM: exit 0
+counts it; SIGHUP reaches every worker; SIGSTOP of a worker past --worker-timeout: /readyz
+stays 200 saying which is not ready, then it is killed and restarted; SIGTERM: exit 0
 with no worker left. Prints "SCRIPT: N passed, N failed" last."""
 import glob
 import json
@@ -17,7 +18,7 @@ import numpy as np
 
 import http_test as H
 
-TIMEOUT = 3  # --worker-timeout
+TIMEOUT = 4  # --worker-timeout
 
 
 def readyz(d):
@@ -156,6 +157,14 @@ def test_workers():
         finally:
             os.kill(p0, signal.SIGCONT)
 
+        # SIGHUP to the supervisor: each worker reloads (here: nothing to reload, said)
+        d.p.send_signal(signal.SIGHUP)
+        end = time.time() + 10
+        while time.time() < end and d.log().count("SIGHUP: no --kernel-dir") < 2:
+            time.sleep(0.05)
+        H.check("SIGHUP reaches both workers", "[gpu 0] SIGHUP: no --kernel-dir" in d.log() and
+                "[gpu 1] SIGHUP: no --kernel-dir" in d.log(), d.log()[-1000:])
+
         # a crash: kill -9 worker 0; worker 1 serves on; worker 0 comes back, counted
         os.kill(p0, signal.SIGKILL)
         t0 = time.time()
@@ -176,6 +185,15 @@ def test_workers():
         # a hang: SIGSTOP worker 1 past --worker-timeout; killed and restarted
         stop(p1)
         t0 = time.time()
+        seen = None
+        while time.time() < t0 + TIMEOUT + 5 and seen is None:
+            st, o = readyz(d)
+            g = o.get("gpus", [])
+            if st == 200 and len(g) == 2 and g[0]["ready"] and not g[1]["ready"]:
+                seen = (time.time() - t0, g[1].get("reason"))
+            time.sleep(0.1)
+        H.check("while worker 1 hangs, /readyz answers 200 (worker 0 is ready) and says worker "
+                "1 is not: %s" % (seen,), seen is not None)
         now = wait_ready(d, 2, timeout=TIMEOUT + 30, old=[p1])
         took = time.time() - t0
         H.check("a stopped worker is killed and restarted (%.1f s, --worker-timeout %d)"
