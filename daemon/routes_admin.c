@@ -215,7 +215,9 @@ static void metrics_workers(FILE *f, struct server *S)
 	      "# TYPE fftbloom_worker_up gauge\n", f);
 	for (int i = 0; i < n; i++) {
 		service_read(svc, i, w);
-		int up = i == service_self(svc) ? 1 : w->ready;
+		char why[160];
+		int up = i == service_self(svc) ? !S->quiescing && jobs_ready(S->o.jobs, why, sizeof why)
+		                                : w->ready;
 		fprintf(f, "fftbloom_worker_up{gpu=\"%d\"} %d\n", i, up);
 	}
 	free(w);
