@@ -6,7 +6,7 @@ is stopped), answers compared with a numpy direct convolution, and so is a DELET
 a worker: the other serves on, the supervisor restarts it and fftbloom_worker_restarts_total
 counts it; SIGHUP reaches every worker; SIGSTOP of a worker past --worker-timeout: /readyz
 stays 200 saying which is not ready, then it is killed and restarted; SIGTERM: exit 0
-with no worker left. Prints "SCRIPT: N passed, N failed" last."""
+with no worker left; a worker that fails at start stops the daemon with status 1. Prints "SCRIPT: N passed, N failed" last."""
 import glob
 import json
 import os
@@ -216,8 +216,18 @@ def test_workers():
     H.check("SIGTERM: no worker left running", not left and not kids.strip(), (left, kids))
 
 
+def test_start_failure():
+    # a worker that cannot start (its TLS files unreadable) before any was ready: the daemon
+    # stops with status 1, as one process would, and leaves no worker behind
+    r = subprocess.run([H.DAEMON, "--gpus", "0,0", "--listen", "127.0.0.1", "--port", "0",
+                        "--tls-cert", "/nonexistent", "--tls-key", "/nonexistent"],
+                       capture_output=True, text=True, timeout=120)
+    H.check("a worker failing at start stops the daemon: exit 1, saying why", r.returncode == 1
+            and "before the service was ever ready" in r.stderr, (r.returncode, r.stderr[-800:]))
+
+
 def main():
-    H.run_script((test_workers,), need_daemon=True)
+    H.run_script((test_workers, test_start_failure), need_daemon=True)
 
 
 if __name__ == "__main__":
