@@ -24,7 +24,8 @@ DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mes
               libgnutls28-dev libwebp-dev libavif-dev libcurl4-openssl-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
               clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
-              systemd python3-yaml libheif-examples
+              systemd python3-yaml libheif-examples \
+              libjpeg-turbo-progs
 DEPS_BENCH := libfftw3-dev
 DEPS_DOCS  := python3-skimage imagemagick python3-matplotlib
 DEPS_SYSTEMD := systemd-container
@@ -169,10 +170,17 @@ uninstall:
 	rm -f $(patsubst docs/%,$(DESTDIR)$(DOCDIR)/docs/%,$(wildcard docs/*.md docs/*.png docs/*.jpg))
 	-rmdir $(DESTDIR)$(DATADIR)/fftbloomd $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)
 
-run: deps all
+# run and test build with one job a core when not given -j: the objects are independent, and
+# CI's two cores compile the programs, the tests and the fault-injection daemon in half the time.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+
+run: deps
+	$(MAKE) $(BUILD_JOBS) all
 	$(BUILD)/fftbloomd $(ARGS)
 
-test: deps-test all $(TEST_BINS) faults
+test: deps-test
+	$(MAKE) $(BUILD_JOBS) all $(TEST_BINS) faults
 	sh tests/run.sh $(BUILD) $(TEST_BINS)
 
 # fftbloomd with GPU fault injection (gles/fault.h: POST /v1/faults arms a lost context, a hung

@@ -75,4 +75,7 @@ int bench_bloom(struct run_ctx *r, const struct workload *wl);
 /* A JPEG answer's GPU side (bench/bench_jpeg.c). */
 int bench_jpeg(struct run_ctx *r, const struct workload *wl);
 
+/* A JPEG frame's entropy decoding on the GPU and by libjpeg (bench/bench_huffdec.c). */
+int bench_huffdec(struct run_ctx *r, const struct workload *wl);
+
 #endif

@@ -456,6 +456,7 @@ int main(int argc, char **argv)
 			int wrc = wl->kind == WL_FFT ? bench_fft(&r, wl)
 			          : wl->kind == WL_ROWS ? bench_rows(&r, wl)
 			          : wl->kind == WL_JPEG ? bench_jpeg(&r, wl)
+			          : wl->kind == WL_HUFFDEC ? bench_huffdec(&r, wl)
 			                                : bench_bloom(&r, wl);
 			rc |= wrc != 0;
 		}

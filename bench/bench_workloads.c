@@ -52,6 +52,15 @@ const struct workload workloads[] = {
 	{"jpeg", "jpeg.2160p.k49.444", "scan", 0, WL_JPEG, 3840, 2160, 49, 49, 2, 0, 0, ""},
 	{"jpeg", "jpeg.2160p.k49.444", "coefficients", 0, WL_JPEG, 3840, 2160, 49, 49, 1, 0, 0, ""},
 	{"jpeg", "jpeg.270p.k49.444", "scan", 1, WL_JPEG, 480, 270, 49, 49, 2, 0, 0, ""},
+	/* a frame's entropy decoding on the GPU (bench/bench_huffdec.c) against libjpeg's */
+	{"jpeg", "jpeg.huffdec.1080p.q90.444", "default", 0, WL_HUFFDEC, 1920, 1080, 0, 0, 90, 0, 0, ""},
+	{"jpeg", "jpeg.huffdec.1080p.q90.444", "chunk512", 0, WL_HUFFDEC, 1920, 1080, 512, 0, 90, 0, 0, ""},
+	{"jpeg", "jpeg.huffdec.1080p.q90.444", "chunk256", 0, WL_HUFFDEC, 1920, 1080, 256, 0, 90, 0, 0, ""},
+	{"jpeg", "jpeg.huffdec.1080p.q90.444", "chunk128", 0, WL_HUFFDEC, 1920, 1080, 128, 0, 90, 0, 0, ""},
+	{"jpeg", "jpeg.huffdec.1080p.q85.420", "default", 0, WL_HUFFDEC, 1920, 1080, 0, 0, 85, 1, 0, ""},
+	{"jpeg", "jpeg.huffdec.2160p.q90.444", "default", 0, WL_HUFFDEC, 3840, 2160, 0, 0, 90, 0, 0, ""},
+	{"jpeg", "jpeg.huffdec.270p.q90.444", "default", 1, WL_HUFFDEC, 480, 270, 0, 0, 90, 0, 0, ""},
+	{"jpeg", "jpeg.huffdec.270p.q90.444", "chunk256", 1, WL_HUFFDEC, 480, 270, 256, 0, 90, 0, 0, ""},
 	{"jpeg", "jpeg.270p.k49.444", "coefficients", 1, WL_JPEG, 480, 270, 49, 49, 1, 0, 0, ""},
 	/* suite "big" (only when asked for): frames past the 4K sizes, tiled where the context's
 	 * buffer limits or --gpu-frame-memory say so */

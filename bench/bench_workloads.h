@@ -7,7 +7,9 @@
 
 /* WL_JPEG: a JPEG frame's planes in and its answer out as fftbloomd makes it (technique: 0
  * planes, 1 quantised coefficients, 2 the coded scan; gray: 1 for 4:2:0 answers) */
-enum wl_kind { WL_FFT, WL_ROWS, WL_BLOOM, WL_JPEG };
+/* WL_HUFFDEC: a JPEG frame's entropy decoding on the GPU against libjpeg's (technique: the
+ * quality; gray: 1 for 4:2:0, else 4:4:4; kw: the chunks' bits, 0 for the default) */
+enum wl_kind { WL_FFT, WL_ROWS, WL_BLOOM, WL_JPEG, WL_HUFFDEC };
 
 struct workload {
 	const char *suite;

@@ -9,7 +9,8 @@ BENCH_OPTS_OBJS := $(BUILD)/bench/bench_opts.o $(BUILD)/core/opts.o
 # fftbloom-bench: the GPU suites (`fftbloom bench` runs it), over the engine and the CLI's GPU
 # helpers (cli/common.c)
 BENCH_GPU_OBJS := $(BUILD)/bench/bench_main.o $(BUILD)/bench/bench_workloads.o \
-                  $(BUILD)/bench/bench_jpeg.o $(BUILD)/bench/bench_bloom.o $(BUILD)/bench/bench_fft.o
+                  $(BUILD)/bench/bench_jpeg.o $(BUILD)/bench/bench_huffdec.o $(BUILD)/bench/bench_bloom.o \
+                  $(BUILD)/bench/bench_fft.o
 $(BUILD)/fftbloom-bench: $(BENCH_GPU_OBJS) $(BENCH_JSON_OBJ) $(BUILD)/cli/common.o $(ENGINE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI_ENGINE)
 BENCH_BINS := $(BUILD)/bench/loadgen $(BUILD)/bench/fftw_peer $(BUILD)/bench/codec_ceiling \

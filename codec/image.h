@@ -204,6 +204,37 @@ struct yuv_coefs {
 	size_t dc, ac, ovf, quant;
 };
 
+/* A baseline JPEG's scan as the GPU's entropy decoder reads it (yuv_image.scan), all offsets
+ * in bytes of data, multiples of 4, words little-endian: at tables, 8 Huffman tables of
+ * YUV_SCAN_TABLE_WORDS words (DC tables 0-3, AC tables 4-7; those the scan does not use are
+ * zero): a 9-bit lookup table (YUV_SCAN_LUT_BITS: entry v is length << 8 | symbol of the code
+ * that v's leading bits spell, 0 where the code is longer), maxcode[0..16] (int32, -1: no code of
+ * that length), valoffset[0..16] (int32) and the 256 symbols, as libjpeg's jdhuff.c derives
+ * them; at segs, nseg + 1 words, the first bit of each restart segment in the bytes and then the
+ * bits in all, followed by nseg + 1 words, the first chunk (of chunk_bits) of each segment
+ * and then the chunks in all; at bytes, the scan with its stuffed zero bytes and its restart
+ * markers taken out, four bytes a word, the first byte in the word's top bits, then two zero
+ * words. */
+#define YUV_SCAN_TABLE_WORDS 832
+#define YUV_SCAN_LUT_BITS 9
+#define YUV_SCAN_CHUNK_BITS 1024 /* the chunks' bits image_decode_jpeg_scan_into cuts */
+#define YUV_SCAN_MCU_BLOCKS 6
+struct yuv_scan {
+	int nseg;            /* restart segments (1 without restart markers) */
+	int ri;              /* MCUs a segment but the last (the restart interval, else them all) */
+	int mcux, mcuy;      /* MCUs across and down */
+	int nblk;            /* blocks an MCU */
+	int chunk_bits;      /* bits a chunk (a decoding thread's share of a segment) */
+	int nchunks;         /* chunks in all segments */
+	unsigned char bcomp[YUV_SCAN_MCU_BLOCKS]; /* each block of an MCU: its component */
+	unsigned char bx[YUV_SCAN_MCU_BLOCKS], by[YUV_SCAN_MCU_BLOCKS]; /* its place within the
+	                                                                  component's part */
+	unsigned char hs[3], vs[3]; /* each component's blocks across and down an MCU */
+	unsigned char dctab[3], actab[3]; /* each component's tables (0-3, 4-7) */
+	size_t tables, segs, bytes; /* offsets in data */
+	size_t nbytes;       /* the scan's bytes (unstuffed) */
+};
+
 /* A JPEG's samples before colour conversion: the Y, Cb, Cr planes (JFIF: full-range BT.601)
  * with the chroma subsampled sub_x x sub_y (1 or 2 each), or Y alone for a gray JPEG. Decoding
  * to planes leaves the chroma upsampling, the colour conversion, the sRGB decode and the EXIF
@@ -233,6 +264,11 @@ struct yuv_image {
 	                       room data has (the worst case's), and coef_bytes what they use of it */
 	size_t planes_bytes, coef_bytes;
 	struct yuv_coefs cf[3];
+	int scan;           /* with coefs: data holds instead the frame's entropy-coded scan for
+	                       the GPU to decode (image_decode_jpeg_scan_into), laid out by sc; cf
+	                       gives each component's blocks (bw, bh) and its quantisation table
+	                       (quant), the other offsets unused */
+	struct yuv_scan sc;
 	unsigned char *data;
 	void (*release)(void *owner); /* NULL: data is malloc'd. Else data is memory lent by a
 	                                 yuv_memory, which yuv_image_free gives back through
@@ -308,6 +344,29 @@ int image_decode_jpeg_yuv_into(const void *buf, size_t len, const struct image_l
 int image_decode_jpeg_coefs_into(const void *buf, size_t len, const struct image_limits *lim,
 				 const struct yuv_memory *mem, struct yuv_image *out,
 				 struct image_info *info, char err[IMAGE_ERR_LEN]);
+/* As image_decode_jpeg_coefs_into, for the GPU's entropy decoder: for a baseline (SOF0/SOF1,
+ * 8-bit, Huffman) JPEG of one interleaved scan of all its components (grey, or YCbCr with the
+ * chroma 1x1 and the luma 1x1, 2x1, 1x2 or 2x2), with or without restart markers, out->scan is
+ * set and data holds the scan as struct yuv_scan describes it: its headers parsed, its bytes
+ * unstuffed and copied, nothing entropy-decoded. Whatever else (progressive, arithmetic,
+ * 12-bit, a scan a component, a marker inside the scan, a restart marker out of sequence or
+ * missing, an invalid Huffman table, a truncated scan) is decoded as image_decode_jpeg_coefs_into
+ * does, so the answer is libjpeg's. */
+int image_decode_jpeg_scan_into(const void *buf, size_t len, const struct image_limits *lim,
+				const struct yuv_memory *mem, struct yuv_image *out,
+				struct image_info *info, char err[IMAGE_ERR_LEN]);
+/* The scan of a baseline JPEG as image_decode_jpeg_scan_into lays it out (w x h, gray or chroma
+ * subsampled sx x sy as the frame must be), into memory from mem (NULL: malloc'd). 0 with out
+ * set (scan, coefs and the planes' layout), 1 when the file is not one it takes (out zeroed,
+ * no memory held), or IMAGE_E_NOMEM / IMAGE_E_TOO_LARGE with err. */
+int image_jpeg_scan_prepare(const unsigned char *buf, size_t len, int w, int h, int gray, int sx,
+			    int sy, const struct yuv_memory *mem, struct yuv_image *out,
+			    char err[IMAGE_ERR_LEN]);
+
+/* A scan's segments (y->scan) cut again into chunks of chunk_bits (a multiple of 32, 64 to
+ * 65536): the chunk table in data, chunk_bits and nchunks. 0 or IMAGE_E_ARG. */
+int image_jpeg_scan_chunks(struct yuv_image *y, int chunk_bits);
+
 /* The planes a coefs-form frame makes (its inverse DCT on the CPU, in float32 as the GPU's pass
  * does) into new malloc'd planes out. 0, IMAGE_E_ARG (not coefs), IMAGE_E_NOMEM or
  * IMAGE_E_CORRUPT (a flagged block without its record). */

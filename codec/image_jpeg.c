@@ -426,6 +426,11 @@ static int decode_yuv(const void *buf, size_t len, const struct image_limits *li
 				cs);
 		goto done;
 	}
+	if (coefs == 2) { /* the scan for the GPU; libjpeg's coefficients for what it does not take */
+		rc = image_jpeg_scan_prepare(buf, len, w, h, gray, sx, sy, mem, out, err);
+		if (rc <= 0)
+			goto decoded;
+	}
 	if (coefs) {
 		rc = image_jpeg_coefs(buf, len, w, h, gray, sx, sy, mem, out, err);
 		if (rc <= 0)
@@ -481,6 +486,13 @@ int image_decode_jpeg_coefs_into(const void *buf, size_t len, const struct image
 				 struct image_info *info, char err[IMAGE_ERR_LEN])
 {
 	return decode_yuv(buf, len, lim, mem, out, info, 1, err);
+}
+
+int image_decode_jpeg_scan_into(const void *buf, size_t len, const struct image_limits *lim,
+				const struct yuv_memory *mem, struct yuv_image *out,
+				struct image_info *info, char err[IMAGE_ERR_LEN])
+{
+	return decode_yuv(buf, len, lim, mem, out, info, 2, err);
 }
 
 /* One chroma plane upsampled to the luma grid (cw x ch samples to (cw * sx) x (ch * sy)) as

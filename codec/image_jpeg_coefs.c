@@ -399,7 +399,7 @@ static void basis(float c[8][8])
 int yuv_coefs_to_planes(const struct yuv_image *in, struct yuv_image *out)
 {
 	memset(out, 0, sizeof *out);
-	if (!in->coefs || !in->data)
+	if (!in->coefs || in->scan || !in->data)
 		return IMAGE_E_ARG;
 	int rc = yuv_image_alloc(out, in->width, in->height, in->gray, in->sub_x, in->sub_y);
 	if (rc)

@@ -11,6 +11,7 @@ CODEC_OBJS := \
 	$(BUILD)/codec/image_jpeg.o \
 	$(BUILD)/codec/image_jpeg_dct.o \
 	$(BUILD)/codec/image_jpeg_coefs.o \
+	$(BUILD)/codec/image_jpeg_scan.o \
 	$(BUILD)/codec/image_exr.o \
 	$(BUILD)/codec/image_hdr.o \
 	$(BUILD)/codec/image_webp.o \

@@ -99,6 +99,7 @@ struct config {
 	int jpeg_gpu_dct;              /* 1: answers' DCT and quantisation on the GPU (planes on) */
 	int jpeg_gpu_entropy;          /* 1: and their entropy coding (jpeg_gpu_dct on) */
 	int jpeg_gpu_idct;             /* 1: frames in as DCT coefficients, the inverse on the GPU */
+	int jpeg_gpu_entropy_decode;   /* 1: and baseline frames' entropy decoding on the GPU */
 	int jpeg_upload_lease;         /* 1: frames' planes decoded into upload buffers the GPU
 	                                  context lends (one GPU thread) */
 };

@@ -274,8 +274,24 @@ static int decode_jpeg_frame(struct jobs *J, struct job *j, const struct yuv_mem
                              char err[IMAGE_ERR_LEN])
 {
 	struct image_limits lim = job_limits(J, j, J->cfg.jpeg_gpu_idct ? 3 : 2);
-	return (J->cfg.jpeg_gpu_idct ? image_decode_jpeg_coefs_into : image_decode_jpeg_yuv_into)(
+	return (!J->cfg.jpeg_gpu_idct ? image_decode_jpeg_yuv_into
+	        : J->cfg.jpeg_gpu_entropy_decode ? image_decode_jpeg_scan_into
+	                                         : image_decode_jpeg_coefs_into)(
 	    j->image, j->image_len, &lim, mem, &j->yin, &j->info, err);
+}
+
+int codec_redecode_jpeg(struct jobs *J, struct job *j)
+{
+	char err[IMAGE_ERR_LEN];
+	struct image_limits lim = J->lim; /* admitted already, for the coefficients' room */
+	yuv_image_free(&j->yin);
+	int rc = image_decode_jpeg_coefs_into(j->image, j->image_len, &lim, NULL, &j->yin, &j->info,
+	                                      err);
+	if (rc) {
+		decode_error(j, rc, "image", err);
+		return -1;
+	}
+	return 0;
 }
 
 /* The one rule for NaN and infinity in a request's inputs (docs/http-api.md): refused with 422

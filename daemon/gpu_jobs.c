@@ -205,6 +205,24 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	if (!rc)
 		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, J->cfg.gpu_depth > 1 ? BLOOM_DEFER : 0,
 		                     &res, &st, err);
+	if (rc == BLOOM_E_ENTROPY && f.yuv && f.yuv->scan) {
+		/* a scan the GPU's entropy decoder flagged (or one in tiles): libjpeg decodes the
+		 * frame, so the answer is its (the same image, or the same error) */
+		log_msg(LOG_DEBUG, "gpu %d: %s; libjpeg decodes the frame", g->id, err);
+		if (codec_redecode_jpeg(J, j)) {
+			image_free(&j->in);
+			image_free(&j->kimg);
+			j->gpu = g->id;
+			return;
+		}
+		f.yuv = &j->yin;
+		f.upload = NULL;
+		err[0] = 0;
+		memset(&st, 0, sizeof st);
+		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, J->cfg.gpu_depth > 1 ? BLOOM_DEFER : 0,
+		                     &res, &st, err);
+	}
+	j->entropy_gpu = !rc && f.yuv && f.yuv->scan;
 	if (st.wall_ms > GPU_SLOW_JOB_MS)
 		log_msg(LOG_DEBUG, "gpu %d: a %dx%d job held the thread %.1f ms (setup %.1f, prepare "
 		        "%.1f, copy %.1f, wait %.1f, read-back %.1f)", g->id, f.img ? f.img->width :

@@ -227,6 +227,9 @@ static int gpu_finish_job(struct gpu *g, struct engine **e, struct job *j, struc
 		g->lent_total++;
 	}
 	g->coef_frames += j->coef_in && j->status < 400;
+	if (j->status < 400 && j->info.format == IMAGE_FORMAT_JPEG &&
+	    (j->kind == JOB_BLOOM || j->kind == JOB_CONVOLVE))
+		j->entropy_gpu ? g->entropy_gpu++ : g->entropy_cpu++;
 	if (j->status >= 400)
 		g->nfail++;
 	else if (j->yresult.dct_quality && J->cfg.jpeg_gpu_entropy)

@@ -270,6 +270,8 @@ void jobs_status(struct jobs *J, struct jobs_status *st)
 		s->planes_lent_total = g->lent_total;
 		s->jpeg_scans = g->scans;
 		s->jpeg_coef_frames = g->coef_frames;
+		s->jpeg_entropy_gpu = g->entropy_gpu;
+		s->jpeg_entropy_cpu = g->entropy_cpu;
 		s->jpeg_scan_fallbacks = g->scan_fallbacks;
 		s->uploads_out = atomic_load(&g->uploads_out);
 		s->uploads_taken = g->uploads_taken;

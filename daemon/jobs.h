@@ -92,6 +92,8 @@ struct job {
 	/* Private to jobs.c. */
 	struct image in, kimg, result;
 	int coef_in;                      /* 1: yin held the frame's coefficients (--jpeg-gpu-idct) */
+	int entropy_gpu;                  /* 1: the GPU entropy-decoded the frame's JPEG scan
+	                                     (--jpeg-gpu-entropy-decode) */
 	struct yuv_image yin, yresult;    /* JPEG planes in and out (--jpeg-planes); yin's may lie
 	                                     in an upload buffer the GPU context lent
 	                                     (--jpeg-upload-lease): yuv_image_free gives it back */
@@ -132,6 +134,8 @@ struct jobs_gpu_status {
 	unsigned long long planes_lent_total; /* answers encoded straight from lent planes */
 	unsigned long long jpeg_scans;         /* JPEG answers entropy-coded on the GPU */
 	unsigned long long jpeg_coef_frames;   /* JPEG frames in as coefficients (--jpeg-gpu-idct) */
+	unsigned long long jpeg_entropy_gpu;   /* JPEG frames entropy-decoded on the GPU */
+	unsigned long long jpeg_entropy_cpu;   /* ... by libjpeg on the CPU */
 	unsigned long long jpeg_scan_fallbacks; /* ... asked for, the coefficients came back
 	                                           instead (a row past the GPU's room, or no GPU
 	                                           memory to code them) */

@@ -45,6 +45,8 @@ struct gpu {
 	unsigned long long lent_total;
 	unsigned long long scans, scan_fallbacks; /* JPEG answers coded on the GPU, and not */
 	unsigned long long coef_frames; /* JPEG frames in as coefficients (the GPU's inverse DCT) */
+	unsigned long long entropy_gpu, entropy_cpu; /* JPEG frames by where their entropy
+	                                                decoding ran */
 	/* upload buffers lent to codec threads (--jpeg-upload-lease): the context that lends
 	 * them, NULL while none does (guarded by J->lock, as upload_gen, which changes whenever
 	 * the context does: a buffer of an older generation is of a context being destroyed) */
@@ -119,6 +121,10 @@ void finish(struct jobs *J, struct job *j);
 
 /* codec.c */
 void *codec_main(void *arg);
+/* j's JPEG frame decoded again by libjpeg into coefficients (or planes) of its own, for a scan
+ * the GPU's entropy decoder did not take (gpu_run): 0, or -1 with j's error set (libjpeg's
+ * answer: a corrupt or truncated image). Frees the frame held before. */
+int codec_redecode_jpeg(struct jobs *J, struct job *j);
 /* j's planes moved out of the upload buffer they were decoded into, into memory of their own,
  * and the buffer given back: 0, or -1 when memory ran out (nothing changed). By the thread that
  * holds j, with or without J->lock. */

@@ -290,6 +290,9 @@ static json_t *gpus_json(const struct jobs_status *st, int show_paths)
 		json_object_set_new(c, "plans_held_back",
 		                    json_integer((json_int_t)g->caches.plans_held_back));
 		json_object_set_new(o, "software_renderer", json_boolean(g->software));
+		json_object_set_new(o, "jpeg_decode_frames",
+		                    json_pack("{s:I,s:I}", "gpu", (json_int_t)g->jpeg_entropy_gpu,
+		                              "cpu", (json_int_t)g->jpeg_entropy_cpu));
 		char wis[sizeof g->wisdom];
 		if (show_paths)
 			snprintf(wis, sizeof wis, "%s", g->wisdom);
@@ -569,6 +572,15 @@ static void metrics_gpu(FILE *f, const struct jobs_status *st)
 			fprintf(f, "%s{gpu=\"%d\"} %.9g\n", gpu_families[k].name, i,
 			        gpu_families[k].value(&st->gpu[i]));
 	}
+	unsigned long long eg = 0, ec = 0;
+	for (int i = 0; i < st->ngpus; i++)
+		eg += st->gpu[i].jpeg_entropy_gpu, ec += st->gpu[i].jpeg_entropy_cpu;
+	fprintf(f, "# HELP fftbloom_jpeg_decode_frames_total JPEG frames run, by where their "
+	        "entropy decoding ran: on the GPU (--jpeg-gpu-entropy-decode) or by libjpeg on the "
+	        "CPU (other JPEGs, and scans the GPU flagged).\n"
+	        "# TYPE fftbloom_jpeg_decode_frames_total counter\n"
+	        "fftbloom_jpeg_decode_frames_total{entropy=\"gpu\"} %llu\n"
+	        "fftbloom_jpeg_decode_frames_total{entropy=\"cpu\"} %llu\n", eg, ec);
 }
 
 static enum MHD_Result route_metrics(struct req *r)

@@ -219,10 +219,15 @@ int server_create(const struct server_opts *o, struct server **out, char err[SER
 	char facts[4096];
 	size_t fl = (size_t)snprintf(facts, sizeof facts, "fftbloomd %s; jpeg-planes %d; "
 	                             "jpeg-gpu-dct %d; jpeg-gpu-entropy %d; jpeg-gpu-idct %d; "
+	                             "jpeg-gpu-entropy-decode %d; "
 	                             "jpeg-subsampling %d; avif-speed %d", FFTBLOOMD_VERSION,
 	                             S->cfg.jpeg_planes, S->cfg.jpeg_gpu_dct,
 	                             S->cfg.jpeg_planes && S->cfg.jpeg_gpu_dct && S->cfg.jpeg_gpu_entropy,
 	                             S->cfg.jpeg_planes && S->cfg.jpeg_gpu_idct,
+	                             /* noise at quality 100 goes through the GPU's inverse DCT
+	                                instead of libjpeg's planes */
+	                             S->cfg.jpeg_planes && S->cfg.jpeg_gpu_idct &&
+	                             S->cfg.jpeg_gpu_entropy_decode,
 	                             S->cfg.jpeg_subsampling, S->cfg.avif_speed);
 	if (o->jobs) {
 		struct jobs_status st;

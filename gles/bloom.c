@@ -3,6 +3,7 @@
  * spectrum on a miss, the GPU stages, read back); see bloom.h and bloom_internal.h. */
 #include "gles/bloom_internal.h"
 #include "gles/jpeg_gpu.h"
+#include "gles/jpeg_huffdec.h"
 
 #include "gles/tile.h"
 #include "core/parallel.h"
@@ -22,6 +23,7 @@ const char *bloom_strerror(int code)
 	case BLOOM_E_NOMEM: return "out of memory";
 	case BLOOM_E_GPU_MEMORY: return "out of GPU memory";
 	case BLOOM_E_CANCELLED: return "cancelled";
+	case BLOOM_E_ENTROPY: return "the JPEG scan needs libjpeg's entropy decoding";
 	}
 	return "unknown error";
 }
@@ -59,6 +61,7 @@ int bloom_ctx_create(struct program_cache *pc, const struct egl_info *info,
 	bloom_transfer_init(b);
 	b->plans.e = calloc((size_t)b->opts.max_plans, sizeof *b->plans.e);
 	if (!b->plans.e || jpeg_gpu_create(pc, &b->log, b->opts.scan_scratch_max, &b->jpeg) ||
+	    jpeg_huffdec_create(pc, &b->huffdec) ||
 	    gpu_timer_create(info, &b->timer)) {
 		bloom_ctx_destroy(b);
 		snprintf(err, BLOOM_ERR_LEN, "out of memory");
@@ -368,6 +371,10 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 	struct image conv = {0}, out = {0};
 	const struct image *img = fin->img;
 	char ierr[IMAGE_ERR_LEN];
+	if (!img && fin->yuv->scan) {
+		snprintf(err, BLOOM_ERR_LEN, "a JPEG scan in tiles: libjpeg decodes it");
+		return BLOOM_E_ENTROPY;
+	}
 	if (!img) {
 		struct yuv_image lent;
 		int lrc = bloom_upload_read(b, fin, &lent, err);
@@ -635,6 +642,8 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 		rc = bloom_prog(b, SH_YUV_UNPACK, 0, 0, &prog, err);
 	if (!rc)
 		rc = jpeg_gpu_warm(b->jpeg, err);
+	if (!rc)
+		rc = jpeg_huffdec_warm(b->huffdec, err);
 	/* the fused columns' transposes: the image's, and the kernels' (vec2 and vec4 float32) */
 	if (!rc && q->conv4)
 		rc = bloom_prog(b, SH_TRANSPOSE, 1, half, &prog, err);

@@ -56,6 +56,9 @@ enum bloom_error {
 	BLOOM_E_GPU_MEMORY = -5, /* GPU memory exhausted even in tiles: a server error, for now */
 	BLOOM_E_CANCELLED = -6,  /* bloom_ctx_set_cancel's cancellation stopped a tiled frame
 	                            between tiles: no result */
+	BLOOM_E_ENTROPY = -7,    /* a frame's scan (yuv_image.scan) the GPU did not decode: its
+	                            entropy decoding found it inconsistent, or the frame runs in
+	                            tiles; the caller decodes it with libjpeg instead */
 };
 
 struct bloom_ctx_opts {
@@ -212,6 +215,7 @@ struct bloom_cache_stats {
 	unsigned long long uploads_lent;   /* planes frames decoded into a lent upload buffer
 	                                      (bloom_upload_take), which the GPU read from there */
 	unsigned long long uploads_copied; /* planes frames copied into an upload buffer */
+	unsigned long long entropy_flagged; /* scans whose GPU entropy decoding was flagged */
 	size_t upload_buffers, upload_bytes; /* upload buffers made to lend, their mapped bytes */
 	size_t staging_bytes;              /* the float frames' mapped staging buffer (host memory
 	                                      kept at the largest frame staged, to 256 MiB) */

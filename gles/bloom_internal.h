@@ -277,6 +277,7 @@ struct bloom_ctx {
 	} lent;
 
 	struct jpeg_gpu *jpeg;    /* the GPU JPEG codec, a room of its own (jpeg_gpu.h) */
+	struct jpeg_huffdec *huffdec; /* the GPU's JPEG entropy decoder (jpeg_huffdec.h) */
 
 	struct {                  /* idle work's queue (bloom_idle.c) */
 		struct want w[BLOOM_WANTS]; /* oldest first */

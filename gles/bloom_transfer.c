@@ -6,6 +6,7 @@
  * bloom_internal.h. */
 #include "gles/bloom_internal.h"
 #include "gles/jpeg_gpu.h"
+#include "gles/jpeg_huffdec.h"
 
 #include "gles/fault.h"
 #include "core/parallel.h"
@@ -35,6 +36,8 @@ void bloom_transfer_free(struct bloom_ctx *b)
 	int wait_ms = b->opts.destroy_wait_ms > 0 ? b->opts.destroy_wait_ms : BLOOM_DESTROY_WAIT_MS;
 	jpeg_gpu_destroy(b->jpeg);
 	b->jpeg = NULL;
+	jpeg_huffdec_destroy(b->huffdec);
+	b->huffdec = NULL;
 	GLuint bufs[] = {b->xfer.ystage, b->xfer.yin_dev};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
@@ -318,7 +321,21 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 		                    (GLsizeiptr)used);
 		buf = b->xfer.yin_dev;
 	}
-	if (y->coefs) {
+	if (y->scan) { /* entropy-decoded first; libjpeg decides what it flags */
+		struct yuv_image cy;
+		rc = jpeg_huffdec_run(b->huffdec, y, buf, &buf, &cy, NULL, err);
+		if (rc == JPEG_HUFFDEC_FLAGGED) { /* err says why */
+			b->st.entropy_flagged++;
+			rc = BLOOM_E_ENTROPY;
+		}
+		if (!rc)
+			jpeg_gpu_idct(b->jpeg, &cy, &buf);
+		if (rc && lent)
+			glFinish(); /* the buffer goes back read */
+		if (rc)
+			return rc;
+		glUseProgram(p->id);
+	} else if (y->coefs) {
 		jpeg_gpu_idct(b->jpeg, y, &buf);
 		glUseProgram(p->id);
 	}

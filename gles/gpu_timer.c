@@ -10,7 +10,7 @@
 const char *const gpu_stage_names[GPU_STAGE_COUNT] = {
 	"upload", "kernel", "prefilter", "rows", "cols", "multiply", "icols", "transpose",
 	"fused_cols", "transpose_back", "irows", "composite", "download", "pack", "conv", "deconv",
-	"answer", "entropy",
+	"answer", "entropy", "huff_decode", "huff_sync", "huff_write",
 };
 
 struct gpu_timer {

@@ -31,6 +31,9 @@ enum gpu_stage {
 	GPU_STAGE_DECONV,          /* transposed convolution: the method's work */
 	GPU_STAGE_ANSWER,          /* bloom, planes asked: the planes (or DCT coefficients) made */
 	GPU_STAGE_ENTROPY,         /* bloom, coefficients coded on the GPU: the scan made */
+	GPU_STAGE_HUFF_DECODE,     /* JPEG entropy decoding: each chunk from its guessed start */
+	GPU_STAGE_HUFF_SYNC,       /* ... the chunks' true starts found (sync rounds) */
+	GPU_STAGE_HUFF_WRITE,      /* ... the prefix sum, the coefficients written, the DC sums */
 	GPU_STAGE_COUNT
 };
 

@@ -20,14 +20,14 @@ enum jpeg_uniform {
 	JU_IMG, JU_PAD, JU_SUB, JU_OFF, JU_STRIDE, JU_GRAY, JU_PLANE, JU_PDIM, JU_DITHER, JU_FLAGS,
 	JU_QUANT, JU_SOFF, JU_SSTRIDE, JU_SDIM, JU_MCUX, JU_REALW, JU_REALH, JU_NSEG, JU_SLOTS,
 	JU_CAPW, JU_WORDS, JU_LENWORD, JU_PASS, JU_TBITS, JU_BLENS, JU_PGEO, JU_COFF, JU_BLOCKS,
-	JU_COUNT
+	JU_WIDE, JU_COUNT
 };
 
 static const char *const uniform_names[JU_COUNT] = {
 	"u_img", "u_pad", "u_sub", "u_off", "u_stride", "u_gray", "u_plane", "u_pdim", "u_dither",
 	"u_flags", "u_quant", "u_soff", "u_sstride", "u_sdim", "u_mcux", "u_realw", "u_realh",
 	"u_nseg", "u_slots", "u_capw", "u_words", "u_lenword", "u_pass", "u_tbits", "u_blens",
-	"u_pgeo", "u_coff", "u_blocks",
+	"u_pgeo", "u_coff", "u_blocks", "u_wide",
 };
 
 struct jprog {
@@ -342,6 +342,7 @@ void jpeg_gpu_idct(struct jpeg_gpu *j, const struct yuv_image *y, GLuint *buf)
 	glUseProgram(p->id);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_COEFS, *buf);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, JPEG_B_PLANES, j->idct);
+	glUniform1i(p->u[JU_WIDE], y->scan);
 	for (int c = 0; c < (y->gray ? 1 : 3); c++) {
 		const struct yuv_coefs *cf = &y->cf[c];
 		GLuint n = (GLuint)cf->bw * (GLuint)cf->bh, groups = (n + 63) / 64;

@@ -62,7 +62,8 @@ size_t jpeg_gpu_coded_bytes(const struct yuv_image *y, const unsigned char *m);
 /* For a coefficients frame (codec/image.h, yuv_image.coefs): jpeg_idct's program and the
  * codec's IDCT planes buffer large enough for y's planes. 0 or a bloom_error with err. */
 int jpeg_gpu_idct_ready(struct jpeg_gpu *j, const struct yuv_image *y, char err[BLOOM_ERR_LEN]);
-/* y's planes made from the coefficients in *buf into the IDCT planes buffer, which *buf then
+/* y's planes made from the coefficients in *buf (with y->scan, in jpeg_huffdec's layout: 64
+ * int32 a block from cf.ac) into the IDCT planes buffer, which *buf then
  * names (after a storage barrier); after jpeg_gpu_idct_ready. */
 void jpeg_gpu_idct(struct jpeg_gpu *j, const struct yuv_image *y, GLuint *buf);
 

@@ -25,6 +25,7 @@ GLES_OBJS := \
 	$(BUILD)/gles/bloom_kernel.o \
 	$(BUILD)/gles/bloom_transfer.o \
 	$(BUILD)/gles/jpeg_gpu.o \
+	$(BUILD)/gles/jpeg_huffdec.o \
 	$(BUILD)/gles/bloom_upload.o \
 	$(BUILD)/gles/tile.o \
 	$(BUILD)/gles/fault.o \

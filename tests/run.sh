@@ -4,7 +4,8 @@
 # script. Prints one closing line "N passed, N failed" summed over all of them; exits 1 on any
 # failure. Before it, the twelve slowest with their seconds and CPU seconds (the CPU its processes
 # used: a test far below its seconds waits), to keep CI's 15 minutes in view. TEST_LANES: how
-# many cmocka binaries run at once (default 2).
+# many cmocka binaries run at once (default 2); scripts marked "# lane: beside" run in a lane
+# beside the others.
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
 bins="$*"
@@ -49,7 +50,8 @@ run_one() {
 }
 # The cmocka binaries run TEST_LANES at a time (default 2): each is one process of CPU work with
 # no timing in its checks, and the GPU ones keep about one core busy on llvmpipe. Their outputs
-# are printed and counted in order afterwards. The scripts, which time daemons, run one by one.
+# are printed and counted in order afterwards. The scripts, which time daemons, run one by one,
+# but for those marked to run beside them (below).
 lanes=${TEST_LANES:-2}
 i=0
 for t in $bins; do i=$((i + 1)); echo "$i $t"; done >"$lane_dir/list"
@@ -64,9 +66,31 @@ for t in $bins; do
 	echo "$(cat "$lane_dir/$i.s" 2>/dev/null || echo 0) $t (in $lanes lanes)" >>"$times"
 	count "$t" "$(cat "$lane_dir/$i.rc" 2>/dev/null || echo 1)"
 done
-for s in $(ls tests/*/test_*.sh 2>/dev/null | sort); do
+# A script with a line "# lane: beside" checks no timing and starts no daemon whose timing a
+# check reads (builds, scans, fuzzing, the bench harness's lines): those run one by one in a
+# lane of their own beside the others, and are printed and counted after them.
+all_scripts=$(ls tests/*/test_*.sh 2>/dev/null | sort)
+beside=$(grep -l '^# lane: beside$' $all_scripts 2>/dev/null)
+(
+	for s in $beside; do
+		t0=$(date +%s)
+		env BUILD="$BUILD" sh "$s" >"$lane_dir/$(basename "$s").out" 2>&1
+		echo $? >"$lane_dir/$(basename "$s").rc"
+		echo "$(($(date +%s) - t0)) $s (beside)" >>"$lane_dir/beside.times"
+	done
+) &
+beside_pid=$!
+for s in $all_scripts; do
+	case " $(echo $beside) " in *" $s "*) continue ;; esac
 	run_one "$s" env BUILD="$BUILD" sh "$s"
 done
+wait $beside_pid
+for s in $beside; do
+	echo "=== $s (beside)"
+	out=$(cat "$lane_dir/$(basename "$s").out" 2>/dev/null)
+	count "$s" "$(cat "$lane_dir/$(basename "$s").rc" 2>/dev/null || echo 1)"
+done
+cat "$lane_dir/beside.times" >>"$times" 2>/dev/null
 echo "slowest (seconds):"
 sort -rn "$times" | head -12 | sed 's/^/  /'
 [ -n "$failed_names" ] && echo "failed:$failed_names"

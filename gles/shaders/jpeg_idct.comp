@@ -12,6 +12,7 @@ uniform uvec2 u_pdim;   // the plane's samples across, down
 uniform uvec2 u_pgeo;   // the plane's start and rows, bytes (multiples of 4)
 uniform uvec4 u_coff;   // word offsets in Coefs: DC words, AC bytes, wide records, table
 uniform uvec3 u_blocks; // blocks across, blocks in all, wide coefficients' records
+uniform int u_wide;     // 1: instead 64 int32 a block from u_coff.y (jpeg_huffdec's layout)
 
 // DCT[u * 8 + k] = C(u) / 2 * cos((2k + 1) u pi / 16), C(0) = 1/sqrt(2)
 const float DCT[64] = float[64](
@@ -29,15 +30,21 @@ void main()
 	uint b = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64u;
 	if (b >= u_blocks.y)
 		return;
-	uint dcw = cw[u_coff.x + b];
 	float f[64];
-	f[0] = float(int(dcw << 16) >> 16);
-	uint a = u_coff.y + b * 16u;
-	for (int i = 0; i < 16; i++) {
-		uint w = cw[a + uint(i)];
-		for (int j = 0; j < 4; j++)
-			if (i + j > 0)
-				f[4 * i + j] = float(int(w << uint(24 - 8 * j)) >> 24);
+	uint dcw = 0u;
+	if (u_wide != 0) {
+		for (int i = 0; i < 64; i++)
+			f[i] = float(int(cw[u_coff.y + b * 64u + uint(i)]));
+	} else {
+		dcw = cw[u_coff.x + b];
+		f[0] = float(int(dcw << 16) >> 16);
+		uint a = u_coff.y + b * 16u;
+		for (int i = 0; i < 16; i++) {
+			uint w = cw[a + uint(i)];
+			for (int j = 0; j < 4; j++)
+				if (i + j > 0)
+					f[4 * i + j] = float(int(w << uint(24 - 8 * j)) >> 24);
+		}
 	}
 	if ((dcw >> 16) != 0u) {
 		// its coefficients past 8 bits: records sorted by block, the first of b's at lo

@@ -9,6 +9,7 @@
 # ID fftbloom bench lists is documented, check_lines.py rejects broken lines, --list and
 # --budget-minutes, and an unknown suite is a usage error. Timings are printed, never asserted.
 # Prints "SCRIPT: N passed, N failed".
+# lane: beside
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 if [ ! -x "$BUILD/fftbloom" ]; then

@@ -278,6 +278,7 @@ static const struct documented {
 	{"jpeg-gpu-dct", OPT_BOOL, 0, 1, NULL},
 	{"jpeg-gpu-entropy", OPT_BOOL, 0, 1, NULL},
 	{"jpeg-gpu-idct", OPT_BOOL, 0, 1, NULL},
+	{"jpeg-gpu-entropy-decode", OPT_BOOL, 0, 1, NULL},
 	{"jpeg-upload-lease", OPT_BOOL, 0, 1, NULL},
 };
 

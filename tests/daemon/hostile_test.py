@@ -973,6 +973,60 @@ def test_info_paths_and_vary():
         d.stop("info daemon with a key")
 
 
+# ---- the GPU's entropy decoding: corrupt scans get libjpeg's answer ----
+
+def test_corrupt_jpeg_scans():
+    # --jpeg-gpu-entropy-decode against a daemon without it (the default: libjpeg's entropy
+    # decoding): corrupt baseline scans (bits flipped, bytes garbled into invalid codes, a
+    # restart marker dropped or out of order, garbage after the scan, a scan cut and closed
+    # with EOI, a Huffman table whose counts overflow, a frame declaring more blocks than its
+    # scan holds) get the same status and, where 200, the same image; none hangs, and the
+    # counters go back to zero.
+    rng = np.random.default_rng(7)
+    img = H.waves(64, 80, 30, 30)
+    plain = H.cjpeg_bytes(img, "-quality", "85", "-sample", "2x2")
+    rst = H.cjpeg_bytes(img, "-quality", "90", "-sample", "1x1", "-restart", "2B")
+    sos = plain.index(b"\xff\xda")
+    cases = []
+    for t in range(6):
+        b = bytearray(plain)
+        for _ in range(1 + t):
+            i = int(rng.integers(sos + 20, len(b) - 2))
+            if b[i] != 0xFF and b[i - 1] != 0xFF:
+                b[i] ^= 1 << int(rng.integers(0, 8))
+        cases.append(("bits flipped %d" % t, bytes(b)))
+    b = bytearray(plain)
+    b[sos + 60: sos + 68] = b"\x7f\xfe\x7f\xfe\x7f\xfe\x7f\xfe"
+    cases.append(("bytes garbled", bytes(b)))
+    m = rst.index(b"\xff\xd1")
+    cases.append(("a restart marker dropped", rst[:m] + rst[m + 2:]))
+    cases.append(("restart markers out of order", rst[:m] + b"\xff\xd5" + rst[m + 2:]))
+    cases.append(("garbage after the scan", plain[:-2] + bytes(rng.integers(0, 255, 40, np.uint8))
+                  + b"\xff\xd9"))
+    cases.append(("cut and closed", plain[: len(plain) // 2] + b"\xff\xd9"))
+    dht = plain.index(b"\xff\xc4")
+    b = bytearray(plain)
+    b[dht + 5: dht + 21] = b"\x00\x03" + b"\xff" * 14
+    cases.append(("a Huffman table that overflows", bytes(b)))
+    sof = plain.index(b"\xff\xc0")
+    b = bytearray(plain)
+    b[sof + 5: sof + 9] = struct.pack(">HH", 1024, 1024)
+    cases.append(("more blocks declared than the scan holds", bytes(b)))
+    on = Daemon("--jpeg-gpu-entropy-decode")
+    off = Daemon()
+    q = "/v1/bloom?format=png&" + SMALL_Q
+    try:
+        for name, body in cases:
+            s1, _, b1 = on.req("POST", q, body=body, timeout=60)
+            s2, _, b2 = off.req("POST", q, body=body, timeout=60)
+            check("a corrupt scan (%s): libjpeg's answer, %d" % (name, s2),
+                  s1 == s2 and (s1 != 200 or b1 == b2), (s1, s2, b1[:160]))
+        counters_zero(on, "after corrupt scans")
+    finally:
+        on.stop("gpu entropy decode daemon")
+        off.stop("libjpeg entropy decode daemon")
+
+
 def write_key():
     p = os.path.join(TMP, "key")
     open(p, "w").write("s3cret-key\n")
@@ -986,7 +1040,8 @@ def main():
              test_chunked_oversize, test_exclusive_port, test_logs, test_strict_parsing,
              test_openapi, test_dropped_request_lines, test_bodies_in_budget,
              test_idle_connections_make_room, test_answers_echoing_bytes,
-             test_header_name_whitespace, test_put_answer_races, test_info_paths_and_vary]
+             test_header_name_whitespace, test_put_answer_races, test_info_paths_and_vary,
+             test_corrupt_jpeg_scans]
     H.run_script(tests, "HOSTILE_ONLY", (TMP,))
 
 

@@ -1376,6 +1376,80 @@ def test_jpeg_gpu_idct():
         off.stop("planes daemon")
 
 
+def cjpeg_bytes(a8, *args):
+    """A JPEG of a8 (RGB) made by libjpeg-turbo's cjpeg with args."""
+    h, w = a8.shape[:2]
+    ppm = b"P6\n%d %d\n255\n" % (w, h) + a8.astype(np.uint8).tobytes()
+    return subprocess.run(["cjpeg"] + list(args), input=ppm, capture_output=True,
+                          check=True).stdout
+
+
+def test_jpeg_gpu_entropy_decode():
+    # --jpeg-gpu-entropy-decode: a baseline JPEG's scan entropy-decoded on the GPU. Against a
+    # daemon without it (the default: libjpeg's coefficients): the same bits for 4:2:0, 4:4:4
+    # with restart markers, and gray frames; /metrics counts them as entropy="gpu" (the other
+    # daemon's as "cpu") and /v1/info the same; a progressive frame is libjpeg's ("cpu"); a
+    # corrupt scan (bytes garbled) and a cut one get the other daemon's answer.
+    import cv2
+    img = waves(90, 130, 8, 10)
+    frames = {
+        "420": jpg_bytes(img),
+        "444 restart": cjpeg_bytes(img, "-sample", "1x1", "-restart", "3B", "-quality", "90"),
+        "gray": jpg_bytes(img[:, :, 1]),
+    }
+    prog = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1].tobytes()
+    q = "/v1/bloom?threshold=0.5&intensity=0.6&kernel_preset=gaussian:sigma=3&format=pfm"
+    on = Daemon("--jpeg-gpu-entropy-decode")
+    off = Daemon()  # the default
+    try:
+        for name, body in frames.items():
+            s1, _, b1 = on.req("POST", q, body=body)
+            s2, _, b2 = off.req("POST", q, body=body)
+            check("--jpeg-gpu-entropy-decode %s: the same image as libjpeg's entropy decoding"
+                  % name, s1 == 200 and s2 == 200 and b1 == b2, (s1, s2))
+        n = on.metric('fftbloom_jpeg_decode_frames_total{entropy="gpu"}')
+        c = off.metric('fftbloom_jpeg_decode_frames_total{entropy="cpu"}')
+        info = json.loads(on.req("GET", "/v1/info")[2])
+        ni = sum(g.get("jpeg_decode_frames", {}).get("gpu", 0) for g in info.get("gpus", []))
+        check("/metrics and /v1/info count %d frames entropy-decoded on the GPU (%s, %s), the "
+              "other daemon's on the CPU (%s)" % (len(frames), n, ni, c),
+              n == len(frames) and ni == len(frames) and c == len(frames), (n, ni, c))
+        s1, _, b1 = on.req("POST", q, body=prog)
+        nc = on.metric('fftbloom_jpeg_decode_frames_total{entropy="cpu"}')
+        check("a progressive frame: libjpeg's entropy decoding, counted \"cpu\"",
+              s1 == 200 and nc == 1, (s1, nc))
+        body = bytearray(frames["420"])
+        at = body.index(b"\xff\xda") + 20
+        for i in range(at + 40, at + 48):
+            body[i] = 0x55 if body[i - 1] != 0xFF else 0x00
+        cut = frames["444 restart"][: len(frames["444 restart"]) * 2 // 3]
+        # a scan without restart markers cut and closed with EOI: the parser takes it, the GPU
+        # finds blocks missing, and libjpeg decodes it again (its "truncated" answer)
+        closed = frames["420"][: len(frames["420"]) * 2 // 3] + b"\xff\xd9"
+        for name, bad in (("garbled", bytes(body)), ("cut", cut), ("cut and closed", closed)):
+            s1, _, b1 = on.req("POST", q, body=bad)
+            s2, _, b2 = off.req("POST", q, body=bad)
+            check("a %s scan: the other daemon's answer (%d)" % (name, s2),
+                  s1 == s2 and (s1 != 200 or b1 == b2), (s1, s2, b1[:120]))
+    finally:
+        on.stop("gpu entropy decode daemon")
+        off.stop("libjpeg entropy decode daemon")
+    # a frame in tiles (--gpu-frame-memory): libjpeg decodes it on the GPU thread, the same image
+    on = Daemon("--jpeg-gpu-entropy-decode", "--gpu-frame-memory", "1M")
+    off = Daemon("--gpu-frame-memory", "1M")
+    try:
+        body = cjpeg_bytes(waves(240, 320, 8, 10), "-quality", "90")
+        s1, h1, b1 = on.req("POST", q, body=body)
+        s2, _, b2 = off.req("POST", q, body=body)
+        n = on.metric('fftbloom_jpeg_decode_frames_total{entropy="cpu"}')
+        check("a frame in tiles (%s): libjpeg's entropy decoding, the same image, counted \"cpu\""
+              % h1.get("x-tiles"), s1 == 200 and s2 == 200 and b1 == b2 and "x-tiles" in h1
+              and n == 1, (s1, s2, h1.get("x-tiles"), n))
+    finally:
+        on.stop("gpu entropy decode daemon in tiles")
+        off.stop("libjpeg entropy decode daemon in tiles")
+
+
 def test_tls():
     if not shutil.which("openssl"):
         print("skip TLS: no openssl")
@@ -1860,7 +1934,8 @@ def main():
                 test_port_in_use,
                 test_tensors, test_limits_and_auth, test_queue_full,
                 test_deadline_and_client_gone, test_concurrency_and_sigterm, test_pipelining,
-                test_jpeg_gpu_dct, test_jpeg_gpu_idct, test_upload_lease,
+                test_jpeg_gpu_dct, test_jpeg_gpu_idct, test_jpeg_gpu_entropy_decode,
+                test_upload_lease,
                 test_tls),
                need_daemon=True)
 

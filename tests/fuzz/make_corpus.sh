@@ -170,6 +170,23 @@ open(d + '/truncated.jpg', 'wb').write(b[:len(b) * 2 // 3])
 PYEOF
 fi
 
+# the GPU entropy decoder's input (cjpeg, libjpeg-turbo-progs): every sampling it takes, restart
+# intervals of 1 and 2 MCUs and a row, optimised tables, quality 100, sizes not whole MCUs,
+# grey, and a progressive file it leaves to libjpeg
+if want jpeg_scan; then
+D=$C/jpeg_scan
+convert $T/plasma.ppm -crop 15x9+0+0 +repage $T/odd.ppm
+convert $T/plasma.ppm -resize 40x24! $T/small.ppm
+for sf in 1x1 2x1 2x2 1x2; do
+	cjpeg -quality 80 -sample $sf $T/small.ppm > $D/s$sf.jpg
+	cjpeg -quality 90 -sample $sf -restart 1B $T/odd.ppm > $D/odd_r1_s$sf.jpg
+done
+cjpeg -quality 75 -restart 2B -optimize $T/small.ppm > $D/r2_opt.jpg
+cjpeg -quality 100 -restart 1 $T/small.ppm > $D/q100_row.jpg
+cjpeg -quality 60 -grayscale -restart 3B $T/odd.ppm > $D/gray_r3.jpg
+cjpeg -quality 80 -progressive $T/small.ppm > $D/progressive.jpg
+fi
+
 # multipart/form-data: a Content-Type line, then the body. Bodies as curl -F and browsers make
 # them (the daemon's image, kernel and params parts), with a preamble and an epilogue, quoted
 # and escaped names, a part without headers, binary data holding CRLF, dashes and the boundary's

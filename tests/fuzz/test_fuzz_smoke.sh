@@ -4,6 +4,7 @@
 # 2) from those seeds in a scratch directory, with its dictionary where it has one. A target
 # passes when libFuzzer finds no crash, leak, timeout or sanitizer report. Prints
 # "SCRIPT: N passed, N failed".
+# lane: beside
 BUILD=${BUILD:-build}
 SECS=${FUZZ_SMOKE_SECONDS:-2}
 passed=0
@@ -16,7 +17,7 @@ if ! command -v clang >/dev/null 2>&1; then
 	echo "SCRIPT: 0 passed, 1 failed"
 	exit 1
 fi
-if ! make -s -f tests/fuzz/fuzz.mk fuzz-build BUILD="$BUILD" >"$log" 2>&1; then
+if ! make -s -j"$(nproc 2>/dev/null || echo 1)" -f tests/fuzz/fuzz.mk fuzz-build BUILD="$BUILD" >"$log" 2>&1; then
 	cat "$log"
 	echo "fuzz smoke: building the fuzz targets failed"
 	echo "SCRIPT: 0 passed, 1 failed"
