@@ -359,7 +359,7 @@ struct serve_ctx {
 	struct sdnotify *notify;
 	const sigset_t *signals;
 	int listen_fd;
-	struct server_bound *bound;
+	struct server_bound *bound; /* one, or one a worker (none with listen_fd) */
 	const int *devices;
 	int ndev;
 	const int (*warm)[2];
@@ -419,7 +419,7 @@ static int serve(struct serve_ctx *sc, int worker)
 	struct sdnotify *notify = worker < 0 ? sc->notify : NULL; /* what is sent */
 	struct service *svc = sc->service;
 	int listen_fd = sc->listen_fd;
-	struct server_bound bound = *sc->bound;
+	struct server_bound bound = sc->bound[worker < 0 ? 0 : worker]; /* none with LISTEN_FDS */
 	int devices[JOBS_MAX_GPUS], ndev = worker < 0 ? sc->ndev : 1;
 	if (worker < 0) {
 		memcpy(devices, sc->devices, sizeof devices[0] * (size_t)ndev);
@@ -606,7 +606,7 @@ out:
 	if (worker >= 0)
 		server_bound_close(&bound); /* the worker's copies; the supervisor keeps its own */
 	else
-		*sc->bound = bound; /* main closes those server_create did not take */
+		sc->bound[0] = bound; /* main closes those server_create did not take */
 	jobs_destroy(jobs);
 	kernels_destroy(kernels);
 	images_destroy(images);
@@ -621,6 +621,13 @@ out:
 /* supervisor_opts.worker_main: worker i serves its GPU. */
 static int worker_main(void *ctx, int worker)
 {
+	struct serve_ctx *sc = ctx;
+	/* the other workers' sockets are theirs: one left open here would keep its port share
+	 * listening after a stop */
+	for (int w = 0; w < sc->ndev; w++)
+		if (w != worker)
+			for (int i = 0; i < sc->bound[w].n; i++)
+				close(sc->bound[w].fd[i]);
 	return serve(ctx, worker);
 }
 
@@ -684,16 +691,32 @@ int main(int argc, char **argv)
 		sdnotify_destroy(notify);
 		return 2;
 	}
-	int rc = 1;
+	int rc = 1, nbound = 0;
 	struct service *svc = NULL;
-	/* The port first: one in use is said at once, not after the GPU contexts are made. */
-	struct server_bound bound = {{-1, -1}, 0, 0};
+	/* The port first: one in use is said at once, not after the GPU contexts are made. With
+	 * several GPUs each worker gets sockets of its own on the port (SO_REUSEPORT): the kernel
+	 * spreads connections evenly over them, where workers racing to accept on one socket
+	 * leave the spread to chance (one may take them all). The supervisor holds every socket,
+	 * so a restarting worker's connections wait in its backlog. A socket passed in LISTEN_FDS
+	 * is one, shared by the workers. */
+	struct server_bound bound[SERVICE_MAX_WORKERS];
+	for (int i = 0; i < SERVICE_MAX_WORKERS; i++)
+		bound[i] = (struct server_bound){{-1, -1}, 0, 0};
 	char serr[SERVER_ERR_LEN];
-	if (!listen_fd && server_bind(&cfg, &bound, serr)) {
-		log_msg(LOG_ERROR, "%s", serr);
-		goto out;
+	if (!listen_fd) {
+		struct config bc = cfg;
+		bc.reuse_port = cfg.reuse_port || ndev > 1;
+		for (; nbound < ndev; nbound++) {
+			if (server_bind(&bc, &bound[nbound], serr)) {
+				log_msg(LOG_ERROR, "%s", serr);
+				goto out;
+			}
+			bc.port = bound[0].port; /* --port 0 picked one: the others take it too */
+			if (ndev == 1)
+				break;
+		}
 	}
-	struct serve_ctx sc = {&cfg, notify, &set, listen_fd, &bound, devices, ndev,
+	struct serve_ctx sc = {&cfg, notify, &set, listen_fd, bound, devices, ndev,
 	                       (const int(*)[2])warm, nwarm, NULL};
 	if (ndev == 1) {
 		rc = serve(&sc, -1);
@@ -708,20 +731,23 @@ int main(int argc, char **argv)
 	sc.service = svc;
 	log_msg(LOG_INFO, "%d GPUs: one worker process each (devices %s), %d codec threads each",
 	        ndev, cfg.gpus, worker_codec_threads(&cfg, ndev));
-	int lfds[3] = {-1, -1, -1}, nl = 0;
+	int lfds[2 * SERVICE_MAX_WORKERS + 1], nl = 0;
 	if (listen_fd)
 		lfds[nl++] = listen_fd;
-	for (int i = 0; i < bound.n; i++)
-		lfds[nl++] = bound.fd[i];
+	for (int w = 0; w < nbound; w++)
+		for (int i = 0; i < bound[w].n; i++)
+			lfds[nl++] = bound[w].fd[i];
 	struct supervisor_opts so = {&cfg, svc, notify, &set, worker_main, &sc, lfds, nl};
 	rc = supervisor_run(&so);
-	bound.n = 0; /* lfds holds them: those the supervisor did not close yet */
+	for (int w = 0; w < nbound; w++)
+		bound[w].n = 0; /* lfds holds them: those the supervisor did not close yet */
 	for (int i = 0; i < nl; i++)
 		if (lfds[i] >= 0)
 			close(lfds[i]);
 out:
 	service_destroy(svc);
-	server_bound_close(&bound);
+	for (int w = 0; w < nbound || w < 1; w++)
+		server_bound_close(&bound[w]);
 	sdnotify_destroy(notify);
 	return rc;
 }

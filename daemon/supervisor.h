@@ -1,6 +1,6 @@
 /* fftbloomd over several GPUs: the process started forks one worker process a GPU (each the
- * single-GPU daemon, serving the listening socket it inherits; the kernel hands each accepted
- * connection to one of them), restarts alone one that faults (exits or is killed) or hangs (its
+ * single-GPU daemon, serving the listening sockets bound for it, or the one socket passed in
+ * LISTEN_FDS that they all share), restarts alone one that faults (exits or is killed) or hangs (its
  * heartbeat or its GPU thread silent past --worker-timeout: SIGKILL, then a restart), with a
  * backoff, forwards SIGTERM/SIGINT/SIGQUIT (drain and stop), SIGHUP (reload) and SIGUSR1, and
  * speaks for the service to systemd (READY=1 once every worker was ready, STATUS=, WATCHDOG=1
