@@ -19,7 +19,7 @@ import numpy as np
 
 import http_test as H
 
-TIMEOUT = 4  # --worker-timeout
+TIMEOUT = 6  # --worker-timeout
 
 
 def readyz(d, timeout=10):
@@ -201,7 +201,7 @@ def test_workers():
         t0 = time.time()
         seen = None
         while time.time() < t0 + TIMEOUT + 5 and seen is None:
-            st, o = readyz(d, timeout=0.5)  # those that reach the stopped worker wait
+            st, o = readyz(d, timeout=0.3)  # those that reach the stopped worker wait
             g = o.get("gpus", [])
             if st == 200 and len(g) == 2 and g[0]["ready"] and not g[1]["ready"]:
                 seen = (time.time() - t0, g[1].get("reason"))
