@@ -13,26 +13,27 @@ STD     := -std=c11 -D_GNU_SOURCE
 BUILD   ?= build
 CPPFLAGS_ALL := -I. -I$(BUILD) $(CPPFLAGS)
 CFLAGS_ALL   := $(STD) $(OPT) $(WARN) $(CFLAGS) -MMD -MP
-LDLIBS_ALL   := -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljpeg -ljansson -lspng -lOpenEXRCore-3_1 -lwebp -lavif -lgnutls -lz -lm -lpthread $(LDLIBS)
+LDLIBS_ALL   := -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljpeg -ljansson -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lavif -lgnutls -lz -lm -lpthread $(LDLIBS)
 LDLIBS_CLI   := -lcurl
 # the CLI links no HTTP server: everything but libmicrohttpd
 LDLIBS_CLI_ENGINE := $(filter-out -lmicrohttpd,$(LDLIBS_ALL))
 
 # Debian packages: build, run and test needs. `make deps` installs only what is missing.
 DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri \
-              libmicrohttpd-dev libturbojpeg0-dev libjpeg62-turbo-dev libjansson-dev libspng-dev libopenexr-dev zlib1g-dev \
+              libmicrohttpd-dev libturbojpeg0-dev libjpeg62-turbo-dev libjansson-dev libspng-dev libopenexr-dev libdeflate-dev zlib1g-dev \
               libgnutls28-dev libwebp-dev libavif-dev libcurl4-openssl-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
               clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
               systemd python3-yaml libheif-examples \
-              libjpeg-turbo-progs
+              libjpeg-turbo-progs python3-scipy python3-torch abigail-tools
 DEPS_BENCH := libfftw3-dev
 DEPS_DOCS  := python3-skimage imagemagick python3-matplotlib
 DEPS_SYSTEMD := systemd-container
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the two programs, the systemd units (ExecStart= under
 # BINDIR), the OpenAPI document, an example environment file and the --help texts, all made from
-# the built fftbloomd (--print-openapi, --help=env, --help), so they match the binary.
+# the built fftbloomd (--print-openapi, --help=env, --help), so they match the binary; and
+# libfftbloom with its header, fftbloom.pc and the Python module (lib/module.mk, install-lib).
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
@@ -52,15 +53,16 @@ include codec/module.mk
 include api/module.mk
 include daemon/module.mk
 include cli/module.mk
+include lib/module.mk
 ENGINE_OBJS := $(API_OBJS) $(GLES_OBJS) $(CODEC_OBJS) $(CORE_OBJS)
 LIB_OBJS := $(ENGINE_OBJS) $(DAEMON_LIB_OBJS)
 include tests/module.mk
 include bench/module.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: FORCE all deps deps-test deps-bench deps-docs run test faults sanitize coverage bench bench-frames fuzz soak mutate picture plots docs \
+.PHONY: FORCE all lib abi-ref install-lib uninstall-lib deps deps-test deps-bench deps-docs run test faults sanitize coverage bench bench-frames fuzz soak mutate picture plots docs \
         clean install uninstall deps-systemd systemd-check
-all: $(BUILD)/fftbloomd $(BUILD)/fftbloom $(BUILD)/fftbloom-bench
+all: $(BUILD)/fftbloomd $(BUILD)/fftbloom $(BUILD)/fftbloom-bench lib
 
 define install_missing
 	@missing=""; for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; done; \
@@ -152,7 +154,7 @@ $(BUILD)/share/fftbloom.txt: $(BUILD)/fftbloom $(BUILD)/fftbloom-bench
 systemd-check: deps-systemd all
 	/usr/bin/python3 tests/deploy/systemd_nspawn.py $(BUILD)
 
-install: all $(SHARE_FILES)
+install: all $(SHARE_FILES) install-lib
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DATADIR)/fftbloomd $(DESTDIR)$(DOCDIR)
 	$(INSTALL) -m 0755 $(BUILD)/fftbloomd $(BUILD)/fftbloom $(DESTDIR)$(BINDIR)/
 	for u in $(UNITS); do sed -e 's|/usr/local/bin/fftbloomd|$(BINDIR)/fftbloomd|g' -e 's|$$(PREFIX)|$(PREFIX)|g' $$u > $(DESTDIR)$(UNITDIR)/$${u#systemd/}.tmp && \
@@ -162,7 +164,7 @@ install: all $(SHARE_FILES)
 	$(INSTALL) -d $(DESTDIR)$(DOCDIR)/docs
 	$(INSTALL) -m 0644 $(wildcard docs/*.md docs/*.png docs/*.jpg) $(DESTDIR)$(DOCDIR)/docs/
 
-uninstall:
+uninstall: uninstall-lib
 	rm -f $(DESTDIR)$(BINDIR)/fftbloomd $(DESTDIR)$(BINDIR)/fftbloom \
 	  $(patsubst systemd/%,$(DESTDIR)$(UNITDIR)/%,$(UNITS)) \
 	  $(DESTDIR)$(DATADIR)/fftbloomd/openapi.json $(DESTDIR)$(DATADIR)/fftbloomd/fftbloomd.env \
@@ -206,7 +208,7 @@ tests: $(TEST_BINS)
 # Line coverage (gcov) of the engine, the codecs, the API and core from every test of `make
 # test`, in a build folder of its own: the table is printed and kept in build/cov/coverage.md
 # (docs/development.md quotes the last run).
-COV_FOLDERS ?= core codec api gles daemon cli
+COV_FOLDERS ?= core codec api gles lib daemon cli
 coverage: deps-test
 	$(MAKE) BUILD=build/cov OPT="-O0 -g --coverage" LDFLAGS="--coverage" all tests
 	$(MAKE) BUILD=build/cov/faults OPT="-O0 -g --coverage" LDFLAGS="--coverage" CPPFLAGS="-DFFTBLOOM_FAULTS" build/cov/faults/fftbloomd

@@ -90,6 +90,10 @@ const struct request_param request_table[] = {
 	ROW("quality", OPT_INT, 1, 100, NULL, R(quality), BC,
 	    "quality of a JPEG, WebP or AVIF answer; WebP and AVIF at 100 are lossless (default: "
 	    "the server's --jpeg-quality, --webp-quality, --avif-quality; CLI: 90, 79, 63)"),
+	ENUM("exr-compression", "zip", image_exr_compression_names, R(exr_compression), BC,
+	     "compression of an EXR answer: zip (deflate, 16 lines a block), none, rle, zips (deflate, "
+	     "one line a block), piz (wavelet, 32 lines a block); DWAA/DWAB are not written "
+	     "(OpenEXRCore 3.1.5 has no DWA encoder)"),
 	/* conv2d and conv2d-transpose */
 	PARSED("padding", CT, parse_padding, "P | PH,PW",
 	       "zero padding on each side, 0-65535 (transpose: PyTorch's padding, dilation * "

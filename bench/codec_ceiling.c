@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include <jpeglib.h>
+#include <libdeflate.h>
+#include <OpenEXR/OpenEXRConfig.h>
 
 #include "bench/bench_json.h"
 #include "bench/bench_opts.h"
@@ -183,7 +185,7 @@ static void *par_main(void *arg)
 }
 
 struct opts {
-	int runs, warmup, quality, subsampling, cores;
+	int runs, warmup, quality, subsampling, cores, exr;
 	double max_s;
 	char label[OPT_STR_MAX], suite[OPT_STR_MAX], machine[OPT_STR_MAX];
 };
@@ -202,6 +204,10 @@ static const struct opt_def opt_table[] = {
 	{"cores", OPT_INT, 0, 65536, "0", NULL,
 	 "threads on all cores at once, and the one-thread rates' multiplier; 0: the online CPUs",
 	 NULL, O(cores)},
+	{"exr", OPT_BOOL, 0, 1, "false", NULL,
+	 "EXR instead of JPEG: the frames (decoded to float once) written as EXR, half and float, "
+	 "ZIP, ZIPS, PIZ and none, and each decoded and encoded on one thread and on all (one line "
+	 "each, workload codec.exr.DEPTH.COMPRESSION.SIZE)", NULL, O(exr)},
 	{"label", OPT_STRING, 0, 0, "", NULL, "detail.label of the line", NULL, O(label)},
 	{"suite", OPT_STRING, 0, 0, "e2e", NULL, "the line's suite", NULL, O(suite)},
 	{"machine", OPT_STRING, 0, 0, "", NULL, "the line's machine; empty: from the CPU's name",
@@ -572,6 +578,135 @@ static void report_text(const struct frames *fr, long cores, const struct ceilin
 	fprintf(stderr, "  entropy decode to coefficients alone (an IDCT on the GPU): %.2f ms\n", c->cd);
 }
 
+/* --exr: one frame's EXR decode and encode (codec/image, fftbloomd's own path) at a depth and
+ * compression, on one thread (threads 1) and split across all (threads = cores: the codec takes
+ * at most PAR_MAX_THREADS and the cores free of other splits), median of runs; the frames are
+ * the JPEG frames decoded to linear float once, written as EXR at that depth and compression.
+ * A line a depth and compression. 0, or 1 after a message. */
+static int exr_paths(const struct frames *fr, const struct opts *o, long cores, int argc,
+                     char **argv)
+{
+	static const int comps[] = {IMAGE_EXR_ZIP, IMAGE_EXR_ZIPS, IMAGE_EXR_PIZ, IMAGE_EXR_NONE};
+	struct image imgs[MAX_FILES];
+	unsigned char *exr[MAX_FILES];
+	size_t exr_len[MAX_FILES];
+	char err[IMAGE_ERR_LEN];
+	int rc = 0, nimg = 0;
+	double *v = series(4, fr->runs);
+	if (!v)
+		return 1;
+	memset(exr, 0, sizeof exr);
+	for (int f = 0; f < fr->nf && !rc; f++, nimg++) {
+		struct image_info info;
+		if ((rc = image_decode(fr->bufs[f], fr->lens[f], NULL, &imgs[f], &info, err)))
+			fprintf(stderr, "codec_ceiling: %s: %s\n", fr->paths[f], err);
+	}
+	if (rc)
+		nimg--;
+	struct bench_meta meta;
+	char cpu[200], gpu[256];
+	bench_cpu_name(cpu, sizeof cpu);
+	snprintf(gpu, sizeof gpu, "CPU: %s (%ld cores)", cpu, cores);
+	bench_meta_init(&meta, o->suite, gpu, "OpenEXRCore " OPENEXR_VERSION_STRING ", libdeflate "
+	                LIBDEFLATE_VERSION_STRING, "codec_ceiling", argc - 1, argv + 1);
+	if (o->machine[0])
+		snprintf(meta.machine, sizeof meta.machine, "%.63s", o->machine);
+	for (int bits = 16; bits <= 32 && !rc; bits += 16)
+		for (size_t k = 0; k < sizeof comps / sizeof comps[0] && !rc; k++) {
+			struct image_encode_opts eo = {.bits = bits, .exr_compression = comps[k]};
+			unsigned lost;
+			size_t bytes = 0;
+			for (int f = 0; f < fr->nf && !rc; f++) {
+				free(exr[f]);
+				exr[f] = NULL;
+				if ((rc = image_encode(&imgs[f], IMAGE_FORMAT_EXR, &eo, &exr[f], &exr_len[f],
+				                       &lost, err)))
+					fprintf(stderr, "codec_ceiling: exr: %s\n", err);
+				bytes += exr_len[f];
+			}
+			double med[2][2] = {{0}}; /* [one, all][decode, encode] */
+			int done[2] = {0};
+			for (int all = 0; all < 2 && !rc; all++) {
+				int threads = all ? (int)cores : 1;
+				double *dec = v, *enc = v + fr->runs;
+				double t_start = bench_now_s();
+				for (int r = 0; r < fr->warmup + fr->runs && !rc; r++) {
+					int f = r % fr->nf;
+					struct image img;
+					struct image_info info;
+					struct image_limits lim = {.threads = threads};
+					unsigned char *out = NULL;
+					size_t out_len;
+					eo.threads = threads;
+					double t0 = bench_now_s();
+					rc = image_decode(exr[f], exr_len[f], &lim, &img, &info, err);
+					double t1 = bench_now_s();
+					if (!rc)
+						rc = image_encode(&img, IMAGE_FORMAT_EXR, &eo, &out, &out_len, &lost,
+						                  err);
+					double t2 = bench_now_s();
+					image_free(&img);
+					free(out);
+					if (rc) {
+						fprintf(stderr, "codec_ceiling: exr: %s\n", err);
+						break;
+					}
+					if (r >= fr->warmup) {
+						dec[done[all]] = (t1 - t0) * 1e3;
+						enc[done[all]] = (t2 - t1) * 1e3;
+						done[all]++;
+						if (done[all] >= 3 && bench_now_s() - t_start > o->max_s / 16)
+							break;
+					}
+				}
+				if (!rc) {
+					med[all][0] = bench_median(dec, done[all]);
+					med[all][1] = bench_median(enc, done[all]);
+				}
+			}
+			if (rc)
+				break;
+			char id[80], image[32];
+			const char *depth = bits == 16 ? "half" : "float";
+			const char *cname = image_exr_compression_names[comps[k]];
+			if ((long)fr->w * 9 == (long)fr->h * 16)
+				snprintf(id, sizeof id, "codec.exr.%s.%s.%dp", depth, cname, fr->h);
+			else
+				snprintf(id, sizeof id, "codec.exr.%s.%s.%dx%d", depth, cname, fr->w, fr->h);
+			snprintf(image, sizeof image, "%dx%d", fr->w, fr->h);
+			double one = med[0][0] + med[0][1], par = med[1][0] + med[1][1];
+			struct bench_line l;
+			bench_line_begin(&l, stdout, &meta, id, "openexrcore", "default");
+			bench_metric(&l, "ms", one);
+			bench_metric(&l, "decode_ms", med[0][0]);
+			bench_metric(&l, "encode_ms", med[0][1]);
+			bench_metric(&l, "fps", 1e3 / one * (double)cores);
+			bench_metric(&l, "all_ms", par);
+			bench_metric(&l, "decode_all_ms", med[1][0]);
+			bench_metric(&l, "encode_all_ms", med[1][1]);
+			bench_detail_str(&l, "image", image);
+			bench_detail_str(&l, "label", o->label);
+			bench_detail_str(&l, "compression", cname);
+			bench_detail_num(&l, "bits", bits);
+			bench_detail_num(&l, "channels", fr->ch);
+			bench_detail_num(&l, "frames", fr->nf);
+			bench_detail_num(&l, "runs", done[0]);
+			bench_detail_num(&l, "cores", (double)cores);
+			bench_detail_num(&l, "exr_bytes_mean", (double)bytes / fr->nf);
+			bench_line_end(&l, &meta);
+			fprintf(stderr, "exr %s %s %s: %.1f MB; one thread: decode %.1f + encode %.1f = "
+			        "%.1f ms (%.1f frames/s on %ld cores); all threads: decode %.1f + encode "
+			        "%.1f = %.1f ms\n", image, depth, cname, bytes / 1e6 / fr->nf, med[0][0],
+			        med[0][1], one, 1e3 / one * (double)cores, cores, med[1][0], med[1][1], par);
+		}
+	for (int f = 0; f < fr->nf; f++)
+		free(exr[f]);
+	for (int f = 0; f < nimg; f++)
+		image_free(&imgs[f]);
+	free(v);
+	return rc ? 1 : 0;
+}
+
 /* The options and the frames' paths: 0, 1 after --help (exit 0), or 2 after a message. */
 static int setup(int argc, char **argv, struct opts *o, struct frames *fr)
 {
@@ -599,6 +734,23 @@ static int setup(int argc, char **argv, struct opts *o, struct frames *fr)
 	return 0;
 }
 
+/* The first frame's size and channels into fr: 0, or 1 after a message. */
+static int float_size(struct frames *fr)
+{
+	struct image img;
+	struct image_info info;
+	char err[IMAGE_ERR_LEN];
+	if (image_decode(fr->bufs[0], fr->lens[0], NULL, &img, &info, err)) {
+		fprintf(stderr, "codec_ceiling: %s: %s\n", fr->paths[0], err);
+		return 1;
+	}
+	fr->w = img.width;
+	fr->h = img.height;
+	fr->ch = img.channels;
+	image_free(&img);
+	return 0;
+}
+
 /* Each frame's file, whole: 0, or 1 after a message. */
 static int read_frames(struct frames *fr)
 {
@@ -619,6 +771,12 @@ int main(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	long cores = o.cores ? o.cores : sysconf(_SC_NPROCESSORS_ONLN);
 	struct ceiling c = {0};
+	if (o.exr) {
+		rc = read_frames(&fr) || float_size(&fr) || exr_paths(&fr, &o, cores, argc, argv);
+		for (int i = 0; i < fr.nf; i++)
+			free(fr.bufs[i]);
+		return rc;
+	}
 	rc = read_frames(&fr) || float_path(&fr, o.max_s, &c) || turbo_path(&fr, &c) || planes_path(&fr, &c) ||
 	     parallel_paths(&fr, cores, o.max_s, &c);
 	if (!rc) {

@@ -11,7 +11,7 @@ BENCH_OPTS_OBJS := $(BUILD)/bench/bench_opts.o $(BUILD)/core/opts.o
 BENCH_GPU_OBJS := $(BUILD)/bench/bench_main.o $(BUILD)/bench/bench_workloads.o \
                   $(BUILD)/bench/bench_jpeg.o $(BUILD)/bench/bench_huffdec.o $(BUILD)/bench/bench_bloom.o \
                   $(BUILD)/bench/bench_fft.o
-$(BUILD)/fftbloom-bench: $(BENCH_GPU_OBJS) $(BENCH_JSON_OBJ) $(BUILD)/cli/common.o $(ENGINE_OBJS)
+$(BUILD)/fftbloom-bench: $(BENCH_GPU_OBJS) $(BENCH_JSON_OBJ) $(BUILD)/cli/common.o $(LIBFB_OBJS) $(ENGINE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI_ENGINE)
 BENCH_BINS := $(BUILD)/bench/loadgen $(BUILD)/bench/fftw_peer $(BUILD)/bench/codec_ceiling \
               $(BUILD)/bench/encode_formats

@@ -64,7 +64,8 @@ static int write_frame(const struct batch_job *j, const struct batch_opts *o,
 		f = image_format_from_name(j->out);
 		bits = format_bits(f, in);
 	}
-	struct image_encode_opts eo = {.quality = o->quality, .bits = o->bits ? o->bits : bits};
+	struct image_encode_opts eo = {.quality = o->quality, .bits = o->bits ? o->bits : bits,
+	                               .exr_compression = o->exr_compression};
 	unsigned char *data;
 	size_t len;
 	char ierr[IMAGE_ERR_LEN];

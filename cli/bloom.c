@@ -2,7 +2,8 @@
  * table (api/request.h: the HTTP API's, the same names with '-', bounds and messages); the
  * output format is the output's extension (--format for -o -). One frame gets a one-line summary
  * with the padded size and GPU stage times on stderr; several frames or a sequence run through
- * cli/batch.h with one context, its plans and kernel spectrum kept across them. */
+ * cli/batch.h with one context, its plans and kernel spectrum kept across them. The GPU work is
+ * the public library's (fftbloom_bloom, fftbloom_convolve, fftbloom_preset_image). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,8 @@
 #include "cli/client.h"
 #include "cli/common.h"
 #include "core/log.h"
-#include "gles/bloom.h"
-#include "gles/convolve.h"
 #include "codec/image.h"
+#include "lib/include/fftbloom.h"
 #include "api/engine_errors.h"
 #include "api/errors.h"
 #include "api/format.h"
@@ -56,49 +56,36 @@ static const struct opt_def own_table[] = {
 	 offsetof(struct bloom_cli, progress)},
 };
 
-/* convolve's method other than fft: the model's choice (auto) and, when it is the direct
- * convolution, that (*s made on the first call, kept for the next). 0 (*method says which ran;
- * the FFT path is the caller's), or the failure's row of the error table with a message in
- * msg. */
-static int direct(struct cli_gpu *g, struct bloom_ctx *b, const struct image *in,
-                  const struct image *kimg, const struct bloom_params *p, struct spatial_ctx **s,
-                  int *method, struct image *out, char *msg, size_t msg_len)
-{
-	char err[CONVOLVE_ERR_LEN];
-	struct image gen = {0};
-	int rc = 0;
-	if (!kimg) {
-		char berr[BLOOM_ERR_LEN];
-		if ((rc = bloom_kernel_preset(b, &p->preset, &gen, berr)))
-			snprintf(err, sizeof err, "%.500s", berr);
-		kimg = &gen;
-	}
-	if (!rc && !*s)
-		rc = spatial_ctx_create(g->pc, g->info,
-		                        &(struct spatial_opts){.frame_bytes = g->frame_bytes},
-		                        &log_process_sink, s, err);
-	if (!rc)
-		rc = convolve_choose(b, *s, &(struct convolve_model){0}, p->method, in->width,
-		                     in->height, kimg->width, kimg->height, p, method, NULL, NULL, err);
-	if (!rc && *method == CONVOLVE_SPATIAL)
-		rc = convolve_spatial(*s, in, kimg, p, out, NULL, err);
-	image_free(&gen);
-	if (rc)
-		snprintf(msg, msg_len, "%s", err);
-	return rc ? engine_errors_bloom(rc) : API_E_NONE;
-}
-
 /* What every frame of a command shares. */
 struct frames {
-	int op;
-	struct cli_gpu *g;
-	struct bloom_ctx *b;
-	struct spatial_ctx *s;     /* convolve's direct method, made on first use */
-	struct bloom_kernel k;     /* its digest computed once */
+	int convolve;                          /* 0: bloom; 1: convolve */
+	fftbloom_context *fc;
+	const struct fftbloom_image *kernel;   /* NULL: the preset */
 	const struct request *req; /* the defaults that depend on the input resolved per frame */
 };
 
-/* One frame on the GPU (batch_frame_fn): the FFT path, or convolve's direct one; the note is
+/* The library's parameters for the request's (bp: its numbers), the preset into *ps. */
+static void lib_params(const struct bloom_params *bp, int convolve, int timed,
+                       struct fftbloom_bloom_params *p, struct fftbloom_preset *ps)
+{
+	fftbloom_bloom_params_init(p, convolve);
+	p->threshold = bp->threshold, p->knee = bp->knee, p->clamp_max = bp->clamp_max;
+	p->intensity = bp->intensity, p->mix = bp->mix, p->kernel_scale = bp->kernel_scale;
+	p->composite = bp->composite, p->normalize = bp->normalize, p->precision = bp->precision;
+	p->method = bp->method, p->technique = bp->technique;
+	p->center_mode = bp->center.mode, p->center_x = bp->center.x, p->center_y = bp->center.y;
+	p->time_stages = timed;
+	const struct kernel_preset *k = &bp->preset;
+	if (k->kind == KERNEL_NONE) {
+		p->preset = NULL; /* the default: aperture */
+		return;
+	}
+	*ps = (struct fftbloom_preset){k->kind, k->size, k->sigma, k->core, k->halo, k->halo_gain,
+	                               k->streaks, k->length, k->rotation, k->blades, k->radius};
+	p->preset = ps;
+}
+
+/* One frame on the GPU (batch_frame_fn): bloom, or convolve by the method asked; the note is
  * the padded size, the kernel's kind and whether its spectrum came from the cache, and when
  * timed the GPU stages by name. */
 static int run_frame(void *arg, const struct image *in, const struct image_info *info,
@@ -108,22 +95,21 @@ static int run_frame(void *arg, const struct image *in, const struct image_info 
 	struct frames *f = arg;
 	struct request req = *f->req;
 	request_resolve_input(&req, request_input_kind(info));
-	const struct bloom_params *p = &req.p;
-	char err[BLOOM_ERR_LEN];
-	struct bloom_stats st;
-	memset(&st, 0, sizeof st);
-	int method = CONVOLVE_FFT, e;
-	if (f->op == BLOOM_OP_CONVOLVE && p->method != CONVOLVE_FFT &&
-	    (e = direct(f->g, f->b, in, f->k.img, p, &f->s, &method, out, msg, msg_len)))
-		return e;
-	if (method == CONVOLVE_SPATIAL) {
+	struct fftbloom_bloom_params p;
+	struct fftbloom_preset ps;
+	lib_params(&req.p, f->convolve, timed, &p, &ps);
+	struct fftbloom_image fin = {in->width, in->height, in->channels, in->pixels}, fout;
+	struct fftbloom_bloom_stats st;
+	int e = f->convolve ? fftbloom_convolve(f->fc, &fin, f->kernel, &p, &fout, &st)
+	                    : fftbloom_bloom(f->fc, &fin, f->kernel, &p, &fout, &st);
+	if (e) {
+		snprintf(msg, msg_len, "%s", fftbloom_context_message(f->fc));
+		return cli_lib_error(e);
+	}
+	*out = (struct image){fout.width, fout.height, fout.channels, fout.data};
+	if (st.method == FFTBLOOM_METHOD_SPATIAL) {
 		snprintf(note, note_len, " direct (spatial) convolution");
 		return 0;
-	}
-	if ((e = bloom_run(f->b, f->op, in, &f->k, p, timed ? BLOOM_TIME_STAGES : 0, out, &st,
-	                   err))) {
-		snprintf(msg, msg_len, "%s", err);
-		return engine_errors_bloom(e);
 	}
 	char tiles[48] = "";
 	if (st.tiles_x * st.tiles_y > 1)
@@ -135,16 +121,16 @@ static int run_frame(void *arg, const struct image *in, const struct image_info 
 	if (!timed || n >= note_len)
 		return 0;
 	/* the total is the sum of the stages listed: the kernel's spectrum, the upload and the
-	 * read-back included, which bloom_stats.gpu_ms (prefilter to composite) leaves out */
+	 * read-back included, which the stats' gpu_ms (prefilter to composite) leaves out */
 	double total = 0;
-	for (int s = 0; s < GPU_STAGE_COUNT; s++)
+	for (int s = 0; fftbloom_stage_name(s); s++)
 		total += st.stage_ms[s] > 0 ? st.stage_ms[s] : 0;
 	n += (size_t)snprintf(note + n, note_len - n, ", GPU %.2f ms (%s:", total,
-	                      st.timed == GPU_TIMING_QUERIES ? "timer queries" : "wall clock");
-	for (int s = 0, first = 1; s < GPU_STAGE_COUNT && n < note_len; s++)
+	                      st.timed == 1 ? "timer queries" : "wall clock");
+	for (int s = 0, first = 1; fftbloom_stage_name(s) && n < note_len; s++)
 		if (st.stage_ms[s] > 0) { /* the stages that ran, by name */
 			n += (size_t)snprintf(note + n, note_len - n, "%s %s %.2f", first ? "" : ",",
-			                      gpu_stage_names[s], st.stage_ms[s]);
+			                      fftbloom_stage_name(s), st.stage_ms[s]);
 			first = 0;
 		}
 	if (n < note_len)
@@ -162,7 +148,7 @@ static int run(int op, int argc, char **argv)
 	cli_opts_add(t, &n, client_table, client_table_len, offsetof(struct bloom_cli, client));
 	struct bloom_cli c;
 	struct request req;
-	char err[BLOOM_ERR_LEN];
+	char err[FFTBLOOM_MESSAGE_LEN];
 	int npos;
 	const char *usage = op == BLOOM_OP_BLOOM
 		? "usage: fftbloom bloom IN -o OUT [--kernel FILE | --kernel-preset NAME[:k=v,...]] "
@@ -215,7 +201,8 @@ static int run(int op, int argc, char **argv)
 		return lr < 0 ? 2 : 1;
 	}
 	struct batch_opts bo = {.name = name, .format = req.format, .bits = c.bits,
-	                        .quality = req.quality, .threads = c.io_threads,
+	                        .quality = req.quality, .exr_compression = req.exr_compression,
+	                        .threads = c.io_threads,
 	                        .ahead = c.read_ahead, .quiet = c.quiet,
 	                        .bloom = op == BLOOM_OP_BLOOM,
 	                        .progress = c.progress == 1   ? BATCH_PROGRESS_BAR
@@ -241,26 +228,16 @@ static int run(int op, int argc, char **argv)
 		batch_list_free(&list);
 		return 1;
 	}
-	struct cli_gpu g;
-	struct frames f = {.op = op, .g = &g, .k = {kimg.pixels ? &kimg : NULL, {0, 0}},
+	struct fftbloom_image klib = {kimg.width, kimg.height, kimg.channels, kimg.pixels};
+	struct frames f = {.convolve = op == BLOOM_OP_CONVOLVE, .kernel = kimg.pixels ? &klib : NULL,
 	                   .req = &req};
-	if (f.k.img) /* once, not per frame: the spectrum cache's key */
-		bloom_kernel_digest(f.k.img, f.k.digest);
-	if (cli_gpu_open(&c.gpu, &g))
+	if (cli_lib_open(&c.gpu, 0, &f.fc))
 		goto out;
-	struct bloom_ctx_opts cbo = {.wisdom = g.wisdom, .frame_bytes = g.frame_bytes};
-	if (bloom_ctx_create(g.pc, g.info, &cbo, &log_process_sink, &f.b, err)) {
-		fprintf(stderr, "fftbloom %s: %s\n", name, err);
-		goto out;
-	}
 	bo.frame = run_frame;
 	bo.arg = &f;
 	rc = batch_run(&list, &bo);
 out:
-	spatial_ctx_destroy(f.s);
-	bloom_ctx_destroy(f.b);
-	if (g.ctx)
-		cli_gpu_close(&g);
+	fftbloom_context_destroy(f.fc);
 	image_free(&kimg);
 	batch_list_free(&list);
 	return rc;
@@ -334,7 +311,7 @@ int cli_kernel(int argc, char **argv)
 	cli_opts_add(t, &n, &kernel_format_row, 1, 0);
 	cli_opts_add(t, &n, gpu_config_table, gpu_config_table_len, offsetof(struct bloom_cli, gpu));
 	struct bloom_cli c;
-	char err[BLOOM_ERR_LEN];
+	char err[FFTBLOOM_MESSAGE_LEN];
 	int npos;
 	if (cli_prepare_argv(argc, argv)) {
 		printf("usage: fftbloom kernel NAME[:key=value,...] -o OUT.exr [--bits N]   (-o - "
@@ -369,17 +346,19 @@ int cli_kernel(int argc, char **argv)
 	if (kernel_depth(f, &c.bits))
 		return 2;
 	log_setup(LOG_WARN, 0);
-	struct cli_gpu g;
-	struct bloom_ctx *b = NULL;
+	fftbloom_context *fc = NULL;
 	struct image k = {0};
 	int rc = 1;
-	if (cli_gpu_open(&c.gpu, &g))
+	if (cli_lib_open(&c.gpu, 0, &fc))
 		return 1;
-	if (bloom_ctx_create(g.pc, g.info, NULL, &log_process_sink, &b, err) ||
-	    bloom_kernel_preset(b, &ks, &k, err)) {
-		fprintf(stderr, "fftbloom kernel: %s\n", err);
+	struct fftbloom_preset ps = {ks.kind, ks.size, ks.sigma, ks.core, ks.halo, ks.halo_gain,
+	                             ks.streaks, ks.length, ks.rotation, ks.blades, ks.radius};
+	struct fftbloom_image kl;
+	if (fftbloom_preset_image(fc, &ps, &kl)) {
+		fprintf(stderr, "fftbloom kernel: %s\n", fftbloom_context_message(fc));
 		goto out;
 	}
+	k = (struct image){kl.width, kl.height, kl.channels, kl.data};
 	kernel_fit(&k, f, c.bits);
 	/* lossless where the format can be (WebP, AVIF), JPEG at its best */
 	struct image_encode_opts eo = {.bits = c.bits, .quality = 100};
@@ -399,7 +378,6 @@ int cli_kernel(int argc, char **argv)
 	rc = 0;
 out:
 	image_free(&k);
-	bloom_ctx_destroy(b);
-	cli_gpu_close(&g);
+	fftbloom_context_destroy(fc);
 	return rc;
 }

@@ -272,6 +272,49 @@ int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g)
 	return 0;
 }
 
+int cli_lib_open(const struct gpu_config *gc, int fft_technique, fftbloom_context **c)
+{
+	cachedir_driver_setup(gc); /* the CLI opens its GPU on its one thread */
+	struct cachedir_paths paths;
+	cachedir_resolve(gc, &paths);
+	struct fftbloom_context_opts o;
+	fftbloom_context_opts_init(&o);
+	o.platform = gc->platform, o.gpu = gc->device, o.gl_debug = gc->gl_debug;
+	o.shader_dir = gc->shader_dir[0] ? gc->shader_dir : NULL;
+	o.program_cache = paths.programs[0] ? paths.programs : NULL;
+	o.wisdom_file = paths.wisdom[0] ? paths.wisdom : NULL;
+	o.wisdom = paths.no_wisdom ? FFTBLOOM_WISDOM_RULES :
+	           paths.named_wisdom ? FFTBLOOM_WISDOM_MEASURE : FFTBLOOM_WISDOM_SHIPPED;
+	o.frame_bytes = (size_t)gc->frame_memory;
+	o.fft_technique = fft_technique;
+	char err[FFTBLOOM_MESSAGE_LEN];
+	if (fftbloom_context_create(&o, c, err, sizeof err)) {
+		fprintf(stderr, "fftbloom: %s\n", err);
+		return -1;
+	}
+	if (gc->require_gpu && fftbloom_context_software(*c)) {
+		fprintf(stderr, "fftbloom: the context is a software renderer ('%s'), and --require-gpu "
+		        "asks for a GPU\n", fftbloom_context_renderer(*c));
+		fftbloom_context_destroy(*c);
+		*c = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int cli_lib_error(int status)
+{
+	switch (status) {
+	case FFTBLOOM_E_ARG: return API_E_INVALID_REQUEST;
+	case FFTBLOOM_E_UNSUPPORTED: return API_E_INVALID_SHAPE; /* a shape the algorithm cannot take */
+	case FFTBLOOM_E_TOO_LARGE: return API_E_TOO_LARGE_FOR_GPU;
+	case FFTBLOOM_E_NOMEM: return API_E_OUT_OF_MEMORY;
+	case FFTBLOOM_E_GPU_MEMORY: return API_E_GPU_OUT_OF_MEMORY;
+	case FFTBLOOM_E_NOT_FINITE: return API_E_INVALID_REQUEST;
+	}
+	return API_E_GPU_ERROR;
+}
+
 void cli_gpu_close(struct cli_gpu *g)
 {
 	engine_destroy(g->engine);

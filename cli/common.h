@@ -16,6 +16,7 @@
 #include "gles/wisdom.h"
 #include "codec/image.h"
 #include "api/request.h"
+#include "lib/include/fftbloom.h"
 
 #define CLI_MAX_OPTS 64
 
@@ -91,6 +92,14 @@ extern const struct image_limits cli_image_limits;
 int cli_nonfinite(size_t bad, const char *what, char *err, size_t len);
 
 int cli_gpu_open(const struct gpu_config *gc, struct cli_gpu *g);
+/* As cli_gpu_open, a context of the public library (lib/include/fftbloom.h), which the
+ * subcommands ported onto it use instead: gc's platform, device, program cache and FFT wisdom
+ * (resolved as cli_gpu_open resolves them), shader folder, frame memory, --require-gpu, and
+ * fftbloom_fft's technique (enum fft_technique).
+ * 0, or -1 after a message. */
+int cli_lib_open(const struct gpu_config *gc, int fft_technique, fftbloom_context **c);
+/* The error table's row (api/errors.h) of a library status (enum fftbloom_status). */
+int cli_lib_error(int status);
 void cli_gpu_close(struct cli_gpu *g);
 
 #endif

@@ -9,7 +9,6 @@
 
 #include "api/engine_errors.h"
 #include "api/errors.h"
-#include "gles/spatial.h"
 
 /* The command's own options: files and --repeat. */
 struct conv_files {
@@ -120,14 +119,39 @@ static int tensors_read(const char *cmd, int npos, const struct conv_files *f,
 	return cli_fail(cmd, rc == TENSOR_E_IO ? API_E_NONE : engine_errors_tensor(rc), "%s", err);
 }
 
-/* The op's description of the shapes, and y allocated at the output's shape: 0 or the exit
- * code after a message. */
-static int describe(const struct conv_op *op, void *state, const struct conv_tensors *ts,
-                    const struct conv_params *p, int time_stages, struct tensor *y)
+/* The library's description of the shapes (a 3-D input as batch 1, the bias's length
+ * checked), and y allocated at the output's shape: 0 or the exit code after a message. */
+static int describe(const struct conv_op *op, const struct conv_tensors *ts,
+                    const struct conv_params *cp, int time_stages, struct conv_desc *d,
+                    struct tensor *y)
 {
-	char err[CONV_ERR_LEN];
-	if (op->describe(state, ts, p, time_stages, y, err))
+	memset(d, 0, sizeof *d);
+	const struct tensor *x = &ts->x, *w = &ts->w;
+	int off = 4 - x->ndim; /* a 3-D input is (1, C, H, W) */
+	for (int i = 0; i < 4; i++) {
+		size_t xv = i < off ? 1 : x->shape[i - off], wv = w->shape[i];
+		if (xv > 0x7fffffff || wv > 0x7fffffff)
+			return cli_fail(op->cmd, API_E_INVALID_SHAPE, "a dimension beyond 2^31 - 1");
+		d->xs[i] = (int)xv, d->ws[i] = (int)wv;
+	}
+	struct fftbloom_conv_params *p = &d->p;
+	fftbloom_conv_params_init(p);
+	*p = (struct fftbloom_conv_params){
+		.stride_h = cp->stride_h, .stride_w = cp->stride_w, .pad_h = cp->pad_h,
+		.pad_w = cp->pad_w, .dilation_h = cp->dil_h, .dilation_w = cp->dil_w,
+		.groups = cp->groups, .output_pad_h = cp->out_pad_h, .output_pad_w = cp->out_pad_w,
+		.precision = op->transpose ? 3 : cp->precision, .algorithm = cp->algorithm,
+		.method = cp->method, .padding_mode = cp->padding_mode, .out_h = cp->out_h,
+		.out_w = cp->out_w, .time_stages = time_stages};
+	char err[FFTBLOOM_MESSAGE_LEN];
+	if (fftbloom_conv_output(op->transpose, d->xs, d->ws, p, d->ys, err, sizeof err))
 		return cli_fail(op->cmd, API_E_INVALID_SHAPE, "%s", err);
+	if (ts->b.data && (long)ts->b.shape[0] != d->ys[1])
+		return cli_fail(op->cmd, API_E_INVALID_SHAPE, "bias: %zu values for %d output planes",
+		                ts->b.shape[0], d->ys[1]);
+	y->ndim = x->ndim;
+	for (int i = 0; i < 4; i++) /* unused axes 1 (codec/tensor.h) */
+		y->shape[i] = i < y->ndim ? (size_t)d->ys[i + off] : 1;
 	size_t y_bytes;
 	if (tensor_bytes(y, &y_bytes)) /* checked: a shape that overflows is refused */
 		return cli_fail(op->cmd, API_E_INVALID_SHAPE, "the output's size overflows");
@@ -151,20 +175,25 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Runs the op once and reps times more, the medians of the timed runs into *med. 0 or the
- * engine's code. */
-static int runs(const struct conv_op *op, void *state, const struct conv_tensors *ts, float *y,
-                int reps, struct conv_times *med, char err[CONV_ERR_LEN])
+/* Runs the op once and reps times more, the medians of the timed runs into *med and the last
+ * run's stats into *st. 0 or the library's status. */
+static int runs(const struct conv_op *op, fftbloom_context *fc, const struct conv_desc *d,
+                const struct conv_tensors *ts, float *y, int reps, struct conv_times *med,
+                struct fftbloom_conv_stats *st)
 {
 	double *v = calloc(3 * (size_t)reps + 3, sizeof *v); /* gpu, conv, wall: reps each */
 	if (!v)
-		return SPATIAL_E_NOMEM;
+		return FFTBLOOM_E_NOMEM;
 	int e = 0;
 	for (int i = 0; !e && i <= reps; i++) {
-		struct conv_times tm = {0};
-		e = op->run(state, ts, y, &tm, err);
-		if (i)
-			v[i - 1] = tm.gpu_ms, v[reps + i - 1] = tm.conv_ms, v[2 * reps + i - 1] = tm.wall_ms;
+		const float *b = ts->b.data;
+		e = op->transpose ? fftbloom_conv2d_transpose(fc, ts->x.data, d->xs, ts->w.data, d->ws,
+		                                              b, &d->p, y, st)
+		                  : fftbloom_conv2d(fc, ts->x.data, d->xs, ts->w.data, d->ws, b, &d->p,
+		                                    y, st);
+		if (i && !e)
+			v[i - 1] = st->gpu_ms, v[reps + i - 1] = st->conv_ms,
+			v[2 * reps + i - 1] = st->wall_ms;
 	}
 	*med = (struct conv_times){median(v, reps), median(v + reps, reps),
 	                           median(v + 2 * (size_t)reps, reps)};
@@ -172,22 +201,20 @@ static int runs(const struct conv_op *op, void *state, const struct conv_tensors
 	return e;
 }
 
-/* Opens the GPU and the op's contexts, runs, writes y and the timing line: the exit code. */
-static int compute(const struct conv_op *op, void *state, const struct conv_cli *c,
+/* Opens the library's context, runs, writes y and the timing line: the exit code. */
+static int compute(const struct conv_op *op, const struct conv_cli *c, const struct conv_desc *d,
                    const struct conv_tensors *ts, struct tensor *y)
 {
-	struct cli_gpu g;
-	if (cli_gpu_open(&c->gpu, &g))
+	fftbloom_context *fc;
+	if (cli_lib_open(&c->gpu, 0, &fc))
 		return 1;
-	char err[CONV_ERR_LEN] = "";
 	struct conv_times med;
-	int e = op->open(state, &g, err);
-	if (!e)
-		e = runs(op, state, ts, y->data, c->f.repeat, &med, err);
+	struct fftbloom_conv_stats st = {0};
+	int e = runs(op, fc, d, ts, y->data, c->f.repeat, &med, &st);
 	int rc;
 	if (e) {
-		rc = cli_fail(op->cmd, engine_errors_spatial(e), "%s",
-		              err[0] ? err : op->strerror(e));
+		rc = cli_fail(op->cmd, cli_lib_error(e), "%s", fftbloom_context_message(fc)[0] ?
+		              fftbloom_context_message(fc) : fftbloom_strerror(e));
 	} else {
 		char terr[TENSOR_ERR_LEN];
 		unsigned char *enc;
@@ -200,11 +227,17 @@ static int compute(const struct conv_op *op, void *state, const struct conv_cli 
 				rc = cli_fail(op->cmd, API_E_NONE, "%s", terr);
 			free(enc);
 		}
-		if (c->f.repeat > 0)
-			op->report(state, y, c->f.repeat, &med, g.info->renderer);
+		if (c->f.repeat > 0) {
+			/* the renderer without the driver's version, as the timing lines name it */
+			char r[512];
+			snprintf(r, sizeof r, "%s", fftbloom_context_renderer(fc));
+			char *slash = strstr(r, " / ");
+			if (slash)
+				*slash = 0;
+			op->report(d, &st, c->f.repeat, &med, r);
+		}
 	}
-	op->close(state);
-	cli_gpu_close(&g);
+	fftbloom_context_destroy(fc);
 	return rc;
 }
 
@@ -220,14 +253,9 @@ int cli_conv_run(const struct conv_op *op, int argc, char **argv)
 	if ((rc = tensors_read(op->cmd, npos, &c.f, &ts)))
 		return rc;
 	struct tensor y = {0};
-	void *state = calloc(1, op->state_size);
-	if (!state) {
-		fprintf(stderr, "fftbloom %s: out of memory\n", op->cmd);
-		rc = 1;
-	} else if (!(rc = describe(op, state, &ts, &req.c, c.f.repeat > 0, &y))) {
-		rc = compute(op, state, &c, &ts, &y);
-	}
-	free(state);
+	struct conv_desc d;
+	if (!(rc = describe(op, &ts, &req.c, c.f.repeat > 0, &d, &y)))
+		rc = compute(op, &c, &d, &ts, &y);
 	tensors_free(&ts);
 	tensor_free(&y);
 	return rc;

@@ -1,4 +1,4 @@
-/* fftbloom conv2d: the spatial convolution (gles/spatial.h) on NPY tensors, with
+/* fftbloom conv2d: the spatial convolution (fftbloom_conv2d) on NPY tensors, with
  * torch.nn.functional.conv2d's semantics: input (B, Cin, H, W) or (Cin, H, W), weight (Cout,
  * Cin / groups, kH, kW), optional bias (Cout); the output float32, 3-D for a 3-D input.
  * --repeat N runs it N more times and prints the median GPU time as a JSON line on stderr.
@@ -6,68 +6,21 @@
 #include <stdio.h>
 
 #include "cli/conv.h"
-#include "core/log.h"
-#include "gles/conv_shape.h"
-#include "gles/spatial.h"
 
-_Static_assert(SPATIAL_ERR_LEN <= CONV_ERR_LEN && CONV_SHAPE_ERR_LEN <= CONV_ERR_LEN,
-               "the driver's message buffer holds the engine's messages");
-
-struct conv2d_state {
-	struct spatial_conv sc;
-	struct spatial_ctx *s;
-	struct spatial_stats st; /* the last run's */
-};
-
-static int conv2d_shape(void *state, const struct conv_tensors *t, const struct conv_params *p,
-                        int time_stages, struct tensor *y, char err[CONV_ERR_LEN])
+static void conv2d_report(const struct conv_desc *d, const struct fftbloom_conv_stats *st,
+                          int reps, const struct conv_times *med, const char *renderer)
 {
-	struct conv2d_state *c = state;
-	if (conv2d_describe(t->x.ndim, t->x.shape, t->w.shape, t->b.data ? (long)t->b.shape[0] : -1,
-	                    p, &c->sc, &y->ndim, y->shape, err))
-		return -1;
-	c->sc.time_stages = time_stages;
-	return 0;
-}
-
-static int conv2d_open(void *state, const struct cli_gpu *g, char err[CONV_ERR_LEN])
-{
-	struct conv2d_state *c = state;
-	return spatial_ctx_create(g->pc, g->info, NULL, &log_process_sink, &c->s, err);
-}
-
-static int conv2d_run(void *state, const struct conv_tensors *t, float *y, struct conv_times *tm,
-                      char err[CONV_ERR_LEN])
-{
-	struct conv2d_state *c = state;
-	int e = spatial_conv2d(c->s, &c->sc, t->x.data, t->w.data, t->b.data, y, &c->st, err);
-	*tm = (struct conv_times){c->st.gpu_ms, c->st.stage_ms[GPU_STAGE_CONV], c->st.wall_ms};
-	return e;
-}
-
-static void conv2d_report(void *state, const struct tensor *y, int reps,
-                          const struct conv_times *med, const char *renderer)
-{
-	(void)y;
-	const struct conv2d_state *c = state;
-	const struct spatial_conv *sc = &c->sc;
+	const struct fftbloom_conv_params *p = &d->p;
 	fprintf(stderr, "{\"op\":\"conv2d\",\"input\":[%d,%d,%d,%d],\"weight\":[%d,%d,%d,%d],"
 	        "\"padding\":[%d,%d],\"stride\":[%d,%d],\"dilation\":[%d,%d],\"groups\":%d,"
 	        "\"precision\":%d,\"algorithm\":\"%s\",\"asked\":\"%s\",\"repeat\":%d,"
 	        "\"gpu_ms\":%.4f,\"conv_ms\":%.4f,\"wall_ms\":%.4f,\"timed\":%s,"
 	        "\"renderer\":\"%s\"}\n",
-	        sc->batch, sc->in_c, sc->in_h, sc->in_w, sc->out_c, sc->in_c / sc->groups, sc->k_h,
-	        sc->k_w, sc->pad_h, sc->pad_w, sc->stride_h, sc->stride_w, sc->dil_h, sc->dil_w,
-	        sc->groups, sc->precision, spatial_algorithm_name(c->st.algorithm),
-	        spatial_algorithm_name(sc->algorithm), reps, med->gpu_ms, med->conv_ms, med->wall_ms,
-	        c->st.timed == GPU_TIMING_QUERIES ? "true" : "false", renderer);
-}
-
-static void conv2d_close(void *state)
-{
-	struct conv2d_state *c = state;
-	spatial_ctx_destroy(c->s);
-	c->s = NULL;
+	        d->xs[0], d->xs[1], d->xs[2], d->xs[3], d->ws[0], d->ws[1], d->ws[2], d->ws[3],
+	        p->pad_h, p->pad_w, p->stride_h, p->stride_w, p->dilation_h, p->dilation_w,
+	        p->groups, p->precision, fftbloom_conv_algorithm_name(st->algorithm),
+	        fftbloom_conv_algorithm_name(p->algorithm), reps, med->gpu_ms, med->conv_ms,
+	        med->wall_ms, st->timed ? "true" : "false", renderer);
 }
 
 static const struct conv_op conv2d_op = {
@@ -78,13 +31,8 @@ static const struct conv_op conv2d_op = {
 	.weight_shape = "(Cout, Cin / groups, kH, kW)",
 	.request = REQUEST_CONV2D,
 	.finish = 0,
-	.state_size = sizeof(struct conv2d_state),
-	.describe = conv2d_shape,
-	.open = conv2d_open,
-	.run = conv2d_run,
-	.strerror = spatial_strerror,
+	.transpose = 0,
 	.report = conv2d_report,
-	.close = conv2d_close,
 };
 
 int cli_conv2d(int argc, char **argv)

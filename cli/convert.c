@@ -20,6 +20,7 @@ struct convert_opts {
 	int bits;
 	int dither;
 	int speed;
+	int exr_compression; /* enum image_exr_compression */
 	int quiet;
 	unsigned long long max_width, max_height, max_pixels;
 };
@@ -46,6 +47,9 @@ static const struct opt_def convert_table[] = {
 	{ "avif-speed", OPT_INT, 1, 10, "9", NULL,
 	  "AVIF encoder speed, 1 (slowest, smallest) to 10 (fastest)", NULL,
 	  offsetof(struct convert_opts, speed) },
+	{ "exr-compression", OPT_NAMES, 0, 0, "zip", OPT_NAMES_OF(image_exr_compression_names),
+	  "EXR compression: zip, none, rle, zips or piz (no DWA: OpenEXRCore 3.1.5 writes none)",
+	  NULL, offsetof(struct convert_opts, exr_compression) },
 	{ "quiet", OPT_BOOL, 0, 1, "false", NULL, "no warnings on stderr about what the output lost "
 	  "(errors still)", NULL, offsetof(struct convert_opts, quiet) },
 	{ "max-width", OPT_SIZE, 1, 2147483647, "32768", NULL, "largest input width accepted", NULL,
@@ -108,7 +112,7 @@ int cli_convert(int argc, char **argv)
 		format_resolve(format, NULL, &info, &f, &bits);
 	struct image_encode_opts eo = { .quality = co.quality, .subsampling = co.subsampling ? 420 : 444,
 	                               .bits = co.bits ? co.bits : bits, .dither = co.dither,
-	                               .speed = co.speed };
+	                               .speed = co.speed, .exr_compression = co.exr_compression };
 	unsigned lost = 0;
 	rc = image_encode(&img, f, &eo, &data, &len, &lost, err);
 	image_free(&img);

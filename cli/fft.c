@@ -1,6 +1,6 @@
 /* fftbloom fft: the GPU FFT on NPY files, with numpy's conventions (forward unscaled, inverse
- * scaled by 1/n along each transformed axis; 2D = numpy.fft.fft2 / ifft2). */
-#include <GLES3/gl31.h>
+ * scaled by 1/n along each transformed axis; 2D = numpy.fft.fft2 / ifft2), through the public
+ * library (fftbloom_fft). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +10,9 @@
 #include "api/engine_errors.h"
 #include "api/errors.h"
 #include "core/log.h"
-#include "gles/fft.h"
+#include "gles/fft_plan.h"
 #include "codec/npy.h"
+#include "lib/include/fftbloom.h"
 
 struct fft_cli {
 	struct gpu_config gpu;
@@ -90,44 +91,24 @@ int cli_fft(int argc, char **argv)
 			break;
 		}
 	}
-	int axes = c.axes == 0 ? FFT_ROWS : c.axes == 1 ? FFT_COLS : FFT_BOTH;
+	int axes = c.axes == 0 ? FFTBLOOM_FFT_ROWS : c.axes == 1 ? FFTBLOOM_FFT_COLS : FFTBLOOM_FFT_BOTH;
 	int ndim = a.ndim;
 	if (a.ndim == 1)
-		axes = FFT_ROWS; /* numpy: fft of a 1D array */
+		axes = FFTBLOOM_FFT_ROWS; /* numpy: fft of a 1D array */
 	npy_free(&a);
-	struct cli_gpu g;
-	if (cli_gpu_open(&c.gpu, &g)) {
+	fftbloom_context *fc = NULL;
+	if (cli_lib_open(&c.gpu, c.technique, &fc)) {
 		free(data);
 		return 1;
 	}
 	int rc = 1;
-	struct fft *f = NULL;
-	GLuint buf = 0;
-	char ferr[FFT_ERR_LEN];
-	struct fft_opts o = {.technique = c.technique, .components = 2, .wisdom = g.wisdom};
-	if ((e = fft_create(g.pc, g.info, cols, rows, axes, &o, &log_process_sink, &f, ferr))) {
+	if ((e = fftbloom_fft(fc, data, cols, rows, axes, c.inverse))) {
 		/* a length or size the device cannot plan is the shape's; the others the GPU's */
-		rc = cli_fail("fft", e == FFT_E_NOMEM ? API_E_OUT_OF_MEMORY : e == FFT_E_PROGRAM ||
-		              e == FFT_E_GL ? API_E_GPU_ERROR : API_E_TOO_LARGE_FOR_GPU, "%s", ferr);
+		rc = cli_fail("fft", e == FFTBLOOM_E_NOMEM ? API_E_OUT_OF_MEMORY : e == FFTBLOOM_E_GPU ?
+		              API_E_GPU_ERROR : API_E_TOO_LARGE_FOR_GPU, "%s",
+		              fftbloom_context_message(fc));
 		goto out;
 	}
-	glGenBuffers(1, &buf);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
-	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(count * 8), data, GL_DYNAMIC_COPY);
-	if (gl_check(&log_process_sink, "upload") || fft_execute(f, buf, c.inverse)) {
-		cli_fail("fft", API_E_GPU_ERROR, "the GPU transform failed");
-		goto out;
-	}
-	glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf); /* execute rebinds the generic binding */
-	const void *p = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(count * 8),
-	                                 GL_MAP_READ_BIT);
-	if (!p) {
-		cli_fail("fft", API_E_GPU_ERROR, "reading the result failed");
-		goto out;
-	}
-	memcpy(data, p, count * 8);
-	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
 	struct npy_array outa = {ndim, {0}, NPY_C64, data};
 	outa.shape[0] = ndim == 2 ? (size_t)rows : (size_t)cols;
 	outa.shape[1] = (size_t)cols;
@@ -145,10 +126,7 @@ int cli_fft(int argc, char **argv)
 	}
 	rc = 0;
 out:
-	if (buf)
-		glDeleteBuffers(1, &buf);
-	fft_destroy(f);
-	cli_gpu_close(&g);
+	fftbloom_context_destroy(fc);
 	free(data);
 	return rc;
 }

@@ -1,6 +1,6 @@
-/* fftbloom info: makes the context the daemon would make and prints its facts as JSON: the GPU,
- * its driver and limits, the build (version, commit, compiler, flags) and the libraries'
- * versions. */
+/* fftbloom info: makes the context the daemon would make (through the public library) and
+ * prints its facts as JSON: the GPU, its driver and limits, the build (version, commit,
+ * compiler, flags) and the libraries' versions. */
 #include <curl/curl.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -10,7 +10,8 @@
 #include "core/buildinfo.h"
 #include "core/config.h"
 #include "core/log.h"
-#include "gles/egl.h"
+#include "cli/common.h"
+#include "lib/include/fftbloom.h"
 
 /* The NVIDIA driver's version from GL_VERSION ("OpenGL ES 3.2 NVIDIA 550.54.15"), or NULL. */
 static json_t *nvidia_driver(const char *gl_version)
@@ -63,14 +64,13 @@ int cli_info(int argc, char **argv)
 		return 2;
 	}
 	log_setup(LOG_WARN, 0);
-	struct egl_opts eo = {gc.platform, gc.device, gc.gl_debug};
-	struct egl_ctx *ctx;
-	char eerr[EGL_ERR_LEN];
-	if (egl_ctx_create(&eo, &log_process_sink, &ctx, eerr)) {
-		fprintf(stderr, "fftbloom info: no OpenGL ES 3.1 context: %s\n", eerr);
+	gc.require_gpu = 0; /* the facts of whatever renderer there is, software ones included */
+	fftbloom_context *fc;
+	if (cli_lib_open(&gc, 0, &fc))
 		return 1;
-	}
-	const struct egl_info *i = egl_ctx_info(ctx);
+	struct fftbloom_device_info info;
+	fftbloom_context_info(fc, &info);
+	const struct fftbloom_device_info *i = &info;
 	json_t *o = json_object();
 	json_object_set_new(o, "platform", json_string(i->platform));
 	json_object_set_new(o, "device_index", json_integer(i->device_index));
@@ -108,6 +108,6 @@ int cli_info(int argc, char **argv)
 	printf("%s\n", s);
 	free(s);
 	json_decref(o);
-	egl_ctx_destroy(ctx);
+	fftbloom_context_destroy(fc);
 	return 0;
 }

@@ -39,6 +39,9 @@ struct image_limits {
 	 * the hook sees the latest size of the image it admits, not one more image. NULL: none. */
 	int (*admit)(void *ctx, unsigned long long w, unsigned long long h, char *err);
 	void *admit_ctx;
+	int threads; /* threads one decode may split an image across (EXR's chunks): 0 = as
+	                core/parallel.h's par_threads and par_each decide, 1 = the calling thread
+	                alone; at most PAR_MAX_THREADS */
 };
 #define IMAGE_DEFAULT_MAX_WIDTH 32768u
 #define IMAGE_DEFAULT_MAX_HEIGHT 32768u
@@ -65,7 +68,24 @@ struct image_encode_opts {
 	int dither;      /* ordered dither on 8-bit output (PNG 8, JPEG, WebP, AVIF 8) */
 	int speed;       /* AVIF: libavif's encoder speed 1 (slow, smaller) - 10 (fastest);
 			    0 = default 9 */
+	int exr_compression; /* EXR: enum image_exr_compression; 0 = ZIP */
+	int threads;     /* threads one encode may split an image across (EXR's chunks): 0 = as
+			    core/parallel.h decides, 1 = the calling thread alone */
 };
+
+/* The compressions an EXR answer is written with (image_encode_opts.exr_compression), named by
+ * image_exr_compression_names (the request's exr_compression=). OpenEXRCore 3.1.5 writes no
+ * DWAA/DWAB (it reads them). */
+enum image_exr_compression {
+	IMAGE_EXR_ZIP = 0, /* deflate, 16 scanlines a chunk (the default) */
+	IMAGE_EXR_NONE,    /* uncompressed, one scanline a chunk */
+	IMAGE_EXR_RLE,     /* run lengths, one scanline a chunk */
+	IMAGE_EXR_ZIPS,    /* deflate, one scanline a chunk */
+	IMAGE_EXR_PIZ,     /* wavelet + Huffman, 32 scanlines a chunk */
+	IMAGE_EXR_COMPRESSION_COUNT
+};
+/* Indexed by enum image_exr_compression; NULL after the last. */
+extern const char *const image_exr_compression_names[IMAGE_EXR_COMPRESSION_COUNT + 1];
 
 /* What an encoder lost, OR-ed into *lost */
 enum {

@@ -1,15 +1,42 @@
 /* OpenEXR through the OpenEXRCore C API, reading from and writing to memory: the first part of a
  * file, scanline or tiled (level 0), any compression the library decodes, half / float / uint
- * channels Y, RGB, with or without A; written as one ZIP-compressed scanline part in half or
- * float. OpenEXRCore 3.1 cannot decode DWAA/DWAB (refused as unsupported) and mis-decodes B44
- * with 32-bit channels (refused before decoding). The data window is checked against the limits before any pixel buffer exists. */
-#include <math.h>
+ * channels Y, RGB, with or without A; written as one scanline part in half or float, ZIP unless
+ * asked otherwise (none, RLE, ZIPS, PIZ). OpenEXRCore 3.1 cannot decode DWAA/DWAB (refused as
+ * unsupported) and mis-decodes B44 with 32-bit channels (refused before decoding). The data
+ * window is checked against the limits before any pixel buffer exists.
+ * A frame's chunks are decoded and encoded on several threads (core/parallel.h's par_each: each
+ * worker its own pipeline; OpenEXRCore's pipelines are safe across chunks), the encoded chunks
+ * written in order as soon as those before them are; ZIP and ZIPS blocks are inflated and
+ * deflated by libdeflate, several times faster than the library's zlib at about the same size. */
+#include <libdeflate.h>
 #include <OpenEXR/openexr.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codec/image_codec.h"
+#include "core/parallel.h"
+
+const char *const image_exr_compression_names[IMAGE_EXR_COMPRESSION_COUNT + 1] = {
+	[IMAGE_EXR_ZIP] = "zip",   [IMAGE_EXR_NONE] = "none", [IMAGE_EXR_RLE] = "rle",
+	[IMAGE_EXR_ZIPS] = "zips", [IMAGE_EXR_PIZ] = "piz",
+};
+_Static_assert(IMAGE_EXR_PIZ + 1 == IMAGE_EXR_COMPRESSION_COUNT, "one name per compression");
+
+/* libdeflate's levels for ZIP blocks of half and of float samples. OpenEXRCore 3.1.5 deflates
+ * with zlib's default (level 6: its default level is -1). On 1080p frames (bench/RESULTS.md,
+ * 2026-11-28) libdeflate's level 1 deflates half samples in a ninth of zlib 6's time to blocks
+ * 1-2% larger; float samples lose 6% there, so they take level 2 (within 1% of zlib 6's size,
+ * a third of its time). */
+#define EXR_DEFLATE_HALF 1
+#define EXR_DEFLATE_FLOAT 2
+/* Unpacked bytes a thread takes at least: a smaller frame is not worth a thread's start */
+#define EXR_PAR_BYTES ((uint64_t)1 << 20)
+/* Buffers the helper threads of one frame may hold together (each its chunk's buffers): a file
+ * of huge tiles or lines is decoded on fewer threads, down to one, rather than multiplying
+ * them past what the memory budget reserved for the frame */
+#define EXR_PAR_MEM ((uint64_t)256 << 20)
 
 #define EXR_CHUNK_MAX ((uint64_t)256 << 20) /* largest unpacked chunk we let the library build */
 #define EXR_TILE_MAX 8192                    /* largest tile side accepted */
@@ -18,6 +45,7 @@ struct exr_io {
 	const unsigned char *p; /* read: the file */
 	size_t len;
 	struct image_buf out;   /* write: the file being built */
+	pthread_mutex_t lock;   /* guards msg: chunks fail on several threads */
 	char msg[160];          /* the library's last error message */
 };
 
@@ -25,8 +53,72 @@ static void on_error(exr_const_context_t ctxt, exr_result_t code, const char *ms
 {
 	void *ud = NULL;
 	(void)code;
-	if (ctxt && exr_get_user_data(ctxt, &ud) == EXR_ERR_SUCCESS && ud)
-		snprintf(((struct exr_io *)ud)->msg, sizeof ((struct exr_io *)ud)->msg, "%s", msg);
+	if (ctxt && exr_get_user_data(ctxt, &ud) == EXR_ERR_SUCCESS && ud) {
+		struct exr_io *io = ud;
+		pthread_mutex_lock(&io->lock);
+		snprintf(io->msg, sizeof io->msg, "%s", msg);
+		pthread_mutex_unlock(&io->lock);
+	}
+}
+
+/* Threads for n chunks of chunk_bytes unpacked each, a worker holding worker_bytes of buffers:
+ * asked (1 or more), or enough that each takes EXR_PAR_BYTES at least; either way no more
+ * helpers than EXR_PAR_MEM holds */
+static int exr_threads(int asked, size_t n, uint64_t chunk_bytes, uint64_t worker_bytes)
+{
+	int t = asked;
+	if (t < 1) {
+		uint64_t per = chunk_bytes ? (EXR_PAR_BYTES + chunk_bytes - 1) / chunk_bytes : 1;
+		t = par_threads(n, (size_t)per);
+	}
+	uint64_t helpers = worker_bytes ? EXR_PAR_MEM / worker_bytes : (uint64_t)t;
+	return (uint64_t)t > helpers + 1 ? (int)helpers + 1 : t;
+}
+
+/* ZIP's reordering before deflate: the even bytes, then the odd ones, each stored as the
+ * difference from the one before it in that order plus 128 (OpenEXR's predictor). n bytes from
+ * raw to t, each difference taken from raw directly (no carried value: loops that vectorise). */
+static void zip_predict(uint8_t *t, const uint8_t *raw, size_t n)
+{
+	size_t h = (n + 1) / 2, m = n / 2; /* even bytes, odd bytes */
+	if (!n)
+		return;
+	t[0] = raw[0];
+	for (size_t k = 1; k < h; k++)
+		t[k] = (uint8_t)(raw[2 * k] - raw[2 * k - 2] + 128);
+	if (!m)
+		return;
+	t[h] = (uint8_t)(raw[1] - raw[2 * (h - 1)] + 128);
+	for (size_t k = 1; k < m; k++)
+		t[h + k] = (uint8_t)(raw[2 * k + 1] - raw[2 * k - 1] + 128);
+}
+
+/* The inverse of zip_predict: t (n bytes, changed) back into out. */
+static void zip_unpredict(uint8_t *out, uint8_t *t, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		t[i] = (uint8_t)(t[i - 1] + t[i] - 128);
+	const uint8_t *t1 = t, *t2 = t + (n + 1) / 2;
+	size_t i = 0;
+	for (; i + 1 < n; i += 2) {
+		out[i] = *t1++;
+		out[i + 1] = *t2++;
+	}
+	if (i < n)
+		out[i] = *t1;
+}
+
+/* Grows *p to n bytes at least: 0 or -1 */
+static int grow(uint8_t **p, size_t *cap, size_t n)
+{
+	if (n <= *cap)
+		return 0;
+	uint8_t *q = realloc(*p, n);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
 }
 
 static int64_t mem_read(exr_const_context_t ctxt, void *ud, void *buffer, uint64_t sz,
@@ -151,28 +243,70 @@ static void aim_decoder(exr_decode_pipeline_t *d, float *scratch, size_t cw, siz
 	}
 }
 
-/* Decodes one chunk whose top-left pixel is (x0, y0) in data-window coordinates: initialises the
- * pipeline on the first chunk, updates it after, then interleaves the wanted planes into out.
- * scratch holds scratch_px samples per file channel. */
-static exr_result_t run_chunk(exr_context_t ctxt, const exr_chunk_info_t *ci,
-			      exr_decode_pipeline_t *d, int *started, const exr_attr_chlist_t *cl,
-			      const struct chan_map *m, struct image *out, float *scratch,
-			      size_t scratch_px, int64_t x0, int64_t y0)
+/* One decoding thread's state: its pipeline and buffers, kept from chunk to chunk. */
+struct dec_worker {
+	exr_decode_pipeline_t d;
+	int started;   /* d is initialised */
+	float *scratch; /* scratch_px samples a file channel */
+	uint8_t *z;    /* ZIP: the inflated, still predicted bytes */
+	size_t zcap;
+	struct libdeflate_decompressor *inf;
+};
+
+/* decompress_fn for ZIP and ZIPS: libdeflate's inflate, then the predictor undone, as
+ * OpenEXRCore's own (a chunk whose packed size is its unpacked one is stored raw). */
+static exr_result_t inflate_chunk(exr_decode_pipeline_t *d)
 {
+	struct dec_worker *w = d->decoding_user_data;
+	size_t packed = (size_t)d->chunk.packed_size, n = (size_t)d->chunk.unpacked_size;
+	if (packed == 0)
+		return EXR_ERR_SUCCESS;
+	if (packed == n) {
+		if (d->unpacked_buffer != d->packed_buffer)
+			memcpy(d->unpacked_buffer, d->packed_buffer, n);
+		return EXR_ERR_SUCCESS;
+	}
+	if (!w->inf && !(w->inf = libdeflate_alloc_decompressor()))
+		return EXR_ERR_OUT_OF_MEMORY;
+	if (grow(&w->z, &w->zcap, n))
+		return EXR_ERR_OUT_OF_MEMORY;
+	if (libdeflate_zlib_decompress(w->inf, d->packed_buffer, packed, w->z, n, NULL) !=
+	    LIBDEFLATE_SUCCESS)
+		return EXR_ERR_CORRUPT_CHUNK; /* bad data, or not exactly n bytes */
+	zip_unpredict(d->unpacked_buffer, w->z, n);
+	return EXR_ERR_SUCCESS;
+}
+
+/* Decodes one chunk whose top-left pixel is (x0, y0) in data-window coordinates: initialises the
+ * worker's pipeline on its first chunk, updates it after, then interleaves the wanted planes into
+ * out. w->scratch holds scratch_px samples per file channel. */
+static exr_result_t run_chunk(exr_context_t ctxt, const exr_chunk_info_t *ci,
+			      struct dec_worker *w, const exr_attr_chlist_t *cl,
+			      const struct chan_map *m, struct image *out, size_t scratch_px,
+			      int64_t x0, int64_t y0)
+{
+	exr_decode_pipeline_t *d = &w->d;
+	float *scratch = w->scratch;
 	exr_result_t rv;
 	if (ci->width < 1 || ci->height < 1 || x0 < 0 || y0 < 0 || x0 + ci->width > out->width ||
 	    y0 + ci->height > out->height || (size_t)ci->width * (size_t)ci->height > scratch_px)
 		return EXR_ERR_CORRUPT_CHUNK; /* a chunk outside the data window */
 	size_t cw = (size_t)ci->width, chh = (size_t)ci->height;
-	if (!*started) {
+	if (!w->started) {
 		rv = exr_decoding_initialize(ctxt, 0, ci, d);
 		if (rv)
 			return rv;
-		*started = 1;
+		w->started = 1;
 		if (d->channel_count != cl->num_channels)
 			return EXR_ERR_CORRUPT_CHUNK;
 		aim_decoder(d, scratch, cw, chh);
 		rv = exr_decoding_choose_default_routines(ctxt, 0, d);
+		exr_compression_t comp = EXR_COMPRESSION_NONE;
+		if (!rv && d->decompress_fn && !exr_get_compression(ctxt, 0, &comp) &&
+		    (comp == EXR_COMPRESSION_ZIP || comp == EXR_COMPRESSION_ZIPS)) {
+			d->decompress_fn = inflate_chunk;
+			d->decoding_user_data = w;
+		}
 	} else {
 		rv = exr_decoding_update(ctxt, 0, ci, d);
 		aim_decoder(d, scratch, cw, chh);
@@ -203,16 +337,53 @@ static exr_result_t run_chunk(exr_context_t ctxt, const exr_chunk_info_t *ci,
 	return EXR_ERR_SUCCESS;
 }
 
+/* A frame's decoding, shared by its threads. */
+struct dec_job {
+	exr_context_t ctxt;
+	const exr_attr_chlist_t *cl;
+	const struct chan_map *m;
+	struct image *out;
+	int64_t ymin;             /* the data window's first line */
+	int32_t lpc;              /* scanline files: lines a chunk */
+	int tiled;
+	uint32_t tw, th;          /* tiled files: the tile size */
+	int64_t nx;               /* tiles across */
+	size_t scratch_px, scratch_bytes;
+	struct dec_worker w[PAR_MAX_THREADS];
+};
+
+/* par_each's item: chunk i (scanline chunks top down; tiles row by row), an exr_result_t. */
+static int dec_item(void *ctx, int worker, size_t i)
+{
+	struct dec_job *J = ctx;
+	struct dec_worker *w = &J->w[worker];
+	exr_chunk_info_t ci;
+	exr_result_t rv;
+	int64_t x0, y0;
+	if (!w->scratch && !(w->scratch = malloc(J->scratch_bytes)))
+		return EXR_ERR_OUT_OF_MEMORY;
+	if (!J->tiled) {
+		rv = exr_read_scanline_chunk_info(J->ctxt, 0, (int)(J->ymin + (int64_t)i * J->lpc), &ci);
+		x0 = 0;
+		y0 = (int64_t)ci.start_y - J->ymin;
+	} else {
+		int64_t tx = (int64_t)(i % (size_t)J->nx), ty = (int64_t)(i / (size_t)J->nx);
+		rv = exr_read_tile_chunk_info(J->ctxt, 0, (int)tx, (int)ty, 0, 0, &ci);
+		x0 = tx * (int64_t)J->tw;
+		y0 = ty * (int64_t)J->th;
+	}
+	if (!rv)
+		rv = run_chunk(J->ctxt, &ci, w, J->cl, J->m, J->out, J->scratch_px, x0, y0);
+	return rv;
+}
+
 int image_decode_exr(const unsigned char *buf, size_t len, const struct image_limits *lim,
 		     struct image *out, struct image_info *info, char *err)
 {
-	struct exr_io io = { buf, len, { NULL, 0, 0 }, "" };
+	struct exr_io io = { buf, len, { NULL, 0, 0 }, PTHREAD_MUTEX_INITIALIZER, "" };
 	exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
 	exr_context_t ctxt = NULL;
-	exr_decode_pipeline_t dec = EXR_DECODE_PIPELINE_INITIALIZER;
-	float *scratch = NULL;
-	size_t scratch_px = 0;
-	int started = 0, rc;
+	int rc;
 	exr_result_t rv;
 	unsigned mw = lim->max_width ? lim->max_width : IMAGE_DEFAULT_MAX_WIDTH;
 	unsigned mh = lim->max_height ? lim->max_height : IMAGE_DEFAULT_MAX_HEIGHT;
@@ -302,123 +473,272 @@ int image_decode_exr(const unsigned char *buf, size_t len, const struct image_li
 			for (size_t i = 0; i < n; i++)
 				out->pixels[i * m.ch + m.ch - 1] = 1.0f;
 	}
-	exr_chunk_info_t ci;
+	struct dec_job job;
+	memset(&job, 0, sizeof job);
+	job.ctxt = ctxt;
+	job.cl = cl;
+	job.m = &m;
+	job.out = out;
+	job.ymin = dw.min.y;
+	size_t nchunks;
 	if (storage == EXR_STORAGE_SCANLINE) {
-		int32_t lpc = 0;
-		if ((rv = exr_get_scanlines_per_chunk(ctxt, 0, &lpc)) || lpc < 1) {
+		if ((rv = exr_get_scanlines_per_chunk(ctxt, 0, &job.lpc)) || job.lpc < 1) {
 			rc = exr_error(rv ? rv : EXR_ERR_FILE_BAD_HEADER, &io, "lines per chunk", err);
 			goto done;
 		}
-		scratch_px = (size_t)w * (size_t)(lpc < h ? lpc : h);
-		scratch = malloc(scratch_px * (size_t)cl->num_channels * sizeof(float));
-		if (!scratch) {
-			rc = image_fail(err, IMAGE_E_NOMEM, "exr: cannot allocate a chunk buffer");
-			goto done;
-		}
-		for (int64_t y = dw.min.y; y <= dw.max.y; y += lpc) {
-			rv = exr_read_scanline_chunk_info(ctxt, 0, (int)y, &ci);
-			if (!rv)
-				rv = run_chunk(ctxt, &ci, &dec, &started, cl, &m, out, scratch,
-					       scratch_px, 0, (int64_t)ci.start_y - dw.min.y);
-			if (rv) {
-				char what[64];
-				snprintf(what, sizeof what, "scanline %lld", (long long)y);
-				rc = exr_error(rv, &io, what, err);
-				goto done;
-			}
-		}
+		job.scratch_px = (size_t)w * (size_t)(job.lpc < h ? job.lpc : h);
+		nchunks = (size_t)((h + job.lpc - 1) / job.lpc);
 	} else {
-		uint32_t tw, th;
 		exr_tile_level_mode_t lm;
 		exr_tile_round_mode_t rm;
-		if ((rv = exr_get_tile_descriptor(ctxt, 0, &tw, &th, &lm, &rm)) || !tw || !th) {
+		if ((rv = exr_get_tile_descriptor(ctxt, 0, &job.tw, &job.th, &lm, &rm)) || !job.tw ||
+		    !job.th) {
 			rc = exr_error(rv ? rv : EXR_ERR_FILE_BAD_HEADER, &io, "tile description", err);
 			goto done;
 		}
-		int64_t nx = (w + tw - 1) / tw, ny = (h + th - 1) / th;
-		scratch_px = (size_t)(tw < w ? tw : w) * (size_t)(th < h ? th : h);
-		scratch = malloc(scratch_px * (size_t)cl->num_channels * sizeof(float));
-		if (!scratch) {
-			rc = image_fail(err, IMAGE_E_NOMEM, "exr: cannot allocate a tile buffer");
-			goto done;
-		}
-		for (int64_t ty = 0; ty < ny; ty++)
-			for (int64_t tx = 0; tx < nx; tx++) {
-				rv = exr_read_tile_chunk_info(ctxt, 0, (int)tx, (int)ty, 0, 0, &ci);
-				if (!rv)
-					rv = run_chunk(ctxt, &ci, &dec, &started, cl, &m, out,
-						       scratch, scratch_px, tx * (int64_t)tw,
-						       ty * (int64_t)th);
-				if (rv) {
-					char what[64];
-					snprintf(what, sizeof what, "tile %lld,%lld", (long long)tx,
-						 (long long)ty);
-					rc = exr_error(rv, &io, what, err);
-					goto done;
-				}
-			}
+		job.tiled = 1;
+		job.nx = (w + job.tw - 1) / job.tw;
+		int64_t ny = (h + job.th - 1) / job.th;
+		job.scratch_px = (size_t)(job.tw < w ? job.tw : w) * (size_t)(job.th < h ? job.th : h);
+		nchunks = (size_t)job.nx * (size_t)ny;
+	}
+	job.scratch_bytes = job.scratch_px * (size_t)cl->num_channels * sizeof(float);
+	size_t failed = 0;
+	/* a worker: its scratch planes, the chunk packed and unpacked, the inflated bytes */
+	rv = par_each(nchunks, exr_threads(lim->threads, nchunks, chunk_bytes,
+					   job.scratch_bytes + 3 * chunk_bytes), dec_item, &job,
+		      &failed);
+	for (int i = 0; i < PAR_MAX_THREADS; i++) {
+		struct dec_worker *dw_ = &job.w[i];
+		if (dw_->started)
+			exr_decoding_destroy(ctxt, &dw_->d);
+		free(dw_->scratch);
+		free(dw_->z);
+		if (dw_->inf)
+			libdeflate_free_decompressor(dw_->inf);
+	}
+	if (rv) {
+		char what[64];
+		if (!job.tiled)
+			snprintf(what, sizeof what, "scanline %lld",
+				 (long long)(dw.min.y + (int64_t)failed * job.lpc));
+		else
+			snprintf(what, sizeof what, "tile %lld,%lld",
+				 (long long)(failed % (size_t)job.nx), (long long)(failed / (size_t)job.nx));
+		rc = rv == EXR_ERR_OUT_OF_MEMORY
+			     ? image_fail(err, IMAGE_E_NOMEM, "exr: cannot allocate a chunk buffer")
+			     : exr_error(rv, &io, what, err);
+		goto done;
 	}
 	info->bits = m.bits;
 	info->channels = m.ch;
 	info->float_format = 1;
 	rc = 0;
 done:
-	if (started)
-		exr_decoding_destroy(ctxt, &dec);
 	if (ctxt)
 		exr_finish(&ctxt);
-	free(scratch);
+	pthread_mutex_destroy(&io.lock);
 	if (rc)
 		image_free(out);
 	return rc;
 }
 
-/* Float -> half -> float with round-to-nearest-even, for reporting what a half file loses. */
-static float through_half(float f)
+/* What writing f as a half float loses (IMAGE_LOST_RANGE: it rounds to infinity;
+ * IMAGE_LOST_PRECISION: to another value; NaN and infinity lose nothing), from its bits: a half
+ * keeps 11 significant bits down to 2^-14 and multiples of 2^-24 below. */
+static unsigned half_loss(float f)
 {
-	if (!isfinite(f) || f == 0)
-		return f;
-	float a = fabsf(f);
-	if (a >= 65520.0f) /* rounds to infinity */
-		return copysignf(INFINITY, f);
-	int e;
-	frexpf(a, &e); /* a = m * 2^e, m in [0.5, 1) */
-	int q = e - 11; /* half keeps 11 significant bits */
-	if (q < -24)
-		q = -24; /* subnormal half spacing is 2^-24 */
-	float step = ldexpf(1.0f, q);
-	return copysignf(nearbyintf(a / step) * step, f);
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	uint32_t a = u & 0x7fffffffu, ex = a >> 23, sig = (a & 0x7fffffu) | 0x800000u;
+	if (ex == 0xff || a == 0)
+		return 0;                    /* NaN, infinity, zero */
+	if (a >= 0x477ff000u)                /* 65520 and up round to infinity */
+		return IMAGE_LOST_RANGE;
+	int e = (int)ex - 127;
+	if (e >= -14)                        /* a normal half: 10 bits after the point */
+		return (a & 0x1fffu) ? IMAGE_LOST_PRECISION : 0;
+	if (ex == 0 || e < -24)              /* below half's smallest step */
+		return IMAGE_LOST_PRECISION;
+	return (sig & ((1u << (-e - 1)) - 1)) ? IMAGE_LOST_PRECISION : 0; /* multiples of 2^-24 */
 }
 
-/* The packed chunk of the encode in progress on this thread, kept by compress_keeping_raw. */
-static _Thread_local struct {
-	void *p;
-	size_t cap;
-	exr_result_t (*compress)(exr_encode_pipeline_t *e); /* the library's own */
-} raw_copy;
-
-/* The library's compression, except that a chunk compression cannot shrink is stored as its
- * packed bytes: OpenEXRCore 3.1.5 writes such a ZIP chunk of 32-bit channels with the packed
- * size but other bytes (a reader then sees garbage), so the packed bytes are kept aside first
- * and put back where the library fell back to them. */
-static exr_result_t compress_keeping_raw(exr_encode_pipeline_t *e)
+/* half_loss over n samples: first a pass that only tells whether every sample is zero or in
+ * half's normal range (most of an image; a loop without branches, which vectorises), then
+ * sample by sample only where one is not. */
+static unsigned half_losses(const float *v, size_t n)
 {
-	size_t n = (size_t)e->packed_bytes;
-	if (n > raw_copy.cap) {
-		void *q = realloc(raw_copy.p, n);
-		if (!q)
+	uint32_t low = 0, other = 0;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t u;
+		memcpy(&u, &v[k], sizeof u);
+		uint32_t a = u & 0x7fffffffu;
+		uint32_t normal = a - 0x38800000u < 0x477ff000u - 0x38800000u; /* 2^-14 to 65520 */
+		low |= normal ? a & 0x1fffu : 0;
+		other |= !normal & (a != 0);
+	}
+	if (!other)
+		return low ? IMAGE_LOST_PRECISION : 0;
+	unsigned l = 0;
+	for (size_t k = 0; k < n; k++)
+		l |= half_loss(v[k]);
+	return l;
+}
+
+/* One encoded chunk, kept until the chunks before it are written. */
+struct enc_chunk {
+	uint8_t *p; /* malloc'd; freed once written */
+	size_t n;
+	int y;      /* its first line */
+	int done;   /* encoded, waiting its turn (under enc_job.lock) */
+};
+
+/* One encoding thread's state: its pipeline and buffers, kept from chunk to chunk. */
+struct enc_worker {
+	exr_encode_pipeline_t e;
+	int started;
+	exr_result_t (*lib_compress)(exr_encode_pipeline_t *e); /* the library's own */
+	struct enc_chunk *slot; /* where the chunk under way goes */
+	uint8_t *t;             /* ZIP: predicted bytes; others: the packed bytes kept aside */
+	size_t tcap;
+	struct libdeflate_compressor *def;
+	int level;              /* def's level */
+	unsigned lost;          /* what the half samples of its chunks lost */
+};
+
+/* A frame's encoding, shared by its threads. */
+struct enc_job {
+	exr_context_t ctxt;
+	int part, ch, bits, zip;
+	int32_t lpc;
+	const struct image *img;
+	const char *const *names;
+	struct enc_chunk *chunks;
+	size_t nchunks;
+	pthread_mutex_t lock; /* guards chunks[].done, written and the file's writing */
+	size_t written;       /* chunks written to the file, in order */
+	struct enc_worker w[PAR_MAX_THREADS];
+};
+
+/* Chunk i is encoded: it and every encoded chunk after it with none missing before are written
+ * to the file (OpenEXR writes a scanline part's chunks in order), so a frame holds about one
+ * encoded chunk a thread rather than all of them. An exr_result_t. */
+static exr_result_t write_ready(struct enc_job *J, size_t i)
+{
+	exr_result_t rv = EXR_ERR_SUCCESS;
+	pthread_mutex_lock(&J->lock);
+	J->chunks[i].done = 1;
+	while (!rv && J->written < J->nchunks && J->chunks[J->written].done) {
+		struct enc_chunk *c = &J->chunks[J->written];
+		rv = exr_write_scanline_chunk(J->ctxt, J->part, c->y, c->p, c->n);
+		free(c->p);
+		c->p = NULL;
+		J->written++;
+	}
+	pthread_mutex_unlock(&J->lock);
+	return rv;
+}
+
+/* compress_fn: the packed chunk compressed into the worker's slot. ZIP and ZIPS through
+ * libdeflate (OpenEXR's predictor, then a zlib stream); others through the library. A chunk
+ * that compression does not shrink is stored as its packed bytes, as the format says (a chunk
+ * whose size is its unpacked size is raw): OpenEXRCore 3.1.5 writes a ZIP chunk that compresses
+ * to exactly its packed size as it came out of zlib, which readers then take for raw bytes. */
+static exr_result_t compress_chunk(exr_encode_pipeline_t *e)
+{
+	struct enc_worker *w = e->encoding_user_data;
+	size_t n = (size_t)e->packed_bytes, m = 0;
+	uint8_t *out = malloc(n ? n : 1);
+	if (!out || grow(&w->t, &w->tcap, n)) {
+		free(out);
+		return EXR_ERR_OUT_OF_MEMORY;
+	}
+	if (w->lib_compress == NULL) { /* ZIP, ZIPS */
+		if (!w->def && !(w->def = libdeflate_alloc_compressor(w->level))) {
+			free(out);
 			return EXR_ERR_OUT_OF_MEMORY;
-		raw_copy.p = q;
-		raw_copy.cap = n;
+		}
+		zip_predict(w->t, e->packed_buffer, n);
+		m = n > 1 ? libdeflate_zlib_compress(w->def, w->t, n, out, n - 1) : 0;
+		if (!m) /* no smaller than the packed bytes */
+			memcpy(out, e->packed_buffer, m = n);
+	} else {
+		memcpy(w->t, e->packed_buffer, n); /* the library may work in place */
+		exr_result_t rv = w->lib_compress(e);
+		if (rv) {
+			free(out);
+			return rv;
+		}
+		if (e->compressed_bytes < n)
+			memcpy(out, e->compressed_buffer, m = (size_t)e->compressed_bytes);
+		else
+			memcpy(out, w->t, m = n);
 	}
-	memcpy(raw_copy.p, e->packed_buffer, n);
-	exr_result_t rv = raw_copy.compress(e);
-	if (rv == EXR_ERR_SUCCESS && e->compressed_bytes >= n) {
-		memcpy(e->packed_buffer, raw_copy.p, n);
-		if (e->compressed_buffer && e->compressed_alloc_size >= n)
-			memcpy(e->compressed_buffer, raw_copy.p, n);
-		e->compressed_bytes = n;
+	w->slot->p = out;
+	w->slot->n = m;
+	return EXR_ERR_SUCCESS;
+}
+
+/* par_each's item: chunk i packed and compressed into J->chunks[i], an exr_result_t. */
+static int enc_item(void *ctx, int worker, size_t i)
+{
+	struct enc_job *J = ctx;
+	struct enc_worker *w = &J->w[worker];
+	const struct image *img = J->img;
+	int y = (int)i * J->lpc, ch = J->ch;
+	exr_chunk_info_t ci;
+	exr_result_t rv = exr_write_scanline_chunk_info(J->ctxt, J->part, y, &ci);
+	if (rv)
+		return rv;
+	rv = w->started ? exr_encoding_update(J->ctxt, J->part, &ci, &w->e)
+			: exr_encoding_initialize(J->ctxt, J->part, &ci, &w->e);
+	if (rv)
+		return rv;
+	exr_encode_pipeline_t *e = &w->e;
+	for (int c = 0; c < e->channel_count; c++) {
+		exr_coding_channel_info_t *cc = &e->channels[c];
+		int slot = 0;
+		for (int k = 0; k < ch; k++)
+			if (!strcmp(J->names[k], cc->channel_name))
+				slot = k;
+		cc->user_data_type = EXR_PIXEL_FLOAT;
+		cc->user_bytes_per_element = 4;
+		cc->user_pixel_stride = ch * 4;
+		cc->user_line_stride = img->width * ch * 4;
+		cc->encode_from_ptr =
+		    (const uint8_t *)(img->pixels + (size_t)y * img->width * ch + slot);
 	}
+	if (!w->started) {
+		w->started = 1;
+		rv = exr_encoding_choose_default_routines(J->ctxt, J->part, e);
+		if (rv)
+			return rv;
+		if (e->compress_fn) {
+			w->lib_compress = J->zip ? NULL : e->compress_fn;
+			e->compress_fn = compress_chunk;
+		}
+		/* write_ready writes the chunks, in order */
+		e->yield_until_ready_fn = NULL;
+		e->write_fn = NULL;
+	}
+	e->encoding_user_data = w;
+	w->level = J->bits == 16 ? EXR_DEFLATE_HALF : EXR_DEFLATE_FLOAT;
+	w->slot = &J->chunks[i];
+	w->slot->y = y;
+	rv = exr_encoding_run(J->ctxt, J->part, e);
+	if (!rv && !w->slot->p) { /* uncompressed: the packed bytes */
+		size_t n = (size_t)e->packed_bytes;
+		if (!(w->slot->p = malloc(n ? n : 1)))
+			return EXR_ERR_OUT_OF_MEMORY;
+		memcpy(w->slot->p, e->packed_buffer, n);
+		w->slot->n = n;
+	}
+	if (!rv && J->bits == 16) { /* what the chunk's samples lose as half */
+		size_t a = (size_t)y * img->width * ch, b = (size_t)(y + ci.height) * img->width * ch;
+		w->lost |= half_losses(img->pixels + a, b - a);
+	}
+	if (!rv)
+		rv = write_ready(J, i);
 	return rv;
 }
 
@@ -428,24 +748,26 @@ int image_encode_exr(const struct image *img, const struct image_encode_opts *o,
 	int bits = o->bits ? o->bits : 16;
 	if (bits != 16 && bits != 32)
 		return image_fail(err, IMAGE_E_ARG, "exr: %d bits is not 16 (half) or 32 (float)", bits);
+	static const exr_compression_t comps[IMAGE_EXR_COMPRESSION_COUNT] = {
+		[IMAGE_EXR_ZIP] = EXR_COMPRESSION_ZIP,   [IMAGE_EXR_NONE] = EXR_COMPRESSION_NONE,
+		[IMAGE_EXR_RLE] = EXR_COMPRESSION_RLE,   [IMAGE_EXR_ZIPS] = EXR_COMPRESSION_ZIPS,
+		[IMAGE_EXR_PIZ] = EXR_COMPRESSION_PIZ,
+	};
+	if (o->exr_compression < 0 || o->exr_compression >= IMAGE_EXR_COMPRESSION_COUNT)
+		return image_fail(err, IMAGE_E_ARG, "exr: no compression %d", o->exr_compression);
+	exr_compression_t comp = comps[o->exr_compression];
 	int ch = img->channels;
 	static const char *names[5][4] = { { 0 }, { "Y" }, { "Y", "A" }, { "R", "G", "B" },
 					   { "R", "G", "B", "A" } };
-	size_t n = (size_t)img->width * (size_t)img->height * (size_t)ch;
-	if (bits == 16)
-		for (size_t i = 0; i < n; i++) {
-			float v = img->pixels[i], hv = through_half(v);
-			if (isinf(hv) && !isinf(v))
-				*lost |= IMAGE_LOST_RANGE;
-			else if (hv != v && !(isnan(v)))
-				*lost |= IMAGE_LOST_PRECISION;
-		}
 
-	struct exr_io io = { NULL, 0, { NULL, 0, 0 }, "" };
+	struct exr_io io = { NULL, 0, { NULL, 0, 0 }, PTHREAD_MUTEX_INITIALIZER, "" };
 	exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
 	exr_context_t ctxt = NULL;
-	exr_encode_pipeline_t enc = EXR_ENCODE_PIPELINE_INITIALIZER;
-	int started = 0, part, rc = 0;
+	struct enc_job job;
+	memset(&job, 0, sizeof job);
+	pthread_mutex_init(&job.lock, NULL);
+	size_t nchunks = 0;
+	int part, rc = 0;
 	exr_result_t rv;
 	init.user_data = &io;
 	init.write_fn = mem_write;
@@ -454,58 +776,56 @@ int image_encode_exr(const struct image *img, const struct image_encode_opts *o,
 	if (!rv)
 		rv = exr_add_part(ctxt, NULL, EXR_STORAGE_SCANLINE, &part);
 	if (!rv)
-		rv = exr_initialize_required_attr_simple(ctxt, part, img->width, img->height,
-							 EXR_COMPRESSION_ZIP);
+		rv = exr_initialize_required_attr_simple(ctxt, part, img->width, img->height, comp);
 	for (int c = 0; c < ch && !rv; c++)
 		rv = exr_add_channel(ctxt, part, names[ch][c],
 				     bits == 16 ? EXR_PIXEL_HALF : EXR_PIXEL_FLOAT,
 				     EXR_PERCEPTUALLY_LOGARITHMIC, 1, 1);
 	if (!rv)
 		rv = exr_write_header(ctxt);
-	int32_t lpc = 0;
 	if (!rv)
-		rv = exr_get_scanlines_per_chunk(ctxt, part, &lpc);
-	for (int y = 0; !rv && y < img->height; y += lpc) {
-		exr_chunk_info_t ci;
-		rv = exr_write_scanline_chunk_info(ctxt, part, y, &ci);
-		if (rv)
-			break;
-		rv = started ? exr_encoding_update(ctxt, part, &ci, &enc)
-			     : exr_encoding_initialize(ctxt, part, &ci, &enc);
-		if (rv)
-			break;
-		for (int i = 0; i < enc.channel_count; i++) {
-			exr_coding_channel_info_t *c = &enc.channels[i];
-			int slot = 0;
-			for (int k = 0; k < ch; k++)
-				if (!strcmp(names[ch][k], c->channel_name))
-					slot = k;
-			c->user_data_type = EXR_PIXEL_FLOAT;
-			c->user_bytes_per_element = 4;
-			c->user_pixel_stride = ch * 4;
-			c->user_line_stride = img->width * ch * 4;
-			c->encode_from_ptr = (const uint8_t *)(img->pixels +
-							       (size_t)y * img->width * ch + slot);
-		}
-		if (!started) {
-			started = 1;
-			rv = exr_encoding_choose_default_routines(ctxt, part, &enc);
-			if (rv)
-				break;
-			if (enc.compress_fn) {
-				raw_copy.compress = enc.compress_fn;
-				enc.compress_fn = compress_keeping_raw;
-			}
-		}
-		rv = exr_encoding_run(ctxt, part, &enc);
+		rv = exr_get_scanlines_per_chunk(ctxt, part, &job.lpc);
+	if (!rv && job.lpc < 1)
+		rv = EXR_ERR_INVALID_ARGUMENT;
+	if (!rv) {
+		nchunks = (size_t)((img->height + job.lpc - 1) / job.lpc);
+		if (!(job.chunks = calloc(nchunks, sizeof *job.chunks)))
+			rv = EXR_ERR_OUT_OF_MEMORY;
 	}
-	if (started)
-		exr_encoding_destroy(ctxt, &enc);
-	free(raw_copy.p);
-	memset(&raw_copy, 0, sizeof raw_copy);
+	if (!rv) {
+		job.ctxt = ctxt;
+		job.part = part;
+		job.ch = ch;
+		job.bits = bits;
+		job.zip = comp == EXR_COMPRESSION_ZIP || comp == EXR_COMPRESSION_ZIPS;
+		job.img = img;
+		job.names = names[ch];
+		job.nchunks = nchunks;
+		uint64_t chunk_bytes = (uint64_t)img->width * (uint64_t)job.lpc * (uint64_t)ch *
+				       (uint64_t)(bits / 8);
+		/* a worker: the chunk packed, compressed, kept aside, and its bytes waiting */
+		rv = par_each(nchunks, exr_threads(o->threads, nchunks, chunk_bytes, 4 * chunk_bytes),
+			      enc_item, &job, NULL);
+		if (!rv && job.written != nchunks)
+			rv = EXR_ERR_INCORRECT_CHUNK;
+	}
+	for (int i = 0; i < PAR_MAX_THREADS; i++) {
+		struct enc_worker *w = &job.w[i];
+		if (w->started)
+			exr_encoding_destroy(ctxt, &w->e);
+		free(w->t);
+		if (w->def)
+			libdeflate_free_compressor(w->def);
+		*lost |= w->lost;
+	}
+	for (size_t i = 0; job.chunks && i < nchunks; i++)
+		free(job.chunks[i].p);
+	free(job.chunks);
+	pthread_mutex_destroy(&job.lock);
 	exr_result_t frv = ctxt ? exr_finish(&ctxt) : EXR_ERR_SUCCESS;
 	if (!rv)
 		rv = frv;
+	pthread_mutex_destroy(&io.lock);
 	if (rv) {
 		rc = image_fail(err, rv == EXR_ERR_OUT_OF_MEMORY ? IMAGE_E_NOMEM : IMAGE_E_ARG,
 				"exr: encoding: %s%s%s", exr_get_error_code_as_string(rv),

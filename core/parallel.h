@@ -25,4 +25,18 @@ void par_for(size_t n, size_t min_items, par_fn fn, void *ctx);
  * them on the calling thread alone). */
 int par_threads(size_t n, size_t min_items);
 
+/* One item of par_each: item in [0, n) on worker in [0, threads) (0 is the calling thread; a
+ * worker runs one item at a time, so state indexed by worker needs no lock). Returns 0, or
+ * nonzero to stop: no item is started after that (those under way finish). */
+typedef int (*par_item_fn)(void *ctx, int worker, size_t item);
+
+/* Runs fn on items [0, n) handed out one at a time in order (an item's cost may vary) to the
+ * calling thread and up to threads - 1 helpers, which the process shares: all par_each calls
+ * at once run at most as many threads as the process may use cores (par_threads' count), so
+ * codec threads that each split a frame do not oversubscribe a loaded host: a call made while
+ * the others hold every core runs on its calling thread alone. threads is clamped to
+ * [1, PAR_MAX_THREADS]. Returns 0 when every item returned 0; else the value of the lowest item
+ * that failed among those that ran, with that item in *failed (when not NULL). */
+int par_each(size_t n, int threads, par_item_fn fn, void *ctx, size_t *failed);
+
 #endif

@@ -479,6 +479,7 @@ static void do_encode(struct jobs *J, struct job *j)
 	eo.quality = j->req.quality ? j->req.quality : api_default_quality(&J->cfg, fmt);
 	eo.subsampling = J->cfg.jpeg_subsampling ? 420 : 444;
 	eo.speed = J->cfg.avif_speed;
+	eo.exr_compression = j->req.exr_compression;
 	char err[IMAGE_ERR_LEN];
 	int rc;
 	if (j->yresult.data) /* planes made on the GPU; lost came with them */

@@ -94,7 +94,7 @@ static char *read_text(const char *path, size_t *len)
 static struct image_limits image_dir_limits(const struct config *cfg)
 {
 	struct image_limits lim = {(unsigned)cfg->max_side, (unsigned)cfg->max_side,
-	                           cfg->max_pixels, NULL, NULL};
+	                           cfg->max_pixels, NULL, NULL, 0};
 	return lim;
 }
 
@@ -120,7 +120,7 @@ static struct image_limits kernel_limits(const struct config *cfg)
 {
 	struct image_limits lim = {(unsigned)cfg->max_side, (unsigned)cfg->max_side,
 	                           cfg->kernel_max_pixels < cfg->max_pixels
-	                           ? cfg->kernel_max_pixels : cfg->max_pixels, NULL, NULL};
+	                           ? cfg->kernel_max_pixels : cfg->max_pixels, NULL, NULL, 0};
 	return lim;
 }
 
@@ -133,7 +133,7 @@ static void reload_kernels(const struct config *cfg, struct kernels *kernels)
 	}
 	struct image_limits lim = {(unsigned)cfg->max_side, (unsigned)cfg->max_side,
 	                           cfg->kernel_max_pixels < cfg->max_pixels
-	                           ? cfg->kernel_max_pixels : cfg->max_pixels, NULL, NULL};
+	                           ? cfg->kernel_max_pixels : cfg->max_pixels, NULL, NULL, 0};
 	char kerr[KERNELS_ERR_LEN];
 	int loaded, removed;
 	if (kernels_load_dir(kernels, cfg->kernel_dir, &lim, &loaded, &removed, kerr))
@@ -497,7 +497,7 @@ static int serve(struct serve_ctx *sc, int worker)
 	if (cfg.kernel_dir[0]) {
 		struct image_limits lim = {(unsigned)cfg.max_side, (unsigned)cfg.max_side,
 		                           cfg.kernel_max_pixels < cfg.max_pixels
-		                           ? cfg.kernel_max_pixels : cfg.max_pixels, NULL, NULL};
+		                           ? cfg.kernel_max_pixels : cfg.max_pixels, NULL, NULL, 0};
 		char kerr[KERNELS_ERR_LEN];
 		int loaded, removed;
 		if (kernels_load_dir(kernels, cfg.kernel_dir, &lim, &loaded, &removed, kerr)) {

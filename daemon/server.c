@@ -344,9 +344,9 @@ static int precheck(struct req *r, int early, enum MHD_Result *ret)
 		const struct config *c = &r->S->cfg;
 		struct image_limits klim = {(unsigned)c->max_side, (unsigned)c->max_side,
 		                            c->kernel_max_pixels < c->max_pixels ? c->kernel_max_pixels
-		                            : c->max_pixels, NULL, NULL};
+		                            : c->max_pixels, NULL, NULL, 0};
 		struct image_limits ilim = {(unsigned)c->max_side, (unsigned)c->max_side,
-		                            c->max_pixels, NULL, NULL};
+		                            c->max_pixels, NULL, NULL, 0};
 		service_store_sync(r->S->o.service, r->S->o.kernels, r->S->o.images, &klim, &ilim);
 	}
 	return 0;

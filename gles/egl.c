@@ -33,6 +33,8 @@ struct egl_ctx {
 	EGLConfig cfg;
 	EGLint cattrs[9]; /* what the context was made with (egl_ctx_create_shared's too) */
 	int shared;       /* made by egl_ctx_create_shared: the display is its first context's */
+	int adopted;      /* EGLP_CURRENT: the caller's context, never made or destroyed here */
+	int keep_display; /* egl_opts.keep_display */
 	struct egl_info info;
 	struct log_sink log;
 	PFNGLGETGRAPHICSRESETSTATUSKHRPROC reset_status; /* NULL without GL_KHR/EXT_robustness */
@@ -352,6 +354,22 @@ int egl_ctx_create(const struct egl_opts *o, const struct log_sink *log, struct 
 	}
 	if (log)
 		c->log = *log;
+	if (o->platform == EGLP_CURRENT) {
+		c->dpy = eglGetCurrentDisplay();
+		c->ctx = eglGetCurrentContext();
+		c->surf = eglGetCurrentSurface(EGL_DRAW);
+		if (c->dpy == EGL_NO_DISPLAY || c->ctx == EGL_NO_CONTEXT) {
+			snprintf(err, EGL_ERR_LEN, "current: no EGL context is current on this thread");
+			free(c);
+			return EGLC_E_CONTEXT;
+		}
+		c->adopted = 1;
+		snprintf(c->info.platform, sizeof c->info.platform, "current");
+		c->info.device_index = -1;
+		read_facts(c);
+		*out = c;
+		return 0;
+	}
 	int order[2], count = 0;
 	if (o->platform == EGLP_AUTO || o->platform == EGLP_DEVICE)
 		order[count++] = EGLP_DEVICE;
@@ -384,6 +402,7 @@ int egl_ctx_create(const struct egl_opts *o, const struct log_sink *log, struct 
 		return rc;
 	}
 	read_facts(c);
+	c->keep_display = o->keep_display;
 	if (o->debug) {
 		PFNGLDEBUGMESSAGECALLBACKKHRPROC cb =
 			(PFNGLDEBUGMESSAGECALLBACKKHRPROC)eglGetProcAddress("glDebugMessageCallbackKHR");
@@ -420,6 +439,10 @@ void egl_ctx_release(struct egl_ctx *c)
 int egl_ctx_create_shared(struct egl_ctx *main, struct egl_ctx **out, char err[EGL_ERR_LEN])
 {
 	*out = NULL;
+	if (main->adopted) {
+		snprintf(err, EGL_ERR_LEN, "the caller's context (platform current) is not shared");
+		return EGLC_E_CONTEXT;
+	}
 	struct egl_ctx *c = calloc(1, sizeof *c);
 	if (!c) {
 		snprintf(err, EGL_ERR_LEN, "out of memory");
@@ -455,6 +478,10 @@ void egl_ctx_destroy(struct egl_ctx *c)
 {
 	if (!c)
 		return;
+	if (c->adopted) { /* the caller's: left as it is */
+		free(c);
+		return;
+	}
 	if (c->shared) { /* released by its thread; the display stays its first context's */
 		if (c->surf != EGL_NO_SURFACE)
 			eglDestroySurface(c->dpy, c->surf);
@@ -466,6 +493,7 @@ void egl_ctx_destroy(struct egl_ctx *c)
 	if (c->surf != EGL_NO_SURFACE)
 		eglDestroySurface(c->dpy, c->surf);
 	eglDestroyContext(c->dpy, c->ctx);
-	eglTerminate(c->dpy);
+	if (!c->keep_display)
+		eglTerminate(c->dpy);
 	free(c);
 }

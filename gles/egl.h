@@ -11,7 +11,9 @@
 
 #define EGL_ERR_LEN 512
 
-enum egl_platform { EGLP_AUTO = 0, EGLP_DEVICE, EGLP_SURFACELESS };
+/* EGLP_CURRENT: the caller's context current on the calling thread, used and not owned
+ * (egl_ctx_destroy forgets it, leaving it current; egl_ctx_create_shared refuses it). */
+enum egl_platform { EGLP_AUTO = 0, EGLP_DEVICE, EGLP_SURFACELESS, EGLP_CURRENT };
 
 enum egl_error {
 	EGLC_OK = 0,
@@ -27,10 +29,13 @@ struct egl_opts {
 	int platform;     /* enum egl_platform */
 	int device_index; /* for EGLP_DEVICE (and AUTO's device attempt): which EGL device */
 	int debug;        /* KHR_debug context; messages go to the log sink */
+	int keep_display; /* 1: egl_ctx_destroy leaves the display initialized (a library's
+	                     context: the process's other contexts may be on the same display, and
+	                     eglTerminate would take it from them) */
 };
 
 struct egl_info {
-	char platform[16];       /* "device" or "surfaceless" */
+	char platform[16];       /* "device", "surfaceless" or "current" */
 	int device_index;        /* -1 for surfaceless */
 	int device_count;        /* EGL devices seen (0 if the extension is missing) */
 	char egl_vendor[128], egl_version[64], device_ext[256];

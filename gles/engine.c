@@ -42,7 +42,7 @@ static const char *or_empty(const char *s)
 static int make_base(struct engine *e, const struct engine_opts *o, const struct log_sink *log,
                      char err[ENGINE_ERR_LEN])
 {
-	struct egl_opts eo = {o->platform, o->device, o->gl_debug};
+	struct egl_opts eo = {o->platform, o->device, o->gl_debug, o->keep_display};
 	char eerr[EGL_ERR_LEN];
 	if (egl_ctx_create(&eo, log, &e->egl, eerr)) {
 		snprintf(err, ENGINE_ERR_LEN, "no OpenGL ES 3.1 context: %s", eerr);

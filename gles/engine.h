@@ -63,6 +63,7 @@ struct engine_opts {
 	int compile_thread;        /* enum engine_compile: idle work's programs compiled by a thread
 	                              with a context of its own (program_cache_worker) */
 	int upload_copy;           /* bloom_ctx_opts.upload_copy */
+	int keep_display;          /* egl_opts.keep_display (libfftbloom's contexts) */
 };
 
 enum engine_compile {

@@ -17,8 +17,6 @@
                                whole in one */
 #define TUNE_MAX_CAND 13
 
-static unsigned long long tune_rng = 0x2545F4914F6CDD1Dull;
-
 /* The shapes tune measures: the built-in rule's, shared at several invocation counts, global,
  * and for adjacent signals blocked with rows of 64 (its default), 32 and 128 bytes and with half
  * the invocations. Returns the count written to cand (at most TUNE_MAX_CAND). */
@@ -78,6 +76,8 @@ static GLuint tune_buffer(size_t elems, const struct fft_opts *o)
 	float *data = malloc(block * sizeof *data);
 	if (!data)
 		return 0;
+	/* the same values each time, and no state shared by contexts on other threads */
+	unsigned long long tune_rng = 0x2545F4914F6CDD1Dull;
 	for (size_t i = 0; i < block; i++) {
 		tune_rng ^= tune_rng << 13, tune_rng ^= tune_rng >> 7, tune_rng ^= tune_rng << 17;
 		data[i] = (float)((tune_rng >> 40) * (1.0 / 16777216.0)) - 0.5f;

@@ -10,3 +10,5 @@ TEST_COMMON := $(BUILD)/tests/testutil.o $(BUILD)/tests/yuv_ref.o
 TEST_BINS := $(patsubst %,$(BUILD)/tests/%,$(TEST_NAMES))
 $(TEST_BINS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_COMMON) $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL) -lcmocka
+# after the rule above, which links the engine's objects: tests/lib links the library alone
+include tests/lib/module.mk

@@ -142,7 +142,7 @@ struct egl_ctx *tu_gl_context(void)
 	if (tried)
 		return ctx;
 	tried = 1;
-	struct egl_opts o = {EGLP_AUTO, 0, 0};
+	struct egl_opts o = {EGLP_AUTO, 0, 0, 0};
 	char err[EGL_ERR_LEN];
 	if (egl_ctx_create(&o, &sink, &ctx, err)) {
 		fprintf(stderr, "no GL context: %s\n", err);

@@ -355,6 +355,10 @@ static void test_rules(void **state)
 	assert_int_equal(r.format, OUT_JPEG);
 	expect(&r, "quality", "0", REQUEST_SRC_QUERY, REQUEST_E_VALUE, "[1, 100]");
 	expect(&r, "quality", "77", REQUEST_SRC_QUERY, 0, NULL);
+	expect(&r, "exr_compression", "dwaa", REQUEST_SRC_QUERY, REQUEST_E_VALUE,
+	       "zip|none|rle|zips|piz");
+	expect(&r, "exr_compression", "piz", REQUEST_SRC_QUERY, 0, NULL);
+	assert_int_equal(r.exr_compression, IMAGE_EXR_PIZ);
 	assert_int_equal(r.quality, 77);
 
 	request_init(&r, REQUEST_CONVOLVE);
@@ -624,6 +628,7 @@ static const struct bound bounds[] = {
 	{"format", BC_OPS, B_FORMAT, 0, 0, "jpeg|png|png16|exr|hdr|pfm|webp|avif|avif10|avif12", 0,
 	 0},
 	{"quality", BC_OPS, B_INT, 1, 100, NULL, 0, 0},
+	{"exr-compression", BC_OPS, B_ENUM, 0, 0, "zip|none|rle|zips|piz", 0, 0},
 	{"padding", CT_OPS, B_PAIR, 0, 65535, NULL, CP(pad_h), CP(pad_w)},
 	{"stride", CT_OPS, B_PAIR, 1, 65535, NULL, CP(stride_h), CP(stride_w)},
 	{"dilation", CT_OPS, B_PAIR, 1, 65535, NULL, CP(dil_h), CP(dil_w)},

@@ -15,6 +15,7 @@
 
 #include "codec/colour.h"
 #include "codec/image.h"
+#include "core/parallel.h"
 #include "tests/testutil.h"
 #include "tests/yuv_ref.h"
 
@@ -1289,6 +1290,121 @@ static void test_exr_roundtrip(void **state)
 	image_free(&img);
 }
 
+/* Every exr_compression written and read back exactly (half samples that half holds, float32
+ * bits), at odd sizes of one to several blocks (ZIP 16 lines, PIZ 32, the others 1); the same
+ * bytes whether a frame's blocks are encoded on one thread or several, the same pixels however
+ * many threads decode them, and a file cut short refused on any; and each written file read by
+ * OpenEXR's own C++ library (exrmaketiled, which retiles it: 16x16 tiles, our tiled decode)
+ * where it is installed. */
+static void test_exr_compressions(void **state)
+{
+	(void)state;
+	static const int esz[][2] = { { 1, 1 }, { 7, 3 }, { 33, 17 }, { 65, 70 }, { 130, 97 } };
+	char dir[] = "/tmp/fftbloom-exr-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	int tool = access("/usr/bin/exrmaketiled", X_OK) == 0;
+	if (!tool)
+		print_message("exrmaketiled (Debian's openexr) not installed: OpenEXR's reading and "
+			      "tiled inputs not checked\n");
+	for (int c = 0; c < IMAGE_EXR_COMPRESSION_COUNT; c++)
+		for (int bits = 16; bits <= 32; bits += 16)
+			for (int ch = 1; ch <= 4; ch++)
+				for (size_t s = 0; s < sizeof esz / sizeof esz[0]; s++) {
+					struct image img, back;
+					struct image_info info;
+					struct image_encode_opts o = { .bits = bits, .exr_compression = c };
+					unsigned lost;
+					int w = esz[s][0], h = esz[s][1];
+					if (bits == 16)
+						half_image(&img, w, h, ch);
+					else
+						random_image(&img, w, h, ch, -1e6f, 1e6f);
+					roundtrip(&img, IMAGE_FORMAT_EXR, &o, &back, &info, &lost);
+					assert_int_equal(lost, 0);
+					assert_int_equal(info.bits, bits);
+					assert_int_equal(info.channels, ch);
+					assert_same_image(&img, &back, image_exr_compression_names[c]);
+					image_free(&back);
+					if (tool && ch >= 3 && s == 3) { /* OpenEXR's reading, tiles */
+						unsigned char *buf;
+						size_t len;
+						char err[IMAGE_ERR_LEN], in[64], out[64], cmd[200];
+						assert_int_equal(image_encode(&img, IMAGE_FORMAT_EXR, &o, &buf,
+									      &len, &lost, err), 0);
+						snprintf(in, sizeof in, "%s/s.exr", dir);
+						snprintf(out, sizeof out, "%s/t.exr", dir);
+						FILE *f = fopen(in, "wb");
+						assert_non_null(f);
+						assert_int_equal(fwrite(buf, 1, len, f), len);
+						assert_int_equal(fclose(f), 0);
+						free(buf);
+						snprintf(cmd, sizeof cmd, "exrmaketiled -t 16 16 -z %s %s %s "
+							 ">/dev/null 2>&1", c == IMAGE_EXR_ZIPS ? "zip"
+							 : image_exr_compression_names[c], in, out);
+						if (system(cmd))
+							fail_msg("OpenEXR cannot read our %s file: %s",
+								 image_exr_compression_names[c], cmd);
+						struct image_limits lim = { 0 };
+						for (int t = 1; t <= 4; t += 3) {
+							lim.threads = t;
+							assert_int_equal(image_read_file(out, &lim, &back, &info,
+											 err), 0);
+							assert_same_image(&img, &back, "exr retiled by OpenEXR");
+							image_free(&back);
+						}
+						unlink(in);
+						unlink(out);
+					}
+					image_free(&img);
+				}
+	/* threads: a frame of 17 ZIP blocks (33 lines a chunk of ZIPS/RLE/none, 9 PIZ) */
+	for (int c = 0; c < IMAGE_EXR_COMPRESSION_COUNT; c++)
+		for (int bits = 16; bits <= 32; bits += 16) {
+			struct image img;
+			half_image(&img, 301, 263, 4);
+			unsigned char *b1, *bn;
+			size_t l1, ln;
+			unsigned lost1 = 0, lostn = 0;
+			char err[IMAGE_ERR_LEN];
+			struct image_encode_opts o = { .bits = bits, .exr_compression = c, .threads = 1 };
+			assert_int_equal(image_encode(&img, IMAGE_FORMAT_EXR, &o, &b1, &l1, &lost1, err), 0);
+			o.threads = PAR_MAX_THREADS;
+			assert_int_equal(image_encode(&img, IMAGE_FORMAT_EXR, &o, &bn, &ln, &lostn, err), 0);
+			assert_int_equal(l1, ln);
+			assert_memory_equal(b1, bn, l1);
+			assert_int_equal(lost1, lostn);
+			struct image a, b;
+			struct image_info info;
+			struct image_limits lim = { .threads = 1 };
+			assert_int_equal(image_decode(b1, l1, &lim, &a, &info, err), 0);
+			lim.threads = PAR_MAX_THREADS;
+			assert_int_equal(image_decode(b1, l1, &lim, &b, &info, err), 0);
+			assert_memory_equal(a.pixels, b.pixels,
+					    (size_t)a.width * a.height * a.channels * sizeof(float));
+			assert_same_image(&img, &b, "exr threads");
+			/* cut short anywhere past the header: refused on any number of threads, each
+			 * thread's chunk failing or not */
+			for (int k = 1; k < 8; k++) {
+				struct image t;
+				size_t cut = l1 * (size_t)k / 8;
+				int rc = image_decode(b1, cut, &lim, &t, &info, err);
+				if (rc != IMAGE_E_TRUNCATED && rc != IMAGE_E_CORRUPT)
+					fail_msg("exr %s cut to %zu of %zu bytes: %d (%s)",
+						 image_exr_compression_names[c], cut, l1, rc, err);
+				assert_null(t.pixels);
+			}
+			print_message("exr %s %d-bit 301x263 RGBA: %zu bytes, the same on 1 and %d "
+				      "threads\n", image_exr_compression_names[c], bits, l1,
+				      PAR_MAX_THREADS);
+			free(b1);
+			free(bn);
+			image_free(&a);
+			image_free(&b);
+			image_free(&img);
+		}
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* Random valid RGBE pixels (largest mantissa >= 128, as every encoder writes them), with runs so
  * the run-length coder has something to do. */
 static void random_rgbe(unsigned char *q, size_t n)
@@ -1912,6 +2028,7 @@ int main(void)
 		cmocka_unit_test(test_jpeg_dct),
 		cmocka_unit_test(test_jpeg_coded),
 		cmocka_unit_test(test_exr_roundtrip),
+		cmocka_unit_test(test_exr_compressions),
 		cmocka_unit_test(test_hdr_roundtrip),
 		cmocka_unit_test(test_hdr_layouts),
 		cmocka_unit_test(test_webp_lossy),

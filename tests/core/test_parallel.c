@@ -1,6 +1,6 @@
 /* Tests for core/parallel: every item of a range visited exactly once, in contiguous pieces
  * of at least the asked size, on at most PAR_MAX_THREADS threads; small ranges on the caller's
- * thread alone. */
+ * thread alone; par_each's items once each, its failures reported. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -78,10 +78,61 @@ static void test_every_item_once(void **state)
 	assert_int_equal(par_threads(0, 1000), 1);
 }
 
+/* par_each: each item once, on workers numbered below the threads asked; a failing item stops
+ * the hand-out, and the lowest failed item is reported. */
+struct each_visit {
+	_Atomic int *seen;
+	size_t fail_from;  /* items from here fail (SIZE_MAX: none) */
+	_Atomic int bad_worker;
+	int threads;
+};
+
+static int each_mark(void *ctx, int worker, size_t i)
+{
+	struct each_visit *v = ctx;
+	if (worker < 0 || worker >= v->threads)
+		v->bad_worker++;
+	v->seen[i]++;
+	return i >= v->fail_from ? (int)(i + 1) : 0;
+}
+
+static void test_each(void **state)
+{
+	(void)state;
+	static const size_t ns[] = {0, 1, 2, 7, 64, 1000};
+	for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
+		for (int t = 1; t <= PAR_MAX_THREADS + 1; t += 3) {
+			size_t n = ns[k];
+			struct each_visit v = {calloc(n ? n : 1, sizeof(_Atomic int)), SIZE_MAX, 0,
+			                       t > PAR_MAX_THREADS ? PAR_MAX_THREADS : t};
+			size_t failed = 12345;
+			assert_int_equal(par_each(n, t, each_mark, &v, &failed), 0);
+			assert_int_equal(failed, 12345); /* untouched on success */
+			for (size_t i = 0; i < n; i++)
+				if (v.seen[i] != 1)
+					fail_msg("n=%zu threads=%d: item %zu seen %d times", n, t, i,
+					         (int)v.seen[i]);
+			assert_int_equal(v.bad_worker, 0);
+			if (n > 3) { /* items from n/2 fail: the lowest of those run is reported */
+				memset(v.seen, 0, n * sizeof(_Atomic int));
+				v.fail_from = n / 2;
+				int rc = par_each(n, t, each_mark, &v, &failed);
+				assert_true(failed >= n / 2 && failed < n);
+				assert_int_equal(rc, (int)failed + 1);
+				for (size_t i = 0; i < n / 2; i++)
+					assert_int_equal(v.seen[i], 1); /* handed out in order */
+				if (t == 1) /* one thread stops at the first */
+					assert_int_equal(failed, n / 2);
+			}
+			free(v.seen);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_item_once),
+		cmocka_unit_test(test_each),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -415,6 +415,26 @@ def test_main():
         st, h, body = d.req("POST", "/v1/bloom", body=pf)
         check("float in -> EXR out", st == 200 and h.get("content-type") == "image/x-exr"
               and body[:4] == b"\x76\x2f\x31\x01", (st, h, body[:8]))
+        # exr_compression: the header says it, the pixels are the PFM answer's within half's
+        # rounding (read back by the CLI), a name not in the list is the table's 400
+        st, h, ref = d.req("POST", "/v1/bloom?format=pfm", body=pf)
+        ref = read_pfm(ref) if st == 200 else None
+        for name, code in (("none", 0), ("rle", 1), ("zips", 2), ("zip", 3), ("piz", 4), (None, 3)):
+            q = "/v1/bloom?format=exr" + ("&exr_compression=" + name if name else "")
+            st, h, body = d.req("POST", q, body=pf)
+            at = body.find(b"compression\0compression\0")
+            got = body[at + 28] if st == 200 and at > 0 else None
+            check("exr_compression=%s: header says %d" % (name or "(default)", code),
+                  st == 200 and got == code, (st, got, body[:64]))
+            ep = os.path.join(TMP, "c_%s.exr" % name)
+            open(ep, "wb").write(body)
+            if ref is not None and st == 200 and cli("convert", ep, "-o", ep + ".pfm", "--quiet"):
+                close_enough("exr_compression=%s answer == PFM answer" % name,
+                             read_pfm(open(ep + ".pfm", "rb").read()), ref, tol=1e-3)
+        st, h, body = d.req("POST", "/v1/bloom?format=exr&exr_compression=dwaa", body=pf)
+        s_, code, msg = err_of(body)
+        check("exr_compression=dwaa: 400 bad_parameter naming the choices",
+              st == 400 and code == "bad_parameter" and "zip|none|rle|zips|piz" in msg, (st, body[:300]))
         st, h, body = d.req("POST", "/v1/bloom", body=pf,
                             headers={"Accept": "image/webp;q=0.9, image/x-portable-floatmap"})
         check("Accept picks PFM", st == 200 and body[:2] == b"PF", (st, h))

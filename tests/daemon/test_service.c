@@ -102,7 +102,7 @@ static void test_store_across_processes(void **state)
 	struct images *im;
 	assert_int_equal(kernels_create(8, 1 << 20, &k), 0);
 	assert_int_equal(images_create(8, 1 << 20, &im), 0);
-	struct image_limits lim = {64, 64, 4096, NULL, NULL};
+	struct image_limits lim = {64, 64, 4096, NULL, NULL, 0};
 	service_store_sync(svc, k, im, &lim, &lim); /* an empty folder */
 	assert_null(kernels_get(k, "k"));
 

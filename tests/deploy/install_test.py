@@ -2,12 +2,14 @@
 units' ExecStart= under that prefix, the generated files equal to what the installed binary says
 (--help, --help=env, --print-openapi and the running daemon's /openapi.json), the example
 environment file accepted as it stands and with every line uncommented, a real start of the
-installed fftbloomd on llvmpipe answering /healthz and /readyz, and `make uninstall`."""
+installed fftbloomd on llvmpipe answering /healthz and /readyz, libfftbloom's files (its
+examples run against a staged install in tests/lib/test_examples.sh), and `make uninstall`."""
 import json
 import os
 import re
 import stat
 import subprocess
+import sys
 
 from deploylib import (BUILD, ROOT, TMP, Daemon, check, check_config, clean_env, env_names,
                        finish)
@@ -44,6 +46,14 @@ def check_tree(dest, prefix):
             want["%s/share/doc/fftbloom/docs/%s" % (p, f)] = 0o644
     for u in UNITS:
         want["%s/lib/systemd/system/%s" % (p, u)] = 0o644
+    # libfftbloom: header, libraries (the SONAME links resolve to the 0755 file), pkg-config,
+    # the Python module where Debian's python3 looks under that prefix
+    pydir = "%s/lib/python3/dist-packages" % p if prefix == "/usr" else \
+        "%s/lib/python%d.%d/dist-packages" % ((p,) + sys.version_info[:2])
+    want.update({"%s/include/fftbloom.h" % p: 0o644, "%s/lib/libfftbloom.a" % p: 0o644,
+                 "%s/lib/libfftbloom.so.0.1.0" % p: 0o755, "%s/lib/libfftbloom.so.0" % p: 0o755,
+                 "%s/lib/libfftbloom.so" % p: 0o755, "%s/lib/pkgconfig/fftbloom.pc" % p: 0o644,
+                 "%s/fftbloom/__init__.py" % pydir: 0o644, "%s/fftbloom/_libpath.py" % pydir: 0o644})
     got = files_under(dest)
     check("%s: exactly the expected files" % prefix, got == set(want),
           "missing %s, extra %s" % (sorted(set(want) - got), sorted(got - set(want))))

@@ -271,7 +271,7 @@ static void test_forced_platform_errors_are_named(void **state)
 {
 	(void)state;
 	/* A device index far past the end must fail with a message naming the platform. */
-	struct egl_opts o = {EGLP_DEVICE, 63, 0};
+	struct egl_opts o = {EGLP_DEVICE, 63, 0, 0};
 	struct egl_ctx *c = NULL;
 	char err[EGL_ERR_LEN];
 	int rc = egl_ctx_create(&o, NULL, &c, err);
