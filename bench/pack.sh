@@ -74,7 +74,7 @@ fi
 # the harness
 for f in run.sh remote_env.sh e2e.sh fast_default.sh conv_bench.sh peer_torch.py conv_peer_torch.py \
 	benchline.py check_lines.py old_lines.py peer_vkfft.cu bench_json.c bench_json.h README.md \
-	big_frames.py two_gpus.sh device_formats.sh mixed_sizes.sh rows_probe.sh fft_shapes.sh; do
+	big_frames.py gpus.sh device_formats.sh mixed_sizes.sh rows_probe.sh fft_shapes.sh; do
 	cp "bench/$f" "$OUT/bench/"
 done
 [ -d bench/frames ] && cp -r bench/frames "$OUT/bench/" || echo "pack.sh: no bench/frames (make bench-frames): e2e cannot run there" >&2

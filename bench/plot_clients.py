@@ -1,5 +1,5 @@
 """Throughput and latency against the number of clients, from bench/e2e.sh's and
-bench/two_gpus.sh's result lines (suite e2e, ids e2e.jpeg.SIZE.cN): one line per (variant, size),
+bench/gpus.sh's result lines (suite e2e, ids e2e.jpeg.SIZE.cN): one line per (variant, size),
 requests a second on the left, p50 and p99 on the right; with several runs of a point, each run is
 drawn as a dot and the line goes through their median. The host's codec ceiling at each size (the
 codec.jpeg.SIZE lines of the same files: all cores at once on the path the defaults run, frames

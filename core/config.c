@@ -90,7 +90,7 @@
 	 "bytes a second a request body must average once --header-timeout has passed since it "  \
 	 "began (0: no floor)", "FFTBLOOM_MIN_BODY_RATE", C(min_body_rate)},                       \
 	{"gpus", OPT_STRING, 0, 200, "0", NULL,                                                   \
-	 "EGL devices to run on, one GPU thread each: N, N,M,... or all",                          \
+	 "EGL devices to run on: N, N,M,... or all; several: one worker process each",           \
 	 "FFTBLOOM_GPUS", C(gpus)},                                                               \
 	{"gpu-threads", OPT_INT, 1, 8, "1", NULL,                                                 \
 	 "GPU threads (contexts) per device: one's transfers overlap another's work",             \
@@ -123,6 +123,9 @@
 	{"heartbeat-timeout", OPT_DOUBLE, 0.1, 86400, "60", NULL,                                 \
 	 "a GPU thread silent this many seconds makes /readyz fail",                              \
 	 "FFTBLOOM_HEARTBEAT_TIMEOUT", C(heartbeat_timeout)},                                     \
+	{"worker-timeout", OPT_DOUBLE, 0.5, 86400, "60", NULL,                                    \
+	 "several GPUs: a worker process whose heartbeat or GPU thread is silent this many "     \
+	 "seconds is killed and restarted", "FFTBLOOM_WORKER_TIMEOUT", C(worker_timeout)},       \
 	{"retry-after", OPT_INT, 0, 3600, "1", NULL, "Retry-After seconds sent with 503",          \
 	 "FFTBLOOM_RETRY_AFTER", C(retry_after)},                                                 \
 	{"warm-sizes", OPT_STRING, 0, 0, "", NULL,                                                \

@@ -60,6 +60,7 @@ struct config {
 	double gpu_timeout;            /* seconds a job's GPU work may run (0: no limit) */
 	double drain_timeout;          /* seconds to finish accepted work on SIGTERM */
 	double heartbeat_timeout;      /* a GPU thread silent this long makes /readyz fail */
+	double worker_timeout;         /* several GPUs: a worker silent this long is restarted */
 	int retry_after;               /* Retry-After seconds on 503 */
 	char warm_sizes[OPT_STR_MAX];  /* "WxH,WxH": plans built before ready */
 	char spare_plans[OPT_STR_MAX]; /* "auto", "" or "WxH,WxH": plans built in idle time after

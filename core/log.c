@@ -1,13 +1,16 @@
 /* Logging to stderr, text or JSON lines; see log.h. */
 #include "core/log.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
-static int g_level = LOG_INFO, g_json;
+static int g_level = LOG_INFO, g_json, g_gpu = -1;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *names[] = {"error", "warn", "info", "debug"};
 
@@ -18,6 +21,11 @@ void log_setup(int level, int json)
 }
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes there are not one. */
+void log_set_gpu(int gpu)
+{
+	g_gpu = gpu;
+}
+
 static int utf8_len(const unsigned char *s)
 {
 	unsigned c = s[0];
@@ -114,31 +122,55 @@ static void emit(int level, const char *msg, const struct log_field *fl, int n)
 	gmtime_r(&ts.tv_sec, &tm);
 	char t[32];
 	strftime(t, sizeof t, "%Y-%m-%dT%H:%M:%S", &tm);
+	/* the line is made whole first and written with one write(): the worker processes of
+	 * several GPUs share stderr, and a line must not interleave with another's */
+	char *line = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&line, &len);
+	if (!out)
+		out = stderr;
 	pthread_mutex_lock(&g_lock);
 	if (g_json) {
-		fprintf(stderr, "{\"ts\":\"%s.%03ldZ\",\"level\":\"%s\",\"msg\":\"", t,
+		fprintf(out, "{\"ts\":\"%s.%03ldZ\",\"level\":\"%s\",\"msg\":\"", t,
 		        ts.tv_nsec / 1000000, names[level]);
-		escape(stderr, msg);
-		fputc('"', stderr);
+		escape(out, msg);
+		fputc('"', out);
+		if (g_gpu >= 0)
+			fprintf(out, ",\"gpu\":%d", g_gpu);
 		for (int i = 0; i < n; i++) {
-			fputs(",\"", stderr);
-			escape(stderr, fl[i].key);
-			fputs("\":", stderr);
-			value(stderr, &fl[i], 1);
+			fputs(",\"", out);
+			escape(out, fl[i].key);
+			fputs("\":", out);
+			value(out, &fl[i], 1);
 		}
-		fputs("}\n", stderr);
+		fputs("}\n", out);
 	} else {
-		fprintf(stderr, "%s.%03ldZ %-5s ", t, ts.tv_nsec / 1000000, names[level]);
-		escape(stderr, msg);
+		fprintf(out, "%s.%03ldZ %-5s ", t, ts.tv_nsec / 1000000, names[level]);
+		if (g_gpu >= 0)
+			fprintf(out, "[gpu %d] ", g_gpu);
+		escape(out, msg);
 		for (int i = 0; i < n; i++) {
-			fputc(' ', stderr);
-			escape(stderr, fl[i].key);
-			fputc('=', stderr);
-			value(stderr, &fl[i], 0);
+			fputc(' ', out);
+			escape(out, fl[i].key);
+			fputc('=', out);
+			value(out, &fl[i], 0);
 		}
-		fputc('\n', stderr);
+		fputc('\n', out);
 	}
-	fflush(stderr);
+	if (out != stderr) {
+		fclose(out);
+		for (size_t off = 0; line && off < len;) {
+			ssize_t w = write(STDERR_FILENO, line + off, len - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		free(line);
+	} else {
+		fflush(stderr);
+	}
 	pthread_mutex_unlock(&g_lock);
 }
 

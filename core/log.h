@@ -33,6 +33,9 @@ struct log_field {
 };
 
 void log_setup(int level, int json);
+/* From now on every line names this worker's GPU ("[gpu N] " in text, "gpu":N in JSON); -1
+ * (the default) names none. Call before any thread starts. */
+void log_set_gpu(int gpu);
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* As log_msg, with a prefix and a va_list (for libraries' loggers); trailing newlines go. */
 void log_vmsg(int level, const char *prefix, const char *fmt, va_list ap);

@@ -28,12 +28,6 @@ int api_parse_gpus(const char *s, int device_count, int *list, int max, int *n,
 		long v = strtol(p, &e, 10);
 		if (v > 63)
 			goto bad;
-		for (int i = 0; i < *n; i++)
-			if (list[i] == v) {
-				snprintf(err, API_ERR_LEN, "gpus: device %ld listed twice", v);
-				*n = 0;
-				return -1;
-			}
 		if (*n >= max) {
 			snprintf(err, API_ERR_LEN, "gpus: more than %d devices", max);
 			*n = 0;

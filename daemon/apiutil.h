@@ -12,7 +12,8 @@
 #define API_ERR_LEN 256
 
 /* Parses --gpus: "all" (every one of device_count devices; one when device_count is 0, so that
- * the auto platform can fall back to a software renderer) or "N[,M...]" without repeats.
+ * the auto platform can fall back to a software renderer) or "N[,M...]"; a device listed
+ * twice gets two workers (two processes on one GPU).
  * Returns 0 with *n set, or -1 with a message. */
 int api_parse_gpus(const char *s, int device_count, int *list, int max, int *n,
                    char err[API_ERR_LEN]);

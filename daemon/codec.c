@@ -158,6 +158,12 @@ static void kernel_put_answer(struct jobs *J, struct job *j)
 		snprintf(digest, sizeof digest, "%016llx%016llx", (unsigned long long)e->digest[0],
 		         (unsigned long long)e->digest[1]);
 	kernels_release(J->kernels, e);
+	if (J->stored && J->stored(J->stored_ctx, JOBS_STORED_KERNEL, j->put_name, j->image,
+	                           j->image_len)) {
+		set_error(j, API_E_INTERNAL, "the kernel could not be shared with the other GPUs' "
+		          "workers");
+		return;
+	}
 	json_t *o = json_pack("{s:s,s:i,s:i,s:i,s:s,s:s,s:b}", "name", j->put_name, "width", w,
 	                      "height", h, "channels", c, "format", image_format_name(info.format),
 	                      "digest", digest, "replaced", replaced);
@@ -167,7 +173,7 @@ static void kernel_put_answer(struct jobs *J, struct job *j)
 
 /* A stored image's PUT once its image decoded (the check): its facts from the decoding, its
  * bytes copied into the store as they came. */
-static void image_put_answer(struct job *j)
+static void image_put_answer(struct jobs *J, struct job *j)
 {
 	struct image_facts f;
 	memset(&f, 0, sizeof f);
@@ -216,6 +222,13 @@ static void image_put_answer(struct job *j)
 	}
 	json_t *o = images_entry_json(e);
 	images_release(j->store, e);
+	if (J->stored && J->stored(J->stored_ctx, JOBS_STORED_IMAGE, j->put_name, j->image,
+	                           j->image_len)) {
+		json_decref(o);
+		set_error(j, API_E_INTERNAL, "the image could not be shared with the other GPUs' "
+		          "workers");
+		return;
+	}
 	if (o)
 		json_object_set_new(o, "replaced", json_boolean(replaced));
 	if (put_answer(j, o, replaced)) /* stored; only its description is lost */
@@ -342,7 +355,7 @@ static void do_decode(struct jobs *J, struct job *j)
 		if (!rc && j->kind == JOB_KERNEL_PUT)
 			kernel_put_answer(J, j);
 		else if (!rc)
-			image_put_answer(j);
+			image_put_answer(J, j);
 		finish(J, j);
 		return;
 	}

@@ -1,6 +1,9 @@
-/* fftbloomd: the render daemon. Reads the configuration table, starts one GPU thread per GPU,
- * the codec pool and the HTTP server, and serves until SIGTERM, SIGINT or SIGQUIT; then stops
- * accepting, finishes the accepted requests (up to --drain-timeout) and exits 0. SIGHUP reloads
+/* fftbloomd: the render daemon. Reads the configuration table, starts the GPU thread (one per
+ * --gpu-threads), the codec pool and the HTTP server, and serves until SIGTERM, SIGINT or
+ * SIGQUIT; with several GPUs it forks one worker process a GPU, each serving so, under a
+ * supervisor (supervisor.h, service.h) that is the service to the outside. On a stop the
+ * daemon (each worker) stops accepting, finishes the accepted requests (up to --drain-timeout)
+ * and exits 0. SIGHUP reloads
  * --kernel-dir and --image-dir; SIGUSR1 logs the daemon's state; SIGUSR2 and SIGPIPE are ignored. Under systemd
  * it reports readiness, status and a GPU-fed watchdog, and serves a socket it is handed
  * (lifecycle.h, sdnotify.h). Its other modes (--help=json, --check-config, --health-check,
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +38,8 @@
 #include "daemon/metrics.h"
 #include "daemon/sdnotify.h"
 #include "daemon/server.h"
+#include "daemon/service.h"
+#include "daemon/supervisor.h"
 #include "core/urlsign.h"
 #include "api/errors.h"
 #include "api/format.h"
@@ -107,6 +113,15 @@ static void reload_images(const struct config *cfg, struct images *images)
 	else
 		log_msg(LOG_INFO, "SIGHUP: image-dir %s reloaded: %d images stored, %d removed",
 		        cfg->image_dir, loaded, removed);
+}
+
+/* The limits a kernel from --kernel-dir or the shared store is decoded within. */
+static struct image_limits kernel_limits(const struct config *cfg)
+{
+	struct image_limits lim = {(unsigned)cfg->max_side, (unsigned)cfg->max_side,
+	                           cfg->kernel_max_pixels < cfg->max_pixels
+	                           ? cfg->kernel_max_pixels : cfg->max_pixels, NULL, NULL, 0};
+	return lim;
 }
 
 /* SIGHUP: --kernel-dir again; on a failure the registry stays as it was. */
@@ -337,6 +352,286 @@ static int socket_endpoint(int fd, int tls, char *buf, size_t len)
 	return port;
 }
 
+/* What serve() needs: the configuration, the service manager's variables, the listening
+ * sockets, the devices, and with several GPUs the shared region. */
+struct serve_ctx {
+	struct config *cfg;
+	struct sdnotify *notify;
+	const sigset_t *signals;
+	int listen_fd;
+	struct server_bound *bound; /* one, or one a worker (none with listen_fd) */
+	const int *devices;
+	int ndev;
+	const int (*warm)[2];
+	int nwarm;
+	struct service *service; /* NULL: one GPU, one process */
+};
+
+/* A worker's share of --codec-threads (the service's total): at least one. */
+static int worker_codec_threads(const struct config *cfg, int nworkers)
+{
+	int t = cfg->codec_threads / nworkers;
+	return t < 1 ? 1 : t;
+}
+
+/* The EGL device count for --gpus all, asked in a child process so that the supervisor itself
+ * never loads the GL driver before it forks its workers. 1 when it cannot tell. */
+static int device_count_forked(void)
+{
+	int p[2];
+	if (pipe(p))
+		return 1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return 1;
+	}
+	if (!pid) {
+		close(p[0]);
+		int c = egl_device_count();
+		ssize_t w = write(p[1], &c, sizeof c);
+		_exit(w == sizeof c ? 0 : 1);
+	}
+	close(p[1]);
+	int c = 1;
+	if (read(p[0], &c, sizeof c) != sizeof c)
+		c = 1;
+	close(p[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return c;
+}
+
+/* The named store's hook: a stored PUT goes to the shared folder for the other workers. */
+static int store_shared(void *ctx, int kind, const char *name, const void *bytes, size_t len)
+{
+	return service_store_put(ctx, kind, name, bytes, len);
+}
+
+/* Serves until a stop signal: the single-GPU daemon (worker -1: this process is the service),
+ * or worker `worker` of several (its one device, its share of the codec threads, its slot of
+ * the shared region; it never speaks to the service manager). Returns the exit status. */
+static int serve(struct serve_ctx *sc, int worker)
+{
+	struct config cfg = *sc->cfg;
+	struct sdnotify *notify = worker < 0 ? sc->notify : NULL; /* what is sent */
+	struct service *svc = sc->service;
+	int listen_fd = sc->listen_fd;
+	struct server_bound bound = sc->bound[worker < 0 ? 0 : worker]; /* none with LISTEN_FDS */
+	int devices[JOBS_MAX_GPUS], ndev = worker < 0 ? sc->ndev : 1;
+	if (worker < 0) {
+		memcpy(devices, sc->devices, sizeof devices[0] * (size_t)ndev);
+	} else {
+		devices[0] = sc->devices[worker];
+		cfg.codec_threads = worker_codec_threads(sc->cfg, sc->ndev);
+	}
+	for (int i = ndev - 1; i >= 0; i--) /* device order kept: 0,0,1,1 */
+		for (int t = 0; t < cfg.gpu_threads; t++)
+			devices[i * cfg.gpu_threads + t] = devices[i];
+	ndev *= cfg.gpu_threads;
+	sigset_t set = *sc->signals;
+	int rc = 1;
+	char *api_key = NULL, *cert = NULL, *key = NULL;
+	size_t api_key_len = 0;
+	struct kernels *kernels = NULL;
+	struct images *images = NULL;
+	unsigned char *sign_key = NULL;
+	size_t sign_key_len = 0;
+	struct metrics *metrics = NULL;
+	struct jobs *jobs = NULL;
+	struct server *server = NULL;
+	struct lifecycle *life = NULL;
+	char serr[SERVER_ERR_LEN];
+	/* The API key: --api-key-file, else the credential "api-key" a service manager passed
+	 * (systemd LoadCredential=api-key:FILE). */
+	char key_path[OPT_STR_MAX + 16];
+	snprintf(key_path, sizeof key_path, "%s", cfg.api_key_file);
+	const char *creds = sdnotify_credentials_dir(sc->notify);
+	if (!key_path[0] && creds) {
+		snprintf(key_path, sizeof key_path, "%.500s/api-key", creds);
+		if (access(key_path, F_OK))
+			key_path[0] = 0;
+		else
+			log_msg(LOG_INFO, "api key: the service manager's credential %s", key_path);
+	}
+	if (key_path[0]) {
+		api_key = read_text(key_path, &api_key_len);
+		while (api_key && api_key_len && strchr(" \t\r\n", api_key[api_key_len - 1]))
+			api_key[--api_key_len] = 0;
+		if (!api_key || !api_key_len) {
+			log_msg(LOG_ERROR, "api-key-file: cannot read a key from '%s'", key_path);
+			goto out;
+		}
+	}
+	if (cfg.tls_cert[0]) {
+		cert = read_text(cfg.tls_cert, NULL);
+		key = read_text(cfg.tls_key, NULL);
+		if (!cert || !key) {
+			log_msg(LOG_ERROR, "cannot read %s", cert ? cfg.tls_key : cfg.tls_cert);
+			goto out;
+		}
+	}
+	if (cfg.url_signing_key_file[0]) {
+		char uerr[URLSIGN_ERR_LEN];
+		if (urlsign_read_key(cfg.url_signing_key_file, &sign_key, &sign_key_len, uerr)) {
+			log_msg(LOG_ERROR, "url-signing-key-file: %s", uerr);
+			goto out;
+		}
+		if (!api_key)
+			log_msg(LOG_WARN, "url-signing-key-file without --api-key-file: GET render URLs "
+			        "need a signature, but the rest of /v1/ (POST, PUT) is open to anyone");
+	}
+	if (cfg.url_require_expiry && !sign_key)
+		log_msg(LOG_WARN, "url-require-expiry without --url-signing-key-file: no URL is "
+		        "signed, so none needs an expiry");
+	if (svc)
+		metrics = service_metrics(svc, worker);
+	if (kernels_create(cfg.max_kernels, cfg.kernel_memory, &kernels) ||
+	    images_create(cfg.max_images, cfg.image_memory, &images) ||
+	    (!metrics && metrics_create(&metrics))) {
+		log_msg(LOG_ERROR, "out of memory");
+		goto out;
+	}
+	if (cfg.kernel_dir[0]) {
+		struct image_limits lim = {(unsigned)cfg.max_side, (unsigned)cfg.max_side,
+		                           cfg.kernel_max_pixels < cfg.max_pixels
+		                           ? cfg.kernel_max_pixels : cfg.max_pixels, NULL, NULL, 0};
+		char kerr[KERNELS_ERR_LEN];
+		int loaded, removed;
+		if (kernels_load_dir(kernels, cfg.kernel_dir, &lim, &loaded, &removed, kerr)) {
+			log_msg(LOG_ERROR, "%s", kerr);
+			goto out;
+		}
+		log_msg(LOG_INFO, "kernel-dir: %d kernels registered from %s", loaded, cfg.kernel_dir);
+	}
+	if (cfg.image_dir[0]) {
+		struct image_limits lim = image_dir_limits(&cfg);
+		char ierr[IMAGES_ERR_LEN];
+		int loaded, removed;
+		if (images_load_dir(images, cfg.image_dir, &lim, &loaded, &removed, ierr)) {
+			log_msg(LOG_ERROR, "%s", ierr);
+			goto out;
+		}
+		log_msg(LOG_INFO, "image-dir: %d images stored from %s", loaded, cfg.image_dir);
+	}
+	if (svc) { /* what the other workers stored before this one started */
+		struct image_limits klim = kernel_limits(&cfg), ilim = image_dir_limits(&cfg);
+		service_store_sync(svc, kernels, images, &klim, &ilim);
+	}
+	sdnotify_sendf(notify, "STATUS=making %d GPU context%s", ndev, ndev == 1 ? "" : "s");
+	char jerr[JOBS_ERR_LEN];
+	if (jobs_create(&cfg, devices, ndev, sc->warm, sc->nwarm, kernels, metrics, &jobs,
+	                jerr)) {
+		log_msg(LOG_ERROR, "%s", jerr);
+		goto out;
+	}
+	if (svc)
+		jobs_set_stored(jobs, store_shared, svc);
+	struct server_opts so = {.cfg = &cfg, .jobs = jobs, .kernels = kernels, .images = images,
+	                         .metrics = metrics, .api_key = api_key, .api_key_len = api_key_len,
+	                         .sign_key = sign_key, .sign_key_len = sign_key_len,
+	                         .tls_cert = cert, .tls_key = key, .listen_fd = listen_fd,
+	                         .bound = &bound, .service = svc};
+	if (server_create(&so, &server, serr)) {
+		log_msg(LOG_ERROR, "%s", listen_fd ? "cannot serve the socket passed in LISTEN_FDS "
+		        "(a listening TCP socket?)" : serr);
+		goto out;
+	}
+	char endpoint[128];
+	int v6 = strchr(cfg.listen, ':') != NULL;
+	if (!listen_fd)
+		snprintf(endpoint, sizeof endpoint, "%s://%s%.64s%s:%d", cert ? "https" : "http",
+		         v6 ? "[" : "", cfg.listen, v6 ? "]" : "", server_port(server));
+	else if (socket_endpoint(listen_fd, cert != NULL, endpoint, sizeof endpoint) < 0)
+		snprintf(endpoint, sizeof endpoint, "the socket passed in LISTEN_FDS");
+	log_msg(LOG_INFO, "fftbloomd listening on %s%s (%d GPU thread%s, %d codec threads, queue %d)",
+	        endpoint, listen_fd ? " (socket from the service manager; --listen and --port not "
+	        "used)" : server_listeners(server) > 1 ? " (127.0.0.1 and ::1)" : "", ndev, ndev == 1 ? "" : "s", cfg.codec_threads, cfg.queue_size);
+	if (lifecycle_create(notify, jobs, cfg.heartbeat_timeout, endpoint, &life)) {
+		log_msg(LOG_ERROR, "out of memory");
+		goto out;
+	}
+
+	int sig;
+	for (;;) {
+		double wait = lifecycle_tick(life);
+		if (svc) { /* the worker's beat */
+			struct service_conns sconns;
+			server_conns(server, &sconns);
+			service_publish(svc, jobs, &sconns, 0);
+			if (wait > 0.1)
+				wait = 0.1;
+		}
+		struct timespec tick = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
+		sig = sigtimedwait(&set, NULL, &tick);
+		if (sig == SIGHUP) {
+			reload_kernels(&cfg, kernels);
+			reload_images(&cfg, images);
+		} else if (sig == SIGUSR1) {
+			log_state(jobs, kernels, images, server);
+		}
+		else if (sig > 0)
+			break;
+	}
+	lifecycle_stop_guard(cfg.drain_timeout); /* ends the process if a GL call never returns */
+	lifecycle_stopping(life, server_active(server), cfg.drain_timeout);
+	server_quiesce(server); /* the listening sockets closed: said only once it is true */
+	log_msg(LOG_INFO, "signal %d: no new connections; finishing accepted requests (up to %g s)",
+	        sig, cfg.drain_timeout);
+	double t0 = clock_s(), end = t0 + cfg.drain_timeout;
+	/* Done when no request is open and none began or ended for a moment (a request whose
+	 * headers are still on their way counts once they arrive). */
+	while (clock_s() < end && (server_active(server) > 0 || server_idle_s(server) < 0.2)) {
+		lifecycle_tick(life); /* the watchdog stays fed while the GPU threads are */
+		if (svc) {
+			struct service_conns sconns;
+			server_conns(server, &sconns);
+			service_publish(svc, jobs, &sconns, 1);
+		}
+		sleep_s(0.01);
+	}
+	int left = server_active(server);
+	if (left)
+		log_msg(LOG_WARN, "drain timeout: %d requests still open; queued jobs get 503", left);
+	jobs_shutdown(jobs); /* answers what is still queued, waits for running jobs */
+	for (double e2 = clock_s() + 2; server_active(server) > 0 && clock_s() < e2;)
+		sleep_s(0.01);
+	log_msg(LOG_INFO, "stopped after %.3f s of draining", clock_s() - t0);
+	rc = 0;
+out:
+	lifecycle_destroy(life);
+	server_destroy(server);
+	if (worker >= 0)
+		server_bound_close(&bound); /* the worker's copies; the supervisor keeps its own */
+	else
+		sc->bound[0] = bound; /* main closes those server_create did not take */
+	jobs_destroy(jobs);
+	kernels_destroy(kernels);
+	images_destroy(images);
+	free(sign_key);
+	metrics_destroy(metrics);
+	free(api_key);
+	free(cert);
+	free(key);
+	return rc;
+}
+
+/* supervisor_opts.worker_main: worker i serves its GPU. */
+static int worker_main(void *ctx, int worker)
+{
+	struct serve_ctx *sc = ctx;
+	/* the other workers' sockets are theirs: one left open here would keep its port share
+	 * listening after a stop */
+	for (int w = 0; w < sc->ndev; w++)
+		if (w != worker)
+			for (int i = 0; i < sc->bound[w].n; i++)
+				close(sc->bound[w].fd[i]);
+	return serve(ctx, worker);
+}
+
+
 int main(int argc, char **argv)
 {
 	/* Frames are tens of MB: glibc would mmap each and unmap it when freed, so every request
@@ -375,7 +670,7 @@ int main(int argc, char **argv)
 	int listen_fd = sdnotify_listen_count(notify) == 1 ? SDNOTIFY_LISTEN_FDS_START : 0;
 
 	/* Signals go to this thread alone, through sigtimedwait; every thread started later
-	 * inherits the mask. */
+	 * (and every worker process forked) inherits the mask. */
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
@@ -390,186 +685,69 @@ int main(int argc, char **argv)
 	int devices[JOBS_MAX_GPUS], ndev;
 	int warm[JOBS_MAX_WARM][2], nwarm;
 	char cerr[API_ERR_LEN + 64];
-	int count = strcmp(cfg.gpus, "all") ? 0 : egl_device_count();
+	int count = strcmp(cfg.gpus, "all") ? 0 : device_count_forked();
 	if (check_config(&cfg, count, devices, &ndev, warm, &nwarm, cerr, sizeof cerr)) {
 		fprintf(stderr, "fftbloomd: %s\n", cerr);
 		sdnotify_destroy(notify);
 		return 2;
 	}
-	if (ndev > 1)
-		log_msg(LOG_WARN, "%d GPUs in one process: the GL driver runs one process's contexts one "
-		        "at a time (on two H200s --gpus all served 0.96-1.12x one GPU, one daemon per GPU "
-		        "with --reuse-port 1.27-1.33x): see the README, Several GPUs", ndev);
-	for (int i = ndev - 1; i >= 0; i--) /* device order kept: 0,0,1,1 */
-		for (int t = 0; t < cfg.gpu_threads; t++)
-			devices[i * cfg.gpu_threads + t] = devices[i];
-	ndev *= cfg.gpu_threads;
-
-	int rc = 1;
-	char *api_key = NULL, *cert = NULL, *key = NULL;
-	size_t api_key_len = 0;
-	struct kernels *kernels = NULL;
-	struct images *images = NULL;
-	unsigned char *sign_key = NULL;
-	size_t sign_key_len = 0;
-	struct metrics *metrics = NULL;
-	struct jobs *jobs = NULL;
-	struct server *server = NULL;
-	struct lifecycle *life = NULL;
-	/* The port first: one in use is said at once, not after the GPU contexts are made. */
-	struct server_bound bound = {{-1, -1}, 0, 0};
+	int rc = 1, nbound = 0;
+	struct service *svc = NULL;
+	/* The port first: one in use is said at once, not after the GPU contexts are made. With
+	 * several GPUs each worker gets sockets of its own on the port (SO_REUSEPORT): the kernel
+	 * spreads connections evenly over them, where workers racing to accept on one socket
+	 * leave the spread to chance (one may take them all). The supervisor holds every socket,
+	 * so a restarting worker's connections wait in its backlog. A socket passed in LISTEN_FDS
+	 * is one, shared by the workers. */
+	struct server_bound bound[SERVICE_MAX_WORKERS];
+	for (int i = 0; i < SERVICE_MAX_WORKERS; i++)
+		bound[i] = (struct server_bound){{-1, -1}, 0, 0};
 	char serr[SERVER_ERR_LEN];
-	if (!listen_fd && server_bind(&cfg, &bound, serr)) {
-		log_msg(LOG_ERROR, "%s", serr);
+	if (!listen_fd) {
+		struct config bc = cfg;
+		bc.reuse_port = cfg.reuse_port || ndev > 1;
+		for (; nbound < ndev; nbound++) {
+			if (server_bind(&bc, &bound[nbound], serr)) {
+				log_msg(LOG_ERROR, "%s", serr);
+				goto out;
+			}
+			bc.port = bound[0].port; /* --port 0 picked one: the others take it too */
+			if (ndev == 1)
+				break;
+		}
+	}
+	struct serve_ctx sc = {&cfg, notify, &set, listen_fd, bound, devices, ndev,
+	                       (const int(*)[2])warm, nwarm, NULL};
+	if (ndev == 1) {
+		rc = serve(&sc, -1);
 		goto out;
 	}
-	/* The API key: --api-key-file, else the credential "api-key" a service manager passed
-	 * (systemd LoadCredential=api-key:FILE). */
-	char key_path[OPT_STR_MAX + 16];
-	snprintf(key_path, sizeof key_path, "%s", cfg.api_key_file);
-	const char *creds = sdnotify_credentials_dir(notify);
-	if (!key_path[0] && creds) {
-		snprintf(key_path, sizeof key_path, "%.500s/api-key", creds);
-		if (access(key_path, F_OK))
-			key_path[0] = 0;
-		else
-			log_msg(LOG_INFO, "api key: the service manager's credential %s", key_path);
-	}
-	if (key_path[0]) {
-		api_key = read_text(key_path, &api_key_len);
-		while (api_key && api_key_len && strchr(" \t\r\n", api_key[api_key_len - 1]))
-			api_key[--api_key_len] = 0;
-		if (!api_key || !api_key_len) {
-			log_msg(LOG_ERROR, "api-key-file: cannot read a key from '%s'", key_path);
-			goto out;
-		}
-	}
-	if (cfg.tls_cert[0]) {
-		cert = read_text(cfg.tls_cert, NULL);
-		key = read_text(cfg.tls_key, NULL);
-		if (!cert || !key) {
-			log_msg(LOG_ERROR, "cannot read %s", cert ? cfg.tls_key : cfg.tls_cert);
-			goto out;
-		}
-	}
-	if (cfg.url_signing_key_file[0]) {
-		char uerr[URLSIGN_ERR_LEN];
-		if (urlsign_read_key(cfg.url_signing_key_file, &sign_key, &sign_key_len, uerr)) {
-			log_msg(LOG_ERROR, "url-signing-key-file: %s", uerr);
-			goto out;
-		}
-		if (!api_key)
-			log_msg(LOG_WARN, "url-signing-key-file without --api-key-file: GET render URLs "
-			        "need a signature, but the rest of /v1/ (POST, PUT) is open to anyone");
-	}
-	if (cfg.url_require_expiry && !sign_key)
-		log_msg(LOG_WARN, "url-require-expiry without --url-signing-key-file: no URL is "
-		        "signed, so none needs an expiry");
-	if (kernels_create(cfg.max_kernels, cfg.kernel_memory, &kernels) ||
-	    images_create(cfg.max_images, cfg.image_memory, &images) || metrics_create(&metrics)) {
-		log_msg(LOG_ERROR, "out of memory");
+	/* Several GPUs: a worker process each, forked before any thread or EGL call. */
+	char verr[SERVICE_ERR_LEN];
+	if (service_create(ndev, devices, getenv("RUNTIME_DIRECTORY"), &svc, verr)) {
+		log_msg(LOG_ERROR, "%s", verr);
 		goto out;
 	}
-	if (cfg.kernel_dir[0]) {
-		struct image_limits lim = {(unsigned)cfg.max_side, (unsigned)cfg.max_side,
-		                           cfg.kernel_max_pixels < cfg.max_pixels
-		                           ? cfg.kernel_max_pixels : cfg.max_pixels, NULL, NULL, 0};
-		char kerr[KERNELS_ERR_LEN];
-		int loaded, removed;
-		if (kernels_load_dir(kernels, cfg.kernel_dir, &lim, &loaded, &removed, kerr)) {
-			log_msg(LOG_ERROR, "%s", kerr);
-			goto out;
-		}
-		log_msg(LOG_INFO, "kernel-dir: %d kernels registered from %s", loaded, cfg.kernel_dir);
-	}
-	if (cfg.image_dir[0]) {
-		struct image_limits lim = image_dir_limits(&cfg);
-		char ierr[IMAGES_ERR_LEN];
-		int loaded, removed;
-		if (images_load_dir(images, cfg.image_dir, &lim, &loaded, &removed, ierr)) {
-			log_msg(LOG_ERROR, "%s", ierr);
-			goto out;
-		}
-		log_msg(LOG_INFO, "image-dir: %d images stored from %s", loaded, cfg.image_dir);
-	}
-	sdnotify_sendf(notify, "STATUS=making %d GPU context%s", ndev, ndev == 1 ? "" : "s");
-	char jerr[JOBS_ERR_LEN];
-	if (jobs_create(&cfg, devices, ndev, (const int(*)[2])warm, nwarm, kernels, metrics, &jobs,
-	                jerr)) {
-		log_msg(LOG_ERROR, "%s", jerr);
-		goto out;
-	}
-	struct server_opts so = {.cfg = &cfg, .jobs = jobs, .kernels = kernels, .images = images,
-	                         .metrics = metrics, .api_key = api_key, .api_key_len = api_key_len,
-	                         .sign_key = sign_key, .sign_key_len = sign_key_len,
-	                         .tls_cert = cert, .tls_key = key, .listen_fd = listen_fd,
-	                         .bound = &bound};
-	if (server_create(&so, &server, serr)) {
-		log_msg(LOG_ERROR, "%s", listen_fd ? "cannot serve the socket passed in LISTEN_FDS "
-		        "(a listening TCP socket?)" : serr);
-		goto out;
-	}
-	char endpoint[128];
-	int v6 = strchr(cfg.listen, ':') != NULL;
-	if (!listen_fd)
-		snprintf(endpoint, sizeof endpoint, "%s://%s%.64s%s:%d", cert ? "https" : "http",
-		         v6 ? "[" : "", cfg.listen, v6 ? "]" : "", server_port(server));
-	else if (socket_endpoint(listen_fd, cert != NULL, endpoint, sizeof endpoint) < 0)
-		snprintf(endpoint, sizeof endpoint, "the socket passed in LISTEN_FDS");
-	log_msg(LOG_INFO, "fftbloomd listening on %s%s (%d GPU thread%s, %d codec threads, queue %d)",
-	        endpoint, listen_fd ? " (socket from the service manager; --listen and --port not "
-	        "used)" : server_listeners(server) > 1 ? " (127.0.0.1 and ::1)" : "", ndev, ndev == 1 ? "" : "s", cfg.codec_threads, cfg.queue_size);
-	if (lifecycle_create(notify, jobs, cfg.heartbeat_timeout, endpoint, &life)) {
-		log_msg(LOG_ERROR, "out of memory");
-		goto out;
-	}
-
-	int sig;
-	for (;;) {
-		double wait = lifecycle_tick(life);
-		struct timespec tick = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
-		sig = sigtimedwait(&set, NULL, &tick);
-		if (sig == SIGHUP) {
-			reload_kernels(&cfg, kernels);
-			reload_images(&cfg, images);
-		} else if (sig == SIGUSR1) {
-			log_state(jobs, kernels, images, server);
-		}
-		else if (sig > 0)
-			break;
-	}
-	lifecycle_stop_guard(cfg.drain_timeout); /* ends the process if a GL call never returns */
-	lifecycle_stopping(life, server_active(server), cfg.drain_timeout);
-	server_quiesce(server); /* the listening sockets closed: said only once it is true */
-	log_msg(LOG_INFO, "signal %d: no new connections; finishing accepted requests (up to %g s)",
-	        sig, cfg.drain_timeout);
-	double t0 = clock_s(), end = t0 + cfg.drain_timeout;
-	/* Done when no request is open and none began or ended for a moment (a request whose
-	 * headers are still on their way counts once they arrive). */
-	while (clock_s() < end && (server_active(server) > 0 || server_idle_s(server) < 0.2)) {
-		lifecycle_tick(life); /* the watchdog stays fed while the GPU threads are */
-		sleep_s(0.01);
-	}
-	int left = server_active(server);
-	if (left)
-		log_msg(LOG_WARN, "drain timeout: %d requests still open; queued jobs get 503", left);
-	jobs_shutdown(jobs); /* answers what is still queued, waits for running jobs */
-	for (double e2 = clock_s() + 2; server_active(server) > 0 && clock_s() < e2;)
-		sleep_s(0.01);
-	log_msg(LOG_INFO, "stopped after %.3f s of draining", clock_s() - t0);
-	rc = 0;
+	sc.service = svc;
+	log_msg(LOG_INFO, "%d GPUs: one worker process each (devices %s), %d codec threads each",
+	        ndev, cfg.gpus, worker_codec_threads(&cfg, ndev));
+	int lfds[2 * SERVICE_MAX_WORKERS + 1], nl = 0;
+	if (listen_fd)
+		lfds[nl++] = listen_fd;
+	for (int w = 0; w < nbound; w++)
+		for (int i = 0; i < bound[w].n; i++)
+			lfds[nl++] = bound[w].fd[i];
+	struct supervisor_opts so = {&cfg, svc, notify, &set, worker_main, &sc, lfds, nl};
+	rc = supervisor_run(&so);
+	for (int w = 0; w < nbound; w++)
+		bound[w].n = 0; /* lfds holds them: those the supervisor did not close yet */
+	for (int i = 0; i < nl; i++)
+		if (lfds[i] >= 0)
+			close(lfds[i]);
 out:
-	lifecycle_destroy(life);
-	server_destroy(server);
-	server_bound_close(&bound); /* those server_create did not take */
-	jobs_destroy(jobs);
-	kernels_destroy(kernels);
-	images_destroy(images);
-	free(sign_key);
-	metrics_destroy(metrics);
-	free(api_key);
-	free(cert);
-	free(key);
+	service_destroy(svc);
+	for (int w = 0; w < nbound || w < 1; w++)
+		server_bound_close(&bound[w]);
 	sdnotify_destroy(notify);
 	return rc;
 }

@@ -553,3 +553,9 @@ void jobs_destroy(struct jobs *J)
 	free(J);
 }
 
+
+void jobs_set_stored(struct jobs *J, jobs_stored_fn fn, void *ctx)
+{
+	J->stored = fn;
+	J->stored_ctx = ctx;
+}

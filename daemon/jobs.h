@@ -173,6 +173,13 @@ struct jobs;
  * until every GPU thread has made its context (warm-up of the --warm-sizes then runs in the
  * background; see jobs_ready). On failure stops what it started and returns a negative code
  * with the reason in err. */
+enum { JOBS_STORED_KERNEL = 0, JOBS_STORED_IMAGE = 1 };
+
+/* Called on a codec thread once a kernel or image PUT is stored, with the name and the body as
+ * it came, before the PUT is answered: 0, or -1 to answer it 500 (what was stored stays). */
+typedef int (*jobs_stored_fn)(void *ctx, int kind, const char *name, const void *bytes,
+                              size_t len);
+
 int jobs_create(const struct config *cfg, const int *devices, int ndevices,
                 const int (*warm)[2], int nwarm, struct kernels *kernels, struct metrics *metrics,
                 struct jobs **out, char err[JOBS_ERR_LEN]);
@@ -207,6 +214,10 @@ int jobs_memory_fits(struct jobs *J, unsigned long long bytes);
 void jobs_memory_release(struct jobs *J, unsigned long long bytes);
 
 void jobs_status(struct jobs *J, struct jobs_status *st);
+
+/* Sets the hook every stored PUT calls (several GPUs' workers share their store through it).
+ * Call before the first job is submitted. */
+void jobs_set_stored(struct jobs *J, jobs_stored_fn fn, void *ctx);
 
 /* 1 when every GPU thread is alive, warmed and heard from within --heartbeat-timeout, and the
  * queue is below its high-water mark; otherwise 0 with the reason in why. */

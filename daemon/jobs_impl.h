@@ -83,6 +83,8 @@ struct jobs {
 	int warm[JOBS_MAX_WARM][2], nwarm;
 	int spare[JOBS_MAX_SPARE][2], nspare; /* --spare-plans (checked at start) */
 	int spare_auto;                      /* --spare-plans auto */
+	jobs_stored_fn stored;               /* jobs_set_stored: NULL, or after each stored PUT */
+	void *stored_ctx;
 	int lease_uploads;                   /* --jpeg-upload-lease in effect: planes on, one
 	                                        GPU thread (the job's, known at decode time) */
 

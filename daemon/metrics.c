@@ -1,6 +1,7 @@
 /* Prometheus counters and histograms; see metrics.h. */
 #include "daemon/metrics.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,8 @@ struct hist {
 };
 
 struct metrics {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;     /* process-shared and robust: a store may sit in shared memory */
+	int placed;               /* metrics_place made it: destroy frees nothing */
 	struct {
 		const char *route;
 		int status;
@@ -31,19 +33,53 @@ struct metrics {
 	unsigned long long drops[METRICS_NDROPS];
 };
 
+static void init_lock(pthread_mutex_t *l)
+{
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(l, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
+/* A process that died holding the lock left counts that are whole (each update is a few
+ * stores under the lock): the next holder marks the lock consistent and goes on. */
+static void lock(struct metrics *m)
+{
+	if (pthread_mutex_lock(&m->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&m->lock);
+}
+
 int metrics_create(struct metrics **out)
 {
 	struct metrics *m = calloc(1, sizeof *m);
 	if (!m)
 		return -1;
-	pthread_mutex_init(&m->lock, NULL);
+	init_lock(&m->lock);
 	*out = m;
 	return 0;
 }
 
+size_t metrics_size(void)
+{
+	return sizeof(struct metrics);
+}
+
+struct metrics *metrics_place(void *mem, int init)
+{
+	struct metrics *m = mem;
+	if (init) {
+		memset(m, 0, sizeof *m);
+		init_lock(&m->lock);
+	}
+	m->placed = 1;
+	return m;
+}
+
 void metrics_destroy(struct metrics *m)
 {
-	if (!m)
+	if (!m || m->placed)
 		return;
 	pthread_mutex_destroy(&m->lock);
 	free(m);
@@ -51,7 +87,7 @@ void metrics_destroy(struct metrics *m)
 
 void metrics_request(struct metrics *m, const char *route, int status)
 {
-	pthread_mutex_lock(&m->lock);
+	lock(m);
 	int i;
 	for (i = 0; i < m->nreq; i++)
 		if (m->req[i].status == status && !strcmp(m->req[i].route, route))
@@ -71,7 +107,7 @@ void metrics_observe(struct metrics *m, enum metrics_stage stage, double seconds
 {
 	if (stage >= METRICS_NSTAGES || !(seconds >= 0))
 		return;
-	pthread_mutex_lock(&m->lock);
+	lock(m);
 	struct hist *h = &m->h[stage];
 	for (size_t b = 0; b < NBUCKETS; b++)
 		if (seconds <= buckets[b]) {
@@ -87,14 +123,54 @@ void metrics_drop(struct metrics *m, enum metrics_drop why)
 {
 	if (why >= METRICS_NDROPS)
 		return;
-	pthread_mutex_lock(&m->lock);
+	lock(m);
 	m->drops[why]++;
 	pthread_mutex_unlock(&m->lock);
 }
 
+/* Adds src's counts into dst (a private copy: no lock of its own is used). */
+static void add_into(struct metrics *dst, struct metrics *src)
+{
+	lock(src);
+	for (int i = 0; i < src->nreq; i++) {
+		int k;
+		for (k = 0; k < dst->nreq; k++)
+			if (dst->req[k].status == src->req[i].status &&
+			    !strcmp(dst->req[k].route, src->req[i].route))
+				break;
+		if (k == dst->nreq) {
+			if (dst->nreq == MAX_SERIES)
+				continue;
+			dst->req[k].route = src->req[i].route;
+			dst->req[k].status = src->req[i].status;
+			dst->req[k].n = 0;
+			dst->nreq++;
+		}
+		dst->req[k].n += src->req[i].n;
+	}
+	for (int s = 0; s < METRICS_NSTAGES; s++) {
+		for (size_t b = 0; b < NBUCKETS; b++)
+			dst->h[s].le[b] += src->h[s].le[b];
+		dst->h[s].count += src->h[s].count;
+		dst->h[s].sum += src->h[s].sum;
+	}
+	for (int d = 0; d < METRICS_NDROPS; d++)
+		dst->drops[d] += src->drops[d];
+	pthread_mutex_unlock(&src->lock);
+}
+
 void metrics_write(struct metrics *m, FILE *f)
 {
-	pthread_mutex_lock(&m->lock);
+	metrics_write_sum(&m, 1, f);
+}
+
+void metrics_write_sum(struct metrics *const *ms, int n, FILE *f)
+{
+	struct metrics *m = calloc(1, sizeof *m);
+	if (!m)
+		return;
+	for (int i = 0; i < n; i++)
+		add_into(m, ms[i]);
 	fputs("# HELP fftbloom_http_requests_total Requests answered, by route and status.\n"
 	      "# TYPE fftbloom_http_requests_total counter\n", f);
 	for (int i = 0; i < m->nreq; i++)
@@ -120,5 +196,5 @@ void metrics_write(struct metrics *m, FILE *f)
 	for (int d = 0; d < METRICS_NDROPS; d++)
 		fprintf(f, "fftbloom_jobs_dropped_total{reason=\"%s\"} %llu\n", drop_names[d],
 		        m->drops[d]);
-	pthread_mutex_unlock(&m->lock);
+	free(m);
 }

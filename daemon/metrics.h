@@ -15,7 +15,16 @@ enum metrics_drop { METRICS_DROP_DEADLINE = 0, METRICS_DROP_CLIENT_GONE, METRICS
 struct metrics;
 
 int metrics_create(struct metrics **out); /* 0 or -1 (out of memory) */
-void metrics_destroy(struct metrics *m);  /* NULL-safe */
+void metrics_destroy(struct metrics *m);  /* NULL-safe; one metrics_place made is left alone */
+
+/* The bytes a store takes, to place one in memory shared between processes (the worker
+ * processes of several GPUs, each writing its own and any of them reading all). */
+size_t metrics_size(void);
+
+/* The store at mem (metrics_size() bytes, suitably aligned): init zeroes it and makes its lock
+ * (process-shared, robust: a process killed while holding it does not block the others);
+ * without init the counts there are kept (a restarted worker goes on with its slot's). */
+struct metrics *metrics_place(void *mem, int init);
 
 /* One answered request: route is a static label ("bloom", "kernels", ...). */
 void metrics_request(struct metrics *m, const char *route, int status);
@@ -24,5 +33,9 @@ void metrics_drop(struct metrics *m, enum metrics_drop why);
 
 /* Writes every counter and histogram with its HELP and TYPE lines. */
 void metrics_write(struct metrics *m, FILE *f);
+
+/* The same for n stores summed: each series, bucket and counter is the sum of theirs. Route
+ * labels are compared as strings. */
+void metrics_write_sum(struct metrics *const *m, int n, FILE *f);
 
 #endif

@@ -21,6 +21,8 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/etag.o \
 	$(BUILD)/daemon/routes_store.o \
 	$(BUILD)/daemon/metrics.o \
+	$(BUILD)/daemon/service.o \
+	$(BUILD)/daemon/supervisor.o \
 	$(BUILD)/daemon/healthcheck.o \
 	$(BUILD)/daemon/web.o \
 	$(BUILD)/daemon/sdnotify.o \

@@ -80,6 +80,10 @@ enum MHD_Result route_kernel(struct req *r)
 	if (!strcmp(r->method, "DELETE")) {
 		if (kernels_delete(S->o.kernels, r->name))
 			return respond_error(r, API_E_KERNEL_NOT_FOUND, "no kernel named '%s'", r->name);
+		if (S->o.service &&
+		    service_store_delete(S->o.service, JOBS_STORED_KERNEL, r->name))
+			return respond_error(r, API_E_INTERNAL, "the DELETE could not be shared with the "
+			                     "other GPUs' workers");
 		return respond(r, 204, NULL, NULL, 0, 0, NULL);
 	}
 	struct kernel_entry *e = kernels_get(S->o.kernels, r->name);
@@ -104,6 +108,146 @@ static void hide_paths(char *dst, size_t len, const char *src)
 		}
 	}
 	dst[o] = 0;
+}
+
+/* The service's state: this process's jobs, or with several GPUs every worker's (this one's
+ * fresh, the others' as they last published), their GPU threads in worker order (a worker not
+ * running keeps its place, alive 0). Queue figures are summed. */
+static void service_status(struct server *S, struct jobs_status *st)
+{
+	jobs_status(S->o.jobs, st);
+	struct service *svc = S->o.service;
+	if (!svc)
+		return;
+	struct service_worker *w = malloc(sizeof *w);
+	struct jobs_status *own = malloc(sizeof *own);
+	if (!w || !own) {
+		free(w);
+		free(own);
+		return;
+	}
+	*own = *st;
+	memset(st, 0, sizeof *st);
+	for (int i = 0; i < service_workers(svc); i++) {
+		const struct jobs_status *ws = own;
+		if (i != service_self(svc)) {
+			service_read(svc, i, w);
+			ws = &w->status;
+			if (!w->pid || !w->published) {
+				if (st->ngpus < JOBS_MAX_GPUS) {
+					memset(&st->gpu[st->ngpus], 0, sizeof st->gpu[0]);
+					st->gpu[st->ngpus++].device = w->device;
+				}
+				continue;
+			}
+		}
+		st->queued += ws->queued;
+		st->queue_size += ws->queue_size;
+		st->in_flight += ws->in_flight;
+		st->memory_used += ws->memory_used;
+		st->memory_budget += ws->memory_budget;
+		for (int g = 0; g < ws->ngpus && st->ngpus < JOBS_MAX_GPUS; g++)
+			st->gpu[st->ngpus++] = ws->gpu[g];
+	}
+	free(w);
+	free(own);
+}
+
+/* /readyz's rule. One process: its GPU threads and its queue (jobs_ready). Several GPUs: ready
+ * while at least one worker is (a worker restarting or warming leaves the others serving);
+ * *workers (when not NULL) gets each worker's state. 1 ready, or 0 with why. */
+static int service_ready(struct server *S, char *why, size_t len, json_t **workers)
+{
+	struct service *svc = S->o.service;
+	if (workers)
+		*workers = NULL;
+	if (S->quiescing) {
+		snprintf(why, len, "shutting down");
+		return 0;
+	}
+	if (!svc)
+		return jobs_ready(S->o.jobs, why, len);
+	struct service_worker *w = malloc(sizeof *w);
+	if (!w) {
+		snprintf(why, len, "out of memory");
+		return 0;
+	}
+	json_t *a = workers ? json_array() : NULL;
+	int ready = 0, n = service_workers(svc);
+	for (int i = 0; i < n; i++) {
+		service_read(svc, i, w);
+		int ok = i == service_self(svc) ? jobs_ready(S->o.jobs, w->why, sizeof w->why)
+		                                : w->ready;
+		ready += ok;
+		if (!a)
+			continue;
+		json_t *o = json_pack("{s:i,s:i,s:I,s:b,s:I}", "gpu", i, "device", w->device, "pid",
+		                      (json_int_t)w->pid, "ready", ok, "restarts",
+		                      (json_int_t)w->restarts);
+		if (!ok)
+			json_object_set_new(o, "reason", json_string(w->why));
+		json_array_append_new(a, o);
+	}
+	free(w);
+	if (workers)
+		*workers = a;
+	if (!ready)
+		snprintf(why, len, "none of the %d GPU workers is ready", n);
+	return ready > 0;
+}
+
+/* /metrics' worker families (several GPUs): restarts and whether each runs and is ready. */
+static void metrics_workers(FILE *f, struct server *S)
+{
+	struct service *svc = S->o.service;
+	struct service_worker *w = malloc(sizeof *w);
+	if (!w)
+		return;
+	int n = service_workers(svc);
+	fputs("# HELP fftbloom_worker_restarts_total Times the worker process of a GPU was "
+	      "restarted after it faulted (exited, crashed, was killed) or hung (--worker-timeout).\n"
+	      "# TYPE fftbloom_worker_restarts_total counter\n", f);
+	for (int i = 0; i < n; i++) {
+		service_read(svc, i, w);
+		fprintf(f, "fftbloom_worker_restarts_total{gpu=\"%d\"} %llu\n", i, w->restarts);
+	}
+	fputs("# HELP fftbloom_worker_up 1 while the worker process of a GPU runs and is ready.\n"
+	      "# TYPE fftbloom_worker_up gauge\n", f);
+	for (int i = 0; i < n; i++) {
+		service_read(svc, i, w);
+		char why[160];
+		int up = i == service_self(svc) ? !S->quiescing && jobs_ready(S->o.jobs, why, sizeof why)
+		                                : w->ready;
+		fprintf(f, "fftbloom_worker_up{gpu=\"%d\"} %d\n", i, up);
+	}
+	free(w);
+}
+
+/* The connection counters: this process's, or summed over the workers (this one's fresh). */
+static void service_conns_sum(struct server *S, struct service_conns *c)
+{
+	server_conns(S, c);
+	struct service *svc = S->o.service;
+	if (!svc)
+		return;
+	struct service_worker *w = malloc(sizeof *w);
+	if (!w)
+		return;
+	for (int i = 0; i < service_workers(svc); i++) {
+		if (i == service_self(svc))
+			continue;
+		service_read(svc, i, w);
+		c->cut_headers += w->conns.cut_headers;
+		c->cut_body += w->conns.cut_body;
+		c->cut_idle += w->conns.cut_idle;
+		c->evicted += w->conns.evicted;
+		c->refused_full += w->conns.refused_full;
+		if (w->pid) {
+			c->open_conns += w->conns.open_conns;
+			c->open_requests += w->conns.open_requests;
+		}
+	}
+	free(w);
 }
 
 static json_t *gpus_json(const struct jobs_status *st, int show_paths)
@@ -203,7 +347,7 @@ static enum MHD_Result route_info(struct req *r)
 {
 	struct server *S = r->S;
 	struct jobs_status st;
-	jobs_status(S->o.jobs, &st);
+	service_status(S, &st);
 	/* files and folders are for the key holder: without an API key /v1/info is public */
 	int show_paths = S->o.api_key != NULL;
 	json_t *cfg = json_object();
@@ -267,6 +411,13 @@ static enum MHD_Result route_info(struct req *r)
 	json_t *warn = warnings_json(&st);
 	if (warn)
 		json_object_set_new(o, "warnings", warn);
+	if (S->o.service) {
+		char why[200];
+		json_t *workers;
+		service_ready(S, why, sizeof why, &workers);
+		if (workers)
+			json_object_set_new(o, "workers", workers);
+	}
 	return respond_json(r, 200, o, NULL);
 }
 
@@ -440,13 +591,21 @@ static enum MHD_Result route_metrics(struct req *r)
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return MHD_NO;
-	metrics_write(S->o.metrics, f);
+	struct service *svc = S->o.service;
+	if (svc) {
+		struct metrics *all[SERVICE_MAX_WORKERS];
+		for (int i = 0; i < service_workers(svc); i++)
+			all[i] = service_metrics(svc, i);
+		metrics_write_sum(all, service_workers(svc), f);
+	} else {
+		metrics_write(S->o.metrics, f);
+	}
 	struct jobs_status st;
-	jobs_status(S->o.jobs, &st);
+	service_status(S, &st);
 	size_t nk, kb;
 	kernels_totals(S->o.kernels, &nk, &kb);
 	char why[128];
-	int ready = !S->quiescing && jobs_ready(S->o.jobs, why, sizeof why);
+	int ready = service_ready(S, why, sizeof why, NULL);
 	fprintf(f, "# HELP fftbloom_queue_depth Jobs accepted and not yet on a GPU.\n"
 	        "# TYPE fftbloom_queue_depth gauge\nfftbloom_queue_depth %d\n"
 	        "# HELP fftbloom_queue_capacity The queue's size (--queue-size).\n"
@@ -466,11 +625,11 @@ static enum MHD_Result route_metrics(struct req *r)
 	        "# TYPE fftbloom_memory_budget_bytes gauge\nfftbloom_memory_budget_bytes %llu\n",
 	        st.queued, st.queue_size, st.in_flight, nk, kb, ready, st.memory_used,
 	        st.memory_budget);
-	pthread_mutex_lock(&S->lock);
-	unsigned long long ch = S->cut_headers, cb = S->cut_body, ci = S->cut_idle,
-	                   ce = S->evicted, cf = S->refused_full;
-	int open_req = S->active, open_conn = S->nconns;
-	pthread_mutex_unlock(&S->lock);
+	struct service_conns sc;
+	service_conns_sum(S, &sc);
+	unsigned long long ch = sc.cut_headers, cb = sc.cut_body, ci = sc.cut_idle,
+	                   ce = sc.evicted, cf = sc.refused_full;
+	int open_req = sc.open_requests, open_conn = sc.open_conns;
 	fprintf(f, "# HELP fftbloom_connections_cut_total Connections closed by the server: no "
 	        "complete headers within --header-timeout (headers), a body slower than "
 	        "--min-body-rate (body), idle past --idle-timeout between requests (idle), or "
@@ -498,6 +657,8 @@ static enum MHD_Result route_metrics(struct req *r)
 	        "# TYPE fftbloom_stored_image_bytes gauge\nfftbloom_stored_image_bytes %llu\n",
 	        ni, ib);
 	metrics_gpu(f, &st);
+	if (svc)
+		metrics_workers(f, S);
 	fclose(f);
 	return respond(r, 200, "text/plain; version=0.0.4; charset=utf-8", buf, len, 1, NULL);
 }
@@ -533,15 +694,15 @@ enum MHD_Result route_get(struct req *r)
 	case OP_READYZ: {
 		char why[200];
 		struct jobs_status st;
-		jobs_status(S->o.jobs, &st);
-		json_t *warn = warnings_json(&st);
-		if (S->quiescing)
-			snprintf(why, sizeof why, "shutting down");
-		int ok = !S->quiescing && jobs_ready(S->o.jobs, why, sizeof why);
+		service_status(S, &st);
+		json_t *warn = warnings_json(&st), *workers;
+		int ok = service_ready(S, why, sizeof why, &workers);
 		json_t *o = ok ? json_pack("{s:s}", "status", "ready")
 		               : json_pack("{s:s,s:s}", "status", "not_ready", "reason", why);
 		if (warn)
 			json_object_set_new(o, "warnings", warn);
+		if (workers)
+			json_object_set_new(o, "gpus", workers);
 		return respond_json(r, ok ? 200 : 503, o, NULL);
 	}
 	case OP_METRICS: return route_metrics(r);

@@ -298,7 +298,9 @@ static enum MHD_Result answer_job(struct req *r)
 	if (*lost)
 		lost[strlen(lost) - 1] = 0;
 	char gpu[16];
-	snprintf(gpu, sizeof gpu, "%d", j->gpu);
+	/* with several GPUs, the service's numbering: the workers' GPU threads in worker order */
+	int base = r->S->o.service ? service_self(r->S->o.service) * r->S->cfg.gpu_threads : 0;
+	snprintf(gpu, sizeof gpu, "%d", base + j->gpu);
 	const char *extra[21] = {NULL};
 	int e = 0;
 	if (!request_given(&j->req, "format")) { /* the format followed Accept, or could have */

@@ -163,6 +163,9 @@ enum MHD_Result route_image_store(struct req *r)
 	if (!strcmp(r->method, "DELETE")) {
 		if (images_delete(S->o.images, r->name))
 			return respond_error(r, API_E_IMAGE_NOT_FOUND, "no image named '%s'", r->name);
+		if (S->o.service && service_store_delete(S->o.service, JOBS_STORED_IMAGE, r->name))
+			return respond_error(r, API_E_INTERNAL, "the DELETE could not be shared with the "
+			                     "other GPUs' workers");
 		return respond(r, 204, NULL, NULL, 0, 0, NULL);
 	}
 	struct image_entry *e = images_get(S->o.images, r->name);

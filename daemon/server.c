@@ -340,6 +340,15 @@ static int precheck(struct req *r, int early, enum MHD_Result *ret)
 		                       "(not starting with '.')", operations[r->route].named);
 		return 1;
 	}
+	if (r->S->o.service) { /* the other workers' PUTs and DELETEs, before any name is looked up */
+		const struct config *c = &r->S->cfg;
+		struct image_limits klim = {(unsigned)c->max_side, (unsigned)c->max_side,
+		                            c->kernel_max_pixels < c->max_pixels ? c->kernel_max_pixels
+		                            : c->max_pixels, NULL, NULL, 0};
+		struct image_limits ilim = {(unsigned)c->max_side, (unsigned)c->max_side,
+		                            c->max_pixels, NULL, NULL, 0};
+		service_store_sync(r->S->o.service, r->S->o.kernels, r->S->o.images, &klim, &ilim);
+	}
 	return 0;
 }
 
@@ -559,4 +568,17 @@ void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 void req_dropped(struct server *S, struct MHD_Connection *c, struct req *r)
 {
 	req_end(S, c, r, MHD_REQUEST_TERMINATED_WITH_ERROR);
+}
+
+void server_conns(struct server *s, struct service_conns *c)
+{
+	pthread_mutex_lock(&s->lock);
+	c->cut_headers = s->cut_headers;
+	c->cut_body = s->cut_body;
+	c->cut_idle = s->cut_idle;
+	c->evicted = s->evicted;
+	c->refused_full = s->refused_full;
+	c->open_conns = s->nconns;
+	c->open_requests = s->active;
+	pthread_mutex_unlock(&s->lock);
 }

@@ -13,6 +13,7 @@
 #include "daemon/jobs.h"
 #include "daemon/kernels.h"
 #include "daemon/metrics.h"
+#include "daemon/service.h"
 
 #define SERVER_ERR_LEN 512
 
@@ -47,6 +48,8 @@ struct server_opts {
 	int listen_fd;           /* > 0: serve this listening socket (socket activation); 0: serve
 	                            bound's */
 	struct server_bound *bound; /* server_bind's sockets: server_create takes them (n set to 0) */
+	struct service *service; /* several GPUs: the workers' shared region (this one's slot is
+	                            service_self); NULL: one process */
 };
 
 struct server;
@@ -66,6 +69,9 @@ void server_quiesce(struct server *s);
 
 /* Requests begun (headers received) and not yet completed. */
 int server_active(struct server *s);
+
+/* Its connection counters and gauges, as /metrics writes them. */
+void server_conns(struct server *s, struct service_conns *c);
 
 /* Seconds since a request last began or completed. */
 double server_idle_s(struct server *s);

@@ -370,8 +370,70 @@ def test_cli_tiles():
             close("fftbloom %s: tiled vs untiled" % op, outs[1], outs[0].astype(np.float64))
 
 
+def test_worker_gpu_hang():
+    """Several GPUs: a worker whose GPU thread hangs in a frame (its process still beating) is
+    killed past --worker-timeout and restarted alone; the other worker answers meanwhile."""
+    if not os.path.exists(FAULTS):
+        check("fault-injection build exists (make faults)", False, FAULTS)
+        return
+    H.DAEMON, keep = FAULTS, H.DAEMON
+    try:
+        d = Daemon("--gpus", "0,0", "--worker-timeout", "2", "--deadline", "60")
+    finally:
+        H.DAEMON = keep
+    try:
+        end = time.time() + 60
+        while time.time() < end:
+            st, _, body = d.req("GET", "/readyz")
+            if st == 200 and all(g["ready"] for g in json.loads(body).get("gpus", [{}])):
+                break
+            time.sleep(0.1)
+        check("arm hang 30 s on one worker", arm(d, "hang", 1, 30)[0] == 200)
+        m = re.search(r"\[gpu (\d)\] [^\n]*fault injection: hang armed", d.log())
+        w = m.group(1) if m else None
+        img = png_bytes(photo(40, 56))
+        q = "/v1/convolve?kernel_preset=gaussian:sigma=2&method=fft&format=pfm"
+        res = []
+        stop_at = time.time() + 30
+
+        def client():
+            # short timeouts: a connection that reaches the hung worker's socket waits, and a
+            # new one (a new address) may reach the other worker
+            while time.time() < stop_at and not ("silent for" in d.log() and any(
+                    r[0] == 200 and r[1] != w for r in res)):
+                try:
+                    st, h, _ = d.req("POST", q, body=img, timeout=1.5)
+                    res.append((st, h.get("x-gpu")))
+                except OSError as e:
+                    res.append((repr(e)[:40], None))
+        ts = [threading.Thread(target=client) for _ in range(6)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        print("     armed on worker %s; answers %s" % (w, res[:12]))
+        check("the worker of the hung GPU thread is killed", "silent for" in d.log(),
+              d.log()[-2000:])
+        check("... the other worker answered meanwhile",
+              any(r[0] == 200 and r[1] != w for r in res), res[:20])
+        end = time.time() + 20
+        n = None
+        while time.time() < end:
+            n = d.metric('fftbloom_worker_restarts_total{gpu="%s"}' % w)
+            st, _, body = d.req("GET", "/readyz")
+            g = json.loads(body).get("gpus", []) if st == 200 else []
+            if n == 1 and len(g) == 2 and all(x["ready"] for x in g):
+                break
+            time.sleep(0.2)
+        check("... restarted alone and counted (fftbloom_worker_restarts_total{gpu=\"%s\"} 1)"
+              % w, n == 1 and d.metric("fftbloom_worker_restarts_total") == 1, n)
+    finally:
+        d.stop("two-worker fault daemon")
+
+
 def main():
     H.run_script((test_software_renderer, test_fault_route_absent, test_faults,
+                  test_worker_gpu_hang,
                   test_budget_and_limits, test_cli_tiles, test_large_photo), tmpdirs=(TMP,))
 
 

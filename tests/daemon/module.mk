@@ -11,6 +11,9 @@ $(BUILD)/tests/daemon/test_web: $(BUILD)/daemon/web.o
 # the systemd protocol (sdnotify) and the readiness/watchdog decisions (lifecycle)
 TEST_NAMES += daemon/test_sdnotify
 $(BUILD)/tests/daemon/test_sdnotify: $(BUILD)/daemon/sdnotify.o $(BUILD)/daemon/lifecycle.o $(JOBS_OBJS) $(BUILD)/daemon/registry.o $(BUILD)/daemon/kernels.o $(BUILD)/daemon/images.o $(BUILD)/daemon/metrics.o
+# what several GPUs' worker processes share: metrics summed, the named store, the slots
+TEST_NAMES += daemon/test_service
+$(BUILD)/tests/daemon/test_service: $(BUILD)/daemon/service.o $(JOBS_OBJS) $(BUILD)/daemon/registry.o $(BUILD)/daemon/kernels.o $(BUILD)/daemon/images.o $(BUILD)/daemon/metrics.o
 # the stored image store, render ETags
 TEST_NAMES += daemon/test_images daemon/test_etag
 $(BUILD)/tests/daemon/test_images: $(BUILD)/daemon/images.o $(BUILD)/daemon/registry.o

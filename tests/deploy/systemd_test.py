@@ -404,11 +404,36 @@ def test_credentials():
     check("exits 0", d.stop() == 0)
 
 
+def test_several_gpus():
+    """--gpus 0,0: two workers under one supervisor, socket-activated; the supervisor alone
+    speaks to the service manager (one READY=1, STOPPING=1)."""
+    ls = listening_socket()
+    port = ls.getsockname()[1]
+    n = Notify()
+    d = activated([ls], {"NOTIFY_SOCKET": n.addr(), "WATCHDOG_USEC": "2000000"},
+                  ["--gpus", "0,0"], name="two-workers")
+    check("two workers: READY=1", n.wait("READY", "1", 60) is not None, d.log()[-1500:])
+    sts = [d.req("GET", "/healthz")[0] for _ in range(8)]
+    check("two workers serve the passed socket", d.port == port and sts == [200] * 8, sts)
+    st, _, body = d.req("GET", "/readyz")
+    gpus = json.loads(body).get("gpus", []) if st == 200 else []
+    check("/readyz lists both workers", len(gpus) == 2 and all(g["ready"] for g in gpus), body)
+    check("the supervisor feeds the watchdog", n.wait("WATCHDOG", "1", 5) is not None)
+    rc = d.stop()
+    check("two workers: exit 0 on SIGTERM", rc == 0, (rc, d.log()[-1500:]))
+    check("one READY=1 and STOPPING=1: the workers never notify",
+          len([v for _, v in n.assignments("READY")]) == 1 and
+          n.wait("STOPPING", "1", 1) is not None, n.all()[:20])
+    n.close()
+    ls.close()
+
+
 def main():
     test_ready_status_watchdog_stopping()
     test_watchdog_follows_heartbeat()
     test_socket_activation()
     test_credentials()
+    test_several_gpus()
     finish()
 
 
