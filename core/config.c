@@ -99,7 +99,7 @@
 	 "frames a GPU thread keeps in flight: it uploads and issues the next while the GPU "      \
 	 "works on the last (JPEG answers in lent planes; 1: each frame waited for)",             \
 	 "FFTBLOOM_GPU_DEPTH", C(gpu_depth)},                                                     \
-	{"codec-threads", OPT_INT, 1, 256, "2", NULL, "threads decoding and encoding images",     \
+	{"codec-threads", OPT_INT, 0, 256, "0", NULL, "threads decoding and encoding images; 0: one per core the process may run on (its CPU affinity; a container's CPU quota is not seen: set it there)",     \
 	 "FFTBLOOM_CODEC_THREADS", C(codec_threads)},                                             \
 	{"queue-size", OPT_INT, 1, 100000, "32", NULL,                                            \
 	 "jobs accepted but not yet on a GPU at most (503 above it)", "FFTBLOOM_QUEUE_SIZE",       \

@@ -21,8 +21,7 @@ static void *run_piece(void *arg)
 	return NULL;
 }
 
-/* The cores this process may run on (its affinity, where it is confined to some). */
-static long par_cores(void)
+long par_cores(void)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	cpu_set_t set;

@@ -25,6 +25,10 @@ void par_for(size_t n, size_t min_items, par_fn fn, void *ctx);
  * them on the calling thread alone). */
 int par_threads(size_t n, size_t min_items);
 
+/* The cores this process may run on: its CPU affinity where it is confined to some, else the
+ * online processors (a cgroup's CPU quota is not seen). */
+long par_cores(void);
+
 /* One item of par_each: item in [0, n) on worker in [0, threads) (0 is the calling thread; a
  * worker runs one item at a time, so state indexed by worker needs no lock). Returns 0, or
  * nonzero to stop: no item is started after that (those under way finish). */

@@ -47,6 +47,7 @@
 #include "api/operation.h"
 #include "gles/egl.h"
 #include "core/clock.h"
+#include "core/parallel.h"
 
 static void sleep_s(double s)
 {
@@ -685,6 +686,10 @@ int main(int argc, char **argv)
 	int devices[JOBS_MAX_GPUS], ndev;
 	int warm[JOBS_MAX_WARM][2], nwarm;
 	char cerr[API_ERR_LEN + 64];
+	if (!cfg.codec_threads) { /* one per core */
+		long cores = par_cores();
+		cfg.codec_threads = cores < 1 ? 1 : cores > 256 ? 256 : (int)cores;
+	}
 	int count = strcmp(cfg.gpus, "all") ? 0 : device_count_forked();
 	if (check_config(&cfg, count, devices, &ndev, warm, &nwarm, cerr, sizeof cerr)) {
 		fprintf(stderr, "fftbloomd: %s\n", cerr);

@@ -21,6 +21,7 @@
 #include "gles/program.h"
 #include "gles/wisdom.h"
 #include "core/clock.h"
+#include "core/parallel.h"
 
 void fifo_push(struct fifo *f, struct job *j)
 {
@@ -465,12 +466,16 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 	pthread_cond_init(&J->init_cv, NULL);
 	pthread_cond_init(&J->watch_cv, NULL);
 	int rc = 0;
-	J->codec = calloc((size_t)cfg->codec_threads, sizeof *J->codec);
+	/* 0 (--codec-threads' default, which fftbloomd resolves at start): one per core */
+	long ncodec = cfg->codec_threads > 0 ? cfg->codec_threads : par_cores();
+	if (ncodec < 1)
+		ncodec = 1;
+	J->codec = calloc((size_t)ncodec, sizeof *J->codec);
 	if (!J->codec) {
 		rc = JOBS_E_NOMEM;
 		goto fail;
 	}
-	for (int i = 0; i < cfg->codec_threads; i++) {
+	for (int i = 0; i < ncodec; i++) {
 		if (pthread_create(&J->codec[i], NULL, codec_main, J)) {
 			snprintf(err, JOBS_ERR_LEN, "cannot start codec thread %d", i);
 			rc = JOBS_E_INIT;

@@ -234,7 +234,7 @@ static const struct documented {
 	{"gpus", OPT_STRING, 0, 200, NULL},
 	{"gpu-threads", OPT_INT, 1, 8, NULL},
 	{"gpu-depth", OPT_INT, 1, 8, NULL},
-	{"codec-threads", OPT_INT, 1, 256, NULL},
+	{"codec-threads", OPT_INT, 0, 256, NULL},
 	{"queue-size", OPT_INT, 1, 100000, NULL},
 	{"queue-high-water", OPT_INT, 1, 100, NULL},
 	{"deadline", OPT_DOUBLE, 0.001, 86400, NULL},
