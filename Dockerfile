@@ -24,6 +24,7 @@ COPY codec/module.mk codec/
 COPY api/module.mk api/
 COPY daemon/module.mk daemon/
 COPY cli/module.mk cli/
+COPY lib/module.mk lib/
 COPY tests/module.mk tests/
 COPY tests/core/module.mk tests/core/
 COPY tests/cli/module.mk tests/cli/
@@ -31,6 +32,7 @@ COPY tests/daemon/module.mk tests/daemon/
 COPY tests/gles/module.mk tests/gles/
 COPY tests/codec/module.mk tests/codec/
 COPY tests/api/module.mk tests/api/
+COPY tests/lib/module.mk tests/lib/
 COPY tests/fuzz/fuzz.mk tests/fuzz/
 COPY bench/module.mk bench/
 RUN make deps && rm -rf /var/lib/apt/lists/*

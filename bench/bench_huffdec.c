@@ -17,22 +17,6 @@
 #include "gles/gl_util.h"
 #include "gles/jpeg_huffdec.h"
 
-/* w x h planes of a smooth picture with grain, gray: 4:2:0, else 4:4:4 */
-static int picture(int w, int h, int sub, struct yuv_image *y)
-{
-	if (yuv_image_alloc(y, w, h, 0, sub, sub))
-		return -1;
-	for (int p = 0; p < 3; p++)
-		for (int j = 0; j < y->ph[p]; j++)
-			for (int i = 0; i < y->pw[p]; i++) {
-				double v = p == 0 ? 128 + 70 * sin(i / 41.0) * cos(j / 29.0) + 12 * bench_frand()
-				                  : 128 + 25 * sin((i + 3 * p) / 23.0) + 4 * bench_frand();
-				y->data[y->offset[p] + (size_t)j * y->stride[p] + i] =
-					(unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
-			}
-	return 0;
-}
-
 int bench_huffdec(struct run_ctx *r, const struct workload *wl)
 {
 	const struct bench_cli *c = r->c;
@@ -40,7 +24,7 @@ int bench_huffdec(struct run_ctx *r, const struct workload *wl)
 	struct yuv_image pl, y;
 	unsigned char *jpeg = NULL;
 	size_t len = 0;
-	if (picture(wl->w, wl->h, wl->gray ? 2 : 1, &pl) ||
+	if (bench_picture_planes(wl->w, wl->h, wl->gray ? 2 : 1, &pl) ||
 	    image_encode_jpeg_yuv(&pl, wl->technique, &jpeg, &len, ierr)) {
 		fprintf(stderr, "%s: no frame\n", wl->id);
 		yuv_image_free(&pl);
@@ -106,12 +90,9 @@ int bench_huffdec(struct run_ctx *r, const struct workload *wl)
 		        "GPU buffer or decoder");
 	} else {
 		double m[NV];
-		for (int s = 0; s < NV; s++)
-			m[s] = bench_median(v[s], n);
 		char variant[64];
 		struct bench_line l;
-		bench_frame_begin(&l, r, wl, variant, sizeof variant);
-		bench_metric(&l, "ms", m[TOT]);
+		bench_frame_medians(&l, r, wl, variant, sizeof variant, v, NV, n, m); /* ms: m[TOT] */
 		bench_metric(&l, "decode_ms", m[DEC]);
 		bench_metric(&l, "sync_ms", m[SYNC]);
 		bench_metric(&l, "write_ms", m[WRITE]);

@@ -56,6 +56,14 @@ const char *bench_timer_name(int timing);
 void bench_frame_begin(struct bench_line *l, const struct run_ctx *r, const struct workload *wl,
                        char *variant, size_t len);
 void bench_frame_sizes(struct bench_line *l, int w, int h, int kw, int kh, int pw, int ph);
+/* A frame line begun as bench_frame_begin does, m[s] the median of v[s][0..n) for s < nv, and
+ * the line's metric ms, m[0] (the whole frame's time). */
+void bench_frame_medians(struct bench_line *l, const struct run_ctx *r, const struct workload *wl,
+                         char *variant, size_t len, double *const *v, int nv, int n, double *m);
+struct yuv_image;
+/* The JPEG suites' frames: w x h planes of a smooth picture with grain, chroma subsampled by sub
+ * both ways (1: 4:4:4, 2: 4:2:0). 0 or -1 (no memory). */
+int bench_picture_planes(int w, int h, int sub, struct yuv_image *y);
 /* The detail fields every fftbloom line carries. */
 void bench_common_detail(struct bench_line *l, const struct run_ctx *r, const struct workload *wl);
 

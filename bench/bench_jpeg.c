@@ -18,10 +18,9 @@
 #include "gles/bloom.h"
 #include "api/request.h"
 
-/* w x h planes at 4:2:0 of a smooth picture with grain */
-static int camera_planes(int w, int h, struct yuv_image *y)
+int bench_picture_planes(int w, int h, int sub, struct yuv_image *y)
 {
-	if (yuv_image_alloc(y, w, h, 0, 2, 2))
+	if (yuv_image_alloc(y, w, h, 0, sub, sub))
 		return -1;
 	for (int p = 0; p < 3; p++)
 		for (int j = 0; j < y->ph[p]; j++)
@@ -43,7 +42,7 @@ int bench_jpeg(struct run_ctx *r, const struct workload *wl)
 		return -1;
 	struct yuv_image in;
 	struct image k;
-	if (camera_planes(wl->w, wl->h, &in) || image_alloc(&k, wl->kw, wl->kh, 1)) {
+	if (bench_picture_planes(wl->w, wl->h, 2, &in) || image_alloc(&k, wl->kw, wl->kh, 1)) {
 		fprintf(stderr, "%s: out of memory\n", wl->id);
 		bloom_ctx_destroy(b);
 		return -1;
@@ -121,12 +120,9 @@ int bench_jpeg(struct run_ctx *r, const struct workload *wl)
 		fprintf(stderr, "%s %s: %s\n", wl->id, wl->variant, err);
 	} else {
 		double m[NV];
-		for (int s = 0; s < NV; s++)
-			m[s] = bench_median(v[s], n);
 		char variant[64];
 		struct bench_line l;
-		bench_frame_begin(&l, r, wl, variant, sizeof variant);
-		bench_metric(&l, "ms", m[TOT]);
+		bench_frame_medians(&l, r, wl, variant, sizeof variant, v, NV, n, m); /* ms: m[TOT] */
 		bench_metric(&l, "upload_ms", m[UP]);
 		bench_metric(&l, "stages_ms", m[STAGES]);
 		bench_metric(&l, "answer_ms", m[ANSWER]);

@@ -269,6 +269,15 @@ const char *bench_timer_name(int timing)
 	                                                                               : "none";
 }
 
+void bench_frame_medians(struct bench_line *l, const struct run_ctx *r, const struct workload *wl,
+                         char *variant, size_t len, double *const *v, int nv, int n, double *m)
+{
+	for (int s = 0; s < nv; s++)
+		m[s] = bench_median(v[s], n);
+	bench_frame_begin(l, r, wl, variant, len);
+	bench_metric(l, "ms", m[0]);
+}
+
 void bench_frame_begin(struct bench_line *l, const struct run_ctx *r, const struct workload *wl,
                        char *variant, size_t len)
 {
