@@ -263,6 +263,9 @@ plots: deps-docs
 	/usr/bin/python3 bench/plot_clients.py docs/clients-h200x2.png \
 		"1080p JPEG bloom on two H200s, 32 cores: one GPU, one daemon with both, one daemon per GPU (two runs)" \
 		bench/results/h200x2/2026-11-23T1951-two-gpus-*.jsonl bench/results/h200x2/2026-11-23T1954-two-gpus-*.jsonl
+	/usr/bin/python3 bench/plot_clients.py docs/clients-h100x4.png \
+		"1080p JPEG bloom on four H100s, 64 cores (48 for the daemons): one GPU, one service over four, a daemon per GPU (e9c36c6)" \
+		bench/results/h100x4/2026-11-28T0218-gpus/all4.jsonl
 
 picture: deps-docs all
 	BUILD=$(BUILD) sh docs/make_picture.sh
