@@ -123,9 +123,11 @@
 	{"heartbeat-timeout", OPT_DOUBLE, 0.1, 86400, "60", NULL,                                 \
 	 "a GPU thread silent this many seconds makes /readyz fail",                              \
 	 "FFTBLOOM_HEARTBEAT_TIMEOUT", C(heartbeat_timeout)},                                     \
-	{"worker-timeout", OPT_DOUBLE, 0.5, 86400, "60", NULL,                                    \
+	{"worker-timeout", OPT_DOUBLE, 5, 86400, "60", NULL,                                    \
 	 "several GPUs: a worker process whose heartbeat or GPU thread is silent this many "     \
-	 "seconds is killed and restarted", "FFTBLOOM_WORKER_TIMEOUT", C(worker_timeout)},       \
+	 "seconds is killed and restarted (at least 5: an idle GPU thread beats every 2 s at "    \
+	 "most; one still making its GPU contexts gets five times this, 30 s at least)",          \
+	 "FFTBLOOM_WORKER_TIMEOUT", C(worker_timeout)},       \
 	{"retry-after", OPT_INT, 0, 3600, "1", NULL, "Retry-After seconds sent with 503",          \
 	 "FFTBLOOM_RETRY_AFTER", C(retry_after)},                                                 \
 	{"warm-sizes", OPT_STRING, 0, 0, "", NULL,                                                \

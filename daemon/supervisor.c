@@ -17,6 +17,8 @@
 #define BACKOFF_FIRST_S 0.1   /* the first restart's delay; doubled for each quick fault */
 #define BACKOFF_MAX_S 10.0
 #define STEADY_S 10.0         /* a worker that ran this long resets its backoff */
+#define START_TIMEOUTS 5      /* --worker-timeouts a worker may take to make its contexts, */
+#define START_MIN_S 30.0      /* and at least this (a software renderer's first compiles) */
 #define STOP_GRACE_S 10.0     /* past --drain-timeout, workers still running are killed */
 
 struct worker {
@@ -191,8 +193,19 @@ int supervisor_run(const struct supervisor_opts *o)
 			}
 			struct service_worker sw;
 			service_read(o->service, i, &sw);
-			if (!sw.published)
-				continue; /* still starting: making its contexts */
+			if (!sw.published) { /* still starting: making its contexts, bounded too */
+				double bound = START_TIMEOUTS * o->cfg->worker_timeout;
+				if (bound < START_MIN_S)
+					bound = START_MIN_S;
+				if (now - w[i].started > bound && !w[i].killed) {
+					log_msg(LOG_ERROR, "worker %d (pid %d) still starting after %.1f s (the "
+					        "bound: %g s, 5 x --worker-timeout, 30 s at least): killed", i,
+					        (int)w[i].pid, now - w[i].started, bound);
+					kill(w[i].pid, SIGKILL);
+					w[i].killed = 1;
+				}
+				continue;
+			}
 			double gpu_age = 0;
 			for (int g = 0; g < sw.status.ngpus; g++)
 				if (sw.status.gpu[g].warmed && sw.status.gpu[g].heartbeat_age > gpu_age)

@@ -241,7 +241,7 @@ static const struct documented {
 	{"gpu-timeout", OPT_DOUBLE, 0, 86400, NULL},
 	{"drain-timeout", OPT_DOUBLE, 0, 86400, NULL},
 	{"heartbeat-timeout", OPT_DOUBLE, 0.1, 86400, NULL},
-	{"worker-timeout", OPT_DOUBLE, 0.5, 86400, NULL},
+	{"worker-timeout", OPT_DOUBLE, 5, 86400, NULL},
 	{"retry-after", OPT_INT, 0, 3600, NULL},
 	{"warm-sizes", OPT_STRING, 0, 0, NULL},
 	{"spare-plans", OPT_STRING, 0, 0, NULL},

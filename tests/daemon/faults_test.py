@@ -378,7 +378,7 @@ def test_worker_gpu_hang():
         return
     H.DAEMON, keep = FAULTS, H.DAEMON
     try:
-        d = Daemon("--gpus", "0,0", "--worker-timeout", "2", "--deadline", "60")
+        d = Daemon("--gpus", "0,0", "--worker-timeout", "5", "--deadline", "60")
     finally:
         H.DAEMON = keep
     try:
