@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_SERIES 256
 static const double buckets[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
@@ -128,12 +129,34 @@ void metrics_drop(struct metrics *m, enum metrics_drop why)
 	pthread_mutex_unlock(&m->lock);
 }
 
+/* Another process's store, locked within FOREIGN_WAIT_MS: 1, or 0 when its holder does not let
+ * go (a worker stopped or stuck inside an update, until the supervisor kills it), and then the
+ * counts are read as they stand: every count only grows, so a sum never goes back, where
+ * leaving the store out would show the counters falling. */
+#define FOREIGN_WAIT_MS 20
+static int lock_foreign(struct metrics *m)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_nsec += FOREIGN_WAIT_MS * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	int rc = pthread_mutex_timedlock(&m->lock, &t);
+	if (rc == EOWNERDEAD)
+		pthread_mutex_consistent(&m->lock);
+	return rc == 0 || rc == EOWNERDEAD;
+}
+
 /* Adds src's counts into dst (a private copy: no lock of its own is used). */
 static void add_into(struct metrics *dst, struct metrics *src)
 {
-	lock(src);
+	int locked = lock_foreign(src);
 	for (int i = 0; i < src->nreq; i++) {
 		int k;
+		if (!src->req[i].route)
+			continue; /* a series being added, read unlocked */
 		for (k = 0; k < dst->nreq; k++)
 			if (dst->req[k].status == src->req[i].status &&
 			    !strcmp(dst->req[k].route, src->req[i].route))
@@ -156,7 +179,8 @@ static void add_into(struct metrics *dst, struct metrics *src)
 	}
 	for (int d = 0; d < METRICS_NDROPS; d++)
 		dst->drops[d] += src->drops[d];
-	pthread_mutex_unlock(&src->lock);
+	if (locked)
+		pthread_mutex_unlock(&src->lock);
 }
 
 void metrics_write(struct metrics *m, FILE *f)

@@ -208,6 +208,18 @@ def test_workers():
             time.sleep(0.1)
         H.check("while worker 1 hangs, /readyz answers 200 (worker 0 is ready) and says worker "
                 "1 is not: %s" % (seen,), seen is not None)
+        # /metrics from worker 0 while worker 1 is still the stopped process: its store is read
+        # even if the stop caught it holding its lock
+        msum = None
+        while alive(p1) and msum is None and time.time() < t0 + TIMEOUT + 5:
+            try:
+                st, _, b = d.req("GET", "/metrics", timeout=0.3)
+                if st == 200 and alive(p1):
+                    msum = b.decode().count("fftbloom_http_requests_total{")
+            except OSError:
+                pass  # reached the stopped worker's socket
+        H.check("while worker 1 hangs, /metrics answers with the summed series (%s)" % msum,
+                bool(msum))
         now = wait_ready(d, 2, timeout=TIMEOUT + 30, old=[p1])
         took = time.time() - t0
         H.check("a stopped worker is killed and restarted (%.1f s, --worker-timeout %d)"
