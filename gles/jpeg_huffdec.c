@@ -194,18 +194,14 @@ int jpeg_huffdec_run(struct jpeg_huffdec *h, const struct yuv_image *y, GLuint s
 	}
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_HUFF_SYNC);
-	pass_run(h, 3, 0, 1);
-	if (tm)
-		gpu_timer_mark(tm, GPU_STAGE_HUFF_SCAN);
-	pass_run(h, 4, nch, 0);
-	if (tm)
-		gpu_timer_mark(tm, GPU_STAGE_HUFF_WRITE);
-	pass_run(h, 5, 0, 1);
-	if (tm)
-		gpu_timer_mark(tm, GPU_STAGE_HUFF_SCAN);
-	pass_run(h, 6, nch, 0);
-	if (tm)
-		gpu_timer_mark(tm, GPU_STAGE_HUFF_WRITE);
+	/* the block offsets' prefix sum (one group), the write; the DC predictors' sum, the DC
+	 * values: the sums timed as huff_scan, the passes over the chunks as huff_write */
+	for (int pass = 3; pass <= 6; pass++) {
+		int one = pass == 3 || pass == 5;
+		pass_run(h, pass, one ? 0 : nch, one);
+		if (tm)
+			gpu_timer_mark(tm, one ? GPU_STAGE_HUFF_SCAN : GPU_STAGE_HUFF_WRITE);
+	}
 	/* the flag word, read back (waits for the passes) */
 	glBindBuffer(GL_COPY_READ_BUFFER, h->sync);
 	glBindBuffer(GL_COPY_WRITE_BUFFER, h->stage);

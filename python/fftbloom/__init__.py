@@ -279,15 +279,20 @@ def _fft2(a, s, axes, norm, inverse, ctx):
     for i in range(flat.shape[0]):
         c._check(_fft(hd, flat[i].view(np.float32).ctypes.data_as(_c_float_p), w, h, 3,
                       1 if inverse else 0))
-    n = float(h * w)
+    _normalise(x, float(h * w), norm, inverse)
+    return np.moveaxis(x, (-2, -1), axes)
+
+
+def _normalise(x, n, norm, inverse):
+    """Scales x in place as numpy.fft's norm asks for a transform of n points, from the GPU's
+    transforms, which are numpy's default ("backward": the inverse divided by n)."""
     scale = 1.0
     if norm == "ortho":
         scale = np.sqrt(n) if inverse else 1 / np.sqrt(n)
     elif norm == "forward":
-        scale = n if inverse else 1 / n
+        scale = n if inverse else 1.0 / n
     if scale != 1.0:
         x *= np.float32(scale)
-    return np.moveaxis(x, (-2, -1), axes)
 
 
 def _fft1(a, n, axis, norm, inverse, ctx):
@@ -311,13 +316,7 @@ def _fft1(a, n, axis, norm, inverse, ctx):
     if rows:  # every signal of the array in one call: a batch of rows
         c._check(_fft(c._handle(), x.view(np.float32).ctypes.data_as(_c_float_p), m, rows, 1,
                       1 if inverse else 0))
-    scale = 1.0
-    if norm == "ortho":
-        scale = np.sqrt(m) if inverse else 1 / np.sqrt(m)
-    elif norm == "forward":
-        scale = m if inverse else 1.0 / m
-    if scale != 1.0:
-        x *= np.float32(scale)
+    _normalise(x, float(m), norm, inverse)
     return np.moveaxis(x, -1, axis)
 
 
