@@ -405,9 +405,29 @@ static int resolve(struct deconv_ctx *d, const struct deconv_problem *pr, int al
 	return 0;
 }
 
-int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *in,
-               const float *weight, const float *bias, float *out, struct deconv_stats *st,
-               char err[DECONV_ERR_LEN])
+/* A caller's GL buffer copied on the GPU into (into 1) or out of one of the engine's. */
+static int copy_gl(GLuint from, GLuint to, size_t bytes, int into, char err[DECONV_ERR_LEN])
+{
+	long long have = 0;
+	unsigned gl_err = 0;
+	if (!gl_buf_copy(from, to, bytes, &have, &gl_err))
+		return 0;
+	if (have > 0)
+		snprintf(err, DECONV_ERR_LEN, "the %s buffer %u is too small (%lld bytes; the tensor "
+		         "needs %zu)", into ? "input" : "output", into ? from : to, have, bytes);
+	else if (!have)
+		snprintf(err, DECONV_ERR_LEN, "the %s buffer %u is not a buffer object of this context",
+		         into ? "input" : "output", into ? from : to);
+	else
+		snprintf(err, DECONV_ERR_LEN, "copying the %s buffer: %s", into ? "input" : "output",
+		         gl_error_name(gl_err));
+	return have >= 0 ? DECONV_E_ARG : DECONV_E_GPU;
+}
+
+/* deconv_run with host arrays (in, out) or GL buffers (in_gl, out_gl where in, out NULL). */
+static int run_io(struct deconv_ctx *d, const struct deconv_conv *c, const float *in,
+                  GLuint in_gl, const float *weight, const float *bias, float *out, GLuint out_gl,
+                  struct deconv_stats *st, char err[DECONV_ERR_LEN])
 {
 	struct deconv_stats local;
 	if (!st)
@@ -416,7 +436,9 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 	err[0] = 0;
 	double t0 = clock_ms();
 	struct deconv_problem pr;
-	int rc = deconv_plan_problem(c, in, weight, out, &pr, err);
+	/* the problem needs to know the arrays are there; GL buffers are checked at their copy */
+	int rc = deconv_plan_problem(c, in ? in : in_gl ? weight : NULL, weight,
+	                             out ? out : out_gl ? weight : NULL, &pr, err);
 	if (rc)
 		return rc;
 	size_t in_b, w_b, out_b; /* checked: a 2^64-byte output must not wrap to 0 bytes */
@@ -430,8 +452,12 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 	if ((rc = grow(d, &d->in_buf, &d->in_bytes, in_b, err)) ||
 	    (rc = grow(d, &d->out_buf, &d->out_bytes, out_b, err)))
 		return rc;
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, d->in_buf);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)in_b, in);
+	if (in) {
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, d->in_buf);
+		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)in_b, in);
+	} else if ((rc = copy_gl(in_gl, d->in_buf, in_b, 1, err))) {
+		return rc;
+	}
 	st->upload_ms = clock_ms() - t0;
 	int method = c->method, alg = c->conv_algorithm;
 	if (method == DECONV_AUTO &&
@@ -444,12 +470,14 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 	rc = run_method(d, &pr, method, alg, weight, bias, &st->conv_algorithm, err);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_DECONV);
-	if (!rc) {
+	if (!rc && out) {
 		unsigned gl_err = 0;
 		if (gl_buf_read(d->out_buf, out, out_b, &gl_err)) {
 			snprintf(err, DECONV_ERR_LEN, "reading the result: %s", gl_error_name(gl_err));
 			rc = DECONV_E_GPU;
 		}
+	} else if (!rc) {
+		rc = copy_gl(d->out_buf, out_gl, out_b, 0, err);
 	}
 	if (tm) {
 		gpu_timer_mark(tm, GPU_STAGE_DOWNLOAD);
@@ -460,4 +488,24 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
 	}
 	st->wall_ms = clock_ms() - t0;
 	return rc;
+}
+
+int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *in,
+               const float *weight, const float *bias, float *out, struct deconv_stats *st,
+               char err[DECONV_ERR_LEN])
+{
+	return run_io(d, c, in, 0, weight, bias, out, 0, st, err);
+}
+
+int deconv_run_gl(struct deconv_ctx *d, const struct deconv_conv *c, unsigned in_buf,
+                  const float *weight, const float *bias, unsigned out_buf,
+                  struct deconv_stats *st, char err[DECONV_ERR_LEN])
+{
+	if (!in_buf || !out_buf) {
+		if (st)
+			memset(st, 0, sizeof *st);
+		snprintf(err, DECONV_ERR_LEN, "no input or output buffer");
+		return DECONV_E_ARG;
+	}
+	return run_io(d, c, NULL, in_buf, weight, bias, NULL, out_buf, st, err);
 }

@@ -117,6 +117,16 @@ int deconv_run(struct deconv_ctx *d, const struct deconv_conv *c, const float *i
                const float *weight, const float *bias, float *out, struct deconv_stats *st,
                char err[DECONV_ERR_LEN]);
 
+/* As deconv_run, with the input and the output in GL buffer objects of this context's share
+ * group (read and written from offset 0, each at least the tensor's bytes: else DECONV_E_ARG),
+ * copied on the GPU into and out of the engine's buffers, with no host transfer; weight and bias
+ * stay host arrays. A shader's writes to in_buf must be made visible by the caller first
+ * (glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT)); out_buf is written by a buffer copy. Binds
+ * GL_COPY_READ_BUFFER and GL_COPY_WRITE_BUFFER. */
+int deconv_run_gl(struct deconv_ctx *d, const struct deconv_conv *c, unsigned in_buf,
+                  const float *weight, const float *bias, unsigned out_buf,
+                  struct deconv_stats *st, char err[DECONV_ERR_LEN]);
+
 /* deconv_method_names[method]; "?" out of range */
 const char *deconv_method_name(int method);
 const char *deconv_strerror(int code);

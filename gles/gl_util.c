@@ -145,6 +145,37 @@ int gl_buf_read(unsigned buf, void *dst, size_t bytes, unsigned *gl_err)
 	return 0;
 }
 
+int gl_buf_copy(unsigned src, unsigned dst, size_t bytes, long long *have, unsigned *gl_err)
+{
+	GLint64 ssz = 0, dsz = 0;
+	while (glGetError() != GL_NO_ERROR) {
+	}
+	if (!src || !dst || !glIsBuffer(src) || !glIsBuffer(dst)) {
+		if (have)
+			*have = 0;
+		return -1;
+	}
+	glBindBuffer(GL_COPY_READ_BUFFER, src);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, dst);
+	glGetBufferParameteri64v(GL_COPY_READ_BUFFER, GL_BUFFER_SIZE, &ssz);
+	glGetBufferParameteri64v(GL_COPY_WRITE_BUFFER, GL_BUFFER_SIZE, &dsz);
+	if ((unsigned long long)ssz < bytes || (unsigned long long)dsz < bytes) {
+		if (have)
+			*have = (long long)((unsigned long long)ssz < bytes ? ssz : dsz);
+		return -1;
+	}
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+	GLenum e = glGetError();
+	if (e != GL_NO_ERROR) {
+		if (gl_err)
+			*gl_err = e;
+		if (have)
+			*have = -1;
+		return -1;
+	}
+	return 0;
+}
+
 void *gl_fence_new(void)
 {
 	return glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);

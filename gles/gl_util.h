@@ -53,6 +53,12 @@ void gl_buf_unmap(unsigned target);
  * GL error in *gl_err (when given). */
 int gl_buf_read(unsigned buf, void *dst, size_t bytes, unsigned *gl_err);
 
+/* The first bytes of src copied into dst on the GPU (no host copy), both buffer objects of the
+ * current context's share group; binds them to GL_COPY_READ_BUFFER and GL_COPY_WRITE_BUFFER.
+ * 0, or -1 when either is not a buffer or holds fewer than bytes (*have: src's or dst's size,
+ * whichever is short; 0 for no buffer), or a GL error (in *gl_err when given). */
+int gl_buf_copy(unsigned src, unsigned dst, size_t bytes, long long *have, unsigned *gl_err);
+
 #define GL_FENCE_WAIT_MS 60000 /* gl_fence_wait gives up after this: a hung GPU */
 
 /* A fence after every command issued so far, or NULL when none could be made (glFinish then,

@@ -194,11 +194,31 @@ static int download(struct spatial_ctx *s, GLuint buf, void *dst, size_t bytes,
 	return 0;
 }
 
-/* Uploads, resolves auto, runs (timed: each stage marked), downloads. */
-int spatial_run_host(struct spatial_ctx *s, const struct spatial_geom *g, int alg, int level,
-                    int image, const void *in, size_t in_bytes, const float *w, const float *bias,
-                    void *out, size_t out_bytes, int timed, struct spatial_stats *st,
-                    char err[SPATIAL_ERR_LEN])
+/* A caller's GL buffer copied on the GPU into (into 1) or out of one of the engine's. */
+static int copy_gl(GLuint from, GLuint to, size_t bytes, int into, char err[SPATIAL_ERR_LEN])
+{
+	long long have = 0;
+	unsigned gl_err = 0;
+	if (!gl_buf_copy(from, to, bytes, &have, &gl_err))
+		return 0;
+	if (have > 0)
+		snprintf(err, SPATIAL_ERR_LEN, "the %s buffer %u is too small (%lld bytes; the tensor "
+		         "needs %zu)", into ? "input" : "output", into ? from : to, have, bytes);
+	else if (!have)
+		snprintf(err, SPATIAL_ERR_LEN, "the %s buffer %u is not a buffer object of this context",
+		         into ? "input" : "output", into ? from : to);
+	else
+		snprintf(err, SPATIAL_ERR_LEN, "copying the %s buffer: %s", into ? "input" : "output",
+		         gl_error_name(gl_err));
+	return have >= 0 ? SPATIAL_E_ARG : SPATIAL_E_GPU;
+}
+
+/* Uploads (in, or copies in_gl on the GPU when in is NULL), resolves auto, runs (timed: each
+ * stage marked), downloads (to out, or copies into out_gl when out is NULL). */
+static int run_io(struct spatial_ctx *s, const struct spatial_geom *g, int alg, int level,
+                  int image, const void *in, GLuint in_gl, size_t in_bytes, const float *w,
+                  const float *bias, void *out, GLuint out_gl, size_t out_bytes, int timed,
+                  struct spatial_stats *st, char err[SPATIAL_ERR_LEN])
 {
 	struct gpu_timer *tm = timed ? s->timer : NULL;
 	double t0 = clock_ms();
@@ -206,15 +226,20 @@ int spatial_run_host(struct spatial_ctx *s, const struct spatial_geom *g, int al
 	if ((rc = spatial_grow(s, &s->in_buf, &s->in_bytes, in_bytes, err)) ||
 	    (rc = spatial_grow(s, &s->out_buf, &s->out_bytes, out_bytes, err)))
 		return rc;
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->in_buf);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)in_bytes, in);
+	if (in) {
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->in_buf);
+		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)in_bytes, in);
+	} else if ((rc = copy_gl(in_gl, s->in_buf, in_bytes, 1, err))) {
+		return rc;
+	}
 	st->upload_ms = clock_ms() - t0;
 	if (alg == SPATIAL_ALG_AUTO &&
 	    (rc = spatial_resolve(s, g, level, image, w, bias, s->in_buf, s->out_buf, &alg, st, err)))
 		return rc;
 	if ((rc = spatial_run_any(s, g, alg, level, image, w, bias, s->in_buf, s->out_buf, tm, st, err)))
 		return rc;
-	rc = download(s, s->out_buf, out, out_bytes, err);
+	rc = out ? download(s, s->out_buf, out, out_bytes, err)
+	         : copy_gl(s->out_buf, out_gl, out_bytes, 0, err);
 	if (tm) {
 		gpu_timer_mark(tm, GPU_STAGE_DOWNLOAD);
 		if (!gpu_timer_read(tm, st->stage_ms)) {
@@ -226,9 +251,19 @@ int spatial_run_host(struct spatial_ctx *s, const struct spatial_geom *g, int al
 	return rc;
 }
 
-int spatial_conv2d(struct spatial_ctx *s, const struct spatial_conv *c, const float *in,
-                   const float *weight, const float *bias, float *out, struct spatial_stats *st,
-                   char err[SPATIAL_ERR_LEN])
+int spatial_run_host(struct spatial_ctx *s, const struct spatial_geom *g, int alg, int level,
+                    int image, const void *in, size_t in_bytes, const float *w, const float *bias,
+                    void *out, size_t out_bytes, int timed, struct spatial_stats *st,
+                    char err[SPATIAL_ERR_LEN])
+{
+	return run_io(s, g, alg, level, image, in, 0, in_bytes, w, bias, out, 0, out_bytes, timed, st,
+	              err);
+}
+
+/* spatial_conv2d with host arrays (in, out) or GL buffers (in_gl, out_gl where in, out NULL). */
+static int conv2d_io(struct spatial_ctx *s, const struct spatial_conv *c, const float *in,
+                     GLuint in_gl, const float *weight, const float *bias, float *out,
+                     GLuint out_gl, struct spatial_stats *st, char err[SPATIAL_ERR_LEN])
 {
 	struct spatial_stats local;
 	if (!st)
@@ -238,7 +273,7 @@ int spatial_conv2d(struct spatial_ctx *s, const struct spatial_conv *c, const fl
 	int oh, ow, rc = spatial_conv_output(c, &oh, &ow, err);
 	if (rc)
 		return rc;
-	if (!in || !weight || !out) {
+	if ((!in && !in_gl) || !weight || (!out && !out_gl)) {
 		snprintf(err, SPATIAL_ERR_LEN, "no input, weight or output array");
 		return SPATIAL_E_ARG;
 	}
@@ -262,6 +297,26 @@ int spatial_conv2d(struct spatial_ctx *s, const struct spatial_conv *c, const fl
 		         "(%lld bytes)", in_b > out_b ? in_b : out_b, s->caps.max_ssbo);
 		return SPATIAL_E_TOO_LARGE;
 	}
-	return spatial_run_host(s, &g, c->algorithm, c->precision, 0, in, in_b, weight, bias, out, out_b,
-	                c->time_stages, st, err);
+	return run_io(s, &g, c->algorithm, c->precision, 0, in, in_gl, in_b, weight, bias, out, out_gl,
+	              out_b, c->time_stages, st, err);
+}
+
+int spatial_conv2d(struct spatial_ctx *s, const struct spatial_conv *c, const float *in,
+                   const float *weight, const float *bias, float *out, struct spatial_stats *st,
+                   char err[SPATIAL_ERR_LEN])
+{
+	if (!in || !out) {
+		if (st)
+			memset(st, 0, sizeof *st);
+		snprintf(err, SPATIAL_ERR_LEN, "no input, weight or output array");
+		return SPATIAL_E_ARG;
+	}
+	return conv2d_io(s, c, in, 0, weight, bias, out, 0, st, err);
+}
+
+int spatial_conv2d_gl(struct spatial_ctx *s, const struct spatial_conv *c, unsigned in_buf,
+                      const float *weight, const float *bias, unsigned out_buf,
+                      struct spatial_stats *st, char err[SPATIAL_ERR_LEN])
+{
+	return conv2d_io(s, c, NULL, in_buf, weight, bias, NULL, out_buf, st, err);
 }

@@ -168,6 +168,17 @@ int spatial_conv2d(struct spatial_ctx *s, const struct spatial_conv *c, const fl
                    const float *weight, const float *bias, float *out, struct spatial_stats *st,
                    char err[SPATIAL_ERR_LEN]);
 
+/* As spatial_conv2d, with the input and the output in GL buffer objects of this context's share
+ * group (in_buf read and out_buf written from offset 0, each at least the tensor's bytes: else
+ * SPATIAL_E_ARG), copied on the GPU into and out of the engine's buffers, with no host transfer;
+ * weight and bias stay host arrays. A shader's writes to in_buf must be made visible by the
+ * caller (glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT)) first; out_buf is written by a buffer
+ * copy, seen by every command issued after the call. Binds GL_COPY_READ_BUFFER and
+ * GL_COPY_WRITE_BUFFER. */
+int spatial_conv2d_gl(struct spatial_ctx *s, const struct spatial_conv *c, unsigned in_buf,
+                      const float *weight, const float *bias, unsigned out_buf,
+                      struct spatial_stats *st, char err[SPATIAL_ERR_LEN]);
+
 /* ---- images: the FFT path's convolve (gles/bloom.h, BLOOM_OP_CONVOLVE), computed directly:
  * O[y, x] = sum over j, i of I[y - (j - cy), x - (i - cx)] * K[j, i], zero outside the image,
  * output at the image's size. The image becomes RGBA as there (1 channel: gray in R, G, B and

@@ -703,10 +703,11 @@ const char *fftbloom_conv_method_name(int method)
 	return deconv_method_name(method);
 }
 
-int fftbloom_conv2d(fftbloom_context *c, const float *in, const int in_shape[4],
-                        const float *weight, const int weight_shape[4], const float *bias,
-                        const struct fftbloom_conv_params *p, float *out,
-                        struct fftbloom_conv_stats *st)
+/* conv2d from host arrays (in, out) or GL buffers (in_gl, out_gl where in, out are NULL). */
+static int conv2d_io(fftbloom_context *c, const float *in, unsigned in_gl, const int in_shape[4],
+                     const float *weight, const int weight_shape[4], const float *bias,
+                     const struct fftbloom_conv_params *p, float *out, unsigned out_gl,
+                     struct fftbloom_conv_stats *st)
 {
 	if (!c)
 		return FFTBLOOM_E_ARG;
@@ -716,13 +717,16 @@ int fftbloom_conv2d(fftbloom_context *c, const float *in, const int in_shape[4],
 	int e = conv_describe(c, 0, in_shape, weight_shape, bias != NULL, p, &sc, NULL, os);
 	if (e)
 		return e;
-	if (!in || !weight || !out)
-		return fail(c, FFTBLOOM_E_ARG, "conv2d: no input, weight or output array");
+	if ((!in && !in_gl) || !weight || (!out && !out_gl))
+		return fail(c, FFTBLOOM_E_ARG, "conv2d: no input, weight or output %s",
+		            in || out ? "array" : "buffer");
 	if ((e = want(c, ENGINE_SPATIAL)))
 		return e;
 	char err[SPATIAL_ERR_LEN];
 	struct spatial_stats ss = {0};
-	if ((e = spatial_conv2d(engine_spatial(c->engine), &sc, in, weight, bias, out, &ss, err)))
+	struct spatial_ctx *sp = engine_spatial(c->engine);
+	if ((e = in ? spatial_conv2d(sp, &sc, in, weight, bias, out, &ss, err)
+	            : spatial_conv2d_gl(sp, &sc, in_gl, weight, bias, out_gl, &ss, err)))
 		return fail(c, spatial_status(e), "%s", err);
 	if (st)
 		*st = (struct fftbloom_conv_stats){.algorithm = ss.algorithm,
@@ -733,10 +737,31 @@ int fftbloom_conv2d(fftbloom_context *c, const float *in, const int in_shape[4],
 	return 0;
 }
 
-int fftbloom_conv2d_transpose(fftbloom_context *c, const float *in, const int in_shape[4],
-                                  const float *weight, const int weight_shape[4],
-                                  const float *bias, const struct fftbloom_conv_params *p,
-                                  float *out, struct fftbloom_conv_stats *st)
+int fftbloom_conv2d(fftbloom_context *c, const float *in, const int in_shape[4],
+                        const float *weight, const int weight_shape[4], const float *bias,
+                        const struct fftbloom_conv_params *p, float *out,
+                        struct fftbloom_conv_stats *st)
+{
+	if (c && (!in || !out))
+		return fail(c, FFTBLOOM_E_ARG, "conv2d: no input, weight or output array");
+	return conv2d_io(c, in, 0, in_shape, weight, weight_shape, bias, p, out, 0, st);
+}
+
+int fftbloom_conv2d_gl(fftbloom_context *c, unsigned in_buf, const int in_shape[4],
+                           const float *weight, const int weight_shape[4], const float *bias,
+                           const struct fftbloom_conv_params *p, unsigned out_buf,
+                           struct fftbloom_conv_stats *st)
+{
+	if (c && (!in_buf || !out_buf))
+		return fail(c, FFTBLOOM_E_ARG, "conv2d: input or output buffer 0");
+	return conv2d_io(c, NULL, in_buf, in_shape, weight, weight_shape, bias, p, NULL, out_buf, st);
+}
+
+/* conv2d_transpose from host arrays or GL buffers, as conv2d_io. */
+static int transpose_io(fftbloom_context *c, const float *in, unsigned in_gl,
+                        const int in_shape[4], const float *weight, const int weight_shape[4],
+                        const float *bias, const struct fftbloom_conv_params *p, float *out,
+                        unsigned out_gl, struct fftbloom_conv_stats *st)
 {
 	if (!c)
 		return FFTBLOOM_E_ARG;
@@ -746,13 +771,16 @@ int fftbloom_conv2d_transpose(fftbloom_context *c, const float *in, const int in
 	int e = conv_describe(c, 1, in_shape, weight_shape, bias != NULL, p, NULL, &dc, os);
 	if (e)
 		return e;
-	if (!in || !weight || !out)
-		return fail(c, FFTBLOOM_E_ARG, "conv2d_transpose: no input, weight or output array");
+	if ((!in && !in_gl) || !weight || (!out && !out_gl))
+		return fail(c, FFTBLOOM_E_ARG, "conv2d_transpose: no input, weight or output %s",
+		            in || out ? "array" : "buffer");
 	if ((e = want(c, ENGINE_DECONV)))
 		return e;
 	char err[DECONV_ERR_LEN];
 	struct deconv_stats ds = {0};
-	if ((e = deconv_run(engine_deconv(c->engine), &dc, in, weight, bias, out, &ds, err)))
+	struct deconv_ctx *d = engine_deconv(c->engine);
+	if ((e = in ? deconv_run(d, &dc, in, weight, bias, out, &ds, err)
+	            : deconv_run_gl(d, &dc, in_gl, weight, bias, out_gl, &ds, err)))
 		return fail(c, spatial_status(e), "%s", err);
 	if (st)
 		*st = (struct fftbloom_conv_stats){
@@ -760,6 +788,27 @@ int fftbloom_conv2d_transpose(fftbloom_context *c, const float *in, const int in
 			.method = ds.method, .timed = ds.timed == GPU_TIMING_QUERIES,
 			.gpu_ms = ds.gpu_ms, .wall_ms = ds.wall_ms};
 	return 0;
+}
+
+int fftbloom_conv2d_transpose(fftbloom_context *c, const float *in, const int in_shape[4],
+                                  const float *weight, const int weight_shape[4],
+                                  const float *bias, const struct fftbloom_conv_params *p,
+                                  float *out, struct fftbloom_conv_stats *st)
+{
+	if (c && (!in || !out))
+		return fail(c, FFTBLOOM_E_ARG, "conv2d_transpose: no input, weight or output array");
+	return transpose_io(c, in, 0, in_shape, weight, weight_shape, bias, p, out, 0, st);
+}
+
+int fftbloom_conv2d_transpose_gl(fftbloom_context *c, unsigned in_buf, const int in_shape[4],
+                                     const float *weight, const int weight_shape[4],
+                                     const float *bias, const struct fftbloom_conv_params *p,
+                                     unsigned out_buf, struct fftbloom_conv_stats *st)
+{
+	if (c && (!in_buf || !out_buf))
+		return fail(c, FFTBLOOM_E_ARG, "conv2d_transpose: input or output buffer 0");
+	return transpose_io(c, NULL, in_buf, in_shape, weight, weight_shape, bias, p, NULL, out_buf,
+	                    st);
 }
 
 /* ---- codecs ---- */

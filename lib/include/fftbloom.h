@@ -335,6 +335,24 @@ FFTBLOOM_API int fftbloom_conv2d_transpose(fftbloom_context *c, const float *in,
                                            const struct fftbloom_conv_params *p, float *out,
                                            struct fftbloom_conv_stats *st);
 
+/* fftbloom_conv2d and fftbloom_conv2d_transpose with the input and the output in GL buffer
+ * objects of the context's share group (the tensors' float32 NCHW values from offset 0, each
+ * buffer at least the tensor's bytes, else FFTBLOOM_E_ARG), copied on the GPU into and out of
+ * the engine's buffers: no host transfer of the tensors. weight and bias stay host arrays (they
+ * are small and reused). A shader's writes to in_buf must be made visible first
+ * (glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT)); out_buf is written by a buffer copy, which
+ * every later command sees. Binds GL_COPY_READ_BUFFER and GL_COPY_WRITE_BUFFER. */
+FFTBLOOM_API int fftbloom_conv2d_gl(fftbloom_context *c, unsigned in_buf, const int in_shape[4],
+                                    const float *weight, const int weight_shape[4],
+                                    const float *bias, const struct fftbloom_conv_params *p,
+                                    unsigned out_buf, struct fftbloom_conv_stats *st);
+FFTBLOOM_API int fftbloom_conv2d_transpose_gl(fftbloom_context *c, unsigned in_buf,
+                                              const int in_shape[4], const float *weight,
+                                              const int weight_shape[4], const float *bias,
+                                              const struct fftbloom_conv_params *p,
+                                              unsigned out_buf,
+                                              struct fftbloom_conv_stats *st);
+
 /* ---- codecs: bytes <-> float RGBA (no context, any thread) ----
  * Formats by name: "jpeg", "png", "exr", "hdr", "pfm", "webp", "avif". Decoding sniffs the
  * format; pixels are linear light for the float formats and sRGB-decoded to linear for the

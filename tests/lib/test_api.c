@@ -1,6 +1,6 @@
 /* libfftbloom's C API as a program sees it: linked with libfftbloom.a alone (so the static
  * library stands by itself) and including only <fftbloom.h> and GL. The GL-buffer FFT against a
- * float64 DFT, the GL-buffer bloom against the host one, the caller's current context
+ * float64 DFT, the GL-buffer bloom, conv2d and conv2d_transpose against the host ones, the caller's current context
  * (FFTBLOOM_PLATFORM_CURRENT), errors and messages, NULL-safety. Skipped where no OpenGL ES 3.1
  * context can be made. */
 #include <fftbloom.h>
@@ -185,6 +185,100 @@ static void bloom_gl_matches_host(void **state)
 	free(px), free(y);
 }
 
+/* GL buffer objects in and out: n floats of data (NULL: uninitialised), and read back. */
+static GLuint gl_buffer(const float *data, size_t n)
+{
+	GLuint b = 0;
+	glGenBuffers(1, &b);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * 4), data, GL_DYNAMIC_COPY);
+	return b;
+}
+
+static void gl_read(GLuint b, float *dst, size_t n)
+{
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
+	const float *m = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(n * 4),
+	                                  GL_MAP_READ_BIT);
+	assert_non_null(m);
+	memcpy(dst, m, n * 4);
+	glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+}
+
+/* conv2d and conv2d_transpose between GL buffers: the host calls' values bit for bit (the same
+ * GPU work; only the tensors' way in and out differs); a buffer too small, none or not a buffer
+ * is the caller's error, with a message. */
+static void conv_gl_matches_host(void **state)
+{
+	(void)state;
+	if (!ctx)
+		skip();
+	for (int transpose = 0; transpose < 2; transpose++) {
+		/* conv2d: in (2, 3, 9, 11), weight (4, 3, 3, 3), stride 2, padding 1; transpose: in
+		 * (2, 3, 5, 6), weight (3, 4, 3, 3), stride 2, padding 1, output_padding 1 */
+		int in_shape[4] = {2, 3, transpose ? 5 : 9, transpose ? 6 : 11};
+		int w_shape[4] = {transpose ? 3 : 4, transpose ? 4 : 3, 3, 3}, out_shape[4];
+		struct fftbloom_conv_params p;
+		fftbloom_conv_params_init(&p);
+		p.stride_h = p.stride_w = 2;
+		p.pad_h = p.pad_w = 1;
+		if (transpose)
+			p.output_pad_h = p.output_pad_w = 1;
+		char err[256];
+		assert_int_equal(fftbloom_conv_output(transpose, in_shape, w_shape, &p, out_shape, err,
+		                                      sizeof err), 0);
+		size_t ni = (size_t)in_shape[0] * in_shape[1] * in_shape[2] * in_shape[3];
+		size_t nw = (size_t)w_shape[0] * w_shape[1] * w_shape[2] * w_shape[3];
+		size_t no = (size_t)out_shape[0] * out_shape[1] * out_shape[2] * out_shape[3];
+		float *x = malloc(ni * 4), *wt = malloc(nw * 4), bias[4], *host = malloc(no * 4),
+		      *dev = malloc(no * 4);
+		for (size_t i = 0; i < ni; i++)
+			x[i] = (float)uniform();
+		for (size_t i = 0; i < nw; i++)
+			wt[i] = (float)uniform();
+		for (int i = 0; i < 4; i++)
+			bias[i] = (float)uniform();
+		int rc = transpose ? fftbloom_conv2d_transpose(ctx, x, in_shape, wt, w_shape, bias, &p,
+		                                               host, NULL)
+		                   : fftbloom_conv2d(ctx, x, in_shape, wt, w_shape, bias, &p, host, NULL);
+		assert_int_equal(rc, 0);
+		GLuint bi = gl_buffer(x, ni), bo = gl_buffer(NULL, no);
+		rc = transpose ? fftbloom_conv2d_transpose_gl(ctx, bi, in_shape, wt, w_shape, bias, &p,
+		                                              bo, NULL)
+		               : fftbloom_conv2d_gl(ctx, bi, in_shape, wt, w_shape, bias, &p, bo, NULL);
+		assert_int_equal(rc, 0);
+		gl_read(bo, dev, no);
+		size_t diff = 0;
+		for (size_t i = 0; i < no; i++)
+			diff += dev[i] != host[i];
+		printf("conv2d%s_gl (%d, %d, %d, %d): %zu of %zu values differ from the host call's\n",
+		       transpose ? "_transpose" : "", out_shape[0], out_shape[1], out_shape[2],
+		       out_shape[3], diff, no);
+		assert_int_equal(diff, 0);
+		/* an output buffer one float short, buffer 0, a name that is no buffer */
+		GLuint small = gl_buffer(NULL, no - 1);
+		rc = transpose ? fftbloom_conv2d_transpose_gl(ctx, bi, in_shape, wt, w_shape, bias, &p,
+		                                              small, NULL)
+		               : fftbloom_conv2d_gl(ctx, bi, in_shape, wt, w_shape, bias, &p, small, NULL);
+		printf("small output buffer: %s\n", fftbloom_context_message(ctx));
+		assert_int_equal(rc, FFTBLOOM_E_ARG);
+		assert_non_null(strstr(fftbloom_context_message(ctx), "too small"));
+		rc = transpose ? fftbloom_conv2d_transpose_gl(ctx, 0, in_shape, wt, w_shape, bias, &p, bo,
+		                                              NULL)
+		               : fftbloom_conv2d_gl(ctx, 0, in_shape, wt, w_shape, bias, &p, bo, NULL);
+		assert_int_equal(rc, FFTBLOOM_E_ARG);
+		rc = transpose ? fftbloom_conv2d_transpose_gl(ctx, 987654, in_shape, wt, w_shape, bias,
+		                                              &p, bo, NULL)
+		               : fftbloom_conv2d_gl(ctx, 987654, in_shape, wt, w_shape, bias, &p, bo, NULL);
+		printf("not a buffer: %s\n", fftbloom_context_message(ctx));
+		assert_int_equal(rc, FFTBLOOM_E_ARG);
+		assert_non_null(strstr(fftbloom_context_message(ctx), "not a buffer"));
+		GLuint del[3] = {bi, bo, small};
+		glDeleteBuffers(3, del);
+		free(x), free(wt), free(host), free(dev);
+	}
+}
+
 /* A second context on the first one's GL context (current on this thread): used, not owned. */
 static void current_context(void **state)
 {
@@ -335,6 +429,7 @@ int main(void)
 		cmocka_unit_test(errors_and_messages),
 		cmocka_unit_test(fft_gl_and_host),
 		cmocka_unit_test(bloom_gl_matches_host),
+		cmocka_unit_test(conv_gl_matches_host),
 		cmocka_unit_test(current_context),
 		cmocka_unit_test(contexts_on_threads),
 	};
