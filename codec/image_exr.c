@@ -315,7 +315,8 @@ static exr_result_t run_chunk(exr_context_t ctxt, const exr_chunk_info_t *ci,
 		rv = exr_decoding_run(ctxt, 0, d);
 	if (rv)
 		return rv;
-	int ch = m->ch;
+	/* out holds the file's m->ch channels, or RGBA (lent memory): gray goes to R, G and B */
+	int ch = m->ch, stride = out->channels, widen = stride != ch && ch <= 2;
 	for (int k = 0; k < ch; k++) {
 		if (m->src[k] < 0)
 			continue; /* keeps the fill value */
@@ -327,11 +328,14 @@ static exr_result_t run_chunk(exr_context_t ctxt, const exr_chunk_info_t *ci,
 		if (plane < 0)
 			return EXR_ERR_CORRUPT_CHUNK;
 		const float *src0 = scratch + (size_t)plane * cw * chh;
+		int slot = widen && k == 1 ? 3 : k, copies = widen && k == 0 ? 3 : 1;
 		for (size_t y = 0; y < chh; y++) {
-			float *dst = out->pixels + (((size_t)y0 + y) * (size_t)out->width + (size_t)x0) * ch + k;
+			float *dst = out->pixels +
+				     (((size_t)y0 + y) * (size_t)out->width + (size_t)x0) * stride + slot;
 			const float *src = src0 + y * cw;
 			for (size_t x = 0; x < cw; x++)
-				dst[x * ch] = src[x];
+				for (int c = 0; c < copies; c++)
+					dst[x * stride + c] = src[x];
 		}
 	}
 	return EXR_ERR_SUCCESS;
@@ -379,6 +383,13 @@ static int dec_item(void *ctx, int worker, size_t i)
 
 int image_decode_exr(const unsigned char *buf, size_t len, const struct image_limits *lim,
 		     struct image *out, struct image_info *info, char *err)
+{
+	return image_decode_exr_into(buf, len, lim, NULL, out, info, err);
+}
+
+int image_decode_exr_into(const unsigned char *buf, size_t len, const struct image_limits *lim,
+			  const struct image_memory *mem, struct image *out,
+			  struct image_info *info, char *err)
 {
 	struct exr_io io = { buf, len, { NULL, 0, 0 }, PTHREAD_MUTEX_INITIALIZER, "" };
 	exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
@@ -461,13 +472,19 @@ int image_decode_exr(const unsigned char *buf, size_t len, const struct image_li
 				(unsigned long long)chunk_bytes, (unsigned long long)EXR_CHUNK_MAX);
 		goto done;
 	}
-	rc = image_alloc(out, (int)w, (int)h, m.ch);
-	if (rc) {
+	if (image_alloc_lent(mem, out, (int)w, (int)h)) {
+		/* RGBA as image_alloc's zeroes and the fill below would widen to it: colours 0,
+		 * alpha 1 where the file has none (written, never read: the chunks overwrite it) */
+		float a = (m.ch == 2 || m.ch == 4) && m.src[m.ch - 1] >= 0 ? 0.0f : 1.0f;
+		const float fill[4] = {0, 0, 0, a};
+		size_t n = (size_t)w * (size_t)h;
+		for (size_t i = 0; i < n; i++)
+			memcpy(out->pixels + i * 4, fill, sizeof fill);
+	} else if ((rc = image_alloc(out, (int)w, (int)h, m.ch))) {
 		rc = image_fail(err, rc, "exr: cannot allocate %lldx%lld pixels", (long long)w,
 				(long long)h);
 		goto done;
-	}
-	if (m.ch == 2 || m.ch == 4) { /* a missing alpha reads as opaque; absent colours as 0 */
+	} else if (m.ch == 2 || m.ch == 4) { /* a missing alpha reads as opaque; absent colours 0 */
 		size_t n = (size_t)w * (size_t)h;
 		if (m.src[m.ch - 1] < 0)
 			for (size_t i = 0; i < n; i++)
