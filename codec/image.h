@@ -70,6 +70,9 @@ struct image_info {
 	int float_format; /* 1 for EXR/HDR/PFM */
 	int orientation;  /* EXIF orientation applied (1-8), 1 if none */
 	int width, height; /* the image's size, orientation applied (0 until decoded) */
+	unsigned long long nonfinite; /* PFM and EXR: the stored samples that are NaN or
+	                                 infinite, counted as the decoder writes them (lent memory
+	                                 may not be read back); 0 for other formats */
 };
 
 struct image_encode_opts {

@@ -12,6 +12,7 @@
 #include <OpenEXR/openexr.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,6 +252,7 @@ struct dec_worker {
 	uint8_t *z;    /* ZIP: the inflated, still predicted bytes */
 	size_t zcap;
 	struct libdeflate_decompressor *inf;
+	unsigned long long nonfinite; /* NaN or infinite samples it wrote */
 };
 
 /* decompress_fn for ZIP and ZIPS: libdeflate's inflate, then the predictor undone, as
@@ -333,9 +335,11 @@ static exr_result_t run_chunk(exr_context_t ctxt, const exr_chunk_info_t *ci,
 			float *dst = out->pixels +
 				     (((size_t)y0 + y) * (size_t)out->width + (size_t)x0) * stride + slot;
 			const float *src = src0 + y * cw;
-			for (size_t x = 0; x < cw; x++)
+			for (size_t x = 0; x < cw; x++) {
+				w->nonfinite += !isfinite(src[x]);
 				for (int c = 0; c < copies; c++)
 					dst[x * stride + c] = src[x];
+			}
 		}
 	}
 	return EXR_ERR_SUCCESS;
@@ -549,6 +553,8 @@ int image_decode_exr_into(const unsigned char *buf, size_t len, const struct ima
 	}
 	info->bits = m.bits;
 	info->channels = m.ch;
+	for (int i = 0; i < PAR_MAX_THREADS; i++)
+		info->nonfinite += job.w[i].nonfinite;
 	info->float_format = 1;
 	rc = 0;
 done:

@@ -91,6 +91,7 @@ int image_decode_pfm_into(const unsigned char *b, size_t len, const struct image
 	int little = scale < 0;
 	const unsigned char *p = b + pos;
 	size_t out_row = lent ? (size_t)w * 4 : row;
+	unsigned long long bad = 0;
 	for (size_t y = 0; y < h; y++) {
 		float *d = out->pixels + ((size_t)h - 1 - y) * out_row; /* rows bottom to top */
 		for (size_t x = 0; x < w; x++) {
@@ -101,6 +102,7 @@ int image_decode_pfm_into(const unsigned char *b, size_t len, const struct image
 						    : (uint32_t)p[3] | (uint32_t)p[2] << 8 |
 							      (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
 				memcpy(&px[c], &u, 4);
+				bad += !isfinite(px[c]);
 			}
 			if (!lent) {
 				memcpy(d + x * ch, px, (size_t)ch * 4);
@@ -113,6 +115,7 @@ int image_decode_pfm_into(const unsigned char *b, size_t len, const struct image
 	}
 	info->bits = 32;
 	info->channels = ch;
+	info->nonfinite = bad;
 	info->float_format = 1;
 	return 0;
 }

@@ -1315,6 +1315,8 @@ static void test_float_into(void **state)
 			unsigned char *buf;
 			size_t len;
 			random_image(&img, w, h, ch, -2, 4);
+			img.pixels[0] = NAN; /* counted as decoded */
+			img.pixels[(size_t)w * h * ch - 1] = INFINITY;
 			struct image_encode_opts o = { .bits = cases[k].bits,
 						       .exr_compression = cases[k].comp };
 			assert_int_equal(image_encode(&img, cases[k].f, &o, &buf, &len, &lost, err), 0);
@@ -1333,6 +1335,8 @@ static void test_float_into(void **state)
 			assert_int_equal(b.channels, 4);
 			assert_int_equal(ib.channels, ia.channels);
 			assert_int_equal(ib.bits, ia.bits);
+			assert_int_equal(ib.nonfinite, image_nonfinite(&a));
+			assert_int_equal(ia.nonfinite, ib.nonfinite);
 			for (size_t i = 0; i < n; i++) {
 				const float *p = a.pixels + i * a.channels;
 				float want[4] = { p[0], p[0], p[0], 1 };
