@@ -1261,6 +1261,9 @@ def float_frames():
     return frames
 
 
+TILED_FRAME_MEMORY = 200000  # bytes: float_frames' frames run in 2 tiles under it
+
+
 def test_float_upload_lease():
     # --float-upload-lease: codec threads decode a PFM or EXR frame for the FFT straight into
     # an upload buffer the GPU context lends, as RGBA float32, which the GPU copies from. Its
@@ -1311,6 +1314,31 @@ def test_float_upload_lease():
             if len(v) != 4 or any(a[2] != 200 or a[3] != v[0][3] for a in v)]
     check("float answers with and without upload leases byte for byte the same (%d frames x %d "
           "queries x 2 rounds)" % (len(frames), len(queries)), not diff, diff[:3])
+
+    # frames in overlap-save tiles (--gpu-frame-memory): the lent pixels read back through the
+    # GPU, cut into tiles; the same answers as the copy path's tiles
+    tiled = {}
+    for lease in ("false", "true"):
+        d = Daemon("--float-upload-lease=" + lease, "--gpu-frame-memory", "%d" % TILED_FRAME_MEMORY,
+                   "--log-level", "debug")
+        try:
+            for rnd in range(2):
+                for name, b in frames:
+                    st, h, body = d.req("POST", queries[0], body=b)
+                    tiled.setdefault(name, []).append((lease, rnd, st, body))
+            lent = d.metric("fftbloom_uploads_lent_total")
+            print("     tiles, float lease %s: frames lent %s of %d" % (lease, lent, 2 * len(frames)))
+            check("tiles, float lease %s: %s" % (lease, "some frames lent" if lease == "true"
+                                                 else "none lent"),
+                  (lent >= len(frames)) if lease == "true" else lent == 0, lent)
+        finally:
+            log = d.stop("float upload lease %s daemon, tiles" % lease)
+        check("tiles, float lease %s: the frames ran in tiles (debug log)" % lease,
+              (log or "").count(" tiles of ") >= 2 * len(frames), (log or "")[-300:])
+    diff = [(k, [(a[0], a[1], a[2]) for a in v]) for k, v in tiled.items()
+            if len(v) != 4 or any(a[2] != 200 or a[3] != v[0][3] for a in v)]
+    check("float answers in tiles with and without upload leases byte for byte the same",
+          not diff, diff[:3])
 
 
 def waves(h, w, grain_r, grain_g):
