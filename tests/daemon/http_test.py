@@ -1290,6 +1290,18 @@ def test_float_upload_lease():
                     for name, b in frames:
                         st, h, body = d.req("POST", q, body=b)
                         answers.setdefault((qi, name), []).append((lease, rnd, st, body))
+            # NaN and infinity, counted by the decoder as it writes (lent pixels are not read)
+            bad = rand_float(37, 53)
+            bad[3, 5, 1], bad[30, 40, 2], bad[0, 0, 0] = np.nan, np.inf, -np.inf
+            bad_pfm = open(write_pfm(os.path.join(TMP, "fl_bad.pfm"), bad), "rb").read()
+            bad_exr = os.path.join(TMP, "fl_bad.exr")
+            cli("convert", os.path.join(TMP, "fl_bad.pfm"), "-o", bad_exr, "--bits", "32")
+            for name, b in (("pfm_nonfinite", bad_pfm), ("exr_nonfinite", open(bad_exr, "rb").read())):
+                st, _, body = d.req("POST", queries[0], body=b)
+                answers.setdefault((-1, name), []).append((lease, 0, st, body))
+                check("float lease %s: %s refused 422 input_not_finite counting 3" % (lease, name),
+                      st == 422 and err_of(body)[1] == "input_not_finite" and b"3 " in body,
+                      (st, body[:200]))
             lent = d.metric("fftbloom_uploads_lent_total")
             n = len(frames) * len(queries)
             print("     float lease %s: frames lent %s of %d" % (lease, lent, 2 * n))
@@ -1311,7 +1323,8 @@ def test_float_upload_lease():
         finally:
             d.stop("float upload lease %s daemon" % lease)
     diff = [(k, [(a[0], a[1], a[2]) for a in v]) for k, v in answers.items()
-            if len(v) != 4 or any(a[2] != 200 or a[3] != v[0][3] for a in v)]
+            if len(v) != (2 if k[0] < 0 else 4) or
+            any(a[2] != (422 if k[0] < 0 else 200) or a[3] != v[0][3] for a in v)]
     check("float answers with and without upload leases byte for byte the same (%d frames x %d "
           "queries x 2 rounds)" % (len(frames), len(queries)), not diff, diff[:3])
 
