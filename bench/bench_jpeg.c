@@ -76,7 +76,7 @@ int bench_jpeg(struct run_ctx *r, const struct workload *wl)
 	request_init(&req, REQUEST_BLOOM);
 	struct bloom_kernel kr = {&k, {0, 0}};
 	bloom_kernel_digest(&k, kr.digest);
-	struct bloom_frame f = {NULL, &in, NULL};
+	struct bloom_frame f = {NULL, &in, NULL, 0};
 	int n = c->runs, rc = 0;
 	enum { TOT, UP, STAGES, ANSWER, ENTROPY, DOWN, WALL, OUT, NV };
 	double *v[NV];

@@ -106,7 +106,7 @@ static int run_frame(void *arg, const struct image *in, const struct image_info 
 		snprintf(msg, msg_len, "%s", fftbloom_context_message(f->fc));
 		return cli_lib_error(e);
 	}
-	*out = (struct image){fout.width, fout.height, fout.channels, fout.data};
+	*out = (struct image){.width = fout.width, .height = fout.height, .channels = fout.channels, .pixels = fout.data};
 	if (st.method == FFTBLOOM_METHOD_SPATIAL) {
 		snprintf(note, note_len, " direct (spatial) convolution");
 		return 0;
@@ -358,7 +358,7 @@ int cli_kernel(int argc, char **argv)
 		fprintf(stderr, "fftbloom kernel: %s\n", fftbloom_context_message(fc));
 		goto out;
 	}
-	k = (struct image){kl.width, kl.height, kl.channels, kl.data};
+	k = (struct image){.width = kl.width, .height = kl.height, .channels = kl.channels, .pixels = kl.data};
 	kernel_fit(&k, f, c.bits);
 	/* lossless where the format can be (WebP, AVIF), JPEG at its best */
 	struct image_encode_opts eo = {.bits = c.bits, .quality = 100};

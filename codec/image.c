@@ -97,8 +97,30 @@ void image_free(struct image *img)
 {
 	if (!img)
 		return;
-	free(img->pixels);
+	if (img->release)
+		img->release(img->owner);
+	else
+		free(img->pixels);
 	memset(img, 0, sizeof *img);
+}
+
+int image_alloc_lent(const struct image_memory *mem, struct image *img, int w, int h)
+{
+	memset(img, 0, sizeof *img);
+	if (!mem || !mem->alloc || w < 1 || h < 1 ||
+	    (size_t)w > SIZE_MAX / 16 / (size_t)h) /* admitted sizes fit; checked all the same */
+		return 0;
+	void *owner = NULL;
+	void *p = mem->alloc(mem->ctx, (size_t)w * (size_t)h * 16, &owner);
+	if (!p)
+		return 0;
+	img->width = w;
+	img->height = h;
+	img->channels = 4;
+	img->pixels = p;
+	img->release = mem->release;
+	img->owner = owner;
+	return 1;
 }
 
 enum image_format image_sniff(const void *buf, size_t len)
@@ -285,6 +307,13 @@ static image_encode_fn encoder_of(enum image_format f)
 int image_decode(const void *buf, size_t len, const struct image_limits *lim, struct image *out,
 		 struct image_info *info, char err[IMAGE_ERR_LEN])
 {
+	return image_decode_into(buf, len, lim, NULL, out, info, err);
+}
+
+int image_decode_into(const void *buf, size_t len, const struct image_limits *lim,
+		      const struct image_memory *mem, struct image *out, struct image_info *info,
+		      char err[IMAGE_ERR_LEN])
+{
 	struct image_limits dl = { .max_pixels = 0 };
 	struct image_info tmp;
 	if (!out)
@@ -310,7 +339,10 @@ int image_decode(const void *buf, size_t len, const struct image_limits *lim, st
 				  len > 3 ? b[3] : 0, image_format_titles(titles, sizeof titles, 0, "and"));
 	}
 	info->format = f;
-	int rc = dec(buf, len, lim ? lim : &dl, out, info, err);
+	lim = lim ? lim : &dl;
+	int rc = f == IMAGE_FORMAT_PFM   ? image_decode_pfm_into(buf, len, lim, mem, out, info, err)
+		 : f == IMAGE_FORMAT_EXR ? image_decode_exr_into(buf, len, lim, mem, out, info, err)
+					 : dec(buf, len, lim, out, info, err);
 	if (rc) {
 		image_free(out);
 		return rc;

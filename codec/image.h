@@ -25,7 +25,23 @@ enum image_format {
  * straight alpha */
 struct image {
 	int width, height, channels;
-	float *pixels; /* width * height * channels floats, malloc'd */
+	float *pixels; /* width * height * channels floats, malloc'd (or lent: release) */
+	void (*release)(void *owner); /* NULL: pixels are malloc'd. Else they are memory lent by
+	                                 an image_memory, which image_free gives back through
+	                                 release(owner) instead of freeing it */
+	void *owner;
+};
+
+/* Memory for a float decode's pixels that the caller lends instead of malloc'd memory (an
+ * upload buffer a GPU reads where the frame was decoded): alloc(ctx, bytes, &owner) is called
+ * once the header has been read and its size admitted, and returns at least `bytes` of it,
+ * setting *owner, or NULL for malloc'd pixels. The decoder only writes the lent memory (it may
+ * be mapped for writing only). Lent memory goes back through release(owner) once, when the
+ * image is freed (image_free), a failed decode's included. */
+struct image_memory {
+	void *(*alloc)(void *ctx, size_t bytes, void **owner);
+	void (*release)(void *owner);
+	void *ctx;
 };
 
 /* 0 in a field = use the default; defaults 32768, 32768, 100e6 */
@@ -54,6 +70,9 @@ struct image_info {
 	int float_format; /* 1 for EXR/HDR/PFM */
 	int orientation;  /* EXIF orientation applied (1-8), 1 if none */
 	int width, height; /* the image's size, orientation applied (0 until decoded) */
+	unsigned long long nonfinite; /* PFM and EXR: the stored samples that are NaN or
+	                                 infinite, counted as the decoder writes them (lent memory
+	                                 may not be read back); 0 for other formats */
 };
 
 struct image_encode_opts {
@@ -127,7 +146,7 @@ const char *image_strerror(int code);
  * or IMAGE_E_NOMEM; on failure *img is zeroed. */
 int image_alloc(struct image *img, int w, int h, int channels);
 
-/* Frees the pixels and zeroes the struct; NULL-safe. */
+/* Frees the pixels (or gives lent ones back: release) and zeroes the struct; NULL-safe. */
 void image_free(struct image *img);
 
 /* One row of the format table: what the codecs know of a format. Sniffing, file extensions,
@@ -188,6 +207,16 @@ int image_check_limits(const struct image_limits *lim, unsigned long long w, uns
  * zeroed. */
 int image_decode(const void *buf, size_t len, const struct image_limits *lim, struct image *out,
 		 struct image_info *info, char err[IMAGE_ERR_LEN]);
+
+/* As image_decode, with the pixels of a PFM or an OpenEXR frame in memory mem lends: when its
+ * alloc lends w * h * 16 bytes, the decoder writes the frame there as interleaved RGBA float32
+ * (out->channels 4: gray copied to R, G and B, a missing alpha 1; info->channels still says
+ * what the file stores), the layout a GPU reads; the samples are the same floats image_decode
+ * gives. mem NULL, its alloc returning NULL, or another format: as image_decode. On failure
+ * lent memory has been given back already. */
+int image_decode_into(const void *buf, size_t len, const struct image_limits *lim,
+		      const struct image_memory *mem, struct image *out, struct image_info *info,
+		      char err[IMAGE_ERR_LEN]);
 
 /* Encodes img in fmt. *out is malloc'd (the caller frees it). What the format could not keep is
  * OR-ed into *lost (IMAGE_LOST_*; *lost is cleared first). Returns 0 or a negative image_error. */

@@ -56,6 +56,18 @@ static inline float image_clip01(float v, unsigned *lost)
  * decoder frees what it allocated and leaves *out zeroed. */
 typedef int (*image_decode_fn)(const unsigned char *buf, size_t len, const struct image_limits *lim,
 			       struct image *out, struct image_info *info, char *err);
+/* The float decoders that take lent memory (image_decode_into); mem may be NULL. */
+int image_decode_pfm_into(const unsigned char *buf, size_t len, const struct image_limits *lim,
+			  const struct image_memory *mem, struct image *out,
+			  struct image_info *info, char *err);
+int image_decode_exr_into(const unsigned char *buf, size_t len, const struct image_limits *lim,
+			  const struct image_memory *mem, struct image *out,
+			  struct image_info *info, char *err);
+/* w x h RGBA pixels (w, h admitted already) in memory mem lends: 1 with *img set (4 channels,
+ * the contents undefined: the decoder writes every sample), 0 when none is lent (mem NULL or
+ * its alloc NULL; *img zeroed), for the decoder to image_alloc as usual. */
+int image_alloc_lent(const struct image_memory *mem, struct image *img, int w, int h);
+
 /* Each encoder: img is valid (checked by image_encode), o is never NULL (defaults filled in),
  * lost is never NULL. */
 typedef int (*image_encode_fn)(const struct image *img, const struct image_encode_opts *o,

@@ -12,6 +12,7 @@
 #include <OpenEXR/openexr.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,6 +252,7 @@ struct dec_worker {
 	uint8_t *z;    /* ZIP: the inflated, still predicted bytes */
 	size_t zcap;
 	struct libdeflate_decompressor *inf;
+	unsigned long long nonfinite; /* NaN or infinite samples it wrote */
 };
 
 /* decompress_fn for ZIP and ZIPS: libdeflate's inflate, then the predictor undone, as
@@ -315,7 +317,8 @@ static exr_result_t run_chunk(exr_context_t ctxt, const exr_chunk_info_t *ci,
 		rv = exr_decoding_run(ctxt, 0, d);
 	if (rv)
 		return rv;
-	int ch = m->ch;
+	/* out holds the file's m->ch channels, or RGBA (lent memory): gray goes to R, G and B */
+	int ch = m->ch, stride = out->channels, widen = stride != ch && ch <= 2;
 	for (int k = 0; k < ch; k++) {
 		if (m->src[k] < 0)
 			continue; /* keeps the fill value */
@@ -327,11 +330,16 @@ static exr_result_t run_chunk(exr_context_t ctxt, const exr_chunk_info_t *ci,
 		if (plane < 0)
 			return EXR_ERR_CORRUPT_CHUNK;
 		const float *src0 = scratch + (size_t)plane * cw * chh;
+		int slot = widen && k == 1 ? 3 : k, copies = widen && k == 0 ? 3 : 1;
 		for (size_t y = 0; y < chh; y++) {
-			float *dst = out->pixels + (((size_t)y0 + y) * (size_t)out->width + (size_t)x0) * ch + k;
+			float *dst = out->pixels +
+				     (((size_t)y0 + y) * (size_t)out->width + (size_t)x0) * stride + slot;
 			const float *src = src0 + y * cw;
-			for (size_t x = 0; x < cw; x++)
-				dst[x * ch] = src[x];
+			for (size_t x = 0; x < cw; x++) {
+				w->nonfinite += !isfinite(src[x]);
+				for (int c = 0; c < copies; c++)
+					dst[x * stride + c] = src[x];
+			}
 		}
 	}
 	return EXR_ERR_SUCCESS;
@@ -379,6 +387,13 @@ static int dec_item(void *ctx, int worker, size_t i)
 
 int image_decode_exr(const unsigned char *buf, size_t len, const struct image_limits *lim,
 		     struct image *out, struct image_info *info, char *err)
+{
+	return image_decode_exr_into(buf, len, lim, NULL, out, info, err);
+}
+
+int image_decode_exr_into(const unsigned char *buf, size_t len, const struct image_limits *lim,
+			  const struct image_memory *mem, struct image *out,
+			  struct image_info *info, char *err)
 {
 	struct exr_io io = { buf, len, { NULL, 0, 0 }, PTHREAD_MUTEX_INITIALIZER, "" };
 	exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
@@ -461,13 +476,19 @@ int image_decode_exr(const unsigned char *buf, size_t len, const struct image_li
 				(unsigned long long)chunk_bytes, (unsigned long long)EXR_CHUNK_MAX);
 		goto done;
 	}
-	rc = image_alloc(out, (int)w, (int)h, m.ch);
-	if (rc) {
+	if (image_alloc_lent(mem, out, (int)w, (int)h)) {
+		/* RGBA as image_alloc's zeroes and the fill below would widen to it: colours 0,
+		 * alpha 1 where the file has none (written, never read: the chunks overwrite it) */
+		float a = (m.ch == 2 || m.ch == 4) && m.src[m.ch - 1] >= 0 ? 0.0f : 1.0f;
+		const float fill[4] = {0, 0, 0, a};
+		size_t n = (size_t)w * (size_t)h;
+		for (size_t i = 0; i < n; i++)
+			memcpy(out->pixels + i * 4, fill, sizeof fill);
+	} else if ((rc = image_alloc(out, (int)w, (int)h, m.ch))) {
 		rc = image_fail(err, rc, "exr: cannot allocate %lldx%lld pixels", (long long)w,
 				(long long)h);
 		goto done;
-	}
-	if (m.ch == 2 || m.ch == 4) { /* a missing alpha reads as opaque; absent colours as 0 */
+	} else if (m.ch == 2 || m.ch == 4) { /* a missing alpha reads as opaque; absent colours 0 */
 		size_t n = (size_t)w * (size_t)h;
 		if (m.src[m.ch - 1] < 0)
 			for (size_t i = 0; i < n; i++)
@@ -532,6 +553,8 @@ int image_decode_exr(const unsigned char *buf, size_t len, const struct image_li
 	}
 	info->bits = m.bits;
 	info->channels = m.ch;
+	for (int i = 0; i < PAR_MAX_THREADS; i++)
+		info->nonfinite += job.w[i].nonfinite;
 	info->float_format = 1;
 	rc = 0;
 done:

@@ -144,7 +144,7 @@ int image_decode_jpeg(const unsigned char *buf, size_t len, const struct image_l
 		      struct image *out, struct image_info *info, char *err)
 {
 	unsigned char *raw = NULL;
-	struct image tmp = { 0, 0, 0, NULL };
+	struct image tmp = { .pixels = NULL };
 	tjhandle tj;
 	struct jpeg_header hd;
 	int rc = open_decoder(buf, len, lim, &tj, &hd, err);
@@ -567,7 +567,7 @@ int image_from_yuv(const struct yuv_image *y, struct image *out, char err[IMAGE_
 	 * luma plane's whole chroma blocks */
 	int cw = (w + sx - 1) / sx, chh = (h + sy - 1) / sy, uw = cw * sx;
 	size_t n = (size_t)w * (size_t)h;
-	struct image tmp = { 0, 0, 0, NULL };
+	struct image tmp = { .pixels = NULL };
 	unsigned char *up = y->gray ? NULL : malloc((size_t)uw * chh * sy * 2);
 	int rc = y->gray || up ? image_alloc(&tmp, w, h, ch) : IMAGE_E_NOMEM;
 	if (rc) {

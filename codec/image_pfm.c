@@ -47,6 +47,13 @@ static int parse_dim(const char *t, unsigned long long *v)
 int image_decode_pfm(const unsigned char *b, size_t len, const struct image_limits *lim,
 		     struct image *out, struct image_info *info, char *err)
 {
+	return image_decode_pfm_into(b, len, lim, NULL, out, info, err);
+}
+
+int image_decode_pfm_into(const unsigned char *b, size_t len, const struct image_limits *lim,
+			  const struct image_memory *mem, struct image *out,
+			  struct image_info *info, char *err)
+{
 	int ch = b[1] == 'F' ? 3 : 1;
 	size_t pos = 2;
 	char tok[64];
@@ -77,23 +84,38 @@ int image_decode_pfm(const unsigned char *b, size_t len, const struct image_limi
 	if (len - pos < need)
 		return image_fail(err, IMAGE_E_TRUNCATED, "pfm: %zu bytes of pixel data, %llux%llu needs %zu",
 				  len - pos, w, h, need);
-	rc = image_alloc(out, (int)w, (int)h, ch);
-	if (rc)
+	/* lent: RGBA (gray to R, G and B; alpha 1), written once, never read */
+	int lent = image_alloc_lent(mem, out, (int)w, (int)h);
+	if (!lent && (rc = image_alloc(out, (int)w, (int)h, ch)))
 		return image_fail(err, rc, "pfm: cannot allocate %llux%llu pixels", w, h);
 	int little = scale < 0;
 	const unsigned char *p = b + pos;
+	size_t out_row = lent ? (size_t)w * 4 : row;
+	unsigned long long bad = 0;
 	for (size_t y = 0; y < h; y++) {
-		float *d = out->pixels + ((size_t)h - 1 - y) * row; /* rows bottom to top */
-		for (size_t i = 0; i < row; i++, p += 4) {
-			uint32_t u = little ? (uint32_t)p[0] | (uint32_t)p[1] << 8 |
-						      (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
-					    : (uint32_t)p[3] | (uint32_t)p[2] << 8 |
-						      (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
-			memcpy(&d[i], &u, 4);
+		float *d = out->pixels + ((size_t)h - 1 - y) * out_row; /* rows bottom to top */
+		for (size_t x = 0; x < w; x++) {
+			float px[4] = {0, 0, 0, 1};
+			for (int c = 0; c < ch; c++, p += 4) {
+				uint32_t u = little ? (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+							      (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
+						    : (uint32_t)p[3] | (uint32_t)p[2] << 8 |
+							      (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
+				memcpy(&px[c], &u, 4);
+				bad += !isfinite(px[c]);
+			}
+			if (!lent) {
+				memcpy(d + x * ch, px, (size_t)ch * 4);
+				continue;
+			}
+			if (ch == 1)
+				px[1] = px[2] = px[0];
+			memcpy(d + x * 4, px, 16);
 		}
 	}
 	info->bits = 32;
 	info->channels = ch;
+	info->nonfinite = bad;
 	info->float_format = 1;
 	return 0;
 }

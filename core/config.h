@@ -102,6 +102,8 @@ struct config {
 	int jpeg_gpu_entropy_decode;   /* 1: and baseline frames' entropy decoding on the GPU */
 	int jpeg_upload_lease;         /* 1: frames' planes decoded into upload buffers the GPU
 	                                  context lends (one GPU thread) */
+	int float_upload_lease;        /* 1: PFM and EXR frames' pixels decoded, as RGBA, into
+	                                  upload buffers the GPU context lends (one GPU thread) */
 };
 
 extern const struct opt_def config_table[];

@@ -236,9 +236,10 @@ static void image_put_answer(struct jobs *J, struct job *j)
 		          "not be made");
 }
 
-/* yuv_memory.alloc: a frame's planes go into an upload buffer lent by the context of the one
- * GPU thread that will run the job; NULL (malloc'd planes, copied in by the GPU thread) when it
- * lends none now, or none large enough is free. */
+/* yuv_memory.alloc and image_memory.alloc: a frame's planes (or a float frame's RGBA pixels)
+ * go into an upload buffer lent by the context of the one GPU thread that will run the job;
+ * NULL (malloc'd, copied in by the GPU thread) when it lends none now, or none large enough is
+ * free. */
 static void *upload_alloc(void *ctx, size_t bytes, void **owner)
 {
 	struct job_upload *u = ctx;
@@ -256,7 +257,7 @@ static void *upload_alloc(void *ctx, size_t bytes, void **owner)
 	return m;
 }
 
-/* yuv_memory.release: the buffer back to its context (whose destroy waits for it). Takes no
+/* yuv_memory.release and image_memory.release: the buffer back to its context (whose destroy waits for it). Takes no
  * lock: J->lock may be held (uploads_withdraw during a rebuild) or not. */
 static void upload_release(void *owner)
 {
@@ -267,6 +268,13 @@ static void upload_release(void *owner)
 }
 
 static void decode_tensors(struct jobs *J, struct job *j);
+
+/* 1 when j's frame is of a format image_decode_into writes into lent memory (PFM, EXR). */
+static int float_lendable(const struct job *j)
+{
+	enum image_format f = image_sniff(j->image, j->image_len);
+	return f == IMAGE_FORMAT_PFM || f == IMAGE_FORMAT_EXR;
+}
 
 /* j's JPEG frame for the GPU into j->yin: its coefficients (--jpeg-gpu-idct) or its planes, in
  * mem (NULL: memory of its own). */
@@ -317,24 +325,31 @@ static void do_decode(struct jobs *J, struct job *j)
 	}
 	/* JPEG frames stay as planes for the GPU to convert, unless they carry what planes cannot */
 	struct image_limits lim;
-	if (tensors) {
-	} else if (J->cfg.jpeg_planes && j->kind != JOB_KERNEL_PUT &&
-	           !(j->kind == JOB_CONVOLVE && j->req.p.method != CONVOLVE_FFT) &&
+	/* a frame for the FFT on the GPU: decoded where the GPU thread's context reads it */
+	int gpu_frame = !tensors && j->kind != JOB_KERNEL_PUT &&
+	                !(j->kind == JOB_CONVOLVE && j->req.p.method != CONVOLVE_FFT);
+	int lend = gpu_frame && J->lease_uploads && is_gpu_kind(j);
+	j->upload.J = J;
+	if (gpu_frame && J->cfg.jpeg_planes &&
 	    image_sniff(j->image, j->image_len) == IMAGE_FORMAT_JPEG) {
-		/* a frame for the GPU: decoded where the GPU thread's context reads it */
-		j->upload.J = J;
 		struct yuv_memory mem = {upload_alloc, upload_release, &j->upload};
-		rc = decode_jpeg_frame(J, j, J->lease_uploads && is_gpu_kind(j) ? &mem : NULL, err);
+		rc = decode_jpeg_frame(J, j, lend && J->cfg.jpeg_upload_lease ? &mem : NULL, err);
 	}
+	/* float frames (--float-upload-lease): PFM and EXR pixels as RGBA in a lent buffer */
+	int lend_float = lend && J->cfg.float_upload_lease && float_lendable(j);
 	if (rc == IMAGE_E_UNSUPPORTED) {
 		lim = job_limits(J, j, j->kind == JOB_KERNEL_PUT ? 1 : 0);
-		rc = image_decode(j->image, j->image_len, &lim, &j->in, &j->info, err);
+		struct image_memory fmem = {upload_alloc, upload_release, &j->upload};
+		rc = image_decode_into(j->image, j->image_len, &lim, lend_float ? &fmem : NULL,
+		                       &j->in, &j->info, err);
 	}
 	if (tensors) {
 	} else if (rc) {
 		decode_error(j, rc, j->kind == JOB_KERNEL_PUT ? "kernel" : "image", err);
 	} else if (!j->info.float_format || /* only float formats hold NaN and infinity */
-	           !(rc = refuse_nonfinite(j, image_nonfinite(&j->in),
+	           /* lent pixels are not read back: the decoder counted them as it wrote */
+	           !(rc = refuse_nonfinite(j, j->in.release ? j->info.nonfinite
+	                                                    : image_nonfinite(&j->in),
 	                                   j->kind == JOB_KERNEL_PUT ? "kernel" : "image"))) {
 		request_resolve_input(&j->req, request_input_kind(&j->info));
 	}
@@ -365,18 +380,23 @@ static void do_decode(struct jobs *J, struct job *j)
 		 * back to it unread (mapped for writing only) and the frame is decoded again into
 		 * planes of its own */
 		pthread_mutex_unlock(&J->lock);
+		int planes = j->yin.data != NULL;
 		yuv_image_free(&j->yin);
-		rc = decode_jpeg_frame(J, j, NULL, err);
+		image_free(&j->in);
+		lim = job_limits(J, j, 0);
+		rc = planes ? decode_jpeg_frame(J, j, NULL, err)
+		            : image_decode(j->image, j->image_len, &lim, &j->in, &j->info, err);
 		j->decode_s += clock_s() - t1;
 		if (rc)
 			decode_error(j, rc, "image", err);
 		pthread_mutex_lock(&J->lock);
 	}
-	if (!rc && !j->upload.slot && j->yin.data && J->lease_uploads && is_gpu_kind(j) &&
-	    J->gpus[0].uploads)
+	if (!rc && !j->upload.slot && lend && J->gpus[0].uploads &&
+	    ((j->yin.data && J->cfg.jpeg_upload_lease) || (j->in.pixels && lend_float)))
 		/* decoded into memory of its own: no buffer was free and large enough; the context
 		 * makes one for the next frames (a decode that failed asks for none) */
-		bloom_upload_want(J->gpus[0].uploads, j->yin.bytes);
+		bloom_upload_want(J->gpus[0].uploads, j->yin.data ? j->yin.bytes
+		                  : (size_t)j->in.width * (size_t)j->in.height * 16);
 	if (!rc && t1 > j->deadline) {
 		set_error(j, API_E_DEADLINE_EXCEEDED, "the job waited longer than the %g s deadline",
 		          J->cfg.deadline);

@@ -168,9 +168,10 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	enum image_format fmt;
 	int bits;
 	format_resolve(j->req.format, &j->accept, &j->info, &fmt, &bits);
-	/* planes decoded into an upload buffer of this context are read there */
+	/* planes or pixels decoded into an upload buffer of this context are read there; pixels
+	 * there are RGBA, the frame's own channels the result's */
 	struct bloom_frame f = {j->yin.data ? NULL : &j->in, j->yin.data ? &j->yin : NULL,
-	                        j->yin.data ? j->upload.slot : NULL};
+	                        j->upload.slot, j->in.release ? j->info.channels : 0};
 	struct bloom_result res;
 	memset(&res, 0, sizeof res);
 	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG;

@@ -58,6 +58,7 @@ static void uploads_withdraw(struct gpu *g)
 		if (J->gpuq.tail == j)
 			J->gpuq.tail = prev;
 		yuv_image_free(&j->yin);
+		image_free(&j->in);
 		image_free(&j->kimg);
 		fifo_push(&again, j);
 		moved++;

@@ -455,7 +455,8 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 	J->nwarm = nwarm;
 	J->spare_auto = !strcmp(cfg->spare_plans, "auto");
 	/* with several GPU threads a job's is not known while it decodes */
-	J->lease_uploads = cfg->jpeg_upload_lease && cfg->jpeg_planes && ndevices == 1;
+	J->lease_uploads = ndevices == 1 &&
+	                   ((cfg->jpeg_upload_lease && cfg->jpeg_planes) || cfg->float_upload_lease);
 	char aerr[API_ERR_LEN];
 	if (!J->spare_auto && api_parse_sizes(cfg->spare_plans, cfg->max_side, J->spare,
 	                                      JOBS_MAX_SPARE, &J->nspare, aerr))

@@ -85,8 +85,9 @@ struct jobs {
 	int spare_auto;                      /* --spare-plans auto */
 	jobs_stored_fn stored;               /* jobs_set_stored: NULL, or after each stored PUT */
 	void *stored_ctx;
-	int lease_uploads;                   /* --jpeg-upload-lease in effect: planes on, one
-	                                        GPU thread (the job's, known at decode time) */
+	int lease_uploads;                   /* --jpeg-upload-lease (planes on) or
+	                                        --float-upload-lease in effect, one GPU thread
+	                                        (the job's, known at decode time) */
 
 	pthread_mutex_t lock;
 	pthread_cond_t codec_cv, gpu_cv, init_cv, watch_cv;

@@ -541,8 +541,9 @@ static const struct {
 	 "JPEG frames decoded to their DCT coefficients, the inverse DCT run on the GPU "
 	 "(--jpeg-gpu-idct).", coef_frames_of},
 	{"fftbloom_uploads_lent_total", "counter",
-	 "JPEG frames the GPU read in place from the upload buffer their codec thread decoded them "
-	 "into (--jpeg-upload-lease): no copy on the GPU thread.", uploads_lent_of},
+	 "JPEG, PFM and EXR frames the GPU read from the upload buffer their codec thread decoded "
+	 "them into (--jpeg-upload-lease, --float-upload-lease): no copy on the GPU thread.",
+	 uploads_lent_of},
 	{"fftbloom_uploads_copied_total", "counter",
 	 "JPEG frames whose planes the GPU thread copied into an upload buffer.", uploads_copied_of},
 	{"fftbloom_upload_buffers_out", "gauge",

@@ -123,7 +123,13 @@ static int frame_size(const struct bloom_frame *f, int *w, int *h, int *ch,
 	const struct yuv_image *y = in || !f ? NULL : f->yuv;
 	*w = *h = *ch = 0;
 	if (in && in->pixels) {
-		*w = in->width, *h = in->height, *ch = in->channels;
+		*w = in->width, *h = in->height;
+		*ch = f->channels ? f->channels : in->channels;
+		if (f->channels && in->channels != 4) {
+			snprintf(err, BLOOM_ERR_LEN, "a frame widened to RGBA has %d channels",
+			         in->channels);
+			return BLOOM_E_ARG;
+		}
 	} else if (y && y->data) {
 		int turned = y->orientation >= 5;
 		*w = turned ? y->height : y->width;
@@ -156,7 +162,7 @@ int bloom_run(struct bloom_ctx *b, int op, const struct image *in, const struct 
               const struct bloom_params *p, unsigned flags, struct image *out,
               struct bloom_stats *st, char err[BLOOM_ERR_LEN])
 {
-	struct bloom_frame f = {in, NULL, NULL};
+	struct bloom_frame f = {in, NULL, NULL, 0};
 	struct bloom_result r;
 	memset(&r, 0, sizeof r);
 	int rc = bloom_run_frame(b, op, &f, k, p, flags, &r, st, err);
@@ -375,7 +381,15 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		snprintf(err, BLOOM_ERR_LEN, "a JPEG scan in tiles: libjpeg decodes it");
 		return BLOOM_E_ENTROPY;
 	}
-	if (!img) {
+	if (img && fin->upload) { /* pixels decoded into a lent buffer: read back by the GPU */
+		int lrc = bloom_upload_read_pixels(b, fin, &conv, err);
+		if (lrc)
+			return lrc;
+		if (conv.pixels) {
+			b->st.uploads_lent++;
+			img = &conv;
+		}
+	} else if (!img) {
 		struct yuv_image lent;
 		int lrc = bloom_upload_read(b, fin, &lent, err);
 		if (lrc)
@@ -431,7 +445,7 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 			rc = BLOOM_E_NOMEM;
 			break;
 		}
-		struct bloom_frame sf = {&sub, NULL, NULL};
+		struct bloom_frame sf = {&sub, NULL, NULL, 0};
 		struct bloom_result r;
 		memset(&r, 0, sizeof r);
 		struct bloom_stats ts;

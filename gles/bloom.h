@@ -263,7 +263,14 @@ struct bloom_frame {
 	                                decoded into (yuv->data is its map), which the GPU then
 	                                reads in place, with no copy; NULL (or a buffer of another
 	                                context): the planes are copied into one of the context's.
+	                                With img: the upload buffer of this context img's pixels
+	                                were decoded into (img->pixels is its map, interleaved RGBA
+	                                float32), which the GPU copies from with no CPU copy.
 	                                The caller still holds it, and returns it after the run */
+	int channels;                /* with img: the frame's own channels (1-4) when img holds
+	                                them widened to RGBA (gray in R, G and B, a missing alpha
+	                                1), as in a lent upload buffer: the result has these; 0:
+	                                img->channels */
 };
 
 /* The result: a float image, or planes for a JPEG encoder made on the GPU as the codec/ JPEG
@@ -312,12 +319,12 @@ void bloom_lease_return(struct bloom_lease *l);
  * (bloom_upload_tend), as takes ask for them, within BLOOM_UPLOAD_BYTES together. */
 
 /* From any thread, without GL: a free upload buffer of at least `bytes`, lent to the caller
- * (who writes the planes into bloom_upload_map's memory, then passes the buffer with them in
+ * (who writes the planes, or a float frame's RGBA pixels, into bloom_upload_map's memory, then passes the buffer with them in
  * bloom_frame.upload), or NULL: none is free and large enough, or the context lends none.
  * NULL is never an error: the planes go in malloc'd memory and are copied as before. b must
  * outlive the call. */
 struct bloom_upload *bloom_upload_take(struct bloom_ctx *b, size_t bytes);
-/* From any thread, without GL: notes that a frame of `bytes` of planes found no buffer (called
+/* From any thread, without GL: notes that a frame of `bytes` of planes (or pixels) found no buffer (called
  * once it decoded: a frame that fails to decode asks for none), so that the next
  * bloom_upload_tend makes one; sizes past BLOOM_UPLOAD_MAX_ONE are never lent. */
 void bloom_upload_want(struct bloom_ctx *b, size_t bytes);

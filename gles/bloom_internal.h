@@ -308,6 +308,19 @@ void bloom_uploads_free(struct bloom_ctx *b, int wait_ms, int waited);
  * planes are not in such a buffer: the caller reads fin->yuv itself. */
 int bloom_upload_read(struct bloom_ctx *b, const struct bloom_frame *fin, struct yuv_image *copy,
                       char err[BLOOM_ERR_LEN]);
+/* As bloom_upload_read, for a float frame whose RGBA pixels lie in one of b's lent upload
+ * buffers (bloom_frame.upload): read back into *copy (malloc'd, image_free it) with the frame's
+ * own channels (bloom_frame.channels); *copy stays zeroed (0 returned) when they do not. */
+int bloom_upload_read_pixels(struct bloom_ctx *b, const struct bloom_frame *fin,
+                             struct image *copy, char err[BLOOM_ERR_LEN]);
+/* The first `used` bytes of lent (an upload buffer of b) into dst through a GPU copy (lent
+ * buffers are mapped for writing only); waits for the GPU. 0 or a negative bloom_error. */
+int bloom_upload_copy_out(struct bloom_ctx *b, const struct bloom_upload *lent, size_t used,
+                          void *dst, char err[BLOOM_ERR_LEN]);
+/* 1 when lent is an upload buffer of b, held by its taker, of at least `bytes`, mapped at
+ * data. */
+int bloom_upload_holds(const struct bloom_ctx *b, const struct bloom_upload *lent,
+                       const void *data, size_t bytes);
 
 /* ---- bloom_plan.c ---- */
 

@@ -243,21 +243,69 @@ static const float *to_rgba(struct bloom_ctx *b, const struct image *in)
 	return b->xfer.host;
 }
 
+int bloom_upload_read_pixels(struct bloom_ctx *b, const struct bloom_frame *fin,
+                             struct image *copy, char err[BLOOM_ERR_LEN])
+{
+	const struct image *in = fin->img;
+	memset(copy, 0, sizeof *copy);
+	size_t n = (size_t)in->width * (size_t)in->height;
+	if (in->channels != 4 || !bloom_upload_holds(b, fin->upload, in->pixels, n * 16))
+		return 0;
+	int ch = fin->channels ? fin->channels : 4;
+	struct image rgba;
+	if (image_alloc(&rgba, in->width, in->height, 4) ||
+	    image_alloc(copy, in->width, in->height, ch)) {
+		image_free(&rgba);
+		snprintf(err, BLOOM_ERR_LEN, "out of memory");
+		return BLOOM_E_NOMEM;
+	}
+	char why[BLOOM_ERR_LEN];
+	int rc = bloom_upload_copy_out(b, fin->upload, n * 16, rgba.pixels, why);
+	if (rc) {
+		snprintf(err, BLOOM_ERR_LEN, "pixels: %.200s", why);
+		image_free(&rgba);
+		image_free(copy);
+		return rc;
+	}
+	struct widen c = {rgba.pixels, copy->pixels, ch};
+	par_for(n, BLOOM_PAR_PIXELS, narrow_pixels, &c);
+	image_free(&rgba);
+	return 0;
+}
+
 _Static_assert(U_OFF == U_SUB + 1 && U_STRIDE == U_SUB + 2 && U_GRAY == U_SUB + 3,
                "jpeg_gpu_set_planes takes the planes' uniforms from U_SUB on");
 _Static_assert(B_PLANES == JPEG_B_PLANES && B_OUT == JPEG_B_RESULT,
                "yuv_unpack and yuv_sample bind the planes and the result as jpeg_gpu does");
 
-/* 1 when lent is an upload buffer of b, held by its taker, that holds y's planes. */
-static int lent_here(const struct bloom_ctx *b, const struct bloom_upload *lent,
-                     const struct yuv_image *y)
+int bloom_upload_holds(const struct bloom_ctx *b, const struct bloom_upload *lent,
+                       const void *data, size_t bytes)
 {
 	int mine = 0;
 	for (int i = 0; lent && b->lent.uploads && i < BLOOM_UPLOAD_SLOTS; i++)
 		mine |= lent == &b->lent.uploads[i];
-	return mine && lent->buf && y->data == lent->map &&
-	       y->bytes <= atomic_load_explicit(&lent->bytes, memory_order_relaxed) &&
+	return mine && lent->buf && data == (const void *)lent->map &&
+	       bytes <= atomic_load_explicit(&lent->bytes, memory_order_relaxed) &&
 	       (atomic_load_explicit(&lent->state, memory_order_relaxed) & UPLOAD_LENT);
+}
+
+/* 1 when lent is an upload buffer of b, held by its taker, that holds y's planes. */
+static int lent_here(const struct bloom_ctx *b, const struct bloom_upload *lent,
+                     const struct yuv_image *y)
+{
+	return bloom_upload_holds(b, lent, y->data, y->bytes);
+}
+
+/* Marks lent as read by the commands issued so far: in flight until their fence signals
+ * (bloom_upload_tend), however soon its holder gives it back; a frame run again (in tiles)
+ * fences it anew. */
+static void lent_fence(struct bloom_upload *lent)
+{
+	gl_fence_free(lent->fence);
+	if ((lent->fence = gl_fence_new()))
+		atomic_fetch_or_explicit(&lent->state, UPLOAD_FLIGHT, memory_order_relaxed);
+	else
+		glFinish(); /* no fence: read already */
 }
 
 /* Planes -> q->image (w x h linear RGBA, oriented): read in place from lent (an upload buffer
@@ -343,13 +391,7 @@ static int upload_planes(struct bloom_ctx *b, struct plan *q, const struct yuv_i
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_PLANES, buf);
 	bloom_dispatch2d(w, h);
 	if (lent) {
-		/* in flight until the fence after the unpack signals (bloom_upload_tend), however
-		 * soon its holder gives it back; a frame run again (in tiles) fences it anew */
-		gl_fence_free(lent->fence);
-		if ((lent->fence = gl_fence_new()))
-			atomic_fetch_or_explicit(&lent->state, UPLOAD_FLIGHT, memory_order_relaxed);
-		else
-			glFinish(); /* no fence: read already */
+		lent_fence(lent); /* until the unpack has read it */
 	} else if (u->map && !(u->fence = gl_fence_new())) {
 		glFinish(); /* no fence to wait for later */
 	}
@@ -364,6 +406,19 @@ int bloom_upload(struct bloom_ctx *b, struct plan *q, const struct bloom_frame *
 	double t0 = clock_ms();
 	size_t bytes = (size_t)w * h * 16;
 	struct upload *u = &b->xfer.fin;
+	if (in->img->channels == 4 &&
+	    bloom_upload_holds(b, in->upload, in->img->pixels, bytes)) {
+		/* decoded as RGBA where the GPU reads it (coherent, written before this call):
+		 * one GPU copy into the frame's buffer, nothing on the CPU */
+		glBindBuffer(GL_COPY_READ_BUFFER, in->upload->buf);
+		glBindBuffer(GL_COPY_WRITE_BUFFER, q->image);
+		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
+		                    (GLsizeiptr)bytes);
+		lent_fence(in->upload);
+		b->st.uploads_lent++;
+		*copy_ms += clock_ms() - t0;
+		return 0;
+	}
 	/* on a software renderer too, though its GPU copy is one more CPU copy (a few ms against
 	 * seconds of compute): the tests run this path there */
 	if (b->xfer.persistent && bytes <= BLOOM_FLOAT_MAPPED_MAX) {

@@ -160,6 +160,29 @@ int bloom_upload_tend(struct bloom_ctx *b)
 	return !rc;
 }
 
+int bloom_upload_copy_out(struct bloom_ctx *b, const struct bloom_upload *lent, size_t used,
+                          void *dst, char err[BLOOM_ERR_LEN])
+{
+	int rc = bloom_ystage_grow(b, used, err);
+	if (rc)
+		return rc;
+	glBindBuffer(GL_COPY_READ_BUFFER, lent->buf);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, b->xfer.ystage);
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)used);
+	glFinish();
+	const unsigned char *m = b->xfer.ystage_map;
+	if (!m) /* no persistent mapping: mapped for this read */
+		m = gl_buf_map_read(GL_COPY_WRITE_BUFFER, b->xfer.ystage, used, NULL);
+	if (!m) {
+		snprintf(err, BLOOM_ERR_LEN, "the upload buffer could not be read");
+		return BLOOM_E_GPU;
+	}
+	memcpy(dst, m, used);
+	if (!b->xfer.ystage_map)
+		gl_buf_unmap(GL_COPY_WRITE_BUFFER);
+	return 0;
+}
+
 int bloom_upload_read(struct bloom_ctx *b, const struct bloom_frame *fin, struct yuv_image *copy,
                       char err[BLOOM_ERR_LEN])
 {
@@ -168,29 +191,18 @@ int bloom_upload_read(struct bloom_ctx *b, const struct bloom_frame *fin, struct
 	memset(copy, 0, sizeof *copy);
 	if (!fin->upload || fin->upload->ctx != b)
 		return 0;
-	int rc = bloom_ystage_grow(b, used, err);
-	if (rc)
-		return rc;
 	unsigned char *data = malloc(used);
 	if (!data) {
 		snprintf(err, BLOOM_ERR_LEN, "out of memory");
 		return BLOOM_E_NOMEM;
 	}
-	glBindBuffer(GL_COPY_READ_BUFFER, fin->upload->buf);
-	glBindBuffer(GL_COPY_WRITE_BUFFER, b->xfer.ystage);
-	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)used);
-	glFinish();
-	const unsigned char *m = b->xfer.ystage_map;
-	if (!m) /* no persistent mapping: mapped for this read */
-		m = gl_buf_map_read(GL_COPY_WRITE_BUFFER, b->xfer.ystage, used, NULL);
-	if (!m) {
+	char why[BLOOM_ERR_LEN];
+	int rc = bloom_upload_copy_out(b, fin->upload, used, data, why);
+	if (rc) {
 		free(data);
-		snprintf(err, BLOOM_ERR_LEN, "planes: the upload buffer could not be read");
-		return BLOOM_E_GPU;
+		snprintf(err, BLOOM_ERR_LEN, "planes: %.200s", why);
+		return rc;
 	}
-	memcpy(data, m, used);
-	if (!b->xfer.ystage_map)
-		gl_buf_unmap(GL_COPY_WRITE_BUFFER);
 	*copy = *y;
 	copy->release = NULL;
 	copy->owner = NULL;

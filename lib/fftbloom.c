@@ -460,7 +460,7 @@ static int image_in(fftbloom_context *c, const char *what, const struct fftbloom
 	if (!i->data || i->width < 1 || i->height < 1 || i->channels < 1 || i->channels > 4)
 		return fail(c, FFTBLOOM_E_ARG, "%s: %dx%d, %d channels: sizes >= 1, 1-4 channels and "
 		            "data expected", what, i->width, i->height, i->channels);
-	*out = (struct image){i->width, i->height, i->channels, i->data};
+	*out = (struct image){.width = i->width, .height = i->height, .channels = i->channels, .pixels = i->data};
 	return 0;
 }
 
@@ -876,7 +876,7 @@ int fftbloom_image_encode(const struct fftbloom_image *img, const char *format, 
 		put_err(err, err_len, "an image of sizes >= 1, 1-4 channels and data expected");
 		return FFTBLOOM_E_ARG;
 	}
-	struct image im = {img->width, img->height, img->channels, img->data};
+	struct image im = {.width = img->width, .height = img->height, .channels = img->channels, .pixels = img->data};
 	struct image_encode_opts eo = {.quality = quality, .bits = bits};
 	unsigned char *b;
 	size_t n;

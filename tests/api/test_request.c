@@ -40,17 +40,17 @@ static void test_format_parse(void **state)
 	assert_string_equal(format_content_type(IMAGE_FORMAT_UNKNOWN), "application/octet-stream");
 }
 
-static const struct image_info in_jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1, 64, 48},
-                                in_png8 = {IMAGE_FORMAT_PNG, 8, 4, 0, 1, 64, 48},
-                                in_png16 = {IMAGE_FORMAT_PNG, 16, 3, 0, 1, 64, 48},
-                                in_exr = {IMAGE_FORMAT_EXR, 16, 4, 1, 1, 64, 48},
-                                in_pfm = {IMAGE_FORMAT_PFM, 32, 3, 1, 1, 64, 48},
-                                in_webp = {IMAGE_FORMAT_WEBP, 8, 4, 0, 1, 64, 48},
-                                in_avif8 = {IMAGE_FORMAT_AVIF, 8, 3, 0, 1, 64, 48},
-                                in_avif10 = {IMAGE_FORMAT_AVIF, 10, 3, 0, 1, 64, 48},
-                                in_avif12 = {IMAGE_FORMAT_AVIF, 12, 4, 0, 1, 64, 48},
-                                in_wide_jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1, 20000, 300},
-                                in_tall_png = {IMAGE_FORMAT_PNG, 8, 3, 0, 1, 100, 70000};
+static const struct image_info in_jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1, 64, 48, 0},
+                                in_png8 = {IMAGE_FORMAT_PNG, 8, 4, 0, 1, 64, 48, 0},
+                                in_png16 = {IMAGE_FORMAT_PNG, 16, 3, 0, 1, 64, 48, 0},
+                                in_exr = {IMAGE_FORMAT_EXR, 16, 4, 1, 1, 64, 48, 0},
+                                in_pfm = {IMAGE_FORMAT_PFM, 32, 3, 1, 1, 64, 48, 0},
+                                in_webp = {IMAGE_FORMAT_WEBP, 8, 4, 0, 1, 64, 48, 0},
+                                in_avif8 = {IMAGE_FORMAT_AVIF, 8, 3, 0, 1, 64, 48, 0},
+                                in_avif10 = {IMAGE_FORMAT_AVIF, 10, 3, 0, 1, 64, 48, 0},
+                                in_avif12 = {IMAGE_FORMAT_AVIF, 12, 4, 0, 1, 64, 48, 0},
+                                in_wide_jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1, 20000, 300, 0},
+                                in_tall_png = {IMAGE_FORMAT_PNG, 8, 3, 0, 1, 100, 70000, 0};
 
 /* The format an answer gets for Accept (and --auto-avif) and the input, with no format=; -1
  * when the header allows nothing made (406). */

@@ -1290,6 +1290,98 @@ static void test_exr_roundtrip(void **state)
 	image_free(&img);
 }
 
+/* Float frames decoded into memory the caller lends (image_decode_into): PFM (gray, RGB) and
+ * EXR (Y, YA, RGB, RGBA; half and float; uncompressed, ZIP and PIZ) written as RGBA float32,
+ * every sample the same bits as image_decode's widened (gray to R, G and B, a missing alpha 1),
+ * the lent memory (filled with NaN first) written everywhere; the memory given back once when
+ * the image is freed, or when a decode fails after taking it; malloc'd (the stored channels)
+ * when the lender has none large enough; not asked for when the limits refuse the frame. */
+static void test_float_into(void **state)
+{
+	(void)state;
+	static const struct { enum image_format f; int ch, bits, comp; } cases[] = {
+		{ IMAGE_FORMAT_PFM, 1, 32, 0 }, { IMAGE_FORMAT_PFM, 3, 32, 0 },
+		{ IMAGE_FORMAT_EXR, 1, 16, IMAGE_EXR_NONE }, { IMAGE_FORMAT_EXR, 2, 32, IMAGE_EXR_ZIP },
+		{ IMAGE_FORMAT_EXR, 3, 16, IMAGE_EXR_ZIP }, { IMAGE_FORMAT_EXR, 3, 32, IMAGE_EXR_NONE },
+		{ IMAGE_FORMAT_EXR, 4, 16, IMAGE_EXR_PIZ }, { IMAGE_FORMAT_EXR, 4, 32, IMAGE_EXR_ZIP },
+	};
+	char err[IMAGE_ERR_LEN];
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+		for (int s = 0; s < NSIZES; s++) {
+			int w = sizes[s][0], h = sizes[s][1], ch = cases[k].ch;
+			struct image img, a, b;
+			struct image_info ia, ib;
+			unsigned lost;
+			unsigned char *buf;
+			size_t len;
+			random_image(&img, w, h, ch, -2, 4);
+			img.pixels[0] = NAN; /* counted as decoded */
+			img.pixels[(size_t)w * h * ch - 1] = INFINITY;
+			struct image_encode_opts o = { .bits = cases[k].bits,
+						       .exr_compression = cases[k].comp };
+			assert_int_equal(image_encode(&img, cases[k].f, &o, &buf, &len, &lost, err), 0);
+			assert_int_equal(image_decode(buf, len, NULL, &a, &ia, err), 0);
+			size_t n = (size_t)w * h;
+			struct lender l = { malloc(n * 16), n * 16, 0, 0, 0 };
+			for (size_t i = 0; i < n * 4; i++)
+				((float *)(void *)l.mem)[i] = NAN;
+			struct image_memory mem = { lend_alloc, lend_release, &l };
+			int rc = image_decode_into(buf, len, NULL, &mem, &b, &ib, err);
+			if (rc)
+				fail_msg("%s %dx%dx%d: %s", image_format_name(cases[k].f), w, h, ch, err);
+			assert_int_equal(l.allocs, 1);
+			assert_int_equal(l.asked, n * 16);
+			assert_ptr_equal(b.pixels, l.mem);
+			assert_int_equal(b.channels, 4);
+			assert_int_equal(ib.channels, ia.channels);
+			assert_int_equal(ib.bits, ia.bits);
+			assert_int_equal(ib.nonfinite, image_nonfinite(&a));
+			assert_int_equal(ia.nonfinite, ib.nonfinite);
+			for (size_t i = 0; i < n; i++) {
+				const float *p = a.pixels + i * a.channels;
+				float want[4] = { p[0], p[0], p[0], 1 };
+				if (a.channels >= 3)
+					memcpy(want, p, 12);
+				if (a.channels == 2 || a.channels == 4)
+					want[3] = p[a.channels - 1];
+				if (memcmp(want, b.pixels + i * 4, 16))
+					fail_msg("%s %dx%dx%d bits %d: pixel %zu: %g %g %g %g, lent %g %g "
+						 "%g %g", image_format_name(cases[k].f), w, h, ch,
+						 cases[k].bits, i, (double)want[0], (double)want[1],
+						 (double)want[2], (double)want[3], (double)b.pixels[i * 4],
+						 (double)b.pixels[i * 4 + 1], (double)b.pixels[i * 4 + 2],
+						 (double)b.pixels[i * 4 + 3]);
+			}
+			image_free(&b); /* given back, not freed (ASan would see a double free below) */
+			assert_int_equal(l.releases, 1);
+			assert_null(b.pixels);
+			/* none large enough: malloc'd, as image_decode's */
+			l.cap = n * 16 - 1;
+			assert_int_equal(image_decode_into(buf, len, NULL, &mem, &b, NULL, err), 0);
+			assert_true(b.pixels != (float *)(void *)l.mem && !b.release);
+			assert_same_image(&a, &b, "not lent");
+			image_free(&b);
+			assert_int_equal(l.releases, 1);
+			/* cut in the pixels: taken, then given back */
+			l.cap = n * 16;
+			l.allocs = l.releases = 0;
+			assert_true(image_decode_into(buf, len - 1, NULL, &mem, &b, NULL, err) != 0);
+			assert_int_equal(l.allocs, l.releases);
+			assert_null(b.pixels);
+			/* refused by the limits: never taken */
+			l.allocs = l.releases = 0;
+			struct image_limits lim = { .max_pixels = n - 1 };
+			if (n > 1)
+				assert_int_equal(image_decode_into(buf, len, &lim, &mem, &b, NULL, err),
+						 IMAGE_E_TOO_LARGE);
+			assert_int_equal(l.allocs, 0);
+			free(l.mem);
+			free(buf);
+			image_free(&a);
+			image_free(&img);
+		}
+}
+
 /* Every exr_compression written and read back exactly (half samples that half holds, float32
  * bits), at odd sizes of one to several blocks (ZIP 16 lines, PIZ 32, the others 1); the same
  * bytes whether a frame's blocks are encoded on one thread or several, the same pixels however
@@ -2029,6 +2121,7 @@ int main(void)
 		cmocka_unit_test(test_jpeg_coded),
 		cmocka_unit_test(test_exr_roundtrip),
 		cmocka_unit_test(test_exr_compressions),
+		cmocka_unit_test(test_float_into),
 		cmocka_unit_test(test_hdr_roundtrip),
 		cmocka_unit_test(test_hdr_layouts),
 		cmocka_unit_test(test_webp_lossy),

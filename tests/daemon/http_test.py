@@ -1238,6 +1238,122 @@ def test_upload_lease():
         d.stop("upload lease deadline daemon")
 
 
+def float_frames():
+    """PFM (RGB, gray) and OpenEXR frames (half and float, uncompressed and ZIP; Y, RGB, RGBA)
+    made by the CLI from PFM and PNG files; None where the CLI failed."""
+    rgb, gray = rand_float(37, 53), rand_float(29, 41)[:, :, 1]
+    rgba8 = rand8(31, 47)
+    rgba8 = np.dstack([rgba8, rand8(31, 47)[:, :, :1]])
+    paths = {"rgb": write_pfm(os.path.join(TMP, "fl_rgb.pfm"), rgb),
+             "gray": write_pfm(os.path.join(TMP, "fl_gray.pfm"), gray),
+             "rgba": os.path.join(TMP, "fl_rgba.png")}
+    open(paths["rgba"], "wb").write(png_bytes(rgba8))
+    frames = [("pfm_rgb", open(paths["rgb"], "rb").read()),
+              ("pfm_gray", open(paths["gray"], "rb").read())]
+    for name, src, bits, comp in (("exr_half_zip_rgb", "rgb", "16", "zip"),
+                                  ("exr_float_none_rgb", "rgb", "32", "none"),
+                                  ("exr_half_none_y", "gray", "16", "none"),
+                                  ("exr_float_zip_rgba", "rgba", "32", "zip"),
+                                  ("exr_half_zip_rgba", "rgba", "16", "zip")):
+        out = os.path.join(TMP, "fl_%s.exr" % name)
+        ok = cli("convert", paths[src], "-o", out, "--bits", bits, "--exr-compression", comp)
+        frames.append((name, open(out, "rb").read() if ok else None))
+    return frames
+
+
+TILED_FRAME_MEMORY = 200000  # bytes: float_frames' frames run in 2 tiles under it
+
+
+def test_float_upload_lease():
+    # --float-upload-lease: codec threads decode a PFM or EXR frame for the FFT straight into
+    # an upload buffer the GPU context lends, as RGBA float32, which the GPU copies from. Its
+    # answers must be byte for byte those of the copy path (--float-upload-lease=false) for
+    # every layout (PFM gray and RGB; EXR half and float, uncompressed and ZIP, Y, RGB, RGBA)
+    # and answer format; the metrics count lent frames (the second round all lent, once the
+    # first made the buffers); frames cut after their header give their buffer back.
+    frames = float_frames()
+    if not check("float frames made by the CLI", all(b for _, b in frames)):
+        return
+    queries = ["/v1/bloom?threshold=0.5&kernel_preset=gaussian:sigma=2",
+               "/v1/bloom?threshold=0.4&kernel_preset=gaussian:sigma=2&format=pfm",
+               "/v1/convolve?kernel_preset=gaussian:sigma=1.5&method=fft&format=exr"]
+    answers = {}
+    for lease in ("false", "true"):
+        d = Daemon("--float-upload-lease=" + lease, "--borrow-plans=false", "--codec-threads", "2")
+        try:
+            st, _, body = d.req("GET", "/v1/info")
+            info = json.loads(body) if st == 200 else {}
+            check("float lease %s: /v1/info's configuration says so" % lease,
+                  info.get("configuration", {}).get("float-upload-lease") == lease, st)
+            for rnd in range(2):
+                for qi, q in enumerate(queries):
+                    for name, b in frames:
+                        st, h, body = d.req("POST", q, body=b)
+                        answers.setdefault((qi, name), []).append((lease, rnd, st, body))
+            # NaN and infinity, counted by the decoder as it writes (lent pixels are not read)
+            bad = rand_float(37, 53)
+            bad[3, 5, 1], bad[30, 40, 2], bad[0, 0, 0] = np.nan, np.inf, -np.inf
+            bad_pfm = open(write_pfm(os.path.join(TMP, "fl_bad.pfm"), bad), "rb").read()
+            bad_exr = os.path.join(TMP, "fl_bad.exr")
+            cli("convert", os.path.join(TMP, "fl_bad.pfm"), "-o", bad_exr, "--bits", "32")
+            for name, b in (("pfm_nonfinite", bad_pfm), ("exr_nonfinite", open(bad_exr, "rb").read())):
+                st, _, body = d.req("POST", queries[0], body=b)
+                answers.setdefault((-1, name), []).append((lease, 0, st, body))
+                check("float lease %s: %s refused 422 input_not_finite counting 3" % (lease, name),
+                      st == 422 and err_of(body)[1] == "input_not_finite" and b"3 " in body,
+                      (st, body[:200]))
+            lent = d.metric("fftbloom_uploads_lent_total")
+            n = len(frames) * len(queries)
+            print("     float lease %s: frames lent %s of %d" % (lease, lent, 2 * n))
+            if lease == "false":
+                check("float lease false: no frame lent", lent == 0, lent)
+                continue
+            check("float lease true: the second round all lent (the buffers made in the first)",
+                  n <= lent <= 2 * n, lent)
+            # cut in the pixels: 422; an EXR's chunks are read after its buffer is taken (then
+            # given back), a PFM's length is checked before
+            st_up = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0].get("uploads", {})
+            seq = [d.req("POST", queries[0], body=b[: len(b) - 200])[0]
+                   for name, b in frames if name in ("pfm_rgb", "exr_float_none_rgb")]
+            up = json.loads(d.req("GET", "/v1/info")[2])["gpus"][0].get("uploads", {})
+            check("float frames cut in their pixels: 422, the EXR after taking a buffer, all back",
+                  seq == [422, 422] and up.get("taken", 0) - st_up.get("taken", 0) == 1
+                  and d.metric("fftbloom_upload_buffers_out") == 0,
+                  (seq, st_up, up))
+        finally:
+            d.stop("float upload lease %s daemon" % lease)
+    diff = [(k, [(a[0], a[1], a[2]) for a in v]) for k, v in answers.items()
+            if len(v) != (2 if k[0] < 0 else 4) or
+            any(a[2] != (422 if k[0] < 0 else 200) or a[3] != v[0][3] for a in v)]
+    check("float answers with and without upload leases byte for byte the same (%d frames x %d "
+          "queries x 2 rounds)" % (len(frames), len(queries)), not diff, diff[:3])
+
+    # frames in overlap-save tiles (--gpu-frame-memory): the lent pixels read back through the
+    # GPU, cut into tiles; the same answers as the copy path's tiles
+    tiled = {}
+    for lease in ("false", "true"):
+        d = Daemon("--float-upload-lease=" + lease, "--gpu-frame-memory", "%d" % TILED_FRAME_MEMORY,
+                   "--log-level", "debug")
+        try:
+            for rnd in range(2):
+                for name, b in frames:
+                    st, h, body = d.req("POST", queries[0], body=b)
+                    tiled.setdefault(name, []).append((lease, rnd, st, body))
+            lent = d.metric("fftbloom_uploads_lent_total")
+            print("     tiles, float lease %s: frames lent %s of %d" % (lease, lent, 2 * len(frames)))
+            check("tiles, float lease %s: %s" % (lease, "some frames lent" if lease == "true"
+                                                 else "none lent"),
+                  (lent >= len(frames)) if lease == "true" else lent == 0, lent)
+        finally:
+            log = d.stop("float upload lease %s daemon, tiles" % lease)
+        check("tiles, float lease %s: the frames ran in tiles (debug log)" % lease,
+              (log or "").count(" tiles of ") >= 2 * len(frames), (log or "")[-300:])
+    diff = [(k, [(a[0], a[1], a[2]) for a in v]) for k, v in tiled.items()
+            if len(v) != 4 or any(a[2] != 200 or a[3] != v[0][3] for a in v)]
+    check("float answers in tiles with and without upload leases byte for byte the same",
+          not diff, diff[:3])
+
+
 def waves(h, w, grain_r, grain_g):
     """An h x w 8-bit RGB picture: a horizontal sine in red, a vertical cosine in green (each
     with uniform grain of the given amplitude), a diagonal sawtooth in blue."""
@@ -1955,7 +2071,7 @@ def main():
                 test_tensors, test_limits_and_auth, test_queue_full,
                 test_deadline_and_client_gone, test_concurrency_and_sigterm, test_pipelining,
                 test_jpeg_gpu_dct, test_jpeg_gpu_idct, test_jpeg_gpu_entropy_decode,
-                test_upload_lease,
+                test_upload_lease, test_float_upload_lease,
                 test_tls),
                need_daemon=True)
 

@@ -999,7 +999,7 @@ static void test_yuv_in(void **state)
 			assert_int_equal(yuv_ref_add_exif(jpeg, len, o, &ex, &exlen), 0);
 			assert_int_equal(image_decode(ex, exlen, NULL, &ref, &info, err), 0);
 			assert_int_equal(image_decode_jpeg_yuv(ex, exlen, NULL, &y, &info, err), 0);
-			struct bloom_frame f = { NULL, &y, NULL };
+			struct bloom_frame f = { NULL, &y, NULL, 0 };
 			struct bloom_result r;
 			memset(&r, 0, sizeof r);
 			struct bloom_kernel kr = { &one, { 0, 0 } };
@@ -1044,7 +1044,7 @@ static struct bloom_result lend_run(struct bloom_ctx *b, const struct image *in,
 {
 	struct bloom_params p;
 	tu_params(&p, BLOOM_OP_BLOOM);
-	struct bloom_frame f = {in, NULL, NULL};
+	struct bloom_frame f = {in, NULL, NULL, 0};
 	struct bloom_kernel kr = {k, {0, 0}};
 	struct bloom_result r;
 	memset(&r, 0, sizeof r);
@@ -1157,7 +1157,7 @@ static void yuv_out_cases(struct bloom_ctx *b)
 		tu_params(&p, cases[c].op);
 		p.normalize = BLOOM_NORMALIZE_NONE;
 		p.intensity = 0.5;
-		struct bloom_frame f = { &in, NULL, NULL };
+		struct bloom_frame f = { &in, NULL, NULL, 0 };
 		struct bloom_kernel kr = { &k, { 0, 0 } };
 		struct bloom_result fl, pl;
 		memset(&fl, 0, sizeof fl);
@@ -1271,7 +1271,7 @@ static void test_jpeg_dct_out(void **state)
 		struct image k = rand_image(5, 3, 3, 0, 1);
 		struct bloom_params p;
 		tu_params(&p, BLOOM_OP_BLOOM);
-		struct bloom_frame f = { &in, NULL, NULL };
+		struct bloom_frame f = { &in, NULL, NULL, 0 };
 		struct bloom_kernel kr = { &k, { 0, 0 } };
 		struct bloom_result pl, dc;
 		memset(&pl, 0, sizeof pl);
@@ -1322,7 +1322,7 @@ static void test_jpeg_dct_out(void **state)
 	struct image in = rand_image(8, 8, 3, 0, 1), k = rand_image(3, 3, 3, 0, 1);
 	struct bloom_params p;
 	tu_params(&p, BLOOM_OP_BLOOM);
-	struct bloom_frame f = { &in, NULL, NULL };
+	struct bloom_frame f = { &in, NULL, NULL, 0 };
 	struct bloom_kernel kr = { &k, { 0, 0 } };
 	struct bloom_result bad;
 	memset(&bad, 0, sizeof bad);
@@ -1360,7 +1360,7 @@ static void test_jpeg_scan(void **state)
 		struct image k = op == BLOOM_OP_CONVOLVE ? rand_image(1, 1, 3, 1, 1) : rand_image(5, 3, 3, 0, 1);
 		struct bloom_params p;
 		tu_params(&p, op);
-		struct bloom_frame f = { &in, NULL, NULL };
+		struct bloom_frame f = { &in, NULL, NULL, 0 };
 		struct bloom_kernel kr = { &k, { 0, 0 } };
 		struct bloom_result dc, sc;
 		memset(&dc, 0, sizeof dc);
@@ -1429,7 +1429,7 @@ static void test_jpeg_scan_room(void **state)
 		struct image k = rand_image(3, 3, 3, 0, 1);
 		struct bloom_params p;
 		tu_params(&p, BLOOM_OP_BLOOM);
-		struct bloom_frame f = { &in, NULL, NULL };
+		struct bloom_frame f = { &in, NULL, NULL, 0 };
 		struct bloom_kernel kr = { &k, { 0, 0 } };
 		struct bloom_result dc, sc;
 		memset(&dc, 0, sizeof dc);
@@ -1541,7 +1541,7 @@ static void test_tiles_frame(void **state)
 	tu_params(&p, BLOOM_OP_BLOOM);
 	struct image k = rand_image(21, 17, 3, 0, 1);
 	struct bloom_kernel kr = {&k, {0, 0}};
-	struct bloom_frame f = {NULL, &y, NULL};
+	struct bloom_frame f = {NULL, &y, NULL, 0};
 	struct bloom_result r1, r2;
 	memset(&r1, 0, sizeof r1);
 	memset(&r2, 0, sizeof r2);

@@ -180,7 +180,7 @@ static void run_planes(struct bloom_ctx *b, const struct yuv_image *y, struct bl
 	struct bloom_params p;
 	tu_params(&p, op);
 	p.normalize = BLOOM_NORMALIZE_NONE;
-	struct bloom_frame f = {NULL, y, u};
+	struct bloom_frame f = {NULL, y, u, 0};
 	struct bloom_kernel kr = {k, {0, 0}};
 	struct bloom_result r;
 	memset(&r, 0, sizeof r);
