@@ -262,11 +262,11 @@
 	 "the GPU context, which the GPU reads in place, instead of the GPU thread copying them "  \
 	 "in (with --jpeg-planes and --persistent-map; one GPU thread only)",                     \
 	 "FFTBLOOM_JPEG_UPLOAD_LEASE", C(jpeg_upload_lease)},                                     \
-	{"float-upload-lease", OPT_BOOL, 0, 1, "false", NULL,                                      \
+	{"float-upload-lease", OPT_BOOL, 0, 1, "true", NULL,                                       \
 	 "a codec thread decodes a PFM or OpenEXR frame for the FFT straight into an upload "      \
 	 "buffer lent by the GPU context, as interleaved RGBA float32, which the GPU copies from, "  \
 	 "instead of the GPU thread widening and copying the pixels in (with --persistent-map; "  \
-	 "one GPU thread only; off by default until measured on a GPU)",                          \
+	 "one GPU thread only)",                                                                  \
 	 "FFTBLOOM_FLOAT_UPLOAD_LEASE", C(float_upload_lease)}
 
 const struct opt_def config_table[] = {
