@@ -374,8 +374,9 @@ static unsigned char *read_all(int fd, size_t size)
 	return b;
 }
 
-/* Applies one file of the folder: a tombstone deletes, a body is decoded and put. */
-static void apply(struct service *s, int kind, int dfd, const char *name, const struct stat *st,
+/* Applies one file of the folder, open as fd with st its fstat: a tombstone deletes, a body is
+ * decoded and put. */
+static void apply(struct service *s, int kind, int fd, const char *name, const struct stat *st,
                   struct kernels *k, struct images *im, const struct image_limits *klim,
                   const struct image_limits *ilim)
 {
@@ -386,10 +387,7 @@ static void apply(struct service *s, int kind, int dfd, const char *name, const 
 			images_delete(im, name);
 		return;
 	}
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
-	unsigned char *data = fd < 0 ? NULL : read_all(fd, (size_t)st->st_size);
-	if (fd >= 0)
-		close(fd);
+	unsigned char *data = read_all(fd, (size_t)st->st_size);
 	if (!data) {
 		log_msg(LOG_ERROR, "the shared store: cannot read %s/%s/%s", s->dir, kind_dir[kind],
 		        name);
@@ -446,15 +444,22 @@ void service_store_sync(struct service *s, struct kernels *k, struct images *im,
 		}
 		struct dirent *e;
 		while ((e = readdir(d))) {
+			/* stat the open file, not the name: a PUT may rename another file over the
+			 * name between the two, and its bytes must go with its own size */
 			struct stat st;
-			if (e->d_name[0] == '.' || strlen(e->d_name) > 64 ||
-			    fstatat(dirfd(d), e->d_name, &st, 0) || !S_ISREG(st.st_mode))
+			if (e->d_name[0] == '.' || strlen(e->d_name) > 64)
 				continue;
-			struct applied *a = applied_of(s, kind, e->d_name);
-			if (!a || same(a, &st))
+			int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+			if (fd < 0)
 				continue;
-			apply(s, kind, dirfd(d), e->d_name, &st, k, im, klim, ilim);
-			note(a, &st);
+			struct applied *a = NULL;
+			if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+				a = applied_of(s, kind, e->d_name);
+			if (a && !same(a, &st)) {
+				apply(s, kind, fd, e->d_name, &st, k, im, klim, ilim);
+				note(a, &st);
+			}
+			close(fd);
 		}
 		closedir(d);
 	}

@@ -262,6 +262,7 @@ def _fft2(a, s, axes, norm, inverse, ctx):
     axes = tuple(ax % a.ndim if -a.ndim <= ax < a.ndim else None for ax in axes)
     if len(axes) != 2 or None in axes or axes[0] == axes[1]:
         raise ValueError("axes: two distinct axes of the array expected")
+    _fits_int(*(a.shape[ax] for ax in axes), *(int(v) for v in (s or ())))
     x = np.moveaxis(a, axes, (-2, -1)).astype(np.complex64)
     if s is not None:
         s = tuple(int(n) for n in s)
@@ -295,6 +296,17 @@ def _normalise(x, n, norm, inverse):
         x *= np.float32(scale)
 
 
+_INT_MAX = 2**31 - 1
+
+
+def _fits_int(*sizes):
+    """The library takes sizes and counts as C ints: a larger one is refused before any copy."""
+    for v in sizes:
+        if v > _INT_MAX:
+            raise ValueError("size %d too large: at most %d points a side and signals a batch"
+                             % (v, _INT_MAX))
+
+
 def _fft1(a, n, axis, norm, inverse, ctx):
     if norm not in _NORMS:
         raise ValueError("norm: None, 'backward', 'ortho' or 'forward'")
@@ -302,6 +314,8 @@ def _fft1(a, n, axis, norm, inverse, ctx):
     a = np.asarray(a)
     if a.ndim == 0 or not -a.ndim <= axis < a.ndim:
         raise ValueError("axis %s is out of bounds for an array of dimension %d" % (axis, a.ndim))
+    _fits_int(a.shape[axis] if n is None else int(n), int(np.prod(a.shape, dtype=np.int64))
+              // max(a.shape[axis], 1))
     x = np.moveaxis(a, axis, -1).astype(np.complex64)
     if n is not None:
         if int(n) < 1:

@@ -4,7 +4,8 @@ worker processes on the one device here (llvmpipe), serving one port under a sup
 worker took is used by the other (the answers' X-Gpu says which), answers compared with a numpy
 direct convolution, and a DELETE reaches both; kill -9 of
 a worker: the other serves on, the supervisor restarts it and fftbloom_worker_restarts_total
-counts it; SIGHUP reaches every worker; SIGSTOP of a worker past --worker-timeout: /readyz
+counts it; a PUT/DELETE storm of one name while requests use it leaves no store error;
+SIGHUP reaches every worker; SIGSTOP of a worker past --worker-timeout: /readyz
 stays 200 saying which is not ready, then it is killed and restarted; SIGTERM: exit 0
 with no worker left; a worker that fails at start stops the daemon with status 1. Prints "SCRIPT: N passed, N failed" last."""
 import glob
@@ -13,6 +14,7 @@ import re
 import os
 import signal
 import subprocess
+import threading
 import time
 
 import numpy as np
@@ -169,6 +171,31 @@ def test_workers():
                 break
         H.check("after the DELETE both workers answer 400 (no such kernel)",
                 refused == {"0", "1"}, (st, refused))
+
+        # PUTs of two kernels of different sizes and DELETEs of one name from three threads
+        # while three convolve with it: a worker reads each stored file whole, never one
+        # file's size with another's bytes (the log has no store error); answers 200 or 400
+        kb3 = open(H.write_pfm(os.path.join(H.TMP, "k3.pfm"),
+                               H.RNG.random((5, 5, 3)).astype(np.float32)), "rb").read()
+        seen, end = {}, time.time() + 3
+
+        def storm(use):
+            while time.time() < end:
+                for m, b in ((("POST", ipf),) if use else
+                             (("PUT", kb), ("DELETE", None), ("PUT", kb3))):
+                    path = "/v1/convolve?kernel=storm&format=pfm" if use else "/v1/kernels/storm"
+                    st = d.req(m, path, body=b)[0]
+                    seen[(m, st)] = seen.get((m, st), 0) + 1
+        ts = [threading.Thread(target=storm, args=(i % 2,)) for i in range(6)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        bad = [ln for ln in d.log().splitlines() if "the shared store:" in ln]
+        H.check("PUT/DELETE storm of one kernel name across workers: %s" % sorted(seen.items()),
+                not bad and set(st for (m, st) in seen if m == "POST") <= {200, 400}
+                and seen.get(("POST", 200)), bad[:3])
+        d.req("DELETE", "/v1/kernels/storm")
 
         # SIGHUP to the supervisor: each worker reloads (here: nothing to reload, said)
         d.p.send_signal(signal.SIGHUP)

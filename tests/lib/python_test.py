@@ -93,6 +93,18 @@ try:
 except ValueError:
     check("fftconvolve valid refuses shapes neither of which is larger", True)
 
+# sizes past a C int are refused before the complex64 copy (a 2**31 signal would take 16 GiB)
+for name, call in [("fft of 2**31 points", lambda: fftbloom.fft(
+                        np.broadcast_to(np.float32(1), (1 << 31,)), ctx=ctx)),
+                   ("fft n=2**32", lambda: fftbloom.fft(np.ones(4), n=1 << 32, ctx=ctx)),
+                   ("fft2 s=(2**31, 1)", lambda: fftbloom.fft2(np.ones((2, 2)), s=(1 << 31, 1),
+                                                                ctx=ctx))]:
+    try:
+        call()
+        check("%s refused (ValueError)" % name, False)
+    except ValueError:
+        check("%s refused (ValueError)" % name, True)
+
 # ---- fft2 / ifft2: numpy's conventions ----
 for shape, kw in [((1, 1), {}), ((2, 3), {}), ((17, 31), {}), ((33, 16), {}),
                   ((3, 5, 7), {"axes": (0, 2)}), ((12, 10), {"s": (15, 7)}),
