@@ -408,20 +408,8 @@ static int resolve(struct deconv_ctx *d, const struct deconv_problem *pr, int al
 /* A caller's GL buffer copied on the GPU into (into 1) or out of one of the engine's. */
 static int copy_gl(GLuint from, GLuint to, size_t bytes, int into, char err[DECONV_ERR_LEN])
 {
-	long long have = 0;
-	unsigned gl_err = 0;
-	if (!gl_buf_copy(from, to, bytes, &have, &gl_err))
-		return 0;
-	if (have > 0)
-		snprintf(err, DECONV_ERR_LEN, "the %s buffer %u is too small (%lld bytes; the tensor "
-		         "needs %zu)", into ? "input" : "output", into ? from : to, have, bytes);
-	else if (!have)
-		snprintf(err, DECONV_ERR_LEN, "the %s buffer %u is not a buffer object of this context",
-		         into ? "input" : "output", into ? from : to);
-	else
-		snprintf(err, DECONV_ERR_LEN, "copying the %s buffer: %s", into ? "input" : "output",
-		         gl_error_name(gl_err));
-	return have >= 0 ? DECONV_E_ARG : DECONV_E_GPU;
+	int rc = gl_buf_copy_said(from, to, bytes, into, err, DECONV_ERR_LEN);
+	return !rc ? 0 : rc == -1 ? DECONV_E_ARG : DECONV_E_GPU;
 }
 
 /* deconv_run with host arrays (in, out) or GL buffers (in_gl, out_gl where in, out NULL). */

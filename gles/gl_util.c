@@ -176,6 +176,24 @@ int gl_buf_copy(unsigned src, unsigned dst, size_t bytes, long long *have, unsig
 	return 0;
 }
 
+int gl_buf_copy_said(unsigned from, unsigned to, size_t bytes, int into, char *err, size_t len)
+{
+	long long have = 0;
+	unsigned gl_err = 0;
+	if (!gl_buf_copy(from, to, bytes, &have, &gl_err))
+		return 0;
+	const char *what = into ? "input" : "output";
+	if (have > 0)
+		snprintf(err, len, "the %s buffer %u is too small (%lld bytes; the tensor needs %zu)",
+		         what, into ? from : to, have, bytes);
+	else if (!have)
+		snprintf(err, len, "the %s buffer %u is not a buffer object of this context", what,
+		         into ? from : to);
+	else
+		snprintf(err, len, "copying the %s buffer: %s", what, gl_error_name(gl_err));
+	return have >= 0 ? -1 : -2;
+}
+
 void *gl_fence_new(void)
 {
 	return glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);

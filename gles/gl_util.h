@@ -59,6 +59,11 @@ int gl_buf_read(unsigned buf, void *dst, size_t bytes, unsigned *gl_err);
  * whichever is short; 0 for no buffer), or a GL error (in *gl_err when given). */
 int gl_buf_copy(unsigned src, unsigned dst, size_t bytes, long long *have, unsigned *gl_err);
 
+/* gl_buf_copy of a caller's buffer into (into 1) or out of an engine's, the failure said in err
+ * (len bytes) naming the caller's buffer: 0, -1 for the caller's (too small, no buffer), -2
+ * for a GL error. */
+int gl_buf_copy_said(unsigned from, unsigned to, size_t bytes, int into, char *err, size_t len);
+
 #define GL_FENCE_WAIT_MS 60000 /* gl_fence_wait gives up after this: a hung GPU */
 
 /* A fence after every command issued so far, or NULL when none could be made (glFinish then,

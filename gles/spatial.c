@@ -197,20 +197,8 @@ static int download(struct spatial_ctx *s, GLuint buf, void *dst, size_t bytes,
 /* A caller's GL buffer copied on the GPU into (into 1) or out of one of the engine's. */
 static int copy_gl(GLuint from, GLuint to, size_t bytes, int into, char err[SPATIAL_ERR_LEN])
 {
-	long long have = 0;
-	unsigned gl_err = 0;
-	if (!gl_buf_copy(from, to, bytes, &have, &gl_err))
-		return 0;
-	if (have > 0)
-		snprintf(err, SPATIAL_ERR_LEN, "the %s buffer %u is too small (%lld bytes; the tensor "
-		         "needs %zu)", into ? "input" : "output", into ? from : to, have, bytes);
-	else if (!have)
-		snprintf(err, SPATIAL_ERR_LEN, "the %s buffer %u is not a buffer object of this context",
-		         into ? "input" : "output", into ? from : to);
-	else
-		snprintf(err, SPATIAL_ERR_LEN, "copying the %s buffer: %s", into ? "input" : "output",
-		         gl_error_name(gl_err));
-	return have >= 0 ? SPATIAL_E_ARG : SPATIAL_E_GPU;
+	int rc = gl_buf_copy_said(from, to, bytes, into, err, SPATIAL_ERR_LEN);
+	return !rc ? 0 : rc == -1 ? SPATIAL_E_ARG : SPATIAL_E_GPU;
 }
 
 /* Uploads (in, or copies in_gl on the GPU when in is NULL), resolves auto, runs (timed: each
