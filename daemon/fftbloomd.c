@@ -710,6 +710,17 @@ int main(int argc, char **argv)
 	char serr[SERVER_ERR_LEN];
 	if (!listen_fd) {
 		struct config bc = cfg;
+		if (ndev > 1 && !cfg.reuse_port && cfg.port) {
+			/* the workers share the port among themselves, but a port another process
+			 * holds is refused as a single daemon refuses it (without --reuse-port, a
+			 * second service would join the first one's port and split its traffic) */
+			struct server_bound probe = {{-1, -1}, 0, 0};
+			if (server_bind(&cfg, &probe, serr)) {
+				log_msg(LOG_ERROR, "%s", serr);
+				goto out;
+			}
+			server_bound_close(&probe);
+		}
 		bc.reuse_port = cfg.reuse_port || ndev > 1;
 		for (; nbound < ndev; nbound++) {
 			if (server_bind(&bc, &bound[nbound], serr)) {

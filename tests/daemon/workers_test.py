@@ -279,8 +279,23 @@ def test_start_failure():
             and "before the service was ever ready" in r.stderr, (r.returncode, r.stderr[-800:]))
 
 
+def test_port_in_use():
+    # a second service on a port the first one holds is refused, as a single daemon would be
+    # refused (its workers share the port among themselves only); with --reuse-port it may join
+    d = H.Daemon("--gpus", "0,0", "--codec-threads", "2")
+    try:
+        r = subprocess.run([H.DAEMON, "--gpus", "0,0", "--listen", "127.0.0.1", "--port",
+                            str(d.port)], capture_output=True, text=True, timeout=120)
+        H.check("a second service on the first one's port: exit 1, the port in use",
+                r.returncode == 1 and "in use" in r.stderr, (r.returncode, r.stderr[-600:]))
+        st, _, _ = d.req("GET", "/readyz")
+        H.check("the first service still serves", st == 200)
+    finally:
+        d.stop("the first service")
+
+
 def main():
-    H.run_script((test_workers, test_start_failure), need_daemon=True)
+    H.run_script((test_workers, test_start_failure, test_port_in_use), need_daemon=True)
 
 
 if __name__ == "__main__":
