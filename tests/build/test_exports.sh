@@ -5,6 +5,7 @@
 # (after ld -r and objcopy --localize-hidden) are the same set. Then, where a reference ABI file
 # exists (lib/abi/libfftbloom.so.0.abi, written at a release by `make abi-ref`), abidiff compares
 # the library's ABI with it. Last line: "SCRIPT: N passed, N failed".
+# lane: beside
 BUILD=${BUILD:-build}
 SO=$BUILD/libfftbloom.so.0
 A=$BUILD/libfftbloom.a

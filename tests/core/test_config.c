@@ -279,6 +279,7 @@ static const struct documented {
 	{"jpeg-gpu-entropy", OPT_BOOL, 0, 1, NULL},
 	{"jpeg-gpu-idct", OPT_BOOL, 0, 1, NULL},
 	{"jpeg-gpu-entropy-decode", OPT_BOOL, 0, 1, NULL},
+	{"float-upload-lease", OPT_BOOL, 0, 1, NULL},
 	{"jpeg-upload-lease", OPT_BOOL, 0, 1, NULL},
 };
 

@@ -3,5 +3,6 @@
 # against the staged tree (libraries, ENV, the health check over HTTP and HTTPS), and
 # deploy/compose.yaml (container_test.py; no Docker engine runs here).
 # Last line: "SCRIPT: N passed, N failed".
+# lane: beside
 BUILD=${BUILD:-build}
 exec /usr/bin/python3 "$(dirname "$0")/container_test.py" "$BUILD"

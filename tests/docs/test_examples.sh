@@ -3,5 +3,6 @@
 # them (tests/docs/run_examples.py: which blocks, how outputs are compared), the links between the
 # documents, and docs/configuration.md against the option table. Last line: "SCRIPT: N passed,
 # N failed".
+# lane: beside
 BUILD=${BUILD:-build}
 exec /usr/bin/python3 "$(dirname "$0")/run_examples.py" "$BUILD"

@@ -4,6 +4,7 @@
 # PKG_CONFIG_SYSROOT_DIR into the stage) and run on this machine's GL (llvmpipe in CI), then
 # linked with the static library and run on the first one's output; examples/bloom.py with the
 # installed module. Last line: "SCRIPT: N passed, N failed".
+# lane: beside
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 pass=0 fail=0

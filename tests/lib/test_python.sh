@@ -1,6 +1,7 @@
 #!/bin/sh
 # The Python module (python/fftbloom over BUILD/libfftbloom.so.0) against scipy, numpy and
 # float64 sums: tests/lib/python_test.py. Last line: "SCRIPT: N passed, N failed".
+# lane: beside
 BUILD=${BUILD:-build}
 if ! /usr/bin/python3 -c 'import numpy, scipy.signal' 2>/dev/null; then
 	echo "skip: python3-numpy and python3-scipy are needed (make deps-test)"
