@@ -74,8 +74,8 @@ beside=$(grep -l '^# lane: beside$' $all_scripts 2>/dev/null)
 (
 	for s in $beside; do
 		t0=$(date +%s)
-		env BUILD="$BUILD" sh "$s" >"$lane_dir/$(basename "$s").out" 2>&1
-		echo $? >"$lane_dir/$(basename "$s").rc"
+		env BUILD="$BUILD" sh "$s" >"$lane_dir/$(echo "$s" | tr / _).out" 2>&1
+		echo $? >"$lane_dir/$(echo "$s" | tr / _).rc"
 		echo "$(($(date +%s) - t0)) $s (beside)" >>"$lane_dir/beside.times"
 	done
 ) &
@@ -87,8 +87,8 @@ done
 wait $beside_pid
 for s in $beside; do
 	echo "=== $s (beside)"
-	out=$(cat "$lane_dir/$(basename "$s").out" 2>/dev/null)
-	count "$s" "$(cat "$lane_dir/$(basename "$s").rc" 2>/dev/null || echo 1)"
+	out=$(cat "$lane_dir/$(echo "$s" | tr / _).out" 2>/dev/null)
+	count "$s" "$(cat "$lane_dir/$(echo "$s" | tr / _).rc" 2>/dev/null || echo 1)"
 done
 cat "$lane_dir/beside.times" >>"$times" 2>/dev/null
 echo "slowest (seconds):"
