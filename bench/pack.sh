@@ -37,7 +37,7 @@ for b in loadgen codec_ceiling fftw_peer encode_formats peer_vkfft_vk; do
 done
 if [ -d "$BUILD/tests" ]; then
 	mkdir -p "$OUT/tests"
-	(cd "$BUILD/tests" && find . -type f -name 'test_*' ! -name '*.[od]' -exec cp --parents {} "$OLDPWD/$OUT/tests/" \;)
+	(o=$(cd "$OUT/tests" && pwd) && cd "$BUILD/tests" && find . -type f -name 'test_*' ! -name '*.[od]' -exec cp --parents {} "$o/" \;)
 fi
 "$BUILD/fftbloom" --version | sed -n 's/^fftbloom .*(commit \(.*\))$/\1/p' >"$OUT/COMMIT"
 if [ -n "${BASELINE:-}" ]; then
