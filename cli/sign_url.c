@@ -68,7 +68,8 @@ int cli_sign_url(int argc, char **argv)
 		snprintf(route, sizeof route, "%.*s", (int)strcspn(path, "?#"), path);
 		if (operation_signed_path(route) == OP_NONE) {
 			fprintf(stderr, "fftbloom sign-url: %s takes no signature: only GET /v1/bloom/NAME "
-			        "and /v1/convolve/NAME (a stored image's render) are checked against one "
+			        "and /v1/convolve/NAME (a stored image's render) and /v1/bloom?src=URL "
+			        "and /v1/convolve?src=URL (an origin's) are checked against one "
 			        "(other routes need the API key)\n", route[0] ? route : url);
 			rc = 2;
 			break;
