@@ -231,19 +231,29 @@ enum MHD_Result route_image_store(struct req *r)
 
 /* ---- GET /v1/bloom/NAME, /v1/convolve/NAME ---- */
 
+/* A GET render's parameters from the query (skip: job_from_query's), the Accept header's
+ * formats and Vary; 1 when it answered (*ret) a bad query or a 406. */
+static int render_query(struct req *r, int skip, enum MHD_Result *ret)
+{
+	struct job *j = &r->job;
+	if (job_from_query(r, skip, ret))
+		return 1;
+	if (!request_given(&j->req, "format"))
+		r->vary_accept = 1;
+	char err[REQUEST_ERR_LEN];
+	if (request_finish(&j->req, 0, err)) {
+		*ret = respond_error(r, API_E_BAD_PARAMETER, "%s", err);
+		return 1;
+	}
+	return job_accept(r, ret);
+}
+
 enum MHD_Result route_render(struct req *r)
 {
 	struct server *S = r->S;
 	struct job *j = &r->job;
 	enum MHD_Result ret;
-	if (job_from_query(r, 1, &ret)) /* sig: a signed URL's, verified before */
-		return ret;
-	if (!request_given(&j->req, "format"))
-		r->vary_accept = 1;
-	char err[REQUEST_ERR_LEN];
-	if (request_finish(&j->req, 0, err))
-		return respond_error(r, API_E_BAD_PARAMETER, "%s", err);
-	if (job_accept(r, &ret))
+	if (render_query(r, 1, &ret)) /* sig: a signed URL's, verified before */
 		return ret;
 	r->stored = images_get(S->o.images, r->name);
 	if (!r->stored)
@@ -358,14 +368,7 @@ enum MHD_Result route_render_src(struct req *r)
 		return respond_error(r, API_E_BAD_SRC, "GET %s needs src=URL (percent-encoded): the "
 		                     "image to fetch from an --origin-allow origin (a stored image "
 		                     "renders at %s/NAME)", r->path, r->path);
-	if (job_from_query(r, 2, &ret)) /* sig: a signed URL's, verified before; src: above */
-		return ret;
-	if (!request_given(&j->req, "format"))
-		r->vary_accept = 1;
-	char err[REQUEST_ERR_LEN];
-	if (request_finish(&j->req, 0, err))
-		return respond_error(r, API_E_BAD_PARAMETER, "%s", err);
-	if (job_accept(r, &ret))
+	if (render_query(r, 2, &ret)) /* sig: a signed URL's, verified before; src: above */
 		return ret;
 	char oerr[ORIGIN_ERR_LEN];
 	int explicit_ip;
