@@ -666,6 +666,12 @@ static int fetch(struct origin *o, const char *url, origin_decide_fn decide, voi
 	for (int hops = 0;; hops++) {
 		int explicit_ip;
 		int rc = origin_check_url(o, cur, &explicit_ip, err);
+		if (rc && hops) { /* say that it was a redirect's target */
+			char why[ORIGIN_ERR_LEN];
+			snprintf(why, sizeof why, "%s", err);
+			snprintf(err, ORIGIN_ERR_LEN, "src: %.120s redirected (hop %d) to a URL refused: "
+			         "%.300s", res->url, hops, why);
+		}
 		if (rc)
 			return rc;
 		struct url_parts p;
