@@ -433,6 +433,23 @@ enum MHD_Result route_render_src(struct req *r)
 		j->named = NULL;
 		return ret;
 	}
+	/* the encoded bytes count against --memory-budget while the render holds them, as a
+	 * POST's body does (released with r) */
+	size_t n = res.len;
+	int hrc = S->o.jobs ? jobs_memory_hold(S->o.jobs, n) : 0;
+	if (hrc) {
+		origin_result_free(&res);
+		kernels_release(S->o.kernels, j->named);
+		j->named = NULL;
+		r->etag[0] = 0;
+		if (hrc == JOBS_E_OVER_BUDGET)
+			return respond_error(r, API_E_ORIGIN_TOO_LARGE, "src: the image's %zu bytes are "
+			                     "more than the whole --memory-budget", n);
+		return respond_busy(r, API_E_MEMORY_BUDGET, "the origin's image does not fit the "
+		                    "--memory-budget that the requests in progress hold; retry later");
+	}
+	if (S->o.jobs)
+		r->held += n;
 	r->fetched = res.data; /* freed with r, after the job */
 	j->image = res.data;
 	j->image_len = res.len;

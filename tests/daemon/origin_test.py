@@ -295,6 +295,9 @@ def run_cache_checks(d, ng, rc_dir):
           st == 200 and h.get("x-result-cache") == "miss" and b == first, h)
     st, h, b = d.req("GET", src_path(a_url, CQ % 0.07))
     check("the most recent one is still a hit", h.get("x-result-cache") == "hit", h)
+    check("every fetched image's hold on --memory-budget was released",
+          d.metric("fftbloom_memory_reserved_bytes") == 0,
+          d.metric("fftbloom_memory_reserved_bytes"))
     for m in ("fftbloom_result_cache_hits_total", "fftbloom_result_cache_misses_total",
               "fftbloom_result_cache_evictions_total", "fftbloom_origin_fetches_total"):
         check("/metrics has %s" % m, (d.metric(m) or 0) > 0, d.metric(m))
