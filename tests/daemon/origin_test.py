@@ -203,6 +203,10 @@ def run_origin_checks(d, ng, files):
     check("the hit ran no GPU job", d.metric("fftbloom_gpu_jobs_total") == jobs)
     check("the hit stopped the fetch at the origin's headers (ETag, Last-Modified)",
           (d.metric("fftbloom_origin_fetches_skipped_total") or 0) == skipped + 1)
+    st, h, b = d.req("HEAD", src_path(a_url))
+    check("HEAD: 200 with the GET's headers and no body",
+          st == 200 and not b and h.get("etag") == etag and h.get("content-length") == str(len(b2)),
+          (st, h))
     st3, h3, b3 = d.req("GET", src_path(a_url), headers={"If-None-Match": etag or "x"})
     check("If-None-Match with the ETag: 304, no body, no GPU job",
           st3 == 304 and not b3 and d.metric("fftbloom_gpu_jobs_total") == jobs, (st3, h3))
