@@ -164,7 +164,19 @@ def test_origin():
     www, files = make_www()
     ng = Nginx(www)
     rc_dir = os.path.join(TMP, "results")
-    allow = "%s %s" % (ng.url("/img/"), ng.url("/img/", "localhost"))
+    # a listening socket that never accepts, its queue filled: a connection to it never
+    # completes (Linux drops the SYNs), so only --origin-connect-timeout ends it
+    hole = socket.socket()
+    hole.bind(("127.0.0.1", 0))
+    hole.listen(0)
+    fill = []
+    for _ in range(3):
+        c = socket.socket()
+        c.setblocking(False)
+        c.connect_ex(hole.getsockname())
+        fill.append(c)
+    hole_url = "http://127.0.0.1:%d/img/a.png" % hole.getsockname()[1]
+    allow = "%s %s %s" % (ng.url("/img/"), ng.url("/img/", "localhost"), hole_url)
     d = H.Daemon("--origin-allow", allow, "--origin-max-bytes", "100k", "--origin-timeout", "1.5",
                  "--origin-connect-timeout", "1", "--result-cache", rc_dir,
                  "--result-cache-bytes", "40k")
@@ -173,7 +185,16 @@ def test_origin():
         run_cache_checks(d, ng, rc_dir)
         d2_checks(ng, rc_dir, allow)
         ssrf_checks(d, ng)
+        t0 = time.time()
+        st, h, b = d.req("GET", src_path(hole_url))
+        print("     an origin that never accepts: %d %s after %.2f s (connect timeout 1 s)"
+              % (st, code(st, b), time.time() - t0))
+        check("an origin that never accepts the connection: 502 origin_timeout",
+              (st, code(st, b)) == (502, "origin_timeout"), (st, b[:300]))
     finally:
+        hole.close()
+        for c in fill:
+            c.close()
         d.stop("origin daemon")
         ng.stop()
 
