@@ -102,6 +102,7 @@ struct req {
 	                         its answer is stored under ("" otherwise) */
 	unsigned char *fetched; /* GET renders from src=: the origin's bytes, freed with r */
 	const char *result_cache; /* "hit" or "miss" for X-Result-Cache; NULL: not looked up */
+	double origin_s;      /* src= renders: seconds the fetch from the origin took */
 	char location[96];    /* a 201's Location */
 	int vary_accept;      /* GET renders: the format follows Accept (no format=) */
 	int checked;          /* precheck ran */

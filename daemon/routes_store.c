@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "daemon/etag.h"
 #include "core/urlsign.h"
 #include "daemon/web.h"
@@ -390,7 +391,9 @@ enum MHD_Result route_render_src(struct req *r)
 		                                   101 * 101 * S->cfg.avif_quality},
 	};
 	struct origin_result res;
+	double t0 = clock_s();
 	rc = origin_fetch(S->o.origin, src, src_known, &d, &res, oerr);
+	r->origin_s = clock_s() - t0;
 	if (rc) {
 		kernels_release(S->o.kernels, j->named);
 		j->named = NULL;

@@ -207,6 +207,8 @@ def run_origin_checks(d, ng, files):
     etag = h.get("etag")
     check("its answer has an ETag and says a result-cache miss",
           bool(etag) and h.get("x-result-cache") == "miss", h)
+    check("Server-Timing names the fetch (origin;dur=)",
+          "origin;dur=" in h.get("server-timing", ""), h.get("server-timing"))
     pst, _, pb = d.req("POST", "/v1/bloom?" + Q, body=files["img/a.png"],
                        headers={"Content-Type": "image/png"})
     if st == 200 and pst == 200:
