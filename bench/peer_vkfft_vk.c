@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vkFFT.h"
+#include <vkFFT.h> /* VKFFT_DIR, not part of this repository */
 
 #include "bench/bench_json.h"
 
