@@ -109,6 +109,7 @@ static void reference(const struct image *in, const struct resample_geom *g, dou
  * [0.25, 1] so that dividing it back out is well conditioned. */
 static void random_image(struct image *im, int w, int h, int c)
 {
+	memset(im, 0, sizeof *im);
 	im->width = w, im->height = h, im->channels = c;
 	im->pixels = malloc((size_t)w * h * c * sizeof(float));
 	assert_non_null(im->pixels);
@@ -123,8 +124,8 @@ static void random_image(struct image *im, int w, int h, int c)
 		}
 }
 
-#define REL_TOL 1e-6 /* float32 weights and sums against double */
-#define ABS_TOL 1e-5 /* values to 8 (HDR peaks), ringing around them */
+#define REL_TOL 2e-6 /* float32 weights and sums against double */
+#define ABS_TOL 1e-4 /* values to 8 (HDR peaks) divided by alphas the ringing takes to ~0.2 */
 
 static void check_case(const char *name, int w, int h, int c, const struct resample_geom *g)
 {
