@@ -115,6 +115,9 @@ const struct api_error_def api_errors[API_E_COUNT] = {
 	[API_E_DEADLINE_EXCEEDED] = {"deadline_exceeded", 504, "the job waited past --deadline for a "
 		"codec thread or a GPU (dropped), or its GPU work ran past --gpu-timeout (abandoned "
 		"before its next dispatch)"},
+	[API_E_OUTPUT_TOO_LARGE] = {"output_too_large", 413, "width, height and dpr ask for an "
+		"answer with a side above 16384 or above --max-side, or more pixels than --max-pixels "
+		"(checked before the image is decoded)"},
 };
 
 const struct api_error_def *api_error(int e)

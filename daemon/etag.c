@@ -80,6 +80,12 @@ int etag_render_tag(const struct etag_render *in, char out[ETAG_LEN])
 	put_i(h, in->format);
 	put_i(h, in->bits);
 	put_i(h, in->quality);
+	/* the sized answer: the box, fit, dpr and order, all zeros and defaults when not sized */
+	put_i(h, in->req->width);
+	put_i(h, in->req->height);
+	put_i(h, in->req->fit);
+	put_d(h, in->req->dpr);
+	put_i(h, in->req->resize);
 	unsigned char d[32];
 	gnutls_hash_deinit(h, d);
 	memcpy(out, "W/\"", 3);
