@@ -81,7 +81,9 @@ double resample_scale(const struct resample_geom *g);
 /* The kernel_scale (gles/params.h: the kernel's larger side as a multiple of the image's
  * shorter side) that makes a kw x kh kernel, asked for with kernel_scale for the in_w x in_h
  * input (0: its own size), span resample_scale(g) times its size at the input once the bloom
- * runs on g's canvas: so a bloom at the output size looks as the input's bloom resized. */
+ * runs on g's canvas: so a bloom at the output size looks as the input's bloom resized. An odd
+ * kernel's new larger side is the odd number nearest below-or-at n + 1 (n the scaled size: 2
+ * floor(n / 2) + 1), so that its centre stays on a pixel. */
 double resample_kernel_scale(double kernel_scale, int kw, int kh, int in_w, int in_h,
                              const struct resample_geom *g);
 

@@ -104,7 +104,12 @@ double resample_kernel_scale(double kernel_scale, int kw, int kh, int in_w, int 
 	double larger = kernel_scale > 0 ? kernel_scale * (in_w < in_h ? in_w : in_h)
 	                                 : (double)(kw > kh ? kw : kh);
 	int shorter = g->out_w < g->out_h ? g->out_w : g->out_h;
-	return larger * resample_scale(g) / shorter;
+	double n = larger * resample_scale(g);
+	if ((kw > kh ? kw : kh) % 2 && n >= 1) /* an odd kernel stays odd: its centre pixel maps
+	                                         onto a pixel, not between two (a half-pixel shift
+	                                         of the whole bloom) */
+		n = 2 * floor(n / 2) + 1;
+	return n / shorter;
 }
 
 /* Lanczos-3: sinc(x) sinc(x / 3) on |x| < 3. */

@@ -297,6 +297,10 @@ static void test_kernel_scale(void **state)
 	/* contain: the canvas's shorter side has bars in it; the kernel follows the image */
 	assert_int_equal(resample_fit(400, 200, 100, 100, 1, RESAMPLE_FIT_CONTAIN, &g), 0);
 	assert_true(fabs(resample_kernel_scale(0, 40, 40, 400, 200, &g) - 40 * 0.25 / 100) < 1e-12);
+	/* an odd kernel stays odd: 63 halved is 31 pixels, not 32 */
+	assert_int_equal(resample_fit(400, 300, 200, 0, 1, RESAMPLE_FIT_COVER, &g), 0);
+	assert_true(fabs(resample_kernel_scale(0, 63, 63, 400, 300, &g) - 31.0 / 150) < 1e-12);
+	assert_true(fabs(resample_kernel_scale(0, 37, 21, 400, 300, &g) - 19.0 / 150) < 1e-12);
 	/* fill: the geometric mean of the two scales */
 	assert_int_equal(resample_fit(400, 200, 100, 200, 1, RESAMPLE_FIT_FILL, &g), 0);
 	assert_true(fabs(resample_scale(&g) - sqrt(0.25 * 1.0)) < 1e-12);
