@@ -14,11 +14,11 @@
 
 enum {
 	RU_SRC, RU_REGION, RU_CANVAS, RU_OFF, RU_AXIS, RU_SPAN0, RU_W0, RU_TAPS, RU_CHANNELS,
-	RU_ALPHA, RU_PREMUL, RU_COUNT
+	RU_ALPHA, RU_PREMUL, RU_ROW0, RU_COUNT
 };
 static const char *const uniform_names[RU_COUNT] = {
 	"u_src", "u_region", "u_canvas", "u_off", "u_axis", "u_span0", "u_w0", "u_taps",
-	"u_channels", "u_alpha", "u_premul",
+	"u_channels", "u_alpha", "u_premul", "u_row0",
 };
 
 /* Buffers: the source, the intermediate, the canvas, the spans, the weights. */
@@ -75,9 +75,9 @@ static int grow(struct resample_ctx *r, int i, size_t need, const char *what,
                 char err[RESAMPLE_ERR_LEN])
 {
 	if (r->max_ssbo > 0 && need > (unsigned long long)r->max_ssbo) {
-		snprintf(err, RESAMPLE_ERR_LEN, "resize: the %s takes %zu MiB, past the GPU's %lld MiB "
-		         "storage-buffer limit", what, need >> 20, r->max_ssbo >> 20);
-		return RESAMPLE_E_TOO_LARGE;
+		snprintf(err, RESAMPLE_ERR_LEN, "resize: the %s takes %zu bytes, past the GPU's "
+		         "storage-buffer limit of %lld", what, need, r->max_ssbo);
+		return RESAMPLE_E_GPU_LIMIT;
 	}
 	char gerr[GL_BUF_ERR_LEN];
 	int rc = gl_buf_grow(&r->buf[i], &r->have[i], need, GL_DYNAMIC_COPY, gerr);
@@ -119,11 +119,12 @@ static int upload_taps(struct resample_ctx *r, const struct resample_axis *ax,
 }
 
 /* One pass: src (sw x sh) filtered along axis into the region (rw x rh at off) of the canvas
- * (cw x ch) in dst. */
+ * (cw x ch, written from canvas row row0 on) in dst. */
 static void pass(struct resample_ctx *r, GLuint src, GLuint dst, int sw, int sh, int rw, int rh,
-                 int cw, int ch, int ox, int oy, int axis, int span0, int w0, int taps,
+                 int cw, int ch, int ox, int oy, int row0, int axis, int span0, int w0, int taps,
                  int channels, int premul)
 {
+	glUniform1i(r->u[RU_ROW0], row0);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, src);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, dst);
 	glUniform2i(r->u[RU_SRC], sw, sh);
@@ -170,7 +171,20 @@ int resample_run(struct resample_ctx *r, const struct image *in, const struct re
 		rc = RESAMPLE_E_TOO_LARGE;
 		goto done;
 	}
-	if ((rc = grow(r, RB_SRC, in_bytes, "input", err)) ||
+	/* the input in bands of rows that fit the storage-buffer limit */
+	size_t row_bytes = in_bytes / (size_t)in->height;
+	int band = in->height;
+	if (r->max_ssbo > 0 && in_bytes > (unsigned long long)r->max_ssbo) {
+		unsigned long long rows = (unsigned long long)r->max_ssbo / row_bytes;
+		if (rows < 1) {
+			snprintf(err, RESAMPLE_ERR_LEN, "resize: one row of the input takes %zu bytes, past "
+			         "the GPU's storage-buffer limit of %lld", row_bytes, r->max_ssbo);
+			rc = RESAMPLE_E_GPU_LIMIT;
+			goto done;
+		}
+		band = (int)rows;
+	}
+	if ((rc = grow(r, RB_SRC, (size_t)band * row_bytes, "input", err)) ||
 	    (rc = grow(r, RB_MID, mid_bytes, "intermediate", err)) ||
 	    (rc = grow(r, RB_OUT, out_bytes, "output", err)) || (rc = upload_taps(r, &ax, &ay, err)))
 		goto done;
@@ -180,15 +194,19 @@ int resample_run(struct resample_ctx *r, const struct image *in, const struct re
 		snprintf(err, RESAMPLE_ERR_LEN, "resize: out of memory");
 		goto done;
 	}
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, r->buf[RB_SRC]);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)in_bytes, in->pixels);
 	glUseProgram(r->prog);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, r->buf[RB_SPAN]);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, r->buf[RB_W]);
-	pass(r, r->buf[RB_SRC], r->buf[RB_MID], in->width, in->height, g->dst_w, in->height,
-	     g->dst_w, in->height, 0, 0, 0, 0, 0, ax.max_taps, c, 1);
+	for (int y0 = 0; y0 < in->height; y0 += band) {
+		int n = in->height - y0 < band ? in->height - y0 : band;
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, r->buf[RB_SRC]);
+		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)((size_t)n * row_bytes),
+		                (const unsigned char *)in->pixels + (size_t)y0 * row_bytes);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, r->buf[RB_SPAN]);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, r->buf[RB_W]);
+		pass(r, r->buf[RB_SRC], r->buf[RB_MID], in->width, n, g->dst_w, n, g->dst_w, n, 0, 0,
+		     y0, 0, 0, 0, ax.max_taps, c, 1);
+	}
 	pass(r, r->buf[RB_MID], r->buf[RB_OUT], g->dst_w, in->height, g->dst_w, g->dst_h, g->out_w,
-	     g->out_h, g->dst_x, g->dst_y, 1, ax.n_out, ax.n_out * ax.max_taps, ay.max_taps, c, 0);
+	     g->out_h, g->dst_x, g->dst_y, 0, 1, ax.n_out, ax.n_out * ax.max_taps, ay.max_taps, c, 0);
 	unsigned gl_err = 0;
 	if (gl_buf_read(r->buf[RB_OUT], out->pixels, out_bytes, &gl_err)) {
 		snprintf(err, RESAMPLE_ERR_LEN, "resize: reading the result back: %s",

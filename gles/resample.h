@@ -12,7 +12,10 @@
  *
  * GL contract: one resample_ctx per GL context, on the context's thread; resample_run binds its
  * buffers to storage-buffer bindings 0-3 and its program, grows its buffers when a size is
- * larger than any before (kept until destroy), and reads the result back synchronously. */
+ * larger than any before (kept until destroy), and reads the result back synchronously. An
+ * input larger than the storage-buffer limit is uploaded and filtered horizontally in bands of
+ * rows (the same result); the intermediate (output width x input height) and the output must
+ * each fit the limit. */
 #ifndef FFTBLOOM_RESAMPLE_H
 #define FFTBLOOM_RESAMPLE_H
 
@@ -29,11 +32,12 @@
 enum resample_error {
 	RESAMPLE_OK = 0,
 	RESAMPLE_E_ARG = -1,       /* no box, a side below 1, a bad fit or dpr */
-	RESAMPLE_E_TOO_LARGE = -2, /* an output side past RESAMPLE_MAX_SIDE, or a buffer past the
-	                              GPU's storage-buffer limit */
+	RESAMPLE_E_TOO_LARGE = -2, /* an output side past RESAMPLE_MAX_SIDE */
 	RESAMPLE_E_NOMEM = -3,
 	RESAMPLE_E_GPU = -4,       /* a program or a GL call failed (message says which) */
 	RESAMPLE_E_GPU_MEMORY = -5,/* the GPU could not allocate a buffer */
+	RESAMPLE_E_GPU_LIMIT = -6, /* the intermediate or the output past the GPU's storage-buffer
+	                              limit (the input goes up in bands of rows that fit) */
 };
 const char *resample_strerror(int code);
 

@@ -17,6 +17,7 @@ const char *resample_strerror(int code)
 	case RESAMPLE_E_NOMEM: return "out of memory";
 	case RESAMPLE_E_GPU: return "GPU failure";
 	case RESAMPLE_E_GPU_MEMORY: return "out of GPU memory";
+	case RESAMPLE_E_GPU_LIMIT: return "past the GPU's storage-buffer limit";
 	}
 	return "unknown error";
 }

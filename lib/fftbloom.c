@@ -570,8 +570,9 @@ int fftbloom_resize(fftbloom_context *c, const struct fftbloom_image *in,
 	char err[RESAMPLE_ERR_LEN];
 	e = resample_run(engine_resample(c->engine), &img, &g, &res, err);
 	if (e)
-		return fail(c, e == RESAMPLE_E_ARG ? FFTBLOOM_E_ARG : e == RESAMPLE_E_TOO_LARGE
-		               ? FFTBLOOM_E_TOO_LARGE : e == RESAMPLE_E_NOMEM ? FFTBLOOM_E_NOMEM
+		return fail(c, e == RESAMPLE_E_ARG || e == RESAMPLE_E_TOO_LARGE ? FFTBLOOM_E_ARG
+		               : e == RESAMPLE_E_GPU_LIMIT ? FFTBLOOM_E_TOO_LARGE
+		               : e == RESAMPLE_E_NOMEM ? FFTBLOOM_E_NOMEM
 		               : e == RESAMPLE_E_GPU_MEMORY ? FFTBLOOM_E_GPU_MEMORY : FFTBLOOM_E_GPU,
 		            "%s", err);
 	*out = (struct fftbloom_image){res.width, res.height, res.channels, res.pixels};

@@ -20,6 +20,7 @@ uniform int u_taps;     // weights an output pixel has room for
 uniform int u_channels; // 1-4
 uniform int u_alpha;    // the alpha channel's index, -1 without one
 uniform int u_premul;   // 1: premultiply as read (horizontal); 0: divide as written (vertical)
+uniform int u_row0;     // the canvas row this dispatch's row 0 is (a band of the input)
 
 vec4 load(int x, int y)
 {
@@ -55,7 +56,7 @@ void main()
 			acc[u_alpha] = clamp(a, 0.0, 1.0);
 		}
 	}
-	int base = (p.y * u_canvas.x + p.x) * u_channels;
+	int base = ((p.y + u_row0) * u_canvas.x + p.x) * u_channels;
 	for (int c = 0; c < u_channels; c++)
 		d[base + c] = acc[c];
 }

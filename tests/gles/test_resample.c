@@ -218,6 +218,33 @@ static void test_fits_on_gpu(void **state)
 	}
 }
 
+/* An input past the storage-buffer limit goes up in bands of rows: the same pixels, bit for
+ * bit, as in one piece; an output past it is refused. */
+static void test_bands(void **state)
+{
+	(void)state;
+	struct resample_ctx *small;
+	char err[RESAMPLE_ERR_LEN] = "";
+	assert_int_equal(resample_ctx_create(g_pc, 12000, NULL, &small, err), 0);
+	struct image in, a, b;
+	random_image(&in, 97, 61, 3); /* 71 KiB: 10 rows a band */
+	struct resample_geom g = geom(13, 9, 97, 61);
+	assert_int_equal(resample_run(g_r, &in, &g, &a, err), 0);
+	int rc = resample_run(small, &in, &g, &b, err);
+	if (rc)
+		fprintf(stderr, "bands: %s\n", err);
+	assert_int_equal(rc, 0);
+	assert_memory_equal(a.pixels, b.pixels, sizeof(float) * 13 * 9 * 3);
+	printf("97x61x3 -> 13x9 in bands of 10 rows: the same bits as in one piece\n");
+	image_free(&b);
+	g = geom(100, 100, 97, 61); /* 117 KiB of output */
+	assert_int_equal(resample_run(small, &in, &g, &b, err), RESAMPLE_E_GPU_LIMIT);
+	printf("refused: %s\n", err);
+	image_free(&a);
+	image_free(&in);
+	resample_ctx_destroy(small);
+}
+
 static void fit_is(int w, int h, int bw, int bh, double dpr, int fit, int ow, int oh, int dx,
                    int dy, int dw, int dh)
 {
@@ -342,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_axis_plan),
 		cmocka_unit_test(test_scales),
 		cmocka_unit_test(test_fits_on_gpu),
+		cmocka_unit_test(test_bands),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
