@@ -431,6 +431,13 @@ int request_finish(struct request *r, int has_kernel_part, char err[REQUEST_ERR_
 			         sizing[i]);
 			return REQUEST_E_CONFLICT;
 		}
+	if (r->op == REQUEST_CONVOLVE && request_sized(r) && r->resize == RESAMPLE_BEFORE &&
+	    r->p.method == CONVOLVE_SPATIAL) {
+		snprintf(err, REQUEST_ERR_LEN, "method=spatial convolves with the kernel at its own "
+		         "size, so it cannot scale it to a resized input: give resize=after with width "
+		         "or height (or method fft or auto)");
+		return REQUEST_E_CONFLICT;
+	}
 	if (r->op == REQUEST_BLOOM && request_given(r, "mix") &&
 	    r->p.composite != BLOOM_COMPOSITE_MIX) {
 		snprintf(err, REQUEST_ERR_LEN, "mix is for composite=mix (composite is %s): give both, "

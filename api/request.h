@@ -128,7 +128,8 @@ int request_set(struct request *r, const char *name, const char *value, int src,
 int request_set_json(struct request *r, const void *json, size_t len, char err[REQUEST_ERR_LEN]);
 
 /* Checks the combination once every source is in: a kernel part (has_kernel_part), kernel= and
- * kernel_preset= exclude each other; fit, dpr and resize need width or height; a TF padding mode takes output_shape and no padding or
+ * kernel_preset= exclude each other; fit, dpr and resize need width or height; a sized
+ * convolve with method=spatial needs resize=after; a TF padding mode takes output_shape and no padding or
  * output_padding, and torch's takes no output_shape. Returns 0 or REQUEST_E_CONFLICT. */
 int request_finish(struct request *r, int has_kernel_part, char err[REQUEST_ERR_LEN]);
 

@@ -234,12 +234,15 @@ def test_limits():
                                 ("fit=cover", 400, "bad_parameter"),
                                 ("dpr=2", 400, "bad_parameter"),
                                 ("width=10&width=20", 400, "bad_parameter"),
+                                ("width=50&method=spatial", 400, "bad_parameter"),
                                 ("width=300", 413, "output_too_large"),
                                 ("width=150&dpr=2", 413, "output_too_large"),
                                 ("width=180", 413, "output_too_large"),  # 32400 pixels
                                 ("width=250&height=1&fit=outside", 413, "output_too_large"),
-                                ("width=170", 200, None), ("width=85&dpr=2", 200, None)):
-            st, _, out = d.req("POST", q0 + q, body=body)
+                                ("width=170", 200, None), ("width=85&dpr=2", 200, None),
+                                ("width=50&method=spatial&resize=after", 200, None)):
+            path = q0.replace("bloom", "convolve") if "method" in q else q0
+            st, _, out = d.req("POST", path + q, body=body)
             s, c, m = H.err_of(out) if st != 200 else (200, None, "")
             H.check("%s: %d %s" % (q, status, code or ""), st == status and c == code,
                     (st, c, m))
