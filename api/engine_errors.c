@@ -2,6 +2,7 @@
 #include "api/engine_errors.h"
 
 #include "gles/bloom.h"
+#include "gles/resample.h"
 #include "gles/spatial.h"
 #include "api/errors.h"
 #include "codec/image.h"
@@ -30,6 +31,18 @@ int engine_errors_bloom(int rc)
 		{BLOOM_E_TOO_LARGE, API_E_TOO_LARGE_FOR_GPU},
 		{BLOOM_E_NOMEM, API_E_OUT_OF_MEMORY},
 		{BLOOM_E_GPU_MEMORY, API_E_GPU_OUT_OF_MEMORY},
+	};
+	return LOOKUP(m, rc, API_E_GPU_ERROR);
+}
+
+int engine_errors_resample(int rc)
+{
+	static const struct code_map m[] = {
+		{RESAMPLE_E_ARG, API_E_INVALID_REQUEST},
+		{RESAMPLE_E_TOO_LARGE, API_E_OUTPUT_TOO_LARGE},
+		{RESAMPLE_E_NOMEM, API_E_OUT_OF_MEMORY},
+		{RESAMPLE_E_GPU_MEMORY, API_E_GPU_OUT_OF_MEMORY},
+		{RESAMPLE_E_GPU_LIMIT, API_E_TOO_LARGE_FOR_GPU},
 	};
 	return LOOKUP(m, rc, API_E_GPU_ERROR);
 }

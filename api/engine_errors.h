@@ -12,6 +12,7 @@ int engine_errors_bloom(int rc);
 int engine_errors_spatial(int rc); /* deconv_* codes are spatial_* codes */
 int engine_errors_image(int rc);   /* a decode's image_error */
 int engine_errors_tensor(int rc);
-int engine_errors_npy(int rc);    /* a read NPY's npy_error (the files of fftbloom fft) */
+int engine_errors_npy(int rc);
+int engine_errors_resample(int rc); /* gles/resample.h's resample_error */    /* a read NPY's npy_error (the files of fftbloom fft) */
 
 #endif

@@ -10,6 +10,7 @@
 #include "gles/convolve.h"
 #include "gles/deconv.h"
 #include "gles/fft_plan.h"
+#include "gles/resample.h"
 #include "gles/spatial.h"
 
 #define R(f) offsetof(struct request, f)
@@ -126,6 +127,26 @@ const struct request_param request_table[] = {
 	       "max(kernel - stride, 0), as Keras)"),
 	ENUM("conv-algorithm", "auto", spatial_algorithm_names, C(algorithm), REQUEST_CONV2D_T,
 	     "the spatial convolution algorithm under zero-insert and subkernel"),
+	/* sized outputs (gles/resample.h) */
+	ROW("width", OPT_INT, 1, RESAMPLE_MAX_SIDE, NULL, R(width), BC,
+	    "the answer's width in CSS pixels (times dpr); alone, the height follows the aspect "
+	    "(default: the input's size)"),
+	ROW("height", OPT_INT, 1, RESAMPLE_MAX_SIDE, NULL, R(height), BC,
+	    "the answer's height in CSS pixels (times dpr); alone, the width follows the aspect"),
+	ENUM("fit", "cover", resample_fit_names, R(fit), BC,
+	     "with width and height, as sharp: cover (fills the box, aspect kept, cropped at the "
+	     "centre), contain (inside the box, aspect kept, letterboxed with transparent black "
+	     "bars: black where the answer has no alpha), fill (stretched to the box), inside "
+	     "(inside the box, aspect kept, never enlarged), outside (covers the box, aspect kept, "
+	     "nothing cropped); resampled by Lanczos-3 in linear light on the GPU"),
+	ROW("dpr", OPT_DOUBLE, 1, RESAMPLE_DPR_MAX, "1", R(dpr), BC,
+	    "device pixel ratio: width and height multiplied by it (srcset's 2x is dpr=2), then "
+	    "rounded"),
+	ENUM("resize", "before", resample_order_names, R(resize), BC,
+	     "before: the input resized first and the bloom run at the output size, its kernel "
+	     "scaled by the same factor (energy kept), so it looks as the full-size bloom resized; "
+	     "after: the bloom at the input's size, then its result resized (slower for "
+	     "thumbnails of large inputs)"),
 };
 const size_t request_table_len = sizeof request_table / sizeof request_table[0];
 _Static_assert(sizeof request_table / sizeof request_table[0] <= REQUEST_MAX_PARAMS,
@@ -342,6 +363,11 @@ int request_set(struct request *r, const char *name, const char *value, int src,
 	return 0;
 }
 
+int request_sized(const struct request *r)
+{
+	return r->width > 0 || r->height > 0;
+}
+
 int request_given(const struct request *r, const char *name)
 {
 	const struct request_param *d = request_find(name, r->op);
@@ -395,6 +421,21 @@ int request_finish(struct request *r, int has_kernel_part, char err[REQUEST_ERR_
 	if (has_kernel_part && (named || preset)) {
 		snprintf(err, REQUEST_ERR_LEN, "a 'kernel' part and %s both given: a request uses one "
 		         "kernel", named ? "kernel" : "kernel_preset");
+		return REQUEST_E_CONFLICT;
+	}
+	static const char *const sizing[] = {"fit", "dpr", "resize"};
+	for (int i = 0; i < 3; i++)
+		if ((r->op & (REQUEST_BLOOM | REQUEST_CONVOLVE)) && request_given(r, sizing[i]) &&
+		    !request_sized(r)) {
+			snprintf(err, REQUEST_ERR_LEN, "%s sizes the answer: give width or height with it",
+			         sizing[i]);
+			return REQUEST_E_CONFLICT;
+		}
+	if (r->op == REQUEST_CONVOLVE && request_sized(r) && r->resize == RESAMPLE_BEFORE &&
+	    r->p.method == CONVOLVE_SPATIAL) {
+		snprintf(err, REQUEST_ERR_LEN, "method=spatial convolves with the kernel at its own "
+		         "size, so it cannot scale it to a resized input: give resize=after with width "
+		         "or height (or method fft or auto)");
 		return REQUEST_E_CONFLICT;
 	}
 	if (r->op == REQUEST_BLOOM && request_given(r, "mix") &&

@@ -58,6 +58,11 @@ struct request {
 	int quality;                /* JPEG, WebP, AVIF quality 1-100; 0: the server's or the
 	                               format's default */
 	int exr_compression;        /* an EXR answer's enum image_exr_compression (ZIP: 0) */
+	int width, height;          /* sized output: the box (0: not given; gles/resample.h) */
+	int fit;                    /* enum resample_fit */
+	double dpr;                 /* device pixel ratio multiplying the box, 1-4 */
+	int resize;                 /* enum resample_order: the bloom at the output size (before)
+	                               or at the input's (after) */
 	unsigned char src[REQUEST_MAX_PARAMS]; /* per table row: enum request_source, 0 if not given */
 };
 
@@ -123,9 +128,13 @@ int request_set(struct request *r, const char *name, const char *value, int src,
 int request_set_json(struct request *r, const void *json, size_t len, char err[REQUEST_ERR_LEN]);
 
 /* Checks the combination once every source is in: a kernel part (has_kernel_part), kernel= and
- * kernel_preset= exclude each other; a TF padding mode takes output_shape and no padding or
+ * kernel_preset= exclude each other; fit, dpr and resize need width or height; a sized
+ * convolve with method=spatial needs resize=after; a TF padding mode takes output_shape and no padding or
  * output_padding, and torch's takes no output_shape. Returns 0 or REQUEST_E_CONFLICT. */
 int request_finish(struct request *r, int has_kernel_part, char err[REQUEST_ERR_LEN]);
+
+/* 1 when the request asks for a sized output (width or height given). */
+int request_sized(const struct request *r);
 
 /* 1 when the row was given. */
 int request_given(const struct request *r, const char *name);

@@ -19,6 +19,7 @@
 #include "api/errors.h"
 #include "api/format.h"
 #include "api/kernel_preset.h"
+#include "gles/resample.h"
 
 struct bloom_cli {
 	struct gpu_config gpu;
@@ -95,13 +96,44 @@ static int run_frame(void *arg, const struct image *in, const struct image_info 
 	struct frames *f = arg;
 	struct request req = *f->req;
 	request_resolve_input(&req, request_input_kind(info));
+	/* a sized answer (gles/resample.h): the frame resized before the operation, its kernel
+	 * scaled to match, or the result after (the daemon's rule, daemon/gpu_jobs.c) */
+	struct resample_geom geo;
+	int sized = request_sized(&req);
+	if (sized && resample_fit(in->width, in->height, req.width, req.height, req.dpr, req.fit,
+	                          &geo)) {
+		snprintf(msg, msg_len, "width=%d height=%d dpr=%g: the answer would have a side above "
+		         "%d", req.width, req.height, req.dpr, RESAMPLE_MAX_SIDE);
+		return cli_lib_error(FFTBLOOM_E_ARG);
+	}
+	sized = sized && !resample_is_identity(&geo, in->width, in->height);
+	struct fftbloom_resize rz = {geo.out_w, geo.out_h, geo.dst_x, geo.dst_y, geo.dst_w,
+	                             geo.dst_h, geo.src_x, geo.src_y, geo.src_w, geo.src_h};
+	struct fftbloom_image fin = {in->width, in->height, in->channels, in->pixels}, fout;
+	struct fftbloom_image small = {0, 0, 0, NULL};
+	int e = 0;
+	if (sized && req.resize == RESAMPLE_BEFORE) {
+		const struct fftbloom_image *k = f->kernel;
+		int kw = k ? k->width : req.p.preset.size, kh = k ? k->height : req.p.preset.size;
+		if (resample_scale(&geo) != 1.0 || req.p.kernel_scale > 0)
+			req.p.kernel_scale = resample_kernel_scale(req.p.kernel_scale, kw, kh, in->width,
+			                                           in->height, &geo);
+		e = fftbloom_resize(f->fc, &fin, &rz, &small);
+		fin = small;
+	}
 	struct fftbloom_bloom_params p;
 	struct fftbloom_preset ps;
 	lib_params(&req.p, f->convolve, timed, &p, &ps);
-	struct fftbloom_image fin = {in->width, in->height, in->channels, in->pixels}, fout;
 	struct fftbloom_bloom_stats st;
-	int e = f->convolve ? fftbloom_convolve(f->fc, &fin, f->kernel, &p, &fout, &st)
-	                    : fftbloom_bloom(f->fc, &fin, f->kernel, &p, &fout, &st);
+	if (!e)
+		e = f->convolve ? fftbloom_convolve(f->fc, &fin, f->kernel, &p, &fout, &st)
+		                : fftbloom_bloom(f->fc, &fin, f->kernel, &p, &fout, &st);
+	fftbloom_image_free(&small);
+	if (!e && sized && req.resize == RESAMPLE_AFTER) {
+		struct fftbloom_image full = fout;
+		e = fftbloom_resize(f->fc, &full, &rz, &fout);
+		fftbloom_image_free(&full);
+	}
 	if (e) {
 		snprintf(msg, msg_len, "%s", fftbloom_context_message(f->fc));
 		return cli_lib_error(e);

@@ -20,6 +20,7 @@
 #include "gles/egl.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
+#include "gles/resample.h"
 #include "core/checked.h"
 #include "core/clock.h"
 
@@ -67,7 +68,39 @@ static int reserve(struct jobs *J, struct job *j, int slot, unsigned long long w
 	return 0;
 }
 
-/* image_limits.admit: reserves w x h pixels of the job's image or kernel. */
+/* A sized answer's geometry for a w x h input (gles/resample.h), checked against the image
+ * limits before a pixel is decoded: 0 with the bytes its canvas and result take in *bytes,
+ * or IMAGE_E_TOO_LARGE with j->output_refused set. */
+static int admit_output(struct jobs *J, struct job *j, unsigned long long w, unsigned long long h,
+                        unsigned long long *bytes, char *err)
+{
+	const struct request *r = &j->req;
+	struct resample_geom g;
+	int rc = w > RESAMPLE_MAX_SIDE * 64ull || h > RESAMPLE_MAX_SIDE * 64ull
+	         ? RESAMPLE_E_TOO_LARGE
+	         : resample_fit((int)w, (int)h, r->width, r->height, r->dpr, r->fit, &g);
+	char lerr[IMAGE_ERR_LEN];
+	if (!rc && image_check_limits(&J->lim, (unsigned long long)g.out_w,
+	                              (unsigned long long)g.out_h, "answer", lerr)) {
+		snprintf(err, IMAGE_ERR_LEN, "the sized answer (%dx%d for width=%d height=%d dpr=%g "
+		         "fit=%s) is past the server's limits: %.120s", g.out_w, g.out_h, r->width,
+		         r->height, r->dpr, resample_fit_names[r->fit], lerr);
+		j->output_refused = 1;
+		return IMAGE_E_TOO_LARGE;
+	}
+	if (rc) {
+		snprintf(err, IMAGE_ERR_LEN, "the sized answer for a %llux%llu image with width=%d "
+		         "height=%d dpr=%g fit=%s would have a side above %d", w, h, r->width,
+		         r->height, r->dpr, resample_fit_names[r->fit], RESAMPLE_MAX_SIDE);
+		j->output_refused = 1;
+		return IMAGE_E_TOO_LARGE;
+	}
+	*bytes = (unsigned long long)g.out_w * (unsigned long long)g.out_h * COST_FLOAT;
+	return 0;
+}
+
+/* image_limits.admit: reserves w x h pixels of the job's image or kernel (and a sized
+ * answer's). */
 static int admit_image(void *ctx, unsigned long long w, unsigned long long h, char *err)
 {
 	struct job_admit *a = ctx;
@@ -81,6 +114,14 @@ static int admit_image(void *ctx, unsigned long long w, unsigned long long h, ch
 	else if (checked_mul_ull(w, h, &want) ||
 	         checked_mul_ull(want, (unsigned long long)cost, &want))
 		want = ~0ull; /* more than any budget: refused 413 */
+	if (a->which != 1 && request_sized(&a->j->req)) {
+		unsigned long long out;
+		int rc = admit_output(a->J, a->j, w, h, &out, err);
+		if (rc)
+			return rc;
+		if (checked_add_ull(want, out, &want))
+			want = ~0ull;
+	}
 	return reserve(a->J, a->j, a->which == 1, want, what, err, IMAGE_ERR_LEN);
 }
 
@@ -98,6 +139,10 @@ static struct image_limits job_limits(struct jobs *J, struct job *j, int which)
 /* Fails j for an image_error from decoding what (its row: engine_errors_image). */
 static void decode_error(struct job *j, int rc, const char *what, const char *msg)
 {
+	if (j->output_refused) {
+		set_error(j, API_E_OUTPUT_TOO_LARGE, "%s", msg);
+		return;
+	}
 	set_error(j, engine_errors_image(rc), "%s: %s%s", what, msg,
 	          rc == IMAGE_E_BUSY ? "; retry later" : "");
 }
@@ -327,7 +372,8 @@ static void do_decode(struct jobs *J, struct job *j)
 	struct image_limits lim;
 	/* a frame for the FFT on the GPU: decoded where the GPU thread's context reads it */
 	int gpu_frame = !tensors && j->kind != JOB_KERNEL_PUT &&
-	                !(j->kind == JOB_CONVOLVE && j->req.p.method != CONVOLVE_FFT);
+	                !(j->kind == JOB_CONVOLVE && j->req.p.method != CONVOLVE_FFT) &&
+	                !request_sized(&j->req); /* a sized frame is resampled as floats */
 	int lend = gpu_frame && J->lease_uploads && is_gpu_kind(j);
 	j->upload.J = J;
 	if (gpu_frame && J->cfg.jpeg_planes &&

@@ -90,6 +90,12 @@ int etag_render_digest(const struct etag_render *in, unsigned char d[32])
 			put_i(h, a->named[i]);
 		}
 	}
+	/* the sized answer: the box, fit, dpr and order, all zeros and defaults when not sized */
+	put_i(h, in->req->width);
+	put_i(h, in->req->height);
+	put_i(h, in->req->fit);
+	put_d(h, in->req->dpr);
+	put_i(h, in->req->resize);
 	gnutls_hash_deinit(h, d);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include "daemon/gpu_cancel.h"
 #include "core/log.h"
 #include "gles/engine.h"
+#include "gles/resample.h"
 #include "core/clock.h"
 
 #define GPU_SLOW_JOB_MS 20.0 /* a bloom job holding the GPU thread this long is logged (debug) */
@@ -174,7 +175,9 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	                        j->upload.slot, j->in.release ? j->info.channels : 0};
 	struct bloom_result res;
 	memset(&res, 0, sizeof res);
-	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG;
+	/* a result resized after the bloom comes back as floats, at once */
+	int plain = request_sized(&j->req) && j->req.resize == RESAMPLE_AFTER;
+	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG && !plain;
 	res.sub_x = res.sub_y = J->cfg.jpeg_subsampling ? 2 : 1;
 	res.lend = J->cfg.lend_planes;
 	/* the quality the codec thread encodes at (do_encode) */
@@ -204,8 +207,8 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 		}
 	}
 	if (!rc)
-		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p, J->cfg.gpu_depth > 1 ? BLOOM_DEFER : 0,
-		                     &res, &st, err);
+		rc = bloom_run_frame(b, op, &f, &bk, &j->req.p,
+		                     J->cfg.gpu_depth > 1 && !plain ? BLOOM_DEFER : 0, &res, &st, err);
 	if (rc == BLOOM_E_ENTROPY && f.yuv && f.yuv->scan) {
 		/* a scan the GPU's entropy decoder flagged (or one in tiles): libjpeg decodes the
 		 * frame, so the answer is its (the same image, or the same error) */
@@ -297,13 +300,79 @@ void gpu_job_drop(struct job *j)
 	tensor_free(&j->ty);
 }
 
-/* A bloom or convolve frame: the direct convolution when it wins, else the FFT path. */
+/* Fails a sized job for a resample_error (its inputs freed), or a result it made. */
+static void resize_failed(struct gpu *g, struct job *j, int rc, const char *err)
+{
+	set_error(j, engine_errors_resample(rc), "%s", err[0] ? err : resample_strerror(rc));
+	if (j->status >= 500)
+		log_msg(LOG_ERROR, "gpu %d: resize failed: %s", g->id, j->message);
+	image_free(&j->in);
+	image_free(&j->kimg);
+	gpu_job_drop(j);
+	j->gpu = g->id;
+}
+
+/* *img resized by geo on the GPU in place: 0, or a resample_error with err. */
+static int resize_image(struct engine *e, struct image *img, const struct resample_geom *geo,
+                        char err[RESAMPLE_ERR_LEN])
+{
+	char eerr[ENGINE_ERR_LEN];
+	if (engine_want(e, ENGINE_RESAMPLE, eerr)) {
+		snprintf(err, RESAMPLE_ERR_LEN, "%.200s", eerr);
+		return RESAMPLE_E_GPU;
+	}
+	struct image out;
+	int rc = resample_run(engine_resample(e), img, geo, &out, err);
+	if (!rc) {
+		image_free(img);
+		*img = out;
+	}
+	return rc;
+}
+
+/* A sized bloom's rule (resize=before): the kernel takes the image's scale (its energy kept
+ * by the engine's resampling of kernels), so that the bloom at the output size looks as the
+ * input's bloom resized: kernel_scale becomes what makes the kernel's larger side the size it
+ * had at the input times resample_scale. Left alone at scale 1 (the direct convolution takes
+ * no kernel_scale). */
+static void scale_kernel(struct job *j, const struct resample_geom *geo)
+{
+	struct bloom_params *p = &j->req.p;
+	const struct image *k = j->named ? &j->named->img : j->kimg.pixels ? &j->kimg : NULL;
+	int kw = k ? k->width : p->preset.size, kh = k ? k->height : p->preset.size;
+	if (resample_scale(geo) != 1.0 || p->kernel_scale > 0)
+		p->kernel_scale = resample_kernel_scale(p->kernel_scale, kw, kh, j->in.width,
+		                                        j->in.height, geo);
+}
+
+/* A bloom or convolve frame: the direct convolution when it wins, else the FFT path; a sized
+ * one resized before (its input) or after (its result). */
 static void run_frame(struct gpu *g, struct engine *e, struct job *j)
 {
 	struct bloom_kernel bk = {j->named ? &j->named->img : j->kimg.pixels ? &j->kimg : NULL,
 	                          {0, 0}};
+	static __thread char err[RESAMPLE_ERR_LEN];
+	err[0] = 0;
+	struct resample_geom geo;
+	int sized = request_sized(&j->req), rc = 0;
+	if (sized) {
+		const struct request *r = &j->req;
+		rc = resample_fit(j->in.width, j->in.height, r->width, r->height, r->dpr, r->fit, &geo);
+		sized = !rc && !resample_is_identity(&geo, j->in.width, j->in.height);
+	}
+	if (!rc && sized && j->req.resize == RESAMPLE_BEFORE) {
+		scale_kernel(j, &geo);
+		rc = resize_image(e, &j->in, &geo, err);
+	}
+	if (rc) {
+		resize_failed(g, j, rc, err);
+		return;
+	}
 	if (!run_direct(g, e, &bk, j))
 		gpu_run(g, engine_bloom(e), j);
+	if (sized && j->req.resize == RESAMPLE_AFTER && !j->status && j->result.pixels &&
+	    (rc = resize_image(e, &j->result, &geo, err)))
+		resize_failed(g, j, rc, err);
 }
 
 void gpu_job_run(struct gpu *g, struct engine *e, struct job *j)

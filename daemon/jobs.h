@@ -113,6 +113,8 @@ struct job {
 	double t_admit, t_queued, deadline;
 	int queued;                       /* holds a place in the queue (jobs_reserve) */
 	unsigned long long reserved[2];   /* bytes of --memory-budget held for the image, kernel */
+	int output_refused;               /* the sized answer (width, height, dpr) was past the
+	                                     limits: the decode's refusal is output_too_large */
 	struct job_admit {                /* image_limits.admit's context for each */
 		struct jobs *J;
 		struct job *j;

@@ -16,6 +16,7 @@ struct engine {
 	struct bloom_ctx *bloom;
 	struct spatial_ctx *spatial;
 	struct deconv_ctx *deconv;
+	struct resample_ctx *resample;
 	struct engine_opts opts;
 	struct log_sink log;
 	char driver[ENGINE_DRIVER_LEN];
@@ -119,6 +120,13 @@ static int make_parts(struct engine *e, unsigned parts, char err[ENGINE_ERR_LEN]
 			return ENGINE_E_PART;
 		}
 	}
+	if ((parts & ENGINE_RESAMPLE) && !e->resample) {
+		char rerr[RESAMPLE_ERR_LEN];
+		if (resample_ctx_create(e->pc, info->max_ssbo_size, log, &e->resample, rerr)) {
+			snprintf(err, ENGINE_ERR_LEN, "resampler: %s", rerr);
+			return ENGINE_E_PART;
+		}
+	}
 	engine_set_cancel(e, e->cancel);
 	return 0;
 }
@@ -162,6 +170,7 @@ void engine_destroy(struct engine *e)
 {
 	if (!e)
 		return;
+	resample_ctx_destroy(e->resample);
 	deconv_ctx_destroy(e->deconv);
 	spatial_ctx_destroy(e->spatial);
 	bloom_ctx_destroy(e->bloom);
@@ -256,6 +265,11 @@ struct spatial_ctx *engine_spatial(const struct engine *e)
 struct deconv_ctx *engine_deconv(const struct engine *e)
 {
 	return e->deconv;
+}
+
+struct resample_ctx *engine_resample(const struct engine *e)
+{
+	return e->resample;
 }
 
 const char *engine_driver(const struct engine *e)

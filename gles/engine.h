@@ -15,6 +15,7 @@
 #include "gles/egl.h"
 #include "core/log.h"
 #include "gles/program.h"
+#include "gles/resample.h"
 #include "gles/spatial.h"
 #include "gles/wisdom.h"
 
@@ -33,6 +34,7 @@ enum engine_part {
 	ENGINE_BLOOM = 1u,   /* bloom_ctx */
 	ENGINE_SPATIAL = 2u, /* spatial_ctx (runs its probes: about 0.2 s on llvmpipe) */
 	ENGINE_DECONV = 4u,  /* deconv_ctx, on the spatial context (which it implies) */
+	ENGINE_RESAMPLE = 8u,/* resample_ctx (sized outputs; one program, no probe) */
 };
 
 struct engine_opts {
@@ -129,6 +131,7 @@ int engine_build_wanted(struct engine *e, int long_load);
 struct bloom_ctx *engine_bloom(const struct engine *e);     /* NULL unless ENGINE_BLOOM */
 struct spatial_ctx *engine_spatial(const struct engine *e); /* NULL unless SPATIAL or DECONV */
 struct deconv_ctx *engine_deconv(const struct engine *e);   /* NULL unless ENGINE_DECONV */
+struct resample_ctx *engine_resample(const struct engine *e); /* NULL unless ENGINE_RESAMPLE */
 /* "RENDERER / VERSION": what persisted program binaries and wisdom lines are kept per. */
 const char *engine_driver(const struct engine *e);
 

@@ -6,6 +6,7 @@
 #include "gles/deconv.h"
 #include "gles/fft_plan.h"
 #include "gles/params.h"
+#include "gles/resample.h"
 #include "gles/spatial.h"
 
 /* Each array is sized COUNT + 1, so a name too many does not compile and the slot after the last
@@ -70,3 +71,18 @@ const char *const bloom_precision_names[BLOOM_PRECISION_COUNT + 1] = {
 	[BLOOM_FP16] = "fp16",
 };
 _Static_assert(BLOOM_FP16 + 1 == BLOOM_PRECISION_COUNT, "one name per bloom_precision");
+
+const char *const resample_fit_names[RESAMPLE_FIT_COUNT + 1] = {
+	[RESAMPLE_FIT_COVER] = "cover",
+	[RESAMPLE_FIT_CONTAIN] = "contain",
+	[RESAMPLE_FIT_FILL] = "fill",
+	[RESAMPLE_FIT_INSIDE] = "inside",
+	[RESAMPLE_FIT_OUTSIDE] = "outside",
+};
+_Static_assert(RESAMPLE_FIT_OUTSIDE + 1 == RESAMPLE_FIT_COUNT, "one name per resample_fit");
+
+const char *const resample_order_names[RESAMPLE_ORDER_COUNT + 1] = {
+	[RESAMPLE_BEFORE] = "before",
+	[RESAMPLE_AFTER] = "after",
+};
+_Static_assert(RESAMPLE_AFTER + 1 == RESAMPLE_ORDER_COUNT, "one name per resample_order");

@@ -551,6 +551,34 @@ int fftbloom_convolve(fftbloom_context *c, const struct fftbloom_image *in,
 	return run_op(c, BLOOM_OP_CONVOLVE, in, kernel, p, out, st);
 }
 
+int fftbloom_resize(fftbloom_context *c, const struct fftbloom_image *in,
+                    const struct fftbloom_resize *r, struct fftbloom_image *out)
+{
+	if (!c || !in || !r || !out)
+		return FFTBLOOM_E_ARG;
+	c->msg[0] = 0;
+	memset(out, 0, sizeof *out);
+	struct image img;
+	int e = image_in(c, "image", in, &img);
+	if (!e)
+		e = want(c, ENGINE_RESAMPLE);
+	if (e)
+		return e;
+	struct resample_geom g = {r->out_w, r->out_h, r->dst_x, r->dst_y, r->dst_w, r->dst_h,
+	                          r->src_x, r->src_y, r->src_w, r->src_h};
+	struct image res;
+	char err[RESAMPLE_ERR_LEN];
+	e = resample_run(engine_resample(c->engine), &img, &g, &res, err);
+	if (e)
+		return fail(c, e == RESAMPLE_E_ARG || e == RESAMPLE_E_TOO_LARGE ? FFTBLOOM_E_ARG
+		               : e == RESAMPLE_E_GPU_LIMIT ? FFTBLOOM_E_TOO_LARGE
+		               : e == RESAMPLE_E_NOMEM ? FFTBLOOM_E_NOMEM
+		               : e == RESAMPLE_E_GPU_MEMORY ? FFTBLOOM_E_GPU_MEMORY : FFTBLOOM_E_GPU,
+		            "%s", err);
+	*out = (struct fftbloom_image){res.width, res.height, res.channels, res.pixels};
+	return 0;
+}
+
 const char *fftbloom_stage_name(int stage)
 {
 	return stage >= 0 && stage < GPU_STAGE_COUNT ? gpu_stage_names[stage] : NULL;

@@ -308,7 +308,7 @@ const el = {
   file: $('#file'), filename: $('#filename'), kernel: $('#kernel'), kernelFile: $('#kernel-file'),
   kfile: $('#kfile'), kname: $('#kname'), kernelParams: $('#kernel-params'),
   bloomParams: $('#bloom-params'), viewGroup: $('#view-group'), viewParams: $('#view-params'),
-  dlformat: $('#dlformat'), download: $('#download'), curl: $('#curl'),
+  dlformat: $('#dlformat'), dlwidth: $('#dlwidth'), download: $('#download'), curl: $('#curl'),
   keybox: $('#keybox'), keyform: $('#keyform'), apikey: $('#apikey'),
 };
 
@@ -668,10 +668,17 @@ function sampleImage() {
 
 /* ---- download and the curl line ---- */
 
+/* The download's size: width=N (the daemon's sized output) when the Width field holds one. */
+function sizeParams() {
+  const w = el.dlwidth.valueAsNumber;
+  return w >= 1 && w <= 16384 ? { width: Math.round(w) } : {};
+}
+
 async function download() {
   if (!state.file) return;
   const format = el.dlformat.value;
-  let blob = state.result && state.result.format === format ? state.result.blob : null;
+  const sized = sizeParams();
+  let blob = state.result && state.result.format === format && !sized.width ? state.result.blob : null;
   if (!blob) { // another format than the one shown: ask for it with the same settings
     const status = el.status.textContent;
     setBusy(true);
@@ -679,7 +686,7 @@ async function download() {
       const answer = await bloom({
         image: state.file,
         kernel: el.kernel.value === 'file' ? state.kernelFile : null,
-        params: { ...currentParams(), format },
+        params: { ...currentParams(), ...sized, format },
       });
       blob = answer.blob;
       clearError();
@@ -706,7 +713,7 @@ function shellQuote(s) {
 
 function updateCurl() {
   if (!state.file) return;
-  const params = { ...currentParams(), format: el.dlformat.value };
+  const params = { ...currentParams(), ...sizeParams(), format: el.dlformat.value };
   const url = new URL('v1/bloom', document.baseURI).href;
   const lines = ['curl -o ' + shellQuote(stem(state.file.name) + '-bloom.' + EXTENSION[params.format])];
   if (localStorage.getItem(KEY_STORE)) lines.push('-H "Authorization: Bearer $FFTBLOOM_KEY"');
@@ -804,6 +811,7 @@ el.keybox.addEventListener('keydown', (event) => {
 });
 el.dlformat.addEventListener('change', updateCurl);
 el.download.addEventListener('click', download);
+el.dlwidth.addEventListener('input', updateCurl);
 el.error.querySelector('#error-close').addEventListener('click', clearError);
 $('#reset').addEventListener('click', () => {
   for (const s of [...bloomSliders, ...Object.values(kernelSliders).flat(), ...viewSliders]) s.reset();

@@ -265,6 +265,20 @@ FFTBLOOM_API int fftbloom_convolve(fftbloom_context *c, const struct fftbloom_im
                                    const struct fftbloom_image *kernel,
                                    const struct fftbloom_bloom_params *p,
                                    struct fftbloom_image *out, struct fftbloom_bloom_stats *st);
+/* A resize: the window (src_x, src_y, src_w, src_h; pixels, fractional) of the input mapped
+ * onto the rectangle (dst_x, dst_y, dst_w, dst_h) of an out_w x out_h canvas whose other pixels
+ * are 0 (the geometry of sharp's fit modes; the CLI computes it). */
+struct fftbloom_resize {
+	int out_w, out_h;
+	int dst_x, dst_y, dst_w, dst_h;
+	double src_x, src_y, src_w, src_h;
+};
+/* in resized on the GPU by a separable Lanczos-3 filter in linear light (widened when
+ * shrinking, alpha premultiplied while filtering, edge taps renormalised) into *out, with in's
+ * channels (fftbloom_image_free). FFTBLOOM_E_ARG for a geometry outside the canvas or a side
+ * past 16384, FFTBLOOM_E_TOO_LARGE past the GPU's storage-buffer limit. */
+FFTBLOOM_API int fftbloom_resize(fftbloom_context *c, const struct fftbloom_image *in,
+                                 const struct fftbloom_resize *r, struct fftbloom_image *out);
 /* fftbloom_bloom between GL buffer objects of the context's share group, each width * height *
  * channels float32 values as fftbloom_image.data: in_buf read, out_buf (at least as large)
  * written. Today the pixels pass through host memory on the way (the engine's frames enter from

@@ -640,6 +640,11 @@ static const struct bound bounds[] = {
 	{"padding-mode", REQUEST_CONV2D_T, B_ENUM, 0, 0, "torch|tf_same|tf_valid", 0, 0},
 	{"output-shape", REQUEST_CONV2D_T, B_SHAPE, 1, 1 << 20, NULL, CP(out_h), CP(out_w)},
 	{"conv-algorithm", REQUEST_CONV2D_T, B_ENUM, 0, 0, "auto|batch4|interp|planes4|shared", 0, 0},
+	{"width", BC_OPS, B_INT, 1, 16384, NULL, 0, 0},
+	{"height", BC_OPS, B_INT, 1, 16384, NULL, 0, 0},
+	{"fit", BC_OPS, B_ENUM, 0, 0, "cover|contain|fill|inside|outside", 0, 0},
+	{"dpr", BC_OPS, B_NUM, 1, 4, NULL, 0, 0},
+	{"resize", BC_OPS, B_ENUM, 0, 0, "before|after", 0, 0},
 };
 
 /* The built-in kernels' keys and their documented bounds (integer keys step by 1). */

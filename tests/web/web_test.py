@@ -542,6 +542,14 @@ def run_page(p):
     check("download: WebP chosen, saved as hdr-bloom.webp, the API's WebP answer",
           got == ["hdr-bloom.webp"] and st == 200 and
           open(os.path.join(dl, got[0]), "rb").read() == body, "%r %s" % (got, st))
+    # a width for the download: the curl line asks for the sized answer (docs/http-api.md)
+    p.js("const w = document.querySelector('#dlwidth'); w.value = '32';"
+         " w.dispatchEvent(new Event('input'))")
+    curl = p.by("#curl").get_attribute("textContent")
+    check("download width 32: the curl line's params ask for width 32", '"width":32' in curl,
+          curl[-200:])
+    p.js("const w = document.querySelector('#dlwidth'); w.value = '';"
+         " w.dispatchEvent(new Event('input'))")
     p.type_value("#view-params", "exposure", 0)
 
     # the sample at the page's own defaults, for the README; then a narrow screen

@@ -1,0 +1,8 @@
+#!/bin/sh
+# Sized outputs over real HTTP (sized_test.py): each fit mode's size for several boxes, width or
+# height alone, dpr; resize=after against a float64 Lanczos-3 reference; the bloom's kernel rule
+# at half size; limits (400, 413 output_too_large); ETags by size. Last line: "SCRIPT: N passed,
+# N failed".
+# lane: beside
+BUILD=${BUILD:-build}
+exec /usr/bin/python3 "$(dirname "$0")/sized_test.py" "$BUILD"
