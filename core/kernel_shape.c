@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/fft_size.h"
 
@@ -120,4 +121,75 @@ void kshape_aperture_finish(const float *res, int size, float *rgb)
 	for (size_t i = 0; i < (size_t)size * size; i++)
 		for (int ch = 0; ch < 3; ch++)
 			rgb[i * 3 + ch] = sum[ch] > 0 ? (float)(res[i * 4 + ch] / sum[ch] / peak) : 0;
+}
+
+int kshape_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy, char *err,
+                  size_t err_len)
+{
+	const struct kernel_center *c = &p->center;
+	if (c->mode == KERNEL_CENTER_PIXEL) {
+		*cx = (int)lround(c->x);
+		*cy = (int)lround(c->y);
+		if (*cx >= kw || *cy >= kh) {
+			snprintf(err, err_len, "kernel_center: %d,%d lies outside the %dx%d kernel",
+			         *cx, *cy, kw, kh);
+			return -1;
+		}
+	} else if (c->mode == KERNEL_CENTER_UV) {
+		*cx = (int)fmin(floor(c->x * kw), kw - 1);
+		*cy = (int)fmin(floor(c->y * kh), kh - 1);
+	} else {
+		*cx = kw / 2;
+		*cy = kh / 2;
+	}
+	return 0;
+}
+
+int kshape_geometry(const struct bloom_params *p, int src_w, int src_h, int w, int h, int *kw,
+                    int *kh, int *cx, int *cy, char *err, size_t err_len)
+{
+	int rc = kshape_center(p, src_w, src_h, cx, cy, err, err_len);
+	*kw = src_w;
+	*kh = src_h;
+	if (rc || p->kernel_scale <= 0)
+		return rc;
+	int shorter = w < h ? w : h, larger = src_w > src_h ? src_w : src_h;
+	double f = p->kernel_scale * shorter / larger;
+	int nw = (int)lround(src_w * f), nh = (int)lround(src_h * f);
+	nw = nw < 1 ? 1 : nw;
+	nh = nh < 1 ? 1 : nh;
+	if (nw > 16384 || nh > 16384) {
+		snprintf(err, err_len, "kernel-scale: the kernel would be %dx%d", nw, nh);
+		return -1;
+	}
+	*cx = (int)fmin(floor((*cx + 0.5) * nw / src_w), nw - 1);
+	*cy = (int)fmin(floor((*cy + 0.5) * nh / src_h), nh - 1);
+	*kw = nw;
+	*kh = nh;
+	return 0;
+}
+
+void kshape_resample(const float *src, int src_w, int src_h, int ch, int kw, int kh, int i, int j,
+                     float *out)
+{
+	for (int c = 0; c < ch; c++)
+		out[c] = 0;
+	if (src_w == kw && src_h == kh) {
+		for (int c = 0; c < ch; c++)
+			out[c] = src[((size_t)j * src_w + i) * ch + c];
+		return;
+	}
+	float scx = (float)src_w / (float)kw, scy = (float)src_h / (float)kh;
+	float a0x = (float)i * scx, a0y = (float)j * scy, a1x = a0x + scx, a1y = a0y + scy;
+	int y1 = (int)ceilf(a1y) < src_h ? (int)ceilf(a1y) : src_h;
+	int x1 = (int)ceilf(a1x) < src_w ? (int)ceilf(a1x) : src_w;
+	for (int y = (int)floorf(a0y); y < y1; y++) {
+		float wy = fminf(a1y, (float)(y + 1)) - fmaxf(a0y, (float)y);
+		for (int x = (int)floorf(a0x); x < x1; x++) {
+			float wx = fminf(a1x, (float)(x + 1)) - fmaxf(a0x, (float)x);
+			const float *s = src + ((size_t)y * src_w + x) * ch;
+			for (int c = 0; c < ch; c++)
+				out[c] += wx * wy * s[c];
+		}
+	}
 }

@@ -4,6 +4,8 @@
 #ifndef FFTBLOOM_KERNEL_SHAPE_H
 #define FFTBLOOM_KERNEL_SHAPE_H
 
+#include <stddef.h>
+
 #include "core/engine_params.h"
 
 /* Wavelengths (nm) the aperture kernel is resampled for; green is the reference. */
@@ -30,5 +32,22 @@ void kshape_aperture_sample(const float *spectrum, int f, int size, float *rgba)
  * scaled so that the peak of green is 1 (the energy per channel is the same: the colour comes
  * from the spread alone). */
 void kshape_aperture_finish(const float *rgba, int size, float *rgb);
+
+/* The kernel centre p asks for in pixels of a kw x kh kernel (default floor(w/2), floor(h/2);
+ * uv scaled and clamped): the one rule for both engines' FFT and direct convolutions. -1 with a
+ * message (err of err_len bytes) when a pixel centre lies outside the kernel, else 0. */
+int kshape_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy, char *err,
+                  size_t err_len);
+/* The kernel's size (*kw, *kh) and centre as used on a w x h image: kernel_scale makes its larger
+ * side S times the image's shorter side, and the centre moves with it. -1 with a message (a
+ * centre outside, a scaled kernel past 16384 a side), else 0. */
+int kshape_geometry(const struct bloom_params *p, int src_w, int src_h, int w, int h, int *kw,
+                    int *kh, int *cx, int *cy, char *err, size_t err_len);
+/* Pixel (i, j) of a src_w x src_h kernel of `ch` float channels resampled to kw x kh (the GPU's
+ * bloom_kernel.comp): the source pixels under its footprint weighted by their overlap (area
+ * averaging when shrinking, bilinear-like when growing), so that every channel keeps its sum.
+ * out gets ch values. */
+void kshape_resample(const float *src, int src_w, int src_h, int ch, int kw, int kh, int i, int j,
+                     float *out);
 
 #endif
