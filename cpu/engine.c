@@ -65,20 +65,48 @@ static void fftw_setup(void)
 
 unsigned cpu_plan_flags(struct cpu_engine *e)
 {
-	return e->opts.measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+	return e->opts.measure == CPU_MEASURE_NOW ? FFTW_MEASURE : FFTW_ESTIMATE;
 }
 
 void cpu_plan_begin(struct cpu_engine *e)
 {
 	pthread_mutex_lock(&cpu_plan_lock);
 	fftwf_plan_with_nthreads(fftw_threads_ok ? e->threads : 1);
+	fftwf_set_timelimit(e->opts.measure_limit_s > 0 ? e->opts.measure_limit_s : 1.0);
 }
 
 void cpu_plan_end(struct cpu_engine *e)
 {
-	if (e->opts.measure)
-		e->wisdom_dirty = 1;
 	pthread_mutex_unlock(&cpu_plan_lock);
+	(void)e;
+}
+
+int cpu_engine_idle(struct cpu_engine *e)
+{
+	if (e->opts.measure != CPU_MEASURE_IDLE)
+		return 0;
+	struct cpu_plan *q = NULL;
+	for (int i = 0; i < e->nplans; i++)
+		if (!e->plans[i].measured && (!q || e->plans[i].last_use < q->last_use))
+			q = &e->plans[i];
+	if (!q)
+		return 0;
+	struct cpu_plan m = *q; /* its buffers: FFTW_MEASURE overwrites them between frames */
+	m.fwd = m.inv = NULL;
+	if (cpu_plan_make(e, &m, FFTW_MEASURE)) {
+		q->measured = 1; /* kept as estimated; not tried again */
+		return 1;
+	}
+	pthread_mutex_lock(&cpu_plan_lock);
+	fftwf_destroy_plan(q->fwd);
+	fftwf_destroy_plan(q->inv);
+	pthread_mutex_unlock(&cpu_plan_lock);
+	q->fwd = m.fwd, q->inv = m.inv;
+	q->measured = 1;
+	e->wisdom_dirty = 1;
+	log_sinkf(&e->log, LOG_DEBUG, "FFTW measured the %dx%d plan (%d planes in, %d out)", q->pw,
+	          q->ph, q->nsrc, q->nout);
+	return 1;
 }
 
 /* ---- the context ---- */

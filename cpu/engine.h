@@ -33,12 +33,17 @@ struct cpu_engine_opts {
 	int threads;               /* the most threads an operation uses (0: par_cores()) */
 	const char *wisdom_file;   /* FFTW wisdom read at create, written when a plan was measured;
 	                              NULL or "": none kept */
-	int measure;               /* 1: a new padded size is planned with FFTW_MEASURE (seconds
-	                              at large sizes on few cores, then kept in the wisdom); 0:
-	                              FFTW_ESTIMATE unless the wisdom holds a measured plan */
+	int measure;               /* enum cpu_measure: how a new padded size is planned */
+	double measure_limit_s;    /* FFTW's planning time for one measured plan at most
+	                              (fftwf_set_timelimit); 0: 1 s */
 	size_t kernel_cache_bytes; /* LRU bound on cached kernel spectra; 0: 512 MiB */
 	int max_plans;             /* padded sizes kept with their buffers; 0: 8 */
 };
+
+/* FFTW_ESTIMATE plans at once (the wisdom's measured plan where it holds one), or
+ * FFTW_MEASURE: before the first frame of a size (seconds on few cores, then kept in the
+ * wisdom), or in idle time (cpu_engine_idle), the frames meanwhile on the estimated plan. */
+enum cpu_measure { CPU_MEASURE_NEVER = 0, CPU_MEASURE_NOW = 1, CPU_MEASURE_IDLE = 2 };
 
 struct cpu_stats {
 	int padded_w, padded_h;   /* the FFT size (of each tile, when tiled) */
@@ -91,6 +96,11 @@ int cpu_kernel_preset(struct cpu_engine *e, const struct kernel_preset *ks, stru
  * (numpy's conventions). Any length >= 1. */
 int cpu_fft(struct cpu_engine *e, float *data, int width, int height, int axes, int inverse,
             char err[CPU_ERR_LEN]);
+
+/* One step of idle work (CPU_MEASURE_IDLE): the oldest plan not measured yet is planned again
+ * with FFTW_MEASURE and replaces its estimated one (the same transforms; within float
+ * rounding). Between frames only. 1 when it took a step, 0 when no plan waits. */
+int cpu_engine_idle(struct cpu_engine *e);
 
 const char *cpu_strerror(int code);
 

@@ -23,6 +23,7 @@
 struct cpu_plan {
 	int pw, ph, nsrc, nout;
 	fftwf_plan fwd, inv;
+	int measured;         /* planned with FFTW_MEASURE (or the wisdom's measured plan) */
 	float *real;          /* max(nsrc, nout) planes of ph x pw */
 	fftwf_complex *spec;  /* max(nsrc, nout) planes of ph x (pw / 2 + 1) */
 	unsigned long long last_use;
@@ -72,6 +73,8 @@ struct cpu_engine {
 /* FFTW planning: the flags of opts.measure; begin/end hold the process's planner lock and set
  * the engine's threads (end marks the wisdom to be written when it measured). */
 unsigned cpu_plan_flags(struct cpu_engine *e);
+/* FFTW's batched r2c and c2r of q's size and planes, with flags. 0, or -1 when FFTW cannot. */
+int cpu_plan_make(struct cpu_engine *e, struct cpu_plan *q, unsigned flags);
 void cpu_plan_begin(struct cpu_engine *e);
 void cpu_plan_end(struct cpu_engine *e);
 extern pthread_mutex_t cpu_plan_lock;

@@ -42,6 +42,30 @@ static int plan_bytes(int pw, int ph, int planes, size_t *real, size_t *spec)
 	return 0;
 }
 
+int cpu_plan_make(struct cpu_engine *e, struct cpu_plan *q, unsigned flags)
+{
+	int n[2] = {q->ph, q->pw}, rdist = q->pw * q->ph, cdist = (q->pw / 2 + 1) * q->ph;
+	cpu_plan_begin(e);
+	q->fwd = fftwf_plan_many_dft_r2c(2, n, q->nsrc, q->real, NULL, 1, rdist, q->spec, NULL, 1,
+	                                 cdist, flags);
+	q->inv = fftwf_plan_many_dft_c2r(2, n, q->nout, q->spec, NULL, 1, cdist, q->real, NULL, 1,
+	                                 rdist, flags | FFTW_DESTROY_INPUT);
+	if (!q->fwd || !q->inv) {
+		if (q->fwd)
+			fftwf_destroy_plan(q->fwd);
+		if (q->inv)
+			fftwf_destroy_plan(q->inv);
+		q->fwd = q->inv = NULL;
+	}
+	cpu_plan_end(e);
+	if (!q->fwd)
+		return -1;
+	q->measured = flags == FFTW_MEASURE;
+	if (q->measured)
+		e->wisdom_dirty = 1;
+	return 0;
+}
+
 /* The plan of (pw, ph, nsrc, nout): a kept one, or made now (the least recently used goes past
  * opts.max_plans). */
 static int plan_get(struct cpu_engine *e, int pw, int ph, int nsrc, int nout, struct cpu_plan **out,
@@ -83,20 +107,12 @@ static int plan_get(struct cpu_engine *e, int pw, int ph, int nsrc, int nout, st
 		         (rb + sb) >> 20);
 		return CPU_E_NOMEM;
 	}
-	int n[2] = {ph, pw}, rdist = pw * ph, cdist = (pw / 2 + 1) * ph;
-	unsigned flags = cpu_plan_flags(e);
-	cpu_plan_begin(e);
-	q->fwd = fftwf_plan_many_dft_r2c(2, n, nsrc, q->real, NULL, 1, rdist, q->spec, NULL, 1,
-	                                 cdist, flags);
-	q->inv = fftwf_plan_many_dft_c2r(2, n, nout, q->spec, NULL, 1, cdist, q->real, NULL, 1,
-	                                 rdist, flags | FFTW_DESTROY_INPUT);
-	cpu_plan_end(e);
-	if (!q->fwd || !q->inv) {
+	q->pw = pw, q->ph = ph, q->nsrc = nsrc, q->nout = nout;
+	if (cpu_plan_make(e, q, cpu_plan_flags(e))) {
 		cpu_plan_free(q);
 		snprintf(err, CPU_ERR_LEN, "FFTW could not plan %dx%d", pw, ph);
 		return CPU_E_NOMEM;
 	}
-	q->pw = pw, q->ph = ph, q->nsrc = nsrc, q->nout = nout;
 	q->last_use = e->tick;
 	*out = q;
 	return 0;
