@@ -14,7 +14,7 @@ BENCH_GPU_OBJS := $(BUILD)/bench/bench_main.o $(BUILD)/bench/bench_workloads.o \
 $(BUILD)/fftbloom-bench: $(BENCH_GPU_OBJS) $(BENCH_JSON_OBJ) $(BUILD)/cli/common.o $(LIBFB_OBJS) $(ENGINE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI_ENGINE)
 BENCH_BINS := $(BUILD)/bench/loadgen $(BUILD)/bench/fftw_peer $(BUILD)/bench/codec_ceiling \
-              $(BUILD)/bench/encode_formats
+              $(BUILD)/bench/encode_formats $(BUILD)/bench/cpu_bloom
 $(BENCH_JSON_OBJ): $(BUILD)/gen/version.h
 
 # loadgen: options and client threads (loadgen.c), its HTTP client, /proc CPU readings, report
@@ -23,8 +23,12 @@ LOADGEN_OBJS := $(BUILD)/bench/loadgen.o $(BUILD)/bench/loadgen_http.o \
 $(BUILD)/bench/loadgen: $(LOADGEN_OBJS) $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm -lpthread $(LDLIBS)
 $(BUILD)/bench/fftw_peer: $(BUILD)/bench/fftw_peer.o $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS) $(BUILD)/gles/fft_plan.o \
-                          $(BUILD)/gles/names.o
+                          $(BUILD)/gles/names.o $(BUILD)/core/fft_size.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(FFTW_LIBS) -lm -lpthread $(LDLIBS)
+# cpu_bloom: the CPU engine's bloom under the bloom workloads' IDs (bench/cpu_engine.sh)
+$(BUILD)/bench/cpu_bloom: $(BUILD)/bench/cpu_bloom.o $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS) $(CPU_OBJS) \
+                          $(CODEC_OBJS) $(CORE_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 $(BUILD)/bench/codec_ceiling: $(BUILD)/bench/codec_ceiling.o $(BUILD)/bench/bench_opts.o $(BENCH_JSON_OBJ) \
                              $(CODEC_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)

@@ -388,30 +388,55 @@ struct frame {
 	unsigned long long bad[PAR_EACH_MAX]; /* per worker: non-finite result samples */
 };
 
-/* The input pixel as RGBA (gray fills R, G and B; a missing alpha is 1). */
-static void pixel_rgba(const struct image *in, size_t i, float v[4])
+#define SPAN 512 /* pixels a row is converted in at a time (on the stack: 8 KiB of RGBA) */
+
+/* Pixels [x0, x0 + n) of row y as RGBA (gray fills R, G and B; a missing alpha is 1). */
+static void span_rgba(const struct image *in, int y, int x0, int n, float *v)
 {
-	const float *s = in->pixels + i * in->channels;
+	const float *s = in->pixels + ((size_t)y * in->width + x0) * in->channels;
 	switch (in->channels) {
-	case 1: v[0] = v[1] = v[2] = s[0], v[3] = 1; break;
-	case 2: v[0] = v[1] = v[2] = s[0], v[3] = s[1]; break;
-	case 3: v[0] = s[0], v[1] = s[1], v[2] = s[2], v[3] = 1; break;
-	default: memcpy(v, s, 4 * sizeof *v);
+	case 1:
+		for (int i = 0; i < n; i++)
+			v[4 * i] = v[4 * i + 1] = v[4 * i + 2] = s[i], v[4 * i + 3] = 1;
+		break;
+	case 2:
+		for (int i = 0; i < n; i++)
+			v[4 * i] = v[4 * i + 1] = v[4 * i + 2] = s[2 * i], v[4 * i + 3] = s[2 * i + 1];
+		break;
+	case 3:
+		for (int i = 0; i < n; i++)
+			v[4 * i] = s[3 * i], v[4 * i + 1] = s[3 * i + 1], v[4 * i + 2] = s[3 * i + 2],
+			v[4 * i + 3] = 1;
+		break;
+	default:
+		memcpy(v, s, (size_t)n * 4 * sizeof *v);
 	}
 }
 
-/* The GPU's bloom_prefilter (gles/shaders/bloom_math.comp), in float as there. */
-static void prefilter(float v[4], float threshold, float knee_, float clamp_max)
+static inline float fmin_(float a, float b) { return a < b ? a : b; }
+static inline float fmax_(float a, float b) { return a > b ? a : b; }
+
+/* The GPU's bloom_prefilter (gles/shaders/bloom_math.comp) on n RGBA pixels, in float as there;
+ * non-finite samples 0 first. */
+static void prefilter_span(float *v, int n, int bloom, float threshold, float knee_,
+                           float clamp_max)
 {
-	float b = fmaxf(v[0], fmaxf(v[1], v[2]));
-	float knee = fminf(knee_, threshold);
-	float soft = fminf(fmaxf(b - threshold + knee, 0.0f), 2.0f * knee);
-	soft = knee > 0.0f ? soft * soft / (4.0f * knee) : 0.0f;
-	float w = b > 0.0f ? fmaxf(soft, b - threshold) / b : 0.0f;
-	if (threshold <= 0.0f)
-		w = 1.0f;
-	for (int c = 0; c < 3; c++)
-		v[c] = fminf(fmaxf(v[c] * w, -clamp_max), clamp_max);
+	float knee = fmin_(knee_, threshold);
+	for (int i = 0; i < n; i++) {
+		float *p = v + 4 * i;
+		for (int c = 0; c < 4; c++)
+			p[c] = isfinite(p[c]) ? p[c] : 0.0f;
+		if (!bloom)
+			continue;
+		float b = fmax_(p[0], fmax_(p[1], p[2]));
+		float soft = fmin_(fmax_(b - threshold + knee, 0.0f), 2.0f * knee);
+		soft = knee > 0.0f ? soft * soft / (4.0f * knee) : 0.0f;
+		float w = b > 0.0f ? fmax_(soft, b - threshold) / b : 0.0f;
+		if (threshold <= 0.0f)
+			w = 1.0f;
+		for (int c = 0; c < 3; c++)
+			p[c] = fmin_(fmax_(p[c] * w, -clamp_max), clamp_max);
+	}
 }
 
 /* Rows of the padded planes: the image's (non-finite samples 0; prefiltered for the bloom),
@@ -423,23 +448,25 @@ static int pack_item(void *ctx, int worker, size_t item)
 	const struct cpu_plan *q = f->q;
 	size_t plane = (size_t)q->pw * q->ph;
 	/* the planes' channels of the RGBA pixel: gray (R) [alpha], or R, G, B [alpha] */
-	int chan[4] = {0, f->nsrc == 2 ? 3 : 1, 2, 3};
+	const int chan[4] = {0, f->nsrc == 2 ? 3 : 1, 2, 3};
 	float th = (float)f->p->threshold, kn = (float)f->p->knee, cl = (float)f->p->clamp_max;
+	float v[SPAN * 4];
 	for (int y = (int)item * CPU_ROWS; y < q->ph && y < (int)(item + 1) * CPU_ROWS; y++) {
 		if (y >= f->h) {
 			for (int s = 0; s < f->nsrc; s++)
 				memset(q->real + s * plane + (size_t)y * q->pw, 0, (size_t)q->pw * sizeof(float));
 			continue;
 		}
-		for (int x = 0; x < f->w; x++) {
-			float v[4];
-			pixel_rgba(f->in, (size_t)y * f->w + x, v);
-			for (int c = 0; c < 4; c++)
-				v[c] = isfinite(v[c]) ? v[c] : 0.0f;
-			if (f->op == BLOOM_OP_BLOOM)
-				prefilter(v, th, kn, cl);
-			for (int s = 0; s < f->nsrc; s++)
-				q->real[s * plane + (size_t)y * q->pw + x] = v[chan[s]];
+		for (int x0 = 0; x0 < f->w; x0 += SPAN) {
+			int n = f->w - x0 < SPAN ? f->w - x0 : SPAN;
+			span_rgba(f->in, y, x0, n, v);
+			prefilter_span(v, n, f->op == BLOOM_OP_BLOOM, th, kn, cl);
+			for (int s = 0; s < f->nsrc; s++) {
+				float *d = q->real + s * plane + (size_t)y * q->pw + x0;
+				const float *src = v + chan[s];
+				for (int i = 0; i < n; i++)
+					d[i] = src[4 * i];
+			}
 		}
 		for (int s = 0; s < f->nsrc; s++)
 			memset(q->real + s * plane + (size_t)y * q->pw + f->w, 0,
@@ -474,7 +501,8 @@ static int multiply_item(void *ctx, int worker, size_t item)
 
 /* Rows of the result: the bloom's composite (add: I + intensity B; mix: (1 - mix) I + mix B;
  * alpha the input's), or the convolution itself; non-finite samples counted (the bloom's only
- * where the input's were finite). */
+ * where the input's were finite). The result's channels from RGBA: R; R and A; RGB; RGBA
+ * (convolve: its planes in order). */
 static int composite_item(void *ctx, int worker, size_t item)
 {
 	struct frame *f = ctx;
@@ -483,32 +511,43 @@ static int composite_item(void *ctx, int worker, size_t item)
 	int oc = f->out_ch, bloom = f->op == BLOOM_OP_BLOOM;
 	float inten = (float)f->p->intensity, mix = (float)f->p->mix;
 	int add = f->p->composite == BLOOM_COMPOSITE_ADD;
+	static const int pick[4][4] = {{0}, {0, 3}, {0, 1, 2}, {0, 1, 2, 3}};
+	const int *pk = pick[oc - 1];
 	unsigned long long bad = 0;
+	float v[SPAN * 4];
 	for (int y = (int)item * CPU_ROWS; y < f->h && y < (int)(item + 1) * CPU_ROWS; y++)
-		for (int x = 0; x < f->w; x++) {
-			size_t i = (size_t)y * f->w + x, at = (size_t)y * q->pw + x;
-			float r[4], v[4];
-			pixel_rgba(f->in, i, v);
-			if (bloom) {
-				for (int c = 0; c < 3; c++) {
-					float b = q->real[(f->nout == 1 ? 0 : c) * plane + at];
-					r[c] = add ? v[c] + inten * b : v[c] + (b - v[c]) * mix;
+		for (int x0 = 0; x0 < f->w; x0 += SPAN) {
+			int n = f->w - x0 < SPAN ? f->w - x0 : SPAN;
+			const float *b[4];
+			for (int o = 0; o < f->nout; o++)
+				b[o] = q->real + o * plane + (size_t)y * q->pw + x0;
+			float *d = f->out->pixels + ((size_t)y * f->w + x0) * oc;
+			if (!bloom) {
+				for (int i = 0; i < n; i++) {
+					int badpx = 0;
+					for (int c = 0; c < oc; c++) {
+						d[i * oc + c] = b[c][i];
+						badpx |= !isfinite(b[c][i]);
+					}
+					bad += badpx;
 				}
-				r[3] = v[3];
-			} else {
-				for (int o = 0; o < f->nout; o++)
-					r[o] = q->real[o * plane + at];
+				continue;
 			}
-			/* the result's channels from RGBA: R; R and A; RGB; RGBA (convolve: its planes) */
-			float *d = f->out->pixels + i * oc;
-			int pick[4][4] = {{0}, {0, 3}, {0, 1, 2}, {0, 1, 2, 3}};
-			int badpx = 0;
-			for (int c = 0; c < oc; c++) {
-				float s = bloom ? r[pick[oc - 1][c]] : r[c];
-				d[c] = s;
-				badpx |= !isfinite(s) && (!bloom || isfinite(v[pick[oc - 1][c]]));
+			span_rgba(f->in, y, x0, n, v);
+			for (int i = 0; i < n; i++) {
+				float *p = v + 4 * i, r[4];
+				for (int c = 0; c < 3; c++) {
+					float bc = b[f->nout == 1 ? 0 : c][i];
+					r[c] = add ? p[c] + inten * bc : p[c] + (bc - p[c]) * mix;
+				}
+				r[3] = p[3];
+				int badpx = 0;
+				for (int c = 0; c < oc; c++) {
+					d[i * oc + c] = r[pk[c]];
+					badpx |= !isfinite(r[pk[c]]) && isfinite(p[pk[c]]);
+				}
+				bad += badpx;
 			}
-			bad += badpx;
 		}
 	f->bad[worker] += bad;
 	return 0;
