@@ -404,7 +404,7 @@ static enum MHD_Result route_info(struct req *r)
 	/* the defaults that differ between 8-bit and float or 16-bit inputs */
 	json_object_set_new(o, "input_defaults", request_input_defaults_json());
 	json_object_set_new(o, "url_signing", json_boolean(S->o.sign_key != NULL));
-	json_object_set_new(o, "engine", json_string(S->engine_hex));
+	json_object_set_new(o, "engine_digest", json_string(S->engine_hex));
 	/* what holds on every GPU thread's context: any frame within the decode limits (in tiles
 	 * past untiled_pixels), kernels to the smallest max_kernel_side */
 	json_t *lim = json_object_get(o, "limits");
