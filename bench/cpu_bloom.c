@@ -27,13 +27,14 @@ static const struct opt_def opt_table[] = {
 	 O(quick)},
 	{"threads", OPT_INT, 0, 256, "0", NULL, "the engine's threads; 0: the process's cores", NULL,
 	 O(threads)},
-	{"runs", OPT_INT, 3, 100000, "30", NULL, "timed runs a workload at most", NULL, O(runs)},
-	{"warmup", OPT_INT, 0, 1000, "3", NULL, "untimed runs first", NULL, O(warmup)},
-	{"max-seconds", OPT_DOUBLE, 1e-3, 86400, "10", NULL,
-	 "timed seconds a workload at most (at least 3 runs)", NULL, O(max_s)},
 	{"estimate", OPT_BOOL, 0, 1, "false", NULL,
 	 "FFTW_ESTIMATE plans (the CLI's default) instead of FFTW_MEASURE (fftw_peer's, and the "
 	 "daemon's after idle time)", NULL, O(estimate)},
+	{"runs", OPT_INT, 3, 100000, "30", NULL, "timed calls of a workload at most (fewer past "
+	 "--max-seconds)", NULL, O(runs)},
+	{"warmup", OPT_INT, 0, 1000, "3", NULL, "untimed calls before them", NULL, O(warmup)},
+	{"max-seconds", OPT_DOUBLE, 1e-3, 86400, "10", NULL,
+	 "seconds of timed calls a workload at most (3 calls at least)", NULL, O(max_s)},
 	{"only", OPT_STRING, 0, 0, "", NULL,
 	 "workload IDs, prefixes or patterns, comma-separated; empty: all", NULL, O(only)},
 	{"wisdom", OPT_STRING, 0, 0, "", NULL, "read and update FFTW wisdom in this file", NULL,
