@@ -1,6 +1,8 @@
 /* The CPU engine's spatial and transposed convolutions (Torch's SpatialConvolution and
  * PyTorch's conv_transpose2d, the sums gles/spatial.h and gles/deconv.h compute), in float32 on
- * the host: im2col or col2im around OpenBLAS's serial sgemm, split over core/parallel.h's threads.
+ * the host: im2col or col2im around OpenBLAS's serial sgemm, or direct loops (a saxpy a tap and
+ * output row) for conv2d where a group has one or two output planes; split over core/parallel.h's
+ * threads.
  *
  * Geometry: the caller resolves the problem (Torch or TF padding, output size) into a
  * cpu_conv_geom; the engines' shape helpers (gles/conv_shape.h, deconv_output) do it for both.
