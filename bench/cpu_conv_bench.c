@@ -170,7 +170,7 @@ static double time_impl(const struct work *t, struct bufs *B, int impl, int thre
 		if (!impl)
 			(t->transpose ? peer_transpose : peer_conv2d)(&g, B->x, B->w, B->b, B->ref, B->col);
 		else
-			rc = (t->transpose ? cpu_conv2d_transpose : cpu_conv2d)(&g, B->x, B->w, B->b, B->y, err);
+			rc = (t->transpose ? cpu_conv2d_transpose_geom : cpu_conv2d_geom)(&g, B->x, B->w, B->b, B->y, err);
 		if (rc) {
 			fprintf(stderr, "cpu_conv_bench: %s: %s\n", t->id, err);
 			free(ms);

@@ -36,5 +36,5 @@ $(BUILD)/bench/encode_formats: $(BUILD)/bench/encode_formats.o $(BUILD)/bench/be
 BENCH_BINS += $(BUILD)/bench/cpu_conv_bench
 $(BUILD)/bench/cpu_conv_bench.o: CPPFLAGS_ALL += -I$(BLAS_INC)
 $(BUILD)/bench/cpu_conv_bench: $(BUILD)/bench/cpu_conv_bench.o $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS) \
-                               $(CPU_OBJS) $(BUILD)/core/parallel.o $(BUILD)/core/clock.o
+                               $(CPU_CONV_OBJS) $(BUILD)/core/parallel.o $(BUILD)/core/clock.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_BLAS) -lm -lpthread $(LDLIBS)

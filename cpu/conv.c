@@ -118,8 +118,8 @@ static int setup(const struct cpu_conv_geom *gi, const float *in,
 static int alloc_cols(struct prob *p, size_t items, size_t n, int *threads, char *err)
 {
 	long t = p->g.threads > 0 ? p->g.threads : par_cores();
-	if (t > PAR_MAX_THREADS)
-		t = PAR_MAX_THREADS;
+	if (t > PAR_EACH_MAX)
+		t = PAR_EACH_MAX;
 	if ((size_t)t > items)
 		t = (long)items;
 	*threads = t < 1 ? 1 : (int)t;
@@ -268,8 +268,8 @@ static int direct_item(void *ctx, int worker, size_t item)
 	return 0;
 }
 
-int cpu_conv2d(const struct cpu_conv_geom *gi, const float *in, const float *weight,
-               const float *bias, float *out, char err[CPU_CONV_ERR_LEN])
+int cpu_conv2d_geom(const struct cpu_conv_geom *gi, const float *in, const float *weight,
+                    const float *bias, float *out, char err[CPU_CONV_ERR_LEN])
 {
 	struct prob p;
 	int rc = setup(gi, in, weight, out, &p, err);
@@ -372,8 +372,9 @@ static int transpose_item(void *ctx, int worker, size_t item)
 	return 0;
 }
 
-int cpu_conv2d_transpose(const struct cpu_conv_geom *gi, const float *in, const float *weight,
-                         const float *bias, float *out, char err[CPU_CONV_ERR_LEN])
+int cpu_conv2d_transpose_geom(const struct cpu_conv_geom *gi, const float *in,
+                              const float *weight, const float *bias, float *out,
+                              char err[CPU_CONV_ERR_LEN])
 {
 	struct prob p;
 	int rc = setup(gi, in, weight, out, &p, err);
@@ -405,4 +406,40 @@ int cpu_conv2d_transpose(const struct cpu_conv_geom *gi, const float *in, const 
 		par_each(items, threads, transpose_item, &p, NULL);
 	free_cols(&p, threads);
 	return rc;
+}
+
+/* ---- the engines' entry points ---- */
+
+int cpu_conv2d(const struct spatial_conv *c, int out_h, int out_w, const float *in,
+               const float *weight, const float *bias, float *out, int threads,
+               char err[CPU_CONV_ERR_LEN])
+{
+	if (!c)
+		return bad(err, CPU_CONV_E_ARG, "no convolution given");
+	struct cpu_conv_geom g = {
+		.batch = c->batch, .in_c = c->in_c, .in_h = c->in_h, .in_w = c->in_w,
+		.out_c = c->out_c, .groups = c->groups, .k_h = c->k_h, .k_w = c->k_w,
+		.stride_h = c->stride_h, .stride_w = c->stride_w, .dil_h = c->dil_h,
+		.dil_w = c->dil_w, .pad_h = c->pad_h, .pad_w = c->pad_w, .out_h = out_h,
+		.out_w = out_w, .threads = threads,
+	};
+	if (c->pad_h < 0 || c->pad_w < 0)
+		return bad(err, CPU_CONV_E_ARG, "a negative padding");
+	return cpu_conv2d_geom(&g, in, weight, bias, out, err);
+}
+
+int cpu_conv2d_transpose(const struct deconv_conv *c, int out_h, int out_w, int pad_top,
+                         int pad_left, const float *in, const float *weight, const float *bias,
+                         float *out, int threads, char err[CPU_CONV_ERR_LEN])
+{
+	if (!c)
+		return bad(err, CPU_CONV_E_ARG, "no convolution given");
+	struct cpu_conv_geom g = {
+		.batch = c->batch, .in_c = c->in_c, .in_h = c->in_h, .in_w = c->in_w,
+		.out_c = c->out_c, .groups = c->groups, .k_h = c->k_h, .k_w = c->k_w,
+		.stride_h = c->stride_h, .stride_w = c->stride_w, .dil_h = c->dil_h,
+		.dil_w = c->dil_w, .pad_h = pad_top, .pad_w = pad_left, .out_h = out_h,
+		.out_w = out_w, .threads = threads,
+	};
+	return cpu_conv2d_transpose_geom(&g, in, weight, bias, out, err);
 }

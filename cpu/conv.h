@@ -4,8 +4,10 @@
  * output row) for conv2d where a group has one or two output planes; split over core/parallel.h's
  * threads.
  *
- * Geometry: the caller resolves the problem (Torch or TF padding, output size) into a
- * cpu_conv_geom; the engines' shape helpers (gles/conv_shape.h, deconv_output) do it for both.
+ * Geometry: the caller resolves the problem (Torch or TF padding, output size) with the GPU
+ * engine's pure shape helpers (gles/conv_shape.h, spatial_conv_output, deconv_output) and passes
+ * core/conv_params.h's structs with the sizes (cpu_conv2d, cpu_conv2d_transpose), or a
+ * cpu_conv_geom, the general form both map to.
  *   conv2d:    y[b, co, oy, ox] = bias[co] + sum over ci of co's group, j < k_h, i < k_w of
  *              w[co, ci - gstart, j, i] * x[b, ci, oy*stride_h - pad_h + j*dil_h,
  *                                              ox*stride_w - pad_w + i*dil_w]
@@ -26,14 +28,15 @@
 
 #include <stddef.h>
 
+#include "core/conv_params.h"
+
 #define CPU_CONV_ERR_LEN 512
 
-/* The same numbers as gles/spatial.h's enum spatial_error, so a dispatch maps them 1:1. */
 enum cpu_conv_error {
 	CPU_CONV_OK = 0,
 	CPU_CONV_E_ARG = -1,       /* a bad shape or parameter (message names it) */
-	CPU_CONV_E_TOO_LARGE = -2, /* a tensor beyond CPU_CONV_MAX_ELEMS or a size that overflows */
-	CPU_CONV_E_NOMEM = -5,     /* the scratch buffers could not be allocated */
+	CPU_CONV_E_NOMEM = -2,     /* the scratch buffers could not be allocated */
+	CPU_CONV_E_TOO_LARGE = -3, /* a tensor beyond CPU_CONV_MAX_ELEMS or a size that overflows */
 };
 
 /* The largest element count of any one tensor (the same as the GPU engine's). */
@@ -49,19 +52,33 @@ struct cpu_conv_geom {
 	int pad_h, pad_w;            /* padding before the first row and column (any sign:
 	                                negative crops); Torch's padding, or TF's pad_top/left */
 	int out_h, out_w;            /* the output (B, out_c, out_h, out_w), >= 1 */
-	int threads;                 /* threads at most (par_each's bound); 0: par_cores() */
+	int threads;                 /* threads at most (par_each's); 0: par_cores() */
 };
 
 /* y = conv2d(x, weight) + bias (NULL: none) into out. 0 or a negative cpu_conv_error with a
  * message; out is then unspecified. Thread-safe (no state). */
-int cpu_conv2d(const struct cpu_conv_geom *g, const float *in, const float *weight,
-               const float *bias, float *out, char err[CPU_CONV_ERR_LEN]);
+int cpu_conv2d_geom(const struct cpu_conv_geom *g, const float *in, const float *weight,
+                    const float *bias, float *out, char err[CPU_CONV_ERR_LEN]);
 
 /* y = conv_transpose2d(x, weight) + bias (NULL: none) into out, by col2im over sgemm. The GPU
  * engine's three methods (zero-insert, overlap-add, subkernel) are the same sums in other orders:
  * on the CPU they all run this one. 0 or a negative cpu_conv_error with a message. */
-int cpu_conv2d_transpose(const struct cpu_conv_geom *g, const float *in, const float *weight,
-                         const float *bias, float *out, char err[CPU_CONV_ERR_LEN]);
+int cpu_conv2d_transpose_geom(const struct cpu_conv_geom *g, const float *in,
+                              const float *weight, const float *bias, float *out,
+                              char err[CPU_CONV_ERR_LEN]);
+
+/* The engines' entry points. conv2d as spatial_conv2d takes it (precision and algorithm are
+ * ignored: float32 meets every level), out_h and out_w as spatial_conv_output gave them;
+ * threads: the most threads to use (0: par_cores(), 1: the calling thread alone). */
+int cpu_conv2d(const struct spatial_conv *c, int out_h, int out_w, const float *in,
+               const float *weight, const float *bias, float *out, int threads,
+               char err[CPU_CONV_ERR_LEN]);
+
+/* The transposed convolution as deconv_run takes it (method and conv_algorithm ignored), with
+ * out_h, out_w, pad_top and pad_left as deconv_output gave them (TF modes resolved there). */
+int cpu_conv2d_transpose(const struct deconv_conv *c, int out_h, int out_w, int pad_top,
+                         int pad_left, const float *in, const float *weight, const float *bias,
+                         float *out, int threads, char err[CPU_CONV_ERR_LEN]);
 
 const char *cpu_conv_strerror(int code);
 
