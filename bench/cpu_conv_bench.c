@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cblas.h>
 
@@ -50,62 +51,68 @@ struct work {
 
 /* ---- the peer: the textbook way, one (batch, group) at a time, whole images ---- */
 
-static void peer_conv2d(const struct cpu_conv_geom *g, const float *x, const float *w,
-                        const float *b, float *y, float *col)
+/* One group of one image: xs its first input plane, ws its weights, bs its bias (NULL: none),
+ * ys its first output plane. */
+static void peer_conv2d(const struct cpu_conv_geom *g, const float *xs, const float *ws,
+                        const float *bs, float *ys, float *col)
 {
 	int cpi = g->in_c / g->groups, cpo = g->out_c / g->groups, K = cpi * g->k_h * g->k_w;
-	int P = g->out_h * g->out_w, HW = g->in_h * g->in_w;
-	for (int n = 0; n < g->batch; n++)
-		for (int gr = 0; gr < g->groups; gr++) {
-			const float *xs = x + ((size_t)n * g->in_c + (size_t)gr * cpi) * HW;
-			float *ys = y + ((size_t)n * g->out_c + (size_t)gr * cpo) * P;
-			size_t r = 0;
-			for (int c = 0; c < cpi; c++)
-				for (int j = 0; j < g->k_h; j++)
-					for (int i = 0; i < g->k_w; i++, r++)
-						for (int oy = 0; oy < g->out_h; oy++)
-							for (int ox = 0; ox < g->out_w; ox++) {
-								int iy = oy * g->stride_h - g->pad_h + j * g->dil_h;
-								int ix = ox * g->stride_w - g->pad_w + i * g->dil_w;
-								col[r * P + (size_t)oy * g->out_w + ox] =
-									iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w
-										? xs[((size_t)c * g->in_h + iy) * g->in_w + ix] : 0.0f;
-							}
-			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, cpo, P, K, 1.0f,
-			            w + (size_t)gr * cpo * K, K, col, P, 0.0f, ys, P);
-			for (int c = 0; b && c < cpo; c++)
-				for (int p = 0; p < P; p++)
-					ys[(size_t)c * P + p] += b[gr * cpo + c];
-		}
+	int P = g->out_h * g->out_w;
+	size_t r = 0;
+	for (int c = 0; c < cpi; c++)
+		for (int j = 0; j < g->k_h; j++)
+			for (int i = 0; i < g->k_w; i++, r++)
+				for (int oy = 0; oy < g->out_h; oy++)
+					for (int ox = 0; ox < g->out_w; ox++) {
+						int iy = oy * g->stride_h - g->pad_h + j * g->dil_h;
+						int ix = ox * g->stride_w - g->pad_w + i * g->dil_w;
+						col[r * P + (size_t)oy * g->out_w + ox] =
+							iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w
+								? xs[((size_t)c * g->in_h + iy) * g->in_w + ix] : 0.0f;
+					}
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, cpo, P, K, 1.0f, ws, K, col, P, 0.0f,
+	            ys, P);
+	for (int c = 0; bs && c < cpo; c++)
+		for (int p = 0; p < P; p++)
+			ys[(size_t)c * P + p] += bs[c];
 }
 
-static void peer_transpose(const struct cpu_conv_geom *g, const float *x, const float *w,
-                           const float *b, float *y, float *col)
+static void peer_transpose(const struct cpu_conv_geom *g, const float *xs, const float *ws,
+                           const float *bs, float *ys, float *col)
 {
 	int cpi = g->in_c / g->groups, cpo = g->out_c / g->groups, kk = g->k_h * g->k_w;
 	int P = g->out_h * g->out_w, HW = g->in_h * g->in_w;
+	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cpo * kk, HW, cpi, 1.0f, ws, cpo * kk,
+	            xs, HW, 0.0f, col, HW);
+	for (int c = 0; c < cpo; c++)
+		for (int p = 0; p < P; p++)
+			ys[(size_t)c * P + p] = bs ? bs[c] : 0.0f;
+	size_t r = 0;
+	for (int c = 0; c < cpo; c++)
+		for (int j = 0; j < g->k_h; j++)
+			for (int i = 0; i < g->k_w; i++, r++)
+				for (int iy = 0; iy < g->in_h; iy++)
+					for (int ix = 0; ix < g->in_w; ix++) {
+						int oy = iy * g->stride_h - g->pad_h + j * g->dil_h;
+						int ox = ix * g->stride_w - g->pad_w + i * g->dil_w;
+						if (oy >= 0 && oy < g->out_h && ox >= 0 && ox < g->out_w)
+							ys[(size_t)c * P + (size_t)oy * g->out_w + ox] +=
+								col[r * HW + (size_t)iy * g->in_w + ix];
+					}
+}
+
+/* The peer: each (image, group) in turn, whole images. */
+static void peer(const struct cpu_conv_geom *g, int transpose, const float *x, const float *w,
+                 const float *b, float *y, float *col)
+{
+	int cpi = g->in_c / g->groups, cpo = g->out_c / g->groups;
+	size_t HW = (size_t)g->in_h * g->in_w, P = (size_t)g->out_h * g->out_w;
+	size_t wg = (size_t)cpi * cpo * g->k_h * g->k_w; /* a group's weights, either layout */
 	for (int n = 0; n < g->batch; n++)
-		for (int gr = 0; gr < g->groups; gr++) {
-			const float *xs = x + ((size_t)n * g->in_c + (size_t)gr * cpi) * HW;
-			float *ys = y + ((size_t)n * g->out_c + (size_t)gr * cpo) * P;
-			cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cpo * kk, HW, cpi, 1.0f,
-			            w + (size_t)gr * cpi * cpo * kk, cpo * kk, xs, HW, 0.0f, col, HW);
-			for (int c = 0; c < cpo; c++)
-				for (int p = 0; p < P; p++)
-					ys[(size_t)c * P + p] = b ? b[gr * cpo + c] : 0.0f;
-			size_t r = 0;
-			for (int c = 0; c < cpo; c++)
-				for (int j = 0; j < g->k_h; j++)
-					for (int i = 0; i < g->k_w; i++, r++)
-						for (int iy = 0; iy < g->in_h; iy++)
-							for (int ix = 0; ix < g->in_w; ix++) {
-								int oy = iy * g->stride_h - g->pad_h + j * g->dil_h;
-								int ox = ix * g->stride_w - g->pad_w + i * g->dil_w;
-								if (oy >= 0 && oy < g->out_h && ox >= 0 && ox < g->out_w)
-									ys[(size_t)c * P + (size_t)oy * g->out_w + ox] +=
-										col[r * HW + (size_t)iy * g->in_w + ix];
-							}
-		}
+		for (int gr = 0; gr < g->groups; gr++)
+			(transpose ? peer_transpose : peer_conv2d)(
+				g, x + ((size_t)n * g->in_c + (size_t)gr * cpi) * HW, w + (size_t)gr * wg,
+				b ? b + gr * cpo : NULL, y + ((size_t)n * g->out_c + (size_t)gr * cpo) * P, col);
 }
 
 /* ---- the suite ---- */
@@ -155,20 +162,30 @@ struct bufs {
 	size_t ny;
 };
 
-/* impl 0: the peer; 1: the engine. The median ms of runs after one warm-up (-1 on an error). */
-static double time_impl(const struct work *t, struct bufs *B, int impl, int threads, int runs)
+static double cpu_ms_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* impl 0: the peer; 1: the engine. The median ms of runs after one warm-up (-1 on an error),
+ * and in *cpu the median of the process's CPU ms a run (a figure that a loaded machine's other
+ * processes change less than the wall's). */
+static double time_impl(const struct work *t, struct bufs *B, int impl, int threads, int runs,
+                        double *cpu)
 {
 	struct cpu_conv_geom g = t->g;
 	g.threads = threads;
-	double *ms = malloc((size_t)runs * sizeof *ms);
+	double *ms = malloc(2 * (size_t)runs * sizeof *ms);
 	char err[CPU_CONV_ERR_LEN];
 	if (!ms)
 		return -1;
 	for (int r = -1; r < runs; r++) {
-		double t0 = clock_ms();
+		double t0 = clock_ms(), c0 = cpu_ms_now();
 		int rc = 0;
 		if (!impl)
-			(t->transpose ? peer_transpose : peer_conv2d)(&g, B->x, B->w, B->b, B->ref, B->col);
+			peer(&g, t->transpose, B->x, B->w, B->b, B->ref, B->col);
 		else
 			rc = (t->transpose ? cpu_conv2d_transpose_geom : cpu_conv2d_geom)(&g, B->x, B->w, B->b, B->y, err);
 		if (rc) {
@@ -177,8 +194,9 @@ static double time_impl(const struct work *t, struct bufs *B, int impl, int thre
 			return -1;
 		}
 		if (r >= 0)
-			ms[r] = clock_ms() - t0;
+			ms[r] = clock_ms() - t0, ms[runs + r] = cpu_ms_now() - c0;
 	}
+	*cpu = median(ms + runs, runs);
 	double m = median(ms, runs);
 	free(ms);
 	return m;
@@ -219,7 +237,7 @@ static int run_work(const struct work *t, const struct opts *o, const struct ben
 	};
 	int rc = 0;
 	for (int k = 0; k < 3; k++) {
-		double ms = time_impl(t, &B, v[k].which, v[k].threads, o->runs);
+		double cpu_ms, ms = time_impl(t, &B, v[k].which, v[k].threads, o->runs, &cpu_ms);
 		if (ms < 0) {
 			rc = 1;
 			break;
@@ -228,14 +246,15 @@ static int run_work(const struct work *t, const struct opts *o, const struct ben
 		bench_line_begin(&l, stdout, meta, t->id, v[k].impl, v[k].variant);
 		bench_metric(&l, "ms", ms);
 		bench_metric(&l, "gflops", flop / (ms * 1e6));
+		bench_metric(&l, "cpu_ms", cpu_ms);
 		bench_detail_num(&l, "threads", v[k].threads);
 		bench_detail_num(&l, "runs", o->runs);
 		bench_detail_str(&l, "op", t->transpose ? "conv2d_transpose" : "conv2d");
 		if (v[k].which)
 			bench_detail_num(&l, "rel_l2_vs_peer", rel_l2(B.y, B.ref, ny));
 		bench_line_end(&l, meta);
-		fprintf(stderr, "%-32s %-16s %-8s %9.2f ms %7.2f GFLOP/s\n", t->id, v[k].impl,
-		        v[k].variant, ms, flop / (ms * 1e6));
+		fprintf(stderr, "%-32s %-16s %-8s %9.2f ms (CPU %9.2f ms) %7.2f GFLOP/s\n", t->id,
+		        v[k].impl, v[k].variant, ms, cpu_ms, flop / (ms * 1e6));
 	}
 	free(B.x), free(B.w), free(B.b), free(B.y), free(B.ref), free(B.col);
 	return rc;
