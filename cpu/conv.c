@@ -67,8 +67,8 @@ static int bad(char *err, int code, const char *what)
 	return code;
 }
 
-static int setup(const struct cpu_conv_geom *gi, const float *in,
-                 const float *weight, const float *out, struct prob *p, char *err)
+static int setup(const struct cpu_conv_geom *gi, const float *in, const float *weight,
+                 const float *bias, float *out, struct prob *p, char *err)
 {
 	memset(p, 0, sizeof *p);
 	if (!gi || !in || !weight || !out)
@@ -111,6 +111,7 @@ static int setup(const struct cpu_conv_geom *gi, const float *in,
 	}
 	p->kk = g.k_h * g.k_w; /* <= the weight's elements */
 	p->hw = (size_t)g.in_h * g.in_w, p->ohw = (size_t)g.out_h * g.out_w;
+	p->in = in, p->w = weight, p->bias = bias, p->out = out;
 	return 0;
 }
 
@@ -268,15 +269,12 @@ static int direct_item(void *ctx, int worker, size_t item)
 	return 0;
 }
 
-int cpu_conv2d_geom(const struct cpu_conv_geom *gi, const float *in, const float *weight,
-                    const float *bias, float *out, char err[CPU_CONV_ERR_LEN])
+/* conv2d of the problem p set up: 0 or a negative cpu_conv_error. */
+static int conv2d_run(struct prob *pp, char *err)
 {
-	struct prob p;
-	int rc = setup(gi, in, weight, out, &p, err);
-	if (rc)
-		return rc;
+	struct prob p = *pp;
 	const struct cpu_conv_geom *g = &p.g;
-	p.in = in, p.w = weight, p.bias = bias, p.out = out;
+	int rc;
 	size_t K = (size_t)p.cpi * (size_t)p.kk;
 	int threads;
 	if (p.cpo <= DIRECT_MAX_COUT && p.kk > 1) {
@@ -372,16 +370,12 @@ static int transpose_item(void *ctx, int worker, size_t item)
 	return 0;
 }
 
-int cpu_conv2d_transpose_geom(const struct cpu_conv_geom *gi, const float *in,
-                              const float *weight, const float *bias, float *out,
-                              char err[CPU_CONV_ERR_LEN])
+/* conv2d_transpose of the problem p set up: 0 or a negative cpu_conv_error. */
+static int transpose_run(struct prob *pp, char *err)
 {
-	struct prob p;
-	int rc = setup(gi, in, weight, out, &p, err);
-	if (rc)
-		return rc;
+	struct prob p = *pp;
 	const struct cpu_conv_geom *g = &p.g;
-	p.in = in, p.w = weight, p.bias = bias, p.out = out;
+	int rc;
 	/* blocks of output planes and input rows whose columns fit about COL_BUDGET floats (at least
 	 * one plane and one row) */
 	size_t per_plane_row = (size_t)p.kk * (size_t)g->in_w;
@@ -408,23 +402,44 @@ int cpu_conv2d_transpose_geom(const struct cpu_conv_geom *gi, const float *in,
 	return rc;
 }
 
+static int run_geom(const struct cpu_conv_geom *g, int transpose, const float *in,
+                    const float *weight, const float *bias, float *out, char *err)
+{
+	struct prob p;
+	int rc = setup(g, in, weight, bias, out, &p, err);
+	return rc ? rc : transpose ? transpose_run(&p, err) : conv2d_run(&p, err);
+}
+
+int cpu_conv2d_geom(const struct cpu_conv_geom *g, const float *in, const float *weight,
+                    const float *bias, float *out, char err[CPU_CONV_ERR_LEN])
+{
+	return run_geom(g, 0, in, weight, bias, out, err);
+}
+
+int cpu_conv2d_transpose_geom(const struct cpu_conv_geom *g, const float *in,
+                              const float *weight, const float *bias, float *out,
+                              char err[CPU_CONV_ERR_LEN])
+{
+	return run_geom(g, 1, in, weight, bias, out, err);
+}
+
 /* ---- the engines' entry points ---- */
+
+/* The fields spatial_conv and deconv_conv share, in a cpu_conv_geom's initializer. */
+#define GEOM_SHARED(c)                                                                       \
+	.batch = (c)->batch, .in_c = (c)->in_c, .in_h = (c)->in_h, .in_w = (c)->in_w,           \
+	.out_c = (c)->out_c, .groups = (c)->groups, .k_h = (c)->k_h, .k_w = (c)->k_w,           \
+	.stride_h = (c)->stride_h, .stride_w = (c)->stride_w, .dil_h = (c)->dil_h,              \
+	.dil_w = (c)->dil_w
 
 int cpu_conv2d(const struct spatial_conv *c, int out_h, int out_w, const float *in,
                const float *weight, const float *bias, float *out, int threads,
                char err[CPU_CONV_ERR_LEN])
 {
-	if (!c)
-		return bad(err, CPU_CONV_E_ARG, "no convolution given");
-	struct cpu_conv_geom g = {
-		.batch = c->batch, .in_c = c->in_c, .in_h = c->in_h, .in_w = c->in_w,
-		.out_c = c->out_c, .groups = c->groups, .k_h = c->k_h, .k_w = c->k_w,
-		.stride_h = c->stride_h, .stride_w = c->stride_w, .dil_h = c->dil_h,
-		.dil_w = c->dil_w, .pad_h = c->pad_h, .pad_w = c->pad_w, .out_h = out_h,
-		.out_w = out_w, .threads = threads,
-	};
-	if (c->pad_h < 0 || c->pad_w < 0)
-		return bad(err, CPU_CONV_E_ARG, "a negative padding");
+	if (!c || c->pad_h < 0 || c->pad_w < 0)
+		return bad(err, CPU_CONV_E_ARG, c ? "a negative padding" : "no convolution given");
+	struct cpu_conv_geom g = {GEOM_SHARED(c), .pad_h = c->pad_h, .pad_w = c->pad_w,
+	                          .out_h = out_h, .out_w = out_w, .threads = threads};
 	return cpu_conv2d_geom(&g, in, weight, bias, out, err);
 }
 
@@ -434,12 +449,7 @@ int cpu_conv2d_transpose(const struct deconv_conv *c, int out_h, int out_w, int 
 {
 	if (!c)
 		return bad(err, CPU_CONV_E_ARG, "no convolution given");
-	struct cpu_conv_geom g = {
-		.batch = c->batch, .in_c = c->in_c, .in_h = c->in_h, .in_w = c->in_w,
-		.out_c = c->out_c, .groups = c->groups, .k_h = c->k_h, .k_w = c->k_w,
-		.stride_h = c->stride_h, .stride_w = c->stride_w, .dil_h = c->dil_h,
-		.dil_w = c->dil_w, .pad_h = pad_top, .pad_w = pad_left, .out_h = out_h,
-		.out_w = out_w, .threads = threads,
-	};
+	struct cpu_conv_geom g = {GEOM_SHARED(c), .pad_h = pad_top, .pad_w = pad_left,
+	                          .out_h = out_h, .out_w = out_w, .threads = threads};
 	return cpu_conv2d_transpose_geom(&g, in, weight, bias, out, err);
 }
