@@ -286,9 +286,11 @@ static int conv2d_run(struct prob *pp, char *err)
 	}
 	p.no_col = g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 &&
 	           !g->pad_h && !g->pad_w && g->out_h == g->in_h && g->out_w == g->in_w;
-	/* blocks of about COL_BUDGET column floats, at least 64 pixels, and eight blocks a plane
-	 * where the planes are large enough to split (a batch of 1 still uses every core) */
-	p.nb = min_z(max_z(COL_BUDGET / K, 64), max_z((p.ohw + 7) / 8, 256));
+	/* blocks of about COL_BUDGET column floats, at least 64 pixels while that stays within 16
+	 * budgets (a huge kernel's column: down to one pixel), and eight blocks a plane where the
+	 * planes are large enough to split (a batch of 1 still uses every core) */
+	size_t least = min_z(64, max_z(16 * (size_t)COL_BUDGET / K, 1));
+	p.nb = min_z(max_z(COL_BUDGET / K, least), max_z((p.ohw + 7) / 8, 256));
 	p.nb = min_z(p.nb, p.ohw);
 	p.blocks = (p.ohw + p.nb - 1) / p.nb;
 	size_t items = (size_t)g->batch * (size_t)g->groups * p.blocks, col_n = 0;

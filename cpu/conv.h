@@ -20,7 +20,8 @@
  *
  * Precision: float32 storage and float32 sums (OpenBLAS's FMA kernels), within
  * spatial_plan_bound's float32 bound of the exact sum, which meets every GPU precision level's
- * bound (the GPU's Q2.6 levels also clamp values beyond +-1.984375; the CPU never does). The
+ * bound (the GPU's Q2.6 levels also clamp values beyond +-1.984375; the CPU never does; the
+ * direct loops skip a zero weight's tap, so there 0 x Inf adds 0 rather than NaN). The
  * blocks a call splits the work into depend on the shape only, never on the threads, so a
  * result is the same bits on any number of threads. */
 #ifndef FFTBLOOM_CPU_CONV_H

@@ -194,7 +194,8 @@ static int check_case(const struct tc *t, int transpose)
 
 /* The edges: 1x1 everywhere, the 1x1 fast path, stride above the kernel, padding above the
  * kernel, odd and prime sizes, batch 1 and 3, planes 1 and 17, groups and depthwise, dilation,
- * a 1x1 output, planes split in blocks mid-row, more planes than a column block holds. */
+ * a 1x1 output, planes split in blocks mid-row, more planes than a column block holds, a kernel
+ * far larger than the image (a column of 90000 taps). */
 static const struct tc EDGES[] = {
 	{1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 0},
 	{1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 1},
@@ -213,6 +214,7 @@ static const struct tc EDGES[] = {
 	{1, 1, 2, 3, 1, 4, 4, 7, 6, 3, 3, 1, 1, 1, 6, 5, 1},
 	{1, 3, 1, 29, 2, 1, 3, 1, 1, 0, 1, 1, 4, 1, 0, 0, 0},
 	{1, 1, 200, 3, 1, 9, 1, 1, 1, 4, 0, 1, 1, 1, 0, 0, 1},
+	{1, 1, 3, 3, 3, 300, 300, 1, 1, 150, 150, 1, 1, 1, 0, 0, 1},
 };
 
 static int edges_ok(int transpose)
