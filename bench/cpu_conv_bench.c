@@ -273,10 +273,10 @@ int main(int argc, char **argv)
 	free(pos);
 	if (!cpu_conv_blas_serial())
 		fprintf(stderr, "cpu_conv_bench: OpenBLAS is not its serial build\n");
-	char cpu[200], gpu[256], driver[64];
+	char cpu[200], gpu[256], driver[BENCH_META_STR];
 	bench_cpu_name(cpu, sizeof cpu);
 	snprintf(gpu, sizeof gpu, "CPU: %s (%ld cores)", cpu, par_cores());
-	snprintf(driver, sizeof driver, "OpenBLAS %s", openblas_get_config());
+	snprintf(driver, sizeof driver, "%s", openblas_get_config());
 	struct bench_meta meta;
 	bench_meta_init(&meta, "conv", gpu, driver, "cpu_conv_bench", argc - 1, argv + 1);
 	if (o.machine[0])
