@@ -273,6 +273,9 @@ int main(int argc, char **argv)
 	free(pos);
 	if (!cpu_conv_blas_serial())
 		fprintf(stderr, "cpu_conv_bench: OpenBLAS is not its serial build\n");
+	char hint[256];
+	if (cpu_conv_blas_hint(hint, sizeof hint))
+		fprintf(stderr, "cpu_conv_bench: %s\n", hint);
 	char cpu[200], gpu[256], driver[BENCH_META_STR];
 	bench_cpu_name(cpu, sizeof cpu);
 	snprintf(gpu, sizeof gpu, "CPU: %s (%ld cores)", cpu, par_cores());

@@ -43,6 +43,34 @@ const char *cpu_conv_strerror(int code)
 
 int cpu_conv_blas_serial(void) { return openblas_get_parallel() == 0; }
 
+const char *cpu_conv_blas_core(void) { return openblas_get_corename(); }
+
+int cpu_conv_blas_hint(char *hint, size_t len)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	/* OpenBLAS's cores whose kernels use AVX2 and FMA or AVX-512 */
+	static const char *const modern[] = {"Haswell", "Zen", "SkylakeX", "Cooperlake",
+	                                     "SapphireRapids"};
+	const char *core = openblas_get_corename();
+	for (size_t i = 0; i < sizeof modern / sizeof *modern; i++)
+		if (core && !strcmp(core, modern[i]))
+			return 0;
+	__builtin_cpu_init();
+	int avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+	             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+	int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	if (!avx2 && !avx512)
+		return 0;
+	snprintf(hint, len, "OpenBLAS runs its %s kernels on a CPU with %s: OPENBLAS_CORETYPE=%s in "
+	         "the environment selects faster ones", core ? core : "unknown",
+	         avx512 ? "AVX-512" : "AVX2 and FMA", avx512 ? "SkylakeX" : "Haswell");
+	return 1;
+#else
+	(void)hint, (void)len;
+	return 0;
+#endif
+}
+
 /* The problem after the defaults and checks, shared by both directions. */
 struct prob {
 	struct cpu_conv_geom g; /* defaults applied */

@@ -87,4 +87,13 @@ const char *cpu_conv_strerror(int code);
  * engine's own threads require; 0 for a threaded build (pthreads or OpenMP). */
 int cpu_conv_blas_serial(void);
 
+/* The kernels OpenBLAS chose for this CPU at load (its core name: "Haswell", "SkylakeX", ...). */
+const char *cpu_conv_blas_core(void);
+
+/* 1 with a line in hint when OpenBLAS runs kernels older than the CPU (0.3.21's detection does
+ * not know every CPU: on a Sapphire Rapids VM it falls back to Prescott's SSE3 kernels, and its
+ * GEMM runs 3-4x slower than with SkylakeX's), naming the OPENBLAS_CORETYPE value that selects
+ * kernels the CPU has (read by OpenBLAS when the process starts); else 0. */
+int cpu_conv_blas_hint(char *hint, size_t len);
+
 #endif

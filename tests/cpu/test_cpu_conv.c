@@ -372,6 +372,10 @@ static void test_blas_serial(void **state)
 	(void)state;
 	/* the Makefile links openblas-serial by its directory and run path */
 	assert_int_equal(cpu_conv_blas_serial(), 1);
+	char hint[256] = "";
+	int h = cpu_conv_blas_hint(hint, sizeof hint);
+	printf("OpenBLAS kernels: %s%s%s\n", cpu_conv_blas_core(), h ? "; " : "", hint);
+	assert_true(!h || strstr(hint, "OPENBLAS_CORETYPE="));
 }
 
 static void test_errors(void **state)
