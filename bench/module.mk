@@ -35,3 +35,10 @@ $(BUILD)/bench/codec_ceiling: $(BUILD)/bench/codec_ceiling.o $(BUILD)/bench/benc
 $(BUILD)/bench/encode_formats: $(BUILD)/bench/encode_formats.o $(BUILD)/bench/bench_opts.o $(CODEC_OBJS) \
                               $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+# cpu_conv_bench: the CPU engine's conv2d and conv2d_transpose against plain im2col/col2im over
+# the same serial OpenBLAS (bench/RESULTS.md, "CPU engine: conv")
+BENCH_BINS += $(BUILD)/bench/cpu_conv_bench
+$(BUILD)/bench/cpu_conv_bench.o: CPPFLAGS_ALL += -I$(BLAS_INC)
+$(BUILD)/bench/cpu_conv_bench: $(BUILD)/bench/cpu_conv_bench.o $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS) \
+                               $(CPU_CONV_OBJS) $(BUILD)/core/parallel.o $(BUILD)/core/clock.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_BLAS) -lm -lpthread $(LDLIBS)

@@ -11,7 +11,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("BUILD", "build")
 
 # what each folder may include of the project ("gen" and "shaders": generated headers in BUILD):
-# core <- codec <- gles <- (api, lib) <- (cli, daemon, bench); lib (libfftbloom) wraps the
+# core <- codec <- (gles, cpu) <- (api, lib) <- (cli, daemon, bench); lib (libfftbloom) wraps the
 # engines and may not reach the API's JSON; api spells the engine's vocabulary, so it
 # may include gles/ headers, and gles/ never includes api/
 MAY_INCLUDE = {
