@@ -115,9 +115,6 @@ const struct api_error_def api_errors[API_E_COUNT] = {
 	[API_E_DEADLINE_EXCEEDED] = {"deadline_exceeded", 504, "the job waited past --deadline for a "
 		"codec thread or a GPU (dropped), or its GPU work ran past --gpu-timeout (abandoned "
 		"before its next dispatch)"},
-	[API_E_NOT_ON_ENGINE] = {"not_on_engine", 501, "the operation does not run on the engine "
-		"this server uses (the CPU engine: --engine cpu, or auto without a GPU); a server with "
-		"--engine gpu runs it"},
 };
 
 const struct api_error_def *api_error(int e)

@@ -1,6 +1,6 @@
 /* The worker of a daemon on the CPU engine (--engine cpu, or auto without a GPU): one thread
  * that takes the jobs a GPU thread would (frames decoded to float by the codec threads, tensor
- * jobs) and runs them on cpu/engine.h, whose FFTs spread over the cores the codec threads leave
+ * jobs) and runs them on cpu/engine.h and cpu/conv.h, which spread over the cores the codec threads leave
  * (core/parallel.h's par_each: one pool, no oversubscription). No GL context, no planes in or
  * out, no idle work; the counts and caches are reported as a GPU thread's. See jobs_impl.h. */
 #include "daemon/jobs_impl.h"
@@ -13,16 +13,11 @@
 #include "core/cachedir.h"
 #include "core/clock.h"
 #include "core/log.h"
+#include "cpu/conv.h"
 #include "cpu/engine.h"
 
 #define CPU_IDLE_S 2.0 /* quiet seconds before a plan is measured (a measure holds the cores
                           up to cpu_engine_opts.measure_limit_s) */
-
-/* The engine's codes as a bloom's: the same numbers where both have them. */
-static int cpu_error(int rc)
-{
-	return rc == CPU_E_UNSUPPORTED ? API_E_NOT_ON_ENGINE : engine_errors_bloom(rc);
-}
 
 /* A bloom or convolve frame: its result image, or the failure. */
 static void cpu_frame(struct gpu *g, struct cpu_engine *e, struct job *j)
@@ -47,7 +42,7 @@ static void cpu_frame(struct gpu *g, struct cpu_engine *e, struct job *j)
 	} else if (rc == CPU_E_ARG && strstr(err, "not finite")) {
 		set_error(j, API_E_RESULT_NOT_FINITE, "%s; scale the image or kernel down", err);
 	} else {
-		set_error(j, cpu_error(rc), "%s", err[0] ? err : cpu_strerror(rc));
+		set_error(j, engine_errors_bloom(rc), "%s", err[0] ? err : cpu_strerror(rc)); /* the same codes */
 		if (j->status >= 500)
 			log_msg(LOG_ERROR, "cpu: %s failed: %s", operation_job_label(j->kind), j->message);
 	}
@@ -57,14 +52,27 @@ static void cpu_frame(struct gpu *g, struct cpu_engine *e, struct job *j)
 	j->gpu = g->id;
 }
 
-/* A tensor job: conv2d and conv2d_transpose where the CPU engine has them (cpu/conv.h), else
- * refused as not on this engine. */
+/* A tensor job: conv2d (im2col) or conv2d_transpose (col2im) over OpenBLAS (cpu/conv.h), its
+ * output into j->ty (allocated by the codec thread at the described shape). */
 static void cpu_tensor(struct gpu *g, struct cpu_engine *e, struct job *j)
 {
-	(void)e;
-	set_error(j, API_E_NOT_ON_ENGINE, "%s does not run on the CPU engine yet: use a server "
-	          "with --engine gpu", operation_job_label(j->kind));
-	tensor_free(&j->ty);
+	static __thread char err[CPU_CONV_ERR_LEN > DECONV_ERR_LEN ? CPU_CONV_ERR_LEN : DECONV_ERR_LEN];
+	int oh, ow, top = 0, left = 0, rc, conv = j->kind == JOB_CONV2D;
+	if (conv ? spatial_conv_output(&j->sc, &oh, &ow, err)
+	         : deconv_output(&j->dc, &oh, &ow, &top, &left, err)) {
+		rc = CPU_CONV_E_ARG;
+	} else {
+		int threads = cpu_engine_threads(e);
+		rc = conv ? cpu_conv2d(&j->sc, oh, ow, j->tx.data, j->tw.data, j->tb.data, j->ty.data,
+		                       threads, err)
+		          : cpu_conv2d_transpose(&j->dc, oh, ow, top, left, j->tx.data, j->tw.data,
+		                                 j->tb.data, j->ty.data, threads, err);
+	}
+	if (rc) {
+		set_error(j, rc == CPU_CONV_E_NOMEM ? API_E_OUT_OF_MEMORY : rc == CPU_CONV_E_TOO_LARGE
+		          ? API_E_TOO_LARGE_FOR_GPU : API_E_INVALID_REQUEST, "%s", err);
+		tensor_free(&j->ty);
+	}
 	tensor_free(&j->tx);
 	tensor_free(&j->tw);
 	tensor_free(&j->tb);

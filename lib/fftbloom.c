@@ -15,6 +15,8 @@
 
 #include "codec/image.h"
 #include "core/checked.h"
+#include "core/clock.h"
+#include "cpu/conv.h"
 #include "cpu/engine.h"
 #include "gles/bloom.h"
 #include "gles/conv_shape.h"
@@ -825,6 +827,29 @@ const char *fftbloom_conv_method_name(int method)
 	return deconv_method_name(method);
 }
 
+/* conv2d (sc) or conv2d_transpose (dc) on the CPU engine: im2col or col2im over OpenBLAS
+ * (cpu/conv.h), on the cores par_each gives. */
+static int conv_cpu(fftbloom_context *c, const struct spatial_conv *sc,
+                    const struct deconv_conv *dc, const float *in, const float *weight,
+                    const float *bias, float *out, struct fftbloom_conv_stats *st)
+{
+	char err[CPU_CONV_ERR_LEN];
+	_Static_assert(CPU_CONV_ERR_LEN <= SPATIAL_ERR_LEN && CPU_CONV_ERR_LEN <= DECONV_ERR_LEN,
+	               "the messages fit");
+	int oh, ow, top = 0, left = 0;
+	double t0 = clock_ms();
+	if (sc ? spatial_conv_output(sc, &oh, &ow, err) : deconv_output(dc, &oh, &ow, &top, &left, err))
+		return fail(c, FFTBLOOM_E_ARG, "%s", err);
+	int e = sc ? cpu_conv2d(sc, oh, ow, in, weight, bias, out, 0, err)
+	           : cpu_conv2d_transpose(dc, oh, ow, top, left, in, weight, bias, out, 0, err);
+	if (e)
+		return fail(c, e == CPU_CONV_E_NOMEM ? FFTBLOOM_E_NOMEM : e == CPU_CONV_E_TOO_LARGE
+		            ? FFTBLOOM_E_TOO_LARGE : FFTBLOOM_E_ARG, "%s", err);
+	if (st)
+		*st = (struct fftbloom_conv_stats){.wall_ms = clock_ms() - t0};
+	return 0;
+}
+
 /* conv2d from host arrays (in, out) or GL buffers (in_gl, out_gl where in, out are NULL). */
 static int conv2d_io(fftbloom_context *c, const float *in, unsigned in_gl, const int in_shape[4],
                      const float *weight, const int weight_shape[4], const float *bias,
@@ -843,8 +868,7 @@ static int conv2d_io(fftbloom_context *c, const float *in, unsigned in_gl, const
 		return fail(c, FFTBLOOM_E_ARG, "conv2d: no input, weight or output %s",
 		            in || out ? "array" : "buffer");
 	if (c->cpu)
-		return in ? fail(c, FFTBLOOM_E_UNSUPPORTED, "conv2d: not on the CPU engine yet "
-		                 "(engine gpu)") : no_gl(c, "conv2d_gl");
+		return in ? conv_cpu(c, &sc, NULL, in, weight, bias, out, st) : no_gl(c, "conv2d_gl");
 	if ((e = want(c, ENGINE_SPATIAL)))
 		return e;
 	char err[SPATIAL_ERR_LEN];
@@ -900,8 +924,8 @@ static int transpose_io(fftbloom_context *c, const float *in, unsigned in_gl,
 		return fail(c, FFTBLOOM_E_ARG, "conv2d_transpose: no input, weight or output %s",
 		            in || out ? "array" : "buffer");
 	if (c->cpu)
-		return in ? fail(c, FFTBLOOM_E_UNSUPPORTED, "conv2d_transpose: not on the CPU engine "
-		                 "yet (engine gpu)") : no_gl(c, "conv2d_transpose_gl");
+		return in ? conv_cpu(c, NULL, &dc, in, weight, bias, out, st)
+		          : no_gl(c, "conv2d_transpose_gl");
 	if ((e = want(c, ENGINE_DECONV)))
 		return e;
 	char err[DECONV_ERR_LEN];

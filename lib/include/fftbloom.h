@@ -104,10 +104,9 @@ enum fftbloom_engine {
 	                             renderer is a software one (llvmpipe, softpipe) or no GL context
 	                             can be made (the caller's context, PLATFORM_CURRENT: the GPU) */
 	FFTBLOOM_ENGINE_GPU = 1,  /* the GLES engine, on whatever renderer the platform gives */
-	FFTBLOOM_ENGINE_CPU = 2   /* the CPU engine (FFTW; no GL context is made): the same answers
-	                             within float rounding; the *_gl functions are
-	                             FFTBLOOM_E_UNSUPPORTED, and so are conv2d and
-	                             conv2d_transpose until the CPU engine has them */
+	FFTBLOOM_ENGINE_CPU = 2   /* the CPU engine (FFTW and OpenBLAS; no GL context is made):
+	                             the same answers within float rounding; the *_gl functions
+	                             are FFTBLOOM_E_UNSUPPORTED */
 };
 
 /* Fills o with the defaults (AUTO platform, GPU 0, no program cache, shipped wisdom). */
