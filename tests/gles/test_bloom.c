@@ -2373,7 +2373,13 @@ int main(void)
 		cmocka_unit_test(test_cpu_presets_match_gpu),
 		cmocka_unit_test(test_errors),
 	};
-	int failed = cmocka_run_group_tests(tests, setup, teardown);
+	/* TEST_ENGINE=gpu or cpu: one group alone (both by default) */
+	const char *only = getenv("TEST_ENGINE");
+	int failed = 0;
+	if (!only || strcmp(only, "cpu"))
+		failed += cmocka_run_group_tests(tests, setup, teardown);
+	if (only && !strcmp(only, "gpu"))
+		return failed;
 	if (setup(NULL))
 		return 1;
 	failed += cmocka_run_group_tests_name("cpu engine", cpu_tests, setup_cpu, teardown_cpu);
