@@ -34,8 +34,8 @@ DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mes
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
               clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
               systemd python3-yaml libheif-examples \
-              libjpeg-turbo-progs python3-scipy python3-torch abigail-tools
-DEPS_BENCH := libfftw3-dev
+              libjpeg-turbo-progs python3-scipy python3-torch abigail-tools nginx-light
+DEPS_BENCH := libfftw3-dev libvulkan-dev glslang-dev spirv-tools
 DEPS_DOCS  := python3-skimage imagemagick python3-matplotlib
 DEPS_SYSTEMD := systemd-container
 
@@ -141,7 +141,7 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
 $(BUILD)/fftbloomd: $(BUILD)/daemon/fftbloomd.o $(DAEMON_OBJS) $(LIB_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL) -lcurl
 $(BUILD)/fftbloom: $(BUILD)/cli/main.o $(CLI_OBJS) $(ENGINE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI) $(LDLIBS_CLI_ENGINE)
 

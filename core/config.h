@@ -83,6 +83,14 @@ struct config {
 	char cache_control[OPT_STR_MAX]; /* Cache-Control of public GET render answers */
 	char url_signing_key_file[OPT_STR_MAX]; /* when set, GET renders need a signed URL */
 	int url_require_expiry;        /* 1: a signed URL without exp= is refused */
+	char origin_allow[OPT_STR_MAX]; /* origins ?src= may fetch from; "": none */
+	double origin_connect_timeout; /* seconds for a connection to an origin */
+	double origin_timeout;         /* seconds for a whole fetch, redirects included */
+	unsigned long long origin_max_bytes; /* bytes of an origin's image at most */
+	int origin_concurrency;        /* fetch threads */
+	int origin_queue;              /* fetches waiting for a thread at most */
+	char result_cache[OPT_STR_MAX]; /* folder of stored GET render answers; "": none */
+	unsigned long long result_cache_bytes; /* bytes of answers kept there */
 	unsigned long long memory_budget; /* bytes of decoded images admitted jobs hold at most */
 	int max_programs;              /* per GPU: compiled programs kept (least recently used out) */
 	unsigned long long program_memory; /* per GPU: bytes of program binaries kept */

@@ -508,6 +508,8 @@ static int serve(struct serve_ctx *sc, int worker)
 	struct metrics *metrics = NULL;
 	struct jobs *jobs = NULL;
 	struct server *server = NULL;
+	struct origin *origin = NULL;
+	struct result_cache *results = NULL;
 	struct lifecycle *life = NULL;
 	char serr[SERVER_ERR_LEN];
 	/* The API key: --api-key-file, else the credential "api-key" a service manager passed
@@ -595,11 +597,28 @@ static int serve(struct serve_ctx *sc, int worker)
 	}
 	if (svc)
 		jobs_set_stored(jobs, store_shared, svc);
+	struct origin_opts oo = {.allow = cfg.origin_allow,
+	                         .connect_timeout = cfg.origin_connect_timeout,
+	                         .timeout = cfg.origin_timeout, .max_bytes = cfg.origin_max_bytes,
+	                         .concurrency = cfg.origin_concurrency, .queue = cfg.origin_queue};
+	char oerr[ORIGIN_ERR_LEN];
+	if (origin_create(&oo, &origin, oerr)) {
+		log_msg(LOG_ERROR, "%s", oerr);
+		goto out;
+	}
+	if (cfg.result_cache[0]) {
+		char rerr[RESULT_CACHE_ERR_LEN];
+		if (result_cache_open(cfg.result_cache, cfg.result_cache_bytes, &results, rerr)) {
+			log_msg(LOG_ERROR, "%s", rerr);
+			goto out;
+		}
+	}
 	struct server_opts so = {.cfg = &cfg, .jobs = jobs, .kernels = kernels, .images = images,
 	                         .metrics = metrics, .api_key = api_key, .api_key_len = api_key_len,
 	                         .sign_key = sign_key, .sign_key_len = sign_key_len,
 	                         .tls_cert = cert, .tls_key = key, .listen_fd = listen_fd,
-	                         .bound = &bound, .service = svc};
+	                         .bound = &bound, .service = svc, .origin = origin,
+	                         .results = results};
 	if (server_create(&so, &server, serr)) {
 		log_msg(LOG_ERROR, "%s", listen_fd ? "cannot serve the socket passed in LISTEN_FDS "
 		        "(a listening TCP socket?)" : serr);
@@ -669,6 +688,8 @@ static int serve(struct serve_ctx *sc, int worker)
 out:
 	lifecycle_destroy(life);
 	server_destroy(server);
+	origin_destroy(origin);
+	result_cache_close(results);
 	if (worker >= 0)
 		server_bound_close(&bound); /* the worker's copies; the supervisor keeps its own */
 	else

@@ -20,6 +20,8 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/kernels.o \
 	$(BUILD)/daemon/images.o \
 	$(BUILD)/daemon/etag.o \
+	$(BUILD)/daemon/origin.o \
+	$(BUILD)/daemon/result_cache.o \
 	$(BUILD)/daemon/routes_store.o \
 	$(BUILD)/daemon/metrics.o \
 	$(BUILD)/daemon/service.o \

@@ -506,9 +506,12 @@ def test_main():
         st, h, body = d.req("GET", "/nope")
         check("404 JSON error", st == 404 and err_of(body)[:2] == (404, "not_found")
               and h.get("x-request-id"), (st, body))
-        st, h, body = d.req("GET", "/v1/bloom")
+        st, h, body = d.req("DELETE", "/v1/bloom")
         check("405 with Allow", st == 405 and "POST" in h.get("allow", "")
               and err_of(body)[0] == 405, (st, h, body))
+        st, h, body = d.req("GET", "/v1/bloom")
+        check("GET /v1/bloom without src=: 400 bad_src", st == 400
+              and err_of(body)[1] == "bad_src", (st, h, body))
         st, h, body = d.req("DELETE", "/healthz")
         check("405 DELETE /healthz", st == 405, (st, body))
         st, h, body = d.req("POST", "/v1/bloom", body=b"")

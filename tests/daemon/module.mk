@@ -18,3 +18,7 @@ $(BUILD)/tests/daemon/test_service: $(BUILD)/daemon/service.o $(JOBS_OBJS) $(BUI
 TEST_NAMES += daemon/test_images daemon/test_etag
 $(BUILD)/tests/daemon/test_images: $(BUILD)/daemon/images.o $(BUILD)/daemon/registry.o
 $(BUILD)/tests/daemon/test_etag: $(BUILD)/daemon/etag.o
+# fetching from origins (URL and address checks) and the result cache on disk
+TEST_NAMES += daemon/test_origin
+$(BUILD)/tests/daemon/test_origin: $(BUILD)/daemon/origin.o $(BUILD)/daemon/result_cache.o
+$(BUILD)/tests/daemon/test_origin: LDLIBS_ALL += -lcurl

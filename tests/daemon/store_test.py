@@ -521,7 +521,7 @@ def signed_expiry_checks(d, key, keyf):
     check("... and the daemon takes it: 200", st == 200, (st, b[:300]))
     st, _, b = d.req("GET", out.replace("exp=", "exp=1"))
     check("... but not with its exp changed: 403", st == 403, (st, b[:300]))
-    for path in ("/v1/images/photo", "/v1/bloom", "/v1/bloom/", "/v1/kernels/k",
+    for path in ("/v1/images/photo", "/v1/bloom", "/v1/bloom?x=1", "/v1/bloom/", "/v1/kernels/k",
                  "http://h:8080/v1/info?x=1", "/v1/bloom/../images"):
         r = subprocess.run([H.CLI, "sign-url", "--key-file", keyf, path], capture_output=True,
                            text=True)
