@@ -13,7 +13,7 @@ STD     := -std=c11 -D_GNU_SOURCE
 BUILD   ?= build
 CPPFLAGS_ALL := -I. -I$(BUILD) $(CPPFLAGS)
 CFLAGS_ALL   := $(STD) $(OPT) $(WARN) $(CFLAGS) -MMD -MP
-LDLIBS_ALL   := -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljpeg -ljansson -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lavif -lgnutls -lz -lm -lpthread $(LDLIBS)
+LDLIBS_ALL   := -lfftw3f_threads -lfftw3f -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljpeg -ljansson -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lavif -lgnutls -lz -lm -lpthread $(LDLIBS)
 # OpenBLAS's serial build, by its own directory and a run path: Debian's alternatives may point
 # libopenblas.so.0 at the pthreads or OpenMP build, whose own threads would fight the engine's
 # (cpu/conv.h; its test checks openblas_get_parallel() is 0)
@@ -29,13 +29,13 @@ LDLIBS_CLI_ENGINE := $(filter-out -lmicrohttpd,$(LDLIBS_ALL))
 # Debian packages: build, run and test needs. `make deps` installs only what is missing.
 DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri \
               libmicrohttpd-dev libturbojpeg0-dev libjpeg62-turbo-dev libjansson-dev libspng-dev libopenexr-dev libdeflate-dev zlib1g-dev \
-              libgnutls28-dev libwebp-dev libavif-dev libcurl4-openssl-dev \
+              libgnutls28-dev libwebp-dev libavif-dev libcurl4-openssl-dev libfftw3-dev \
               libopenblas-serial-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
               clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
               systemd python3-yaml libheif-examples \
-              libjpeg-turbo-progs python3-scipy python3-torch abigail-tools
-DEPS_BENCH := libfftw3-dev
+              libjpeg-turbo-progs python3-scipy python3-torch abigail-tools nginx-light
+DEPS_BENCH := libfftw3-dev libvulkan-dev glslang-dev spirv-tools
 DEPS_DOCS  := python3-skimage imagemagick python3-matplotlib
 DEPS_SYSTEMD := systemd-container
 
@@ -141,7 +141,7 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
 $(BUILD)/fftbloomd: $(BUILD)/daemon/fftbloomd.o $(DAEMON_OBJS) $(LIB_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL) -lcurl
 $(BUILD)/fftbloom: $(BUILD)/cli/main.o $(CLI_OBJS) $(ENGINE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI) $(LDLIBS_CLI_ENGINE)
 

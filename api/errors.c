@@ -115,6 +115,29 @@ const struct api_error_def api_errors[API_E_COUNT] = {
 	[API_E_DEADLINE_EXCEEDED] = {"deadline_exceeded", 504, "the job waited past --deadline for a "
 		"codec thread or a GPU (dropped), or its GPU work ran past --gpu-timeout (abandoned "
 		"before its next dispatch)"},
+	[API_E_BAD_SRC] = {"bad_src", 400, "src= is missing or not a URL that may be fetched: only "
+		"http and https, no userinfo or fragment, a numeric host in dotted decimal only, no "
+		"encoded dots or slashes in the path"},
+	[API_E_ORIGIN_OFF] = {"origin_off", 403, "src= given, but the server fetches from no "
+		"origin (no --origin-allow)"},
+	[API_E_ORIGIN_NOT_ALLOWED] = {"origin_not_allowed", 403, "src= (or a redirect it led to) "
+		"is under no --origin-allow entry (scheme, host, port and path prefix)"},
+	[API_E_ORIGIN_ADDRESS] = {"origin_address_refused", 403, "src='s host is or resolves to a "
+		"private, loopback, link-local, multicast, unspecified or reserved address that no "
+		"--origin-allow entry names as an IP literal"},
+	[API_E_ORIGIN_NOT_FOUND] = {"origin_not_found", 404, "the origin answered 404 or 410 for "
+		"src= (passed on, so that a CDN may cache it as missing)"},
+	[API_E_ORIGIN_TOO_LARGE] = {"origin_too_large", 422, "the origin's image is larger than "
+		"--origin-max-bytes (by its Content-Length or by the bytes that came)"},
+	[API_E_ORIGIN_NOT_IMAGE] = {"origin_not_image", 422, "the origin's answer is not an image "
+		"this server reads (by its first bytes)"},
+	[API_E_ORIGIN_ERROR] = {"origin_error", 502, "the origin could not be fetched: an error "
+		"status (5xx, 403, ...), no connection, no address, more than 5 redirects, a broken "
+		"transfer"},
+	[API_E_ORIGIN_TIMEOUT] = {"origin_timeout", 502, "the origin did not answer within "
+		"--origin-connect-timeout or --origin-timeout"},
+	[API_E_ORIGIN_BUSY] = {"origin_busy", 503, "every fetch thread is busy and --origin-queue "
+		"fetches wait (Retry-After)"},
 };
 
 const struct api_error_def *api_error(int e)

@@ -298,13 +298,22 @@ static json_t *header(const char *desc)
 }
 
 /* GET /v1/bloom/{name}, /v1/convolve/{name}: a stored image rendered with the query's
- * parameters. */
+ * parameters; GET /v1/bloom?src=URL, /v1/convolve?src=URL (name NULL): an origin's image. */
 static json_t *render_op(const char *summary, unsigned op, json_t *name)
 {
 	json_t *query, *props;
 	parameters(op, &query, &props);
 	json_decref(props);
-	json_array_extend(query, name);
+	if (name)
+		json_array_extend(query, name);
+	else
+		json_array_append_new(query, json_pack(
+			"{s:s,s:s,s:b,s:s,s:{s:s,s:s}}", "name", "src", "in", "query", "required", 1,
+			"description", "the image's URL (percent-encoded), under an --origin-allow entry "
+			"(scheme, host, port, path prefix); http or https, no userinfo or fragment; "
+			"redirects are followed to allowed URLs only; the origin's ETag and "
+			"Last-Modified (else its bytes) name the image in the answer's ETag", "schema",
+			"type", "string", "format", "uri"));
 	json_array_append_new(query, json_pack(
 		"{s:s,s:s,s:b,s:s,s:{s:s,s:s}}", "name", "sig", "in", "query", "required", 0,
 		"description", "the URL's signature when the daemon runs with --url-signing-key-file: "
@@ -340,8 +349,21 @@ static json_t *render_op(const char *summary, unsigned op, json_t *name)
 	                                        "(signature_required) or wrong (bad_signature), "
 	                                        "exp= is past (url_expired) or missing where "
 	                                        "required (expiry_required)"));
-	json_object_set_new(r, "404", error_ref("no stored image of that name"));
+	json_object_set_new(r, "404", error_ref(name ? "no stored image of that name" :
+	                                        "the origin answered 404 or 410 (origin_not_found)"));
 	json_object_del(r, "415");
+	if (!name) {
+		json_object_set_new(r, "403", error_ref(
+			"signed URLs are on and sig= is missing or wrong, or src= is refused: no "
+			"--origin-allow (origin_off), under no entry (origin_not_allowed), or its host's "
+			"address is private, loopback, link-local... (origin_address_refused)"));
+		json_object_set_new(r, "422", error_ref("the origin's image is larger than "
+		                                        "--origin-max-bytes (origin_too_large) or not "
+		                                        "an image read (origin_not_image)"));
+		json_object_set_new(r, "502", error_ref("the origin failed: an error status, no "
+		                                        "connection, a timeout, too many redirects "
+		                                        "(origin_error, origin_timeout)"));
+	}
 	return json_pack("{s:s,s:o,s:o}", "summary", summary, "parameters", query, "responses", r);
 }
 
@@ -455,7 +477,7 @@ static json_t *operation_doc(int op, unsigned method, json_t *name)
 	if (method == OP_M_POST && o->input == OP_IN_TENSORS)
 		return tensor_op(summary, o->request, o->parts_doc);
 	if (method == OP_M_GET && o->request)
-		return render_op(summary, o->request, name);
+		return render_op(summary, o->request, o->named ? name : NULL);
 	if (o->named) {
 		json_t *r = json_pack("{s:s}", "summary", summary);
 		if (method == OP_M_PUT)
@@ -518,17 +540,17 @@ json_t *openapi_document(const char *version, int api_key, int url_signing)
 		if (!o->doc_path || strncmp(o->doc_path, "/v1/", 4))
 			continue;
 		json_t *item = json_object_get(paths, o->doc_path);
-		if (url_signing && o->named && o->request) {
+		int signed_get = url_signing && o->request && (o->methods & OP_M_GET);
+		if (signed_get)
 			json_object_set_new(json_object_get(item, "get"), "security",
 			                    api_key ? json_pack("[{s:[]},{s:[]}]", "urlSignature", "bearer")
 			                            : json_pack("[{s:[]}]", "urlSignature"));
-			continue;
-		}
 		const char *method;
 		json_t *mop;
 		if (api_key)
 			json_object_foreach(item, method, mop)
-				if (json_is_object(mop) && strcmp(method, "parameters"))
+				if (json_is_object(mop) && strcmp(method, "parameters") &&
+				    !(signed_get && !strcmp(method, "get")))
 					json_object_set_new(mop, "security", json_pack("[{s:[]}]", "bearer"));
 	}
 	return doc;

@@ -10,14 +10,19 @@
 	"parameters as form fields; a parameter given twice, or one the operation does not take, " \
 	"is 400"
 
+#define SRC_SUMMARY "the bloom of the image at src= (a URL under an --origin-allow entry, " \
+	"fetched by the server) with the query's parameters (those of POST /v1/bloom), for <img " \
+	"src> and CDNs"
+
 /* summary[] by method: GET, POST, PUT, DELETE */
 const struct operation operations[OP_COUNT] = {
 	[OP_NONE] = {NULL, "other", 0, NULL, 0, JOB_NONE, OP_IN_NONE, NULL, NULL, {NULL}, NULL},
-	[OP_BLOOM] = {"/v1/bloom", "bloom", OP_M_POST, NULL, REQUEST_BLOOM, JOB_BLOOM, OP_IN_IMAGE,
-		"bloom", "/v1/bloom", {NULL, IMG_SUMMARY}, NULL},
-	[OP_CONVOLVE] = {"/v1/convolve", "convolve", OP_M_POST, NULL, REQUEST_CONVOLVE,
+	[OP_BLOOM] = {"/v1/bloom", "bloom", OP_M_GET | OP_M_POST, NULL, REQUEST_BLOOM, JOB_BLOOM,
+		OP_IN_IMAGE, "bloom", "/v1/bloom", {SRC_SUMMARY, IMG_SUMMARY}, NULL},
+	[OP_CONVOLVE] = {"/v1/convolve", "convolve", OP_M_GET | OP_M_POST, NULL, REQUEST_CONVOLVE,
 		JOB_CONVOLVE, OP_IN_IMAGE, "convolve", "/v1/convolve",
-		{NULL, "linear convolution of an image with a kernel; the inputs of /v1/bloom, "
+		{"the image at src= (fetched from an --origin-allow origin) convolved with the "
+		 "query's parameters", "linear convolution of an image with a kernel; the inputs of /v1/bloom, "
 		 "without the bloom's own parameters"}, NULL},
 	[OP_CONV2D] = {"/v1/conv2d", "conv2d", OP_M_POST, NULL, REQUEST_CONV2D, JOB_CONV2D,
 		OP_IN_TENSORS, "conv2d", "/v1/conv2d",
@@ -106,6 +111,11 @@ int operation_signed_path(const char *path)
 		if (nl >= 1 && nl <= 64 && name[0] != '.' && strspn(name, name_chars) == nl)
 			return op;
 	}
+	/* GET /v1/bloom?src=URL and /v1/convolve?src=URL: the same renders from an origin */
+	if (!strcmp(path, operations[OP_BLOOM].path))
+		return OP_BLOOM;
+	if (!strcmp(path, operations[OP_CONVOLVE].path))
+		return OP_CONVOLVE;
 	return OP_NONE;
 }
 

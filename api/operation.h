@@ -75,7 +75,9 @@ void operation_allow(int op, char buf[64]);
 int operation_signed(int op);
 
 /* The signed operation (operation_signed) whose route path (no query) names, with a name of
- * 1-64 characters of A-Z a-z 0-9 . _ - not starting with '.'; OP_NONE for any other path. */
+ * 1-64 characters of A-Z a-z 0-9 . _ - not starting with '.'; OP_BLOOM or OP_CONVOLVE for
+ * their own paths, whose GET (?src=URL, an origin's image) is signed too; OP_NONE for any
+ * other path. */
 int operation_signed_path(const char *path);
 
 /* The Markdown operation list (method, path, what it does, CLI subcommand), to f. */

@@ -32,12 +32,12 @@ if [ -e "$OUT" ]; then
 fi
 mkdir -p "$OUT/bin/bench" "$OUT/lib" "$OUT/gl" "$OUT/bench"
 cp "$BUILD/fftbloom" "$BUILD/fftbloomd" "$BUILD/fftbloom-bench" "$OUT/bin/"
-for b in loadgen codec_ceiling fftw_peer encode_formats; do
+for b in loadgen codec_ceiling fftw_peer encode_formats peer_vkfft_vk; do
 	if [ -x "$BUILD/bench/$b" ]; then cp "$BUILD/bench/$b" "$OUT/bin/bench/"; else echo "pack.sh: no $BUILD/bench/$b (not packed)" >&2; fi
 done
 if [ -d "$BUILD/tests" ]; then
 	mkdir -p "$OUT/tests"
-	(cd "$BUILD/tests" && find . -type f -name 'test_*' ! -name '*.[od]' -exec cp --parents {} "$OLDPWD/$OUT/tests/" \;)
+	(o=$(cd "$OUT/tests" && pwd) && cd "$BUILD/tests" && find . -type f -name 'test_*' ! -name '*.[od]' -exec cp --parents {} "$o/" \;)
 fi
 "$BUILD/fftbloom" --version | sed -n 's/^fftbloom .*(commit \(.*\))$/\1/p' >"$OUT/COMMIT"
 if [ -n "${BASELINE:-}" ]; then

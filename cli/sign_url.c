@@ -66,9 +66,15 @@ int cli_sign_url(int argc, char **argv)
 			path = scheme + 3 + strcspn(scheme + 3, "/");
 		char route[256];
 		snprintf(route, sizeof route, "%.*s", (int)strcspn(path, "?#"), path);
-		if (operation_signed_path(route) == OP_NONE) {
+		int op = operation_signed_path(route);
+		const char *query = strchr(path, '?');
+		if ((op == OP_BLOOM || op == OP_CONVOLVE) &&
+		    !(query && (!strncmp(query + 1, "src=", 4) || strstr(query, "&src="))))
+			op = OP_NONE; /* their GET renders an origin's image: src= is what is signed */
+		if (op == OP_NONE) {
 			fprintf(stderr, "fftbloom sign-url: %s takes no signature: only GET /v1/bloom/NAME "
-			        "and /v1/convolve/NAME (a stored image's render) are checked against one "
+			        "and /v1/convolve/NAME (a stored image's render) and /v1/bloom?src=URL "
+			        "and /v1/convolve?src=URL (an origin's) are checked against one "
 			        "(other routes need the API key)\n", route[0] ? route : url);
 			rc = 2;
 			break;

@@ -2,6 +2,7 @@
 #include "core/config.h"
 
 
+#include <stdio.h>
 #include <string.h>
 
 #define GPU_OPTS(T, base)                                                                   \
@@ -39,7 +40,12 @@
 	 "FFTBLOOM_GPU_FRAME_MEMORY", offsetof(T, base frame_memory)},                           \
 	{"require-gpu", OPT_BOOL, 0, 1, "false", NULL,                                           \
 	 "fail at start when the context is a software renderer (llvmpipe) instead of a GPU",     \
-	 "FFTBLOOM_REQUIRE_GPU", offsetof(T, base require_gpu)}
+	 "FFTBLOOM_REQUIRE_GPU", offsetof(T, base require_gpu)},                                 \
+	{"engine", OPT_ENUM, 0, 0, "auto", "auto|gpu|cpu",                                       \
+	 "where operations run: gpu, the GLES engine (on llvmpipe where there is no GPU); cpu, "  \
+	 "FFTW on the host's cores (no GL context; the same answers); auto: gpu on a GPU, cpu "   \
+	 "where the GL renderer is a software one or no context can be made (--require-gpu: gpu)", \
+	 "FFTBLOOM_ENGINE", offsetof(T, base engine)}
 
 #define C(f) offsetof(struct config, f)
 #define DAEMON_OPTS                                                                            \
@@ -169,6 +175,33 @@
 	 "signed URLs need exp= (Unix seconds, covered by the signature; refused 30 s after it): " \
 	 "a URL without one is 403 expiry_required (fftbloom sign-url --expires-in)",              \
 	 "FFTBLOOM_URL_REQUIRE_EXPIRY", C(url_require_expiry)},                                    \
+	{"origin-allow", OPT_STRING, 0, 0, "", NULL,                                              \
+	 "origins GET /v1/bloom?src=URL and /v1/convolve?src=URL may fetch from: entries "        \
+	 "scheme://host[:port]/path-prefix separated by commas or spaces (http or https; a "      \
+	 "private, loopback or link-local address only where an entry names it as an IP "         \
+	 "literal); \"\" fetches nothing", "FFTBLOOM_ORIGIN_ALLOW", C(origin_allow)},              \
+	{"origin-connect-timeout", OPT_DOUBLE, 0.1, 600, "5", NULL,                               \
+	 "seconds for a connection to an origin (each redirect's too); past them 502",            \
+	 "FFTBLOOM_ORIGIN_CONNECT_TIMEOUT", C(origin_connect_timeout)},                            \
+	{"origin-timeout", OPT_DOUBLE, 0.1, 3600, "20", NULL,                                     \
+	 "seconds for a whole fetch from an origin, redirects included; past them 502",          \
+	 "FFTBLOOM_ORIGIN_TIMEOUT", C(origin_timeout)},                                            \
+	{"origin-max-bytes", OPT_SIZE, 1024, 4294967296.0, "32M", NULL,                            \
+	 "bytes of an origin's image at most, checked from Content-Length and while it arrives "  \
+	 "(422 above)", "FFTBLOOM_ORIGIN_MAX_BYTES", C(origin_max_bytes)},                         \
+	{"origin-concurrency", OPT_INT, 1, 1024, "8", NULL,                                       \
+	 "fetches from origins at once (threads of their own)", "FFTBLOOM_ORIGIN_CONCURRENCY",   \
+	 C(origin_concurrency)},                                                                   \
+	{"origin-queue", OPT_INT, 0, 100000, "64", NULL,                                          \
+	 "fetches waiting for a fetch thread at most (503 above)", "FFTBLOOM_ORIGIN_QUEUE",       \
+	 C(origin_queue)},                                                                         \
+	{"result-cache", OPT_STRING, 0, 0, "", NULL,                                              \
+	 "folder where GET render answers are kept by their cache key and answered again "       \
+	 "without rendering (several daemons may share it); \"\" keeps none",                      \
+	 "FFTBLOOM_RESULT_CACHE", C(result_cache)},                                                \
+	{"result-cache-bytes", OPT_SIZE, 4096, 1125899906842624.0, "1G", NULL,                    \
+	 "bytes of answers --result-cache keeps (least recently used out)",                       \
+	 "FFTBLOOM_RESULT_CACHE_BYTES", C(result_cache_bytes)},                                    \
 	{"memory-budget", OPT_SIZE, 1048576, 1099511627776.0, "4G", NULL,                          \
 	 "bytes of decoded images that admitted requests may hold together, reserved from each "  \
 	 "image's header before it is decoded (503 while spent; 413 for one image alone above it)", \
@@ -322,6 +355,15 @@ int config_is_path(const struct opt_def *d)
 		size_t l = strlen(suffix[i]);
 		if (n > l && !strcmp(d->name + n - l, suffix[i]))
 			return 1;
+	}
+	return 0;
+}
+
+int config_engine_check(const struct gpu_config *gc, char *err, size_t len)
+{
+	if (gc->engine == ENGINE_CHOICE_CPU && gc->require_gpu) {
+		snprintf(err, len, "--engine cpu and --require-gpu contradict each other");
+		return -1;
 	}
 	return 0;
 }

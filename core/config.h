@@ -25,7 +25,15 @@ struct gpu_config {
 	                                   folder (cachedir_driver_setup) */
 	unsigned long long frame_memory; /* GPU bytes a frame's pass may take before tiling; 0: limits */
 	int require_gpu;               /* refuse a software renderer */
+	int engine;                    /* enum engine_choice: auto|gpu|cpu */
 };
+
+/* --engine: where operations run (auto: the GPU engine on a GPU, the CPU engine on a software
+ * renderer or without a context; with --require-gpu, the GPU engine). */
+enum engine_choice { ENGINE_CHOICE_AUTO = 0, ENGINE_CHOICE_GPU, ENGINE_CHOICE_CPU };
+/* A usage error (-1 with a message) for options that contradict each other: --engine cpu with
+ * --require-gpu. */
+int config_engine_check(const struct gpu_config *gc, char *err, size_t len);
 
 struct config {
 	struct gpu_config gpu;
@@ -75,6 +83,14 @@ struct config {
 	char cache_control[OPT_STR_MAX]; /* Cache-Control of public GET render answers */
 	char url_signing_key_file[OPT_STR_MAX]; /* when set, GET renders need a signed URL */
 	int url_require_expiry;        /* 1: a signed URL without exp= is refused */
+	char origin_allow[OPT_STR_MAX]; /* origins ?src= may fetch from; "": none */
+	double origin_connect_timeout; /* seconds for a connection to an origin */
+	double origin_timeout;         /* seconds for a whole fetch, redirects included */
+	unsigned long long origin_max_bytes; /* bytes of an origin's image at most */
+	int origin_concurrency;        /* fetch threads */
+	int origin_queue;              /* fetches waiting for a thread at most */
+	char result_cache[OPT_STR_MAX]; /* folder of stored GET render answers; "": none */
+	unsigned long long result_cache_bytes; /* bytes of answers kept there */
 	unsigned long long memory_budget; /* bytes of decoded images admitted jobs hold at most */
 	int max_programs;              /* per GPU: compiled programs kept (least recently used out) */
 	unsigned long long program_memory; /* per GPU: bytes of program binaries kept */

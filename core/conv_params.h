@@ -1,7 +1,7 @@
 /* The convolutions' shapes and parameters as plain numbers, what both engines' conv2d and
- * conv2d_transpose take (moved here from gles/spatial.h and gles/deconv.h so that the CPU
- * engine shares them). The enums some fields name are the GPU engine's (gles/spatial.h,
- * gles/deconv.h); the CPU engine computes float32 whatever they say. */
+ * conv2d_transpose take (here so that both include them). The enums some fields name are the
+ * GPU engine's (gles/spatial.h, gles/deconv.h); the CPU engine computes float32 whatever they
+ * say. */
 #ifndef FFTBLOOM_CONV_PARAMS_H
 #define FFTBLOOM_CONV_PARAMS_H
 

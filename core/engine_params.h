@@ -1,7 +1,7 @@
 /* The parameters of an image operation as plain numbers, what both engines (gles/, cpu/) take:
  * filled by the request table (api/request.h) from a query string, form fields, a params JSON
- * object or the CLI's flags. No strings from a client reach an engine. Pure data (moved here
- * from gles/params.h so that the CPU engine shares it; gles/params.h adds the names). */
+ * object or the CLI's flags. No strings from a client reach an engine. Pure data, here so that
+ * both engines include it (gles/params.h adds the names requests use). */
 #ifndef FFTBLOOM_ENGINE_PARAMS_H
 #define FFTBLOOM_ENGINE_PARAMS_H
 

@@ -44,7 +44,7 @@ static void put_preset(gnutls_hash_hd_t h, const struct kernel_preset *k)
 	put_d(h, k->radius);
 }
 
-int etag_render_tag(const struct etag_render *in, char out[ETAG_LEN])
+int etag_render_digest(const struct etag_render *in, unsigned char d[32])
 {
 	gnutls_hash_hd_t h;
 	if (gnutls_hash_init(&h, GNUTLS_DIG_SHA256))
@@ -80,8 +80,25 @@ int etag_render_tag(const struct etag_render *in, char out[ETAG_LEN])
 	put_i(h, in->format);
 	put_i(h, in->bits);
 	put_i(h, in->quality);
-	unsigned char d[32];
+	if (in->accept) {
+		const struct format_accept *a = in->accept;
+		put_i(h, 1);
+		put_i(h, a->given);
+		put_i(h, a->prefer_avif);
+		for (int i = 0; i < IMAGE_FORMAT_COUNT; i++) {
+			put_i(h, a->q[i]);
+			put_i(h, a->named[i]);
+		}
+	}
 	gnutls_hash_deinit(h, d);
+	return 0;
+}
+
+int etag_render_tag(const struct etag_render *in, char out[ETAG_LEN])
+{
+	unsigned char d[32];
+	if (etag_render_digest(in, d))
+		return -1;
 	memcpy(out, "W/\"", 3);
 	for (int i = 0; i < 16; i++)
 		snprintf(out + 3 + 2 * i, 3, "%02x", d[i]);

@@ -23,6 +23,12 @@ struct etag_render {
 	int format;                   /* enum image_format of the answer */
 	int bits;                     /* its bits per sample as the encoder takes them */
 	int quality;                  /* its quality (JPEG), resolved against the server default */
+	const struct format_accept *accept; /* NULL where format, bits and quality are the
+	                                 answer's; else (an origin's image, not decoded yet) format
+	                                 is the request's format= (OUT_AUTO included), bits 0,
+	                                 quality the request's or the defaults', and the Accept
+	                                 header's preferences, which with the image resolve the
+	                                 answer's format, go in too */
 };
 
 /* The weak entity tag (W/"0123..."), into out. Weak, since two renders with the same inputs are
@@ -30,6 +36,10 @@ struct etag_render {
  * differs from one on its own plan in the last bits of a few pixels (up to a few JPEG codes).
  * Returns 0 or -1 (GnuTLS failed). */
 int etag_render_tag(const struct etag_render *in, char out[ETAG_LEN]);
+
+/* The whole SHA-256 that etag_render_tag's tag is the first half of: a --result-cache key.
+ * Returns 0 or -1. */
+int etag_render_digest(const struct etag_render *in, unsigned char out[32]);
 
 /* The engine's digest: facts (text naming the GPUs' renderers and drivers and the options that
  * change pixels), and the bytes of the executable at exe_path (NULL: none), so that a new build

@@ -47,6 +47,9 @@ enum MHD_Result respond(struct req *r, int status, const char *ctype, void *body
 	         j->decode_s * 1e3, j->queue_s * 1e3, j->gpu_s * 1e3, j->gpu_copy_s * 1e3,
 	         j->gpu_wait_s * 1e3, j->gpu_setup_s * 1e3, j->encode_s * 1e3,
 	         (clock_s() - r->t0) * 1e3);
+	if (r->origin_s > 0) /* a src= render: the fetch from the origin */
+		snprintf(timing + strlen(timing), sizeof timing - strlen(timing), ", origin;dur=%.3f",
+		         r->origin_s * 1e3);
 	MHD_add_response_header(resp, "X-Request-Id", r->id);
 	MHD_add_response_header(resp, "Server-Timing", timing);
 	if (ctype)
@@ -67,7 +70,8 @@ enum MHD_Result respond(struct req *r, int status, const char *ctype, void *body
 		MHD_add_response_header(resp, "Access-Control-Allow-Origin", r->origin);
 		MHD_add_response_header(resp, "Access-Control-Expose-Headers",
 		                        "X-Request-Id, Server-Timing, Retry-After, X-Image-Lost, X-Gpu, "
-		                        "X-Convolve-Method, X-Tiles, X-Borrowed-Plan, ETag, Location");
+		                        "X-Convolve-Method, X-Tiles, X-Borrowed-Plan, ETag, Location, "
+		                        "X-Result-Cache");
 	}
 	for (; extra && extra[0]; extra += 2)
 		if (!vary_origin || strcasecmp(extra[0], "Vary"))

@@ -98,6 +98,11 @@ struct req {
 	struct image_entry *stored; /* GET renders: the stored image, referenced while the
 	                               request lives (released when it completes) */
 	char etag[48];        /* GET renders: the answer's ETag ("" for other routes) */
+	char cache_key[RESULT_CACHE_KEY_LEN + 1]; /* GET renders with --result-cache: the key
+	                         its answer is stored under ("" otherwise) */
+	unsigned char *fetched; /* GET renders from src=: the origin's bytes, freed with r */
+	const char *result_cache; /* "hit" or "miss" for X-Result-Cache; NULL: not looked up */
+	double origin_s;      /* src= renders: seconds the fetch from the origin took */
 	char location[96];    /* a 201's Location */
 	int vary_accept;      /* GET renders: the format follows Accept (no format=) */
 	int checked;          /* precheck ran */
@@ -182,8 +187,13 @@ enum MHD_Result route_tensor(struct req *r);
 enum MHD_Result route_image_store(struct req *r);  /* PUT, GET, DELETE /v1/images/NAME */
 enum MHD_Result route_images(struct req *r);       /* GET /v1/images */
 enum MHD_Result route_render(struct req *r);       /* GET /v1/bloom/NAME, /v1/convolve/NAME */
+/* GET /v1/bloom?src=URL, /v1/convolve?src=URL: the image fetched from an allowed origin
+ * (origin.h) off this thread, rendered as route_render does a stored one; its ETag from the
+ * origin's ETag / Last-Modified (or its bytes) and the parameters. */
+enum MHD_Result route_render_src(struct req *r);
 /* The headers a successful job's answer adds (Location of a 201; a render's ETag,
- * Cache-Control, Vary) at extra[e...] (room for 8 entries); returns the new e. */
+ * Cache-Control, Vary, X-Result-Cache) at extra[e...] (room for 10 entries); returns the new
+ * e. */
 int store_answer_headers(struct req *r, const struct job *j, const char **extra, int e);
 /* Whether a GET render may go on: with --url-signing-key-file, a valid Bearer key (bearer) or
  * a valid sig=; without, the API key's rule of /v1/. API_E_NONE, or the error to answer (401, 403)

@@ -13,12 +13,15 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/codec.o \
 	$(BUILD)/daemon/gpu_context.o \
 	$(BUILD)/daemon/gpu_worker.o \
+	$(BUILD)/daemon/cpu_worker.o \
 	$(BUILD)/daemon/gpu_jobs.o \
 	$(BUILD)/daemon/gpu_cancel.o \
 	$(BUILD)/daemon/registry.o \
 	$(BUILD)/daemon/kernels.o \
 	$(BUILD)/daemon/images.o \
 	$(BUILD)/daemon/etag.o \
+	$(BUILD)/daemon/origin.o \
+	$(BUILD)/daemon/result_cache.o \
 	$(BUILD)/daemon/routes_store.o \
 	$(BUILD)/daemon/metrics.o \
 	$(BUILD)/daemon/service.o \

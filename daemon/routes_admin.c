@@ -250,6 +250,12 @@ static void service_conns_sum(struct server *S, struct service_conns *c)
 	free(w);
 }
 
+/* "gpu" or "cpu": the engine the daemon resolved at start (--engine). */
+static const char *engine_name(const struct server *S)
+{
+	return S->cfg.gpu.engine == ENGINE_CHOICE_CPU ? "cpu" : "gpu";
+}
+
 static json_t *gpus_json(const struct jobs_status *st, int show_paths)
 {
 	json_t *a = json_array();
@@ -388,6 +394,7 @@ static enum MHD_Result route_info(struct req *r)
 		"input_formats", in_fmts, "output_formats", out_fmts, "formats", formats_json(),
 		"parameters", params, "tls", S->o.tls_cert != NULL,
 		"api_key", S->o.api_key != NULL);
+	json_object_set_new(o, "engine", json_string(engine_name(S)));
 	size_t ni;
 	unsigned long long ib, mb;
 	int mi;
@@ -397,7 +404,7 @@ static enum MHD_Result route_info(struct req *r)
 	/* the defaults that differ between 8-bit and float or 16-bit inputs */
 	json_object_set_new(o, "input_defaults", request_input_defaults_json());
 	json_object_set_new(o, "url_signing", json_boolean(S->o.sign_key != NULL));
-	json_object_set_new(o, "engine", json_string(S->engine_hex));
+	json_object_set_new(o, "engine_digest", json_string(S->engine_hex));
 	/* what holds on every GPU thread's context: any frame within the decode limits (in tiles
 	 * past untiled_pixels), kernels to the smallest max_kernel_side */
 	json_t *lim = json_object_get(o, "limits");
@@ -584,6 +591,59 @@ static void metrics_gpu(FILE *f, const struct jobs_status *st)
 	        "fftbloom_jpeg_decode_frames_total{entropy=\"cpu\"} %llu\n", eg, ec);
 }
 
+/* The origin fetches' and the result cache's counters (this process's). */
+static void metrics_origin(FILE *f, struct server *S)
+{
+	if (origin_enabled(S->o.origin)) {
+		struct origin_stats o;
+		origin_stats(S->o.origin, &o);
+		fprintf(f, "# HELP fftbloom_origin_fetches_total Fetches from origins (src=) "
+		        "finished, by result (ok: a body or stopped at the headers, failed).\n"
+		        "# TYPE fftbloom_origin_fetches_total counter\n"
+		        "fftbloom_origin_fetches_total{result=\"ok\"} %llu\n"
+		        "fftbloom_origin_fetches_total{result=\"failed\"} %llu\n"
+		        "# HELP fftbloom_origin_fetches_skipped_total Fetches stopped at the origin's "
+		        "headers: its ETag or Last-Modified named a render the client or the result "
+		        "cache had.\n"
+		        "# TYPE fftbloom_origin_fetches_skipped_total counter\n"
+		        "fftbloom_origin_fetches_skipped_total %llu\n"
+		        "# HELP fftbloom_origin_fetches_refused_busy_total Fetches refused with every "
+		        "fetch thread busy and --origin-queue full (503).\n"
+		        "# TYPE fftbloom_origin_fetches_refused_busy_total counter\n"
+		        "fftbloom_origin_fetches_refused_busy_total %llu\n"
+		        "# HELP fftbloom_origin_bytes_total Bytes of images fetched from origins.\n"
+		        "# TYPE fftbloom_origin_bytes_total counter\nfftbloom_origin_bytes_total %llu\n"
+		        "# HELP fftbloom_origin_fetches_running Fetches running now.\n"
+		        "# TYPE fftbloom_origin_fetches_running gauge\n"
+		        "fftbloom_origin_fetches_running %d\n",
+		        o.fetches - o.failures, o.failures, o.skipped, o.busy, o.bytes, o.running);
+	}
+	if (S->o.results) {
+		struct result_cache_stats c;
+		result_cache_stats(S->o.results, &c);
+		fprintf(f, "# HELP fftbloom_result_cache_hits_total GET renders answered from "
+		        "--result-cache without rendering.\n"
+		        "# TYPE fftbloom_result_cache_hits_total counter\n"
+		        "fftbloom_result_cache_hits_total %llu\n"
+		        "# HELP fftbloom_result_cache_misses_total GET renders --result-cache did not "
+		        "hold.\n"
+		        "# TYPE fftbloom_result_cache_misses_total counter\n"
+		        "fftbloom_result_cache_misses_total %llu\n"
+		        "# HELP fftbloom_result_cache_stores_total Answers written to --result-cache.\n"
+		        "# TYPE fftbloom_result_cache_stores_total counter\n"
+		        "fftbloom_result_cache_stores_total %llu\n"
+		        "# HELP fftbloom_result_cache_evictions_total Answers this process removed "
+		        "from --result-cache (least recently used) to stay within "
+		        "--result-cache-bytes.\n"
+		        "# TYPE fftbloom_result_cache_evictions_total counter\n"
+		        "fftbloom_result_cache_evictions_total %llu\n"
+		        "# HELP fftbloom_result_cache_bytes Bytes in --result-cache, as this process "
+		        "last counted them.\n"
+		        "# TYPE fftbloom_result_cache_bytes gauge\nfftbloom_result_cache_bytes %llu\n",
+		        c.hits, c.misses, c.stores, c.evictions, c.bytes);
+	}
+}
+
 static enum MHD_Result route_metrics(struct req *r)
 {
 	struct server *S = r->S;
@@ -657,6 +717,7 @@ static enum MHD_Result route_metrics(struct req *r)
 	        "# HELP fftbloom_stored_image_bytes Bytes of the stored images (encoded).\n"
 	        "# TYPE fftbloom_stored_image_bytes gauge\nfftbloom_stored_image_bytes %llu\n",
 	        ni, ib);
+	metrics_origin(f, S);
 	metrics_gpu(f, &st);
 	if (svc)
 		metrics_workers(f, S);
@@ -700,6 +761,7 @@ enum MHD_Result route_get(struct req *r)
 		int ok = service_ready(S, why, sizeof why, &workers);
 		json_t *o = ok ? json_pack("{s:s}", "status", "ready")
 		               : json_pack("{s:s,s:s}", "status", "not_ready", "reason", why);
+		json_object_set_new(o, "engine", json_string(engine_name(S)));
 		if (warn)
 			json_object_set_new(o, "warnings", warn);
 		if (workers)

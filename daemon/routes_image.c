@@ -31,6 +31,8 @@ static enum MHD_Result query_iter(void *cls, enum MHD_ValueKind kind, const char
 		return MHD_NO;
 	if (qc->skip_sig && (!strcmp(key, "sig") || !strcmp(key, "exp")))
 		return MHD_YES;
+	if (qc->skip_sig == 2 && !strcmp(key, "src")) /* an origin's render: its image, not a parameter */
+		return MHD_YES;
 	if (request_set(qc->req, key, value, REQUEST_SRC_QUERY, qc->err)) {
 		qc->failed = 1;
 		return MHD_NO;
@@ -193,6 +195,8 @@ enum MHD_Result route_image(struct req *r)
 {
 	struct job *j = &r->job;
 	enum MHD_Result ret;
+	if (operation_method_bit(r->method) == OP_M_GET)
+		return route_render_src(r);
 	if (job_from_query(r, 0, &ret))
 		return ret;
 	char boundary[MULTIPART_BOUNDARY_MAX + 1];
@@ -301,7 +305,7 @@ static enum MHD_Result answer_job(struct req *r)
 	/* with several GPUs, the service's numbering: the workers' GPU threads in worker order */
 	int base = r->S->o.service ? service_self(r->S->o.service) * r->S->cfg.gpu_threads : 0;
 	snprintf(gpu, sizeof gpu, "%d", base + j->gpu);
-	const char *extra[21] = {NULL};
+	const char *extra[23] = {NULL};
 	int e = 0;
 	if (!request_given(&j->req, "format")) { /* the format followed Accept, or could have */
 		extra[e++] = "Vary";
@@ -332,6 +336,13 @@ static enum MHD_Result answer_job(struct req *r)
 		extra[e++] = borrowed;
 	}
 	e = store_answer_headers(r, j, extra, e); /* Location; a GET render's ETag and caching */
+	if (r->cache_key[0] && j->status == 200) { /* --result-cache: kept for the next miss */
+		struct result_meta meta;
+		memset(&meta, 0, sizeof meta);
+		snprintf(meta.content_type, sizeof meta.content_type, "%s", j->content_type);
+		snprintf(meta.lost, sizeof meta.lost, "%s", lost);
+		result_cache_put(r->S->o.results, r->cache_key, body, j->body_len, &meta);
+	}
 	return respond(r, j->status, j->content_type, body, j->body_len, 1, extra);
 }
 

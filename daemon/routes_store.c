@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "daemon/etag.h"
 #include "core/urlsign.h"
 #include "daemon/web.h"
@@ -109,6 +110,10 @@ static int render_headers(struct req *r, const char **extra, int e)
 		extra[e++] = MHD_HTTP_HEADER_VARY;
 		extra[e++] = "Accept";
 	}
+	if (r->result_cache) {
+		extra[e++] = "X-Result-Cache";
+		extra[e++] = r->result_cache;
+	}
 	return e;
 }
 
@@ -121,9 +126,58 @@ int store_answer_headers(struct req *r, const struct job *j, const char **extra,
 		extra[e++] = r->location;
 		return e;
 	}
-	if (r->route == OP_BLOOM_GET || r->route == OP_CONVOLVE_GET)
+	if (r->etag[0])
 		e = render_headers(r, extra, e);
 	return e;
+}
+
+/* ---- --result-cache ---- */
+
+/* Sets r->cache_key from a render's digest when there is a result cache. */
+static void cache_key_of(struct req *r, const unsigned char d[32])
+{
+	if (!r->S->o.results)
+		return;
+	for (int i = 0; i < 32; i++)
+		snprintf(r->cache_key + 2 * i, 3, "%02x", d[i]);
+}
+
+/* A stored answer for r->cache_key: 1 with it in *body (free it), or 0 (a miss, noted for
+ * X-Result-Cache). */
+static int cache_lookup(struct req *r, unsigned char **body, size_t *len,
+                        struct result_meta *meta)
+{
+	if (!r->cache_key[0])
+		return 0;
+	int hit = result_cache_get(r->S->o.results, r->cache_key, body, len, meta);
+	r->result_cache = hit ? "hit" : "miss";
+	return hit;
+}
+
+/* The answer from the result cache: the stored bytes with the render's headers. */
+static enum MHD_Result answer_cached(struct req *r, unsigned char *body, size_t len,
+                                     const struct result_meta *meta)
+{
+	const char *extra[16] = {NULL};
+	int e = 0;
+	if (meta->lost[0]) {
+		extra[e++] = "X-Image-Lost";
+		extra[e++] = meta->lost;
+	}
+	render_headers(r, extra, e);
+	r->cache_key[0] = 0; /* nothing to store again */
+	return respond(r, 200, meta->content_type, body, len, 1, extra);
+}
+
+/* The 304 for a matching If-None-Match (no job), or 0 when it does not match. */
+static int not_modified(struct req *r, const char *inm, enum MHD_Result *ret)
+{
+	if (!inm || !web_etag_match(inm, r->etag))
+		return 0;
+	const char *extra[10] = {NULL};
+	render_headers(r, extra, 0);
+	*ret = respond(r, 304, NULL, NULL, 0, 0, extra);
+	return 1;
 }
 
 /* ---- /v1/images ---- */
@@ -178,19 +232,29 @@ enum MHD_Result route_image_store(struct req *r)
 
 /* ---- GET /v1/bloom/NAME, /v1/convolve/NAME ---- */
 
+/* A GET render's parameters from the query (skip: job_from_query's), the Accept header's
+ * formats and Vary; 1 when it answered (*ret) a bad query or a 406. */
+static int render_query(struct req *r, int skip, enum MHD_Result *ret)
+{
+	struct job *j = &r->job;
+	if (job_from_query(r, skip, ret))
+		return 1;
+	if (!request_given(&j->req, "format"))
+		r->vary_accept = 1;
+	char err[REQUEST_ERR_LEN];
+	if (request_finish(&j->req, 0, err)) {
+		*ret = respond_error(r, API_E_BAD_PARAMETER, "%s", err);
+		return 1;
+	}
+	return job_accept(r, ret);
+}
+
 enum MHD_Result route_render(struct req *r)
 {
 	struct server *S = r->S;
 	struct job *j = &r->job;
 	enum MHD_Result ret;
-	if (job_from_query(r, 1, &ret)) /* sig: a signed URL's, verified before */
-		return ret;
-	if (!request_given(&j->req, "format"))
-		r->vary_accept = 1;
-	char err[REQUEST_ERR_LEN];
-	if (request_finish(&j->req, 0, err))
-		return respond_error(r, API_E_BAD_PARAMETER, "%s", err);
-	if (job_accept(r, &ret))
+	if (render_query(r, 1, &ret)) /* sig: a signed URL's, verified before */
 		return ret;
 	r->stored = images_get(S->o.images, r->name);
 	if (!r->stored)
@@ -211,21 +275,186 @@ enum MHD_Result route_render(struct req *r)
 		.kernel = j->named ? j->named->digest : NULL, .req = &j->req, .format = (int)fmt,
 		.bits = bits, .quality = j->req.quality ? j->req.quality : api_default_quality(&S->cfg, fmt),
 	};
-	if (etag_render_tag(&er, r->etag)) {
+	unsigned char digest[32];
+	if (etag_render_digest(&er, digest) || etag_render_tag(&er, r->etag)) {
 		kernels_release(S->o.kernels, j->named);
 		j->named = NULL;
 		return respond_error(r, API_E_INTERNAL, "the answer's ETag could not be computed");
 	}
 	const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                              MHD_HTTP_HEADER_IF_NONE_MATCH);
-	if (inm && web_etag_match(inm, r->etag)) { /* the client has these bytes: no job */
+	cache_key_of(r, digest);
+	unsigned char *cached;
+	size_t clen;
+	struct result_meta meta;
+	int done = not_modified(r, inm, &ret); /* the client has these bytes: no job */
+	if (!done && cache_lookup(r, &cached, &clen, &meta)) {
+		done = 1;
+		ret = answer_cached(r, cached, clen, &meta);
+	}
+	if (done) {
 		kernels_release(S->o.kernels, j->named);
 		j->named = NULL;
-		const char *extra[8] = {NULL};
-		render_headers(r, extra, 0);
-		return respond(r, 304, NULL, NULL, 0, 0, extra);
+		return ret;
 	}
 	j->image = r->stored->data;
 	j->image_len = r->stored->len;
+	return start_job(r);
+}
+
+/* ---- GET /v1/bloom?src=URL, /v1/convolve?src=URL ---- */
+
+/* What the fetch thread needs to decide, from the origin's validators alone, that the body is
+ * not wanted: the render's inputs but the image, the client's If-None-Match, the cache. */
+struct src_decide {
+	struct req *r;
+	struct etag_render er;
+	const char *inm;
+	int not_modified;       /* the client has this render */
+	unsigned char *cached;  /* or the result cache has it */
+	size_t cached_len;
+	struct result_meta meta;
+};
+
+/* The render's ETag and cache key for an origin image's identity. */
+static int src_tag(struct src_decide *d, const unsigned char identity[32])
+{
+	d->er.image = identity;
+	unsigned char digest[32];
+	if (etag_render_digest(&d->er, digest) || etag_render_tag(&d->er, d->r->etag))
+		return -1;
+	cache_key_of(d->r, digest);
+	return 0;
+}
+
+/* origin_decide_fn, on the fetch thread: 1 when the client or the cache has this render. */
+static int src_known(const unsigned char identity[32], void *ctx)
+{
+	struct src_decide *d = ctx;
+	if (src_tag(d, identity))
+		return 0;
+	if (d->inm && web_etag_match(d->inm, d->r->etag))
+		return d->not_modified = 1;
+	if (cache_lookup(d->r, &d->cached, &d->cached_len, &d->meta))
+		return 1;
+	return 0;
+}
+
+static int origin_api_error(int rc, int http_status)
+{
+	switch (rc) {
+	case ORIGIN_E_OFF: return API_E_ORIGIN_OFF;
+	case ORIGIN_E_URL: return API_E_BAD_SRC;
+	case ORIGIN_E_NOT_ALLOWED: return API_E_ORIGIN_NOT_ALLOWED;
+	case ORIGIN_E_ADDRESS: return API_E_ORIGIN_ADDRESS;
+	case ORIGIN_E_TIMEOUT: return API_E_ORIGIN_TIMEOUT;
+	case ORIGIN_E_TOO_LARGE: return API_E_ORIGIN_TOO_LARGE;
+	case ORIGIN_E_BUSY: return API_E_ORIGIN_BUSY;
+	case ORIGIN_E_SHUTDOWN: return API_E_SHUTTING_DOWN;
+	case ORIGIN_E_NOMEM: return API_E_OUT_OF_MEMORY;
+	case ORIGIN_E_STATUS:
+		return http_status == 404 || http_status == 410 ? API_E_ORIGIN_NOT_FOUND
+		                                                : API_E_ORIGIN_ERROR;
+	default: return API_E_ORIGIN_ERROR;
+	}
+}
+
+enum MHD_Result route_render_src(struct req *r)
+{
+	struct server *S = r->S;
+	struct job *j = &r->job;
+	enum MHD_Result ret;
+	const char *src = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "src");
+	if (!src || !*src)
+		return respond_error(r, API_E_BAD_SRC, "GET %s needs src=URL (percent-encoded): the "
+		                     "image to fetch from an --origin-allow origin (a stored image "
+		                     "renders at %s/NAME)", r->path, r->path);
+	if (render_query(r, 2, &ret)) /* sig: a signed URL's, verified before; src: above */
+		return ret;
+	char oerr[ORIGIN_ERR_LEN];
+	int explicit_ip;
+	int rc = origin_check_url(S->o.origin, src, &explicit_ip, oerr); /* before any work */
+	if (rc)
+		return respond_error(r, origin_api_error(rc, 0), "%s", oerr);
+	if (job_named_kernel(r, &ret))
+		return ret;
+	/* The answer's format is not resolved before the image is decoded: the tag takes the
+	 * request's format= and the Accept header's preferences, which with the image (named by
+	 * its identity) decide it. Quality 0 follows the format's default, so all of them. */
+	struct src_decide d = {
+		.r = r, .inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+		                                           MHD_HTTP_HEADER_IF_NONE_MATCH),
+		.er = {.engine = S->engine, .kernel = j->named ? j->named->digest : NULL,
+		       .req = &j->req, .format = j->req.format, .bits = 0, .accept = &j->accept,
+		       .quality = j->req.quality ? j->req.quality
+		                                 : S->cfg.jpeg_quality + 101 * S->cfg.webp_quality +
+		                                   101 * 101 * S->cfg.avif_quality},
+	};
+	struct origin_result res;
+	double t0 = clock_s();
+	rc = origin_fetch(S->o.origin, src, src_known, &d, &res, oerr);
+	r->origin_s = clock_s() - t0;
+	if (rc) {
+		kernels_release(S->o.kernels, j->named);
+		j->named = NULL;
+		r->etag[0] = 0;
+		if (rc == ORIGIN_E_BUSY)
+			return respond_busy(r, API_E_ORIGIN_BUSY, oerr);
+		return respond_error(r, origin_api_error(rc, res.http_status), "%s", oerr);
+	}
+	int done = 0;
+	if (d.not_modified) {
+		done = not_modified(r, d.inm, &ret);
+	} else if (d.cached) {
+		done = 1;
+		ret = answer_cached(r, d.cached, d.cached_len, &d.meta);
+	} else if (!res.by_validators) { /* the identity came with the bytes: decide now */
+		if (src_tag(&d, res.identity)) {
+			origin_result_free(&res);
+			kernels_release(S->o.kernels, j->named);
+			j->named = NULL;
+			return respond_error(r, API_E_INTERNAL, "the answer's ETag could not be computed");
+		}
+		done = not_modified(r, d.inm, &ret);
+		unsigned char *cached;
+		size_t clen;
+		struct result_meta meta;
+		if (!done && cache_lookup(r, &cached, &clen, &meta)) {
+			done = 1;
+			ret = answer_cached(r, cached, clen, &meta);
+		}
+	}
+	if (!done && !sniffed(res.data, res.len)) {
+		done = 1;
+		r->etag[0] = 0;
+		ret = respond_error(r, API_E_ORIGIN_NOT_IMAGE, "src: %.300s is not an image this "
+		                    "server reads (by its first bytes)", res.url);
+	}
+	if (done) {
+		origin_result_free(&res);
+		kernels_release(S->o.kernels, j->named);
+		j->named = NULL;
+		return ret;
+	}
+	/* the encoded bytes count against --memory-budget while the render holds them, as a
+	 * POST's body does (released with r) */
+	size_t n = res.len;
+	int hrc = S->o.jobs ? jobs_memory_hold(S->o.jobs, n) : 0;
+	if (hrc) {
+		origin_result_free(&res);
+		kernels_release(S->o.kernels, j->named);
+		j->named = NULL;
+		r->etag[0] = 0;
+		if (hrc == JOBS_E_OVER_BUDGET)
+			return respond_error(r, API_E_ORIGIN_TOO_LARGE, "src: the image's %zu bytes are "
+			                     "more than the whole --memory-budget", n);
+		return respond_busy(r, API_E_MEMORY_BUDGET, "the origin's image does not fit the "
+		                    "--memory-budget that the requests in progress hold; retry later");
+	}
+	if (S->o.jobs)
+		r->held += n;
+	r->fetched = res.data; /* freed with r, after the job */
+	j->image = res.data;
+	j->image_len = res.len;
 	return start_job(r);
 }

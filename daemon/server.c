@@ -93,7 +93,8 @@ static int bearer_valid(struct req *r)
 static int access_error(struct req *r, char *msg, size_t len)
 {
 	const struct server *S = r->S;
-	if (operation_signed(r->route))
+	if (operation_signed(r->route) || (operation_signed_path(operations[r->route].path) &&
+	                                   operation_method_bit(r->method) == OP_M_GET))
 		return store_access(r, bearer_valid(r), msg, len);
 	if (!S->o.api_key || strncmp(r->path, "/v1/", 4) || bearer_valid(r))
 		return 0;
@@ -546,6 +547,7 @@ static void req_end(struct server *S, struct MHD_Connection *c, struct req *r,
 	free(r->job.body);
 	kernels_release(S->o.kernels, r->job.named);
 	images_release(S->o.images, r->stored);
+	free(r->fetched);
 	body_drop(r);
 	pthread_cond_destroy(&r->done_cv);
 	pthread_mutex_destroy(&r->done_mu);

@@ -13,6 +13,8 @@
 #include "daemon/jobs.h"
 #include "daemon/kernels.h"
 #include "daemon/metrics.h"
+#include "daemon/origin.h"
+#include "daemon/result_cache.h"
 #include "daemon/service.h"
 
 #define SERVER_ERR_LEN 512
@@ -50,6 +52,9 @@ struct server_opts {
 	struct server_bound *bound; /* server_bind's sockets: server_create takes them (n set to 0) */
 	struct service *service; /* several GPUs: the workers' shared region (this one's slot is
 	                            service_self); NULL: one process */
+	struct origin *origin;   /* GET renders' src= fetches (origin.h); NULL or an empty allow
+	                            list: src= is refused */
+	struct result_cache *results; /* --result-cache; NULL: none */
 };
 
 struct server;

@@ -48,8 +48,15 @@ static void test_methods(void **state)
 {
 	(void)state;
 	char allow[64];
-	operation_allow(OP_BLOOM, allow);
+	operation_allow(OP_BLOOM, allow); /* GET: ?src=URL, an origin's image */
+	assert_string_equal(allow, "GET, HEAD, POST, OPTIONS");
+	operation_allow(OP_CONV2D, allow);
 	assert_string_equal(allow, "POST, OPTIONS");
+	assert_int_equal(operation_signed_path("/v1/bloom"), OP_BLOOM);
+	assert_int_equal(operation_signed_path("/v1/convolve"), OP_CONVOLVE);
+	assert_int_equal(operation_signed_path("/v1/bloom/x"), OP_BLOOM_GET);
+	assert_int_equal(operation_signed_path("/v1/conv2d"), OP_NONE);
+	assert_int_equal(operation_signed_path("/v1/bloomx"), OP_NONE);
 	operation_allow(OP_KERNEL, allow);
 	assert_string_equal(allow, "GET, HEAD, PUT, DELETE, OPTIONS");
 	operation_allow(OP_INFO, allow);

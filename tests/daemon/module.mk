@@ -1,7 +1,7 @@
 TEST_NAMES += daemon/test_multipart daemon/test_apiutil
 # the job pipeline (codec and GPU threads) without HTTP: links the daemon's job objects too
 TEST_NAMES += daemon/test_jobs
-JOBS_OBJS := $(BUILD)/daemon/jobs.o $(BUILD)/daemon/codec.o $(BUILD)/daemon/gpu_worker.o $(BUILD)/daemon/gpu_jobs.o $(BUILD)/daemon/gpu_cancel.o \
+JOBS_OBJS := $(BUILD)/daemon/jobs.o $(BUILD)/daemon/codec.o $(BUILD)/daemon/gpu_worker.o $(BUILD)/daemon/cpu_worker.o $(BUILD)/daemon/gpu_jobs.o $(BUILD)/daemon/gpu_cancel.o \
              $(BUILD)/daemon/gpu_context.o \
              $(BUILD)/daemon/lifecycle.o $(BUILD)/daemon/sdnotify.o
 $(BUILD)/tests/daemon/test_jobs: $(JOBS_OBJS) $(BUILD)/daemon/registry.o $(BUILD)/daemon/kernels.o $(BUILD)/daemon/images.o $(BUILD)/daemon/metrics.o
@@ -18,3 +18,7 @@ $(BUILD)/tests/daemon/test_service: $(BUILD)/daemon/service.o $(JOBS_OBJS) $(BUI
 TEST_NAMES += daemon/test_images daemon/test_etag
 $(BUILD)/tests/daemon/test_images: $(BUILD)/daemon/images.o $(BUILD)/daemon/registry.o
 $(BUILD)/tests/daemon/test_etag: $(BUILD)/daemon/etag.o
+# fetching from origins (URL and address checks) and the result cache on disk
+TEST_NAMES += daemon/test_origin
+$(BUILD)/tests/daemon/test_origin: $(BUILD)/daemon/origin.o $(BUILD)/daemon/result_cache.o
+$(BUILD)/tests/daemon/test_origin: LDLIBS_ALL += -lcurl

@@ -163,11 +163,13 @@ def test_store_api():
         check("fftbloom_stored_images counts them", n == 1, n)
         st, _, b = d.req("GET", "/v1/info")
         info = json.loads(b) if st == 200 else {}
-        check("/v1/info: stored images, the engine's digest, url_signing false",
+        check("/v1/info: stored images, the engine's digest, url_signing false, the engine",
               info.get("stored_images", {}).get("count") == 1 and
-              re.match(r"[0-9a-f]{64}$", info.get("engine", "")) and
-              info.get("url_signing") is False, {k: info.get(k) for k in
-                                                  ("stored_images", "engine", "url_signing")})
+              re.match(r"[0-9a-f]{64}$", info.get("engine_digest", "")) and
+              info.get("url_signing") is False and
+              info.get("engine") == os.environ.get("FFTBLOOM_ENGINE", info.get("engine")) and
+              info.get("engine") in ("gpu", "cpu"),
+              {k: info.get(k) for k in ("stored_images", "engine_digest", "url_signing", "engine")})
     finally:
         d.stop("store daemon")
 
@@ -519,7 +521,7 @@ def signed_expiry_checks(d, key, keyf):
     check("... and the daemon takes it: 200", st == 200, (st, b[:300]))
     st, _, b = d.req("GET", out.replace("exp=", "exp=1"))
     check("... but not with its exp changed: 403", st == 403, (st, b[:300]))
-    for path in ("/v1/images/photo", "/v1/bloom", "/v1/bloom/", "/v1/kernels/k",
+    for path in ("/v1/images/photo", "/v1/bloom", "/v1/bloom?x=1", "/v1/bloom/", "/v1/kernels/k",
                  "http://h:8080/v1/info?x=1", "/v1/bloom/../images"):
         r = subprocess.run([H.CLI, "sign-url", "--key-file", keyf, path], capture_output=True,
                            text=True)

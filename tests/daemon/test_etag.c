@@ -35,7 +35,7 @@ static void tag_of(unsigned op, const char *query, const uint64_t *kernel, int f
 			fail_msg("%s", err);
 	}
 	assert_int_equal(request_finish(&r, 0, err), 0);
-	struct etag_render in = {engine, image, kernel, &r, format, bits, quality};
+	struct etag_render in = {engine, image, kernel, &r, format, bits, quality, NULL};
 	assert_int_equal(etag_render_tag(&in, out), 0);
 	assert_int_equal(strlen(out), ETAG_LEN - 1);
 	assert_true(!strncmp(out, "W/\"", 3) && out[ETAG_LEN - 2] == '"');
@@ -197,7 +197,7 @@ static void tag_req(const struct request *r, const uint64_t *kernel, int format,
                     int quality, const unsigned char *engine, const unsigned char *image,
                     char out[ETAG_LEN])
 {
-	struct etag_render in = {engine, image, kernel, r, format, bits, quality};
+	struct etag_render in = {engine, image, kernel, r, format, bits, quality, NULL};
 	assert_int_equal(etag_render_tag(&in, out), 0);
 }
 
@@ -286,6 +286,55 @@ static void test_each_field_alone(void **state)
 	free(names);
 }
 
+/* An origin's render (accept set: the format not resolved yet): the Accept header's preferences
+ * change the tag, each q and named position alone; equal preferences give equal tags; the
+ * digest's first half is the tag; with accept NULL the tag is what it was. */
+static void test_accept(void **state)
+{
+	(void)state;
+	struct request r;
+	request_init(&r, REQUEST_BLOOM);
+	struct format_accept a, b;
+	memset(&a, 0, sizeof a);
+	a.given = 1;
+	for (int i = 0; i < IMAGE_FORMAT_COUNT; i++)
+		a.q[i] = 1000;
+	struct etag_render in = {ENGINE, IMAGE, NULL, &r, 0, 0, 90, &a};
+	char t0[ETAG_LEN], t1[ETAG_LEN], plain[ETAG_LEN];
+	unsigned char d[32];
+	assert_int_equal(etag_render_tag(&in, t0), 0);
+	assert_int_equal(etag_render_digest(&in, d), 0);
+	char hex[33];
+	for (int i = 0; i < 16; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	assert_memory_equal(t0 + 3, hex, 32);
+	b = a;
+	in.accept = &b;
+	assert_int_equal(etag_render_tag(&in, t1), 0);
+	assert_string_equal(t0, t1);
+	for (int i = 0; i < IMAGE_FORMAT_COUNT; i++) {
+		b = a;
+		b.q[i] = 999;
+		assert_int_equal(etag_render_tag(&in, t1), 0);
+		assert_string_not_equal(t0, t1);
+		b = a;
+		b.named[i] = 1;
+		assert_int_equal(etag_render_tag(&in, t1), 0);
+		assert_string_not_equal(t0, t1);
+	}
+	b = a;
+	b.prefer_avif = 1;
+	assert_int_equal(etag_render_tag(&in, t1), 0);
+	assert_string_not_equal(t0, t1);
+	b = a;
+	b.given = 0;
+	assert_int_equal(etag_render_tag(&in, t1), 0);
+	assert_string_not_equal(t0, t1);
+	in.accept = NULL;
+	assert_int_equal(etag_render_tag(&in, plain), 0);
+	assert_string_not_equal(t0, plain);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_different),
 		cmocka_unit_test(test_each_field_alone),
 		cmocka_unit_test(test_engine),
+		cmocka_unit_test(test_accept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,7 @@ BUILD        ?= build
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_NAMES   := png jpeg exr hdr pfm webp avif npy jpeg_yuv jpeg_scan multipart query apiutil tensor http
+FUZZ_NAMES   := png jpeg exr hdr pfm webp avif npy jpeg_yuv jpeg_scan multipart query apiutil tensor http origin
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -I. -g -O1 -fno-omit-frame-pointer -Wall -Wextra
@@ -60,7 +60,14 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_image.h $(FUZZ_OBJS)
 $(FUZZ_DIR)/fuzz_http: tests/fuzz/fuzz_http.c $(FUZZ_OBJS) $(FUZZ_HTTP_OBJS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(BUILD) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) \
-		$(FUZZ_LIBS) -lmicrohttpd -lgnutls
+		$(FUZZ_LIBS) -lmicrohttpd -lgnutls -lcurl
+
+# fuzz_origin: the origin fetcher's URL and address checks (daemon/origin.c, over libcurl)
+$(FUZZ_DIR)/fuzz_origin: tests/fuzz/fuzz_origin.c $(FUZZ_OBJS) $(FUZZ_DIR)/obj/daemon/origin.o \
+		$(FUZZ_DIR)/obj/core/clock.o
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) \
+		$(FUZZ_LIBS) -lcurl
 
 fuzz: fuzz-build
 	sh tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -443,7 +443,7 @@ class Soak:
             Kind("not_an_image", "invalid", 1, {415}, lambda t: self.post(
                 "/v1/bloom", b"hello, world", timeout=t), 20),
             Kind("wrong_method", "invalid", 1, {405}, lambda t: exchange(
-                p, build(random.choice(["GET", "PATCH", "DELETE"]), "/v1/bloom", None), t), 20),
+                p, build(random.choice(["PUT", "PATCH", "DELETE"]), "/v1/bloom", None), t), 20),
             Kind("wrong_method_body", "invalid", 1, {405}, lambda t: exchange(
                 p, build("POST", "/metrics", b"x" * 100), t), 20),
             Kind("no_route", "invalid", 1, {404}, lambda t: self.d.get("/v2/bloom", t), 20),

@@ -1,0 +1,291 @@
+/* Rendered answers on disk, by cache key, least recently used out; see result_cache.h. */
+#include "daemon/result_cache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/log.h"
+
+#define MAGIC "fftbloom result 1\n"
+#define TMP_PREFIX ".tmp-"
+#define TMP_STALE_S 3600 /* a temporary file this old was left by a writer that died */
+#define LOW_WATER 0.9    /* eviction frees down to this part of the bound */
+
+struct result_cache {
+	char dir[4096];
+	unsigned long long max_bytes;
+	pthread_mutex_t mu;
+	unsigned long long bytes;   /* of the answers, as last counted (guarded by mu) */
+	size_t entries;
+	unsigned long long hits, misses, stores, evictions;
+	unsigned long long seq;     /* temporary names */
+};
+
+struct file_row {
+	char name[RESULT_CACHE_KEY_LEN + 1];
+	unsigned long long bytes;
+	struct timespec used;
+};
+
+static int valid_key(const char *k)
+{
+	size_t n = strlen(k);
+	if (n != RESULT_CACHE_KEY_LEN)
+		return 0;
+	return strspn(k, "0123456789abcdef") == n;
+}
+
+static int older(const void *a, const void *b)
+{
+	const struct file_row *x = a, *y = b;
+	if (x->used.tv_sec != y->used.tv_sec)
+		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+	if (x->used.tv_nsec != y->used.tv_nsec)
+		return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Counts the folder's answers (removing stale temporary files) and, with evict, removes the
+ * least recently used until the bytes are at most `target`. Called with mu held. */
+static int rescan(struct result_cache *c, int evict, unsigned long long target)
+{
+	DIR *d = opendir(c->dir);
+	if (!d)
+		return -1;
+	struct file_row *rows = NULL;
+	size_t n = 0, cap = 0;
+	unsigned long long total = 0;
+	struct dirent *de;
+	time_t now = time(NULL);
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (!strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX))) {
+			if (now - st.st_mtime > TMP_STALE_S)
+				unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
+		if (!valid_key(de->d_name))
+			continue; /* not ours: neither counted nor removed */
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct file_row *r = realloc(rows, nc * sizeof *r);
+			if (!r)
+				break;
+			rows = r;
+			cap = nc;
+		}
+		snprintf(rows[n].name, sizeof rows[n].name, "%s", de->d_name);
+		rows[n].bytes = (unsigned long long)st.st_size;
+		rows[n].used = st.st_mtim;
+		total += rows[n].bytes;
+		n++;
+	}
+	if (evict && total > target) {
+		qsort(rows, n, sizeof *rows, older);
+		for (size_t i = 0; i < n && total > target; i++) {
+			int r = unlinkat(dirfd(d), rows[i].name, 0);
+			if (r && errno != ENOENT)
+				continue;
+			if (!r) /* else another process removed it first */
+				c->evictions++;
+			total -= rows[i].bytes;
+			n--;
+		}
+	}
+	closedir(d);
+	free(rows);
+	c->bytes = total;
+	c->entries = n;
+	return 0;
+}
+
+int result_cache_open(const char *dir, unsigned long long max_bytes, struct result_cache **out,
+                      char err[RESULT_CACHE_ERR_LEN])
+{
+	*out = NULL;
+	if (strlen(dir) >= sizeof ((struct result_cache *)0)->dir) {
+		snprintf(err, RESULT_CACHE_ERR_LEN, "result-cache: the path is too long");
+		return -1;
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		snprintf(err, RESULT_CACHE_ERR_LEN, "result-cache: cannot make %.300s: %s", dir,
+		         strerror(errno));
+		return -1;
+	}
+	struct result_cache *c = calloc(1, sizeof *c);
+	if (!c) {
+		snprintf(err, RESULT_CACHE_ERR_LEN, "out of memory");
+		return -1;
+	}
+	snprintf(c->dir, sizeof c->dir, "%s", dir);
+	c->max_bytes = max_bytes;
+	pthread_mutex_init(&c->mu, NULL);
+	if (access(dir, R_OK | W_OK | X_OK) ||
+	    rescan(c, 1, (unsigned long long)(max_bytes * LOW_WATER))) {
+		snprintf(err, RESULT_CACHE_ERR_LEN, "result-cache: %.300s is not a folder this "
+		         "process can read and write", dir);
+		result_cache_close(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
+void result_cache_close(struct result_cache *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}
+
+/* One line of the header into out (its newline dropped); the rest after it. */
+static const unsigned char *line(const unsigned char *p, const unsigned char *end, char *out,
+                                 size_t cap)
+{
+	const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
+	if (!nl || (size_t)(nl - p) >= cap)
+		return NULL;
+	memcpy(out, p, (size_t)(nl - p));
+	out[nl - p] = 0;
+	return nl + 1;
+}
+
+int result_cache_get(struct result_cache *c, const char *key, unsigned char **body, size_t *len,
+                     struct result_meta *meta)
+{
+	*body = NULL;
+	*len = 0;
+	if (!valid_key(key))
+		return 0;
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s", c->dir, key);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	unsigned char *buf = NULL;
+	size_t n = 0;
+	int ok = 0;
+	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    (unsigned long long)st.st_size <= c->max_bytes) {
+		n = (size_t)st.st_size;
+		buf = malloc(n ? n : 1);
+		size_t got = 0;
+		while (buf && got < n) {
+			ssize_t r = read(fd, buf + got, n - got);
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+		const unsigned char *p = buf, *end = buf + n;
+		memset(meta, 0, sizeof *meta);
+		if (buf && got == n && n >= strlen(MAGIC) && !memcmp(buf, MAGIC, strlen(MAGIC))) {
+			p += strlen(MAGIC);
+			p = line(p, end, meta->content_type, sizeof meta->content_type);
+			if (p)
+				p = line(p, end, meta->lost, sizeof meta->lost);
+			if (p && meta->content_type[0]) {
+				*len = (size_t)(end - p);
+				memmove(buf, p, *len);
+				*body = buf;
+				buf = NULL;
+				ok = 1;
+				futimens(fd, NULL); /* used now: the least recently used go first */
+			}
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	pthread_mutex_lock(&c->mu);
+	if (ok)
+		c->hits++;
+	else
+		c->misses++;
+	pthread_mutex_unlock(&c->mu);
+	return ok;
+}
+
+int result_cache_put(struct result_cache *c, const char *key, const unsigned char *body,
+                     size_t len, const struct result_meta *meta)
+{
+	if (!valid_key(key) || strchr(meta->content_type, '\n') || strchr(meta->lost, '\n'))
+		return -1;
+	char head[256];
+	int hl = snprintf(head, sizeof head, "%s%s\n%s\n", MAGIC, meta->content_type, meta->lost);
+	if (hl < 0 || (size_t)hl >= sizeof head)
+		return -1;
+	unsigned long long total = (unsigned long long)hl + len;
+	if (total > c->max_bytes)
+		return 0; /* alone larger than the bound: not kept */
+	char tmp[4300], path[4200];
+	pthread_mutex_lock(&c->mu);
+	unsigned long long seq = ++c->seq;
+	pthread_mutex_unlock(&c->mu);
+	snprintf(tmp, sizeof tmp, "%s/" TMP_PREFIX "%ld-%llu-%s", c->dir, (long)getpid(), seq, key);
+	snprintf(path, sizeof path, "%s/%s", c->dir, key);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		log_msg(LOG_WARN, "result-cache: cannot write %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	int bad = 0;
+	const unsigned char *parts[2] = {(const unsigned char *)head, body};
+	size_t lens[2] = {(size_t)hl, len};
+	for (int i = 0; i < 2 && !bad; i++)
+		for (size_t off = 0; off < lens[i] && !bad;) {
+			ssize_t w = write(fd, parts[i] + off, lens[i] - off);
+			if (w <= 0)
+				bad = 1;
+			else
+				off += (size_t)w;
+		}
+	if (close(fd))
+		bad = 1;
+	struct stat old;
+	int replaced = !stat(path, &old);
+	if (bad || rename(tmp, path)) {
+		log_msg(LOG_WARN, "result-cache: cannot store %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	pthread_mutex_lock(&c->mu);
+	c->stores++;
+	if (replaced) {
+		c->bytes -= (unsigned long long)old.st_size < c->bytes ? (unsigned long long)old.st_size
+		                                                      : c->bytes;
+		c->entries -= c->entries > 0;
+	}
+	c->bytes += total;
+	c->entries++;
+	if (c->bytes > c->max_bytes)
+		rescan(c, 1, (unsigned long long)(c->max_bytes * LOW_WATER));
+	pthread_mutex_unlock(&c->mu);
+	return 0;
+}
+
+void result_cache_stats(struct result_cache *c, struct result_cache_stats *s)
+{
+	memset(s, 0, sizeof *s);
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->mu);
+	s->hits = c->hits;
+	s->misses = c->misses;
+	s->stores = c->stores;
+	s->evictions = c->evictions;
+	s->bytes = c->bytes;
+	s->max_bytes = c->max_bytes;
+	s->entries = c->entries;
+	pthread_mutex_unlock(&c->mu);
+}
