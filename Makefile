@@ -13,7 +13,15 @@ STD     := -std=c11 -D_GNU_SOURCE
 BUILD   ?= build
 CPPFLAGS_ALL := -I. -I$(BUILD) $(CPPFLAGS)
 CFLAGS_ALL   := $(STD) $(OPT) $(WARN) $(CFLAGS) -MMD -MP
-LDLIBS_ALL   := -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljpeg -ljansson -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lavif -lgnutls -lz -lm -lpthread $(LDLIBS)
+LDLIBS_ALL   := -lfftw3f_threads -lfftw3f -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljpeg -ljansson -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lavif -lgnutls -lz -lm -lpthread $(LDLIBS)
+# OpenBLAS's serial build, by its own directory and a run path: Debian's alternatives may point
+# libopenblas.so.0 at the pthreads or OpenMP build, whose own threads would fight the engine's
+# (cpu/conv.h; its test checks openblas_get_parallel() is 0)
+MULTIARCH    := $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+BLAS_DIR     := /usr/lib/$(MULTIARCH)/openblas-serial
+BLAS_INC     := /usr/include/$(MULTIARCH)/openblas-serial
+LDLIBS_BLAS  := -L$(BLAS_DIR) -Wl,-rpath,$(BLAS_DIR) -lopenblas
+LDLIBS_ALL   += $(LDLIBS_BLAS)
 LDLIBS_CLI   := -lcurl
 # the CLI links no HTTP server: everything but libmicrohttpd
 LDLIBS_CLI_ENGINE := $(filter-out -lmicrohttpd,$(LDLIBS_ALL))
@@ -21,7 +29,8 @@ LDLIBS_CLI_ENGINE := $(filter-out -lmicrohttpd,$(LDLIBS_ALL))
 # Debian packages: build, run and test needs. `make deps` installs only what is missing.
 DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri \
               libmicrohttpd-dev libturbojpeg0-dev libjpeg62-turbo-dev libjansson-dev libspng-dev libopenexr-dev libdeflate-dev zlib1g-dev \
-              libgnutls28-dev libwebp-dev libavif-dev libcurl4-openssl-dev
+              libgnutls28-dev libwebp-dev libavif-dev libcurl4-openssl-dev libfftw3-dev \
+              libopenblas-serial-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
               clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
               systemd python3-yaml libheif-examples \
@@ -49,12 +58,13 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 include core/module.mk
 include gles/module.mk
+include cpu/module.mk
 include codec/module.mk
 include api/module.mk
 include daemon/module.mk
 include cli/module.mk
 include lib/module.mk
-ENGINE_OBJS := $(API_OBJS) $(GLES_OBJS) $(CODEC_OBJS) $(CORE_OBJS)
+ENGINE_OBJS := $(API_OBJS) $(GLES_OBJS) $(CPU_OBJS) $(CODEC_OBJS) $(CORE_OBJS)
 LIB_OBJS := $(ENGINE_OBJS) $(DAEMON_LIB_OBJS)
 include tests/module.mk
 include bench/module.mk

@@ -14,7 +14,7 @@ BENCH_GPU_OBJS := $(BUILD)/bench/bench_main.o $(BUILD)/bench/bench_workloads.o \
 $(BUILD)/fftbloom-bench: $(BENCH_GPU_OBJS) $(BENCH_JSON_OBJ) $(BUILD)/cli/common.o $(LIBFB_OBJS) $(ENGINE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI_ENGINE)
 BENCH_BINS := $(BUILD)/bench/loadgen $(BUILD)/bench/fftw_peer $(BUILD)/bench/codec_ceiling \
-              $(BUILD)/bench/encode_formats
+              $(BUILD)/bench/encode_formats $(BUILD)/bench/cpu_bloom
 $(BENCH_JSON_OBJ): $(BUILD)/gen/version.h
 
 # loadgen: options and client threads (loadgen.c), its HTTP client, /proc CPU readings, report
@@ -23,14 +23,25 @@ LOADGEN_OBJS := $(BUILD)/bench/loadgen.o $(BUILD)/bench/loadgen_http.o \
 $(BUILD)/bench/loadgen: $(LOADGEN_OBJS) $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm -lpthread $(LDLIBS)
 $(BUILD)/bench/fftw_peer: $(BUILD)/bench/fftw_peer.o $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS) $(BUILD)/gles/fft_plan.o \
-                          $(BUILD)/gles/names.o
+                          $(BUILD)/gles/names.o $(BUILD)/core/fft_size.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(FFTW_LIBS) -lm -lpthread $(LDLIBS)
+# cpu_bloom: the CPU engine's bloom under the bloom workloads' IDs (bench/cpu_engine.sh)
+$(BUILD)/bench/cpu_bloom: $(BUILD)/bench/cpu_bloom.o $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS) $(CPU_OBJS) \
+                          $(CODEC_OBJS) $(CORE_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 $(BUILD)/bench/codec_ceiling: $(BUILD)/bench/codec_ceiling.o $(BUILD)/bench/bench_opts.o $(BENCH_JSON_OBJ) \
                              $(CODEC_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 $(BUILD)/bench/encode_formats: $(BUILD)/bench/encode_formats.o $(BUILD)/bench/bench_opts.o $(CODEC_OBJS) \
                               $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+# cpu_conv_bench: the CPU engine's conv2d and conv2d_transpose against plain im2col/col2im over
+# the same serial OpenBLAS (bench/RESULTS.md, "CPU engine: conv")
+BENCH_BINS += $(BUILD)/bench/cpu_conv_bench
+$(BUILD)/bench/cpu_conv_bench.o: CPPFLAGS_ALL += -I$(BLAS_INC)
+$(BUILD)/bench/cpu_conv_bench: $(BUILD)/bench/cpu_conv_bench.o $(BENCH_JSON_OBJ) $(BENCH_OPTS_OBJS) \
+                               $(CPU_CONV_OBJS) $(BUILD)/core/parallel.o $(BUILD)/core/clock.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_BLAS) -lm -lpthread $(LDLIBS)
 
 # peer_vkfft_vk: VkFFT's Vulkan backend, the second VkFFT peer (bench/peer_vkfft_vk.c). Built only
 # when asked, where VKFFT_DIR names a VkFFT 1.3.4 checkout (not part of this repository), against

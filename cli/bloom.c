@@ -157,8 +157,9 @@ static int run_frame(void *arg, const struct image *in, const struct image_info 
 	double total = 0;
 	for (int s = 0; fftbloom_stage_name(s); s++)
 		total += st.stage_ms[s] > 0 ? st.stage_ms[s] : 0;
-	n += (size_t)snprintf(note + n, note_len - n, ", GPU %.2f ms (%s:", total,
-	                      st.timed == 1 ? "timer queries" : "wall clock");
+	n += (size_t)snprintf(note + n, note_len - n, ", %s %.2f ms (%s:",
+	                      strcmp(fftbloom_context_engine(f->fc), "cpu") ? "GPU" : "CPU engine",
+	                      total, st.timed == 1 ? "timer queries" : "wall clock");
 	for (int s = 0, first = 1; fftbloom_stage_name(s) && n < note_len; s++)
 		if (st.stage_ms[s] > 0) { /* the stages that ran, by name */
 			n += (size_t)snprintf(note + n, note_len - n, "%s %s %.2f", first ? "" : ",",

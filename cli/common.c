@@ -171,6 +171,19 @@ void cli_usage(FILE *f, const char *usage, const struct opt_def *t, size_t n)
 	opts_print_help(f, t, n);
 }
 
+/* config_engine_check on the parsed values of a table that has the GPU options (found by the
+ * offset of its "engine" row): -1 with err for --engine cpu --require-gpu. */
+static int engine_usage(const struct opt_def *t, size_t n, const void *values,
+                        char err[OPT_ERR_LEN])
+{
+	const struct opt_def *d = opts_find(t, n, "engine");
+	if (!d)
+		return 0;
+	const struct gpu_config *gc =
+		(const void *)((const char *)values + d->offset - offsetof(struct gpu_config, engine));
+	return config_engine_check(gc, err, OPT_ERR_LEN);
+}
+
 int cli_parse(const char *name, const char *usage, const struct opt_def *t, size_t n, void *values,
               size_t size, int (*hook)(void *values, void *arg), void *arg, int argc,
               char **argv, int *npos)
@@ -183,7 +196,8 @@ int cli_parse(const char *name, const char *usage, const struct opt_def *t, size
 	memset(values, 0, size);
 	*npos = 0;
 	if (opts_defaults(t, n, values, err) || (hook && hook(values, arg)) ||
-	    opts_from_env(t, n, values, err) || opts_from_argv(t, n, values, argc, argv, 1, npos, err)) {
+	    opts_from_env(t, n, values, err) || opts_from_argv(t, n, values, argc, argv, 1, npos, err) ||
+	    engine_usage(t, n, values, err)) {
 		fprintf(stderr, "fftbloom %s: %s\n", name, err);
 		return 2;
 	}
@@ -221,7 +235,8 @@ int cli_parse_request(const char *name, const char *usage, const struct opt_def 
 	memset(values, 0, size);
 	*npos = 0;
 	if (opts_defaults(t, n, values, err) || opts_from_env(t, n, values, err) ||
-	    opts_from_argv_other(t, n, values, argc, argv, 1, npos, request_flag, req, err)) {
+	    opts_from_argv_other(t, n, values, argc, argv, 1, npos, request_flag, req, err) ||
+	    engine_usage(t, n, values, err)) {
 		fprintf(stderr, "fftbloom %s: %s\n", name, err);
 		return 2;
 	}
@@ -287,6 +302,11 @@ int cli_lib_open(const struct gpu_config *gc, int fft_technique, fftbloom_contex
 	           paths.named_wisdom ? FFTBLOOM_WISDOM_MEASURE : FFTBLOOM_WISDOM_SHIPPED;
 	o.frame_bytes = (size_t)gc->frame_memory;
 	o.fft_technique = fft_technique;
+	_Static_assert((int)ENGINE_CHOICE_GPU == FFTBLOOM_ENGINE_GPU &&
+	               (int)ENGINE_CHOICE_CPU == FFTBLOOM_ENGINE_CPU, "the engines are the library's");
+	/* --require-gpu asks for the GPU engine, which then refuses a software renderer */
+	o.engine = gc->require_gpu && gc->engine == ENGINE_CHOICE_AUTO ? FFTBLOOM_ENGINE_GPU
+	                                                                : gc->engine;
 	char err[FFTBLOOM_MESSAGE_LEN];
 	if (fftbloom_context_create(&o, c, err, sizeof err)) {
 		fprintf(stderr, "fftbloom: %s\n", err);

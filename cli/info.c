@@ -55,7 +55,8 @@ int cli_info(int argc, char **argv)
 			opts_print_help(stdout, gpu_config_table, gpu_config_table_len);
 			return 0;
 		}
-	if (gpu_config_load(&gc, argc, argv, 1, &npos, err)) {
+	if (gpu_config_load(&gc, argc, argv, 1, &npos, err) ||
+	    config_engine_check(&gc, err, sizeof err)) {
 		fprintf(stderr, "fftbloom info: %s\n", err);
 		return 2;
 	}
@@ -65,13 +66,25 @@ int cli_info(int argc, char **argv)
 	}
 	log_setup(LOG_WARN, 0);
 	gc.require_gpu = 0; /* the facts of whatever renderer there is, software ones included */
+	/* auto: the GL context's facts where there is one, and the engine auto would take on it */
+	int asked = gc.engine;
+	if (asked == ENGINE_CHOICE_AUTO)
+		gc.engine = ENGINE_CHOICE_GPU;
 	fftbloom_context *fc;
-	if (cli_lib_open(&gc, 0, &fc))
-		return 1;
+	if (cli_lib_open(&gc, 0, &fc)) {
+		if (asked != ENGINE_CHOICE_AUTO)
+			return 1;
+		gc.engine = ENGINE_CHOICE_CPU;
+		if (cli_lib_open(&gc, 0, &fc))
+			return 1;
+	}
+	const char *engine = !strcmp(fftbloom_context_engine(fc), "cpu") ||
+	                     (asked == ENGINE_CHOICE_AUTO && fftbloom_context_software(fc)) ? "cpu" : "gpu";
 	struct fftbloom_device_info info;
 	fftbloom_context_info(fc, &info);
 	const struct fftbloom_device_info *i = &info;
 	json_t *o = json_object();
+	json_object_set_new(o, "engine", json_string(engine));
 	json_object_set_new(o, "platform", json_string(i->platform));
 	json_object_set_new(o, "device_index", json_integer(i->device_index));
 	json_object_set_new(o, "device_count", json_integer(i->device_count));

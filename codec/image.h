@@ -148,6 +148,9 @@ int image_alloc(struct image *img, int w, int h, int channels);
 
 /* Frees the pixels (or gives lent ones back: release) and zeroes the struct; NULL-safe. */
 void image_free(struct image *img);
+/* A digest of an image's size, channels and float bits (two independent 64-bit streams): what
+ * both engines key a kernel's spectra by. */
+void image_digest(const struct image *k, uint64_t digest[2]);
 
 /* One row of the format table: what the codecs know of a format. Sniffing, file extensions,
  * media types, /v1/info, the 415 messages, the page's file picker, the OpenAPI document and

@@ -2,6 +2,7 @@
 #include "core/config.h"
 
 
+#include <stdio.h>
 #include <string.h>
 
 #define GPU_OPTS(T, base)                                                                   \
@@ -39,7 +40,12 @@
 	 "FFTBLOOM_GPU_FRAME_MEMORY", offsetof(T, base frame_memory)},                           \
 	{"require-gpu", OPT_BOOL, 0, 1, "false", NULL,                                           \
 	 "fail at start when the context is a software renderer (llvmpipe) instead of a GPU",     \
-	 "FFTBLOOM_REQUIRE_GPU", offsetof(T, base require_gpu)}
+	 "FFTBLOOM_REQUIRE_GPU", offsetof(T, base require_gpu)},                                 \
+	{"engine", OPT_ENUM, 0, 0, "auto", "auto|gpu|cpu",                                       \
+	 "where operations run: gpu, the GLES engine (on llvmpipe where there is no GPU); cpu, "  \
+	 "FFTW on the host's cores (no GL context; the same answers); auto: gpu on a GPU, cpu "   \
+	 "where the GL renderer is a software one or no context can be made (--require-gpu: gpu)", \
+	 "FFTBLOOM_ENGINE", offsetof(T, base engine)}
 
 #define C(f) offsetof(struct config, f)
 #define DAEMON_OPTS                                                                            \
@@ -349,6 +355,15 @@ int config_is_path(const struct opt_def *d)
 		size_t l = strlen(suffix[i]);
 		if (n > l && !strcmp(d->name + n - l, suffix[i]))
 			return 1;
+	}
+	return 0;
+}
+
+int config_engine_check(const struct gpu_config *gc, char *err, size_t len)
+{
+	if (gc->engine == ENGINE_CHOICE_CPU && gc->require_gpu) {
+		snprintf(err, len, "--engine cpu and --require-gpu contradict each other");
+		return -1;
 	}
 	return 0;
 }

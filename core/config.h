@@ -25,7 +25,15 @@ struct gpu_config {
 	                                   folder (cachedir_driver_setup) */
 	unsigned long long frame_memory; /* GPU bytes a frame's pass may take before tiling; 0: limits */
 	int require_gpu;               /* refuse a software renderer */
+	int engine;                    /* enum engine_choice: auto|gpu|cpu */
 };
+
+/* --engine: where operations run (auto: the GPU engine on a GPU, the CPU engine on a software
+ * renderer or without a context; with --require-gpu, the GPU engine). */
+enum engine_choice { ENGINE_CHOICE_AUTO = 0, ENGINE_CHOICE_GPU, ENGINE_CHOICE_CPU };
+/* A usage error (-1 with a message) for options that contradict each other: --engine cpu with
+ * --require-gpu. */
+int config_engine_check(const struct gpu_config *gc, char *err, size_t len);
 
 struct config {
 	struct gpu_config gpu;

@@ -4,6 +4,8 @@
 CORE_OBJS := \
 	$(BUILD)/core/clock.o \
 	$(BUILD)/core/parallel.o \
+	$(BUILD)/core/fft_size.o \
+	$(BUILD)/core/kernel_shape.o \
 	$(BUILD)/core/opts.o \
 	$(BUILD)/core/log.o \
 	$(BUILD)/core/config.o \

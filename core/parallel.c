@@ -5,7 +5,11 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <semaphore.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 struct piece {
@@ -21,12 +25,48 @@ static void *run_piece(void *arg)
 	return NULL;
 }
 
+/* The CPU quota of the process's cgroup in cores, rounded up (cgroup v2 cpu.max, else v1's
+ * cfs quota and period), or 0 when none is set or none can be read. */
+static long cgroup_cores(void)
+{
+	long long quota = -1, period = 0;
+	FILE *f = fopen("/sys/fs/cgroup/cpu.max", "r");
+	if (f) {
+		char q[32];
+		if (fscanf(f, "%31s %lld", q, &period) == 2 && strcmp(q, "max"))
+			quota = atoll(q);
+		fclose(f);
+	} else if ((f = fopen("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "r"))) {
+		if (fscanf(f, "%lld", &quota) != 1)
+			quota = -1;
+		fclose(f);
+		if ((f = fopen("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "r"))) {
+			if (fscanf(f, "%lld", &period) != 1)
+				period = 0;
+			fclose(f);
+		}
+	}
+	if (quota <= 0 || period <= 0)
+		return 0;
+	return (long)((quota + period - 1) / period);
+}
+
 long par_cores(void)
 {
+	static atomic_long cached;
+	long c = atomic_load(&cached);
+	if (c > 0)
+		return c;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	cpu_set_t set;
 	if (!sched_getaffinity(0, sizeof set, &set) && CPU_COUNT(&set) > 0)
 		cores = CPU_COUNT(&set);
+	long quota = cgroup_cores();
+	if (quota > 0 && quota < cores)
+		cores = quota;
+	if (cores < 1)
+		cores = 1;
+	atomic_store(&cached, cores);
 	return cores;
 }
 
@@ -60,8 +100,24 @@ void par_for(size_t n, size_t min_items, par_fn fn, void *ctx)
 	}
 }
 
-/* Threads inside par_each now, callers and helpers: what new helpers are measured against. */
+/* Threads at work now (par_each's callers and helpers, and par_hold's holders): what new helpers
+ * are measured against. */
 static atomic_int par_busy;
+
+void par_hold(void)
+{
+	atomic_fetch_add(&par_busy, 1);
+}
+
+void par_release(void)
+{
+	atomic_fetch_sub(&par_busy, 1);
+}
+
+int par_busy_now(void)
+{
+	return atomic_load(&par_busy);
+}
 
 struct each {
 	par_item_fn fn;
@@ -72,11 +128,7 @@ struct each {
 	pthread_mutex_t lock; /* guards first/rc */
 	size_t first;         /* the lowest failed item */
 	int rc;               /* its value */
-};
-
-struct each_worker {
-	struct each *e;
-	int id;
+	sem_t done;           /* posted by each helper when it has finished its share */
 };
 
 static void each_run(struct each *e, int id)
@@ -98,11 +150,66 @@ static void each_run(struct each *e, int id)
 	}
 }
 
-static void *each_main(void *arg)
+/* Helper threads, started on first need and parked between calls (a thread's start costs tens of
+ * microseconds, which FFTW's many short parallel loops would pay each time). */
+struct helper {
+	sem_t go;          /* posted with e and id set */
+	struct each *e;
+	int id;
+	struct helper *next_free;
+};
+static pthread_mutex_t helpers_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct helper *helpers_free;
+static int helpers_made;
+
+static void *helper_main(void *arg)
 {
-	struct each_worker *w = arg;
-	each_run(w->e, w->id);
+	struct helper *h = arg;
+	for (;;) {
+		while (sem_wait(&h->go))
+			;
+		struct each *e = h->e;
+		each_run(e, h->id);
+		pthread_mutex_lock(&helpers_lock);
+		h->next_free = helpers_free;
+		helpers_free = h;
+		pthread_mutex_unlock(&helpers_lock);
+		sem_post(&e->done);
+	}
 	return NULL;
+}
+
+/* A parked helper, or a new one (NULL when none can be made). */
+static struct helper *helper_take(void)
+{
+	pthread_mutex_lock(&helpers_lock);
+	struct helper *h = helpers_free;
+	if (h) {
+		helpers_free = h->next_free;
+		pthread_mutex_unlock(&helpers_lock);
+		return h;
+	}
+	if (helpers_made >= PAR_EACH_MAX) {
+		pthread_mutex_unlock(&helpers_lock);
+		return NULL;
+	}
+	h = calloc(1, sizeof *h);
+	pthread_t th;
+	pthread_attr_t attr;
+	int ok = h && !sem_init(&h->go, 0, 0) && !pthread_attr_init(&attr);
+	if (ok) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		ok = !pthread_create(&th, &attr, helper_main, h);
+		pthread_attr_destroy(&attr);
+	}
+	if (!ok) {
+		free(h);
+		h = NULL;
+	} else {
+		helpers_made++;
+	}
+	pthread_mutex_unlock(&helpers_lock);
+	return h;
 }
 
 int par_each(size_t n, int threads, par_item_fn fn, void *ctx, size_t *failed)
@@ -111,11 +218,12 @@ int par_each(size_t n, int threads, par_item_fn fn, void *ctx, size_t *failed)
 	atomic_init(&e.next, 0);
 	atomic_init(&e.stop, 0);
 	pthread_mutex_init(&e.lock, NULL);
-	if (threads > PAR_MAX_THREADS)
-		threads = PAR_MAX_THREADS;
+	sem_init(&e.done, 0, 0);
+	if (threads > PAR_EACH_MAX)
+		threads = PAR_EACH_MAX;
 	if ((size_t)threads > n)
 		threads = (int)n;
-	/* helpers only where cores are free of other par_each threads */
+	/* helpers only where cores are free of other par_each threads and holders */
 	long cores = par_cores();
 	int busy = atomic_fetch_add(&par_busy, 1) + 1, helpers = 0;
 	while (threads > 1) {
@@ -127,22 +235,25 @@ int par_each(size_t n, int threads, par_item_fn fn, void *ctx, size_t *failed)
 	}
 	if (helpers < 0)
 		helpers = 0;
-	pthread_t th[PAR_MAX_THREADS];
-	struct each_worker w[PAR_MAX_THREADS];
 	int started = 0;
 	for (int i = 1; i <= helpers; i++) {
-		w[i] = (struct each_worker){&e, i};
-		if (pthread_create(&th[i], NULL, each_main, &w[i]))
+		struct helper *h = helper_take();
+		if (!h)
 			break;
+		h->e = &e;
+		h->id = i;
 		started++;
+		sem_post(&h->go);
 	}
 	if (started < helpers) /* threads that could not start give their place back */
 		atomic_fetch_sub(&par_busy, helpers - started);
 	each_run(&e, 0);
-	for (int i = 1; i <= started; i++)
-		pthread_join(th[i], NULL);
+	for (int i = 0; i < started; i++)
+		while (sem_wait(&e.done))
+			;
 	atomic_fetch_sub(&par_busy, 1 + started);
 	pthread_mutex_destroy(&e.lock);
+	sem_destroy(&e.done);
 	if (e.rc && failed)
 		*failed = e.first;
 	return e.rc;

@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-/* Threads a call uses at most (the calling one among them), and fewer where the process may run
- * on fewer cores (its CPU affinity; a cgroup's quota is not seen): one frame's copies take at
+/* Threads a par_for call uses at most (the calling one among them), and fewer where the process
+ * may run on fewer cores (par_cores): one frame's copies take at
  * most half of a 16-core host whose other cores decode and encode other requests. The bound is
  * per call: calls on several threads at once (one GPU thread each) start their own. */
 #define PAR_MAX_THREADS 8
@@ -25,9 +25,22 @@ void par_for(size_t n, size_t min_items, par_fn fn, void *ctx);
  * them on the calling thread alone). */
 int par_threads(size_t n, size_t min_items);
 
-/* The cores this process may run on: its CPU affinity where it is confined to some, else the
- * online processors (a cgroup's CPU quota is not seen). */
+/* The cores this process may run on: the online processors, fewer where its CPU affinity
+ * confines it to some, and fewer where its cgroup's CPU quota (cgroup v2 cpu.max, or v1's cfs
+ * quota) allows less (rounded up); read once. */
 long par_cores(void);
+
+/* The most threads one par_each call runs (its callers' per-worker state is sized by what they
+ * pass, at most this). */
+#define PAR_EACH_MAX 256
+
+/* A thread that works outside par_each (a codec thread decoding a frame) counts itself busy
+ * while it works, so that par_each calls (the CPU engine's FFTs) start helpers only on the
+ * cores left: codec threads and the engine share the cores without oversubscribing them. */
+void par_hold(void);
+void par_release(void);
+/* The threads par_each and par_hold count at work now. */
+int par_busy_now(void);
 
 /* One item of par_each: item in [0, n) on worker in [0, threads) (0 is the calling thread; a
  * worker runs one item at a time, so state indexed by worker needs no lock). Returns 0, or
@@ -39,7 +52,8 @@ typedef int (*par_item_fn)(void *ctx, int worker, size_t item);
  * at once run at most as many threads as the process may use cores (par_threads' count), so
  * codec threads that each split a frame do not oversubscribe a loaded host: a call made while
  * the others hold every core runs on its calling thread alone. threads is clamped to
- * [1, PAR_MAX_THREADS]. Returns 0 when every item returned 0; else the value of the lowest item
+ * [1, PAR_EACH_MAX]; helpers are threads started once and parked between calls. Returns 0 when
+ * every item returned 0; else the value of the lowest item
  * that failed among those that ran, with that item in *failed (when not NULL). */
 int par_each(size_t n, int threads, par_item_fn fn, void *ctx, size_t *failed);
 

@@ -17,6 +17,7 @@
 #include "daemon/images.h"
 #include "daemon/jobs_impl.h"
 #include "core/log.h"
+#include "core/parallel.h"
 #include "gles/egl.h"
 #include "gles/program.h"
 #include "gles/wisdom.h"
@@ -568,6 +569,14 @@ static void do_encode(struct jobs *J, struct job *j)
 	finish(J, j);
 }
 
+/* On the CPU engine a codec thread at work counts as a busy core (par_hold), so that the
+ * engine's FFT helpers take only the cores the codec threads leave: one pool of cores. */
+static void codec_hold(struct jobs *J, int hold)
+{
+	if (J->cfg.gpu.engine == ENGINE_CHOICE_CPU)
+		hold ? par_hold() : par_release();
+}
+
 void *codec_main(void *arg)
 {
 	struct jobs *J = arg;
@@ -576,11 +585,15 @@ void *codec_main(void *arg)
 		struct job *j;
 		if ((j = fifo_pop(&J->encode))) { /* finishing work first frees memory first */
 			pthread_mutex_unlock(&J->lock);
+			codec_hold(J, 1);
 			do_encode(J, j);
+			codec_hold(J, 0);
 			pthread_mutex_lock(&J->lock);
 		} else if ((j = fifo_pop(&J->decode))) {
 			pthread_mutex_unlock(&J->lock);
+			codec_hold(J, 1);
 			do_decode(J, j);
+			codec_hold(J, 0);
 			pthread_mutex_lock(&J->lock);
 		} else if (J->stop && J->in_flight == 0) {
 			break;

@@ -177,6 +177,8 @@ static int check_config(const struct config *cfg, int device_count, int *devices
                         int (*warm)[2], int *nwarm, char *err, size_t len)
 {
 	char aerr[API_ERR_LEN];
+	if (config_engine_check(&cfg->gpu, err, len))
+		return -1;
 	if (api_parse_gpus(cfg->gpus, device_count, devices, JOBS_MAX_GPUS, ndev, aerr)) {
 		snprintf(err, len, "%s", aerr);
 		return -1;
@@ -403,6 +405,69 @@ static int device_count_forked(void)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	return c;
+}
+
+/* What --engine auto finds: 1 when the GL renderer of cfg's platform (its first device) is a
+ * software one or no context can be made (the CPU engine), 0 on a GPU; asked in a child process
+ * as device_count_forked asks, so that this process loads no GL driver it may not use. */
+static int engine_auto_cpu(const struct gpu_config *gc, char *why, size_t len)
+{
+	int p[2];
+	if (pipe(p))
+		return 0;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return 0;
+	}
+	if (!pid) {
+		close(p[0]);
+		char msg[256] = "";
+		struct egl_opts eo = {.platform = gc->platform, .device_index = gc->device};
+		struct egl_ctx *ctx;
+		static char err[EGL_ERR_LEN];
+		if (egl_ctx_create(&eo, NULL, &ctx, err))
+			snprintf(msg, sizeof msg, "no GL context could be made");
+		else if (egl_ctx_info(ctx)->software)
+			snprintf(msg, sizeof msg, "the GL renderer '%.200s' is a software one",
+			         egl_ctx_info(ctx)->renderer);
+		ssize_t w = write(p[1], msg, sizeof msg);
+		_exit(w == sizeof msg ? 0 : 1);
+	}
+	close(p[1]);
+	char msg[256];
+	int cpu = read(p[0], msg, sizeof msg) == sizeof msg && msg[0];
+	if (cpu)
+		snprintf(why, len, "%s", msg);
+	close(p[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return cpu;
+}
+
+/* Resolves --engine (auto: engine_auto_cpu; --require-gpu: the GPU engine) and says which at
+ * start. The CPU engine decodes and encodes every frame on the host (no JPEG planes, no lent
+ * upload buffers) and runs one worker thread, whose FFTs take the cores the codec threads
+ * leave (core/parallel.h). */
+static void engine_resolve(struct config *cfg, int *ndev)
+{
+	char why[300] = "--engine cpu";
+	if (cfg->gpu.engine == ENGINE_CHOICE_AUTO)
+		cfg->gpu.engine = !cfg->gpu.require_gpu && engine_auto_cpu(&cfg->gpu, why, sizeof why)
+		                  ? ENGINE_CHOICE_CPU : ENGINE_CHOICE_GPU;
+	if (cfg->gpu.engine != ENGINE_CHOICE_CPU) {
+		log_msg(LOG_INFO, "engine: gpu (GLES)");
+		return;
+	}
+	cfg->jpeg_planes = 0;
+	cfg->jpeg_upload_lease = 0;
+	cfg->float_upload_lease = 0;
+	cfg->gpu_threads = 1;
+	cfg->gpu_depth = 1;
+	*ndev = 1;
+	log_msg(LOG_INFO, "engine: cpu (FFTW on %ld cores: %s)", par_cores(), why);
 }
 
 /* The named store's hook: a stored PUT goes to the shared folder for the other workers. */
@@ -717,6 +782,7 @@ int main(int argc, char **argv)
 		sdnotify_destroy(notify);
 		return 2;
 	}
+	engine_resolve(&cfg, &ndev);
 	int rc = 1, nbound = 0;
 	struct service *svc = NULL;
 	/* The port first: one in use is said at once, not after the GPU contexts are made. With

@@ -502,7 +502,8 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 		g->id = i;
 		g->device = devices[i];
 		J->ngpus++;
-		if (pthread_create(&g->th, NULL, gpu_main, g)) {
+		if (pthread_create(&g->th, NULL,
+		                   J->cfg.gpu.engine == ENGINE_CHOICE_CPU ? cpu_main : gpu_main, g)) {
 			snprintf(err, JOBS_ERR_LEN, "cannot start GPU thread %d", i);
 			rc = JOBS_E_INIT;
 			goto fail;

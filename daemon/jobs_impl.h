@@ -159,5 +159,7 @@ void gpu_job_drop(struct job *j);
 
 /* gpu_worker.c */
 void *gpu_main(void *arg);
+/* The worker thread of the CPU engine (cpu_worker.c), in a GPU thread's place. */
+void *cpu_main(void *arg);
 
 #endif

@@ -250,6 +250,12 @@ static void service_conns_sum(struct server *S, struct service_conns *c)
 	free(w);
 }
 
+/* "gpu" or "cpu": the engine the daemon resolved at start (--engine). */
+static const char *engine_name(const struct server *S)
+{
+	return S->cfg.gpu.engine == ENGINE_CHOICE_CPU ? "cpu" : "gpu";
+}
+
 static json_t *gpus_json(const struct jobs_status *st, int show_paths)
 {
 	json_t *a = json_array();
@@ -388,6 +394,7 @@ static enum MHD_Result route_info(struct req *r)
 		"input_formats", in_fmts, "output_formats", out_fmts, "formats", formats_json(),
 		"parameters", params, "tls", S->o.tls_cert != NULL,
 		"api_key", S->o.api_key != NULL);
+	json_object_set_new(o, "engine", json_string(engine_name(S)));
 	size_t ni;
 	unsigned long long ib, mb;
 	int mi;
@@ -397,7 +404,7 @@ static enum MHD_Result route_info(struct req *r)
 	/* the defaults that differ between 8-bit and float or 16-bit inputs */
 	json_object_set_new(o, "input_defaults", request_input_defaults_json());
 	json_object_set_new(o, "url_signing", json_boolean(S->o.sign_key != NULL));
-	json_object_set_new(o, "engine", json_string(S->engine_hex));
+	json_object_set_new(o, "engine_digest", json_string(S->engine_hex));
 	/* what holds on every GPU thread's context: any frame within the decode limits (in tiles
 	 * past untiled_pixels), kernels to the smallest max_kernel_side */
 	json_t *lim = json_object_get(o, "limits");
@@ -754,6 +761,7 @@ enum MHD_Result route_get(struct req *r)
 		int ok = service_ready(S, why, sizeof why, &workers);
 		json_t *o = ok ? json_pack("{s:s}", "status", "ready")
 		               : json_pack("{s:s,s:s}", "status", "not_ready", "reason", why);
+		json_object_set_new(o, "engine", json_string(engine_name(S)));
 		if (warn)
 			json_object_set_new(o, "warnings", warn);
 		if (workers)

@@ -9,27 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/kernel_shape.h"
 #include "gles/kernel_presets.h"
 
 void bloom_kernel_digest(const struct image *k, uint64_t digest[2])
 {
-	/* two independent 64-bit multiply-xorshift streams over the header and the float bits */
-	uint64_t h1 = 0x243F6A8885A308D3ull, h2 = 0x13198A2E03707344ull;
-	uint32_t head[3] = {(uint32_t)k->width, (uint32_t)k->height, (uint32_t)k->channels};
-	size_t n = (size_t)k->width * k->height * k->channels;
-	for (size_t i = 0; i < 3 + n; i++) {
-		uint32_t w;
-		if (i < 3)
-			w = head[i];
-		else
-			memcpy(&w, &k->pixels[i - 3], 4);
-		h1 = (h1 ^ w) * 0x9E3779B97F4A7C15ull;
-		h1 ^= h1 >> 29;
-		h2 = (h2 + w) * 0xC2B2AE3D27D4EB4Full;
-		h2 ^= h2 >> 31;
-	}
-	digest[0] = h1 ^ (h1 >> 32);
-	digest[1] = h2 ^ (h2 >> 33);
+	image_digest(k, digest);
 }
 
 int bloom_kernel_preset(struct bloom_ctx *b, const struct kernel_preset *ks, struct image *out,
@@ -82,49 +67,15 @@ static int preset_image(struct bloom_ctx *b, const struct bloom_params *p, struc
 int bloom_kernel_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy, char *err,
                         size_t err_len)
 {
-	const struct kernel_center *c = &p->center;
-	if (c->mode == KERNEL_CENTER_PIXEL) {
-		*cx = (int)lround(c->x);
-		*cy = (int)lround(c->y);
-		if (*cx >= kw || *cy >= kh) {
-			snprintf(err, err_len, "kernel_center: %d,%d lies outside the %dx%d kernel",
-			         *cx, *cy, kw, kh);
-			return BLOOM_E_ARG;
-		}
-	} else if (c->mode == KERNEL_CENTER_UV) {
-		*cx = (int)fmin(floor(c->x * kw), kw - 1);
-		*cy = (int)fmin(floor(c->y * kh), kh - 1);
-	} else {
-		*cx = kw / 2;
-		*cy = kh / 2;
-	}
-	return 0;
+	return kshape_center(p, kw, kh, cx, cy, err, err_len) ? BLOOM_E_ARG : 0;
 }
 
-/* The kernel's size and centre as used: kernel_scale makes its larger side S times the image's
- * shorter side, and the centre moves with it. Cheap: no pixel is read. */
+/* The kernel's size and centre as used (kshape_geometry). Cheap: no pixel is read. */
 static int kernel_geometry(const struct image *k, const struct bloom_params *p, int w, int h,
                            struct kinfo *ki, char err[BLOOM_ERR_LEN])
 {
-	int rc = bloom_kernel_center(p, k->width, k->height, &ki->cx, &ki->cy, err, BLOOM_ERR_LEN);
-	ki->kw = k->width;
-	ki->kh = k->height;
-	if (rc || p->kernel_scale <= 0)
-		return rc;
-	int shorter = w < h ? w : h, larger = k->width > k->height ? k->width : k->height;
-	double f = p->kernel_scale * shorter / larger;
-	int nw = (int)lround(k->width * f), nh = (int)lround(k->height * f);
-	nw = nw < 1 ? 1 : nw;
-	nh = nh < 1 ? 1 : nh;
-	if (nw > 16384 || nh > 16384) {
-		snprintf(err, BLOOM_ERR_LEN, "kernel-scale: the kernel would be %dx%d", nw, nh);
-		return BLOOM_E_ARG;
-	}
-	ki->cx = (int)fmin(floor((ki->cx + 0.5) * nw / k->width), nw - 1);
-	ki->cy = (int)fmin(floor((ki->cy + 0.5) * nh / k->height), nh - 1);
-	ki->kw = nw;
-	ki->kh = nh;
-	return 0;
+	return kshape_geometry(p, k->width, k->height, w, h, &ki->kw, &ki->kh, &ki->cx, &ki->cy, err,
+	                       BLOOM_ERR_LEN) ? BLOOM_E_ARG : 0;
 }
 
 int bloom_kernel_resolve(struct bloom_ctx *b, const struct bloom_kernel *k,

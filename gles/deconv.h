@@ -57,24 +57,6 @@ enum deconv_padding_mode { DECONV_PAD_TORCH = 0, DECONV_PAD_TF_SAME, DECONV_PAD_
  * (gles/names.c). */
 extern const char *const deconv_padding_mode_names[DECONV_PAD_MODE_COUNT + 1];
 
-struct deconv_conv {
-	int batch, in_c, in_h, in_w; /* input (B, Cin, H, W): batch 1 for a 3-D input */
-	int out_c;                   /* output planes: weight.shape[1] * groups */
-	int k_h, k_w;                /* weight (in_c, out_c / groups, k_h, k_w) */
-	int stride_h, stride_w;      /* >= 1 */
-	int pad_h, pad_w;            /* torch: padding (>= 0); TF modes: must be 0 */
-	int out_pad_h, out_pad_w;    /* torch: output_padding, below the stride or the dilation;
-	                                TF modes: must be 0 */
-	int dil_h, dil_w, groups;    /* 0 means 1 */
-	int padding_mode;            /* enum deconv_padding_mode */
-	int out_h, out_w;            /* TF modes: the output shape (0 and 0: Keras's default, SAME
-	                                H * stride, VALID H * stride + max(dk - stride, 0) with
-	                                dk = dil (k - 1) + 1); torch: 0, or the size it gives */
-	int method;                  /* enum deconv_method */
-	int conv_algorithm;          /* enum spatial_algorithm of zero-insert and subkernel */
-	int time_stages;             /* 1: time the GPU stages into deconv_stats.stage_ms */
-};
-
 /* The output of c and the padding before the first row and column: torch: out = (in - 1) *
  * stride - 2 pad + dil (k - 1) + out_pad + 1, pad_top = pad; TF SAME: pad_top = floor(max((in
  * - 1) stride + dk - out, 0) / 2) (the odd pixel at the bottom / right), VALID: 0. Errors

@@ -32,11 +32,11 @@
 #ifndef FFTBLOOM_FFT_PLAN_H
 #define FFTBLOOM_FFT_PLAN_H
 
-#define FFT_MAX_PASSES 32
+#include "core/fft_size.h"
+
 #define FFT_MAX_PRIME 13   /* largest prime factor run natively; larger ones go through Bluestein */
 #define FFT_MAX_RADIX 13   /* largest radix of a pass: the powers of two go in radix 8 (and one
                               smaller remainder), the odd primes each in a pass of their own */
-#define FFT_MAX_N (1 << 24)
 
 /* The shortest power-of-two length whose shared-memory exchanges are padded against bank
  * conflicts (fft_plan_exchanges): padding pays where a power-of-two stride maps a whole exchange
@@ -125,27 +125,9 @@ struct fft_plan {
 	int bank_pad;    /* log2 of the padding period in elements when an exchange is padded, or 0 */
 };
 
-/* Radices of n under the strategy: odd prime factors (largest first), then the powers of two in
- * radix-8 passes with the remainder (2 or 4) last. Returns the count, or FFT_PLAN_E_SIZE.
- * Factors larger than FFT_MAX_PRIME are returned as they are (the caller decides on
- * Bluestein). Radix 8 is the largest power of two, and odd factors are not grouped into
- * composite radices (9, 25, 27): larger butterflies cost more registers than the exchanges they
- * save (radix 16 and the composite radices measured slower: bench/RESULTS.md, "Log of
- * decisions"). */
-int fft_factor(int n, int radices[FFT_MAX_PASSES]);
-
 /* 1 when every prime factor of n is at most FFT_MAX_PRIME. */
 int fft_is_native(int n);
 
-/* The cost model for padding: m times its number of passes, since on a GPU each pass costs a
- * read and a write of the signal (through shared or global memory). */
-double fft_cost(int m);
-
-/* The cheapest natively supported length >= n: among the 7-smooth lengths in [n, 2n] (factors
- * 2, 3, 5, 7, whose butterflies are specialised; 11 and 13 run natively but through the slower
- * generic butterfly, so they are not chosen for padding), the one of least fft_cost, the
- * smallest on a tie. E.g. 2174 -> 2240 (4 passes), not 2187 = 3^7 (7 passes). n < 1 gives 1. */
-int fft_good_size(int n);
 
 /* A technique and work-group shape for one axis (fft_opts' fields of the same names). */
 struct fft_choice {

@@ -47,6 +47,7 @@
 #ifndef FFTBLOOM_SPATIAL_H
 #define FFTBLOOM_SPATIAL_H
 
+#include "core/conv_params.h"
 #include "gles/cancel.h"
 #include "gles/egl.h"
 #include "gles/gpu_timer.h"
@@ -112,20 +113,6 @@ struct spatial_caps {
 	int mediump_bits;      /* mantissa bits the error bound assumes of mediump arithmetic: 10,
 	                          GLSL ES's minimum (llvmpipe sums texture-fed mediump values in
 	                          float16; a driver that does better only beats the bound) */
-};
-
-/* A convolution with Torch's parameters. Output (B, out_c, (H + 2 pad_h - dil_h (k_h - 1) - 1)
- * / stride_h + 1, likewise W). */
-struct spatial_conv {
-	int batch, in_c, in_h, in_w; /* input (B, Cin, H, W): batch 1 for a 3-D input */
-	int out_c, k_h, k_w;         /* weight (out_c, in_c / groups, k_h, k_w) */
-	int pad_h, pad_w;            /* zero padding, each side */
-	int stride_h, stride_w;
-	int dil_h, dil_w, groups;    /* 0 means 1 */
-	int precision;               /* enum spatial_precision */
-	int algorithm;               /* enum spatial_algorithm */
-	int time_stages;             /* 1: time the GPU stages into spatial_stats.stage_ms (timer
-	                                queries, or a glFinish after each where there are none) */
 };
 
 struct spatial_stats {

@@ -1,7 +1,8 @@
-/* libfftbloom (lib/include/fftbloom.h): the public C API over the GPU engine. A context owns one
- * engine (gles/engine.h: the EGL context, program cache, wisdom, and the bloom, spatial and
- * transposed-convolution parts, each built on first use) and a cache of FFT plans; every call
- * maps the public types onto the engine's and the engine's codes onto enum fftbloom_status. */
+/* libfftbloom (lib/include/fftbloom.h): the public C API over both engines. A context owns one
+ * GPU engine (gles/engine.h: the EGL context, program cache, wisdom, and the bloom, spatial and
+ * transposed-convolution parts, each built on first use) with a cache of FFT plans, or one CPU
+ * engine (cpu/engine.h); every call maps the public types onto the engine's and the engine's
+ * codes onto enum fftbloom_status. */
 #define FFTBLOOM_BUILDING 1 /* the header marks the API visible */
 #include "lib/include/fftbloom.h"
 
@@ -14,6 +15,9 @@
 
 #include "codec/image.h"
 #include "core/checked.h"
+#include "core/clock.h"
+#include "cpu/conv.h"
+#include "cpu/engine.h"
 #include "gles/bloom.h"
 #include "gles/conv_shape.h"
 #include "gles/convolve.h"
@@ -23,7 +27,8 @@
 #include "gles/spatial.h"
 
 struct fftbloom_context {
-	struct engine *engine;
+	struct engine *engine;   /* the GPU engine, or NULL on the CPU engine */
+	struct cpu_engine *cpu;  /* the CPU engine, or NULL on the GPU engine */
 	struct fft_cache *ffts;  /* plans per (width, height, axes) */
 	struct convolve_model model; /* convolve's method auto: the cost model, calibrated once */
 	int technique;           /* fftbloom_context_opts.fft_technique */
@@ -99,11 +104,12 @@ int fftbloom_context_create(const struct fftbloom_context_opts *o, fftbloom_cont
 	if (o->platform < FFTBLOOM_PLATFORM_AUTO || o->platform > FFTBLOOM_PLATFORM_CURRENT ||
 	    o->gpu < 0 || o->max_plans < 0 || o->wisdom < FFTBLOOM_WISDOM_SHIPPED ||
 	    o->wisdom > FFTBLOOM_WISDOM_RULES || o->fft_technique < 0 ||
-	    o->fft_technique >= FFT_TECH_COUNT) {
+	    o->fft_technique >= FFT_TECH_COUNT || o->engine < FFTBLOOM_ENGINE_AUTO ||
+	    o->engine > FFTBLOOM_ENGINE_CPU) {
 		if (err && err_len)
-			snprintf(err, err_len, "platform %d, gpu %d, max_plans %d, wisdom %d or "
-			         "fft_technique %d out of range", o->platform, o->gpu, o->max_plans,
-			         o->wisdom, o->fft_technique);
+			snprintf(err, err_len, "platform %d, gpu %d, max_plans %d, wisdom %d, "
+			         "fft_technique %d or engine %d out of range", o->platform, o->gpu,
+			         o->max_plans, o->wisdom, o->fft_technique, o->engine);
 		return FFTBLOOM_E_ARG;
 	}
 	fftbloom_context *c = calloc(1, sizeof *c);
@@ -126,11 +132,34 @@ int fftbloom_context_create(const struct fftbloom_context_opts *o, fftbloom_cont
 		free(c);
 		return FFTBLOOM_E_NOMEM;
 	}
-	int e = engine_create(&eo, NULL, &c->engine, eerr);
-	if (!e && fft_cache_create(engine_programs(c->engine), engine_info(c->engine), NULL,
-	                           o->max_plans ? o->max_plans : 8, &c->ffts)) {
+	int e = 0;
+	if (o->engine != FFTBLOOM_ENGINE_CPU) {
+		e = engine_create(&eo, NULL, &c->engine, eerr);
+		/* auto: a software renderer, or no context at all, takes the CPU engine (the caller's
+		 * own context stays: its buffers are what the *_gl functions are for) */
+		int to_cpu = o->engine == FFTBLOOM_ENGINE_AUTO && o->platform != FFTBLOOM_PLATFORM_CURRENT &&
+		             (e == ENGINE_E_CONTEXT || (!e && engine_info(c->engine)->software));
+		if (to_cpu) {
+			engine_destroy(c->engine);
+			c->engine = NULL;
+			e = 0;
+		}
+	}
+	if (!e && c->engine && fft_cache_create(engine_programs(c->engine), engine_info(c->engine),
+	                                        NULL, o->max_plans ? o->max_plans : 8, &c->ffts)) {
 		snprintf(eerr, ENGINE_ERR_LEN, "out of memory");
 		e = ENGINE_E_NOMEM;
+	}
+	if (!e && !c->engine) {
+		char wisdom[4096] = "";
+		if (o->wisdom_file && *o->wisdom_file && o->wisdom != FFTBLOOM_WISDOM_RULES)
+			snprintf(wisdom, sizeof wisdom, "%s.fftw", o->wisdom_file);
+		struct cpu_engine_opts co = {.wisdom_file = wisdom,
+		                             .measure = o->wisdom == FFTBLOOM_WISDOM_MEASURE
+		                                        ? CPU_MEASURE_NOW : CPU_MEASURE_NEVER,
+		                             .max_plans = o->max_plans};
+		_Static_assert(CPU_ERR_LEN <= ENGINE_ERR_LEN, "the CPU engine's message fits");
+		e = cpu_engine_create(&co, NULL, &c->cpu, eerr) ? ENGINE_E_NOMEM : 0;
 	}
 	if (e) {
 		if (err && err_len)
@@ -140,7 +169,8 @@ int fftbloom_context_create(const struct fftbloom_context_opts *o, fftbloom_cont
 		return e == ENGINE_E_NOMEM ? FFTBLOOM_E_NOMEM : FFTBLOOM_E_CONTEXT;
 	}
 	free(eerr);
-	snprintf(c->driver, sizeof c->driver, "%s", engine_driver(c->engine));
+	snprintf(c->driver, sizeof c->driver, "%s",
+	         c->engine ? engine_driver(c->engine) : cpu_engine_describe(c->cpu));
 	*out = c;
 	return 0;
 }
@@ -151,6 +181,7 @@ void fftbloom_context_destroy(fftbloom_context *c)
 		return;
 	fft_cache_destroy(c->ffts);
 	engine_destroy(c->engine);
+	cpu_engine_destroy(c->cpu);
 	free(c);
 }
 
@@ -164,14 +195,25 @@ const char *fftbloom_context_renderer(const fftbloom_context *c)
 	return c ? c->driver : "";
 }
 
+const char *fftbloom_context_engine(const fftbloom_context *c)
+{
+	return !c ? "" : c->cpu ? "cpu" : "gpu";
+}
+
 int fftbloom_context_software(const fftbloom_context *c)
 {
-	return c && engine_info(c->engine)->software;
+	return c && c->engine && engine_info(c->engine)->software;
 }
 
 void fftbloom_context_info(const fftbloom_context *c, struct fftbloom_device_info *out)
 {
 	memset(out, 0, sizeof *out);
+	if (!c->engine) { /* the CPU engine: no GL context */
+		snprintf(out->platform, sizeof out->platform, "cpu");
+		snprintf(out->renderer, sizeof out->renderer, "%.200s", c->driver);
+		out->device_index = -1;
+		return;
+	}
 	const struct egl_info *i = engine_info(c->engine);
 #define CP(f)                                                                                  \
 	do {                                                                                   \
@@ -201,6 +243,8 @@ void fftbloom_context_info(const fftbloom_context *c, struct fftbloom_device_inf
 
 int fftbloom_context_make_current(fftbloom_context *c)
 {
+	if (c && c->cpu)
+		return 0; /* nothing is current on the CPU engine */
 	if (!c || egl_ctx_make_current(engine_egl(c->engine)))
 		return fail(c, FFTBLOOM_E_CONTEXT, "eglMakeCurrent failed");
 	return 0;
@@ -208,13 +252,15 @@ int fftbloom_context_make_current(fftbloom_context *c)
 
 void fftbloom_context_release(fftbloom_context *c)
 {
-	if (c)
+	if (c && c->engine)
 		egl_ctx_release(engine_egl(c->engine));
 }
 
 /* The engine part asked for, built on first use. */
 static int want(fftbloom_context *c, unsigned part)
 {
+	if (c->cpu)
+		return 0; /* the CPU engine has no parts to build */
 	char *err = malloc(ENGINE_ERR_LEN);
 	if (!err)
 		return fail(c, FFTBLOOM_E_NOMEM, "out of memory");
@@ -256,9 +302,28 @@ static int fft_plan(fftbloom_context *c, int width, int height, int axes, struct
 	return e ? fail(c, fft_status(e), "fft %dx%d: %s", width, height, err) : 0;
 }
 
+/* The GL functions on the CPU engine: there is no GL context to take buffers from. */
+static int no_gl(fftbloom_context *c, const char *what)
+{
+	return fail(c, FFTBLOOM_E_UNSUPPORTED, "%s: the CPU engine has no GL context for buffers "
+	            "(engine gpu)", what);
+}
+
+static int cpu_status(int e)
+{
+	switch (e) {
+	case CPU_E_ARG: return FFTBLOOM_E_ARG;
+	case CPU_E_TOO_LARGE: return FFTBLOOM_E_TOO_LARGE;
+	case CPU_E_NOMEM: return FFTBLOOM_E_NOMEM;
+	}
+	return FFTBLOOM_E_UNSUPPORTED;
+}
+
 int fftbloom_fft_gl(fftbloom_context *c, unsigned buffer, int width, int height, int axes,
                         int inverse)
 {
+	if (c && c->cpu)
+		return no_gl(c, "fft_gl");
 	struct fft *f;
 	int e = fft_plan(c, width, height, axes, &f);
 	if (e)
@@ -271,9 +336,26 @@ int fftbloom_fft_gl(fftbloom_context *c, unsigned buffer, int width, int height,
 	return 0;
 }
 
+/* fftbloom_fft on the CPU engine. */
+static int fft_cpu_run(fftbloom_context *c, float *data, int width, int height, int axes,
+                       int inverse)
+{
+	c->msg[0] = 0;
+	if (width < 1 || height < 1 || axes < FFTBLOOM_FFT_ROWS || axes > FFTBLOOM_FFT_BOTH)
+		return fail(c, FFTBLOOM_E_ARG, "fft: %dx%d along axes %d: sizes >= 1 and axes 1-3 "
+		            "expected", width, height, axes);
+	if (!data)
+		return fail(c, FFTBLOOM_E_ARG, "fft: no data, or its size overflows");
+	char err[CPU_ERR_LEN];
+	int e = cpu_fft(c->cpu, data, width, height, axes, inverse, err);
+	return e ? fail(c, cpu_status(e), "%s", err) : 0;
+}
+
 int fftbloom_fft(fftbloom_context *c, float *data, int width, int height, int axes,
                      int inverse)
 {
+	if (c && c->cpu)
+		return fft_cpu_run(c, data, width, height, axes, inverse);
 	struct fft *f;
 	int e = fft_plan(c, width, height, axes, &f);
 	if (e)
@@ -396,7 +478,10 @@ int fftbloom_preset_image(fftbloom_context *c, const struct fftbloom_preset *p,
 		return e;
 	struct image img = {0};
 	char err[BLOOM_ERR_LEN];
-	if ((e = bloom_kernel_preset(engine_bloom(c->engine), &ks, &img, err)))
+	_Static_assert(CPU_ERR_LEN <= BLOOM_ERR_LEN, "the CPU engine's message fits");
+	if (c->cpu && (e = cpu_kernel_preset(c->cpu, &ks, &img, err)))
+		return fail(c, cpu_status(e), "preset: %s", err);
+	if (!c->cpu && (e = bloom_kernel_preset(engine_bloom(c->engine), &ks, &img, err)))
 		return fail(c, bloom_status(e), "preset: %s", err);
 	*out = (struct fftbloom_image){img.width, img.height, img.channels, img.pixels};
 	return 0;
@@ -464,6 +549,41 @@ static int image_in(fftbloom_context *c, const char *what, const struct fftbloom
 	return 0;
 }
 
+/* run_op on the CPU engine: always the FFT (convolve's methods all give the same linear
+ * convolution; the CPU engine has no direct path), its steps timed into the GPU's stage names
+ * (prefilter, rows: the forward transform, multiply, irows: the inverse, composite). */
+static int run_op_cpu(fftbloom_context *c, int op, const struct image *img,
+                      const struct image *kimg, const struct bloom_params *bp, int timed,
+                      struct fftbloom_image *out, struct fftbloom_bloom_stats *st)
+{
+	struct image res = {0};
+	struct cpu_stats cs;
+	char err[CPU_ERR_LEN];
+	int e = cpu_bloom_run(c->cpu, op, img, kimg, NULL, bp, &res, &cs, err);
+	if (e)
+		return fail(c, e == CPU_E_ARG && strstr(err, "finite") ? FFTBLOOM_E_NOT_FINITE
+		                                                       : cpu_status(e), "%s", err);
+	if (st) {
+		*st = (struct fftbloom_bloom_stats){
+			.method = FFTBLOOM_METHOD_FFT, .padded_w = cs.padded_w, .padded_h = cs.padded_h,
+			.tiles_x = cs.tiles_x, .tiles_y = cs.tiles_y, .gray_kernel = cs.gray_kernel,
+			.kernel_cached = cs.kernel_cached, .timed = timed ? 2 : 0,
+			.gpu_ms = timed ? cs.pack_ms + cs.forward_ms + cs.multiply_ms + cs.inverse_ms +
+			              cs.composite_ms : 0,
+			.wall_ms = cs.wall_ms};
+		if (timed) {
+			st->stage_ms[GPU_STAGE_KERNEL] = cs.setup_ms;
+			st->stage_ms[GPU_STAGE_PREFILTER] = cs.pack_ms;
+			st->stage_ms[GPU_STAGE_ROWS] = cs.forward_ms;
+			st->stage_ms[GPU_STAGE_MULTIPLY] = cs.multiply_ms;
+			st->stage_ms[GPU_STAGE_IROWS] = cs.inverse_ms;
+			st->stage_ms[GPU_STAGE_COMPOSITE] = cs.composite_ms;
+		}
+	}
+	*out = (struct fftbloom_image){res.width, res.height, res.channels, res.pixels};
+	return 0;
+}
+
 /* bloom_run (or convolve's direct path) for op, as the CLI's frames run (cli/bloom.c). */
 static int run_op(fftbloom_context *c, int op, const struct fftbloom_image *in,
                   const struct fftbloom_image *kernel, const struct fftbloom_bloom_params *p,
@@ -487,6 +607,8 @@ static int run_op(fftbloom_context *c, int op, const struct fftbloom_image *in,
 		e = want(c, ENGINE_BLOOM);
 	if (e)
 		return e;
+	if (c->cpu)
+		return run_op_cpu(c, op, &img, kernel ? &kimg : NULL, &bp, timed, out, st);
 	struct bloom_ctx *b = engine_bloom(c->engine);
 	struct image res = {0}, gen = {0};
 	char err[BLOOM_ERR_LEN];
@@ -591,6 +713,8 @@ int fftbloom_bloom_gl(fftbloom_context *c, unsigned in_buf, unsigned out_buf, in
 	if (!c)
 		return FFTBLOOM_E_ARG;
 	c->msg[0] = 0;
+	if (c->cpu)
+		return no_gl(c, "bloom_gl");
 	size_t bytes;
 	if (!in_buf || !out_buf || width < 1 || height < 1 || channels < 1 || channels > 4 ||
 	    checked_mul_size((size_t)width * (size_t)height, (size_t)channels * 4, &bytes))
@@ -731,6 +855,29 @@ const char *fftbloom_conv_method_name(int method)
 	return deconv_method_name(method);
 }
 
+/* conv2d (sc) or conv2d_transpose (dc) on the CPU engine: im2col or col2im over OpenBLAS
+ * (cpu/conv.h), on the cores par_each gives. */
+static int conv_cpu(fftbloom_context *c, const struct spatial_conv *sc,
+                    const struct deconv_conv *dc, const float *in, const float *weight,
+                    const float *bias, float *out, struct fftbloom_conv_stats *st)
+{
+	char err[CPU_CONV_ERR_LEN];
+	_Static_assert(CPU_CONV_ERR_LEN <= SPATIAL_ERR_LEN && CPU_CONV_ERR_LEN <= DECONV_ERR_LEN,
+	               "the messages fit");
+	int oh, ow, top = 0, left = 0;
+	double t0 = clock_ms();
+	if (sc ? spatial_conv_output(sc, &oh, &ow, err) : deconv_output(dc, &oh, &ow, &top, &left, err))
+		return fail(c, FFTBLOOM_E_ARG, "%s", err);
+	int e = sc ? cpu_conv2d(sc, oh, ow, in, weight, bias, out, 0, err)
+	           : cpu_conv2d_transpose(dc, oh, ow, top, left, in, weight, bias, out, 0, err);
+	if (e)
+		return fail(c, e == CPU_CONV_E_NOMEM ? FFTBLOOM_E_NOMEM : e == CPU_CONV_E_TOO_LARGE
+		            ? FFTBLOOM_E_TOO_LARGE : FFTBLOOM_E_ARG, "%s", err);
+	if (st)
+		*st = (struct fftbloom_conv_stats){.wall_ms = clock_ms() - t0};
+	return 0;
+}
+
 /* conv2d from host arrays (in, out) or GL buffers (in_gl, out_gl where in, out are NULL). */
 static int conv2d_io(fftbloom_context *c, const float *in, unsigned in_gl, const int in_shape[4],
                      const float *weight, const int weight_shape[4], const float *bias,
@@ -748,6 +895,8 @@ static int conv2d_io(fftbloom_context *c, const float *in, unsigned in_gl, const
 	if ((!in && !in_gl) || !weight || (!out && !out_gl))
 		return fail(c, FFTBLOOM_E_ARG, "conv2d: no input, weight or output %s",
 		            in || out ? "array" : "buffer");
+	if (c->cpu)
+		return in ? conv_cpu(c, &sc, NULL, in, weight, bias, out, st) : no_gl(c, "conv2d_gl");
 	if ((e = want(c, ENGINE_SPATIAL)))
 		return e;
 	char err[SPATIAL_ERR_LEN];
@@ -802,6 +951,9 @@ static int transpose_io(fftbloom_context *c, const float *in, unsigned in_gl,
 	if ((!in && !in_gl) || !weight || (!out && !out_gl))
 		return fail(c, FFTBLOOM_E_ARG, "conv2d_transpose: no input, weight or output %s",
 		            in || out ? "array" : "buffer");
+	if (c->cpu)
+		return in ? conv_cpu(c, NULL, &dc, in, weight, bias, out, st)
+		          : no_gl(c, "conv2d_transpose_gl");
 	if ((e = want(c, ENGINE_DECONV)))
 		return e;
 	char err[DECONV_ERR_LEN];

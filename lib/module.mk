@@ -7,14 +7,15 @@
 LIB_VERSION := 0.1.0
 LIB_SOVER   := 0
 LIBFB_OBJS  := $(BUILD)/lib/fftbloom.o
-LIBFB_CORE  := clock parallel log
-LIBFB_PIC   := $(patsubst $(BUILD)/%,$(BUILD)/pic/%,$(LIBFB_OBJS) $(GLES_OBJS) $(CODEC_OBJS)) \
+LIBFB_CORE  := clock parallel log fft_size kernel_shape
+LIBFB_PIC   := $(patsubst $(BUILD)/%,$(BUILD)/pic/%,$(LIBFB_OBJS) $(GLES_OBJS) $(CPU_OBJS) $(CODEC_OBJS)) \
                $(patsubst %,$(BUILD)/pic/core/%.o,$(LIBFB_CORE))
 LIBFB_SO    := $(BUILD)/libfftbloom.so.$(LIB_VERSION)
 LIBFB_A     := $(BUILD)/libfftbloom.a
 # what the library links: the engine's and the codecs' libraries (no HTTP, JSON or TLS)
-LDLIBS_LIB  := -lEGL -lGLESv2 -lturbojpeg -ljpeg -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lavif -lz -lm -lpthread
-LIB_PKGS    := egl glesv2 libturbojpeg libjpeg spng OpenEXR libdeflate libwebp libavif zlib
+LDLIBS_LIB  := -lfftw3f_threads -lfftw3f -lEGL -lGLESv2 -lturbojpeg -ljpeg -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lavif -lz -lm -lpthread
+LDLIBS_LIB  += $(LDLIBS_BLAS)
+LIB_PKGS    := fftw3f egl glesv2 libturbojpeg libjpeg spng OpenEXR libdeflate libwebp libavif zlib
 LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig

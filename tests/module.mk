@@ -4,6 +4,7 @@ include tests/core/module.mk
 include tests/cli/module.mk
 include tests/daemon/module.mk
 include tests/gles/module.mk
+include tests/cpu/module.mk
 include tests/codec/module.mk
 include tests/api/module.mk
 TEST_COMMON := $(BUILD)/tests/testutil.o $(BUILD)/tests/yuv_ref.o

@@ -96,6 +96,17 @@ struct fftbloom_context_opts {
 	int fft_technique;         /* fftbloom_fft's technique: 0 auto (shared memory where a
 	                              signal fits, else the plan's or the wisdom's choice), 1 shared,
 	                              2 global-memory passes, 3 blocked columns */
+	int engine;                /* enum fftbloom_engine: where the operations run */
+};
+
+enum fftbloom_engine {
+	FFTBLOOM_ENGINE_AUTO = 0, /* the GPU engine on a real GPU; the CPU engine where the GL
+	                             renderer is a software one (llvmpipe, softpipe) or no GL context
+	                             can be made (the caller's context, PLATFORM_CURRENT: the GPU) */
+	FFTBLOOM_ENGINE_GPU = 1,  /* the GLES engine, on whatever renderer the platform gives */
+	FFTBLOOM_ENGINE_CPU = 2   /* the CPU engine (FFTW and OpenBLAS; no GL context is made):
+	                             the same answers within float rounding; the *_gl functions
+	                             are FFTBLOOM_E_UNSUPPORTED */
 };
 
 /* Fills o with the defaults (AUTO platform, GPU 0, no program cache, shipped wisdom). */
@@ -115,6 +126,8 @@ FFTBLOOM_API const char *fftbloom_context_message(const fftbloom_context *c);
 /* "RENDERER / VERSION" of the GL context (e.g. "llvmpipe (LLVM 15.0.6, 256 bits) / OpenGL ES
  * 3.2 Mesa 22.3.6"). */
 FFTBLOOM_API const char *fftbloom_context_renderer(const fftbloom_context *c);
+/* "gpu" or "cpu": the engine the context's operations run on (fftbloom_context_opts.engine). */
+FFTBLOOM_API const char *fftbloom_context_engine(const fftbloom_context *c);
 /* 1 when the renderer is a CPU rasterizer (llvmpipe), else 0. */
 FFTBLOOM_API int fftbloom_context_software(const fftbloom_context *c);
 /* The GL context's facts, as `fftbloom info` prints them. */

@@ -54,7 +54,7 @@ class _ContextOpts(ctypes.Structure):
     _fields_ = [("platform", _c_int), ("gpu", _c_int), ("program_cache", ctypes.c_char_p),
                 ("max_plans", _c_int), ("wisdom", _c_int), ("wisdom_file", ctypes.c_char_p),
                 ("shader_dir", ctypes.c_char_p), ("gl_debug", _c_int),
-                ("frame_bytes", ctypes.c_size_t), ("fft_technique", _c_int)]
+                ("frame_bytes", ctypes.c_size_t), ("fft_technique", _c_int), ("engine", _c_int)]
 
 
 class _Image(ctypes.Structure):
@@ -105,6 +105,7 @@ _ctx_create = _fn("fftbloom_context_create", _c_int, ctypes.POINTER(_ContextOpts
 _ctx_destroy = _fn("fftbloom_context_destroy", None, _P)
 _ctx_message = _fn("fftbloom_context_message", ctypes.c_char_p, _P)
 _ctx_renderer = _fn("fftbloom_context_renderer", ctypes.c_char_p, _P)
+_ctx_engine = _fn("fftbloom_context_engine", ctypes.c_char_p, _P)
 _ctx_software = _fn("fftbloom_context_software", _c_int, _P)
 _fft = _fn("fftbloom_fft", _c_int, _P, _c_float_p, _c_int, _c_int, _c_int, _c_int)
 _image_free = _fn("fftbloom_image_free", None, ctypes.POINTER(_Image))
@@ -147,6 +148,7 @@ class FftbloomError(RuntimeError):
 # ---- the context ----
 
 _PLATFORMS = {"auto": 0, "device": 1, "surfaceless": 2, "current": 3}
+_ENGINES = {"auto": 0, "gpu": 1, "cpu": 2}
 
 
 class Context:
@@ -155,11 +157,14 @@ class Context:
     and kernel spectra it keeps between calls. Use it on the thread that made it; close() (or
     `with`) frees it."""
 
-    def __init__(self, platform="auto", gpu=0, program_cache=None, max_plans=0):
+    def __init__(self, platform="auto", gpu=0, program_cache=None, max_plans=0, engine="auto"):
         if platform not in _PLATFORMS:
             raise ValueError("platform: one of %s" % ", ".join(_PLATFORMS))
+        if engine not in _ENGINES:
+            raise ValueError("engine: one of %s" % ", ".join(_ENGINES))
         o = _ContextOpts(_PLATFORMS[platform], int(gpu),
                          os.fsencode(program_cache) if program_cache else None, int(max_plans))
+        o.engine = _ENGINES[engine]
         h = _P()
         err = ctypes.create_string_buffer(4096)
         rc = _ctx_create(ctypes.byref(o), ctypes.byref(h), err, len(err))
@@ -187,6 +192,12 @@ class Context:
     def renderer(self):
         """"RENDERER / VERSION" of the GL context."""
         return _ctx_renderer(self._handle()).decode()
+
+    @property
+    def engine(self):
+        """"gpu" or "cpu": where the operations run (engine="auto": the CPU engine on a software
+        renderer or without a GL context)."""
+        return _ctx_engine(self._handle()).decode()
 
     @property
     def software(self):

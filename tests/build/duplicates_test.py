@@ -10,7 +10,7 @@ import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 JSCPD = os.path.join(ROOT, "tests", "js", "node_modules", ".bin", "jscpd")
-FOLDERS = ["core", "codec", "api", "protocol", "gles", "daemon", "cli", "bench"]
+FOLDERS = ["core", "codec", "api", "protocol", "gles", "cpu", "daemon", "cli", "bench"]
 MIN_LINES, MIN_TOKENS = 6, 60
 
 

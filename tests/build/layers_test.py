@@ -11,18 +11,19 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("BUILD", "build")
 
 # what each folder may include of the project ("gen" and "shaders": generated headers in BUILD):
-# core <- codec <- gles <- (api, lib) <- (cli, daemon, bench); lib (libfftbloom) wraps the
+# core <- codec <- (gles, cpu) <- (api, lib) <- (cli, daemon, bench); lib (libfftbloom) wraps the
 # engines and may not reach the API's JSON; api spells the engine's vocabulary, so it
 # may include gles/ headers, and gles/ never includes api/
 MAY_INCLUDE = {
     "core": {"core", "gen"},
     "codec": {"core", "codec"},
     "gles": {"core", "codec", "gles", "gen", "shaders"},
+    "cpu": {"core", "codec", "cpu"},
     "api": {"core", "codec", "gles", "api"},
-    "lib": {"core", "codec", "gles", "lib"},
-    "daemon": {"core", "codec", "gles", "api", "daemon", "gen"},
+    "lib": {"core", "codec", "gles", "cpu", "lib"},
+    "daemon": {"core", "codec", "gles", "cpu", "api", "daemon", "gen"},
     "cli": {"core", "codec", "gles", "api", "cli", "lib"},
-    "bench": {"core", "codec", "gles", "api", "cli", "bench", "gen", "lib"},
+    "bench": {"core", "codec", "gles", "cpu", "api", "cli", "bench", "gen", "lib"},
 }
 # system headers a folder must not include: GL below the engines and in the API, HTTP outside
 # the daemon, jansson (the API's JSON) in the codecs and the engine
@@ -30,6 +31,7 @@ MAY_NOT = {
     "core": [r"GLES\d*/", r"EGL/", r"microhttpd\.h"],
     "codec": [r"GLES\d*/", r"EGL/", r"microhttpd\.h", r"jansson\.h"],
     "gles": [r"microhttpd\.h", r"jansson\.h"],
+    "cpu": [r"GLES\d*/", r"EGL/", r"microhttpd\.h", r"jansson\.h"],
     "api": [r"GLES\d*/", r"EGL/", r"microhttpd\.h"],
     "lib": [r"microhttpd\.h", r"jansson\.h"],
     "cli": [r"microhttpd\.h"],

@@ -212,6 +212,7 @@ static const struct documented {
 	{"driver-cache", OPT_STRING, 0, 0, NULL},
 	{"gpu-frame-memory", OPT_SIZE, 0, 1125899906842624.0, NULL},
 	{"require-gpu", OPT_BOOL, 0, 1, NULL},
+	{"engine", OPT_ENUM, 0, 0, "auto|gpu|cpu"},
 	{"log-level", OPT_ENUM, 0, 0, "error|warn|info|debug"},
 	{"log-format", OPT_ENUM, 0, 0, "text|json"},
 	{"listen", OPT_STRING, 0, 63, NULL},

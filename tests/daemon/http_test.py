@@ -1387,7 +1387,7 @@ def test_jpeg_gpu_dct():
         off = Daemon("--jpeg-subsampling", sub, "--jpeg-gpu-dct=false")
         cpu = Daemon("--jpeg-subsampling", sub, "--jpeg-gpu-entropy=false")
         try:
-            e1, e2, e3 = (json.loads(x.req("GET", "/v1/info")[2]).get("engine")
+            e1, e2, e3 = (json.loads(x.req("GET", "/v1/info")[2]).get("engine_digest")
                           for x in (on, off, cpu))
             check("%s: the engine digest (ETags) differs between the three" % sub,
                   e1 and len({e1, e2, e3}) == 3, (e1, e2, e3))
@@ -1474,7 +1474,7 @@ def test_jpeg_gpu_idct():
     on = Daemon()  # the default
     off = Daemon("--jpeg-gpu-idct=false")
     try:
-        e1, e2 = (json.loads(x.req("GET", "/v1/info")[2]).get("engine") for x in (on, off))
+        e1, e2 = (json.loads(x.req("GET", "/v1/info")[2]).get("engine_digest") for x in (on, off))
         check("--jpeg-gpu-idct: the engine digest differs", e1 and e2 and e1 != e2, (e1, e2))
         for name, body in frames.items():
             s1, _, b1 = on.req("POST", q, body=body)

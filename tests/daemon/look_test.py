@@ -116,7 +116,7 @@ def test_quiet_when_nothing_is_wrong():
     H.check("cli bloom jpeg -> jpeg: no warning", r.returncode == 0 and
             "warning" not in r.stderr, r.stderr)
     # the summary: GPU total = the sum of the stages listed (the kernel's spectrum included)
-    m = re.search(r"GPU ([0-9.]+) ms \([^:]*: ([^)]*)\)", r.stderr)
+    m = re.search(r"(?:GPU|CPU engine) ([0-9.]+) ms \([^:]*: ([^)]*)\)", r.stderr)
     parts = [float(p.split()[-1]) for p in m.group(2).split(",")] if m else []
     total = float(m.group(1)) if m else -1
     print("     summary: total %.2f, parts %s" % (total, parts))

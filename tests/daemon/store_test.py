@@ -163,11 +163,13 @@ def test_store_api():
         check("fftbloom_stored_images counts them", n == 1, n)
         st, _, b = d.req("GET", "/v1/info")
         info = json.loads(b) if st == 200 else {}
-        check("/v1/info: stored images, the engine's digest, url_signing false",
+        check("/v1/info: stored images, the engine's digest, url_signing false, the engine",
               info.get("stored_images", {}).get("count") == 1 and
-              re.match(r"[0-9a-f]{64}$", info.get("engine", "")) and
-              info.get("url_signing") is False, {k: info.get(k) for k in
-                                                  ("stored_images", "engine", "url_signing")})
+              re.match(r"[0-9a-f]{64}$", info.get("engine_digest", "")) and
+              info.get("url_signing") is False and
+              info.get("engine") == os.environ.get("FFTBLOOM_ENGINE", info.get("engine")) and
+              info.get("engine") in ("gpu", "cpu"),
+              {k: info.get(k) for k in ("stored_images", "engine_digest", "url_signing", "engine")})
     finally:
         d.stop("store daemon")
 

@@ -37,6 +37,8 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
+# the documents' outputs are the GPU engine's (on llvmpipe without a GPU), as written
+os.environ.setdefault("FFTBLOOM_ENGINE", "gpu")
 ONLY = sys.argv[2:]  # optional: document paths to run alone (relative to the checkout)
 SHELLS = {"sh", "bash", "shell", "console"}
 LANGS = SHELLS | {"python"}

@@ -5,4 +5,6 @@
 # N failed".
 # lane: beside
 BUILD=${BUILD:-build}
+# engine: gpu (the documents' conv2d examples); FFTBLOOM_ENGINE in the environment overrides it
+export FFTBLOOM_ENGINE="${FFTBLOOM_ENGINE:-gpu}"
 exec /usr/bin/python3 "$(dirname "$0")/run_examples.py" "$BUILD"

@@ -5,7 +5,8 @@
  * a normalised kernel, cache hits, kernel scale, presets and errors; the separate column passes
  * (where two columns do not fit shared memory) and padded exchanges in the fused column pass;
  * planes in and out, lent read-back buffers; overlap-save tiles; plans borrowed by new sizes
- * and built in idle time. Fresh random data. */
+ * and built in idle time. Fresh random data. The tests against the references (and the presets
+ * and errors) run a second time on the CPU engine (cpu/engine.h), with the same tolerances. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/engine.h"
 #include "gles/bloom.h"
 #include "gles/fft.h"
 #include "gles/fft_cpu.h"
@@ -181,15 +183,42 @@ static int compare(const char *name, const struct image *out, const double *ref,
 	return ok;
 }
 
-/* The context run_ok uses: g_b, or the tiling one, which must then run in several tiles. */
+/* The context run_ok uses: g_b, or the tiling one, which must then run in several tiles; or,
+ * with g_cpu, the CPU engine. */
 static struct bloom_ctx *g_use;
+static struct cpu_engine *g_cpu;
+
+/* bloom_run on the GPU engine, or cpu_bloom_run with g_cpu (its stats in st's fields of the same
+ * names; their codes are the same numbers). */
+static int run_any(int op, const struct image *in, const struct bloom_kernel *kr,
+                   const struct bloom_params *p, struct image *out, struct bloom_stats *st,
+                   char err[BLOOM_ERR_LEN])
+{
+	if (!g_cpu)
+		return bloom_run(g_use ? g_use : g_b, op, in, kr, p, 0, out, st, err);
+	struct cpu_stats cs;
+	int rc = cpu_bloom_run(g_cpu, op, in, kr ? kr->img : NULL, kr ? kr->digest : NULL, p, out,
+	                       &cs, err);
+	if (st) {
+		memset(st, 0, sizeof *st);
+		st->padded_w = cs.padded_w, st->padded_h = cs.padded_h;
+		st->tiles_x = cs.tiles_x, st->tiles_y = cs.tiles_y;
+		st->gray_kernel = cs.gray_kernel, st->kernel_cached = cs.kernel_cached;
+	}
+	return rc;
+}
+
+static int preset_any(const struct kernel_preset *ks, struct image *out, char err[BLOOM_ERR_LEN])
+{
+	return g_cpu ? cpu_kernel_preset(g_cpu, ks, out, err) : bloom_kernel_preset(g_b, ks, out, err);
+}
 
 static void run_ok(int op, const struct image *in, const struct image *k,
                    const struct bloom_params *p, struct image *out, struct bloom_stats *st)
 {
 	char err[BLOOM_ERR_LEN];
 	struct bloom_kernel kr = {k, {0, 0}};
-	int rc = bloom_run(g_use ? g_use : g_b, op, in, &kr, p, 0, out, st, err);
+	int rc = run_any(op, in, &kr, p, out, st, err);
 	if (rc)
 		printf("bloom_run: %s\n", err);
 	assert_int_equal(rc, 0);
@@ -387,11 +416,19 @@ static void test_energy_and_cache(void **state)
 	printf("first run cached %d, second %d\n", s1.kernel_cached, s2.kernel_cached);
 	assert_int_equal(s2.kernel_cached, 1);
 	assert_memory_equal(a.pixels, b.pixels, (size_t)w * h * 3 * sizeof(float));
-	struct bloom_cache_stats cs;
-	bloom_ctx_stats(g_b, &cs);
-	printf("kernel cache: %llu hits, %llu misses, %zu bytes\n", cs.kernel_hits, cs.kernel_misses,
-	       cs.kernel_bytes);
-	assert_true(cs.kernel_hits >= 1);
+	unsigned long long hits, misses;
+	size_t bytes;
+	if (g_cpu) {
+		struct cpu_cache_stats cs;
+		cpu_engine_stats(g_cpu, &cs);
+		hits = cs.kernel_hits, misses = cs.kernel_misses, bytes = cs.kernel_bytes;
+	} else {
+		struct bloom_cache_stats cs;
+		bloom_ctx_stats(g_b, &cs);
+		hits = cs.kernel_hits, misses = cs.kernel_misses, bytes = cs.kernel_bytes;
+	}
+	printf("kernel cache: %llu hits, %llu misses, %zu bytes\n", hits, misses, bytes);
+	assert_true(hits >= 1);
 	image_free(&in), image_free(&k), image_free(&a), image_free(&b);
 }
 
@@ -451,7 +488,7 @@ static void test_kernel_scale_and_presets(void **state)
 		struct bloom_params pp;
 		tu_params(&pp, BLOOM_OP_BLOOM);
 		tu_param(&pp, BLOOM_OP_BLOOM, "kernel_preset", specs[s]);
-		assert_int_equal(bloom_kernel_preset(g_b, &pp.preset, &kimg, err), 0);
+		assert_int_equal(preset_any(&pp.preset, &kimg, err), 0);
 		int c = kimg.width / 2, peak = 1;
 		float centre = kimg.pixels[((size_t)c * kimg.width + c) * 3 + 1];
 		for (size_t i = 0; i < (size_t)kimg.width * kimg.height * 3; i++) {
@@ -469,7 +506,7 @@ static void test_kernel_scale_and_presets(void **state)
 	struct bloom_params pa;
 	tu_params(&pa, BLOOM_OP_BLOOM);
 	tu_param(&pa, BLOOM_OP_BLOOM, "kernel_preset", "aperture:blades=6,size=63");
-	assert_int_equal(bloom_kernel_preset(g_b, &pa.preset, &ap, err), 0);
+	assert_int_equal(preset_any(&pa.preset, &ap, err), 0);
 	double spread[3] = {0, 0, 0}, sum[3] = {0, 0, 0};
 	for (int y = 0; y < 63; y++)
 		for (int x = 0; x < 63; x++)
@@ -2212,19 +2249,19 @@ static void test_errors(void **state)
 	struct bloom_kernel kr = {&k, {0, 0}};
 	struct image out;
 	char err[BLOOM_ERR_LEN];
-	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &out, NULL, err), BLOOM_E_ARG);
+	assert_int_equal(run_any(BLOOM_OP_BLOOM, &in, &kr, &p, &out, NULL, err), BLOOM_E_ARG);
 	printf("zero kernel: %s\n", err);
 	assert_non_null(strstr(err, "normalize"));
 	k.pixels[4] = 1;
 	tu_param(&p, BLOOM_OP_BLOOM, "kernel_center", "5,1");
-	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &out, NULL, err), BLOOM_E_ARG);
+	assert_int_equal(run_any(BLOOM_OP_BLOOM, &in, &kr, &p, &out, NULL, err), BLOOM_E_ARG);
 	printf("bad centre: %s\n", err);
 	p.center.mode = KERNEL_CENTER_DEFAULT;
 	/* presets are parsed before the engine (api/kernel_preset.h, tests/api); the
 	 * engine refuses none at all */
 	struct kernel_preset keep = p.preset;
 	p.preset.kind = KERNEL_NONE;
-	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, NULL, &p, 0, &out, NULL, err), BLOOM_E_ARG);
+	assert_int_equal(run_any(BLOOM_OP_BLOOM, &in, NULL, &p, &out, NULL, err), BLOOM_E_ARG);
 	printf("no kernel: %s\n", err);
 	p.preset = keep;
 	/* non-finite input pixels stay local: the rest of the image is unaffected */
@@ -2232,7 +2269,7 @@ static void test_errors(void **state)
 	struct bloom_kernel kr2 = {&k2, {0, 0}};
 	in.pixels[10] = NAN;
 	in.pixels[20] = INFINITY;
-	assert_int_equal(bloom_run(g_b, BLOOM_OP_BLOOM, &in, &kr2, &p, 0, &out, NULL, err), 0);
+	assert_int_equal(run_any(BLOOM_OP_BLOOM, &in, &kr2, &p, &out, NULL, err), 0);
 	int finite = 0;
 	for (int i = 0; i < 64 * 3; i++)
 		finite += isfinite(out.pixels[i]) != 0;
@@ -2240,6 +2277,56 @@ static void test_errors(void **state)
 	assert_true(finite >= 190);
 	image_free(&out);
 	image_free(&in), image_free(&k), image_free(&k2);
+}
+
+/* The CPU engine's built-in kernels are the GPU engine's (the aperture through FFTW instead of the
+ * GPU's FFT): each preset made by both, compared within float rounding of the transforms. */
+static void test_cpu_presets_match_gpu(void **state)
+{
+	(void)state;
+	const char *specs[] = {"gaussian:sigma=3", "glare:streaks=6,rotation=15,size=63",
+	                       "aperture:blades=6,size=63", "aperture:blades=0,radius=0.3,size=31"};
+	for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+		char err[BLOOM_ERR_LEN];
+		struct image kg, kc;
+		struct bloom_params pp;
+		tu_params(&pp, BLOOM_OP_BLOOM);
+		tu_param(&pp, BLOOM_OP_BLOOM, "kernel_preset", specs[s]);
+		assert_int_equal(bloom_kernel_preset(g_b, &pp.preset, &kg, err), 0);
+		assert_int_equal(cpu_kernel_preset(g_cpu, &pp.preset, &kc, err), 0);
+		assert_int_equal(kg.width, kc.width);
+		size_t n = (size_t)kg.width * kg.height * 3;
+		double *ref = malloc(n * sizeof *ref);
+		for (size_t i = 0; i < n; i++)
+			ref[i] = kg.pixels[i];
+		char name[128];
+		snprintf(name, sizeof name, "CPU preset %s vs GPU", specs[s]);
+		int ok = tu_check(name, kc.pixels, ref, n, 1e-4);
+		free(ref);
+		image_free(&kg), image_free(&kc);
+		assert_true(ok);
+	}
+}
+
+static int setup_cpu(void **state)
+{
+	(void)state;
+	g_use = NULL;
+	char err[CPU_ERR_LEN];
+	struct cpu_engine_opts o = {0};
+	if (cpu_engine_create(&o, NULL, &g_cpu, err)) {
+		printf("cpu_engine_create: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown_cpu(void **state)
+{
+	(void)state;
+	cpu_engine_destroy(g_cpu);
+	g_cpu = NULL;
+	return 0;
 }
 
 int main(void)
@@ -2274,5 +2361,28 @@ int main(void)
 		cmocka_unit_test(test_borrow_orphan),
 		cmocka_unit_test(test_errors),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	/* the same references on the CPU engine (the GPU context stays for the presets' comparison) */
+	const struct CMUnitTest cpu_tests[] = {
+		cmocka_unit_test(test_convolve_small),
+		cmocka_unit_test(test_convolve_large_fft_reference),
+		cmocka_unit_test(test_bloom_formula),
+		cmocka_unit_test(test_packed_vs_per_channel),
+		cmocka_unit_test(test_energy_and_cache),
+		cmocka_unit_test(test_kernel_scale_and_presets),
+		cmocka_unit_test(test_fp16_storage),
+		cmocka_unit_test(test_cpu_presets_match_gpu),
+		cmocka_unit_test(test_errors),
+	};
+	/* TEST_ENGINE=gpu or cpu: one group alone (both by default) */
+	const char *only = getenv("TEST_ENGINE");
+	int failed = 0;
+	if (!only || strcmp(only, "cpu"))
+		failed += cmocka_run_group_tests(tests, setup, teardown);
+	if (only && !strcmp(only, "gpu"))
+		return failed;
+	if (setup(NULL))
+		return 1;
+	failed += cmocka_run_group_tests_name("cpu engine", cpu_tests, setup_cpu, teardown_cpu);
+	teardown(NULL);
+	return failed;
 }

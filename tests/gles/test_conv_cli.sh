@@ -6,6 +6,8 @@
 # wrong shapes and options exit 2 with a message, a missing file 1; --repeat prints a JSON line.
 # Prints "SCRIPT: N passed, N failed".
 BUILD=${BUILD:-build}
+# engine: gpu (the GLES shaders on llvmpipe); FFTBLOOM_ENGINE in the environment overrides it
+export FFTBLOOM_ENGINE="${FFTBLOOM_ENGINE:-gpu}"
 FFTBLOOM="$BUILD/fftbloom"
 if [ ! -x "$FFTBLOOM" ]; then
 	echo "conv cli: $FFTBLOOM not built"

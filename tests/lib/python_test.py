@@ -3,7 +3,8 @@ references on random shapes, odd and prime sizes included: fftconvolve against
 scipy.signal.fftconvolve in every mode, fft2/ifft2 against numpy.fft, conv2d and
 conv_transpose2d against direct float64 sums (and Debian's CPU torch where it imports), convolve
 against a direct sum, bloom against the CLI on the same file. rel_l2 = ||got - ref|| / ||ref||:
-each case within WORST, their median within TYPICAL (NaN fails). One Context for everything.
+each case within WORST, their median within TYPICAL (NaN fails). One Context (engine auto: the
+CPU engine without a GPU) for everything.
 Run by test_python.sh; prints "SCRIPT: N passed, N failed"."""
 import os
 import subprocess
@@ -58,7 +59,7 @@ def compare(group, name, got, ref):
 
 
 ctx = fftbloom.Context()
-print("renderer: " + ctx.renderer)
+print("engine: %s, renderer: %s" % (ctx.engine, ctx.renderer))
 t0 = time.time()
 
 # ---- fftconvolve: every mode, odd and prime sizes, axes ----
@@ -127,6 +128,8 @@ compare("fft2", "float32 input (19, 4)", fftbloom.fft2(r, ctx=ctx), np.fft.fft2(
 
 
 # ---- conv2d and conv_transpose2d: direct float64 sums ----
+# on the context's engine (the CPU engine's OpenBLAS here), and on the other engine too
+gctx = ctx
 def ref_conv2d(x, w, b, stride, pad, dil, groups):
     (sh, sw), (ph, pw), (dh, dw) = stride, pad, dil
     bsz, _, h, wd = x.shape
@@ -177,7 +180,7 @@ conv_cases = [  # input shape, (Cout, Cin/groups, kh, kw), stride, padding, dila
 for xs, ws, st, pd, dl, gr, hb in conv_cases:
     x, w = rng.standard_normal(xs), rng.standard_normal(ws)
     b = rng.standard_normal(ws[0]) if hb else None
-    got = fftbloom.conv2d(x, w, b, stride=st, padding=pd, dilation=dl, groups=gr, ctx=ctx)
+    got = fftbloom.conv2d(x, w, b, stride=st, padding=pd, dilation=dl, groups=gr, ctx=gctx)
     name = "%s w%s stride %s padding %s dilation %s groups %d" % (xs, ws, st, pd, dl, gr)
     compare("conv2d", name, got, ref_conv2d(x, w, b, pair(st), pair(pd), pair(dl), gr))
     if torch is not None:
@@ -185,7 +188,7 @@ for xs, ws, st, pd, dl, gr, hb in conv_cases:
                      stride=st, padding=pd, dilation=dl, groups=gr).numpy()
         compare("conv2d", name + " (torch float64)", got, t)
 x, w = rng.standard_normal((3, 8, 6)), rng.standard_normal((2, 3, 4, 3))
-compare("conv2d", "3-D input, padding='same'", fftbloom.conv2d(x, w, padding="same", ctx=ctx),
+compare("conv2d", "3-D input, padding='same'", fftbloom.conv2d(x, w, padding="same", ctx=gctx),
         ref_conv2d(np.pad(x[None], ((0, 0), (0, 0), (1, 2), (1, 1))), w, None, (1, 1), (0, 0),
                    (1, 1), 1)[0])
 
@@ -200,7 +203,7 @@ for xs, ws, st, pd, op, dl, gr, hb in convt_cases:
     x, w = rng.standard_normal(xs), rng.standard_normal(ws)
     b = rng.standard_normal(ws[1] * gr) if hb else None
     got = fftbloom.conv_transpose2d(x, w, b, stride=st, padding=pd, output_padding=op,
-                                    groups=gr, dilation=dl, ctx=ctx)
+                                    groups=gr, dilation=dl, ctx=gctx)
     name = "%s w%s stride %s padding %s output_padding %s dilation %s groups %d" % (
         xs, ws, st, pd, op, dl, gr)
     compare("conv_transpose2d", name, got,

@@ -41,7 +41,11 @@ static int setup(void **state)
 {
 	(void)state;
 	char err[FFTBLOOM_MESSAGE_LEN];
-	if (fftbloom_context_create(NULL, &ctx, err, sizeof err))
+	/* the GPU engine, on llvmpipe without a GPU: these tests are about GL buffers and contexts */
+	struct fftbloom_context_opts o;
+	fftbloom_context_opts_init(&o);
+	o.engine = FFTBLOOM_ENGINE_GPU;
+	if (fftbloom_context_create(&o, &ctx, err, sizeof err))
 		printf("no context: %s\n", err); /* the tests skip */
 	return 0;
 }
@@ -421,6 +425,69 @@ static void errors_and_messages(void **state)
 	printf("junk bytes: %s\n", err);
 }
 
+/* The CPU engine through the API: no GL context; the FFT against the float64 DFT (the
+ * convolutions' answers: tests/lib/python_test.py and tests/cpu); the GL functions refused as
+ * FFTBLOOM_E_UNSUPPORTED with a message; engine auto on a software renderer takes it. */
+static void cpu_engine(void **state)
+{
+	(void)state;
+	struct fftbloom_context_opts o;
+	fftbloom_context_opts_init(&o);
+	o.engine = FFTBLOOM_ENGINE_CPU;
+	fftbloom_context *c;
+	char err[FFTBLOOM_MESSAGE_LEN];
+	assert_int_equal(fftbloom_context_create(&o, &c, err, sizeof err), 0);
+	printf("cpu: %s\n", fftbloom_context_renderer(c));
+	assert_string_equal(fftbloom_context_engine(c), "cpu");
+	assert_int_equal(fftbloom_context_software(c), 0);
+	const int w = 12, h = 7;
+	float z[2 * 12 * 7];
+	double ref[2 * 12 * 7];
+	for (int axes = FFTBLOOM_FFT_ROWS; axes <= FFTBLOOM_FFT_BOTH; axes++)
+		for (int inv = 0; inv < 2; inv++) {
+			for (int i = 0; i < 2 * w * h; i++)
+				z[i] = (float)uniform();
+			dft(z, ref, w, h, axes, inv);
+			assert_int_equal(fftbloom_fft(c, z, w, h, axes, inv), 0);
+			double num = 0, den = 0;
+			for (int i = 0; i < 2 * w * h; i++)
+				num += (z[i] - ref[i]) * (z[i] - ref[i]), den += ref[i] * ref[i];
+			double rel = sqrt(num / den);
+			printf("cpu fft %dx%d axes %d%s: rel_l2 %.2e\n", w, h, axes, inv ? " inverse" : "",
+			       rel);
+			assert_true(rel < 1e-5);
+		}
+	assert_int_equal(fftbloom_fft_gl(c, 1, w, h, FFTBLOOM_FFT_BOTH, 0), FFTBLOOM_E_UNSUPPORTED);
+	printf("fft_gl: %s\n", fftbloom_context_message(c));
+	assert_non_null(strstr(fftbloom_context_message(c), "CPU engine"));
+	int xs[4] = {1, 2, 5, 5}, ws[4] = {3, 2, 3, 3};
+	float x[50], wt[54], out[75];
+	memset(x, 0, sizeof x), memset(wt, 0, sizeof wt);
+	struct fftbloom_conv_params p;
+	fftbloom_conv_params_init(&p);
+	p.pad_h = p.pad_w = 1;
+	for (int i = 0; i < 75; i++)
+		out[i] = 1;
+	assert_int_equal(fftbloom_conv2d(c, x, xs, wt, ws, NULL, &p, out, NULL), 0);
+	for (int i = 0; i < 75; i++) /* zeros in, zeros out: every output written */
+		assert_true(out[i] == 0);
+	assert_int_equal(fftbloom_conv2d_gl(c, 1, xs, wt, ws, NULL, &p, 2, NULL),
+	                 FFTBLOOM_E_UNSUPPORTED);
+	assert_int_equal(fftbloom_context_make_current(c), 0);
+	fftbloom_context_release(c);
+	fftbloom_context_destroy(c);
+	/* auto on this machine: the CPU engine exactly where the renderer is a software one */
+	int software = ctx && fftbloom_context_software(ctx);
+	o.engine = FFTBLOOM_ENGINE_AUTO;
+	assert_int_equal(fftbloom_context_create(&o, &c, err, sizeof err), 0);
+	printf("auto: %s (%s)\n", fftbloom_context_engine(c), fftbloom_context_renderer(c));
+	if (ctx)
+		assert_string_equal(fftbloom_context_engine(c), software ? "cpu" : "gpu");
+	fftbloom_context_destroy(c);
+	o.engine = 3;
+	assert_int_equal(fftbloom_context_create(&o, &c, err, sizeof err), FFTBLOOM_E_ARG);
+}
+
 int main(void)
 {
 	rng_state = (uint64_t)time(NULL) * 2654435761u | 1;
@@ -432,6 +499,7 @@ int main(void)
 		cmocka_unit_test(conv_gl_matches_host),
 		cmocka_unit_test(current_context),
 		cmocka_unit_test(contexts_on_threads),
+		cmocka_unit_test(cpu_engine),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

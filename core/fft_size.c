@@ -1,0 +1,64 @@
+/* FFT lengths; see fft_size.h. */
+#include "core/fft_size.h"
+
+int fft_factor(int n, int radices[FFT_MAX_PASSES])
+{
+	if (n < 1 || n > FFT_MAX_N)
+		return FFT_SIZE_E_RANGE;
+	int log2 = 0;
+	while (!(n & 1)) {
+		n >>= 1;
+		log2++;
+	}
+	/* odd prime factors, smallest first, then reversed so the largest comes first */
+	int odd[FFT_MAX_PASSES], nodd = 0;
+	for (int f = 3; (long long)f * f <= n; f += 2)
+		while (n % f == 0) {
+			odd[nodd++] = f;
+			n /= f;
+		}
+	if (n > 1)
+		odd[nodd++] = n;
+	int count = 0;
+	for (int i = nodd - 1; i >= 0; i--)
+		radices[count++] = odd[i];
+	for (int i = 0; i < log2 / 3; i++)
+		radices[count++] = 8;
+	if (log2 % 3)
+		radices[count++] = 1 << (log2 % 3);
+	return count;
+}
+
+static int smooth7(int m)
+{
+	while (!(m % 2)) m /= 2;
+	while (!(m % 3)) m /= 3;
+	while (!(m % 5)) m /= 5;
+	while (!(m % 7)) m /= 7;
+	return m == 1;
+}
+
+double fft_cost(int m)
+{
+	int r[FFT_MAX_PASSES];
+	int passes = fft_factor(m, r);
+	return passes < 0 ? 1e300 : (double)m * (passes ? passes : 1);
+}
+
+int fft_good_size(int n)
+{
+	if (n <= 1)
+		return 1;
+	int best = 0;
+	double best_cost = 0;
+	for (int m = n; m <= 2 * n && m <= FFT_MAX_N; m++) {
+		if (!smooth7(m))
+			continue;
+		double c = fft_cost(m);
+		if (!best || c < best_cost) {
+			best = m;
+			best_cost = c;
+		}
+	}
+	return best;
+}

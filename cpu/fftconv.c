@@ -1,0 +1,678 @@
+/* The CPU engine's bloom and convolve (engine.h): the image's planes padded to the GPU's padded
+ * size (fft_good_size of image + kernel - 1 per axis), prefiltered (bloom), transformed by one
+ * batched FFTW r2c, multiplied by the cached kernel spectrum, transformed back by one batched
+ * c2r and composited. Real planes instead of the GPU's packed complex ones: FFTW's r2c already
+ * halves the work, and a bloom transforms only R, G and B (its alpha is the input's). */
+#include "cpu/engine_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/fft_size.h"
+#include "core/kernel_shape.h"
+#include "core/parallel.h"
+
+/* ---- plans per padded size ---- */
+
+void cpu_plan_free(struct cpu_plan *q)
+{
+	pthread_mutex_lock(&cpu_plan_lock);
+	if (q->fwd)
+		fftwf_destroy_plan(q->fwd);
+	if (q->inv)
+		fftwf_destroy_plan(q->inv);
+	pthread_mutex_unlock(&cpu_plan_lock);
+	fftwf_free(q->real);
+	fftwf_free(q->spec);
+	memset(q, 0, sizeof *q);
+}
+
+/* Bytes of `planes` planes of the padded size's real and complex buffers; -1 on overflow. */
+static int plan_bytes(int pw, int ph, int planes, size_t *real, size_t *spec)
+{
+	size_t a, b;
+	if (checked_mul_size((size_t)pw * planes, (size_t)ph, &a) ||
+	    checked_mul_size(a, sizeof(float), real) ||
+	    checked_mul_size((size_t)(pw / 2 + 1) * planes, (size_t)ph, &b) ||
+	    checked_mul_size(b, sizeof(fftwf_complex), spec))
+		return -1;
+	return 0;
+}
+
+int cpu_plan_make(struct cpu_engine *e, struct cpu_plan *q, unsigned flags)
+{
+	int n[2] = {q->ph, q->pw}, rdist = q->pw * q->ph, cdist = (q->pw / 2 + 1) * q->ph;
+	cpu_plan_begin(e);
+	q->fwd = fftwf_plan_many_dft_r2c(2, n, q->nsrc, q->real, NULL, 1, rdist, q->spec, NULL, 1,
+	                                 cdist, flags);
+	q->inv = fftwf_plan_many_dft_c2r(2, n, q->nout, q->spec, NULL, 1, cdist, q->real, NULL, 1,
+	                                 rdist, flags | FFTW_DESTROY_INPUT);
+	if (!q->fwd || !q->inv) {
+		if (q->fwd)
+			fftwf_destroy_plan(q->fwd);
+		if (q->inv)
+			fftwf_destroy_plan(q->inv);
+		q->fwd = q->inv = NULL;
+	}
+	cpu_plan_end(e);
+	if (!q->fwd)
+		return -1;
+	q->measured = flags == FFTW_MEASURE;
+	if (q->measured)
+		e->wisdom_dirty = 1;
+	return 0;
+}
+
+/* The plan of (pw, ph, nsrc, nout): a kept one, or made now (the least recently used goes past
+ * opts.max_plans). */
+static int plan_get(struct cpu_engine *e, int pw, int ph, int nsrc, int nout, struct cpu_plan **out,
+                    char err[CPU_ERR_LEN])
+{
+	e->tick++;
+	for (int i = 0; i < e->nplans; i++) {
+		struct cpu_plan *q = &e->plans[i];
+		if (q->pw == pw && q->ph == ph && q->nsrc == nsrc && q->nout == nout) {
+			q->last_use = e->tick;
+			e->st.plan_hits++;
+			*out = q;
+			return 0;
+		}
+	}
+	e->st.plan_misses++;
+	int max = e->opts.max_plans < CPU_MAX_PLANS ? e->opts.max_plans : CPU_MAX_PLANS;
+	struct cpu_plan *q;
+	if (e->nplans < max) {
+		q = &e->plans[e->nplans++];
+	} else {
+		q = &e->plans[0];
+		for (int i = 1; i < e->nplans; i++)
+			if (e->plans[i].last_use < q->last_use)
+				q = &e->plans[i];
+		cpu_plan_free(q);
+	}
+	int planes = nsrc > nout ? nsrc : nout;
+	size_t rb, sb;
+	if (plan_bytes(pw, ph, planes, &rb, &sb)) {
+		snprintf(err, CPU_ERR_LEN, "padded size %dx%d is too large", pw, ph);
+		return CPU_E_TOO_LARGE;
+	}
+	q->real = fftwf_malloc(rb);
+	q->spec = fftwf_malloc(sb);
+	if (!q->real || !q->spec) {
+		cpu_plan_free(q);
+		snprintf(err, CPU_ERR_LEN, "padded size %dx%d: out of host memory (%zu MiB)", pw, ph,
+		         (rb + sb) >> 20);
+		return CPU_E_NOMEM;
+	}
+	q->pw = pw, q->ph = ph, q->nsrc = nsrc, q->nout = nout;
+	if (cpu_plan_make(e, q, cpu_plan_flags(e))) {
+		cpu_plan_free(q);
+		snprintf(err, CPU_ERR_LEN, "FFTW could not plan %dx%d", pw, ph);
+		return CPU_E_NOMEM;
+	}
+	q->last_use = e->tick;
+	*out = q;
+	return 0;
+}
+
+/* ---- kernels ---- */
+
+/* The built-in kernel p->preset names: a kept one, or generated now. */
+static int preset_image(struct cpu_engine *e, const struct kernel_preset *spec,
+                        const struct image **img, const uint64_t **digest, char err[CPU_ERR_LEN])
+{
+	if (spec->kind == KERNEL_NONE) {
+		snprintf(err, CPU_ERR_LEN, "no kernel: neither an image nor a built-in kernel");
+		return CPU_E_ARG;
+	}
+	struct cpu_preset *slot = &e->presets[0];
+	e->tick++;
+	for (int i = 0; i < CPU_PRESETS; i++) {
+		struct cpu_preset *c = &e->presets[i];
+		if (c->img.pixels && !memcmp(&c->spec, spec, sizeof *spec)) {
+			c->last_use = e->tick;
+			*img = &c->img;
+			*digest = c->digest;
+			return 0;
+		}
+		if (!c->img.pixels || c->last_use < slot->last_use)
+			slot = c;
+	}
+	struct image gen;
+	int rc = cpu_kernel_preset(e, spec, &gen, err);
+	if (rc)
+		return rc;
+	image_free(&slot->img);
+	slot->spec = *spec;
+	slot->img = gen;
+	image_digest(&gen, slot->digest);
+	slot->last_use = e->tick;
+	*img = &slot->img;
+	*digest = slot->digest;
+	return 0;
+}
+
+int cpu_kernel_preset(struct cpu_engine *e, const struct kernel_preset *ks, struct image *out,
+                      char err[CPU_ERR_LEN])
+{
+	memset(out, 0, sizeof *out);
+	if (ks->size < 1 || ks->size > 16384) {
+		snprintf(err, CPU_ERR_LEN, "kernel: size %d", ks->size);
+		return CPU_E_ARG;
+	}
+	if (ks->kind == KERNEL_GAUSSIAN || ks->kind == KERNEL_GLARE) {
+		if (image_alloc(out, ks->size, ks->size, 3))
+			goto nomem;
+		(ks->kind == KERNEL_GAUSSIAN ? kshape_gaussian : kshape_glare)(ks, out->pixels);
+		return 0;
+	}
+	if (ks->kind != KERNEL_APERTURE) {
+		snprintf(err, CPU_ERR_LEN, "kernel: no built-in kernel of kind %d", ks->kind);
+		return CPU_E_ARG;
+	}
+	int f = kshape_aperture_grid(ks->size);
+	size_t n = (size_t)f * f;
+	fftwf_complex *mask = fftwf_malloc(n * sizeof *mask);
+	float *res = malloc((size_t)ks->size * ks->size * 4 * sizeof *res);
+	if (!mask || !res || image_alloc(out, ks->size, ks->size, 3)) {
+		fftwf_free(mask);
+		free(res);
+		goto nomem;
+	}
+	memset(mask, 0, n * sizeof *mask);
+	kshape_aperture_mask(ks, f, (float *)mask);
+	cpu_plan_begin(e);
+	fftwf_plan p = fftwf_plan_dft_2d(f, f, mask, mask, FFTW_FORWARD, FFTW_ESTIMATE);
+	pthread_mutex_unlock(&cpu_plan_lock); /* no measuring: nothing for the wisdom */
+	if (p) {
+		fftwf_execute(p);
+		pthread_mutex_lock(&cpu_plan_lock);
+		fftwf_destroy_plan(p);
+		pthread_mutex_unlock(&cpu_plan_lock);
+		kshape_aperture_sample((const float *)mask, f, ks->size, res);
+		kshape_aperture_finish(res, ks->size, out->pixels);
+	}
+	fftwf_free(mask);
+	free(res);
+	if (p)
+		return 0;
+	image_free(out);
+nomem:
+	snprintf(err, CPU_ERR_LEN, "kernel: out of memory");
+	return CPU_E_NOMEM;
+}
+
+/* The kernel as used: its pixels (R, G, B, Rec. 709 luminance), size, centre and sums. */
+struct kinfo {
+	const struct image *img;
+	uint64_t digest[2];
+	int kw, kh, cx, cy;
+	int gray;
+	double lum_sum;
+	float *rgbl; /* the source pixels, 4 floats each */
+};
+
+/* The kernel's pixels as RGBL: 0, or CPU_E_ARG for a non-finite pixel or a kernel whose
+ * luminance sums to zero where it is to be normalised (the GPU engine's messages). */
+static int kernel_pixels(struct kinfo *ki, const struct bloom_params *p, char err[CPU_ERR_LEN])
+{
+	const struct image *k = ki->img;
+	size_t n = (size_t)k->width * k->height;
+	ki->rgbl = malloc(n * 4 * sizeof(float));
+	if (!ki->rgbl)
+		return CPU_E_NOMEM;
+	int gray = 1;
+	double sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		const float *s = k->pixels + i * k->channels;
+		float c[3] = {s[0], k->channels > 2 ? s[1] : s[0], k->channels > 2 ? s[2] : s[0]};
+		gray &= c[0] == c[1] && c[1] == c[2];
+		if (!isfinite(c[0]) || !isfinite(c[1]) || !isfinite(c[2])) {
+			snprintf(err, CPU_ERR_LEN, "kernel: pixel %zu,%zu is not finite",
+			         i % (size_t)k->width, i / (size_t)k->width);
+			return CPU_E_ARG;
+		}
+		float *o = ki->rgbl + i * 4;
+		memcpy(o, c, sizeof c);
+		o[3] = 0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2];
+		sum += (double)0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+	}
+	ki->gray = gray;
+	ki->lum_sum = sum;
+	if (p->normalize == BLOOM_NORMALIZE_LUMINANCE && !(fabs(sum) > 1e-30)) {
+		snprintf(err, CPU_ERR_LEN, "kernel: its luminance sums to zero, so it cannot be "
+		         "normalised (use normalize=none)");
+		return CPU_E_ARG;
+	}
+	return 0;
+}
+
+static struct cpu_kentry *kcache_find(struct cpu_engine *e, const struct kinfo *ki, int pw,
+                                      int ph, const struct bloom_params *p)
+{
+	e->tick++;
+	for (size_t i = 0; i < e->nspectra; i++) {
+		struct cpu_kentry *c = &e->spectra[i];
+		if (c->digest[0] == ki->digest[0] && c->digest[1] == ki->digest[1] && c->pw == pw &&
+		    c->ph == ph && c->cx == ki->cx && c->cy == ki->cy && c->kw == ki->kw &&
+		    c->kh == ki->kh && c->scale == p->kernel_scale && c->normalize == p->normalize) {
+			c->last_use = e->tick;
+			e->st.kernel_hits++;
+			return c;
+		}
+	}
+	e->st.kernel_misses++;
+	return NULL;
+}
+
+static void kcache_evict_to(struct cpu_engine *e, size_t room)
+{
+	while (e->nspectra && e->spectra_bytes + room > e->opts.kernel_cache_bytes) {
+		size_t lru = 0;
+		for (size_t i = 1; i < e->nspectra; i++)
+			if (e->spectra[i].last_use < e->spectra[lru].last_use)
+				lru = i;
+		fftwf_free(e->spectra[lru].spec);
+		e->spectra_bytes -= e->spectra[lru].bytes;
+		e->spectra[lru] = e->spectra[--e->nspectra];
+		e->st.kernel_evictions++;
+	}
+}
+
+struct kpad {
+	const struct kinfo *ki;
+	float *real;
+	int pw, ph, planes;
+	float scale;
+};
+
+/* Rows [8 item, 8 item + 8) of the kernel: resampled to its size as used and placed with its
+ * centre at (0, 0), wrapping: Kp[(j - cy) mod ph][(i - cx) mod pw] = K[j][i] scale. */
+static int kpad_item(void *ctx, int worker, size_t item)
+{
+	(void)worker;
+	const struct kpad *c = ctx;
+	const struct kinfo *ki = c->ki;
+	size_t plane = (size_t)c->pw * c->ph;
+	for (int j = (int)item * CPU_ROWS; j < ki->kh && j < (int)(item + 1) * CPU_ROWS; j++) {
+		int y = ((j - ki->cy) % c->ph + c->ph) % c->ph;
+		for (int i = 0; i < ki->kw; i++) {
+			int x = ((i - ki->cx) % c->pw + c->pw) % c->pw;
+			float v[4];
+			kshape_resample(ki->rgbl, ki->img->width, ki->img->height, 4, ki->kw, ki->kh, i, j, v);
+			for (int s = 0; s < c->planes; s++)
+				c->real[s * plane + (size_t)y * c->pw + x] = v[s] * c->scale;
+		}
+	}
+	return 0;
+}
+
+/* The kernel's spectrum at (pw, ph): cached, or made now (its planes padded, one batched r2c). */
+static int kernel_spectrum(struct cpu_engine *e, struct kinfo *ki, int pw, int ph,
+                           const struct bloom_params *p, struct cpu_kentry **out, int *cached,
+                           char err[CPU_ERR_LEN])
+{
+	*out = kcache_find(e, ki, pw, ph, p);
+	*cached = *out != NULL;
+	if (*out)
+		return 0;
+	int rc = kernel_pixels(ki, p, err);
+	if (rc)
+		return rc;
+	int planes = ki->gray ? 1 : 4;
+	size_t rb, sb;
+	if (plan_bytes(pw, ph, planes, &rb, &sb)) {
+		snprintf(err, CPU_ERR_LEN, "kernel spectrum %dx%d is too large", pw, ph);
+		return CPU_E_TOO_LARGE;
+	}
+	float *real = fftwf_malloc(rb);
+	fftwf_complex *spec = fftwf_malloc(sb);
+	fftwf_plan plan = NULL;
+	if (!real || !spec)
+		goto nomem;
+	memset(real, 0, rb);
+	double norm = p->normalize == BLOOM_NORMALIZE_LUMINANCE ? 1.0 / ki->lum_sum : 1.0;
+	struct kpad c = {ki, real, pw, ph, planes, (float)(norm / ((double)pw * ph))};
+	par_each(((size_t)ki->kh + CPU_ROWS - 1) / CPU_ROWS, e->threads, kpad_item, &c, NULL);
+	int n[2] = {ph, pw}, rdist = pw * ph, cdist = (pw / 2 + 1) * ph;
+	cpu_plan_begin(e);
+	plan = fftwf_plan_many_dft_r2c(2, n, planes, real, NULL, 1, rdist, spec, NULL, 1, cdist,
+	                               FFTW_ESTIMATE);
+	pthread_mutex_unlock(&cpu_plan_lock); /* estimated: nothing for the wisdom */
+	if (!plan)
+		goto nomem;
+	fftwf_execute(plan);
+	pthread_mutex_lock(&cpu_plan_lock);
+	fftwf_destroy_plan(plan);
+	pthread_mutex_unlock(&cpu_plan_lock);
+	fftwf_free(real);
+	real = NULL;
+	kcache_evict_to(e, sb);
+	if (e->nspectra == e->cap_spectra) {
+		size_t cap = e->cap_spectra ? e->cap_spectra * 2 : 8;
+		struct cpu_kentry *nk = realloc(e->spectra, cap * sizeof *nk);
+		if (!nk)
+			goto nomem;
+		e->spectra = nk;
+		e->cap_spectra = cap;
+	}
+	struct cpu_kentry *k = &e->spectra[e->nspectra++];
+	*k = (struct cpu_kentry){{ki->digest[0], ki->digest[1]}, pw, ph, ki->cx, ki->cy, ki->kw,
+	                         ki->kh, p->normalize, ki->gray, p->kernel_scale, spec, sb, e->tick};
+	e->spectra_bytes += sb;
+	*out = k;
+	return 0;
+nomem:
+	fftwf_free(real);
+	fftwf_free(spec);
+	snprintf(err, CPU_ERR_LEN, "kernel spectrum %dx%d: out of host memory", pw, ph);
+	return CPU_E_NOMEM;
+}
+
+/* ---- the frame ---- */
+
+/* What a frame transforms: nsrc real planes in (the image's R [G B] [A], gray as one), nout out,
+ * each with the input plane it multiplies (src) and the kernel spectrum plane (kc). */
+struct frame {
+	struct cpu_engine *e;
+	const struct image *in;
+	const struct bloom_params *p;
+	int op, w, h, out_ch, nsrc, nout;
+	int src[4], kc[4];
+	struct cpu_plan *q;
+	const struct cpu_kentry *k;
+	struct image *out;
+	unsigned long long bad[PAR_EACH_MAX]; /* per worker: non-finite result samples */
+};
+
+#define SPAN 512 /* pixels a row is converted in at a time (on the stack: 8 KiB of RGBA) */
+
+/* Pixels [x0, x0 + n) of row y as RGBA (gray fills R, G and B; a missing alpha is 1). */
+static void span_rgba(const struct image *in, int y, int x0, int n, float *v)
+{
+	const float *s = in->pixels + ((size_t)y * in->width + x0) * in->channels;
+	switch (in->channels) {
+	case 1:
+		for (int i = 0; i < n; i++)
+			v[4 * i] = v[4 * i + 1] = v[4 * i + 2] = s[i], v[4 * i + 3] = 1;
+		break;
+	case 2:
+		for (int i = 0; i < n; i++)
+			v[4 * i] = v[4 * i + 1] = v[4 * i + 2] = s[2 * i], v[4 * i + 3] = s[2 * i + 1];
+		break;
+	case 3:
+		for (int i = 0; i < n; i++)
+			v[4 * i] = s[3 * i], v[4 * i + 1] = s[3 * i + 1], v[4 * i + 2] = s[3 * i + 2],
+			v[4 * i + 3] = 1;
+		break;
+	default:
+		memcpy(v, s, (size_t)n * 4 * sizeof *v);
+	}
+}
+
+static inline float fmin_(float a, float b) { return a < b ? a : b; }
+static inline float fmax_(float a, float b) { return a > b ? a : b; }
+
+/* The GPU's bloom_prefilter (gles/shaders/bloom_math.comp) on n RGBA pixels, in float as there;
+ * non-finite samples 0 first. */
+static void prefilter_span(float *v, int n, int bloom, float threshold, float knee_,
+                           float clamp_max)
+{
+	float knee = fmin_(knee_, threshold);
+	for (int i = 0; i < n; i++) {
+		float *p = v + 4 * i;
+		for (int c = 0; c < 4; c++)
+			p[c] = isfinite(p[c]) ? p[c] : 0.0f;
+		if (!bloom)
+			continue;
+		float b = fmax_(p[0], fmax_(p[1], p[2]));
+		float soft = fmin_(fmax_(b - threshold + knee, 0.0f), 2.0f * knee);
+		soft = knee > 0.0f ? soft * soft / (4.0f * knee) : 0.0f;
+		float w = b > 0.0f ? fmax_(soft, b - threshold) / b : 0.0f;
+		if (threshold <= 0.0f)
+			w = 1.0f;
+		for (int c = 0; c < 3; c++)
+			p[c] = fmin_(fmax_(p[c] * w, -clamp_max), clamp_max);
+	}
+}
+
+/* Rows of the padded planes: the image's (non-finite samples 0; prefiltered for the bloom),
+ * zero past it. */
+static int pack_item(void *ctx, int worker, size_t item)
+{
+	(void)worker;
+	const struct frame *f = ctx;
+	const struct cpu_plan *q = f->q;
+	size_t plane = (size_t)q->pw * q->ph;
+	/* the planes' channels of the RGBA pixel: gray (R) [alpha], or R, G, B [alpha] */
+	const int chan[4] = {0, f->nsrc == 2 ? 3 : 1, 2, 3};
+	float th = (float)f->p->threshold, kn = (float)f->p->knee, cl = (float)f->p->clamp_max;
+	float v[SPAN * 4];
+	for (int y = (int)item * CPU_ROWS; y < q->ph && y < (int)(item + 1) * CPU_ROWS; y++) {
+		if (y >= f->h) {
+			for (int s = 0; s < f->nsrc; s++)
+				memset(q->real + s * plane + (size_t)y * q->pw, 0, (size_t)q->pw * sizeof(float));
+			continue;
+		}
+		for (int x0 = 0; x0 < f->w; x0 += SPAN) {
+			int n = f->w - x0 < SPAN ? f->w - x0 : SPAN;
+			span_rgba(f->in, y, x0, n, v);
+			prefilter_span(v, n, f->op == BLOOM_OP_BLOOM, th, kn, cl);
+			for (int s = 0; s < f->nsrc; s++) {
+				float *d = q->real + s * plane + (size_t)y * q->pw + x0;
+				const float *src = v + chan[s];
+				for (int i = 0; i < n; i++)
+					d[i] = src[4 * i];
+			}
+		}
+		for (int s = 0; s < f->nsrc; s++)
+			memset(q->real + s * plane + (size_t)y * q->pw + f->w, 0,
+			       (size_t)(q->pw - f->w) * sizeof(float));
+	}
+	return 0;
+}
+
+/* Rows of the spectra: output plane o = input plane src[o] times kernel plane kc[o], the
+ * planes taken last to first so that an input plane is read before an output overwrites it
+ * (src[o] <= o). */
+static int multiply_item(void *ctx, int worker, size_t item)
+{
+	(void)worker;
+	const struct frame *f = ctx;
+	const struct cpu_plan *q = f->q;
+	size_t cw = (size_t)q->pw / 2 + 1, plane = cw * q->ph;
+	for (int y = (int)item * CPU_ROWS; y < q->ph && y < (int)(item + 1) * CPU_ROWS; y++)
+		for (int o = f->nout - 1; o >= 0; o--) {
+			const float *a = (const float *)(q->spec + f->src[o] * plane + y * cw);
+			const float *b = (const float *)(f->k->spec + f->kc[o] * plane + y * cw);
+			float *d = (float *)(q->spec + o * plane + y * cw);
+			for (size_t x = 0; x < cw; x++) {
+				float re = a[2 * x] * b[2 * x] - a[2 * x + 1] * b[2 * x + 1];
+				float im = a[2 * x] * b[2 * x + 1] + a[2 * x + 1] * b[2 * x];
+				d[2 * x] = re;
+				d[2 * x + 1] = im;
+			}
+		}
+	return 0;
+}
+
+/* Rows of the result: the bloom's composite (add: I + intensity B; mix: (1 - mix) I + mix B;
+ * alpha the input's), or the convolution itself; non-finite samples counted (the bloom's only
+ * where the input's were finite). The result's channels from RGBA: R; R and A; RGB; RGBA
+ * (convolve: its planes in order). */
+static int composite_item(void *ctx, int worker, size_t item)
+{
+	struct frame *f = ctx;
+	const struct cpu_plan *q = f->q;
+	size_t plane = (size_t)q->pw * q->ph;
+	int oc = f->out_ch, bloom = f->op == BLOOM_OP_BLOOM;
+	float inten = (float)f->p->intensity, mix = (float)f->p->mix;
+	int add = f->p->composite == BLOOM_COMPOSITE_ADD;
+	static const int pick[4][4] = {{0}, {0, 3}, {0, 1, 2}, {0, 1, 2, 3}};
+	const int *pk = pick[oc - 1];
+	unsigned long long bad = 0;
+	float v[SPAN * 4];
+	for (int y = (int)item * CPU_ROWS; y < f->h && y < (int)(item + 1) * CPU_ROWS; y++)
+		for (int x0 = 0; x0 < f->w; x0 += SPAN) {
+			int n = f->w - x0 < SPAN ? f->w - x0 : SPAN;
+			const float *b[4];
+			for (int o = 0; o < f->nout; o++)
+				b[o] = q->real + o * plane + (size_t)y * q->pw + x0;
+			float *d = f->out->pixels + ((size_t)y * f->w + x0) * oc;
+			if (!bloom) {
+				for (int i = 0; i < n; i++) {
+					int badpx = 0;
+					for (int c = 0; c < oc; c++) {
+						d[i * oc + c] = b[c][i];
+						badpx |= !isfinite(b[c][i]);
+					}
+					bad += badpx;
+				}
+				continue;
+			}
+			span_rgba(f->in, y, x0, n, v);
+			for (int i = 0; i < n; i++) {
+				float *p = v + 4 * i, r[4];
+				for (int c = 0; c < 3; c++) {
+					float bc = b[f->nout == 1 ? 0 : c][i];
+					r[c] = add ? p[c] + inten * bc : p[c] + (bc - p[c]) * mix;
+				}
+				r[3] = p[3];
+				int badpx = 0;
+				for (int c = 0; c < oc; c++) {
+					d[i * oc + c] = r[pk[c]];
+					badpx |= !isfinite(r[pk[c]]) && isfinite(p[pk[c]]);
+				}
+				bad += badpx;
+			}
+		}
+	f->bad[worker] += bad;
+	return 0;
+}
+
+/* The planes of a frame: see struct frame. */
+static void frame_planes(struct frame *f, int in_ch, int gray_kernel)
+{
+	f->out_ch = !gray_kernel && in_ch <= 2 ? in_ch + 2 : in_ch;
+	if (f->op == BLOOM_OP_BLOOM) {
+		f->nsrc = in_ch <= 2 ? 1 : 3;
+		f->nout = f->out_ch <= 2 ? 1 : 3;
+	} else {
+		f->nsrc = in_ch;
+		f->nout = f->out_ch;
+	}
+	for (int o = 0; o < 4; o++) {
+		/* a gray image's colour outputs all multiply its one plane; its alpha is plane 1 */
+		f->src[o] = f->nsrc == f->nout ? o : f->nsrc == 1 ? 0 : (o == 3 ? 1 : 0);
+		f->kc[o] = gray_kernel ? 0 : (f->nout == 2 && o == 1) || o == 3 ? 3 : o;
+	}
+}
+
+static int rows_each(struct cpu_engine *e, int rows, par_item_fn fn, void *ctx)
+{
+	return par_each(((size_t)rows + CPU_ROWS - 1) / CPU_ROWS, e->threads, fn, ctx, NULL);
+}
+
+int cpu_bloom_run(struct cpu_engine *e, int op, const struct image *in,
+                  const struct image *kernel, const uint64_t digest[2],
+                  const struct bloom_params *p, struct image *out, struct cpu_stats *st,
+                  char err[CPU_ERR_LEN])
+{
+	struct cpu_stats local;
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof *st);
+	memset(out, 0, sizeof *out);
+	double t0 = clock_ms();
+	if (op != BLOOM_OP_BLOOM && op != BLOOM_OP_CONVOLVE) {
+		snprintf(err, CPU_ERR_LEN, "unknown operation %d", op);
+		return CPU_E_ARG;
+	}
+	if (!in || !in->pixels || in->width < 1 || in->height < 1 || in->channels < 1 ||
+	    in->channels > 4) {
+		snprintf(err, CPU_ERR_LEN, "empty or malformed image");
+		return CPU_E_ARG;
+	}
+	struct kinfo ki;
+	memset(&ki, 0, sizeof ki);
+	const uint64_t *dg = digest;
+	if (kernel) {
+		ki.img = kernel;
+	} else {
+		int rc = preset_image(e, &p->preset, &ki.img, &dg, err);
+		if (rc)
+			return rc;
+	}
+	if (!ki.img->pixels || ki.img->width < 1 || ki.img->height < 1 || ki.img->channels < 1 ||
+	    ki.img->channels > 4) {
+		snprintf(err, CPU_ERR_LEN, "kernel: empty or malformed image");
+		return CPU_E_ARG;
+	}
+	if (dg && (dg[0] || dg[1]))
+		ki.digest[0] = dg[0], ki.digest[1] = dg[1];
+	else
+		image_digest(ki.img, ki.digest);
+	int w = in->width, h = in->height;
+	if (kshape_geometry(p, ki.img->width, ki.img->height, w, h, &ki.kw, &ki.kh, &ki.cx, &ki.cy,
+	                    err, CPU_ERR_LEN))
+		return CPU_E_ARG;
+	if ((long long)w + ki.kw - 1 > CPU_MAX_N || (long long)h + ki.kh - 1 > CPU_MAX_N) {
+		snprintf(err, CPU_ERR_LEN, "%dx%d with a %dx%d kernel: the padded size exceeds %d", w, h,
+		         ki.kw, ki.kh, CPU_MAX_N);
+		return CPU_E_TOO_LARGE;
+	}
+	int pw = fft_good_size(w + ki.kw - 1), ph = fft_good_size(h + ki.kh - 1);
+	struct cpu_kentry *k;
+	int rc = kernel_spectrum(e, &ki, pw, ph, p, &k, &st->kernel_cached, err);
+	free(ki.rgbl);
+	if (rc)
+		return rc;
+	struct frame *f = calloc(1, sizeof *f);
+	if (!f) {
+		snprintf(err, CPU_ERR_LEN, "out of host memory");
+		return CPU_E_NOMEM;
+	}
+	*f = (struct frame){.e = e, .in = in, .p = p, .op = op, .w = w, .h = h, .k = k, .out = out};
+	frame_planes(f, in->channels, k->gray);
+	rc = plan_get(e, pw, ph, f->nsrc, f->nout, &f->q, err);
+	if (!rc && image_alloc(out, w, h, f->out_ch)) {
+		snprintf(err, CPU_ERR_LEN, "out of host memory for the %dx%d result", w, h);
+		rc = CPU_E_NOMEM;
+	}
+	if (rc) {
+		free(f);
+		return rc;
+	}
+	double t1 = clock_ms();
+	st->setup_ms = t1 - t0;
+	rows_each(e, f->q->ph, pack_item, f);
+	double t2 = clock_ms();
+	fftwf_execute_dft_r2c(f->q->fwd, f->q->real, f->q->spec);
+	double t3 = clock_ms();
+	rows_each(e, f->q->ph, multiply_item, f);
+	double t4 = clock_ms();
+	fftwf_execute_dft_c2r(f->q->inv, f->q->spec, f->q->real);
+	double t5 = clock_ms();
+	rows_each(e, h, composite_item, f);
+	double t6 = clock_ms();
+	unsigned long long bad = 0;
+	for (int i = 0; i < PAR_EACH_MAX; i++)
+		bad += f->bad[i];
+	st->padded_w = pw, st->padded_h = ph, st->tiles_x = st->tiles_y = 1;
+	st->gray_kernel = k->gray, st->planes = f->nsrc;
+	st->pack_ms = t2 - t1, st->forward_ms = t3 - t2, st->multiply_ms = t4 - t3;
+	st->inverse_ms = t5 - t4, st->composite_ms = t6 - t5;
+	free(f);
+	if (bad) {
+		snprintf(err, CPU_ERR_LEN, "%llu samples of the result are not finite: float32 "
+		         "overflowed in the convolution (an image or kernel value near 3.4e38, or "
+		         "infinite)", bad);
+		image_free(out);
+		return CPU_E_ARG;
+	}
+	st->wall_ms = clock_ms() - t0;
+	return 0;
+}

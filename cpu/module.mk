@@ -1,0 +1,10 @@
+# cpu/: the CPU engine: the GPU engine's operations on the host's cores (FFTW single precision
+# for the FFTs, OpenBLAS's serial build for the convolutions, both under the engine's own threads:
+# core/parallel.h). Includes core/ and codec/ only: no GL, no jansson, no HTTP
+# (tests/build/test_layers.sh).
+CPU_CONV_OBJS := $(BUILD)/cpu/conv.o
+CPU_OBJS := \
+	$(BUILD)/cpu/engine.o \
+	$(BUILD)/cpu/fftconv.o
+CPU_OBJS += $(CPU_CONV_OBJS)
+$(BUILD)/cpu/%.o $(BUILD)/pic/cpu/%.o: CPPFLAGS_ALL += -I$(BLAS_INC)

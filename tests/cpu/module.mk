@@ -1,0 +1,1 @@
+TEST_NAMES += cpu/test_cpu_conv
