@@ -14,6 +14,8 @@ BUILD   ?= build
 CPPFLAGS_ALL := -I. -I$(BUILD) $(CPPFLAGS)
 CFLAGS_ALL   := $(STD) $(OPT) $(WARN) $(CFLAGS) -MMD -MP
 LDLIBS_ALL   := -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljpeg -ljansson -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lavif -lgnutls -lz -lm -lpthread $(LDLIBS)
+# TIFF (libtiff) and HEIC (libheif with libde265) codecs
+LDLIBS_ALL   += -ltiff -lheif
 LDLIBS_CLI   := -lcurl
 # the CLI links no HTTP server: everything but libmicrohttpd
 LDLIBS_CLI_ENGINE := $(filter-out -lmicrohttpd,$(LDLIBS_ALL))
@@ -22,10 +24,12 @@ LDLIBS_CLI_ENGINE := $(filter-out -lmicrohttpd,$(LDLIBS_ALL))
 DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri \
               libmicrohttpd-dev libturbojpeg0-dev libjpeg62-turbo-dev libjansson-dev libspng-dev libopenexr-dev libdeflate-dev zlib1g-dev \
               libgnutls28-dev libwebp-dev libavif-dev libcurl4-openssl-dev
+DEPS_BUILD += libtiff-dev libheif-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
               clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
               systemd python3-yaml libheif-examples \
               libjpeg-turbo-progs python3-scipy python3-torch abigail-tools
+DEPS_TEST  += libtiff-tools python3-pil
 DEPS_BENCH := libfftw3-dev
 DEPS_DOCS  := python3-skimage imagemagick python3-matplotlib
 DEPS_SYSTEMD := systemd-container

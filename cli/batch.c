@@ -65,7 +65,9 @@ static int write_frame(const struct batch_job *j, const struct batch_opts *o,
 		bits = format_bits(f, in);
 	}
 	struct image_encode_opts eo = {.quality = o->quality, .bits = o->bits ? o->bits : bits,
-	                               .exr_compression = o->exr_compression};
+	                               .exr_compression = o->exr_compression,
+	                               .tiff_compression = o->tiff_compression,
+	                               .half = !o->bits && format_half(o->format, f, in)};
 	unsigned char *data;
 	size_t len;
 	char ierr[IMAGE_ERR_LEN];

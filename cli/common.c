@@ -99,7 +99,7 @@ int cli_output_format(const char *path, int format, enum image_format *f, char *
 	}
 	if (!std && ext == IMAGE_FORMAT_UNKNOWN) {
 		snprintf(err, elen, "%.300s: unknown output extension (.jpg .png .exr .hdr .pfm .webp "
-		         ".avif)", path);
+		         ".avif .tif)", path);
 		return -1;
 	}
 	*f = ext;

@@ -152,7 +152,22 @@ enum image_format image_sniff(const void *buf, size_t len)
 		for (size_t i = 16; i + 4 <= box; i += 4)
 			if (!memcmp(b + i, "avif", 4) || !memcmp(b + i, "avis", 4))
 				return IMAGE_FORMAT_AVIF;
+		/* HEIF with HEVC (HEIC): its major brand or a compatible one; mif1 / msf1 alone
+		 * (a HEIF of any codec) are left to libheif */
+		static const char heif[][5] = {"heic", "heix", "heim", "heis", "hevc", "hevx",
+		                               "mif1", "msf1"};
+		for (size_t k = 0; k < sizeof heif / sizeof heif[0]; k++)
+			if (!memcmp(b + 8, heif[k], 4))
+				return IMAGE_FORMAT_HEIC;
+		for (size_t i = 16; i + 4 <= box; i += 4)
+			for (size_t k = 0; k < 4; k++)
+				if (!memcmp(b + i, heif[k], 4))
+					return IMAGE_FORMAT_HEIC;
 	}
+	if (len >= 4 && (!memcmp(b, "II", 2) || !memcmp(b, "MM", 2)) &&
+	    ((b[0] == 'I' && (b[2] == 42 || b[2] == 43) && b[3] == 0) ||
+	     (b[0] == 'M' && b[2] == 0 && (b[3] == 42 || b[3] == 43))))
+		return IMAGE_FORMAT_TIFF;
 	return IMAGE_FORMAT_UNKNOWN;
 }
 
@@ -173,6 +188,13 @@ static const struct image_format_desc format_table[] = {
 	{IMAGE_FORMAT_AVIF, "avif", "AVIF", {"image/avif", NULL}, {"avif", NULL},
 	 "an ISO BMFF `ftyp` box with the brand `avif` or `avis`", 1, 1, {8, 10, 12}, {8, 10, 12},
 	 0, 1},
+	{IMAGE_FORMAT_TIFF, "tiff", "TIFF", {"image/tiff", "image/tiff-fx", NULL},
+	 {"tiff", "tif", NULL}, "`II*` 00 or `MM` 00 `*` (BigTIFF: `+` for `*`)", 1, 1,
+	 {8, 16, 32, 64}, {8, 16, 32}, 2, 1},
+	{IMAGE_FORMAT_HEIC, "heic", "HEIC", {"image/heic", "image/heif", NULL},
+	 {"heic", "heif", "hif", NULL},
+	 "an ISO BMFF `ftyp` box with the brand `heic`, `heix`, `heim`, `heis`, `hevc`, `hevx`, "
+	 "`mif1` or `msf1` (and none `avif`)", 1, 0, {8, 10, 12}, {0}, 0, 1},
 };
 #define NFORMATS (sizeof format_table / sizeof format_table[0])
 
@@ -286,6 +308,8 @@ static image_decode_fn decoder_of(enum image_format f)
 	case IMAGE_FORMAT_HDR: return image_decode_hdr;
 	case IMAGE_FORMAT_WEBP: return image_decode_webp;
 	case IMAGE_FORMAT_AVIF: return image_decode_avif;
+	case IMAGE_FORMAT_TIFF: return image_decode_tiff;
+	case IMAGE_FORMAT_HEIC: return image_decode_heic;
 	default: return NULL;
 	}
 }
@@ -300,6 +324,7 @@ static image_encode_fn encoder_of(enum image_format f)
 	case IMAGE_FORMAT_HDR: return image_encode_hdr;
 	case IMAGE_FORMAT_WEBP: return image_encode_webp;
 	case IMAGE_FORMAT_AVIF: return image_encode_avif;
+	case IMAGE_FORMAT_TIFF: return image_encode_tiff;
 	default: return NULL;
 	}
 }

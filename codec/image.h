@@ -1,6 +1,6 @@
 /* Images: the one in-memory image type (float32 linear light, straight alpha, 1-4 channels) and
- * its codecs: JPEG, PNG, OpenEXR, Radiance HDR, PFM, WebP and AVIF, chosen by magic bytes on
- * decode. Every
+ * its codecs: JPEG, PNG, OpenEXR, Radiance HDR, PFM, WebP, AVIF, TIFF and HEIC (read only),
+ * chosen by magic bytes on decode. Every
  * decoder checks the size from the header against limits before allocating pixels and treats its
  * input as hostile. No printing; errors are a negative code plus a message naming the format. */
 #ifndef FFTBLOOM_IMAGE_H
@@ -18,8 +18,10 @@ enum image_format {
 	IMAGE_FORMAT_PFM,
 	IMAGE_FORMAT_WEBP,
 	IMAGE_FORMAT_AVIF,
+	IMAGE_FORMAT_TIFF,
+	IMAGE_FORMAT_HEIC,
 };
-#define IMAGE_FORMAT_COUNT (IMAGE_FORMAT_AVIF + 1)
+#define IMAGE_FORMAT_COUNT (IMAGE_FORMAT_HEIC + 1)
 
 /* channels 1-4 (Y, YA, RGB, RGBA); row-major, top row first, interleaved; linear light;
  * straight alpha */
@@ -65,9 +67,10 @@ struct image_limits {
 
 struct image_info {
 	enum image_format format;
-	int bits;         /* 8, 10 or 12 (avif), 16 (png / half exr), 32 (float) */
+	int bits;         /* 8, 10 or 12 (avif, heic), 16 (png / tiff / half exr and tiff), 32
+	                     (float), 64 (double tiff); 1-8 for a TIFF read as 8-bit codes */
 	int channels;     /* as stored: 1-4; palette PNG counts as 3 or 4, CMYK JPEG as 4 */
-	int float_format; /* 1 for EXR/HDR/PFM */
+	int float_format; /* 1 for EXR/HDR/PFM and float TIFF */
 	int orientation;  /* EXIF orientation applied (1-8), 1 if none */
 	int width, height; /* the image's size, orientation applied (0 until decoded) */
 	unsigned long long nonfinite; /* PFM and EXR: the stored samples that are NaN or
@@ -90,7 +93,22 @@ struct image_encode_opts {
 	int exr_compression; /* EXR: enum image_exr_compression; 0 = ZIP */
 	int threads;     /* threads one encode may split an image across (EXR's chunks): 0 = as
 			    core/parallel.h decides, 1 = the calling thread alone */
+	int tiff_compression; /* TIFF: enum image_tiff_compression; 0 = deflate */
+	int half;        /* TIFF at bits 16: IEEE half floats (linear light, as EXR's) instead of
+			    16-bit sRGB codes (TIFF's bits: 8, 16 or 32 (float); 0 = 8) */
 };
+
+/* The compressions a TIFF answer is written with (image_encode_opts.tiff_compression), named by
+ * image_tiff_compression_names (the request's tiff_compression=). Deflate and LZW use the
+ * horizontal predictor on integer samples and the floating-point one on floats. */
+enum image_tiff_compression {
+	IMAGE_TIFF_DEFLATE = 0, /* Adobe deflate (the default) */
+	IMAGE_TIFF_NONE,        /* uncompressed */
+	IMAGE_TIFF_LZW,         /* LZW */
+	IMAGE_TIFF_COMPRESSION_COUNT
+};
+/* Indexed by enum image_tiff_compression; NULL after the last. */
+extern const char *const image_tiff_compression_names[IMAGE_TIFF_COMPRESSION_COUNT + 1];
 
 /* The compressions an EXR answer is written with (image_encode_opts.exr_compression), named by
  * image_exr_compression_names (the request's exr_compression=). OpenEXRCore 3.1.5 writes no
@@ -164,7 +182,9 @@ struct image_format_desc {
 	unsigned char read_bits[4];        /* sample depths read, ascending, 0-terminated */
 	unsigned char write_bits[4];       /* depths written (image_encode_opts.bits), the
 	                                      default first, 0-terminated */
-	int float_samples;                 /* samples are floats (16: half, 32: float32) */
+	int float_samples;                 /* 1: samples are floats (16: half, 32: float32);
+	                                      2: integers at 8 and 16 bits, floats at 32 (and
+	                                      16-bit half floats by image_encode_opts.half) */
 	int alpha;                         /* an alpha channel is kept both ways */
 };
 

@@ -102,6 +102,17 @@ int image_decode_avif(const unsigned char *buf, size_t len, const struct image_l
 int image_encode_avif(const struct image *img, const struct image_encode_opts *o,
 		      unsigned char **out, size_t *out_len, unsigned *lost, char *err);
 
+int image_decode_tiff(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		      struct image *out, struct image_info *info, char *err);
+int image_encode_tiff(const struct image *img, const struct image_encode_opts *o,
+		      unsigned char **out, size_t *out_len, unsigned *lost, char *err);
+int image_decode_heic(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		      struct image *out, struct image_info *info, char *err);
+
+/* Applies orientation o (EXIF's and TIFF's 1-8) to in (w x h, ch channels) into out, whose size
+ * is already swapped for 5-8. */
+void image_orient(const float *in, int w, int h, int ch, int o, float *out);
+
 /* image_encode_jpeg_yuv for coefficient planes (y->dct_quality set; image_jpeg_dct.c). */
 int image_encode_jpeg_dct(const struct yuv_image *y, int quality, unsigned char **out,
                           size_t *out_len, char err[IMAGE_ERR_LEN]);

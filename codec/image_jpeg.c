@@ -61,8 +61,7 @@ static int exif_orientation(const unsigned char *b, size_t len)
 	return 1;
 }
 
-/* Applies orientation o to in (w x h) into out, whose size is already swapped for 5-8. */
-static void orient(const float *in, int w, int h, int ch, int o, float *out)
+void image_orient(const float *in, int w, int h, int ch, int o, float *out)
 {
 	int ow = o >= 5 ? h : w, oh = o >= 5 ? w : h;
 	for (int y = 0; y < oh; y++)
@@ -199,7 +198,7 @@ int image_decode_jpeg(const unsigned char *buf, size_t len, const struct image_l
 			rc = image_fail(err, rc, "jpeg: cannot allocate %dx%d pixels", w, h);
 			goto done;
 		}
-		orient(tmp.pixels, w, h, ch, o, out->pixels);
+		image_orient(tmp.pixels, w, h, ch, o, out->pixels);
 	}
 	info->bits = 8;
 	info->channels = rawch;
@@ -613,7 +612,7 @@ int image_from_yuv(const struct yuv_image *y, struct image *out, char err[IMAGE_
 		image_free(&tmp);
 		return image_fail(err, rc, "planes: cannot allocate %dx%d pixels", w, h);
 	}
-	orient(tmp.pixels, w, h, ch, o, out->pixels);
+	image_orient(tmp.pixels, w, h, ch, o, out->pixels);
 	image_free(&tmp);
 	return 0;
 }

@@ -1,4 +1,4 @@
-# codec/: bytes <-> images and tensors (JPEG, PNG, EXR, HDR, PFM, WebP, AVIF, NPY) and colour.
+# codec/: bytes <-> images and tensors (JPEG, PNG, EXR, HDR, PFM, WebP, AVIF, TIFF, HEIC, NPY) and colour.
 # Includes only core/: no GL, no HTTP, no JSON, no request strings (tests/build/test_layers.sh
 # keeps it so).
 CODEC_OBJS := \
@@ -15,4 +15,6 @@ CODEC_OBJS := \
 	$(BUILD)/codec/image_exr.o \
 	$(BUILD)/codec/image_hdr.o \
 	$(BUILD)/codec/image_webp.o \
-	$(BUILD)/codec/image_avif.o
+	$(BUILD)/codec/image_avif.o \
+	$(BUILD)/codec/image_tiff.o \
+	$(BUILD)/codec/image_heic.o

@@ -500,6 +500,8 @@ static void do_encode(struct jobs *J, struct job *j)
 	eo.subsampling = J->cfg.jpeg_subsampling ? 420 : 444;
 	eo.speed = J->cfg.avif_speed;
 	eo.exr_compression = j->req.exr_compression;
+	eo.tiff_compression = j->req.tiff_compression;
+	eo.half = format_half(j->req.format, fmt, &j->info);
 	char err[IMAGE_ERR_LEN];
 	int rc;
 	if (j->yresult.data) /* planes made on the GPU; lost came with them */

@@ -15,6 +15,9 @@ LIBFB_A     := $(BUILD)/libfftbloom.a
 # what the library links: the engine's and the codecs' libraries (no HTTP, JSON or TLS)
 LDLIBS_LIB  := -lEGL -lGLESv2 -lturbojpeg -ljpeg -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lavif -lz -lm -lpthread
 LIB_PKGS    := egl glesv2 libturbojpeg libjpeg spng OpenEXR libdeflate libwebp libavif zlib
+# TIFF and HEIC codecs
+LDLIBS_LIB  += -ltiff -lheif
+LIB_PKGS    += libtiff-4 libheif
 LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig

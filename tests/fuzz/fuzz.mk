@@ -19,6 +19,10 @@ FUZZ_SRCS    := codec/npy.c codec/colour.c codec/image.c codec/image_pfm.c \
                 api/kernel_preset.c api/format.c daemon/multipart.c daemon/apiutil.c core/urlsign.c \
                 codec/tensor.c gles/conv_shape.c gles/deconv_plan.c gles/spatial_plan.c gles/names.c \
                 api/errors.c api/operation.c core/parallel.c
+# the TIFF and HEIC decoders
+FUZZ_NAMES   += tiff heic
+FUZZ_LIBS    += -ltiff -lheif
+FUZZ_SRCS    += codec/image_tiff.c codec/image_heic.c
 FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
 # fuzz_http: the daemon's HTTP front end as fftbloomd links it (daemon/module.mk's lists), but

@@ -1,0 +1,166 @@
+/* HEIC (HEIF with HEVC) through libheif (Debian 12: 1.15, decoding with libde265): the primary
+ * image, 8, 10 or 12 bits, with alpha (premultiplied alpha made straight), its rotation, mirror
+ * and crop applied by libheif; monochrome files come as RGB (libheif 1.15 cannot tell them before
+ * decoding). Read as sRGB whatever
+ * the file's transfer says, except that PQ and HLG (HDR) files are refused, as AVIF's are. Read
+ * only: no HEIC is written. */
+#include <libheif/heif.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/colour.h"
+#include "codec/image_codec.h"
+
+static int heic_error(struct heif_error e, const char *what, char *err)
+{
+	int code = e.code == heif_error_Memory_allocation_error ? IMAGE_E_NOMEM
+	           : e.subcode == heif_suberror_End_of_data     ? IMAGE_E_TRUNCATED
+	           : e.subcode == heif_suberror_Security_limit_exceeded ? IMAGE_E_TOO_LARGE
+	           : e.code == heif_error_Unsupported_feature || e.code == heif_error_Unsupported_filetype
+	               ? IMAGE_E_UNSUPPORTED
+	               : IMAGE_E_CORRUPT;
+	return image_fail(err, code, "heic: %s: %.200s", what, e.message ? e.message : "failed");
+}
+
+/* The file's nclx transfer, when it has one: HDR transfers are refused. */
+static int check_transfer(const struct heif_image_handle *h, char *err)
+{
+	struct heif_color_profile_nclx *nclx = NULL;
+	struct heif_error e = heif_image_handle_get_nclx_color_profile(h, &nclx);
+	if (e.code != heif_error_Ok || !nclx)
+		return 0;
+	enum heif_transfer_characteristics tc = nclx->transfer_characteristics;
+	heif_nclx_color_profile_free(nclx);
+	if (tc == heif_transfer_characteristic_ITU_R_BT_2100_0_PQ ||
+	    tc == heif_transfer_characteristic_ITU_R_BT_2100_0_HLG)
+		return image_fail(err, IMAGE_E_UNSUPPORTED, "heic: %s (HDR) transfer is not supported",
+		                  tc == heif_transfer_characteristic_ITU_R_BT_2100_0_HLG ? "HLG" : "PQ");
+	return 0;
+}
+
+int image_decode_heic(const unsigned char *buf, size_t len, const struct image_limits *lim,
+                      struct image *out, struct image_info *info, char *err)
+{
+	struct heif_context *ctx = heif_context_alloc();
+	struct heif_image_handle *h = NULL;
+	struct heif_image *im = NULL;
+	struct heif_decoding_options *dopt = NULL;
+	float *table = NULL;
+	int rc;
+	if (!ctx)
+		return image_fail(err, IMAGE_E_NOMEM, "heic: cannot create a decoder");
+	unsigned long long mw = lim->max_width ? lim->max_width : IMAGE_DEFAULT_MAX_WIDTH;
+	unsigned long long mh = lim->max_height ? lim->max_height : IMAGE_DEFAULT_MAX_HEIGHT;
+	unsigned long long side = mw > mh ? mw : mh;
+	/* libheif's own limit, a side, checked as it parses (grids included) */
+	heif_context_set_maximum_image_size_limit(ctx, side > 0x7fffffff ? 0x7fffffff : (int)side);
+	heif_context_set_max_decoding_threads(ctx, 0); /* a server decodes a request a thread */
+	struct heif_error e = heif_context_read_from_memory_without_copy(ctx, buf, len, NULL);
+	if (e.code != heif_error_Ok) {
+		rc = heic_error(e, "header", err);
+		goto done;
+	}
+	e = heif_context_get_primary_image_handle(ctx, &h);
+	if (e.code != heif_error_Ok) {
+		rc = heic_error(e, "primary image", err);
+		goto done;
+	}
+	/* the size with the transformations applied, before anything is decoded */
+	int w = heif_image_handle_get_width(h), ht = heif_image_handle_get_height(h);
+	if ((rc = image_check_limits(lim, w > 0 ? (unsigned)w : 0, ht > 0 ? (unsigned)ht : 0, "heic",
+	                             err)))
+		goto done;
+	if ((rc = check_transfer(h, err)))
+		goto done;
+	int alpha = heif_image_handle_has_alpha_channel(h) != 0;
+	int premul = alpha && heif_image_handle_is_premultiplied_alpha(h);
+	int deep = heif_image_handle_get_luma_bits_per_pixel(h) > 8;
+	enum heif_chroma chroma = deep ? (alpha ? heif_chroma_interleaved_RRGGBBAA_LE
+	                                        : heif_chroma_interleaved_RRGGBB_LE)
+	                               : (alpha ? heif_chroma_interleaved_RGBA
+	                                        : heif_chroma_interleaved_RGB);
+	if (!(dopt = heif_decoding_options_alloc())) {
+		rc = image_fail(err, IMAGE_E_NOMEM, "heic: cannot allocate options");
+		goto done;
+	}
+	dopt->ignore_transformations = 0; /* rotation, mirror and crop applied */
+	dopt->convert_hdr_to_8bit = 0;
+	e = heif_decode_image(h, &im, heif_colorspace_RGB, chroma, dopt);
+	if (e.code != heif_error_Ok) {
+		rc = heic_error(e, "image data", err);
+		goto done;
+	}
+	int iw = heif_image_get_width(im, heif_channel_interleaved);
+	int ih = heif_image_get_height(im, heif_channel_interleaved);
+	int bits = heif_image_get_bits_per_pixel_range(im, heif_channel_interleaved);
+	/* the decoded size is the one converted: checked again (the hook sees the latest size) */
+	if ((rc = image_check_limits(lim, iw > 0 ? (unsigned)iw : 0, ih > 0 ? (unsigned)ih : 0,
+	                             "heic", err)))
+		goto done;
+	if (bits < 8 || bits > 16 || (bits > 8) != deep) {
+		rc = image_fail(err, IMAGE_E_UNSUPPORTED, "heic: %d bits per sample", bits);
+		goto done;
+	}
+	int stride = 0;
+	const uint8_t *p = heif_image_get_plane_readonly(im, heif_channel_interleaved, &stride);
+	int sch = 3 + alpha, ch = sch, colour = 3;
+	size_t bps = deep ? 2 : 1;
+	if (!p || stride < 0 || (size_t)stride < (size_t)iw * (size_t)sch * bps) {
+		rc = image_fail(err, IMAGE_E_CORRUPT, "heic: no decoded pixels");
+		goto done;
+	}
+	unsigned maxv = (1u << bits) - 1;
+	const float *t = colour_srgb8_table();
+	if (deep) { /* the sRGB decode of each code */
+		if (!(table = malloc(((size_t)maxv + 1) * sizeof *table))) {
+			rc = image_fail(err, IMAGE_E_NOMEM, "heic: cannot allocate a table");
+			goto done;
+		}
+		for (unsigned v = 0; v <= maxv; v++)
+			table[v] = (float)srgb_to_linear_d((double)v / maxv);
+		t = table;
+	}
+	if ((rc = image_alloc(out, iw, ih, ch))) {
+		rc = image_fail(err, rc, "heic: cannot allocate %dx%d pixels", iw, ih);
+		goto done;
+	}
+	float *d = out->pixels;
+	for (int y = 0; y < ih; y++) {
+		const uint8_t *row = p + (size_t)y * (size_t)stride;
+		for (int x = 0; x < iw; x++, d += ch) {
+			unsigned s[4];
+			for (int c = 0; c < sch; c++) {
+				if (deep) {
+					s[c] = (unsigned)row[((size_t)x * sch + c) * 2] |
+					       (unsigned)row[((size_t)x * sch + c) * 2 + 1] << 8;
+					if (s[c] > maxv)
+						s[c] = maxv;
+				} else {
+					s[c] = row[(size_t)x * sch + c];
+				}
+			}
+			unsigned a = alpha ? s[3] : maxv;
+			for (int c = 0; c < colour; c++) {
+				if (!premul || a == maxv)
+					d[c] = t[s[c]];
+				else
+					d[c] = a ? srgb_to_linear(s[c] >= a ? 1.0f : (float)s[c] / (float)a)
+					         : 0;
+			}
+			if (alpha)
+				d[ch - 1] = (float)a / (float)maxv;
+		}
+	}
+	info->bits = bits;
+	info->channels = ch;
+	rc = 0;
+done:
+	if (rc)
+		image_free(out);
+	free(table);
+	heif_decoding_options_free(dopt);
+	heif_image_release(im);
+	heif_image_handle_release(h);
+	heif_context_free(ctx);
+	return rc;
+}
