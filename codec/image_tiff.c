@@ -69,7 +69,8 @@ static tmsize_t io_write(thandle_t h, void *buf, tmsize_t n)
 		}
 	}
 	size_t over = b->len - io->pos < (size_t)n ? b->len - io->pos : (size_t)n;
-	memcpy(b->p + io->pos, buf, over); /* what overwrites bytes written before */
+	if (over) /* what overwrites bytes written before */
+		memcpy(b->p + io->pos, buf, over);
 	if (image_buf_put(b, (const unsigned char *)buf + over, (size_t)n - over))
 		return -1;
 	io->pos += (size_t)n;
@@ -120,8 +121,11 @@ static int said_error(TIFF *t, void *ud, const char *module, const char *fmt, va
 	(void)t;
 	(void)module;
 	struct tiff_said *s = ud;
-	if (!s->errors++)
+	if (!s->errors++) {
 		vsnprintf(s->error, sizeof s->error, fmt, ap);
+		if (!strncmp(s->error, "tiff: ", 6)) /* libtiff names the file: ours is "tiff" */
+			memmove(s->error, s->error + 6, strlen(s->error + 6) + 1);
+	}
 	return 1; /* handled: not passed on to the global handler */
 }
 
@@ -460,7 +464,10 @@ int image_decode_tiff(const unsigned char *buf, size_t len, const struct image_l
 		return image_fail(err, IMAGE_E_TRUNCATED, "tiff: the header is cut short");
 	TIFF *t = tiff_open(&io, "rm", &said);
 	if (!t) {
+		/* what libtiff says when a directory lies past the end of the file */
 		int trunc = said.errors && (strstr(said.error, "Cannot read") ||
+		                            strstr(said.error, "Can not read") ||
+		                            strstr(said.error, "IO error") ||
 		                            strstr(said.error, "end of file") ||
 		                            strstr(said.error, "Read error"));
 		return image_fail(err, trunc ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT, "tiff: %s",

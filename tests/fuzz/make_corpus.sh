@@ -119,6 +119,42 @@ open(sys.argv[2], 'wb').write(bytes(d))
 PYEOF
 fi
 
+if want tiff; then
+# libtiff's writers (ImageMagick, tiffcp): every layout and compression the decoder reads
+convert $T/plasma.ppm -depth 8 -compress LZW $C/tiff/rgb8_lzw.tif
+convert $T/plasma.ppm -depth 16 -compress Zip $C/tiff/rgb16_zip.tif
+convert $T/plasma.ppm -colorspace gray -depth 8 -compress RLE $C/tiff/gray8_packbits.tif
+convert $T/plasma.ppm -colorspace gray -depth 8 -define tiff:photometric=min-is-white \
+	-compress None $C/tiff/gray8_miniswhite.tif
+convert $T/plasma.ppm -alpha set -channel A -fx 'i/w' +channel -depth 8 \
+	-define tiff:alpha=associated -compress LZW $C/tiff/rgba8_assoc.tif
+convert $T/plasma.ppm -colorspace gray -alpha set -channel A -fx 'j/h' +channel -depth 16 \
+	-define tiff:alpha=unassociated -compress Zip $C/tiff/graya16.tif
+convert $T/plasma.ppm -define quantum:format=floating-point -depth 32 -compress Zip \
+	-define tiff:predictor=3 $C/tiff/rgb_f32.tif
+convert $T/plasma.ppm -define quantum:format=floating-point -depth 16 -compress Zip \
+	$C/tiff/rgb_f16.tif
+convert $T/plasma.ppm -colors 16 -type Palette -compress LZW $C/tiff/palette.tif
+convert $T/plasma.ppm -monochrome -compress Group4 $C/tiff/bilevel_g4.tif
+convert $T/plasma.ppm -orient RightTop -compress None $C/tiff/orient6.tif
+convert $T/plasma.ppm -quality 80 -compress JPEG $C/tiff/ycbcr_jpeg.tif
+convert $T/plasma.ppm -depth 8 -compress None $T/rgb8.tif
+tiffcp -t -w 16 -l 16 -c zip $T/rgb8.tif $C/tiff/tiled_zip.tif
+tiffcp -p separate -c lzw:2 $T/rgb8.tif $C/tiff/planar_lzw.tif
+tiffcp -8 -r 3 $T/rgb8.tif $C/tiff/bigtiff_strips3.tif
+fi
+
+if want heic; then
+# libheif's heif-enc (x265): 8-bit 4:2:0, lossless 4:4:4, alpha, 10-bit
+convert $T/plasma.ppm -depth 8 $T/p8.png
+convert $T/plasma.ppm -alpha set -channel A -fx 'i/w' +channel -depth 8 PNG32:$T/pa8.png
+convert $T/plasma.ppm -depth 16 PNG48:$T/p16.png
+heif-enc -q 50 -o $C/heic/rgb420.heic $T/p8.png >/dev/null
+heif-enc -L -p chroma=444 -o $C/heic/lossless444.heic $T/p8.png >/dev/null
+heif-enc -q 50 -o $C/heic/rgba.heic $T/pa8.png >/dev/null
+heif-enc -q 50 -b 10 -o $C/heic/rgb10.heic $T/p16.png >/dev/null
+fi
+
 if want npy; then
 $PY - "$C/npy" <<'PYEOF'
 import numpy as np, numpy.lib.format as F, sys
