@@ -58,6 +58,7 @@ struct request {
 	int quality;                /* JPEG, WebP, AVIF quality 1-100; 0: the server's or the
 	                               format's default */
 	int exr_compression;        /* an EXR answer's enum image_exr_compression (ZIP: 0) */
+	int keep_profile;           /* 1: the answer in the input's colour profile, embedded */
 	unsigned char src[REQUEST_MAX_PARAMS]; /* per table row: enum request_source, 0 if not given */
 };
 

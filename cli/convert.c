@@ -21,6 +21,7 @@ struct convert_opts {
 	int dither;
 	int speed;
 	int exr_compression; /* enum image_exr_compression */
+	int keep_profile;
 	int quiet;
 	unsigned long long max_width, max_height, max_pixels;
 };
@@ -50,6 +51,9 @@ static const struct opt_def convert_table[] = {
 	{ "exr-compression", OPT_NAMES, 0, 0, "zip", OPT_NAMES_OF(image_exr_compression_names),
 	  "EXR compression: zip, none, rle, zips or piz (no DWA: OpenEXRCore 3.1.5 writes none)",
 	  NULL, offsetof(struct convert_opts, exr_compression) },
+	{ "keep-profile", OPT_BOOL, 0, 1, "false", NULL, "the output in the input's colour "
+	  "profile, embedded (default: converted to sRGB and tagged so)", NULL,
+	  offsetof(struct convert_opts, keep_profile) },
 	{ "quiet", OPT_BOOL, 0, 1, "false", NULL, "no warnings on stderr about what the output lost "
 	  "(errors still)", NULL, offsetof(struct convert_opts, quiet) },
 	{ "max-width", OPT_SIZE, 1, 2147483647, "32768", NULL, "largest input width accepted", NULL,
@@ -99,23 +103,28 @@ int cli_convert(int argc, char **argv)
 	                             .max_pixels = co.max_pixels };
 	struct image img;
 	struct image_info info;
+	struct image_colour colour;
 	unsigned char *data;
 	size_t len;
 	if (cli_read_all(in, &data, &len, err, sizeof err))
 		return cli_fail("convert", API_E_NONE, "%s", err);
-	int rc = image_decode(data, len, &lim, &img, &info, err);
+	int rc = image_decode_colour(data, len, &lim, NULL, &img, &info, &colour, err);
 	free(data);
 	if (rc)
 		return cli_fail("convert", engine_errors_image(rc), "%s: %s", in, err);
+	if (info.colour_note[0] && !co.quiet)
+		fprintf(stderr, "fftbloom convert: warning: %s: %s\n", in, info.colour_note);
 	int bits = 0; /* the encoder's default, or the depth --format names */
 	if (format != OUT_AUTO)
 		format_resolve(format, NULL, &info, &f, &bits);
 	struct image_encode_opts eo = { .quality = co.quality, .subsampling = co.subsampling ? 420 : 444,
 	                               .bits = co.bits ? co.bits : bits, .dither = co.dither,
-	                               .speed = co.speed, .exr_compression = co.exr_compression };
+	                               .speed = co.speed, .exr_compression = co.exr_compression,
+	                               .colour = co.keep_profile ? &colour : NULL };
 	unsigned lost = 0;
 	rc = image_encode(&img, f, &eo, &data, &len, &lost, err);
 	image_free(&img);
+	image_colour_free(&colour);
 	if (rc) {
 		fprintf(stderr, "fftbloom convert: %s: %s\n", co.output, err);
 		return rc == IMAGE_E_ARG ? 2 : 1;
