@@ -442,6 +442,29 @@ static void conv_row(const struct conv *cv, float *px, size_t n, int ch, int lin
 	}
 }
 
+/* -1 when the conversion makes a sample that is not finite or beyond 1e6 of anything an
+ * image decodes to: every 8-bit code on each channel, and values between the codes. A hostile
+ * profile (a curve of negative gamma, colorants that overflow) is caught before a pixel
+ * changes. */
+static int probe(const struct conv *cv, int lin, const float tab[3][256])
+{
+	float px[2][256 * 3], rowf[256 * 3], xyz[256 * 3];
+	unsigned char row8[256 * 3];
+	const float *t8 = colour_srgb8_table();
+	for (int i = 0; i < 256; i++)
+		for (int c = 0; c < 3; c++) {
+			px[0][i * 3 + c] = t8[(i * (1 + 6 * c)) & 255];
+			px[1][i * 3 + c] = (float)((i * (1 + 6 * c)) % 256 + 0.5) / 256;
+		}
+	for (int k = 0; k < 2; k++) {
+		conv_row(cv, px[k], 256, 3, lin, tab, row8, rowf, xyz);
+		for (int i = 0; i < 256 * 3; i++)
+			if (!(fabsf(px[k][i]) < 1e6f))
+				return -1;
+	}
+	return 0;
+}
+
 int icc_to_working(struct image *img, struct image_colour *c)
 {
 	if (c->srgb || !img || !img->pixels)
@@ -469,7 +492,10 @@ int icc_to_working(struct image *img, struct image_colour *c)
 		for (int k = 0; cv.shaper && k < (gray ? 1 : 3); k++)
 			for (int i = 0; i < 256; i++)
 				tab[k][i] = cmsEvalToneCurveFloat(cv.trc[k], (float)i / 255.0f);
-		for (int y = 0; y < img->height; y++)
+		if (probe(&cv, c->linear, (const float(*)[256])tab))
+			snprintf(note, sizeof note, "an ICC profile whose conversion gives non-finite "
+				 "or huge values was ignored");
+		for (int y = 0; !note[0] && y < img->height; y++)
 			conv_row(&cv, img->pixels + (size_t)y * w * (size_t)img->channels, w,
 				 img->channels, c->linear, (const float(*)[256])tab, row8, rowf, xyz);
 	}

@@ -519,7 +519,8 @@ int image_encode(const struct image *img, enum image_format fmt, const struct im
 	const struct image_format_desc *fd = image_format_desc(fmt);
 	int fl = fd && fd->float_samples;
 	const struct image_colour *target = opts.colour;
-	if (!target || target->srgb || (fl ? !target->linear : target->linear))
+	if (!target || target->srgb || (fl ? !target->linear : target->linear) ||
+	    (!target->icc && !target->cicp && !target->chrm && !(target->gamma > 0)))
 		target = icc_srgb();
 	struct image conv = {.pixels = NULL};
 	if (target != icc_srgb()) {

@@ -8,7 +8,7 @@ BUILD        ?= build
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_NAMES   := png jpeg exr hdr pfm webp avif npy jpeg_yuv jpeg_scan multipart query apiutil tensor http
+FUZZ_NAMES   := png jpeg exr hdr pfm webp avif icc npy jpeg_yuv jpeg_scan multipart query apiutil tensor http
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -I. -g -O1 -fno-omit-frame-pointer -Wall -Wextra
