@@ -430,12 +430,17 @@ static void save(cmsHPROFILE p, const char *path, cmsUInt32Number cut)
 	fwrite(b, 1, cut && cut < n ? cut : n, f);
 	fclose(f);
 }
-static cmsHPROFILE rgb(const double xy[8], cmsToneCurve *c)
+static cmsHPROFILE rgb(const double xy[8], cmsToneCurve *c, const char *desc)
 {
 	cmsCIExyY w = {xy[6], xy[7], 1};
 	cmsCIExyYTRIPLE t = {{xy[0], xy[1], 1}, {xy[2], xy[3], 1}, {xy[4], xy[5], 1}};
 	cmsToneCurve *cs[3] = {c, c, c};
-	return cmsCreateRGBProfile(&w, &t, cs);
+	cmsHPROFILE p = cmsCreateRGBProfile(&w, &t, cs);
+	cmsMLU *m = cmsMLUalloc(NULL, 1);
+	cmsMLUsetASCII(m, "en", "US", desc);
+	cmsWriteTag(p, cmsSigProfileDescriptionTag, m);
+	cmsMLUfree(m);
+	return p;
 }
 int main(int argc, char **argv)
 {
@@ -446,10 +451,10 @@ int main(int argc, char **argv)
 	static const double srgbp[5] = {2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045};
 	cmsToneCurve *sc = cmsBuildParametricToneCurve(NULL, 4, srgbp), *g = cmsBuildGamma(NULL, 2.2);
 	snprintf(p, sizeof p, "%s/srgb_v4.icc", argv[1]); save(cmsCreate_sRGBProfile(), p, 0);
-	cmsHPROFILE d = rgb(p3, sc);
+	cmsHPROFILE d = rgb(p3, sc, "Display P3 (lcms2)");
 	snprintf(p, sizeof p, "%s/p3_v4.icc", argv[1]); save(d, p, 0);
 	snprintf(p, sizeof p, "%s/p3_cut.icc", argv[1]); save(d, p, 300);
-	cmsHPROFILE a = rgb(adobe, cmsBuildGamma(NULL, 563.0 / 256));
+	cmsHPROFILE a = rgb(adobe, cmsBuildGamma(NULL, 563.0 / 256), "Adobe RGB (1998) (lcms2)");
 	cmsSetProfileVersion(a, 2.1);
 	snprintf(p, sizeof p, "%s/adobe_v2.icc", argv[1]); save(a, p, 0);
 	cmsCIExyY d65 = {0.3127, 0.329, 1};
