@@ -59,6 +59,7 @@ struct request {
 	                               format's default */
 	int exr_compression;        /* an EXR answer's enum image_exr_compression (ZIP: 0) */
 	int tiff_compression;       /* a TIFF answer's enum image_tiff_compression (deflate: 0) */
+	int keep_profile;           /* 1: the answer in the input's colour profile, embedded */
 	unsigned char src[REQUEST_MAX_PARAMS]; /* per table row: enum request_source, 0 if not given */
 };
 

@@ -67,6 +67,7 @@ struct batch_opts {
 	int quality;            /* 0: the format's default */
 	int exr_compression;    /* EXR outputs: enum image_exr_compression */
 	int tiff_compression;   /* TIFF outputs: enum image_tiff_compression */
+	int keep_profile;       /* outputs in their input's colour profile, embedded */
 	int threads;            /* reader threads and writer threads, each; 0: 2 */
 	int ahead;              /* frames decoded ahead of the GPU, and results queued for the
 	                           writers, at most; 0: 4 */

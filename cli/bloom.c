@@ -203,6 +203,7 @@ static int run(int op, int argc, char **argv)
 	struct batch_opts bo = {.name = name, .format = req.format, .bits = c.bits,
 	                        .quality = req.quality, .exr_compression = req.exr_compression,
 	                        .tiff_compression = req.tiff_compression,
+	                        .keep_profile = req.keep_profile,
 	                        .threads = c.io_threads,
 	                        .ahead = c.read_ahead, .quiet = c.quiet,
 	                        .bloom = op == BLOOM_OP_BLOOM,

@@ -61,6 +61,8 @@ static int record(void *ctx, const char *name, const char *value, char err[OPT_E
 	struct params *p = ctx;
 	if (!request_find(name, p->op))
 		return OPT_E_UNKNOWN;
+	if (!value && request_find(name, p->op)->o.type == OPT_BOOL)
+		value = "1"; /* a bare boolean flag */
 	if (!value) {
 		snprintf(err, OPT_ERR_LEN, "--%.64s needs a value", name);
 		return OPT_E_MISSING;

@@ -22,6 +22,7 @@ struct convert_opts {
 	int speed;
 	int exr_compression; /* enum image_exr_compression */
 	int tiff_compression; /* enum image_tiff_compression */
+	int keep_profile;
 	int quiet;
 	unsigned long long max_width, max_height, max_pixels;
 };
@@ -54,6 +55,9 @@ static const struct opt_def convert_table[] = {
 	{ "tiff-compression", OPT_NAMES, 0, 0, "deflate", OPT_NAMES_OF(image_tiff_compression_names),
 	  "TIFF compression: deflate, none or lzw", NULL,
 	  offsetof(struct convert_opts, tiff_compression) },
+	{ "keep-profile", OPT_BOOL, 0, 1, "false", NULL, "the output in the input's colour "
+	  "profile, embedded (default: converted to sRGB and tagged so)", NULL,
+	  offsetof(struct convert_opts, keep_profile) },
 	{ "quiet", OPT_BOOL, 0, 1, "false", NULL, "no warnings on stderr about what the output lost "
 	  "(errors still)", NULL, offsetof(struct convert_opts, quiet) },
 	{ "max-width", OPT_SIZE, 1, 2147483647, "32768", NULL, "largest input width accepted", NULL,
@@ -103,14 +107,17 @@ int cli_convert(int argc, char **argv)
 	                             .max_pixels = co.max_pixels };
 	struct image img;
 	struct image_info info;
+	struct image_colour colour;
 	unsigned char *data;
 	size_t len;
 	if (cli_read_all(in, &data, &len, err, sizeof err))
 		return cli_fail("convert", API_E_NONE, "%s", err);
-	int rc = image_decode(data, len, &lim, &img, &info, err);
+	int rc = image_decode_colour(data, len, &lim, NULL, &img, &info, &colour, err);
 	free(data);
 	if (rc)
 		return cli_fail("convert", engine_errors_image(rc), "%s: %s", in, err);
+	if (info.colour_note[0] && !co.quiet)
+		fprintf(stderr, "fftbloom convert: warning: %s: %s\n", in, info.colour_note);
 	int bits = 0; /* the encoder's default, or the depth --format names */
 	if (format != OUT_AUTO)
 		format_resolve(format, NULL, &info, &f, &bits);
@@ -118,10 +125,12 @@ int cli_convert(int argc, char **argv)
 	                               .bits = co.bits ? co.bits : bits, .dither = co.dither,
 	                               .speed = co.speed, .exr_compression = co.exr_compression,
 	                               .tiff_compression = co.tiff_compression,
-	                               .half = format_half(format, f, &info) };
+	                               .half = format_half(format, f, &info),
+	                               .colour = co.keep_profile ? &colour : NULL };
 	unsigned lost = 0;
 	rc = image_encode(&img, f, &eo, &data, &len, &lost, err);
 	image_free(&img);
+	image_colour_free(&colour);
 	if (rc) {
 		fprintf(stderr, "fftbloom convert: %s: %s\n", co.output, err);
 		return rc == IMAGE_E_ARG ? 2 : 1;

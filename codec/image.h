@@ -65,6 +65,31 @@ struct image_limits {
 #define IMAGE_DEFAULT_MAX_HEIGHT 32768u
 #define IMAGE_DEFAULT_MAX_PIXELS 100000000ull
 
+/* What an image's samples mean: the file's colour description as a decoder found it, or the
+ * colour an answer is converted to and tagged with (image_encode_opts.colour). Zeroed: sRGB
+ * (integer formats) or linear Rec. 709 (float formats), untagged. Held by whoever filled it:
+ * image_colour_free. codec/icc.h converts between it and the working space. */
+struct image_colour {
+	unsigned char *icc;  /* an ICC profile (malloc'd), or NULL */
+	size_t icc_len;
+	int srgb;            /* 1: it is sRGB (no profile, a PNG sRGB chunk, or a profile equal
+	                        to sRGB); no conversion */
+	int cicp;            /* 1: nclx / CICP code points below (ITU-T H.273) */
+	int primaries, transfer, matrix, full_range;
+	int chrm;            /* 1: xy holds primaries and white, CIE xy: red x,y, green x,y,
+	                        blue x,y, white x,y (EXR chromaticities, PNG cHRM) */
+	float xy[8];
+	float gamma;         /* PNG gAMA: the decoding exponent (2.2 for gAMA 0.45455); 0: none */
+	int linear;          /* 1: the samples are linear (float formats): curves are not applied */
+	char name[64];       /* what it was taken as: "sRGB", "ICC: Display P3", "nclx 12/13/6" */
+	char note[160];      /* why the file's description was ignored (then sRGB), or "" */
+};
+
+/* Frees c's profile and zeroes it; NULL-safe. */
+void image_colour_free(struct image_colour *c);
+/* *dst = a deep copy of src (src NULL: zeroed). 0 or IMAGE_E_NOMEM (dst zeroed). */
+int image_colour_copy(struct image_colour *dst, const struct image_colour *src);
+
 struct image_info {
 	enum image_format format;
 	int bits;         /* 8, 10 or 12 (avif, heic), 16 (png / tiff / half exr and tiff), 32
@@ -76,6 +101,11 @@ struct image_info {
 	unsigned long long nonfinite; /* PFM and EXR: the stored samples that are NaN or
 	                                 infinite, counted as the decoder writes them (lent memory
 	                                 may not be read back); 0 for other formats */
+	struct image_colour *colour; /* during a decode: where the decoder records the file's
+	                                colour (image_colour_set_icc...); NULL outside one */
+	char colour_name[64];        /* what the input's colours were taken as ("sRGB", "ICC:
+	                                Display P3", ...): the working space was made from it */
+	char colour_note[160];       /* a profile ignored (sRGB assumed) and why, or "" */
 };
 
 struct image_encode_opts {
@@ -96,6 +126,9 @@ struct image_encode_opts {
 	int tiff_compression; /* TIFF: enum image_tiff_compression; 0 = deflate */
 	int half;        /* TIFF at bits 16: IEEE half floats (linear light, as EXR's) instead of
 			    16-bit sRGB codes (TIFF's bits: 8, 16 or 32 (float); 0 = 8) */
+	const struct image_colour *colour; /* the colour the answer is converted to and tagged
+			    with; NULL: sRGB. image_encode converts the working-space pixels and
+			    hands the encoder a non-NULL one (the sRGB description for NULL) */
 };
 
 /* The compressions a TIFF answer is written with (image_encode_opts.tiff_compression), named by
@@ -242,6 +275,20 @@ int image_decode_into(const void *buf, size_t len, const struct image_limits *li
  * OR-ed into *lost (IMAGE_LOST_*; *lost is cleared first). Returns 0 or a negative image_error. */
 int image_encode(const struct image *img, enum image_format fmt, const struct image_encode_opts *o,
 		 unsigned char **out, size_t *out_len, unsigned *lost, char err[IMAGE_ERR_LEN]);
+
+/* As image_decode_into; with colour non-NULL, *colour receives the input's colour description
+ * as it was applied (the caller frees it: image_colour_free; sRGB with a note when the file's
+ * was ignored). Every decode converts the pixels into the working space: linear light,
+ * Rec. 709 / sRGB primaries, D65 white, unclamped (wide-gamut colours as negative
+ * components). */
+int image_decode_colour(const void *buf, size_t len, const struct image_limits *lim,
+			const struct image_memory *mem, struct image *out, struct image_info *info,
+			struct image_colour *colour, char err[IMAGE_ERR_LEN]);
+
+/* Adds an ICC profile to a JPEG after its SOI and JFIF APP0 (APP2 ICC_PROFILE segments of at
+ * most 65519 bytes of the profile each): *jpeg is replaced (realloc'd), *len updated. 0,
+ * IMAGE_E_ARG (not a JPEG, or a profile of more than 255 segments) or IMAGE_E_NOMEM. */
+int image_jpeg_add_icc(unsigned char **jpeg, size_t *len, const void *icc, size_t icc_len);
 
 /* As image_decode, from a file (the file's size is bounded by 2 GiB). */
 int image_read_file(const char *path, const struct image_limits *lim, struct image *out,

@@ -38,6 +38,26 @@ static int check_transfer(const struct heif_image_handle *h, char *err)
 	return 0;
 }
 
+/* The file's colour description for image_decode (codec/image_codec.h): its ICC profile, else
+ * its nclx code points (libheif has applied the matrix). */
+static void heic_colour(const struct heif_image_handle *h, struct image_info *info)
+{
+	size_t n = heif_image_handle_get_raw_color_profile_size(h);
+	if (n) {
+		void *icc = malloc(n);
+		if (icc && heif_image_handle_get_raw_color_profile(h, icc).code == heif_error_Ok)
+			image_colour_set_icc(info, icc, n);
+		free(icc);
+		return;
+	}
+	struct heif_color_profile_nclx *nclx = NULL;
+	if (heif_image_handle_get_nclx_color_profile(h, &nclx).code == heif_error_Ok && nclx) {
+		image_colour_set_cicp(info, nclx->color_primaries, nclx->transfer_characteristics,
+		                      nclx->matrix_coefficients, nclx->full_range_flag);
+		heif_nclx_color_profile_free(nclx);
+	}
+}
+
 int image_decode_heic(const unsigned char *buf, size_t len, const struct image_limits *lim,
                       struct image *out, struct image_info *info, char *err)
 {
@@ -72,6 +92,7 @@ int image_decode_heic(const unsigned char *buf, size_t len, const struct image_l
 		goto done;
 	if ((rc = check_transfer(h, err)))
 		goto done;
+	heic_colour(h, info);
 	int alpha = heif_image_handle_has_alpha_channel(h) != 0;
 	int premul = alpha && heif_image_handle_is_premultiplied_alpha(h);
 	int deep = heif_image_handle_get_luma_bits_per_pixel(h) > 8;

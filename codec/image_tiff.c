@@ -359,6 +359,23 @@ static int read_chunks(TIFF *t, const struct tiff_io *io, struct tiff_read *r,
 	return rc;
 }
 
+/* The file's colour description for image_decode (codec/image_codec.h): an integer file's ICC
+ * profile (TIFFTAG_ICCPROFILE); a float file's primaries and white point (its samples are
+ * linear). */
+static void tiff_colour(TIFF *t, int isfloat, struct image_info *info)
+{
+	uint32_t n = 0;
+	void *icc = NULL;
+	float *prim = NULL, *white = NULL;
+	if (!isfloat && TIFFGetField(t, TIFFTAG_ICCPROFILE, &n, &icc) && icc && n)
+		image_colour_set_icc(info, icc, n);
+	if (isfloat && TIFFGetField(t, TIFFTAG_PRIMARYCHROMATICITIES, &prim) && prim &&
+	    TIFFGetField(t, TIFFTAG_WHITEPOINT, &white) && white) {
+		float xy[8] = {prim[0], prim[1], prim[2], prim[3], prim[4], prim[5], white[0], white[1]};
+		image_colour_set_chromaticities(info, xy);
+	}
+}
+
 /* Layouts read as they are stored: 1 with r set, or 0 for libtiff's RGBA reader. */
 static int native_layout(TIFF *t, struct tiff_read *r)
 {
@@ -501,13 +518,17 @@ int image_decode_tiff(const unsigned char *buf, size_t len, const struct image_l
 			unpremultiply(&r);
 		info->bits = r.bytes * 8;
 		info->float_format = r.kind >= K_F16;
-		info->channels = r.spp;
+		info->channels = r.ch;
+		if (info->float_format)
+			info->nonfinite = image_nonfinite(&stored);
+		tiff_colour(t, info->float_format, info);
 	} else {
 		int bits = 8;
 		if ((rc = read_rgba(t, &stored, &bits, &said, err)))
 			goto done;
 		info->bits = bits;
 		info->channels = stored.channels;
+		tiff_colour(t, 0, info);
 	}
 	if (o == 1) {
 		*out = stored;
@@ -584,6 +605,14 @@ int image_encode_tiff(const struct image *img, const struct image_encode_opts *o
 	         TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, rps) &&
 	         TIFFSetField(t, TIFFTAG_COMPRESSION, comp) &&
 	         (!alpha || TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, &extra)) &&
+	         /* the answer's colour (image_encode converted the pixels to it): an integer
+	          * file's ICC profile (sRGB's by default), a float file's primaries */
+	         (isfloat || !o->colour || !o->colour->icc ||
+	          TIFFSetField(t, TIFFTAG_ICCPROFILE, (uint32_t)o->colour->icc_len,
+	                       o->colour->icc)) &&
+	         (!isfloat || !o->colour || !o->colour->chrm ||
+	          (TIFFSetField(t, TIFFTAG_PRIMARYCHROMATICITIES, o->colour->xy) &&
+	           TIFFSetField(t, TIFFTAG_WHITEPOINT, o->colour->xy + 6))) &&
 	         (comp == COMPRESSION_NONE ||
 	          TIFFSetField(t, TIFFTAG_PREDICTOR,
 	                       isfloat ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL));

@@ -5,6 +5,7 @@ CODEC_OBJS := \
 	$(BUILD)/codec/npy.o \
 	$(BUILD)/codec/tensor.o \
 	$(BUILD)/codec/colour.o \
+	$(BUILD)/codec/icc.o \
 	$(BUILD)/codec/image.o \
 	$(BUILD)/codec/image_pfm.o \
 	$(BUILD)/codec/image_png.o \

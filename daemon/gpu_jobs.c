@@ -174,7 +174,9 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	                        j->upload.slot, j->in.release ? j->info.channels : 0};
 	struct bloom_result res;
 	memset(&res, 0, sizeof res);
-	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG;
+	/* (an answer in the input's profile is converted on the CPU) */
+	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG &&
+	               !(j->req.keep_profile && !j->colour.srgb && j->colour.name[0]);
 	res.sub_x = res.sub_y = J->cfg.jpeg_subsampling ? 2 : 1;
 	res.lend = J->cfg.lend_planes;
 	/* the quality the codec thread encodes at (do_encode) */

@@ -13,7 +13,7 @@ LIBFB_PIC   := $(patsubst $(BUILD)/%,$(BUILD)/pic/%,$(LIBFB_OBJS) $(GLES_OBJS) $
 LIBFB_SO    := $(BUILD)/libfftbloom.so.$(LIB_VERSION)
 LIBFB_A     := $(BUILD)/libfftbloom.a
 # what the library links: the engine's and the codecs' libraries (no HTTP, JSON or TLS)
-LDLIBS_LIB  := -lEGL -lGLESv2 -lturbojpeg -ljpeg -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lavif -lz -lm -lpthread
+LDLIBS_LIB  := -lEGL -lGLESv2 -lturbojpeg -ljpeg -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lwebpmux -lavif -llcms2 -lz -lm -lpthread
 LIB_PKGS    := egl glesv2 libturbojpeg libjpeg spng OpenEXR libdeflate libwebp libavif zlib
 # TIFF and HEIC codecs
 LDLIBS_LIB  += -ltiff -lheif

@@ -167,6 +167,29 @@ def ours_float_to_pil():
 check('Pillow reads fftbloom\'s float32 gray TIFF (LZW, floating-point predictor)',
       ours_float_to_pil)
 
+# ---- colour: a TIFF's ICC profile is honoured as a PNG's; answers carry one ----
+P3 = 'tests/fuzz/corpus/icc/p3_v4.icc'
+def tiff_icc():
+    icc = open(P3, 'rb').read()
+    a = rng.integers(0, 256, (H, W, 3)).astype(np.uint8)
+    t, p = os.path.join(T, 'p3.tif'), os.path.join(T, 'p3.png')
+    Image.fromarray(a).save(t, compression='tiff_lzw', icc_profile=icc)
+    Image.fromarray(a).save(p, icc_profile=icc)
+    got, want = decode(t), decode(p)
+    if np.abs(got - srgb(a / 255.0)).max() < 1e-3:
+        raise AssertionError('the P3 profile changed nothing')
+    msg = close(got, want, 0, 'P3 TIFF vs P3 PNG')
+    out = os.path.join(T, 'p3_kept.tif')
+    run(FFT, 'convert', t, '-o', out, '--keep-profile', '--quiet')
+    kept = Image.open(out)
+    if kept.info.get('icc_profile') != icc or not (np.array(kept) == a).all():
+        raise AssertionError('--keep-profile: profile or codes not kept')
+    run(FFT, 'convert', t, '-o', out, '--quiet')
+    if not Image.open(out).info.get('icc_profile'):
+        raise AssertionError('the sRGB answer carries no profile')
+    return msg + '; --keep-profile gives the codes and the profile back'
+check('TIFF with a Display P3 profile: decoded as the PNG with it; answers tagged', tiff_icc)
+
 # ---- HEIC: heif-enc writes, fftbloom and heif-convert read ----
 def heif_ref(heic):
     """libheif's own decode (heif-convert), as codes (H, W, C) and their maximum."""
@@ -213,6 +236,25 @@ check('HEIC 10-bit (heif-enc -b 10): heif-convert\'s codes, as 10-bit',
       heic_case(10, ['-b', '10', '-q', '90', '-p', 'chroma=444'], 3, 0.05, 'q90_10bit'))
 check('HEIC lossy 4:2:0 8-bit (heif-enc -q 60): heif-convert\'s codes',
       heic_case(8, ['-q', '60'], 3, 0.25, 'q60'))
+
+def heic_icc():
+    # heif-enc copies a PNG's iCCP into the HEIC ('prof'): the HEIC decodes as heif-convert's
+    # codes tagged with that profile do (as a PNG)
+    icc = open(P3, 'rb').read()
+    a = smooth(8, 3)
+    p, h = os.path.join(T, 'hp3.png'), os.path.join(T, 'hp3.heic')
+    Image.fromarray(a).save(p, icc_profile=icc)
+    run('heif-enc', '-L', '-p', 'chroma=444', '-o', h, p)
+    ref, m = heif_ref(h)
+    q = os.path.join(T, 'hp3_ref.png')
+    Image.fromarray(ref.astype(np.uint8)).save(q, icc_profile=icc)
+    got, want = decode(h), decode(q)
+    if np.abs(want - srgb(ref / 255.0)).max() < 1e-3:
+        raise AssertionError('the P3 profile changed nothing')
+    return close(got, want, 1e-6, 'P3 HEIC vs heif-convert\'s codes with the profile')
+
+check('HEIC with a Display P3 profile (heif-enc from a tagged PNG): decoded through it',
+      heic_icc)
 
 # irot (rotation, anticlockwise in 90s) and imir (mirror) added to a heif-enc file's primary
 # item: a property each in ipco, associated in ipma, every box around grown and iloc's offsets
