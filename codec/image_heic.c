@@ -11,6 +11,186 @@
 #include "codec/colour.h"
 #include "codec/image_codec.h"
 
+/* libheif 1.15 decodes a derived image (a grid, an overlay, an alpha plane) by decoding its
+ * inputs, recursively and without a bound: a file whose 'dimg' or 'auxl' references form a
+ * cycle overflows the stack (found by the fuzz target heic, 940 bytes), and a long chain can.
+ * So the references are read here first, from the container's boxes, and a cycle or a chain
+ * deeper than HEIC_DERIVE_DEPTH is refused before libheif sees the file. */
+#define HEIC_DERIVE_DEPTH 8   /* grids of grids: 2 in any file seen */
+#define HEIC_EDGES_MAX 4096   /* references read; more: refused */
+
+static uint64_t be(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The next box in [*at, end): 1 with its type and body [*body, *bend), 0 at the end, -1 when
+ * malformed. */
+static int box_next(const unsigned char *b, size_t *at, size_t end, uint32_t *type,
+                    size_t *body, size_t *bend)
+{
+	if (*at >= end)
+		return 0;
+	if (end - *at < 8)
+		return -1;
+	uint64_t size = be(b + *at, 4), hdr = 8;
+	*type = (uint32_t)be(b + *at + 4, 4);
+	if (size == 1) {
+		if (end - *at < 16)
+			return -1;
+		size = be(b + *at + 8, 8);
+		hdr = 16;
+	} else if (size == 0) {
+		size = end - *at;
+	}
+	if (size < hdr || size > end - *at)
+		return -1;
+	*body = *at + (size_t)hdr;
+	*bend = *at + (size_t)size;
+	*at = *bend;
+	return 1;
+}
+
+#define FOURCC(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
+
+struct heic_edge {
+	uint32_t from, to; /* decoding `from` decodes `to` */
+};
+
+/* The decode dependencies of iref's body [at, end) (version v) into e: dimg (an image to its
+ * inputs) and auxl (an image to its alpha or depth plane, reversed). -1 when more than
+ * HEIC_EDGES_MAX or malformed. */
+static int iref_edges(const unsigned char *b, size_t at, size_t end, int v, struct heic_edge *e,
+                      size_t *n)
+{
+	uint32_t type;
+	size_t body, bend;
+	int r, w = v ? 4 : 2;
+	while ((r = box_next(b, &at, end, &type, &body, &bend)) == 1) {
+		if (type != FOURCC('d', 'i', 'm', 'g') && type != FOURCC('a', 'u', 'x', 'l'))
+			continue;
+		if (bend - body < (size_t)w + 2)
+			return -1;
+		uint32_t from = (uint32_t)be(b + body, w);
+		size_t count = (size_t)be(b + body + w, 2), p = body + (size_t)w + 2;
+		if (count > (bend - p) / (size_t)w)
+			return -1;
+		for (size_t i = 0; i < count; i++, p += (size_t)w) {
+			if (*n >= HEIC_EDGES_MAX)
+				return -1;
+			uint32_t to = (uint32_t)be(b + p, w);
+			e[*n].from = type == FOURCC('a', 'u', 'x', 'l') ? to : from;
+			e[*n].to = type == FOURCC('a', 'u', 'x', 'l') ? from : to;
+			(*n)++;
+		}
+	}
+	return r;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static size_t node_of(const uint32_t *ids, size_t n, uint32_t id)
+{
+	const uint32_t *p = bsearch(&id, ids, n, sizeof *ids, cmp_u32);
+	return (size_t)(p - ids);
+}
+
+/* 0 when the file's derived images decode in a bounded number of steps (or it has no
+ * references this can read: libheif judges the rest), else IMAGE_E_CORRUPT (a cycle, a chain
+ * too deep, too many references) or IMAGE_E_NOMEM, with err. */
+static int heic_check_derivations(const unsigned char *b, size_t len, char *err)
+{
+	uint32_t type;
+	size_t at = 0, body, bend, meta = 0, meta_end = 0;
+	while (box_next(b, &at, len, &type, &body, &bend) == 1)
+		if (type == FOURCC('m', 'e', 't', 'a') && bend - body >= 4) {
+			meta = body + 4; /* a FullBox */
+			meta_end = bend;
+			break;
+		}
+	size_t iref = 0, iref_end = 0;
+	at = meta;
+	while (meta && box_next(b, &at, meta_end, &type, &body, &bend) == 1)
+		if (type == FOURCC('i', 'r', 'e', 'f') && bend - body >= 4) {
+			iref = body;
+			iref_end = bend;
+			break;
+		}
+	if (!iref)
+		return 0;
+	struct heic_edge *e = malloc(HEIC_EDGES_MAX * sizeof *e);
+	uint32_t *ids = malloc(2 * HEIC_EDGES_MAX * sizeof *ids);
+	unsigned *indeg = calloc(2 * HEIC_EDGES_MAX, sizeof *indeg);
+	unsigned *depth = calloc(2 * HEIC_EDGES_MAX, sizeof *depth);
+	size_t *queue = malloc(2 * HEIC_EDGES_MAX * sizeof *queue);
+	size_t n = 0, nodes = 0, head = 0, tail = 0;
+	int rc = 0;
+	if (!e || !ids || !indeg || !depth || !queue) {
+		rc = image_fail(err, IMAGE_E_NOMEM, "heic: out of memory reading references");
+		goto done;
+	}
+	if (iref_edges(b, iref + 4, iref_end, b[iref], e, &n) < 0) {
+		if (n >= HEIC_EDGES_MAX)
+			rc = image_fail(err, IMAGE_E_CORRUPT, "heic: more than %d image references",
+			                HEIC_EDGES_MAX);
+		goto done; /* malformed: libheif says how */
+	}
+	for (size_t i = 0; i < n; i++) {
+		ids[nodes++] = e[i].from;
+		ids[nodes++] = e[i].to;
+	}
+	qsort(ids, nodes, sizeof *ids, cmp_u32);
+	size_t u = 0;
+	for (size_t i = 0; i < nodes; i++)
+		if (!u || ids[i] != ids[u - 1])
+			ids[u++] = ids[i];
+	nodes = u;
+	for (size_t i = 0; i < n; i++)
+		indeg[node_of(ids, nodes, e[i].to)]++;
+	for (size_t i = 0; i < nodes; i++)
+		if (!indeg[i])
+			queue[tail++] = i;
+	/* Kahn's order: what is left has a cycle; depth[] is the longest chain to a node */
+	while (head < tail) {
+		size_t k = queue[head++];
+		for (size_t i = 0; i < n; i++) {
+			if (e[i].from != ids[k])
+				continue;
+			size_t t = node_of(ids, nodes, e[i].to);
+			if (depth[t] < depth[k] + 1)
+				depth[t] = depth[k] + 1;
+			if (!--indeg[t])
+				queue[tail++] = t;
+		}
+	}
+	if (tail < nodes) {
+		rc = image_fail(err, IMAGE_E_CORRUPT,
+		                "heic: its derived images refer to themselves (a reference cycle)");
+		goto done;
+	}
+	for (size_t i = 0; i < nodes; i++)
+		if (depth[i] > HEIC_DERIVE_DEPTH) {
+			rc = image_fail(err, IMAGE_E_CORRUPT,
+			                "heic: derived images %u deep (at most %d are read)", depth[i],
+			                HEIC_DERIVE_DEPTH);
+			goto done;
+		}
+done:
+	free(e);
+	free(ids);
+	free(indeg);
+	free(depth);
+	free(queue);
+	return rc;
+}
+
 static int heic_error(struct heif_error e, const char *what, char *err)
 {
 	int code = e.code == heif_error_Memory_allocation_error ? IMAGE_E_NOMEM
@@ -75,6 +255,8 @@ int image_decode_heic(const unsigned char *buf, size_t len, const struct image_l
 	/* libheif's own limit, a side, checked as it parses (grids included) */
 	heif_context_set_maximum_image_size_limit(ctx, side > 0x7fffffff ? 0x7fffffff : (int)side);
 	heif_context_set_max_decoding_threads(ctx, 0); /* a server decodes a request a thread */
+	if ((rc = heic_check_derivations(buf, len, err)))
+		goto done;
 	struct heif_error e = heif_context_read_from_memory_without_copy(ctx, buf, len, NULL);
 	if (e.code != heif_error_Ok) {
 		rc = heic_error(e, "header", err);
