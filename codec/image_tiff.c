@@ -153,12 +153,20 @@ static void quiet_globals(void)
 	TIFFSetWarningHandler(NULL);
 }
 
+/* The most libtiff may allocate at once reading a file of len bytes: its buffers hold a
+ * compressed strip (at most the file) or, for the RGBA reader, a decoded strip or tile; the
+ * pixels are ours, allocated after the limits. A hostile byte count fails there instead of
+ * allocating gigabytes. */
+#define TIFF_ALLOC_MAX(len) ((tmsize_t)(256u << 20) + 2 * (tmsize_t)(len))
+
 static TIFF *tiff_open(struct tiff_io *io, const char *mode, struct tiff_said *said)
 {
 	pthread_once(&quiet_once, quiet_globals);
 	TIFFOpenOptions *o = TIFFOpenOptionsAlloc();
 	if (!o)
 		return NULL;
+	if (!io->out && io->len < ((size_t)1 << 40))
+		TIFFOpenOptionsSetMaxSingleMemAlloc(o, TIFF_ALLOC_MAX(io->len));
 	TIFFOpenOptionsSetErrorHandlerExtR(o, said_error, said);
 	TIFFOpenOptionsSetWarningHandlerExtR(o, said_warning, said);
 	TIFF *t = TIFFClientOpenExt("tiff", mode, io, io_read, io_write, io_seek, io_close, io_size,
