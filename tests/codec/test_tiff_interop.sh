@@ -301,8 +301,12 @@ def add_transforms(src, dst, rot, mirror):
     struct.pack_into('>I', d, ipco[0], ipco[1] + len(new))
     struct.pack_into('>I', d, iprp[0], iprp[1] + grow)
     struct.pack_into('>I', d, meta, mn + grow)
+    shift_iloc(d, meta, meta + mn + grow, at, grow)
+    open(dst, 'wb').write(bytes(d))
+
+def shift_iloc(d, meta, meta_end, at, grow):
     # iloc: offsets at or past the insertion point move by `grow`
-    iloc = next(i for i, n, t in boxes(d, meta + 12, meta + mn + grow) if t == b'iloc')
+    iloc = next(i for i, n, t in boxes(d, meta + 12, meta_end) if t == b'iloc')
     v = d[iloc + 8]
     osz, lsz = d[iloc + 12] >> 4, d[iloc + 12] & 15
     bsz, isz = d[iloc + 13] >> 4, (d[iloc + 13] & 15 if v in (1, 2) else 0)
@@ -331,7 +335,53 @@ def add_transforms(src, dst, rot, mirror):
             if osz and method == 0 and not bsz and off >= at:
                 d[j:j + osz] = (off + grow).to_bytes(osz, 'big')
             j += osz + lsz
+
+def add_iref(src, dst, edges):
+    # an iref box (version 0) of 'dimg' references from -> [to], appended to meta
+    d = bytearray(open(src, 'rb').read())
+    meta = next(i for i, n, t in boxes(d, 0, len(d)) if t == b'meta')
+    mn = struct.unpack('>I', d[meta:meta + 4])[0]
+    refs = b''.join(struct.pack('>I4sHH', 14, b'dimg', a, 1) + struct.pack('>H', b)
+                    for a, b in edges)
+    old = [(i, n) for i, n, t in boxes(d, meta + 12, meta + mn) if t == b'iref']
+    if old:  # heif-enc's own (version 0): the references appended to it
+        i, n = old[0]
+        if d[i + 8] != 0:
+            raise RuntimeError('iref version %d' % d[i + 8])
+        box, at = refs, i + n
+        struct.pack_into('>I', d, i, n + len(refs))
+    else:
+        box, at = struct.pack('>I4sI', 12 + len(refs), b'iref', 0) + refs, meta + mn
+    d[at:at] = box
+    struct.pack_into('>I', d, meta, mn + len(box))
+    shift_iloc(d, meta, meta + mn + len(box), at, len(box))
     open(dst, 'wb').write(bytes(d))
+
+def heic_references():
+    a = smooth(8, 3)
+    png = os.path.join(T, 'refs.png')
+    cv2.imwrite(png, a[..., ::-1])
+    plain = os.path.join(T, 'refs.heic')
+    run('heif-enc', '-L', '-p', 'chroma=444', '-o', plain, png)
+    out = []
+    for name, edges, want in (
+            ('a diamond', [(100, 101), (100, 102), (101, 103), (102, 103)], None),
+            ('a chain 8 deep', [(100 + k, 101 + k) for k in range(8)], None),
+            ('a chain 9 deep', [(100 + k, 101 + k) for k in range(9)], '9 deep'),
+            ('a cycle', [(100, 101), (101, 102), (102, 100)], 'cycle')):
+        t = os.path.join(T, 'refs_%d.heic' % len(out))
+        add_iref(plain, t, edges)
+        r = subprocess.run([FFT, 'convert', t, '-o', t + '.pfm', '--quiet'], capture_output=True,
+                           text=True)
+        if want is None and ('cycle' in r.stderr or 'deep' in r.stderr):
+            raise AssertionError('%s refused: %s' % (name, r.stderr.strip()))
+        if want is not None and (r.returncode != 1 or want not in r.stderr):
+            raise AssertionError('%s: exit %d, %s' % (name, r.returncode, r.stderr.strip()))
+        out.append('%s %s' % (name, 'refused' if want else
+                               'decoded' if r.returncode == 0 else 'left to libheif'))
+    return ', '.join(out)
+check('HEIC derived-image references: cycles and chains over 8 refused, others not',
+      heic_references)
 
 def heic_transform():
     a = smooth(8, 3)
