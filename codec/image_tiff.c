@@ -442,11 +442,10 @@ static int read_rgba(TIFF *t, struct image *out, int *bits, const struct tiff_sa
 		                  emsg[0] ? emsg : said->errors ? said->error : "layout not supported");
 	img.req_orientation = ORIENTATION_TOPLEFT;
 	img.orientation = ORIENTATION_TOPLEFT; /* rows as stored: no flip */
-	uint16_t photo = img.photometric, spp = img.samplesperpixel;
+	uint16_t photo = img.photometric;
 	int gray = photo == PHOTOMETRIC_MINISBLACK || photo == PHOTOMETRIC_MINISWHITE;
 	int alpha = img.alpha != 0, ch = (gray ? 1 : 3) + alpha, rc;
 	uint32_t w = img.width, h = img.height;
-	(void)spp;
 	*bits = img.bitspersample < 8 ? img.bitspersample : 8;
 	uint32_t *raster = malloc((size_t)w * h * 4);
 	if (!raster) {

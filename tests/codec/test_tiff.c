@@ -71,7 +71,6 @@ static void test_roundtrip(void **state)
 	(void)state;
 	static const int sizes[][2] = {{1, 1}, {2, 3}, {17, 5}, {1, 9}, {64, 33}, {300, 301}};
 	static const int depth[][2] = {{8, 0}, {16, 0}, {16, 1}, {32, 0}};
-	const float *t8 = NULL, *t16 = NULL;
 	int cases = 0;
 	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
 		for (int ch = 1; ch <= 4; ch++)
@@ -98,8 +97,6 @@ static void test_roundtrip(void **state)
 						}
 						img.pixels[i] = (float)v;
 					}
-					(void)t8;
-					(void)t16;
 					unsigned char *buf;
 					size_t len;
 					unsigned lost = 0;
