@@ -27,9 +27,9 @@ const char *const image_tiff_compression_names[IMAGE_TIFF_COMPRESSION_COUNT + 1]
 #define TIFF_STRIP_BYTES (256u << 10) /* the uncompressed size of a strip written */
 #define TIFF_FILE_MAX ((uint64_t)8 << 30) /* the largest TIFF written */
 /* Deflate's level (libtiff 4.5 deflates with libdeflate): 1, as EXR's half blocks. Measured on
- * this 2-core VM under load (2026-11-28, a 1080p RGB frame, best of 3, noisy): 8-bit 140-173 ms
- * at level 1 against 2050-2100 ms at libtiff's default 6 for 11% more bytes; half 180-420 ms
- * against 1180-1280 ms for 3% more */
+ * the 2-core VM (2026-11-28, a 1080p RGB frame, best of 3, load 1.1): 8-bit 77 ms at level 1
+ * against 588 ms at libtiff's default 6 for 11% more bytes; half 187 against 295 ms (under a
+ * load of 11: 180 against 1180 ms) for 3% more */
 #define TIFF_DEFLATE_LEVEL 1
 
 /* A file in memory that libtiff reads (data) or writes (out, growing; seeks past the end leave
