@@ -28,7 +28,7 @@ static uint64_t be(const unsigned char *p, int n)
 }
 
 /* The next box in [*at, end): 1 with its type and body [*body, *bend), 0 at the end, -1 when
- * malformed. */
+ * malformed, -2 when it runs past end. */
 static int box_next(const unsigned char *b, size_t *at, size_t end, uint32_t *type,
                     size_t *body, size_t *bend)
 {
@@ -46,8 +46,10 @@ static int box_next(const unsigned char *b, size_t *at, size_t end, uint32_t *ty
 	} else if (size == 0) {
 		size = end - *at;
 	}
-	if (size < hdr || size > end - *at)
+	if (size < hdr)
 		return -1;
+	if (size > end - *at)
+		return -2;
 	*body = *at + (size_t)hdr;
 	*bend = *at + (size_t)size;
 	*at = *bend;
@@ -61,33 +63,36 @@ struct heic_edge {
 };
 
 /* The decode dependencies of iref's body [at, end) (version v) into e: dimg (an image to its
- * inputs) and auxl (an image to its alpha or depth plane, reversed). -1 when more than
- * HEIC_EDGES_MAX or malformed. */
+ * inputs) and auxl (an image to its alpha or depth plane, reversed). Each reference is read as
+ * libheif 1.15 reads it (its header, then the IDs, whatever its size says); one whose size is
+ * not what it holds, or that runs past the box, is malformed: -1 (the file is refused, as
+ * what libheif would make of it is unknown); -2 past HEIC_EDGES_MAX references. */
 static int iref_edges(const unsigned char *b, size_t at, size_t end, int v, struct heic_edge *e,
                       size_t *n)
 {
-	uint32_t type;
-	size_t body, bend;
-	int r, w = v ? 4 : 2;
-	while ((r = box_next(b, &at, end, &type, &body, &bend)) == 1) {
-		if (type != FOURCC('d', 'i', 'm', 'g') && type != FOURCC('a', 'u', 'x', 'l'))
-			continue;
-		if (bend - body < (size_t)w + 2)
+	size_t w = v ? 4 : 2;
+	while (at < end) {
+		if (end - at < 8 + w + 2)
 			return -1;
-		uint32_t from = (uint32_t)be(b + body, w);
-		size_t count = (size_t)be(b + body + w, 2), p = body + (size_t)w + 2;
-		if (count > (bend - p) / (size_t)w)
+		uint64_t size = be(b + at, 4);
+		uint32_t type = (uint32_t)be(b + at + 4, 4);
+		uint32_t from = (uint32_t)be(b + at + 8, (int)w);
+		size_t count = (size_t)be(b + at + 8 + w, 2), p = at + 8 + w + 2;
+		if (count > (end - p) / w || size != 8 + w + 2 + count * w)
 			return -1;
-		for (size_t i = 0; i < count; i++, p += (size_t)w) {
+		for (size_t i = 0; i < count; i++, p += w) {
+			if (type != FOURCC('d', 'i', 'm', 'g') && type != FOURCC('a', 'u', 'x', 'l'))
+				continue;
 			if (*n >= HEIC_EDGES_MAX)
-				return -1;
-			uint32_t to = (uint32_t)be(b + p, w);
+				return -2;
+			uint32_t to = (uint32_t)be(b + p, (int)w);
 			e[*n].from = type == FOURCC('a', 'u', 'x', 'l') ? to : from;
 			e[*n].to = type == FOURCC('a', 'u', 'x', 'l') ? from : to;
 			(*n)++;
 		}
+		at = p;
 	}
-	return r;
+	return 0;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -109,7 +114,10 @@ static int heic_check_derivations(const unsigned char *b, size_t len, char *err)
 {
 	uint32_t type;
 	size_t at = 0, body, bend, meta = 0, meta_end = 0;
-	while (box_next(b, &at, len, &type, &body, &bend) == 1)
+	int r;
+	/* the boxes up to meta's and meta's up to iref must hold together: what libheif would
+	 * read of them otherwise is not known here */
+	while ((r = box_next(b, &at, len, &type, &body, &bend)) == 1)
 		if (type == FOURCC('m', 'e', 't', 'a') && bend - body >= 4) {
 			meta = body + 4; /* a FullBox */
 			meta_end = bend;
@@ -117,12 +125,16 @@ static int heic_check_derivations(const unsigned char *b, size_t len, char *err)
 		}
 	size_t iref = 0, iref_end = 0;
 	at = meta;
-	while (meta && box_next(b, &at, meta_end, &type, &body, &bend) == 1)
+	while (r == 1 && (r = box_next(b, &at, meta_end, &type, &body, &bend)) == 1)
 		if (type == FOURCC('i', 'r', 'e', 'f') && bend - body >= 4) {
 			iref = body;
 			iref_end = bend;
 			break;
 		}
+	if (r < 0)
+		return image_fail(err, r == -2 ? IMAGE_E_TRUNCATED : IMAGE_E_CORRUPT,
+		                  "heic: %s", r == -2 ? "a box runs past the end of the file"
+		                                      : "a box of a bad size");
 	if (!iref)
 		return 0;
 	struct heic_edge *e = malloc(HEIC_EDGES_MAX * sizeof *e);
@@ -136,11 +148,11 @@ static int heic_check_derivations(const unsigned char *b, size_t len, char *err)
 		rc = image_fail(err, IMAGE_E_NOMEM, "heic: out of memory reading references");
 		goto done;
 	}
-	if (iref_edges(b, iref + 4, iref_end, b[iref], e, &n) < 0) {
-		if (n >= HEIC_EDGES_MAX)
-			rc = image_fail(err, IMAGE_E_CORRUPT, "heic: more than %d image references",
-			                HEIC_EDGES_MAX);
-		goto done; /* malformed: libheif says how */
+	if ((r = iref_edges(b, iref + 4, iref_end, b[iref], e, &n)) < 0) {
+		rc = r == -2 ? image_fail(err, IMAGE_E_CORRUPT, "heic: more than %d image references",
+		                          HEIC_EDGES_MAX)
+		             : image_fail(err, IMAGE_E_CORRUPT, "heic: a malformed item reference");
+		goto done;
 	}
 	for (size_t i = 0; i < n; i++) {
 		ids[nodes++] = e[i].from;

@@ -659,6 +659,12 @@ static void test_hostile(void **state)
 		assert_non_null(strstr(err, "cycle"));
 		free(cyc);
 	}
+	/* the same through an auxl reference whose box size lies (libheif reads it anyway) */
+	cyc = seed("tests/fuzz/corpus/heic/auxl_cycle_badsize.heic", &len);
+	if (cyc) {
+		assert_int_equal(quiet_decode(cyc, len, NULL, &img, err), IMAGE_E_CORRUPT);
+		free(cyc);
+	}
 	/* a HEIC seed against limits */
 	unsigned char *h = seed("tests/fuzz/corpus/heic/rgb420.heic", &len);
 	if (h) {
