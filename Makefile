@@ -13,7 +13,7 @@ STD     := -std=c11 -D_GNU_SOURCE
 BUILD   ?= build
 CPPFLAGS_ALL := -I. -I$(BUILD) $(CPPFLAGS)
 CFLAGS_ALL   := $(STD) $(OPT) $(WARN) $(CFLAGS) -MMD -MP
-LDLIBS_ALL   := -lfftw3f_threads -lfftw3f -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljpeg -ljansson -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lavif -lgnutls -lz -lm -lpthread $(LDLIBS)
+LDLIBS_ALL   := -lfftw3f_threads -lfftw3f -lEGL -lGLESv2 -lmicrohttpd -lturbojpeg -ljpeg -ljansson -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lwebpmux -lavif -llcms2 -lgnutls -lz -lm -lpthread $(LDLIBS)
 # OpenBLAS's serial build, by its own directory and a run path: Debian's alternatives may point
 # libopenblas.so.0 at the pthreads or OpenMP build, whose own threads would fight the engine's
 # (cpu/conv.h; its test checks openblas_get_parallel() is 0)
@@ -22,6 +22,8 @@ BLAS_DIR     := /usr/lib/$(MULTIARCH)/openblas-serial
 BLAS_INC     := /usr/include/$(MULTIARCH)/openblas-serial
 LDLIBS_BLAS  := -L$(BLAS_DIR) -Wl,-rpath,$(BLAS_DIR) -lopenblas
 LDLIBS_ALL   += $(LDLIBS_BLAS)
+# TIFF (libtiff) and HEIC (libheif with libde265) codecs
+LDLIBS_ALL   += -ltiff -lheif
 LDLIBS_CLI   := -lcurl
 # the CLI links no HTTP server: everything but libmicrohttpd
 LDLIBS_CLI_ENGINE := $(filter-out -lmicrohttpd,$(LDLIBS_ALL))
@@ -30,11 +32,13 @@ LDLIBS_CLI_ENGINE := $(filter-out -lmicrohttpd,$(LDLIBS_ALL))
 DEPS_BUILD := gcc make pkg-config libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri \
               libmicrohttpd-dev libturbojpeg0-dev libjpeg62-turbo-dev libjansson-dev libspng-dev libopenexr-dev libdeflate-dev zlib1g-dev \
               libgnutls28-dev libwebp-dev libavif-dev libcurl4-openssl-dev libfftw3-dev \
-              libopenblas-serial-dev
+              libopenblas-serial-dev liblcms2-dev
+DEPS_BUILD += libtiff-dev libheif-dev
 DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr python3-opencv \
               clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
               systemd python3-yaml libheif-examples \
               libjpeg-turbo-progs python3-scipy python3-torch abigail-tools nginx-light
+DEPS_TEST  += libtiff-tools python3-pil
 DEPS_BENCH := libfftw3-dev libvulkan-dev glslang-dev spirv-tools
 DEPS_DOCS  := python3-skimage imagemagick python3-matplotlib
 DEPS_SYSTEMD := systemd-container

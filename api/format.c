@@ -13,7 +13,9 @@ int format_parse(const char *s)
 	} names[] = {{"jpeg", OUT_JPEG}, {"jpg", OUT_JPEG}, {"png", OUT_PNG},
 	             {"png16", OUT_PNG16}, {"exr", OUT_EXR}, {"hdr", OUT_HDR},
 	             {"pfm", OUT_PFM}, {"webp", OUT_WEBP}, {"avif", OUT_AVIF},
-	             {"avif10", OUT_AVIF10}, {"avif12", OUT_AVIF12}};
+	             {"avif10", OUT_AVIF10}, {"avif12", OUT_AVIF12}, {"tiff", OUT_TIFF},
+	             {"tif", OUT_TIFF}, {"tiff16", OUT_TIFF16}, {"tiff16f", OUT_TIFF16F},
+	             {"tiff32", OUT_TIFF32}};
 	if (!s)
 		return -1;
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -161,7 +163,9 @@ static enum image_format family(const struct image_info *in)
 	case IMAGE_FORMAT_JPEG:
 	case IMAGE_FORMAT_PNG:
 	case IMAGE_FORMAT_WEBP:
-	case IMAGE_FORMAT_AVIF: return in->format;
+	case IMAGE_FORMAT_AVIF:
+	case IMAGE_FORMAT_TIFF: return in->format;
+	case IMAGE_FORMAT_HEIC: return IMAGE_FORMAT_JPEG; /* a photograph; no HEIC is written */
 	default: return IMAGE_FORMAT_EXR;
 	}
 }
@@ -174,7 +178,7 @@ static unsigned rank(const struct format_accept *a, enum image_format f, enum im
 	static const enum image_format fixed[] = {IMAGE_FORMAT_PNG, IMAGE_FORMAT_JPEG,
 	                                          IMAGE_FORMAT_EXR, IMAGE_FORMAT_HDR,
 	                                          IMAGE_FORMAT_PFM, IMAGE_FORMAT_WEBP,
-	                                          IMAGE_FORMAT_AVIF};
+	                                          IMAGE_FORMAT_AVIF, IMAGE_FORMAT_TIFF};
 	if (a->named[f]) {
 		if (f == IMAGE_FORMAT_AVIF && a->prefer_avif)
 			return 0;
@@ -232,6 +236,10 @@ void format_resolve(int out, const struct format_accept *a, const struct image_i
 	case OUT_AVIF: *fmt = IMAGE_FORMAT_AVIF; *bits = 8; return;
 	case OUT_AVIF10: *fmt = IMAGE_FORMAT_AVIF; *bits = 10; return;
 	case OUT_AVIF12: *fmt = IMAGE_FORMAT_AVIF; *bits = 12; return;
+	case OUT_TIFF: *fmt = IMAGE_FORMAT_TIFF; *bits = 8; return;
+	case OUT_TIFF16:
+	case OUT_TIFF16F: *fmt = IMAGE_FORMAT_TIFF; *bits = 16; return;
+	case OUT_TIFF32: *fmt = IMAGE_FORMAT_TIFF; *bits = 32; return;
 	}
 	enum image_format fam = family(in), best = IMAGE_FORMAT_UNKNOWN;
 	if (a && a->given) {
@@ -254,7 +262,18 @@ int format_bits(enum image_format fmt, const struct image_info *in)
 		return in->format == IMAGE_FORMAT_PNG && in->bits == 16 ? 16 : 8;
 	if (fmt == IMAGE_FORMAT_AVIF)
 		return in->format == IMAGE_FORMAT_AVIF && in->bits == 12 ? 12 : deep ? 10 : 8;
+	if (fmt == IMAGE_FORMAT_TIFF)
+		return format_half(OUT_AUTO, fmt, in) ? 16 : in->float_format ? 32 : in->bits > 8 ? 16
+		                                                                               : 8;
 	return 0;
+}
+
+int format_half(int out, enum image_format fmt, const struct image_info *in)
+{
+	if (out == OUT_TIFF16F)
+		return 1;
+	return out == OUT_AUTO && fmt == IMAGE_FORMAT_TIFF && in && in->format == IMAGE_FORMAT_TIFF &&
+	       in->float_format && in->bits == 16;
 }
 
 /* The bits a sample of an integer format keeps (0: a float format). */
@@ -265,6 +284,8 @@ static int integer_bits(enum image_format f, int bits)
 	case IMAGE_FORMAT_WEBP: return 8;
 	case IMAGE_FORMAT_PNG:
 	case IMAGE_FORMAT_AVIF: return bits ? bits : 8;
+	case IMAGE_FORMAT_TIFF: return bits == 32 ? 0 : bits ? bits : 8; /* 16: half's 11 bits are
+	                                                                   counted as 16 */
 	default: return 0;
 	}
 }
@@ -316,6 +337,8 @@ void format_markdown(FILE *f)
 		fprintf(f, " | %s | %s | %s | %s | %s | %s | %s |\n", d->magic, d->read ? "yes" : "no",
 		        d->write ? "yes" : "no", format_depths(d->read_bits, rb, sizeof rb),
 		        d->write ? format_depths(d->write_bits, wb, sizeof wb) : "-",
-		        d->float_samples ? "float" : "integer", d->alpha ? "yes" : "no");
+		        d->float_samples == 2 ? "integer or float" : d->float_samples ? "float"
+		                                                                      : "integer",
+		        d->alpha ? "yes" : "no");
 	}
 }

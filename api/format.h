@@ -21,9 +21,13 @@ enum out_format {
 	OUT_AVIF,  /* 8-bit AVIF (via Accept: 10-bit when the input has more than 8 bits) */
 	OUT_AVIF10,
 	OUT_AVIF12,
+	OUT_TIFF,    /* 8-bit TIFF (via Accept or the input's family: as deep as the input) */
+	OUT_TIFF16,  /* 16-bit integer TIFF */
+	OUT_TIFF16F, /* 16-bit half float TIFF */
+	OUT_TIFF32,  /* 32-bit float TIFF */
 };
 
-#define FORMAT_CHOICES "jpeg|png|png16|exr|hdr|pfm|webp|avif|avif10|avif12"
+#define FORMAT_CHOICES "jpeg|png|png16|exr|hdr|pfm|webp|avif|avif10|avif12|tiff|tiff16|tiff16f|tiff32"
 
 /* format= value (a FORMAT_CHOICES name or "jpg", case-insensitive) to an out_format, or -1. */
 int format_parse(const char *s);
@@ -50,7 +54,7 @@ enum {
 int format_from_accept(const char *accept, int prefer_avif, struct format_accept *a);
 
 /* The encoder's format and bits (0: the encoder's default) for the request's choice and the
- * decoded input's facts. out (format=) other than OUT_AUTO is taken as it is. OUT_AUTO with no
+ * decoded input's facts (a TIFF of half floats: format_half). out (format=) other than OUT_AUTO is taken as it is. OUT_AUTO with no
  * Accept header (a NULL or a->given 0) follows the input's family: JPEG, PNG (16 bits for a
  * 16-bit PNG), WebP, AVIF (its depth), EXR for float formats. With one, the acceptable format
  * with the highest q wins; at equal q a type the header names beats one a wildcard matches.
@@ -67,8 +71,15 @@ void format_resolve(int out, const struct format_accept *a, const struct image_i
 /* The bits an answer in fmt keeps of the input (0: the encoder's default), the rule of
  * format_resolve's OUT_AUTO and of the CLI's output chosen by extension: PNG is 16-bit for a
  * 16-bit PNG and 8-bit otherwise; AVIF is 12-bit for a 12-bit AVIF, 10-bit for any other input
- * of more than 8 bits (float formats included) and 8-bit otherwise; others 0. */
+ * of more than 8 bits (float formats included) and 8-bit otherwise; TIFF keeps the input's
+ * depth: 32 (float32) for a float input but a half-float TIFF, 16 for a 16-bit one (half floats
+ * for that TIFF: format_half), else 8; others 0. */
 int format_bits(enum image_format fmt, const struct image_info *in);
+
+/* Whether a TIFF answer (fmt, resolved from out as format_resolve does) holds half floats
+ * (image_encode_opts.half): format=tiff16f, or a TIFF chosen by Accept or the family for a
+ * half-float TIFF input. */
+int format_half(int out, enum image_format fmt, const struct image_info *in);
 
 /* What an answer reports of what its encoder lost (IMAGE_LOST_* in lost), written once for the
  * daemon's X-Image-Lost and the CLI's warnings: the losses nobody chose.

@@ -95,6 +95,13 @@ const struct request_param request_table[] = {
 	     "compression of an EXR answer: zip (deflate, 16 lines a block), none, rle, zips (deflate, "
 	     "one line a block), piz (wavelet, 32 lines a block); DWAA/DWAB are not written "
 	     "(OpenEXRCore 3.1.5 has no DWA encoder)"),
+	ENUM("tiff-compression", "deflate", image_tiff_compression_names, R(tiff_compression), BC,
+	     "compression of a TIFF answer: deflate or lzw (each with the horizontal predictor on "
+	     "integer samples, the floating-point one on floats), or none"),
+	ROW("keep-profile", OPT_BOOL, 0, 1, "0", R(keep_profile), BC,
+	    "1: the answer in the input's colour profile (converted back from the linear Rec. 709 "
+	    "working space) with that profile embedded; 0: converted to sRGB and tagged so "
+	    "(out-of-gamut colours clipped, relative colorimetric)"),
 	/* conv2d and conv2d-transpose */
 	PARSED("padding", CT, parse_padding, "P | PH,PW",
 	       "zero padding on each side, 0-65535 (transpose: PyTorch's padding, dilation * "

@@ -63,6 +63,8 @@ struct request {
 	double dpr;                 /* device pixel ratio multiplying the box, 1-4 */
 	int resize;                 /* enum resample_order: the bloom at the output size (before)
 	                               or at the input's (after) */
+	int tiff_compression;       /* a TIFF answer's enum image_tiff_compression (deflate: 0) */
+	int keep_profile;           /* 1: the answer in the input's colour profile, embedded */
 	unsigned char src[REQUEST_MAX_PARAMS]; /* per table row: enum request_source, 0 if not given */
 };
 

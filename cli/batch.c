@@ -27,34 +27,31 @@ static int refuse_nonfinite(struct image *img, char *err, size_t elen)
 	return -1;
 }
 
-static int read_frame(const char *path, struct image *img, struct image_info *info, char *err,
-                      size_t elen)
+/* The frame's pixels (working space), facts and colour (*colour: the caller frees it). */
+static int read_frame(const char *path, struct image *img, struct image_info *info,
+                      struct image_colour *colour, char *err, size_t elen)
 {
 	char ierr[IMAGE_ERR_LEN];
 	memset(info, 0, sizeof *info);
-	if (strcmp(path, "-")) {
-		if (image_read_file(path, &cli_image_limits, img, info, ierr)) {
-			snprintf(err, elen, "%s", ierr);
-			return -1;
-		}
-		return refuse_nonfinite(img, err, elen);
-	}
+	memset(colour, 0, sizeof *colour);
 	unsigned char *data;
 	size_t len;
 	if (cli_read_all(path, &data, &len, err, elen))
 		return -1;
-	int rc = image_decode(data, len, &cli_image_limits, img, info, ierr);
+	int rc = image_decode_colour(data, len, &cli_image_limits, NULL, img, info, colour, ierr);
 	free(data);
+	if (!rc && info->colour_note[0])
+		fprintf(stderr, "fftbloom: warning: %s: %s\n", path, info->colour_note);
 	if (rc)
-		snprintf(err, elen, "standard input: %s", ierr);
+		snprintf(err, elen, "%s%s", strcmp(path, "-") ? "" : "standard input: ", ierr);
 	return rc ? -1 : refuse_nonfinite(img, err, elen);
 }
 
 /* Encodes img for the job and writes it: to standard output, or to a temporary name renamed
  * over the output once complete (a frame is never seen half written). *lost: IMAGE_LOST_*. */
 static int write_frame(const struct batch_job *j, const struct batch_opts *o,
-                       const struct image *img, const struct image_info *in, unsigned *lost,
-                       char *err, size_t elen)
+                       const struct image *img, const struct image_info *in,
+                       const struct image_colour *colour, unsigned *lost, char *err, size_t elen)
 {
 	enum image_format f;
 	int bits;
@@ -65,7 +62,10 @@ static int write_frame(const struct batch_job *j, const struct batch_opts *o,
 		bits = format_bits(f, in);
 	}
 	struct image_encode_opts eo = {.quality = o->quality, .bits = o->bits ? o->bits : bits,
-	                               .exr_compression = o->exr_compression};
+	                               .exr_compression = o->exr_compression,
+	                               .tiff_compression = o->tiff_compression,
+	                               .half = !o->bits && format_half(o->format, f, in),
+	                               .colour = o->keep_profile ? colour : NULL};
 	unsigned char *data;
 	size_t len;
 	char ierr[IMAGE_ERR_LEN];
@@ -86,8 +86,9 @@ static int run_single(const struct batch_job *j, const struct batch_opts *o)
 	char err[BATCH_ERR_LEN], note[512] = "";
 	struct image in = {0}, out = {0};
 	struct image_info info;
+	struct image_colour colour;
 	int rc = 1;
-	if (read_frame(j->in, &in, &info, err, sizeof err)) {
+	if (read_frame(j->in, &in, &info, &colour, err, sizeof err)) {
 		fprintf(stderr, "fftbloom %s: %s: %s\n", o->name, j->in, err);
 		return 1;
 	}
@@ -97,7 +98,7 @@ static int run_single(const struct batch_job *j, const struct batch_opts *o)
 		goto out;
 	}
 	unsigned lost = 0;
-	if (write_frame(j, o, &out, &info, &lost, err, sizeof err)) {
+	if (write_frame(j, o, &out, &info, &colour, &lost, err, sizeof err)) {
 		fprintf(stderr, "fftbloom %s: %s: %s\n", o->name, j->out, err);
 		goto out;
 	}
@@ -110,6 +111,7 @@ static int run_single(const struct batch_job *j, const struct batch_opts *o)
 out:
 	image_free(&in);
 	image_free(&out);
+	image_colour_free(&colour);
 	return rc;
 }
 
@@ -129,6 +131,7 @@ struct slot {
 	int state;             /* enum slot_state */
 	struct image img;      /* the input, then the result */
 	struct image_info info;
+	struct image_colour colour; /* the input's (--keep-profile) */
 };
 
 struct pipe {
@@ -293,6 +296,7 @@ static void fail(struct pipe *p, size_t i, const char *stage, const char *err)
 	p->rp.r[i].stage = stage;
 	p->rp.r[i].err = strdup(err);
 	image_free(&p->s[i].img);
+	image_colour_free(&p->s[i].colour);
 }
 
 static void *reader(void *arg)
@@ -312,7 +316,7 @@ static void *reader(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		char err[BATCH_ERR_LEN];
 		double t = clock_ms();
-		int rc = read_frame(p->l->jobs[i].in, &s->img, &s->info, err, sizeof err);
+		int rc = read_frame(p->l->jobs[i].in, &s->img, &s->info, &s->colour, err, sizeof err);
 		p->rp.r[i].read_ms = clock_ms() - t;
 		p->rp.r[i].w = s->img.width;
 		p->rp.r[i].h = s->img.height;
@@ -345,10 +349,11 @@ static void *writer(void *arg)
 		struct slot *s = &p->s[i];
 		char err[BATCH_ERR_LEN];
 		double t = clock_ms();
-		int rc = write_frame(&p->l->jobs[i], p->o, &s->img, &s->info, &p->rp.r[i].lost, err,
-		                     sizeof err);
+		int rc = write_frame(&p->l->jobs[i], p->o, &s->img, &s->info, &s->colour,
+		                     &p->rp.r[i].lost, err, sizeof err);
 		p->rp.r[i].write_ms = clock_ms() - t;
 		image_free(&s->img);
+		image_colour_free(&s->colour);
 		pthread_mutex_lock(&p->mu);
 		if (rc)
 			fail(p, i, "writing", err);
@@ -470,8 +475,10 @@ static int run_pipeline(const struct batch_list *l, const struct batch_opts *o)
 	sigaction(SIGINT, &old_sa, NULL);
 
 	int status = batch_report_end(&p.rp, p.stop);
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
 		image_free(&p.s[i].img);
+		image_colour_free(&p.s[i].colour);
+	}
 	pthread_cond_destroy(&p.cv);
 	pthread_mutex_destroy(&p.mu);
 	free(p.s);

@@ -66,6 +66,8 @@ struct batch_opts {
 	int bits;               /* encoder bits; 0: format_bits of the format and the input */
 	int quality;            /* 0: the format's default */
 	int exr_compression;    /* EXR outputs: enum image_exr_compression */
+	int tiff_compression;   /* TIFF outputs: enum image_tiff_compression */
+	int keep_profile;       /* outputs in their input's colour profile, embedded */
 	int threads;            /* reader threads and writer threads, each; 0: 2 */
 	int ahead;              /* frames decoded ahead of the GPU, and results queued for the
 	                           writers, at most; 0: 4 */

@@ -37,7 +37,7 @@ static const struct opt_def kernel_format_row = {"format", OPT_STRING, 0, 0, "",
 
 static const struct opt_def own_table[] = {
 	{"output", OPT_STRING, 0, 0, "", NULL,
-	 "output image; its extension (.jpg .png .exr .hdr .pfm .webp .avif) picks the format "
+	 "output image; its extension (.jpg .png .exr .hdr .pfm .webp .avif .tif) picks the format "
 	 "(also -o)", NULL, offsetof(struct bloom_cli, output)},
 	{"bits", OPT_INT, 0, 32, "0", NULL, "PNG 8 or 16, EXR 16 (half) or 32 (float), AVIF 8, 10 or "
 	 "12; 0: as the HTTP API: PNG 16 for a 16-bit PNG input, else 8; EXR 16; AVIF 10 for an "
@@ -235,6 +235,8 @@ static int run(int op, int argc, char **argv)
 	}
 	struct batch_opts bo = {.name = name, .format = req.format, .bits = c.bits,
 	                        .quality = req.quality, .exr_compression = req.exr_compression,
+	                        .tiff_compression = req.tiff_compression,
+	                        .keep_profile = req.keep_profile,
 	                        .threads = c.io_threads,
 	                        .ahead = c.read_ahead, .quiet = c.quiet,
 	                        .bloom = op == BLOOM_OP_BLOOM,
@@ -318,7 +320,7 @@ static int kernel_depth(enum image_format fmt, int *bits)
 static void kernel_fit(struct image *k, enum image_format fmt, int bits)
 {
 	const struct image_format_desc *d = image_format_desc(fmt);
-	if (!d || d->float_samples)
+	if (!d || d->float_samples == 1 || (d->float_samples == 2 && bits == 32))
 		return;
 	size_t n = (size_t)k->width * (size_t)k->height * (size_t)k->channels;
 	float peak = 0;

@@ -61,6 +61,8 @@ static int record(void *ctx, const char *name, const char *value, char err[OPT_E
 	struct params *p = ctx;
 	if (!request_find(name, p->op))
 		return OPT_E_UNKNOWN;
+	if (!value && request_find(name, p->op)->o.type == OPT_BOOL)
+		value = "1"; /* a bare boolean flag */
 	if (!value) {
 		snprintf(err, OPT_ERR_LEN, "--%.64s needs a value", name);
 		return OPT_E_MISSING;
@@ -111,13 +113,23 @@ static const char *answer_format(const char *path, int bits, char *msg, size_t l
 		snprintf(msg, len, "--bits %d: the daemon answers EXR as half float (16); a float32 "
 		         "EXR needs a local run, or .pfm", bits);
 		return NULL;
+	case IMAGE_FORMAT_TIFF:
+		if (bits == 0 || bits == 8)
+			return "tiff";
+		if (bits == 16)
+			return "tiff16";
+		if (bits == 32)
+			return "tiff32";
+		snprintf(msg, len, "--bits %d: TIFF is 8, 16 or 32 (float; --format tiff16f: half)",
+		         bits);
+		return NULL;
 	case IMAGE_FORMAT_JPEG: return "jpeg";
 	case IMAGE_FORMAT_HDR: return "hdr";
 	case IMAGE_FORMAT_PFM: return "pfm";
 	case IMAGE_FORMAT_WEBP: return "webp";
 	default: break;
 	}
-	snprintf(msg, len, "%s: unknown output extension (.jpg .png .exr .hdr .pfm .webp .avif)",
+	snprintf(msg, len, "%s: unknown output extension (.jpg .png .exr .hdr .pfm .webp .avif .tif)",
 	         path);
 	return NULL;
 }

@@ -99,7 +99,7 @@ int cli_output_format(const char *path, int format, enum image_format *f, char *
 	}
 	if (!std && ext == IMAGE_FORMAT_UNKNOWN) {
 		snprintf(err, elen, "%.300s: unknown output extension (.jpg .png .exr .hdr .pfm .webp "
-		         ".avif)", path);
+		         ".avif .tif)", path);
 		return -1;
 	}
 	*f = ext;
@@ -207,8 +207,11 @@ int cli_parse(const char *name, const char *usage, const struct opt_def *t, size
 static int request_flag(void *ctx, const char *name, const char *value, char err[OPT_ERR_LEN])
 {
 	struct request *req = ctx;
-	if (!request_find(name, req->op))
+	const struct request_param *d = request_find(name, req->op);
+	if (!d)
 		return OPT_E_UNKNOWN;
+	if (!value && d->o.type == OPT_BOOL)
+		value = "1"; /* a bare boolean flag */
 	if (!value) {
 		snprintf(err, OPT_ERR_LEN, "--%.64s needs a value", name);
 		return OPT_E_MISSING;

@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "codec/icc.h"
 #include "codec/image_codec.h"
 
 #define IMAGE_FILE_MAX ((size_t)8 << 30) /* a 16384x16384 float32 RGBA EXR is 4 GiB */
@@ -152,7 +153,22 @@ enum image_format image_sniff(const void *buf, size_t len)
 		for (size_t i = 16; i + 4 <= box; i += 4)
 			if (!memcmp(b + i, "avif", 4) || !memcmp(b + i, "avis", 4))
 				return IMAGE_FORMAT_AVIF;
+		/* HEIF with HEVC (HEIC): its major brand or a compatible one; mif1 / msf1 alone
+		 * (a HEIF of any codec) are left to libheif */
+		static const char heif[][5] = {"heic", "heix", "heim", "heis", "hevc", "hevx",
+		                               "mif1", "msf1"};
+		for (size_t k = 0; k < sizeof heif / sizeof heif[0]; k++)
+			if (!memcmp(b + 8, heif[k], 4))
+				return IMAGE_FORMAT_HEIC;
+		for (size_t i = 16; i + 4 <= box; i += 4)
+			for (size_t k = 0; k < 4; k++)
+				if (!memcmp(b + i, heif[k], 4))
+					return IMAGE_FORMAT_HEIC;
 	}
+	if (len >= 4 && (!memcmp(b, "II", 2) || !memcmp(b, "MM", 2)) &&
+	    ((b[0] == 'I' && (b[2] == 42 || b[2] == 43) && b[3] == 0) ||
+	     (b[0] == 'M' && b[2] == 0 && (b[3] == 42 || b[3] == 43))))
+		return IMAGE_FORMAT_TIFF;
 	return IMAGE_FORMAT_UNKNOWN;
 }
 
@@ -173,6 +189,13 @@ static const struct image_format_desc format_table[] = {
 	{IMAGE_FORMAT_AVIF, "avif", "AVIF", {"image/avif", NULL}, {"avif", NULL},
 	 "an ISO BMFF `ftyp` box with the brand `avif` or `avis`", 1, 1, {8, 10, 12}, {8, 10, 12},
 	 0, 1},
+	{IMAGE_FORMAT_TIFF, "tiff", "TIFF", {"image/tiff", "image/tiff-fx", NULL},
+	 {"tiff", "tif", NULL}, "`II*` 00 or `MM` 00 `*` (BigTIFF: `+` for `*`)", 1, 1,
+	 {8, 16, 32, 64}, {8, 16, 32}, 2, 1},
+	{IMAGE_FORMAT_HEIC, "heic", "HEIC", {"image/heic", "image/heif", NULL},
+	 {"heic", "heif", "hif", NULL},
+	 "an ISO BMFF `ftyp` box with the brand `heic`, `heix`, `heim`, `heis`, `hevc`, `hevx`, "
+	 "`mif1` or `msf1` (and none `avif`)", 1, 0, {8, 10, 12}, {0}, 0, 1},
 };
 #define NFORMATS (sizeof format_table / sizeof format_table[0])
 
@@ -286,6 +309,8 @@ static image_decode_fn decoder_of(enum image_format f)
 	case IMAGE_FORMAT_HDR: return image_decode_hdr;
 	case IMAGE_FORMAT_WEBP: return image_decode_webp;
 	case IMAGE_FORMAT_AVIF: return image_decode_avif;
+	case IMAGE_FORMAT_TIFF: return image_decode_tiff;
+	case IMAGE_FORMAT_HEIC: return image_decode_heic;
 	default: return NULL;
 	}
 }
@@ -300,28 +325,159 @@ static image_encode_fn encoder_of(enum image_format f)
 	case IMAGE_FORMAT_HDR: return image_encode_hdr;
 	case IMAGE_FORMAT_WEBP: return image_encode_webp;
 	case IMAGE_FORMAT_AVIF: return image_encode_avif;
+	case IMAGE_FORMAT_TIFF: return image_encode_tiff;
 	default: return NULL;
 	}
+}
+
+void image_colour_free(struct image_colour *c)
+{
+	if (!c)
+		return;
+	free(c->icc);
+	memset(c, 0, sizeof *c);
+}
+
+int image_colour_copy(struct image_colour *dst, const struct image_colour *src)
+{
+	memset(dst, 0, sizeof *dst);
+	if (!src)
+		return 0;
+	*dst = *src;
+	dst->icc = NULL;
+	if (src->icc && src->icc_len) {
+		if (!(dst->icc = malloc(src->icc_len))) {
+			memset(dst, 0, sizeof *dst);
+			return IMAGE_E_NOMEM;
+		}
+		memcpy(dst->icc, src->icc, src->icc_len);
+	}
+	return 0;
+}
+
+int image_colour_set_icc(struct image_info *info, const void *icc, size_t len)
+{
+	struct image_colour *c = info ? info->colour : NULL;
+	if (!c || !icc || !len || c->icc)
+		return 0;
+	if (len > ICC_MAX_BYTES) { /* kept as its size alone: icc_describe says why it is ignored */
+		c->icc_len = len;
+		c->icc = malloc(1);
+		return c->icc ? 0 : IMAGE_E_NOMEM;
+	}
+	if (!(c->icc = malloc(len)))
+		return IMAGE_E_NOMEM;
+	memcpy(c->icc, icc, len);
+	c->icc_len = len;
+	return 0;
+}
+
+void image_colour_set_cicp(struct image_info *info, int primaries, int transfer, int matrix,
+			   int full_range)
+{
+	struct image_colour *c = info ? info->colour : NULL;
+	if (!c)
+		return;
+	c->cicp = 1;
+	c->primaries = primaries;
+	c->transfer = transfer;
+	c->matrix = matrix;
+	c->full_range = full_range;
+}
+
+void image_colour_set_chromaticities(struct image_info *info, const float xy[8])
+{
+	struct image_colour *c = info ? info->colour : NULL;
+	if (!c)
+		return;
+	c->chrm = 1;
+	memcpy(c->xy, xy, sizeof c->xy);
 }
 
 int image_decode(const void *buf, size_t len, const struct image_limits *lim, struct image *out,
 		 struct image_info *info, char err[IMAGE_ERR_LEN])
 {
-	return image_decode_into(buf, len, lim, NULL, out, info, err);
+	return image_decode_colour(buf, len, lim, NULL, out, info, NULL, err);
 }
 
 int image_decode_into(const void *buf, size_t len, const struct image_limits *lim,
 		      const struct image_memory *mem, struct image *out, struct image_info *info,
 		      char err[IMAGE_ERR_LEN])
 {
-	struct image_limits dl = { .max_pixels = 0 };
+	return image_decode_colour(buf, len, lim, mem, out, info, NULL, err);
+}
+
+static int decode_raw(const void *buf, size_t len, const struct image_limits *lim,
+		      const struct image_memory *mem, struct image *out, struct image_info *info,
+		      struct image_colour *c, char err[IMAGE_ERR_LEN]);
+static int decode_pixels(const void *buf, size_t len, const struct image_limits *lim,
+			 const struct image_memory *mem, struct image *out, struct image_info *info,
+			 struct image_colour *c, char err[IMAGE_ERR_LEN]);
+
+int image_decode_colour(const void *buf, size_t len, const struct image_limits *lim,
+			const struct image_memory *mem, struct image *out, struct image_info *info,
+			struct image_colour *colour, char err[IMAGE_ERR_LEN])
+{
 	struct image_info tmp;
+	struct image_colour c;
+	memset(&c, 0, sizeof c);
+	if (colour)
+		memset(colour, 0, sizeof *colour);
+	if (!info)
+		info = &tmp;
+	int rc = decode_raw(buf, len, lim, mem, out, info, &c, err);
+	if (!rc && !c.srgb && out->release) {
+		/* lent memory is not read back: a frame to convert is decoded again into pixels
+		 * of its own */
+		image_free(out);
+		image_colour_free(&c);
+		rc = decode_raw(buf, len, lim, NULL, out, info, &c, err);
+	}
+	if (!rc && !c.srgb && (rc = icc_to_working(out, &c)))
+		rc = image_fail(err, rc, "%s: out of memory converting colours",
+				image_format_name(info->format));
+	if (rc) {
+		image_free(out);
+		image_colour_free(&c);
+		return rc;
+	}
+	snprintf(info->colour_name, sizeof info->colour_name, "%s", c.name);
+	snprintf(info->colour_note, sizeof info->colour_note, "%s", c.note);
+	if (colour)
+		*colour = c;
+	else
+		image_colour_free(&c);
+	return 0;
+}
+
+/* The decoder's pixels as it makes them, and the file's colour description in *c (described:
+ * c->srgb set where nothing needs converting). */
+static int decode_raw(const void *buf, size_t len, const struct image_limits *lim,
+		      const struct image_memory *mem, struct image *out, struct image_info *info,
+		      struct image_colour *c, char err[IMAGE_ERR_LEN])
+{
+	int rc = decode_pixels(buf, len, lim, mem, out, info, c, err);
+	info->colour = NULL;
+	if (rc)
+		return rc;
+	c->linear = info->float_format;
+	if ((rc = icc_describe(c, out->channels)))
+		return image_fail(err, rc, "%s: out of memory reading its colour profile",
+				  image_format_name(info->format));
+	return 0;
+}
+
+static int decode_pixels(const void *buf, size_t len, const struct image_limits *lim,
+			 const struct image_memory *mem, struct image *out, struct image_info *info,
+			 struct image_colour *c, char err[IMAGE_ERR_LEN])
+{
+	struct image_limits dl = { .max_pixels = 0 };
 	if (!out)
 		return image_fail(err, IMAGE_E_ARG, "image: no output image");
 	memset(out, 0, sizeof *out);
-	if (!info)
-		info = &tmp;
 	memset(info, 0, sizeof *info);
+	image_colour_free(c);
+	info->colour = c;
 	info->orientation = 1;
 	if (!buf || !len)
 		return image_fail(err, IMAGE_E_TRUNCATED, "image: empty input");
@@ -382,7 +538,27 @@ int image_encode(const struct image *img, enum image_format fmt, const struct im
 	if (!enc)
 		return image_fail(err, IMAGE_E_UNSUPPORTED, "%s: encoding is not supported",
 				  image_format_name(fmt));
+	/* the answer's colour: sRGB unless asked; float formats keep linear values, so only a
+	 * linear description (an EXR's chromaticities) converts them, and only such converts
+	 * integer formats' */
+	const struct image_format_desc *fd = image_format_desc(fmt);
+	int fl = fd && (fd->float_samples == 1 ||
+	                (fd->float_samples == 2 && (opts.bits == 32 || (opts.bits == 16 && opts.half))));
+	const struct image_colour *target = opts.colour;
+	if (!target || target->srgb || (fl ? !target->linear : target->linear) ||
+	    (!target->icc && !target->cicp && !target->chrm && !(target->gamma > 0)))
+		target = icc_srgb();
+	struct image conv = {.pixels = NULL};
+	if (target != icc_srgb()) {
+		int rc = icc_from_working(img, target, !fl && (opts.bits == 0 || opts.bits == 8),
+					  &conv, err);
+		if (rc)
+			return rc;
+		img = &conv;
+	}
+	opts.colour = target;
 	int rc = enc(img, &opts, out, out_len, lost, err);
+	image_free(&conv);
 	if (rc) {
 		free(*out);
 		*out = NULL;

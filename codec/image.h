@@ -1,6 +1,6 @@
 /* Images: the one in-memory image type (float32 linear light, straight alpha, 1-4 channels) and
- * its codecs: JPEG, PNG, OpenEXR, Radiance HDR, PFM, WebP and AVIF, chosen by magic bytes on
- * decode. Every
+ * its codecs: JPEG, PNG, OpenEXR, Radiance HDR, PFM, WebP, AVIF, TIFF and HEIC (read only),
+ * chosen by magic bytes on decode. Every
  * decoder checks the size from the header against limits before allocating pixels and treats its
  * input as hostile. No printing; errors are a negative code plus a message naming the format. */
 #ifndef FFTBLOOM_IMAGE_H
@@ -18,8 +18,10 @@ enum image_format {
 	IMAGE_FORMAT_PFM,
 	IMAGE_FORMAT_WEBP,
 	IMAGE_FORMAT_AVIF,
+	IMAGE_FORMAT_TIFF,
+	IMAGE_FORMAT_HEIC,
 };
-#define IMAGE_FORMAT_COUNT (IMAGE_FORMAT_AVIF + 1)
+#define IMAGE_FORMAT_COUNT (IMAGE_FORMAT_HEIC + 1)
 
 /* channels 1-4 (Y, YA, RGB, RGBA); row-major, top row first, interleaved; linear light;
  * straight alpha */
@@ -63,16 +65,47 @@ struct image_limits {
 #define IMAGE_DEFAULT_MAX_HEIGHT 32768u
 #define IMAGE_DEFAULT_MAX_PIXELS 100000000ull
 
+/* What an image's samples mean: the file's colour description as a decoder found it, or the
+ * colour an answer is converted to and tagged with (image_encode_opts.colour). Zeroed: sRGB
+ * (integer formats) or linear Rec. 709 (float formats), untagged. Held by whoever filled it:
+ * image_colour_free. codec/icc.h converts between it and the working space. */
+struct image_colour {
+	unsigned char *icc;  /* an ICC profile (malloc'd), or NULL */
+	size_t icc_len;
+	int srgb;            /* 1: it is sRGB (no profile, a PNG sRGB chunk, or a profile equal
+	                        to sRGB); no conversion */
+	int cicp;            /* 1: nclx / CICP code points below (ITU-T H.273) */
+	int primaries, transfer, matrix, full_range;
+	int chrm;            /* 1: xy holds primaries and white, CIE xy: red x,y, green x,y,
+	                        blue x,y, white x,y (EXR chromaticities, PNG cHRM) */
+	float xy[8];
+	float gamma;         /* PNG gAMA: the decoding exponent (2.2 for gAMA 0.45455); 0: none */
+	int linear;          /* 1: the samples are linear (float formats): curves are not applied */
+	char name[64];       /* what it was taken as: "sRGB", "ICC: Display P3", "nclx 12/13/6" */
+	char note[160];      /* why the file's description was ignored (then sRGB), or "" */
+};
+
+/* Frees c's profile and zeroes it; NULL-safe. */
+void image_colour_free(struct image_colour *c);
+/* *dst = a deep copy of src (src NULL: zeroed). 0 or IMAGE_E_NOMEM (dst zeroed). */
+int image_colour_copy(struct image_colour *dst, const struct image_colour *src);
+
 struct image_info {
 	enum image_format format;
-	int bits;         /* 8, 10 or 12 (avif), 16 (png / half exr), 32 (float) */
+	int bits;         /* 8, 10 or 12 (avif, heic), 16 (png / tiff / half exr and tiff), 32
+	                     (float), 64 (double tiff); 1-8 for a TIFF read as 8-bit codes */
 	int channels;     /* as stored: 1-4; palette PNG counts as 3 or 4, CMYK JPEG as 4 */
-	int float_format; /* 1 for EXR/HDR/PFM */
+	int float_format; /* 1 for EXR/HDR/PFM and float TIFF */
 	int orientation;  /* EXIF orientation applied (1-8), 1 if none */
 	int width, height; /* the image's size, orientation applied (0 until decoded) */
 	unsigned long long nonfinite; /* PFM and EXR: the stored samples that are NaN or
 	                                 infinite, counted as the decoder writes them (lent memory
 	                                 may not be read back); 0 for other formats */
+	struct image_colour *colour; /* during a decode: where the decoder records the file's
+	                                colour (image_colour_set_icc...); NULL outside one */
+	char colour_name[64];        /* what the input's colours were taken as ("sRGB", "ICC:
+	                                Display P3", ...): the working space was made from it */
+	char colour_note[160];       /* a profile ignored (sRGB assumed) and why, or "" */
 };
 
 struct image_encode_opts {
@@ -90,7 +123,25 @@ struct image_encode_opts {
 	int exr_compression; /* EXR: enum image_exr_compression; 0 = ZIP */
 	int threads;     /* threads one encode may split an image across (EXR's chunks): 0 = as
 			    core/parallel.h decides, 1 = the calling thread alone */
+	int tiff_compression; /* TIFF: enum image_tiff_compression; 0 = deflate */
+	int half;        /* TIFF at bits 16: IEEE half floats (linear light, as EXR's) instead of
+			    16-bit sRGB codes (TIFF's bits: 8, 16 or 32 (float); 0 = 8) */
+	const struct image_colour *colour; /* the colour the answer is converted to and tagged
+			    with; NULL: sRGB. image_encode converts the working-space pixels and
+			    hands the encoder a non-NULL one (the sRGB description for NULL) */
 };
+
+/* The compressions a TIFF answer is written with (image_encode_opts.tiff_compression), named by
+ * image_tiff_compression_names (the request's tiff_compression=). Deflate and LZW use the
+ * horizontal predictor on integer samples and the floating-point one on floats. */
+enum image_tiff_compression {
+	IMAGE_TIFF_DEFLATE = 0, /* Adobe deflate (the default) */
+	IMAGE_TIFF_NONE,        /* uncompressed */
+	IMAGE_TIFF_LZW,         /* LZW */
+	IMAGE_TIFF_COMPRESSION_COUNT
+};
+/* Indexed by enum image_tiff_compression; NULL after the last. */
+extern const char *const image_tiff_compression_names[IMAGE_TIFF_COMPRESSION_COUNT + 1];
 
 /* The compressions an EXR answer is written with (image_encode_opts.exr_compression), named by
  * image_exr_compression_names (the request's exr_compression=). OpenEXRCore 3.1.5 writes no
@@ -167,7 +218,9 @@ struct image_format_desc {
 	unsigned char read_bits[4];        /* sample depths read, ascending, 0-terminated */
 	unsigned char write_bits[4];       /* depths written (image_encode_opts.bits), the
 	                                      default first, 0-terminated */
-	int float_samples;                 /* samples are floats (16: half, 32: float32) */
+	int float_samples;                 /* 1: samples are floats (16: half, 32: float32);
+	                                      2: integers at 8 and 16 bits, floats at 32 (and
+	                                      16-bit half floats by image_encode_opts.half) */
 	int alpha;                         /* an alpha channel is kept both ways */
 };
 
@@ -225,6 +278,20 @@ int image_decode_into(const void *buf, size_t len, const struct image_limits *li
  * OR-ed into *lost (IMAGE_LOST_*; *lost is cleared first). Returns 0 or a negative image_error. */
 int image_encode(const struct image *img, enum image_format fmt, const struct image_encode_opts *o,
 		 unsigned char **out, size_t *out_len, unsigned *lost, char err[IMAGE_ERR_LEN]);
+
+/* As image_decode_into; with colour non-NULL, *colour receives the input's colour description
+ * as it was applied (the caller frees it: image_colour_free; sRGB with a note when the file's
+ * was ignored). Every decode converts the pixels into the working space: linear light,
+ * Rec. 709 / sRGB primaries, D65 white, unclamped (wide-gamut colours as negative
+ * components). */
+int image_decode_colour(const void *buf, size_t len, const struct image_limits *lim,
+			const struct image_memory *mem, struct image *out, struct image_info *info,
+			struct image_colour *colour, char err[IMAGE_ERR_LEN]);
+
+/* Adds an ICC profile to a JPEG after its SOI and JFIF APP0 (APP2 ICC_PROFILE segments of at
+ * most 65519 bytes of the profile each): *jpeg is replaced (realloc'd), *len updated. 0,
+ * IMAGE_E_ARG (not a JPEG, or a profile of more than 255 segments) or IMAGE_E_NOMEM. */
+int image_jpeg_add_icc(unsigned char **jpeg, size_t *len, const void *icc, size_t icc_len);
 
 /* As image_decode, from a file (the file's size is bounded by 2 GiB). */
 int image_read_file(const char *path, const struct image_limits *lim, struct image *out,

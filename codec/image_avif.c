@@ -154,6 +154,11 @@ int image_decode_avif(const unsigned char *buf, size_t len, const struct image_l
 		goto done;
 	}
 	const avifImage *im = d->image;
+	if (im->icc.size)
+		image_colour_set_icc(info, im->icc.data, im->icc.size);
+	else
+		image_colour_set_cicp(info, im->colorPrimaries, im->transferCharacteristics,
+				      im->matrixCoefficients, im->yuvRange == AVIF_RANGE_FULL);
 	/* the frame's size is the one converted: checked again (the hook sees the latest size) */
 	if ((rc = image_check_limits(lim, im->width, im->height, "avif", err)))
 		goto done;
@@ -271,6 +276,13 @@ int image_encode_avif(const struct image *img, const struct image_encode_opts *o
 			       : padded			 ? AVIF_MATRIX_COEFFICIENTS_UNSPECIFIED
 							 : AVIF_MATRIX_COEFFICIENTS_BT601;
 	im->yuvRange = AVIF_RANGE_FULL;
+	const struct image_colour *oc = o->colour;
+	if (oc && !oc->srgb && oc->icc) {
+		avifImageSetProfileICC(im, oc->icc, oc->icc_len);
+	} else if (oc && !oc->srgb && oc->cicp && !padded) {
+		im->colorPrimaries = (avifColorPrimaries)oc->primaries;
+		im->transferCharacteristics = (avifTransferCharacteristics)oc->transfer;
+	}
 
 	avifRGBImageSetDefaults(&rgb, im);
 	rgb.format = alpha ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
@@ -341,6 +353,8 @@ int image_encode_avif(const struct image *img, const struct image_encode_opts *o
 			cells[i]->transferCharacteristics = im->transferCharacteristics;
 			cells[i]->matrixCoefficients = im->matrixCoefficients;
 			cells[i]->yuvRange = im->yuvRange;
+			if (im->icc.size)
+				avifImageSetProfileICC(cells[i], im->icc.data, im->icc.size);
 			avifRGBImage crgb = rgb;
 			crgb.width = cw;
 			crgb.height = chh;

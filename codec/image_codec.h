@@ -26,6 +26,24 @@ int yuv_image_frame(struct yuv_image *y, int w, int h, int gray, int sub_x, int 
  * alone, into libjpeg's own arrays). */
 int image_jpeg_scans_check(const unsigned char *buf, size_t len, char *err);
 
+/* For decoders: the file's colour description, recorded in info->colour (nothing when it is
+ * NULL) for image_decode_colour, which converts the pixels after the decoder returns. The
+ * decoder decodes as it would without them (integer samples through the sRGB curve, floats as
+ * linear). set_icc copies the profile (bytes as stored, reassembled from chunks); at most once
+ * a decode; 0 or IMAGE_E_NOMEM (which the decoder may ignore: then sRGB). set_cicp: nclx code
+ * points, used where no profile was given. set_chromaticities: the primaries and white (red,
+ * green, blue, white, CIE xy) of a linear float format's samples. */
+int image_colour_set_icc(struct image_info *info, const void *icc, size_t len);
+void image_colour_set_cicp(struct image_info *info, int primaries, int transfer, int matrix,
+			   int full_range);
+void image_colour_set_chromaticities(struct image_info *info, const float xy[8]);
+
+/* The ICC profile of a JPEG's APP2 ICC_PROFILE segments, reassembled in sequence order into a
+ * malloc'd *icc: 1 with it, 0 when there is none or the segments are inconsistent (missing,
+ * duplicated, counts that disagree: then *note says so), IMAGE_E_NOMEM. */
+int image_jpeg_icc(const unsigned char *buf, size_t len, unsigned char **icc, size_t *icc_len,
+		   const char **note);
+
 /* Writes "fmt..." into err (if not NULL) and returns code. */
 int image_fail(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -101,6 +119,17 @@ int image_decode_avif(const unsigned char *buf, size_t len, const struct image_l
 		      struct image *out, struct image_info *info, char *err);
 int image_encode_avif(const struct image *img, const struct image_encode_opts *o,
 		      unsigned char **out, size_t *out_len, unsigned *lost, char *err);
+
+int image_decode_tiff(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		      struct image *out, struct image_info *info, char *err);
+int image_encode_tiff(const struct image *img, const struct image_encode_opts *o,
+		      unsigned char **out, size_t *out_len, unsigned *lost, char *err);
+int image_decode_heic(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		      struct image *out, struct image_info *info, char *err);
+
+/* Applies orientation o (EXIF's and TIFF's 1-8) to in (w x h, ch channels) into out, whose size
+ * is already swapped for 5-8. */
+void image_orient(const float *in, int w, int h, int ch, int o, float *out);
 
 /* image_encode_jpeg_yuv for coefficient planes (y->dct_quality set; image_jpeg_dct.c). */
 int image_encode_jpeg_dct(const struct yuv_image *y, int quality, unsigned char **out,

@@ -553,6 +553,12 @@ int image_decode_exr_into(const unsigned char *buf, size_t len, const struct ima
 	}
 	info->bits = m.bits;
 	info->channels = m.ch;
+	exr_attr_chromaticities_t cr;
+	if (m.ch >= 3 && !exr_attr_get_chromaticities(ctxt, 0, "chromaticities", &cr)) {
+		const float xy[8] = {cr.red_x, cr.red_y, cr.green_x, cr.green_y, cr.blue_x, cr.blue_y,
+				     cr.white_x, cr.white_y};
+		image_colour_set_chromaticities(info, xy);
+	}
 	for (int i = 0; i < PAR_MAX_THREADS; i++)
 		info->nonfinite += job.w[i].nonfinite;
 	info->float_format = 1;
@@ -804,6 +810,11 @@ int image_encode_exr(const struct image *img, const struct image_encode_opts *o,
 		rv = exr_add_channel(ctxt, part, names[ch][c],
 				     bits == 16 ? EXR_PIXEL_HALF : EXR_PIXEL_FLOAT,
 				     EXR_PERCEPTUALLY_LOGARITHMIC, 1, 1);
+	if (!rv && o->colour && !o->colour->srgb && o->colour->chrm) {
+		const float *xy = o->colour->xy;
+		exr_attr_chromaticities_t cr = {xy[0], xy[1], xy[2], xy[3], xy[4], xy[5], xy[6], xy[7]};
+		rv = exr_attr_set_chromaticities(ctxt, part, "chromaticities", &cr);
+	}
 	if (!rv)
 		rv = exr_write_header(ctxt);
 	if (!rv)

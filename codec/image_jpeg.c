@@ -1,11 +1,13 @@
 /* JPEG through libjpeg-turbo's TurboJPEG API: gray, YCbCr/RGB and CMYK/YCCK on read, with the
  * EXIF orientation applied; gray or RGB on write with a quality and 4:4:4 or 4:2:0 chroma.
  * CMYK is taken as Adobe stores it (inverted), as ImageMagick and Photoshop write it. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <turbojpeg.h>
 
 #include "codec/colour.h"
+#include "codec/icc.h"
 #include "codec/image_codec.h"
 
 /* EXIF orientation (1-8) from the first APP1 "Exif" segment before the image data; 1 if none
@@ -61,8 +63,7 @@ static int exif_orientation(const unsigned char *b, size_t len)
 	return 1;
 }
 
-/* Applies orientation o to in (w x h) into out, whose size is already swapped for 5-8. */
-static void orient(const float *in, int w, int h, int ch, int o, float *out)
+void image_orient(const float *in, int w, int h, int ch, int o, float *out)
 {
 	int ow = o >= 5 ? h : w, oh = o >= 5 ? w : h;
 	for (int y = 0; y < oh; y++)
@@ -140,6 +141,150 @@ static int open_decoder(const unsigned char *buf, size_t len, const struct image
 	return rc;
 }
 
+#define ICC_SIG "ICC_PROFILE" /* with its NUL: 12 bytes, then sequence number and count */
+#define ICC_SEG_MAX 65519       /* profile bytes in one APP2 segment (65535 - 2 - 14) */
+
+int image_jpeg_icc(const unsigned char *b, size_t len, unsigned char **icc, size_t *icc_len,
+		   const char **note)
+{
+	size_t at[256] = {0}, n[256] = {0}, total = 0;
+	int count = 0, seen = 0;
+	*icc = NULL;
+	*icc_len = 0;
+	*note = NULL;
+	for (int pass = 0; pass < 2; pass++) {
+		size_t p = 2;
+		while (p + 4 <= len && b[p] == 0xff) {
+			unsigned m = b[p + 1];
+			if (m == 0xd8 || (m >= 0xd0 && m <= 0xd7) || m == 0x01 || m == 0xff) {
+				p += m == 0xff ? 1 : 2;
+				continue;
+			}
+			if (m == 0xda || m == 0xd9)
+				break;
+			size_t seg = (size_t)b[p + 2] << 8 | b[p + 3];
+			if (seg < 2 || seg > len - p - 2)
+				break;
+			const unsigned char *s = b + p + 4;
+			size_t sn = seg - 2;
+			if (m == 0xe2 && sn > 14 && !memcmp(s, ICC_SIG, 12)) {
+				int seq = s[12], cnt = s[13];
+				if (pass == 0) {
+					if (!seq || !cnt || seq > cnt || (count && cnt != count) || n[seq]) {
+						*note = "inconsistent APP2 ICC_PROFILE segments: the profile "
+							"was ignored";
+						return 0;
+					}
+					count = cnt;
+					at[seq] = (size_t)(s + 14 - b);
+					n[seq] = sn - 14;
+					total += sn - 14;
+					seen++;
+				}
+			}
+			p += 2 + seg;
+		}
+		if (pass == 0) {
+			if (!seen)
+				return 0;
+			if (seen != count) {
+				*note = "APP2 ICC_PROFILE segments are missing: the profile was ignored";
+				return 0;
+			}
+			break;
+		}
+	}
+	unsigned char *q = malloc(total);
+	if (!q)
+		return IMAGE_E_NOMEM;
+	size_t o = 0;
+	for (int i = 1; i <= count; i++) {
+		memcpy(q + o, b + at[i], n[i]);
+		o += n[i];
+	}
+	*icc = q;
+	*icc_len = total;
+	return 1;
+}
+
+int image_jpeg_add_icc(unsigned char **jpeg, size_t *len, const void *icc, size_t icc_len)
+{
+	const unsigned char *b = *jpeg;
+	size_t nseg = (icc_len + ICC_SEG_MAX - 1) / ICC_SEG_MAX;
+	if (!b || *len < 4 || b[0] != 0xff || b[1] != 0xd8 || !icc || !icc_len || nseg > 255)
+		return IMAGE_E_ARG;
+	size_t at = 2; /* after SOI and a JFIF APP0 */
+	if (*len >= 6 && b[2] == 0xff && b[3] == 0xe0) {
+		size_t seg = (size_t)b[4] << 8 | b[5];
+		if (seg + 4 <= *len)
+			at = 4 + seg;
+	}
+	size_t add = icc_len + nseg * 18;
+	unsigned char *q = malloc(*len + add);
+	if (!q)
+		return IMAGE_E_NOMEM;
+	memcpy(q, b, at);
+	size_t o = at;
+	const unsigned char *src = icc;
+	for (size_t i = 0; i < nseg; i++) {
+		size_t k = icc_len - i * ICC_SEG_MAX < ICC_SEG_MAX ? icc_len - i * ICC_SEG_MAX
+								    : ICC_SEG_MAX;
+		size_t seg = k + 16;
+		q[o++] = 0xff;
+		q[o++] = 0xe2;
+		q[o++] = (unsigned char)(seg >> 8);
+		q[o++] = (unsigned char)seg;
+		memcpy(q + o, ICC_SIG, 12);
+		o += 12;
+		q[o++] = (unsigned char)(i + 1);
+		q[o++] = (unsigned char)nseg;
+		memcpy(q + o, src + i * ICC_SEG_MAX, k);
+		o += k;
+	}
+	memcpy(q + o, b + at, *len - at);
+	free(*jpeg);
+	*jpeg = q;
+	*len += add;
+	return 0;
+}
+
+/* 1 when the JPEG embeds a usable profile other than sRGB (its planes cannot carry it), 0
+ * when not, IMAGE_E_NOMEM. */
+static int icc_not_srgb(const unsigned char *buf, size_t len, int gray)
+{
+	struct image_colour c;
+	const char *note;
+	memset(&c, 0, sizeof c);
+	int rc = image_jpeg_icc(buf, len, &c.icc, &c.icc_len, &note);
+	if (rc <= 0)
+		return rc;
+	rc = icc_describe(&c, gray ? 1 : 3);
+	if (!rc)
+		rc = !c.srgb;
+	image_colour_free(&c);
+	return rc;
+}
+
+/* Hands the JPEG's ICC profile to info (image_colour_set_icc), or the reason it was ignored. */
+static int jpeg_colour(const unsigned char *buf, size_t len, struct image_info *info)
+{
+	unsigned char *icc;
+	size_t n;
+	const char *note;
+	if (!info->colour)
+		return 0;
+	int rc = image_jpeg_icc(buf, len, &icc, &n, &note);
+	if (rc < 0)
+		return rc;
+	if (note)
+		snprintf(info->colour->note, sizeof info->colour->note, "%s", note);
+	if (rc == 1) {
+		rc = image_colour_set_icc(info, icc, n);
+		free(icc);
+	}
+	return rc;
+}
+
 int image_decode_jpeg(const unsigned char *buf, size_t len, const struct image_limits *lim,
 		      struct image *out, struct image_info *info, char *err)
 {
@@ -199,11 +344,13 @@ int image_decode_jpeg(const unsigned char *buf, size_t len, const struct image_l
 			rc = image_fail(err, rc, "jpeg: cannot allocate %dx%d pixels", w, h);
 			goto done;
 		}
-		orient(tmp.pixels, w, h, ch, o, out->pixels);
+		image_orient(tmp.pixels, w, h, ch, o, out->pixels);
 	}
 	info->bits = 8;
 	info->channels = rawch;
 	info->orientation = o;
+	if (pf != TJPF_CMYK && (rc = jpeg_colour(buf, len, info)))
+		goto done;
 	rc = 0;
 done:
 	if (rc)
@@ -289,6 +436,9 @@ int image_encode_jpeg(const struct image *img, const struct image_encode_opts *o
 				   .pitch = (int)(w * jch) };
 	int rc = compress(&src, (int)w, (int)h, subsamp, o->quality, out, out_len, err);
 	free(raw);
+	if (!rc && o->colour && o->colour->icc &&
+	    (rc = image_jpeg_add_icc(out, out_len, o->colour->icc, o->colour->icc_len)))
+		rc = image_fail(err, rc, "jpeg: cannot add the ICC profile");
 	return rc;
 }
 
@@ -424,6 +574,12 @@ static int decode_yuv(const void *buf, size_t len, const struct image_limits *li
 	if (cs == TJCS_CMYK || cs == TJCS_YCCK || (!gray && cs != TJCS_YCbCr)) {
 		rc = image_fail(err, IMAGE_E_UNSUPPORTED, "jpeg planes: colour space %d not carried",
 				cs);
+		goto done;
+	}
+	if ((rc = icc_not_srgb(buf, len, gray))) {
+		if (rc > 0)
+			rc = image_fail(err, IMAGE_E_UNSUPPORTED, "jpeg planes: a profile other than "
+					"sRGB is converted on the CPU");
 		goto done;
 	}
 	if (coefs == 2) { /* the scan for the GPU; libjpeg's coefficients for what it does not take */
@@ -613,7 +769,7 @@ int image_from_yuv(const struct yuv_image *y, struct image *out, char err[IMAGE_
 		image_free(&tmp);
 		return image_fail(err, rc, "planes: cannot allocate %dx%d pixels", w, h);
 	}
-	orient(tmp.pixels, w, h, ch, o, out->pixels);
+	image_orient(tmp.pixels, w, h, ch, o, out->pixels);
 	image_free(&tmp);
 	return 0;
 }

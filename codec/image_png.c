@@ -1,6 +1,8 @@
 /* PNG through libspng: every colour type and bit depth on read (expanded to 8- or 16-bit RGBA by
  * libspng, tRNS applied), gray / gray+alpha / RGB / RGBA at 8 or 16 bits on write. Samples are
- * taken as sRGB (gAMA/iCCP are not interpreted); alpha is linear. */
+ * taken as the file's colour description says (iCCP, else sRGB, else gAMA/cHRM; none: sRGB),
+ * converted by image_decode_colour; answers carry an sRGB chunk or an iCCP profile. Alpha is
+ * linear. */
 #include <spng.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,32 @@ static int png_error(int e, const char *what, char *err)
 									    : IMAGE_E_CORRUPT;
 	return image_fail(err, code, "png: %s: %s", what,
 			  code == IMAGE_E_TRUNCATED ? "file is truncated" : spng_strerror(e));
+}
+
+/* Hands the PNG's colour chunks to info: iCCP first, then sRGB (nothing to convert), then
+ * gAMA/cHRM, as the PNG specification orders them. */
+static void png_colour(spng_ctx *ctx, struct image_info *info)
+{
+	struct spng_iccp iccp;
+	struct spng_chrm chrm;
+	uint8_t intent;
+	double gama;
+	if (!info->colour)
+		return;
+	if (!spng_get_iccp(ctx, &iccp) && iccp.profile && iccp.profile_len) {
+		image_colour_set_icc(info, iccp.profile, iccp.profile_len);
+		return;
+	}
+	if (!spng_get_srgb(ctx, &intent))
+		return;
+	if (!spng_get_gama(ctx, &gama) && gama > 0)
+		info->colour->gamma = (float)(1.0 / gama);
+	if (!spng_get_chrm(ctx, &chrm)) {
+		const float xy[8] = {(float)chrm.red_x, (float)chrm.red_y, (float)chrm.green_x,
+				     (float)chrm.green_y, (float)chrm.blue_x, (float)chrm.blue_y,
+				     (float)chrm.white_point_x, (float)chrm.white_point_y};
+		image_colour_set_chromaticities(info, xy);
+	}
 }
 
 int image_decode_png(const unsigned char *buf, size_t len, const struct image_limits *lim,
@@ -125,6 +153,7 @@ int image_decode_png(const unsigned char *buf, size_t len, const struct image_li
 	}
 	info->bits = bits16 ? 16 : 8;
 	info->channels = ch;
+	png_colour(ctx, info);
 	rc = 0;
 done:
 	if (rc)
@@ -187,7 +216,13 @@ int image_encode_png(const struct image *img, const struct image_encode_opts *o,
 	struct spng_ihdr ihdr = { (uint32_t)w, (uint32_t)h, (uint8_t)bits, types[ch], 0, 0, 0 };
 	spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1);
 	spng_set_option(ctx, SPNG_IMG_COMPRESSION_LEVEL, 6);
-	if ((e = spng_set_ihdr(ctx, &ihdr)) || (e = spng_set_srgb(ctx, 0)) ||
+	struct spng_iccp iccp = {"ICC profile", 0, NULL};
+	if (o->colour && !o->colour->srgb && o->colour->icc) {
+		iccp.profile = (char *)o->colour->icc;
+		iccp.profile_len = o->colour->icc_len;
+	}
+	if ((e = spng_set_ihdr(ctx, &ihdr)) ||
+	    (e = iccp.profile ? spng_set_iccp(ctx, &iccp) : spng_set_srgb(ctx, 0)) ||
 	    (e = spng_encode_image(ctx, raw, n * bps, SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE))) {
 		rc = image_fail(err, e == SPNG_EMEM ? IMAGE_E_NOMEM : IMAGE_E_ARG, "png: encoding: %s",
 				spng_strerror(e));

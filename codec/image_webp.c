@@ -1,10 +1,12 @@
 /* WebP through libwebp: still images, lossy (VP8, 4:2:0) or lossless (VP8L), with alpha, read
- * and written as 8-bit sRGB. Gray is written as RGB (WebP has no gray mode) and read back as RGB.
- * Animated files are refused; ICC profiles and EXIF are not interpreted (samples taken as sRGB). */
+ * and written as 8-bit. Gray is written as RGB (WebP has no gray mode) and read back as RGB.
+ * Animated files are refused; an ICCP chunk's profile is handed over (image_colour_set_icc),
+ * else the samples are sRGB, and an answer in another colour carries its profile in ICCP. */
 #include <stdlib.h>
 #include <string.h>
 #include <webp/decode.h>
 #include <webp/encode.h>
+#include <webp/mux.h>
 
 #include "codec/colour.h"
 #include "codec/image_codec.h"
@@ -24,6 +26,24 @@ static int webp_status(VP8StatusCode s, const char *what, char *err)
 	unsigned i = (unsigned)s;
 	return image_fail(err, code, "webp: %s: %s", what,
 			  i < sizeof names / sizeof names[0] ? names[i] : "error");
+}
+
+/* Hands an extended WebP's ICCP chunk to info. Chunks are walked bounds-checked: fourcc,
+ * little-endian size, data padded to even. */
+static void webp_colour(const unsigned char *b, size_t len, struct image_info *info)
+{
+	size_t p = 12;
+	while (p + 8 <= len) {
+		size_t n = (size_t)b[p + 4] | (size_t)b[p + 5] << 8 | (size_t)b[p + 6] << 16 |
+			   (size_t)b[p + 7] << 24;
+		if (n > len - p - 8)
+			return;
+		if (!memcmp(b + p, "ICCP", 4)) {
+			image_colour_set_icc(info, b + p + 8, n);
+			return;
+		}
+		p += 8 + n + (n & 1);
+	}
 }
 
 int image_decode_webp(const unsigned char *buf, size_t len, const struct image_limits *lim,
@@ -81,6 +101,7 @@ int image_decode_webp(const unsigned char *buf, size_t len, const struct image_l
 	free(raw);
 	info->bits = 8;
 	info->channels = ch;
+	webp_colour(buf, len, info);
 	return 0;
 }
 
@@ -167,6 +188,29 @@ int image_encode_webp(const struct image *img, const struct image_encode_opts *o
 					     IMAGE_E_NOMEM : IMAGE_E_ARG,
 				"webp: encoding failed (libwebp error %d)", (int)pic.error_code);
 		goto done;
+	}
+	if (o->colour && !o->colour->srgb && o->colour->icc) {
+		/* the profile in an ICCP chunk: libwebpmux makes the file extended (VP8X) */
+		WebPData in = {b.p, b.len}, icc = {o->colour->icc, o->colour->icc_len}, res = {0};
+		WebPMux *mux = WebPMuxCreate(&in, 0);
+		int ok = mux && WebPMuxSetChunk(mux, "ICCP", &icc, 0) == WEBP_MUX_OK &&
+			 WebPMuxAssemble(mux, &res) == WEBP_MUX_OK;
+		WebPMuxDelete(mux);
+		if (!ok) {
+			WebPDataClear(&res);
+			rc = image_fail(err, IMAGE_E_NOMEM, "webp: cannot add the ICC profile");
+			goto done;
+		}
+		free(b.p);
+		b.p = NULL;
+		if (!(b.p = malloc(res.size))) {
+			WebPDataClear(&res);
+			rc = image_fail(err, IMAGE_E_NOMEM, "webp: cannot add the ICC profile");
+			goto done;
+		}
+		memcpy(b.p, res.bytes, res.size);
+		b.len = res.size;
+		WebPDataClear(&res);
 	}
 	*out = b.p;
 	*out_len = b.len;

@@ -4,9 +4,12 @@
 #include <avif/avif.h>
 #include <gnutls/gnutls.h>
 #include <jansson.h>
+#include <libheif/heif.h>
 #include <OpenEXR/openexr.h>
 #include <spng.h>
 #include <stdio.h>
+#include <string.h>
+#include <tiffio.h>
 #include <webp/decode.h>
 #include <zlib.h>
 
@@ -78,6 +81,11 @@ size_t buildinfo_libraries(struct buildinfo_lib *out, size_t max)
 	avifCodecVersions(codecs);
 	ADD("libavif", "%s", avifVersion());
 	ADD("avif-codecs", "%.100s", codecs);
+	const char *tv = TIFFGetVersion(); /* "LIBTIFF, Version 4.5.0\nCopyright ..." */
+	const char *at = strstr(tv, "Version ");
+	at = at ? at + 8 : tv;
+	ADD("libtiff", "%.*s", (int)strcspn(at, "\n"), at);
+	ADD("libheif", "%s", heif_get_version());
 	ADD("jansson", "%s", jansson_version_str());
 	ADD("zlib", "%s", zlibVersion());
 	ADD("gnutls", "%s", gnutls_check_version(NULL));

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define BUILDINFO_LIB_MAX 12
+#define BUILDINFO_LIB_MAX 16
 
 struct buildinfo_lib {
 	const char *name;  /* "libjpeg-turbo", "libspng", "openexr", ... */

@@ -316,14 +316,17 @@ int opts_from_argv_other(const struct opt_def *t, size_t n, void *values, int ar
 		memcpy(name, a + 2, nl);
 		name[nl] = 0;
 		const struct opt_def *d = opts_find(t, n, name);
-		if (!d && other) { /* the caller's own options: each takes a value */
-			const char *val = eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : NULL;
-			int rc = other(ctx, name, val, err);
+		if (!d && other) { /* the caller's own options: asked bare first (a flag takes it),
+		                      then with the next argument where they need a value */
+			int next = 0, rc = other(ctx, name, eq ? eq + 1 : NULL, err);
+			if (rc == OPT_E_MISSING && !eq && i + 1 < argc) {
+				rc = other(ctx, name, argv[i + 1], err);
+				next = 1;
+			}
 			if (rc != OPT_E_UNKNOWN) {
 				if (rc)
 					return rc;
-				if (!eq)
-					i++;
+				i += next;
 				continue;
 			}
 		}

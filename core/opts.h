@@ -79,8 +79,10 @@ int opts_from_argv(const struct opt_def *t, size_t n, void *values, int argc, ch
                    int first, int *npos, char err[OPT_ERR_LEN]);
 
 /* As opts_from_argv, and options not in t go to other(ctx, name, value): it returns
- * OPT_E_UNKNOWN for a name it does not know either, 0 when it took the value (the next
- * argument, or what follows '='; NULL where there is none), or another opt_error with a message. */
+ * OPT_E_UNKNOWN for a name it does not know either, 0 when it took the value, or another
+ * opt_error with a message. It is asked first with what follows '=', or NULL (a bare flag: a
+ * boolean takes it as true); where it answers OPT_E_MISSING to NULL, again with the next
+ * argument, which it then consumes. */
 int opts_from_argv_other(const struct opt_def *t, size_t n, void *values, int argc, char **argv,
                          int first, int *npos,
                          int (*other)(void *ctx, const char *name, const char *value,

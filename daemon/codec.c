@@ -16,6 +16,7 @@
 #include "api/engine_errors.h"
 #include "daemon/images.h"
 #include "daemon/jobs_impl.h"
+#include "codec/icc.h"
 #include "core/log.h"
 #include "core/parallel.h"
 #include "gles/egl.h"
@@ -387,8 +388,10 @@ static void do_decode(struct jobs *J, struct job *j)
 	if (rc == IMAGE_E_UNSUPPORTED) {
 		lim = job_limits(J, j, j->kind == JOB_KERNEL_PUT ? 1 : 0);
 		struct image_memory fmem = {upload_alloc, upload_release, &j->upload};
-		rc = image_decode_into(j->image, j->image_len, &lim, lend_float ? &fmem : NULL,
-		                       &j->in, &j->info, err);
+		rc = image_decode_colour(j->image, j->image_len, &lim, lend_float ? &fmem : NULL,
+		                         &j->in, &j->info, &j->colour, err);
+		if (!rc && j->info.colour_note[0])
+			log_msg(LOG_INFO, "%s", j->info.colour_note);
 	}
 	if (tensors) {
 	} else if (rc) {
@@ -431,8 +434,10 @@ static void do_decode(struct jobs *J, struct job *j)
 		yuv_image_free(&j->yin);
 		image_free(&j->in);
 		lim = job_limits(J, j, 0);
+		image_colour_free(&j->colour);
 		rc = planes ? decode_jpeg_frame(J, j, NULL, err)
-		            : image_decode(j->image, j->image_len, &lim, &j->in, &j->info, err);
+		            : image_decode_colour(j->image, j->image_len, &lim, NULL, &j->in,
+		                                  &j->info, &j->colour, err);
 		j->decode_s += clock_s() - t1;
 		if (rc)
 			decode_error(j, rc, "image", err);
@@ -547,11 +552,18 @@ static void do_encode(struct jobs *J, struct job *j)
 	eo.subsampling = J->cfg.jpeg_subsampling ? 420 : 444;
 	eo.speed = J->cfg.avif_speed;
 	eo.exr_compression = j->req.exr_compression;
+	eo.tiff_compression = j->req.tiff_compression;
+	eo.half = format_half(j->req.format, fmt, &j->info);
+	eo.colour = j->req.keep_profile ? &j->colour : NULL;
 	char err[IMAGE_ERR_LEN];
 	int rc;
-	if (j->yresult.data) /* planes made on the GPU; lost came with them */
+	if (j->yresult.data) { /* planes made on the GPU (sRGB); lost came with them */
 		rc = image_encode_jpeg_yuv(&j->yresult, eo.quality, &j->body, &j->body_len, err);
-	else
+		const struct image_colour *s = icc_srgb();
+		if (!rc && s->icc &&
+		    (rc = image_jpeg_add_icc(&j->body, &j->body_len, s->icc, s->icc_len)))
+			snprintf(err, sizeof err, "jpeg: cannot add the sRGB profile");
+	} else
 		rc = image_encode(&j->result, fmt, &eo, &j->body, &j->body_len, &j->lost, err);
 	j->lost = format_lost_reported(j->lost, j->kind == JOB_BLOOM, &j->info, fmt, eo.bits);
 	j->encode_s = clock_s() - t0;

@@ -177,7 +177,9 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	memset(&res, 0, sizeof res);
 	/* a result resized after the bloom comes back as floats, at once */
 	int plain = request_sized(&j->req) && j->req.resize == RESAMPLE_AFTER;
-	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG && !plain;
+	/* (an answer in the input's profile is converted on the CPU) */
+	res.want_yuv = J->cfg.jpeg_planes && fmt == IMAGE_FORMAT_JPEG && !plain &&
+	               !(j->req.keep_profile && !j->colour.srgb && j->colour.name[0]);
 	res.sub_x = res.sub_y = J->cfg.jpeg_subsampling ? 2 : 1;
 	res.lend = J->cfg.lend_planes;
 	/* the quality the codec thread encodes at (do_encode) */

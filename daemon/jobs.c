@@ -78,6 +78,7 @@ void finish(struct jobs *J, struct job *j)
 	image_free(&j->in);
 	image_free(&j->kimg);
 	image_free(&j->result);
+	image_colour_free(&j->colour);
 	yuv_image_free(&j->yin);
 	tensor_free(&j->tx);
 	tensor_free(&j->tw);
@@ -221,6 +222,7 @@ void jobs_start(struct jobs *J, struct job *j)
 	memset(&j->kimg, 0, sizeof j->kimg);
 	memset(&j->result, 0, sizeof j->result);
 	memset(&j->info, 0, sizeof j->info);
+	memset(&j->colour, 0, sizeof j->colour);
 	memset(&j->tx, 0, sizeof j->tx);
 	memset(&j->tw, 0, sizeof j->tw);
 	memset(&j->tb, 0, sizeof j->tb);

@@ -107,6 +107,7 @@ struct job {
 	struct bloom_result flight;       /* the GPU's result while it is in flight (--gpu-depth):
 	                                     flight.pending until the GPU thread completes it */
 	struct image_info info;
+	struct image_colour colour;       /* the input's colour (keep_profile's answer is in it) */
 	struct tensor tx, tw, tb, ty;     /* JOB_CONV2D*: input, weight, bias, output */
 	struct spatial_conv sc;           /* JOB_CONV2D */
 	struct deconv_conv dc;            /* JOB_CONV2D_T */

@@ -52,7 +52,9 @@ static json_t *formats_json(void)
 			"media_types", types, "extensions", exts, "read", d->read, "write", d->write,
 			"read_bits", bits_json(d->read_bits), "write_bits",
 			d->write ? bits_json(d->write_bits) : json_array(), "samples",
-			d->float_samples ? "float" : "integer", "alpha", d->alpha));
+			d->float_samples == 2 ? "integer or float" : d->float_samples ? "float"
+			                                                              : "integer",
+			"alpha", d->alpha));
 	}
 	return a;
 }

@@ -1048,7 +1048,7 @@ int fftbloom_image_encode(const struct fftbloom_image *img, const char *format, 
 	*bytes = NULL, *len = 0;
 	enum image_format f = image_format_from_name(format);
 	if (f == IMAGE_FORMAT_UNKNOWN) {
-		put_err(err, err_len, "unknown format (jpeg, png, exr, hdr, pfm, webp, avif)");
+		put_err(err, err_len, "unknown format (jpeg, png, exr, hdr, pfm, webp, avif, tiff)");
 		return FFTBLOOM_E_ARG;
 	}
 	if (!img->data || img->width < 1 || img->height < 1 || img->channels < 1 ||

@@ -13,9 +13,12 @@ LIBFB_PIC   := $(patsubst $(BUILD)/%,$(BUILD)/pic/%,$(LIBFB_OBJS) $(GLES_OBJS) $
 LIBFB_SO    := $(BUILD)/libfftbloom.so.$(LIB_VERSION)
 LIBFB_A     := $(BUILD)/libfftbloom.a
 # what the library links: the engine's and the codecs' libraries (no HTTP, JSON or TLS)
-LDLIBS_LIB  := -lfftw3f_threads -lfftw3f -lEGL -lGLESv2 -lturbojpeg -ljpeg -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lavif -lz -lm -lpthread
+LDLIBS_LIB  := -lfftw3f_threads -lfftw3f -lEGL -lGLESv2 -lturbojpeg -ljpeg -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lwebpmux -lavif -llcms2 -lz -lm -lpthread
 LDLIBS_LIB  += $(LDLIBS_BLAS)
 LIB_PKGS    := fftw3f egl glesv2 libturbojpeg libjpeg spng OpenEXR libdeflate libwebp libavif zlib
+# TIFF and HEIC codecs
+LDLIBS_LIB  += -ltiff -lheif
+LIB_PKGS    += libtiff-4 libheif
 LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig

@@ -309,6 +309,7 @@ const el = {
   kfile: $('#kfile'), kname: $('#kname'), kernelParams: $('#kernel-params'),
   bloomParams: $('#bloom-params'), viewGroup: $('#view-group'), viewParams: $('#view-params'),
   dlformat: $('#dlformat'), dlwidth: $('#dlwidth'), download: $('#download'), curl: $('#curl'),
+  keepProfile: $('#keepprofile'),
   keybox: $('#keybox'), keyform: $('#keyform'), apikey: $('#apikey'),
 };
 
@@ -678,7 +679,8 @@ async function download() {
   if (!state.file) return;
   const format = el.dlformat.value;
   const sized = sizeParams();
-  let blob = state.result && state.result.format === format && !sized.width ? state.result.blob : null;
+  const keep = el.keepProfile.checked; // the shown answer is sRGB: keep_profile asks again
+  let blob = state.result && state.result.format === format && !sized.width && !keep ? state.result.blob : null;
   if (!blob) { // another format than the one shown: ask for it with the same settings
     const status = el.status.textContent;
     setBusy(true);
@@ -686,7 +688,7 @@ async function download() {
       const answer = await bloom({
         image: state.file,
         kernel: el.kernel.value === 'file' ? state.kernelFile : null,
-        params: { ...currentParams(), ...sized, format },
+        params: { ...currentParams(), ...sized, format, ...(keep ? { keep_profile: 1 } : {}) },
       });
       blob = answer.blob;
       clearError();
@@ -714,6 +716,7 @@ function shellQuote(s) {
 function updateCurl() {
   if (!state.file) return;
   const params = { ...currentParams(), ...sizeParams(), format: el.dlformat.value };
+  if (el.keepProfile.checked) params.keep_profile = 1;
   const url = new URL('v1/bloom', document.baseURI).href;
   const lines = ['curl -o ' + shellQuote(stem(state.file.name) + '-bloom.' + EXTENSION[params.format])];
   if (localStorage.getItem(KEY_STORE)) lines.push('-H "Authorization: Bearer $FFTBLOOM_KEY"');
@@ -810,6 +813,7 @@ el.keybox.addEventListener('keydown', (event) => {
   }
 });
 el.dlformat.addEventListener('change', updateCurl);
+el.keepProfile.addEventListener('change', updateCurl);
 el.download.addEventListener('click', download);
 el.dlwidth.addEventListener('input', updateCurl);
 el.error.querySelector('#error-close').addEventListener('click', clearError);

@@ -676,7 +676,7 @@ def convolve(image, kernel=None, *, kernel_preset=None, ctx=None, **params):
 
 
 def imread(path):
-    """An image file (JPEG, PNG, EXR, HDR, PFM, WebP, AVIF) as float32 HxWxC, linear light."""
+    """An image file (JPEG, PNG, EXR, HDR, PFM, WebP, AVIF, TIFF, HEIC) as float32 HxWxC, linear light."""
     res = _Image()
     err = ctypes.create_string_buffer(1024)
     rc = _image_read(os.fsencode(path), ctypes.byref(res), err, len(err))

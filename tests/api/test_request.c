@@ -40,17 +40,17 @@ static void test_format_parse(void **state)
 	assert_string_equal(format_content_type(IMAGE_FORMAT_UNKNOWN), "application/octet-stream");
 }
 
-static const struct image_info in_jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1, 64, 48, 0},
-                                in_png8 = {IMAGE_FORMAT_PNG, 8, 4, 0, 1, 64, 48, 0},
-                                in_png16 = {IMAGE_FORMAT_PNG, 16, 3, 0, 1, 64, 48, 0},
-                                in_exr = {IMAGE_FORMAT_EXR, 16, 4, 1, 1, 64, 48, 0},
-                                in_pfm = {IMAGE_FORMAT_PFM, 32, 3, 1, 1, 64, 48, 0},
-                                in_webp = {IMAGE_FORMAT_WEBP, 8, 4, 0, 1, 64, 48, 0},
-                                in_avif8 = {IMAGE_FORMAT_AVIF, 8, 3, 0, 1, 64, 48, 0},
-                                in_avif10 = {IMAGE_FORMAT_AVIF, 10, 3, 0, 1, 64, 48, 0},
-                                in_avif12 = {IMAGE_FORMAT_AVIF, 12, 4, 0, 1, 64, 48, 0},
-                                in_wide_jpeg = {IMAGE_FORMAT_JPEG, 8, 3, 0, 1, 20000, 300, 0},
-                                in_tall_png = {IMAGE_FORMAT_PNG, 8, 3, 0, 1, 100, 70000, 0};
+static const struct image_info in_jpeg = {.format = IMAGE_FORMAT_JPEG, .bits = 8, .channels = 3, .float_format = 0, .orientation = 1, .width = 64, .height = 48},
+                                in_png8 = {.format = IMAGE_FORMAT_PNG, .bits = 8, .channels = 4, .float_format = 0, .orientation = 1, .width = 64, .height = 48},
+                                in_png16 = {.format = IMAGE_FORMAT_PNG, .bits = 16, .channels = 3, .float_format = 0, .orientation = 1, .width = 64, .height = 48},
+                                in_exr = {.format = IMAGE_FORMAT_EXR, .bits = 16, .channels = 4, .float_format = 1, .orientation = 1, .width = 64, .height = 48},
+                                in_pfm = {.format = IMAGE_FORMAT_PFM, .bits = 32, .channels = 3, .float_format = 1, .orientation = 1, .width = 64, .height = 48},
+                                in_webp = {.format = IMAGE_FORMAT_WEBP, .bits = 8, .channels = 4, .float_format = 0, .orientation = 1, .width = 64, .height = 48},
+                                in_avif8 = {.format = IMAGE_FORMAT_AVIF, .bits = 8, .channels = 3, .float_format = 0, .orientation = 1, .width = 64, .height = 48},
+                                in_avif10 = {.format = IMAGE_FORMAT_AVIF, .bits = 10, .channels = 3, .float_format = 0, .orientation = 1, .width = 64, .height = 48},
+                                in_avif12 = {.format = IMAGE_FORMAT_AVIF, .bits = 12, .channels = 4, .float_format = 0, .orientation = 1, .width = 64, .height = 48},
+                                in_wide_jpeg = {.format = IMAGE_FORMAT_JPEG, .bits = 8, .channels = 3, .float_format = 0, .orientation = 1, .width = 20000, .height = 300},
+                                in_tall_png = {.format = IMAGE_FORMAT_PNG, .bits = 8, .channels = 3, .float_format = 0, .orientation = 1, .width = 100, .height = 70000};
 
 /* The format an answer gets for Accept (and --auto-avif) and the input, with no format=; -1
  * when the header allows nothing made (406). */
@@ -596,6 +596,7 @@ enum bound_kind {
 	B_CENTER,  /* "X,Y" pixels in [0, lo], or "uv:U,V" in [0, 1] */
 	B_FORMAT,  /* choices (format_parse) */
 	B_PRESET,  /* the built-in kernels' keys: preset_bounds below */
+	B_BOOL,    /* OPT_BOOL: 0/1/true/false/yes/no/on/off, nothing else */
 };
 
 struct bound {
@@ -625,10 +626,12 @@ static const struct bound bounds[] = {
 	{"precision", BC_OPS, B_ENUM, 0, 0, "fp32|fp16", 0, 0},
 	{"technique", BC_OPS, B_ENUM, 0, 0, "auto|shared|global|blocked", 0, 0},
 	{"method", REQUEST_CONVOLVE, B_ENUM, 0, 0, "auto|fft|spatial", 0, 0},
-	{"format", BC_OPS, B_FORMAT, 0, 0, "jpeg|png|png16|exr|hdr|pfm|webp|avif|avif10|avif12", 0,
-	 0},
+	{"format", BC_OPS, B_FORMAT, 0, 0,
+	 "jpeg|png|png16|exr|hdr|pfm|webp|avif|avif10|avif12|tiff|tiff16|tiff16f|tiff32", 0, 0},
 	{"quality", BC_OPS, B_INT, 1, 100, NULL, 0, 0},
 	{"exr-compression", BC_OPS, B_ENUM, 0, 0, "zip|none|rle|zips|piz", 0, 0},
+	{"tiff-compression", BC_OPS, B_ENUM, 0, 0, "deflate|none|lzw", 0, 0},
+	{"keep-profile", BC_OPS, B_BOOL, 0, 1, NULL, 0, 0},
 	{"padding", CT_OPS, B_PAIR, 0, 65535, NULL, CP(pad_h), CP(pad_w)},
 	{"stride", CT_OPS, B_PAIR, 1, 65535, NULL, CP(stride_h), CP(stride_w)},
 	{"dilation", CT_OPS, B_PAIR, 1, 65535, NULL, CP(dil_h), CP(dil_w)},
@@ -710,6 +713,23 @@ static void bound_text(double v, char *buf, size_t len)
 static double past(double v, double dir)
 {
 	return v == 0 ? copysign(DBL_MIN, dir) : nextafter(v, dir);
+}
+
+/* A boolean row takes the words for 0 and 1 and refuses any other value. */
+static void check_bool(const struct request_param *d, unsigned op)
+{
+	static const char *words[2][4] = {{"0", "false", "no", "off"}, {"1", "true", "yes", "on"}};
+	struct request r;
+	for (int v = 0; v < 2; v++)
+		for (int k = 0; k < 4; k++) {
+			must_take(op, d->o.name, words[v][k], &r);
+			if (OPT_INT_AT(&r, &d->o) != v)
+				fail_msg("%s=%s stored %d", d->o.name, words[v][k], OPT_INT_AT(&r, &d->o));
+		}
+	must_refuse(op, d->o.name, "2", "boolean");
+	must_refuse(op, d->o.name, "maybe", "boolean");
+	printf("%-16s boolean: 0/1/true/false/yes/no/on/off taken, 2 and maybe refused\n",
+	       d->o.name);
 }
 
 static void check_numeric(const struct request_param *d, const struct bound *b, unsigned op)
@@ -929,9 +949,10 @@ static void test_table_bounds(void **state)
 			         d->ops);
 		/* the kind the table declares is the kind documented */
 		int want_type = b->kind == B_NUM ? OPT_DOUBLE : b->kind == B_INT ? OPT_INT
-		                : b->kind == B_ENUM ? OPT_NAMES : OPT_STRING;
+		                : b->kind == B_ENUM ? OPT_NAMES : b->kind == B_BOOL ? OPT_BOOL
+		                : OPT_STRING;
 		assert_int_equal(d->o.type, want_type);
-		assert_int_equal(d->parse != NULL, b->kind >= B_PAIR);
+		assert_int_equal(d->parse != NULL, b->kind >= B_PAIR && b->kind != B_BOOL);
 		/* every operation that takes the row */
 		for (unsigned op = REQUEST_BLOOM; op <= REQUEST_CONV2D_T; op <<= 1) {
 			if (!(d->ops & op))
@@ -946,6 +967,7 @@ static void test_table_bounds(void **state)
 			case B_SHAPE: check_pair(d, b, op); break;
 			case B_CENTER: check_center(d, b, op); break;
 			case B_PRESET: check_preset(d, b, op); break;
+			case B_BOOL: check_bool(d, op); break;
 			}
 		}
 	}
@@ -1015,6 +1037,9 @@ static void test_openapi_bounds(void **state)
 			} else if (b->kind == B_STR) {
 				assert_int_equal(json_integer_value(json_object_get(schema, "maxLength")),
 				                 (json_int_t)b->hi);
+			} else if (b->kind == B_BOOL) {
+				assert_string_equal(json_string_value(json_object_get(schema, "type")),
+				                    "boolean");
 			}
 			checked++;
 		}

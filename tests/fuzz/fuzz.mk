@@ -8,17 +8,21 @@ BUILD        ?= build
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_NAMES   := png jpeg exr hdr pfm webp avif npy jpeg_yuv jpeg_scan multipart query apiutil tensor http origin
+FUZZ_NAMES   := png jpeg exr hdr pfm webp avif icc npy jpeg_yuv jpeg_scan multipart query apiutil tensor http origin
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -I. -g -O1 -fno-omit-frame-pointer -Wall -Wextra
-FUZZ_LIBS    := -lturbojpeg -ljpeg -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lavif -ljansson -lgnutls -lz -lm -lpthread
-FUZZ_SRCS    := codec/npy.c codec/colour.c codec/image.c codec/image_pfm.c \
+FUZZ_LIBS    := -lturbojpeg -ljpeg -lspng -lOpenEXRCore-3_1 -ldeflate -lwebp -lwebpmux -lavif -llcms2 -ljansson -lgnutls -lz -lm -lpthread
+FUZZ_SRCS    := codec/npy.c codec/colour.c codec/icc.c codec/image.c codec/image_pfm.c \
                 codec/image_png.c codec/image_jpeg.c codec/image_jpeg_dct.c codec/image_jpeg_coefs.c codec/image_jpeg_scan.c codec/image_exr.c codec/image_hdr.c \
                 codec/image_webp.c codec/image_avif.c core/opts.c api/request.c \
                 api/kernel_preset.c api/format.c daemon/multipart.c daemon/apiutil.c core/urlsign.c \
                 codec/tensor.c gles/conv_shape.c gles/deconv_plan.c gles/spatial_plan.c gles/names.c \
                 api/errors.c api/operation.c core/parallel.c
+# the TIFF and HEIC decoders
+FUZZ_NAMES   += tiff heic
+FUZZ_LIBS    += -ltiff -lheif
+FUZZ_SRCS    += codec/image_tiff.c codec/image_heic.c
 FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
 # fuzz_http: the daemon's HTTP front end as fftbloomd links it (daemon/module.mk's lists), but

@@ -61,7 +61,7 @@ static void check_accept(const char *a)
 				fail("format_from_accept refused a header that accepts a format", a);
 	}
 	int f = format_parse(a);
-	if (f != -1 && (f <= OUT_AUTO || f > OUT_AVIF12))
+	if (f != -1 && (f <= OUT_AUTO || f > OUT_TIFF32))
 		fail("format_parse gave an impossible answer", a);
 }
 

@@ -147,7 +147,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = query_each(text, apply_param, q);
 	free(text);
 	check_params(&q->r);
-	if (q->r.format < OUT_AUTO || q->r.format > OUT_AVIF12 || q->r.quality < 0 ||
+	if (q->r.format < OUT_AUTO || q->r.format > OUT_TIFF32 || q->r.quality < 0 ||
 	    q->r.quality > 100)
 		fail("format or quality out of range", NULL);
 	if (!memchr(q->r.kernel, 0, sizeof q->r.kernel))

@@ -119,6 +119,42 @@ open(sys.argv[2], 'wb').write(bytes(d))
 PYEOF
 fi
 
+if want tiff; then
+# libtiff's writers (ImageMagick, tiffcp): every layout and compression the decoder reads
+convert $T/plasma.ppm -depth 8 -compress LZW $C/tiff/rgb8_lzw.tif
+convert $T/plasma.ppm -depth 16 -compress Zip $C/tiff/rgb16_zip.tif
+convert $T/plasma.ppm -colorspace gray -depth 8 -compress RLE $C/tiff/gray8_packbits.tif
+convert $T/plasma.ppm -colorspace gray -depth 8 -define tiff:photometric=min-is-white \
+	-compress None $C/tiff/gray8_miniswhite.tif
+convert $T/plasma.ppm -alpha set -channel A -fx 'i/w' +channel -depth 8 \
+	-define tiff:alpha=associated -compress LZW $C/tiff/rgba8_assoc.tif
+convert $T/plasma.ppm -colorspace gray -alpha set -channel A -fx 'j/h' +channel -depth 16 \
+	-define tiff:alpha=unassociated -compress Zip $C/tiff/graya16.tif
+convert $T/plasma.ppm -define quantum:format=floating-point -depth 32 -compress Zip \
+	-define tiff:predictor=3 $C/tiff/rgb_f32.tif
+convert $T/plasma.ppm -define quantum:format=floating-point -depth 16 -compress Zip \
+	$C/tiff/rgb_f16.tif
+convert $T/plasma.ppm -colors 16 -type Palette -compress LZW $C/tiff/palette.tif
+convert $T/plasma.ppm -monochrome -compress Group4 $C/tiff/bilevel_g4.tif
+convert $T/plasma.ppm -orient RightTop -compress None $C/tiff/orient6.tif
+convert $T/plasma.ppm -quality 80 -compress JPEG $C/tiff/ycbcr_jpeg.tif
+convert $T/plasma.ppm -depth 8 -compress None $T/rgb8.tif
+tiffcp -t -w 16 -l 16 -c zip $T/rgb8.tif $C/tiff/tiled_zip.tif
+tiffcp -p separate -c lzw:2 $T/rgb8.tif $C/tiff/planar_lzw.tif
+tiffcp -8 -r 3 $T/rgb8.tif $C/tiff/bigtiff_strips3.tif
+fi
+
+if want heic; then
+# libheif's heif-enc (x265): 8-bit 4:2:0, lossless 4:4:4, alpha, 10-bit
+convert $T/plasma.ppm -depth 8 $T/p8.png
+convert $T/plasma.ppm -alpha set -channel A -fx 'i/w' +channel -depth 8 PNG32:$T/pa8.png
+convert $T/plasma.ppm -depth 16 PNG48:$T/p16.png
+heif-enc -q 50 -o $C/heic/rgb420.heic $T/p8.png >/dev/null
+heif-enc -L -p chroma=444 -o $C/heic/lossless444.heic $T/p8.png >/dev/null
+heif-enc -q 50 -o $C/heic/rgba.heic $T/pa8.png >/dev/null
+heif-enc -q 50 -b 10 -o $C/heic/rgb10.heic $T/p16.png >/dev/null
+fi
+
 if want npy; then
 $PY - "$C/npy" <<'PYEOF'
 import numpy as np, numpy.lib.format as F, sys
@@ -412,5 +448,72 @@ seeds = {
 for k, v in seeds.items():
     open(os.path.join(d, k), 'w').write(v)
 PYEOF
+fi
+# ICC profiles (the icc target): lcms2's sRGB, Display P3 and Adobe RGB (1998) matrix-shapers in
+# ICC v4 and v2, a grey gamma 2.2, a Lab profile (a colour space no image here has), a device
+# link, a tabulated (LUT-based) RGB profile, and a P3 profile cut short
+if want icc; then
+cat >$T/icc.c <<'CEOF'
+#include <lcms2.h>
+#include <stdio.h>
+static void save(cmsHPROFILE p, const char *path, cmsUInt32Number cut)
+{
+	cmsUInt32Number n = 0;
+	static unsigned char b[1 << 20];
+	cmsSaveProfileToMem(p, NULL, &n);
+	cmsSaveProfileToMem(p, b, &n);
+	FILE *f = fopen(path, "wb");
+	fwrite(b, 1, cut && cut < n ? cut : n, f);
+	fclose(f);
+}
+static cmsHPROFILE rgb(const double xy[8], cmsToneCurve *c, const char *desc)
+{
+	cmsCIExyY w = {xy[6], xy[7], 1};
+	cmsCIExyYTRIPLE t = {{xy[0], xy[1], 1}, {xy[2], xy[3], 1}, {xy[4], xy[5], 1}};
+	cmsToneCurve *cs[3] = {c, c, c};
+	cmsHPROFILE p = cmsCreateRGBProfile(&w, &t, cs);
+	cmsMLU *m = cmsMLUalloc(NULL, 1);
+	cmsMLUsetASCII(m, "en", "US", desc);
+	cmsWriteTag(p, cmsSigProfileDescriptionTag, m);
+	cmsMLUfree(m);
+	return p;
+}
+int main(int argc, char **argv)
+{
+	(void)argc;
+	char p[512];
+	static const double p3[8] = {0.68, 0.32, 0.265, 0.69, 0.15, 0.06, 0.3127, 0.329};
+	static const double adobe[8] = {0.64, 0.33, 0.21, 0.71, 0.15, 0.06, 0.3127, 0.329};
+	static const double srgbp[5] = {2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045};
+	cmsToneCurve *sc = cmsBuildParametricToneCurve(NULL, 4, srgbp), *g = cmsBuildGamma(NULL, 2.2);
+	snprintf(p, sizeof p, "%s/srgb_v4.icc", argv[1]); save(cmsCreate_sRGBProfile(), p, 0);
+	cmsHPROFILE d = rgb(p3, sc, "Display P3 (lcms2)");
+	snprintf(p, sizeof p, "%s/p3_v4.icc", argv[1]); save(d, p, 0);
+	snprintf(p, sizeof p, "%s/p3_cut.icc", argv[1]); save(d, p, 300);
+	cmsHPROFILE a = rgb(adobe, cmsBuildGamma(NULL, 563.0 / 256), "Adobe RGB (1998) (lcms2)");
+	cmsSetProfileVersion(a, 2.1);
+	snprintf(p, sizeof p, "%s/adobe_v2.icc", argv[1]); save(a, p, 0);
+	cmsCIExyY d65 = {0.3127, 0.329, 1};
+	snprintf(p, sizeof p, "%s/gray22.icc", argv[1]); save(cmsCreateGrayProfile(&d65, g), p, 0);
+	snprintf(p, sizeof p, "%s/lab.icc", argv[1]); save(cmsCreateLab4Profile(NULL), p, 0);
+	cmsHTRANSFORM t = cmsCreateTransform(d, TYPE_RGB_16, cmsCreate_sRGBProfile(), TYPE_RGB_16,
+	                                     INTENT_PERCEPTUAL, 0);
+	snprintf(p, sizeof p, "%s/link.icc", argv[1]); save(cmsTransform2DeviceLink(t, 4.3, cmsFLAGS_GRIDPOINTS(5)), p, 0);
+	/* a LUT-based RGB profile: the P3 -> XYZ transform sampled into an AToB0 table */
+	cmsHPROFILE lut = cmsCreateProfilePlaceholder(NULL);
+	cmsSetDeviceClass(lut, cmsSigDisplayClass);
+	cmsSetColorSpace(lut, cmsSigRgbData);
+	cmsSetPCS(lut, cmsSigXYZData);
+	cmsPipeline *pl = cmsPipelineAlloc(NULL, 3, 3);
+	cmsStage *clut = cmsStageAllocCLut16bit(NULL, 5, 3, 3, NULL);
+	cmsPipelineInsertStage(pl, cmsAT_END, clut);
+	cmsWriteTag(lut, cmsSigAToB0Tag, pl);
+	cmsWriteTag(lut, cmsSigMediaWhitePointTag, cmsD50_XYZ());
+	snprintf(p, sizeof p, "%s/lut_rgb.icc", argv[1]); save(lut, p, 0);
+	return 0;
+}
+CEOF
+cc -o $T/icc $T/icc.c -llcms2
+$T/icc $C/icc
 fi
 du -sh $C/*
