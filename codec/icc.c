@@ -259,6 +259,18 @@ static int is_srgb(cmsHPROFILE p, int gray)
 	return 1;
 }
 
+/* A colour description given up (note says why): the image is taken as sRGB, or as linear Rec.
+ * 709 when it was linear, and note is kept for the answer's warning. */
+static void colour_ignored(struct image_colour *c, const char *note)
+{
+	int linear = c->linear;
+	image_colour_free(c);
+	c->linear = linear;
+	c->srgb = 1;
+	snprintf(c->name, sizeof c->name, "%s", linear ? "linear Rec. 709" : "sRGB");
+	snprintf(c->note, sizeof c->note, "%s", note);
+}
+
 int icc_describe(struct image_colour *c, int channels)
 {
 	struct icc_log l;
@@ -322,14 +334,8 @@ int icc_describe(struct image_colour *c, int channels)
 			 "ignored%s%s", l.msg[0] ? ": " : "", l.msg);
 	}
 	cmsDeleteContext(ctx);
-	if (note[0]) {
-		int linear = c->linear;
-		image_colour_free(c);
-		c->linear = linear;
-		c->srgb = 1;
-		snprintf(c->name, sizeof c->name, "%s", linear ? "linear Rec. 709" : "sRGB");
-		snprintf(c->note, sizeof c->note, "%s", note);
-	}
+	if (note[0])
+		colour_ignored(c, note);
 	return 0;
 }
 
@@ -507,14 +513,8 @@ int icc_to_working(struct image *img, struct image_colour *c)
 	free(rowf);
 	free(xyz);
 	free(tab);
-	if (note[0]) {
-		int linear = c->linear;
-		image_colour_free(c);
-		c->linear = linear;
-		c->srgb = 1;
-		snprintf(c->name, sizeof c->name, "%s", linear ? "linear Rec. 709" : "sRGB");
-		snprintf(c->note, sizeof c->note, "%s", note);
-	}
+	if (note[0])
+		colour_ignored(c, note);
 	return rc;
 }
 

@@ -12,22 +12,39 @@
 
 /* EXIF orientation (1-8) from the first APP1 "Exif" segment before the image data; 1 if none
  * or unreadable. Bounds-checked throughout: the segment is untrusted. */
-static int exif_orientation(const unsigned char *b, size_t len)
+/* The marker segments before the image data, one a call: from *p (2 for the first) it sets *m
+ * (the marker), *s (its payload) and *n (the payload's bytes) and moves *p past the segment; 0 at
+ * the start of scan, the end of the image or a malformed length. Bounds-checked throughout: the
+ * bytes are untrusted. */
+static int jpeg_segment(const unsigned char *b, size_t len, size_t *p, unsigned *m,
+                        const unsigned char **s, size_t *n)
 {
-	size_t p = 2;
-	while (p + 4 <= len && b[p] == 0xff) {
-		unsigned m = b[p + 1];
-		if (m == 0xd8 || (m >= 0xd0 && m <= 0xd7) || m == 0x01 || m == 0xff) {
-			p += m == 0xff ? 1 : 2; /* fill byte or marker without a length */
+	while (*p + 4 <= len && b[*p] == 0xff) {
+		unsigned k = b[*p + 1];
+		if (k == 0xd8 || (k >= 0xd0 && k <= 0xd7) || k == 0x01 || k == 0xff) {
+			*p += k == 0xff ? 1 : 2; /* fill byte or marker without a length */
 			continue;
 		}
-		if (m == 0xda || m == 0xd9)
-			break; /* start of scan / end of image: no EXIF before the data */
-		size_t seg = (size_t)b[p + 2] << 8 | b[p + 3];
-		if (seg < 2 || seg > len - p - 2)
-			break;
-		const unsigned char *s = b + p + 4;
-		size_t n = seg - 2;
+		if (k == 0xda || k == 0xd9)
+			return 0;
+		size_t seg = (size_t)b[*p + 2] << 8 | b[*p + 3];
+		if (seg < 2 || seg > len - *p - 2)
+			return 0;
+		*m = k;
+		*s = b + *p + 4;
+		*n = seg - 2;
+		*p += 2 + seg;
+		return 1;
+	}
+	return 0;
+}
+
+static int exif_orientation(const unsigned char *b, size_t len)
+{
+	size_t p = 2, n;
+	unsigned m;
+	const unsigned char *s;
+	while (jpeg_segment(b, len, &p, &m, &s, &n)) {
 		if (m == 0xe1 && n >= 14 && !memcmp(s, "Exif\0\0", 6)) {
 			const unsigned char *t = s + 6; /* TIFF header */
 			size_t tn = n - 6;
@@ -58,7 +75,6 @@ static int exif_orientation(const unsigned char *b, size_t len)
 #undef RD32
 			return 1;
 		}
-		p += 2 + seg;
 	}
 	return 1;
 }
@@ -153,20 +169,10 @@ int image_jpeg_icc(const unsigned char *b, size_t len, unsigned char **icc, size
 	*icc_len = 0;
 	*note = NULL;
 	for (int pass = 0; pass < 2; pass++) {
-		size_t p = 2;
-		while (p + 4 <= len && b[p] == 0xff) {
-			unsigned m = b[p + 1];
-			if (m == 0xd8 || (m >= 0xd0 && m <= 0xd7) || m == 0x01 || m == 0xff) {
-				p += m == 0xff ? 1 : 2;
-				continue;
-			}
-			if (m == 0xda || m == 0xd9)
-				break;
-			size_t seg = (size_t)b[p + 2] << 8 | b[p + 3];
-			if (seg < 2 || seg > len - p - 2)
-				break;
-			const unsigned char *s = b + p + 4;
-			size_t sn = seg - 2;
+		size_t p = 2, sn;
+		unsigned m;
+		const unsigned char *s;
+		while (jpeg_segment(b, len, &p, &m, &s, &sn)) {
 			if (m == 0xe2 && sn > 14 && !memcmp(s, ICC_SIG, 12)) {
 				int seq = s[12], cnt = s[13];
 				if (pass == 0) {
@@ -182,7 +188,6 @@ int image_jpeg_icc(const unsigned char *b, size_t len, unsigned char **icc, size
 					seen++;
 				}
 			}
-			p += 2 + seg;
 		}
 		if (pass == 0) {
 			if (!seen)
