@@ -45,7 +45,7 @@ int spatial_resolve(struct spatial_ctx *s, const struct spatial_geom *g, int lev
 			*alg = s->win[i].alg;
 			return 0;
 		}
-	int cand[4], nc = 0, first_rc = 0;
+	int cand[SPATIAL_ALG_COUNT], nc = 0, first_rc = 0;
 	char cerr[SPATIAL_ERR_LEN];
 	for (int a = SPATIAL_ALG_BATCH4; a < SPATIAL_ALG_COUNT; a++) {
 		struct shape_key pk;

@@ -634,12 +634,12 @@ static const struct bound bounds[] = {
 	{"dilation", CT_OPS, B_PAIR, 1, 65535, NULL, CP(dil_h), CP(dil_w)},
 	{"groups", CT_OPS, B_INT, 1, 65536, NULL, 0, 0},
 	{"precision", REQUEST_CONV2D, B_INT, 0, 3, NULL, 0, 0},
-	{"algorithm", REQUEST_CONV2D, B_ENUM, 0, 0, "auto|batch4|interp|planes4|shared", 0, 0},
+	{"algorithm", REQUEST_CONV2D, B_ENUM, 0, 0, "auto|batch4|interp|planes4|shared|gemm", 0, 0},
 	{"output-padding", REQUEST_CONV2D_T, B_PAIR, 0, 65535, NULL, CP(out_pad_h), CP(out_pad_w)},
 	{"method", REQUEST_CONV2D_T, B_ENUM, 0, 0, "auto|zero-insert|overlap-add|subkernel", 0, 0},
 	{"padding-mode", REQUEST_CONV2D_T, B_ENUM, 0, 0, "torch|tf_same|tf_valid", 0, 0},
 	{"output-shape", REQUEST_CONV2D_T, B_SHAPE, 1, 1 << 20, NULL, CP(out_h), CP(out_w)},
-	{"conv-algorithm", REQUEST_CONV2D_T, B_ENUM, 0, 0, "auto|batch4|interp|planes4|shared", 0, 0},
+	{"conv-algorithm", REQUEST_CONV2D_T, B_ENUM, 0, 0, "auto|batch4|interp|planes4|shared|gemm", 0, 0},
 };
 
 /* The built-in kernels' keys and their documented bounds (integer keys step by 1). */
