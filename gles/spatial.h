@@ -1,7 +1,7 @@
 /* Direct spatial convolution on the GPU with Torch's nn.SpatialConvolution semantics
  * (cross-correlation of (B, Cin, H, W) with weights (Cout, Cin, kH, kW), zero padding, stride;
  * also PyTorch's dilation and groups), four algorithms and four precision levels after the
- * libglconv design; and the direct convolution of an image with a kernel image, as the FFT
+ * libglconv design and an implicit GEMM; and the direct convolution of an image with a kernel image, as the FFT
  * path's convolve computes it, for small kernels.
  *
  * Algorithms (enum spatial_algorithm):
