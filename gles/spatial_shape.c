@@ -212,7 +212,7 @@ static int build_gemm(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_E
 	pk.up1 = g->up_h == 1 && g->up_w == 1;
 	const char *name = "spatial_common+spatial_src+spatial_gemm";
 	int rc = spatial_get_prog(s, name, &pk, 1, &p->conv, err);
-	if (rc && pk.half2 == 2) {
+	if (rc && pk.half2 == 2 && !program_cache_refused(s->pc)) {
 		log_sinkf(&s->log, LOG_WARN, "spatial gemm: the f16vec2 kernel did not build; "
 		          "precision 2 uses mediump vec2 from now on");
 		s->caps.half2 = 0;

@@ -45,9 +45,9 @@ static int setup(void **state)
 	}
 	const struct spatial_caps *c = spatial_ctx_caps(g_s);
 	printf("caps: float_linear %d, filter bits %d %d %d %d (deviation %.2e %.2e %.2e %.2e), "
-	       "mediump bits %d\n", c->float_linear, c->filter_bits[0], c->filter_bits[1],
-	       c->filter_bits[2], c->filter_bits[3], c->filter_dev[0], c->filter_dev[1],
-	       c->filter_dev[2], c->filter_dev[3], c->mediump_bits);
+	       "mediump bits %d, gemm f16vec2 %d\n", c->float_linear, c->filter_bits[0],
+	       c->filter_bits[1], c->filter_bits[2], c->filter_bits[3], c->filter_dev[0],
+	       c->filter_dev[1], c->filter_dev[2], c->filter_dev[3], c->mediump_bits, c->half2);
 	return 0;
 }
 
