@@ -222,24 +222,32 @@ static int pack_input(struct spatial_ctx *s, struct shape *p, GLuint in_buf)
 	return rc;
 }
 
+/* The storage-buffer algorithms' common uniforms and bindings: the source at 0, buffers b1 and b2
+ * at 1 and 2, the output at 3. */
+static void set_buffers(const struct spatial_prog *prog, const struct spatial_geom *g,
+                        GLuint in_buf, GLuint b1, GLuint b2, GLuint out_buf)
+{
+	set_src(prog, g);
+	glUniform2i(prog->u[SU_ORG], g->org_x, g->org_y);
+	glUniform1i(prog->u[SU_COUT], g->out_c);
+	glUniform1i(prog->u[SU_CPG_IN], g->in_c / g->groups);
+	glUniform1i(prog->u[SU_CPG_OUT], g->out_c / g->groups);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in_buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, b1);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, b2);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, out_buf);
+}
+
 /* shared: tiles of outputs, their windows staged through shared memory from the storage buffer. */
 static int conv_shared(struct spatial_ctx *s, struct shape *p, GLuint in_buf, GLuint out_buf)
 {
 	const struct spatial_geom *g = &p->key.g;
 	const struct spatial_prog *prog = &p->conv;
-	set_src(prog, g);
-	glUniform2i(prog->u[SU_ORG], g->org_x, g->org_y);
+	set_buffers(prog, g, in_buf, p->fbuf, s->bias_buf, out_buf);
 	glUniform2i(prog->u[SU_WIN], p->win_w, p->win_h);
-	glUniform1i(prog->u[SU_COUT], g->out_c);
-	glUniform1i(prog->u[SU_CPG_IN], g->in_c / g->groups);
-	glUniform1i(prog->u[SU_CPG_OUT], g->out_c / g->groups);
 	glUniform1i(prog->u[SU_NCB], p->ncb);
 	glUniform1i(prog->u[SU_CHUNK], p->chunk);
 	glUniform1i(prog->u[SU_BATCH], g->batch);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in_buf);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, p->fbuf);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, s->bias_buf);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, out_buf);
 	return spatial_dispatch_z(s, prog, (g->out_w + SPATIAL_PLAN_TILE_X - 1) / SPATIAL_PLAN_TILE_X,
 	                          (g->out_h + SPATIAL_PLAN_TILE_Y - 1) / SPATIAL_PLAN_TILE_Y,
 	                          (long)g->batch * p->ncb);
@@ -250,19 +258,11 @@ static int conv_gemm(struct spatial_ctx *s, struct shape *p, GLuint in_buf, GLui
 {
 	const struct spatial_geom *g = &p->key.g;
 	const struct spatial_prog *prog = &p->conv;
-	set_src(prog, g);
-	glUniform2i(prog->u[SU_ORG], g->org_x, g->org_y);
-	glUniform1i(prog->u[SU_COUT], g->out_c);
-	glUniform1i(prog->u[SU_CPG_IN], g->in_c / g->groups);
-	glUniform1i(prog->u[SU_CPG_OUT], g->out_c / g->groups);
+	set_buffers(prog, g, in_buf, p->fbuf, p->kbuf, out_buf);
 	glUniform1i(prog->u[SU_KDIM], p->kdim);
 	glUniform1i(prog->u[SU_M], g->batch * g->out_h * g->out_w);
 	glUniform1i(prog->u[SU_NP4], p->np4);
 	glUniform1i(prog->u[SU_BOFF], p->boff);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in_buf);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, p->fbuf);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, p->kbuf);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, out_buf);
 	return spatial_dispatch_z(s, prog, p->gx, p->gy, g->groups);
 }
 
