@@ -8,8 +8,11 @@
 # spatial_plan_gemm_tiles and the rule's, precision 3 and 2). Summary on stdout, everything in
 # $OUT/r.tgz.
 # usage (from the repository root, a pack in .carry: make all tests $(BENCH_BINS); sh bench/pack.sh):
-#   bash bench/probes/issue40_conv.sh [table|sweep|all]      (default all: about 3 minutes)
-# REPEAT (default 20): the CLI's --repeat; RUNS (default 10): conv_tiles' timed runs.
+#   bash bench/probes/issue40_conv.sh [table|sweep|all]   (default all: under 4 minutes; table and
+#                                                          sweep alone about 2 and 1.5)
+# REPEAT (default 10): the CLI's --repeat; RUNS (default 5): conv_tiles' timed runs. The old
+# algorithms' best: conv2d's batch4, interp, planes4, shared; for the transposed shapes the
+# methods, each on auto's conv algorithm (gemm among its candidates: the conv_algorithm shown).
 P=$PWD/.carry
 MODE=${1:-all}
 set -- "$P"
@@ -28,9 +31,9 @@ if [ "$MODE" != sweep ]; then
 	TEST_FILTER='test_gemm' timeout 60 "$P/tests/gles/test_deconv" >"$R/test_deconv_gemm.txt" 2>&1
 	echo "test_deconv (test_gemm): rc $?" | tee -a "$R/tests.txt"
 	grep -h "caps:\|gemm.* L2 \|FAIL" "$R/test_spatial_gemm.txt" | head -20
-	REPEAT=${REPEAT:-20} timeout 150 sh bench/conv_bench.sh "$B" "$W" >"$R/conv.jsonl" 2>"$R/conv.err"
+	REPEAT=${REPEAT:-10} timeout 150 sh bench/conv_bench.sh "$B" "$W" >"$R/conv.jsonl" 2>"$R/conv.err"
 	echo "conv_bench.sh: rc $?"
-	RUNS=50 timeout 60 "$PY" bench/conv_peer_torch.py "$W" >"$R/peer.jsonl" 2>"$R/peer.err"
+	RUNS=30 timeout 60 "$PY" bench/conv_peer_torch.py "$W" >"$R/peer.jsonl" 2>"$R/peer.err"
 	echo "conv_peer_torch.py: rc $?"
 	# gemm's outputs (float32 and packed float16) against PyTorch in float64
 	X="$W/conv_x.npy" WT="$W/conv_w.npy"
@@ -69,8 +72,9 @@ for path in sys.argv[1:]:
         except ValueError:
             continue
         v = (d.get('metrics') or {}).get('ms')
+        det = d.get('detail') or {}
         if v:
-            ms[(d['id'], d['impl'], d['variant'])] = (v, (d.get('detail') or {}).get('algorithm'))
+            ms[(d['id'], d['impl'], d['variant'])] = (v, det.get('algorithm') or det.get('conv_algorithm'))
 ids = sorted({k[0] for k in ms})
 old = {'conv': ('batch4', 'interp', 'planes4', 'shared'),
        'deconv': ('zero-insert', 'overlap-add', 'subkernel')}
@@ -78,7 +82,8 @@ print('%-30s %-22s %9s %9s %9s %9s %9s  %s' % ('workload', 'old best', 'ms', 'ge
                                                'auto', 'cudnn32', 'gemm32/cudnn gemm16/cudnn'))
 for i in ids:
     kind = 'deconv' if '.deconv_' in i else 'conv'
-    cand = [(ms[(i, 'fftbloom', a)][0], a) for a in old[kind] if (i, 'fftbloom', a) in ms]
+    cand = [(ms[(i, 'fftbloom', a)][0], a + ('/' + str(ms[(i, 'fftbloom', a)][1]) if kind == 'deconv' else ''))
+            for a in old[kind] if (i, 'fftbloom', a) in ms]
     best = min(cand) if cand else (float('nan'), '?')
     g32 = ms.get((i, 'fftbloom', 'subkernel-gemm' if kind == 'deconv' else 'gemm'), (float('nan'),))[0]
     g16 = ms.get((i, 'fftbloom', 'gemm-precision2'), (float('nan'),))[0]
@@ -89,7 +94,7 @@ for i in ids:
 PY
 fi
 if [ "$MODE" != table ]; then
-	timeout 120 "$B/bench/conv_tiles" --runs "${RUNS:-10}" --warmup 2 >"$R/tiles.jsonl" 2>"$R/tiles.txt"
+	timeout 100 "$B/bench/conv_tiles" --runs "${RUNS:-5}" --warmup 1 >"$R/tiles.jsonl" 2>"$R/tiles.txt"
 	echo "conv_tiles: rc $?"
 	"$PY" - "$R/tiles.jsonl" <<'PY' | tee "$R/tiles_best.txt"
 import json, sys
