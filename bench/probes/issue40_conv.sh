@@ -10,7 +10,8 @@
 # usage (from the repository root, a pack in .carry: make all tests $(BENCH_BINS); sh bench/pack.sh):
 #   bash bench/probes/issue40_conv.sh [table|sweep|all]   (default all: under 4 minutes; table and
 #                                                          sweep alone about 2 and 1.5)
-# REPEAT (default 10): the CLI's --repeat; RUNS (default 5): conv_tiles' timed runs. The old
+# REPEAT (default 10): the CLI's --repeat; RUNS (default 5): conv_tiles' timed runs; QUICK=1: the
+# suite's quick shapes (a dry run on llvmpipe). The old
 # algorithms' best: conv2d's batch4, interp, planes4, shared; for the transposed shapes the
 # methods, each on auto's conv algorithm (gemm among its candidates: the conv_algorithm shown).
 P=$PWD/.carry
@@ -74,7 +75,8 @@ for path in sys.argv[1:]:
         v = (d.get('metrics') or {}).get('ms')
         det = d.get('detail') or {}
         if v:
-            ms[(d['id'], d['impl'], d['variant'])] = (v, det.get('algorithm') or det.get('conv_algorithm'))
+            how = det.get('algorithm') or '%s/%s' % (det.get('method'), det.get('conv_algorithm'))
+            ms[(d['id'], d['impl'], d['variant'])] = (v, how)
 ids = sorted({k[0] for k in ms})
 old = {'conv': ('batch4', 'interp', 'planes4', 'shared'),
        'deconv': ('zero-insert', 'overlap-add', 'subkernel')}
@@ -82,7 +84,7 @@ print('%-30s %-22s %9s %9s %9s %9s %9s  %s' % ('workload', 'old best', 'ms', 'ge
                                                'auto', 'cudnn32', 'gemm32/cudnn gemm16/cudnn'))
 for i in ids:
     kind = 'deconv' if '.deconv_' in i else 'conv'
-    cand = [(ms[(i, 'fftbloom', a)][0], a + ('/' + str(ms[(i, 'fftbloom', a)][1]) if kind == 'deconv' else ''))
+    cand = [(ms[(i, 'fftbloom', a)][0], ms[(i, 'fftbloom', a)][1] if kind == 'deconv' else a)
             for a in old[kind] if (i, 'fftbloom', a) in ms]
     best = min(cand) if cand else (float('nan'), '?')
     g32 = ms.get((i, 'fftbloom', 'subkernel-gemm' if kind == 'deconv' else 'gemm'), (float('nan'),))[0]
@@ -94,7 +96,8 @@ for i in ids:
 PY
 fi
 if [ "$MODE" != table ]; then
-	timeout 100 "$B/bench/conv_tiles" --runs "${RUNS:-5}" --warmup 1 >"$R/tiles.jsonl" 2>"$R/tiles.txt"
+	Q=; [ "${QUICK:-0}" = 1 ] && Q=--quick
+	timeout 100 "$B/bench/conv_tiles" $Q --runs "${RUNS:-5}" --warmup 1 >"$R/tiles.jsonl" 2>"$R/tiles.txt"
 	echo "conv_tiles: rc $?"
 	"$PY" - "$R/tiles.jsonl" <<'PY' | tee "$R/tiles_best.txt"
 import json, sys
