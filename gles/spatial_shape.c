@@ -226,11 +226,11 @@ static int build_gemm(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_E
 		return SPATIAL_E_NOMEM;
 	int kk = g->k_h * g->k_w;
 	for (int k = 0; k < p->kdim; k++) {
-		int cl = k / kk, t = k % kk;
-		tab[k * 4] = cl * g->in_h * g->in_w;
-		tab[k * 4 + 1] = t / g->k_w * g->dil_h;
-		tab[k * 4 + 2] = t % g->k_w * g->dil_w;
-		tab[k * 4 + 3] = cl;
+		int cl = k / kk, t = k % kk, *e = tab + (size_t)k * 4;
+		e[0] = cl * g->in_h * g->in_w; /* below the input's 2^30 elements */
+		e[1] = t / g->k_w * g->dil_h;
+		e[2] = t % g->k_w * g->dil_w;
+		e[3] = cl;
 	}
 	glGenBuffers(1, &p->kbuf);
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, p->kbuf);
