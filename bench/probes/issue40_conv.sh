@@ -22,7 +22,14 @@ R=${OUT:-/tmp}/r; mkdir -p "$R"
 B=$P/bin
 W=/tmp/issue40_conv
 export PATH=$B:$PATH
-PY=${PYTHON:-python3}
+py_with() { # PYTHON-CODE: the first python3 that runs it (bench/run.sh's rule)
+	for p in ${PYTHON:-} python3 /usr/bin/python3; do
+		"$p" -c "$1" >/dev/null 2>&1 && { echo "$p"; return 0; }
+	done
+	return 1
+}
+PY=$(py_with 'import numpy, torch') || PY=$(py_with 'import numpy') || PY=python3
+export PYTHON=$PY
 { nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT"; } >"$R/card.txt" 2>&1
 cat "$R/card.txt"
 if [ "$MODE" != sweep ]; then
