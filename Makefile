@@ -26,7 +26,7 @@ DEPS_TEST  := libcmocka-dev curl python3 python3-numpy imagemagick openexr pytho
               clang libclang-rt-14-dev openssl chromium chromium-driver python3-selenium \
               systemd python3-yaml libheif-examples \
               libjpeg-turbo-progs python3-scipy python3-torch abigail-tools
-DEPS_BENCH := libfftw3-dev
+DEPS_BENCH := libfftw3-dev libvulkan-dev glslang-dev spirv-tools
 DEPS_DOCS  := python3-skimage imagemagick python3-matplotlib
 DEPS_SYSTEMD := systemd-container
 

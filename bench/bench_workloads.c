@@ -20,6 +20,8 @@ const struct workload workloads[] = {
 	FFT3(0, 2048, 2048),
 	FFT3(0, 4096, 4096),
 	FFT3(0, 1350, 2187),
+	FFT3(0, 1144, 1716), /* 1144 = 8 11 13, 1716 = 4 3 11 13: radices 11 and 13 */
+	FFT3(0, 1009, 1009), /* prime: Bluestein on both axes */
 	FFT3(1, 256, 256),
 	FFT3(1, 270, 480),
 	FFT3(1, 512, 512),

@@ -31,6 +31,22 @@ $(BUILD)/bench/codec_ceiling: $(BUILD)/bench/codec_ceiling.o $(BUILD)/bench/benc
 $(BUILD)/bench/encode_formats: $(BUILD)/bench/encode_formats.o $(BUILD)/bench/bench_opts.o $(CODEC_OBJS) \
                               $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+# peer_vkfft_vk: VkFFT's Vulkan backend, the second VkFFT peer (bench/peer_vkfft_vk.c). Built only
+# when asked, where VKFFT_DIR names a VkFFT 1.3.4 checkout (not part of this repository), against
+# Debian's Vulkan loader and glslang (make deps-bench), glslang linked statically so the packed
+# binary runs on the GPU host (bench/pack.sh); its inlined code draws maybe-uninitialized warnings
+# that are not ours
+VKFFT_DIR ?=
+VK_LIBS := -Wl,--start-group -lglslang -lMachineIndependent -lOSDependent -lGenericCodeGen -lOGLCompiler -lSPIRV -lSPIRV-Tools-opt \
+           -lSPIRV-Tools -lglslang-default-resource-limits -Wl,--end-group -lvulkan -lstdc++ -lm -lpthread
+$(BUILD)/bench/peer_vkfft_vk: bench/peer_vkfft_vk.c $(BENCH_JSON_OBJ)
+	@[ -n "$(VKFFT_DIR)" ] && [ -r "$(VKFFT_DIR)/vkFFT/vkFFT.h" ] || \
+	  { echo "peer_vkfft_vk: VKFFT_DIR must name a VkFFT checkout (vkFFT/vkFFT.h)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(OPT) $(WARN) -Wno-maybe-uninitialized -I. -isystem $(VKFFT_DIR)/vkFFT -isystem /usr/include/glslang/Include \
+	  -DVKFFT_BACKEND=0 -o $@ bench/peer_vkfft_vk.c $(BENCH_JSON_OBJ) $(VK_LIBS)
+
 # conv_tiles: the gemm convolution's tile sweep (issue 40), over the GPU engine alone
 $(BUILD)/bench/conv_tiles: $(BUILD)/bench/conv_tiles.o $(BUILD)/bench/bench_opts.o $(BENCH_JSON_OBJ) \
                           $(GLES_OBJS) $(CODEC_OBJS) $(CORE_OBJS)

@@ -4,6 +4,7 @@
 # else ./.carry or the current folder, whichever holds bin/fftbloom). It
 #  - unpacks the carried glvnd loaders (PACK/gl/*.deb) when the host has no libEGL.so.1: into /
 #    as root with dpkg (then ldconfig), else into PACK/gl/root, added to LD_LIBRARY_PATH;
+#  - points Vulkan at the NVIDIA driver file (VK_DRIVER_FILES) likewise, for the VkFFT Vulkan peer;
 #  - points EGL at the NVIDIA vendor file where there is one and none is chosen yet
 #    (__EGL_VENDOR_LIBRARY_FILENAMES: /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json,
 #    the container toolkit's, or /usr/share/glvnd/egl_vendor.d/10_nvidia.json);
@@ -53,6 +54,17 @@ else
 			if [ -r "$_re_f" ]; then
 				export __EGL_VENDOR_LIBRARY_FILENAMES="$_re_f"
 				_re_msg="$_re_msg EGL vendor $_re_f;"
+				break
+			fi
+		done
+	fi
+	# the NVIDIA Vulkan driver, for the VkFFT Vulkan peer, unless one is chosen already
+	if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ]; then
+		for _re_f in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json \
+			/usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json; do
+			if [ -r "$_re_f" ]; then
+				export VK_DRIVER_FILES="$_re_f"
+				_re_msg="$_re_msg Vulkan driver $_re_f;"
 				break
 			fi
 		done

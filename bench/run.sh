@@ -328,6 +328,18 @@ EOF
 	fi
 	[ $# -gt 0 ] || { unavailable "VkFFT peer" "no workload selected"; return 0; }
 	piece peers "$vest" vkfft "$vk" --runs "$runs" --machine "$machine" "$@"
+	# VkFFT's Vulkan backend (built here: make VKFFT_DIR=DIR build/bench/peer_vkfft_vk), under
+	# the same 48 KiB of shared memory as GL: the FFTs only
+	vv=$bin/bench/peer_vkfft_vk
+	[ -x "$vv" ] || { unavailable "VkFFT Vulkan peer" "no $vv (make VKFFT_DIR=DIR build/bench/peer_vkfft_vk)"; return 0; }
+	vffts=""
+	while [ $# -gt 1 ]; do
+		[ "$1" = --fft ] && vffts="$vffts --fft ${2%% *}" # ID=HxW, without the label after it
+		shift 2
+	done
+	[ -n "$vffts" ] || return 0
+	# shellcheck disable=SC2086 # ID=HxW words, no spaces
+	piece peers "$vest" vkfft-vulkan "$vv" --runs "$runs" --machine "$machine" $vffts
 }
 run_fftw() {
 	[ -x "$bin/bench/fftw_peer" ] || { unavailable "FFTW peer" "no $bin/bench/fftw_peer (make build/bench/fftw_peer)"; return 0; }
