@@ -12,6 +12,10 @@
 // vec2; 2: GL_NV_gpu_shader5's f16vec2. With HALF2 shared memory holds A as (a, a) half pairs
 // and B as pairs of planes; products are summed in float16 over a slice, then into float32.
 // WG (the work group's invocations, a literal for the layout) is (BM / TM) * (BN / TN).
+// NVIDIA's GLSL front end keeps loops rolled and then indexes the register tiles (ra, rb, acc, a,
+// b) at run time, which puts them in local memory; every loop over them has constant bounds, so
+// unroll them (as fft_common does).
+#pragma optionNV(unroll all)
 #define TMN (BM / TM)
 #define TNN (BN / TN)
 #define BM4 (BM / 4)
