@@ -8,13 +8,17 @@
 # checks fftbloom's outputs against PyTorch in float64. Workloads (IDs from their shapes):
 #   conv.conv2d_b16_c128_k3_128   B=16, 128 -> 128 planes, 3x3, 128x128, padding 1: every
 #                                 algorithm at precision 3 (variants auto, batch4, interp,
-#                                 planes4, shared), and auto at precisions 2, 1, 0 (precision2..0)
+#                                 planes4, shared, gemm), auto at precisions 2, 1, 0
+#                                 (precision2..0) and gemm at precision 2 (gemm-precision2:
+#                                 packed float16 arithmetic)
 #   conv.image_k5_1080p           a 1920x1080 RGBA image with a gray 5x5 kernel, as conv2d of a
 #   conv.image_k15_1080p          (4, 1, 1080, 1920) batch (the RGBA channels are the four lanes
-#                                 of a texel); 15x15 likewise; variants as above
+#                                 of a texel); 15x15 likewise; variants auto, the five
+#                                 algorithms and gemm-precision2
 #   conv.deconv_c64to32_k4s2_256  B=1, 64 -> 32 planes, k4, stride 2, padding 1: 256 -> 512
 #   conv.deconv_c64to32_k3s2_512  k3, stride 2, padding 1, output padding 1: 512 -> 1024; each
 #                                 method (variants auto, zero-insert, overlap-add, subkernel)
+#                                 and subkernel on gemm (subkernel-gemm)
 # Each line: the CLI's --repeat figures (median GPU ms of REPEAT runs after one warm-up: the
 # GPU's work without the transfers) as metrics, its JSON line as detail. QUICK=1 shrinks the
 # shapes (IDs follow: conv.conv2d_b4_c8_k3_16, ...) for llvmpipe; REPEAT (default 20);
@@ -85,21 +89,25 @@ out.emit(os.environ["WL"], "fftbloom", os.environ["VAR"], metrics, d)' "$line" "
 
 X="$OUT/conv_x.npy" W="$OUT/conv_w.npy"
 run "$ID_CONV" auto conv2d --input "$X" --weight "$W" --padding 1 -o "$OUT/out_$ID_CONV.npy"
-for a in batch4 interp planes4 shared; do
+for a in batch4 interp planes4 shared gemm; do
 	run "$ID_CONV" "$a" conv2d --input "$X" --weight "$W" --padding 1 --algorithm $a -o "$OUT/y.npy"
 done
 for p in 2 1 0; do
 	run "$ID_CONV" "precision$p" conv2d --input "$X" --weight "$W" --padding 1 --precision $p \
 		-o "$OUT/y.npy"
 done
+run "$ID_CONV" gemm-precision2 conv2d --input "$X" --weight "$W" --padding 1 --precision 2 \
+	--algorithm gemm -o "$OUT/y.npy"
 for k in 5 15; do
 	if [ $k = 5 ]; then ID=$ID_IMG5; else ID=$ID_IMG15; fi
 	run "$ID" auto conv2d --input "$OUT/image_x.npy" --weight "$OUT/image_w$k.npy" \
 		--padding $((k / 2)) -o "$OUT/out_$ID.npy"
-	for a in batch4 interp planes4 shared; do
+	for a in batch4 interp planes4 shared gemm; do
 		run "$ID" "$a" conv2d --input "$OUT/image_x.npy" --weight "$OUT/image_w$k.npy" \
 			--padding $((k / 2)) --algorithm $a -o "$OUT/y.npy"
 	done
+	run "$ID" gemm-precision2 conv2d --input "$OUT/image_x.npy" --weight "$OUT/image_w$k.npy" \
+		--padding $((k / 2)) --precision 2 --algorithm gemm -o "$OUT/y.npy"
 done
 for k in 4 3; do
 	if [ $k = 4 ]; then ID=$ID_DK4 OP=0; else ID=$ID_DK3 OP=1; fi
@@ -110,4 +118,7 @@ for k in 4 3; do
 			--weight "$OUT/deconv_w_k$k.npy" --stride 2 --padding 1 --output-padding $OP \
 			--method $m -o "$OUT/y.npy"
 	done
+	run "$ID" subkernel-gemm conv2d-transpose --input "$OUT/deconv_x_k$k.npy" \
+		--weight "$OUT/deconv_w_k$k.npy" --stride 2 --padding 1 --output-padding $OP \
+		--method subkernel --conv-algorithm gemm -o "$OUT/y.npy"
 done

@@ -14,7 +14,7 @@ BENCH_GPU_OBJS := $(BUILD)/bench/bench_main.o $(BUILD)/bench/bench_workloads.o \
 $(BUILD)/fftbloom-bench: $(BENCH_GPU_OBJS) $(BENCH_JSON_OBJ) $(BUILD)/cli/common.o $(LIBFB_OBJS) $(ENGINE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI_ENGINE)
 BENCH_BINS := $(BUILD)/bench/loadgen $(BUILD)/bench/fftw_peer $(BUILD)/bench/codec_ceiling \
-              $(BUILD)/bench/encode_formats $(BUILD)/bench/cpu_bloom
+              $(BUILD)/bench/encode_formats $(BUILD)/bench/cpu_bloom $(BUILD)/bench/conv_tiles
 $(BENCH_JSON_OBJ): $(BUILD)/gen/version.h
 
 # loadgen: options and client threads (loadgen.c), its HTTP client, /proc CPU readings, report
@@ -57,3 +57,8 @@ $(BUILD)/bench/peer_vkfft_vk: bench/peer_vkfft_vk.c $(BENCH_JSON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(OPT) $(WARN) -Wno-maybe-uninitialized -I. -isystem $(VKFFT_DIR)/vkFFT -isystem /usr/include/glslang/Include \
 	  -DVKFFT_BACKEND=0 -o $@ bench/peer_vkfft_vk.c $(BENCH_JSON_OBJ) $(VK_LIBS)
+
+# conv_tiles: the gemm convolution's tile sweep (issue 40), over the GPU engine alone
+$(BUILD)/bench/conv_tiles: $(BUILD)/bench/conv_tiles.o $(BUILD)/bench/bench_opts.o $(BENCH_JSON_OBJ) \
+                          $(GLES_OBJS) $(CODEC_OBJS) $(CORE_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI_ENGINE)

@@ -89,6 +89,8 @@ int spatial_ctx_create(struct program_cache *pc, const struct egl_info *info,
 		const char *e = (const char *)glGetStringi(GL_EXTENSIONS, (GLuint)i);
 		if (e && !strcmp(e, "GL_OES_texture_float_linear"))
 			c->float_linear = !s->o.no_float_linear;
+		if (e && !strcmp(e, "GL_NV_gpu_shader5"))
+			c->half2 = !s->o.no_half2;
 	}
 	struct spatial_prog prog; /* compiled ahead; plans hold them when they use them */
 	for (int level = SPATIAL_Q26_HIGHP; level <= SPATIAL_FP32; level++)
@@ -134,7 +136,7 @@ int spatial_check_args(const struct spatial_geom *g, int alg, int level, int ima
 		return SPATIAL_E_ARG;
 	}
 	if (alg < 0 || alg >= SPATIAL_ALG_COUNT) {
-		snprintf(err, SPATIAL_ERR_LEN, "algorithm: %d is not one of auto|batch4|interp|planes4|shared",
+		snprintf(err, SPATIAL_ERR_LEN, "algorithm: %d is not one of auto|batch4|interp|planes4|shared|gemm",
 		         alg);
 		return SPATIAL_E_ARG;
 	}

@@ -1,7 +1,7 @@
 /* Direct spatial convolution on the GPU with Torch's nn.SpatialConvolution semantics
  * (cross-correlation of (B, Cin, H, W) with weights (Cout, Cin, kH, kW), zero padding, stride;
  * also PyTorch's dilation and groups), four algorithms and four precision levels after the
- * libglconv design; and the direct convolution of an image with a kernel image, as the FFT
+ * libglconv design and an implicit GEMM; and the direct convolution of an image with a kernel image, as the FFT
  * path's convolve computes it, for small kernels.
  *
  * Algorithms (enum spatial_algorithm):
@@ -21,6 +21,13 @@
  *            the filter in a texture; each invocation computes four output planes.
  *   shared   storage buffers, tiled through shared memory (32 x 8 outputs x up to 8 planes a
  *            work group), no textures.
+ *   gemm     implicit GEMM on storage buffers: M = output pixels of the batch, N = a group's
+ *            output planes, K = its input planes x taps; a work group computes an M x N tile
+ *            (128 x 128 down to 32 x 32, and 256 x 4 for one to four planes: spatial_plan_gemm,
+ *            or spatial_opts.gemm_tile) from input patches and filter slices double-buffered in
+ *            shared memory, each invocation a register tile of 4x4 to 8x8. At precision 2 the
+ *            products are packed float16 pairs (f16vec2 where GL_NV_gpu_shader5 is exposed,
+ *            else mediump vec2), summed in float16 over a K-slice and then added into float32.
  *   auto     per shape class (batch, planes, kernel, stride, size buckets and precision), the
  *            candidates that can run it are each measured once on first use and the fastest
  *            is remembered for the context. Every algorithm meets the same error bound, so
@@ -76,9 +83,10 @@ enum spatial_algorithm {
 	SPATIAL_ALG_INTERP = 2,
 	SPATIAL_ALG_PLANES4 = 3,
 	SPATIAL_ALG_SHARED = 4,
+	SPATIAL_ALG_GEMM = 5,
 };
-#define SPATIAL_ALG_COUNT 5
-/* "auto", "batch4", "interp", "planes4", "shared", indexed by enum spatial_algorithm, NULL
+#define SPATIAL_ALG_COUNT 6
+/* "auto", "batch4", "interp", "planes4", "shared", "gemm", indexed by enum spatial_algorithm, NULL
  * after the last (gles/names.c). */
 extern const char *const spatial_algorithm_names[SPATIAL_ALG_COUNT + 1];
 
@@ -99,6 +107,10 @@ struct spatial_opts {
 	                                   pixel); larger images run in overlap-save tiles
 	                                   (gles/tile.h), as do those beyond the device's limits.
 	                                   0: the limits only */
+	int gemm_tile;             /* gemm's tile: 0 the rule (spatial_plan_gemm), else an entry
+	                              1..SPATIAL_PLAN_GEMM_TILES - 1 of spatial_plan_gemm_tiles */
+	int no_half2;              /* 1: gemm's precision-2 kernel without GL_NV_gpu_shader5 (its
+	                              mediump vec2 form) even where the extension is exposed */
 };
 
 /* What the context measured and allows. */
@@ -113,6 +125,9 @@ struct spatial_caps {
 	int mediump_bits;      /* mantissa bits the error bound assumes of mediump arithmetic: 10,
 	                          GLSL ES's minimum (llvmpipe sums texture-fed mediump values in
 	                          float16; a driver that does better only beats the bound) */
+	int half2;             /* gemm's precision 2 uses GL_NV_gpu_shader5's f16vec2 (1), or
+	                          mediump vec2 (0: the extension missing, refused by the compiler,
+	                          or spatial_opts.no_half2) */
 };
 
 struct spatial_stats {

@@ -45,7 +45,7 @@ int spatial_resolve(struct spatial_ctx *s, const struct spatial_geom *g, int lev
 			*alg = s->win[i].alg;
 			return 0;
 		}
-	int cand[4], nc = 0, first_rc = 0;
+	int cand[SPATIAL_ALG_COUNT], nc = 0, first_rc = 0;
 	char cerr[SPATIAL_ERR_LEN];
 	for (int a = SPATIAL_ALG_BATCH4; a < SPATIAL_ALG_COUNT; a++) {
 		struct shape_key pk;
@@ -65,6 +65,8 @@ int spatial_resolve(struct spatial_ctx *s, const struct spatial_geom *g, int lev
 	int best = cand[0];
 	if (nc > 1) {
 		double best_ms = INFINITY;
+		int last_rc = 0;
+		best = -1;
 		for (int i = 0; i < nc; i++) {
 			struct shape_key pk;
 			struct shape *p;
@@ -73,8 +75,16 @@ int spatial_resolve(struct spatial_ctx *s, const struct spatial_geom *g, int lev
 			int rc = spatial_shape_get(s, &pk, &p, err);
 			if (!rc)
 				rc = spatial_run_shape(s, p, w, bias, in_buf, out_buf, NULL, NULL, err);
-			if (rc == SPATIAL_E_TOO_LARGE)
-				continue; /* e.g. out of GPU memory for this one: the others may fit */
+			if (rc == SPATIAL_E_GPU && program_cache_refused(s->pc))
+				return rc; /* deferred by the compile budget, not refused: measure later */
+			if (rc == SPATIAL_E_TOO_LARGE || rc == SPATIAL_E_GPU) {
+				/* out of GPU memory for this one, or a program this driver refuses: the
+				 * others may run */
+				log_sinkf(&s->log, LOG_WARN, "spatial auto: %s left out: %s",
+				          spatial_algorithm_name(cand[i]), err);
+				last_rc = rc;
+				continue;
+			}
 			if (rc)
 				return rc;
 			double ms[GPU_STAGE_COUNT];
@@ -86,9 +96,12 @@ int spatial_resolve(struct spatial_ctx *s, const struct spatial_geom *g, int lev
 			double t = bad ? INFINITY : ms[GPU_STAGE_PACK] + ms[GPU_STAGE_CONV];
 			log_sinkf(&s->log, LOG_DEBUG, "spatial auto: %s %.3f ms",
 			          spatial_algorithm_name(cand[i]), t);
-			if (t < best_ms)
+			if (t < best_ms || best < 0)
 				best_ms = t, best = cand[i];
 		}
+		if (best < 0)
+			return last_rc; /* none ran (err: the last one's reason) */
+		err[0] = 0;
 		if (st)
 			st->measured = 1;
 	}

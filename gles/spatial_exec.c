@@ -140,11 +140,34 @@ static int upload_bias(struct spatial_ctx *s, int out_c, const float *bias,
 	return 0;
 }
 
+/* gemm: the weights, rounded to the level, as (group, k, n) rows of np4 vec4s (n past the
+ * group's planes 0), the bias after them at vec4 boff. */
+static void filter_gemm(struct shape *p, const float *w, const float *bias)
+{
+	const struct spatial_geom *g = &p->key.g;
+	struct wlayout l = wlayout(g);
+	size_t np = (size_t)p->np4 * 4;
+	float *h = p->host;
+	memset(h, 0, p->host_floats * sizeof *h);
+	for (int co = 0; co < g->out_c; co++) {
+		int grp = co / l.cpo, n = co % l.cpo;
+		for (int k = 0; k < p->kdim; k++)
+			h[((size_t)grp * p->kdim + k) * np + n] =
+				wround(p->key.level, w[(size_t)co * l.per + (size_t)k]);
+		h[(size_t)p->boff * 4 + co] = bias ? bias[co] : 0;
+	}
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, p->fbuf);
+	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(p->host_floats * 4), h);
+}
+
 /* Fills and uploads the plan's filter (and bias) for these weights. */
 static int upload_filter(struct spatial_ctx *s, struct shape *p, const float *w, const float *bias,
                          struct spatial_stats *st, char err[SPATIAL_ERR_LEN])
 {
 	switch (p->key.alg) {
+	case SPATIAL_ALG_GEMM:
+		filter_gemm(p, w, bias);
+		return 0;
 	case SPATIAL_ALG_SHARED:
 		filter_shared(p, w);
 		return upload_bias(s, p->key.g.out_c, bias, err);
@@ -199,27 +222,48 @@ static int pack_input(struct spatial_ctx *s, struct shape *p, GLuint in_buf)
 	return rc;
 }
 
+/* The storage-buffer algorithms' common uniforms and bindings: the source at 0, buffers b1 and b2
+ * at 1 and 2, the output at 3. */
+static void set_buffers(const struct spatial_prog *prog, const struct spatial_geom *g,
+                        GLuint in_buf, GLuint b1, GLuint b2, GLuint out_buf)
+{
+	set_src(prog, g);
+	glUniform2i(prog->u[SU_ORG], g->org_x, g->org_y);
+	glUniform1i(prog->u[SU_COUT], g->out_c);
+	glUniform1i(prog->u[SU_CPG_IN], g->in_c / g->groups);
+	glUniform1i(prog->u[SU_CPG_OUT], g->out_c / g->groups);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in_buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, b1);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, b2);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, out_buf);
+}
+
 /* shared: tiles of outputs, their windows staged through shared memory from the storage buffer. */
 static int conv_shared(struct spatial_ctx *s, struct shape *p, GLuint in_buf, GLuint out_buf)
 {
 	const struct spatial_geom *g = &p->key.g;
 	const struct spatial_prog *prog = &p->conv;
-	set_src(prog, g);
-	glUniform2i(prog->u[SU_ORG], g->org_x, g->org_y);
+	set_buffers(prog, g, in_buf, p->fbuf, s->bias_buf, out_buf);
 	glUniform2i(prog->u[SU_WIN], p->win_w, p->win_h);
-	glUniform1i(prog->u[SU_COUT], g->out_c);
-	glUniform1i(prog->u[SU_CPG_IN], g->in_c / g->groups);
-	glUniform1i(prog->u[SU_CPG_OUT], g->out_c / g->groups);
 	glUniform1i(prog->u[SU_NCB], p->ncb);
 	glUniform1i(prog->u[SU_CHUNK], p->chunk);
 	glUniform1i(prog->u[SU_BATCH], g->batch);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in_buf);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, p->fbuf);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, s->bias_buf);
-	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, out_buf);
 	return spatial_dispatch_z(s, prog, (g->out_w + SPATIAL_PLAN_TILE_X - 1) / SPATIAL_PLAN_TILE_X,
 	                          (g->out_h + SPATIAL_PLAN_TILE_Y - 1) / SPATIAL_PLAN_TILE_Y,
 	                          (long)g->batch * p->ncb);
+}
+
+/* gemm: BM x BN tiles of (pixels x a group's planes), one z slice a group. */
+static int conv_gemm(struct spatial_ctx *s, struct shape *p, GLuint in_buf, GLuint out_buf)
+{
+	const struct spatial_geom *g = &p->key.g;
+	const struct spatial_prog *prog = &p->conv;
+	set_buffers(prog, g, in_buf, p->fbuf, p->kbuf, out_buf);
+	glUniform1i(prog->u[SU_KDIM], p->kdim);
+	glUniform1i(prog->u[SU_M], g->batch * g->out_h * g->out_w);
+	glUniform1i(prog->u[SU_NP4], p->np4);
+	glUniform1i(prog->u[SU_BOFF], p->boff);
+	return spatial_dispatch_z(s, prog, p->gx, p->gy, g->groups);
 }
 
 /* The texture algorithms: planes4 four output planes an invocation from the filter texture;
@@ -275,15 +319,17 @@ int spatial_run_shape(struct spatial_ctx *s, struct shape *p, const float *w, co
 	int rc = upload_filter(s, p, w, bias, st, err);
 	if (rc)
 		return rc;
-	if (p->key.alg != SPATIAL_ALG_SHARED)
+	int alg = p->key.alg;
+	if (alg != SPATIAL_ALG_SHARED && alg != SPATIAL_ALG_GEMM)
 		rc = pack_input(s, p, in_buf);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_PACK);
 	if (!rc) {
 		glUseProgram(p->conv.id);
 		set_dst(&p->conv, &p->key.g);
-		rc = p->key.alg == SPATIAL_ALG_SHARED ? conv_shared(s, p, in_buf, out_buf)
-		                                      : conv_texture(s, p, out_buf);
+		rc = alg == SPATIAL_ALG_SHARED ? conv_shared(s, p, in_buf, out_buf)
+		   : alg == SPATIAL_ALG_GEMM   ? conv_gemm(s, p, in_buf, out_buf)
+		                               : conv_texture(s, p, out_buf);
 	}
 	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 	if (tm)

@@ -27,7 +27,7 @@ enum spatial_uniform {
 	SU_AXIS, SU_BATCH, SU_C0, SU_C4, SU_CHUNK, SU_CN, SU_CO, SU_COUT, SU_CPG_IN, SU_CPG_OUT,
 	SU_DIL, SU_DST, SU_DST_O, SU_DST_S, SU_FILT, SU_G4, SU_GRID, SU_IN, SU_K, SU_LAYERS, SU_NCB,
 	SU_ORG, SU_PAIRS, SU_POS, SU_SB, SU_SC, SU_SCALE, SU_SRC, SU_STRIDE, SU_TEX, SU_TEXINV,
-	SU_TILE, SU_TILES, SU_TILES_X, SU_UP, SU_WIN, SU_Z0,
+	SU_TILE, SU_TILES, SU_TILES_X, SU_UP, SU_WIN, SU_Z0, SU_KDIM, SU_M, SU_NP4, SU_BOFF,
 	SU_COUNT
 };
 
@@ -51,6 +51,11 @@ struct shape {
 	int ftex_w, ftex_h;
 	int mode, vec4s, block_bytes, plane_stride; /* uniform-block algorithms */
 	int cob, chunk, win_w, win_h, ncb;          /* shared */
+	struct spatial_gemm_tile gt;                /* gemm: the tile */
+	int kdim, np4, boff, half2, gx, gy;         /* gemm: K, filter row in vec4s, bias offset
+	                                               (vec4s), the packed-fp16 kind (HALF2), work
+	                                               groups along M and N */
+	GLuint kbuf;                                /* gemm: ktab (per k: offset, dy, dx, plane) */
 	struct spatial_prog pack, conv; /* held (program_hold) while the plan lives */
 	float *host; /* filter staging */
 	size_t host_floats;
@@ -88,11 +93,12 @@ struct spatial_ctx {
 
 
 /* Which spatial program a key builds. */
-enum prog_key_kind { PK_PACK, PK_TEX, PK_TEX4, PK_SHARED, PK_PROBE };
+enum prog_key_kind { PK_PACK, PK_TEX, PK_TEX4, PK_SHARED, PK_PROBE, PK_GEMM };
 
 struct prog_key {
 	int kind; /* enum prog_key_kind (an int: the key's bytes are its identity) */
 	int level, mode, vec4s, cob, lanes;
+	int bm, bn, bk, tm, tn, half2, up1; /* PK_GEMM: the tile, HALF2 (0-2), no zero insertion */
 };
 
 /* ---- spatial.c ---- */

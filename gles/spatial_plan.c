@@ -341,3 +341,75 @@ int spatial_conv_output(const struct spatial_conv *c, int *out_h, int *out_w,
 	*out_w = (int)(ew / c->stride_w + 1);
 	return 0;
 }
+
+/* The implicit-GEMM tiles; entry 0 unused (variant 0 is the rule). */
+const struct spatial_gemm_tile spatial_plan_gemm_tiles[SPATIAL_PLAN_GEMM_TILES] = {
+	{0, 0, 0, 0, 0},
+	{128, 128, 8, 8, 8}, {128, 64, 8, 8, 8}, {64, 128, 8, 8, 8}, {64, 64, 8, 4, 4},
+	{64, 64, 16, 8, 8}, {128, 32, 8, 8, 4}, {64, 32, 16, 4, 4}, {64, 16, 16, 4, 4},
+	{32, 32, 16, 4, 4}, {128, 128, 16, 8, 8}, {256, 4, 8, 4, 4},
+};
+
+/* The rule's order: by tile area, the larger first */
+static const int gemm_rule_order[] = {1, 2, 3, 4, 6, 7, 9, 8, 11};
+
+int spatial_plan_gemm_wg(const struct spatial_gemm_tile *t)
+{
+	return (t->bm / t->tm) * (t->bn / t->tn);
+}
+
+int spatial_plan_gemm_shared(const struct spatial_gemm_tile *t, int half2)
+{
+	/* float32: 4 bytes an element of A and B; half2: A (a, a) in 4 bytes, B 2 bytes a plane */
+	return 2 * t->bk * (t->bm * 4 + t->bn * (half2 ? 2 : 4));
+}
+
+int spatial_plan_gemm_valid(const struct spatial_gemm_tile *t, int half2, int max_invocations,
+                            int max_shared, char err[SPATIAL_PLAN_ERR_LEN])
+{
+	if (t->bm < 4 || t->bn < 4 || t->bk < 1 || t->tm < 4 || t->tn < 4 || t->tm % 4 ||
+	    t->tn % 4 || t->bm % t->tm || t->bn % t->tn || t->tm > 16 || t->tn > 16 || t->bk > 64) {
+		snprintf(err, SPATIAL_PLAN_ERR_LEN, "gemm tile %dx%dx%d / %dx%d: register tiles are "
+		         "multiples of 4 (at most 16) dividing the tile", t->bm, t->bn, t->bk, t->tm, t->tn);
+		return -1;
+	}
+	int wg = spatial_plan_gemm_wg(t), bm4 = t->bm / 4;
+	if (wg > max_invocations || wg > 1024 || wg % bm4) {
+		snprintf(err, SPATIAL_PLAN_ERR_LEN, "gemm tile %dx%dx%d / %dx%d: %d invocations (at most "
+		         "%d, a multiple of bm / 4)", t->bm, t->bn, t->bk, t->tm, t->tn, wg,
+		         max_invocations < 1024 ? max_invocations : 1024);
+		return -1;
+	}
+	int sh = spatial_plan_gemm_shared(t, half2);
+	if (sh > max_shared) {
+		snprintf(err, SPATIAL_PLAN_ERR_LEN, "gemm tile %dx%dx%d: %d bytes of shared memory "
+		         "(device: %d)", t->bm, t->bn, t->bk, sh, max_shared);
+		return -1;
+	}
+	return 0;
+}
+
+int spatial_plan_gemm(const struct spatial_geom *g, int variant, struct spatial_gemm_tile *t)
+{
+	if (variant > 0 && variant < SPATIAL_PLAN_GEMM_TILES) {
+		*t = spatial_plan_gemm_tiles[variant];
+		return variant;
+	}
+	long long m = (long long)g->batch * g->out_h * g->out_w, n = g->out_c / g->groups;
+	long long nmax = pow2_at_least(n < 4 ? 4 : n), best_groups = -1;
+	int best = 0;
+	for (size_t i = 0; i < sizeof gemm_rule_order / sizeof gemm_rule_order[0]; i++) {
+		const struct spatial_gemm_tile *c = &spatial_plan_gemm_tiles[gemm_rule_order[i]];
+		if (c->bn > nmax)
+			continue;
+		long long wgs = (m + c->bm - 1) / c->bm * ((n + c->bn - 1) / c->bn) * g->groups;
+		if (wgs >= 256) {
+			best = gemm_rule_order[i];
+			break;
+		}
+		if (wgs > best_groups)
+			best_groups = wgs, best = gemm_rule_order[i];
+	}
+	*t = spatial_plan_gemm_tiles[best];
+	return best;
+}

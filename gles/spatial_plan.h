@@ -81,6 +81,33 @@ void spatial_plan_entries(const float *w, int lanes, int cpg, int c0, int k_h, i
 #define SPATIAL_PLAN_SH_W 1024
 int spatial_plan_shared(const struct spatial_geom *g, int *chunk, int *cob, int *win_w, int *win_h);
 
+/* The implicit-GEMM kernel's tile (spatial_gemm.comp): M = output pixels (batch x rows x
+ * columns), N = output planes of a group, K = the group's input planes x k_h x k_w. A work group
+ * computes a bm x bn tile of the output in K-slices of bk, its input patches and filter slices
+ * double-buffered in shared memory; each of its (bm / tm) * (bn / tn) invocations a tm x tn
+ * register tile (rows 4 apart in groups of four, so that shared-memory reads are vec4 and
+ * neighbouring invocations read neighbouring words). */
+struct spatial_gemm_tile {
+	int bm, bn, bk, tm, tn;
+};
+#define SPATIAL_PLAN_GEMM_TILES 12 /* entries 1..11 of spatial_plan_gemm_tiles; 0: none */
+extern const struct spatial_gemm_tile spatial_plan_gemm_tiles[SPATIAL_PLAN_GEMM_TILES];
+
+/* Invocations of a work group of tile t. */
+int spatial_plan_gemm_wg(const struct spatial_gemm_tile *t);
+/* Shared-memory bytes of tile t, double-buffered; half2: the packed-fp16 layout (A as (a, a)
+ * pairs, B as pairs of planes) */
+int spatial_plan_gemm_shared(const struct spatial_gemm_tile *t, int half2);
+/* 0 when t is a tile the kernel can run within max_invocations and max_shared bytes, else -1
+ * with the broken rule in err. */
+int spatial_plan_gemm_valid(const struct spatial_gemm_tile *t, int half2, int max_invocations,
+                            int max_shared, char err[SPATIAL_PLAN_ERR_LEN]);
+/* The tile for g: variant 1..SPATIAL_PLAN_GEMM_TILES - 1 that one of the table, 0 the rule: in
+ * order of decreasing tile area, the first whose bn does not exceed the group's output planes
+ * rounded up to a power of two (at least 4) and that gives at least 256 work groups; else, of
+ * those bn allows, the one giving the most. Returns the variant chosen. */
+int spatial_plan_gemm(const struct spatial_geom *g, int variant, struct spatial_gemm_tile *t);
+
 /* f rounded to the nearest float16 (ties to even; beyond 65504 rounds to infinity). */
 float spatial_plan_half(float f);
 

@@ -12,6 +12,7 @@ static const char *const uniform_names[SU_COUNT] = {
 	"u_cpg_out", "u_dil", "u_dst", "u_dst_o", "u_dst_s", "u_filt", "u_g4", "u_grid", "u_in",
 	"u_k", "u_layers", "u_ncb", "u_org", "u_pairs", "u_pos", "u_sb", "u_sc", "u_scale", "u_src",
 	"u_stride", "u_tex", "u_texinv", "u_tile", "u_tiles", "u_tiles_x", "u_up", "u_win", "u_z0",
+	"u_kdim", "u_m", "u_np4", "u_boff",
 };
 
 GLenum spatial_tex_format(int level)
@@ -34,12 +35,20 @@ static int texel_bytes(int level)
 int spatial_get_prog(struct spatial_ctx *s, const char *name, const struct prog_key *k, int hold,
                     struct spatial_prog *prog, char err[SPATIAL_ERR_LEN])
 {
-	char defs[512], perr[PROGRAM_ERR_LEN];
-	snprintf(defs, sizeof defs,
-	         "#define LEVEL %d\n#define MODE %d\n#define FILTER_VEC4 %d\n#define COB %d\n"
-	         "#define LANES %d\n#define FMT %s\n#define SH_IN %d\n#define SH_W %d\n",
-	         k->level, k->mode, k->vec4s > 0 ? k->vec4s : 1, k->cob > 0 ? k->cob : 1, k->lanes,
-	         tex_format_glsl(k->level), SPATIAL_PLAN_SH_IN, SPATIAL_PLAN_SH_W);
+	char defs[768], perr[PROGRAM_ERR_LEN];
+	int n = snprintf(defs, sizeof defs, "%s",
+	                 k->kind == PK_GEMM && k->half2 == 2 ? "#extension GL_NV_gpu_shader5 : require\n"
+	                                                     : "");
+	n += snprintf(defs + n, sizeof defs - (size_t)n,
+	              "#define LEVEL %d\n#define MODE %d\n#define FILTER_VEC4 %d\n#define COB %d\n"
+	              "#define LANES %d\n#define FMT %s\n#define SH_IN %d\n#define SH_W %d\n",
+	              k->level, k->mode, k->vec4s > 0 ? k->vec4s : 1, k->cob > 0 ? k->cob : 1,
+	              k->lanes, tex_format_glsl(k->level), SPATIAL_PLAN_SH_IN, SPATIAL_PLAN_SH_W);
+	if (k->kind == PK_GEMM)
+		snprintf(defs + n, sizeof defs - (size_t)n,
+		         "#define BM %d\n#define BN %d\n#define BK %d\n#define TM %d\n#define TN %d\n"
+		         "#define WG %d\n#define HALF2 %d\n#define UP1 %d\n", k->bm, k->bn, k->bk,
+		         k->tm, k->tn, (k->bm / k->tm) * (k->bn / k->tn), k->half2, k->up1);
 	unsigned p;
 	if (program_get(s->pc, name, k, sizeof *k, defs, &p, perr)) {
 		snprintf(err, SPATIAL_ERR_LEN, "%.*s", SPATIAL_ERR_LEN - 1, perr);
@@ -75,6 +84,8 @@ void spatial_shape_free(struct spatial_ctx *s, struct shape *p)
 		glDeleteTextures(1, &p->ftex);
 	if (p->fbuf)
 		glDeleteBuffers(1, &p->fbuf);
+	if (p->kbuf)
+		glDeleteBuffers(1, &p->kbuf);
 	free(p->host);
 	memset(p, 0, sizeof *p);
 }
@@ -111,6 +122,8 @@ static int layout_common(const struct spatial_ctx *s, const struct shape_key *k,
 		         in_b > out_b ? in_b : out_b, s->caps.max_ssbo);
 		return SPATIAL_E_TOO_LARGE;
 	}
+	if (k->alg == SPATIAL_ALG_GEMM)
+		return 0; /* its grid is the tile's: layout_gemm */
 	long gx = (g->out_w + 7) / 8, gy = (g->out_h + 7) / 8;
 	if (k->alg == SPATIAL_ALG_SHARED) {
 		gx = (g->out_w + SPATIAL_PLAN_TILE_X - 1) / SPATIAL_PLAN_TILE_X;
@@ -142,6 +155,91 @@ static int layout_shared(const struct spatial_ctx *s, struct shape *p, char err[
 		return SPATIAL_E_TOO_LARGE;
 	}
 	p->host_floats = (size_t)g->out_c * cpg * kk;
+	return 0;
+}
+
+/* gemm: the tile (the rule's or spatial_opts.gemm_tile) against the device's work-group and
+ * shared-memory limits; the filter (group, k, n padded to whole tiles) with the bias after it,
+ * and the per-k table, each within a storage block and 32-bit indices. */
+static int layout_gemm(const struct spatial_ctx *s, struct shape *p, char err[SPATIAL_ERR_LEN])
+{
+	const struct spatial_geom *g = &p->key.g;
+	char perr[SPATIAL_PLAN_ERR_LEN];
+	p->half2 = p->key.level == SPATIAL_FP16 ? (s->caps.half2 ? 2 : 1) : 0;
+	spatial_plan_gemm(g, s->o.gemm_tile, &p->gt);
+	int max_shared = s->info->max_shared_memory < 49152 ? s->info->max_shared_memory : 49152;
+	if (spatial_plan_gemm_valid(&p->gt, p->half2 != 0, s->info->max_invocations, max_shared,
+	                            perr)) {
+		snprintf(err, SPATIAL_ERR_LEN, "gemm: %s", perr);
+		return SPATIAL_E_TOO_LARGE;
+	}
+	long long cpo = g->out_c / g->groups;
+	long long kdim = (long long)(g->in_c / g->groups) * g->k_h * g->k_w;
+	long long m = (long long)g->batch * g->out_h * g->out_w;
+	long long mb = (m + p->gt.bm - 1) / p->gt.bm, nb = (cpo + p->gt.bn - 1) / p->gt.bn;
+	if (mb > s->info->max_group_count[0] || nb > s->info->max_group_count[1]) {
+		snprintf(err, SPATIAL_ERR_LEN, "gemm: %lld x %lld work groups of %dx%d exceed the "
+		         "device's counts", mb, nb, p->gt.bm, p->gt.bn);
+		return SPATIAL_E_TOO_LARGE;
+	}
+	long long np = nb * p->gt.bn;
+	long long wf = (long long)g->groups * kdim * np + (g->out_c + 3) / 4 * 4;
+	if (wf * 4 > s->caps.max_ssbo || wf / 4 >= (1ll << 31) || kdim * 16 > s->caps.max_ssbo) {
+		snprintf(err, SPATIAL_ERR_LEN, "gemm: the padded filter (%lld floats) exceeds the "
+		         "storage-block limit", wf);
+		return SPATIAL_E_TOO_LARGE;
+	}
+	p->kdim = (int)kdim;
+	p->np4 = (int)(np / 4);
+	p->boff = (int)((long long)g->groups * kdim * np / 4);
+	p->gx = (int)mb;
+	p->gy = (int)nb;
+	p->host_floats = (size_t)wf;
+	return 0;
+}
+
+/* gemm's program, its filter buffer and its per-k table (uploaded here: geometry only). Where
+ * the driver refuses the f16vec2 kernel, the context falls back to mediump vec2 for good. */
+static int build_gemm(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_ERR_LEN])
+{
+	const struct spatial_geom *g = &p->key.g;
+	struct prog_key pk;
+	memset(&pk, 0, sizeof pk);
+	pk.kind = PK_GEMM;
+	pk.level = p->key.level;
+	pk.bm = p->gt.bm, pk.bn = p->gt.bn, pk.bk = p->gt.bk, pk.tm = p->gt.tm, pk.tn = p->gt.tn;
+	pk.half2 = p->half2;
+	pk.up1 = g->up_h == 1 && g->up_w == 1;
+	const char *name = "spatial_common+spatial_src+spatial_gemm";
+	int rc = spatial_get_prog(s, name, &pk, 1, &p->conv, err);
+	if (rc && pk.half2 == 2 && !program_cache_refused(s->pc)) {
+		log_sinkf(&s->log, LOG_WARN, "spatial gemm: the f16vec2 kernel did not build; "
+		          "precision 2 uses mediump vec2 from now on");
+		s->caps.half2 = 0;
+		p->half2 = pk.half2 = 1;
+		rc = spatial_get_prog(s, name, &pk, 1, &p->conv, err);
+	}
+	if (rc)
+		return rc;
+	int *tab = malloc((size_t)p->kdim * 4 * sizeof *tab);
+	if (!tab)
+		return SPATIAL_E_NOMEM;
+	int kk = g->k_h * g->k_w;
+	for (int k = 0; k < p->kdim; k++) {
+		int cl = k / kk, t = k % kk, *e = tab + (size_t)k * 4;
+		e[0] = cl * g->in_h * g->in_w; /* below the input's 2^30 elements */
+		e[1] = t / g->k_w * g->dil_h;
+		e[2] = t % g->k_w * g->dil_w;
+		e[3] = cl;
+	}
+	glGenBuffers(1, &p->kbuf);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, p->kbuf);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)((size_t)p->kdim * 16), tab,
+	             GL_STATIC_DRAW);
+	free(tab);
+	glGenBuffers(1, &p->fbuf);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, p->fbuf);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(p->host_floats * 4), NULL, GL_DYNAMIC_DRAW);
 	return 0;
 }
 
@@ -252,6 +350,8 @@ int spatial_shape_layout(const struct spatial_ctx *s, const struct shape_key *k,
 		return rc;
 	if (k->alg == SPATIAL_ALG_SHARED)
 		return layout_shared(s, p, err);
+	if (k->alg == SPATIAL_ALG_GEMM)
+		return layout_gemm(s, p, err);
 	if ((rc = layout_texture(s, p, err)))
 		return rc;
 	return k->alg == SPATIAL_ALG_PLANES4 ? layout_filter_texture(s, p, err)
@@ -268,7 +368,10 @@ static int shape_build(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_
 	p->host = calloc(p->host_floats ? p->host_floats : 1, sizeof *p->host);
 	if (!p->host)
 		return SPATIAL_E_NOMEM;
-	if (k->alg == SPATIAL_ALG_SHARED) {
+	if (k->alg == SPATIAL_ALG_GEMM) {
+		if ((rc = build_gemm(s, p, err)))
+			return rc;
+	} else if (k->alg == SPATIAL_ALG_SHARED) {
 		pk.kind = PK_SHARED;
 		pk.cob = p->cob;
 		if ((rc = spatial_get_prog(s, "spatial_common+spatial_src+spatial_ssbo", &pk, 1, &p->conv, err)))

@@ -135,7 +135,7 @@ check('conv2d 3-D input, 3x5 kernel, bias, padding 1,2', 'conv2d',
       conv2d_ref(x3, w35, b4, padding=(1, 2)))
 x4 = rng.uniform(-1, 1, (4, 3, 12, 10))                          # float64 input
 px4 = save('x4.npy', x4)
-for alg in ['auto', 'batch4', 'interp', 'planes4', 'shared']:
+for alg in ['auto', 'batch4', 'interp', 'planes4', 'shared', 'gemm']:
     check('conv2d B=4 float64, stride 2, padding 1, %s' % alg, 'conv2d',
           ['--input', px4, '--weight', pw_, '--stride', '2', '--padding', '1', '--algorithm', alg],
           conv2d_ref(x4, w35, stride=2, padding=1))

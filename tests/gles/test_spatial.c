@@ -45,9 +45,9 @@ static int setup(void **state)
 	}
 	const struct spatial_caps *c = spatial_ctx_caps(g_s);
 	printf("caps: float_linear %d, filter bits %d %d %d %d (deviation %.2e %.2e %.2e %.2e), "
-	       "mediump bits %d\n", c->float_linear, c->filter_bits[0], c->filter_bits[1],
-	       c->filter_bits[2], c->filter_bits[3], c->filter_dev[0], c->filter_dev[1],
-	       c->filter_dev[2], c->filter_dev[3], c->mediump_bits);
+	       "mediump bits %d, gemm f16vec2 %d\n", c->float_linear, c->filter_bits[0],
+	       c->filter_bits[1], c->filter_bits[2], c->filter_bits[3], c->filter_dev[0],
+	       c->filter_dev[1], c->filter_dev[2], c->filter_dev[3], c->mediump_bits, c->half2);
 	return 0;
 }
 
@@ -481,14 +481,98 @@ static void test_errors(void **state)
 	c.algorithm = SPATIAL_ALG_BATCH4;
 	assert_int_equal(spatial_conv2d(g_s, &c, wx, &one, NULL, wy, NULL, err), SPATIAL_E_TOO_LARGE);
 	printf("too wide: %s\n", err);
-	c.algorithm = SPATIAL_ALG_AUTO; /* auto finds the one that fits */
+	c.algorithm = SPATIAL_ALG_AUTO; /* auto finds one that fits: the storage-buffer kinds */
 	struct spatial_stats st;
 	assert_int_equal(spatial_conv2d(g_s, &c, wx, &one, NULL, wy, &st, err), 0);
-	assert_int_equal(st.algorithm, SPATIAL_ALG_SHARED);
+	assert_true(st.algorithm == SPATIAL_ALG_SHARED || st.algorithm == SPATIAL_ALG_GEMM);
 	for (int i = 0; i < 4 * wide; i++)
 		assert_float_equal(wy[i], wx[i], 0);
 	free(wx);
 	free(wy);
+}
+
+/* One convolution on context s at a precision with an algorithm against the reference;
+ * returns 1 when within the bounds (prints the measured errors either way). */
+static int check_one(struct spatial_ctx *s, struct spatial_conv c, int prec, int alg,
+                     const char *what)
+{
+	int oh, ow;
+	char err[SPATIAL_ERR_LEN];
+	assert_int_equal(spatial_conv_output(&c, &oh, &ow, err), 0);
+	int groups = dflt(c.groups);
+	size_t nx = (size_t)c.batch * c.in_c * c.in_h * c.in_w;
+	size_t nw = (size_t)c.out_c * (c.in_c / groups) * c.k_h * c.k_w;
+	double wscale = 0.5 / sqrt((double)(c.in_c / groups) * c.k_h * c.k_w);
+	float *x = rand_f(nx, -1, 1), *w = rand_f(nw, -(float)wscale, (float)wscale);
+	float *b = rand_f((size_t)c.out_c, -0.25f, 0.25f);
+	float *y = malloc((size_t)c.batch * c.out_c * oh * ow * sizeof *y);
+	assert_non_null(y);
+	c.precision = prec;
+	c.algorithm = alg;
+	struct spatial_stats st;
+	int ok = 0, rc = spatial_conv2d(s, &c, x, w, b, y, &st, err);
+	char name[200];
+	snprintf(name, sizeof name, "%s: B%d %d->%d %dx%d k%dx%d p%d s%d g%d %s L%d", what, c.batch,
+	         c.in_c, c.out_c, c.in_h, c.in_w, c.k_h, c.k_w, c.pad_h, c.stride_h, groups,
+	         spatial_algorithm_name(st.algorithm), prec);
+	if (rc) {
+		printf("%s: %s\n", name, err);
+	} else {
+		struct ref r;
+		reference(&c, x, w, b, oh, ow, prec, 0, &r);
+		ok = compare(name, y, &r, prec, REL_TOL[prec]);
+		ref_free(&r);
+	}
+	free(x);
+	free(w);
+	free(b);
+	free(y);
+	return ok;
+}
+
+/* gemm with every tile of its table (spatial_opts.gemm_tile): planes that fill no tile (37 out,
+ * 13 in: K = 117, several K-slices and a partial one), odd sizes, a batch of 3, bias, at
+ * float32, and with packed float16 pairs (precision 2) on the largest tile. */
+static void test_gemm_tiles(void **state)
+{
+	(void)state;
+	int ok = 1;
+	for (int t = 1; t < SPATIAL_PLAN_GEMM_TILES; t++) {
+		struct spatial_opts o = {0};
+		o.gemm_tile = t;
+		struct spatial_ctx *s;
+		char err[SPATIAL_ERR_LEN];
+		assert_int_equal(spatial_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &s,
+		                                    err), 0);
+		const struct spatial_gemm_tile *gt = &spatial_plan_gemm_tiles[t];
+		char what[64];
+		snprintf(what, sizeof what, "tile %d (%dx%dx%d / %dx%d)", t, gt->bm, gt->bn, gt->bk,
+		         gt->tm, gt->tn);
+		ok &= check_one(s, conv(3, 13, 11, 9, 37, 3, 3, 1, 1, 1, 1), 3, SPATIAL_ALG_GEMM, what);
+		if (t == 1) /* the packed float16 kernel: the rule's tile for many planes (test_gemm_shapes
+		             * runs it on the rule's other tiles) */
+			ok &= check_one(s, conv(2, 13, 7, 9, 37, 3, 3, 1, 1, 2, 2), 2, SPATIAL_ALG_GEMM,
+			                what);
+		spatial_ctx_destroy(s);
+	}
+	assert_true(ok);
+}
+
+/* gemm on the rule's tiles for the shape classes the harness has (many planes, one plane of a
+ * batch, 1x1, 5x5 and 15x15 kernels, strides), shrunk for llvmpipe, every precision. */
+static void test_gemm_shapes(void **state)
+{
+	(void)state;
+	int ok = 1;
+	for (int prec = 0; prec < 4; prec++)
+		ok &= check_one(g_s, conv(2, 40, 10, 12, 72, 3, 3, 1, 1, 1, 1), prec, SPATIAL_ALG_GEMM,
+		                "many planes");
+	ok &= check_one(g_s, conv(4, 1, 23, 31, 1, 5, 5, 2, 2, 1, 1), 3, SPATIAL_ALG_GEMM, "image 5x5");
+	ok &= check_one(g_s, conv(4, 1, 20, 17, 1, 15, 15, 7, 7, 1, 1), 2, SPATIAL_ALG_GEMM,
+	                "image 15x15");
+	ok &= check_one(g_s, conv(1, 24, 9, 7, 20, 1, 1, 0, 0, 1, 1), 3, SPATIAL_ALG_GEMM, "1x1");
+	ok &= check_one(g_s, conv(3, 5, 15, 14, 6, 4, 4, 1, 2, 3, 3), 1, SPATIAL_ALG_GEMM, "stride 3");
+	assert_true(ok);
 }
 
 /* ---- images ---- */
@@ -727,6 +811,7 @@ static void test_image_errors(void **state)
 
 int main(void)
 {
+	tu_test_filter();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_batches_and_planes),
 		cmocka_unit_test(test_kernels_padding_stride),
@@ -737,6 +822,8 @@ int main(void)
 		cmocka_unit_test(test_auto),
 		cmocka_unit_test(test_trim_between_runs),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_gemm_tiles),
+		cmocka_unit_test(test_gemm_shapes),
 		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_image_tiles),
 		cmocka_unit_test(test_image_vs_fft),

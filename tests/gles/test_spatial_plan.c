@@ -214,6 +214,47 @@ static void test_shared(void **state)
 	assert_int_equal(cob, 4);
 }
 
+/* gemm's tiles: every table entry is valid within 1024 invocations and 48 KiB (both layouts);
+ * the rule's choices for the harness's shapes; broken tiles are refused with the rule named. */
+static void test_gemm(void **state)
+{
+	(void)state;
+	char err[SPATIAL_PLAN_ERR_LEN];
+	for (int t = 1; t < SPATIAL_PLAN_GEMM_TILES; t++)
+		for (int h = 0; h < 2; h++) {
+			const struct spatial_gemm_tile *c = &spatial_plan_gemm_tiles[t];
+			assert_int_equal(spatial_plan_gemm_valid(c, h, 1024, 49152, err), 0);
+			assert_true(spatial_plan_gemm_shared(c, h) <= 49152);
+		}
+	struct spatial_gemm_tile bad = {128, 128, 8, 6, 8};
+	assert_int_equal(spatial_plan_gemm_valid(&bad, 0, 1024, 49152, err), -1);
+	printf("refused: %s\n", err);
+	bad = (struct spatial_gemm_tile){128, 128, 8, 4, 4}; /* 1024 invocations: more than 256 */
+	assert_int_equal(spatial_plan_gemm_valid(&bad, 0, 256, 49152, err), -1);
+	bad = (struct spatial_gemm_tile){128, 128, 64, 8, 8}; /* 128 KiB of shared memory */
+	assert_int_equal(spatial_plan_gemm_valid(&bad, 0, 1024, 49152, err), -1);
+	printf("refused: %s\n", err);
+	/* B=16, 128 -> 128, 3x3, 128x128: the largest tile */
+	struct spatial_geom g = {.batch = 16, .in_c = 128, .in_h = 128, .in_w = 128, .out_c = 128,
+	                         .groups = 1, .k_h = 3, .k_w = 3, .out_h = 128, .out_w = 128};
+	struct spatial_gemm_tile t;
+	assert_int_equal(spatial_plan_gemm(&g, 0, &t), 1);
+	/* the subkernels of 64 -> 32: 32 planes, 256x256 outputs */
+	g.batch = 1, g.in_c = 64, g.out_c = 32, g.out_h = g.out_w = 256, g.k_h = g.k_w = 2;
+	assert_int_equal(spatial_plan_gemm(&g, 0, &t), 6);
+	assert_int_equal(t.bn, 32);
+	/* one plane (an image's lanes as a batch): 256 x 4 */
+	g.batch = 4, g.in_c = 1, g.out_c = 1, g.out_h = 1080, g.out_w = 1920, g.k_h = g.k_w = 5;
+	assert_int_equal(spatial_plan_gemm(&g, 0, &t), 11);
+	/* small: the most work groups the planes allow */
+	g.batch = 1, g.in_c = 3, g.out_c = 8, g.out_h = g.out_w = 9;
+	spatial_plan_gemm(&g, 0, &t);
+	assert_true(t.bn <= 8);
+	/* an explicit tile */
+	assert_int_equal(spatial_plan_gemm(&g, 10, &t), 10);
+	assert_int_equal(t.bk, 16);
+}
+
 static void test_rounding(void **state)
 {
 	(void)state;
@@ -269,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_fuse),
 		cmocka_unit_test(test_entries),
 		cmocka_unit_test(test_shared),
+		cmocka_unit_test(test_gemm),
 		cmocka_unit_test(test_rounding),
 		cmocka_unit_test(test_bound),
 	};
