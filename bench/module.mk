@@ -14,7 +14,8 @@ BENCH_GPU_OBJS := $(BUILD)/bench/bench_main.o $(BUILD)/bench/bench_workloads.o \
 $(BUILD)/fftbloom-bench: $(BENCH_GPU_OBJS) $(BENCH_JSON_OBJ) $(BUILD)/cli/common.o $(LIBFB_OBJS) $(ENGINE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI_ENGINE)
 BENCH_BINS := $(BUILD)/bench/loadgen $(BUILD)/bench/fftw_peer $(BUILD)/bench/codec_ceiling \
-              $(BUILD)/bench/encode_formats $(BUILD)/bench/cpu_bloom $(BUILD)/bench/conv_tiles
+              $(BUILD)/bench/encode_formats $(BUILD)/bench/cpu_bloom $(BUILD)/bench/conv_tiles \
+              $(BUILD)/bench/compile_probe
 $(BENCH_JSON_OBJ): $(BUILD)/gen/version.h
 
 # loadgen: options and client threads (loadgen.c), its HTTP client, /proc CPU readings, report
@@ -62,3 +63,7 @@ $(BUILD)/bench/peer_vkfft_vk: bench/peer_vkfft_vk.c $(BENCH_JSON_OBJ)
 $(BUILD)/bench/conv_tiles: $(BUILD)/bench/conv_tiles.o $(BUILD)/bench/bench_opts.o $(BENCH_JSON_OBJ) \
                           $(GLES_OBJS) $(CODEC_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI_ENGINE)
+# compile_probe: what a GL compile costs the GPU thread (issue 40; bench/probes/issue40_compile.sh)
+$(BUILD)/bench/compile_probe: $(BUILD)/bench/compile_probe.o $(BENCH_JSON_OBJ) $(BUILD)/gles/egl.o \
+                              $(BUILD)/gles/fault.o $(BUILD)/core/clock.o $(BUILD)/core/log.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lEGL -lGLESv2 -lm -lpthread $(LDLIBS)

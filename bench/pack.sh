@@ -33,7 +33,7 @@ if [ -e "$OUT" ]; then
 fi
 mkdir -p "$OUT/bin/bench" "$OUT/lib" "$OUT/gl" "$OUT/bench"
 cp "$BUILD/fftbloom" "$BUILD/fftbloomd" "$BUILD/fftbloom-bench" "$OUT/bin/"
-for b in loadgen codec_ceiling fftw_peer encode_formats peer_vkfft_vk conv_tiles; do
+for b in loadgen codec_ceiling fftw_peer encode_formats peer_vkfft_vk conv_tiles compile_probe; do
 	if [ -x "$BUILD/bench/$b" ]; then cp "$BUILD/bench/$b" "$OUT/bin/bench/"; else echo "pack.sh: no $BUILD/bench/$b (not packed)" >&2; fi
 done
 if [ -d "$BUILD/tests" ]; then
