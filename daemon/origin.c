@@ -640,12 +640,12 @@ static int one_hop(struct hop *h, const struct url_parts *p, int explicit_ip, do
 		cc = CURLE_OK; /* a long redirect or error body, cut */
 	if (cc == CURLE_COULDNT_CONNECT || cc == CURLE_SSL_CONNECT_ERROR ||
 	    cc == CURLE_PEER_FAILED_VERIFICATION) {
-		snprintf(err, ORIGIN_ERR_LEN, "src: no connection to %.300s: %s", p->url,
+		snprintf(err, ORIGIN_ERR_LEN, "src: no connection to %.300s: %.150s", p->url,
 		         cerr[0] ? cerr : curl_easy_strerror(cc));
 		return ORIGIN_E_CONNECT;
 	}
 	if (cc != CURLE_OK) {
-		snprintf(err, ORIGIN_ERR_LEN, "src: fetching %.300s failed: %s", p->url,
+		snprintf(err, ORIGIN_ERR_LEN, "src: fetching %.300s failed: %.150s", p->url,
 		         cerr[0] ? cerr : curl_easy_strerror(cc));
 		return cc == CURLE_OUT_OF_MEMORY ? ORIGIN_E_NOMEM : ORIGIN_E_TRANSFER;
 	}

@@ -85,7 +85,7 @@ static int rescan(struct result_cache *c, int evict, unsigned long long target)
 			rows = r;
 			cap = nc;
 		}
-		snprintf(rows[n].name, sizeof rows[n].name, "%s", de->d_name);
+		snprintf(rows[n].name, sizeof rows[n].name, "%.64s", de->d_name);
 		rows[n].bytes = (unsigned long long)st.st_size;
 		rows[n].used = st.st_mtim;
 		total += rows[n].bytes;
