@@ -6,6 +6,7 @@ CORE_OBJS := \
 	$(BUILD)/core/parallel.o \
 	$(BUILD)/core/fft_size.o \
 	$(BUILD)/core/kernel_shape.o \
+	$(BUILD)/core/resample_plan.o \
 	$(BUILD)/core/opts.o \
 	$(BUILD)/core/log.o \
 	$(BUILD)/core/config.o \

@@ -5,6 +5,7 @@
 CPU_CONV_OBJS := $(BUILD)/cpu/conv.o
 CPU_OBJS := \
 	$(BUILD)/cpu/engine.o \
-	$(BUILD)/cpu/fftconv.o
+	$(BUILD)/cpu/fftconv.o \
+	$(BUILD)/cpu/resample.o
 CPU_OBJS += $(CPU_CONV_OBJS)
 $(BUILD)/cpu/%.o $(BUILD)/pic/cpu/%.o: CPPFLAGS_ALL += -I$(BLAS_INC)

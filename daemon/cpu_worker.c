@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "cpu/conv.h"
 #include "cpu/engine.h"
+#include "cpu/resample.h"
 
 #define CPU_IDLE_S 2.0 /* quiet seconds before a plan is measured (a measure holds the cores
                           up to cpu_engine_opts.measure_limit_s) */
@@ -33,7 +34,34 @@ static void cpu_frame(struct gpu *g, struct cpu_engine *e, struct job *j)
 		snprintf(err, sizeof err, "the CPU engine takes decoded frames only");
 		rc = CPU_E_ARG;
 	} else {
+		/* a sized answer: resized before (the input, its kernel scaled) or after (the result),
+		 * as the GPU worker does (gpu_jobs.c) */
+		struct resample_geom geo;
+		int sized, threads = cpu_engine_threads(e);
+		rc = job_sized_geom(j, &geo, &sized);
+		if (!rc && sized && j->req.resize == RESAMPLE_BEFORE) {
+			struct image small;
+			job_scale_kernel(j, &geo);
+			if (!(rc = cpu_resample(&j->in, &geo, threads, &small, err))) {
+				image_free(&j->in);
+				j->in = small;
+			}
+		}
+		if (rc) {
+			job_resize_failed(g, j, rc, err);
+			return;
+		}
 		rc = cpu_bloom_run(e, op, &j->in, k, digest, &j->req.p, &j->result, &st, err);
+		if (!rc && sized && j->req.resize == RESAMPLE_AFTER) {
+			struct image big;
+			int rr = cpu_resample(&j->result, &geo, threads, &big, err);
+			if (rr) {
+				job_resize_failed(g, j, rr, err);
+				return;
+			}
+			image_free(&j->result);
+			j->result = big;
+		}
 	}
 	if (!rc) {
 		j->tiles_x = st.tiles_x, j->tiles_y = st.tiles_y;

@@ -302,12 +302,11 @@ void gpu_job_drop(struct job *j)
 	tensor_free(&j->ty);
 }
 
-/* Fails a sized job for a resample_error (its inputs freed), or a result it made. */
-static void resize_failed(struct gpu *g, struct job *j, int rc, const char *err)
+void job_resize_failed(struct gpu *g, struct job *j, int rc, const char *err)
 {
 	set_error(j, engine_errors_resample(rc), "%s", err[0] ? err : resample_strerror(rc));
 	if (j->status >= 500)
-		log_msg(LOG_ERROR, "gpu %d: resize failed: %s", g->id, j->message);
+		log_msg(LOG_ERROR, "worker %d: resize failed: %s", g->id, j->message);
 	image_free(&j->in);
 	image_free(&j->kimg);
 	gpu_job_drop(j);
@@ -332,12 +331,19 @@ static int resize_image(struct engine *e, struct image *img, const struct resamp
 	return rc;
 }
 
-/* A sized bloom's rule (resize=before): the kernel takes the image's scale (its energy kept
- * by the engine's resampling of kernels), so that the bloom at the output size looks as the
- * input's bloom resized: kernel_scale becomes what makes the kernel's larger side the size it
- * had at the input times resample_scale. Left alone at scale 1 (the direct convolution takes
- * no kernel_scale). */
-static void scale_kernel(struct job *j, const struct resample_geom *geo)
+int job_sized_geom(const struct job *j, struct resample_geom *geo, int *sized)
+{
+	const struct request *r = &j->req;
+	int rc = 0;
+	*sized = request_sized(r);
+	if (*sized) {
+		rc = resample_fit(j->in.width, j->in.height, r->width, r->height, r->dpr, r->fit, geo);
+		*sized = !rc && !resample_is_identity(geo, j->in.width, j->in.height);
+	}
+	return rc;
+}
+
+void job_scale_kernel(struct job *j, const struct resample_geom *geo)
 {
 	struct bloom_params *p = &j->req.p;
 	const struct image *k = j->named ? &j->named->img : j->kimg.pixels ? &j->kimg : NULL;
@@ -356,25 +362,20 @@ static void run_frame(struct gpu *g, struct engine *e, struct job *j)
 	static __thread char err[RESAMPLE_ERR_LEN];
 	err[0] = 0;
 	struct resample_geom geo;
-	int sized = request_sized(&j->req), rc = 0;
-	if (sized) {
-		const struct request *r = &j->req;
-		rc = resample_fit(j->in.width, j->in.height, r->width, r->height, r->dpr, r->fit, &geo);
-		sized = !rc && !resample_is_identity(&geo, j->in.width, j->in.height);
-	}
+	int sized, rc = job_sized_geom(j, &geo, &sized);
 	if (!rc && sized && j->req.resize == RESAMPLE_BEFORE) {
-		scale_kernel(j, &geo);
+		job_scale_kernel(j, &geo);
 		rc = resize_image(e, &j->in, &geo, err);
 	}
 	if (rc) {
-		resize_failed(g, j, rc, err);
+		job_resize_failed(g, j, rc, err);
 		return;
 	}
 	if (!run_direct(g, e, &bk, j))
 		gpu_run(g, engine_bloom(e), j);
 	if (sized && j->req.resize == RESAMPLE_AFTER && !j->status && j->result.pixels &&
 	    (rc = resize_image(e, &j->result, &geo, err)))
-		resize_failed(g, j, rc, err);
+		job_resize_failed(g, j, rc, err);
 }
 
 void gpu_job_run(struct gpu *g, struct engine *e, struct job *j)

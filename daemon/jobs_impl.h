@@ -14,6 +14,7 @@
 #include "daemon/jobs.h"
 #include "api/errors.h"
 #include "gles/convolve.h"
+#include "core/resample_geom.h"
 
 struct fifo {
 	struct job *head, *tail;
@@ -161,5 +162,18 @@ void gpu_job_drop(struct job *j);
 void *gpu_main(void *arg);
 /* The worker thread of the CPU engine (cpu_worker.c), in a GPU thread's place. */
 void *cpu_main(void *arg);
+
+/* Sized outputs, for either engine's worker (gpu_jobs.c). job_sized_geom: the geometry of a
+ * bloom or convolve job's answer (resample_fit over its decoded input); *sized is 0 when the job
+ * is not sized or the geometry changes nothing. 0, or a resample_error. */
+int job_sized_geom(const struct job *j, struct resample_geom *geo, int *sized);
+/* A sized bloom's rule (resize=before): the kernel takes the image's scale (its energy kept by
+ * the engine's resampling of kernels), so that the bloom at the output size looks as the input's
+ * bloom resized: kernel_scale becomes what makes the kernel's larger side the size it had at the
+ * input times resample_scale. Left alone at scale 1 (the direct convolution takes no
+ * kernel_scale). */
+void job_scale_kernel(struct job *j, const struct resample_geom *geo);
+/* Fails a sized job for a resample_error (its inputs freed), or a result it made. */
+void job_resize_failed(struct gpu *g, struct job *j, int rc, const char *err);
 
 #endif

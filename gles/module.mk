@@ -42,6 +42,5 @@ GLES_OBJS += \
 	$(BUILD)/gles/deconv.o \
 	$(BUILD)/gles/conv_shape.o \
 	$(BUILD)/gles/convolve.o \
-	$(BUILD)/gles/resample_plan.o \
 	$(BUILD)/gles/resample.o \
 	$(BUILD)/gles/engine.o

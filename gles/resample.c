@@ -147,26 +147,15 @@ int resample_run(struct resample_ctx *r, const struct image *in, const struct re
 {
 	memset(out, 0, sizeof *out);
 	int c = in->channels;
-	if (c < 1 || c > 4 || in->width < 1 || in->height < 1 || g->out_w < 1 || g->out_h < 1 ||
-	    g->dst_w < 1 || g->dst_h < 1 || g->dst_x < 0 || g->dst_y < 0 ||
-	    g->dst_x + g->dst_w > g->out_w || g->dst_y + g->dst_h > g->out_h ||
-	    g->out_w > RESAMPLE_MAX_SIDE || g->out_h > RESAMPLE_MAX_SIDE) {
-		snprintf(err, RESAMPLE_ERR_LEN, "resize: a %dx%d image of %d channels into %dx%d: "
-		         "not a valid geometry", in->width, in->height, c, g->out_w, g->out_h);
-		return RESAMPLE_E_ARG;
-	}
-	struct resample_axis ax, ay;
-	int rc = resample_axis_plan(in->width, g->src_x, g->src_w, g->dst_w, &ax);
-	if (!rc && (rc = resample_axis_plan(in->height, g->src_y, g->src_h, g->dst_h, &ay)))
-		resample_axis_free(&ax);
-	if (rc) {
-		snprintf(err, RESAMPLE_ERR_LEN, "resize: %s", resample_strerror(rc));
-		return rc;
-	}
 	size_t in_bytes, mid_bytes, out_bytes;
-	if (image_bytes(in->width, in->height, c, &in_bytes) ||
-	    image_bytes(g->dst_w, in->height, c, &mid_bytes) ||
-	    image_bytes(g->out_w, g->out_h, c, &out_bytes)) {
+	int rc = resample_geom_check(in->width, in->height, c, g, &mid_bytes, &out_bytes, err);
+	if (rc)
+		return rc;
+	struct resample_axis ax, ay;
+	rc = resample_plan_axes(in->width, in->height, g, &ax, &ay, err);
+	if (rc)
+		return rc;
+	if (image_bytes(in->width, in->height, c, &in_bytes)) {
 		snprintf(err, RESAMPLE_ERR_LEN, "resize: sizes overflow");
 		rc = RESAMPLE_E_TOO_LARGE;
 		goto done;

@@ -18,6 +18,7 @@
 #include "core/clock.h"
 #include "cpu/conv.h"
 #include "cpu/engine.h"
+#include "cpu/resample.h"
 #include "gles/bloom.h"
 #include "gles/conv_shape.h"
 #include "gles/convolve.h"
@@ -682,7 +683,7 @@ int fftbloom_resize(fftbloom_context *c, const struct fftbloom_image *in,
 	memset(out, 0, sizeof *out);
 	struct image img;
 	int e = image_in(c, "image", in, &img);
-	if (!e)
+	if (!e && !c->cpu)
 		e = want(c, ENGINE_RESAMPLE);
 	if (e)
 		return e;
@@ -690,7 +691,8 @@ int fftbloom_resize(fftbloom_context *c, const struct fftbloom_image *in,
 	                          r->src_x, r->src_y, r->src_w, r->src_h};
 	struct image res;
 	char err[RESAMPLE_ERR_LEN];
-	e = resample_run(engine_resample(c->engine), &img, &g, &res, err);
+	e = c->cpu ? cpu_resample(&img, &g, cpu_engine_threads(c->cpu), &res, err)
+	           : resample_run(engine_resample(c->engine), &img, &g, &res, err);
 	if (e)
 		return fail(c, e == RESAMPLE_E_ARG || e == RESAMPLE_E_TOO_LARGE ? FFTBLOOM_E_ARG
 		               : e == RESAMPLE_E_GPU_LIMIT ? FFTBLOOM_E_TOO_LARGE

@@ -7,7 +7,7 @@
 LIB_VERSION := 0.1.0
 LIB_SOVER   := 0
 LIBFB_OBJS  := $(BUILD)/lib/fftbloom.o
-LIBFB_CORE  := clock parallel log fft_size kernel_shape
+LIBFB_CORE  := clock parallel log fft_size kernel_shape resample_plan
 LIBFB_PIC   := $(patsubst $(BUILD)/%,$(BUILD)/pic/%,$(LIBFB_OBJS) $(GLES_OBJS) $(CPU_OBJS) $(CODEC_OBJS)) \
                $(patsubst %,$(BUILD)/pic/core/%.o,$(LIBFB_CORE))
 LIBFB_SO    := $(BUILD)/libfftbloom.so.$(LIB_VERSION)

@@ -1,4 +1,5 @@
-/* The GPU resampler against a float64 reference written here from the filter's definition
+/* Both engines' resamplers (the GPU's, gles/resample.h, and the CPU engine's, cpu/resample.h)
+ * against a float64 reference written here from the filter's definition
  * (Lanczos-3 widened by the scale when shrinking, each output pixel's weights over the taps
  * inside the image normalised to 1, alpha premultiplied while filtering): up- and downscales,
  * odd and prime sizes, 1-pixel inputs and outputs, 1-4 channels, cover's fractional crop and
@@ -16,11 +17,13 @@
 
 #include "gles/egl.h"
 #include "gles/program.h"
+#include "cpu/resample.h"
 #include "gles/resample.h"
 #include "tests/testutil.h"
 
 static struct program_cache *g_pc;
 static struct resample_ctx *g_r;
+static int g_cpu; /* 1: check_case runs the CPU engine's resampler */
 
 static int setup(void **state)
 {
@@ -132,7 +135,7 @@ static void check_case(const char *name, int w, int h, int c, const struct resam
 	struct image in, out;
 	random_image(&in, w, h, c);
 	char err[RESAMPLE_ERR_LEN] = "";
-	int rc = resample_run(g_r, &in, g, &out, err);
+	int rc = g_cpu ? cpu_resample(&in, g, 2, &out, err) : resample_run(g_r, &in, g, &out, err);
 	if (rc)
 		fprintf(stderr, "%s: %s\n", name, err);
 	assert_int_equal(rc, 0);
@@ -144,8 +147,8 @@ static void check_case(const char *name, int w, int h, int c, const struct resam
 	assert_non_null(ref);
 	reference(&in, g, ref);
 	char label[160];
-	snprintf(label, sizeof label, "%s %dx%dx%d -> %dx%d (%dx%d at %d,%d, src %.3g,%.3g %.4gx%.4g)",
-	         name, w, h, c, g->out_w, g->out_h, g->dst_w, g->dst_h, g->dst_x, g->dst_y,
+	snprintf(label, sizeof label, "%s %s %dx%dx%d -> %dx%d (%dx%d at %d,%d, src %.3g,%.3g %.4gx%.4g)",
+	         g_cpu ? "cpu" : "gpu", name, w, h, c, g->out_w, g->out_h, g->dst_w, g->dst_h, g->dst_x, g->dst_y,
 	         g->src_x, g->src_y, g->src_w, g->src_h);
 	double rel = tu_rel_l2_f32(out.pixels, ref, n), mx = tu_max_abs_f32(out.pixels, ref, n);
 	assert_true(tu_report(label, rel, REL_TOL, mx, ABS_TOL));
@@ -166,9 +169,8 @@ static struct resample_geom geom(int ow, int oh, int w, int h)
 	return (struct resample_geom){ow, oh, 0, 0, ow, oh, 0, 0, w, h};
 }
 
-static void test_scales(void **state)
+static void scales(void)
 {
-	(void)state;
 	static const int cases[][5] = {
 		/* in w, h, channels, out w, h */
 		{7, 5, 4, 23, 17},     /* upscale, odd, RGBA */
@@ -197,9 +199,8 @@ static void test_scales(void **state)
 	}
 }
 
-static void test_fits_on_gpu(void **state)
+static void fits(void)
 {
-	(void)state;
 	static const int cases[][5] = {
 		/* in w, h, fit, box w, h */
 		{120, 80, RESAMPLE_FIT_COVER, 40, 40},   /* fractional crop at the centre */
@@ -216,6 +217,37 @@ static void test_fits_on_gpu(void **state)
 		check_case(resample_fit_names[k[2]], k[0], k[1], 4, &g);
 		check_case(resample_fit_names[k[2]], k[0], k[1], 3, &g);
 	}
+}
+
+static void test_scales(void **state)
+{
+	(void)state;
+	g_cpu = 0;
+	scales();
+}
+
+static void test_fits_on_gpu(void **state)
+{
+	(void)state;
+	g_cpu = 0;
+	fits();
+}
+
+/* The CPU engine's resampler on the same cases and reference (2 threads: rows split). */
+static void test_scales_cpu(void **state)
+{
+	(void)state;
+	g_cpu = 1;
+	scales();
+	g_cpu = 0;
+}
+
+static void test_fits_on_cpu(void **state)
+{
+	(void)state;
+	g_cpu = 1;
+	fits();
+	g_cpu = 0;
 }
 
 /* An input past the storage-buffer limit goes up in bands of rows: the same pixels, bit for
@@ -369,6 +401,8 @@ int main(void)
 		cmocka_unit_test(test_axis_plan),
 		cmocka_unit_test(test_scales),
 		cmocka_unit_test(test_fits_on_gpu),
+		cmocka_unit_test(test_scales_cpu),
+		cmocka_unit_test(test_fits_on_cpu),
 		cmocka_unit_test(test_bands),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

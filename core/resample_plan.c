@@ -1,8 +1,9 @@
 /* The resampler's planning, pure CPU: a box's geometry by fit mode, the kernel scale that keeps
  * a bloom's look at the output size, and each axis's Lanczos-3 taps; see resample.h. */
-#include "gles/resample.h"
+#include "core/resample_geom.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,4 +188,36 @@ int resample_axis_plan(int in_n, double src0, double src_len, int dst, struct re
 	}
 	free(tmp);
 	return 0;
+}
+
+int resample_geom_check(int in_w, int in_h, int c, const struct resample_geom *g,
+                        size_t *mid_bytes, size_t *out_bytes, char err[RESAMPLE_ERR_LEN])
+{
+	if (c < 1 || c > 4 || in_w < 1 || in_h < 1 || g->out_w < 1 || g->out_h < 1 ||
+	    g->dst_w < 1 || g->dst_h < 1 || g->dst_x < 0 || g->dst_y < 0 ||
+	    g->dst_x + g->dst_w > g->out_w || g->dst_y + g->dst_h > g->out_h ||
+	    g->out_w > RESAMPLE_MAX_SIDE || g->out_h > RESAMPLE_MAX_SIDE) {
+		snprintf(err, RESAMPLE_ERR_LEN, "resize: a %dx%d image of %d channels into %dx%d: "
+		         "not a valid geometry", in_w, in_h, c, g->out_w, g->out_h);
+		return RESAMPLE_E_ARG;
+	}
+	size_t fm[3] = {(size_t)g->dst_w, (size_t)in_h, (size_t)c};
+	size_t fo[3] = {(size_t)g->out_w, (size_t)g->out_h, (size_t)c};
+	if (checked_product_size(fm, 3, sizeof(float), mid_bytes) ||
+	    checked_product_size(fo, 3, sizeof(float), out_bytes)) {
+		snprintf(err, RESAMPLE_ERR_LEN, "resize: sizes overflow");
+		return RESAMPLE_E_TOO_LARGE;
+	}
+	return 0;
+}
+
+int resample_plan_axes(int in_w, int in_h, const struct resample_geom *g, struct resample_axis *ax,
+                       struct resample_axis *ay, char err[RESAMPLE_ERR_LEN])
+{
+	int rc = resample_axis_plan(in_w, g->src_x, g->src_w, g->dst_w, ax);
+	if (!rc && (rc = resample_axis_plan(in_h, g->src_y, g->src_h, g->dst_h, ay)))
+		resample_axis_free(ax);
+	if (rc)
+		snprintf(err, RESAMPLE_ERR_LEN, "resize: %s", resample_strerror(rc));
+	return rc;
 }
