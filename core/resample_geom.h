@@ -92,9 +92,11 @@ void resample_axis_free(struct resample_axis *a);
 int resample_geom_check(int in_w, int in_h, int c, const struct resample_geom *g,
                         size_t *mid_bytes, size_t *out_bytes, char err[RESAMPLE_ERR_LEN]);
 
-/* Both axes' taps for g over an in_w x in_h input (resample_axis_plan on x, then y). 0, or its
- * error with err (nothing to free then). */
-int resample_plan_axes(int in_w, int in_h, const struct resample_geom *g, struct resample_axis *ax,
-                       struct resample_axis *ay, char err[RESAMPLE_ERR_LEN]);
+/* What either engine's resampler does first: resample_geom_check, then both axes' taps for g
+ * (resample_axis_plan on x, then y; resample_axis_free both after). 0, or an error with err
+ * (nothing to free then). */
+int resample_prepare(int in_w, int in_h, int c, const struct resample_geom *g, size_t *mid_bytes,
+                     size_t *out_bytes, struct resample_axis *ax, struct resample_axis *ay,
+                     char err[RESAMPLE_ERR_LEN]);
 
 #endif

@@ -211,10 +211,14 @@ int resample_geom_check(int in_w, int in_h, int c, const struct resample_geom *g
 	return 0;
 }
 
-int resample_plan_axes(int in_w, int in_h, const struct resample_geom *g, struct resample_axis *ax,
-                       struct resample_axis *ay, char err[RESAMPLE_ERR_LEN])
+int resample_prepare(int in_w, int in_h, int c, const struct resample_geom *g, size_t *mid_bytes,
+                     size_t *out_bytes, struct resample_axis *ax, struct resample_axis *ay,
+                     char err[RESAMPLE_ERR_LEN])
 {
-	int rc = resample_axis_plan(in_w, g->src_x, g->src_w, g->dst_w, ax);
+	int rc = resample_geom_check(in_w, in_h, c, g, mid_bytes, out_bytes, err);
+	if (rc)
+		return rc;
+	rc = resample_axis_plan(in_w, g->src_x, g->src_w, g->dst_w, ax);
 	if (!rc && (rc = resample_axis_plan(in_h, g->src_y, g->src_h, g->dst_h, ay)))
 		resample_axis_free(ax);
 	if (rc)

@@ -68,11 +68,8 @@ int cpu_resample(const struct image *in, const struct resample_geom *g, int thre
 	memset(out, 0, sizeof *out);
 	int c = in->channels;
 	size_t mid_bytes, out_bytes;
-	int rc = resample_geom_check(in->width, in->height, c, g, &mid_bytes, &out_bytes, err);
-	if (rc)
-		return rc;
 	struct resample_axis ax, ay;
-	rc = resample_plan_axes(in->width, in->height, g, &ax, &ay, err);
+	int rc = resample_prepare(in->width, in->height, c, g, &mid_bytes, &out_bytes, &ax, &ay, err);
 	if (rc)
 		return rc;
 	float *mid = malloc(mid_bytes), *res = calloc(1, out_bytes);

@@ -148,11 +148,8 @@ int resample_run(struct resample_ctx *r, const struct image *in, const struct re
 	memset(out, 0, sizeof *out);
 	int c = in->channels;
 	size_t in_bytes, mid_bytes, out_bytes;
-	int rc = resample_geom_check(in->width, in->height, c, g, &mid_bytes, &out_bytes, err);
-	if (rc)
-		return rc;
 	struct resample_axis ax, ay;
-	rc = resample_plan_axes(in->width, in->height, g, &ax, &ay, err);
+	int rc = resample_prepare(in->width, in->height, c, g, &mid_bytes, &out_bytes, &ax, &ay, err);
 	if (rc)
 		return rc;
 	if (image_bytes(in->width, in->height, c, &in_bytes)) {
