@@ -4,5 +4,7 @@
 # at half size; limits (400, 413 output_too_large); ETags by size. Last line: "SCRIPT: N passed,
 # N failed".
 # lane: beside
+# engine: auto (the CPU engine where there is no GPU: CI); FFTBLOOM_ENGINE=gpu runs it on the GPU
+# engine, as it was checked on llvmpipe (sized_test.py compares with numpy either way)
 BUILD=${BUILD:-build}
 exec /usr/bin/python3 "$(dirname "$0")/sized_test.py" "$BUILD"
