@@ -250,3 +250,13 @@ int bench_list_matches(const char *list, const char *s)
 	}
 	return 0;
 }
+
+int bench_parse_work(const char *s, char *id, size_t len, int *h, int *w)
+{
+	const char *eq = strchr(s, '=');
+	if (!eq || (size_t)(eq - s) >= len || sscanf(eq + 1, "%dx%d", h, w) != 2 || *h < 1 || *w < 2)
+		return -1;
+	memcpy(id, s, (size_t)(eq - s));
+	id[eq - s] = 0;
+	return 0;
+}

@@ -66,6 +66,10 @@ void bench_detail_open(struct bench_line *l, const char *name);
 void bench_detail_close(struct bench_line *l);
 void bench_line_end(struct bench_line *l, const struct bench_meta *m);
 
+/* A peer's workload argument "ID=HxW" (rows x columns) into id (len bytes at most, NUL
+ * included), h and w; 0, or -1 when it is not that (h < 1 or w < 2 included). */
+int bench_parse_work(const char *s, char *id, size_t len, int *h, int *w);
+
 #ifdef __cplusplus
 }
 #endif

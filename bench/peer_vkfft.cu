@@ -253,17 +253,6 @@ static int bench_bloom(const cfg &c, CUdevice *dev, const char *id, int h, int w
 	return 0;
 }
 
-/* "ID=HxW" into id, h, w; 0 or -1. */
-static int parse_work(const char *s, char *id, size_t len, int *h, int *w)
-{
-	const char *eq = strchr(s, '=');
-	if (!eq || (size_t)(eq - s) >= len || sscanf(eq + 1, "%dx%d", h, w) != 2 || *h < 1 || *w < 2)
-		return -1;
-	memcpy(id, s, (size_t)(eq - s));
-	id[eq - s] = 0;
-	return 0;
-}
-
 /* The NVIDIA kernel module's version (/proc/driver/nvidia/version), or "". */
 static void nvidia_version(char *buf, size_t len)
 {
@@ -348,7 +337,7 @@ int main(int argc, char **argv)
 	for (const char *s : ffts) {
 		char id[128];
 		int h, w;
-		if (parse_work(s, id, sizeof id, &h, &w)) {
+		if (bench_parse_work(s, id, sizeof id, &h, &w)) {
 			fprintf(stderr, "peer_vkfft: --fft takes ID=HxW, not '%s'\n", s);
 			return 2;
 		}
@@ -357,7 +346,7 @@ int main(int argc, char **argv)
 	for (const char *s : blooms) {
 		char id[128];
 		int h, w;
-		if (parse_work(s, id, sizeof id, &h, &w)) {
+		if (bench_parse_work(s, id, sizeof id, &h, &w)) {
 			fprintf(stderr, "peer_vkfft: --bloom takes ID=HxW, not '%s'\n", s);
 			return 2;
 		}

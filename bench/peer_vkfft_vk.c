@@ -335,17 +335,6 @@ out:
 	return rc;
 }
 
-/* "ID=HxW" into id, h, w; 0 or -1. */
-static int parse_work(const char *s, char *id, size_t len, int *h, int *w)
-{
-	const char *eq = strchr(s, '=');
-	if (!eq || (size_t)(eq - s) >= len || sscanf(eq + 1, "%dx%d", h, w) != 2 || *h < 1 || *w < 2)
-		return -1;
-	memcpy(id, s, (size_t)(eq - s));
-	id[eq - s] = 0;
-	return 0;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: peer_vkfft_vk [--runs N] [--warmup N] [--device N] [--machine NAME] [--suite NAME]\n"
@@ -405,7 +394,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nfft; i++) {
 		char id[128];
 		int h, w;
-		if (parse_work(ffts[i], id, sizeof id, &h, &w)) {
+		if (bench_parse_work(ffts[i], id, sizeof id, &h, &w)) {
 			fprintf(stderr, "peer_vkfft_vk: --fft takes ID=HxW, not '%s'\n", ffts[i]);
 			fails++;
 			continue;
