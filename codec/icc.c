@@ -260,6 +260,17 @@ static int is_srgb(cmsHPROFILE p, int gray)
 	return 1;
 }
 
+/* c reset to the default colour (sRGB, or linear Rec. 709 for linear samples) with note. */
+static void reset_default(struct image_colour *c, const char *note)
+{
+	int linear = c->linear;
+	image_colour_free(c);
+	c->linear = linear;
+	c->srgb = 1;
+	snprintf(c->name, sizeof c->name, "%s", linear ? "linear Rec. 709" : "sRGB");
+	snprintf(c->note, sizeof c->note, "%s", note);
+}
+
 int icc_describe(struct image_colour *c, int channels)
 {
 	struct icc_log l;
@@ -323,14 +334,8 @@ int icc_describe(struct image_colour *c, int channels)
 			 "ignored%s%s", l.msg[0] ? ": " : "", l.msg);
 	}
 	cmsDeleteContext(ctx);
-	if (note[0]) {
-		int linear = c->linear;
-		image_colour_free(c);
-		c->linear = linear;
-		c->srgb = 1;
-		snprintf(c->name, sizeof c->name, "%s", linear ? "linear Rec. 709" : "sRGB");
-		snprintf(c->note, sizeof c->note, "%s", note);
-	}
+	if (note[0])
+		reset_default(c, note);
 	return 0;
 }
 
@@ -543,14 +548,8 @@ int icc_to_working(struct image *img, struct image_colour *c)
 		cmsCloseProfile(p);
 	cmsDeleteContext(ctx);
 	free(tab);
-	if (note[0]) {
-		int linear = c->linear;
-		image_colour_free(c);
-		c->linear = linear;
-		c->srgb = 1;
-		snprintf(c->name, sizeof c->name, "%s", linear ? "linear Rec. 709" : "sRGB");
-		snprintf(c->note, sizeof c->note, "%s", note);
-	}
+	if (note[0])
+		reset_default(c, note);
 	return rc;
 }
 

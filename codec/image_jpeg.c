@@ -10,24 +10,40 @@
 #include "codec/icc.h"
 #include "codec/image_codec.h"
 
+/* The next segment with a length before the scan from *p: 1 with its marker *m, its data *s
+ * (*n bytes, past the length) and *p moved past it; 0 at the scan, the end of the image, or
+ * a length that does not fit. Fill bytes and markers without a length are stepped over.
+ * Bounds-checked: the bytes are untrusted. */
+static int jpeg_segment(const unsigned char *b, size_t len, size_t *p, unsigned *m,
+			const unsigned char **s, size_t *n)
+{
+	while (*p + 4 <= len && b[*p] == 0xff) {
+		*m = b[*p + 1];
+		if (*m == 0xd8 || (*m >= 0xd0 && *m <= 0xd7) || *m == 0x01 || *m == 0xff) {
+			*p += *m == 0xff ? 1 : 2;
+			continue;
+		}
+		if (*m == 0xda || *m == 0xd9)
+			return 0;
+		size_t seg = (size_t)b[*p + 2] << 8 | b[*p + 3];
+		if (seg < 2 || seg > len - *p - 2)
+			return 0;
+		*s = b + *p + 4;
+		*n = seg - 2;
+		*p += 2 + seg;
+		return 1;
+	}
+	return 0;
+}
+
 /* EXIF orientation (1-8) from the first APP1 "Exif" segment before the image data; 1 if none
  * or unreadable. Bounds-checked throughout: the segment is untrusted. */
 static int exif_orientation(const unsigned char *b, size_t len)
 {
-	size_t p = 2;
-	while (p + 4 <= len && b[p] == 0xff) {
-		unsigned m = b[p + 1];
-		if (m == 0xd8 || (m >= 0xd0 && m <= 0xd7) || m == 0x01 || m == 0xff) {
-			p += m == 0xff ? 1 : 2; /* fill byte or marker without a length */
-			continue;
-		}
-		if (m == 0xda || m == 0xd9)
-			break; /* start of scan / end of image: no EXIF before the data */
-		size_t seg = (size_t)b[p + 2] << 8 | b[p + 3];
-		if (seg < 2 || seg > len - p - 2)
-			break;
-		const unsigned char *s = b + p + 4;
-		size_t n = seg - 2;
+	size_t p = 2, n;
+	unsigned m;
+	const unsigned char *s;
+	while (jpeg_segment(b, len, &p, &m, &s, &n)) {
 		if (m == 0xe1 && n >= 14 && !memcmp(s, "Exif\0\0", 6)) {
 			const unsigned char *t = s + 6; /* TIFF header */
 			size_t tn = n - 6;
@@ -58,7 +74,6 @@ static int exif_orientation(const unsigned char *b, size_t len)
 #undef RD32
 			return 1;
 		}
-		p += 2 + seg;
 	}
 	return 1;
 }
@@ -153,47 +168,28 @@ int image_jpeg_icc(const unsigned char *b, size_t len, unsigned char **icc, size
 	*icc = NULL;
 	*icc_len = 0;
 	*note = NULL;
-	for (int pass = 0; pass < 2; pass++) {
-		size_t p = 2;
-		while (p + 4 <= len && b[p] == 0xff) {
-			unsigned m = b[p + 1];
-			if (m == 0xd8 || (m >= 0xd0 && m <= 0xd7) || m == 0x01 || m == 0xff) {
-				p += m == 0xff ? 1 : 2;
-				continue;
-			}
-			if (m == 0xda || m == 0xd9)
-				break;
-			size_t seg = (size_t)b[p + 2] << 8 | b[p + 3];
-			if (seg < 2 || seg > len - p - 2)
-				break;
-			const unsigned char *s = b + p + 4;
-			size_t sn = seg - 2;
-			if (m == 0xe2 && sn > 14 && !memcmp(s, ICC_SIG, 12)) {
-				int seq = s[12], cnt = s[13];
-				if (pass == 0) {
-					if (!seq || !cnt || seq > cnt || (count && cnt != count) || n[seq]) {
-						*note = "inconsistent APP2 ICC_PROFILE segments: the profile "
-							"was ignored";
-						return 0;
-					}
-					count = cnt;
-					at[seq] = (size_t)(s + 14 - b);
-					n[seq] = sn - 14;
-					total += sn - 14;
-					seen++;
-				}
-			}
-			p += 2 + seg;
+	size_t p = 2, sn;
+	unsigned m;
+	const unsigned char *s;
+	while (jpeg_segment(b, len, &p, &m, &s, &sn)) {
+		if (m != 0xe2 || sn <= 14 || memcmp(s, ICC_SIG, 12))
+			continue;
+		int seq = s[12], cnt = s[13];
+		if (!seq || !cnt || seq > cnt || (count && cnt != count) || n[seq]) {
+			*note = "inconsistent APP2 ICC_PROFILE segments: the profile was ignored";
+			return 0;
 		}
-		if (pass == 0) {
-			if (!seen)
-				return 0;
-			if (seen != count) {
-				*note = "APP2 ICC_PROFILE segments are missing: the profile was ignored";
-				return 0;
-			}
-			break;
-		}
+		count = cnt;
+		at[seq] = (size_t)(s + 14 - b);
+		n[seq] = sn - 14;
+		total += sn - 14;
+		seen++;
+	}
+	if (!seen)
+		return 0;
+	if (seen != count) {
+		*note = "APP2 ICC_PROFILE segments are missing: the profile was ignored";
+		return 0;
 	}
 	unsigned char *q = malloc(total);
 	if (!q)
