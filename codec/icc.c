@@ -13,6 +13,7 @@
 
 #include "codec/colour.h"
 #include "codec/image_codec.h"
+#include "core/parallel.h"
 
 struct icc_log {
 	char msg[96];
@@ -259,9 +260,8 @@ static int is_srgb(cmsHPROFILE p, int gray)
 	return 1;
 }
 
-/* A colour description given up (note says why): the image is taken as sRGB, or as linear Rec.
- * 709 when it was linear, and note is kept for the answer's warning. */
-static void colour_ignored(struct image_colour *c, const char *note)
+/* c reset to the default colour (sRGB, or linear Rec. 709 for linear samples) with note. */
+static void reset_default(struct image_colour *c, const char *note)
 {
 	int linear = c->linear;
 	image_colour_free(c);
@@ -335,7 +335,7 @@ int icc_describe(struct image_colour *c, int channels)
 	}
 	cmsDeleteContext(ctx);
 	if (note[0])
-		colour_ignored(c, note);
+		reset_default(c, note);
 	return 0;
 }
 
@@ -378,9 +378,9 @@ static int conv_open(cmsContext ctx, cmsHPROFILE p, int gray, struct conv *cv)
 	if (!xyz)
 		return -1;
 	cv->xf8 = cmsCreateTransformTHR(ctx, p, gray ? TYPE_GRAY_8 : TYPE_RGB_8, xyz, TYPE_XYZ_FLT,
-					INTENT_RELATIVE_COLORIMETRIC, 0);
+					INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_NOCACHE);
 	cv->xff = cmsCreateTransformTHR(ctx, p, gray ? TYPE_GRAY_FLT : TYPE_RGB_FLT, xyz,
-					TYPE_XYZ_FLT, INTENT_RELATIVE_COLORIMETRIC, 0);
+					TYPE_XYZ_FLT, INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_NOCACHE);
 	cmsCloseProfile(xyz);
 	return cv->xf8 && cv->xff ? 0 : -1;
 }
@@ -471,6 +471,36 @@ static int probe(const struct conv *cv, int lin, const float tab[3][256])
 	return 0;
 }
 
+/* A frame's conversion split in bands of rows over core/parallel.h's threads, each worker
+ * with its own scratch rows (lcms2 transforms are shared: made with cmsFLAGS_NOCACHE). */
+#define BAND_ROWS 32
+struct band_job {
+	const struct conv *cv;
+	struct image *img;
+	int lin;
+	const float (*tab)[256];
+	struct {
+		unsigned char *row8;
+		float *rowf, *xyz;
+	} w[PAR_MAX_THREADS];
+};
+
+static int band_item(void *ctx, int worker, size_t band)
+{
+	struct band_job *J = ctx;
+	size_t w = (size_t)J->img->width;
+	if (!J->w[worker].row8 && (!(J->w[worker].row8 = malloc(w * 3)) ||
+	                           !(J->w[worker].rowf = malloc(w * 3 * sizeof(float))) ||
+	                           !(J->w[worker].xyz = malloc(w * 3 * sizeof(float)))))
+		return IMAGE_E_NOMEM;
+	for (size_t y = band * BAND_ROWS; y < (band + 1) * BAND_ROWS && y < (size_t)J->img->height;
+	     y++)
+		conv_row(J->cv, J->img->pixels + y * w * (size_t)J->img->channels, w,
+			 J->img->channels, J->lin, J->tab, J->w[worker].row8, J->w[worker].rowf,
+			 J->w[worker].xyz);
+	return 0;
+}
+
 int icc_to_working(struct image *img, struct image_colour *c)
 {
 	if (c->srgb || !img || !img->pixels)
@@ -484,11 +514,8 @@ int icc_to_working(struct image *img, struct image_colour *c)
 	cmsHPROFILE p = open_profile(ctx, c, &l, note, sizeof note);
 	struct conv cv;
 	memset(&cv, 0, sizeof cv);
-	size_t w = (size_t)img->width;
-	unsigned char *row8 = malloc(w * 3);
-	float *rowf = malloc(w * 3 * sizeof(float)), *xyz = malloc(w * 3 * sizeof(float));
 	float (*tab)[256] = malloc(3 * sizeof *tab);
-	if (!row8 || !rowf || !xyz || !tab) {
+	if (!tab) {
 		rc = IMAGE_E_NOMEM;
 	} else if (!p || conv_open(ctx, p, gray, &cv)) {
 		if (!note[0])
@@ -501,20 +528,28 @@ int icc_to_working(struct image *img, struct image_colour *c)
 		if (probe(&cv, c->linear, (const float(*)[256])tab))
 			snprintf(note, sizeof note, "an ICC profile whose conversion gives non-finite "
 				 "or huge values was ignored");
-		for (int y = 0; !note[0] && y < img->height; y++)
-			conv_row(&cv, img->pixels + (size_t)y * w * (size_t)img->channels, w,
-				 img->channels, c->linear, (const float(*)[256])tab, row8, rowf, xyz);
+		struct band_job job;
+		memset(&job, 0, sizeof job);
+		job.cv = &cv;
+		job.img = img;
+		job.lin = c->linear;
+		job.tab = (const float(*)[256])tab;
+		size_t bands = ((size_t)img->height + BAND_ROWS - 1) / BAND_ROWS;
+		if (!note[0])
+			rc = par_each(bands, PAR_MAX_THREADS, band_item, &job, NULL);
+		for (int i = 0; i < PAR_MAX_THREADS; i++) {
+			free(job.w[i].row8);
+			free(job.w[i].rowf);
+			free(job.w[i].xyz);
+		}
 	}
 	conv_close(&cv);
 	if (p)
 		cmsCloseProfile(p);
 	cmsDeleteContext(ctx);
-	free(row8);
-	free(rowf);
-	free(xyz);
 	free(tab);
 	if (note[0])
-		colour_ignored(c, note);
+		reset_default(c, note);
 	return rc;
 }
 
