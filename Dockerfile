@@ -25,6 +25,7 @@ COPY api/module.mk api/
 COPY daemon/module.mk daemon/
 COPY cli/module.mk cli/
 COPY lib/module.mk lib/
+COPY cpu/module.mk cpu/
 COPY tests/module.mk tests/
 COPY tests/core/module.mk tests/core/
 COPY tests/cli/module.mk tests/cli/
@@ -33,6 +34,7 @@ COPY tests/gles/module.mk tests/gles/
 COPY tests/codec/module.mk tests/codec/
 COPY tests/api/module.mk tests/api/
 COPY tests/lib/module.mk tests/lib/
+COPY tests/cpu/module.mk tests/cpu/
 COPY tests/fuzz/fuzz.mk tests/fuzz/
 COPY bench/module.mk bench/
 RUN make deps && rm -rf /var/lib/apt/lists/*

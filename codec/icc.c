@@ -212,10 +212,16 @@ static void build_srgb(void)
 	snprintf(srgb_desc.name, sizeof srgb_desc.name, "sRGB");
 	cmsHPROFILE s = cmsCreate_sRGBProfile();
 	cmsUInt32Number n = 0;
-	if (s && cmsSaveProfileToMem(s, NULL, &n) && n && (srgb_desc.icc = malloc(n)) &&
-	    cmsSaveProfileToMem(s, srgb_desc.icc, &n))
+	if (s && cmsSaveProfileToMem(s, NULL, &n) && n >= 128 && (srgb_desc.icc = malloc(n)) &&
+	    cmsSaveProfileToMem(s, srgb_desc.icc, &n)) {
+		/* lcms2 stamps the header's creation date (bytes 24-35, big-endian year, month, day,
+		 * hour, minute, second) with the time the process made it: a fixed date instead, so
+		 * that every process tags its answers with the same bytes (answers are compared and
+		 * cached byte for byte, ETags included); the profile ID (bytes 84-99) stays 0 */
+		static const unsigned char date[12] = {0x07, 0xe8, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0};
+		memcpy(srgb_desc.icc + 24, date, sizeof date); /* 2024-01-01 00:00:00 */
 		srgb_desc.icc_len = n;
-	else {
+	} else {
 		free(srgb_desc.icc);
 		srgb_desc.icc = NULL;
 	}

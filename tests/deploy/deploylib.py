@@ -42,11 +42,13 @@ def finish():
 
 
 def clean_env(extra=None):
-    """This process's environment without FFTBLOOM_* and the systemd protocol variables, plus
-    extra: what a deployment file sets is then all the daemon sees."""
+    """This process's environment without FFTBLOOM_* (but the engine the test script pinned) and
+    the systemd protocol variables, plus extra: what a deployment file sets is then all the
+    daemon sees."""
     drop = ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID",
             "LISTEN_FDNAMES", "CREDENTIALS_DIRECTORY")
-    e = {k: v for k, v in os.environ.items() if not k.startswith("FFTBLOOM_") and k not in drop}
+    e = {k: v for k, v in os.environ.items()
+         if (not k.startswith("FFTBLOOM_") or k == "FFTBLOOM_ENGINE") and k not in drop}
     e.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
     e.setdefault("LSAN_OPTIONS", "exitcode=%d:suppressions=%s" % (LEAK_EXIT, LSAN_SUPP))
     e.update(extra or {})

@@ -4,5 +4,7 @@
 # deploy/compose.yaml (container_test.py; no Docker engine runs here).
 # Last line: "SCRIPT: N passed, N failed".
 # lane: beside
+# engine: gpu (the image's daemon as a GPU host runs it); FFTBLOOM_ENGINE in the environment overrides it
+export FFTBLOOM_ENGINE="${FFTBLOOM_ENGINE:-gpu}"
 BUILD=${BUILD:-build}
 exec /usr/bin/python3 "$(dirname "$0")/container_test.py" "$BUILD"
