@@ -47,7 +47,8 @@ FROM debian:12-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri libmicrohttpd12 libgnutls30 libturbojpeg0 libjpeg62-turbo \
-      libjansson4 libspng0 libopenexr-3-1-30 libdeflate0 zlib1g libwebp7 libavif15 libcurl4 libfftw3-single3 libopenblas0-serial \
+      libjansson4 libspng0 libopenexr-3-1-30 libdeflate0 zlib1g libwebp7 libwebpmux3 libavif15 libcurl4 libfftw3-single3 libopenblas0-serial \
+      liblcms2-2 libtiff6 libheif1 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /var/cache/fftbloom --no-create-home \
       --shell /usr/sbin/nologin fftbloom \

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,6 @@ struct result_cache {
 	unsigned long long bytes;   /* of the answers, as last counted (guarded by mu) */
 	size_t entries;
 	unsigned long long hits, misses, stores, evictions;
-	unsigned long long seq;     /* temporary names */
 };
 
 struct file_row {
@@ -229,9 +229,10 @@ int result_cache_put(struct result_cache *c, const char *key, const unsigned cha
 	if (total > c->max_bytes)
 		return 0; /* alone larger than the bound: not kept */
 	char tmp[4300], path[4200];
-	pthread_mutex_lock(&c->mu);
-	unsigned long long seq = ++c->seq;
-	pthread_mutex_unlock(&c->mu);
+	/* the temporary name unique in the process across handles (two handles on one folder
+	 * share it), and across processes by the pid */
+	static atomic_ullong tmp_seq;
+	unsigned long long seq = atomic_fetch_add(&tmp_seq, 1) + 1;
 	snprintf(tmp, sizeof tmp, "%s/" TMP_PREFIX "%ld-%llu-%s", c->dir, (long)getpid(), seq, key);
 	snprintf(path, sizeof path, "%s/%s", c->dir, key);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
