@@ -1,5 +1,5 @@
 /* The resampler's planning, pure CPU: a box's geometry by fit mode, the kernel scale that keeps
- * a bloom's look at the output size, and each axis's Lanczos-3 taps; see resample.h. */
+ * a bloom's look at the output size, and each axis's Lanczos-3 taps; see core/resample_geom.h. */
 #include "core/resample_geom.h"
 
 #include <math.h>

@@ -2,7 +2,8 @@
  * fill, inside, outside), by a separable Lanczos-3 filter in linear light with alpha
  * premultiplied while filtering, widened by the scale when shrinking (antialiasing). Sized
  * outputs run it before or after the bloom; the geometry and the filter's taps are planned on
- * the CPU (resample_plan.c, numbers only), the filtering is two compute passes (resample.c).
+ * the CPU (core/resample_plan.c, numbers only, shared with the CPU engine's cpu/resample.c),
+ * the filtering is two compute passes (resample.c).
  *
  * Why Lanczos-3: it is what libvips (so imgproxy and thumbor) and sharp use by default, so a
  * sized answer looks as those services' do; it keeps more detail than Mitchell at the cost of
