@@ -203,14 +203,7 @@ void *cpu_main(void *arg)
 		g->nfail += j->status >= 400;
 		g->heartbeat = clock_s();
 		cpu_cache_stats(g, e);
-		if (j->status >= 400) {
-			pthread_mutex_unlock(&J->lock);
-			finish(J, j);
-			pthread_mutex_lock(&J->lock);
-		} else {
-			fifo_push(&J->encode, j);
-			pthread_cond_signal(&J->codec_cv);
-		}
+		job_hand_on_locked(J, j);
 	}
 	g->alive = 0;
 	pthread_mutex_unlock(&J->lock);

@@ -245,14 +245,7 @@ static int gpu_finish_job(struct gpu *g, struct engine **e, struct job *j, struc
 	} else {
 		pthread_mutex_lock(&J->lock);
 	}
-	if (j->status >= 400) {
-		pthread_mutex_unlock(&J->lock);
-		finish(J, j);
-		pthread_mutex_lock(&J->lock);
-	} else {
-		fifo_push(&J->encode, j);
-		pthread_cond_signal(&J->codec_cv);
-	}
+	job_hand_on_locked(J, j);
 	return *e != NULL;
 }
 

@@ -115,6 +115,18 @@ void finish(struct jobs *J, struct job *j)
 	pthread_mutex_unlock(&J->lock);
 }
 
+void job_hand_on_locked(struct jobs *J, struct job *j)
+{
+	if (j->status >= 400) {
+		pthread_mutex_unlock(&J->lock);
+		finish(J, j);
+		pthread_mutex_lock(&J->lock);
+	} else {
+		fifo_push(&J->encode, j);
+		pthread_cond_signal(&J->codec_cv);
+	}
+}
+
 /* 1 when the peer has reset the connection or it failed. A peer that only shut down its
  * sending side (HTTP allows a client to send its request and then half-close) still waits
  * for its answer, and a half-close cannot be told from a close without writing: so neither

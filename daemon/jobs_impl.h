@@ -120,6 +120,9 @@ void set_error(struct job *j, int error, const char *fmt, ...) __attribute__((fo
 /* Answers j: frees what the job held, calls done(), then counts it out. Called without the lock;
  * j belongs to the submitter again once done() starts. */
 void finish(struct jobs *J, struct job *j);
+/* A worker's finished job handed on, J->lock held (released and taken again around finish): a
+ * failed one answered at once (finish), one with a result queued for the codec threads. */
+void job_hand_on_locked(struct jobs *J, struct job *j);
 
 /* codec.c */
 void *codec_main(void *arg);
