@@ -1,11 +1,12 @@
 # libFuzzer targets (tests/fuzz/fuzz_<name>.c; tests/fuzz/README.md says what each covers), built
 # with clang into $(BUILD)/fuzz/. `make fuzz` runs each of FUZZ_TARGETS (default: all) for
-# FUZZ_SECONDS on a working copy of its seed corpus (tests/fuzz/corpus/<name>/, never modified)
+# FUZZ_SECONDS (of wall time, or with FUZZ_CLOCK=cpu of the target's own CPU time) on a working copy of its seed corpus (tests/fuzz/corpus/<name>/, never modified)
 # through tests/fuzz/run.sh, which prints executions, time and corpus size per target and writes
 # $(BUILD)/fuzz/summary.md; crashes are left in $(BUILD)/fuzz/crash/<name>/. Included from the top
 # Makefile; also usable alone: make -f tests/fuzz/fuzz.mk fuzz-build.
 BUILD        ?= build
 FUZZ_SECONDS ?= 60
+FUZZ_CLOCK   ?= wall
 FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_NAMES   := png jpeg exr hdr pfm webp avif icc npy jpeg_yuv jpeg_scan multipart query apiutil tensor http origin
@@ -74,6 +75,6 @@ $(FUZZ_DIR)/fuzz_origin: tests/fuzz/fuzz_origin.c $(FUZZ_OBJS) $(FUZZ_DIR)/obj/d
 		$(FUZZ_LIBS) -lcurl
 
 fuzz: fuzz-build
-	sh tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	FUZZ_CLOCK=$(FUZZ_CLOCK) sh tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 -include $(shell find $(FUZZ_DIR)/obj -name '*.d' 2>/dev/null)
