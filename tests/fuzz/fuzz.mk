@@ -3,7 +3,8 @@
 # FUZZ_SECONDS (of wall time, or with FUZZ_CLOCK=cpu of the target's own CPU time) on a working
 # copy of its seed corpus (tests/fuzz/corpus/<name>/, never modified) through tests/fuzz/run.sh,
 # which prints executions, time and corpus size per target and writes $(BUILD)/fuzz/summary.md;
-# crashes are left in $(BUILD)/fuzz/crash/<name>/. Included from the top Makefile; also usable alone: make -f tests/fuzz/fuzz.mk fuzz-build.
+# crashes are left in $(BUILD)/fuzz/crash/<name>/. Included from the top Makefile;
+# also usable alone: make -f tests/fuzz/fuzz.mk fuzz-build.
 BUILD        ?= build
 FUZZ_SECONDS ?= 60
 FUZZ_CLOCK   ?= wall
