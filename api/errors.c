@@ -138,6 +138,9 @@ const struct api_error_def api_errors[API_E_COUNT] = {
 		"--origin-connect-timeout or --origin-timeout"},
 	[API_E_ORIGIN_BUSY] = {"origin_busy", 503, "every fetch thread is busy and --origin-queue "
 		"fetches wait (Retry-After)"},
+	[API_E_ORIGIN_TLS] = {"origin_tls", 502, "an https origin's certificate was not accepted "
+		"(not from a CA the server trusts: the system's, or --origin-ca; expired; or not for the "
+		"URL's host) or its TLS handshake failed"},
 	[API_E_OUTPUT_TOO_LARGE] = {"output_too_large", 413, "width, height and dpr ask for an "
 		"answer with a side above 16384 or above --max-side, or more pixels than --max-pixels "
 		"(checked before the image is decoded)"},

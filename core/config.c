@@ -195,6 +195,10 @@
 	{"origin-queue", OPT_INT, 0, 100000, "64", NULL,                                          \
 	 "fetches waiting for a fetch thread at most (503 above)", "FFTBLOOM_ORIGIN_QUEUE",       \
 	 C(origin_queue)},                                                                         \
+	{"origin-ca", OPT_STRING, 0, 0, "", NULL,                                                 \
+	 "PEM file of the CA certificates https origins are checked against instead of the "     \
+	 "system's store (a private CA); \"\" uses the system's", "FFTBLOOM_ORIGIN_CA",            \
+	 C(origin_ca)},                                                                            \
 	{"result-cache", OPT_STRING, 0, 0, "", NULL,                                              \
 	 "folder where GET render answers are kept by their cache key and answered again "       \
 	 "without rendering (several daemons may share it); \"\" keeps none",                      \

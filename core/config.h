@@ -89,6 +89,7 @@ struct config {
 	unsigned long long origin_max_bytes; /* bytes of an origin's image at most */
 	int origin_concurrency;        /* fetch threads */
 	int origin_queue;              /* fetches waiting for a thread at most */
+	char origin_ca[OPT_STR_MAX];   /* PEM CA file for https origins; "": the system's store */
 	char result_cache[OPT_STR_MAX]; /* folder of stored GET render answers; "": none */
 	unsigned long long result_cache_bytes; /* bytes of answers kept there */
 	unsigned long long memory_budget; /* bytes of decoded images admitted jobs hold at most */

@@ -600,7 +600,8 @@ static int serve(struct serve_ctx *sc, int worker)
 	struct origin_opts oo = {.allow = cfg.origin_allow,
 	                         .connect_timeout = cfg.origin_connect_timeout,
 	                         .timeout = cfg.origin_timeout, .max_bytes = cfg.origin_max_bytes,
-	                         .concurrency = cfg.origin_concurrency, .queue = cfg.origin_queue};
+	                         .concurrency = cfg.origin_concurrency, .queue = cfg.origin_queue,
+	                         .ca_file = cfg.origin_ca};
 	char oerr[ORIGIN_ERR_LEN];
 	if (origin_create(&oo, &origin, oerr)) {
 		log_msg(LOG_ERROR, "%s", oerr);

@@ -20,7 +20,7 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/kernels.o \
 	$(BUILD)/daemon/images.o \
 	$(BUILD)/daemon/etag.o \
-	$(BUILD)/daemon/origin.o \
+	$(BUILD)/daemon/origin.o $(BUILD)/daemon/origin_url.o \
 	$(BUILD)/daemon/result_cache.o \
 	$(BUILD)/daemon/routes_store.o \
 	$(BUILD)/daemon/metrics.o \

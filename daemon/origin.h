@@ -27,7 +27,7 @@ enum origin_error {
 	ORIGIN_E_NOT_ALLOWED = -3, /* no allow entry names the URL (or a redirect's target) */
 	ORIGIN_E_ADDRESS = -4,     /* the host is or resolves to a refused address */
 	ORIGIN_E_RESOLVE = -5,     /* the host does not resolve */
-	ORIGIN_E_CONNECT = -6,     /* no connection (refused, unreachable, TLS) */
+	ORIGIN_E_CONNECT = -6,     /* no connection (refused, unreachable) */
 	ORIGIN_E_TIMEOUT = -7,     /* the connect or the total timeout passed */
 	ORIGIN_E_TOO_LARGE = -8,   /* more than --origin-max-bytes (Content-Length or bytes) */
 	ORIGIN_E_STATUS = -9,      /* the origin answered other than 200 (status in the result) */
@@ -36,6 +36,8 @@ enum origin_error {
 	ORIGIN_E_NOMEM = -12,
 	ORIGIN_E_TRANSFER = -13,   /* another transfer failure (the message says libcurl's) */
 	ORIGIN_E_SHUTDOWN = -14,
+	ORIGIN_E_TLS = -15,        /* an https origin's certificate refused, or its handshake
+	                              failed; at origin_create: --origin-ca unreadable */
 };
 
 const char *origin_strerror(int code);
@@ -48,6 +50,8 @@ struct origin_opts {
 	unsigned long long max_bytes; /* bytes of an origin's body at most */
 	int concurrency;         /* fetch threads */
 	int queue;               /* fetches waiting for a thread at most (ORIGIN_E_BUSY above) */
+	const char *ca_file;     /* PEM certificates https origins are checked against instead of
+	                            the system's store; "" or NULL: the system's */
 };
 
 struct origin;

@@ -350,6 +350,7 @@ static int origin_api_error(int rc, int http_status)
 	case ORIGIN_E_TIMEOUT: return API_E_ORIGIN_TIMEOUT;
 	case ORIGIN_E_TOO_LARGE: return API_E_ORIGIN_TOO_LARGE;
 	case ORIGIN_E_BUSY: return API_E_ORIGIN_BUSY;
+	case ORIGIN_E_TLS: return API_E_ORIGIN_TLS;
 	case ORIGIN_E_SHUTDOWN: return API_E_SHUTTING_DOWN;
 	case ORIGIN_E_NOMEM: return API_E_OUT_OF_MEMORY;
 	case ORIGIN_E_STATUS:

@@ -20,5 +20,5 @@ $(BUILD)/tests/daemon/test_images: $(BUILD)/daemon/images.o $(BUILD)/daemon/regi
 $(BUILD)/tests/daemon/test_etag: $(BUILD)/daemon/etag.o
 # fetching from origins (URL and address checks) and the result cache on disk
 TEST_NAMES += daemon/test_origin
-$(BUILD)/tests/daemon/test_origin: $(BUILD)/daemon/origin.o $(BUILD)/daemon/result_cache.o
+$(BUILD)/tests/daemon/test_origin: $(BUILD)/daemon/origin.o $(BUILD)/daemon/origin_url.o $(BUILD)/daemon/result_cache.o
 $(BUILD)/tests/daemon/test_origin: LDLIBS_ALL += -lcurl

@@ -10,7 +10,11 @@ no image; the SSRF list (IPv6 literals, v4-mapped, decimal, octal and hex hosts,
 userinfo and fragment tricks, file: gopher: dict:, encoded dots), each refused before any
 connection (nginx's access log never sees them); ETag and 304; result cache hits (no GPU job,
 the origin's body not downloaded), evictions within --result-cache-bytes, a second daemon
-sharing the folder; signed URLs required with a key; the fetch threads' bound (503). Uses
+sharing the folder; signed URLs required with a key; the fetch threads' bound (503); https
+origins (nginx with certificates from a throwaway CA made here with openssl, trusted through
+--origin-ca): a HEIC rendered at width=800 as AVIF, certificates from another issuer or for
+another name refused (502 origin_tls), a redirect from https to plain http outside the list
+refused, an unreadable --origin-ca refused at start. Uses
 http_test.py's daemon harness. Last line: "SCRIPT: N passed, N failed"."""
 import os
 import shutil
@@ -45,27 +49,9 @@ def free_port():
     return p
 
 
-class Nginx:
-    """nginx on 127.0.0.1:port serving www/, logging "URI STATUS BODY_BYTES_SENT"."""
-
-    def __init__(self, www):
-        self.dir = os.path.join(TMP, "nginx")
-        os.makedirs(self.dir, exist_ok=True)
-        self.log = os.path.join(self.dir, "access.log")
-        for _ in range(5):
-            self.port = free_port()
-            conf = os.path.join(self.dir, "nginx.conf")
-            p = self.port
-            with open(conf, "w") as f:
-                f.write("""daemon off;
-pid %(d)s/nginx.pid;
-error_log %(d)s/error.log;
-events {}
-http {
-  log_format t '$request_uri $status $body_bytes_sent';
-  access_log %(log)s t;
-  client_body_temp_path %(d)s/t1; proxy_temp_path %(d)s/t2; fastcgi_temp_path %(d)s/t3;
-  uwsgi_temp_path %(d)s/t4; scgi_temp_path %(d)s/t5;
+def plain_servers(ports, www):
+    """The plain-HTTP origin: images, redirects in and out, errors."""
+    return """
   server {
     listen 127.0.0.1:%(p)d;
     root %(www)s;
@@ -81,13 +67,39 @@ http {
     location = /img/e500 { return 500; }
     location = /img/e503 { return 503; }
   }
-}
-""" % {"d": self.dir, "log": self.log, "p": p, "www": www})
+""" % {"p": ports[0], "www": www}
+
+
+class Nginx:
+    """nginx on 127.0.0.1 serving www/ on free ports (servers(ports, www) writes its server
+    blocks), logging "URI STATUS BODY_BYTES_SENT"."""
+
+    def __init__(self, www, name="nginx", nports=1, servers=plain_servers):
+        self.dir = os.path.join(TMP, name)
+        os.makedirs(self.dir, exist_ok=True)
+        self.log = os.path.join(self.dir, "access.log")
+        for _ in range(5):
+            self.ports = [free_port() for _ in range(nports)]
+            self.port = self.ports[0]
+            conf = os.path.join(self.dir, "nginx.conf")
+            with open(conf, "w") as f:
+                f.write("""daemon off;
+pid %(d)s/nginx.pid;
+error_log %(d)s/error.log;
+events {}
+http {
+  log_format t '$request_uri $status $body_bytes_sent';
+  access_log %(log)s t;
+  client_body_temp_path %(d)s/t1; proxy_temp_path %(d)s/t2; fastcgi_temp_path %(d)s/t3;
+  uwsgi_temp_path %(d)s/t4; scgi_temp_path %(d)s/t5;
+%(servers)s}
+""" % {"d": self.dir, "log": self.log, "servers": servers(self.ports, www)})
             self.p = subprocess.Popen([NGINX, "-c", conf, "-p", self.dir],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for _ in range(100):
                 try:
-                    socket.create_connection(("127.0.0.1", p), 0.2).close()
+                    for p in self.ports:
+                        socket.create_connection(("127.0.0.1", p), 0.2).close()
                     return
                 except OSError:
                     if self.p.poll() is not None:
@@ -423,12 +435,143 @@ def ssrf_checks(d, ng):
         print("     127.0.0.1.nip.io does not resolve offline: refused by the allow list alone")
 
 
+def openssl(*args):
+    subprocess.run(["openssl"] + list(args), check=True, capture_output=True, timeout=60)
+
+
+def make_certs(d):
+    """A throwaway CA; a leaf it signs for IP 127.0.0.1 (good), one it signs for another name
+    (wrongname), and a self-signed leaf for 127.0.0.1 (rogue). Returns {name: (cert, key)}."""
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    ca, cakey = os.path.join(d, "ca.pem"), os.path.join(d, "ca.key")
+    openssl("req", "-x509", *ec, "-keyout", cakey, "-out", ca, "-days", "2", "-subj",
+            "/CN=fftbloom test CA", "-addext", "basicConstraints=critical,CA:TRUE",
+            "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+    out = {"ca": (ca, cakey)}
+    for name, san in (("good", "IP:127.0.0.1"), ("wrongname", "DNS:origin.invalid")):
+        key, csr, crt = (os.path.join(d, name + x) for x in (".key", ".csr", ".pem"))
+        ext = os.path.join(d, name + ".ext")
+        with open(ext, "w") as f:
+            f.write("subjectAltName=%s\nbasicConstraints=CA:FALSE\n"
+                    "extendedKeyUsage=serverAuth\n" % san)
+        openssl("req", "-new", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=" + san[san.index(":") + 1:])
+        openssl("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", cakey, "-CAcreateserial",
+                "-out", crt, "-days", "2", "-extfile", ext)
+        out[name] = (crt, key)
+    key, crt = os.path.join(d, "rogue.key"), os.path.join(d, "rogue.pem")
+    openssl("req", "-x509", *ec, "-keyout", key, "-out", crt, "-days", "2", "-subj",
+            "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1")
+    out["rogue"] = (crt, key)
+    for f in os.listdir(d):
+        os.chmod(os.path.join(d, f), 0o644)  # nginx's workers run as nobody under root
+    return out
+
+
+def avif_size(b):
+    """(width, height) from an AVIF's first ispe box (ISO/IEC 23008-12), or None."""
+    i = b.find(b"ispe")
+    if i < 0 or len(b) < i + 16:
+        return None
+    return (int.from_bytes(b[i + 8:i + 12], "big"), int.from_bytes(b[i + 12:i + 16], "big"))
+
+
+def test_https_origin():
+    """The issue's example against an https origin: GET /v1/bloom?src=https://.../photo.heic
+    &width=800&format=avif."""
+    www = os.path.join(TMP, "www-tls")
+    os.makedirs(os.path.join(www, "img"), exist_ok=True)
+    y, x = np.mgrid[0:900, 0:1200]
+    photo = np.stack([(x * 255 // 1199), (y * 255 // 899), ((x + y) * 255 // 2098)],
+                     -1).astype(np.uint8)
+    photo[400:430, 580:620] = 255  # a bright patch that blooms
+    png = os.path.join(TMP, "photo.png")
+    with open(png, "wb") as f:
+        f.write(png_bytes(photo))
+    heic = os.path.join(www, "img", "photo.heic")
+    subprocess.run(["heif-enc", "-q", "90", "-o", heic, png], check=True, capture_output=True,
+                   timeout=120)
+    os.chmod(heic, 0o644)
+    os.makedirs(os.path.join(TMP, "certs"))
+    certs = make_certs(os.path.join(TMP, "certs"))
+    plain = Nginx(os.path.join(TMP, "www-tls"), "nginx-plain")
+
+    def servers(ports, root):
+        blocks = []
+        for port, name in zip(ports, ("good", "wrongname", "rogue")):
+            crt, key = certs[name]
+            blocks.append("""  server {
+    listen 127.0.0.1:%d ssl;
+    ssl_certificate %s;
+    ssl_certificate_key %s;
+    root %s;
+    location = /img/r-http { return 302 http://127.0.0.1:%d/img/photo.heic; }
+    location = /img/r-in { return 302 /img/photo.heic; }
+  }
+""" % (port, crt, key, root, plain.port))
+        return "".join(blocks)
+    ng = Nginx(www, "nginx-tls", 3, servers)
+    good, wrong, rogue = ("https://127.0.0.1:%d" % p for p in ng.ports)
+    allow = " ".join(u + "/img/" for u in (good, wrong, rogue))
+    d = H.Daemon("--origin-allow", allow, "--origin-ca", certs["ca"][0], "--origin-timeout", "20")
+    try:
+        q = Q + "&width=800&format=avif"
+        st, h, b = d.req("GET", src_path(good + "/img/photo.heic", q))
+        size = avif_size(b) if st == 200 else None
+        print("     https origin, photo.heic at width=800 as AVIF: %d, %s bytes, %s"
+              % (st, len(b), size))
+        check("an https origin (CA from --origin-ca): 200 image/avif at 800x600 (aspect kept)",
+              st == 200 and h.get("content-type") == "image/avif" and size == (800, 600),
+              (st, h.get("content-type"), size, b[:300]))
+        with open(heic, "rb") as f:
+            heic_bytes = f.read()
+        st, h, b = d.req("GET", src_path(good + "/img/photo.heic", Q + "&width=800&format=png"))
+        pst, _, pb = d.req("POST", "/v1/bloom?" + Q + "&width=800&format=png", body=heic_bytes,
+                           headers={"Content-Type": "image/heic"})
+        diff = None
+        if st == 200 and pst == 200:
+            g, p = decode(b).astype(int), decode(pb).astype(int)
+            diff = int(np.abs(g - p).max()) if g.shape == p.shape else None
+        print("     https GET src= against POST of the same HEIC: max |diff| %s codes" % diff)
+        check("its render equals POST /v1/bloom of the same HEIC bytes (within 1 code)",
+              diff is not None and diff <= 1, (st, pst, diff))
+        st, h, b = d.req("GET", src_path(good + "/img/r-in", Q + "&width=800&format=png"))
+        check("a redirect within the https origin: 200", st == 200, (st, b[:300]))
+        for url, why in ((wrong + "/img/photo.heic", "a certificate for another name"),
+                         (rogue + "/img/photo.heic", "a self-signed certificate (not the CA's)")):
+            st, h, b = d.req("GET", src_path(url))
+            print("     %s: %d %s" % (why, st, err_of(b)[2][:160] if st >= 400 else ""))
+            check("%s: 502 origin_tls" % why, (st, code(st, b)) == (502, "origin_tls"),
+                  (st, b[:300]))
+        st, h, b = d.req("GET", src_path(good + "/img/r-http"))
+        check("a redirect from https to plain http outside the list: 403 origin_not_allowed",
+              (st, code(st, b)) == (403, "origin_not_allowed"), (st, b[:300]))
+        seen = [l for l in plain.seen() if "photo" in l]
+        check("the plain origin was never asked", not seen, seen)
+        d.stop("https origin daemon")
+        d = H.Daemon("--origin-allow", allow)
+        st, h, b = d.req("GET", src_path(good + "/img/photo.heic"))
+        check("without --origin-ca the system's store is used: the test CA's leaf is refused "
+              "(502 origin_tls, naming the system's CAs)",
+              (st, code(st, b)) == (502, "origin_tls") and "system" in err_of(b)[2],
+              (st, b[:300]))
+    finally:
+        d.stop("https origin daemon")
+        ng.stop()
+        plain.stop()
+    p = subprocess.run([H.DAEMON, "--listen", "127.0.0.1", "--port", "0", "--origin-allow", allow,
+                        "--origin-ca", os.path.join(TMP, "no-such-ca.pem")],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    out = p.stdout.decode("utf-8", "replace")
+    check("an unreadable --origin-ca: the daemon exits non-zero, naming it",
+          p.returncode != 0 and "--origin-ca" in out, (p.returncode, out[-600:]))
+
+
 def main():
     if not os.path.exists(NGINX):
         check("nginx is installed (make deps-test: nginx-light)", False, NGINX)
         print("SCRIPT: %d passed, %d failed" % (H.PASSED, H.FAILED))
         sys.exit(1)
-    H.run_script([test_origin], "ORIGIN_ONLY", (TMP,), need_daemon=True)
+    H.run_script([test_origin, test_https_origin], "ORIGIN_ONLY", (TMP,), need_daemon=True)
 
 
 if __name__ == "__main__":

@@ -68,8 +68,8 @@ $(FUZZ_DIR)/fuzz_http: tests/fuzz/fuzz_http.c $(FUZZ_OBJS) $(FUZZ_HTTP_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(BUILD) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) \
 		$(FUZZ_LIBS) -lmicrohttpd -lgnutls -lcurl
 
-# fuzz_origin: the origin fetcher's URL and address checks (daemon/origin.c, over libcurl)
-$(FUZZ_DIR)/fuzz_origin: tests/fuzz/fuzz_origin.c $(FUZZ_OBJS) $(FUZZ_DIR)/obj/daemon/origin.o \
+# fuzz_origin: the origin fetcher's URL and address checks (daemon/origin_url.c, over libcurl)
+$(FUZZ_DIR)/fuzz_origin: tests/fuzz/fuzz_origin.c $(FUZZ_OBJS) $(FUZZ_DIR)/obj/daemon/origin.o $(FUZZ_DIR)/obj/daemon/origin_url.o \
 		$(FUZZ_DIR)/obj/core/clock.o
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) \
