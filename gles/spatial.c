@@ -40,16 +40,43 @@ const struct spatial_caps *spatial_ctx_caps(const struct spatial_ctx *s)
 	return &s->caps;
 }
 
-int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,
-                char err[SPATIAL_ERR_LEN])
+/* A host-side staging buffer (GL_STREAM_DRAW or GL_STREAM_READ) or, with GL_DYNAMIC_COPY, one
+ * the shaders use. */
+static int grow_usage(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,
+                      unsigned usage, char err[SPATIAL_ERR_LEN])
 {
 	char gerr[GL_BUF_ERR_LEN];
-	int rc = gl_buf_grow(buf, have, need, GL_DYNAMIC_COPY, gerr);
+	int rc = gl_buf_grow(buf, have, need, usage, gerr);
 	if (!rc)
 		return 0;
 	snprintf(err, SPATIAL_ERR_LEN, "%s", gerr);
 	log_sinkf(&s->log, LOG_ERROR, "spatial: %s", err);
 	return rc == GL_BUF_E_OOM ? SPATIAL_E_TOO_LARGE : SPATIAL_E_GPU;
+}
+
+int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,
+                char err[SPATIAL_ERR_LEN])
+{
+	return grow_usage(s, buf, have, need, GL_DYNAMIC_COPY, err);
+}
+
+int spatial_upload(struct spatial_ctx *s, GLuint dst, const void *src, size_t bytes,
+                   char err[SPATIAL_ERR_LEN])
+{
+	if (!s->up_buf)
+		glGenBuffers(1, &s->up_buf);
+	glBindBuffer(GL_COPY_READ_BUFFER, s->up_buf);
+	glBufferData(GL_COPY_READ_BUFFER, (GLsizeiptr)bytes, src, GL_STREAM_DRAW);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, dst);
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+	GLenum e = glGetError();
+	if (e == GL_NO_ERROR)
+		return 0;
+	while (glGetError() != GL_NO_ERROR) {
+	}
+	snprintf(err, SPATIAL_ERR_LEN, "uploading %zu bytes: %s", bytes, gl_error_name(e));
+	log_sinkf(&s->log, LOG_ERROR, "spatial: %s", err);
+	return e == GL_OUT_OF_MEMORY ? SPATIAL_E_TOO_LARGE : SPATIAL_E_GPU;
 }
 
 int spatial_ctx_create(struct program_cache *pc, const struct egl_info *info,
@@ -117,8 +144,8 @@ void spatial_ctx_destroy(struct spatial_ctx *s)
 	for (int i = 0; s->plans && i < s->nplans; i++)
 		spatial_shape_free(s, &s->plans[i]);
 	free(s->plans);
-	GLuint bufs[3] = {s->in_buf, s->out_buf, s->bias_buf};
-	for (int i = 0; i < 3; i++)
+	GLuint bufs[5] = {s->in_buf, s->out_buf, s->bias_buf, s->up_buf, s->down_buf};
+	for (int i = 0; i < 5; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
 	gpu_timer_destroy(s->timer);
@@ -216,20 +243,20 @@ static int run_io(struct spatial_ctx *s, const struct spatial_geom *g, int alg, 
 	if ((rc = spatial_grow(s, &s->in_buf, &s->in_bytes, in_bytes, err)) ||
 	    (rc = spatial_grow(s, &s->out_buf, &s->out_bytes, out_bytes, err)))
 		return rc;
-	if (in) {
-		glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->in_buf);
-		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)in_bytes, in);
-	} else if ((rc = copy_gl(in_gl, s->in_buf, in_bytes, 1, err))) {
+	if ((rc = in ? spatial_upload(s, s->in_buf, in, in_bytes, err)
+	             : copy_gl(in_gl, s->in_buf, in_bytes, 1, err)))
 		return rc;
-	}
 	st->upload_ms = clock_ms() - t0;
 	if (alg == SPATIAL_ALG_AUTO &&
 	    (rc = spatial_resolve(s, g, level, image, w, bias, s->in_buf, s->out_buf, &alg, st, err)))
 		return rc;
 	if ((rc = spatial_run_any(s, g, alg, level, image, w, bias, s->in_buf, s->out_buf, tm, st, err)))
 		return rc;
-	rc = out ? download(s, s->out_buf, out, out_bytes, err)
-	         : copy_gl(s->out_buf, out_gl, out_bytes, 0, err);
+	if (!out)
+		rc = copy_gl(s->out_buf, out_gl, out_bytes, 0, err);
+	else if (!(rc = grow_usage(s, &s->down_buf, &s->down_bytes, out_bytes, GL_STREAM_READ, err)) &&
+	         !(rc = copy_gl(s->out_buf, s->down_buf, out_bytes, 0, err)))
+		rc = download(s, s->down_buf, out, out_bytes, err);
 	if (tm) {
 		gpu_timer_mark(tm, GPU_STAGE_DOWNLOAD);
 		if (!gpu_timer_read(tm, st->stage_ms)) {

@@ -35,12 +35,12 @@ static struct wlayout wlayout(const struct spatial_geom *g)
 }
 
 /* shared: the weights, rounded to the level, into the storage buffer as they are. */
-static void filter_shared(struct shape *p, const float *w)
+static int filter_shared(struct spatial_ctx *s, struct shape *p, const float *w,
+                         char err[SPATIAL_ERR_LEN])
 {
 	for (size_t i = 0; i < p->host_floats; i++)
 		p->host[i] = wround(p->key.level, w[i]);
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, p->fbuf);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(p->host_floats * 4), p->host);
+	return spatial_upload(s, p->fbuf, p->host, p->host_floats * 4, err);
 }
 
 /* planes4: the weights into the filter texture, four output planes in a texel's lanes. */
@@ -69,7 +69,7 @@ static void filter_texture(struct shape *p, const float *w)
  * then its entries by mode) into the uniform buffer; interp pairs taps where the probed filter
  * resolves them (spatial_plan_entries). Adds the counts to st. */
 static int filter_blocks(struct spatial_ctx *s, struct shape *p, const float *w,
-                         const float *bias, struct spatial_stats *st)
+                         const float *bias, struct spatial_stats *st, char err[SPATIAL_ERR_LEN])
 {
 	const struct spatial_geom *g = &p->key.g;
 	struct wlayout l = wlayout(g);
@@ -116,9 +116,7 @@ static int filter_blocks(struct spatial_ctx *s, struct shape *p, const float *w,
 			st->singles += ns, st->fused += nf;
 	}
 	free(tmp);
-	glBindBuffer(GL_UNIFORM_BUFFER, p->fbuf);
-	glBufferSubData(GL_UNIFORM_BUFFER, 0, (GLsizeiptr)(p->host_floats * 4), p->host);
-	return 0;
+	return spatial_upload(s, p->fbuf, p->host, p->host_floats * 4, err);
 }
 
 /* shared and planes4: the bias (or zeros) into the context's bias buffer. */
@@ -134,15 +132,15 @@ static int upload_bias(struct spatial_ctx *s, int out_c, const float *bias,
 		return SPATIAL_E_NOMEM;
 	for (int co = 0; bias && co < out_c; co++)
 		b[co] = bias[co];
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->bias_buf);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)nb, b);
+	rc = spatial_upload(s, s->bias_buf, b, nb, err);
 	free(b);
-	return 0;
+	return rc;
 }
 
 /* gemm: the weights, rounded to the level, as (group, k, n) rows of np4 vec4s (n past the
  * group's planes 0), the bias after them at vec4 boff. */
-static void filter_gemm(struct shape *p, const float *w, const float *bias)
+static int filter_gemm(struct spatial_ctx *s, struct shape *p, const float *w, const float *bias,
+                       char err[SPATIAL_ERR_LEN])
 {
 	const struct spatial_geom *g = &p->key.g;
 	struct wlayout l = wlayout(g);
@@ -156,8 +154,7 @@ static void filter_gemm(struct shape *p, const float *w, const float *bias)
 				wround(p->key.level, w[(size_t)co * l.per + (size_t)k]);
 		h[(size_t)p->boff * 4 + co] = bias ? bias[co] : 0;
 	}
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, p->fbuf);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(p->host_floats * 4), h);
+	return spatial_upload(s, p->fbuf, h, p->host_floats * 4, err);
 }
 
 /* Fills and uploads the plan's filter (and bias) for these weights. */
@@ -166,16 +163,16 @@ static int upload_filter(struct spatial_ctx *s, struct shape *p, const float *w,
 {
 	switch (p->key.alg) {
 	case SPATIAL_ALG_GEMM:
-		filter_gemm(p, w, bias);
-		return 0;
-	case SPATIAL_ALG_SHARED:
-		filter_shared(p, w);
-		return upload_bias(s, p->key.g.out_c, bias, err);
+		return filter_gemm(s, p, w, bias, err);
+	case SPATIAL_ALG_SHARED: {
+		int rc = filter_shared(s, p, w, err);
+		return rc ? rc : upload_bias(s, p->key.g.out_c, bias, err);
+	}
 	case SPATIAL_ALG_PLANES4:
 		filter_texture(p, w);
 		return upload_bias(s, p->key.g.out_c, bias, err);
 	default:
-		return filter_blocks(s, p, w, bias, st);
+		return filter_blocks(s, p, w, bias, st, err);
 	}
 }
 

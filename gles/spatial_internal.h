@@ -84,6 +84,11 @@ struct spatial_ctx {
 	int nwin, win_next;
 	GLuint in_buf, out_buf, bias_buf;
 	size_t in_bytes, out_bytes, bias_bytes;
+	/* host arrays cross through these, copied on the GPU to and from in_buf and out_buf, so
+	 * that the buffers the shaders read and write are never ones the host writes or maps (a
+	 * driver may keep such a buffer in host memory: NVIDIA's did, 25x slower convolutions) */
+	GLuint up_buf, down_buf;
+	size_t down_bytes;
 	float *host; /* RGBA staging of an image */
 	size_t host_bytes;
 	int est_done[4];
@@ -103,6 +108,10 @@ struct prog_key {
 
 /* ---- spatial.c ---- */
 
+/* bytes of src into dst (a buffer the shaders read) through the context's staging buffer
+ * (orphaned each time) and a copy on the GPU: 0, SPATIAL_E_TOO_LARGE or SPATIAL_E_GPU. */
+int spatial_upload(struct spatial_ctx *s, GLuint dst, const void *src, size_t bytes,
+                   char err[SPATIAL_ERR_LEN]);
 /* Grows a shader-storage buffer to at least `need` bytes (contents not kept). */
 int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,
                  char err[SPATIAL_ERR_LEN]);

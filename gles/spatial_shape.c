@@ -239,7 +239,7 @@ static int build_gemm(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_E
 	free(tab);
 	glGenBuffers(1, &p->fbuf);
 	glBindBuffer(GL_SHADER_STORAGE_BUFFER, p->fbuf);
-	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(p->host_floats * 4), NULL, GL_DYNAMIC_DRAW);
+	glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(p->host_floats * 4), NULL, GL_DYNAMIC_COPY);
 	return 0;
 }
 
@@ -379,7 +379,7 @@ static int shape_build(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_
 		glGenBuffers(1, &p->fbuf);
 		glBindBuffer(GL_SHADER_STORAGE_BUFFER, p->fbuf);
 		glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(p->host_floats * 4), NULL,
-		             GL_DYNAMIC_DRAW);
+		             GL_DYNAMIC_COPY);
 	} else {
 		if ((rc = spatial_pack_prog(s, k->level, p->lanes, 1, &p->pack, err)))
 			return rc;
@@ -402,7 +402,7 @@ static int shape_build(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_
 				return rc;
 			glGenBuffers(1, &p->fbuf);
 			glBindBuffer(GL_UNIFORM_BUFFER, p->fbuf);
-			glBufferData(GL_UNIFORM_BUFFER, (GLsizeiptr)(p->host_floats * 4), NULL, GL_DYNAMIC_DRAW);
+			glBufferData(GL_UNIFORM_BUFFER, (GLsizeiptr)(p->host_floats * 4), NULL, GL_DYNAMIC_COPY);
 		}
 		glGenTextures(1, &p->tex);
 		glActiveTexture(GL_TEXTURE0);
