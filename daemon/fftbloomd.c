@@ -6,12 +6,11 @@
  * and exits 0. SIGHUP reloads
  * --kernel-dir and --image-dir; SIGUSR1 logs the daemon's state; SIGUSR2 and SIGPIPE are ignored. Under systemd
  * it reports readiness, status and a GPU-fed watchdog, and serves a socket it is handed
- * (lifecycle.h, sdnotify.h). Its other modes (--help=json, --check-config, --health-check,
+ * (lifecycle.h, sdnotify.h). Its other modes (modes.h: --help=json, --check-config, --health-check,
  * --print-openapi, --print-errors, --print-operations, --print-formats) serve installation,
  * deployment files, the docs and their tests. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <jansson.h>
 #include <pthread.h>
 #include <malloc.h>
 #include <netinet/in.h>
@@ -25,26 +24,21 @@
 #include <unistd.h>
 
 #include "daemon/apiutil.h"
-#include "core/buildinfo.h"
 #include "core/cachedir.h"
 #include "core/config.h"
-#include "daemon/healthcheck.h"
-#include "daemon/help.h"
 #include "daemon/images.h"
 #include "daemon/jobs.h"
 #include "daemon/kernels.h"
 #include "daemon/lifecycle.h"
 #include "core/log.h"
 #include "daemon/metrics.h"
+#include "daemon/modes.h"
 #include "daemon/sdnotify.h"
 #include "daemon/server.h"
 #include "daemon/service.h"
 #include "daemon/supervisor.h"
 #include "core/urlsign.h"
 #include "api/errors.h"
-#include "api/format.h"
-#include "api/openapi.h"
-#include "api/operation.h"
 #include "gles/egl.h"
 #include "core/clock.h"
 #include "core/parallel.h"
@@ -169,164 +163,6 @@ static void log_state(struct jobs *jobs, struct kernels *kernels, struct images 
 		        "heartbeat %.1f s ago, %u programs", i, st.gpu[i].alive ? "alive" : "down",
 		        st.gpu[i].busy ? " and busy" : "", st.gpu[i].jobs, st.gpu[i].failures,
 		        st.gpu[i].busy_s, st.gpu[i].heartbeat_age, st.gpu[i].programs.count);
-}
-
-/* The checks of a configuration beyond the table's bounds: GPU list, warm sizes, the TLS pair.
- * device_count is the number of EGL devices "all" stands for. Returns 0, or -1 with err. */
-static int check_config(const struct config *cfg, int device_count, int *devices, int *ndev,
-                        int (*warm)[2], int *nwarm, char *err, size_t len)
-{
-	char aerr[API_ERR_LEN];
-	if (config_engine_check(&cfg->gpu, err, len))
-		return -1;
-	if (api_parse_gpus(cfg->gpus, device_count, devices, JOBS_MAX_GPUS, ndev, aerr)) {
-		snprintf(err, len, "%s", aerr);
-		return -1;
-	}
-	if (api_parse_sizes(cfg->warm_sizes, cfg->max_side, warm, JOBS_MAX_WARM, nwarm, aerr)) {
-		snprintf(err, len, "warm-sizes: %s", aerr);
-		return -1;
-	}
-	int spare[JOBS_MAX_SPARE][2], nspare;
-	if (strcmp(cfg->spare_plans, "auto") &&
-	    api_parse_sizes(cfg->spare_plans, cfg->max_side, spare, JOBS_MAX_SPARE, &nspare, aerr)) {
-		snprintf(err, len, "spare-plans: %s", aerr);
-		return -1;
-	}
-	if (*ndev * cfg->gpu_threads > JOBS_MAX_GPUS) {
-		snprintf(err, len, "%d devices x %d gpu-threads is more than %d GPU threads", *ndev,
-		         cfg->gpu_threads, JOBS_MAX_GPUS);
-		return -1;
-	}
-	for (const char *c = cfg->cache_control; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-			snprintf(err, len, "--cache-control holds a control character");
-			return -1;
-		}
-	if (!cfg->tls_cert[0] != !cfg->tls_key[0]) {
-		snprintf(err, len, "--tls-cert and --tls-key go together");
-		return -1;
-	}
-	return 0;
-}
-
-/* Loads the configuration from the environment and argv[first..]; no positional argument is
- * allowed. Returns 0, or 2 (the exit status) after printing why. */
-static int load_config(struct config *cfg, int argc, char **argv, int first)
-{
-	char err[OPT_ERR_LEN];
-	int npos = 0;
-	if (config_load(cfg, argc, argv, first, &npos, err)) {
-		fprintf(stderr, "fftbloomd: %s\n", err);
-		return 2;
-	}
-	if (npos) {
-		fprintf(stderr, "fftbloomd: unexpected argument '%s'\n", argv[first]);
-		return 2;
-	}
-	return 0;
-}
-
-/* --health-check without a URL: the daemon's own address from the configuration. */
-static int health_check_config(int argc, char **argv, int first)
-{
-	struct config cfg;
-	int rc = load_config(&cfg, argc, argv, first);
-	if (rc)
-		return rc;
-	char url[600], msg[700];
-	if (healthcheck_url(cfg.listen, cfg.port, cfg.tls_cert[0] != 0, "/healthz", url,
-	                    sizeof url, msg, sizeof msg)) {
-		fprintf(stderr, "fftbloomd: --health-check: %s\n", msg);
-		return 2;
-	}
-	rc = healthcheck(url, 5, msg, sizeof msg);
-	fprintf(rc ? stderr : stdout, "%s\n", msg);
-	return rc ? 1 : 0;
-}
-
-/* --check-config: the configuration as the daemon would take it, as JSON. */
-static int check_config_mode(int argc, char **argv, int first)
-{
-	struct config cfg;
-	int rc = load_config(&cfg, argc, argv, first);
-	if (rc)
-		return rc;
-	int devices[JOBS_MAX_GPUS], ndev, warm[JOBS_MAX_WARM][2], nwarm;
-	char err[API_ERR_LEN + 64];
-	if (check_config(&cfg, 1, devices, &ndev, warm, &nwarm, err, sizeof err)) {
-		fprintf(stderr, "fftbloomd: %s\n", err);
-		return 2;
-	}
-	json_t *c = json_object();
-	for (size_t i = 0; i < config_table_len; i++) {
-		char v[OPT_STR_MAX + 32];
-		opts_format(&config_table[i], &cfg, v, sizeof v);
-		json_object_set_new(c, config_table[i].name, json_string(v));
-	}
-	json_t *doc = json_pack("{s:b,s:o}", "ok", 1, "configuration", c);
-	json_dumpf(doc, stdout, JSON_INDENT(2));
-	printf("\n");
-	json_decref(doc);
-	return 0;
-}
-
-/* Runs a mode named in argv (the first argument that is one decides), returning its exit
- * status, or -1 when there is none: serve. */
-static int run_mode(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			help_usage();
-			return 0;
-		}
-		if (!strcmp(a, "--help=json"))
-			return help_json();
-		if (!strcmp(a, "--help=env")) {
-			help_env();
-			return 0;
-		}
-		if (!strcmp(a, "--version")) {
-			char line[256];
-			buildinfo_line("fftbloomd", line, sizeof line);
-			printf("%s\n", line);
-			return 0;
-		}
-		if (!strcmp(a, "--print-openapi")) {
-			json_t *doc = openapi_document(FFTBLOOMD_VERSION, 0, 0);
-			int rc = doc && !json_dumpf(doc, stdout, JSON_INDENT(2)) ? 0 : 1;
-			printf("\n");
-			json_decref(doc);
-			return rc;
-		}
-		if (!strcmp(a, "--print-errors") || !strcmp(a, "--print-operations") ||
-		    !strcmp(a, "--print-formats")) {
-			if (!strcmp(a, "--print-errors"))
-				api_errors_markdown(stdout);
-			else if (!strcmp(a, "--print-formats"))
-				format_markdown(stdout);
-			else
-				operations_markdown(stdout);
-			return fflush(stdout) ? 1 : 0;
-		}
-		if (!strcmp(a, "--check-config")) {
-			argv[i] = argv[0];
-			return check_config_mode(argc - i, argv + i, 1);
-		}
-		if (!strcmp(a, "--health-check")) {
-			if (i + 1 < argc && (!strncmp(argv[i + 1], "http://", 7) ||
-			                     !strncmp(argv[i + 1], "https://", 8))) {
-				char msg[512];
-				int rc = healthcheck(argv[i + 1], 5, msg, sizeof msg);
-				fprintf(rc ? stderr : stdout, "%s\n", msg);
-				return rc ? 1 : 0;
-			}
-			argv[i] = argv[0];
-			return health_check_config(argc - i, argv + i, 1);
-		}
-	}
-	return -1;
 }
 
 /* "http://127.0.0.1:8080" for the socket fd is bound to. Returns the port, or -1. */
@@ -732,11 +568,11 @@ int main(int argc, char **argv)
 	 * stayed at 240-290 MB. MALLOC_ARENA_MAX in the environment still decides. */
 	if (!getenv("MALLOC_ARENA_MAX"))
 		mallopt(M_ARENA_MAX, 2);
-	int mode = run_mode(argc, argv);
+	int mode = daemon_run_mode(argc, argv);
 	if (mode >= 0)
 		return mode;
 	struct config cfg;
-	int lrc = load_config(&cfg, argc, argv, 1);
+	int lrc = daemon_load_config(&cfg, argc, argv, 1);
 	if (lrc)
 		return lrc;
 	log_setup(cfg.log_level, cfg.log_format == 1);
@@ -778,7 +614,7 @@ int main(int argc, char **argv)
 		cfg.codec_threads = cores < 1 ? 1 : cores > 256 ? 256 : (int)cores;
 	}
 	int count = strcmp(cfg.gpus, "all") ? 0 : device_count_forked();
-	if (check_config(&cfg, count, devices, &ndev, warm, &nwarm, cerr, sizeof cerr)) {
+	if (daemon_check_config(&cfg, count, devices, &ndev, warm, &nwarm, cerr, sizeof cerr)) {
 		fprintf(stderr, "fftbloomd: %s\n", cerr);
 		sdnotify_destroy(notify);
 		return 2;

@@ -30,4 +30,5 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/web.o \
 	$(BUILD)/daemon/sdnotify.o \
 	$(BUILD)/daemon/lifecycle.o \
-	$(BUILD)/daemon/help.o
+	$(BUILD)/daemon/help.o \
+	$(BUILD)/daemon/modes.o

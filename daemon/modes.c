@@ -1,0 +1,168 @@
+/* fftbloomd's configuration checks and its modes other than serving; see modes.h. */
+#include "daemon/modes.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/errors.h"
+#include "api/format.h"
+#include "api/openapi.h"
+#include "api/operation.h"
+#include "core/buildinfo.h"
+#include "daemon/apiutil.h"
+#include "daemon/healthcheck.h"
+#include "daemon/help.h"
+#include "daemon/jobs.h"
+
+int daemon_check_config(const struct config *cfg, int device_count, int *devices, int *ndev,
+                        int (*warm)[2], int *nwarm, char *err, size_t len)
+{
+	char aerr[API_ERR_LEN];
+	if (config_engine_check(&cfg->gpu, err, len))
+		return -1;
+	if (api_parse_gpus(cfg->gpus, device_count, devices, JOBS_MAX_GPUS, ndev, aerr)) {
+		snprintf(err, len, "%s", aerr);
+		return -1;
+	}
+	if (api_parse_sizes(cfg->warm_sizes, cfg->max_side, warm, JOBS_MAX_WARM, nwarm, aerr)) {
+		snprintf(err, len, "warm-sizes: %s", aerr);
+		return -1;
+	}
+	int spare[JOBS_MAX_SPARE][2], nspare;
+	if (strcmp(cfg->spare_plans, "auto") &&
+	    api_parse_sizes(cfg->spare_plans, cfg->max_side, spare, JOBS_MAX_SPARE, &nspare, aerr)) {
+		snprintf(err, len, "spare-plans: %s", aerr);
+		return -1;
+	}
+	if (*ndev * cfg->gpu_threads > JOBS_MAX_GPUS) {
+		snprintf(err, len, "%d devices x %d gpu-threads is more than %d GPU threads", *ndev,
+		         cfg->gpu_threads, JOBS_MAX_GPUS);
+		return -1;
+	}
+	for (const char *c = cfg->cache_control; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			snprintf(err, len, "--cache-control holds a control character");
+			return -1;
+		}
+	if (!cfg->tls_cert[0] != !cfg->tls_key[0]) {
+		snprintf(err, len, "--tls-cert and --tls-key go together");
+		return -1;
+	}
+	return 0;
+}
+
+int daemon_load_config(struct config *cfg, int argc, char **argv, int first)
+{
+	char err[OPT_ERR_LEN];
+	int npos = 0;
+	if (config_load(cfg, argc, argv, first, &npos, err)) {
+		fprintf(stderr, "fftbloomd: %s\n", err);
+		return 2;
+	}
+	if (npos) {
+		fprintf(stderr, "fftbloomd: unexpected argument '%s'\n", argv[first]);
+		return 2;
+	}
+	return 0;
+}
+
+/* --health-check without a URL: the daemon's own address from the configuration. */
+static int health_check_config(int argc, char **argv, int first)
+{
+	struct config cfg;
+	int rc = daemon_load_config(&cfg, argc, argv, first);
+	if (rc)
+		return rc;
+	char url[600], msg[700];
+	if (healthcheck_url(cfg.listen, cfg.port, cfg.tls_cert[0] != 0, "/healthz", url,
+	                    sizeof url, msg, sizeof msg)) {
+		fprintf(stderr, "fftbloomd: --health-check: %s\n", msg);
+		return 2;
+	}
+	rc = healthcheck(url, 5, msg, sizeof msg);
+	fprintf(rc ? stderr : stdout, "%s\n", msg);
+	return rc ? 1 : 0;
+}
+
+/* --check-config: the configuration as the daemon would take it, as JSON. */
+static int check_config_mode(int argc, char **argv, int first)
+{
+	struct config cfg;
+	int rc = daemon_load_config(&cfg, argc, argv, first);
+	if (rc)
+		return rc;
+	int devices[JOBS_MAX_GPUS], ndev, warm[JOBS_MAX_WARM][2], nwarm;
+	char err[API_ERR_LEN + 64];
+	if (daemon_check_config(&cfg, 1, devices, &ndev, warm, &nwarm, err, sizeof err)) {
+		fprintf(stderr, "fftbloomd: %s\n", err);
+		return 2;
+	}
+	json_t *c = json_object();
+	for (size_t i = 0; i < config_table_len; i++) {
+		char v[OPT_STR_MAX + 32];
+		opts_format(&config_table[i], &cfg, v, sizeof v);
+		json_object_set_new(c, config_table[i].name, json_string(v));
+	}
+	json_t *doc = json_pack("{s:b,s:o}", "ok", 1, "configuration", c);
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	printf("\n");
+	json_decref(doc);
+	return 0;
+}
+
+int daemon_run_mode(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			help_usage();
+			return 0;
+		}
+		if (!strcmp(a, "--help=json"))
+			return help_json();
+		if (!strcmp(a, "--help=env")) {
+			help_env();
+			return 0;
+		}
+		if (!strcmp(a, "--version")) {
+			char line[256];
+			buildinfo_line("fftbloomd", line, sizeof line);
+			printf("%s\n", line);
+			return 0;
+		}
+		if (!strcmp(a, "--print-openapi")) {
+			json_t *doc = openapi_document(FFTBLOOMD_VERSION, 0, 0);
+			int rc = doc && !json_dumpf(doc, stdout, JSON_INDENT(2)) ? 0 : 1;
+			printf("\n");
+			json_decref(doc);
+			return rc;
+		}
+		if (!strcmp(a, "--print-errors") || !strcmp(a, "--print-operations") ||
+		    !strcmp(a, "--print-formats")) {
+			if (!strcmp(a, "--print-errors"))
+				api_errors_markdown(stdout);
+			else if (!strcmp(a, "--print-formats"))
+				format_markdown(stdout);
+			else
+				operations_markdown(stdout);
+			return fflush(stdout) ? 1 : 0;
+		}
+		if (!strcmp(a, "--check-config")) {
+			argv[i] = argv[0];
+			return check_config_mode(argc - i, argv + i, 1);
+		}
+		if (!strcmp(a, "--health-check")) {
+			if (i + 1 < argc && (!strncmp(argv[i + 1], "http://", 7) ||
+			                     !strncmp(argv[i + 1], "https://", 8))) {
+				char msg[512];
+				int rc = healthcheck(argv[i + 1], 5, msg, sizeof msg);
+				fprintf(rc ? stderr : stdout, "%s\n", msg);
+				return rc ? 1 : 0;
+			}
+			argv[i] = argv[0];
+			return health_check_config(argc - i, argv + i, 1);
+		}
+	}
+	return -1;
+}

@@ -1,0 +1,23 @@
+/* fftbloomd's configuration as it starts (loaded from the environment and argv, checked beyond
+ * the option table's bounds) and its modes other than serving: --help, --help=json, --help=env,
+ * --version, --print-openapi, --print-errors, --print-operations, --print-formats,
+ * --check-config and --health-check. */
+#ifndef FFTBLOOM_DAEMON_MODES_H
+#define FFTBLOOM_DAEMON_MODES_H
+
+#include <stddef.h>
+
+#include "core/config.h"
+
+/* The checks of a configuration beyond the table's bounds: GPU list, warm sizes, the TLS pair.
+ * device_count is the number of EGL devices "all" stands for. Returns 0, or -1 with err. */
+int daemon_check_config(const struct config *cfg, int device_count, int *devices, int *ndev,
+                        int (*warm)[2], int *nwarm, char *err, size_t len);
+/* Loads the configuration from the environment and argv[first..]; no positional argument is
+ * allowed. Returns 0, or 2 (the exit status) after printing why. */
+int daemon_load_config(struct config *cfg, int argc, char **argv, int first);
+/* Runs a mode named in argv (the first argument that is one decides), returning its exit
+ * status, or -1 when there is none: serve. */
+int daemon_run_mode(int argc, char **argv);
+
+#endif
