@@ -25,7 +25,11 @@ struct fft_axis {
 	GLuint scratch;                          /* global and blocked techniques' ping-pong buffer */
 	/* Bluestein */
 	struct fft_axis *inner;                  /* native length-m transforms on the work rows */
-	struct fft_prog bl[2][3];                /* [inverse][mode-1] */
+	struct fft_prog bl[2][3];                /* [inverse][mode-1] (the five-dispatch form) */
+	struct bl_io {                           /* the two-dispatch form: [inner inverse] */
+		struct fft_io *io;
+		GLint u[7];                          /* BLU_* */
+	} blio[2];
 	GLuint work, chirp, filter[2];
 	int provisional;                         /* fft_axis_provisional */
 };
@@ -128,8 +132,38 @@ static int build_programs(struct fft_axis *a, char err[FFT_ERR_LEN])
 	return 0;
 }
 
+/* bluestein_io's uniforms */
+enum { BLU_N, BLU_M, BLU_OFF, BLU_SS, BLU_ES, BLU_INV, BLU_SCALE };
+static const char *const blu_names[7] = {"u_bn", "u_bm", "u_boff", "u_bss", "u_bes", "u_binv",
+                                         "u_bscale"};
+
+/* The two-dispatch form (bluestein_io: the chirps and the filter as the inner transforms' loads
+ * and stores) where the inner transform runs in shared memory and the signals are float32;
+ * 1 when it is there, 0 when the five dispatches run instead. */
+static int build_bluestein_io(struct fft_axis *a)
+{
+	if (a->opts.half)
+		return 0;
+	for (int inv = 0; inv < 2; inv++) {
+		char ierr[FFT_ERR_LEN];
+		if (fft_io_create(a->pc, a->inner, inv, FFT_IO_LOAD | FFT_IO_STORE, "bluestein_io", 1,
+		                  &a->blio[inv].io, ierr)) {
+			for (int j = 0; j < 2; j++) {
+				fft_io_destroy(a->blio[j].io);
+				a->blio[j].io = NULL;
+			}
+			return 0;
+		}
+		GLuint prog = fft_io_program(a->blio[inv].io);
+		for (int u = 0; u < 7; u++)
+			a->blio[inv].u[u] = glGetUniformLocation(prog, blu_names[u]);
+	}
+	return 1;
+}
+
 /* Bluestein's parts: the inner native transform of length m on float32 work rows (tuned like
- * any axis), the work buffer, the chirp and filter tables and the three steps' programs. */
+ * any axis), the work buffer, the chirp and filter tables and the programs: the two-dispatch
+ * form's where it can run, else the three outer steps'. */
 static int build_bluestein(struct fft_axis *a, char err[FFT_ERR_LEN])
 {
 	size_t work = (size_t)a->max_count * a->plan.m, welem = (size_t)a->opts.components * 4;
@@ -153,6 +187,8 @@ static int build_bluestein(struct fft_axis *a, char err[FFT_ERR_LEN])
 		snprintf(err, FFT_ERR_LEN, "length %d: Bluestein buffers: %s", a->n, fft_strerror(rc));
 		return rc;
 	}
+	if (build_bluestein_io(a))
+		return 0;
 	for (int inv = 0; inv < 2; inv++)
 		for (int mode = 1; mode <= 3; mode++)
 			if ((rc = fft_prog_bluestein(a->pc, &a->plan, &a->opts, inv, mode,
@@ -251,6 +287,7 @@ void fft_axis_destroy(struct fft_axis *a)
 		}
 		for (int i = 0; i < 3; i++)
 			fft_prog_drop(a->pc, &a->bl[inv][i]);
+		fft_io_destroy(a->blio[inv].io);
 	}
 	GLuint bufs[] = {a->scratch, a->work, a->chirp, a->filter[0], a->filter[1]};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
@@ -411,6 +448,32 @@ static int run_native(struct fft_axis *a, unsigned buf, size_t offset, size_t si
 	return 0;
 }
 
+/* The two-dispatch form on cy signals at o2: the inner forward (chirped loads, filtered stores
+ * into the work rows), then the inner inverse (chirped, scaled stores into the signals). */
+static void run_bluestein_io(struct fft_axis *a, unsigned buf, size_t o2, size_t sig_stride,
+                             size_t elem_stride, int cy, int inverse)
+{
+	const struct fft_plan *p = &a->plan;
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_BL_DATA, buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_WORK, a->work);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_CHIRP, a->chirp);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_FILTER, a->filter[inverse]);
+	for (int inner = 0; inner < 2; inner++) {
+		const struct bl_io *b = &a->blio[inner];
+		GLuint prog = fft_io_program(b->io);
+		glProgramUniform1ui(prog, b->u[BLU_N], (GLuint)p->n);
+		glProgramUniform1ui(prog, b->u[BLU_M], (GLuint)p->m);
+		glProgramUniform1ui(prog, b->u[BLU_OFF], (GLuint)o2);
+		glProgramUniform1ui(prog, b->u[BLU_SS], (GLuint)sig_stride);
+		glProgramUniform1ui(prog, b->u[BLU_ES], (GLuint)elem_stride);
+		glProgramUniform1ui(prog, b->u[BLU_INV], (GLuint)inverse);
+		glProgramUniform1f(prog, b->u[BLU_SCALE],
+		                   (float)fft_end_scale(&a->opts, inverse, p->n));
+		fft_io_execute(b->io, a->work, 0, (size_t)p->m, cy);
+		barrier();
+	}
+}
+
 static int run_bluestein(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
                          size_t elem_stride, int count, int inverse)
 {
@@ -423,6 +486,10 @@ static int run_bluestein(struct fft_axis *a, unsigned buf, size_t offset, size_t
 		for (int y0 = 0; y0 < c; y0 += step) {
 			int cy = c - y0 < step ? c - y0 : step;
 			size_t o2 = off + (size_t)y0 * sig_stride;
+			if (a->blio[0].io) {
+				run_bluestein_io(a, buf, o2, sig_stride, elem_stride, cy, inverse);
+				continue;
+			}
 			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
 			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_WORK, a->work);
 			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_CHIRP, a->chirp);

@@ -13,6 +13,7 @@
 /* bindings of the FFT shaders (fft_shared, fft_global, fft_blocked, bluestein) */
 #define FFT_B_DATA 0   /* the signals (in place), or the source of a ping-pong pass */
 #define FFT_B_DST 2    /* the destination of a ping-pong pass */
+#define FFT_B_BL_DATA 1 /* Bluestein's two-dispatch form: the outer signals (bluestein_io) */
 #define FFT_B_WORK 3   /* Bluestein: the padded work rows */
 #define FFT_B_CHIRP 4  /* Bluestein: the chirp */
 #define FFT_B_FILTER 5 /* Bluestein: the filter spectrum */
