@@ -12,5 +12,5 @@ R=${OUT:-/tmp}/r; mkdir -p "$R"
 { nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT";
   echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"; ldconfig -p | grep -c libvulkan; } >"$R/card.txt" 2>&1
 timeout 540 sh "$P/bench/run.sh" fft,bloom,peers --peers torch,vkfft --repeat 2 --variant default --runs 30 --budget-minutes 8.5 \
-	--machine h100 --bin "$P/bin" --vkfft-dir "$P/vkfft" >"$R/fft.jsonl" 2>"$R/fft.txt"
+	--machine "${MACHINE:-h100}" --bin "$P/bin" --vkfft-dir "$P/vkfft" >"$R/fft.jsonl" 2>"$R/fft.txt"
 echo "rc $?" >>"$R/fft.txt"
