@@ -3,7 +3,8 @@
  * groups; every algorithm at every precision, each output element within the level's bound
  * (spatial_plan_bound) and the relative L2 error within the level's figure; the interpolator's
  * pairs (opposite signs, f1 = -f2, equal weights) and its fallback without float filtering;
- * Q2.6 clamping; auto; the image path against the FFT path's semantics (and the FFT path
+ * Q2.6 clamping; auto, and an algorithm asked for explicitly running the program auto ran for
+ * it; the image path against the FFT path's semantics (and the FFT path
  * itself); errors for impossible shapes and limits. Fresh random data. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -575,6 +576,88 @@ static void test_gemm_shapes(void **state)
 	assert_true(ok);
 }
 
+/* One explicit case of test_explicit_is_auto: runs c (algorithm set) three times on s, the
+ * last output into y; the conv program, the pack program and the last GPU time out. */
+static void run_thrice(struct spatial_ctx *s, struct spatial_conv c, const float *x,
+                       const float *w, const float *b, float *y, struct spatial_stats *st)
+{
+	char err[SPATIAL_ERR_LEN];
+	c.time_stages = 1;
+	for (int i = 0; i < 3; i++) {
+		int rc = spatial_conv2d(s, &c, x, w, b, y, st, err);
+		if (rc)
+			printf("%s: %s\n", spatial_algorithm_name(c.algorithm), err);
+		assert_int_equal(rc, 0);
+	}
+}
+
+/* The algorithm auto picks and the same algorithm asked for explicitly run one program: in a
+ * context of its own (as a process that asks for it would), the explicit call compiles nothing
+ * (the program cache's misses do not move: the plan's programs are the ones auto built, one
+ * id a (shader, key) and the defines derived from the key), runs the same conv and pack
+ * programs, and writes the same bits, each within the level's bound of the float64 reference.
+ * Both paths' GPU times are printed (llvmpipe; a timing is never asserted). */
+static void test_explicit_is_auto(void **state)
+{
+	(void)state;
+	struct {
+		struct spatial_conv c;
+		int prec;
+		const char *what;
+	} cases[] = {
+		{conv(4, 12, 11, 10, 16, 3, 3, 1, 1, 1, 1), 3, "many planes"},
+		{conv(4, 1, 27, 33, 1, 5, 5, 2, 2, 1, 1), 3, "image 5x5"},
+		{conv(3, 10, 9, 8, 12, 3, 3, 1, 1, 1, 1), 2, "batch 3, float16"},
+		{conv(4, 6, 9, 9, 8, 3, 3, 1, 1, 2, 2), 0, "stride 2, Q2.6"},
+	};
+	int ok = 1;
+	for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+		struct spatial_conv c = cases[ci].c;
+		c.precision = cases[ci].prec;
+		int oh, ow;
+		char err[SPATIAL_ERR_LEN];
+		assert_int_equal(spatial_conv_output(&c, &oh, &ow, err), 0);
+		size_t nx = (size_t)c.batch * c.in_c * c.in_h * c.in_w;
+		size_t nw = (size_t)c.out_c * c.in_c * c.k_h * c.k_w;
+		size_t ny = (size_t)c.batch * c.out_c * oh * ow;
+		double ws = 0.5 / sqrt((double)c.in_c * c.k_h * c.k_w);
+		float *x = rand_f(nx, -1, 1), *w = rand_f(nw, -(float)ws, (float)ws);
+		float *b = rand_f((size_t)c.out_c, -0.25f, 0.25f);
+		float *ya = malloc(ny * sizeof *ya), *ye = malloc(ny * sizeof *ye);
+		assert_true(ya && ye);
+		struct spatial_ctx *sa, *se;
+		const struct egl_info *info = egl_ctx_info(tu_gl_context());
+		assert_int_equal(spatial_ctx_create(g_pc, info, NULL, NULL, &sa, err), 0);
+		struct spatial_stats sta, ste;
+		c.algorithm = SPATIAL_ALG_AUTO;
+		run_thrice(sa, c, x, w, b, ya, &sta);
+		struct program_stats before, after;
+		program_cache_stats(g_pc, &before);
+		assert_int_equal(spatial_ctx_create(g_pc, info, NULL, NULL, &se, err), 0);
+		c.algorithm = sta.algorithm;
+		run_thrice(se, c, x, w, b, ye, &ste);
+		program_cache_stats(g_pc, &after);
+		int same_bits = !memcmp(ya, ye, ny * sizeof *ya);
+		printf("%s L%d: auto picks %s (program %u, pack %u, gpu %.3f ms); explicit %s "
+		       "(program %u, pack %u, gpu %.3f ms); compiles by the explicit context %llu; "
+		       "outputs %s\n", cases[ci].what, c.precision, spatial_algorithm_name(sta.algorithm),
+		       sta.conv_program, sta.pack_program, sta.gpu_ms,
+		       spatial_algorithm_name(ste.algorithm), ste.conv_program, ste.pack_program,
+		       ste.gpu_ms, after.misses - before.misses, same_bits ? "identical" : "DIFFER");
+		ok &= ste.algorithm == sta.algorithm && sta.conv_program && ste.conv_program ==
+		      sta.conv_program && ste.pack_program == sta.pack_program &&
+		      after.misses == before.misses && same_bits;
+		struct ref r;
+		reference(&c, x, w, b, oh, ow, c.precision, sta.algorithm == SPATIAL_ALG_INTERP, &r);
+		ok &= compare(cases[ci].what, ye, &r, c.precision, REL_TOL[c.precision]);
+		ref_free(&r);
+		spatial_ctx_destroy(se);
+		spatial_ctx_destroy(sa);
+		free(x), free(w), free(b), free(ya), free(ye);
+	}
+	assert_true(ok);
+}
+
 /* ---- images ---- */
 
 /* Kernel channel value for image lane ch: the FFT path's rule. */
@@ -824,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_gemm_tiles),
 		cmocka_unit_test(test_gemm_shapes),
+		cmocka_unit_test(test_explicit_is_auto),
 		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_image_tiles),
 		cmocka_unit_test(test_image_vs_fft),
