@@ -104,6 +104,7 @@ struct prog_key {
 	int kind; /* enum prog_key_kind (an int: the key's bytes are its identity) */
 	int level, mode, vec4s, cob, lanes;
 	int bm, bn, bk, tm, tn, half2, up1; /* PK_GEMM: the tile, HALF2 (0-2), no zero insertion */
+	int a16;                            /* PK_GEMM: A16 (the tile's a16 where HALF2) */
 };
 
 /* ---- spatial.c ---- */

@@ -533,7 +533,8 @@ static int check_one(struct spatial_ctx *s, struct spatial_conv c, int prec, int
 
 /* gemm with every tile of its table (spatial_opts.gemm_tile): planes that fill no tile (37 out,
  * 13 in: K = 117, several K-slices and a partial one), odd sizes, a batch of 3, bias, at
- * float32, and with packed float16 pairs (precision 2) on the largest tile. */
+ * float32, and with packed float16 pairs (precision 2) on the largest tile and on the tiles
+ * holding A as halves (a16). */
 static void test_gemm_tiles(void **state)
 {
 	(void)state;
@@ -550,8 +551,8 @@ static void test_gemm_tiles(void **state)
 		snprintf(what, sizeof what, "tile %d (%dx%dx%d / %dx%d)", t, gt->bm, gt->bn, gt->bk,
 		         gt->tm, gt->tn);
 		ok &= check_one(s, conv(3, 13, 11, 9, 37, 3, 3, 1, 1, 1, 1), 3, SPATIAL_ALG_GEMM, what);
-		if (t == 1) /* the packed float16 kernel: the rule's tile for many planes (test_gemm_shapes
-		             * runs it on the rule's other tiles) */
+		if (t == 1 || gt->a16) /* the packed float16 kernel: the rule's tile for many planes
+		                        * (test_gemm_shapes runs it on the rule's other tiles) */
 			ok &= check_one(s, conv(2, 13, 7, 9, 37, 3, 3, 1, 1, 2, 2), 2, SPATIAL_ALG_GEMM,
 			                what);
 		spatial_ctx_destroy(s);
