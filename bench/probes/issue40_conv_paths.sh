@@ -10,8 +10,9 @@
 # are one; an explicit conv stage that grows with the output's bytes and not with the kernel
 # (gemm: K = 25 or 225 alike) means the output buffer lives in host memory.
 # With a baseline in the pack (BASELINE=<a build of a030a6a, before the output left through a
-# read-back buffer> sh bench/pack.sh) the same rows run on it first: the before and after of that
-# one change, in one call on one card.
+# read-back buffer> sh bench/pack.sh) auto, batch4 and gemm run on it first: the before and after
+# of that one change, in one call on one card. Then bench/conv_tiles times precision 2's gemm
+# tiles on the B16 shape (tile 12: A as halves) beside tile 1 at precision 3.
 # usage (from the repository root, a pack in .carry: make all tests; [BASELINE=...] sh bench/pack.sh):
 #   bash bench/probes/issue40_conv_paths.sh      REPEAT (default 5); QUICK=1: the suite's quick
 #                                                shapes (a dry run on llvmpipe)
@@ -42,25 +43,29 @@ one() {
 	line=$(timeout 20 "$fb" conv2d "$@" --engine gpu --repeat "$REPEAT" -o "$W/y.npy" 2>&1 >/dev/null | tail -1)
 	printf '%s\t%s\t%s\t%s\n' "$build" "$shape" "$variant" "$line" >>"$R/paths.jsonl"
 }
-builds="$P/bin/fftbloom:current"
-[ -x "$P/baseline/fftbloom" ] && builds="$P/baseline/fftbloom:baseline-$(cat "$P/baseline/COMMIT" 2>/dev/null) $builds"
-for b in $builds; do
-	fb=${b%%:*} name=${b#*:}
+# rows FB BUILD ALL: every path (ALL 1) or auto, batch4 and gemm only (the baseline's rows)
+rows() {
+	fb=$1 name=$2 all=$3
+	algs="batch4 gemm"
+	[ "$all" = 1 ] && algs="batch4 interp planes4 shared gemm"
 	one "$fb" "$name" conv2d_b16 auto --input "$X" --weight "$WT" --padding 1
-	for a in batch4 interp planes4 shared gemm; do
+	for a in $algs; do
 		one "$fb" "$name" conv2d_b16 "$a" --input "$X" --weight "$WT" --padding 1 --algorithm $a
 	done
 	one "$fb" "$name" conv2d_b16 auto-p2 --input "$X" --weight "$WT" --padding 1 --precision 2
 	one "$fb" "$name" conv2d_b16 gemm-p2 --input "$X" --weight "$WT" --padding 1 --precision 2 \
 		--algorithm gemm
 	for k in 5 15; do
+		[ "$all" = 1 ] || [ $k = 5 ] || continue
 		one "$fb" "$name" image_k$k auto --input "$IX" --weight "$W/image_w$k.npy" --padding $((k / 2))
-		for a in batch4 interp planes4 shared gemm; do
+		for a in $algs; do
 			one "$fb" "$name" image_k$k "$a" --input "$IX" --weight "$W/image_w$k.npy" \
 				--padding $((k / 2)) --algorithm $a
 		done
 	done
-done
+}
+[ -x "$P/baseline/fftbloom" ] && rows "$P/baseline/fftbloom" "baseline-$(cat "$P/baseline/COMMIT" 2>/dev/null)" 0
+rows "$P/bin/fftbloom" current 1
 "$PY" - "$R/paths.jsonl" <<'PY' | tee "$R/summary.txt"
 import json, sys
 rows = {}
@@ -83,4 +88,13 @@ for line in open(sys.argv[1]):
     print('%-22s %-11s %-9s %-8s %9.4f %9.4f %9.4f %9.2f  %s' % (
         build[:22], shape, variant, d.get('algorithm'), g, c, g - c, w, rel))
 PY
+# precision 2's gemm tiles on the B16 shape: the rule's (1), BK 16 (10: half the float16-to-float32
+# flushes), 128-invocation groups (2, 3: more groups an SM under the register budget) and A as
+# halves (12), beside tile 1 at precision 3
+Q=; [ "${QUICK:-0}" = 1 ] && Q=--quick
+timeout 40 "$P/bin/bench/conv_tiles" $Q --only 'conv.conv2d_*' --runs 5 --warmup 1 --precision 2 \
+	--tiles 1,2,3,10,12 >"$R/tiles.jsonl" 2>"$R/tiles.txt"
+timeout 15 "$P/bin/bench/conv_tiles" $Q --only 'conv.conv2d_*' --runs 5 --warmup 1 --precision 3 \
+	--tiles 1 >>"$R/tiles.jsonl" 2>>"$R/tiles.txt"
+grep -h "gemm-t" "$R/tiles.txt"
 tar czf "${OUT:-/tmp}/r.tgz" -C "$(dirname "$R")" r
