@@ -113,7 +113,8 @@ struct prog_key {
  * (orphaned each time) and a copy on the GPU: 0, SPATIAL_E_TOO_LARGE or SPATIAL_E_GPU. */
 int spatial_upload(struct spatial_ctx *s, GLuint dst, const void *src, size_t bytes,
                    char err[SPATIAL_ERR_LEN]);
-/* Grows a shader-storage buffer to at least `need` bytes (contents not kept). */
+/* Grows a shader-storage buffer to at least `need` bytes (contents not kept): device storage
+ * (gl_buf_grow_device), written only by shaders and GPU copies (spatial_upload), never mapped. */
 int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,
                  char err[SPATIAL_ERR_LEN]);
 /* 0, or SPATIAL_E_ARG for a precision, algorithm or geometry out of range. */
