@@ -9,9 +9,10 @@
 # ms (texture algorithms: reads the input buffer) and wall ms. Explicit = auto means the paths
 # are one; an explicit conv stage that grows with the output's bytes and not with the kernel
 # (gemm: K = 25 or 225 alike) means the output buffer lives in host memory.
-# With a baseline in the pack (BASELINE=<a build of a030a6a, before the output left through a
-# read-back buffer> sh bench/pack.sh) auto, batch4 and gemm run on it first: the before and after
-# of that one change, in one call on one card. Then bench/conv_tiles times precision 2's gemm
+# With a baseline in the pack (BASELINE=<its build folder> sh bench/pack.sh) auto, batch4 and gemm
+# run on it first, in the same call on the same card: a build of a030a6a shows the gap before the
+# fixes (the output mapped for reading, host-written buffers), one of ddb60fa isolates the last
+# one (the shaders' buffers as immutable storage without map flags). Then bench/conv_tiles times precision 2's gemm
 # tiles on the B16 shape (tile 12: A as halves) beside tile 1 at precision 3.
 # usage (from the repository root, a pack in .carry: make all tests; [BASELINE=...] sh bench/pack.sh):
 #   bash bench/probes/issue40_conv_paths.sh      REPEAT (default 5); QUICK=1: the suite's quick
