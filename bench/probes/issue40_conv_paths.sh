@@ -15,8 +15,10 @@
 # one (the shaders' buffers as immutable storage without map flags). Then bench/conv_tiles times precision 2's gemm
 # tiles on the B16 shape (tile 12: A as halves) beside tile 1 at precision 3.
 # usage (from the repository root, a pack in .carry: make all tests; [BASELINE=...] sh bench/pack.sh):
-#   bash bench/probes/issue40_conv_paths.sh      REPEAT (default 5); QUICK=1: the suite's quick
-#                                                shapes (a dry run on llvmpipe)
+#   bash bench/probes/issue40_conv_paths.sh      REPEAT (default 5); BUDGET (default 95): seconds
+#                                                after which the remaining rows are skipped (and
+#                                                said so); QUICK=1: the suite's quick shapes (a
+#                                                dry run on llvmpipe)
 # Summary on stdout and in $OUT/r/summary.txt; each run's JSON line in $OUT/r/paths.jsonl.
 P=${PACK:-$PWD/.carry}
 set -- "$P"
@@ -41,6 +43,10 @@ X="$W/conv_x.npy" WT="$W/conv_w.npy" IX="$W/image_x.npy"
 one() {
 	fb=$1 build=$2 shape=$3 variant=$4
 	shift 4
+	if [ "$SECONDS" -gt "${BUDGET:-95}" ]; then # the tile sweep and the packing still fit 2 minutes
+		printf '%s\t%s\t%s\t%s\n' "$build" "$shape" "$variant" "skipped: past ${BUDGET:-95} s" >>"$R/paths.jsonl"
+		return
+	fi
 	line=$(timeout 20 "$fb" conv2d "$@" --engine gpu --repeat "$REPEAT" -o "$W/y.npy" 2>&1 >/dev/null | tail -1)
 	printf '%s\t%s\t%s\t%s\n' "$build" "$shape" "$variant" "$line" >>"$R/paths.jsonl"
 }
@@ -77,7 +83,8 @@ for line in open(sys.argv[1]):
     try:
         d = json.loads(js)
     except ValueError:
-        print('%-22s %-11s %-9s failed: %s' % (build, shape, variant, js[:80]))
+        print('%-22s %-11s %-9s %s' % (build[:22], shape, variant,
+                                        js[:80] if js.startswith('skipped') else 'failed: ' + js[:80]))
         continue
     g, c, w = d.get('gpu_ms', float('nan')), d.get('conv_ms', float('nan')), d.get('wall_ms', 0)
     auto_key = (build, shape, 'auto-p2' if variant.endswith('-p2') else 'auto')
