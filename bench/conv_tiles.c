@@ -36,7 +36,7 @@ static const struct opt_def opt_table[] = {
 	{"precision", OPT_INT, -1, 3, "-1", NULL, "only this precision level; -1: 3 and 2", NULL,
 	 O(precision)},
 	{"tiles", OPT_STRING, 0, 0, "", NULL,
-	 "comma-separated tiles (0: the rule, 1..12: spatial_plan_gemm_tiles); empty: all", NULL,
+	 "comma-separated tiles (0: the rule, 1..14: spatial_plan_gemm_tiles); empty: all", NULL,
 	 O(tiles)},
 	{"only", OPT_STRING, 0, 0, "", NULL, "workload IDs or prefixes (bench_list_matches)", NULL,
 	 O(only)},

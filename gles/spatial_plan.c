@@ -348,7 +348,9 @@ const struct spatial_gemm_tile spatial_plan_gemm_tiles[SPATIAL_PLAN_GEMM_TILES] 
 	{128, 128, 8, 8, 8, 0}, {128, 64, 8, 8, 8, 0}, {64, 128, 8, 8, 8, 0}, {64, 64, 8, 4, 4, 0},
 	{64, 64, 16, 8, 8, 0}, {128, 32, 8, 8, 4, 0}, {64, 32, 16, 4, 4, 0}, {64, 16, 16, 4, 4, 0},
 	{32, 32, 16, 4, 4, 0}, {128, 128, 16, 8, 8, 0}, {256, 4, 8, 4, 4, 0},
-	{128, 128, 8, 8, 8, 1}, /* the sweep's: tile 1 with A as halves at precision 2 */
+	/* the sweep's, A as halves at precision 2: tile 1; 2 (128 invocations: more groups an SM
+	 * under the register budget); 10 (half the float16-to-float32 flushes) */
+	{128, 128, 8, 8, 8, 1}, {128, 64, 8, 8, 8, 1}, {128, 128, 16, 8, 8, 1},
 };
 
 /* The rule's order: by tile area, the larger first */

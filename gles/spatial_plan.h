@@ -93,7 +93,7 @@ struct spatial_gemm_tile {
 	            word, each broadcast to a (a, a) pair in the multiply (0: stored as (a, a) pairs,
 	            twice the bytes and the shared-memory reads) */
 };
-#define SPATIAL_PLAN_GEMM_TILES 13 /* entries 1..12 of spatial_plan_gemm_tiles; 0: none */
+#define SPATIAL_PLAN_GEMM_TILES 15 /* entries 1..14 of spatial_plan_gemm_tiles; 0: none */
 extern const struct spatial_gemm_tile spatial_plan_gemm_tiles[SPATIAL_PLAN_GEMM_TILES];
 
 /* Invocations of a work group of tile t. */
