@@ -36,7 +36,7 @@ static const struct opt_def opt_table[] = {
 	{"precision", OPT_INT, -1, 3, "-1", NULL, "only this precision level; -1: 3 and 2", NULL,
 	 O(precision)},
 	{"tiles", OPT_STRING, 0, 0, "", NULL,
-	 "comma-separated tiles (0: the rule, 1..11: spatial_plan_gemm_tiles); empty: all", NULL,
+	 "comma-separated tiles (0: the rule, 1..14: spatial_plan_gemm_tiles); empty: all", NULL,
 	 O(tiles)},
 	{"only", OPT_STRING, 0, 0, "", NULL, "workload IDs or prefixes (bench_list_matches)", NULL,
 	 O(only)},
@@ -172,8 +172,9 @@ static int time_work(struct program_cache *pc, const struct egl_info *info, stru
 			                          .out_h = oh, .out_w = ow};
 		struct spatial_gemm_tile gt;
 		int v = spatial_plan_gemm(&g, tile, &gt);
-		snprintf(used, used_len, "%d: %dx%dx%d / %dx%d%s", v, gt.bm, gt.bn, gt.bk, gt.tm, gt.tn,
-		         prec == 2 ? (spatial_ctx_caps(s)->half2 ? ", f16vec2" : ", mediump vec2") : "");
+		snprintf(used, used_len, "%d: %dx%dx%d / %dx%d%s%s", v, gt.bm, gt.bn, gt.bk, gt.tm, gt.tn,
+		         prec == 2 ? (spatial_ctx_caps(s)->half2 ? ", f16vec2" : ", mediump vec2") : "",
+		         prec == 2 && gt.a16 ? ", A as halves" : "");
 	}
 	free(x);
 	free(wt);

@@ -89,6 +89,34 @@ int gl_buf_storage_available(void)
 	return buffer_storage != NULL;
 }
 
+int gl_buf_grow_device(unsigned *buf, size_t *have, size_t need, int storage,
+                       char err[GL_BUF_ERR_LEN])
+{
+	if (!storage || !gl_buf_storage_available())
+		return gl_buf_grow(buf, have, need, GL_DYNAMIC_COPY, err);
+	if (*buf && need <= *have)
+		return 0;
+	if (*buf)
+		glDeleteBuffers(1, buf);
+	*have = 0;
+	glGenBuffers(1, buf);
+	glBindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
+	buffer_storage(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(need ? need : 4), NULL, 0);
+	GLenum e = glGetError();
+	if (e != GL_NO_ERROR) {
+		while (glGetError() != GL_NO_ERROR) {
+		}
+		glDeleteBuffers(1, buf);
+		*buf = 0;
+		if (err)
+			snprintf(err, GL_BUF_ERR_LEN, "a device buffer of %zu bytes: %s", need,
+			         gl_error_name(e));
+		return e == GL_OUT_OF_MEMORY ? GL_BUF_E_OOM : GL_BUF_E_GPU;
+	}
+	*have = need;
+	return 0;
+}
+
 int gl_buf_grow_mapped(unsigned *buf, size_t *have, unsigned char **map, size_t need,
                        unsigned access)
 {

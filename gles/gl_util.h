@@ -38,6 +38,13 @@ int gl_buf_grow(unsigned *buf, size_t *have, size_t need, unsigned usage,
 
 /* 1 when GL_EXT_buffer_storage's entry point is there (gl_buf_grow_mapped can work). */
 int gl_buf_storage_available(void);
+/* As gl_buf_grow for a buffer only the GPU writes and reads (shaders, buffer copies): with
+ * immutable storage (GL_EXT_buffer_storage, `storage` 1 and the entry point there) and no
+ * mapping or client-storage flag, which leaves the driver no reason to keep it in host memory,
+ * made anew when *have is smaller; else gl_buf_grow with GL_DYNAMIC_COPY. Such a buffer refuses
+ * glBufferSubData and mapping. Same returns as gl_buf_grow. */
+int gl_buf_grow_device(unsigned *buf, size_t *have, size_t need, int storage,
+                       char err[GL_BUF_ERR_LEN]);
 /* As gl_buf_grow for a buffer kept mapped, persistent and coherent (GL_EXT_buffer_storage):
  * made anew when *have is smaller (deleting the old one unmaps it), *map its mapping. access:
  * GL_MAP_READ_BIT for the CPU reading it, GL_MAP_WRITE_BIT for writing, or both. 0, or

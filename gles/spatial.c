@@ -40,13 +40,14 @@ const struct spatial_caps *spatial_ctx_caps(const struct spatial_ctx *s)
 	return &s->caps;
 }
 
-/* A host-side staging buffer (GL_STREAM_DRAW or GL_STREAM_READ) or, with GL_DYNAMIC_COPY, one
- * the shaders use. */
+/* A host-side staging buffer (usage GL_STREAM_DRAW or GL_STREAM_READ) or, usage 0, one the
+ * shaders use: device storage (gl_buf_grow_device), never written or mapped by the host. */
 static int grow_usage(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,
                       unsigned usage, char err[SPATIAL_ERR_LEN])
 {
 	char gerr[GL_BUF_ERR_LEN];
-	int rc = gl_buf_grow(buf, have, need, usage, gerr);
+	int rc = usage ? gl_buf_grow(buf, have, need, usage, gerr)
+	               : gl_buf_grow_device(buf, have, need, s->info->buffer_storage, gerr);
 	if (!rc)
 		return 0;
 	snprintf(err, SPATIAL_ERR_LEN, "%s", gerr);
@@ -57,7 +58,7 @@ static int grow_usage(const struct spatial_ctx *s, GLuint *buf, size_t *have, si
 int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,
                 char err[SPATIAL_ERR_LEN])
 {
-	return grow_usage(s, buf, have, need, GL_DYNAMIC_COPY, err);
+	return grow_usage(s, buf, have, need, 0, err);
 }
 
 int spatial_upload(struct spatial_ctx *s, GLuint dst, const void *src, size_t bytes,

@@ -140,6 +140,10 @@ struct spatial_stats {
 	double wall_ms;  /* host clock, the whole call */
 	long singles, fused; /* interp: taps read alone and pairs fused, over all output planes */
 	int tiles_x, tiles_y;  /* images: the tiles the image ran in (1 x 1 untiled) */
+	unsigned conv_program, pack_program; /* the programs that ran (program cache ids; 0: none,
+	                                        as gemm's and shared's pack): one id is one (shader,
+	                                        key), so one set of defines, whichever path chose
+	                                        the algorithm */
 };
 
 struct spatial_ctx;

@@ -130,6 +130,8 @@ int spatial_run_any(struct spatial_ctx *s, const struct spatial_geom *g, int alg
 	if (st) {
 		st->algorithm = alg;
 		st->singles = st->fused = 0;
+		st->conv_program = p->conv.id;
+		st->pack_program = p->pack.id;
 	}
 	if (tm)
 		gpu_timer_start(tm);

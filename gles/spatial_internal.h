@@ -104,6 +104,7 @@ struct prog_key {
 	int kind; /* enum prog_key_kind (an int: the key's bytes are its identity) */
 	int level, mode, vec4s, cob, lanes;
 	int bm, bn, bk, tm, tn, half2, up1; /* PK_GEMM: the tile, HALF2 (0-2), no zero insertion */
+	int a16;                            /* PK_GEMM: A16 (the tile's a16 where HALF2) */
 };
 
 /* ---- spatial.c ---- */
@@ -112,7 +113,8 @@ struct prog_key {
  * (orphaned each time) and a copy on the GPU: 0, SPATIAL_E_TOO_LARGE or SPATIAL_E_GPU. */
 int spatial_upload(struct spatial_ctx *s, GLuint dst, const void *src, size_t bytes,
                    char err[SPATIAL_ERR_LEN]);
-/* Grows a shader-storage buffer to at least `need` bytes (contents not kept). */
+/* Grows a shader-storage buffer to at least `need` bytes (contents not kept): device storage
+ * (gl_buf_grow_device), written only by shaders and GPU copies (spatial_upload), never mapped. */
 int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,
                  char err[SPATIAL_ERR_LEN]);
 /* 0, or SPATIAL_E_ARG for a precision, algorithm or geometry out of range. */

@@ -344,10 +344,13 @@ int spatial_conv_output(const struct spatial_conv *c, int *out_h, int *out_w,
 
 /* The implicit-GEMM tiles; entry 0 unused (variant 0 is the rule). */
 const struct spatial_gemm_tile spatial_plan_gemm_tiles[SPATIAL_PLAN_GEMM_TILES] = {
-	{0, 0, 0, 0, 0},
-	{128, 128, 8, 8, 8}, {128, 64, 8, 8, 8}, {64, 128, 8, 8, 8}, {64, 64, 8, 4, 4},
-	{64, 64, 16, 8, 8}, {128, 32, 8, 8, 4}, {64, 32, 16, 4, 4}, {64, 16, 16, 4, 4},
-	{32, 32, 16, 4, 4}, {128, 128, 16, 8, 8}, {256, 4, 8, 4, 4},
+	{0, 0, 0, 0, 0, 0},
+	{128, 128, 8, 8, 8, 0}, {128, 64, 8, 8, 8, 0}, {64, 128, 8, 8, 8, 0}, {64, 64, 8, 4, 4, 0},
+	{64, 64, 16, 8, 8, 0}, {128, 32, 8, 8, 4, 0}, {64, 32, 16, 4, 4, 0}, {64, 16, 16, 4, 4, 0},
+	{32, 32, 16, 4, 4, 0}, {128, 128, 16, 8, 8, 0}, {256, 4, 8, 4, 4, 0},
+	/* the sweep's, A as halves at precision 2: tile 1; 2 (128 invocations: more groups an SM
+	 * under the register budget); 10 (half the float16-to-float32 flushes) */
+	{128, 128, 8, 8, 8, 1}, {128, 64, 8, 8, 8, 1}, {128, 128, 16, 8, 8, 1},
 };
 
 /* The rule's order: by tile area, the larger first */
@@ -360,8 +363,9 @@ int spatial_plan_gemm_wg(const struct spatial_gemm_tile *t)
 
 int spatial_plan_gemm_shared(const struct spatial_gemm_tile *t, int half2)
 {
-	/* float32: 4 bytes an element of A and B; half2: A (a, a) in 4 bytes, B 2 bytes a plane */
-	return 2 * t->bk * (t->bm * 4 + t->bn * (half2 ? 2 : 4));
+	/* float32: 4 bytes an element of A and B; half2: A (a, a) in 4 bytes (2 with a16), B 2
+	 * bytes a plane */
+	return 2 * t->bk * (t->bm * (half2 && t->a16 ? 2 : 4) + t->bn * (half2 ? 2 : 4));
 }
 
 int spatial_plan_gemm_valid(const struct spatial_gemm_tile *t, int half2, int max_invocations,

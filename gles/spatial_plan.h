@@ -89,14 +89,17 @@ int spatial_plan_shared(const struct spatial_geom *g, int *chunk, int *cob, int 
  * neighbouring invocations read neighbouring words). */
 struct spatial_gemm_tile {
 	int bm, bn, bk, tm, tn;
+	int a16; /* packed float16 (precision 2) only: A in shared memory as halves, two pixels a
+	            word, each broadcast to a (a, a) pair in the multiply (0: stored as (a, a) pairs,
+	            twice the bytes and the shared-memory reads) */
 };
-#define SPATIAL_PLAN_GEMM_TILES 12 /* entries 1..11 of spatial_plan_gemm_tiles; 0: none */
+#define SPATIAL_PLAN_GEMM_TILES 15 /* entries 1..14 of spatial_plan_gemm_tiles; 0: none */
 extern const struct spatial_gemm_tile spatial_plan_gemm_tiles[SPATIAL_PLAN_GEMM_TILES];
 
 /* Invocations of a work group of tile t. */
 int spatial_plan_gemm_wg(const struct spatial_gemm_tile *t);
 /* Shared-memory bytes of tile t, double-buffered; half2: the packed-fp16 layout (A as (a, a)
- * pairs, B as pairs of planes) */
+ * pairs, or halves with t->a16; B as pairs of planes) */
 int spatial_plan_gemm_shared(const struct spatial_gemm_tile *t, int half2);
 /* 0 when t is a tile the kernel can run within max_invocations and max_shared bytes, else -1
  * with the broken rule in err. */

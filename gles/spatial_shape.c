@@ -47,8 +47,9 @@ int spatial_get_prog(struct spatial_ctx *s, const char *name, const struct prog_
 	if (k->kind == PK_GEMM)
 		snprintf(defs + n, sizeof defs - (size_t)n,
 		         "#define BM %d\n#define BN %d\n#define BK %d\n#define TM %d\n#define TN %d\n"
-		         "#define WG %d\n#define HALF2 %d\n#define UP1 %d\n", k->bm, k->bn, k->bk,
-		         k->tm, k->tn, (k->bm / k->tm) * (k->bn / k->tn), k->half2, k->up1);
+		         "#define WG %d\n#define HALF2 %d\n#define UP1 %d\n#define A16 %d\n", k->bm,
+		         k->bn, k->bk, k->tm, k->tn, (k->bm / k->tm) * (k->bn / k->tn), k->half2, k->up1,
+		         k->a16);
 	unsigned p;
 	if (program_get(s->pc, name, k, sizeof *k, defs, &p, perr)) {
 		snprintf(err, SPATIAL_ERR_LEN, "%.*s", SPATIAL_ERR_LEN - 1, perr);
@@ -209,6 +210,7 @@ static int build_gemm(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_E
 	pk.level = p->key.level;
 	pk.bm = p->gt.bm, pk.bn = p->gt.bn, pk.bk = p->gt.bk, pk.tm = p->gt.tm, pk.tn = p->gt.tn;
 	pk.half2 = p->half2;
+	pk.a16 = p->half2 && p->gt.a16;
 	pk.up1 = g->up_h == 1 && g->up_w == 1;
 	const char *name = "spatial_common+spatial_src+spatial_gemm";
 	int rc = spatial_get_prog(s, name, &pk, 1, &p->conv, err);

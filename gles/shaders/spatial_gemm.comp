@@ -11,6 +11,8 @@
 // HALF2 0: float32 arithmetic at the level's precision; 1: packed float16 pairs as mediump
 // vec2; 2: GL_NV_gpu_shader5's f16vec2. With HALF2 shared memory holds A as (a, a) half pairs
 // and B as pairs of planes; products are summed in float16 over a slice, then into float32.
+// A16 (with HALF2): A in shared memory as halves, two pixels a word, each broadcast to an (a, a)
+// pair where it is multiplied: half the bytes and the shared-memory reads of A.
 // WG (the work group's invocations, a literal for the layout) is (BM / TM) * (BN / TN).
 // NVIDIA's GLSL front end keeps loops rolled and then indexes the register tiles (ra, rb, acc, a,
 // b) at run time, which puts them in local memory; every loop over them has constant bounds, so
@@ -39,7 +41,10 @@ uniform int u_cout, u_cpg_in, u_cpg_out, u_kdim, u_m, u_np4, u_boff, u_z0;
 #define H2 vec2 // LEVEL 2: mediump by default (spatial_common)
 #define UNPACK2(u) unpackHalf2x16(u)
 #endif
-#if HALF2
+#if HALF2 && A16
+#define AV uvec2
+#define BV uvec2
+#elif HALF2
 #define AV uvec4
 #define BV uvec2
 #else
@@ -130,9 +135,13 @@ void main()
 #else
 #define LOAD_A(c, t) sp_src(a_b[c], cbase + t.w, ivec2(a_x[c] + t.z, a_y[c] + t.y))
 #endif
-#if HALF2
+#if HALF2 && A16
+#define PACK_A(v) uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw))
+#elif HALF2
 #define PACK_A(v) uvec4(packHalf2x16(v.xx), packHalf2x16(v.yy), packHalf2x16(v.zz), \
                         packHalf2x16(v.ww))
+#endif
+#if HALF2
 #define PACK_B(v) uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw))
 	highp vec2 acc[TM * TN / 2];
 	H2 acc16[TM * TN / 2];
@@ -164,9 +173,17 @@ void main()
 #if HALF2
 			H2 a[TM], b[TN / 2];
 			for (int r = 0; r < TM / 4; r++) {
-				uvec4 u = s_a[abase + kk * BM4 + r * TMN];
+				AV u = s_a[abase + kk * BM4 + r * TMN];
+#if A16
+				H2 p01 = UNPACK2(u.x), p23 = UNPACK2(u.y);
+				a[r * 4] = p01.xx;
+				a[r * 4 + 1] = p01.yy;
+				a[r * 4 + 2] = p23.xx;
+				a[r * 4 + 3] = p23.yy;
+#else
 				for (int c = 0; c < 4; c++)
 					a[r * 4 + c] = UNPACK2(u[c]);
+#endif
 			}
 			for (int r = 0; r < TN / 4; r++) {
 				uvec2 u = s_b[bbase + kk * BN4 + r * TNN];

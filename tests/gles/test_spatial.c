@@ -3,7 +3,8 @@
  * groups; every algorithm at every precision, each output element within the level's bound
  * (spatial_plan_bound) and the relative L2 error within the level's figure; the interpolator's
  * pairs (opposite signs, f1 = -f2, equal weights) and its fallback without float filtering;
- * Q2.6 clamping; auto; the image path against the FFT path's semantics (and the FFT path
+ * Q2.6 clamping; auto, and an algorithm asked for explicitly running the program auto ran for
+ * it; the image path against the FFT path's semantics (and the FFT path
  * itself); errors for impossible shapes and limits. Fresh random data. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -532,7 +533,8 @@ static int check_one(struct spatial_ctx *s, struct spatial_conv c, int prec, int
 
 /* gemm with every tile of its table (spatial_opts.gemm_tile): planes that fill no tile (37 out,
  * 13 in: K = 117, several K-slices and a partial one), odd sizes, a batch of 3, bias, at
- * float32, and with packed float16 pairs (precision 2) on the largest tile. */
+ * float32, and with packed float16 pairs (precision 2) on the largest tile and on the tiles
+ * holding A as halves (a16). */
 static void test_gemm_tiles(void **state)
 {
 	(void)state;
@@ -546,11 +548,11 @@ static void test_gemm_tiles(void **state)
 		                                    err), 0);
 		const struct spatial_gemm_tile *gt = &spatial_plan_gemm_tiles[t];
 		char what[64];
-		snprintf(what, sizeof what, "tile %d (%dx%dx%d / %dx%d)", t, gt->bm, gt->bn, gt->bk,
-		         gt->tm, gt->tn);
+		snprintf(what, sizeof what, "tile %d (%dx%dx%d / %dx%d%s)", t, gt->bm, gt->bn, gt->bk,
+		         gt->tm, gt->tn, gt->a16 ? ", A as halves" : "");
 		ok &= check_one(s, conv(3, 13, 11, 9, 37, 3, 3, 1, 1, 1, 1), 3, SPATIAL_ALG_GEMM, what);
-		if (t == 1) /* the packed float16 kernel: the rule's tile for many planes (test_gemm_shapes
-		             * runs it on the rule's other tiles) */
+		if (t == 1 || gt->a16) /* the packed float16 kernel: the rule's tile for many planes
+		                        * (test_gemm_shapes runs it on the rule's other tiles) */
 			ok &= check_one(s, conv(2, 13, 7, 9, 37, 3, 3, 1, 1, 2, 2), 2, SPATIAL_ALG_GEMM,
 			                what);
 		spatial_ctx_destroy(s);
@@ -572,6 +574,87 @@ static void test_gemm_shapes(void **state)
 	                "image 15x15");
 	ok &= check_one(g_s, conv(1, 24, 9, 7, 20, 1, 1, 0, 0, 1, 1), 3, SPATIAL_ALG_GEMM, "1x1");
 	ok &= check_one(g_s, conv(3, 5, 15, 14, 6, 4, 4, 1, 2, 3, 3), 1, SPATIAL_ALG_GEMM, "stride 3");
+	assert_true(ok);
+}
+
+/* One explicit case of test_explicit_is_auto: runs c (algorithm set) three times on s, the
+ * last output into y; the conv program, the pack program and the last GPU time out. */
+static void run_thrice(struct spatial_ctx *s, struct spatial_conv c, const float *x,
+                       const float *w, const float *b, float *y, struct spatial_stats *st)
+{
+	char err[SPATIAL_ERR_LEN];
+	c.time_stages = 1;
+	for (int i = 0; i < 3; i++) {
+		int rc = spatial_conv2d(s, &c, x, w, b, y, st, err);
+		if (rc)
+			printf("%s: %s\n", spatial_algorithm_name(c.algorithm), err);
+		assert_int_equal(rc, 0);
+	}
+}
+
+/* The algorithm auto picks and the same algorithm asked for explicitly run one program: in a
+ * context of its own (as a process that asks for it would), the explicit call compiles nothing
+ * (the program cache's misses do not move: the plan's programs are the ones auto built, one
+ * id a (shader, key) and the defines derived from the key), runs the same conv and pack
+ * programs, and writes the same bits, each within the level's bound of the float64 reference.
+ * Both paths' GPU times are printed (llvmpipe; a timing is never asserted). */
+static void test_explicit_is_auto(void **state)
+{
+	(void)state;
+	struct {
+		struct spatial_conv c;
+		int prec;
+		const char *what;
+	} cases[] = {
+		{conv(4, 12, 11, 10, 16, 3, 3, 1, 1, 1, 1), 3, "many planes"},
+		{conv(4, 1, 27, 33, 1, 5, 5, 2, 2, 1, 1), 3, "image 5x5"},
+		{conv(3, 10, 9, 8, 12, 3, 3, 1, 1, 1, 1), 2, "batch 3, float16"},
+	};
+	int ok = 1;
+	for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+		struct spatial_conv c = cases[ci].c;
+		c.precision = cases[ci].prec;
+		int oh, ow;
+		char err[SPATIAL_ERR_LEN];
+		assert_int_equal(spatial_conv_output(&c, &oh, &ow, err), 0);
+		size_t nx = (size_t)c.batch * c.in_c * c.in_h * c.in_w;
+		size_t nw = (size_t)c.out_c * c.in_c * c.k_h * c.k_w;
+		size_t ny = (size_t)c.batch * c.out_c * oh * ow;
+		double ws = 0.5 / sqrt((double)c.in_c * c.k_h * c.k_w);
+		float *x = rand_f(nx, -1, 1), *w = rand_f(nw, -(float)ws, (float)ws);
+		float *b = rand_f((size_t)c.out_c, -0.25f, 0.25f);
+		float *ya = malloc(ny * sizeof *ya), *ye = malloc(ny * sizeof *ye);
+		assert_true(ya && ye);
+		struct spatial_ctx *sa, *se;
+		const struct egl_info *info = egl_ctx_info(tu_gl_context());
+		assert_int_equal(spatial_ctx_create(g_pc, info, NULL, NULL, &sa, err), 0);
+		struct spatial_stats sta, ste;
+		c.algorithm = SPATIAL_ALG_AUTO;
+		run_thrice(sa, c, x, w, b, ya, &sta);
+		struct program_stats before, after;
+		program_cache_stats(g_pc, &before);
+		assert_int_equal(spatial_ctx_create(g_pc, info, NULL, NULL, &se, err), 0);
+		c.algorithm = sta.algorithm;
+		run_thrice(se, c, x, w, b, ye, &ste);
+		program_cache_stats(g_pc, &after);
+		int same_bits = !memcmp(ya, ye, ny * sizeof *ya);
+		printf("%s L%d: auto picks %s (program %u, pack %u, gpu %.3f ms); explicit %s "
+		       "(program %u, pack %u, gpu %.3f ms); compiles by the explicit context %llu; "
+		       "outputs %s\n", cases[ci].what, c.precision, spatial_algorithm_name(sta.algorithm),
+		       sta.conv_program, sta.pack_program, sta.gpu_ms,
+		       spatial_algorithm_name(ste.algorithm), ste.conv_program, ste.pack_program,
+		       ste.gpu_ms, after.misses - before.misses, same_bits ? "identical" : "DIFFER");
+		ok &= ste.algorithm == sta.algorithm && sta.conv_program && ste.conv_program ==
+		      sta.conv_program && ste.pack_program == sta.pack_program &&
+		      after.misses == before.misses && same_bits;
+		struct ref r;
+		reference(&c, x, w, b, oh, ow, c.precision, sta.algorithm == SPATIAL_ALG_INTERP, &r);
+		ok &= compare(cases[ci].what, ye, &r, c.precision, REL_TOL[c.precision]);
+		ref_free(&r);
+		spatial_ctx_destroy(se);
+		spatial_ctx_destroy(sa);
+		free(x), free(w), free(b), free(ya), free(ye);
+	}
 	assert_true(ok);
 }
 
@@ -824,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_gemm_tiles),
 		cmocka_unit_test(test_gemm_shapes),
+		cmocka_unit_test(test_explicit_is_auto),
 		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_image_tiles),
 		cmocka_unit_test(test_image_vs_fft),

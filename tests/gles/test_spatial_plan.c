@@ -226,12 +226,12 @@ static void test_gemm(void **state)
 			assert_int_equal(spatial_plan_gemm_valid(c, h, 1024, 49152, err), 0);
 			assert_true(spatial_plan_gemm_shared(c, h) <= 49152);
 		}
-	struct spatial_gemm_tile bad = {128, 128, 8, 6, 8};
+	struct spatial_gemm_tile bad = {128, 128, 8, 6, 8, 0};
 	assert_int_equal(spatial_plan_gemm_valid(&bad, 0, 1024, 49152, err), -1);
 	printf("refused: %s\n", err);
-	bad = (struct spatial_gemm_tile){128, 128, 8, 4, 4}; /* 1024 invocations: more than 256 */
+	bad = (struct spatial_gemm_tile){128, 128, 8, 4, 4, 0}; /* 1024 invocations: more than 256 */
 	assert_int_equal(spatial_plan_gemm_valid(&bad, 0, 256, 49152, err), -1);
-	bad = (struct spatial_gemm_tile){128, 128, 64, 8, 8}; /* 128 KiB of shared memory */
+	bad = (struct spatial_gemm_tile){128, 128, 64, 8, 8, 0}; /* 128 KiB of shared memory */
 	assert_int_equal(spatial_plan_gemm_valid(&bad, 0, 1024, 49152, err), -1);
 	printf("refused: %s\n", err);
 	/* B=16, 128 -> 128, 3x3, 128x128: the largest tile */
