@@ -38,6 +38,13 @@ struct cpu_engine_opts {
 	                              (fftwf_set_timelimit); 0: 1 s */
 	size_t kernel_cache_bytes; /* LRU bound on cached kernel spectra; 0: 512 MiB */
 	int max_plans;             /* padded sizes kept with their buffers; 0: 8 */
+	size_t frame_bytes;        /* host memory one frame's pass may take (its planes' buffers
+	                              and kernel spectrum); larger frames run in overlap-save tiles
+	                              of one padded size; 0: no bound */
+	long long pixels_per_thread; /* a w x h frame runs on ceil(w h / this) threads, at most
+	                                threads (a daemon running several frames at once gives a
+	                                small frame few threads, which FFTW uses better); 0: every
+	                                frame on all threads */
 };
 
 /* FFTW_ESTIMATE plans at once (the wisdom's measured plan where it holds one), or
@@ -73,6 +80,11 @@ int cpu_engine_create(const struct cpu_engine_opts *o, const struct log_sink *lo
 void cpu_engine_destroy(struct cpu_engine *e);
 
 int cpu_engine_threads(const struct cpu_engine *e);
+/* The threads a w x h frame runs on (opts.pixels_per_thread's rule): 1 to cpu_engine_threads. */
+int cpu_engine_frame_threads(const struct cpu_engine *e, int w, int h);
+/* The same rule without an engine: ceil(w h / pixels_per_thread) clamped to [1, threads]
+ * (pixels_per_thread 0: threads). */
+int cpu_frame_threads(long long pixels_per_thread, int threads, int w, int h);
 /* "FFTW 3.3.10 (single), N threads": what `info` and /v1/info say the engine is. */
 const char *cpu_engine_describe(const struct cpu_engine *e);
 void cpu_engine_stats(const struct cpu_engine *e, struct cpu_cache_stats *st);
@@ -103,5 +115,10 @@ int cpu_fft(struct cpu_engine *e, float *data, int width, int height, int axes, 
 int cpu_engine_idle(struct cpu_engine *e);
 
 const char *cpu_strerror(int code);
+
+/* Before the first cpu_engine_create only, for a benchmark's comparison: FFTW runs its own
+ * threads instead of core/parallel.h's pool (which then no longer bounds them: beside codec
+ * threads they oversubscribe the cores). */
+void cpu_engine_fftw_own_threads(void);
 
 #endif
