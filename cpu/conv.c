@@ -11,10 +11,13 @@
 #include "core/checked.h"
 #include "core/parallel.h"
 
-/* OpenBLAS's serial build (Debian's libopenblas0-serial, built without USE_LOCKING) keeps one
- * unlocked pool of GEMM buffers: two sgemm calls at once on two threads corrupt each other's
- * results (seen: a conv2d's rel_l2 0.78 in 1 run of 4). Every sgemm goes through this lock;
- * im2col, col2im and the direct loops stay parallel. */
+/* OpenBLAS's serial build (Debian 12's libopenblas0-serial 0.3.21, SINGLE_THREADED) is not safe
+ * to call from several threads at once, though its blas_memory_alloc spins on an allocation
+ * lock: without this lock test_cpu_conv's random conv2d (B3 5->3 13x15 k3x5, an sgemm of 3 rows)
+ * failed 1 run in 15 with rel_l2 0.80 on 2 threads, and bench/probes/issue42_blas_concurrent.c
+ * (16 threads of sgemm on buffers of their own, each compared with the call made alone) saw 3
+ * wrong results in 1 run of about 130. Every sgemm goes through this lock; im2col, col2im and
+ * the direct loops stay parallel. */
 static pthread_mutex_t sgemm_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* conv2d runs direct loops (a saxpy a tap and output row: no column matrix) where a group has
