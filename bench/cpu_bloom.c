@@ -16,7 +16,7 @@
 #define SETS 3
 
 struct opts {
-	int quick, threads, runs, warmup, estimate, own_threads;
+	int quick, threads, runs, warmup, estimate, own_threads, plane_plans;
 	double max_s;
 	char only[OPT_STR_MAX], wisdom[OPT_STR_MAX], machine[OPT_STR_MAX];
 };
@@ -33,6 +33,9 @@ static const struct opt_def opt_table[] = {
 	{"fftw-own-threads", OPT_BOOL, 0, 1, "false", NULL,
 	 "FFTW's own threads instead of the process's pool (fftw_peer's way; the engine's "
 	 "callback's cost, compared)", NULL, O(own_threads)},
+	{"plane-plans", OPT_BOOL, 0, 1, "false", NULL,
+	 "one plane's FFT run on each plane instead of one batched over the planes", NULL,
+	 O(plane_plans)},
 	{"runs", OPT_INT, 3, 100000, "30", NULL, "timed calls of a workload at most (fewer past "
 	 "--max-seconds)", NULL, O(runs)},
 	{"warmup", OPT_INT, 0, 1000, "3", NULL, "untimed calls before them", NULL, O(warmup)},
@@ -118,7 +121,8 @@ static int run_workload(struct cpu_engine *e, const struct opts *o, const struct
 	snprintf(kernel, sizeof kernel, "%dx%d", kw, kh);
 	snprintf(padded, sizeof padded, "%dx%d", st.padded_w, st.padded_h);
 	struct bench_line l;
-	bench_line_begin(&l, stdout, meta, id, o->own_threads ? "fftbloom-cpu-fftw-threads" : "fftbloom-cpu",
+	bench_line_begin(&l, stdout, meta, id, o->own_threads ? "fftbloom-cpu-fftw-threads"
+	                 : o->plane_plans ? "fftbloom-cpu-plane-plans" : "fftbloom-cpu",
 	                 o->estimate ? "estimate" : "measure");
 	bench_metric(&l, "ms", ms);
 	bench_metric(&l, "fft_ms", md[1] + md[2] + md[3]);
@@ -164,7 +168,7 @@ int main(int argc, char **argv)
 		cpu_engine_fftw_own_threads();
 	struct cpu_engine_opts eo = {.threads = o.threads, .wisdom_file = o.wisdom,
 	                             .measure = o.estimate ? CPU_MEASURE_NEVER : CPU_MEASURE_NOW,
-	                             .measure_limit_s = 30};
+	                             .measure_limit_s = 30, .plane_plans = o.plane_plans};
 	struct cpu_engine *e;
 	static char err[CPU_ERR_LEN];
 	if (cpu_engine_create(&eo, NULL, &e, err)) {

@@ -41,6 +41,9 @@ struct cpu_engine_opts {
 	size_t frame_bytes;        /* host memory one frame's pass may take (its planes' buffers
 	                              and kernel spectrum); larger frames run in overlap-save tiles
 	                              of one padded size; 0: no bound */
+	int plane_plans;           /* 1: one plane's transform run on each plane rather than one
+	                              batched over the planes (FFTW then splits each plane's rows
+	                              and columns over the threads: a benchmark's comparison) */
 	long long pixels_per_thread; /* a w x h frame runs on ceil(w h / this) threads, at most
 	                                threads (a daemon running several frames at once gives a
 	                                small frame few threads, which FFTW uses better); 0: every

@@ -45,11 +45,14 @@ static int plan_bytes(int pw, int ph, int planes, size_t *real, size_t *spec)
 int cpu_plan_make(struct cpu_engine *e, struct cpu_plan *q, unsigned flags)
 {
 	int n[2] = {q->ph, q->pw}, rdist = q->pw * q->ph, cdist = (q->pw / 2 + 1) * q->ph;
+	/* one plane's plan run on each plane: every plane starts as aligned as the first (FFTW's
+	 * new-array execution requires it) where the planes' sizes keep 16-byte alignment */
+	q->per_plane = e->opts.plane_plans && rdist % 4 == 0 && cdist % 2 == 0;
 	cpu_plan_begin(e, q->threads);
-	q->fwd = fftwf_plan_many_dft_r2c(2, n, q->nsrc, q->real, NULL, 1, rdist, q->spec, NULL, 1,
-	                                 cdist, flags);
-	q->inv = fftwf_plan_many_dft_c2r(2, n, q->nout, q->spec, NULL, 1, cdist, q->real, NULL, 1,
-	                                 rdist, flags | FFTW_DESTROY_INPUT);
+	q->fwd = fftwf_plan_many_dft_r2c(2, n, q->per_plane ? 1 : q->nsrc, q->real, NULL, 1, rdist,
+	                                 q->spec, NULL, 1, cdist, flags);
+	q->inv = fftwf_plan_many_dft_c2r(2, n, q->per_plane ? 1 : q->nout, q->spec, NULL, 1, cdist,
+	                                 q->real, NULL, 1, rdist, flags | FFTW_DESTROY_INPUT);
 	if (!q->fwd || !q->inv) {
 		if (q->fwd)
 			fftwf_destroy_plan(q->fwd);
@@ -576,6 +579,19 @@ static void frame_planes(struct frame *f, int in_ch, int gray_kernel)
 	}
 }
 
+/* q's forward r2c of its nsrc planes, or its inverse c2r of its nout planes: one batched
+ * transform, or one plane's plan on each (q->per_plane). */
+static void plan_run(const struct cpu_plan *q, int inverse)
+{
+	size_t rdist = (size_t)q->pw * q->ph, cdist = ((size_t)q->pw / 2 + 1) * q->ph;
+	int planes = !q->per_plane ? 1 : inverse ? q->nout : q->nsrc;
+	for (int s = 0; s < planes; s++)
+		if (inverse)
+			fftwf_execute_dft_c2r(q->inv, q->spec + s * cdist, q->real + s * rdist);
+		else
+			fftwf_execute_dft_r2c(q->fwd, q->real + s * rdist, q->spec + s * cdist);
+}
+
 /* Bytes of one pass at padded pw x ph for an image of in_ch channels: the most planes a frame
  * of them transforms (a colour kernel's), their real and complex buffers, and a colour kernel's
  * spectrum. -1 on overflow. */
@@ -729,11 +745,11 @@ int cpu_bloom_run(struct cpu_engine *e, int op, const struct image *in,
 			double a = clock_ms();
 			rows_each(f, f->q->ph, pack_item, f);
 			double b = clock_ms();
-			fftwf_execute_dft_r2c(f->q->fwd, f->q->real, f->q->spec);
+			plan_run(f->q, 0);
 			double c = clock_ms();
 			rows_each(f, f->q->ph, multiply_item, f);
 			double d = clock_ms();
-			fftwf_execute_dft_c2r(f->q->inv, f->q->spec, f->q->real);
+			plan_run(f->q, 1);
 			double g = clock_ms();
 			rows_each(f, f->oh, composite_item, f);
 			double z = clock_ms();

@@ -2349,6 +2349,14 @@ static void test_cpu_tiles(void **state)
 	for (size_t i = 0; i < n; i++)
 		ra[i] = a.pixels[i];
 	int ok = tu_check("CPU tiled vs untiled", b.pixels, ra, n, TOL);
+	image_free(&b);
+	/* one plane's FFT run on each plane (cpu_engine_opts.plane_plans) against the batched */
+	struct cpu_engine *pp;
+	struct cpu_engine_opts po = {.plane_plans = 1};
+	assert_int_equal(cpu_engine_create(&po, NULL, &pp, err), 0);
+	assert_int_equal(cpu_bloom_run(pp, BLOOM_OP_CONVOLVE, &in, &k, NULL, &p, &b, NULL, err), 0);
+	ok &= tu_check("CPU plane plans vs batched", b.pixels, ra, n, TOL);
+	cpu_engine_destroy(pp);
 	free(ra);
 	image_free(&a), image_free(&b), image_free(&k);
 	k = rand_image(200, 200, 3, 0, 1);
