@@ -204,19 +204,22 @@ int cpu_engine_threads(const struct cpu_engine *e)
 	return e->threads;
 }
 
-int cpu_frame_threads(long long pixels_per_thread, int threads, int w, int h)
+int cpu_frame_threads(long long pixels_per_thread, int min_threads, int threads, int w, int h)
 {
 	if (threads < 1)
 		threads = 1;
 	if (pixels_per_thread <= 0 || w < 1 || h < 1)
 		return threads;
 	long long t = ((long long)w * h + pixels_per_thread - 1) / pixels_per_thread;
+	if (t < min_threads)
+		t = min_threads;
 	return t < 1 ? 1 : t > threads ? threads : (int)t;
 }
 
 int cpu_engine_frame_threads(const struct cpu_engine *e, int w, int h)
 {
-	return cpu_frame_threads(e->opts.pixels_per_thread, e->threads, w, h);
+	return cpu_frame_threads(e->opts.pixels_per_thread, e->opts.min_frame_threads, e->threads,
+	                         w, h);
 }
 
 const char *cpu_engine_describe(const struct cpu_engine *e)

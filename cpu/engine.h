@@ -44,6 +44,8 @@ struct cpu_engine_opts {
 	int plane_plans;           /* 1: one plane's transform run on each plane rather than one
 	                              batched over the planes (FFTW then splits each plane's rows
 	                              and columns over the threads: a benchmark's comparison) */
+	int min_frame_threads;     /* pixels_per_thread's rule gives a frame this many at least
+	                              (e.g. the cores over the frames run at once) */
 	long long pixels_per_thread; /* a w x h frame runs on ceil(w h / this) threads, at most
 	                                threads (a daemon running several frames at once gives a
 	                                small frame few threads, which FFTW uses better); 0: every
@@ -85,9 +87,9 @@ void cpu_engine_destroy(struct cpu_engine *e);
 int cpu_engine_threads(const struct cpu_engine *e);
 /* The threads a w x h frame runs on (opts.pixels_per_thread's rule): 1 to cpu_engine_threads. */
 int cpu_engine_frame_threads(const struct cpu_engine *e, int w, int h);
-/* The same rule without an engine: ceil(w h / pixels_per_thread) clamped to [1, threads]
- * (pixels_per_thread 0: threads). */
-int cpu_frame_threads(long long pixels_per_thread, int threads, int w, int h);
+/* The same rule without an engine: ceil(w h / pixels_per_thread) clamped to
+ * [min_threads, threads] (pixels_per_thread 0: threads). */
+int cpu_frame_threads(long long pixels_per_thread, int min_threads, int threads, int w, int h);
 /* "FFTW 3.3.10 (single), N threads": what `info` and /v1/info say the engine is. */
 const char *cpu_engine_describe(const struct cpu_engine *e);
 void cpu_engine_stats(const struct cpu_engine *e, struct cpu_cache_stats *st);

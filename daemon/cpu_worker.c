@@ -110,10 +110,10 @@ static void cpu_tensor(struct gpu *g, struct cpu_engine *e, struct job *j)
 }
 
 /* Frames at once: a frame of w x h pixels runs on ceil(w h / CPU_LANE_PIXELS) threads (FFTW's
- * threads gain little on small transforms: a 1080p frame's on 16 cores ran at 1.5x the time of
- * fewer threads' share), and lanes take frames while their threads' sum fits the process's
- * cores, so 270p frames run one a core, 1080p four threads each, 2160p on every core. Each lane
- * has an engine of its own (plans, buffers, kernel spectra: memory grows with the lanes that
+ * threads gain little on small transforms: one 1080p frame at a time kept 6.6 of 16 cores
+ * busy), at least the cores over the lanes, and lanes take frames while their threads' sum fits
+ * the process's cores, so on 16 cores (8 lanes) 270p frames run on two threads each, 1080p on
+ * four, 2160p on every core. Each lane has an engine of its own (plans, buffers, kernel spectra: memory grows with the lanes that
  * ran, and the kernel cache bound is shared out); every lane's helpers come from core/parallel.h's
  * one pool, which never runs more threads than cores. */
 #define CPU_LANE_PIXELS (512LL * 1024)
@@ -133,6 +133,7 @@ struct cpu_lane {
 struct cpu_lanes {
 	struct gpu *g;
 	int n, cores;
+	int min_share;             /* a frame's threads at least: the cores over the lanes */
 	int running, share;        /* frames running now and their threads (guarded by J->lock) */
 	struct cpu_lane lane[CPU_LANES_MAX];
 };
@@ -141,7 +142,8 @@ struct cpu_lanes {
 static int lane_share(const struct cpu_lanes *L, const struct job *j)
 {
 	if ((j->kind == JOB_BLOOM || j->kind == JOB_CONVOLVE) && j->in.pixels)
-		return cpu_frame_threads(CPU_LANE_PIXELS, L->cores, j->in.width, j->in.height);
+		return cpu_frame_threads(CPU_LANE_PIXELS, L->min_share, L->cores, j->in.width,
+		                         j->in.height);
 	return L->cores;
 }
 
@@ -259,6 +261,7 @@ void *cpu_main(void *arg)
 	                            .max_plans = J->cfg.max_plans,
 	                            .frame_bytes = (size_t)J->cfg.gpu.frame_memory,
 	                            .pixels_per_thread = CPU_LANE_PIXELS};
+	L->min_share = o.min_frame_threads = (L->cores + L->n - 1) / L->n;
 	if (J->cfg.kernel_cache && !o.kernel_cache_bytes)
 		o.kernel_cache_bytes = 1;
 	static __thread char err[CPU_ERR_LEN];
