@@ -113,9 +113,10 @@ static void cpu_tensor(struct gpu *g, struct cpu_engine *e, struct job *j)
  * threads gain little on small transforms: one 1080p frame at a time kept 6.6 of 16 cores
  * busy), at least the cores over the lanes, and lanes take frames while their threads' sum fits
  * the process's cores, so on 16 cores (8 lanes) 270p frames run on two threads each, 1080p on
- * four, 2160p on every core. Each lane has an engine of its own (plans, buffers, kernel spectra: memory grows with the lanes that
- * ran, and the kernel cache bound is shared out); every lane's helpers come from core/parallel.h's
- * one pool, which never runs more threads than cores. */
+ * four, 2160p on every core. Each lane has an engine of its own (plans, buffers, kernel
+ * spectra: memory grows with the lanes that ran, and the kernel cache bound is shared out);
+ * every lane's helpers come from core/parallel.h's one pool, which never runs more threads than
+ * cores. */
 #define CPU_LANE_PIXELS (512LL * 1024)
 #define CPU_LANES_MAX 64 /* --cpu-frames' bound; auto takes at most 8 */
 

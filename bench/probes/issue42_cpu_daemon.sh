@@ -1,15 +1,16 @@
 #!/bin/bash
 # Issue 42's CPU-engine gaps in one device call on a many-core GPU host (the GPU unused), under 3
 # minutes: (1) end-to-end req/s of fftbloomd --engine cpu at 1080p JPEG (bench/loadgen, 32
-# clients, 12 s), several frames at once (--cpu-frames 0, the default) against one at a time
-# (--cpu-frames 1, the old worker), alternated; (2) why 1080p was 1.45-1.72x plain FFTW on 16
-# threads: the engine's stages at 16 threads beside fftw_peer's, the engine with FFTW's own
-# threads instead of the pool's callback (cpu_bloom --fftw-own-threads), with one plane's FFT run
-# on each plane instead of one batched over 3 planes (--plane-plans: FFTW may split a batch of 3
-# over 3 threads), and on 4 and 8 threads (what a frame gets beside others); (3) conv2d on all threads (sgemm calls side by side);
-# (4) the engine against plain FFTW at 480x270, 1080p and 2160p on all threads (2160p last: its
+# clients, 10 s), several frames at once (--cpu-frames 0, the default) against one at a time
+# (--cpu-frames 1, the old worker; ROUNDS=2 alternates twice); (2) why 1080p was 1.45-1.72x
+# plain FFTW on 16 threads: the engine's stages on all threads beside fftw_peer's, the engine
+# with FFTW's own threads instead of the pool's callback (cpu_bloom --fftw-own-threads), with one
+# plane's FFT run on each plane instead of one batched over 3 planes (--plane-plans: FFTW may
+# split a batch of 3 over 3 threads), and on 4 threads (what a 1080p frame gets beside others);
+# (3) conv2d on one thread and on all (the engine's own GEMM, side by side); (4) the engine
+# against plain FFTW at 480x270 and 2160p on all threads (1080p: part 2; 2160p last: its
 # FFTW_MEASURE planning takes ~40 s a program). Result lines and logs under $OUT/r, a summary on
-# stdout (and $OUT/r/summary.txt).
+# stdout (and $OUT/r/summary.txt, with the ratios).
 # usage (from the repository root, a pack in .carry: make all build/bench/cpu_bloom
 #        build/bench/cpu_conv_bench; sh bench/pack.sh):  bash bench/probes/issue42_cpu_daemon.sh
 #   here, on the build tree:  LOCAL=1 bash bench/probes/issue42_cpu_daemon.sh  (THREADS=all cores)
@@ -23,7 +24,8 @@ fi
 T=${THREADS:-$(nproc)}
 SIZE=${SIZE:-1920x1080}   # the e2e frames' size
 PARTS=${PARTS:-1234}      # which of the parts below run
-SECONDS_LOAD=${SECONDS_LOAD:-12}
+SECONDS_LOAD=${SECONDS_LOAD:-10}
+ROUNDS=${ROUNDS:-1}       # e2e rounds (each: lanes, then one frame at a time)
 PORT=${PORT:-8093}
 R=${OUT:-/tmp}/r; mkdir -p "$R"; W=$(mktemp -d /tmp/issue42-XXXXXX)
 { nproc; lscpu | grep -i 'model name'; date -u; cat "${P:-.}/COMMIT" 2>/dev/null || git describe --always --dirty; } >"$R/host.txt" 2>&1
@@ -48,13 +50,13 @@ load() { # NAME CPU_FRAMES
 	say "    $(grep -m1 'Server-Timing' "$R/e2e-$1.txt")"
 }
 case $PARTS in *1*)
-	load lanes-a 0; load one-a 1; load lanes-b 0; load one-b 1 ;;
+	for r in $(seq "$ROUNDS"); do load lanes-$r 0; load one-$r 1; done ;;
 esac
 
 # (2) 1080p: where the engine's time goes on T threads, and on fewer
 bloom() { # LABEL PROGRAM ARGS...
 	local label=$1; shift
-	timeout 90 "$@" >>"$R/bloom.jsonl" 2>"$R/bloom-$label.txt"
+	timeout 60 "$@" >>"$R/bloom.jsonl" 2>"$R/bloom-$label.txt"
 	say "$label: $(grep -E '^(fftw_peer )?bloom\.' "$R/bloom-$label.txt" | sed 's/  */ /g')"
 }
 ID=bloom.1080p.k256.fp32
@@ -63,16 +65,12 @@ bloom engine-$T "$B/bench/cpu_bloom" --threads $T --only $ID --max-seconds 2 --w
 bloom peer-$T "$B/bench/fftw_peer" --threads $T --only $ID --max-seconds 2 --wisdom "$W/peer.wisdom"
 bloom engine-own-threads-$T "$B/bench/cpu_bloom" --threads $T --fftw-own-threads --only $ID --max-seconds 2 --wisdom "$W/cpu.wisdom"
 bloom engine-plane-plans-$T "$B/bench/cpu_bloom" --threads $T --plane-plans --only $ID --max-seconds 2 --wisdom "$W/cpu.wisdom"
-for t in 4 8; do
-	[ "$t" -lt "$T" ] && bloom engine-$t "$B/bench/cpu_bloom" --threads $t --only $ID --max-seconds 2 --wisdom "$W/cpu.wisdom"
-done
-bloom engine-again-$T "$B/bench/cpu_bloom" --threads $T --only $ID --max-seconds 2 --wisdom "$W/cpu.wisdom"
-bloom peer-again-$T "$B/bench/fftw_peer" --threads $T --only $ID --max-seconds 2 --wisdom "$W/peer.wisdom"
+[ 4 -lt "$T" ] && bloom engine-4 "$B/bench/cpu_bloom" --threads 4 --only $ID --max-seconds 2 --wisdom "$W/cpu.wisdom"
 ;; esac
 
 # (3) conv2d: the GEMM shape on one thread and on all (OpenBLAS's AVX-512 kernels)
 case $PARTS in *3*)
-OPENBLAS_CORETYPE=SkylakeX timeout 40 "$B/bench/cpu_conv_bench" --runs 3 --only conv.conv2d_b16_c128_k3_128 \
+OPENBLAS_CORETYPE=SkylakeX timeout 40 "$B/bench/cpu_conv_bench" --runs 1 --only conv.conv2d_b16_c128_k3_128 \
 	>"$R/conv.jsonl" 2>"$R/conv.txt"
 say "conv2d: $(grep -c . "$R/conv.jsonl") lines"; grep fftbloom-cpu "$R/conv.txt" | tee -a "$R/summary.txt"
 ;; esac

@@ -2330,9 +2330,9 @@ static void test_cpu_tiles(void **state)
 	g_cpu = cpu_tiling(600000);
 	check_convolve(300, 170, 4, 61, 45, 3, 0, "", 30, 22, 1);
 	check_convolve(257, 131, 3, 64, 64, 3, 1, "10,50", 10, 50, 1);
-	check_convolve(203, 97, 1, 9, 13, 1, 1, "0,0", 0, 0, 1);
-	check_convolve(190, 150, 2, 33, 5, 3, 0, "32,4", 32, 4, 1);
-	check_convolve(900, 30, 4, 15, 3, 3, 0, "", 7, 1, 1);
+	check_convolve(203, 97, 1, 9, 13, 1, 1, "0,0", 0, 0, 0);
+	check_convolve(190, 150, 2, 33, 5, 3, 0, "32,4", 32, 4, 0);
+	check_convolve(900, 30, 4, 15, 3, 3, 0, "", 7, 1, 0);
 	/* tiled against untiled, and a kernel that no 32 x 32 tile holds */
 	struct image in = rand_image(211, 123, 4, -1, 1), k = rand_image(40, 31, 3, 0, 1), a, b;
 	struct bloom_params p;
