@@ -178,6 +178,17 @@ static void wisdom_save(struct cpu_engine *e)
 	e->wisdom_dirty = 0;
 }
 
+void cpu_engine_trim(struct cpu_engine *e)
+{
+	for (int i = 0; i < e->nplans; i++)
+		cpu_plan_free(&e->plans[i]);
+	e->nplans = 0;
+	for (size_t i = 0; i < e->nspectra; i++)
+		fftwf_free(e->spectra[i].spec);
+	e->nspectra = 0;
+	e->spectra_bytes = 0;
+}
+
 void cpu_engine_destroy(struct cpu_engine *e)
 {
 	if (!e)

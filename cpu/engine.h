@@ -119,6 +119,10 @@ int cpu_fft(struct cpu_engine *e, float *data, int width, int height, int axes, 
  * rounding). Between frames only. 1 when it took a step, 0 when no plan waits. */
 int cpu_engine_idle(struct cpu_engine *e);
 
+/* Frees every padded size's plan and buffers and every kernel spectrum: what an idle engine
+ * holds (the FFTW wisdom stays, so a size planned again is quick). Between frames only. */
+void cpu_engine_trim(struct cpu_engine *e);
+
 const char *cpu_strerror(int code);
 
 /* Before the first cpu_engine_create only, for a benchmark's comparison: FFTW runs its own

@@ -119,6 +119,9 @@ static void cpu_tensor(struct gpu *g, struct cpu_engine *e, struct job *j)
  * cores. */
 #define CPU_LANE_PIXELS (512LL * 1024)
 #define CPU_LANES_MAX 64 /* --cpu-frames' bound; auto takes at most 8 */
+#define CPU_TRIM_S 30.0  /* quiet seconds after which a lane other than the first frees its plans,
+                            buffers and kernel spectra (a burst's lanes do not keep a size's
+                            buffers each for good) */
 
 struct cpu_lanes;
 
@@ -129,6 +132,7 @@ struct cpu_lane {
 	int started;
 	struct cpu_engine *e;
 	struct cpu_cache_stats cs; /* its engine's, after its last job (guarded by J->lock) */
+	int trimmed;               /* its caches freed since its last job (CPU_TRIM_S) */
 };
 
 struct cpu_lanes {
@@ -191,6 +195,17 @@ static void *lane_main(void *arg)
 				g->heartbeat = clock_s();
 				continue;
 			}
+			if (!idle_work && !ln->trimmed && ln->id > 0 && quiet >= CPU_TRIM_S) {
+				pthread_mutex_unlock(&J->lock);
+				cpu_engine_trim(ln->e);
+				struct cpu_cache_stats cs;
+				cpu_engine_stats(ln->e, &cs);
+				pthread_mutex_lock(&J->lock);
+				ln->cs = cs;
+				ln->trimmed = 1;
+				cpu_cache_stats(g, L);
+				continue;
+			}
 			long long wait_ns = idle_work && quiet < CPU_IDLE_S
 			                    ? (long long)((CPU_IDLE_S - quiet) * 1e9) + 1000000LL
 			                    : 250 * 1000000LL;
@@ -199,6 +214,7 @@ static void *lane_main(void *arg)
 			continue;
 		}
 		idle_work = 1;
+		ln->trimmed = 0;
 		unqueue(J, j);
 		L->running++;
 		L->share += share;

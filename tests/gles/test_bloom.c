@@ -2374,6 +2374,31 @@ static void test_cpu_tiles(void **state)
 	assert_true(ok);
 }
 
+/* cpu_engine_trim frees the plans and kernel spectra; the next frame plans again and gives the
+ * same bits. */
+static void test_cpu_trim(void **state)
+{
+	(void)state;
+	struct cpu_engine *e;
+	struct cpu_engine_opts o = {0};
+	char err[CPU_ERR_LEN];
+	assert_int_equal(cpu_engine_create(&o, NULL, &e, err), 0);
+	struct image in = rand_image(67, 45, 3, -1, 1), k = rand_image(9, 7, 3, 0, 1), a, b;
+	struct bloom_params p;
+	tu_params(&p, BLOOM_OP_CONVOLVE);
+	assert_int_equal(cpu_bloom_run(e, BLOOM_OP_CONVOLVE, &in, &k, NULL, &p, &a, NULL, err), 0);
+	struct cpu_cache_stats cs;
+	cpu_engine_trim(e);
+	cpu_engine_stats(e, &cs);
+	print_message("trimmed: %zu plans, %zu spectra, %zu bytes\n", cs.plan_entries,
+	              cs.kernel_entries, cs.kernel_bytes);
+	assert_true(cs.plan_entries == 0 && cs.kernel_entries == 0 && cs.kernel_bytes == 0);
+	assert_int_equal(cpu_bloom_run(e, BLOOM_OP_CONVOLVE, &in, &k, NULL, &p, &b, NULL, err), 0);
+	assert_memory_equal(a.pixels, b.pixels, (size_t)67 * 45 * 3 * sizeof(float));
+	image_free(&a), image_free(&b), image_free(&in), image_free(&k);
+	cpu_engine_destroy(e);
+}
+
 static int setup_cpu(void **state)
 {
 	(void)state;
@@ -2439,6 +2464,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_presets_match_gpu),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_cpu_tiles),
+		cmocka_unit_test(test_cpu_trim),
 	};
 	/* TEST_ENGINE=gpu or cpu: one group alone (both by default) */
 	const char *only = getenv("TEST_ENGINE");
