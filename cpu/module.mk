@@ -1,7 +1,7 @@
 # cpu/: the CPU engine: the GPU engine's operations on the host's cores (FFTW single precision
-# for the FFTs, OpenBLAS's serial build for the convolutions, both under the engine's own threads:
-# core/parallel.h). Includes core/ and codec/ only: no GL, no jansson, no HTTP
-# (tests/build/test_layers.sh).
+# for the FFTs, its own GEMM (gemm.c) and OpenBLAS's serial build for the convolutions, all on
+# the engine's own threads: core/parallel.h). Includes core/ and codec/ only: no GL, no
+# jansson, no HTTP (tests/build/test_layers.sh).
 CPU_CONV_OBJS := $(BUILD)/cpu/conv.o $(BUILD)/cpu/gemm.o
 CPU_OBJS := \
 	$(BUILD)/cpu/engine.o \
