@@ -16,7 +16,7 @@
 #define SETS 3
 
 struct opts {
-	int quick, threads, runs, warmup, estimate, own_threads, plane_plans;
+	int quick, threads, runs, warmup, estimate, own_threads, plane_plans, print_plan;
 	double max_s;
 	char only[OPT_STR_MAX], wisdom[OPT_STR_MAX], machine[OPT_STR_MAX];
 };
@@ -36,6 +36,9 @@ static const struct opt_def opt_table[] = {
 	{"plane-plans", OPT_BOOL, 0, 1, "false", NULL,
 	 "one plane's FFT run on each plane instead of one batched over the planes", NULL,
 	 O(plane_plans)},
+	{"print-plan", OPT_BOOL, 0, 1, "false", NULL,
+	 "FFTW's plans of each workload on stderr (its solvers and thread splits)", NULL,
+	 O(print_plan)},
 	{"runs", OPT_INT, 3, 100000, "30", NULL, "timed calls of a workload at most (fewer past "
 	 "--max-seconds)", NULL, O(runs)},
 	{"warmup", OPT_INT, 0, 1000, "3", NULL, "untimed calls before them", NULL, O(warmup)},
@@ -141,6 +144,11 @@ static int run_workload(struct cpu_engine *e, const struct opts *o, const struct
 	fprintf(stderr, "%-24s %5dx%-5d k %4dx%-4d -> %s  total %9.3f ms  (prefilter %.2f, r2c %.2f, "
 	        "mul %.2f, c2r %.2f, composite %.2f; first call %.2f s; %d runs)\n", id, w, h, kw, kh,
 	        padded, ms, md[0], md[1], md[2], md[3], md[4], first_s, done);
+	if (o->print_plan) {
+		static char text[1 << 16];
+		if (!cpu_engine_plan_text(e, st.padded_w, st.padded_h, text, sizeof text))
+			fprintf(stderr, "%s FFTW plans: %s\n", id, text);
+	}
 	free(t);
 	for (int s = 0; s < 5; s++)
 		free(stage[s]);

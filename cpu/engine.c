@@ -178,6 +178,24 @@ static void wisdom_save(struct cpu_engine *e)
 	e->wisdom_dirty = 0;
 }
 
+int cpu_engine_plan_text(struct cpu_engine *e, int pw, int ph, char *buf, size_t len)
+{
+	for (int i = e->nplans - 1; i >= 0; i--) {
+		struct cpu_plan *q = &e->plans[i];
+		if (q->pw != pw || q->ph != ph)
+			continue;
+		pthread_mutex_lock(&cpu_plan_lock);
+		char *f = fftwf_sprint_plan(q->fwd), *v = fftwf_sprint_plan(q->inv);
+		pthread_mutex_unlock(&cpu_plan_lock);
+		snprintf(buf, len, "forward (%d planes%s, %d threads) %s\ninverse %s", q->nsrc,
+		         q->per_plane ? ", one at a time" : "", q->threads, f ? f : "?", v ? v : "?");
+		free(f);
+		free(v);
+		return 0;
+	}
+	return -1;
+}
+
 void cpu_engine_trim(struct cpu_engine *e)
 {
 	for (int i = 0; i < e->nplans; i++)

@@ -119,6 +119,11 @@ int cpu_fft(struct cpu_engine *e, float *data, int width, int height, int axes, 
  * rounding). Between frames only. 1 when it took a step, 0 when no plan waits. */
 int cpu_engine_idle(struct cpu_engine *e);
 
+/* FFTW's own account of the kept plans of padded size pw x ph (the solvers and how each splits
+ * the threads: fftwf_sprint_plan), "forward ...\ninverse ..." into buf, cut at len; 0, or -1
+ * when no plan of that size is kept. */
+int cpu_engine_plan_text(struct cpu_engine *e, int pw, int ph, char *buf, size_t len);
+
 /* Frees every padded size's plan and buffers and every kernel spectrum: what an idle engine
  * holds (the FFTW wisdom stays, so a size planned again is quick). Between frames only. */
 void cpu_engine_trim(struct cpu_engine *e);
