@@ -62,9 +62,9 @@ bloom() { # LABEL PROGRAM ARGS...
 ID=bloom.1080p.k256.fp32
 case $PARTS in *2*)
 bloom engine-$T "$B/bench/cpu_bloom" --threads $T --only $ID --max-seconds 2 --wisdom "$W/cpu.wisdom" --print-plan
-grep -A200 'FFTW plans' "$R/bloom-engine-$T.txt" | head -60 >"$R/plan-1080p-$T.txt"
-say "the 1080p plans at $T threads (FFTW's solvers; \"thr\" splits): $R/plan-1080p-$T.txt"
-grep -o 'dft-thr[a-z0-9-]*\|rdft2-thr[a-z0-9-]*\|(rdft2-[a-z0-9/-]*\|-x[0-9]*' "$R/plan-1080p-$T.txt" | sort | uniq -c | sort -rn | head -8 | tee -a "$R/summary.txt"
+grep -A400 'FFTW plans' "$R/bloom-engine-$T.txt" >"$R/plan-1080p-$T.txt"
+say "the 1080p plans at $T threads, FFTW's thread splits (-xN: N pieces; whole plans in $R/plan-1080p-$T.txt):"
+grep -o '[a-z0-9]*-thr-[^ ]*' "$R/plan-1080p-$T.txt" | sort | uniq -c | sort -rn | head -8 | tee -a "$R/summary.txt"
 bloom peer-$T "$B/bench/fftw_peer" --threads $T --only $ID --max-seconds 2 --wisdom "$W/peer.wisdom"
 bloom engine-own-threads-$T "$B/bench/cpu_bloom" --threads $T --fftw-own-threads --only $ID --max-seconds 2 --wisdom "$W/cpu.wisdom"
 bloom engine-plane-plans-$T "$B/bench/cpu_bloom" --threads $T --plane-plans --only $ID --max-seconds 2 --wisdom "$W/cpu.wisdom"
