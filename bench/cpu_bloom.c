@@ -16,7 +16,7 @@
 #define SETS 3
 
 struct opts {
-	int quick, threads, runs, warmup, estimate;
+	int quick, threads, runs, warmup, estimate, own_threads, plane_plans, print_plan;
 	double max_s;
 	char only[OPT_STR_MAX], wisdom[OPT_STR_MAX], machine[OPT_STR_MAX];
 };
@@ -30,6 +30,15 @@ static const struct opt_def opt_table[] = {
 	{"estimate", OPT_BOOL, 0, 1, "false", NULL,
 	 "FFTW_ESTIMATE plans (the CLI's default) instead of FFTW_MEASURE (fftw_peer's, and the "
 	 "daemon's after idle time)", NULL, O(estimate)},
+	{"fftw-own-threads", OPT_BOOL, 0, 1, "false", NULL,
+	 "FFTW's own threads instead of the process's pool (fftw_peer's way; the engine's "
+	 "callback's cost, compared)", NULL, O(own_threads)},
+	{"plane-plans", OPT_BOOL, 0, 1, "false", NULL,
+	 "one plane's FFT run on each plane instead of one batched over the planes", NULL,
+	 O(plane_plans)},
+	{"print-plan", OPT_BOOL, 0, 1, "false", NULL,
+	 "FFTW's plans of each workload on stderr (its solvers and thread splits)", NULL,
+	 O(print_plan)},
 	{"runs", OPT_INT, 3, 100000, "30", NULL, "timed calls of a workload at most (fewer past "
 	 "--max-seconds)", NULL, O(runs)},
 	{"warmup", OPT_INT, 0, 1000, "3", NULL, "untimed calls before them", NULL, O(warmup)},
@@ -115,7 +124,9 @@ static int run_workload(struct cpu_engine *e, const struct opts *o, const struct
 	snprintf(kernel, sizeof kernel, "%dx%d", kw, kh);
 	snprintf(padded, sizeof padded, "%dx%d", st.padded_w, st.padded_h);
 	struct bench_line l;
-	bench_line_begin(&l, stdout, meta, id, "fftbloom-cpu", o->estimate ? "estimate" : "measure");
+	bench_line_begin(&l, stdout, meta, id, o->own_threads ? "fftbloom-cpu-fftw-threads"
+	                 : o->plane_plans ? "fftbloom-cpu-plane-plans" : "fftbloom-cpu",
+	                 o->estimate ? "estimate" : "measure");
 	bench_metric(&l, "ms", ms);
 	bench_metric(&l, "fft_ms", md[1] + md[2] + md[3]);
 	bench_detail_str(&l, "image", image);
@@ -133,6 +144,11 @@ static int run_workload(struct cpu_engine *e, const struct opts *o, const struct
 	fprintf(stderr, "%-24s %5dx%-5d k %4dx%-4d -> %s  total %9.3f ms  (prefilter %.2f, r2c %.2f, "
 	        "mul %.2f, c2r %.2f, composite %.2f; first call %.2f s; %d runs)\n", id, w, h, kw, kh,
 	        padded, ms, md[0], md[1], md[2], md[3], md[4], first_s, done);
+	if (o->print_plan) {
+		static char text[1 << 16];
+		if (!cpu_engine_plan_text(e, st.padded_w, st.padded_h, text, sizeof text))
+			fprintf(stderr, "%s FFTW plans: %s\n", id, text);
+	}
 	free(t);
 	for (int s = 0; s < 5; s++)
 		free(stage[s]);
@@ -156,9 +172,11 @@ int main(int argc, char **argv)
 	if (prc)
 		return prc == 1 ? 0 : prc;
 	free(pos);
+	if (o.own_threads)
+		cpu_engine_fftw_own_threads();
 	struct cpu_engine_opts eo = {.threads = o.threads, .wisdom_file = o.wisdom,
 	                             .measure = o.estimate ? CPU_MEASURE_NEVER : CPU_MEASURE_NOW,
-	                             .measure_limit_s = 30};
+	                             .measure_limit_s = 30, .plane_plans = o.plane_plans};
 	struct cpu_engine *e;
 	static char err[CPU_ERR_LEN];
 	if (cpu_engine_create(&eo, NULL, &e, err)) {

@@ -36,7 +36,8 @@
 	 "FFTBLOOM_DRIVER_CACHE", offsetof(T, base driver_cache)},                               \
 	{"gpu-frame-memory", OPT_SIZE, 0, 1ULL << 50, "0", NULL,                                  \
 	 "GPU memory one frame's pass may take (buffers and kernel spectrum); larger frames run in " \
-	 "overlap-save tiles. 0: only the context's buffer limits (frames beyond them are tiled)", \
+	 "overlap-save tiles (the CPU engine: host memory). 0: only the context's buffer limits " \
+	 "(frames beyond them are tiled; the CPU engine: no bound)",                              \
 	 "FFTBLOOM_GPU_FRAME_MEMORY", offsetof(T, base frame_memory)},                           \
 	{"require-gpu", OPT_BOOL, 0, 1, "false", NULL,                                           \
 	 "fail at start when the context is a software renderer (llvmpipe) instead of a GPU",     \
@@ -304,7 +305,12 @@
 	 "buffer lent by the GPU context, as interleaved RGBA float32, which the GPU copies from, "  \
 	 "instead of the GPU thread widening and copying the pixels in (with --persistent-map; "  \
 	 "one GPU thread only)",                                                                  \
-	 "FFTBLOOM_FLOAT_UPLOAD_LEASE", C(float_upload_lease)}
+	 "FFTBLOOM_FLOAT_UPLOAD_LEASE", C(float_upload_lease)},                                   \
+	{"cpu-frames", OPT_INT, 0, 64, "0", NULL,                                                  \
+	 "frames the CPU engine (--engine cpu) runs at once at most, each on ceil(pixels / 512K) " \
+	 "threads while their sum fits the cores (small frames use the cores better side by "     \
+	 "side than split); 0: the cores, at most 8",                                             \
+	 "FFTBLOOM_CPU_FRAMES", C(cpu_frames)}
 
 const struct opt_def config_table[] = {
 	GPU_OPTS(struct config, gpu.),

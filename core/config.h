@@ -121,6 +121,7 @@ struct config {
 	                                  context lends (one GPU thread) */
 	int float_upload_lease;        /* 1: PFM and EXR frames' pixels decoded, as RGBA, into
 	                                  upload buffers the GPU context lends (one GPU thread) */
+	int cpu_frames;                /* --engine cpu: frames at once at most (0: auto) */
 };
 
 extern const struct opt_def config_table[];

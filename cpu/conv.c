@@ -1,21 +1,24 @@
-/* The CPU engine's conv2d (im2col + sgemm) and conv2d_transpose (sgemm + col2im); see conv.h.
- * OpenBLAS is its serial build (the Makefile links it by path): the threads are par_each's. */
+/* The CPU engine's conv2d (im2col + GEMM) and conv2d_transpose (GEMM + col2im); see conv.h.
+ * The GEMMs are cpu/gemm.h's, on par_each's threads at once; OpenBLAS's serial build (the
+ * Makefile links it by path) is asked only what it runs on (cpu_conv_blas_*). */
 #include "cpu/conv.h"
 
 #include <cblas.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/checked.h"
 #include "core/parallel.h"
+#include "cpu/gemm.h"
 
-/* OpenBLAS's serial build (Debian's libopenblas0-serial, built without USE_LOCKING) keeps one
- * unlocked pool of GEMM buffers: two sgemm calls at once on two threads corrupt each other's
- * results (seen: a conv2d's rel_l2 0.78 in 1 run of 4). Every sgemm goes through this lock;
- * im2col, col2im and the direct loops stay parallel. */
-static pthread_mutex_t sgemm_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The blocks' GEMMs run on cpu/gemm.h, each on its thread at once, not on OpenBLAS: Debian 12's
+ * serial OpenBLAS (libopenblas0-serial 0.3.21, SINGLE_THREADED) is not safe to call from several
+ * threads at once, though its blas_memory_alloc spins on an allocation lock: unlocked,
+ * test_cpu_conv's random conv2d (B3 5->3 13x15 k3x5, an sgemm of 3 rows) failed 1 run in 15
+ * with rel_l2 0.80 on 2 threads, and bench/probes/issue42_blas_concurrent.c (16 threads of sgemm on buffers of their
+ * own, each compared with the call made alone) saw 3 wrong results in 1 run of about 130. Under
+ * a lock the sgemm calls ran one at a time: 16 threads no faster than one. */
 
 /* conv2d runs direct loops (a saxpy a tap and output row: no column matrix) where a group has
  * at most this many output planes and the kernel more than one tap: im2col copies each input
@@ -264,10 +267,7 @@ static int conv2d_item(void *ctx, int worker, size_t item)
 	}
 	if (p->bias)
 		fill_bias(p, y, (int)grp * p->cpo, p->cpo, p->ohw, n);
-	pthread_mutex_lock(&sgemm_lock);
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, p->cpo, (int)n, (int)K, 1.0f, w,
-	            (int)K, B, (int)ldb, p->bias ? 1.0f : 0.0f, y, (int)p->ohw);
-	pthread_mutex_unlock(&sgemm_lock);
+	cpu_gemm(0, (size_t)p->cpo, n, K, w, K, B, ldb, p->bias ? 1.0f : 0.0f, y, p->ohw);
 	return 0;
 }
 
@@ -402,10 +402,8 @@ static int transpose_item(void *ctx, int worker, size_t item)
 		int rows = (int)(hi - iy < p->rows ? hi - iy : p->rows);
 		int N = rows * g->in_w;
 		float *col = p->col[worker];
-		pthread_mutex_lock(&sgemm_lock);
-		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, p->cpi, 1.0f, w, lda,
-		            x + (size_t)iy * g->in_w, (int)p->hw, 0.0f, col, N);
-		pthread_mutex_unlock(&sgemm_lock);
+		cpu_gemm(1, (size_t)M, (size_t)N, (size_t)p->cpi, w, (size_t)lda,
+		         x + (size_t)iy * g->in_w, p->hw, 0.0f, col, (size_t)N);
 		col2im(p, col, ncob, (int)iy, rows, oy0, oy1, y);
 	}
 	return 0;

@@ -1,8 +1,9 @@
 /* The CPU engine's spatial and transposed convolutions (Torch's SpatialConvolution and
  * PyTorch's conv_transpose2d, the sums gles/spatial.h and gles/deconv.h compute), in float32 on
- * the host: im2col or col2im around OpenBLAS's serial sgemm, or direct loops (a saxpy a tap and
- * output row) for conv2d where a group has one or two output planes; split over core/parallel.h's
- * threads.
+ * the host: im2col or col2im around the engine's own GEMM (cpu/gemm.h: Debian's serial OpenBLAS
+ * is not safe to call from several threads at once), or direct loops (an OpenBLAS saxpy a tap
+ * and output row) for conv2d where a group has one or two output planes; split over
+ * core/parallel.h's threads, every block's GEMM on its thread at once.
  *
  * Geometry: the caller resolves the problem (Torch or TF padding, output size) with the GPU
  * engine's pure shape helpers (gles/conv_shape.h, spatial_conv_output, deconv_output) and passes
@@ -18,7 +19,7 @@
  * sizes are (in + 2 pad - dil (k - 1) - 1) / stride + 1 and (in - 1) stride - 2 pad +
  * dil (k - 1) + out_pad + 1.
  *
- * Precision: float32 storage and float32 sums (OpenBLAS's FMA kernels), within
+ * Precision: float32 storage and float32 sums (FMA where the CPU has it), within
  * spatial_plan_bound's float32 bound of the exact sum, which meets every GPU precision level's
  * bound (the GPU's Q2.6 levels also clamp values beyond +-1.984375; the CPU never does; the
  * direct loops skip a zero weight's tap, so there 0 x Inf adds 0 rather than NaN). The
@@ -61,7 +62,7 @@ struct cpu_conv_geom {
 int cpu_conv2d_geom(const struct cpu_conv_geom *g, const float *in, const float *weight,
                     const float *bias, float *out, char err[CPU_CONV_ERR_LEN]);
 
-/* y = conv_transpose2d(x, weight) + bias (NULL: none) into out, by col2im over sgemm. The GPU
+/* y = conv_transpose2d(x, weight) + bias (NULL: none) into out, by col2im over the GEMM. The GPU
  * engine's three methods (zero-insert, overlap-add, subkernel) are the same sums in other orders:
  * on the CPU they all run this one. 0 or a negative cpu_conv_error with a message. */
 int cpu_conv2d_transpose_geom(const struct cpu_conv_geom *g, const float *in,

@@ -51,6 +51,12 @@ static void fftw_parallel_loop(void *(*work)(char *), char *jobdata, size_t elsi
 
 static pthread_once_t fftw_once = PTHREAD_ONCE_INIT;
 static int fftw_threads_ok;
+static int fftw_own_threads; /* cpu_engine_fftw_own_threads: no callback */
+
+void cpu_engine_fftw_own_threads(void)
+{
+	fftw_own_threads = 1;
+}
 /* FFTW's planner and its nthreads setting are process-wide: planning is serialised here */
 pthread_mutex_t cpu_plan_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -59,7 +65,8 @@ static void fftw_setup(void)
 	fftw_threads_ok = fftwf_init_threads() != 0;
 	if (fftw_threads_ok) {
 		fftwf_make_planner_thread_safe();
-		fftwf_threads_set_callback(fftw_parallel_loop, NULL);
+		if (!fftw_own_threads)
+			fftwf_threads_set_callback(fftw_parallel_loop, NULL);
 	}
 }
 
@@ -68,10 +75,12 @@ unsigned cpu_plan_flags(struct cpu_engine *e)
 	return e->opts.measure == CPU_MEASURE_NOW ? FFTW_MEASURE : FFTW_ESTIMATE;
 }
 
-void cpu_plan_begin(struct cpu_engine *e)
+void cpu_plan_begin(struct cpu_engine *e, int threads)
 {
+	if (threads < 1 || threads > e->threads)
+		threads = e->threads;
 	pthread_mutex_lock(&cpu_plan_lock);
-	fftwf_plan_with_nthreads(fftw_threads_ok ? e->threads : 1);
+	fftwf_plan_with_nthreads(fftw_threads_ok ? threads : 1);
 	fftwf_set_timelimit(e->opts.measure_limit_s > 0 ? e->opts.measure_limit_s : 1.0);
 }
 
@@ -169,6 +178,35 @@ static void wisdom_save(struct cpu_engine *e)
 	e->wisdom_dirty = 0;
 }
 
+int cpu_engine_plan_text(struct cpu_engine *e, int pw, int ph, char *buf, size_t len)
+{
+	for (int i = e->nplans - 1; i >= 0; i--) {
+		struct cpu_plan *q = &e->plans[i];
+		if (q->pw != pw || q->ph != ph)
+			continue;
+		pthread_mutex_lock(&cpu_plan_lock);
+		char *f = fftwf_sprint_plan(q->fwd), *v = fftwf_sprint_plan(q->inv);
+		pthread_mutex_unlock(&cpu_plan_lock);
+		snprintf(buf, len, "forward (%d planes%s, %d threads) %s\ninverse %s", q->nsrc,
+		         q->per_plane ? ", one at a time" : "", q->threads, f ? f : "?", v ? v : "?");
+		free(f);
+		free(v);
+		return 0;
+	}
+	return -1;
+}
+
+void cpu_engine_trim(struct cpu_engine *e)
+{
+	for (int i = 0; i < e->nplans; i++)
+		cpu_plan_free(&e->plans[i]);
+	e->nplans = 0;
+	for (size_t i = 0; i < e->nspectra; i++)
+		fftwf_free(e->spectra[i].spec);
+	e->nspectra = 0;
+	e->spectra_bytes = 0;
+}
+
 void cpu_engine_destroy(struct cpu_engine *e)
 {
 	if (!e)
@@ -193,6 +231,24 @@ void cpu_engine_destroy(struct cpu_engine *e)
 int cpu_engine_threads(const struct cpu_engine *e)
 {
 	return e->threads;
+}
+
+int cpu_frame_threads(long long pixels_per_thread, int min_threads, int threads, int w, int h)
+{
+	if (threads < 1)
+		threads = 1;
+	if (pixels_per_thread <= 0 || w < 1 || h < 1)
+		return threads;
+	long long t = ((long long)w * h + pixels_per_thread - 1) / pixels_per_thread;
+	if (t < min_threads)
+		t = min_threads;
+	return t < 1 ? 1 : t > threads ? threads : (int)t;
+}
+
+int cpu_engine_frame_threads(const struct cpu_engine *e, int w, int h)
+{
+	return cpu_frame_threads(e->opts.pixels_per_thread, e->opts.min_frame_threads, e->threads,
+	                         w, h);
 }
 
 const char *cpu_engine_describe(const struct cpu_engine *e)
@@ -232,7 +288,7 @@ static fftwf_plan fft_plan_get(struct cpu_engine *e, int w, int h, int axes, int
 		return NULL;
 	int sign = inverse ? FFTW_BACKWARD : FFTW_FORWARD;
 	unsigned flags = cpu_plan_flags(e) | FFTW_UNALIGNED;
-	cpu_plan_begin(e);
+	cpu_plan_begin(e, e->threads);
 	fftwf_plan p;
 	if (axes == 3) {
 		p = fftwf_plan_dft_2d(h, w, tmp, tmp, sign, flags);

@@ -38,6 +38,18 @@ struct cpu_engine_opts {
 	                              (fftwf_set_timelimit); 0: 1 s */
 	size_t kernel_cache_bytes; /* LRU bound on cached kernel spectra; 0: 512 MiB */
 	int max_plans;             /* padded sizes kept with their buffers; 0: 8 */
+	size_t frame_bytes;        /* host memory one frame's pass may take (its planes' buffers
+	                              and kernel spectrum); larger frames run in overlap-save tiles
+	                              of one padded size; 0: no bound */
+	int plane_plans;           /* 1: one plane's transform run on each plane rather than one
+	                              batched over the planes (FFTW then splits each plane's rows
+	                              and columns over the threads: a benchmark's comparison) */
+	int min_frame_threads;     /* pixels_per_thread's rule gives a frame this many at least
+	                              (e.g. the cores over the frames run at once) */
+	long long pixels_per_thread; /* a w x h frame runs on ceil(w h / this) threads, at most
+	                                threads (a daemon running several frames at once gives a
+	                                small frame few threads, which FFTW uses better); 0: every
+	                                frame on all threads */
 };
 
 /* FFTW_ESTIMATE plans at once (the wisdom's measured plan where it holds one), or
@@ -73,6 +85,11 @@ int cpu_engine_create(const struct cpu_engine_opts *o, const struct log_sink *lo
 void cpu_engine_destroy(struct cpu_engine *e);
 
 int cpu_engine_threads(const struct cpu_engine *e);
+/* The threads a w x h frame runs on (opts.pixels_per_thread's rule): 1 to cpu_engine_threads. */
+int cpu_engine_frame_threads(const struct cpu_engine *e, int w, int h);
+/* The same rule without an engine: ceil(w h / pixels_per_thread) clamped to
+ * [min_threads, threads] (pixels_per_thread 0: threads). */
+int cpu_frame_threads(long long pixels_per_thread, int min_threads, int threads, int w, int h);
 /* "FFTW 3.3.10 (single), N threads": what `info` and /v1/info say the engine is. */
 const char *cpu_engine_describe(const struct cpu_engine *e);
 void cpu_engine_stats(const struct cpu_engine *e, struct cpu_cache_stats *st);
@@ -102,6 +119,20 @@ int cpu_fft(struct cpu_engine *e, float *data, int width, int height, int axes, 
  * rounding). Between frames only. 1 when it took a step, 0 when no plan waits. */
 int cpu_engine_idle(struct cpu_engine *e);
 
+/* FFTW's own account of the kept plans of padded size pw x ph (the solvers and how each splits
+ * the threads: fftwf_sprint_plan), "forward ...\ninverse ..." into buf, cut at len; 0, or -1
+ * when no plan of that size is kept. */
+int cpu_engine_plan_text(struct cpu_engine *e, int pw, int ph, char *buf, size_t len);
+
+/* Frees every padded size's plan and buffers and every kernel spectrum: what an idle engine
+ * holds (the FFTW wisdom stays, so a size planned again is quick). Between frames only. */
+void cpu_engine_trim(struct cpu_engine *e);
+
 const char *cpu_strerror(int code);
+
+/* Before the first cpu_engine_create only, for a benchmark's comparison: FFTW runs its own
+ * threads instead of core/parallel.h's pool (which then no longer bounds them: beside codec
+ * threads they oversubscribe the cores). */
+void cpu_engine_fftw_own_threads(void);
 
 #endif

@@ -16,6 +16,7 @@
 #define CPU_MAX_PLANS 64   /* padded sizes kept at most (opts.max_plans above is clamped) */
 #define CPU_MAX_N (1 << 24) /* the longest transform */
 #define CPU_CHUNK 65536    /* floats a par_each item scales at least */
+#define CPU_TILE_MIN 32    /* output pixels a tile side at least (opts.frame_bytes) */
 #define CPU_ROWS 8         /* rows a par_each item packs, multiplies or composites */
 
 /* One padded size with a number of real planes in (nsrc) and out (nout): FFTW's batched 2D
@@ -23,7 +24,9 @@
 struct cpu_plan {
 	int pw, ph, nsrc, nout;
 	fftwf_plan fwd, inv;
+	int threads;          /* FFTW's threads for it (the first frame's cpu_engine_frame_threads) */
 	int measured;         /* planned with FFTW_MEASURE (or the wisdom's measured plan) */
+	int per_plane;        /* fwd/inv transform one plane, run on each (opts.plane_plans) */
 	float *real;          /* max(nsrc, nout) planes of ph x pw */
 	fftwf_complex *spec;  /* max(nsrc, nout) planes of ph x (pw / 2 + 1) */
 	unsigned long long last_use;
@@ -70,12 +73,12 @@ struct cpu_engine {
 	struct cpu_cache_stats st;
 };
 
-/* FFTW planning: the flags of opts.measure; begin/end hold the process's planner lock and set
- * the engine's threads (end marks the wisdom to be written when it measured). */
+/* FFTW planning: the flags of opts.measure; begin/end hold the process's planner lock, begin
+ * sets FFTW's threads for the plans made until end (1 to the engine's threads). */
 unsigned cpu_plan_flags(struct cpu_engine *e);
 /* FFTW's batched r2c and c2r of q's size and planes, with flags. 0, or -1 when FFTW cannot. */
 int cpu_plan_make(struct cpu_engine *e, struct cpu_plan *q, unsigned flags);
-void cpu_plan_begin(struct cpu_engine *e);
+void cpu_plan_begin(struct cpu_engine *e, int threads);
 void cpu_plan_end(struct cpu_engine *e);
 extern pthread_mutex_t cpu_plan_lock;
 void cpu_plan_free(struct cpu_plan *q);

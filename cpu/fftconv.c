@@ -45,11 +45,14 @@ static int plan_bytes(int pw, int ph, int planes, size_t *real, size_t *spec)
 int cpu_plan_make(struct cpu_engine *e, struct cpu_plan *q, unsigned flags)
 {
 	int n[2] = {q->ph, q->pw}, rdist = q->pw * q->ph, cdist = (q->pw / 2 + 1) * q->ph;
-	cpu_plan_begin(e);
-	q->fwd = fftwf_plan_many_dft_r2c(2, n, q->nsrc, q->real, NULL, 1, rdist, q->spec, NULL, 1,
-	                                 cdist, flags);
-	q->inv = fftwf_plan_many_dft_c2r(2, n, q->nout, q->spec, NULL, 1, cdist, q->real, NULL, 1,
-	                                 rdist, flags | FFTW_DESTROY_INPUT);
+	/* one plane's plan run on each plane: every plane starts as aligned as the first (FFTW's
+	 * new-array execution requires it) where the planes' sizes keep 16-byte alignment */
+	q->per_plane = e->opts.plane_plans && rdist % 4 == 0 && cdist % 2 == 0;
+	cpu_plan_begin(e, q->threads);
+	q->fwd = fftwf_plan_many_dft_r2c(2, n, q->per_plane ? 1 : q->nsrc, q->real, NULL, 1, rdist,
+	                                 q->spec, NULL, 1, cdist, flags);
+	q->inv = fftwf_plan_many_dft_c2r(2, n, q->per_plane ? 1 : q->nout, q->spec, NULL, 1, cdist,
+	                                 q->real, NULL, 1, rdist, flags | FFTW_DESTROY_INPUT);
 	if (!q->fwd || !q->inv) {
 		if (q->fwd)
 			fftwf_destroy_plan(q->fwd);
@@ -68,8 +71,8 @@ int cpu_plan_make(struct cpu_engine *e, struct cpu_plan *q, unsigned flags)
 
 /* The plan of (pw, ph, nsrc, nout): a kept one, or made now (the least recently used goes past
  * opts.max_plans). */
-static int plan_get(struct cpu_engine *e, int pw, int ph, int nsrc, int nout, struct cpu_plan **out,
-                    char err[CPU_ERR_LEN])
+static int plan_get(struct cpu_engine *e, int pw, int ph, int nsrc, int nout, int threads,
+                    struct cpu_plan **out, char err[CPU_ERR_LEN])
 {
 	e->tick++;
 	for (int i = 0; i < e->nplans; i++) {
@@ -107,7 +110,7 @@ static int plan_get(struct cpu_engine *e, int pw, int ph, int nsrc, int nout, st
 		         (rb + sb) >> 20);
 		return CPU_E_NOMEM;
 	}
-	q->pw = pw, q->ph = ph, q->nsrc = nsrc, q->nout = nout;
+	q->pw = pw, q->ph = ph, q->nsrc = nsrc, q->nout = nout, q->threads = threads;
 	if (cpu_plan_make(e, q, cpu_plan_flags(e))) {
 		cpu_plan_free(q);
 		snprintf(err, CPU_ERR_LEN, "FFTW could not plan %dx%d", pw, ph);
@@ -184,7 +187,7 @@ int cpu_kernel_preset(struct cpu_engine *e, const struct kernel_preset *ks, stru
 	}
 	memset(mask, 0, n * sizeof *mask);
 	kshape_aperture_mask(ks, f, (float *)mask);
-	cpu_plan_begin(e);
+	cpu_plan_begin(e, e->threads);
 	fftwf_plan p = fftwf_plan_dft_2d(f, f, mask, mask, FFTW_FORWARD, FFTW_ESTIMATE);
 	pthread_mutex_unlock(&cpu_plan_lock); /* no measuring: nothing for the wisdom */
 	if (p) {
@@ -311,7 +314,7 @@ static int kpad_item(void *ctx, int worker, size_t item)
 }
 
 /* The kernel's spectrum at (pw, ph): cached, or made now (its planes padded, one batched r2c). */
-static int kernel_spectrum(struct cpu_engine *e, struct kinfo *ki, int pw, int ph,
+static int kernel_spectrum(struct cpu_engine *e, struct kinfo *ki, int pw, int ph, int threads,
                            const struct bloom_params *p, struct cpu_kentry **out, int *cached,
                            char err[CPU_ERR_LEN])
 {
@@ -336,9 +339,9 @@ static int kernel_spectrum(struct cpu_engine *e, struct kinfo *ki, int pw, int p
 	memset(real, 0, rb);
 	double norm = p->normalize == BLOOM_NORMALIZE_LUMINANCE ? 1.0 / ki->lum_sum : 1.0;
 	struct kpad c = {ki, real, pw, ph, planes, (float)(norm / ((double)pw * ph))};
-	par_each(((size_t)ki->kh + CPU_ROWS - 1) / CPU_ROWS, e->threads, kpad_item, &c, NULL);
+	par_each(((size_t)ki->kh + CPU_ROWS - 1) / CPU_ROWS, threads, kpad_item, &c, NULL);
 	int n[2] = {ph, pw}, rdist = pw * ph, cdist = (pw / 2 + 1) * ph;
-	cpu_plan_begin(e);
+	cpu_plan_begin(e, threads);
 	plan = fftwf_plan_many_dft_r2c(2, n, planes, real, NULL, 1, rdist, spec, NULL, 1, cdist,
 	                               FFTW_ESTIMATE);
 	pthread_mutex_unlock(&cpu_plan_lock); /* estimated: nothing for the wisdom */
@@ -381,6 +384,9 @@ struct frame {
 	const struct image *in;
 	const struct bloom_params *p;
 	int op, w, h, out_ch, nsrc, nout;
+	int threads; /* cpu_engine_frame_threads */
+	int ix, iy, iw, ih; /* the tile's input rectangle (the image's pixels its outputs reach) */
+	int ox, oy, ow, oh; /* the output rectangle it owns (untiled: both the whole image) */
 	int src[4], kc[4];
 	struct cpu_plan *q;
 	const struct cpu_kentry *k;
@@ -452,14 +458,14 @@ static int pack_item(void *ctx, int worker, size_t item)
 	float th = (float)f->p->threshold, kn = (float)f->p->knee, cl = (float)f->p->clamp_max;
 	float v[SPAN * 4];
 	for (int y = (int)item * CPU_ROWS; y < q->ph && y < (int)(item + 1) * CPU_ROWS; y++) {
-		if (y >= f->h) {
+		if (y >= f->ih) {
 			for (int s = 0; s < f->nsrc; s++)
 				memset(q->real + s * plane + (size_t)y * q->pw, 0, (size_t)q->pw * sizeof(float));
 			continue;
 		}
-		for (int x0 = 0; x0 < f->w; x0 += SPAN) {
-			int n = f->w - x0 < SPAN ? f->w - x0 : SPAN;
-			span_rgba(f->in, y, x0, n, v);
+		for (int x0 = 0; x0 < f->iw; x0 += SPAN) {
+			int n = f->iw - x0 < SPAN ? f->iw - x0 : SPAN;
+			span_rgba(f->in, f->iy + y, f->ix + x0, n, v);
 			prefilter_span(v, n, f->op == BLOOM_OP_BLOOM, th, kn, cl);
 			for (int s = 0; s < f->nsrc; s++) {
 				float *d = q->real + s * plane + (size_t)y * q->pw + x0;
@@ -469,8 +475,8 @@ static int pack_item(void *ctx, int worker, size_t item)
 			}
 		}
 		for (int s = 0; s < f->nsrc; s++)
-			memset(q->real + s * plane + (size_t)y * q->pw + f->w, 0,
-			       (size_t)(q->pw - f->w) * sizeof(float));
+			memset(q->real + s * plane + (size_t)y * q->pw + f->iw, 0,
+			       (size_t)(q->pw - f->iw) * sizeof(float));
 	}
 	return 0;
 }
@@ -515,13 +521,15 @@ static int composite_item(void *ctx, int worker, size_t item)
 	const int *pk = pick[oc - 1];
 	unsigned long long bad = 0;
 	float v[SPAN * 4];
-	for (int y = (int)item * CPU_ROWS; y < f->h && y < (int)(item + 1) * CPU_ROWS; y++)
-		for (int x0 = 0; x0 < f->w; x0 += SPAN) {
-			int n = f->w - x0 < SPAN ? f->w - x0 : SPAN;
+	for (int y = (int)item * CPU_ROWS; y < f->oh && y < (int)(item + 1) * CPU_ROWS; y++)
+		for (int x0 = 0; x0 < f->ow; x0 += SPAN) {
+			int n = f->ow - x0 < SPAN ? f->ow - x0 : SPAN;
+			/* the tile's plane position of output pixel (ox + x0, oy + y) */
+			size_t py = (size_t)(f->oy - f->iy + y), px = (size_t)(f->ox - f->ix + x0);
 			const float *b[4];
 			for (int o = 0; o < f->nout; o++)
-				b[o] = q->real + o * plane + (size_t)y * q->pw + x0;
-			float *d = f->out->pixels + ((size_t)y * f->w + x0) * oc;
+				b[o] = q->real + o * plane + py * q->pw + px;
+			float *d = f->out->pixels + ((size_t)(f->oy + y) * f->w + f->ox + x0) * oc;
 			if (!bloom) {
 				for (int i = 0; i < n; i++) {
 					int badpx = 0;
@@ -533,7 +541,7 @@ static int composite_item(void *ctx, int worker, size_t item)
 				}
 				continue;
 			}
-			span_rgba(f->in, y, x0, n, v);
+			span_rgba(f->in, f->oy + y, f->ox + x0, n, v);
 			for (int i = 0; i < n; i++) {
 				float *p = v + 4 * i, r[4];
 				for (int c = 0; c < 3; c++) {
@@ -571,9 +579,75 @@ static void frame_planes(struct frame *f, int in_ch, int gray_kernel)
 	}
 }
 
-static int rows_each(struct cpu_engine *e, int rows, par_item_fn fn, void *ctx)
+/* q's forward r2c of its nsrc planes, or its inverse c2r of its nout planes: one batched
+ * transform, or one plane's plan on each (q->per_plane). */
+static void plan_run(const struct cpu_plan *q, int inverse)
 {
-	return par_each(((size_t)rows + CPU_ROWS - 1) / CPU_ROWS, e->threads, fn, ctx, NULL);
+	size_t rdist = (size_t)q->pw * q->ph, cdist = ((size_t)q->pw / 2 + 1) * q->ph;
+	int planes = !q->per_plane ? 1 : inverse ? q->nout : q->nsrc;
+	for (int s = 0; s < planes; s++)
+		if (inverse)
+			fftwf_execute_dft_c2r(q->inv, q->spec + s * cdist, q->real + s * rdist);
+		else
+			fftwf_execute_dft_r2c(q->fwd, q->real + s * rdist, q->spec + s * cdist);
+}
+
+/* Bytes of one pass at padded pw x ph for an image of in_ch channels: the most planes a frame
+ * of them transforms (a colour kernel's), their real and complex buffers, and a colour kernel's
+ * spectrum. -1 on overflow. */
+static int pass_bytes(int in_ch, int pw, int ph, size_t *bytes)
+{
+	static const struct frame zero;
+	struct frame f = zero;
+	f.op = BLOOM_OP_CONVOLVE; /* convolve's planes are at least the bloom's */
+	frame_planes(&f, in_ch, 0);
+	int planes = f.nsrc > f.nout ? f.nsrc : f.nout;
+	size_t rb, sb, kr, ks, a;
+	if (plan_bytes(pw, ph, planes, &rb, &sb) || plan_bytes(pw, ph, 4, &kr, &ks) ||
+	    checked_add_size(rb, sb, &a) || checked_add_size(a, ks, bytes))
+		return -1;
+	return 0;
+}
+
+/* The output tile size of a w x h frame with a kw x kh kernel: the whole frame where its pass
+ * fits opts.frame_bytes (or there is no bound), else tiles halved along the longer padded side
+ * until one fits, at least CPU_TILE_MIN pixels a side (the frame's side where smaller), then
+ * evened out over the tiles a side needs. 0, or CPU_E_TOO_LARGE when no tile fits. */
+static int tile_size(const struct cpu_engine *e, int in_ch, int w, int h, int kw, int kh,
+                     int *tw, int *th, char err[CPU_ERR_LEN])
+{
+	size_t budget = e->opts.frame_bytes, need = 0;
+	*tw = w, *th = h;
+	if (!budget)
+		return 0;
+	int minw = w < CPU_TILE_MIN ? w : CPU_TILE_MIN, minh = h < CPU_TILE_MIN ? h : CPU_TILE_MIN;
+	for (;;) {
+		int pw = fft_good_size(*tw + kw - 1), ph = fft_good_size(*th + kh - 1);
+		if (!pass_bytes(in_ch, pw, ph, &need) && need <= budget)
+			break;
+		int *side = NULL, lo = 0;
+		if (pw >= ph && *tw > minw)
+			side = tw, lo = minw;
+		else if (*th > minh)
+			side = th, lo = minh;
+		else if (*tw > minw)
+			side = tw, lo = minw;
+		if (!side) {
+			snprintf(err, CPU_ERR_LEN, "a %dx%d kernel leaves no tile of %dx%d pixels or more "
+			         "within the frame memory of %zu bytes (%zu needed)", kw, kh, minw, minh,
+			         budget, need);
+			return CPU_E_TOO_LARGE;
+		}
+		*side = (*side + 1) / 2 > lo ? (*side + 1) / 2 : lo;
+	}
+	int nx = (w + *tw - 1) / *tw, ny = (h + *th - 1) / *th;
+	*tw = (w + nx - 1) / nx, *th = (h + ny - 1) / ny;
+	return 0;
+}
+
+static int rows_each(const struct frame *f, int rows, par_item_fn fn, void *ctx)
+{
+	return par_each(((size_t)rows + CPU_ROWS - 1) / CPU_ROWS, f->threads, fn, ctx, NULL);
 }
 
 int cpu_bloom_run(struct cpu_engine *e, int op, const struct image *in,
@@ -624,9 +698,14 @@ int cpu_bloom_run(struct cpu_engine *e, int op, const struct image *in,
 		         ki.kw, ki.kh, CPU_MAX_N);
 		return CPU_E_TOO_LARGE;
 	}
-	int pw = fft_good_size(w + ki.kw - 1), ph = fft_good_size(h + ki.kh - 1);
+	int tw, th;
+	int rc = tile_size(e, in->channels, w, h, ki.kw, ki.kh, &tw, &th, err);
+	if (rc)
+		return rc;
+	int pw = fft_good_size(tw + ki.kw - 1), ph = fft_good_size(th + ki.kh - 1);
 	struct cpu_kentry *k;
-	int rc = kernel_spectrum(e, &ki, pw, ph, p, &k, &st->kernel_cached, err);
+	int threads = cpu_engine_frame_threads(e, w, h);
+	rc = kernel_spectrum(e, &ki, pw, ph, threads, p, &k, &st->kernel_cached, err);
 	free(ki.rgbl);
 	if (rc)
 		return rc;
@@ -635,9 +714,10 @@ int cpu_bloom_run(struct cpu_engine *e, int op, const struct image *in,
 		snprintf(err, CPU_ERR_LEN, "out of host memory");
 		return CPU_E_NOMEM;
 	}
-	*f = (struct frame){.e = e, .in = in, .p = p, .op = op, .w = w, .h = h, .k = k, .out = out};
+	*f = (struct frame){.e = e, .in = in, .p = p, .op = op, .w = w, .h = h, .k = k, .out = out,
+	                    .threads = threads};
 	frame_planes(f, in->channels, k->gray);
-	rc = plan_get(e, pw, ph, f->nsrc, f->nout, &f->q, err);
+	rc = plan_get(e, pw, ph, f->nsrc, f->nout, threads, &f->q, err);
 	if (!rc && image_alloc(out, w, h, f->out_ch)) {
 		snprintf(err, CPU_ERR_LEN, "out of host memory for the %dx%d result", w, h);
 		rc = CPU_E_NOMEM;
@@ -648,23 +728,39 @@ int cpu_bloom_run(struct cpu_engine *e, int op, const struct image *in,
 	}
 	double t1 = clock_ms();
 	st->setup_ms = t1 - t0;
-	rows_each(e, f->q->ph, pack_item, f);
-	double t2 = clock_ms();
-	fftwf_execute_dft_r2c(f->q->fwd, f->q->real, f->q->spec);
-	double t3 = clock_ms();
-	rows_each(e, f->q->ph, multiply_item, f);
-	double t4 = clock_ms();
-	fftwf_execute_dft_c2r(f->q->inv, f->q->spec, f->q->real);
-	double t5 = clock_ms();
-	rows_each(e, h, composite_item, f);
-	double t6 = clock_ms();
+	/* overlap-save: each tile's outputs from the input its taps reach (an output pixel x reads
+	 * x - (kw - 1 - cx) .. x + cx), clipped to the image, at the tile's padded size: the wrapped
+	 * taps of a clipped border land in the zero padding, as in the untiled run */
+	int nx = (w + tw - 1) / tw, ny = (h + th - 1) / th;
+	int left = ki.kw - 1 - ki.cx, right = ki.cx, top = ki.kh - 1 - ki.cy, bottom = ki.cy;
+	for (int ty = 0; ty < ny; ty++)
+		for (int tx = 0; tx < nx; tx++) {
+			f->ox = tx * tw, f->oy = ty * th;
+			f->ow = w - f->ox < tw ? w - f->ox : tw;
+			f->oh = h - f->oy < th ? h - f->oy : th;
+			f->ix = f->ox - left > 0 ? f->ox - left : 0;
+			f->iy = f->oy - top > 0 ? f->oy - top : 0;
+			f->iw = (f->ox + f->ow + right < w ? f->ox + f->ow + right : w) - f->ix;
+			f->ih = (f->oy + f->oh + bottom < h ? f->oy + f->oh + bottom : h) - f->iy;
+			double a = clock_ms();
+			rows_each(f, f->q->ph, pack_item, f);
+			double b = clock_ms();
+			plan_run(f->q, 0);
+			double c = clock_ms();
+			rows_each(f, f->q->ph, multiply_item, f);
+			double d = clock_ms();
+			plan_run(f->q, 1);
+			double g = clock_ms();
+			rows_each(f, f->oh, composite_item, f);
+			double z = clock_ms();
+			st->pack_ms += b - a, st->forward_ms += c - b, st->multiply_ms += d - c;
+			st->inverse_ms += g - d, st->composite_ms += z - g;
+		}
 	unsigned long long bad = 0;
 	for (int i = 0; i < PAR_EACH_MAX; i++)
 		bad += f->bad[i];
-	st->padded_w = pw, st->padded_h = ph, st->tiles_x = st->tiles_y = 1;
+	st->padded_w = pw, st->padded_h = ph, st->tiles_x = nx, st->tiles_y = ny;
 	st->gray_kernel = k->gray, st->planes = f->nsrc;
-	st->pack_ms = t2 - t1, st->forward_ms = t3 - t2, st->multiply_ms = t4 - t3;
-	st->inverse_ms = t5 - t4, st->composite_ms = t6 - t5;
 	free(f);
 	if (bad) {
 		snprintf(err, CPU_ERR_LEN, "%llu samples of the result are not finite: float32 "

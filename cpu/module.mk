@@ -1,11 +1,13 @@
 # cpu/: the CPU engine: the GPU engine's operations on the host's cores (FFTW single precision
-# for the FFTs, OpenBLAS's serial build for the convolutions, both under the engine's own threads:
-# core/parallel.h). Includes core/ and codec/ only: no GL, no jansson, no HTTP
-# (tests/build/test_layers.sh).
-CPU_CONV_OBJS := $(BUILD)/cpu/conv.o
+# for the FFTs, its own GEMM (gemm.c) and OpenBLAS's serial build for the convolutions, all on
+# the engine's own threads: core/parallel.h). Includes core/ and codec/ only: no GL, no
+# jansson, no HTTP (tests/build/test_layers.sh).
+CPU_CONV_OBJS := $(BUILD)/cpu/conv.o $(BUILD)/cpu/gemm.o
 CPU_OBJS := \
 	$(BUILD)/cpu/engine.o \
 	$(BUILD)/cpu/fftconv.o \
 	$(BUILD)/cpu/resample.o
 CPU_OBJS += $(CPU_CONV_OBJS)
 $(BUILD)/cpu/%.o $(BUILD)/pic/cpu/%.o: CPPFLAGS_ALL += -I$(BLAS_INC)
+# the GEMM's sums as fused multiply-adds where the CPU has them (its AVX2 and AVX-512 clones)
+$(BUILD)/cpu/gemm.o $(BUILD)/pic/cpu/gemm.o: CPPFLAGS_ALL += -ffp-contract=fast

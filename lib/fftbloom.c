@@ -158,7 +158,7 @@ int fftbloom_context_create(const struct fftbloom_context_opts *o, fftbloom_cont
 		struct cpu_engine_opts co = {.wisdom_file = wisdom,
 		                             .measure = o->wisdom == FFTBLOOM_WISDOM_MEASURE
 		                                        ? CPU_MEASURE_NOW : CPU_MEASURE_NEVER,
-		                             .max_plans = o->max_plans};
+		                             .max_plans = o->max_plans, .frame_bytes = o->frame_bytes};
 		_Static_assert(CPU_ERR_LEN <= ENGINE_ERR_LEN, "the CPU engine's message fits");
 		e = cpu_engine_create(&co, NULL, &c->cpu, eerr) ? ENGINE_E_NOMEM : 0;
 	}

@@ -91,8 +91,9 @@ struct fftbloom_context_opts {
 	const char *shader_dir;    /* NULL: the embedded shaders; else NAME.comp from this folder */
 	int gl_debug;              /* 1: a KHR_debug context (its messages are dropped: the
 	                              library prints nothing) */
-	size_t frame_bytes;        /* GPU memory one frame's pass may take before it runs in
-	                              tiles (0: only the device's limits) */
+	size_t frame_bytes;        /* GPU memory (host memory on the CPU engine) one frame's pass
+	                              may take before it runs in tiles (0: only the device's
+	                              limits; the CPU engine: no bound) */
 	int fft_technique;         /* fftbloom_fft's technique: 0 auto (shared memory where a
 	                              signal fits, else the plan's or the wisdom's choice), 1 shared,
 	                              2 global-memory passes, 3 blocked columns */

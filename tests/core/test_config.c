@@ -290,6 +290,7 @@ static const struct documented {
 	{"jpeg-gpu-entropy-decode", OPT_BOOL, 0, 1, NULL},
 	{"float-upload-lease", OPT_BOOL, 0, 1, NULL},
 	{"jpeg-upload-lease", OPT_BOOL, 0, 1, NULL},
+	{"cpu-frames", OPT_INT, 0, 64, NULL},
 };
 
 /* The next double past v towards dir; from 0 the smallest normal one (strtod refuses a

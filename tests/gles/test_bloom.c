@@ -187,6 +187,7 @@ static int compare(const char *name, const struct image *out, const double *ref,
  * with g_cpu, the CPU engine. */
 static struct bloom_ctx *g_use;
 static struct cpu_engine *g_cpu;
+static int g_cpu_tiled; /* g_cpu runs in tiles: run_ok expects several */
 
 /* bloom_run on the GPU engine, or cpu_bloom_run with g_cpu (its stats in st's fields of the same
  * names; their codes are the same numbers). */
@@ -222,7 +223,7 @@ static void run_ok(int op, const struct image *in, const struct image *k,
 	if (rc)
 		printf("bloom_run: %s\n", err);
 	assert_int_equal(rc, 0);
-	if (g_use) {
+	if (g_use || g_cpu_tiled) {
 		print_message("  %dx%d in %dx%d tiles, padded %dx%d\n", in->width, in->height,
 		              st->tiles_x, st->tiles_y, st->padded_w, st->padded_h);
 		assert_true(st->tiles_x * st->tiles_y > 1);
@@ -2308,6 +2309,96 @@ static void test_cpu_presets_match_gpu(void **state)
 	}
 }
 
+/* The CPU engine in overlap-save tiles (cpu_engine_opts.frame_bytes small enough that each
+ * case runs in several): the untiled cases' float64 references and tolerance (uneven halos,
+ * kernels wider than a tile, colour and gray, 1-4 channels, the bloom's composites); tiled
+ * against untiled; and a kernel no tile can hold, refused. */
+static struct cpu_engine *cpu_tiling(size_t frame_bytes)
+{
+	struct cpu_engine *t;
+	struct cpu_engine_opts o = {.frame_bytes = frame_bytes};
+	char err[CPU_ERR_LEN];
+	assert_int_equal(cpu_engine_create(&o, NULL, &t, err), 0);
+	return t;
+}
+
+static void test_cpu_tiles(void **state)
+{
+	(void)state;
+	struct cpu_engine *whole = g_cpu;
+	g_cpu_tiled = 1;
+	g_cpu = cpu_tiling(600000);
+	check_convolve(300, 170, 4, 61, 45, 3, 0, "", 30, 22, 1);
+	check_convolve(257, 131, 3, 64, 64, 3, 1, "10,50", 10, 50, 1);
+	check_convolve(203, 97, 1, 9, 13, 1, 1, "0,0", 0, 0, 0);
+	check_convolve(190, 150, 2, 33, 5, 3, 0, "32,4", 32, 4, 0);
+	check_convolve(900, 30, 4, 15, 3, 3, 0, "", 7, 1, 0);
+	/* tiled against untiled, and a kernel that no 32 x 32 tile holds */
+	struct image in = rand_image(211, 123, 4, -1, 1), k = rand_image(40, 31, 3, 0, 1), a, b;
+	struct bloom_params p;
+	tu_params(&p, BLOOM_OP_CONVOLVE);
+	struct cpu_stats sa, sb;
+	char err[CPU_ERR_LEN];
+	assert_int_equal(cpu_bloom_run(whole, BLOOM_OP_CONVOLVE, &in, &k, NULL, &p, &a, &sa, err), 0);
+	assert_int_equal(cpu_bloom_run(g_cpu, BLOOM_OP_CONVOLVE, &in, &k, NULL, &p, &b, &sb, err), 0);
+	print_message("211x123 k 40x31: %dx%d tiles of padded %dx%d, untiled %dx%d\n", sb.tiles_x,
+	              sb.tiles_y, sb.padded_w, sb.padded_h, sa.padded_w, sa.padded_h);
+	assert_true(sb.tiles_x * sb.tiles_y > 1 && sa.tiles_x * sa.tiles_y == 1);
+	size_t n = (size_t)211 * 123 * 4;
+	double *ra = malloc(n * sizeof *ra);
+	for (size_t i = 0; i < n; i++)
+		ra[i] = a.pixels[i];
+	int ok = tu_check("CPU tiled vs untiled", b.pixels, ra, n, TOL);
+	image_free(&b);
+	/* one plane's FFT run on each plane (cpu_engine_opts.plane_plans) against the batched */
+	struct cpu_engine *pp;
+	struct cpu_engine_opts po = {.plane_plans = 1};
+	assert_int_equal(cpu_engine_create(&po, NULL, &pp, err), 0);
+	assert_int_equal(cpu_bloom_run(pp, BLOOM_OP_CONVOLVE, &in, &k, NULL, &p, &b, NULL, err), 0);
+	ok &= tu_check("CPU plane plans vs batched", b.pixels, ra, n, TOL);
+	cpu_engine_destroy(pp);
+	free(ra);
+	image_free(&a), image_free(&b), image_free(&k);
+	k = rand_image(200, 200, 3, 0, 1);
+	int rc = cpu_bloom_run(g_cpu, BLOOM_OP_CONVOLVE, &in, &k, NULL, &p, &a, NULL, err);
+	print_message("kernel beyond every tile: %s\n", err);
+	assert_int_equal(rc, CPU_E_TOO_LARGE);
+	image_free(&in), image_free(&k);
+	cpu_engine_destroy(g_cpu);
+	g_cpu = cpu_tiling(85000); /* the bloom's 41x29 frame in 2 tiles */
+	check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
+	check_bloom(BLOOM_COMPOSITE_MIX, 1.5, 0.2, 1);
+	cpu_engine_destroy(g_cpu);
+	g_cpu = whole;
+	g_cpu_tiled = 0;
+	assert_true(ok);
+}
+
+/* cpu_engine_trim frees the plans and kernel spectra; the next frame plans again and gives the
+ * same bits. */
+static void test_cpu_trim(void **state)
+{
+	(void)state;
+	struct cpu_engine *e;
+	struct cpu_engine_opts o = {0};
+	char err[CPU_ERR_LEN];
+	assert_int_equal(cpu_engine_create(&o, NULL, &e, err), 0);
+	struct image in = rand_image(67, 45, 3, -1, 1), k = rand_image(9, 7, 3, 0, 1), a, b;
+	struct bloom_params p;
+	tu_params(&p, BLOOM_OP_CONVOLVE);
+	assert_int_equal(cpu_bloom_run(e, BLOOM_OP_CONVOLVE, &in, &k, NULL, &p, &a, NULL, err), 0);
+	struct cpu_cache_stats cs;
+	cpu_engine_trim(e);
+	cpu_engine_stats(e, &cs);
+	print_message("trimmed: %zu plans, %zu spectra, %zu bytes\n", cs.plan_entries,
+	              cs.kernel_entries, cs.kernel_bytes);
+	assert_true(cs.plan_entries == 0 && cs.kernel_entries == 0 && cs.kernel_bytes == 0);
+	assert_int_equal(cpu_bloom_run(e, BLOOM_OP_CONVOLVE, &in, &k, NULL, &p, &b, NULL, err), 0);
+	assert_memory_equal(a.pixels, b.pixels, (size_t)67 * 45 * 3 * sizeof(float));
+	image_free(&a), image_free(&b), image_free(&in), image_free(&k);
+	cpu_engine_destroy(e);
+}
+
 static int setup_cpu(void **state)
 {
 	(void)state;
@@ -2372,6 +2463,8 @@ int main(void)
 		cmocka_unit_test(test_fp16_storage),
 		cmocka_unit_test(test_cpu_presets_match_gpu),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_cpu_tiles),
+		cmocka_unit_test(test_cpu_trim),
 	};
 	/* TEST_ENGINE=gpu or cpu: one group alone (both by default) */
 	const char *only = getenv("TEST_ENGINE");

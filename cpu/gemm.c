@@ -1,0 +1,95 @@
+/* The CPU engine's float32 GEMM; see gemm.h. */
+#include "cpu/gemm.h"
+
+#include <string.h>
+
+typedef float v16 __attribute__((vector_size(64), aligned(4)));
+
+#define MR 4  /* rows of C a micro-step keeps in accumulators */
+#define NR 16 /* columns */
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GEMM_CLONES \
+	__attribute__((target_clones("avx512f", "avx2,fma", "default")))
+#else
+#define GEMM_CLONES
+#endif
+
+/* v = 16 floats at p (unaligned) */
+#define LOAD16(v, p) memcpy(&(v), (p), sizeof(v16))
+
+/* C's rows [i, i + 4) x columns [j, j + 16): one sum per element over k in order. */
+static inline __attribute__((always_inline)) void block4(int trans_a, size_t i, size_t j,
+                                                         size_t K, const float *A, size_t lda,
+                                                         const float *B, size_t ldb, float beta,
+                                                         float *C, size_t ldc)
+{
+	v16 c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
+	const float *b = B + j;
+	if (trans_a) {
+		const float *a = A + i;
+		for (size_t k = 0; k < K; k++, a += lda, b += ldb) {
+			v16 bv;
+			LOAD16(bv, b);
+			c0 += a[0] * bv, c1 += a[1] * bv, c2 += a[2] * bv, c3 += a[3] * bv;
+		}
+	} else {
+		const float *a0 = A + i * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
+		for (size_t k = 0; k < K; k++, b += ldb) {
+			v16 bv;
+			LOAD16(bv, b);
+			c0 += a0[k] * bv, c1 += a1[k] * bv, c2 += a2[k] * bv, c3 += a3[k] * bv;
+		}
+	}
+	v16 *acc[4] = {&c0, &c1, &c2, &c3};
+	for (int r = 0; r < MR; r++) {
+		float *c = C + (i + r) * ldc + j;
+		if (beta != 0.0f) {
+			v16 old;
+			LOAD16(old, c);
+			*acc[r] += beta * old;
+		}
+		memcpy(c, acc[r], sizeof(v16));
+	}
+}
+
+static inline float a_at(int trans_a, const float *A, size_t lda, size_t i, size_t k)
+{
+	return trans_a ? A[k * lda + i] : A[i * lda + k];
+}
+
+GEMM_CLONES
+void cpu_gemm(int trans_a, size_t M, size_t N, size_t K, const float *A, size_t lda,
+              const float *B, size_t ldb, float beta, float *C, size_t ldc)
+{
+	size_t j = 0;
+	for (; j + NR <= N; j += NR) {
+		size_t i = 0;
+		for (; i + MR <= M; i += MR)
+			block4(trans_a, i, j, K, A, lda, B, ldb, beta, C, ldc);
+		for (; i < M; i++) {
+			v16 acc = {0};
+			for (size_t k = 0; k < K; k++) {
+				v16 bv;
+				LOAD16(bv, B + k * ldb + j);
+				acc += a_at(trans_a, A, lda, i, k) * bv;
+			}
+			float *c = C + i * ldc + j;
+			if (beta != 0.0f) {
+				v16 old;
+				LOAD16(old, c);
+				acc += beta * old;
+			}
+			memcpy(c, &acc, sizeof acc);
+		}
+	}
+	/* the last columns, fewer than NR: one element at a time */
+	for (size_t i = 0; i < M && j < N; i++)
+		for (size_t jj = j; jj < N; jj++) {
+			float s = 0.0f;
+			for (size_t k = 0; k < K; k++)
+				s += a_at(trans_a, A, lda, i, k) * B[k * ldb + jj];
+			float *c = C + i * ldc + jj;
+			*c = beta != 0.0f ? s + beta * *c : s;
+		}
+}
