@@ -262,6 +262,7 @@ static const struct documented {
 	{"origin-max-bytes", OPT_SIZE, 1024, 4294967296.0, NULL},
 	{"origin-concurrency", OPT_INT, 1, 1024, NULL},
 	{"origin-queue", OPT_INT, 0, 100000, NULL},
+	{"origin-ca", OPT_STRING, 0, 0, NULL},
 	{"result-cache", OPT_STRING, 0, 0, NULL},
 	{"result-cache-bytes", OPT_SIZE, 4096, 1125899906842624.0, NULL},
 	{"memory-budget", OPT_SIZE, 1048576, 1099511627776.0, NULL},
