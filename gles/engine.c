@@ -61,7 +61,8 @@ static int make_base(struct engine *e, const struct engine_opts *o, const struct
 	int thread = o->compile_mode == ENGINE_CMODE_THREAD ? ENGINE_COMPILE_ON
 	             : o->compile_mode == ENGINE_CMODE_INLINE ? ENGINE_COMPILE_OFF
 	                                                      : o->compile_thread;
-	if ((o->compile_mode == ENGINE_CMODE_AUTO || o->compile_mode == ENGINE_CMODE_PARALLEL) &&
+	if ((o->compile_mode == ENGINE_CMODE_PARALLEL ||
+	     (o->compile_mode == ENGINE_CMODE_AUTO && o->compile_thread == ENGINE_COMPILE_AUTO)) &&
 	    program_cache_parallel(e->pc, 1))
 		log_sinkf(log, LOG_INFO, "programs compile in parallel on the GPU thread's context "
 		          "(GL_KHR_parallel_shader_compile)");

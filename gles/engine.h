@@ -70,8 +70,8 @@ struct engine_opts {
 };
 
 enum engine_compile_mode {
-	ENGINE_CMODE_AUTO = 0,   /* parallel where the context has GL_KHR_parallel_shader_compile,
-	                            else as compile_thread */
+	ENGINE_CMODE_AUTO = 0,   /* parallel where the context has GL_KHR_parallel_shader_compile
+	                            and compile_thread is AUTO, else as compile_thread */
 	ENGINE_CMODE_PARALLEL,   /* program_cache_parallel (as AUTO, inline where it is missing) */
 	ENGINE_CMODE_THREAD,     /* the compile thread (compile_thread ON) */
 	ENGINE_CMODE_INLINE,     /* compiles on the engine's thread (compile_thread OFF) */

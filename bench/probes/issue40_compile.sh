@@ -31,6 +31,7 @@ S=$R/summary.txt
 export __GL_SHADER_DISK_CACHE=0 MESA_SHADER_CACHE_DISABLE=true
 if [ -n "${HERE:-}" ]; then
 	P=$PWD B=$PWD/build EXTRA="--warm-sizes 1920x1080"
+	export FFTBLOOM_ENGINE=gpu # auto picks the CPU engine on a software renderer
 	for s in 1920x1080 1280x720; do
 		/usr/bin/python3 -c "import sys, numpy as np; w, h = map(int, sys.argv[1].split('x')); \
 a = (np.random.default_rng(1).random((h, w, 3)) * 255).astype(np.uint8); \
