@@ -314,11 +314,14 @@ int program_cache_ready_step(struct program_cache *pc)
 			glBufferData(GL_DISPATCH_INDIRECT_BUFFER, sizeof zero, zero, GL_STATIC_DRAW);
 		}
 		/* indirect, so that the driver cannot skip a dispatch of no work groups */
+		GLint was_prog = 0, was_ind = 0;
+		glGetIntegerv(GL_CURRENT_PROGRAM, &was_prog);
+		glGetIntegerv(GL_DISPATCH_INDIRECT_BUFFER_BINDING, &was_ind);
 		glUseProgram(p);
 		glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, pc->no_groups);
 		glDispatchComputeIndirect(0);
-		glUseProgram(0);
-		glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
+		glUseProgram((GLuint)was_prog);
+		glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, (GLuint)was_ind);
 		glFlush();
 		while (glGetError() != GL_NO_ERROR) {
 		}

@@ -22,22 +22,24 @@
 #       its figure: the slowest of those 1080p requests less the fastest (the extra wait).
 #     One "figure ..." line per figure at the end of summary.txt (and on stdout).
 # Here (no pack, llvmpipe): HERE=1 bash bench/probes/issue40_compile.sh runs B alone on build/
-#   with frames made by cjpeg, and no start plan (a software renderer builds none: --warm-sizes
-#   1920x1080 is passed instead, so that the rows say the same thing).
+#   (the GPU engine) with frames made by cjpeg, of HERE_FRAME (480x270) and HERE_NEW (320x180):
+#   llvmpipe takes a minute for a first 1080p bloom. A software renderer builds no start plan:
+#   --warm-sizes HERE_FRAME is passed instead, so that the rows say the same thing.
 # Results: $OUT/r.tgz (compile_probe's JSON lines, the daemons' logs and a summary.txt).
 # usage (from the repository root, the pack in .carry): bash bench/probes/issue40_compile.sh
 R=${OUT:-/tmp}/r; mkdir -p "$R"
 S=$R/summary.txt
 export __GL_SHADER_DISK_CACHE=0 MESA_SHADER_CACHE_DISABLE=true
 if [ -n "${HERE:-}" ]; then
-	P=$PWD B=$PWD/build EXTRA="--warm-sizes 1920x1080"
+	FL=${HERE_FRAME:-480x270} NL=${HERE_NEW:-320x180}
+	P=$PWD B=$PWD/build EXTRA="--warm-sizes $FL"
 	export FFTBLOOM_ENGINE=gpu # auto picks the CPU engine on a software renderer
-	for s in 1920x1080 1280x720; do
+	for s in $FL $NL; do
 		/usr/bin/python3 -c "import sys, numpy as np; w, h = map(int, sys.argv[1].split('x')); \
 a = (np.random.default_rng(1).random((h, w, 3)) * 255).astype(np.uint8); \
 sys.stdout.buffer.write(b'P6 %d %d 255 ' % (w, h) + a.tobytes())" $s | cjpeg -quality 90 >"$R/$s.jpg"
 	done
-	F=$R/1920x1080.jpg N=$R/1280x720.jpg
+	F=$R/$FL.jpg N=$R/$NL.jpg
 	{ nproc; date -u; git rev-parse HEAD; } >"$R/card.txt" 2>&1
 else
 P=$PWD/.carry
@@ -68,6 +70,7 @@ for f in sys.argv[1:]:
         print(d["id"], v)
 EOF
 fi
+FL=1080p NL=1280x720
 F=$P/bench/frames/1920x1080/$(ls "$P/bench/frames/1920x1080" | head -n 1)
 N=$P/bench/frames/1280x720/$(ls "$P/bench/frames/1280x720" | head -n 1)
 fi
@@ -100,8 +103,8 @@ fresh() { # LABEL OPTIONS...
 	local first; first=$(req "$F")
 	{ echo "fresh $label ($*): ready after $ready_ms ms"; echo "  request 1: $first"
 	  for k in 2 3; do echo "  request $k: $(req "$F")"; done
-	  echo "  1280x720 (new size): $(req "$N")"; } >>"$S"
-	echo "figure fresh $label: ready $ready_ms ms, first 1080p request after ready ${first%% ms*} ms" >>"$R/figures.txt"
+	  echo "  $NL (new size): $(req "$N")"; } >>"$S"
+	echo "figure fresh $label: ready $ready_ms ms, first $FL request after ready ${first%% ms*} ms" >>"$R/figures.txt"
 	sleep 1; stop
 }
 idle() { # LABEL OPTIONS...
@@ -111,13 +114,13 @@ idle() { # LABEL OPTIONS...
 	: >"$t"
 	{
 		echo "idle $label ($*): ready after $ready_ms ms"
-		echo "  1080p: $(req "$F")"; echo "  1280x720 (new size): $(req "$N")"
-		for k in 1 2 3 4 5 6 7 8; do sleep 0.7; r=$(req "$F"); echo "${r%% ms*}" >>"$t"; echo "  +0.7 s 1080p: $r"; done
-		for k in 1 2 3 4; do sleep 2.5; r=$(req "$F"); echo "${r%% ms*}" >>"$t"; echo "  +2.5 s 1080p: $r"; done
+		echo "  $FL: $(req "$F")"; echo "  $NL (new size): $(req "$N")"
+		for k in 1 2 3 4 5 6 7 8; do sleep 0.7; r=$(req "$F"); echo "${r%% ms*}" >>"$t"; echo "  +0.7 s $FL: $r"; done
+		for k in 1 2 3 4; do sleep 2.5; r=$(req "$F"); echo "${r%% ms*}" >>"$t"; echo "  +2.5 s $FL: $r"; done
 	} >>"$S"
 	stop
 	grep -c ': built in\|built on the compile thread\|submitted in parallel' "$R/d-idle-$label.log" | sed 's/^/  programs built: /' >>"$S"
-	sort -n "$t" | awk -v l="$label" 'NR == 1 {lo = $1} {hi = $1} END {printf "figure idle %s: 1080p requests during idle work %.1f-%.1f ms, extra %.1f ms\n", l, lo, hi, hi - lo}' >>"$R/figures.txt"
+	sort -n "$t" | awk -v l="$label" -v f="$FL" 'NR == 1 {lo = $1} {hi = $1} END {printf "figure idle %s: %s requests during idle work %.1f-%.1f ms, extra %.1f ms\n", l, f, lo, hi, hi - lo}' >>"$R/figures.txt"
 }
 : >"$R/figures.txt"
 for m in parallel thread inline; do fresh "$m" --compile-mode "$m"; done

@@ -348,6 +348,59 @@ static void test_compile_parallel(void **state)
 	assert_int_equal(gl_check(NULL, "after the parallel builds"), 0);
 }
 
+/* Parallel mode with persisted binaries: idle work's miss is loaded from the binary at once
+ * (counted as a binary hit, no build in flight), readied by program_cache_ready_step once (a
+ * dispatch of no work groups, the bound program left as it was), and computes. */
+static void test_compile_parallel_binary(void **state)
+{
+	(void)state;
+	const struct egl_info *info = egl_ctx_info(tu_gl_context());
+	char driver[600];
+	snprintf(driver, sizeof driver, "%s / %s", info->renderer, info->version);
+	char dir[] = "/tmp/fftbloom-test-pbinXXXXXX";
+	assert_non_null(mkdtemp(dir));
+	struct program_cache *pc;
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	program_cache_set_binary_dir(pc, dir, driver);
+	run_saxpy(pc, 4, 5, 300); /* compiled, its binary saved */
+	program_cache_destroy(pc);
+	GLint formats = 0;
+	glGetIntegerv(GL_NUM_PROGRAM_BINARY_FORMATS, &formats);
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	if (formats < 1 || !program_cache_parallel(pc, 1)) {
+		printf("no program binary format or no GL_KHR_parallel_shader_compile here\n");
+		program_cache_destroy(pc);
+		tu_remove_dir(dir);
+		skip();
+	}
+	program_cache_set_binary_dir(pc, dir, driver);
+	struct saxpy_key k;
+	memset(&k, 0, sizeof k);
+	k.a = 4, k.b = 5;
+	char err[PROGRAM_ERR_LEN];
+	unsigned prog;
+	program_cache_budget(pc, 1);
+	assert_int_equal(program_get(pc, "test_saxpy", &k, sizeof k, "#define A 4\n#define B 5\n",
+	                             &prog, err), 0);
+	assert_int_equal(program_cache_compiling(pc), 0);
+	glUseProgram(0);
+	assert_int_equal(program_cache_ready_step(pc), 1);
+	GLint bound = -1;
+	glGetIntegerv(GL_CURRENT_PROGRAM, &bound);
+	assert_int_equal(bound, 0);
+	assert_int_equal(program_cache_ready_step(pc), 0); /* one dispatch a program */
+	program_cache_budget(pc, -1);
+	run_saxpy(pc, 4, 5, 1000);
+	struct program_stats st;
+	program_cache_stats(pc, &st);
+	printf("parallel mode, loaded from the binary: %llu binary hits, %llu misses\n",
+	       st.binary_hits, st.misses);
+	assert_int_equal(st.binary_hits, 1);
+	assert_int_equal(gl_check(NULL, "after the readied program"), 0);
+	program_cache_destroy(pc);
+	tu_remove_dir(dir);
+}
+
 static void test_forced_platform_errors_are_named(void **state)
 {
 	(void)state;
@@ -373,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_compile_thread),
 		cmocka_unit_test(test_compile_thread_binary),
 		cmocka_unit_test(test_compile_parallel),
+		cmocka_unit_test(test_compile_parallel_binary),
 		cmocka_unit_test(test_forced_platform_errors_are_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
