@@ -240,6 +240,12 @@
 	 "GL context of its own while the GPU thread takes frames; auto: on a GPU (a software "   \
 	 "renderer compiles at first use); off: a frame arriving meanwhile waits for a compile",  \
 	 "FFTBLOOM_COMPILE_THREAD", C(compile_thread)},                                           \
+	{"compile-mode", OPT_ENUM, 0, 0, "auto", "auto|parallel|thread|inline",                   \
+	 "how idle work's programs compile: parallel: submitted on the GPU thread's own context "  \
+	 "and polled between jobs (GL_KHR_parallel_shader_compile); thread: as --compile-thread; " \
+	 "inline: on the GPU thread, a frame meanwhile waits; auto: parallel where the context "  \
+	 "has the extension and --compile-thread is auto, else as --compile-thread",              \
+	 "FFTBLOOM_COMPILE_MODE", C(compile_mode)},                                               \
 	{"upload-copy", OPT_ENUM, 0, 0, "auto", "auto|on|off",                                    \
 	 "JPEG planes in mapped host memory are copied into GPU memory (a DMA copy) before the "  \
 	 "pass that reads them, instead of read across the bus by it; auto: on a GPU, not on a "  \

@@ -119,16 +119,24 @@ void gpu_warm(struct gpu *g, struct bloom_ctx *b)
 	struct request req;
 	request_init(&req, REQUEST_BLOOM);
 	const struct bloom_params *p = &req.p;
-	if (J->nwarm) {
+	/* without --warm-sizes, on a GPU, the first of the automatic spare plans is built before
+	 * ready: a first request of any size borrows it (whole or in tiles) while its own plan
+	 * compiles in idle time */
+	static const int start_plan[1][2] = {{1920, 1080}};
+	int nwarm = J->nwarm;
+	const int(*warm)[2] = (const int(*)[2])J->warm;
+	if (!nwarm && J->spare_auto && !g->software && J->cfg.borrow_plans)
+		nwarm = 1, warm = start_plan;
+	if (nwarm) {
 		struct image k;
 		char err[BLOOM_ERR_LEN];
 		int rc = bloom_kernel_preset(b, &p->preset, &k, err);
-		for (int i = 0; !rc && i < J->nwarm; i++) {
+		for (int i = 0; !rc && i < nwarm; i++) {
 			double t0 = clock_s();
-			rc = bloom_warm(b, J->warm[i][0], J->warm[i][1], k.width, k.height, p, err);
+			rc = bloom_warm(b, warm[i][0], warm[i][1], k.width, k.height, p, err);
 			if (!rc)
-				log_msg(LOG_INFO, "gpu %d: warmed %dx%d in %.1f ms", g->id, J->warm[i][0],
-				        J->warm[i][1], (clock_s() - t0) * 1e3);
+				log_msg(LOG_INFO, "gpu %d: warmed %dx%d in %.1f ms", g->id, warm[i][0],
+				        warm[i][1], (clock_s() - t0) * 1e3);
 			pthread_mutex_lock(&J->lock);
 			g->heartbeat = clock_s();
 			pthread_mutex_unlock(&J->lock);
@@ -176,7 +184,8 @@ int gpu_build(struct gpu *g, struct engine **out, char *why, size_t len)
 	                         .upload_copy = J->cfg.upload_copy == 2 ? -1 : J->cfg.upload_copy,
 	                         .compile_thread = J->cfg.compile_thread == 1   ? ENGINE_COMPILE_ON
 	                                           : J->cfg.compile_thread == 2 ? ENGINE_COMPILE_OFF
-	                                                                        : ENGINE_COMPILE_AUTO};
+	                                                                        : ENGINE_COMPILE_AUTO,
+	                         .compile_mode = J->cfg.compile_mode};
 	static __thread char eerr[ENGINE_ERR_LEN];
 	struct cachedir_paths paths;
 	cachedir_resolve(&J->cfg.gpu, &paths);

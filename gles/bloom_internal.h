@@ -372,7 +372,8 @@ struct borrow {
 /* With opts.borrow_plans, when pw x ph has no plan: the built plan of the same technique and
  * storage that runs the frame transforming the fewest pixels (whole where one holds the frame
  * and the kernel's reach, else in tiles of at least TILE_MIN_SIDE), if those are at most
- * BLOOM_BORROW_COST times pw x ph. 1 with *out, or 0 (the frame builds its own plan). */
+ * BLOOM_BORROW_COST times pw x ph; on a GPU (not a software renderer) past that the cheapest
+ * still. 1 with *out, or 0 (the frame builds its own plan). */
 int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinfo *ki,
                       const struct bloom_params *p, int pw, int ph, struct borrow *out);
 /* Transposes rows [0, src_valid) of src (row stride src_stride) into dst (dst_rows rows of

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 static const char *const uniform_names[U_COUNT] = {
@@ -404,7 +405,10 @@ int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinf
 		return 0;
 	double limit = (double)BLOOM_BORROW_COST * pw * ph, best = -1;
 	int best_tiled = 1;
-	for (int i = 0; i < b->plans.n; i++) {
+	/* on a GPU, past the limit, the cheapest plan still: its FFTs take milliseconds where the
+	 * frame's own plan's compiles take seconds (a software renderer's FFTs take as long) */
+	for (int pass = 0; pass < 2 && best < 0; pass++, limit = HUGE_VAL)
+	for (int i = 0; i < b->plans.n && (pass == 0 || !b->info->software); i++) {
 		const struct plan *q = b->plans.e[i];
 		if (q->technique != p->technique || q->half != (p->precision == BLOOM_FP16))
 			continue;

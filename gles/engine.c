@@ -58,8 +58,18 @@ static int make_base(struct engine *e, const struct engine_opts *o, const struct
 	}
 	if (o->program_cache && o->program_cache[0])
 		program_cache_set_binary_dir(e->pc, o->program_cache, e->driver);
-	if (o->compile_thread == ENGINE_COMPILE_ON ||
-	    (o->compile_thread == ENGINE_COMPILE_AUTO && !i->software)) {
+	int thread = o->compile_mode == ENGINE_CMODE_THREAD ? ENGINE_COMPILE_ON
+	             : o->compile_mode == ENGINE_CMODE_INLINE ? ENGINE_COMPILE_OFF
+	                                                      : o->compile_thread;
+	if ((o->compile_mode == ENGINE_CMODE_PARALLEL ||
+	     (o->compile_mode == ENGINE_CMODE_AUTO && o->compile_thread == ENGINE_COMPILE_AUTO)) &&
+	    program_cache_parallel(e->pc, 1))
+		log_sinkf(log, LOG_INFO, "programs compile in parallel on the GPU thread's context "
+		          "(GL_KHR_parallel_shader_compile)");
+	else if (o->compile_mode == ENGINE_CMODE_PARALLEL)
+		thread = ENGINE_COMPILE_OFF;
+	if (!program_cache_parallel(e->pc, -1) &&
+	    (thread == ENGINE_COMPILE_ON || (thread == ENGINE_COMPILE_AUTO && !i->software))) {
 		char cerr[EGL_ERR_LEN];
 		if (egl_ctx_create_shared(e->egl, &e->compile_ctx, cerr) ||
 		    program_cache_worker(e->pc, e->compile_ctx)) {
@@ -220,6 +230,8 @@ const char *engine_wisdom_source(const struct engine *e)
 
 int engine_idle(struct engine *e)
 {
+	if (program_cache_ready_step(e->pc))
+		return 1;
 	if (program_cache_compiling(e->pc))
 		return ENGINE_IDLE_WAIT;
 	double t0 = clock_ms();
@@ -239,6 +251,8 @@ int engine_idle(struct engine *e)
 
 int engine_idle_plans(struct engine *e)
 {
+	if (program_cache_ready_step(e->pc))
+		return 1;
 	if (program_cache_compiling(e->pc))
 		return ENGINE_IDLE_WAIT;
 	return e->bloom && bloom_build_wanted(e->bloom, BLOOM_WANT_IDLE);

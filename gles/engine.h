@@ -65,7 +65,16 @@ struct engine_opts {
 	int compile_thread;        /* enum engine_compile: idle work's programs compiled by a thread
 	                              with a context of its own (program_cache_worker) */
 	int upload_copy;           /* bloom_ctx_opts.upload_copy */
+	int compile_mode;          /* enum engine_compile_mode */
 	int keep_display;          /* egl_opts.keep_display (libfftbloom's contexts) */
+};
+
+enum engine_compile_mode {
+	ENGINE_CMODE_AUTO = 0,   /* parallel where the context has GL_KHR_parallel_shader_compile
+	                            and compile_thread is AUTO, else as compile_thread */
+	ENGINE_CMODE_PARALLEL,   /* program_cache_parallel (as AUTO, inline where it is missing) */
+	ENGINE_CMODE_THREAD,     /* the compile thread (compile_thread ON) */
+	ENGINE_CMODE_INLINE,     /* compiles on the engine's thread (compile_thread OFF) */
 };
 
 enum engine_compile {

@@ -2,6 +2,7 @@
  * trimmed; builds go to the program store, early ones to the compile thread. See program.h. */
 #include "gles/program.h"
 
+#include <EGL/egl.h>
 #include <GLES3/gl31.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,20 @@ struct entry {
 };
 
 #define PROGRAM_BYTES_UNKNOWN 65536 /* what a program counts where the driver gives no length */
+#define PROGRAM_PENDING 16 /* builds submitted on the cache's own context (parallel mode) */
+#define PROGRAM_UNREADY 64 /* programs loaded from binaries in idle time, not yet dispatched */
+
+/* A build submitted in parallel mode: in flight, or finished with a failure kept for its asker. */
+struct pending {
+	char name[64];
+	unsigned char key[PROGRAM_KEY_MAX];
+	size_t key_len;
+	char *defines;
+	struct program_pending pd;
+	double t0;                  /* when it was submitted */
+	int rc;                     /* its failure once finished (the slot then waits for the asker) */
+	char err[PROGRAM_ERR_LEN];
+};
 
 struct program_cache {
 	struct program_store *store;   /* sources and persisted binaries */
@@ -34,6 +49,11 @@ struct program_cache {
 	struct program_stats st;
 	int budget;  /* builds program_get may still do; -1: any */
 	int refused; /* a miss refused for the budget since program_cache_refused */
+	int parallel;                   /* idle work's builds submitted here, polled (GL_KHR_parallel_shader_compile) */
+	struct pending pend[PROGRAM_PENDING];
+	GLuint unready[PROGRAM_UNREADY]; /* loaded from binaries by idle work, to dispatch once */
+	int nunready;
+	GLuint no_groups;               /* an indirect dispatch of no work groups (program_cache_ready_step) */
 };
 
 const char *program_strerror(int code)
@@ -71,6 +91,13 @@ void program_cache_destroy(struct program_cache *pc)
 	if (!pc)
 		return;
 	program_thread_destroy(pc->thread);
+	for (int i = 0; i < PROGRAM_PENDING; i++)
+		if (pc->pend[i].name[0]) {
+			program_store_cancel(&pc->pend[i].pd);
+			free(pc->pend[i].defines);
+		}
+	if (pc->no_groups)
+		glDeleteBuffers(1, &pc->no_groups);
 	for (size_t i = 0; i < pc->n; i++)
 		glDeleteProgram(pc->e[i].prog);
 	free(pc->e);
@@ -140,6 +167,8 @@ int program_cache_worker(struct program_cache *pc, struct egl_ctx *ctx)
 
 int program_cache_compiling(struct program_cache *pc)
 {
+	if (pc->parallel)
+		return program_cache_poll(pc);
 	return pc->thread ? program_thread_busy(pc->thread) : 0;
 }
 
@@ -213,6 +242,163 @@ static void keep_built(void *arg, const struct program_built *b)
 	           " on the compile thread", &kept);
 }
 
+static void pending_clear(struct pending *q)
+{
+	free(q->defines);
+	memset(q, 0, sizeof *q);
+}
+
+/* A finished build into the cache (or its failure kept in the slot for its asker). */
+static void pending_finish(struct program_cache *pc, struct pending *q)
+{
+	GLuint p = 0;
+	q->rc = program_store_finish(pc->store, q->name, q->defines, &q->pd, &p, q->err);
+	if (q->rc)
+		return;
+	unsigned kept;
+	take_built(pc, q->name, q->key, q->key_len, p, 0, clock_ms() - q->t0,
+	           " (submitted in parallel)", &kept);
+	pending_clear(q);
+}
+
+int program_cache_poll(struct program_cache *pc)
+{
+	int busy = 0;
+	for (int i = 0; i < PROGRAM_PENDING; i++) {
+		struct pending *q = &pc->pend[i];
+		if (!q->name[0] || q->rc)
+			continue;
+		if (program_store_ready(&q->pd))
+			pending_finish(pc, q);
+		else
+			busy++;
+	}
+	return busy > 0;
+}
+
+int program_cache_parallel(struct program_cache *pc, int on)
+{
+	if (on <= 0) {
+		if (!on)
+			pc->parallel = 0;
+		return pc->parallel;
+	}
+	GLint n = 0;
+	glGetIntegerv(GL_NUM_EXTENSIONS, &n);
+	int has = 0;
+	for (GLint k = 0; k < n && !has; k++) {
+		const char *x = (const char *)glGetStringi(GL_EXTENSIONS, (GLuint)k);
+		has = x && !strcmp(x, "GL_KHR_parallel_shader_compile");
+	}
+	void (*max_threads)(GLuint) =
+		has ? (void (*)(GLuint))eglGetProcAddress("glMaxShaderCompilerThreadsKHR") : NULL;
+	if (max_threads) {
+		max_threads(0xFFFFFFFFu); /* as many compiler threads as the driver will */
+		while (glGetError() != GL_NO_ERROR) {
+		}
+	}
+	pc->parallel = max_threads != NULL;
+	return pc->parallel;
+}
+
+int program_cache_ready_step(struct program_cache *pc)
+{
+	while (pc->nunready) {
+		GLuint p = pc->unready[--pc->nunready];
+		if (!entry_of(pc, p))
+			continue; /* trimmed meanwhile */
+		if (!pc->no_groups) {
+			static const GLuint zero[3] = {0, 0, 0};
+			glGenBuffers(1, &pc->no_groups);
+			glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, pc->no_groups);
+			glBufferData(GL_DISPATCH_INDIRECT_BUFFER, sizeof zero, zero, GL_STATIC_DRAW);
+		}
+		/* indirect, so that the driver cannot skip a dispatch of no work groups */
+		GLint was_prog = 0, was_ind = 0;
+		glGetIntegerv(GL_CURRENT_PROGRAM, &was_prog);
+		glGetIntegerv(GL_DISPATCH_INDIRECT_BUFFER_BINDING, &was_ind);
+		glUseProgram(p);
+		glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, pc->no_groups);
+		glDispatchComputeIndirect(0);
+		glUseProgram((GLuint)was_prog);
+		glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, (GLuint)was_ind);
+		glFlush();
+		while (glGetError() != GL_NO_ERROR) {
+		}
+		return 1;
+	}
+	return 0;
+}
+
+#define PARALLEL_MISS 1 /* parallel_get: not its case, program_get goes on */
+
+/* program_get's parallel mode: a build submitted earlier is taken once complete (a frame waits
+ * for it, idle work is refused until then); idle work's miss is submitted and refused. */
+static int parallel_get(struct program_cache *pc, const char *name, const void *key,
+                        size_t key_len, const char *defines, unsigned *prog,
+                        char err[PROGRAM_ERR_LEN])
+{
+	struct pending *q = NULL, *free_slot = NULL;
+	for (int i = 0; i < PROGRAM_PENDING && !q; i++) {
+		struct pending *o = &pc->pend[i];
+		if (o->name[0] && o->key_len == key_len && !strcmp(o->name, name) &&
+		    !memcmp(o->key, key, key_len))
+			q = o;
+		else if (!o->name[0] && !free_slot)
+			free_slot = o;
+	}
+	if (q) {
+		if (!q->rc && pc->budget >= 0 && !program_store_ready(&q->pd)) {
+			pc->refused = 1;
+			snprintf(err, PROGRAM_ERR_LEN, "shader '%s': compiling", name);
+			return PROGRAM_E_BUDGET;
+		}
+		if (!q->rc)
+			pending_finish(pc, q);
+		int rc = q->rc;
+		if (rc) { /* reported once to its asker, then the slot is free */
+			snprintf(err, PROGRAM_ERR_LEN, "%s", q->err);
+			pending_clear(q);
+			return rc;
+		}
+		return program_get(pc, name, key, key_len, defines, prog, err); /* now a hit */
+	}
+	if (pc->budget < 0)
+		return PARALLEL_MISS; /* a frame builds what it needs at once */
+	if (pc->budget == 0 || !free_slot) {
+		pc->refused = 1;
+		snprintf(err, PROGRAM_ERR_LEN, "shader '%s': %s", name,
+		         program_strerror(PROGRAM_E_BUDGET));
+		return PROGRAM_E_BUDGET;
+	}
+	q = free_slot;
+	q->defines = strdup(defines ? defines : "");
+	if (!q->defines)
+		return PROGRAM_E_NOMEM;
+	int rc = program_store_submit(pc->store, name, defines, &q->pd, err);
+	if (rc) {
+		pending_clear(q);
+		return rc;
+	}
+	pc->st.misses++;
+	pc->budget--;
+	if (q->pd.binary_hit) { /* loaded: readied by a dispatch in a later idle step */
+		GLuint p = q->pd.prog;
+		pending_clear(q);
+		rc = take_built(pc, name, key, key_len, p, 1, 0, "", prog);
+		if (!rc && pc->nunready < PROGRAM_UNREADY)
+			pc->unready[pc->nunready++] = p;
+		return rc;
+	}
+	snprintf(q->name, sizeof q->name, "%s", name);
+	memcpy(q->key, key, key_len);
+	q->key_len = key_len;
+	q->t0 = clock_ms();
+	pc->refused = 1;
+	snprintf(err, PROGRAM_ERR_LEN, "shader '%s': compiling", name);
+	return PROGRAM_E_BUDGET;
+}
+
 int program_get(struct program_cache *pc, const char *name, const void *key, size_t key_len,
                 const char *defines, unsigned *prog, char err[PROGRAM_ERR_LEN])
 {
@@ -246,6 +432,11 @@ int program_get(struct program_cache *pc, const char *name, const void *key, siz
 			return take_built(pc, name, key, key_len, t.prog, t.binary_hit, t.ms,
 			                  " on the compile thread", prog);
 		}
+	}
+	if (pc->parallel) {
+		int rc = parallel_get(pc, name, key, key_len, defines, prog, err);
+		if (rc != PARALLEL_MISS)
+			return rc;
 	}
 	if (pc->budget == 0) {
 		pc->refused = 1;

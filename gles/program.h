@@ -79,6 +79,21 @@ int program_cache_worker(struct program_cache *pc, struct egl_ctx *ctx);
  * refused waits a moment instead. */
 int program_cache_compiling(struct program_cache *pc);
 
+/* Parallel mode (on 1: where the current context has GL_KHR_parallel_shader_compile, whose
+ * compiler threads it sets to the driver's most; 0 off, -1 only asks): a miss under a budget (idle work) is submitted on this context
+ * (glCompileShader and glLinkProgram return at once) and refused (PROGRAM_E_BUDGET) until the
+ * driver reports it complete; program_cache_poll (and program_cache_compiling) then takes it
+ * into the cache, so that the thread never waits for a compile it did not need for the job in
+ * hand. A frame (no budget) asking for one in flight waits for it. A failed build is kept and
+ * returned, with its log, to the next program_get of it, once. Returns the mode now (1 on). */
+int program_cache_parallel(struct program_cache *pc, int on);
+/* Takes the submitted builds that are complete into the cache; 1 while some are in flight. */
+int program_cache_poll(struct program_cache *pc);
+/* A program idle work loaded from its binary is readied by the driver at its first dispatch
+ * (about 200 ms on NVIDIA): one such program dispatched with no work groups, indirect; 1 when
+ * one was, 0 when none is left. Changes no bound state. */
+int program_cache_ready_step(struct program_cache *pc);
+
 /* A holder that keeps a program across calls (an FFT plan) holds it, so that trimming never
  * deletes it, and drops it when done. Unknown ids (and a NULL cache) are ignored. */
 void program_hold(struct program_cache *pc, unsigned prog);

@@ -138,10 +138,10 @@ static void save_binary(const struct program_store *s, const char *path, GLuint 
 }
 
 /* Reads only what is set before a second thread builds (program_store_set_dir). */
-int program_store_build(const struct program_store *s, const char *name, const char *defines,
-                        unsigned *prog, int *binary_hit, char err[PROGRAM_ERR_LEN])
+int program_store_submit(const struct program_store *s, const char *name, const char *defines,
+                         struct program_pending *pd, char err[PROGRAM_ERR_LEN])
 {
-	*binary_hit = 0;
+	memset(pd, 0, sizeof *pd);
 	/* "a+b" names the concatenation of shaders a and b (shared building blocks first) */
 	const char *parts[8];
 	char *owned[8] = {0};
@@ -165,48 +165,90 @@ int program_store_build(const struct program_store *s, const char *name, const c
 		parts[nparts++] = src;
 		p = e ? e + 1 : p + l;
 	}
-	char bpath[1100] = "";
 	if (s->dir[0]) {
-		binary_path(s, name, parts, nparts, bpath, sizeof bpath);
-		if (load_binary(bpath, prog) == 0) {
+		binary_path(s, name, parts, nparts, pd->bpath, sizeof pd->bpath);
+		if (load_binary(pd->bpath, &pd->prog) == 0) {
 			for (int i = 0; i < nparts; i++)
 				free(owned[i]);
-			*binary_hit = 1;
+			pd->binary_hit = 1;
 			return 0;
 		}
 	}
-	GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
-	glShaderSource(sh, nparts, parts, NULL);
-	glCompileShader(sh);
+	pd->shader = glCreateShader(GL_COMPUTE_SHADER);
+	glShaderSource(pd->shader, nparts, parts, NULL);
+	glCompileShader(pd->shader);
 	for (int i = 0; i < nparts; i++)
 		free(owned[i]);
+	/* linked at once: with GL_KHR_parallel_shader_compile both return before the work is done,
+	 * and a failed compile fails the link (program_store_finish reports the compile's log) */
+	pd->prog = glCreateProgram();
+	glAttachShader(pd->prog, pd->shader);
+	if (pd->bpath[0])
+		glProgramParameteri(pd->prog, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
+	glLinkProgram(pd->prog);
+	return 0;
+}
+
+int program_store_ready(const struct program_pending *pd)
+{
+	if (!pd->shader)
+		return 1;
+	GLint done = 0;
+	glGetProgramiv(pd->prog, PROGRAM_COMPLETION_STATUS, &done);
+	while (glGetError() != GL_NO_ERROR) {
+	}
+	return done != 0;
+}
+
+void program_store_cancel(struct program_pending *pd)
+{
+	if (pd->shader)
+		glDeleteShader(pd->shader);
+	if (pd->prog)
+		glDeleteProgram(pd->prog);
+	memset(pd, 0, sizeof *pd);
+}
+
+int program_store_finish(const struct program_store *s, const char *name, const char *defines,
+                         struct program_pending *pd, unsigned *prog, char err[PROGRAM_ERR_LEN])
+{
+	if (!pd->shader) { /* loaded from its binary */
+		*prog = pd->prog;
+		return 0;
+	}
 	GLint ok = 0;
-	glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+	glGetShaderiv(pd->shader, GL_COMPILE_STATUS, &ok);
 	if (!ok) {
 		char logbuf[PROGRAM_ERR_LEN - 128];
-		glGetShaderInfoLog(sh, sizeof logbuf, NULL, logbuf);
+		glGetShaderInfoLog(pd->shader, sizeof logbuf, NULL, logbuf);
 		snprintf(err, PROGRAM_ERR_LEN, "shader '%s' failed to compile:\n%s", name, logbuf);
 		log_sinkf(&s->log, LOG_ERROR, "%s\n-- defines --\n%s", err, defines ? defines : "");
-		glDeleteShader(sh);
+		program_store_cancel(pd);
 		return PROGRAM_E_COMPILE;
 	}
-	GLuint p = glCreateProgram();
-	glAttachShader(p, sh);
-	if (bpath[0])
-		glProgramParameteri(p, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
-	glLinkProgram(p);
-	glDeleteShader(sh);
-	glGetProgramiv(p, GL_LINK_STATUS, &ok);
+	glGetProgramiv(pd->prog, GL_LINK_STATUS, &ok);
 	if (!ok) {
 		char logbuf[PROGRAM_ERR_LEN - 128];
-		glGetProgramInfoLog(p, sizeof logbuf, NULL, logbuf);
+		glGetProgramInfoLog(pd->prog, sizeof logbuf, NULL, logbuf);
 		snprintf(err, PROGRAM_ERR_LEN, "shader '%s' failed to link:\n%s", name, logbuf);
 		log_sinkf(&s->log, LOG_ERROR, "%s", err);
-		glDeleteProgram(p);
+		program_store_cancel(pd);
 		return PROGRAM_E_LINK;
 	}
-	if (bpath[0])
-		save_binary(s, bpath, p);
-	*prog = p;
+	glDetachShader(pd->prog, pd->shader);
+	glDeleteShader(pd->shader);
+	if (pd->bpath[0])
+		save_binary(s, pd->bpath, pd->prog);
+	*prog = pd->prog;
+	memset(pd, 0, sizeof *pd);
 	return 0;
+}
+
+int program_store_build(const struct program_store *s, const char *name, const char *defines,
+                        unsigned *prog, int *binary_hit, char err[PROGRAM_ERR_LEN])
+{
+	struct program_pending pd;
+	int rc = program_store_submit(s, name, defines, &pd, err);
+	*binary_hit = pd.binary_hit;
+	return rc ? rc : program_store_finish(s, name, defines, &pd, prog, err);
 }

@@ -10,27 +10,46 @@
 #     iterations); (c) a program loaded from a
 #     binary in a new process: its first dispatch cold, and after a warm-up dispatch of no work
 #     groups (direct, indirect), of an empty range, or of an empty range on a compile thread.
-#  B. the issue's two rows, each daemon with nothing cached (--program-cache none, --fft-wisdom
-#     none, --driver-cache none, __GL_SHADER_DISK_CACHE=0, an empty HOME):
-#     fresh: start -> /readyz 200 (ms), then the first 1080p request sent after it (curl's
-#       time_total and Server-Timing), then two more; with the defaults, with
-#       --compile-thread off, and with --warm-sizes 1920x1080 (ready after its plan).
+#  B. the issue's two rows with each --compile-mode (parallel, thread, inline), each daemon with
+#     nothing cached (--program-cache none, --fft-wisdom none, --driver-cache none,
+#     __GL_SHADER_DISK_CACHE=0, an empty HOME):
+#     fresh: start -> /readyz 200 (ms; on a GPU the 1920x1080 start plan is built before), then
+#       the first 1080p request sent after it (curl's time_total and Server-Timing), then two
+#       more, and a first 1280x720 request (a new size: borrows the start plan).
 #     idle: a 1080p request, a 1280x720 one (a new size: borrows, its plan wanted in idle time),
 #       then 1080p requests 0.7 s apart (past the 0.5 s idle grace: each may meet a wanted
 #       plan's compiles) and 2.5 s apart (past the tuner's 2 s: its candidates' compiles);
-#       with the defaults and with --compile-thread off.
+#       its figure: the slowest of those 1080p requests less the fastest (the extra wait).
+#     One "figure ..." line per figure at the end of summary.txt (and on stdout).
+# Here (no pack, llvmpipe): HERE=1 bash bench/probes/issue40_compile.sh runs B alone on build/
+#   (the GPU engine) with frames made by cjpeg, of HERE_FRAME (480x270) and HERE_NEW (320x180):
+#   llvmpipe takes a minute for a first 1080p bloom. A software renderer builds no start plan:
+#   --warm-sizes HERE_FRAME is passed instead, so that the rows say the same thing.
 # Results: $OUT/r.tgz (compile_probe's JSON lines, the daemons' logs and a summary.txt).
 # usage (from the repository root, the pack in .carry): bash bench/probes/issue40_compile.sh
+R=${OUT:-/tmp}/r; mkdir -p "$R"
+S=$R/summary.txt
+export __GL_SHADER_DISK_CACHE=0 MESA_SHADER_CACHE_DISABLE=true
+if [ -n "${HERE:-}" ]; then
+	FL=${HERE_FRAME:-480x270} NL=${HERE_NEW:-320x180}
+	P=$PWD B=$PWD/build EXTRA="--warm-sizes $FL"
+	export FFTBLOOM_ENGINE=gpu # auto picks the CPU engine on a software renderer
+	for s in $FL $NL; do
+		/usr/bin/python3 -c "import sys, numpy as np; w, h = map(int, sys.argv[1].split('x')); \
+a = (np.random.default_rng(1).random((h, w, 3)) * 255).astype(np.uint8); \
+sys.stdout.buffer.write(b'P6 %d %d 255 ' % (w, h) + a.tobytes())" $s | cjpeg -quality 90 >"$R/$s.jpg"
+	done
+	F=$R/$FL.jpg N=$R/$NL.jpg
+	{ nproc; date -u; git rev-parse HEAD; } >"$R/card.txt" 2>&1
+else
 P=$PWD/.carry
 set -- "$P"
 . "$P/bench/remote_env.sh" "$P"
-R=${OUT:-/tmp}/r; mkdir -p "$R"
-B=$P/bin
-S=$R/summary.txt
+B=$P/bin EXTRA=
 { nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT"; } >"$R/card.txt" 2>&1
-export __GL_SHADER_DISK_CACHE=0 MESA_SHADER_CACHE_DISABLE=true
 CP=$B/bench/compile_probe
-# A: the probe
+# A: the probe (with the pack only)
+if [ -z "${HERE:-}" ]; then
 timeout 45 "$CP" --programs 8 --size 24 >"$R/probe_r24.jsonl" 2>"$R/probe_r24.err"
 timeout 30 "$CP" --programs 6 --size 64 --scenario par-same-link,thread-shared,thread-shared-par,thread-other-par \
 	>"$R/probe_r64.jsonl" 2>"$R/probe_r64.err"
@@ -50,9 +69,12 @@ for f in sys.argv[1:]:
         v = {k: round(float(m.get(k, x.get(k))), 2) for k in keys if k in m or k in x}
         print(d["id"], v)
 EOF
-# B: the daemon rows
+fi
+FL=1080p NL=1280x720
 F=$P/bench/frames/1920x1080/$(ls "$P/bench/frames/1920x1080" | head -n 1)
 N=$P/bench/frames/1280x720/$(ls "$P/bench/frames/1280x720" | head -n 1)
+fi
+# B: the daemon rows
 Q='kernel_preset=gaussian:sigma=8&format=jpeg'
 PORT=8097
 start() { # LABEL OPTIONS...: a daemon with nothing cached; sets pid and ready_ms
@@ -60,9 +82,9 @@ start() { # LABEL OPTIONS...: a daemon with nothing cached; sets pid and ready_m
 	rm -rf /tmp/h40; mkdir -p /tmp/h40
 	local t0; t0=$(date +%s%N)
 	HOME=/tmp/h40 XDG_CACHE_HOME=/tmp/h40 "$B/fftbloomd" --listen 127.0.0.1 --port $PORT --log-level debug \
-		--program-cache none --fft-wisdom none --driver-cache none "$@" >"$R/d-$label.log" 2>&1 &
+		--program-cache none --fft-wisdom none --driver-cache none $EXTRA "$@" >"$R/d-$label.log" 2>&1 &
 	pid=$!
-	for i in $(seq 6000); do
+	for i in $(seq 12000); do
 		curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/readyz 2>/dev/null | grep -q 200 && break
 		sleep 0.005
 	done
@@ -78,25 +100,31 @@ stop() { kill "$pid"; wait "$pid" 2>/dev/null; }
 fresh() { # LABEL OPTIONS...
 	local label=$1; shift
 	start "fresh-$label" "$@"
-	{ echo "fresh $label ($*): ready after $ready_ms ms"; for k in 1 2 3; do echo "  request $k: $(req "$F")"; done; } >>"$S"
+	local first; first=$(req "$F")
+	{ echo "fresh $label ($*): ready after $ready_ms ms"; echo "  request 1: $first"
+	  for k in 2 3; do echo "  request $k: $(req "$F")"; done
+	  echo "  $NL (new size): $(req "$N")"; } >>"$S"
+	echo "figure fresh $label: ready $ready_ms ms, first $FL request after ready ${first%% ms*} ms" >>"$R/figures.txt"
 	sleep 1; stop
 }
-fresh default
-fresh gputhread --compile-thread off
-fresh warm --warm-sizes 1920x1080
 idle() { # LABEL OPTIONS...
 	local label=$1; shift
 	start "idle-$label" "$@"
+	local t=$R/idle-$label.ms
+	: >"$t"
 	{
 		echo "idle $label ($*): ready after $ready_ms ms"
-		echo "  1080p: $(req "$F")"; echo "  1280x720 (new size): $(req "$N")"
-		for k in 1 2 3 4 5 6 7 8; do sleep 0.7; echo "  +0.7 s 1080p: $(req "$F")"; done
-		for k in 1 2 3 4; do sleep 2.5; echo "  +2.5 s 1080p: $(req "$F")"; done
+		echo "  $FL: $(req "$F")"; echo "  $NL (new size): $(req "$N")"
+		for k in 1 2 3 4 5 6 7 8; do sleep 0.7; r=$(req "$F"); echo "${r%% ms*}" >>"$t"; echo "  +0.7 s $FL: $r"; done
+		for k in 1 2 3 4; do sleep 2.5; r=$(req "$F"); echo "${r%% ms*}" >>"$t"; echo "  +2.5 s $FL: $r"; done
 	} >>"$S"
 	stop
-	grep -c ': built in\|built on the compile thread' "$R/d-idle-$label.log" | sed 's/^/  programs built: /' >>"$S"
+	grep -c ': built in\|built on the compile thread\|submitted in parallel' "$R/d-idle-$label.log" | sed 's/^/  programs built: /' >>"$S"
+	sort -n "$t" | awk -v l="$label" -v f="$FL" 'NR == 1 {lo = $1} {hi = $1} END {printf "figure idle %s: %s requests during idle work %.1f-%.1f ms, extra %.1f ms\n", l, f, lo, hi, hi - lo}' >>"$R/figures.txt"
 }
-idle default
-idle gputhread --compile-thread off
+: >"$R/figures.txt"
+for m in parallel thread inline; do fresh "$m" --compile-mode "$m"; done
+for m in parallel thread inline; do idle "$m" --compile-mode "$m"; done
+cat "$R/figures.txt" >>"$S"
 cat "$S"
 tar czf "${OUT:-/tmp}/r.tgz" -C "$(dirname "$R")" r && rm -rf "$R"

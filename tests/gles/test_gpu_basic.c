@@ -267,6 +267,140 @@ static void test_compile_thread_binary(void **state)
 	tu_remove_dir(dir);
 }
 
+/* Parallel mode (GL_KHR_parallel_shader_compile on this context): under a budget a miss is
+ * submitted and refused; several may be in flight at once; program_cache_compiling polls and
+ * installs each once the driver says it is complete; a frame (no budget) asking for one in
+ * flight waits for it; a failed compile comes, with the shader's name, to its next asker and
+ * leaves the others sound; a destroy with builds in flight returns. */
+static void test_compile_parallel(void **state)
+{
+	(void)state;
+	assert_non_null(tu_gl_context());
+	struct program_cache *pc;
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	if (!program_cache_parallel(pc, 1)) {
+		printf("no GL_KHR_parallel_shader_compile here\n");
+		program_cache_destroy(pc);
+		skip();
+	}
+	char err[PROGRAM_ERR_LEN];
+	enum { N = 5 };
+	struct saxpy_key k[N];
+	char defs[N][64];
+	memset(k, 0, sizeof k);
+	for (int i = 0; i < N; i++) {
+		k[i].a = 20 + i, k[i].b = i - 2;
+		snprintf(defs[i], sizeof defs[i], "#define A %d\n#define B %d\n", k[i].a, k[i].b);
+	}
+	snprintf(defs[N - 1], sizeof defs[N - 1], "#define A %d\n", k[N - 1].a); /* no B: fails */
+	unsigned prog;
+	program_cache_budget(pc, N); /* all submitted at once, each refused */
+	for (int i = 0; i < N; i++)
+		assert_int_equal(program_get(pc, "test_saxpy", &k[i], sizeof k[i], defs[i], &prog, err),
+		                 PROGRAM_E_BUDGET);
+	assert_int_equal(program_cache_refused(pc), 1);
+	/* asked again: refused while in flight, taken once complete; never submitted twice */
+	struct program_stats st;
+	program_cache_stats(pc, &st);
+	assert_int_equal(st.count, 0); /* nothing installed before the driver is asked */
+	int rc = program_get(pc, "test_saxpy", &k[0], sizeof k[0], defs[0], &prog, err);
+	printf("the first asked again at once: %d\n", rc);
+	assert_true(rc == PROGRAM_E_BUDGET || rc == 0);
+	program_cache_stats(pc, &st);
+	assert_int_equal(st.misses, N);
+	assert_int_equal(st.count, rc == 0);
+	int polls = 0;
+	while (program_cache_compiling(pc) && polls < 20000) {
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+		polls++;
+	}
+	program_cache_stats(pc, &st);
+	printf("parallel: %d builds complete after %d polls of 1 ms, %u installed\n", N, polls,
+	       st.count);
+	assert_int_equal(program_cache_compiling(pc), 0);
+	assert_int_equal(st.count, N - 1); /* the failed one is not installed */
+	program_cache_budget(pc, 0); /* installed: hits, no budget needed */
+	for (int i = 0; i < N - 1; i++)
+		run_saxpy(pc, k[i].a, k[i].b, 333 + 100 * (unsigned)i);
+	assert_int_equal(program_cache_refused(pc), 0);
+	rc = program_get(pc, "test_saxpy", &k[N - 1], sizeof k[N - 1], defs[N - 1], &prog, err);
+	printf("the failed build: %d: %.80s\n", rc, err);
+	assert_int_equal(rc, PROGRAM_E_COMPILE);
+	assert_non_null(strstr(err, "test_saxpy"));
+	/* a frame asking for one in flight waits for it */
+	struct saxpy_key f;
+	memset(&f, 0, sizeof f);
+	f.a = 7, f.b = 8;
+	program_cache_budget(pc, 1);
+	assert_int_equal(program_get(pc, "test_saxpy", &f, sizeof f, "#define A 7\n#define B 8\n",
+	                             &prog, err), PROGRAM_E_BUDGET);
+	program_cache_budget(pc, -1);
+	run_saxpy(pc, 7, 8, 1000);
+	program_cache_stats(pc, &st);
+	assert_int_equal(st.misses, N + 1);
+	assert_int_equal(st.count, N);
+	/* destroyed with a build in flight */
+	f.a = 9, f.b = 10;
+	program_cache_budget(pc, 1);
+	assert_int_equal(program_get(pc, "test_saxpy", &f, sizeof f, "#define A 9\n#define B 10\n",
+	                             &prog, err), PROGRAM_E_BUDGET);
+	program_cache_destroy(pc);
+	assert_int_equal(gl_check(NULL, "after the parallel builds"), 0);
+}
+
+/* Parallel mode with persisted binaries: idle work's miss is loaded from the binary at once
+ * (counted as a binary hit, no build in flight), readied by program_cache_ready_step once (a
+ * dispatch of no work groups, the bound program left as it was), and computes. */
+static void test_compile_parallel_binary(void **state)
+{
+	(void)state;
+	const struct egl_info *info = egl_ctx_info(tu_gl_context());
+	char driver[600];
+	snprintf(driver, sizeof driver, "%s / %s", info->renderer, info->version);
+	char dir[] = "/tmp/fftbloom-test-pbinXXXXXX";
+	assert_non_null(mkdtemp(dir));
+	struct program_cache *pc;
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	program_cache_set_binary_dir(pc, dir, driver);
+	run_saxpy(pc, 4, 5, 300); /* compiled, its binary saved */
+	program_cache_destroy(pc);
+	GLint formats = 0;
+	glGetIntegerv(GL_NUM_PROGRAM_BINARY_FORMATS, &formats);
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	if (formats < 1 || !program_cache_parallel(pc, 1)) {
+		printf("no program binary format or no GL_KHR_parallel_shader_compile here\n");
+		program_cache_destroy(pc);
+		tu_remove_dir(dir);
+		skip();
+	}
+	program_cache_set_binary_dir(pc, dir, driver);
+	struct saxpy_key k;
+	memset(&k, 0, sizeof k);
+	k.a = 4, k.b = 5;
+	char err[PROGRAM_ERR_LEN];
+	unsigned prog;
+	program_cache_budget(pc, 1);
+	assert_int_equal(program_get(pc, "test_saxpy", &k, sizeof k, "#define A 4\n#define B 5\n",
+	                             &prog, err), 0);
+	assert_int_equal(program_cache_compiling(pc), 0);
+	glUseProgram(0);
+	assert_int_equal(program_cache_ready_step(pc), 1);
+	GLint bound = -1;
+	glGetIntegerv(GL_CURRENT_PROGRAM, &bound);
+	assert_int_equal(bound, 0);
+	assert_int_equal(program_cache_ready_step(pc), 0); /* one dispatch a program */
+	program_cache_budget(pc, -1);
+	run_saxpy(pc, 4, 5, 1000);
+	struct program_stats st;
+	program_cache_stats(pc, &st);
+	printf("parallel mode, loaded from the binary: %llu binary hits, %llu misses\n",
+	       st.binary_hits, st.misses);
+	assert_int_equal(st.binary_hits, 1);
+	assert_int_equal(gl_check(NULL, "after the readied program"), 0);
+	program_cache_destroy(pc);
+	tu_remove_dir(dir);
+}
+
 static void test_forced_platform_errors_are_named(void **state)
 {
 	(void)state;
@@ -291,6 +425,8 @@ int main(void)
 		cmocka_unit_test(test_compile_budget),
 		cmocka_unit_test(test_compile_thread),
 		cmocka_unit_test(test_compile_thread_binary),
+		cmocka_unit_test(test_compile_parallel),
+		cmocka_unit_test(test_compile_parallel_binary),
 		cmocka_unit_test(test_forced_platform_errors_are_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
