@@ -1,6 +1,7 @@
 /* The HTTP server's shared state, private to its files (server.c: libmicrohttpd's callbacks and
  * the request's life; server_listen.c: the listeners, start and stop; http.c: answers and
- * connection deadlines; routes_image.c: the GPU routes; routes_admin.c: the rest). Not for use
+ * connection deadlines; routes_image.c: the GPU routes; routes_kernel.c, routes_info.c,
+ * routes_metrics.c and routes_admin.c: the rest, over routes_status.c). Not for use
  * outside daemon/server*, http*, routes_*. */
 #ifndef FFTBLOOM_HTTP_H
 #define FFTBLOOM_HTTP_H
@@ -200,9 +201,29 @@ int store_answer_headers(struct req *r, const struct job *j, const char **extra,
  * with its message (msg). Sets r->by_key when the API key was what granted it. */
 int store_access(struct req *r, int bearer, char *msg, size_t len);
 
+/* routes_kernel.c */
+enum MHD_Result route_kernel(struct req *r);  /* PUT, GET, DELETE /v1/kernels/NAME */
+enum MHD_Result route_kernels(struct req *r); /* GET /v1/kernels */
+/* routes_info.c */
+enum MHD_Result route_info(struct req *r);    /* GET /v1/info */
+/* routes_metrics.c */
+enum MHD_Result route_metrics(struct req *r); /* GET /metrics */
 /* routes_admin.c */
-enum MHD_Result route_kernel(struct req *r);
 enum MHD_Result route_get(struct req *r);
 enum MHD_Result route_faults(struct req *r); /* POST /v1/faults: arms a GPU fault (test builds) */
+
+/* routes_status.c: the service's state as the admin routes report it. */
+/* This process's jobs, or with several GPUs every worker's (this one's fresh, the others' as
+ * they last published), their GPU threads in worker order (a worker not running keeps its
+ * place, alive 0). Queue figures are summed. */
+void routes_status(struct server *S, struct jobs_status *st);
+/* /readyz's rule: 1 ready, or 0 with why; *workers (when not NULL) gets each worker's state. */
+int routes_ready(struct server *S, char *why, size_t len, json_t **workers);
+/* The connection counters: this process's, or summed over the workers (this one's fresh). */
+void routes_conns(struct server *S, struct service_conns *c);
+/* "gpu" or "cpu": the engine the daemon resolved at start (--engine). */
+const char *routes_engine(const struct server *S);
+/* The software renderers among the GPU threads' contexts, as warnings; NULL when none. */
+json_t *routes_warnings(const struct jobs_status *st);
 
 #endif

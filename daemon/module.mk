@@ -9,6 +9,10 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/http.o \
 	$(BUILD)/daemon/routes_image.o \
 	$(BUILD)/daemon/routes_admin.o \
+	$(BUILD)/daemon/routes_kernel.o \
+	$(BUILD)/daemon/routes_info.o \
+	$(BUILD)/daemon/routes_metrics.o \
+	$(BUILD)/daemon/routes_status.o \
 	$(BUILD)/daemon/jobs.o \
 	$(BUILD)/daemon/codec.o \
 	$(BUILD)/daemon/gpu_context.o \

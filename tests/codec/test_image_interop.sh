@@ -14,31 +14,12 @@ if [ ! -x "$FFTBLOOM" ]; then
 	echo "SCRIPT: 0 passed, 1 failed"
 	exit 1
 fi
-exec env OPENCV_IO_ENABLE_OPENEXR=1 FFTBLOOM="$FFTBLOOM" /usr/bin/python3 - <<'PYEOF'
-import os, struct, subprocess, sys, tempfile, time
+exec env OPENCV_IO_ENABLE_OPENEXR=1 FFTBLOOM="$FFTBLOOM" PYTHONPATH="$(cd "$(dirname "$0")" && pwd)" /usr/bin/python3 - <<'PYEOF'
+import os, struct, subprocess
 import numpy as np
 import cv2
-
-FFT = os.environ['FFTBLOOM']
-T = tempfile.mkdtemp(prefix='interop.')
-seed = int(time.time() * 1000) % (2**31)
-print('random seed', seed)
-rng = np.random.default_rng(seed)
-passed = failed = 0
-
-def run(*args, **kw):
-    r = subprocess.run(list(args), capture_output=True, text=True, **kw)
-    if r.returncode != 0:
-        raise RuntimeError('%s failed (%d): %s' % (' '.join(args), r.returncode, r.stderr.strip()))
-    return r
-
-def srgb_to_linear(s):
-    s = np.asarray(s, np.float64)
-    return np.where(s <= 0.04045, s / 12.92, ((s + 0.055) / 1.055) ** 2.4)
-
-def linear_to_srgb(l):
-    l = np.clip(np.asarray(l, np.float64), 0, 1)
-    return np.where(l <= 0.0031308, l * 12.92, 1.055 * l ** (1 / 2.4) - 0.055)
+from interop_common import (FFT, T, rng, run, srgb_to_linear, linear_to_srgb,
+                            check, close, finish)
 
 def read_pfm(path):
     d = open(path, 'rb').read()
@@ -60,28 +41,6 @@ def to_pfm(src):
     run(FFT, 'convert', src, '-o', out)
     return read_pfm(out)
 
-def check(name, fn):
-    global passed, failed
-    try:
-        msg = fn()
-        print('ok   %s%s' % (name, (': ' + msg) if msg else ''))
-        passed += 1
-    except Exception as e:
-        print('FAIL %s: %s' % (name, e))
-        failed += 1
-
-def close(got, want, rtol, atol, what):
-    got = np.asarray(got, np.float64); want = np.asarray(want, np.float64)
-    if got.shape != want.shape:
-        raise AssertionError('%s: shape %s, want %s' % (what, got.shape, want.shape))
-    err = np.abs(got - want)
-    bad = ~(err <= atol + rtol * np.abs(want))
-    if bad.any():
-        i = np.argwhere(bad)[0]
-        raise AssertionError('%s: %d samples off, first at %s: %r vs %r' %
-                             (what, bad.sum(), tuple(i), got[tuple(i)], want[tuple(i)]))
-    return 'max abs err %.3g' % err.max()
-
 W, H = 19, 13
 
 # ---- PNG written by ImageMagick from raw codes: every colour type and depth ----
@@ -101,7 +60,7 @@ def png_case(kind, depth, channels, extra):
         if channels < 3:
             want = want[..., :1]
         # the PFM keeps the colour channels only (alpha is reported as dropped)
-        return close(got, want, 1e-6, 1e-9, kind)
+        return close(got, want, 1e-9, kind, rtol=1e-6)
     return fn
 
 check('png gray 8 (ImageMagick)', png_case('gray', 8, 1, ['-define', 'png:color-type=0']))
@@ -123,7 +82,7 @@ def png_palette():
     ihdr = open(png, 'rb').read()[16:26]
     if ihdr[9] != 3:
         raise AssertionError('ImageMagick did not write a palette PNG (colour type %d)' % ihdr[9])
-    return close(to_pfm(png), srgb_to_linear(codes / 255), 1e-6, 1e-9, 'palette')
+    return close(to_pfm(png), srgb_to_linear(codes / 255), 1e-9, 'palette', rtol=1e-6)
 check('png palette (ImageMagick PNG8)', png_palette)
 
 def png_1bit():
@@ -132,7 +91,7 @@ def png_1bit():
     png = os.path.join(T, 'bw.png')
     run('convert', '-size', '%dx%d' % (W, H), '-depth', '8', 'gray:' + raw, '-depth', '1',
         '-define', 'png:bit-depth=1', '-define', 'png:color-type=0', png)
-    return close(to_pfm(png)[..., 0], codes / 255.0, 0, 0, '1-bit')
+    return close(to_pfm(png)[..., 0], codes / 255.0, 0, '1-bit')
 check('png gray 1-bit (ImageMagick)', png_1bit)
 
 def png_opencv(depth):
@@ -142,7 +101,7 @@ def png_opencv(depth):
         png = os.path.join(T, 'cv%d.png' % depth)
         assert cv2.imwrite(png, codes)          # BGR order on disk as RGB
         want = srgb_to_linear(codes[..., ::-1] / maxc)
-        return close(to_pfm(png), want, 1e-6, 1e-9, 'opencv png')
+        return close(to_pfm(png), want, 1e-9, 'opencv png', rtol=1e-6)
     return fn
 check('png rgb 8 (OpenCV)', png_opencv(8))
 check('png rgb 16 (OpenCV)', png_opencv(16))
@@ -212,7 +171,7 @@ def exr_case(ch, half):
                            cv2.IMWRITE_EXR_TYPE_HALF if half else cv2.IMWRITE_EXR_TYPE_FLOAT])
         want = a.astype(np.float16).astype(np.float32) if half else a
         colour = want[..., :3] if ch == 4 else want
-        msgs = [close(to_pfm(exr), colour, 0, 0, 'scanline zip')]
+        msgs = [close(to_pfm(exr), colour, 0, 'scanline zip')]
         for z in ['none', 'rle', 'zip', 'piz', 'pxr24', 'b44', 'b44a']:
             tiled = exr[:-4] + '_%s.exr' % z
             run('exrmaketiled', '-t', '8', '8', '-z', z, exr, tiled)
@@ -226,10 +185,10 @@ def exr_case(ch, half):
             # the reference for every compression: OpenCV reading the same file (OpenEXR's C++ decoders)
             ref = cv2.imread(tiled, cv2.IMREAD_UNCHANGED).reshape(H, W, -1)
             ref = ref[..., [2, 1, 0]] if ch >= 3 else ref
-            close(got, ref, 0, 0, 'tiled %s vs OpenCV' % z)
+            close(got, ref, 0, 'tiled %s vs OpenCV' % z)
             lossy = (z.startswith('b44') and half) or (z == 'pxr24' and not half)
             if not lossy:
-                close(got, colour, 0, 0, 'tiled ' + z)
+                close(got, colour, 0, 'tiled ' + z)
         return '; '.join(msgs)
     return fn
 
@@ -244,7 +203,7 @@ def exr_mipmap():
     assert cv2.imwrite(exr, np.ascontiguousarray(a[..., ::-1]), [cv2.IMWRITE_EXR_TYPE, cv2.IMWRITE_EXR_TYPE_FLOAT])
     mip = os.path.join(T, 'mip.exr')
     run('exrmaketiled', '-m', '-t', '16', '16', exr, mip)
-    return close(to_pfm(mip), a, 0, 0, 'mipmap level 0')
+    return close(to_pfm(mip), a, 0, 'mipmap level 0')
 check('exr mipmapped tiles: level 0 (exrmaketiled -m)', exr_mipmap)
 
 # ---- Radiance HDR written by OpenCV ----
@@ -266,7 +225,7 @@ def pfm_opencv():
     a = rng.uniform(-5, 5, (H, W, 3)).astype(np.float32)
     p = os.path.join(T, 'cv.pfm')
     assert cv2.imwrite(p, np.ascontiguousarray(a[..., ::-1]))
-    return close(to_pfm(p), a, 0, 0, 'opencv pfm')
+    return close(to_pfm(p), a, 0, 'opencv pfm')
 check('pfm rgb (OpenCV)', pfm_opencv)
 
 def pfm_imagemagick():
@@ -274,14 +233,14 @@ def pfm_imagemagick():
     raw = os.path.join(T, 'im.raw'); codes.astype('<u2').tofile(raw)
     p = os.path.join(T, 'im.pfm')
     run('convert', '-size', '%dx%d' % (W, H), '-depth', '16', '-endian', 'LSB', 'gray:' + raw, p)
-    return close(to_pfm(p)[..., 0], codes / 65535.0, 1e-6, 0, 'imagemagick pfm')
+    return close(to_pfm(p)[..., 0], codes / 65535.0, 0, 'imagemagick pfm', rtol=1e-6)
 check('pfm gray (ImageMagick)', pfm_imagemagick)
 
 def pfm_bigendian():
     a = rng.uniform(-1, 1, (H, W)).astype(np.float32)
     p = os.path.join(T, 'be.pfm')
     open(p, 'wb').write(b'Pf\n%d %d\n1.0\n' % (W, H) + a[::-1].astype('>f4').tobytes())
-    return close(to_pfm(p)[..., 0], a, 0, 0, 'big-endian pfm')
+    return close(to_pfm(p)[..., 0], a, 0, 'big-endian pfm')
 check('pfm gray big-endian (numpy)', pfm_bigendian)
 
 # ---- WebP written by ImageMagick (libwebp), AVIF by libheif's heif-enc (libaom) ----
@@ -300,7 +259,7 @@ def webp_lossless_im():
     # the colour under alpha 0 is libwebp's to drop (ImageMagick 6 does not ask it to keep it)
     seen = np.repeat(codes[..., 3:] > 0, 4, axis=2)
     seen[..., 3] = True
-    return close(np.where(seen, got, 0), np.where(seen, codes, 0), 0, 0, 'webp lossless rgba codes')
+    return close(np.where(seen, got, 0), np.where(seen, codes, 0), 0, 'webp lossless rgba codes')
 check('webp lossless rgba (ImageMagick): exact codes (colour where alpha > 0)', webp_lossless_im)
 
 def webp_lossy_im():
@@ -328,8 +287,8 @@ def avif_lossless_heif():
     png = os.path.join(T, 'al.png'); cv2.imwrite(png, codes[..., [2, 1, 0, 3]])
     avif = heif_enc(png, os.path.join(T, 'al.avif'), '-A', '-L', '-p', 'chroma=444')
     got = to_png8(avif)[..., [2, 1, 0, 3]].astype(np.int64)
-    close(got[..., 3], codes[..., 3], 0, 0, 'avif alpha')
-    return close(got[..., :3], codes[..., :3], 0, 2, 'avif lossless rgb codes')
+    close(got[..., 3], codes[..., 3], 0, 'avif alpha')
+    return close(got[..., :3], codes[..., :3], 2, 'avif lossless rgb codes')
 check('avif lossless rgba 8-bit (heif-enc): colour within 2 codes, alpha exact', avif_lossless_heif)
 
 def psnr_codes(got, codes):
@@ -359,7 +318,7 @@ def ours_png(bits):
         run(FFT, 'convert', src_pfm, '-o', out, '--bits', str(bits))
         got = cv2.imread(out, cv2.IMREAD_UNCHANGED)[..., ::-1].astype(np.float64)
         want = np.floor(linear_to_srgb(src) * (2 ** bits - 1) + 0.5)
-        return close(got, want, 0, 0, 'opencv reads our png')
+        return close(got, want, 0, 'opencv reads our png')
     return fn
 check('our png 8 read by OpenCV', ours_png(8))
 check('our png 16 read by OpenCV', ours_png(16))
@@ -387,7 +346,7 @@ def ours_exr(bits):
             raise AssertionError('exrheader: ' + hdr)
         got = cv2.imread(out, cv2.IMREAD_UNCHANGED)[..., ::-1]
         want = big.astype(np.float16).astype(np.float32) if bits == 16 else big
-        return close(got, want, 0, 0, 'opencv reads our exr')
+        return close(got, want, 0, 'opencv reads our exr')
     return fn
 check('our exr half read by OpenCV and exrheader', ours_exr(16))
 check('our exr float read by OpenCV and exrheader', ours_exr(32))
@@ -406,7 +365,7 @@ def ours_pfm():
     out = os.path.join(T, 'ours.pfm')
     run(FFT, 'convert', src_pfm, '-o', out)
     got = cv2.imread(out, cv2.IMREAD_UNCHANGED)[..., ::-1]
-    return close(got, src, 0, 0, 'opencv reads our pfm')
+    return close(got, src, 0, 'opencv reads our pfm')
 check('our pfm read by OpenCV', ours_pfm)
 
 def ours_webp():
@@ -414,7 +373,7 @@ def ours_webp():
     run(FFT, 'convert', src_pfm, '-o', out, '--quality', '100')
     got = cv2.imread(out)[..., ::-1].astype(np.float64)
     want = np.floor(linear_to_srgb(src) * 255 + 0.5)
-    return close(got, want, 0, 0, 'opencv reads our lossless webp')
+    return close(got, want, 0, 'opencv reads our lossless webp')
 check('our webp (quality 100: lossless) read by OpenCV', ours_webp)
 
 def ours_webp_lossy():
@@ -442,7 +401,7 @@ def ours_avif_lossless():
     run(FFT, 'convert', p, '-o', out, '--quality', '100')
     got = heif_read(out)[..., [2, 1, 0, 3]].astype(np.float64)
     want = np.dstack([np.floor(linear_to_srgb(src) * 255 + 0.5), np.floor(a[..., 3:] * 255 + 0.5)])
-    return close(got, want, 0, 0, 'libheif reads our lossless avif')
+    return close(got, want, 0, 'libheif reads our lossless avif')
 check('our avif (quality 100: lossless, with alpha) read by libheif', ours_avif_lossless)
 
 def ours_avif10():
@@ -451,7 +410,7 @@ def ours_avif10():
     got = heif_read(out)[..., ::-1].astype(np.int64)
     want = np.floor(linear_to_srgb(src) * 1023 + 0.5)
     # libheif writes 10-bit samples to a 16-bit PNG shifted left by 6
-    return close(got >> 6, want, 0, 0, 'libheif reads our 10-bit avif') + \
+    return close(got >> 6, want, 0, 'libheif reads our 10-bit avif') + \
         ', low bits %d' % int((got & 63).max())
 check('our avif 10-bit (lossless) read by libheif', ours_avif10)
 
@@ -469,7 +428,5 @@ def ours_avif_lossy():
         theirs, ours)
 check('our avif (4:2:0, default quality) read by libheif', ours_avif_lossy)
 
-subprocess.run(['rm', '-rf', T])
-print('SCRIPT: %d passed, %d failed' % (passed, failed))
-sys.exit(1 if failed else 0)
+finish()
 PYEOF

@@ -15,35 +15,23 @@ if [ ! -x "$FFTBLOOM" ]; then
 	echo "SCRIPT: 0 passed, 1 failed"
 	exit 1
 fi
-exec env OPENCV_IO_ENABLE_OPENEXR=1 FFTBLOOM="$FFTBLOOM" /usr/bin/python3 - <<'PYEOF'
-import os, shutil, struct, subprocess, sys, tempfile, time
+exec env OPENCV_IO_ENABLE_OPENEXR=1 FFTBLOOM="$FFTBLOOM" PYTHONPATH="$(cd "$(dirname "$0")" && pwd)" /usr/bin/python3 - <<'PYEOF'
+import os, struct, subprocess
 import numpy as np
 import cv2
+import interop_common
 from PIL import Image
+from interop_common import FFT, T, rng, check, close, finish
+from interop_common import srgb_to_linear as srgb
+from interop_common import linear_to_srgb
 
-FFT = os.environ['FFTBLOOM']
-T = tempfile.mkdtemp(prefix='tiffinterop.')
-seed = int(time.time() * 1000) % (2**31)
-print('random seed', seed)
-rng = np.random.default_rng(seed)
-passed = failed = 0
 H, W = 23, 41
 
 def run(*args):
-    r = subprocess.run(list(args), capture_output=True)
-    if r.returncode != 0:
-        raise RuntimeError('%s failed (%d): %s' % (' '.join(args), r.returncode,
-                                                     r.stderr.decode(errors='replace').strip()))
-    return r
-
-def srgb(s):
-    s = np.asarray(s, np.float64)
-    return np.where(s <= 0.04045, s / 12.92, ((s + 0.055) / 1.055) ** 2.4)
+    return interop_common.run(*args, text=False)
 
 def to_codes(l, bits=8):
-    l = np.clip(np.asarray(l, np.float64), 0, 1)
-    s = np.where(l <= 0.0031308, l * 12.92, 1.055 * l ** (1 / 2.4) - 0.055)
-    return np.floor(s * (2 ** bits - 1) + 0.5).astype(np.int64)
+    return np.floor(linear_to_srgb(l) * (2 ** bits - 1) + 0.5).astype(np.int64)
 
 def decode(path):
     """fftbloom's decode as float32 (H, W, C) in R, G, B, A order, through a float32 EXR."""
@@ -55,28 +43,6 @@ def decode(path):
     if a.ndim == 2:
         return a[..., None]
     return a[..., [2, 1, 0, 3][:a.shape[2]]] if a.shape[2] == 4 else a[..., ::-1]
-
-def check(name, fn):
-    global passed, failed
-    try:
-        msg = fn()
-        print('ok   %s%s' % (name, (': ' + msg) if msg else ''))
-        passed += 1
-    except Exception as e:
-        print('FAIL %s: %s' % (name, e))
-        failed += 1
-
-def close(got, want, tol, what):
-    got = np.asarray(got, np.float64)
-    want = np.asarray(want, np.float64)
-    if got.shape != want.shape:
-        raise AssertionError('%s: shape %s, want %s' % (what, got.shape, want.shape))
-    err = np.abs(got - want)
-    if not (err <= tol).all():
-        i = tuple(np.argwhere(~(err <= tol))[0])
-        raise AssertionError('%s: %d samples off, first at %s: %r vs %r' %
-                             (what, int((~(err <= tol)).sum()), i, got[i], want[i]))
-    return 'max error %.3g (tolerance %.3g)' % (err.max(), tol)
 
 # ---- Pillow writes, fftbloom reads ----
 def pil_case(mode, compression, bits):
@@ -406,7 +372,5 @@ def heic_transform():
     return 'sizes ' + ', '.join(out)
 check('HEIC irot/imir added to heif-enc files: applied as heif-convert does', heic_transform)
 
-shutil.rmtree(T, ignore_errors=True)
-print('SCRIPT: %d passed, %d failed' % (passed, failed))
-sys.exit(1 if failed else 0)
+finish()
 PYEOF

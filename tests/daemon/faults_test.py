@@ -38,13 +38,25 @@ def srgb_to_linear(a8):
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
+def smooth_len(n):
+    """The smallest length >= n with no prime factor above 5 (numpy's FFT is fastest there)."""
+    while True:
+        m = n
+        for p in (2, 3, 5):
+            while m % p == 0:
+                m //= p
+        if m == 1:
+            return n
+        n += 1
+
+
 def fft_convolve(img, k):
     """Linear convolution (zero outside, centre (kw // 2, kh // 2)) of every channel, in float64
-    through numpy's FFT."""
+    through numpy's FFT (padded to at least image + kernel - 1 a side: no wrap-around)."""
     H_, W = img.shape[:2]
     kh, kw = k.shape
     cy, cx = kh // 2, kw // 2
-    s = (H_ + kh - 1, W + kw - 1)
+    s = (smooth_len(H_ + kh - 1), smooth_len(W + kw - 1))
     K = np.fft.rfft2(k, s)
     out = np.empty(img.shape, dtype=np.float64)
     for c in range(img.shape[2]):

@@ -221,15 +221,15 @@ def test_memory_budget():
         counters_zero(d, "after a refused image")
     finally:
         d.stop("memory daemon")
-    d = Daemon("--memory-budget", "150M", "--codec-threads", "2")
+    d = Daemon("--memory-budget", "40M", "--codec-threads", "2")
     try:
         small = png_bytes(rand8())
         d.req("POST", "/v1/convolve?" + SMALL_Q, body=small)
-        body, t = slow_job(d, 0.6)  # 1024x1024 or 1280x1280 JPEG: 8 or 13 MB (planes)
+        body, t = slow_job(d, 0.6)  # a JPEG of 384x384 to 1280x1280: 1.2 to 13 MB (planes)
         if t < 0.3:
             print("skip: no job slow enough")
             return
-        mid = png_bytes(np.full((1000, 1000, 3), 40, np.uint8))  # 1 Mpx: 32 MB reserved
+        mid = png_bytes(np.full((500, 500, 3), 40, np.uint8))  # 0.25 Mpx: 8 MB reserved
         res = {}
         ts = [post_async(d, "/v1/convolve?" + H.SLOW_Q, body, res, "slow")]
         check("slow job on the GPU", wait_queue(d, 0))
@@ -239,7 +239,7 @@ def test_memory_budget():
             t_.join()
         sts = sorted(res[i][0] for i in range(6))
         busy = [res[i] for i in range(6) if res[i][0] == 503]
-        check("six 32 MB images behind a busy GPU with 150 MB: some 503 memory_budget, the "
+        check("six 8 MB images behind a busy GPU with 40 MB: some 503 memory_budget, the "
               "others 200", busy and all(s in (200, 503) for s in sts) and 200 in sts, sts)
         check("the 503s say memory_budget and carry Retry-After", busy and all(
             err_of(x[2])[1] == "memory_budget" and "retry-after" in x[1] for x in busy),
