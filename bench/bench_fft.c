@@ -66,7 +66,7 @@ int bench_fft(struct run_ctx *r, const struct workload *wl)
 	struct gpu_timer *t = r->t;
 	int w = wl->w, h = wl->h;
 	struct fft_opts o = {.technique = wl->technique, .components = 2, .wisdom = g->wisdom,
-	                     .probe = c->probe, .threads = c->fft_threads, .vec_io = c->fft_vec_io};
+	                     .probe = c->probe, .threads = c->fft_threads};
 	struct fft *f = NULL, *fcols = NULL;
 	char err[FFT_ERR_LEN];
 	if (c->fft_rows[0] || c->fft_cols[0]) { /* the axes in shapes of their own */

@@ -65,10 +65,6 @@ static const struct opt_def own_table[] = {
 	 "1 only the loads and stores, 2 no butterflies, 3 twiddles without sin and cos, 4 no "
 	 "barriers, 5 twiddles as powers of one sin and cos; 0 the transform", NULL,
 	 offsetof(struct bench_cli, probe)},
-	{"fft-vec-io", OPT_INT, -1, 1, "0", NULL,
-	 "the fft suite's vec2 rows with vec4 first loads and last stores (issue 40): 1 on, -1 off "
-	 "(and not a candidate the wisdom measures); 0: the wisdom's choice, else off", NULL,
-	 offsetof(struct bench_cli, fft_vec_io)},
 	{"fft-threads", OPT_INT, 0, 1024, "0", NULL,
 	 "the fft suite's invocations per signal, over the rules and the wisdom; 0: theirs", NULL,
 	 offsetof(struct bench_cli, fft_threads)},
@@ -199,8 +195,6 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 	                                                      : "");
 	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->probe)
 		k += snprintf(buf + k, len - (size_t)k, "+probe%d", r->c->probe);
-	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->fft_vec_io)
-		k += snprintf(buf + k, len - (size_t)k, "+vecio%s", r->c->fft_vec_io > 0 ? "" : "-off");
 	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->fft_threads)
 		k += snprintf(buf + k, len - (size_t)k, "+t%d", r->c->fft_threads);
 	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->fft_rows[0])

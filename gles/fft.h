@@ -70,9 +70,6 @@ struct fft_opts {
 	int probe;       /* a measuring instrument for the shared technique's programs (fftbloom
 	                    bench --fft-probe), enum fft_probe; 0 in the product: every other value
 	                    gives wrong results */
-	int vec_io;      /* shared technique, vec2 float32 rows: the first loads and last stores
-	                    two complex values a vec4 access (fft_shared.comp, VEC_IO): 1 on, -1 off,
-	                    0 the wisdom's choice (the tuner measures it as a candidate), else off */
 	struct fft_wisdom *wisdom; /* with technique auto: the shape measured fastest (measuring
 	                              the candidates on first use of a shape), or NULL */
 };

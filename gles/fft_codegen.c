@@ -31,7 +31,6 @@ struct fft_key {
 	int probe;     /* fft_opts.probe */
 	int io, io_id; /* fft_io: FFT_IO_* hooks, the caller's variant */
 	int pairs;     /* the fused convolution's columns in the pair order */
-	int vec_io;    /* fft_opts.vec_io applied (VEC_IO) */
 };
 
 /* ---- text helpers for the #define preamble ---- */
@@ -209,7 +208,6 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	key.probe = o->probe;
 	key.io = io;
 	key.io_id = io_id;
-	key.vec_io = o->vec_io > 0 && o->components == 2 && !o->half && !conv && !io;
 	for (int i = 0; i < p->npasses; i++)
 		key.pads |= p->pass[i].pad ? 1u << i : 0;
 	char name[64]; /* the program cache's name length */
@@ -237,8 +235,8 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	sbf(&b, "#define N %d\n#define NSIG %d\n#define NTHR %d\n#define VREGS %d\n#define SPLIT %d\n"
 	        "#define SCALE %s\n#define KGRAY %d\n",
 	    p->m, p->signals, p->threads, vregs, p->split, scale_text(sc, sizeof sc, scale), kgray);
-	sbf(&b, "#define S_ELEMS %d\n#define SPAD_LOG %d\n#define FFT_PROBE %d\n#define VEC_IO %d\n",
-	    p->shared_bytes / elem, p->bank_pad, o->probe, key.vec_io);
+	sbf(&b, "#define S_ELEMS %d\n#define SPAD_LOG %d\n#define FFT_PROBE %d\n",
+	    p->shared_bytes / elem, p->bank_pad, o->probe);
 	for (int r = 2; r <= FFT_MAX_RADIX; r++)
 		sbf(&b, "#define USE_R%d %d\n", r, used[r]);
 	gen_sequence(&b, p, conv, o->probe);

@@ -18,7 +18,6 @@
 #define TUNE_MAX_CAND 13
 
 /* The shapes tune measures: the built-in rule's, shared at several invocation counts, global,
- * for vec2 float32 rows the rule's and the plan's own shape with vec_io (unless o->vec_io < 0),
  * and for adjacent signals blocked with rows of 64 (its default), 32 and 128 bytes and with half
  * the invocations. Returns the count written to cand (at most TUNE_MAX_CAND). */
 static int tune_candidates(const struct egl_info *info, int n, int adjacent, int max_count,
@@ -44,18 +43,6 @@ static int tune_candidates(const struct egl_info *info, int n, int adjacent, int
 		}
 	cand[nc] = *o;
 	cand[nc++].technique = FFT_TECH_GLOBAL;
-	if (!adjacent && o->vec_io >= 0 && o->components == 2 && !o->half) {
-		/* vec4 first loads and last stores (issue 40): the rule's shape and the plan's own */
-		cand[nc] = *o;
-		cand[nc].technique = rule.technique;
-		cand[nc].threads = rule.threads;
-		cand[nc].signals = rule.signals;
-		cand[nc].split = rule.split;
-		cand[nc++].vec_io = 1;
-		cand[nc] = *o;
-		cand[nc].technique = FFT_TECH_SHARED;
-		cand[nc++].vec_io = 1;
-	}
 	if (!adjacent)
 		return nc;
 	int selem = o->components * (o->half ? 2 : 4);
@@ -251,7 +238,6 @@ static int run_pick(struct tune_run *r, const struct log_sink *log, struct fft_w
 			best->signals = r->cand[i].technique == FFT_TECH_BLOCKED || r->cand[i].signals
 			              ? p->signals : 0;
 			best->split = p->shared ? r->cand[i].split : 0;
-			best->vec_io = p->shared && r->cand[i].vec_io > 0;
 			*best_ms = med;
 			found = 1;
 		}
@@ -275,10 +261,9 @@ static void wisdom_key(int n, int adjacent, int max_count, const struct fft_opts
 static void log_choice(const struct log_sink *log, const struct fft_wisdom_key *k,
                        const struct fft_wisdom_choice *c, double ms)
 {
-	log_sinkf(log, LOG_INFO, "FFT wisdom: n=%d vec%d %s: %s, %d signals x %d invocations%s "
+	log_sinkf(log, LOG_INFO, "FFT wisdom: n=%d vec%d %s: %s, %d signals x %d invocations "
 	          "(%.4f ms)", k->n, k->components, k->adjacent ? "cols" : "rows",
-	          fft_technique_name(c->technique), c->signals, c->threads,
-	          c->vec_io ? ", vec4 io" : "", ms);
+	          fft_technique_name(c->technique), c->signals, c->threads, ms);
 }
 
 /* Measures a shape's candidates at once: 0 and the winner put in the wisdom, or -1. */
@@ -327,14 +312,14 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 	struct fft_choice rule;
 	fft_plan_rule(n, signals_adjacent, o->components, o->half, info->software,
 	              info->max_invocations, info->max_shared_memory, max_count, &rule);
-	struct fft_wisdom_choice ch = {rule.technique, rule.threads, rule.signals, rule.split, 0};
+	struct fft_wisdom_choice ch = {rule.technique, rule.threads, rule.signals, rule.split};
 	int provisional = 0;
 	if (o->wisdom && fft_wisdom_get(o->wisdom, &k, &ch)) {
 		int mode = fft_wisdom_measure(o->wisdom);
 		if (mode == FFT_WISDOM_MEASURE_NOW) {
 			if (tune_now(pc, info, n, signals_adjacent, capacity, max_count, o, log, &k, &ch))
 				ch = (struct fft_wisdom_choice){rule.technique, rule.threads, rule.signals,
-				                                rule.split, 0};
+				                                rule.split};
 		} else if (mode == FFT_WISDOM_MEASURE_IDLE) {
 			struct fft_wisdom_pending p = {.k = k, .capacity = capacity, .max_count = max_count,
 			                               .norm_forward = o->norm_forward,
@@ -347,7 +332,6 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 	c.threads = ch.threads;
 	c.signals = ch.signals;
 	c.split = o->split ? o->split : ch.split; /* o->split: asked for (measuring) */
-	c.vec_io = o->vec_io ? o->vec_io : ch.vec_io;
 	c.wisdom = NULL;
 	int rc = fft_axis_build(pc, info, n, signals_adjacent, capacity, max_count, &c, log, out, err);
 	if (rc == FFT_E_PLAN && (c.technique != FFT_TECH_AUTO || c.threads || c.signals || c.split)) {
@@ -356,7 +340,6 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 		c.technique = FFT_TECH_AUTO;
 		c.threads = c.signals = 0;
 		c.split = o->split;
-		c.vec_io = o->vec_io;
 		rc = fft_axis_build(pc, info, n, signals_adjacent, capacity, max_count, &c, log, out, err);
 	}
 	if (!rc && provisional)

@@ -20,10 +20,10 @@ struct fft_wisdom_key {
 	int count_log2; /* batch size, rounded to a power of two */
 };
 
-/* What was measured fastest for a key: the fft_opts fields technique, threads, signals, split
- * and vec_io (1 on, 0 off; a line without the field: off). */
+/* What was measured fastest for a key: the fft_opts fields technique, threads, signals and
+ * split. */
 struct fft_wisdom_choice {
-	int technique, threads, signals, split, vec_io;
+	int technique, threads, signals, split;
 };
 
 /* What happens to a shape that no wisdom holds (fft_axis_create). */
@@ -68,7 +68,7 @@ int fft_wisdom_get(const struct fft_wisdom *w, const struct fft_wisdom_key *k,
                    struct fft_wisdom_choice *out);
 /* Remembers a choice, appends it to the file, takes the key off the queue and counts a new
  * generation. A line reads
- *   driver|n|components|adjacent|half|0|count_log2|technique|threads|ms|signals|0|0|split|vec_io
+ *   driver|n|components|adjacent|half|0|count_log2|technique|threads|ms|signals|0|0|split
  * (the zeros: twiddle table, largest radix and composite radices, switches that measured slower
  * and left; lines with any of them set were measured with them and are ignored on reading, and a
  * line without the last fields, written before they existed, reads them as zeros). */

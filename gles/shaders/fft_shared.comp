@@ -29,7 +29,7 @@ bool g_valid; // this invocation's signal exists: load it
 bool g_store; // ... and store it (CONV: the second row of a self-paired group is not stored)
 
 // Per radix R: load from global / shared, twiddle + butterfly, store to shared / global.
-// Round q of this invocation runs butterfly j = JMAP(q, PER) (below), its inputs v[q*R + r].
+// Round q of this invocation runs butterfly j = g_tid + q*NTHR, its inputs v[q*R + r].
 // part: 0 whole element; SPLIT: 1 the .xy pair, 2 the .zw pair; in float rounds part p the
 // component p - 1. pad: 1 for the padded index of this exchange.
 #if FLOAT_ROUNDS
@@ -82,45 +82,12 @@ uniform uint u_valid;
 #define GSTORE(i, val) fft_io_store(g_sig, (i), (val))
 #endif
 
-// VEC_IO (fft_opts.vec_io, plain vec2 float32 data only): where a pass has an even number of
-// rounds, round pairs (2p, 2p+1) of an invocation run neighbouring butterflies j, j + 1, so that
-// with unit element stride and an even base the first loads and last stores move two complex
-// values a vec4 access (the data buffer seen as vec4s); elsewhere, and without VEC_IO, round q
-// runs butterfly g_tid + q*NTHR. A pass's rounds may map to butterflies in any order: passes
-// exchange by index through shared memory.
-#if VEC_IO
-#if COMPONENTS != 2 || STORAGE_F16 || CONV || FFT_PAIRS || FFT_IO_LOAD || FFT_IO_STORE
-#error "VEC_IO: plain vec2 float32 data only"
-#endif
-layout(std430, binding = 0) buffer Data4 { vec4 data4[]; };
-#define JMAP(q, PER) ((PER) % 2u == 0u ? 2u * (g_tid + ((q) >> 1) * uint(NTHR)) + ((q) & 1u) \
-                                       : g_tid + (q) * uint(NTHR))
-#define VEC_OK(NB, PER) ((PER) % 2u == 0u && (NB) % 2u == 0u && u_elem_stride == 1u && (g_base & 1u) == 0u)
-#define VEC_LOAD(a, b, idx) { vec4 t_ = data4[idx]; a = t_.xy; b = t_.zw; }
-#define VEC_STORE(idx, a, b) data4[idx] = vec4(a, b);
-#else
-#define JMAP(q, PER) (g_tid + (q) * uint(NTHR))
-#define VEC_OK(NB, PER) false
-#define VEC_LOAD(a, b, idx)
-#define VEC_STORE(idx, a, b)
-#endif
-
 #define DEFINE_RADIX(R, BFLY, LOAD_G, LOAD_S, COMPUTE, STORE_S, STORE_G)                 \
 void LOAD_G()                                                                             \
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
-	if (VEC_OK(NB, PER)) {                                                                \
-		for (uint q = 0u; q < PER; q += 2u) {                                             \
-			uint j = JMAP(q, PER);                                                        \
-			if (j < NB && g_valid)                                                        \
-				for (uint r = 0u; r < R; r++) {                                           \
-					VEC_LOAD(v[q * R + r], v[(q + 1u) * R + r], (g_base + j + r * NB) >> 1) \
-				}                                                                         \
-		}                                                                                 \
-		return;                                                                           \
-	}                                                                                     \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = JMAP(q, PER);                                                            \
+		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB && g_valid)                                                            \
 			for (uint r = 0u; r < R; r++)                                                 \
 				v[q * R + r] = GLOAD(j + r * NB);                                         \
@@ -130,7 +97,7 @@ void LOAD_S(int part, int pad)                                                  
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = JMAP(q, PER);                                                            \
+		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB)                                                                       \
 			for (uint r = 0u; r < R; r++) {                                               \
 				SLOAD(v[q * R + r], SIDX((j + r * NB) * uint(NSIG) + g_lsig, pad), part)  \
@@ -141,7 +108,7 @@ void COMPUTE(uint ns)                                                           
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = JMAP(q, PER);                                                            \
+		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB) {                                                                     \
 			uint k = j % ns;                                                              \
 			T x[R];                                                                       \
@@ -157,7 +124,7 @@ void STORE_S(uint ns, int part, int pad)                                        
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = JMAP(q, PER);                                                            \
+		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB) {                                                                     \
 			uint o = (j / ns) * ns * R + j % ns;                                          \
 			for (uint r = 0u; r < R; r++) {                                               \
@@ -170,15 +137,7 @@ void STORE_G(uint ns)                                                           
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = JMAP(q, PER);                                                            \
-		if (VEC_OK(NB, PER) && ns == NB && q % 2u == 0u && j < NB && g_store) {          \
-			for (uint r = 0u; r < R; r++) {                                               \
-				VEC_STORE((g_base + j + r * NB) >> 1, v[q * R + r] * SCALE,               \
-				          v[(q + 1u) * R + r] * SCALE)                                    \
-			}                                                                             \
-			q++;                                                                          \
-			continue;                                                                     \
-		}                                                                                 \
+		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB && g_store) {                                                          \
 			uint o = (j / ns) * ns * R + j % ns;                                          \
 			for (uint r = 0u; r < R; r++)                                                 \

@@ -462,7 +462,7 @@ static void test_wisdom(void **state)
 	/* and the axis built from it is that shape (one pass, float rounds) where it fits */
 	struct fft_opts os = {.technique = FFT_TECH_AUTO, .components = 2, .wisdom = w};
 	struct fft_wisdom_key k1 = {.n = 1000, .components = 2, .adjacent = 1, .count_log2 = 3};
-	struct fft_wisdom_choice c1 = {FFT_TECH_SHARED, 64, 4, 1, 0};
+	struct fft_wisdom_choice c1 = {FFT_TECH_SHARED, 64, 4, 1};
 	fft_wisdom_put(w, &k1, &c1, 0.5);
 	assert_int_equal(fft_axis_create(g_pc, g_info, 1000, 1, 1000 * 9, 9, &os, NULL, &a, err), 0);
 	p = fft_axis_plan(a);
@@ -848,7 +848,7 @@ static void test_blocked_wisdom(void **state)
 	check_opts(n, count, 1, &o, 0, fft_technique_name(ch.technique), NULL);
 	/* and blocked from wisdom: the stored signals and invocations rebuild the same plan */
 	struct fft_wisdom_key kb = {.n = 1080, .components = 4, .adjacent = 1, .count_log2 = 2};
-	struct fft_wisdom_choice cb = {FFT_TECH_BLOCKED, 16, 8, 0, 0};
+	struct fft_wisdom_choice cb = {FFT_TECH_BLOCKED, 16, 8, 0};
 	fft_wisdom_put(w, &kb, &cb, 1.0);
 	struct fft_opts o4 = {.technique = FFT_TECH_AUTO, .components = 4, .wisdom = w};
 	assert_int_equal(fft_axis_create(g_pc, g_info, 1080, 1, 1080 * 5, 5, &o4, NULL, &a, err), 0);
@@ -931,61 +931,6 @@ static void test_padded(void **state)
 		/* and it computes the transform (padded or not) */
 		check_opts(n, 2, 0, &o, 1, "shared", NULL);
 	}
-}
-
-/* 1 when pass i of plan p runs its rounds in neighbouring pairs (fft_shared.comp, VEC_IO): an
- * even number of rounds over an even number of butterflies. */
-static int vec_pass(const struct fft_plan *p, int i)
-{
-	int nb = p->m / p->pass[i].radix, per = (nb + p->threads - 1) / p->threads;
-	return nb % 2 == 0 && per % 2 == 0;
-}
-
-/* vec4 first loads and last stores (fft_opts.vec_io, issue 40) against the CPU reference:
- * rows of the harness's lengths and mixed-radix, odd and small ones at several invocation
- * counts (pairs of rounds where they are even, single rounds elsewhere), forward and inverse,
- * split exchanges, columns (unit stride absent: the rounds paired, the accesses vec2), and the
- * tuner offering it as a candidate that the wisdom remembers. */
-static void test_vec_io(void **state)
-{
-	(void)state;
-	int ns[] = {2, 6, 15, 60, 64, 240, 1024, 1080, 1920, 2048, 2187, 4096};
-	int threads[] = {0, 8, 32};
-	int vec_first = 0, vec_last = 0, checks = 0;
-	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
-		for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
-			struct fft_opts o = {.technique = FFT_TECH_SHARED, .components = 2, .vec_io = 1,
-			                     .threads = threads[t], .split = ns[i] >= 2048};
-			struct fft_axis *a;
-			char err[FFT_ERR_LEN];
-			if (fft_axis_create(g_pc, g_info, ns[i], 0, (size_t)ns[i] * 3, 3, &o, NULL, &a, err))
-				continue; /* more invocations than the length has butterflies */
-			const struct fft_plan *p = fft_axis_plan(a);
-			vec_first += vec_pass(p, 0);
-			vec_last += vec_pass(p, p->npasses - 1);
-			fft_axis_destroy(a);
-			check_opts(ns[i], 3, 0, &o, (int)(i + t) % 2, "shared", NULL);
-			checks++;
-		}
-	struct fft_opts oc = {.technique = FFT_TECH_SHARED, .components = 2, .vec_io = 1,
-	                      .signals = 4};
-	check_opts(240, 9, 1, &oc, 0, "shared", NULL);
-	check_opts(1024, 5, 1, &oc, 1, "shared", NULL);
-	printf("vec_io: %d row transforms, %d with vec4 first loads, %d with vec4 last stores\n",
-	       checks, vec_first, vec_last);
-	assert_true(vec_first >= 8 && vec_last >= 8);
-	/* the tuner measures it among its candidates, and builds what it picked correctly */
-	struct fft_wisdom *w;
-	assert_int_equal(fft_wisdom_create("", "test driver", NULL, NULL, &w), 0);
-	fft_wisdom_set_measure(w, FFT_WISDOM_MEASURE_NOW);
-	struct fft_opts ow = {.technique = FFT_TECH_AUTO, .components = 2, .wisdom = w};
-	check_opts(480, 4, 0, &ow, 0, NULL, NULL); /* whichever won here */
-	struct fft_wisdom_key k = {.n = 480, .components = 2, .adjacent = 0, .count_log2 = 2};
-	struct fft_wisdom_choice ch;
-	assert_int_equal(fft_wisdom_get(w, &k, &ch), 0);
-	printf("vec_io: the tuner picked %s, vec_io %d for 480 x 4 rows\n",
-	       fft_technique_name(ch.technique), ch.vec_io);
-	fft_wisdom_destroy(w);
 }
 
 /* vec2 exchanged in two float rounds (fft_opts.split, half the shared memory a group) and vec4
@@ -1094,7 +1039,6 @@ int main(void)
 		cmocka_unit_test(test_every_small_length),
 		cmocka_unit_test(test_larger_lengths),
 		cmocka_unit_test(test_columns_and_vec4),
-		cmocka_unit_test(test_vec_io),
 		cmocka_unit_test(test_2d_shapes),
 		cmocka_unit_test(test_linearity),
 		cmocka_unit_test(test_wisdom),
