@@ -8,6 +8,8 @@
 #  2. the fft suite's 2D transforms (bench/run.sh fft, variant default) with vec_io forced off
 #     (--fft-vec-io -1), forced on over the rule's shapes (1), and allowed: an empty wisdom file
 #     measured now, the tuner offering vec_io among its candidates (0; its picks in the log).
+# Part 2 needs a build with vec_io (commit 549ab74, before its revert: it measured slower, see
+# bench/RESULTS.md); part 1 runs on any build since d657e06.
 # usage (from the repository root, a pack made by bench/pack.sh):  bash bench/probes/issue40_fft_factors.sh
 # Results under $OUT (probe.txt, off/on/tuned .jsonl and .txt, wisdom.txt, card.txt).
 P=$PWD/.carry
