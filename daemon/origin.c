@@ -318,8 +318,8 @@ static int fetch(struct origin *o, const char *url, origin_decide_fn decide, voi
 				rc = ORIGIN_E_LOCATION;
 			char why[ORIGIN_ERR_LEN];
 			snprintf(why, sizeof why, "%s", err);
-			snprintf(err, ORIGIN_ERR_LEN, "src: %.120s redirected (hop %d) to a URL refused: "
-			         "%.300s", res->url, hops, why);
+			snprintf(err, ORIGIN_ERR_LEN, "src: %.120s redirected (hop %d) to '%.150s', "
+			         "refused: %.200s", res->url, hops, cur, why);
 		}
 		if (rc)
 			return rc;
