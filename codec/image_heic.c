@@ -215,7 +215,13 @@ static int heic_error(struct heif_error e, const char *what, char *err)
 	           : e.code == heif_error_Unsupported_feature || e.code == heif_error_Unsupported_filetype
 	               ? IMAGE_E_UNSUPPORTED
 	               : IMAGE_E_CORRUPT;
-	return image_fail(err, code, "heic: %s: %.200s", what, e.message ? e.message : "failed");
+	const char *m = e.message ? e.message : "failed";
+	int n = (int)strnlen(m, 200);
+	while (n && (m[n - 1] == '\n' || m[n - 1] == ' '))
+		n--; /* libheif ends some messages with a newline */
+	return image_fail(err, code, "heic: %s: %s%.*s%s", what,
+	                  code == IMAGE_E_TOO_LARGE ? "past the size limits (libheif: " : "", n, m,
+	                  code == IMAGE_E_TOO_LARGE ? ")" : "");
 }
 
 /* The file's nclx transfer, when it has one: HDR transfers are refused. */
