@@ -437,6 +437,12 @@ def d2_checks(ng, rc_dir, allow):
         st, h, b = d.req("GET", signed or path)
         check("signed: 200, a hit on what the other daemon stored (shared folder, restart)",
               st == 200 and h.get("x-result-cache") == "hit", (st, h, b[:200]))
+        if signed:
+            sig = urllib.parse.parse_qs(urllib.parse.urlsplit(signed).query).get("sig", [""])[0]
+            st, h, b = d.req("GET", signed + "&sig=" + urllib.parse.quote(sig, safe=""))
+            check("a signed URL with its sig given twice: 403 bad_signature (the signature "
+                  "check reads the whole query first)",
+                  (st, code(st, b)) == (403, "bad_signature"), (st, b[:300]))
         other = src_path(ng.url("/img/b.png"), CQ % 0.07)
         tampered = (signed or "").replace(urllib.parse.quote(ng.url("/img/a.png"), safe=""),
                                           urllib.parse.quote(ng.url("/img/b.png"), safe=""))
