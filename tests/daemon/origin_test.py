@@ -6,7 +6,9 @@ literal 127.0.0.1 (the only way a loopback origin is reached) and by the DNS nam
 POST /v1/bloom of the same bytes (the render path's own answer, pixel for pixel); refused
 origins; redirects in and out of the allow list; a slow origin (limit_rate: the timeout); an
 oversized origin with and without Content-Length; 404 and 500 from the origin; an answer that is
-no image; the SSRF list (IPv6 literals, v4-mapped, decimal, octal and hex hosts, localhost,
+no image; a redirect's Location with a fragment (dropped: followed) and one that is not a URL
+taken here (502 origin_error); src given twice (400); a HEIC declaring 2^32-1 pixels a side by
+src= and POST (413 image_too_large); a result-cache file cut on disk (a miss, rendered again); the SSRF list (IPv6 literals, v4-mapped, decimal, octal and hex hosts, localhost,
 userinfo and fragment tricks, file: gopher: dict:, encoded dots), each refused before any
 connection (nginx's access log never sees them); ETag and 304; result cache hits (no GPU job,
 the origin's body not downloaded), evictions within --result-cache-bytes, a second daemon
