@@ -132,8 +132,8 @@ const struct api_error_def api_errors[API_E_COUNT] = {
 	[API_E_ORIGIN_NOT_IMAGE] = {"origin_not_image", 422, "the origin's answer is not an image "
 		"this server reads (by its first bytes)"},
 	[API_E_ORIGIN_ERROR] = {"origin_error", 502, "the origin could not be fetched: an error "
-		"status (5xx, 403, ...), no connection, no address, more than 5 redirects, a broken "
-		"transfer"},
+		"status (5xx, 403, ...), no connection, no address, more than 5 redirects, a redirect "
+		"to something not a URL taken here, a broken transfer"},
 	[API_E_ORIGIN_TIMEOUT] = {"origin_timeout", 502, "the origin did not answer within "
 		"--origin-connect-timeout or --origin-timeout"},
 	[API_E_ORIGIN_BUSY] = {"origin_busy", 503, "every fetch thread is busy and --origin-queue "

@@ -203,15 +203,25 @@ done:
 	return rc;
 }
 
+/* libheif 1.15 reports a declared size above its limit (a side past
+ * heif_context_set_maximum_image_size_limit, too many items or tiles) as a memory allocation
+ * error with the subcode Security_limit_exceeded, before it allocates anything: that is the
+ * file's size, too large (413), not memory running out (503, retried for ever). */
 static int heic_error(struct heif_error e, const char *what, char *err)
 {
-	int code = e.code == heif_error_Memory_allocation_error ? IMAGE_E_NOMEM
+	int code = e.subcode == heif_suberror_Security_limit_exceeded ? IMAGE_E_TOO_LARGE
+	           : e.code == heif_error_Memory_allocation_error ? IMAGE_E_NOMEM
 	           : e.subcode == heif_suberror_End_of_data     ? IMAGE_E_TRUNCATED
-	           : e.subcode == heif_suberror_Security_limit_exceeded ? IMAGE_E_TOO_LARGE
 	           : e.code == heif_error_Unsupported_feature || e.code == heif_error_Unsupported_filetype
 	               ? IMAGE_E_UNSUPPORTED
 	               : IMAGE_E_CORRUPT;
-	return image_fail(err, code, "heic: %s: %.200s", what, e.message ? e.message : "failed");
+	const char *m = e.message ? e.message : "failed";
+	int n = (int)strnlen(m, 200);
+	while (n && (m[n - 1] == '\n' || m[n - 1] == ' '))
+		n--; /* libheif ends some messages with a newline */
+	return image_fail(err, code, "heic: %s: %s%.*s%s", what,
+	                  code == IMAGE_E_TOO_LARGE ? "past the size limits (libheif: " : "", n, m,
+	                  code == IMAGE_E_TOO_LARGE ? ")" : "");
 }
 
 /* The file's nclx transfer, when it has one: HDR transfers are refused. */

@@ -314,10 +314,12 @@ static int fetch(struct origin *o, const char *url, origin_decide_fn decide, voi
 		int explicit_ip;
 		int rc = origin_check_url(o, cur, &explicit_ip, err);
 		if (rc && hops) { /* say that it was a redirect's target */
+			if (rc == ORIGIN_E_URL) /* the origin sent it: its fault */
+				rc = ORIGIN_E_LOCATION;
 			char why[ORIGIN_ERR_LEN];
 			snprintf(why, sizeof why, "%s", err);
-			snprintf(err, ORIGIN_ERR_LEN, "src: %.120s redirected (hop %d) to a URL refused: "
-			         "%.300s", res->url, hops, why);
+			snprintf(err, ORIGIN_ERR_LEN, "src: %.120s redirected (hop %d) to '%.150s', "
+			         "refused: %.200s", res->url, hops, cur, why);
 		}
 		if (rc)
 			return rc;
@@ -361,6 +363,9 @@ static int fetch(struct origin *o, const char *url, origin_decide_fn decide, voi
 			         "more than 5 redirects" : "a redirect without Location");
 			return ORIGIN_E_REDIRECTS;
 		}
+		/* a fragment never reaches a server (RFC 9110 10.2.2 lets a Location carry one):
+		 * dropped, and what is left checked as usual */
+		h.location[strcspn(h.location, "#")] = 0;
 		/* the next hop, resolved against this one, checked like the first */
 		CURLU *u = curl_url();
 		char *next = NULL;
@@ -376,7 +381,7 @@ static int fetch(struct origin *o, const char *url, origin_decide_fn decide, voi
 		if (bad) {
 			snprintf(err, ORIGIN_ERR_LEN, "src: %.200s redirects to '%.200s', not a URL",
 			         p.url, h.location);
-			return ORIGIN_E_URL;
+			return ORIGIN_E_LOCATION;
 		}
 		/* a relative Location keeps the absolute form libcurl made; an absolute one is
 		 * checked as written, so its own text is what the next hop's checks read */

@@ -38,6 +38,8 @@ enum origin_error {
 	ORIGIN_E_SHUTDOWN = -14,
 	ORIGIN_E_TLS = -15,        /* an https origin's certificate refused, or its handshake
 	                              failed; at origin_create: --origin-ca unreadable */
+	ORIGIN_E_LOCATION = -16,   /* a redirect's Location is not a URL this module takes (its
+	                              fragment dropped first): the origin's fault, not the client's */
 };
 
 const char *origin_strerror(int code);

@@ -31,6 +31,7 @@ const char *origin_strerror(int code)
 	case ORIGIN_E_TRANSFER: return "the transfer failed";
 	case ORIGIN_E_SHUTDOWN: return "shutting down";
 	case ORIGIN_E_TLS: return "the origin's certificate was not accepted";
+	case ORIGIN_E_LOCATION: return "the origin redirected to something not a URL";
 	default: return "unknown error";
 	}
 }

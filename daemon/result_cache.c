@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gnutls/crypto.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@
 
 #include "core/log.h"
 
-#define MAGIC "fftbloom result 1\n"
+#define MAGIC "fftbloom result 2\n" /* then content type, lost, body length, SHA-256 lines */
 #define TMP_PREFIX ".tmp-"
 #define TMP_STALE_S 3600 /* a temporary file this old was left by a writer that died */
 #define LOW_WATER 0.9    /* eviction frees down to this part of the bound */
@@ -162,6 +163,71 @@ static const unsigned char *line(const unsigned char *p, const unsigned char *en
 	return nl + 1;
 }
 
+static void hex_of(const unsigned char *b, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+/* The body's SHA-256 as 64 hex digits into out (65 bytes); -1 when it cannot be computed. */
+static int digest_hex(const unsigned char *body, size_t len, char out[65])
+{
+	unsigned char d[32];
+	if (gnutls_hash_fast(GNUTLS_DIG_SHA256, body, len, d))
+		return -1;
+	hex_of(d, sizeof d, out);
+	return 0;
+}
+
+/* Reads an entry's whole file buf[0, n) into meta and the body's place; NULL with why in
+ * *why when it is not a whole entry of this format (damaged, cut, or an older format). */
+static const unsigned char *entry_body(const unsigned char *buf, size_t n,
+                                       struct result_meta *meta, size_t *len, const char **why)
+{
+	const unsigned char *p = buf, *end = buf + n;
+	char length[24], digest[72], want[65];
+	*why = "no header of this format";
+	if (n < strlen(MAGIC) || memcmp(buf, MAGIC, strlen(MAGIC)))
+		return NULL;
+	p += strlen(MAGIC);
+	if (!(p = line(p, end, meta->content_type, sizeof meta->content_type)) ||
+	    !(p = line(p, end, meta->lost, sizeof meta->lost)) ||
+	    !(p = line(p, end, length, sizeof length)) || !(p = line(p, end, digest, sizeof digest)) ||
+	    !meta->content_type[0])
+		return NULL;
+	char *e;
+	errno = 0;
+	unsigned long long want_len = strtoull(length, &e, 10);
+	*why = "a length other than its body's";
+	if (errno || e == length || *e || want_len != (unsigned long long)(end - p))
+		return NULL;
+	*why = "a digest other than its body's";
+	if (digest_hex(p, (size_t)(end - p), want) || strcmp(want, digest))
+		return NULL;
+	*len = (size_t)(end - p);
+	return p;
+}
+
+/* Removes a damaged entry, unless another writer has replaced it since it was read (then
+ * that answer stays). Called without mu. */
+static void drop_damaged(struct result_cache *c, const char *path, const struct stat *read_st,
+                         const char *why)
+{
+	struct stat now;
+	if (stat(path, &now) || now.st_ino != read_st->st_ino || now.st_dev != read_st->st_dev)
+		return;
+	log_msg(LOG_WARN, "result-cache: %s is damaged (%s): removed, rendered again", path, why);
+	if (unlink(path))
+		return;
+	pthread_mutex_lock(&c->mu);
+	rescan(c, 0, 0); /* the bytes counted for it were its size when whole: counted again */
+	pthread_mutex_unlock(&c->mu);
+}
+
 int result_cache_get(struct result_cache *c, const char *key, unsigned char **body, size_t *len,
                      struct result_meta *meta)
 {
@@ -176,6 +242,7 @@ int result_cache_get(struct result_cache *c, const char *key, unsigned char **bo
 	unsigned char *buf = NULL;
 	size_t n = 0;
 	int ok = 0;
+	const char *why = NULL; /* set: the file is there but not a whole entry */
 	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
 	    (unsigned long long)st.st_size <= c->max_bytes) {
 		n = (size_t)st.st_size;
@@ -187,26 +254,26 @@ int result_cache_get(struct result_cache *c, const char *key, unsigned char **bo
 				break;
 			got += (size_t)r;
 		}
-		const unsigned char *p = buf, *end = buf + n;
 		memset(meta, 0, sizeof *meta);
-		if (buf && got == n && n >= strlen(MAGIC) && !memcmp(buf, MAGIC, strlen(MAGIC))) {
-			p += strlen(MAGIC);
-			p = line(p, end, meta->content_type, sizeof meta->content_type);
-			if (p)
-				p = line(p, end, meta->lost, sizeof meta->lost);
-			if (p && meta->content_type[0]) {
-				*len = (size_t)(end - p);
-				memmove(buf, p, *len);
-				*body = buf;
-				buf = NULL;
-				ok = 1;
-				futimens(fd, NULL); /* used now: the least recently used go first */
-			}
+		const unsigned char *p = NULL;
+		if (buf && got == n)
+			p = entry_body(buf, n, meta, len, &why);
+		if (p) {
+			memmove(buf, p, *len);
+			*body = buf;
+			buf = NULL;
+			ok = 1;
+			why = NULL;
+			futimens(fd, NULL); /* used now: the least recently used go first */
+		} else {
+			*len = 0;
 		}
 	}
 	if (fd >= 0)
 		close(fd);
 	free(buf);
+	if (why)
+		drop_damaged(c, path, &st, why);
 	pthread_mutex_lock(&c->mu);
 	if (ok)
 		c->hits++;
@@ -221,8 +288,11 @@ int result_cache_put(struct result_cache *c, const char *key, const unsigned cha
 {
 	if (!valid_key(key) || strchr(meta->content_type, '\n') || strchr(meta->lost, '\n'))
 		return -1;
-	char head[256];
-	int hl = snprintf(head, sizeof head, "%s%s\n%s\n", MAGIC, meta->content_type, meta->lost);
+	char head[400], digest[65];
+	if (digest_hex(body, len, digest))
+		return -1;
+	int hl = snprintf(head, sizeof head, "%s%s\n%s\n%zu\n%s\n", MAGIC, meta->content_type,
+	                  meta->lost, len, digest);
 	if (hl < 0 || (size_t)hl >= sizeof head)
 		return -1;
 	unsigned long long total = (unsigned long long)hl + len;

@@ -6,7 +6,9 @@
  * reader sees a whole answer or none; the index (key, bytes, last use) is rebuilt from the
  * folder at start and whenever the bytes pass the bound, so files other processes wrote count;
  * eviction removes the least recently used (a hit updates the file's modification time, which
- * the processes share). Thread-safe. */
+ * the processes share). Each file states its body's length and SHA-256, checked on every read:
+ * a file that does not match (cut, damaged, an older format) is a miss, removed and logged at
+ * warn. Thread-safe. */
 #ifndef FFTBLOOM_DAEMON_RESULT_CACHE_H
 #define FFTBLOOM_DAEMON_RESULT_CACHE_H
 
@@ -30,7 +32,8 @@ int result_cache_open(const char *dir, unsigned long long max_bytes, struct resu
 void result_cache_close(struct result_cache *c); /* NULL-safe */
 
 /* The answer stored under key (RESULT_CACHE_KEY_LEN lower-case hex digits): 1 with *body
- * (malloc'd, free it), *len and *meta; 0 when none (a miss). */
+ * (malloc'd, free it), *len and *meta; 0 when none or damaged (a miss; a damaged file is
+ * removed). */
 int result_cache_get(struct result_cache *c, const char *key, unsigned char **body, size_t *len,
                      struct result_meta *meta);
 

@@ -20,7 +20,12 @@ struct query_ctx {
 	int skip_sig;
 	char *err;
 	int failed;
+	unsigned seen; /* the skipped keys met so far (bit i: skipped[i]) */
 };
+
+/* The keys a GET render reads itself (a signature's, an origin's image): not request
+ * parameters, but refused twice as those are, since which one counts would be a guess. */
+static const char *const skipped[] = {"sig", "exp", "src"};
 
 static enum MHD_Result query_iter(void *cls, enum MHD_ValueKind kind, const char *key,
                                   const char *value)
@@ -29,10 +34,17 @@ static enum MHD_Result query_iter(void *cls, enum MHD_ValueKind kind, const char
 	struct query_ctx *qc = cls;
 	if (qc->failed)
 		return MHD_NO;
-	if (qc->skip_sig && (!strcmp(key, "sig") || !strcmp(key, "exp")))
+	for (unsigned i = 0; i < sizeof skipped / sizeof *skipped; i++) {
+		if (strcmp(key, skipped[i]) || qc->skip_sig < (i < 2 ? 1 : 2))
+			continue; /* src: skipped (2) for an origin's render only */
+		if (qc->seen & 1u << i) {
+			snprintf(qc->err, REQUEST_ERR_LEN, "%s given twice in the query string", key);
+			qc->failed = 1;
+			return MHD_NO;
+		}
+		qc->seen |= 1u << i;
 		return MHD_YES;
-	if (qc->skip_sig == 2 && !strcmp(key, "src")) /* an origin's render: its image, not a parameter */
-		return MHD_YES;
+	}
 	if (request_set(qc->req, key, value, REQUEST_SRC_QUERY, qc->err)) {
 		qc->failed = 1;
 		return MHD_NO;
@@ -46,7 +58,7 @@ int job_from_query(struct req *r, int skip_sig, enum MHD_Result *ret)
 	j->kind = operations[r->route].job;
 	request_init(&j->req, operations[r->route].request);
 	char err[REQUEST_ERR_LEN] = "";
-	struct query_ctx qc = {&j->req, skip_sig, err, 0};
+	struct query_ctx qc = {&j->req, skip_sig, err, 0, 0};
 	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_iter, &qc);
 	if (!qc.failed)
 		return 0;

@@ -353,6 +353,7 @@ static int origin_api_error(int rc, int http_status)
 	case ORIGIN_E_TLS: return API_E_ORIGIN_TLS;
 	case ORIGIN_E_SHUTDOWN: return API_E_SHUTTING_DOWN;
 	case ORIGIN_E_NOMEM: return API_E_OUT_OF_MEMORY;
+	case ORIGIN_E_LOCATION: return API_E_ORIGIN_ERROR;
 	case ORIGIN_E_STATUS:
 		return http_status == 404 || http_status == 410 ? API_E_ORIGIN_NOT_FOUND
 		                                                : API_E_ORIGIN_ERROR;

@@ -675,6 +675,28 @@ static void test_hostile(void **state)
 		assert_true(admitted_w == 16 && admitted_h == 12);
 		assert_int_equal(quiet_decode(h, len, NULL, &img, err), 0);
 		image_free(&img);
+		/* every ispe declaring sides past the limits (2^32-1: libheif's own limit, reported
+		 * as a memory error; 40000: past the side; 30000: past the pixels only): too large,
+		 * never out of memory */
+		static const uint32_t sides[] = {0xffffffffu, 40000, 30000};
+		for (size_t k = 0; k < sizeof sides / sizeof sides[0]; k++) {
+			unsigned char *big = malloc(len);
+			assert_non_null(big);
+			memcpy(big, h, len);
+			int boxes = 0;
+			for (size_t i = 0; i + 16 <= len; i++)
+				if (!memcmp(big + i, "ispe", 4)) {
+					for (int b = 0; b < 8; b++) /* after version and flags: width, height */
+						big[i + 8 + b] = (unsigned char)(sides[k] >> (24 - 8 * (b & 3)));
+					boxes++;
+				}
+			assert_true(boxes > 0);
+			rc = quiet_decode(big, len, NULL, &img, err);
+			print_message("ispe %ux%u (%d boxes): %d, %s\n", sides[k], sides[k], boxes, rc, err);
+			assert_int_equal(rc, IMAGE_E_TOO_LARGE);
+			assert_non_null(strstr(err, "heic"));
+			free(big);
+		}
 		free(h);
 	}
 	off_t tiff_bytes = st.st_size;

@@ -6,7 +6,9 @@ literal 127.0.0.1 (the only way a loopback origin is reached) and by the DNS nam
 POST /v1/bloom of the same bytes (the render path's own answer, pixel for pixel); refused
 origins; redirects in and out of the allow list; a slow origin (limit_rate: the timeout); an
 oversized origin with and without Content-Length; 404 and 500 from the origin; an answer that is
-no image; the SSRF list (IPv6 literals, v4-mapped, decimal, octal and hex hosts, localhost,
+no image; a redirect's Location with a fragment (dropped: followed) and one that is not a URL
+taken here (502 origin_error); src given twice (400); a HEIC declaring 2^32-1 pixels a side by
+src= and POST (413 image_too_large); a result-cache file cut on disk (a miss, rendered again); the SSRF list (IPv6 literals, v4-mapped, decimal, octal and hex hosts, localhost,
 userinfo and fragment tricks, file: gopher: dict:, encoded dots), each refused before any
 connection (nginx's access log never sees them); ETag and 304; result cache hits (no GPU job,
 the origin's body not downloaded), evictions within --result-cache-bytes, a second daemon
@@ -64,6 +66,12 @@ def plain_servers(ports, www):
     location = /img/r-meta { return 307 http://169.254.169.254/latest/meta-data/; }
     location = /img/r-file { return 302 file:///etc/passwd; }
     location = /img/loop { return 302 /img/loop; }
+    location = /img/r-frag { return 302 http://127.0.0.1:%(p)d/img/a.png#x; }
+    location = /img/r-frag-rel { return 302 /img/a.png#frag; }
+    location = /img/r-bad { add_header Location "http://[zz::1]/img/a.png" always; return 302; }
+    location = /img/r-userinfo {
+      add_header Location "http://u@127.0.0.1:%(p)d/img/a.png" always; return 302;
+    }
     location = /img/e500 { return 500; }
     location = /img/e503 { return 503; }
   }
@@ -144,6 +152,18 @@ def code(st, body):
     return err_of(body)[1] if st >= 400 else None
 
 
+def huge_ispe_heic():
+    """A HEIC whose every ispe box declares 4294967295 x 4294967295 (its pixels 16 x 12)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "fuzz", "corpus", "heic", "rgb420.heic"), "rb") as f:
+        b = bytearray(f.read())
+    i = b.find(b"ispe")
+    while i >= 0:
+        b[i + 8:i + 16] = b"\xff" * 8  # after the FullBox's version and flags
+        i = b.find(b"ispe", i + 4)
+    return bytes(b)
+
+
 def make_www():
     www = os.path.join(TMP, "www")
     for d in ("img/slow", "img/chunked", "secret"):
@@ -159,6 +179,7 @@ def make_www():
         "img/slow/s.png": noise_png(120, 120, seed + 3),       # ~43 kB at 4 kB/s: 10 s
         "img/text.txt": b"not an image\n" * 10,
         "secret/a.png": a,
+        "img/ispe.heic": huge_ispe_heic(),
     }
     for k, v in files.items():
         with open(os.path.join(www, k), "wb") as f:
@@ -257,18 +278,43 @@ def run_origin_checks(d, ng, files):
           st5 == 200 and h5.get("etag") != etag and h5.get("x-result-cache") == "miss", h5)
     etag = h5.get("etag")
     # redirects: followed within the allow list only
-    for p, want in (("/img/r-in", 200), ("/img/r-abs-in", 200)):
+    for p, want in (("/img/r-in", 200), ("/img/r-abs-in", 200), ("/img/r-frag", 200),
+                    ("/img/r-frag-rel", 200)):
         st, h, b = d.req("GET", src_path(ng.url(p)))
-        check("redirect %s (to /img/a.png): 200, the same render (ETag)" % p,
+        check("redirect %s (to /img/a.png, a fragment dropped): 200, the same render (ETag)" % p,
               st == 200 and h.get("etag") == etag, (st, b[:300], h.get("etag"), etag))
     for p, want in (("/img/r-out", (403, "origin_not_allowed")),
                     ("/img/r-localhost", (403, "origin_address_refused")),
                     ("/img/r-meta", (403, "origin_not_allowed")),
-                    ("/img/r-file", (400, "bad_src")),
+                    ("/img/r-file", (502, "origin_error")),
+                    ("/img/r-bad", (502, "origin_error")),
+                    ("/img/r-userinfo", (502, "origin_error")),
                     ("/img/loop", (502, "origin_error"))):
         st, h, b = d.req("GET", src_path(ng.url(p)))
         check("redirect %s: %d %s" % (p, want[0], want[1]), (st, code(st, b)) == want,
               (st, b[:300]))
+        if p in ("/img/r-file", "/img/r-bad", "/img/r-userinfo"):
+            check("redirect %s: the message names the Location" % p,
+                  "redirect" in err_of(b)[2] and ("file:" in err_of(b)[2] or "zz::1" in
+                                                  err_of(b)[2] or "u@" in err_of(b)[2]),
+                  err_of(b)[2])
+    # src given twice, like any parameter: 400 bad_parameter, nothing fetched
+    for q in ("src=%s&src=%s" % ((urllib.parse.quote(a_url, safe=""),) * 2),
+              "src=%s&src=%s" % (urllib.parse.quote(a_url, safe=""),
+                                 urllib.parse.quote(ng.url("/img/src-twice.png"), safe=""))):
+        st, h, b = d.req("GET", "/v1/bloom?" + q + "&" + Q)
+        check("src given twice: 400 bad_parameter naming src",
+              (st, code(st, b)) == (400, "bad_parameter") and "src" in err_of(b)[2],
+              (st, b[:300]))
+    check("nginx never saw the second src", not [l for l in ng.seen() if "src-twice" in l])
+    # a HEIC declaring 2^32-1 pixels a side: too large (413), not out of memory (503, retried)
+    st, h, b = d.req("GET", src_path(ng.url("/img/ispe.heic")))
+    pst, ph, pb = d.req("POST", "/v1/bloom?" + Q, body=files["img/ispe.heic"],
+                        headers={"Content-Type": "image/heic"})
+    for how, r in (("src=", (st, h, b)), ("POST", (pst, ph, pb))):
+        check("a HEIC whose ispe says 4294967295x4294967295, by %s: 413 image_too_large, no "
+              "Retry-After" % how, (r[0], code(r[0], r[2])) == (413, "image_too_large") and
+              "retry-after" not in r[1], (r[0], r[2][:300]))
     # the origin's errors
     for p, want in (("/img/missing.png", (404, "origin_not_found")),
                     ("/img/e500", (502, "origin_error")), ("/img/e503", (502, "origin_error")),
@@ -337,6 +383,31 @@ def run_cache_checks(d, ng, rc_dir):
     check("every fetched image's hold on --memory-budget was released",
           d.metric("fftbloom_memory_reserved_bytes") == 0,
           d.metric("fftbloom_memory_reserved_bytes"))
+    # a damaged answer in the folder (cut inside its body, then down to its header lines): a
+    # miss, rendered again to the same bytes, then a hit again
+    cq = CQ % 0.08
+    before = set(os.listdir(rc_dir))
+    st, h, good = d.req("GET", src_path(a_url, cq))
+    new = [f for f in set(os.listdir(rc_dir)) - before if not f.startswith(".")]
+    check("a new render is stored as one new file", st == 200 and len(new) == 1, (st, new))
+    for what in ("cut inside its body", "cut to its header lines (no body)"):
+        if len(new) != 1:
+            break
+        path = os.path.join(rc_dir, new[0])
+        with open(path, "rb") as f:
+            whole = f.read()
+        head = len(whole) - len(good)
+        with open(path, "r+b") as f:
+            f.truncate(len(whole) - 100 if "body" in what else head)
+        st, h, b = d.req("GET", src_path(a_url, cq))
+        check("a stored answer %s: 200, a miss, the whole render again" % what,
+              st == 200 and h.get("x-result-cache") == "miss" and b == good,
+              (st, h.get("x-result-cache"), len(b), len(good)))
+        st, h, b = d.req("GET", src_path(a_url, cq))
+        check("then a hit with the whole render", st == 200 and
+              h.get("x-result-cache") == "hit" and b == good, (st, h.get("x-result-cache")))
+    check("the daemon's log warns that it removed a damaged entry",
+          "warn" in d.log() and "is damaged" in d.log())
     for m in ("fftbloom_result_cache_hits_total", "fftbloom_result_cache_misses_total",
               "fftbloom_result_cache_evictions_total", "fftbloom_origin_fetches_total"):
         check("/metrics has %s" % m, (d.metric(m) or 0) > 0, d.metric(m))
@@ -368,6 +439,12 @@ def d2_checks(ng, rc_dir, allow):
         st, h, b = d.req("GET", signed or path)
         check("signed: 200, a hit on what the other daemon stored (shared folder, restart)",
               st == 200 and h.get("x-result-cache") == "hit", (st, h, b[:200]))
+        if signed:
+            sig = urllib.parse.parse_qs(urllib.parse.urlsplit(signed).query).get("sig", [""])[0]
+            st, h, b = d.req("GET", signed + "&sig=" + urllib.parse.quote(sig, safe=""))
+            check("a signed URL with its sig given twice: 403 bad_signature (the signature "
+                  "check reads the whole query first)",
+                  (st, code(st, b)) == (403, "bad_signature"), (st, b[:300]))
         other = src_path(ng.url("/img/b.png"), CQ % 0.07)
         tampered = (signed or "").replace(urllib.parse.quote(ng.url("/img/a.png"), safe=""),
                                           urllib.parse.quote(ng.url("/img/b.png"), safe=""))

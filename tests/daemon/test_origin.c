@@ -4,7 +4,8 @@
  * scheme, host, port and prefix), the allow list's own parsing; and the result cache
  * (daemon/result_cache): stored answers read back byte for byte, least recently used evicted
  * first within the bound, the index rebuilt from the folder, two handles (as two processes)
- * sharing one folder, and writers on several threads. */
+ * sharing one folder, writers on several threads, and damaged files (cut, changed, of an older
+ * format) read as misses and removed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -278,8 +279,8 @@ static void test_cache_roundtrip_and_lru(void **state)
 	struct result_cache *c;
 	char err[RESULT_CACHE_ERR_LEN];
 	const size_t n = 100000;
-	/* room for 10 answers of n bytes (and their headers), not 11 */
-	assert_int_equal(result_cache_open(dir, 10 * n + 500, &c, err), 0);
+	/* room for 10 answers of n bytes (and their headers, about 110 bytes each), not 11 */
+	assert_int_equal(result_cache_open(dir, 10 * n + 1500, &c, err), 0);
 	for (int i = 0; i < 10; i++) {
 		put(c, i, n);
 		touch_age(i, 100 - i); /* 0 the least recently used */
@@ -296,7 +297,7 @@ static void test_cache_roundtrip_and_lru(void **state)
 	result_cache_stats(c, &st);
 	printf("after the 11th: %zu entries, %llu bytes, %llu evictions\n", st.entries, st.bytes,
 	       st.evictions);
-	assert_true(st.bytes <= 10 * n + 500);
+	assert_true(st.bytes <= 10 * n + 1500);
 	assert_int_equal(st.evictions, 2);
 	assert_false(has(c, 0, n));
 	assert_false(has(c, 1, n));
@@ -313,17 +314,77 @@ static void test_cache_roundtrip_and_lru(void **state)
 	result_cache_close(c);
 
 	/* reopened (a restart): the index is rebuilt from the folder */
-	assert_int_equal(result_cache_open(dir, 10 * n + 500, &c, err), 0);
+	assert_int_equal(result_cache_open(dir, 10 * n + 1500, &c, err), 0);
 	result_cache_stats(c, &st);
 	assert_int_equal(st.entries, 9);
 	for (int i = 2; i <= 10; i++)
 		assert_true(has(c, i, n));
 	result_cache_close(c);
 	/* reopened with a smaller bound: evicted down to it at once */
-	assert_int_equal(result_cache_open(dir, 4 * n + 500, &c, err), 0);
+	assert_int_equal(result_cache_open(dir, 4 * n + 1500, &c, err), 0);
 	result_cache_stats(c, &st);
 	printf("reopened at 4 answers' bytes: %zu entries, %llu bytes\n", st.entries, st.bytes);
-	assert_true(st.bytes <= 4 * n + 500);
+	assert_true(st.bytes <= 4 * n + 1500);
+	result_cache_close(c);
+}
+
+/* The path of entry i's file into p. */
+static void entry_path(int i, char *p, size_t cap)
+{
+	char key[RESULT_CACHE_KEY_LEN + 1];
+	key_of(i, key);
+	snprintf(p, cap, "%s/%s", dir, key);
+}
+
+static void test_cache_damaged(void **state)
+{
+	(void)state;
+	/* a damaged file is a miss and is removed: cut to any length (in the body, at the header's
+	 * end, inside the header, empty), a body byte changed (the length still right), an older
+	 * format's file; the key is then stored and read again as usual */
+	struct result_cache *c;
+	char err[RESULT_CACHE_ERR_LEN], p[600];
+	const size_t n = 3001;
+	assert_int_equal(result_cache_open(dir, 1 << 22, &c, err), 0);
+	put(c, 1, n);
+	entry_path(1, p, sizeof p);
+	struct stat st;
+	assert_int_equal(stat(p, &st), 0);
+	off_t whole = st.st_size, head = whole - (off_t)n;
+	printf("entry: %lld bytes, header %lld\n", (long long)whole, (long long)head);
+	const off_t cuts[] = {whole - 1, whole / 2 + head, head, head - 1, 10, 0};
+	for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
+		put(c, 1, n);
+		assert_true(has(c, 1, n));
+		assert_int_equal(truncate(p, cuts[k]), 0);
+		assert_false(has(c, 1, n));
+		assert_int_equal(access(p, F_OK), -1); /* removed */
+	}
+	put(c, 1, n);
+	int fd = open(p, O_RDWR);
+	assert_true(fd >= 0);
+	unsigned char byte;
+	assert_int_equal(pread(fd, &byte, 1, head + 77), 1);
+	byte ^= 0x20;
+	assert_int_equal(pwrite(fd, &byte, 1, head + 77), 1);
+	close(fd);
+	assert_false(has(c, 1, n));
+	assert_int_equal(access(p, F_OK), -1);
+	FILE *f = fopen(p, "w"); /* version 1: no length, no digest */
+	assert_non_null(f);
+	fputs("fftbloom result 1\nimage/png\nrange\nshort", f);
+	fclose(f);
+	assert_false(has(c, 1, n));
+	assert_int_equal(access(p, F_OK), -1);
+	put(c, 1, n);
+	assert_true(has(c, 1, n));
+	struct result_cache_stats s;
+	result_cache_stats(c, &s);
+	printf("after: %zu entries, %llu bytes, %llu hits, %llu misses\n", s.entries, s.bytes,
+	       s.hits, s.misses);
+	assert_int_equal(s.entries, 1);
+	assert_int_equal(s.bytes, (unsigned long long)whole);
+	assert_int_equal(s.misses, 8);
 	result_cache_close(c);
 }
 
@@ -379,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_allow_list),
 		cmocka_unit_test_setup_teardown(test_cache_roundtrip_and_lru, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_cache_shared, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_cache_damaged, setup_dir, teardown_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -164,6 +164,16 @@ def test_heic():
             H.check("%s HEIC: 422 image_truncated or image_corrupt" % what, st == 422 and
                     code in ("image_truncated", "image_corrupt") and "heic" in msg,
                     (st, code, msg))
+        big = bytearray(body_heic)
+        i = big.find(b"ispe")
+        while i >= 0:  # width and height after the FullBox's version and flags
+            big[i + 8:i + 16] = b"\xff" * 8
+            i = big.find(b"ispe", i + 4)
+        st, h, r = d.req("POST", Q, body=bytes(big))
+        status, code, msg = H.err_of(r)
+        H.check("a HEIC whose ispe says 4294967295x4294967295: 413 image_too_large, no "
+                "Retry-After", (st, code) == (413, "image_too_large") and
+                "retry-after" not in h and "heic" in msg, (st, code, msg))
     finally:
         d.stop("heic daemon")
 
