@@ -16,7 +16,7 @@
 #define SETS 3
 
 struct opts {
-	int quick, threads, runs, warmup, estimate, own_threads, plane_plans, print_plan;
+	int quick, threads, runs, warmup, estimate, own_threads, batched_plans, print_plan;
 	double max_s;
 	char only[OPT_STR_MAX], wisdom[OPT_STR_MAX], machine[OPT_STR_MAX];
 };
@@ -33,9 +33,9 @@ static const struct opt_def opt_table[] = {
 	{"fftw-own-threads", OPT_BOOL, 0, 1, "false", NULL,
 	 "FFTW's own threads instead of the process's pool (fftw_peer's way; the engine's "
 	 "callback's cost, compared)", NULL, O(own_threads)},
-	{"plane-plans", OPT_BOOL, 0, 1, "false", NULL,
-	 "one plane's FFT run on each plane instead of one batched over the planes", NULL,
-	 O(plane_plans)},
+	{"batched-plans", OPT_BOOL, 0, 1, "false", NULL,
+	 "one FFT batched over the planes instead of one plane's run on each (the engine's "
+	 "default before; compared)", NULL, O(batched_plans)},
 	{"print-plan", OPT_BOOL, 0, 1, "false", NULL,
 	 "FFTW's plans of each workload on stderr (its solvers and thread splits)", NULL,
 	 O(print_plan)},
@@ -125,7 +125,7 @@ static int run_workload(struct cpu_engine *e, const struct opts *o, const struct
 	snprintf(padded, sizeof padded, "%dx%d", st.padded_w, st.padded_h);
 	struct bench_line l;
 	bench_line_begin(&l, stdout, meta, id, o->own_threads ? "fftbloom-cpu-fftw-threads"
-	                 : o->plane_plans ? "fftbloom-cpu-plane-plans" : "fftbloom-cpu",
+	                 : o->batched_plans ? "fftbloom-cpu-batched-plans" : "fftbloom-cpu",
 	                 o->estimate ? "estimate" : "measure");
 	bench_metric(&l, "ms", ms);
 	bench_metric(&l, "fft_ms", md[1] + md[2] + md[3]);
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 		cpu_engine_fftw_own_threads();
 	struct cpu_engine_opts eo = {.threads = o.threads, .wisdom_file = o.wisdom,
 	                             .measure = o.estimate ? CPU_MEASURE_NEVER : CPU_MEASURE_NOW,
-	                             .measure_limit_s = 30, .plane_plans = o.plane_plans};
+	                             .measure_limit_s = 30, .batched_plans = o.batched_plans};
 	struct cpu_engine *e;
 	static char err[CPU_ERR_LEN];
 	if (cpu_engine_create(&eo, NULL, &e, err)) {

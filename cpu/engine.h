@@ -41,9 +41,10 @@ struct cpu_engine_opts {
 	size_t frame_bytes;        /* host memory one frame's pass may take (its planes' buffers
 	                              and kernel spectrum); larger frames run in overlap-save tiles
 	                              of one padded size; 0: no bound */
-	int plane_plans;           /* 1: one plane's transform run on each plane rather than one
-	                              batched over the planes (FFTW then splits each plane's rows
-	                              and columns over the threads: a benchmark's comparison) */
+	int batched_plans;         /* 1: one transform batched over the planes; 0: one plane's
+	                              transform run on each plane, whose rows and columns FFTW
+	                              splits over all the threads (at 1080p on 16 cores 0.92x plain
+	                              FFTW where the batched plan ran 1.45x: bench/RESULTS.md) */
 	int min_frame_threads;     /* pixels_per_thread's rule gives a frame this many at least
 	                              (e.g. the cores over the frames run at once) */
 	long long pixels_per_thread; /* a w x h frame runs on ceil(w h / this) threads, at most

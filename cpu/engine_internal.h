@@ -26,7 +26,7 @@ struct cpu_plan {
 	fftwf_plan fwd, inv;
 	int threads;          /* FFTW's threads for it (the first frame's cpu_engine_frame_threads) */
 	int measured;         /* planned with FFTW_MEASURE (or the wisdom's measured plan) */
-	int per_plane;        /* fwd/inv transform one plane, run on each (opts.plane_plans) */
+	int per_plane;        /* fwd/inv transform one plane, run on each (unless opts.batched_plans) */
 	float *real;          /* max(nsrc, nout) planes of ph x pw */
 	fftwf_complex *spec;  /* max(nsrc, nout) planes of ph x (pw / 2 + 1) */
 	unsigned long long last_use;

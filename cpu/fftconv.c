@@ -47,7 +47,7 @@ int cpu_plan_make(struct cpu_engine *e, struct cpu_plan *q, unsigned flags)
 	int n[2] = {q->ph, q->pw}, rdist = q->pw * q->ph, cdist = (q->pw / 2 + 1) * q->ph;
 	/* one plane's plan run on each plane: every plane starts as aligned as the first (FFTW's
 	 * new-array execution requires it) where the planes' sizes keep 16-byte alignment */
-	q->per_plane = e->opts.plane_plans && rdist % 4 == 0 && cdist % 2 == 0;
+	q->per_plane = !e->opts.batched_plans && rdist % 4 == 0 && cdist % 2 == 0;
 	cpu_plan_begin(e, q->threads);
 	q->fwd = fftwf_plan_many_dft_r2c(2, n, q->per_plane ? 1 : q->nsrc, q->real, NULL, 1, rdist,
 	                                 q->spec, NULL, 1, cdist, flags);

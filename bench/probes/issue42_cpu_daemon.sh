@@ -5,8 +5,9 @@
 # (--cpu-frames 1, the old worker; ROUNDS=2 alternates twice); (2) why 1080p was 1.45-1.72x
 # plain FFTW on 16 threads: the engine's stages on all threads beside fftw_peer's, the engine
 # with FFTW's own threads instead of the pool's callback (cpu_bloom --fftw-own-threads), with one
-# plane's FFT run on each plane instead of one batched over 3 planes (--plane-plans: FFTW may
-# split a batch of 3 over 3 threads), and on 4 threads (what a 1080p frame gets beside others);
+# FFT batched over 3 planes (--batched-plans: FFTW may split it 3 ways) against the default, one
+# plane's FFT run on each plane (the default since it won on an H200 host), and on 4 threads
+# (what a 1080p frame gets beside others);
 # (3) conv2d on one thread and on all (the engine's own GEMM, side by side); (4) the engine
 # against plain FFTW at 480x270 and 2160p on all threads (1080p: part 2; 2160p last: its
 # FFTW_MEASURE planning takes ~40 s a program). Result lines and logs under $OUT/r, a summary on
@@ -67,7 +68,7 @@ say "the 1080p plans at $T threads, FFTW's thread splits (-xN: N pieces; whole p
 grep -o '[a-z0-9]*-thr-[^ ]*' "$R/plan-1080p-$T.txt" | sort | uniq -c | sort -rn | head -8 | tee -a "$R/summary.txt"
 bloom peer-$T "$B/bench/fftw_peer" --threads $T --only $ID --max-seconds 2 --wisdom "$W/peer.wisdom"
 bloom engine-own-threads-$T "$B/bench/cpu_bloom" --threads $T --fftw-own-threads --only $ID --max-seconds 2 --wisdom "$W/cpu.wisdom"
-bloom engine-plane-plans-$T "$B/bench/cpu_bloom" --threads $T --plane-plans --only $ID --max-seconds 2 --wisdom "$W/cpu.wisdom"
+bloom engine-batched-plans-$T "$B/bench/cpu_bloom" --threads $T --batched-plans --only $ID --max-seconds 2 --wisdom "$W/cpu.wisdom"
 [ 4 -lt "$T" ] && bloom engine-4 "$B/bench/cpu_bloom" --threads 4 --only $ID --max-seconds 2 --wisdom "$W/cpu.wisdom"
 ;; esac
 

@@ -2350,12 +2350,12 @@ static void test_cpu_tiles(void **state)
 		ra[i] = a.pixels[i];
 	int ok = tu_check("CPU tiled vs untiled", b.pixels, ra, n, TOL);
 	image_free(&b);
-	/* one plane's FFT run on each plane (cpu_engine_opts.plane_plans) against the batched */
+	/* one FFT batched over the planes (cpu_engine_opts.batched_plans) against one plane's on each */
 	struct cpu_engine *pp;
-	struct cpu_engine_opts po = {.plane_plans = 1};
+	struct cpu_engine_opts po = {.batched_plans = 1};
 	assert_int_equal(cpu_engine_create(&po, NULL, &pp, err), 0);
 	assert_int_equal(cpu_bloom_run(pp, BLOOM_OP_CONVOLVE, &in, &k, NULL, &p, &b, NULL, err), 0);
-	ok &= tu_check("CPU plane plans vs batched", b.pixels, ra, n, TOL);
+	ok &= tu_check("CPU batched plans vs plane plans", b.pixels, ra, n, TOL);
 	cpu_engine_destroy(pp);
 	free(ra);
 	image_free(&a), image_free(&b), image_free(&k);
