@@ -68,11 +68,14 @@ static int write_frame(const struct batch_job *j, const struct batch_opts *o,
 	                               .colour = o->keep_profile ? colour : NULL};
 	unsigned char *data;
 	size_t len;
-	char ierr[IMAGE_ERR_LEN];
+	char ierr[IMAGE_ERR_LEN], cnote[IMAGE_COLOUR_NOTE_LEN] = "";
+	eo.colour_note = cnote;
 	if (image_encode(img, f, &eo, &data, &len, lost, ierr)) {
 		snprintf(err, elen, "%s", ierr);
 		return -1;
 	}
+	if (cnote[0])
+		fprintf(stderr, "fftbloom: warning: %s: %s\n", j->out, cnote);
 	*lost = format_lost_reported(*lost, o->bloom, in, f, eo.bits);
 	int rc = cli_write_all(j->out, data, len, err, elen);
 	free(data);

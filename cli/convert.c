@@ -128,7 +128,11 @@ int cli_convert(int argc, char **argv)
 	                               .half = format_half(format, f, &info),
 	                               .colour = co.keep_profile ? &colour : NULL };
 	unsigned lost = 0;
+	char cnote[IMAGE_COLOUR_NOTE_LEN] = "";
+	eo.colour_note = cnote;
 	rc = image_encode(&img, f, &eo, &data, &len, &lost, err);
+	if (!rc && cnote[0] && !co.quiet)
+		fprintf(stderr, "fftbloom convert: warning: %s: %s\n", co.output, cnote);
 	image_free(&img);
 	image_colour_free(&colour);
 	if (rc) {

@@ -549,12 +549,23 @@ int image_encode(const struct image *img, enum image_format fmt, const struct im
 	    (!target->icc && !target->cicp && !target->chrm && !(target->gamma > 0)))
 		target = icc_srgb();
 	struct image conv = {.pixels = NULL};
+	if (opts.colour_note)
+		opts.colour_note[0] = 0;
 	if (target != icc_srgb()) {
+		char cerr[IMAGE_ERR_LEN];
 		int rc = icc_from_working(img, target, !fl && (opts.bits == 0 || opts.bits == 8),
-					  &conv, err);
-		if (rc)
+					  &conv, cerr);
+		if (rc == IMAGE_E_ARG) { /* a profile nothing converts to: the answer in sRGB */
+			if (opts.colour_note)
+				snprintf(opts.colour_note, IMAGE_COLOUR_NOTE_LEN,
+					 "keep_profile: %.100s; the answer is sRGB", cerr);
+			target = icc_srgb();
+		} else if (rc) {
+			snprintf(err, IMAGE_ERR_LEN, "%s", cerr);
 			return rc;
-		img = &conv;
+		} else {
+			img = &conv;
+		}
 	}
 	opts.colour = target;
 	int rc = enc(img, &opts, out, out_len, lost, err);

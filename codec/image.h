@@ -128,8 +128,12 @@ struct image_encode_opts {
 			    16-bit sRGB codes (TIFF's bits: 8, 16 or 32 (float); 0 = 8) */
 	const struct image_colour *colour; /* the colour the answer is converted to and tagged
 			    with; NULL: sRGB. image_encode converts the working-space pixels and
-			    hands the encoder a non-NULL one (the sRGB description for NULL) */
+			    hands the encoder a non-NULL one (the sRGB description for NULL); where
+			    the colour cannot be converted to (a profile without the tables that
+			    go that way), the answer is sRGB and colour_note says why */
+	char *colour_note; /* NULL, or IMAGE_COLOUR_NOTE_LEN bytes: "" or why colour was not used */
 };
+#define IMAGE_COLOUR_NOTE_LEN 160
 
 /* The compressions a TIFF answer is written with (image_encode_opts.tiff_compression), named by
  * image_tiff_compression_names (the request's tiff_compression=). Deflate and LZW use the

@@ -51,8 +51,8 @@ static void png_colour(spng_ctx *ctx, struct image_info *info)
 	}
 }
 
-int image_decode_png(const unsigned char *buf, size_t len, const struct image_limits *lim,
-		     struct image *out, struct image_info *info, char *err)
+static int decode_png(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		      struct image *out, struct image_info *info, char *err)
 {
 	int rc, e;
 	unsigned char *raw = NULL;
@@ -161,6 +161,66 @@ done:
 	free(raw);
 	spng_ctx_free(ctx);
 	return rc;
+}
+
+/* A copy of the PNG buf without its iCCP chunks (*copy malloc'd); 1 when it had one, 0 when not
+ * (or no memory: nothing to retry). */
+static int strip_iccp(const unsigned char *buf, size_t len, unsigned char **copy, size_t *clen)
+{
+	*copy = NULL;
+	if (len < 8 || !(*copy = malloc(len)))
+		return 0;
+	memcpy(*copy, buf, 8);
+	size_t at = 8, n = 8;
+	int found = 0;
+	while (at + 12 <= len) {
+		size_t dl = (size_t)buf[at] << 24 | (size_t)buf[at + 1] << 16 |
+			    (size_t)buf[at + 2] << 8 | buf[at + 3];
+		size_t cl = dl + 12;
+		if (dl > len - at - 12)
+			cl = len - at; /* a cut chunk: copied as it is, the decoder says what it is */
+		if (!memcmp(buf + at + 4, "iCCP", 4)) {
+			found = 1;
+		} else {
+			memcpy(*copy + n, buf + at, cl);
+			n += cl;
+		}
+		at += cl;
+	}
+	memcpy(*copy + n, buf + at, len - at);
+	*clen = n + (len - at);
+	if (!found) {
+		free(*copy);
+		*copy = NULL;
+	}
+	return found;
+}
+
+/* A PNG that libspng refuses for its iCCP chunk (a profile inflating past the chunk limits,
+ * bad zlib in it) is decoded without it: the profile ignored with a note, never the image. */
+int image_decode_png(const unsigned char *buf, size_t len, const struct image_limits *lim,
+		     struct image *out, struct image_info *info, char *err)
+{
+	int rc = decode_png(buf, len, lim, out, info, err);
+	unsigned char *copy;
+	size_t clen;
+	if ((rc != IMAGE_E_CORRUPT && rc != IMAGE_E_TOO_LARGE) || !strip_iccp(buf, len, &copy, &clen))
+		return rc;
+	struct image_colour *c = info ? info->colour : NULL;
+	image_colour_free(c);
+	char e2[IMAGE_ERR_LEN];
+	int rc2 = decode_png(copy, clen, lim, out, info, e2);
+	free(copy);
+	if (rc2)
+		return rc;
+	if (c) {
+		image_colour_free(c);
+		c->srgb = 1;
+		snprintf(c->name, sizeof c->name, "sRGB");
+		snprintf(c->note, sizeof c->note, "the iCCP chunk was ignored (%.110s)", err);
+	}
+	err[0] = 0;
+	return 0;
 }
 
 int image_encode_png(const struct image *img, const struct image_encode_opts *o,

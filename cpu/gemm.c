@@ -58,9 +58,11 @@ static inline float a_at(int trans_a, const float *A, size_t lda, size_t i, size
 	return trans_a ? A[k * lda + i] : A[i * lda + k];
 }
 
+/* static: target_clones makes its function an ifunc with a resolver, global for an external
+ * function (the static library's --localize-hidden leaves ifuncs alone), local for this one */
 GEMM_CLONES
-void cpu_gemm(int trans_a, size_t M, size_t N, size_t K, const float *A, size_t lda,
-              const float *B, size_t ldb, float beta, float *C, size_t ldc)
+static void gemm_clones(int trans_a, size_t M, size_t N, size_t K, const float *A, size_t lda,
+                        const float *B, size_t ldb, float beta, float *C, size_t ldc)
 {
 	size_t j = 0;
 	for (; j + NR <= N; j += NR) {
@@ -92,4 +94,10 @@ void cpu_gemm(int trans_a, size_t M, size_t N, size_t K, const float *A, size_t 
 			float *c = C + i * ldc + jj;
 			*c = beta != 0.0f ? s + beta * *c : s;
 		}
+}
+
+void cpu_gemm(int trans_a, size_t M, size_t N, size_t K, const float *A, size_t lda,
+              const float *B, size_t ldb, float beta, float *C, size_t ldc)
+{
+	gemm_clones(trans_a, M, N, K, A, lda, B, ldb, beta, C, ldc);
 }

@@ -391,7 +391,7 @@ static void do_decode(struct jobs *J, struct job *j)
 		rc = image_decode_colour(j->image, j->image_len, &lim, lend_float ? &fmem : NULL,
 		                         &j->in, &j->info, &j->colour, err);
 		if (!rc && j->info.colour_note[0])
-			log_msg(LOG_INFO, "%s", j->info.colour_note);
+			log_msg(LOG_WARN, "%s", j->info.colour_note);
 	}
 	if (tensors) {
 	} else if (rc) {
@@ -555,7 +555,8 @@ static void do_encode(struct jobs *J, struct job *j)
 	eo.tiff_compression = j->req.tiff_compression;
 	eo.half = format_half(j->req.format, fmt, &j->info);
 	eo.colour = j->req.keep_profile ? &j->colour : NULL;
-	char err[IMAGE_ERR_LEN];
+	char err[IMAGE_ERR_LEN], cnote[IMAGE_COLOUR_NOTE_LEN] = "";
+	eo.colour_note = cnote;
 	int rc;
 	if (j->yresult.data) { /* planes made on the GPU (sRGB); lost came with them */
 		rc = image_encode_jpeg_yuv(&j->yresult, eo.quality, &j->body, &j->body_len, err);
@@ -565,6 +566,8 @@ static void do_encode(struct jobs *J, struct job *j)
 			snprintf(err, sizeof err, "jpeg: cannot add the sRGB profile");
 	} else
 		rc = image_encode(&j->result, fmt, &eo, &j->body, &j->body_len, &j->lost, err);
+	if (!rc && cnote[0])
+		log_msg(LOG_WARN, "%s", cnote);
 	j->lost = format_lost_reported(j->lost, j->kind == JOB_BLOOM, &j->info, fmt, eo.bits);
 	j->encode_s = clock_s() - t0;
 	if (rc) {

@@ -34,6 +34,22 @@
 
 /* A profile of primaries/white xy (red, green, blue, white) with the sRGB curve (gamma 0) or a
  * pure power gamma, saved to malloc'd bytes. */
+/* Profile p with description desc saved to malloc'd bytes (*len of them); p closed. */
+static unsigned char *save_profile(cmsHPROFILE p, const char *desc, size_t *len)
+{
+	cmsMLU *mlu = cmsMLUalloc(NULL, 1);
+	cmsMLUsetASCII(mlu, "en", "US", desc);
+	cmsWriteTag(p, cmsSigProfileDescriptionTag, mlu);
+	cmsMLUfree(mlu);
+	cmsUInt32Number n = 0;
+	assert_true(cmsSaveProfileToMem(p, NULL, &n));
+	unsigned char *b = malloc(n);
+	assert_true(cmsSaveProfileToMem(p, b, &n));
+	cmsCloseProfile(p);
+	*len = n;
+	return b;
+}
+
 static unsigned char *make_profile(const double xy[8], double gamma, const char *desc,
                                    size_t *len)
 {
@@ -45,17 +61,8 @@ static unsigned char *make_profile(const double xy[8], double gamma, const char 
 	cmsToneCurve *cs[3] = {c, c, c};
 	cmsHPROFILE p = cmsCreateRGBProfile(&white, &prim, cs);
 	assert_non_null(p);
-	cmsMLU *mlu = cmsMLUalloc(NULL, 1);
-	cmsMLUsetASCII(mlu, "en", "US", desc);
-	cmsWriteTag(p, cmsSigProfileDescriptionTag, mlu);
-	cmsMLUfree(mlu);
-	cmsUInt32Number n = 0;
-	assert_true(cmsSaveProfileToMem(p, NULL, &n));
-	unsigned char *b = malloc(n);
-	assert_true(cmsSaveProfileToMem(p, b, &n));
-	cmsCloseProfile(p);
+	unsigned char *b = save_profile(p, desc, len);
 	cmsFreeToneCurve(c);
-	*len = n;
 	return b;
 }
 
@@ -598,6 +605,24 @@ static void test_hostile_profiles(void **state)
 	print_message("  JPEG: note \"%s\"\n", info.colour_note);
 	assert_true(strstr(info.colour_note, "missing") != NULL);
 	image_free(&img);
+	int rc_big;
+	/* an iCCP chunk inflating past libspng's chunk limits (40 MB of profile, a few KB deflated):
+	 * the profile ignored with a note, the image decoded as sRGB */
+	size_t bl = (size_t)40 << 20;
+	unsigned char *bomb = calloc(1, bl);
+	assert_non_null(bomb);
+	memcpy(bomb, icc, il);
+	unsigned char *bpng = png_with(codes, bomb, bl, &len);
+	free(bomb);
+	rc_big = image_decode(bpng, len, NULL, &img, &info, err);
+	print_message("  iCCP of 40 MB inflated (%zu bytes of PNG): rc %d, note \"%s\"\n", len, rc_big,
+	              info.colour_note);
+	assert_int_equal(rc_big, 0);
+	assert_non_null(strstr(info.colour_note, "iCCP"));
+	for (int i = 0; i < W * H * 3; i++)
+		assert_true(img.pixels[i] == colour_srgb8_table()[codes[i]]);
+	image_free(&img);
+	free(bpng);
 	/* a profile past ICC_MAX_BYTES is not parsed */
 	struct image_colour big = {.icc = calloc(1, ICC_MAX_BYTES + 1), .icc_len = ICC_MAX_BYTES + 1};
 	assert_int_equal(icc_describe(&big, 3), 0);
@@ -605,6 +630,60 @@ static void test_hostile_profiles(void **state)
 	image_colour_free(&big);
 	free(j);
 	free(bad);
+	free(codes);
+	free(icc);
+}
+
+/* keep_profile with a profile lcms2 can convert from but not to (an AToB0 table alone, no
+ * BToA0, no matrix and curves): the answer is sRGB, tagged so, with a note; never an error. */
+static void test_keep_profile_one_way(void **state)
+{
+	(void)state;
+	cmsHPROFILE h = cmsCreateProfilePlaceholder(NULL);
+	cmsSetProfileVersion(h, 4.3);
+	cmsSetDeviceClass(h, cmsSigDisplayClass);
+	cmsSetColorSpace(h, cmsSigRgbData);
+	cmsSetPCS(h, cmsSigXYZData);
+	cmsPipeline *pipe = cmsPipelineAlloc(NULL, 3, 3);
+	static const double m[9] = {0.4361, 0.3851, 0.1431, 0.2225, 0.7169, 0.0606, 0.0139, 0.0971,
+	                            0.7141};
+	/* lutAtoBType: B curves after the matrix are required (identity curves here) */
+	cmsPipelineInsertStage(pipe, cmsAT_END, cmsStageAllocToneCurves(NULL, 3, NULL));
+	cmsPipelineInsertStage(pipe, cmsAT_END, cmsStageAllocMatrix(NULL, 3, 3, m, NULL));
+	cmsPipelineInsertStage(pipe, cmsAT_END, cmsStageAllocToneCurves(NULL, 3, NULL));
+	assert_true(cmsWriteTag(h, cmsSigAToB0Tag, pipe));
+	cmsPipelineFree(pipe);
+	size_t n;
+	unsigned char *icc = save_profile(h, "one way", &n);
+	unsigned char *codes = rand_codes();
+	size_t len, olen;
+	unsigned char *png = png_with(codes, icc, n, &len);
+	struct image img;
+	struct image_info info;
+	struct image_colour colour;
+	char err[IMAGE_ERR_LEN], note[IMAGE_COLOUR_NOTE_LEN] = "x";
+	assert_int_equal(image_decode_colour(png, len, NULL, NULL, &img, &info, &colour, err), 0);
+	print_message("  decoded as \"%s\" (note \"%s\")\n", info.colour_name, info.colour_note);
+	struct image_encode_opts eo = {.colour = &colour, .colour_note = note};
+	unsigned char *out;
+	int rc = image_encode(&img, IMAGE_FORMAT_PNG, &eo, &out, &olen, NULL, err);
+	print_message("  keep_profile: rc %d, note \"%s\"\n", rc, note);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(note, "sRGB"));
+	size_t icc_out;
+	int srgb;
+	unsigned char *back = png_codes(out, olen, &icc_out, &srgb);
+	assert_true(srgb && icc_out == 0); /* tagged sRGB, not with the profile */
+	free(back);
+	free(out);
+	/* a profile that converts both ways leaves the note empty */
+	struct image_encode_opts plain = {.colour_note = note};
+	assert_int_equal(image_encode(&img, IMAGE_FORMAT_PNG, &plain, &out, &olen, NULL, err), 0);
+	assert_string_equal(note, "");
+	free(out);
+	image_free(&img);
+	image_colour_free(&colour);
+	free(png);
 	free(codes);
 	free(icc);
 }
@@ -650,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_png_gama),
 		cmocka_unit_test(test_exr_chromaticities),
 		cmocka_unit_test(test_hostile_profiles),
+		cmocka_unit_test(test_keep_profile_one_way),
 		cmocka_unit_test(test_default_tags),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

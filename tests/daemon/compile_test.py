@@ -23,14 +23,7 @@ def info_gpu(d):
     return json.loads(body)["gpus"][0] if st == 200 else {}
 
 
-def wait_ready(d, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        st, _, _ = d.req("GET", "/readyz")
-        if st == 200:
-            return True
-        time.sleep(0.02)
-    return False
+wait_ready = H.wait_ready
 
 
 def convolve(d, img, kb):

@@ -204,14 +204,7 @@ def arm(d, kind, count=1, seconds=0):
     return st, body
 
 
-def wait_ready(d, timeout=60):
-    end = time.time() + timeout
-    while time.time() < end:
-        st, _, _ = d.req("GET", "/readyz")
-        if st == 200:
-            return True
-        time.sleep(0.1)
-    return False
+wait_ready = H.wait_ready
 
 
 def test_fault_route_absent():

@@ -237,6 +237,17 @@ def multipart(parts):
     return out, "multipart/form-data; boundary=" + b
 
 
+def wait_ready(d, timeout=60):
+    """True once the daemon d answers /readyz 200 (polled every 20 ms), False after timeout s."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        st, _, _ = d.req("GET", "/readyz")
+        if st == 200:
+            return True
+        time.sleep(0.02)
+    return False
+
+
 def err_of(body):
     try:
         e = json.loads(body)["error"]

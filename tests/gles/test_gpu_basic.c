@@ -214,6 +214,25 @@ static void test_compile_thread(void **state)
 	egl_ctx_destroy(shared);
 }
 
+/* Saxpy A, B (n values) compiled in a program cache whose binaries go to a new folder dir
+ * (template: its XXXXXX replaced) under the context's driver string (driver, 600 bytes), so a
+ * later cache of that folder and driver loads its binary. Returns the number of binary formats
+ * the driver offers (0: nothing was saved). */
+static int saxpy_binary(char *dir, char *driver, int a, int b, unsigned n)
+{
+	const struct egl_info *info = egl_ctx_info(tu_gl_context());
+	snprintf(driver, 600, "%s / %s", info->renderer, info->version);
+	assert_non_null(mkdtemp(dir));
+	struct program_cache *pc;
+	assert_int_equal(program_cache_create("", NULL, &pc), 0);
+	program_cache_set_binary_dir(pc, dir, driver);
+	run_saxpy(pc, a, b, n); /* compiled here, its binary saved */
+	program_cache_destroy(pc);
+	GLint formats = 0;
+	glGetIntegerv(GL_NUM_PROGRAM_BINARY_FORMATS, &formats);
+	return formats;
+}
+
 /* A program the compile thread loads from a persisted binary (and readies there with a dispatch
  * of no work groups) computes on this context like one compiled here, and leaves no GL error.
  * What the readying saves is the driver's time at the first dispatch, measured on the H200
@@ -221,19 +240,9 @@ static void test_compile_thread(void **state)
 static void test_compile_thread_binary(void **state)
 {
 	(void)state;
-	const struct egl_info *info = egl_ctx_info(tu_gl_context());
-	char driver[600];
-	snprintf(driver, sizeof driver, "%s / %s", info->renderer, info->version);
-	char dir[] = "/tmp/fftbloom-test-binXXXXXX";
-	assert_non_null(mkdtemp(dir));
+	char driver[600], dir[] = "/tmp/fftbloom-test-binXXXXXX";
 	struct program_cache *pc;
-	assert_int_equal(program_cache_create("", NULL, &pc), 0);
-	program_cache_set_binary_dir(pc, dir, driver);
-	run_saxpy(pc, 6, -3, 500); /* compiled here, its binary saved */
-	program_cache_destroy(pc);
-	GLint formats = 0;
-	glGetIntegerv(GL_NUM_PROGRAM_BINARY_FORMATS, &formats);
-	if (formats < 1) { /* Mesa offers binaries only with its disk cache on */
+	if (saxpy_binary(dir, driver, 6, -3, 500) < 1) { /* Mesa offers binaries only with its disk cache on */
 		printf("the driver offers no program binary format: nothing to load\n");
 		rmdir(dir);
 		skip();
@@ -354,18 +363,9 @@ static void test_compile_parallel(void **state)
 static void test_compile_parallel_binary(void **state)
 {
 	(void)state;
-	const struct egl_info *info = egl_ctx_info(tu_gl_context());
-	char driver[600];
-	snprintf(driver, sizeof driver, "%s / %s", info->renderer, info->version);
-	char dir[] = "/tmp/fftbloom-test-pbinXXXXXX";
-	assert_non_null(mkdtemp(dir));
+	char driver[600], dir[] = "/tmp/fftbloom-test-pbinXXXXXX";
 	struct program_cache *pc;
-	assert_int_equal(program_cache_create("", NULL, &pc), 0);
-	program_cache_set_binary_dir(pc, dir, driver);
-	run_saxpy(pc, 4, 5, 300); /* compiled, its binary saved */
-	program_cache_destroy(pc);
-	GLint formats = 0;
-	glGetIntegerv(GL_NUM_PROGRAM_BINARY_FORMATS, &formats);
+	int formats = saxpy_binary(dir, driver, 4, 5, 300);
 	assert_int_equal(program_cache_create("", NULL, &pc), 0);
 	if (formats < 1 || !program_cache_parallel(pc, 1)) {
 		printf("no program binary format or no GL_KHR_parallel_shader_compile here\n");
