@@ -143,12 +143,20 @@ struct cpu_lanes {
 	struct cpu_lane lane[CPU_LANES_MAX];
 };
 
-/* The threads a job takes from the lanes' cores: a frame's by its size, a tensor job all. */
-static int lane_share(const struct cpu_lanes *L, const struct job *j)
+/* The threads a job takes from the lanes' cores: a frame's by its size, a tensor job all. With
+ * other jobs waiting behind it, a frame takes a quarter of that, at least the cores over the
+ * lanes: a frame's threads gain less the more there are (its serial parts leave them idle), so
+ * under load more frames at once do more work a second; its FFTs still split as planned, their
+ * pieces run by whichever of the pool's threads are free. */
+static int lane_share(const struct cpu_lanes *L, const struct job *j, int others_waiting)
 {
-	if ((j->kind == JOB_BLOOM || j->kind == JOB_CONVOLVE) && j->in.pixels)
-		return cpu_frame_threads(CPU_LANE_PIXELS, L->min_share, L->cores, j->in.width,
-		                         j->in.height);
+	if ((j->kind == JOB_BLOOM || j->kind == JOB_CONVOLVE) && j->in.pixels) {
+		int t = cpu_frame_threads(CPU_LANE_PIXELS, L->min_share, L->cores, j->in.width,
+		                          j->in.height);
+		if (others_waiting && t / 4 < L->min_share)
+			return t < L->min_share ? t : L->min_share;
+		return others_waiting ? t / 4 : t;
+	}
 	return L->cores;
 }
 
@@ -179,7 +187,7 @@ static void *lane_main(void *arg)
 	int idle_work = 1;
 	for (;;) {
 		struct job *j = J->gpuq.head;
-		int share = j ? lane_share(L, j) : 0;
+		int share = j ? lane_share(L, j, j->next != NULL) : 0;
 		if (j && L->running && L->share + share > L->cores)
 			j = NULL; /* waits for a running frame to finish (which wakes every lane) */
 		else if (j)

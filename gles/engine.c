@@ -228,13 +228,23 @@ const char *engine_wisdom_source(const struct engine *e)
 	return e->wisdom ? fft_wisdom_source(e->wisdom) : "built-in rules";
 }
 
+/* Logs an idle step that held the GPU thread ENGINE_SLOW_STEP_MS or longer (a frame arriving
+ * meanwhile waited that long); returns more. */
+static int idle_logged(struct engine *e, double t0, int more, const char *what, const char *how)
+{
+	double ms = clock_ms() - t0;
+	if (ms >= ENGINE_SLOW_STEP_MS)
+		log_sinkf(&e->log, LOG_DEBUG, "idle step of %s%s: %.1f ms", what, how, ms);
+	return more;
+}
+
 int engine_idle(struct engine *e)
 {
-	if (program_cache_ready_step(e->pc))
-		return 1;
-	if (program_cache_compiling(e->pc))
-		return ENGINE_IDLE_WAIT;
 	double t0 = clock_ms();
+	if (program_cache_ready_step(e->pc))
+		return idle_logged(e, t0, 1, "a program loaded from its binary readied", "");
+	if (program_cache_compiling(e->pc))
+		return idle_logged(e, t0, ENGINE_IDLE_WAIT, "polling the compiles in flight", "");
 	const char *what = "a wanted plan's (or its kernel spectrum's, or its rehearsal)", *how = "";
 	int more = e->bloom && bloom_build_wanted(e->bloom, 0);
 	if (!more && (more = fft_tuner_step(e->tuner))) {
@@ -243,19 +253,19 @@ int engine_idle(struct engine *e)
 	}
 	if (!more && (more = e->bloom && bloom_ctx_refresh(e->bloom)))
 		what = "a plan's rebuild with measured shapes";
-	double ms = clock_ms() - t0;
-	if (more && ms >= ENGINE_SLOW_STEP_MS) /* a frame arriving meanwhile waited this long */
-		log_sinkf(&e->log, LOG_DEBUG, "idle step of %s%s: %.1f ms", what, how, ms);
-	return more;
+	return more ? idle_logged(e, t0, more, what, how) : 0;
 }
 
 int engine_idle_plans(struct engine *e)
 {
+	double t0 = clock_ms();
 	if (program_cache_ready_step(e->pc))
-		return 1;
+		return idle_logged(e, t0, 1, "a program loaded from its binary readied", "");
 	if (program_cache_compiling(e->pc))
-		return ENGINE_IDLE_WAIT;
-	return e->bloom && bloom_build_wanted(e->bloom, BLOOM_WANT_IDLE);
+		return idle_logged(e, t0, ENGINE_IDLE_WAIT, "polling the compiles in flight", "");
+	int more = e->bloom && bloom_build_wanted(e->bloom, BLOOM_WANT_IDLE);
+	return more ? idle_logged(e, t0, more, "a wanted plan's (or its kernel spectrum's, or its "
+	                          "rehearsal)", "") : 0;
 }
 
 int engine_build_wanted(struct engine *e, int long_load)

@@ -128,7 +128,7 @@ int engine_idle(struct engine *e);
 int engine_idle_plans(struct engine *e);
 #define ENGINE_IDLE_WAIT 2
 #define ENGINE_IDLE_WAIT_MS 2
-#define ENGINE_SLOW_STEP_MS 20.0 /* idle steps this long are logged (debug) */
+#define ENGINE_SLOW_STEP_MS 5.0 /* idle steps this long are logged (debug) */
 
 /* One step toward a plan a frame borrowed another's for (bloom_build_wanted: one program
  * compiled at most), the only idle work worth taking between jobs under load: until it is

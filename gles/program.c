@@ -34,6 +34,8 @@ struct pending {
 	char *defines;
 	struct program_pending pd;
 	double t0;                  /* when it was submitted */
+	double submit_ms, poll_ms;  /* the GPU thread's time in its submission, its longest status
+	                               query (logged with the build: what a frame may wait for) */
 	int rc;                     /* its failure once finished (the slot then waits for the asker) */
 	char err[PROGRAM_ERR_LEN];
 };
@@ -248,16 +250,31 @@ static void pending_clear(struct pending *q)
 	memset(q, 0, sizeof *q);
 }
 
+/* Whether q's build is complete (the driver's status query, timed). */
+static int pending_ready(struct pending *q)
+{
+	double t0 = clock_ms();
+	int done = program_store_ready(&q->pd);
+	double ms = clock_ms() - t0;
+	if (ms > q->poll_ms)
+		q->poll_ms = ms;
+	return done;
+}
+
 /* A finished build into the cache (or its failure kept in the slot for its asker). */
 static void pending_finish(struct program_cache *pc, struct pending *q)
 {
 	GLuint p = 0;
+	double t0 = clock_ms();
 	q->rc = program_store_finish(pc->store, q->name, q->defines, &q->pd, &p, q->err);
 	if (q->rc)
 		return;
+	char how[128];
+	snprintf(how, sizeof how, " (submitted in parallel; the GPU thread's part: submit %.1f ms, "
+	         "status query %.1f ms at most, taken in %.1f ms)", q->submit_ms, q->poll_ms,
+	         clock_ms() - t0);
 	unsigned kept;
-	take_built(pc, q->name, q->key, q->key_len, p, 0, clock_ms() - q->t0,
-	           " (submitted in parallel)", &kept);
+	take_built(pc, q->name, q->key, q->key_len, p, 0, clock_ms() - q->t0, how, &kept);
 	pending_clear(q);
 }
 
@@ -268,7 +285,7 @@ int program_cache_poll(struct program_cache *pc)
 		struct pending *q = &pc->pend[i];
 		if (!q->name[0] || q->rc)
 			continue;
-		if (program_store_ready(&q->pd))
+		if (pending_ready(q))
 			pending_finish(pc, q);
 		else
 			busy++;
@@ -348,7 +365,7 @@ static int parallel_get(struct program_cache *pc, const char *name, const void *
 			free_slot = o;
 	}
 	if (q) {
-		if (!q->rc && pc->budget >= 0 && !program_store_ready(&q->pd)) {
+		if (!q->rc && pc->budget >= 0 && !pending_ready(q)) {
 			pc->refused = 1;
 			snprintf(err, PROGRAM_ERR_LEN, "shader '%s': compiling", name);
 			return PROGRAM_E_BUDGET;
@@ -375,11 +392,13 @@ static int parallel_get(struct program_cache *pc, const char *name, const void *
 	q->defines = strdup(defines ? defines : "");
 	if (!q->defines)
 		return PROGRAM_E_NOMEM;
+	double t0 = clock_ms();
 	int rc = program_store_submit(pc->store, name, defines, &q->pd, err);
 	if (rc) {
 		pending_clear(q);
 		return rc;
 	}
+	q->submit_ms = clock_ms() - t0;
 	pc->st.misses++;
 	pc->budget--;
 	if (q->pd.binary_hit) { /* loaded: readied by a dispatch in a later idle step */
@@ -393,7 +412,7 @@ static int parallel_get(struct program_cache *pc, const char *name, const void *
 	snprintf(q->name, sizeof q->name, "%s", name);
 	memcpy(q->key, key, key_len);
 	q->key_len = key_len;
-	q->t0 = clock_ms();
+	q->t0 = t0;
 	pc->refused = 1;
 	snprintf(err, PROGRAM_ERR_LEN, "shader '%s': compiling", name);
 	return PROGRAM_E_BUDGET;

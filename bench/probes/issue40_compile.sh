@@ -21,6 +21,8 @@
 #       plan's compiles) and 2.5 s apart (past the tuner's 2 s: its candidates' compiles);
 #       its figure: the slowest of those 1080p requests less the fastest (the extra wait).
 #     One "figure ..." line per figure at the end of summary.txt (and on stdout).
+# MODES (default "parallel thread inline") picks the modes of B, ROUNDS (default 1) repeats its
+# idle row (labels idle-MODE, idle-MODE2, ...), NO_PROBE=1 leaves out A.
 # Here (no pack, llvmpipe): HERE=1 bash bench/probes/issue40_compile.sh runs B alone on build/
 #   (the GPU engine) with frames made by cjpeg, of HERE_FRAME (480x270) and HERE_NEW (320x180):
 #   llvmpipe takes a minute for a first 1080p bloom. A software renderer builds no start plan:
@@ -49,7 +51,7 @@ B=$P/bin EXTRA=
 { nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT"; } >"$R/card.txt" 2>&1
 CP=$B/bench/compile_probe
 # A: the probe (with the pack only)
-if [ -z "${HERE:-}" ]; then
+if [ -z "${HERE:-}" ] && [ -z "${NO_PROBE:-}" ]; then
 timeout 45 "$CP" --programs 8 --size 24 >"$R/probe_r24.jsonl" 2>"$R/probe_r24.err"
 timeout 30 "$CP" --programs 6 --size 64 --scenario par-same-link,thread-shared,thread-shared-par,thread-other-par \
 	>"$R/probe_r64.jsonl" 2>"$R/probe_r64.err"
@@ -123,8 +125,11 @@ idle() { # LABEL OPTIONS...
 	sort -n "$t" | awk -v l="$label" -v f="$FL" 'NR == 1 {lo = $1} {hi = $1} END {printf "figure idle %s: %s requests during idle work %.1f-%.1f ms, extra %.1f ms\n", l, f, lo, hi, hi - lo}' >>"$R/figures.txt"
 }
 : >"$R/figures.txt"
-for m in parallel thread inline; do fresh "$m" --compile-mode "$m"; done
-for m in parallel thread inline; do idle "$m" --compile-mode "$m"; done
+MODES=${MODES:-parallel thread inline}
+for m in $MODES; do fresh "$m" --compile-mode "$m"; done
+for r in $(seq "${ROUNDS:-1}"); do
+	for m in $MODES; do idle "$m${r#1}" --compile-mode "$m"; done
+done
 cat "$R/figures.txt" >>"$S"
 cat "$S"
 tar czf "${OUT:-/tmp}/r.tgz" -C "$(dirname "$R")" r && rm -rf "$R"

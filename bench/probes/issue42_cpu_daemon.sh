@@ -15,6 +15,8 @@
 # usage (from the repository root, a pack in .carry: make all build/bench/cpu_bloom
 #        build/bench/cpu_conv_bench; sh bench/pack.sh):  bash bench/probes/issue42_cpu_daemon.sh
 #   here, on the build tree:  LOCAL=1 bash bench/probes/issue42_cpu_daemon.sh  (THREADS=all cores)
+#   PARTS picks parts (default 1234; 5: the threads sweep); BASE=path/to/fftbloomd adds an older
+#   daemon's lanes to part 1, NO_ONE=1 leaves out the one-frame-at-a-time daemon
 if [ -n "${LOCAL:-}" ]; then
 	B=${BUILD:-build}; FR=bench/frames; DB=$B; DAEMON=$B/fftbloomd
 else
@@ -24,7 +26,7 @@ else
 fi
 T=${THREADS:-$(nproc)}
 SIZE=${SIZE:-1920x1080}   # the e2e frames' size
-PARTS=${PARTS:-1234}      # which of the parts below run
+PARTS=${PARTS:-1234}      # which of the parts below run (5: the threads sweep)
 SECONDS_LOAD=${SECONDS_LOAD:-10}
 ROUNDS=${ROUNDS:-1}       # e2e rounds (each: lanes, then one frame at a time)
 PORT=${PORT:-8093}
@@ -51,7 +53,12 @@ load() { # NAME CPU_FRAMES
 	say "    $(grep -m1 'Server-Timing' "$R/e2e-$1.txt")"
 }
 case $PARTS in *1*)
-	for r in $(seq "$ROUNDS"); do load lanes-$r 0; load one-$r 1; done ;;
+	for r in $(seq "$ROUNDS"); do
+		load lanes-$r 0
+		# BASE: an older fftbloomd beside (its lanes), e.g. before a scheduling change
+		[ -n "${BASE:-}" ] && { NEW=$DAEMON; DAEMON=$BASE; load base-lanes-$r 0; DAEMON=$NEW; }
+		[ -n "${NO_ONE:-}" ] || load one-$r 1
+	done ;;
 esac
 
 # (2) 1080p: where the engine's time goes on T threads, and on fewer
@@ -78,6 +85,20 @@ OPENBLAS_CORETYPE=SkylakeX timeout 40 "$B/bench/cpu_conv_bench" --runs 1 --only 
 	>"$R/conv.jsonl" 2>"$R/conv.txt"
 say "conv2d: $(grep -c . "$R/conv.jsonl") lines"; grep fftbloom-cpu "$R/conv.txt" | tee -a "$R/summary.txt"
 ;; esac
+
+# (5) threads against time: 480x270 and 1080p on 1..T threads, the engine (one plane's plan on
+#     each plane, and batched) beside plain FFTW on as many (what a size's thread rule should be)
+case $PARTS in *5*)
+for t in 1 2 4 8 16 32 64; do
+	[ "$t" -le "$T" ] || continue
+	for id in bloom.270p.k64.fp32 bloom.1080p.k256.fp32; do
+		q=; [ $id = bloom.270p.k64.fp32 ] && q=--quick
+		bloom sweep-engine-$t-$id "$B/bench/cpu_bloom" --threads $t --only $id --max-seconds 1 --wisdom "$W/cpu.wisdom"
+		bloom sweep-batched-$t-$id "$B/bench/cpu_bloom" --threads $t --batched-plans --only $id --max-seconds 1 --wisdom "$W/cpu.wisdom"
+		bloom sweep-peer-$t-$id "$B/bench/fftw_peer" $q --threads $t --only $id --max-seconds 1 --wisdom "$W/peer.wisdom"
+	done
+done ;;
+esac
 
 # (4) the ratios at the three sizes
 case $PARTS in *4*)
