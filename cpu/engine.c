@@ -132,6 +132,10 @@ int cpu_engine_create(const struct cpu_engine_opts *o, const struct log_sink *lo
 	}
 	if (o)
 		e->opts = *o;
+	if (!e->opts.pixels_per_thread)
+		e->opts.pixels_per_thread = CPU_PIXELS_PER_THREAD;
+	else if (e->opts.pixels_per_thread < 0)
+		e->opts.pixels_per_thread = 0; /* cpu_frame_threads: all */
 	if (log)
 		e->log = *log;
 	long cores = par_cores();

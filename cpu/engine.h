@@ -49,9 +49,15 @@ struct cpu_engine_opts {
 	                              (e.g. the cores over the frames run at once) */
 	long long pixels_per_thread; /* a w x h frame runs on ceil(w h / this) threads, at most
 	                                threads (a daemon running several frames at once gives a
-	                                small frame few threads, which FFTW uses better); 0: every
-	                                frame on all threads */
+	                                small frame few threads, which FFTW uses better); 0:
+	                                CPU_PIXELS_PER_THREAD; negative: every frame on all threads */
 };
+
+/* pixels_per_thread's default: past a few threads a small frame's transforms cost more in
+ * handing out their pieces than they gain (on 16 cores a 480x270 bloom took 2.3 ms on 8
+ * threads and 3.0 on 16, a 1080p one 41.5 and 25.0: bench/RESULTS.md), so a 480x270 frame
+ * runs on 8 threads, 1080p and larger on all up to 100 */
+#define CPU_PIXELS_PER_THREAD 20480LL
 
 /* FFTW_ESTIMATE plans at once (the wisdom's measured plan where it holds one), or
  * FFTW_MEASURE: before the first frame of a size (seconds on few cores, then kept in the
