@@ -5,6 +5,7 @@
  * halves the work, and a bloom transforms only R, G and B (its alpha is the input's). */
 #include "cpu/engine_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -394,55 +395,89 @@ struct frame {
 	unsigned long long bad[PAR_EACH_MAX]; /* per worker: non-finite result samples */
 };
 
-#define SPAN 512 /* pixels a row is converted in at a time (on the stack: 8 KiB of RGBA) */
+#define SPAN 512 /* pixels a row is converted in at a time (on the stack: 8 KiB of planes) */
 
-/* Pixels [x0, x0 + n) of row y as RGBA (gray fills R, G and B; a missing alpha is 1). */
-static void span_rgba(const struct image *in, int y, int x0, int n, float *v)
+/* The loops below work on a span's channels as separate planes of SPAN floats, with selects
+ * instead of branches, so that the compiler vectorizes them (cpu/module.mk). */
+struct span {
+	float c[4][SPAN]; /* R, G, B, A */
+};
+
+/* Pixels [x0, x0 + n) of row y into v's planes (gray fills R, G and B; a missing alpha is 1). */
+static void span_load(const struct image *in, int y, int x0, int n, struct span *v)
 {
 	const float *s = in->pixels + ((size_t)y * in->width + x0) * in->channels;
+	float *r = v->c[0], *g = v->c[1], *b = v->c[2], *a = v->c[3];
 	switch (in->channels) {
 	case 1:
 		for (int i = 0; i < n; i++)
-			v[4 * i] = v[4 * i + 1] = v[4 * i + 2] = s[i], v[4 * i + 3] = 1;
+			r[i] = g[i] = b[i] = s[i], a[i] = 1;
 		break;
 	case 2:
 		for (int i = 0; i < n; i++)
-			v[4 * i] = v[4 * i + 1] = v[4 * i + 2] = s[2 * i], v[4 * i + 3] = s[2 * i + 1];
+			r[i] = g[i] = b[i] = s[2 * i], a[i] = s[2 * i + 1];
 		break;
 	case 3:
 		for (int i = 0; i < n; i++)
-			v[4 * i] = s[3 * i], v[4 * i + 1] = s[3 * i + 1], v[4 * i + 2] = s[3 * i + 2],
-			v[4 * i + 3] = 1;
+			r[i] = s[3 * i], g[i] = s[3 * i + 1], b[i] = s[3 * i + 2], a[i] = 1;
 		break;
 	default:
-		memcpy(v, s, (size_t)n * 4 * sizeof *v);
+		for (int i = 0; i < n; i++)
+			r[i] = s[4 * i], g[i] = s[4 * i + 1], b[i] = s[4 * i + 2], a[i] = s[4 * i + 3];
 	}
 }
 
 static inline float fmin_(float a, float b) { return a < b ? a : b; }
 static inline float fmax_(float a, float b) { return a > b ? a : b; }
+/* isfinite as a compare (NaN fails it), which vectorizes */
+static inline int finite_(float x) { return fabsf(x) <= FLT_MAX; }
 
-/* The GPU's bloom_prefilter (gles/shaders/bloom_math.comp) on n RGBA pixels, in float as there;
- * non-finite samples 0 first. */
-static void prefilter_span(float *v, int n, int bloom, float threshold, float knee_,
+/* v's RGB times w, clamped to [-clamp_max, clamp_max]. */
+static void clamp_rgb(struct span *v, int n, float w, float clamp_max)
+{
+	for (int c = 0; c < 3; c++)
+		for (int i = 0; i < n; i++)
+			v->c[c][i] = fmin_(fmax_(v->c[c][i] * w, -clamp_max), clamp_max);
+}
+
+/* bloom_prefilter's weight of each pixel (threshold > 0; with_knee: knee > 0, else the soft
+ * part is 0) on its RGB, clamped. Inlined with a constant with_knee: a loop without branches. */
+static inline void weigh_rgb(struct span *v, int n, float threshold, float knee,
+                             float clamp_max, int with_knee)
+{
+	float *r = v->c[0], *g = v->c[1], *b = v->c[2];
+	for (int i = 0; i < n; i++) {
+		float m = fmax_(r[i], fmax_(g[i], b[i]));
+		float soft = 0.0f;
+		if (with_knee) {
+			soft = fmin_(fmax_(m - threshold + knee, 0.0f), 2.0f * knee);
+			soft = soft * soft / (4.0f * knee);
+		}
+		float w = fmax_(soft, m - threshold) / (m > 0.0f ? m : 1.0f);
+		w = m > 0.0f ? w : 0.0f;
+		r[i] = fmin_(fmax_(r[i] * w, -clamp_max), clamp_max);
+		g[i] = fmin_(fmax_(g[i] * w, -clamp_max), clamp_max);
+		b[i] = fmin_(fmax_(b[i] * w, -clamp_max), clamp_max);
+	}
+}
+
+/* The GPU's bloom_prefilter (gles/shaders/bloom_math.comp) on v's n pixels, in float as there;
+ * non-finite samples 0 first. Divisions by a safe denominator, the other case selected after. */
+static void prefilter_span(struct span *v, int n, int bloom, float threshold, float knee_,
                            float clamp_max)
 {
+	for (int c = 0; c < 4; c++)
+		for (int i = 0; i < n; i++)
+			v->c[c][i] = finite_(v->c[c][i]) ? v->c[c][i] : 0.0f;
+	if (!bloom)
+		return;
 	float knee = fmin_(knee_, threshold);
-	for (int i = 0; i < n; i++) {
-		float *p = v + 4 * i;
-		for (int c = 0; c < 4; c++)
-			p[c] = isfinite(p[c]) ? p[c] : 0.0f;
-		if (!bloom)
-			continue;
-		float b = fmax_(p[0], fmax_(p[1], p[2]));
-		float soft = fmin_(fmax_(b - threshold + knee, 0.0f), 2.0f * knee);
-		soft = knee > 0.0f ? soft * soft / (4.0f * knee) : 0.0f;
-		float w = b > 0.0f ? fmax_(soft, b - threshold) / b : 0.0f;
-		if (threshold <= 0.0f)
-			w = 1.0f;
-		for (int c = 0; c < 3; c++)
-			p[c] = fmin_(fmax_(p[c] * w, -clamp_max), clamp_max);
-	}
+	if (threshold <= 0.0f)
+		clamp_rgb(v, n, 1.0f, clamp_max);
+	else if (knee > 0.0f)
+		weigh_rgb(v, n, threshold, knee, clamp_max, 1);
+	else
+		weigh_rgb(v, n, threshold, knee, clamp_max, 0);
 }
 
 /* Rows of the padded planes: the image's (non-finite samples 0; prefiltered for the bloom),
@@ -456,7 +491,7 @@ static int pack_item(void *ctx, int worker, size_t item)
 	/* the planes' channels of the RGBA pixel: gray (R) [alpha], or R, G, B [alpha] */
 	const int chan[4] = {0, f->nsrc == 2 ? 3 : 1, 2, 3};
 	float th = (float)f->p->threshold, kn = (float)f->p->knee, cl = (float)f->p->clamp_max;
-	float v[SPAN * 4];
+	struct span v;
 	for (int y = (int)item * CPU_ROWS; y < q->ph && y < (int)(item + 1) * CPU_ROWS; y++) {
 		if (y >= f->ih) {
 			for (int s = 0; s < f->nsrc; s++)
@@ -465,14 +500,11 @@ static int pack_item(void *ctx, int worker, size_t item)
 		}
 		for (int x0 = 0; x0 < f->iw; x0 += SPAN) {
 			int n = f->iw - x0 < SPAN ? f->iw - x0 : SPAN;
-			span_rgba(f->in, f->iy + y, f->ix + x0, n, v);
-			prefilter_span(v, n, f->op == BLOOM_OP_BLOOM, th, kn, cl);
-			for (int s = 0; s < f->nsrc; s++) {
-				float *d = q->real + s * plane + (size_t)y * q->pw + x0;
-				const float *src = v + chan[s];
-				for (int i = 0; i < n; i++)
-					d[i] = src[4 * i];
-			}
+			span_load(f->in, f->iy + y, f->ix + x0, n, &v);
+			prefilter_span(&v, n, f->op == BLOOM_OP_BLOOM, th, kn, cl);
+			for (int s = 0; s < f->nsrc; s++)
+				memcpy(q->real + s * plane + (size_t)y * q->pw + x0, v.c[chan[s]],
+				       (size_t)n * sizeof(float));
 		}
 		for (int s = 0; s < f->nsrc; s++)
 			memset(q->real + s * plane + (size_t)y * q->pw + f->iw, 0,
@@ -505,6 +537,28 @@ static int multiply_item(void *ctx, int worker, size_t item)
 	return 0;
 }
 
+/* d[i * oc + c] = r[c][i], the result's n pixels interleaved. */
+static void interleave(float *d, int oc, const float *const r[4], int n)
+{
+	switch (oc) {
+	case 1:
+		memcpy(d, r[0], (size_t)n * sizeof *d);
+		break;
+	case 2:
+		for (int i = 0; i < n; i++)
+			d[2 * i] = r[0][i], d[2 * i + 1] = r[1][i];
+		break;
+	case 3:
+		for (int i = 0; i < n; i++)
+			d[3 * i] = r[0][i], d[3 * i + 1] = r[1][i], d[3 * i + 2] = r[2][i];
+		break;
+	default:
+		for (int i = 0; i < n; i++)
+			d[4 * i] = r[0][i], d[4 * i + 1] = r[1][i], d[4 * i + 2] = r[2][i],
+			d[4 * i + 3] = r[3][i];
+	}
+}
+
 /* Rows of the result: the bloom's composite (add: I + intensity B; mix: (1 - mix) I + mix B;
  * alpha the input's), or the convolution itself; non-finite samples counted (the bloom's only
  * where the input's were finite). The result's channels from RGBA: R; R and A; RGB; RGBA
@@ -520,7 +574,8 @@ static int composite_item(void *ctx, int worker, size_t item)
 	static const int pick[4][4] = {{0}, {0, 3}, {0, 1, 2}, {0, 1, 2, 3}};
 	const int *pk = pick[oc - 1];
 	unsigned long long bad = 0;
-	float v[SPAN * 4];
+	struct span v, r;
+	unsigned char badpx[SPAN];
 	for (int y = (int)item * CPU_ROWS; y < f->oh && y < (int)(item + 1) * CPU_ROWS; y++)
 		for (int x0 = 0; x0 < f->ow; x0 += SPAN) {
 			int n = f->ow - x0 < SPAN ? f->ow - x0 : SPAN;
@@ -530,32 +585,36 @@ static int composite_item(void *ctx, int worker, size_t item)
 			for (int o = 0; o < f->nout; o++)
 				b[o] = q->real + o * plane + py * q->pw + px;
 			float *d = f->out->pixels + ((size_t)(f->oy + y) * f->w + f->ox + x0) * oc;
+			const float *res[4], *in[4];
+			memset(badpx, 0, (size_t)n);
 			if (!bloom) {
-				for (int i = 0; i < n; i++) {
-					int badpx = 0;
-					for (int c = 0; c < oc; c++) {
-						d[i * oc + c] = b[c][i];
-						badpx |= !isfinite(b[c][i]);
-					}
-					bad += badpx;
-				}
-				continue;
-			}
-			span_rgba(f->in, f->oy + y, f->ox + x0, n, v);
-			for (int i = 0; i < n; i++) {
-				float *p = v + 4 * i, r[4];
-				for (int c = 0; c < 3; c++) {
-					float bc = b[f->nout == 1 ? 0 : c][i];
-					r[c] = add ? p[c] + inten * bc : p[c] + (bc - p[c]) * mix;
-				}
-				r[3] = p[3];
-				int badpx = 0;
 				for (int c = 0; c < oc; c++) {
-					d[i * oc + c] = r[pk[c]];
-					badpx |= !isfinite(r[pk[c]]) && isfinite(p[pk[c]]);
+					res[c] = b[c];
+					for (int i = 0; i < n; i++)
+						badpx[i] |= !finite_(b[c][i]);
 				}
-				bad += badpx;
+			} else {
+				span_load(f->in, f->oy + y, f->ox + x0, n, &v);
+				for (int c = 0; c < 3; c++) {
+					const float *bc = b[f->nout == 1 ? 0 : c], *p = v.c[c];
+					float *o = r.c[c];
+					if (add)
+						for (int i = 0; i < n; i++)
+							o[i] = p[i] + inten * bc[i];
+					else
+						for (int i = 0; i < n; i++)
+							o[i] = p[i] + (bc[i] - p[i]) * mix;
+				}
+				for (int c = 0; c < oc; c++) {
+					res[c] = pk[c] == 3 ? v.c[3] : r.c[pk[c]];
+					in[c] = v.c[pk[c]];
+					for (int i = 0; i < n; i++)
+						badpx[i] |= finite_(in[c][i]) > finite_(res[c][i]); /* finite in, not out */
+				}
 			}
+			interleave(d, oc, res, n);
+			for (int i = 0; i < n; i++)
+				bad += badpx[i];
 		}
 	f->bad[worker] += bad;
 	return 0;

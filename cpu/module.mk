@@ -11,3 +11,7 @@ CPU_OBJS += $(CPU_CONV_OBJS)
 $(BUILD)/cpu/%.o $(BUILD)/pic/cpu/%.o: CPPFLAGS_ALL += -I$(BLAS_INC)
 # the GEMM's sums as fused multiply-adds where the CPU has them (its AVX2 and AVX-512 clones)
 $(BUILD)/cpu/gemm.o $(BUILD)/pic/cpu/gemm.o: CPPFLAGS_ALL += -ffp-contract=fast
+# the frame's per-pixel loops (pack, prefilter, composite) are written to vectorize; -O2's very
+# cheap cost model leaves loops of unknown count scalar, and trapping math keeps selects branches
+# (no FP exception flags are read: the values are the same)
+$(BUILD)/cpu/fftconv.o $(BUILD)/pic/cpu/fftconv.o: CFLAGS_ALL += -O3 -fno-trapping-math
