@@ -314,8 +314,8 @@
 	 "FFTBLOOM_FLOAT_UPLOAD_LEASE", C(float_upload_lease)},                                   \
 	{"cpu-frames", OPT_INT, 0, 64, "0", NULL,                                                  \
 	 "frames the CPU engine (--engine cpu) runs at once at most, each on ceil(pixels / 512K) " \
-	 "threads while their sum fits the cores (small frames use the cores better side by "     \
-	 "side than split); 0: the cores, at most 8",                                             \
+	 "threads (a quarter of that while frames wait) while their sum fits the cores (small "   \
+	 "frames use the cores better side by side than split); 0: the cores, at most 8",         \
 	 "FFTBLOOM_CPU_FRAMES", C(cpu_frames)}
 
 const struct opt_def config_table[] = {
