@@ -42,7 +42,8 @@ struct deconv_ctx {
 	struct log_sink log;
 	struct spatial_ctx *sp;
 	struct gpu_timer *timer, *mtimer;
-	GLuint in_buf, out_buf, w_buf, bias_buf, col_buf;
+	GLuint in_buf, out_buf, w_buf, bias_buf, col_buf; /* device storage (gl_buf_grow_device) */
+	struct gl_stage stage; /* their host transfers */
 	size_t in_bytes, out_bytes, w_bytes, bias_bytes, col_bytes;
 	struct deconv_prog patches, col2im, fill; /* overlap-add and subkernel's bias fill */
 	struct {
@@ -113,6 +114,7 @@ void deconv_ctx_destroy(struct deconv_ctx *d)
 	for (int i = 0; i < 5; i++)
 		if (b[i])
 			glDeleteBuffers(1, &b[i]);
+	gl_stage_free(&d->stage);
 	gpu_timer_destroy(d->timer);
 	gpu_timer_destroy(d->mtimer);
 	free(d);
@@ -123,16 +125,33 @@ void deconv_ctx_set_cancel(struct deconv_ctx *d, struct gles_cancel *c)
 	d->cancel = c;
 }
 
-static int grow(struct deconv_ctx *d, GLuint *buf, size_t *have, size_t need,
-                char err[DECONV_ERR_LEN])
+/* A gl_util buffer call's result: 0, or its failure logged and said in err (DECONV_E_TOO_LARGE
+ * for GL_OUT_OF_MEMORY, else DECONV_E_GPU). */
+static int buf_said(const struct deconv_ctx *d, int rc, const char *gerr,
+                    char err[DECONV_ERR_LEN])
 {
-	char gerr[GL_BUF_ERR_LEN];
-	int rc = gl_buf_grow(buf, have, need, GL_DYNAMIC_COPY, gerr);
 	if (!rc)
 		return 0;
 	snprintf(err, DECONV_ERR_LEN, "%s", gerr);
 	log_sinkf(&d->log, LOG_ERROR, "deconv: %s", err);
 	return rc == GL_BUF_E_OOM ? DECONV_E_TOO_LARGE : DECONV_E_GPU;
+}
+
+/* The shaders' buffers: only shaders and GPU copies write them (the host's data comes through
+ * the staging buffers), so the driver keeps them in video memory. */
+static int grow(struct deconv_ctx *d, GLuint *buf, size_t *have, size_t need,
+                char err[DECONV_ERR_LEN])
+{
+	char gerr[GL_BUF_ERR_LEN];
+	return buf_said(d, gl_buf_grow_device(buf, have, need, d->info->buffer_storage, gerr), gerr,
+	                err);
+}
+
+static int upload(struct deconv_ctx *d, GLuint dst, const void *src, size_t bytes,
+                  char err[DECONV_ERR_LEN])
+{
+	char gerr[GL_BUF_ERR_LEN];
+	return buf_said(d, gl_stage_upload(&d->stage, dst, src, bytes, gerr), gerr, err);
 }
 
 /* gl_dispatch_z with the context's device and cancellation: 0 or DECONV_E_CANCELLED. */
@@ -155,10 +174,9 @@ static int upload_bias(struct deconv_ctx *d, const struct deconv_problem *pr, co
 		return DECONV_E_NOMEM;
 	for (int i = 0; bias && i < pr->out_c; i++)
 		b[i] = bias[i];
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, d->bias_buf);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)nb, b);
+	rc = upload(d, d->bias_buf, b, nb, err);
 	free(b);
-	return 0;
+	return rc;
 }
 
 /* The conv weight (out_c, cpi, kh, kw) of taps j = j0y + (kh - 1 - m) * sy of the transposed
@@ -273,10 +291,8 @@ static int run_overlap_add(struct deconv_ctx *d, const struct deconv_problem *pr
 	int rc;
 	if ((rc = grow(d, &d->w_buf, &d->w_bytes, wn * 4, err)) ||
 	    (rc = grow(d, &d->col_buf, &d->col_bytes, (size_t)chunk * per_plane, err)) ||
-	    (rc = upload_bias(d, pr, bias, err)))
+	    (rc = upload_bias(d, pr, bias, err)) || (rc = upload(d, d->w_buf, w, wn * 4, err)))
 		return rc;
-	glBindBuffer(GL_SHADER_STORAGE_BUFFER, d->w_buf);
-	glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(wn * 4), w);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, d->in_buf);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, d->w_buf);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, d->col_buf);
@@ -440,12 +456,8 @@ static int run_io(struct deconv_ctx *d, const struct deconv_conv *c, const float
 	if ((rc = grow(d, &d->in_buf, &d->in_bytes, in_b, err)) ||
 	    (rc = grow(d, &d->out_buf, &d->out_bytes, out_b, err)))
 		return rc;
-	if (in) {
-		glBindBuffer(GL_SHADER_STORAGE_BUFFER, d->in_buf);
-		glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)in_b, in);
-	} else if ((rc = copy_gl(in_gl, d->in_buf, in_b, 1, err))) {
+	if ((rc = in ? upload(d, d->in_buf, in, in_b, err) : copy_gl(in_gl, d->in_buf, in_b, 1, err)))
 		return rc;
-	}
 	st->upload_ms = clock_ms() - t0;
 	int method = c->method, alg = c->conv_algorithm;
 	if (method == DECONV_AUTO &&
@@ -459,11 +471,8 @@ static int run_io(struct deconv_ctx *d, const struct deconv_conv *c, const float
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_DECONV);
 	if (!rc && out) {
-		unsigned gl_err = 0;
-		if (gl_buf_read(d->out_buf, out, out_b, &gl_err)) {
-			snprintf(err, DECONV_ERR_LEN, "reading the result: %s", gl_error_name(gl_err));
-			rc = DECONV_E_GPU;
-		}
+		char gerr[GL_BUF_ERR_LEN];
+		rc = buf_said(d, gl_stage_download(&d->stage, d->out_buf, out, out_b, gerr), gerr, err);
 	} else if (!rc) {
 		rc = copy_gl(d->out_buf, out_gl, out_b, 0, err);
 	}

@@ -238,13 +238,23 @@ static int idle_logged(struct engine *e, double t0, int more, const char *what, 
 	return more;
 }
 
-int engine_idle(struct engine *e)
+/* The program cache's part of an idle step: 1 (a program from a binary readied) or
+ * ENGINE_IDLE_WAIT (compiles in flight), logged when slow; 0 when it has nothing to do. */
+static int idle_programs(struct engine *e, double t0)
 {
-	double t0 = clock_ms();
 	if (program_cache_ready_step(e->pc))
 		return idle_logged(e, t0, 1, "a program loaded from its binary readied", "");
 	if (program_cache_compiling(e->pc))
 		return idle_logged(e, t0, ENGINE_IDLE_WAIT, "polling the compiles in flight", "");
+	return 0;
+}
+
+int engine_idle(struct engine *e)
+{
+	double t0 = clock_ms();
+	int step = idle_programs(e, t0);
+	if (step)
+		return step;
 	const char *what = "a wanted plan's (or its kernel spectrum's, or its rehearsal)", *how = "";
 	int more = e->bloom && bloom_build_wanted(e->bloom, 0);
 	if (!more && (more = fft_tuner_step(e->tuner))) {
@@ -259,10 +269,9 @@ int engine_idle(struct engine *e)
 int engine_idle_plans(struct engine *e)
 {
 	double t0 = clock_ms();
-	if (program_cache_ready_step(e->pc))
-		return idle_logged(e, t0, 1, "a program loaded from its binary readied", "");
-	if (program_cache_compiling(e->pc))
-		return idle_logged(e, t0, ENGINE_IDLE_WAIT, "polling the compiles in flight", "");
+	int step = idle_programs(e, t0);
+	if (step)
+		return step;
 	int more = e->bloom && bloom_build_wanted(e->bloom, BLOOM_WANT_IDLE);
 	return more ? idle_logged(e, t0, more, "a wanted plan's (or its kernel spectrum's, or its "
 	                          "rehearsal)", "") : 0;

@@ -173,6 +173,52 @@ int gl_buf_read(unsigned buf, void *dst, size_t bytes, unsigned *gl_err)
 	return 0;
 }
 
+/* The GL error drained, said in err after what: GL_BUF_E_OOM or GL_BUF_E_GPU. */
+static int stage_failed(GLenum e, const char *what, size_t bytes, char err[GL_BUF_ERR_LEN])
+{
+	while (glGetError() != GL_NO_ERROR) {
+	}
+	if (err)
+		snprintf(err, GL_BUF_ERR_LEN, "%s %zu bytes: %s", what, bytes, gl_error_name(e));
+	return e == GL_OUT_OF_MEMORY ? GL_BUF_E_OOM : GL_BUF_E_GPU;
+}
+
+int gl_stage_upload(struct gl_stage *st, unsigned dst, const void *src, size_t bytes,
+                    char err[GL_BUF_ERR_LEN])
+{
+	if (!st->up)
+		glGenBuffers(1, &st->up);
+	glBindBuffer(GL_COPY_READ_BUFFER, st->up);
+	glBufferData(GL_COPY_READ_BUFFER, (GLsizeiptr)bytes, src, GL_STREAM_DRAW);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, dst);
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+	GLenum e = glGetError();
+	return e == GL_NO_ERROR ? 0 : stage_failed(e, "uploading", bytes, err);
+}
+
+int gl_stage_download(struct gl_stage *st, unsigned src, void *dst, size_t bytes,
+                      char err[GL_BUF_ERR_LEN])
+{
+	int rc = gl_buf_grow(&st->down, &st->down_bytes, bytes, GL_STREAM_READ, err);
+	if (rc)
+		return rc;
+	glBindBuffer(GL_COPY_READ_BUFFER, src);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, st->down);
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+	GLenum e = glGetError();
+	unsigned gl_err = 0;
+	if (e == GL_NO_ERROR && !gl_buf_read(st->down, dst, bytes, &gl_err))
+		return 0;
+	return stage_failed(e != GL_NO_ERROR ? e : gl_err, "reading back", bytes, err);
+}
+
+void gl_stage_free(struct gl_stage *st)
+{
+	unsigned b[2] = {st->up, st->down};
+	glDeleteBuffers(2, b);
+	memset(st, 0, sizeof *st);
+}
+
 int gl_buf_copy(unsigned src, unsigned dst, size_t bytes, long long *have, unsigned *gl_err)
 {
 	GLint64 ssz = 0, dsz = 0;

@@ -60,6 +60,23 @@ void gl_buf_unmap(unsigned target);
  * GL error in *gl_err (when given). */
 int gl_buf_read(unsigned buf, void *dst, size_t bytes, unsigned *gl_err);
 
+/* Host transfers of buffers only the GPU touches (gl_buf_grow_device): an upload is a
+ * GL_STREAM_DRAW buffer's data copied on the GPU into dst, a read-back a copy on the GPU into a
+ * GL_STREAM_READ buffer, which is then mapped. Zero-initialised; gl_stage_free deletes its
+ * buffers. */
+struct gl_stage {
+	unsigned up, down;
+	size_t down_bytes;
+};
+/* bytes of src into dst's first bytes. 0, or GL_BUF_E_OOM / GL_BUF_E_GPU with "uploading N
+ * bytes: GL_..." in err (NULL: not wanted). */
+int gl_stage_upload(struct gl_stage *st, unsigned dst, const void *src, size_t bytes,
+                    char err[GL_BUF_ERR_LEN]);
+/* src's first bytes into dst. Same returns, "reading N bytes back: GL_..." in err. */
+int gl_stage_download(struct gl_stage *st, unsigned src, void *dst, size_t bytes,
+                      char err[GL_BUF_ERR_LEN]);
+void gl_stage_free(struct gl_stage *st);
+
 /* The first bytes of src copied into dst on the GPU (no host copy), both buffer objects of the
  * current context's share group; binds them to GL_COPY_READ_BUFFER and GL_COPY_WRITE_BUFFER.
  * 0, or -1 when either is not a buffer or holds fewer than bytes (*have: src's or dst's size,

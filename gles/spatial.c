@@ -40,14 +40,11 @@ const struct spatial_caps *spatial_ctx_caps(const struct spatial_ctx *s)
 	return &s->caps;
 }
 
-/* A host-side staging buffer (usage GL_STREAM_DRAW or GL_STREAM_READ) or, usage 0, one the
- * shaders use: device storage (gl_buf_grow_device), never written or mapped by the host. */
-static int grow_usage(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,
-                      unsigned usage, char err[SPATIAL_ERR_LEN])
+/* A gl_util buffer call's result: 0, or its failure logged and said in err (SPATIAL_E_TOO_LARGE
+ * for GL_OUT_OF_MEMORY, else SPATIAL_E_GPU). */
+static int buf_said(const struct spatial_ctx *s, int rc, const char *gerr,
+                    char err[SPATIAL_ERR_LEN])
 {
-	char gerr[GL_BUF_ERR_LEN];
-	int rc = usage ? gl_buf_grow(buf, have, need, usage, gerr)
-	               : gl_buf_grow_device(buf, have, need, s->info->buffer_storage, gerr);
 	if (!rc)
 		return 0;
 	snprintf(err, SPATIAL_ERR_LEN, "%s", gerr);
@@ -58,26 +55,25 @@ static int grow_usage(const struct spatial_ctx *s, GLuint *buf, size_t *have, si
 int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,
                 char err[SPATIAL_ERR_LEN])
 {
-	return grow_usage(s, buf, have, need, 0, err);
+	char gerr[GL_BUF_ERR_LEN];
+	int rc = gl_buf_grow_device(buf, have, need, s->info->buffer_storage, gerr);
+	return buf_said(s, rc, gerr, err);
 }
 
 int spatial_upload(struct spatial_ctx *s, GLuint dst, const void *src, size_t bytes,
                    char err[SPATIAL_ERR_LEN])
 {
-	if (!s->up_buf)
-		glGenBuffers(1, &s->up_buf);
-	glBindBuffer(GL_COPY_READ_BUFFER, s->up_buf);
-	glBufferData(GL_COPY_READ_BUFFER, (GLsizeiptr)bytes, src, GL_STREAM_DRAW);
-	glBindBuffer(GL_COPY_WRITE_BUFFER, dst);
-	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
-	GLenum e = glGetError();
-	if (e == GL_NO_ERROR)
-		return 0;
-	while (glGetError() != GL_NO_ERROR) {
-	}
-	snprintf(err, SPATIAL_ERR_LEN, "uploading %zu bytes: %s", bytes, gl_error_name(e));
-	log_sinkf(&s->log, LOG_ERROR, "spatial: %s", err);
-	return e == GL_OUT_OF_MEMORY ? SPATIAL_E_TOO_LARGE : SPATIAL_E_GPU;
+	char gerr[GL_BUF_ERR_LEN];
+	int rc = gl_stage_upload(&s->stage, dst, src, bytes, gerr);
+	return buf_said(s, rc, gerr, err);
+}
+
+int spatial_download(struct spatial_ctx *s, GLuint src, void *dst, size_t bytes,
+                     char err[SPATIAL_ERR_LEN])
+{
+	char gerr[GL_BUF_ERR_LEN];
+	int rc = gl_stage_download(&s->stage, src, dst, bytes, gerr);
+	return buf_said(s, rc, gerr, err);
 }
 
 int spatial_ctx_create(struct program_cache *pc, const struct egl_info *info,
@@ -145,10 +141,11 @@ void spatial_ctx_destroy(struct spatial_ctx *s)
 	for (int i = 0; s->plans && i < s->nplans; i++)
 		spatial_shape_free(s, &s->plans[i]);
 	free(s->plans);
-	GLuint bufs[5] = {s->in_buf, s->out_buf, s->bias_buf, s->up_buf, s->down_buf};
-	for (int i = 0; i < 5; i++)
+	GLuint bufs[3] = {s->in_buf, s->out_buf, s->bias_buf};
+	for (int i = 0; i < 3; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
+	gl_stage_free(&s->stage);
 	gpu_timer_destroy(s->timer);
 	gpu_timer_destroy(s->mtimer);
 	free(s->host);
@@ -212,18 +209,6 @@ int spatial_run(struct spatial_ctx *s, const struct spatial_geom *g, int algorit
 
 /* ---- host arrays in and out ---- */
 
-static int download(struct spatial_ctx *s, GLuint buf, void *dst, size_t bytes,
-                    char err[SPATIAL_ERR_LEN])
-{
-	unsigned gl_err = 0;
-	if (gl_buf_read(buf, dst, bytes, &gl_err)) {
-		snprintf(err, SPATIAL_ERR_LEN, "reading the result: %s", gl_error_name(gl_err));
-		log_sinkf(&s->log, LOG_ERROR, "spatial: %s", err);
-		return SPATIAL_E_GPU;
-	}
-	return 0;
-}
-
 /* A caller's GL buffer copied on the GPU into (into 1) or out of one of the engine's. */
 static int copy_gl(GLuint from, GLuint to, size_t bytes, int into, char err[SPATIAL_ERR_LEN])
 {
@@ -255,9 +240,8 @@ static int run_io(struct spatial_ctx *s, const struct spatial_geom *g, int alg, 
 		return rc;
 	if (!out)
 		rc = copy_gl(s->out_buf, out_gl, out_bytes, 0, err);
-	else if (!(rc = grow_usage(s, &s->down_buf, &s->down_bytes, out_bytes, GL_STREAM_READ, err)) &&
-	         !(rc = copy_gl(s->out_buf, s->down_buf, out_bytes, 0, err)))
-		rc = download(s, s->down_buf, out, out_bytes, err);
+	else
+		rc = spatial_download(s, s->out_buf, out, out_bytes, err);
 	if (tm) {
 		gpu_timer_mark(tm, GPU_STAGE_DOWNLOAD);
 		if (!gpu_timer_read(tm, st->stage_ms)) {

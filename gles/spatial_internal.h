@@ -15,6 +15,7 @@
 
 #include <GLES3/gl31.h>
 
+#include "gles/gl_util.h"
 #include "gles/gpu_timer.h"
 #include "gles/spatial.h"
 
@@ -87,8 +88,7 @@ struct spatial_ctx {
 	/* host arrays cross through these, copied on the GPU to and from in_buf and out_buf, so
 	 * that the buffers the shaders read and write are never ones the host writes or maps (a
 	 * driver may keep such a buffer in host memory: NVIDIA's did, 25x slower convolutions) */
-	GLuint up_buf, down_buf;
-	size_t down_bytes;
+	struct gl_stage stage; /* host transfers of in_buf and out_buf */
 	float *host; /* RGBA staging of an image */
 	size_t host_bytes;
 	int est_done[4];
@@ -113,6 +113,9 @@ struct prog_key {
  * (orphaned each time) and a copy on the GPU: 0, SPATIAL_E_TOO_LARGE or SPATIAL_E_GPU. */
 int spatial_upload(struct spatial_ctx *s, GLuint dst, const void *src, size_t bytes,
                    char err[SPATIAL_ERR_LEN]);
+/* src's first bytes into dst through the context's read-back buffer (gl_stage_download). */
+int spatial_download(struct spatial_ctx *s, GLuint src, void *dst, size_t bytes,
+                     char err[SPATIAL_ERR_LEN]);
 /* Grows a shader-storage buffer to at least `need` bytes (contents not kept): device storage
  * (gl_buf_grow_device), written only by shaders and GPU copies (spatial_upload), never mapped. */
 int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,

@@ -28,6 +28,10 @@ import numpy as np  # noqa: E402
 
 TMP = tempfile.mkdtemp(prefix="fftbloomd-hostile-")
 SMALL_Q = "kernel_preset=gaussian:sigma=2"
+# The tests of what the GPU engine does (its program cache and new padded sizes, non-finite
+# results, the deadline of a GPU job, GPU entropy decoding) start their daemons on it; the others
+# (HTTP framing, clients, budgets, signals, TLS, logs) on test_hostile.sh's engine, the CPU one
+GPU = {"FFTBLOOM_ENGINE": "gpu"}
 
 
 def raw(d, data, timeout=10, shut=False, read=True):
@@ -407,7 +411,7 @@ def test_tls_versions():
 # ---- defect 8: new padded sizes per client; the program cache's bound ----
 
 def test_new_sizes_and_programs():
-    d = Daemon("--new-sizes-per-minute", "3", "--max-programs", "40")
+    d = Daemon("--new-sizes-per-minute", "3", "--max-programs", "40", env=GPU)
     try:
         sts = []
         for w in (40, 70, 100, 130, 170, 220, 280, 350, 430, 520):  # ten padded widths
@@ -429,7 +433,7 @@ def test_new_sizes_and_programs():
     # each new size compiled on its request's path, or (borrowing a plan meanwhile) in idle time
     for borrow in ("false", "true"):
         d = Daemon("--new-sizes-per-minute", "0", "--max-programs", "16",
-                   "--borrow-plans=" + borrow)
+                   "--borrow-plans=" + borrow, env=GPU)
         try:
             counts = []
             for w in (40, 70, 100, 130, 170, 220):
@@ -455,7 +459,7 @@ def test_new_sizes_and_programs():
 # ---- defect 9: non-finite results ----
 
 def test_overflow():
-    d = Daemon()
+    d = Daemon(env=GPU)
     try:
         img = np.full((16, 16, 3), 3e38, np.float32)
         k = np.full((3, 3, 3), 10.0, np.float32)
@@ -480,7 +484,7 @@ def test_deadline_excludes_decode():
     # noise: slow to decode, 45-150 ms for 2000x2000 on the machines seen, so the deadline is
     # well under the decode and well over the waiting of a lone job
     big = png_bytes((rng.random((2000, 2000, 3)) * 255).astype(np.uint8))
-    d = Daemon("--deadline", "0.025", "--codec-threads", "1")
+    d = Daemon("--deadline", "0.025", "--codec-threads", "1", env=GPU)
     try:
         st, h, b = d.req("POST", "/v1/convolve?format=jpeg&" + SMALL_Q, body=big, timeout=120)
         dec = H.timings(h).get("decode", 0)
@@ -1012,8 +1016,8 @@ def test_corrupt_jpeg_scans():
     b = bytearray(plain)
     b[sof + 5: sof + 9] = struct.pack(">HH", 1024, 1024)
     cases.append(("more blocks declared than the scan holds", bytes(b)))
-    on = Daemon("--jpeg-gpu-entropy-decode")
-    off = Daemon()
+    on = Daemon("--jpeg-gpu-entropy-decode", env=GPU)
+    off = Daemon(env=GPU)
     q = "/v1/bloom?format=png&" + SMALL_Q
     try:
         for name, body in cases:
