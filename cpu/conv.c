@@ -328,6 +328,8 @@ static int conv2d_run(struct prob *pp, char *err)
 	 * planes are large enough to split (a batch of 1 still uses every core) */
 	size_t least = min_z(64, max_z(16 * (size_t)COL_BUDGET / K, 1));
 	p.nb = min_z(max_z(COL_BUDGET / K, least), max_z((p.ohw + 7) / 8, 256));
+	if (p.nb > CPU_GEMM_COLS) /* whole column tiles of the GEMM; its last columns go slower */
+		p.nb -= p.nb % CPU_GEMM_COLS;
 	p.nb = min_z(p.nb, p.ohw);
 	p.blocks = (p.ohw + p.nb - 1) / p.nb;
 	size_t items = (size_t)g->batch * (size_t)g->groups * p.blocks, col_n = 0;

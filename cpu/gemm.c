@@ -96,8 +96,72 @@ static void gemm_clones(int trans_a, size_t M, size_t N, size_t K, const float *
 		}
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define WIDE_MR 8 /* AVX-512's tile: 8 rows x 32 columns, 16 of its 32 vector registers */
+
+/* C's rows [i, i + 8) x columns [j, j + 32), as block4 (each element one sum over k in order,
+ * FMA): two B vectors and eight A values a step feed 16 FMAs, where block4's one feeds 4. */
+__attribute__((target("avx512f,fma"))) static inline __attribute__((always_inline)) void
+block8x32(int trans_a, size_t i, size_t j, size_t K, const float *A, size_t lda, const float *B,
+          size_t ldb, float beta, float *C, size_t ldc)
+{
+	v16 c[WIDE_MR][2];
+	for (int r = 0; r < WIDE_MR; r++)
+		c[r][0] = c[r][1] = (v16){0};
+	const float *b = B + j;
+	for (size_t k = 0; k < K; k++, b += ldb) {
+		v16 b0, b1;
+		LOAD16(b0, b);
+		LOAD16(b1, b + 16);
+#pragma GCC unroll 8
+		for (int r = 0; r < WIDE_MR; r++) {
+			float a = trans_a ? A[k * lda + i + r] : A[(i + r) * lda + k];
+			c[r][0] += a * b0;
+			c[r][1] += a * b1;
+		}
+	}
+	for (int r = 0; r < WIDE_MR; r++) {
+		float *d = C + (i + r) * ldc + j;
+		if (beta != 0.0f) {
+			v16 o0, o1;
+			LOAD16(o0, d);
+			LOAD16(o1, d + 16);
+			c[r][0] += beta * o0;
+			c[r][1] += beta * o1;
+		}
+		memcpy(d, &c[r][0], sizeof(v16));
+		memcpy(d + 16, &c[r][1], sizeof(v16));
+	}
+}
+
+/* The whole 8 x 32 blocks with block8x32, the rest (the last rows and columns) by gemm_clones
+ * on the sub-matrices: the same sums either way. */
+__attribute__((target("avx512f,fma"))) static void gemm_wide(int trans_a, size_t M, size_t N,
+                                                              size_t K, const float *A,
+                                                              size_t lda, const float *B,
+                                                              size_t ldb, float beta, float *C,
+                                                              size_t ldc)
+{
+	size_t M8 = M / WIDE_MR * WIDE_MR, N32 = N / CPU_GEMM_COLS * CPU_GEMM_COLS;
+	for (size_t j = 0; j < N32; j += CPU_GEMM_COLS)
+		for (size_t i = 0; i < M8; i += WIDE_MR)
+			block8x32(trans_a, i, j, K, A, lda, B, ldb, beta, C, ldc);
+	if (N32 < N && M8)
+		gemm_clones(trans_a, M8, N - N32, K, A, lda, B + N32, ldb, beta, C + N32, ldc);
+	if (M8 < M)
+		gemm_clones(trans_a, M - M8, N, K, trans_a ? A + M8 : A + M8 * lda, lda, B, ldb, beta,
+		            C + M8 * ldc, ldc);
+}
+#endif
+
 void cpu_gemm(int trans_a, size_t M, size_t N, size_t K, const float *A, size_t lda,
               const float *B, size_t ldb, float beta, float *C, size_t ldc)
 {
+#ifdef WIDE_MR
+	if (__builtin_cpu_supports("avx512f")) {
+		gemm_wide(trans_a, M, N, K, A, lda, B, ldb, beta, C, ldc);
+		return;
+	}
+#endif
 	gemm_clones(trans_a, M, N, K, A, lda, B, ldb, beta, C, ldc);
 }
