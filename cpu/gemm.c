@@ -1,6 +1,7 @@
 /* The CPU engine's float32 GEMM; see gemm.h. */
 #include "cpu/gemm.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef float v16 __attribute__((vector_size(64), aligned(4)));
@@ -85,8 +86,30 @@ static void gemm_clones(int trans_a, size_t M, size_t N, size_t K, const float *
 			memcpy(c, &acc, sizeof acc);
 		}
 	}
-	/* the last columns, fewer than NR: one element at a time */
-	for (size_t i = 0; i < M && j < N; i++)
+	if (j == N)
+		return;
+	/* the last columns, fewer than NR: B's copied into a strip of NR zero-padded columns, run as
+	 * whole vectors, the valid ones stored (one element at a time without the memory) */
+	size_t w = N - j;
+	float *strip = malloc(K * NR * sizeof *strip);
+	for (size_t i = 0; i < M && strip; i++) {
+		if (i == 0)
+			for (size_t k = 0; k < K; k++) {
+				memcpy(strip + k * NR, B + k * ldb + j, w * sizeof *strip);
+				memset(strip + k * NR + w, 0, (NR - w) * sizeof *strip);
+			}
+		v16 acc = {0};
+		for (size_t k = 0; k < K; k++) {
+			v16 bv;
+			LOAD16(bv, strip + k * NR);
+			acc += a_at(trans_a, A, lda, i, k) * bv;
+		}
+		float *c = C + i * ldc + j, out[NR];
+		memcpy(out, &acc, sizeof acc);
+		for (size_t jj = 0; jj < w; jj++)
+			c[jj] = beta != 0.0f ? out[jj] + beta * c[jj] : out[jj];
+	}
+	for (size_t i = 0; i < M && !strip; i++)
 		for (size_t jj = j; jj < N; jj++) {
 			float s = 0.0f;
 			for (size_t k = 0; k < K; k++)
@@ -94,6 +117,7 @@ static void gemm_clones(int trans_a, size_t M, size_t N, size_t K, const float *
 			float *c = C + i * ldc + jj;
 			*c = beta != 0.0f ? s + beta * *c : s;
 		}
+	free(strip);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
