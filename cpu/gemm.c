@@ -92,12 +92,11 @@ static void gemm_clones(int trans_a, size_t M, size_t N, size_t K, const float *
 	 * whole vectors, the valid ones stored (one element at a time without the memory) */
 	size_t w = N - j;
 	float *strip = malloc(K * NR * sizeof *strip);
+	for (size_t k = 0; k < K && strip; k++) {
+		memcpy(strip + k * NR, B + k * ldb + j, w * sizeof *strip);
+		memset(strip + k * NR + w, 0, (NR - w) * sizeof *strip);
+	}
 	for (size_t i = 0; i < M && strip; i++) {
-		if (i == 0)
-			for (size_t k = 0; k < K; k++) {
-				memcpy(strip + k * NR, B + k * ldb + j, w * sizeof *strip);
-				memset(strip + k * NR + w, 0, (NR - w) * sizeof *strip);
-			}
 		v16 acc = {0};
 		for (size_t k = 0; k < K; k++) {
 			v16 bv;
