@@ -269,7 +269,7 @@ static void pending_finish(struct program_cache *pc, struct pending *q)
 	q->rc = program_store_finish(pc->store, q->name, q->defines, &q->pd, &p, q->err);
 	if (q->rc)
 		return;
-	char how[128];
+	char how[192];
 	snprintf(how, sizeof how, " (submitted in parallel; the GPU thread's part: submit %.1f ms, "
 	         "status query %.1f ms at most, taken in %.1f ms)", q->submit_ms, q->poll_ms,
 	         clock_ms() - t0);
