@@ -133,6 +133,50 @@ static void test_rounding(void **state)
 
 /* Dither: each code is the floor or ceiling of the exact value, and the mean over the 8x8
  * matrix is the exact value within 1/64 of a code. */
+/* The inlined encoder (colour_srgb8_fast, what the codecs' loops call) against the reference
+ * curve over (0, 1): every 61st float from 2^-16 up, and a few ulps either side of every
+ * 4096th float from 2^-14 (where the float bits' top 20 bits change). */
+static unsigned ref8(float l, int *tie)
+{
+	long double e = ref_to_srgb(l) * 255 + 0.5L;
+	*tie = fabsl(e - floorl(e + 0.5L)) < 1e-12L;
+	return (unsigned)floorl(e);
+}
+
+static void test_fast_every_bucket(void **state)
+{
+	(void)state;
+	const struct colour_srgb8_lut *lut = colour_srgb8_lut();
+	unsigned long checked = 0;
+	union {
+		float f;
+		uint32_t u;
+	} b = {0x1p-16f};
+	for (; b.f < 1.0f; b.u += 61) {
+		int tie;
+		unsigned want = ref8(b.f, &tie);
+		if (!tie && colour_srgb8_fast(lut, b.f) != want)
+			fail_msg("l = %.9g: got %u want %u", (double)b.f, colour_srgb8_fast(lut, b.f), want);
+		checked++;
+	}
+	for (uint32_t i = (127u - 14u) << 11; i < 127u << 11; i++)
+		for (int d = -2; d <= 2; d++) {
+			union {
+				float f;
+				uint32_t u;
+			} e = {.u = (uint32_t)((int64_t)(i << 12) + d)};
+			int tie;
+			unsigned want = ref8(e.f, &tie);
+			if (!tie && colour_srgb8_fast(lut, e.f) != want)
+				fail_msg("bucket edge l = %.9g: got %u want %u", (double)e.f,
+				         colour_srgb8_fast(lut, e.f), want);
+			checked++;
+		}
+	assert_int_equal(colour_srgb8_fast(lut, 0x1p-30f), 0);
+	assert_int_equal(colour_srgb8_fast(lut, 0.99999994f), 255);
+	printf("colour_srgb8_fast: %lu values against the reference curve\n", checked);
+}
+
 static void test_dither(void **state)
 {
 	(void)state;
@@ -157,7 +201,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table8),      cmocka_unit_test(test_table16),
 		cmocka_unit_test(test_roundtrip_codes), cmocka_unit_test(test_rounding),
-		cmocka_unit_test(test_dither),
+		cmocka_unit_test(test_dither), cmocka_unit_test(test_fast_every_bucket),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
