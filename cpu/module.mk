@@ -14,4 +14,5 @@ $(BUILD)/cpu/gemm.o $(BUILD)/pic/cpu/gemm.o: CPPFLAGS_ALL += -ffp-contract=fast
 # the frame's per-pixel loops (pack, prefilter, composite) are written to vectorize; -O2's very
 # cheap cost model leaves loops of unknown count scalar, and trapping math keeps selects branches
 # (no FP exception flags are read: the values are the same)
-$(BUILD)/cpu/fftconv.o $(BUILD)/pic/cpu/fftconv.o: CFLAGS_ALL += -O3 -fno-trapping-math
+# (the default build's optimisation only: the coverage, sanitizer and fault builds keep theirs)
+$(BUILD)/cpu/fftconv.o $(BUILD)/pic/cpu/fftconv.o: CFLAGS_ALL += $(if $(filter -O2,$(OPT)),-O3) -fno-trapping-math

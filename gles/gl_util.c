@@ -186,6 +186,8 @@ static int stage_failed(GLenum e, const char *what, size_t bytes, char err[GL_BU
 int gl_stage_upload(struct gl_stage *st, unsigned dst, const void *src, size_t bytes,
                     char err[GL_BUF_ERR_LEN])
 {
+	while (glGetError() != GL_NO_ERROR) { /* an earlier call's error is not this one's */
+	}
 	if (!st->up)
 		glGenBuffers(1, &st->up);
 	glBindBuffer(GL_COPY_READ_BUFFER, st->up);
@@ -199,6 +201,8 @@ int gl_stage_upload(struct gl_stage *st, unsigned dst, const void *src, size_t b
 int gl_stage_download(struct gl_stage *st, unsigned src, void *dst, size_t bytes,
                       char err[GL_BUF_ERR_LEN])
 {
+	while (glGetError() != GL_NO_ERROR) {
+	}
 	int rc = gl_buf_grow(&st->down, &st->down_bytes, bytes, GL_STREAM_READ, err);
 	if (rc)
 		return rc;

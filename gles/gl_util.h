@@ -72,7 +72,7 @@ struct gl_stage {
  * bytes: GL_..." in err (NULL: not wanted). */
 int gl_stage_upload(struct gl_stage *st, unsigned dst, const void *src, size_t bytes,
                     char err[GL_BUF_ERR_LEN]);
-/* src's first bytes into dst. Same returns, "reading N bytes back: GL_..." in err. */
+/* src's first bytes into dst. Same returns, "reading back N bytes: GL_..." in err. */
 int gl_stage_download(struct gl_stage *st, unsigned src, void *dst, size_t bytes,
                       char err[GL_BUF_ERR_LEN]);
 void gl_stage_free(struct gl_stage *st);
