@@ -325,7 +325,8 @@ static int conv2d_run(struct prob *pp, char *err)
 	           !g->pad_h && !g->pad_w && g->out_h == g->in_h && g->out_w == g->in_w;
 	/* blocks of about COL_BUDGET column floats, at least 64 pixels while that stays within 16
 	 * budgets (a huge kernel's column: down to one pixel), and eight blocks a plane where the
-	 * planes are large enough to split (a batch of 1 still uses every core) */
+	 * planes are large enough to split (a batch of 1 still uses every core); past 32 pixels a
+	 * multiple of 32 (so 32 where the rule gives 33 to 63) */
 	size_t least = min_z(64, max_z(16 * (size_t)COL_BUDGET / K, 1));
 	p.nb = min_z(max_z(COL_BUDGET / K, least), max_z((p.ohw + 7) / 8, 256));
 	if (p.nb > CPU_GEMM_COLS) /* whole column tiles of the GEMM; its last columns go slower */
