@@ -21,7 +21,9 @@ struct saxpy_key {
 	int a, b;
 };
 
-static void run_saxpy(struct program_cache *pc, int a, int b, unsigned n)
+/* program_get of saxpy(a, b), its key and defines as run_saxpy makes them (under the cache's
+ * budget as it is): its code, the program in *prog when 0. */
+static int get_saxpy(struct program_cache *pc, int a, int b, unsigned *prog)
 {
 	struct saxpy_key key;
 	memset(&key, 0, sizeof key);
@@ -29,8 +31,25 @@ static void run_saxpy(struct program_cache *pc, int a, int b, unsigned n)
 	key.b = b;
 	char defs[128], err[PROGRAM_ERR_LEN];
 	snprintf(defs, sizeof defs, "#define A %d\n#define B %d\n", a, b);
+	return program_get(pc, "test_saxpy", &key, sizeof key, defs, prog, err);
+}
+
+/* A build whose shader fails to compile: PROGRAM_E_COMPILE, its error naming the shader. */
+static void expect_compile_error(struct program_cache *pc, const void *key, size_t key_len,
+                                 const char *defs, const char *what)
+{
+	char err[PROGRAM_ERR_LEN];
 	unsigned prog;
-	assert_int_equal(program_get(pc, "test_saxpy", &key, sizeof key, defs, &prog, err), 0);
+	int rc = program_get(pc, "test_saxpy", key, key_len, defs, &prog, err);
+	printf("%s: %d: %.200s\n", what, rc, err);
+	assert_int_equal(rc, PROGRAM_E_COMPILE);
+	assert_non_null(strstr(err, "test_saxpy"));
+}
+
+static void run_saxpy(struct program_cache *pc, int a, int b, unsigned n)
+{
+	unsigned prog;
+	assert_int_equal(get_saxpy(pc, a, b, &prog), 0);
 	float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *out = malloc(n * sizeof *out);
 	tu_fill_f32(x, n, -1, 1);
 	tu_fill_f32(y, n, -1, 1);
@@ -105,11 +124,8 @@ static void test_compile_error_names_shader(void **state)
 	unsigned prog;
 	int key = 1;
 	/* B undefined: the shader must fail to compile, and the error must say which shader. */
-	int rc = program_get(pc, "test_saxpy", &key, sizeof key, "#define A 1\n", &prog, err);
-	printf("expected failure: %.200s\n", err);
-	assert_int_equal(rc, PROGRAM_E_COMPILE);
-	assert_non_null(strstr(err, "test_saxpy"));
-	rc = program_get(pc, "no_such_shader", &key, sizeof key, "", &prog, err);
+	expect_compile_error(pc, &key, sizeof key, "#define A 1\n", "expected failure");
+	int rc = program_get(pc, "no_such_shader", &key, sizeof key, "", &prog, err);
 	assert_int_equal(rc, PROGRAM_E_NOSHADER);
 	program_cache_destroy(pc);
 }
@@ -199,17 +215,10 @@ static void test_compile_thread(void **state)
 	assert_int_equal(program_get(pc, "test_saxpy", &k[2], sizeof k[2], defs[2], &prog, err),
 	                 PROGRAM_E_BUDGET);
 	program_cache_budget(pc, -1);
-	int rc = program_get(pc, "test_saxpy", &k[2], sizeof k[2], defs[2], &prog, err);
-	printf("compile error from the thread: %d: %.80s\n", rc, err);
-	assert_int_equal(rc, PROGRAM_E_COMPILE);
-	assert_non_null(strstr(err, "test_saxpy"));
+	expect_compile_error(pc, &k[2], sizeof k[2], defs[2], "compile error from the thread");
 	/* destroyed with a compile handed over and never taken */
-	struct saxpy_key k4;
-	memset(&k4, 0, sizeof k4);
-	k4.a = 11, k4.b = 12;
 	program_cache_budget(pc, 1);
-	assert_int_equal(program_get(pc, "test_saxpy", &k4, sizeof k4, "#define A 11\n#define B 12\n",
-	                             &prog, err), PROGRAM_E_BUDGET);
+	assert_int_equal(get_saxpy(pc, 11, 12, &prog), PROGRAM_E_BUDGET);
 	program_cache_destroy(pc);
 	egl_ctx_destroy(shared);
 }
@@ -253,14 +262,9 @@ static void test_compile_thread_binary(void **state)
 	assert_int_equal(program_cache_create("", NULL, &pc), 0);
 	program_cache_set_binary_dir(pc, dir, driver);
 	assert_int_equal(program_cache_worker(pc, shared), 0);
-	struct saxpy_key k;
-	memset(&k, 0, sizeof k);
-	k.a = 6, k.b = -3;
-	char err[PROGRAM_ERR_LEN];
 	unsigned prog;
 	program_cache_budget(pc, 1);
-	assert_int_equal(program_get(pc, "test_saxpy", &k, sizeof k, "#define A 6\n#define B -3\n",
-	                             &prog, err), PROGRAM_E_BUDGET);
+	assert_int_equal(get_saxpy(pc, 6, -3, &prog), PROGRAM_E_BUDGET);
 	int polls = 0;
 	while (program_cache_compiling(pc) && polls++ < 20000)
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
@@ -332,27 +336,18 @@ static void test_compile_parallel(void **state)
 	for (int i = 0; i < N - 1; i++)
 		run_saxpy(pc, k[i].a, k[i].b, 333 + 100 * (unsigned)i);
 	assert_int_equal(program_cache_refused(pc), 0);
-	rc = program_get(pc, "test_saxpy", &k[N - 1], sizeof k[N - 1], defs[N - 1], &prog, err);
-	printf("the failed build: %d: %.80s\n", rc, err);
-	assert_int_equal(rc, PROGRAM_E_COMPILE);
-	assert_non_null(strstr(err, "test_saxpy"));
+	expect_compile_error(pc, &k[N - 1], sizeof k[N - 1], defs[N - 1], "the failed build");
 	/* a frame asking for one in flight waits for it */
-	struct saxpy_key f;
-	memset(&f, 0, sizeof f);
-	f.a = 7, f.b = 8;
 	program_cache_budget(pc, 1);
-	assert_int_equal(program_get(pc, "test_saxpy", &f, sizeof f, "#define A 7\n#define B 8\n",
-	                             &prog, err), PROGRAM_E_BUDGET);
+	assert_int_equal(get_saxpy(pc, 7, 8, &prog), PROGRAM_E_BUDGET);
 	program_cache_budget(pc, -1);
 	run_saxpy(pc, 7, 8, 1000);
 	program_cache_stats(pc, &st);
 	assert_int_equal(st.misses, N + 1);
 	assert_int_equal(st.count, N);
 	/* destroyed with a build in flight */
-	f.a = 9, f.b = 10;
 	program_cache_budget(pc, 1);
-	assert_int_equal(program_get(pc, "test_saxpy", &f, sizeof f, "#define A 9\n#define B 10\n",
-	                             &prog, err), PROGRAM_E_BUDGET);
+	assert_int_equal(get_saxpy(pc, 9, 10, &prog), PROGRAM_E_BUDGET);
 	program_cache_destroy(pc);
 	assert_int_equal(gl_check(NULL, "after the parallel builds"), 0);
 }
@@ -374,14 +369,9 @@ static void test_compile_parallel_binary(void **state)
 		skip();
 	}
 	program_cache_set_binary_dir(pc, dir, driver);
-	struct saxpy_key k;
-	memset(&k, 0, sizeof k);
-	k.a = 4, k.b = 5;
-	char err[PROGRAM_ERR_LEN];
 	unsigned prog;
 	program_cache_budget(pc, 1);
-	assert_int_equal(program_get(pc, "test_saxpy", &k, sizeof k, "#define A 4\n#define B 5\n",
-	                             &prog, err), 0);
+	assert_int_equal(get_saxpy(pc, 4, 5, &prog), 0);
 	assert_int_equal(program_cache_compiling(pc), 0);
 	glUseProgram(0);
 	assert_int_equal(program_cache_ready_step(pc), 1);
