@@ -16,7 +16,7 @@
 #define SETS 3
 
 struct opts {
-	int quick, threads, runs, warmup, estimate, own_threads, batched_plans, print_plan;
+	int quick, threads, pixels_per_thread, runs, warmup, estimate, own_threads, batched_plans, print_plan;
 	double max_s;
 	char only[OPT_STR_MAX], wisdom[OPT_STR_MAX], machine[OPT_STR_MAX];
 };
@@ -27,6 +27,9 @@ static const struct opt_def opt_table[] = {
 	 O(quick)},
 	{"threads", OPT_INT, 0, 256, "0", NULL, "the engine's threads; 0: the process's cores", NULL,
 	 O(threads)},
+	{"pixels-per-thread", OPT_INT, -1, 1 << 30, "0", NULL,
+	 "a frame's threads: ceil(pixels / this), at most --threads; 0: the engine's default "
+	 "(CPU_PIXELS_PER_THREAD); -1: every frame on all threads", NULL, O(pixels_per_thread)},
 	{"estimate", OPT_BOOL, 0, 1, "false", NULL,
 	 "FFTW_ESTIMATE plans (the CLI's default) instead of FFTW_MEASURE (fftw_peer's, and the "
 	 "daemon's after idle time)", NULL, O(estimate)},
@@ -134,6 +137,7 @@ static int run_workload(struct cpu_engine *e, const struct opts *o, const struct
 	bench_detail_str(&l, "padded", padded);
 	bench_detail_num(&l, "planes", st.planes);
 	bench_detail_num(&l, "threads", cpu_engine_threads(e));
+	bench_detail_num(&l, "frame_threads", cpu_engine_frame_threads(e, w, h));
 	bench_detail_num(&l, "first_s", first_s);
 	bench_detail_num(&l, "runs", done);
 	bench_detail_open(&l, "stages_ms");
@@ -142,8 +146,9 @@ static int run_workload(struct cpu_engine *e, const struct opts *o, const struct
 	bench_detail_close(&l);
 	bench_line_end(&l, meta);
 	fprintf(stderr, "%-24s %5dx%-5d k %4dx%-4d -> %s  total %9.3f ms  (prefilter %.2f, r2c %.2f, "
-	        "mul %.2f, c2r %.2f, composite %.2f; first call %.2f s; %d runs)\n", id, w, h, kw, kh,
-	        padded, ms, md[0], md[1], md[2], md[3], md[4], first_s, done);
+	        "mul %.2f, c2r %.2f, composite %.2f; %d threads; first call %.2f s; %d runs)\n", id, w,
+	        h, kw, kh, padded, ms, md[0], md[1], md[2], md[3], md[4],
+	        cpu_engine_frame_threads(e, w, h), first_s, done);
 	if (o->print_plan) {
 		static char text[1 << 16];
 		if (!cpu_engine_plan_text(e, st.padded_w, st.padded_h, text, sizeof text))
@@ -176,7 +181,8 @@ int main(int argc, char **argv)
 		cpu_engine_fftw_own_threads();
 	struct cpu_engine_opts eo = {.threads = o.threads, .wisdom_file = o.wisdom,
 	                             .measure = o.estimate ? CPU_MEASURE_NEVER : CPU_MEASURE_NOW,
-	                             .measure_limit_s = 30, .batched_plans = o.batched_plans};
+	                             .measure_limit_s = 30, .batched_plans = o.batched_plans,
+	                             .pixels_per_thread = o.pixels_per_thread};
 	struct cpu_engine *e;
 	static char err[CPU_ERR_LEN];
 	if (cpu_engine_create(&eo, NULL, &e, err)) {

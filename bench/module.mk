@@ -15,7 +15,7 @@ $(BUILD)/fftbloom-bench: $(BENCH_GPU_OBJS) $(BENCH_JSON_OBJ) $(BUILD)/cli/common
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI_ENGINE)
 BENCH_BINS := $(BUILD)/bench/loadgen $(BUILD)/bench/fftw_peer $(BUILD)/bench/codec_ceiling \
               $(BUILD)/bench/encode_formats $(BUILD)/bench/cpu_bloom $(BUILD)/bench/conv_tiles \
-              $(BUILD)/bench/compile_probe $(BUILD)/bench/fft_copy_probe
+              $(BUILD)/bench/compile_probe $(BUILD)/bench/fft_copy_probe $(BUILD)/bench/fma_probe
 $(BENCH_JSON_OBJ): $(BUILD)/gen/version.h
 
 # loadgen: options and client threads (loadgen.c), its HTTP client, /proc CPU readings, report
@@ -67,6 +67,9 @@ $(BUILD)/bench/conv_tiles: $(BUILD)/bench/conv_tiles.o $(BUILD)/bench/bench_opts
 $(BUILD)/bench/compile_probe: $(BUILD)/bench/compile_probe.o $(BENCH_JSON_OBJ) $(BUILD)/gles/egl.o \
                               $(BUILD)/gles/fault.o $(BUILD)/core/clock.o $(BUILD)/core/log.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lEGL -lGLESv2 -lm -lpthread $(LDLIBS)
+# fma_probe: the multiply-add rate of float32 and packed float16 programs (issue 40)
+$(BUILD)/bench/fma_probe: $(BUILD)/bench/fma_probe.o $(GLES_OBJS) $(CODEC_OBJS) $(CORE_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CLI_ENGINE)
 # fft_copy_probe: the FFT axes' memory traffic taken apart against copies (issue 40;
 # bench/probes/issue40_fft_factors.sh)
 $(BUILD)/bench/fft_copy_probe: $(BUILD)/bench/fft_copy_probe.o $(GLES_OBJS) $(CODEC_OBJS) $(CORE_OBJS)

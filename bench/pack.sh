@@ -5,7 +5,7 @@
 #
 # usage: sh bench/pack.sh [OUT]      (OUT default .carry, ignored by git)
 #   OUT/bin/         fftbloom, fftbloomd, fftbloom-bench; bin/bench/: loadgen, codec_ceiling, fftw_peer, encode_formats,
-#                    conv_tiles, cpu_bloom, cpu_conv_bench, fft_copy_probe
+#                    conv_tiles, cpu_bloom, cpu_conv_bench, fft_copy_probe, fma_probe
 #                    (those built: make all $(BENCH_BINS))
 #   OUT/lib/         every shared library they load except libc's and the GL loader's
 #   OUT/gl/          the glvnd loaders as Debian packages (libegl1, libgles2, libglvnd0, libgl1,
@@ -34,7 +34,7 @@ fi
 mkdir -p "$OUT/bin/bench" "$OUT/lib" "$OUT/gl" "$OUT/bench"
 cp "$BUILD/fftbloom" "$BUILD/fftbloomd" "$BUILD/fftbloom-bench" "$OUT/bin/"
 for b in loadgen codec_ceiling fftw_peer encode_formats peer_vkfft_vk conv_tiles compile_probe cpu_bloom \
-	cpu_conv_bench fft_copy_probe; do
+	cpu_conv_bench fft_copy_probe fma_probe; do
 	if [ -x "$BUILD/bench/$b" ]; then cp "$BUILD/bench/$b" "$OUT/bin/bench/"; else echo "pack.sh: no $BUILD/bench/$b (not packed)" >&2; fi
 done
 if [ -d "$BUILD/tests" ]; then

@@ -15,8 +15,10 @@
 # usage (from the repository root, a pack in .carry: make all build/bench/cpu_bloom
 #        build/bench/cpu_conv_bench; sh bench/pack.sh):  bash bench/probes/issue42_cpu_daemon.sh
 #   here, on the build tree:  LOCAL=1 bash bench/probes/issue42_cpu_daemon.sh  (THREADS=all cores)
-#   PARTS picks parts (default 1234; 5: the threads sweep); BASE=path/to/fftbloomd adds an older
-#   daemon's lanes to part 1, NO_ONE=1 leaves out the one-frame-at-a-time daemon
+#   PARTS picks parts (default 1234; 5: the threads sweep; 6: the pool's A/B); BASE=path/to/fftbloomd
+#   adds an older daemon's lanes to part 1, NO_ONE=1 leaves out the one-frame-at-a-time daemon,
+#   LANES="0 16" the --cpu-frames values part 1 runs (default 0, the lanes' own count);
+#   BASE_BENCH=dir (an older build's cpu_bloom) is part 6's other side
 if [ -n "${LOCAL:-}" ]; then
 	B=${BUILD:-build}; FR=bench/frames; DB=$B; DAEMON=$B/fftbloomd
 else
@@ -54,7 +56,9 @@ load() { # NAME CPU_FRAMES
 }
 case $PARTS in *1*)
 	for r in $(seq "$ROUNDS"); do
-		load lanes-$r 0
+		for l in ${LANES:-0}; do
+			if [ "$l" = 0 ]; then load lanes-$r 0; else load lanes$l-$r "$l"; fi
+		done
 		# BASE: an older fftbloomd beside (its lanes), e.g. before a scheduling change
 		[ -n "${BASE:-}" ] && { NEW=$DAEMON; DAEMON=$BASE; load base-lanes-$r 0; DAEMON=$NEW; }
 		[ -n "${NO_ONE:-}" ] || load one-$r 1
@@ -97,6 +101,22 @@ for t in 1 2 4 8 16 32 64; do
 		bloom sweep-batched-$t-$id "$B/bench/cpu_bloom" --threads $t --batched-plans --only $id --max-seconds 1 --wisdom "$W/cpu.wisdom"
 		bloom sweep-peer-$t-$id "$B/bench/fftw_peer" $q --threads $t --only $id --max-seconds 1 --wisdom "$W/peer.wisdom"
 	done
+done ;;
+esac
+
+# (6) the pool's A/B: this build's cpu_bloom against BASE_BENCH's at 480x270 and 1080p on all
+#     threads, the frame's threads by the rule and on every thread, alternated ROUNDS times
+case $PARTS in *6*)
+for r in $(seq "$ROUNDS"); do
+	for side in new base; do
+		X=$B/bench/cpu_bloom; [ $side = base ] && X=${BASE_BENCH:?the bench dir of an older build}/cpu_bloom
+		for ppt in 0 -1; do
+			bloom pool-$side-ppt$ppt-$r-270p "$X" --threads $T --pixels-per-thread $ppt --only bloom.270p.k64.fp32 --max-seconds 1 --wisdom "$W/cpu.wisdom"
+		done
+		bloom pool-$side-$r-1080p "$X" --threads $T --only bloom.1080p.k256.fp32 --max-seconds 2 --wisdom "$W/cpu.wisdom"
+	done
+	bloom pool-peer-$r-270p "$B/bench/fftw_peer" --quick --threads $T --only bloom.270p.k64.fp32 --max-seconds 1 --wisdom "$W/peer.wisdom"
+	bloom pool-peer-$r-1080p "$B/bench/fftw_peer" --threads $T --only bloom.1080p.k256.fp32 --max-seconds 2 --wisdom "$W/peer.wisdom"
 done ;;
 esac
 
