@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 struct piece {
@@ -151,43 +150,6 @@ static void each_run(struct each *e, int id)
 	}
 }
 
-/* How long a thread that waits in par_each (a parked helper for its next call, a caller for its
- * helpers' last items) polls before it sleeps. FFTW runs a frame as tens of parallel loops a few
- * microseconds apart; a futex sleep and wake-up between them costs tens of microseconds a
- * thread (more in a VM, whose wake-ups cross the hypervisor), so the short waits poll. A poll
- * yields the core to any other runnable thread, and the bound keeps an idle process idle. */
-#define PAR_SPIN_NS 100000
-
-static long long mono_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
-}
-
-/* sem_wait, after polling for up to PAR_SPIN_NS. */
-static void sem_wait_spin(sem_t *s)
-{
-	long long end = 0;
-	for (unsigned i = 0;; i++) {
-		if (!sem_trywait(s))
-			return;
-		if ((i & 15) == 15) {
-			long long now = mono_ns();
-			if (!end)
-				end = now + PAR_SPIN_NS;
-			else if (now >= end)
-				break;
-			sched_yield();
-		}
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#endif
-	}
-	while (sem_wait(s))
-		;
-}
-
 /* Helper threads, started on first need and parked between calls (a thread's start costs tens of
  * microseconds, which FFTW's many short parallel loops would pay each time). */
 struct helper {
@@ -204,7 +166,8 @@ static void *helper_main(void *arg)
 {
 	struct helper *h = arg;
 	for (;;) {
-		sem_wait_spin(&h->go);
+		while (sem_wait(&h->go))
+			;
 		struct each *e = h->e;
 		each_run(e, h->id);
 		pthread_mutex_lock(&helpers_lock);
@@ -286,7 +249,8 @@ int par_each(size_t n, int threads, par_item_fn fn, void *ctx, size_t *failed)
 		atomic_fetch_sub(&par_busy, helpers - started);
 	each_run(&e, 0);
 	for (int i = 0; i < started; i++)
-		sem_wait_spin(&e.done);
+		while (sem_wait(&e.done))
+			;
 	atomic_fetch_sub(&par_busy, 1 + started);
 	pthread_mutex_destroy(&e.lock);
 	sem_destroy(&e.done);
