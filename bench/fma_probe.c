@@ -29,15 +29,19 @@
 struct variant {
 	const char *name, *ext, *qual, *type; /* qual: a precision qualifier or "" */
 	int lanes;     /* multiply-adds an accumulator a round */
-	int converted; /* the conv kernel's pattern: float16 partial sums into float32 */
+	int converted; /* 1: the conv kernel's pattern, partial sums over 8 rounds added to float32
+	                  sums; 2: the same rounds, nothing converted (ITER accumulates) */
 };
 
 static const struct variant variants[] = {
 	{"f32", "", "highp", "float", 1, 0},
 	{"vec4", "", "highp", "vec4", 4, 0},
+	{"f32c", "", "highp", "float", 1, 1},
 	{"f16x2", "#extension GL_NV_gpu_shader5 : require\n", "", "f16vec2", 2, 0},
+	{"f16x2r", "#extension GL_NV_gpu_shader5 : require\n", "", "f16vec2", 2, 2},
 	{"f16x2c", "#extension GL_NV_gpu_shader5 : require\n", "", "f16vec2", 2, 1},
 	{"mp2", "", "mediump", "vec2", 2, 0},
+	{"mp2c", "", "mediump", "vec2", 2, 1},
 };
 
 static unsigned compile(const char *src, char *why, size_t len)
@@ -64,48 +68,65 @@ static unsigned compile(const char *src, char *why, size_t len)
 	return p;
 }
 
+/* By lanes (1, 2, 4): MK(x) a value with lanes that differ (so that no compiler computes one lane
+ * for all), S the float32 type of as many lanes, SUM(v) their sum. */
+static const char *const lanes_defs[] = {
+	"#define MK(x) T(x)\n#define S float\n#define SUM(v) (v)\n",
+	"#define MK(x) T(x, (x) * 0.9995)\n#define S vec2\n#define SUM(v) ((v).x + (v).y)\n",
+	"#define MK(x) T(x, (x) * 0.9995, (x) * 0.999, (x) * 0.9985)\n#define S vec4\n"
+	"#define SUM(v) dot(v, vec4(1.0))\n",
+};
+
 /* The program of variant v: ACC accumulators of v's type, iter rounds. */
 static void source(const struct variant *v, int iter, char *src, size_t len)
 {
 	char body[4096];
-	if (v->converted)
+	if (v->converted == 1)
 		snprintf(body, sizeof body,
-		         "	highp vec2 sum[ACC];\n"
-		         "	for (int i = 0; i < ACC; i++) sum[i] = vec2(0.0);\n"
+		         "	highp S sum[ACC];\n"
+		         "	for (int i = 0; i < ACC; i++) sum[i] = S(0.0);\n"
 		         "	for (int r = 0; r < ITER / 8; r++) {\n"
 		         "		Q T acc[ACC];\n"
 		         "		for (int i = 0; i < ACC; i++) acc[i] = T(0.0);\n"
 		         "		for (int k = 0; k < 8; k++)\n"
 		         "			for (int i = 0; i < ACC; i++) acc[i] = acc[i] * b + c[i];\n"
-		         "		for (int i = 0; i < ACC; i++) sum[i] += vec2(acc[i]);\n"
+		         "		for (int i = 0; i < ACC; i++) sum[i] += S(acc[i]);\n"
 		         "	}\n"
 		         "	highp float s = 0.0;\n"
-		         "	for (int i = 0; i < ACC; i++) s += sum[i].x + sum[i].y;\n");
+		         "	for (int i = 0; i < ACC; i++) s += SUM(sum[i]);\n");
+	else if (v->converted == 2)
+		snprintf(body, sizeof body,
+		         "	Q T acc[ACC];\n"
+		         "	for (int i = 0; i < ACC; i++) acc[i] = MK(float(i) * 0.001);\n"
+		         "	for (int r = 0; r < ITER / 8; r++)\n"
+		         "		for (int k = 0; k < 8; k++)\n"
+		         "			for (int i = 0; i < ACC; i++) acc[i] = acc[i] * b + c[i];\n"
+		         "	highp float s = 0.0;\n"
+		         "	for (int i = 0; i < ACC; i++) s += SUM(S(acc[i]));\n");
 	else
 		snprintf(body, sizeof body,
 		         "	Q T acc[ACC];\n"
-		         "	for (int i = 0; i < ACC; i++) acc[i] = T(float(i) * 0.001);\n"
+		         "	for (int i = 0; i < ACC; i++) acc[i] = MK(float(i) * 0.001);\n"
 		         "	for (int r = 0; r < ITER; r++)\n"
 		         "		for (int i = 0; i < ACC; i++) acc[i] = acc[i] * b + c[i];\n"
 		         "	highp float s = 0.0;\n"
-		         "	for (int i = 0; i < ACC; i++) s += %s;\n",
-		         v->lanes == 1 ? "float(acc[i])" : v->lanes == 2 ? "dot(vec2(acc[i]), vec2(1.0))"
-		                                                         : "dot(vec4(acc[i]), vec4(1.0))");
+		         "	for (int i = 0; i < ACC; i++) s += SUM(S(acc[i]));\n");
 	snprintf(src, len,
 	         "#version 310 es\n%s"
 	         "#pragma optionNV(unroll all)\n"
 	         "precision highp float;\n"
-	         "#define ACC %d\n#define ITER %d\n#define Q %s\n#define T %s\n"
+	         "#define ACC %d\n#define ITER %d\n#define Q %s\n#define T %s\n%s"
 	         "layout(local_size_x = %d) in;\n"
 	         "layout(std430, binding = 0) writeonly buffer Out { highp float o[]; };\n"
 	         "uniform highp float u_b, u_c;\n"
 	         "void main()\n{\n"
-	         "	Q T b = T(u_b);\n"
+	         "	Q T b = MK(u_b);\n"
 	         "	Q T c[ACC];\n"
-	         "	for (int i = 0; i < ACC; i++) c[i] = T(u_c * float(i + 1));\n"
+	         "	for (int i = 0; i < ACC; i++) c[i] = MK(u_c * float(i + 1));\n"
 	         "%s"
 	         "	o[gl_GlobalInvocationID.x] = s;\n}\n",
-	         v->ext, ACC, iter, v->qual, v->type, WG, body);
+	         v->ext, ACC, iter, v->qual, v->type, lanes_defs[v->lanes == 1 ? 0 : v->lanes == 2 ? 1 : 2],
+	         WG, body);
 }
 
 /* The driver's binary of prog as DIR/NAME.bin (what the compiler made of the source). */
