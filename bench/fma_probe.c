@@ -5,8 +5,9 @@
  *   vec4    highp vec4 (four float multiply-adds an instruction, if the compiler keeps them)
  *   f16x2   GL_NV_gpu_shader5's f16vec2 (two float16 multiply-adds an instruction where the
  *           hardware packs them: HFMA2)
- *   f16x2c  the same with the conv kernel's pattern: a float16 sum over 8 rounds, then
- *           converted and added to a float32 sum
+ *   f16x2r  the same in rounds of 8 (the conv kernel's K slices), nothing converted
+ *   f16x2c  the same with a conversion to float32 and back every 8 rounds (f32c, mp2c: the
+ *           same in float32 and mediump vec2)
  *   mp2     mediump vec2 (float16 only where the driver honours precision qualifiers)
  * and one line each: ms (median of --runs, GL timestamps), GFLOP/s (2 a multiply-add a lane),
  * the ratio to f32. The sums are written out, so nothing is optimised away; the first result
@@ -29,8 +30,9 @@
 struct variant {
 	const char *name, *ext, *qual, *type; /* qual: a precision qualifier or "" */
 	int lanes;     /* multiply-adds an accumulator a round */
-	int converted; /* 1: the conv kernel's pattern, partial sums over 8 rounds added to float32
-	                  sums; 2: the same rounds, nothing converted (ITER accumulates) */
+	int converted; /* 1: the conv kernel's pattern of conversions, the sums taken to float32
+	                  and back every 8 rounds (carried, so that no round can be hoisted); 2:
+	                  the same rounds, nothing converted */
 };
 
 static const struct variant variants[] = {
@@ -84,13 +86,13 @@ static void source(const struct variant *v, int iter, char *src, size_t len)
 	if (v->converted == 1)
 		snprintf(body, sizeof body,
 		         "	highp S sum[ACC];\n"
-		         "	for (int i = 0; i < ACC; i++) sum[i] = S(0.0);\n"
+		         "	for (int i = 0; i < ACC; i++) sum[i] = S(MK(float(i) * 0.001));\n"
 		         "	for (int r = 0; r < ITER / 8; r++) {\n"
 		         "		Q T acc[ACC];\n"
-		         "		for (int i = 0; i < ACC; i++) acc[i] = T(0.0);\n"
+		         "		for (int i = 0; i < ACC; i++) acc[i] = T(sum[i]);\n"
 		         "		for (int k = 0; k < 8; k++)\n"
 		         "			for (int i = 0; i < ACC; i++) acc[i] = acc[i] * b + c[i];\n"
-		         "		for (int i = 0; i < ACC; i++) sum[i] += S(acc[i]);\n"
+		         "		for (int i = 0; i < ACC; i++) sum[i] = S(acc[i]);\n"
 		         "	}\n"
 		         "	highp float s = 0.0;\n"
 		         "	for (int i = 0; i < ACC; i++) s += SUM(sum[i]);\n");
