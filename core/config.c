@@ -315,7 +315,7 @@
 	{"cpu-frames", OPT_INT, 0, 64, "0", NULL,                                                  \
 	 "frames the CPU engine (--engine cpu) runs at once at most, each on ceil(pixels / 512K) " \
 	 "threads (a quarter of that while frames wait) while their sum fits the cores (small "   \
-	 "frames use the cores better side by side than split); 0: the cores, at most 8",         \
+	 "frames use the cores better side by side than split); 0: the cores, at most 16",         \
 	 "FFTBLOOM_CPU_FRAMES", C(cpu_frames)}
 
 const struct opt_def config_table[] = {

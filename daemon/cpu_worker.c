@@ -112,13 +112,16 @@ static void cpu_tensor(struct gpu *g, struct cpu_engine *e, struct job *j)
 /* Frames at once: a frame of w x h pixels runs on ceil(w h / CPU_LANE_PIXELS) threads (FFTW's
  * threads gain little on small transforms: one 1080p frame at a time kept 6.6 of 16 cores
  * busy), at least the cores over the lanes, and lanes take frames while their threads' sum fits
- * the process's cores, so on 16 cores (8 lanes) 270p frames run on two threads each, 1080p on
- * four, 2160p on every core. Each lane has an engine of its own (plans, buffers, kernel
- * spectra: memory grows with the lanes that ran, and the kernel cache bound is shared out);
- * every lane's helpers come from core/parallel.h's one pool, which never runs more threads than
- * cores. */
+ * the process's cores, so on 16 cores (16 lanes) an idle daemon's 1080p frame runs on four
+ * threads, 2160p on every core, and under load every frame on one (a frame's serial parts and
+ * FFTW's pieces leave fewer of its threads idle: on 16 cores 16 lanes answered 8% more 1080p
+ * requests a second than 8, bench/RESULTS.md). Each lane has an engine of its own (plans,
+ * buffers, kernel spectra: memory grows with the lanes that ran, and the kernel cache bound is
+ * shared out); every lane's helpers come from core/parallel.h's one pool, which never runs
+ * more threads than cores. */
 #define CPU_LANE_PIXELS (512LL * 1024)
-#define CPU_LANES_MAX 64 /* --cpu-frames' bound; auto takes at most 8 */
+#define CPU_LANES_MAX 64  /* --cpu-frames' bound */
+#define CPU_LANES_AUTO 16 /* --cpu-frames 0: the cores, at most this many (measured to 16) */
 #define CPU_TRIM_S 30.0  /* quiet seconds after which a lane other than the first frees its plans,
                             buffers and kernel spectra (a burst's lanes do not keep a size's
                             buffers each for good) */
@@ -277,7 +280,7 @@ void *cpu_main(void *arg)
 	L->g = g;
 	long cores = par_cores();
 	L->cores = cores < 1 ? 1 : cores > PAR_EACH_MAX ? PAR_EACH_MAX : (int)cores;
-	L->n = L->cores < 8 ? L->cores : 8;
+	L->n = L->cores < CPU_LANES_AUTO ? L->cores : CPU_LANES_AUTO;
 	if (J->cfg.cpu_frames > 0) /* --cpu-frames */
 		L->n = J->cfg.cpu_frames < CPU_LANES_MAX ? J->cfg.cpu_frames : CPU_LANES_MAX;
 	struct cpu_engine_opts o = {.wisdom_file = wisdom,
