@@ -119,7 +119,7 @@ const struct request_param request_table[] = {
 	     "batch4 with pairs of taps read by one bilinear fetch where the precision level's error "
 	     "allows; planes4: four input planes a texel, filters in a texture, any batch; shared: "
 	     "storage buffers through shared memory; gemm: implicit GEMM, register tiles and "
-	     "double-buffered shared memory (precision 2: packed float16 arithmetic); auto: the "
+	     "double-buffered shared memory (precision 2: float16 values, float32 arithmetic); auto: the "
 	     "fastest measured for the shape"),
 	PARSED("output-padding", REQUEST_CONV2D_T, parse_out_padding, "OP | OPH,OPW",
 	       "PyTorch's output_padding, rows and columns added at the bottom and right (each below "

@@ -10,7 +10,8 @@
 #                                 algorithm at precision 3 (variants auto, batch4, interp,
 #                                 planes4, shared, gemm), auto at precisions 2, 1, 0
 #                                 (precision2..0) and gemm at precision 2 (gemm-precision2:
-#                                 packed float16 arithmetic)
+#                                 float16 values, float32 arithmetic; bench/conv_tiles has
+#                                 the packed float16 kernel)
 #   conv.image_k5_1080p           a 1920x1080 RGBA image with a gray 5x5 kernel, as conv2d of a
 #   conv.image_k15_1080p          (4, 1, 1080, 1920) batch (the RGBA channels are the four lanes
 #                                 of a texel); 15x15 likewise; variants auto, the five

@@ -2,7 +2,7 @@
  * conv_bench.sh: B=16 128 -> 128 3x3 128^2; a 1080p RGBA image as a (4, 1, H, W) batch with 5x5
  * and 15x15 kernels; the transposed 64 -> 32 k4 s2 256^2 and k3 s2 op1 512^2 through subkernel)
  * run with gemm on every tile of spatial_plan_gemm_tiles and on the rule's, at precision 3 and
- * at precision 2 (packed float16), on random inputs. One result line a (workload, tile,
+ * at precision 2 in packed float16 arithmetic (spatial_opts.gemm_half2), on random inputs. One result line a (workload, tile,
  * precision): the median GPU milliseconds of --runs timed runs after --warmup (the GPU's work
  * without the transfers, timer queries where the context has them), the workload IDs those of
  * conv_bench.sh with the variant gemm-tTILE-pPRECISION (tile 0: the rule, detail.tile naming
@@ -114,6 +114,8 @@ static int time_work(struct program_cache *pc, const struct egl_info *info, stru
 {
 	struct spatial_opts so = {0};
 	so.gemm_tile = tile;
+	so.gemm_half2 = prec == 2; /* the packed kernel's tiles (the product's precision 2 runs
+	                              float32 arithmetic: conv_bench.sh's gemm-precision2) */
 	struct spatial_ctx *s = NULL;
 	struct deconv_ctx *d = NULL;
 	if (spatial_ctx_create(pc, info, &so, NULL, &s, err) ||

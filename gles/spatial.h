@@ -111,6 +111,11 @@ struct spatial_opts {
 	                              1..SPATIAL_PLAN_GEMM_TILES - 1 of spatial_plan_gemm_tiles */
 	int no_half2;              /* 1: gemm's precision-2 kernel without GL_NV_gpu_shader5 (its
 	                              mediump vec2 form) even where the extension is exposed */
+	int gemm_half2;            /* 1: gemm at precision 2 in packed float16 arithmetic; 0: in
+	                              float32 on the level's float16 inputs and weights (as
+	                              accurate or better), which ran faster on NVIDIA's GLES driver
+	                              (its f16vec2 and mediump arithmetic at an eighth of float32's
+	                              multiply-add rate: bench/fma_probe) and on llvmpipe */
 };
 
 /* What the context measured and allows. */

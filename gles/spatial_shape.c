@@ -166,7 +166,7 @@ static int layout_gemm(const struct spatial_ctx *s, struct shape *p, char err[SP
 {
 	const struct spatial_geom *g = &p->key.g;
 	char perr[SPATIAL_PLAN_ERR_LEN];
-	p->half2 = p->key.level == SPATIAL_FP16 ? (s->caps.half2 ? 2 : 1) : 0;
+	p->half2 = p->key.level == SPATIAL_FP16 && s->o.gemm_half2 ? (s->caps.half2 ? 2 : 1) : 0;
 	spatial_plan_gemm(g, s->o.gemm_tile, &p->gt);
 	int max_shared = s->info->max_shared_memory < 49152 ? s->info->max_shared_memory : 49152;
 	if (spatial_plan_gemm_valid(&p->gt, p->half2 != 0, s->info->max_invocations, max_shared,

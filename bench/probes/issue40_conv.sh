@@ -1,7 +1,8 @@
 #!/bin/bash
 # Issue 40 (Deliver 3), conv2d in cuDNN's fp32 class, in one device call (bench/README.md, "On
 # another host"): for each of the conv suite's shapes (bench/conv_bench.sh) the old algorithms'
-# best, gemm at float32, gemm with packed float16 arithmetic (precision 2), auto, and cuDNN fp32
+# best, gemm at float32, gemm at precision 2 (float16 values, float32 arithmetic), auto at
+# precisions 3 and 2, and cuDNN fp32
 # (bench/conv_peer_torch.py, TF32 off) on the same inputs; gemm's outputs checked against PyTorch
 # in float64 (rel_l2, max_abs); gemm's GPU tests (test_spatial and test_deconv, filtered: on
 # NVIDIA the f16vec2 kernel runs there); and the tile sweep (bench/conv_tiles: every tile of
@@ -43,7 +44,7 @@ if [ "$MODE" != sweep ]; then
 	echo "conv_bench.sh: rc $?"
 	RUNS=30 timeout 60 "$PY" bench/conv_peer_torch.py "$W" >"$R/peer.jsonl" 2>"$R/peer.err"
 	echo "conv_peer_torch.py: rc $?"
-	# gemm's outputs (float32 and packed float16) against PyTorch in float64
+	# gemm's outputs (precisions 3 and 2) against PyTorch in float64
 	X="$W/conv_x.npy" WT="$W/conv_w.npy"
 	fftbloom conv2d --input "$X" --weight "$WT" --padding 1 --algorithm gemm -o "$W/gemm_p3.npy" 2>>"$R/check.err"
 	fftbloom conv2d --input "$X" --weight "$WT" --padding 1 --algorithm gemm --precision 2 -o "$W/gemm_p2.npy" 2>>"$R/check.err"
@@ -87,8 +88,9 @@ for path in sys.argv[1:]:
 ids = sorted({k[0] for k in ms})
 old = {'conv': ('batch4', 'interp', 'planes4', 'shared'),
        'deconv': ('zero-insert', 'overlap-add', 'subkernel')}
-print('%-30s %-22s %9s %9s %9s %9s %9s  %s' % ('workload', 'old best', 'ms', 'gemm32', 'gemm16',
-                                               'auto', 'cudnn32', 'gemm32/cudnn gemm16/cudnn'))
+print('%-30s %-22s %9s %9s %9s %9s %9s %9s  %s' % (
+    'workload', 'old best', 'ms', 'gemm32', 'gemm-p2', 'auto', 'auto-p2', 'cudnn32',
+    'gemm32/cudnn gemm-p2/cudnn auto-p2/cudnn'))
 for i in ids:
     kind = 'deconv' if '.deconv_' in i else 'conv'
     cand = [(ms[(i, 'fftbloom', a)][0], ms[(i, 'fftbloom', a)][1] if kind == 'deconv' else a)
@@ -97,9 +99,11 @@ for i in ids:
     g32 = ms.get((i, 'fftbloom', 'subkernel-gemm' if kind == 'deconv' else 'gemm'), (float('nan'),))[0]
     g16 = ms.get((i, 'fftbloom', 'gemm-precision2'), (float('nan'),))[0]
     au = ms.get((i, 'fftbloom', 'auto'), (float('nan'), None))
+    ap2 = ms.get((i, 'fftbloom', 'precision2'), (float('nan'), None))
     cu = ms.get((i, 'cudnn', 'fp32'), (float('nan'),))[0]
-    print('%-30s %-22s %9.4f %9.4f %9.4f %9.4f %9.4f  %6.2fx %6.2fx   auto: %s' % (
-        i, best[1], best[0], g32, g16, au[0], cu, g32 / cu, g16 / cu, au[1]))
+    print('%-30s %-22s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f  %6.2fx %6.2fx %6.2fx   auto: %s, p2: %s' % (
+        i, best[1], best[0], g32, g16, au[0], ap2[0], cu, g32 / cu, g16 / cu, ap2[0] / cu, au[1],
+        ap2[1]))
 PY
 fi
 if [ "$MODE" != table ]; then

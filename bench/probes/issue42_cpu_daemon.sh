@@ -87,7 +87,7 @@ bloom engine-batched-plans-$T "$B/bench/cpu_bloom" --threads $T --batched-plans 
 case $PARTS in *3*)
 OPENBLAS_CORETYPE=SkylakeX timeout 40 "$B/bench/cpu_conv_bench" --runs 1 --only conv.conv2d_b16_c128_k3_128 \
 	>"$R/conv.jsonl" 2>"$R/conv.txt"
-say "conv2d: $(grep -c . "$R/conv.jsonl") lines"; grep fftbloom-cpu "$R/conv.txt" | tee -a "$R/summary.txt"
+say "conv2d: $(grep -c . "$R/conv.jsonl") lines"; grep -E ' ms ' "$R/conv.txt" | tee -a "$R/summary.txt"
 ;; esac
 
 # (5) threads against time: 480x270 and 1080p on 1..T threads, the engine (one plane's plan on

@@ -11,6 +11,9 @@
 // HALF2 0: float32 arithmetic at the level's precision; 1: packed float16 pairs as mediump
 // vec2; 2: GL_NV_gpu_shader5's f16vec2. With HALF2 shared memory holds A as (a, a) half pairs
 // and B as pairs of planes; products are summed in float16 over a slice, then into float32.
+// HALF2 0 at LEVEL 2: float32 arithmetic on the level's float16 values (A rounded by gm_in, the
+// weights on the host), declared highp against the level's mediump default, which NVIDIA runs
+// as float16 at an eighth of float32's rate.
 // A16 (with HALF2): A in shared memory as halves, two pixels a word, each broadcast to an (a, a)
 // pair where it is multiplied: half the bytes and the shared-memory reads of A.
 // WG (the work group's invocations, a literal for the layout) is (BM / TM) * (BN / TN).
@@ -48,8 +51,13 @@ uniform int u_cout, u_cpg_in, u_cpg_out, u_kdim, u_m, u_np4, u_boff, u_z0;
 #define AV uvec4
 #define BV uvec2
 #else
-#define AV vec4
-#define BV vec4
+#define AV GP vec4
+#define BV GP vec4
+#endif
+#if LEVEL == 2
+#define GP highp
+#else
+#define GP // the level's own precision
 #endif
 shared AV s_a[2 * ASLOTS];
 shared BV s_b[2 * BSLOTS];
@@ -150,7 +158,7 @@ void main()
 #else
 #define PACK_A(v) v
 #define PACK_B(v) v
-	vec4 acc[TM * TN / 4];
+	GP vec4 acc[TM * TN / 4];
 	for (int i = 0; i < TM * TN / 4; i++)
 		acc[i] = vec4(0.0);
 #endif
@@ -194,7 +202,7 @@ void main()
 				for (int j = 0; j < TN / 2; j++)
 					acc16[i * (TN / 2) + j] += a[i] * b[j];
 #else
-			vec4 a[TM / 4], b[TN / 4];
+			GP vec4 a[TM / 4], b[TN / 4];
 			for (int r = 0; r < TM / 4; r++)
 				a[r] = s_a[abase + kk * BM4 + r * TMN];
 			for (int r = 0; r < TN / 4; r++)

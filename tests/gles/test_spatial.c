@@ -510,12 +510,14 @@ static int check_one(struct spatial_ctx *s, struct spatial_conv c, int prec, int
 	assert_non_null(y);
 	c.precision = prec;
 	c.algorithm = alg;
+	c.time_stages = 1;
 	struct spatial_stats st;
 	int ok = 0, rc = spatial_conv2d(s, &c, x, w, b, y, &st, err);
-	char name[200];
-	snprintf(name, sizeof name, "%s: B%d %d->%d %dx%d k%dx%d p%d s%d g%d %s L%d", what, c.batch,
-	         c.in_c, c.out_c, c.in_h, c.in_w, c.k_h, c.k_w, c.pad_h, c.stride_h, groups,
-	         spatial_algorithm_name(st.algorithm), prec);
+	char name[240];
+	snprintf(name, sizeof name, "%s: B%d %d->%d %dx%d k%dx%d p%d s%d g%d %s L%d (program %u, "
+	         "gpu %.3f ms)", what, c.batch, c.in_c, c.out_c, c.in_h, c.in_w, c.k_h, c.k_w,
+	         c.pad_h, c.stride_h, groups, spatial_algorithm_name(st.algorithm), prec,
+	         st.conv_program, st.gpu_ms);
 	if (rc) {
 		printf("%s: %s\n", name, err);
 	} else {
@@ -542,6 +544,7 @@ static void test_gemm_tiles(void **state)
 	for (int t = 1; t < SPATIAL_PLAN_GEMM_TILES; t++) {
 		struct spatial_opts o = {0};
 		o.gemm_tile = t;
+		o.gemm_half2 = 1; /* precision 2's packed kernel (float32 at precision 3) */
 		struct spatial_ctx *s;
 		char err[SPATIAL_ERR_LEN];
 		assert_int_equal(spatial_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &s,
@@ -557,6 +560,35 @@ static void test_gemm_tiles(void **state)
 			                what);
 		spatial_ctx_destroy(s);
 	}
+	assert_true(ok);
+}
+
+/* gemm at precision 2 in each arithmetic (spatial_opts.gemm_half2: float32 on the level's
+ * float16 values, the default; packed float16) on the many-plane, batch-of-3 and 15x15 shapes,
+ * each within the level's bound of the float64 reference, and auto at precision 2 (GPU times
+ * printed, not asserted). */
+static void test_gemm_arithmetic(void **state)
+{
+	(void)state;
+	int ok = 1;
+	const struct egl_info *info = egl_ctx_info(tu_gl_context());
+	struct spatial_conv shapes[] = {
+		conv(2, 40, 10, 12, 72, 3, 3, 1, 1, 1, 1),
+		conv(3, 10, 9, 8, 12, 3, 3, 1, 1, 1, 1),
+		conv(4, 1, 20, 17, 1, 15, 15, 7, 7, 1, 1),
+	};
+	for (int half2 = 0; half2 <= 1; half2++) {
+		struct spatial_opts o = {0};
+		o.gemm_half2 = half2;
+		struct spatial_ctx *s;
+		char err[SPATIAL_ERR_LEN];
+		assert_int_equal(spatial_ctx_create(g_pc, info, &o, NULL, &s, err), 0);
+		for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+			ok &= check_one(s, shapes[i], 2, SPATIAL_ALG_GEMM,
+			                half2 ? "packed float16" : "float32 arithmetic");
+		spatial_ctx_destroy(s);
+	}
+	ok &= check_one(g_s, shapes[0], 2, SPATIAL_ALG_AUTO, "auto");
 	assert_true(ok);
 }
 
@@ -907,6 +939,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_gemm_tiles),
 		cmocka_unit_test(test_gemm_shapes),
+		cmocka_unit_test(test_gemm_arithmetic),
 		cmocka_unit_test(test_explicit_is_auto),
 		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_image_tiles),
