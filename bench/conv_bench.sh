@@ -8,10 +8,11 @@
 # checks fftbloom's outputs against PyTorch in float64. Workloads (IDs from their shapes):
 #   conv.conv2d_b16_c128_k3_128   B=16, 128 -> 128 planes, 3x3, 128x128, padding 1: every
 #                                 algorithm at precision 3 (variants auto, batch4, interp,
-#                                 planes4, shared, gemm), auto at precisions 2, 1, 0
+#                                 planes4, shared, gemm, winograd), auto at precisions 2, 1, 0
 #                                 (precision2..0) and gemm at precision 2 (gemm-precision2:
 #                                 float16 values, float32 arithmetic; bench/conv_tiles has
-#                                 the packed float16 kernel)
+#                                 the packed float16 kernel) and winograd at precision 2
+#                                 (winograd-precision2)
 #   conv.image_k5_1080p           a 1920x1080 RGBA image with a gray 5x5 kernel, as conv2d of a
 #   conv.image_k15_1080p          (4, 1, 1080, 1920) batch (the RGBA channels are the four lanes
 #                                 of a texel); 15x15 likewise; variants auto, the five
@@ -90,7 +91,7 @@ out.emit(os.environ["WL"], "fftbloom", os.environ["VAR"], metrics, d)' "$line" "
 
 X="$OUT/conv_x.npy" W="$OUT/conv_w.npy"
 run "$ID_CONV" auto conv2d --input "$X" --weight "$W" --padding 1 -o "$OUT/out_$ID_CONV.npy"
-for a in batch4 interp planes4 shared gemm; do
+for a in batch4 interp planes4 shared gemm winograd; do
 	run "$ID_CONV" "$a" conv2d --input "$X" --weight "$W" --padding 1 --algorithm $a -o "$OUT/y.npy"
 done
 for p in 2 1 0; do
@@ -99,6 +100,8 @@ for p in 2 1 0; do
 done
 run "$ID_CONV" gemm-precision2 conv2d --input "$X" --weight "$W" --padding 1 --precision 2 \
 	--algorithm gemm -o "$OUT/y.npy"
+run "$ID_CONV" winograd-precision2 conv2d --input "$X" --weight "$W" --padding 1 --precision 2 \
+	--algorithm winograd -o "$OUT/y.npy"
 for k in 5 15; do
 	if [ $k = 5 ]; then ID=$ID_IMG5; else ID=$ID_IMG15; fi
 	run "$ID" auto conv2d --input "$OUT/image_x.npy" --weight "$OUT/image_w$k.npy" \

@@ -66,7 +66,7 @@ struct conv_params {
 	int out_h, out_w;         /* transpose, TF modes: the output's size (0, 0: Keras's default) */
 	int groups;               /* >= 1 */
 	int precision;            /* conv2d: 0 Q2.6 mediump, 1 Q2.6 highp, 2 float16, 3 float32 */
-	int algorithm;            /* the spatial algorithm: auto|batch4|interp|planes4|shared|gemm */
+	int algorithm;            /* the spatial algorithm: auto|batch4|interp|planes4|shared|gemm|winograd */
 	int method;               /* transpose: auto|zero-insert|overlap-add|subkernel */
 	int padding_mode;         /* transpose: torch|tf_same|tf_valid */
 };

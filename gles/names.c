@@ -28,8 +28,9 @@ const char *const spatial_algorithm_names[SPATIAL_ALG_COUNT + 1] = {
 	[SPATIAL_ALG_PLANES4] = "planes4",
 	[SPATIAL_ALG_SHARED] = "shared",
 	[SPATIAL_ALG_GEMM] = "gemm",
+	[SPATIAL_ALG_WINOGRAD] = "winograd",
 };
-_Static_assert(SPATIAL_ALG_GEMM + 1 == SPATIAL_ALG_COUNT, "one name per spatial_algorithm");
+_Static_assert(SPATIAL_ALG_WINOGRAD + 1 == SPATIAL_ALG_COUNT, "one name per spatial_algorithm");
 _Static_assert(SPATIAL_FP32 + 1 == SPATIAL_PRECISION_COUNT, "the levels are 0..COUNT-1");
 
 const char *const deconv_method_names[DECONV_METHOD_COUNT + 1] = {

@@ -141,8 +141,8 @@ void spatial_ctx_destroy(struct spatial_ctx *s)
 	for (int i = 0; s->plans && i < s->nplans; i++)
 		spatial_shape_free(s, &s->plans[i]);
 	free(s->plans);
-	GLuint bufs[3] = {s->in_buf, s->out_buf, s->bias_buf};
-	for (int i = 0; i < 3; i++)
+	GLuint bufs[5] = {s->in_buf, s->out_buf, s->bias_buf, s->wu_buf, s->wm_buf};
+	for (int i = 0; i < 5; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
 	gl_stage_free(&s->stage);
@@ -161,7 +161,7 @@ int spatial_check_args(const struct spatial_geom *g, int alg, int level, int ima
 		return SPATIAL_E_ARG;
 	}
 	if (alg < 0 || alg >= SPATIAL_ALG_COUNT) {
-		snprintf(err, SPATIAL_ERR_LEN, "algorithm: %d is not one of auto|batch4|interp|planes4|shared|gemm",
+		snprintf(err, SPATIAL_ERR_LEN, "algorithm: %d is not one of auto|batch4|interp|planes4|shared|gemm|winograd",
 		         alg);
 		return SPATIAL_E_ARG;
 	}

@@ -84,10 +84,11 @@ enum spatial_algorithm {
 	SPATIAL_ALG_PLANES4 = 3,
 	SPATIAL_ALG_SHARED = 4,
 	SPATIAL_ALG_GEMM = 5,
+	SPATIAL_ALG_WINOGRAD = 6, /* 3x3, stride 1, precisions 2 and 3: F(4x4, 3x3) on gemm */
 };
-#define SPATIAL_ALG_COUNT 6
-/* "auto", "batch4", "interp", "planes4", "shared", "gemm", indexed by enum spatial_algorithm, NULL
- * after the last (gles/names.c). */
+#define SPATIAL_ALG_COUNT 7
+/* "auto", "batch4", "interp", "planes4", "shared", "gemm", "winograd", indexed by enum
+ * spatial_algorithm, NULL after the last (gles/names.c). */
 extern const char *const spatial_algorithm_names[SPATIAL_ALG_COUNT + 1];
 
 enum spatial_precision {
@@ -111,6 +112,7 @@ struct spatial_opts {
 	                              1..SPATIAL_PLAN_GEMM_TILES - 1 of spatial_plan_gemm_tiles */
 	int no_half2;              /* 1: gemm's precision-2 kernel without GL_NV_gpu_shader5 (its
 	                              mediump vec2 form) even where the extension is exposed */
+	int winograd_m;            /* winograd's output block: 2 (F(2x2, 3x3)) or 4; 0: 4 */
 	int gemm_half2;            /* 1: gemm at precision 2 in packed float16 arithmetic; 0: in
 	                              float32 on the level's float16 inputs and weights (as
 	                              accurate or better), which ran faster on NVIDIA's GLES driver

@@ -142,7 +142,7 @@ static int upload_bias(struct spatial_ctx *s, int out_c, const float *bias,
 static int filter_gemm(struct spatial_ctx *s, struct shape *p, const float *w, const float *bias,
                        char err[SPATIAL_ERR_LEN])
 {
-	const struct spatial_geom *g = &p->key.g;
+	const struct spatial_geom *g = &p->gg;
 	struct wlayout l = wlayout(g);
 	size_t np = (size_t)p->np4 * 4;
 	float *h = p->host;
@@ -151,10 +151,45 @@ static int filter_gemm(struct spatial_ctx *s, struct shape *p, const float *w, c
 		int grp = co / l.cpo, n = co % l.cpo;
 		for (int k = 0; k < p->kdim; k++)
 			h[((size_t)grp * p->kdim + k) * np + n] =
-				wround(p->key.level, w[(size_t)co * l.per + (size_t)k]);
+				wround(p->glevel, w[(size_t)co * l.per + (size_t)k]);
 		h[(size_t)p->boff * 4 + co] = bias ? bias[co] : 0;
 	}
 	return spatial_upload(s, p->fbuf, h, p->host_floats * 4, err);
+}
+
+/* winograd: each weight's transform G g G^T (g rounded to the level first) as gemm's grouped
+ * 1x1 filter: group t (an element of the (m + 2)^2 tile), row co, column ci. */
+static void winograd_weights(struct shape *p, const float *w)
+{
+	static const double g2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+	static const double g4[6][3] = {{0.25, 0, 0},
+	                                {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+	                                {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+	                                {1.0 / 24, 1.0 / 12, 1.0 / 6},
+	                                {1.0 / 24, -1.0 / 12, 1.0 / 6},
+	                                {0, 0, 1}};
+	const struct spatial_geom *g = &p->key.g;
+	int n = p->wm + 2;
+	const double(*gm)[3] = p->wm == 2 ? g2 : g4;
+	for (int co = 0; co < g->out_c; co++)
+		for (int ci = 0; ci < g->in_c; ci++) {
+			const float *k = w + ((size_t)co * g->in_c + ci) * 9;
+			double e[6][3]; /* G k */
+			for (int a = 0; a < n; a++)
+				for (int j = 0; j < 3; j++) {
+					double v = 0;
+					for (int i = 0; i < 3; i++)
+						v += gm[a][i] * wround(p->key.level, k[i * 3 + j]);
+					e[a][j] = v;
+				}
+			for (int a = 0; a < n; a++)
+				for (int b = 0; b < n; b++) {
+					double v = 0;
+					for (int j = 0; j < 3; j++)
+						v += e[a][j] * gm[b][j];
+					p->wt[(((size_t)a * n + b) * g->out_c + co) * g->in_c + ci] = (float)v;
+				}
+		}
 }
 
 /* Fills and uploads the plan's filter (and bias) for these weights. */
@@ -164,6 +199,11 @@ static int upload_filter(struct spatial_ctx *s, struct shape *p, const float *w,
 	switch (p->key.alg) {
 	case SPATIAL_ALG_GEMM:
 		return filter_gemm(s, p, w, bias, err);
+	case SPATIAL_ALG_WINOGRAD: {
+		winograd_weights(p, w);
+		int rc = filter_gemm(s, p, p->wt, NULL, err);
+		return rc ? rc : upload_bias(s, p->key.g.out_c, bias, err);
+	}
 	case SPATIAL_ALG_SHARED: {
 		int rc = filter_shared(s, p, w, err);
 		return rc ? rc : upload_bias(s, p->key.g.out_c, bias, err);
@@ -253,7 +293,7 @@ static int conv_shared(struct spatial_ctx *s, struct shape *p, GLuint in_buf, GL
 /* gemm: BM x BN tiles of (pixels x a group's planes), one z slice a group. */
 static int conv_gemm(struct spatial_ctx *s, struct shape *p, GLuint in_buf, GLuint out_buf)
 {
-	const struct spatial_geom *g = &p->key.g;
+	const struct spatial_geom *g = &p->gg;
 	const struct spatial_prog *prog = &p->conv;
 	set_buffers(prog, g, in_buf, p->fbuf, p->kbuf, out_buf);
 	glUniform1i(prog->u[SU_KDIM], p->kdim);
@@ -261,6 +301,44 @@ static int conv_gemm(struct spatial_ctx *s, struct shape *p, GLuint in_buf, GLui
 	glUniform1i(prog->u[SU_NP4], p->np4);
 	glUniform1i(prog->u[SU_BOFF], p->boff);
 	return spatial_dispatch_z(s, prog, p->gx, p->gy, g->groups);
+}
+
+/* winograd: the input's transforms into wu_buf, the T GEMMs into wm_buf (gemm on the plan's
+ * 1x1 geometry), the output's transforms with the bias into out_buf. */
+static int conv_winograd(struct spatial_ctx *s, struct shape *p, GLuint in_buf, GLuint out_buf,
+                         char err[SPATIAL_ERR_LEN])
+{
+	const struct spatial_geom *g = &p->key.g;
+	int rc;
+	if ((rc = spatial_grow(s, &s->wu_buf, &s->wu_bytes, p->wu_floats * 4, err)) ||
+	    (rc = spatial_grow(s, &s->wm_buf, &s->wm_bytes, p->wm_floats * 4, err)))
+		return rc;
+	int gx = (p->wtiles_x + 7) / 8, gy = (p->wtiles_y + 7) / 8;
+	const struct spatial_prog *in = &p->pack, *out = &p->post;
+	glUseProgram(in->id);
+	set_src(in, g);
+	glUniform2i(in->u[SU_ORG], g->org_x, g->org_y);
+	glUniform2i(in->u[SU_TILES], p->wtiles_x, p->wtiles_y);
+	glUniform1i(in->u[SU_CN], g->in_c);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in_buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, s->wu_buf);
+	if ((rc = spatial_dispatch_z(s, in, gx, gy, (long)g->batch * g->in_c)))
+		return rc;
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+	glUseProgram(p->conv.id);
+	set_dst(&p->conv, &p->gg);
+	if ((rc = conv_gemm(s, p, s->wu_buf, s->wm_buf)))
+		return rc;
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+	glUseProgram(out->id);
+	set_dst(out, g);
+	glUniform2i(out->u[SU_TILES], p->wtiles_x, p->wtiles_y);
+	glUniform1i(out->u[SU_CN], g->out_c);
+	glUniform1i(out->u[SU_COUT], g->out_c);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, s->wm_buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, s->bias_buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, out_buf);
+	return spatial_dispatch_z(s, out, gx, gy, (long)g->batch * g->out_c);
 }
 
 /* The texture algorithms: planes4 four output planes an invocation from the filter texture;
@@ -317,13 +395,16 @@ int spatial_run_shape(struct spatial_ctx *s, struct shape *p, const float *w, co
 	if (rc)
 		return rc;
 	int alg = p->key.alg;
-	if (alg != SPATIAL_ALG_SHARED && alg != SPATIAL_ALG_GEMM)
+	if (alg != SPATIAL_ALG_SHARED && alg != SPATIAL_ALG_GEMM && alg != SPATIAL_ALG_WINOGRAD)
 		rc = pack_input(s, p, in_buf);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_PACK);
-	if (!rc) {
+	if (alg == SPATIAL_ALG_WINOGRAD && !rc) {
+		if ((rc = conv_winograd(s, p, in_buf, out_buf, err)) && rc != SPATIAL_E_CANCELLED)
+			return rc; /* its buffers could not grow */
+	} else if (!rc) {
 		glUseProgram(p->conv.id);
-		set_dst(&p->conv, &p->key.g);
+		set_dst(&p->conv, &p->gg);
 		rc = alg == SPATIAL_ALG_SHARED ? conv_shared(s, p, in_buf, out_buf)
 		   : alg == SPATIAL_ALG_GEMM   ? conv_gemm(s, p, in_buf, out_buf)
 		                               : conv_texture(s, p, out_buf);

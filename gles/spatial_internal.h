@@ -52,6 +52,14 @@ struct shape {
 	int ftex_w, ftex_h;
 	int mode, vec4s, block_bytes, plane_stride; /* uniform-block algorithms */
 	int cob, chunk, win_w, win_h, ncb;          /* shared */
+	struct spatial_geom gg;                     /* gemm's geometry: the key's; winograd: a 1x1
+	                                               convolution of T groups over the tiles */
+	int glevel;                                 /* gemm's level (winograd: float32) */
+	int wm, wtiles_x, wtiles_y;                 /* winograd: output block, tiles */
+	size_t wu_floats, wm_floats;                /* winograd: its transformed input and output */
+	float *wt;                                  /* winograd: transformed weights (host) */
+	struct spatial_prog post;                   /* winograd: the output transform (pack: the
+	                                               input transform) */
 	struct spatial_gemm_tile gt;                /* gemm: the tile */
 	int kdim, np4, boff, half2, gx, gy;         /* gemm: K, filter row in vec4s, bias offset
 	                                               (vec4s), the packed-fp16 kind (HALF2), work
@@ -85,6 +93,8 @@ struct spatial_ctx {
 	int nwin, win_next;
 	GLuint in_buf, out_buf, bias_buf;
 	size_t in_bytes, out_bytes, bias_bytes;
+	GLuint wu_buf, wm_buf;     /* winograd's transformed input and output, grown on use */
+	size_t wu_bytes, wm_bytes;
 	/* host arrays cross through these, copied on the GPU to and from in_buf and out_buf, so
 	 * that the buffers the shaders read and write are never ones the host writes or maps (a
 	 * driver may keep such a buffer in host memory: NVIDIA's did, 25x slower convolutions) */
@@ -98,13 +108,14 @@ struct spatial_ctx {
 
 
 /* Which spatial program a key builds. */
-enum prog_key_kind { PK_PACK, PK_TEX, PK_TEX4, PK_SHARED, PK_PROBE, PK_GEMM };
+enum prog_key_kind { PK_PACK, PK_TEX, PK_TEX4, PK_SHARED, PK_PROBE, PK_GEMM, PK_WINOGRAD };
 
 struct prog_key {
 	int kind; /* enum prog_key_kind (an int: the key's bytes are its identity) */
 	int level, mode, vec4s, cob, lanes;
 	int bm, bn, bk, tm, tn, half2, up1; /* PK_GEMM: the tile, HALF2 (0-2), no zero insertion */
 	int a16;                            /* PK_GEMM: A16 (the tile's a16 where HALF2) */
+	int wm, phase;                      /* PK_WINOGRAD: WM, PHASE (0 input, 1 output) */
 };
 
 /* ---- spatial.c ---- */

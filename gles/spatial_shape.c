@@ -44,6 +44,9 @@ int spatial_get_prog(struct spatial_ctx *s, const char *name, const struct prog_
 	              "#define LANES %d\n#define FMT %s\n#define SH_IN %d\n#define SH_W %d\n",
 	              k->level, k->mode, k->vec4s > 0 ? k->vec4s : 1, k->cob > 0 ? k->cob : 1,
 	              k->lanes, tex_format_glsl(k->level), SPATIAL_PLAN_SH_IN, SPATIAL_PLAN_SH_W);
+	if (k->kind == PK_WINOGRAD)
+		snprintf(defs + n, sizeof defs - (size_t)n, "#define WM %d\n#define PHASE %d\n", k->wm,
+		         k->phase);
 	if (k->kind == PK_GEMM)
 		snprintf(defs + n, sizeof defs - (size_t)n,
 		         "#define BM %d\n#define BN %d\n#define BK %d\n#define TM %d\n#define TN %d\n"
@@ -79,6 +82,9 @@ void spatial_shape_free(struct spatial_ctx *s, struct shape *p)
 		program_drop(s->pc, p->pack.id);
 	if (p->conv.id)
 		program_drop(s->pc, p->conv.id);
+	if (p->post.id)
+		program_drop(s->pc, p->post.id);
+	free(p->wt);
 	if (p->tex)
 		glDeleteTextures(1, &p->tex);
 	if (p->ftex)
@@ -123,7 +129,7 @@ static int layout_common(const struct spatial_ctx *s, const struct shape_key *k,
 		         in_b > out_b ? in_b : out_b, s->caps.max_ssbo);
 		return SPATIAL_E_TOO_LARGE;
 	}
-	if (k->alg == SPATIAL_ALG_GEMM)
+	if (k->alg == SPATIAL_ALG_GEMM || k->alg == SPATIAL_ALG_WINOGRAD)
 		return 0; /* its grid is the tile's: layout_gemm */
 	long gx = (g->out_w + 7) / 8, gy = (g->out_h + 7) / 8;
 	if (k->alg == SPATIAL_ALG_SHARED) {
@@ -164,9 +170,9 @@ static int layout_shared(const struct spatial_ctx *s, struct shape *p, char err[
  * and the per-k table, each within a storage block and 32-bit indices. */
 static int layout_gemm(const struct spatial_ctx *s, struct shape *p, char err[SPATIAL_ERR_LEN])
 {
-	const struct spatial_geom *g = &p->key.g;
+	const struct spatial_geom *g = &p->gg;
 	char perr[SPATIAL_PLAN_ERR_LEN];
-	p->half2 = p->key.level == SPATIAL_FP16 && s->o.gemm_half2 ? (s->caps.half2 ? 2 : 1) : 0;
+	p->half2 = p->glevel == SPATIAL_FP16 && s->o.gemm_half2 ? (s->caps.half2 ? 2 : 1) : 0;
 	spatial_plan_gemm(g, s->o.gemm_tile, &p->gt);
 	int max_shared = s->info->max_shared_memory < 49152 ? s->info->max_shared_memory : 49152;
 	if (spatial_plan_gemm_valid(&p->gt, p->half2 != 0, s->info->max_invocations, max_shared,
@@ -203,11 +209,11 @@ static int layout_gemm(const struct spatial_ctx *s, struct shape *p, char err[SP
  * the driver refuses the f16vec2 kernel, the context falls back to mediump vec2 for good. */
 static int build_gemm(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_ERR_LEN])
 {
-	const struct spatial_geom *g = &p->key.g;
+	const struct spatial_geom *g = &p->gg;
 	struct prog_key pk;
 	memset(&pk, 0, sizeof pk);
 	pk.kind = PK_GEMM;
-	pk.level = p->key.level;
+	pk.level = p->glevel;
 	pk.bm = p->gt.bm, pk.bn = p->gt.bn, pk.bk = p->gt.bk, pk.tm = p->gt.tm, pk.tn = p->gt.tn;
 	pk.half2 = p->half2;
 	pk.a16 = p->half2 && p->gt.a16;
@@ -342,11 +348,53 @@ static int layout_filter_blocks(const struct spatial_ctx *s, struct shape *p,
 	return 0;
 }
 
+/* winograd: F(m x m, 3 x 3) for 3x3 stride-1 convolutions without dilation, zero insertion or
+ * groups, at precisions 2 and 3; the GEMMs as gemm's 1x1 convolution of T = (m + 2)^2 groups
+ * (T Cin planes in, T Cout out) over the tiles, in float32 on the transformed values (at
+ * precision 2 the input and weights are rounded to float16 before their transforms). */
+static int layout_winograd(const struct spatial_ctx *s, struct shape *p, char err[SPATIAL_ERR_LEN])
+{
+	const struct spatial_geom *g = &p->key.g;
+	if (g->k_h != 3 || g->k_w != 3 || g->stride_h != 1 || g->stride_w != 1 || g->dil_h != 1 ||
+	    g->dil_w != 1 || g->up_h != 1 || g->up_w != 1 || g->groups != 1 ||
+	    p->key.level < SPATIAL_FP16) {
+		snprintf(err, SPATIAL_ERR_LEN, "winograd runs 3x3 kernels at stride 1 without dilation, "
+		         "zero insertion or groups, at precision 2 or 3");
+		return SPATIAL_E_UNSUPPORTED;
+	}
+	int m = s->o.winograd_m == 2 ? 2 : 4, t = (m + 2) * (m + 2);
+	p->wm = m;
+	p->wtiles_x = (g->out_w + m - 1) / m;
+	p->wtiles_y = (g->out_h + m - 1) / m;
+	long long tiles = (long long)p->wtiles_x * p->wtiles_y;
+	long long u = (long long)g->batch * t * g->in_c * tiles;
+	long long v = (long long)g->batch * t * g->out_c * tiles;
+	long long most = u > v ? u : v;
+	if (most > (long long)SPATIAL_PLAN_MAX_ELEMS || most * 4 > s->caps.max_ssbo ||
+	    (p->wtiles_x + 7) / 8 > s->info->max_group_count[0] ||
+	    (p->wtiles_y + 7) / 8 > s->info->max_group_count[1]) {
+		snprintf(err, SPATIAL_ERR_LEN, "winograd: the transformed tensors (%lld floats) exceed "
+		         "the storage-block limit", most);
+		return SPATIAL_E_TOO_LARGE;
+	}
+	p->wu_floats = (size_t)u, p->wm_floats = (size_t)v;
+	p->gg = (struct spatial_geom){.batch = g->batch, .in_c = t * g->in_c, .in_h = p->wtiles_y,
+	                              .in_w = p->wtiles_x, .out_c = t * g->out_c, .groups = t,
+	                              .k_h = 1, .k_w = 1, .stride_h = 1, .stride_w = 1, .dil_h = 1,
+	                              .dil_w = 1, .up_h = 1, .up_w = 1, .out_h = p->wtiles_y,
+	                              .out_w = p->wtiles_x, .dst_h = p->wtiles_y,
+	                              .dst_w = p->wtiles_x, .dst_sy = 1, .dst_sx = 1};
+	p->glevel = SPATIAL_FP32;
+	return layout_gemm(s, p, err);
+}
+
 int spatial_shape_layout(const struct spatial_ctx *s, const struct shape_key *k, struct shape *p,
                          char err[SPATIAL_ERR_LEN])
 {
 	memset(p, 0, sizeof *p);
 	p->key = *k;
+	p->gg = k->g;
+	p->glevel = k->level;
 	int rc = layout_common(s, k, err);
 	if (rc)
 		return rc;
@@ -354,6 +402,8 @@ int spatial_shape_layout(const struct spatial_ctx *s, const struct shape_key *k,
 		return layout_shared(s, p, err);
 	if (k->alg == SPATIAL_ALG_GEMM)
 		return layout_gemm(s, p, err);
+	if (k->alg == SPATIAL_ALG_WINOGRAD)
+		return layout_winograd(s, p, err);
 	if ((rc = layout_texture(s, p, err)))
 		return rc;
 	return k->alg == SPATIAL_ALG_PLANES4 ? layout_filter_texture(s, p, err)
@@ -370,9 +420,23 @@ static int shape_build(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_
 	p->host = calloc(p->host_floats ? p->host_floats : 1, sizeof *p->host);
 	if (!p->host)
 		return SPATIAL_E_NOMEM;
-	if (k->alg == SPATIAL_ALG_GEMM) {
+	if (k->alg == SPATIAL_ALG_GEMM || k->alg == SPATIAL_ALG_WINOGRAD) {
 		if ((rc = build_gemm(s, p, err)))
 			return rc;
+		if (k->alg == SPATIAL_ALG_WINOGRAD) {
+			const char *name = "spatial_common+spatial_src+spatial_winograd";
+			pk.kind = PK_WINOGRAD;
+			pk.wm = p->wm;
+			if ((rc = spatial_get_prog(s, name, &pk, 1, &p->pack, err)))
+				return rc;
+			pk.phase = 1;
+			if ((rc = spatial_get_prog(s, name, &pk, 1, &p->post, err)))
+				return rc;
+			const struct spatial_geom *g = &k->g;
+			p->wt = malloc((size_t)(p->wm + 2) * (p->wm + 2) * g->out_c * g->in_c * sizeof *p->wt);
+			if (!p->wt)
+				return SPATIAL_E_NOMEM;
+		}
 	} else if (k->alg == SPATIAL_ALG_SHARED) {
 		pk.kind = PK_SHARED;
 		pk.cob = p->cob;

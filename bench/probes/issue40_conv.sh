@@ -48,6 +48,8 @@ if [ "$MODE" != sweep ]; then
 	X="$W/conv_x.npy" WT="$W/conv_w.npy"
 	fftbloom conv2d --input "$X" --weight "$WT" --padding 1 --algorithm gemm -o "$W/gemm_p3.npy" 2>>"$R/check.err"
 	fftbloom conv2d --input "$X" --weight "$WT" --padding 1 --algorithm gemm --precision 2 -o "$W/gemm_p2.npy" 2>>"$R/check.err"
+	fftbloom conv2d --input "$X" --weight "$WT" --padding 1 --algorithm winograd -o "$W/wino_p3.npy" 2>>"$R/check.err"
+	fftbloom conv2d --input "$X" --weight "$WT" --padding 1 --algorithm winograd --precision 2 -o "$W/wino_p2.npy" 2>>"$R/check.err"
 	fftbloom conv2d-transpose --input "$W/deconv_x_k3.npy" --weight "$W/deconv_w_k3.npy" --stride 2 \
 		--padding 1 --output-padding 1 --method subkernel --conv-algorithm gemm -o "$W/gemm_dk3.npy" 2>>"$R/check.err"
 	timeout 60 "$PY" - "$W" >"$R/check.txt" 2>&1 <<'PY'
@@ -61,7 +63,8 @@ x, w = ld('conv_x.npy'), ld('conv_w.npy')
 ref = F.conv2d(x, w, padding=1).cpu().numpy()
 dref = F.conv_transpose2d(ld('deconv_x_k3.npy'), ld('deconv_w_k3.npy'), stride=2, padding=1,
                           output_padding=1).cpu().numpy()
-for name, r in (('gemm_p3', ref), ('gemm_p2', ref), ('gemm_dk3', dref)):
+for name, r in (('gemm_p3', ref), ('gemm_p2', ref), ('wino_p3', ref), ('wino_p2', ref),
+                ('gemm_dk3', dref)):
     p = os.path.join(d, name + '.npy')
     if not os.path.exists(p):
         print('%-9s missing' % name)
@@ -88,9 +91,9 @@ for path in sys.argv[1:]:
 ids = sorted({k[0] for k in ms})
 old = {'conv': ('batch4', 'interp', 'planes4', 'shared'),
        'deconv': ('zero-insert', 'overlap-add', 'subkernel')}
-print('%-30s %-22s %9s %9s %9s %9s %9s %9s  %s' % (
-    'workload', 'old best', 'ms', 'gemm32', 'gemm-p2', 'auto', 'auto-p2', 'cudnn32',
-    'gemm32/cudnn gemm-p2/cudnn auto-p2/cudnn'))
+print('%-30s %-22s %9s %9s %9s %9s %9s %9s %9s  %s' % (
+    'workload', 'old best', 'ms', 'gemm32', 'gemm-p2', 'winograd', 'auto', 'auto-p2', 'cudnn32',
+    'gemm32/cudnn gemm-p2/cudnn wino/cudnn auto/cudnn auto-p2/cudnn'))
 for i in ids:
     kind = 'deconv' if '.deconv_' in i else 'conv'
     cand = [(ms[(i, 'fftbloom', a)][0], ms[(i, 'fftbloom', a)][1] if kind == 'deconv' else a)
@@ -101,9 +104,10 @@ for i in ids:
     au = ms.get((i, 'fftbloom', 'auto'), (float('nan'), None))
     ap2 = ms.get((i, 'fftbloom', 'precision2'), (float('nan'), None))
     cu = ms.get((i, 'cudnn', 'fp32'), (float('nan'),))[0]
-    print('%-30s %-22s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f  %6.2fx %6.2fx %6.2fx   auto: %s, p2: %s' % (
-        i, best[1], best[0], g32, g16, au[0], ap2[0], cu, g32 / cu, g16 / cu, ap2[0] / cu, au[1],
-        ap2[1]))
+    wg = ms.get((i, 'fftbloom', 'winograd'), (float('nan'),))[0]
+    print('%-30s %-22s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f  %6.2fx %6.2fx %6.2fx %6.2fx %6.2fx   auto: %s, p2: %s' % (
+        i, best[1], best[0], g32, g16, wg, au[0], ap2[0], cu, g32 / cu, g16 / cu, wg / cu,
+        au[0] / cu, ap2[0] / cu, au[1], ap2[1]))
 PY
 fi
 if [ "$MODE" != table ]; then

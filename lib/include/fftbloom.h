@@ -312,8 +312,8 @@ struct fftbloom_conv_params {
 	int precision;                  /* conv2d: 0 Q2.6 mediump, 1 Q2.6 highp, 2 float16, 3 float32
 	                                   (3; the CLI's --precision) */
 	int algorithm;                  /* the spatial algorithm: 0 auto, 1 batch4, 2 interp,
-	                                   3 planes4, 4 shared, 5 gemm (the CLI's --algorithm)
-	                                   (0) */
+	                                   3 planes4, 4 shared, 5 gemm, 6 winograd (the CLI's
+	                                   --algorithm) (0) */
 	int method;                     /* transpose: 0 auto, 1 zero-insert, 2 overlap-add,
 	                                   3 subkernel (0) */
 	int padding_mode;               /* transpose: 0 torch, 1 TensorFlow SAME, 2 TensorFlow VALID
@@ -327,7 +327,7 @@ FFTBLOOM_API void fftbloom_conv_params_init(struct fftbloom_conv_params *p);
 
 /* What a convolution did (an optional output). */
 struct fftbloom_conv_stats {
-	int algorithm;  /* the spatial algorithm that ran (1-4; transpose: of its inner
+	int algorithm;  /* the spatial algorithm that ran (1-6; transpose: of its inner
 	                   convolutions, 0 for overlap-add, which has none) */
 	int method;     /* transpose: the method that ran (1-3) */
 	int timed;      /* 1: gpu_ms and conv_ms are timer queries' GPU time; 0: not timed
@@ -336,8 +336,9 @@ struct fftbloom_conv_stats {
 	double conv_ms; /* conv2d with time_stages: the convolution's dispatches alone */
 	double wall_ms; /* host clock, the whole call */
 };
-/* The CLI's names of an algorithm ("auto", "batch4", "interp", "planes4", "shared", "gemm") and a
- * transpose method ("auto", "zero-insert", "overlap-add", "subkernel"); "?" out of range. */
+/* The CLI's names of an algorithm ("auto", "batch4", "interp", "planes4", "shared", "gemm",
+ * "winograd") and a transpose method ("auto", "zero-insert", "overlap-add", "subkernel"); "?" out
+ * of range. */
 FFTBLOOM_API const char *fftbloom_conv_algorithm_name(int algorithm);
 FFTBLOOM_API const char *fftbloom_conv_method_name(int method);
 

@@ -154,6 +154,10 @@ for prec, tol in [(2, 5e-3), (1, 4e-2), (0, 5e-2)]:
     check('conv2d precision %d' % prec, 'conv2d',
           ['--input', px4, '--weight', pws, '--padding', '1', '--precision', str(prec)],
           conv2d_ref(x4, ws, padding=1), tol)
+for prec, tol in [(3, 1e-5), (2, 5e-3)]:  # Winograd F(4x4, 3x3): 3x3, stride 1
+    check('conv2d winograd, bias, precision %d' % prec, 'conv2d',
+          ['--input', px4, '--weight', pws, '--bias', pb, '--padding', '1', '--algorithm',
+           'winograd', '--precision', str(prec)], conv2d_ref(x4, ws, b4, padding=1), tol)
 rc, err = run(['conv2d', '--input', px4, '--weight', pws, '-o', os.path.join(tmp, 'r.npy'),
                '--repeat', '3'])
 try:

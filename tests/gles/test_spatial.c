@@ -159,8 +159,15 @@ static float *rand_f(size_t n, float lo, float hi)
 	return p;
 }
 
+/* winograd's shapes: 3x3, stride 1, no dilation or groups, precision 2 or 3. */
+static int winograd_fits(const struct spatial_conv *c, int prec)
+{
+	return c->k_h == 3 && c->k_w == 3 && dflt(c->stride_h) == 1 && dflt(c->stride_w) == 1 &&
+	       dflt(c->dil_h) == 1 && dflt(c->dil_w) == 1 && dflt(c->groups) == 1 && prec >= 2;
+}
+
 /* Runs c with every algorithm at every precision and checks each; batch4 and interp must
- * refuse a batch that is not a multiple of 4. */
+ * refuse a batch that is not a multiple of 4, winograd the shapes it does not run. */
 static void run_case(struct spatial_conv c, int with_bias)
 {
 	int oh, ow;
@@ -187,7 +194,8 @@ static void run_case(struct spatial_conv c, int with_bias)
 			         c.batch, c.in_c, c.out_c, c.in_h, c.in_w, c.k_h, c.k_w, c.pad_h, c.pad_w,
 			         c.stride_h, c.stride_w, dflt(c.dil_h), groups, spatial_algorithm_name(alg),
 			         prec);
-			if ((alg == SPATIAL_ALG_BATCH4 || alg == SPATIAL_ALG_INTERP) && c.batch % 4) {
+			if (((alg == SPATIAL_ALG_BATCH4 || alg == SPATIAL_ALG_INTERP) && c.batch % 4) ||
+			    (alg == SPATIAL_ALG_WINOGRAD && !winograd_fits(&c, prec))) {
 				if (rc != SPATIAL_E_UNSUPPORTED) {
 					printf("%s: expected unsupported, got %d (%s)\n", name, rc, err);
 					all_ok = 0;
@@ -338,7 +346,7 @@ static void test_q26_clamp(void **state)
 	float w1 = 1.0f, w2 = 2.0f, y[12];
 	char err[SPATIAL_ERR_LEN];
 	for (int prec = 0; prec < 2; prec++)
-		for (int alg = SPATIAL_ALG_BATCH4; alg < SPATIAL_ALG_COUNT; alg++) {
+		for (int alg = SPATIAL_ALG_BATCH4; alg < SPATIAL_ALG_WINOGRAD; alg++) { /* 1x1 */
 			c.precision = prec;
 			c.algorithm = alg;
 			assert_int_equal(spatial_conv2d(g_s, &c, x, &w1, NULL, y, NULL, err), 0);
@@ -559,6 +567,55 @@ static void test_gemm_tiles(void **state)
 			ok &= check_one(s, conv(2, 13, 7, 9, 37, 3, 3, 1, 1, 2, 2), 2, SPATIAL_ALG_GEMM,
 			                what);
 		spatial_ctx_destroy(s);
+	}
+	assert_true(ok);
+}
+
+/* winograd, F(4x4, 3x3) and F(2x2, 3x3) (spatial_opts.winograd_m): output sizes that fill no
+ * whole block, paddings 0-2, a batch of 3, many planes, bias, at precisions 3 and 2, each
+ * within the level's bound of the float64 reference; shapes it cannot run are refused as
+ * unsupported. */
+static void test_winograd(void **state)
+{
+	(void)state;
+	int ok = 1;
+	const struct egl_info *info = egl_ctx_info(tu_gl_context());
+	struct spatial_conv shapes[] = {
+		conv(3, 13, 11, 9, 37, 3, 3, 1, 1, 1, 1),  /* 11x9: blocks cut at both edges */
+		conv(2, 40, 10, 12, 72, 3, 3, 1, 1, 1, 1), /* many planes */
+		conv(1, 5, 17, 6, 3, 3, 3, 0, 0, 1, 1),    /* no padding: 15x4 */
+		conv(2, 4, 7, 9, 6, 3, 3, 2, 2, 1, 1),     /* padding 2: 9x11 */
+	};
+	for (int m = 2; m <= 4; m += 2) {
+		struct spatial_opts o = {0};
+		o.winograd_m = m;
+		struct spatial_ctx *s;
+		char err[SPATIAL_ERR_LEN];
+		assert_int_equal(spatial_ctx_create(g_pc, info, &o, NULL, &s, err), 0);
+		char what[32];
+		snprintf(what, sizeof what, "F(%dx%d, 3x3)", m, m);
+		for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+			for (int prec = 3; prec >= 2; prec--)
+				ok &= check_one(s, shapes[i], prec, SPATIAL_ALG_WINOGRAD, what);
+		spatial_ctx_destroy(s);
+	}
+	struct spatial_conv no[] = {
+		conv(1, 4, 9, 9, 4, 5, 5, 2, 2, 1, 1), /* 5x5 */
+		conv(1, 4, 9, 9, 4, 3, 3, 1, 1, 2, 2), /* stride 2 */
+	};
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+		struct spatial_conv c = no[i];
+		c.algorithm = SPATIAL_ALG_WINOGRAD;
+		c.precision = 3;
+		int oh, ow;
+		char err[SPATIAL_ERR_LEN];
+		assert_int_equal(spatial_conv_output(&c, &oh, &ow, err), 0);
+		float *x = rand_f((size_t)c.in_c * c.in_h * c.in_w, -1, 1);
+		float *w = rand_f((size_t)c.out_c * c.in_c * c.k_h * c.k_w, -1, 1);
+		float *y = malloc((size_t)c.out_c * oh * ow * sizeof *y);
+		assert_int_equal(spatial_conv2d(g_s, &c, x, w, NULL, y, NULL, err), SPATIAL_E_UNSUPPORTED);
+		printf("refused: %s\n", err);
+		free(x), free(w), free(y);
 	}
 	assert_true(ok);
 }
@@ -940,6 +997,7 @@ int main(void)
 		cmocka_unit_test(test_gemm_tiles),
 		cmocka_unit_test(test_gemm_shapes),
 		cmocka_unit_test(test_gemm_arithmetic),
+		cmocka_unit_test(test_winograd),
 		cmocka_unit_test(test_explicit_is_auto),
 		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_image_tiles),
