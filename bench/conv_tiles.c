@@ -6,7 +6,8 @@
  * precision): the median GPU milliseconds of --runs timed runs after --warmup (the GPU's work
  * without the transfers, timer queries where the context has them), the workload IDs those of
  * conv_bench.sh with the variant gemm-tTILE-pPRECISION (tile 0: the rule, detail.tile naming
- * the one it chose). --quick: conv_bench.sh's QUICK shapes, for llvmpipe. */
+ * the one it chose); on the 3x3 shape also winograd-mM-pPRECISION, F(M x M, 3 x 3) on the
+ * rule's tile. --quick: conv_bench.sh's QUICK shapes, for llvmpipe. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -109,11 +110,12 @@ static float *rand_floats(size_t n, float scale)
 /* Runs w (runs + warmup times) on a spatial context with gemm tile `tile` at precision prec;
  * the median GPU ms in *ms and the tile the plan chose in *chosen. 0, or -1 with err. */
 static int time_work(struct program_cache *pc, const struct egl_info *info, struct work *w,
-                     int tile, int prec, const struct opts *o, double *ms, char *used,
+                     int tile, int wm, int prec, const struct opts *o, double *ms, char *used,
                      size_t used_len, char err[SPATIAL_ERR_LEN])
 {
 	struct spatial_opts so = {0};
 	so.gemm_tile = tile;
+	so.winograd_m = wm;
 	so.gemm_half2 = prec == 2; /* the packed kernel's tiles (the product's precision 2 runs
 	                              float32 arithmetic: conv_bench.sh's gemm-precision2) */
 	struct spatial_ctx *s = NULL;
@@ -133,7 +135,8 @@ static int time_work(struct program_cache *pc, const struct egl_info *info, stru
 		ny = (size_t)c->batch * c->out_c * oh * ow;
 	} else {
 		struct spatial_conv *c = &w->c;
-		c->precision = prec, c->algorithm = SPATIAL_ALG_GEMM, c->time_stages = 1;
+		c->precision = prec, c->time_stages = 1;
+		c->algorithm = wm ? SPATIAL_ALG_WINOGRAD : SPATIAL_ALG_GEMM;
 		rc = spatial_conv_output(c, &oh, &ow, err);
 		nx = (size_t)c->batch * c->in_c * c->in_h * c->in_w;
 		nw = (size_t)c->out_c * c->in_c * c->k_h * c->k_w;
@@ -230,7 +233,8 @@ int main(int argc, char **argv)
 					continue;
 				double ms = NAN;
 				snprintf(var, sizeof var, "gemm-t%d-p%d", tile, prec);
-				int rc = time_work(pc, info, &w[i], tile, prec, &o, &ms, used, sizeof used, err);
+				int rc = time_work(pc, info, &w[i], tile, 0, prec, &o, &ms, used, sizeof used,
+				                   err);
 				struct bench_line l;
 				bench_line_begin(&l, stdout, &m, w[i].id, "fftbloom", var);
 				if (!rc)
@@ -242,6 +246,24 @@ int main(int argc, char **argv)
 				fflush(stdout);
 				fprintf(stderr, "%-28s %-14s %9.4f ms  %s%s\n", w[i].id, var, ms,
 				        rc ? "error: " : "", rc ? err : used);
+				failures += rc != 0;
+			}
+			/* winograd's F(2x2, 3x3) and F(4x4, 3x3) on the 3x3 shape (the rule's tile) */
+			for (int wm = 2; !w[i].deconv && w[i].c.k_h == 3 && wm <= 4; wm += 2) {
+				char var[32], used[96] = "";
+				double ms = NAN;
+				snprintf(var, sizeof var, "winograd-m%d-p%d", wm, prec);
+				int rc = time_work(pc, info, &w[i], 0, wm, prec, &o, &ms, used, sizeof used, err);
+				struct bench_line l;
+				bench_line_begin(&l, stdout, &m, w[i].id, "fftbloom", var);
+				if (!rc)
+					bench_metric(&l, "ms", ms);
+				bench_detail_str(&l, rc ? "error" : "tile", rc ? err : used);
+				bench_detail_num(&l, "precision", prec);
+				bench_line_end(&l, &m);
+				fflush(stdout);
+				fprintf(stderr, "%-28s %-14s %9.4f ms  %s%s\n", w[i].id, var, ms,
+				        rc ? "error: " : "", rc ? err : "");
 				failures += rc != 0;
 			}
 		}
