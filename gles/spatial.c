@@ -141,8 +141,8 @@ void spatial_ctx_destroy(struct spatial_ctx *s)
 	for (int i = 0; s->plans && i < s->nplans; i++)
 		spatial_shape_free(s, &s->plans[i]);
 	free(s->plans);
-	GLuint bufs[5] = {s->in_buf, s->out_buf, s->bias_buf, s->wu_buf, s->wm_buf};
-	for (int i = 0; i < 5; i++)
+	GLuint bufs[6] = {s->in_buf, s->out_buf, s->bias_buf, s->wu_buf, s->wm_buf, s->ww_buf};
+	for (int i = 0; i < 6; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
 	gl_stage_free(&s->stage);

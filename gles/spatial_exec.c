@@ -157,39 +157,28 @@ static int filter_gemm(struct spatial_ctx *s, struct shape *p, const float *w, c
 	return spatial_upload(s, p->fbuf, h, p->host_floats * 4, err);
 }
 
-/* winograd: each weight's transform G g G^T (g rounded to the level first) as gemm's grouped
- * 1x1 filter: group t (an element of the (m + 2)^2 tile), row co, column ci. */
-static void winograd_weights(struct shape *p, const float *w)
+/* winograd: the weights (Cout, Cin, 3, 3) into ww_buf, their transforms into gemm's filter on
+ * the GPU (the plan's bias rows stay 0), the bias for the output transform. */
+static int winograd_weights(struct spatial_ctx *s, struct shape *p, const float *w,
+                            const float *bias, char err[SPATIAL_ERR_LEN])
 {
-	static const double g2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-	static const double g4[6][3] = {{0.25, 0, 0},
-	                                {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-	                                {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-	                                {1.0 / 24, 1.0 / 12, 1.0 / 6},
-	                                {1.0 / 24, -1.0 / 12, 1.0 / 6},
-	                                {0, 0, 1}};
 	const struct spatial_geom *g = &p->key.g;
-	int n = p->wm + 2;
-	const double(*gm)[3] = p->wm == 2 ? g2 : g4;
-	for (int co = 0; co < g->out_c; co++)
-		for (int ci = 0; ci < g->in_c; ci++) {
-			const float *k = w + ((size_t)co * g->in_c + ci) * 9;
-			double e[6][3]; /* G k */
-			for (int a = 0; a < n; a++)
-				for (int j = 0; j < 3; j++) {
-					double v = 0;
-					for (int i = 0; i < 3; i++)
-						v += gm[a][i] * wround(p->key.level, k[i * 3 + j]);
-					e[a][j] = v;
-				}
-			for (int a = 0; a < n; a++)
-				for (int b = 0; b < n; b++) {
-					double v = 0;
-					for (int j = 0; j < 3; j++)
-						v += e[a][j] * gm[b][j];
-					p->wt[(((size_t)a * n + b) * g->out_c + co) * g->in_c + ci] = (float)v;
-				}
-		}
+	size_t bytes = (size_t)g->out_c * g->in_c * 9 * sizeof *w;
+	int rc;
+	if ((rc = spatial_grow(s, &s->ww_buf, &s->ww_bytes, bytes, err)) ||
+	    (rc = spatial_upload(s, s->ww_buf, w, bytes, err)) ||
+	    (rc = upload_bias(s, g->out_c, bias, err)))
+		return rc;
+	const struct spatial_prog *t = &p->wtp;
+	glUseProgram(t->id);
+	glUniform1i(t->u[SU_CN], g->in_c);
+	glUniform1i(t->u[SU_COUT], g->out_c);
+	glUniform1i(t->u[SU_NP4], p->np4);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, s->ww_buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, p->fbuf);
+	glDispatchCompute((GLuint)((g->in_c + 7) / 8), (GLuint)((p->np4 * 4 + 7) / 8), 1);
+	glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+	return 0;
 }
 
 /* Fills and uploads the plan's filter (and bias) for these weights. */
@@ -199,11 +188,8 @@ static int upload_filter(struct spatial_ctx *s, struct shape *p, const float *w,
 	switch (p->key.alg) {
 	case SPATIAL_ALG_GEMM:
 		return filter_gemm(s, p, w, bias, err);
-	case SPATIAL_ALG_WINOGRAD: {
-		winograd_weights(p, w);
-		int rc = filter_gemm(s, p, p->wt, NULL, err);
-		return rc ? rc : upload_bias(s, p->key.g.out_c, bias, err);
-	}
+	case SPATIAL_ALG_WINOGRAD:
+		return winograd_weights(s, p, w, bias, err);
 	case SPATIAL_ALG_SHARED: {
 		int rc = filter_shared(s, p, w, err);
 		return rc ? rc : upload_bias(s, p->key.g.out_c, bias, err);

@@ -57,9 +57,8 @@ struct shape {
 	int glevel;                                 /* gemm's level (winograd: float32) */
 	int wm, wtiles_x, wtiles_y;                 /* winograd: output block, tiles */
 	size_t wu_floats, wm_floats;                /* winograd: its transformed input and output */
-	float *wt;                                  /* winograd: transformed weights (host) */
-	struct spatial_prog post;                   /* winograd: the output transform (pack: the
-	                                               input transform) */
+	struct spatial_prog post, wtp;              /* winograd: the output and the weights'
+	                                               transforms (pack: the input's) */
 	struct spatial_gemm_tile gt;                /* gemm: the tile */
 	int kdim, np4, boff, half2, gx, gy;         /* gemm: K, filter row in vec4s, bias offset
 	                                               (vec4s), the packed-fp16 kind (HALF2), work
@@ -95,6 +94,8 @@ struct spatial_ctx {
 	size_t in_bytes, out_bytes, bias_bytes;
 	GLuint wu_buf, wm_buf;     /* winograd's transformed input and output, grown on use */
 	size_t wu_bytes, wm_bytes;
+	GLuint ww_buf;             /* winograd's weights, before their transforms */
+	size_t ww_bytes;
 	/* host arrays cross through these, copied on the GPU to and from in_buf and out_buf, so
 	 * that the buffers the shaders read and write are never ones the host writes or maps (a
 	 * driver may keep such a buffer in host memory: NVIDIA's did, 25x slower convolutions) */

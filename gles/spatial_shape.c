@@ -84,7 +84,8 @@ void spatial_shape_free(struct spatial_ctx *s, struct shape *p)
 		program_drop(s->pc, p->conv.id);
 	if (p->post.id)
 		program_drop(s->pc, p->post.id);
-	free(p->wt);
+	if (p->wtp.id)
+		program_drop(s->pc, p->wtp.id);
 	if (p->tex)
 		glDeleteTextures(1, &p->tex);
 	if (p->ftex)
@@ -432,10 +433,12 @@ static int shape_build(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_
 			pk.phase = 1;
 			if ((rc = spatial_get_prog(s, name, &pk, 1, &p->post, err)))
 				return rc;
-			const struct spatial_geom *g = &k->g;
-			p->wt = malloc((size_t)(p->wm + 2) * (p->wm + 2) * g->out_c * g->in_c * sizeof *p->wt);
-			if (!p->wt)
-				return SPATIAL_E_NOMEM;
+			pk.phase = 2;
+			if ((rc = spatial_get_prog(s, name, &pk, 1, &p->wtp, err)))
+				return rc;
+			/* the filter's bias rows (and nothing else the transforms leave) stay 0 */
+			if ((rc = spatial_upload(s, p->fbuf, p->host, p->host_floats * 4, err)))
+				return rc;
 		}
 	} else if (k->alg == SPATIAL_ALG_SHARED) {
 		pk.kind = PK_SHARED;

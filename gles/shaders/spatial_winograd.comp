@@ -4,6 +4,7 @@
 // summed over planes are T = (WM + 2)^2 independent GEMMs (tiles x Cin by Cin x Cout), which run
 // as gemm's implicit GEMM on a 1x1 convolution of T groups; this program makes their input and
 // takes their output.
+// PHASE 2: the weights' transforms G g G^T (g rounded to the level) into gemm's filter buffer.
 // PHASE 0: one invocation a (tile x, tile y, batch x plane): U[b][t Cin + c][ty][tx] = B^T d B,
 // d read through the convolution's padding (zero outside the source). PHASE 1: one a (tile x,
 // tile y, batch x output plane): the WM x WM outputs A^T M A + bias, stored as the level
@@ -22,7 +23,7 @@ uniform ivec2 u_tiles;     // tiles across, down
 uniform ivec2 u_org;       // the first tile's input origin (-pad_w, -pad_h)
 uniform int u_cn;          // PHASE 0: input planes; PHASE 1: output planes
 uniform ivec2 u_grid, u_dst, u_dst_s, u_dst_o;
-uniform int u_cout, u_z0;
+uniform int u_cout, u_z0, u_np4;
 
 // the level's input values: float16 at LEVEL 2 (the transforms and sums in float32)
 highp float wg_in(highp float v)
@@ -52,9 +53,38 @@ const highp float AT[WM * WN] = float[](1.0, 1.0, 1.0, 1.0, 1.0, 0.0,
                                         0.0, 1.0, 1.0, 4.0, 4.0, 0.0,
                                         0.0, 1.0, -1.0, 8.0, -8.0, 1.0);
 #endif
+#if WM == 2
+const highp float G[WN * 3] = float[](1.0, 0.0, 0.0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0.0, 0.0, 1.0);
+#else
+const highp float G[WN * 3] = float[](0.25, 0.0, 0.0,
+                                      -1.0 / 6.0, -1.0 / 6.0, -1.0 / 6.0,
+                                      -1.0 / 6.0, 1.0 / 6.0, -1.0 / 6.0,
+                                      1.0 / 24.0, 1.0 / 12.0, 1.0 / 6.0,
+                                      1.0 / 24.0, -1.0 / 12.0, 1.0 / 6.0,
+                                      0.0, 0.0, 1.0);
+#endif
 
 void main()
 {
+#if PHASE == 2
+	// one invocation a (input plane ci, output plane co): the weight's transform G g G^T into
+	// gemm's filter, group t's row ci, column co (columns past Cout up to the tile's, 0); the
+	// weights (Cout, Cin, 3, 3) are the source buffer
+	int ci = int(gl_GlobalInvocationID.x), co = int(gl_GlobalInvocationID.y);
+	int np = u_np4 * 4;
+	if (ci >= u_cn || co >= np)
+		return;
+	highp float g[9], e[WN * 3];
+	for (int i = 0; i < 9; i++)
+		g[i] = co < u_cout ? wg_in(src[(uint(co) * uint(u_cn) + uint(ci)) * 9u + uint(i)]) : 0.0;
+	for (int a = 0; a < WN; a++) // G g
+		for (int j = 0; j < 3; j++)
+			e[a * 3 + j] = G[a * 3] * g[j] + G[a * 3 + 1] * g[3 + j] + G[a * 3 + 2] * g[6 + j];
+	for (int a = 0; a < WN; a++) // (G g) G^T
+		for (int b = 0; b < WN; b++)
+			mid[(uint(a * WN + b) * uint(u_cn) + uint(ci)) * uint(np) + uint(co)] =
+				e[a * 3] * G[b * 3] + e[a * 3 + 1] * G[b * 3 + 1] + e[a * 3 + 2] * G[b * 3 + 2];
+#else
 	ivec2 t = ivec2(gl_GlobalInvocationID.xy);
 	if (t.x >= u_tiles.x || t.y >= u_tiles.y)
 		return;
@@ -107,5 +137,6 @@ void main()
 			o[((uint(b) * uint(u_cout) + uint(c)) * uint(u_dst.y) + uint(dq.y)) * uint(u_dst.x) +
 			  uint(dq.x)] = sp_store(s + bv);
 		}
+#endif
 #endif
 }
