@@ -13,6 +13,9 @@
 // WM 4: points 0, +-1, +-2: B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0;
 // 0 2 -1 -2 1 0; 0 4 0 -5 0 1], A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1].
 #pragma optionNV(unroll all)
+// every value here highp, also at the mediump levels: the transforms' constants (1/6, 1/24) and
+// sums would lose the identity in float16 (the level's rounding is wg_in's and sp_store's)
+precision highp float;
 #define WN (WM + 2)
 #define WT (WN * WN)
 layout(local_size_x = 8, local_size_y = 8) in;
