@@ -248,8 +248,10 @@ int main(int argc, char **argv)
 				        rc ? "error: " : "", rc ? err : used);
 				failures += rc != 0;
 			}
-			/* winograd's F(2x2, 3x3) and F(4x4, 3x3) on the 3x3 shape (the rule's tile) */
-			for (int wm = 2; !w[i].deconv && w[i].c.k_h == 3 && wm <= 4; wm += 2) {
+			/* winograd's F(4x4, 3x3) and F(2x2, 3x3) on the 3x3 shape (the rule's tile; the
+			 * product's F(4x4) first: a later context's run in one process measured up to 4x
+			 * slower, bench/RESULTS.md) */
+			for (int wm = 4; !w[i].deconv && w[i].c.k_h == 3 && wm >= 2; wm -= 2) {
 				char var[32], used[96] = "";
 				double ms = NAN;
 				snprintf(var, sizeof var, "winograd-m%d-p%d", wm, prec);
