@@ -37,24 +37,10 @@ static int runs = 20;
 
 static unsigned compile(const char *src)
 {
-	GLuint sh = glCreateShader(GL_COMPUTE_SHADER), p = glCreateProgram();
-	glShaderSource(sh, 1, &src, NULL);
-	glCompileShader(sh);
-	GLint ok = 0;
-	glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-	if (ok) {
-		glAttachShader(p, sh);
-		glLinkProgram(p);
-		glGetProgramiv(p, GL_LINK_STATUS, &ok);
-	}
-	if (!ok) {
-		char log[2048] = "";
-		glGetShaderInfoLog(sh, sizeof log, NULL, log);
+	char log[2048];
+	unsigned p = gl_compute_program(src, log, sizeof log);
+	if (!p)
 		fprintf(stderr, "fft_copy_probe: compile failed: %s\n", log);
-		glDeleteProgram(p);
-		p = 0;
-	}
-	glDeleteShader(sh);
 	return p;
 }
 

@@ -46,30 +46,6 @@ static const struct variant variants[] = {
 	{"mp2c", "", "mediump", "vec2", 2, 1},
 };
 
-static unsigned compile(const char *src, char *why, size_t len)
-{
-	GLuint sh = glCreateShader(GL_COMPUTE_SHADER), p = glCreateProgram();
-	glShaderSource(sh, 1, &src, NULL);
-	glCompileShader(sh);
-	GLint ok = 0;
-	glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-	if (ok) {
-		glAttachShader(p, sh);
-		glLinkProgram(p);
-		glGetProgramiv(p, GL_LINK_STATUS, &ok);
-		if (!ok)
-			glGetProgramInfoLog(p, (GLsizei)len, NULL, why);
-	} else {
-		glGetShaderInfoLog(sh, (GLsizei)len, NULL, why);
-	}
-	glDeleteShader(sh);
-	if (!ok) {
-		glDeleteProgram(p);
-		return 0;
-	}
-	return p;
-}
-
 /* By lanes (1, 2, 4): MK(x) a value with lanes that differ (so that no compiler computes one lane
  * for all), S the float32 type of as many lanes, SUM(v) their sum. */
 static const char *const lanes_defs[] = {
@@ -214,7 +190,7 @@ int main(int argc, char **argv)
 		static char src[16384];
 		char why[1024] = "";
 		source(v, iter, src, sizeof src);
-		unsigned prog = compile(src, why, sizeof why);
+		unsigned prog = gl_compute_program(src, why, sizeof why);
 		if (!prog) {
 			printf("%-7s not compiled: %.200s\n", v->name, why);
 			continue;

@@ -314,3 +314,29 @@ int gl_dispatch_z(const struct egl_info *info, struct gles_cancel *cancel, int z
 	}
 	return 0;
 }
+
+unsigned gl_compute_program(const char *src, char *log, size_t len)
+{
+	GLuint sh = glCreateShader(GL_COMPUTE_SHADER), p = glCreateProgram();
+	glShaderSource(sh, 1, &src, NULL);
+	glCompileShader(sh);
+	GLint ok = 0;
+	glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+	if (len)
+		log[0] = 0;
+	if (ok) {
+		glAttachShader(p, sh);
+		glLinkProgram(p);
+		glGetProgramiv(p, GL_LINK_STATUS, &ok);
+		if (!ok && len)
+			glGetProgramInfoLog(p, (GLsizei)len, NULL, log);
+	} else if (len) {
+		glGetShaderInfoLog(sh, (GLsizei)len, NULL, log);
+	}
+	glDeleteShader(sh);
+	if (!ok) {
+		glDeleteProgram(p);
+		return 0;
+	}
+	return p;
+}

@@ -118,4 +118,8 @@ struct gles_cancel;
 int gl_dispatch_z(const struct egl_info *info, struct gles_cancel *cancel, int z0_loc, int gx,
                   int gy, long nz);
 
+/* A compute program from one source string, uncached (benchmarks' probes; the engine's programs
+ * go through gles/program.h): its id, or 0 with the compiler's or linker's log in log. */
+unsigned gl_compute_program(const char *src, char *log, size_t len);
+
 #endif
