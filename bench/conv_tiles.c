@@ -177,9 +177,13 @@ static int time_work(struct program_cache *pc, const struct egl_info *info, stru
 			                          .out_h = oh, .out_w = ow};
 		struct spatial_gemm_tile gt;
 		int v = spatial_plan_gemm(&g, tile, &gt);
-		snprintf(used, used_len, "%d: %dx%dx%d / %dx%d%s%s", v, gt.bm, gt.bn, gt.bk, gt.tm, gt.tn,
-		         prec == 2 ? (spatial_ctx_caps(s)->half2 ? ", f16vec2" : ", mediump vec2") : "",
-		         prec == 2 && gt.a16 ? ", A as halves" : "");
+		if (wm) /* its GEMMs: float32, the rule's tile on the 1x1 convolution of the tiles */
+			snprintf(used, used_len, "F(%dx%d, 3x3), float32 GEMMs", wm, wm);
+		else
+			snprintf(used, used_len, "%d: %dx%dx%d / %dx%d%s%s", v, gt.bm, gt.bn, gt.bk, gt.tm,
+			         gt.tn, prec == 2 ? (spatial_ctx_caps(s)->half2 ? ", f16vec2"
+			                                                         : ", mediump vec2") : "",
+			         prec == 2 && gt.a16 ? ", A as halves" : "");
 	}
 	free(x);
 	free(wt);
@@ -188,6 +192,33 @@ static int time_work(struct program_cache *pc, const struct egl_info *info, stru
 	deconv_ctx_destroy(d);
 	spatial_ctx_destroy(s);
 	return rc ? -1 : 0;
+}
+
+/* Times w with gemm's tile (wm 0) or winograd's F(wm x wm, 3 x 3) and prints its result line;
+ * 1 when it failed. */
+static int one_line(struct program_cache *pc, const struct egl_info *info,
+                    const struct bench_meta *m, struct work *w, int tile, int wm, int prec,
+                    const struct opts *o)
+{
+	char var[32], used[96] = "", err[SPATIAL_ERR_LEN];
+	double ms = NAN;
+	if (wm)
+		snprintf(var, sizeof var, "winograd-m%d-p%d", wm, prec);
+	else
+		snprintf(var, sizeof var, "gemm-t%d-p%d", tile, prec);
+	int rc = time_work(pc, info, w, tile, wm, prec, o, &ms, used, sizeof used, err);
+	struct bench_line l;
+	bench_line_begin(&l, stdout, m, w->id, "fftbloom", var);
+	if (!rc)
+		bench_metric(&l, "ms", ms);
+	bench_detail_str(&l, rc ? "error" : "tile", rc ? err : used);
+	bench_detail_num(&l, "precision", prec);
+	bench_detail_num(&l, "runs", o->runs);
+	bench_line_end(&l, m);
+	fflush(stdout);
+	fprintf(stderr, "%-28s %-14s %9.4f ms  %s%s\n", w->id, var, ms, rc ? "error: " : "",
+	        rc ? err : used);
+	return rc != 0;
 }
 
 int main(int argc, char **argv)
@@ -227,47 +258,16 @@ int main(int argc, char **argv)
 			if ((o.precision >= 0 && prec != o.precision) || (w[i].deconv && prec != 3))
 				continue; /* the transposed convolution is float32 only */
 			for (int tile = 0; tile < SPATIAL_PLAN_GEMM_TILES; tile++) {
-				char tn[8], var[32], used[96] = "";
+				char tn[8];
 				snprintf(tn, sizeof tn, "%d", tile);
-				if (o.tiles[0] && !bench_list_matches(o.tiles, tn))
-					continue;
-				double ms = NAN;
-				snprintf(var, sizeof var, "gemm-t%d-p%d", tile, prec);
-				int rc = time_work(pc, info, &w[i], tile, 0, prec, &o, &ms, used, sizeof used,
-				                   err);
-				struct bench_line l;
-				bench_line_begin(&l, stdout, &m, w[i].id, "fftbloom", var);
-				if (!rc)
-					bench_metric(&l, "ms", ms);
-				bench_detail_str(&l, rc ? "error" : "tile", rc ? err : used);
-				bench_detail_num(&l, "precision", prec);
-				bench_detail_num(&l, "runs", o.runs);
-				bench_line_end(&l, &m);
-				fflush(stdout);
-				fprintf(stderr, "%-28s %-14s %9.4f ms  %s%s\n", w[i].id, var, ms,
-				        rc ? "error: " : "", rc ? err : used);
-				failures += rc != 0;
+				if (!o.tiles[0] || bench_list_matches(o.tiles, tn))
+					failures += one_line(pc, info, &m, &w[i], tile, 0, prec, &o);
 			}
 			/* winograd's F(4x4, 3x3) and F(2x2, 3x3) on the 3x3 shape (the rule's tile; the
 			 * product's F(4x4) first: a later context's run in one process measured up to 4x
 			 * slower, bench/RESULTS.md) */
-			for (int wm = 4; !w[i].deconv && w[i].c.k_h == 3 && wm >= 2; wm -= 2) {
-				char var[32], used[96] = "";
-				double ms = NAN;
-				snprintf(var, sizeof var, "winograd-m%d-p%d", wm, prec);
-				int rc = time_work(pc, info, &w[i], 0, wm, prec, &o, &ms, used, sizeof used, err);
-				struct bench_line l;
-				bench_line_begin(&l, stdout, &m, w[i].id, "fftbloom", var);
-				if (!rc)
-					bench_metric(&l, "ms", ms);
-				bench_detail_str(&l, rc ? "error" : "tile", rc ? err : used);
-				bench_detail_num(&l, "precision", prec);
-				bench_line_end(&l, &m);
-				fflush(stdout);
-				fprintf(stderr, "%-28s %-14s %9.4f ms  %s%s\n", w[i].id, var, ms,
-				        rc ? "error: " : "", rc ? err : "");
-				failures += rc != 0;
-			}
+			for (int wm = 4; !w[i].deconv && w[i].c.k_h == 3 && wm >= 2; wm -= 2)
+				failures += one_line(pc, info, &m, &w[i], 0, wm, prec, &o);
 		}
 	}
 	program_cache_destroy(pc);
