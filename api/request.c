@@ -113,14 +113,15 @@ const struct request_param request_table[] = {
 	    "input and output planes split into this many groups (PyTorch's groups)"),
 	ROW("precision", OPT_INT, 0, SPATIAL_PRECISION_COUNT - 1, "3", C(precision), REQUEST_CONV2D,
 	    "0: Q2.6 storage (8-bit, values in [-1.98, 1.98], clamped), mediump arithmetic; 1: Q2.6, "
-	    "highp; 2: float16 storage, mediump; 3: float32"),
+	    "highp; 2: float16 storage (gemm and winograd sum in float32), mediump; 3: float32"),
 	ENUM("algorithm", "auto", spatial_algorithm_names, C(algorithm), REQUEST_CONV2D,
 	     "batch4: four images a texel (batch a multiple of 4), filters in uniform blocks; interp: "
 	     "batch4 with pairs of taps read by one bilinear fetch where the precision level's error "
 	     "allows; planes4: four input planes a texel, filters in a texture, any batch; shared: "
 	     "storage buffers through shared memory; gemm: implicit GEMM, register tiles and "
-	     "double-buffered shared memory (precision 2: float16 values, float32 arithmetic); auto: the "
-	     "fastest measured for the shape"),
+	     "double-buffered shared memory (precision 2: float16 values, float32 arithmetic); "
+	     "winograd: F(4x4, 3x3) on gemm's kernel (3x3, stride 1, no dilation or groups, "
+	     "precisions 2 and 3); auto: the fastest measured for the shape"),
 	PARSED("output-padding", REQUEST_CONV2D_T, parse_out_padding, "OP | OPH,OPW",
 	       "PyTorch's output_padding, rows and columns added at the bottom and right (each below "
 	       "the stride or the dilation)"),

@@ -103,7 +103,8 @@ struct spatial_opts {
 	int max_plans;             /* shapes kept with their textures and buffers; 0: 8 */
 	int no_float_linear;       /* 1: behave as if OES_texture_float_linear were missing
 	                              (tests the interpolator's fallback) */
-	long long max_texture_bytes; /* largest input texture; 0: 1 GiB */
+	long long max_texture_bytes; /* largest input texture, and winograd's largest transformed
+	                                tensor; 0: 1 GiB */
 	unsigned long long frame_bytes; /* images: GPU memory one pass may take (32 bytes a
 	                                   pixel); larger images run in overlap-save tiles
 	                                   (gles/tile.h), as do those beyond the device's limits.
@@ -116,7 +117,7 @@ struct spatial_opts {
 	int gemm_half2;            /* 1: gemm at precision 2 in packed float16 arithmetic; 0: in
 	                              float32 on the level's float16 inputs and weights (as
 	                              accurate or better), which ran faster on NVIDIA's GLES driver
-	                              (its f16vec2 and mediump arithmetic at an eighth of float32's
+	                              (its f16vec2 and mediump arithmetic at 0.12-0.16x float32's
 	                              multiply-add rate: bench/fma_probe) and on llvmpipe */
 };
 

@@ -372,10 +372,10 @@ static int layout_winograd(const struct spatial_ctx *s, struct shape *p, char er
 	long long v = (long long)g->batch * t * g->out_c * tiles;
 	long long most = u > v ? u : v;
 	if (most > (long long)SPATIAL_PLAN_MAX_ELEMS || most * 4 > s->caps.max_ssbo ||
-	    (p->wtiles_x + 7) / 8 > s->info->max_group_count[0] ||
-	    (p->wtiles_y + 7) / 8 > s->info->max_group_count[1]) {
-		snprintf(err, SPATIAL_ERR_LEN, "winograd: the transformed tensors (%lld floats) exceed "
-		         "the storage-block limit", most);
+	    most * 4 > s->o.max_texture_bytes) {
+		snprintf(err, SPATIAL_ERR_LEN, "winograd: a transformed tensor of %lld bytes exceeds the "
+		         "storage-block limit or the context's %lld bytes for one", most * 4,
+		         s->o.max_texture_bytes);
 		return SPATIAL_E_TOO_LARGE;
 	}
 	p->wu_floats = (size_t)u, p->wm_floats = (size_t)v;
@@ -386,7 +386,19 @@ static int layout_winograd(const struct spatial_ctx *s, struct shape *p, char er
 	                              .out_w = p->wtiles_x, .dst_h = p->wtiles_y,
 	                              .dst_w = p->wtiles_x, .dst_sy = 1, .dst_sx = 1};
 	p->glevel = SPATIAL_FP32;
-	return layout_gemm(s, p, err);
+	int rc = layout_gemm(s, p, err);
+	if (rc)
+		return rc;
+	/* the transforms' work groups: tiles (input, output), planes (weights) */
+	if ((p->wtiles_x + 7) / 8 > s->info->max_group_count[0] ||
+	    (p->wtiles_y + 7) / 8 > s->info->max_group_count[1] ||
+	    (g->in_c + 7) / 8 > s->info->max_group_count[0] ||
+	    (p->np4 * 4 + 7) / 8 > s->info->max_group_count[1]) {
+		snprintf(err, SPATIAL_ERR_LEN, "winograd: %dx%d tiles or %d -> %d planes need more work "
+		         "groups than the device allows", p->wtiles_x, p->wtiles_y, g->in_c, g->out_c);
+		return SPATIAL_E_TOO_LARGE;
+	}
+	return 0;
 }
 
 int spatial_shape_layout(const struct spatial_ctx *s, const struct shape_key *k, struct shape *p,
@@ -436,8 +448,12 @@ static int shape_build(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_
 			pk.phase = 2;
 			if ((rc = spatial_get_prog(s, name, &pk, 1, &p->wtp, err)))
 				return rc;
-			/* the filter's bias rows (and nothing else the transforms leave) stay 0 */
-			if ((rc = spatial_upload(s, p->fbuf, p->host, p->host_floats * 4, err)))
+			/* the filter's bias rows (and nothing else the transforms leave) stay 0; the
+			 * zeros' host array is not needed again */
+			rc = spatial_upload(s, p->fbuf, p->host, p->host_floats * 4, err);
+			free(p->host);
+			p->host = NULL;
+			if (rc)
 				return rc;
 		}
 	} else if (k->alg == SPATIAL_ALG_SHARED) {

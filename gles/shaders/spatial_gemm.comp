@@ -13,7 +13,7 @@
 // and B as pairs of planes; products are summed in float16 over a slice, then into float32.
 // HALF2 0 at LEVEL 2: float32 arithmetic on the level's float16 values (A rounded by gm_in, the
 // weights on the host), declared highp against the level's mediump default, which NVIDIA runs
-// as float16 at an eighth of float32's rate.
+// as float16 at 0.12-0.16x of float32's multiply-add rate (bench/fma_probe).
 // A16 (with HALF2): A in shared memory as halves, two pixels a word, each broadcast to an (a, a)
 // pair where it is multiplied: half the bytes and the shared-memory reads of A.
 // WG (the work group's invocations, a literal for the layout) is (BM / TM) * (BN / TN).

@@ -314,6 +314,26 @@ static void test_gemm(void **state)
 	assert_true(ok);
 }
 
+/* winograd underneath: stride-1 3x3 transposed convolutions (zero insertion and sub-kernels
+ * both run a 3x3 stride-1 convolution there) with paddings 0-2, a batch of 2 and bias, every
+ * method against the float64 reference. */
+static void test_winograd(void **state)
+{
+	(void)state;
+	int ok = 1;
+	for (int pad = 0; pad <= 2; pad++) {
+		struct deconv_conv c;
+		memset(&c, 0, sizeof c);
+		c.batch = 2, c.in_c = 6, c.out_c = 5, c.in_h = 9, c.in_w = 7;
+		c.k_h = c.k_w = 3;
+		c.stride_h = c.stride_w = 1;
+		c.pad_h = c.pad_w = pad;
+		c.conv_algorithm = SPATIAL_ALG_WINOGRAD;
+		ok &= run_random(c, pad != 1);
+	}
+	assert_true(ok);
+}
+
 /* TF SAME and VALID with odd padding totals and explicit shapes, non-square. */
 static void test_tf(void **state)
 {
@@ -520,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_gemm),
+		cmocka_unit_test(test_winograd),
 		cmocka_unit_test(test_tf),
 		cmocka_unit_test(test_auto),
 		cmocka_unit_test(test_trim_between_runs),
