@@ -202,6 +202,8 @@ static int irand(int lo, int hi) /* [lo, hi] */
 	return lo + (int)(tu_uniform() * (hi - lo + 1));
 }
 
+#define WINOGRAD_SLACK 4.0
+
 static int run_random(struct deconv_conv c, int with_bias)
 {
 	char err[DECONV_ERR_LEN], name[200];
@@ -215,6 +217,10 @@ static int run_random(struct deconv_conv c, int with_bias)
 	float *b = with_bias ? rand_f((size_t)c.out_c, -1, 1) : NULL;
 	double *y = malloc(ny * sizeof *y), *bound = malloc(ny * sizeof *bound);
 	float *got[DECONV_METHOD_COUNT] = {0};
+	/* a method on winograd: the direct sum's bound times WINOGRAD_SLACK (its F(4x4) rounding
+	 * measured up to 1.3x the direct bound on test_spatial's shapes, whose own winograd bound,
+	 * from the transforms' absolute values, holds it with room) */
+	double wf[DECONV_METHOD_COUNT] = {1, 1, 1, 1}, *wb = malloc(ny * sizeof *wb);
 	reference(&c, oh, ow, pt, pl, x, w, b, y, bound);
 	int ok = 1;
 	for (int m = DECONV_ZERO_INSERT; m < DECONV_METHOD_COUNT; m++) {
@@ -232,12 +238,17 @@ static int run_random(struct deconv_conv c, int with_bias)
 			ok = 0;
 			continue;
 		}
-		ok &= check(name, got[m], y, bound, ny);
+		if (m != DECONV_OVERLAP_ADD && st.conv_algorithm == SPATIAL_ALG_WINOGRAD)
+			wf[m] = WINOGRAD_SLACK;
+		for (size_t i = 0; i < ny; i++)
+			wb[i] = wf[m] * bound[i];
+		ok &= check(name, got[m], y, wb, ny);
 	}
 	/* the methods agree with each other within their two bounds */
 	for (int m = DECONV_OVERLAP_ADD; ok && m < DECONV_METHOD_COUNT; m++)
 		for (size_t i = 0; i < ny; i++)
-			if (!(fabs((double)got[m][i] - got[DECONV_ZERO_INSERT][i]) <= 2 * bound[i])) {
+			if (!(fabs((double)got[m][i] - got[DECONV_ZERO_INSERT][i]) <=
+			      (wf[m] + wf[DECONV_ZERO_INSERT]) * bound[i])) {
 				printf("methods disagree at %zu: %g vs %g\n", i, got[m][i], got[1][i]);
 				ok = 0;
 				break;
@@ -249,6 +260,7 @@ static int run_random(struct deconv_conv c, int with_bias)
 	free(b);
 	free(y);
 	free(bound);
+	free(wb);
 	return ok;
 }
 

@@ -109,6 +109,114 @@ static void reference(const struct spatial_conv *c, const float *x, const float 
 				}
 }
 
+/* winograd's own rounding on top of the direct sum's bound: F(m x m, 3 x 3) computes
+ * Y = A^T [sum over planes (G g G^T) . (B^T d B)] A in float32, so to first order its error is
+ * at most gamma_n |A^T| [sum |G||g||G^T| . |B^T||d||B|] |A| (Higham's bound for sums and
+ * products, the absolute values of every matrix and value), n the roundings along one path:
+ * 12 in the input's transform, 8 in the weights' (their 1/6, 1/24 rounded too), 1 product, Cin
+ * in the sum over planes, 12 in the output's transform and 1 for the bias. Adds that to
+ * r->bound (3x3, stride 1, one group: what winograd runs). */
+static void winograd_bound(const struct spatial_conv *c, const float *x, const float *w, int oh,
+                           int ow, int m, struct ref *r)
+{
+	static const double bt2[4][4] = {{1, 0, 1, 0}, {0, 1, 1, 0}, {0, 1, 1, 0}, {0, 1, 0, 1}};
+	static const double at2[2][4] = {{1, 1, 1, 0}, {0, 1, 1, 1}};
+	static const double g2[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, .5, .5}, {0, 0, 1}};
+	static const double bt4[6][6] = {{4, 0, 5, 0, 1, 0}, {0, 4, 4, 1, 1, 0}, {0, 4, 4, 1, 1, 0},
+	                                 {0, 2, 1, 2, 1, 0}, {0, 2, 1, 2, 1, 0}, {0, 4, 0, 5, 0, 1}};
+	static const double at4[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, 1, 2, 2, 0}, {0, 1, 1, 4, 4, 0},
+	                                 {0, 1, 1, 8, 8, 1}};
+	static const double g4[6][3] = {{.25, 0, 0}, {1. / 6, 1. / 6, 1. / 6}, {1. / 6, 1. / 6, 1. / 6},
+	                                {1. / 24, 1. / 12, 1. / 6}, {1. / 24, 1. / 12, 1. / 6}, {0, 0, 1}};
+	int n = m + 2;
+	double bt[6][6], at[4][6], gm[6][3];
+	for (int a = 0; a < n; a++) {
+		for (int k = 0; k < n; k++)
+			bt[a][k] = m == 2 ? bt2[a][k] : bt4[a][k];
+		for (int k = 0; k < 3; k++)
+			gm[a][k] = m == 2 ? g2[a][k] : g4[a][k];
+	}
+	for (int i = 0; i < m; i++)
+		for (int k = 0; k < n; k++)
+			at[i][k] = m == 2 ? at2[i][k] : at4[i][k];
+	double u = ldexp(1, -24), steps = 12 + 8 + 1 + c->in_c + 12 + 1;
+	double gamma = steps * u / (1 - steps * u);
+	int tx = (ow + m - 1) / m, ty = (oh + m - 1) / m;
+	double *uv = malloc(sizeof *uv * 36 * c->in_c), *vv = malloc(sizeof *vv * 36 * c->in_c);
+	assert_true(uv && vv);
+	for (int bi = 0; bi < c->batch; bi++)
+		for (int t0 = 0; t0 < ty; t0++)
+			for (int t1 = 0; t1 < tx; t1++) {
+				for (int cl = 0; cl < c->in_c; cl++) { /* |B^T| |d| |B| */
+					double d[6][6], e[6][6];
+					for (int i = 0; i < n; i++)
+						for (int j = 0; j < n; j++) {
+							int iy = t0 * m - c->pad_h + i, ix = t1 * m - c->pad_w + j;
+							d[i][j] = iy >= 0 && iy < c->in_h && ix >= 0 && ix < c->in_w
+							          ? fabs(x[(((size_t)bi * c->in_c + cl) * c->in_h + iy) *
+							                     c->in_w + ix]) : 0;
+						}
+					for (int a = 0; a < n; a++)
+						for (int j = 0; j < n; j++) {
+							e[a][j] = 0;
+							for (int k = 0; k < n; k++)
+								e[a][j] += bt[a][k] * d[k][j];
+						}
+					for (int a = 0; a < n; a++)
+						for (int bb = 0; bb < n; bb++) {
+							double s = 0;
+							for (int k = 0; k < n; k++)
+								s += e[a][k] * bt[bb][k];
+							uv[cl * 36 + a * n + bb] = s;
+						}
+				}
+				for (int co = 0; co < c->out_c; co++) {
+					for (int cl = 0; cl < c->in_c; cl++) { /* |G| |g| |G^T| */
+						const float *k = w + ((size_t)co * c->in_c + cl) * 9;
+						double e[6][3];
+						for (int a = 0; a < n; a++)
+							for (int j = 0; j < 3; j++)
+								e[a][j] = gm[a][0] * fabs(k[j]) + gm[a][1] * fabs(k[3 + j]) +
+								          gm[a][2] * fabs(k[6 + j]);
+						for (int a = 0; a < n; a++)
+							for (int bb = 0; bb < n; bb++)
+								vv[cl * 36 + a * n + bb] = e[a][0] * gm[bb][0] +
+								                           e[a][1] * gm[bb][1] + e[a][2] * gm[bb][2];
+					}
+					double mm[6][6] = {{0}};
+					for (int cl = 0; cl < c->in_c; cl++)
+						for (int a = 0; a < n; a++)
+							for (int bb = 0; bb < n; bb++)
+								mm[a][bb] += vv[cl * 36 + a * n + bb] * uv[cl * 36 + a * n + bb];
+					for (int i = 0; i < m; i++)
+						for (int j = 0; j < m; j++) {
+							int oy = t0 * m + i, ox = t1 * m + j;
+							if (oy >= oh || ox >= ow)
+								continue;
+							double s = 0;
+							for (int a = 0; a < n; a++)
+								for (int bb = 0; bb < n; bb++)
+									s += at[i][a] * mm[a][bb] * at[j][bb];
+							r->bound[(((size_t)bi * c->out_c + co) * oh + oy) * ow + ox] +=
+								gamma * s;
+						}
+				}
+			}
+	free(uv);
+	free(vv);
+}
+
+static int g_winograd_m = 4; /* the F(m x m) of winograd's runs (test_winograd sets it) */
+
+/* reference for the algorithm that ran: winograd's bound widened by its own rounding. */
+static void reference_for(const struct spatial_conv *c, const float *x, const float *w,
+                          const float *b, int oh, int ow, int precision, int alg, struct ref *r)
+{
+	reference(c, x, w, b, oh, ow, precision, alg == SPATIAL_ALG_INTERP, r);
+	if (alg == SPATIAL_ALG_WINOGRAD)
+		winograd_bound(c, x, w, oh, ow, g_winograd_m, r);
+}
+
 static void ref_free(struct ref *r)
 {
 	free(r->y);
@@ -208,7 +316,7 @@ static void run_case(struct spatial_conv c, int with_bias)
 				continue;
 			}
 			struct ref r;
-			reference(&c, x, w, b, oh, ow, prec, alg == SPATIAL_ALG_INTERP, &r);
+			reference_for(&c, x, w, b, oh, ow, prec, alg, &r);
 			if (!compare(name, y, &r, prec, REL_TOL[prec]))
 				all_ok = 0;
 			ref_free(&r);
@@ -383,7 +491,7 @@ static void test_auto(void **state)
 		assert_true(st.timed != GPU_TIMING_NONE && st.stage_ms[GPU_STAGE_CONV] > 0);
 		assert_true(st.algorithm >= SPATIAL_ALG_BATCH4 && st.algorithm < SPATIAL_ALG_COUNT);
 		struct ref r;
-		reference(&c, x, w, NULL, oh, ow, 3, st.algorithm == SPATIAL_ALG_INTERP, &r);
+		reference_for(&c, x, w, NULL, oh, ow, 3, st.algorithm, &r);
 		assert_true(compare("auto", y, &r, 3, REL_TOL[3]));
 		ref_free(&r);
 	}
@@ -413,7 +521,7 @@ static void test_trim_between_runs(void **state)
 			struct spatial_stats st;
 			assert_int_equal(spatial_conv2d(g_s, &c, x, w, NULL, y, &st, err), 0);
 			struct ref r;
-			reference(&c, x, w, NULL, oh, ow, c.precision, alg == SPATIAL_ALG_INTERP, &r);
+			reference_for(&c, x, w, NULL, oh, ow, c.precision, alg, &r);
 			char name[96];
 			snprintf(name, sizeof name, "%s, %s the cache was trimmed", spatial_algorithm_name(alg),
 			         run ? "after" : "before");
@@ -532,7 +640,7 @@ static int check_one(struct spatial_ctx *s, struct spatial_conv c, int prec, int
 		printf("%s: %s\n", name, err);
 	} else {
 		struct ref r;
-		reference(&c, x, w, b, oh, ow, prec, 0, &r);
+		reference_for(&c, x, w, b, oh, ow, prec, st.algorithm, &r);
 		ok = compare(name, y, &r, prec, REL_TOL[prec]);
 		ref_free(&r);
 	}
@@ -591,6 +699,7 @@ static void test_winograd(void **state)
 	for (int m = 2; m <= 4; m += 2) {
 		struct spatial_opts o = {0};
 		o.winograd_m = m;
+		g_winograd_m = m;
 		struct spatial_ctx *s;
 		char err[SPATIAL_ERR_LEN];
 		assert_int_equal(spatial_ctx_create(g_pc, info, &o, NULL, &s, err), 0);
@@ -601,6 +710,7 @@ static void test_winograd(void **state)
 				ok &= check_one(s, shapes[i], prec, SPATIAL_ALG_WINOGRAD, what);
 		spatial_ctx_destroy(s);
 	}
+	g_winograd_m = 4;
 	struct spatial_conv no[] = {
 		conv(1, 4, 9, 9, 4, 5, 5, 2, 2, 1, 1), /* 5x5 */
 		conv(1, 4, 9, 9, 4, 3, 3, 1, 1, 2, 2), /* stride 2 */
@@ -739,7 +849,7 @@ static void test_explicit_is_auto(void **state)
 		      sta.conv_program && ste.pack_program == sta.pack_program &&
 		      after.misses == before.misses && same_bits;
 		struct ref r;
-		reference(&c, x, w, b, oh, ow, c.precision, sta.algorithm == SPATIAL_ALG_INTERP, &r);
+		reference_for(&c, x, w, b, oh, ow, c.precision, sta.algorithm, &r);
 		ok &= compare(cases[ci].what, ye, &r, c.precision, REL_TOL[c.precision]);
 		ref_free(&r);
 		spatial_ctx_destroy(se);
