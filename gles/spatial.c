@@ -60,6 +60,16 @@ int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t 
 	return buf_said(s, rc, gerr, err);
 }
 
+void spatial_winograd_free(struct spatial_ctx *s)
+{
+	GLuint bufs[3] = {s->wu_buf, s->wm_buf, s->ww_buf};
+	for (int i = 0; i < 3; i++)
+		if (bufs[i])
+			glDeleteBuffers(1, &bufs[i]);
+	s->wu_buf = s->wm_buf = s->ww_buf = 0;
+	s->wu_bytes = s->wm_bytes = s->ww_bytes = 0;
+}
+
 int spatial_upload(struct spatial_ctx *s, GLuint dst, const void *src, size_t bytes,
                    char err[SPATIAL_ERR_LEN])
 {
@@ -141,10 +151,11 @@ void spatial_ctx_destroy(struct spatial_ctx *s)
 	for (int i = 0; s->plans && i < s->nplans; i++)
 		spatial_shape_free(s, &s->plans[i]);
 	free(s->plans);
-	GLuint bufs[6] = {s->in_buf, s->out_buf, s->bias_buf, s->wu_buf, s->wm_buf, s->ww_buf};
-	for (int i = 0; i < 6; i++)
+	GLuint bufs[3] = {s->in_buf, s->out_buf, s->bias_buf};
+	for (int i = 0; i < 3; i++)
 		if (bufs[i])
 			glDeleteBuffers(1, &bufs[i]);
+	spatial_winograd_free(s);
 	gl_stage_free(&s->stage);
 	gpu_timer_destroy(s->timer);
 	gpu_timer_destroy(s->mtimer);

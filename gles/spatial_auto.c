@@ -44,13 +44,13 @@ int spatial_resolve(struct spatial_ctx *s, const struct spatial_geom *g, int lev
 	for (int i = 0; i < s->nwin; i++)
 		if (!memcmp(&s->win[i].k, &ck, sizeof ck)) {
 			/* a class spans sizes: its winner must fit this one (winograd's transformed
-			 * tensors, a texture), else the class is measured again */
+			 * tensors, a texture), else the class is measured again; a kept plan fits */
 			struct shape_key pk;
 			struct shape tmp;
 			char cerr[SPATIAL_ERR_LEN];
 			memset(&pk, 0, sizeof pk);
 			pk.g = *g, pk.alg = s->win[i].alg, pk.level = level, pk.image = image;
-			if (!spatial_shape_layout(s, &pk, &tmp, cerr)) {
+			if (spatial_shape_find(s, &pk) || !spatial_shape_layout(s, &pk, &tmp, cerr)) {
 				*alg = s->win[i].alg;
 				return 0;
 			}
@@ -120,14 +120,8 @@ int spatial_resolve(struct spatial_ctx *s, const struct spatial_geom *g, int lev
 	int keep = best == SPATIAL_ALG_WINOGRAD; /* winograd's buffers: kept while a winner uses it */
 	for (int i = 0; i < s->nwin; i++)
 		keep |= i != reuse && s->win[i].alg == SPATIAL_ALG_WINOGRAD;
-	if (!keep) {
-		GLuint bufs[3] = {s->wu_buf, s->wm_buf, s->ww_buf};
-		for (int i = 0; i < 3; i++)
-			if (bufs[i])
-				glDeleteBuffers(1, &bufs[i]);
-		s->wu_buf = s->wm_buf = s->ww_buf = 0;
-		s->wu_bytes = s->wm_bytes = s->ww_bytes = 0;
-	}
+	if (!keep)
+		spatial_winograd_free(s);
 	int slot = reuse >= 0 ? reuse : s->nwin < MAX_WINNERS ? s->nwin++ : s->win_next++ % MAX_WINNERS;
 	s->win[slot].k = ck;
 	s->win[slot].alg = best;

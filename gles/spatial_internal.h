@@ -132,6 +132,8 @@ int spatial_download(struct spatial_ctx *s, GLuint src, void *dst, size_t bytes,
  * (gl_buf_grow_device), written only by shaders and GPU copies (spatial_upload), never mapped. */
 int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t need,
                  char err[SPATIAL_ERR_LEN]);
+/* winograd's transformed tensors and weights' buffers deleted (grown again on its next run). */
+void spatial_winograd_free(struct spatial_ctx *s);
 /* 0, or SPATIAL_E_ARG for a precision, algorithm or geometry out of range. */
 int spatial_check_args(const struct spatial_geom *g, int alg, int level, int image,
                        char err[SPATIAL_ERR_LEN]);
@@ -160,6 +162,8 @@ int spatial_pack_prog(struct spatial_ctx *s, int level, int lanes, int hold,
 int spatial_shape_layout(const struct spatial_ctx *s, const struct shape_key *k, struct shape *p,
                          char err[SPATIAL_ERR_LEN]);
 /* The plan for key k, built on a miss (the least recently used one goes past max_plans). */
+/* The plan for key k when one is kept, else NULL. */
+struct shape *spatial_shape_find(const struct spatial_ctx *s, const struct shape_key *k);
 int spatial_shape_get(struct spatial_ctx *s, const struct shape_key *k, struct shape **out,
                       char err[SPATIAL_ERR_LEN]);
 void spatial_shape_free(struct spatial_ctx *s, struct shape *p);

@@ -509,16 +509,24 @@ static int shape_build(struct spatial_ctx *s, struct shape *p, char err[SPATIAL_
 	return 0;
 }
 
+struct shape *spatial_shape_find(const struct spatial_ctx *s, const struct shape_key *k)
+{
+	for (int i = 0; i < s->nplans; i++)
+		if (!memcmp(&s->plans[i].key, k, sizeof *k))
+			return &s->plans[i];
+	return NULL;
+}
+
 int spatial_shape_get(struct spatial_ctx *s, const struct shape_key *k, struct shape **out,
                     char err[SPATIAL_ERR_LEN])
 {
 	s->tick++;
-	for (int i = 0; i < s->nplans; i++)
-		if (!memcmp(&s->plans[i].key, k, sizeof *k)) {
-			s->plans[i].last_use = s->tick;
-			*out = &s->plans[i];
-			return 0;
-		}
+	struct shape *had = spatial_shape_find(s, k);
+	if (had) {
+		had->last_use = s->tick;
+		*out = had;
+		return 0;
+	}
 	struct shape np;
 	int rc = spatial_shape_layout(s, k, &np, err);
 	if (rc)
