@@ -16,6 +16,12 @@
  * in a later process, loads them and times each program's first dispatches: cold, after a
  * warm-up dispatch of no work groups (direct, indirect) or of an empty range (one group whose
  * invocations all return), and with the warm-up on a compile thread while the loop runs.
+ * A compile process (--child DIR): a child (this program, --save DIR, with --ready a real dispatch
+ * of each program first) compiles while this process's loop runs; then this process loads each
+ * binary and times its first dispatch, no warm-up; --child-batches K children one after another,
+ * --child-wait MS before the loads, --child-primers N tiny programs compiled first,
+ * --child-reverse the last binary first. Run with the driver's disk cache shared to ask whether
+ * the child's machine code spares this process the readying.
  * Programs are synthetic compute shaders (radix-8 butterflies through shared memory, --size
  * rounds) carrying a per-run seed, so that no cache serves them; run with the driver's disk
  * cache off (__GL_SHADER_DISK_CACHE=0, MESA_SHADER_CACHE_DISABLE=true). */
@@ -24,11 +30,13 @@
 #include <GLES2/gl2ext.h>
 #include <errno.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -462,6 +470,14 @@ static int run_serial_same(struct loop *L)
 
 /* ---- binaries (question c) ---- */
 
+static int ready_saved;   /* --ready: each saved program runs one real dispatch first */
+static int child_wait_ms; /* --child-wait: a pause between the child's exit and the loads */
+static int child_batches = 1; /* --child-batches: children one after another, each then loaded */
+static int child_primers;     /* --child-primers: tiny programs compiled before the loads */
+static int child_reverse;     /* --child-reverse: the binaries loaded last first */
+
+static void dispatch_real(GLuint p, GLuint n);
+
 static int save_binaries(const char *dir)
 {
 	if (mkdir(dir, 0755) && errno != EEXIST) {
@@ -472,6 +488,10 @@ static int save_binaries(const char *dir)
 		char *src = heavy_source();
 		GLuint p = build_blocking(src);
 		free(src);
+		if (!p)
+			return -1;
+		if (ready_saved)
+			dispatch_real(p, 64);
 		GLint len = 0;
 		glGetProgramiv(p, GL_PROGRAM_BINARY_LENGTH, &len);
 		void *bin = len > 0 ? malloc((size_t)len) : NULL;
@@ -658,6 +678,83 @@ static int load_binaries(struct egl_ctx *main, struct loop *L, const char *dir)
 	return 0;
 }
 
+/* --child DIR: a child process (this program, --save DIR) compiles the programs and writes
+ * their binaries while this process's loop runs; then this process loads each binary and times
+ * its first dispatches, no warm-up. With the driver's disk cache on and shared, the child's
+ * compile leaves the machine code there (question: does the parent's load then skip the
+ * readying that a binary otherwise costs at its first dispatch?). */
+static int child_binaries(struct loop *L, const char *self, const char *dir, int ready)
+{
+	char np[16], nr[16];
+	snprintf(np, sizeof np, "%d", n_progs);
+	snprintf(nr, sizeof nr, "%d", size_rounds);
+	char *args[] = {(char *)self, "--save", (char *)dir, "--programs", np, "--size", nr,
+	                ready ? "--ready" : NULL, NULL};
+	extern char **environ;
+	pid_t pid;
+	double t0 = clock_ms();
+	if (posix_spawn(&pid, self, NULL, NULL, args, environ)) {
+		fprintf(stderr, "compile_probe: cannot start %s\n", self);
+		return -1;
+	}
+	int st = 0;
+	while (waitpid(pid, &st, WNOHANG) == 0)
+		loop_step(L);
+	double child_ms = clock_ms() - t0;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "compile_probe: the child failed\n");
+		return -1;
+	}
+	if (child_wait_ms > 0)
+		usleep((useconds_t)child_wait_ms * 1000u);
+	for (int k = 0; k < child_primers; k++) {
+		char src[512];
+		snprintf(src, sizeof src,
+		         "#version 310 es\nlayout(local_size_x = 1) in;\n"
+		         "layout(std430, binding = 0) buffer B { vec2 v[]; };\n"
+		         "void main() { v[0] += vec2(%u.0, %d.0); }\n", seed % 100000u, seq++);
+		double a = clock_ms();
+		GLuint p = build_blocking(src);
+		dispatch_real(p, 1);
+		fprintf(stderr, "compile_probe: primer %d: %.2f ms\n", k, clock_ms() - a);
+		glDeleteProgram(p);
+	}
+	struct bench_line l;
+	line_begin(&l, ready ? "child-compile-ready" : "child-compile");
+	bench_detail_num(&l, "child_ms", child_ms);
+	loop_report(L, &l, 1);
+	line_end(&l);
+	double load_ms[MAX_PROGS], first_ms[MAX_PROGS], second_ms[MAX_PROGS];
+	for (int i = 0; i < n_progs; i++) {
+		double a = clock_ms();
+		GLuint p = load_binary(dir, child_reverse ? n_progs - 1 - i : i);
+		load_ms[i] = clock_ms() - a;
+		if (!p) {
+			fprintf(stderr, "compile_probe: binary %d refused\n", i);
+			return -1;
+		}
+		a = clock_ms();
+		dispatch_real(p, 64);
+		first_ms[i] = clock_ms() - a;
+		a = clock_ms();
+		dispatch_real(p, 64);
+		second_ms[i] = clock_ms() - a;
+		glDeleteProgram(p);
+		fprintf(stderr, "compile_probe: binary %d: load %.2f ms, first dispatch %.2f ms\n", i,
+		        load_ms[i], first_ms[i]);
+	}
+	line_begin(&l, ready ? "child-load-ready" : "child-load");
+	double s[MAX_PROGS];
+	memcpy(s, first_ms, sizeof s);
+	qsort(s, (size_t)n_progs, sizeof *s, cmp_d);
+	bench_metric(&l, "first_dispatch_median_ms", s[n_progs / 2]);
+	report_ms(&l, "load", load_ms, n_progs);
+	report_ms(&l, "first_dispatch", first_ms, n_progs);
+	report_ms(&l, "second_dispatch", second_ms, n_progs);
+	line_end(&l);
+	return 0;
+}
+
 static int has_scenario(const char *list, const char *s)
 {
 	size_t n = strlen(s);
@@ -671,7 +768,9 @@ static void usage(void)
 {
 	fprintf(stderr,
 	        "usage: compile_probe [--programs N] [--size ROUNDS] [--scenario LIST]\n"
-	        "                     [--save DIR | --load DIR]\n"
+	        "                     [--save DIR [--ready] | --load DIR | --child DIR [--ready]\n"
+	        "                     [--child-wait MS] [--child-batches K] [--child-primers N]\n"
+	        "                     [--child-reverse]]\n"
 	        "scenarios: baseline,serial-same,par-same-link,par-same-later,thread-shared,\n"
 	        "           thread-shared-par,thread-other,thread-other-par (default: all)\n");
 }
@@ -680,7 +779,7 @@ int main(int argc, char **argv)
 {
 	const char *scen = "baseline,serial-same,par-same-link,par-same-later,thread-shared,"
 	                   "thread-shared-par,thread-other,thread-other-par";
-	const char *save = NULL, *load = NULL;
+	const char *save = NULL, *load = NULL, *child = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--programs") && v)
@@ -693,6 +792,18 @@ int main(int argc, char **argv)
 			save = v, i++;
 		else if (!strcmp(a, "--load") && v)
 			load = v, i++;
+		else if (!strcmp(a, "--child") && v)
+			child = v, i++;
+		else if (!strcmp(a, "--child-primers") && v)
+			child_primers = atoi(v), i++;
+		else if (!strcmp(a, "--child-reverse"))
+			child_reverse = 1;
+		else if (!strcmp(a, "--child-batches") && v)
+			child_batches = atoi(v), i++;
+		else if (!strcmp(a, "--child-wait") && v)
+			child_wait_ms = atoi(v), i++;
+		else if (!strcmp(a, "--ready"))
+			ready_saved = 1;
 		else {
 			usage();
 			return 2;
@@ -725,6 +836,9 @@ int main(int argc, char **argv)
 		rc = save_binaries(save);
 	} else if (load) {
 		rc = load_binaries(main_ctx, &L, load);
+	} else if (child) {
+		for (int b = 0; !rc && b < child_batches; b++)
+			rc = child_binaries(&L, "/proc/self/exe", child, ready_saved);
 	} else {
 		if (has_scenario(scen, "baseline")) {
 			double t0 = clock_ms();
