@@ -7,7 +7,8 @@
  * without the transfers, timer queries where the context has them), the workload IDs those of
  * conv_bench.sh with the variant gemm-tTILE-pPRECISION (tile 0: the rule, detail.tile naming
  * the one it chose); on the 3x3 shape also winograd-mM-pPRECISION, F(M x M, 3 x 3) on the
- * rule's tile. --quick: conv_bench.sh's QUICK shapes, for llvmpipe. */
+ * rule's tile (--wtiles: others), and conv.wgemm_*, F(4x4)'s GEMMs alone as a grouped 1x1
+ * convolution. --quick: conv_bench.sh's QUICK shapes, for llvmpipe. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -23,7 +24,7 @@
 
 struct opts {
 	int runs, warmup, quick, precision;
-	char tiles[OPT_STR_MAX], only[OPT_STR_MAX], machine[OPT_STR_MAX];
+	char tiles[OPT_STR_MAX], wtiles[OPT_STR_MAX], only[OPT_STR_MAX], machine[OPT_STR_MAX];
 };
 
 #define O(f) offsetof(struct opts, f)
@@ -39,6 +40,9 @@ static const struct opt_def opt_table[] = {
 	{"tiles", OPT_STRING, 0, 0, "", NULL,
 	 "comma-separated tiles (0: the rule, 1..14: spatial_plan_gemm_tiles); empty: all", NULL,
 	 O(tiles)},
+	{"wtiles", OPT_STRING, 0, 0, "0", NULL,
+	 "winograd's GEMM tiles, comma-separated as --tiles (0: the rule); empty: all", NULL,
+	 O(wtiles)},
 	{"only", OPT_STRING, 0, 0, "", NULL, "workload IDs or prefixes (bench_list_matches)", NULL,
 	 O(only)},
 	{"machine", OPT_STRING, 0, 0, "", NULL, "the lines' machine; empty: from the renderer", NULL,
@@ -49,6 +53,8 @@ static const struct opt_def opt_table[] = {
 static const char usage[] =
 	"usage: conv_tiles [options]\n"
 	"gemm's tiles on the conv suite's shapes, one result line each on stdout.\n";
+
+#define WORKS 6
 
 /* One workload: a conv2d (deconv 0) or a transposed convolution through subkernel. */
 struct work {
@@ -62,7 +68,7 @@ static int make_work(int quick, struct work *w)
 {
 	int b = quick ? 4 : 16, ch = quick ? 8 : 128, s = quick ? 16 : 128;
 	int n = 0;
-	memset(w, 0, 5 * sizeof *w);
+	memset(w, 0, WORKS * sizeof *w);
 	snprintf(w[n].id, sizeof w[n].id, "conv.conv2d_b%d_c%d_k3_%d", b, ch, s);
 	w[n].c = (struct spatial_conv){.batch = b, .in_c = ch, .in_h = s, .in_w = s, .out_c = ch,
 	                               .k_h = 3, .k_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1,
@@ -87,6 +93,14 @@ static int make_work(int quick, struct work *w)
 		                              .method = DECONV_SUBKERNEL,
 		                              .conv_algorithm = SPATIAL_ALG_GEMM, .time_stages = 1};
 	}
+	/* the first shape's F(4x4, 3x3) GEMMs alone: a 1x1 convolution of 36 groups over its tiles
+	 * (what winograd runs between its transforms, read from a tensor instead of its buffer) */
+	int t4 = (s + 3) / 4;
+	snprintf(w[n].id, sizeof w[n].id, "conv.wgemm_b%d_g36_c%d_%d", b, ch, t4);
+	w[n].c = (struct spatial_conv){.batch = b, .in_c = 36 * ch, .in_h = t4, .in_w = t4,
+	                               .out_c = 36 * ch, .groups = 36, .k_h = 1, .k_w = 1,
+	                               .stride_h = 1, .stride_w = 1};
+	n++;
 	return n;
 }
 
@@ -139,7 +153,7 @@ static int time_work(struct program_cache *pc, const struct egl_info *info, stru
 		c->algorithm = wm ? SPATIAL_ALG_WINOGRAD : SPATIAL_ALG_GEMM;
 		rc = spatial_conv_output(c, &oh, &ow, err);
 		nx = (size_t)c->batch * c->in_c * c->in_h * c->in_w;
-		nw = (size_t)c->out_c * c->in_c * c->k_h * c->k_w;
+		nw = (size_t)c->out_c * (c->in_c / (c->groups > 1 ? c->groups : 1)) * c->k_h * c->k_w;
 		ny = (size_t)c->batch * c->out_c * oh * ow;
 	}
 	float *x = rand_floats(nx, 1), *wt = rand_floats(nw, 0.05f), *y = malloc(ny * sizeof *y);
@@ -173,12 +187,13 @@ static int time_work(struct program_cache *pc, const struct egl_info *info, stru
 			                          .k_w = (w->d.k_w + 1) / 2, .out_h = oh / 2, .out_w = ow / 2};
 		else
 			g = (struct spatial_geom){.batch = w->c.batch, .in_c = w->c.in_c, .out_c = w->c.out_c,
-			                          .groups = 1, .k_h = w->c.k_h, .k_w = w->c.k_w,
+			                          .groups = w->c.groups > 1 ? w->c.groups : 1,
+			                          .k_h = w->c.k_h, .k_w = w->c.k_w,
 			                          .out_h = oh, .out_w = ow};
 		struct spatial_gemm_tile gt;
 		int v = spatial_plan_gemm(&g, tile, &gt);
-		if (wm) /* its GEMMs: float32, the rule's tile on the 1x1 convolution of the tiles */
-			snprintf(used, used_len, "F(%dx%d, 3x3), float32 GEMMs", wm, wm);
+		if (wm) /* its GEMMs: float32, on the 1x1 convolution of the tiles */
+			snprintf(used, used_len, "F(%dx%d, 3x3), float32 GEMMs, tile %d", wm, wm, tile);
 		else
 			snprintf(used, used_len, "%d: %dx%dx%d / %dx%d%s%s", v, gt.bm, gt.bn, gt.bk, gt.tm,
 			         gt.tn, prec == 2 ? (spatial_ctx_caps(s)->half2 ? ", f16vec2"
@@ -202,7 +217,9 @@ static int one_line(struct program_cache *pc, const struct egl_info *info,
 {
 	char var[32], used[96] = "", err[SPATIAL_ERR_LEN];
 	double ms = NAN;
-	if (wm)
+	if (wm && tile)
+		snprintf(var, sizeof var, "winograd-m%d-t%d-p%d", wm, tile, prec);
+	else if (wm)
 		snprintf(var, sizeof var, "winograd-m%d-p%d", wm, prec);
 	else
 		snprintf(var, sizeof var, "gemm-t%d-p%d", tile, prec);
@@ -249,7 +266,7 @@ int main(int argc, char **argv)
 	bench_meta_init(&m, "conv", info->renderer, info->version, "conv_tiles", argc, argv);
 	if (o.machine[0])
 		snprintf(m.machine, sizeof m.machine, "%.63s", o.machine);
-	struct work w[5];
+	struct work w[WORKS];
 	int nwork = make_work(o.quick, w), failures = 0;
 	for (int i = 0; i < nwork; i++) {
 		if (!bench_list_matches(o.only, w[i].id))
@@ -267,7 +284,12 @@ int main(int argc, char **argv)
 			 * product's F(4x4) first: a later context's run in one process measured up to 4x
 			 * slower, bench/RESULTS.md) */
 			for (int wm = 4; !w[i].deconv && w[i].c.k_h == 3 && wm >= 2; wm -= 2)
-				failures += one_line(pc, info, &m, &w[i], 0, wm, prec, &o);
+				for (int tile = 0; tile < SPATIAL_PLAN_GEMM_TILES; tile++) {
+					char tn[8];
+					snprintf(tn, sizeof tn, "%d", tile);
+					if (!o.wtiles[0] || bench_list_matches(o.wtiles, tn))
+						failures += one_line(pc, info, &m, &w[i], tile, wm, prec, &o);
+				}
 		}
 	}
 	program_cache_destroy(pc);
