@@ -27,7 +27,7 @@ static int tensor_conv2d(struct engine *e, struct job *j, char *err)
 	struct spatial_stats st;
 	int rc = spatial_conv2d(engine_spatial(e), &j->sc, j->tx.data, j->tw.data, j->tb.data,
 	                        j->ty.data, &st, err);
-	j->gpu_copy_s = (st.upload_ms + st.stage_ms[GPU_STAGE_DOWNLOAD]) * 1e-3;
+	j->gpu_copy_s = (st.upload_ms + st.download_ms) * 1e-3;
 	return rc;
 }
 
@@ -36,8 +36,10 @@ static int tensor_conv2d_t(struct engine *e, struct job *j, char *err)
 	if (engine_want(e, ENGINE_DECONV, err))
 		return SPATIAL_E_GPU;
 	struct deconv_stats st;
-	return deconv_run(engine_deconv(e), &j->dc, j->tx.data, j->tw.data, j->tb.data, j->ty.data,
-	                  &st, err);
+	int rc = deconv_run(engine_deconv(e), &j->dc, j->tx.data, j->tw.data, j->tb.data,
+	                    j->ty.data, &st, err);
+	j->gpu_copy_s = (st.upload_ms + st.download_ms) * 1e-3;
+	return rc;
 }
 
 static void run_tensor(struct gpu *g, struct engine *e, struct job *j);

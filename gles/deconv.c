@@ -470,12 +470,14 @@ static int run_io(struct deconv_ctx *d, const struct deconv_conv *c, const float
 	rc = run_method(d, &pr, method, alg, weight, bias, &st->conv_algorithm, err);
 	if (tm)
 		gpu_timer_mark(tm, GPU_STAGE_DECONV);
+	double t1 = clock_ms();
 	if (!rc && out) {
 		char gerr[GL_BUF_ERR_LEN];
 		rc = buf_said(d, gl_stage_download(&d->stage, d->out_buf, out, out_b, gerr), gerr, err);
 	} else if (!rc) {
 		rc = copy_gl(d->out_buf, out_gl, out_b, 0, err);
 	}
+	st->download_ms = clock_ms() - t1;
 	if (tm) {
 		gpu_timer_mark(tm, GPU_STAGE_DOWNLOAD);
 		if (!gpu_timer_read(tm, st->stage_ms)) {

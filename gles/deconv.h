@@ -75,6 +75,8 @@ struct deconv_stats {
 	double stage_ms[GPU_STAGE_COUNT]; /* with time_stages: deconv, download */
 	double gpu_ms;      /* with time_stages: the method's GPU work, without the transfers */
 	double upload_ms;   /* host clock: the input copied into GPU memory */
+	double download_ms; /* host clock: the result read back into host memory (or copied to
+	                       the caller's GL buffer), its wait for the GPU's work included */
 	double wall_ms;     /* host clock, the whole call */
 };
 

@@ -249,10 +249,12 @@ static int run_io(struct spatial_ctx *s, const struct spatial_geom *g, int alg, 
 		return rc;
 	if ((rc = spatial_run_any(s, g, alg, level, image, w, bias, s->in_buf, s->out_buf, tm, st, err)))
 		return rc;
+	double t1 = clock_ms();
 	if (!out)
 		rc = copy_gl(s->out_buf, out_gl, out_bytes, 0, err);
 	else
 		rc = spatial_download(s, s->out_buf, out, out_bytes, err);
+	st->download_ms = clock_ms() - t1;
 	if (tm) {
 		gpu_timer_mark(tm, GPU_STAGE_DOWNLOAD);
 		if (!gpu_timer_read(tm, st->stage_ms)) {

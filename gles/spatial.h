@@ -145,6 +145,8 @@ struct spatial_stats {
 	double stage_ms[GPU_STAGE_COUNT]; /* with time_stages: pack, conv, download */
 	double gpu_ms;   /* with time_stages: pack + conv, the GPU's work without the transfers */
 	double upload_ms;/* host clock: the input copied into GPU memory */
+	double download_ms; /* host clock: the result read back into host memory (or copied to
+	                       the caller's GL buffer), its wait for the GPU's work included */
 	double wall_ms;  /* host clock, the whole call */
 	long singles, fused; /* interp: taps read alone and pairs fused, over all output planes */
 	int tiles_x, tiles_y;  /* images: the tiles the image ran in (1 x 1 untiled) */

@@ -1818,6 +1818,9 @@ def test_tensors():
             ref = conv2d_ref(x, w, b, pad, stride, (1, 1), groups)
             close_enough("conv2d over HTTP %s weight %s pad %s stride %s groups %d" % (
                 x.shape, w.shape, pad, stride, groups), y if ok else None, ref, 1e-5)
+            check("conv2d over HTTP: Server-Timing's gpu_copy (the upload and the read-back) "
+                  "within gpu and above 0", timing_parts_ok(h) and timings(h)["gpu_copy"] > 0,
+                  h.get("server-timing"))
         # the transposed convolution's worked example (stride 2: a 5x5 answer), as float64 in
         x = np.array([[[[1, 2], [3, 4]]]], np.float64)
         w = np.arange(1, 10, dtype=np.float64).reshape(1, 1, 3, 3)
@@ -1828,6 +1831,8 @@ def test_tensors():
         got = npy_load(body) if st == 200 else None
         check("conv2d_transpose over HTTP: the worked example", got is not None and got.shape ==
               (1, 1, 5, 5) and np.array_equal(got[0, 0], want), (st, body[:200]))
+        check("conv2d_transpose over HTTP: Server-Timing's gpu_copy within gpu and above 0",
+              timing_parts_ok(h) and timings(h)["gpu_copy"] > 0, h.get("server-timing"))
         st, h, body = post("/v1/conv2d_transpose", [("input", npy_bytes(x)), ("weight", npy_bytes(w)),
                            ("padding_mode", b"tf_same"), ("output_shape", b"4,4"), ("stride", b"2")])
         got = npy_load(body) if st == 200 else None
