@@ -598,6 +598,22 @@ static void *warm_thread_main(void *arg)
 	return NULL;
 }
 
+/* A line's figures for n loaded programs: the first dispatches' median as its metric, then
+ * each step's median, maximum and sum (warm may be NULL). */
+static void report_loads(struct bench_line *l, const double *load, const double *warm,
+                         const double *first, const double *second, int n)
+{
+	double s[MAX_PROGS];
+	memcpy(s, first, (size_t)n * sizeof *s);
+	qsort(s, (size_t)n, sizeof *s, cmp_d);
+	bench_metric(l, "first_dispatch_median_ms", s[n / 2]);
+	report_ms(l, "load", load, n);
+	if (warm)
+		report_ms(l, "warm", warm, n);
+	report_ms(l, "first_dispatch", first, n);
+	report_ms(l, "second_dispatch", second, n);
+}
+
 static int load_binaries(struct egl_ctx *main, struct loop *L, const char *dir)
 {
 	int per = n_progs / WARM_KINDS;
@@ -657,14 +673,7 @@ static int load_binaries(struct egl_ctx *main, struct loop *L, const char *dir)
 		char sc[64];
 		snprintf(sc, sizeof sc, "binary-%s", warm_names[how]);
 		line_begin(&l, sc);
-		double s[MAX_PROGS];
-		memcpy(s, first_ms, sizeof s);
-		qsort(s, (size_t)per, sizeof *s, cmp_d);
-		bench_metric(&l, "first_dispatch_median_ms", s[per / 2]);
-		report_ms(&l, "load", load_ms, per);
-		report_ms(&l, "warm", warm_ms, per);
-		report_ms(&l, "first_dispatch", first_ms, per);
-		report_ms(&l, "second_dispatch", second_ms, per);
+		report_loads(&l, load_ms, warm_ms, first_ms, second_ms, per);
 		if (how == WARM_THREAD) {
 			bench_detail_num(&l, "warm_window_ms", window);
 			loop_report(L, &l, 0);
@@ -744,13 +753,7 @@ static int child_binaries(struct loop *L, const char *self, const char *dir, int
 		        load_ms[i], first_ms[i]);
 	}
 	line_begin(&l, ready ? "child-load-ready" : "child-load");
-	double s[MAX_PROGS];
-	memcpy(s, first_ms, sizeof s);
-	qsort(s, (size_t)n_progs, sizeof *s, cmp_d);
-	bench_metric(&l, "first_dispatch_median_ms", s[n_progs / 2]);
-	report_ms(&l, "load", load_ms, n_progs);
-	report_ms(&l, "first_dispatch", first_ms, n_progs);
-	report_ms(&l, "second_dispatch", second_ms, n_progs);
+	report_loads(&l, load_ms, NULL, first_ms, second_ms, n_progs);
 	line_end(&l);
 	return 0;
 }
