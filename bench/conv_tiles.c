@@ -8,7 +8,8 @@
  * conv_bench.sh with the variant gemm-tTILE-pPRECISION (tile 0: the rule, detail.tile naming
  * the one it chose); on the 3x3 shape also winograd-mM-pPRECISION, F(M x M, 3 x 3) on the
  * rule's tile (--wtiles: others), and conv.wgemm_*, F(4x4)'s GEMMs alone as a grouped 1x1
- * convolution. --quick: conv_bench.sh's QUICK shapes, for llvmpipe. */
+ * convolution, and the same GEMMs at K 256, 512 and 1152 in fewer groups. --quick:
+ * conv_bench.sh's QUICK shapes, for llvmpipe. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -54,7 +55,7 @@ static const char usage[] =
 	"usage: conv_tiles [options]\n"
 	"gemm's tiles on the conv suite's shapes, one result line each on stdout.\n";
 
-#define WORKS 6
+#define WORKS 10
 
 /* One workload: a conv2d (deconv 0) or a transposed convolution through subkernel. */
 struct work {
@@ -101,6 +102,15 @@ static int make_work(int quick, struct work *w)
 	                               .out_c = 36 * ch, .groups = 36, .k_h = 1, .k_w = 1,
 	                               .stride_h = 1, .stride_w = 1};
 	n++;
+	/* the same 1x1 GEMMs with longer K at fewer groups (K 256, 512, 1152): how a work group's
+	 * rate follows its K */
+	for (int kk = 256; !quick && kk <= 1152; kk = kk == 512 ? 1152 : kk * 2, n++) {
+		int g = kk == 256 ? 18 : kk == 512 ? 9 : 4;
+		snprintf(w[n].id, sizeof w[n].id, "conv.wgemm_b%d_g%d_k%d_%d", b, g, kk, t4);
+		w[n].c = (struct spatial_conv){.batch = b, .in_c = g * kk, .in_h = t4, .in_w = t4,
+		                               .out_c = g * ch, .groups = g, .k_h = 1, .k_w = 1,
+		                               .stride_h = 1, .stride_w = 1};
+	}
 	return n;
 }
 
