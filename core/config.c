@@ -272,8 +272,8 @@
 	 "or when Accept allows nothing else; an AVIF encode costs several times a WebP one)",     \
 	 "FFTBLOOM_AUTO_AVIF", C(auto_avif)},                                                     \
 	{"persistent-map", OPT_BOOL, 0, 1, "true", NULL,                                          \
-	 "JPEG planes, and float frames in, through buffers mapped once (GL_EXT_buffer_storage), "  \
-	 "where the driver has it",                                                               \
+	 "JPEG planes, float frames in, and tensors in and out, through buffers mapped once "      \
+	 "(GL_EXT_buffer_storage), where the driver has it",                                      \
 	 "FFTBLOOM_PERSISTENT_MAP", C(persistent_map)},                                           \
 	{"lend-planes", OPT_BOOL, 0, 1, "true", NULL,                                             \
 	 "a JPEG answer is encoded straight from the GPU's mapped read-back buffer, lent to the "  \

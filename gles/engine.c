@@ -116,7 +116,8 @@ static int make_parts(struct engine *e, unsigned parts, char err[ENGINE_ERR_LEN]
 		}
 	}
 	if ((parts & (ENGINE_SPATIAL | ENGINE_DECONV)) && !e->spatial) {
-		struct spatial_opts so = {.max_plans = o->max_plans, .frame_bytes = o->frame_bytes};
+		struct spatial_opts so = {.max_plans = o->max_plans, .frame_bytes = o->frame_bytes,
+		                          .no_persistent_map = o->no_persistent_map};
 		char serr[SPATIAL_ERR_LEN];
 		if (spatial_ctx_create(e->pc, info, &so, log, &e->spatial, serr)) {
 			snprintf(err, ENGINE_ERR_LEN, "spatial convolution: %s", serr);

@@ -183,11 +183,52 @@ static int stage_failed(GLenum e, const char *what, size_t bytes, char err[GL_BU
 	return e == GL_OUT_OF_MEMORY ? GL_BUF_E_OOM : GL_BUF_E_GPU;
 }
 
+/* A transfer whose fence did not pass within GL_FENCE_WAIT_MS: GL_BUF_E_GPU, said in err. */
+static int stage_timeout(const char *what, size_t bytes, char err[GL_BUF_ERR_LEN])
+{
+	if (err)
+		snprintf(err, GL_BUF_ERR_LEN, "%s %zu bytes: the GPU did not finish within %d s", what,
+		         bytes, GL_FENCE_WAIT_MS / 1000);
+	return GL_BUF_E_GPU;
+}
+
+/* bytes into a mapped staging buffer of st (grown as needed); 0, or -1 when none can be made
+ * (the caller goes the unmapped way). */
+static int stage_mapped(struct gl_stage *st, int up, size_t bytes)
+{
+	if (!st->mapped || !gl_buf_storage_available())
+		return -1;
+	if (up)
+		return gl_buf_grow_mapped(&st->mup, &st->mup_bytes, &st->mup_map, bytes, GL_MAP_WRITE_BIT)
+		       ? -1 : 0;
+	return gl_buf_grow_mapped(&st->mdown, &st->mdown_bytes, &st->mdown_map, bytes,
+	                          GL_MAP_READ_BIT) ? -1 : 0;
+}
+
 int gl_stage_upload(struct gl_stage *st, unsigned dst, const void *src, size_t bytes,
                     char err[GL_BUF_ERR_LEN])
 {
 	while (glGetError() != GL_NO_ERROR) { /* an earlier call's error is not this one's */
 	}
+	void *pending = st->mup_fence;
+	st->mup_fence = NULL;
+	unsigned old = st->mup;
+	if (bytes && !stage_mapped(st, 1, bytes)) {
+		/* the buffer's last copy out must be done before it is written again (a new buffer
+		 * has none: the old one's deletion waits for its own copy) */
+		if (st->mup == old && pending && !gl_fence_wait(pending))
+			return stage_timeout("uploading", bytes, err);
+		if (st->mup != old)
+			gl_fence_free(pending);
+		memcpy(st->mup_map, src, bytes);
+		glBindBuffer(GL_COPY_READ_BUFFER, st->mup);
+		glBindBuffer(GL_COPY_WRITE_BUFFER, dst);
+		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+		st->mup_fence = gl_fence_new();
+		GLenum e = glGetError();
+		return e == GL_NO_ERROR && st->mup_fence ? 0 : stage_failed(e, "uploading", bytes, err);
+	}
+	gl_fence_free(pending);
 	if (!st->up)
 		glGenBuffers(1, &st->up);
 	glBindBuffer(GL_COPY_READ_BUFFER, st->up);
@@ -202,6 +243,20 @@ int gl_stage_download(struct gl_stage *st, unsigned src, void *dst, size_t bytes
                       char err[GL_BUF_ERR_LEN])
 {
 	while (glGetError() != GL_NO_ERROR) {
+	}
+	if (bytes && !stage_mapped(st, 0, bytes)) {
+		glBindBuffer(GL_COPY_READ_BUFFER, src);
+		glBindBuffer(GL_COPY_WRITE_BUFFER, st->mdown);
+		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+		glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT_EXT);
+		GLenum e = glGetError();
+		void *f = e == GL_NO_ERROR ? gl_fence_new() : NULL;
+		if (!f)
+			return stage_failed(e, "reading back", bytes, err);
+		if (!gl_fence_wait(f))
+			return stage_timeout("reading back", bytes, err);
+		memcpy(dst, st->mdown_map, bytes);
+		return 0;
 	}
 	int rc = gl_buf_grow(&st->down, &st->down_bytes, bytes, GL_STREAM_READ, err);
 	if (rc)
@@ -218,9 +273,12 @@ int gl_stage_download(struct gl_stage *st, unsigned src, void *dst, size_t bytes
 
 void gl_stage_free(struct gl_stage *st)
 {
-	unsigned b[2] = {st->up, st->down};
-	glDeleteBuffers(2, b);
+	gl_fence_free(st->mup_fence);
+	unsigned b[4] = {st->up, st->down, st->mup, st->mdown};
+	glDeleteBuffers(4, b); /* deleting unmaps; 0 names are ignored */
+	int mapped = st->mapped;
 	memset(st, 0, sizeof *st);
+	st->mapped = mapped;
 }
 
 int gl_buf_copy(unsigned src, unsigned dst, size_t bytes, long long *have, unsigned *gl_err)

@@ -60,13 +60,24 @@ void gl_buf_unmap(unsigned target);
  * GL error in *gl_err (when given). */
 int gl_buf_read(unsigned buf, void *dst, size_t bytes, unsigned *gl_err);
 
-/* Host transfers of buffers only the GPU touches (gl_buf_grow_device): an upload is a
- * GL_STREAM_DRAW buffer's data copied on the GPU into dst, a read-back a copy on the GPU into a
- * GL_STREAM_READ buffer, which is then mapped. Zero-initialised; gl_stage_free deletes its
- * buffers. */
+/* Host transfers of buffers only the GPU touches (gl_buf_grow_device). With `mapped` set by
+ * the owner (GL_EXT_buffer_storage there) the staging buffers are mapped once, persistently
+ * (gl_buf_grow_mapped), and kept at the largest size seen: an upload is a copy into the write
+ * buffer, then a copy on the GPU into dst (fenced: the next upload waits for it before it
+ * writes); a read-back a copy on the GPU into the read buffer, a fence waited for, a copy out.
+ * Without it (or when such a buffer cannot be made) an upload is a GL_STREAM_DRAW buffer's data
+ * copied on the GPU, a read-back a copy into a GL_STREAM_READ buffer then mapped. A driver's
+ * GL_STREAM_DRAW data is new storage each call, and its read-back mapping may be uncached:
+ * the mapped path measured faster on NVIDIA (bench/RESULTS.md, "Tensor transfers").
+ * Zero-initialised; gl_stage_free deletes its buffers. */
 struct gl_stage {
+	int mapped;                      /* the owner's choice, above */
 	unsigned up, down;
 	size_t down_bytes;
+	unsigned mup, mdown;             /* the mapped staging buffers */
+	size_t mup_bytes, mdown_bytes;
+	unsigned char *mup_map, *mdown_map;
+	void *mup_fence;                 /* the last copy out of mup */
 };
 /* bytes of src into dst's first bytes. 0, or GL_BUF_E_OOM / GL_BUF_E_GPU with "uploading N
  * bytes: GL_..." in err (NULL: not wanted). */

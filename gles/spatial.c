@@ -117,6 +117,8 @@ int spatial_ctx_create(struct program_cache *pc, const struct egl_info *info,
 	if (c->ubo_align < 16)
 		c->ubo_align = 16;
 	c->max_ssbo = info->max_ssbo_size;
+	c->persistent_map = info->buffer_storage && !s->o.no_persistent_map;
+	s->stage.mapped = c->persistent_map;
 	GLint n = 0;
 	glGetIntegerv(GL_NUM_EXTENSIONS, &n);
 	for (GLint i = 0; i < n; i++) {

@@ -114,6 +114,8 @@ struct spatial_opts {
 	int no_half2;              /* 1: gemm's precision-2 kernel without GL_NV_gpu_shader5 (its
 	                              mediump vec2 form) even where the extension is exposed */
 	int winograd_m;            /* winograd's output block: 2 (F(2x2, 3x3)) or 4; 0: 4 */
+	int no_persistent_map;     /* 1: host arrays through the driver's buffer updates and maps
+	                              (gl_stage unmapped) even with GL_EXT_buffer_storage */
 	int gemm_half2;            /* 1: gemm at precision 2 in packed float16 arithmetic; 0: in
 	                              float32 on the level's float16 inputs and weights (as
 	                              accurate or better), which ran faster on NVIDIA's GLES driver
@@ -136,6 +138,10 @@ struct spatial_caps {
 	int half2;             /* gemm's precision 2 uses GL_NV_gpu_shader5's f16vec2 (1), or
 	                          mediump vec2 (0: the extension missing, refused by the compiler,
 	                          or spatial_opts.no_half2) */
+	int persistent_map;    /* host arrays in and out through staging buffers mapped once
+	                          (gl_stage's mapped way: GL_EXT_buffer_storage, unless
+	                          spatial_opts.no_persistent_map); a deconv context on this one
+	                          does the same */
 };
 
 struct spatial_stats {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "gles/egl.h"
+#include "gles/gl_util.h"
 #include "gles/program.h"
 #include "tests/testutil.h"
 
@@ -406,6 +407,53 @@ static void test_forced_platform_errors_are_named(void **state)
 	assert_int_equal(egl_ctx_make_current(tu_gl_context()), 0);
 }
 
+/* gl_stage's host transfers, with the staging buffers mapped persistently (GL_EXT_buffer_storage)
+ * and without: bytes up into a device buffer and back, bit for bit, over sizes that grow the
+ * staging buffers, repeat (a mapped upload waits for the copy out of its buffer before writing
+ * it again: two uploads in a row, then a read-back, must give the second) and shrink. */
+static void test_stage_transfers(void **state)
+{
+	(void)state;
+	assert_int_equal(egl_ctx_make_current(tu_gl_context()), 0);
+	static const size_t sizes[] = {4, 4096, 1u << 20, 1u << 20, 12, (3u << 20) + 8, 256};
+	for (int mapped = 0; mapped < 2; mapped++) {
+		if (mapped && !gl_buf_storage_available()) {
+			printf("no GL_EXT_buffer_storage: the mapped transfers not run\n");
+			continue;
+		}
+		struct gl_stage st;
+		memset(&st, 0, sizeof st);
+		st.mapped = mapped;
+		unsigned dev = 0;
+		size_t have = 0;
+		char err[GL_BUF_ERR_LEN];
+		for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+			size_t n = sizes[i];
+			unsigned char *a = malloc(n), *a2 = malloc(n), *b = malloc(n);
+			assert_non_null(a);
+			assert_non_null(a2);
+			assert_non_null(b);
+			for (size_t k = 0; k < n; k++)
+				a[k] = (unsigned char)rand(), a2[k] = (unsigned char)rand();
+			memset(b, 0xAA, n);
+			assert_int_equal(gl_buf_grow(&dev, &have, n, GL_DYNAMIC_COPY, err), 0);
+			assert_int_equal(gl_stage_upload(&st, dev, a, n, err), 0);
+			assert_int_equal(gl_stage_upload(&st, dev, a2, n, err), 0);
+			assert_int_equal(gl_stage_download(&st, dev, b, n, err), 0);
+			assert_memory_equal(b, a2, n);
+			/* the way it went: the mapped buffers, or the driver's */
+			assert_true(mapped ? st.mup && st.mdown && !st.up && !st.down
+			                   : !st.mup && !st.mdown && st.up && st.down);
+			free(a), free(a2), free(b);
+		}
+		printf("gl_stage %s: %zu transfers bit for bit\n", mapped ? "mapped" : "unmapped",
+		       sizeof sizes / sizeof sizes[0]);
+		gl_stage_free(&st);
+		assert_int_equal(st.mapped, mapped);
+		glDeleteBuffers(1, &dev);
+	}
+}
+
 int main(void)
 {
 	tu_seed_from_clock();
@@ -418,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_compile_parallel),
 		cmocka_unit_test(test_compile_parallel_binary),
 		cmocka_unit_test(test_forced_platform_errors_are_named),
+		cmocka_unit_test(test_stage_transfers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

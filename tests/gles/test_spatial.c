@@ -799,6 +799,49 @@ static void run_thrice(struct spatial_ctx *s, struct spatial_conv c, const float
  * id a (shader, key) and the defines derived from the key), runs the same conv and pack
  * programs, and writes the same bits, each within the level's bound of the float64 reference.
  * Both paths' GPU times are printed (llvmpipe; a timing is never asserted). */
+/* Host arrays through the mapped staging buffers (the default where GL_EXT_buffer_storage is)
+ * and through the driver's updates and maps (spatial_opts.no_persistent_map): the context says
+ * which it takes, and both give the same bits, call after call (the mapped upload reuses its
+ * buffer once its last copy is done). */
+static void test_persistent_map_choice(void **state)
+{
+	(void)state;
+	struct spatial_conv c = conv(2, 6, 13, 11, 5, 3, 3, 1, 1, 1, 1);
+	c.precision = 3;
+	c.algorithm = SPATIAL_ALG_GEMM;
+	int oh, ow;
+	char err[SPATIAL_ERR_LEN];
+	assert_int_equal(spatial_conv_output(&c, &oh, &ow, err), 0);
+	size_t nx = (size_t)c.batch * c.in_c * c.in_h * c.in_w, nw = (size_t)c.out_c * c.in_c * 9;
+	size_t ny = (size_t)c.batch * c.out_c * oh * ow;
+	float *y[2][2], *x[2], *w[2];
+	for (int call = 0; call < 2; call++) /* two calls' inputs, the same for both contexts */
+		x[call] = rand_f(nx, -1, 1), w[call] = rand_f(nw, -0.2f, 0.2f);
+	const struct egl_info *info = egl_ctx_info(tu_gl_context());
+	for (int off = 0; off < 2; off++) {
+		struct spatial_opts o = {.no_persistent_map = off};
+		struct spatial_ctx *s;
+		assert_int_equal(spatial_ctx_create(g_pc, info, &o, NULL, &s, err), 0);
+		assert_int_equal(spatial_ctx_caps(s)->persistent_map, off ? 0 : info->buffer_storage);
+		for (int call = 0; call < 2; call++) {
+			y[off][call] = malloc(ny * sizeof(float));
+			assert_non_null(y[off][call]);
+			assert_int_equal(spatial_conv2d(s, &c, x[call], w[call], NULL, y[off][call], NULL,
+			                                err), 0);
+		}
+		spatial_ctx_destroy(s);
+	}
+	for (int call = 0; call < 2; call++)
+		free(x[call]), free(w[call]);
+	printf("persistent map %d: the mapped and unmapped transfers' answers %s\n",
+	       info->buffer_storage, !memcmp(y[0][0], y[1][0], ny * sizeof(float)) &&
+	       !memcmp(y[0][1], y[1][1], ny * sizeof(float)) ? "identical" : "DIFFER");
+	for (int call = 0; call < 2; call++)
+		assert_memory_equal(y[0][call], y[1][call], ny * sizeof(float));
+	for (int off = 0; off < 2; off++)
+		free(y[off][0]), free(y[off][1]);
+}
+
 static void test_explicit_is_auto(void **state)
 {
 	(void)state;
@@ -1111,6 +1154,7 @@ int main(void)
 		cmocka_unit_test(test_gemm_arithmetic),
 		cmocka_unit_test(test_winograd),
 		cmocka_unit_test(test_explicit_is_auto),
+		cmocka_unit_test(test_persistent_map_choice),
 		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_image_tiles),
 		cmocka_unit_test(test_image_vs_fft),
