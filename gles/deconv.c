@@ -74,7 +74,7 @@ int deconv_ctx_create(struct program_cache *pc, const struct egl_info *info,
 		return DECONV_E_NOMEM;
 	d->pc = pc;
 	d->info = info;
-	d->stage.mapped = sp ? spatial_ctx_caps(sp)->persistent_map : info->buffer_storage;
+	d->stage.mapped = sp ? spatial_ctx_caps(sp)->persistent_map : 0; /* its choice */
 	d->sp = sp;
 	if (log)
 		d->log = *log;

@@ -83,7 +83,8 @@ struct deconv_stats {
 struct deconv_ctx;
 
 /* sp: the spatial context the zero-insert and subkernel methods run on (not owned; same GL
- * context and thread). */
+ * context and thread); host arrays in and out go its way (spatial_caps.persistent_map), the
+ * driver's buffer updates and maps without one. */
 int deconv_ctx_create(struct program_cache *pc, const struct egl_info *info,
                       struct spatial_ctx *sp, const struct log_sink *log, struct deconv_ctx **out,
                       char err[DECONV_ERR_LEN]);

@@ -210,14 +210,20 @@ int gl_stage_upload(struct gl_stage *st, unsigned dst, const void *src, size_t b
 {
 	while (glGetError() != GL_NO_ERROR) { /* an earlier call's error is not this one's */
 	}
+	if (!bytes)
+		return 0; /* nothing to copy (a pending fence stays with its buffer) */
 	void *pending = st->mup_fence;
 	st->mup_fence = NULL;
 	unsigned old = st->mup;
-	if (bytes && !stage_mapped(st, 1, bytes)) {
+	if (!stage_mapped(st, 1, bytes)) {
 		/* the buffer's last copy out must be done before it is written again (a new buffer
 		 * has none: the old one's deletion waits for its own copy) */
-		if (st->mup == old && pending && !gl_fence_wait(pending))
+		if (st->mup == old && pending && !gl_fence_wait(pending)) {
+			/* a copy still reads it: the next upload gets a buffer of its own */
+			glDeleteBuffers(1, &st->mup);
+			st->mup = 0, st->mup_bytes = 0, st->mup_map = NULL;
 			return stage_timeout("uploading", bytes, err);
+		}
 		if (st->mup != old)
 			gl_fence_free(pending);
 		memcpy(st->mup_map, src, bytes);
@@ -252,7 +258,7 @@ int gl_stage_download(struct gl_stage *st, unsigned src, void *dst, size_t bytes
 		GLenum e = glGetError();
 		void *f = e == GL_NO_ERROR ? gl_fence_new() : NULL;
 		if (!f)
-			return stage_failed(e, "reading back", bytes, err);
+			return stage_failed(e != GL_NO_ERROR ? e : glGetError(), "reading back", bytes, err);
 		if (!gl_fence_wait(f))
 			return stage_timeout("reading back", bytes, err);
 		memcpy(dst, st->mdown_map, bytes);

@@ -79,11 +79,14 @@ struct gl_stage {
 	unsigned char *mup_map, *mdown_map;
 	void *mup_fence;                 /* the last copy out of mup */
 };
-/* bytes of src into dst's first bytes. 0, or GL_BUF_E_OOM / GL_BUF_E_GPU with "uploading N
- * bytes: GL_..." in err (NULL: not wanted). */
+/* bytes of src into dst's first bytes (0 bytes: nothing). 0, or GL_BUF_E_OOM / GL_BUF_E_GPU
+ * with "uploading N bytes: GL_..." in err (NULL: not wanted), or GL_BUF_E_GPU with "uploading
+ * N bytes: the GPU did not finish within 60 s" when the last upload's copy out of the mapped
+ * buffer never ended. */
 int gl_stage_upload(struct gl_stage *st, unsigned dst, const void *src, size_t bytes,
                     char err[GL_BUF_ERR_LEN]);
-/* src's first bytes into dst. Same returns, "reading back N bytes: GL_..." in err. */
+/* src's first bytes into dst. Same returns, "reading back N bytes: GL_..." or "... the GPU
+ * did not finish within 60 s" in err. */
 int gl_stage_download(struct gl_stage *st, unsigned src, void *dst, size_t bytes,
                       char err[GL_BUF_ERR_LEN]);
 void gl_stage_free(struct gl_stage *st);

@@ -793,12 +793,6 @@ static void run_thrice(struct spatial_ctx *s, struct spatial_conv c, const float
 	}
 }
 
-/* The algorithm auto picks and the same algorithm asked for explicitly run one program: in a
- * context of its own (as a process that asks for it would), the explicit call compiles nothing
- * (the program cache's misses do not move: the plan's programs are the ones auto built, one
- * id a (shader, key) and the defines derived from the key), runs the same conv and pack
- * programs, and writes the same bits, each within the level's bound of the float64 reference.
- * Both paths' GPU times are printed (llvmpipe; a timing is never asserted). */
 /* Host arrays through the mapped staging buffers (the default where GL_EXT_buffer_storage is)
  * and through the driver's updates and maps (spatial_opts.no_persistent_map): the context says
  * which it takes, and both give the same bits, call after call (the mapped upload reuses its
@@ -842,6 +836,12 @@ static void test_persistent_map_choice(void **state)
 		free(y[off][0]), free(y[off][1]);
 }
 
+/* The algorithm auto picks and the same algorithm asked for explicitly run one program: in a
+ * context of its own (as a process that asks for it would), the explicit call compiles nothing
+ * (the program cache's misses do not move: the plan's programs are the ones auto built, one
+ * id a (shader, key) and the defines derived from the key), runs the same conv and pack
+ * programs, and writes the same bits, each within the level's bound of the float64 reference.
+ * Both paths' GPU times are printed (llvmpipe; a timing is never asserted). */
 static void test_explicit_is_auto(void **state)
 {
 	(void)state;
