@@ -150,8 +150,13 @@ def test_workers():
         k2 = H.RNG.random((3, 5, 3)).astype(np.float32)
         kb2 = open(H.write_pfm(os.path.join(H.TMP, "k2.pfm"), k2), "rb").read()
         st, _, body = d.req("PUT", "/v1/kernels/second", body=kb2)
-        m = re.search(r"\[gpu (\d)\] request [^\n]*method=PUT path=/v1/kernels/second "
-                      r"status=201", d.log())
+        m = None
+        for _ in range(100):  # the access line is written once the answer has gone
+            m = re.search(r"\[gpu (\d)\] request [^\n]*method=PUT path=/v1/kernels/second "
+                          r"status=201", d.log())
+            if m:
+                break
+            time.sleep(0.05)
         H.check("PUT /v1/kernels/second (worker %s)" % (m and m.group(1)), st == 201 and m,
                 (st, body))
         other = "1" if m and m.group(1) == "0" else "0"
