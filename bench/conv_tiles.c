@@ -104,8 +104,9 @@ static int make_work(int quick, struct work *w)
 	n++;
 	/* the same 1x1 GEMMs with longer K at fewer groups (K 256, 512, 1152): how a work group's
 	 * rate follows its K */
-	for (int kk = 256; !quick && kk <= 1152; kk = kk == 512 ? 1152 : kk * 2, n++) {
-		int g = kk == 256 ? 18 : kk == 512 ? 9 : 4;
+	static const int kg[][2] = {{256, 18}, {512, 9}, {1152, 4}}; /* K, groups */
+	for (int i = 0; !quick && i < 3; i++, n++) {
+		int kk = kg[i][0], g = kg[i][1];
 		snprintf(w[n].id, sizeof w[n].id, "conv.wgemm_b%d_g%d_k%d_%d", b, g, kk, t4);
 		w[n].c = (struct spatial_conv){.batch = b, .in_c = g * kk, .in_h = t4, .in_w = t4,
 		                               .out_c = g * ch, .groups = g, .k_h = 1, .k_w = 1,

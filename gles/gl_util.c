@@ -205,6 +205,14 @@ static int stage_mapped(struct gl_stage *st, int up, size_t bytes)
 	                          GL_MAP_READ_BIT) ? -1 : 0;
 }
 
+/* bytes of buffer src copied into buffer dst on the GPU (bound to the copy targets). */
+static void stage_copy(unsigned src, unsigned dst, size_t bytes)
+{
+	glBindBuffer(GL_COPY_READ_BUFFER, src);
+	glBindBuffer(GL_COPY_WRITE_BUFFER, dst);
+	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+}
+
 int gl_stage_upload(struct gl_stage *st, unsigned dst, const void *src, size_t bytes,
                     char err[GL_BUF_ERR_LEN])
 {
@@ -212,35 +220,27 @@ int gl_stage_upload(struct gl_stage *st, unsigned dst, const void *src, size_t b
 	}
 	if (!bytes)
 		return 0; /* nothing to copy (a pending fence stays with its buffer) */
-	void *pending = st->mup_fence;
-	st->mup_fence = NULL;
-	unsigned old = st->mup;
-	if (!stage_mapped(st, 1, bytes)) {
-		/* the buffer's last copy out must be done before it is written again (a new buffer
-		 * has none: the old one's deletion waits for its own copy) */
-		if (st->mup == old && pending && !gl_fence_wait(pending)) {
-			/* a copy still reads it: the next upload gets a buffer of its own */
+	if (st->mup_fence) { /* the last copy out of the mapped buffer ends before it is written */
+		int done = gl_fence_wait(st->mup_fence);
+		st->mup_fence = NULL;
+		if (!done) { /* a copy still reads it: the next upload gets a buffer of its own */
 			glDeleteBuffers(1, &st->mup);
 			st->mup = 0, st->mup_bytes = 0, st->mup_map = NULL;
 			return stage_timeout("uploading", bytes, err);
 		}
-		if (st->mup != old)
-			gl_fence_free(pending);
+	}
+	if (!stage_mapped(st, 1, bytes)) {
 		memcpy(st->mup_map, src, bytes);
-		glBindBuffer(GL_COPY_READ_BUFFER, st->mup);
-		glBindBuffer(GL_COPY_WRITE_BUFFER, dst);
-		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+		stage_copy(st->mup, dst, bytes);
 		st->mup_fence = gl_fence_new();
 		GLenum e = glGetError();
 		return e == GL_NO_ERROR && st->mup_fence ? 0 : stage_failed(e, "uploading", bytes, err);
 	}
-	gl_fence_free(pending);
 	if (!st->up)
 		glGenBuffers(1, &st->up);
 	glBindBuffer(GL_COPY_READ_BUFFER, st->up);
 	glBufferData(GL_COPY_READ_BUFFER, (GLsizeiptr)bytes, src, GL_STREAM_DRAW);
-	glBindBuffer(GL_COPY_WRITE_BUFFER, dst);
-	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+	stage_copy(st->up, dst, bytes);
 	GLenum e = glGetError();
 	return e == GL_NO_ERROR ? 0 : stage_failed(e, "uploading", bytes, err);
 }
@@ -251,9 +251,7 @@ int gl_stage_download(struct gl_stage *st, unsigned src, void *dst, size_t bytes
 	while (glGetError() != GL_NO_ERROR) {
 	}
 	if (bytes && !stage_mapped(st, 0, bytes)) {
-		glBindBuffer(GL_COPY_READ_BUFFER, src);
-		glBindBuffer(GL_COPY_WRITE_BUFFER, st->mdown);
-		glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+		stage_copy(src, st->mdown, bytes);
 		glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT_EXT);
 		GLenum e = glGetError();
 		void *f = e == GL_NO_ERROR ? gl_fence_new() : NULL;
@@ -267,9 +265,7 @@ int gl_stage_download(struct gl_stage *st, unsigned src, void *dst, size_t bytes
 	int rc = gl_buf_grow(&st->down, &st->down_bytes, bytes, GL_STREAM_READ, err);
 	if (rc)
 		return rc;
-	glBindBuffer(GL_COPY_READ_BUFFER, src);
-	glBindBuffer(GL_COPY_WRITE_BUFFER, st->down);
-	glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+	stage_copy(src, st->down, bytes);
 	GLenum e = glGetError();
 	unsigned gl_err = 0;
 	if (e == GL_NO_ERROR && !gl_buf_read(st->down, dst, bytes, &gl_err))

@@ -63,9 +63,7 @@ int spatial_grow(const struct spatial_ctx *s, GLuint *buf, size_t *have, size_t 
 void spatial_winograd_free(struct spatial_ctx *s)
 {
 	GLuint bufs[3] = {s->wu_buf, s->wm_buf, s->ww_buf};
-	for (int i = 0; i < 3; i++)
-		if (bufs[i])
-			glDeleteBuffers(1, &bufs[i]);
+	glDeleteBuffers(3, bufs); /* 0 names are ignored */
 	s->wu_buf = s->wm_buf = s->ww_buf = 0;
 	s->wu_bytes = s->wm_bytes = s->ww_bytes = 0;
 }
@@ -154,9 +152,7 @@ void spatial_ctx_destroy(struct spatial_ctx *s)
 		spatial_shape_free(s, &s->plans[i]);
 	free(s->plans);
 	GLuint bufs[3] = {s->in_buf, s->out_buf, s->bias_buf};
-	for (int i = 0; i < 3; i++)
-		if (bufs[i])
-			glDeleteBuffers(1, &bufs[i]);
+	glDeleteBuffers(3, bufs);
 	spatial_winograd_free(s);
 	gl_stage_free(&s->stage);
 	gpu_timer_destroy(s->timer);
