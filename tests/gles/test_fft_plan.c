@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gles/fft_plan.h"
+#include "gles/wisdom.h"
 
 static int largest_prime(int n)
 {
@@ -387,7 +388,9 @@ static void test_exchanges(void **state)
 /* The built-in rule against the H200's measured winners (gles/wisdom/nvidia-h200.txt, float32,
  * the lines that fit its rule; bench/RESULTS.md "Built-in FFT choices" and "vec2 in float
  * rounds" have the tables), and what it leaves to the plan: short lengths, 1024-long columns
- * past the one-pass count, software renderers. */
+ * past the one-pass count, software renderers. The rows of 1716 and 2187 measured fastest on
+ * invocation counts that fill their odd radices' butterflies (156, 243), which the shipped
+ * wisdom holds and the rule does not make (as a rule such counts lost at 2048). */
 static void test_rule(void **state)
 {
 	(void)state;
@@ -511,6 +514,62 @@ static void test_pair_order(void **state)
 	assert_int_equal(fft_pair_pos(4, 5), 1);
 }
 
+/* The shipped wisdom of the H200 (gles/wisdom/nvidia-h200.txt): each of its lines, read here by
+ * the format wisdom.h states, plans on that card's limits (48 KiB of shared memory, 1024
+ * invocations; a choice that cannot is replaced by the rule there without a word), and a lookup
+ * of the 1716- and 2187-long rows gives the shapes measured for them. */
+static void test_shipped_wisdom(void **state)
+{
+	(void)state;
+	static const char drv[] = "NVIDIA H200/PCIe/SSE2 / OpenGL ES 3.2 NVIDIA 580.159.04";
+	int lines = 0, planned = 0;
+	for (const char *s = fft_wisdom_shipped; *s;) {
+		const char *e = strchr(s, '\n');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		char line[512];
+		assert_true(len < sizeof line);
+		memcpy(line, s, len);
+		line[len] = 0;
+		s += len + (e != NULL);
+		if (!line[0] || line[0] == '#')
+			continue;
+		int n, comps, adj, half, table, count_log2, tech, threads, signals = 0, radix = 0,
+		    composite = 0, split = 0;
+		double ms;
+		assert_true(!strncmp(line, drv, strlen(drv)) && line[strlen(drv)] == '|');
+		assert_true(sscanf(line + strlen(drv), "|%d|%d|%d|%d|%d|%d|%d|%d|%lf|%d|%d|%d|%d", &n,
+		                   &comps, &adj, &half, &table, &count_log2, &tech, &threads, &ms,
+		                   &signals, &radix, &composite, &split) >= 9);
+		lines++;
+		struct fft_plan_opts po = {.technique = tech, .components = comps, .shared_limit = 49152,
+		                           .max_invocations = 1024, .signals_adjacent = adj,
+		                           .threads = threads, .signals = signals, .half = half,
+		                           .split = split};
+		struct fft_plan p;
+		int rc = fft_plan_make(n, &po, &p);
+		if (rc)
+			printf("shipped line does not plan (%d): %s\n", rc, line);
+		planned += rc == 0;
+	}
+	printf("%d shipped lines, %d plan on the H200's limits\n", lines, planned);
+	assert_true(lines > 30);
+	assert_int_equal(planned, lines);
+
+	struct fft_wisdom *w;
+	assert_int_equal(fft_wisdom_create("", drv, fft_wisdom_shipped, NULL, &w), 0);
+	struct fft_wisdom_choice ch;
+	struct fft_wisdom_key rows1716 = {.n = 1716, .components = 2, .count_log2 = 10};
+	assert_int_equal(fft_wisdom_get(w, &rows1716, &ch), 0);
+	assert_int_equal(ch.technique, FFT_TECH_SHARED);
+	assert_int_equal(ch.threads, 156);
+	assert_int_equal(ch.split, 0);
+	struct fft_wisdom_key rows2187 = {.n = 2187, .components = 2, .count_log2 = 10};
+	assert_int_equal(fft_wisdom_get(w, &rows2187, &ch), 0);
+	assert_int_equal(ch.threads, 243);
+	assert_int_equal(ch.split, 1);
+	fft_wisdom_destroy(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_blocked),
 		cmocka_unit_test(test_rule),
 		cmocka_unit_test(test_pair_order),
+		cmocka_unit_test(test_shipped_wisdom),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
