@@ -135,7 +135,8 @@ int bench_fft(struct run_ctx *r, const struct workload *wl)
 	const struct fft_plan *pr = fft_axis_plan(arows), *pc = fft_axis_plan(acols);
 	double mf = bench_median(fwd, c->runs), mi = bench_median(inv, c->runs),
 	       mr = bench_median(fr, c->runs), mc = bench_median(fc, c->runs);
-	int csweeps = pc->blocked ? pc->nsweeps : pc->shared ? 1 : pc->npasses;
+	int csweeps = pc->bluestein ? fft_axis_bluestein_form(acols)
+	            : pc->blocked ? pc->nsweeps : pc->shared ? 1 : pc->npasses;
 	/* one read and one write of the complex64 buffer: the rate as if the transform were a copy */
 	double bytes = 2.0 * 8.0 * (double)w * h;
 	char variant[160], size[32], xr[32], xc[32];

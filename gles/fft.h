@@ -98,8 +98,15 @@ const struct fft_plan *fft_axis_plan(const struct fft_axis *a);
  * waits in the wisdom's queue to be measured (FFT_WISDOM_MEASURE_IDLE): a plan holding it is
  * rebuilt once the wisdom's generation moves. */
 int fft_axis_provisional(const struct fft_axis *a);
-/* Bluestein's inner transform of its padded length (its plan tells how it runs), or NULL. */
+/* Bluestein's inner transform of its padded length (its plan tells how it runs), or NULL (also
+ * in the one-dispatch form, which has none). */
 const struct fft_axis *fft_axis_inner(const struct fft_axis *a);
+/* How a Bluestein axis runs: 1, in one dispatch (the inner forward transform, the filter's
+ * multiply and the inner inverse in one program, where a float32 signal of the inner length
+ * goes through shared memory whole, or for vec4 in vec2 rounds); 2, the inner transforms with
+ * the chirps and the filter as their loads and stores (where it fits in float rounds); 5, three
+ * outer steps around the inner transforms (float16 storage, or longer); 0: not Bluestein. */
+int fft_axis_bluestein_form(const struct fft_axis *a);
 
 /* ---- 2D: a width x height row-major buffer ---- */
 struct fft;

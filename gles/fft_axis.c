@@ -24,6 +24,9 @@ struct fft_axis {
 	struct fft_prog sweep[2][FFT_MAX_PASSES];/* blocked technique, [inverse][sweep] */
 	GLuint scratch;                          /* global and blocked techniques' ping-pong buffer */
 	/* Bluestein */
+	struct fft_prog blf;                     /* the one-dispatch form (bluestein_fused) */
+	struct fft_plan blf_plan;                /* its inner transform's shape */
+	GLint blf_u[7];                          /* BLU_* */
 	struct fft_axis *inner;                  /* native length-m transforms on the work rows */
 	struct fft_prog bl[2][3];                /* [inverse][mode-1] (the five-dispatch form) */
 	struct bl_io {                           /* the two-dispatch form: [inner inverse] */
@@ -161,11 +164,42 @@ static int build_bluestein_io(struct fft_axis *a)
 	return 1;
 }
 
-/* Bluestein's parts: the inner native transform of length m on float32 work rows (tuned like
- * any axis), the work buffer, the chirp and filter tables and the programs: the two-dispatch
- * form's where it can run, else the three outer steps'. */
+/* The one-dispatch form (bluestein_fused: the inner forward, the filter multiply and the inner
+ * inverse in one program of the shared technique) where a float32 signal of the inner length
+ * goes through shared memory whole (vec2) or in vec2 rounds (vec4): its shape is the plan's own
+ * unless the axis was asked for one (fft_opts threads, signals, split: measuring options; vec2
+ * in float rounds leaves it to the two-dispatch form). 1 when it is there. */
+static int build_bluestein_fused(struct fft_axis *a)
+{
+	if (a->opts.half || (a->opts.components == 2 && a->opts.split))
+		return 0; /* float rounds asked for: the two-dispatch form's */
+	struct fft_plan_opts po = {.technique = FFT_TECH_SHARED, .components = a->opts.components,
+	                           .shared_limit = a->info->max_shared_memory,
+	                           .max_invocations = a->info->max_invocations,
+	                           .threads = a->opts.threads, .signals = a->opts.signals,
+	                           .pad_from = a->opts.pad_from, .split = a->opts.split};
+	char err[FFT_ERR_LEN];
+	if (fft_plan_make(a->plan.m, &po, &a->blf_plan) || !a->blf_plan.shared ||
+	    fft_prog_bluestein_fused(a->pc, &a->blf_plan, &a->opts, &a->blf, err))
+		return 0;
+	for (int u = 0; u < 7; u++)
+		a->blf_u[u] = glGetUniformLocation(a->blf.id, blu_names[u]);
+	return 1;
+}
+
+/* Bluestein's parts: the chirp and filter tables, and the one-dispatch form where it runs; else
+ * the inner native transform of length m on float32 work rows (tuned like any axis), the work
+ * buffer and the programs: the two-dispatch form's where it can run, else the three outer
+ * steps'. */
 static int build_bluestein(struct fft_axis *a, char err[FFT_ERR_LEN])
 {
+	int rc = make_bluestein_tables(a);
+	if (rc) {
+		snprintf(err, FFT_ERR_LEN, "length %d: Bluestein tables: %s", a->n, fft_strerror(rc));
+		return rc;
+	}
+	if (build_bluestein_fused(a))
+		return 0;
 	size_t work = (size_t)a->max_count * a->plan.m, welem = (size_t)a->opts.components * 4;
 	if (work * welem > (size_t)a->info->max_ssbo_size) {
 		snprintf(err, FFT_ERR_LEN, "Bluestein work buffer of %zu bytes exceeds the "
@@ -177,15 +211,15 @@ static int build_bluestein(struct fft_axis *a, char err[FFT_ERR_LEN])
 	io.half = 0;
 	io.norm_forward = 0;
 	io.threads = 0;
-	int rc = fft_axis_create(a->pc, a->info, a->plan.m, 0, work, a->max_count, &io, &a->log,
-	                         &a->inner, err);
+	rc = fft_axis_create(a->pc, a->info, a->plan.m, 0, work, a->max_count, &io, &a->log,
+	                     &a->inner, err);
 	if (rc)
 		return rc;
 	a->work = make_buffer(work * welem, NULL, &a->log);
-	rc = a->work ? make_bluestein_tables(a) : FFT_E_GL;
-	if (rc) {
-		snprintf(err, FFT_ERR_LEN, "length %d: Bluestein buffers: %s", a->n, fft_strerror(rc));
-		return rc;
+	if (!a->work) {
+		snprintf(err, FFT_ERR_LEN, "length %d: Bluestein work buffer: %s", a->n,
+		         fft_strerror(FFT_E_GL));
+		return FFT_E_GL;
 	}
 	if (build_bluestein_io(a))
 		return 0;
@@ -287,6 +321,8 @@ void fft_axis_destroy(struct fft_axis *a)
 		}
 		for (int i = 0; i < 3; i++)
 			fft_prog_drop(a->pc, &a->bl[inv][i]);
+		if (!inv)
+			fft_prog_drop(a->pc, &a->blf);
 		fft_io_destroy(a->blio[inv].io);
 	}
 	GLuint bufs[] = {a->scratch, a->work, a->chirp, a->filter[0], a->filter[1]};
@@ -335,6 +371,11 @@ void fft_axis_set_provisional(struct fft_axis *a)
 int fft_axis_provisional(const struct fft_axis *a)
 {
 	return a && (a->provisional || fft_axis_provisional(a->inner));
+}
+
+int fft_axis_bluestein_form(const struct fft_axis *a)
+{
+	return !a->plan.bluestein ? 0 : a->blf.id ? 1 : a->blio[0].io ? 2 : 5;
 }
 
 const struct fft_axis *fft_axis_inner(const struct fft_axis *a)
@@ -474,6 +515,27 @@ static void run_bluestein_io(struct fft_axis *a, unsigned buf, size_t o2, size_t
 	}
 }
 
+/* The one-dispatch form on cy signals at o2. */
+static void run_bluestein_fused(struct fft_axis *a, unsigned buf, size_t o2, size_t sig_stride,
+                                size_t elem_stride, int cy, int inverse)
+{
+	const struct fft_plan *p = &a->plan;
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_BL_DATA, buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_CHIRP, a->chirp);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_KERNEL, a->filter[inverse]);
+	fft_prog_use(&a->blf, 0, (size_t)p->m, 1, cy);
+	glUniform1ui(a->blf_u[BLU_N], (GLuint)p->n);
+	glUniform1ui(a->blf_u[BLU_OFF], (GLuint)o2);
+	glUniform1ui(a->blf_u[BLU_SS], (GLuint)sig_stride);
+	glUniform1ui(a->blf_u[BLU_ES], (GLuint)elem_stride);
+	glUniform1ui(a->blf_u[BLU_INV], (GLuint)inverse);
+	glUniform1f(a->blf_u[BLU_SCALE], (float)fft_end_scale(&a->opts, inverse, p->n));
+	int sig = a->blf_plan.signals;
+	fft_dispatch_groups((unsigned)((cy + sig - 1) / sig), a->info->max_group_count[0]);
+	barrier();
+}
+
 static int run_bluestein(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
                          size_t elem_stride, int count, int inverse)
 {
@@ -486,6 +548,10 @@ static int run_bluestein(struct fft_axis *a, unsigned buf, size_t offset, size_t
 		for (int y0 = 0; y0 < c; y0 += step) {
 			int cy = c - y0 < step ? c - y0 : step;
 			size_t o2 = off + (size_t)y0 * sig_stride;
+			if (a->blf.id) {
+				run_bluestein_fused(a, buf, o2, sig_stride, elem_stride, cy, inverse);
+				continue;
+			}
 			if (a->blio[0].io) {
 				run_bluestein_io(a, buf, o2, sig_stride, elem_stride, cy, inverse);
 				continue;

@@ -258,6 +258,18 @@ int fft_prog_shared_io(struct program_cache *pc, const struct fft_plan *p,
 	                   out, err);
 }
 
+int fft_prog_bluestein_fused(struct program_cache *pc, const struct fft_plan *p,
+                             const struct fft_opts *o, struct fft_prog *out, char err[FFT_ERR_LEN])
+{
+	if (!p->shared || (o->components == 2 && p->split)) {
+		snprintf(err, FFT_ERR_LEN, "Bluestein in one dispatch: needs a shared plan whose "
+		         "vec2 values go through shared memory whole");
+		return FFT_E_PLAN;
+	}
+	return prog_shared(pc, p, o, 0, 1, 1, 1.0 / p->m, FFT_IO_LOAD | FFT_IO_STORE,
+	                   "bluestein_fused", 2, out, err);
+}
+
 int fft_prog_global(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
                     int adjacent, int inverse, int pass, struct fft_prog *out,
                     char err[FFT_ERR_LEN])

@@ -181,7 +181,9 @@ DEFINE_RADIX(13u, bfly13, load_global_r13, load_shared_r13, compute_r13, store_s
 // the columns are in the pair order (fft_pair_pos), so k and k' are neighbours in memory too.
 // After the forward passes the spectrum is in shared memory in natural order; conv_multiply
 // multiplies it by the kernel's (signal-major: (k, l) at k*N + l, float32; KGRAY: a real
-// kernel's plain spectrum, vec2) and the inverse passes follow. part 1 / 2: only the .xy / .zw plane is in shared memory (SPLIT).
+// kernel's plain spectrum, vec2; BL_FILTER, Bluestein's: one spectrum of N for every signal)
+// and the inverse passes follow. part 1 / 2: only the .xy / .zw plane is in shared memory
+// (SPLIT); vec2 signals (Bluestein's) go whole.
 #if KGRAY
 layout(std430, binding = 8) readonly buffer Kernel { vec2 kq[]; };
 #else
@@ -219,8 +221,12 @@ void conv_multiply(int part)
 #if KGRAY
 	for (uint l = g_tid; l < uint(N); l += uint(NTHR)) {
 		uint i = l * uint(NSIG) + g_lsig;
+#ifdef BL_FILTER
+		vec2 k0 = kq[l];
+#else
 		vec2 k0 = kq[g_sig * uint(N) + l];
-#if SPLIT
+#endif
+#if SPLIT || COMPONENTS == 2
 		s[i] = cm2(s[i], k0);
 #else
 		s[i] = vec4(cm2(s[i].xy, k0), cm2(s[i].zw, k0));

@@ -661,6 +661,62 @@ static int cmp_float(const void *a, const void *b)
  * (the output sorted is the input sorted), the twiddle-powers candidate is a transform within
  * the tolerance, and the probes that are wrong by design run. Rows of mixed-radix lengths in
  * shared memory, vec2 and vec4, forward and inverse. */
+/* Bluestein's forms (fft_axis_bluestein_form), each against the direct DFT, rows and columns,
+ * both directions: one dispatch where a vec2 signal of the inner length fits this context's
+ * shared memory whole; with float rounds asked for (split 1), two where the inner length fits
+ * in them; five past that and for float16 storage. 97 (inner 196), 2053 (inner 4116: past
+ * llvmpipe's 32 KiB whole, within it in float rounds) and 4099 (inner 8232: past it in float
+ * rounds) take every form on llvmpipe. */
+static int bluestein_form(int n, int adjacent, const struct fft_opts *o, int *m)
+{
+	struct fft_axis *a;
+	char err[FFT_ERR_LEN];
+	int rc = fft_axis_create(g_pc, g_info, n, adjacent, (size_t)n * 3, 3, o, NULL, &a, err);
+	if (rc)
+		printf("fft_axis_create(%d): %s\n", n, err);
+	assert_int_equal(rc, 0);
+	*m = fft_axis_plan(a)->m;
+	int form = fft_axis_bluestein_form(a);
+	assert_true(form != 1 || fft_axis_inner(a) == NULL);
+	fft_axis_destroy(a);
+	return form;
+}
+
+static void test_bluestein_forms(void **state)
+{
+	(void)state;
+	int ns[] = {97, 2053, 4099}, seen[6] = {0};
+	long long limit = g_info->max_shared_memory;
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+		for (int adjacent = 0; adjacent < 2; adjacent++)
+			for (int split = 0; split < 2; split++) {
+				struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 2, .split = split};
+				int m, form = bluestein_form(ns[i], adjacent, &o, &m);
+				printf("n=%d %s split %d: inner %d, form %d\n", ns[i],
+				       adjacent ? "cols" : "rows", split, m, form);
+				if (split)
+					assert_int_equal(form, (long long)m * 4 <= limit ? 2 : 5);
+				else if ((long long)m * 8 <= limit)
+					assert_int_equal(form, 1);
+				else
+					assert_true(form == 2 || form == 5);
+				seen[form] = 1;
+				check_opts(ns[i], 3, adjacent, &o, 0, NULL, NULL);
+				check_opts(ns[i], 3, adjacent, &o, 1, NULL, NULL);
+			}
+	/* vec4 signals (two complex planes), whose inner 196 goes through shared memory whole */
+	struct fft_opts o4 = {.technique = FFT_TECH_AUTO, .components = 4};
+	int m;
+	assert_int_equal(bluestein_form(97, 1, &o4, &m), 1);
+	check_opts(97, 3, 0, &o4, 0, NULL, NULL);
+	check_opts(97, 3, 1, &o4, 1, NULL, NULL);
+	/* float16 storage: the five-dispatch form */
+	struct fft_opts oh = {.technique = FFT_TECH_AUTO, .components = 2, .half = 1};
+	assert_int_equal(bluestein_form(97, 0, &oh, &m), 5);
+	check_opts(97, 3, 0, &oh, 0, NULL, NULL);
+	assert_true(seen[1] && seen[2]);
+}
+
 static void test_probes(void **state)
 {
 	(void)state;
@@ -1038,6 +1094,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_reference),
 		cmocka_unit_test(test_every_small_length),
 		cmocka_unit_test(test_larger_lengths),
+		cmocka_unit_test(test_bluestein_forms),
 		cmocka_unit_test(test_columns_and_vec4),
 		cmocka_unit_test(test_2d_shapes),
 		cmocka_unit_test(test_linearity),
