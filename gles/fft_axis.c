@@ -164,6 +164,8 @@ static int build_bluestein_io(struct fft_axis *a)
 	return 1;
 }
 
+#define BLUESTEIN_FUSED_THREADS 512
+
 /* The one-dispatch form (bluestein_fused: the inner forward, the filter multiply and the inner
  * inverse in one program of the shared technique) where a float32 signal of the inner length
  * goes through shared memory whole (vec2) or in vec2 rounds (vec4): its shape is the plan's own
@@ -173,11 +175,21 @@ static int build_bluestein_fused(struct fft_axis *a)
 {
 	if (a->opts.half || (a->opts.components == 2 && a->opts.split))
 		return 0; /* float rounds asked for: the two-dispatch form's */
+	/* on a GPU about four values an invocation, at most BLUESTEIN_FUSED_THREADS (a native
+	 * transform's rule holds eight): the inner 2048 of a 1009-long axis on 512 ran its columns
+	 * 8% faster than on 256, its rows as fast (bench/RESULTS.md) */
+	int t = a->opts.threads;
+	if (!t && !a->info->software) {
+		for (t = 1; t < a->plan.m / 4 && t < BLUESTEIN_FUSED_THREADS; t *= 2) {
+		}
+		if (t > a->info->max_invocations)
+			t = 0;
+	}
 	struct fft_plan_opts po = {.technique = FFT_TECH_SHARED, .components = a->opts.components,
 	                           .shared_limit = a->info->max_shared_memory,
-	                           .max_invocations = a->info->max_invocations,
-	                           .threads = a->opts.threads, .signals = a->opts.signals,
-	                           .pad_from = a->opts.pad_from, .split = a->opts.split};
+	                           .max_invocations = a->info->max_invocations, .threads = t,
+	                           .signals = a->opts.signals, .pad_from = a->opts.pad_from,
+	                           .split = a->opts.split};
 	char err[FFT_ERR_LEN];
 	if (fft_plan_make(a->plan.m, &po, &a->blf_plan) || !a->blf_plan.shared ||
 	    fft_prog_bluestein_fused(a->pc, &a->blf_plan, &a->opts, &a->blf, err))

@@ -2217,12 +2217,18 @@ static void test_borrow(void **state)
 	image_free(&out), image_free(&in);
 	assert_true(ok);
 
-	/* too small a frame for any plan built (each over BLOOM_BORROW_COST times its own) */
+	/* too small a frame for any plan built (each over BLOOM_BORROW_COST times its own): its own
+	 * plan on a software renderer, the cheapest built one still on a GPU (bloom_plan_borrow) */
 	in = rand_image(20, 16, 4, 0, 3);
 	run_on(b, BLOOM_OP_CONVOLVE, &in, &k, &pc_, &out, &st);
 	print_message("  20x16: borrowed %d, padded %dx%d\n", st.borrowed, st.padded_w, st.padded_h);
-	assert_int_equal(st.borrowed, 0);
-	assert_int_equal(st.padded_w, fft_good_size(28));
+	if (egl_ctx_info(tu_gl_context())->software) {
+		assert_int_equal(st.borrowed, 0);
+		assert_int_equal(st.padded_w, fft_good_size(28));
+	} else {
+		assert_int_equal(st.borrowed, 1);
+		assert_int_equal(st.padded_w, small_st.own_w);
+	}
 	image_free(&out), image_free(&in);
 	/* float16 storage: no plan of it to borrow */
 	struct bloom_params ph = pc_;
