@@ -2238,8 +2238,10 @@ static void test_borrow(void **state)
 	assert_int_equal(st.borrowed, 0);
 	image_free(&out), image_free(&in);
 	bloom_ctx_stats(b, &cs);
-	assert_int_equal(cs.plans_wanted, 0);
-	assert_int_equal(cs.plans_borrowed, 4);
+	/* on a GPU the 20x16 frame borrowed too, and its own plan is wished for */
+	int gpu = !egl_ctx_info(tu_gl_context())->software;
+	assert_int_equal(cs.plans_wanted, gpu);
+	assert_int_equal(cs.plans_borrowed, 4 + gpu);
 
 	image_free(&k), image_free(&warm);
 	bloom_ctx_destroy(b);
