@@ -24,7 +24,7 @@ struct fft_axis {
 	struct fft_prog sweep[2][FFT_MAX_PASSES];/* blocked technique, [inverse][sweep] */
 	GLuint scratch;                          /* global and blocked techniques' ping-pong buffer */
 	/* Bluestein */
-	struct fft_prog blf;                     /* the one-dispatch form (bluestein_fused) */
+	struct fft_prog blf;                     /* the one-dispatch form (bluestein_io, CONV) */
 	struct fft_plan blf_plan;                /* its inner transform's shape */
 	GLint blf_u[7];                          /* BLU_* */
 	struct fft_axis *inner;                  /* native length-m transforms on the work rows */
@@ -166,11 +166,12 @@ static int build_bluestein_io(struct fft_axis *a)
 
 #define BLUESTEIN_FUSED_THREADS 512
 
-/* The one-dispatch form (bluestein_fused: the inner forward, the filter multiply and the inner
- * inverse in one program of the shared technique) where a float32 signal of the inner length
- * goes through shared memory whole (vec2) or in vec2 rounds (vec4): its shape is the plan's own
- * unless the axis was asked for one (fft_opts threads, signals, split: measuring options; vec2
- * in float rounds leaves it to the two-dispatch form). 1 when it is there. */
+/* The one-dispatch form (bluestein_io as a fused convolution: the inner forward, the filter
+ * multiply and the inner inverse in one program of the shared technique) where a float32 signal
+ * of the inner length goes through shared memory whole (vec2) or at most in vec2 rounds (vec4):
+ * its shape is the plan's own unless the axis was asked for one (fft_opts threads, signals,
+ * split: measuring options; vec2 in float rounds leaves it to the two-dispatch form). 1 when it
+ * is there. */
 static int build_bluestein_fused(struct fft_axis *a)
 {
 	if (a->opts.half || (a->opts.components == 2 && a->opts.split))
@@ -191,8 +192,16 @@ static int build_bluestein_fused(struct fft_axis *a)
 	                           .signals = a->opts.signals, .pad_from = a->opts.pad_from,
 	                           .split = a->opts.split};
 	char err[FFT_ERR_LEN];
-	if (fft_plan_make(a->plan.m, &po, &a->blf_plan) || !a->blf_plan.shared ||
-	    fft_prog_bluestein_fused(a->pc, &a->blf_plan, &a->opts, &a->blf, err))
+	struct fft_plan *p = &a->blf_plan;
+	if (fft_plan_make(a->plan.m, &po, p) || !p->shared)
+		return 0;
+	if (p->split > 1) { /* vec4 rows past FFT_ROUNDS_ABOVE: the multiply needs vec2 rounds */
+		p->split = 1;
+		fft_plan_exchanges(p, &po);
+		if ((long long)p->shared_bytes > a->info->max_shared_memory)
+			return 0;
+	}
+	if (fft_prog_bluestein_fused(a->pc, p, &a->opts, &a->blf, err))
 		return 0;
 	for (int u = 0; u < 7; u++)
 		a->blf_u[u] = glGetUniformLocation(a->blf.id, blu_names[u]);

@@ -261,13 +261,13 @@ int fft_prog_shared_io(struct program_cache *pc, const struct fft_plan *p,
 int fft_prog_bluestein_fused(struct program_cache *pc, const struct fft_plan *p,
                              const struct fft_opts *o, struct fft_prog *out, char err[FFT_ERR_LEN])
 {
-	if (!p->shared || (o->components == 2 && p->split)) {
+	if (!p->shared || p->split > (o->components == 4 ? 1 : 0)) {
 		snprintf(err, FFT_ERR_LEN, "Bluestein in one dispatch: needs a shared plan whose "
-		         "vec2 values go through shared memory whole");
+		         "values go through shared memory whole, or vec4 in vec2 rounds");
 		return FFT_E_PLAN;
 	}
 	return prog_shared(pc, p, o, 0, 1, 1, 1.0 / p->m, FFT_IO_LOAD | FFT_IO_STORE,
-	                   "bluestein_fused", 2, out, err);
+	                   "bluestein_io", 2, out, err);
 }
 
 int fft_prog_global(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,

@@ -53,9 +53,9 @@ int fft_prog_global(struct program_cache *pc, const struct fft_plan *p, const st
                     char err[FFT_ERR_LEN]);
 int fft_prog_sweep(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
                    int inverse, int sweep, struct fft_prog *out, char err[FFT_ERR_LEN]);
-/* Bluestein in one dispatch (bluestein_fused): the inner forward transform of plan p (length m,
- * shared, vec2 unsplit) on the chirped outer signal, the filter multiply in shared memory, the
- * inner inverse with the chirped, scaled stores. */
+/* Bluestein in one dispatch (bluestein_io, CONV): the inner forward transform of plan p (length
+ * m, shared; vec2 whole, vec4 at most in vec2 rounds) on the chirped outer signal, the filter's
+ * multiply in shared memory, the inner inverse with the chirped, scaled stores. */
 int fft_prog_bluestein_fused(struct program_cache *pc, const struct fft_plan *p,
                              const struct fft_opts *o, struct fft_prog *out,
                              char err[FFT_ERR_LEN]);

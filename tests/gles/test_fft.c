@@ -710,6 +710,11 @@ static void test_bluestein_forms(void **state)
 	assert_int_equal(bluestein_form(97, 1, &o4, &m), 1);
 	check_opts(97, 3, 0, &o4, 0, NULL, NULL);
 	check_opts(97, 3, 1, &o4, 1, NULL, NULL);
+	/* vec4 past FFT_ROUNDS_ABOVE (613: inner 1225), whose rows the plan exchanges in four float
+	 * rounds: the multiply needs vec2 rounds, which the form takes instead */
+	assert_int_equal(bluestein_form(613, 0, &o4, &m), 1);
+	check_opts(613, 3, 0, &o4, 0, NULL, NULL);
+	check_opts(613, 3, 1, &o4, 1, NULL, NULL);
 	/* float16 storage: the five-dispatch form */
 	struct fft_opts oh = {.technique = FFT_TECH_AUTO, .components = 2, .half = 1};
 	assert_int_equal(bluestein_form(97, 0, &oh, &m), 5);
