@@ -183,7 +183,7 @@ static int build_bluestein_fused(struct fft_axis *a)
 	if (!t && !a->info->software) {
 		for (t = 1; t < a->plan.m / 4 && t < BLUESTEIN_FUSED_THREADS; t *= 2) {
 		}
-		if (t > a->info->max_invocations)
+		if (t > a->info->max_invocations || t > a->info->max_group_size[1])
 			t = 0;
 	}
 	struct fft_plan_opts po = {.technique = FFT_TECH_SHARED, .components = a->opts.components,
@@ -201,8 +201,11 @@ static int build_bluestein_fused(struct fft_axis *a)
 		if ((long long)p->shared_bytes > a->info->max_shared_memory)
 			return 0;
 	}
-	if (fft_prog_bluestein_fused(a->pc, p, &a->opts, &a->blf, err))
+	if (fft_prog_bluestein_fused(a->pc, p, &a->opts, &a->blf, err)) {
+		log_sinkf(&a->log, LOG_WARN, "FFT length %d: Bluestein in one dispatch: %s; the "
+		          "inner transform's form instead", a->n, err);
 		return 0;
+	}
 	for (int u = 0; u < 7; u++)
 		a->blf_u[u] = glGetUniformLocation(a->blf.id, blu_names[u]);
 	return 1;
@@ -214,6 +217,12 @@ static int build_bluestein_fused(struct fft_axis *a)
  * steps'. */
 static int build_bluestein(struct fft_axis *a, char err[FFT_ERR_LEN])
 {
+	size_t elem = (size_t)a->opts.components * (a->opts.half ? 2 : 4);
+	if (a->capacity * elem > (size_t)a->info->max_ssbo_size) {
+		snprintf(err, FFT_ERR_LEN, "buffer of %zu bytes exceeds the storage-buffer limit of %lld",
+		         a->capacity * elem, a->info->max_ssbo_size);
+		return FFT_E_LIMIT;
+	}
 	int rc = make_bluestein_tables(a);
 	if (rc) {
 		snprintf(err, FFT_ERR_LEN, "length %d: Bluestein tables: %s", a->n, fft_strerror(rc));

@@ -656,11 +656,6 @@ static int cmp_float(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The measuring probes (fft_opts.probe, fftbloom bench --fft-probe) do what they say: the copy
- * probe gives the input back bit for bit, the probe without butterflies only moves the values
- * (the output sorted is the input sorted), the twiddle-powers candidate is a transform within
- * the tolerance, and the probes that are wrong by design run. Rows of mixed-radix lengths in
- * shared memory, vec2 and vec4, forward and inverse. */
 /* Bluestein's forms (fft_axis_bluestein_form), each against the direct DFT, rows and columns,
  * both directions: one dispatch where a vec2 signal of the inner length fits this context's
  * shared memory whole; with float rounds asked for (split 1), two where the inner length fits
@@ -722,6 +717,11 @@ static void test_bluestein_forms(void **state)
 	assert_true(seen[1] && seen[2]);
 }
 
+/* The measuring probes (fft_opts.probe, fftbloom bench --fft-probe) do what they say: the copy
+ * probe gives the input back bit for bit, the probe without butterflies only moves the values
+ * (the output sorted is the input sorted), the twiddle-powers candidate is a transform within
+ * the tolerance, and the probes that are wrong by design run. Rows of mixed-radix lengths in
+ * shared memory, vec2 and vec4, forward and inverse. */
 static void test_probes(void **state)
 {
 	(void)state;
