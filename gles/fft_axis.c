@@ -164,6 +164,18 @@ static int build_bluestein_io(struct fft_axis *a)
 	return 1;
 }
 
+/* The axis's buffer within the storage-buffer limit: 0, or FFT_E_LIMIT. */
+static int check_capacity(const struct fft_axis *a, char err[FFT_ERR_LEN])
+{
+	size_t elem = (size_t)a->opts.components * (a->opts.half ? 2 : 4);
+	if (a->capacity * elem > (size_t)a->info->max_ssbo_size) {
+		snprintf(err, FFT_ERR_LEN, "buffer of %zu bytes exceeds the storage-buffer limit of %lld",
+		         a->capacity * elem, a->info->max_ssbo_size);
+		return FFT_E_LIMIT;
+	}
+	return 0;
+}
+
 #define BLUESTEIN_FUSED_THREADS 512
 
 /* The one-dispatch form (bluestein_io as a fused convolution: the inner forward, the filter
@@ -217,13 +229,10 @@ static int build_bluestein_fused(struct fft_axis *a)
  * steps'. */
 static int build_bluestein(struct fft_axis *a, char err[FFT_ERR_LEN])
 {
-	size_t elem = (size_t)a->opts.components * (a->opts.half ? 2 : 4);
-	if (a->capacity * elem > (size_t)a->info->max_ssbo_size) {
-		snprintf(err, FFT_ERR_LEN, "buffer of %zu bytes exceeds the storage-buffer limit of %lld",
-		         a->capacity * elem, a->info->max_ssbo_size);
-		return FFT_E_LIMIT;
-	}
-	int rc = make_bluestein_tables(a);
+	int rc = check_capacity(a, err);
+	if (rc)
+		return rc;
+	rc = make_bluestein_tables(a);
 	if (rc) {
 		snprintf(err, FFT_ERR_LEN, "length %d: Bluestein tables: %s", a->n, fft_strerror(rc));
 		return rc;
@@ -266,14 +275,12 @@ static int build_bluestein(struct fft_axis *a, char err[FFT_ERR_LEN])
 static int build_native(struct fft_axis *a, char err[FFT_ERR_LEN])
 {
 	size_t elem = (size_t)a->opts.components * (a->opts.half ? 2 : 4);
-	if (a->capacity * elem > (size_t)a->info->max_ssbo_size) {
-		snprintf(err, FFT_ERR_LEN, "buffer of %zu bytes exceeds the storage-buffer limit of %lld",
-		         a->capacity * elem, a->info->max_ssbo_size);
-		return FFT_E_LIMIT;
-	}
+	int rc = check_capacity(a, err);
+	if (rc)
+		return rc;
 	if (a->plan.npasses == 0) /* n == 1: the identity */
 		return 0;
-	int rc = build_programs(a, err);
+	rc = build_programs(a, err);
 	if (rc)
 		return rc;
 	if (!a->plan.shared && !(a->plan.blocked && a->plan.nsweeps == 1)) {
