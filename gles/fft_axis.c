@@ -358,10 +358,9 @@ void fft_axis_destroy(struct fft_axis *a)
 		}
 		for (int i = 0; i < 3; i++)
 			fft_prog_drop(a->pc, &a->bl[inv][i]);
-		if (!inv)
-			fft_prog_drop(a->pc, &a->blf);
 		fft_io_destroy(a->blio[inv].io);
 	}
+	fft_prog_drop(a->pc, &a->blf);
 	GLuint bufs[] = {a->scratch, a->work, a->chirp, a->filter[0], a->filter[1]};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
@@ -526,6 +525,20 @@ static int run_native(struct fft_axis *a, unsigned buf, size_t offset, size_t si
 	return 0;
 }
 
+/* bluestein_io's uniforms (u: their locations in prog, -1 for those it lacks) for cy signals
+ * at o2. */
+static void bl_uniforms(const struct fft_axis *a, GLuint prog, const GLint u[7], size_t o2,
+                        size_t sig_stride, size_t elem_stride, int inverse)
+{
+	glProgramUniform1ui(prog, u[BLU_N], (GLuint)a->plan.n);
+	glProgramUniform1ui(prog, u[BLU_M], (GLuint)a->plan.m);
+	glProgramUniform1ui(prog, u[BLU_OFF], (GLuint)o2);
+	glProgramUniform1ui(prog, u[BLU_SS], (GLuint)sig_stride);
+	glProgramUniform1ui(prog, u[BLU_ES], (GLuint)elem_stride);
+	glProgramUniform1ui(prog, u[BLU_INV], (GLuint)inverse);
+	glProgramUniform1f(prog, u[BLU_SCALE], (float)fft_end_scale(&a->opts, inverse, a->plan.n));
+}
+
 /* The two-dispatch form on cy signals at o2: the inner forward (chirped loads, filtered stores
  * into the work rows), then the inner inverse (chirped, scaled stores into the signals). */
 static void run_bluestein_io(struct fft_axis *a, unsigned buf, size_t o2, size_t sig_stride,
@@ -538,17 +551,8 @@ static void run_bluestein_io(struct fft_axis *a, unsigned buf, size_t o2, size_t
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_FILTER, a->filter[inverse]);
 	for (int inner = 0; inner < 2; inner++) {
 		const struct bl_io *b = &a->blio[inner];
-		GLuint prog = fft_io_program(b->io);
-		glProgramUniform1ui(prog, b->u[BLU_N], (GLuint)p->n);
-		glProgramUniform1ui(prog, b->u[BLU_M], (GLuint)p->m);
-		glProgramUniform1ui(prog, b->u[BLU_OFF], (GLuint)o2);
-		glProgramUniform1ui(prog, b->u[BLU_SS], (GLuint)sig_stride);
-		glProgramUniform1ui(prog, b->u[BLU_ES], (GLuint)elem_stride);
-		glProgramUniform1ui(prog, b->u[BLU_INV], (GLuint)inverse);
-		glProgramUniform1f(prog, b->u[BLU_SCALE],
-		                   (float)fft_end_scale(&a->opts, inverse, p->n));
-		fft_io_execute(b->io, a->work, 0, (size_t)p->m, cy);
-		barrier();
+		bl_uniforms(a, fft_io_program(b->io), b->u, o2, sig_stride, elem_stride, inverse);
+		fft_io_execute(b->io, a->work, 0, (size_t)p->m, cy); /* ends in a storage barrier */
 	}
 }
 
@@ -562,15 +566,9 @@ static void run_bluestein_fused(struct fft_axis *a, unsigned buf, size_t o2, siz
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_CHIRP, a->chirp);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_KERNEL, a->filter[inverse]);
 	fft_prog_use(&a->blf, 0, (size_t)p->m, 1, cy);
-	glUniform1ui(a->blf_u[BLU_N], (GLuint)p->n);
-	glUniform1ui(a->blf_u[BLU_OFF], (GLuint)o2);
-	glUniform1ui(a->blf_u[BLU_SS], (GLuint)sig_stride);
-	glUniform1ui(a->blf_u[BLU_ES], (GLuint)elem_stride);
-	glUniform1ui(a->blf_u[BLU_INV], (GLuint)inverse);
-	glUniform1f(a->blf_u[BLU_SCALE], (float)fft_end_scale(&a->opts, inverse, p->n));
+	bl_uniforms(a, a->blf.id, a->blf_u, o2, sig_stride, elem_stride, inverse);
 	int sig = a->blf_plan.signals;
 	fft_dispatch_groups((unsigned)((cy + sig - 1) / sig), a->info->max_group_count[0]);
-	barrier();
 }
 
 static int run_bluestein(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
