@@ -133,6 +133,8 @@ int bench_fft(struct run_ctx *r, const struct workload *wl)
 			}
 		}
 	const struct fft_plan *pr = fft_axis_plan(arows), *pc = fft_axis_plan(acols);
+	/* the shapes of what runs: for Bluestein its one-dispatch form's or the inner transform's */
+	const struct fft_plan *runr = fft_axis_run_plan(arows), *runc = fft_axis_run_plan(acols);
 	double mf = bench_median(fwd, c->runs), mi = bench_median(inv, c->runs),
 	       mr = bench_median(fr, c->runs), mc = bench_median(fc, c->runs);
 	int csweeps = pc->bluestein ? fft_axis_bluestein_form(acols)
@@ -153,17 +155,17 @@ int bench_fft(struct run_ctx *r, const struct workload *wl)
 	bench_detail_num(&l, "min_ms", fwd[0]);
 	bench_detail_str(&l, "rows", fft_plan_kind(pr));
 	bench_detail_str(&l, "cols", fft_plan_kind(pc));
-	bench_detail_num(&l, "rows_passes", pr->npasses);
-	bench_detail_num(&l, "cols_passes", pc->npasses);
+	bench_detail_num(&l, "rows_passes", runr->npasses);
+	bench_detail_num(&l, "cols_passes", runc->npasses);
 	bench_detail_num(&l, "cols_dispatches", csweeps);
-	bench_detail_num(&l, "cols_signals", pc->signals);
-	bench_detail_str(&l, "rows_exchanges", exchanges(pr, xr, sizeof xr));
-	bench_detail_str(&l, "cols_exchanges", exchanges(pc, xc, sizeof xc));
+	bench_detail_num(&l, "cols_signals", runc->signals);
+	bench_detail_str(&l, "rows_exchanges", exchanges(runr, xr, sizeof xr));
+	bench_detail_str(&l, "cols_exchanges", exchanges(runc, xc, sizeof xc));
 	bench_common_detail(&l, r, wl);
 	bench_line_end(&l, &r->meta);
 	fprintf(stderr, "%-22s %-16s rows %-7s cols %-7s (%d dispatches, %d signals a group)  "
 	        "forward %8.3f ms (rows %.3f cols %.3f)  inverse %8.3f ms\n", wl->id, variant,
-	        fft_plan_kind(pr), fft_plan_kind(pc), csweeps, pc->signals, mf, mr, mc, mi);
+	        fft_plan_kind(pr), fft_plan_kind(pc), csweeps, runc->signals, mf, mr, mc, mi);
 	free(fwd), free(inv), free(fr), free(fc);
 	glDeleteBuffers(SETS, bufs);
 	fft_destroy(f);

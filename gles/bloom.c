@@ -91,9 +91,7 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 	bloom_transfer_free(b);
 	bloom_progs_drop(b);
 	GLuint bufs[] = {b->xfer.flags, b->xfer.flags_stage};
-	for (int i = 0; i < 2; i++)
-		if (bufs[i])
-			glDeleteBuffers(1, &bufs[i]);
+	glDeleteBuffers(2, bufs); /* 0 names are ignored */
 	gpu_timer_destroy(b->timer);
 	free(b);
 }

@@ -118,9 +118,7 @@ void bloom_plan_destroy(struct plan *q)
 		fft_io_destroy(q->rows_out[i]);
 	}
 	GLuint bufs[] = {q->padded, q->image, q->out, q->staging, q->q};
-	for (int i = 0; i < 5; i++)
-		if (bufs[i])
-			glDeleteBuffers(1, &bufs[i]);
+	glDeleteBuffers(5, bufs); /* 0 names are ignored */
 	free(q);
 }
 

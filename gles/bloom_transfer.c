@@ -39,9 +39,7 @@ void bloom_transfer_free(struct bloom_ctx *b)
 	jpeg_huffdec_destroy(b->huffdec);
 	b->huffdec = NULL;
 	GLuint bufs[] = {b->xfer.ystage, b->xfer.yin_dev};
-	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
-		if (bufs[i])
-			glDeleteBuffers(1, &bufs[i]);
+	glDeleteBuffers(2, bufs); /* 0 names are ignored */
 	for (int i = 0; i < BLOOM_UPLOADS; i++) {
 		gl_fence_free(b->xfer.yin[i].fence);
 		if (b->xfer.yin[i].buf)

@@ -107,6 +107,10 @@ const struct fft_axis *fft_axis_inner(const struct fft_axis *a);
  * the chirps and the filter as their loads and stores (where it fits in float rounds); 5, three
  * outer steps around the inner transforms (float16 storage, or longer); 0: not Bluestein. */
 int fft_axis_bluestein_form(const struct fft_axis *a);
+/* The plan of the transform that runs: the axis's own for a native length; for Bluestein the
+ * one-dispatch form's shape (inner length, invocations, signals a group, rounds) or the inner
+ * transform's. What reports of an axis's shape print. */
+const struct fft_plan *fft_axis_run_plan(const struct fft_axis *a);
 
 /* ---- 2D: a width x height row-major buffer ---- */
 struct fft;

@@ -176,28 +176,23 @@ static int check_capacity(const struct fft_axis *a, char err[FFT_ERR_LEN])
 	return 0;
 }
 
-#define BLUESTEIN_FUSED_THREADS 512
-
 /* The one-dispatch form (bluestein_io as a fused convolution: the inner forward, the filter
  * multiply and the inner inverse in one program of the shared technique) where a float32 signal
  * of the inner length goes through shared memory whole (vec2) or at most in vec2 rounds (vec4):
- * its shape is the plan's own unless the axis was asked for one (fft_opts threads, signals,
- * split: measuring options; vec2 in float rounds leaves it to the two-dispatch form). 1 when it
- * is there. */
+ * its shape is the plan's own, on a GPU with fft_bluestein_fused_threads' invocations, unless
+ * the axis was asked for one (fft_opts threads, signals, split: measuring options; vec2 in float
+ * rounds, global passes and float16 storage leave it to the other forms). 1 when it is there,
+ * 0 when another form runs, -1 when a compile budget refused its program (the axis is deferred
+ * then, not built in a slower form). */
 static int build_bluestein_fused(struct fft_axis *a)
 {
-	if (a->opts.half || (a->opts.components == 2 && a->opts.split))
-		return 0; /* float rounds asked for: the two-dispatch form's */
-	/* on a GPU about four values an invocation, at most BLUESTEIN_FUSED_THREADS (a native
-	 * transform's rule holds eight): the inner 2048 of a 1009-long axis on 512 ran its columns
-	 * 8% faster than on 256, its rows as fast (bench/RESULTS.md) */
+	if (a->opts.half || (a->opts.components == 2 && a->opts.split) ||
+	    a->opts.technique == FFT_TECH_GLOBAL)
+		return 0;
 	int t = a->opts.threads;
-	if (!t && !a->info->software) {
-		for (t = 1; t < a->plan.m / 4 && t < BLUESTEIN_FUSED_THREADS; t *= 2) {
-		}
-		if (t > a->info->max_invocations || t > a->info->max_group_size[1])
-			t = 0;
-	}
+	if (!t && !a->info->software)
+		t = fft_bluestein_fused_threads(a->plan.m, a->info->max_invocations,
+		                                a->info->max_group_size[1]);
 	struct fft_plan_opts po = {.technique = FFT_TECH_SHARED, .components = a->opts.components,
 	                           .shared_limit = a->info->max_shared_memory,
 	                           .max_invocations = a->info->max_invocations, .threads = t,
@@ -207,13 +202,21 @@ static int build_bluestein_fused(struct fft_axis *a)
 	struct fft_plan *p = &a->blf_plan;
 	if (fft_plan_make(a->plan.m, &po, p) || !p->shared)
 		return 0;
-	if (p->split > 1) { /* vec4 rows past FFT_ROUNDS_ABOVE: the multiply needs vec2 rounds */
-		p->split = 1;
+	if (p->split > 1) { /* vec4 rows past FFT_ROUNDS_ABOVE: the multiply needs vec2 rounds, */
+		p->split = 1; /* which take twice the float rounds' shared memory: fewer signals a group
+		               * where more were asked for */
 		fft_plan_exchanges(p, &po);
+		while ((long long)p->shared_bytes > a->info->max_shared_memory && p->signals > 1) {
+			p->signals /= 2;
+			fft_plan_exchanges(p, &po);
+		}
 		if ((long long)p->shared_bytes > a->info->max_shared_memory)
 			return 0;
 	}
+	int refused = program_cache_refused(a->pc);
 	if (fft_prog_bluestein_fused(a->pc, p, &a->opts, &a->blf, err)) {
+		if (!refused && program_cache_refused(a->pc))
+			return -1;
 		log_sinkf(&a->log, LOG_WARN, "FFT length %d: Bluestein in one dispatch: %s; the "
 		          "inner transform's form instead", a->n, err);
 		return 0;
@@ -237,8 +240,14 @@ static int build_bluestein(struct fft_axis *a, char err[FFT_ERR_LEN])
 		snprintf(err, FFT_ERR_LEN, "length %d: Bluestein tables: %s", a->n, fft_strerror(rc));
 		return rc;
 	}
-	if (build_bluestein_fused(a))
+	int fused = build_bluestein_fused(a);
+	if (fused > 0)
 		return 0;
+	if (fused < 0) {
+		snprintf(err, FFT_ERR_LEN, "length %d: Bluestein's program deferred (compile budget)",
+		         a->n);
+		return FFT_E_PROGRAM;
+	}
 	size_t work = (size_t)a->max_count * a->plan.m, welem = (size_t)a->opts.components * 4;
 	if (work * welem > (size_t)a->info->max_ssbo_size) {
 		snprintf(err, FFT_ERR_LEN, "Bluestein work buffer of %zu bytes exceeds the "
@@ -362,9 +371,7 @@ void fft_axis_destroy(struct fft_axis *a)
 	}
 	fft_prog_drop(a->pc, &a->blf);
 	GLuint bufs[] = {a->scratch, a->work, a->chirp, a->filter[0], a->filter[1]};
-	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
-		if (bufs[i])
-			glDeleteBuffers(1, &bufs[i]);
+	glDeleteBuffers((GLsizei)(sizeof bufs / sizeof bufs[0]), bufs); /* 0 names are ignored */
 	free(a);
 }
 
@@ -417,6 +424,11 @@ int fft_axis_bluestein_form(const struct fft_axis *a)
 const struct fft_axis *fft_axis_inner(const struct fft_axis *a)
 {
 	return a->inner;
+}
+
+const struct fft_plan *fft_axis_run_plan(const struct fft_axis *a)
+{
+	return !a->plan.bluestein ? &a->plan : a->blf.id ? &a->blf_plan : &a->inner->plan;
 }
 
 static void barrier(void)

@@ -255,6 +255,14 @@ void fft_plan_exchanges(struct fft_plan *p, const struct fft_plan_opts *o)
 	p->shared_bytes = (int)(elems * elem);
 }
 
+int fft_bluestein_fused_threads(int m, int max_invocations, int max_group_y)
+{
+	int t = 1;
+	while (t < m / 4 && t < FFT_BLUESTEIN_FUSED_THREADS)
+		t *= 2;
+	return t > max_invocations || t > max_group_y ? 0 : t;
+}
+
 int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p)
 {
 	memset(p, 0, sizeof *p);

@@ -171,6 +171,15 @@ struct fft_choice {
 void fft_plan_rule(int n, int adjacent, int components, int half, int software,
                    int max_invocations, int shared_limit, int count, struct fft_choice *c);
 
+/* Bluestein's one-dispatch form (gles/fft.h, fft_axis_bluestein_form 1) on a GPU: the
+ * invocations a signal of its inner length m, about four values an invocation, a power of two
+ * and at most FFT_BLUESTEIN_FUSED_THREADS (a native transform's rule holds eight: the inner 2048
+ * of a 1009-long axis on 512 ran its columns 8% faster than on 256, its rows as fast;
+ * bench/RESULTS.md); 0 (the plan's own choice) where that passes the device's invocations or
+ * work-group height. A software renderer keeps the plan's choice (its caller passes 0 then). */
+#define FFT_BLUESTEIN_FUSED_THREADS 512
+int fft_bluestein_fused_threads(int m, int max_invocations, int max_group_y);
+
 /* Plans a 1D transform of length n. Returns 0 or a negative fft_plan_error. */
 int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p);
 

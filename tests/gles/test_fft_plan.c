@@ -518,6 +518,26 @@ static void test_pair_order(void **state)
  * the format wisdom.h states, plans on that card's limits (48 KiB of shared memory, 1024
  * invocations; a choice that cannot is replaced by the rule there without a word), and a lookup
  * of the 1716- and 2187-long rows gives the shapes measured for them. */
+/* Bluestein's one-dispatch form on a GPU: about four values an invocation, a power of two, at
+ * most FFT_BLUESTEIN_FUSED_THREADS, and 0 (the plan's own choice) past the device's limits. */
+static void test_bluestein_fused_threads(void **state)
+{
+	(void)state;
+	assert_int_equal(fft_bluestein_fused_threads(36, 1024, 1024), 16);   /* 17: 9 values */
+	assert_int_equal(fft_bluestein_fused_threads(196, 1024, 1024), 64);  /* 97: 49 -> 64 */
+	assert_int_equal(fft_bluestein_fused_threads(2048, 1024, 1024), 512);/* 1009 */
+	assert_int_equal(fft_bluestein_fused_threads(8232, 1024, 1024), 512);/* capped */
+	assert_int_equal(fft_bluestein_fused_threads(2048, 256, 1024), 0);
+	assert_int_equal(fft_bluestein_fused_threads(2048, 1024, 256), 0);
+	assert_int_equal(fft_bluestein_fused_threads(4, 1024, 1024), 1);
+	for (int m = 4; m <= 16384; m += 7) {
+		int t = fft_bluestein_fused_threads(m, 1024, 1024);
+		assert_true(t >= 1 && t <= FFT_BLUESTEIN_FUSED_THREADS && (t & (t - 1)) == 0);
+		assert_true(t == FFT_BLUESTEIN_FUSED_THREADS || t >= m / 4);
+		assert_true(t == 1 || t / 2 < m / 4);
+	}
+}
+
 static void test_shipped_wisdom(void **state)
 {
 	(void)state;
@@ -581,6 +601,7 @@ int main(void)
 		cmocka_unit_test(test_rule),
 		cmocka_unit_test(test_pair_order),
 		cmocka_unit_test(test_shipped_wisdom),
+		cmocka_unit_test(test_bluestein_fused_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
