@@ -767,6 +767,29 @@ static void test_bluestein_forms(void **state)
 	}
 }
 
+/* Under a compile budget that refuses the one-dispatch form's program, a Bluestein axis is
+ * deferred (FFT_E_PROGRAM, program_cache_refused), not built in a slower form; without the
+ * budget the same axis runs in one dispatch. */
+static void test_bluestein_deferred(void **state)
+{
+	(void)state;
+	struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 2, .threads = 8};
+	struct fft_axis *a = NULL;
+	char err[FFT_ERR_LEN];
+	program_cache_budget(g_pc, 0);
+	int rc = fft_axis_create(g_pc, g_info, 101, 0, 101 * 3, 3, &o, NULL, &a, err);
+	int refused = program_cache_refused(g_pc);
+	program_cache_budget(g_pc, -1);
+	printf("under a budget of 0: %d (%s), refused %d\n", rc, rc ? err : "", refused);
+	assert_int_equal(rc, FFT_E_PROGRAM);
+	assert_non_null(strstr(err, "Bluestein's program deferred")); /* the form's, not a fallback's */
+	assert_null(a);
+	assert_true(refused);
+	int m;
+	assert_int_equal(bluestein_form(101, 0, &o, &m), 1);
+	check_opts(101, 3, 0, &o, 0, NULL, NULL);
+}
+
 /* More Bluestein signals than one dispatch's work-group rows hold (65535): every form takes
  * them in several dispatches, rows and columns. Length 17 (inner 36) keeps the buffers small. */
 static void test_bluestein_many(void **state)
@@ -1168,6 +1191,7 @@ int main(void)
 		cmocka_unit_test(test_larger_lengths),
 		cmocka_unit_test(test_bluestein_forms),
 		cmocka_unit_test(test_bluestein_many),
+		cmocka_unit_test(test_bluestein_deferred),
 		cmocka_unit_test(test_columns_and_vec4),
 		cmocka_unit_test(test_2d_shapes),
 		cmocka_unit_test(test_linearity),
