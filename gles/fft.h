@@ -63,8 +63,8 @@ struct fft_opts {
 	int split;       /* shared technique: exchanges through shared memory in exactly so many
 	                    rounds of part of an element: 1 two rounds (vec4 as vec2, vec2 as float:
 	                    the rule's for long vec2 rows and one-pass columns), 2 four (vec4 as
-	                    float: the rule's for long vec4 rows; the fused convolution takes at
-	                    most 1); 0: the rule (gles/fft_plan.h, FFT_ROUNDS_ABOVE) */
+	                    float: the rule's for vec4 rows of 1025-4096; the fused convolution
+	                    takes at most 1); 0: the rule (gles/fft_plan.h, FFT_ROUNDS_ABOVE) */
 	int pad_from;    /* fft_plan_opts.pad_from: 0, the measured rule (FFT_PAD_FROM); tests
 	                    lower it to run padded exchanges on small devices */
 	int probe;       /* a measuring instrument for the shared technique's programs (fftbloom

@@ -191,7 +191,7 @@ static int build_bluestein_fused(struct fft_axis *a)
 		return 0;
 	int t = a->opts.threads;
 	if (!t && !a->info->software)
-		t = fft_bluestein_fused_threads(a->plan.m, a->info->max_invocations,
+		t = fft_bluestein_fused_threads(a->plan.m, a->opts.signals, a->info->max_invocations,
 		                                a->info->max_group_size[1]);
 	struct fft_plan_opts po = {.technique = FFT_TECH_SHARED, .components = a->opts.components,
 	                           .shared_limit = a->info->max_shared_memory,
@@ -202,7 +202,7 @@ static int build_bluestein_fused(struct fft_axis *a)
 	struct fft_plan *p = &a->blf_plan;
 	if (fft_plan_make(a->plan.m, &po, p) || !p->shared)
 		return 0;
-	if (p->split > 1) { /* vec4 rows past FFT_ROUNDS_ABOVE: the multiply needs vec2 rounds, */
+	if (p->split > 1) { /* vec4 rows in four float rounds: the multiply needs vec2 rounds, */
 		p->split = 1; /* which take twice the float rounds' shared memory: fewer signals a group
 		               * where more were asked for */
 		fft_plan_exchanges(p, &po);

@@ -58,13 +58,14 @@ static int shape_shared(struct fft_plan *p, const struct fft_plan_opts *o)
 	int limit = o->shared_limit > 0 ? o->shared_limit : 16384;
 	int maxinv = o->max_invocations > 0 ? o->max_invocations : 128;
 	/* vec4 goes through shared memory whole when it fits and is short; past FFT_ROUNDS_ABOVE in
-	 * two vec2 rounds, rows in four float rounds where the vec2 rounds would fit. vec2 whole.
-	 * o->split asks for exactly so many rounds (1: halves, 2: vec4 in four float rounds) */
+	 * two vec2 rounds, rows up to FFT_FLOAT_ROUNDS_TO in four float rounds where the vec2 rounds
+	 * would fit. vec2 whole. o->split asks for exactly so many rounds (1: halves, 2: vec4 in four
+	 * float rounds) */
 	p->split = 0;
 	if (o->split)
 		p->split = o->split < (comps == 4 ? 2 : 1) ? o->split : comps == 4 ? 2 : 1;
 	else if (comps == 4 && m > FFT_ROUNDS_ABOVE && (long long)m * 8 <= limit)
-		p->split = o->signals_adjacent ? 1 : 2;
+		p->split = o->signals_adjacent || m > FFT_FLOAT_ROUNDS_TO ? 1 : 2;
 	else if (comps == 4 && (long long)m * 16 > limit)
 		p->split = 1;
 	int elem = comps * 4 >> p->split;
@@ -255,12 +256,15 @@ void fft_plan_exchanges(struct fft_plan *p, const struct fft_plan_opts *o)
 	p->shared_bytes = (int)(elems * elem);
 }
 
-int fft_bluestein_fused_threads(int m, int max_invocations, int max_group_y)
+int fft_bluestein_fused_threads(int m, int signals, int max_invocations, int max_group_y)
 {
+	long long s = signals > 1 ? signals : 1;
 	int t = 1;
 	while (t < m / 4 && t < FFT_BLUESTEIN_FUSED_THREADS)
 		t *= 2;
-	return t > max_invocations || t > max_group_y ? 0 : t;
+	while (t > 1 && t * s > max_invocations)
+		t /= 2;
+	return t * s > max_invocations || t > max_group_y ? 0 : t;
 }
 
 int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p)

@@ -47,11 +47,15 @@
 /* vec4 signals longer than this exchange through shared memory in rounds even where whole vec4
  * fit: the fused convolution in two vec2 rounds (half the shared memory a group, measured faster
  * on the H200 for 1176-2240: bench/RESULTS.md, "The fused columns in place, their shape"; its
- * multiply needs a complex plane whole), the shared technique's rows in four float rounds where
- * two vec2 rounds would fit (measured faster than vec2 rounds for the bloom's rows of 2240-4096:
- * "vec2 in float rounds, ..."; longer rows keep the technique they had, unmeasured so) and its
+ * multiply needs a complex plane whole), the shared technique's rows up to FFT_FLOAT_ROUNDS_TO
+ * in four float rounds where two vec2 rounds would fit, longer rows in two vec2 rounds, and its
  * columns in vec2 rounds. */
 #define FFT_ROUNDS_ABOVE 1024
+/* The longest vec4 rows that exchange in four float rounds: measured faster than vec2 rounds
+ * for the bloom's rows of 2240-4096 ("vec2 in float rounds, ..."), slower for the 2160p k512
+ * bloom's rows of 4375 (the bloom 1.099 ms against 1.057-1.058 in vec2 rounds: "The bloom's row
+ * passes in vec2 rounds past 4096"). */
+#define FFT_FLOAT_ROUNDS_TO 4096
 
 /* auto: shared where the signal fits, else global; shared: the whole signal in shared memory,
  * one dispatch; global: one dispatch per radix pass; blocked: one dispatch per sweep of passes
@@ -175,10 +179,11 @@ void fft_plan_rule(int n, int adjacent, int components, int half, int software,
  * invocations a signal of its inner length m, about four values an invocation, a power of two
  * and at most FFT_BLUESTEIN_FUSED_THREADS (a native transform's rule holds eight: the inner 2048
  * of a 1009-long axis on 512 ran its columns 8% faster than on 256, its rows as fast;
- * bench/RESULTS.md); 0 (the plan's own choice) where that passes the device's invocations or
- * work-group height. A software renderer keeps the plan's choice (its caller passes 0 then). */
+ * bench/RESULTS.md), halved until `signals` a group (asked for; 0 or 1: one) fit the device's
+ * invocations; 0 (the plan's own choice) where it passes the work-group height. A software
+ * renderer keeps the plan's choice (its caller does not ask then). */
 #define FFT_BLUESTEIN_FUSED_THREADS 512
-int fft_bluestein_fused_threads(int m, int max_invocations, int max_group_y);
+int fft_bluestein_fused_threads(int m, int signals, int max_invocations, int max_group_y);
 
 /* Plans a 1D transform of length n. Returns 0 or a negative fft_plan_error. */
 int fft_plan_make(int n, const struct fft_plan_opts *o, struct fft_plan *p);

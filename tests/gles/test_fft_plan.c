@@ -139,7 +139,8 @@ static void test_passes(void **state)
 		       p.npasses, p.shared ? "shared" : "global", p.signals, p.threads, p.shared_bytes);
 	}
 	/* fit: 6144 vec2 fits 48 KiB, 6145.. does not; vec4 past FFT_ROUNDS_ABOVE exchanges in four
-	 * float rounds where two vec2 rounds fit, in vec2 rounds past what fits whole */
+	 * float rounds up to FFT_FLOAT_ROUNDS_TO where two vec2 rounds fit, in vec2 rounds past it
+	 * and past what fits whole */
 	struct fft_plan p;
 	assert_int_equal(fft_plan_make(6144, &o, &p), 0);
 	assert_true(p.shared);
@@ -155,8 +156,12 @@ static void test_passes(void **state)
 	assert_true(p.shared && p.split == 2);
 	assert_int_equal(fft_plan_make(FFT_ROUNDS_ABOVE, &o, &p), 0);
 	assert_true(p.shared && !p.split);
-	assert_int_equal(fft_plan_make(6144, &o, &p), 0); /* 48 KiB in vec2 rounds */
+	assert_int_equal(fft_plan_make(FFT_FLOAT_ROUNDS_TO, &o, &p), 0);
 	assert_true(p.shared && p.split == 2);
+	assert_int_equal(fft_plan_make(4375, &o, &p), 0); /* the 2160p k512 bloom's rows */
+	assert_true(p.shared && p.split == 1);
+	assert_int_equal(fft_plan_make(6144, &o, &p), 0); /* 48 KiB in vec2 rounds */
+	assert_true(p.shared && p.split == 1);
 	assert_int_equal(fft_plan_make(8192, &o, &p), 0); /* vec2 rounds do not fit: global */
 	assert_false(p.shared);
 	struct fft_plan_opts small = o; /* 12 KiB: 1024 whole vec4 do not fit, vec2 rounds do */
@@ -464,7 +469,7 @@ static void test_rule(void **state)
 		if (!w[i].adjacent && c.threads && (long long)w[i].n * w[i].comps * 4 / 2 <= 49152) {
 			assert_true(p.shared);
 			assert_int_equal(p.threads, c.threads);
-			assert_int_equal(p.split, w[i].comps == 4 ? 2 : c.split);
+			assert_int_equal(p.split, w[i].comps != 4 ? c.split : w[i].n > FFT_FLOAT_ROUNDS_TO ? 1 : 2);
 		}
 	}
 	/* fewer invocations a group than the rule's: as many as the device has */
@@ -523,15 +528,19 @@ static void test_pair_order(void **state)
 static void test_bluestein_fused_threads(void **state)
 {
 	(void)state;
-	assert_int_equal(fft_bluestein_fused_threads(36, 1024, 1024), 16);   /* 17: 9 values */
-	assert_int_equal(fft_bluestein_fused_threads(196, 1024, 1024), 64);  /* 97: 49 -> 64 */
-	assert_int_equal(fft_bluestein_fused_threads(2048, 1024, 1024), 512);/* 1009 */
-	assert_int_equal(fft_bluestein_fused_threads(8232, 1024, 1024), 512);/* capped */
-	assert_int_equal(fft_bluestein_fused_threads(2048, 256, 1024), 0);
-	assert_int_equal(fft_bluestein_fused_threads(2048, 1024, 256), 0);
-	assert_int_equal(fft_bluestein_fused_threads(4, 1024, 1024), 1);
+	assert_int_equal(fft_bluestein_fused_threads(36, 0, 1024, 1024), 16);   /* 17: 9 values */
+	assert_int_equal(fft_bluestein_fused_threads(196, 0, 1024, 1024), 64);  /* 97: 49 -> 64 */
+	assert_int_equal(fft_bluestein_fused_threads(2048, 0, 1024, 1024), 512);/* 1009 */
+	assert_int_equal(fft_bluestein_fused_threads(8232, 1, 1024, 1024), 512);/* capped */
+	assert_int_equal(fft_bluestein_fused_threads(4, 0, 1024, 1024), 1);
+	/* signals a group asked for: the invocations halve to fit */
+	assert_int_equal(fft_bluestein_fused_threads(1225, 4, 1024, 1024), 256);
+	assert_int_equal(fft_bluestein_fused_threads(2048, 0, 256, 1024), 256);
+	assert_int_equal(fft_bluestein_fused_threads(2048, 3, 1024, 1024), 256);
+	assert_int_equal(fft_bluestein_fused_threads(2048, 0, 1024, 256), 0);
+	assert_int_equal(fft_bluestein_fused_threads(2048, 2048, 1024, 1024), 0);
 	for (int m = 4; m <= 16384; m += 7) {
-		int t = fft_bluestein_fused_threads(m, 1024, 1024);
+		int t = fft_bluestein_fused_threads(m, 0, 1024, 1024);
 		assert_true(t >= 1 && t <= FFT_BLUESTEIN_FUSED_THREADS && (t & (t - 1)) == 0);
 		assert_true(t == FFT_BLUESTEIN_FUSED_THREADS || t >= m / 4);
 		assert_true(t == 1 || t / 2 < m / 4);
