@@ -1,0 +1,35 @@
+#!/bin/bash
+# Issue 40, a session's second device call (2026-11-28, late): the blooms after vec4 rows past
+# 4096 went to vec2 rounds, beside VkFFT, and an A/B of the row ends' buffers declared restrict.
+#  1. test_fft_plan and test_fft on the GPU (tests.txt).
+#  2. The bloom workloads, this build (new) against baseline/ (a build whose bloom_io.comp
+#     declares Image and Out restrict), each a process, alternated ROUNDS (3) times (ab.txt).
+#  3. bench/run.sh bloom,peers --peers vkfft --only bloom, two rounds (bloom.jsonl, bloom.txt).
+# usage (repository root, a pack in .carry made with VKFFT_DIR and BASELINE set):
+#   bash bench/probes/issue40_s6b.sh
+P=$PWD/.carry
+. "$P/bench/remote_env.sh" "$P"
+R=${OUT:-/tmp}/r; mkdir -p "$R"
+BIN=$P/bin M=${MACHINE:-h200}
+{ nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT"; cat "$P/baseline/COMMIT"; } >"$R/card.txt" 2>&1
+for t in test_fft_plan test_fft; do
+	echo "=== $t" >>"$R/tests.txt"
+	timeout 150 "$P/tests/gles/$t" >>"$R/tests.txt" 2>&1
+	echo "=== $t rc $?" >>"$R/tests.txt"
+done
+grep "^=== \|FAILED\|PASSED" "$R/tests.txt"
+IDS=bloom.1080p.k256.fp32,bloom.2160p.k512.fp32,bloom.1080p.full.fp32,bloom.2160p.k512.gray.fp32
+for r in $(seq "${ROUNDS:-3}"); do
+	for v in new restrict; do
+		b=$BIN; [ $v = restrict ] && b=$P/baseline
+		timeout 90 "$b/fftbloom" bench --suite bloom --only $IDS --variant default --runs 30 \
+			--warmup 5 --warm-seconds 1 --machine "$M" 2>"$R/ab.err" |
+			sed "s/\"variant\":\"default\"/\"variant\":\"default-$v\"/" >>"$R/ab.jsonl"
+		grep "GPU" "$R/ab.err" | sed "s/^/round $r $v: /" >>"$R/ab.txt"
+	done
+done
+cat "$R/ab.txt"
+timeout 240 sh "$P/bench/run.sh" bloom,peers --peers vkfft --only bloom --repeat 2 --variant default --runs 30 \
+	--budget-minutes 4 --machine "$M" --bin "$BIN" --vkfft-dir "$P/vkfft" >"$R/bloom.jsonl" 2>"$R/bloom.txt"
+echo "rc $?" >>"$R/bloom.txt"
+grep -E "^bloom\.|GPU|channels|done" "$R/bloom.txt" | tail -30
