@@ -31,6 +31,9 @@
 # usage (from the repository root, the pack in .carry): bash bench/probes/issue40_compile.sh
 R=${OUT:-/tmp}/r; mkdir -p "$R"
 S=$R/summary.txt
+# the host's curl with the host's libraries: a pack's lib/, first in LD_LIBRARY_PATH for the
+# packed binaries, may hold an older libcurl than the host's curl needs
+curl() { LD_LIBRARY_PATH= command curl "$@"; }
 export __GL_SHADER_DISK_CACHE=0 MESA_SHADER_CACHE_DISABLE=true
 if [ -n "${HERE:-}" ]; then
 	FL=${HERE_FRAME:-480x270} NL=${HERE_NEW:-320x180}
