@@ -15,13 +15,9 @@
 #define TUNE_RANDOM_FLOATS (1u << 20) /* random values made; the buffer repeats them */
 #define TUNE_BUILD_STEPS 16 /* idle steps (a program each) a candidate takes before it is built
                                whole in one */
-#define TUNE_MAX_CAND 13
 
-/* The shapes tune measures: the built-in rule's, shared at several invocation counts, global,
- * and for adjacent signals blocked with rows of 64 (its default), 32 and 128 bytes and with half
- * the invocations. Returns the count written to cand (at most TUNE_MAX_CAND). */
-static int tune_candidates(const struct egl_info *info, int n, int adjacent, int max_count,
-                           const struct fft_opts *o, struct fft_opts cand[TUNE_MAX_CAND])
+int fft_tune_candidates(const struct egl_info *info, int n, int adjacent, int max_count,
+                        const struct fft_opts *o, struct fft_opts cand[TUNE_MAX_CAND])
 {
 	static const int threads[] = {0, 32, 64, 128, 256, 512};
 	int nc = 0;
@@ -36,7 +32,8 @@ static int tune_candidates(const struct egl_info *info, int n, int adjacent, int
 		cand[nc++].split = rule.split;
 	}
 	for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++)
-		if (threads[i] <= info->max_invocations) {
+		if (threads[i] <= info->max_invocations &&
+		    (!threads[i] || (long long)threads[i] * TUNE_MAX_VALUES >= n)) {
 			cand[nc] = *o;
 			cand[nc].technique = FFT_TECH_SHARED;
 			cand[nc++].threads = threads[i];
@@ -172,7 +169,7 @@ static int run_start(struct tune_run *r, const struct egl_info *info, int n, int
 		run_free(r);
 		return -1;
 	}
-	r->nc = tune_candidates(info, n, adjacent, max_count, &r->o, r->cand);
+	r->nc = fft_tune_candidates(info, n, adjacent, max_count, &r->o, r->cand);
 	return 0;
 }
 
@@ -180,7 +177,11 @@ static void run_build(struct tune_run *r, struct program_cache *pc, const struct
                       const struct log_sink *log, int i)
 {
 	char err[FFT_ERR_LEN];
+	const struct fft_opts *c = &r->cand[i];
 	r->cand[i].wisdom = NULL;
+	log_sinkf(log, LOG_DEBUG, "FFT tune n=%d vec%d %s: candidate %d of %d, %s, %d invocations, "
+	          "%d signals, split %d", r->n, c->components, r->adjacent ? "cols" : "rows", i + 1,
+	          r->nc, fft_technique_name(c->technique), c->threads, c->signals, c->split);
 	if (fft_axis_build(pc, info, r->n, r->adjacent, r->capacity, r->max_count, &r->cand[i], log,
 	                   &r->ax[i], err))
 		r->ax[i] = NULL;

@@ -767,6 +767,36 @@ static void test_bluestein_forms(void **state)
 	}
 }
 
+/* The idle tuner's shared candidates hold at most TUNE_MAX_VALUES elements an invocation; short
+ * lengths keep the small invocation counts, long ones lose them; the rule's shape and global
+ * passes are always there. */
+static void test_tune_candidates(void **state)
+{
+	(void)state;
+	static const int ns[] = {64, 512, 1024, 2048, 4096, 4375};
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+		for (int adjacent = 0; adjacent < 2; adjacent++) {
+			struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 2}, c[TUNE_MAX_CAND];
+			int nc = fft_tune_candidates(g_info, ns[i], adjacent, 64, &o, c), shared = 0,
+			    global = 0, small = 0;
+			assert_true(nc >= 2 && nc <= TUNE_MAX_CAND);
+			for (int k = 0; k < nc; k++) {
+				if (c[k].technique == FFT_TECH_SHARED && c[k].threads) {
+					assert_true((long long)c[k].threads * TUNE_MAX_VALUES >= ns[i]);
+					small += c[k].threads <= 64;
+				}
+				shared += c[k].technique == FFT_TECH_SHARED;
+				global += c[k].technique == FFT_TECH_GLOBAL;
+			}
+			printf("n=%d %s: %d candidates, %d shared\n", ns[i], adjacent ? "cols" : "rows", nc,
+			       shared);
+			assert_int_equal(global, 1);
+			assert_true(shared >= 1);
+			if (ns[i] <= 512) /* 32 and 64 invocations hold at most 16 and 8 */
+				assert_true(small >= (g_info->max_invocations >= 64 ? 2 : 1));
+		}
+}
+
 /* Under a compile budget that refuses the one-dispatch form's program, a Bluestein axis is
  * deferred (FFT_E_PROGRAM, program_cache_refused), not built in a slower form; without the
  * budget the same axis runs in one dispatch. */
@@ -1192,6 +1222,7 @@ int main(void)
 		cmocka_unit_test(test_bluestein_forms),
 		cmocka_unit_test(test_bluestein_many),
 		cmocka_unit_test(test_bluestein_deferred),
+		cmocka_unit_test(test_tune_candidates),
 		cmocka_unit_test(test_columns_and_vec4),
 		cmocka_unit_test(test_2d_shapes),
 		cmocka_unit_test(test_linearity),
