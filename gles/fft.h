@@ -207,7 +207,7 @@ struct fft_axis *fft_cols(struct fft *f);
 /* The most elements an invocation of a shared candidate holds. More never measured fastest on a
  * GPU (the shipped wisdom's shared winners hold 4-11), and such programs take longest to build:
  * up to 0.6-1.1 s a program on the H200, held on the GPU thread while a request waits
- * (bench/RESULTS.md, "The tuner's candidates"). */
+ * (bench/RESULTS.md, "Issue 40's rows at the session's last commits"). */
 #define TUNE_MAX_VALUES 16
 int fft_tune_candidates(const struct egl_info *info, int n, int adjacent, int max_count,
                         const struct fft_opts *o, struct fft_opts cand[TUNE_MAX_CAND]);

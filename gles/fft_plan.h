@@ -52,9 +52,9 @@
  * columns in vec2 rounds. */
 #define FFT_ROUNDS_ABOVE 1024
 /* The longest vec4 rows that exchange in four float rounds: measured faster than vec2 rounds
- * for the bloom's rows of 2240-4096 ("vec2 in float rounds, ..."), slower for the 2160p k512
- * bloom's rows of 4375 (the bloom 1.099 ms against 1.057-1.058 in vec2 rounds: "The bloom's row
- * passes in vec2 rounds past 4096"). */
+ * for the bloom's rows of 2240-4096 (bench/RESULTS.md, "vec2 in float rounds, ..."), slower for
+ * the 2160p k512 bloom's rows of 4375 (the bloom 1.099 ms against 1.057-1.058 in vec2 rounds:
+ * "Issue 40's rows at the session's last commits"). */
 #define FFT_FLOAT_ROUNDS_TO 4096
 
 /* auto: shared where the signal fits, else global; shared: the whole signal in shared memory,
