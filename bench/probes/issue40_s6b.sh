@@ -18,16 +18,7 @@ for t in test_fft_plan test_fft; do
 	echo "=== $t rc $?" >>"$R/tests.txt"
 done
 grep "^=== \|FAILED\|PASSED" "$R/tests.txt"
-IDS=bloom.1080p.k256.fp32,bloom.2160p.k512.fp32,bloom.1080p.full.fp32,bloom.2160p.k512.gray.fp32
-for r in $(seq "${ROUNDS:-3}"); do
-	for v in new restrict; do
-		b=$BIN; [ $v = restrict ] && b=$P/baseline
-		timeout 90 "$b/fftbloom" bench --suite bloom --only $IDS --variant default --runs 30 \
-			--warmup 5 --warm-seconds 1 --machine "$M" 2>"$R/ab.err" |
-			sed "s/\"variant\":\"default\"/\"variant\":\"default-$v\"/" >>"$R/ab.jsonl"
-		grep "GPU" "$R/ab.err" | sed "s/^/round $r $v: /" >>"$R/ab.txt"
-	done
-done
+bash "$(dirname "$0")/bloom_ab.sh" "$P" "$R" restrict
 cat "$R/ab.txt"
 timeout 240 sh "$P/bench/run.sh" bloom,peers --peers vkfft --only bloom --repeat 2 --variant default --runs 30 \
 	--budget-minutes 4 --machine "$M" --bin "$BIN" --vkfft-dir "$P/vkfft" >"$R/bloom.jsonl" 2>"$R/bloom.txt"

@@ -13,16 +13,7 @@ P=$PWD/.carry
 R=${OUT:-/tmp}/r; mkdir -p "$R"
 BIN=$P/bin M=${MACHINE:-h200}
 { nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT"; cat "$P/baseline/COMMIT"; } >"$R/card.txt" 2>&1
-IDS=bloom.1080p.k256.fp32,bloom.2160p.k512.fp32,bloom.1080p.full.fp32,bloom.2160p.k512.gray.fp32
-for r in $(seq "${ROUNDS:-3}"); do
-	for v in new nobranch; do
-		b=$BIN; [ $v = nobranch ] && b=$P/baseline
-		timeout 90 "$b/fftbloom" bench --suite bloom --only $IDS --variant default --runs 30 \
-			--warmup 5 --warm-seconds 1 --machine "$M" 2>"$R/ab.err" |
-			sed "s/\"variant\":\"default\"/\"variant\":\"default-$v\"/" >>"$R/ab.jsonl"
-		grep "GPU" "$R/ab.err" | sed "s/^/round $r $v: /" >>"$R/ab.txt"
-	done
-done
+bash "$(dirname "$0")/bloom_ab.sh" "$P" "$R" nobranch
 grep GPU "$R/ab.txt"
 here=$(cd "$(dirname "$0")" && pwd)
 ( export OUT=$R/conv; mkdir -p "$OUT"; REPEAT=10 timeout 240 bash "$here/issue40_conv.sh" table >"$R/conv.txt" 2>&1 )
