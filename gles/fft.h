@@ -199,18 +199,18 @@ struct fft_axis *fft_cols(struct fft *f);
 
 /* ---- measuring queued shapes in idle time (FFT_WISDOM_MEASURE_IDLE) ---- */
 /* The idle tuner's candidates for a length-n axis (fft_tune.c): the built-in rule's shape,
- * shared at several invocation counts (each invocation holding at most TUNE_MAX_VALUES
+ * shared at several invocation counts (each invocation holding at most FFT_TUNE_MAX_VALUES
  * elements), global, and for adjacent signals blocked with rows of 64 (its default), 32 and 128
  * bytes and with half the invocations, each o with the shape set. Returns the count written
- * (at most TUNE_MAX_CAND). */
-#define TUNE_MAX_CAND 13
+ * (at most FFT_TUNE_MAX_CAND). */
+#define FFT_TUNE_MAX_CAND 13
 /* The most elements an invocation of a shared candidate holds. More never measured fastest on a
  * GPU (the shipped wisdom's shared winners hold 4-11), and such programs take longest to build:
  * up to 0.6-1.1 s a program on the H200, held on the GPU thread while a request waits
  * (bench/RESULTS.md, "Issue 40's rows at the session's last commits"). */
-#define TUNE_MAX_VALUES 16
+#define FFT_TUNE_MAX_VALUES 16
 int fft_tune_candidates(const struct egl_info *info, int n, int adjacent, int max_count,
-                        const struct fft_opts *o, struct fft_opts cand[TUNE_MAX_CAND]);
+                        const struct fft_opts *o, struct fft_opts cand[FFT_TUNE_MAX_CAND]);
 
 struct fft_tuner;
 

@@ -17,7 +17,7 @@
                                whole in one */
 
 int fft_tune_candidates(const struct egl_info *info, int n, int adjacent, int max_count,
-                        const struct fft_opts *o, struct fft_opts cand[TUNE_MAX_CAND])
+                        const struct fft_opts *o, struct fft_opts cand[FFT_TUNE_MAX_CAND])
 {
 	static const int threads[] = {0, 32, 64, 128, 256, 512};
 	int nc = 0;
@@ -33,7 +33,7 @@ int fft_tune_candidates(const struct egl_info *info, int n, int adjacent, int ma
 	}
 	for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++)
 		if (threads[i] <= info->max_invocations &&
-		    (!threads[i] || (long long)threads[i] * TUNE_MAX_VALUES >= n)) {
+		    (!threads[i] || (long long)threads[i] * FFT_TUNE_MAX_VALUES >= n)) {
 			cand[nc] = *o;
 			cand[nc].technique = FFT_TECH_SHARED;
 			cand[nc++].threads = threads[i];
@@ -129,10 +129,10 @@ struct tune_run {
 	int n, adjacent, max_count;
 	size_t capacity;
 	struct fft_opts o;              /* the shape's options (technique auto) */
-	struct fft_opts cand[TUNE_MAX_CAND];
-	struct fft_axis *ax[TUNE_MAX_CAND];
+	struct fft_opts cand[FFT_TUNE_MAX_CAND];
+	struct fft_axis *ax[FFT_TUNE_MAX_CAND];
 	int nc;
-	double ms[TUNE_MAX_CAND][TUNE_ROUNDS];
+	double ms[FFT_TUNE_MAX_CAND][TUNE_ROUNDS];
 	GLuint buf;
 	struct gpu_timer *t;
 };
