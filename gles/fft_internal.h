@@ -1,6 +1,7 @@
 /* Shared by the FFT engine's sources (gles/fft_*.c), not by its users: the storage-buffer
  * bindings of the FFT shaders, a built program with its uniform locations, the program
- * generators of fft_codegen.c and the axis constructor without the tuner.
+ * generators of fft_codegen.c, the axis constructor without the tuner, and the axis's fields
+ * with the parts fft_axis.c and fft_bluestein.c share.
  *
  * GL contract: as gles/fft.h (the context's thread). */
 #ifndef FFTBLOOM_FFT_INTERNAL_H
@@ -85,5 +86,52 @@ int fft_axis_adjacent(const struct fft_axis *a); /* its signals are columns */
 /* Dispatches `groups` work groups, wrapped into rows of at most max_x (the device's limit along
  * x; the shaders number groups as x + y * gl_NumWorkGroups.x), then a shader-storage barrier. */
 void fft_dispatch_groups(unsigned groups, int max_x);
+
+/* ---- an axis (fft_axis.c) and its Bluestein parts (fft_bluestein.c) ---- */
+/* Signals per dispatch where the signal index runs over work-group y. */
+#define FFT_MAX_Y 65535
+#define FFT_BL_UNIFORMS 7 /* bluestein_io's uniforms (fft_bluestein.c) */
+
+struct fft_axis {
+	struct program_cache *pc;                /* holds the axis's programs (program_hold) */
+	struct fft_plan plan;
+	struct fft_opts opts;
+	int n, adjacent, max_count;
+	size_t capacity;
+	const struct egl_info *info;
+	struct log_sink log;
+	struct fft_prog shared[2];               /* [inverse] */
+	struct fft_prog pass[2][FFT_MAX_PASSES]; /* global technique, [inverse][pass] */
+	struct fft_prog sweep[2][FFT_MAX_PASSES];/* blocked technique, [inverse][sweep] */
+	unsigned scratch;                        /* global and blocked techniques' ping-pong buffer */
+	/* Bluestein */
+	struct fft_prog blf;                     /* the one-dispatch form (bluestein_io, CONV) */
+	struct fft_plan blf_plan;                /* its inner transform's shape */
+	int blf_u[FFT_BL_UNIFORMS];              /* its uniforms' locations (BLU_*) */
+	struct fft_axis *inner;                  /* native length-m transforms on the work rows */
+	struct fft_prog bl[2][3];                /* [inverse][mode-1] (the five-dispatch form) */
+	struct bl_io {                           /* the two-dispatch form: [inner inverse] */
+		struct fft_io *io;
+		int u[FFT_BL_UNIFORMS];              /* its uniforms' locations (BLU_*) */
+	} blio[2];
+	unsigned work, chirp, filter[2];
+	int provisional;                         /* fft_axis_provisional */
+};
+
+/* A shader-storage barrier after a dispatch whose writes the next one reads. */
+void fft_storage_barrier(void);
+/* A storage buffer of `bytes` bytes, optionally filled from data; 0 on failure (logged). */
+unsigned fft_axis_buffer(size_t bytes, const void *data, const struct log_sink *log);
+/* The axis's buffer (capacity elements) within the storage-buffer limit: 0, or FFT_E_LIMIT. */
+int fft_axis_check_capacity(const struct fft_axis *a, char err[FFT_ERR_LEN]);
+/* A native axis's transforms of `count` signals (fft_axis_execute's arguments). */
+int fft_axis_run_native(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
+                        size_t elem_stride, int count, int inverse);
+/* Bluestein's parts of an axis whose plan is Bluestein's: built (FFT_E_* with err on failure),
+ * run as fft_axis_execute, and freed (its programs, buffers and inner axis; fft_axis_destroy). */
+int fft_bluestein_build(struct fft_axis *a, char err[FFT_ERR_LEN]);
+int fft_bluestein_run(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
+                      size_t elem_stride, int count, int inverse);
+void fft_bluestein_free(struct fft_axis *a);
 
 #endif
