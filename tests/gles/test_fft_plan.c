@@ -469,7 +469,8 @@ static void test_rule(void **state)
 		if (!w[i].adjacent && c.threads && (long long)w[i].n * w[i].comps * 4 / 2 <= 49152) {
 			assert_true(p.shared);
 			assert_int_equal(p.threads, c.threads);
-			assert_int_equal(p.split, w[i].comps != 4 ? c.split : w[i].n > FFT_FLOAT_ROUNDS_TO ? 1 : 2);
+			int split = w[i].comps != 4 ? c.split : w[i].n > FFT_FLOAT_ROUNDS_TO ? 1 : 2;
+			assert_int_equal(p.split, split);
 		}
 	}
 	/* fewer invocations a group than the rule's: as many as the device has */
@@ -519,12 +520,9 @@ static void test_pair_order(void **state)
 	assert_int_equal(fft_pair_pos(4, 5), 1);
 }
 
-/* The shipped wisdom of the H200 (gles/wisdom/nvidia-h200.txt): each of its lines, read here by
- * the format wisdom.h states, plans on that card's limits (48 KiB of shared memory, 1024
- * invocations; a choice that cannot is replaced by the rule there without a word), and a lookup
- * of the 1716- and 2187-long rows gives the shapes measured for them. */
 /* Bluestein's one-dispatch form on a GPU: about four values an invocation, a power of two, at
- * most FFT_BLUESTEIN_FUSED_THREADS, and 0 (the plan's own choice) past the device's limits. */
+ * most FFT_BLUESTEIN_FUSED_THREADS, halved until asked-for signals a group fit the device's
+ * invocations, and 0 (the plan's own choice) where nothing fits. */
 static void test_bluestein_fused_threads(void **state)
 {
 	(void)state;
@@ -547,6 +545,10 @@ static void test_bluestein_fused_threads(void **state)
 	}
 }
 
+/* The shipped wisdom of the H200 (gles/wisdom/nvidia-h200.txt): each of its lines, read here by
+ * the format wisdom.h states, plans on that card's limits (48 KiB of shared memory, 1024
+ * invocations; a choice that cannot is replaced by the rule there without a word), and a lookup
+ * of the 1716- and 2187-long rows gives the shapes measured for them. */
 static void test_shipped_wisdom(void **state)
 {
 	(void)state;
