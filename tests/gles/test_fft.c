@@ -767,16 +767,17 @@ static void test_bluestein_forms(void **state)
 	}
 }
 
-/* The idle tuner's shared candidates hold at most FFT_TUNE_MAX_VALUES elements an invocation; short
- * lengths keep the small invocation counts, long ones lose them; the rule's shape and global
- * passes are always there. */
+/* The idle tuner's shared candidates hold at most FFT_TUNE_MAX_VALUES elements an invocation;
+ * short lengths keep the small invocation counts, long ones lose them; the rule's shape and
+ * global passes are always there. */
 static void test_tune_candidates(void **state)
 {
 	(void)state;
 	static const int ns[] = {64, 512, 1024, 2048, 4096, 4375};
 	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
 		for (int adjacent = 0; adjacent < 2; adjacent++) {
-			struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 2}, c[FFT_TUNE_MAX_CAND];
+			struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 2};
+			struct fft_opts c[FFT_TUNE_MAX_CAND];
 			int nc = fft_tune_candidates(g_info, ns[i], adjacent, 64, &o, c), shared = 0,
 			    global = 0, small = 0;
 			assert_true(nc >= 2 && nc <= FFT_TUNE_MAX_CAND);
