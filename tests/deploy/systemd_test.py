@@ -294,6 +294,9 @@ def test_socket_activation():
     except OSError:
         bound = False
     check("--port is not bound when a socket is passed", not bound)
+    # requests over a passed socket can be answered before the warm-up ends, and READY=1 (with
+    # its STATUS) comes after it: wait for it
+    n.wait("READY", "1", timeout=30)
     check("READY=1 names the passed socket",
           any(v.startswith("ready on http://127.0.0.1:%d" % port) for _, v in
               n.assignments("STATUS")))
