@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <string.h>
 
-static const char *const names[GLES_FAULT_COUNT] = {"oom", "lost", "hang"};
+static const char *const names[GLES_FAULT_COUNT] = {"oom", "lost", "hang", "stall"};
 
 const char *gles_fault_name(int kind)
 {
@@ -22,7 +22,7 @@ int gles_fault_parse(const char *name)
 #ifdef FFTBLOOM_FAULTS
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int armed[GLES_FAULT_COUNT];
-static double hang_s;
+static double armed_s[GLES_FAULT_COUNT];
 
 int gles_fault_arm(int kind, int count, double seconds)
 {
@@ -30,8 +30,7 @@ int gles_fault_arm(int kind, int count, double seconds)
 		return -1;
 	pthread_mutex_lock(&lock);
 	armed[kind] = count;
-	if (kind == GLES_FAULT_HANG)
-		hang_s = seconds;
+	armed_s[kind] = seconds;
 	pthread_mutex_unlock(&lock);
 	return 0;
 }
@@ -45,7 +44,7 @@ int gles_fault_fire(int kind, double *seconds)
 	if (fire)
 		armed[kind]--;
 	if (seconds)
-		*seconds = hang_s;
+		*seconds = armed_s[kind];
 	pthread_mutex_unlock(&lock);
 	return fire;
 }

@@ -22,7 +22,9 @@
 #       its figure: the slowest of those 1080p requests less the fastest (the extra wait).
 #     One "figure ..." line per figure at the end of summary.txt (and on stdout).
 # MODES (default "parallel thread inline") picks the modes of B, ROUNDS (default 1) repeats its
-# idle row (labels idle-MODE, idle-MODE2, ...), NO_PROBE=1 leaves out A.
+# idle row (labels idle-MODE, idle-MODE2, ...), NO_PROBE=1 leaves out A. STANDINS="off on" runs
+# each idle row once with each --cpu-standin (labels idle-MODE-standin-off, ...); answers the
+# CPU stand-in gave are marked "[stand-in]" and counted in the figure.
 # Here (no pack, llvmpipe): HERE=1 bash bench/probes/issue40_compile.sh runs B alone on build/
 #   (the GPU engine) with frames made by cjpeg, of HERE_FRAME (480x270) and HERE_NEW (320x180):
 #   llvmpipe takes a minute for a first 1080p bloom. A software renderer builds no start plan:
@@ -99,7 +101,8 @@ req() { # FILE: one request; prints "ms status Server-Timing"
 	curl -s -o /tmp/p40.out -D /tmp/p40.hdr -w '%{time_total} %{http_code}' --data-binary @"$1" \
 		-H 'Content-Type: image/jpeg' "http://127.0.0.1:$PORT/v1/bloom?$Q" |
 		awk '{printf "%.1f ms %s", $1 * 1000, $2}'
-	printf ' %s\n' "$(grep -i '^server-timing' /tmp/p40.hdr | tr -d '\r' | cut -c 16-)"
+	printf ' %s%s\n' "$(grep -i '^server-timing' /tmp/p40.hdr | tr -d '\r' | cut -c 16-)" \
+		"$(grep -qi '^x-stand-in' /tmp/p40.hdr && echo ' [stand-in]')"
 }
 stop() { kill "$pid"; wait "$pid" 2>/dev/null; }
 fresh() { # LABEL OPTIONS...
@@ -115,23 +118,31 @@ fresh() { # LABEL OPTIONS...
 idle() { # LABEL OPTIONS...
 	local label=$1; shift
 	start "idle-$label" "$@"
-	local t=$R/idle-$label.ms
+	local t=$R/idle-$label.ms r
 	: >"$t"
 	{
 		echo "idle $label ($*): ready after $ready_ms ms"
 		echo "  $FL: $(req "$F")"; echo "  $NL (new size): $(req "$N")"
 		for k in 1 2 3 4 5 6 7 8; do sleep 0.7; r=$(req "$F"); echo "${r%% ms*}" >>"$t"; echo "  +0.7 s $FL: $r"; done
 		for k in 1 2 3 4; do sleep 2.5; r=$(req "$F"); echo "${r%% ms*}" >>"$t"; echo "  +2.5 s $FL: $r"; done
-	} >>"$S"
+	} >"$S.$label"
+	cat "$S.$label" >>"$S"
 	stop
 	grep -c ': built in\|built on the compile thread\|submitted in parallel' "$R/d-idle-$label.log" | sed 's/^/  programs built: /' >>"$S"
-	sort -n "$t" | awk -v l="$label" -v f="$FL" 'NR == 1 {lo = $1} {hi = $1} END {printf "figure idle %s: %s requests during idle work %.1f-%.1f ms, extra %.1f ms\n", l, f, lo, hi, hi - lo}' >>"$R/figures.txt"
+	local si; si=$(grep -c 'stand-in\]' "$S.$label" 2>/dev/null); si=${si:-0}
+	sort -n "$t" | awk -v l="$label" -v f="$FL" -v si="$si" 'NR == 1 {lo = $1} {hi = $1} END {printf "figure idle %s: %s requests during idle work %.1f-%.1f ms, extra %.1f ms, %d by the CPU stand-in\n", l, f, lo, hi, hi - lo, si}' >>"$R/figures.txt"
 }
 : >"$R/figures.txt"
 MODES=${MODES:-parallel thread inline}
 for m in $MODES; do fresh "$m" --compile-mode "$m"; done
 for r in $(seq "${ROUNDS:-1}"); do
-	for m in $MODES; do idle "$m${r#1}" --compile-mode "$m"; done
+	for m in $MODES; do
+		if [ -n "${STANDINS:-}" ]; then
+			for s in $STANDINS; do idle "$m-standin-$s${r#1}" --compile-mode "$m" --cpu-standin "$s"; done
+		else
+			idle "$m${r#1}" --compile-mode "$m"
+		fi
+	done
 done
 cat "$R/figures.txt" >>"$S"
 cat "$S"
