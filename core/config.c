@@ -316,12 +316,7 @@
 	 "frames the CPU engine (--engine cpu) runs at once at most, each on ceil(pixels / 512K) " \
 	 "threads (a quarter of that while frames wait) while their sum fits the cores (small "   \
 	 "frames use the cores better side by side than split); 0: the cores, at most 16",         \
-	 "FFTBLOOM_CPU_FRAMES", C(cpu_frames)},                                                    \
-	{"cpu-standin", OPT_ENUM, 0, 0, "auto", "auto|on|off",                                    \
-	 "a frame that waits while every GPU thread is held by idle work (a program's compile, "  \
-	 "an FFT shape measured) runs on the CPU engine instead (X-Stand-In: cpu); auto: on a "    \
-	 "GPU, not on a software renderer (whose work is the CPU's already)",                     \
-	 "FFTBLOOM_CPU_STANDIN", C(cpu_standin)}
+	 "FFTBLOOM_CPU_FRAMES", C(cpu_frames)}
 
 const struct opt_def config_table[] = {
 	GPU_OPTS(struct config, gpu.),

@@ -123,8 +123,6 @@ struct config {
 	int float_upload_lease;        /* 1: PFM and EXR frames' pixels decoded, as RGBA, into
 	                                  upload buffers the GPU context lends (one GPU thread) */
 	int cpu_frames;                /* --engine cpu: frames at once at most (0: auto) */
-	int cpu_standin;               /* 0 auto (GPUs only), 1 on, 2 off: frames waiting while
-	                                  the GPU threads are held by idle work run on the CPU */
 };
 
 extern const struct opt_def config_table[];

@@ -349,47 +349,6 @@ int codec_redecode_jpeg(struct jobs *J, struct job *j)
 	return 0;
 }
 
-int codec_decode_float(struct jobs *J, struct job *j)
-{
-	char err[IMAGE_ERR_LEN];
-	struct image in;
-	struct image_info info;
-	struct image_colour colour;
-	memset(&in, 0, sizeof in);
-	memset(&colour, 0, sizeof colour);
-	/* slot 0's reservation becomes the float frame's (unchanged when the budget refuses) */
-	struct image_limits lim = job_limits(J, j, 0);
-	int rc;
-	if (j->yin.data && !j->yin.scan && !j->upload.slot) {
-		/* planes or coefficients in memory of its own: converted by libjpeg's colour
-		 * conversion (within a code value of its decode), no second decode of the file */
-		info = j->info;
-		rc = lim.admit(lim.admit_ctx, (unsigned long long)j->yin.width,
-		               (unsigned long long)j->yin.height, err);
-		if (!rc && !(rc = image_from_yuv(&j->yin, &in, err)))
-			rc = image_colour_copy(&colour, &j->colour);
-	} else { /* a scan, or memory lent for the GPU to read (mapped for writing only) */
-		rc = j->image ? image_decode_colour(j->image, j->image_len, &lim, NULL, &in, &info,
-		                                    &colour, err)
-		              : IMAGE_E_UNSUPPORTED;
-	}
-	if (rc) {
-		image_free(&in);
-		image_colour_free(&colour);
-		log_msg(LOG_DEBUG, "a frame not decoded as floats for the CPU engine: %s",
-		        j->image ? err : "no encoded image");
-		return -1;
-	}
-	yuv_image_free(&j->yin); /* an upload buffer it lay in goes back to its context */
-	image_free(&j->in);
-	image_colour_free(&j->colour);
-	j->in = in;
-	j->info = info;
-	j->colour = colour;
-	j->coef_in = j->entropy_gpu = 0;
-	return 0;
-}
-
 /* The one rule for NaN and infinity in a request's inputs (docs/http-api.md): refused with 422
  * input_not_finite, the count in the message. 0, or -1 with the job's error set. */
 static int refuse_nonfinite(struct job *j, size_t bad, const char *what)

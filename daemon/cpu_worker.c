@@ -23,7 +23,7 @@
                           up to cpu_engine_opts.measure_limit_s) */
 
 /* A bloom or convolve frame: its result image, or the failure. */
-void cpu_run_frame(struct gpu *g, struct cpu_engine *e, struct job *j)
+static void cpu_frame(struct gpu *g, struct cpu_engine *e, struct job *j)
 {
 	const struct image *k = j->named ? &j->named->img : j->kimg.pixels ? &j->kimg : NULL;
 	const uint64_t *digest = j->named ? j->named->digest : NULL;
@@ -236,7 +236,7 @@ static void *lane_main(void *arg)
 		pthread_mutex_unlock(&J->lock);
 		memset(&j->flight, 0, sizeof j->flight);
 		if (j->kind == JOB_BLOOM || j->kind == JOB_CONVOLVE)
-			cpu_run_frame(g, ln->e, j);
+			cpu_frame(g, ln->e, j);
 		else
 			cpu_tensor(g, ln->e, j);
 		j->gpu_s = clock_s() - t0;

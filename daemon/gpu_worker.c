@@ -17,7 +17,6 @@
 #include "daemon/gpu_cancel.h"
 #include "core/log.h"
 #include "gles/engine.h"
-#include "gles/fault.h"
 #include "core/clock.h"
 
 /* The context codec threads decode frames' planes into (--jpeg-upload-lease): b, from now. */
@@ -159,11 +158,6 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
  * GPU_IDLE_LATER when (tune 0) no plan is wanted and tuning may remain. Without the lock. */
 static int gpu_idle_step(struct gpu *g, struct engine **e, int tune)
 {
-	double stall;
-	if (gles_fault_fire(GLES_FAULT_STALL, &stall)) { /* a test's long compile */
-		struct timespec ts = {(time_t)stall, (long)((stall - (double)(time_t)stall) * 1e9)};
-		nanosleep(&ts, NULL);
-	}
 	struct fft_wisdom *w = engine_wisdom(*e);
 	int before = w ? fft_wisdom_count(w) : 0;
 	int more = tune ? engine_idle(*e) : engine_idle_plans(*e);
@@ -183,15 +177,6 @@ static int gpu_idle_step(struct gpu *g, struct engine **e, int tune)
 	program_cache_stats(engine_programs(*e), &g->ps);
 	pthread_mutex_unlock(&g->J->lock);
 	return more || reset ? 1 : tune ? 0 : GPU_IDLE_LATER;
-}
-
-/* The thread held by a step that takes no job (on), or free again (off): --cpu-standin's
- * thread takes the queue's frames while every GPU thread is held. Caller holds the lock. */
-static void gpu_hold(struct gpu *g, int on)
-{
-	g->held_since = on ? clock_s() : 0;
-	if (on && g->J->standin)
-		pthread_cond_signal(&g->J->standin_cv);
 }
 
 /* Jobs in flight failed for a GPU reset: their results cannot be trusted (lent planes given
@@ -318,12 +303,10 @@ void *gpu_main(void *arg)
 		/* a plan wanted for IDLE_GRACE_S without the idle time to build it: under load */
 		if (J->gpuq.head && want_since >= 0 && now - want_since >= IDLE_GRACE_S &&
 		    now - last_step >= LOAD_STEP_S) {
-			gpu_hold(g, 1);
 			pthread_mutex_unlock(&J->lock);
 			engine_build_wanted(e, long_load);
 			trim_programs(J, engine_programs(e), engine_bloom(e));
 			pthread_mutex_lock(&J->lock);
-			gpu_hold(g, 0);
 			bloom_ctx_stats(engine_bloom(e), &g->bs);
 			program_cache_stats(engine_programs(e), &g->ps);
 			g->heartbeat = last_step = clock_s();
@@ -349,11 +332,9 @@ void *gpu_main(void *arg)
 			/* nothing queued: one short step of idle work (a wanted plan's; after
 			 * TUNE_GRACE_S a shape's measuring, a plan rebuilt with the winners), then the
 			 * queue is looked at again */
-			gpu_hold(g, 1);
 			pthread_mutex_unlock(&J->lock);
 			idle_work = gpu_idle_step(g, &e, quiet >= TUNE_GRACE_S);
 			pthread_mutex_lock(&J->lock);
-			gpu_hold(g, 0);
 			g->heartbeat = clock_s();
 			if (!e)
 				break;

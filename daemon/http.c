@@ -70,8 +70,8 @@ enum MHD_Result respond(struct req *r, int status, const char *ctype, void *body
 		MHD_add_response_header(resp, "Access-Control-Allow-Origin", r->origin);
 		MHD_add_response_header(resp, "Access-Control-Expose-Headers",
 		                        "X-Request-Id, Server-Timing, Retry-After, X-Image-Lost, X-Gpu, "
-		                        "X-Convolve-Method, X-Tiles, X-Borrowed-Plan, X-Stand-In, ETag, "
-		                        "Location, X-Result-Cache");
+		                        "X-Convolve-Method, X-Tiles, X-Borrowed-Plan, ETag, Location, "
+		                        "X-Result-Cache");
 	}
 	for (; extra && extra[0]; extra += 2)
 		if (!vary_origin || strcasecmp(extra[0], "Vary"))

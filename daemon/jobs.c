@@ -264,10 +264,6 @@ void jobs_status(struct jobs *J, struct jobs_status *st)
 	st->memory_used = J->mem_used;
 	st->memory_budget = J->cfg.memory_budget;
 	st->ngpus = J->ngpus;
-	st->standin = J->standin;
-	st->standin_frames = J->standin_frames;
-	st->standin_failures = J->standin_failures;
-	st->standin_declined = J->standin_declined;
 	for (int i = 0; i < J->ngpus; i++) {
 		const struct gpu *g = &J->gpus[i];
 		struct jobs_gpu_status *s = &st->gpu[i];
@@ -385,7 +381,6 @@ void jobs_shutdown(struct jobs *J)
 	pthread_cond_broadcast(&J->codec_cv);
 	pthread_cond_broadcast(&J->gpu_cv);
 	pthread_cond_broadcast(&J->watch_cv);
-	pthread_cond_broadcast(&J->standin_cv);
 	pthread_mutex_unlock(&J->lock);
 	while ((j = fifo_pop(&drop))) {
 		set_error(j, API_E_SHUTTING_DOWN, "the server is shutting down");
@@ -395,8 +390,6 @@ void jobs_shutdown(struct jobs *J)
 	for (int i = 0; i < J->ngpus; i++)
 		if (J->gpus[i].started)
 			pthread_join(J->gpus[i].th, NULL);
-	if (J->standin) /* after the GPU threads: a frame it gave back is theirs */
-		pthread_join(J->standin_th, NULL);
 	/* GPU threads are gone: wake the codec threads and watchdog to see in_flight reach 0 */
 	pthread_mutex_lock(&J->lock);
 	pthread_cond_broadcast(&J->codec_cv);
@@ -487,7 +480,6 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 	pthread_cond_init(&J->gpu_cv, NULL);
 	pthread_cond_init(&J->init_cv, NULL);
 	pthread_cond_init(&J->watch_cv, NULL);
-	pthread_cond_init(&J->standin_cv, NULL);
 	int rc = 0;
 	/* 0 (--codec-threads' default, which fftbloomd resolves at start): one per core */
 	long ncodec = cfg->codec_threads > 0 ? cfg->codec_threads : par_cores();
@@ -554,15 +546,6 @@ int jobs_create(const struct config *cfg, const int *devices, int ndevices,
 			break;
 		pthread_cond_wait(&J->init_cv, &J->lock);
 	}
-	if (!rc && standin_wanted(J)) { /* the contexts are made: software renderers known */
-		if (pthread_create(&J->standin_th, NULL, standin_main, J)) {
-			log_msg(LOG_WARN, "cannot start the CPU stand-in's thread; frames wait for the "
-			        "GPU during idle work");
-		} else {
-			J->standin = 1;
-			pthread_setname_np(J->standin_th, "fb-standin");
-		}
-	}
 	pthread_mutex_unlock(&J->lock);
 	if (rc)
 		goto fail;
@@ -587,7 +570,6 @@ void jobs_destroy(struct jobs *J)
 	pthread_cond_destroy(&J->gpu_cv);
 	pthread_cond_destroy(&J->init_cv);
 	pthread_cond_destroy(&J->watch_cv);
-	pthread_cond_destroy(&J->standin_cv);
 	pthread_mutex_destroy(&J->lock);
 	free(J);
 }

@@ -83,8 +83,6 @@ struct job {
 	                                     ran on while its own is built (--borrow-plans); 0: its
 	                                     own */
 	int gpu;                          /* GPU thread that ran it; -1 */
-	int standin;                      /* 1: the CPU engine ran it while every GPU thread was
-	                                     held by idle work (--cpu-standin) */
 	double decode_s, queue_s, gpu_s, encode_s;
 	double gpu_copy_s, gpu_wait_s;    /* parts of gpu_s: copying the frame and the result
 	                                     between host and GPU buffers, waiting for the GPU */
@@ -170,12 +168,6 @@ struct jobs_status {
 	unsigned long long memory_used, memory_budget; /* bytes reserved for decoded images */
 	int ngpus;
 	struct jobs_gpu_status gpu[JOBS_MAX_GPUS];
-	int standin;                 /* --cpu-standin in effect (its thread runs) */
-	unsigned long long standin_frames;   /* frames the stand-in answered */
-	unsigned long long standin_failures; /* ... of them failed (their error answered) */
-	unsigned long long standin_declined; /* frames it left to the GPU: the CPU engine has not
-	                                        their operation, or no memory to decode them as
-	                                        floats */
 };
 
 struct jobs;

@@ -71,9 +71,6 @@ struct gpu {
 	long long max_buffer_bytes;          /* the context's storage-buffer limit */
 	unsigned long long untiled_pixels;   /* bloom_limits */
 	int max_kernel_side;
-	/* when its idle work (or a plan's step under load) took the thread, which then takes
-	 * no job until the step ends: 0 between steps (guarded by J->lock; --cpu-standin) */
-	double held_since;
 	/* what the engine looks at between dispatches: the running job's deadline (set by the
 	 * GPU thread per job, 0 between jobs) and a flag jobs_shutdown raises (any thread) */
 	struct gles_cancel cancel;
@@ -110,13 +107,6 @@ struct jobs {
 	int watchdog_started;
 	struct gpu gpus[JOBS_MAX_GPUS];
 	int ngpus;
-
-	/* --cpu-standin: a thread with a CPU engine that takes the queue's next frame while every
-	 * GPU thread is held by idle work (cpu_standin.c); guarded by lock */
-	int standin;                          /* in effect: its thread runs */
-	pthread_t standin_th;
-	pthread_cond_t standin_cv;            /* a GPU thread's hold began; the daemon stops */
-	unsigned long long standin_frames, standin_failures, standin_declined;
 };
 
 /* jobs.c */
@@ -171,25 +161,10 @@ void gpu_job_take(struct gpu *g, struct job *j, int rc, struct bloom_result *res
 /* j's results dropped (lent planes given back) for an error set after they were made. */
 void gpu_job_drop(struct job *j);
 
-/* j's frame decoded again by the codec's rules as float pixels (into j->in, with its info and
- * colour), for an engine that reads no planes or coefficients: the planes, coefficients or lent
- * upload buffer it held are freed (given back). 0, or -1 with j unchanged: the memory budget
- * cannot hold the float frame now, or the decode failed (codec.c). Without the lock. */
-int codec_decode_float(struct jobs *J, struct job *j);
-
 /* gpu_worker.c */
 void *gpu_main(void *arg);
 /* The worker thread of the CPU engine (cpu_worker.c), in a GPU thread's place. */
 void *cpu_main(void *arg);
-struct cpu_engine;
-/* cpu_worker.c: a bloom or convolve frame (decoded pixels in j->in) run on e: its result image,
- * or the failure set in j; j's inputs freed; j->gpu is g's id. */
-void cpu_run_frame(struct gpu *g, struct cpu_engine *e, struct job *j);
-
-/* cpu_standin.c: --cpu-standin's thread (started by jobs_create once the GPU threads' contexts
- * are made, joined by jobs_shutdown after them); whether auto turns it on. */
-void *standin_main(void *arg);
-int standin_wanted(const struct jobs *J);
 
 /* Sized outputs, for either engine's worker (gpu_jobs.c). job_sized_geom: the geometry of a
  * bloom or convolve job's answer (resample_fit over its decoded input); *sized is 0 when the job

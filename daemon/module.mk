@@ -18,7 +18,6 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/gpu_context.o \
 	$(BUILD)/daemon/gpu_worker.o \
 	$(BUILD)/daemon/cpu_worker.o \
-	$(BUILD)/daemon/cpu_standin.o \
 	$(BUILD)/daemon/gpu_jobs.o \
 	$(BUILD)/daemon/gpu_cancel.o \
 	$(BUILD)/daemon/registry.o \

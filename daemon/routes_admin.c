@@ -75,8 +75,8 @@ enum MHD_Result route_faults(struct req *r)
 	long n = count ? strtol(count, &end, 10) : 1;
 	double t = secs ? strtod(secs, NULL) : 0;
 	if (k < 0 || (count && (*end || n < 0 || n > 1000000)) || !(t >= 0 && t <= 3600))
-		return respond_error(r, API_E_INVALID_REQUEST, "kind=oom|lost|hang|stall, count=N "
-		                     "(default 1), seconds=S for a hang or stall");
+		return respond_error(r, API_E_INVALID_REQUEST, "kind=oom|lost|hang, count=N (default "
+		                     "1), seconds=S for a hang");
 	if (gles_fault_arm(k, (int)n, t))
 		return respond_error(r, API_E_NOT_FOUND, "this build has no fault injection");
 	log_msg(LOG_WARN, "fault injection: %s armed %ld time(s)", gles_fault_name(k), n);

@@ -317,7 +317,7 @@ static enum MHD_Result answer_job(struct req *r)
 	/* with several GPUs, the service's numbering: the workers' GPU threads in worker order */
 	int base = r->S->o.service ? service_self(r->S->o.service) * r->S->cfg.gpu_threads : 0;
 	snprintf(gpu, sizeof gpu, "%d", base + j->gpu);
-	const char *extra[25] = {NULL};
+	const char *extra[23] = {NULL};
 	int e = 0;
 	if (!request_given(&j->req, "format")) { /* the format followed Accept, or could have */
 		extra[e++] = "Vary";
@@ -330,10 +330,6 @@ static enum MHD_Result answer_job(struct req *r)
 	if (j->gpu >= 0) {
 		extra[e++] = "X-Gpu";
 		extra[e++] = gpu;
-	}
-	if (j->standin) { /* the CPU engine ran it while the GPU threads were held */
-		extra[e++] = "X-Stand-In";
-		extra[e++] = "cpu";
 	}
 	if (j->kind == JOB_CONVOLVE) { /* which path computed it (method=auto chooses) */
 		extra[e++] = "X-Convolve-Method";

@@ -181,11 +181,6 @@ enum MHD_Result route_info(struct req *r)
 		"parameters", params, "tls", S->o.tls_cert != NULL,
 		"api_key", S->o.api_key != NULL);
 	json_object_set_new(o, "engine", json_string(routes_engine(S)));
-	/* --cpu-standin: frames the CPU engine ran while the GPU threads were held by idle work */
-	json_object_set_new(o, "cpu_standin", json_pack(
-	    "{s:b,s:I,s:I,s:I}", "on", st.standin, "frames", (json_int_t)st.standin_frames,
-	    "failures", (json_int_t)st.standin_failures, "declined",
-	    (json_int_t)st.standin_declined));
 	size_t ni;
 	unsigned long long ib, mb;
 	int mi;

@@ -290,15 +290,6 @@ enum MHD_Result route_metrics(struct req *r)
 	        "# TYPE fftbloom_memory_budget_bytes gauge\nfftbloom_memory_budget_bytes %llu\n",
 	        st.queued, st.queue_size, st.in_flight, nk, kb, ready, st.memory_used,
 	        st.memory_budget);
-	fprintf(f, "# HELP fftbloom_standin_frames_total Frames the CPU engine ran while every GPU "
-	        "thread was held by idle work (--cpu-standin), by outcome: answered, failed (an "
-	        "error answered), or declined (left to the GPU).\n"
-	        "# TYPE fftbloom_standin_frames_total counter\n"
-	        "fftbloom_standin_frames_total{outcome=\"answered\"} %llu\n"
-	        "fftbloom_standin_frames_total{outcome=\"failed\"} %llu\n"
-	        "fftbloom_standin_frames_total{outcome=\"declined\"} %llu\n",
-	        st.standin_frames - st.standin_failures, st.standin_failures,
-	        st.standin_declined);
 	struct service_conns sc;
 	routes_conns(S, &sc);
 	unsigned long long ch = sc.cut_headers, cb = sc.cut_body, ci = sc.cut_idle,

@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <string.h>
 
-static const char *const names[GLES_FAULT_COUNT] = {"oom", "lost", "hang", "stall"};
+static const char *const names[GLES_FAULT_COUNT] = {"oom", "lost", "hang"};
 
 const char *gles_fault_name(int kind)
 {
@@ -22,7 +22,7 @@ int gles_fault_parse(const char *name)
 #ifdef FFTBLOOM_FAULTS
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int armed[GLES_FAULT_COUNT];
-static double armed_s[GLES_FAULT_COUNT];
+static double hang_s;
 
 int gles_fault_arm(int kind, int count, double seconds)
 {
@@ -30,7 +30,8 @@ int gles_fault_arm(int kind, int count, double seconds)
 		return -1;
 	pthread_mutex_lock(&lock);
 	armed[kind] = count;
-	armed_s[kind] = seconds;
+	if (kind == GLES_FAULT_HANG)
+		hang_s = seconds;
 	pthread_mutex_unlock(&lock);
 	return 0;
 }
@@ -44,7 +45,7 @@ int gles_fault_fire(int kind, double *seconds)
 	if (fire)
 		armed[kind]--;
 	if (seconds)
-		*seconds = armed_s[kind];
+		*seconds = hang_s;
 	pthread_mutex_unlock(&lock);
 	return fire;
 }

@@ -13,17 +13,14 @@ enum gles_fault {
 	GLES_FAULT_LOST,    /* the context reports a reset after the next frame (as
 	                       glGetGraphicsResetStatus would) */
 	GLES_FAULT_HANG,    /* the next frame's wait for the GPU blocks for the armed seconds */
-	GLES_FAULT_STALL,   /* the next step of idle work holds its thread for the armed seconds
-	                       (as NVIDIA's driver finishing a program's build on it does) */
 	GLES_FAULT_COUNT
 };
 
 #ifdef FFTBLOOM_FAULTS
-/* Arms `count` firings of a fault (hang, stall: each blocking `seconds`). 0, or -1 for a bad
- * kind. */
+/* Arms `count` firings of a fault (hang: each blocking `seconds`). 0, or -1 for a bad kind. */
 int gles_fault_arm(int kind, int count, double seconds);
-/* 1 when an armed fault of this kind fires now (one count used; *seconds set to its armed
- * seconds, when not NULL), else 0. */
+/* 1 when an armed fault of this kind fires now (one count used; *seconds set for a hang, when
+ * not NULL), else 0. */
 int gles_fault_fire(int kind, double *seconds);
 #define GLES_FAULTS_BUILT 1
 #else
@@ -40,7 +37,7 @@ static inline int gles_fault_fire(int kind, double *seconds)
 #define GLES_FAULTS_BUILT 0
 #endif
 
-/* "oom", "lost", "hang", "stall"; NULL otherwise. And back: the kind, or -1. */
+/* "oom", "lost", "hang"; NULL otherwise. And back: the kind, or -1. */
 const char *gles_fault_name(int kind);
 int gles_fault_parse(const char *name);
 

@@ -22,9 +22,9 @@
 #       its figure: the slowest of those 1080p requests less the fastest (the extra wait).
 #     One "figure ..." line per figure at the end of summary.txt (and on stdout).
 # MODES (default "parallel thread inline") picks the modes of B, ROUNDS (default 1) repeats its
-# idle row (labels idle-MODE, idle-MODE2, ...), NO_PROBE=1 leaves out A. STANDINS="off on" runs
-# each idle row once with each --cpu-standin (labels idle-MODE-standin-off, ...); answers the
-# CPU stand-in gave are marked "[stand-in]" and counted in the figure.
+# idle row (labels idle-MODE, idle-MODE2, ...), NO_PROBE=1 leaves out A, NO_FRESH=1 the fresh
+# row. FRAME (default 1920x1080) and NEW (default 1280x720) pick the rows' frames from
+# bench/frames. EXTRA_OPTS are passed to every daemon (4a54632's --cpu-standin was measured so).
 # Here (no pack, llvmpipe): HERE=1 bash bench/probes/issue40_compile.sh runs B alone on build/
 #   (the GPU engine) with frames made by cjpeg, of HERE_FRAME (480x270) and HERE_NEW (320x180):
 #   llvmpipe takes a minute for a first 1080p bloom. A software renderer builds no start plan:
@@ -77,9 +77,10 @@ for f in sys.argv[1:]:
         print(d["id"], v)
 EOF
 fi
-FL=1080p NL=1280x720
-F=$P/bench/frames/1920x1080/$(ls "$P/bench/frames/1920x1080" | head -n 1)
-N=$P/bench/frames/1280x720/$(ls "$P/bench/frames/1280x720" | head -n 1)
+FW=${FRAME:-1920x1080} NL=${NEW:-1280x720}
+FL=$FW; [ "$FW" = 1920x1080 ] && FL=1080p
+F=$P/bench/frames/$FW/$(ls "$P/bench/frames/$FW" | head -n 1)
+N=$P/bench/frames/$NL/$(ls "$P/bench/frames/$NL" | head -n 1)
 fi
 # B: the daemon rows
 Q='kernel_preset=gaussian:sigma=8&format=jpeg'
@@ -89,7 +90,7 @@ start() { # LABEL OPTIONS...: a daemon with nothing cached; sets pid and ready_m
 	rm -rf /tmp/h40; mkdir -p /tmp/h40
 	local t0; t0=$(date +%s%N)
 	HOME=/tmp/h40 XDG_CACHE_HOME=/tmp/h40 "$B/fftbloomd" --listen 127.0.0.1 --port $PORT --log-level debug \
-		--program-cache none --fft-wisdom none --driver-cache none $EXTRA "$@" >"$R/d-$label.log" 2>&1 &
+		--program-cache none --fft-wisdom none --driver-cache none $EXTRA ${EXTRA_OPTS:-} "$@" >"$R/d-$label.log" 2>&1 &
 	pid=$!
 	for i in $(seq 12000); do
 		curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/readyz 2>/dev/null | grep -q 200 && break
@@ -101,8 +102,7 @@ req() { # FILE: one request; prints "ms status Server-Timing"
 	curl -s -o /tmp/p40.out -D /tmp/p40.hdr -w '%{time_total} %{http_code}' --data-binary @"$1" \
 		-H 'Content-Type: image/jpeg' "http://127.0.0.1:$PORT/v1/bloom?$Q" |
 		awk '{printf "%.1f ms %s", $1 * 1000, $2}'
-	printf ' %s%s\n' "$(grep -i '^server-timing' /tmp/p40.hdr | tr -d '\r' | cut -c 16-)" \
-		"$(grep -qi '^x-stand-in' /tmp/p40.hdr && echo ' [stand-in]')"
+	printf ' %s\n' "$(grep -i '^server-timing' /tmp/p40.hdr | tr -d '\r' | cut -c 16-)"
 }
 stop() { kill "$pid"; wait "$pid" 2>/dev/null; }
 fresh() { # LABEL OPTIONS...
@@ -125,24 +125,16 @@ idle() { # LABEL OPTIONS...
 		echo "  $FL: $(req "$F")"; echo "  $NL (new size): $(req "$N")"
 		for k in 1 2 3 4 5 6 7 8; do sleep 0.7; r=$(req "$F"); echo "${r%% ms*}" >>"$t"; echo "  +0.7 s $FL: $r"; done
 		for k in 1 2 3 4; do sleep 2.5; r=$(req "$F"); echo "${r%% ms*}" >>"$t"; echo "  +2.5 s $FL: $r"; done
-	} >"$S.$label"
-	cat "$S.$label" >>"$S"
+	} >>"$S"
 	stop
 	grep -c ': built in\|built on the compile thread\|submitted in parallel' "$R/d-idle-$label.log" | sed 's/^/  programs built: /' >>"$S"
-	local si; si=$(grep -c 'stand-in\]' "$S.$label" 2>/dev/null); si=${si:-0}
-	sort -n "$t" | awk -v l="$label" -v f="$FL" -v si="$si" 'NR == 1 {lo = $1} {hi = $1} END {printf "figure idle %s: %s requests during idle work %.1f-%.1f ms, extra %.1f ms, %d by the CPU stand-in\n", l, f, lo, hi, hi - lo, si}' >>"$R/figures.txt"
+	sort -n "$t" | awk -v l="$label" -v f="$FL" 'NR == 1 {lo = $1} {hi = $1} END {printf "figure idle %s: %s requests during idle work %.1f-%.1f ms, extra %.1f ms\n", l, f, lo, hi, hi - lo}' >>"$R/figures.txt"
 }
 : >"$R/figures.txt"
 MODES=${MODES:-parallel thread inline}
-for m in $MODES; do fresh "$m" --compile-mode "$m"; done
+[ -n "${NO_FRESH:-}" ] || for m in $MODES; do fresh "$m" --compile-mode "$m"; done
 for r in $(seq "${ROUNDS:-1}"); do
-	for m in $MODES; do
-		if [ -n "${STANDINS:-}" ]; then
-			for s in $STANDINS; do idle "$m-standin-$s${r#1}" --compile-mode "$m" --cpu-standin "$s"; done
-		else
-			idle "$m${r#1}" --compile-mode "$m"
-		fi
-	done
+	for m in $MODES; do idle "$m${r#1}" --compile-mode "$m"; done
 done
 cat "$R/figures.txt" >>"$S"
 cat "$S"

@@ -1,7 +1,7 @@
 TEST_NAMES += daemon/test_multipart daemon/test_apiutil
 # the job pipeline (codec and GPU threads) without HTTP: links the daemon's job objects too
 TEST_NAMES += daemon/test_jobs
-JOBS_OBJS := $(BUILD)/daemon/jobs.o $(BUILD)/daemon/codec.o $(BUILD)/daemon/gpu_worker.o $(BUILD)/daemon/cpu_worker.o $(BUILD)/daemon/cpu_standin.o $(BUILD)/daemon/gpu_jobs.o $(BUILD)/daemon/gpu_cancel.o \
+JOBS_OBJS := $(BUILD)/daemon/jobs.o $(BUILD)/daemon/codec.o $(BUILD)/daemon/gpu_worker.o $(BUILD)/daemon/cpu_worker.o $(BUILD)/daemon/gpu_jobs.o $(BUILD)/daemon/gpu_cancel.o \
              $(BUILD)/daemon/gpu_context.o \
              $(BUILD)/daemon/lifecycle.o $(BUILD)/daemon/sdnotify.o
 $(BUILD)/tests/daemon/test_jobs: $(JOBS_OBJS) $(BUILD)/daemon/registry.o $(BUILD)/daemon/kernels.o $(BUILD)/daemon/images.o $(BUILD)/daemon/metrics.o
