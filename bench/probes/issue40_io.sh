@@ -10,6 +10,8 @@
 #   rawstore the store without the composite and the non-finite count (the transform's value)
 #   nocheck  the composite kept, the non-finite count left out
 #   bare     rawload and rawstore together
+#   pitchP   the image read and the output written as if their rows were P elements longer
+#            (clamped to the buffer): the same work at a row pitch that is not a multiple of 4 KiB
 # and the plain row transforms (bloom.rows.*), for IDS (default the 2160p k512 and 1080p k256
 # blooms), each a process, alternated ROUNDS (2)
 # times. Stage lines (GPU ...) in io.txt, JSON lines in io.jsonl.
@@ -27,9 +29,6 @@ R=${OUT:-/tmp}/r; mkdir -p "$R"
 M=${MACHINE:-h200} IDS=${IDS:-bloom.2160p.k512.fp32,bloom.1080p.k256.fp32}
 { nvidia-smi --query-gpu=name,driver_version --format=csv 2>/dev/null; nproc; date -u; cat "${P:-.}/COMMIT" 2>/dev/null || git rev-parse HEAD; } >"$R/card.txt" 2>&1
 V=$R/variants
-SRC=gles/shaders/bloom_io.comp
-LOAD_RAW='	vec4 v = img[row * u_img.x + i];\n	return v;'
-STORE_RAW='	o[row * u_img.x + i] = b;\n	return;'
 variant() { # NAME: the folder $V/NAME with bloom_io.comp changed
 	mkdir -p "$V/$1"
 	cp gles/shaders/*.comp "$V/$1/"
@@ -48,6 +47,21 @@ import sys
 p = sys.argv[1]; s = open(p).read()
 a = """	vec4 v = finite4(img[row * u_img.x + i]);"""
 assert a in s; open(p, "w").write(s.replace(a, "	vec4 v = vec4(float(i), float(row), 0.5, 1.0);"))
+PY
+	;;
+	esac
+	case $1 in
+	pitch*) python3 - "$f" "${1#pitch}" <<'PY'
+import sys
+p, pad = sys.argv[1], sys.argv[2]; s = open(p).read()
+# the image and the output read and written as if their rows were pad elements longer (clamped
+# to the buffer's last element): the same work at another row pitch
+at = "min(row * (u_img.x + %su) + i, u_img.x * u_img.y - 1u)" % pad
+a = "img[row * u_img.x + i]"
+assert a in s; s = s.replace(a, "img[" + at + "]")
+a = "	uint at = row * u_img.x + i;"
+assert a in s; s = s.replace(a, "	uint at = " + at + ";")
+open(p, "w").write(s)
 PY
 	;;
 	esac
