@@ -10,6 +10,9 @@
 #   rawstore the store without the composite and the non-finite count (the transform's value)
 #   nocheck  the composite kept, the non-finite count left out
 #   bare     rawload and rawstore together
+#   sumload  finite4 only where the sample's four components sum to a non-finite value
+#   sumstore the non-finite count only where the result's components sum to a non-finite value
+#   sum      both
 #   pitchP   the image read and the output written as if their rows were P elements longer
 #            (clamped to the buffer): the same work at a row pitch that is not a multiple of 4 KiB
 # and the plain row transforms (bloom.rows.*), for IDS (default the 2160p k512 and 1080p k256
@@ -61,6 +64,44 @@ a = "img[row * u_img.x + i]"
 assert a in s; s = s.replace(a, "img[" + at + "]")
 a = "	uint at = row * u_img.x + i;"
 assert a in s; s = s.replace(a, "	uint at = " + at + ";")
+open(p, "w").write(s)
+PY
+	;;
+	esac
+	case $1 in
+	sumload|sum) python3 - "$f" <<'PY'
+import sys
+p = sys.argv[1]; s = open(p).read()
+a = """	vec4 v = finite4(img[row * u_img.x + i]);"""
+b = """	vec4 v = img[row * u_img.x + i];
+	float t = v.x + v.y + v.z + v.w; // non-finite when a sample is (or the sum overflows)
+	if (isnan(t) || isinf(t))
+		v = finite4(v);"""
+assert a in s; open(p, "w").write(s.replace(a, b))
+PY
+	;;
+	esac
+	case $1 in
+	sumstore|sum) python3 - "$f" <<'PY'
+import sys
+p = sys.argv[1]; s = open(p).read()
+a = """	vec4 r = b;
+	bool bad = any(isnan(r)) || any(isinf(r));
+	if (u_bloom != 0) {
+		vec4 x = img[at];
+		r = bloom_composite(x, b, u_intensity, u_mix, u_composite);"""
+b = """	vec4 r = b;
+	vec4 x = vec4(0.0);
+	if (u_bloom != 0) {
+		x = img[at];
+		r = bloom_composite(x, b, u_intensity, u_mix, u_composite);
+	}
+	float t = r.x + r.y + r.z + r.w; // non-finite when a sample is (or the sum overflows)
+	bool bad = false;
+	if ((isnan(t) || isinf(t)) && u_bloom == 0)
+		bad = any(isnan(r)) || any(isinf(r));
+	else if (isnan(t) || isinf(t)) {"""
+assert a in s; s = s.replace(a, b)
 open(p, "w").write(s)
 PY
 	;;

@@ -19,13 +19,11 @@ void main()
 #if BLOOM
 	vec4 i = img[p.y * u_img.x + p.x];
 	vec4 r = bloom_composite(i, b, u_intensity, u_mix, u_composite);
-	bvec4 bad = bvec4(uvec4(isnan(r)) | uvec4(isinf(r)));
-	bvec4 given = bvec4(uvec4(isnan(i)) | uvec4(isinf(i)));
-	if (any(bvec4(uvec4(bad) & ~uvec4(given))))
+	if (bloom_new_nonfinite(r, i, true))
 		atomicAdd(nonfinite, 1u);
 #else
 	vec4 r = b;
-	if (any(isnan(r)) || any(isinf(r)))
+	if (bloom_new_nonfinite(r, r, false))
 		atomicAdd(nonfinite, 1u);
 #endif
 	o[p.y * u_img.x + p.x] = r;

@@ -31,16 +31,12 @@ void fft_io_store(uint row, uint i, T b)
 	if (i >= u_img.x)
 		return;
 	uint at = row * u_img.x + i;
-	vec4 r = b;
-	bool bad = any(isnan(r)) || any(isinf(r));
+	vec4 r = b, x = vec4(0.0);
 	if (u_bloom != 0) {
-		vec4 x = img[at];
+		x = img[at];
 		r = bloom_composite(x, b, u_intensity, u_mix, u_composite);
-		bvec4 nf = bvec4(uvec4(isnan(r)) | uvec4(isinf(r)));
-		bvec4 given = bvec4(uvec4(isnan(x)) | uvec4(isinf(x)));
-		bad = any(bvec4(uvec4(nf) & ~uvec4(given)));
 	}
-	if (bad)
+	if (bloom_new_nonfinite(r, x, u_bloom != 0))
 		atomicAdd(nonfinite, 1u);
 	o[at] = r;
 }
