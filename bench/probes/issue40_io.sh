@@ -11,8 +11,9 @@
 #   nocheck  the composite kept, the non-finite count left out
 #   bare     rawload and rawstore together
 #   sumload  finite4 only where the sample's four components sum to a non-finite value
-#   sumstore the non-finite count only where the result's components sum to a non-finite value
-#   sum      both
+#   exact    the non-finite count's exact test on every sample (the count before 582042e, whose
+#            sum test, bloom_new_nonfinite, the sources have since: T0106's sumstore and sum
+#            variants were that test, on the sources of dfddead)
 #   pitchP   the image read and the output written as if their rows were P elements longer
 #            (clamped to the buffer): the same work at a row pitch that is not a multiple of 4 KiB
 # and the plain row transforms (bloom.rows.*), for IDS (default the 2160p k512 and 1080p k256
@@ -32,97 +33,53 @@ R=${OUT:-/tmp}/r; mkdir -p "$R"
 M=${MACHINE:-h200} IDS=${IDS:-bloom.2160p.k512.fp32,bloom.1080p.k256.fp32}
 { nvidia-smi --query-gpu=name,driver_version --format=csv 2>/dev/null; nproc; date -u; cat "${P:-.}/COMMIT" 2>/dev/null || git rev-parse HEAD; } >"$R/card.txt" 2>&1
 V=$R/variants
+# swap FILE OLD NEW: FILE's one OLD text replaced by NEW (the probe stops where OLD is missing)
+swap() {
+	python3 -c 'import sys; p, a, b = sys.argv[1:]; s = open(p).read()
+assert a in s, "not in %s: %s" % (p, a); open(p, "w").write(s.replace(a, b))' "$@" || exit 1
+}
+T=$(printf '\t')
 variant() { # NAME: the folder $V/NAME with bloom_io.comp changed
 	mkdir -p "$V/$1"
 	cp gles/shaders/*.comp "$V/$1/"
-	local f=$V/$1/bloom_io.comp
+	local f=$V/$1/bloom_io.comp load="${T}vec4 v = finite4(img[row * u_img.x + i]);"
+	local prefilter="${T}return u_bloom != 0 ? bloom_prefilter(v, u_threshold, u_knee, u_clamp) : v;"
+	local at="${T}uint at = row * u_img.x + i;"
+	local check="${T}if (bloom_new_nonfinite(r, x, u_bloom != 0))
+${T}${T}atomicAdd(nonfinite, 1u);"
+	# the sum tests' sources (bloom_new_nonfinite) are the product's since 582042e: sumstore and
+	# nocheck are measured against the exact test the count had before it
+	local exact="${T}if (bloom_new_nonfinite_exact(r, x, u_bloom != 0))
+${T}${T}atomicAdd(nonfinite, 1u);"
 	case $1 in
-	rawload|bare) python3 - "$f" <<'PY'
-import sys
-p = sys.argv[1]; s = open(p).read()
-a = """	vec4 v = finite4(img[row * u_img.x + i]);
-	return u_bloom != 0 ? bloom_prefilter(v, u_threshold, u_knee, u_clamp) : v;"""
-assert a in s; open(p, "w").write(s.replace(a, "	return img[row * u_img.x + i];"))
-PY
-	;;
-	noread) python3 - "$f" <<'PY'
-import sys
-p = sys.argv[1]; s = open(p).read()
-a = """	vec4 v = finite4(img[row * u_img.x + i]);"""
-assert a in s; open(p, "w").write(s.replace(a, "	vec4 v = vec4(float(i), float(row), 0.5, 1.0);"))
-PY
-	;;
+	rawload|bare) swap "$f" "$load
+$prefilter" "${T}return img[row * u_img.x + i];" ;;
+	noread) swap "$f" "$load" "${T}vec4 v = vec4(float(i), float(row), 0.5, 1.0);" ;;
+	sumload) swap "$f" "$load" "${T}vec4 v = img[row * u_img.x + i];
+${T}float t = v.x + v.y + v.z + v.w;
+${T}if (isnan(t) || isinf(t))
+${T}${T}v = finite4(v);" ;;
+	pitch*) local p="min(row * (u_img.x + ${1#pitch}u) + i, u_img.x * u_img.y - 1u)"
+		swap "$f" "img[row * u_img.x + i]" "img[$p]"
+		swap "$f" "$at" "${T}uint at = $p;" ;;
 	esac
 	case $1 in
-	pitch*) python3 - "$f" "${1#pitch}" <<'PY'
-import sys
-p, pad = sys.argv[1], sys.argv[2]; s = open(p).read()
-# the image and the output read and written as if their rows were pad elements longer (clamped
-# to the buffer's last element): the same work at another row pitch
-at = "min(row * (u_img.x + %su) + i, u_img.x * u_img.y - 1u)" % pad
-a = "img[row * u_img.x + i]"
-assert a in s; s = s.replace(a, "img[" + at + "]")
-a = "	uint at = row * u_img.x + i;"
-assert a in s; s = s.replace(a, "	uint at = " + at + ";")
-open(p, "w").write(s)
-PY
-	;;
+	rawstore|bare) swap "$f" "$at" "$at
+${T}o[at] = b;
+${T}return;" ;;
+	nocheck) swap "$f" "$check" "" ;;
+	exact) swap "$f" "$check" "$exact" ;;
 	esac
-	case $1 in
-	sumload|sum) python3 - "$f" <<'PY'
-import sys
-p = sys.argv[1]; s = open(p).read()
-a = """	vec4 v = finite4(img[row * u_img.x + i]);"""
-b = """	vec4 v = img[row * u_img.x + i];
-	float t = v.x + v.y + v.z + v.w; // non-finite when a sample is (or the sum overflows)
-	if (isnan(t) || isinf(t))
-		v = finite4(v);"""
-assert a in s; open(p, "w").write(s.replace(a, b))
-PY
-	;;
-	esac
-	case $1 in
-	sumstore|sum) python3 - "$f" <<'PY'
-import sys
-p = sys.argv[1]; s = open(p).read()
-a = """	vec4 r = b;
-	bool bad = any(isnan(r)) || any(isinf(r));
-	if (u_bloom != 0) {
-		vec4 x = img[at];
-		r = bloom_composite(x, b, u_intensity, u_mix, u_composite);"""
-b = """	vec4 r = b;
-	vec4 x = vec4(0.0);
-	if (u_bloom != 0) {
-		x = img[at];
-		r = bloom_composite(x, b, u_intensity, u_mix, u_composite);
-	}
-	float t = r.x + r.y + r.z + r.w; // non-finite when a sample is (or the sum overflows)
-	bool bad = false;
-	if ((isnan(t) || isinf(t)) && u_bloom == 0)
-		bad = any(isnan(r)) || any(isinf(r));
-	else if (isnan(t) || isinf(t)) {"""
-assert a in s; s = s.replace(a, b)
-open(p, "w").write(s)
-PY
-	;;
-	esac
-	case $1 in
-	rawstore|bare) python3 - "$f" <<'PY'
-import sys
-p = sys.argv[1]; s = open(p).read()
-a = """	uint at = row * u_img.x + i;"""
-assert a in s; open(p, "w").write(s.replace(a, a + "\n\to[at] = b;\n\treturn;"))
-PY
-	;;
-	nocheck) python3 - "$f" <<'PY'
-import sys
-p = sys.argv[1]; s = open(p).read()
-a = """	if (bad)
-		atomicAdd(nonfinite, 1u);"""
-assert a in s; open(p, "w").write(s.replace(a, ""))
-PY
-	;;
-	esac
+	# the count's exact test, for the exact variant (as bloom_io.comp had it before 582042e)
+	cat >>"$V/$1/bloom_math.comp" <<'GLSL'
+bool bloom_new_nonfinite_exact(vec4 r, vec4 i, bool given)
+{
+	uvec4 bad = uvec4(isnan(r)) | uvec4(isinf(r));
+	if (given)
+		bad &= ~(uvec4(isnan(i)) | uvec4(isinf(i)));
+	return any(bvec4(bad));
+}
+GLSL
 }
 VARS=${VARS:-base rawload noread rawstore nocheck bare}
 for v in $VARS; do variant "$v"; done

@@ -17,12 +17,7 @@ R=${OUT:-/tmp}/r; mkdir -p "$R"
 BIN=$P/bin M=${MACHINE:-h200}
 { nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT"; } >"$R/card.txt" 2>&1
 if [ -z "${NO_TESTS:-}" ]; then
-	for t in test_fft_plan test_fft test_bloom; do
-		echo "=== $t" >>"$R/tests.txt"
-		timeout 150 "$P/tests/gles/$t" >>"$R/tests.txt" 2>&1
-		echo "=== $t rc $?" >>"$R/tests.txt"
-	done
-	grep "^=== \|FAILED\|PASSED" "$R/tests.txt"
+	bash "$(dirname "$0")/gpu_tests.sh" "$P" "$R" test_fft_plan test_fft test_bloom
 fi
 IDS=bloom.1080p.k256.fp32,bloom.2160p.k512.fp32
 for r in $(seq "${ROUNDS:-2}"); do

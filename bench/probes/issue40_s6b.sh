@@ -12,12 +12,7 @@ P=$PWD/.carry
 R=${OUT:-/tmp}/r; mkdir -p "$R"
 BIN=$P/bin M=${MACHINE:-h200}
 { nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT"; cat "$P/baseline/COMMIT"; } >"$R/card.txt" 2>&1
-for t in test_fft_plan test_fft; do
-	echo "=== $t" >>"$R/tests.txt"
-	timeout 150 "$P/tests/gles/$t" >>"$R/tests.txt" 2>&1
-	echo "=== $t rc $?" >>"$R/tests.txt"
-done
-grep "^=== \|FAILED\|PASSED" "$R/tests.txt"
+bash "$(dirname "$0")/gpu_tests.sh" "$P" "$R" test_fft_plan test_fft
 bash "$(dirname "$0")/bloom_ab.sh" "$P" "$R" restrict
 cat "$R/ab.txt"
 timeout 240 sh "$P/bench/run.sh" bloom,peers --peers vkfft --only bloom --repeat 2 --variant default --runs 30 \

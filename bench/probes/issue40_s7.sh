@@ -15,12 +15,7 @@ R=${OUT:-/tmp}/r; mkdir -p "$R"
 BIN=$P/bin M=${MACHINE:-h200}
 IDS=${IDS:-bloom.1080p.k256.fp32,bloom.2160p.k512.fp32,bloom.1080p.full.fp32,bloom.2160p.k512.gray.fp32}
 { nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT"; } >"$R/card.txt" 2>&1
-for t in test_fft_plan test_fft test_bloom; do
-	echo "=== $t" >>"$R/tests.txt"
-	timeout 200 "$P/tests/gles/$t" >>"$R/tests.txt" 2>&1
-	echo "=== $t rc $?" >>"$R/tests.txt"
-done
-grep "^=== \|FAILED\|PASSED" "$R/tests.txt"
+SECONDS_EACH=200 bash "$(dirname "$0")/gpu_tests.sh" "$P" "$R" test_fft_plan test_fft test_bloom
 for r in $(seq "${ROUNDS:-3}"); do
 	for v in new old; do
 		o=; [ "$v" = old ] && o="--shader-dir $P/oldshaders"
