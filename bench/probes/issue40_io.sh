@@ -11,7 +11,7 @@
 #   nocheck  the composite kept, the non-finite count left out
 #   bare     rawload and rawstore together
 #   sumload  finite4 only where the sample's four components sum to a non-finite value
-#   exact    the non-finite count's exact test on every sample (the count before 582042e, whose
+#   exact    the non-finite count's exact test on every sample (the count before 5fbbab5, whose
 #            sum test, bloom_new_nonfinite, the sources have since: T0106's sumstore and sum
 #            variants were that test, on the sources of dfddead)
 #   pitchP   the image read and the output written as if their rows were P elements longer
@@ -47,8 +47,8 @@ variant() { # NAME: the folder $V/NAME with bloom_io.comp changed
 	local at="${T}uint at = row * u_img.x + i;"
 	local check="${T}if (bloom_new_nonfinite(r, x, u_bloom != 0))
 ${T}${T}atomicAdd(nonfinite, 1u);"
-	# the sum tests' sources (bloom_new_nonfinite) are the product's since 582042e: sumstore and
-	# nocheck are measured against the exact test the count had before it
+	# the product's count tests the samples' sum first since 5fbbab5 (bloom_new_nonfinite); the
+	# exact variant tests every sample, as the count did before
 	local exact="${T}if (bloom_new_nonfinite_exact(r, x, u_bloom != 0))
 ${T}${T}atomicAdd(nonfinite, 1u);"
 	case $1 in
@@ -70,7 +70,7 @@ ${T}return;" ;;
 	nocheck) swap "$f" "$check" "" ;;
 	exact) swap "$f" "$check" "$exact" ;;
 	esac
-	# the count's exact test, for the exact variant (as bloom_io.comp had it before 582042e)
+	# the count's exact test, for the exact variant (as bloom_io.comp had it before 5fbbab5)
 	cat >>"$V/$1/bloom_math.comp" <<'GLSL'
 bool bloom_new_nonfinite_exact(vec4 r, vec4 i, bool given)
 {
