@@ -29,8 +29,8 @@ vec4 bloom_composite(vec4 i, vec4 b, float intensity, float mix_, int mode)
 	return vec4(mode == 0 ? i.rgb + intensity * b.rgb : mix(i.rgb, b.rgb, mix_), i.a);
 }
 
-// Whether r (a result) holds a NaN or infinite sample where i (the input; given 0: none, every
-// non-finite sample counts) held a finite one. The exact test runs only where the four samples'
+// Whether r (a result) holds a NaN or infinite sample where i (the input) held a finite one;
+// given false: there is no input, and every non-finite sample of r counts. The exact test runs only where the four samples'
 // sum is non-finite, as it is whenever one of them is (NaN and infinity carry through additions;
 // a sum that merely overflows only costs the exact test).
 bool bloom_new_nonfinite(vec4 r, vec4 i, bool given)
