@@ -16,9 +16,9 @@
 #            variants were that test, on the sources of dfddead)
 #   pitchP   the image read and the output written as if their rows were P elements longer
 #            (clamped to the buffer): the same work at a row pitch that is not a multiple of 4 KiB
-#   threadsN the product's shaders, the 2160p bloom's 4375-long rows (both ends) on N
-#            invocations a row: a wisdom file of that one line (--fft-wisdom; --verbose logs any
-#            shape measured because of it in io.err's copy, io.verbose)
+#   threadsN the product's shaders, the rows of WISDOM_ROWS' shapes (default the 2160p bloom's
+#            4375-long rows, both ends) on N invocations a row: a wisdom file of those lines
+#            (--fft-wisdom; --verbose: any shape measured because of it shows in io.verbose)
 # and the plain row transforms (bloom.rows.*), for IDS (default the 2160p k512 and 1080p k256
 # blooms), each a process, alternated ROUNDS (2)
 # times. Stage lines (GPU ...) in io.txt, JSON lines in io.jsonl.
@@ -45,7 +45,7 @@ T=$(printf '\t')
 variant() { # NAME: the folder $V/NAME with bloom_io.comp changed (threadsN: a wisdom file)
 	if [ "${1#threads}" != "$1" ]; then
 		mkdir -p "$V"
-		echo "$WISDOM_ROW" | awk -F'|' -v t="${1#threads}" 'BEGIN { OFS = "|" } { $9 = t; print }' >"$V/$1.txt"
+		printf '%s\n' "$WISDOM_ROWS" | awk -F'|' -v t="${1#threads}" 'BEGIN { OFS = "|" } { $9 = t; print }' >"$V/$1.txt"
 		return
 	fi
 	mkdir -p "$V/$1"
@@ -89,8 +89,9 @@ bool bloom_new_nonfinite_exact(vec4 r, vec4 i, bool given)
 }
 GLSL
 }
-# the shipped wisdom's line for the 2160p bloom's 4375-long vec4 rows (512 invocations)
-WISDOM_ROW=${WISDOM_ROW:-"NVIDIA H200/PCIe/SSE2 / OpenGL ES 3.2 NVIDIA 580.159.04|4375|4|0|0|0|11|1|512|1.65651|0"}
+# WISDOM_ROWS: the wisdom lines threadsN changes, one a line (default the shipped line of the 2160p
+# bloom's 4375-long vec4 rows, 512 invocations)
+WISDOM_ROWS=${WISDOM_ROWS:-"NVIDIA H200/PCIe/SSE2 / OpenGL ES 3.2 NVIDIA 580.159.04|4375|4|0|0|0|11|1|512|1.65651|0"}
 VARS=${VARS:-base rawload noread rawstore nocheck bare}
 for v in $VARS; do variant "$v"; done
 for r in $(seq "${ROUNDS:-2}"); do
