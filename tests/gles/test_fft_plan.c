@@ -548,7 +548,8 @@ static void test_bluestein_fused_threads(void **state)
 /* The shipped wisdom of the H200 (gles/wisdom/nvidia-h200.txt): each of its lines, read here by
  * the format wisdom.h states, plans on that card's limits (48 KiB of shared memory, 1024
  * invocations; a choice that cannot is replaced by the rule there without a word), and a lookup
- * of the 1716- and 2187-long rows gives the shapes measured for them. */
+ * of the 1716- and 2187-long rows and the 2160p bloom's 4375-long vec4 rows gives the shapes
+ * measured for them. */
 static void test_shipped_wisdom(void **state)
 {
 	(void)state;
@@ -598,6 +599,14 @@ static void test_shipped_wisdom(void **state)
 	assert_int_equal(fft_wisdom_get(w, &rows2187, &ch), 0);
 	assert_int_equal(ch.threads, 243);
 	assert_int_equal(ch.split, 1);
+	/* the 2160p k512 bloom's vec4 rows of 4375, fp32 and fp16: the invocations its whole bloom
+	 * measured fastest with */
+	for (int half = 0; half <= 1; half++) {
+		struct fft_wisdom_key rows4375 = {.n = 4375, .components = 4, .half = half,
+		                                  .count_log2 = 11};
+		assert_int_equal(fft_wisdom_get(w, &rows4375, &ch), 0);
+		assert_int_equal(ch.threads, 875);
+	}
 	fft_wisdom_destroy(w);
 }
 
