@@ -30,15 +30,7 @@ sys.stdout.buffer.write(b'PF\n%d %d\n-1.0\n' % (w, h) + a.tobytes())" >"$R/in.pf
 	printf '%s|%s|4|0|0|0|%d|1|%s|1.0|0\n' "$D" "$n" $((h > 1500 ? 11 : 10)) "$t" >"$R/w.txt"
 	"$P/bin/fftbloom" bloom "$R/in.pfm" -o "$R/a.pfm" --kernel-preset gaussian:sigma=20 --engine gpu --fft-wisdom "$R/w.txt" 2>>"$R/cli.err"
 	"$P/bin/fftbloom" bloom "$R/in.pfm" -o "$R/b.pfm" --kernel-preset gaussian:sigma=20 --engine gpu --fft-wisdom builtin 2>>"$R/cli.err"
-	python3 - "$R/a.pfm" "$R/b.pfm" "$size $n rows on $t invocations against the built-in rules" >>"$R/answers.txt" <<'PY'
-import sys, numpy as np
-def rd(p):
-    d = open(p, "rb").read().split(b"\n", 3)
-    w, h = map(int, d[1].split())
-    return np.frombuffer(d[3][: w * h * 3 * 4], dtype="<f4").astype(np.float64)
-a, b = rd(sys.argv[1]), rd(sys.argv[2])
-print("%s: max |a-b| %.3g, rel_l2 %.3g" % (sys.argv[3], np.abs(a - b).max(), np.sqrt(((a - b) ** 2).sum() / (b ** 2).sum())))
-PY
+	python3 "$(dirname "$0")/pfm_diff.py" "$R/a.pfm" "$R/b.pfm" "$size $n rows on $t invocations against the built-in rules" >>"$R/answers.txt"
 done
 cat "$R/answers.txt"
 cd "$O" && mkdir -p s8 && for x in a b; do tar xzf "$x/r.tgz" -C "$x" && mv "$x/r" "s8/$x"; done && mv c s8/c && rm -rf s8/c/*.pfm && tar czf r.tgz s8 && rm -rf a b s8

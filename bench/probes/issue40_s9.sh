@@ -28,15 +28,7 @@ for prec in fp32 fp16; do
 		"$P/bin/fftbloom" bloom "$R/in.pfm" -o "$R/$w.pfm" --kernel "$R/k.pfm" --engine gpu \
 			--precision "$prec" $o 2>>"$R/cli.err"
 	done
-	python3 - "$R/shipped.pfm" "$R/builtin.pfm" "3840x2160 k512 $prec, the shipped wisdom against the built-in rules" >>"$R/answers.txt" <<'PY'
-import sys, numpy as np
-def rd(p):
-    d = open(p, "rb").read().split(b"\n", 3)
-    w, h = map(int, d[1].split())
-    return np.frombuffer(d[3][: w * h * 3 * 4], dtype="<f4").astype(np.float64)
-a, b = rd(sys.argv[1]), rd(sys.argv[2])
-print("%s: max |a-b| %.3g, rel_l2 %.3g" % (sys.argv[3], np.abs(a - b).max(), np.sqrt(((a - b) ** 2).sum() / (b ** 2).sum())))
-PY
+	python3 "$(dirname "$0")/pfm_diff.py" "$R/shipped.pfm" "$R/builtin.pfm" "3840x2160 k512 $prec, the shipped wisdom against the built-in rules" >>"$R/answers.txt"
 done
 cat "$R/cli.err" "$R/answers.txt"
 rm -f "$R"/*.pfm
