@@ -20,8 +20,8 @@
 #            4375-long rows, both ends) on N invocations a row: a wisdom file of those lines
 #            (--fft-wisdom; --verbose: any shape measured because of it shows in io.verbose)
 # and the plain row transforms (bloom.rows.*), for IDS (default the 2160p k512 and 1080p k256
-# blooms), each a process, alternated ROUNDS (2)
-# times. Stage lines (GPU ...) in io.txt, JSON lines in io.jsonl.
+# blooms), each a process, alternated ROUNDS (2) times. Stage lines (GPU ...) in io.txt, JSON
+# lines in io.jsonl.
 # usage (repository root, a pack in .carry): bash bench/probes/issue40_io.sh
 # Here (llvmpipe, build/; a check that every variant compiles and runs, minutes a variant):
 #   HERE=1 IDS=bloom.1080p.k256.fp32 ROUNDS=1 RUNS=3 WARMUP=0 WARM_S=0 TIMEOUT=600 bash bench/probes/issue40_io.sh
@@ -99,7 +99,7 @@ for r in $(seq "${ROUNDS:-2}"); do
 		if [ "${v#threads}" != "$v" ]; then
 			o="--only $IDS --fft-wisdom $V/$v.txt --verbose"
 		elif [ "$v" = plain ]; then
-			o="--only ${IDS//bloom./bloom.rows.}"; o=${o//.fp32/}; o=${o//.gray/}
+			o="--only ${IDS//bloom./bloom.rows.}"; o=${o//.fp32/}; o=${o//.fp16/}; o=${o//.gray/}
 		else
 			o="--only $IDS --shader-dir $V/$v"
 		fi
