@@ -159,8 +159,7 @@ void fft_axis_destroy(struct fft_axis *a)
 			fft_prog_drop(a->pc, &a->sweep[inv][i]);
 		}
 	}
-	if (a->scratch)
-		glDeleteBuffers(1, &a->scratch);
+	glDeleteBuffers(1, &a->scratch); /* 0 is ignored */
 	free(a);
 }
 

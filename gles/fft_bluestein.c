@@ -63,6 +63,13 @@ enum { BLU_N, BLU_M, BLU_OFF, BLU_SS, BLU_ES, BLU_INV, BLU_SCALE };
 static const char *const blu_names[FFT_BL_UNIFORMS] = {"u_bn", "u_bm", "u_boff", "u_bss",
                                                        "u_bes", "u_binv", "u_bscale"};
 
+/* prog's locations of bluestein_io's uniforms into u (-1 for those it lacks). */
+static void bl_locations(GLuint prog, int u[FFT_BL_UNIFORMS])
+{
+	for (int i = 0; i < FFT_BL_UNIFORMS; i++)
+		u[i] = glGetUniformLocation(prog, blu_names[i]);
+}
+
 /* The two-dispatch form (bluestein_io: the chirps and the filter as the inner transforms' loads
  * and stores) where the inner transform runs in shared memory and the signals are float32;
  * 1 when it is there, 0 when the five dispatches run instead. */
@@ -80,9 +87,7 @@ static int build_bluestein_io(struct fft_axis *a)
 			}
 			return 0;
 		}
-		GLuint prog = fft_io_program(a->blio[inv].io);
-		for (int u = 0; u < FFT_BL_UNIFORMS; u++)
-			a->blio[inv].u[u] = glGetUniformLocation(prog, blu_names[u]);
+		bl_locations(fft_io_program(a->blio[inv].io), a->blio[inv].u);
 	}
 	return 1;
 }
@@ -132,8 +137,7 @@ static int build_bluestein_fused(struct fft_axis *a)
 		          "inner transform's form instead", a->n, err);
 		return 0;
 	}
-	for (int u = 0; u < FFT_BL_UNIFORMS; u++)
-		a->blf_u[u] = glGetUniformLocation(a->blf.id, blu_names[u]);
+	bl_locations(a->blf.id, a->blf_u);
 	return 1;
 }
 
@@ -211,7 +215,6 @@ int fft_axis_bluestein_form(const struct fft_axis *a)
 	return !a->plan.bluestein ? 0 : a->blf.id ? 1 : a->blio[0].io ? 2 : 5;
 }
 
-
 /* bluestein_io's uniforms (u: their locations in prog, -1 for those it lacks) for cy signals
  * at o2. */
 static void bl_uniforms(const struct fft_axis *a, GLuint prog, const GLint u[FFT_BL_UNIFORMS],
@@ -258,6 +261,19 @@ static void run_bluestein_fused(struct fft_axis *a, unsigned buf, size_t o2, siz
 	fft_dispatch_groups((unsigned)((cy + sig - 1) / sig), a->info->max_group_count[0]);
 }
 
+/* One outer step of the five-dispatch form: the signals' buffer, the work rows and the chirp
+ * bound, prog run over len elements of cy signals at o2, then a storage barrier. */
+static void bl_step(struct fft_axis *a, struct fft_prog *prog, unsigned buf, size_t o2,
+                    size_t sig_stride, size_t elem_stride, int len, int cy)
+{
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_WORK, a->work);
+	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_CHIRP, a->chirp);
+	fft_prog_use(prog, o2, sig_stride, elem_stride, cy);
+	glDispatchCompute((GLuint)(len + 63) / 64, (GLuint)cy, 1);
+	fft_storage_barrier();
+}
+
 int fft_bluestein_run(struct fft_axis *a, unsigned buf, size_t offset, size_t sig_stride,
                       size_t elem_stride, int count, int inverse)
 {
@@ -278,27 +294,14 @@ int fft_bluestein_run(struct fft_axis *a, unsigned buf, size_t offset, size_t si
 				run_bluestein_io(a, buf, o2, sig_stride, elem_stride, cy, inverse);
 				continue;
 			}
-			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
-			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_WORK, a->work);
-			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_CHIRP, a->chirp);
 			/* 1: chirp the input into the zero-padded work rows; 2: forward, times the
 			 * filter spectrum, inverse; 3: chirp again into place */
-			fft_prog_use(&a->bl[inverse][0], o2, sig_stride, elem_stride, cy);
-			glDispatchCompute((GLuint)(p->m + 63) / 64, (GLuint)cy, 1);
-			fft_storage_barrier();
+			bl_step(a, &a->bl[inverse][0], buf, o2, sig_stride, elem_stride, p->m, cy);
 			fft_axis_run_native(a->inner, a->work, 0, (size_t)p->m, 1, cy, 0);
-			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_WORK, a->work);
 			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_FILTER, a->filter[inverse]);
-			fft_prog_use(&a->bl[inverse][1], 0, 0, 0, cy);
-			glDispatchCompute((GLuint)(p->m + 63) / 64, (GLuint)cy, 1);
-			fft_storage_barrier();
+			bl_step(a, &a->bl[inverse][1], buf, 0, 0, 0, p->m, cy);
 			fft_axis_run_native(a->inner, a->work, 0, (size_t)p->m, 1, cy, 1);
-			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
-			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_WORK, a->work);
-			glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_CHIRP, a->chirp);
-			fft_prog_use(&a->bl[inverse][2], o2, sig_stride, elem_stride, cy);
-			glDispatchCompute((GLuint)(p->n + 63) / 64, (GLuint)cy, 1);
-			fft_storage_barrier();
+			bl_step(a, &a->bl[inverse][2], buf, o2, sig_stride, elem_stride, p->n, cy);
 		}
 	}
 	return 0;
