@@ -19,6 +19,15 @@
 #   threadsN the product's shaders, the rows of WISDOM_ROWS' shapes (default the 2160p bloom's
 #            4375-long rows, both ends) on N invocations a row: a wisdom file of those lines
 #            (--fft-wisdom; --verbose: any shape measured because of it shows in io.verbose)
+#   convN    the product's shaders, the fused column pass on N invocations a column
+#            (--conv-threads N; two columns a work group)
+#   transposed the fused column pass on a transposed copy (--fused-layout transposed), its
+#            transposes timed apart: what reading the columns in place costs
+#   tiles8   fft_shared.comp with the row spectra stored in tiles of 8 columns: element (row r,
+#            position p) at (p / 8) * 8 * ROWS + r * 8 + p % 8 (the fused columns read 32 bytes
+#            a row 128 bytes apart, the rows 128-byte lines ROWS * 128 bytes apart; ROWS: the
+#            column length, or in the row programs the buffer's length over the row pitch), for
+#            the float32 blooms whose ends are in the rows and columns fused in place
 # and the plain row transforms (bloom.rows.*), for IDS (default the 2160p k512 and 1080p k256
 # blooms), each a process, alternated ROUNDS (2) times. Stage lines (GPU ...) in io.txt, JSON
 # lines in io.jsonl.
@@ -43,6 +52,7 @@ assert a in s, "not in %s: %s" % (p, a); open(p, "w").write(s.replace(a, b))' "$
 }
 T=$(printf '\t')
 variant() { # NAME: the folder $V/NAME with bloom_io.comp changed (threadsN: a wisdom file)
+	[ "${1#conv}" != "$1" ] || [ "$1" = transposed ] && return
 	if [ "${1#threads}" != "$1" ]; then
 		mkdir -p "$V"
 		printf '%s\n' "$WISDOM_ROWS" | awk -F'|' -v t="${1#threads}" 'BEGIN { OFS = "|" } { $9 = t; print }' >"$V/$1.txt"
@@ -71,6 +81,38 @@ ${T}${T}v = finite4(v);" ;;
 		swap "$f" "img[row * u_img.x + i]" "img[$p]"
 		swap "$f" "$at" "${T}uint at = $p;" ;;
 	esac
+	if [ "$1" = tiles8 ]; then
+		local g=$V/$1/fft_shared.comp
+		swap "$g" "uint g_lsig, g_tid, g_sig, g_base;" "uint g_lsig, g_tid, g_sig, g_base, g_pos;
+#ifdef BL_FILTER
+#define TILED 0
+#else
+#define TILED (CONV != 0 || FFT_IO_LOAD != FFT_IO_STORE)
+#endif
+#if CONV
+#define TILE_ROWS uint(N)
+#else
+#define TILE_ROWS (uint(data.length()) / u_sig_stride)
+#endif
+uint tile_at(uint p, uint r) { return (p >> 3u) * (TILE_ROWS * 8u) + r * 8u + (p & 7u); }"
+		swap "$g" "#define GLOAD(i) ((i) < u_valid ? st_load(data[g_base + (i) * u_elem_stride]) : T(0))
+#define GSTORE(i, val) if ((i) < u_valid) data[g_base + (i) * u_elem_stride] = st_store(val)" \
+"#define GLOAD(i) ((i) < u_valid ? st_load(data[tile_at(g_pos, (i))]) : T(0))
+#define GSTORE(i, val) if ((i) < u_valid) data[tile_at(g_pos, (i))] = st_store(val)"
+		swap "$g" "#define GLOAD(i) st_load(data[g_base + fft_pair_pos(i, uint(N)) * u_elem_stride])
+#define GSTORE(i, val) data[g_base + fft_pair_pos(i, uint(N)) * u_elem_stride] = st_store(val)" \
+"#define GLOAD(i) st_load(data[tile_at(fft_pair_pos(i, uint(N)), g_sig)])
+#define GSTORE(i, val) data[tile_at(fft_pair_pos(i, uint(N)), g_sig)] = st_store(val)"
+		swap "$g" "#else
+#define GLOAD(i) st_load(data[g_base + (i) * u_elem_stride])" "#elif TILED
+#define GLOAD(i) st_load(data[tile_at((i), g_sig)])
+#define GSTORE(i, val) data[tile_at((i), g_sig)] = st_store(val)
+#else
+#define GLOAD(i) st_load(data[g_base + (i) * u_elem_stride])"
+		swap "$g" "	g_sig = sig;" "	g_sig = sig;
+	g_pos = CONV_PAIRS != 0 ? fft_pair_pos(sig, u_count) : sig;"
+		return
+	fi
 	case $1 in
 	rawstore|bare) swap "$f" "$at" "$at
 ${T}o[at] = b;
@@ -98,6 +140,10 @@ for r in $(seq "${ROUNDS:-2}"); do
 	for v in $VARS plain; do
 		if [ "${v#threads}" != "$v" ]; then
 			o="--only $IDS --fft-wisdom $V/$v.txt --verbose"
+		elif [ "${v#conv}" != "$v" ]; then
+			o="--only $IDS --conv-threads ${v#conv}"
+		elif [ "$v" = transposed ]; then
+			o="--only $IDS --fused-layout transposed"
 		elif [ "$v" = plain ]; then
 			o="--only ${IDS//bloom./bloom.rows.}"; o=${o//.fp32/}; o=${o//.fp16/}; o=${o//.gray/}
 		else
