@@ -97,6 +97,11 @@ static const struct opt_def own_table[] = {
 	 "odd, the ends are in the rows and the columns fused in place (the product's rule); false: "
 	 "the padded width", NULL,
 	 offsetof(struct bench_cli, even_pitch)},
+	{"spectrum-tiles", OPT_INT, 0, 16, "0", NULL,
+	 "the bloom and jpeg suites' row spectra in tiles of this many columns (2, 4, 8, 16) where the "
+	 "ends are in the rows and the columns fused in place; 0: the product's rule, 1: rows a pitch "
+	 "apart", NULL,
+	 offsetof(struct bench_cli, spectrum_tiles)},
 	{"conv-threads", OPT_INT, 0, 512, "0", NULL,
 	 "the bloom and jpeg suites' fused column pass: invocations a column; 0: the rule", NULL,
 	 offsetof(struct bench_cli, conv_threads)},
@@ -209,6 +214,8 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 		k += snprintf(buf + k, len - (size_t)k, "+nopairs");
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && !r->c->even_pitch)
 		k += snprintf(buf + k, len - (size_t)k, "+oddpitch");
+	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->spectrum_tiles)
+		k += snprintf(buf + k, len - (size_t)k, "+tiles%d", r->c->spectrum_tiles);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_threads)
 		k += snprintf(buf + k, len - (size_t)k, "+ct%d", r->c->conv_threads);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_split)
@@ -239,6 +246,7 @@ struct bloom_ctx *bench_bloom_ctx(const struct run_ctx *r, const struct workload
 	                            .ends_in_rows = bench_ends_in_rows(c),
 	                            .column_pairs = c->column_pairs ? 0 : -1,
 	                            .even_pitch = c->even_pitch ? 0 : -1,
+	                            .spectrum_tiles = c->spectrum_tiles,
 	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split,
 	                            .rows_split = c->rows_split};
 	struct bloom_ctx *b;
@@ -335,6 +343,11 @@ int main(int argc, char **argv)
 		        "'%s'\n", c.fused_layout);
 		return 2;
 	}
+	if (c.spectrum_tiles & (c.spectrum_tiles - 1)) {
+		fprintf(stderr, "fftbloom bench: --spectrum-tiles takes 0, 1, 2, 4, 8 or 16, not %d\n",
+		        c.spectrum_tiles);
+		return 2;
+	}
 	struct fft_opts shape;
 	if (bench_fft_shape(c.fft_rows, &shape) || bench_fft_shape(c.fft_cols, &shape)) {
 		fprintf(stderr, "fftbloom bench: --fft-rows/--fft-cols: TECHNIQUE[:THREADS[:SIGNALS"
@@ -374,6 +387,7 @@ int main(int argc, char **argv)
 			snprintf(same.fused_layout, sizeof same.fused_layout, "%s", c.fused_layout);
 			snprintf(same.ends_in_rows, sizeof same.ends_in_rows, "%s", c.ends_in_rows);
 			same.column_pairs = c.column_pairs, same.even_pitch = c.even_pitch;
+			same.spectrum_tiles = c.spectrum_tiles;
 			same.conv_threads = c.conv_threads, same.conv_split = c.conv_split;
 			same.rows_split = c.rows_split;
 			/* the wisdom: the built-in rules alone on the second side (the first side's
@@ -385,8 +399,9 @@ int main(int argc, char **argv)
 		}
 		if (bad) {
 			fprintf(stderr, "fftbloom bench: --ab '%s': only the bloom context's options, valid: "
-			        "--fused-layout, --column-pairs, --even-pitch, --conv-threads, --conv-split, "
-			        "--rows-split, --ends-in-rows, and --fft-wisdom builtin\n", c.ab);
+			        "--fused-layout, --column-pairs, --even-pitch, --spectrum-tiles, "
+			        "--conv-threads, --conv-split, --rows-split, --ends-in-rows, and --fft-wisdom "
+			        "builtin\n", c.ab);
 			return 2;
 		}
 		cab.ab[0] = 0;

@@ -91,8 +91,9 @@ struct bloom_ctx_opts {
 	                              compiling the new size's programs on the frame's path */
 
 	int fused_layout;          /* enum bloom_fused: where the fused column pass reads its
-	                              columns; 0 (BLOOM_FUSED_AUTO): in place for float32, through
-	                              the transposed copy for float16 storage */
+	                              columns; 0 (BLOOM_FUSED_AUTO): in place where the row spectra
+	                              are in tiles (spectrum_tiles) or float32, else (float16 rows a
+	                              pitch apart) through the transposed copy */
 	int ends_in_rows;          /* the prefilter in the forward rows' loads and the composite in
 	                              the inverse rows' stores (with fused columns and shared-memory
 	                              rows): 0 where the rows exchange in rounds (vec4 longer than
@@ -107,6 +108,12 @@ struct bloom_ctx_opts {
 	                              place, an odd padded width's row spectra are one element
 	                              wider apart, so that every row starts on a 32-byte sector;
 	                              -1 never (measurements) */
+	int spectrum_tiles;        /* where the ends are in the rows and the columns fused in place,
+	                              the row spectra in tiles of this many columns (2 to 16, a
+	                              power of two; FFT_IO_TILES), so that a column's group reads
+	                              16 bytes times as many contiguous a row, among its
+	                              neighbours': 0 the rule (BLOOM_TILE_COLUMNS), 1 rows a pitch
+	                              apart (measurements) */
 	int conv_threads;          /* the fused column pass's invocations a column (0: the rule) */
 	int conv_split;            /* 1: it exchanges vec4 in two vec2 rounds where it need not */
 	int rows_split;            /* the image's row transforms exchange in exactly so many rounds:
@@ -127,6 +134,9 @@ enum bloom_fused { BLOOM_FUSED_AUTO, BLOOM_FUSED_TRANSPOSED, BLOOM_FUSED_IN_PLAC
 /* A borrowed plan serves a frame when the pixels it transforms (tiles x its padded area) are at
  * most this many times the frame's own padded area: at the sizes where compiling costs a second
  * of GPU-driver time, the transforms cost a millisecond. */
+/* The row spectra's tiles by the rule (bloom_ctx_opts.spectrum_tiles): columns a tile
+ * (bench/RESULTS.md, "The row spectra in tiles"). */
+#define BLOOM_TILE_COLUMNS 16
 #define BLOOM_BORROW_COST 4
 /* A frame that borrowed a plan whole, at most this many times its own padded area, leaves its
  * own plan for idle time (BLOOM_WANT_IDLE) or a long load (BLOOM_WANT_LOAD): a compile holds
@@ -183,7 +193,10 @@ struct bloom_stats {
 	int column_pairs;         /* 1: the row spectra were in the pair order (a colour kernel,
 	                             the columns fused in place, the ends in the rows) */
 	int row_pitch;            /* elements between the rows of the image's spectrum: padded_w,
-	                             or padded_w + 1 (bloom_ctx_opts.even_pitch) */
+	                             or padded_w + 1 (bloom_ctx_opts.even_pitch); with tiles, the
+	                             padded width rounded up to whole tiles */
+	int tile_columns;         /* the image's spectrum in tiles of so many columns
+	                             (bloom_ctx_opts.spectrum_tiles), or 0: rows row_pitch apart */
 	int timed;                /* enum gpu_timing: how stage_ms were taken; GPU_TIMING_NONE
 	                             unless BLOOM_TIME_STAGES was asked */
 	double stage_ms[GPU_STAGE_COUNT]; /* per named stage (gles/gpu_timer.h): upload, kernel (a

@@ -116,7 +116,11 @@ struct plan {
 	int pw, ph, technique, half;
 	int pitch;                       /* elements between the padded buffer's rows: pw, or pw + 1
 	                                    where pw is odd and no pass of its own reads the buffer
-	                                    (the ends in the rows, fused columns in place) */
+	                                    (the ends in the rows, fused columns in place); with
+	                                    tiles, pw rounded up to whole tiles */
+	int tile_log;                    /* the padded buffer's rows in tiles of 2^tile_log columns,
+	                                    ph << tile_log elements apart (FFT_IO_TILES: the io rows
+	                                    and fused columns only read it), or 0 */
 	struct fft_axis *rows4, *cols4;  /* the image: vec4, float16 storage when half */
 	struct fft_axis *rows4k, *cols4k;/* colour kernels: vec4 float32 (the image's axes unless half) */
 	struct fft_axis *rows2, *cols2;  /* grayscale kernels: vec2 float32 */
@@ -345,7 +349,7 @@ void bloom_progs_drop(struct bloom_ctx *b);
 /* The padded size for an image side plus a kernel side minus one (fft_good_size). */
 int bloom_padded_size(int n);
 /* The GPU bytes a plan of pw x ph takes with one kernel spectrum (at most: the image's spectrum
- * counted at an even pitch): the image's spectrum, the
+ * counted at a pitch of whole tiles of the most columns): the image's spectrum, the
  * image, result and read-back buffers, a colour kernel's spectrum; with half, the transposed
  * copy float16 fused columns run on. */
 size_t bloom_plan_bytes(int pw, int ph, int half);

@@ -86,7 +86,7 @@ int bloom_padded_size(int n)
 
 size_t bloom_plan_bytes(int pw, int ph, int half)
 {
-	size_t pitch = (size_t)pw + (pw & 1);
+	size_t tile = (size_t)1 << FFT_TILE_LOG_MAX, pitch = ((size_t)pw + tile - 1) / tile * tile;
 	return pitch * ph * (half ? 8 : 16) + (size_t)pw * ph * ((half ? 8 : 0) + 3 * 16 + 16);
 }
 
@@ -169,7 +169,8 @@ static int make_axes(struct bloom_ctx *b, struct plan *q, char err[FFT_ERR_LEN])
 	return rc;
 }
 
-/* A fused column program: gray, or colour with its columns in the pair order or not. */
+/* A fused column program: gray, or colour with its columns in the pair order or not; in the
+ * plan's tiles. */
 static int make_conv(struct bloom_ctx *b, struct plan *q, int gray, int pairs,
                      struct fft_conv **out)
 {
@@ -177,7 +178,8 @@ static int make_conv(struct bloom_ctx *b, struct plan *q, int gray, int pairs,
 	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from,
 	                      .threads = b->opts.conv_threads, .split = b->opts.conv_split};
 	char cerr[FFT_ERR_LEN];
-	return fft_conv_create(b->pc, b->info, q->ph, q->pw, gray, pairs, &oc, out, cerr);
+	int layout = (pairs ? FFT_IO_PAIRS : 0) | FFT_IO_TILES(q->tile_log);
+	return fft_conv_create(b->pc, b->info, q->ph, q->pw, gray, layout, &oc, out, cerr);
 }
 
 /* Whether the ends go into the rows (make_io): the rule or the option. */
@@ -187,22 +189,38 @@ static int want_io(const struct bloom_ctx *b, const struct plan *q)
 	return p->shared && (b->opts.ends_in_rows > 0 || (b->opts.ends_in_rows == 0 && p->split));
 }
 
+/* The row spectra's tiles where the ends are in the rows and the columns fused in place:
+ * log2 of the columns a tile, or 0 for rows a pitch apart. The rule, BLOOM_TILE_COLUMNS: a
+ * column's group reads 16 contiguous bytes a row times as many, among its neighbours', where it
+ * read them a whole row pitch apart (bench/RESULTS.md, "The row spectra in tiles"). */
+static int tile_log(const struct bloom_ctx *b, const struct plan *q)
+{
+	int cols = b->opts.spectrum_tiles ? b->opts.spectrum_tiles : BLOOM_TILE_COLUMNS, log = 0;
+	while ((2 << log) <= cols && log < FFT_TILE_LOG_MAX)
+		log++;
+	size_t tile = (size_t)1 << log, pitch = ((size_t)q->pw + tile - 1) / tile * tile;
+	return pitch * q->ph * (q->half ? 8 : 16) <= (size_t)b->info->max_ssbo_size ? log : 0;
+}
+
 /* Fused columns (two columns a work group forward, multiplied, inverse) wherever two columns
  * fit shared memory, as they are at least as fast as separate column passes (bench/RESULTS.md,
  * log of decisions: "fused column pass"); elsewhere the columns run as separate passes. In place
- * for float32 storage; through a transposed copy for float16, whose 8-byte elements would use a
- * quarter of each 32-byte sector read down a column (bench/RESULTS.md, "The fused columns in
- * place"); opts.fused_layout overrides. */
+ * where the row spectra are in tiles, or are float32; through a transposed copy for float16 rows
+ * a pitch apart, whose 8-byte elements would use a quarter of each 32-byte sector read down a
+ * column (bench/RESULTS.md, "The fused columns in place", "The row spectra in tiles");
+ * opts.fused_layout overrides. */
 static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
 {
-	int layout = b->opts.fused_layout;
-	int transposed = layout == BLOOM_FUSED_AUTO ? q->half : layout == BLOOM_FUSED_TRANSPOSED;
+	int layout = b->opts.fused_layout, tiles = want_io(b, q) ? tile_log(b, q) : 0;
+	int transposed = layout == BLOOM_FUSED_AUTO ? q->half && !tiles
+	                                            : layout == BLOOM_FUSED_TRANSPOSED;
 	/* in place with the ends in the rows, colour kernels: the row spectra in the pair order, so
 	 * that a group's two columns share each 32-byte sector (bench/RESULTS.md, "Hermitian pairs
 	 * side by side"); gray kernels' groups already take neighbours. Its programs are built in
 	 * idle time once a colour kernel has run here (bloom_plan_pairs_step), so that a plan of
 	 * gray kernels only never compiles them. */
 	q->pairs_want = !transposed && want_io(b, q) && b->opts.column_pairs == 0;
+	q->tile_log = transposed ? 0 : tiles;
 	if (!make_conv(b, q, 0, 0, &q->conv4) && !make_conv(b, q, 1, 0, &q->conv2)) {
 		q->fused = transposed ? BLOOM_FUSED_TRANSPOSED : BLOOM_FUSED_IN_PLACE;
 		if (transposed && !programs_only) {
@@ -224,7 +242,8 @@ static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
 static int make_io_one(struct bloom_ctx *b, struct plan *q, int order, int inverse,
                        char ferr[FFT_ERR_LEN])
 {
-	int io = (inverse ? FFT_IO_STORE : FFT_IO_LOAD) | (order ? FFT_IO_PAIRS : 0);
+	int io = (inverse ? FFT_IO_STORE : FFT_IO_LOAD) | (order ? FFT_IO_PAIRS : 0) |
+	         FFT_IO_TILES(q->tile_log);
 	struct fft_io **f = inverse ? &q->rows_out[order] : &q->rows_in[order];
 	struct bloom_prog *pr = inverse ? &q->io_out[order] : &q->io_in[order];
 	if (fft_io_create(b->pc, q->rows4, inverse, io, "bloom_math+bloom_io", 0, f, ferr))
@@ -252,6 +271,17 @@ static void make_io(struct bloom_ctx *b, struct plan *q)
 		fft_io_destroy(q->rows_in[0]);
 		q->rows_in[0] = NULL;
 		q->pairs_want = 0;
+		if (q->tile_log) { /* the plain rows write rows a pitch apart: so must the columns */
+			q->tile_log = 0;
+			fft_conv_destroy(q->conv4);
+			fft_conv_destroy(q->conv2);
+			q->conv4 = q->conv2 = NULL;
+			if (make_conv(b, q, 0, 0, &q->conv4) || make_conv(b, q, 1, 0, &q->conv2)) {
+				fft_conv_destroy(q->conv4);
+				q->conv4 = NULL;
+				q->fused = 0;
+			}
+		}
 	}
 }
 
@@ -343,6 +373,8 @@ int bloom_plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int hal
 	q->pitch = pw + (pw % 2 && q->fused == BLOOM_FUSED_IN_PLACE && q->rows_in[0] &&
 	                 q->rows_out[0] && b->opts.even_pitch == 0 &&
 	                 (elems + ph) * (half ? 8 : 16) <= (size_t)b->info->max_ssbo_size);
+	if (q->tile_log) /* whole tiles (tile_log checked that they fit) */
+		q->pitch = (pw + (1 << q->tile_log) - 1) >> q->tile_log << q->tile_log;
 	if (program_cache_refused(b->pc)) { /* the fused columns are deferred, not impossible */
 		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d: %s", pw, ph,
 		         program_strerror(PROGRAM_E_BUDGET));
@@ -497,6 +529,12 @@ static void prefilter(struct plan *q, const struct bloom_prog *pack, const struc
 	bloom_dispatch2d(q->pw, q->ph);
 }
 
+/* The elements between the padded buffer's rows, or between its tiles (ph rows each). */
+static int spectrum_stride(const struct plan *q)
+{
+	return q->tile_log ? q->ph << q->tile_log : q->pitch;
+}
+
 /* Fused columns: each group runs two columns of the row spectra forward, multiplies, and back,
  * only the image's rows loaded (the rest is zero) and stored (only they are read after). In
  * place, or with the columns made rows of q->q first and the image's rows brought back after. */
@@ -505,7 +543,8 @@ static int fused_columns(struct bloom_ctx *b, struct plan *q, const struct kentr
 {
 	struct fft_conv *c = ke->gray ? q->conv2 : order ? q->conv4p : q->conv4;
 	if (q->fused == BLOOM_FUSED_IN_PLACE) {
-		int rc = fft_conv_execute(c, q->padded, ke->spectrum, 1, h, q->pitch) ? BLOOM_E_GPU : 0;
+		int rc = fft_conv_execute(c, q->padded, ke->spectrum, 1, h, spectrum_stride(q))
+		         ? BLOOM_E_GPU : 0;
 		if (rc)
 			snprintf(err, BLOOM_ERR_LEN, "the fused column pass failed");
 		mark(tm, GPU_STAGE_FUSED_COLS);
@@ -586,7 +625,7 @@ static int rows_in(struct plan *q, int order, const struct bloom_params *p, int 
 	glUniform1f(pr->u[U_CLAMP], (float)p->clamp_max);
 	glUniform1i(pr->u[U_BLOOM], bloom);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-	return fft_io_execute(q->rows_in[order], q->padded, 0, (size_t)q->pitch, h);
+	return fft_io_execute(q->rows_in[order], q->padded, 0, (size_t)spectrum_stride(q), h);
 }
 
 /* The inverse rows writing the composite (q->rows_out[order]). */
@@ -596,7 +635,7 @@ static int rows_out(struct bloom_ctx *b, struct plan *q, int order, const struct
 	const struct bloom_prog *pr = &q->io_out[order];
 	composite_setup(b, q, pr, p, w, h);
 	glUniform1i(pr->u[U_BLOOM], bloom);
-	return fft_io_execute(q->rows_out[order], q->padded, 0, (size_t)q->pitch, h);
+	return fft_io_execute(q->rows_out[order], q->padded, 0, (size_t)spectrum_stride(q), h);
 }
 
 int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int op,
@@ -610,6 +649,7 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 	int order = st->ends_in_rows && bloom_plan_pairs(q) && !ke->gray; /* the spectra's order */
 	st->column_pairs = order;
 	st->row_pitch = q->pitch;
+	st->tile_columns = q->tile_log ? 1 << q->tile_log : 0;
 	q->colour_seen |= !ke->gray;
 	/* the programs of the passes that run */
 	if ((!st->ends_in_rows && ((rc = bloom_prog(b, SH_PACK, bloom, q->half, &pack, err)) ||

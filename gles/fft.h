@@ -148,19 +148,21 @@ struct fft_conv;
  * each (k, l) with its Hermitian partner (count - k, n - l) as the packed real convolution needs
  * (gray: a real kernel's plain vec2 spectrum, multiplied directly, so neighbours k and k + 1
  * share a group instead), then transformed back and scaled by 1/n. The kernel buffer holds
- * (k, l) at k*n + l whichever the signals are (float32). pairs (not gray): the columns
- * (columns 1 only) are in the pair order (fft_pair_pos over count): signal k is column
- * fft_pair_pos(k, count), so a group's k and count - k are neighbours in memory.
+ * (k, l) at k*n + l whichever the signals are (float32).
+ * layout: FFT_IO_PAIRS (not gray), the columns (columns 1 only) in the pair order: signal k is
+ * column fft_pair_pos(k, count), so a group's k and count - k are neighbours in memory; and/or
+ * FFT_IO_TILES(L) (columns 1 only), the buffer's rows in tiles of 2^L columns (below).
  * FFT_E_PLAN when two signals do not fit the device's shared memory. o: components must be 4;
  * half, threads, split and pad_from apply. */
 int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
-                    int gray, int pairs, const struct fft_opts *o, struct fft_conv **out,
+                    int gray, int layout, const struct fft_opts *o, struct fft_conv **out,
                     char err[FFT_ERR_LEN]);
 void fft_conv_destroy(struct fft_conv *c); /* NULL-safe */
 const struct fft_plan *fft_conv_plan(const struct fft_conv *c); /* two signals a group */
 /* columns 0: the signals are buf's rows (n elements apart); 1: its columns, of rows `pitch`
- * elements apart (0: count; less than count: FFT_E_ARG). Elements l >= valid of each signal are
- * taken as zero and not stored back (rows of padding; valid < 0 or > n: all n). A pairs
+ * elements apart (0: count; less than count: FFT_E_ARG), or with FFT_IO_TILES(L) in tiles
+ * `pitch` elements apart (at least n << L). Elements l >= valid of each signal are taken as
+ * zero and not stored back (rows of padding; valid < 0 or > n: all n). A pairs or tiles
  * convolution runs on columns only (FFT_E_ARG on rows). */
 int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int columns, int valid,
                      int pitch);
@@ -179,18 +181,28 @@ int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int colu
  * program's state); io_id tells its variants of the same sources apart in the program cache.
  * With FFT_IO_PAIRS beside one hook, the other end (the data buffer's stores, or its loads) is in
  * the pair order (fft_pair_pos): the row spectra a pairs fused convolution reads and writes.
+ * With FFT_IO_TILES(L) (1 <= L <= FFT_TILE_LOG_MAX) beside one hook, the data buffer holds its
+ * rows in tiles of 2^L columns: element c of row r at offset + (c >> L) * tile + (r << L) +
+ * c % 2^L, tile (fft_io_execute's sig_stride) at least count << L apart. A fused convolution
+ * over columns reads the same layout; a column's group then reads 16 << L contiguous bytes a
+ * row among its neighbours' instead of 16 bytes a row pitch apart.
  * FFT_E_PLAN unless a's signals are rows of a native length (not Bluestein's) run by the shared
  * technique (a whole signal a work group). */
 #define FFT_IO_LOAD 1
 #define FFT_IO_STORE 2
 #define FFT_IO_PAIRS 4
+#define FFT_IO_TILE_SHIFT 3
+#define FFT_IO_TILES(log) ((log) << FFT_IO_TILE_SHIFT)
+#define FFT_IO_TILE_LOG(io) (((io) >> FFT_IO_TILE_SHIFT) & 7)
+#define FFT_TILE_LOG_MAX 4
 struct fft_io;
 int fft_io_create(struct program_cache *pc, const struct fft_axis *a, int inverse, int io,
                   const char *sources, int io_id, struct fft_io **out, char err[FFT_ERR_LEN]);
 void fft_io_destroy(struct fft_io *f); /* NULL-safe */
 unsigned fft_io_program(const struct fft_io *f);
 /* Signals s = 0..count-1 at buf[offset + s*sig_stride + i] (elements of the axis's type), as
- * fft_axis_execute; the data buffer is still bound at binding 0 (read or written where not
+ * fft_axis_execute, or with FFT_IO_TILES in tiles sig_stride elements apart (FFT_E_ARG under
+ * count << L); the data buffer is still bound at binding 0 (read or written where not
  * replaced). */
 int fft_io_execute(struct fft_io *f, unsigned buf, size_t offset, size_t sig_stride, int count);
 

@@ -29,7 +29,7 @@ struct fft_key {
 	int bank_pad;  /* the plan's padding period */
 	unsigned pads; /* bit i: the exchange after pass i is padded */
 	int probe;     /* fft_opts.probe */
-	int io, io_id; /* fft_io: FFT_IO_* hooks, the caller's variant */
+	int io, io_id; /* fft_io: FFT_IO_* hooks and layout, the caller's variant */
 	int pairs;     /* the fused convolution's columns in the pair order */
 };
 
@@ -72,7 +72,7 @@ static void common_defines(struct sb *b, int components, int half, int inverse, 
 	sbf(b, "#define COMPONENTS %d\n#define STORAGE_F16 %d\n#define INVERSE %d\n",
 	    components, half, inverse);
 	sbf(b, "#define CONV %d\n#define FFT_IO_LOAD 0\n#define FFT_IO_STORE 0\n"
-	       "#define FFT_PAIRS 0\n#define CONV_PAIRS 0\n", conv);
+	       "#define FFT_PAIRS 0\n#define CONV_PAIRS 0\n#define TILE_LOG 0\n", conv);
 	static const int primes[] = {3, 5, 7, 11, 13};
 	for (int i = 0; i < 5; i++) {
 		int p = primes[i], h = (p - 1) / 2;
@@ -185,7 +185,8 @@ void fft_prog_use(const struct fft_prog *p, size_t offset, size_t sig_stride, si
 }
 
 /* fft_prog_shared with io hooks (FFT_IO_LOAD | FFT_IO_STORE, the caller's sources src, its
- * variant io_id): the program fft_io_create makes. */
+ * variant io_id): the program fft_io_create makes; io's FFT_IO_PAIRS and FFT_IO_TILES the data
+ * side's layout (a fused convolution's tiles with no hook). */
 static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
                        int inverse, int conv, int kgray, double scale, int io, const char *src,
                        int io_id, struct fft_prog *out, char err[FFT_ERR_LEN])
@@ -204,6 +205,7 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	key.norm_forward = o->norm_forward;
 	key.mode = conv ? 1 + kgray : 0;
 	key.pairs = conv == 2;
+	int hooks = io & (FFT_IO_LOAD | FFT_IO_STORE);
 	key.bank_pad = p->bank_pad;
 	key.probe = o->probe;
 	key.io = io;
@@ -211,7 +213,8 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	for (int i = 0; i < p->npasses; i++)
 		key.pads |= p->pass[i].pad ? 1u << i : 0;
 	char name[64]; /* the program cache's name length */
-	int len = snprintf(name, sizeof name, "fft_common+%s%sfft_shared", io ? src : "", io ? "+" : "");
+	int len = snprintf(name, sizeof name, "fft_common+%s%sfft_shared", hooks ? src : "",
+	                   hooks ? "+" : "");
 	if (len < 0 || (size_t)len >= sizeof name) {
 		snprintf(err, FFT_ERR_LEN, "FFT io sources: names too long");
 		return FFT_E_ARG;
@@ -220,8 +223,9 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	common_defines(&b, key.components, key.half, inverse, conv != 0);
 	sbf(&b, "#undef FFT_IO_LOAD\n#define FFT_IO_LOAD %d\n#undef FFT_IO_STORE\n"
 	        "#define FFT_IO_STORE %d\n#undef FFT_PAIRS\n#define FFT_PAIRS %d\n"
-	        "#undef CONV_PAIRS\n#define CONV_PAIRS %d\n", (io & FFT_IO_LOAD) != 0,
-	    (io & FFT_IO_STORE) != 0, (io & FFT_IO_PAIRS) != 0, key.pairs);
+	        "#undef CONV_PAIRS\n#define CONV_PAIRS %d\n#undef TILE_LOG\n#define TILE_LOG %d\n",
+	    (io & FFT_IO_LOAD) != 0, (io & FFT_IO_STORE) != 0, (io & FFT_IO_PAIRS) != 0, key.pairs,
+	    FFT_IO_TILE_LOG(io));
 	int vregs = 1, used[FFT_MAX_RADIX + 1] = {0};
 	for (int i = 0; i < p->npasses; i++) {
 		int r = p->pass[i].radix;
@@ -244,10 +248,11 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 }
 
 int fft_prog_shared(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
-                    int inverse, int conv, int kgray, double scale, struct fft_prog *out,
-                    char err[FFT_ERR_LEN])
+                    int inverse, int conv, int kgray, int tile_log, double scale,
+                    struct fft_prog *out, char err[FFT_ERR_LEN])
 {
-	return prog_shared(pc, p, o, inverse, conv, kgray, scale, 0, NULL, 0, out, err);
+	return prog_shared(pc, p, o, inverse, conv, kgray, scale, FFT_IO_TILES(tile_log), NULL, 0,
+	                   out, err);
 }
 
 int fft_prog_shared_io(struct program_cache *pc, const struct fft_plan *p,

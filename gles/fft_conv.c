@@ -12,15 +12,21 @@ struct fft_conv {
 	struct program_cache *pc;
 	struct fft_plan plan;   /* two signals a group */
 	struct fft_prog prog;
-	int count, gray, pairs;
+	int count, gray, pairs, tile_log;
 	const struct egl_info *info;
 };
 
 int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
-                    int gray, int pairs, const struct fft_opts *o, struct fft_conv **out,
+                    int gray, int layout, const struct fft_opts *o, struct fft_conv **out,
                     char err[FFT_ERR_LEN])
 {
 	*out = NULL;
+	int pairs = (layout & FFT_IO_PAIRS) != 0, tile_log = FFT_IO_TILE_LOG(layout);
+	if ((layout & ~(FFT_IO_PAIRS | FFT_IO_TILES(7))) || tile_log > FFT_TILE_LOG_MAX) {
+		snprintf(err, FFT_ERR_LEN, "fused convolution: a layout of the pair order and tiles "
+		         "of 2 to %d columns", 1 << FFT_TILE_LOG_MAX);
+		return FFT_E_ARG;
+	}
 	if (o->components != 4 || n < 2 || count < 1 || !fft_is_native(n)) {
 		snprintf(err, FFT_ERR_LEN, "fused convolution: needs vec4 rows of a native length >= 2");
 		return FFT_E_ARG;
@@ -35,7 +41,8 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	c->pc = pc;
 	c->count = count;
 	c->gray = gray;
-	c->pairs = pairs != 0;
+	c->pairs = pairs;
+	c->tile_log = tile_log;
 	c->info = info;
 	/* The shape, measured on the H200 (bench/RESULTS.md, "The fused columns in place, their
 	 * shape"): two vec2 exchange rounds (half the shared memory a group) beat whole vec4 from
@@ -60,7 +67,7 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	}
 	p->signals = 2;
 	fft_plan_exchanges(p, &po); /* the padding for two signals a group */
-	rc = fft_prog_shared(pc, p, o, 0, c->pairs ? 2 : 1, gray, 1.0 / n, &c->prog, err);
+	rc = fft_prog_shared(pc, p, o, 0, c->pairs ? 2 : 1, gray, tile_log, 1.0 / n, &c->prog, err);
 	if (rc) {
 		free(c);
 		return rc;
@@ -88,9 +95,12 @@ int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int colu
 	size_t n = (size_t)c->plan.m, count = (size_t)c->count;
 	if (valid < 0 || (size_t)valid > n)
 		valid = (int)n;
-	if ((c->pairs && !columns) || (pitch && (size_t)pitch < count))
+	if (((c->pairs || c->tile_log) && !columns) ||
+	    (c->tile_log ? (size_t)pitch < n << c->tile_log : pitch && (size_t)pitch < count))
 		return FFT_E_ARG;
-	if (columns)
+	if (c->tile_log) /* tile_at: tiles pitch apart */
+		fft_prog_use(&c->prog, 0, (size_t)pitch, 1, c->count);
+	else if (columns)
 		fft_prog_use(&c->prog, 0, 1, pitch ? (size_t)pitch : count, c->count);
 	else
 		fft_prog_use(&c->prog, 0, n, 1, c->count);

@@ -9,7 +9,7 @@ struct fft_io {
 	struct program_cache *pc;
 	struct fft_plan plan;
 	struct fft_prog prog;
-	int max_group_x;
+	int max_group_x, tile_log;
 };
 
 int fft_io_create(struct program_cache *pc, const struct fft_axis *a, int inverse, int io,
@@ -17,13 +17,14 @@ int fft_io_create(struct program_cache *pc, const struct fft_axis *a, int invers
 {
 	*out = NULL;
 	const struct fft_plan *p = fft_axis_plan(a);
-	int hooks = io & (FFT_IO_LOAD | FFT_IO_STORE);
+	int hooks = io & (FFT_IO_LOAD | FFT_IO_STORE), tile_log = FFT_IO_TILE_LOG(io);
 	if (!p->shared || p->bluestein || p->npasses == 0 || fft_axis_adjacent(a) || !hooks ||
-	    (io & ~(FFT_IO_LOAD | FFT_IO_STORE | FFT_IO_PAIRS)) ||
-	    ((io & FFT_IO_PAIRS) && hooks == (FFT_IO_LOAD | FFT_IO_STORE)) || !sources ||
-	    !sources[0]) {
+	    (io & ~(FFT_IO_LOAD | FFT_IO_STORE | FFT_IO_PAIRS | FFT_IO_TILES(7))) ||
+	    tile_log > FFT_TILE_LOG_MAX ||
+	    ((io & (FFT_IO_PAIRS | FFT_IO_TILES(7))) && hooks == (FFT_IO_LOAD | FFT_IO_STORE)) ||
+	    !sources || !sources[0]) {
 		snprintf(err, FFT_ERR_LEN, "FFT io: needs an axis of rows of a native length, of the "
-		         "shared technique, and hooks (the pair order with one of them)");
+		         "shared technique, and hooks (the pair order or tiles with one of them)");
 		return FFT_E_PLAN;
 	}
 	struct fft_io *f = calloc(1, sizeof *f);
@@ -32,6 +33,7 @@ int fft_io_create(struct program_cache *pc, const struct fft_axis *a, int invers
 	f->pc = pc;
 	f->plan = *p;
 	f->max_group_x = fft_axis_max_group_x(a);
+	f->tile_log = tile_log;
 	int rc = fft_prog_shared_io(pc, &f->plan, fft_axis_options(a), inverse, io, sources, io_id,
 	                            &f->prog, err);
 	if (rc) {
@@ -59,6 +61,8 @@ int fft_io_execute(struct fft_io *f, unsigned buf, size_t offset, size_t sig_str
 {
 	if (count < 1)
 		return 0;
+	if (f->tile_log && sig_stride < (size_t)count << f->tile_log)
+		return FFT_E_ARG;
 	fft_prog_use(&f->prog, offset, sig_stride, 1, count);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
 	fft_dispatch_groups((unsigned)((count + f->plan.signals - 1) / f->plan.signals),

@@ -21,15 +21,16 @@
 #            (--fft-wisdom; --verbose: any shape measured because of it shows in io.verbose)
 #   convN    the product's shaders, the fused column pass on N invocations a column
 #            (--conv-threads N; two columns a work group)
+#   rule     the product as it is (no option)
+#   inplace  the fused column pass in place whatever the storage (--fused-layout in_place)
 #   transposed the fused column pass on a transposed copy (--fused-layout transposed), its
 #            transposes timed apart: what reading the columns in place costs
-#   tiles8   fft_shared.comp with the row spectra stored in tiles of 8 columns: element (row r,
-#            position p) at (p / 8) * 8 * ROWS + r * 8 + p % 8 (the fused columns read 32 bytes
-#            a row 128 bytes apart, the rows 128-byte lines ROWS * 128 bytes apart; ROWS: the
-#            column length, or in the row programs the buffer's length over the row pitch), for
-#            the float32 blooms whose ends are in the rows and columns fused in place
-# and the plain row transforms (bloom.rows.*), for IDS (default the 2160p k512 and 1080p k256
-# blooms), each a process, alternated ROUNDS (2) times. Stage lines (GPU ...) in io.txt, JSON
+#   tilesN   the row spectra in tiles of N columns (--spectrum-tiles N; 1: rows a pitch apart).
+#            Until 8e02b5b tiles8 was a shader folder: fft_shared.comp addressing tiles of 8
+#            columns in the io rows and fused columns (issue40_s11.sh, h200/2026-11-29T0307)
+# and the plain row transforms (bloom.rows.*; not with NO_PLAIN=1), for IDS (default the 2160p
+# k512 and 1080p k256 blooms) of SUITE (default bloom; jpeg with VARIANT=scan), each a process,
+# alternated ROUNDS (2) times. Stage lines (GPU ...) in io.txt, JSON
 # lines in io.jsonl.
 # usage (repository root, a pack in .carry): bash bench/probes/issue40_io.sh
 # Here (llvmpipe, build/; a check that every variant compiles and runs, minutes a variant):
@@ -52,7 +53,7 @@ assert a in s, "not in %s: %s" % (p, a); open(p, "w").write(s.replace(a, b))' "$
 }
 T=$(printf '\t')
 variant() { # NAME: the folder $V/NAME with bloom_io.comp changed (threadsN: a wisdom file)
-	[ "${1#conv}" != "$1" ] || [ "$1" = transposed ] && return
+	case $1 in conv*|tiles*|transposed|inplace|rule) return ;; esac
 	if [ "${1#threads}" != "$1" ]; then
 		mkdir -p "$V"
 		printf '%s\n' "$WISDOM_ROWS" | awk -F'|' -v t="${1#threads}" 'BEGIN { OFS = "|" } { $9 = t; print }' >"$V/$1.txt"
@@ -81,38 +82,6 @@ ${T}${T}v = finite4(v);" ;;
 		swap "$f" "img[row * u_img.x + i]" "img[$p]"
 		swap "$f" "$at" "${T}uint at = $p;" ;;
 	esac
-	if [ "$1" = tiles8 ]; then
-		local g=$V/$1/fft_shared.comp
-		swap "$g" "uint g_lsig, g_tid, g_sig, g_base;" "uint g_lsig, g_tid, g_sig, g_base, g_pos;
-#ifdef BL_FILTER
-#define TILED 0
-#else
-#define TILED (CONV != 0 || FFT_IO_LOAD != FFT_IO_STORE)
-#endif
-#if CONV
-#define TILE_ROWS uint(N)
-#else
-#define TILE_ROWS (uint(data.length()) / u_sig_stride)
-#endif
-uint tile_at(uint p, uint r) { return (p >> 3u) * (TILE_ROWS * 8u) + r * 8u + (p & 7u); }"
-		swap "$g" "#define GLOAD(i) ((i) < u_valid ? st_load(data[g_base + (i) * u_elem_stride]) : T(0))
-#define GSTORE(i, val) if ((i) < u_valid) data[g_base + (i) * u_elem_stride] = st_store(val)" \
-"#define GLOAD(i) ((i) < u_valid ? st_load(data[tile_at(g_pos, (i))]) : T(0))
-#define GSTORE(i, val) if ((i) < u_valid) data[tile_at(g_pos, (i))] = st_store(val)"
-		swap "$g" "#define GLOAD(i) st_load(data[g_base + fft_pair_pos(i, uint(N)) * u_elem_stride])
-#define GSTORE(i, val) data[g_base + fft_pair_pos(i, uint(N)) * u_elem_stride] = st_store(val)" \
-"#define GLOAD(i) st_load(data[tile_at(fft_pair_pos(i, uint(N)), g_sig)])
-#define GSTORE(i, val) data[tile_at(fft_pair_pos(i, uint(N)), g_sig)] = st_store(val)"
-		swap "$g" "#else
-#define GLOAD(i) st_load(data[g_base + (i) * u_elem_stride])" "#elif TILED
-#define GLOAD(i) st_load(data[tile_at((i), g_sig)])
-#define GSTORE(i, val) data[tile_at((i), g_sig)] = st_store(val)
-#else
-#define GLOAD(i) st_load(data[g_base + (i) * u_elem_stride])"
-		swap "$g" "	g_sig = sig;" "	g_sig = sig;
-	g_pos = CONV_PAIRS != 0 ? fft_pair_pos(sig, u_count) : sig;"
-		return
-	fi
 	case $1 in
 	rawstore|bare) swap "$f" "$at" "$at
 ${T}o[at] = b;
@@ -137,11 +106,17 @@ WISDOM_ROWS=${WISDOM_ROWS:-"NVIDIA H200/PCIe/SSE2 / OpenGL ES 3.2 NVIDIA 580.159
 VARS=${VARS:-base rawload noread rawstore nocheck bare}
 for v in $VARS; do variant "$v"; done
 for r in $(seq "${ROUNDS:-2}"); do
-	for v in $VARS plain; do
+	for v in $VARS $([ -n "${NO_PLAIN:-}" ] || echo plain); do
 		if [ "${v#threads}" != "$v" ]; then
 			o="--only $IDS --fft-wisdom $V/$v.txt --verbose"
 		elif [ "${v#conv}" != "$v" ]; then
 			o="--only $IDS --conv-threads ${v#conv}"
+		elif [ "${v#tiles}" != "$v" ]; then
+			o="--only $IDS --spectrum-tiles ${v#tiles}"
+		elif [ "$v" = rule ]; then
+			o="--only $IDS"
+		elif [ "$v" = inplace ]; then
+			o="--only $IDS --fused-layout in_place"
 		elif [ "$v" = transposed ]; then
 			o="--only $IDS --fused-layout transposed"
 		elif [ "$v" = plain ]; then
@@ -150,10 +125,10 @@ for r in $(seq "${ROUNDS:-2}"); do
 			o="--only $IDS --shader-dir $V/$v"
 		fi
 		# shellcheck disable=SC2086
-		timeout "${TIMEOUT:-120}" "$BIN/fftbloom" bench --suite bloom $o --variant default \
+		timeout "${TIMEOUT:-120}" "$BIN/fftbloom" bench --suite "${SUITE:-bloom}" $o --variant "${VARIANT:-default}" \
 			--runs "${RUNS:-30}" --warmup "${WARMUP:-5}" --warm-seconds "${WARM_S:-1}" --machine "$M" \
 			2>"$R/io.err" |
-			sed "s/\"variant\":\"default\"/\"variant\":\"$v\"/" >>"$R/io.jsonl"
+			sed "s/\"variant\":\"${VARIANT:-default}\"/\"variant\":\"$v\"/" >>"$R/io.jsonl"
 		grep "GPU\|rows forward" "$R/io.err" | sed "s/^/round $r $v: /" >>"$R/io.txt"
 		grep -i "wisdom\|candidate\|measur" "$R/io.err" | sed "s/^/round $r $v: /" >>"$R/io.verbose"
 		tail -n 3 "$R/io.err" | grep -i "error\|fail" | sed "s/^/round $r $v: /" >>"$R/io.txt"

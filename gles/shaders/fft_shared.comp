@@ -8,7 +8,10 @@
 //   i + (i >> SPAD_LOG)), SCALE (applied on the final store), FFT_SEQUENCE (the pass calls,
 //   from gles/fft_codegen.c).
 // Element (signal s, index i) lives at data[u_offset + s*u_sig_stride + i*u_elem_stride]:
-// rows of a row-major buffer (elem stride 1) or its columns (sig stride 1).
+// rows of a row-major buffer (elem stride 1) or its columns (sig stride 1). TILE_LOG > 0 (a
+// fused convolution over columns, or an io program's data side: gles/fft.h, FFT_IO_TILES): the
+// buffer holds its rows in tiles of 2^TILE_LOG columns, u_sig_stride elements apart: (row r,
+// column c) at u_offset + (c >> TILE_LOG) * u_sig_stride + (r << TILE_LOG) + c % 2^TILE_LOG.
 // gles/fft_plan.h explains the index mapping and the padding.
 layout(local_size_x = NSIG, local_size_y = NTHR) in;
 layout(std430, binding = 0) buffer Data { ST data[]; };
@@ -25,6 +28,14 @@ shared T s[S_ELEMS];
 
 T v[VREGS];
 uint g_lsig, g_tid, g_sig, g_base;
+#if TILE_LOG
+uint g_col; // CONV: the column this invocation's signal is
+uint tile_at(uint c, uint r)
+{
+	return u_offset + (c >> uint(TILE_LOG)) * u_sig_stride + (r << uint(TILE_LOG)) +
+	       (c & ((1u << uint(TILE_LOG)) - 1u));
+}
+#endif
 bool g_valid; // this invocation's signal exists: load it
 bool g_store; // ... and store it (CONV: the second row of a self-paired group is not stored)
 
@@ -60,12 +71,23 @@ uint fft_pair_pos(uint k, uint n)
 // u_valid: the signal's elements past it are zero where loaded and not stored (the rows of
 // padding below an image: its columns' tails)
 uniform uint u_valid;
-#define GLOAD(i) ((i) < u_valid ? st_load(data[g_base + (i) * u_elem_stride]) : T(0))
-#define GSTORE(i, val) if ((i) < u_valid) data[g_base + (i) * u_elem_stride] = st_store(val)
+#if TILE_LOG
+#define G_AT(i) tile_at(g_col, (i))
+#else
+#define G_AT(i) (g_base + (i) * u_elem_stride)
+#endif
+#define GLOAD(i) ((i) < u_valid ? st_load(data[G_AT(i)]) : T(0))
+#define GSTORE(i, val) if ((i) < u_valid) data[G_AT(i)] = st_store(val)
+#elif FFT_PAIRS && TILE_LOG
+#define GLOAD(i) st_load(data[tile_at(fft_pair_pos(i, uint(N)), g_sig)])
+#define GSTORE(i, val) data[tile_at(fft_pair_pos(i, uint(N)), g_sig)] = st_store(val)
 #elif FFT_PAIRS
 // FFT_PAIRS (fft_io): the end the caller does not replace is in the pair order
 #define GLOAD(i) st_load(data[g_base + fft_pair_pos(i, uint(N)) * u_elem_stride])
 #define GSTORE(i, val) data[g_base + fft_pair_pos(i, uint(N)) * u_elem_stride] = st_store(val)
+#elif TILE_LOG
+#define GLOAD(i) st_load(data[tile_at((i), g_sig)])
+#define GSTORE(i, val) data[tile_at((i), g_sig)] = st_store(val)
 #else
 #define GLOAD(i) st_load(data[g_base + (i) * u_elem_stride])
 #define GSTORE(i, val) data[g_base + (i) * u_elem_stride] = st_store(val)
@@ -282,6 +304,9 @@ void main()
 	g_base = u_offset + fft_pair_pos(sig, u_count) * u_sig_stride;
 #else
 	g_base = u_offset + sig * u_sig_stride;
+#endif
+#if TILE_LOG && CONV
+	g_col = CONV_PAIRS != 0 ? fft_pair_pos(sig, u_count) : sig;
 #endif
 	FFT_SEQUENCE
 }

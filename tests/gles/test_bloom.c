@@ -650,7 +650,8 @@ static void test_padded_columns(void **state)
 	p.precision = BLOOM_FP16;
 	struct bloom_stats st;
 	int ok = convolve_matches("convolve fp16, padded FFT", &in, &k, &p, 15, 25, 1, TOL_FP16, &st);
-	assert_int_equal(st.fused, BLOOM_FUSED_TRANSPOSED); /* float16: the rule */
+	/* float16: the rule (in place only where the row spectra are in tiles) */
+	assert_int_equal(st.fused, st.tile_columns ? BLOOM_FUSED_IN_PLACE : BLOOM_FUSED_TRANSPOSED);
 	image_free(&in), image_free(&k);
 	g_b = saved;
 	bloom_ctx_destroy(pad);
@@ -659,7 +660,8 @@ static void test_padded_columns(void **state)
 
 /* The fused columns in place and through the transposed copy, each with the prefilter and the
  * composite as passes of their own and in the row transforms' loads and stores (forced on where
- * the rule would not use them): blooms (add and mix, thresholds, colour and gray kernels) and
+ * the rule would not use them; in place with the ends in the rows, the row spectra in tiles of
+ * the rule's columns, of 2 or 4, or in rows a pitch apart): blooms (add and mix, thresholds, colour and gray kernels) and
  * convolutions (odd sizes, float16 too) against the CPU references; non-finite input stays
  * local, and float32 overflow is found, on every path. Then the rule: rows that exchange in
  * vec2 rounds (wider than the device's shared memory holds whole vec4 rows) take the ends, others
@@ -678,76 +680,84 @@ static void test_ends_and_layouts(void **state)
 	struct bloom_ctx *saved = g_b;
 	char err[BLOOM_ERR_LEN];
 	static const int layouts[2] = {BLOOM_FUSED_TRANSPOSED, BLOOM_FUSED_IN_PLACE};
-	for (int li = 0; li < 2; li++)
-		for (int ends = -1; ends <= 1; ends += 2)
-		for (int pairs = 0; pairs >= (li && ends > 0 ? -1 : 0); pairs--) {
-			/* in place with the ends in the rows: colour kernels' row spectra in the pair
-			 * order, or not */
-			struct bloom_ctx_opts o = {.fused_layout = layouts[li], .ends_in_rows = ends,
-			                           .column_pairs = pairs};
-			int want_pairs = li && ends > 0 && pairs == 0;
-			struct bloom_ctx *b;
-			assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b,
-			                                  err), 0);
-			g_b = b;
-			printf("-- fused %s, ends %s%s\n", li ? "in place" : "transposed",
-			       ends > 0 ? "in the rows" : "separate", want_pairs ? ", pair order" : "");
-			/* the pair order's programs come in idle time after a colour kernel ran: the
-			 * checks again after it */
-			for (int pass = 0; pass <= want_pairs; pass++) {
-				check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
-				check_bloom(BLOOM_COMPOSITE_MIX, 0.5, 0.0, 1);
-				check_convolve(61, 47, 4, 9, 13, 3, 0, "", 4, 6, 0);
-				check_convolve(37, 50, 3, 8, 5, 3, 1, "1,4", 1, 4, 0);
-				idle_work(b);
-			}
-			struct image in = rand_image(45, 33, 4, 0, 4), k = rand_image(9, 7, 3, 0, 1), out;
-			struct bloom_params p;
-			struct bloom_stats st;
-			tu_params(&p, BLOOM_OP_CONVOLVE);
-			p.precision = BLOOM_FP16;
-			int ok = convolve_matches("convolve fp16", &in, &k, &p, 4, 3, 1, TOL_FP16, &st);
-			assert_int_equal(st.fused, layouts[li]);
-			assert_int_equal(st.ends_in_rows, ends > 0);
-			assert_int_equal(st.column_pairs, 0); /* a new size: its first colour frame */
-			assert_true(ok);
+	/* in place with the ends in the rows: colour kernels' row spectra in the pair order or
+	 * not, in tiles (the rule's, 2 or 4 columns) or not (1) */
+	static const struct {
+		int li, ends, pairs, tiles;
+	} cases[] = {{0, -1, 0, 0}, {0, 1, 0, 0}, {1, -1, 0, 0}, {1, 1, 0, 0},
+	             {1, 1, -1, 1}, {1, 1, 0, 4}, {1, 1, -1, 2}};
+	for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+		int li = cases[ci].li, ends = cases[ci].ends, pairs = cases[ci].pairs;
+		struct bloom_ctx_opts o = {.fused_layout = layouts[li], .ends_in_rows = ends,
+		                           .column_pairs = pairs, .spectrum_tiles = cases[ci].tiles};
+		int want_pairs = li && ends > 0 && pairs == 0;
+		int want_tiles = !li || ends < 0 || cases[ci].tiles == 1 ? 0 : cases[ci].tiles
+		               ? cases[ci].tiles : BLOOM_TILE_COLUMNS;
+		struct bloom_ctx *b;
+		assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b,
+		                                  err), 0);
+		g_b = b;
+		printf("-- fused %s, ends %s%s, tiles of %d columns\n", li ? "in place" : "transposed",
+		       ends > 0 ? "in the rows" : "separate", want_pairs ? ", pair order" : "",
+		       want_tiles);
+		/* the pair order's programs come in idle time after a colour kernel ran: the
+		 * checks again after it */
+		for (int pass = 0; pass <= want_pairs; pass++) {
+			check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
+			check_bloom(BLOOM_COMPOSITE_MIX, 0.5, 0.0, 1);
+			check_convolve(61, 47, 4, 9, 13, 3, 0, "", 4, 6, 0);
+			check_convolve(37, 50, 3, 8, 5, 3, 1, "1,4", 1, 4, 0);
 			idle_work(b);
-			ok = convolve_matches("convolve fp16, after idle time", &in, &k, &p, 4, 3, 1,
-			                      TOL_FP16, &st);
-			assert_int_equal(st.column_pairs, want_pairs);
-			assert_true(ok);
-			/* a gray kernel's columns are neighbours in the natural order whatever the plan */
-			struct image kg = rand_image(9, 7, 1, 0, 1);
-			p.precision = BLOOM_FP32;
-			ok = convolve_matches("convolve gray", &in, &kg, &p, 4, 3, 1, TOL, &st);
-			assert_true(st.gray_kernel && !st.column_pairs);
-			assert_true(ok);
-			image_free(&kg);
-			/* non-finite input pixels stay local */
-			tu_params(&p, BLOOM_OP_BLOOM);
-			in.pixels[10] = NAN;
-			in.pixels[21] = INFINITY;
-			struct bloom_kernel kr = {&k, {0, 0}};
-			assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &out, &st, err), 0);
-			assert_int_equal(st.ends_in_rows, ends > 0);
-			int finite = 0;
-			for (int i = 0; i < 45 * 33 * 4; i++)
-				finite += isfinite(out.pixels[i]) != 0;
-			printf("non-finite input: %d of %d outputs finite\n", finite, 45 * 33 * 4);
-			assert_true(finite >= 45 * 33 * 4 - 2);
-			image_free(&out), image_free(&in), image_free(&k);
-			/* float32 overflow found */
-			tu_params(&p, BLOOM_OP_CONVOLVE);
-			p.normalize = BLOOM_NORMALIZE_NONE;
-			in = rand_image(40, 30, 1, 1e38f, 3e38f);
-			k = rand_image(9, 9, 1, 1, 2);
-			struct bloom_kernel kb = {&k, {0, 0}};
-			assert_int_equal(bloom_run(b, BLOOM_OP_CONVOLVE, &in, &kb, &p, 0, &out, &st, err),
-			                 BLOOM_E_ARG);
-			assert_non_null(strstr(err, "not finite"));
-			image_free(&in), image_free(&k);
-			bloom_ctx_destroy(b);
 		}
+		struct image in = rand_image(45, 33, 4, 0, 4), k = rand_image(9, 7, 3, 0, 1), out;
+		struct bloom_params p;
+		struct bloom_stats st;
+		tu_params(&p, BLOOM_OP_CONVOLVE);
+		p.precision = BLOOM_FP16;
+		int ok = convolve_matches("convolve fp16", &in, &k, &p, 4, 3, 1, TOL_FP16, &st);
+		assert_int_equal(st.fused, layouts[li]);
+		assert_int_equal(st.ends_in_rows, ends > 0);
+		assert_int_equal(st.tile_columns, want_tiles);
+		assert_int_equal(st.column_pairs, 0); /* a new size: its first colour frame */
+		assert_true(ok);
+		idle_work(b);
+		ok = convolve_matches("convolve fp16, after idle time", &in, &k, &p, 4, 3, 1,
+		                      TOL_FP16, &st);
+		assert_int_equal(st.column_pairs, want_pairs);
+		assert_true(ok);
+		/* a gray kernel's columns are neighbours in the natural order whatever the plan */
+		struct image kg = rand_image(9, 7, 1, 0, 1);
+		p.precision = BLOOM_FP32;
+		ok = convolve_matches("convolve gray", &in, &kg, &p, 4, 3, 1, TOL, &st);
+		assert_true(st.gray_kernel && !st.column_pairs);
+		assert_int_equal(st.tile_columns, want_tiles);
+		assert_true(ok);
+		image_free(&kg);
+		/* non-finite input pixels stay local */
+		tu_params(&p, BLOOM_OP_BLOOM);
+		in.pixels[10] = NAN;
+		in.pixels[21] = INFINITY;
+		struct bloom_kernel kr = {&k, {0, 0}};
+		assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &out, &st, err), 0);
+		assert_int_equal(st.ends_in_rows, ends > 0);
+		int finite = 0;
+		for (int i = 0; i < 45 * 33 * 4; i++)
+			finite += isfinite(out.pixels[i]) != 0;
+		printf("non-finite input: %d of %d outputs finite\n", finite, 45 * 33 * 4);
+		assert_true(finite >= 45 * 33 * 4 - 2);
+		image_free(&out), image_free(&in), image_free(&k);
+		/* float32 overflow found */
+		tu_params(&p, BLOOM_OP_CONVOLVE);
+		p.normalize = BLOOM_NORMALIZE_NONE;
+		in = rand_image(40, 30, 1, 1e38f, 3e38f);
+		k = rand_image(9, 9, 1, 1, 2);
+		struct bloom_kernel kb = {&k, {0, 0}};
+		assert_int_equal(bloom_run(b, BLOOM_OP_CONVOLVE, &in, &kb, &p, 0, &out, &st, err),
+		                 BLOOM_E_ARG);
+		assert_non_null(strstr(err, "not finite"));
+		image_free(&in), image_free(&k);
+		bloom_ctx_destroy(b);
+	}
 	g_b = saved;
 	/* the rule: rows past what whole vec4 rows of shared memory hold exchange in vec2 rounds
 	 * and take the ends; a narrow frame's rows do not */
@@ -774,14 +784,16 @@ static void test_ends_and_layouts(void **state)
 		assert_true(ok);
 	}
 	/* an odd padded width: with the ends in the rows and the columns fused in place the row
-	 * spectra are one element wider apart (every row then starts on a 32-byte sector), colour
-	 * kernels in both orders and gray ones; the padded width itself when asked (even_pitch -1) */
+	 * spectra are in tiles of the rule's columns, the padded width rounded up to whole tiles
+	 * (ep 1); without tiles one element wider apart (every row then starts on a 32-byte sector;
+	 * ep 0); the padded width itself when asked (even_pitch -1): colour kernels in both orders
+	 * and gray ones */
 	int ow = 60;
 	while (fft_good_size(ow + 8) % 2 == 0)
 		ow++;
-	for (int ep = 0; ep >= -1; ep--) {
+	for (int ep = 1; ep >= -1; ep--) {
 		struct bloom_ctx_opts o = {.fused_layout = BLOOM_FUSED_IN_PLACE, .ends_in_rows = 1,
-		                           .even_pitch = ep};
+		                           .even_pitch = ep < 0 ? -1 : 0, .spectrum_tiles = ep > 0 ? 0 : 1};
 		struct bloom_ctx *b;
 		assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err),
 		                 0);
@@ -796,11 +808,15 @@ static void test_ends_and_layouts(void **state)
 			ok &= convolve_matches(pass == 2 ? "convolve gray, odd padded width"
 			                                 : "convolve, odd padded width",
 			                       &in, pass == 2 ? &kg : &kc, &p, 4, 3, 1, TOL, &st);
-			printf("  %dx29 (even_pitch %d): padded %dx%d, row pitch %d, pair order %d\n", ow, ep,
-			       st.padded_w, st.padded_h, st.row_pitch, st.column_pairs);
+			printf("  %dx29 (%s): padded %dx%d, row pitch %d, tiles of %d columns, pair order "
+			       "%d\n", ow, ep > 0 ? "tiles" : ep ? "even_pitch -1" : "even_pitch 0", st.padded_w,
+			       st.padded_h, st.row_pitch, st.tile_columns, st.column_pairs);
 			assert_true(st.padded_w % 2 == 1 && st.ends_in_rows);
 			assert_int_equal(st.fused, BLOOM_FUSED_IN_PLACE);
-			assert_int_equal(st.row_pitch, st.padded_w + (ep == 0));
+			int tw = BLOOM_TILE_COLUMNS;
+			assert_int_equal(st.tile_columns, ep > 0 ? tw : 0);
+			assert_int_equal(st.row_pitch, ep > 0 ? (st.padded_w + tw - 1) / tw * tw
+			                                      : st.padded_w + (ep == 0));
 			assert_int_equal(st.column_pairs, pass == 1);
 			idle_work(b);
 		}
@@ -810,7 +826,7 @@ static void test_ends_and_layouts(void **state)
 		assert_true(ok);
 	}
 	/* a storage-buffer limit the padded width fits and one element more does not: the padded
-	 * width */
+	 * width; one that fits one element more but not whole tiles: the even pitch */
 	for (int room = 0; room < 2; room++) {
 		int pw = fft_good_size(ow + 8), ph = fft_good_size(29 + 6);
 		struct egl_info small = *egl_ctx_info(tu_gl_context());
@@ -829,6 +845,8 @@ static void test_ends_and_layouts(void **state)
 		assert_int_equal(st.padded_w, pw);
 		assert_int_equal(st.padded_h, ph);
 		assert_int_equal(st.row_pitch, pw + room);
+		int tw = BLOOM_TILE_COLUMNS; /* whole tiles fit only where they are pw + 1 wide */
+		assert_int_equal(st.tile_columns, room && (pw + tw - 1) / tw * tw == pw + 1 ? tw : 0);
 		image_free(&in), image_free(&kc);
 		g_b = saved;
 		bloom_ctx_destroy(b);

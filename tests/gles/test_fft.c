@@ -327,7 +327,10 @@ static void test_linearity(void **state)
 }
 
 /* fft_io takes only rows of a native length run in shared memory: a Bluestein length, columns
- * and no hooks are refused (FFT_E_PLAN, nothing built); rows of 40 with a store hook are built.
+ * and no hooks are refused (FFT_E_PLAN, nothing built), as are unknown flags, tiles past
+ * FFT_TILE_LOG_MAX and the pair order or tiles with both hooks; rows of 40 with a store hook are
+ * built, and a load hook with the data side in the pair order and tiles; a tiled program refuses
+ * tiles closer than its rows.
  * (What the hooks compute is tested through the bloom: test_bloom test_ends_and_layouts.) */
 static void test_io_refusals(void **state)
 {
@@ -336,9 +339,13 @@ static void test_io_refusals(void **state)
 	static const struct {
 		int n, adjacent, io, want;
 	} cases[] = {{17, 0, FFT_IO_STORE, FFT_E_PLAN}, {40, 1, FFT_IO_STORE, FFT_E_PLAN},
-	             {40, 0, 0, FFT_E_PLAN}, {40, 0, FFT_IO_PAIRS, FFT_E_PLAN}, {40, 0, 8, FFT_E_PLAN},
+	             {40, 0, 0, FFT_E_PLAN}, {40, 0, FFT_IO_PAIRS, FFT_E_PLAN},
+	             {40, 0, FFT_IO_STORE | 64, FFT_E_PLAN}, {40, 0, FFT_IO_TILES(3), FFT_E_PLAN},
 	             {40, 0, FFT_IO_LOAD | FFT_IO_STORE | FFT_IO_PAIRS, FFT_E_PLAN},
-	             {40, 0, FFT_IO_STORE, 0}, {40, 0, FFT_IO_STORE | FFT_IO_PAIRS, 0}};
+	             {40, 0, FFT_IO_LOAD | FFT_IO_STORE | FFT_IO_TILES(1), FFT_E_PLAN},
+	             {40, 0, FFT_IO_STORE | FFT_IO_TILES(FFT_TILE_LOG_MAX + 1), FFT_E_PLAN},
+	             {40, 0, FFT_IO_STORE, 0}, {40, 0, FFT_IO_STORE | FFT_IO_PAIRS, 0},
+	             {40, 0, FFT_IO_LOAD | FFT_IO_PAIRS | FFT_IO_TILES(3), 0}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct fft_axis *ax;
 		struct fft_io *f = (struct fft_io *)&o; /* must be cleared on refusal */
@@ -350,25 +357,41 @@ static void test_io_refusals(void **state)
 		printf("fft_io n %d adjacent %d io %d: %d%s%s\n", n, cases[i].adjacent, cases[i].io, rc,
 		       rc ? ", " : "", rc ? err : "");
 		assert_int_equal(rc, cases[i].want);
-		if (rc)
+		if (rc) {
 			assert_null(f);
-		else
+		} else {
 			assert_true(fft_io_program(f) != 0);
+			int tl = FFT_IO_TILE_LOG(cases[i].io);
+			if (tl) /* 8 rows in tiles of 2^tl: tiles at least 8 << tl elements apart */
+				assert_int_equal(fft_io_execute(f, 0, 0, ((size_t)8 << tl) - 1, 8), FFT_E_ARG);
+		}
 		fft_io_destroy(f);
 		fft_axis_destroy(ax);
 	}
-	/* a fused convolution in the pair order runs on columns only */
+	/* a fused convolution in the pair order or in tiles runs on columns only, its tiles at
+	 * least a tile's elements apart; a layout of other flags or wider tiles is refused */
 	struct fft_conv *c;
 	char err[FFT_ERR_LEN];
-	assert_int_equal(fft_conv_create(g_pc, g_info, 16, 12, 0, 1, &o, &c, err), 0);
+	assert_int_equal(fft_conv_create(g_pc, g_info, 16, 12, 0, FFT_IO_PAIRS, &o, &c, err), 0);
 	GLuint b, k;
 	glGenBuffers(1, &b);
 	glGenBuffers(1, &k);
 	assert_int_equal(fft_conv_execute(c, b, k, 0, 16, 0), FFT_E_ARG);
 	assert_int_equal(fft_conv_execute(c, b, k, 1, 16, 11), FFT_E_ARG); /* rows overlap */
 	struct fft_conv *cg = (struct fft_conv *)&o;
-	assert_int_equal(fft_conv_create(g_pc, g_info, 16, 12, 1, 1, &o, &cg, err), FFT_E_ARG);
+	assert_int_equal(fft_conv_create(g_pc, g_info, 16, 12, 1, FFT_IO_PAIRS, &o, &cg, err), FFT_E_ARG);
 	assert_null(cg);
+	static const int bad_layouts[] = {FFT_IO_LOAD, FFT_IO_TILES(FFT_TILE_LOG_MAX + 1)};
+	for (int i = 0; i < 2; i++) {
+		cg = (struct fft_conv *)&o;
+		assert_int_equal(fft_conv_create(g_pc, g_info, 16, 12, 0, bad_layouts[i], &o, &cg, err),
+		                 FFT_E_ARG);
+		assert_null(cg);
+	}
+	assert_int_equal(fft_conv_create(g_pc, g_info, 16, 12, 1, FFT_IO_TILES(2), &o, &cg, err), 0);
+	assert_int_equal(fft_conv_execute(cg, b, k, 0, 16, 64), FFT_E_ARG);
+	assert_int_equal(fft_conv_execute(cg, b, k, 1, 16, 63), FFT_E_ARG); /* tiles overlap */
+	fft_conv_destroy(cg);
 	glDeleteBuffers(1, &b);
 	glDeleteBuffers(1, &k);
 	fft_conv_destroy(c);
