@@ -131,12 +131,12 @@ struct bloom_ctx_opts {
  * spectra with a row's stride, or on a transposed copy of them (a pass before and after). */
 enum bloom_fused { BLOOM_FUSED_AUTO, BLOOM_FUSED_TRANSPOSED, BLOOM_FUSED_IN_PLACE };
 
-/* A borrowed plan serves a frame when the pixels it transforms (tiles x its padded area) are at
- * most this many times the frame's own padded area: at the sizes where compiling costs a second
- * of GPU-driver time, the transforms cost a millisecond. */
 /* The row spectra's tiles by the rule (bloom_ctx_opts.spectrum_tiles): columns a tile
  * (bench/RESULTS.md, "The row spectra in tiles"). */
 #define BLOOM_TILE_COLUMNS 16
+/* A borrowed plan serves a frame when the pixels it transforms (tiles x its padded area) are at
+ * most this many times the frame's own padded area: at the sizes where compiling costs a second
+ * of GPU-driver time, the transforms cost a millisecond. */
 #define BLOOM_BORROW_COST 4
 /* A frame that borrowed a plan whole, at most this many times its own padded area, leaves its
  * own plan for idle time (BLOOM_WANT_IDLE) or a long load (BLOOM_WANT_LOAD): a compile holds

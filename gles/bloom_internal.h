@@ -348,8 +348,9 @@ int bloom_prog(struct bloom_ctx *b, int sh, int variant, int half, const struct 
 void bloom_progs_drop(struct bloom_ctx *b);
 /* The padded size for an image side plus a kernel side minus one (fft_good_size). */
 int bloom_padded_size(int n);
-/* The GPU bytes a plan of pw x ph takes with one kernel spectrum (at most: the image's spectrum
- * counted at a pitch of whole tiles of the most columns): the image's spectrum, the
+/* The GPU bytes a plan of pw x ph takes with one kernel spectrum (at most, by the rules: the
+ * image's spectrum counted at a pitch of whole tiles of the most columns past FFT_ROUNDS_ABOVE,
+ * where the rows take the ends and so the tiles, else at an even pitch): the image's spectrum, the
  * image, result and read-back buffers, a colour kernel's spectrum; with half, the transposed
  * copy float16 fused columns run on. */
 size_t bloom_plan_bytes(int pw, int ph, int half);

@@ -4,6 +4,7 @@
 #include "gles/bloom_internal.h"
 
 #include "gles/fault.h"
+#include "gles/fft_plan.h"
 #include "gles/gl_util.h"
 
 #include <stdio.h>
@@ -86,7 +87,9 @@ int bloom_padded_size(int n)
 
 size_t bloom_plan_bytes(int pw, int ph, int half)
 {
-	size_t tile = (size_t)1 << FFT_TILE_LOG_MAX, pitch = ((size_t)pw + tile - 1) / tile * tile;
+	size_t tile = (size_t)1 << FFT_TILE_LOG_MAX;
+	size_t pitch = pw > FFT_ROUNDS_ABOVE ? ((size_t)pw + tile - 1) / tile * tile
+	                                     : (size_t)pw + (pw & 1);
 	return pitch * ph * (half ? 8 : 16) + (size_t)pw * ph * ((half ? 8 : 0) + 3 * 16 + 16);
 }
 
