@@ -395,7 +395,8 @@ int main(int argc, char **argv)
 			if (bench_builtin(&cab) && !bench_builtin(&c))
 				memcpy(same.gpu.fft_wisdom, c.gpu.fft_wisdom, sizeof c.gpu.fft_wisdom);
 			bad = apos != npos || memcmp(&same, &c, sizeof c) || bench_fused_layout(&cab) < 0 ||
-			      bench_ends_in_rows(&cab) == 2;
+			      bench_ends_in_rows(&cab) == 2 ||
+			      (cab.spectrum_tiles & (cab.spectrum_tiles - 1));
 		}
 		if (bad) {
 			fprintf(stderr, "fftbloom bench: --ab '%s': only the bloom context's options, valid: "

@@ -47,6 +47,17 @@ echo $? >"$tmp/ab2_rc"
 "$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --ab "--nosuch 1" \
 	>/dev/null 2>&1
 echo $? >"$tmp/ab_bad_rc"
+# --spectrum-tiles: the row spectra in tiles of 4 columns (the ends forced into the rows of this
+# small frame), its line saying so; a width that is not a power of two: exit 2, on either side
+"$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --runs 3 --warmup 1 \
+	--warm-seconds 0 --ends-in-rows on --spectrum-tiles 4 >"$tmp/tiles_lines" 2>/dev/null
+echo $? >"$tmp/tiles_rc"
+"$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --spectrum-tiles 3 \
+	>/dev/null 2>&1
+echo $? >"$tmp/tiles_bad_rc"
+"$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 \
+	--ab "--spectrum-tiles 6" >/dev/null 2>&1
+echo $? >"$tmp/tiles_ab_bad_rc"
 # --ab with the built-in FFT rules alone on the second side; another wisdom file is refused
 "$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --runs 3 --warmup 1 \
 	--warm-seconds 0 --ab "--fft-wisdom builtin" >"$tmp/ab3_lines" 2>/dev/null
@@ -217,6 +228,13 @@ ok('--fft-wisdom FILE --ab "--fft-wisdom builtin": lines +wisdom and +builtin',
 crc, cout = check(os.path.join(tmp, 'ab_lines'))
 ok('check_lines.py accepts the --ab lines', crc == 0, cout.replace('\n', ' | '))
 ok('--ab with an unknown option is a usage error (exit 2)', int(read('ab_bad_rc')) == 2)
+tl = [json.loads(x) for x in read('tiles_lines').splitlines() if x.strip()]
+ok('--spectrum-tiles 4: the line says tiles of 4 columns (variant, detail.tile_columns)',
+   int(read('tiles_rc')) == 0 and len(tl) == 1 and tl[0]['variant'].endswith('+tiles4') and
+   tl[0]['detail']['tile_columns'] == 4 and tl[0]['detail']['ends_in_rows'] == 'true',
+   str([(d['variant'], d['detail'].get('tile_columns')) for d in tl]))
+ok('--spectrum-tiles 3, and 6 on the --ab side, are usage errors (exit 2)',
+   int(read('tiles_bad_rc')) == 2 and int(read('tiles_ab_bad_rc')) == 2)
 ok('--ab with options both sides share (--runs, --gpu-frame-memory) is a usage error (exit 2)',
    int(read('ab_runs_rc')) == 2 and int(read('ab_mem_rc')) == 2)
 ok('--ab on a workload that does not alternate (bloom.rows.*) is a usage error (exit 2)',
