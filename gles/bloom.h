@@ -105,9 +105,10 @@ struct bloom_ctx_opts {
 	                              programs built by bloom_build_wanted once a colour kernel ran
 	                              on the plan), -1 never (measurements) */
 	int even_pitch;            /* 0: where the ends are in the rows and the columns fused in
-	                              place, an odd padded width's row spectra are one element
-	                              wider apart, so that every row starts on a 32-byte sector;
-	                              -1 never (measurements) */
+	                              place and the row spectra are not in tiles, an odd padded
+	                              width's row spectra are one element wider apart, so that
+	                              every row starts on a 32-byte sector; -1 never
+	                              (measurements) */
 	int spectrum_tiles;        /* where the ends are in the rows and the columns fused in place,
 	                              the row spectra in tiles of this many columns (2 to 16, a
 	                              power of two; FFT_IO_TILES), so that a column's group reads

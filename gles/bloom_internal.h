@@ -117,7 +117,8 @@ struct plan {
 	int pitch;                       /* elements between the padded buffer's rows: pw, or pw + 1
 	                                    where pw is odd and no pass of its own reads the buffer
 	                                    (the ends in the rows, fused columns in place); with
-	                                    tiles, pw rounded up to whole tiles */
+	                                    tiles the buffer's width, pw rounded up to whole tiles
+	                                    (a tile's rows are 2^tile_log apart) */
 	int tile_log;                    /* the padded buffer's rows in tiles of 2^tile_log columns,
 	                                    ph << tile_log elements apart (FFT_IO_TILES: the io rows
 	                                    and fused columns only read it), or 0 */
@@ -138,7 +139,8 @@ struct plan {
 	                                    the row spectra in the natural order [0] and the pair
 	                                    order [1] (colour kernels, where pairs), or NULL */
 	struct bloom_prog io_in[2], io_out[2]; /* their programs' uniforms */
-	GLuint padded;   /* pw*ph vec4: the packed image, then its spectrum, then the result */
+	GLuint padded;   /* pitch*ph elements (vec4, or float16 pairs with half): the packed image,
+	                    then its spectrum (rows pitch apart, or in tiles), then the result */
 	GLuint image;    /* pw*ph vec4 (>= w*h): the uploaded image */
 	GLuint out;      /* pw*ph vec4 (>= w*h): the composited result, in GPU memory */
 	GLuint staging;  /* the same size, mapped for reading: the copy of out the CPU reads, so
@@ -350,7 +352,8 @@ void bloom_progs_drop(struct bloom_ctx *b);
 int bloom_padded_size(int n);
 /* The GPU bytes a plan of pw x ph takes with one kernel spectrum (at most, by the rules: the
  * image's spectrum counted at a pitch of whole tiles of the most columns past FFT_ROUNDS_ABOVE,
- * where the rows take the ends and so the tiles, else at an even pitch): the image's spectrum, the
+ * where the rows take the ends and so the tiles, else at an even pitch; ends forced into
+ * narrower rows, a measuring option, may take up to 15 columns more): the image's spectrum, the
  * image, result and read-back buffers, a colour kernel's spectrum; with half, the transposed
  * copy float16 fused columns run on. */
 size_t bloom_plan_bytes(int pw, int ph, int half);

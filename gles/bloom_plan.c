@@ -211,10 +211,11 @@ static int tile_log(const struct bloom_ctx *b, const struct plan *q)
  * where the row spectra are in tiles, or are float32; through a transposed copy for float16 rows
  * a pitch apart, whose 8-byte elements would use a quarter of each 32-byte sector read down a
  * column (bench/RESULTS.md, "The fused columns in place", "The row spectra in tiles");
- * opts.fused_layout overrides. */
-static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
+ * opts.fused_layout overrides. io 0: the rows will not take the ends (no tiles, no pair
+ * order). */
+static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only, int io)
 {
-	int layout = b->opts.fused_layout, tiles = want_io(b, q) ? tile_log(b, q) : 0;
+	int layout = b->opts.fused_layout, tiles = io && want_io(b, q) ? tile_log(b, q) : 0;
 	int transposed = layout == BLOOM_FUSED_AUTO ? q->half && !tiles
 	                                            : layout == BLOOM_FUSED_TRANSPOSED;
 	/* in place with the ends in the rows, colour kernels: the row spectra in the pair order, so
@@ -222,7 +223,7 @@ static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
 	 * side by side"); gray kernels' groups already take neighbours. Its programs are built in
 	 * idle time once a colour kernel has run here (bloom_plan_pairs_step), so that a plan of
 	 * gray kernels only never compiles them. */
-	q->pairs_want = !transposed && want_io(b, q) && b->opts.column_pairs == 0;
+	q->pairs_want = !transposed && io && want_io(b, q) && b->opts.column_pairs == 0;
 	q->tile_log = transposed ? 0 : tiles;
 	if (!make_conv(b, q, 0, 0, &q->conv4) && !make_conv(b, q, 1, 0, &q->conv2)) {
 		q->fused = transposed ? BLOOM_FUSED_TRANSPOSED : BLOOM_FUSED_IN_PLACE;
@@ -237,6 +238,7 @@ static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only)
 		fft_conv_destroy(q->conv2);
 		q->conv4 = q->conv2 = NULL;
 		q->pairs_want = 0;
+		q->tile_log = 0; /* separate column passes: rows a pitch apart */
 	}
 }
 
@@ -261,29 +263,32 @@ static int make_io_one(struct bloom_ctx *b, struct plan *q, int order, int inver
  * in two vec2 rounds: two passes over the frame fewer, measured faster there (2048-4375) and
  * slower where the rows exchange whole vec4 (2048, 2240 when they did; bench/RESULTS.md, "The
  * fused columns in place, their shape"). Where a program cannot be had the passes stay
- * separate. */
-static void make_io(struct bloom_ctx *b, struct plan *q)
+ * separate, and the fused columns are made again for rows a pitch apart (float16 through the
+ * transposed copy, by the rule). */
+static void make_io(struct bloom_ctx *b, struct plan *q, int programs_only)
 {
 	char ferr[FFT_ERR_LEN];
 	if (!q->fused || !want_io(b, q))
 		return;
 	if (make_io_one(b, q, 0, 0, ferr) || make_io_one(b, q, 0, 1, ferr)) {
-		if (!program_cache_refused(b->pc)) /* a budget's refusal defers, this does not */
+		int refused = program_cache_refused(b->pc); /* a budget's refusal defers the plan */
+		if (!refused)
 			log_sinkf(&b->log, LOG_WARN, "padded %dx%d: the prefilter and composite stay "
 			          "passes of their own: %s", q->pw, q->ph, ferr);
 		fft_io_destroy(q->rows_in[0]);
-		q->rows_in[0] = NULL;
+		fft_io_destroy(q->rows_out[0]);
+		q->rows_in[0] = q->rows_out[0] = NULL;
 		q->pairs_want = 0;
-		if (q->tile_log) { /* the plain rows write rows a pitch apart: so must the columns */
-			q->tile_log = 0;
+		if (q->tile_log && !refused) {
 			fft_conv_destroy(q->conv4);
 			fft_conv_destroy(q->conv2);
 			q->conv4 = q->conv2 = NULL;
-			if (make_conv(b, q, 0, 0, &q->conv4) || make_conv(b, q, 1, 0, &q->conv2)) {
-				fft_conv_destroy(q->conv4);
-				q->conv4 = NULL;
-				q->fused = 0;
-			}
+			q->fused = 0;
+			make_fused(b, q, programs_only, 0);
+			if (!q->fused)
+				log_sinkf(&b->log, LOG_WARN, "padded %dx%d: the columns run as separate "
+				          "passes: their fused program for rows a pitch apart cannot be had",
+				          q->pw, q->ph);
 		}
 	}
 }
@@ -368,8 +373,8 @@ int bloom_plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int hal
 	for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++)
 		q->provisional |= fft_axis_provisional(axes[i]);
 	q->wisdom_gen = b->opts.wisdom ? fft_wisdom_generation(b->opts.wisdom) : 0;
-	make_fused(b, q, programs_only);
-	make_io(b, q);
+	make_fused(b, q, programs_only, 1);
+	make_io(b, q, programs_only);
 	/* an even pitch where the row spectra are read by the FFT passes only: a column's group then
 	 * reads whole 32-byte sectors on every row, not only every other (bench/RESULTS.md, "An even
 	 * row pitch") */

@@ -184,8 +184,9 @@ int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int colu
  * With FFT_IO_TILES(L) (1 <= L <= FFT_TILE_LOG_MAX) beside one hook, the data buffer holds its
  * rows in tiles of 2^L columns: element c of row r at offset + (c >> L) * tile + (r << L) +
  * c % 2^L, tile (fft_io_execute's sig_stride) at least count << L apart. A fused convolution
- * over columns reads the same layout; a column's group then reads 16 << L contiguous bytes a
- * row among its neighbours' instead of 16 bytes a row pitch apart.
+ * over columns reads the same layout; a column's group then reads its element in a tile row of
+ * 2^L contiguous elements shared with its neighbours, instead of one element a row pitch
+ * apart.
  * FFT_E_PLAN unless a's signals are rows of a native length (not Bluestein's) run by the shared
  * technique (a whole signal a work group). */
 #define FFT_IO_LOAD 1

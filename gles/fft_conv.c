@@ -95,7 +95,7 @@ int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int colu
 	size_t n = (size_t)c->plan.m, count = (size_t)c->count;
 	if (valid < 0 || (size_t)valid > n)
 		valid = (int)n;
-	if (((c->pairs || c->tile_log) && !columns) ||
+	if (((c->pairs || c->tile_log) && !columns) || pitch < 0 ||
 	    (c->tile_log ? (size_t)pitch < n << c->tile_log : pitch && (size_t)pitch < count))
 		return FFT_E_ARG;
 	if (c->tile_log) /* tile_at: tiles pitch apart */

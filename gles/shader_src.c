@@ -39,3 +39,8 @@ const char *shader_src_get(const char *name, const char *dir, char **owned)
 			return shader_table[i].text;
 	return NULL;
 }
+
+const char *shader_src_name(size_t i)
+{
+	return i < sizeof shader_table / sizeof shader_table[0] ? shader_table[i].name : NULL;
+}

@@ -17,12 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu/engine.h"
 #include "gles/bloom.h"
 #include "gles/fft.h"
 #include "gles/fft_cpu.h"
 #include "gles/fft_plan.h"
+#include "gles/shader_src.h"
 #include "tests/testutil.h"
 #include "tests/yuv_ref.h"
 
@@ -667,6 +669,63 @@ static void test_padded_columns(void **state)
  * vec2 rounds (wider than the device's shared memory holds whole vec4 rows) take the ends, others
  * do not. Last, columns past 2048 (fused with 512 invocations a column where two fit shared
  * memory in vec2 rounds, as on a 48 KiB GPU; separate passes on llvmpipe's 32 KiB). */
+/* Where the rows' io programs cannot be had (a shader folder without bloom_io.comp), the
+ * prefilter and composite stay passes of their own and the fused columns are made again for rows
+ * a pitch apart: float32 in place without tiles, float16 through the transposed copy (the rule
+ * for rows a pitch apart); the answers still match the CPU references. */
+static void test_io_fallback(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/fftbloom-shaders-XXXXXX", path[256], err[BLOOM_ERR_LEN];
+	assert_non_null(mkdtemp(dir));
+	const char *name;
+	for (size_t i = 0; (name = shader_src_name(i)) != NULL; i++) {
+		if (!strcmp(name, "bloom_io"))
+			continue;
+		char *owned;
+		const char *text = shader_src_get(name, "", &owned);
+		snprintf(path, sizeof path, "%s/%s.comp", dir, name);
+		FILE *f = fopen(path, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+		fclose(f);
+	}
+	struct program_cache *pc;
+	assert_int_equal(program_cache_create(dir, NULL, &pc), 0);
+	struct bloom_ctx_opts o = {.ends_in_rows = 1};
+	struct bloom_ctx *b, *saved = g_b;
+	assert_int_equal(bloom_ctx_create(pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b, err), 0);
+	g_b = b;
+	struct image in = rand_image(45, 33, 4, 0, 4), kc = rand_image(9, 7, 3, 0, 1),
+	             kg = rand_image(9, 7, 1, 0, 1);
+	struct bloom_params p;
+	struct bloom_stats st;
+	tu_params(&p, BLOOM_OP_CONVOLVE);
+	int ok = 1;
+	for (int i = 0; i < 3; i++) { /* colour, gray, float16 */
+		p.precision = i == 2 ? BLOOM_FP16 : BLOOM_FP32;
+		ok &= convolve_matches(i == 0 ? "convolve, no io programs" : i == 1 ? "convolve gray, no io "
+		                       "programs" : "convolve fp16, no io programs", &in, i == 1 ? &kg : &kc,
+		                       &p, 4, 3, 1, i == 2 ? TOL_FP16 : TOL, &st);
+		printf("  fused %d, ends in rows %d, tiles of %d columns, row pitch %d\n", st.fused,
+		       st.ends_in_rows, st.tile_columns, st.row_pitch);
+		assert_int_equal(st.ends_in_rows, 0);
+		assert_int_equal(st.tile_columns, 0);
+		assert_int_equal(st.fused, i == 2 ? BLOOM_FUSED_TRANSPOSED : BLOOM_FUSED_IN_PLACE);
+		assert_int_equal(st.row_pitch, st.padded_w);
+	}
+	image_free(&in), image_free(&kc), image_free(&kg);
+	g_b = saved;
+	bloom_ctx_destroy(b);
+	program_cache_destroy(pc);
+	for (size_t i = 0; (name = shader_src_name(i)) != NULL; i++) {
+		snprintf(path, sizeof path, "%s/%s.comp", dir, name);
+		remove(path);
+	}
+	rmdir(dir);
+	assert_true(ok);
+}
+
 /* What fftbloomd's idle time does between frames, until it is done (at most 1000 steps). */
 static void idle_work(struct bloom_ctx *b)
 {
@@ -2461,6 +2520,7 @@ int main(void)
 		cmocka_unit_test(test_separate_columns),
 		cmocka_unit_test(test_padded_columns),
 		cmocka_unit_test(test_ends_and_layouts),
+		cmocka_unit_test(test_io_fallback),
 		cmocka_unit_test(test_yuv_lend),
 		cmocka_unit_test(test_stage_times),
 		cmocka_unit_test(test_yuv_in),
