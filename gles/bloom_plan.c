@@ -85,10 +85,16 @@ int bloom_padded_size(int n)
 	return fft_good_size(n);
 }
 
+/* pw rounded up to whole tiles of 2^log columns. */
+static size_t tiled_width(int pw, int log)
+{
+	size_t tile = (size_t)1 << log;
+	return ((size_t)pw + tile - 1) / tile * tile;
+}
+
 size_t bloom_plan_bytes(int pw, int ph, int half)
 {
-	size_t tile = (size_t)1 << FFT_TILE_LOG_MAX;
-	size_t pitch = pw > FFT_ROUNDS_ABOVE ? ((size_t)pw + tile - 1) / tile * tile
+	size_t pitch = pw > FFT_ROUNDS_ABOVE ? tiled_width(pw, FFT_TILE_LOG_MAX)
 	                                     : (size_t)pw + (pw & 1);
 	return pitch * ph * (half ? 8 : 16) + (size_t)pw * ph * ((half ? 8 : 0) + 3 * 16 + 16);
 }
@@ -201,8 +207,7 @@ static int tile_log(const struct bloom_ctx *b, const struct plan *q)
 	int cols = b->opts.spectrum_tiles ? b->opts.spectrum_tiles : BLOOM_TILE_COLUMNS, log = 0;
 	while ((2 << log) <= cols && log < FFT_TILE_LOG_MAX)
 		log++;
-	size_t tile = (size_t)1 << log, pitch = ((size_t)q->pw + tile - 1) / tile * tile;
-	return pitch * q->ph * (q->half ? 8 : 16) <= (size_t)b->info->max_ssbo_size ? log : 0;
+	return tiled_width(q->pw, log) * q->ph * (q->half ? 8 : 16) <= (size_t)b->info->max_ssbo_size ? log : 0;
 }
 
 /* Fused columns (two columns a work group forward, multiplied, inverse) wherever two columns
@@ -382,7 +387,7 @@ int bloom_plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int hal
 	                 q->rows_out[0] && b->opts.even_pitch == 0 &&
 	                 (elems + ph) * (half ? 8 : 16) <= (size_t)b->info->max_ssbo_size);
 	if (q->tile_log) /* whole tiles (tile_log checked that they fit) */
-		q->pitch = (pw + (1 << q->tile_log) - 1) >> q->tile_log << q->tile_log;
+		q->pitch = (int)tiled_width(pw, q->tile_log);
 	if (program_cache_refused(b->pc)) { /* the fused columns are deferred, not impossible */
 		snprintf(err, BLOOM_ERR_LEN, "padded size %dx%d: %s", pw, ph,
 		         program_strerror(PROGRAM_E_BUDGET));

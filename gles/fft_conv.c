@@ -22,7 +22,7 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 {
 	*out = NULL;
 	int pairs = (layout & FFT_IO_PAIRS) != 0, tile_log = FFT_IO_TILE_LOG(layout);
-	if ((layout & ~(FFT_IO_PAIRS | FFT_IO_TILES(7))) || tile_log > FFT_TILE_LOG_MAX) {
+	if (!fft_io_flags_valid(layout, FFT_IO_PAIRS)) {
 		snprintf(err, FFT_ERR_LEN, "fused convolution: the layout takes FFT_IO_PAIRS and "
 		         "FFT_IO_TILES(1 to %d) only", FFT_TILE_LOG_MAX);
 		return FFT_E_ARG;

@@ -64,6 +64,9 @@ int fft_prog_bluestein_fused(struct program_cache *pc, const struct fft_plan *p,
 int fft_prog_bluestein(struct program_cache *pc, const struct fft_plan *p,
                        const struct fft_opts *o, int inverse, int mode, struct fft_prog *out,
                        char err[FFT_ERR_LEN]);
+/* Whether flags holds no FFT_IO_* bits but `allowed` and tiles of at most FFT_TILE_LOG_MAX
+ * (fft_io_create's io, fft_conv_create's layout). */
+int fft_io_flags_valid(int flags, int allowed);
 /* Drops the hold on a built program and clears *p (nothing for an empty one). */
 void fft_prog_drop(struct program_cache *pc, struct fft_prog *p);
 /* Makes p current and sets its region uniforms. */

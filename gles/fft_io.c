@@ -12,6 +12,11 @@ struct fft_io {
 	int max_group_x, tile_log;
 };
 
+int fft_io_flags_valid(int flags, int allowed)
+{
+	return !(flags & ~(allowed | FFT_IO_TILES(7))) && FFT_IO_TILE_LOG(flags) <= FFT_TILE_LOG_MAX;
+}
+
 int fft_io_create(struct program_cache *pc, const struct fft_axis *a, int inverse, int io,
                   const char *sources, int io_id, struct fft_io **out, char err[FFT_ERR_LEN])
 {
@@ -19,8 +24,7 @@ int fft_io_create(struct program_cache *pc, const struct fft_axis *a, int invers
 	const struct fft_plan *p = fft_axis_plan(a);
 	int hooks = io & (FFT_IO_LOAD | FFT_IO_STORE), tile_log = FFT_IO_TILE_LOG(io);
 	if (!p->shared || p->bluestein || p->npasses == 0 || fft_axis_adjacent(a) || !hooks ||
-	    (io & ~(FFT_IO_LOAD | FFT_IO_STORE | FFT_IO_PAIRS | FFT_IO_TILES(7))) ||
-	    tile_log > FFT_TILE_LOG_MAX ||
+	    !fft_io_flags_valid(io, FFT_IO_LOAD | FFT_IO_STORE | FFT_IO_PAIRS) ||
 	    ((io & (FFT_IO_PAIRS | FFT_IO_TILES(7))) && hooks == (FFT_IO_LOAD | FFT_IO_STORE)) ||
 	    !sources || !sources[0]) {
 		snprintf(err, FFT_ERR_LEN, "FFT io: needs an axis of rows of a native length, of the "

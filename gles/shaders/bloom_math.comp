@@ -30,9 +30,9 @@ vec4 bloom_composite(vec4 i, vec4 b, float intensity, float mix_, int mode)
 }
 
 // Whether r (a result) holds a NaN or infinite sample where i (the input) held a finite one;
-// given false: there is no input, and every non-finite sample of r counts. The exact test runs only where the four samples'
-// sum is non-finite, as it is whenever one of them is (NaN and infinity carry through additions;
-// a sum that merely overflows only costs the exact test).
+// given false: there is no input, and every non-finite sample of r counts. The exact test runs
+// only where the four samples' sum is non-finite, as it is whenever one of them is (NaN and
+// infinity carry through additions; a sum that merely overflows only costs the exact test).
 bool bloom_new_nonfinite(vec4 r, vec4 i, bool given)
 {
 	float t = r.x + r.y + r.z + r.w;
