@@ -660,15 +660,6 @@ static void test_padded_columns(void **state)
 	assert_true(ok);
 }
 
-/* The fused columns in place and through the transposed copy, each with the prefilter and the
- * composite as passes of their own and in the row transforms' loads and stores (forced on where
- * the rule would not use them; in place with the ends in the rows, the row spectra in tiles of
- * the rule's columns, of 2 or 4, or in rows a pitch apart): blooms (add and mix, thresholds, colour and gray kernels) and
- * convolutions (odd sizes, float16 too) against the CPU references; non-finite input stays
- * local, and float32 overflow is found, on every path. Then the rule: rows that exchange in
- * vec2 rounds (wider than the device's shared memory holds whole vec4 rows) take the ends, others
- * do not. Last, columns past 2048 (fused with 512 invocations a column where two fit shared
- * memory in vec2 rounds, as on a 48 KiB GPU; separate passes on llvmpipe's 32 KiB). */
 /* Where the rows' io programs cannot be had (a shader folder without bloom_io.comp), the
  * prefilter and composite stay passes of their own and the fused columns are made again for rows
  * a pitch apart: float32 in place without tiles, float16 through the transposed copy (the rule
@@ -726,6 +717,15 @@ static void test_io_fallback(void **state)
 	assert_true(ok);
 }
 
+/* The fused columns in place and through the transposed copy, each with the prefilter and the
+ * composite as passes of their own and in the row transforms' loads and stores (forced on where
+ * the rule would not use them; in place with the ends in the rows, the row spectra in tiles of
+ * the rule's columns, of 2 or 4, or in rows a pitch apart): blooms (add and mix, thresholds,
+ * colour and gray kernels) and convolutions (odd sizes, float16 too) against the CPU references;
+ * non-finite input stays local, and float32 overflow is found, on every path. Then the rule: rows that exchange in
+ * vec2 rounds (wider than the device's shared memory holds whole vec4 rows) take the ends, others
+ * do not. Last, columns past 2048 (fused with 512 invocations a column where two fit shared
+ * memory in vec2 rounds, as on a 48 KiB GPU; separate passes on llvmpipe's 32 KiB). */
 /* What fftbloomd's idle time does between frames, until it is done (at most 1000 steps). */
 static void idle_work(struct bloom_ctx *b)
 {
