@@ -82,6 +82,7 @@ void bloom_ctx_destroy(struct bloom_ctx *b)
 {
 	if (!b)
 		return;
+	bloom_rows_tune_free(b);
 	for (int i = 0; i < b->plans.n; i++)
 		bloom_plan_destroy(b->plans.e[i]);
 	free(b->plans.e);
@@ -231,6 +232,17 @@ static int frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin
 	struct gpu_timer *tm = flags & BLOOM_TIME_STAGES ? b->timer : NULL;
 	int ch = 0;
 	int rc = bloom_plan_get(b, pw, ph, p, &q, err);
+	if (!rc && q->rows_tune &&
+	    fft_wisdom_measure(b->opts.wisdom) == FFT_WISDOM_MEASURE_NOW) {
+		/* its rows measured before the frame, and the plan made again with their shape */
+		q->frame_w = w, q->frame_h = h;
+		if (bloom_rows_tune_now(b, q)) {
+			bloom_plan_evict(b, q);
+			rc = bloom_plan_get(b, pw, ph, p, &q, err);
+		}
+	}
+	if (!rc) /* what its rows are measured on in idle time */
+		q->frame_w = w, q->frame_h = h;
 	if (!rc && own)
 		q->used_ms = bloom_ctx_now_ms(b);
 	if (!rc && !(ke = bloom_kcache_find(b, q, ki, p)) && !ki->rgbl)

@@ -198,6 +198,8 @@ struct bloom_stats {
 	                             padded width rounded up to whole tiles */
 	int tile_columns;         /* the image's spectrum in tiles of so many columns
 	                             (bloom_ctx_opts.spectrum_tiles), or 0: rows row_pitch apart */
+	int row_threads;          /* invocations a row of the image's row transforms (one work
+	                             group a row in shared memory), or 0 (other techniques) */
 	int timed;                /* enum gpu_timing: how stage_ms were taken; GPU_TIMING_NONE
 	                             unless BLOOM_TIME_STAGES was asked */
 	double stage_ms[GPU_STAGE_COUNT]; /* per named stage (gles/gpu_timer.h): upload, kernel (a
@@ -217,6 +219,7 @@ struct bloom_cache_stats {
 	size_t kernel_bytes, kernel_entries;
 	unsigned long long plan_hits, plan_misses;
 	unsigned long long plan_refreshes; /* plans rebuilt with measured FFT shapes */
+	unsigned long long rows_tuned;     /* io rows' shapes measured (bloom_rows_tune_step) */
 	size_t plan_entries;
 	unsigned long long plans_borrowed; /* frames run on another padded size's plan */
 	unsigned long long plans_built_idle; /* plans built by bloom_build_wanted */
@@ -416,6 +419,16 @@ int bloom_release_plan(struct bloom_ctx *b);
  * Returns 1 when it took a step (or dropped a plan it could not rebuild), 0 when none is out of
  * date. */
 int bloom_ctx_refresh(struct bloom_ctx *b);
+
+/* One step of measuring the rows of a plan whose rows carry the prefilter and composite and
+ * whose wisdom (opts.wisdom, measuring in idle time or at once) has no line of those ends for
+ * their shape: their invocation counts timed on the plan's buffers over the last frame's rows,
+ * the fastest put into the wisdom under the ends' key (fft_wisdom_key.io), after which
+ * bloom_ctx_refresh rebuilds the plan with it. A step compiles one program at most, or runs
+ * the candidates for at most about 8 ms of GPU time. With FFT_WISDOM_MEASURE_NOW a plan's first
+ * frame measures them at once. Between frames only (engine_idle). Returns 1 when it took a
+ * step, 0 when nothing is to be measured; *last (may be NULL) says what it did. */
+int bloom_rows_tune_step(struct bloom_ctx *b, const char **last);
 
 /* bloom_build_wanted's modes: what may be built, and when. */
 enum bloom_want_mode {

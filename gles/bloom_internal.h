@@ -153,6 +153,11 @@ struct plan {
 	                                    be measured (fft_axis_provisional) */
 	int refresh_steps;               /* idle steps spent compiling its measured successor's
 	                                    programs (bloom_ctx_refresh) */
+	int rows_tune;                   /* 1: its io rows run the plain transform's shape, their
+	                                    own to be measured (bloom_rows_tune_step; provisional
+	                                    is set with it) */
+	int frame_w, frame_h;            /* the last frame run on it (what its rows are measured
+	                                    on), or 0 */
 	unsigned long long wisdom_gen;   /* fft_wisdom_generation when it was built */
 	int rehearsed;                   /* its stages have run once (a frame, or
 	                                    bloom_build_wanted's rehearsal): a driver finishes
@@ -285,6 +290,7 @@ struct bloom_ctx {
 	struct jpeg_gpu *jpeg;    /* the GPU JPEG codec, a room of its own (jpeg_gpu.h) */
 	struct jpeg_huffdec *huffdec; /* the GPU's JPEG entropy decoder (jpeg_huffdec.h) */
 
+	struct bloom_rows_tune *rows_tune; /* the io rows being measured (bloom_tune.c), or NULL */
 	struct {                  /* idle work's queue (bloom_idle.c) */
 		struct want w[BLOOM_WANTS]; /* oldest first */
 		int n;
@@ -396,6 +402,22 @@ void bloom_dispatch2d(int w, int h);
 int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int op,
                  const struct bloom_params *p, int w, int h, struct gpu_timer *tm,
                  struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
+/* An io program over rows (q->rows4, or a shape of them being measured): the forward rows
+ * with the prefilter (inverse 0) or the inverse rows with the composite (1), the row spectra in
+ * an order (0 natural, 1 pairs) and tiles of 2^tile_log columns (0: a pitch apart), its uniforms
+ * looked up into *pr. 0, or -1 with ferr (program_cache_refused: deferred). */
+int bloom_io_make(struct bloom_ctx *b, const struct fft_axis *rows, int order, int tile_log,
+                  int inverse, struct fft_io **f, struct bloom_prog *pr, char ferr[FFT_ERR_LEN]);
+/* q's forward rows of h image rows of w reading q->image through the prefilter (bloom: 1, else
+ * convolve's plain load), and its inverse rows writing the composite into q->out, each by io
+ * program f (pr its uniforms), the row spectra in q's layout. 0 or an FFT error. */
+int bloom_rows_in(struct plan *q, struct fft_io *f, const struct bloom_prog *pr,
+                  const struct bloom_params *p, int bloom, int w, int h);
+int bloom_rows_out(struct bloom_ctx *b, struct plan *q, struct fft_io *f,
+                   const struct bloom_prog *pr, const struct bloom_params *p, int bloom, int w,
+                   int h);
+/* Takes q out of the cache and destroys it. */
+void bloom_plan_evict(struct bloom_ctx *b, struct plan *q);
 /* 1 when q's pair-order programs (conv4p, rows_in[1], rows_out[1]) are all built: colour kernels
  * run in the pair order. */
 static inline int bloom_plan_pairs(const struct plan *q)
@@ -406,6 +428,14 @@ static inline int bloom_plan_pairs(const struct plan *q)
  * cache's budget: a refused one is tried again at the next call; one that cannot be had clears
  * q->pairs_want. */
 void bloom_plan_pairs_step(struct bloom_ctx *b, struct plan *q);
+
+/* ---- bloom_tune.c ---- */
+
+/* With FFT_WISDOM_MEASURE_NOW, q's rows measured at once (q->frame_w/h the frame's, its
+ * buffers free): 1 when a shape went into the wisdom (rebuild q to run it), else 0. */
+int bloom_rows_tune_now(struct bloom_ctx *b, struct plan *q);
+/* Drops the measuring in progress, if any (the context goes). */
+void bloom_rows_tune_free(struct bloom_ctx *b);
 
 /* ---- bloom_idle.c ---- */
 

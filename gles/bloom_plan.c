@@ -157,6 +157,7 @@ static int make_axes(struct bloom_ctx *b, struct plan *q, char err[FFT_ERR_LEN])
 	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from,
 	                      .wisdom = b->opts.wisdom, .split = b->opts.rows_split};
 	struct fft_opts o4k = o4, o2 = o4;
+	o4.io = b->opts.ends_in_rows >= 0; /* the image's rows may take the ends (want_io) */
 	o4k.half = o4k.norm_forward = 0;
 	o2.half = o2.norm_forward = o2.split = 0; /* rows_split measures the image's rows */
 	o2.components = 2;
@@ -247,20 +248,26 @@ static void make_fused(struct bloom_ctx *b, struct plan *q, int programs_only, i
 	}
 }
 
+int bloom_io_make(struct bloom_ctx *b, const struct fft_axis *rows, int order, int tile_log,
+                  int inverse, struct fft_io **f, struct bloom_prog *pr, char ferr[FFT_ERR_LEN])
+{
+	int io = (inverse ? FFT_IO_STORE : FFT_IO_LOAD) | (order ? FFT_IO_PAIRS : 0) |
+	         FFT_IO_TILES(tile_log);
+	if (fft_io_create(b->pc, rows, inverse, io, "bloom_math+bloom_io", 0, f, ferr))
+		return -1;
+	pr->id = fft_io_program(*f);
+	program_uniforms(pr->id, uniform_names, U_COUNT, pr->u);
+	return 0;
+}
+
 /* One io program of an order (0 natural, 1 pairs): the forward rows with the prefilter (inverse
  * 0) or the inverse rows with the composite (1), and its uniforms. */
 static int make_io_one(struct bloom_ctx *b, struct plan *q, int order, int inverse,
                        char ferr[FFT_ERR_LEN])
 {
-	int io = (inverse ? FFT_IO_STORE : FFT_IO_LOAD) | (order ? FFT_IO_PAIRS : 0) |
-	         FFT_IO_TILES(q->tile_log);
-	struct fft_io **f = inverse ? &q->rows_out[order] : &q->rows_in[order];
-	struct bloom_prog *pr = inverse ? &q->io_out[order] : &q->io_in[order];
-	if (fft_io_create(b->pc, q->rows4, inverse, io, "bloom_math+bloom_io", 0, f, ferr))
-		return -1;
-	pr->id = fft_io_program(*f);
-	program_uniforms(pr->id, uniform_names, U_COUNT, pr->u);
-	return 0;
+	return bloom_io_make(b, q->rows4, order, q->tile_log, inverse,
+	                     inverse ? &q->rows_out[order] : &q->rows_in[order],
+	                     inverse ? &q->io_out[order] : &q->io_in[order], ferr);
 }
 
 /* The prefilter in the forward rows' loads and the composite in the inverse rows' stores, where
@@ -380,6 +387,12 @@ int bloom_plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int hal
 	q->wisdom_gen = b->opts.wisdom ? fft_wisdom_generation(b->opts.wisdom) : 0;
 	make_fused(b, q, programs_only, 1);
 	make_io(b, q, programs_only);
+	/* the io rows' own shape measured where the wisdom measures and has none for it (the
+	 * plan rebuilt once it has: bloom_ctx_refresh) */
+	q->rows_tune = q->rows_in[0] && q->rows_out[0] && fft_axis_io_unmeasured(q->rows4) &&
+	               !b->opts.rows_split &&
+	               fft_wisdom_measure(b->opts.wisdom) != FFT_WISDOM_MEASURE_NEVER;
+	q->provisional |= q->rows_tune;
 	/* an even pitch where the row spectra are read by the FFT passes only: a column's group then
 	 * reads whole 32-byte sectors on every row, not only every other (bench/RESULTS.md, "An even
 	 * row pitch") */
@@ -476,6 +489,17 @@ int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinf
 		out->pw = q->pw, out->ph = q->ph, out->tiled = tiled, out->g = g;
 	}
 	return best >= 0;
+}
+
+void bloom_plan_evict(struct bloom_ctx *b, struct plan *q)
+{
+	for (int i = 0; i < b->plans.n; i++)
+		if (b->plans.e[i] == q) {
+			b->plans.last.valid = 0;
+			bloom_plan_destroy(q);
+			b->plans.e[i] = b->plans.e[--b->plans.n];
+			return;
+		}
 }
 
 int bloom_release_plan(struct bloom_ctx *b)
@@ -627,28 +651,25 @@ static void composite(struct bloom_ctx *b, struct plan *q, const struct bloom_pr
 	bloom_dispatch2d(w, h);
 }
 
-/* The forward rows reading the image through the prefilter (q->rows_in[order]). */
-static int rows_in(struct plan *q, int order, const struct bloom_params *p, int bloom, int w,
-                   int h)
+int bloom_rows_in(struct plan *q, struct fft_io *f, const struct bloom_prog *pr,
+                  const struct bloom_params *p, int bloom, int w, int h)
 {
-	const struct bloom_prog *pr = &q->io_in[order];
 	bloom_set_sizes(pr, w, h, q->pw, q->ph);
 	glUniform1f(pr->u[U_THRESHOLD], (float)p->threshold);
 	glUniform1f(pr->u[U_KNEE], (float)p->knee);
 	glUniform1f(pr->u[U_CLAMP], (float)p->clamp_max);
 	glUniform1i(pr->u[U_BLOOM], bloom);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, B_IMAGE, q->image);
-	return fft_io_execute(q->rows_in[order], q->padded, 0, (size_t)spectrum_stride(q), h);
+	return fft_io_execute(f, q->padded, 0, (size_t)spectrum_stride(q), h);
 }
 
-/* The inverse rows writing the composite (q->rows_out[order]). */
-static int rows_out(struct bloom_ctx *b, struct plan *q, int order, const struct bloom_params *p,
-                    int bloom, int w, int h)
+int bloom_rows_out(struct bloom_ctx *b, struct plan *q, struct fft_io *f,
+                   const struct bloom_prog *pr, const struct bloom_params *p, int bloom, int w,
+                   int h)
 {
-	const struct bloom_prog *pr = &q->io_out[order];
 	composite_setup(b, q, pr, p, w, h);
 	glUniform1i(pr->u[U_BLOOM], bloom);
-	return fft_io_execute(q->rows_out[order], q->padded, 0, (size_t)spectrum_stride(q), h);
+	return fft_io_execute(f, q->padded, 0, (size_t)spectrum_stride(q), h);
 }
 
 int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int op,
@@ -663,6 +684,7 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 	st->column_pairs = order;
 	st->row_pitch = q->pitch;
 	st->tile_columns = q->tile_log ? 1 << q->tile_log : 0;
+	st->row_threads = fft_axis_plan(q->rows4)->shared ? fft_axis_plan(q->rows4)->threads : 0;
 	q->colour_seen |= !ke->gray;
 	/* the programs of the passes that run */
 	if ((!st->ends_in_rows && ((rc = bloom_prog(b, SH_PACK, bloom, q->half, &pack, err)) ||
@@ -674,7 +696,7 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 		mark(tm, GPU_STAGE_PREFILTER);
 	}
 	/* forward: rows of the image only (the rows below it are all padding), then the columns */
-	if (st->ends_in_rows ? rows_in(q, order, p, bloom, w, h)
+	if (st->ends_in_rows ? bloom_rows_in(q, q->rows_in[order], &q->io_in[order], p, bloom, w, h)
 	                     : fft_axis_execute(q->rows4, q->padded, 0, (size_t)q->pw, 1, h, 0)) {
 		snprintf(err, BLOOM_ERR_LEN, "row FFT failed");
 		return BLOOM_E_GPU;
@@ -685,7 +707,8 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 	if (rc)
 		return rc;
 	/* inverse: the rows the output needs */
-	if (st->ends_in_rows ? rows_out(b, q, order, p, bloom, w, h)
+	if (st->ends_in_rows ? bloom_rows_out(b, q, q->rows_out[order], &q->io_out[order], p,
+	                                      bloom, w, h)
 	                     : fft_axis_execute(q->rows4, q->padded, 0, (size_t)q->pw, 1, h, 1)) {
 		snprintf(err, BLOOM_ERR_LEN, "inverse row FFT failed");
 		return BLOOM_E_GPU;

@@ -264,6 +264,8 @@ int engine_idle(struct engine *e)
 	}
 	if (!more && (more = e->bloom && bloom_ctx_refresh(e->bloom)))
 		what = "a plan's rebuild with measured shapes";
+	if (!more && (more = e->bloom && bloom_rows_tune_step(e->bloom, &how)))
+		what = "measuring a plan's rows with their ends, ";
 	return more ? idle_logged(e, t0, more, what, how) : 0;
 }
 

@@ -72,6 +72,9 @@ struct fft_opts {
 	                    gives wrong results */
 	struct fft_wisdom *wisdom; /* with technique auto: the shape measured fastest (measuring
 	                              the candidates on first use of a shape), or NULL */
+	int io;          /* 1: rows its caller runs with its own loads and stores (fft_io): with
+	                    technique auto their wisdom line of the ends (fft_wisdom_key.io) first,
+	                    else the plain transform's shape (fft_axis_io_unmeasured) */
 };
 
 const char *fft_strerror(int code);
@@ -98,6 +101,21 @@ const struct fft_plan *fft_axis_plan(const struct fft_axis *a);
  * waits in the wisdom's queue to be measured (FFT_WISDOM_MEASURE_IDLE): a plan holding it is
  * rebuilt once the wisdom's generation moves. */
 int fft_axis_provisional(const struct fft_axis *a);
+/* 1 when the axis was made with o->io and the wisdom has no line of the ends for its shape:
+ * it runs the plain transform's shape, and its caller may measure its own (the bloom's rows:
+ * bloom_rows_tune_step) and put it under fft_wisdom_key_of's io key. */
+int fft_axis_io_unmeasured(const struct fft_axis *a);
+/* The wisdom key of a length-n axis of o's components and storage over batches of max_count,
+ * with o->io the ends' key. */
+void fft_wisdom_key_of(int n, int adjacent, int max_count, const struct fft_opts *o,
+                       struct fft_wisdom_key *k);
+/* Rows of length n planned as fft_axis_create would with o's shape (technique, threads,
+ * signals, split; no wisdom looked up) but no program built: only fft_io_create runs them
+ * (fft_axis_execute refuses it). For measuring the caller's ends at several shapes while
+ * compiling only the io programs. FFT_E_PLAN for a Bluestein length. */
+int fft_axis_shape(struct program_cache *pc, const struct egl_info *info, int n,
+                   size_t capacity, int max_count, const struct fft_opts *o,
+                   struct fft_axis **out, char err[FFT_ERR_LEN]);
 /* Bluestein's inner transform of its padded length (its plan tells how it runs), or NULL (also
  * in the one-dispatch form, which has none). */
 const struct fft_axis *fft_axis_inner(const struct fft_axis *a);
@@ -224,6 +242,17 @@ struct fft_axis *fft_cols(struct fft *f);
 #define FFT_TUNE_MAX_VALUES 16
 int fft_tune_candidates(const struct egl_info *info, int n, int adjacent, int max_count,
                         const struct fft_opts *o, struct fft_opts cand[FFT_TUNE_MAX_CAND]);
+
+/* The invocation counts worth measuring for rows a's shape run with their caller's ends
+ * (fft_io): a's own first, then 256, 512, the device's most, and n / r for each radix r of a's
+ * passes (a butterfly an invocation in that pass: the 4375 = 5^4 x 7 bloom rows measured
+ * fastest on 875 on the H200, where the plain transform could not tell 512 from 875); each but
+ * a's own at most a butterfly of the smallest radix an invocation, and all at most
+ * FFT_TUNE_MAX_VALUES elements an invocation and no more than the device allows, distinct.
+ * Returns the count (0 unless a is rows of the shared technique). */
+#define FFT_IO_TUNE_MAX 10
+int fft_io_tune_candidates(const struct egl_info *info, const struct fft_axis *a,
+                           int threads[FFT_IO_TUNE_MAX]);
 
 struct fft_tuner;
 

@@ -96,10 +96,11 @@ static int build_native(struct fft_axis *a, char err[FFT_ERR_LEN])
 	return 0;
 }
 
-int fft_axis_build(struct program_cache *pc, const struct egl_info *info, int n,
-                   int signals_adjacent, size_t capacity, int max_count,
-                   const struct fft_opts *o, const struct log_sink *log,
-                   struct fft_axis **out, char err[FFT_ERR_LEN])
+/* fft_axis_build, or with shape_only the plan alone (fft_axis_shape). */
+static int axis_make(struct program_cache *pc, const struct egl_info *info, int n,
+                     int signals_adjacent, size_t capacity, int max_count,
+                     const struct fft_opts *o, const struct log_sink *log, int shape_only,
+                     struct fft_axis **out, char err[FFT_ERR_LEN])
 {
 	*out = NULL;
 	err[0] = 0;
@@ -131,9 +132,14 @@ int fft_axis_build(struct program_cache *pc, const struct egl_info *info, int n,
 	                           .signals = o->signals, .half = o->half, .pad_from = o->pad_from,
 	                           .split = o->split};
 	int rc = fft_plan_make(n, &po, &a->plan);
+	a->shape_only = shape_only;
 	if (rc) {
 		snprintf(err, FFT_ERR_LEN, "length %d: %s", n, fft_plan_strerror(rc));
 		rc = FFT_E_PLAN;
+	} else if (shape_only) {
+		rc = a->plan.bluestein ? FFT_E_PLAN : fft_axis_check_capacity(a, err);
+		if (a->plan.bluestein)
+			snprintf(err, FFT_ERR_LEN, "length %d: a shape alone is for native lengths", n);
 	} else {
 		a->opts.wisdom = o->wisdom; /* Bluestein's inner transform is tuned as any */
 		rc = a->plan.bluestein ? fft_bluestein_build(a, err) : build_native(a, err);
@@ -145,6 +151,21 @@ int fft_axis_build(struct program_cache *pc, const struct egl_info *info, int n,
 	}
 	*out = a;
 	return 0;
+}
+
+int fft_axis_build(struct program_cache *pc, const struct egl_info *info, int n,
+                   int signals_adjacent, size_t capacity, int max_count,
+                   const struct fft_opts *o, const struct log_sink *log,
+                   struct fft_axis **out, char err[FFT_ERR_LEN])
+{
+	return axis_make(pc, info, n, signals_adjacent, capacity, max_count, o, log, 0, out, err);
+}
+
+int fft_axis_shape(struct program_cache *pc, const struct egl_info *info, int n,
+                   size_t capacity, int max_count, const struct fft_opts *o,
+                   struct fft_axis **out, char err[FFT_ERR_LEN])
+{
+	return axis_make(pc, info, n, 0, capacity, max_count, o, NULL, 1, out, err);
 }
 
 void fft_axis_destroy(struct fft_axis *a)
@@ -197,6 +218,11 @@ const struct fft_plan *fft_axis_plan(const struct fft_axis *a)
 void fft_axis_set_provisional(struct fft_axis *a)
 {
 	a->provisional = 1;
+}
+
+int fft_axis_io_unmeasured(const struct fft_axis *a)
+{
+	return a->io_unmeasured;
 }
 
 int fft_axis_provisional(const struct fft_axis *a)
@@ -322,6 +348,8 @@ int fft_axis_execute(struct fft_axis *a, unsigned buf, size_t offset, size_t sig
 {
 	if (count <= 0)
 		return 0;
+	if (a->shape_only)
+		return FFT_E_ARG;
 	inverse = inverse ? 1 : 0;
 	int rc = a->plan.bluestein
 	       ? fft_bluestein_run(a, buf, offset, sig_stride, elem_stride, count, inverse)

@@ -120,6 +120,8 @@ struct fft_axis {
 	} blio[2];
 	unsigned work, chirp, filter[2];
 	int provisional;                         /* fft_axis_provisional */
+	int io_unmeasured;                       /* fft_axis_io_unmeasured */
+	int shape_only;                          /* fft_axis_shape: a plan, no programs */
 };
 
 /* A shader-storage barrier after a dispatch whose writes the next one reads. */

@@ -247,7 +247,7 @@ static int run_pick(struct tune_run *r, const struct log_sink *log, struct fft_w
 }
 
 /* The wisdom's key for a shape: the batch rounded down to a power of two. */
-static void wisdom_key(int n, int adjacent, int max_count, const struct fft_opts *o,
+void fft_wisdom_key_of(int n, int adjacent, int max_count, const struct fft_opts *o,
                        struct fft_wisdom_key *k)
 {
 	memset(k, 0, sizeof *k);
@@ -255,8 +255,33 @@ static void wisdom_key(int n, int adjacent, int max_count, const struct fft_opts
 	k->components = o->components;
 	k->adjacent = adjacent;
 	k->half = o->half;
+	k->io = o->io && !adjacent;
 	while ((1 << (k->count_log2 + 1)) <= max_count)
 		k->count_log2++;
+}
+
+int fft_io_tune_candidates(const struct egl_info *info, const struct fft_axis *a,
+                           int threads[FFT_IO_TUNE_MAX])
+{
+	const struct fft_plan *p = fft_axis_plan(a);
+	if (!p->shared || p->bluestein || fft_axis_adjacent(a) || !p->npasses)
+		return 0;
+	int want[FFT_IO_TUNE_MAX] = {p->threads, 256, 512, info->max_invocations}, nw = 4, nt = 0;
+	int rmin = p->m;
+	for (int i = 0; i < p->npasses && nw < FFT_IO_TUNE_MAX; i++) {
+		want[nw++] = p->m / p->pass[i].radix;
+		rmin = p->pass[i].radix < rmin ? p->pass[i].radix : rmin;
+	}
+	for (int i = 0; i < nw; i++) {
+		int t = want[i], dup = 0;
+		for (int j = 0; j < nt; j++)
+			dup |= threads[j] == t;
+		/* past a butterfly of the smallest radix an invocation, the rest only wait */
+		if (!dup && t >= 1 && t <= info->max_invocations && (i == 0 || t <= p->m / rmin) &&
+		    (long long)t * FFT_TUNE_MAX_VALUES >= p->m)
+			threads[nt++] = t;
+	}
+	return nt;
 }
 
 static void log_choice(const struct log_sink *log, const struct fft_wisdom_key *k,
@@ -309,13 +334,18 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 		return fft_axis_build(pc, info, n, signals_adjacent, capacity, max_count, o, log, out,
 		                      err);
 	struct fft_wisdom_key k;
-	wisdom_key(n, signals_adjacent, max_count, o, &k);
+	fft_wisdom_key_of(n, signals_adjacent, max_count, o, &k);
 	struct fft_choice rule;
 	fft_plan_rule(n, signals_adjacent, o->components, o->half, info->software,
 	              info->max_invocations, info->max_shared_memory, max_count, &rule);
 	struct fft_wisdom_choice ch = {rule.technique, rule.threads, rule.signals, rule.split};
-	int provisional = 0;
-	if (o->wisdom && fft_wisdom_get(o->wisdom, &k, &ch)) {
+	int provisional = 0, io_unmeasured = 0, io_found = 0;
+	if (k.io && o->wisdom) { /* the ends' own line, else the plain transform's shape */
+		io_found = !fft_wisdom_get(o->wisdom, &k, &ch);
+		io_unmeasured = !io_found;
+		k.io = 0;
+	}
+	if (o->wisdom && !io_found && fft_wisdom_get(o->wisdom, &k, &ch)) {
 		int mode = fft_wisdom_measure(o->wisdom);
 		if (mode == FFT_WISDOM_MEASURE_NOW) {
 			if (tune_now(pc, info, n, signals_adjacent, capacity, max_count, o, log, &k, &ch))
@@ -345,6 +375,8 @@ int fft_axis_create(struct program_cache *pc, const struct egl_info *info, int n
 	}
 	if (!rc && provisional)
 		fft_axis_set_provisional(*out);
+	if (!rc)
+		(*out)->io_unmeasured = io_unmeasured;
 	return rc;
 }
 

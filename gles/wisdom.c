@@ -57,11 +57,12 @@ static int parse_line(const char *line, char drv[256], struct fft_wisdom_key *k,
 	double ms;
 	memset(k, 0, sizeof *k);
 	memset(c, 0, sizeof *c);
-	return sscanf(line, "%255[^|]|%d|%d|%d|%d|%d|%d|%d|%d|%lf|%d|%d|%d|%d", drv, &k->n,
+	return sscanf(line, "%255[^|]|%d|%d|%d|%d|%d|%d|%d|%d|%lf|%d|%d|%d|%d|%d", drv, &k->n,
 	              &k->components, &k->adjacent, &k->half, &table, &k->count_log2,
 	              &c->technique, &c->threads, &ms, &c->signals, &max_radix, &composite,
-	              &c->split) >= 10 &&
-	       !table && !max_radix && !composite && c->split >= 0 && c->split <= 2;
+	              &c->split, &k->io) >= 10 &&
+	       !table && !max_radix && !composite && c->split >= 0 && c->split <= 2 &&
+	       (k->io == 0 || (k->io == 1 && !k->adjacent));
 }
 
 /* The renderer part of "RENDERER / VERSION" (all of it without the separator): its length. */
@@ -196,9 +197,9 @@ void fft_wisdom_put(struct fft_wisdom *w, const struct fft_wisdom_key *k,
 		log_sinkf(&w->log, LOG_WARN, "FFT wisdom: cannot append to %s", w->path);
 		return;
 	}
-	fprintf(f, "%s|%d|%d|%d|%d|0|%d|%d|%d|%.5f|%d|0|0|%d\n", w->driver, k->n, k->components,
-	        k->adjacent, k->half, k->count_log2, c->technique, c->threads, ms, c->signals,
-	        c->split);
+	fprintf(f, "%s|%d|%d|%d|%d|0|%d|%d|%d|%.5f|%d|0|0|%d|%d\n", w->driver, k->n,
+	        k->components, k->adjacent, k->half, k->count_log2, c->technique, c->threads, ms,
+	        c->signals, c->split, k->io);
 	fclose(f);
 }
 

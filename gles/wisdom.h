@@ -18,6 +18,9 @@
 struct fft_wisdom_key {
 	int n, components, adjacent, half;
 	int count_log2; /* batch size, rounded to a power of two */
+	int io;         /* 0: the plain transform; 1: rows run with their caller's loads and stores
+	                   (fft_io: a bloom's prefilter and composite), measured by that caller
+	                   (bloom_rows_tune_step), never queued here */
 };
 
 /* What was measured fastest for a key: the fft_opts fields technique, threads, signals and
@@ -68,7 +71,7 @@ int fft_wisdom_get(const struct fft_wisdom *w, const struct fft_wisdom_key *k,
                    struct fft_wisdom_choice *out);
 /* Remembers a choice, appends it to the file, takes the key off the queue and counts a new
  * generation. A line reads
- *   driver|n|components|adjacent|half|0|count_log2|technique|threads|ms|signals|0|0|split
+ *   driver|n|components|adjacent|half|0|count_log2|technique|threads|ms|signals|0|0|split|io
  * (the zeros: twiddle table, largest radix and composite radices, switches that measured slower
  * and left; lines with any of them set were measured with them and are ignored on reading, and a
  * line without the last fields, written before they existed, reads them as zeros). */

@@ -660,6 +660,13 @@ static void test_padded_columns(void **state)
 	assert_true(ok);
 }
 
+/* What fftbloomd's idle time does between frames, until it is done (at most 1000 steps). */
+static void idle_work(struct bloom_ctx *b)
+{
+	for (int steps = 0; steps < 1000 && bloom_build_wanted(b, 0); steps++) {
+	}
+}
+
 /* Where the rows' io programs cannot be had (a shader folder without bloom_io.comp), the
  * prefilter and composite stay passes of their own and the fused columns are made again for rows
  * a pitch apart: float32 in place without tiles, float16 through the transposed copy (the rule
@@ -717,6 +724,90 @@ static void test_io_fallback(void **state)
 	assert_true(ok);
 }
 
+/* The bloom's io rows measured (bloom_rows_tune_step): a plan whose rows take the ends, on a
+ * wisdom without a line of the ends for them, runs the plain transform's shape; idle steps time
+ * its rows' invocation counts over the last frame's rows and put the fastest under the ends' key
+ * (fft_wisdom_key.io, not the plain transform's), and the plan rebuilt runs it. The answers match
+ * the CPU references before and after, and nothing is measured again. With
+ * FFT_WISDOM_MEASURE_NOW the plan's first frame measures them at once; with
+ * FFT_WISDOM_MEASURE_NEVER nothing is measured. */
+static void test_rows_tune(void **state)
+{
+	(void)state;
+	struct bloom_ctx *saved = g_b;
+	char err[BLOOM_ERR_LEN];
+	static const int modes[3] = {FFT_WISDOM_MEASURE_IDLE, FFT_WISDOM_MEASURE_NOW,
+	                             FFT_WISDOM_MEASURE_NEVER};
+	for (int mi = 0; mi < 3; mi++) {
+		struct fft_wisdom *w;
+		assert_int_equal(fft_wisdom_create("", "test", NULL, NULL, &w), 0);
+		fft_wisdom_set_measure(w, modes[mi]);
+		struct bloom_ctx_opts o = {.ends_in_rows = 1, .wisdom = w};
+		struct bloom_ctx *b;
+		assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b,
+		                                  err), 0);
+		g_b = b;
+		printf("-- wisdom measuring %s\n", mi == 0 ? "in idle time" : mi == 1 ? "at once"
+		                                                                   : "never");
+		struct image in = rand_image(45, 33, 4, 0, 4), k = rand_image(9, 7, 3, 0, 1);
+		struct bloom_params p;
+		struct bloom_stats st;
+		struct bloom_cache_stats cs;
+		tu_params(&p, BLOOM_OP_CONVOLVE);
+		int ok = convolve_matches("convolve, first frame", &in, &k, &p, 4, 3, 1, TOL, &st);
+		assert_true(ok);
+		assert_int_equal(st.ends_in_rows, 1);
+		struct fft_opts ko = {.components = 4, .io = 1};
+		struct fft_wisdom_key key, plain;
+		fft_wisdom_key_of(st.padded_w, 0, st.padded_h, &ko, &key);
+		ko.io = 0;
+		fft_wisdom_key_of(st.padded_w, 0, st.padded_h, &ko, &plain);
+		assert_int_equal(key.io, 1);
+		struct fft_wisdom_choice c;
+		int first_threads = st.row_threads, steps = 0;
+		const char *last = NULL;
+		struct program_stats ps0, ps1;
+		unsigned long long most = 0; /* programs compiled in one step */
+		program_cache_stats(g_pc, &ps0);
+		while (steps < 1000 && bloom_rows_tune_step(b, &last)) {
+			steps++;
+			program_cache_stats(g_pc, &ps1);
+			most = ps1.misses - ps0.misses > most ? ps1.misses - ps0.misses : most;
+			ps0 = ps1;
+		}
+		assert_true(most <= 1); /* a frame arriving meanwhile waits for one compile at most */
+		while (bloom_ctx_refresh(b)) {
+		}
+		bloom_ctx_stats(b, &cs);
+		printf("rows of %d on %d invocations; %d idle steps (the last: %s), %llu measured, "
+		       "%llu plans rebuilt\n", st.padded_w, first_threads, steps, last ? last : "-",
+		       cs.rows_tuned, cs.plan_refreshes);
+		ok = convolve_matches("convolve, after", &in, &k, &p, 4, 3, 1, TOL, &st);
+		assert_true(ok);
+		if (modes[mi] == FFT_WISDOM_MEASURE_NEVER) {
+			assert_int_equal(steps, 0);
+			assert_int_equal(fft_wisdom_get(w, &key, &c), -1);
+		} else {
+			assert_int_equal(steps > 0, modes[mi] == FFT_WISDOM_MEASURE_IDLE);
+			assert_int_equal(fft_wisdom_get(w, &key, &c), 0);
+			printf("measured: %d invocations; the frame after ran %d\n", c.threads,
+			       st.row_threads);
+			assert_int_equal(c.technique, FFT_TECH_SHARED);
+			assert_int_equal(st.row_threads, c.threads);
+			assert_int_equal(cs.rows_tuned, 1);
+			/* the plain transform's line is not the ends' */
+			struct fft_wisdom_choice pc;
+			assert_true(fft_wisdom_get(w, &plain, &pc) != 0 || pc.threads != c.threads ||
+			            c.threads == first_threads);
+			assert_int_equal(bloom_rows_tune_step(b, &last), 0); /* nothing left */
+		}
+		image_free(&in), image_free(&k);
+		g_b = saved;
+		bloom_ctx_destroy(b);
+		fft_wisdom_destroy(w);
+	}
+}
+
 /* The fused columns in place and through the transposed copy, each with the prefilter and the
  * composite as passes of their own and in the row transforms' loads and stores (forced on where
  * the rule would not use them; in place with the ends in the rows, the row spectra in tiles of
@@ -726,13 +817,6 @@ static void test_io_fallback(void **state)
  * vec2 rounds (wider than the device's shared memory holds whole vec4 rows) take the ends, others
  * do not. Last, columns past 2048 (fused with 512 invocations a column where two fit shared
  * memory in vec2 rounds, as on a 48 KiB GPU; separate passes on llvmpipe's 32 KiB). */
-/* What fftbloomd's idle time does between frames, until it is done (at most 1000 steps). */
-static void idle_work(struct bloom_ctx *b)
-{
-	for (int steps = 0; steps < 1000 && bloom_build_wanted(b, 0); steps++) {
-	}
-}
-
 static void test_ends_and_layouts(void **state)
 {
 	(void)state;
@@ -2521,6 +2605,7 @@ int main(void)
 		cmocka_unit_test(test_padded_columns),
 		cmocka_unit_test(test_ends_and_layouts),
 		cmocka_unit_test(test_io_fallback),
+		cmocka_unit_test(test_rows_tune),
 		cmocka_unit_test(test_yuv_lend),
 		cmocka_unit_test(test_stage_times),
 		cmocka_unit_test(test_yuv_in),

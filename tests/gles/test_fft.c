@@ -401,6 +401,108 @@ struct used;
 static void check_opts(int n, int count, int adjacent, const struct fft_opts *o, int inverse,
                        const char *want, struct used *u);
 
+/* The ends' lines (fft_wisdom_key.io, the 15th field): written and read back under their own
+ * key, apart from the plain transform's; a line of the ends for columns, or with io past 1, is
+ * ignored. An axis made with fft_opts.io runs the ends' line where there is one; else the plain
+ * transform's and says so (fft_axis_io_unmeasured), with nothing of the ends queued. Its
+ * candidates to measure (fft_io_tune_candidates): its own count first, distinct, each within
+ * the device and FFT_TUNE_MAX_VALUES values an invocation, among them n / r for its radices;
+ * fft_axis_shape makes their shapes without a program (fft_axis_execute refuses it), and the
+ * io program is built on one. */
+static void check_io_wisdom(const char *path)
+{
+	struct fft_wisdom *w;
+	struct fft_wisdom_choice ch;
+	char err[FFT_ERR_LEN];
+	remove(path);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "test driver|96|4|0|0|0|2|1|24|0.01|0|0|0|0|1\n"
+	           "test driver|96|4|1|0|0|2|1|24|0.01|0|0|0|0|1\n"
+	           "test driver|96|4|0|0|0|3|1|24|0.01|0|0|0|0|2\n");
+	fclose(f);
+	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, NULL, &w), 0);
+	assert_int_equal(fft_wisdom_count(w), 1);
+	fft_wisdom_set_measure(w, FFT_WISDOM_MEASURE_IDLE);
+	struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 4, .io = 1, .wisdom = w};
+	struct fft_wisdom_key k;
+	fft_wisdom_key_of(96, 0, 4, &o, &k);
+	assert_int_equal(k.io, 1);
+	assert_int_equal(fft_wisdom_get(w, &k, &ch), 0);
+	assert_int_equal(ch.threads, 24);
+	k.io = 0;
+	assert_int_equal(fft_wisdom_get(w, &k, &ch), -1); /* the plain transform's: none */
+	struct fft_axis *a;
+	assert_int_equal(fft_axis_create(g_pc, g_info, 96, 0, 96 * 4, 4, &o, NULL, &a, err), 0);
+	assert_int_equal(fft_axis_plan(a)->threads, 24);
+	assert_int_equal(fft_axis_io_unmeasured(a), 0);
+	assert_int_equal(fft_wisdom_pending_count(w), 0);
+	fft_axis_destroy(a);
+	/* put and read back: its own key, beside a plain line of the same shape */
+	struct fft_wisdom_key k2;
+	fft_wisdom_key_of(96, 0, 8, &o, &k2);
+	struct fft_wisdom_choice c2 = {FFT_TECH_SHARED, 32, 0, 0}, c3 = {FFT_TECH_SHARED, 12, 0, 0};
+	fft_wisdom_put(w, &k2, &c2, 0.25);
+	k2.io = 0;
+	fft_wisdom_put(w, &k2, &c3, 0.5);
+	fft_wisdom_destroy(w);
+	assert_int_equal(fft_wisdom_create(path, "test driver", NULL, NULL, &w), 0);
+	assert_int_equal(fft_wisdom_count(w), 3);
+	assert_int_equal(fft_wisdom_get(w, &k2, &ch), 0);
+	assert_int_equal(ch.threads, 12);
+	k2.io = 1;
+	assert_int_equal(fft_wisdom_get(w, &k2, &ch), 0);
+	assert_int_equal(ch.threads, 32);
+	/* no line of the ends (a batch of 16): the plain transform's (queued), and said so */
+	fft_wisdom_set_measure(w, FFT_WISDOM_MEASURE_IDLE);
+	o.wisdom = w;
+	assert_int_equal(fft_axis_create(g_pc, g_info, 96, 0, 96 * 16, 16, &o, NULL, &a, err), 0);
+	assert_int_equal(fft_axis_io_unmeasured(a), 1);
+	assert_int_equal(fft_wisdom_pending_count(w), 1);
+	struct fft_wisdom_pending pend;
+	assert_int_equal(fft_wisdom_next_pending(w, &pend), 0);
+	assert_int_equal(pend.k.io, 0); /* only the plain transform is the FFT tuner's to measure */
+	int threads[FFT_IO_TUNE_MAX], n = fft_io_tune_candidates(g_info, a, threads);
+	const struct fft_plan *p = fft_axis_plan(a);
+	printf("rows of 96 on %d invocations: %d candidates:", p->threads, n);
+	for (int i = 0; i < n; i++)
+		printf(" %d", threads[i]);
+	printf("\n");
+	assert_true(n >= 2);
+	assert_int_equal(threads[0], p->threads);
+	for (int i = 0; i < n; i++) {
+		assert_true(threads[i] >= 1 && threads[i] <= g_info->max_invocations);
+		assert_true(threads[i] * FFT_TUNE_MAX_VALUES >= 96);
+		for (int j = 0; j < i; j++)
+			assert_true(threads[j] != threads[i]);
+	}
+	for (int r = 0; r < p->npasses; r++) { /* a butterfly an invocation in each pass */
+		int found = 0;
+		for (int i = 0; i < n; i++)
+			found |= threads[i] == 96 / p->pass[r].radix;
+		assert_true(found || 96 / p->pass[r].radix * FFT_TUNE_MAX_VALUES < 96);
+	}
+	struct fft_opts so = {.technique = FFT_TECH_SHARED, .components = 4, .threads = threads[1]};
+	struct fft_axis *sa;
+	assert_int_equal(fft_axis_shape(g_pc, g_info, 96, 96 * 16, 16, &so, &sa, err), 0);
+	assert_int_equal(fft_axis_plan(sa)->threads, threads[1]);
+	assert_int_equal(fft_axis_execute(sa, 0, 0, 96, 1, 16, 0), FFT_E_ARG);
+	struct fft_io *io; /* the shape's io program is built: what the shape is for */
+	assert_int_equal(fft_io_create(g_pc, sa, 0, FFT_IO_LOAD, "bloom_math+bloom_io", 0, &io,
+	                               err), 0);
+	assert_true(fft_io_program(io) != 0);
+	fft_io_destroy(io);
+	fft_axis_destroy(sa);
+	fft_axis_destroy(a);
+	fft_wisdom_destroy(w);
+	/* a column's axis has no ends: fft_opts.io does nothing there */
+	o.wisdom = NULL;
+	assert_int_equal(fft_axis_create(g_pc, g_info, 96, 1, 96 * 16, 16, &o, NULL, &a, err), 0);
+	assert_int_equal(fft_axis_io_unmeasured(a), 0);
+	assert_int_equal(fft_io_tune_candidates(g_info, a, threads), 0);
+	fft_axis_destroy(a);
+}
+
 static void test_wisdom(void **state)
 {
 	(void)state;
@@ -507,6 +609,7 @@ static void test_wisdom(void **state)
 	assert_int_equal(fft_wisdom_get(w, &km, &ch), 0);
 	assert_int_equal(ch.split, 0);
 	fft_wisdom_destroy(w);
+	check_io_wisdom(path);
 	remove(path);
 	glDeleteBuffers(1, &b);
 	free(x), free(y), free(ref), free(xd);
