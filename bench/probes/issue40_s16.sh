@@ -3,7 +3,7 @@
 # prefilter and composite and whose wisdom has no line of those ends (fft_wisdom_key.io) times
 # their invocation counts (fft_io_tune_candidates) on its own buffers and keeps the fastest; the
 # CLI with a named wisdom file does it at a plan's first frame (FFT_WISDOM_MEASURE_NOW).
-# PACK/bin/bench/fftbloom-noio is the pack's build with the shipped io lines left out (the
+# PACK/noio/fftbloom (with its fftbloom-bench) is the pack's build with the shipped io lines left out (the
 # H200's 875 for the 4375-long rows), so that the rows are measured as on a GPU no wisdom was
 # shipped for:
 #  1. noio on an empty wisdom file: the bloom suite's blooms once (--runs 5), each plan's rows
@@ -12,7 +12,7 @@
 #     (--fft-wisdom none: shipped lines and rules, nothing measured) against noio on w.txt
 #     (nothing left to measure) (blooms.jsonl, blooms.txt);
 #  3. test_bloom's test_rows_tune and test_fft's test_wisdom on the GPU (tests.txt).
-# usage (repository root, a pack in .carry with bin/bench/fftbloom-noio):
+# usage (repository root, a pack in .carry with noio/fftbloom and noio/fftbloom-bench):
 #   bash bench/probes/issue40_s16.sh
 P=$PWD/.carry
 . "$P/bench/remote_env.sh" "$P"
@@ -22,7 +22,7 @@ M=${MACHINE:-h200}
 IDS=bloom.1080p.k256.fp32,bloom.1080p.k256.gray.fp32,bloom.1080p.k256.fp16,bloom.1080p.full.fp32,bloom.2160p.k512.fp32,bloom.2160p.k512.gray.fp32,bloom.2160p.k512.fp16
 B="--suite bloom --only $IDS --variant default --machine $M --program-cache none"
 : >"$R/w.txt"
-timeout 240 "$P/bin/bench/fftbloom-noio" bench $B --runs 5 --verbose --fft-wisdom "$R/w.txt" \
+timeout 240 "$P/noio/fftbloom" bench $B --runs 5 --verbose --fft-wisdom "$R/w.txt" \
 	>"$R/tune.jsonl" 2>"$R/tune.log"
 echo "tune rc $?" >>"$R/tune.log"
 grep -E "rows of [0-9]+ .*invocations|FFT wisdom: the bloom|tune rc" "$R/tune.log" | head -60
@@ -32,7 +32,7 @@ for round in 1 2; do
 		if [ $who = product ]; then
 			timeout 150 "$P/bin/fftbloom" bench $B --runs 30 --fft-wisdom none
 		else
-			timeout 150 "$P/bin/bench/fftbloom-noio" bench $B --runs 30 --fft-wisdom "$R/w.txt"
+			timeout 150 "$P/noio/fftbloom" bench $B --runs 30 --fft-wisdom "$R/w.txt"
 		fi >>"$R/blooms.jsonl" 2>"$R/blooms-$who-$round.txt"
 		echo "== $who round $round rc $?"
 		grep -E "^bloom\." "$R/blooms-$who-$round.txt"

@@ -610,6 +610,11 @@ static void test_shipped_wisdom(void **state)
 		rows4375.io = 0;
 		assert_int_equal(fft_wisdom_get(w, &rows4375, &ch), 0);
 		assert_int_equal(ch.threads, 512);
+		/* the 1080p k256 bloom's rows of 2240 with their ends: 320 */
+		struct fft_wisdom_key rows2240 = {.n = 2240, .components = 4, .half = half,
+		                                  .count_log2 = 10, .io = 1};
+		assert_int_equal(fft_wisdom_get(w, &rows2240, &ch), 0);
+		assert_int_equal(ch.threads, 320);
 	}
 	fft_wisdom_destroy(w);
 }
