@@ -17,22 +17,28 @@
 #define TUNE_WARM_MS 50.0     /* GPU time spent running the candidates before measuring */
 #define TUNE_WARM_STEP_MS 8.0 /* of it at most a step */
 #define TUNE_BUILD_STEPS 16   /* steps a program may be deferred before it is built at once */
+#define TUNE_MAX (2 * FFT_IO_TUNE_MAX) /* candidates: invocation counts in two kinds of rounds */
 
 struct bloom_rows_tune {
 	int pw, ph, technique, half, tile_log, w, h;
 	int n;                              /* candidates */
-	int threads[FFT_IO_TUNE_MAX];
-	struct fft_axis *ax[FFT_IO_TUNE_MAX]; /* their shapes (no programs) */
-	struct fft_io *in[FFT_IO_TUNE_MAX], *out[FFT_IO_TUNE_MAX];
-	struct bloom_prog pin[FFT_IO_TUNE_MAX], pout[FFT_IO_TUNE_MAX];
-	int dead[FFT_IO_TUNE_MAX];          /* 1: could not be built or run */
+	int threads[TUNE_MAX], split[TUNE_MAX];
+	struct fft_axis *ax[TUNE_MAX];      /* their shapes (no programs) */
+	struct fft_io *in[TUNE_MAX], *out[TUNE_MAX];
+	struct bloom_prog pin[TUNE_MAX], pout[TUNE_MAX];
+	int dead[TUNE_MAX];                 /* 1: could not be built or run */
 	int built;                          /* programs built or given up, two a candidate */
 	int deferred;                       /* steps the program being built was deferred */
 	int tried, warmed, rounds;
 	double t_warm;
-	double ms[FFT_IO_TUNE_MAX][TUNE_ROUNDS];
+	double ms[TUNE_MAX][TUNE_ROUNDS];
 	struct gpu_timer *timer;
 };
+
+static const char *rounds_name(int split)
+{
+	return split == 2 ? "float" : split == 1 ? "vec2" : "whole vec4";
+}
 
 static void tune_free(struct bloom_ctx *b)
 {
@@ -70,7 +76,10 @@ static struct plan *next_plan(const struct bloom_ctx *b)
 	return NULL;
 }
 
-/* A run for q: its candidates' invocation counts, a shape each (no compile). -1 when none. */
+/* A run for q: its candidates, a shape each (no compile): the invocation counts of
+ * fft_io_tune_candidates, in the rounds the rule gives the rows and, for vec4 rows that
+ * exchange in rounds, in the other kind (two vec2 rounds or four float rounds: the rule,
+ * FFT_FLOAT_ROUNDS_TO, is the H200's). -1 when fewer than two. */
 static int tune_start(struct bloom_ctx *b, struct plan *q)
 {
 	struct bloom_rows_tune *t = calloc(1, sizeof *t);
@@ -90,27 +99,31 @@ static int tune_start(struct bloom_ctx *b, struct plan *q)
 		return -1;
 	}
 	size_t elems = (size_t)q->pw * q->ph;
-	for (int i = 0; i < n; i++) {
-		char err[FFT_ERR_LEN];
-		o.threads = threads[i];
-		struct fft_axis *a;
-		if (fft_axis_shape(b->pc, b->info, q->pw, elems, q->ph, &o, &a, err))
-			continue; /* a count the plan refuses */
-		const struct fft_plan *p = fft_axis_plan(a);
-		if (!p->shared || p->split != rp->split || p->threads != threads[i]) {
-			fft_axis_destroy(a); /* not the shape asked for */
-			continue;
+	int splits[2] = {rp->split, rp->split == 1 ? 2 : 1}, nsplits = rp->split ? 2 : 1;
+	for (int si = 0; si < nsplits; si++)
+		for (int i = 0; i < n; i++) {
+			char err[FFT_ERR_LEN];
+			o.threads = threads[i];
+			o.split = splits[si];
+			struct fft_axis *a;
+			if (fft_axis_shape(b->pc, b->info, q->pw, elems, q->ph, &o, &a, err))
+				continue; /* a shape the plan refuses */
+			const struct fft_plan *p = fft_axis_plan(a);
+			if (!p->shared || p->split != splits[si] || p->threads != threads[i]) {
+				fft_axis_destroy(a); /* not the shape asked for */
+				continue;
+			}
+			t->threads[t->n] = threads[i];
+			t->split[t->n] = splits[si];
+			t->ax[t->n++] = a;
 		}
-		t->threads[t->n] = threads[i];
-		t->ax[t->n++] = a;
-	}
 	if (t->n < 2) {
 		tune_free(b);
 		return -1;
 	}
-	log_sinkf(&b->log, LOG_DEBUG, "bloom: measuring the rows of %dx%d (%d long, %s) on %d "
-	          "invocation counts, over %d rows of %d", q->pw, q->ph, q->pw,
-	          q->half ? "float16" : "float32", t->n, t->h, t->w);
+	log_sinkf(&b->log, LOG_DEBUG, "bloom: measuring the rows of %dx%d (%d long, %s) in %d "
+	          "shapes, over %d rows of %d", q->pw, q->ph, q->pw, q->half ? "float16" : "float32",
+	          t->n, t->h, t->w);
 	return 0;
 }
 
@@ -155,8 +168,8 @@ static void build_one(struct bloom_ctx *b, int budget)
 		return;
 	}
 	if (rc) {
-		log_sinkf(&b->log, LOG_DEBUG, "bloom: rows of %d on %d invocations: %s", t->pw,
-		          t->threads[i], err);
+		log_sinkf(&b->log, LOG_DEBUG, "bloom: rows of %d on %d invocations, %s rounds: %s",
+		          t->pw, t->threads[i], rounds_name(t->split[i]), err);
 		t->dead[i] = 1;
 	}
 	t->deferred = 0;
@@ -202,8 +215,9 @@ static void pick(struct bloom_ctx *b, struct plan *q)
 			continue;
 		qsort(t->ms[i], TUNE_ROUNDS, sizeof t->ms[i][0], cmp_double);
 		double med = t->ms[i][0] < 0 ? -1 : t->ms[i][TUNE_ROUNDS / 2];
-		log_sinkf(&b->log, LOG_DEBUG, "bloom: rows of %d (%s) on %d invocations: %.4f ms",
-		          t->pw, t->half ? "float16" : "float32", t->threads[i], med);
+		log_sinkf(&b->log, LOG_DEBUG, "bloom: rows of %d (%s) on %d invocations, %s rounds: "
+		          "%.4f ms", t->pw, t->half ? "float16" : "float32", t->threads[i],
+		          rounds_name(t->split[i]), med);
 		if (med > 0 && (best < 0 || med < best_ms))
 			best = i, best_ms = med;
 	}
@@ -216,8 +230,9 @@ static void pick(struct bloom_ctx *b, struct plan *q)
 	q->rows_tune = 0;
 	b->st.rows_tuned++;
 	log_sinkf(&b->log, LOG_INFO, "FFT wisdom: the bloom's rows of %d (%s, the prefilter and "
-	          "composite in them): %d invocations (%.4f ms over %d rows, forward and inverse)",
-	          t->pw, t->half ? "float16" : "float32", p->threads, best_ms, t->h);
+	          "composite in them): %d invocations, %s rounds (%.4f ms over %d rows, forward and "
+	          "inverse)", t->pw, t->half ? "float16" : "float32", p->threads,
+	          rounds_name(p->split), best_ms, t->h);
 }
 
 /* One step of the run; budget 0: no compile budget (at once). Returns 1 while it goes on, 0

@@ -724,13 +724,71 @@ static void test_io_fallback(void **state)
 	assert_true(ok);
 }
 
+/* A log sink that keeps the shapes count of "measuring the rows of ... in N shapes". */
+static void shapes_sink(void *ctx, int level, const char *msg)
+{
+	(void)level;
+	if (getenv("TEST_LOG"))
+		printf("log: %s\n", msg);
+	const char *at = strstr(msg, "measuring the rows of");
+	if (at && (at = strstr(at, " in ")))
+		*(int *)ctx = atoi(at + 4);
+}
+
+/* Rows long enough to exchange vec4 in rounds (1120 > FFT_ROUNDS_ABOVE) are measured in both
+ * kinds (two vec2 rounds, four float rounds) at each invocation count, in idle steps (the plain
+ * transform's queued shapes left unmeasured: measured at once, llvmpipe's plain rows of 1120 take
+ * the global technique, which has no ends); the line kept says one of them, and the frames
+ * before and after match the CPU references. */
+static void rows_tune_rounds(void)
+{
+	struct bloom_ctx *saved = g_b;
+	char err[BLOOM_ERR_LEN];
+	struct fft_wisdom *w;
+	assert_int_equal(fft_wisdom_create("", "test", NULL, NULL, &w), 0);
+	fft_wisdom_set_measure(w, FFT_WISDOM_MEASURE_IDLE);
+	struct bloom_ctx_opts o = {.ends_in_rows = 1, .wisdom = w};
+	int shapes = 0;
+	struct log_sink sink = {shapes_sink, &shapes};
+	struct bloom_ctx *b;
+	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, &sink, &b, err),
+	                 0);
+	g_b = b;
+	struct image in = rand_image(1101, 5, 4, 0, 4), k = rand_image(9, 7, 3, 0, 1);
+	struct bloom_params p;
+	struct bloom_stats st;
+	tu_params(&p, BLOOM_OP_CONVOLVE);
+	int ok = convolve_matches("convolve 1101x5", &in, &k, &p, 4, 3, 1, TOL, &st);
+	for (int steps = 0; steps < 1000 && bloom_rows_tune_step(b, NULL); steps++) {
+	}
+	while (bloom_ctx_refresh(b)) {
+	}
+	struct fft_opts ko = {.components = 4, .io = 1};
+	struct fft_wisdom_key key;
+	fft_wisdom_key_of(st.padded_w, 0, st.padded_h, &ko, &key);
+	struct fft_wisdom_choice c;
+	assert_int_equal(fft_wisdom_get(w, &key, &c), 0);
+	printf("rows of %d: %d shapes measured; kept %d invocations in %s rounds\n", st.padded_w,
+	       shapes, c.threads, c.split == 2 ? "float" : "vec2");
+	assert_true(st.padded_w > FFT_ROUNDS_ABOVE && st.ends_in_rows);
+	assert_true(shapes >= 4 && shapes % 2 == 0); /* each count in both kinds of rounds */
+	assert_true(c.split == 1 || c.split == 2);
+	ok &= convolve_matches("convolve 1101x5, rows measured", &in, &k, &p, 4, 3, 1, TOL, &st);
+	assert_int_equal(st.row_threads, c.threads);
+	assert_true(ok);
+	image_free(&in), image_free(&k);
+	g_b = saved;
+	bloom_ctx_destroy(b);
+	fft_wisdom_destroy(w);
+}
+
 /* The bloom's io rows measured (bloom_rows_tune_step): a plan whose rows take the ends, on a
  * wisdom without a line of the ends for them, runs the plain transform's shape; idle steps time
  * its rows' invocation counts over the last frame's rows and put the fastest under the ends' key
  * (fft_wisdom_key.io, not the plain transform's), and the plan rebuilt runs it. The answers match
  * the CPU references before and after, and nothing is measured again. With
  * FFT_WISDOM_MEASURE_NOW the plan's first frame measures them at once; with
- * FFT_WISDOM_MEASURE_NEVER nothing is measured. */
+ * FFT_WISDOM_MEASURE_NEVER nothing is measured. Then rows_tune_rounds. */
 static void test_rows_tune(void **state)
 {
 	(void)state;
@@ -806,6 +864,7 @@ static void test_rows_tune(void **state)
 		bloom_ctx_destroy(b);
 		fft_wisdom_destroy(w);
 	}
+	rows_tune_rounds();
 }
 
 /* The fused columns in place and through the transposed copy, each with the prefilter and the
