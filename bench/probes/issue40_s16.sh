@@ -3,9 +3,9 @@
 # prefilter and composite and whose wisdom has no line of those ends (fft_wisdom_key.io) times
 # their invocation counts (fft_io_tune_candidates) on its own buffers and keeps the fastest; the
 # CLI with a named wisdom file does it at a plan's first frame (FFT_WISDOM_MEASURE_NOW).
-# PACK/noio/fftbloom (with its fftbloom-bench) is the pack's build with the shipped io lines left out (the
-# H200's 875 for the 4375-long rows), so that the rows are measured as on a GPU no wisdom was
-# shipped for:
+# PACK/noio/fftbloom (with its fftbloom-bench) is the pack's build with the shipped io lines
+# left out (the H200's 875 for the 4375-long rows), so that the rows are measured as on a GPU no
+# wisdom was shipped for:
 #  1. noio on an empty wisdom file: the bloom suite's blooms once (--runs 5), each plan's rows
 #     measured at its first frame: the lines in w.txt, the candidates' times in tune.log;
 #  2. two rounds alternated, a process each: the product with the shipped wisdom
