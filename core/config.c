@@ -251,9 +251,10 @@
 	 "pass that reads them, instead of read across the bus by it; auto: on a GPU, not on a "  \
 	 "software renderer", "FFTBLOOM_UPLOAD_COPY", C(upload_copy)},                           \
 	{"fft-idle-tune", OPT_ENUM, 0, 0, "auto", "auto|on|off",                                  \
-	 "measure FFT shapes that no wisdom holds once the GPU thread has been idle for 2 s "      \
-	 "(requests run the built-in choice until the winner is known); auto: on GPUs, not on "   \
-	 "software renderers", "FFTBLOOM_FFT_IDLE_TUNE", C(fft_idle_tune)},                       \
+	 "measure FFT shapes that no wisdom holds, the bloom's rows with their prefilter and "    \
+	 "composite among them, once the GPU thread has been idle for 2 s (requests run the "     \
+	 "built-in choice until the winner is known); auto: on GPUs, not on software renderers",  \
+	 "FFTBLOOM_FFT_IDLE_TUNE", C(fft_idle_tune)},                                             \
 	{"jpeg-quality", OPT_INT, 1, 100, "90", NULL, "JPEG quality of answers (quality= overrides)", \
 	 "FFTBLOOM_JPEG_QUALITY", C(jpeg_quality)},                                               \
 	{"jpeg-subsampling", OPT_ENUM, 0, 0, "444", "444|420", "chroma of JPEG answers",         \

@@ -100,9 +100,11 @@ bool bloom_new_nonfinite_exact(vec4 r, vec4 i, bool given)
 }
 GLSL
 }
-# WISDOM_ROWS: the wisdom lines threadsN changes, one a line (default the shipped line of the 2160p
-# bloom's 4375-long vec4 rows, 512 invocations)
-WISDOM_ROWS=${WISDOM_ROWS:-"NVIDIA H200/PCIe/SSE2 / OpenGL ES 3.2 NVIDIA 580.159.04|4375|4|0|0|0|11|1|512|1.65651|0"}
+# WISDOM_ROWS: the wisdom lines threadsN changes, one a line (default the 2160p bloom's 4375-long
+# vec4 rows, fp32). Since 75ade63 the bloom's rows with their ends have lines of their own (the
+# 15th field 1, gles/wisdom.h), and a plain line (as the default before) changes only the plain
+# transform; with --fft-wisdom the CLI also measures ends lines it lacks at a plan's first frame.
+WISDOM_ROWS=${WISDOM_ROWS:-"NVIDIA H200/PCIe/SSE2 / OpenGL ES 3.2 NVIDIA 580.159.04|4375|4|0|0|0|11|1|875|1.78410|0|0|0|1|1"}
 VARS=${VARS:-base rawload noread rawstore nocheck bare}
 for v in $VARS; do variant "$v"; done
 for r in $(seq "${ROUNDS:-2}"); do
