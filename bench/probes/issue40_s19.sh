@@ -1,0 +1,33 @@
+#!/bin/bash
+# Issue 40, the FFT tuner's candidates with counts of whole butterflies (2026-11-29): besides 32
+# to 512 invocations a signal, m / r and m / (r r') for the radices of its passes (the H200's
+# shipped 156 for 1716-long rows and 243 for 2187 were found by hand). PACK/noship holds the
+# pack's fftbloom and fftbloom-bench built with no shipped wisdom, so that every shape is measured.
+#  A. noship on an empty wisdom file: the fft suite once, each shape measured before its first
+#     use (w.txt, tune.log: every candidate's time);
+#  B. two rounds alternated, a process each: the product (the shipped H200 wisdom, nothing
+#     measured) against noship on w.txt (nothing left to measure) (ffts.txt, ffts.jsonl).
+# usage (repository root, a pack in .carry with noship/): bash bench/probes/issue40_s19.sh
+P=$PWD/.carry
+. "$P/bench/remote_env.sh" "$P"
+R=${OUT:-/tmp}/s19; mkdir -p "$R"
+M=${MACHINE:-h200}
+{ nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT"; } >"$R/card.txt" 2>&1
+B="--suite fft --variant default --machine $M --program-cache none"
+: >"$R/w.txt"
+timeout 400 "$P/noship/fftbloom" bench $B --runs 5 --verbose --fft-wisdom "$R/w.txt" \
+	>"$R/tune.jsonl" 2>"$R/tune.log"
+echo "tune rc $?" >>"$R/tune.log"
+grep -E "FFT wisdom: n=|tune rc" "$R/tune.log"
+for round in 1 2; do
+	for who in product noship; do
+		if [ $who = product ]; then
+			timeout 120 "$P/bin/fftbloom" bench $B --runs 30 --fft-wisdom none
+		else
+			timeout 120 "$P/noship/fftbloom" bench $B --runs 30 --fft-wisdom "$R/w.txt"
+		fi >>"$R/ffts.jsonl" 2>"$R/ffts-$who-$round.txt"
+		echo "== $who round $round rc $?"
+		grep -E "^fft\." "$R/ffts-$who-$round.txt"
+	done
+done | tee "$R/ffts.txt"
+tar czf "${OUT:-/tmp}/r.tgz" -C "$(dirname "$R")" s19 && rm -rf "$R"
