@@ -231,12 +231,10 @@ struct fft_axis *fft_cols(struct fft *f);
 /* ---- measuring queued shapes in idle time (FFT_WISDOM_MEASURE_IDLE) ---- */
 /* The idle tuner's candidates for a length-n axis (fft_tune.c): the built-in rule's shape,
  * shared at several invocation counts (each invocation holding at most FFT_TUNE_MAX_VALUES
- * elements) and at the counts that give each invocation whole butterflies (n / r and n / (r r')
- * for the radices of its passes), global, and for adjacent signals blocked with rows of 64 (its
- * default), 32 and 128 bytes and with half the invocations, each o with the shape set. Returns
- * the count written (at most FFT_TUNE_MAX_CAND). */
-#define FFT_TUNE_BUTTERFLY_COUNTS 6 /* of them, counts of whole butterflies at most */
-#define FFT_TUNE_MAX_CAND (13 + FFT_TUNE_BUTTERFLY_COUNTS)
+ * elements), global, and for adjacent signals blocked with rows of 64 (its default), 32 and 128
+ * bytes and with half the invocations, each o with the shape set. Returns the count written
+ * (at most FFT_TUNE_MAX_CAND). */
+#define FFT_TUNE_MAX_CAND 13
 /* The most elements an invocation of a shared candidate holds. More never measured fastest on a
  * GPU (the shipped wisdom's shared winners hold 4-11), and such programs take longest to build:
  * up to 0.6-1.1 s a program on the H200, held on the GPU thread while a request waits
@@ -246,14 +244,13 @@ int fft_tune_candidates(const struct egl_info *info, int n, int adjacent, int ma
                         const struct fft_opts *o, struct fft_opts cand[FFT_TUNE_MAX_CAND]);
 
 /* The invocation counts worth measuring for rows a's shape run with their caller's ends
- * (fft_io): a's own first, then 256, 512, the device's most, and the counts of whole
- * butterflies, n / r and n / (r r') for the radices of a's passes (a butterfly an invocation in
- * a pass: the 4375 = 5^4 x 7 bloom rows measured fastest on 875 on the H200, where the plain
- * transform could not tell 512 from 875); each but a's own at most a butterfly of the smallest
- * radix an invocation, and all at most FFT_TUNE_MAX_VALUES elements an invocation and no more
- * than the device allows, distinct. Returns the count (0 unless a is rows of the shared
- * technique). */
-#define FFT_IO_TUNE_MAX 12
+ * (fft_io): a's own first, then 256, 512, the device's most, and n / r for each radix r of a's
+ * passes (a butterfly an invocation in that pass: the 4375 = 5^4 x 7 bloom rows measured
+ * fastest on 875 on the H200, where the plain transform could not tell 512 from 875); each but
+ * a's own at most a butterfly of the smallest radix an invocation, and all at most
+ * FFT_TUNE_MAX_VALUES elements an invocation and no more than the device allows, distinct.
+ * Returns the count (0 unless a is rows of the shared technique). */
+#define FFT_IO_TUNE_MAX 10
 int fft_io_tune_candidates(const struct egl_info *info, const struct fft_axis *a,
                            int threads[FFT_IO_TUNE_MAX]);
 

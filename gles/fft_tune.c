@@ -16,29 +16,6 @@
 #define TUNE_BUILD_STEPS 16 /* idle steps (a program each) a candidate takes before it is built
                                whole in one */
 
-/* Appends to t[0..have) the invocation counts that give each invocation whole butterflies of
- * p's passes: m / r and m / (r r') for radices r, r' of two passes, each from
- * m / FFT_TUNE_MAX_VALUES up to m / (the smallest radix) and the device's most, distinct, at most
- * `max` in all. Returns the count. */
-static int butterfly_counts(const struct fft_plan *p, int max_inv, int *t, int have, int max)
-{
-	int m = p->m, rmin = m, n = have;
-	for (int i = 0; i < p->npasses; i++)
-		rmin = p->pass[i].radix < rmin ? p->pass[i].radix : rmin;
-	for (int pairs = 0; pairs < 2; pairs++)
-		for (int i = 0; i < p->npasses; i++)
-			for (int j = pairs ? i + 1 : i; j < (pairs ? p->npasses : i + 1) && n < max; j++) {
-				int d = pairs ? p->pass[i].radix * p->pass[j].radix : p->pass[i].radix;
-				int c = m / d, dup = 0;
-				for (int k = 0; k < n; k++)
-					dup |= t[k] == c;
-				if (!dup && c <= max_inv && c <= m / rmin &&
-				    (long long)c * FFT_TUNE_MAX_VALUES >= m)
-					t[n++] = c;
-			}
-	return n;
-}
-
 int fft_tune_candidates(const struct egl_info *info, int n, int adjacent, int max_count,
                         const struct fft_opts *o, struct fft_opts cand[FFT_TUNE_MAX_CAND])
 {
@@ -61,27 +38,6 @@ int fft_tune_candidates(const struct egl_info *info, int n, int adjacent, int ma
 			cand[nc].technique = FFT_TECH_SHARED;
 			cand[nc++].threads = threads[i];
 		}
-	/* counts that give each invocation whole butterflies (the H200's 156 for 1716 = 4 x 3 x 11 x
-	 * 13 and 243 for 2187 = 3^7 were found by hand before the tuner tried them) */
-	struct fft_plan_opts sp = {.technique = FFT_TECH_SHARED, .components = o->components,
-	                           .shared_limit = info->max_shared_memory,
-	                           .max_invocations = info->max_invocations,
-	                           .signals_adjacent = adjacent, .half = o->half,
-	                           .pad_from = o->pad_from};
-	struct fft_plan bp;
-	if (!fft_plan_make(n, &sp, &bp) && bp.shared) {
-		int counts[FFT_TUNE_MAX_CAND], nfix = 0;
-		for (int k = 0; k < nc; k++)
-			if (cand[k].technique == FFT_TECH_SHARED && cand[k].threads)
-				counts[nfix++] = cand[k].threads;
-		int ncount = butterfly_counts(&bp, info->max_invocations, counts, nfix,
-		                              nfix + FFT_TUNE_BUTTERFLY_COUNTS);
-		for (int k = nfix; k < ncount; k++) {
-			cand[nc] = *o;
-			cand[nc].technique = FFT_TECH_SHARED;
-			cand[nc++].threads = counts[k];
-		}
-	}
 	cand[nc] = *o;
 	cand[nc++].technique = FFT_TECH_GLOBAL;
 	if (!adjacent)
@@ -310,21 +266,22 @@ int fft_io_tune_candidates(const struct egl_info *info, const struct fft_axis *a
 	const struct fft_plan *p = fft_axis_plan(a);
 	if (!p->shared || p->bluestein || fft_axis_adjacent(a) || !p->npasses)
 		return 0;
-	int rmin = p->m, nt = 1;
-	for (int i = 0; i < p->npasses; i++)
+	int want[FFT_IO_TUNE_MAX] = {p->threads, 256, 512, info->max_invocations}, nw = 4, nt = 0;
+	int rmin = p->m;
+	for (int i = 0; i < p->npasses && nw < FFT_IO_TUNE_MAX; i++) {
+		want[nw++] = p->m / p->pass[i].radix;
 		rmin = p->pass[i].radix < rmin ? p->pass[i].radix : rmin;
-	threads[0] = p->threads;
-	const int fixed[3] = {256, 512, info->max_invocations};
-	for (int i = 0; i < 3; i++) {
-		int t = fixed[i], dup = 0;
+	}
+	for (int i = 0; i < nw; i++) {
+		int t = want[i], dup = 0;
 		for (int j = 0; j < nt; j++)
 			dup |= threads[j] == t;
 		/* past a butterfly of the smallest radix an invocation, the rest only wait */
-		if (!dup && t <= info->max_invocations && t <= p->m / rmin &&
+		if (!dup && t >= 1 && t <= info->max_invocations && (i == 0 || t <= p->m / rmin) &&
 		    (long long)t * FFT_TUNE_MAX_VALUES >= p->m)
 			threads[nt++] = t;
 	}
-	return butterfly_counts(p, info->max_invocations, threads, nt, FFT_IO_TUNE_MAX);
+	return nt;
 }
 
 static void log_choice(const struct log_sink *log, const struct fft_wisdom_key *k,

@@ -1,8 +1,9 @@
 #!/bin/bash
-# Issue 40, the FFT tuner's candidates with counts of whole butterflies (2026-11-29): besides 32
-# to 512 invocations a signal, m / r and m / (r r') for the radices of its passes (the H200's
-# shipped 156 for 1716-long rows and 243 for 2187 were found by hand). PACK/noship holds the
-# pack's fftbloom and fftbloom-bench built with no shipped wisdom, so that every shape is measured.
+# Issue 40, the FFT tuner's candidates with counts of whole butterflies (2026-11-29, ea8b0f0,
+# reverted in afa27a9: the tuner kept none of them): besides 32 to 512 invocations a signal,
+# m / r and m / (r r') for the radices of its passes (the H200's shipped 156 for 1716-long rows
+# and 243 for 2187 were found by hand). PACK/noship holds the pack's fftbloom and fftbloom-bench
+# built with no shipped wisdom, so that every shape is measured.
 #  A. noship on an empty wisdom file: the fft suite once, each shape measured before its first
 #     use (w.txt, tune.log: every candidate's time);
 #  B. two rounds alternated, a process each: the product (the shipped H200 wisdom, nothing

@@ -922,25 +922,6 @@ static void test_tune_candidates(void **state)
 			if (ns[i] <= 512) /* 32 and 64 invocations hold at most 16 and 8 */
 				assert_true(small >= (g_info->max_invocations >= 64 ? 2 : 1));
 		}
-	/* counts of whole butterflies: 1716 = 4 x 3 x 11 x 13 on 156 (1716 / 11), 2187 = 3^7 on 729
-	 * and 243 (2187 / 3, / 9): the H200's shipped winners, found by hand before */
-	static const struct {
-		int n, want[2];
-	} bc[] = {{1716, {156, 132}}, {2187, {729, 243}}};
-	for (size_t i = 0; i < sizeof bc / sizeof bc[0]; i++) {
-		struct fft_opts o = {.technique = FFT_TECH_AUTO, .components = 2};
-		struct fft_opts c[FFT_TUNE_MAX_CAND];
-		int nc = fft_tune_candidates(g_info, bc[i].n, 0, 64, &o, c), found[2] = {0, 0};
-		printf("n=%d rows: invocations of the shared candidates:", bc[i].n);
-		for (int k = 0; k < nc; k++)
-			if (c[k].technique == FFT_TECH_SHARED) {
-				printf(" %d", c[k].threads);
-				for (int w = 0; w < 2; w++)
-					found[w] |= c[k].threads == bc[i].want[w];
-			}
-		printf("\n");
-		assert_true(found[0] && found[1]);
-	}
 }
 
 /* Under a compile budget that refuses the one-dispatch form's program, a Bluestein axis is
