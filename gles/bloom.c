@@ -372,6 +372,8 @@ static void add_stats(struct bloom_stats *sum, const struct bloom_stats *t)
 	sum->ends_in_rows = t->ends_in_rows;
 	sum->column_pairs = t->column_pairs;
 	sum->row_pitch = t->row_pitch;
+	sum->tile_columns = t->tile_columns;
+	sum->row_threads = t->row_threads;
 }
 
 /* The frame in overlap-save tiles whose plan fits `budget` (0: the buffer limit only), or in

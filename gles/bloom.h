@@ -413,7 +413,8 @@ int bloom_kernel_preset(struct bloom_ctx *b, const struct kernel_preset *ks, str
 int bloom_release_plan(struct bloom_ctx *b);
 
 /* Rebuilds one plan that ran the FFT's built-in rule for shapes measured since
- * (fft_axis_provisional, fft_wisdom_generation), so that later frames run the measured winners:
+ * (fft_axis_provisional, fft_wisdom_generation), or whose rows with their ends have been
+ * measured since (bloom_rows_tune_step), so that later frames run the measured winners:
  * the same transforms, equal within float rounding. A step compiles one program of the new
  * plan while the old one serves; the last swaps them. Between frames only (engine_idle).
  * Returns 1 when it took a step (or dropped a plan it could not rebuild), 0 when none is out of
@@ -425,7 +426,7 @@ int bloom_ctx_refresh(struct bloom_ctx *b);
  * their shape: their invocation counts timed on the plan's buffers over the last frame's rows,
  * the fastest put into the wisdom under the ends' key (fft_wisdom_key.io), after which
  * bloom_ctx_refresh rebuilds the plan with it. A step compiles one program at most, or runs
- * the candidates for at most about 8 ms of GPU time. With FFT_WISDOM_MEASURE_NOW a plan's first
+ * each candidate once (more turns of them while warming up, up to about 8 ms of GPU time). With FFT_WISDOM_MEASURE_NOW a plan's first
  * frame measures them at once. Between frames only (engine_idle). Returns 1 when it took a
  * step, 0 when nothing is to be measured; *last (may be NULL) says what it did. */
 int bloom_rows_tune_step(struct bloom_ctx *b, const char **last);

@@ -322,11 +322,12 @@ int bloom_ctx_refresh(struct bloom_ctx *b)
 	unsigned long long gen = fft_wisdom_generation(b->opts.wisdom);
 	for (int i = 0; i < b->plans.n; i++) {
 		struct plan *old = b->plans.e[i];
-		if (!old->provisional || old->wisdom_gen == gen)
+		if (old->wisdom_gen == gen || (!old->provisional && !bloom_rows_known(b, old)))
 			continue;
 		int pw = old->pw, ph = old->ph, technique = old->technique, half = old->half;
 		unsigned long long last_use = old->last_use;
 		double used_ms = old->used_ms;
+		int frame_w = old->frame_w, frame_h = old->frame_h;
 		struct plan *q;
 		char err[BLOOM_ERR_LEN];
 		/* the new plan's programs first, a step each, while the old plan serves (a frame
@@ -352,6 +353,7 @@ int bloom_ctx_refresh(struct bloom_ctx *b)
 		}
 		q->last_use = last_use;
 		q->used_ms = used_ms;
+		q->frame_w = frame_w, q->frame_h = frame_h; /* what its rows are measured on */
 		b->plans.e[i] = q;
 		b->st.plan_refreshes++;
 		log_sinkf(&b->log, LOG_INFO, "bloom: plan of %dx%d rebuilt with measured FFT "

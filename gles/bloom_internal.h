@@ -154,8 +154,8 @@ struct plan {
 	int refresh_steps;               /* idle steps spent compiling its measured successor's
 	                                    programs (bloom_ctx_refresh) */
 	int rows_tune;                   /* 1: its io rows run the plain transform's shape, their
-	                                    own to be measured (bloom_rows_tune_step; provisional
-	                                    is set with it) */
+	                                    own to be measured (bloom_rows_tune_step), after which
+	                                    bloom_ctx_refresh rebuilds it (bloom_rows_known) */
 	int frame_w, frame_h;            /* the last frame run on it (what its rows are measured
 	                                    on), or 0 */
 	unsigned long long wisdom_gen;   /* fft_wisdom_generation when it was built */
@@ -434,8 +434,10 @@ void bloom_plan_pairs_step(struct bloom_ctx *b, struct plan *q);
 /* With FFT_WISDOM_MEASURE_NOW, q's rows measured at once (q->frame_w/h the frame's, its
  * buffers free): 1 when a shape went into the wisdom (rebuild q to run it), else 0. */
 int bloom_rows_tune_now(struct bloom_ctx *b, struct plan *q);
-/* Drops the measuring in progress, if any (the context goes). */
+/* Drops the measuring in progress, if any (the context goes, or its plans). */
 void bloom_rows_tune_free(struct bloom_ctx *b);
+/* 1 when q's rows wait to be measured (rows_tune) and the wisdom now has their line. */
+int bloom_rows_known(const struct bloom_ctx *b, const struct plan *q);
 
 /* ---- bloom_idle.c ---- */
 

@@ -101,6 +101,7 @@ size_t bloom_plan_bytes(int pw, int ph, int half)
 
 void bloom_release_all(struct bloom_ctx *b)
 {
+	bloom_rows_tune_free(b); /* its io programs held, and the plans it measures go */
 	while (!bloom_release_plan(b)) {
 	}
 	bloom_kcache_free(b);
@@ -392,7 +393,6 @@ int bloom_plan_build(struct bloom_ctx *b, int pw, int ph, int technique, int hal
 	q->rows_tune = q->rows_in[0] && q->rows_out[0] && fft_axis_io_unmeasured(q->rows4) &&
 	               !b->opts.rows_split &&
 	               fft_wisdom_measure(b->opts.wisdom) != FFT_WISDOM_MEASURE_NEVER;
-	q->provisional |= q->rows_tune;
 	/* an even pitch where the row spectra are read by the FFT passes only: a column's group then
 	 * reads whole 32-byte sectors on every row, not only every other (bench/RESULTS.md, "An even
 	 * row pitch") */

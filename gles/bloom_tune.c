@@ -6,8 +6,9 @@
  * (bloom_ctx_refresh). The plain transform's time cannot choose for them: on the H200 the
  * 4375-long rows' plain transform took the same on 512 and 875 invocations, the bloom's rows
  * 0.936 against 0.859 ms (bench/RESULTS.md, "The 2160p bloom's rows on 875 invocations").
- * A step compiles one program, runs a candidate once, warms them up (TUNE_WARM_STEP_MS of GPU
- * time at most) or measures a round, as the FFT tuner does (fft_tune.c). */
+ * A step compiles one program, runs a candidate once, warms them up (a turn of every candidate,
+ * more turns up to TUNE_WARM_STEP_MS of GPU time) or measures a round (a run of each), as the
+ * FFT tuner does (fft_tune.c). */
 #include "gles/bloom_internal.h"
 
 #include <stdlib.h>
@@ -79,12 +80,13 @@ static struct plan *next_plan(const struct bloom_ctx *b)
 /* A run for q: its candidates, a shape each (no compile): the invocation counts of
  * fft_io_tune_candidates, in the rounds the rule gives the rows and, for vec4 rows that
  * exchange in rounds, in the other kind (two vec2 rounds or four float rounds: the rule,
- * FFT_FLOAT_ROUNDS_TO, is the H200's). -1 when fewer than two. */
+ * FFT_FLOAT_ROUNDS_TO, is the H200's). 0; TUNE_ONE when fewer than two; TUNE_NOMEM. */
+enum { TUNE_ONE = 1, TUNE_NOMEM = 2 };
 static int tune_start(struct bloom_ctx *b, struct plan *q)
 {
 	struct bloom_rows_tune *t = calloc(1, sizeof *t);
 	if (!t)
-		return -1;
+		return TUNE_NOMEM;
 	t->pw = q->pw, t->ph = q->ph, t->technique = q->technique, t->half = q->half;
 	t->tile_log = q->tile_log, t->w = q->frame_w, t->h = q->frame_h;
 	const struct fft_plan *rp = fft_axis_plan(q->rows4);
@@ -96,7 +98,7 @@ static int tune_start(struct bloom_ctx *b, struct plan *q)
 	b->rows_tune = t;
 	if (gpu_timer_create(b->info, &t->timer)) {
 		tune_free(b);
-		return -1;
+		return TUNE_NOMEM;
 	}
 	size_t elems = (size_t)q->pw * q->ph;
 	int splits[2] = {rp->split, rp->split == 1 ? 2 : 1}, nsplits = rp->split ? 2 : 1;
@@ -119,7 +121,7 @@ static int tune_start(struct bloom_ctx *b, struct plan *q)
 		}
 	if (t->n < 2) {
 		tune_free(b);
-		return -1;
+		return TUNE_ONE;
 	}
 	log_sinkf(&b->log, LOG_DEBUG, "bloom: measuring the rows of %dx%d (%d long, %s) in %d "
 	          "shapes, over %d rows of %d", q->pw, q->ph, q->pw, q->half ? "float16" : "float32",
@@ -195,6 +197,30 @@ static void put_shape(struct bloom_ctx *b, const struct plan *q, int threads, in
 }
 
 /* The plain transform's shape kept for q's rows, remembered as theirs. */
+static void keep_plain(struct bloom_ctx *b, struct plan *q, const char *why);
+
+/* A run's start failed: nothing to choose between (the plain shape remembered), or no memory
+ * (nothing remembered: the plan's rows are left as they are until it is rebuilt). */
+static void start_failed(struct bloom_ctx *b, struct plan *q, int rc)
+{
+	if (rc == TUNE_ONE) {
+		keep_plain(b, q, "no other shape to measure");
+	} else {
+		log_sinkf(&b->log, LOG_WARN, "bloom: no memory to measure the rows of %dx%d", q->pw,
+		          q->ph);
+		q->rows_tune = 0;
+	}
+}
+
+int bloom_rows_known(const struct bloom_ctx *b, const struct plan *q)
+{
+	struct fft_opts o = {.components = 4, .half = q->half, .io = 1};
+	struct fft_wisdom_key k;
+	struct fft_wisdom_choice c;
+	fft_wisdom_key_of(q->pw, 0, q->ph, &o, &k);
+	return q->rows_tune && b->opts.wisdom && !fft_wisdom_get(b->opts.wisdom, &k, &c);
+}
+
 static void keep_plain(struct bloom_ctx *b, struct plan *q, const char *why)
 {
 	const struct fft_plan *p = fft_axis_plan(q->rows4);
@@ -292,8 +318,9 @@ int bloom_rows_tune_step(struct bloom_ctx *b, const char **last)
 		if (!q)
 			return 0;
 		*last = "starting a plan's rows";
-		if (tune_start(b, q))
-			keep_plain(b, q, "no other shape to measure");
+		int rc = tune_start(b, q);
+		if (rc)
+			start_failed(b, q, rc);
 		return 1;
 	}
 	tune_step(b, 1, last);
@@ -306,8 +333,9 @@ int bloom_rows_tune_now(struct bloom_ctx *b, struct plan *q)
 	if (!q->rows_tune || b->rows_tune)
 		return 0;
 	unsigned long long gen = fft_wisdom_generation(b->opts.wisdom);
-	if (tune_start(b, q))
-		keep_plain(b, q, "no other shape to measure");
+	int rc = tune_start(b, q);
+	if (rc)
+		start_failed(b, q, rc);
 	else
 		while (tune_step(b, 0, &last)) {
 		}

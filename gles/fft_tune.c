@@ -268,8 +268,9 @@ int fft_io_tune_candidates(const struct egl_info *info, const struct fft_axis *a
 		return 0;
 	int want[FFT_IO_TUNE_MAX] = {p->threads, 256, 512, info->max_invocations}, nw = 4, nt = 0;
 	int rmin = p->m;
-	for (int i = 0; i < p->npasses && nw < FFT_IO_TUNE_MAX; i++) {
-		want[nw++] = p->m / p->pass[i].radix;
+	for (int i = 0; i < p->npasses; i++) {
+		if (nw < FFT_IO_TUNE_MAX)
+			want[nw++] = p->m / p->pass[i].radix;
 		rmin = p->pass[i].radix < rmin ? p->pass[i].radix : rmin;
 	}
 	for (int i = 0; i < nw; i++) {

@@ -101,9 +101,9 @@ bool bloom_new_nonfinite_exact(vec4 r, vec4 i, bool given)
 GLSL
 }
 # WISDOM_ROWS: the wisdom lines threadsN changes, one a line (default the 2160p bloom's 4375-long
-# vec4 rows, fp32). Since 75ade63 the bloom's rows with their ends have lines of their own (the
-# 15th field 1, gles/wisdom.h), and a plain line (as the default before) changes only the plain
-# transform; with --fft-wisdom the CLI also measures ends lines it lacks at a plan's first frame.
+# vec4 rows, fp32). The bloom's rows with their ends have lines of their own (the 15th field 1,
+# gles/wisdom.h; from 75ade63): a plain line changes only the plain transform. With
+# --fft-wisdom the CLI measures the ends' lines it lacks at a plan's first frame.
 WISDOM_ROWS=${WISDOM_ROWS:-"NVIDIA H200/PCIe/SSE2 / OpenGL ES 3.2 NVIDIA 580.159.04|4375|4|0|0|0|11|1|875|1.78410|0|0|0|1|1"}
 VARS=${VARS:-base rawload noread rawstore nocheck bare}
 for v in $VARS; do variant "$v"; done

@@ -47,7 +47,7 @@ def wisdom_key(line):
     """A wisdom line's key (gles/wisdom.h): n, components, adjacent, half, count_log2, and the
     ends' field (io), 0 where the line has none."""
     f = line.strip().split("|")
-    return tuple(f[1:7]) + (f[15] if len(f) > 15 else "0",)
+    return tuple(f[1:7]) + (f[14] if len(f) > 14 else "0",)
 
 
 def bloom(d, png):

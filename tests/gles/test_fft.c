@@ -495,12 +495,18 @@ static void check_io_wisdom(const char *path)
 	fft_axis_destroy(sa);
 	fft_axis_destroy(a);
 	fft_wisdom_destroy(w);
-	/* a column's axis has no ends: fft_opts.io does nothing there */
-	o.wisdom = NULL;
+	/* a column's axis has no ends: fft_opts.io does nothing there (on a wisdom with no line) */
+	assert_int_equal(fft_wisdom_create("", "test driver", NULL, NULL, &w), 0);
+	fft_wisdom_set_measure(w, FFT_WISDOM_MEASURE_IDLE);
+	o.wisdom = w;
 	assert_int_equal(fft_axis_create(g_pc, g_info, 96, 1, 96 * 16, 16, &o, NULL, &a, err), 0);
 	assert_int_equal(fft_axis_io_unmeasured(a), 0);
 	assert_int_equal(fft_io_tune_candidates(g_info, a, threads), 0);
+	assert_int_equal(fft_wisdom_next_pending(w, &pend), 0);
+	assert_int_equal(pend.k.io, 0);
+	assert_int_equal(pend.k.adjacent, 1);
 	fft_axis_destroy(a);
+	fft_wisdom_destroy(w);
 }
 
 static void test_wisdom(void **state)
