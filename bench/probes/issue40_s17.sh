@@ -20,23 +20,11 @@ curl() { LD_LIBRARY_PATH= command curl "$@"; }
 { nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT"; } >"$R/card.txt" 2>&1
 IDS=bloom.1080p.k256.fp32,bloom.1080p.k256.gray.fp32,bloom.1080p.k256.fp16,bloom.1080p.full.fp32,bloom.2160p.k512.fp32,bloom.2160p.k512.gray.fp32,bloom.2160p.k512.fp16
 B="--suite bloom --only $IDS --variant default --machine $M --program-cache none"
-: >"$R/w.txt"
-timeout 300 "$P/noio/fftbloom" bench $B --runs 5 --verbose --fft-wisdom "$R/w.txt" \
-	>"$R/tune.jsonl" 2>"$R/tune.log"
-echo "tune rc $?" >>"$R/tune.log"
-grep -E "FFT wisdom: the bloom|tune rc" "$R/tune.log"
-cat "$R/w.txt"
-for round in 1 2; do
-	for who in product noio; do
-		if [ $who = product ]; then
-			timeout 150 "$P/bin/fftbloom" bench $B --runs 30 --fft-wisdom none
-		else
-			timeout 150 "$P/noio/fftbloom" bench $B --runs 30 --fft-wisdom "$R/w.txt"
-		fi >>"$R/blooms.jsonl" 2>"$R/blooms-$who-$round.txt"
-		echo "== $who round $round rc $?"
-		grep -E "^bloom\." "$R/blooms-$who-$round.txt"
-	done
-done | tee "$R/blooms.txt"
+# shellcheck disable=SC2086
+bash "$(dirname "$0")/measure_empty.sh" "$R" "$P/noio/fftbloom" "FFT wisdom: the bloom" -- $B
+# shellcheck disable=SC2086
+bash "$(dirname "$0")/alternate.sh" "$R" blooms "product=$P/bin/fftbloom@none" \
+	"noio=$P/noio/fftbloom@$R/w.txt" -- $B --runs 30
 # C: the daemon (since issue40_s18.sh in rows_tune_daemon.sh, which waits for the rows' line)
 bash "$(dirname "$0")/rows_tune_daemon.sh" "$P" "$P/noio/fftbloomd" "$R"
 tar czf "${OUT:-/tmp}/r.tgz" -C "$(dirname "$R")" s17 && rm -rf "$R"

@@ -15,20 +15,9 @@ R=${OUT:-/tmp}/s19; mkdir -p "$R"
 M=${MACHINE:-h200}
 { nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT"; } >"$R/card.txt" 2>&1
 B="--suite fft --variant default --machine $M --program-cache none"
-: >"$R/w.txt"
-timeout 400 "$P/noship/fftbloom" bench $B --runs 5 --verbose --fft-wisdom "$R/w.txt" \
-	>"$R/tune.jsonl" 2>"$R/tune.log"
-echo "tune rc $?" >>"$R/tune.log"
-grep -E "FFT wisdom: n=|tune rc" "$R/tune.log"
-for round in 1 2; do
-	for who in product noship; do
-		if [ $who = product ]; then
-			timeout 120 "$P/bin/fftbloom" bench $B --runs 30 --fft-wisdom none
-		else
-			timeout 120 "$P/noship/fftbloom" bench $B --runs 30 --fft-wisdom "$R/w.txt"
-		fi >>"$R/ffts.jsonl" 2>"$R/ffts-$who-$round.txt"
-		echo "== $who round $round rc $?"
-		grep -E "^fft\." "$R/ffts-$who-$round.txt"
-	done
-done | tee "$R/ffts.txt"
+# shellcheck disable=SC2086
+TIMEOUT=400 bash "$(dirname "$0")/measure_empty.sh" "$R" "$P/noship/fftbloom" "FFT wisdom: n=" -- $B
+# shellcheck disable=SC2086
+TIMEOUT=120 bash "$(dirname "$0")/alternate.sh" "$R" ffts "product=$P/bin/fftbloom@none" \
+	"noship=$P/noship/fftbloom@$R/w.txt" -- $B --runs 30
 tar czf "${OUT:-/tmp}/r.tgz" -C "$(dirname "$R")" s19 && rm -rf "$R"
