@@ -423,12 +423,13 @@ int bloom_ctx_refresh(struct bloom_ctx *b);
 
 /* One step of measuring the rows of a plan whose rows carry the prefilter and composite and
  * whose wisdom (opts.wisdom, measuring in idle time or at once) has no line of those ends for
- * their shape: their invocation counts timed on the plan's buffers over the last frame's rows,
- * the fastest put into the wisdom under the ends' key (fft_wisdom_key.io), after which
- * bloom_ctx_refresh rebuilds the plan with it. A step compiles one program at most, or runs
- * each candidate once (more turns of them while warming up, up to about 8 ms of GPU time). With FFT_WISDOM_MEASURE_NOW a plan's first
- * frame measures them at once. Between frames only (engine_idle). Returns 1 when it took a
- * step, 0 when nothing is to be measured; *last (may be NULL) says what it did. */
+ * their shape: their invocation counts and kinds of rounds timed on the plan's buffers over the
+ * last frame's rows, the fastest put into the wisdom under the ends' key (fft_wisdom_key.io),
+ * after which bloom_ctx_refresh rebuilds the plan with it. A step compiles one program at most,
+ * or runs each candidate once (more turns of them while warming up, up to about 8 ms of GPU
+ * time). With FFT_WISDOM_MEASURE_NOW a plan's first frame measures them at once. Between frames
+ * only (engine_idle). Returns 1 when it took a step, 0 when nothing is to be measured; *last
+ * (may be NULL) says what it did. */
 int bloom_rows_tune_step(struct bloom_ctx *b, const char **last);
 
 /* bloom_build_wanted's modes: what may be built, and when. */

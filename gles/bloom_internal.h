@@ -10,6 +10,8 @@
  *   bloom_upload.c    upload buffers lent to decoders;
  *   bloom_idle.c      idle work: wanted plans built a program a step, plans rebuilt once their
  *                     FFT shapes are measured;
+ *   bloom_tune.c      the rows with the prefilter and composite in them measured (in idle
+ *                     steps, or at a plan's first frame) into the FFT wisdom;
  *   jpeg_gpu.c        the GPU JPEG codec (jpeg_gpu.h, its own programs), which the transfers
  *                     call.
  *

@@ -1,9 +1,9 @@
 /* The bloom's io rows measured: where a plan's rows carry the prefilter and composite (fft_io)
  * and the wisdom has no line of the ends for their shape, their invocation counts
- * (fft_io_tune_candidates) are timed on the plan's own buffers, forward rows with the prefilter
- * and inverse rows with the composite over the last frame's rows, and the fastest goes into the
- * wisdom under the ends' key (fft_wisdom_key.io); the plan is rebuilt with it
- * (bloom_ctx_refresh). The plain transform's time cannot choose for them: on the H200 the
+ * (fft_io_tune_candidates), each in both kinds of rounds where the rows exchange in rounds, are
+ * timed on the plan's own buffers, forward rows with the prefilter and inverse rows with the
+ * composite over the last frame's rows, and the fastest goes into the wisdom under the ends' key
+ * (fft_wisdom_key.io); the plan is rebuilt with it (bloom_ctx_refresh). The plain transform's time cannot choose for them: on the H200 the
  * 4375-long rows' plain transform took the same on 512 and 875 invocations, the bloom's rows
  * 0.936 against 0.859 ms (bench/RESULTS.md, "The 2160p bloom's rows on 875 invocations").
  * A step compiles one program, runs a candidate once, warms them up (a turn of every candidate,
@@ -16,7 +16,7 @@
 
 #define TUNE_ROUNDS 7         /* rounds measured; the median counts */
 #define TUNE_WARM_MS 50.0     /* GPU time spent running the candidates before measuring */
-#define TUNE_WARM_STEP_MS 8.0 /* of it at most a step */
+#define TUNE_WARM_STEP_MS 8.0 /* of it a step, past its first turn of the candidates */
 #define TUNE_BUILD_STEPS 16   /* steps a program may be deferred before it is built at once */
 #define TUNE_MAX (2 * FFT_IO_TUNE_MAX) /* candidates: invocation counts in two kinds of rounds */
 
