@@ -10,6 +10,8 @@
 #include "gles/gpu_timer.h"
 
 #define TUNE_ROUNDS 7     /* measurements per candidate; the median counts */
+#define TUNE_REPS 4       /* runs back to back a measurement (one timer read), so that the GPU
+                             is kept busy as in the runs that count */
 #define TUNE_WARM_MS 50.0 /* GPU time spent running the candidates before measuring */
 #define TUNE_WARM_STEP_MS 8.0 /* of it at most a step (a frame arriving waits for one) */
 #define TUNE_RANDOM_FLOATS (1u << 20) /* random values made; the buffer repeats them */
@@ -101,21 +103,23 @@ static GLuint tune_buffer(size_t elems, const struct fft_opts *o)
 	return buf;
 }
 
-/* GPU time of one forward + inverse run of axis a over `count` signals on buffer buf;
- * negative when it failed. */
+/* GPU time of a forward + inverse run of axis a over `count` signals on buffer buf, the mean of
+ * TUNE_REPS runs back to back; negative when it failed. */
 static double time_axis_once(struct fft_axis *a, int adjacent, struct gpu_timer *t, unsigned buf,
                              int count)
 {
 	size_t sig = adjacent ? 1 : (size_t)fft_axis_plan(a)->n, el = adjacent ? (size_t)count : 1;
-	int stage = adjacent ? GPU_STAGE_COLS : GPU_STAGE_ROWS;
+	int stage = adjacent ? GPU_STAGE_COLS : GPU_STAGE_ROWS, rc = 0;
 	double ms[GPU_STAGE_COUNT];
 	gpu_timer_start(t);
-	int rc = fft_axis_execute(a, buf, 0, sig, el, count, 0);
-	rc |= fft_axis_execute(a, buf, 0, sig, el, count, 1);
+	for (int i = 0; i < TUNE_REPS; i++) {
+		rc |= fft_axis_execute(a, buf, 0, sig, el, count, 0);
+		rc |= fft_axis_execute(a, buf, 0, sig, el, count, 1);
+	}
 	gpu_timer_mark(t, stage);
 	if (rc || gpu_timer_read(t, ms))
 		return -1;
-	return ms[stage];
+	return ms[stage] / TUNE_REPS;
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -203,7 +207,7 @@ static int run_warm(struct tune_run *r, double *t_warm)
 		for (int i = 0; i < r->nc; i++)
 			if (r->ax[i]) {
 				double m = time_axis_once(r->ax[i], r->adjacent, r->t, r->buf, r->max_count);
-				m = m > 0 ? m : TUNE_WARM_MS; /* a failure ends the warm-up */
+				m = m > 0 ? m * TUNE_REPS : TUNE_WARM_MS; /* a failure ends the warm-up */
 				*t_warm += m, t_step += m;
 			}
 	return !live || *t_warm >= TUNE_WARM_MS;
