@@ -10,8 +10,11 @@
 #include "gles/gpu_timer.h"
 
 #define TUNE_ROUNDS 7     /* measurements per candidate; the median counts */
-#define TUNE_REPS 4       /* runs back to back a measurement (one timer read), so that the GPU
-                             is kept busy as in the runs that count */
+#define TUNE_REPS 4       /* runs back to back a measurement (one timer read) of a candidate
+                             shorter than TUNE_REPS_BELOW_MS, so that the GPU is kept busy as in
+                             the runs that count (bench/RESULTS.md, "The FFT tuner's candidates
+                             and timing") */
+#define TUNE_REPS_BELOW_MS 1.0
 #define TUNE_WARM_MS 50.0 /* GPU time spent running the candidates before measuring */
 #define TUNE_WARM_STEP_MS 8.0 /* of it at most a step (a frame arriving waits for one) */
 #define TUNE_RANDOM_FLOATS (1u << 20) /* random values made; the buffer repeats them */
@@ -103,23 +106,40 @@ static GLuint tune_buffer(size_t elems, const struct fft_opts *o)
 	return buf;
 }
 
-/* GPU time of a forward + inverse run of axis a over `count` signals on buffer buf, the mean of
- * TUNE_REPS runs back to back; negative when it failed. */
-static double time_axis_once(struct fft_axis *a, int adjacent, struct gpu_timer *t, unsigned buf,
-                             int count)
+/* GPU time of `reps` forward + inverse runs back to back of axis a over `count` signals on
+ * buffer buf; negative when it failed. */
+static double time_runs(struct fft_axis *a, int adjacent, struct gpu_timer *t, unsigned buf,
+                        int count, int reps)
 {
 	size_t sig = adjacent ? 1 : (size_t)fft_axis_plan(a)->n, el = adjacent ? (size_t)count : 1;
 	int stage = adjacent ? GPU_STAGE_COLS : GPU_STAGE_ROWS, rc = 0;
 	double ms[GPU_STAGE_COUNT];
 	gpu_timer_start(t);
-	for (int i = 0; i < TUNE_REPS; i++) {
+	for (int i = 0; i < reps; i++) {
 		rc |= fft_axis_execute(a, buf, 0, sig, el, count, 0);
 		rc |= fft_axis_execute(a, buf, 0, sig, el, count, 1);
 	}
 	gpu_timer_mark(t, stage);
 	if (rc || gpu_timer_read(t, ms))
 		return -1;
-	return ms[stage] / TUNE_REPS;
+	return ms[stage];
+}
+
+/* GPU time of a forward + inverse run of axis a; a run shorter than TUNE_REPS_BELOW_MS is
+ * measured again as the mean of TUNE_REPS runs back to back. *spent (may be NULL) adds the GPU
+ * time used. Negative when it failed. */
+static double time_axis_once(struct fft_axis *a, int adjacent, struct gpu_timer *t, unsigned buf,
+                             int count, double *spent)
+{
+	double m = time_runs(a, adjacent, t, buf, count, 1), all = m;
+	if (m > 0 && m < TUNE_REPS_BELOW_MS) {
+		double r = time_runs(a, adjacent, t, buf, count, TUNE_REPS);
+		all += r;
+		m = r > 0 ? r / TUNE_REPS : -1;
+	}
+	if (spent)
+		*spent += all > 0 ? all : 0;
+	return m;
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -206,8 +226,10 @@ static int run_warm(struct tune_run *r, double *t_warm)
 	     w++)
 		for (int i = 0; i < r->nc; i++)
 			if (r->ax[i]) {
-				double m = time_axis_once(r->ax[i], r->adjacent, r->t, r->buf, r->max_count);
-				m = m > 0 ? m * TUNE_REPS : TUNE_WARM_MS; /* a failure ends the warm-up */
+				double spent = 0;
+				double m = time_axis_once(r->ax[i], r->adjacent, r->t, r->buf, r->max_count,
+				                          &spent);
+				m = m > 0 ? spent : TUNE_WARM_MS; /* a failure ends the warm-up */
 				*t_warm += m, t_step += m;
 			}
 	return !live || *t_warm >= TUNE_WARM_MS;
@@ -217,7 +239,7 @@ static void run_round(struct tune_run *r, int round)
 {
 	for (int i = 0; i < r->nc; i++)
 		r->ms[i][round] = r->ax[i] ? time_axis_once(r->ax[i], r->adjacent, r->t, r->buf,
-		                                             r->max_count) : -1;
+		                                             r->max_count, NULL) : -1;
 }
 
 /* The fastest candidate by median (technique, threads, signals: the shape measured, so that the
@@ -472,7 +494,8 @@ int fft_tuner_step(struct fft_tuner *t)
 	} else if (t->tried < t->r.nc) {
 		t->last = "a candidate's first run";
 		if (t->r.ax[t->tried])
-			time_axis_once(t->r.ax[t->tried], t->r.adjacent, t->r.t, t->r.buf, t->r.max_count);
+			time_axis_once(t->r.ax[t->tried], t->r.adjacent, t->r.t, t->r.buf, t->r.max_count,
+			               NULL);
 		t->tried++;
 	} else if (!t->warmed) {
 		t->last = "warming up";
