@@ -311,8 +311,13 @@ void server_quiesce(struct server *s)
 	s->quiescing = 1;
 	for (int i = 0; i < s->nd; i++) {
 		MHD_socket fd = MHD_quiesce_daemon(s->d[i]);
-		if (fd != MHD_INVALID_SOCKET)
-			close(fd);
+		if (fd == MHD_INVALID_SOCKET)
+			continue;
+		/* shut down before the close: a worker thread still polling the socket holds it open
+		 * past close(), and the kernel would go on completing handshakes into its backlog
+		 * (a connection made after "no new connections" was logged, under load) */
+		shutdown(fd, SHUT_RDWR);
+		close(fd);
 	}
 }
 
