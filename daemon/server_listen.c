@@ -313,10 +313,13 @@ void server_quiesce(struct server *s)
 		MHD_socket fd = MHD_quiesce_daemon(s->d[i]);
 		if (fd == MHD_INVALID_SOCKET)
 			continue;
-		/* shut down before the close: a worker thread still polling the socket holds it open
-		 * past close(), and the kernel would go on completing handshakes into its backlog
-		 * (a connection made after "no new connections" was logged, under load) */
-		shutdown(fd, SHUT_RDWR);
+		/* a socket of our own is shut down before the close: a worker thread still polling
+		 * it holds it open past close(), and the kernel would go on completing handshakes
+		 * into its backlog (a connection made after "no new connections" was logged, under
+		 * load). A passed socket stays listening in its owner, the service manager, whose
+		 * next start answers what waits in it: closed only. */
+		if (s->o.listen_fd <= 0)
+			shutdown(fd, SHUT_RDWR);
 		close(fd);
 	}
 }
