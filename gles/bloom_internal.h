@@ -1,8 +1,8 @@
 /* Shared by the bloom's sources, not by its users: the context, the per-size plan, the kernel
  * spectrum cache's entries, the programs with their uniform locations, and the steps each source
  * provides to the frame function in bloom.c.
- *   bloom_plan.c      plans per padded size (FFT axes, fused columns, buffers), the programs,
- *                     and the GPU stages from the prefilter to the composite;
+ *   bloom_plan.c      plans per padded size (FFT axes, fused columns, buffers), the programs;
+ *   bloom_stages.c    the GPU stages on a plan, from the prefilter to the composite;
  *   bloom_kernel.c    kernels: built-in ones generated and kept, geometry, pixels, digests, and
  *                     the spectrum cache;
  *   bloom_transfer.c  frames in and results out: float images, JPEG planes, buffers mapped once,
@@ -392,32 +392,12 @@ struct borrow {
  * still. 1 with *out, or 0 (the frame builds its own plan). */
 int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinfo *ki,
                       const struct bloom_params *p, int pw, int ph, struct borrow *out);
-/* Transposes rows [0, src_valid) of src (row stride src_stride) into dst (dst_rows rows of
- * dst_cols, zero past src_valid); comps/half: the stored element (vec4 / vec2, float16). */
-int bloom_transpose(struct bloom_ctx *b, GLuint src, int src_stride, int src_valid, GLuint dst,
-                    int dst_rows, int dst_cols, int comps, int half, char err[BLOOM_ERR_LEN]);
-/* Sets u_img and u_pad and dispatches a 16x16-tiled grid of w x h, then a storage barrier. */
-void bloom_set_sizes(const struct bloom_prog *p, int w, int h, int pw, int ph);
-void bloom_dispatch2d(int w, int h);
-/* The GPU stages of op on the image in q->image with kernel spectrum ke, from the prefilter to
- * the composite into q->out, each closed by its mark on tm (NULL: untimed). Sets st->fused. */
-int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int op,
-                 const struct bloom_params *p, int w, int h, struct gpu_timer *tm,
-                 struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
 /* An io program over rows (q->rows4, or a shape of them being measured): the forward rows
  * with the prefilter (inverse 0) or the inverse rows with the composite (1), the row spectra in
  * an order (0 natural, 1 pairs) and tiles of 2^tile_log columns (0: a pitch apart), its uniforms
  * looked up into *pr. 0, or -1 with ferr (program_cache_refused: deferred). */
 int bloom_io_make(struct bloom_ctx *b, const struct fft_axis *rows, int order, int tile_log,
                   int inverse, struct fft_io **f, struct bloom_prog *pr, char ferr[FFT_ERR_LEN]);
-/* q's forward rows of h image rows of w reading q->image through the prefilter (bloom: 1, else
- * convolve's plain load), and its inverse rows writing the composite into q->out, each by io
- * program f (pr its uniforms), the row spectra in q's layout. 0 or an FFT error. */
-int bloom_rows_in(struct plan *q, struct fft_io *f, const struct bloom_prog *pr,
-                  const struct bloom_params *p, int bloom, int w, int h);
-int bloom_rows_out(struct bloom_ctx *b, struct plan *q, struct fft_io *f,
-                   const struct bloom_prog *pr, const struct bloom_params *p, int bloom, int w,
-                   int h);
 /* Takes q out of the cache and destroys it. */
 void bloom_plan_evict(struct bloom_ctx *b, struct plan *q);
 /* 1 when q's pair-order programs (conv4p, rows_in[1], rows_out[1]) are all built: colour kernels
@@ -430,6 +410,29 @@ static inline int bloom_plan_pairs(const struct plan *q)
  * cache's budget: a refused one is tried again at the next call; one that cannot be had clears
  * q->pairs_want. */
 void bloom_plan_pairs_step(struct bloom_ctx *b, struct plan *q);
+
+/* ---- bloom_stages.c ---- */
+
+/* Transposes rows [0, src_valid) of src (row stride src_stride) into dst (dst_rows rows of
+ * dst_cols, zero past src_valid); comps/half: the stored element (vec4 / vec2, float16). */
+int bloom_transpose(struct bloom_ctx *b, GLuint src, int src_stride, int src_valid, GLuint dst,
+                    int dst_rows, int dst_cols, int comps, int half, char err[BLOOM_ERR_LEN]);
+/* Sets u_img and u_pad and dispatches a 16x16-tiled grid of w x h, then a storage barrier. */
+void bloom_set_sizes(const struct bloom_prog *p, int w, int h, int pw, int ph);
+void bloom_dispatch2d(int w, int h);
+/* The GPU stages of op on the image in q->image with kernel spectrum ke, from the prefilter to
+ * the composite into q->out, each closed by its mark on tm (NULL: untimed). Sets st->fused. */
+int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, int op,
+                 const struct bloom_params *p, int w, int h, struct gpu_timer *tm,
+                 struct bloom_stats *st, char err[BLOOM_ERR_LEN]);
+/* q's forward rows of h image rows of w reading q->image through the prefilter (bloom: 1, else
+ * convolve's plain load), and its inverse rows writing the composite into q->out, each by io
+ * program f (pr its uniforms), the row spectra in q's layout. 0 or an FFT error. */
+int bloom_rows_in(struct plan *q, struct fft_io *f, const struct bloom_prog *pr,
+                  const struct bloom_params *p, int bloom, int w, int h);
+int bloom_rows_out(struct bloom_ctx *b, struct plan *q, struct fft_io *f,
+                   const struct bloom_prog *pr, const struct bloom_params *p, int bloom, int w,
+                   int h);
 
 /* ---- bloom_tune.c ---- */
 
