@@ -184,14 +184,20 @@ static int cmp_double(const void *x, const void *y)
 	return a < c ? -1 : a > c;
 }
 
+/* The wisdom key of q's rows with their ends: make_axes' rows4 (bloom_plan.c) under io. */
+static void rows_key(const struct plan *q, struct fft_wisdom_key *k)
+{
+	struct fft_opts o = {.components = 4, .half = q->half, .io = 1};
+	fft_wisdom_key_of(q->pw, 0, q->ph, &o, k);
+}
+
 /* A shape of rows of q's length into the wisdom under the ends' key (so that the plan, rebuilt,
  * runs it and is not measured again). */
 static void put_shape(struct bloom_ctx *b, const struct plan *q, int threads, int split,
                       double ms)
 {
-	struct fft_opts o = {.components = 4, .half = q->half, .io = 1};
 	struct fft_wisdom_key k;
-	fft_wisdom_key_of(q->pw, 0, q->ph, &o, &k);
+	rows_key(q, &k);
 	struct fft_wisdom_choice c = {FFT_TECH_SHARED, threads, 0, split};
 	fft_wisdom_put(b->opts.wisdom, &k, &c, ms);
 }
@@ -214,10 +220,9 @@ static void start_failed(struct bloom_ctx *b, struct plan *q, int rc)
 
 int bloom_rows_known(const struct bloom_ctx *b, const struct plan *q)
 {
-	struct fft_opts o = {.components = 4, .half = q->half, .io = 1};
 	struct fft_wisdom_key k;
 	struct fft_wisdom_choice c;
-	fft_wisdom_key_of(q->pw, 0, q->ph, &o, &k);
+	rows_key(q, &k);
 	return q->rows_tune && b->opts.wisdom && !fft_wisdom_get(b->opts.wisdom, &k, &c);
 }
 
