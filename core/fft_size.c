@@ -62,3 +62,11 @@ int fft_good_size(int n)
 	}
 	return best;
 }
+
+int fft_conv_span(int n, int k, int c)
+{
+	if (c < 0 || c >= k)
+		return n + k - 1;
+	int reach = c > k - 1 - c ? c : k - 1 - c;
+	return n + reach > k ? n + reach : k;
+}

@@ -27,4 +27,14 @@ double fft_cost(int m);
  * smallest on a tie. E.g. 2174 -> 2240 (4 passes), not 2187 = 3^7 (7 passes). n < 1 gives 1. */
 int fft_good_size(int n);
 
+/* The length along one axis at which a frame of n samples is convolved by FFT, untiled, without
+ * a result sample taking a wrapped tap: n + max(c, k - 1 - c), and at least k, for a kernel of k
+ * taps whose centre is tap c (0 <= c < k). The frame starts at index 0 and the kernel's centre
+ * at 0, so result sample x reads x - (k - 1 - c) .. x + c: the reads before the frame wrap to
+ * the transform's end and those after it run past the frame, and both land in one zero tail of
+ * max(c, k - 1 - c) samples (a linear convolution's n + k - 1 gives each side a tail of its
+ * own). The circular result past n is not part of the answer. c outside [0, k) counts as the
+ * linear convolution's n + k - 1. */
+int fft_conv_span(int n, int k, int c);
+
 #endif

@@ -761,7 +761,10 @@ int cpu_bloom_run(struct cpu_engine *e, int op, const struct image *in,
 	int rc = tile_size(e, in->channels, w, h, ki.kw, ki.kh, &tw, &th, err);
 	if (rc)
 		return rc;
-	int pw = fft_good_size(tw + ki.kw - 1), ph = fft_good_size(th + ki.kh - 1);
+	/* a side in one tile: the frame's span (fft_conv_span); a tile's: its output and the
+	 * kernel's reach on both sides */
+	int pw = fft_good_size(tw == w ? fft_conv_span(w, ki.kw, ki.cx) : tw + ki.kw - 1);
+	int ph = fft_good_size(th == h ? fft_conv_span(h, ki.kh, ki.cy) : th + ki.kh - 1);
 	struct cpu_kentry *k;
 	int threads = cpu_engine_frame_threads(e, w, h);
 	rc = kernel_spectrum(e, &ki, pw, ph, threads, p, &k, &st->kernel_cached, err);

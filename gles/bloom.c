@@ -516,7 +516,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		st->wall_ms = clock_ms() - t_start;
 		return rc;
 	}
-	int pw = bloom_padded_size(w + ki.kw - 1), ph = bloom_padded_size(h + ki.kh - 1);
+	int pw = bloom_frame_padded(w, ki.kw, ki.cx), ph = bloom_frame_padded(h, ki.kh, ki.cy);
 	struct fit f = {b, &ki, p->precision == BLOOM_FP16, b->opts.frame_bytes};
 	size_t budget = b->opts.frame_bytes, used = bloom_plan_bytes(pw, ph, f.half);
 	int tiled = !fits(&f, pw, ph), short_of_memory = 0;
@@ -619,7 +619,7 @@ int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
 		rc = bloom_kernel_resolve(b, k, p, w, h, &ki, err);
 	if (rc)
 		return rc;
-	int pw = bloom_padded_size(w + ki.kw - 1), ph = bloom_padded_size(h + ki.kh - 1);
+	int pw = bloom_frame_padded(w, ki.kw, ki.cx), ph = bloom_frame_padded(h, ki.kh, ki.cy);
 	*key = (unsigned long long)pw | (unsigned long long)ph << 20 |
 	       (unsigned long long)(p->precision == BLOOM_FP16) << 40 |
 	       (unsigned long long)p->technique << 41;
@@ -632,7 +632,8 @@ int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 {
 	if (width < 1 || height < 1 || kernel_w < 1 || kernel_h < 1)
 		return BLOOM_E_ARG;
-	int pw = bloom_padded_size(width + kernel_w - 1), ph = bloom_padded_size(height + kernel_h - 1);
+	int pw = bloom_frame_padded(width, kernel_w, kernel_w / 2);
+	int ph = bloom_frame_padded(height, kernel_h, kernel_h / 2);
 	struct fit f = {b, NULL, p->precision == BLOOM_FP16, b->opts.frame_bytes};
 	if (pw < 1 || ph < 1 || !fits(&f, pw, ph))
 		return BLOOM_E_TOO_LARGE;
@@ -652,7 +653,8 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
                const struct bloom_params *p, char err[BLOOM_ERR_LEN])
 {
 	struct plan *q = NULL;
-	int pw = bloom_padded_size(width + kernel_w - 1), ph = bloom_padded_size(height + kernel_h - 1);
+	int pw = bloom_frame_padded(width, kernel_w, kernel_w / 2);
+	int ph = bloom_frame_padded(height, kernel_h, kernel_h / 2);
 	int rc = bloom_plan_get(b, pw, ph, p, &q, err), half = q && q->half;
 	const struct bloom_prog *prog;
 	for (int v = 0; !rc && v < 2; v++) {

@@ -356,8 +356,12 @@ GLuint bloom_buffer(size_t bytes, GLenum usage);
 int bloom_prog(struct bloom_ctx *b, int sh, int variant, int half, const struct bloom_prog **out,
                char err[BLOOM_ERR_LEN]);
 void bloom_progs_drop(struct bloom_ctx *b);
-/* The padded size for an image side plus a kernel side minus one (fft_good_size). */
+/* The padded size for an image side plus a kernel side minus one (fft_good_size): a tile's,
+ * whose input carries the kernel's reach on both sides. */
 int bloom_padded_size(int n);
+/* The padded size of a whole frame's side of n samples with a kernel side of k taps centred on
+ * tap c: the good size of fft_conv_span (the reach past either edge shares one zero tail). */
+int bloom_frame_padded(int n, int k, int c);
 /* The GPU bytes a plan of pw x ph takes with one kernel spectrum (at most, by the rules: the
  * image's spectrum counted at a pitch of whole tiles of the most columns past FFT_ROUNDS_ABOVE,
  * where the rows take the ends and so the tiles, else at an even pitch; ends forced into

@@ -85,6 +85,11 @@ int bloom_padded_size(int n)
 	return fft_good_size(n);
 }
 
+int bloom_frame_padded(int n, int k, int c)
+{
+	return fft_good_size(fft_conv_span(n, k, c));
+}
+
 /* pw rounded up to whole tiles of 2^log columns. */
 static size_t tiled_width(int pw, int log)
 {
@@ -469,7 +474,8 @@ int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinf
 		if (q->technique != p->technique || q->half != (p->precision == BLOOM_FP16))
 			continue;
 		double area = (double)q->pw * q->ph, cost;
-		int tiled = q->pw < w + ki->kw - 1 || q->ph < h + ki->kh - 1;
+		int tiled = q->pw < fft_conv_span(w, ki->kw, ki->cx) ||
+		            q->ph < fft_conv_span(h, ki->kh, ki->cy);
 		struct tile_grid g;
 		memset(&g, 0, sizeof g);
 		if (tiled) {

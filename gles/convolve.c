@@ -79,13 +79,16 @@ int convolve_choose(struct bloom_ctx *b, struct spatial_ctx *s, struct convolve_
 			snprintf(err, CONVOLVE_ERR_LEN, "calibrating the FFT convolution: %.400s", berr);
 			return rc;
 		}
-		double n0 = nlogn((double)fft_good_size(s0 + k - 1) * fft_good_size(s0 + k - 1));
-		double n1 = nlogn((double)fft_good_size(s1 + k - 1) * fft_good_size(s1 + k - 1));
+		double p0 = fft_good_size(fft_conv_span(s0, k, k / 2));
+		double p1 = fft_good_size(fft_conv_span(s1, k, k / 2));
+		double n0 = nlogn(p0 * p0), n1 = nlogn(p1 * p1);
 		m->b = n1 > n0 && t1 > t0 ? (t1 - t0) / (n1 - n0) : t1 / n1;
 		m->a = t0 - m->b * n0 > 0 ? t0 - m->b * n0 : 0;
 		m->ready = 1;
 	}
-	double pw = fft_good_size(w + kw - 1), ph = fft_good_size(h + kh - 1);
+	/* the padded size of the kernel's default centre */
+	double pw = fft_good_size(fft_conv_span(w, kw, kw / 2));
+	double ph = fft_good_size(fft_conv_span(h, kh, kh / 2));
 	double f = m->a + m->b * nlogn(pw * ph), sp;
 	char serr[SPATIAL_ERR_LEN];
 	int rc = spatial_image_estimate(s, w, h, kw, kh, SPATIAL_FP32, &sp, serr);

@@ -270,6 +270,10 @@ static void check_convolve(int w, int h, int ic, int kw, int kh, int kc, int gra
 	         gray || kc <= 2 ? " gray" : "", cx, cy);
 	int ok = convolve_matches(name, &in, &k, &p, cx, cy, fft_ref, TOL, &st);
 	assert_int_equal(st.gray_kernel, gray || kc <= 2);
+	if (!g_use && !g_cpu_tiled && !st.borrowed) { /* a whole frame: its span's good size */
+		assert_int_equal(st.padded_w, fft_good_size(fft_conv_span(w, kw, cx)));
+		assert_int_equal(st.padded_h, fft_good_size(fft_conv_span(h, kh, cy)));
+	}
 	image_free(&in), image_free(&k);
 	assert_true(ok);
 }
@@ -285,6 +289,9 @@ static void test_convolve_small(void **state)
 	check_convolve(64, 1, 4, 9, 13, 3, 0, "8,12", 8, 12, 0);
 	check_convolve(1, 50, 3, 4, 6, 3, 0, "", 2, 3, 0);
 	check_convolve(1, 50, 1, 9, 13, 1, 1, "uv:1,0", 8, 0, 0);
+	/* kernels past twice the frame a side, centred on a corner tap: the span is the kernel */
+	check_convolve(5, 4, 4, 31, 27, 3, 0, "30,0", 30, 0, 0);
+	check_convolve(6, 9, 3, 17, 25, 1, 1, "0,24", 0, 24, 0);
 	check_convolve(37, 23, 4, 1, 1, 3, 0, "", 0, 0, 0);
 	check_convolve(5, 3, 4, 17, 11, 3, 0, "", 8, 5, 0); /* kernel larger than the image */
 }
@@ -455,7 +462,8 @@ static void test_kernel_scale_and_presets(void **state)
 	struct bloom_stats st;
 	run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
 	printf("kernel-scale 0.5: padded %dx%d\n", st.padded_w, st.padded_h);
-	assert_true(st.padded_w >= 60 + 20 - 1 && st.padded_w < 60 + 20 + 8);
+	/* the frame's span: 60 and the reach past the centre at 11 */
+	assert_int_equal(st.padded_w, fft_good_size(fft_conv_span(60, 20, 11)));
 	assert_true(fabs(out.pixels[(20 * 60 + 30) * 3] - 1) < 1e-5);
 	/* the corner sees the kernel's part up to its centre, which moved from 5 to 11 with it:
 	 * 12 x 12 of 20 x 20 */
@@ -479,7 +487,7 @@ static void test_kernel_scale_and_presets(void **state)
 		osum += out.pixels[i];
 	printf("kernel-scale 0.25: padded %dx%d, sum %.4f (kernel's %.4f)\n", st.padded_w,
 	       st.padded_h, osum, ksum);
-	assert_true(st.padded_w >= 48 + 10 - 1 && st.padded_w < 48 + 10 + 8);
+	assert_int_equal(st.padded_w, fft_good_size(fft_conv_span(48, 10, 5))); /* centre 20 -> 5 */
 	assert_true(fabs(osum - ksum) / ksum < 1e-5);
 	image_free(&out), image_free(&imp), image_free(&kr2);
 	/* presets: finite, the peak in the centre pixel */
@@ -631,15 +639,17 @@ static void test_padded_columns(void **state)
 	struct bloom_ctx_opts so = {.fft_pad_from = 2};
 	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &so, NULL, &pad, err), 0);
 	g_b = pad; /* check_convolve runs on g_b */
-	static const int cases[][5] = {{120, 200, 31, 51, 0}, {40, 1900, 9, 101, 1}};
+	static const int cases[][5] = {{120, 231, 31, 51, 0}, {40, 1998, 9, 101, 1}}; /* + 25, + 50 */
 	int padded = 0;
 	for (int i = 0; i < 2; i++) {
 		int w = cases[i][0], h = cases[i][1], kw = cases[i][2], kh = cases[i][3];
 		check_convolve(w, h, 4, kw, kh, 3, cases[i][4], "", kw / 2, kh / 2, 1);
 		struct fft_opts o = {.components = 4, .pad_from = 2};
 		int pads, split;
-		conv_plan_use(fft_good_size(w + kw - 1), fft_good_size(h + kh - 1), &o, &pads, &split);
-		printf("  fused columns of %d: %d padded exchanges%s\n", fft_good_size(h + kh - 1), pads,
+		int pw = fft_good_size(fft_conv_span(w, kw, kw / 2));
+		int ph = fft_good_size(fft_conv_span(h, kh, kh / 2));
+		conv_plan_use(pw, ph, &o, &pads, &split);
+		printf("  fused columns of %d: %d padded exchanges%s\n", ph, pads,
 		       split ? ", vec2 rounds" : "");
 		padded += pads > 0;
 	}
@@ -1014,7 +1024,7 @@ static void test_ends_and_layouts(void **state)
 	 * ep 0); the padded width itself when asked (even_pitch -1): colour kernels in both orders
 	 * and gray ones */
 	int ow = 60;
-	while (fft_good_size(ow + 8) % 2 == 0)
+	while (fft_good_size(fft_conv_span(ow, 9, 4)) % 2 == 0)
 		ow++;
 	for (int ep = 1; ep >= -1; ep--) {
 		struct bloom_ctx_opts o = {.fused_layout = BLOOM_FUSED_IN_PLACE, .ends_in_rows = 1,
@@ -1053,7 +1063,8 @@ static void test_ends_and_layouts(void **state)
 	/* a storage-buffer limit the padded width fits and one element more does not: the padded
 	 * width; one that fits one element more but not whole tiles: the even pitch */
 	for (int room = 0; room < 2; room++) {
-		int pw = fft_good_size(ow + 8), ph = fft_good_size(29 + 6);
+		int pw = fft_good_size(fft_conv_span(ow, 9, 4));
+		int ph = fft_good_size(fft_conv_span(29, 7, 3));
 		struct egl_info small = *egl_ctx_info(tu_gl_context());
 		small.max_ssbo_size = (long long)(pw + room) * ph * 16;
 		struct bloom_ctx_opts o = {.fused_layout = BLOOM_FUSED_IN_PLACE, .ends_in_rows = 1};
@@ -1204,7 +1215,7 @@ static void test_stage_times(void **state)
 		assert_int_equal(bloom_rerun_stages(b, &st, err), 0);
 		assert_true(st.gpu_ms > 0);
 		assert_int_equal(stages_timed(&st), work | fused);
-		assert_int_equal(st.padded_w, fft_good_size(40 + 7 - 1));
+		assert_int_equal(st.padded_w, fft_good_size(fft_conv_span(40, 7, 3)));
 	}
 	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &c, &st, err), 0);
 	assert_memory_equal(a.pixels, c.pixels, (size_t)40 * 30 * 4 * sizeof(float));
@@ -1773,7 +1784,9 @@ static void test_tiles_reference(void **state)
 	g_use = tiling_ctx(PAR_TILED_BYTES);
 	check_convolve(1500, 720, 4, 3, 2, 3, 0, "", 1, 1, 0);
 	bloom_ctx_destroy(g_use);
-	g_use = tiling_ctx(140000); /* plans of 40 x 40 at most: the bloom's 41x29 frame in 2 tiles */
+	/* plans of 40 x 40 at most (128000 bytes; the whole frame's 49x35 takes 137760): the
+	 * bloom's 41x29 frame in 2 tiles */
+	g_use = tiling_ctx(132000);
 	check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
 	check_bloom(BLOOM_COMPOSITE_MIX, 1.5, 0.2, 1);
 	bloom_ctx_destroy(g_use);
@@ -2366,6 +2379,8 @@ static void test_borrow(void **state)
 	tu_params(&pc_, BLOOM_OP_CONVOLVE);
 	tu_param(&pc_, BLOOM_OP_CONVOLVE, "kernel_center", "2,5");
 	tu_params(&pb, BLOOM_OP_BLOOM);
+	/* the same centre: the padded size follows the kernel's reach past it (fft_conv_span) */
+	tu_param(&pb, BLOOM_OP_BLOOM, "kernel_center", "2,5");
 	pb.threshold = 1.0, pb.knee = 0.5, pb.intensity = 0.7, pb.clamp_max = 2.5;
 	struct bloom_stats st, small_st;
 	run_on(b, BLOOM_OP_CONVOLVE, &warm, &k, &pc_, &out, &st);
@@ -2390,8 +2405,8 @@ static void test_borrow(void **state)
 		assert_int_equal(st.padded_w, wpw);
 		assert_int_equal(st.padded_h, wph);
 		assert_int_equal(st.tiles_x * st.tiles_y > 1, s == 1);
-		assert_int_equal(st.own_w, fft_good_size(w + 8));
-		assert_int_equal(st.own_h, fft_good_size(h + 6));
+		assert_int_equal(st.own_w, fft_good_size(fft_conv_span(w, 9, 2))); /* w + 6 */
+		assert_int_equal(st.own_h, fft_good_size(fft_conv_span(h, 7, 5))); /* h + 5 */
 		assert_true(st.own_w != wpw || st.own_h != wph);
 		if (!s)
 			small_st = st;
@@ -2468,7 +2483,7 @@ static void test_borrow(void **state)
 	print_message("  20x16: borrowed %d, padded %dx%d\n", st.borrowed, st.padded_w, st.padded_h);
 	if (!gpu) {
 		assert_int_equal(st.borrowed, 0);
-		assert_int_equal(st.padded_w, fft_good_size(28));
+		assert_int_equal(st.padded_w, fft_good_size(fft_conv_span(20, 9, 2)));
 	} else {
 		assert_int_equal(st.borrowed, 1);
 		assert_int_equal(st.padded_w, small_st.own_w);

@@ -101,6 +101,26 @@ static void test_native_and_good_size(void **state)
 	assert_int_equal(fft_good_size(1920 + 256 - 1), 2240); /* not 2187 = 3^7: 4 passes, not 7 */
 	assert_int_equal(fft_good_size(3840 + 512 - 1), 4375); /* 5^4*7: 5 passes, not 4374's 8 */
 	assert_int_equal(fft_good_size(1), 1);
+	/* a whole frame's span: the frame and the kernel's longer reach past its centre, at least
+	 * the kernel; a centre outside it: the linear convolution's n + k - 1 */
+	assert_int_equal(fft_conv_span(1920, 256, 128), 2048);
+	assert_int_equal(fft_conv_span(1920, 255, 127), 2047);
+	assert_int_equal(fft_conv_span(3840, 512, 256), 4096);
+	assert_int_equal(fft_conv_span(100, 9, 0), 108);
+	assert_int_equal(fft_conv_span(100, 9, 8), 108);
+	assert_int_equal(fft_conv_span(100, 9, 3), 105);
+	assert_int_equal(fft_conv_span(100, 1, 0), 100);
+	assert_int_equal(fft_conv_span(5, 31, 30), 35);
+	assert_int_equal(fft_conv_span(5, 31, 15), 31);
+	assert_int_equal(fft_conv_span(100, 9, 9), 108);
+	assert_int_equal(fft_conv_span(100, 9, -1), 108);
+	for (int n = 1; n < 40; n++)
+		for (int k = 1; k < 40; k++)
+			for (int c = 0; c < k; c++) {
+				int s = fft_conv_span(n, k, c);
+				assert_true(s >= k && s <= n + k - 1);
+				assert_true(s - (k - 1 - c) >= n && s - c >= n); /* both tails in the zeros */
+			}
 }
 
 static void test_passes(void **state)
