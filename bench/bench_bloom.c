@@ -27,7 +27,7 @@ int bench_rows(struct run_ctx *r, const struct workload *wl)
 	struct cli_gpu *g = r->g;
 	struct gpu_timer *t = r->t;
 	int w = wl->w, h = wl->h, k = wl->kw;
-	int pw = fft_good_size(w + k - 1), ph = fft_good_size(h + k - 1);
+	int pw = fft_good_size(fft_conv_span(w, k, k / 2)), ph = fft_good_size(fft_conv_span(h, k, k / 2));
 	struct fft_opts o4 = {.components = 4, .wisdom = g->wisdom}, o2 = o4;
 	o2.components = 2;
 	struct fft_axis *a4 = NULL, *a2 = NULL;

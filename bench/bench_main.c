@@ -435,8 +435,8 @@ int main(int argc, char **argv)
 				const struct workload *wl = &list[i];
 				int th = wl->h, tw = wl->w;
 				if (wl->kind != WL_FFT) {
-					th = fft_good_size(wl->h + wl->kh - 1);
-					tw = fft_good_size(wl->w + wl->kw - 1);
+					th = fft_good_size(fft_conv_span(wl->h, wl->kh, wl->kh / 2));
+					tw = fft_good_size(fft_conv_span(wl->w, wl->kw, wl->kw / 2));
 				}
 				printf("%s %s %dx%d %s\n", wl->id, wl->variant, th, tw, wl->old_label);
 			}

@@ -243,8 +243,8 @@ static int bench_bloom(const struct peer_cfg *c, struct pool *pool, const char *
 	memset(&j, 0, sizeof j);
 	j.w = w;
 	j.h = h;
-	j.pw = padded ? fft_good_size(w + kw - 1) : w;
-	j.ph = padded ? fft_good_size(h + kh - 1) : h;
+	j.pw = padded ? fft_good_size(fft_conv_span(w, kw, kw / 2)) : w;
+	j.ph = padded ? fft_good_size(fft_conv_span(h, kh, kh / 2)) : h;
 	j.hc = j.pw / 2 + 1;
 	size_t img = (size_t)w * h * 4, real = (size_t)j.pw * j.ph * 4, cplx = (size_t)j.hc * j.ph * 4;
 	float *src[SETS], *pad = fftwf_alloc_real(real), *conv = fftwf_alloc_real(real);
