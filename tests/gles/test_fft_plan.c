@@ -635,6 +635,17 @@ static void test_shipped_wisdom(void **state)
 		                                  .count_log2 = 10, .io = 1};
 		assert_int_equal(fft_wisdom_get(w, &rows2240, &ch), 0);
 		assert_int_equal(ch.threads, 320);
+		/* the span's padded sizes: 1080p k256's rows of 2048 with their ends on 256 in float
+		 * rounds, 2160p k512's of 4096 on 512 */
+		struct fft_wisdom_key rows2048 = {.n = 2048, .components = 4, .half = half,
+		                                  .count_log2 = 10, .io = 1};
+		assert_int_equal(fft_wisdom_get(w, &rows2048, &ch), 0);
+		assert_int_equal(ch.threads, 256);
+		assert_int_equal(ch.split, 2);
+		struct fft_wisdom_key rows4096 = {.n = 4096, .components = 4, .half = half,
+		                                  .count_log2 = 11, .io = 1};
+		assert_int_equal(fft_wisdom_get(w, &rows4096, &ch), 0);
+		assert_int_equal(ch.threads, 512);
 	}
 	fft_wisdom_destroy(w);
 }
