@@ -149,9 +149,9 @@ stages = {'transposed': ['prefilter', 'rows', 'transpose', 'fused_cols', 'transp
 def stages_of(d):
     s = stages.get(d.get('fused'), [])
     return [x for x in s if x not in ('prefilter', 'composite')] if d.get('ends_in_rows') == 'true' else s
-ok('bloom line: the stages by name, the call, padded 560x343, fp16',
+ok('bloom line: the stages by name, the call, padded 512x320, fp16',
    len(bl) == 1 and {'ms', 'call_ms', 'upload_ms', 'readback_ms', 'gpu_in_call_ms'} <= set(bl[0]['metrics'])
-   and bl[0]['detail'].get('padded') == '560x343' and bl[0]['detail'].get('precision') == 'fp16'
+   and bl[0]['detail'].get('padded') == '512x320' and bl[0]['detail'].get('precision') == 'fp16'
    and bl[0]['detail'].get('fused') == 'transposed' and bl[0]['detail'].get('ends_in_rows') == 'false'
    and list(bl[0]['detail'].get('stages_ms', {})) == stages_of(bl[0]['detail'])
    and all(v > 0 for v in bl[0]['detail']['stages_ms'].values()),
@@ -209,7 +209,7 @@ ok('--ab: a line each configuration, named, each naming the other, both measured
    int(read('ab_rc')) == 0 and [d['variant'] for d in ab] == ['default', 'default+oddpitch+rsplit']
    and ab[0]['detail'].get('alternated_with') == ab[1]['variant']
    and ab[1]['detail'].get('alternated_with') == ab[0]['variant']
-   and all(d['metrics']['ms'] > 0 and d['detail'].get('padded') == '560x343' for d in ab),
+   and all(d['metrics']['ms'] > 0 and d['detail'].get('padded') == '512x320' for d in ab),
    read('ab_err')[-400:].replace('\n', ' | '))
 ab2 = [json.loads(l) for l in read('ab2_lines').splitlines() if l.strip()]
 ok('--ab with options the variant does not name: the second line +b',
