@@ -1,5 +1,6 @@
 /* FFT lengths; see fft_size.h. */
 #include "core/fft_size.h"
+#include <limits.h>
 
 int fft_factor(int n, int radices[FFT_MAX_PASSES])
 {
@@ -68,5 +69,12 @@ int fft_conv_span(int n, int k, int c)
 	if (c < 0 || c >= k)
 		return n + k - 1;
 	int reach = c > k - 1 - c ? c : k - 1 - c;
+	if (n > INT_MAX - reach)
+		return INT_MAX;
 	return n + reach > k ? n + reach : k;
+}
+
+int fft_tile_span(int n, int t, int k, int c)
+{
+	return t >= n ? fft_conv_span(n, k, c) : t + k - 1;
 }

@@ -37,4 +37,9 @@ int fft_good_size(int n);
  * linear convolution's n + k - 1. */
 int fft_conv_span(int n, int k, int c);
 
+/* The length an overlap-save tile of t output samples along a side of n needs (kernel of k taps
+ * centred at c): t + k - 1, its input carrying the kernel's reach both ways; where the tile is
+ * the whole side (t >= n) the side's span, fft_conv_span, as for an untiled frame. */
+int fft_tile_span(int n, int t, int k, int c);
+
 #endif

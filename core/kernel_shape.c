@@ -127,6 +127,12 @@ int kshape_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy
                   size_t err_len)
 {
 	const struct kernel_center *c = &p->center;
+	if (c->mode != KERNEL_CENTER_DEFAULT &&
+	    !(c->x >= 0 && c->y >= 0 && c->x < 1e9 && c->y < 1e9)) { /* NaN fails too */
+		snprintf(err, err_len, "kernel_center: %g,%g is not a point of the kernel (pixels or "
+		         "uv from 0)", c->x, c->y);
+		return -1;
+	}
 	if (c->mode == KERNEL_CENTER_PIXEL) {
 		*cx = (int)lround(c->x);
 		*cy = (int)lround(c->y);

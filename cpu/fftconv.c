@@ -1,5 +1,5 @@
 /* The CPU engine's bloom and convolve (engine.h): the image's planes padded to the GPU's padded
- * size (fft_good_size of image + kernel - 1 per axis), prefiltered (bloom), transformed by one
+ * size (fft_good_size of the frame's span, fft_conv_span, per axis; a tile's fft_tile_span), prefiltered (bloom), transformed by one
  * batched FFTW r2c, multiplied by the cached kernel spectrum, transformed back by one batched
  * c2r and composited. Real planes instead of the GPU's packed complex ones: FFTW's r2c already
  * halves the work, and a bloom transforms only R, G and B (its alpha is the input's). */
@@ -673,7 +673,7 @@ static int pass_bytes(int in_ch, int pw, int ph, size_t *bytes)
  * until one fits, at least CPU_TILE_MIN pixels a side (the frame's side where smaller), then
  * evened out over the tiles a side needs. 0, or CPU_E_TOO_LARGE when no tile fits. */
 static int tile_size(const struct cpu_engine *e, int in_ch, int w, int h, int kw, int kh,
-                     int *tw, int *th, char err[CPU_ERR_LEN])
+                     int cx, int cy, int *tw, int *th, char err[CPU_ERR_LEN])
 {
 	size_t budget = e->opts.frame_bytes, need = 0;
 	*tw = w, *th = h;
@@ -681,7 +681,8 @@ static int tile_size(const struct cpu_engine *e, int in_ch, int w, int h, int kw
 		return 0;
 	int minw = w < CPU_TILE_MIN ? w : CPU_TILE_MIN, minh = h < CPU_TILE_MIN ? h : CPU_TILE_MIN;
 	for (;;) {
-		int pw = fft_good_size(*tw + kw - 1), ph = fft_good_size(*th + kh - 1);
+		int pw = fft_good_size(fft_tile_span(w, *tw, kw, cx));
+		int ph = fft_good_size(fft_tile_span(h, *th, kh, cy));
 		if (!pass_bytes(in_ch, pw, ph, &need) && need <= budget)
 			break;
 		int *side = NULL, lo = 0;
@@ -758,13 +759,11 @@ int cpu_bloom_run(struct cpu_engine *e, int op, const struct image *in,
 		return CPU_E_TOO_LARGE;
 	}
 	int tw, th;
-	int rc = tile_size(e, in->channels, w, h, ki.kw, ki.kh, &tw, &th, err);
+	int rc = tile_size(e, in->channels, w, h, ki.kw, ki.kh, ki.cx, ki.cy, &tw, &th, err);
 	if (rc)
 		return rc;
-	/* a side in one tile: the frame's span (fft_conv_span); a tile's: its output and the
-	 * kernel's reach on both sides */
-	int pw = fft_good_size(tw == w ? fft_conv_span(w, ki.kw, ki.cx) : tw + ki.kw - 1);
-	int ph = fft_good_size(th == h ? fft_conv_span(h, ki.kh, ki.cy) : th + ki.kh - 1);
+	int pw = fft_good_size(fft_tile_span(w, tw, ki.kw, ki.cx));
+	int ph = fft_good_size(fft_tile_span(h, th, ki.kh, ki.cy));
 	struct cpu_kentry *k;
 	int threads = cpu_engine_frame_threads(e, w, h);
 	rc = kernel_spectrum(e, &ki, pw, ph, threads, p, &k, &st->kernel_cached, err);

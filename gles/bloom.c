@@ -6,6 +6,7 @@
 #include "gles/jpeg_huffdec.h"
 
 #include "gles/tile.h"
+#include "core/kernel_shape.h"
 #include "core/parallel.h"
 
 #include <math.h>
@@ -301,6 +302,7 @@ struct fit {
 	const struct kinfo *ki;
 	int half;
 	size_t budget;
+	int w, h; /* the frame (tile_cost: a tile that is a whole side pads to its span) */
 };
 
 static int fits(const struct fit *f, int pw, int ph)
@@ -314,7 +316,8 @@ static int fits(const struct fit *f, int pw, int ph)
 static double tile_cost(void *ctx, int tw, int th)
 {
 	const struct fit *f = ctx;
-	int pw = bloom_padded_size(tw + f->ki->kw - 1), ph = bloom_padded_size(th + f->ki->kh - 1);
+	int pw = bloom_padded_size(fft_tile_span(f->w, tw, f->ki->kw, f->ki->cx));
+	int ph = bloom_padded_size(fft_tile_span(f->h, th, f->ki->kh, f->ki->cy));
 	if (pw < 1 || ph < 1 || !fits(f, pw, ph))
 		return -1;
 	double n = (double)pw * ph;
@@ -416,13 +419,14 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		}
 		img = &conv;
 	}
-	struct fit f = {b, ki, p->precision == BLOOM_FP16, budget};
+	struct fit f = {b, ki, p->precision == BLOOM_FP16, budget, w, h};
 	struct tile_grid g;
 	if (bw) {
 		g = bw->g;
 	} else if (tile_grid_choose(w, h, ki->kw, ki->kh, ki->cx, ki->cy, 0, tile_cost, &f, &g)) {
 		int tw = w < TILE_MIN_SIDE ? w : TILE_MIN_SIDE, th = h < TILE_MIN_SIDE ? h : TILE_MIN_SIDE;
-		int kw = bloom_padded_size(ki->kw + tw - 1), kh = bloom_padded_size(ki->kh + th - 1);
+		int kw = bloom_padded_size(fft_tile_span(w, tw, ki->kw, ki->cx));
+		int kh = bloom_padded_size(fft_tile_span(h, th, ki->kh, ki->cy));
 		size_t need = bloom_plan_bytes(kw, kh, f.half);
 		if ((size_t)kw * kh * 16 > (size_t)b->info->max_ssbo_size)
 			snprintf(err, BLOOM_ERR_LEN, "the %dx%d kernel needs a %dx%d transform even for "
@@ -437,8 +441,8 @@ static int run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		image_free(&conv);
 		return BLOOM_E_TOO_LARGE;
 	}
-	int pw = bw ? bw->pw : bloom_padded_size(g.tw + ki->kw - 1);
-	int ph = bw ? bw->ph : bloom_padded_size(g.th + ki->kh - 1);
+	int pw = bw ? bw->pw : bloom_padded_size(fft_tile_span(w, g.tw, ki->kw, ki->cx));
+	int ph = bw ? bw->ph : bloom_padded_size(fft_tile_span(h, g.th, ki->kh, ki->cy));
 	*plan_bytes = bloom_plan_bytes(pw, ph, f.half);
 	int n = tile_count(&g), rc = 0;
 	log_sinkf(&b->log, LOG_DEBUG, "bloom: %dx%d in %dx%d tiles of %dx%d (padded %dx%d)",
@@ -517,7 +521,7 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		return rc;
 	}
 	int pw = bloom_frame_padded(w, ki.kw, ki.cx), ph = bloom_frame_padded(h, ki.kh, ki.cy);
-	struct fit f = {b, &ki, p->precision == BLOOM_FP16, b->opts.frame_bytes};
+	struct fit f = {b, &ki, p->precision == BLOOM_FP16, b->opts.frame_bytes, w, h};
 	size_t budget = b->opts.frame_bytes, used = bloom_plan_bytes(pw, ph, f.half);
 	int tiled = !fits(&f, pw, ph), short_of_memory = 0;
 	struct borrow bw; /* a plan of another size, when pw x ph has none */
@@ -627,14 +631,27 @@ int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
 	return 0;
 }
 
+/* The padded size of a whole width x height frame with a kernel_w x kernel_h kernel centred as
+ * p asks (the default centre where p's lies outside it: the frame's own run refuses it). */
+static void frame_padded(const struct bloom_params *p, int width, int height, int kernel_w,
+                         int kernel_h, int *pw, int *ph)
+{
+	int cx, cy;
+	char err[8];
+	if (kshape_center(p, kernel_w, kernel_h, &cx, &cy, err, sizeof err))
+		cx = kernel_w / 2, cy = kernel_h / 2;
+	*pw = bloom_frame_padded(width, kernel_w, cx);
+	*ph = bloom_frame_padded(height, kernel_h, cy);
+}
+
 int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p)
 {
 	if (width < 1 || height < 1 || kernel_w < 1 || kernel_h < 1)
 		return BLOOM_E_ARG;
-	int pw = bloom_frame_padded(width, kernel_w, kernel_w / 2);
-	int ph = bloom_frame_padded(height, kernel_h, kernel_h / 2);
-	struct fit f = {b, NULL, p->precision == BLOOM_FP16, b->opts.frame_bytes};
+	int pw, ph;
+	frame_padded(p, width, height, kernel_w, kernel_h, &pw, &ph);
+	struct fit f = {b, NULL, p->precision == BLOOM_FP16, b->opts.frame_bytes, width, height};
 	if (pw < 1 || ph < 1 || !fits(&f, pw, ph))
 		return BLOOM_E_TOO_LARGE;
 	if (b->plans.n + bloom_plans_wanted(b, 0) >= b->opts.max_plans)
@@ -653,8 +670,8 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
                const struct bloom_params *p, char err[BLOOM_ERR_LEN])
 {
 	struct plan *q = NULL;
-	int pw = bloom_frame_padded(width, kernel_w, kernel_w / 2);
-	int ph = bloom_frame_padded(height, kernel_h, kernel_h / 2);
+	int pw, ph;
+	frame_padded(p, width, height, kernel_w, kernel_h, &pw, &ph);
 	int rc = bloom_plan_get(b, pw, ph, p, &q, err), half = q && q->half;
 	const struct bloom_prog *prog;
 	for (int v = 0; !rc && v < 2; v++) {
@@ -687,7 +704,7 @@ void bloom_ctx_limits(const struct bloom_ctx *b, struct bloom_limits *l)
 	size_t by_budget = b->opts.frame_bytes ? b->opts.frame_bytes / (bloom_plan_bytes(2, 1, 0) / 2)
 	                                       : by_buffer;
 	l->untiled_pixels = by_buffer < by_budget ? by_buffer : by_budget;
-	struct fit f = {b, NULL, 0, b->opts.frame_bytes};
+	struct fit f = {b, NULL, 0, b->opts.frame_bytes, 0, 0};
 	int lo = 0, hi = 1 << 16; /* the largest side whose smallest tiles' plan fits */
 	while (lo < hi) {
 		int mid = lo + (hi - lo + 1) / 2, n = bloom_padded_size(mid + TILE_MIN_SIDE - 1);

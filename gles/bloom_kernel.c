@@ -104,7 +104,8 @@ static ptrdiff_t kcache_index(const struct bloom_ctx *b, const struct plan *q,
 	for (size_t i = 0; i < b->spectra.n; i++) {
 		const struct kentry *e = &b->spectra.e[i];
 		if (e->digest[0] == ki->digest[0] && e->digest[1] == ki->digest[1] && e->pw == q->pw &&
-		    e->ph == q->ph && e->cx == ki->cx && e->cy == ki->cy &&
+		    e->ph == q->ph && e->cx == ki->cx && e->cy == ki->cy && e->kw == ki->kw &&
+		    e->kh == ki->kh &&
 		    e->scale == p->kernel_scale && e->normalize == p->normalize &&
 		    e->technique == p->technique && e->fused == fused)
 			return (ptrdiff_t)i;

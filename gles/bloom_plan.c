@@ -447,15 +447,17 @@ int bloom_plan_get(struct bloom_ctx *b, int pw, int ph, const struct bloom_param
 	return 0;
 }
 
-/* Tiles whose output and kernel reach fit a fixed padded size: each costs the same. */
+/* Tiles whose output and kernel reach fit a fixed padded size (fft_tile_span: a tile that is
+ * a whole side of the w x h frame needs that side's span): each costs the same. */
 struct fixed_size {
-	int pw, ph, kw, kh;
+	int pw, ph, kw, kh, cx, cy, w, h;
 };
 
 static double fixed_cost(void *ctx, int tw, int th)
 {
 	const struct fixed_size *f = ctx;
-	return tw + f->kw - 1 <= f->pw && th + f->kh - 1 <= f->ph ? 1.0 : -1.0;
+	return fft_tile_span(f->w, tw, f->kw, f->cx) <= f->pw &&
+	       fft_tile_span(f->h, th, f->kh, f->cy) <= f->ph ? 1.0 : -1.0;
 }
 
 int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinfo *ki,
@@ -479,7 +481,7 @@ int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinf
 		struct tile_grid g;
 		memset(&g, 0, sizeof g);
 		if (tiled) {
-			struct fixed_size f = {q->pw, q->ph, ki->kw, ki->kh};
+			struct fixed_size f = {q->pw, q->ph, ki->kw, ki->kh, ki->cx, ki->cy, w, h};
 			if (tile_grid_choose(w, h, ki->kw, ki->kh, ki->cx, ki->cy, 0, fixed_cost, &f, &g))
 				continue; /* no tile of TILE_MIN_SIDE holds with the kernel's reach */
 			cost = area * tile_count(&g);

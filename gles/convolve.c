@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/kernel_shape.h"
 #include "gles/fft_plan.h"
 
 static int from_spatial(int rc)
@@ -86,9 +87,11 @@ int convolve_choose(struct bloom_ctx *b, struct spatial_ctx *s, struct convolve_
 		m->a = t0 - m->b * n0 > 0 ? t0 - m->b * n0 : 0;
 		m->ready = 1;
 	}
-	/* the padded size of the kernel's default centre */
-	double pw = fft_good_size(fft_conv_span(w, kw, kw / 2));
-	double ph = fft_good_size(fft_conv_span(h, kh, kh / 2));
+	int cx, cy; /* the centre p asks for (its own run refuses one outside the kernel) */
+	char cerr[8];
+	if (kshape_center(p, kw, kh, &cx, &cy, cerr, sizeof cerr))
+		cx = kw / 2, cy = kh / 2;
+	double pw = fft_good_size(fft_conv_span(w, kw, cx)), ph = fft_good_size(fft_conv_span(h, kh, cy));
 	double f = m->a + m->b * nlogn(pw * ph), sp;
 	char serr[SPATIAL_ERR_LEN];
 	int rc = spatial_image_estimate(s, w, h, kw, kh, SPATIAL_FP32, &sp, serr);

@@ -7,7 +7,8 @@
  * input too, so the operation treats it as the untiled run does.
  *
  * For an FFT of circular length n, a tile's outputs are exact when n >= tw + kw - 1 (and
- * th + kh - 1): the wrapped taps of the clipped border tiles then land in the zero padding. One
+ * th + kh - 1): the wrapped taps of the clipped border tiles then land in the zero padding; a
+ * tile that is a whole side needs only the side's span (core/fft_size.h, fft_tile_span). One
  * length serves every tile of a grid, so one plan and one kernel spectrum serve them all.
  *
  * Pure C, no GL: the geometry, and the copies between an image and a tile. */

@@ -1784,8 +1784,8 @@ static void test_tiles_reference(void **state)
 	g_use = tiling_ctx(PAR_TILED_BYTES);
 	check_convolve(1500, 720, 4, 3, 2, 3, 0, "", 1, 1, 0);
 	bloom_ctx_destroy(g_use);
-	/* plans of 40 x 40 at most (128000 bytes; the whole frame's 49x35 takes 137760): the
-	 * bloom's 41x29 frame in 2 tiles */
+	/* the bloom's 41x29 frame in 2 tiles: whole it pads to 49x35 (137760 bytes), its 32-pixel
+	 * tiles, whole in height (their side's span, fft_tile_span), to 40x35 (112000) */
 	g_use = tiling_ctx(132000);
 	check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
 	check_bloom(BLOOM_COMPOSITE_MIX, 1.5, 0.2, 1);
@@ -2631,12 +2631,54 @@ static void test_cpu_tiles(void **state)
 	assert_int_equal(rc, CPU_E_TOO_LARGE);
 	image_free(&in), image_free(&k);
 	cpu_engine_destroy(g_cpu);
-	g_cpu = cpu_tiling(85000); /* the bloom's 41x29 frame in 2 tiles */
+	/* the bloom's 41x29 frame in 2 tiles: whole it pads to 49x35 (83440 bytes), its tiles of
+	 * 21 columns, whole in height, to 28x35 (49280) */
+	g_cpu = cpu_tiling(75000);
 	check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
 	check_bloom(BLOOM_COMPOSITE_MIX, 1.5, 0.2, 1);
 	cpu_engine_destroy(g_cpu);
 	g_cpu = whole;
 	g_cpu_tiled = 0;
+	assert_true(ok);
+}
+
+/* Two frame sizes whose kernel_scale gives kernels of 12 and 13 taps (a 20x20 kernel at 0.5 of
+ * 24x24 and 25x25), both centred on tap 6 and both padded to 32x32: the second frame's kernel
+ * spectrum is its own (the spectrum cache's key holds the kernel's size as used), its answer
+ * the CPU engine's. */
+static void test_kernel_scale_spectra(void **state)
+{
+	(void)state;
+	struct cpu_engine *ce = cpu_tiling(0);
+	struct image k = rand_image(20, 20, 3, 0, 1);
+	struct bloom_params p;
+	tu_params(&p, BLOOM_OP_CONVOLVE);
+	p.kernel_scale = 0.5;
+	int ok = 1;
+	for (int side = 24; side <= 25; side++) {
+		struct image in = rand_image(side, side, 4, 0, 1), g, c;
+		struct bloom_stats st;
+		struct cpu_stats cs;
+		char err[BLOOM_ERR_LEN];
+		struct bloom_kernel kr = {&k, {0, 0}};
+		assert_int_equal(bloom_run(g_b, BLOOM_OP_CONVOLVE, &in, &kr, &p, 0, &g, &st, err), 0);
+		assert_int_equal(cpu_bloom_run(ce, BLOOM_OP_CONVOLVE, &in, &k, NULL, &p, &c, &cs, err),
+		                 0);
+		assert_int_equal(st.padded_w, 32);
+		assert_int_equal(st.padded_h, 32);
+		assert_int_equal(g.channels, c.channels);
+		size_t n = (size_t)side * side * (size_t)c.channels;
+		double *ref = malloc(n * sizeof *ref);
+		for (size_t i = 0; i < n; i++)
+			ref[i] = c.pixels[i];
+		char name[64];
+		snprintf(name, sizeof name, "kernel_scale 0.5 on %dx%d, GPU vs CPU", side, side);
+		ok &= tu_check(name, g.pixels, ref, n, TOL);
+		free(ref);
+		image_free(&in), image_free(&g), image_free(&c);
+	}
+	cpu_engine_destroy(ce);
+	image_free(&k);
 	assert_true(ok);
 }
 
@@ -2711,6 +2753,7 @@ int main(void)
 		cmocka_unit_test(test_jpeg_scan),
 		cmocka_unit_test(test_jpeg_scan_room),
 		cmocka_unit_test(test_tiles_reference),
+		cmocka_unit_test(test_kernel_scale_spectra),
 		cmocka_unit_test(test_tiles_frame),
 		cmocka_unit_test(test_borrow),
 		cmocka_unit_test(test_want),

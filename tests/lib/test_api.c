@@ -186,6 +186,13 @@ static void bloom_gl_matches_host(void **state)
 	assert_non_null(strstr(fftbloom_context_message(ctx), "cannot be read"));
 	glDeleteBuffers(1, b);
 	fftbloom_image_free(&out);
+	/* a centre before the kernel's first tap, or not a number, is the caller's error */
+	p.center_mode = FFTBLOOM_CENTER_PIXEL, p.center_x = -3, p.center_y = 2;
+	assert_int_equal(fftbloom_bloom(ctx, &in, NULL, &p, &out, NULL), FFTBLOOM_E_ARG);
+	printf("negative centre: %s\n", fftbloom_context_message(ctx));
+	assert_non_null(strstr(fftbloom_context_message(ctx), "kernel_center"));
+	p.center_mode = FFTBLOOM_CENTER_UV, p.center_x = NAN, p.center_y = 0.5;
+	assert_int_equal(fftbloom_bloom(ctx, &in, NULL, &p, &out, NULL), FFTBLOOM_E_ARG);
 	free(px), free(y);
 }
 
