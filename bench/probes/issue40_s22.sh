@@ -10,11 +10,7 @@
 # preload-two.patch applied. The "two" variant is void as written: nopre's bloom_io.comp lacks
 # the hooks FFT_TWO calls, so its rows fell back to separate passes.
 # usage (repository root, a pack in .carry with nopre/): bash bench/probes/issue40_s22.sh
-P=$PWD/.carry
-. "$P/bench/remote_env.sh" "$P"
-R=${OUT:-/tmp}/s22; mkdir -p "$R"
-M=${MACHINE:-h200}
-{ nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT"; } >"$R/card.txt" 2>&1
+. "$(dirname "$0")/blooms_start.sh" s22
 mkdir -p "$R/w"
 for v in base pre two pretwo; do
 	{
@@ -25,8 +21,6 @@ for v in base pre two pretwo; do
 	} >"$R/w/$v"
 	chmod +x "$R/w/$v"
 done
-IDS=bloom.1080p.k256.fp32,bloom.1080p.k256.gray.fp32,bloom.1080p.k256.fp16,bloom.1080p.full.fp32,bloom.2160p.k512.fp32,bloom.2160p.k512.gray.fp32,bloom.2160p.k512.fp16
-B="--suite bloom --only $IDS --variant default --machine $M --program-cache none"
 # shellcheck disable=SC2086
 ROUNDS=${ROUNDS:-3} bash "$(dirname "$0")/alternate.sh" "$R" blooms "base=$R/w/base@none" \
 	"pre=$R/w/pre@none" "two=$R/w/two@none" "pretwo=$R/w/pretwo@none" -- $B --runs 30

@@ -11,13 +11,7 @@
 #  D. test_bloom on the GPU (tests.txt).
 # usage (repository root, a pack in .carry made with BASELINE and VKFFT_DIR):
 #   bash bench/probes/issue40_s23.sh
-P=$PWD/.carry
-. "$P/bench/remote_env.sh" "$P"
-R=${OUT:-/tmp}/s23; mkdir -p "$R"
-M=${MACHINE:-h200}
-{ nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT"; cat "$P/baseline/COMMIT" 2>/dev/null; } >"$R/card.txt" 2>&1
-IDS=bloom.1080p.k256.fp32,bloom.1080p.k256.gray.fp32,bloom.1080p.k256.fp16,bloom.1080p.full.fp32,bloom.2160p.k512.fp32,bloom.2160p.k512.gray.fp32,bloom.2160p.k512.fp16
-B="--suite bloom --only $IDS --variant default --machine $M --program-cache none"
+. "$(dirname "$0")/blooms_start.sh" s23
 # shellcheck disable=SC2086
 TIMEOUT=120 bash "$(dirname "$0")/measure_empty.sh" "$R" "$P/bin/fftbloom" "FFT wisdom: the bloom" -- $B
 # shellcheck disable=SC2086

@@ -3,13 +3,7 @@
 # shipped wisdom alone (the span's padded sizes' lines shipped since T0902), two rounds, a process
 # each (blooms.txt, .jsonl); then test_bloom, test_fft_plan and test_api on the GPU (tests.txt).
 # usage (repository root, a pack in .carry): bash bench/probes/issue40_s24.sh
-P=$PWD/.carry
-. "$P/bench/remote_env.sh" "$P"
-R=${OUT:-/tmp}/s24; mkdir -p "$R"
-M=${MACHINE:-h200}
-{ nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; date -u; cat "$P/COMMIT"; } >"$R/card.txt" 2>&1
-IDS=bloom.1080p.k256.fp32,bloom.1080p.k256.gray.fp32,bloom.1080p.k256.fp16,bloom.1080p.full.fp32,bloom.2160p.k512.fp32,bloom.2160p.k512.gray.fp32,bloom.2160p.k512.fp16
-B="--suite bloom --only $IDS --variant default --machine $M --program-cache none"
+. "$(dirname "$0")/blooms_start.sh" s24
 # shellcheck disable=SC2086
 bash "$(dirname "$0")/alternate.sh" "$R" blooms "shipped=$P/bin/fftbloom@none" -- $B --runs 30
 SECONDS_EACH=300 bash "$(dirname "$0")/gpu_tests.sh" "$P" "$R" test_bloom test_fft_plan
