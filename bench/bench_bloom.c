@@ -16,8 +16,8 @@
 #include "gles/gpu_timer.h"
 #include "api/request.h"
 
-/* The bloom's row transforms on its padded buffer (w x h image, k x k kernel, padded to
- * fft_good_size), three ways, to measure two of its choices: over the image's h rows of vec4
+/* The bloom's row transforms on its padded buffer (w x h image, k x k kernel centred at k / 2,
+ * padded to the good size of its span, as the bloom pads), three ways, to measure two of its choices: over the image's h rows of vec4
  * (the two packed complex planes an element, as the bloom runs), over every padded row (no
  * all-padding rows skipped), and over the h rows as two vec2 planes, one pass each (no
  * packing two planes an invocation). Forward and inverse, with the wisdom. */
@@ -27,7 +27,8 @@ int bench_rows(struct run_ctx *r, const struct workload *wl)
 	struct cli_gpu *g = r->g;
 	struct gpu_timer *t = r->t;
 	int w = wl->w, h = wl->h, k = wl->kw;
-	int pw = fft_good_size(fft_conv_span(w, k, k / 2)), ph = fft_good_size(fft_conv_span(h, k, k / 2));
+	int pw = fft_good_size(fft_conv_span(w, k, k / 2));
+	int ph = fft_good_size(fft_conv_span(h, k, k / 2));
 	struct fft_opts o4 = {.components = 4, .wisdom = g->wisdom}, o2 = o4;
 	o2.components = 2;
 	struct fft_axis *a4 = NULL, *a2 = NULL;

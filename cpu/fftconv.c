@@ -1,8 +1,9 @@
 /* The CPU engine's bloom and convolve (engine.h): the image's planes padded to the GPU's padded
- * size (fft_good_size of the frame's span, fft_conv_span, per axis; a tile's fft_tile_span), prefiltered (bloom), transformed by one
- * batched FFTW r2c, multiplied by the cached kernel spectrum, transformed back by one batched
- * c2r and composited. Real planes instead of the GPU's packed complex ones: FFTW's r2c already
- * halves the work, and a bloom transforms only R, G and B (its alpha is the input's). */
+ * size (fft_good_size of the frame's span per axis, fft_conv_span; a tile's, fft_tile_span),
+ * prefiltered (bloom), transformed by one batched FFTW r2c, multiplied by the cached kernel
+ * spectrum, transformed back by one batched c2r and composited. Real planes instead of the
+ * GPU's packed complex ones: FFTW's r2c already halves the work, and a bloom transforms only R,
+ * G and B (its alpha is the input's). */
 #include "cpu/engine_internal.h"
 
 #include <float.h>

@@ -356,8 +356,8 @@ GLuint bloom_buffer(size_t bytes, GLenum usage);
 int bloom_prog(struct bloom_ctx *b, int sh, int variant, int half, const struct bloom_prog **out,
                char err[BLOOM_ERR_LEN]);
 void bloom_progs_drop(struct bloom_ctx *b);
-/* The padded size for an image side plus a kernel side minus one (fft_good_size): a tile's,
- * whose input carries the kernel's reach on both sides. */
+/* The padded size for a length to transform (fft_good_size): a tile's fft_tile_span, or the
+ * smallest tile a kernel side must hold (bloom_ctx_limits). */
 int bloom_padded_size(int n);
 /* The padded size of a whole frame's side of n samples with a kernel side of k taps centred on
  * tap c: the good size of fft_conv_span (the reach past either edge shares one zero tail). */
