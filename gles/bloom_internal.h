@@ -3,6 +3,7 @@
  * provides to the frame function in bloom.c.
  *   bloom_plan.c      plans per padded size (FFT axes, fused columns, buffers), the programs;
  *   bloom_stages.c    the GPU stages on a plan, from the prefilter to the composite;
+ *   bloom_tiled.c     frames in overlap-save tiles: the grid, each tile's pass, the paste;
  *   bloom_kernel.c    kernels: built-in ones generated and kept, geometry, pixels, digests, and
  *                     the spectrum cache;
  *   bloom_transfer.c  frames in and results out: float images, JPEG planes, buffers mapped once,
@@ -396,6 +397,28 @@ struct borrow {
  * still. 1 with *out, or 0 (the frame builds its own plan). */
 int bloom_plan_borrow(const struct bloom_ctx *b, int w, int h, const struct kinfo *ki,
                       const struct bloom_params *p, int pw, int ph, struct borrow *out);
+/* Whether a plan of pw x ph runs within the storage-buffer limit and a byte budget (0: none);
+ * w, h the frame and ki its kernel, for a tile's padded size (a tile that is a whole side pads
+ * to its span, fft_tile_span; ki NULL where no tile is costed). */
+struct bloom_fit {
+	const struct bloom_ctx *b;
+	const struct kinfo *ki;
+	int half;
+	size_t budget;
+	int w, h;
+};
+int bloom_fits(const struct bloom_fit *f, int pw, int ph);
+/* One pass of the frame at a padded size that holds it and the kernel's reach (bloom.c). */
+int bloom_frame_once(struct bloom_ctx *b, int op, const struct bloom_frame *fin, int w, int h,
+                     int in_ch, struct kinfo *ki, const struct bloom_params *p, int pw, int ph,
+                     int own, unsigned flags, struct bloom_result *res, struct bloom_stats *st,
+                     char err[BLOOM_ERR_LEN]);
+/* The frame in overlap-save tiles of its own plan's size within budget, or of a borrowed plan
+ * (bw, else NULL) (bloom_tiled.c). */
+int bloom_run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin, int w, int h,
+                    struct kinfo *ki, const struct bloom_params *p, size_t budget,
+                    const struct borrow *bw, unsigned flags, struct bloom_result *res,
+                    struct bloom_stats *st, size_t *plan_bytes, char err[BLOOM_ERR_LEN]);
 /* An io program over rows (q->rows4, or a shape of them being measured): the forward rows
  * with the prefilter (inverse 0) or the inverse rows with the composite (1), the row spectra in
  * an order (0 natural, 1 pairs) and tiles of 2^tile_log columns (0: a pitch apart), its uniforms

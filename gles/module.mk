@@ -23,6 +23,7 @@ GLES_OBJS := \
 	$(BUILD)/gles/kernel_presets.o \
 	$(BUILD)/gles/bloom_plan.o \
 	$(BUILD)/gles/bloom_stages.o \
+	$(BUILD)/gles/bloom_tiled.o \
 	$(BUILD)/gles/bloom_idle.o \
 	$(BUILD)/gles/bloom_tune.o \
 	$(BUILD)/gles/bloom_kernel.o \
