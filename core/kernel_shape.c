@@ -151,6 +151,13 @@ int kshape_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy
 	return 0;
 }
 
+void kshape_center_or_default(const struct bloom_params *p, int kw, int kh, int *cx, int *cy)
+{
+	char err[8];
+	if (kshape_center(p, kw, kh, cx, cy, err, sizeof err))
+		*cx = kw / 2, *cy = kh / 2;
+}
+
 int kshape_geometry(const struct bloom_params *p, int src_w, int src_h, int w, int h, int *kw,
                     int *kh, int *cx, int *cy, char *err, size_t err_len)
 {

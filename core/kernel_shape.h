@@ -35,9 +35,13 @@ void kshape_aperture_finish(const float *rgba, int size, float *rgb);
 
 /* The kernel centre p asks for in pixels of a kw x kh kernel (default floor(w/2), floor(h/2);
  * uv scaled and clamped): the one rule for both engines' FFT and direct convolutions. -1 with a
- * message (err of err_len bytes) when a pixel centre lies outside the kernel, else 0. */
+ * message (err of err_len bytes) when a pixel centre lies past the kernel or a value is negative
+ * or not a number, else 0. */
 int kshape_center(const struct bloom_params *p, int kw, int kh, int *cx, int *cy, char *err,
                   size_t err_len);
+/* The centre p asks for, or the default (kw / 2, kh / 2) where it lies outside the kernel: for
+ * sizing a frame's plan ahead of the run that refuses such a centre. */
+void kshape_center_or_default(const struct bloom_params *p, int kw, int kh, int *cx, int *cy);
 /* The kernel's size (*kw, *kh) and centre as used on a w x h image: kernel_scale makes its larger
  * side S times the image's shorter side, and the centre moves with it. -1 with a message (a
  * centre outside, a scaled kernel past 16384 a side), else 0. */

@@ -3,9 +3,10 @@
  * (fft_io_tune_candidates), each in both kinds of rounds where the rows exchange in rounds, are
  * timed on the plan's own buffers, forward rows with the prefilter and inverse rows with the
  * composite over the last frame's rows, and the fastest goes into the wisdom under the ends' key
- * (fft_wisdom_key.io); the plan is rebuilt with it (bloom_ctx_refresh). The plain transform's time cannot choose for them: on the H200 the
- * 4375-long rows' plain transform took the same on 512 and 875 invocations, the bloom's rows
- * 0.936 against 0.859 ms (bench/RESULTS.md, "The 2160p bloom's rows on 875 invocations").
+ * (fft_wisdom_key.io); the plan is rebuilt with it (bloom_ctx_refresh). The plain transform's
+ * time cannot choose for them: on the H200 the 4375-long rows' plain transform took the same on
+ * 512 and 875 invocations, the bloom's rows 0.936 against 0.859 ms (bench/RESULTS.md, "The
+ * 2160p bloom's rows on 875 invocations").
  * A step compiles one program, runs a candidate once, warms them up (a turn of every candidate,
  * more turns up to TUNE_WARM_STEP_MS of GPU time) or measures a round (a run of each), as the
  * FFT tuner does (fft_tune.c). */
@@ -202,8 +203,23 @@ static void put_shape(struct bloom_ctx *b, const struct plan *q, int threads, in
 	fft_wisdom_put(b->opts.wisdom, &k, &c, ms);
 }
 
+int bloom_rows_known(const struct bloom_ctx *b, const struct plan *q)
+{
+	struct fft_wisdom_key k;
+	struct fft_wisdom_choice c;
+	rows_key(q, &k);
+	return q->rows_tune && b->opts.wisdom && !fft_wisdom_get(b->opts.wisdom, &k, &c);
+}
+
 /* The plain transform's shape kept for q's rows, remembered as theirs. */
-static void keep_plain(struct bloom_ctx *b, struct plan *q, const char *why);
+static void keep_plain(struct bloom_ctx *b, struct plan *q, const char *why)
+{
+	const struct fft_plan *p = fft_axis_plan(q->rows4);
+	log_sinkf(&b->log, LOG_INFO, "bloom: the rows of %dx%d keep the plain transform's %d "
+	          "invocations: %s", q->pw, q->ph, p->threads, why);
+	put_shape(b, q, p->threads, p->split, 0);
+	q->rows_tune = 0;
+}
 
 /* A run's start failed: nothing to choose between (the plain shape remembered), or no memory
  * (nothing remembered: the plan's rows are left as they are until it is rebuilt). */
@@ -216,23 +232,6 @@ static void start_failed(struct bloom_ctx *b, struct plan *q, int rc)
 		          q->ph);
 		q->rows_tune = 0;
 	}
-}
-
-int bloom_rows_known(const struct bloom_ctx *b, const struct plan *q)
-{
-	struct fft_wisdom_key k;
-	struct fft_wisdom_choice c;
-	rows_key(q, &k);
-	return q->rows_tune && b->opts.wisdom && !fft_wisdom_get(b->opts.wisdom, &k, &c);
-}
-
-static void keep_plain(struct bloom_ctx *b, struct plan *q, const char *why)
-{
-	const struct fft_plan *p = fft_axis_plan(q->rows4);
-	log_sinkf(&b->log, LOG_INFO, "bloom: the rows of %dx%d keep the plain transform's %d "
-	          "invocations: %s", q->pw, q->ph, p->threads, why);
-	put_shape(b, q, p->threads, p->split, 0);
-	q->rows_tune = 0;
 }
 
 /* The fastest candidate by median into the wisdom, under the ends' key. */

@@ -87,10 +87,8 @@ int convolve_choose(struct bloom_ctx *b, struct spatial_ctx *s, struct convolve_
 		m->a = t0 - m->b * n0 > 0 ? t0 - m->b * n0 : 0;
 		m->ready = 1;
 	}
-	int cx, cy; /* the centre p asks for (its own run refuses one outside the kernel) */
-	char cerr[8];
-	if (kshape_center(p, kw, kh, &cx, &cy, cerr, sizeof cerr))
-		cx = kw / 2, cy = kh / 2;
+	int cx, cy;
+	kshape_center_or_default(p, kw, kh, &cx, &cy);
 	double pw = fft_good_size(fft_conv_span(w, kw, cx)), ph = fft_good_size(fft_conv_span(h, kh, cy));
 	double f = m->a + m->b * nlogn(pw * ph), sp;
 	char serr[SPATIAL_ERR_LEN];
