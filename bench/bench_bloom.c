@@ -27,8 +27,8 @@ int bench_rows(struct run_ctx *r, const struct workload *wl)
 	struct cli_gpu *g = r->g;
 	struct gpu_timer *t = r->t;
 	int w = wl->w, h = wl->h, k = wl->kw;
-	int pw = fft_good_size(fft_conv_span(w, k, k / 2));
-	int ph = fft_good_size(fft_conv_span(h, k, k / 2));
+	int pw, ph;
+	fft_conv_frame_size(w, h, k, k, k / 2, k / 2, &pw, &ph);
 	struct fft_opts o4 = {.components = 4, .wisdom = g->wisdom}, o2 = o4;
 	o2.components = 2;
 	struct fft_axis *a4 = NULL, *a2 = NULL;

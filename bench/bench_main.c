@@ -435,8 +435,8 @@ int main(int argc, char **argv)
 				const struct workload *wl = &list[i];
 				int th = wl->h, tw = wl->w;
 				if (wl->kind != WL_FFT) {
-					th = fft_good_size(fft_conv_span(wl->h, wl->kh, wl->kh / 2));
-					tw = fft_good_size(fft_conv_span(wl->w, wl->kw, wl->kw / 2));
+					fft_conv_frame_size(wl->w, wl->h, wl->kw, wl->kh, wl->kw / 2,
+					                    wl->kh / 2, &tw, &th);
 				}
 				printf("%s %s %dx%d %s\n", wl->id, wl->variant, th, tw, wl->old_label);
 			}

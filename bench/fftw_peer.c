@@ -1,7 +1,7 @@
 /* fftw_peer: the CPU peer of `fftbloom bench` in the harness's "peers" suite (bench/README.md).
  * FFTW single precision on all cores, FFTW_MEASURE: complex 2D FFTs at fftbloom's FFT sizes, and
  * the bloom as a CPU would do it with the kernel spectrum cached (4 float32 planes padded to
- * fftbloom's sizes from fft_good_size, batched r2c, multiply, c2r, composite), under the same
+ * fftbloom's sizes from fft_conv_frame_size, batched r2c, multiply, c2r, composite), under the same
  * workload IDs. Median of runs after warm-up, input sets rotated. Result lines
  * (bench/bench_json.h) on stdout, a short table on stderr. */
 #include <complex.h>
@@ -243,8 +243,9 @@ static int bench_bloom(const struct peer_cfg *c, struct pool *pool, const char *
 	memset(&j, 0, sizeof j);
 	j.w = w;
 	j.h = h;
-	j.pw = padded ? fft_good_size(fft_conv_span(w, kw, kw / 2)) : w;
-	j.ph = padded ? fft_good_size(fft_conv_span(h, kh, kh / 2)) : h;
+	j.pw = w, j.ph = h;
+	if (padded)
+		fft_conv_frame_size(w, h, kw, kh, kw / 2, kh / 2, &j.pw, &j.ph);
 	j.hc = j.pw / 2 + 1;
 	size_t img = (size_t)w * h * 4, real = (size_t)j.pw * j.ph * 4, cplx = (size_t)j.hc * j.ph * 4;
 	float *src[SETS], *pad = fftwf_alloc_real(real), *conv = fftwf_alloc_real(real);

@@ -10,7 +10,7 @@ Median of CUDA-event timings after warm-up, three input sets rotated. Result lin
 usage: peer_torch.py [--list FILE] [--quick] [--runs N]
   --list FILE: `fftbloom bench --list` output ("ID VARIANT HxW" lines): the fft workloads' sizes
   and the bloom workloads' padded sizes come from it (default: this file's table, the sizes
-  fft_good_size gave when it was written)."""
+  fft_conv_frame_size gave when it was written)."""
 import sys
 
 import torch
@@ -22,7 +22,7 @@ FULL = {
     'fft.2d.1024x1024.fwd': (1024, 1024), 'fft.2d.1080x1920.fwd': (1080, 1920),
     'fft.2d.2048x2048.fwd': (2048, 2048), 'fft.2d.4096x4096.fwd': (4096, 4096),
     'fft.2d.1350x2187.fwd': (1350, 2187),
-    'bloom.1080p.k256.fp32': (1225, 2048), 'bloom.1080p.full.fp32': (1715, 3136),
+    'bloom.1080p.k256.fp32': (1280, 2048), 'bloom.1080p.full.fp32': (1792, 2880),
     'bloom.2160p.k512.fp32': (2560, 4096),
     'bloom.1080p.frame.fp32': (1080, 1920), 'bloom.2160p.frame.fp32': (2160, 3840),
 }

@@ -39,11 +39,21 @@ static int smooth7(int m)
 	return m == 1;
 }
 
-double fft_cost(int m)
+double fft_point_cost(int m)
 {
 	int r[FFT_MAX_PASSES];
 	int passes = fft_factor(m, r);
-	return passes < 0 ? 1e300 : (double)m * (passes ? passes : 1);
+	if (passes < 0)
+		return 1e300;
+	double sum = 0;
+	for (int i = 0; i < passes; i++)
+		sum += r[i] == 7 ? 1.5 : r[i] == 3 ? 1.25 : 1;
+	return passes ? sum : 1;
+}
+
+double fft_cost(int m)
+{
+	return (double)m * fft_point_cost(m);
 }
 
 int fft_good_size(int n)
@@ -52,7 +62,7 @@ int fft_good_size(int n)
 		return 1;
 	int best = 0;
 	double best_cost = 0;
-	for (int m = n; m <= 2 * n && m <= FFT_MAX_N; m++) {
+	for (int m = n; m - n <= n && m <= FFT_MAX_N; m++) {
 		if (!smooth7(m))
 			continue;
 		double c = fft_cost(m);
@@ -62,6 +72,33 @@ int fft_good_size(int n)
 		}
 	}
 	return best;
+}
+
+void fft_conv_size(int h, int span_w, int span_h, int *pw, int *ph)
+{
+	*ph = fft_good_size(span_h);
+	double rows = h < span_h ? h : span_h, cols = *ph ? *ph * fft_point_cost(*ph) : 0;
+	if (span_w <= 1 || rows < 1) {
+		*pw = fft_good_size(span_w);
+		return;
+	}
+	int best = 0;
+	double best_cost = 0;
+	for (int m = span_w; m - span_w <= span_w && m <= FFT_MAX_N; m++) {
+		if (!smooth7(m))
+			continue;
+		double c = m * (rows * fft_point_cost(m) + cols);
+		if (!best || c < best_cost) {
+			best = m;
+			best_cost = c;
+		}
+	}
+	*pw = best;
+}
+
+void fft_conv_frame_size(int w, int h, int kw, int kh, int cx, int cy, int *pw, int *ph)
+{
+	fft_conv_size(h, fft_conv_span(w, kw, cx), fft_conv_span(h, kh, cy), pw, ph);
 }
 
 int fft_conv_span(int n, int k, int c)

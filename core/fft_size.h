@@ -17,15 +17,32 @@
  * decisions"). */
 int fft_factor(int n, int radices[FFT_MAX_PASSES]);
 
-/* The cost model for padding: m times its number of passes, since on a GPU each pass costs a
- * read and a write of the signal (through shared or global memory). */
+/* The cost model for padding, a length's cost per sample: the sum of its passes' weights, 1 for
+ * a pass of radix 2, 4, 5 or 8, 1.25 for radix 3 and 1.5 for radix 7 (a pass costs a read and a
+ * write of the signal through shared or global memory, and the radix-3 and radix-7 butterflies
+ * more arithmetic a sample: measured on the H200's blooms at 15 padded sizes, bench/RESULTS.md,
+ * "Padded sizes by a weighted cost"). fft_cost is m times it. */
+double fft_point_cost(int m);
 double fft_cost(int m);
 
 /* The cheapest natively supported length >= n: among the 7-smooth lengths in [n, 2n] (factors
  * 2, 3, 5, 7, whose butterflies are specialised; 11 and 13 run natively but through the slower
  * generic butterfly, so they are not chosen for padding), the one of least fft_cost, the
- * smallest on a tie. E.g. 2174 -> 2240 (4 passes), not 2187 = 3^7 (7 passes). n < 1 gives 1. */
+ * smallest on a tie. E.g. 1208 -> 1280 (radices 5, 8, 8, 4), not 1225 = 5^2 7^2; 2174 -> 2240,
+ * not 2187 = 3^7. n < 1 gives 1. */
 int fft_good_size(int n);
+
+/* The padded sizes of a 2D convolution of a frame h samples tall whose transforms must span
+ * span_w x span_h (fft_conv_span, fft_tile_span): *ph = fft_good_size(span_h), and *pw the
+ * 7-smooth length in [span_w, 2 span_w] of least pw (r fft_point_cost(pw) + ph
+ * fft_point_cost(ph)), the smallest on a tie, r = min(h, span_h) the rows the row transforms
+ * take (the padding's zero rows are not transformed). A row longer than it must be costs its
+ * row transforms and as many column transforms more, so the width is chosen with the height's
+ * cost: 1080p with a full-frame kernel pads to 2880 wide (radices 5, 3, 3, 8, 8), not 3136
+ * (7, 7, 8, 8). Sizes past FFT_MAX_N give 0. */
+void fft_conv_size(int h, int span_w, int span_h, int *pw, int *ph);
+/* fft_conv_size of a whole w x h frame with a kw x kh kernel centred on tap cx, cy. */
+void fft_conv_frame_size(int w, int h, int kw, int kh, int cx, int cy, int *pw, int *ph);
 
 /* The length along one axis at which a frame of n samples is convolved by FFT, untiled, without
  * a result sample taking a wrapped tap: n + max(c, k - 1 - c), and at least k, for a kernel of k

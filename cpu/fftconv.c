@@ -1,5 +1,5 @@
 /* The CPU engine's bloom and convolve (engine.h): the image's planes padded to the GPU's padded
- * size (fft_good_size of the frame's span per axis, fft_conv_span; a tile's, fft_tile_span),
+ * size (fft_conv_size of the frame's spans, fft_conv_span; a tile's, fft_tile_span),
  * prefiltered (bloom), transformed by one batched FFTW r2c, multiplied by the cached kernel
  * spectrum, transformed back by one batched c2r and composited. Real planes instead of the
  * GPU's packed complex ones: FFTW's r2c already halves the work, and a bloom transforms only R,
@@ -682,8 +682,8 @@ static int tile_size(const struct cpu_engine *e, int in_ch, int w, int h, int kw
 		return 0;
 	int minw = w < CPU_TILE_MIN ? w : CPU_TILE_MIN, minh = h < CPU_TILE_MIN ? h : CPU_TILE_MIN;
 	for (;;) {
-		int pw = fft_good_size(fft_tile_span(w, *tw, kw, cx));
-		int ph = fft_good_size(fft_tile_span(h, *th, kh, cy));
+		int pw, ph;
+		fft_conv_size(h, fft_tile_span(w, *tw, kw, cx), fft_tile_span(h, *th, kh, cy), &pw, &ph);
 		if (!pass_bytes(in_ch, pw, ph, &need) && need <= budget)
 			break;
 		int *side = NULL, lo = 0;
@@ -763,8 +763,9 @@ int cpu_bloom_run(struct cpu_engine *e, int op, const struct image *in,
 	int rc = tile_size(e, in->channels, w, h, ki.kw, ki.kh, ki.cx, ki.cy, &tw, &th, err);
 	if (rc)
 		return rc;
-	int pw = fft_good_size(fft_tile_span(w, tw, ki.kw, ki.cx));
-	int ph = fft_good_size(fft_tile_span(h, th, ki.kh, ki.cy));
+	int pw, ph;
+	fft_conv_size(h, fft_tile_span(w, tw, ki.kw, ki.cx), fft_tile_span(h, th, ki.kh, ki.cy), &pw,
+	              &ph);
 	struct cpu_kentry *k;
 	int threads = cpu_engine_frame_threads(e, w, h);
 	rc = kernel_spectrum(e, &ki, pw, ph, threads, p, &k, &st->kernel_cached, err);

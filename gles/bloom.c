@@ -320,7 +320,8 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		st->wall_ms = clock_ms() - t_start;
 		return rc;
 	}
-	int pw = bloom_frame_padded(w, ki.kw, ki.cx), ph = bloom_frame_padded(h, ki.kh, ki.cy);
+	int pw, ph;
+	bloom_tile_padded(w, h, w, h, ki.kw, ki.kh, ki.cx, ki.cy, &pw, &ph);
 	struct bloom_fit f = {b, &ki, p->precision == BLOOM_FP16, b->opts.frame_bytes, w, h};
 	size_t budget = b->opts.frame_bytes, used = bloom_plan_bytes(pw, ph, f.half);
 	int tiled = !bloom_fits(&f, pw, ph), short_of_memory = 0;
@@ -423,7 +424,8 @@ int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
 		rc = bloom_kernel_resolve(b, k, p, w, h, &ki, err);
 	if (rc)
 		return rc;
-	int pw = bloom_frame_padded(w, ki.kw, ki.cx), ph = bloom_frame_padded(h, ki.kh, ki.cy);
+	int pw, ph;
+	bloom_tile_padded(w, h, w, h, ki.kw, ki.kh, ki.cx, ki.cy, &pw, &ph);
 	*key = (unsigned long long)pw | (unsigned long long)ph << 20 |
 	       (unsigned long long)(p->precision == BLOOM_FP16) << 40 |
 	       (unsigned long long)p->technique << 41;
@@ -438,8 +440,7 @@ static void frame_padded(const struct bloom_params *p, int width, int height, in
 {
 	int cx, cy;
 	kshape_center_or_default(p, kernel_w, kernel_h, &cx, &cy);
-	*pw = bloom_frame_padded(width, kernel_w, cx);
-	*ph = bloom_frame_padded(height, kernel_h, cy);
+	bloom_tile_padded(width, height, width, height, kernel_w, kernel_h, cx, cy, pw, ph);
 }
 
 int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,

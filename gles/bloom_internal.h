@@ -357,12 +357,14 @@ GLuint bloom_buffer(size_t bytes, GLenum usage);
 int bloom_prog(struct bloom_ctx *b, int sh, int variant, int half, const struct bloom_prog **out,
                char err[BLOOM_ERR_LEN]);
 void bloom_progs_drop(struct bloom_ctx *b);
-/* The padded size for a length to transform (fft_good_size): a tile's fft_tile_span, or the
- * smallest tile a kernel side must hold (bloom_ctx_limits). */
+/* The padded length for a length to transform (fft_good_size): the smallest tile a kernel side
+ * must hold (bloom_ctx_limits). */
 int bloom_padded_size(int n);
-/* The padded size of a whole frame's side of n samples with a kernel side of k taps centred on
- * tap c: the good size of fft_conv_span (the reach past either edge shares one zero tail). */
-int bloom_frame_padded(int n, int k, int c);
+/* The padded size of a w x h frame's transforms in tiles of tw x th output pixels (tw >= w and
+ * th >= h: the whole frame) with a kw x kh kernel centred on tap cx, cy: fft_conv_size of the
+ * tiles' spans (fft_tile_span; a whole side's reach past either edge shares one zero tail). */
+void bloom_tile_padded(int w, int h, int tw, int th, int kw, int kh, int cx, int cy, int *pw,
+                       int *ph);
 /* The GPU bytes a plan of pw x ph takes with one kernel spectrum (at most, by the rules: the
  * image's spectrum counted at a pitch of whole tiles of the most columns past FFT_ROUNDS_ABOVE,
  * where the rows take the ends and so the tiles, else at an even pitch; ends forced into

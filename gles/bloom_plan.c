@@ -85,9 +85,10 @@ int bloom_padded_size(int n)
 	return fft_good_size(n);
 }
 
-int bloom_frame_padded(int n, int k, int c)
+void bloom_tile_padded(int w, int h, int tw, int th, int kw, int kh, int cx, int cy, int *pw,
+                       int *ph)
 {
-	return fft_good_size(fft_conv_span(n, k, c));
+	fft_conv_size(h, fft_tile_span(w, tw, kw, cx), fft_tile_span(h, th, kh, cy), pw, ph);
 }
 
 /* pw rounded up to whole tiles of 2^log columns. */

@@ -20,8 +20,8 @@ int bloom_fits(const struct bloom_fit *f, int pw, int ph)
 static double tile_cost(void *ctx, int tw, int th)
 {
 	const struct bloom_fit *f = ctx;
-	int pw = bloom_padded_size(fft_tile_span(f->w, tw, f->ki->kw, f->ki->cx));
-	int ph = bloom_padded_size(fft_tile_span(f->h, th, f->ki->kh, f->ki->cy));
+	int pw, ph;
+	bloom_tile_padded(f->w, f->h, tw, th, f->ki->kw, f->ki->kh, f->ki->cx, f->ki->cy, &pw, &ph);
 	if (pw < 1 || ph < 1 || !bloom_fits(f, pw, ph))
 		return -1;
 	double n = (double)pw * ph;
@@ -129,8 +129,8 @@ int bloom_run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin, 
 		g = bw->g;
 	} else if (tile_grid_choose(w, h, ki->kw, ki->kh, ki->cx, ki->cy, 0, tile_cost, &f, &g)) {
 		int tw = w < TILE_MIN_SIDE ? w : TILE_MIN_SIDE, th = h < TILE_MIN_SIDE ? h : TILE_MIN_SIDE;
-		int kw = bloom_padded_size(fft_tile_span(w, tw, ki->kw, ki->cx));
-		int kh = bloom_padded_size(fft_tile_span(h, th, ki->kh, ki->cy));
+		int kw, kh;
+		bloom_tile_padded(w, h, tw, th, ki->kw, ki->kh, ki->cx, ki->cy, &kw, &kh);
 		size_t need = bloom_plan_bytes(kw, kh, f.half);
 		if ((size_t)kw * kh * 16 > (size_t)b->info->max_ssbo_size)
 			snprintf(err, BLOOM_ERR_LEN, "the %dx%d kernel needs a %dx%d transform even for "
@@ -145,8 +145,10 @@ int bloom_run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin, 
 		image_free(&conv);
 		return BLOOM_E_TOO_LARGE;
 	}
-	int pw = bw ? bw->pw : bloom_padded_size(fft_tile_span(w, g.tw, ki->kw, ki->cx));
-	int ph = bw ? bw->ph : bloom_padded_size(fft_tile_span(h, g.th, ki->kh, ki->cy));
+	int pw, ph;
+	bloom_tile_padded(w, h, g.tw, g.th, ki->kw, ki->kh, ki->cx, ki->cy, &pw, &ph);
+	if (bw)
+		pw = bw->pw, ph = bw->ph;
 	*plan_bytes = bloom_plan_bytes(pw, ph, f.half);
 	int n = tile_count(&g), rc = 0;
 	log_sinkf(&b->log, LOG_DEBUG, "bloom: %dx%d in %dx%d tiles of %dx%d (padded %dx%d)",

@@ -80,17 +80,19 @@ int convolve_choose(struct bloom_ctx *b, struct spatial_ctx *s, struct convolve_
 			snprintf(err, CONVOLVE_ERR_LEN, "calibrating the FFT convolution: %.400s", berr);
 			return rc;
 		}
-		double p0 = fft_good_size(fft_conv_span(s0, k, k / 2));
-		double p1 = fft_good_size(fft_conv_span(s1, k, k / 2));
-		double n0 = nlogn(p0 * p0), n1 = nlogn(p1 * p1);
+		int p0w, p0h, p1w, p1h;
+		fft_conv_frame_size(s0, s0, k, k, k / 2, k / 2, &p0w, &p0h);
+		fft_conv_frame_size(s1, s1, k, k, k / 2, k / 2, &p1w, &p1h);
+		double n0 = nlogn((double)p0w * p0h), n1 = nlogn((double)p1w * p1h);
 		m->b = n1 > n0 && t1 > t0 ? (t1 - t0) / (n1 - n0) : t1 / n1;
 		m->a = t0 - m->b * n0 > 0 ? t0 - m->b * n0 : 0;
 		m->ready = 1;
 	}
 	int cx, cy;
 	kshape_center_or_default(p, kw, kh, &cx, &cy);
-	double pw = fft_good_size(fft_conv_span(w, kw, cx)), ph = fft_good_size(fft_conv_span(h, kh, cy));
-	double f = m->a + m->b * nlogn(pw * ph), sp;
+	int pw, ph;
+	fft_conv_frame_size(w, h, kw, kh, cx, cy, &pw, &ph);
+	double f = m->a + m->b * nlogn((double)pw * ph), sp;
 	char serr[SPATIAL_ERR_LEN];
 	int rc = spatial_image_estimate(s, w, h, kw, kh, SPATIAL_FP32, &sp, serr);
 	if (rc) {

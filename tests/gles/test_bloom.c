@@ -53,6 +53,22 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* A whole w x h frame's padded width or height with a kw x kh kernel centred on cx, cy (both
+ * engines': fft_conv_frame_size). */
+static int frame_pw(int w, int h, int kw, int kh, int cx, int cy)
+{
+	int pw, ph;
+	fft_conv_frame_size(w, h, kw, kh, cx, cy, &pw, &ph);
+	return pw;
+}
+
+static int frame_ph(int w, int h, int kw, int kh, int cx, int cy)
+{
+	int pw, ph;
+	fft_conv_frame_size(w, h, kw, kh, cx, cy, &pw, &ph);
+	return ph;
+}
+
 static struct image rand_image(int w, int h, int c, float lo, float hi)
 {
 	struct image im;
@@ -271,8 +287,8 @@ static void check_convolve(int w, int h, int ic, int kw, int kh, int kc, int gra
 	int ok = convolve_matches(name, &in, &k, &p, cx, cy, fft_ref, TOL, &st);
 	assert_int_equal(st.gray_kernel, gray || kc <= 2);
 	if (!g_use && !g_cpu_tiled && !st.borrowed) { /* a whole frame: its span's good size */
-		assert_int_equal(st.padded_w, fft_good_size(fft_conv_span(w, kw, cx)));
-		assert_int_equal(st.padded_h, fft_good_size(fft_conv_span(h, kh, cy)));
+		assert_int_equal(st.padded_w, frame_pw(w, h, kw, kh, cx, cy));
+		assert_int_equal(st.padded_h, frame_ph(w, h, kw, kh, cx, cy));
 	}
 	image_free(&in), image_free(&k);
 	assert_true(ok);
@@ -463,7 +479,7 @@ static void test_kernel_scale_and_presets(void **state)
 	run_ok(BLOOM_OP_CONVOLVE, &in, &k, &p, &out, &st);
 	printf("kernel-scale 0.5: padded %dx%d\n", st.padded_w, st.padded_h);
 	/* the frame's span: 60 and the reach past the centre at 11 */
-	assert_int_equal(st.padded_w, fft_good_size(fft_conv_span(60, 20, 11)));
+	assert_int_equal(st.padded_w, frame_pw(60, 40, 20, 20, 11, 11));
 	assert_true(fabs(out.pixels[(20 * 60 + 30) * 3] - 1) < 1e-5);
 	/* the corner sees the kernel's part up to its centre, which moved from 5 to 11 with it:
 	 * 12 x 12 of 20 x 20 */
@@ -487,7 +503,7 @@ static void test_kernel_scale_and_presets(void **state)
 		osum += out.pixels[i];
 	printf("kernel-scale 0.25: padded %dx%d, sum %.4f (kernel's %.4f)\n", st.padded_w,
 	       st.padded_h, osum, ksum);
-	assert_int_equal(st.padded_w, fft_good_size(fft_conv_span(48, 10, 5))); /* centre 20 -> 5 */
+	assert_int_equal(st.padded_w, frame_pw(48, 40, 10, 10, 5, 5)); /* centre 20 -> 5 */
 	assert_true(fabs(osum - ksum) / ksum < 1e-5);
 	image_free(&out), image_free(&imp), image_free(&kr2);
 	/* presets: finite, the peak in the centre pixel */
@@ -646,8 +662,7 @@ static void test_padded_columns(void **state)
 		check_convolve(w, h, 4, kw, kh, 3, cases[i][4], "", kw / 2, kh / 2, 1);
 		struct fft_opts o = {.components = 4, .pad_from = 2};
 		int pads, split;
-		int pw = fft_good_size(fft_conv_span(w, kw, kw / 2));
-		int ph = fft_good_size(fft_conv_span(h, kh, kh / 2));
+		int pw = frame_pw(w, h, kw, kh, kw / 2, kh / 2), ph = frame_ph(w, h, kw, kh, kw / 2, kh / 2);
 		conv_plan_use(pw, ph, &o, &pads, &split);
 		printf("  fused columns of %d: %d padded exchanges%s\n", ph, pads,
 		       split ? ", vec2 rounds" : "");
@@ -1024,7 +1039,7 @@ static void test_ends_and_layouts(void **state)
 	 * ep 0); the padded width itself when asked (even_pitch -1): colour kernels in both orders
 	 * and gray ones */
 	int ow = 60;
-	while (fft_good_size(fft_conv_span(ow, 9, 4)) % 2 == 0)
+	while (frame_pw(ow, 29, 9, 7, 4, 3) % 2 == 0)
 		ow++;
 	for (int ep = 1; ep >= -1; ep--) {
 		struct bloom_ctx_opts o = {.fused_layout = BLOOM_FUSED_IN_PLACE, .ends_in_rows = 1,
@@ -1063,8 +1078,7 @@ static void test_ends_and_layouts(void **state)
 	/* a storage-buffer limit the padded width fits and one element more does not: the padded
 	 * width; one that fits one element more but not whole tiles: the even pitch */
 	for (int room = 0; room < 2; room++) {
-		int pw = fft_good_size(fft_conv_span(ow, 9, 4));
-		int ph = fft_good_size(fft_conv_span(29, 7, 3));
+		int pw = frame_pw(ow, 29, 9, 7, 4, 3), ph = frame_ph(ow, 29, 9, 7, 4, 3);
 		struct egl_info small = *egl_ctx_info(tu_gl_context());
 		small.max_ssbo_size = (long long)(pw + room) * ph * 16;
 		struct bloom_ctx_opts o = {.fused_layout = BLOOM_FUSED_IN_PLACE, .ends_in_rows = 1};
@@ -1215,7 +1229,7 @@ static void test_stage_times(void **state)
 		assert_int_equal(bloom_rerun_stages(b, &st, err), 0);
 		assert_true(st.gpu_ms > 0);
 		assert_int_equal(stages_timed(&st), work | fused);
-		assert_int_equal(st.padded_w, fft_good_size(fft_conv_span(40, 7, 3)));
+		assert_int_equal(st.padded_w, frame_pw(40, 30, 7, 5, 3, 2));
 	}
 	assert_int_equal(bloom_run(b, BLOOM_OP_BLOOM, &in, &kr, &p, 0, &c, &st, err), 0);
 	assert_memory_equal(a.pixels, c.pixels, (size_t)40 * 30 * 4 * sizeof(float));
@@ -2106,11 +2120,11 @@ static int frame_then_steps(struct bloom_ctx *b, const struct image *in, const s
 }
 
 /* The borrowing-under-load tests' context: max_plans plans on a clock the test steps (now), a
- * 9x7 kernel, and frames padded about 64x48, 96x64 and 128x96 (in[0..2]), each twice the area of
- * the one before: the smallest borrows the middle one's plan whole (2x its area), the middle one
- * the largest's, the largest the middle one's in tiles. The plans of sizes warm_from..1 are
- * built. */
-static const int thrash_sizes[3][2] = {{56, 42}, {88, 58}, {120, 90}};
+ * 9x7 kernel, and frames padded 64x64, 125x64 and 125x125 (in[0..2]), each about twice the area
+ * of the one before: the smallest borrows the middle one's plan whole (2x its area), the middle
+ * one the largest's, the largest the middle one's in tiles (two, against six of the smallest's).
+ * The plans of sizes warm_from..1 are built. */
+static const int thrash_sizes[3][2] = {{56, 42}, {118, 58}, {120, 100}};
 
 struct thrash {
 	struct program_cache *pc;
@@ -2405,8 +2419,8 @@ static void test_borrow(void **state)
 		assert_int_equal(st.padded_w, wpw);
 		assert_int_equal(st.padded_h, wph);
 		assert_int_equal(st.tiles_x * st.tiles_y > 1, s == 1);
-		assert_int_equal(st.own_w, fft_good_size(fft_conv_span(w, 9, 2))); /* w + 6 */
-		assert_int_equal(st.own_h, fft_good_size(fft_conv_span(h, 7, 5))); /* h + 5 */
+		assert_int_equal(st.own_w, frame_pw(w, h, 9, 7, 2, 5)); /* spans w + 6, h + 5 */
+		assert_int_equal(st.own_h, frame_ph(w, h, 9, 7, 2, 5));
 		assert_true(st.own_w != wpw || st.own_h != wph);
 		if (!s)
 			small_st = st;
@@ -2483,7 +2497,7 @@ static void test_borrow(void **state)
 	print_message("  20x16: borrowed %d, padded %dx%d\n", st.borrowed, st.padded_w, st.padded_h);
 	if (!gpu) {
 		assert_int_equal(st.borrowed, 0);
-		assert_int_equal(st.padded_w, fft_good_size(fft_conv_span(20, 9, 2)));
+		assert_int_equal(st.padded_w, frame_pw(20, 16, 9, 7, 2, 5));
 	} else {
 		assert_int_equal(st.borrowed, 1);
 		assert_int_equal(st.padded_w, small_st.own_w);
@@ -2631,9 +2645,10 @@ static void test_cpu_tiles(void **state)
 	assert_int_equal(rc, CPU_E_TOO_LARGE);
 	image_free(&in), image_free(&k);
 	cpu_engine_destroy(g_cpu);
-	/* the bloom's 41x29 frame in 2 tiles: whole it pads to 49x35 (83440 bytes), its tiles of
-	 * 21 columns, whole in height, to 28x35 (49280) */
-	g_cpu = cpu_tiling(75000);
+	/* the bloom's 41x29 frame in 2 tiles: whole it pads to 45x40 (89280 bytes); a tile of 32
+	 * columns (CPU_TILE_MIN), whole in height, to 40x40 (79360) fits, and the 2 tiles, evened
+	 * out to 21 columns, pad to 28x40 */
+	g_cpu = cpu_tiling(85000);
 	check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
 	check_bloom(BLOOM_COMPOSITE_MIX, 1.5, 0.2, 1);
 	cpu_engine_destroy(g_cpu);

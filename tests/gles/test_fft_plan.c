@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,6 +72,14 @@ static void test_factorization(void **state)
 	assert_int_equal(fft_factor(FFT_MAX_N + 1, r), FFT_PLAN_E_SIZE);
 }
 
+static int smooth7(int m)
+{
+	for (int f = 2; f <= 7; f++)
+		while (m % f == 0)
+			m /= f;
+	return m == 1;
+}
+
 static void test_native_and_good_size(void **state)
 {
 	(void)state;
@@ -81,26 +90,21 @@ static void test_native_and_good_size(void **state)
 	for (int n = 1; n <= 20000; n += (n < 3000 ? 1 : 7)) {
 		int g = fft_good_size(n);
 		assert_true(g >= n && g <= 2 * n);
-		int k = g;
-		for (int f = 2; f <= 7; f++)
-			while (k % f == 0)
-				k /= f;
-		assert_int_equal(k, 1);
+		assert_true(smooth7(g));
 		/* nothing in [n, 2n] that is 7-smooth is cheaper, or as cheap and shorter */
 		for (int m = n; m <= 2 * n; m++) {
-			int q = m;
-			for (int f = 2; f <= 7; f++)
-				while (q % f == 0)
-					q /= f;
-			if (q != 1)
+			if (!smooth7(m))
 				continue;
 			assert_true(fft_cost(m) > fft_cost(g) || (fft_cost(m) == fft_cost(g) && m >= g));
 		}
 	}
-	assert_int_equal(fft_good_size(1080 + 256 - 1), 1344);
+	assert_int_equal(fft_good_size(1080 + 256 - 1), 1400); /* 7 5 5 8, not 1344's 7 3 8 8 */
 	assert_int_equal(fft_good_size(1920 + 256 - 1), 2240); /* not 2187 = 3^7: 4 passes, not 7 */
 	assert_int_equal(fft_good_size(3840 + 512 - 1), 4375); /* 5^4*7: 5 passes, not 4374's 8 */
+	assert_int_equal(fft_good_size(1208), 1280);           /* 5 8 8 4, not 1225's 5 5 7 7 */
 	assert_int_equal(fft_good_size(1), 1);
+	assert_true(fft_point_cost(7 * 7 * 64) > fft_point_cost(5 * 5 * 64));
+	assert_true(fft_point_cost(27 * 64) > fft_point_cost(5 * 64 * 4));
 	/* a whole frame's span: the frame and the kernel's longer reach past its centre, at least
 	 * the kernel; a centre outside it: the linear convolution's n + k - 1 */
 	assert_int_equal(fft_conv_span(1920, 256, 128), 2048);
@@ -121,6 +125,43 @@ static void test_native_and_good_size(void **state)
 				assert_true(s >= k && s <= n + k - 1);
 				assert_true(s - (k - 1 - c) >= n && s - c >= n); /* both tails in the zeros */
 			}
+}
+
+/* fft_conv_size: the height is fft_good_size's, the width the cheapest for the rows it is
+ * transformed over and the columns it adds, the benchmark's frames at the sizes measured
+ * fastest on the H200 (bench/RESULTS.md, "Padded sizes by a weighted cost") */
+static void test_conv_size(void **state)
+{
+	(void)state;
+	int pw, ph;
+	fft_conv_frame_size(1920, 1080, 256, 256, 128, 128, &pw, &ph);
+	assert_int_equal(pw, 2048);
+	assert_int_equal(ph, 1280);
+	fft_conv_frame_size(3840, 2160, 512, 512, 256, 256, &pw, &ph);
+	assert_int_equal(pw, 4096);
+	assert_int_equal(ph, 2560);
+	fft_conv_frame_size(1920, 1080, 1920, 1080, 960, 540, &pw, &ph);
+	assert_int_equal(pw, 2880); /* fft_good_size(2880) alone: 3125, 5^5 */
+	assert_int_equal(ph, 1792);
+	assert_int_equal(fft_good_size(2880), 3125);
+	for (int h = 1; h < 300; h += 37)
+		for (int sw = 1; sw < 700; sw += 13)
+			for (int sh = h; sh < h + 200; sh += 71) {
+				fft_conv_size(h, sw, sh, &pw, &ph);
+				assert_int_equal(ph, fft_good_size(sh));
+				assert_true(pw >= sw && pw <= 2 * sw && smooth7(pw));
+				double rows = h < sh ? h : sh, cols = ph * fft_point_cost(ph);
+				double best = pw * (rows * fft_point_cost(pw) + cols);
+				for (int m = sw; m <= 2 * sw; m++)
+					if (smooth7(m)) {
+						double c = m * (rows * fft_point_cost(m) + cols);
+						assert_true(c > best || (c == best && m >= pw));
+					}
+			}
+	fft_conv_size(10, FFT_MAX_N + 1, 20, &pw, &ph);
+	assert_int_equal(pw, 0);
+	fft_conv_size(10, 20, INT_MAX, &pw, &ph);
+	assert_int_equal(ph, 0);
 }
 
 static void test_passes(void **state)
@@ -655,6 +696,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_factorization),
 		cmocka_unit_test(test_native_and_good_size),
+		cmocka_unit_test(test_conv_size),
 		cmocka_unit_test(test_passes),
 		cmocka_unit_test(test_exchanges),
 		cmocka_unit_test(test_blocked),
