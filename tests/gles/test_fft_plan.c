@@ -688,6 +688,11 @@ static void test_shipped_wisdom(void **state)
 		assert_int_equal(fft_wisdom_get(w, &rows4096, &ch), 0);
 		assert_int_equal(ch.threads, 512);
 	}
+	/* the weighted cost's full-frame size: rows of 2880 with their ends on 360 in float rounds */
+	struct fft_wisdom_key rows2880 = {.n = 2880, .components = 4, .count_log2 = 10, .io = 1};
+	assert_int_equal(fft_wisdom_get(w, &rows2880, &ch), 0);
+	assert_int_equal(ch.threads, 360);
+	assert_int_equal(ch.split, 2);
 	fft_wisdom_destroy(w);
 }
 
