@@ -1,6 +1,7 @@
 /* FFT lengths; see fft_size.h. */
 #include "core/fft_size.h"
 #include <limits.h>
+#include <stddef.h>
 
 int fft_factor(int n, int radices[FFT_MAX_PASSES])
 {
@@ -45,10 +46,10 @@ double fft_point_cost(int m)
 	int passes = fft_factor(m, r);
 	if (passes < 0)
 		return 1e300;
-	double sum = 0;
+	double sum = FFT_AXIS_IO_WEIGHT;
 	for (int i = 0; i < passes; i++)
 		sum += r[i] == 7 ? 1.5 : r[i] == 3 ? 1.25 : 1;
-	return passes ? sum : 1;
+	return sum;
 }
 
 double fft_cost(int m)
@@ -56,7 +57,7 @@ double fft_cost(int m)
 	return (double)m * fft_point_cost(m);
 }
 
-int fft_good_size(int n)
+int fft_smooth_size(int n, double (*cost)(int m, const void *ctx), const void *ctx)
 {
 	if (n <= 1)
 		return 1;
@@ -65,7 +66,7 @@ int fft_good_size(int n)
 	for (int m = n; m - n <= n && m <= FFT_MAX_N; m++) {
 		if (!smooth7(m))
 			continue;
-		double c = fft_cost(m);
+		double c = cost(m, ctx);
 		if (!best || c < best_cost) {
 			best = m;
 			best_cost = c;
@@ -74,26 +75,30 @@ int fft_good_size(int n)
 	return best;
 }
 
+static double length_cost(int m, const void *ctx)
+{
+	(void)ctx;
+	return fft_cost(m);
+}
+
+int fft_good_size(int n)
+{
+	return fft_smooth_size(n, length_cost, NULL);
+}
+
+/* A width's cost: its row transforms over rows[0] rows and the columns of rows[1] (the height
+ * times its point cost) it adds. */
+static double width_cost(int m, const void *ctx)
+{
+	const double *rc = ctx;
+	return m * (rc[0] * fft_point_cost(m) + rc[1]);
+}
+
 void fft_conv_size(int h, int span_w, int span_h, int *pw, int *ph)
 {
 	*ph = fft_good_size(span_h);
-	double rows = h < span_h ? h : span_h, cols = *ph ? *ph * fft_point_cost(*ph) : 0;
-	if (span_w <= 1 || rows < 1) {
-		*pw = fft_good_size(span_w);
-		return;
-	}
-	int best = 0;
-	double best_cost = 0;
-	for (int m = span_w; m - span_w <= span_w && m <= FFT_MAX_N; m++) {
-		if (!smooth7(m))
-			continue;
-		double c = m * (rows * fft_point_cost(m) + cols);
-		if (!best || c < best_cost) {
-			best = m;
-			best_cost = c;
-		}
-	}
-	*pw = best;
+	double rc[2] = {h < span_h ? h : span_h, *ph ? fft_cost(*ph) : 0};
+	*pw = rc[0] < 1 ? fft_good_size(span_w) : fft_smooth_size(span_w, width_cost, rc);
 }
 
 void fft_conv_frame_size(int w, int h, int kw, int kh, int cx, int cy, int *pw, int *ph)

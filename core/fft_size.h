@@ -17,19 +17,26 @@
  * decisions"). */
 int fft_factor(int n, int radices[FFT_MAX_PASSES]);
 
-/* The cost model for padding, a length's cost per sample: the sum of its passes' weights, 1 for
- * a pass of radix 2, 4, 5 or 8, 1.25 for radix 3 and 1.5 for radix 7 (a pass costs a read and a
- * write of the signal through shared or global memory, and the radix-3 and radix-7 butterflies
- * more arithmetic a sample: measured on the H200's blooms at 15 padded sizes, bench/RESULTS.md,
- * "Padded sizes by a weighted cost"). fft_cost is m times it. */
+/* The cost model for padding, a length's cost per sample: the axis's read and write of global
+ * memory (FFT_AXIS_IO_WEIGHT) and its passes' weights, 1 for a pass of radix 2, 4, 5 or 8, 1.25
+ * for radix 3 and 1.5 for radix 7 (a pass costs a read and a write of the signal through shared
+ * memory, the radix-3 and radix-7 butterflies more arithmetic a sample; the weights ranked first
+ * the sizes measured fastest on the H200's blooms, bench/RESULTS.md, "Padded sizes by a weighted
+ * cost"). fft_cost is m times it. */
+/* An axis's read and write of global memory, in passes: the H200's 1080p fused column pass
+ * took 0.079 ms, its 126 MB at the copy rate 0.031 of it, about 2.6 of its 4 passes' share a
+ * direction; taken as 2 (the passes overlap the traffic in part). */
+#define FFT_AXIS_IO_WEIGHT 2.0
 double fft_point_cost(int m);
 double fft_cost(int m);
 
-/* The cheapest natively supported length >= n: among the 7-smooth lengths in [n, 2n] (factors
- * 2, 3, 5, 7, whose butterflies are specialised; 11 and 13 run natively but through the slower
- * generic butterfly, so they are not chosen for padding), the one of least fft_cost, the
- * smallest on a tie. E.g. 1208 -> 1280 (radices 5, 8, 8, 4), not 1225 = 5^2 7^2; 2174 -> 2240,
- * not 2187 = 3^7. n < 1 gives 1. */
+/* The 7-smooth length in [n, 2n] (factors 2, 3, 5, 7, whose butterflies are specialised; 11
+ * and 13 run natively but through the slower generic butterfly, so they are not chosen for
+ * padding) of least cost(m, ctx), the smallest on a tie; n < 1 gives 1, n past FFT_MAX_N 0. */
+int fft_smooth_size(int n, double (*cost)(int m, const void *ctx), const void *ctx);
+
+/* The cheapest natively supported length >= n: fft_smooth_size under fft_cost. E.g. 1208 ->
+ * 1280 (radices 5, 8, 8, 4), not 1225 = 5^2 7^2; 2174 -> 2240, not 2187 = 3^7. */
 int fft_good_size(int n);
 
 /* The padded sizes of a 2D convolution of a frame h samples tall whose transforms must span

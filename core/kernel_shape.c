@@ -65,9 +65,19 @@ static float aperture_cover(double x, double y, double r, int blades, double rot
 	return hits / 16.0f;
 }
 
+/* Length times passes: the padding rule the aperture's grid was drawn with, kept so that its
+ * images stay as they were when the padding's cost changed. */
+static double passes_cost(int m, const void *ctx)
+{
+	(void)ctx;
+	int r[FFT_MAX_PASSES];
+	int passes = fft_factor(m, r);
+	return passes < 0 ? 1e300 : (double)m * (passes ? passes : 1);
+}
+
 int kshape_aperture_grid(int size)
 {
-	return fft_good_size(2 * size);
+	return fft_smooth_size(2 * size, passes_cost, NULL);
 }
 
 void kshape_aperture_mask(const struct kernel_preset *ks, int f, float *mask)

@@ -18,7 +18,9 @@
 void kshape_gaussian(const struct kernel_preset *ks, float *rgb);
 void kshape_glare(const struct kernel_preset *ks, float *rgb);
 
-/* The aperture's FFT grid side for a kernel of `size`: fft_good_size(2 size). */
+/* The aperture's FFT grid side for a kernel of `size`: the 7-smooth length >= 2 size of least
+ * length x passes (fft_smooth_size; not fft_good_size, whose costs may change: the grid shapes
+ * the image). */
 int kshape_aperture_grid(int size);
 /* The aperture's mask (coverage of each pixel by the polygon or circle, 4x4 supersampled,
  * centred at f/2) as the real parts of f x f complex floats (re, im pairs); mask must be

@@ -19,6 +19,6 @@ for round in $(seq "${ROUNDS:-2}"); do
 		timeout "${TIMEOUT:-150}" "${rest%@*}" bench "$@" --fft-wisdom "${rest##*@}" \
 			>>"$R/$L.jsonl" 2>"$R/$L-$name-$round.txt"
 		echo "== $name round $round rc $?"
-		grep -E "^(bloom|fft)\." "$R/$L-$name-$round.txt"
+		grep -E "^(bloom|fft|jpeg|big)\." "$R/$L-$name-$round.txt"
 	done
 done | tee "$R/$L.txt"

@@ -2120,11 +2120,11 @@ static int frame_then_steps(struct bloom_ctx *b, const struct image *in, const s
 }
 
 /* The borrowing-under-load tests' context: max_plans plans on a clock the test steps (now), a
- * 9x7 kernel, and frames padded 64x64, 125x64 and 125x125 (in[0..2]), each about twice the area
- * of the one before: the smallest borrows the middle one's plan whole (2x its area), the middle
- * one the largest's, the largest the middle one's in tiles (two, against six of the smallest's).
- * The plans of sizes warm_from..1 are built. */
-static const int thrash_sizes[3][2] = {{56, 42}, {118, 58}, {120, 100}};
+ * 9x7 kernel, and frames padded about 64x48, 96x64 and 128x96 (in[0..2]), each twice the area of
+ * the one before: the smallest borrows the middle one's plan whole (2x its area), the middle one
+ * the largest's, the largest the middle one's in tiles. The plans of sizes warm_from..1 are
+ * built. */
+static const int thrash_sizes[3][2] = {{56, 42}, {88, 58}, {120, 90}};
 
 struct thrash {
 	struct program_cache *pc;
@@ -2645,10 +2645,9 @@ static void test_cpu_tiles(void **state)
 	assert_int_equal(rc, CPU_E_TOO_LARGE);
 	image_free(&in), image_free(&k);
 	cpu_engine_destroy(g_cpu);
-	/* the bloom's 41x29 frame in 2 tiles: whole it pads to 45x40 (89280 bytes); a tile of 32
-	 * columns (CPU_TILE_MIN), whole in height, to 40x40 (79360) fits, and the 2 tiles, evened
-	 * out to 21 columns, pad to 28x40 */
-	g_cpu = cpu_tiling(85000);
+	/* the bloom's 41x29 frame in 2 tiles: whole it pads to 45x35 (about 78 KB), its tiles of 21
+	 * columns, whole in height, to 28x35 (about 49 KB) */
+	g_cpu = cpu_tiling(75000);
 	check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
 	check_bloom(BLOOM_COMPOSITE_MIX, 1.5, 0.2, 1);
 	cpu_engine_destroy(g_cpu);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/kernel_shape.h"
 #include "gles/fft_plan.h"
 #include "gles/wisdom.h"
 
@@ -98,7 +99,7 @@ static void test_native_and_good_size(void **state)
 			assert_true(fft_cost(m) > fft_cost(g) || (fft_cost(m) == fft_cost(g) && m >= g));
 		}
 	}
-	assert_int_equal(fft_good_size(1080 + 256 - 1), 1400); /* 7 5 5 8, not 1344's 7 3 8 8 */
+	assert_int_equal(fft_good_size(1080 + 256 - 1), 1344);
 	assert_int_equal(fft_good_size(1920 + 256 - 1), 2240); /* not 2187 = 3^7: 4 passes, not 7 */
 	assert_int_equal(fft_good_size(3840 + 512 - 1), 4375); /* 5^4*7: 5 passes, not 4374's 8 */
 	assert_int_equal(fft_good_size(1208), 1280);           /* 5 8 8 4, not 1225's 5 5 7 7 */
@@ -141,9 +142,13 @@ static void test_conv_size(void **state)
 	assert_int_equal(pw, 4096);
 	assert_int_equal(ph, 2560);
 	fft_conv_frame_size(1920, 1080, 1920, 1080, 960, 540, &pw, &ph);
-	assert_int_equal(pw, 2880); /* fft_good_size(2880) alone: 3125, 5^5 */
+	assert_int_equal(pw, 2880); /* not 3136 = 7^2 2^6: the columns it adds */
 	assert_int_equal(ph, 1792);
-	assert_int_equal(fft_good_size(2880), 3125);
+	assert_int_equal(fft_good_size(2880 + 250), 3136); /* the width alone */
+	/* the aperture's grid keeps length x passes (its images drawn so): 2 x 33 -> 70 (7 5 2),
+	 * 2 x 171 -> 343 (7 7 7) */
+	assert_int_equal(kshape_aperture_grid(33), 70);
+	assert_int_equal(kshape_aperture_grid(171), 343);
 	for (int h = 1; h < 300; h += 37)
 		for (int sw = 1; sw < 700; sw += 13)
 			for (int sh = h; sh < h + 200; sh += 71) {
