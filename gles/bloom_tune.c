@@ -8,16 +8,15 @@
  * 512 and 875 invocations, the bloom's rows 0.936 against 0.859 ms (bench/RESULTS.md, "The
  * 2160p bloom's rows on 875 invocations").
  * A step compiles one program, runs a candidate once, warms them up (a turn of every candidate,
- * more turns up to TUNE_WARM_STEP_MS of GPU time) or measures a round (a run of each), as the
- * FFT tuner does (fft_tune.c). */
+ * more turns up to TUNE_WARM_STEP_MS of GPU time) or measures a round (a run of each), in the
+ * measuring loop the FFT tuner runs too (tune_rounds.h). */
 #include "gles/bloom_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define TUNE_ROUNDS 7         /* rounds measured; the median counts */
-#define TUNE_WARM_MS 50.0     /* GPU time spent running the candidates before measuring */
-#define TUNE_WARM_STEP_MS 8.0 /* of it a step, past its first turn of the candidates */
+#include "gles/tune_rounds.h"
+
 #define TUNE_BUILD_STEPS 16   /* steps a program may be deferred before it is built at once */
 #define TUNE_MAX (2 * FFT_IO_TUNE_MAX) /* candidates: invocation counts in two kinds of rounds */
 
@@ -179,12 +178,6 @@ static void build_one(struct bloom_ctx *b, int budget)
 	t->built++;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, c = *(const double *)y;
-	return a < c ? -1 : a > c;
-}
-
 /* The wisdom key of q's rows with their ends: make_axes' rows4 (bloom_plan.c) under io. */
 static void rows_key(const struct plan *q, struct fft_wisdom_key *k)
 {
@@ -234,23 +227,52 @@ static void start_failed(struct bloom_ctx *b, struct plan *q, int rc)
 	}
 }
 
+/* The plan whose rows are measured: the measuring loop's context. */
+struct rows_run {
+	struct bloom_ctx *b;
+	struct plan *q;
+};
+
+static int rows_live(void *ctx, int i)
+{
+	const struct rows_run *r = ctx;
+	return !r->b->rows_tune->dead[i];
+}
+
+static double rows_time(void *ctx, int i, double *spent)
+{
+	struct rows_run *r = ctx;
+	double m = time_once(r->b, r->q, i);
+	if (spent)
+		*spent += m > 0 ? m : 0;
+	return m;
+}
+
+static void rows_median(void *ctx, int i, double med)
+{
+	const struct rows_run *r = ctx;
+	const struct bloom_rows_tune *t = r->b->rows_tune;
+	log_sinkf(&r->b->log, LOG_DEBUG, "bloom: rows of %d (%s) on %d invocations, %s rounds: "
+	          "%.4f ms", t->pw, t->half ? "float16" : "float32", t->threads[i],
+	          rounds_name(t->split[i]), med);
+}
+
+/* The measuring loop over the run's candidates (tune_rounds.h). */
+static struct tune_rounds rows_rounds(struct rows_run *r)
+{
+	struct bloom_rows_tune *t = r->b->rows_tune;
+	return (struct tune_rounds){.n = t->n, .live = rows_live, .time = rows_time,
+	                            .median = rows_median, .ctx = r, .ms = t->ms};
+}
+
 /* The fastest candidate by median into the wisdom, under the ends' key. */
 static void pick(struct bloom_ctx *b, struct plan *q)
 {
 	struct bloom_rows_tune *t = b->rows_tune;
-	int best = -1;
+	struct rows_run rr = {b, q};
+	struct tune_rounds tr = rows_rounds(&rr);
 	double best_ms = 0;
-	for (int i = 0; i < t->n; i++) {
-		if (t->dead[i])
-			continue;
-		qsort(t->ms[i], TUNE_ROUNDS, sizeof t->ms[i][0], cmp_double);
-		double med = t->ms[i][0] < 0 ? -1 : t->ms[i][TUNE_ROUNDS / 2];
-		log_sinkf(&b->log, LOG_DEBUG, "bloom: rows of %d (%s) on %d invocations, %s rounds: "
-		          "%.4f ms", t->pw, t->half ? "float16" : "float32", t->threads[i],
-		          rounds_name(t->split[i]), med);
-		if (med > 0 && (best < 0 || med < best_ms))
-			best = i, best_ms = med;
-	}
+	int best = tune_rounds_pick(&tr, &best_ms);
 	if (best < 0) {
 		keep_plain(b, q, "no candidate could be timed");
 		return;
@@ -286,21 +308,14 @@ static int tune_step(struct bloom_ctx *b, int budget, const char **last)
 		t->tried++;
 	} else if (!t->warmed) {
 		*last = "warming up";
-		double step = 0;
-		int live = 0;
-		for (int w = 0; t->t_warm < TUNE_WARM_MS && step < TUNE_WARM_STEP_MS && w < 1000; w++)
-			for (int i = 0; i < t->n; i++)
-				if (!t->dead[i]) {
-					double m = time_once(b, q, i);
-					m = m > 0 ? m : TUNE_WARM_MS; /* a failure ends the warm-up */
-					t->t_warm += m, step += m, live++;
-				}
-		t->warmed = !live || t->t_warm >= TUNE_WARM_MS;
+		struct rows_run rr = {b, q};
+		struct tune_rounds tr = rows_rounds(&rr);
+		t->warmed = tune_rounds_warm(&tr, &t->t_warm);
 	} else if (t->rounds < TUNE_ROUNDS) {
 		*last = "a round";
-		for (int i = 0; i < t->n; i++)
-			t->ms[i][t->rounds] = t->dead[i] ? -1 : time_once(b, q, i);
-		t->rounds++;
+		struct rows_run rr = {b, q};
+		struct tune_rounds tr = rows_rounds(&rr);
+		tune_rounds_round(&tr, t->rounds++);
 	} else {
 		*last = "picking";
 		pick(b, q);

@@ -8,15 +8,13 @@
 #include <string.h>
 
 #include "gles/gpu_timer.h"
+#include "gles/tune_rounds.h"
 
-#define TUNE_ROUNDS 7     /* measurements per candidate; the median counts */
 #define TUNE_REPS 4       /* runs back to back a measurement (one timer read) of a candidate
                              shorter than TUNE_REPS_BELOW_MS, so that the GPU is kept busy as in
                              the runs that count (bench/RESULTS.md, "The FFT tuner's candidates
                              and timing") */
 #define TUNE_REPS_BELOW_MS 1.0
-#define TUNE_WARM_MS 50.0 /* GPU time spent running the candidates before measuring */
-#define TUNE_WARM_STEP_MS 8.0 /* of it at most a step (a frame arriving waits for one) */
 #define TUNE_RANDOM_FLOATS (1u << 20) /* random values made; the buffer repeats them */
 #define TUNE_BUILD_STEPS 16 /* idle steps (a program each) a candidate takes before it is built
                                whole in one */
@@ -142,12 +140,6 @@ static double time_axis_once(struct fft_axis *a, int adjacent, struct gpu_timer 
 	return m;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return a < b ? -1 : a > b;
-}
-
 /* The candidates of one shape being measured: built, warmed, then measured in rounds. */
 struct tune_run {
 	int n, adjacent, max_count;
@@ -159,6 +151,7 @@ struct tune_run {
 	double ms[FFT_TUNE_MAX_CAND][TUNE_ROUNDS];
 	GLuint buf;
 	struct gpu_timer *t;
+	const struct log_sink *log;     /* the candidates' and their medians' debug lines */
 };
 
 static void run_free(struct tune_run *r)
@@ -177,9 +170,11 @@ static void run_free(struct tune_run *r)
 
 /* The candidate list, the random data and the timer of a shape; -1 when out of memory. */
 static int run_start(struct tune_run *r, const struct egl_info *info, int n, int adjacent,
-                     size_t capacity, int max_count, const struct fft_opts *o)
+                     size_t capacity, int max_count, const struct fft_opts *o,
+                     const struct log_sink *log)
 {
 	memset(r, 0, sizeof *r);
+	r->log = log;
 	r->n = n;
 	r->adjacent = adjacent;
 	r->capacity = capacity;
@@ -198,78 +193,63 @@ static int run_start(struct tune_run *r, const struct egl_info *info, int n, int
 }
 
 static void run_build(struct tune_run *r, struct program_cache *pc, const struct egl_info *info,
-                      const struct log_sink *log, int i)
+                      int i)
 {
 	char err[FFT_ERR_LEN];
 	const struct fft_opts *c = &r->cand[i];
 	r->cand[i].wisdom = NULL;
-	log_sinkf(log, LOG_DEBUG, "FFT tune n=%d vec%d %s: candidate %d of %d, %s, %d invocations, "
+	log_sinkf(r->log, LOG_DEBUG, "FFT tune n=%d vec%d %s: candidate %d of %d, %s, %d invocations, "
 	          "%d signals, split %d", r->n, c->components, r->adjacent ? "cols" : "rows", i + 1,
 	          r->nc, fft_technique_name(c->technique), c->threads, c->signals, c->split);
-	if (fft_axis_build(pc, info, r->n, r->adjacent, r->capacity, r->max_count, &r->cand[i], log,
-	                   &r->ax[i], err))
+	if (fft_axis_build(pc, info, r->n, r->adjacent, r->capacity, r->max_count, &r->cand[i],
+	                   r->log, &r->ax[i], err))
 		r->ax[i] = NULL;
 }
 
-/* Warm-up: the live candidates in turn until TUNE_WARM_MS of GPU time. GPU clocks ramp up over
- * tens of milliseconds of load (the H200 under GL: 2-4x), and measuring the candidates one after
- * the other favoured whichever came last, so every candidate is built first, warmed, and then
- * measured in interleaved rounds. One call runs whole turns until TUNE_WARM_STEP_MS of GPU
- * time (at least one turn); *t_warm carries the total across calls. Returns 1 when done. */
-static int run_warm(struct tune_run *r, double *t_warm)
+static int run_live(void *ctx, int i)
 {
-	int live = 0;
-	for (int i = 0; i < r->nc; i++)
-		live += r->ax[i] != NULL;
-	double t_step = 0;
-	for (int w = 0; live && *t_warm < TUNE_WARM_MS && t_step < TUNE_WARM_STEP_MS && w < 1000;
-	     w++)
-		for (int i = 0; i < r->nc; i++)
-			if (r->ax[i]) {
-				double spent = 0;
-				double m = time_axis_once(r->ax[i], r->adjacent, r->t, r->buf, r->max_count,
-				                          &spent);
-				m = m > 0 ? spent : TUNE_WARM_MS; /* a failure ends the warm-up */
-				*t_warm += m, t_step += m;
-			}
-	return !live || *t_warm >= TUNE_WARM_MS;
+	const struct tune_run *r = ctx;
+	return r->ax[i] != NULL;
 }
 
-static void run_round(struct tune_run *r, int round)
+static double run_time(void *ctx, int i, double *spent)
 {
-	for (int i = 0; i < r->nc; i++)
-		r->ms[i][round] = r->ax[i] ? time_axis_once(r->ax[i], r->adjacent, r->t, r->buf,
-		                                             r->max_count, NULL) : -1;
+	struct tune_run *r = ctx;
+	return time_axis_once(r->ax[i], r->adjacent, r->t, r->buf, r->max_count, spent);
+}
+
+static void run_median(void *ctx, int i, double med)
+{
+	const struct tune_run *r = ctx;
+	const struct fft_plan *p = fft_axis_plan(r->ax[i]);
+	log_sinkf(r->log, LOG_DEBUG, "FFT tune n=%d vec%d %s %s: %d signals x %d invocations, "
+	          "%d sweeps: %.4f ms", r->n, r->o.components, r->adjacent ? "cols" : "rows",
+	          fft_technique_name(r->cand[i].technique), p->signals, p->threads, p->nsweeps, med);
+}
+
+/* The measuring loop over r's built candidates (tune_rounds.h): a forward + inverse run each. */
+static struct tune_rounds run_rounds(struct tune_run *r)
+{
+	return (struct tune_rounds){.n = r->nc, .live = run_live, .time = run_time,
+	                            .median = run_median, .ctx = r, .ms = r->ms};
 }
 
 /* The fastest candidate by median (technique, threads, signals: the shape measured, so that the
  * plan rebuilt from wisdom is this one) in *best and its time in *best_ms; -1 when none ran. */
-static int run_pick(struct tune_run *r, const struct log_sink *log, struct fft_wisdom_choice *best,
-                    double *best_ms)
+static int run_pick(struct tune_run *r, struct fft_wisdom_choice *best, double *best_ms)
 {
-	int found = 0;
-	for (int i = 0; i < r->nc; i++) {
-		if (!r->ax[i])
-			continue;
-		qsort(r->ms[i], TUNE_ROUNDS, sizeof r->ms[i][0], cmp_double);
-		double med = r->ms[i][0] < 0 ? -1 : r->ms[i][TUNE_ROUNDS / 2];
-		const struct fft_plan *p = fft_axis_plan(r->ax[i]);
-		log_sinkf(log, LOG_DEBUG, "FFT tune n=%d vec%d %s %s: %d signals x %d invocations, "
-		          "%d sweeps: %.4f ms", r->n, r->o.components, r->adjacent ? "cols" : "rows",
-		          fft_technique_name(r->cand[i].technique), p->signals, p->threads, p->nsweeps,
-		          med);
-		if (med > 0 && (!found || med < *best_ms)) {
-			best->technique = r->cand[i].technique;
-			best->threads = r->cand[i].technique == FFT_TECH_GLOBAL ? 0 : r->cand[i].threads
-			              ? r->cand[i].threads : p->threads;
-			best->signals = r->cand[i].technique == FFT_TECH_BLOCKED || r->cand[i].signals
-			              ? p->signals : 0;
-			best->split = p->shared ? r->cand[i].split : 0;
-			*best_ms = med;
-			found = 1;
-		}
-	}
-	return found ? 0 : -1;
+	struct tune_rounds tr = run_rounds(r);
+	int i = tune_rounds_pick(&tr, best_ms);
+	if (i < 0)
+		return -1;
+	const struct fft_plan *p = fft_axis_plan(r->ax[i]);
+	best->technique = r->cand[i].technique;
+	best->threads = r->cand[i].technique == FFT_TECH_GLOBAL ? 0 : r->cand[i].threads
+	              ? r->cand[i].threads : p->threads;
+	best->signals = r->cand[i].technique == FFT_TECH_BLOCKED || r->cand[i].signals
+	              ? p->signals : 0;
+	best->split = p->shared ? r->cand[i].split : 0;
+	return 0;
 }
 
 /* The wisdom's key for a shape: the batch rounded down to a power of two. */
@@ -326,17 +306,18 @@ static int tune_now(struct program_cache *pc, const struct egl_info *info, int n
                     struct fft_wisdom_choice *best)
 {
 	struct tune_run r;
-	if (run_start(&r, info, n, adjacent, capacity, max_count, o))
+	if (run_start(&r, info, n, adjacent, capacity, max_count, o, log))
 		return -1;
 	for (int i = 0; i < r.nc; i++)
-		run_build(&r, pc, info, log, i);
+		run_build(&r, pc, info, i);
+	struct tune_rounds tr = run_rounds(&r);
 	double t_warm = 0;
-	while (!run_warm(&r, &t_warm)) {
+	while (!tune_rounds_warm(&tr, &t_warm)) {
 	}
 	for (int i = 0; i < TUNE_ROUNDS; i++)
-		run_round(&r, i);
+		tune_rounds_round(&tr, i);
 	double ms = 0;
-	int rc = run_pick(&r, log, best, &ms);
+	int rc = run_pick(&r, best, &ms);
 	run_free(&r);
 	if (!rc) {
 		fft_wisdom_put(o->wisdom, k, best, ms);
@@ -467,7 +448,7 @@ int fft_tuner_step(struct fft_tuner *t)
 		                     .pad_from = t->p.pad_from};
 		t->k = t->p.k;
 		if (run_start(&t->r, t->info, t->p.k.n, t->p.k.adjacent, t->p.capacity, t->p.max_count,
-		              &o)) {
+		              &o, &t->log)) {
 			log_sinkf(&t->log, LOG_WARN, "FFT wisdom: n=%d: no memory to measure it",
 			          t->k.n);
 			return fft_wisdom_pending_count(t->w) > 0;
@@ -482,7 +463,7 @@ int fft_tuner_step(struct fft_tuner *t)
 		/* a program a step, so that a frame arriving meanwhile waits for one compile at
 		 * most; a candidate still short of its programs after TUNE_BUILD_STEPS is built whole */
 		program_cache_budget(t->pc, t->deferred < TUNE_BUILD_STEPS ? 1 : -1);
-		run_build(&t->r, t->pc, t->info, &t->log, t->built);
+		run_build(&t->r, t->pc, t->info, t->built);
 		int deferred = program_cache_refused(t->pc);
 		program_cache_budget(t->pc, -1);
 		if (deferred) {
@@ -499,15 +480,17 @@ int fft_tuner_step(struct fft_tuner *t)
 		t->tried++;
 	} else if (!t->warmed) {
 		t->last = "warming up";
-		t->warmed = run_warm(&t->r, &t->t_warm);
+		struct tune_rounds tr = run_rounds(&t->r);
+		t->warmed = tune_rounds_warm(&tr, &t->t_warm);
 	} else if (t->rounds < TUNE_ROUNDS) {
 		t->last = "a round";
-		run_round(&t->r, t->rounds++);
+		struct tune_rounds tr = run_rounds(&t->r);
+		tune_rounds_round(&tr, t->rounds++);
 	} else {
 		t->last = "picking";
 		struct fft_wisdom_choice best;
 		double ms = 0;
-		if (!run_pick(&t->r, &t->log, &best, &ms)) {
+		if (!run_pick(&t->r, &best, &ms)) {
 			fft_wisdom_put(t->w, &t->k, &best, ms);
 			log_choice(&t->log, &t->k, &best, ms);
 		}

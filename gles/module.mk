@@ -14,6 +14,7 @@ GLES_OBJS := \
 	$(BUILD)/gles/fft_codegen.o \
 	$(BUILD)/gles/fft_axis.o \
 	$(BUILD)/gles/fft_bluestein.o \
+	$(BUILD)/gles/tune_rounds.o \
 	$(BUILD)/gles/fft_tune.o \
 	$(BUILD)/gles/fft_conv.o \
 	$(BUILD)/gles/fft_io.o \
