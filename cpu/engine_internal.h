@@ -1,7 +1,8 @@
 /* Shared by the CPU engine's sources, not by its users: the context, a padded size's plans and
- * buffers, the kernel spectrum cache's entries.
- *   engine.c   the context, FFTW's threads on par_each, wisdom, the FFT operation;
- *   fftconv.c  the bloom and convolve: kernels and their spectra, the frame function. */
+ * buffers, the kernel spectrum cache's entries, a kernel as a frame uses it.
+ *   engine.c          the context, FFTW's threads on par_each, wisdom, the FFT operation;
+ *   fftconv.c         the bloom and convolve: plans per padded size, the frame function;
+ *   fftconv_kernel.c  their kernels: built-in ones kept, a kernel's pixels and spectra. */
 #ifndef FFTBLOOM_CPU_ENGINE_INTERNAL_H
 #define FFTBLOOM_CPU_ENGINE_INTERNAL_H
 
@@ -82,5 +83,28 @@ void cpu_plan_begin(struct cpu_engine *e, int threads);
 void cpu_plan_end(struct cpu_engine *e);
 extern pthread_mutex_t cpu_plan_lock;
 void cpu_plan_free(struct cpu_plan *q);
+/* Bytes of `planes` planes of the padded size's real and complex buffers; -1 on overflow. */
+int cpu_plan_bytes(int pw, int ph, int planes, size_t *real, size_t *spec);
+
+/* The kernel as used: its pixels (R, G, B, Rec. 709 luminance), size, centre and sums. */
+struct cpu_kinfo {
+	const struct image *img;
+	uint64_t digest[2];
+	int kw, kh, cx, cy;
+	int gray;
+	double lum_sum;
+	float *rgbl; /* the source pixels, 4 floats each */
+};
+
+/* The built-in kernel spec names, with its digest: a kept one, or generated now. */
+int cpu_preset_image(struct cpu_engine *e, const struct kernel_preset *spec,
+                     const struct image **img, const uint64_t **digest, char err[CPU_ERR_LEN]);
+/* The kernel's spectrum at (pw, ph): cached (*cached 1), or made now (its planes padded, one
+ * batched r2c) from ki's pixels, which it reads into ki->rgbl for the caller to free. 0, or
+ * CPU_E_ARG (a non-finite pixel, or a luminance sum of zero to normalise), CPU_E_TOO_LARGE or
+ * CPU_E_NOMEM. */
+int cpu_kernel_spectrum(struct cpu_engine *e, struct cpu_kinfo *ki, int pw, int ph, int threads,
+                        const struct bloom_params *p, struct cpu_kentry **out, int *cached,
+                        char err[CPU_ERR_LEN]);
 
 #endif

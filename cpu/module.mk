@@ -6,6 +6,7 @@ CPU_CONV_OBJS := $(BUILD)/cpu/conv.o $(BUILD)/cpu/gemm.o
 CPU_OBJS := \
 	$(BUILD)/cpu/engine.o \
 	$(BUILD)/cpu/fftconv.o \
+	$(BUILD)/cpu/fftconv_kernel.o \
 	$(BUILD)/cpu/resample.o
 CPU_OBJS += $(CPU_CONV_OBJS)
 $(BUILD)/cpu/%.o $(BUILD)/pic/cpu/%.o: CPPFLAGS_ALL += -I$(BLAS_INC)
