@@ -500,7 +500,9 @@ int cpu_bloom_run(struct cpu_engine *e, int op, const struct image *in,
 	if (kshape_geometry(p, ki.img->width, ki.img->height, w, h, &ki.kw, &ki.kh, &ki.cx, &ki.cy,
 	                    err, CPU_ERR_LEN))
 		return CPU_E_ARG;
-	if ((long long)w + ki.kw - 1 > CPU_MAX_N || (long long)h + ki.kh - 1 > CPU_MAX_N) {
+	/* every transform spans the kernel at least (fft_conv_span, fft_tile_span); refusing a
+	 * longer kernel first keeps the tiles' spans (t + k - 1) from overflowing */
+	if (ki.kw > CPU_MAX_N || ki.kh > CPU_MAX_N) {
 		snprintf(err, CPU_ERR_LEN, "%dx%d with a %dx%d kernel: the padded size exceeds %d", w, h,
 		         ki.kw, ki.kh, CPU_MAX_N);
 		return CPU_E_TOO_LARGE;
@@ -509,9 +511,15 @@ int cpu_bloom_run(struct cpu_engine *e, int op, const struct image *in,
 	int rc = tile_size(e, in->channels, w, h, ki.kw, ki.kh, ki.cx, ki.cy, &tw, &th, err);
 	if (rc)
 		return rc;
-	int pw, ph;
-	fft_conv_size(h, fft_tile_span(w, tw, ki.kw, ki.cx), fft_tile_span(h, th, ki.kh, ki.cy), &pw,
-	              &ph);
+	/* the size the transforms run at, refused past the longest transform (fft_conv_size gives 0
+	 * for a span past FFT_MAX_N) */
+	int sw = fft_tile_span(w, tw, ki.kw, ki.cx), sh = fft_tile_span(h, th, ki.kh, ki.cy), pw, ph;
+	fft_conv_size(h, sw, sh, &pw, &ph);
+	if (pw < 1 || ph < 1 || pw > CPU_MAX_N || ph > CPU_MAX_N) {
+		snprintf(err, CPU_ERR_LEN, "%dx%d with a %dx%d kernel: the padded size exceeds %d (its "
+		         "transforms span %dx%d)", w, h, ki.kw, ki.kh, CPU_MAX_N, sw, sh);
+		return CPU_E_TOO_LARGE;
+	}
 	struct cpu_kentry *k;
 	int threads = cpu_engine_frame_threads(e, w, h);
 	rc = cpu_kernel_spectrum(e, &ki, pw, ph, threads, p, &k, &st->kernel_cached, err);

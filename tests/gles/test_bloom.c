@@ -6,7 +6,8 @@
  * (where two columns do not fit shared memory) and padded exchanges in the fused column pass;
  * planes in and out, lent read-back buffers; overlap-save tiles; plans borrowed by new sizes
  * and built in idle time. Fresh random data. The tests against the references (and the presets
- * and errors) run a second time on the CPU engine (cpu/engine.h), with the same tolerances. */
+ * and errors) run a second time on the CPU engine (cpu/engine.h), with the same tolerances,
+ * beside its own: tiles, plans, and the padded size at its longest transform. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -2656,6 +2657,52 @@ static void test_cpu_tiles(void **state)
 	assert_true(ok);
 }
 
+/* The CPU engine's longest transform (CPU_MAX_N, FFT_MAX_N: 2^24) bounds the size a frame is
+ * padded to, its span (fft_conv_span), not w + k - 1: a row of 2^24 - 1 pixels with a 3-tap
+ * kernel centred on tap 1 reaches one pixel past each end, pads to 2^24 exactly and is
+ * convolved (against the direct sum); centred on tap 0 it reaches two past one end, 2^24 + 1,
+ * and is refused. About 0.5 GB of host memory and a few seconds. */
+static void test_cpu_padded_limit(void **state)
+{
+	(void)state;
+	int w = FFT_MAX_N - 1;
+	struct cpu_engine *e = cpu_tiling(0);
+	struct image in = rand_image(w, 1, 1, -1, 1), k = rand_image(3, 1, 1, 0, 1), out;
+	struct bloom_params p;
+	tu_params(&p, BLOOM_OP_CONVOLVE);
+	tu_param(&p, BLOOM_OP_CONVOLVE, "kernel_center", "1,0");
+	struct cpu_stats st;
+	char err[CPU_ERR_LEN];
+	int rc = cpu_bloom_run(e, BLOOM_OP_CONVOLVE, &in, &k, NULL, &p, &out, &st, err);
+	if (rc)
+		printf("cpu_bloom_run: %s\n", err);
+	assert_int_equal(rc, 0);
+	print_message("%dx1 k 3x1 centred on tap 1: padded %dx%d, %dx%d tiles\n", w, st.padded_w,
+	              st.padded_h, st.tiles_x, st.tiles_y);
+	assert_int_equal(st.padded_w, FFT_MAX_N);
+	assert_int_equal(st.padded_h, 1);
+	double *ref = malloc((size_t)w * sizeof *ref);
+	assert_non_null(ref);
+	for (int x = 0; x < w; x++) { /* O[x] = sum_i I[x - (i - 1)] K[i], zero outside */
+		double s = 0;
+		for (int i = 0; i < 3; i++)
+			if (x - (i - 1) >= 0 && x - (i - 1) < w)
+				s += (double)in.pixels[x - (i - 1)] * k.pixels[i];
+		ref[x] = s;
+	}
+	int ok = tu_check("CPU convolve padded to the longest transform", out.pixels, ref, (size_t)w,
+	                  TOL);
+	free(ref);
+	image_free(&out);
+	tu_param(&p, BLOOM_OP_CONVOLVE, "kernel_center", "0,0");
+	rc = cpu_bloom_run(e, BLOOM_OP_CONVOLVE, &in, &k, NULL, &p, &out, NULL, err);
+	print_message("centred on tap 0: %s\n", err);
+	assert_int_equal(rc, CPU_E_TOO_LARGE);
+	cpu_engine_destroy(e);
+	image_free(&in), image_free(&k);
+	assert_true(ok);
+}
+
 /* Two frame sizes whose kernel_scale gives kernels of 12 and 13 taps (a 20x20 kernel at 0.5 of
  * 24x24 and 25x25), both centred on tap 6 and both padded to 32x32: the second frame's kernel
  * spectrum is its own (the spectrum cache's key holds the kernel's size as used), its answer
@@ -2789,6 +2836,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_presets_match_gpu),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_cpu_tiles),
+		cmocka_unit_test(test_cpu_padded_limit),
 		cmocka_unit_test(test_cpu_trim),
 	};
 	/* TEST_ENGINE=gpu or cpu: one group alone (both by default) */
