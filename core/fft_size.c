@@ -31,15 +31,6 @@ int fft_factor(int n, int radices[FFT_MAX_PASSES])
 	return count;
 }
 
-static int smooth7(int m)
-{
-	while (!(m % 2)) m /= 2;
-	while (!(m % 3)) m /= 3;
-	while (!(m % 5)) m /= 5;
-	while (!(m % 7)) m /= 7;
-	return m == 1;
-}
-
 double fft_point_cost(int m)
 {
 	int r[FFT_MAX_PASSES];
@@ -57,22 +48,51 @@ double fft_cost(int m)
 	return (double)m * fft_point_cost(m);
 }
 
+/* m as a candidate of fft_smooth_size: the cheaper, or as cheap and shorter, is kept */
+static void consider(long long m, double (*cost)(int m, const void *ctx), const void *ctx,
+                     int *best, double *best_cost)
+{
+	double c = cost((int)m, ctx);
+	if (!*best || c < *best_cost || (c == *best_cost && m < *best)) {
+		*best = (int)m;
+		*best_cost = c;
+	}
+}
+
 int fft_smooth_size(int n, double (*cost)(int m, const void *ctx), const void *ctx)
 {
 	if (n <= 1)
 		return 1;
+	if (n > FFT_MAX_N)
+		return 0;
+	/* every 7-smooth m in [n, 2n]: each odd 7-smooth p <= 2n doubled until it is at least n
+	 * (then below 2n, or n itself, whose double 2n is one too) */
+	long long top = 2LL * n < FFT_MAX_N ? 2LL * n : FFT_MAX_N;
 	int best = 0;
 	double best_cost = 0;
-	for (int m = n; m - n <= n && m <= FFT_MAX_N; m++) {
-		if (!smooth7(m))
-			continue;
-		double c = cost(m, ctx);
-		if (!best || c < best_cost) {
-			best = m;
-			best_cost = c;
-		}
-	}
+	for (long long p3 = 1; p3 <= top; p3 *= 3)
+		for (long long p5 = p3; p5 <= top; p5 *= 5)
+			for (long long p7 = p5; p7 <= top; p7 *= 7) {
+				long long m = p7;
+				while (m < n)
+					m *= 2;
+				if (m <= top)
+					consider(m, cost, ctx, &best, &best_cost);
+				if (m == n && 2 * m <= top)
+					consider(2 * m, cost, ctx, &best, &best_cost);
+			}
 	return best;
+}
+
+static double length_only(int m, const void *ctx)
+{
+	(void)ctx;
+	return m;
+}
+
+int fft_smallest_size(int n)
+{
+	return fft_smooth_size(n, length_only, NULL);
 }
 
 static double length_cost(int m, const void *ctx)

@@ -34,6 +34,9 @@ double fft_cost(int m);
  * and 13 run natively but through the slower generic butterfly, so they are not chosen for
  * padding) of least cost(m, ctx), the smallest on a tie; n < 1 gives 1, n past FFT_MAX_N 0. */
 int fft_smooth_size(int n, double (*cost)(int m, const void *ctx), const void *ctx);
+/* The 7-smooth length >= n with the fewest samples (where the cheapest does not fit a memory
+ * budget). */
+int fft_smallest_size(int n);
 
 /* The cheapest natively supported length >= n: fft_smooth_size under fft_cost. E.g. 1208 ->
  * 1280 (radices 5, 8, 8, 4), not 1225 = 5^2 7^2; 2174 -> 2240, not 2187 = 3^7. */

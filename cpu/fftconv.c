@@ -415,6 +415,24 @@ static int pass_bytes(int in_ch, int pw, int ph, size_t *bytes)
 	return 0;
 }
 
+/* The padded size of a w x h frame's transforms in tiles of tw x th output pixels (the whole
+ * frame where tw >= w and th >= h) with a kw x kh kernel centred on cx, cy: fft_conv_size of the
+ * tiles' spans, or where its pass does not fit opts.frame_bytes and the fewest samples'
+ * (fft_smallest_size) does, those, as the GPU engine pads (bloom_tile_padded). *sw, *sh: the
+ * spans. */
+static void padded(const struct cpu_engine *e, int in_ch, int w, int h, int tw, int th, int kw,
+                   int kh, int cx, int cy, int *sw, int *sh, int *pw, int *ph)
+{
+	size_t budget = e->opts.frame_bytes, need;
+	*sw = fft_tile_span(w, tw, kw, cx), *sh = fft_tile_span(h, th, kh, cy);
+	fft_conv_size(h, *sw, *sh, pw, ph);
+	if (!budget || *pw < 1 || *ph < 1 || (!pass_bytes(in_ch, *pw, *ph, &need) && need <= budget))
+		return;
+	int mw = fft_smallest_size(*sw), mh = fft_smallest_size(*sh);
+	if (mw > 0 && mh > 0 && !pass_bytes(in_ch, mw, mh, &need) && need <= budget)
+		*pw = mw, *ph = mh;
+}
+
 /* The output tile size of a w x h frame with a kw x kh kernel: the whole frame where its pass
  * fits opts.frame_bytes (or there is no bound), else tiles halved along the longer padded side
  * until one fits, at least CPU_TILE_MIN pixels a side (the frame's side where smaller), then
@@ -428,8 +446,8 @@ static int tile_size(const struct cpu_engine *e, int in_ch, int w, int h, int kw
 		return 0;
 	int minw = w < CPU_TILE_MIN ? w : CPU_TILE_MIN, minh = h < CPU_TILE_MIN ? h : CPU_TILE_MIN;
 	for (;;) {
-		int pw, ph;
-		fft_conv_size(h, fft_tile_span(w, *tw, kw, cx), fft_tile_span(h, *th, kh, cy), &pw, &ph);
+		int sw, sh, pw, ph;
+		padded(e, in_ch, w, h, *tw, *th, kw, kh, cx, cy, &sw, &sh, &pw, &ph);
 		if (!pass_bytes(in_ch, pw, ph, &need) && need <= budget)
 			break;
 		int *side = NULL, lo = 0;
@@ -513,8 +531,8 @@ int cpu_bloom_run(struct cpu_engine *e, int op, const struct image *in,
 		return rc;
 	/* the size the transforms run at, refused past the longest transform (fft_conv_size gives 0
 	 * for a span past FFT_MAX_N) */
-	int sw = fft_tile_span(w, tw, ki.kw, ki.cx), sh = fft_tile_span(h, th, ki.kh, ki.cy), pw, ph;
-	fft_conv_size(h, sw, sh, &pw, &ph);
+	int sw, sh, pw, ph;
+	padded(e, in->channels, w, h, tw, th, ki.kw, ki.kh, ki.cx, ki.cy, &sw, &sh, &pw, &ph);
 	if (pw < 1 || ph < 1 || pw > CPU_MAX_N || ph > CPU_MAX_N) {
 		snprintf(err, CPU_ERR_LEN, "%dx%d with a %dx%d kernel: the padded size exceeds %d (its "
 		         "transforms span %dx%d)", w, h, ki.kw, ki.kh, CPU_MAX_N, sw, sh);

@@ -320,9 +320,9 @@ int bloom_run_frame(struct bloom_ctx *b, int op, const struct bloom_frame *fin,
 		st->wall_ms = clock_ms() - t_start;
 		return rc;
 	}
-	int pw, ph;
-	bloom_tile_padded(w, h, w, h, ki.kw, ki.kh, ki.cx, ki.cy, &pw, &ph);
 	struct bloom_fit f = {b, &ki, p->precision == BLOOM_FP16, b->opts.frame_bytes, w, h};
+	int pw, ph;
+	bloom_tile_padded(&f, w, h, ki.kw, ki.kh, ki.cx, ki.cy, &pw, &ph);
 	size_t budget = b->opts.frame_bytes, used = bloom_plan_bytes(pw, ph, f.half);
 	int tiled = !bloom_fits(&f, pw, ph), short_of_memory = 0;
 	struct borrow bw; /* a plan of another size, when pw x ph has none */
@@ -424,8 +424,9 @@ int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
 		rc = bloom_kernel_resolve(b, k, p, w, h, &ki, err);
 	if (rc)
 		return rc;
+	struct bloom_fit f = {b, &ki, p->precision == BLOOM_FP16, b->opts.frame_bytes, w, h};
 	int pw, ph;
-	bloom_tile_padded(w, h, w, h, ki.kw, ki.kh, ki.cx, ki.cy, &pw, &ph);
+	bloom_tile_padded(&f, w, h, ki.kw, ki.kh, ki.cx, ki.cy, &pw, &ph);
 	*key = (unsigned long long)pw | (unsigned long long)ph << 20 |
 	       (unsigned long long)(p->precision == BLOOM_FP16) << 40 |
 	       (unsigned long long)p->technique << 41;
@@ -435,12 +436,13 @@ int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
 
 /* The padded size of a whole width x height frame with a kernel_w x kernel_h kernel centred as
  * p asks. */
-static void frame_padded(const struct bloom_params *p, int width, int height, int kernel_w,
-                         int kernel_h, int *pw, int *ph)
+static void frame_padded(const struct bloom_ctx *b, const struct bloom_params *p, int width,
+                         int height, int kernel_w, int kernel_h, int *pw, int *ph)
 {
 	int cx, cy;
 	kshape_center_or_default(p, kernel_w, kernel_h, &cx, &cy);
-	bloom_tile_padded(width, height, width, height, kernel_w, kernel_h, cx, cy, pw, ph);
+	struct bloom_fit f = {b, NULL, p->precision == BLOOM_FP16, b->opts.frame_bytes, width, height};
+	bloom_tile_padded(&f, width, height, kernel_w, kernel_h, cx, cy, pw, ph);
 }
 
 int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
@@ -449,7 +451,7 @@ int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	if (width < 1 || height < 1 || kernel_w < 1 || kernel_h < 1)
 		return BLOOM_E_ARG;
 	int pw, ph;
-	frame_padded(p, width, height, kernel_w, kernel_h, &pw, &ph);
+	frame_padded(b, p, width, height, kernel_w, kernel_h, &pw, &ph);
 	struct bloom_fit f = {b, NULL, p->precision == BLOOM_FP16, b->opts.frame_bytes, width, height};
 	if (pw < 1 || ph < 1 || !bloom_fits(&f, pw, ph))
 		return BLOOM_E_TOO_LARGE;
@@ -470,7 +472,7 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 {
 	struct plan *q = NULL;
 	int pw, ph;
-	frame_padded(p, width, height, kernel_w, kernel_h, &pw, &ph);
+	frame_padded(b, p, width, height, kernel_w, kernel_h, &pw, &ph);
 	int rc = bloom_plan_get(b, pw, ph, p, &q, err), half = q && q->half;
 	const struct bloom_prog *prog;
 	for (int v = 0; !rc && v < 2; v++) {

@@ -1,6 +1,7 @@
 /* The FFT convolution bloom on the GPU: an RGBA image packed as two complex planes (R + iG,
- * B + iA), padded per axis to the cheapest native FFT length >= the frame's span (image and the
- * kernel's longer reach past its centre, fft_conv_span; a tile: tile + kernel - 1), transformed,
+ * B + iA), padded to the cheapest native FFT lengths >= the frame's span (image and the
+ * kernel's longer reach past its centre, fft_conv_span; a tile: tile + kernel - 1; the cost:
+ * fft_conv_size), transformed,
  * multiplied by the cached kernel spectrum (colour kernels split the packed channels inside the
  * multiply, one invocation per (k,l)/(M-k,N-l) pair; grayscale kernels multiply directly) and
  * transformed back; then composited. Also the plain linear convolution, and the built-in kernels.

@@ -360,11 +360,14 @@ void bloom_progs_drop(struct bloom_ctx *b);
 /* The padded length for a length to transform (fft_good_size): the smallest tile a kernel side
  * must hold (bloom_ctx_limits). */
 int bloom_padded_size(int n);
-/* The padded size of a w x h frame's transforms in tiles of tw x th output pixels (tw >= w and
- * th >= h: the whole frame) with a kw x kh kernel centred on tap cx, cy: fft_conv_size of the
- * tiles' spans (fft_tile_span; a whole side's reach past either edge shares one zero tail). */
-void bloom_tile_padded(int w, int h, int tw, int th, int kw, int kh, int cx, int cy, int *pw,
-                       int *ph);
+struct bloom_fit;
+/* The padded size of the f->w x f->h frame's transforms in tiles of tw x th output pixels (tw >=
+ * w and th >= h: the whole frame) with a kw x kh kernel centred on tap cx, cy: fft_conv_size of
+ * the tiles' spans (fft_tile_span; a whole side's reach past either edge shares one zero tail),
+ * or where that does not fit f (bloom_fits) and the fewest samples do, those
+ * (fft_smallest_size): a frame runs whole, or in fewer tiles, rather than at its cheapest size. */
+void bloom_tile_padded(const struct bloom_fit *f, int tw, int th, int kw, int kh, int cx, int cy,
+                       int *pw, int *ph);
 /* The GPU bytes a plan of pw x ph takes with one kernel spectrum (at most, by the rules: the
  * image's spectrum counted at a pitch of whole tiles of the most columns past FFT_ROUNDS_ABOVE,
  * where the rows take the ends and so the tiles, else at an even pitch; ends forced into

@@ -85,10 +85,16 @@ int bloom_padded_size(int n)
 	return fft_good_size(n);
 }
 
-void bloom_tile_padded(int w, int h, int tw, int th, int kw, int kh, int cx, int cy, int *pw,
-                       int *ph)
+void bloom_tile_padded(const struct bloom_fit *f, int tw, int th, int kw, int kh, int cx, int cy,
+                       int *pw, int *ph)
 {
-	fft_conv_size(h, fft_tile_span(w, tw, kw, cx), fft_tile_span(h, th, kh, cy), pw, ph);
+	int sw = fft_tile_span(f->w, tw, kw, cx), sh = fft_tile_span(f->h, th, kh, cy);
+	fft_conv_size(f->h, sw, sh, pw, ph);
+	if (*pw > 0 && *ph > 0 && !bloom_fits(f, *pw, *ph)) {
+		int mw = fft_smallest_size(sw), mh = fft_smallest_size(sh);
+		if (mw > 0 && mh > 0 && bloom_fits(f, mw, mh))
+			*pw = mw, *ph = mh;
+	}
 }
 
 /* pw rounded up to whole tiles of 2^log columns. */

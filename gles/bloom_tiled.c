@@ -21,7 +21,7 @@ static double tile_cost(void *ctx, int tw, int th)
 {
 	const struct bloom_fit *f = ctx;
 	int pw, ph;
-	bloom_tile_padded(f->w, f->h, tw, th, f->ki->kw, f->ki->kh, f->ki->cx, f->ki->cy, &pw, &ph);
+	bloom_tile_padded(f, tw, th, f->ki->kw, f->ki->kh, f->ki->cx, f->ki->cy, &pw, &ph);
 	if (pw < 1 || ph < 1 || !bloom_fits(f, pw, ph))
 		return -1;
 	double n = (double)pw * ph;
@@ -130,7 +130,7 @@ int bloom_run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin, 
 	} else if (tile_grid_choose(w, h, ki->kw, ki->kh, ki->cx, ki->cy, 0, tile_cost, &f, &g)) {
 		int tw = w < TILE_MIN_SIDE ? w : TILE_MIN_SIDE, th = h < TILE_MIN_SIDE ? h : TILE_MIN_SIDE;
 		int kw, kh;
-		bloom_tile_padded(w, h, tw, th, ki->kw, ki->kh, ki->cx, ki->cy, &kw, &kh);
+		bloom_tile_padded(&f, tw, th, ki->kw, ki->kh, ki->cx, ki->cy, &kw, &kh);
 		size_t need = bloom_plan_bytes(kw, kh, f.half);
 		if ((size_t)kw * kh * 16 > (size_t)b->info->max_ssbo_size)
 			snprintf(err, BLOOM_ERR_LEN, "the %dx%d kernel needs a %dx%d transform even for "
@@ -146,7 +146,7 @@ int bloom_run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin, 
 		return BLOOM_E_TOO_LARGE;
 	}
 	int pw, ph;
-	bloom_tile_padded(w, h, g.tw, g.th, ki->kw, ki->kh, ki->cx, ki->cy, &pw, &ph);
+	bloom_tile_padded(&f, g.tw, g.th, ki->kw, ki->kh, ki->cx, ki->cy, &pw, &ph);
 	if (bw)
 		pw = bw->pw, ph = bw->ph;
 	*plan_bytes = bloom_plan_bytes(pw, ph, f.half);

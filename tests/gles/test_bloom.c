@@ -2603,6 +2603,58 @@ static struct cpu_engine *cpu_tiling(size_t frame_bytes)
 	return t;
 }
 
+/* A frame whose cheapest padded size does not fit the frame memory and whose fewest samples do
+ * runs whole at those (bloom_tile_padded; the CPU engine pads alike): 92x136 with an 11x11
+ * kernel costs least at 100x160, its spans 97x141 hold at 98x144. On the engine of the test's
+ * group, under gpu_bytes or cpu_bytes of frame memory. */
+static void budget_smallest(size_t gpu_bytes, size_t cpu_bytes)
+{
+	assert_int_equal(frame_pw(92, 136, 11, 11, 5, 5), 100);
+	assert_int_equal(frame_ph(92, 136, 11, 11, 5, 5), 160);
+	struct image in = rand_image(92, 136, 4, -1, 1), k = rand_image(11, 11, 3, 0, 1), out;
+	struct bloom_params p;
+	tu_params(&p, BLOOM_OP_CONVOLVE);
+	struct bloom_kernel kr = {&k, {0, 0}};
+	struct bloom_stats st;
+	char err[BLOOM_ERR_LEN];
+	struct cpu_engine *saved = g_cpu;
+	if (g_cpu)
+		g_cpu = cpu_tiling(cpu_bytes);
+	else
+		g_use = tiling_ctx(gpu_bytes);
+	int rc = run_any(BLOOM_OP_CONVOLVE, &in, &kr, &p, &out, &st, err);
+	if (saved)
+		cpu_engine_destroy(g_cpu), g_cpu = saved;
+	else
+		bloom_ctx_destroy(g_use), g_use = NULL;
+	assert_int_equal(rc, 0);
+	print_message("  92x136 k 11x11 in %zu bytes: %dx%d tiles, padded %dx%d\n",
+	              saved ? cpu_bytes : gpu_bytes, st.tiles_x, st.tiles_y, st.padded_w, st.padded_h);
+	assert_int_equal(st.tiles_x * st.tiles_y, 1);
+	assert_int_equal(st.padded_w, 98);
+	assert_int_equal(st.padded_h, 144);
+	double *src = rgba_of(&in), *ref = malloc((size_t)92 * 136 * 4 * sizeof *ref);
+	conv_direct(src, 92, 136, &k, 5, 5, 1.0, ref);
+	int ok = compare("convolve 92x136 at its fewest samples", &out, ref, TOL);
+	free(src), free(ref);
+	image_free(&out), image_free(&in), image_free(&k);
+	assert_true(ok);
+}
+
+/* GPU plan bytes (bloom_plan_bytes): 98x144 1128960, 100x160 1280000 */
+static void test_budget_smallest(void **state)
+{
+	(void)state;
+	budget_smallest(1200000, 0);
+}
+
+/* CPU pass bytes: about 49 a sample, 98x144 about 0.69 MB, 100x160 0.78 */
+static void test_cpu_budget_smallest(void **state)
+{
+	(void)state;
+	budget_smallest(0, 740000);
+}
+
 static void test_cpu_tiles(void **state)
 {
 	(void)state;
@@ -2814,6 +2866,7 @@ int main(void)
 		cmocka_unit_test(test_jpeg_scan),
 		cmocka_unit_test(test_jpeg_scan_room),
 		cmocka_unit_test(test_tiles_reference),
+		cmocka_unit_test(test_budget_smallest),
 		cmocka_unit_test(test_kernel_scale_spectra),
 		cmocka_unit_test(test_tiles_frame),
 		cmocka_unit_test(test_borrow),
@@ -2836,6 +2889,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_presets_match_gpu),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_cpu_tiles),
+		cmocka_unit_test(test_cpu_budget_smallest),
 		cmocka_unit_test(test_cpu_padded_limit),
 		cmocka_unit_test(test_cpu_trim),
 	};

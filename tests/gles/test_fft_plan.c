@@ -151,7 +151,7 @@ static void test_conv_size(void **state)
 	assert_int_equal(kshape_aperture_grid(171), 343);
 	for (int h = 1; h < 300; h += 37)
 		for (int sw = 1; sw < 700; sw += 13)
-			for (int sh = h; sh < h + 200; sh += 71) {
+			for (int sh = 1; sh < h + 200; sh += 23) {
 				fft_conv_size(h, sw, sh, &pw, &ph);
 				assert_int_equal(ph, fft_good_size(sh));
 				assert_true(pw >= sw && pw <= 2 * sw && smooth7(pw));
@@ -163,6 +163,21 @@ static void test_conv_size(void **state)
 						assert_true(c > best || (c == best && m >= pw));
 					}
 			}
+	/* a tile of 1801x2564 in a frame of 2731 rows: the rows transformed are the tile's 2564 */
+	fft_conv_size(2731, 1801, 2564, &pw, &ph);
+	assert_int_equal(pw, 1875);
+	assert_int_equal(ph, 2625);
+	/* the weights: 2 for the memory traffic, radix 5 or 8 1, radix 3 1.25, radix 7 1.5 */
+	assert_true(fft_point_cost(2880) == 7.5); /* 5 3 3 8 8 */
+	assert_true(fft_point_cost(1280) == 6.0); /* 5 8 8 4 */
+	assert_true(fft_point_cost(1225) == 7.0); /* 7 7 5 5 */
+	assert_true(fft_point_cost(343) == 6.5);  /* 7 7 7 */
+	/* the fewest samples: the next 7-smooth length */
+	assert_int_equal(fft_smallest_size(97), 98);
+	assert_int_equal(fft_smallest_size(141), 144);
+	assert_int_equal(fft_smallest_size(1), 1);
+	assert_int_equal(fft_smallest_size(FFT_MAX_N), FFT_MAX_N);
+	assert_int_equal(fft_smallest_size(FFT_MAX_N + 1), 0);
 	fft_conv_size(10, FFT_MAX_N + 1, 20, &pw, &ph);
 	assert_int_equal(pw, 0);
 	fft_conv_size(10, 20, INT_MAX, &pw, &ph);
