@@ -508,7 +508,7 @@ void bloom_ctx_limits(const struct bloom_ctx *b, struct bloom_limits *l)
 	struct bloom_fit f = {b, NULL, 0, b->opts.frame_bytes, 0, 0};
 	int lo = 0, hi = 1 << 16; /* the largest side whose smallest tiles' plan fits */
 	while (lo < hi) {
-		int mid = lo + (hi - lo + 1) / 2, n = bloom_padded_size(mid + TILE_MIN_SIDE - 1);
+		int mid = lo + (hi - lo + 1) / 2, n = fft_smallest_size(mid + TILE_MIN_SIDE - 1);
 		if (n > 0 && bloom_fits(&f, n, n))
 			lo = mid;
 		else

@@ -357,9 +357,6 @@ GLuint bloom_buffer(size_t bytes, GLenum usage);
 int bloom_prog(struct bloom_ctx *b, int sh, int variant, int half, const struct bloom_prog **out,
                char err[BLOOM_ERR_LEN]);
 void bloom_progs_drop(struct bloom_ctx *b);
-/* The padded length for a length to transform (fft_good_size): the smallest tile a kernel side
- * must hold (bloom_ctx_limits). */
-int bloom_padded_size(int n);
 struct bloom_fit;
 /* The padded size of the f->w x f->h frame's transforms in tiles of tw x th output pixels (tw >=
  * w and th >= h: the whole frame) with a kw x kh kernel centred on tap cx, cy: fft_conv_size of

@@ -80,11 +80,6 @@ void bloom_progs_drop(struct bloom_ctx *b)
 				}
 }
 
-int bloom_padded_size(int n)
-{
-	return fft_good_size(n);
-}
-
 void bloom_tile_padded(const struct bloom_fit *f, int tw, int th, int kw, int kh, int cx, int cy,
                        int *pw, int *ph)
 {

@@ -129,8 +129,9 @@ int bloom_run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin, 
 		g = bw->g;
 	} else if (tile_grid_choose(w, h, ki->kw, ki->kh, ki->cx, ki->cy, 0, tile_cost, &f, &g)) {
 		int tw = w < TILE_MIN_SIDE ? w : TILE_MIN_SIDE, th = h < TILE_MIN_SIDE ? h : TILE_MIN_SIDE;
-		int kw, kh;
-		bloom_tile_padded(&f, tw, th, ki->kw, ki->kh, ki->cx, ki->cy, &kw, &kh);
+		/* the fewest samples such tiles transform at */
+		int kw = fft_smallest_size(fft_tile_span(w, tw, ki->kw, ki->cx));
+		int kh = fft_smallest_size(fft_tile_span(h, th, ki->kh, ki->cy));
 		size_t need = bloom_plan_bytes(kw, kh, f.half);
 		if ((size_t)kw * kh * 16 > (size_t)b->info->max_ssbo_size)
 			snprintf(err, BLOOM_ERR_LEN, "the %dx%d kernel needs a %dx%d transform even for "
