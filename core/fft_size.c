@@ -39,7 +39,7 @@ double fft_point_cost(int m)
 		return 1e300;
 	double sum = FFT_AXIS_IO_WEIGHT;
 	for (int i = 0; i < passes; i++)
-		sum += r[i] == 7 ? 1.5 : r[i] == 3 ? 1.25 : 1;
+		sum += m > FFT_SHARED_MAX_N ? 1 : r[i] == 7 ? 1.5 : r[i] == 3 ? 1.25 : 1;
 	return sum;
 }
 

@@ -22,7 +22,11 @@ int fft_factor(int n, int radices[FFT_MAX_PASSES]);
  * for radix 3 and 1.5 for radix 7 (a pass costs a read and a write of the signal through shared
  * memory, the radix-3 and radix-7 butterflies more arithmetic a sample; the weights ranked first
  * the sizes measured fastest on the H200's blooms, bench/RESULTS.md, "Padded sizes by a weighted
- * cost"). fft_cost is m times it. */
+ * cost"). Past FFT_SHARED_MAX_N every pass weighs 1: such a signal's passes go through global
+ * memory, whose traffic the radix does not change (the weights, unmeasured there, made the
+ * 7680x4320 frame's tiles 0.8% slower). fft_cost is m times it. */
+#define FFT_SHARED_MAX_N 6144 /* the longest signal a 48 KiB work group exchanges in shared memory
+                               * (vec4 in vec2 rounds) */
 /* An axis's read and write of global memory, in passes: the H200's 1080p fused column pass
  * took 0.079 ms, its 126 MB at the copy rate 0.031 of it, about 2.6 of its 4 passes' share a
  * direction; taken as 2 (the passes overlap the traffic in part). */

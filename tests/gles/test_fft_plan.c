@@ -172,6 +172,10 @@ static void test_conv_size(void **state)
 	assert_true(fft_point_cost(1280) == 6.0); /* 5 8 8 4 */
 	assert_true(fft_point_cost(1225) == 7.0); /* 7 7 5 5 */
 	assert_true(fft_point_cost(343) == 6.5);  /* 7 7 7 */
+	/* past FFT_SHARED_MAX_N a pass weighs 1 whatever its radix: 7840 (7 7 5 8 4) over 8000 */
+	assert_true(fft_point_cost(7840) == 7.0);
+	assert_int_equal(fft_good_size(7809), 7840);
+	assert_int_equal(fft_good_size(8321), 8575); /* 5^2 7^3 */
 	/* the fewest samples: the next 7-smooth length */
 	assert_int_equal(fft_smallest_size(97), 98);
 	assert_int_equal(fft_smallest_size(141), 144);
