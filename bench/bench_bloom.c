@@ -17,10 +17,10 @@
 #include "api/request.h"
 
 /* The bloom's row transforms on its padded buffer (w x h image, k x k kernel centred at k / 2,
- * padded to the good size of its span, as the bloom pads), three ways, to measure two of its choices: over the image's h rows of vec4
- * (the two packed complex planes an element, as the bloom runs), over every padded row (no
- * all-padding rows skipped), and over the h rows as two vec2 planes, one pass each (no
- * packing two planes an invocation). Forward and inverse, with the wisdom. */
+ * padded as the bloom pads, fft_conv_frame_size), three ways, to measure two of its choices:
+ * over the image's h rows of vec4 (the two packed complex planes an element, as the bloom runs),
+ * over every padded row (no all-padding rows skipped), and over the h rows as two vec2 planes,
+ * one pass each (no packing two planes an invocation). Forward and inverse, with the wisdom. */
 int bench_rows(struct run_ctx *r, const struct workload *wl)
 {
 	const struct bench_cli *c = r->c;

@@ -121,6 +121,18 @@ void fft_conv_size(int h, int span_w, int span_h, int *pw, int *ph)
 	*pw = rc[0] < 1 ? fft_good_size(span_w) : fft_smooth_size(span_w, width_cost, rc);
 }
 
+void fft_conv_size_fit(int h, int span_w, int span_h,
+                       int (*fits)(const void *ctx, int pw, int ph),
+                       const void *ctx, int *pw, int *ph)
+{
+	fft_conv_size(h, span_w, span_h, pw, ph);
+	if (*pw < 1 || *ph < 1 || fits(ctx, *pw, *ph))
+		return;
+	int mw = fft_smallest_size(span_w), mh = fft_smallest_size(span_h);
+	if (mw > 0 && mh > 0 && fits(ctx, mw, mh))
+		*pw = mw, *ph = mh;
+}
+
 void fft_conv_frame_size(int w, int h, int kw, int kh, int cx, int cy, int *pw, int *ph)
 {
 	fft_conv_size(h, fft_conv_span(w, kw, cx), fft_conv_span(h, kh, cy), pw, ph);

@@ -55,6 +55,13 @@ int fft_good_size(int n);
  * cost: 1080p with a full-frame kernel pads to 2880 wide (radices 5, 3, 3, 8, 8), not 3136
  * (7, 7, 8, 8). Sizes past FFT_MAX_N give 0. */
 void fft_conv_size(int h, int span_w, int span_h, int *pw, int *ph);
+/* fft_conv_size under a memory bound: where fits(ctx, pw, ph) refuses the cheapest size and
+ * takes the fewest samples (fft_smallest_size of each span), those, so that a frame runs whole,
+ * or in fewer tiles, rather than at its cheapest size; else the cheapest. The one rule of both
+ * engines. */
+void fft_conv_size_fit(int h, int span_w, int span_h,
+                       int (*fits)(const void *ctx, int pw, int ph),
+                       const void *ctx, int *pw, int *ph);
 /* fft_conv_size of a whole w x h frame with a kw x kh kernel centred on tap cx, cy. */
 void fft_conv_frame_size(int w, int h, int kw, int kh, int cx, int cy, int *pw, int *ph);
 

@@ -415,22 +415,29 @@ static int pass_bytes(int in_ch, int pw, int ph, size_t *bytes)
 	return 0;
 }
 
+/* A pass's memory bound: its bytes for in_ch channels and the frame memory. */
+struct pass_fit {
+	int in_ch;
+	size_t budget;
+};
+
+static int pass_fits(const void *ctx, int pw, int ph)
+{
+	const struct pass_fit *f = ctx;
+	size_t need;
+	return !f->budget || (!pass_bytes(f->in_ch, pw, ph, &need) && need <= f->budget);
+}
+
 /* The padded size of a w x h frame's transforms in tiles of tw x th output pixels (the whole
- * frame where tw >= w and th >= h) with a kw x kh kernel centred on cx, cy: fft_conv_size of the
- * tiles' spans, or where its pass does not fit opts.frame_bytes and the fewest samples'
- * (fft_smallest_size) does, those, as the GPU engine pads (bloom_tile_padded). *sw, *sh: the
- * spans. */
+ * frame where tw >= w and th >= h) with a kw x kh kernel centred on cx, cy: fft_conv_size_fit
+ * of the tiles' spans under opts.frame_bytes, as the GPU engine pads (bloom_tile_padded). *sw,
+ * *sh: the spans. */
 static void padded(const struct cpu_engine *e, int in_ch, int w, int h, int tw, int th, int kw,
                    int kh, int cx, int cy, int *sw, int *sh, int *pw, int *ph)
 {
-	size_t budget = e->opts.frame_bytes, need;
+	struct pass_fit f = {in_ch, e->opts.frame_bytes};
 	*sw = fft_tile_span(w, tw, kw, cx), *sh = fft_tile_span(h, th, kh, cy);
-	fft_conv_size(h, *sw, *sh, pw, ph);
-	if (!budget || *pw < 1 || *ph < 1 || (!pass_bytes(in_ch, *pw, *ph, &need) && need <= budget))
-		return;
-	int mw = fft_smallest_size(*sw), mh = fft_smallest_size(*sh);
-	if (mw > 0 && mh > 0 && !pass_bytes(in_ch, mw, mh, &need) && need <= budget)
-		*pw = mw, *ph = mh;
+	fft_conv_size_fit(h, *sw, *sh, pass_fits, &f, pw, ph);
 }
 
 /* The output tile size of a w x h frame with a kw x kh kernel: the whole frame where its pass

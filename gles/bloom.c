@@ -435,14 +435,16 @@ int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
 }
 
 /* The padded size of a whole width x height frame with a kernel_w x kernel_h kernel centred as
- * p asks. */
+ * p asks, under *f, the frame's memory bound (filled in). */
 static void frame_padded(const struct bloom_ctx *b, const struct bloom_params *p, int width,
-                         int height, int kernel_w, int kernel_h, int *pw, int *ph)
+                         int height, int kernel_w, int kernel_h, struct bloom_fit *f, int *pw,
+                         int *ph)
 {
 	int cx, cy;
 	kshape_center_or_default(p, kernel_w, kernel_h, &cx, &cy);
-	struct bloom_fit f = {b, NULL, p->precision == BLOOM_FP16, b->opts.frame_bytes, width, height};
-	bloom_tile_padded(&f, width, height, kernel_w, kernel_h, cx, cy, pw, ph);
+	*f = (struct bloom_fit){b, NULL, p->precision == BLOOM_FP16, b->opts.frame_bytes, width,
+	                        height};
+	bloom_tile_padded(f, width, height, kernel_w, kernel_h, cx, cy, pw, ph);
 }
 
 int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
@@ -451,8 +453,8 @@ int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	if (width < 1 || height < 1 || kernel_w < 1 || kernel_h < 1)
 		return BLOOM_E_ARG;
 	int pw, ph;
-	frame_padded(b, p, width, height, kernel_w, kernel_h, &pw, &ph);
-	struct bloom_fit f = {b, NULL, p->precision == BLOOM_FP16, b->opts.frame_bytes, width, height};
+	struct bloom_fit f;
+	frame_padded(b, p, width, height, kernel_w, kernel_h, &f, &pw, &ph);
 	if (pw < 1 || ph < 1 || !bloom_fits(&f, pw, ph))
 		return BLOOM_E_TOO_LARGE;
 	if (b->plans.n + bloom_plans_wanted(b, 0) >= b->opts.max_plans)
@@ -472,7 +474,8 @@ int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 {
 	struct plan *q = NULL;
 	int pw, ph;
-	frame_padded(b, p, width, height, kernel_w, kernel_h, &pw, &ph);
+	struct bloom_fit f;
+	frame_padded(b, p, width, height, kernel_w, kernel_h, &f, &pw, &ph);
 	int rc = bloom_plan_get(b, pw, ph, p, &q, err), half = q && q->half;
 	const struct bloom_prog *prog;
 	for (int v = 0; !rc && v < 2; v++) {

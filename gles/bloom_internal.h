@@ -359,10 +359,9 @@ int bloom_prog(struct bloom_ctx *b, int sh, int variant, int half, const struct 
 void bloom_progs_drop(struct bloom_ctx *b);
 struct bloom_fit;
 /* The padded size of the f->w x f->h frame's transforms in tiles of tw x th output pixels (tw >=
- * w and th >= h: the whole frame) with a kw x kh kernel centred on tap cx, cy: fft_conv_size of
- * the tiles' spans (fft_tile_span; a whole side's reach past either edge shares one zero tail),
- * or where that does not fit f (bloom_fits) and the fewest samples do, those
- * (fft_smallest_size): a frame runs whole, or in fewer tiles, rather than at its cheapest size. */
+ * w and th >= h: the whole frame) with a kw x kh kernel centred on tap cx, cy:
+ * fft_conv_size_fit of the tiles' spans (fft_tile_span; a whole side's reach past either edge
+ * shares one zero tail) under bloom_fits. */
 void bloom_tile_padded(const struct bloom_fit *f, int tw, int th, int kw, int kh, int cx, int cy,
                        int *pw, int *ph);
 /* The GPU bytes a plan of pw x ph takes with one kernel spectrum (at most, by the rules: the

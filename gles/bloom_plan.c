@@ -80,16 +80,16 @@ void bloom_progs_drop(struct bloom_ctx *b)
 				}
 }
 
+static int fits(const void *ctx, int pw, int ph)
+{
+	return bloom_fits(ctx, pw, ph);
+}
+
 void bloom_tile_padded(const struct bloom_fit *f, int tw, int th, int kw, int kh, int cx, int cy,
                        int *pw, int *ph)
 {
-	int sw = fft_tile_span(f->w, tw, kw, cx), sh = fft_tile_span(f->h, th, kh, cy);
-	fft_conv_size(f->h, sw, sh, pw, ph);
-	if (*pw > 0 && *ph > 0 && !bloom_fits(f, *pw, *ph)) {
-		int mw = fft_smallest_size(sw), mh = fft_smallest_size(sh);
-		if (mw > 0 && mh > 0 && bloom_fits(f, mw, mh))
-			*pw = mw, *ph = mh;
-	}
+	fft_conv_size_fit(f->h, fft_tile_span(f->w, tw, kw, cx), fft_tile_span(f->h, th, kh, cy), fits,
+	                  f, pw, ph);
 }
 
 /* pw rounded up to whole tiles of 2^log columns. */

@@ -146,10 +146,9 @@ int bloom_run_tiled(struct bloom_ctx *b, int op, const struct bloom_frame *fin, 
 		image_free(&conv);
 		return BLOOM_E_TOO_LARGE;
 	}
-	int pw, ph;
-	bloom_tile_padded(&f, g.tw, g.th, ki->kw, ki->kh, ki->cx, ki->cy, &pw, &ph);
-	if (bw)
-		pw = bw->pw, ph = bw->ph;
+	int pw = bw ? bw->pw : 0, ph = bw ? bw->ph : 0;
+	if (!bw)
+		bloom_tile_padded(&f, g.tw, g.th, ki->kw, ki->kh, ki->cx, ki->cy, &pw, &ph);
 	*plan_bytes = bloom_plan_bytes(pw, ph, f.half);
 	int n = tile_count(&g), rc = 0;
 	log_sinkf(&b->log, LOG_DEBUG, "bloom: %dx%d in %dx%d tiles of %dx%d (padded %dx%d)",

@@ -128,6 +128,12 @@ static void test_native_and_good_size(void **state)
 			}
 }
 
+/* a memory bound of *ctx samples */
+static int fits_area(const void *ctx, int pw, int ph)
+{
+	return (size_t)pw * ph <= *(const size_t *)ctx;
+}
+
 /* fft_conv_size: the height is fft_good_size's, the width the cheapest for the rows it is
  * transformed over and the columns it adds, the benchmark's frames at the sizes measured
  * fastest on the H200 (bench/RESULTS.md, "Padded sizes by a weighted cost") */
@@ -182,6 +188,16 @@ static void test_conv_size(void **state)
 	assert_int_equal(fft_smallest_size(1), 1);
 	assert_int_equal(fft_smallest_size(FFT_MAX_N), FFT_MAX_N);
 	assert_int_equal(fft_smallest_size(FFT_MAX_N + 1), 0);
+	/* under a memory bound: the fewest samples where the cheapest does not fit and they do */
+	size_t room = 98 * 144;
+	fft_conv_size_fit(136, 97, 141, fits_area, &room, &pw, &ph);
+	assert_true(pw == 98 && ph == 144);
+	room = 100 * 160;
+	fft_conv_size_fit(136, 97, 141, fits_area, &room, &pw, &ph);
+	assert_true(pw == 100 && ph == 160);
+	room = 98 * 144 - 1; /* neither fits: the cheapest, for the caller to tile */
+	fft_conv_size_fit(136, 97, 141, fits_area, &room, &pw, &ph);
+	assert_true(pw == 100 && ph == 160);
 	fft_conv_size(10, FFT_MAX_N + 1, 20, &pw, &ph);
 	assert_int_equal(pw, 0);
 	fft_conv_size(10, 20, INT_MAX, &pw, &ph);
