@@ -180,7 +180,6 @@ static void side_line(struct bloom_side *sd, const struct workload *wl, const ch
 	bench_detail_str(&l, "column_pairs", st->column_pairs ? "true" : "false");
 	bench_detail_num(&l, "row_pitch", st->row_pitch);
 	bench_detail_num(&l, "tile_columns", st->tile_columns);
-	bench_detail_num(&l, "conv_planes", st->conv_planes);
 	bench_detail_num(&l, "row_threads", st->row_threads);
 	bench_detail_str(&l, "stages_timer", bench_timer_name(st->timed));
 	bench_detail_num(&l, "prepare_ms", med[B_PREP]);

@@ -109,11 +109,6 @@ static const struct opt_def own_table[] = {
 	 "the bloom and jpeg suites' fused column pass exchanges vec4 in two vec2 rounds at every "
 	 "length (the rule: past 1024)", NULL,
 	 offsetof(struct bench_cli, conv_split)},
-	{"conv-planes", OPT_INT, 1, 2, "1", NULL,
-	 "the bloom and jpeg suites' fused column pass: complex planes a work group takes; 2: one "
-	 "plane of its two columns, exchanged as whole vec2 (where two vec2 columns fit shared "
-	 "memory)", NULL,
-	 offsetof(struct bench_cli, conv_planes)},
 	{"rows-split", OPT_INT, 0, 2, "0", NULL,
 	 "the bloom and jpeg suites' row transforms exchange vec4 in exactly so many rounds at every "
 	 "length: 1 two vec2 rounds, 2 four float rounds (the rule past 1024); 0: the rule", NULL,
@@ -225,8 +220,6 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 		k += snprintf(buf + k, len - (size_t)k, "+ct%d", r->c->conv_threads);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_split)
 		k += snprintf(buf + k, len - (size_t)k, "+split");
-	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_planes == 2)
-		k += snprintf(buf + k, len - (size_t)k, "+planes");
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->rows_split)
 		k += snprintf(buf + k, len - (size_t)k, "+rsplit%s", r->c->rows_split > 1 ? "2" : "");
 	if (wl->kind == WL_JPEG && k >= 0 && (size_t)k < len && !strcmp(r->c->jpeg_in, "coefs"))
@@ -255,7 +248,7 @@ struct bloom_ctx *bench_bloom_ctx(const struct run_ctx *r, const struct workload
 	                            .even_pitch = c->even_pitch ? 0 : -1,
 	                            .spectrum_tiles = c->spectrum_tiles,
 	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split,
-	                            .conv_planes = c->conv_planes, .rows_split = c->rows_split};
+	                            .rows_split = c->rows_split};
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
 	if (bloom_ctx_create(r->g->pc, r->g->info, &bo, &log_process_sink, &b, err)) {
@@ -396,7 +389,6 @@ int main(int argc, char **argv)
 			same.column_pairs = c.column_pairs, same.even_pitch = c.even_pitch;
 			same.spectrum_tiles = c.spectrum_tiles;
 			same.conv_threads = c.conv_threads, same.conv_split = c.conv_split;
-			same.conv_planes = c.conv_planes;
 			same.rows_split = c.rows_split;
 			/* the wisdom: the built-in rules alone on the second side (the first side's
 			 * wisdom is the engine's, which a bloom context takes or leaves) */
@@ -409,7 +401,7 @@ int main(int argc, char **argv)
 		if (bad) {
 			fprintf(stderr, "fftbloom bench: --ab '%s': only the bloom context's options, valid: "
 			        "--fused-layout, --column-pairs, --even-pitch, --spectrum-tiles, "
-			        "--conv-threads, --conv-split, --conv-planes, --rows-split, --ends-in-rows, and --fft-wisdom "
+			        "--conv-threads, --conv-split, --rows-split, --ends-in-rows, and --fft-wisdom "
 			        "builtin\n", c.ab);
 			return 2;
 		}

@@ -119,9 +119,6 @@ struct bloom_ctx_opts {
 	                              apart (measurements) */
 	int conv_threads;          /* the fused column pass's invocations a column (0: the rule) */
 	int conv_split;            /* 1: it exchanges vec4 in two vec2 rounds where it need not */
-	int conv_planes;           /* 2: a work group of it takes one complex plane of its two
-	                              columns (fft_opts.planes), where two vec2 columns fit whole;
-	                              0 or 1: both planes */
 	int rows_split;            /* the image's row transforms exchange in exactly so many rounds:
 	                              1 vec2, 2 float (measurements; fft_opts.split); 0 the rule */
 	int destroy_wait_ms;       /* how long bloom_ctx_destroy waits for lent buffers (results
@@ -203,8 +200,6 @@ struct bloom_stats {
 	                             padded width rounded up to whole tiles */
 	int tile_columns;         /* the image's spectrum in tiles of so many columns
 	                             (bloom_ctx_opts.spectrum_tiles), or 0: rows row_pitch apart */
-	int conv_planes;          /* complex planes a work group of the fused columns took
-	                             (bloom_ctx_opts.conv_planes), or 0 (not fused) */
 	int row_threads;          /* invocations a row of the image's row transforms (one work
 	                             group a row in shared memory), or 0 (other techniques) */
 	int timed;                /* enum gpu_timing: how stage_ms were taken; GPU_TIMING_NONE

@@ -194,8 +194,7 @@ static int make_conv(struct bloom_ctx *b, struct plan *q, int gray, int pairs,
 {
 	struct fft_opts oc = {.technique = FFT_TECH_SHARED, .components = 4, .half = q->half,
 	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from,
-	                      .threads = b->opts.conv_threads, .split = b->opts.conv_split,
-	                      .planes = b->opts.conv_planes};
+	                      .threads = b->opts.conv_threads, .split = b->opts.conv_split};
 	char cerr[FFT_ERR_LEN];
 	int layout = (pairs ? FFT_IO_PAIRS : 0) | FFT_IO_TILES(q->tile_log);
 	return fft_conv_create(b->pc, b->info, q->ph, q->pw, gray, layout, &oc, out, cerr);

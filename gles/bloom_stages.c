@@ -178,7 +178,6 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 	st->column_pairs = order;
 	st->row_pitch = q->pitch;
 	st->tile_columns = q->tile_log ? 1 << q->tile_log : 0;
-	st->conv_planes = q->fused ? fft_conv_planes(ke->gray ? q->conv2 : order ? q->conv4p : q->conv4) : 0;
 	st->row_threads = fft_axis_plan(q->rows4)->shared ? fft_axis_plan(q->rows4)->threads : 0;
 	q->colour_seen |= !ke->gray;
 	/* the programs of the passes that run */

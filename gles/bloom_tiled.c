@@ -80,7 +80,6 @@ static void add_stats(struct bloom_stats *sum, const struct bloom_stats *t)
 	sum->column_pairs = t->column_pairs;
 	sum->row_pitch = t->row_pitch;
 	sum->tile_columns = t->tile_columns;
-	sum->conv_planes = t->conv_planes;
 	sum->row_threads = t->row_threads;
 }
 

@@ -72,9 +72,6 @@ struct fft_opts {
 	                    gives wrong results */
 	struct fft_wisdom *wisdom; /* with technique auto: the shape measured fastest (measuring
 	                              the candidates on first use of a shape), or NULL */
-	int planes;      /* fft_conv_create: 2, a work group transforms one complex plane (.xy or
-	                    .zw) of its two signals' vec4 elements, as vec2 exchanged whole; 0 or
-	                    1, both planes */
 	int io;          /* 1: rows its caller runs with its own loads and stores (fft_io): with
 	                    technique auto their wisdom line of the ends (fft_wisdom_key.io) first,
 	                    else the plain transform's shape (fft_axis_io_unmeasured) */
@@ -174,14 +171,12 @@ struct fft_conv;
  * column fft_pair_pos(k, count), so a group's k and count - k are neighbours in memory; and/or
  * FFT_IO_TILES(L) (columns 1 only), the buffer's rows in tiles of 2^L columns (below).
  * FFT_E_PLAN when two signals do not fit the device's shared memory. o: components must be 4;
- * half, threads, split, planes and pad_from apply (planes 2: two vec2 signals must fit whole, and
- * split must be 0). */
+ * half, threads, split and pad_from apply. */
 int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
                     int gray, int layout, const struct fft_opts *o, struct fft_conv **out,
                     char err[FFT_ERR_LEN]);
 void fft_conv_destroy(struct fft_conv *c); /* NULL-safe */
 const struct fft_plan *fft_conv_plan(const struct fft_conv *c); /* two signals a group */
-int fft_conv_planes(const struct fft_conv *c); /* fft_opts.planes as made: 1 or 2 */
 /* columns 0: the signals are buf's rows (n elements apart); 1: its columns, of rows `pitch`
  * elements apart (0: count; less than count: FFT_E_ARG), or with FFT_IO_TILES(L) in tiles
  * `pitch` elements apart (at least n << L). Elements l >= valid of each signal are taken as

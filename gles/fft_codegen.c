@@ -31,7 +31,6 @@ struct fft_key {
 	int probe;     /* fft_opts.probe */
 	int io, io_id; /* fft_io: FFT_IO_* hooks and layout, the caller's variant */
 	int pairs;     /* the fused convolution's columns in the pair order */
-	int planes;    /* the fused convolution's complex planes a work group (fft_opts.planes) */
 };
 
 /* ---- text helpers for the #define preamble ---- */
@@ -206,7 +205,6 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	key.norm_forward = o->norm_forward;
 	key.mode = conv ? 1 + kgray : 0;
 	key.pairs = conv == 2;
-	key.planes = conv && o->planes == 2 ? 2 : 1;
 	int hooks = io & (FFT_IO_LOAD | FFT_IO_STORE);
 	key.bank_pad = p->bank_pad;
 	key.probe = o->probe;
@@ -225,10 +223,9 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	common_defines(&b, key.components, key.half, inverse, conv != 0);
 	sbf(&b, "#undef FFT_IO_LOAD\n#define FFT_IO_LOAD %d\n#undef FFT_IO_STORE\n"
 	        "#define FFT_IO_STORE %d\n#undef FFT_PAIRS\n#define FFT_PAIRS %d\n"
-	        "#undef CONV_PAIRS\n#define CONV_PAIRS %d\n#undef TILE_LOG\n#define TILE_LOG %d\n"
-	        "#define PLANES %d\n",
+	        "#undef CONV_PAIRS\n#define CONV_PAIRS %d\n#undef TILE_LOG\n#define TILE_LOG %d\n",
 	    (io & FFT_IO_LOAD) != 0, (io & FFT_IO_STORE) != 0, (io & FFT_IO_PAIRS) != 0, key.pairs,
-	    FFT_IO_TILE_LOG(io), key.planes);
+	    FFT_IO_TILE_LOG(io));
 	int vregs = 1, used[FFT_MAX_RADIX + 1] = {0};
 	for (int i = 0; i < p->npasses; i++) {
 		int r = p->pass[i].radix;

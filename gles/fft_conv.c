@@ -12,7 +12,7 @@ struct fft_conv {
 	struct program_cache *pc;
 	struct fft_plan plan;   /* two signals a group */
 	struct fft_prog prog;
-	int count, gray, pairs, tile_log, planes;
+	int count, gray, pairs, tile_log;
 	const struct egl_info *info;
 };
 
@@ -44,42 +44,30 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	c->pairs = pairs;
 	c->tile_log = tile_log;
 	c->info = info;
-	c->planes = o->planes == 2 ? 2 : 1;
 	/* The shape, measured on the H200 (bench/RESULTS.md, "The fused columns in place, their
 	 * shape"): two vec2 exchange rounds (half the shared memory a group) beat whole vec4 from
 	 * 1176 up (FFT_ROUNDS_ABOVE), and 512 invocations a signal beat 256 past 2048 */
 	int threads = o->threads ? o->threads : n > FFT_CONV_WIDE ? 512 : 0;
 	if (2 * threads > info->max_invocations)
 		threads = 0;
-	struct fft_plan_opts po = {.technique = FFT_TECH_SHARED, .components = 2 + 2 * (c->planes == 1),
+	struct fft_plan_opts po = {.technique = FFT_TECH_SHARED, .components = 4,
 	                           .shared_limit = info->max_shared_memory,
 	                           .max_invocations = info->max_invocations, .threads = threads,
 	                           .half = o->half, .pad_from = o->pad_from};
 	int rc = fft_plan_make(n, &po, &c->plan);
 	struct fft_plan *p = &c->plan;
 	/* two signals a group: vec2 rounds past FFT_ROUNDS_ABOVE or where whole vec4 do not
-	 * fit; a plane a group: vec2 whole */
+	 * fit */
 	long long limit = info->max_shared_memory;
-	if (c->planes == 2)
-		p->split = 0;
-	else
-		p->split = 2LL * n * 16 > limit || n > FFT_ROUNDS_ABOVE || o->split;
-	if (!rc && c->planes == 2 && o->split) {
-		snprintf(err, FFT_ERR_LEN, "fused convolution: a plane a group exchanges whole vec2");
-		free(c);
-		return FFT_E_ARG;
-	}
-	if (rc || ((p->split || c->planes == 2) && 2LL * n * 8 > limit) ||
-	    2 * p->threads > info->max_invocations) {
+	p->split = 2LL * n * 16 > limit || n > FFT_ROUNDS_ABOVE || o->split;
+	if (rc || (p->split && 2LL * n * 8 > limit) || 2 * p->threads > info->max_invocations) {
 		snprintf(err, FFT_ERR_LEN, "fused convolution: two rows of %d do not fit shared memory", n);
 		free(c);
 		return FFT_E_PLAN;
 	}
 	p->signals = 2;
 	fft_plan_exchanges(p, &po); /* the padding for two signals a group */
-	struct fft_opts op = *o;
-	op.components = c->planes == 2 ? 2 : 4;
-	rc = fft_prog_shared(pc, p, &op, 0, c->pairs ? 2 : 1, gray, tile_log, 1.0 / n, &c->prog, err);
+	rc = fft_prog_shared(pc, p, o, 0, c->pairs ? 2 : 1, gray, tile_log, 1.0 / n, &c->prog, err);
 	if (rc) {
 		free(c);
 		return rc;
@@ -101,11 +89,6 @@ const struct fft_plan *fft_conv_plan(const struct fft_conv *c)
 	return &c->plan;
 }
 
-int fft_conv_planes(const struct fft_conv *c)
-{
-	return c->planes;
-}
-
 int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int columns, int valid,
                      int pitch)
 {
@@ -125,8 +108,7 @@ int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int colu
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_DATA, buf);
 	glBindBufferBase(GL_SHADER_STORAGE_BUFFER, FFT_B_KERNEL, kernel);
 	/* pairs k, count - k for k = 0..count/2; gray: neighbours */
-	fft_dispatch_groups((unsigned)(c->gray ? (c->count + 1) / 2 : c->count / 2 + 1) *
-	                        (unsigned)c->planes,
+	fft_dispatch_groups((unsigned)(c->gray ? (c->count + 1) / 2 : c->count / 2 + 1),
 	                    c->info->max_group_count[0]);
 	return gl_check(NULL, "fft_conv") ? FFT_E_GL : 0;
 }

@@ -12,21 +12,9 @@
 // fused convolution over columns, or an io program's data side: gles/fft.h, FFT_IO_TILES): the
 // buffer holds its rows in tiles of 2^TILE_LOG columns, u_sig_stride elements apart: (row r,
 // column c) at u_offset + (c >> TILE_LOG) * u_sig_stride + (r << TILE_LOG) + c % 2^TILE_LOG.
-// PLANES 2 (CONV with COMPONENTS 2): the data and kernel buffers hold vec4 elements, two complex
-// planes (.xy, .zw), and a work group transforms one plane of its signals (g_plane: even groups
-// .xy, odd .zw), viewing the buffers as arrays of the plane's elements (index 2e + plane).
 // gles/fft_plan.h explains the index mapping and the padding.
-#ifndef PLANES
-#define PLANES 1
-#endif
 layout(local_size_x = NSIG, local_size_y = NTHR) in;
 layout(std430, binding = 0) buffer Data { ST data[]; };
-uint g_plane;
-#if PLANES == 2
-#define D_AT(e) (2u * (e) + g_plane)
-#else
-#define D_AT(e) (e)
-#endif
 uniform uint u_offset, u_sig_stride, u_elem_stride, u_count;
 
 #define FLOAT_ROUNDS (SPLIT == 2 || (SPLIT == 1 && COMPONENTS == 2))
@@ -88,8 +76,8 @@ uniform uint u_valid;
 #else
 #define G_AT(i) (g_base + (i) * u_elem_stride)
 #endif
-#define GLOAD(i) ((i) < u_valid ? st_load(data[D_AT(G_AT(i))]) : T(0))
-#define GSTORE(i, val) if ((i) < u_valid) data[D_AT(G_AT(i))] = st_store(val)
+#define GLOAD(i) ((i) < u_valid ? st_load(data[G_AT(i)]) : T(0))
+#define GSTORE(i, val) if ((i) < u_valid) data[G_AT(i)] = st_store(val)
 #elif FFT_PAIRS && TILE_LOG
 #define GLOAD(i) st_load(data[tile_at(fft_pair_pos(i, uint(N)), g_sig)])
 #define GSTORE(i, val) data[tile_at(fft_pair_pos(i, uint(N)), g_sig)] = st_store(val)
@@ -218,13 +206,10 @@ DEFINE_RADIX(13u, bfly13, load_global_r13, load_shared_r13, compute_r13, store_s
 // kernel's plain spectrum, vec2; BL_FILTER, Bluestein's: one spectrum of N for every signal)
 // and the inverse passes follow. part 1 / 2: only the .xy / .zw plane is in shared memory
 // (SPLIT); vec2 signals (Bluestein's) go whole.
-#if KGRAY || PLANES == 2
+#if KGRAY
 layout(std430, binding = 8) readonly buffer Kernel { vec2 kq[]; };
 #else
 layout(std430, binding = 8) readonly buffer Kernel { vec4 kq[]; };
-#endif
-#if PLANES == 2 && (COMPONENTS != 2 || SPLIT)
-#error "a plane a group: vec2 signals exchanged whole"
 #endif
 uint g_rows[2]; // the pair (not KGRAY)
 
@@ -276,13 +261,8 @@ void conv_multiply(int part)
 		uint lp = (uint(N) - l) % uint(N);
 		uint iq = l * uint(NSIG), ip = lp * uint(NSIG) + 1u;
 		uint kq_i = g_rows[0] * uint(N) + l, kp_i = g_rows[1] * uint(N) + lp;
-#if PLANES == 2
-		vec2 zq = s[iq], zp = s[ip];
-		mul_plane(zq, zp, kq[D_AT(kq_i)], kq[D_AT(kp_i)]);
-		s[iq] = zq;
-		s[ip] = zp;
-#elif SPLIT
 		vec4 k0 = kq[kq_i], k1 = kq[kp_i];
+#if SPLIT
 		vec2 zq = s[iq], zp = s[ip];
 		if (part == 1)
 			mul_plane(zq, zp, k0.xy, k1.xy);
@@ -291,7 +271,6 @@ void conv_multiply(int part)
 		s[iq] = zq;
 		s[ip] = zp;
 #else
-		vec4 k0 = kq[kq_i], k1 = kq[kp_i];
 		vec4 zq = s[iq], zp = s[ip];
 		vec2 a = zq.xy, b = zp.xy, c = zq.zw, d = zp.zw;
 		mul_plane(a, b, k0.xy, k1.xy);
@@ -309,12 +288,6 @@ void main()
 	g_lsig = gl_LocalInvocationID.x;
 	g_tid = gl_LocalInvocationID.y;
 	uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
-#if PLANES == 2
-	g_plane = group & 1u;
-	group >>= 1;
-#else
-	g_plane = 0u;
-#endif
 #if CONV && !KGRAY
 	g_rows[0] = group;
 	g_rows[1] = (u_count - group) % u_count;

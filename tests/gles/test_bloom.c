@@ -934,16 +934,13 @@ static void test_ends_and_layouts(void **state)
 	/* in place with the ends in the rows: colour kernels' row spectra in the pair order or
 	 * not, in tiles (the rule's, 2 or 4 columns) or not (1) */
 	static const struct {
-		int li, ends, pairs, tiles, planes;
-	} cases[] = {{0, -1, 0, 0, 1}, {0, 1, 0, 0, 1}, {1, -1, 0, 0, 1}, {1, 1, 0, 0, 1},
-	             {1, 1, -1, 1, 1}, {1, 1, 0, 4, 1}, {1, 1, -1, 2, 1},
-	             {0, -1, 0, 0, 2}, {1, 1, 0, 0, 2}, {1, 1, -1, 2, 2}};
+		int li, ends, pairs, tiles;
+	} cases[] = {{0, -1, 0, 0}, {0, 1, 0, 0}, {1, -1, 0, 0}, {1, 1, 0, 0},
+	             {1, 1, -1, 1}, {1, 1, 0, 4}, {1, 1, -1, 2}};
 	for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
 		int li = cases[ci].li, ends = cases[ci].ends, pairs = cases[ci].pairs;
-		int planes = cases[ci].planes;
 		struct bloom_ctx_opts o = {.fused_layout = layouts[li], .ends_in_rows = ends,
-		                           .column_pairs = pairs, .spectrum_tiles = cases[ci].tiles,
-		                           .conv_planes = planes};
+		                           .column_pairs = pairs, .spectrum_tiles = cases[ci].tiles};
 		int want_pairs = li && ends > 0 && pairs == 0;
 		int want_tiles = !li || ends < 0 || cases[ci].tiles == 1 ? 0 : cases[ci].tiles
 		               ? cases[ci].tiles : BLOOM_TILE_COLUMNS;
@@ -951,9 +948,9 @@ static void test_ends_and_layouts(void **state)
 		assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b,
 		                                  err), 0);
 		g_b = b;
-		printf("-- fused %s, ends %s%s, tiles of %d columns, %d plane%s a group\n",
-		       li ? "in place" : "transposed", ends > 0 ? "in the rows" : "separate",
-		       want_pairs ? ", pair order" : "", want_tiles, planes, planes > 1 ? "s" : "");
+		printf("-- fused %s, ends %s%s, tiles of %d columns\n", li ? "in place" : "transposed",
+		       ends > 0 ? "in the rows" : "separate", want_pairs ? ", pair order" : "",
+		       want_tiles);
 		/* the pair order's programs come in idle time after a colour kernel ran: the
 		 * checks again after it */
 		for (int pass = 0; pass <= want_pairs; pass++) {
@@ -973,7 +970,6 @@ static void test_ends_and_layouts(void **state)
 		assert_int_equal(st.ends_in_rows, ends > 0);
 		assert_int_equal(st.tile_columns, want_tiles);
 		assert_int_equal(st.column_pairs, 0); /* a new size: its first colour frame */
-		assert_int_equal(st.conv_planes, planes);
 		assert_true(ok);
 		idle_work(b);
 		ok = convolve_matches("convolve fp16, after idle time", &in, &k, &p, 4, 3, 1,
@@ -986,7 +982,6 @@ static void test_ends_and_layouts(void **state)
 		ok = convolve_matches("convolve gray", &in, &kg, &p, 4, 3, 1, TOL, &st);
 		assert_true(st.gray_kernel && !st.column_pairs);
 		assert_int_equal(st.tile_columns, want_tiles);
-		assert_int_equal(st.conv_planes, planes);
 		assert_true(ok);
 		image_free(&kg);
 		/* non-finite input pixels stay local */
