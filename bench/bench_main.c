@@ -109,6 +109,19 @@ static const struct opt_def own_table[] = {
 	 "the bloom and jpeg suites' fused column pass exchanges vec4 in two vec2 rounds at every "
 	 "length (the rule: past 1024)", NULL,
 	 offsetof(struct bench_cli, conv_split)},
+	{"conv-probe", OPT_INT, 0, FFT_PROBE_COUNT - 1, "0", NULL,
+	 "the bloom and jpeg suites' fused column pass with a part left out, to time it (wrong "
+	 "results), as --fft-probe: 1 only the loads and stores, 2 no butterflies, 3 twiddles "
+	 "without sin and cos, 4 no barriers, 5 twiddles as powers of one sin and cos", NULL,
+	 offsetof(struct bench_cli, conv_probe)},
+	{"conv-pad", OPT_BOOL, 0, 1, "false", NULL,
+	 "the bloom and jpeg suites' fused column pass pads its exchanges against bank conflicts at "
+	 "every length (the rule: powers of two from 4096)", NULL,
+	 offsetof(struct bench_cli, conv_pad)},
+	{"rows-probe", OPT_INT, 0, FFT_PROBE_COUNT - 1, "0", NULL,
+	 "the bloom and jpeg suites' row transforms (with their ends where the rows take them) with "
+	 "a part left out, as --conv-probe", NULL,
+	 offsetof(struct bench_cli, rows_probe)},
 	{"rows-split", OPT_INT, 0, 2, "0", NULL,
 	 "the bloom and jpeg suites' row transforms exchange vec4 in exactly so many rounds at every "
 	 "length: 1 two vec2 rounds, 2 four float rounds (the rule past 1024); 0: the rule", NULL,
@@ -220,6 +233,12 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 		k += snprintf(buf + k, len - (size_t)k, "+ct%d", r->c->conv_threads);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_split)
 		k += snprintf(buf + k, len - (size_t)k, "+split");
+	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_probe)
+		k += snprintf(buf + k, len - (size_t)k, "+cprobe%d", r->c->conv_probe);
+	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_pad)
+		k += snprintf(buf + k, len - (size_t)k, "+cpad");
+	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->rows_probe)
+		k += snprintf(buf + k, len - (size_t)k, "+rprobe%d", r->c->rows_probe);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->rows_split)
 		k += snprintf(buf + k, len - (size_t)k, "+rsplit%s", r->c->rows_split > 1 ? "2" : "");
 	if (wl->kind == WL_JPEG && k >= 0 && (size_t)k < len && !strcmp(r->c->jpeg_in, "coefs"))
@@ -248,6 +267,8 @@ struct bloom_ctx *bench_bloom_ctx(const struct run_ctx *r, const struct workload
 	                            .even_pitch = c->even_pitch ? 0 : -1,
 	                            .spectrum_tiles = c->spectrum_tiles,
 	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split,
+	                            .conv_probe = c->conv_probe, .rows_probe = c->rows_probe,
+	                            .conv_pad = c->conv_pad,
 	                            .rows_split = c->rows_split};
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
@@ -389,6 +410,8 @@ int main(int argc, char **argv)
 			same.column_pairs = c.column_pairs, same.even_pitch = c.even_pitch;
 			same.spectrum_tiles = c.spectrum_tiles;
 			same.conv_threads = c.conv_threads, same.conv_split = c.conv_split;
+			same.conv_probe = c.conv_probe, same.rows_probe = c.rows_probe;
+			same.conv_pad = c.conv_pad;
 			same.rows_split = c.rows_split;
 			/* the wisdom: the built-in rules alone on the second side (the first side's
 			 * wisdom is the engine's, which a bloom context takes or leaves) */
@@ -401,7 +424,7 @@ int main(int argc, char **argv)
 		if (bad) {
 			fprintf(stderr, "fftbloom bench: --ab '%s': only the bloom context's options, valid: "
 			        "--fused-layout, --column-pairs, --even-pitch, --spectrum-tiles, "
-			        "--conv-threads, --conv-split, --rows-split, --ends-in-rows, and --fft-wisdom "
+			        "--conv-threads, --conv-split, --conv-probe, --conv-pad, --rows-probe, --rows-split, --ends-in-rows, and --fft-wisdom "
 			        "builtin\n", c.ab);
 			return 2;
 		}

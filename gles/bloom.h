@@ -119,6 +119,11 @@ struct bloom_ctx_opts {
 	                              apart (measurements) */
 	int conv_threads;          /* the fused column pass's invocations a column (0: the rule) */
 	int conv_split;            /* 1: it exchanges vec4 in two vec2 rounds where it need not */
+	int conv_probe;            /* its programs with a part left out (enum fft_probe: wrong
+	                              results, a measuring instrument); 0 in the product */
+	int rows_probe;            /* the same for the row transforms (their ends too) */
+	int conv_pad;              /* 1: the fused column pass pads its exchanges at every length
+	                              (fft_plan_opts.pad_from -1; measurements) */
 	int rows_split;            /* the image's row transforms exchange in exactly so many rounds:
 	                              1 vec2, 2 float (measurements; fft_opts.split); 0 the rule */
 	int destroy_wait_ms;       /* how long bloom_ctx_destroy waits for lent buffers (results

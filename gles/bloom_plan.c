@@ -163,7 +163,8 @@ static int make_axes(struct bloom_ctx *b, struct plan *q, char err[FFT_ERR_LEN])
 	int pw = q->pw, ph = q->ph;
 	struct fft_opts o4 = {.technique = q->technique, .components = 4, .half = q->half,
 	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from,
-	                      .wisdom = b->opts.wisdom, .split = b->opts.rows_split};
+	                      .wisdom = b->opts.wisdom, .split = b->opts.rows_split,
+	                      .probe = b->opts.rows_probe};
 	struct fft_opts o4k = o4, o2 = o4;
 	o4.io = b->opts.ends_in_rows >= 0; /* the image's rows may take the ends (want_io) */
 	o4k.half = o4k.norm_forward = 0;
@@ -193,8 +194,10 @@ static int make_conv(struct bloom_ctx *b, struct plan *q, int gray, int pairs,
                      struct fft_conv **out)
 {
 	struct fft_opts oc = {.technique = FFT_TECH_SHARED, .components = 4, .half = q->half,
-	                      .norm_forward = q->half, .pad_from = b->opts.fft_pad_from,
-	                      .threads = b->opts.conv_threads, .split = b->opts.conv_split};
+	                      .norm_forward = q->half,
+	                      .pad_from = b->opts.conv_pad ? -1 : b->opts.fft_pad_from,
+	                      .threads = b->opts.conv_threads, .split = b->opts.conv_split,
+	                      .probe = b->opts.conv_probe};
 	char cerr[FFT_ERR_LEN];
 	int layout = (pairs ? FFT_IO_PAIRS : 0) | FFT_IO_TILES(q->tile_log);
 	return fft_conv_create(b->pc, b->info, q->ph, q->pw, gray, layout, &oc, out, cerr);

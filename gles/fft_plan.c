@@ -234,7 +234,7 @@ void fft_plan_exchanges(struct fft_plan *p, const struct fft_plan_opts *o)
 	int log_b = elem == 16 ? 3 : elem == 8 ? 4 : 5; /* elements per 128 bytes: 8, 16, 32 */
 	int limit = o->shared_limit > 0 ? o->shared_limit : 16384;
 	int pad_from = o->pad_from > 0 ? o->pad_from : FFT_PAD_FROM;
-	int padded = is_pow2(m) && m >= pad_from, any_pad = 0;
+	int padded = o->pad_from < 0 || (is_pow2(m) && m >= pad_from), any_pad = 0;
 	for (int i = 0; i < p->npasses; i++) {
 		int r = p->pass[i].radix;
 		p->pass[i].pad = padded && i + 1 < p->npasses && r % 2 == 0 &&

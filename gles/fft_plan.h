@@ -91,7 +91,8 @@ struct fft_plan_opts {
 	int split;           /* shared technique: exchanges in exactly so many rounds of part of an
 	                        element: 1 two rounds (vec4 as vec2, vec2 as float), 2 four (vec4 as
 	                        float); 0: FFT_ROUNDS_ABOVE's rule */
-	int pad_from;        /* the shortest power-of-two length whose exchanges are padded;
+	int pad_from;        /* the shortest power-of-two length whose exchanges are padded
+	                        (-1: every length, powers of two or not: a measuring instrument);
 	                        0: FFT_PAD_FROM (tests lower it, to run the padded exchanges on a
 	                        device whose shared memory cannot hold a padded 4096) */
 };

@@ -934,13 +934,14 @@ static void test_ends_and_layouts(void **state)
 	/* in place with the ends in the rows: colour kernels' row spectra in the pair order or
 	 * not, in tiles (the rule's, 2 or 4 columns) or not (1) */
 	static const struct {
-		int li, ends, pairs, tiles;
-	} cases[] = {{0, -1, 0, 0}, {0, 1, 0, 0}, {1, -1, 0, 0}, {1, 1, 0, 0},
-	             {1, 1, -1, 1}, {1, 1, 0, 4}, {1, 1, -1, 2}};
+		int li, ends, pairs, tiles, pad;
+	} cases[] = {{0, -1, 0, 0, 0}, {0, 1, 0, 0, 0}, {1, -1, 0, 0, 0}, {1, 1, 0, 0, 0},
+	             {1, 1, -1, 1, 0}, {1, 1, 0, 4, 0}, {1, 1, -1, 2, 0}, {1, 1, 0, 0, 1}};
 	for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
 		int li = cases[ci].li, ends = cases[ci].ends, pairs = cases[ci].pairs;
 		struct bloom_ctx_opts o = {.fused_layout = layouts[li], .ends_in_rows = ends,
-		                           .column_pairs = pairs, .spectrum_tiles = cases[ci].tiles};
+		                           .column_pairs = pairs, .spectrum_tiles = cases[ci].tiles,
+		                           .conv_pad = cases[ci].pad};
 		int want_pairs = li && ends > 0 && pairs == 0;
 		int want_tiles = !li || ends < 0 || cases[ci].tiles == 1 ? 0 : cases[ci].tiles
 		               ? cases[ci].tiles : BLOOM_TILE_COLUMNS;
@@ -948,9 +949,9 @@ static void test_ends_and_layouts(void **state)
 		assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b,
 		                                  err), 0);
 		g_b = b;
-		printf("-- fused %s, ends %s%s, tiles of %d columns\n", li ? "in place" : "transposed",
+		printf("-- fused %s, ends %s%s, tiles of %d columns%s\n", li ? "in place" : "transposed",
 		       ends > 0 ? "in the rows" : "separate", want_pairs ? ", pair order" : "",
-		       want_tiles);
+		       want_tiles, cases[ci].pad ? ", exchanges padded at every length" : "");
 		/* the pair order's programs come in idle time after a colour kernel ran: the
 		 * checks again after it */
 		for (int pass = 0; pass <= want_pairs; pass++) {
