@@ -97,10 +97,10 @@ static const struct opt_def own_table[] = {
 	 "odd, the ends are in the rows and the columns fused in place (the product's rule); false: "
 	 "the padded width", NULL,
 	 offsetof(struct bench_cli, even_pitch)},
-	{"spectrum-tiles", OPT_INT, 0, 16, "0", NULL,
-	 "the bloom and jpeg suites' row spectra in tiles of this many columns (2, 4, 8, 16) where the "
-	 "ends are in the rows and the columns fused in place; 0: the product's rule, 1: rows a pitch "
-	 "apart", NULL,
+	{"spectrum-tiles", OPT_INT, 0, 64, "0", NULL,
+	 "the bloom and jpeg suites' row spectra in tiles of this many columns (2, 4, 8, 16, 32, "
+	 "64) where the ends are in the rows and the columns fused in place; 0: the product's rule, "
+	 "1: rows a pitch apart", NULL,
 	 offsetof(struct bench_cli, spectrum_tiles)},
 	{"conv-threads", OPT_INT, 0, 512, "0", NULL,
 	 "the bloom and jpeg suites' fused column pass: invocations a column; 0: the rule", NULL,

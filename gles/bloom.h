@@ -112,7 +112,7 @@ struct bloom_ctx_opts {
 	                              every row starts on a 32-byte sector; -1 never
 	                              (measurements) */
 	int spectrum_tiles;        /* where the ends are in the rows and the columns fused in place,
-	                              the row spectra in tiles of this many columns (2 to 16, a
+	                              the row spectra in tiles of this many columns (2 to 64, a
 	                              power of two; FFT_IO_TILES), so that a column's group reads
 	                              16 bytes times as many contiguous a row, among its
 	                              neighbours': 0 the rule (BLOOM_TILE_COLUMNS), 1 rows a pitch

@@ -213,7 +213,7 @@ int fft_conv_execute(struct fft_conv *c, unsigned buf, unsigned kernel, int colu
 #define FFT_IO_TILE_SHIFT 3
 #define FFT_IO_TILES(log) ((log) << FFT_IO_TILE_SHIFT)
 #define FFT_IO_TILE_LOG(io) (((io) >> FFT_IO_TILE_SHIFT) & 7)
-#define FFT_TILE_LOG_MAX 4
+#define FFT_TILE_LOG_MAX 6
 struct fft_io;
 int fft_io_create(struct program_cache *pc, const struct fft_axis *a, int inverse, int io,
                   const char *sources, int io_id, struct fft_io **out, char err[FFT_ERR_LEN]);

@@ -932,11 +932,13 @@ static void test_ends_and_layouts(void **state)
 	char err[BLOOM_ERR_LEN];
 	static const int layouts[2] = {BLOOM_FUSED_TRANSPOSED, BLOOM_FUSED_IN_PLACE};
 	/* in place with the ends in the rows: colour kernels' row spectra in the pair order or
-	 * not, in tiles (the rule's, 2 or 4 columns) or not (1) */
+	 * not, in tiles (the rule's, 2, 4 or 64 columns) or not (1); the fused
+	 * pass's exchanges padded at every length (conv_pad) */
 	static const struct {
 		int li, ends, pairs, tiles, pad;
 	} cases[] = {{0, -1, 0, 0, 0}, {0, 1, 0, 0, 0}, {1, -1, 0, 0, 0}, {1, 1, 0, 0, 0},
-	             {1, 1, -1, 1, 0}, {1, 1, 0, 4, 0}, {1, 1, -1, 2, 0}, {1, 1, 0, 0, 1}};
+	             {1, 1, -1, 1, 0}, {1, 1, 0, 4, 0}, {1, 1, -1, 2, 0}, {1, 1, 0, 0, 1},
+	             {1, 1, 0, 64, 0}};
 	for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
 		int li = cases[ci].li, ends = cases[ci].ends, pairs = cases[ci].pairs;
 		struct bloom_ctx_opts o = {.fused_layout = layouts[li], .ends_in_rows = ends,
