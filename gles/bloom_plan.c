@@ -99,9 +99,23 @@ static size_t tiled_width(int pw, int log)
 	return ((size_t)pw + tile - 1) / tile * tile;
 }
 
+int bloom_tile_columns(int half)
+{
+	return BLOOM_TILE_BYTES / (half ? 8 : 16);
+}
+
+/* log2 of n columns, at most FFT_TILE_LOG_MAX. */
+static int columns_log(int n)
+{
+	int log = 0;
+	while ((2 << log) <= n && log < FFT_TILE_LOG_MAX)
+		log++;
+	return log;
+}
+
 size_t bloom_plan_bytes(int pw, int ph, int half)
 {
-	size_t pitch = pw > FFT_ROUNDS_ABOVE ? tiled_width(pw, FFT_TILE_LOG_MAX)
+	size_t pitch = pw > FFT_ROUNDS_ABOVE ? tiled_width(pw, columns_log(bloom_tile_columns(half)))
 	                                     : (size_t)pw + (pw & 1);
 	return pitch * ph * (half ? 8 : 16) + (size_t)pw * ph * ((half ? 8 : 0) + 3 * 16 + 16);
 }
@@ -211,14 +225,14 @@ static int want_io(const struct bloom_ctx *b, const struct plan *q)
 }
 
 /* The row spectra's tiles where the ends are in the rows and the columns fused in place:
- * log2 of the columns a tile, or 0 for rows a pitch apart. The rule, BLOOM_TILE_COLUMNS: a
- * column's group reads 16 contiguous bytes a row times as many, among its neighbours', where it
- * read them a whole row pitch apart (bench/RESULTS.md, "The row spectra in tiles"). */
+ * log2 of the columns a tile, or 0 for rows a pitch apart. The rule, BLOOM_TILE_BYTES: a
+ * column's group reads its element's bytes a row times as many, among its neighbours', where
+ * it read them a whole row pitch apart (bench/RESULTS.md, "The row spectra in tiles"), and the
+ * rows write a row in runs of 256 bytes (float16 in 128 measured slower). */
 static int tile_log(const struct bloom_ctx *b, const struct plan *q)
 {
-	int cols = b->opts.spectrum_tiles ? b->opts.spectrum_tiles : BLOOM_TILE_COLUMNS, log = 0;
-	while ((2 << log) <= cols && log < FFT_TILE_LOG_MAX)
-		log++;
+	int log = columns_log(b->opts.spectrum_tiles ? b->opts.spectrum_tiles
+	                                             : bloom_tile_columns(q->half));
 	return tiled_width(q->pw, log) * q->ph * (q->half ? 8 : 16) <= (size_t)b->info->max_ssbo_size ? log : 0;
 }
 
