@@ -115,7 +115,7 @@ struct bloom_ctx_opts {
 	                              the row spectra in tiles of this many columns (2 to 64, a
 	                              power of two; FFT_IO_TILES), so that a column's group reads
 	                              16 bytes times as many contiguous a row, among its
-	                              neighbours': 0 the rule (bloom_tile_columns), 1 rows a pitch
+	                              neighbours': 0 the rule (BLOOM_TILE_COLUMNS), 1 rows a pitch
 	                              apart (measurements) */
 	int conv_threads;          /* the fused column pass's invocations a column (0: the rule) */
 	int conv_split;            /* 1: it exchanges vec4 in two vec2 rounds where it need not */
@@ -139,12 +139,10 @@ struct bloom_ctx_opts {
  * spectra with a row's stride, or on a transposed copy of them (a pass before and after). */
 enum bloom_fused { BLOOM_FUSED_AUTO, BLOOM_FUSED_TRANSPOSED, BLOOM_FUSED_IN_PLACE };
 
-/* The row spectra's tiles by the rule (bloom_ctx_opts.spectrum_tiles): bytes of a row a tile,
- * 16 float32 columns or 32 float16 ones (bench/RESULTS.md, "The row spectra in tiles", "The
- * blooms' passes taken apart"). */
-#define BLOOM_TILE_BYTES 256
-/* The rule's columns a tile for float32 (half 0) or float16 (half 1) row spectra. */
-int bloom_tile_columns(int half);
+/* The row spectra's tiles by the rule (bloom_ctx_opts.spectrum_tiles): columns a tile, float32
+ * and float16 alike (bench/RESULTS.md, "The row spectra in tiles", "The blooms' passes taken
+ * apart"). */
+#define BLOOM_TILE_COLUMNS 16
 /* A borrowed plan serves a frame when the pixels it transforms (tiles x its padded area) are at
  * most this many times the frame's own padded area: at the sizes where compiling costs a second
  * of GPU-driver time, the transforms cost a millisecond. */

@@ -99,11 +99,6 @@ static size_t tiled_width(int pw, int log)
 	return ((size_t)pw + tile - 1) / tile * tile;
 }
 
-int bloom_tile_columns(int half)
-{
-	return BLOOM_TILE_BYTES / (half ? 8 : 16);
-}
-
 /* log2 of n columns, at most FFT_TILE_LOG_MAX. */
 static int columns_log(int n)
 {
@@ -115,7 +110,7 @@ static int columns_log(int n)
 
 size_t bloom_plan_bytes(int pw, int ph, int half)
 {
-	size_t pitch = pw > FFT_ROUNDS_ABOVE ? tiled_width(pw, columns_log(bloom_tile_columns(half)))
+	size_t pitch = pw > FFT_ROUNDS_ABOVE ? tiled_width(pw, columns_log(BLOOM_TILE_COLUMNS))
 	                                     : (size_t)pw + (pw & 1);
 	return pitch * ph * (half ? 8 : 16) + (size_t)pw * ph * ((half ? 8 : 0) + 3 * 16 + 16);
 }
@@ -225,14 +220,12 @@ static int want_io(const struct bloom_ctx *b, const struct plan *q)
 }
 
 /* The row spectra's tiles where the ends are in the rows and the columns fused in place:
- * log2 of the columns a tile, or 0 for rows a pitch apart. The rule, BLOOM_TILE_BYTES: a
- * column's group reads its element's bytes a row times as many, among its neighbours', where
- * it read them a whole row pitch apart (bench/RESULTS.md, "The row spectra in tiles"), and the
- * rows write a row in runs of 256 bytes (float16 in 128 measured slower). */
+ * log2 of the columns a tile, or 0 for rows a pitch apart. The rule, BLOOM_TILE_COLUMNS: a
+ * column's group reads 16 contiguous bytes a row times as many, among its neighbours', where it
+ * read them a whole row pitch apart (bench/RESULTS.md, "The row spectra in tiles"). */
 static int tile_log(const struct bloom_ctx *b, const struct plan *q)
 {
-	int log = columns_log(b->opts.spectrum_tiles ? b->opts.spectrum_tiles
-	                                             : bloom_tile_columns(q->half));
+	int log = columns_log(b->opts.spectrum_tiles ? b->opts.spectrum_tiles : BLOOM_TILE_COLUMNS);
 	return tiled_width(q->pw, log) * q->ph * (q->half ? 8 : 16) <= (size_t)b->info->max_ssbo_size ? log : 0;
 }
 
