@@ -119,8 +119,8 @@ static const struct opt_def own_table[] = {
 	 "every length (the rule: powers of two from 4096)", NULL,
 	 offsetof(struct bench_cli, conv_pad)},
 	{"rows-probe", OPT_INT, 0, FFT_PROBE_COUNT - 1, "0", NULL,
-	 "the bloom and jpeg suites' row transforms (with their ends where the rows take them) with "
-	 "a part left out, as --conv-probe", NULL,
+	 "the bloom and jpeg suites' row transforms (with their ends where the rows take them; "
+	 "bloom.rows.*: the plain transforms) with a part left out, as --conv-probe", NULL,
 	 offsetof(struct bench_cli, rows_probe)},
 	{"rows-split", OPT_INT, 0, 2, "0", NULL,
 	 "the bloom and jpeg suites' row transforms exchange vec4 in exactly so many rounds at every "
