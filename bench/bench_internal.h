@@ -11,7 +11,7 @@
 struct bench_cli {
 	struct gpu_config gpu;
 	int runs, warmup, quick, repeat, verbose, list, probe, fft_threads, conv_threads, conv_split;
-	int conv_probe, rows_probe, conv_pad;
+	int conv_probe, rows_probe, conv_pad, conv_mult_shared;
 	int rows_split, column_pairs, even_pitch, spectrum_tiles;
 	double warm_seconds;
 	char suite[OPT_STR_MAX], only[OPT_STR_MAX], variant[OPT_STR_MAX], machine[OPT_STR_MAX];

@@ -118,6 +118,11 @@ static const struct opt_def own_table[] = {
 	 "the bloom and jpeg suites' fused column pass pads its exchanges against bank conflicts at "
 	 "every length (the rule: powers of two from 4096)", NULL,
 	 offsetof(struct bench_cli, conv_pad)},
+	{"conv-mult-shared", OPT_BOOL, 0, 1, "false", NULL,
+	 "the bloom and jpeg suites' fused column pass multiplies a gray kernel's spectrum in "
+	 "shared memory between the forward and inverse passes, as colour kernels' (the rule: in "
+	 "registers)", NULL,
+	 offsetof(struct bench_cli, conv_mult_shared)},
 	{"rows-probe", OPT_INT, 0, FFT_PROBE_COUNT - 1, "0", NULL,
 	 "the bloom and jpeg suites' row transforms (with their ends where the rows take them; "
 	 "bloom.rows.*: the plain transforms) with a part left out, as --conv-probe", NULL,
@@ -237,6 +242,8 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 		k += snprintf(buf + k, len - (size_t)k, "+cprobe%d", r->c->conv_probe);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_pad)
 		k += snprintf(buf + k, len - (size_t)k, "+cpad");
+	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_mult_shared)
+		k += snprintf(buf + k, len - (size_t)k, "+mshared");
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->rows_probe)
 		k += snprintf(buf + k, len - (size_t)k, "+rprobe%d", r->c->rows_probe);
 	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->rows_split)
@@ -269,6 +276,7 @@ struct bloom_ctx *bench_bloom_ctx(const struct run_ctx *r, const struct workload
 	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split,
 	                            .conv_probe = c->conv_probe, .rows_probe = c->rows_probe,
 	                            .conv_pad = c->conv_pad,
+	                            .conv_mult_shared = c->conv_mult_shared,
 	                            .rows_split = c->rows_split};
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
@@ -411,7 +419,7 @@ int main(int argc, char **argv)
 			same.spectrum_tiles = c.spectrum_tiles;
 			same.conv_threads = c.conv_threads, same.conv_split = c.conv_split;
 			same.conv_probe = c.conv_probe, same.rows_probe = c.rows_probe;
-			same.conv_pad = c.conv_pad;
+			same.conv_pad = c.conv_pad, same.conv_mult_shared = c.conv_mult_shared;
 			same.rows_split = c.rows_split;
 			/* the wisdom: the built-in rules alone on the second side (the first side's
 			 * wisdom is the engine's, which a bloom context takes or leaves) */
@@ -424,7 +432,8 @@ int main(int argc, char **argv)
 		if (bad) {
 			fprintf(stderr, "fftbloom bench: --ab '%s': only the bloom context's options, valid: "
 			        "--fused-layout, --column-pairs, --even-pitch, --spectrum-tiles, "
-			        "--conv-threads, --conv-split, --conv-probe, --conv-pad, --rows-probe, --rows-split, --ends-in-rows, and --fft-wisdom "
+			        "--conv-threads, --conv-split, --conv-probe, --conv-pad, --conv-mult-shared, "
+			        "--rows-probe, --rows-split, --ends-in-rows, and --fft-wisdom "
 			        "builtin\n", c.ab);
 			return 2;
 		}

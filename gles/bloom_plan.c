@@ -206,7 +206,8 @@ static int make_conv(struct bloom_ctx *b, struct plan *q, int gray, int pairs,
 	                      .norm_forward = q->half,
 	                      .pad_from = b->opts.conv_pad ? -1 : b->opts.fft_pad_from,
 	                      .threads = b->opts.conv_threads, .split = b->opts.conv_split,
-	                      .probe = b->opts.conv_probe};
+	                      .probe = b->opts.conv_probe,
+	                      .mult_shared = b->opts.conv_mult_shared};
 	char cerr[FFT_ERR_LEN];
 	int layout = (pairs ? FFT_IO_PAIRS : 0) | FFT_IO_TILES(q->tile_log);
 	return fft_conv_create(b->pc, b->info, q->ph, q->pw, gray, layout, &oc, out, cerr);

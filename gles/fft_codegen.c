@@ -31,6 +31,7 @@ struct fft_key {
 	int probe;     /* fft_opts.probe */
 	int io, io_id; /* fft_io: FFT_IO_* hooks and layout, the caller's variant */
 	int pairs;     /* the fused convolution's columns in the pair order */
+	int mulreg;    /* the fused convolution's multiply in registers (gen_sequence's regs) */
 };
 
 /* ---- text helpers for the #define preamble ---- */
@@ -129,10 +130,13 @@ static int get_prog(struct program_cache *pc, const char *name, const struct fft
 /* The pass calls of fft_shared (FFT_SEQUENCE): the first pass reads global memory, the last
  * writes it, and between passes the values go through shared memory (in 1 << split rounds of
  * part of an element when split: .xy then .zw, or one float component each; at the padded
- * index where the plan pads). With conv the forward passes are
- * followed by the inverse ones, with the spectrum multiply while the forward result sits in
- * shared memory in natural order (never padded). */
-static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int probe)
+ * index where the plan pads). With conv the forward passes are followed by the inverse ones.
+ * regs (a real kernel's spectrum, kgray): the inverse runs the radices in the reverse order,
+ * unpadded, so that its first pass takes its inputs from the forward's last in the same
+ * invocation's registers, and the spectrum is multiplied there (conv_mulreg); else the forward
+ * result goes through shared memory in natural order (never padded) and conv_multiply pairs
+ * each element with its Hermitian partner there. */
+static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int regs, int probe)
 {
 	int n = p->npasses, total = conv ? 2 * n : n;
 	const char *bar = probe == FFT_PROBE_NO_BARRIERS ? "" : "barrier(); ";
@@ -142,12 +146,24 @@ static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int p
 		    p->pass[0].radix, p->m / p->pass[0].radix);
 		return;
 	}
+	struct fft_pass seq[2 * FFT_MAX_PASSES];
+	for (int i = 0; i < total; i++)
+		seq[i] = p->pass[i % n];
+	if (conv && regs)
+		for (int i = 0, ns = 1; i < n; i++) {
+			seq[n + i].radix = p->pass[n - 1 - i].radix;
+			seq[n + i].ns = ns;
+			seq[n + i].pad = 0;
+			ns *= seq[n + i].radix;
+		}
 	for (int i = 0; i < total; i++) {
-		const struct fft_pass *cur = &p->pass[i % n];
+		const struct fft_pass *cur = &seq[i];
 		if (i == 0) {
 			sbf(b, "load_global_r%d(); ", cur->radix);
+		} else if (conv && regs && i == n) {
+			sbf(b, "conv_mulreg_r%d(%du); SIGN = 1.0; ", seq[i - 1].radix, seq[i - 1].ns);
 		} else {
-			const struct fft_pass *prev = &p->pass[(i - 1) % n];
+			const struct fft_pass *prev = &seq[i - 1];
 			int mult = conv && i == n, pad = prev->pad && !mult;
 			for (int part = p->split ? 1 : 0; part <= (p->split ? 1 << p->split : 0); part++) {
 				sbf(b, "store_shared_r%d(%du, %d, %d); %s", prev->radix, prev->ns, part, pad, bar);
@@ -163,7 +179,7 @@ static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int p
 		if (probe != FFT_PROBE_NO_ARITHMETIC)
 			sbf(b, "compute_r%d(%du); ", cur->radix, cur->ns);
 	}
-	const struct fft_pass *last = &p->pass[(total - 1) % n];
+	const struct fft_pass *last = &seq[total - 1];
 	sbf(b, "store_global_r%d(%du);\n", last->radix, last->ns);
 }
 
@@ -205,6 +221,8 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	key.norm_forward = o->norm_forward;
 	key.mode = conv ? 1 + kgray : 0;
 	key.pairs = conv == 2;
+	/* a real kernel's multiply in registers, but for probes (which time the other form) */
+	key.mulreg = conv && kgray && !o->mult_shared && !o->probe;
 	int hooks = io & (FFT_IO_LOAD | FFT_IO_STORE);
 	key.bank_pad = p->bank_pad;
 	key.probe = o->probe;
@@ -243,7 +261,7 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	    p->shared_bytes / elem, p->bank_pad, o->probe);
 	for (int r = 2; r <= FFT_MAX_RADIX; r++)
 		sbf(&b, "#define USE_R%d %d\n", r, used[r]);
-	gen_sequence(&b, p, conv, o->probe);
+	gen_sequence(&b, p, conv, key.mulreg, o->probe);
 	return get_prog(pc, name, &key, &b, out, err);
 }
 

@@ -236,6 +236,55 @@ void mul_plane(inout vec2 zq, inout vec2 zp, vec2 kq_, vec2 kp_)
 	zp = pack2(conj2(a), conj2(b));
 }
 
+#if KGRAY
+// A real kernel's spectrum multiplied in registers (gles/fft_codegen.c, gen_sequence's regs):
+// after the forward's last pass (radix R, stride ns = N / R) an invocation holds element
+// l = j + r*ns of its signal's spectrum for each of its butterflies j, the inputs of the
+// inverse's first pass, which runs the radices in the reverse order.
+#ifdef BL_FILTER
+#define KGRAY_AT(l) kq[(l)]
+#else
+#define KGRAY_AT(l) kq[g_sig * uint(N) + (l)]
+#endif
+#define DEFINE_MULREG(R, NAME)                                                            \
+void NAME(uint ns)                                                                        \
+{                                                                                         \
+	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
+	if (!g_valid)                                                                         \
+		return;                                                                           \
+	for (uint q = 0u; q < PER; q++) {                                                     \
+		uint j = g_tid + q * uint(NTHR);                                                  \
+		if (j < NB)                                                                       \
+			for (uint r = 0u; r < R; r++)                                                 \
+				v[q * R + r] = cmul(v[q * R + r], KGRAY_AT(j + r * ns));                  \
+	}                                                                                     \
+}
+#if USE_R2
+DEFINE_MULREG(2u, conv_mulreg_r2)
+#endif
+#if USE_R3
+DEFINE_MULREG(3u, conv_mulreg_r3)
+#endif
+#if USE_R4
+DEFINE_MULREG(4u, conv_mulreg_r4)
+#endif
+#if USE_R5
+DEFINE_MULREG(5u, conv_mulreg_r5)
+#endif
+#if USE_R7
+DEFINE_MULREG(7u, conv_mulreg_r7)
+#endif
+#if USE_R8
+DEFINE_MULREG(8u, conv_mulreg_r8)
+#endif
+#if USE_R11
+DEFINE_MULREG(11u, conv_mulreg_r11)
+#endif
+#if USE_R13
+DEFINE_MULREG(13u, conv_mulreg_r13)
+#endif
+#endif
+
 void conv_multiply(int part)
 {
 	if (!g_valid)

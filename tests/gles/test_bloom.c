@@ -646,8 +646,8 @@ static void conv_plan_use(int pw, int ph, const struct fft_opts *o, int *pads, i
 
 /* Convolutions through a context that pads every power-of-two transform (fft_pad_from 2; the
  * product pads from 4096, whose padded pair of columns does not fit llvmpipe): the fused columns
- * of 256 ([8, 8, 4]) and 2048 ([8, 8, 8, 4]; its padded pair of rows does not fit 32 KiB, so
- * it runs plain there), against the CPU references; float16 too. */
+ * of 256 ([8, 8, 4]; colour and gray kernels) and 2048 ([8, 8, 8, 4]; its padded pair of rows
+ * does not fit 32 KiB, so it runs plain there), against the CPU references; float16 too. */
 static void test_padded_columns(void **state)
 {
 	(void)state;
@@ -656,9 +656,11 @@ static void test_padded_columns(void **state)
 	struct bloom_ctx_opts so = {.fft_pad_from = 2};
 	assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &so, NULL, &pad, err), 0);
 	g_b = pad; /* check_convolve runs on g_b */
-	static const int cases[][5] = {{120, 231, 31, 51, 0}, {40, 1998, 9, 101, 1}}; /* + 25, + 50 */
+	/* + 25, + 50; the gray kernels' multiply in registers after padded forward passes */
+	static const int cases[][5] = {{120, 231, 31, 51, 0}, {120, 231, 31, 51, 1},
+	                               {40, 1998, 9, 101, 1}};
 	int padded = 0;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		int w = cases[i][0], h = cases[i][1], kw = cases[i][2], kh = cases[i][3];
 		check_convolve(w, h, 4, kw, kh, 3, cases[i][4], "", kw / 2, kh / 2, 1);
 		struct fft_opts o = {.components = 4, .pad_from = 2};
@@ -933,17 +935,20 @@ static void test_ends_and_layouts(void **state)
 	static const int layouts[2] = {BLOOM_FUSED_TRANSPOSED, BLOOM_FUSED_IN_PLACE};
 	/* in place with the ends in the rows: colour kernels' row spectra in the pair order or
 	 * not, in tiles (the rule's, 2, 4 or 64 columns) or not (1); the fused
-	 * pass's exchanges padded at every length (conv_pad) */
+	 * pass's exchanges padded at every length (conv_pad); gray kernels' spectra multiplied in
+	 * shared memory (conv_mult_shared) rather than in registers */
 	static const struct {
-		int li, ends, pairs, tiles, pad;
-	} cases[] = {{0, -1, 0, 0, 0}, {0, 1, 0, 0, 0}, {1, -1, 0, 0, 0}, {1, 1, 0, 0, 0},
-	             {1, 1, -1, 1, 0}, {1, 1, 0, 4, 0}, {1, 1, -1, 2, 0}, {1, 1, 0, 0, 1},
-	             {1, 1, 0, 64, 0}};
+		int li, ends, pairs, tiles, pad, mshared;
+	} cases[] = {{0, -1, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}, {1, -1, 0, 0, 0, 0},
+	             {1, 1, 0, 0, 0, 0}, {1, 1, -1, 1, 0, 0}, {1, 1, 0, 4, 0, 0},
+	             {1, 1, -1, 2, 0, 0}, {1, 1, 0, 0, 1, 0}, {1, 1, 0, 64, 0, 0},
+	             {1, 1, 0, 0, 0, 1}};
 	for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
 		int li = cases[ci].li, ends = cases[ci].ends, pairs = cases[ci].pairs;
 		struct bloom_ctx_opts o = {.fused_layout = layouts[li], .ends_in_rows = ends,
 		                           .column_pairs = pairs, .spectrum_tiles = cases[ci].tiles,
-		                           .conv_pad = cases[ci].pad};
+		                           .conv_pad = cases[ci].pad,
+		                           .conv_mult_shared = cases[ci].mshared};
 		int want_pairs = li && ends > 0 && pairs == 0;
 		int want_tiles = !li || ends < 0 || cases[ci].tiles == 1 ? 0 : cases[ci].tiles
 		               ? cases[ci].tiles : BLOOM_TILE_COLUMNS;
@@ -951,9 +956,11 @@ static void test_ends_and_layouts(void **state)
 		assert_int_equal(bloom_ctx_create(g_pc, egl_ctx_info(tu_gl_context()), &o, NULL, &b,
 		                                  err), 0);
 		g_b = b;
-		printf("-- fused %s, ends %s%s, tiles of %d columns%s\n", li ? "in place" : "transposed",
-		       ends > 0 ? "in the rows" : "separate", want_pairs ? ", pair order" : "",
-		       want_tiles, cases[ci].pad ? ", exchanges padded at every length" : "");
+		printf("-- fused %s, ends %s%s, tiles of %d columns%s%s\n",
+		       li ? "in place" : "transposed", ends > 0 ? "in the rows" : "separate",
+		       want_pairs ? ", pair order" : "", want_tiles,
+		       cases[ci].pad ? ", exchanges padded at every length" : "",
+		       cases[ci].mshared ? ", gray kernels multiplied in shared memory" : "");
 		/* the pair order's programs come in idle time after a colour kernel ran: the
 		 * checks again after it */
 		for (int pass = 0; pass <= want_pairs; pass++) {
