@@ -285,6 +285,82 @@ DEFINE_MULREG(13u, conv_mulreg_r13)
 #endif
 #endif
 
+#if !KGRAY
+// A colour kernel's multiply in registers (gles/fft_codegen.c, gen_sequence's regs): as above,
+// each invocation holds element l = j + r*ns of its column; the pair needs the other column's
+// element at n - l, which comes through shared memory (store_shared of the forward's last pass
+// in natural order, then this), and each invocation computes its own column's new value. part:
+// as store_shared's (1 .xy, 2 .zw in vec2 rounds; 0 whole vec4).
+void mul_own(inout vec2 own, vec2 partner, vec2 k0, vec2 k1)
+{
+	vec2 zq = g_lsig == 0u ? own : partner, zp = g_lsig == 0u ? partner : own;
+	mul_plane(zq, zp, k0, k1);
+	own = g_lsig == 0u ? zq : zp;
+}
+#define DEFINE_MULPAIR(R, NAME)                                                           \
+void NAME(uint ns, int part)                                                              \
+{                                                                                         \
+	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
+	if (!g_valid)                                                                         \
+		return;                                                                           \
+	for (uint q = 0u; q < PER; q++) {                                                     \
+		uint j = g_tid + q * uint(NTHR);                                                  \
+		if (j < NB)                                                                       \
+			for (uint r = 0u; r < R; r++) {                                               \
+				uint l = j + r * ns, lp = (uint(N) - l) % uint(N);                        \
+				uint lq = g_lsig == 0u ? l : lp, lpp = g_lsig == 0u ? lp : l;             \
+				vec4 k0 = kq[g_rows[0] * uint(N) + lq], k1 = kq[g_rows[1] * uint(N) + lpp]; \
+				MUL_PART(v[q * R + r], s[lp * uint(NSIG) + (1u - g_lsig)], k0, k1, part)  \
+			}                                                                             \
+	}                                                                                     \
+}
+#if SPLIT
+#define MUL_PART(own, partner, k0, k1, part)                                              \
+	if (part == 1) {                                                                      \
+		vec2 o = own.xy;                                                                  \
+		mul_own(o, partner, k0.xy, k1.xy);                                                \
+		own.xy = o;                                                                       \
+	} else {                                                                              \
+		vec2 o = own.zw;                                                                  \
+		mul_own(o, partner, k0.zw, k1.zw);                                                \
+		own.zw = o;                                                                       \
+	}
+#else
+#define MUL_PART(own, partner, k0, k1, part)                                              \
+	{                                                                                     \
+		vec4 pt = partner;                                                                \
+		vec2 a = own.xy, c = own.zw;                                                      \
+		mul_own(a, pt.xy, k0.xy, k1.xy);                                                  \
+		mul_own(c, pt.zw, k0.zw, k1.zw);                                                  \
+		own = vec4(a, c);                                                                 \
+	}
+#endif
+#if USE_R2
+DEFINE_MULPAIR(2u, conv_mulpair_r2)
+#endif
+#if USE_R3
+DEFINE_MULPAIR(3u, conv_mulpair_r3)
+#endif
+#if USE_R4
+DEFINE_MULPAIR(4u, conv_mulpair_r4)
+#endif
+#if USE_R5
+DEFINE_MULPAIR(5u, conv_mulpair_r5)
+#endif
+#if USE_R7
+DEFINE_MULPAIR(7u, conv_mulpair_r7)
+#endif
+#if USE_R8
+DEFINE_MULPAIR(8u, conv_mulpair_r8)
+#endif
+#if USE_R11
+DEFINE_MULPAIR(11u, conv_mulpair_r11)
+#endif
+#if USE_R13
+DEFINE_MULPAIR(13u, conv_mulpair_r13)
+#endif
+#endif
+
 void conv_multiply(int part)
 {
 	if (!g_valid)
