@@ -131,15 +131,12 @@ static int get_prog(struct program_cache *pc, const char *name, const struct fft
  * writes it, and between passes the values go through shared memory (in 1 << split rounds of
  * part of an element when split: .xy then .zw, or one float component each; at the padded
  * index where the plan pads). With conv the forward passes are followed by the inverse ones.
- * regs: the inverse runs the radices in the reverse order, unpadded, so that its first pass
- * takes its inputs from the forward's last in the same invocation's registers, and the
- * spectrum is multiplied there: a real kernel's (kgray) at once (conv_mulreg), a colour one's
- * after the forward result went through shared memory in natural order, whence each invocation
- * takes its elements' Hermitian partners (conv_mulpair). Else (the measuring form) the forward
- * result goes through shared memory in natural order (never padded), conv_multiply pairs each
- * element with its partner there, and the inverse loads it back. */
-static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int kgray, int regs,
-                         int probe)
+ * regs (a real kernel's spectrum, kgray): the inverse runs the radices in the reverse order,
+ * unpadded, so that its first pass takes its inputs from the forward's last in the same
+ * invocation's registers, and the spectrum is multiplied there (conv_mulreg); else the forward
+ * result goes through shared memory in natural order (never padded) and conv_multiply pairs
+ * each element with its Hermitian partner there. */
+static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int regs, int probe)
 {
 	int n = p->npasses, total = conv ? 2 * n : n;
 	const char *bar = probe == FFT_PROBE_NO_BARRIERS ? "" : "barrier(); ";
@@ -164,15 +161,7 @@ static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int k
 		if (i == 0) {
 			sbf(b, "load_global_r%d(); ", cur->radix);
 		} else if (conv && regs && i == n) {
-			const struct fft_pass *prev = &seq[i - 1];
-			if (kgray)
-				sbf(b, "conv_mulreg_r%d(%du); ", prev->radix, prev->ns);
-			else
-				for (int part = p->split ? 1 : 0; part <= (p->split ? 1 << p->split : 0);
-				     part++)
-					sbf(b, "store_shared_r%d(%du, %d, 0); %sconv_mulpair_r%d(%du, %d); %s",
-					    prev->radix, prev->ns, part, bar, prev->radix, prev->ns, part, bar);
-			sbf(b, "SIGN = 1.0; ");
+			sbf(b, "conv_mulreg_r%d(%du); SIGN = 1.0; ", seq[i - 1].radix, seq[i - 1].ns);
 		} else {
 			const struct fft_pass *prev = &seq[i - 1];
 			int mult = conv && i == n, pad = prev->pad && !mult;
@@ -232,8 +221,8 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	key.norm_forward = o->norm_forward;
 	key.mode = conv ? 1 + kgray : 0;
 	key.pairs = conv == 2;
-	/* the multiply in registers, but for probes (which time the other form) */
-	key.mulreg = conv && !o->mult_shared && !o->probe;
+	/* a real kernel's multiply in registers, but for probes (which time the other form) */
+	key.mulreg = conv && kgray && !o->mult_shared && !o->probe;
 	int hooks = io & (FFT_IO_LOAD | FFT_IO_STORE);
 	key.bank_pad = p->bank_pad;
 	key.probe = o->probe;
@@ -272,7 +261,7 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	    p->shared_bytes / elem, p->bank_pad, o->probe);
 	for (int r = 2; r <= FFT_MAX_RADIX; r++)
 		sbf(&b, "#define USE_R%d %d\n", r, used[r]);
-	gen_sequence(&b, p, conv, kgray, key.mulreg, o->probe);
+	gen_sequence(&b, p, conv, key.mulreg, o->probe);
 	return get_prog(pc, name, &key, &b, out, err);
 }
 

@@ -4,7 +4,9 @@
 # against the multiply in shared memory (--conv-mult-shared), frame by frame in one process
 # (--ab), two rounds, then the other order, one round (colour.txt); test_bloom's
 # test_ends_and_layouts and test_padded_columns on the GPU (tests.txt).
-# usage (repository root, a pack in .carry): bash bench/probes/issue40_s35.sh
+# Measured at 74327bf (the colour form reverted since; --conv-mult-shared now times a gray
+# kernel's forms alone).
+# usage (repository root, a pack in .carry built at that commit): bash bench/probes/issue40_s35.sh
 . "$(dirname "$0")/blooms_start.sh" s35
 C="--suite bloom --only bloom.1080p.k256.fp32,bloom.1080p.full.fp32,bloom.2160p.k512.fp32,bloom.2160p.k512.fp16 --variant default --machine $M --program-cache none --runs 30"
 {
