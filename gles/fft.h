@@ -175,7 +175,7 @@ struct fft_conv;
  * column fft_pair_pos(k, count), so a group's k and count - k are neighbours in memory; and/or
  * FFT_IO_TILES(L) (columns 1 only), the buffer's rows in tiles of 2^L columns (below).
  * FFT_E_PLAN when two signals do not fit the device's shared memory. o: components must be 4;
- * half, threads, split and pad_from apply. */
+ * half, threads, split, pad_from, mult_shared and probe apply. */
 int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
                     int gray, int layout, const struct fft_opts *o, struct fft_conv **out,
                     char err[FFT_ERR_LEN]);

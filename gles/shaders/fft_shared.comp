@@ -201,11 +201,13 @@ DEFINE_RADIX(13u, bfly13, load_global_r13, load_shared_r13, compute_r13, store_s
 // partner, neighbours k and k + 1 (a column read down the image then shares each 32-byte sector
 // with its neighbour instead of leaving half of it to another group). CONV_PAIRS (not KGRAY):
 // the columns are in the pair order (fft_pair_pos), so k and k' are neighbours in memory too.
-// After the forward passes the spectrum is in shared memory in natural order; conv_multiply
-// multiplies it by the kernel's (signal-major: (k, l) at k*N + l, float32; KGRAY: a real
-// kernel's plain spectrum, vec2; BL_FILTER, Bluestein's: one spectrum of N for every signal)
-// and the inverse passes follow. part 1 / 2: only the .xy / .zw plane is in shared memory
-// (SPLIT); vec2 signals (Bluestein's) go whole.
+// The kernel's spectrum: signal-major, (k, l) at k*N + l, float32; KGRAY: a real kernel's
+// plain spectrum, vec2; BL_FILTER, Bluestein's: one spectrum of N for every signal. A colour
+// kernel's (and a real one's where the codegen asks, fft_opts.mult_shared) is multiplied with
+// the forward result in shared memory in natural order (conv_multiply), and the inverse passes
+// load it back; a real kernel's is otherwise multiplied in registers (conv_mulreg, below).
+// part 1 / 2: only the .xy / .zw plane is in shared memory (SPLIT); vec2 signals (Bluestein's)
+// go whole.
 #if KGRAY
 layout(std430, binding = 8) readonly buffer Kernel { vec2 kq[]; };
 #else
