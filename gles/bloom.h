@@ -120,10 +120,12 @@ struct bloom_ctx_opts {
 	int conv_threads;          /* the fused column pass's invocations a column (0: the rule) */
 	int conv_split;            /* 1: it exchanges vec4 in two vec2 rounds where it need not */
 	int conv_probe;            /* its programs with a part left out (enum fft_probe: wrong
-	                              results, a measuring instrument); 0 in the product */
+	                              results, a measuring instrument; gray kernels' in the form
+	                              that multiplies in shared memory); 0 in the product */
 	int rows_probe;            /* the same for the row transforms (their ends too) */
 	int conv_pad;              /* 1: the fused column pass pads its exchanges at every length
-	                              (fft_plan_opts.pad_from -1; measurements) */
+	                              (fft_plan_opts.pad_from -1; measurements), a gray kernel's
+	                              forward ones only (its inverse's are never padded) */
 	int conv_mult_shared;      /* 1: it multiplies a gray kernel's spectrum in shared memory
 	                              (fft_opts.mult_shared; measurements); 0 in registers */
 	int rows_split;            /* the image's row transforms exchange in exactly so many rounds:

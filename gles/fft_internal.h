@@ -57,7 +57,8 @@ int fft_prog_sweep(struct program_cache *pc, const struct fft_plan *p, const str
                    int inverse, int sweep, struct fft_prog *out, char err[FFT_ERR_LEN]);
 /* Bluestein in one dispatch (bluestein_io, CONV): the inner forward transform of plan p (length
  * m, shared; vec2 whole, vec4 at most in vec2 rounds) on the chirped outer signal, the filter's
- * multiply in shared memory, the inner inverse with the chirped, scaled stores. */
+ * multiply (in registers; in shared memory with o->mult_shared), the inner inverse with the
+ * chirped, scaled stores. */
 int fft_prog_bluestein_fused(struct program_cache *pc, const struct fft_plan *p,
                              const struct fft_opts *o, struct fft_prog *out,
                              char err[FFT_ERR_LEN]);

@@ -4,10 +4,11 @@
 // uniform (u_binv: the chirp conjugated, the filter of that direction bound), so one program
 // serves both.
 // - CONV, the one-dispatch form (gles/fft_bluestein.c): the inner forward transform loads the
-//   outer signal times the chirp (zero past its length), its spectrum is multiplied in shared
-//   memory by the chirp filter's (fft_shared's conv_multiply with BL_FILTER: one filter for
-//   every signal, bound as the kernel), and the inner inverse stores the first N elements times
-//   the chirp, scaled (SCALE holds the inner 1/M), into the outer signals.
+//   outer signal times the chirp (zero past its length), its spectrum is multiplied by the
+//   chirp filter's (BL_FILTER: one filter for every signal, bound as the kernel; in registers,
+//   fft_shared's conv_mulreg, or with fft_opts.mult_shared in shared memory, conv_multiply),
+//   and the inner inverse stores the first N elements times the chirp, scaled (SCALE holds the
+//   inner 1/M), into the outer signals.
 // - Otherwise the two-dispatch form: the inner forward transform loads as above and stores its
 //   spectrum times the filter's into the work rows; the inner inverse loads the work rows and
 //   stores as above.

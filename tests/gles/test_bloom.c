@@ -988,6 +988,10 @@ static void test_ends_and_layouts(void **state)
 		assert_true(ok);
 		/* a gray kernel's columns are neighbours in the natural order whatever the plan */
 		struct image kg = rand_image(9, 7, 1, 0, 1);
+		ok = convolve_matches("convolve gray fp16", &in, &kg, &p, 4, 3, 1, TOL_FP16, &st);
+		assert_true(st.gray_kernel && !st.column_pairs);
+		assert_int_equal(st.fused, layouts[li]);
+		assert_true(ok);
 		p.precision = BLOOM_FP32;
 		ok = convolve_matches("convolve gray", &in, &kg, &p, 4, 3, 1, TOL, &st);
 		assert_true(st.gray_kernel && !st.column_pairs);

@@ -859,11 +859,20 @@ static void test_bluestein_forms(void **state)
 	assert_int_equal(bluestein_form(97, 1, &o4, &m), 1);
 	check_opts(97, 3, 0, &o4, 0, NULL, NULL);
 	check_opts(97, 3, 1, &o4, 1, NULL, NULL);
+	/* the filter multiplied in shared memory (fft_opts.mult_shared, the measuring form) rather
+	 * than in registers: vec2, and vec4 in vec2 rounds (613 below) */
+	struct fft_opts om = {.technique = FFT_TECH_AUTO, .components = 2, .mult_shared = 1};
+	assert_int_equal(bluestein_form(97, 0, &om, &m), 1);
+	check_opts(97, 3, 0, &om, 0, NULL, NULL);
+	check_opts(97, 3, 1, &om, 1, NULL, NULL);
 	/* vec4 past FFT_ROUNDS_ABOVE (613: inner 1225), whose rows the plan exchanges in four float
 	 * rounds: the multiply needs vec2 rounds, which the form takes instead */
 	assert_int_equal(bluestein_form(613, 0, &o4, &m), 1);
 	check_opts(613, 3, 0, &o4, 0, NULL, NULL);
 	check_opts(613, 3, 1, &o4, 1, NULL, NULL);
+	om.components = 4;
+	assert_int_equal(bluestein_form(613, 0, &om, &m), 1);
+	check_opts(613, 3, 0, &om, 1, NULL, NULL);
 	/* four vec4 rows a group asked for at 613: the vec2 rounds the multiply needs take twice
 	 * the float rounds' shared memory, so the form takes fewer a group (llvmpipe: two) */
 	struct fft_opts o4s = {.technique = FFT_TECH_AUTO, .components = 4, .signals = 4};
