@@ -9,6 +9,7 @@
  * workload on stdout; a short table on stderr. */
 #include <GLES3/gl31.h>
 #include <malloc.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,49 +211,48 @@ int bench_builtin(const struct bench_cli *c)
 /* The variant as the line names it: with a wisdom file named, "+wisdom" after it; with the
  * built-in rules alone (--fft-wisdom builtin), "+builtin"; by default (the cache directory's
  * wisdom, the shipped wisdom and the rules, nothing measured) as it is. */
+/* Appends the formatted text to buf (len bytes, *k of them used) when `when`; a text past
+ * the end is cut there (snprintf's), and nothing more is appended after it. */
+static void variant_add(char *buf, size_t len, int *k, int when, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void variant_add(char *buf, size_t len, int *k, int when, const char *fmt, ...)
+{
+	if (!when || *k < 0 || (size_t)*k >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	*k += vsnprintf(buf + *k, len - (size_t)*k, fmt, ap);
+	va_end(ap);
+}
+
 void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char *buf, size_t len)
 {
 	const struct cachedir_paths *p = &r->g->paths;
+	const struct bench_cli *c = r->c;
+	int fft = wl->kind == WL_FFT;
 	int k = snprintf(buf, len, "%s%s", wl->variant,
-	                 bench_builtin(r->c) || p->no_wisdom ? "+builtin"
-	                 : p->named_wisdom                    ? "+wisdom"
-	                                                      : "");
-	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->probe)
-		k += snprintf(buf + k, len - (size_t)k, "+probe%d", r->c->probe);
-	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->fft_threads)
-		k += snprintf(buf + k, len - (size_t)k, "+t%d", r->c->fft_threads);
-	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->fft_rows[0])
-		k += snprintf(buf + k, len - (size_t)k, "+rows=%s", r->c->fft_rows);
-	if (wl->kind == WL_FFT && k >= 0 && (size_t)k < len && r->c->fft_cols[0])
-		k += snprintf(buf + k, len - (size_t)k, "+cols=%s", r->c->fft_cols);
-	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && strcmp(r->c->fused_layout, "auto"))
-		k += snprintf(buf + k, len - (size_t)k, "+%s", r->c->fused_layout);
-	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && strcmp(r->c->ends_in_rows, "auto"))
-		k += snprintf(buf + k, len - (size_t)k, "+ends_%s", r->c->ends_in_rows);
-	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && !r->c->column_pairs)
-		k += snprintf(buf + k, len - (size_t)k, "+nopairs");
-	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && !r->c->even_pitch)
-		k += snprintf(buf + k, len - (size_t)k, "+oddpitch");
-	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->spectrum_tiles)
-		k += snprintf(buf + k, len - (size_t)k, "+tiles%d", r->c->spectrum_tiles);
-	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_threads)
-		k += snprintf(buf + k, len - (size_t)k, "+ct%d", r->c->conv_threads);
-	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_split)
-		k += snprintf(buf + k, len - (size_t)k, "+split");
-	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_probe)
-		k += snprintf(buf + k, len - (size_t)k, "+cprobe%d", r->c->conv_probe);
-	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_pad)
-		k += snprintf(buf + k, len - (size_t)k, "+cpad");
-	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->conv_mult_shared)
-		k += snprintf(buf + k, len - (size_t)k, "+mshared");
-	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->rows_probe)
-		k += snprintf(buf + k, len - (size_t)k, "+rprobe%d", r->c->rows_probe);
-	if (wl->kind != WL_FFT && k >= 0 && (size_t)k < len && r->c->rows_split)
-		k += snprintf(buf + k, len - (size_t)k, "+rsplit%s", r->c->rows_split > 1 ? "2" : "");
-	if (wl->kind == WL_JPEG && k >= 0 && (size_t)k < len && !strcmp(r->c->jpeg_in, "coefs"))
-		k += snprintf(buf + k, len - (size_t)k, "+coefs");
-	if (k >= 0 && (size_t)k < len && r->ab_b)
-		snprintf(buf + k, len - (size_t)k, "+b");
+	                 bench_builtin(c) || p->no_wisdom ? "+builtin"
+	                 : p->named_wisdom                 ? "+wisdom"
+	                                                   : "");
+	variant_add(buf, len, &k, fft && c->probe, "+probe%d", c->probe);
+	variant_add(buf, len, &k, fft && c->fft_threads, "+t%d", c->fft_threads);
+	variant_add(buf, len, &k, fft && c->fft_rows[0], "+rows=%s", c->fft_rows);
+	variant_add(buf, len, &k, fft && c->fft_cols[0], "+cols=%s", c->fft_cols);
+	variant_add(buf, len, &k, !fft && strcmp(c->fused_layout, "auto"), "+%s", c->fused_layout);
+	variant_add(buf, len, &k, !fft && strcmp(c->ends_in_rows, "auto"), "+ends_%s",
+	            c->ends_in_rows);
+	variant_add(buf, len, &k, !fft && !c->column_pairs, "+nopairs");
+	variant_add(buf, len, &k, !fft && !c->even_pitch, "+oddpitch");
+	variant_add(buf, len, &k, !fft && c->spectrum_tiles, "+tiles%d", c->spectrum_tiles);
+	variant_add(buf, len, &k, !fft && c->conv_threads, "+ct%d", c->conv_threads);
+	variant_add(buf, len, &k, !fft && c->conv_split, "+split");
+	variant_add(buf, len, &k, !fft && c->conv_probe, "+cprobe%d", c->conv_probe);
+	variant_add(buf, len, &k, !fft && c->conv_pad, "+cpad");
+	variant_add(buf, len, &k, !fft && c->conv_mult_shared, "+mshared");
+	variant_add(buf, len, &k, !fft && c->rows_probe, "+rprobe%d", c->rows_probe);
+	variant_add(buf, len, &k, !fft && c->rows_split, "+rsplit%s", c->rows_split > 1 ? "2" : "");
+	variant_add(buf, len, &k, wl->kind == WL_JPEG && !strcmp(c->jpeg_in, "coefs"), "+coefs");
+	variant_add(buf, len, &k, r->ab_b, "+b");
 }
 
 int bench_fused_layout(const struct bench_cli *c)
