@@ -29,7 +29,7 @@ int bench_rows(struct run_ctx *r, const struct workload *wl)
 	int w = wl->w, h = wl->h, k = wl->kw;
 	int pw, ph;
 	fft_conv_frame_size(w, h, k, k, k / 2, k / 2, &pw, &ph);
-	struct fft_opts o4 = {.components = 4, .wisdom = g->wisdom, .probe = c->rows_probe}, o2 = o4;
+	struct fft_opts o4 = {.components = 4, .wisdom = g->wisdom, .probe = c->bc.rows_probe}, o2 = o4;
 	o2.components = 2;
 	struct fft_axis *a4 = NULL, *a2 = NULL;
 	char err[FFT_ERR_LEN];

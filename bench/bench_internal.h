@@ -8,14 +8,20 @@
 #include "cli/common.h"
 #include "gles/gpu_timer.h"
 
+/* The bloom context's options (bench_bloom_ctx): the ones --ab's second side may change. */
+struct bench_ctx_cli {
+	int conv_threads, conv_split, conv_probe, rows_probe, conv_pad, conv_mult_shared;
+	int rows_split, column_pairs, even_pitch, spectrum_tiles;
+	char fused_layout[OPT_STR_MAX], ends_in_rows[OPT_STR_MAX];
+};
+
 struct bench_cli {
 	struct gpu_config gpu;
-	int runs, warmup, quick, repeat, verbose, list, probe, fft_threads, conv_threads, conv_split;
-	int conv_probe, rows_probe, conv_pad, conv_mult_shared;
-	int rows_split, column_pairs, even_pitch, spectrum_tiles;
+	int runs, warmup, quick, repeat, verbose, list, probe, fft_threads;
+	struct bench_ctx_cli bc;
 	double warm_seconds;
 	char suite[OPT_STR_MAX], only[OPT_STR_MAX], variant[OPT_STR_MAX], machine[OPT_STR_MAX];
-	char fused_layout[OPT_STR_MAX], ends_in_rows[OPT_STR_MAX], jpeg_in[OPT_STR_MAX];
+	char jpeg_in[OPT_STR_MAX];
 	char fft_rows[OPT_STR_MAX], fft_cols[OPT_STR_MAX], fft_size[OPT_STR_MAX], ab[OPT_STR_MAX];
 };
 

@@ -88,55 +88,55 @@ static const struct opt_def own_table[] = {
 	{"fused-layout", OPT_STRING, 0, 0, "auto", NULL,
 	 "the bloom and jpeg suites' fused column pass: auto (the product's), in_place (columns read "
 	 "with a row's stride) or transposed (a transposed copy, a pass before and after)", NULL,
-	 offsetof(struct bench_cli, fused_layout)},
+	 offsetof(struct bench_cli, bc.fused_layout)},
 	{"column-pairs", OPT_BOOL, 0, 1, "true", NULL,
 	 "the bloom and jpeg suites' row spectra in the pair order where the fused columns run in "
 	 "place with the ends in the rows (the product's rule); false: the natural order", NULL,
-	 offsetof(struct bench_cli, column_pairs)},
+	 offsetof(struct bench_cli, bc.column_pairs)},
 	{"even-pitch", OPT_BOOL, 0, 1, "true", NULL,
 	 "the bloom and jpeg suites' row spectra one element wider apart where the padded width is "
 	 "odd, the ends are in the rows and the columns fused in place (the product's rule); false: "
 	 "the padded width", NULL,
-	 offsetof(struct bench_cli, even_pitch)},
+	 offsetof(struct bench_cli, bc.even_pitch)},
 	{"spectrum-tiles", OPT_INT, 0, 64, "0", NULL,
 	 "the bloom and jpeg suites' row spectra in tiles of this many columns (2, 4, 8, 16, 32, "
 	 "64) where the ends are in the rows and the columns fused in place; 0: the product's rule, "
 	 "1: rows a pitch apart", NULL,
-	 offsetof(struct bench_cli, spectrum_tiles)},
+	 offsetof(struct bench_cli, bc.spectrum_tiles)},
 	{"conv-threads", OPT_INT, 0, 512, "0", NULL,
 	 "the bloom and jpeg suites' fused column pass: invocations a column; 0: the rule", NULL,
-	 offsetof(struct bench_cli, conv_threads)},
+	 offsetof(struct bench_cli, bc.conv_threads)},
 	{"conv-split", OPT_BOOL, 0, 1, "false", NULL,
 	 "the bloom and jpeg suites' fused column pass exchanges vec4 in two vec2 rounds at every "
 	 "length (the rule: past 1024)", NULL,
-	 offsetof(struct bench_cli, conv_split)},
+	 offsetof(struct bench_cli, bc.conv_split)},
 	{"conv-probe", OPT_INT, 0, FFT_PROBE_COUNT - 1, "0", NULL,
 	 "the bloom and jpeg suites' fused column pass with a part left out, to time it (wrong "
 	 "results), as --fft-probe: 1 only the loads and stores, 2 no butterflies, 3 twiddles "
 	 "without sin and cos, 4 no barriers, 5 twiddles as powers of one sin and cos (gray "
 	 "kernels: the form that multiplies in shared memory)", NULL,
-	 offsetof(struct bench_cli, conv_probe)},
+	 offsetof(struct bench_cli, bc.conv_probe)},
 	{"conv-pad", OPT_BOOL, 0, 1, "false", NULL,
 	 "the bloom and jpeg suites' fused column pass pads its exchanges against bank conflicts at "
 	 "every length (a gray kernel's forward ones only; the rule: powers of two from 4096)", NULL,
-	 offsetof(struct bench_cli, conv_pad)},
+	 offsetof(struct bench_cli, bc.conv_pad)},
 	{"conv-mult-shared", OPT_BOOL, 0, 1, "false", NULL,
 	 "the bloom and jpeg suites' fused column pass multiplies a gray kernel's spectrum in "
 	 "shared memory between the forward and inverse passes, as colour kernels' (the rule: in "
 	 "registers)", NULL,
-	 offsetof(struct bench_cli, conv_mult_shared)},
+	 offsetof(struct bench_cli, bc.conv_mult_shared)},
 	{"rows-probe", OPT_INT, 0, FFT_PROBE_COUNT - 1, "0", NULL,
 	 "the bloom and jpeg suites' row transforms (with their ends where the rows take them; "
 	 "bloom.rows.*: the plain transforms) with a part left out, as --conv-probe", NULL,
-	 offsetof(struct bench_cli, rows_probe)},
+	 offsetof(struct bench_cli, bc.rows_probe)},
 	{"rows-split", OPT_INT, 0, 2, "0", NULL,
 	 "the bloom and jpeg suites' row transforms exchange vec4 in exactly so many rounds at every "
 	 "length: 1 two vec2 rounds, 2 four float rounds (the rule past 1024); 0: the rule", NULL,
-	 offsetof(struct bench_cli, rows_split)},
+	 offsetof(struct bench_cli, bc.rows_split)},
 	{"ends-in-rows", OPT_STRING, 0, 0, "auto", NULL,
 	 "the bloom and jpeg suites' prefilter and composite in the row transforms' loads and "
 	 "stores: auto (the product's rule), on (wherever they can), off (passes of their own)",
-	 NULL, offsetof(struct bench_cli, ends_in_rows)},
+	 NULL, offsetof(struct bench_cli, bc.ends_in_rows)},
 	{"ab", OPT_STRING, 0, 0, "", NULL,
 	 "the bloom suite's frame workloads also under these bloom context options, given as one "
 	 "argument split at spaces (e.g. '--even-pitch=false --rows-split 1', or '--fft-wisdom "
@@ -238,19 +238,19 @@ void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char
 	variant_add(buf, len, &k, fft && c->fft_threads, "+t%d", c->fft_threads);
 	variant_add(buf, len, &k, fft && c->fft_rows[0], "+rows=%s", c->fft_rows);
 	variant_add(buf, len, &k, fft && c->fft_cols[0], "+cols=%s", c->fft_cols);
-	variant_add(buf, len, &k, !fft && strcmp(c->fused_layout, "auto"), "+%s", c->fused_layout);
-	variant_add(buf, len, &k, !fft && strcmp(c->ends_in_rows, "auto"), "+ends_%s",
-	            c->ends_in_rows);
-	variant_add(buf, len, &k, !fft && !c->column_pairs, "+nopairs");
-	variant_add(buf, len, &k, !fft && !c->even_pitch, "+oddpitch");
-	variant_add(buf, len, &k, !fft && c->spectrum_tiles, "+tiles%d", c->spectrum_tiles);
-	variant_add(buf, len, &k, !fft && c->conv_threads, "+ct%d", c->conv_threads);
-	variant_add(buf, len, &k, !fft && c->conv_split, "+split");
-	variant_add(buf, len, &k, !fft && c->conv_probe, "+cprobe%d", c->conv_probe);
-	variant_add(buf, len, &k, !fft && c->conv_pad, "+cpad");
-	variant_add(buf, len, &k, !fft && c->conv_mult_shared, "+mshared");
-	variant_add(buf, len, &k, !fft && c->rows_probe, "+rprobe%d", c->rows_probe);
-	variant_add(buf, len, &k, !fft && c->rows_split, "+rsplit%s", c->rows_split > 1 ? "2" : "");
+	variant_add(buf, len, &k, !fft && strcmp(c->bc.fused_layout, "auto"), "+%s", c->bc.fused_layout);
+	variant_add(buf, len, &k, !fft && strcmp(c->bc.ends_in_rows, "auto"), "+ends_%s",
+	            c->bc.ends_in_rows);
+	variant_add(buf, len, &k, !fft && !c->bc.column_pairs, "+nopairs");
+	variant_add(buf, len, &k, !fft && !c->bc.even_pitch, "+oddpitch");
+	variant_add(buf, len, &k, !fft && c->bc.spectrum_tiles, "+tiles%d", c->bc.spectrum_tiles);
+	variant_add(buf, len, &k, !fft && c->bc.conv_threads, "+ct%d", c->bc.conv_threads);
+	variant_add(buf, len, &k, !fft && c->bc.conv_split, "+split");
+	variant_add(buf, len, &k, !fft && c->bc.conv_probe, "+cprobe%d", c->bc.conv_probe);
+	variant_add(buf, len, &k, !fft && c->bc.conv_pad, "+cpad");
+	variant_add(buf, len, &k, !fft && c->bc.conv_mult_shared, "+mshared");
+	variant_add(buf, len, &k, !fft && c->bc.rows_probe, "+rprobe%d", c->bc.rows_probe);
+	variant_add(buf, len, &k, !fft && c->bc.rows_split, "+rsplit%s", c->bc.rows_split > 1 ? "2" : "");
 	variant_add(buf, len, &k, wl->kind == WL_JPEG && !strcmp(c->jpeg_in, "coefs"), "+coefs");
 	variant_add(buf, len, &k, r->ab_b, "+b");
 }
@@ -259,7 +259,7 @@ int bench_fused_layout(const struct bench_cli *c)
 {
 	static const char *const names[] = {"auto", "transposed", "in_place"};
 	for (int i = 0; i < 3; i++)
-		if (!strcmp(c->fused_layout, names[i]))
+		if (!strcmp(c->bc.fused_layout, names[i]))
 			return i; /* enum bloom_fused's order */
 	return -1;
 }
@@ -271,14 +271,14 @@ struct bloom_ctx *bench_bloom_ctx(const struct run_ctx *r, const struct workload
 	                            .frame_bytes = r->g->frame_bytes,
 	                            .fused_layout = bench_fused_layout(c),
 	                            .ends_in_rows = bench_ends_in_rows(c),
-	                            .column_pairs = c->column_pairs ? 0 : -1,
-	                            .even_pitch = c->even_pitch ? 0 : -1,
-	                            .spectrum_tiles = c->spectrum_tiles,
-	                            .conv_threads = c->conv_threads, .conv_split = c->conv_split,
-	                            .conv_probe = c->conv_probe, .rows_probe = c->rows_probe,
-	                            .conv_pad = c->conv_pad,
-	                            .conv_mult_shared = c->conv_mult_shared,
-	                            .rows_split = c->rows_split};
+	                            .column_pairs = c->bc.column_pairs ? 0 : -1,
+	                            .even_pitch = c->bc.even_pitch ? 0 : -1,
+	                            .spectrum_tiles = c->bc.spectrum_tiles,
+	                            .conv_threads = c->bc.conv_threads, .conv_split = c->bc.conv_split,
+	                            .conv_probe = c->bc.conv_probe, .rows_probe = c->bc.rows_probe,
+	                            .conv_pad = c->bc.conv_pad,
+	                            .conv_mult_shared = c->bc.conv_mult_shared,
+	                            .rows_split = c->bc.rows_split};
 	struct bloom_ctx *b;
 	char err[BLOOM_ERR_LEN];
 	if (bloom_ctx_create(r->g->pc, r->g->info, &bo, &log_process_sink, &b, err)) {
@@ -296,8 +296,8 @@ void bench_idle_work(struct bloom_ctx *b)
 
 int bench_ends_in_rows(const struct bench_cli *c)
 {
-	return !strcmp(c->ends_in_rows, "auto") ? 0 : !strcmp(c->ends_in_rows, "on") ? 1
-	       : !strcmp(c->ends_in_rows, "off") ? -1 : 2;
+	return !strcmp(c->bc.ends_in_rows, "auto") ? 0 : !strcmp(c->bc.ends_in_rows, "on") ? 1
+	       : !strcmp(c->bc.ends_in_rows, "off") ? -1 : 2;
 }
 
 /* How a time was taken (enum gpu_timing), as the lines name it. */
@@ -370,12 +370,12 @@ int main(int argc, char **argv)
 	}
 	if (bench_fused_layout(&c) < 0) {
 		fprintf(stderr, "fftbloom bench: --fused-layout takes auto, in_place or transposed, not "
-		        "'%s'\n", c.fused_layout);
+		        "'%s'\n", c.bc.fused_layout);
 		return 2;
 	}
-	if (c.spectrum_tiles & (c.spectrum_tiles - 1)) {
+	if (c.bc.spectrum_tiles & (c.bc.spectrum_tiles - 1)) {
 		fprintf(stderr, "fftbloom bench: --spectrum-tiles takes 0, 1, 2, 4, 8 or 16, not %d\n",
-		        c.spectrum_tiles);
+		        c.bc.spectrum_tiles);
 		return 2;
 	}
 	struct fft_opts shape;
@@ -390,7 +390,7 @@ int main(int argc, char **argv)
 	}
 	if (bench_ends_in_rows(&c) == 2) {
 		fprintf(stderr, "fftbloom bench: --ends-in-rows takes auto, on or off, not '%s'\n",
-		        c.ends_in_rows);
+		        c.bc.ends_in_rows);
 		return 2;
 	}
 	/* --ab: the same command line with its options after, read as a second configuration; only
@@ -414,21 +414,14 @@ int main(int argc, char **argv)
 		if (!bad) {
 			struct bench_cli same = cab; /* cab with the context's options put back: c */
 			snprintf(same.ab, sizeof same.ab, "%s", c.ab);
-			snprintf(same.fused_layout, sizeof same.fused_layout, "%s", c.fused_layout);
-			snprintf(same.ends_in_rows, sizeof same.ends_in_rows, "%s", c.ends_in_rows);
-			same.column_pairs = c.column_pairs, same.even_pitch = c.even_pitch;
-			same.spectrum_tiles = c.spectrum_tiles;
-			same.conv_threads = c.conv_threads, same.conv_split = c.conv_split;
-			same.conv_probe = c.conv_probe, same.rows_probe = c.rows_probe;
-			same.conv_pad = c.conv_pad, same.conv_mult_shared = c.conv_mult_shared;
-			same.rows_split = c.rows_split;
+			same.bc = c.bc;
 			/* the wisdom: the built-in rules alone on the second side (the first side's
 			 * wisdom is the engine's, which a bloom context takes or leaves) */
 			if (bench_builtin(&cab) && !bench_builtin(&c))
 				memcpy(same.gpu.fft_wisdom, c.gpu.fft_wisdom, sizeof c.gpu.fft_wisdom);
 			bad = apos != npos || memcmp(&same, &c, sizeof c) || bench_fused_layout(&cab) < 0 ||
 			      bench_ends_in_rows(&cab) == 2 ||
-			      (cab.spectrum_tiles & (cab.spectrum_tiles - 1));
+			      (cab.bc.spectrum_tiles & (cab.bc.spectrum_tiles - 1));
 		}
 		if (bad) {
 			fprintf(stderr, "fftbloom bench: --ab '%s': only the bloom context's options, valid: "
