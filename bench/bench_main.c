@@ -121,9 +121,8 @@ static const struct opt_def own_table[] = {
 	 "every length (a gray kernel's forward ones only; the rule: powers of two from 4096)", NULL,
 	 offsetof(struct bench_cli, bc.conv_pad)},
 	{"conv-mult-shared", OPT_BOOL, 0, 1, "false", NULL,
-	 "the bloom and jpeg suites' fused column pass multiplies a gray kernel's spectrum in "
-	 "shared memory between the forward and inverse passes, as colour kernels' (the rule: in "
-	 "registers)", NULL,
+	 "the bloom and jpeg suites' fused column pass multiplies the kernel's spectrum in "
+	 "shared memory between the forward and inverse passes (the rule: in registers)", NULL,
 	 offsetof(struct bench_cli, bc.conv_mult_shared)},
 	{"rows-probe", OPT_INT, 0, FFT_PROBE_COUNT - 1, "0", NULL,
 	 "the bloom and jpeg suites' row transforms (with their ends where the rows take them; "

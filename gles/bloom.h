@@ -126,7 +126,7 @@ struct bloom_ctx_opts {
 	int conv_pad;              /* 1: the fused column pass pads its exchanges at every length
 	                              (fft_plan_opts.pad_from -1; measurements), a gray kernel's
 	                              forward ones only (its inverse's are never padded) */
-	int conv_mult_shared;      /* 1: it multiplies a gray kernel's spectrum in shared memory
+	int conv_mult_shared;      /* 1: it multiplies the kernel's spectrum in shared memory
 	                              (fft_opts.mult_shared; measurements); 0 in registers */
 	int rows_split;            /* the image's row transforms exchange in exactly so many rounds:
 	                              1 vec2, 2 float (measurements; fft_opts.split); 0 the rule */

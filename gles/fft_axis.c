@@ -49,7 +49,7 @@ static int build_programs(struct fft_axis *a, char err[FFT_ERR_LEN])
 			for (int i = 0; !rc && i < p->nsweeps; i++)
 				rc = fft_prog_sweep(a->pc, p, &a->opts, inv, i, &a->sweep[inv][i], err);
 		else if (p->shared)
-			rc = fft_prog_shared(a->pc, p, &a->opts, inv, 0, 0, 0,
+			rc = fft_prog_shared(a->pc, p, &a->opts, inv, 0, 0, 0, 0,
 			                     fft_end_scale(&a->opts, inv, p->m), &a->shared[inv], err);
 		else
 			for (int i = 0; !rc && i < p->npasses; i++)

@@ -31,7 +31,15 @@ struct fft_key {
 	int probe;     /* fft_opts.probe */
 	int io, io_id; /* fft_io: FFT_IO_* hooks and layout, the caller's variant */
 	int pairs;     /* the fused convolution's columns in the pair order */
-	int mulreg;    /* the fused convolution's multiply in registers (gen_sequence's regs) */
+	int mulreg;    /* the fused convolution's multiply in registers: enum conv_regs */
+};
+
+/* Where a fused convolution multiplies (gen_sequence's regs). */
+enum conv_regs {
+	CONV_MULT_SHARED = 0, /* in shared memory in natural order (conv_multiply) */
+	CONV_MULREG,          /* a real kernel's, in registers (conv_mulreg) */
+	CONV_MULPAIR_SHUFFLE, /* a colour kernel's, in registers, the partners by subgroup shuffles */
+	CONV_MULPAIR_SHARED,  /* ... the partners through shared memory (conv_mulpair, MULPAIR 2) */
 };
 
 /* ---- text helpers for the #define preamble ---- */
@@ -73,7 +81,8 @@ static void common_defines(struct sb *b, int components, int half, int inverse, 
 	sbf(b, "#define COMPONENTS %d\n#define STORAGE_F16 %d\n#define INVERSE %d\n",
 	    components, half, inverse);
 	sbf(b, "#define CONV %d\n#define FFT_IO_LOAD 0\n#define FFT_IO_STORE 0\n"
-	       "#define FFT_PAIRS 0\n#define CONV_PAIRS 0\n#define TILE_LOG 0\n", conv);
+	       "#define FFT_PAIRS 0\n#define CONV_PAIRS 0\n#define TILE_LOG 0\n#define MULPAIR 0\n",
+	    conv);
 	static const int primes[] = {3, 5, 7, 11, 13};
 	for (int i = 0; i < 5; i++) {
 		int p = primes[i], h = (p - 1) / 2;
@@ -131,11 +140,12 @@ static int get_prog(struct program_cache *pc, const char *name, const struct fft
  * writes it, and between passes the values go through shared memory (in 1 << split rounds of
  * part of an element when split: .xy then .zw, or one float component each; at the padded
  * index where the plan pads). With conv the forward passes are followed by the inverse ones.
- * regs (a real kernel's spectrum, kgray): the inverse runs the radices in the reverse order,
- * unpadded, so that its first pass takes its inputs from the forward's last in the same
- * invocation's registers, and the spectrum is multiplied there (conv_mulreg); else the forward
- * result goes through shared memory in natural order (never padded) and conv_multiply pairs
- * each element with its Hermitian partner there. */
+ * regs (enum conv_regs, not CONV_MULT_SHARED): the inverse runs the radices in the reverse
+ * order, unpadded, so that its first pass takes its inputs from the forward's last in the same
+ * invocation's registers, and the spectrum is multiplied there (conv_mulreg, conv_mulpair; the
+ * latter's partners through shared memory in natural order with CONV_MULPAIR_SHARED); else the
+ * forward result goes through shared memory in natural order (never padded) and conv_multiply
+ * pairs each element with its Hermitian partner there. */
 static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int regs, int probe)
 {
 	int n = p->npasses, total = conv ? 2 * n : n;
@@ -161,7 +171,16 @@ static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int r
 		if (i == 0) {
 			sbf(b, "load_global_r%d(); ", cur->radix);
 		} else if (conv && regs && i == n) {
-			sbf(b, "conv_mulreg_r%d(%du); SIGN = 1.0; ", seq[i - 1].radix, seq[i - 1].ns);
+			const struct fft_pass *prev = &seq[i - 1];
+			if (regs == CONV_MULREG)
+				sbf(b, "conv_mulreg_r%d(%du); ", prev->radix, prev->ns);
+			else if (regs == CONV_MULPAIR_SHUFFLE)
+				sbf(b, "conv_mulpair_r%d(%du, 0); ", prev->radix, prev->ns);
+			else
+				for (int part = p->split ? 1 : 0; part <= (p->split ? 1 << p->split : 0); part++)
+					sbf(b, "store_shared_r%d(%du, %d, 0); %sconv_mulpair_r%d(%du, %d); %s",
+					    prev->radix, prev->ns, part, bar, prev->radix, prev->ns, part, bar);
+			sbf(b, "SIGN = 1.0; ");
 		} else {
 			const struct fft_pass *prev = &seq[i - 1];
 			int mult = conv && i == n, pad = prev->pad && !mult;
@@ -204,8 +223,8 @@ void fft_prog_use(const struct fft_prog *p, size_t offset, size_t sig_stride, si
  * variant io_id): the program fft_io_create makes; io's FFT_IO_PAIRS and FFT_IO_TILES the data
  * side's layout (a fused convolution's tiles with no hook). */
 static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
-                       int inverse, int conv, int kgray, double scale, int io, const char *src,
-                       int io_id, struct fft_prog *out, char err[FFT_ERR_LEN])
+                       int inverse, int conv, int kgray, int shuffle, double scale, int io,
+                       const char *src, int io_id, struct fft_prog *out, char err[FFT_ERR_LEN])
 {
 	struct fft_key key;
 	memset(&key, 0, sizeof key);
@@ -221,8 +240,11 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	key.norm_forward = o->norm_forward;
 	key.mode = conv ? 1 + kgray : 0;
 	key.pairs = conv == 2;
-	/* a real kernel's multiply in registers, but for probes (which time the other form) */
-	key.mulreg = conv && kgray && !o->mult_shared && !o->probe;
+	/* the multiply in registers, but for probes (which time the other form) */
+	key.mulreg = !conv || o->mult_shared || o->probe ? CONV_MULT_SHARED
+	             : kgray                             ? CONV_MULREG
+	             : shuffle                           ? CONV_MULPAIR_SHUFFLE
+	                                                 : CONV_MULPAIR_SHARED;
 	int hooks = io & (FFT_IO_LOAD | FFT_IO_STORE);
 	key.bank_pad = p->bank_pad;
 	key.probe = o->probe;
@@ -238,6 +260,8 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 		return FFT_E_ARG;
 	}
 	struct sb b = {0};
+	if (key.mulreg == CONV_MULPAIR_SHUFFLE)
+		sbf(&b, "#extension GL_KHR_shader_subgroup_shuffle : require\n");
 	common_defines(&b, key.components, key.half, inverse, conv != 0);
 	sbf(&b, "#undef FFT_IO_LOAD\n#define FFT_IO_LOAD %d\n#undef FFT_IO_STORE\n"
 	        "#define FFT_IO_STORE %d\n#undef FFT_PAIRS\n#define FFT_PAIRS %d\n"
@@ -257,6 +281,9 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 	sbf(&b, "#define N %d\n#define NSIG %d\n#define NTHR %d\n#define VREGS %d\n#define SPLIT %d\n"
 	        "#define SCALE %s\n#define KGRAY %d\n",
 	    p->m, p->signals, p->threads, vregs, p->split, scale_text(sc, sizeof sc, scale), kgray);
+	if (key.mulreg == CONV_MULPAIR_SHUFFLE || key.mulreg == CONV_MULPAIR_SHARED)
+		sbf(&b, "#undef MULPAIR\n#define MULPAIR %d\n",
+		    key.mulreg == CONV_MULPAIR_SHUFFLE ? 1 : 2);
 	sbf(&b, "#define S_ELEMS %d\n#define SPAD_LOG %d\n#define FFT_PROBE %d\n",
 	    p->shared_bytes / elem, p->bank_pad, o->probe);
 	for (int r = 2; r <= FFT_MAX_RADIX; r++)
@@ -266,19 +293,19 @@ static int prog_shared(struct program_cache *pc, const struct fft_plan *p, const
 }
 
 int fft_prog_shared(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
-                    int inverse, int conv, int kgray, int tile_log, double scale,
+                    int inverse, int conv, int kgray, int shuffle, int tile_log, double scale,
                     struct fft_prog *out, char err[FFT_ERR_LEN])
 {
-	return prog_shared(pc, p, o, inverse, conv, kgray, scale, FFT_IO_TILES(tile_log), NULL, 0,
-	                   out, err);
+	return prog_shared(pc, p, o, inverse, conv, kgray, shuffle, scale, FFT_IO_TILES(tile_log),
+	                   NULL, 0, out, err);
 }
 
 int fft_prog_shared_io(struct program_cache *pc, const struct fft_plan *p,
                        const struct fft_opts *o, int inverse, int io, const char *src, int io_id,
                        struct fft_prog *out, char err[FFT_ERR_LEN])
 {
-	return prog_shared(pc, p, o, inverse, 0, 0, fft_end_scale(o, inverse, p->m), io, src, io_id,
-	                   out, err);
+	return prog_shared(pc, p, o, inverse, 0, 0, 0, fft_end_scale(o, inverse, p->m), io, src,
+	                   io_id, out, err);
 }
 
 int fft_prog_bluestein_fused(struct program_cache *pc, const struct fft_plan *p,
@@ -289,7 +316,7 @@ int fft_prog_bluestein_fused(struct program_cache *pc, const struct fft_plan *p,
 		         "values go through shared memory whole, or vec4 in vec2 rounds");
 		return FFT_E_PLAN;
 	}
-	return prog_shared(pc, p, o, 0, 1, 1, 1.0 / p->m, FFT_IO_LOAD | FFT_IO_STORE,
+	return prog_shared(pc, p, o, 0, 1, 1, 0, 1.0 / p->m, FFT_IO_LOAD | FFT_IO_STORE,
 	                   "bluestein_io", 2, out, err);
 }
 

@@ -38,14 +38,15 @@ double fft_end_scale(const struct fft_opts *o, int inverse, int n);
  *   shared: the whole transform in one dispatch (fft_shared); conv 1: the fused forward,
  *     spectrum multiply (kgray: a real kernel's vec2 spectrum) and inverse; conv 2: the same on
  *     columns in the pair order (fft_pair_pos); tile_log: its columns read in tiles of
- *     2^tile_log (FFT_IO_TILES); scale on the store.
+ *     2^tile_log (FFT_IO_TILES); shuffle: a colour kernel's pairs may meet by subgroup
+ *     shuffles (egl_info's subgroup_shuffle); scale on the store.
  *   global: pass `pass` through global memory (fft_global); adjacent: signals are columns.
  *   shared_io: shared with the caller's loads and/or stores (io: FFT_IO_* flags; src: its shader
  *     sources, io_id: its variant; fft_io_create).
  *   sweep: sweep `sweep` of a blocked plan (fft_blocked).
  *   bluestein: step `mode` 1-3 of Bluestein's algorithm around the inner transform. */
 int fft_prog_shared(struct program_cache *pc, const struct fft_plan *p, const struct fft_opts *o,
-                    int inverse, int conv, int kgray, int tile_log, double scale,
+                    int inverse, int conv, int kgray, int shuffle, int tile_log, double scale,
                     struct fft_prog *out, char err[FFT_ERR_LEN]);
 int fft_prog_shared_io(struct program_cache *pc, const struct fft_plan *p,
                        const struct fft_opts *o, int inverse, int io, const char *src, int io_id,

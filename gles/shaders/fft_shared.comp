@@ -38,6 +38,14 @@ uint tile_at(uint c, uint r)
 #endif
 bool g_valid; // this invocation's signal exists: load it
 bool g_store; // ... and store it (CONV: the second row of a self-paired group is not stored)
+// MULPAIR (a colour kernel's multiply in registers, conv_mulpair below): the second signal of a
+// group is transformed conjugated, loaded and stored times g_conj
+#if MULPAIR
+T g_conj;
+#define LANE_CONJ(x) ((x) * g_conj)
+#else
+#define LANE_CONJ(x) (x)
+#endif
 
 // Per radix R: load from global / shared, twiddle + butterfly, store to shared / global.
 // Round q of this invocation runs butterfly j = g_tid + q*NTHR, its inputs v[q*R + r].
@@ -112,7 +120,7 @@ void LOAD_G()                                                                   
 		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB && g_valid)                                                            \
 			for (uint r = 0u; r < R; r++)                                                 \
-				v[q * R + r] = GLOAD(j + r * NB);                                         \
+				v[q * R + r] = LANE_CONJ(GLOAD(j + r * NB));                              \
 	}                                                                                     \
 }                                                                                         \
 void LOAD_S(int part, int pad)                                                            \
@@ -163,7 +171,7 @@ void STORE_G(uint ns)                                                           
 		if (j < NB && g_store) {                                                          \
 			uint o = (j / ns) * ns * R + j % ns;                                          \
 			for (uint r = 0u; r < R; r++)                                                 \
-				GSTORE(o + r * ns, v[q * R + r] * SCALE);                                 \
+				GSTORE(o + r * ns, LANE_CONJ(v[q * R + r] * SCALE));                      \
 		}                                                                                 \
 	}                                                                                     \
 }
@@ -287,6 +295,89 @@ DEFINE_MULREG(13u, conv_mulreg_r13)
 #endif
 #endif
 
+#if MULPAIR
+// A colour kernel's multiply in registers (gles/fft_codegen.c, gen_sequence's regs). The group's
+// second signal (column k' = -k) is transformed conjugated: since conj(DFT(conj x))[l] =
+// DFT(x)[-l], after the forward's last pass the invocation (g_tid, 1) holds B = conj(X_k'[n-l]) in
+// the register where (g_tid, 0) holds A = X_k[l], the Hermitian partner of each other's element
+// (unpack2: A's partner conj(B), and B's likewise). The pair's new values are a butterfly of
+// the two with the kernel's channels ka, kb at (k, l) (unpack2 of its packed spectrum at (k, l)
+// and (k', n-l)): A' = P A + M B and conj(X'_k'[n-l]) = M A + P B, P = (ka + kb) / 2, M =
+// (ka - kb) / 2; the inverse then runs conjugated too (conj(IDFT(conj Y)) = IDFT(Y)), undone by
+// the store. The partner comes from the neighbouring invocation (MULPAIR 1: subgroupShuffleXor,
+// NSIG 2 making invocations 2t and 2t + 1 a pair) or through shared memory (MULPAIR 2, part as
+// store_shared's: the forward's last pass stored in natural order before this).
+vec2 pair_mul(vec2 own, vec2 oth, vec2 kq_, vec2 kp_)
+{
+	vec2 ka, kb;
+	unpack2(kq_, kp_, ka, kb);
+	return cm2(0.5 * (ka + kb), own) + cm2(0.5 * (ka - kb), oth);
+}
+#if MULPAIR == 1
+#define PAIR_MUL(val, l, k0, k1, part)                                                    \
+	{                                                                                     \
+		vec4 o_ = subgroupShuffleXor(val, 1u);                                            \
+		val = vec4(pair_mul(val.xy, o_.xy, k0.xy, k1.xy), pair_mul(val.zw, o_.zw, k0.zw, k1.zw)); \
+	}
+#elif SPLIT
+#define PAIR_MUL(val, l, k0, k1, part)                                                    \
+	{                                                                                     \
+		vec2 o_ = s[(l) * uint(NSIG) + 1u - g_lsig];                                      \
+		if (part == 1)                                                                    \
+			val.xy = pair_mul(val.xy, o_, k0.xy, k1.xy);                                  \
+		else                                                                              \
+			val.zw = pair_mul(val.zw, o_, k0.zw, k1.zw);                                  \
+	}
+#else
+#define PAIR_MUL(val, l, k0, k1, part)                                                    \
+	{                                                                                     \
+		vec4 o_ = s[(l) * uint(NSIG) + 1u - g_lsig];                                      \
+		val = vec4(pair_mul(val.xy, o_.xy, k0.xy, k1.xy), pair_mul(val.zw, o_.zw, k0.zw, k1.zw)); \
+	}
+#endif
+#define DEFINE_MULPAIR(R, NAME)                                                           \
+void NAME(uint ns, int part)                                                              \
+{                                                                                         \
+	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
+	if (!g_valid)                                                                         \
+		return;                                                                           \
+	for (uint q = 0u; q < PER; q++) {                                                     \
+		uint j = g_tid + q * uint(NTHR);                                                  \
+		if (j < NB)                                                                       \
+			for (uint r = 0u; r < R; r++) {                                               \
+				uint l = j + r * ns;                                                      \
+				vec4 k0 = kq[g_rows[0] * uint(N) + l];                                    \
+				vec4 k1 = kq[g_rows[1] * uint(N) + (uint(N) - l) % uint(N)];              \
+				PAIR_MUL(v[q * R + r], l, k0, k1, part)                                   \
+			}                                                                             \
+	}                                                                                     \
+}
+#if USE_R2
+DEFINE_MULPAIR(2u, conv_mulpair_r2)
+#endif
+#if USE_R3
+DEFINE_MULPAIR(3u, conv_mulpair_r3)
+#endif
+#if USE_R4
+DEFINE_MULPAIR(4u, conv_mulpair_r4)
+#endif
+#if USE_R5
+DEFINE_MULPAIR(5u, conv_mulpair_r5)
+#endif
+#if USE_R7
+DEFINE_MULPAIR(7u, conv_mulpair_r7)
+#endif
+#if USE_R8
+DEFINE_MULPAIR(8u, conv_mulpair_r8)
+#endif
+#if USE_R11
+DEFINE_MULPAIR(11u, conv_mulpair_r11)
+#endif
+#if USE_R13
+DEFINE_MULPAIR(13u, conv_mulpair_r13)
+#endif
+#endif
+
 void conv_multiply(int part)
 {
 	if (!g_valid)
@@ -351,6 +442,9 @@ void main()
 	g_store = g_valid;
 #endif
 	g_sig = sig;
+#if MULPAIR
+	g_conj = g_lsig == 0u ? T(1.0) : T(1.0, -1.0, 1.0, -1.0);
+#endif
 #if CONV_PAIRS
 	g_base = u_offset + fft_pair_pos(sig, u_count) * u_sig_stride;
 #else
