@@ -16,28 +16,6 @@ struct fft_conv {
 	const struct egl_info *info;
 };
 
-/* The multiply in registers (not o->mult_shared) takes the forward's last pass's outputs where
- * that pass leaves them, R a butterfly: the last pass is the plan's radix that leaves an
- * invocation the fewest values (ceil(n / R / threads) R; the latest of equals), the others in
- * their order. */
-static void last_radix_balanced(struct fft_plan *p)
-{
-	int best = p->npasses - 1, best_vals = 0;
-	for (int i = p->npasses - 1; i >= 0; i--) {
-		int r = p->pass[i].radix, vals = (p->m / r + p->threads - 1) / p->threads * r;
-		if (i == p->npasses - 1 || vals < best_vals)
-			best = i, best_vals = vals;
-	}
-	struct fft_pass last = p->pass[best];
-	for (int i = best; i < p->npasses - 1; i++)
-		p->pass[i] = p->pass[i + 1];
-	p->pass[p->npasses - 1] = last;
-	for (int i = 0, ns = 1; i < p->npasses; i++) {
-		p->pass[i].ns = ns;
-		ns *= p->pass[i].radix;
-	}
-}
-
 int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n, int count,
                     int gray, int layout, const struct fft_opts *o, struct fft_conv **out,
                     char err[FFT_ERR_LEN])
@@ -88,8 +66,6 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 		return FFT_E_PLAN;
 	}
 	p->signals = 2;
-	if (!o->mult_shared && !o->probe)
-		last_radix_balanced(p);
 	fft_plan_exchanges(p, &po); /* the padding for two signals a group */
 	rc = fft_prog_shared(pc, p, o, 0, c->pairs ? 2 : 1, gray, info->subgroup_shuffle, tile_log,
 	                     1.0 / n, &c->prog, err);

@@ -3,6 +3,7 @@
 # an invocation the fewest values to multiply (last_radix_balanced), colour and gray kernels
 # against the multiply in shared memory (--conv-mult-shared), frame by frame in one process
 # (--ab), two rounds, then the other order, one round (colour.txt); test_bloom on the GPU.
+# Measured at 0433ada (reverted since: last_radix_balanced is gone).
 # usage (repository root, a pack in .carry): bash bench/probes/issue40_s37.sh
 . "$(dirname "$0")/blooms_start.sh" s37
 C="--suite bloom --only bloom.1080p.k256.fp32,bloom.1080p.full.fp32,bloom.2160p.k512.fp32,bloom.2160p.k512.fp16,bloom.1080p.k256.gray.fp32,bloom.2160p.k512.gray.fp32 --variant default --machine $M --program-cache none --runs 30"
