@@ -5,8 +5,9 @@
 //   VREGS (values held per invocation), SPLIT (exchanged in rounds of part of an element: 1
 //   vec4 as two vec2 or vec2 as two floats, 2 vec4 as four floats),
 //   S_ELEMS (elements of the shared array), SPAD_LOG (padded exchanges: index i at
-//   i + (i >> SPAD_LOG)), SCALE (applied on the final store), FFT_SEQUENCE (the pass calls,
-//   from gles/fft_codegen.c).
+//   i + (i >> SPAD_LOG)), SCALE (applied on the final store), MULPAIR (CONV, a colour kernel
+//   multiplied in registers: 1 the partners by subgroup shuffles, 2 through shared memory; 0
+//   otherwise), FFT_SEQUENCE (the pass calls, from gles/fft_codegen.c).
 // Element (signal s, index i) lives at data[u_offset + s*u_sig_stride + i*u_elem_stride]:
 // rows of a row-major buffer (elem stride 1) or its columns (sig stride 1). TILE_LOG > 0 (a
 // fused convolution over columns, or an io program's data side: gles/fft.h, FFT_IO_TILES): the
@@ -210,10 +211,10 @@ DEFINE_RADIX(13u, bfly13, load_global_r13, load_shared_r13, compute_r13, store_s
 // with its neighbour instead of leaving half of it to another group). CONV_PAIRS (not KGRAY):
 // the columns are in the pair order (fft_pair_pos), so k and k' are neighbours in memory too.
 // The kernel's spectrum: signal-major, (k, l) at k*N + l, float32; KGRAY: a real kernel's
-// plain spectrum, vec2; BL_FILTER, Bluestein's: one spectrum of N for every signal. A colour
-// kernel's (and a real one's where the codegen asks, fft_opts.mult_shared) is multiplied with
-// the forward result in shared memory in natural order (conv_multiply), and the inverse passes
-// load it back; a real kernel's is otherwise multiplied in registers (conv_mulreg, below).
+// plain spectrum, vec2; BL_FILTER, Bluestein's: one spectrum of N for every signal. It is
+// multiplied in registers (conv_mulreg for a real kernel, conv_mulpair for a colour one, below)
+// or, where the codegen asks (fft_opts.mult_shared), with the forward result in shared memory in
+// natural order (conv_multiply), and the inverse passes load it back.
 // part 1 / 2: only the .xy / .zw plane is in shared memory (SPLIT); vec2 signals (Bluestein's)
 // go whole.
 #if KGRAY

@@ -935,7 +935,7 @@ static void test_ends_and_layouts(void **state)
 	static const int layouts[2] = {BLOOM_FUSED_TRANSPOSED, BLOOM_FUSED_IN_PLACE};
 	/* in place with the ends in the rows: colour kernels' row spectra in the pair order or
 	 * not, in tiles (the rule's, 2, 4 or 64 columns) or not (1); the fused
-	 * pass's exchanges padded at every length (conv_pad); gray kernels' spectra multiplied in
+	 * pass's exchanges padded at every length (conv_pad); the kernels' spectra multiplied in
 	 * shared memory (conv_mult_shared) rather than in registers */
 	static const struct {
 		int li, ends, pairs, tiles, pad, mshared;
@@ -960,7 +960,7 @@ static void test_ends_and_layouts(void **state)
 		       li ? "in place" : "transposed", ends > 0 ? "in the rows" : "separate",
 		       want_pairs ? ", pair order" : "", want_tiles,
 		       cases[ci].pad ? ", exchanges padded at every length" : "",
-		       cases[ci].mshared ? ", gray kernels multiplied in shared memory" : "");
+		       cases[ci].mshared ? ", kernels multiplied in shared memory" : "");
 		/* the pair order's programs come in idle time after a colour kernel ran: the
 		 * checks again after it */
 		for (int pass = 0; pass <= want_pairs; pass++) {
