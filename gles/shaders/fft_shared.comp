@@ -40,10 +40,10 @@ uint tile_at(uint c, uint r)
 bool g_valid; // this invocation's signal exists: load it
 bool g_store; // ... and store it (CONV: the second row of a self-paired group is not stored)
 // MULPAIR (a colour kernel's multiply in registers, conv_mulpair below): the second signal of a
-// group is transformed conjugated, loaded and stored times g_conj
+// group is transformed conjugated (LANE_CONJ on its loads and stores)
 #if MULPAIR
-T g_conj;
-#define LANE_CONJ(x) ((x) * g_conj)
+float g_csign; // 1 for the first signal, -1 for the second
+#define LANE_CONJ(x) ((x) * T(1.0, g_csign, 1.0, g_csign))
 #else
 #define LANE_CONJ(x) (x)
 #endif
@@ -444,7 +444,7 @@ void main()
 #endif
 	g_sig = sig;
 #if MULPAIR
-	g_conj = g_lsig == 0u ? T(1.0) : T(1.0, -1.0, 1.0, -1.0);
+	g_csign = g_lsig == 0u ? 1.0 : -1.0;
 #endif
 #if CONV_PAIRS
 	g_base = u_offset + fft_pair_pos(sig, u_count) * u_sig_stride;
