@@ -306,33 +306,32 @@ DEFINE_MULREG(13u, conv_mulreg_r13)
 // and (k', n-l)): A' = P A + M B and conj(X'_k'[n-l]) = M A + P B, P = (ka + kb) / 2, M =
 // (ka - kb) / 2; the inverse then runs conjugated too (conj(IDFT(conj Y)) = IDFT(Y)), undone by
 // the store. The partner comes from the neighbouring invocation (MULPAIR 1: subgroupShuffleXor,
-// NSIG 2 making invocations 2t and 2t + 1 a pair) or through shared memory (MULPAIR 2, part as
-// store_shared's: the forward's last pass stored in natural order before this).
+// NSIG 2 making invocations 2t and 2t + 1 a pair, a plane a call) or through shared memory
+// (MULPAIR 2, part as store_shared's: the forward's last pass stored in natural order before
+// this).
 vec2 pair_mul(vec2 own, vec2 oth, vec2 kq_, vec2 kp_)
 {
 	vec2 ka, kb;
 	unpack2(kq_, kp_, ka, kb);
 	return cm2(0.5 * (ka + kb), own) + cm2(0.5 * (ka - kb), oth);
 }
+// part 1 / 2: the .xy / .zw plane (with shuffles, or through shared memory in vec2 rounds);
+// 0: whole vec4 through shared memory
+#if MULPAIR == 1 || SPLIT
 #if MULPAIR == 1
-#define PAIR_MUL(val, l, k0, k1, part)                                                    \
-	{                                                                                     \
-		vec4 o_ = subgroupShuffleXor(val, 1u);                                            \
-		val = vec4(pair_mul(val.xy, o_.xy, k0.xy, k1.xy), pair_mul(val.zw, o_.zw, k0.zw, k1.zw)); \
-	}
-#elif SPLIT
-#define PAIR_MUL(val, l, k0, k1, part)                                                    \
-	{                                                                                     \
-		vec2 o_ = s[(l) * uint(NSIG) + 1u - g_lsig];                                      \
-		if (part == 1)                                                                    \
-			val.xy = pair_mul(val.xy, o_, k0.xy, k1.xy);                                  \
-		else                                                                              \
-			val.zw = pair_mul(val.zw, o_, k0.zw, k1.zw);                                  \
-	}
+#define PARTNER2(x, l) subgroupShuffleXor(x, 1u)
 #else
-#define PAIR_MUL(val, l, k0, k1, part)                                                    \
+#define PARTNER2(x, l) s[(l) * uint(NSIG) + 1u - g_lsig]
+#endif
+#define PAIR_MUL(val, l, i0, i1, part)                                                    \
+	if (part == 1)                                                                        \
+		val.xy = pair_mul(val.xy, PARTNER2(val.xy, l), kq[i0].xy, kq[i1].xy);             \
+	else                                                                                  \
+		val.zw = pair_mul(val.zw, PARTNER2(val.zw, l), kq[i0].zw, kq[i1].zw);
+#else
+#define PAIR_MUL(val, l, i0, i1, part)                                                    \
 	{                                                                                     \
-		vec4 o_ = s[(l) * uint(NSIG) + 1u - g_lsig];                                      \
+		vec4 o_ = s[(l) * uint(NSIG) + 1u - g_lsig], k0 = kq[i0], k1 = kq[i1];            \
 		val = vec4(pair_mul(val.xy, o_.xy, k0.xy, k1.xy), pair_mul(val.zw, o_.zw, k0.zw, k1.zw)); \
 	}
 #endif
@@ -347,9 +346,9 @@ void NAME(uint ns, int part)                                                    
 		if (j < NB)                                                                       \
 			for (uint r = 0u; r < R; r++) {                                               \
 				uint l = j + r * ns;                                                      \
-				vec4 k0 = kq[g_rows[0] * uint(N) + l];                                    \
-				vec4 k1 = kq[g_rows[1] * uint(N) + (uint(N) - l) % uint(N)];              \
-				PAIR_MUL(v[q * R + r], l, k0, k1, part)                                   \
+				uint i0 = g_rows[0] * uint(N) + l;                                        \
+				uint i1 = g_rows[1] * uint(N) + (uint(N) - l) % uint(N);                  \
+				PAIR_MUL(v[q * R + r], l, i0, i1, part)                                   \
 			}                                                                             \
 	}                                                                                     \
 }
