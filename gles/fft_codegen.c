@@ -174,9 +174,8 @@ static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int r
 			const struct fft_pass *prev = &seq[i - 1];
 			if (regs == CONV_MULREG)
 				sbf(b, "conv_mulreg_r%d(%du); ", prev->radix, prev->ns);
-			else if (regs == CONV_MULPAIR_SHUFFLE) /* a plane a call */
-				sbf(b, "conv_mulpair_r%d(%du, 1); conv_mulpair_r%d(%du, 2); ", prev->radix,
-				    prev->ns, prev->radix, prev->ns);
+			else if (regs == CONV_MULPAIR_SHUFFLE)
+				sbf(b, "conv_mulpair_r%d(%du, 0); ", prev->radix, prev->ns);
 			else
 				for (int part = p->split ? 1 : 0; part <= (p->split ? 1 << p->split : 0); part++)
 					sbf(b, "store_shared_r%d(%du, %d, 0); %sconv_mulpair_r%d(%du, %d); %s",

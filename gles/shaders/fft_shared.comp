@@ -306,7 +306,7 @@ DEFINE_MULREG(13u, conv_mulreg_r13)
 // and (k', n-l)): A' = P A + M B and conj(X'_k'[n-l]) = M A + P B, P = (ka + kb) / 2, M =
 // (ka - kb) / 2; the inverse then runs conjugated too (conj(IDFT(conj Y)) = IDFT(Y)), undone by
 // the store. The partner comes from the neighbouring invocation (MULPAIR 1: subgroupShuffleXor,
-// NSIG 2 making invocations 2t and 2t + 1 a pair, a plane a call) or through shared memory
+// NSIG 2 making invocations 2t and 2t + 1 a pair) or through shared memory
 // (MULPAIR 2, part as store_shared's: the forward's last pass stored in natural order before
 // this).
 vec2 pair_mul(vec2 own, vec2 oth, vec2 kq_, vec2 kp_)
@@ -315,32 +315,15 @@ vec2 pair_mul(vec2 own, vec2 oth, vec2 kq_, vec2 kp_)
 	unpack2(kq_, kp_, ka, kb);
 	return cm2(0.5 * (ka + kb), own) + cm2(0.5 * (ka - kb), oth);
 }
-// part 1 / 2: the .xy / .zw plane (with shuffles, or through shared memory in vec2 rounds);
-// 0: whole vec4 through shared memory
-#if MULPAIR == 1 || SPLIT
+// The values' plane P (xy or zw) times the kernel's; with shuffles both planes in one call, a
+// plane after the other (measured faster than a call a plane), through shared memory the plane
+// of part (1 .xy, 2 .zw) in vec2 rounds, else (part 0) whole vec4.
 #if MULPAIR == 1
-#define PARTNER2(x, l) subgroupShuffleXor(x, 1u)
+#define PARTNER(x, l) subgroupShuffleXor(x, 1u)
 #else
-#define PARTNER2(x, l) s[(l) * uint(NSIG) + 1u - g_lsig]
+#define PARTNER(x, l) s[(l) * uint(NSIG) + 1u - g_lsig]
 #endif
-#define PAIR_MUL(val, l, i0, i1, part)                                                    \
-	if (part == 1)                                                                        \
-		val.xy = pair_mul(val.xy, PARTNER2(val.xy, l), kq[i0].xy, kq[i1].xy);             \
-	else                                                                                  \
-		val.zw = pair_mul(val.zw, PARTNER2(val.zw, l), kq[i0].zw, kq[i1].zw);
-#else
-#define PAIR_MUL(val, l, i0, i1, part)                                                    \
-	{                                                                                     \
-		vec4 o_ = s[(l) * uint(NSIG) + 1u - g_lsig], k0 = kq[i0], k1 = kq[i1];            \
-		val = vec4(pair_mul(val.xy, o_.xy, k0.xy, k1.xy), pair_mul(val.zw, o_.zw, k0.zw, k1.zw)); \
-	}
-#endif
-#define DEFINE_MULPAIR(R, NAME)                                                           \
-void NAME(uint ns, int part)                                                              \
-{                                                                                         \
-	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
-	if (!g_valid)                                                                         \
-		return;                                                                           \
+#define MULPAIR_PLANE(R, P)                                                               \
 	for (uint q = 0u; q < PER; q++) {                                                     \
 		uint j = g_tid + q * uint(NTHR);                                                  \
 		if (j < NB)                                                                       \
@@ -348,9 +331,40 @@ void NAME(uint ns, int part)                                                    
 				uint l = j + r * ns;                                                      \
 				uint i0 = g_rows[0] * uint(N) + l;                                        \
 				uint i1 = g_rows[1] * uint(N) + (uint(N) - l) % uint(N);                  \
-				PAIR_MUL(v[q * R + r], l, i0, i1, part)                                   \
+				MULPAIR_VALUE(v[q * R + r], P, l, i0, i1)                                 \
 			}                                                                             \
-	}                                                                                     \
+	}
+#if MULPAIR == 1 || SPLIT
+#define MULPAIR_VALUE(val, P, l, i0, i1)                                                  \
+	val.P = pair_mul(val.P, PARTNER(val.P, l), kq[i0].P, kq[i1].P);
+#else
+#define MULPAIR_VALUE(val, P, l, i0, i1)                                                  \
+	{                                                                                     \
+		vec4 o_ = PARTNER(val, l), k0 = kq[i0], k1 = kq[i1];                              \
+		val = vec4(pair_mul(val.xy, o_.xy, k0.xy, k1.xy), pair_mul(val.zw, o_.zw, k0.zw, k1.zw)); \
+	}
+#endif
+#if MULPAIR == 1
+#define MULPAIR_PARTS(R)                                                                  \
+	MULPAIR_PLANE(R, xy)                                                                  \
+	MULPAIR_PLANE(R, zw)
+#elif SPLIT
+#define MULPAIR_PARTS(R)                                                                  \
+	if (part == 1) {                                                                      \
+		MULPAIR_PLANE(R, xy)                                                              \
+	} else {                                                                              \
+		MULPAIR_PLANE(R, zw)                                                              \
+	}
+#else
+#define MULPAIR_PARTS(R) MULPAIR_PLANE(R, xyzw)
+#endif
+#define DEFINE_MULPAIR(R, NAME)                                                           \
+void NAME(uint ns, int part)                                                              \
+{                                                                                         \
+	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
+	if (!g_valid)                                                                         \
+		return;                                                                           \
+	MULPAIR_PARTS(R)                                                                      \
 }
 #if USE_R2
 DEFINE_MULPAIR(2u, conv_mulpair_r2)
