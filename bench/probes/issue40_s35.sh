@@ -9,14 +9,8 @@
 # usage (repository root, a pack in .carry built at that commit): bash bench/probes/issue40_s35.sh
 . "$(dirname "$0")/blooms_start.sh" s35
 C="--suite bloom --only bloom.1080p.k256.fp32,bloom.1080p.full.fp32,bloom.2160p.k512.fp32,bloom.2160p.k512.fp16 --variant default --machine $M --program-cache none --runs 30"
-{
-	# shellcheck disable=SC2086
-	bash "$(dirname "$0")/alternate.sh" "$R" colour "new=$P/bin/fftbloom@none" -- $C \
-		--ab "--conv-mult-shared"
-	# shellcheck disable=SC2086
-	ROUNDS=1 bash "$(dirname "$0")/alternate.sh" "$R" colourrev "new=$P/bin/fftbloom@none" -- $C \
-		--conv-mult-shared --ab "--conv-mult-shared=false"
-} | tee "$R/colour.txt"
+# shellcheck disable=SC2086
+bash "$(dirname "$0")/ab_orders.sh" "$R" colour "$P/bin/fftbloom" --conv-mult-shared -- $C
 export TEST_ENGINE=gpu
 for f in test_ends_and_layouts test_padded_columns; do
 	TEST_FILTER=$f SECONDS_EACH=150 bash "$(dirname "$0")/gpu_tests.sh" "$P" "$R" test_bloom

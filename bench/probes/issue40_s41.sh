@@ -6,13 +6,7 @@
 # usage (repository root, a pack in .carry): bash bench/probes/issue40_s41.sh
 . "$(dirname "$0")/blooms_start.sh" s41
 C="--suite bloom --only bloom.1080p.k256.fp32,bloom.1080p.full.fp32,bloom.2160p.k512.fp32,bloom.2160p.k512.fp16 --variant default --machine $M --program-cache none --runs 30"
-{
-	# shellcheck disable=SC2086
-	bash "$(dirname "$0")/alternate.sh" "$R" colour "new=$P/bin/fftbloom@none" -- $C \
-		--ab "--conv-mult-shared"
-	# shellcheck disable=SC2086
-	ROUNDS=1 bash "$(dirname "$0")/alternate.sh" "$R" colourrev "new=$P/bin/fftbloom@none" -- $C \
-		--conv-mult-shared --ab "--conv-mult-shared=false"
-} | tee "$R/colour.txt"
+# shellcheck disable=SC2086
+bash "$(dirname "$0")/ab_orders.sh" "$R" colour "$P/bin/fftbloom" --conv-mult-shared -- $C
 TEST_ENGINE=gpu SECONDS_EACH=240 bash "$(dirname "$0")/gpu_tests.sh" "$P" "$R" test_bloom test_fft
 tar czf "${OUT:-/tmp}/r.tgz" -C "$(dirname "$R")" s41 && rm -rf "$R"
