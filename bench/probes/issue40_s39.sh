@@ -11,8 +11,7 @@
 . "$(dirname "$0")/blooms_start.sh" s39
 C="--suite bloom --only bloom.1080p.k256.fp32,bloom.1080p.full.fp32,bloom.2160p.k512.fp32,bloom.2160p.k512.fp16 --variant default --machine $M --program-cache none --runs 30"
 for v in kshfl csign; do
-	printf '#!/bin/sh\nexec %s "$@" --shader-dir %s\n' "$P/bin/fftbloom" "$P/shaders_$v" >"$R/$v.sh"
-	chmod +x "$R/$v.sh"
+	shader_variant "$v" "$P/shaders_$v"
 done
 # shellcheck disable=SC2086
 bash "$(dirname "$0")/alternate.sh" "$R" forms "base=$P/bin/fftbloom@none" "kshfl=$R/kshfl.sh@none" \

@@ -10,8 +10,7 @@
 # usage (repository root, a pack in .carry with PACK/shaders_planes): bash bench/probes/issue40_s40.sh
 . "$(dirname "$0")/blooms_start.sh" s40
 C="--suite bloom --only bloom.1080p.k256.fp32,bloom.2160p.k512.fp32,bloom.2160p.k512.fp16 --variant default --machine $M --program-cache none --runs 30"
-printf '#!/bin/sh\nexec %s "$@" --shader-dir %s\n' "$P/bin/fftbloom" "$P/shaders_planes" >"$R/planes.sh"
-chmod +x "$R/planes.sh"
+shader_variant planes "$P/shaders_planes"
 # shellcheck disable=SC2086
 bash "$(dirname "$0")/alternate.sh" "$R" planes "base=$P/bin/fftbloom@none" "planes=$R/planes.sh@none" \
 	-- $C --ab "--conv-mult-shared" | tee "$R/planes.txt"

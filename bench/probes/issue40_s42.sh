@@ -6,8 +6,7 @@
 # usage (repository root, a pack in .carry with PACK/shaders_planes): bash bench/probes/issue40_s42.sh
 . "$(dirname "$0")/blooms_start.sh" s42
 C="--suite bloom --only bloom.1080p.full.fp32,bloom.2160p.k512.fp32,bloom.2160p.k512.fp16 --variant default --machine $M --program-cache none --runs 30 --warm-seconds 1"
-printf '#!/bin/sh\nexec %s "$@" --shader-dir %s\n' "$P/bin/fftbloom" "$P/shaders_planes" >"$R/planes.sh"
-chmod +x "$R/planes.sh"
+shader_variant planes "$P/shaders_planes"
 # shellcheck disable=SC2086
 bash "$(dirname "$0")/alternate.sh" "$R" calls "calls=$P/bin/fftbloom@none" "loops=$R/planes.sh@none" \
 	-- $C --ab "--conv-mult-shared" | tee "$R/calls.txt"
