@@ -26,6 +26,58 @@
 #define GL_SUBGROUP_FEATURE_SHUFFLE_BIT_KHR 0x10
 #endif
 
+/* Whether subgroupShuffleXor(x, 1) reaches invocation 2t + 1 from 2t of a work group of local
+ * size (2, 64), as the fused convolution's colour multiply assumes (gles/shaders/fft_shared.comp,
+ * MULPAIR 1): no specification ties subgroup invocation IDs to local ones, so a dispatch checks
+ * it once a context. */
+static int shuffle_pairs_neighbours(void)
+{
+	static const char *src =
+		"#version 310 es\n"
+		"#extension GL_KHR_shader_subgroup_shuffle : require\n"
+		"layout(local_size_x = 2, local_size_y = 64) in;\n"
+		"layout(std430, binding = 0) buffer B { uint bad; };\n"
+		"void main()\n"
+		"{\n"
+		"\tuint i = gl_LocalInvocationIndex;\n"
+		"\tif (subgroupShuffleXor(i, 1u) != (i ^ 1u))\n"
+		"\t\tatomicAdd(bad, 1u);\n"
+		"}\n";
+	GLuint sh = glCreateShader(GL_COMPUTE_SHADER), prog = glCreateProgram(), buf = 0;
+	GLint ok = 0;
+	glShaderSource(sh, 1, &src, NULL);
+	glCompileShader(sh);
+	glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+	if (ok) {
+		glAttachShader(prog, sh);
+		glLinkProgram(prog);
+		glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+	}
+	int pairs = 0;
+	if (ok) {
+		GLuint zero = 0;
+		glGenBuffers(1, &buf);
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
+		glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof zero, &zero, GL_DYNAMIC_READ);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf);
+		glUseProgram(prog);
+		glDispatchCompute(4, 1, 1);
+		glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+		const GLuint *bad = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, sizeof zero,
+		                                     GL_MAP_READ_BIT);
+		pairs = bad && *bad == 0;
+		if (bad)
+			glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+		glUseProgram(0);
+		glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
+		glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+		glDeleteBuffers(1, &buf);
+	}
+	glDeleteProgram(prog);
+	glDeleteShader(sh);
+	return pairs && glGetError() == GL_NO_ERROR;
+}
+
 struct egl_ctx {
 	EGLDisplay dpy;
 	EGLContext ctx;
@@ -297,6 +349,12 @@ static void read_facts(struct egl_ctx *c)
 		glGetIntegerv(GL_SUBGROUP_SUPPORTED_FEATURES_KHR, &features);
 		i->subgroup_shuffle = glGetError() == GL_NO_ERROR && (stages & GL_COMPUTE_SHADER_BIT) &&
 		                      (features & GL_SUBGROUP_FEATURE_SHUFFLE_BIT_KHR);
+		i->subgroup_pairs = i->subgroup_shuffle && i->subgroup_size >= 2 &&
+		                    shuffle_pairs_neighbours();
+		if (i->subgroup_shuffle && !i->subgroup_pairs)
+			log_sinkf(&c->log, LOG_INFO, "subgroup shuffles do not pair invocations 2t and "
+			          "2t + 1: colour kernels' fused columns take partners through shared "
+			          "memory");
 	}
 	if (i->robustness) {
 		c->reset_status = (PFNGLGETGRAPHICSRESETSTATUSKHRPROC)eglGetProcAddress(

@@ -51,6 +51,9 @@ struct egl_info {
 	int subgroup_size;          /* 0 if unknown */
 	int subgroup_shuffle;       /* subgroup shuffles in compute shaders (GL_KHR_shader_subgroup's
 	                               supported stages and features) */
+	int subgroup_pairs;         /* ... and invocations 2t and 2t + 1 of a work group of local
+	                               width 2 are subgroup neighbours (ID ^ 1), as a dispatch
+	                               found */
 	int fp16;                   /* GL_EXT_shader_16bit_storage or explicit fp16 arithmetic */
 	int debug_output;           /* GL_KHR_debug active */
 	int buffer_storage;         /* GL_EXT_buffer_storage: persistently mapped buffers */

@@ -67,7 +67,7 @@ int fft_conv_create(struct program_cache *pc, const struct egl_info *info, int n
 	}
 	p->signals = 2;
 	fft_plan_exchanges(p, &po); /* the padding for two signals a group */
-	rc = fft_prog_shared(pc, p, o, 0, c->pairs ? 2 : 1, gray, info->subgroup_shuffle, tile_log,
+	rc = fft_prog_shared(pc, p, o, 0, c->pairs ? 2 : 1, gray, info->subgroup_pairs, tile_log,
 	                     1.0 / n, &c->prog, err);
 	if (rc) {
 		free(c);

@@ -39,7 +39,7 @@ double fft_end_scale(const struct fft_opts *o, int inverse, int n);
  *     spectrum multiply (kgray: a real kernel's vec2 spectrum) and inverse; conv 2: the same on
  *     columns in the pair order (fft_pair_pos); tile_log: its columns read in tiles of
  *     2^tile_log (FFT_IO_TILES); shuffle: a colour kernel's pairs may meet by subgroup
- *     shuffles (egl_info's subgroup_shuffle); scale on the store.
+ *     shuffles (egl_info's subgroup_pairs); scale on the store.
  *   global: pass `pass` through global memory (fft_global); adjacent: signals are columns.
  *   shared_io: shared with the caller's loads and/or stores (io: FFT_IO_* flags; src: its shader
  *     sources, io_id: its variant; fft_io_create).

@@ -206,7 +206,7 @@ DEFINE_RADIX(13u, bfly13, load_global_r13, load_shared_r13, compute_r13, store_s
 // The fused convolution over the columns of the row spectra (signal k = column k of the image's
 // spectrum, length N, read in place with sig stride 1 and elem stride count, or as rows of its
 // transpose): a group holds signals k and k' = (count - k) mod count (NSIG 2), so the Hermitian
-// partner (k', -l) of every (k, l) is in its shared memory; with KGRAY, whose multiply needs no
+// partner (k', -l) of every (k, l) is in the group; with KGRAY, whose multiply needs no
 // partner, neighbours k and k + 1 (a column read down the image then shares each 32-byte sector
 // with its neighbour instead of leaving half of it to another group). CONV_PAIRS (not KGRAY):
 // the columns are in the pair order (fft_pair_pos), so k and k' are neighbours in memory too.
@@ -298,15 +298,16 @@ DEFINE_MULREG(13u, conv_mulreg_r13)
 
 #if MULPAIR
 // A colour kernel's multiply in registers (gles/fft_codegen.c, gen_sequence's regs). The group's
-// second signal (column k' = -k) is transformed conjugated: since conj(DFT(conj x))[l] =
-// DFT(x)[-l], after the forward's last pass the invocation (g_tid, 1) holds B = conj(X_k'[n-l]) in
-// the register where (g_tid, 0) holds A = X_k[l], the Hermitian partner of each other's element
-// (unpack2: A's partner conj(B), and B's likewise). The pair's new values are a butterfly of
-// the two with the kernel's channels ka, kb at (k, l) (unpack2 of its packed spectrum at (k, l)
-// and (k', n-l)): A' = P A + M B and conj(X'_k'[n-l]) = M A + P B, P = (ka + kb) / 2, M =
-// (ka - kb) / 2; the inverse then runs conjugated too (conj(IDFT(conj Y)) = IDFT(Y)), undone by
-// the store. The partner comes from the neighbouring invocation (MULPAIR 1: subgroupShuffleXor,
-// NSIG 2 making invocations 2t and 2t + 1 a pair) or through shared memory
+// second signal (column k' = -k) is transformed conjugated: since DFT(conj x)[l] =
+// conj(DFT(x)[-l]), after the forward's last pass the invocation (g_tid, 1) holds
+// B = conj(X_k'[(N - l) % N]) in the register where (g_tid, 0) holds A = X_k[l], the Hermitian
+// partner of each other's element (unpack2: A's partner conj(B), and B's likewise). The pair's
+// new values are a butterfly of the two with the kernel's channels ka, kb at (k, l) (unpack2 of
+// its packed spectrum at (k, l) and (k', (N - l) % N)): A' = P A + M B and
+// conj(X'_k'[(N - l) % N]) = M A + P B, P = (ka + kb) / 2, M = (ka - kb) / 2; the inverse of
+// l -> conj(Y[-l]) is conj(IDFT(Y)), undone by the store's conjugation. The partner comes from
+// the neighbouring invocation (MULPAIR 1: subgroupShuffleXor, NSIG 2 making invocations 2t and
+// 2t + 1 a pair, which egl_info's subgroup_pairs checked) or through shared memory
 // (MULPAIR 2, part as store_shared's: the forward's last pass stored in natural order before
 // this).
 vec2 pair_mul(vec2 own, vec2 oth, vec2 kq_, vec2 kp_)

@@ -695,6 +695,48 @@ static void idle_work(struct bloom_ctx *b)
 	}
 }
 
+/* Colour kernels' fused columns with each element's Hermitian partner through shared memory, as
+ * on a GPU whose subgroup shuffles do not pair invocations 2t and 2t + 1 (egl_info's
+ * subgroup_pairs 0; llvmpipe's only form, so that a GPU with shuffles runs it too): whole vec4
+ * and vec2 rounds, the natural and (after idle time) the pair order, float16, odd and even
+ * sizes, against the CPU references. */
+static void test_partners_shared(void **state)
+{
+	(void)state;
+	struct bloom_ctx *saved = g_b;
+	char err[BLOOM_ERR_LEN];
+	struct egl_info plain = *egl_ctx_info(tu_gl_context());
+	plain.subgroup_pairs = 0;
+	for (int split = 0; split <= 1; split++) {
+		struct bloom_ctx_opts o = {.fused_layout = BLOOM_FUSED_IN_PLACE, .ends_in_rows = 1,
+		                           .conv_split = split};
+		struct bloom_ctx *b;
+		assert_int_equal(bloom_ctx_create(g_pc, &plain, &o, NULL, &b, err), 0);
+		g_b = b;
+		printf("-- partners through shared memory%s\n", split ? ", vec2 rounds" : "");
+		for (int pass = 0; pass < 2; pass++) { /* the pair order's programs after idle time */
+			check_convolve(61, 47, 4, 9, 13, 3, 0, "", 4, 6, 0);
+			check_convolve(38, 50, 3, 8, 5, 3, 0, "1,4", 1, 4, 0);
+			check_bloom(BLOOM_COMPOSITE_ADD, 1.0, 0.5, 0);
+			idle_work(b);
+		}
+		struct image in = rand_image(61, 47, 4, -1, 1), k = rand_image(9, 13, 3, 0, 1);
+		struct bloom_params p;
+		struct bloom_stats st;
+		tu_params(&p, BLOOM_OP_CONVOLVE);
+		int ok = convolve_matches("convolve, pair order", &in, &k, &p, 4, 6, 0, TOL, &st);
+		assert_int_equal(st.column_pairs, 1);
+		image_free(&in), image_free(&k);
+		in = rand_image(45, 33, 4, 0, 4), k = rand_image(9, 7, 3, 0, 1);
+		p.precision = BLOOM_FP16;
+		ok = convolve_matches("convolve fp16", &in, &k, &p, 4, 3, 1, TOL_FP16, &st) && ok;
+		image_free(&in), image_free(&k);
+		g_b = saved;
+		bloom_ctx_destroy(b);
+		assert_true(ok);
+	}
+}
+
 /* Where the rows' io programs cannot be had (a shader folder without bloom_io.comp), the
  * prefilter and composite stay passes of their own and the fused columns are made again for rows
  * a pitch apart: float32 in place without tiles, float16 through the transposed copy (the rule
@@ -2870,6 +2912,7 @@ int main(void)
 		cmocka_unit_test(test_separate_columns),
 		cmocka_unit_test(test_padded_columns),
 		cmocka_unit_test(test_ends_and_layouts),
+		cmocka_unit_test(test_partners_shared),
 		cmocka_unit_test(test_io_fallback),
 		cmocka_unit_test(test_rows_tune),
 		cmocka_unit_test(test_yuv_lend),
