@@ -75,8 +75,9 @@ struct fft_opts {
 	int mult_shared; /* fused convolutions (and Bluestein's filter): 1 multiply in shared
 	                    memory between the forward and inverse passes (a measuring option); 0
 	                    in registers, the inverse's radices in the reverse order (a colour
-	                    kernel's Hermitian partners by subgroup shuffles where the device has
-	                    them, else through shared memory) */
+	                    kernel's Hermitian partners by subgroup shuffles where they pair
+	                    neighbouring invocations, egl_info.subgroup_pairs, else through shared
+	                    memory) */
 	int io;          /* 1: rows its caller runs with its own loads and stores (fft_io): with
 	                    technique auto their wisdom line of the ends (fft_wisdom_key.io) first,
 	                    else the plain transform's shape (fft_axis_io_unmeasured) */
