@@ -178,6 +178,8 @@ static void side_line(struct bloom_side *sd, const struct workload *wl, const ch
 	                                  ? "in_place" : "transposed");
 	bench_detail_str(&l, "ends_in_rows", st->ends_in_rows ? "true" : "false");
 	bench_detail_str(&l, "column_pairs", st->column_pairs ? "true" : "false");
+	static const char *const multiply[] = {"pass", "shared", "registers", "shuffles"};
+	bench_detail_str(&l, "column_multiply", multiply[st->column_multiply]);
 	bench_detail_num(&l, "row_pitch", st->row_pitch);
 	bench_detail_num(&l, "tile_columns", st->tile_columns);
 	bench_detail_num(&l, "row_threads", st->row_threads);

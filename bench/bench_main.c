@@ -113,8 +113,8 @@ static const struct opt_def own_table[] = {
 	{"conv-probe", OPT_INT, 0, FFT_PROBE_COUNT - 1, "0", NULL,
 	 "the bloom and jpeg suites' fused column pass with a part left out, to time it (wrong "
 	 "results), as --fft-probe: 1 only the loads and stores, 2 no butterflies, 3 twiddles "
-	 "without sin and cos, 4 no barriers, 5 twiddles as powers of one sin and cos (gray "
-	 "kernels: the form that multiplies in shared memory)", NULL,
+	 "without sin and cos, 4 no barriers, 5 twiddles as powers of one sin and cos (the form "
+	 "that multiplies in shared memory)", NULL,
 	 offsetof(struct bench_cli, bc.conv_probe)},
 	{"conv-pad", OPT_BOOL, 0, 1, "false", NULL,
 	 "the bloom and jpeg suites' fused column pass pads its exchanges against bank conflicts at "

@@ -187,6 +187,17 @@ struct bloom_kernel {
                                 frame meanwhile; bloom_result_finish completes it. Any other
                                 result (and any with BLOOM_TIME_STAGES) completes as without */
 
+/* Where a frame's spectrum met the kernel's (bloom_stats.column_multiply). */
+enum bloom_column_multiply {
+	BLOOM_MULTIPLY_PASS = 0,  /* a pass of its own (the columns not fused) */
+	BLOOM_MULTIPLY_SHARED,    /* in the fused column pass, through shared memory
+	                             (bloom_ctx_opts.conv_mult_shared, or a probe) */
+	BLOOM_MULTIPLY_REGISTERS, /* ... in registers (a colour kernel's partners through shared
+	                             memory) */
+	BLOOM_MULTIPLY_SHUFFLES,  /* ... in registers, a colour kernel's partners by subgroup
+	                             shuffles (egl_info.subgroup_pairs) */
+};
+
 struct bloom_stats {
 	int padded_w, padded_h;   /* FFT size used (of each tile, when tiled) */
 	int tiles_x, tiles_y;     /* the tiles the frame ran in: 1 x 1 untiled */
@@ -205,6 +216,7 @@ struct bloom_stats {
 	                             composite: their time is the rows') */
 	int column_pairs;         /* 1: the row spectra were in the pair order (a colour kernel,
 	                             the columns fused in place, the ends in the rows) */
+	int column_multiply;      /* enum bloom_column_multiply: where the spectra were multiplied */
 	int row_pitch;            /* elements between the rows of the image's spectrum: padded_w,
 	                             or padded_w + 1 (bloom_ctx_opts.even_pitch); with tiles, the
 	                             padded width rounded up to whole tiles */

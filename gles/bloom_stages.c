@@ -176,6 +176,10 @@ int bloom_stages(struct bloom_ctx *b, struct plan *q, const struct kentry *ke, i
 	st->ends_in_rows = q->rows_in[0] && q->rows_out[0];
 	int order = st->ends_in_rows && bloom_plan_pairs(q) && !ke->gray; /* the spectra's order */
 	st->column_pairs = order;
+	st->column_multiply = !q->fused ? BLOOM_MULTIPLY_PASS
+	                      : b->opts.conv_mult_shared || b->opts.conv_probe ? BLOOM_MULTIPLY_SHARED
+	                      : ke->gray || !b->info->subgroup_pairs ? BLOOM_MULTIPLY_REGISTERS
+	                                                             : BLOOM_MULTIPLY_SHUFFLES;
 	st->row_pitch = q->pitch;
 	st->tile_columns = q->tile_log ? 1 << q->tile_log : 0;
 	st->row_threads = fft_axis_plan(q->rows4)->shared ? fft_axis_plan(q->rows4)->threads : 0;

@@ -78,6 +78,7 @@ static void add_stats(struct bloom_stats *sum, const struct bloom_stats *t)
 	sum->gray_kernel = t->gray_kernel, sum->fused = t->fused, sum->timed = t->timed;
 	sum->ends_in_rows = t->ends_in_rows;
 	sum->column_pairs = t->column_pairs;
+	sum->column_multiply = t->column_multiply;
 	sum->row_pitch = t->row_pitch;
 	sum->tile_columns = t->tile_columns;
 	sum->row_threads = t->row_threads;
