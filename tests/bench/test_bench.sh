@@ -47,6 +47,10 @@ echo $? >"$tmp/ab2_rc"
 "$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --ab "--nosuch 1" \
 	>/dev/null 2>&1
 echo $? >"$tmp/ab_bad_rc"
+# --conv-mult-shared on the --ab side: detail.column_multiply says which form each line ran
+"$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --runs 3 --warmup 1 \
+	--warm-seconds 0 --ab "--conv-mult-shared" >"$tmp/mult_lines" 2>/dev/null
+echo $? >"$tmp/mult_rc"
 # --spectrum-tiles: the row spectra in tiles of 4 columns (the ends forced into the rows of this
 # small frame), its line saying so; a width that is not a power of two: exit 2, on either side
 "$BUILD/fftbloom" bench --suite bloom --quick --only bloom.270p.k64.fp32 --runs 3 --warmup 1 \
@@ -228,6 +232,12 @@ ok('--fft-wisdom FILE --ab "--fft-wisdom builtin": lines +wisdom and +builtin',
 crc, cout = check(os.path.join(tmp, 'ab_lines'))
 ok('check_lines.py accepts the --ab lines', crc == 0, cout.replace('\n', ' | '))
 ok('--ab with an unknown option is a usage error (exit 2)', int(read('ab_bad_rc')) == 2)
+ml = [json.loads(x) for x in read('mult_lines').splitlines() if x.strip()]
+ok('--ab --conv-mult-shared: detail.column_multiply in registers, then shared (+mshared)',
+   int(read('mult_rc')) == 0 and [d['variant'] for d in ml] == ['default', 'default+mshared']
+   and ml[0]['detail']['column_multiply'] in ('registers', 'shuffles')
+   and ml[1]['detail']['column_multiply'] == 'shared',
+   str([(d['variant'], d['detail'].get('column_multiply')) for d in ml]))
 tl = [json.loads(x) for x in read('tiles_lines').splitlines() if x.strip()]
 ok('--spectrum-tiles 4: the line says tiles of 4 columns (variant, detail.tile_columns)',
    int(read('tiles_rc')) == 0 and len(tl) == 1 and tl[0]['variant'].endswith('+tiles4') and
