@@ -37,9 +37,10 @@ struct fft_key {
 /* Where a fused convolution multiplies (gen_sequence's regs). */
 enum conv_regs {
 	CONV_MULT_SHARED = 0, /* in shared memory in natural order (conv_multiply) */
-	CONV_MULREG,          /* a real kernel's, in registers (conv_mulreg) */
-	CONV_MULPAIR_SHUFFLE, /* a colour kernel's, in registers, the partners by subgroup shuffles */
-	CONV_MULPAIR_SHARED,  /* ... the partners through shared memory (conv_mulpair, MULPAIR 2) */
+	CONV_MULREG,          /* a real kernel's, in registers (conv_mulreg, KGRAY) */
+	CONV_MULPAIR_SHUFFLE, /* a colour kernel's, in registers, the partners by subgroup shuffles
+	                         (conv_mulreg, MULPAIR 1) */
+	CONV_MULPAIR_SHARED,  /* ... the partners through shared memory (MULPAIR 2) */
 };
 
 /* ---- text helpers for the #define preamble ---- */
@@ -142,8 +143,8 @@ static int get_prog(struct program_cache *pc, const char *name, const struct fft
  * index where the plan pads). With conv the forward passes are followed by the inverse ones.
  * regs (enum conv_regs, not CONV_MULT_SHARED): the inverse runs the radices in the reverse
  * order, unpadded, so that its first pass takes its inputs from the forward's last in the same
- * invocation's registers, and the spectrum is multiplied there (conv_mulreg, conv_mulpair; the
- * latter's partners through shared memory in natural order with CONV_MULPAIR_SHARED); else the
+ * invocation's registers, and the spectrum is multiplied there (conv_mulreg; a colour kernel's
+ * partners through shared memory in natural order with CONV_MULPAIR_SHARED); else the
  * forward result goes through shared memory in natural order (never padded) and conv_multiply
  * pairs each element with its Hermitian partner there. */
 static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int regs, int probe)
@@ -172,13 +173,11 @@ static void gen_sequence(struct sb *b, const struct fft_plan *p, int conv, int r
 			sbf(b, "load_global_r%d(); ", cur->radix);
 		} else if (conv && regs && i == n) {
 			const struct fft_pass *prev = &seq[i - 1];
-			if (regs == CONV_MULREG)
-				sbf(b, "conv_mulreg_r%d(%du); ", prev->radix, prev->ns);
-			else if (regs == CONV_MULPAIR_SHUFFLE)
-				sbf(b, "conv_mulpair_r%d(%du, 0); ", prev->radix, prev->ns);
+			if (regs != CONV_MULPAIR_SHARED)
+				sbf(b, "conv_mulreg_r%d(%du, 0); ", prev->radix, prev->ns);
 			else
 				for (int part = p->split ? 1 : 0; part <= (p->split ? 1 << p->split : 0); part++)
-					sbf(b, "store_shared_r%d(%du, %d, 0); %sconv_mulpair_r%d(%du, %d); %s",
+					sbf(b, "store_shared_r%d(%du, %d, 0); %sconv_mulreg_r%d(%du, %d); %s",
 					    prev->radix, prev->ns, part, bar, prev->radix, prev->ns, part, bar);
 			sbf(b, "SIGN = 1.0; ");
 		} else {

@@ -39,7 +39,7 @@ uint tile_at(uint c, uint r)
 #endif
 bool g_valid; // this invocation's signal exists: load it
 bool g_store; // ... and store it (CONV: the second row of a self-paired group is not stored)
-// MULPAIR (a colour kernel's multiply in registers, conv_mulpair below): the second signal of a
+// MULPAIR (a colour kernel's multiply in registers, conv_mulreg below): the second signal of a
 // group is transformed conjugated (LANE_CONJ on its loads and stores)
 #if MULPAIR
 float g_csign; // 1 for the first signal, -1 for the second
@@ -212,7 +212,7 @@ DEFINE_RADIX(13u, bfly13, load_global_r13, load_shared_r13, compute_r13, store_s
 // the columns are in the pair order (fft_pair_pos), so k and k' are neighbours in memory too.
 // The kernel's spectrum: signal-major, (k, l) at k*N + l, float32; KGRAY: a real kernel's
 // plain spectrum, vec2; BL_FILTER, Bluestein's: one spectrum of N for every signal. It is
-// multiplied in registers (conv_mulreg for a real kernel, conv_mulpair for a colour one, below)
+// multiplied in registers (conv_mulreg, below, for a real kernel or a colour one)
 // or, where the codegen asks (fft_opts.mult_shared), with the forward result in shared memory in
 // natural order (conv_multiply), and the inverse passes load it back.
 // part 1 / 2: only the .xy / .zw plane is in shared memory (SPLIT); vec2 signals (Bluestein's)
@@ -247,53 +247,29 @@ void mul_plane(inout vec2 zq, inout vec2 zp, vec2 kq_, vec2 kp_)
 	zp = pack2(conj2(a), conj2(b));
 }
 
+// The multiply in registers (gles/fft_codegen.c, gen_sequence's regs): after the forward's last
+// pass (radix R, stride ns = N / R) an invocation holds element l = j + r*ns of its signal's
+// spectrum for each of its butterflies j, in v[q*R + r]: the inputs of the inverse's first pass,
+// which runs the radices in the reverse order. FOR_HELD(R, OP, P) runs OP(value, l, P) on each;
+// conv_mulreg_rR(ns, part) multiplies them, a real kernel's spectrum (KGRAY) or a colour one's
+// (MULPAIR, below).
+#define FOR_HELD(R, OP, P)                                                                \
+	for (uint q = 0u; q < PER; q++) {                                                     \
+		uint j = g_tid + q * uint(NTHR);                                                  \
+		if (j < NB)                                                                       \
+			for (uint r = 0u; r < R; r++) {                                               \
+				uint l = j + r * ns;                                                      \
+				OP(v[q * R + r], l, P)                                                    \
+			}                                                                             \
+	}
 #if KGRAY
-// A real kernel's spectrum multiplied in registers (gles/fft_codegen.c, gen_sequence's regs):
-// after the forward's last pass (radix R, stride ns = N / R) an invocation holds element
-// l = j + r*ns of its signal's spectrum for each of its butterflies j, the inputs of the
-// inverse's first pass, which runs the radices in the reverse order.
 #ifdef BL_FILTER
 #define KGRAY_AT(l) kq[(l)]
 #else
 #define KGRAY_AT(l) kq[g_sig * uint(N) + (l)]
 #endif
-#define DEFINE_MULREG(R, NAME)                                                            \
-void NAME(uint ns)                                                                        \
-{                                                                                         \
-	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
-	if (!g_valid)                                                                         \
-		return;                                                                           \
-	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = g_tid + q * uint(NTHR);                                                  \
-		if (j < NB)                                                                       \
-			for (uint r = 0u; r < R; r++)                                                 \
-				v[q * R + r] = cmul(v[q * R + r], KGRAY_AT(j + r * ns));                  \
-	}                                                                                     \
-}
-#if USE_R2
-DEFINE_MULREG(2u, conv_mulreg_r2)
-#endif
-#if USE_R3
-DEFINE_MULREG(3u, conv_mulreg_r3)
-#endif
-#if USE_R4
-DEFINE_MULREG(4u, conv_mulreg_r4)
-#endif
-#if USE_R5
-DEFINE_MULREG(5u, conv_mulreg_r5)
-#endif
-#if USE_R7
-DEFINE_MULREG(7u, conv_mulreg_r7)
-#endif
-#if USE_R8
-DEFINE_MULREG(8u, conv_mulreg_r8)
-#endif
-#if USE_R11
-DEFINE_MULREG(11u, conv_mulreg_r11)
-#endif
-#if USE_R13
-DEFINE_MULREG(13u, conv_mulreg_r13)
-#endif
+#define MUL_GRAY(val, l, P) val = cmul(val, KGRAY_AT(l));
+#define MULREG_PARTS(R) FOR_HELD(R, MUL_GRAY, xy)
 #endif
 
 #if MULPAIR
@@ -324,72 +300,67 @@ vec2 pair_mul(vec2 own, vec2 oth, vec2 kq_, vec2 kp_)
 #else
 #define PARTNER(x, l) s[(l) * uint(NSIG) + 1u - g_lsig]
 #endif
-#define MULPAIR_PLANE(R, P)                                                               \
-	for (uint q = 0u; q < PER; q++) {                                                     \
-		uint j = g_tid + q * uint(NTHR);                                                  \
-		if (j < NB)                                                                       \
-			for (uint r = 0u; r < R; r++) {                                               \
-				uint l = j + r * ns;                                                      \
-				uint i0 = g_rows[0] * uint(N) + l;                                        \
-				uint i1 = g_rows[1] * uint(N) + (uint(N) - l) % uint(N);                  \
-				MULPAIR_VALUE(v[q * R + r], P, l, i0, i1)                                 \
-			}                                                                             \
-	}
+// the kernel's packed values at (k, l) and (k', (N - l) % N)
+#define KPAIR_Q(l) kq[g_rows[0] * uint(N) + (l)]
+#define KPAIR_P(l) kq[g_rows[1] * uint(N) + (uint(N) - (l)) % uint(N)]
 #if MULPAIR == 1 || SPLIT
-#define MULPAIR_VALUE(val, P, l, i0, i1)                                                  \
-	val.P = pair_mul(val.P, PARTNER(val.P, l), kq[i0].P, kq[i1].P);
+#define MULPAIR_VALUE(val, l, P)                                                          \
+	val.P = pair_mul(val.P, PARTNER(val.P, l), KPAIR_Q(l).P, KPAIR_P(l).P);
 #else
-#define MULPAIR_VALUE(val, P, l, i0, i1)                                                  \
+#define MULPAIR_VALUE(val, l, P)                                                          \
 	{                                                                                     \
-		vec4 o_ = PARTNER(val, l), k0 = kq[i0], k1 = kq[i1];                              \
+		vec4 o_ = PARTNER(val, l), k0 = KPAIR_Q(l), k1 = KPAIR_P(l);                      \
 		val = vec4(pair_mul(val.xy, o_.xy, k0.xy, k1.xy), pair_mul(val.zw, o_.zw, k0.zw, k1.zw)); \
 	}
 #endif
 #if MULPAIR == 1
-#define MULPAIR_PARTS(R)                                                                  \
-	MULPAIR_PLANE(R, xy)                                                                  \
-	MULPAIR_PLANE(R, zw)
+#define MULREG_PARTS(R)                                                                   \
+	FOR_HELD(R, MULPAIR_VALUE, xy)                                                        \
+	FOR_HELD(R, MULPAIR_VALUE, zw)
 #elif SPLIT
-#define MULPAIR_PARTS(R)                                                                  \
+#define MULREG_PARTS(R)                                                                   \
 	if (part == 1) {                                                                      \
-		MULPAIR_PLANE(R, xy)                                                              \
+		FOR_HELD(R, MULPAIR_VALUE, xy)                                                    \
 	} else {                                                                              \
-		MULPAIR_PLANE(R, zw)                                                              \
+		FOR_HELD(R, MULPAIR_VALUE, zw)                                                    \
 	}
 #else
-#define MULPAIR_PARTS(R) MULPAIR_PLANE(R, xyzw)
+#define MULREG_PARTS(R) FOR_HELD(R, MULPAIR_VALUE, xy)
 #endif
-#define DEFINE_MULPAIR(R, NAME)                                                           \
+#endif
+
+#if KGRAY || MULPAIR
+#define DEFINE_MULREG(R, NAME)                                                            \
 void NAME(uint ns, int part)                                                              \
 {                                                                                         \
 	const uint NB = uint(N) / R, PER = (NB + uint(NTHR) - 1u) / uint(NTHR);               \
 	if (!g_valid)                                                                         \
 		return;                                                                           \
-	MULPAIR_PARTS(R)                                                                      \
+	MULREG_PARTS(R)                                                                       \
 }
 #if USE_R2
-DEFINE_MULPAIR(2u, conv_mulpair_r2)
+DEFINE_MULREG(2u, conv_mulreg_r2)
 #endif
 #if USE_R3
-DEFINE_MULPAIR(3u, conv_mulpair_r3)
+DEFINE_MULREG(3u, conv_mulreg_r3)
 #endif
 #if USE_R4
-DEFINE_MULPAIR(4u, conv_mulpair_r4)
+DEFINE_MULREG(4u, conv_mulreg_r4)
 #endif
 #if USE_R5
-DEFINE_MULPAIR(5u, conv_mulpair_r5)
+DEFINE_MULREG(5u, conv_mulreg_r5)
 #endif
 #if USE_R7
-DEFINE_MULPAIR(7u, conv_mulpair_r7)
+DEFINE_MULREG(7u, conv_mulreg_r7)
 #endif
 #if USE_R8
-DEFINE_MULPAIR(8u, conv_mulpair_r8)
+DEFINE_MULREG(8u, conv_mulreg_r8)
 #endif
 #if USE_R11
-DEFINE_MULPAIR(11u, conv_mulpair_r11)
+DEFINE_MULREG(11u, conv_mulreg_r11)
 #endif
 #if USE_R13
-DEFINE_MULPAIR(13u, conv_mulpair_r13)
+DEFINE_MULREG(13u, conv_mulreg_r13)
 #endif
 #endif
 
