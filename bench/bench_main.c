@@ -207,9 +207,6 @@ int bench_builtin(const struct bench_cli *c)
 	return !strcmp(c->gpu.fft_wisdom, "builtin");
 }
 
-/* The variant as the line names it: with a wisdom file named, "+wisdom" after it; with the
- * built-in rules alone (--fft-wisdom builtin), "+builtin"; by default (the cache directory's
- * wisdom, the shipped wisdom and the rules, nothing measured) as it is. */
 /* Appends the formatted text to buf (len bytes, *k of them used) when `when`; a text past
  * the end is cut there (snprintf's), and nothing more is appended after it. */
 static void variant_add(char *buf, size_t len, int *k, int when, const char *fmt, ...)
@@ -224,6 +221,9 @@ static void variant_add(char *buf, size_t len, int *k, int when, const char *fmt
 	va_end(ap);
 }
 
+/* The variant as the line names it: with a wisdom file named, "+wisdom" after it; with the
+ * built-in rules alone (--fft-wisdom builtin), "+builtin"; by default (the cache directory's
+ * wisdom, the shipped wisdom and the rules, nothing measured) as it is. */
 void bench_line_variant(const struct run_ctx *r, const struct workload *wl, char *buf, size_t len)
 {
 	const struct cachedir_paths *p = &r->g->paths;
