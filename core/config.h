@@ -100,7 +100,8 @@ struct config {
 	int max_plans;                 /* per GPU: padded sizes kept with their buffers */
 	int borrow_plans;              /* 1: a new padded size runs on a built plan meanwhile */
 	int compile_thread;            /* 0 auto, 1 on, 2 off: enum engine_compile */
-	int compile_mode;              /* 0 auto, 1 parallel, 2 thread, 3 inline: enum engine_compile_mode */
+	int compile_mode;              /* 0 auto, 1 parallel, 2 thread, 3 inline, 4 process: enum
+	                                  engine_compile_mode (process: daemon/supervisor.h) */
 	double plan_load_wait;         /* seconds of load before cheaply borrowed sizes' plans
 	                                  are built between its jobs */
 	int upload_copy;               /* 0 auto, 1 on, 2 off: bloom_ctx_opts.upload_copy 0, 1, -1 */

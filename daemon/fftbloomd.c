@@ -40,6 +40,7 @@
 #include "core/urlsign.h"
 #include "api/errors.h"
 #include "gles/egl.h"
+#include "gles/engine.h"
 #include "core/clock.h"
 #include "core/parallel.h"
 
@@ -312,6 +313,58 @@ static int store_shared(void *ctx, int kind, const char *name, const void *bytes
 	return service_store_put(ctx, kind, name, bytes, len);
 }
 
+/* --compile-mode process, before the server starts: the GPU threads build the frames' shapes
+ * handed by the serving worker (if any) and every piece of idle work back to back, the worker's
+ * beat published meanwhile (not ready, not serving). Returns 0 when done, 1 when a stop signal
+ * came first, -1 when a GPU thread failed. */
+static int build_before_serving(struct service *svc, struct jobs *jobs, const sigset_t *set)
+{
+	struct jobs_shape *hs = malloc(sizeof *hs * JOBS_SHAPES);
+	struct jobs_status *st = malloc(sizeof *st);
+	if (!hs || !st) {
+		free(hs);
+		free(st);
+		return -1;
+	}
+	jobs_set_idle(jobs, JOBS_IDLE_BUILD);
+	int nh = service_handed(svc, hs);
+	if (nh)
+		jobs_hand_shapes(jobs, hs, nh);
+	free(hs);
+	double t0 = clock_s();
+	int rc = 0;
+	for (;;) {
+		struct service_conns none;
+		memset(&none, 0, sizeof none);
+		service_publish(svc, jobs, &none, 0, 0);
+		jobs_status(jobs, st);
+		int done = st->ngpus > 0;
+		for (int g = 0; g < st->ngpus; g++) {
+			if (!st->gpu[g].alive || st->gpu[g].warm_failed) {
+				log_msg(LOG_ERROR, "gpu %d failed while building its plans", g);
+				rc = -1;
+				break;
+			}
+			done &= st->gpu[g].warmed && !st->gpu[g].idle_pending;
+		}
+		if (rc || done)
+			break;
+		struct timespec tick = {0, 100 * 1000000L};
+		int sig = sigtimedwait(set, NULL, &tick);
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGQUIT) {
+			log_msg(LOG_INFO, "signal %d while building the plans: stopping", sig);
+			rc = 1;
+			break;
+		}
+	}
+	if (!rc)
+		log_msg(LOG_INFO, "plans built and idle work done in %.1f s (%d frame shapes handed): "
+		        "serving; idle work from now on is a successor's", clock_s() - t0, nh);
+	free(st);
+	jobs_set_idle(jobs, JOBS_IDLE_OFF);
+	return rc;
+}
+
 /* Serves until a stop signal: the single-GPU daemon (worker -1: this process is the service),
  * or worker `worker` of several (its one device, its share of the codec threads, its slot of
  * the shared region; it never speaks to the service manager). Returns the exit status. */
@@ -321,12 +374,15 @@ static int serve(struct serve_ctx *sc, int worker)
 	struct sdnotify *notify = worker < 0 ? sc->notify : NULL; /* what is sent */
 	struct service *svc = sc->service;
 	int listen_fd = sc->listen_fd;
-	struct server_bound bound = sc->bound[worker < 0 ? 0 : worker]; /* none with LISTEN_FDS */
+	/* with --compile-mode process workers d and d + ndev alternate on device d */
+	struct server_bound bound = sc->bound[worker < 0 ? 0 : worker % sc->ndev]; /* none with
+	                                                                            LISTEN_FDS */
 	int devices[JOBS_MAX_GPUS], ndev = worker < 0 ? sc->ndev : 1;
+	int alternates = svc && service_alternates(svc);
 	if (worker < 0) {
 		memcpy(devices, sc->devices, sizeof devices[0] * (size_t)ndev);
 	} else {
-		devices[0] = sc->devices[worker];
+		devices[0] = sc->devices[worker % sc->ndev];
 		cfg.codec_threads = worker_codec_threads(sc->cfg, sc->ndev);
 	}
 	for (int i = ndev - 1; i >= 0; i--) /* device order kept: 0,0,1,1 */
@@ -433,6 +489,14 @@ static int serve(struct serve_ctx *sc, int worker)
 	}
 	if (svc)
 		jobs_set_stored(jobs, store_shared, svc);
+	if (alternates) {
+		int b = build_before_serving(svc, jobs, &set);
+		if (b) {
+			rc = b < 0;
+			jobs_shutdown(jobs);
+			goto out;
+		}
+	}
 	struct origin_opts oo = {.allow = cfg.origin_allow,
 	                         .connect_timeout = cfg.origin_connect_timeout,
 	                         .timeout = cfg.origin_timeout, .max_bytes = cfg.origin_max_bytes,
@@ -455,7 +519,7 @@ static int serve(struct serve_ctx *sc, int worker)
 	                         .sign_key = sign_key, .sign_key_len = sign_key_len,
 	                         .tls_cert = cert, .tls_key = key, .listen_fd = listen_fd,
 	                         .bound = &bound, .service = svc, .origin = origin,
-	                         .results = results};
+	                         .results = results, .shared_listen = alternates};
 	if (server_create(&so, &server, serr)) {
 		log_msg(LOG_ERROR, "%s", listen_fd ? "cannot serve the socket passed in LISTEN_FDS "
 		        "(a listening TCP socket?)" : serr);
@@ -482,7 +546,7 @@ static int serve(struct serve_ctx *sc, int worker)
 		if (svc) { /* the worker's beat */
 			struct service_conns sconns;
 			server_conns(server, &sconns);
-			service_publish(svc, jobs, &sconns, 0);
+			service_publish(svc, jobs, &sconns, 0, 1);
 			if (wait > 0.1)
 				wait = 0.1;
 		}
@@ -510,7 +574,7 @@ static int serve(struct serve_ctx *sc, int worker)
 		if (svc) {
 			struct service_conns sconns;
 			server_conns(server, &sconns);
-			service_publish(svc, jobs, &sconns, 1);
+			service_publish(svc, jobs, &sconns, 1, 1);
 		}
 		sleep_s(0.01);
 	}
@@ -549,7 +613,7 @@ static int worker_main(void *ctx, int worker)
 	/* the other workers' sockets are theirs: one left open here would keep its port share
 	 * listening after a stop */
 	for (int w = 0; w < sc->ndev; w++)
-		if (w != worker)
+		if (w != worker % sc->ndev)
 			for (int i = 0; i < sc->bound[w].n; i++)
 				close(sc->bound[w].fd[i]);
 	return serve(ctx, worker);
@@ -658,19 +722,33 @@ int main(int argc, char **argv)
 	}
 	struct serve_ctx sc = {&cfg, notify, &set, listen_fd, bound, devices, ndev,
 	                       (const int(*)[2])warm, nwarm, NULL};
-	if (ndev == 1) {
+	int process = cfg.compile_mode == ENGINE_CMODE_PROCESS && cfg.gpu.engine != ENGINE_CHOICE_CPU;
+	if (ndev == 1 && !process) {
 		rc = serve(&sc, -1);
 		goto out;
 	}
-	/* Several GPUs: a worker process each, forked before any thread or EGL call. */
+	/* Several GPUs, or idle work in successor processes: a worker process a GPU (two slots a
+	 * GPU with process), forked before any thread or EGL call. */
 	char verr[SERVICE_ERR_LEN];
-	if (service_create(ndev, devices, getenv("RUNTIME_DIRECTORY"), &svc, verr)) {
+	int slots = process ? 2 * ndev : ndev, sdev[SERVICE_MAX_WORKERS];
+	if (slots > SERVICE_MAX_WORKERS) {
+		log_msg(LOG_ERROR, "--compile-mode process: %d GPUs take %d worker slots, more than %d",
+		        ndev, slots, SERVICE_MAX_WORKERS);
+		goto out;
+	}
+	for (int i = 0; i < slots; i++)
+		sdev[i] = devices[i % ndev];
+	if (service_create(slots, sdev, getenv("RUNTIME_DIRECTORY"), &svc, verr)) {
 		log_msg(LOG_ERROR, "%s", verr);
 		goto out;
 	}
+	if (process)
+		service_set_alternates(svc);
 	sc.service = svc;
-	log_msg(LOG_INFO, "%d GPUs: one worker process each (devices %s), %d codec threads each",
-	        ndev, cfg.gpus, worker_codec_threads(&cfg, ndev));
+	log_msg(LOG_INFO, "%d GPU%s: one worker process each (devices %s), %d codec threads each%s",
+	        ndev, ndev == 1 ? "" : "s", cfg.gpus, worker_codec_threads(&cfg, ndev),
+	        process ? "; idle work in a successor process that takes over once it is done "
+	                  "(--compile-mode process)" : "");
 	int lfds[2 * SERVICE_MAX_WORKERS + 1], nl = 0;
 	if (listen_fd)
 		lfds[nl++] = listen_fd;

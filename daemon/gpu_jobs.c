@@ -151,6 +151,39 @@ static int image_finite(const struct image *img)
 	return 1;
 }
 
+/* Remembers a frame's shape that ran untiled (the newest first, JOBS_SHAPES at most): what a
+ * successor process builds again (jobs_gpu_status.shapes). */
+static void note_shape(struct gpu *g, int w, int h, const struct bloom_stats *st,
+                       const struct image *k, const struct bloom_params *p)
+{
+	struct jobs_shape s;
+	memset(&s, 0, sizeof s);
+	s.w = w, s.h = h, s.kw = k ? k->width : 0, s.kh = k ? k->height : 0;
+	s.pw = st->borrowed ? st->own_w : st->padded_w;
+	s.ph = st->borrowed ? st->own_h : st->padded_h;
+	s.gray = st->gray_kernel;
+	s.p = *p;
+	pthread_mutex_lock(&g->J->lock);
+	int i = 0;
+	for (; i < g->nshapes; i++) {
+		const struct jobs_shape *o = &g->shapes[i];
+		if (o->w == s.w && o->h == s.h && o->pw == s.pw && o->ph == s.ph && o->kw == s.kw &&
+		    o->kh == s.kh && o->gray == s.gray &&
+		    o->p.technique == p->technique && o->p.precision == p->precision &&
+		    o->p.kernel_scale == p->kernel_scale && o->p.preset.kind == p->preset.kind &&
+		    o->p.preset.size == p->preset.size && o->p.center.mode == p->center.mode && o->p.center.x == p->center.x &&
+		    o->p.center.y == p->center.y)
+			break;
+	}
+	if (i == g->nshapes && g->nshapes < JOBS_SHAPES)
+		g->nshapes++;
+	if (i == g->nshapes)
+		i--; /* full: the oldest goes */
+	memmove(&g->shapes[1], &g->shapes[0], sizeof s * (size_t)i);
+	g->shapes[0] = s;
+	pthread_mutex_unlock(&g->J->lock);
+}
+
 static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 {
 	struct jobs *J = g->J;
@@ -245,6 +278,9 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	j->gpu_copy_s = st.copy_ms * 1e-3;
 	j->gpu_wait_s = st.wait_ms * 1e-3;
 	j->gpu_setup_s = st.setup_ms * 1e-3;
+	if (!rc && st.tiles_x * st.tiles_y <= 1)
+		note_shape(g, f.img ? f.img->width : f.yuv->width, f.img ? f.img->height : f.yuv->height,
+		           &st, bk.img, &j->req.p);
 	image_free(&j->in);
 	yuv_image_free(&j->yin);
 	image_free(&j->kimg);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/kernel_preset.h"
 #include "daemon/gpu_cancel.h"
 #include "core/log.h"
 #include "gles/engine.h"
@@ -179,6 +180,46 @@ static int gpu_idle_step(struct gpu *g, struct engine **e, int tune)
 	return more || reset ? 1 : tune ? 0 : GPU_IDLE_LATER;
 }
 
+/* The shapes another process handed (jobs_hand_shapes) wanted as if their frames had run here:
+ * their plans, the built-in kernel's spectrum (a gray one of the kernel's size for a gray
+ * kernel) and a rehearsal, in idle time. Called with the lock held; returns with it held. */
+static void want_handed(struct gpu *g, struct engine *e)
+{
+	struct jobs *J = g->J;
+	struct jobs_shape s[JOBS_SHAPES];
+	int n = J->nhanded, gen = J->handed_gen;
+	memcpy(s, J->handed, sizeof s[0] * (size_t)n);
+	pthread_mutex_unlock(&J->lock);
+	struct bloom_ctx *b = engine_bloom(e);
+	int wanted = 0;
+	for (int i = n - 1; b && i >= 0; i--) { /* the oldest first: the newest is wanted last */
+		struct bloom_params p = s[i].p;
+		if (s[i].kw || s[i].gray) {
+			/* a kernel image: a built-in kernel of its size and kind (gray or colour) stands
+			 * in for the spectrum and the rehearsal, at its own size */
+			char spec[64], perr[KERNEL_PRESET_ERR_LEN];
+			int side = s[i].kw > s[i].kh ? s[i].kw : s[i].kh;
+			snprintf(spec, sizeof spec, "%s:size=%d", s[i].gray ? "gaussian" : "aperture",
+			         (side < 3 ? 3 : side) | 1);
+			if (kernel_preset_parse(spec, &p.preset, perr))
+				memset(&p.preset, 0, sizeof p.preset);
+			p.kernel_scale = 0;
+		}
+		wanted += !bloom_want_padded(b, s[i].pw, s[i].ph, s[i].w, s[i].h, &p);
+	}
+	log_msg(LOG_INFO, "gpu %d: %d of %d frame shapes handed by the serving process wanted "
+	        "(built before this one serves)", g->id, wanted, n);
+	pthread_mutex_lock(&J->lock);
+	for (int i = n - 1; i >= 0; i--) { /* remembered as this thread's own */
+		int k = g->nshapes < JOBS_SHAPES ? g->nshapes++ : JOBS_SHAPES - 1;
+		memmove(&g->shapes[1], &g->shapes[0], sizeof s[0] * (size_t)k);
+		g->shapes[0] = s[i];
+	}
+	g->handed_seen = gen;
+	if (b)
+		bloom_ctx_stats(b, &g->bs);
+}
+
 /* Jobs in flight failed for a GPU reset: their results cannot be trusted (lent planes given
  * back first, as the context that lent them is destroyed). */
 static void fail_in_flight(struct gpu *g, struct job **flight, int *nflight, int status)
@@ -288,6 +329,11 @@ void *gpu_main(void *arg)
 	double want_since = -1;       /* since when a plan has been wanted; < 0: none is */
 	double load_since = -1;       /* since when jobs have come without IDLE_GRACE_S of pause */
 	for (;;) {
+		if (g->handed_seen != J->handed_gen) {
+			want_handed(g, e);
+			idle_work = 1;
+		}
+		int idle_mode = J->idle_mode;
 		if (last_job < 0 && !nflight)
 			last_job = clock_s();
 		double now = clock_s();
@@ -302,7 +348,7 @@ void *gpu_main(void *arg)
 			want_since = now;
 		/* a plan wanted for IDLE_GRACE_S without the idle time to build it: under load */
 		if (J->gpuq.head && want_since >= 0 && now - want_since >= IDLE_GRACE_S &&
-		    now - last_step >= LOAD_STEP_S) {
+		    now - last_step >= LOAD_STEP_S && idle_mode == JOBS_IDLE_NORMAL) {
 			pthread_mutex_unlock(&J->lock);
 			engine_build_wanted(e, long_load);
 			trim_programs(J, engine_programs(e), engine_bloom(e));
@@ -327,6 +373,16 @@ void *gpu_main(void *arg)
 			continue;
 		}
 		double quiet = clock_s() - last_job;
+		if (idle_mode == JOBS_IDLE_BUILD)
+			quiet = TUNE_GRACE_S; /* no frame comes: the work back to back */
+		if (idle_mode == JOBS_IDLE_OFF && idle_work) {
+			/* a successor does it: what waits is reported, nothing is done */
+			pthread_mutex_unlock(&J->lock);
+			int pending = engine_idle_pending(e);
+			pthread_mutex_lock(&J->lock);
+			g->idle_pending = pending;
+			idle_work = 0;
+		}
 		if (!j && idle_work && !J->stop && quiet >= IDLE_GRACE_S &&
 		    (idle_work != GPU_IDLE_LATER || quiet >= TUNE_GRACE_S)) {
 			/* nothing queued: one short step of idle work (a wanted plan's; after
@@ -336,6 +392,7 @@ void *gpu_main(void *arg)
 			idle_work = gpu_idle_step(g, &e, quiet >= TUNE_GRACE_S);
 			pthread_mutex_lock(&J->lock);
 			g->heartbeat = clock_s();
+			g->idle_pending = idle_work != 0;
 			if (!e)
 				break;
 			if (idle_work == ENGINE_IDLE_WAIT && !J->gpuq.head && !J->stop) {

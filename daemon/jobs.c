@@ -296,6 +296,10 @@ void jobs_status(struct jobs *J, struct jobs_status *st)
 		memcpy(s->wisdom, g->wisdom, sizeof s->wisdom);
 		s->fft_pending = g->fft_pending;
 		s->fft_measured = g->fft_measured;
+		s->idle_pending = g->idle_pending || (J->idle_mode == JOBS_IDLE_BUILD &&
+		                                      g->handed_seen != J->handed_gen);
+		s->nshapes = g->nshapes;
+		memcpy(s->shapes, g->shapes, sizeof s->shapes[0] * (size_t)g->nshapes);
 		s->reset_notification = g->reset_notification;
 		s->rebuilding = g->rebuilding;
 		s->resets = g->resets;
@@ -574,6 +578,24 @@ void jobs_destroy(struct jobs *J)
 	free(J);
 }
 
+
+void jobs_set_idle(struct jobs *J, int mode)
+{
+	pthread_mutex_lock(&J->lock);
+	J->idle_mode = mode;
+	pthread_cond_broadcast(&J->gpu_cv);
+	pthread_mutex_unlock(&J->lock);
+}
+
+void jobs_hand_shapes(struct jobs *J, const struct jobs_shape *s, int n)
+{
+	pthread_mutex_lock(&J->lock);
+	J->nhanded = n < 0 ? 0 : n > JOBS_SHAPES ? JOBS_SHAPES : n;
+	memcpy(J->handed, s, sizeof J->handed[0] * (size_t)J->nhanded);
+	J->handed_gen++;
+	pthread_cond_broadcast(&J->gpu_cv);
+	pthread_mutex_unlock(&J->lock);
+}
 
 void jobs_set_stored(struct jobs *J, jobs_stored_fn fn, void *ctx)
 {

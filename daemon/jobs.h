@@ -27,6 +27,24 @@
 #define JOBS_MAX_WARM 16
 #define JOBS_MAX_SPARE 8 /* --spare-plans sizes: the wanted plans a bloom context queues */
 #define JOBS_ERR_LEN 1024
+#define JOBS_SHAPES 16 /* frames' shapes a GPU thread remembers for a successor (jobs_shape) */
+
+/* A bloom or convolve frame's shape as a successor process builds its plan again
+ * (--compile-mode process): the image's size, its plan's padded size, the kernel image's size
+ * (0 x 0: the built-in kernel of p.preset), whether the kernel was gray, and the request's
+ * parameters. */
+struct jobs_shape {
+	int w, h, pw, ph, kw, kh, gray;
+	struct bloom_params p;
+};
+
+/* When a GPU thread does its engine's idle work (jobs_set_idle). */
+enum jobs_idle {
+	JOBS_IDLE_NORMAL = 0, /* between jobs, after a grace (fftbloomd without process mode) */
+	JOBS_IDLE_BUILD,      /* back to back until none is left: a process not serving yet */
+	JOBS_IDLE_OFF,        /* never: a serving process whose successor does it (it reports
+	                         what waits in jobs_gpu_status.idle_pending) */
+};
 
 enum jobs_error {
 	JOBS_OK = 0,
@@ -150,6 +168,10 @@ struct jobs_gpu_status {
 	int software;                /* the context is a software renderer (llvmpipe) */
 	char wisdom[768];            /* where the FFT choices come from (engine_wisdom_source) */
 	int fft_pending;             /* FFT shapes queued for measuring in idle time */
+	int idle_pending;            /* idle work waits (engine_idle_pending); with JOBS_IDLE_BUILD
+	                                also while the handed shapes are not yet wanted */
+	int nshapes;                 /* the frames' shapes it ran, the newest first */
+	struct jobs_shape shapes[JOBS_SHAPES];
 	unsigned long long fft_measured; /* shapes measured in idle time (plans switched after) */
 	int reset_notification;      /* the context learns of GPU resets (robustness) */
 	int rebuilding;              /* its context is being rebuilt after a GPU reset */
@@ -221,6 +243,14 @@ void jobs_status(struct jobs *J, struct jobs_status *st);
 /* Sets the hook every stored PUT calls (several GPUs' workers share their store through it).
  * Call before the first job is submitted. */
 void jobs_set_stored(struct jobs *J, jobs_stored_fn fn, void *ctx);
+
+/* Sets when the GPU threads do idle work (enum jobs_idle; JOBS_IDLE_NORMAL at create). */
+void jobs_set_idle(struct jobs *J, int mode);
+
+/* Hands every GPU thread n frames' shapes (another process's: jobs_gpu_status.shapes) to want
+ * in idle time as if frames of them had run (bloom_want, the kernel made from p.preset or a
+ * gray one of the kernel's size), and remembers them as its own. */
+void jobs_hand_shapes(struct jobs *J, const struct jobs_shape *s, int n);
 
 /* 1 when every GPU thread is alive, warmed and heard from within --heartbeat-timeout, and the
  * queue is below its high-water mark; otherwise 0 with the reason in why. */

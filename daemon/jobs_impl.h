@@ -63,6 +63,10 @@ struct gpu {
 	int software;                        /* the context is a software renderer */
 	char wisdom[768];                    /* engine_wisdom_source */
 	int fft_pending;                     /* FFT shapes queued for measuring in idle time */
+	int idle_pending;                    /* jobs_gpu_status.idle_pending */
+	int handed_seen;                     /* J->handed_gen it has wanted */
+	struct jobs_shape shapes[JOBS_SHAPES]; /* jobs_gpu_status.shapes */
+	int nshapes;
 	unsigned long long fft_measured;     /* shapes measured in idle time */
 	int reset_notification;              /* the context learns of GPU resets */
 	unsigned long long resets;           /* contexts rebuilt after a GPU reset */
@@ -107,6 +111,9 @@ struct jobs {
 	int watchdog_started;
 	struct gpu gpus[JOBS_MAX_GPUS];
 	int ngpus;
+	int idle_mode;                       /* enum jobs_idle (guarded by lock) */
+	struct jobs_shape handed[JOBS_SHAPES]; /* jobs_hand_shapes' (guarded by lock) */
+	int nhanded, handed_gen;
 };
 
 /* jobs.c */

@@ -17,17 +17,36 @@ static void metrics_workers(FILE *f, struct server *S)
 	      "restarted after it faulted (exited, crashed, was killed) or hung (--worker-timeout).\n"
 	      "# TYPE fftbloom_worker_restarts_total counter\n", f);
 	for (int i = 0; i < n; i++) {
+		if (!service_listed(svc, i))
+			continue;
 		service_read(svc, i, w);
-		fprintf(f, "fftbloom_worker_restarts_total{gpu=\"%d\"} %llu\n", i, w->restarts);
+		fprintf(f, "fftbloom_worker_restarts_total{gpu=\"%d\"} %llu\n",
+		        service_gpu_label(svc, i), w->restarts);
+	}
+	if (service_alternates(svc)) {
+		int m = service_alternates(svc);
+		fputs("# HELP fftbloom_worker_takeovers_total Times a successor process (--compile-mode "
+		      "process) took over a GPU after building its plans.\n"
+		      "# TYPE fftbloom_worker_takeovers_total counter\n", f);
+		for (int d = 0; d < m; d++) {
+			unsigned long long t = 0;
+			for (int i = d; i < n; i += m) {
+				service_read(svc, i, w);
+				t += w->takeovers;
+			}
+			fprintf(f, "fftbloom_worker_takeovers_total{gpu=\"%d\"} %llu\n", d, t);
+		}
 	}
 	fputs("# HELP fftbloom_worker_up 1 while the worker process of a GPU runs and is ready.\n"
 	      "# TYPE fftbloom_worker_up gauge\n", f);
 	for (int i = 0; i < n; i++) {
+		if (!service_listed(svc, i))
+			continue;
 		service_read(svc, i, w);
 		char why[160];
 		int up = i == service_self(svc) ? !S->quiescing && jobs_ready(S->o.jobs, why, sizeof why)
 		                                : w->ready;
-		fprintf(f, "fftbloom_worker_up{gpu=\"%d\"} %d\n", i, up);
+		fprintf(f, "fftbloom_worker_up{gpu=\"%d\"} %d\n", service_gpu_label(svc, i), up);
 	}
 	free(w);
 }

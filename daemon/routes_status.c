@@ -26,6 +26,8 @@ void routes_status(struct server *S, struct jobs_status *st)
 	memset(st, 0, sizeof *st);
 	for (int i = 0; i < service_workers(svc); i++) {
 		const struct jobs_status *ws = own;
+		if (!service_listed(svc, i))
+			continue; /* a successor building, or the pair's slot not running */
 		if (i != service_self(svc)) {
 			service_read(svc, i, w);
 			ws = &w->status;
@@ -71,13 +73,16 @@ int routes_ready(struct server *S, char *why, size_t len, json_t **workers)
 	json_t *a = workers ? json_array() : NULL;
 	int ready = 0, n = service_workers(svc);
 	for (int i = 0; i < n; i++) {
+		if (!service_listed(svc, i))
+			continue;
 		service_read(svc, i, w);
 		int ok = i == service_self(svc) ? jobs_ready(S->o.jobs, w->why, sizeof w->why)
 		                                : w->ready;
 		ready += ok;
 		if (!a)
 			continue;
-		json_t *o = json_pack("{s:i,s:i,s:I,s:b,s:I}", "gpu", i, "device", w->device, "pid",
+		json_t *o = json_pack("{s:i,s:i,s:I,s:b,s:I}", "gpu", service_gpu_label(svc, i),
+		                      "device", w->device, "pid",
 		                      (json_int_t)w->pid, "ready", ok, "restarts",
 		                      (json_int_t)w->restarts);
 		if (!ok)

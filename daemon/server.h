@@ -55,6 +55,9 @@ struct server_opts {
 	struct origin *origin;   /* GET renders' src= fetches (origin.h); NULL or an empty allow
 	                            list: src= is refused */
 	struct result_cache *results; /* --result-cache; NULL: none */
+	int shared_listen;       /* 1: the listening sockets are shared with another worker
+	                            process that goes on accepting (--compile-mode process): a
+	                            quiesce closes this process's copy, never shuts them down */
 };
 
 struct server;

@@ -317,8 +317,9 @@ void server_quiesce(struct server *s)
 		 * it holds it open past close(), and the kernel would go on completing handshakes
 		 * into its backlog (a connection made after "no new connections" was logged, under
 		 * load). A passed socket stays listening in its owner, the service manager, whose
-		 * next start answers what waits in it: closed only. */
-		if (s->o.listen_fd <= 0)
+		 * next start answers what waits in it, and one shared with a successor process
+		 * accepts on in it: closed only. */
+		if (s->o.listen_fd <= 0 && !s->o.shared_listen)
 			shutdown(fd, SHUT_RDWR);
 		close(fd);
 	}

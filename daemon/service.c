@@ -21,7 +21,12 @@ struct slot {
 	int device;
 	atomic_int pid;               /* written by the supervisor */
 	atomic_ullong restarts;       /* written by the supervisor */
+	atomic_ullong takeovers;      /* written by the supervisor: times this slot's worker took
+	                                 over from its pair's (alternates) */
 	int published, ready;
+	int serving;                  /* its server takes connections (0: building its plans) */
+	int nhanded;                  /* written by the supervisor before the fork */
+	struct jobs_shape handed[JOBS_SHAPES];
 	char why[160];
 	double beat;                  /* clock_s() (CLOCK_MONOTONIC, one clock for all processes) */
 	struct jobs_status status;
@@ -44,6 +49,7 @@ struct service {
 	unsigned char *map;
 	size_t map_len, slot_len, slot0;
 	int n, self;
+	int alternates;               /* service_set_alternates (set before any fork) */
 	char dir[256];                /* the store folder: dir/kernels, dir/images */
 	/* this process's own view of the store (not shared) */
 	pthread_mutex_t sync_lock;
@@ -189,8 +195,56 @@ struct metrics *service_metrics(struct service *s, int i)
 	return metrics_place(slot_metrics(s, i), 0);
 }
 
+void service_set_alternates(struct service *s)
+{
+	s->alternates = s->n / 2;
+}
+
+int service_alternates(const struct service *s)
+{
+	return s->alternates;
+}
+
+int service_listed(struct service *s, int i)
+{
+	if (!s->alternates || i == s->self)
+		return 1;
+	struct slot *sl = slot(s, i);
+	return atomic_load(&sl->pid) && sl->serving;
+}
+
+int service_gpu_label(const struct service *s, int i)
+{
+	return s->alternates ? i % s->alternates : i;
+}
+
+void service_hand(struct service *s, int to, int from)
+{
+	struct service_worker *w = malloc(sizeof *w);
+	if (!w)
+		return;
+	service_read(s, from, w);
+	struct slot *sl = slot(s, to);
+	int n = 0;
+	for (int g = 0; g < w->status.ngpus; g++)
+		for (int k = 0; k < w->status.gpu[g].nshapes && k < JOBS_SHAPES && n < JOBS_SHAPES; k++)
+			sl->handed[n++] = w->status.gpu[g].shapes[k];
+	sl->nhanded = n;
+	free(w);
+}
+
+int service_handed(struct service *s, struct jobs_shape *out)
+{
+	if (s->self < 0)
+		return 0;
+	struct slot *sl = slot(s, s->self);
+	int n = sl->nhanded < 0 ? 0 : sl->nhanded > JOBS_SHAPES ? JOBS_SHAPES : sl->nhanded;
+	memcpy(out, sl->handed, sizeof out[0] * (size_t)n);
+	return n;
+}
+
 void service_publish(struct service *s, struct jobs *jobs, const struct service_conns *conns,
-                     int quiescing)
+                     int quiescing, int serving)
 {
 	if (s->self < 0)
 		return;
@@ -198,14 +252,17 @@ void service_publish(struct service *s, struct jobs *jobs, const struct service_
 	static struct jobs_status st; /* one publisher: the worker's main thread */
 	jobs_status(jobs, &st);
 	char why[160] = "";
-	int ready = !quiescing && jobs_ready(jobs, why, sizeof why);
+	int ready = !quiescing && serving && jobs_ready(jobs, why, sizeof why);
 	if (quiescing)
 		snprintf(why, sizeof why, "shutting down");
+	else if (!serving)
+		snprintf(why, sizeof why, "building its plans before it serves");
 	atomic_fetch_add_explicit(&sl->seq, 1, memory_order_acq_rel);
 	atomic_thread_fence(memory_order_release);
 	sl->status = st;
 	sl->conns = *conns;
 	sl->ready = ready;
+	sl->serving = serving;
 	memcpy(sl->why, why, sizeof why);
 	sl->published = 1;
 	sl->beat = clock_s();
@@ -225,6 +282,7 @@ void service_read(struct service *s, int i, struct service_worker *w)
 		w->status = sl->status;
 		w->conns = sl->conns;
 		w->ready = sl->ready;
+		w->serving = sl->serving;
 		memcpy(w->why, sl->why, sizeof w->why);
 		w->published = sl->published;
 		w->beat_age = clock_s() - sl->beat;
@@ -238,6 +296,7 @@ void service_read(struct service *s, int i, struct service_worker *w)
 	w->device = sl->device;
 	w->pid = atomic_load(&sl->pid);
 	w->restarts = atomic_load(&sl->restarts);
+	w->takeovers = atomic_load(&sl->takeovers);
 	if (!w->published) {
 		w->ready = 0;
 		snprintf(w->why, sizeof w->why, "%s", w->pid ? "starting" : "not running");
@@ -259,6 +318,7 @@ void service_started(struct service *s, int i, pid_t pid)
 	atomic_fetch_add(&sl->seq, 1);
 	sl->published = 0;
 	sl->ready = 0;
+	sl->serving = 0;
 	atomic_fetch_add(&sl->seq, 1);
 	atomic_store(&sl->pid, pid);
 }
@@ -266,6 +326,11 @@ void service_started(struct service *s, int i, pid_t pid)
 void service_ended(struct service *s, int i)
 {
 	atomic_store(&slot(s, i)->pid, 0);
+}
+
+void service_count_takeover(struct service *s, int i)
+{
+	atomic_fetch_add(&slot(s, i)->takeovers, 1);
 }
 
 void service_count_restart(struct service *s, int i)

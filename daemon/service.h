@@ -34,9 +34,12 @@ struct service_worker {
 	int published;                /* it has published since it was last started */
 	int ready;                    /* its own /readyz would say 200, and it published within
 	                                 SERVICE_STALE_S */
+	int serving;                  /* its server takes connections (a successor building its
+	                                 plans does not yet) */
 	char why[160];                /* why not, when not ready */
 	double beat_age;              /* seconds since it last published (its main loop's beat) */
 	unsigned long long restarts;  /* restarts after a fault or a hang */
+	unsigned long long takeovers; /* times it took over from its pair's worker (alternates) */
 	struct jobs_status status;    /* its jobs_status as last published */
 	struct service_conns conns;   /* its connection counters as last published */
 };
@@ -68,9 +71,27 @@ int service_self(const struct service *s);
 struct metrics *service_metrics(struct service *s, int i);
 
 /* A worker's beat: publishes its jobs_status and readiness (quiescing: not ready, "shutting
- * down") into its slot. Cheap; call a few times a second. */
+ * down"; serving 0: not ready, its plans being built before its server starts) into its slot.
+ * Cheap; call a few times a second. */
 void service_publish(struct service *s, struct jobs *jobs, const struct service_conns *conns,
-                     int quiescing);
+                     int quiescing, int serving);
+
+/* --compile-mode process: the n slots are n/2 devices' pairs, slot i and i + n/2 driving
+ * device i: one serves while the other, its successor, builds (supervisor.h). Before any
+ * fork. */
+void service_set_alternates(struct service *s);
+/* n/2 with alternates, else 0. */
+int service_alternates(const struct service *s);
+/* Whether slot i counts in the service's state (/v1/info, /readyz, /metrics): always without
+ * alternates; with them, this process's own slot and any running one that serves. */
+int service_listed(struct service *s, int i);
+/* The "gpu" number slot i shows as: i, or with alternates its device's pair (i % n/2). */
+int service_gpu_label(const struct service *s, int i);
+/* The supervisor, before it starts slot `to`: the frames' shapes slot `from` last published
+ * (every GPU thread's) become `to`'s handed shapes. */
+void service_hand(struct service *s, int to, int from);
+/* In a worker: the shapes handed to its slot (JOBS_SHAPES at most) into out; their count. */
+int service_handed(struct service *s, struct jobs_shape *out);
 
 /* Worker i's slot, read consistently (a torn snapshot is retried). */
 void service_read(struct service *s, int i, struct service_worker *w);
@@ -80,6 +101,7 @@ void service_read(struct service *s, int i, struct service_worker *w);
 void service_started(struct service *s, int i, pid_t pid);
 void service_ended(struct service *s, int i);
 void service_count_restart(struct service *s, int i);
+void service_count_takeover(struct service *s, int i);
 
 /* The named store across workers. A worker that stored a PUT writes its body (as it came) into
  * the folder under the name, atomically (a temporary file renamed), then moves the generation

@@ -20,6 +20,11 @@
 #define START_TIMEOUTS 5      /* --worker-timeouts a worker may take to make its contexts, */
 #define START_MIN_S 30.0      /* and at least this (a software renderer's first compiles) */
 #define STOP_GRACE_S 10.0     /* past --drain-timeout, workers still running are killed */
+#define SUCC_GAP_S 2.0        /* a successor starts once the serving worker has had idle work
+                                 waiting this long, and this long after the last takeover */
+#define SUCC_RETRY_S 10.0     /* after a successor failed: the first retry's delay, doubled */
+#define SUCC_RETRY_MAX_S 300.0
+#define SUCC_BUILD_MAX_S 900.0 /* a successor still building after this long is killed */
 
 struct worker {
 	pid_t pid;                /* 0: not running */
@@ -28,6 +33,17 @@ struct worker {
 	int faults;               /* quick faults in a row (the backoff's exponent) */
 	int was_ready;            /* ready once since started */
 	int killed;               /* SIGKILLed for a hang */
+	int retiring;             /* told to drain: its successor serves (alternates) */
+};
+
+/* --compile-mode process (service_alternates): slot d or d + m serves device d, the other is
+ * its successor while one runs. */
+struct pair {
+	int serving;              /* the slot that serves */
+	double pending_since;     /* since when the serving worker has had idle work; < 0: not */
+	double next_at;           /* no successor starts before then */
+	double retry_s;           /* the delay after the next failed successor */
+	unsigned long long takeovers;
 };
 
 /* Forks worker i; the child never returns. */
@@ -61,6 +77,7 @@ static int start(const struct supervisor_opts *o, struct worker *w, int i)
 	w->restart_at = 0;
 	w->was_ready = 0;
 	w->killed = 0;
+	w->retiring = 0;
 	service_started(o->service, i, pid);
 	log_msg(LOG_INFO, "worker %d (device %d) started: pid %d", i,
 	        service_device(o->service, i), (int)pid);
@@ -94,11 +111,81 @@ static void signal_all(struct worker *w, int n, int sig)
 			kill(w[i].pid, sig);
 }
 
+/* Whether any GPU thread of a published worker has idle work waiting. */
+static int idle_pending(const struct service_worker *sw)
+{
+	for (int g = 0; g < sw->status.ngpus; g++)
+		if (sw->status.gpu[g].idle_pending)
+			return 1;
+	return 0;
+}
+
+/* --compile-mode process, each tick: a successor started for a device whose serving worker has
+ * had idle work waiting, a successor that serves now takes over (the old worker drains), one
+ * building past SUCC_BUILD_MAX_S is killed. */
+static void tend_pairs(const struct supervisor_opts *o, struct worker *w, struct pair *pr, int m,
+                       double now)
+{
+	for (int d = 0; d < m; d++) {
+		int a = pr[d].serving, s = a == d ? d + m : d;
+		if (w[s].pid > 0 && w[s].retiring)
+			continue; /* the worker taken over from, still draining */
+		if (w[s].pid > 0) {
+			struct service_worker sw;
+			service_read(o->service, s, &sw);
+			if (sw.published && sw.serving) {
+				if (w[a].pid > 0) {
+					kill(w[a].pid, SIGTERM);
+					w[a].retiring = 1;
+				}
+				pr[d].serving = s;
+				pr[d].pending_since = -1;
+				pr[d].next_at = now + SUCC_GAP_S;
+				pr[d].retry_s = SUCC_RETRY_S;
+				pr[d].takeovers++;
+				service_count_takeover(o->service, s);
+				log_msg(LOG_INFO, "worker %d (pid %d) serves device %d after building its plans "
+				        "in %.1f s; worker %d drains and exits", s, (int)w[s].pid,
+				        service_device(o->service, s), now - w[s].started, a);
+			} else if (now - w[s].started > SUCC_BUILD_MAX_S && !w[s].killed) {
+				log_msg(LOG_ERROR, "worker %d (pid %d), a successor, still building after %.0f "
+				        "s: killed", s, (int)w[s].pid, now - w[s].started);
+				kill(w[s].pid, SIGKILL);
+				w[s].killed = 1;
+			}
+			continue;
+		}
+		if (w[a].pid <= 0 || w[a].retiring)
+			continue;
+		struct service_worker sw;
+		service_read(o->service, a, &sw);
+		if (!sw.published || !sw.serving || !idle_pending(&sw)) {
+			pr[d].pending_since = -1;
+			continue;
+		}
+		if (pr[d].pending_since < 0)
+			pr[d].pending_since = now;
+		if (now - pr[d].pending_since < SUCC_GAP_S || now < pr[d].next_at)
+			continue;
+		service_hand(o->service, s, a);
+		if (!start(o, &w[s], s))
+			log_msg(LOG_INFO, "worker %d: a successor for device %d, whose serving worker %d has "
+			        "idle work waiting: it builds that worker's plans and the wanted ones, then "
+			        "takes over", s, service_device(o->service, s), a);
+		else
+			pr[d].next_at = now + pr[d].retry_s;
+	}
+}
+
 int supervisor_run(const struct supervisor_opts *o)
 {
 	int n = service_workers(o->service);
+	int m = service_alternates(o->service); /* > 0: slot pairs (--compile-mode process) */
 	struct worker w[SERVICE_MAX_WORKERS];
 	memset(w, 0, sizeof w);
+	struct pair pr[SERVICE_MAX_WORKERS];
+	for (int d = 0; d < m; d++)
+		pr[d] = (struct pair){d, -1, 0, SUCC_RETRY_S, 0};
 	sigset_t set = *o->signals;
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, NULL);
@@ -106,7 +193,7 @@ int supervisor_run(const struct supervisor_opts *o)
 	double stop_by = 0, next_ping = 0;
 	unsigned long long wd = o->notify ? sdnotify_watchdog_usec(o->notify) : 0;
 	double ping_every = wd ? (double)wd / 2e6 : 0;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < (m ? m : n); i++)
 		if (start(o, &w[i], i)) {
 			rc = 1;
 			stopping = 1;
@@ -114,7 +201,7 @@ int supervisor_run(const struct supervisor_opts *o)
 			signal_all(w, n, SIGTERM);
 			break;
 		}
-	sdnotify_sendf(o->notify, "STATUS=starting %d workers, one a GPU", n);
+	sdnotify_sendf(o->notify, "STATUS=starting %d workers, one a GPU", m ? m : n);
 	for (;;) {
 		int running = 0;
 		for (int i = 0; i < n; i++)
@@ -152,6 +239,21 @@ int supervisor_run(const struct supervisor_opts *o)
 			service_ended(o->service, i);
 			if (stopping) {
 				log_msg(status ? LOG_WARN : LOG_INFO, "worker %d %s", i, how);
+				continue;
+			}
+			if (w[i].retiring) {
+				log_msg(status ? LOG_WARN : LOG_INFO, "worker %d %s after its successor took "
+				        "over", i, how);
+				continue;
+			}
+			if (m && pr[i % m].serving != i) { /* a successor that never served */
+				struct pair *p = &pr[i % m];
+				p->next_at = now + p->retry_s;
+				log_msg(LOG_WARN, "worker %d, a successor, %s before it served; worker %d "
+				        "serves on; another successor in %.0f s", i, how, p->serving,
+				        p->retry_s);
+				p->retry_s = p->retry_s * 2 > SUCC_RETRY_MAX_S ? SUCC_RETRY_MAX_S
+				                                               : p->retry_s * 2;
 				continue;
 			}
 			if (!ever_ready) { /* it never served: a start that cannot work */
@@ -231,16 +333,18 @@ int supervisor_run(const struct supervisor_opts *o)
 			ever_ready = 1;
 		int all_were = 1;
 		for (int i = 0; i < n; i++)
-			all_were &= w[i].was_ready;
+			all_were &= w[i].was_ready || (m && pr[i % m].serving != i);
 		if (all_were && !said_ready) {
 			said_ready = 1;
 			sdnotify_send(o->notify, "READY=1");
-			log_msg(LOG_INFO, "ready: %d workers, one a GPU", n);
+			log_msg(LOG_INFO, "ready: %d workers, one a GPU", m ? m : n);
 		}
 		if (ready != last_ready && said_ready) {
-			sdnotify_sendf(o->notify, "STATUS=%d of %d GPU workers ready", ready, n);
+			sdnotify_sendf(o->notify, "STATUS=%d of %d GPU workers ready", ready, m ? m : n);
 			last_ready = ready;
 		}
+		if (m)
+			tend_pairs(o, w, pr, m, now);
 		if (ping_every > 0 && fresh && now >= next_ping) {
 			sdnotify_send(o->notify, "WATCHDOG=1");
 			next_ping = now + ping_every;

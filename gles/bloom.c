@@ -470,6 +470,27 @@ int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	return 0;
 }
 
+int bloom_want_padded(struct bloom_ctx *b, int pw, int ph, int width, int height,
+                      const struct bloom_params *p)
+{
+	if (pw < 1 || ph < 1 || width < 1 || height < 1)
+		return BLOOM_E_ARG;
+	struct bloom_fit f = {b, NULL, p->precision == BLOOM_FP16, b->opts.frame_bytes, width,
+	                      height};
+	if (!bloom_fits(&f, pw, ph))
+		return BLOOM_E_TOO_LARGE;
+	if (b->plans.n + bloom_plans_wanted(b, 0) >= b->opts.max_plans)
+		return BLOOM_E_NOMEM;
+	bloom_plan_want(b, pw, ph, p, NULL, 0);
+	struct want *w = &b->idle.w[b->idle.n - 1]; /* the newest: this one */
+	if (!w->has_kernel) {
+		w->preset_kernel = 1;
+		w->fw = width, w->fh = height;
+		w->kp = *p;
+	}
+	return 0;
+}
+
 int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p, char err[BLOOM_ERR_LEN])
 {

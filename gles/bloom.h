@@ -424,6 +424,12 @@ int bloom_plan_known(struct bloom_ctx *b, const struct bloom_frame *in,
 int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p);
 
+/* bloom_want for a padded size known already (a frame of width x height ran on its plan in
+ * another process): the plan of pw x ph with p's technique and precision, then the spectrum of
+ * p's built-in kernel (p->preset) for that frame and the plan's rehearsal. The same returns. */
+int bloom_want_padded(struct bloom_ctx *b, int pw, int ph, int width, int height,
+                      const struct bloom_params *p);
+
 /* Builds the plan, programs and buffers for an image size and kernel size ahead of time. */
 int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
                const struct bloom_params *p, char err[BLOOM_ERR_LEN]);
@@ -478,6 +484,12 @@ enum bloom_want_mode {
  * dispatch). Between frames only. Returns 1 when it took a step (or dropped a plan it could not
  * build: logged), 0 when none the mode allows waits. */
 int bloom_build_wanted(struct bloom_ctx *b, int mode);
+
+/* Whether idle work waits on this context without doing any: a wanted plan unbuilt, a plan's
+ * pair order wanted since a colour kernel ran, a plan's rows to measure with their ends, or a
+ * plan to rebuild with shapes measured since (bloom_build_wanted, bloom_rows_tune_step,
+ * bloom_ctx_refresh would take a step). Cheap; between frames. */
+int bloom_idle_pending(const struct bloom_ctx *b);
 
 /* What runs on this context (its storage-buffer limit and frame_bytes): frames of any size run,
  * in tiles past untiled_pixels; a kernel runs when it is at most max_kernel_side a side (square:

@@ -315,6 +315,21 @@ int bloom_build_wanted(struct bloom_ctx *b, int mode)
 	return plans_only ? 0 : pairs_step(b) || rehearse(b);
 }
 
+int bloom_idle_pending(const struct bloom_ctx *b)
+{
+	if (bloom_plans_wanted(b, 0))
+		return 1;
+	unsigned long long gen = b->opts.wisdom ? fft_wisdom_generation(b->opts.wisdom) : 0;
+	for (int i = 0; i < b->plans.n; i++) {
+		const struct plan *q = b->plans.e[i];
+		if ((q->pairs_want && !bloom_plan_pairs(q) && q->colour_seen) ||
+		    (q->rows_tune && q->frame_h > 0) ||
+		    (b->opts.wisdom && q->wisdom_gen != gen && (q->provisional || bloom_rows_known(b, q))))
+			return 1;
+	}
+	return 0;
+}
+
 int bloom_ctx_refresh(struct bloom_ctx *b)
 {
 	if (!b->opts.wisdom)

@@ -58,15 +58,16 @@ static int make_base(struct engine *e, const struct engine_opts *o, const struct
 	}
 	if (o->program_cache && o->program_cache[0])
 		program_cache_set_binary_dir(e->pc, o->program_cache, e->driver);
-	int thread = o->compile_mode == ENGINE_CMODE_THREAD ? ENGINE_COMPILE_ON
-	             : o->compile_mode == ENGINE_CMODE_INLINE ? ENGINE_COMPILE_OFF
-	                                                      : o->compile_thread;
-	if ((o->compile_mode == ENGINE_CMODE_PARALLEL ||
-	     (o->compile_mode == ENGINE_CMODE_AUTO && o->compile_thread == ENGINE_COMPILE_AUTO)) &&
+	int cmode = o->compile_mode == ENGINE_CMODE_PROCESS ? ENGINE_CMODE_AUTO : o->compile_mode;
+	int thread = cmode == ENGINE_CMODE_THREAD ? ENGINE_COMPILE_ON
+	             : cmode == ENGINE_CMODE_INLINE ? ENGINE_COMPILE_OFF
+	                                           : o->compile_thread;
+	if ((cmode == ENGINE_CMODE_PARALLEL ||
+	     (cmode == ENGINE_CMODE_AUTO && o->compile_thread == ENGINE_COMPILE_AUTO)) &&
 	    program_cache_parallel(e->pc, 1))
 		log_sinkf(log, LOG_INFO, "programs compile in parallel on the GPU thread's context "
 		          "(GL_KHR_parallel_shader_compile)");
-	else if (o->compile_mode == ENGINE_CMODE_PARALLEL)
+	else if (cmode == ENGINE_CMODE_PARALLEL)
 		thread = ENGINE_COMPILE_OFF;
 	if (!program_cache_parallel(e->pc, -1) &&
 	    (thread == ENGINE_COMPILE_ON || (thread == ENGINE_COMPILE_AUTO && !i->software))) {
@@ -267,6 +268,13 @@ int engine_idle(struct engine *e)
 	if (!more && (more = e->bloom && bloom_rows_tune_step(e->bloom, &how)))
 		what = "measuring a plan's rows with their ends, ";
 	return more ? idle_logged(e, t0, more, what, how) : 0;
+}
+
+int engine_idle_pending(const struct engine *e)
+{
+	return (e->bloom && bloom_idle_pending(e->bloom)) ||
+	       (e->wisdom && fft_wisdom_measure(e->wisdom) == FFT_WISDOM_MEASURE_IDLE &&
+	        fft_wisdom_pending_count(e->wisdom) > 0);
 }
 
 int engine_idle_plans(struct engine *e)

@@ -75,6 +75,8 @@ enum engine_compile_mode {
 	ENGINE_CMODE_PARALLEL,   /* program_cache_parallel (as AUTO, inline where it is missing) */
 	ENGINE_CMODE_THREAD,     /* the compile thread (compile_thread ON) */
 	ENGINE_CMODE_INLINE,     /* compiles on the engine's thread (compile_thread OFF) */
+	ENGINE_CMODE_PROCESS,    /* as AUTO here: the daemon runs idle work in a successor process
+	                            before it serves, and none in a serving one */
 };
 
 enum engine_compile {
@@ -123,6 +125,10 @@ const char *engine_wisdom_source(const struct engine *e);
  * work needs compiles on the compile thread: nothing was done, and the caller waits a moment
  * (ENGINE_IDLE_WAIT_MS, or until a job comes) before the next call. */
 int engine_idle(struct engine *e);
+
+/* Whether engine_idle has work to do (bloom_idle_pending, or FFT shapes queued for measuring),
+ * without doing any. */
+int engine_idle_pending(const struct engine *e);
 /* As engine_idle, the wanted plans' steps only (no FFT shape measured, no plan rebuilt): 1 while
  * a plan is wanted, 0 when none is, ENGINE_IDLE_WAIT as engine_idle. */
 int engine_idle_plans(struct engine *e);
