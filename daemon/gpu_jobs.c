@@ -151,8 +151,8 @@ static int image_finite(const struct image *img)
 	return 1;
 }
 
-/* Remembers a frame's shape that ran untiled (the newest first, JOBS_SHAPES at most): what a
- * successor process builds again (jobs_gpu_status.shapes). */
+/* Remembers the shape of a frame that ran on its own plan or borrowed another's (the newest
+ * first, JOBS_SHAPES at most): what a successor process builds (jobs_gpu_status.shapes). */
 static void note_shape(struct gpu *g, int w, int h, const struct bloom_stats *st,
                        const struct image *k, const struct bloom_params *p)
 {
@@ -278,7 +278,7 @@ static void gpu_run(struct gpu *g, struct bloom_ctx *b, struct job *j)
 	j->gpu_copy_s = st.copy_ms * 1e-3;
 	j->gpu_wait_s = st.wait_ms * 1e-3;
 	j->gpu_setup_s = st.setup_ms * 1e-3;
-	if (!rc && st.tiles_x * st.tiles_y <= 1)
+	if (!rc && (st.borrowed || st.tiles_x * st.tiles_y <= 1)) /* a plan of its own size */
 		note_shape(g, f.img ? f.img->width : f.yuv->width, f.img ? f.img->height : f.yuv->height,
 		           &st, bk.img, &j->req.p);
 	image_free(&j->in);

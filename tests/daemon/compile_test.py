@@ -5,8 +5,9 @@ none, --fft-wisdom none): a plan is built before ready (--warm-sizes; on a GPU w
 (X-Borrowed-Plan) while its own plan compiles in idle time; requests sent while those compiles
 are in flight are answered, and every answer agrees with numpy's float64 direct convolution.
 With parallel, the log says the programs were submitted on the GPU thread's context (where the
-context has GL_KHR_parallel_shader_compile: llvmpipe and NVIDIA do). Prints "SCRIPT: N passed,
-N failed" last."""
+context has GL_KHR_parallel_shader_compile: llvmpipe and NVIDIA do). With process, a successor
+process builds the new size's plan and takes over while the first worker answers (test_process).
+Prints "SCRIPT: N passed, N failed" last."""
 import json
 import os
 import time
@@ -94,6 +95,132 @@ def test_inline():
     run_mode("inline")
 
 
+def ready_pids(d):
+    """The pids /readyz lists (one per GPU), or [] when it does not answer 200."""
+    st, _, body = d.req("GET", "/readyz")
+    return [g["pid"] for g in json.loads(body).get("gpus", [])] if st == 200 else []
+
+
+def test_process():
+    """--compile-mode process: the serving worker never compiles in idle time; a frame of a new
+    size borrows the warm plan, a successor process builds that size's plan (the frames' shapes
+    handed to it) while the first worker answers, takes over the port, and the first worker
+    drains and exits; no request fails meanwhile, every answer agrees with numpy, and the size
+    then runs on its own plan in the new worker."""
+    kern = H.RNG.random((9, 9, 3)).astype(np.float32)
+    kb = open(H.write_pfm(os.path.join(H.TMP, "kp.pfm"), kern), "rb").read()
+    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--compile-mode", "process",
+                 "--warm-sizes", "160x120", "--log-level", "debug")
+    try:
+        H.check("process: ready", wait_ready(d), d.log()[-1500:])
+        first = ready_pids(d)
+        H.check("process: one GPU listed, by its worker's pid", len(first) == 1, first)
+        H.check("process: the first worker built before it served",
+                "plans built and idle work done" in d.log(), d.log()[-1500:])
+        img = H.rand_float(200, 300)
+        st, h, body = convolve(d, img, kb)
+        H.check("process: a new size borrows the plan built before ready",
+                st == 200 and "x" in h.get("x-borrowed-plan", ""), (st, h, body[:200]))
+        H.close_enough("process: that answer == numpy float64 direct convolution",
+                       H.read_pfm(body) if st == 200 else None, H.direct_convolve(img, kern), TOL)
+        # requests 0.5 s apart until the successor serves: the first worker answers them all
+        n, failed, deadline = 0, [], time.time() + 240
+        while time.time() < deadline and "serves device" not in d.log():
+            time.sleep(0.5)
+            img = H.rand_float(200, 300)
+            st, h, body = convolve(d, img, kb)
+            n += 1
+            got = H.read_pfm(body) if st == 200 else None
+            ref = H.direct_convolve(img, kern)
+            rel = float(np.sqrt(((got - ref) ** 2).sum() / (ref ** 2).sum())) \
+                if got is not None and got.shape == ref.shape else None
+            if rel is None or rel > TOL:
+                failed.append((n, st, rel, body[:200]))
+        log = d.log()
+        H.check("process: a successor took over (%d requests meanwhile)" % n,
+                "serves device 0 after building its plans" in log, log[-2000:])
+        H.check("process: no request failed or differed from numpy meanwhile", not failed,
+                failed[:3])
+        H.check("process: the successor was handed the served frames' shapes",
+                "frame shapes handed by the serving process wanted" in log, log[-2000:])
+        served = log[log.find("[gpu 0] fftbloomd listening"):]
+        H.check("process: the first worker built nothing in idle time once it served",
+                not [l for l in served.splitlines() if "[gpu 0]" in l and "in idle time" in l],
+                served[-2000:])
+        deadline = time.time() + 60
+        while time.time() < deadline and "exited with status 0 after its successor" not in d.log():
+            time.sleep(0.2)
+        H.check("process: the first worker drained and exited 0",
+                "exited with status 0 after its successor took over" in d.log(), d.log()[-1500:])
+        gone = False
+        try:
+            os.kill(first[0], 0)
+        except (OSError, IndexError):
+            gone = True
+        H.check("process: its pid is gone", gone, first)
+        now = ready_pids(d)
+        H.check("process: /readyz lists one GPU, the successor's pid", len(now) == 1 and
+                now != first, (first, now))
+        H.check("process: /v1/info lists one GPU", len(json.loads(
+            d.req("GET", "/v1/info")[2])["gpus"]) == 1)
+        H.check("process: fftbloom_worker_takeovers_total{gpu=\"0\"} 1",
+                d.metric('fftbloom_worker_takeovers_total{gpu="0"}') == 1,
+                d.metric("fftbloom_worker_takeovers_total"))
+        img = H.rand_float(200, 300)
+        st, h, body = convolve(d, img, kb)
+        H.check("process: the size runs on its own plan in the successor",
+                st == 200 and "x-borrowed-plan" not in h, (st, h))
+        H.close_enough("process: its answer == numpy float64 direct convolution",
+                       H.read_pfm(body) if st == 200 else None, H.direct_convolve(img, kern), TOL)
+    finally:
+        d.stop("process daemon")
+
+
+def test_process_successor_killed():
+    """--compile-mode process: a successor killed while it builds leaves the serving worker
+    answering; the supervisor starts another after its delay, which takes over."""
+    import re
+    import signal
+    kern = H.RNG.random((9, 9, 3)).astype(np.float32)
+    kb = open(H.write_pfm(os.path.join(H.TMP, "kq.pfm"), kern), "rb").read()
+    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--compile-mode", "process",
+                 "--warm-sizes", "160x120")
+    try:
+        H.check("process, successor killed: ready", wait_ready(d), d.log()[-1500:])
+        st, h, _ = convolve(d, H.rand_float(200, 300), kb)
+        H.check("process, successor killed: a new size borrows", st == 200 and
+                "x-borrowed-plan" in h, (st, h))
+        pid, deadline = None, time.time() + 60
+        while time.time() < deadline and pid is None:
+            m = re.search(r"worker 1 \(device 0\) started: pid (\d+)", d.log())
+            if m:
+                pid = int(m.group(1))
+                os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
+        H.check("process, successor killed: a successor started", pid is not None, d.log()[-1500:])
+        if "serves device" in d.log():
+            print("     the successor served before the kill landed: its failure not exercised")
+        else:
+            deadline = time.time() + 10
+            while time.time() < deadline and "before it served" not in d.log():
+                time.sleep(0.1)
+            H.check("process, successor killed: said, the serving worker goes on",
+                    "a successor, killed by signal 9" in d.log() and "serves on" in d.log(),
+                    d.log()[-1500:])
+            img = H.rand_float(200, 300)
+            st, h, body = convolve(d, img, kb)
+            H.close_enough("process, successor killed: the first worker still answers == numpy",
+                           H.read_pfm(body) if st == 200 else None,
+                           H.direct_convolve(img, kern), TOL)
+            deadline = time.time() + 120
+            while time.time() < deadline and "serves device" not in d.log():
+                time.sleep(0.2)
+            H.check("process, successor killed: another successor took over",
+                    "serves device 0 after building" in d.log(), d.log()[-1500:])
+    finally:
+        d.stop("process daemon (successor killed)")
+
+
 def test_bad_mode():
     r = H.subprocess.run([H.DAEMON, "--compile-mode", "sometimes", "--port", "0"],
                          capture_output=True, text=True, timeout=30)
@@ -102,7 +229,8 @@ def test_bad_mode():
 
 
 def main():
-    H.run_script((test_parallel, test_thread, test_inline, test_bad_mode), need_daemon=True)
+    H.run_script((test_parallel, test_thread, test_inline, test_process,
+                  test_process_successor_killed, test_bad_mode), need_daemon=True)
 
 
 if __name__ == "__main__":
