@@ -274,7 +274,7 @@ static const struct documented {
 	{"borrow-plans", OPT_BOOL, 0, 1, NULL},
 	{"plan-load-wait", OPT_DOUBLE, 0, 86400, NULL},
 	{"compile-thread", OPT_ENUM, 0, 0, "auto|on|off"},
-	{"compile-mode", OPT_ENUM, 0, 0, "auto|parallel|thread|inline"},
+	{"compile-mode", OPT_ENUM, 0, 0, "auto|parallel|thread|inline|process"},
 	{"upload-copy", OPT_ENUM, 0, 0, "auto|on|off"},
 	{"fft-idle-tune", OPT_ENUM, 0, 0, "auto|on|off"},
 	{"jpeg-quality", OPT_INT, 1, 100, NULL},
