@@ -316,8 +316,10 @@ static int store_shared(void *ctx, int kind, const char *name, const void *bytes
 /* --compile-mode process, before the server starts: the GPU threads build the frames' shapes
  * handed by the serving worker (if any) and every piece of idle work back to back, the worker's
  * beat published meanwhile (not ready, not serving). Returns 0 when done, 1 when a stop signal
- * came first, -1 when a GPU thread failed. */
-static int build_before_serving(struct service *svc, struct jobs *jobs, const sigset_t *set)
+ * came first, -1 when a GPU thread failed; *hup: a SIGHUP came meanwhile (reloaded once this
+ * worker serves). */
+static int build_before_serving(struct service *svc, struct jobs *jobs, const sigset_t *set,
+                                int *hup)
 {
 	struct jobs_shape *hs = malloc(sizeof *hs * JOBS_SHAPES);
 	struct jobs_status *st = malloc(sizeof *st);
@@ -356,6 +358,7 @@ static int build_before_serving(struct service *svc, struct jobs *jobs, const si
 			rc = 1;
 			break;
 		}
+		*hup |= sig == SIGHUP;
 	}
 	if (!rc)
 		log_msg(LOG_INFO, "plans built and idle work done in %.1f s (%d frame shapes handed): "
@@ -490,11 +493,15 @@ static int serve(struct serve_ctx *sc, int worker)
 	if (svc)
 		jobs_set_stored(jobs, store_shared, svc);
 	if (alternates) {
-		int b = build_before_serving(svc, jobs, &set);
+		int hup = 0, b = build_before_serving(svc, jobs, &set, &hup);
 		if (b) {
 			rc = b < 0;
 			jobs_shutdown(jobs);
 			goto out;
+		}
+		if (hup) { /* --kernel-dir and --image-dir as they are now */
+			reload_kernels(&cfg, kernels);
+			reload_images(&cfg, images);
 		}
 	}
 	struct origin_opts oo = {.allow = cfg.origin_allow,
@@ -568,8 +575,15 @@ static int serve(struct serve_ctx *sc, int worker)
 	        sig, cfg.drain_timeout);
 	double t0 = clock_s(), end = t0 + cfg.drain_timeout;
 	/* Done when no request is open and none began or ended for a moment (a request whose
-	 * headers are still on their way counts once they arrive). */
-	while (clock_s() < end && (server_active(server) > 0 || server_idle_s(server) < 0.2)) {
+	 * headers are still on their way counts once they arrive); a worker retiring for its
+	 * successor also waits for its clients' open connections, each closed after its next answer
+	 * (or by the client, or idle past --idle-timeout), so that no request meets a reset or a
+	 * 503 in the takeover. */
+	int retiring = svc && service_retiring(svc);
+	struct service_conns open;
+	memset(&open, 0, sizeof open);
+	while (clock_s() < end && (server_active(server) > 0 || server_idle_s(server) < 0.2 ||
+	                           (retiring && (server_conns(server, &open), open.open_conns > 0)))) {
 		lifecycle_tick(life); /* the watchdog stays fed while the GPU threads are */
 		if (svc) {
 			struct service_conns sconns;

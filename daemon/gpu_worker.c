@@ -191,8 +191,8 @@ static void want_handed(struct gpu *g, struct engine *e)
 	memcpy(s, J->handed, sizeof s[0] * (size_t)n);
 	pthread_mutex_unlock(&J->lock);
 	struct bloom_ctx *b = engine_bloom(e);
-	int wanted = 0;
-	for (int i = n - 1; b && i >= 0; i--) { /* the oldest first: the newest is wanted last */
+	int wanted = 0, ok[JOBS_SHAPES] = {0};
+	for (int i = 0; b && i < n; i++) { /* the newest first: past --max-plans the oldest go */
 		struct bloom_params p = s[i].p;
 		if (s[i].kw || s[i].gray) {
 			/* a kernel image: a built-in kernel of its size and kind (gray or colour) stands
@@ -205,17 +205,21 @@ static void want_handed(struct gpu *g, struct engine *e)
 				memset(&p.preset, 0, sizeof p.preset);
 			p.kernel_scale = 0;
 		}
-		wanted += !bloom_want_padded(b, s[i].pw, s[i].ph, s[i].w, s[i].h, &p);
+		ok[i] = !bloom_want_padded(b, s[i].pw, s[i].ph, s[i].w, s[i].h, &p);
+		wanted += ok[i];
 	}
 	log_msg(LOG_INFO, "gpu %d: %d of %d frame shapes handed by the serving process wanted "
 	        "(built before this one serves)", g->id, wanted, n);
 	pthread_mutex_lock(&J->lock);
-	for (int i = n - 1; i >= 0; i--) { /* remembered as this thread's own */
+	for (int i = n - 1; i >= 0; i--) { /* those wanted remembered as this thread's own */
+		if (!ok[i])
+			continue;
 		int k = g->nshapes < JOBS_SHAPES ? g->nshapes++ : JOBS_SHAPES - 1;
 		memmove(&g->shapes[1], &g->shapes[0], sizeof s[0] * (size_t)k);
 		g->shapes[0] = s[i];
 	}
 	g->handed_seen = gen;
+	g->idle_pending = 1;
 	if (b)
 		bloom_ctx_stats(b, &g->bs);
 }
@@ -334,6 +338,8 @@ void *gpu_main(void *arg)
 			idle_work = 1;
 		}
 		int idle_mode = J->idle_mode;
+		if (idle_mode == JOBS_IDLE_BUILD) /* what build_before_serving waits on */
+			g->idle_pending = idle_work != 0;
 		if (last_job < 0 && !nflight)
 			last_job = clock_s();
 		double now = clock_s();

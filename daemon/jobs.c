@@ -583,6 +583,8 @@ void jobs_set_idle(struct jobs *J, int mode)
 {
 	pthread_mutex_lock(&J->lock);
 	J->idle_mode = mode;
+	for (int i = 0; i < J->ngpus && mode == JOBS_IDLE_BUILD; i++)
+		J->gpus[i].idle_pending = 1; /* until its thread says what it has (its next turn) */
 	pthread_cond_broadcast(&J->gpu_cv);
 	pthread_mutex_unlock(&J->lock);
 }

@@ -59,10 +59,10 @@ int routes_ready(struct server *S, char *why, size_t len, json_t **workers)
 	struct service *svc = S->o.service;
 	if (workers)
 		*workers = NULL;
-	if (S->quiescing) {
+	if (S->quiescing && !(svc && service_retiring(svc))) {
 		snprintf(why, len, "shutting down");
 		return 0;
-	}
+	} /* a worker retiring answers for its successor, which serves */
 	if (!svc)
 		return jobs_ready(S->o.jobs, why, len);
 	struct service_worker *w = malloc(sizeof *w);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,8 @@ struct slot {
 	atomic_ullong restarts;       /* written by the supervisor */
 	atomic_ullong takeovers;      /* written by the supervisor: times this slot's worker took
 	                                 over from its pair's (alternates) */
+	atomic_int retire;            /* written by the supervisor before it stops a worker whose
+	                                 successor serves */
 	int published, ready;
 	int serving;                  /* its server takes connections (0: building its plans) */
 	int nhanded;                  /* written by the supervisor before the fork */
@@ -36,6 +39,8 @@ struct slot {
 struct region {
 	atomic_ullong store_gen;      /* moved on by each PUT or DELETE a worker stored */
 	int n;
+	atomic_int active[SERVICE_MAX_WORKERS]; /* alternates: the slot serving device d (written by
+	                                           the supervisor) */
 };
 
 /* A file of the store folder as this worker last applied it. */
@@ -198,6 +203,24 @@ struct metrics *service_metrics(struct service *s, int i)
 void service_set_alternates(struct service *s)
 {
 	s->alternates = s->n / 2;
+	for (int d = 0; d < s->alternates; d++)
+		atomic_store(&region(s)->active[d], d);
+}
+
+void service_set_active(struct service *s, int i)
+{
+	if (s->alternates)
+		atomic_store(&region(s)->active[i % s->alternates], i);
+}
+
+void service_retire(struct service *s, int i)
+{
+	atomic_store(&slot(s, i)->retire, 1);
+}
+
+int service_retiring(struct service *s)
+{
+	return s->self >= 0 && atomic_load(&slot(s, s->self)->retire);
 }
 
 int service_alternates(const struct service *s)
@@ -207,10 +230,12 @@ int service_alternates(const struct service *s)
 
 int service_listed(struct service *s, int i)
 {
-	if (!s->alternates || i == s->self)
+	if (!s->alternates)
 		return 1;
-	struct slot *sl = slot(s, i);
-	return atomic_load(&sl->pid) && sl->serving;
+	if (i == s->self && !atomic_load(&slot(s, i)->retire))
+		return 1; /* the worker answering: serving, and the active one or just about to be */
+	return atomic_load(&region(s)->active[i % s->alternates]) == i &&
+	       (i != s->self || !atomic_load(&slot(s, i)->retire));
 }
 
 int service_gpu_label(const struct service *s, int i)
@@ -221,10 +246,14 @@ int service_gpu_label(const struct service *s, int i)
 void service_hand(struct service *s, int to, int from)
 {
 	struct service_worker *w = malloc(sizeof *w);
+	struct slot *sl = slot(s, to);
+	sl->nhanded = 0;
 	if (!w)
 		return;
-	service_read(s, from, w);
-	struct slot *sl = slot(s, to);
+	if (!service_read(s, from, w)) { /* torn: nothing handed rather than garbage */
+		free(w);
+		return;
+	}
 	int n = 0;
 	for (int g = 0; g < w->status.ngpus; g++)
 		for (int k = 0; k < w->status.gpu[g].nshapes && k < JOBS_SHAPES && n < JOBS_SHAPES; k++)
@@ -270,15 +299,28 @@ void service_publish(struct service *s, struct jobs *jobs, const struct service_
 	atomic_fetch_add_explicit(&sl->seq, 1, memory_order_release);
 }
 
-void service_read(struct service *s, int i, struct service_worker *w)
+int service_read(struct service *s, int i, struct service_worker *w)
 {
 	struct slot *sl = slot(s, i);
-	/* a worker killed while it wrote leaves seq odd: after enough tries its last words are
-	 * taken as they are */
-	for (int tries = 0; tries < 10000; tries++) {
+	/* a worker killed while it wrote leaves seq odd: after SERVICE_READ_WAIT_S its last words
+	 * are taken as they are (torn, and said so) */
+	int consistent = 0;
+	double give_up = 0;
+	for (int tries = 0;; tries++) {
 		unsigned a = atomic_load_explicit(&sl->seq, memory_order_acquire);
-		if (a & 1)
-			continue;
+		int last = 0;
+		if (a & 1) {
+			if (tries < 1000)
+				continue;
+			double now = clock_s();
+			if (!give_up)
+				give_up = now + SERVICE_READ_WAIT_S;
+			if (now < give_up) {
+				sched_yield();
+				continue;
+			}
+			last = 1;
+		}
 		w->status = sl->status;
 		w->conns = sl->conns;
 		w->ready = sl->ready;
@@ -287,8 +329,12 @@ void service_read(struct service *s, int i, struct service_worker *w)
 		w->published = sl->published;
 		w->beat_age = clock_s() - sl->beat;
 		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&sl->seq, memory_order_relaxed) == a)
+		if (last)
 			break;
+		if (atomic_load_explicit(&sl->seq, memory_order_relaxed) == a) {
+			consistent = 1;
+			break;
+		}
 	}
 	w->why[sizeof w->why - 1] = 0;
 	if (w->status.ngpus < 0 || w->status.ngpus > JOBS_MAX_GPUS)
@@ -297,6 +343,10 @@ void service_read(struct service *s, int i, struct service_worker *w)
 	w->pid = atomic_load(&sl->pid);
 	w->restarts = atomic_load(&sl->restarts);
 	w->takeovers = atomic_load(&sl->takeovers);
+	for (int j = s->alternates ? i % s->alternates : i; s->alternates && j < s->n;
+	     j += s->alternates)
+		if (j != i) /* a GPU's restarts, whichever slot its worker ran in */
+			w->restarts += atomic_load(&slot(s, j)->restarts);
 	if (!w->published) {
 		w->ready = 0;
 		snprintf(w->why, sizeof w->why, "%s", w->pid ? "starting" : "not running");
@@ -307,6 +357,7 @@ void service_read(struct service *s, int i, struct service_worker *w)
 		w->ready = 0;
 		snprintf(w->why, sizeof w->why, "no heartbeat for %.1f s", w->beat_age);
 	}
+	return consistent;
 }
 
 void service_started(struct service *s, int i, pid_t pid)
@@ -319,6 +370,7 @@ void service_started(struct service *s, int i, pid_t pid)
 	sl->published = 0;
 	sl->ready = 0;
 	sl->serving = 0;
+	atomic_store(&sl->retire, 0);
 	atomic_fetch_add(&sl->seq, 1);
 	atomic_store(&sl->pid, pid);
 }

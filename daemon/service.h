@@ -18,6 +18,7 @@
 
 #define SERVICE_MAX_WORKERS JOBS_MAX_GPUS
 #define SERVICE_ERR_LEN 512
+#define SERVICE_READ_WAIT_S 0.05 /* service_read waits this long for a slot being written */
 #define SERVICE_STALE_S 2.0 /* a worker that has not published for this long is not ready (it
                                publishes ten times a second) */
 
@@ -83,8 +84,16 @@ void service_set_alternates(struct service *s);
 /* n/2 with alternates, else 0. */
 int service_alternates(const struct service *s);
 /* Whether slot i counts in the service's state (/v1/info, /readyz, /metrics): always without
- * alternates; with them, this process's own slot and any running one that serves. */
+ * alternates; with them, the slot that serves its device (service_set_active), or this
+ * process's own slot unless it retires. */
 int service_listed(struct service *s, int i);
+/* The supervisor: slot i now serves its device (alternates). */
+void service_set_active(struct service *s, int i);
+/* The supervisor, before it stops worker i whose successor serves: i retires (service_retiring
+ * says so in i; cleared when the slot starts again). */
+void service_retire(struct service *s, int i);
+/* In a worker: whether it was told to retire. */
+int service_retiring(struct service *s);
 /* The "gpu" number slot i shows as: i, or with alternates its device's pair (i % n/2). */
 int service_gpu_label(const struct service *s, int i);
 /* The supervisor, before it starts slot `to`: the frames' shapes slot `from` last published
@@ -93,8 +102,10 @@ void service_hand(struct service *s, int to, int from);
 /* In a worker: the shapes handed to its slot (JOBS_SHAPES at most) into out; their count. */
 int service_handed(struct service *s, struct jobs_shape *out);
 
-/* Worker i's slot, read consistently (a torn snapshot is retried). */
-void service_read(struct service *s, int i, struct service_worker *w);
+/* Worker i's slot, read consistently (a torn snapshot is retried): 1; 0 when it stayed being
+ * written for SERVICE_READ_WAIT_S (a worker killed as it wrote: *w holds its last words as they
+ * are). With alternates, restarts are the GPU's (both slots'). */
+int service_read(struct service *s, int i, struct service_worker *w);
 
 /* The supervisor's side of a slot: a worker started with pid (published cleared); one that
  * ended (pid 0); a restart counted. */

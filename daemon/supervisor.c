@@ -21,7 +21,10 @@
 #define START_MIN_S 30.0      /* and at least this (a software renderer's first compiles) */
 #define STOP_GRACE_S 10.0     /* past --drain-timeout, workers still running are killed */
 #define SUCC_GAP_S 2.0        /* a successor starts once the serving worker has had idle work
-                                 waiting this long, and this long after the last takeover */
+                                 waiting this long */
+#define SUCC_INTERVAL_S 30.0  /* after a takeover, the next successor starts this much later at
+                                 the soonest: a load of ever new sizes (or of more padded sizes
+                                 than --max-plans) costs a process build every 30 s at most */
 #define SUCC_RETRY_S 10.0     /* after a successor failed: the first retry's delay, doubled */
 #define SUCC_RETRY_MAX_S 300.0
 #define SUCC_BUILD_MAX_S 900.0 /* a successor still building after this long is killed */
@@ -132,15 +135,16 @@ static void tend_pairs(const struct supervisor_opts *o, struct worker *w, struct
 			continue; /* the worker taken over from, still draining */
 		if (w[s].pid > 0) {
 			struct service_worker sw;
-			service_read(o->service, s, &sw);
-			if (sw.published && sw.serving) {
+			if (service_read(o->service, s, &sw) && sw.published && sw.serving) {
+				service_set_active(o->service, s);
 				if (w[a].pid > 0) {
+					service_retire(o->service, a);
 					kill(w[a].pid, SIGTERM);
 					w[a].retiring = 1;
 				}
 				pr[d].serving = s;
 				pr[d].pending_since = -1;
-				pr[d].next_at = now + SUCC_GAP_S;
+				pr[d].next_at = now + SUCC_INTERVAL_S;
 				pr[d].retry_s = SUCC_RETRY_S;
 				pr[d].takeovers++;
 				service_count_takeover(o->service, s);
@@ -158,7 +162,8 @@ static void tend_pairs(const struct supervisor_opts *o, struct worker *w, struct
 		if (w[a].pid <= 0 || w[a].retiring)
 			continue;
 		struct service_worker sw;
-		service_read(o->service, a, &sw);
+		if (!service_read(o->service, a, &sw))
+			continue;
 		if (!sw.published || !sw.serving || !idle_pending(&sw)) {
 			pr[d].pending_since = -1;
 			continue;

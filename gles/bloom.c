@@ -448,15 +448,12 @@ static void frame_padded(const struct bloom_ctx *b, const struct bloom_params *p
 	bloom_tile_padded(f, width, height, kernel_w, kernel_h, cx, cy, pw, ph);
 }
 
-int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
-               const struct bloom_params *p)
+/* bloom_want and bloom_want_padded once the padded size is known: queued with p's built-in
+ * kernel for a frame of width x height, unless it does not fit or would evict a plan. */
+static int want_queued(struct bloom_ctx *b, const struct bloom_fit *f, int pw, int ph, int width,
+                       int height, const struct bloom_params *p)
 {
-	if (width < 1 || height < 1 || kernel_w < 1 || kernel_h < 1)
-		return BLOOM_E_ARG;
-	int pw, ph;
-	struct bloom_fit f;
-	frame_padded(b, p, width, height, kernel_w, kernel_h, &f, &pw, &ph);
-	if (pw < 1 || ph < 1 || !bloom_fits(&f, pw, ph))
+	if (pw < 1 || ph < 1 || !bloom_fits(f, pw, ph))
 		return BLOOM_E_TOO_LARGE;
 	if (b->plans.n + bloom_plans_wanted(b, 0) >= b->opts.max_plans)
 		return BLOOM_E_NOMEM;
@@ -470,25 +467,25 @@ int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 	return 0;
 }
 
+int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,
+               const struct bloom_params *p)
+{
+	if (width < 1 || height < 1 || kernel_w < 1 || kernel_h < 1)
+		return BLOOM_E_ARG;
+	int pw, ph;
+	struct bloom_fit f;
+	frame_padded(b, p, width, height, kernel_w, kernel_h, &f, &pw, &ph);
+	return want_queued(b, &f, pw, ph, width, height, p);
+}
+
 int bloom_want_padded(struct bloom_ctx *b, int pw, int ph, int width, int height,
                       const struct bloom_params *p)
 {
-	if (pw < 1 || ph < 1 || width < 1 || height < 1)
+	if (width < 1 || height < 1)
 		return BLOOM_E_ARG;
 	struct bloom_fit f = {b, NULL, p->precision == BLOOM_FP16, b->opts.frame_bytes, width,
 	                      height};
-	if (!bloom_fits(&f, pw, ph))
-		return BLOOM_E_TOO_LARGE;
-	if (b->plans.n + bloom_plans_wanted(b, 0) >= b->opts.max_plans)
-		return BLOOM_E_NOMEM;
-	bloom_plan_want(b, pw, ph, p, NULL, 0);
-	struct want *w = &b->idle.w[b->idle.n - 1]; /* the newest: this one */
-	if (!w->has_kernel) {
-		w->preset_kernel = 1;
-		w->fw = width, w->fh = height;
-		w->kp = *p;
-	}
-	return 0;
+	return want_queued(b, &f, pw, ph, width, height, p);
 }
 
 int bloom_warm(struct bloom_ctx *b, int width, int height, int kernel_w, int kernel_h,

@@ -123,12 +123,32 @@ def test_process():
                 st == 200 and "x" in h.get("x-borrowed-plan", ""), (st, h, body[:200]))
         H.close_enough("process: that answer == numpy float64 direct convolution",
                        H.read_pfm(body) if st == 200 else None, H.direct_convolve(img, kern), TOL)
-        # requests 0.5 s apart until the successor serves: the first worker answers them all
-        n, failed, deadline = 0, [], time.time() + 240
-        while time.time() < deadline and "serves device" not in d.log():
+        # requests 0.5 s apart until the successor serves, and some after, half of them on one
+        # kept-alive connection (closed by the retiring worker after an answer, then opened
+        # again): the first worker answers them all, then the successor; /metrics lists one
+        # worker a GPU throughout
+        keep = d.conn()
+        n, failed, up_series, after, deadline = 0, [], set(), 0, time.time() + 240
+        while time.time() < deadline and after < 6:
+            after += "serves device" in d.log()
             time.sleep(0.5)
             img = H.rand_float(200, 300)
-            st, h, body = convolve(d, img, kb)
+            if n % 2:
+                pf = open(H.write_pfm(os.path.join(H.TMP, "c.pfm"), img), "rb").read()
+                mp, ct = H.multipart([("image", pf, "image/x-portable-floatmap"),
+                                      ("kernel", kb, "image/x-pfm"),
+                                      ("params", b'{"format": "pfm", "method": "fft"}',
+                                       "application/json")])
+                try:
+                    keep.request("POST", "/v1/convolve", body=mp, headers={"Content-Type": ct})
+                    r = keep.getresponse()
+                    st, body = r.status, r.read()
+                except (OSError, H.http.client.HTTPException) as e:
+                    st, body = str(e), b""
+            else:
+                st, h, body = convolve(d, img, kb)
+            m = d.req("GET", "/metrics")[2].decode()
+            up_series.add(sum(l.startswith("fftbloom_worker_up{") for l in m.splitlines()))
             n += 1
             got = H.read_pfm(body) if st == 200 else None
             ref = H.direct_convolve(img, kern)
@@ -139,14 +159,16 @@ def test_process():
         log = d.log()
         H.check("process: a successor took over (%d requests meanwhile)" % n,
                 "serves device 0 after building its plans" in log, log[-2000:])
-        H.check("process: no request failed or differed from numpy meanwhile", not failed,
-                failed[:3])
+        H.check("process: no request failed or differed from numpy meanwhile, kept-alive ones "
+                "included", not failed, failed[:3])
+        H.check("process: /metrics listed one worker throughout", up_series == {1}, up_series)
         H.check("process: the successor was handed the served frames' shapes",
                 "frame shapes handed by the serving process wanted" in log, log[-2000:])
-        served = log[log.find("[gpu 0] fftbloomd listening"):]
-        H.check("process: the first worker built nothing in idle time once it served",
-                not [l for l in served.splitlines() if "[gpu 0]" in l and "in idle time" in l],
-                served[-2000:])
+        for slot, who in ((0, "the first worker"), (1, "the successor")):
+            served = log[log.find("[gpu %d] fftbloomd listening" % slot):]
+            H.check("process: %s built nothing in idle time once it served" % who,
+                    not [l for l in served.splitlines()
+                         if "[gpu %d]" % slot in l and "in idle time" in l], served[-2000:])
         deadline = time.time() + 60
         while time.time() < deadline and "exited with status 0 after its successor" not in d.log():
             time.sleep(0.2)
