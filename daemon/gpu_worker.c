@@ -192,7 +192,13 @@ static void want_handed(struct gpu *g, struct engine *e)
 	pthread_mutex_unlock(&J->lock);
 	struct bloom_ctx *b = engine_bloom(e);
 	int wanted = 0, ok[JOBS_SHAPES] = {0};
-	for (int i = 0; b && i < n; i++) { /* the newest first: past --max-plans the oldest go */
+	/* the newest first: past --max-plans, or past the wanted queue (BLOOM_WANTS, whose
+	 * oldest wish would go), the oldest are left out */
+	for (int i = 0; b && i < n; i++) {
+		struct bloom_cache_stats bs;
+		bloom_ctx_stats(b, &bs);
+		if (bs.plans_wanted >= BLOOM_WANTS)
+			break;
 		struct bloom_params p = s[i].p;
 		if (s[i].kw || s[i].gray) {
 			/* a kernel image: a built-in kernel of its size and kind (gray or colour) stands

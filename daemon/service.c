@@ -232,8 +232,10 @@ int service_listed(struct service *s, int i)
 {
 	if (!s->alternates)
 		return 1;
-	if (i == s->self && !atomic_load(&slot(s, i)->retire))
-		return 1; /* the worker answering: serving, and the active one or just about to be */
+	int self_speaks = s->self >= 0 && !atomic_load(&slot(s, s->self)->retire);
+	if (self_speaks && i % s->alternates == s->self % s->alternates)
+		return i == s->self; /* the worker answering serves its device (the active one, or
+		                        its successor the moment before the supervisor says so) */
 	return atomic_load(&region(s)->active[i % s->alternates]) == i &&
 	       (i != s->self || !atomic_load(&slot(s, i)->retire));
 }

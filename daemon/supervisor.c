@@ -142,6 +142,7 @@ static void tend_pairs(const struct supervisor_opts *o, struct worker *w, struct
 					kill(w[a].pid, SIGTERM);
 					w[a].retiring = 1;
 				}
+				w[a].restart_at = 0; /* a fault's restart pending there: not wanted now */
 				pr[d].serving = s;
 				pr[d].pending_since = -1;
 				pr[d].next_at = now + SUCC_INTERVAL_S;
@@ -294,8 +295,12 @@ int supervisor_run(const struct supervisor_opts *o)
 		int ready = 0, fresh = 0;
 		for (int i = 0; i < n; i++) {
 			if (!w[i].pid) {
-				if (w[i].restart_at > 0 && now >= w[i].restart_at && start(o, &w[i], i))
-					w[i].restart_at = now + BACKOFF_MAX_S; /* fork failed: later */
+				if (w[i].restart_at > 0 && now >= w[i].restart_at) {
+					if (m) /* the shapes it served, built again before it serves */
+						service_hand(o->service, i, i);
+					if (start(o, &w[i], i))
+						w[i].restart_at = now + BACKOFF_MAX_S; /* fork failed: later */
+				}
 				continue;
 			}
 			struct service_worker sw;

@@ -455,6 +455,8 @@ static int want_queued(struct bloom_ctx *b, const struct bloom_fit *f, int pw, i
 {
 	if (pw < 1 || ph < 1 || !bloom_fits(f, pw, ph))
 		return BLOOM_E_TOO_LARGE;
+	if (bloom_find_plan(b, pw, ph, p->technique, p->precision == BLOOM_FP16))
+		return 0; /* planned already */
 	if (b->plans.n + bloom_plans_wanted(b, 0) >= b->opts.max_plans)
 		return BLOOM_E_NOMEM;
 	bloom_plan_want(b, pw, ph, p, NULL, 0);

@@ -426,7 +426,8 @@ int bloom_want(struct bloom_ctx *b, int width, int height, int kernel_w, int ker
 
 /* bloom_want for a padded size known already (a frame of width x height ran on its plan in
  * another process): the plan of pw x ph with p's technique and precision, then the spectrum of
- * p's built-in kernel (p->preset) for that frame and the plan's rehearsal. The same returns. */
+ * p's built-in kernel (p->preset) for that frame and the plan's rehearsal. The same returns;
+ * both return 0 with nothing queued where the plan is built already. */
 int bloom_want_padded(struct bloom_ctx *b, int pw, int ph, int width, int height,
                       const struct bloom_params *p);
 
