@@ -592,7 +592,18 @@ static int serve(struct serve_ctx *sc, int worker)
 	}
 	if (svc)
 		jobs_set_stored(jobs, store_shared, svc);
-	if (alternates) {
+	if (alternates && service_quick(svc)) {
+		/* a serving worker restarted after a fault: it serves once warm, and the shapes it
+		 * served, wanted again, are a successor's to build (no GPU left answering meanwhile) */
+		struct jobs_shape *hs = malloc(sizeof *hs * JOBS_SHAPES);
+		int nh = hs ? service_handed(svc, hs) : 0;
+		jobs_set_idle(jobs, JOBS_IDLE_OFF);
+		if (nh)
+			jobs_hand_shapes(jobs, hs, nh);
+		free(hs);
+		log_msg(LOG_INFO, "restarted after a fault: serving once warm; %d frame shapes wanted "
+		        "for a successor", nh);
+	} else if (alternates) {
 		struct jobs_shape *hs = malloc(sizeof *hs * JOBS_SHAPES);
 		int nh = hs ? service_handed(svc, hs) : 0;
 		int hup = 0, b = hs ? build_before_serving(svc, jobs, &set, hs, nh, &hup) : -1;

@@ -26,6 +26,8 @@ struct slot {
 	                                 over from its pair's (alternates) */
 	atomic_int retire;            /* written by the supervisor before it stops a worker whose
 	                                 successor serves */
+	atomic_int quick;             /* written by the supervisor before it restarts a serving
+	                                 worker that faulted: it serves once warm */
 	int published, ready;
 	int serving;                  /* its server takes connections (0: building its plans) */
 	int nhanded;                  /* written by the supervisor before the fork */
@@ -211,6 +213,16 @@ void service_set_active(struct service *s, int i)
 {
 	if (s->alternates)
 		atomic_store(&region(s)->active[i % s->alternates], i);
+}
+
+void service_set_quick(struct service *s, int i, int quick)
+{
+	atomic_store(&slot(s, i)->quick, quick);
+}
+
+int service_quick(struct service *s)
+{
+	return s->self >= 0 && atomic_load(&slot(s, s->self)->quick);
 }
 
 void service_retire(struct service *s, int i)

@@ -94,6 +94,11 @@ void service_set_active(struct service *s, int i);
 void service_retire(struct service *s, int i);
 /* In a worker: whether it was told to retire. */
 int service_retiring(struct service *s);
+/* The supervisor, before it starts slot i: quick 1 when i restarts a serving worker that
+ * faulted (it serves once warm, its handed shapes left to a successor), 0 otherwise. */
+void service_set_quick(struct service *s, int i, int quick);
+/* In a worker: whether it starts quick. */
+int service_quick(struct service *s);
 /* The "gpu" number slot i shows as: i, or with alternates its device's pair (i % n/2). */
 int service_gpu_label(const struct service *s, int i);
 /* The supervisor, before it starts slot `to`: the frames' shapes slot `from` last published

@@ -174,6 +174,7 @@ static void tend_pairs(const struct supervisor_opts *o, struct worker *w, struct
 		if (now - pr[d].pending_since < SUCC_GAP_S || now < pr[d].next_at)
 			continue;
 		service_hand(o->service, s, a);
+		service_set_quick(o->service, s, 0);
 		if (!start(o, &w[s], s))
 			log_msg(LOG_INFO, "worker %d: a successor for device %d, whose serving worker %d has "
 			        "idle work waiting: it builds that worker's plans and the wanted ones, then "
@@ -296,8 +297,11 @@ int supervisor_run(const struct supervisor_opts *o)
 		for (int i = 0; i < n; i++) {
 			if (!w[i].pid) {
 				if (w[i].restart_at > 0 && now >= w[i].restart_at) {
-					if (m) /* the shapes it served, built again before it serves */
+					if (m) { /* the shapes it served, wanted again; it serves once warm and
+					          a successor builds them */
 						service_hand(o->service, i, i);
+						service_set_quick(o->service, i, 1);
+					}
 					if (start(o, &w[i], i))
 						w[i].restart_at = now + BACKOFF_MAX_S; /* fork failed: later */
 				}

@@ -243,6 +243,52 @@ def test_process_successor_killed():
         d.stop("process daemon (successor killed)")
 
 
+def test_process_serving_killed():
+    """--compile-mode process: the serving worker killed is restarted in its slot serving once
+    warm (not after building what it had served), with the shapes it served wanted again, which
+    a successor then builds and takes over with."""
+    import signal
+    kern = H.RNG.random((9, 9, 3)).astype(np.float32)
+    kb = open(H.write_pfm(os.path.join(H.TMP, "kr.pfm"), kern), "rb").read()
+    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--compile-mode", "process",
+                 "--warm-sizes", "160x120")
+    try:
+        H.check("process, serving worker killed: ready", wait_ready(d), d.log()[-1500:])
+        first = ready_pids(d)
+        st, h, _ = convolve(d, H.rand_float(200, 300), kb)
+        H.check("process, serving worker killed: a new size borrows", st == 200 and
+                "x-borrowed-plan" in h, (st, h))
+        time.sleep(0.5)  # its beat (ten a second) has published the shape
+        os.kill(first[0], signal.SIGKILL)
+        deadline = time.time() + 60
+        while time.time() < deadline and "serving once warm" not in d.log():
+            time.sleep(0.1)
+        H.check("process, serving worker killed: restarted quick, the shapes it served wanted",
+                "restarted after a fault: serving once warm; 1 frame shapes" in d.log(),
+                d.log()[-1500:])
+        img = H.rand_float(200, 300)
+        st, h, body = convolve(d, img, kb)
+        H.close_enough("process, serving worker killed: the restarted worker answers == numpy",
+                       H.read_pfm(body) if st == 200 else None, H.direct_convolve(img, kern), TOL)
+        H.check("process, serving worker killed: counted", d.metric(
+            'fftbloom_worker_restarts_total{gpu="0"}') == 1,
+            d.metric("fftbloom_worker_restarts_total"))
+        deadline = time.time() + 120
+        while time.time() < deadline and "serves device 0 after building" not in d.log():
+            time.sleep(0.2)
+        H.check("process, serving worker killed: a successor built the size and took over",
+                "serves device 0 after building" in d.log(), d.log()[-1500:])
+        deadline = time.time() + 30
+        ok = False
+        while time.time() < deadline and not ok:
+            st, h, _ = convolve(d, H.rand_float(200, 300), kb)
+            ok = st == 200 and "x-borrowed-plan" not in h
+            time.sleep(0.3)
+        H.check("process, serving worker killed: the size then runs on its own plan", ok, h)
+    finally:
+        d.stop("process daemon (serving worker killed)")
+
+
 def test_bad_mode():
     r = H.subprocess.run([H.DAEMON, "--compile-mode", "sometimes", "--port", "0"],
                          capture_output=True, text=True, timeout=30)
@@ -252,7 +298,8 @@ def test_bad_mode():
 
 def main():
     H.run_script((test_parallel, test_thread, test_inline, test_process,
-                  test_process_successor_killed, test_bad_mode), need_daemon=True)
+                  test_process_successor_killed, test_process_serving_killed, test_bad_mode),
+                 need_daemon=True)
 
 
 if __name__ == "__main__":
