@@ -247,6 +247,7 @@ def test_process_serving_killed():
     """--compile-mode process: the serving worker killed is restarted in its slot serving once
     warm (not after building what it had served), with the shapes it served wanted again, which
     a successor then builds and takes over with."""
+    import re
     import signal
     kern = H.RNG.random((9, 9, 3)).astype(np.float32)
     kb = open(H.write_pfm(os.path.join(H.TMP, "kr.pfm"), kern), "rb").read()
@@ -263,9 +264,10 @@ def test_process_serving_killed():
         deadline = time.time() + 60
         while time.time() < deadline and "serving once warm" not in d.log():
             time.sleep(0.1)
+        # the shapes it served: the new size's (and on a GPU its warm frame's)
+        m = re.search(r"restarted after a fault: serving once warm; (\d+) frame shapes", d.log())
         H.check("process, serving worker killed: restarted quick, the shapes it served wanted",
-                "restarted after a fault: serving once warm; 1 frame shapes" in d.log(),
-                d.log()[-1500:])
+                m is not None and int(m.group(1)) >= 1, d.log()[-1500:])
         img = H.rand_float(200, 300)
         st, h, body = convolve(d, img, kb)
         H.close_enough("process, serving worker killed: the restarted worker answers == numpy",
