@@ -95,6 +95,16 @@ def test_inline():
     run_mode("inline")
 
 
+def process_daemon(tag, *extra):
+    """A --compile-mode process daemon with nothing cached and a 160x120 plan built before
+    ready, and a random 9x9 colour kernel (as PFM bytes)."""
+    kern = H.RNG.random((9, 9, 3)).astype(np.float32)
+    kb = open(H.write_pfm(os.path.join(H.TMP, tag + ".pfm"), kern), "rb").read()
+    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--compile-mode", "process",
+                 "--warm-sizes", "160x120", *extra)
+    return d, kern, kb
+
+
 def ready_pids(d):
     """The pids /readyz lists (one per GPU), or [] when it does not answer 200."""
     st, _, body = d.req("GET", "/readyz")
@@ -107,10 +117,7 @@ def test_process():
     handed to it) while the first worker answers, takes over the port, and the first worker
     drains and exits; no request fails meanwhile, every answer agrees with numpy, and the size
     then runs on its own plan in the new worker."""
-    kern = H.RNG.random((9, 9, 3)).astype(np.float32)
-    kb = open(H.write_pfm(os.path.join(H.TMP, "kp.pfm"), kern), "rb").read()
-    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--compile-mode", "process",
-                 "--warm-sizes", "160x120", "--log-level", "debug")
+    d, kern, kb = process_daemon("kp", "--log-level", "debug")
     try:
         H.check("process: ready", wait_ready(d), d.log()[-1500:])
         first = ready_pids(d)
@@ -203,10 +210,7 @@ def test_process_successor_killed():
     answering; the supervisor starts another after its delay, which takes over."""
     import re
     import signal
-    kern = H.RNG.random((9, 9, 3)).astype(np.float32)
-    kb = open(H.write_pfm(os.path.join(H.TMP, "kq.pfm"), kern), "rb").read()
-    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--compile-mode", "process",
-                 "--warm-sizes", "160x120")
+    d, kern, kb = process_daemon("kq")
     try:
         H.check("process, successor killed: ready", wait_ready(d), d.log()[-1500:])
         st, h, _ = convolve(d, H.rand_float(200, 300), kb)
@@ -249,10 +253,7 @@ def test_process_serving_killed():
     a successor then builds and takes over with."""
     import re
     import signal
-    kern = H.RNG.random((9, 9, 3)).astype(np.float32)
-    kb = open(H.write_pfm(os.path.join(H.TMP, "kr.pfm"), kern), "rb").read()
-    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--compile-mode", "process",
-                 "--warm-sizes", "160x120")
+    d, kern, kb = process_daemon("kr")
     try:
         H.check("process, serving worker killed: ready", wait_ready(d), d.log()[-1500:])
         first = ready_pids(d)
