@@ -152,7 +152,7 @@ static int pairs_step(struct bloom_ctx *b)
 {
 	for (int i = 0; i < b->plans.n; i++) {
 		struct plan *q = b->plans.e[i];
-		if (!q->pairs_want || bloom_plan_pairs(q) || !q->colour_seen)
+		if (!bloom_plan_pairs_due(q))
 			continue;
 		program_cache_budget(b->pc, 1); /* deferred, built or given up: a step either way */
 		bloom_plan_pairs_step(b, q);
@@ -322,12 +322,16 @@ int bloom_idle_pending(const struct bloom_ctx *b)
 	unsigned long long gen = b->opts.wisdom ? fft_wisdom_generation(b->opts.wisdom) : 0;
 	for (int i = 0; i < b->plans.n; i++) {
 		const struct plan *q = b->plans.e[i];
-		if ((q->pairs_want && !bloom_plan_pairs(q) && q->colour_seen) ||
-		    (q->rows_tune && q->frame_h > 0) ||
-		    (b->opts.wisdom && q->wisdom_gen != gen && (q->provisional || bloom_rows_known(b, q))))
+		if (bloom_plan_pairs_due(q) || bloom_plan_rows_tune_due(q) ||
+		    bloom_plan_refresh_due(b, q, gen))
 			return 1;
 	}
 	return 0;
+}
+
+int bloom_plan_refresh_due(const struct bloom_ctx *b, const struct plan *q, unsigned long long gen)
+{
+	return b->opts.wisdom && q->wisdom_gen != gen && (q->provisional || bloom_rows_known(b, q));
 }
 
 int bloom_ctx_refresh(struct bloom_ctx *b)
@@ -337,7 +341,7 @@ int bloom_ctx_refresh(struct bloom_ctx *b)
 	unsigned long long gen = fft_wisdom_generation(b->opts.wisdom);
 	for (int i = 0; i < b->plans.n; i++) {
 		struct plan *old = b->plans.e[i];
-		if (old->wisdom_gen == gen || (!old->provisional && !bloom_rows_known(b, old)))
+		if (!bloom_plan_refresh_due(b, old, gen))
 			continue;
 		int pw = old->pw, ph = old->ph, technique = old->technique, half = old->half;
 		unsigned long long last_use = old->last_use;

@@ -434,6 +434,20 @@ static inline int bloom_plan_pairs(const struct plan *q)
 {
 	return q->conv4p && q->rows_in[1] && q->rows_out[1];
 }
+
+/* Idle work a plan waits for, each the test of the step that does it, and bloom_idle_pending's:
+ * its pair order's programs (pairs_step), its rows measured with their ends (bloom_rows_tune
+ * step), its rebuild with shapes measured since it was built (bloom_ctx_refresh; gen: the
+ * wisdom's generation now). */
+static inline int bloom_plan_pairs_due(const struct plan *q)
+{
+	return q->pairs_want && !bloom_plan_pairs(q) && q->colour_seen;
+}
+static inline int bloom_plan_rows_tune_due(const struct plan *q)
+{
+	return q->rows_tune && q->frame_h > 0;
+}
+int bloom_plan_refresh_due(const struct bloom_ctx *b, const struct plan *q, unsigned long long gen);
 /* One program of q's pair order (conv4p, rows_in[1], rows_out[1], in turn), under the program
  * cache's budget: a refused one is tried again at the next call; one that cannot be had clears
  * q->pairs_want. */

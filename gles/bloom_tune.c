@@ -72,7 +72,7 @@ static struct plan *tune_plan(const struct bloom_ctx *b, const struct bloom_rows
 static struct plan *next_plan(const struct bloom_ctx *b)
 {
 	for (int i = 0; i < b->plans.n; i++)
-		if (b->plans.e[i]->rows_tune && b->plans.e[i]->frame_h > 0)
+		if (bloom_plan_rows_tune_due(b->plans.e[i]))
 			return b->plans.e[i];
 	return NULL;
 }
