@@ -248,8 +248,7 @@ int service_listed(struct service *s, int i)
 	if (self_speaks && i % s->alternates == s->self % s->alternates)
 		return i == s->self; /* the worker answering serves its device (the active one, or
 		                        its successor the moment before the supervisor says so) */
-	return atomic_load(&region(s)->active[i % s->alternates]) == i &&
-	       (i != s->self || !atomic_load(&slot(s, i)->retire));
+	return i != s->self && atomic_load(&region(s)->active[i % s->alternates]) == i;
 }
 
 int service_gpu_label(const struct service *s, int i)

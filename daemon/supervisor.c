@@ -46,7 +46,6 @@ struct pair {
 	double pending_since;     /* since when the serving worker has had idle work; < 0: not */
 	double next_at;           /* no successor starts before then */
 	double retry_s;           /* the delay after the next failed successor */
-	unsigned long long takeovers;
 };
 
 /* Forks worker i; the child never returns. */
@@ -147,7 +146,6 @@ static void tend_pairs(const struct supervisor_opts *o, struct worker *w, struct
 				pr[d].pending_since = -1;
 				pr[d].next_at = now + SUCC_INTERVAL_S;
 				pr[d].retry_s = SUCC_RETRY_S;
-				pr[d].takeovers++;
 				service_count_takeover(o->service, s);
 				log_msg(LOG_INFO, "worker %d (pid %d) serves device %d after building its plans "
 				        "in %.1f s; worker %d drains and exits", s, (int)w[s].pid,
@@ -192,7 +190,7 @@ int supervisor_run(const struct supervisor_opts *o)
 	memset(w, 0, sizeof w);
 	struct pair pr[SERVICE_MAX_WORKERS];
 	for (int d = 0; d < m; d++)
-		pr[d] = (struct pair){d, -1, 0, SUCC_RETRY_S, 0};
+		pr[d] = (struct pair){d, -1, 0, SUCC_RETRY_S};
 	sigset_t set = *o->signals;
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, NULL);
