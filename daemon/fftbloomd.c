@@ -36,6 +36,7 @@
 #include "daemon/sdnotify.h"
 #include "daemon/server.h"
 #include "daemon/service.h"
+#include "daemon/successor.h"
 #include "daemon/supervisor.h"
 #include "core/urlsign.h"
 #include "api/errors.h"
@@ -214,258 +215,10 @@ static int worker_codec_threads(const struct config *cfg, int nworkers)
 	return t < 1 ? 1 : t;
 }
 
-/* The EGL device count for --gpus all, asked in a child process so that the supervisor itself
- * never loads the GL driver before it forks its workers. 1 when it cannot tell. */
-static int device_count_forked(void)
-{
-	int p[2];
-	if (pipe(p))
-		return 1;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return 1;
-	}
-	if (!pid) {
-		close(p[0]);
-		int c = egl_device_count();
-		ssize_t w = write(p[1], &c, sizeof c);
-		_exit(w == sizeof c ? 0 : 1);
-	}
-	close(p[1]);
-	int c = 1;
-	if (read(p[0], &c, sizeof c) != sizeof c)
-		c = 1;
-	close(p[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	return c;
-}
-
-/* What --engine auto finds: 1 when the GL renderer of cfg's platform (its first device) is a
- * software one or no context can be made (the CPU engine), 0 on a GPU; asked in a child process
- * as device_count_forked asks, so that this process loads no GL driver it may not use. */
-static int engine_auto_cpu(const struct gpu_config *gc, char *why, size_t len)
-{
-	int p[2];
-	if (pipe(p))
-		return 0;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return 0;
-	}
-	if (!pid) {
-		close(p[0]);
-		char msg[256] = "";
-		struct egl_opts eo = {.platform = gc->platform, .device_index = gc->device};
-		struct egl_ctx *ctx;
-		static char err[EGL_ERR_LEN];
-		if (egl_ctx_create(&eo, NULL, &ctx, err))
-			snprintf(msg, sizeof msg, "no GL context could be made");
-		else if (egl_ctx_info(ctx)->software)
-			snprintf(msg, sizeof msg, "the GL renderer '%.200s' is a software one",
-			         egl_ctx_info(ctx)->renderer);
-		ssize_t w = write(p[1], msg, sizeof msg);
-		_exit(w == sizeof msg ? 0 : 1);
-	}
-	close(p[1]);
-	char msg[256];
-	int cpu = read(p[0], msg, sizeof msg) == sizeof msg && msg[0];
-	if (cpu)
-		snprintf(why, len, "%s", msg);
-	close(p[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	return cpu;
-}
-
-/* Resolves --engine (auto: engine_auto_cpu; --require-gpu: the GPU engine) and says which at
- * start. The CPU engine decodes and encodes every frame on the host (no JPEG planes, no lent
- * upload buffers) and runs one worker thread, whose FFTs take the cores the codec threads
- * leave (core/parallel.h). */
-static void engine_resolve(struct config *cfg, int *ndev)
-{
-	char why[300] = "--engine cpu";
-	if (cfg->gpu.engine == ENGINE_CHOICE_AUTO)
-		cfg->gpu.engine = !cfg->gpu.require_gpu && engine_auto_cpu(&cfg->gpu, why, sizeof why)
-		                  ? ENGINE_CHOICE_CPU : ENGINE_CHOICE_GPU;
-	if (cfg->gpu.engine != ENGINE_CHOICE_CPU) {
-		log_msg(LOG_INFO, "engine: gpu (GLES)");
-		return;
-	}
-	cfg->jpeg_planes = 0;
-	cfg->jpeg_upload_lease = 0;
-	cfg->float_upload_lease = 0;
-	cfg->gpu_threads = 1;
-	cfg->gpu_depth = 1;
-	*ndev = 1;
-	log_msg(LOG_INFO, "engine: cpu (FFTW on %ld cores: %s)", par_cores(), why);
-}
-
 /* The named store's hook: a stored PUT goes to the shared folder for the other workers. */
 static int store_shared(void *ctx, int kind, const char *name, const void *bytes, size_t len)
 {
 	return service_store_put(ctx, kind, name, bytes, len);
-}
-
-/* --compile-mode process, before the server starts: the GPU threads build the frames' shapes
- * handed by the serving worker (if any) and every piece of idle work back to back, the worker's
- * beat published meanwhile (not ready, not serving). Returns 0 when done, 1 when a stop signal
- * came first, -1 when a GPU thread failed; *hup: a SIGHUP came meanwhile (reloaded once this
- * worker serves). */
-static int build_before_serving(struct service *svc, struct jobs *jobs, const sigset_t *set,
-                                const struct jobs_shape *hs, int nh, int *hup)
-{
-	struct jobs_status *st = malloc(sizeof *st);
-	if (!st)
-		return -1;
-	jobs_set_idle(jobs, JOBS_IDLE_BUILD);
-	if (nh)
-		jobs_hand_shapes(jobs, hs, nh);
-	double t0 = clock_s();
-	int rc = 0;
-	for (;;) {
-		struct service_conns none;
-		memset(&none, 0, sizeof none);
-		service_publish(svc, jobs, &none, 0, 0);
-		jobs_status(jobs, st);
-		int done = st->ngpus > 0;
-		for (int g = 0; g < st->ngpus; g++) {
-			if (!st->gpu[g].alive || st->gpu[g].warm_failed) {
-				log_msg(LOG_ERROR, "gpu %d failed while building its plans", g);
-				rc = -1;
-				break;
-			}
-			done &= st->gpu[g].warmed && !st->gpu[g].idle_pending;
-		}
-		if (rc || done)
-			break;
-		struct timespec tick = {0, 100 * 1000000L};
-		int sig = sigtimedwait(set, NULL, &tick);
-		if (sig == SIGTERM || sig == SIGINT || sig == SIGQUIT) {
-			log_msg(LOG_INFO, "signal %d while building the plans: stopping", sig);
-			rc = 1;
-			break;
-		}
-		*hup |= sig == SIGHUP;
-	}
-	if (!rc)
-		log_msg(LOG_INFO, "plans built and idle work done in %.1f s (%d frame shapes handed): "
-		        "serving; idle work from now on is a successor's", clock_s() - t0, nh);
-	free(st);
-	jobs_set_idle(jobs, JOBS_IDLE_OFF);
-	return rc;
-}
-
-struct warm_done {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int left;
-};
-
-static void warm_job_done(struct job *j, void *ctx)
-{
-	struct warm_done *w = ctx;
-	(void)j;
-	pthread_mutex_lock(&w->mu);
-	w->left--;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-}
-
-#define WARM_FRAMES 4 /* frame sizes a successor runs a JPEG frame of before it serves */
-
-/* --compile-mode process, once the plans are built and before the server starts, on a GPU: a
- * JPEG frame (4:2:0, answered as a JPEG, the parameters of its shape) of each of the newest
- * handed shapes' sizes (WARM_FRAMES at most; none handed: the start plan's 1920x1080 with the
- * defaults), one a GPU thread at once, through the whole path a request takes (decode, upload,
- * the GPU's JPEG stages, encode), so that the first request does not meet the stages' first
- * dispatches and the upload buffers' making (27-29 ms against 10-12 on an H200). Answers are
- * dropped; a failure is logged and changes nothing. */
-static void warm_jpeg_frames(struct jobs *jobs, const struct jobs_shape *hs, int nh)
-{
-	struct jobs_status *st = malloc(sizeof *st);
-	if (!st)
-		return;
-	jobs_status(jobs, st);
-	int ngpus = st->ngpus, software = ngpus && st->gpu[0].software;
-	free(st);
-	if (!ngpus || software)
-		return; /* a software renderer: seconds a frame, and nothing to gain */
-	struct jobs_shape one;
-	memset(&one, 0, sizeof one);
-	one.w = 1920, one.h = 1080;
-	struct request def;
-	request_init(&def, REQUEST_BLOOM);
-	one.p = def.p;
-	if (!nh)
-		hs = &one, nh = 1;
-	double t0 = clock_s();
-	int done_sizes = 0, failed = 0;
-	for (int i = 0; i < nh && done_sizes < WARM_FRAMES; i++) {
-		int seen = 0;
-		for (int k = 0; k < i; k++)
-			seen |= hs[k].w == hs[i].w && hs[k].h == hs[i].h;
-		if (seen || hs[i].w < 1 || hs[i].h < 1)
-			continue;
-		done_sizes++;
-		struct image img = {hs[i].w, hs[i].h, 3, NULL, NULL, NULL};
-		img.pixels = malloc(sizeof(float) * 3 * (size_t)img.width * (size_t)img.height);
-		unsigned char *jpeg = NULL;
-		size_t len = 0;
-		unsigned lost;
-		char ierr[IMAGE_ERR_LEN];
-		struct image_encode_opts eo = {.quality = 90, .subsampling = 420};
-		for (size_t p = 0; img.pixels && p < 3 * (size_t)img.width * (size_t)img.height; p++)
-			img.pixels[p] = (float)((p * 2654435761u) % 1000u) / 1000.0f;
-		int erc = img.pixels ? image_encode(&img, IMAGE_FORMAT_JPEG, &eo, &jpeg, &len, &lost,
-		                                    ierr) : -1;
-		free(img.pixels);
-		if (erc) {
-			failed++;
-			continue;
-		}
-		struct job *j = calloc((size_t)ngpus, sizeof *j);
-		struct warm_done w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
-		for (int g = 0; j && g < ngpus; g++) {
-			j[g].kind = JOB_BLOOM;
-			j[g].image = jpeg, j[g].image_len = len;
-			request_init(&j[g].req, REQUEST_BLOOM);
-			j[g].req.p = hs[i].p;
-			j[g].req.format = OUT_JPEG;
-			j[g].client_fd = -1;
-			snprintf(j[g].client, sizeof j[g].client, "warm-up");
-			j[g].done = warm_job_done, j[g].done_ctx = &w;
-			char rerr[REQUEST_ERR_LEN];
-			if (request_finish(&j[g].req, 0, rerr) || jobs_reserve(jobs, JOB_BLOOM)) {
-				failed++;
-				continue;
-			}
-			pthread_mutex_lock(&w.mu);
-			w.left++;
-			pthread_mutex_unlock(&w.mu);
-			jobs_start(jobs, &j[g]);
-		}
-		pthread_mutex_lock(&w.mu);
-		while (w.left > 0)
-			pthread_cond_wait(&w.cv, &w.mu);
-		pthread_mutex_unlock(&w.mu);
-		for (int g = 0; j && g < ngpus; g++) {
-			failed += j[g].status >= 400;
-			free(j[g].body);
-		}
-		free(j);
-		free(jpeg);
-	}
-	log_msg(failed ? LOG_WARN : LOG_INFO, "%d JPEG frame size%s run through the whole path "
-	        "before serving in %.1f ms%s", done_sizes, done_sizes == 1 ? "" : "s",
-	        (clock_s() - t0) * 1e3, failed ? " (some failed: their first requests pay instead)"
-	                                       : "");
 }
 
 /* Serves until a stop signal: the single-GPU daemon (worker -1: this process is the service),
@@ -592,24 +345,8 @@ static int serve(struct serve_ctx *sc, int worker)
 	}
 	if (svc)
 		jobs_set_stored(jobs, store_shared, svc);
-	if (alternates && service_quick(svc)) {
-		/* a serving worker restarted after a fault: it serves once warm, and the shapes it
-		 * served, wanted again, are a successor's to build (no GPU left answering meanwhile) */
-		struct jobs_shape *hs = malloc(sizeof *hs * JOBS_SHAPES);
-		int nh = hs ? service_handed(svc, hs) : 0;
-		jobs_set_idle(jobs, JOBS_IDLE_OFF);
-		if (nh)
-			jobs_hand_shapes(jobs, hs, nh);
-		free(hs);
-		log_msg(LOG_INFO, "restarted after a fault: serving once warm; %d frame shapes wanted "
-		        "for a successor", nh);
-	} else if (alternates) {
-		struct jobs_shape *hs = malloc(sizeof *hs * JOBS_SHAPES);
-		int nh = hs ? service_handed(svc, hs) : 0;
-		int hup = 0, b = hs ? build_before_serving(svc, jobs, &set, hs, nh, &hup) : -1;
-		if (!b)
-			warm_jpeg_frames(jobs, hs, nh);
-		free(hs);
+	if (alternates) {
+		int hup = 0, b = successor_prepare(svc, jobs, &set, &hup);
 		if (b) {
 			rc = b < 0;
 			jobs_shutdown(jobs);
@@ -696,16 +433,15 @@ static int serve(struct serve_ctx *sc, int worker)
 	 * (or by the client, or idle past --idle-timeout), so that no request meets a reset or a
 	 * 503 in the takeover. */
 	int retiring = svc && service_retiring(svc);
-	struct service_conns open;
-	memset(&open, 0, sizeof open);
-	while (clock_s() < end && (server_active(server) > 0 || server_idle_s(server) < 0.2 ||
-	                           (retiring && (server_conns(server, &open), open.open_conns > 0)))) {
+	for (;;) {
+		struct service_conns sconns;
+		server_conns(server, &sconns);
+		if (!(clock_s() < end && (server_active(server) > 0 || server_idle_s(server) < 0.2 ||
+		                          (retiring && sconns.open_conns > 0))))
+			break;
 		lifecycle_tick(life); /* the watchdog stays fed while the GPU threads are */
-		if (svc) {
-			struct service_conns sconns;
-			server_conns(server, &sconns);
+		if (svc)
 			service_publish(svc, jobs, &sconns, 1, 1);
-		}
 		sleep_s(0.01);
 	}
 	int left = server_active(server);
@@ -807,13 +543,13 @@ int main(int argc, char **argv)
 		long cores = par_cores();
 		cfg.codec_threads = cores < 1 ? 1 : cores > 256 ? 256 : (int)cores;
 	}
-	int count = strcmp(cfg.gpus, "all") ? 0 : device_count_forked();
+	int count = strcmp(cfg.gpus, "all") ? 0 : daemon_device_count();
 	if (daemon_check_config(&cfg, count, devices, &ndev, warm, &nwarm, cerr, sizeof cerr)) {
 		fprintf(stderr, "fftbloomd: %s\n", cerr);
 		sdnotify_destroy(notify);
 		return 2;
 	}
-	engine_resolve(&cfg, &ndev);
+	daemon_engine_resolve(&cfg, &ndev);
 	int rc = 1, nbound = 0;
 	struct service *svc = NULL;
 	/* The port first: one in use is said at once, not after the GPU contexts are made. With

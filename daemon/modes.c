@@ -1,19 +1,25 @@
 /* fftbloomd's configuration checks and its modes other than serving; see modes.h. */
 #include "daemon/modes.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "api/errors.h"
 #include "api/format.h"
 #include "api/openapi.h"
 #include "api/operation.h"
 #include "core/buildinfo.h"
+#include "core/log.h"
+#include "core/parallel.h"
 #include "daemon/apiutil.h"
 #include "daemon/healthcheck.h"
 #include "daemon/help.h"
 #include "daemon/jobs.h"
+#include "gles/egl.h"
 
 int daemon_check_config(const struct config *cfg, int device_count, int *devices, int *ndev,
                         int (*warm)[2], int *nwarm, char *err, size_t len)
@@ -165,4 +171,97 @@ int daemon_run_mode(int argc, char **argv)
 		}
 	}
 	return -1;
+}
+
+/* The EGL device count for --gpus all, asked in a child process so that the supervisor itself
+ * never loads the GL driver before it forks its workers. 1 when it cannot tell. */
+int daemon_device_count(void)
+{
+	int p[2];
+	if (pipe(p))
+		return 1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return 1;
+	}
+	if (!pid) {
+		close(p[0]);
+		int c = egl_device_count();
+		ssize_t w = write(p[1], &c, sizeof c);
+		_exit(w == sizeof c ? 0 : 1);
+	}
+	close(p[1]);
+	int c = 1;
+	if (read(p[0], &c, sizeof c) != sizeof c)
+		c = 1;
+	close(p[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return c;
+}
+
+/* What --engine auto finds: 1 when the GL renderer of cfg's platform (its first device) is a
+ * software one or no context can be made (the CPU engine), 0 on a GPU; asked in a child process
+ * as device_count_forked asks, so that this process loads no GL driver it may not use. */
+static int engine_auto_cpu(const struct gpu_config *gc, char *why, size_t len)
+{
+	int p[2];
+	if (pipe(p))
+		return 0;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return 0;
+	}
+	if (!pid) {
+		close(p[0]);
+		char msg[256] = "";
+		struct egl_opts eo = {.platform = gc->platform, .device_index = gc->device};
+		struct egl_ctx *ctx;
+		static char err[EGL_ERR_LEN];
+		if (egl_ctx_create(&eo, NULL, &ctx, err))
+			snprintf(msg, sizeof msg, "no GL context could be made");
+		else if (egl_ctx_info(ctx)->software)
+			snprintf(msg, sizeof msg, "the GL renderer '%.200s' is a software one",
+			         egl_ctx_info(ctx)->renderer);
+		ssize_t w = write(p[1], msg, sizeof msg);
+		_exit(w == sizeof msg ? 0 : 1);
+	}
+	close(p[1]);
+	char msg[256];
+	int cpu = read(p[0], msg, sizeof msg) == sizeof msg && msg[0];
+	if (cpu)
+		snprintf(why, len, "%s", msg);
+	close(p[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return cpu;
+}
+
+/* Resolves --engine (auto: engine_auto_cpu; --require-gpu: the GPU engine) and says which at
+ * start. The CPU engine decodes and encodes every frame on the host (no JPEG planes, no lent
+ * upload buffers) and runs one worker thread, whose FFTs take the cores the codec threads
+ * leave (core/parallel.h). */
+void daemon_engine_resolve(struct config *cfg, int *ndev)
+{
+	char why[300] = "--engine cpu";
+	if (cfg->gpu.engine == ENGINE_CHOICE_AUTO)
+		cfg->gpu.engine = !cfg->gpu.require_gpu && engine_auto_cpu(&cfg->gpu, why, sizeof why)
+		                  ? ENGINE_CHOICE_CPU : ENGINE_CHOICE_GPU;
+	if (cfg->gpu.engine != ENGINE_CHOICE_CPU) {
+		log_msg(LOG_INFO, "engine: gpu (GLES)");
+		return;
+	}
+	cfg->jpeg_planes = 0;
+	cfg->jpeg_upload_lease = 0;
+	cfg->float_upload_lease = 0;
+	cfg->gpu_threads = 1;
+	cfg->gpu_depth = 1;
+	*ndev = 1;
+	log_msg(LOG_INFO, "engine: cpu (FFTW on %ld cores: %s)", par_cores(), why);
 }

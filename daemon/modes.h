@@ -1,7 +1,8 @@
 /* fftbloomd's configuration as it starts (loaded from the environment and argv, checked beyond
  * the option table's bounds) and its modes other than serving: --help, --help=json, --help=env,
  * --version, --print-openapi, --print-errors, --print-operations, --print-formats,
- * --check-config and --health-check. */
+ * --check-config and --health-check; and the start's own questions (the EGL devices, the
+ * engine). */
 #ifndef FFTBLOOM_DAEMON_MODES_H
 #define FFTBLOOM_DAEMON_MODES_H
 
@@ -16,6 +17,13 @@ int daemon_check_config(const struct config *cfg, int device_count, int *devices
 /* Loads the configuration from the environment and argv[first..]; no positional argument is
  * allowed. Returns 0, or 2 (the exit status) after printing why. */
 int daemon_load_config(struct config *cfg, int argc, char **argv, int first);
+/* The EGL device count for --gpus all, asked in a child process so that the caller never loads
+ * the GL driver before it forks its workers. 1 when it cannot tell. */
+int daemon_device_count(void);
+/* Resolves --engine (auto: the CPU engine where the GL renderer is a software one or no context
+ * can be made, asked in a child process; --require-gpu: the GPU engine) and says which at
+ * start; the CPU engine sets one device and its one worker thread's settings. */
+void daemon_engine_resolve(struct config *cfg, int *ndev);
 /* Runs a mode named in argv (the first argument that is one decides), returning its exit
  * status, or -1 when there is none: serve. */
 int daemon_run_mode(int argc, char **argv);

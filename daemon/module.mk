@@ -30,6 +30,7 @@ DAEMON_OBJS := \
 	$(BUILD)/daemon/metrics.o \
 	$(BUILD)/daemon/service.o \
 	$(BUILD)/daemon/supervisor.o \
+	$(BUILD)/daemon/successor.o \
 	$(BUILD)/daemon/healthcheck.o \
 	$(BUILD)/daemon/web.o \
 	$(BUILD)/daemon/sdnotify.o \
