@@ -173,73 +173,72 @@ int daemon_run_mode(int argc, char **argv)
 	return -1;
 }
 
-/* The EGL device count for --gpus all, asked in a child process so that the supervisor itself
- * never loads the GL driver before it forks its workers. 1 when it cannot tell. */
-int daemon_device_count(void)
+/* Asks a question in a child process, so that this process loads no GL driver it may not use
+ * (and the supervisor none before it forks its workers): ask(arg, out) runs there and fills
+ * len bytes of out, which come back here. Returns 0 with out filled, -1 when no answer came. */
+static int ask_forked(void (*ask)(const void *arg, void *out), const void *arg, void *out,
+                      size_t len)
 {
 	int p[2];
 	if (pipe(p))
-		return 1;
+		return -1;
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(p[0]);
 		close(p[1]);
-		return 1;
+		return -1;
 	}
 	if (!pid) {
 		close(p[0]);
-		int c = egl_device_count();
-		ssize_t w = write(p[1], &c, sizeof c);
-		_exit(w == sizeof c ? 0 : 1);
+		ask(arg, out);
+		ssize_t w = write(p[1], out, len);
+		_exit(w == (ssize_t)len ? 0 : 1);
 	}
 	close(p[1]);
-	int c = 1;
-	if (read(p[0], &c, sizeof c) != sizeof c)
-		c = 1;
+	int rc = read(p[0], out, len) == (ssize_t)len ? 0 : -1;
 	close(p[0]);
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	return c;
+	return rc;
+}
+
+static void ask_device_count(const void *arg, void *out)
+{
+	(void)arg;
+	*(int *)out = egl_device_count();
+}
+
+int daemon_device_count(void)
+{
+	int c;
+	return ask_forked(ask_device_count, NULL, &c, sizeof c) ? 1 : c;
+}
+
+/* In the child: why the GL renderer of gc's platform (its first device) is no GPU, or "". */
+static void ask_software(const void *arg, void *out)
+{
+	const struct gpu_config *gc = arg;
+	char *msg = out;
+	msg[0] = 0;
+	struct egl_opts eo = {.platform = gc->platform, .device_index = gc->device};
+	struct egl_ctx *ctx;
+	static char err[EGL_ERR_LEN];
+	if (egl_ctx_create(&eo, NULL, &ctx, err))
+		snprintf(msg, 256, "no GL context could be made");
+	else if (egl_ctx_info(ctx)->software)
+		snprintf(msg, 256, "the GL renderer '%.200s' is a software one",
+		         egl_ctx_info(ctx)->renderer);
 }
 
 /* What --engine auto finds: 1 when the GL renderer of cfg's platform (its first device) is a
- * software one or no context can be made (the CPU engine), 0 on a GPU; asked in a child process
- * as device_count_forked asks, so that this process loads no GL driver it may not use. */
+ * software one or no context can be made (the CPU engine), with why; 0 on a GPU. */
 static int engine_auto_cpu(const struct gpu_config *gc, char *why, size_t len)
 {
-	int p[2];
-	if (pipe(p))
-		return 0;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return 0;
-	}
-	if (!pid) {
-		close(p[0]);
-		char msg[256] = "";
-		struct egl_opts eo = {.platform = gc->platform, .device_index = gc->device};
-		struct egl_ctx *ctx;
-		static char err[EGL_ERR_LEN];
-		if (egl_ctx_create(&eo, NULL, &ctx, err))
-			snprintf(msg, sizeof msg, "no GL context could be made");
-		else if (egl_ctx_info(ctx)->software)
-			snprintf(msg, sizeof msg, "the GL renderer '%.200s' is a software one",
-			         egl_ctx_info(ctx)->renderer);
-		ssize_t w = write(p[1], msg, sizeof msg);
-		_exit(w == sizeof msg ? 0 : 1);
-	}
-	close(p[1]);
 	char msg[256];
-	int cpu = read(p[0], msg, sizeof msg) == sizeof msg && msg[0];
+	int cpu = !ask_forked(ask_software, gc, msg, sizeof msg) && msg[0];
 	if (cpu)
 		snprintf(why, len, "%s", msg);
-	close(p[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
 	return cpu;
 }
 
