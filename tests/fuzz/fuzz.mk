@@ -36,7 +36,7 @@ endif
 ifndef CORE_OBJS
 include core/module.mk
 endif
-FUZZ_HTTP_NOT  := jobs codec gpu_context gpu_worker cpu_worker gpu_jobs gpu_cancel lifecycle sdnotify supervisor healthcheck modes multipart apiutil
+FUZZ_HTTP_NOT  := jobs codec gpu_context gpu_worker cpu_worker gpu_jobs gpu_cancel lifecycle sdnotify supervisor successor healthcheck modes multipart apiutil
 FUZZ_HTTP_SRCS := $(filter-out $(patsubst %,daemon/%.c,$(FUZZ_HTTP_NOT)), \
                     $(patsubst $(BUILD)/%.o,%.c,$(DAEMON_OBJS) $(DAEMON_LIB_OBJS))) \
                   $(filter-out core/opts.c core/urlsign.c,$(patsubst $(BUILD)/%.o,%.c,$(CORE_OBJS))) \
