@@ -245,9 +245,9 @@
 	 "and polled between jobs (GL_KHR_parallel_shader_compile); thread: as --compile-thread; " \
 	 "inline: on the GPU thread, a frame meanwhile waits; process: in a successor process "  \
 	 "that builds the serving process's plans and the wanted ones, measures, then takes over " \
-	 "the port while the old one drains (no frame waits for an idle compile; one GPU); auto: " \
-	 "parallel where the context has the extension and --compile-thread is auto, else as "    \
-	 "--compile-thread",                                                                       \
+	 "the port while the old one drains (no frame waits for an idle compile); auto: process " \
+	 "on a GPU with --compile-thread auto; on a software renderer parallel where the "        \
+	 "context has the extension and --compile-thread is auto, else as --compile-thread",      \
 	 "FFTBLOOM_COMPILE_MODE", C(compile_mode)},                                               \
 	{"upload-copy", OPT_ENUM, 0, 0, "auto", "auto|on|off",                                    \
 	 "JPEG planes in mapped host memory are copied into GPU memory (a DMA copy) before the "  \

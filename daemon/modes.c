@@ -20,6 +20,7 @@
 #include "daemon/help.h"
 #include "daemon/jobs.h"
 #include "gles/egl.h"
+#include "gles/engine.h"
 
 int daemon_check_config(const struct config *cfg, int device_count, int *devices, int *ndev,
                         int (*warm)[2], int *nwarm, char *err, size_t len)
@@ -231,29 +232,50 @@ static void ask_software(const void *arg, void *out)
 		         egl_ctx_info(ctx)->renderer);
 }
 
-/* What --engine auto finds: 1 when the GL renderer of cfg's platform (its first device) is a
- * software one or no context can be made (the CPU engine), with why; 0 on a GPU. */
-static int engine_auto_cpu(const struct gpu_config *gc, char *why, size_t len)
+/* 1 when the GL renderer of gc's platform (its first device) is a software one or no context
+ * can be made, with why; 0 on a GPU. */
+static int renderer_software(const struct gpu_config *gc, char *why, size_t len)
 {
 	char msg[256];
-	int cpu = !ask_forked(ask_software, gc, msg, sizeof msg) && msg[0];
-	if (cpu)
+	int soft = !ask_forked(ask_software, gc, msg, sizeof msg) && msg[0];
+	if (soft)
 		snprintf(why, len, "%s", msg);
-	return cpu;
+	return soft;
 }
 
-/* Resolves --engine (auto: engine_auto_cpu; --require-gpu: the GPU engine) and says which at
- * start. The CPU engine decodes and encodes every frame on the host (no JPEG planes, no lent
- * upload buffers) and runs one worker thread, whose FFTs take the cores the codec threads
- * leave (core/parallel.h). */
+int daemon_compile_mode_resolve(int compile_mode, int compile_thread, int engine, int software)
+{
+	if (compile_mode != ENGINE_CMODE_AUTO || compile_thread || engine == ENGINE_CHOICE_CPU ||
+	    software)
+		return compile_mode;
+	return ENGINE_CMODE_PROCESS;
+}
+
+/* Resolves --engine (auto: the CPU engine on a software renderer or without a context; with
+ * --require-gpu, the GPU engine) and --compile-mode auto (daemon_compile_mode_resolve), and
+ * says which at start. The CPU engine decodes and encodes every frame on the host (no JPEG
+ * planes, no lent upload buffers) and runs one worker thread, whose FFTs take the cores the
+ * codec threads leave (core/parallel.h). */
 void daemon_engine_resolve(struct config *cfg, int *ndev)
 {
 	char why[300] = "--engine cpu";
+	int soft = -1; /* not asked */
+	if (cfg->gpu.engine == ENGINE_CHOICE_AUTO && !cfg->gpu.require_gpu)
+		soft = renderer_software(&cfg->gpu, why, sizeof why);
 	if (cfg->gpu.engine == ENGINE_CHOICE_AUTO)
-		cfg->gpu.engine = !cfg->gpu.require_gpu && engine_auto_cpu(&cfg->gpu, why, sizeof why)
-		                  ? ENGINE_CHOICE_CPU : ENGINE_CHOICE_GPU;
+		cfg->gpu.engine = soft == 1 ? ENGINE_CHOICE_CPU : ENGINE_CHOICE_GPU;
 	if (cfg->gpu.engine != ENGINE_CHOICE_CPU) {
-		log_msg(LOG_INFO, "engine: gpu (GLES)");
+		int cmode = cfg->compile_mode;
+		if (daemon_compile_mode_resolve(cmode, cfg->compile_thread, cfg->gpu.engine, 0) != cmode) {
+			char swhy[300];
+			if (soft < 0)
+				soft = renderer_software(&cfg->gpu, swhy, sizeof swhy);
+			cfg->compile_mode = daemon_compile_mode_resolve(cmode, cfg->compile_thread,
+			                                                cfg->gpu.engine, soft);
+		}
+		log_msg(LOG_INFO, "engine: gpu (GLES)%s", cfg->compile_mode != cmode
+		        ? "; idle work in a successor process (--compile-mode auto on a GPU: process)"
+		        : "");
 		return;
 	}
 	cfg->jpeg_planes = 0;

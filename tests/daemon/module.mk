@@ -1,4 +1,8 @@
 TEST_NAMES += daemon/test_multipart daemon/test_apiutil
+# the start's resolution of --engine and --compile-mode (links the daemon's objects)
+TEST_NAMES += daemon/test_modes
+$(BUILD)/tests/daemon/test_modes: $(DAEMON_OBJS) $(DAEMON_LIB_OBJS)
+$(BUILD)/tests/daemon/test_modes: LDLIBS_ALL += -lcurl
 # the job pipeline (codec and GPU threads) without HTTP: links the daemon's job objects too
 TEST_NAMES += daemon/test_jobs
 JOBS_OBJS := $(BUILD)/daemon/jobs.o $(BUILD)/daemon/codec.o $(BUILD)/daemon/gpu_worker.o $(BUILD)/daemon/cpu_worker.o $(BUILD)/daemon/gpu_jobs.o $(BUILD)/daemon/gpu_cancel.o \
