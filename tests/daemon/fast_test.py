@@ -25,6 +25,16 @@ import http_test as H
 TOL = 1e-5
 
 
+def daemon(*args, env=None):
+    """H.Daemon with idle work done in its own process: --compile-mode parallel (through the
+    environment) unless --compile-thread picks the mode. This script checks idle work within a
+    process, which a GPU's default (process) moves into a successor (compile_test.py)."""
+    e = dict(env or {})
+    if "--compile-thread" not in args:
+        e.setdefault("FFTBLOOM_COMPILE_MODE", "parallel")
+    return H.Daemon(*args, env=e)
+
+
 def clean_env(home):
     env = {"HOME": home, "XDG_CACHE_HOME": "", "CACHE_DIRECTORY": ""}
     return env
@@ -60,7 +70,7 @@ def bloom(d, png):
 def test_cache_dir_and_idle_measuring():
     home = os.path.join(H.TMP, "home")
     os.makedirs(home)
-    d = H.Daemon("--fft-idle-tune", "on", env=clean_env(home))
+    d = daemon("--fft-idle-tune", "on", env=clean_env(home))
     cache = os.path.join(home, ".cache", "fftbloom")
     wpath = os.path.join(cache, "fft-wisdom")
     try:
@@ -112,7 +122,7 @@ def test_cache_dir_and_idle_measuring():
     finally:
         d.stop("default cache directory")
     # a second daemon on the same HOME reads the measured shapes
-    d = H.Daemon(env=clean_env(home))
+    d = daemon(env=clean_env(home))
     try:
         g = info_gpu(d)
         H.check("a restart reads the persisted wisdom",
@@ -126,7 +136,7 @@ def test_unwritable_and_none():
     # HOME under a regular file: no directory can be made there (root included)
     f = os.path.join(H.TMP, "not-a-dir")
     open(f, "w").close()
-    d = H.Daemon(env=clean_env(f))
+    d = daemon(env=clean_env(f))
     try:
         st, _, body, _ = bloom(d, H.png_bytes(H.rand8(40, 40)))
         H.check("no cache directory: requests still answered", st == 200, (st, body[:200]))
@@ -138,7 +148,7 @@ def test_unwritable_and_none():
         d.stop("unwritable cache directory")
     home = os.path.join(H.TMP, "home-none")
     os.makedirs(home)
-    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", env=clean_env(home))
+    d = daemon("--program-cache", "none", "--fft-wisdom", "none", env=clean_env(home))
     try:
         st, _, body, _ = bloom(d, H.png_bytes(H.rand8(40, 40)))
         H.check("none: answered", st == 200, (st, body[:200]))
@@ -164,7 +174,7 @@ def test_borrowed_plans(extra=()):
     q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
     sizes = {"smaller": (70, 100), "larger": (200, 300)}  # (h, w), after a 120x160 warm-up
     imgs = {n: H.png_bytes(H.rand8(*hw)) for n, hw in sizes.items()}
-    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", *extra)
+    d = daemon("--program-cache", "none", "--fft-wisdom", "none", *extra)
     try:
         st, h, _ = d.req("POST", q, body=H.png_bytes(H.rand8(120, 160)))
         H.check("warm-up size answered on its own plan", st == 200 and "x-borrowed-plan" not in h,
@@ -223,7 +233,7 @@ def test_borrowed_plans(extra=()):
         d.stop("borrowed plans daemon" + (" (compile thread)" if extra else ""))
     if extra:
         return
-    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--borrow-plans=false")
+    d = daemon("--program-cache", "none", "--fft-wisdom", "none", "--borrow-plans=false")
     try:
         d.req("POST", q, body=H.png_bytes(H.rand8(120, 160)))
         st, h, _ = d.req("POST", q, body=imgs["smaller"])
@@ -267,7 +277,7 @@ def test_wanted_plan_under_load():
     # a new size arriving while other frames keep the GPU thread busy (never 0.5 s idle) still
     # gets its own plan, a program a second between the jobs, while the load goes on
     q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
-    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
+    d = daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
                  "--max-per-ip", "100")
     ld = None
     try:
@@ -340,7 +350,7 @@ def test_plan_load_wait():
     # --plan-load-wait: once a load has gone on that long without a 0.5 s pause, a size that
     # borrowed a plan whole at little cost gets its own plan between the load's jobs
     q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
-    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
+    d = daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
                  "--max-per-ip", "100", "--plan-load-wait", "2")
     ld = None
     try:
@@ -383,7 +393,7 @@ def test_spare_plans():
     # frame of a new size borrows at once; auto builds none on a software renderer; a bad list
     # stops the start
     q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
-    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
+    d = daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
                  "--spare-plans", "300x200,64x48")
     try:
         deadline = time.time() + 120
@@ -416,7 +426,7 @@ def test_spare_plans():
                         H.read_pfm(body).astype(np.float64))
     finally:
         d.stop("spare plans daemon")
-    d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off")
+    d = daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off")
     try:
         time.sleep(1.5)
         g = info_gpu(d)
@@ -436,7 +446,7 @@ def test_spare_plans():
              "spare plans skipped: 80x60 (no room in --max-plans)"),
             (("--borrow-plans=false", "--spare-plans", "64x48"), 0,
              "--spare-plans ignored: --borrow-plans is off")):
-        d = H.Daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
+        d = daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
                      *args)
         try:
             deadline = time.time() + 120
@@ -471,7 +481,7 @@ def test_driver_cache():
     png = H.png_bytes(H.rand8(40, 56))
     env = clean_env(home)
     env.update({"MESA_SHADER_CACHE_DIR": "", "__GL_SHADER_DISK_CACHE_PATH": ""})
-    d = H.Daemon("--log-level", "debug", env=env)
+    d = daemon("--log-level", "debug", env=env)
     try:
         st, _, _ = d.req("POST", q, body=png)
         H.check("a request answered", st == 200, st)
@@ -501,7 +511,7 @@ def test_driver_cache():
                               "none leaves the driver alone"),
                              (("--log-level", "debug", "--program-cache", "none"), None,
                               "auto with no program cache leaves the driver alone")):
-        d = H.Daemon(*args, env=env2)
+        d = daemon(*args, env=env2)
         try:
             st, _, _ = d.req("POST", q, body=png)
             log = d.log()

@@ -98,8 +98,10 @@ def convolve_on(d, name, body, gpu, tries=80):
 
 
 def test_workers():
+    # one worker a GPU throughout: on a GPU the default (--compile-mode process) would let a
+    # successor take a GPU over mid-test (compile_test.py covers those pairs)
     d = H.Daemon("--gpus", "0,0", "--worker-timeout", str(TIMEOUT), "--codec-threads", "2",
-                 "--drain-timeout", "5")
+                 "--drain-timeout", "5", "--compile-mode", "parallel")
     worker_pids = []
     try:
         worker_pids = wait_ready(d, 2) or []
