@@ -21,7 +21,7 @@
 #       plan's compiles) and 2.5 s apart (past the tuner's 2 s: its candidates' compiles);
 #       its figure: the slowest of those 1080p requests less the fastest (the extra wait).
 #     One "figure ..." line per figure at the end of summary.txt (and on stdout).
-#     With --compile-mode process (MODES=process) the idle row goes on a request a second until a
+#     With --compile-mode process (MODES=process; auto on a GPU) the idle row goes on a request a second until a
 #     successor has taken over (TAKEOVER_S, default 120, at most), then four more.
 # MODES (default "parallel thread inline") picks the modes of B, ROUNDS (default 1) repeats its
 # idle row (labels idle-MODE, idle-MODE2, ...), NO_PROBE=1 leaves out A, NO_FRESH=1 the fresh
@@ -127,8 +127,8 @@ idle() { # LABEL OPTIONS...
 		echo "  $FL: $(req "$F")"; echo "  $NL (new size): $(req "$N")"
 		for k in 1 2 3 4 5 6 7 8; do sleep 0.7; r=$(req "$F"); echo "${r%% ms*}" >>"$t"; echo "  +0.7 s $FL: $r"; done
 		for k in 1 2 3 4; do sleep 2.5; r=$(req "$F"); echo "${r%% ms*}" >>"$t"; echo "  +2.5 s $FL: $r"; done
-		if [ "$label" != "${label#process}" ]; then
-			# --compile-mode process: requests a second apart until a successor has taken over
+		if grep -q "idle work in a successor process" "$R/d-idle-$label.log"; then
+			# --compile-mode process (or auto on a GPU): requests a second apart until a successor has taken over
 			# (TAKEOVER_S, default 120, at most), then four more: the new worker's first ones
 			local k=0
 			until grep -q "serves device" "$R/d-idle-$label.log" || [ $k -ge "${TAKEOVER_S:-120}" ]; do
