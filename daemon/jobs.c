@@ -93,7 +93,7 @@ void finish(struct jobs *J, struct job *j)
 	yuv_image_free(&j->yresult);
 	kernels_release(J->kernels, j->named);
 	j->named = NULL;
-	if (j->status < 400 && !j->dropped) {
+	if (j->status < 400 && !j->dropped && !j->internal) {
 		metrics_observe(J->metrics, METRICS_DECODE, j->decode_s);
 		if (is_gpu_kind(j)) {
 			metrics_observe(J->metrics, METRICS_QUEUE, j->queue_s);
@@ -309,8 +309,27 @@ void jobs_status(struct jobs *J, struct jobs_status *st)
 		s->max_kernel_side = g->max_kernel_side;
 		if (g->rebuilding)
 			s->heartbeat_age = t - g->heartbeat;
+#define X(f) s->f -= g->off.f;
+		JOBS_DISCOUNTED(X)
+#undef X
 	}
 	pthread_mutex_unlock(&J->lock);
+}
+
+void jobs_discount(struct jobs *J, const struct jobs_status *before)
+{
+	struct jobs_status *now = malloc(sizeof *now);
+	if (!now)
+		return;
+	jobs_status(J, now);
+	pthread_mutex_lock(&J->lock);
+	for (int i = 0; i < J->ngpus && i < before->ngpus; i++) {
+#define X(f) J->gpus[i].off.f += now->gpu[i].f - before->gpu[i].f;
+		JOBS_DISCOUNTED(X)
+#undef X
+	}
+	pthread_mutex_unlock(&J->lock);
+	free(now);
 }
 
 int jobs_live(struct jobs *J, char *why, size_t len)

@@ -80,6 +80,8 @@ struct job {
 	size_t npy_len[3];
 	int client_fd;                    /* the client's socket for hang-up checks; -1: none */
 	char client[64];                  /* the client's address: its budget of new sizes */
+	int internal;                     /* run by the daemon itself (a successor's warm frame):
+	                                     observed in no metric (and see jobs_discount) */
 	void (*done)(struct job *j, void *ctx);
 	void *done_ctx;
 
@@ -192,6 +194,14 @@ struct jobs_status {
 	struct jobs_gpu_status gpu[JOBS_MAX_GPUS];
 };
 
+/* The counters of jobs_gpu_status that describe the jobs run: jobs_discount takes the daemon's
+ * own frames off them. */
+#define JOBS_DISCOUNTED(X) X(jobs) X(failures) X(busy_s) X(overlapped) X(planes_lent_total) \
+	X(jpeg_scans) X(jpeg_coef_frames) X(jpeg_entropy_gpu) X(jpeg_entropy_cpu)                 \
+	X(jpeg_scan_fallbacks) X(uploads_taken) X(programs.hits) X(caches.kernel_hits)             \
+	X(caches.kernel_misses) X(caches.plan_hits) X(caches.plan_misses) X(caches.plans_borrowed) \
+	X(caches.uploads_lent) X(caches.uploads_copied) X(caches.entropy_flagged)
+
 struct jobs;
 
 /* Starts the codec threads, the watchdog and one GPU thread per device in `devices`, and waits
@@ -225,6 +235,11 @@ void jobs_destroy(struct jobs *J);
  * spent is answered 503 (out_of_memory_budget), one larger than the whole budget 413. */
 int jobs_reserve(struct jobs *J, int kind);
 void jobs_start(struct jobs *J, struct job *j);
+
+/* What the GPU threads' JOBS_DISCOUNTED counters gained since `before` (a jobs_status taken
+ * earlier, with no request admitted since: a successor's warm frames) is kept off every later
+ * jobs_status, so the counters say what the daemon served. */
+void jobs_discount(struct jobs *J, const struct jobs_status *before);
 
 /* Jobs reserved and not yet answered. */
 int jobs_in_flight(struct jobs *J);

@@ -68,6 +68,8 @@ struct gpu {
 	struct jobs_shape shapes[JOBS_SHAPES]; /* jobs_gpu_status.shapes */
 	int nshapes;
 	unsigned long long fft_measured;     /* shapes measured in idle time */
+	struct jobs_gpu_status off;          /* its JOBS_DISCOUNTED counters' share of the
+	                                        daemon's own frames, taken off by jobs_status */
 	int reset_notification;              /* the context learns of GPU resets */
 	unsigned long long resets;           /* contexts rebuilt after a GPU reset */
 	int rebuilding;                      /* rebuilding the context after a reset */

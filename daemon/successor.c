@@ -87,17 +87,19 @@ static void warm_job_done(struct job *j, void *ctx)
  * defaults), one a GPU thread at once, through the whole path a request takes (decode, upload,
  * the GPU's JPEG stages, encode), so that the first request does not meet the stages' first
  * dispatches and the upload buffers' making (27-29 ms against 10-12 on an H200). Answers are
- * dropped; a failure is logged and changes nothing. */
+ * dropped, the frames counted in no metric or counter; a failure is logged and changes
+ * nothing. */
 static void warm_jpeg_frames(struct jobs *jobs, const struct jobs_shape *hs, int nh)
 {
 	struct jobs_status *st = malloc(sizeof *st);
 	if (!st)
 		return;
-	jobs_status(jobs, st);
+	jobs_status(jobs, st); /* kept: the counters before, which these frames leave as they were */
 	int ngpus = st->ngpus, software = ngpus && st->gpu[0].software;
-	free(st);
-	if (!ngpus || software)
+	if (!ngpus || software) {
+		free(st);
 		return; /* a software renderer: seconds a frame, and nothing to gain */
+	}
 	struct jobs_shape one;
 	memset(&one, 0, sizeof one);
 	one.w = 1920, one.h = 1080;
@@ -141,6 +143,7 @@ static void warm_jpeg_frames(struct jobs *jobs, const struct jobs_shape *hs, int
 			j[g].req.format = OUT_JPEG;
 			j[g].client_fd = -1;
 			snprintf(j[g].client, sizeof j[g].client, "warm-up");
+			j[g].internal = 1;
 			j[g].done = warm_job_done, j[g].done_ctx = &w;
 			char rerr[REQUEST_ERR_LEN];
 			if (request_finish(&j[g].req, 0, rerr) || jobs_reserve(jobs, JOB_BLOOM)) {
@@ -163,6 +166,8 @@ static void warm_jpeg_frames(struct jobs *jobs, const struct jobs_shape *hs, int
 		free(j);
 		free(jpeg);
 	}
+	jobs_discount(jobs, st);
+	free(st);
 	log_msg(failed ? LOG_WARN : LOG_INFO, "%d JPEG frame size%s run through the whole path "
 	        "before serving in %.1f ms%s", done_sizes, done_sizes == 1 ? "" : "s",
 	        (clock_s() - t0) * 1e3, failed ? " (some failed: their first requests pay instead)"

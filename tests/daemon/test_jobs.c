@@ -151,6 +151,115 @@ static void test_lent_planes_and_poisoned_jobs(void **state)
 		free(jpeg[i]);
 }
 
+/* The daemon's own frames (a successor's warm frames: internal, then jobs_discount) leave every
+ * counter a request moves as it was: the GPU thread's (jobs, lent planes, cache hits and
+ * misses) and the stage histograms; the requests after them are counted as ever. */
+static unsigned long long gpu_stage_count(struct metrics *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	metrics_write(m, f);
+	fclose(f);
+	const char *key = "fftbloom_stage_seconds_count{stage=\"gpu\"} ";
+	const char *at = strstr(buf, key);
+	assert_non_null(at);
+	unsigned long long n = strtoull(at + strlen(key), NULL, 10);
+	free(buf);
+	return n;
+}
+
+static void run_batch(struct jobs *J, struct job *jobs, unsigned char **jpeg, int n, int internal,
+                      unsigned seed)
+{
+	pthread_mutex_lock(&g_mu);
+	g_done = g_jpeg = 0;
+	pthread_mutex_unlock(&g_mu);
+	for (int i = 0; i < n; i++) {
+		size_t len;
+		jpeg[i] = random_jpeg(48 + i % 2 * 16, 32, seed + (unsigned)i, &len);
+		struct job *j = &jobs[i];
+		memset(j, 0, sizeof *j);
+		j->kind = JOB_BLOOM;
+		j->image = jpeg[i];
+		j->image_len = len;
+		j->internal = internal;
+		request_init(&j->req, REQUEST_BLOOM);
+		char rerr[REQUEST_ERR_LEN];
+		assert_int_equal(request_set(&j->req, "format", "jpeg", REQUEST_SRC_QUERY, rerr), 0);
+		j->client_fd = -1;
+		j->done = on_done;
+		assert_int_equal(jobs_reserve(J, JOB_BLOOM), 0);
+		jobs_start(J, j);
+	}
+	pthread_mutex_lock(&g_mu);
+	while (g_done < n)
+		pthread_cond_wait(&g_cv, &g_mu);
+	pthread_mutex_unlock(&g_mu);
+	for (int t = 0; t < 10000 && jobs_in_flight(J) > 0; t++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	assert_int_equal(g_jpeg, n);
+	for (int i = 0; i < n; i++)
+		free(jpeg[i]);
+}
+
+static void test_discount(void **state)
+{
+	(void)state;
+	log_setup(LOG_WARN, 0);
+	struct config cfg;
+	char err[JOBS_ERR_LEN];
+	char a0[] = "test", a1[] = "--deadline=3600", a2[] = "--borrow-plans=false";
+	char *argv[] = {a0, a1, a2, NULL};
+	assert_int_equal(config_load(&cfg, 3, argv, 1, NULL, err), 0);
+	struct kernels *k;
+	struct metrics *m;
+	struct jobs *J;
+	assert_int_equal(kernels_create(4, 1ull << 30, &k), 0);
+	assert_int_equal(metrics_create(&m), 0);
+	int devices[] = {0};
+	if (jobs_create(&cfg, devices, 1, NULL, 0, k, m, &J, err))
+		fail_msg("jobs_create: %s", err);
+	static struct job jobs[4];
+	unsigned char *jpeg[4];
+	struct jobs_status *before = malloc(sizeof *before), *st = malloc(sizeof *st);
+	assert_non_null(before);
+	assert_non_null(st);
+	jobs_status(J, before);
+	run_batch(J, jobs, jpeg, 3, 1, 11u); /* the daemon's own: two sizes, three frames */
+	jobs_status(J, st);
+	assert_int_equal(st->gpu[0].jobs - before->gpu[0].jobs, 3); /* counted until discounted */
+	assert_int_equal(gpu_stage_count(m), 0);                     /* never observed */
+	jobs_discount(J, before);
+	jobs_status(J, st);
+	const struct jobs_gpu_status *a = &before->gpu[0], *b = &st->gpu[0];
+	printf("after the daemon's own frames: jobs %llu, lent %llu, plan hits %llu, misses %llu, "
+	       "kernel misses %llu (before: %llu %llu %llu %llu %llu)\n", b->jobs,
+	       b->planes_lent_total, b->caches.plan_hits, b->caches.plan_misses,
+	       b->caches.kernel_misses, a->jobs, a->planes_lent_total, a->caches.plan_hits,
+	       a->caches.plan_misses, a->caches.kernel_misses);
+	assert_int_equal(b->jobs, a->jobs);
+	assert_int_equal(b->planes_lent_total, a->planes_lent_total);
+	assert_int_equal(b->caches.plan_hits, a->caches.plan_hits);
+	assert_int_equal(b->caches.plan_misses, a->caches.plan_misses);
+	assert_int_equal(b->caches.kernel_misses, a->caches.kernel_misses);
+	assert_true(b->busy_s == a->busy_s);
+	assert_true(b->programs.count > a->programs.count); /* what they built stays built */
+	run_batch(J, jobs, jpeg, 4, 0, 23u); /* requests: counted */
+	jobs_status(J, st);
+	assert_int_equal(st->gpu[0].jobs, a->jobs + 4);
+	assert_int_equal(st->gpu[0].planes_lent_total, a->planes_lent_total + 4);
+	assert_int_equal(st->gpu[0].caches.plan_hits + st->gpu[0].caches.plan_misses,
+	                 a->caches.plan_hits + a->caches.plan_misses + 4);
+	assert_int_equal(gpu_stage_count(m), 4);
+	free(before);
+	free(st);
+	jobs_destroy(J);
+	metrics_destroy(m);
+	kernels_destroy(k);
+}
+
 /* A full queue, by construction rather than by timing: with one codec thread held inside the
  * done() of a first job (the test opens the gate), the jobs admitted after it wait in the decode
  * queue whatever the GPU's speed. queue-size of them are admitted; the next admission is
@@ -301,6 +410,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lent_planes_and_poisoned_jobs),
 		cmocka_unit_test(test_queue_full),
+		cmocka_unit_test(test_discount),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
