@@ -316,9 +316,14 @@ def test_main():
         check("warm-up logged", "warmed 64x48" in d.log(), d.log()[-1000:])
         st, h, body = d.req("GET", "/healthz", headers={"X-Request-Id": "my-id.42"})
         check("X-Request-Id echoed", h.get("x-request-id") == "my-id.42", h)
-        # its threads by name (top -H, the e2e suite's CPU by thread)
+        # its threads by name (top -H, the e2e suite's CPU by thread): the daemon's, or under a
+        # supervisor (a GPU's default, --compile-mode process) its serving worker's
+        pid = d.p.pid
+        st, _, rb = d.req("GET", "/readyz")
+        if st == 200 and json.loads(rb).get("gpus"):
+            pid = json.loads(rb)["gpus"][0]["pid"]
         names = []
-        for t in glob.glob("/proc/%d/task/*/comm" % d.p.pid):
+        for t in glob.glob("/proc/%d/task/*/comm" % pid):
             try:
                 names.append(open(t).read().strip())
             except OSError:
