@@ -195,7 +195,7 @@ int supervisor_run(const struct supervisor_opts *o)
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	int rc = 0, stopping = 0, ever_ready = 0, said_ready = 0, last_ready = -1;
-	double stop_by = 0, next_ping = 0;
+	double stop_by = 0, next_ping = 0, next_extend = 0;
 	unsigned long long wd = o->notify ? sdnotify_watchdog_usec(o->notify) : 0;
 	double ping_every = wd ? (double)wd / 2e6 : 0;
 	for (int i = 0; i < (m ? m : n); i++)
@@ -350,6 +350,14 @@ int supervisor_run(const struct supervisor_opts *o)
 			said_ready = 1;
 			sdnotify_send(o->notify, "READY=1");
 			log_msg(LOG_INFO, "ready: %d workers, one a GPU", m ? m : n);
+		}
+		/* until READY=1, while a worker beats, the manager's start timeout is kept a
+		 * --worker-timeout ahead (the first worker of --compile-mode process does its idle
+		 * work before it serves: measuring FFT shapes may outlast TimeoutStartSec) */
+		if (!said_ready && fresh && now >= next_extend) {
+			sdnotify_sendf(o->notify, "EXTEND_TIMEOUT_USEC=%llu",
+			               (unsigned long long)((o->cfg->worker_timeout + 2.0) * 1e6));
+			next_extend = now + 1.0;
 		}
 		if (ready != last_ready && said_ready) {
 			sdnotify_sendf(o->notify, "STATUS=%d of %d GPU workers ready", ready, m ? m : n);

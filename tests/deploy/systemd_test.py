@@ -409,13 +409,22 @@ def test_credentials():
 
 def test_several_gpus():
     """--gpus 0,0: two workers under one supervisor, socket-activated; the supervisor alone
-    speaks to the service manager (one READY=1, STOPPING=1)."""
+    speaks to the service manager (one READY=1, STOPPING=1), and keeps its start timeout ahead
+    while the workers warm up (EXTEND_TIMEOUT_USEC=)."""
     ls = listening_socket()
     port = ls.getsockname()[1]
     n = Notify()
     d = activated([ls], {"NOTIFY_SOCKET": n.addr(), "WATCHDOG_USEC": "2000000"},
-                  ["--gpus", "0,0"], name="two-workers")
-    check("two workers: READY=1", n.wait("READY", "1", 60) is not None, d.log()[-1500:])
+                  ["--gpus", "0,0", "--warm-sizes", "64x48,100x80,160x120,200x150"],
+                  name="two-workers")
+    t_ready = n.wait("READY", "1", 120)
+    check("two workers: READY=1", t_ready is not None, d.log()[-1500:])
+    t_start = min([t for t, _ in n.assignments("STATUS")] or [0])
+    ext = [(t, v) for t, v in n.assignments("EXTEND_TIMEOUT_USEC") if t_ready and t <= t_ready]
+    check("two workers: EXTEND_TIMEOUT_USEC= while they warm up, a --worker-timeout ahead "
+          "(%d before READY=1, %.1f s after the first STATUS=)" % (len(ext), (t_ready or 0) - t_start),
+          ext and int(ext[0][1]) >= 60 * 1000000 and
+          (len(ext) > 1 or (t_ready or 0) - t_start < 2), ext[:3])
     sts = [d.req("GET", "/healthz")[0] for _ in range(8)]
     check("two workers serve the passed socket", d.port == port and sts == [200] * 8, sts)
     st, _, body = d.req("GET", "/readyz")
