@@ -7,7 +7,8 @@
 # http_test.py. Each script's output in NAME.txt, in $OUT/s46.tgz; $OUT/summary.txt has a line
 # each. MODE=parallel sets FFTBLOOM_COMPILE_MODE (the default before 44666f6) for a baseline.
 # usage (repository root; a pack in .carry with tests/daemon/test_modes copied in):
-#   bash bench/probes/issue40_s46.sh [compile workers fast http]   (LIMIT: seconds a script)
+#   bash bench/probes/issue40_s46.sh [compile workers fast http]   (LIMIT: seconds a script; an
+#   argument with a slash is a script's path: tests/soak/soak.py, tests/deploy/systemd_test.py)
 P=$PWD/.carry
 ARGS=("$@")
 set -- "$P"
@@ -21,7 +22,9 @@ echo "test_modes rc=$?: $(grep -h 'renderer here' "$OUT/test_modes.txt")" >>"$S"
 [ ${#ARGS[@]} -gt 0 ] || ARGS=(compile workers fast http)
 for t in "${ARGS[@]}"; do
 	t0=$(date +%s)
-	XDG_CACHE_HOME=$(mktemp -d) timeout "${LIMIT:-240}" python3 "tests/daemon/${t}_test.py" "$P/bin" >"$OUT/$t.txt" 2>&1
+	f=tests/daemon/${t}_test.py
+	case $t in */*) f=$t t=$(basename "$t" .py) ;; esac
+	XDG_CACHE_HOME=$(mktemp -d) timeout "${LIMIT:-240}" python3 "$f" "$P/bin" >"$OUT/$t.txt" 2>&1
 	rc=$?
 	echo "$t rc=$rc $(( $(date +%s) - t0 )) s: $(grep '^SCRIPT:' "$OUT/$t.txt" | tail -1); failed: $(grep -c '^FAIL' "$OUT/$t.txt")" >>"$S"
 done

@@ -23,6 +23,9 @@ import numpy as np
 import http_test as H
 
 TOL = 1e-5
+# no spare plans: on a GPU the first (1920x1080) is built before ready, and every size here
+# would borrow it (a software renderer builds none)
+NO_SPARE = ("--spare-plans", "")
 
 
 def daemon(*args, env=None):
@@ -155,7 +158,10 @@ def test_unwritable_and_none():
         H.check("none: nothing written to HOME", not os.path.exists(os.path.join(home, ".cache")),
                 os.listdir(home))
         g = info_gpu(d)
-        H.check("none: wisdom from the built-in rules", g.get("fft_wisdom") == "built-in rules", g)
+        # a GPU with wisdom shipped for its renderer uses that too (no file either way)
+        H.check("none: wisdom from the built-in rules (and what ships for this GPU)",
+                g.get("fft_wisdom") == "built-in rules" or
+                re.fullmatch(r"shipped for .* \+ built-in rules", g.get("fft_wisdom", "")), g)
     finally:
         d.stop("none")
 
@@ -174,7 +180,7 @@ def test_borrowed_plans(extra=()):
     q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
     sizes = {"smaller": (70, 100), "larger": (200, 300)}  # (h, w), after a 120x160 warm-up
     imgs = {n: H.png_bytes(H.rand8(*hw)) for n, hw in sizes.items()}
-    d = daemon("--program-cache", "none", "--fft-wisdom", "none", *extra)
+    d = daemon("--program-cache", "none", "--fft-wisdom", "none", *NO_SPARE, *extra)
     try:
         st, h, _ = d.req("POST", q, body=H.png_bytes(H.rand8(120, 160)))
         H.check("warm-up size answered on its own plan", st == 200 and "x-borrowed-plan" not in h,
@@ -278,7 +284,7 @@ def test_wanted_plan_under_load():
     # gets its own plan, a program a second between the jobs, while the load goes on
     q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
     d = daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
-                 "--max-per-ip", "100")
+               "--max-per-ip", "100", *NO_SPARE)
     ld = None
     try:
         load = H.png_bytes(H.rand8(120, 160))
@@ -351,7 +357,7 @@ def test_plan_load_wait():
     # borrowed a plan whole at little cost gets its own plan between the load's jobs
     q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
     d = daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
-                 "--max-per-ip", "100", "--plan-load-wait", "2")
+               "--max-per-ip", "100", "--plan-load-wait", "2", *NO_SPARE)
     ld = None
     try:
         load = H.png_bytes(H.rand8(120, 160))

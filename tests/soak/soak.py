@@ -317,14 +317,31 @@ class Daemon:
             return f.read().decode("utf-8", "replace")
 
     def rss_mb(self):
-        try:
-            with open("/proc/%d/status" % self.p.pid) as f:
-                for l in f:
-                    if l.startswith("VmRSS:"):
-                        return int(l.split()[1]) / 1024.0
-        except OSError:
+        """The daemon's RSS: its process's, with its worker processes' where it supervises
+        them (several GPUs, or a GPU's default --compile-mode process)."""
+        def rss(pid):
+            try:
+                with open("/proc/%d/status" % pid) as f:
+                    for l in f:
+                        if l.startswith("VmRSS:"):
+                            return int(l.split()[1]) / 1024.0
+            except OSError:
+                pass
             return None
-        return None
+        total = rss(self.p.pid)
+        if total is None:
+            return None
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid == self.p.pid:
+                total += rss(int(d)) or 0.0
+        return total
 
     def get(self, path, timeout=30):
         return exchange(self.port, build("GET", path, None), timeout)
