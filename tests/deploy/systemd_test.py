@@ -15,7 +15,17 @@ import time
 
 import numpy as np
 
-from deploylib import (DAEMON, TMP, Daemon, check, finish, free_port)
+from deploylib import (DAEMON, TMP, check, finish, free_port)
+import deploylib
+
+
+def Daemon(argv, env=None, **kw):
+    """deploylib's Daemon with --compile-mode parallel (through the environment): on a GPU the
+    default (process) runs even one GPU under the supervisor, whose conversation with the
+    manager test_several_gpus checks; the others check one process's."""
+    e = dict(env or {})
+    e.setdefault("FFTBLOOM_COMPILE_MODE", "parallel")
+    return deploylib.Daemon(argv, env=e, **kw)
 
 RNG = np.random.default_rng(int(time.time() * 1e6) % 2**32)
 
