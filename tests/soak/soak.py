@@ -34,6 +34,7 @@ import collections
 import random
 import re
 import select
+import shutil
 import signal
 import socket
 import struct
@@ -119,6 +120,25 @@ def enc(ext, a, params=()):
     return buf.tobytes()
 
 
+def exr_bytes(f, pfm):
+    """f as a float OpenEXR: by OpenCV where its build encodes OpenEXR, else by this build's
+    fftbloom CLI from the same pixels' PFM (pfm: RGB, where OpenCV takes BGR; the answers are
+    compared with the daemon's own, so either serves)."""
+    try:
+        return enc(".exr", f, [cv2.IMWRITE_EXR_TYPE, cv2.IMWRITE_EXR_TYPE_FLOAT])
+    except (cv2.error, AssertionError):
+        d = tempfile.mkdtemp(prefix="fftbloom-soak-exr-")
+        src, dst = os.path.join(d, "f.pfm"), os.path.join(d, "f.exr")
+        with open(src, "wb") as fh:
+            fh.write(pfm)
+        subprocess.run([os.path.join(BUILD, "fftbloom"), "convert", src, "-o", dst],
+                       check=True, capture_output=True)
+        with open(dst, "rb") as fh:
+            out = fh.read()
+        shutil.rmtree(d)
+        return out
+
+
 def npy(a):
     import io
     b = io.BytesIO()
@@ -171,7 +191,7 @@ class Inputs:
         self.png = enc(".png", a8)
         f = (RNG.random((48, 64, 3)) * 2 + 0.01).astype(np.float32)
         self.pfm = pfm_bytes(f)
-        self.exr = enc(".exr", f, [cv2.IMWRITE_EXR_TYPE, cv2.IMWRITE_EXR_TYPE_FLOAT])
+        self.exr = exr_bytes(f, self.pfm)
         self.hdr = enc(".hdr", f)
         k = (RNG.random((7, 5, 3)) + 0.05).astype(np.float32)
         self.kernel_pfm = pfm_bytes(k)
