@@ -120,6 +120,20 @@ def enc(ext, a, params=()):
     return buf.tobytes()
 
 
+def cli_convert(data, ext_in, ext_out):
+    """data converted by this build's fftbloom CLI (for what this host's OpenCV cannot code)."""
+    d = tempfile.mkdtemp(prefix="fftbloom-soak-convert-")
+    src, dst = os.path.join(d, "in" + ext_in), os.path.join(d, "out" + ext_out)
+    with open(src, "wb") as fh:
+        fh.write(data)
+    subprocess.run([os.path.join(BUILD, "fftbloom"), "convert", src, "-o", dst],
+                   check=True, capture_output=True)
+    with open(dst, "rb") as fh:
+        out = fh.read()
+    shutil.rmtree(d)
+    return out
+
+
 def exr_bytes(f, pfm):
     """f as a float OpenEXR: by OpenCV where its build encodes OpenEXR, else by this build's
     fftbloom CLI from the same pixels' PFM (pfm: RGB, where OpenCV takes BGR; the answers are
@@ -127,16 +141,7 @@ def exr_bytes(f, pfm):
     try:
         return enc(".exr", f, [cv2.IMWRITE_EXR_TYPE, cv2.IMWRITE_EXR_TYPE_FLOAT])
     except (cv2.error, AssertionError):
-        d = tempfile.mkdtemp(prefix="fftbloom-soak-exr-")
-        src, dst = os.path.join(d, "f.pfm"), os.path.join(d, "f.exr")
-        with open(src, "wb") as fh:
-            fh.write(pfm)
-        subprocess.run([os.path.join(BUILD, "fftbloom"), "convert", src, "-o", dst],
-                       check=True, capture_output=True)
-        with open(dst, "rb") as fh:
-            out = fh.read()
-        shutil.rmtree(d)
-        return out
+        return cli_convert(pfm, ".pfm", ".exr")
 
 
 def npy(a):
@@ -621,6 +626,8 @@ def decode_answer(kind, a):
         return read_pfm(a.body)
     flag = cv2.IMREAD_UNCHANGED
     x = cv2.imdecode(np.frombuffer(a.body, np.uint8), flag)
+    if x is None and how == "exr":  # OpenCV built without OpenEXR: the CLI reads it (RGB)
+        return read_pfm(cli_convert(a.body, ".exr", ".pfm"))[..., ::-1].astype(np.float64)
     if x is None:
         raise ValueError("cv2 cannot decode the %s answer" % how)
     return x.astype(np.float64)
