@@ -193,6 +193,18 @@ static int socket_endpoint(int fd, int tls, char *buf, size_t len)
 	return port;
 }
 
+/* Where the daemon answers, for its log and STATUS= lines: --listen and port, or the socket
+ * passed in LISTEN_FDS (listen_fd > 0). */
+static void endpoint_of(const struct config *cfg, int listen_fd, int port, char *buf, size_t len)
+{
+	int v6 = strchr(cfg->listen, ':') != NULL, tls = cfg->tls_cert[0] != 0;
+	if (!listen_fd)
+		snprintf(buf, len, "%s://%s%.64s%s:%d", tls ? "https" : "http", v6 ? "[" : "",
+		         cfg->listen, v6 ? "]" : "", port);
+	else if (socket_endpoint(listen_fd, tls, buf, len) < 0)
+		snprintf(buf, len, "the socket passed in LISTEN_FDS");
+}
+
 /* What serve() needs: the configuration, the service manager's variables, the listening
  * sockets, the devices, and with several GPUs the shared region. */
 struct serve_ctx {
@@ -386,12 +398,7 @@ static int serve(struct serve_ctx *sc, int worker)
 		goto out;
 	}
 	char endpoint[128];
-	int v6 = strchr(cfg.listen, ':') != NULL;
-	if (!listen_fd)
-		snprintf(endpoint, sizeof endpoint, "%s://%s%.64s%s:%d", cert ? "https" : "http",
-		         v6 ? "[" : "", cfg.listen, v6 ? "]" : "", server_port(server));
-	else if (socket_endpoint(listen_fd, cert != NULL, endpoint, sizeof endpoint) < 0)
-		snprintf(endpoint, sizeof endpoint, "the socket passed in LISTEN_FDS");
+	endpoint_of(&cfg, listen_fd, server_port(server), endpoint, sizeof endpoint);
 	log_msg(LOG_INFO, "fftbloomd listening on %s%s (%d GPU thread%s, %d codec threads, queue %d)",
 	        endpoint, listen_fd ? " (socket from the service manager; --listen and --port not "
 	        "used)" : server_listeners(server) > 1 ? " (127.0.0.1 and ::1)" : "", ndev, ndev == 1 ? "" : "s", cfg.codec_threads, cfg.queue_size);
@@ -621,7 +628,9 @@ int main(int argc, char **argv)
 	for (int w = 0; w < nbound; w++)
 		for (int i = 0; i < bound[w].n; i++)
 			lfds[nl++] = bound[w].fd[i];
-	struct supervisor_opts so = {&cfg, svc, notify, &set, worker_main, &sc, lfds, nl};
+	char endpoint[128];
+	endpoint_of(&cfg, listen_fd, bound[0].port, endpoint, sizeof endpoint);
+	struct supervisor_opts so = {&cfg, svc, notify, &set, worker_main, &sc, lfds, nl, endpoint};
 	rc = supervisor_run(&so);
 	for (int w = 0; w < nbound; w++)
 		bound[w].n = 0; /* lfds holds them: those the supervisor did not close yet */

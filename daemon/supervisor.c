@@ -206,7 +206,8 @@ int supervisor_run(const struct supervisor_opts *o)
 			signal_all(w, n, SIGTERM);
 			break;
 		}
-	sdnotify_sendf(o->notify, "STATUS=starting %d workers, one a GPU", m ? m : n);
+	sdnotify_sendf(o->notify, "STATUS=starting %d workers, one a GPU; serving on %s once one is "
+	               "ready", m ? m : n, o->endpoint);
 	for (;;) {
 		int running = 0;
 		for (int i = 0; i < n; i++)
@@ -360,7 +361,12 @@ int supervisor_run(const struct supervisor_opts *o)
 			next_extend = now + 1.0;
 		}
 		if (ready != last_ready && said_ready) {
-			sdnotify_sendf(o->notify, "STATUS=%d of %d GPU workers ready", ready, m ? m : n);
+			if (ready)
+				sdnotify_sendf(o->notify, "STATUS=ready on %s: %d of %d GPU workers ready",
+				               o->endpoint, ready, m ? m : n);
+			else
+				sdnotify_sendf(o->notify, "STATUS=none of %d GPU workers ready; not ready, "
+				               "serving on %s", m ? m : n, o->endpoint);
 			last_ready = ready;
 		}
 		if (m)

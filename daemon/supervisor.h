@@ -28,6 +28,7 @@ struct supervisor_opts {
 	                                   (set to -1) when a stop begins, so that once the workers
 	                                   stop accepting, new connections are refused */
 	int nlisten;
+	const char *endpoint;           /* where the service answers (its STATUS= lines name it) */
 };
 
 /* Starts every worker and supervises them until a stop signal has been forwarded and every

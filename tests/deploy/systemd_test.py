@@ -437,6 +437,10 @@ def test_several_gpus():
           (len(ext) > 1 or (t_ready or 0) - t_start < 2), ext[:3])
     sts = [d.req("GET", "/healthz")[0] for _ in range(8)]
     check("two workers serve the passed socket", d.port == port and sts == [200] * 8, sts)
+    st_ready = [v for t, v in n.assignments("STATUS") if t_ready and t >= t_ready]
+    check("two workers: STATUS= says where the service answers once ready (port %d)" % port,
+          any(v.startswith("ready on ") and v.split(": ")[0].endswith(":%d" % port)
+              for v in st_ready), n.assignments("STATUS")[:4])
     st, _, body = d.req("GET", "/readyz")
     gpus = json.loads(body).get("gpus", []) if st == 200 else []
     check("/readyz lists both workers", len(gpus) == 2 and all(g["ready"] for g in gpus), body)

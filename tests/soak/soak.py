@@ -571,9 +571,12 @@ class Soak:
         mx = float(err.max())
         rel = float(np.sqrt((err ** 2).sum() / max((ref ** 2).sum(), 1e-30)))
         tol_max, tol_rel = CONTENT[kind][1], CONTENT[kind][2]
+        peak = float(np.abs(ref).max())
+        if CONTENT[kind][0] in ("pfm", "exr"):
+            tol_max *= max(1.0, peak)
         if not (mx <= tol_max and rel <= tol_rel):
-            return "max abs %.3g (tol %g), rel L2 %.3g (tol %g) against the reference" % (
-                mx, tol_max, rel, tol_rel)
+            return "max abs %.3g (tol %.3g, the reference's peak %.3g), rel L2 %.3g (tol %g) " \
+                   "against the reference" % (mx, tol_max, peak, rel, tol_rel)
         return None
 
     # -- the load --
@@ -604,11 +607,15 @@ class Soak:
             self.record(k, k.fn(k.timeout))
 
 
-CONTENT = {  # kind: (decoder, max abs tolerance, relative L2 tolerance)
+# kind: (decoder, max abs tolerance, relative L2 tolerance); a float answer's max abs tolerance
+# is a fraction of the reference's peak (at least 1): on a GPU a size's answers move by a few
+# float32 ulps when its own plan replaces the one it borrowed or measured FFT shapes replace the
+# built-in ones (an H200: 1.53e-5 at a peak of tens, rel L2 1.9e-7)
+CONTENT = {
     "bloom_jpeg": ("jpeg", 1.0, 1e-3),         # 8-bit codes: one code of rounding
     "bloom_png_query": ("png", 1.0, 1e-3),
-    "convolve_multipart_pfm": ("pfm", 1e-5, 1e-6),
-    "convolve_named_exr": ("pfm", 1e-5, 1e-6),
+    "convolve_multipart_pfm": ("pfm", 2e-6, 1e-6),
+    "convolve_named_exr": ("pfm", 2e-6, 1e-6),
     "bloom_hdr_exr": ("exr", 1e-3, 1e-4),      # half floats
 }
 
