@@ -556,7 +556,7 @@ int main(int argc, char **argv)
 		sdnotify_destroy(notify);
 		return 2;
 	}
-	daemon_engine_resolve(&cfg, &ndev);
+	daemon_engine_resolve(&cfg, devices, &ndev);
 	int rc = 1, nbound = 0;
 	struct service *svc = NULL;
 	/* The port first: one in use is said at once, not after the GPU contexts are made. With

@@ -97,6 +97,9 @@ static struct engine *gpu_rebuild(struct gpu *g, struct engine *e, int status, s
 	g->rebuilding = 1;
 	g->resets++;
 	g->heartbeat = clock_s();
+	/* the new engine's counters start at 0: nothing of theirs is the daemon's own frames */
+	memset(&g->off.caches, 0, sizeof g->off.caches);
+	memset(&g->off.programs, 0, sizeof g->off.programs);
 	pthread_mutex_unlock(&J->lock);
 	uploads_withdraw(g);
 	engine_destroy(e);

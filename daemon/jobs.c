@@ -309,7 +309,8 @@ void jobs_status(struct jobs *J, struct jobs_status *st)
 		s->max_kernel_side = g->max_kernel_side;
 		if (g->rebuilding)
 			s->heartbeat_age = t - g->heartbeat;
-#define X(f) s->f -= g->off.f;
+		/* clamped: the engine's counters start again with a context rebuilt after a GPU reset */
+#define X(f) s->f = s->f > g->off.f ? s->f - g->off.f : 0;
 		JOBS_DISCOUNTED(X)
 #undef X
 	}

@@ -2,6 +2,8 @@
 #include "daemon/modes.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 #include "daemon/healthcheck.h"
 #include "daemon/help.h"
 #include "daemon/jobs.h"
+#include "daemon/service.h"
 #include "gles/egl.h"
 #include "gles/engine.h"
 
@@ -177,6 +180,8 @@ int daemon_run_mode(int argc, char **argv)
 /* Asks a question in a child process, so that this process loads no GL driver it may not use
  * (and the supervisor none before it forks its workers): ask(arg, out) runs there and fills
  * len bytes of out, which come back here. Returns 0 with out filled, -1 when no answer came. */
+#define ASK_TIMEOUT_MS 30000
+
 static int ask_forked(void (*ask)(const void *arg, void *out), const void *arg, void *out,
                       size_t len)
 {
@@ -196,8 +201,13 @@ static int ask_forked(void (*ask)(const void *arg, void *out), const void *arg, 
 		_exit(w == (ssize_t)len ? 0 : 1);
 	}
 	close(p[1]);
-	int rc = read(p[0], out, len) == (ssize_t)len ? 0 : -1;
+	/* a driver that hangs in the child: no answer after ASK_TIMEOUT_MS (the start's signals
+	 * are blocked meanwhile) */
+	struct pollfd pf = {p[0], POLLIN, 0};
+	int rc = poll(&pf, 1, ASK_TIMEOUT_MS) == 1 && read(p[0], out, len) == (ssize_t)len ? 0 : -1;
 	close(p[0]);
+	if (rc)
+		kill(pid, SIGKILL);
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
@@ -216,13 +226,19 @@ int daemon_device_count(void)
 	return ask_forked(ask_device_count, NULL, &c, sizeof c) ? 1 : c;
 }
 
-/* In the child: why the GL renderer of gc's platform (its first device) is no GPU, or "". */
+/* A question for the child: the GL renderer of EGL device `device` on gc's platform. */
+struct ask_dev {
+	const struct gpu_config *gc;
+	int device;
+};
+
+/* In the child: why that renderer is no GPU, or "". */
 static void ask_software(const void *arg, void *out)
 {
-	const struct gpu_config *gc = arg;
+	const struct ask_dev *a = arg;
 	char *msg = out;
 	msg[0] = 0;
-	struct egl_opts eo = {.platform = gc->platform, .device_index = gc->device};
+	struct egl_opts eo = {.platform = a->gc->platform, .device_index = a->device};
 	struct egl_ctx *ctx;
 	static char err[EGL_ERR_LEN];
 	if (egl_ctx_create(&eo, NULL, &ctx, err))
@@ -232,15 +248,17 @@ static void ask_software(const void *arg, void *out)
 		         egl_ctx_info(ctx)->renderer);
 }
 
-/* 1 when the GL renderer of gc's platform (its first device) is a software one or no context
- * can be made, with why; 0 on a GPU. */
-static int renderer_software(const struct gpu_config *gc, char *why, size_t len)
+/* 1 when the renderer of EGL device `device` is a software one or no context can be made, with
+ * why; 0 on a GPU; -1 when the child gave no answer (it failed, or hung past ASK_TIMEOUT_MS). */
+static int renderer_software(const struct gpu_config *gc, int device, char *why, size_t len)
 {
 	char msg[256];
-	int soft = !ask_forked(ask_software, gc, msg, sizeof msg) && msg[0];
-	if (soft)
+	struct ask_dev a = {gc, device};
+	if (ask_forked(ask_software, &a, msg, sizeof msg))
+		return -1;
+	if (msg[0])
 		snprintf(why, len, "%s", msg);
-	return soft;
+	return msg[0] != 0;
 }
 
 int daemon_compile_mode_resolve(int compile_mode, int compile_thread, int engine, int software)
@@ -251,28 +269,46 @@ int daemon_compile_mode_resolve(int compile_mode, int compile_thread, int engine
 	return ENGINE_CMODE_PROCESS;
 }
 
-/* Resolves --engine (auto: the CPU engine on a software renderer or without a context; with
- * --require-gpu, the GPU engine) and --compile-mode auto (daemon_compile_mode_resolve), and
- * says which at start. The CPU engine decodes and encodes every frame on the host (no JPEG
- * planes, no lent upload buffers) and runs one worker thread, whose FFTs take the cores the
- * codec threads leave (core/parallel.h). */
-void daemon_engine_resolve(struct config *cfg, int *ndev)
+/* --compile-mode auto on the GPU engine: process when every listed device is a GPU (asked in
+ * a child each; one that gives no answer counts as not) and the supervisor has the slots (two
+ * a device), else unchanged. */
+static void compile_mode_resolve(struct config *cfg, const int *devices, int ndev, int first)
+{
+	int cmode = cfg->compile_mode, software = 0;
+	if (daemon_compile_mode_resolve(cmode, cfg->compile_thread, cfg->gpu.engine, 0) == cmode)
+		return;
+	char why[300];
+	for (int i = 0; i < ndev && !software; i++)
+		software = i == 0 && first >= 0 ? first
+		                                : renderer_software(&cfg->gpu, devices[i], why, sizeof why);
+	if (software)
+		return;
+	if (2 * ndev > SERVICE_MAX_WORKERS) {
+		log_msg(LOG_WARN, "--compile-mode auto: %d GPUs would take %d worker slots with "
+		        "process, more than %d: idle work in the serving processes (parallel)", ndev,
+		        2 * ndev, SERVICE_MAX_WORKERS);
+		return;
+	}
+	cfg->compile_mode = daemon_compile_mode_resolve(cmode, cfg->compile_thread, cfg->gpu.engine,
+	                                                0);
+}
+
+/* Resolves --engine (auto: the CPU engine on a software renderer or without a context, asked
+ * of the first listed device; with --require-gpu, the GPU engine) and --compile-mode auto
+ * (compile_mode_resolve), and says which at start. The CPU engine decodes and encodes every
+ * frame on the host (no JPEG planes, no lent upload buffers) and runs one worker thread, whose
+ * FFTs take the cores the codec threads leave (core/parallel.h). */
+void daemon_engine_resolve(struct config *cfg, const int *devices, int *ndev)
 {
 	char why[300] = "--engine cpu";
-	int soft = -1; /* not asked */
+	int first = -1; /* the first device's answer, when asked */
 	if (cfg->gpu.engine == ENGINE_CHOICE_AUTO && !cfg->gpu.require_gpu)
-		soft = renderer_software(&cfg->gpu, why, sizeof why);
-	if (cfg->gpu.engine == ENGINE_CHOICE_AUTO)
-		cfg->gpu.engine = soft == 1 ? ENGINE_CHOICE_CPU : ENGINE_CHOICE_GPU;
+		first = renderer_software(&cfg->gpu, devices[0], why, sizeof why);
+	if (cfg->gpu.engine == ENGINE_CHOICE_AUTO) /* no answer: the GPU engine, which says why */
+		cfg->gpu.engine = first == 1 ? ENGINE_CHOICE_CPU : ENGINE_CHOICE_GPU;
 	if (cfg->gpu.engine != ENGINE_CHOICE_CPU) {
 		int cmode = cfg->compile_mode;
-		if (daemon_compile_mode_resolve(cmode, cfg->compile_thread, cfg->gpu.engine, 0) != cmode) {
-			char swhy[300];
-			if (soft < 0)
-				soft = renderer_software(&cfg->gpu, swhy, sizeof swhy);
-			cfg->compile_mode = daemon_compile_mode_resolve(cmode, cfg->compile_thread,
-			                                                cfg->gpu.engine, soft);
-		}
+		compile_mode_resolve(cfg, devices, *ndev, first);
 		log_msg(LOG_INFO, "engine: gpu (GLES)%s", cfg->compile_mode != cmode
 		        ? "; idle work in a successor process (--compile-mode auto on a GPU: process)"
 		        : "");

@@ -21,15 +21,15 @@ int daemon_load_config(struct config *cfg, int argc, char **argv, int first);
  * the GL driver before it forks its workers. 1 when it cannot tell. */
 int daemon_device_count(void);
 /* --compile-mode auto as the daemon resolves it: process with --compile-thread auto (0) on the
- * GPU engine where the renderer is no software one (software: 1), else compile_mode unchanged
+ * GPU engine where no device is a software renderer (software: 0), else compile_mode unchanged
  * (the engine's auto: parallel where the context has the extension). */
 int daemon_compile_mode_resolve(int compile_mode, int compile_thread, int engine, int software);
-/* Resolves --engine (auto: the CPU engine where the GL renderer is a software one or no context
- * can be made, asked in a child process; --require-gpu: the GPU engine) and --compile-mode auto
- * (daemon_compile_mode_resolve; the renderer asked in a child process where --engine did not
- * ask it), and says which at start; the CPU engine sets one device and its one worker thread's
- * settings. */
-void daemon_engine_resolve(struct config *cfg, int *ndev);
+/* Resolves --engine (auto: the CPU engine where the GL renderer of the first of the ndev
+ * devices is a software one or no context can be made, asked in a child process;
+ * --require-gpu: the GPU engine) and --compile-mode auto (daemon_compile_mode_resolve: each
+ * device asked in a child process; past the supervisor's slots, two a device, it stays), and
+ * says which at start; the CPU engine sets one device and its one worker thread's settings. */
+void daemon_engine_resolve(struct config *cfg, const int *devices, int *ndev);
 /* Runs a mode named in argv (the first argument that is one decides), returning its exit
  * status, or -1 when there is none: serve. */
 int daemon_run_mode(int argc, char **argv);

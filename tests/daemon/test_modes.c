@@ -38,10 +38,10 @@ static void test_rule(void **state)
 			                 modes[i]);
 }
 
-/* This machine's renderer, asked here: 1 software, 0 a GPU, -1 no context. */
+/* This machine's renderer of EGL device 0, asked here: 1 software, 0 a GPU, -1 no context. */
 static int software_here(const struct gpu_config *gc)
 {
-	struct egl_opts eo = {.platform = gc->platform, .device_index = gc->device};
+	struct egl_opts eo = {.platform = gc->platform, .device_index = 0};
 	struct egl_ctx *ctx;
 	char err[EGL_ERR_LEN];
 	if (egl_ctx_create(&eo, NULL, &ctx, err))
@@ -66,8 +66,8 @@ static void test_resolve_here(void **state)
 	(void)state;
 	struct config cfg;
 	load(&cfg, "gpu", "auto");
-	int ndev = 1;
-	daemon_engine_resolve(&cfg, &ndev);
+	int dev[] = {0}, ndev = 1;
+	daemon_engine_resolve(&cfg, dev, &ndev);
 	int soft = software_here(&cfg.gpu);
 	printf("renderer here: %s; --engine gpu, --compile-mode auto resolves to %d\n",
 	       soft < 0 ? "no context" : soft ? "software" : "a GPU", cfg.compile_mode);
@@ -76,12 +76,12 @@ static void test_resolve_here(void **state)
 
 	/* --compile-thread on: auto stays, whatever the renderer */
 	load(&cfg, "gpu", "on");
-	daemon_engine_resolve(&cfg, &ndev);
+	daemon_engine_resolve(&cfg, dev, &ndev);
 	assert_int_equal(cfg.compile_mode, ENGINE_CMODE_AUTO);
 
 	/* --engine auto: the CPU engine on a software renderer (auto stays), else process */
 	load(&cfg, "auto", "auto");
-	daemon_engine_resolve(&cfg, &ndev);
+	daemon_engine_resolve(&cfg, dev, &ndev);
 	assert_int_equal(cfg.gpu.engine, soft == 0 ? ENGINE_CHOICE_GPU : ENGINE_CHOICE_CPU);
 	assert_int_equal(cfg.compile_mode, soft == 0 ? ENGINE_CMODE_PROCESS : ENGINE_CMODE_AUTO);
 }
