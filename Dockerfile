@@ -64,7 +64,11 @@ ENV NVIDIA_VISIBLE_DEVICES=all \
     FFTBLOOM_LOG_FORMAT=json \
     FFTBLOOM_PROGRAM_CACHE=/var/cache/fftbloom/programs \
     FFTBLOOM_FFT_WISDOM=/var/cache/fftbloom/fft-wisdom \
-    FFTBLOOM_DRIVER_CACHE=/var/cache/fftbloom/driver
+    FFTBLOOM_DRIVER_CACHE=/var/cache/fftbloom/driver \
+    RUNTIME_DIRECTORY=/tmp
+# RUNTIME_DIRECTORY: where the worker processes (on a GPU even one: --compile-mode auto is
+# process there) share named kernels and stored images; without it /dev/shm, 64 MiB in a
+# container unless --shm-size says more
 VOLUME /var/cache/fftbloom
 USER 10001:10001
 EXPOSE 8080

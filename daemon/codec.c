@@ -207,8 +207,9 @@ static void kernel_put_answer(struct jobs *J, struct job *j)
 	kernels_release(J->kernels, e);
 	if (J->stored && J->stored(J->stored_ctx, JOBS_STORED_KERNEL, j->put_name, j->image,
 	                           j->image_len)) {
-		set_error(j, API_E_INTERNAL, "the kernel could not be shared with the other GPUs' "
-		          "workers");
+		set_error(j, API_E_INTERNAL, "the kernel could not be written to the workers' shared "
+		          "store folder (full?): the other workers, and a successor taking this GPU "
+		          "over, keep what they had under this name");
 		return;
 	}
 	json_t *o = json_pack("{s:s,s:i,s:i,s:i,s:s,s:s,s:b}", "name", j->put_name, "width", w,
@@ -272,8 +273,9 @@ static void image_put_answer(struct jobs *J, struct job *j)
 	if (J->stored && J->stored(J->stored_ctx, JOBS_STORED_IMAGE, j->put_name, j->image,
 	                           j->image_len)) {
 		json_decref(o);
-		set_error(j, API_E_INTERNAL, "the image could not be shared with the other GPUs' "
-		          "workers");
+		set_error(j, API_E_INTERNAL, "the image could not be written to the workers' shared "
+		          "store folder (full?): the other workers, and a successor taking this GPU "
+		          "over, keep what they had under this name");
 		return;
 	}
 	if (o)

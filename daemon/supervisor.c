@@ -124,7 +124,7 @@ static int idle_pending(const struct service_worker *sw)
 
 /* --compile-mode process, each tick: a successor started for a device whose serving worker has
  * had idle work waiting, a successor that serves now takes over (the old worker drains), one
- * building past SUCC_BUILD_MAX_S is killed. */
+ * building past SUCC_BUILD_MAX_S is killed, as is a first worker that has not served by then. */
 static void tend_pairs(const struct supervisor_opts *o, struct worker *w, struct pair *pr, int m,
                        double now)
 {
@@ -163,6 +163,13 @@ static void tend_pairs(const struct supervisor_opts *o, struct worker *w, struct
 		struct service_worker sw;
 		if (!service_read(o->service, a, &sw))
 			continue;
+		if (sw.published && !sw.serving && now - w[a].started > SUCC_BUILD_MAX_S &&
+		    !w[a].killed) { /* the first worker builds before it serves: bounded as well */
+			log_msg(LOG_ERROR, "worker %d (pid %d) still building before it serves after %.0f "
+			        "s: killed", a, (int)w[a].pid, now - w[a].started);
+			kill(w[a].pid, SIGKILL);
+			w[a].killed = 1;
+		}
 		if (!sw.published || !sw.serving || !idle_pending(&sw)) {
 			pr[d].pending_since = -1;
 			continue;

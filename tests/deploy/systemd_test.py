@@ -454,12 +454,41 @@ def test_several_gpus():
     ls.close()
 
 
+def test_one_gpu_process():
+    """--compile-mode process (a GPU's default) on one GPU: the supervisor speaks for the
+    worker pair (one READY=1; EXTEND_TIMEOUT_USEC= while the first worker builds before it
+    serves; STATUS= names where it answers); STOPPING=1 on SIGTERM, exit 0."""
+    n = Notify()
+    d = Daemon([DAEMON, "--port", "0", "--compile-mode", "process"],
+               env={"NOTIFY_SOCKET": n.addr()}, name="one-gpu-process")
+    t_ready = n.wait("READY", "1", 120)
+    check("one GPU, process: READY=1", t_ready is not None, d.log()[-1500:])
+    ext = [v for t, v in n.assignments("EXTEND_TIMEOUT_USEC") if t_ready and t <= t_ready]
+    check("one GPU, process: EXTEND_TIMEOUT_USEC= before READY=1 (%d)" % len(ext),
+          ext and int(ext[0]) >= 60 * 1000000, n.all()[:6])
+    st, _, body = d.req("GET", "/readyz")
+    gpus = json.loads(body).get("gpus", []) if st == 200 else []
+    check("one GPU, process: /readyz lists its worker, a process of its own",
+          len(gpus) == 1 and gpus[0]["ready"] and gpus[0]["pid"] != d.p.pid, body)
+    ready_st = [v for t, v in n.assignments("STATUS") if t_ready and t >= t_ready]
+    check("one GPU, process: STATUS= once ready names where it answers (%s)" % d.endpoint,
+          any(v.startswith("ready on ") and (":%d:" % d.port) in v for v in ready_st),
+          n.assignments("STATUS")[:4])
+    rc = d.stop()
+    check("one GPU, process: exit 0 on SIGTERM, STOPPING=1",
+          rc == 0 and n.wait("STOPPING", "1", 1) is not None, (rc, d.log()[-1000:]))
+    check("one GPU, process: one READY=1",
+          len([v for _, v in n.assignments("READY")]) == 1, n.all()[:20])
+    n.close()
+
+
 def main():
     test_ready_status_watchdog_stopping()
     test_watchdog_follows_heartbeat()
     test_socket_activation()
     test_credentials()
     test_several_gpus()
+    test_one_gpu_process()
     finish()
 
 
