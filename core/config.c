@@ -131,7 +131,8 @@
 	 "a GPU thread silent this many seconds makes /readyz fail",                              \
 	 "FFTBLOOM_HEARTBEAT_TIMEOUT", C(heartbeat_timeout)},                                     \
 	{"worker-timeout", OPT_DOUBLE, 5, 86400, "60", NULL,                                    \
-	 "several GPUs: a worker process whose heartbeat or GPU thread is silent this many "     \
+	 "worker processes (several GPUs, or --compile-mode process): one whose heartbeat or "   \
+	 "GPU thread is silent this many "                                                        \
 	 "seconds is killed and restarted (at least 5: an idle GPU thread beats every 2 s at "    \
 	 "most; one still making its GPU contexts gets five times this, 30 s at least)",          \
 	 "FFTBLOOM_WORKER_TIMEOUT", C(worker_timeout)},       \
