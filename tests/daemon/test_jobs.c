@@ -72,6 +72,58 @@ static unsigned char *random_jpeg(int w, int h, unsigned seed, size_t *len)
 	return buf;
 }
 
+/* The pipeline of the options in argv (argv[0] a name) over ndev GPU threads on device 0, with
+ * its kernel store and metrics; cfg gets the configuration. */
+static struct jobs *make_jobs(int argc, char **argv, int ndev, struct config *cfg,
+                              struct kernels **k, struct metrics **m)
+{
+	char err[JOBS_ERR_LEN];
+	assert_int_equal(config_load(cfg, argc, argv, 1, NULL, err), 0);
+	assert_int_equal(kernels_create(4, 1ull << 30, k), 0);
+	assert_int_equal(metrics_create(m), 0);
+	int devices[] = {0, 0};
+	struct jobs *J;
+	assert_true(ndev >= 1 && ndev <= 2);
+	if (jobs_create(cfg, devices, ndev, NULL, 0, *k, *m, &J, err))
+		fail_msg("jobs_create: %s", err);
+	return J;
+}
+
+/* Queues a JPEG bloom of jpeg (answered as JPEG; preset: a kernel_preset, or NULL for the
+ * default) as job j. */
+static void start_jpeg_job(struct jobs *J, struct job *j, const unsigned char *jpeg, size_t len,
+                           const char *preset, int internal)
+{
+	memset(j, 0, sizeof *j);
+	j->kind = JOB_BLOOM;
+	j->image = jpeg;
+	j->image_len = len;
+	j->internal = internal;
+	request_init(&j->req, REQUEST_BLOOM);
+	char rerr[REQUEST_ERR_LEN];
+	if (preset)
+		assert_int_equal(request_set(&j->req, "kernel_preset", preset, REQUEST_SRC_QUERY, rerr),
+		                 0);
+	assert_int_equal(request_set(&j->req, "format", "jpeg", REQUEST_SRC_QUERY, rerr), 0);
+	j->client_fd = -1;
+	j->done = on_done;
+	assert_int_equal(jobs_reserve(J, JOB_BLOOM), 0);
+	jobs_start(J, j);
+}
+
+/* Waits until n jobs are done and counted out (a job is, with its lent planes, just after its
+ * done()). */
+static void wait_jobs(struct jobs *J, int n)
+{
+	pthread_mutex_lock(&g_mu);
+	while (g_done < n)
+		pthread_cond_wait(&g_cv, &g_mu);
+	pthread_mutex_unlock(&g_mu);
+	for (int t = 0; t < 10000 && jobs_in_flight(J) > 0; t++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	assert_int_equal(jobs_in_flight(J), 0);
+}
+
 static void test_lent_planes_and_poisoned_jobs(void **state)
 {
 	(void)state;
@@ -102,29 +154,9 @@ static void test_lent_planes_and_poisoned_jobs(void **state)
 	for (int i = 0; i < NJOBS; i++) {
 		size_t len;
 		jpeg[i] = random_jpeg(40 + i % 3 * 16, 24 + i % 4 * 8, 7u + (unsigned)i, &len);
-		struct job *j = &jobs[i];
-		memset(j, 0, sizeof *j);
-		j->kind = JOB_BLOOM;
-		j->image = jpeg[i];
-		j->image_len = len;
-		request_init(&j->req, REQUEST_BLOOM);
-		char rerr[REQUEST_ERR_LEN];
-		assert_int_equal(request_set(&j->req, "kernel_preset", "gaussian:sigma=2",
-		                             REQUEST_SRC_QUERY, rerr), 0);
-		assert_int_equal(request_set(&j->req, "format", "jpeg", REQUEST_SRC_QUERY, rerr), 0);
-		j->client_fd = -1;
-		j->done = on_done;
-		assert_int_equal(jobs_reserve(J, JOB_BLOOM), 0);
-		jobs_start(J, j);
+		start_jpeg_job(J, &jobs[i], jpeg[i], len, "gaussian:sigma=2", 0);
 	}
-	pthread_mutex_lock(&g_mu);
-	while (g_done < NJOBS)
-		pthread_cond_wait(&g_cv, &g_mu);
-	pthread_mutex_unlock(&g_mu);
-	/* a job is counted out (and its lent planes with it) just after its done() */
-	for (int t = 0; t < 10000 && jobs_in_flight(J) > 0; t++)
-		nanosleep(&(struct timespec){0, 1000000}, NULL);
-	assert_int_equal(jobs_in_flight(J), 0);
+	wait_jobs(J, NJOBS);
 	struct jobs_status st;
 	jobs_status(J, &st);
 	int lent = 0, total = 0;
@@ -179,26 +211,9 @@ static void run_batch(struct jobs *J, struct job *jobs, unsigned char **jpeg, in
 	for (int i = 0; i < n; i++) {
 		size_t len;
 		jpeg[i] = random_jpeg(48 + i % 2 * 16, 32, seed + (unsigned)i, &len);
-		struct job *j = &jobs[i];
-		memset(j, 0, sizeof *j);
-		j->kind = JOB_BLOOM;
-		j->image = jpeg[i];
-		j->image_len = len;
-		j->internal = internal;
-		request_init(&j->req, REQUEST_BLOOM);
-		char rerr[REQUEST_ERR_LEN];
-		assert_int_equal(request_set(&j->req, "format", "jpeg", REQUEST_SRC_QUERY, rerr), 0);
-		j->client_fd = -1;
-		j->done = on_done;
-		assert_int_equal(jobs_reserve(J, JOB_BLOOM), 0);
-		jobs_start(J, j);
+		start_jpeg_job(J, &jobs[i], jpeg[i], len, NULL, internal);
 	}
-	pthread_mutex_lock(&g_mu);
-	while (g_done < n)
-		pthread_cond_wait(&g_cv, &g_mu);
-	pthread_mutex_unlock(&g_mu);
-	for (int t = 0; t < 10000 && jobs_in_flight(J) > 0; t++)
-		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	wait_jobs(J, n);
 	assert_int_equal(g_jpeg, n);
 	for (int i = 0; i < n; i++)
 		free(jpeg[i]);
@@ -209,18 +224,11 @@ static void test_discount(void **state)
 	(void)state;
 	log_setup(LOG_WARN, 0);
 	struct config cfg;
-	char err[JOBS_ERR_LEN];
 	char a0[] = "test", a1[] = "--deadline=3600", a2[] = "--borrow-plans=false";
 	char *argv[] = {a0, a1, a2, NULL};
-	assert_int_equal(config_load(&cfg, 3, argv, 1, NULL, err), 0);
 	struct kernels *k;
 	struct metrics *m;
-	struct jobs *J;
-	assert_int_equal(kernels_create(4, 1ull << 30, &k), 0);
-	assert_int_equal(metrics_create(&m), 0);
-	int devices[] = {0};
-	if (jobs_create(&cfg, devices, 1, NULL, 0, k, m, &J, err))
-		fail_msg("jobs_create: %s", err);
+	struct jobs *J = make_jobs(3, argv, 1, &cfg, &k, &m);
 	static struct job jobs[4];
 	unsigned char *jpeg[4];
 	struct jobs_status *before = malloc(sizeof *before), *st = malloc(sizeof *st);
@@ -324,21 +332,13 @@ static void test_queue_full(void **state)
 	(void)state;
 	log_setup(LOG_WARN, 0);
 	struct config cfg;
-	char err[JOBS_ERR_LEN];
 	char a0[] = "test", a1[] = "--codec-threads=1", a2[] = "--deadline=3600", a3[] =
 	     "--queue-size=4";
 	char *argv[] = {a0, a1, a2, a3, NULL};
-	assert_int_equal(config_load(&cfg, 4, argv, 1, NULL, err), 0);
-	assert_int_equal(cfg.queue_size, FULL_Q);
 	struct kernels *k;
 	struct metrics *m;
-	struct jobs *J;
-	assert_int_equal(kernels_create(4, 1ull << 30, &k), 0);
-	assert_int_equal(metrics_create(&m), 0);
-	int devices[] = {0};
-	int rc = jobs_create(&cfg, devices, 1, NULL, 0, k, m, &J, err);
-	if (rc)
-		fail_msg("jobs_create: %s", err);
+	struct jobs *J = make_jobs(4, argv, 1, &cfg, &k, &m);
+	assert_int_equal(cfg.queue_size, FULL_Q);
 	static struct job jobs[2 * FULL_Q + 1];
 	/* ready first (the GPU thread warmed), so that not ready later says why: the queue */
 	char why[256];
