@@ -177,11 +177,11 @@ int daemon_run_mode(int argc, char **argv)
 	return -1;
 }
 
+#define ASK_TIMEOUT_MS 30000 /* a child that has not answered by then is killed */
+
 /* Asks a question in a child process, so that this process loads no GL driver it may not use
  * (and the supervisor none before it forks its workers): ask(arg, out) runs there and fills
  * len bytes of out, which come back here. Returns 0 with out filled, -1 when no answer came. */
-#define ASK_TIMEOUT_MS 30000
-
 static int ask_forked(void (*ask)(const void *arg, void *out), const void *arg, void *out,
                       size_t len)
 {
