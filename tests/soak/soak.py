@@ -31,6 +31,7 @@ import os
 os.environ.setdefault("OPENCV_IO_ENABLE_OPENEXR", "1")  # before cv2 is imported
 
 import collections
+import json
 import random
 import re
 import select
@@ -342,9 +343,22 @@ class Daemon:
         with open(self.log_path, "rb") as f:
             return f.read().decode("utf-8", "replace")
 
+    def serving_pids(self):
+        """The worker processes /readyz lists (under a supervisor: several GPUs, or a GPU's
+        default --compile-mode process), the last answer's when /readyz does not answer now."""
+        try:
+            a = self.get("/readyz", timeout=2)
+            g = json.loads(a.body).get("gpus") if a.status in (200, 503) else None
+            if g is not None:
+                self.pids = [x["pid"] for x in g if x.get("pid")]
+        except (OSError, ValueError, AttributeError):
+            pass
+        return getattr(self, "pids", [])
+
     def rss_mb(self):
-        """The daemon's RSS: its process's, with its worker processes' where it supervises
-        them (several GPUs, or a GPU's default --compile-mode process)."""
+        """The daemon's RSS: its process's, with its serving workers' where it supervises them
+        (a successor building, or a worker draining after a takeover, is left out: two
+        processes for a moment are no growth)."""
         def rss(pid):
             try:
                 with open("/proc/%d/status" % pid) as f:
@@ -357,16 +371,9 @@ class Daemon:
         total = rss(self.p.pid)
         if total is None:
             return None
-        for d in os.listdir("/proc"):
-            if not d.isdigit():
-                continue
-            try:
-                with open("/proc/%s/stat" % d) as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            if ppid == self.p.pid:
-                total += rss(int(d)) or 0.0
+        for pid in self.serving_pids():
+            if pid != self.p.pid:
+                total += rss(pid) or 0.0
         return total
 
     def get(self, path, timeout=30):
