@@ -237,13 +237,16 @@ def multipart(parts):
     return out, "multipart/form-data; boundary=" + b
 
 
-def wait_ready(d, timeout=60):
-    """True once the daemon d answers /readyz 200 (polled every 20 ms), False after timeout s."""
+def wait_ready(d, timeout=60, workers=0):
+    """True once the daemon d answers /readyz 200 (polled every 20 ms) and, with workers, lists
+    that many workers each ready (a supervisor answers 200 once one is); False after timeout s."""
     deadline = time.time() + timeout
     while time.time() < deadline:
-        st, _, _ = d.req("GET", "/readyz")
+        st, _, body = d.req("GET", "/readyz")
         if st == 200:
-            return True
+            g = json.loads(body).get("gpus", []) if workers else []
+            if len(g) == workers and all(x.get("ready") for x in g):
+                return True
         time.sleep(0.02)
     return False
 
@@ -867,6 +870,9 @@ def test_concurrency_and_sigterm():
     d = Daemon("--gpus", "0,1", "--gpu-threads", "2", "--codec-threads", "3", "--max-per-ip", "100",
                "--drain-timeout", "60", "--borrow-plans=false")
     try:
+        # both workers listening: before, the kernel hands every connection to the one that is
+        # (on an H200 all 32 went to one device)
+        check("both devices' workers ready", wait_ready(d, 120, workers=2))
         k = RNG.random((5, 5, 3)).astype(np.float32)
         kb = open(write_pfm(os.path.join(TMP, "ck.pfm"), k), "rb").read()
         st, h, body = d.req("PUT", "/v1/kernels/k5", body=kb)
