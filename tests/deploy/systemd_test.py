@@ -197,13 +197,17 @@ def test_watchdog_follows_heartbeat():
     n = Notify()
     hb = 0.5
     wd_us = 400000
-    d = Daemon([DAEMON, "--port", "0", "--heartbeat-timeout", str(hb)],
+    # nothing borrowed or cached: on a GPU too the first job compiles its plan on the GPU
+    # thread (about 1.3 s on an H200), where it would borrow the start plan
+    d = Daemon([DAEMON, "--port", "0", "--heartbeat-timeout", str(hb), "--borrow-plans=false",
+                "--program-cache", "none", "--driver-cache", "none", "--fft-wisdom", "none"],
                env={"NOTIFY_SOCKET": n.addr(), "WATCHDOG_USEC": str(wd_us)}, name="heartbeat")
     t_ready = n.wait("READY", "1")
     check("READY=1 (no warm sizes)", t_ready is not None, d.log()[-2000:])
     time.sleep(0.6)
     # A first job at a new size builds its plan and programs on the GPU thread (seconds on
-    # llvmpipe), during which the thread shows no life: the watchdog must go hungry.
+    # llvmpipe, over a second on a GPU), during which the thread shows no life: the watchdog
+    # must go hungry.
     t0 = time.time()
     st, h, body = d.req("POST", "/v1/bloom?format=pfm", body=pfm_bytes(768, 1024), timeout=120)
     t1 = time.time()
@@ -425,7 +429,8 @@ def test_several_gpus():
     port = ls.getsockname()[1]
     n = Notify()
     d = activated([ls], {"NOTIFY_SOCKET": n.addr(), "WATCHDOG_USEC": "2000000"},
-                  ["--gpus", "0,0", "--warm-sizes", "64x48,100x80,160x120,200x150"],
+                  ["--gpus", "0,0", "--warm-sizes", "64x48,100x80,160x120,200x150",
+                   "--program-cache", "none", "--driver-cache", "none"],
                   name="two-workers")
     t_ready = n.wait("READY", "1", 120)
     check("two workers: READY=1", t_ready is not None, d.log()[-1500:])
@@ -459,7 +464,10 @@ def test_one_gpu_process():
     worker pair (one READY=1; EXTEND_TIMEOUT_USEC= while the first worker builds before it
     serves; STATUS= names where it answers); STOPPING=1 on SIGTERM, exit 0."""
     n = Notify()
-    d = Daemon([DAEMON, "--port", "0", "--compile-mode", "process"],
+    # warm sizes, nothing cached: seconds of building before it serves on llvmpipe too
+    d = Daemon([DAEMON, "--port", "0", "--compile-mode", "process", "--warm-sizes",
+                "64x48,100x80,160x120,200x150", "--program-cache", "none", "--driver-cache",
+                "none"],
                env={"NOTIFY_SOCKET": n.addr()}, name="one-gpu-process")
     t_ready = n.wait("READY", "1", 120)
     check("one GPU, process: READY=1", t_ready is not None, d.log()[-1500:])
