@@ -11,6 +11,7 @@ with status 1 after the drain. Uses http_test.py's daemon harness. Last line:
 "SCRIPT: N passed, N failed"."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -227,8 +228,14 @@ def test_sigterm_during_long_job():
         time.sleep(0.3)
         stop_timed(d, "long-job daemon", drain, want_rc=0)
         t.join(timeout=30)
-        st = res.get("r", (None,))[0]
+        st, h = res.get("r", (None, {}))[:2]
         print("     the long job's answer: %s %s" % (st, res.get("r", (None, {}, b""))[2][:160]))
+        gpu = re.search(r"gpu;dur=([0-9.]+)", (h or {}).get("server-timing", ""))
+        if st == 200 and gpu and float(gpu.group(1)) < 1e3 * drain:
+            # a GPU: the job ended within the drain (a 200 past it would be the failure)
+            print("skip the abandoned-job checks: the long conv2d took %s ms, within the %g s "
+                  "drain" % (gpu.group(1), drain))
+            return
         check("the long job is answered 503 shutting_down (or its connection closed), not "
               "200", st in (503, None), st)
         check("the log says the drain timed out and the job was abandoned",
