@@ -400,7 +400,7 @@ def test_spare_plans():
     # stops the start
     q = "/v1/convolve?kernel_preset=gaussian:sigma=3&method=fft&format=pfm"
     d = daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
-                 "--spare-plans", "300x200,64x48")
+               "--spare-plans", "300x200,64x48")
     try:
         deadline = time.time() + 120
         c = info_gpu(d).get("caches", {})
@@ -453,7 +453,7 @@ def test_spare_plans():
             (("--borrow-plans=false", "--spare-plans", "64x48"), 0,
              "--spare-plans ignored: --borrow-plans is off")):
         d = daemon("--program-cache", "none", "--fft-wisdom", "none", "--fft-idle-tune", "off",
-                     *args)
+                   *args)
         try:
             deadline = time.time() + 120
             c = info_gpu(d).get("caches", {})
