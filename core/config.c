@@ -97,7 +97,8 @@
 	 "bytes a second a request body must average once --header-timeout has passed since it "  \
 	 "began (0: no floor)", "FFTBLOOM_MIN_BODY_RATE", C(min_body_rate)},                       \
 	{"gpus", OPT_STRING, 0, 200, "0", NULL,                                                   \
-	 "EGL devices to run on: N, N,M,... or all; several: one worker process each",           \
+	 "EGL devices to run on: N, N,M,... or all (those that are GPUs, where a software "      \
+	 "rasterizer such as Mesa's is beside them); several: one worker process each",           \
 	 "FFTBLOOM_GPUS", C(gpus)},                                                               \
 	{"gpu-threads", OPT_INT, 1, 8, "1", NULL,                                                 \
 	 "GPU threads (contexts) per device: one's transfers overlap another's work",             \

@@ -550,7 +550,7 @@ int main(int argc, char **argv)
 		long cores = par_cores();
 		cfg.codec_threads = cores < 1 ? 1 : cores > 256 ? 256 : (int)cores;
 	}
-	int count = strcmp(cfg.gpus, "all") ? 0 : daemon_device_count();
+	int count = daemon_gpus_all(&cfg);
 	if (daemon_check_config(&cfg, count, devices, &ndev, warm, &nwarm, cerr, sizeof cerr)) {
 		fprintf(stderr, "fftbloomd: %s\n", cerr);
 		sdnotify_destroy(notify);

@@ -214,16 +214,37 @@ static int ask_forked(void (*ask)(const void *arg, void *out), const void *arg, 
 	return rc;
 }
 
-static void ask_device_count(const void *arg, void *out)
+/* The EGL devices as the child sees them: how many, and which are no software rasterizer. */
+struct device_list {
+	int total;
+	int n;
+	int dev[JOBS_MAX_GPUS];
+};
+
+static void ask_devices(const void *arg, void *out)
 {
 	(void)arg;
-	*(int *)out = egl_device_count();
+	struct device_list *l = out;
+	l->total = egl_device_count();
+	l->n = egl_gpu_devices(l->dev, JOBS_MAX_GPUS);
 }
 
-int daemon_device_count(void)
+int daemon_gpus_all(struct config *cfg)
 {
-	int c;
-	return ask_forked(ask_device_count, NULL, &c, sizeof c) ? 1 : c;
+	if (strcmp(cfg->gpus, "all"))
+		return 0;
+	struct device_list l;
+	if (ask_forked(ask_devices, NULL, &l, sizeof l) || l.total < 1)
+		return 1;
+	if (l.n < 1 || l.n >= l.total || l.n > JOBS_MAX_GPUS)
+		return l.total; /* all GPUs, or none (a software renderer serves as before) */
+	size_t at = 0;
+	for (int i = 0; i < l.n; i++)
+		at += (size_t)snprintf(cfg->gpus + at, sizeof cfg->gpus - at, "%s%d", i ? "," : "",
+		                       l.dev[i]);
+	log_msg(LOG_INFO, "--gpus all: the %d EGL devices that are GPUs (%s), not the %d software "
+	        "rasterizer%s", l.n, cfg->gpus, l.total - l.n, l.total - l.n == 1 ? "" : "s");
+	return l.total;
 }
 
 /* A question for the child: the GL renderer of EGL device `device` on gc's platform. */

@@ -17,9 +17,12 @@ int daemon_check_config(const struct config *cfg, int device_count, int *devices
 /* Loads the configuration from the environment and argv[first..]; no positional argument is
  * allowed. Returns 0, or 2 (the exit status) after printing why. */
 int daemon_load_config(struct config *cfg, int argc, char **argv, int first);
-/* The EGL device count for --gpus all, asked in a child process so that the caller never loads
- * the GL driver before it forks its workers. 1 when it cannot tell. */
-int daemon_device_count(void);
+/* --gpus all, asked of the EGL devices in a child process so that the caller never loads the
+ * GL driver before it forks its workers: the devices that are GPUs when some are and some are
+ * software rasterizers (Mesa's, beside NVIDIA's: cfg->gpus becomes their list, logged), else
+ * every device. Returns the EGL device count for daemon_check_config (1 when it cannot tell),
+ * 0 when --gpus is not all. */
+int daemon_gpus_all(struct config *cfg);
 /* --compile-mode auto as the daemon resolves it: process with --compile-thread auto (0) on the
  * GPU engine where no device is a software renderer (software: 0), else compile_mode unchanged
  * (the engine's auto: parallel where the context has the extension). */

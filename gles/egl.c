@@ -171,6 +171,23 @@ int egl_device_count(void)
 	return n;
 }
 
+int egl_gpu_devices(int *list, int max)
+{
+	EGLDeviceEXT devs[MAX_DEVICES];
+	EGLint n;
+	if (!query_devices(devs, &n))
+		return 0;
+	PFNEGLQUERYDEVICESTRINGEXTPROC qs =
+		(PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
+	int k = 0;
+	for (EGLint i = 0; i < n && k < max; i++) {
+		const char *ext = qs ? qs(devs[i], EGL_EXTENSIONS) : NULL;
+		if (!has_ext(ext, "EGL_MESA_device_software"))
+			list[k++] = (int)i;
+	}
+	return k;
+}
+
 /* Gets a display for one platform; on failure appends "name: reason" to err. */
 static EGLDisplay get_display(int platform, int index, int *ndev, char *devext, size_t devext_len,
                               char err[EGL_ERR_LEN])

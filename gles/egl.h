@@ -81,6 +81,9 @@ const struct egl_info *egl_ctx_info(const struct egl_ctx *c);
 
 /* Number of EGL devices (0 when EGL_EXT_device_enumeration is missing), without a context. */
 int egl_device_count(void);
+/* The EGL devices that are not software rasterizers (no EGL_MESA_device_software), their
+ * indices in list (max at most); returns how many. */
+int egl_gpu_devices(int *list, int max);
 
 /* Makes the context current on the calling thread / releases it from the calling thread. */
 int egl_ctx_make_current(struct egl_ctx *c);

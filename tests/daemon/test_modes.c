@@ -86,11 +86,50 @@ static void test_resolve_here(void **state)
 	assert_int_equal(cfg.compile_mode, soft == 0 ? ENGINE_CMODE_PROCESS : ENGINE_CMODE_AUTO);
 }
 
+/* --gpus all leaves out the software rasterizers where GPUs are beside them: device 0 is listed
+ * by egl_gpu_devices exactly when its extensions do not name EGL_MESA_device_software, and a
+ * list of software devices alone keeps "all" (every device, as before). */
+static void test_gpus_all(void **state)
+{
+	(void)state;
+	int list[16], n = egl_gpu_devices(list, 16), total = egl_device_count();
+	struct egl_opts eo = {.platform = EGLP_DEVICE, .device_index = 0};
+	struct egl_ctx *ctx;
+	char err[EGL_ERR_LEN];
+	if (total < 1 || egl_ctx_create(&eo, NULL, &ctx, err)) {
+		printf("no EGL device here: %s\n", total < 1 ? "none enumerated" : err);
+		assert_int_equal(n, 0);
+		return;
+	}
+	int soft0 = strstr(egl_ctx_info(ctx)->device_ext, "EGL_MESA_device_software") != NULL;
+	egl_ctx_destroy(ctx);
+	int listed0 = 0;
+	for (int i = 0; i < n; i++)
+		listed0 |= list[i] == 0;
+	printf("EGL devices here: %d, of them GPUs: %d; device 0 %s\n", total, n,
+	       soft0 ? "a software rasterizer" : "a GPU");
+	assert_true(n <= total);
+	assert_int_equal(listed0, !soft0);
+	struct config cfg;
+	load(&cfg, "gpu", "auto");
+	snprintf(cfg.gpus, sizeof cfg.gpus, "all");
+	int count = daemon_gpus_all(&cfg);
+	assert_int_equal(count, total);
+	if (n == 0 || n == total)
+		assert_string_equal(cfg.gpus, "all");
+	else
+		assert_int_not_equal(strcmp(cfg.gpus, "all"), 0);
+	snprintf(cfg.gpus, sizeof cfg.gpus, "0");
+	assert_int_equal(daemon_gpus_all(&cfg), 0);
+	assert_string_equal(cfg.gpus, "0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rule),
 		cmocka_unit_test(test_resolve_here),
+		cmocka_unit_test(test_gpus_all),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
