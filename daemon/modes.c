@@ -247,39 +247,37 @@ int daemon_gpus_all(struct config *cfg)
 	return l.total;
 }
 
-/* A question for the child: the GL renderer of EGL device `device` on gc's platform. */
-struct ask_dev {
+/* A question for the child: the GL renderers of n listed EGL devices on gc's platform. */
+struct ask_devs {
 	const struct gpu_config *gc;
-	int device;
+	const int *devices;
+	int n;
 };
 
-/* In the child: why that renderer is no GPU, or "". */
-static void ask_software(const void *arg, void *out)
-{
-	const struct ask_dev *a = arg;
-	char *msg = out;
-	msg[0] = 0;
-	struct egl_opts eo = {.platform = a->gc->platform, .device_index = a->device};
-	struct egl_ctx *ctx;
-	static char err[EGL_ERR_LEN];
-	if (egl_ctx_create(&eo, NULL, &ctx, err))
-		snprintf(msg, 256, "no GL context could be made");
-	else if (egl_ctx_info(ctx)->software)
-		snprintf(msg, 256, "the GL renderer '%.200s' is a software one",
-		         egl_ctx_info(ctx)->renderer);
-}
+/* Its answer: why each device is no GPU, "" for a GPU. */
+struct renderers {
+	char why[JOBS_MAX_GPUS][160];
+};
 
-/* 1 when the renderer of EGL device `device` is a software one or no context can be made, with
- * why; 0 on a GPU; -1 when the child gave no answer (it failed, or hung past ASK_TIMEOUT_MS). */
-static int renderer_software(const struct gpu_config *gc, int device, char *why, size_t len)
+/* In the child: each device's context made, looked at and let go in turn. */
+static void ask_renderers(const void *arg, void *out)
 {
-	char msg[256];
-	struct ask_dev a = {gc, device};
-	if (ask_forked(ask_software, &a, msg, sizeof msg))
-		return -1;
-	if (msg[0])
-		snprintf(why, len, "%s", msg);
-	return msg[0] != 0;
+	const struct ask_devs *a = arg;
+	struct renderers *r = out;
+	memset(r, 0, sizeof *r);
+	for (int i = 0; i < a->n && i < JOBS_MAX_GPUS; i++) {
+		struct egl_opts eo = {.platform = a->gc->platform, .device_index = a->devices[i]};
+		struct egl_ctx *ctx;
+		static char err[EGL_ERR_LEN];
+		if (egl_ctx_create(&eo, NULL, &ctx, err)) {
+			snprintf(r->why[i], sizeof r->why[i], "no GL context could be made");
+			continue;
+		}
+		if (egl_ctx_info(ctx)->software)
+			snprintf(r->why[i], sizeof r->why[i], "the GL renderer '%.100s' is a software one",
+			         egl_ctx_info(ctx)->renderer);
+		egl_ctx_destroy(ctx);
+	}
 }
 
 int daemon_compile_mode_resolve(int compile_mode, int compile_thread, int engine, int software)
@@ -290,46 +288,40 @@ int daemon_compile_mode_resolve(int compile_mode, int compile_thread, int engine
 	return ENGINE_CMODE_PROCESS;
 }
 
-/* --compile-mode auto on the GPU engine: process when every listed device is a GPU (asked in
- * a child each; one that gives no answer counts as not) and the supervisor has the slots (two
- * a device), else unchanged. */
-static void compile_mode_resolve(struct config *cfg, const int *devices, int ndev, int first)
-{
-	int cmode = cfg->compile_mode, software = 0;
-	if (daemon_compile_mode_resolve(cmode, cfg->compile_thread, cfg->gpu.engine, 0) == cmode)
-		return;
-	char why[300];
-	for (int i = 0; i < ndev && !software; i++)
-		software = i == 0 && first >= 0 ? first
-		                                : renderer_software(&cfg->gpu, devices[i], why, sizeof why);
-	if (software)
-		return;
-	if (2 * ndev > SERVICE_MAX_WORKERS) {
-		log_msg(LOG_WARN, "--compile-mode auto: %d GPUs would take %d worker slots with "
-		        "process, more than %d: idle work in the serving processes (parallel)", ndev,
-		        2 * ndev, SERVICE_MAX_WORKERS);
-		return;
-	}
-	cfg->compile_mode = daemon_compile_mode_resolve(cmode, cfg->compile_thread, cfg->gpu.engine,
-	                                                0);
-}
-
 /* Resolves --engine (auto: the CPU engine on a software renderer or without a context, asked
  * of the first listed device; with --require-gpu, the GPU engine) and --compile-mode auto
- * (compile_mode_resolve), and says which at start. The CPU engine decodes and encodes every
- * frame on the host (no JPEG planes, no lent upload buffers) and runs one worker thread, whose
- * FFTs take the cores the codec threads leave (core/parallel.h). */
+ * (process when every listed device is a GPU and the supervisor has the slots, two a device),
+ * both from one child process's look at the devices (no answer: the GPU engine, which says
+ * why, and the compile mode unchanged), and says which at start. The CPU engine decodes and
+ * encodes every frame on the host (no JPEG planes, no lent upload buffers) and runs one worker
+ * thread, whose FFTs take the cores the codec threads leave (core/parallel.h). */
 void daemon_engine_resolve(struct config *cfg, const int *devices, int *ndev)
 {
 	char why[300] = "--engine cpu";
-	int first = -1; /* the first device's answer, when asked */
-	if (cfg->gpu.engine == ENGINE_CHOICE_AUTO && !cfg->gpu.require_gpu)
-		first = renderer_software(&cfg->gpu, devices[0], why, sizeof why);
-	if (cfg->gpu.engine == ENGINE_CHOICE_AUTO) /* no answer: the GPU engine, which says why */
-		cfg->gpu.engine = first == 1 ? ENGINE_CHOICE_CPU : ENGINE_CHOICE_GPU;
+	int cmode = cfg->compile_mode;
+	int all = cfg->gpu.engine != ENGINE_CHOICE_CPU &&
+	          daemon_compile_mode_resolve(cmode, cfg->compile_thread, ENGINE_CHOICE_GPU, 0) != cmode;
+	int ask = all || (cfg->gpu.engine == ENGINE_CHOICE_AUTO && !cfg->gpu.require_gpu);
+	struct renderers r;
+	struct ask_devs a = {&cfg->gpu, devices, all ? *ndev : 1};
+	int answered = ask && !ask_forked(ask_renderers, &a, &r, sizeof r);
+	if (cfg->gpu.engine == ENGINE_CHOICE_AUTO) {
+		int cpu = !cfg->gpu.require_gpu && answered && r.why[0][0];
+		if (cpu)
+			snprintf(why, sizeof why, "%s", r.why[0]);
+		cfg->gpu.engine = cpu ? ENGINE_CHOICE_CPU : ENGINE_CHOICE_GPU;
+	}
 	if (cfg->gpu.engine != ENGINE_CHOICE_CPU) {
-		int cmode = cfg->compile_mode;
-		compile_mode_resolve(cfg, devices, *ndev, first);
+		int software = !answered;
+		for (int i = 0; all && answered && i < *ndev && i < JOBS_MAX_GPUS; i++)
+			software |= r.why[i][0] != 0;
+		if (all && !software && 2 * *ndev > SERVICE_MAX_WORKERS)
+			log_msg(LOG_WARN, "--compile-mode auto: %d GPUs would take %d worker slots with "
+			        "process, more than %d: idle work in the serving processes (parallel)",
+			        *ndev, 2 * *ndev, SERVICE_MAX_WORKERS);
+		else if (all)
+			cfg->compile_mode = daemon_compile_mode_resolve(cmode, cfg->compile_thread,
+			                                                cfg->gpu.engine, software);
 		log_msg(LOG_INFO, "engine: gpu (GLES)%s", cfg->compile_mode != cmode
 		        ? "; idle work in a successor process (--compile-mode auto on a GPU: process)"
 		        : "");

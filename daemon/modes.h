@@ -28,9 +28,9 @@ int daemon_gpus_all(struct config *cfg);
  * (the engine's auto: parallel where the context has the extension). */
 int daemon_compile_mode_resolve(int compile_mode, int compile_thread, int engine, int software);
 /* Resolves --engine (auto: the CPU engine where the GL renderer of the first of the ndev
- * devices is a software one or no context can be made, asked in a child process;
- * --require-gpu: the GPU engine) and --compile-mode auto (daemon_compile_mode_resolve: each
- * device asked in a child process; past the supervisor's slots, two a device, it stays), and
+ * devices is a software one or no context can be made; --require-gpu: the GPU engine) and
+ * --compile-mode auto (daemon_compile_mode_resolve, with every device a GPU; past the
+ * supervisor's slots, two a device, it stays), the devices asked in one child process, and
  * says which at start; the CPU engine sets one device and its one worker thread's settings. */
 void daemon_engine_resolve(struct config *cfg, const int *devices, int *ndev);
 /* Runs a mode named in argv (the first argument that is one decides), returning its exit
