@@ -122,6 +122,18 @@ static int idle_pending(const struct service_worker *sw)
 	return 0;
 }
 
+/* Worker i, building before it serves, killed once it has built for SUCC_BUILD_MAX_S (who: what
+ * the log calls it). */
+static void bound_build(struct worker *w, int i, double now, const char *who)
+{
+	if (now - w[i].started <= SUCC_BUILD_MAX_S || w[i].killed)
+		return;
+	log_msg(LOG_ERROR, "worker %d (pid %d), %s, still building before it serves after %.0f s: "
+	        "killed", i, (int)w[i].pid, who, now - w[i].started);
+	kill(w[i].pid, SIGKILL);
+	w[i].killed = 1;
+}
+
 /* --compile-mode process, each tick: a successor started for a device whose serving worker has
  * had idle work waiting, a successor that serves now takes over (the old worker drains), one
  * building past SUCC_BUILD_MAX_S is killed, as is a first worker that has not served by then. */
@@ -150,11 +162,8 @@ static void tend_pairs(const struct supervisor_opts *o, struct worker *w, struct
 				log_msg(LOG_INFO, "worker %d (pid %d) serves device %d after building its plans "
 				        "in %.1f s; worker %d drains and exits", s, (int)w[s].pid,
 				        service_device(o->service, s), now - w[s].started, a);
-			} else if (now - w[s].started > SUCC_BUILD_MAX_S && !w[s].killed) {
-				log_msg(LOG_ERROR, "worker %d (pid %d), a successor, still building after %.0f "
-				        "s: killed", s, (int)w[s].pid, now - w[s].started);
-				kill(w[s].pid, SIGKILL);
-				w[s].killed = 1;
+			} else {
+				bound_build(w, s, now, "a successor");
 			}
 			continue;
 		}
@@ -163,13 +172,8 @@ static void tend_pairs(const struct supervisor_opts *o, struct worker *w, struct
 		struct service_worker sw;
 		if (!service_read(o->service, a, &sw))
 			continue;
-		if (sw.published && !sw.serving && now - w[a].started > SUCC_BUILD_MAX_S &&
-		    !w[a].killed) { /* the first worker builds before it serves: bounded as well */
-			log_msg(LOG_ERROR, "worker %d (pid %d) still building before it serves after %.0f "
-			        "s: killed", a, (int)w[a].pid, now - w[a].started);
-			kill(w[a].pid, SIGKILL);
-			w[a].killed = 1;
-		}
+		if (sw.published && !sw.serving) /* the first worker builds before it serves */
+			bound_build(w, a, now, "the first worker");
 		if (!sw.published || !sw.serving || !idle_pending(&sw)) {
 			pr[d].pending_since = -1;
 			continue;

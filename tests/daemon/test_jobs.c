@@ -129,7 +129,6 @@ static void test_lent_planes_and_poisoned_jobs(void **state)
 	(void)state;
 	log_setup(LOG_WARN, 0);
 	struct config cfg;
-	char err[JOBS_ERR_LEN];
 	/* two GPU threads (contexts) on device 0, three codec threads; a deadline far beyond the
 	 * first job's program compiles on a loaded llvmpipe under the sanitizers (this test counts
 	 * lent planes, tests/daemon/hostile_test.py tests deadlines); every size on its own plan,
@@ -138,17 +137,10 @@ static void test_lent_planes_and_poisoned_jobs(void **state)
 	char a0[] = "test", a1[] = "--gpu-threads=2", a2[] = "--codec-threads=3",
 	     a3[] = "--deadline=3600", a4[] = "--borrow-plans=false";
 	char *argv[] = {a0, a1, a2, a3, a4, NULL};
-	assert_int_equal(config_load(&cfg, 5, argv, 1, NULL, err), 0);
-	assert_true(cfg.lend_planes && cfg.jpeg_planes);
 	struct kernels *k;
 	struct metrics *m;
-	struct jobs *J;
-	assert_int_equal(kernels_create(4, 1ull << 30, &k), 0);
-	assert_int_equal(metrics_create(&m), 0);
-	int devices[] = {0, 0};
-	int rc = jobs_create(&cfg, devices, 2, NULL, 0, k, m, &J, err);
-	if (rc)
-		fail_msg("jobs_create: %s", err);
+	struct jobs *J = make_jobs(5, argv, 2, &cfg, &k, &m);
+	assert_true(cfg.lend_planes && cfg.jpeg_planes);
 	static struct job jobs[NJOBS];
 	unsigned char *jpeg[NJOBS];
 	for (int i = 0; i < NJOBS; i++) {
